@@ -1,0 +1,119 @@
+"""The lake layout: the one module that knows where every published file lives.
+
+Both the pipeline's writer and the server's reader build paths here; docs/lake.md describes the
+same layout for analysts who open the files without the project installed.
+
+    {root}/alphas/{alpha_id}/_current.json                 pointer to the served build
+    {root}/alphas/{alpha_id}/builds/{build_id}/...         one immutable build (tables below)
+    {root}/benchmarks/{symbol}/_current.json
+    {root}/benchmarks/{symbol}/builds/{build_id}/daily.parquet, benchmark.json
+    {root}/archives/{alpha_id}/{sha256}.zip                source archives (content-addressed)
+
+A build is written completely before its pointer is replaced, and the pointer is replaced in one
+atomic step (rename on a local folder, a single PUT on S3), so a reader sees the old build or the
+new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import re
+
+ALPHA_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+BENCHMARK_SYMBOL_PATTERN = re.compile(r"^[A-Z][A-Z0-9.]{0,15}$")
+
+POINTER_FILE = "_current.json"
+
+# Files of one alpha build. Book-scoped tables are hive-partitioned by book.
+ALPHA_JSON = "alpha.json"  # catalogue entry: identity, completeness, kinds, books, build facts
+DESCRIPTION_JSON = "description.json"  # normalised written description (absent when none sealed)
+SOURCE_JSON = "source.json"  # source archive record (absent when none recorded)
+SINGLE_FILE_TABLES = (
+    "rebalances",  # date, week_status, n_symbols, cohort_size
+    "books",  # book, kind, raw, sessions, rows, from, to
+    "metrics_stored",  # scope, period, metric, value (as sealed)
+    "weekly_signal",  # per week: ic, raw_ic, n obs, coverage, decile spread
+    "weekly_deciles",  # per week and bucket Q1..Q10 on raw_score
+    "weekly_term",  # per week and horizon (1, 2, 4, 8 weeks): ic on compounded forward returns
+    "weekly_autocorr",  # per week and lag (1..8): rank autocorrelation of raw_score
+)
+YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
+BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet
+PART_FILE = "part-0.parquet"
+
+
+def check_alpha_id(alpha_id: str) -> str:
+    if not ALPHA_ID_PATTERN.match(alpha_id):
+        raise ValueError(f"alpha_id {alpha_id!r} does not match {ALPHA_ID_PATTERN.pattern}")
+    return alpha_id
+
+
+def join(*parts: str) -> str:
+    return "/".join(p.strip("/") if i else p.rstrip("/") for i, p in enumerate(parts) if p != "")
+
+
+def alphas_dir(root: str) -> str:
+    return join(root, "alphas")
+
+
+def alpha_dir(root: str, alpha_id: str) -> str:
+    return join(root, "alphas", check_alpha_id(alpha_id))
+
+
+def alpha_pointer(root: str, alpha_id: str) -> str:
+    return join(alpha_dir(root, alpha_id), POINTER_FILE)
+
+
+def alpha_builds_dir(root: str, alpha_id: str) -> str:
+    return join(alpha_dir(root, alpha_id), "builds")
+
+
+def alpha_build_dir(root: str, alpha_id: str, build_id: str) -> str:
+    return join(alpha_builds_dir(root, alpha_id), build_id)
+
+
+def table_path(build_dir: str, table: str) -> str:
+    """Path of a single-file table inside a build."""
+    if table not in SINGLE_FILE_TABLES:
+        raise ValueError(f"{table!r} is not a single-file table")
+    return join(build_dir, f"{table}.parquet")
+
+
+def year_partition_path(build_dir: str, table: str, year: int) -> str:
+    if table not in YEAR_PARTITIONED_TABLES:
+        raise ValueError(f"{table!r} is not partitioned by year")
+    return join(build_dir, table, f"year={year}", PART_FILE)
+
+
+def book_partition_path(build_dir: str, table: str, book: str) -> str:
+    if table not in BOOK_PARTITIONED_TABLES:
+        raise ValueError(f"{table!r} is not partitioned by book")
+    return join(build_dir, table, f"book={book}", PART_FILE)
+
+
+def partition_glob(build_dir: str, table: str) -> str:
+    """Glob that reads every partition of a partitioned table (hive-style)."""
+    if table in YEAR_PARTITIONED_TABLES:
+        return join(build_dir, table, "year=*", PART_FILE)
+    if table in BOOK_PARTITIONED_TABLES:
+        return join(build_dir, table, "book=*", PART_FILE)
+    raise ValueError(f"{table!r} is not partitioned")
+
+
+def benchmark_dir(root: str, symbol: str) -> str:
+    if not BENCHMARK_SYMBOL_PATTERN.match(symbol):
+        raise ValueError(f"benchmark symbol {symbol!r} does not match {BENCHMARK_SYMBOL_PATTERN.pattern}")
+    return join(root, "benchmarks", symbol)
+
+
+def benchmark_pointer(root: str, symbol: str) -> str:
+    return join(benchmark_dir(root, symbol), POINTER_FILE)
+
+
+def benchmark_build_dir(root: str, symbol: str, build_id: str) -> str:
+    return join(benchmark_dir(root, symbol), "builds", build_id)
+
+
+def archive_path(root: str, alpha_id: str, sha256: str) -> str:
+    if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+        raise ValueError("sha256 must be 64 lowercase hex digits")
+    return join(root, "archives", check_alpha_id(alpha_id), f"{sha256}.zip")

@@ -1,0 +1,175 @@
+"""The seal: what the research engine writes for one alpha, and what the pipeline reads.
+
+A seal is a folder (or object-store prefix) holding `manifest.json`, one Parquet file per sealed
+kind, an optional `description.json` and an optional `source.zip`. docs/seal.md explains every
+field; this module is the machine-checked form of that page.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SEAL_FORMAT_VERSION = "1"
+
+# Kinds an alpha seal may contain. Book-scoped kinds are sealed once per book, as
+# `<kind>/<book>.parquet`; the others as `<kind>.parquet`.
+GLOBAL_KINDS = ("rebalances", "decisions", "metrics")
+BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
+ALL_KINDS = GLOBAL_KINDS + BOOK_KINDS
+
+# The engine's books. Trade variants are sealed only for the trades kind.
+BASE_BOOKS = ("long_short", "long_only")
+RAW_PREFIX = "raw_"
+TRADE_VARIANT_SUFFIXES = ("_adjustments", "_settlements")
+
+UNAVAILABILITY_REASONS = ("halted", "suspended", "no_borrow", "illiquid", "data_gap")
+DECISION_REASONS = (
+    "entered_selection",
+    "exited_below_threshold",
+    "carried_by_smoothing",
+    "gated_untradeable",
+    "exited_untradeable",
+)
+TRADE_PHASES = ("open", "rebalance", "close")
+ADJUSTMENT_REASONS = ("entry", "weight_increase", "weight_decrease", "exit")
+EXIT_REASONS = ("signal_exit", "risk_exit")
+SOURCE_ARCHIVE_STATUSES = ("ready", "packaging", "failed")
+CITATION_ROLES = ("seed", "mechanism", "validation", "contradiction")
+
+UTC_TS = pa.timestamp("us", tz="UTC")
+
+REBALANCES = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),
+        # `traded`, `pending`, or the engine's snake_case skip reason, passed through unchanged.
+        pa.field("week_status", pa.string(), nullable=False),
+    ]
+)
+
+# One row per scored name per rebalance week. The unconditioned (pre-smoothing) score is sealed
+# as `pre_smoothing_score`; the pipeline publishes it only as `raw_score`.
+DECISIONS = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("score", pa.float64()),  # null only for a name without a valid score (data gap)
+        pa.field("direction", pa.int8()),
+        pa.field("confidence", pa.float64()),
+        pa.field("average_rank", pa.float64()),
+        pa.field("pre_smoothing_score", pa.float64()),
+        pa.field("raw_direction", pa.int8()),
+        pa.field("raw_confidence", pa.float64()),
+        pa.field("raw_average_rank", pa.float64()),
+        pa.field("long_short_target_weight", pa.float64(), nullable=False),
+        pa.field("long_only_target_weight", pa.float64(), nullable=False),
+        pa.field("raw_long_short_target_weight", pa.float64(), nullable=False),
+        pa.field("raw_long_only_target_weight", pa.float64(), nullable=False),
+        pa.field("next_open_tradeable", pa.bool_(), nullable=False),
+        pa.field("unavailability_reason", pa.string()),
+        pa.field("decision_reason", pa.string()),
+        pa.field("raw_decision_reason", pa.string()),
+        pa.field("fill_at", UTC_TS),
+        pa.field("raw_fill_at", UTC_TS),
+        pa.field("entry_at", UTC_TS),
+        pa.field("maturity_at", UTC_TS),
+        pa.field("forward_return", pa.float64()),
+    ]
+)
+
+# Stored metrics in long form, as the engine computed them.
+# scope: `overall` (period ""), `yearly` (period "2023"), `monthly` (period "2023-04").
+METRICS = pa.schema(
+    [
+        pa.field("scope", pa.string(), nullable=False),
+        pa.field("period", pa.string(), nullable=False),
+        pa.field("metric", pa.string(), nullable=False),
+        pa.field("value", pa.float64()),
+    ]
+)
+
+PORTFOLIO = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),
+        pa.field("timestamp", UTC_TS, nullable=False),
+        pa.field("starting_equity", pa.float64(), nullable=False),
+        pa.field("ending_equity", pa.float64(), nullable=False),
+        pa.field("cash_start", pa.float64(), nullable=False),
+        pa.field("cash_end", pa.float64(), nullable=False),
+        pa.field("position_value_end", pa.float64(), nullable=False),
+        pa.field("market_pnl", pa.float64(), nullable=False),
+        pa.field("execution_cost", pa.float64(), nullable=False),
+        pa.field("borrow_cashflow", pa.float64(), nullable=False),
+        pa.field("cash_carry", pa.float64(), nullable=False),
+        pa.field("risk_free_return", pa.float64(), nullable=False),
+        pa.field("rounding_adjustment", pa.float64(), nullable=False),
+        pa.field("equity_basis", pa.float64(), nullable=False),
+        pa.field("gross_notional", pa.float64(), nullable=False),
+        pa.field("net_notional", pa.float64(), nullable=False),
+        pa.field("largest_abs_weight", pa.float64(), nullable=False),
+        pa.field("turnover_notional", pa.float64(), nullable=False),
+        pa.field("turnover", pa.float64(), nullable=False),
+    ]
+)
+
+POSITIONS = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("quantity", pa.float64(), nullable=False),
+        pa.field("mark_price", pa.float64(), nullable=False),
+    ]
+)
+
+PNL = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("market_pnl", pa.float64(), nullable=False),
+        pa.field("execution_cost", pa.float64(), nullable=False),
+        pa.field("borrow_cashflow", pa.float64(), nullable=False),
+    ]
+)
+
+TRADES = pa.schema(
+    [
+        pa.field("timestamp", UTC_TS, nullable=False),
+        pa.field("decision_at", pa.date32(), nullable=False),
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("phase", pa.string(), nullable=False),
+        pa.field("quantity", pa.float64(), nullable=False),
+        pa.field("mid_price", pa.float64(), nullable=False),
+        pa.field("fill_price", pa.float64(), nullable=False),
+        pa.field("fee", pa.float64(), nullable=False),
+        pa.field("execution_cost", pa.float64(), nullable=False),
+        pa.field("rebalance_adjustment_reason", pa.string()),
+        pa.field("exit_reason", pa.string()),
+    ]
+)
+
+# Market data: the benchmark seal (manifest `type: benchmark`) holds `daily.parquet`.
+BENCHMARK_DAILY = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),
+        pa.field("close", pa.float64(), nullable=False),
+        pa.field("adjusted_close", pa.float64()),  # null where no adjusted price was recorded
+    ]
+)
+
+KIND_SCHEMAS: dict[str, pa.Schema] = {
+    "rebalances": REBALANCES,
+    "decisions": DECISIONS,
+    "metrics": METRICS,
+    "portfolio": PORTFOLIO,
+    "positions": POSITIONS,
+    "pnl": PNL,
+    "trades": TRADES,
+}
+
+
+def kind_path(kind: str, book: str | None = None) -> str:
+    """Relative path of a kind's file inside a seal folder."""
+    if kind in BOOK_KINDS:
+        if book is None:
+            raise ValueError(f"kind {kind!r} is sealed per book")
+        return f"{kind}/{book}.parquet"
+    return f"{kind}.parquet"
