@@ -1,7 +1,8 @@
 """The `alpha-results` console script: one entry point, one sub-command per job.
 
 Each group registers its own sub-commands, so this module only dispatches:
-- `pipeline.commands`: `demo` (the synthetic research engine), `build` (seals into the lake), `lake`
+- `pipeline.demo.commands`: `demo` (the synthetic research engine)
+- `pipeline.commands`: `build` (seals into the lake), `lake`
 - `serve.commands`: `serve`
 - `serve.admin_commands`: `accounts`, `keys` (the operator CLI)
 """
@@ -13,7 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES = ("pipeline.commands", "serve.commands", "serve.admin_commands")
+COMMAND_MODULES = ("pipeline.demo.commands", "pipeline.commands", "serve.commands", "serve.admin_commands")
 
 
 def build_parser() -> argparse.ArgumentParser:

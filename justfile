@@ -1,0 +1,44 @@
+# Recipes a newcomer can guess. `./dev <recipe>` runs any of them from a fresh machine.
+set dotenv-load := false
+
+lake := env_var_or_default("ALPHA_RESULTS_LAKE", "var/lake")
+seals := "var/seals"
+
+default: test
+
+# Build the demo lake (and demo keys) when absent, then serve the API on 127.0.0.1:8000.
+serve *ARGS:
+    alpha-results serve --init-demo {{ARGS}}
+
+# Lint, type-check, then run every test.
+test *ARGS: lint
+    pytest -n 2 {{ARGS}}
+
+lint:
+    ruff check .
+    ruff format --check .
+    mypy
+
+fmt:
+    ruff format .
+    ruff check --fix .
+
+# Write the full demo corpus of seals (deterministic from the seed).
+demo size="full":
+    alpha-results demo --size {{size}} --out {{seals}}
+
+# Validate and publish every seal in var/seals into the lake.
+build:
+    alpha-results build {{seals}}/*
+
+# Print what the lake holds.
+lake:
+    alpha-results lake show
+
+# Wall time, peak memory and lake bytes to generate and build the full-size alpha.
+bench-pipeline:
+    python -m tests.bench.pipeline_bench
+
+# Latency of representative requests against a running server.
+bench-api:
+    python -m tests.bench.api_bench

@@ -1,0 +1,84 @@
+"""The endpoint registry: every route's id, group and path.
+
+The endpoint allow-list on a key names these ids. `REGISTRY_VERSION` is derived from the registry
+itself, so it changes whenever an endpoint or a group changes (and only then).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    id: str
+    group: str
+    path: str  # Litestar path template
+    summary: str
+    public: bool = False  # no key needed (only /v1/health)
+    admin: bool = False  # effective only on a platform administrator's key
+
+
+GROUPS = ("meta", "catalog", "signals", "portfolio", "performance", "benchmarks", "admin")
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("meta.health", "meta", "/v1/health", "Health probe", public=True),
+    Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key"),
+    Endpoint("meta.keys", "meta", "/v1/me/keys", "Inventory of the caller's keys"),
+    Endpoint("catalog.alphas.list", "catalog", "/v1/alphas", "List of alphas"),
+    Endpoint("catalog.alphas.get", "catalog", "/v1/alphas/{alpha:str}", "Written description of one alpha"),
+    Endpoint(
+        "catalog.alphas.source.download",
+        "catalog",
+        "/v1/alphas/{alpha:str}/source/download",
+        "Signed download URL of the alpha's source archive",
+    ),
+    Endpoint("signals.rebalances.list", "signals", "/v1/alphas/{alpha:str}/rebalances", "Rebalance index"),
+    Endpoint(
+        "signals.rebalances.get",
+        "signals",
+        "/v1/alphas/{alpha:str}/rebalances/{date:str}",
+        "Cross-section of one rebalance week",
+    ),
+    Endpoint("signals.scores", "signals", "/v1/alphas/{alpha:str}/scores", "Per-symbol per-week score panel"),
+    Endpoint("portfolio.books", "portfolio", "/v1/alphas/{alpha:str}/books", "Books and kinds written"),
+    Endpoint("portfolio.ledger", "portfolio", "/v1/alphas/{alpha:str}/portfolio", "Daily ledger of a book"),
+    Endpoint("portfolio.positions", "portfolio", "/v1/alphas/{alpha:str}/positions", "Daily positions"),
+    Endpoint("portfolio.pnl", "portfolio", "/v1/alphas/{alpha:str}/pnl", "Daily per-symbol P&L"),
+    Endpoint("portfolio.trades", "portfolio", "/v1/alphas/{alpha:str}/trades", "Fills of a book"),
+    Endpoint(
+        "portfolio.equity_curve", "portfolio", "/v1/alphas/{alpha:str}/equity-curve", "Equity curve of a book"
+    ),
+    Endpoint("performance.metrics", "performance", "/v1/alphas/{alpha:str}/metrics", "Metrics"),
+    Endpoint(
+        "performance.metrics.doc",
+        "performance",
+        "/v1/alphas/{alpha:str}/metrics/_doc",
+        "Metrics documentation block",
+    ),
+    Endpoint("benchmarks.daily", "benchmarks", "/v1/benchmarks/{symbol:str}/daily", "Daily benchmark series"),
+    Endpoint(
+        "admin.alphas.readiness",
+        "admin",
+        "/v1/admin/alphas/{alpha:str}/readiness",
+        "Readiness of one alpha",
+        admin=True,
+    ),
+    Endpoint("admin.keys.usage", "admin", "/v1/admin/keys/{key_id:str}/usage", "Usage of one key", admin=True),
+    Endpoint("admin.builds.list", "admin", "/v1/admin/builds", "Catalogue of published builds", admin=True),
+)
+
+BY_ID: dict[str, Endpoint] = {e.id: e for e in ENDPOINTS}
+ALL_IDS: tuple[str, ...] = tuple(e.id for e in ENDPOINTS)
+ADMIN_IDS: frozenset[str] = frozenset(e.id for e in ENDPOINTS if e.admin)
+META_IDS: tuple[str, ...] = ("meta.health", "meta.keys", "meta.me")  # the self-created default
+
+
+def _registry_version() -> str:
+    canonical = json.dumps([[e.id, e.group, e.path, e.admin] for e in ENDPOINTS], separators=(",", ":"))
+    return "r-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+REGISTRY_VERSION = _registry_version()

@@ -1,0 +1,100 @@
+"""Who is calling: the caller as the request path sees it after authentication.
+
+Authentication (serve/auth) builds one `Caller` per request, already clamped to the account
+ceiling, and stores it on `request.state.caller`. Handlers never read keys or accounts; they ask
+the caller (`may_call`, `may_read_alpha`, `may_read_run`, `expose_raw_book`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+AllowMode = Literal["all", "list", "prefix"]
+
+
+@dataclass(frozen=True)
+class AllowList:
+    """`{mode: all}`, `{mode: list, ids}` or `{mode: prefix, prefixes}`."""
+
+    mode: AllowMode
+    ids: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
+
+    @classmethod
+    def all(cls) -> AllowList:
+        return cls("all")
+
+    @classmethod
+    def of_ids(cls, ids: list[str] | tuple[str, ...]) -> AllowList:
+        return cls("list", ids=tuple(sorted(set(ids))))
+
+    @classmethod
+    def of_prefixes(cls, prefixes: list[str] | tuple[str, ...]) -> AllowList:
+        return cls("prefix", prefixes=tuple(sorted(set(prefixes))))
+
+    @classmethod
+    def from_wire(cls, value: dict[str, Any]) -> AllowList:
+        mode = value.get("mode")
+        if mode == "all":
+            return cls.all()
+        if mode == "list":
+            return cls.of_ids([str(v) for v in value.get("ids", [])])
+        if mode == "prefix":
+            return cls.of_prefixes([str(v) for v in value.get("prefixes", [])])
+        raise ValueError(f"allow-list mode must be one of all, list, prefix; got {mode!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        if self.mode == "all":
+            return {"mode": "all"}
+        if self.mode == "list":
+            return {"mode": "list", "ids": list(self.ids)}
+        return {"mode": "prefix", "prefixes": list(self.prefixes)}
+
+    def permits(self, value: str) -> bool:
+        if self.mode == "all":
+            return True
+        if self.mode == "list":
+            return value in self.ids
+        return any(value.startswith(p) for p in self.prefixes)
+
+    def intersect(self, ceiling: AllowList) -> AllowList:
+        """The largest allow-list permitted by both; exact for every pair of modes."""
+        if self.mode == "all":
+            return ceiling
+        if ceiling.mode == "all":
+            return self
+        if self.mode == "list":
+            return AllowList.of_ids([i for i in self.ids if ceiling.permits(i)])
+        if ceiling.mode == "list":
+            return AllowList.of_ids([i for i in ceiling.ids if self.permits(i)])
+        # prefix ∩ prefix: the longer of each pair of nested prefixes.
+        kept = [p for p in self.prefixes if ceiling.permits(p)]
+        kept += [q for q in ceiling.prefixes if self.permits(q)]
+        return AllowList.of_prefixes(kept)
+
+
+@dataclass(frozen=True)
+class Caller:
+    key_id: str
+    key_name: str
+    user_id: str
+    email: str
+    role: str
+    is_admin: bool
+    endpoints: frozenset[str]  # registry ids the key may actually call (clamped)
+    endpoint_allow: AllowList  # the key's endpoint allow-list as served (clamped)
+    alphas: AllowList  # clamped
+    runs: AllowList  # clamped
+    expose_raw_book: bool
+    ip: str
+    rate_limit: dict[str, int | None] = field(default_factory=dict)
+
+    def may_call(self, endpoint_id: str) -> bool:
+        return endpoint_id in self.endpoints
+
+    def may_read_alpha(self, alpha_id: str) -> bool:
+        return self.alphas.permits(alpha_id)
+
+    def may_read_run(self, alpha_id: str) -> bool:
+        return self.runs.permits(alpha_id)
