@@ -1,0 +1,92 @@
+"""One exception type per error code of the spec, each carrying its HTTP status.
+
+Everything that fails on the request path raises one of these; a single exception handler on the
+app turns them into the envelope `{error: {code, message, details, request_id}}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ApiError(Exception):
+    code: ClassVar[str] = "internal_error"
+    status: ClassVar[int] = 500
+    default_message: ClassVar[str] = "The service failed to answer this request."
+
+    def __init__(
+        self,
+        message: str | None = None,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.message = message or self.default_message
+        self.details = details or {}
+        self.headers = headers or {}
+        super().__init__(self.message)
+
+
+def _error(code: str, status: int, message: str) -> type[ApiError]:
+    name = "".join(part.capitalize() for part in code.split("_"))
+    return type(name, (ApiError,), {"code": code, "status": status, "default_message": message})
+
+
+MissingApiKey = _error("missing_api_key", 401, "No API key was presented; send Authorization: Bearer <key>.")
+MalformedApiKey = _error("malformed_api_key", 401, "The API key is not of the documented shape.")
+InvalidApiKey = _error("invalid_api_key", 401, "The API key is not recognised.")
+KeySuspended = _error("key_suspended", 401, "The API key is suspended.")
+KeyRevoked = _error("key_revoked", 401, "The API key has been revoked.")
+KeyExpired = _error("key_expired", 401, "The API key has expired.")
+AccountInactive = _error("account_inactive", 403, "The account that owns this key is not active.")
+IpNotAllowed = _error("ip_not_allowed", 403, "The caller address is not on the key's IP allow-list.")
+EndpointNotAllowed = _error("endpoint_not_allowed", 403, "The key may not call this endpoint.")
+AlphaNotAllowed = _error("alpha_not_allowed", 403, "The key may not read this alpha.")
+RunNotAllowed = _error("run_not_allowed", 403, "The key may not read this run.")
+BadRequest = _error("bad_request", 400, "The request has invalid parameters.")
+UnknownBook = _error("unknown_book", 400, "The book does not exist for this alpha.")
+AlphaNotFound = _error("alpha_not_found", 404, "No alpha with that id.")
+RunNotFound = _error("run_not_found", 404, "No run with that id.")
+RebalanceNotFound = _error("rebalance_not_found", 404, "The date is not a rebalance date of this alpha.")
+AlphaDescriptionNotFound = _error(
+    "alpha_description_not_found", 404, "The run sealed no written description."
+)
+SourceNotReady = _error("source_not_ready", 404, "The source archive is not packaged yet; retry later.")
+SourceObjectMissing = _error(
+    "source_object_missing", 404, "The source archive was recorded as delivered but is absent."
+)
+KeyNotFound = _error("key_not_found", 404, "No key with that id.")
+NotFound = _error("not_found", 404, "No such path.")
+MethodNotAllowed = _error("method_not_allowed", 404, "Only GET is served.")
+RateLimitSecond = _error("rate_limit_second", 429, "Per-second rate limit exceeded.")
+RateLimitMinute = _error("rate_limit_minute", 429, "Per-minute rate limit exceeded.")
+RateLimitDay = _error("rate_limit_day", 429, "Per-day rate limit exceeded.")
+QuotaExceeded = _error("quota_exceeded", 429, "Monthly quota exhausted.")
+InternalError = ApiError
+UpstreamUnavailable = _error(
+    "upstream_unavailable", 503, "The results store is temporarily unreachable; retry with backoff."
+)
+BenchmarkUnavailable = _error(
+    "benchmark_unavailable", 503, "Market data is temporarily unreachable; retry with backoff."
+)
+BenchmarkNotConfigured = _error(
+    "benchmark_not_configured", 503, "This deployment has no market-data service."
+)
+SourceDownloadUnavailable = _error(
+    "source_download_unavailable", 503, "The object store failed while signing; retry with backoff."
+)
+SourceDownloadNotConfigured = _error(
+    "source_download_not_configured", 503, "This deployment has no object-store credentials."
+)
+
+ALL_ERRORS: tuple[type[ApiError], ...] = tuple(
+    v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, ApiError)
+)
+
+
+def bad_parameters(problems: dict[str, str]) -> ApiError:
+    """A 400 naming every offending parameter and the constraint it broke."""
+    names = ", ".join(sorted(problems))
+    return BadRequest(
+        f"Invalid parameter(s): {names}.",
+        details={"parameters": [{"name": k, "rule": v} for k, v in sorted(problems.items())]},
+    )
