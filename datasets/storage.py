@@ -1,0 +1,82 @@
+"""Byte-level access to a lake or seal root, local folder or `s3://bucket/prefix`, through fsspec.
+
+Paths handed to these functions are full paths as `datasets.layout` builds them (root included).
+The one operation with a guarantee is `replace_atomically`: a reader sees the old bytes or the new
+ones, never a torn file. Locally that is a temporary file in the same folder plus `os.replace`;
+on an object store a single PUT, which S3 applies atomically per object.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+import fsspec
+from fsspec.implementations.local import LocalFileSystem
+
+
+class Storage:
+    """One fsspec filesystem, chosen from the root's protocol."""
+
+    def __init__(self, root: str, **storage_options: Any) -> None:
+        self.root = root.rstrip("/") if root not in ("/", "") else root
+        self.fs, _ = fsspec.core.url_to_fs(root, **storage_options)
+        self.is_local = isinstance(self.fs, LocalFileSystem)
+
+    def read_bytes(self, path: str) -> bytes:
+        with self.fs.open(path, "rb") as handle:
+            return bytes(handle.read())
+
+    def write_bytes(self, path: str, data: bytes) -> int:
+        if self.is_local:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        self.fs.pipe_file(path, data)
+        return len(data)
+
+    def replace_atomically(self, path: str, data: bytes) -> None:
+        if not self.is_local:
+            self.fs.pipe_file(path, data)
+            return
+        folder = os.path.dirname(path) or "."
+        os.makedirs(folder, exist_ok=True)
+        temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+
+    def copy_in(self, local_path: str, path: str) -> None:
+        """Copy a local file into the storage."""
+        if self.is_local:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        self.fs.put_file(local_path, path)
+
+    def exists(self, path: str) -> bool:
+        return bool(self.fs.exists(path))
+
+    def is_dir(self, path: str) -> bool:
+        return bool(self.fs.isdir(path))
+
+    def list_names(self, path: str) -> list[str]:
+        """Names (not paths) of the entries directly under a folder; empty when it is absent."""
+        if not self.fs.exists(path):
+            return []
+        return sorted(os.path.basename(p.rstrip("/")) for p in self.fs.ls(path, detail=False))
+
+    def list_files(self, path: str) -> list[str]:
+        """Paths of every file under a folder, relative to it, sorted."""
+        if not self.fs.exists(path):
+            return []
+        base = self.fs._strip_protocol(path).rstrip("/")
+        return sorted(p[len(base) + 1 :] for p in self.fs.find(path))
+
+    def size(self, path: str) -> int:
+        return int(self.fs.size(path))
+
+    def delete_tree(self, path: str) -> None:
+        if self.fs.exists(path):
+            self.fs.rm(path, recursive=True)
+            if not self.is_local:
+                self.fs.invalidate_cache(path)

@@ -1,0 +1,89 @@
+"""Named validation rules, the refusal report, and the numeric tolerance every identity uses.
+
+Tolerance: two numbers agree when |a - b| <= 1e-9 * max(1, |a|, |b|), an absolute bound of 1e-9
+for ratio-sized values (equity is normalised to 1.0 at inception) that grows with the magnitude.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+RELATIVE_TOLERANCE = 1e-9
+MAX_SAMPLE_ROWS = 5
+
+# Every rule the pipeline checks, in the order it checks them. docs/seal.md lists the same ids.
+RULES: dict[str, str] = {
+    "manifest.fields": "manifest.json has every required field with the right type",
+    "manifest.kinds_present": "every declared kind and book has its file, and every file is declared",
+    "schema.columns": "each file has exactly the columns and types of schemas/seal.py",
+    "schema.not_null": "columns the seal schema marks non-nullable hold no nulls",
+    "rebalances.unique_dates": "one row per rebalance date",
+    "rebalances.week_status_values": "week_status is traded, pending or a snake_case skip reason (never `skipped`)",
+    "decisions.unique_date_symbol": "one row per (date, symbol)",
+    "rebalances.decisions_join": "every decision date is in the rebalance index",
+    "decisions.score_is_direction_times_confidence": "score = direction x confidence",
+    "decisions.raw_score_is_raw_direction_times_raw_confidence": "pre_smoothing_score = raw_direction x raw_confidence",
+    "decisions.direction_is_sign_of_score": "direction = sign(score), raw_direction = sign(pre_smoothing_score)",
+    "decisions.untradeable_has_zero_weights_and_reason": "untradeable: four target weights 0 and a known unavailability_reason; tradeable: reason null",
+    "decisions.long_only_weights_sum_to_one": "per week with holdings the long-only target weights (and the raw ones) sum to 1",
+    "decisions.pending_week_has_no_fill_or_forward_return": "pending weeks have null fill_at, raw_fill_at and forward_return",
+    "ledger.ending_equity_identity": "ending = starting + market_pnl + execution_cost + borrow_cashflow + cash_carry + rounding_adjustment",
+    "ledger.cash_plus_positions_is_equity": "cash_end + position_value_end = ending_equity",
+    "ledger.starting_equity_chain": "starting_equity = previous ending_equity, and 1.0 at inception",
+    "pnl.net_pnl_sums_to_equity_change": "sum(net_pnl) + cash_carry + rounding_adjustment = ending - starting, per session",
+    "pnl.sums_to_ledger": "per session, the names' market_pnl, execution_cost, borrow_cashflow sum to the ledger row",
+    "trades.decision_at_joins_rebalance": "every trade's decision_at is a rebalance date",
+    "trades.enums": "phase, rebalance_adjustment_reason and exit_reason take known values",
+    "trades.variants_are_subsets": "<book>_adjustments and <book>_settlements rows are rows of <book>",
+    "description.exactly_one_seed": "source_papers, when any, have known roles and exactly one `seed`",
+    "source.sha256_matches": "a delivered source.zip has the recorded size and SHA-256",
+    "benchmark.dates_ascending_positive_close": "benchmark dates strictly ascending, close > 0",
+}
+
+
+class SealRejected(Exception):
+    """A seal broke a named rule; carries what a person needs to find the rows."""
+
+    def __init__(
+        self, rule: str, kind: str, message: str, samples: list[dict[str, Any]] | None = None
+    ) -> None:
+        self.rule = rule
+        self.kind = kind
+        self.message = message
+        self.samples = (samples or [])[:MAX_SAMPLE_ROWS]
+        super().__init__(f"[{rule}] {kind}: {message}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SealRejected, (self.rule, self.kind, self.message, self.samples))
+
+    def report(self) -> str:
+        lines = [f"refused by rule {self.rule} (kind {self.kind}): {self.message}"]
+        lines += [f"  sample: {row}" for row in self.samples]
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "kind": self.kind, "message": self.message, "samples": self.samples}
+
+
+def differs(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """True where a and b disagree beyond the tolerance (null on either side counts as disagreeing)."""
+    scale = pl.max_horizontal(pl.lit(1.0), a.abs(), b.abs())
+    return ((a - b).abs() > RELATIVE_TOLERANCE * scale).fill_null(True)
+
+
+def fail_if_any(rule: str, kind: str, frame: pl.DataFrame, bad: pl.Expr | pl.Series, what: str) -> None:
+    """Raises SealRejected when any row of `frame` is flagged, quoting counts and sample rows."""
+    flagged = frame.filter(bad)
+    if flagged.height:
+        raise SealRejected(
+            rule,
+            kind,
+            f"{flagged.height:,} of {frame.height:,} rows: {what}",
+            samples=[_jsonable(row) for row in flagged.head(MAX_SAMPLE_ROWS).to_dicts()],
+        )
+
+
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in row.items()}

@@ -1,0 +1,128 @@
+"""Reading a seal folder: manifest, one Arrow table per (kind, book), description, source archive.
+
+Reading does not judge the content (that is `pipeline.validate`); it only refuses what it cannot
+read at all, with the same `SealRejected` report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from datasets.layout import join
+from datasets.storage import Storage
+from pipeline.rules import SealRejected
+from schemas import seal as seal_schema
+
+MANIFEST = "manifest.json"
+DESCRIPTION = "description.json"
+SOURCE_ZIP = "source.zip"
+BENCHMARK_DAILY = "daily.parquet"
+
+
+@dataclass
+class Seal:
+    path: str
+    manifest: dict[str, Any]
+    content_sha256: str
+    files: list[str]  # every file in the seal, relative to its folder
+    tables: dict[tuple[str, str | None], pa.Table] = field(default_factory=dict)
+    description: dict[str, Any] | None = None
+    source_zip: bytes | None = None
+
+    @property
+    def is_benchmark(self) -> bool:
+        return self.manifest.get("type") == "benchmark"
+
+    @property
+    def alpha_id(self) -> str:
+        return str(self.manifest.get("alpha_id") or self.manifest.get("symbol") or "?")
+
+    def table(self, kind: str, book: str | None = None) -> pa.Table | None:
+        return self.tables.get((kind, book))
+
+    def book_tables(self, kind: str) -> dict[str, pa.Table]:
+        return {book: t for (k, book), t in self.tables.items() if k == kind and book is not None}
+
+
+def content_hash(storage: Storage, path: str, files: list[str]) -> str:
+    """SHA-256 over every file's relative path and bytes, in path order: the seal's identity."""
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0")
+        digest.update(hashlib.sha256(storage.read_bytes(join(path, name))).digest())
+    return digest.hexdigest()
+
+
+def read_manifest(storage: Storage, path: str) -> dict[str, Any]:
+    manifest_path = join(path, MANIFEST)
+    if not storage.exists(manifest_path):
+        raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST}")
+    try:
+        document = json.loads(storage.read_bytes(manifest_path))
+    except json.JSONDecodeError as exc:
+        raise SealRejected("manifest.fields", "manifest", f"{MANIFEST} is not valid JSON: {exc}") from exc
+    if not isinstance(document, dict):
+        raise SealRejected("manifest.fields", "manifest", f"{MANIFEST} is not a JSON object")
+    return document
+
+
+def open_seal(path: str, storage: Storage | None = None) -> Seal:
+    """Lists and hashes a seal without reading its tables (enough to decide "unchanged")."""
+    storage = storage or Storage(path)
+    if not storage.is_dir(path):
+        raise SealRejected("manifest.fields", "manifest", f"seal folder {path} does not exist")
+    manifest = read_manifest(storage, path)
+    files = [f for f in storage.list_files(path) if not f.split("/")[-1].startswith(".")]
+    return Seal(path=path, manifest=manifest, content_sha256=content_hash(storage, path, files), files=files)
+
+
+def load_contents(seal: Seal, storage: Storage | None = None) -> Seal:
+    """Reads every Parquet file, the description and the source archive into the seal."""
+    storage = storage or Storage(seal.path)
+    for name in seal.files:
+        if not name.endswith(".parquet"):
+            continue
+        parts = name[: -len(".parquet")].split("/")
+        key: tuple[str, str | None] = (parts[0], parts[1]) if len(parts) == 2 else (parts[0], None)
+        seal.tables[key] = read_parquet(storage, join(seal.path, name), kind=parts[0])
+    if DESCRIPTION in seal.files:
+        try:
+            seal.description = json.loads(storage.read_bytes(join(seal.path, DESCRIPTION)))
+        except json.JSONDecodeError as exc:
+            raise SealRejected("description.json", "description", f"not valid JSON: {exc}") from exc
+    if SOURCE_ZIP in seal.files:
+        seal.source_zip = storage.read_bytes(join(seal.path, SOURCE_ZIP))
+    return seal
+
+
+def read_parquet(storage: Storage, path: str, kind: str) -> pa.Table:
+    try:
+        return pq.read_table(io.BytesIO(storage.read_bytes(path)))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise SealRejected("schema.columns", kind, f"{path} is not readable Parquet: {exc}") from exc
+
+
+def read_seal(path: str) -> Seal:
+    storage = Storage(path)
+    return load_contents(open_seal(path, storage), storage)
+
+
+def expected_files(manifest: dict[str, Any]) -> set[str]:
+    """Files the manifest declares (alpha seals): one per global kind, one per book per book kind."""
+    kinds = manifest.get("kinds_sealed") or []
+    files: set[str] = set()
+    for kind in kinds:
+        if kind in seal_schema.GLOBAL_KINDS:
+            files.add(seal_schema.kind_path(kind))
+        elif kind == "trades":
+            files.update(seal_schema.kind_path(kind, b) for b in manifest.get("trade_books") or [])
+        elif kind in seal_schema.BOOK_KINDS:
+            files.update(seal_schema.kind_path(kind, b) for b in manifest.get("books") or [])
+    return files

@@ -1,0 +1,457 @@
+"""Checks a read seal against every rule in `pipeline.rules.RULES`; the first broken rule refuses it.
+
+Checks are vectorised over whole tables (polars); a broken rule raises `SealRejected` with the rule
+id, the kind, the count of offending rows and up to five of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from datasets.layout import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
+from pipeline.rules import SealRejected, differs, fail_if_any
+from pipeline.seal import BENCHMARK_DAILY, DESCRIPTION, MANIFEST, SOURCE_ZIP, Seal, expected_files
+from schemas import seal as S
+
+BOOK_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+def validate(seal: Seal) -> None:
+    if seal.is_benchmark:
+        validate_benchmark(seal)
+        return
+    check_manifest(seal.manifest)
+    check_kinds_present(seal)
+    check_schemas(seal)
+    frames = {key: pl.from_arrow(t) for key, t in seal.tables.items()}
+    rebalances = _frame(frames, "rebalances")
+    decisions = _frame(frames, "decisions")
+    if rebalances is not None:
+        check_rebalances(rebalances)
+    if decisions is not None:
+        check_decisions(decisions, rebalances)
+    ledgers = {b: f for (k, b), f in frames.items() if k == "portfolio" and b is not None}
+    for book, ledger in sorted(ledgers.items()):
+        check_ledger(ledger.sort("date"), book)
+    for (kind, book), pnl in sorted(frames.items(), key=lambda item: str(item[0])):
+        if kind == "pnl" and book is not None and book in ledgers:
+            check_pnl(pnl, ledgers[book].sort("date"), book)
+    trades = {b: f for (k, b), f in frames.items() if k == "trades" and b is not None}
+    check_trades(trades, rebalances)
+    if seal.description is not None:
+        check_description(seal.description)
+    check_source_archive(seal)
+
+
+def _frame(frames: dict[tuple[str, str | None], Any], kind: str) -> pl.DataFrame | None:
+    frame = frames.get((kind, None))
+    return frame if isinstance(frame, pl.DataFrame) else None
+
+
+# --- manifest and files -------------------------------------------------------------------------
+
+
+def _is_iso_timestamp(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def check_manifest(manifest: dict[str, Any]) -> None:
+    problems: list[str] = []
+
+    def need(key: str, ok: bool, expected: str) -> None:
+        if not ok:
+            problems.append(f"{key} must be {expected} (got {manifest.get(key)!r})")
+
+    need("seal_format", manifest.get("seal_format") == S.SEAL_FORMAT_VERSION, f'"{S.SEAL_FORMAT_VERSION}"')
+    need("type", manifest.get("type") == "alpha", '"alpha"')
+    alpha_id = manifest.get("alpha_id")
+    need("alpha_id", isinstance(alpha_id, str) and bool(ALPHA_ID_PATTERN.match(alpha_id)), "a valid id")
+    need("source_alpha_id", isinstance(manifest.get("source_alpha_id"), str), "a string")
+    for key in ("name", "tldr"):
+        need(key, manifest.get(key) is None or isinstance(manifest.get(key), str), "a string or null")
+    for key in ("started_at", "sealed_at"):
+        need(key, _is_iso_timestamp(manifest.get(key)), "an ISO timestamp")
+    need("engine_version", isinstance(manifest.get("engine_version"), str), "a string")
+    for key in ("kinds_sealed", "required_kinds"):
+        value = manifest.get(key)
+        need(key, _str_list(value) and set(value) <= set(S.ALL_KINDS), f"a list of kinds from {S.ALL_KINDS}")
+    books = manifest.get("books")
+    need("books", _str_list(books) and all(BOOK_NAME.match(b) for b in books), "a list of book names")
+    trade_books = manifest.get("trade_books")
+    allowed_trade_books = {
+        b + suffix for b in (books if _str_list(books) else []) for suffix in ("", *S.TRADE_VARIANT_SUFFIXES)
+    }
+    need(
+        "trade_books",
+        _str_list(trade_books) and set(trade_books) <= allowed_trade_books,
+        "books and their _adjustments/_settlements variants",
+    )
+    for key in ("signal_processing", "metric_conventions"):
+        need(key, isinstance(manifest.get(key), dict), "an object")
+    universe = manifest.get("universe_size")
+    need("universe_size", isinstance(universe, int) and not isinstance(universe, bool) and universe > 0, "a positive integer")
+    archive = manifest.get("source_archive")
+    if archive is not None:
+        if not isinstance(archive, dict) or archive.get("status") not in S.SOURCE_ARCHIVE_STATUSES:
+            problems.append(f"source_archive.status must be one of {S.SOURCE_ARCHIVE_STATUSES}")
+        elif archive["status"] == "ready" and not (
+            isinstance(archive.get("size_bytes"), int) and SHA256_HEX.match(str(archive.get("sha256")))
+        ):
+            problems.append("a ready source_archive needs integer size_bytes and a 64-hex sha256")
+        elif not isinstance(archive.get("filename"), str):
+            problems.append("source_archive.filename must be a string")
+    if problems:
+        raise SealRejected("manifest.fields", "manifest", "; ".join(problems))
+
+
+def check_kinds_present(seal: Seal) -> None:
+    declared = expected_files(seal.manifest)
+    present = {f for f in seal.files if f.endswith(".parquet")}
+    missing = sorted(declared - present)
+    undeclared = sorted(present - declared)
+    extra = sorted(set(seal.files) - present - {MANIFEST, DESCRIPTION, SOURCE_ZIP})
+    if missing or undeclared or extra:
+        parts = []
+        if missing:
+            parts.append(f"declared but absent: {', '.join(missing)}")
+        if undeclared:
+            parts.append(f"present but not declared: {', '.join(undeclared)}")
+        if extra:
+            parts.append(f"unknown files: {', '.join(extra)}")
+        kind = (missing or undeclared or extra)[0].split("/")[0].removesuffix(".parquet")
+        raise SealRejected("manifest.kinds_present", kind, "; ".join(parts))
+
+
+def check_schemas(seal: Seal) -> None:
+    for (kind, book), table in sorted(seal.tables.items(), key=lambda item: str(item[0])):
+        _check_schema(table, S.KIND_SCHEMAS[kind], kind, book)
+
+
+def _check_schema(table: pa.Table, expected: pa.Schema, kind: str, book: str | None) -> None:
+    where = f"{kind}/{book}" if book else kind
+    got = {f.name: f.type for f in table.schema}
+    want = {f.name: f.type for f in expected}
+    problems = [f"missing column {n}" for n in want if n not in got]
+    problems += [f"unexpected column {n}" for n in got if n not in want]
+    problems += [f"{n} is {got[n]}, expected {want[n]}" for n in want if n in got and got[n] != want[n]]
+    if problems:
+        raise SealRejected("schema.columns", kind, f"{where}: " + "; ".join(problems))
+    for field in expected:
+        if not field.nullable and table.column(field.name).null_count:
+            count = table.column(field.name).null_count
+            raise SealRejected(
+                "schema.not_null",
+                kind,
+                f"{where}: {count:,} of {table.num_rows:,} rows have a null {field.name}",
+            )
+
+
+# --- signals ------------------------------------------------------------------------------------
+
+
+def check_rebalances(rebalances: pl.DataFrame) -> None:
+    fail_if_any(
+        "rebalances.unique_dates",
+        "rebalances",
+        rebalances,
+        pl.col("date").is_duplicated(),
+        "the date appears more than once",
+    )
+    status = pl.col("week_status")
+    valid = (status == "traded") | (status == "pending") | (status.str.contains(SNAKE_CASE.pattern) & (status != "skipped"))
+    fail_if_any(
+        "rebalances.week_status_values",
+        "rebalances",
+        rebalances,
+        ~valid,
+        "week_status is not traded, pending or a snake_case skip reason (`skipped` is never sealed)",
+    )
+
+
+def check_decisions(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) -> None:
+    kind = "decisions"
+    fail_if_any(
+        "decisions.unique_date_symbol",
+        kind,
+        decisions,
+        pl.struct("date", "symbol").is_duplicated(),
+        "(date, symbol) appears more than once",
+    )
+    if rebalances is not None:
+        fail_if_any(
+            "rebalances.decisions_join",
+            kind,
+            decisions,
+            ~pl.col("date").is_in(rebalances["date"].implode()),
+            "decision date is not in the rebalance index",
+        )
+    fail_if_any(
+        "decisions.score_is_direction_times_confidence",
+        kind,
+        decisions,
+        pl.col("score").is_not_null()
+        & differs(pl.col("score"), pl.col("direction").cast(pl.Float64) * pl.col("confidence")),
+        "score differs from direction x confidence",
+    )
+    fail_if_any(
+        "decisions.raw_score_is_raw_direction_times_raw_confidence",
+        kind,
+        decisions,
+        pl.col("pre_smoothing_score").is_not_null()
+        & differs(pl.col("pre_smoothing_score"), pl.col("raw_direction").cast(pl.Float64) * pl.col("raw_confidence")),
+        "pre_smoothing_score differs from raw_direction x raw_confidence",
+    )
+    fail_if_any(
+        "decisions.direction_is_sign_of_score",
+        kind,
+        decisions,
+        (pl.col("score").is_not_null() & (pl.col("direction") != pl.col("score").sign().cast(pl.Int8)).fill_null(True))
+        | (
+            pl.col("pre_smoothing_score").is_not_null()
+            & (pl.col("raw_direction") != pl.col("pre_smoothing_score").sign().cast(pl.Int8)).fill_null(True)
+        )
+        | (pl.col("confidence") < 0).fill_null(False)
+        | (pl.col("raw_confidence") < 0).fill_null(False),
+        "direction is not the sign of the score (or a confidence is negative)",
+    )
+    weights = [
+        "long_short_target_weight",
+        "long_only_target_weight",
+        "raw_long_short_target_weight",
+        "raw_long_only_target_weight",
+    ]
+    untradeable = ~pl.col("next_open_tradeable")
+    reason = pl.col("unavailability_reason")
+    nonzero_weight = pl.any_horizontal([pl.col(w) != 0 for w in weights])
+    fail_if_any(
+        "decisions.untradeable_has_zero_weights_and_reason",
+        kind,
+        decisions,
+        (untradeable & (nonzero_weight | ~reason.is_in(S.UNAVAILABILITY_REASONS).fill_null(False)))
+        | (~untradeable & reason.is_not_null()),
+        "an untradeable name needs four zero target weights and a known unavailability_reason; "
+        "a tradeable one a null reason",
+    )
+    for column in ("long_only_target_weight", "raw_long_only_target_weight"):
+        sums = (
+            decisions.group_by("date")
+            .agg(pl.col(column).filter(pl.col(column) > 0).sum().alias("sum_of_held_weights"), pl.len().alias("rows"))
+            .filter(pl.col("sum_of_held_weights") > 0)
+            .sort("date")
+        )
+        fail_if_any(
+            "decisions.long_only_weights_sum_to_one",
+            kind,
+            sums,
+            differs(pl.col("sum_of_held_weights"), pl.lit(1.0)),
+            f"weeks whose held {column} do not sum to 1",
+        )
+    if rebalances is not None:
+        pending = rebalances.filter(pl.col("week_status") == "pending")["date"].implode()
+        fail_if_any(
+            "decisions.pending_week_has_no_fill_or_forward_return",
+            kind,
+            decisions,
+            pl.col("date").is_in(pending)
+            & (pl.col("fill_at").is_not_null() | pl.col("raw_fill_at").is_not_null() | pl.col("forward_return").is_not_null()),
+            "a pending week carries fill_at, raw_fill_at or forward_return",
+        )
+
+
+# --- books --------------------------------------------------------------------------------------
+
+
+def check_ledger(ledger: pl.DataFrame, book: str) -> None:
+    kind = "portfolio"
+    ending = (
+        pl.col("starting_equity")
+        + pl.col("market_pnl")
+        + pl.col("execution_cost")
+        + pl.col("borrow_cashflow")
+        + pl.col("cash_carry")
+        + pl.col("rounding_adjustment")
+    )
+    fail_if_any(
+        "ledger.ending_equity_identity",
+        kind,
+        ledger.with_columns(book=pl.lit(book)),
+        differs(pl.col("ending_equity"), ending),
+        f"book {book}: ending_equity differs from starting_equity plus the day's P&L, carry and rounding",
+    )
+    fail_if_any(
+        "ledger.cash_plus_positions_is_equity",
+        kind,
+        ledger.with_columns(book=pl.lit(book)),
+        differs(pl.col("cash_end") + pl.col("position_value_end"), pl.col("ending_equity")),
+        f"book {book}: cash_end + position_value_end differs from ending_equity",
+    )
+    previous = pl.col("ending_equity").shift(1).fill_null(1.0)
+    fail_if_any(
+        "ledger.starting_equity_chain",
+        kind,
+        ledger.with_columns(book=pl.lit(book), expected_starting_equity=previous),
+        differs(pl.col("starting_equity"), pl.col("expected_starting_equity")) | pl.col("date").is_duplicated(),
+        f"book {book}: starting_equity is not the previous ending_equity (1.0 at inception), or a date repeats",
+    )
+
+
+def check_pnl(pnl: pl.DataFrame, ledger: pl.DataFrame, book: str) -> None:
+    kind = "pnl"
+    components = ("market_pnl", "execution_cost", "borrow_cashflow")
+    per_session = pnl.group_by("date").agg(
+        *[pl.col(c).sum().alias(f"sum_{c}") for c in components],
+        (pl.col("market_pnl") + pl.col("execution_cost") + pl.col("borrow_cashflow")).sum().alias("sum_net_pnl"),
+        pl.len().alias("pnl_rows"),
+    )
+    joined = (
+        ledger.select("date", "starting_equity", "ending_equity", "cash_carry", "rounding_adjustment", *components)
+        .join(per_session, on="date", how="full", coalesce=True)
+        .with_columns(pl.col(f"sum_{c}").fill_null(0.0) for c in (*components, "net_pnl"))
+        .with_columns(book=pl.lit(book))
+        .sort("date")
+    )
+    fail_if_any(
+        "pnl.net_pnl_sums_to_equity_change",
+        kind,
+        joined,
+        differs(
+            pl.col("sum_net_pnl") + pl.col("cash_carry") + pl.col("rounding_adjustment"),
+            pl.col("ending_equity") - pl.col("starting_equity"),
+        ),
+        f"book {book}: sessions where sum(net_pnl) + cash_carry + rounding_adjustment differs from "
+        "ending_equity - starting_equity (or the session has no ledger row)",
+    )
+    fail_if_any(
+        "pnl.sums_to_ledger",
+        kind,
+        joined,
+        pl.any_horizontal([differs(pl.col(f"sum_{c}"), pl.col(c)) for c in components]),
+        f"book {book}: sessions whose per-symbol market_pnl, execution_cost or borrow_cashflow do not sum to the ledger row",
+    )
+
+
+def check_trades(trades: dict[str, pl.DataFrame], rebalances: pl.DataFrame | None) -> None:
+    kind = "trades"
+    for book, frame in sorted(trades.items()):
+        labelled = frame.with_columns(book=pl.lit(book))
+        if rebalances is not None:
+            fail_if_any(
+                "trades.decision_at_joins_rebalance",
+                kind,
+                labelled,
+                ~pl.col("decision_at").is_in(rebalances["date"].implode()),
+                f"book {book}: decision_at is not a rebalance date",
+            )
+        fail_if_any(
+            "trades.enums",
+            kind,
+            labelled,
+            ~pl.col("phase").is_in(S.TRADE_PHASES)
+            | ~(pl.col("rebalance_adjustment_reason").is_in(S.ADJUSTMENT_REASONS) | pl.col("rebalance_adjustment_reason").is_null())
+            | ~(pl.col("exit_reason").is_in(S.EXIT_REASONS) | pl.col("exit_reason").is_null()),
+            f"book {book}: phase, rebalance_adjustment_reason or exit_reason outside its enum",
+        )
+    for book, frame in sorted(trades.items()):
+        for suffix, phases in (("_adjustments", ("rebalance",)), ("_settlements", ("open", "close"))):
+            if not book.endswith(suffix):
+                continue
+            parent = trades.get(book.removesuffix(suffix))
+            indexed = frame.with_row_index("row")
+            known = (
+                indexed.join(parent, on=frame.columns, how="semi", nulls_equal=True)["row"]
+                if parent is not None
+                else pl.Series("row", [], dtype=pl.UInt32)
+            )
+            fail_if_any(
+                "trades.variants_are_subsets",
+                kind,
+                indexed.with_columns(book=pl.lit(book)),
+                ~pl.col("row").is_in(known.implode()) | ~pl.col("phase").is_in(phases),
+                f"book {book}: rows absent from {book.removesuffix(suffix)} or with a phase other than "
+                f"{'/'.join(phases)}",
+            )
+
+
+# --- description, archive, benchmark -------------------------------------------------------------
+
+
+def check_description(description: dict[str, Any]) -> None:
+    papers = description.get("source_papers") or []
+    if not isinstance(papers, list) or not all(isinstance(p, dict) for p in papers):
+        raise SealRejected("description.exactly_one_seed", "description", "source_papers must be a list of objects")
+    if not papers:
+        return
+    roles = [p.get("role") for p in papers]
+    unknown = [r for r in roles if r not in S.CITATION_ROLES]
+    seeds = roles.count("seed")
+    if unknown or seeds != 1:
+        raise SealRejected(
+            "description.exactly_one_seed",
+            "description",
+            f"{seeds} of {len(papers)} citations have role seed (exactly one required)"
+            + (f"; unknown roles {unknown}" if unknown else ""),
+            samples=[{k: p.get(k) for k in ("title", "role")} for p in papers],
+        )
+
+
+def check_source_archive(seal: Seal) -> None:
+    archive = seal.manifest.get("source_archive")
+    if seal.source_zip is None or not archive or archive.get("status") != "ready":
+        return
+    digest = hashlib.sha256(seal.source_zip).hexdigest()
+    if digest != archive["sha256"] or len(seal.source_zip) != archive["size_bytes"]:
+        raise SealRejected(
+            "source.sha256_matches",
+            "source",
+            f"source.zip has {len(seal.source_zip):,} bytes and sha256 {digest}; the manifest records "
+            f"{archive['size_bytes']:,} bytes and {archive['sha256']}",
+        )
+
+
+def validate_benchmark(seal: Seal) -> None:
+    manifest = seal.manifest
+    problems = []
+    if manifest.get("seal_format") != S.SEAL_FORMAT_VERSION:
+        problems.append(f'seal_format must be "{S.SEAL_FORMAT_VERSION}"')
+    if not isinstance(manifest.get("symbol"), str) or not BENCHMARK_SYMBOL_PATTERN.match(manifest["symbol"]):
+        problems.append(f"symbol must match {BENCHMARK_SYMBOL_PATTERN.pattern}")
+    for key in ("name", "currency"):
+        if not isinstance(manifest.get(key), str):
+            problems.append(f"{key} must be a string")
+    if problems:
+        raise SealRejected("manifest.fields", "manifest", "; ".join(problems))
+    if set(seal.files) - {MANIFEST} != {BENCHMARK_DAILY}:
+        raise SealRejected(
+            "manifest.kinds_present", "benchmark", f"a benchmark seal holds exactly {BENCHMARK_DAILY}; found {seal.files}"
+        )
+    table = seal.tables[("daily", None)]
+    _check_schema(table, S.BENCHMARK_DAILY, "benchmark", None)
+    daily = pl.from_arrow(table)
+    assert isinstance(daily, pl.DataFrame)
+    fail_if_any(
+        "benchmark.dates_ascending_positive_close",
+        "benchmark",
+        daily,
+        (pl.col("date") <= pl.col("date").shift(1)).fill_null(False)
+        | (pl.col("close") <= 0)
+        | (pl.col("adjusted_close") <= 0).fill_null(False),
+        "dates not strictly ascending, or a close not positive",
+    )

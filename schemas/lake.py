@@ -1,0 +1,212 @@
+"""Arrow schemas of every published lake table (what the pipeline writes, what serve reads).
+
+Column order is the order the API serves. Partition columns (`book`, `year`) live in the hive
+path, not in the files. docs/lake.md documents the same tables for analysts.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+UTC_TS = pa.timestamp("us", tz="UTC")
+
+REBALANCES = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("week_status", pa.string()),
+        ("n_symbols", pa.int32()),  # rows in the week's cross-section
+        ("cohort_size", pa.int32()),  # rows with a valid score
+    ]
+)
+
+# Sorted by (date, symbol); partitioned by year of `date`.
+DECISIONS = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("symbol", pa.string()),
+        ("direction", pa.int8()),
+        ("confidence", pa.float64()),
+        ("score", pa.float64()),
+        ("raw_score", pa.float64()),
+        ("score_z", pa.float64()),
+        ("average_rank", pa.float64()),
+        ("cohort_size", pa.int32()),
+        ("long_short_target_weight", pa.float64()),
+        ("long_only_target_weight", pa.float64()),
+        ("next_open_tradeable", pa.bool_()),
+        ("fill_at", UTC_TS),
+        ("entry_at", UTC_TS),
+        ("maturity_at", UTC_TS),
+        ("forward_return", pa.float64()),
+        ("unavailability_reason", pa.string()),
+        ("decision_reason", pa.string()),
+        ("raw_direction", pa.int8()),
+        ("raw_confidence", pa.float64()),
+        ("raw_score_z", pa.float64()),
+        ("raw_average_rank", pa.float64()),
+        ("raw_long_short_target_weight", pa.float64()),
+        ("raw_long_only_target_weight", pa.float64()),
+        ("raw_fill_at", UTC_TS),
+        ("raw_decision_reason", pa.string()),
+    ]
+)
+
+BOOKS = pa.schema(
+    [
+        ("book", pa.string()),
+        ("kind", pa.string()),
+        ("raw", pa.bool_()),
+        ("sessions", pa.int32()),
+        ("rows", pa.int64()),
+        ("from", pa.date32()),
+        ("to", pa.date32()),
+    ]
+)
+
+# Book-partitioned tables: <table>/book=<book>/part-0.parquet, sorted by date (then symbol).
+PORTFOLIO = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("timestamp", UTC_TS),
+        ("starting_equity", pa.float64()),
+        ("ending_equity", pa.float64()),
+        ("cash_start", pa.float64()),
+        ("cash_end", pa.float64()),
+        ("position_value_end", pa.float64()),
+        ("market_pnl", pa.float64()),
+        ("execution_cost", pa.float64()),
+        ("borrow_cashflow", pa.float64()),
+        ("cash_carry", pa.float64()),
+        ("risk_free_return", pa.float64()),
+        ("rounding_adjustment", pa.float64()),
+        ("equity_basis", pa.float64()),
+        ("gross_notional", pa.float64()),
+        ("net_notional", pa.float64()),
+        ("gross_exposure", pa.float64()),  # derived: gross_notional / (ending_equity * equity_basis)
+        ("net_exposure", pa.float64()),  # derived: net_notional / (ending_equity * equity_basis)
+        ("largest_abs_weight", pa.float64()),
+        ("turnover_notional", pa.float64()),
+        ("turnover", pa.float64()),
+    ]
+)
+
+POSITIONS = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("symbol", pa.string()),
+        ("quantity", pa.float64()),
+        ("mark_price", pa.float64()),
+        ("signed_notional", pa.float64()),  # derived: quantity * mark_price
+        ("weight", pa.float64()),  # derived: signed_notional / ending_equity of the same day and book
+    ]
+)
+
+PNL = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("symbol", pa.string()),
+        ("market_pnl", pa.float64()),
+        ("execution_cost", pa.float64()),
+        ("borrow_cashflow", pa.float64()),
+        ("net_pnl", pa.float64()),  # derived: market_pnl + execution_cost + borrow_cashflow
+    ]
+)
+
+TRADES = pa.schema(
+    [
+        ("date", pa.date32()),  # derived: New York session date of the fill (window filters use it)
+        ("timestamp", UTC_TS),
+        ("decision_at", pa.date32()),
+        ("symbol", pa.string()),
+        ("phase", pa.string()),
+        ("quantity", pa.float64()),
+        ("mid_price", pa.float64()),
+        ("fill_price", pa.float64()),
+        ("fee", pa.float64()),
+        ("execution_cost", pa.float64()),
+        ("rebalance_adjustment_reason", pa.string()),
+        ("exit_reason", pa.string()),
+    ]
+)
+
+METRICS_STORED = pa.schema(
+    [("scope", pa.string()), ("period", pa.string()), ("metric", pa.string()), ("value", pa.float64())]
+)
+
+# Weekly series the metrics endpoint aggregates (computed once, in the pipeline).
+WEEKLY_SIGNAL = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("week_status", pa.string()),
+        ("n_symbols", pa.int32()),
+        ("cohort_size", pa.int32()),
+        ("n_forward_returns", pa.int32()),  # rows with a non-null forward_return
+        ("ic", pa.float64()),  # Spearman(score, forward_return); null when not computable
+        ("n_ic_obs", pa.int32()),
+        ("raw_ic", pa.float64()),  # Spearman(raw_score, forward_return)
+        ("n_raw_ic_obs", pa.int32()),
+        ("coverage", pa.float64()),  # cohort_size / universe_size
+        ("decile_eligible", pa.bool_()),  # at least 20 scored names (raw_score) that week
+        ("decile_spread", pa.float64()),  # Q10 minus Q1 mean forward return; null when not eligible
+    ]
+)
+
+WEEKLY_DECILES = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("bucket", pa.int8()),  # 1 = Q1 (lowest raw_score) .. 10 = Q10 (highest)
+        ("n_symbols", pa.int32()),
+        ("mean_score", pa.float64()),  # of raw_score
+        ("mean_score_z", pa.float64()),  # of raw_score_z
+        ("mean_long_short_weight", pa.float64()),
+        ("mean_long_only_weight", pa.float64()),
+        ("mean_forward_return", pa.float64()),
+        ("ic", pa.float64()),  # Spearman(raw_score, forward_return) inside the bucket
+        ("n_return_obs", pa.int32()),
+    ]
+)
+
+WEEKLY_TERM = pa.schema(
+    [("date", pa.date32()), ("horizon_weeks", pa.int8()), ("ic", pa.float64()), ("n_obs", pa.int32())]
+)
+
+WEEKLY_AUTOCORR = pa.schema(
+    [("date", pa.date32()), ("lag_weeks", pa.int8()), ("rho", pa.float64()), ("n_obs", pa.int32())]
+)
+
+BENCHMARK_DAILY = pa.schema(
+    [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
+)
+
+TABLE_SCHEMAS: dict[str, pa.Schema] = {
+    "rebalances": REBALANCES,
+    "decisions": DECISIONS,
+    "books": BOOKS,
+    "portfolio": PORTFOLIO,
+    "positions": POSITIONS,
+    "pnl": PNL,
+    "trades": TRADES,
+    "metrics_stored": METRICS_STORED,
+    "weekly_signal": WEEKLY_SIGNAL,
+    "weekly_deciles": WEEKLY_DECILES,
+    "weekly_term": WEEKLY_TERM,
+    "weekly_autocorr": WEEKLY_AUTOCORR,
+}
+
+# Which seal kind feeds each published table; an absent kind leaves its tables absent, and the
+# API answers an empty page with a `kind_missing` warning naming the kind.
+TABLE_KIND: dict[str, str] = {
+    "rebalances": "rebalances",
+    "decisions": "decisions",
+    "portfolio": "portfolio",
+    "positions": "positions",
+    "pnl": "pnl",
+    "trades": "trades",
+    "metrics_stored": "metrics",
+    "weekly_signal": "decisions",
+    "weekly_deciles": "decisions",
+    "weekly_term": "decisions",
+    "weekly_autocorr": "decisions",
+}
+
+RAW_ONLY_DECISION_FIELDS = tuple(f for f in DECISIONS.names if f.startswith("raw_"))

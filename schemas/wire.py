@@ -1,0 +1,189 @@
+"""What goes on the wire: served field sets, orders, accepted values and warning codes.
+
+Every column name the reader puts into SQL comes from here or from `schemas.lake`, never from a
+request. Field tuples are in the order the API serves them.
+"""
+
+from __future__ import annotations
+
+from schemas import lake
+
+# -- served rows -------------------------------------------------------------------------------
+
+ALPHA_LIST_FIELDS = ("alpha_id", "name", "tldr")
+
+REBALANCE_INDEX_FIELDS = ("date", "week_status", "n_symbols")
+
+DECISION_FIELDS = tuple(f for f in lake.DECISIONS.names if f != "date")
+"""A `/rebalances/{date}` row: the full decision record (the date is echoed in `meta.date`)."""
+
+SCORE_CORE_FIELDS = (
+    "date",
+    "symbol",
+    "score",
+    "score_z",
+    "average_rank",
+    "direction",
+    "long_short_target_weight",
+    "long_only_target_weight",
+    "forward_return",
+    "raw_score",
+)
+SCORE_ALL_FIELDS = ("date", *DECISION_FIELDS)
+SCORE_FIELD_SETS = {"core": SCORE_CORE_FIELDS, "all": SCORE_ALL_FIELDS}
+
+BOOK_FIELDS = tuple(lake.BOOKS.names)
+PORTFOLIO_FIELDS = ("book", *lake.PORTFOLIO.names)
+POSITION_FIELDS = ("book", *lake.POSITIONS.names)
+PNL_FIELDS = ("book", *lake.PNL.names)
+TRADE_FIELDS = ("book", *(f for f in lake.TRADES.names if f != "date"))
+"""The lake's `date` column of trades (session of the fill) is for window filters, not served."""
+
+EQUITY_CURVE_FIELDS = (
+    "date",
+    "timestamp",
+    "starting_equity",
+    "ending_equity",
+    "period_return",
+    "cumulative_return",
+    "peak_equity",
+    "drawdown",
+    "drawdown_pct",
+    "gross_exposure",
+    "net_exposure",
+    "turnover",
+)
+EQUITY_SUMMARY_FIELDS = (
+    "book",
+    "first_date",
+    "last_date",
+    "sessions",
+    "starting_equity",
+    "ending_equity",
+    "peak_equity",
+    "total_return",
+    "cumulative_return_pct",
+    "max_drawdown",
+    "max_drawdown_pct",
+    "max_drawdown_date",
+)
+
+BENCHMARK_FIELDS = ("date", "close", "period_return", "cumulative_return", "drawdown_pct")
+BENCHMARK_SUMMARY_FIELDS = (
+    "symbol",
+    "name",
+    "return_basis",
+    "first_date",
+    "last_date",
+    "sessions",
+    "first_close",
+    "last_close",
+    "total_return",
+    "cumulative_return_pct",
+    "max_drawdown_pct",
+    "max_drawdown_date",
+)
+
+OMIT_WHEN_NULL = frozenset({"entry_at", "maturity_at"})
+"""Fields the spec serves only "when sealed": a null in the lake means the run never recorded it."""
+
+
+def is_raw_field(name: str) -> bool:
+    """Fields served only to keys with raw-book access."""
+    return name.startswith("raw_")
+
+
+def visible_fields(fields: tuple[str, ...], expose_raw_book: bool) -> tuple[str, ...]:
+    return fields if expose_raw_book else tuple(f for f in fields if not is_raw_field(f))
+
+
+# -- books ---------------------------------------------------------------------------------------
+
+BASE_BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
+BOOK_VARIANTS = ("adjustments", "settlements")
+DEFAULT_BOOK = "long_short"
+BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
+WEIGHT_BOOKS = {"long_short": "long_short_target_weight", "long_only": "long_only_target_weight"}
+"""`book` on `/rebalances/{date}` picks the target-weight column `min_abs_weight` and `sort=weight` use."""
+
+
+def is_raw_book(book: str) -> bool:
+    return book.startswith("raw_")
+
+
+def book_order_key(book: str) -> tuple[int, int, int, str]:
+    """Base books first (long_short, long_only, raw twins), then each base book's trade variants."""
+    if book in BASE_BOOKS:
+        return (0, BASE_BOOKS.index(book), 0, book)
+    for variant_rank, variant in enumerate(BOOK_VARIANTS, start=1):
+        base = book.removesuffix(f"_{variant}")
+        if base != book and base in BASE_BOOKS:
+            return (1, BASE_BOOKS.index(base), variant_rank, book)
+    return (2, 0, 0, book)
+
+
+def books_in_order(books: list[str] | tuple[str, ...] | set[str]) -> list[str]:
+    return sorted(books, key=book_order_key)
+
+
+def kind_rank(kind: str) -> int:
+    return BOOK_KINDS.index(kind) if kind in BOOK_KINDS else len(BOOK_KINDS)
+
+
+# -- default orders (the spec leaves them open; docs/api.md states them) --------------------------
+
+ORDER_REBALANCES = (("date", "asc"),)
+ORDER_SCORES = (("date", "asc"), ("symbol", "asc"))
+ORDER_PORTFOLIO = (("date", "asc"),)
+ORDER_POSITIONS = (("date", "asc"), ("symbol", "asc"))
+ORDER_PNL = ORDER_POSITIONS
+# Two fills of one name at one instant keep the lake's row order (phase then quantity) as tiebreak.
+ORDER_TRADES = (("timestamp", "asc"), ("symbol", "asc"), ("phase", "asc"), ("quantity", "asc"))
+ORDER_SERIES = (("date", "asc"),)
+
+REBALANCE_SORTS = {"score": "score", "rank": "average_rank", "symbol": "symbol", "weight": None}
+"""`sort` on `/rebalances/{date}`; `weight` resolves to the column chosen by `book`."""
+REBALANCE_DEFAULT_ORDER = {"score": "desc", "weight": "desc", "rank": "asc", "symbol": "asc"}
+ORDERS = ("asc", "desc")
+
+DIRECTIONS = {
+    "1": 1,
+    "long": 1,
+    "-1": -1,
+    "short": -1,
+    "0": 0,
+    "flat": 0,
+    "neutral": 0,
+}
+"""Accepted `direction` values (matched case-insensitively) and the side each keeps."""
+
+SCORE_FIELDS_CHOICES = ("core", "all")
+
+# -- warnings ---------------------------------------------------------------------------------------
+
+WARNING_CODES = (
+    "missing_kind",
+    "missing_core_metrics",
+    "access_limited",
+    "forward_returns_absent",
+    "insufficient_data",
+    "nonpositive_variance",
+    "window_lifetime_only",
+    "block_error",
+    "ic_family_mismatch",
+    "ic_reproduction_mismatch",
+    "kind_missing",
+)
+
+
+def kind_missing(kind: str) -> dict[str, str]:
+    return {
+        "code": "kind_missing",
+        "kind": kind,
+        "message": f"The run did not write the {kind} dataset; the page is empty.",
+    }
+
+
+# -- benchmarks --------------------------------------------------------------------------------------
+
+BENCHMARK_SYMBOLS = ("SPY",)

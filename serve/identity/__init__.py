@@ -1,0 +1,54 @@
+"""Identity and access: API key tokens, the key store, authentication and allow-list clamping.
+
+The app uses `open_store(url)`, `authenticate(store, header, client_ip, now)`, `reject_key_in_query`,
+`me_payload`, `key_inventory_row` and `ensure_demo_identities`; see docs/access.md.
+"""
+
+from serve.identity.access import build_caller, callable_endpoints, clamp, ip_allowed
+from serve.identity.authenticate import authenticate, bearer_token, reject_key_in_query
+from serve.identity.demo import DEMO_ADMIN_EMAIL, DEMO_MEMBER_EMAIL, ensure_demo_identities
+from serve.identity.payloads import key_inventory_row, me_payload, zero_usage
+from serve.identity.records import (
+    ADMIN_CEILING,
+    DEFAULT_RATE_LIMIT,
+    SELF_SERVICE_GRANTS,
+    AccountRecord,
+    Grants,
+    KeyRecord,
+    RateLimit,
+)
+from serve.identity.store import (
+    DEFAULT_KEYSTORE_URL,
+    IdentityError,
+    KeyStore,
+    KeyStoreUnavailable,
+    open_store,
+)
+
+__all__ = [
+    "ADMIN_CEILING",
+    "DEFAULT_KEYSTORE_URL",
+    "DEFAULT_RATE_LIMIT",
+    "DEMO_ADMIN_EMAIL",
+    "DEMO_MEMBER_EMAIL",
+    "SELF_SERVICE_GRANTS",
+    "AccountRecord",
+    "Grants",
+    "IdentityError",
+    "KeyRecord",
+    "KeyStore",
+    "KeyStoreUnavailable",
+    "RateLimit",
+    "authenticate",
+    "bearer_token",
+    "build_caller",
+    "callable_endpoints",
+    "clamp",
+    "ensure_demo_identities",
+    "ip_allowed",
+    "key_inventory_row",
+    "me_payload",
+    "open_store",
+    "reject_key_in_query",
+    "zero_usage",
+]

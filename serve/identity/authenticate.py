@@ -1,0 +1,85 @@
+"""Authentication: from an `Authorization` header to a clamped `Caller`, or one named error.
+
+Check order (the first failure wins):
+missing → shape and checksum → lookup by key_id → constant-time secret comparison → revoked →
+suspended → expired → account inactive → IP allow-list.
+Key and account are read from the store on every call, so changes take effect immediately.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+
+from serve import errors
+from serve.context import Caller
+from serve.identity.access import build_caller, ip_allowed
+from serve.identity.records import as_utc
+from serve.identity.store import KeyStore
+from serve.identity.tokens import TOKEN_PREFIX, hash_secret, parse_token, secret_matches
+
+log = logging.getLogger("serve.identity")
+
+CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
+QUERY_KEY_PARAMETERS = frozenset({"api_key", "apikey", "api-key", "key", "token", "access_token"})
+"""Query parameter names under which clients commonly (and wrongly) send keys."""
+
+_TOKEN_LIKE = re.compile(rf"{TOKEN_PREFIX}_(live|test)_[0-9A-Za-z]{{16}}\.")
+_DUMMY_HASH = hash_secret("0" * 43)
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of `Authorization: Bearer <token>`; any other or empty header is a missing key."""
+    if authorization is None:
+        raise errors.MissingApiKey(headers=dict(CHALLENGE))
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise errors.MissingApiKey(headers=dict(CHALLENGE))
+    return token
+
+
+def reject_key_in_query(query: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
+    """Refuse any request that carries a key in its query string, even with a valid header.
+
+    Raises 401 `missing_api_key` (with the Bearer challenge) naming the parameter, never its value:
+    a key in a URL ends up in proxy and browser logs, so the request is refused outright.
+    """
+    items = query.items() if isinstance(query, Mapping) else query
+    for name, value in items:
+        if name.lower() in QUERY_KEY_PARAMETERS or _TOKEN_LIKE.search(str(value)):
+            raise errors.MissingApiKey(
+                "API keys are accepted only in the Authorization: Bearer header, never in the query "
+                "string; treat a key sent in a URL as leaked and revoke it.",
+                details={"parameter": name},
+                headers=dict(CHALLENGE),
+            )
+
+
+def authenticate(store: KeyStore, authorization: str | None, client_ip: str, now: datetime) -> Caller:
+    token = bearer_token(authorization)
+    parsed = parse_token(token)
+    credentials = store.find_credentials(parsed.key_id)
+    if credentials is None:
+        # Same hashing work as a known key, so timing does not tell known ids apart.
+        secret_matches(parsed.secret, _DUMMY_HASH)
+        log.debug("authentication failed: unknown key_id=%s", parsed.key_id)
+        raise errors.InvalidApiKey()
+    key, account = credentials.key, credentials.account
+    if not secret_matches(parsed.secret, credentials.secret_sha256) or key.env != parsed.env:
+        log.debug("authentication failed: wrong secret for key_id=%s", key.key_id)
+        raise errors.InvalidApiKey()
+    if key.is_revoked:
+        raise errors.KeyRevoked()
+    if key.status == "suspended":
+        raise errors.KeySuspended()
+    if key.is_expired(as_utc(now)):
+        raise errors.KeyExpired()
+    if not account.is_active:
+        raise errors.AccountInactive()
+    if not ip_allowed(key.ip_allow, client_ip):
+        raise errors.IpNotAllowed(details={"ip": client_ip})
+    return build_caller(key, account, client_ip)

@@ -1,0 +1,133 @@
+"""What the key store holds: accounts, keys, their grants and rate limits, and the defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from schemas.registry import META_IDS
+from serve.context import AllowList
+
+Role = Literal["admin", "member"]
+AccountStatus = Literal["active", "deactivated", "deleted"]
+KeyStatus = Literal["active", "suspended"]
+
+ROLES: tuple[str, ...] = ("admin", "member")
+ACCOUNT_STATUSES: tuple[str, ...] = ("active", "deactivated", "deleted")
+KEY_STATUSES: tuple[str, ...] = ("active", "suspended")
+TEST_ALPHA_PREFIX = "Test_"
+
+
+@dataclass(frozen=True)
+class Grants:
+    """Endpoint, alpha and run allow-lists plus the raw-book flag: a key's grants or an account ceiling."""
+
+    endpoints: AllowList
+    alphas: AllowList
+    runs: AllowList
+    expose_raw_book: bool
+
+    def allow_to_wire(self) -> dict[str, Any]:
+        return {
+            "endpoints": self.endpoints.to_wire(),
+            "alphas": self.alphas.to_wire(),
+            "runs": self.runs.to_wire(),
+        }
+
+
+SELF_SERVICE_GRANTS = Grants(
+    endpoints=AllowList.of_ids(META_IDS),
+    alphas=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
+    runs=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
+    expose_raw_book=False,
+)
+"""The ceiling of a new account and the grants of a key created without any."""
+
+ADMIN_CEILING = Grants(AllowList.all(), AllowList.all(), AllowList.all(), expose_raw_book=True)
+"""The ceiling of every admin account, whatever ceiling is stored (the role is read live)."""
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    per_second: int
+    per_minute: int
+    per_day: int
+    monthly_requests: int | None  # None: unlimited month
+
+    def to_wire(self) -> dict[str, int | None]:
+        return {
+            "per_second": self.per_second,
+            "per_minute": self.per_minute,
+            "per_day": self.per_day,
+            "monthly_requests": self.monthly_requests,
+        }
+
+
+DEFAULT_RATE_LIMIT = RateLimit(per_second=5, per_minute=60, per_day=5000, monthly_requests=100_000)
+
+
+@dataclass(frozen=True)
+class AccountRecord:
+    user_id: str
+    email: str
+    role: str
+    status: str
+    ceiling: Grants  # as stored; see `effective_ceiling`
+    created_at: datetime
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    @property
+    def effective_ceiling(self) -> Grants:
+        return ADMIN_CEILING if self.is_admin else self.ceiling
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """A key as the store holds it, without its secret hash (see `Credentials`)."""
+
+    key_id: str
+    user_id: str
+    name: str
+    env: str
+    status: str
+    revoked_at: datetime | None
+    expires_at: datetime | None
+    grants: Grants  # as granted; clamp with `access.clamp` before use
+    rate_limit: RateLimit
+    ip_allow: tuple[str, ...] | None  # None: any address
+    created_at: datetime
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def is_expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= as_utc(now)
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What authentication needs in one read: the key, its owner and the secret's hash."""
+
+    key: KeyRecord
+    account: AccountRecord
+    secret_sha256: str = field(repr=False)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """Naive datetimes are taken as UTC; aware ones are converted."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else as_utc(moment).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,526 @@
+"""The key store: the `KeyStore` interface, the rules shared by every backend, and `open_store`.
+
+Backends (`sqlite_store`, `postgres_store`) only open connections, create tables and run one
+parameterised statement at a time; every rule (who may be changed, what a new key gets) lives
+here so both behave identically. Nothing is cached: every read goes to the database, which is
+what makes a suspension or a deactivation effective on the very next request.
+
+Timestamps are stored as fixed-width UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) in both backends,
+so they sort as text and read back identically; allow-lists are stored as their JSON wire form.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from serve import errors
+from serve.context import AllowList
+from serve.identity.records import (
+    ACCOUNT_STATUSES,
+    DEFAULT_RATE_LIMIT,
+    KEY_STATUSES,
+    ROLES,
+    SELF_SERVICE_GRANTS,
+    AccountRecord,
+    Credentials,
+    Grants,
+    KeyRecord,
+    RateLimit,
+    as_utc,
+)
+from serve.identity.tokens import BASE62, IssuedToken, generate_token
+
+log = logging.getLogger("serve.identity")
+
+DEFAULT_KEYSTORE_URL = "sqlite:///var/keys.sqlite3"
+_STORED_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+class IdentityError(Exception):
+    """A refused store operation (operator mistakes); the CLI prints the message."""
+
+
+class UnknownAccount(IdentityError):
+    pass
+
+
+class UnknownKey(IdentityError):
+    pass
+
+
+class DuplicateEmail(IdentityError):
+    pass
+
+
+class InvalidTransition(IdentityError):
+    pass
+
+
+class StoreConflict(Exception):
+    """A uniqueness constraint refused a write (raised by backends)."""
+
+
+class KeyStoreUnavailable(errors.UpstreamUnavailable):  # type: ignore[valid-type,misc]
+    """The key store cannot be reached; answered as 503 `upstream_unavailable`."""
+
+    default_message = "The service is temporarily unable to check API keys; retry with backoff."
+
+
+class KeyStore(Protocol):
+    def ping(self) -> None: ...
+    def close(self) -> None: ...
+
+    def create_account(
+        self, email: str, role: str = "member", now: datetime | None = None
+    ) -> AccountRecord: ...
+    def get_account(self, user_id: str) -> AccountRecord | None: ...
+    def find_account_by_email(self, email: str) -> AccountRecord | None: ...
+    def set_account_role(self, user_id: str, role: str) -> AccountRecord: ...
+    def set_account_status(self, user_id: str, status: str) -> AccountRecord: ...
+    def set_account_ceiling(self, user_id: str, ceiling: Grants) -> AccountRecord: ...
+
+    def create_key(
+        self,
+        user_id: str,
+        name: str,
+        env: str = "live",
+        grants: Grants | None = None,
+        rate_limit: RateLimit | None = None,
+        ip_allow: Sequence[str] | None = None,
+        expires_at: datetime | None = None,
+        now: datetime | None = None,
+    ) -> tuple[KeyRecord, str]: ...
+    def get_key(self, key_id: str) -> KeyRecord | None: ...
+    def list_keys_of_user(self, user_id: str, include_revoked: bool = False) -> list[KeyRecord]: ...
+    def find_credentials(self, key_id: str) -> Credentials | None: ...
+    def set_key_status(self, key_id: str, status: str) -> KeyRecord: ...
+    def revoke_key(self, key_id: str, now: datetime | None = None) -> KeyRecord: ...
+    def set_key_expiry(self, key_id: str, expires_at: datetime | None) -> KeyRecord: ...
+    def set_key_grants(self, key_id: str, grants: Grants) -> KeyRecord: ...
+    def set_key_limits(self, key_id: str, rate_limit: RateLimit) -> KeyRecord: ...
+    def set_key_ips(self, key_id: str, ip_allow: Sequence[str] | None) -> KeyRecord: ...
+
+
+def open_store(url: str | None = None) -> SqlKeyStore:
+    """`sqlite:///relative/path`, `sqlite:////absolute/path`, `sqlite:///:memory:` or `postgresql://...`."""
+    url = url or DEFAULT_KEYSTORE_URL
+    if url.startswith("sqlite://"):
+        from serve.identity.sqlite_store import SqliteKeyStore
+
+        return SqliteKeyStore(url)
+    if url.startswith(("postgresql://", "postgres://")):
+        from serve.identity.postgres_store import PostgresKeyStore
+
+        return PostgresKeyStore(url)
+    raise ValueError(f"key store URL must start with sqlite:// or postgresql://; got {url.split(':')[0]!r}")
+
+
+# -- row <-> record -------------------------------------------------------------------------
+
+# Every statement is a literal: values travel only as `?` parameters. Row readers below unpack
+# columns in exactly the order these SELECTs list them.
+INSERT_ACCOUNT = (
+    "INSERT INTO accounts (user_id, email, role, status, ceiling_endpoints, ceiling_alphas, "
+    "ceiling_runs, ceiling_raw_book, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+SELECT_ACCOUNT_BY_ID = (
+    "SELECT user_id, email, role, status, ceiling_endpoints, ceiling_alphas, ceiling_runs, "
+    "ceiling_raw_book, created_at "
+    "FROM accounts WHERE user_id = ?"
+)
+SELECT_ACCOUNT_BY_EMAIL = (
+    "SELECT user_id, email, role, status, ceiling_endpoints, ceiling_alphas, ceiling_runs, "
+    "ceiling_raw_book, created_at "
+    "FROM accounts WHERE email = ?"
+)
+INSERT_KEY = (
+    "INSERT INTO api_keys (key_id, user_id, name, env, status, revoked_at, expires_at, "
+    "allow_endpoints, allow_alphas, allow_runs, expose_raw_book, per_second, per_minute, "
+    "per_day, monthly_requests, ip_allow, created_at, secret_sha256) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+SELECT_KEY_BY_ID = (
+    "SELECT key_id, user_id, name, env, status, revoked_at, expires_at, allow_endpoints, "
+    "allow_alphas, allow_runs, expose_raw_book, per_second, per_minute, per_day, "
+    "monthly_requests, ip_allow, created_at "
+    "FROM api_keys WHERE key_id = ?"
+)
+SELECT_KEYS_OF_USER = (
+    "SELECT key_id, user_id, name, env, status, revoked_at, expires_at, allow_endpoints, "
+    "allow_alphas, allow_runs, expose_raw_book, per_second, per_minute, per_day, "
+    "monthly_requests, ip_allow, created_at "
+    "FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, key_id DESC"
+)
+SELECT_CREDENTIALS = (
+    "SELECT k.key_id, k.user_id, k.name, k.env, k.status, k.revoked_at, k.expires_at, "
+    "k.allow_endpoints, k.allow_alphas, k.allow_runs, k.expose_raw_book, k.per_second, "
+    "k.per_minute, k.per_day, k.monthly_requests, k.ip_allow, k.created_at, "
+    "a.user_id, a.email, a.role, a.status, a.ceiling_endpoints, a.ceiling_alphas, "
+    "a.ceiling_runs, a.ceiling_raw_book, a.created_at, "
+    "k.secret_sha256 FROM api_keys k JOIN accounts a ON a.user_id = k.user_id WHERE k.key_id = ?"
+)
+ACCOUNT_COLUMN_COUNT = 9
+KEY_COLUMN_COUNT = 17
+
+
+def stored_time(moment: datetime | None) -> str | None:
+    return None if moment is None else as_utc(moment).strftime(_STORED_TIME_FORMAT)
+
+
+def _read_time(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    return datetime.strptime(text, _STORED_TIME_FORMAT).replace(tzinfo=UTC)
+
+
+def _allow_json(allow: AllowList) -> str:
+    return json.dumps(allow.to_wire(), separators=(",", ":"))
+
+
+def _read_allow(text: str) -> AllowList:
+    return AllowList.from_wire(json.loads(text))
+
+
+def _account_from_row(row: Sequence[Any]) -> AccountRecord:
+    user_id, email, role, status, c_end, c_alp, c_run, c_raw, created = row
+    return AccountRecord(
+        user_id=user_id,
+        email=email,
+        role=role,
+        status=status,
+        ceiling=Grants(_read_allow(c_end), _read_allow(c_alp), _read_allow(c_run), bool(c_raw)),
+        created_at=_read_time(created),  # type: ignore[arg-type]
+    )
+
+
+def _key_from_row(row: Sequence[Any]) -> KeyRecord:
+    (key_id, user_id, name, env, status, revoked, expires, a_end, a_alp, a_run, raw,
+     per_second, per_minute, per_day, monthly, ip_allow, created) = row  # fmt: skip
+    return KeyRecord(
+        key_id=key_id,
+        user_id=user_id,
+        name=name,
+        env=env,
+        status=status,
+        revoked_at=_read_time(revoked),
+        expires_at=_read_time(expires),
+        grants=Grants(_read_allow(a_end), _read_allow(a_alp), _read_allow(a_run), bool(raw)),
+        rate_limit=RateLimit(
+            int(per_second), int(per_minute), int(per_day), None if monthly is None else int(monthly)
+        ),
+        ip_allow=None if ip_allow is None else tuple(json.loads(ip_allow)),
+        created_at=_read_time(created),  # type: ignore[arg-type]
+    )
+
+
+def _new_user_id() -> str:
+    return "u_" + "".join(secrets.choice(BASE62) for _ in range(14))
+
+
+def _check_rate_limit(rate_limit: RateLimit) -> None:
+    for name in ("per_second", "per_minute", "per_day"):
+        if getattr(rate_limit, name) < 0:
+            raise IdentityError(f"{name} must be a non-negative integer")
+    if rate_limit.monthly_requests is not None and rate_limit.monthly_requests < 0:
+        raise IdentityError("monthly_requests must be a non-negative integer or unlimited")
+
+
+def normalise_ip_allow(entries: Sequence[str] | None) -> tuple[str, ...] | None:
+    """Each entry an address or a CIDR block, stored in canonical network form; None means any."""
+    import ipaddress
+
+    if entries is None:
+        return None
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(str(ipaddress.ip_network(entry.strip(), strict=False)))
+        except ValueError as exc:
+            raise IdentityError(f"not an IP address or CIDR block: {entry!r}") from exc
+    if not networks:
+        raise IdentityError("an IP allow-list needs at least one entry (use `any` to lift it)")
+    return tuple(dict.fromkeys(networks))
+
+
+# -- the shared implementation --------------------------------------------------------------
+
+
+class SqlKeyStore(ABC):
+    """Every rule of the key store, over a backend that runs parameterised SQL with `?` markers."""
+
+    @abstractmethod
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        """Run one statement; return (rows, rowcount). Raise `StoreConflict` on a unique violation
+        and `KeyStoreUnavailable` when the database cannot be reached."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def ping(self) -> None:
+        self._execute("SELECT 1")
+
+    # accounts
+
+    def create_account(self, email: str, role: str = "member", now: datetime | None = None) -> AccountRecord:
+        email = email.strip()
+        if "@" not in email:
+            raise IdentityError(f"not an e-mail address: {email!r}")
+        _check_choice("role", role, ROLES)
+        ceiling = SELF_SERVICE_GRANTS
+        user_id = _new_user_id()
+        try:
+            self._execute(
+                INSERT_ACCOUNT,
+                (
+                    user_id,
+                    email,
+                    role,
+                    "active",
+                    _allow_json(ceiling.endpoints),
+                    _allow_json(ceiling.alphas),
+                    _allow_json(ceiling.runs),
+                    int(ceiling.expose_raw_book),
+                    stored_time(now or datetime.now(UTC)),
+                ),
+            )
+        except StoreConflict as exc:
+            raise DuplicateEmail(f"an account with e-mail {email!r} exists already") from exc
+        log.info("account created user_id=%s role=%s", user_id, role)
+        return self._require_account(user_id)
+
+    def get_account(self, user_id: str) -> AccountRecord | None:
+        rows, _ = self._execute(SELECT_ACCOUNT_BY_ID, (user_id,))
+        return _account_from_row(rows[0]) if rows else None
+
+    def find_account_by_email(self, email: str) -> AccountRecord | None:
+        rows, _ = self._execute(SELECT_ACCOUNT_BY_EMAIL, (email.strip(),))
+        return _account_from_row(rows[0]) if rows else None
+
+    def set_account_role(self, user_id: str, role: str) -> AccountRecord:
+        _check_choice("role", role, ROLES)
+        self._require_account(user_id)
+        self._execute("UPDATE accounts SET role = ? WHERE user_id = ?", (role, user_id))
+        log.info("account role set user_id=%s role=%s", user_id, role)
+        return self._require_account(user_id)
+
+    def set_account_status(self, user_id: str, status: str) -> AccountRecord:
+        _check_choice("status", status, ACCOUNT_STATUSES)
+        account = self._require_account(user_id)
+        if account.status == "deleted" and status != "deleted":
+            raise InvalidTransition(f"account {user_id} is deleted; deletion is final")
+        self._execute("UPDATE accounts SET status = ? WHERE user_id = ?", (status, user_id))
+        log.info("account status set user_id=%s status=%s", user_id, status)
+        return self._require_account(user_id)
+
+    def set_account_ceiling(self, user_id: str, ceiling: Grants) -> AccountRecord:
+        self._require_account(user_id)
+        self._execute(
+            "UPDATE accounts SET ceiling_endpoints = ?, ceiling_alphas = ?, ceiling_runs = ?, "
+            "ceiling_raw_book = ? WHERE user_id = ?",
+            (
+                _allow_json(ceiling.endpoints),
+                _allow_json(ceiling.alphas),
+                _allow_json(ceiling.runs),
+                int(ceiling.expose_raw_book),
+                user_id,
+            ),
+        )
+        log.info("account ceiling set user_id=%s", user_id)
+        return self._require_account(user_id)
+
+    def _require_account(self, user_id: str) -> AccountRecord:
+        account = self.get_account(user_id)
+        if account is None:
+            raise UnknownAccount(f"no account with user_id {user_id!r}")
+        return account
+
+    # keys
+
+    def create_key(
+        self,
+        user_id: str,
+        name: str,
+        env: str = "live",
+        grants: Grants | None = None,
+        rate_limit: RateLimit | None = None,
+        ip_allow: Sequence[str] | None = None,
+        expires_at: datetime | None = None,
+        now: datetime | None = None,
+    ) -> tuple[KeyRecord, str]:
+        """Create a key; returns the record and the token, which exists nowhere else afterwards."""
+        account = self._require_account(user_id)
+        if account.status == "deleted":
+            raise InvalidTransition(f"account {user_id} is deleted; it cannot receive keys")
+        if not name.strip():
+            raise IdentityError("a key needs a non-empty name")
+        grants = grants or SELF_SERVICE_GRANTS
+        rate_limit = rate_limit or DEFAULT_RATE_LIMIT
+        _check_rate_limit(rate_limit)
+        ips = normalise_ip_allow(ip_allow)
+        issued = self._insert_key(user_id, name.strip(), env, grants, rate_limit, ips, expires_at, now)
+        log.info("key created key_id=%s user_id=%s env=%s", issued.key_id, user_id, env)
+        return self._require_key(issued.key_id), issued.token
+
+    def _insert_key(
+        self,
+        user_id: str,
+        name: str,
+        env: str,
+        grants: Grants,
+        rate_limit: RateLimit,
+        ips: tuple[str, ...] | None,
+        expires_at: datetime | None,
+        now: datetime | None,
+    ) -> IssuedToken:
+        for _ in range(5):  # a key_id collision is astronomically unlikely; retry rather than fail
+            issued = generate_token(env)
+            try:
+                self._execute(
+                    INSERT_KEY,
+                    (
+                        issued.key_id,
+                        user_id,
+                        name,
+                        env,
+                        "active",
+                        None,
+                        stored_time(expires_at),
+                        _allow_json(grants.endpoints),
+                        _allow_json(grants.alphas),
+                        _allow_json(grants.runs),
+                        int(grants.expose_raw_book),
+                        rate_limit.per_second,
+                        rate_limit.per_minute,
+                        rate_limit.per_day,
+                        rate_limit.monthly_requests,
+                        None if ips is None else json.dumps(list(ips)),
+                        stored_time(now or datetime.now(UTC)),
+                        issued.secret_sha256,
+                    ),
+                )
+            except StoreConflict:
+                continue
+            return issued
+        raise IdentityError("could not allocate a unique key_id")
+
+    def get_key(self, key_id: str) -> KeyRecord | None:
+        rows, _ = self._execute(SELECT_KEY_BY_ID, (key_id,))
+        return _key_from_row(rows[0]) if rows else None
+
+    def list_keys_of_user(self, user_id: str, include_revoked: bool = False) -> list[KeyRecord]:
+        """Newest `created_at` first (key_id breaks ties so the order is stable)."""
+        rows, _ = self._execute(
+            SELECT_KEYS_OF_USER,
+            (user_id,),
+        )
+        keys = [_key_from_row(row) for row in rows]
+        return keys if include_revoked else [k for k in keys if not k.is_revoked]
+
+    def find_credentials(self, key_id: str) -> Credentials | None:
+        """The key, its owner and the secret hash in one statement, read live on every call."""
+        rows, _ = self._execute(SELECT_CREDENTIALS, (key_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        n_key, n_account = KEY_COLUMN_COUNT, ACCOUNT_COLUMN_COUNT
+        return Credentials(
+            key=_key_from_row(row[:n_key]),
+            account=_account_from_row(row[n_key : n_key + n_account]),
+            secret_sha256=row[n_key + n_account],
+        )
+
+    def set_key_status(self, key_id: str, status: str) -> KeyRecord:
+        _check_choice("status", status, KEY_STATUSES)
+        self._require_live_key(key_id)
+        self._execute("UPDATE api_keys SET status = ? WHERE key_id = ?", (status, key_id))
+        log.info("key status set key_id=%s status=%s", key_id, status)
+        return self._require_key(key_id)
+
+    def revoke_key(self, key_id: str, now: datetime | None = None) -> KeyRecord:
+        self._require_live_key(key_id)
+        self._execute(
+            "UPDATE api_keys SET revoked_at = ? WHERE key_id = ?",
+            (stored_time(now or datetime.now(UTC)), key_id),
+        )
+        log.info("key revoked key_id=%s", key_id)
+        return self._require_key(key_id)
+
+    def set_key_expiry(self, key_id: str, expires_at: datetime | None) -> KeyRecord:
+        self._require_live_key(key_id)
+        self._execute(
+            "UPDATE api_keys SET expires_at = ? WHERE key_id = ?", (stored_time(expires_at), key_id)
+        )
+        log.info("key expiry set key_id=%s", key_id)
+        return self._require_key(key_id)
+
+    def set_key_grants(self, key_id: str, grants: Grants) -> KeyRecord:
+        self._require_live_key(key_id)
+        self._execute(
+            "UPDATE api_keys SET allow_endpoints = ?, allow_alphas = ?, allow_runs = ?, expose_raw_book = ? "
+            "WHERE key_id = ?",
+            (
+                _allow_json(grants.endpoints),
+                _allow_json(grants.alphas),
+                _allow_json(grants.runs),
+                int(grants.expose_raw_book),
+                key_id,
+            ),
+        )
+        log.info("key grants set key_id=%s", key_id)
+        return self._require_key(key_id)
+
+    def set_key_limits(self, key_id: str, rate_limit: RateLimit) -> KeyRecord:
+        _check_rate_limit(rate_limit)
+        self._require_live_key(key_id)
+        self._execute(
+            "UPDATE api_keys SET per_second = ?, per_minute = ?, per_day = ?, monthly_requests = ? WHERE key_id = ?",
+            (
+                rate_limit.per_second,
+                rate_limit.per_minute,
+                rate_limit.per_day,
+                rate_limit.monthly_requests,
+                key_id,
+            ),
+        )
+        log.info("key rate limits set key_id=%s", key_id)
+        return self._require_key(key_id)
+
+    def set_key_ips(self, key_id: str, ip_allow: Sequence[str] | None) -> KeyRecord:
+        ips = normalise_ip_allow(ip_allow)
+        self._require_live_key(key_id)
+        self._execute(
+            "UPDATE api_keys SET ip_allow = ? WHERE key_id = ?",
+            (None if ips is None else json.dumps(list(ips)), key_id),
+        )
+        log.info("key IP allow-list set key_id=%s", key_id)
+        return self._require_key(key_id)
+
+    def _require_key(self, key_id: str) -> KeyRecord:
+        key = self.get_key(key_id)
+        if key is None:
+            raise UnknownKey(f"no key with key_id {key_id!r}")
+        return key
+
+    def _require_live_key(self, key_id: str) -> KeyRecord:
+        """Revocation is final: a revoked key is never changed again."""
+        key = self._require_key(key_id)
+        if key.is_revoked:
+            raise InvalidTransition(f"key {key_id} is revoked; revocation is final")
+        return key
+
+
+def _check_choice(what: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise IdentityError(f"{what} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def with_raw_book(grants: Grants, expose_raw_book: bool) -> Grants:
+    return replace(grants, expose_raw_book=expose_raw_book)

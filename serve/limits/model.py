@@ -1,0 +1,158 @@
+"""What the limiter takes and answers, and the rules both backends share.
+
+The backends only store counters; deciding which window is exceeded, what `Retry-After` is and
+which headers go out happens here, once, so the in-process and Redis limiters cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from serve.limits.windows import WINDOW_NAMES, Window, WindowName, current_windows
+
+Counts = tuple[int, int, int, int]
+
+ERROR_CODES: dict[WindowName, str] = {
+    "second": "rate_limit_second",
+    "minute": "rate_limit_minute",
+    "day": "rate_limit_day",
+    "month": "quota_exceeded",
+}
+
+
+class LimiterUnavailable(Exception):
+    """The counter store cannot be reached; the app decides whether that fails open or closed."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A key's envelope. `monthly_requests=None` means no monthly quota."""
+
+    per_second: int
+    per_minute: int
+    per_day: int
+    monthly_requests: int | None
+
+    def __post_init__(self) -> None:
+        for name in ("per_second", "per_minute", "per_day", "monthly_requests"):
+            value = getattr(self, name)
+            if value is None and name == "monthly_requests":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+
+    def as_tuple(self) -> tuple[int, int, int, int | None]:
+        """Limits in check order (second, minute, day, month)."""
+        return (self.per_second, self.per_minute, self.per_day, self.monthly_requests)
+
+
+SELF_SERVICE_LIMITS = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    exceeded: WindowName | None
+    retry_after: int  # 0 when allowed
+    headers: dict[str, str]
+    used: dict[WindowName, int] = field(default_factory=dict)
+
+    @property
+    def error_code(self) -> str | None:
+        """The spec error code of a refusal (`rate_limit_second` ... `quota_exceeded`)."""
+        return ERROR_CODES[self.exceeded] if self.exceeded else None
+
+
+def first_exceeded(counts: Counts, limits: Limits) -> int | None:
+    """Index of the shortest window with no room left for one more request, if any."""
+    for index, limit in enumerate(limits.as_tuple()):
+        if limit is not None and counts[index] >= limit:
+            return index
+    return None
+
+
+def _remaining(count: int, limit: int) -> int:
+    return max(0, limit - count)
+
+
+def build_decision(
+    windows: tuple[Window, ...], limits: Limits, counts: Counts, exceeded: int | None, now: datetime
+) -> Decision:
+    """The answer for one request, given the counts after it was (or was not) counted."""
+    limit_values = limits.as_tuple()
+    limited = [(i, limit) for i, limit in enumerate(limit_values) if limit is not None]
+    # Binding window: least remaining; on a tie the shorter window, so a refusal names the
+    # same window in the headers as in the error code.
+    binding, binding_limit = min(limited, key=lambda pair: (_remaining(counts[pair[0]], pair[1]), pair[0]))
+    window = windows[binding]
+    headers = {
+        "X-RateLimit-Limit": str(binding_limit),
+        "X-RateLimit-Remaining": str(_remaining(counts[binding], binding_limit)),
+        "X-RateLimit-Used": str(counts[binding]),
+        "X-RateLimit-Reset": str(window.reset_epoch),
+        "X-RateLimit-Window": window.name,
+    }
+    retry_after = 0
+    if exceeded is not None:
+        # The code names the shortest exhausted window, but a retry only succeeds once every
+        # exhausted window has rolled over, so Retry-After waits for the last of them.
+        retry_after = max(windows[i].seconds_until_reset(now) for i, limit in limited if counts[i] >= limit)
+        headers["Retry-After"] = str(retry_after)
+    return Decision(
+        allowed=exceeded is None,
+        exceeded=WINDOW_NAMES[exceeded] if exceeded is not None else None,
+        retry_after=retry_after,
+        headers=headers,
+        used=dict(zip(WINDOW_NAMES, counts, strict=True)),
+    )
+
+
+def build_usage(limits: Limits, counts: Counts) -> dict[str, int | None]:
+    usage: dict[str, int | None] = dict(zip(WINDOW_NAMES, counts, strict=True))
+    for name, count, limit in zip(WINDOW_NAMES, counts, limits.as_tuple(), strict=True):
+        usage[f"remaining_{name}"] = None if limit is None else _remaining(count, limit)
+    return usage
+
+
+class Limiter(ABC):
+    """Counts requests per key in fixed UTC windows; a refused request is not counted."""
+
+    def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
+        """Admit or refuse one request of `key_id` at `now`, counting it only if admitted."""
+        windows = current_windows(now)
+        counts, exceeded = self._admit(key_id, limits, windows, now)
+        return build_decision(windows, limits, counts, exceeded, now)
+
+    def usage(self, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
+        """Requests counted in the windows containing `now`, and what is left of each."""
+        return build_usage(limits, self._read(key_id, current_windows(now)))
+
+    @abstractmethod
+    def ping(self) -> None:
+        """Raise LimiterUnavailable when the counter store cannot be reached."""
+
+    def close(self) -> None:  # noqa: B027 - the memory backend holds nothing to release
+        """Release connections held by the backend."""
+
+    @abstractmethod
+    def _admit(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        """Atomically check every window and count the request only if all admit it.
+
+        Returns the counts after the request (unchanged when refused) and the index of the
+        exceeded window, or None when admitted.
+        """
+
+    @abstractmethod
+    def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
+        """Current counts of the four windows, without counting anything."""
+
+    def __enter__(self) -> Limiter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,135 @@
+"""The server's settings: one declared list, read once from the environment at app creation.
+
+Every setting is `ALPHA_RESULTS_<NAME>`; docs/settings.md documents each one (a test fails when
+one is missing there).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+ENV_PREFIX = "ALPHA_RESULTS_"
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    parse: Callable[[str], Any]
+    help: str
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected a boolean (true/false), got {text!r}")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("lake", "var/lake", str, "Lake root: a local folder or s3://bucket/prefix."),
+    Setting(
+        "keystore_url",
+        "sqlite:///var/keys.sqlite3",
+        str,
+        "Key store: sqlite:///relative/path, sqlite:////absolute/path or postgresql://...",
+    ),
+    Setting("limiter_url", "memory://", str, "Rate limiter: memory:// (one process) or redis://host:port/db."),
+    Setting("host", "127.0.0.1", str, "Address uvicorn binds to."),
+    Setting("port", 8000, _positive_int, "Port uvicorn binds to."),
+    Setting("workers", 1, _positive_int, "Uvicorn worker processes (use shared backends when > 1)."),
+    Setting("environment", "development", str, "Environment name served by /v1/health."),
+    Setting("service_name", "alpha-results", str, "Service name served by /v1/health."),
+    Setting(
+        "trusted_proxy_hops",
+        0,
+        _non_negative_int,
+        "Reverse proxies in front of the server; the caller address is read that many hops back "
+        "in X-Forwarded-For (0: the socket peer).",
+    ),
+    Setting(
+        "lake_refresh_seconds",
+        2.0,
+        _non_negative_float,
+        "How often (at most) the server re-reads the lake's pointers to pick up newly published builds.",
+    ),
+    Setting("log_level", "info", str, "Log level of the server (debug, info, warning, error)."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    lake: str = "var/lake"
+    keystore_url: str = "sqlite:///var/keys.sqlite3"
+    limiter_url: str = "memory://"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    environment: str = "development"
+    service_name: str = "alpha-results"
+    trusted_proxy_hops: int = 0
+    lake_refresh_seconds: float = 2.0
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from `ALPHA_RESULTS_*` variables; explicit overrides (CLI flags) win."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for setting in SETTINGS:
+            raw = environ.get(setting.env)
+            if raw is not None:
+                try:
+                    values[setting.name] = setting.parse(raw)
+                except ValueError as exc:
+                    raise ValueError(f"{setting.env}: {exc}") from exc
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+def _check_declared() -> None:
+    # The dataclass and the declared list must not drift apart (the list feeds the docs test).
+    names = {f.name for f in fields(Settings)}
+    if names != set(_BY_NAME):
+        raise RuntimeError(f"Settings fields and SETTINGS differ: {sorted(names ^ set(_BY_NAME))}")
+    for f in fields(Settings):
+        if f.default != _BY_NAME[f.name].default:
+            raise RuntimeError(f"default of {f.name} differs between Settings and SETTINGS")
+
+
+_check_declared()

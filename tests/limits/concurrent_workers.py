@@ -1,0 +1,32 @@
+"""Entry point of the worker processes in the concurrency test (importable by spawned children)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import Any
+
+from serve.limits import Limits, open_limiter
+
+
+def hit_from_threads(
+    url: str, key_prefix: str, limits: Limits, now: datetime, threads: int, start: Any, results: Any
+) -> None:
+    """Hit one key from `threads` threads released together by the shared barrier `start`."""
+    limiter = open_limiter(url, key_prefix=key_prefix)
+    admitted: list[bool] = []
+    lock = threading.Lock()
+
+    def one_request() -> None:
+        start.wait(timeout=30)
+        allowed = limiter.hit("shared-key", limits, now).allowed
+        with lock:
+            admitted.append(allowed)
+
+    workers = [threading.Thread(target=one_request) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    limiter.close()
+    results.put(admitted)

@@ -1,0 +1,69 @@
+"""Exact counts under concurrency: threads in one process, and two processes against Redis."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+
+from serve.limits import Limiter, Limits
+from tests.limits.concurrent_workers import hit_from_threads
+
+FIVE_PER_SECOND = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
+# Far in the future, so every request falls in the same second whatever the wall clock does.
+FIXED_NOW = datetime(2999, 6, 15, 12, 0, 0, tzinfo=UTC)
+
+
+def test_fifty_threads_admit_exactly_five(make_limiter: Callable[[], Limiter]) -> None:
+    limiter = make_limiter()
+    start = threading.Barrier(50)
+    admitted: list[bool] = []
+    lock = threading.Lock()
+
+    def one_request() -> None:
+        start.wait(timeout=30)
+        allowed = limiter.hit("shared-key", FIVE_PER_SECOND, FIXED_NOW).allowed
+        with lock:
+            admitted.append(allowed)
+
+    threads = [threading.Thread(target=one_request) for _ in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(admitted) == 50
+    assert sum(admitted) == 5
+    assert limiter.usage("shared-key", FIVE_PER_SECOND, FIXED_NOW)["second"] == 5
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+def test_fifty_requests_from_two_processes_admit_exactly_five(redis_url: str, redis_prefix: str) -> None:
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(50)
+    results = context.Queue()
+    processes = [
+        context.Process(
+            target=hit_from_threads,
+            args=(redis_url, redis_prefix, FIVE_PER_SECOND, FIXED_NOW, 25, start, results),
+        )
+        for _ in range(2)
+    ]
+    for process in processes:
+        process.start()
+    admitted = [allowed for _ in processes for allowed in results.get(timeout=60)]
+    for process in processes:
+        process.join(timeout=30)
+        assert process.exitcode == 0
+
+    assert len(admitted) == 50
+    assert sum(admitted) == 5
+
+    from serve.limits import open_limiter
+
+    with open_limiter(redis_url, key_prefix=redis_prefix) as reader:
+        usage = reader.usage("shared-key", FIVE_PER_SECOND, FIXED_NOW)
+    assert (usage["second"], usage["minute"], usage["day"], usage["month"]) == (5, 5, 5, 5)
