@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from serve.limits import Limiter, Limits
+from serve.limits import Limiter, Limits, open_limiter
 from tests.limits.concurrent_workers import hit_from_threads
 
 FIVE_PER_SECOND = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
@@ -61,8 +61,6 @@ def test_fifty_requests_from_two_processes_admit_exactly_five(redis_url: str, re
 
     assert len(admitted) == 50
     assert sum(admitted) == 5
-
-    from serve.limits import open_limiter
 
     with open_limiter(redis_url, key_prefix=redis_prefix) as reader:
         usage = reader.usage("shared-key", FIVE_PER_SECOND, FIXED_NOW)

@@ -13,8 +13,10 @@ ENVELOPE = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=10
 WIDE = 10**6  # a limit that never binds in these tests
 
 
-def at(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+def at(
+    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0, microsecond: int = 0
+) -> datetime:
+    return datetime(year, month, day, hour, minute, second, microsecond, tzinfo=UTC)
 
 
 def epoch(moment: datetime) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 import numpy as np
 from hypothesis import given
@@ -15,7 +16,10 @@ instants = st.datetimes(
 )
 
 
-def numpy_bounds(moment: datetime, unit: str) -> tuple[int, int]:
+NumpyUnit = Literal["s", "m", "D", "M"]
+
+
+def numpy_bounds(moment: datetime, unit: NumpyUnit) -> tuple[int, int]:
     stamp = np.datetime64(moment.replace(tzinfo=None), "us")
     start = stamp.astype(f"datetime64[{unit}]")
     end = start + np.timedelta64(1, unit)
@@ -28,7 +32,8 @@ def numpy_bounds(moment: datetime, unit: str) -> tuple[int, int]:
 def test_windows_match_numpy_truncation(moment: datetime) -> None:
     windows = current_windows(moment)
     assert tuple(w.name for w in windows) == WINDOW_NAMES
-    for window, unit in zip(windows, ("s", "m", "D", "M"), strict=True):
+    units: tuple[NumpyUnit, ...] = ("s", "m", "D", "M")
+    for window, unit in zip(windows, units, strict=True):
         assert (window.start_epoch, window.reset_epoch) == numpy_bounds(moment, unit)
         assert window.start <= moment < window.reset
 
