@@ -42,7 +42,16 @@ SELF_SERVICE_GRANTS = Grants(
     runs=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
     expose_raw_book=False,
 )
-"""The ceiling of a new account and the grants of a key created without any."""
+"""The ceiling of a new account."""
+
+DEFAULT_KEY_GRANTS = Grants(
+    endpoints=AllowList.all(),
+    alphas=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
+    runs=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
+    expose_raw_book=False,
+)
+"""The grants of a key created without any. Endpoints `all` means the account ceiling as-is (spec:
+an omitted endpoint allow-list gives the ceiling), which is meta-only on a self-service account."""
 
 ADMIN_CEILING = Grants(AllowList.all(), AllowList.all(), AllowList.all(), expose_raw_book=True)
 """The ceiling of every admin account, whatever ceiling is stored (the role is read live)."""

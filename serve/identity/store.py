@@ -27,6 +27,7 @@ from serve.identity.records import (
     DEFAULT_RATE_LIMIT,
     KEY_STATUSES,
     ROLES,
+    DEFAULT_KEY_GRANTS,
     SELF_SERVICE_GRANTS,
     AccountRecord,
     Credentials,
@@ -361,7 +362,7 @@ class SqlKeyStore(ABC):
             raise InvalidTransition(f"account {user_id} is deleted; it cannot receive keys")
         if not name.strip():
             raise IdentityError("a key needs a non-empty name")
-        grants = grants or SELF_SERVICE_GRANTS
+        grants = grants or DEFAULT_KEY_GRANTS
         rate_limit = rate_limit or DEFAULT_RATE_LIMIT
         _check_rate_limit(rate_limit)
         ips = normalise_ip_allow(ip_allow)

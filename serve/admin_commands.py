@@ -1,0 +1,383 @@
+"""The operator CLI: `alpha-results accounts ...` and `alpha-results keys ...`.
+
+Every command opens the key store named by `--keystore` (else `ALPHA_RESULTS_KEYSTORE`, else
+`sqlite:///var/keys.sqlite3`), does one thing, and prints JSON (`keys create` without `--json`
+prints the token with a warning that it is shown once). Secrets and their hashes are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from schemas.registry import ALL_IDS
+from serve.context import AllowList
+from serve.identity.access import callable_endpoints, clamp
+from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
+from serve.identity.store import DEFAULT_KEYSTORE_URL, IdentityError, SqlKeyStore, open_store
+from serve.identity.tokens import ENVIRONMENTS, display_prefix
+
+KEYSTORE_ENV = "ALPHA_RESULTS_KEYSTORE"
+
+
+# -- argument syntax ----------------------------------------------------------------------
+
+
+def parse_endpoint_allow(text: str) -> AllowList:
+    """`all` or a comma-separated list of registry ids."""
+    if text.strip() == "all":
+        return AllowList.all()
+    ids = [i.strip() for i in text.split(",") if i.strip()]
+    unknown = sorted(set(ids) - set(ALL_IDS))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown endpoint id(s): {', '.join(unknown)} (known: {', '.join(ALL_IDS)})"
+        )
+    return AllowList.of_ids(ids)
+
+
+def parse_alpha_allow(text: str) -> AllowList:
+    """`all`, `prefix:Test_,Other_` or `list:alpha_a,alpha_b`."""
+    text = text.strip()
+    if text == "all":
+        return AllowList.all()
+    mode, sep, rest = text.partition(":")
+    values = [v.strip() for v in rest.split(",") if v.strip()]
+    if sep and mode == "prefix":
+        return AllowList.of_prefixes(values)
+    if sep and mode == "list":
+        return AllowList.of_ids(values)
+    raise argparse.ArgumentTypeError(f"expected all, prefix:P1,P2 or list:ID1,ID2; got {text!r}")
+
+
+def parse_on_off(text: str) -> bool:
+    if text in ("on", "off"):
+        return text == "on"
+    raise argparse.ArgumentTypeError("expected on or off")
+
+
+def parse_expiry(text: str) -> datetime | None:
+    """ISO date or timestamp (UTC when no offset is given), or `never`."""
+    if text == "never":
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected an ISO timestamp or never; got {text!r}") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def parse_monthly(text: str) -> int | None:
+    if text == "unlimited":
+        return None
+    return _non_negative(text)
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}") from exc
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}")
+    return value
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def account_view(account: AccountRecord) -> dict[str, Any]:
+    effective = account.effective_ceiling
+    return {
+        "user_id": account.user_id,
+        "email": account.email,
+        "role": account.role,
+        "is_admin": account.is_admin,
+        "status": account.status,
+        "ceiling": {**account.ceiling.allow_to_wire(), "expose_raw_book": account.ceiling.expose_raw_book},
+        "effective_ceiling": {**effective.allow_to_wire(), "expose_raw_book": effective.expose_raw_book},
+        "created_at": iso(account.created_at),
+    }
+
+
+def key_view(key: KeyRecord, account: AccountRecord) -> dict[str, Any]:
+    """What an operator sees of a key: grants as given and as clamped now; never the secret."""
+    effective = clamp(key.grants, account)
+    return {
+        "key_id": key.key_id,
+        "display_prefix": display_prefix(key.env, key.key_id),
+        "name": key.name,
+        "user_id": key.user_id,
+        "email": account.email,
+        "env": key.env,
+        "status": key.status,
+        "revoked_at": iso(key.revoked_at),
+        "expires_at": iso(key.expires_at),
+        "granted": {**key.grants.allow_to_wire(), "expose_raw_book": key.grants.expose_raw_book},
+        "effective": {**effective.allow_to_wire(), "expose_raw_book": effective.expose_raw_book},
+        "callable_endpoints": callable_endpoints(effective.endpoints, account.is_admin),
+        "rate_limit": key.rate_limit.to_wire(),
+        "ip_allow": None if key.ip_allow is None else list(key.ip_allow),
+        "created_at": iso(key.created_at),
+    }
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+# -- commands -------------------------------------------------------------------------------
+
+
+def _account(store: SqlKeyStore, ref: str) -> AccountRecord:
+    """An account by user_id or e-mail address."""
+    account = store.find_account_by_email(ref) if "@" in ref else store.get_account(ref)
+    if account is None:
+        raise IdentityError(f"no account {ref!r}")
+    return account
+
+
+def _key(store: SqlKeyStore, key_id: str) -> tuple[KeyRecord, AccountRecord]:
+    key = store.get_key(key_id)
+    if key is None:
+        raise IdentityError(f"no key {key_id!r}")
+    account = store.get_account(key.user_id)
+    assert account is not None  # a foreign key guarantees the owner
+    return key, account
+
+
+def _show_key(store: SqlKeyStore, key_id: str) -> None:
+    key, account = _key(store, key_id)
+    _print_json(key_view(key, account))
+
+
+def accounts_create(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    _print_json(account_view(store.create_account(args.email, role=args.role)))
+
+
+def accounts_show(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    _print_json(account_view(_account(store, args.account)))
+
+
+def accounts_set_role(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    _print_json(account_view(store.set_account_role(_account(store, args.account).user_id, args.role)))
+
+
+def accounts_set_ceiling(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.account)
+    ceiling = _merge_grants(account.ceiling, args)
+    _print_json(account_view(store.set_account_ceiling(account.user_id, ceiling)))
+
+
+def _status_command(status: str) -> Callable[[SqlKeyStore, argparse.Namespace], None]:
+    def run(store: SqlKeyStore, args: argparse.Namespace) -> None:
+        _print_json(account_view(store.set_account_status(_account(store, args.account).user_id, status)))
+
+    return run
+
+
+def keys_create(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.user)
+    key, token = store.create_key(account.user_id, args.name, env=args.env)
+    if args.json:
+        print(json.dumps({"token": token, **key_view(key, account)}, ensure_ascii=False))
+        return
+    print(token)
+    print(
+        f"key_id {key.key_id} for {account.email}. The token above is shown only once; "
+        "store it now (only its hash is kept).",
+        file=sys.stderr,
+    )
+
+
+def keys_list(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    account = _account(store, args.user)
+    keys = store.list_keys_of_user(account.user_id, include_revoked=args.all)
+    _print_json([key_view(k, account) for k in keys])
+
+
+def keys_show(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    _show_key(store, args.key_id)
+
+
+def keys_suspend(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    store.set_key_status(args.key_id, "suspended")
+    _show_key(store, args.key_id)
+
+
+def keys_reactivate(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    store.set_key_status(args.key_id, "active")
+    _show_key(store, args.key_id)
+
+
+def keys_revoke(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    store.revoke_key(args.key_id)
+    _show_key(store, args.key_id)
+
+
+def keys_set_expiry(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    store.set_key_expiry(args.key_id, args.expiry)
+    _show_key(store, args.key_id)
+
+
+def keys_grant(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    key, _ = _key(store, args.key_id)
+    store.set_key_grants(args.key_id, _merge_grants(key.grants, args))
+    _show_key(store, args.key_id)
+
+
+def keys_set_raw_book(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    key, _ = _key(store, args.key_id)
+    store.set_key_grants(args.key_id, replace(key.grants, expose_raw_book=args.value))
+    _show_key(store, args.key_id)
+
+
+def keys_set_limits(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    key, _ = _key(store, args.key_id)
+    current = key.rate_limit
+    limits = RateLimit(
+        per_second=current.per_second if args.per_second is None else args.per_second,
+        per_minute=current.per_minute if args.per_minute is None else args.per_minute,
+        per_day=current.per_day if args.per_day is None else args.per_day,
+        monthly_requests=current.monthly_requests if args.monthly is _UNCHANGED else args.monthly,
+    )
+    store.set_key_limits(args.key_id, limits)
+    _show_key(store, args.key_id)
+
+
+def keys_set_ips(store: SqlKeyStore, args: argparse.Namespace) -> None:
+    entries = [e.strip() for arg in args.ips for e in arg.split(",") if e.strip()]
+    store.set_key_ips(args.key_id, None if entries == ["any"] else entries)
+    _show_key(store, args.key_id)
+
+
+def _merge_grants(current: Grants, args: argparse.Namespace) -> Grants:
+    """Replace only the lists given on the command line."""
+    merged = replace(
+        current,
+        endpoints=args.endpoints or current.endpoints,
+        alphas=args.alphas or current.alphas,
+        runs=args.runs or current.runs,
+    )
+    raw = getattr(args, "raw_book", None)
+    return merged if raw is None else replace(merged, expose_raw_book=raw)
+
+
+_UNCHANGED: Any = object()
+
+
+# -- parser ---------------------------------------------------------------------------------
+
+
+def _keystore_option() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--keystore",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help=f"key store URL (default: ${KEYSTORE_ENV}, else {DEFAULT_KEYSTORE_URL})",
+    )
+    return parent
+
+
+def _grant_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--endpoints", type=parse_endpoint_allow, help="all, or registry ids: meta.me,meta.keys"
+    )
+    parser.add_argument("--alphas", type=parse_alpha_allow, help="all, prefix:Test_,Other_ or list:a,b")
+    parser.add_argument("--runs", type=parse_alpha_allow, help="all, prefix:Test_,Other_ or list:a,b")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    keystore = _keystore_option()
+
+    accounts = subparsers.add_parser("accounts", parents=[keystore], help="manage accounts")
+    acc = accounts.add_subparsers(dest="accounts_command", required=True, metavar="ACTION")
+
+    def add(group: Any, name: str, handler: Callable[..., None], help_text: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = group.add_parser(name, parents=[keystore], help=help_text)
+        parser.set_defaults(handler=_runner(handler))
+        return parser
+
+    p = add(acc, "create", accounts_create, "create an account (self-service ceiling)")
+    p.add_argument("--email", required=True)
+    p.add_argument("--role", choices=("admin", "member"), default="member")
+    p = add(acc, "show", accounts_show, "show an account")
+    p.add_argument("account", help="user_id or e-mail")
+    p = add(acc, "set-role", accounts_set_role, "set the platform role")
+    p.add_argument("account", help="user_id or e-mail")
+    p.add_argument("role", choices=("admin", "member"))
+    p = add(
+        acc, "set-ceiling", accounts_set_ceiling, "set the ceiling every key of the account is clamped to"
+    )
+    p.add_argument("account", help="user_id or e-mail")
+    _grant_options(p)
+    p.add_argument("--raw-book", dest="raw_book", type=parse_on_off, help="on or off")
+    for name, status, help_text in (
+        ("deactivate", "deactivated", "deactivate (keys fail with account_inactive)"),
+        ("activate", "active", "reactivate a deactivated account"),
+        ("delete", "deleted", "delete (final; keys fail with account_inactive)"),
+    ):
+        p = add(acc, name, _status_command(status), help_text)
+        p.add_argument("account", help="user_id or e-mail")
+
+    keys = subparsers.add_parser("keys", parents=[keystore], help="manage API keys")
+    ks = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    p = add(ks, "create", keys_create, "create a key and print its token once")
+    p.add_argument("--user", required=True, help="user_id or e-mail of the owner")
+    p.add_argument("--name", required=True)
+    p.add_argument("--env", choices=ENVIRONMENTS, default="live")
+    p.add_argument("--json", action="store_true", help="print one JSON object with token and key_id")
+    p = add(ks, "list", keys_list, "list the keys of an account, newest first")
+    p.add_argument("--user", required=True, help="user_id or e-mail")
+    p.add_argument("--all", action="store_true", help="include revoked keys")
+    for name, handler, help_text in (
+        ("show", keys_show, "show a key"),
+        ("suspend", keys_suspend, "suspend (fails with key_suspended until reactivated)"),
+        ("reactivate", keys_reactivate, "reactivate a suspended key"),
+        ("revoke", keys_revoke, "revoke (final)"),
+    ):
+        p = add(ks, name, handler, help_text)
+        p.add_argument("key_id")
+    p = add(ks, "set-expiry", keys_set_expiry, "set expires_at (ISO timestamp, UTC if no offset) or never")
+    p.add_argument("key_id")
+    p.add_argument("expiry", type=parse_expiry)
+    p = add(ks, "grant", keys_grant, "replace the endpoint, alpha or run allow-list of a key")
+    p.add_argument("key_id")
+    _grant_options(p)
+    p = add(ks, "set-raw-book", keys_set_raw_book, "field_policy.expose_raw_book on or off")
+    p.add_argument("key_id")
+    p.add_argument("value", type=parse_on_off)
+    p = add(ks, "set-limits", keys_set_limits, "rate limits and monthly quota")
+    p.add_argument("key_id")
+    p.add_argument("--per-second", dest="per_second", type=_non_negative)
+    p.add_argument("--per-minute", dest="per_minute", type=_non_negative)
+    p.add_argument("--per-day", dest="per_day", type=_non_negative)
+    p.add_argument("--monthly", type=parse_monthly, default=_UNCHANGED, help="N or unlimited")
+    p = add(ks, "set-ips", keys_set_ips, "IP allow-list: addresses or CIDR blocks, or any")
+    p.add_argument("key_id")
+    p.add_argument("ips", nargs="+", help="e.g. 10.0.0.0/8 192.0.2.7, or any")
+
+
+def _runner(
+    command: Callable[[SqlKeyStore, argparse.Namespace], None],
+) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        url = getattr(args, "keystore", None) or os.environ.get(KEYSTORE_ENV) or DEFAULT_KEYSTORE_URL
+        store = open_store(url)
+        try:
+            command(store, args)
+        except IdentityError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            store.close()
+        return 0
+
+    return run

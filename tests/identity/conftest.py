@@ -1,0 +1,60 @@
+"""Every key store test runs on both backends: a SQLite file and PostgreSQL (its own schema per test)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pytest
+
+from serve.identity import open_store
+from serve.identity.store import SqlKeyStore
+
+POSTGRES_TEST_URL = os.environ.get(
+    "ALPHA_RESULTS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
+
+
+def postgres_or_skip() -> str:
+    """The test PostgreSQL URL, or skip (fail when ALPHA_RESULTS_REQUIRE_BACKENDS=1) if it is down."""
+    try:
+        psycopg.connect(POSTGRES_TEST_URL, connect_timeout=2).close()
+    except psycopg.OperationalError as error:
+        reason = f"PostgreSQL not reachable at {POSTGRES_TEST_URL} ({str(error).strip()}); start it to run these tests"
+        if os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1":
+            pytest.fail(reason + " [ALPHA_RESULTS_REQUIRE_BACKENDS=1]")
+        pytest.skip(reason)
+    return POSTGRES_TEST_URL
+
+
+@pytest.fixture
+def postgres_schema_url() -> Iterator[str]:
+    """A store URL pointing at a fresh schema, dropped after the test."""
+    base = postgres_or_skip()
+    schema = f"ar_identity_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/keys.sqlite3"
+    return str(request.getfixturevalue("postgres_schema_url"))
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[SqlKeyStore]:
+    opened = open_store(store_url)
+    yield opened
+    opened.close()

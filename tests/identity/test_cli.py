@@ -1,0 +1,172 @@
+"""The operator CLI, run in-process through `serve.cli.main`, on both stores."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+import pytest
+
+from serve import errors
+from serve.cli import main
+from serve.identity import authenticate, open_store
+from serve.identity.tokens import hash_secret, parse_token
+
+NOW = datetime(2025, 6, 2, tzinfo=UTC)
+
+
+class Cli:
+    def __init__(self, store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+        self.store_url, self.capsys = store_url, capsys
+        self.outputs: list[str] = []
+
+    def run(self, *argv: str, expect: int = 0) -> str:
+        group, *rest = argv
+        code = main([group, "--keystore", self.store_url, *rest])
+        captured = self.capsys.readouterr()
+        assert code == expect, captured.err
+        self.outputs += [captured.out, captured.err]
+        return captured.out
+
+    def json(self, *argv: str) -> object:
+        return json.loads(self.run(*argv))
+
+
+@pytest.fixture
+def cli(store_url: str, capsys: pytest.CaptureFixture[str]) -> Cli:
+    return Cli(store_url, capsys)
+
+
+def test_create_account_create_key_authenticate(
+    cli: Cli, store_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    account = cli.json("accounts", "create", "--email", "ops@example.com")
+    created = cli.json("keys", "create", "--user", "ops@example.com", "--name", "laptop", "--json")
+    assert isinstance(account, dict) and isinstance(created, dict)
+    token, key_id = created["token"], created["key_id"]
+    assert parse_token(token).key_id == key_id
+
+    store = open_store(store_url)
+    try:
+        caller = authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+        assert (caller.key_id, caller.user_id) == (key_id, account["user_id"])
+
+        cli.run("keys", "suspend", key_id)
+        with pytest.raises(errors.KeySuspended):
+            authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+        cli.run("keys", "reactivate", key_id)
+        cli.run("accounts", "deactivate", account["user_id"])
+        with pytest.raises(errors.AccountInactive):
+            authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+        cli.run("accounts", "activate", "ops@example.com")
+        cli.run("keys", "set-expiry", key_id, "2025-06-01")
+        with pytest.raises(errors.KeyExpired):
+            authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+        cli.run("keys", "set-expiry", key_id, "never")
+        cli.run("keys", "set-ips", key_id, "10.0.0.0/8,192.0.2.1")
+        with pytest.raises(errors.IpNotAllowed):
+            authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+        cli.run("keys", "set-ips", key_id, "any")
+        assert authenticate(store, f"Bearer {token}", "127.0.0.1", NOW).key_id == key_id
+        cli.run("keys", "revoke", key_id)
+        with pytest.raises(errors.KeyRevoked):
+            authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+    finally:
+        store.close()
+
+    # After issuance, neither the secret nor its hash is ever shown or logged.
+    secret = parse_token(token).secret
+    cli.run("keys", "show", key_id)
+    cli.run("keys", "list", "--user", "ops@example.com", "--all")
+    later_outputs = "".join(cli.outputs[4:])  # everything after `keys create`
+    assert key_id in later_outputs
+    assert secret not in later_outputs and hash_secret(secret) not in later_outputs
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert key_id in logged
+    assert secret not in logged and hash_secret(secret) not in logged
+
+
+def test_keys_create_without_json_prints_the_token_once(cli: Cli) -> None:
+    cli.run("accounts", "create", "--email", "plain@example.com")
+    out = cli.run("keys", "create", "--user", "plain@example.com", "--name", "k", "--env", "test")
+    token = out.strip()
+    assert parse_token(token).env == "test"
+    assert "shown only once" in cli.outputs[-1]
+
+
+def test_ceiling_grant_raw_book_and_limits(cli: Cli) -> None:
+    cli.run("accounts", "create", "--email", "g@example.com")
+    key_id = cli.json("keys", "create", "--user", "g@example.com", "--name", "k", "--json")["key_id"]  # type: ignore[index]
+    shown = cli.json("keys", "grant", key_id, "--endpoints", "all", "--alphas", "prefix:Test_,Prod_mom")
+    assert isinstance(shown, dict)
+    # The ceiling is still self-service: granted widely, effective meta-only and Test_ only.
+    assert shown["granted"]["endpoints"] == {"mode": "all"}
+    assert shown["effective"]["endpoints"] == {"mode": "list", "ids": ["meta.health", "meta.keys", "meta.me"]}
+    assert shown["effective"]["alphas"] == {"mode": "prefix", "prefixes": ["Test_"]}
+
+    ceiling = cli.json(
+        "accounts",
+        "set-ceiling",
+        "g@example.com",
+        "--endpoints",
+        "all",
+        "--alphas",
+        "all",
+        "--raw-book",
+        "on",
+    )
+    assert isinstance(ceiling, dict) and ceiling["ceiling"]["expose_raw_book"] is True
+    assert ceiling["ceiling"]["runs"] == {"mode": "prefix", "prefixes": ["Test_"]}  # untouched
+    shown = cli.json("keys", "show", key_id)
+    assert isinstance(shown, dict)
+    assert "admin.keys.usage" not in shown["callable_endpoints"]
+    assert "performance.metrics" in shown["callable_endpoints"]
+    assert shown["effective"]["alphas"] == {"mode": "prefix", "prefixes": ["Prod_mom", "Test_"]}
+    assert shown["effective"]["expose_raw_book"] is False
+    shown = cli.json("keys", "set-raw-book", key_id, "on")
+    assert isinstance(shown, dict) and shown["effective"]["expose_raw_book"] is True
+
+    shown = cli.json("keys", "set-limits", key_id, "--per-second", "50", "--monthly", "unlimited")
+    assert isinstance(shown, dict)
+    assert shown["rate_limit"] == {
+        "per_second": 50,
+        "per_minute": 60,
+        "per_day": 5000,
+        "monthly_requests": None,
+    }
+    shown = cli.json("keys", "set-limits", key_id, "--per-day", "7")
+    assert isinstance(shown, dict) and shown["rate_limit"]["monthly_requests"] is None
+
+    promoted = cli.json("accounts", "set-role", "g@example.com", "admin")
+    assert isinstance(promoted, dict) and promoted["is_admin"] is True
+    shown = cli.json("keys", "show", key_id)
+    assert isinstance(shown, dict) and "admin.keys.usage" in shown["callable_endpoints"]
+
+
+def test_operator_mistakes_exit_non_zero_with_a_message(cli: Cli) -> None:
+    cli.run("accounts", "show", "nobody@example.com", expect=1)
+    assert "no account" in cli.outputs[-1]
+    cli.run("accounts", "create", "--email", "dup@example.com")
+    cli.run("accounts", "create", "--email", "dup@example.com", expect=1)
+    cli.run("keys", "revoke", "AAAAAAAAAAAAAAAA", expect=1)
+    cli.run("accounts", "delete", "dup@example.com")
+    cli.run("accounts", "activate", "dup@example.com", expect=1)
+    with pytest.raises(SystemExit):
+        main(["keys", "grant", "x", "--endpoints", "meta.me,not.an.endpoint"])
+    with pytest.raises(SystemExit):
+        main(["keys", "grant", "x", "--alphas", "Test_"])
+
+
+def test_keystore_from_environment(
+    store_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ALPHA_RESULTS_KEYSTORE", store_url)
+    assert main(["accounts", "create", "--email", "env@example.com"]) == 0
+    capsys.readouterr()
+    store = open_store(store_url)
+    try:
+        assert store.find_account_by_email("env@example.com") is not None
+    finally:
+        store.close()
