@@ -61,6 +61,9 @@ RateLimitSecond = _error("rate_limit_second", 429, "Per-second rate limit exceed
 RateLimitMinute = _error("rate_limit_minute", 429, "Per-minute rate limit exceeded.")
 RateLimitDay = _error("rate_limit_day", 429, "Per-day rate limit exceeded.")
 QuotaExceeded = _error("quota_exceeded", 429, "Monthly quota exhausted.")
+# The download route outside /v1 (signed local archive URLs); not part of the /v1 vocabulary.
+DownloadUrlInvalid = _error("download_url_invalid", 403, "The download URL's signature does not match.")
+DownloadUrlExpired = _error("download_url_expired", 403, "The download URL has expired; request a new one.")
 InternalError = ApiError
 UpstreamUnavailable = _error(
     "upstream_unavailable", 503, "The results store is temporarily unreachable; retry with backoff."
