@@ -84,7 +84,9 @@ def derive_positions(positions: pl.DataFrame, ledger: pl.DataFrame | None) -> pl
     equity = ledger.select("date", pl.col("ending_equity").alias("_equity"))
     return (
         frame.join(equity, on="date", how="left")
-        .with_columns(weight=pl.when(pl.col("_equity") != 0).then(pl.col("signed_notional") / pl.col("_equity")))
+        .with_columns(
+            weight=pl.when(pl.col("_equity") != 0).then(pl.col("signed_notional") / pl.col("_equity"))
+        )
         .drop("_equity")
         .sort("date", "symbol")
     )
@@ -97,9 +99,9 @@ def derive_pnl(pnl: pl.DataFrame) -> pl.DataFrame:
 
 
 def derive_trades(trades: pl.DataFrame) -> pl.DataFrame:
-    return trades.with_columns(
-        date=pl.col("timestamp").dt.convert_time_zone(NEW_YORK).dt.date()
-    ).sort("timestamp", "symbol")
+    return trades.with_columns(date=pl.col("timestamp").dt.convert_time_zone(NEW_YORK).dt.date()).sort(
+        "timestamp", "symbol"
+    )
 
 
 def books_summary(books: dict[str, dict[str, pl.DataFrame]]) -> pl.DataFrame:

@@ -31,9 +31,9 @@ def validate(seal: Seal) -> None:
     check_manifest(seal.manifest)
     check_kinds_present(seal)
     check_schemas(seal)
-    frames = {key: pl.from_arrow(t) for key, t in seal.tables.items()}
-    rebalances = _frame(frames, "rebalances")
-    decisions = _frame(frames, "decisions")
+    frames = {key: pl.DataFrame(t) for key, t in seal.tables.items()}
+    rebalances = frames.get(("rebalances", None))
+    decisions = frames.get(("decisions", None))
     if rebalances is not None:
         check_rebalances(rebalances)
     if decisions is not None:
@@ -41,19 +41,14 @@ def validate(seal: Seal) -> None:
     ledgers = {b: f for (k, b), f in frames.items() if k == "portfolio" and b is not None}
     for book, ledger in sorted(ledgers.items()):
         check_ledger(ledger.sort("date"), book)
-    for (kind, book), pnl in sorted(frames.items(), key=lambda item: str(item[0])):
-        if kind == "pnl" and book is not None and book in ledgers:
-            check_pnl(pnl, ledgers[book].sort("date"), book)
+    for (kind, pnl_book), pnl in sorted(frames.items(), key=lambda item: str(item[0])):
+        if kind == "pnl" and pnl_book is not None and pnl_book in ledgers:
+            check_pnl(pnl, ledgers[pnl_book].sort("date"), pnl_book)
     trades = {b: f for (k, b), f in frames.items() if k == "trades" and b is not None}
     check_trades(trades, rebalances)
     if seal.description is not None:
         check_description(seal.description)
     check_source_archive(seal)
-
-
-def _frame(frames: dict[tuple[str, str | None], Any], kind: str) -> pl.DataFrame | None:
-    frame = frames.get((kind, None))
-    return frame if isinstance(frame, pl.DataFrame) else None
 
 
 # --- manifest and files -------------------------------------------------------------------------
@@ -69,8 +64,11 @@ def _is_iso_timestamp(value: Any) -> bool:
     return True
 
 
-def _str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+def _str_list(value: Any) -> list[str] | None:
+    """The value when it is a list of strings, else None."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
 
 
 def check_manifest(manifest: dict[str, Any]) -> None:
@@ -91,23 +89,25 @@ def check_manifest(manifest: dict[str, Any]) -> None:
         need(key, _is_iso_timestamp(manifest.get(key)), "an ISO timestamp")
     need("engine_version", isinstance(manifest.get("engine_version"), str), "a string")
     for key in ("kinds_sealed", "required_kinds"):
-        value = manifest.get(key)
-        need(key, _str_list(value) and set(value) <= set(S.ALL_KINDS), f"a list of kinds from {S.ALL_KINDS}")
-    books = manifest.get("books")
-    need("books", _str_list(books) and all(BOOK_NAME.match(b) for b in books), "a list of book names")
-    trade_books = manifest.get("trade_books")
-    allowed_trade_books = {
-        b + suffix for b in (books if _str_list(books) else []) for suffix in ("", *S.TRADE_VARIANT_SUFFIXES)
-    }
+        kinds = _str_list(manifest.get(key))
+        need(key, kinds is not None and set(kinds) <= set(S.ALL_KINDS), f"a list of kinds from {S.ALL_KINDS}")
+    books = _str_list(manifest.get("books"))
+    need("books", books is not None and all(BOOK_NAME.match(b) for b in books), "a list of book names")
+    trade_books = _str_list(manifest.get("trade_books"))
+    allowed_trade_books = {b + suffix for b in books or [] for suffix in ("", *S.TRADE_VARIANT_SUFFIXES)}
     need(
         "trade_books",
-        _str_list(trade_books) and set(trade_books) <= allowed_trade_books,
+        trade_books is not None and set(trade_books) <= allowed_trade_books,
         "books and their _adjustments/_settlements variants",
     )
     for key in ("signal_processing", "metric_conventions"):
         need(key, isinstance(manifest.get(key), dict), "an object")
     universe = manifest.get("universe_size")
-    need("universe_size", isinstance(universe, int) and not isinstance(universe, bool) and universe > 0, "a positive integer")
+    need(
+        "universe_size",
+        isinstance(universe, int) and not isinstance(universe, bool) and universe > 0,
+        "a positive integer",
+    )
     archive = manifest.get("source_archive")
     if archive is not None:
         if not isinstance(archive, dict) or archive.get("status") not in S.SOURCE_ARCHIVE_STATUSES:
@@ -145,9 +145,18 @@ def check_schemas(seal: Seal) -> None:
         _check_schema(table, S.KIND_SCHEMAS[kind], kind, book)
 
 
+def _comparable(data_type: pa.DataType) -> pa.DataType:
+    # Writers such as polars emit 64-bit-offset strings; the values are the same strings.
+    return (
+        pa.string()
+        if pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
+        else data_type
+    )
+
+
 def _check_schema(table: pa.Table, expected: pa.Schema, kind: str, book: str | None) -> None:
     where = f"{kind}/{book}" if book else kind
-    got = {f.name: f.type for f in table.schema}
+    got = {f.name: _comparable(f.type) for f in table.schema}
     want = {f.name: f.type for f in expected}
     problems = [f"missing column {n}" for n in want if n not in got]
     problems += [f"unexpected column {n}" for n in got if n not in want]
@@ -176,7 +185,11 @@ def check_rebalances(rebalances: pl.DataFrame) -> None:
         "the date appears more than once",
     )
     status = pl.col("week_status")
-    valid = (status == "traded") | (status == "pending") | (status.str.contains(SNAKE_CASE.pattern) & (status != "skipped"))
+    valid = (
+        (status == "traded")
+        | (status == "pending")
+        | (status.str.contains(SNAKE_CASE.pattern) & (status != "skipped"))
+    )
     fail_if_any(
         "rebalances.week_status_values",
         "rebalances",
@@ -216,14 +229,19 @@ def check_decisions(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) ->
         kind,
         decisions,
         pl.col("pre_smoothing_score").is_not_null()
-        & differs(pl.col("pre_smoothing_score"), pl.col("raw_direction").cast(pl.Float64) * pl.col("raw_confidence")),
+        & differs(
+            pl.col("pre_smoothing_score"), pl.col("raw_direction").cast(pl.Float64) * pl.col("raw_confidence")
+        ),
         "pre_smoothing_score differs from raw_direction x raw_confidence",
     )
     fail_if_any(
         "decisions.direction_is_sign_of_score",
         kind,
         decisions,
-        (pl.col("score").is_not_null() & (pl.col("direction") != pl.col("score").sign().cast(pl.Int8)).fill_null(True))
+        (
+            pl.col("score").is_not_null()
+            & (pl.col("direction") != pl.col("score").sign().cast(pl.Int8)).fill_null(True)
+        )
         | (
             pl.col("pre_smoothing_score").is_not_null()
             & (pl.col("raw_direction") != pl.col("pre_smoothing_score").sign().cast(pl.Int8)).fill_null(True)
@@ -253,7 +271,10 @@ def check_decisions(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) ->
     for column in ("long_only_target_weight", "raw_long_only_target_weight"):
         sums = (
             decisions.group_by("date")
-            .agg(pl.col(column).filter(pl.col(column) > 0).sum().alias("sum_of_held_weights"), pl.len().alias("rows"))
+            .agg(
+                pl.col(column).filter(pl.col(column) > 0).sum().alias("sum_of_held_weights"),
+                pl.len().alias("rows"),
+            )
             .filter(pl.col("sum_of_held_weights") > 0)
             .sort("date")
         )
@@ -271,7 +292,11 @@ def check_decisions(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) ->
             kind,
             decisions,
             pl.col("date").is_in(pending)
-            & (pl.col("fill_at").is_not_null() | pl.col("raw_fill_at").is_not_null() | pl.col("forward_return").is_not_null()),
+            & (
+                pl.col("fill_at").is_not_null()
+                | pl.col("raw_fill_at").is_not_null()
+                | pl.col("forward_return").is_not_null()
+            ),
             "a pending week carries fill_at, raw_fill_at or forward_return",
         )
 
@@ -308,7 +333,8 @@ def check_ledger(ledger: pl.DataFrame, book: str) -> None:
         "ledger.starting_equity_chain",
         kind,
         ledger.with_columns(book=pl.lit(book), expected_starting_equity=previous),
-        differs(pl.col("starting_equity"), pl.col("expected_starting_equity")) | pl.col("date").is_duplicated(),
+        differs(pl.col("starting_equity"), pl.col("expected_starting_equity"))
+        | pl.col("date").is_duplicated(),
         f"book {book}: starting_equity is not the previous ending_equity (1.0 at inception), or a date repeats",
     )
 
@@ -318,11 +344,15 @@ def check_pnl(pnl: pl.DataFrame, ledger: pl.DataFrame, book: str) -> None:
     components = ("market_pnl", "execution_cost", "borrow_cashflow")
     per_session = pnl.group_by("date").agg(
         *[pl.col(c).sum().alias(f"sum_{c}") for c in components],
-        (pl.col("market_pnl") + pl.col("execution_cost") + pl.col("borrow_cashflow")).sum().alias("sum_net_pnl"),
+        (pl.col("market_pnl") + pl.col("execution_cost") + pl.col("borrow_cashflow"))
+        .sum()
+        .alias("sum_net_pnl"),
         pl.len().alias("pnl_rows"),
     )
     joined = (
-        ledger.select("date", "starting_equity", "ending_equity", "cash_carry", "rounding_adjustment", *components)
+        ledger.select(
+            "date", "starting_equity", "ending_equity", "cash_carry", "rounding_adjustment", *components
+        )
         .join(per_session, on="date", how="full", coalesce=True)
         .with_columns(pl.col(f"sum_{c}").fill_null(0.0) for c in (*components, "net_pnl"))
         .with_columns(book=pl.lit(book))
@@ -365,7 +395,10 @@ def check_trades(trades: dict[str, pl.DataFrame], rebalances: pl.DataFrame | Non
             kind,
             labelled,
             ~pl.col("phase").is_in(S.TRADE_PHASES)
-            | ~(pl.col("rebalance_adjustment_reason").is_in(S.ADJUSTMENT_REASONS) | pl.col("rebalance_adjustment_reason").is_null())
+            | ~(
+                pl.col("rebalance_adjustment_reason").is_in(S.ADJUSTMENT_REASONS)
+                | pl.col("rebalance_adjustment_reason").is_null()
+            )
             | ~(pl.col("exit_reason").is_in(S.EXIT_REASONS) | pl.col("exit_reason").is_null()),
             f"book {book}: phase, rebalance_adjustment_reason or exit_reason outside its enum",
         )
@@ -396,7 +429,9 @@ def check_trades(trades: dict[str, pl.DataFrame], rebalances: pl.DataFrame | Non
 def check_description(description: dict[str, Any]) -> None:
     papers = description.get("source_papers") or []
     if not isinstance(papers, list) or not all(isinstance(p, dict) for p in papers):
-        raise SealRejected("description.exactly_one_seed", "description", "source_papers must be a list of objects")
+        raise SealRejected(
+            "description.exactly_one_seed", "description", "source_papers must be a list of objects"
+        )
     if not papers:
         return
     roles = [p.get("role") for p in papers]
@@ -440,7 +475,9 @@ def validate_benchmark(seal: Seal) -> None:
         raise SealRejected("manifest.fields", "manifest", "; ".join(problems))
     if set(seal.files) - {MANIFEST} != {BENCHMARK_DAILY}:
         raise SealRejected(
-            "manifest.kinds_present", "benchmark", f"a benchmark seal holds exactly {BENCHMARK_DAILY}; found {seal.files}"
+            "manifest.kinds_present",
+            "benchmark",
+            f"a benchmark seal holds exactly {BENCHMARK_DAILY}; found {seal.files}",
         )
     table = seal.tables[("daily", None)]
     _check_schema(table, S.BENCHMARK_DAILY, "benchmark", None)

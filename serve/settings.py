@@ -64,7 +64,9 @@ SETTINGS: tuple[Setting, ...] = (
         str,
         "Key store: sqlite:///relative/path, sqlite:////absolute/path or postgresql://...",
     ),
-    Setting("limiter_url", "memory://", str, "Rate limiter: memory:// (one process) or redis://host:port/db."),
+    Setting(
+        "limiter_url", "memory://", str, "Rate limiter: memory:// (one process) or redis://host:port/db."
+    ),
     Setting("host", "127.0.0.1", str, "Address uvicorn binds to."),
     Setting("port", 8000, _positive_int, "Port uvicorn binds to."),
     Setting("workers", 1, _positive_int, "Uvicorn worker processes (use shared backends when > 1)."),

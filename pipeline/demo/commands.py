@@ -1,0 +1,40 @@
+"""`alpha-results demo`: write the synthetic research engine's seals."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pipeline.demo.alphas import ALPHA_IDS
+from pipeline.demo.corpus import BENCHMARK_SEAL, write_corpus
+from pipeline.demo.market import SIZES
+
+DEFAULT_SEED = 7
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="write the demo corpus of seals (deterministic from the seed)",
+        description="Simulate a market and the demo alphas, and write one seal per alpha plus the "
+        "benchmark seal under --out.",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="folder to write the seals into")
+    parser.add_argument("--size", choices=sorted(SIZES), default="full", help="corpus size (default: full)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default: {DEFAULT_SEED})")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="ALPHA_ID",
+        choices=[*ALPHA_IDS, BENCHMARK_SEAL],
+        help="write only these seals",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    def report(seal_id: str, rows: int, size_bytes: int) -> None:
+        print(f"{seal_id}\trows={rows}\tbytes={size_bytes}", flush=True)
+
+    write_corpus(args.out, size=args.size, seed=args.seed, only=args.only, report=report)
+    return 0

@@ -1,0 +1,298 @@
+"""Publishing one seal: validate, derive, write a whole build, then switch the pointer.
+
+The build id is a hash of the seal's content and the pipeline version, so the same seal built
+twice is the same build ("unchanged", nothing written). The build is written completely under
+`builds/<build_id>/` before `_current.json` is replaced in one atomic step; a crash before that
+step leaves the previous pointer, hence the previous build, served unchanged. After the switch the
+current build and the two newest previous ones are kept, older builds deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+
+from datasets import layout
+from datasets.storage import Storage
+from datasets.writer import BuildWriter, dumps
+from pipeline import PIPELINE_VERSION
+from pipeline.derive import DerivedAlpha, derive
+from pipeline.description import normalise_description
+from pipeline.rules import SealRejected
+from pipeline.seal import Seal, load_contents, open_seal
+from pipeline.validate import check_manifest, validate
+from schemas import lake
+from schemas import seal as seal_schema
+
+KEEP_PREVIOUS_BUILDS = 2
+
+
+@dataclass
+class Outcome:
+    seal: str
+    target: str  # alpha_id, or `benchmark:<symbol>`
+    status: str  # published | unchanged | refused
+    build_id: str | None = None
+    rows: int = 0
+    bytes: int = 0
+    rejection: dict[str, Any] | None = field(default=None)
+
+    def line(self) -> str:
+        if self.status == "refused":
+            return f"refused    {self.target}  ({self.seal})"
+        return f"{self.status:<10} {self.target}  build {self.build_id}  {self.rows:,} rows  {self.bytes:,} bytes"
+
+
+def build_id_for(seal: Seal) -> str:
+    return hashlib.sha256(f"{seal.content_sha256}:{PIPELINE_VERSION}".encode()).hexdigest()[:20]
+
+
+def read_pointer(storage: Storage, path: str) -> dict[str, Any] | None:
+    if not storage.exists(path):
+        return None
+    document = json.loads(storage.read_bytes(path))
+    return document if isinstance(document, dict) else None
+
+
+def publish_seal(seal_path: str, lake_root: str) -> Outcome:
+    """Builds one seal into the lake. Raises SealRejected when it breaks a rule."""
+    seal_storage = Storage(seal_path)
+    seal = open_seal(seal_path, seal_storage)
+    if seal.is_benchmark:
+        return publish_benchmark(seal, seal_storage, lake_root)
+    check_manifest(seal.manifest)
+    alpha_id = seal.manifest["alpha_id"]
+    lake_storage = Storage(lake_root)
+    build_id = build_id_for(seal)
+    pointer_path = layout.alpha_pointer(lake_root, alpha_id)
+    pointer = read_pointer(lake_storage, pointer_path)
+    if pointer and pointer.get("build_id") == build_id:
+        return _unchanged(
+            seal_path, alpha_id, lake_storage, layout.alpha_build_dir(lake_root, alpha_id, build_id)
+        )
+
+    load_contents(seal, seal_storage)
+    validate(seal)
+    derived = derive(seal)
+
+    build_dir = layout.alpha_build_dir(lake_root, alpha_id, build_id)
+    lake_storage.delete_tree(build_dir)  # a leftover of a crashed attempt is never trusted
+    writer = BuildWriter(lake_storage)
+    write_tables(writer, build_dir, derived)
+    source = write_source(lake_storage, lake_root, seal, writer, build_dir)
+    if seal.description is not None:
+        description = normalise_description(
+            seal.description, alpha_id, seal.manifest.get("name"), seal.manifest.get("tldr")
+        )
+        writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
+    entry = alpha_entry(seal, derived, writer, build_id, source)
+    writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
+
+    switch_pointer(lake_storage, pointer_path, pointer, {"alpha_id": alpha_id, "build_id": build_id})
+    prune_builds(lake_storage, layout.alpha_builds_dir(lake_root, alpha_id), pointer_path)
+    totals = writer.table_totals()
+    return Outcome(
+        seal_path,
+        alpha_id,
+        "published",
+        build_id,
+        sum(t["rows"] for t in totals.values()),
+        entry["build_bytes"],
+    )
+
+
+def _unchanged(seal_path: str, target: str, storage: Storage, build_dir: str) -> Outcome:
+    rows = size = 0
+    entry_path = layout.join(build_dir, layout.ALPHA_JSON)
+    if storage.exists(entry_path):
+        entry = json.loads(storage.read_bytes(entry_path))
+        rows = sum(t["rows"] for t in entry.get("tables", {}).values())
+        size = int(entry.get("build_bytes", 0))
+    return Outcome(seal_path, target, "unchanged", build_dir.rsplit("/", 1)[-1], rows=rows, bytes=size)
+
+
+def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha) -> None:
+    for name, frame in derived.single.items():
+        writer.write_parquet(
+            layout.table_path(build_dir, name), frame.to_arrow(), lake.TABLE_SCHEMAS[name], name
+        )
+    if derived.decisions is not None:
+        by_year = derived.decisions.with_columns(_year=pl.col("date").dt.year())
+        for (year,), part in by_year.partition_by("_year", as_dict=True, maintain_order=True).items():
+            writer.write_parquet(
+                layout.year_partition_path(build_dir, "decisions", int(str(year))),
+                part.to_arrow(),
+                lake.DECISIONS,
+                "decisions",
+            )
+    for table, books in derived.books.items():
+        for book, frame in sorted(books.items()):
+            writer.write_parquet(
+                layout.book_partition_path(build_dir, table, book),
+                frame.to_arrow(),
+                lake.TABLE_SCHEMAS[table],
+                table,
+            )
+
+
+def write_source(
+    storage: Storage, lake_root: str, seal: Seal, writer: BuildWriter, build_dir: str
+) -> dict[str, Any] | None:
+    """Copies a delivered archive to its content address (verified) and writes source.json."""
+    record = seal.manifest.get("source_archive")
+    if not record:
+        return None
+    alpha_id = seal.manifest["alpha_id"]
+    delivered = record.get("status") == "ready" and seal.source_zip is not None
+    object_path = None
+    if delivered:
+        assert seal.source_zip is not None
+        sha256 = record["sha256"]
+        target = layout.archive_path(lake_root, alpha_id, sha256)
+        if not storage.exists(target):
+            storage.write_bytes(target, seal.source_zip)
+        copied = hashlib.sha256(storage.read_bytes(target)).hexdigest()
+        if copied != sha256:
+            storage.delete_tree(target)
+            raise SealRejected(
+                "source.sha256_matches",
+                "source",
+                f"the copy in the lake has sha256 {copied}, expected {sha256}",
+            )
+        object_path = target[len(lake_root.rstrip("/")) + 1 :]
+    source = {
+        "status": record.get("status"),
+        "filename": record.get("filename"),
+        "size_bytes": record.get("size_bytes"),
+        "sha256": record.get("sha256"),
+        "delivered": delivered,
+        "object_path": object_path,
+    }
+    writer.write_json(layout.join(build_dir, layout.SOURCE_JSON), source)
+    return source
+
+
+def alpha_entry(
+    seal: Seal, derived: DerivedAlpha, writer: BuildWriter, build_id: str, source: dict[str, Any] | None
+) -> dict[str, Any]:
+    manifest = seal.manifest
+    kinds_present = [k for k in seal_schema.ALL_KINDS if k in manifest["kinds_sealed"]]
+    required = [k for k in seal_schema.ALL_KINDS if k in manifest["required_kinds"]]
+    missing = [k for k in required if k not in kinds_present]
+    books = {kind: sorted(frames) for kind, frames in derived.books.items()}
+    rebalance_dates = (
+        derived.single["rebalances"]["date"]
+        if "rebalances" in derived.single
+        else (derived.decisions["date"] if derived.decisions is not None else None)
+    )
+    ledgers = derived.books.get("portfolio", {})
+    session_dates = pl.concat([f["date"] for f in ledgers.values()]) if ledgers else None
+    return {
+        "alpha_id": manifest["alpha_id"],
+        "source_alpha_id": manifest["source_alpha_id"],
+        "name": manifest.get("name") or manifest["alpha_id"],
+        "tldr": manifest.get("tldr"),
+        "is_test": manifest["alpha_id"].startswith("Test_"),
+        "started_at": manifest["started_at"],
+        "sealed_at": manifest["sealed_at"],
+        "engine_version": manifest["engine_version"],
+        "build_id": build_id,
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "pipeline_version": PIPELINE_VERSION,
+        "seal_sha256": seal.content_sha256,
+        "kinds_present": kinds_present,
+        "required_kinds": required,
+        "missing_kinds": missing,
+        "complete": not missing,
+        "books": books,
+        "universe_size": manifest["universe_size"],
+        "first_rebalance": _iso(rebalance_dates.min()) if rebalance_dates is not None else None,
+        "last_rebalance": _iso(rebalance_dates.max()) if rebalance_dates is not None else None,
+        "first_session": _iso(session_dates.min()) if session_dates is not None else None,
+        "last_session": _iso(session_dates.max()) if session_dates is not None else None,
+        "has_description": seal.description is not None,
+        "source_archive": source,
+        "signal_processing": manifest["signal_processing"],
+        "metric_conventions": manifest["metric_conventions"],
+        "tables": writer.table_totals(),
+        "build_bytes": sum(f.bytes for f in writer.written),
+    }
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def switch_pointer(
+    storage: Storage, pointer_path: str, previous: dict[str, Any] | None, document: dict[str, Any]
+) -> None:
+    history: list[str] = []
+    if previous and previous.get("build_id"):
+        history = [previous["build_id"], *previous.get("previous_builds", [])]
+    history = [b for b in dict.fromkeys(history) if b != document["build_id"]][:KEEP_PREVIOUS_BUILDS]
+    document = {
+        **document,
+        "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "previous_builds": history,
+    }
+    storage.replace_atomically(pointer_path, dumps(document))
+
+
+def prune_builds(storage: Storage, builds_dir: str, pointer_path: str) -> list[str]:
+    """Deletes every build the pointer neither serves nor keeps as a recent previous build."""
+    pointer = read_pointer(storage, pointer_path)
+    if not pointer:
+        return []
+    keep = {pointer["build_id"], *pointer.get("previous_builds", [])}
+    removed = [name for name in storage.list_names(builds_dir) if name not in keep]
+    for name in removed:
+        storage.delete_tree(layout.join(builds_dir, name))
+    return removed
+
+
+def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outcome:
+    symbol = str(seal.manifest.get("symbol"))
+    target = f"benchmark:{symbol}"
+    build_id = build_id_for(seal)
+    lake_storage = Storage(lake_root)
+    if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+        raise SealRejected("manifest.fields", "manifest", f"benchmark symbol {symbol!r} is not valid")
+    pointer_path = layout.benchmark_pointer(lake_root, symbol)
+    pointer = read_pointer(lake_storage, pointer_path)
+    if pointer and pointer.get("build_id") == build_id:
+        info_path = layout.join(layout.benchmark_build_dir(lake_root, symbol, build_id), "benchmark.json")
+        info = json.loads(lake_storage.read_bytes(info_path)) if lake_storage.exists(info_path) else {}
+        return Outcome(
+            seal.path, target, "unchanged", build_id, int(info.get("rows", 0)), int(info.get("bytes", 0))
+        )
+    # The benchmark file is `daily.parquet`, which load_contents keys as kind `daily`.
+    load_contents(seal, seal_storage)
+    validate(seal)
+    build_dir = layout.benchmark_build_dir(lake_root, symbol, build_id)
+    lake_storage.delete_tree(build_dir)
+    writer = BuildWriter(lake_storage)
+    daily = pl.from_arrow(seal.tables[("daily", None)])
+    assert isinstance(daily, pl.DataFrame)
+    written = writer.write_parquet(
+        layout.join(build_dir, "daily.parquet"), daily.sort("date").to_arrow(), lake.BENCHMARK_DAILY, "daily"
+    )
+    info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
+    info |= {
+        "build_id": build_id,
+        "seal_sha256": seal.content_sha256,
+        "rows": written.rows,
+        "first_date": _iso(daily["date"].min()),
+        "last_date": _iso(daily["date"].max()),
+        "bytes": written.bytes,
+    }
+    writer.write_json(layout.join(build_dir, "benchmark.json"), info)
+    switch_pointer(lake_storage, pointer_path, pointer, {"symbol": symbol, "build_id": build_id})
+    prune_builds(lake_storage, layout.join(layout.benchmark_dir(lake_root, symbol), "builds"), pointer_path)
+    return Outcome(
+        seal.path, target, "published", build_id, written.rows, sum(f.bytes for f in writer.written)
+    )

@@ -1,0 +1,192 @@
+"""Weekly series the metrics endpoint aggregates: IC, deciles, term structure, rank autocorrelation.
+
+One rank-correlation rule everywhere (it is the engine's stored `mean_ic` definition): Spearman,
+average ranks for ties, over the rows where both sides are non-null, for groups with at least 3
+such pairs and both sides non-constant; otherwise null. All of it is grouped polars expressions,
+no per-row Python.
+
+Weeks are the rebalance index dates (and any decision date); "consecutive weeks" for the term
+structure and "lag" for the autocorrelation count positions in that ordered list, so a skip week
+without cross-section breaks a compounding chain rather than being jumped over.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+MIN_IC_PAIRS = 3
+DECILE_MIN_NAMES = 20
+DECILE_BUCKETS = 10
+TERM_HORIZONS = (1, 2, 4, 8)
+AUTOCORR_LAGS = tuple(range(1, 9))
+
+
+def spearman_by(frame: pl.DataFrame, keys: list[str], x: str, y: str) -> pl.DataFrame:
+    """Per group of `keys`: `rho` (Spearman of x vs y, or null) and `n` (complete pairs)."""
+    pairs = frame.select(*keys, pl.col(x).alias("_x"), pl.col(y).alias("_y")).filter(
+        pl.col("_x").is_not_null()
+        & pl.col("_y").is_not_null()
+        & pl.col("_x").is_finite()
+        & pl.col("_y").is_finite()
+    )
+    ranked = pairs.with_columns(
+        pl.col("_x").rank("average").over(keys).alias("_rx"),
+        pl.col("_y").rank("average").over(keys).alias("_ry"),
+    )
+    return ranked.group_by(keys).agg(
+        pl.when((pl.len() >= MIN_IC_PAIRS) & (pl.col("_rx").std() > 0) & (pl.col("_ry").std() > 0))
+        .then(pl.corr("_rx", "_ry"))
+        .otherwise(None)
+        .fill_nan(None)
+        .alias("rho"),
+        pl.len().cast(pl.Int32).alias("n"),
+    )
+
+
+def week_index(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) -> pl.DataFrame:
+    """Every week (date, week_status, ordinal `k`) in date order."""
+    dates = decisions.select("date").unique()
+    if rebalances is not None:
+        weeks = rebalances.select("date", "week_status").join(dates, on="date", how="full", coalesce=True)
+    else:
+        weeks = dates.with_columns(week_status=pl.lit(None, pl.String))
+    return weeks.sort("date").with_row_index("k").with_columns(pl.col("k").cast(pl.Int64))
+
+
+def weekly_signal(
+    decisions: pl.DataFrame, weeks: pl.DataFrame, deciles: pl.DataFrame, universe_size: int
+) -> pl.DataFrame:
+    counts = decisions.group_by("date").agg(
+        n_symbols=pl.len().cast(pl.Int32),
+        cohort_size=pl.col("score").count().cast(pl.Int32),
+        n_forward_returns=pl.col("forward_return").count().cast(pl.Int32),
+        n_raw_scored=pl.col("raw_score").count(),
+    )
+    ic = spearman_by(decisions, ["date"], "score", "forward_return").rename({"rho": "ic", "n": "n_ic_obs"})
+    raw_ic = spearman_by(decisions, ["date"], "raw_score", "forward_return").rename(
+        {"rho": "raw_ic", "n": "n_raw_ic_obs"}
+    )
+    tails = deciles.filter(pl.col("bucket").is_in([1, DECILE_BUCKETS])).pivot(
+        on="bucket", index="date", values="mean_forward_return"
+    )
+    spread = (
+        tails.select("date", (pl.col(str(DECILE_BUCKETS)) - pl.col("1")).alias("decile_spread"))
+        if tails.height
+        else pl.DataFrame(schema={"date": pl.Date, "decile_spread": pl.Float64})
+    )
+    zero = pl.lit(0, pl.Int32)
+    return (
+        weeks.select("date", "week_status")
+        .join(counts, on="date", how="left")
+        .join(ic, on="date", how="left")
+        .join(raw_ic, on="date", how="left")
+        .join(spread, on="date", how="left")
+        .with_columns(
+            pl.col("n_symbols", "cohort_size", "n_forward_returns", "n_ic_obs", "n_raw_ic_obs").fill_null(
+                zero
+            ),
+            coverage=pl.col("cohort_size").fill_null(0) / universe_size,
+            decile_eligible=pl.col("n_raw_scored").fill_null(0) >= DECILE_MIN_NAMES,
+        )
+        .sort("date")
+    )
+
+
+def weekly_deciles(decisions: pl.DataFrame) -> pl.DataFrame:
+    """Q1..Q10 by ascending raw_score (ties broken by symbol), for weeks with >= 20 raw-scored names."""
+    scored = (
+        decisions.filter(pl.col("raw_score").is_not_null())
+        .with_columns(n=pl.len().over("date"))
+        .filter(pl.col("n") >= DECILE_MIN_NAMES)
+        .sort("date", "raw_score", "symbol")
+        .with_columns(r=pl.int_range(1, pl.len() + 1).over("date"))
+        .with_columns(bucket=((DECILE_BUCKETS * (pl.col("r") - 1)) // pl.col("n") + 1).cast(pl.Int8))
+    )
+    stats = scored.group_by("date", "bucket").agg(
+        n_symbols=pl.len().cast(pl.Int32),
+        mean_score=pl.col("raw_score").mean(),
+        mean_score_z=pl.col("raw_score_z").mean(),
+        mean_long_short_weight=pl.col("long_short_target_weight").mean(),
+        mean_long_only_weight=pl.col("long_only_target_weight").mean(),
+        mean_forward_return=pl.col("forward_return").mean(),
+        n_return_obs=pl.col("forward_return").count().cast(pl.Int32),
+    )
+    ic = spearman_by(scored, ["date", "bucket"], "raw_score", "forward_return").select(
+        "date", "bucket", ic="rho"
+    )
+    return stats.join(ic, on=["date", "bucket"], how="left").sort("date", "bucket")
+
+
+def weekly_term(decisions: pl.DataFrame, weeks: pl.DataFrame) -> pl.DataFrame:
+    """IC of raw_score vs the same name's forward return compounded over h consecutive weeks."""
+    base = decisions.join(weeks.select("date", "k"), on="date").select(
+        "date", "k", "symbol", "raw_score", "forward_return"
+    )
+    returns = base.select("symbol", "k", "forward_return")
+    chain = base.with_columns(growth=1.0 + pl.col("forward_return"))
+    results = []
+    for step in range(max(TERM_HORIZONS)):
+        if step:
+            ahead = returns.select(
+                "symbol", (pl.col("k") - step).alias("k"), pl.col("forward_return").alias("_next")
+            )
+            chain = (
+                chain.join(ahead, on=["symbol", "k"], how="inner")
+                .with_columns(growth=pl.col("growth") * (1.0 + pl.col("_next")))
+                .drop("_next")
+            )
+        horizon = step + 1
+        if horizon in TERM_HORIZONS:
+            compounded = chain.with_columns(compounded=pl.col("growth") - 1.0)
+            results.append(
+                spearman_by(compounded, ["date"], "raw_score", "compounded").with_columns(
+                    horizon_weeks=pl.lit(horizon, pl.Int8)
+                )
+            )
+    return _on_grid(weeks, pl.concat(results), "horizon_weeks", TERM_HORIZONS).rename(
+        {"rho": "ic", "n": "n_obs"}
+    )
+
+
+def weekly_autocorr(decisions: pl.DataFrame, weeks: pl.DataFrame) -> pl.DataFrame:
+    """Spearman of raw_score at week t vs week t - lag over names scored in both weeks."""
+    base = decisions.join(weeks.select("date", "k"), on="date").select("date", "k", "symbol", "raw_score")
+    results = []
+    for lag in AUTOCORR_LAGS:
+        earlier = base.select("symbol", (pl.col("k") + lag).alias("k"), pl.col("raw_score").alias("_earlier"))
+        paired = base.join(earlier, on=["symbol", "k"], how="inner")
+        results.append(
+            spearman_by(paired, ["date"], "raw_score", "_earlier").with_columns(
+                lag_weeks=pl.lit(lag, pl.Int8)
+            )
+        )
+    return _on_grid(weeks, pl.concat(results), "lag_weeks", AUTOCORR_LAGS).rename(
+        {"rho": "rho", "n": "n_obs"}
+    )
+
+
+def _on_grid(weeks: pl.DataFrame, values: pl.DataFrame, column: str, levels: tuple[int, ...]) -> pl.DataFrame:
+    """One row per (week, level) whether or not a value exists, n = 0 where no pair existed."""
+    grid = weeks.select("date").join(
+        pl.DataFrame({column: list(levels)}, schema={column: pl.Int8}), how="cross"
+    )
+    return (
+        grid.join(values, on=["date", column], how="left")
+        .with_columns(pl.col("n").fill_null(0))
+        .select("date", column, "rho", "n")
+        .sort("date", column)
+    )
+
+
+def weekly_tables(
+    decisions: pl.DataFrame, rebalances: pl.DataFrame | None, universe_size: int
+) -> dict[str, pl.DataFrame]:
+    """`decisions` is the derived table (with raw_score and raw_score_z)."""
+    weeks = week_index(decisions, rebalances)
+    deciles = weekly_deciles(decisions)
+    return {
+        "weekly_signal": weekly_signal(decisions, weeks, deciles, universe_size),
+        "weekly_deciles": deciles,
+        "weekly_term": weekly_term(decisions, weeks),
+        "weekly_autocorr": weekly_autocorr(decisions, weeks),
+    }

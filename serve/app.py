@@ -1,0 +1,135 @@
+"""The Litestar app: settings read once, backends opened once, one error path for every failure.
+
+Request path (DESIGN.md): router (unknown path → 404 `not_found`) → `only_get` (other methods →
+404 `method_not_allowed`, before any key is read) → `authenticate_caller` (key, then endpoint
+allow-list) → `apply_limits` → handler (resolve the alpha, validate parameters, one reader call)
+→ envelope → msgspec JSON. Every response carries `X-Request-ID`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Litestar, Request, Response, get
+from litestar.datastructures import MutableScopeHeaders
+from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
+from litestar.types import Message, Scope
+
+from datasets.reader import LakeReader, LakeUnavailable
+from serve import errors
+from serve.auth import Authenticator, Services, apply_limits, authenticate_caller, only_get
+from serve.envelope import REQUEST_ID_HEADER, error_response, json_response, request_id_of
+from serve.routes import benchmarks, catalog, meta, performance, portfolio, signals
+from serve.settings import Settings
+
+log = logging.getLogger("serve.app")
+
+ROUTE_HANDLERS = [
+    *meta.ROUTES,
+    *catalog.ROUTES,
+    *signals.ROUTES,
+    *portfolio.ROUTES,
+    *performance.ROUTES,
+    *benchmarks.ROUTES,
+]
+
+
+def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiError:
+    if isinstance(exc, errors.ApiError):
+        return exc
+    if isinstance(exc, LakeUnavailable):
+        return errors.UpstreamUnavailable()
+    if isinstance(exc, MethodNotAllowedException):
+        return errors.MethodNotAllowed(details={"method": request.method, "allowed": ["GET"]})
+    if isinstance(exc, NotFoundException):
+        return errors.NotFound(f"No such path: {request.url.path}", details={"path": request.url.path})
+    if isinstance(exc, HTTPException) and exc.status_code == 400:
+        return errors.BadRequest(str(exc.detail))
+    return errors.InternalError()
+
+
+def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    request_id = request_id_of(request.scope)
+    error = as_api_error(request, exc)
+    if error.status >= 500 and not isinstance(exc, errors.ApiError):
+        log.error("request %s failed: %s %s", request_id, request.method, request.url.path, exc_info=exc)
+    elif error.status >= 500:
+        log.warning("request %s answered %s: %s", request_id, error.code, exc)
+    return error_response(error, request_id)
+
+
+async def add_response_headers(message: Message, scope: Scope) -> None:
+    if message["type"] != "http.response.start":
+        return
+    headers = MutableScopeHeaders.from_message(message)
+    headers[REQUEST_ID_HEADER] = request_id_of(scope)
+    state: dict[str, Any] = scope.get("state", {})
+    for name, value in state.get("rate_limit_headers", {}).items():
+        if name not in headers:
+            headers[name] = value
+
+
+def default_authenticator(store: Any) -> Authenticator:
+    from serve.identity import authenticate
+
+    def run(authorization: str | None, client_ip: str, now: Any) -> Any:
+        return authenticate(store, authorization, client_ip, now)
+
+    return run
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    authenticate: Authenticator | None = None,
+    store: Any | None = None,
+    limiter: Any | None = None,
+    reader: LakeReader | None = None,
+) -> Litestar:
+    """The app over `settings` (read from the environment when None).
+
+    Tests pass `authenticate` (a Caller factory) and may pass `limiter=None` with a custom
+    authenticator to run without a key store; production opens both from the settings.
+    """
+    settings = settings or Settings.from_env()
+    if authenticate is None:
+        if store is None:
+            from serve.identity import open_store
+
+            store = open_store(settings.keystore_url)
+        authenticate = default_authenticator(store)
+        if limiter is None:
+            from serve.limits import open_limiter
+
+            limiter = open_limiter(settings.limiter_url)
+    services = Services(
+        settings=settings,
+        reader=reader or LakeReader(settings.lake, settings.lake_refresh_seconds),
+        authenticate=authenticate,
+        limiter=limiter,
+        store=store,
+    )
+    from serve.openapi import openapi_document
+
+    document = openapi_document()
+
+    @get("/openapi.json", sync_to_thread=False, include_in_schema=False)
+    def openapi_json() -> Response[bytes]:
+        return json_response(document)
+
+    return Litestar(
+        route_handlers=[*ROUTE_HANDLERS, openapi_json],
+        guards=[only_get, authenticate_caller, apply_limits],
+        exception_handlers={Exception: handle_exception},
+        before_send=[add_response_headers],
+        openapi_config=None,
+        state=_state(services),
+        debug=False,
+    )
+
+
+def _state(services: Services) -> Any:
+    from litestar.datastructures import State
+
+    return State({"services": services})

@@ -1,0 +1,142 @@
+"""The guard steps of the request path: method, authentication with the endpoint allow-list, limits.
+
+The router has already answered unknown paths; these guards run in order on a matched route:
+1. `only_get`: any method other than GET is 404 `method_not_allowed` before a key is read;
+2. `authenticate_caller`: the bearer key becomes a `Caller` (serve.identity), then the endpoint
+   allow-list by registry id (403 `endpoint_not_allowed`);
+3. `apply_limits`: the key's rate envelope and monthly quota (serve.limits); `/v1/health` is
+   never metered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+
+from datasets.reader import LakeReader
+from schemas.registry import BY_ID
+from serve import errors
+from serve.context import Caller
+from serve.settings import Settings
+
+log = logging.getLogger("serve.auth")
+
+Authenticator = Callable[[str | None, str, datetime], Caller]
+"""(Authorization header, client address, now) -> Caller, or raises a serve.errors error."""
+
+
+@dataclass
+class Services:
+    """What the request path needs, built once at app creation and kept on `app.state`."""
+
+    settings: Settings
+    reader: LakeReader
+    authenticate: Authenticator
+    limiter: Any | None = None  # serve.limits.Limiter
+    store: Any | None = None  # serve.identity key store
+
+
+def services_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Services:
+    services: Services = connection.app.state["services"]
+    return services
+
+
+def client_ip(connection: ASGIConnection[Any, Any, Any, Any], trusted_proxy_hops: int) -> str:
+    """The caller's address: the socket peer, or `trusted_proxy_hops` back in X-Forwarded-For."""
+    peer = connection.client.host if connection.client else "0.0.0.0"
+    if trusted_proxy_hops <= 0:
+        return peer
+    forwarded = [p.strip() for p in connection.headers.get("x-forwarded-for", "").split(",") if p.strip()]
+    # Each trusted proxy appended the address it saw; the client is `hops` entries from the right.
+    chain = [*forwarded, peer]
+    index = max(0, len(chain) - 1 - trusted_proxy_hops)
+    return chain[index]
+
+
+def endpoint_of(handler: BaseRouteHandler) -> str | None:
+    endpoint = handler.opt.get("endpoint")
+    return endpoint if isinstance(endpoint, str) else None
+
+
+def is_public(handler: BaseRouteHandler) -> bool:
+    endpoint = endpoint_of(handler)
+    return endpoint is None or BY_ID[endpoint].public
+
+
+def only_get(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    if connection.scope.get("method") != "GET":
+        raise errors.MethodNotAllowed(details={"method": connection.scope.get("method"), "allowed": ["GET"]})
+
+
+def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
+    """The authenticated caller of this request (authenticated once, then kept on the state)."""
+    state = connection.scope.setdefault("state", {})
+    caller = state.get("caller")
+    if isinstance(caller, Caller):
+        return caller
+    services = services_of(connection)
+    ip = client_ip(connection, services.settings.trusted_proxy_hops)
+    caller = services.authenticate(connection.headers.get("authorization"), ip, datetime.now(UTC))
+    state["caller"] = caller
+    return caller
+
+
+def authenticate_caller(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    if is_public(handler):
+        return
+    endpoint = endpoint_of(handler)
+    assert endpoint is not None
+    caller = current_caller(connection)
+    if not caller.may_call(endpoint):
+        raise errors.EndpointNotAllowed(f"This key may not call {endpoint}.", details={"endpoint": endpoint})
+
+
+def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    if is_public(handler):
+        return
+    services = services_of(connection)
+    if services.limiter is None:
+        return
+    from serve.limits import SELF_SERVICE_LIMITS, LimiterUnavailable, Limits
+
+    caller = current_caller(connection)
+    rate = caller.rate_limit or {}
+
+    def window(name: str, default: int) -> int:
+        value = rate.get(name)
+        return default if value is None else int(value)
+
+    limits = Limits(
+        per_second=window("per_second", SELF_SERVICE_LIMITS.per_second),
+        per_minute=window("per_minute", SELF_SERVICE_LIMITS.per_minute),
+        per_day=window("per_day", SELF_SERVICE_LIMITS.per_day),
+        # A key without a recorded envelope gets the self-service one; an explicit null month is unlimited.
+        monthly_requests=rate["monthly_requests"]
+        if "monthly_requests" in rate
+        else SELF_SERVICE_LIMITS.monthly_requests,
+    )
+    try:
+        decision = services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
+    except LimiterUnavailable:
+        # Fail open: an unreachable counter store must not take the whole API down; /v1/health
+        # reports the limiter as down meanwhile.
+        log.warning("rate limiter unavailable; request admitted unmetered")
+        return
+    if not decision.allowed:
+        error_type = {
+            "second": errors.RateLimitSecond,
+            "minute": errors.RateLimitMinute,
+            "day": errors.RateLimitDay,
+            "month": errors.QuotaExceeded,
+        }[decision.exceeded]
+        raise error_type(
+            details={"window": decision.exceeded, "retry_after": decision.retry_after},
+            headers=dict(decision.headers),
+        )
+    connection.scope.setdefault("state", {})["rate_limit_headers"] = dict(decision.headers)

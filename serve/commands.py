@@ -1,0 +1,86 @@
+"""`alpha-results serve`: run the API under uvicorn (optionally building the demo lake first)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from serve.settings import Settings
+
+DEMO_SEALS = "var/seals"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help="Serve the /v1 API over the lake with uvicorn.")
+    parser.add_argument("--host", default=None, help="Bind address (default 127.0.0.1 or ALPHA_RESULTS_HOST).")
+    parser.add_argument("--port", type=int, default=None, help="Port (default 8000 or ALPHA_RESULTS_PORT).")
+    parser.add_argument("--workers", type=int, default=None, help="Worker processes (default 1).")
+    parser.add_argument("--lake", default=None, help="Lake root (default var/lake or ALPHA_RESULTS_LAKE).")
+    parser.add_argument(
+        "--init-demo",
+        action="store_true",
+        help="If the lake holds no alpha, generate and build the demo corpus; create the demo keys and print them.",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=args.lake)
+    # Workers re-create the app from the environment, so the resolved settings travel through it.
+    os.environ["ALPHA_RESULTS_LAKE"] = settings.lake
+    os.environ["ALPHA_RESULTS_HOST"] = settings.host
+    os.environ["ALPHA_RESULTS_PORT"] = str(settings.port)
+    os.environ["ALPHA_RESULTS_WORKERS"] = str(settings.workers)
+    _ensure_local_folders(settings)
+    if args.init_demo:
+        init_demo(settings)
+    import uvicorn
+
+    uvicorn.run(
+        "serve.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=settings.log_level,
+    )
+    return 0
+
+
+def _ensure_local_folders(settings: Settings) -> None:
+    if "://" not in settings.lake:
+        Path(settings.lake).mkdir(parents=True, exist_ok=True)
+    if settings.keystore_url.startswith("sqlite:///") and ":memory:" not in settings.keystore_url:
+        Path(settings.keystore_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+
+
+def init_demo(settings: Settings) -> None:
+    from datasets.reader import LakeReader
+
+    if not LakeReader(settings.lake).alphas():
+        from pipeline.build import build_many
+        from pipeline.demo.corpus import write_corpus
+
+        print(f"The lake {settings.lake} holds no alpha: writing the demo corpus into {DEMO_SEALS} ...", flush=True)
+        seals = write_corpus(Path(DEMO_SEALS), size="full")
+        print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
+        for outcome in build_many([str(s) for s in seals], settings.lake):
+            print(f"  {outcome}", flush=True)
+    from serve.identity import ensure_demo_identities, open_store
+
+    created = ensure_demo_identities(open_store(settings.keystore_url))
+    base = f"http://{settings.host}:{settings.port}"
+    if not created:
+        print("Demo keys already exist (their secrets were shown when they were created).", flush=True)
+        return
+    print("\nDemo API keys (shown once; keep them):", flush=True)
+    for label, identity in created.items():
+        print(f"  {label:<7} {identity['email']:<26} {identity['token']}", flush=True)
+    token = next(iter(created.values()))["token"]
+    print("\nTry:", flush=True)
+    print(f"  curl {base}/v1/health", flush=True)
+    print(f"  curl -H 'Authorization: Bearer {token}' {base}/v1/alphas", flush=True)
+    print(f"  curl -H 'Authorization: Bearer {token}' '{base}/v1/alphas/Test_planted_factor/equity-curve?limit=5'", flush=True)
+    print(f"  OpenAPI document: {base}/openapi.json\n", flush=True)

@@ -1,0 +1,80 @@
+"""Response bodies: the collection and single-object envelopes, the error envelope, and encoding.
+
+Bodies are encoded once with msgspec (dates as YYYY-MM-DD, NaN as null) and handed to Litestar as
+bytes, so no framework serialiser walks the rows again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from litestar import Response
+
+from serve import errors
+
+JSON = "application/json"
+REQUEST_ID_HEADER = "X-Request-ID"
+
+_encoder = msgspec.json.Encoder()
+
+
+def request_id_of(scope: Any) -> str:
+    """The request's id, created on first use so router failures carry one too."""
+    state = scope.setdefault("state", {})
+    request_id = state.get("request_id")
+    if request_id is None:
+        request_id = "req_" + uuid.uuid4().hex
+        state["request_id"] = request_id
+    return str(request_id)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def pagination(limit: int, offset: int, returned: int, total: int) -> dict[str, Any]:
+    return {
+        "limit": limit,
+        "offset": offset,
+        "returned": returned,
+        "total": total,
+        "has_more": offset + returned < total,
+    }
+
+
+def collection(
+    rows: list[dict[str, Any]], total: int, limit: int, offset: int, meta: dict[str, Any]
+) -> Response[bytes]:
+    return json_response(
+        {"data": rows, "pagination": pagination(limit, offset, len(rows), total), "meta": meta}
+    )
+
+
+def single(data: dict[str, Any], meta: dict[str, Any]) -> Response[bytes]:
+    return json_response({"data": data, "meta": meta})
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response[bytes]:
+    return Response(content=_encoder.encode(body), status_code=status, media_type=JSON, headers=headers)
+
+
+def error_response(exc: errors.ApiError, request_id: str) -> Response[bytes]:
+    body = {
+        "error": {
+            "code": exc.code,
+            "message": exc.message,
+            "details": exc.details,
+            "request_id": request_id,
+        }
+    }
+    return json_response(body, status=exc.status, headers=dict(exc.headers))
+
+
+def with_warnings(meta: dict[str, Any], warnings: list[dict[str, Any]]) -> dict[str, Any]:
+    """`meta.warnings` is present only when a block degraded."""
+    if warnings:
+        meta["warnings"] = warnings
+    return meta

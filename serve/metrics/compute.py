@@ -1,0 +1,130 @@
+"""`compute_metrics`: the `/metrics` payload from one build's inputs and the request.
+
+Pure: no I/O, no HTTP. Never raises for partial data; a block that fails is served as null with a
+`block_error` warning (and logged), so the endpoint answers 200 with what it could compute.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from serve.metrics import blocks
+from serve.metrics.doc import shared_metrics_doc
+from serve.metrics.inputs import Access, MetricsInputs
+from serve.metrics.stats import Warnings, Window
+
+log = logging.getLogger(__name__)
+GRANULARITIES = ("overall", "yearly", "monthly")
+T = TypeVar("T")
+
+
+def _guarded(block: str, warnings: Warnings, build: Callable[[], T]) -> T | None:
+    try:
+        return build()
+    except Exception:  # one broken block must not take the whole payload down (spec: never 500)
+        log.exception("metrics block %s failed", block)
+        warnings.add("block_error", f"{block} could not be computed and is null.", block=block)
+        return None
+
+
+def compute_metrics(
+    inputs: MetricsInputs,
+    granularity: str,
+    window_from: dt.date | None,
+    window_to: dt.date | None,
+    panel: bool,
+    access: Access,
+    doc: bool = False,
+) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """Returns (data, warnings); warnings are `{code, message, block?, kind?}` entries."""
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"granularity must be one of {GRANULARITIES}")
+    window = Window(window_from, window_to)
+    warnings = Warnings()
+    if window.narrowed:
+        for block in ("core", "rank_ic", "nwt.ic"):
+            warnings.add(
+                "window_lifetime_only",
+                f"{block} describes the run's full window; from/to do not narrow it.",
+                block=block,
+            )
+
+    for kind in inputs.missing_required_kinds:
+        warnings.add(
+            "missing_kind",
+            f"The run is incomplete: required kind {kind} was not sealed. Stored metrics are served as the "
+            "run sealed them.",
+            kind=kind,
+        )
+
+    core = _guarded("core", warnings, lambda: blocks.core_block(inputs, window, access, warnings))
+    rank_ic = _guarded("rank_ic", warnings, lambda: blocks.rank_ic_block(inputs, warnings))
+    signal_processing = _guarded(
+        "signal_processing", warnings, lambda: blocks.signal_processing_block(inputs)
+    )
+    periods = _guarded(
+        "periods", warnings, lambda: blocks.periods_block(inputs, granularity, window, access, warnings)
+    )
+
+    deciles_ready = blocks.signal_series_available(inputs, access, warnings, "ic_deciles")
+    ic_deciles = (
+        _guarded("ic_deciles", warnings, lambda: blocks.ic_deciles_block(inputs, window, warnings))
+        if deciles_ready
+        else None
+    )
+    nwt = {
+        "ic": _guarded("nwt.ic", warnings, lambda: _cached_nwt_ic(inputs, access, warnings)),
+        "ic_score_panel": _guarded(
+            "nwt.ic_score_panel",
+            warnings,
+            lambda: blocks.nwt_ic_score_panel_block(inputs, window, access, warnings),
+        ),
+        "ir": _guarded("nwt.ir", warnings, lambda: blocks.nwt_ir_block(inputs, window, access, warnings)),
+    }
+    data: dict[str, Any] = {
+        "granularity": granularity,
+        "window": {
+            "from": None if window_from is None else window_from.isoformat(),
+            "to": None if window_to is None else window_to.isoformat(),
+        },
+        "core": core,
+        "rank_ic": rank_ic,
+        "signal_processing": signal_processing,
+        "periods": periods,
+        "ic_deciles": ic_deciles,
+        "nwt": nwt,
+    }
+    if panel:
+        data["panel"] = (
+            _guarded("panel", warnings, lambda: blocks.panel_block(inputs, window, warnings))
+            if ic_deciles is not None
+            else None
+        )
+    data["doc_url"] = f"/v1/alphas/{inputs.alpha}/metrics/_doc"
+    data["alpha"] = inputs.alpha
+    data["alpha_id"] = inputs.source_alpha_id
+    data["annualisation_factors"] = {
+        "weekly": inputs.conventions.weeks_per_year,
+        "daily": inputs.conventions.sessions_per_year,
+    }
+    if doc:
+        data["doc"] = shared_metrics_doc()
+    return data, warnings.entries
+
+
+def _cached_nwt_ic(inputs: MetricsInputs, access: Access, warnings: Warnings) -> dict[str, Any] | None:
+    """nwt.ic never depends on the window: computed once per build, warnings replayed."""
+    if not access.cross_sections:
+        return blocks.nwt_ic_block(inputs, access, warnings)
+    cached = inputs.derived.get("nwt.ic")
+    if cached is None:
+        own = Warnings()
+        cached = (blocks.nwt_ic_block(inputs, access, own), own.entries)
+        inputs.derived["nwt.ic"] = cached
+    result, entries = cached
+    for entry in entries:
+        warnings.add(entry["code"], entry["message"], block=entry.get("block"), kind=entry.get("kind"))
+    return dict(result) if result is not None else None

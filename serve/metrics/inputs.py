@@ -1,0 +1,192 @@
+"""What the metrics computation reads: one published build's tables, as numpy columns.
+
+Everything here depends only on the build, never on the request, so `load_inputs` is cached per
+build folder (builds are immutable; a new publish is a new folder). Request-time work then only
+slices these arrays by date and aggregates ~290 numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from datasets import layout
+from datasets.storage import Storage
+
+Columns = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Conventions:
+    weeks_per_year: int = 52
+    sessions_per_year: int = 252
+    icir_annualised: bool = False
+    risk_free_rate_source: str | None = None
+
+
+@dataclass(frozen=True)
+class Access:
+    """What the caller may read besides the metrics endpoint itself."""
+
+    cross_sections: bool  # signals.rebalances.get or signals.scores
+    ledger: bool  # portfolio.ledger
+
+
+# scope -> period -> metric -> value ("" is the period of scope overall)
+StoredMetrics = dict[str, dict[str, dict[str, float | None]]]
+
+
+@dataclass(frozen=True)
+class MetricsInputs:
+    alpha: str
+    source_alpha_id: str
+    kinds_present: frozenset[str]
+    missing_required_kinds: tuple[str, ...]  # required kinds the run never sealed (incomplete)
+    conventions: Conventions
+    signal_processing: dict[str, Any] | None
+    stored: StoredMetrics | None  # None when the metrics kind was not sealed
+    rebalances: Columns | None = None  # date, week_status
+    weekly_signal: Columns | None = None
+    weekly_deciles: Columns | None = None
+    weekly_term: Columns | None = None
+    weekly_autocorr: Columns | None = None
+    ledger: Columns | None = None  # long_short book: date, starting_equity, ending_equity
+    derived: dict[str, Any] = field(default_factory=dict)  # per-build results (e.g. nwt.ic)
+
+
+def columns_from_table(table: pa.Table, names: tuple[str, ...]) -> Columns:
+    """Numpy columns (dates as datetime64[D], nulls as NaN for numbers), sorted by date."""
+    out: Columns = {}
+    for name in names:
+        column = table.column(name)
+        if pa.types.is_date(column.type):
+            out[name] = column.to_numpy(zero_copy_only=False).astype("datetime64[D]")
+        elif pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
+            out[name] = column.cast(pa.float64()).fill_null(np.nan).to_numpy(zero_copy_only=False)
+        elif pa.types.is_boolean(column.type):
+            out[name] = column.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+        else:
+            out[name] = np.asarray(column.to_pylist(), dtype=object)
+    order = np.argsort(out["date"], kind="stable")
+    if not np.all(order == np.arange(order.size)):
+        out = {k: v[order] for k, v in out.items()}
+    return out
+
+
+def stored_from_table(table: pa.Table) -> StoredMetrics:
+    stored: StoredMetrics = {}
+    for scope, period, metric, value in zip(
+        table.column("scope").to_pylist(),
+        table.column("period").to_pylist(),
+        table.column("metric").to_pylist(),
+        table.column("value").to_pylist(),
+        strict=True,
+    ):
+        clean = None if value is None or not np.isfinite(value) else float(value)
+        stored.setdefault(scope, {}).setdefault(period or "", {})[metric] = clean
+    return stored
+
+
+_TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "rebalances": ("date", "week_status"),
+    "weekly_signal": (
+        "date",
+        "week_status",
+        "n_symbols",
+        "cohort_size",
+        "n_forward_returns",
+        "ic",
+        "n_ic_obs",
+        "raw_ic",
+        "n_raw_ic_obs",
+        "coverage",
+        "decile_eligible",
+        "decile_spread",
+    ),
+    "weekly_deciles": (
+        "date",
+        "bucket",
+        "n_symbols",
+        "mean_score",
+        "mean_score_z",
+        "mean_long_short_weight",
+        "mean_long_only_weight",
+        "mean_forward_return",
+        "ic",
+        "n_return_obs",
+    ),
+    "weekly_term": ("date", "horizon_weeks", "ic", "n_obs"),
+    "weekly_autocorr": ("date", "lag_weeks", "rho", "n_obs"),
+}
+_LEDGER_COLUMNS = ("date", "starting_equity", "ending_equity")
+
+
+def _read_parquet(storage: Storage, path: str) -> pa.Table | None:
+    if not storage.exists(path):
+        return None
+    with storage.fs.open(path, "rb") as handle:
+        return pq.read_table(handle)
+
+
+def read_inputs(storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
+    """Read every table the metrics need from one build (absent tables stay None)."""
+    facts = json.loads(storage.read_bytes(layout.join(build_dir, layout.ALPHA_JSON)))
+    conventions_raw = facts.get("metric_conventions") or {}
+    conventions = Conventions(
+        weeks_per_year=int(conventions_raw.get("weeks_per_year") or 52),
+        sessions_per_year=int(conventions_raw.get("sessions_per_year") or 252),
+        icir_annualised=bool(conventions_raw.get("icir_annualised", False)),
+        risk_free_rate_source=conventions_raw.get("risk_free_rate_source"),
+    )
+    tables: dict[str, Columns | None] = {}
+    for name, names in _TABLE_COLUMNS.items():
+        table = _read_parquet(storage, layout.table_path(build_dir, name))
+        tables[name] = None if table is None else columns_from_table(table, names)
+    stored_table = _read_parquet(storage, layout.table_path(build_dir, "metrics_stored"))
+    ledger_table = _read_parquet(storage, layout.book_partition_path(build_dir, "portfolio", "long_short"))
+    return MetricsInputs(
+        alpha=alpha,
+        source_alpha_id=str(facts.get("source_alpha_id") or alpha),
+        kinds_present=frozenset(facts.get("kinds_present") or ()),
+        missing_required_kinds=tuple(
+            k for k in facts.get("required_kinds") or () if k not in (facts.get("kinds_present") or ())
+        ),
+        conventions=conventions,
+        signal_processing=facts.get("signal_processing"),
+        stored=None if stored_table is None else stored_from_table(stored_table),
+        rebalances=tables["rebalances"],
+        weekly_signal=tables["weekly_signal"],
+        weekly_deciles=tables["weekly_deciles"],
+        weekly_term=tables["weekly_term"],
+        weekly_autocorr=tables["weekly_autocorr"],
+        ledger=None if ledger_table is None else columns_from_table(ledger_table, _LEDGER_COLUMNS),
+    )
+
+
+class InputsCache:
+    """Inputs per build folder; a handful of builds stay in memory (LRU)."""
+
+    def __init__(self, max_builds: int = 32) -> None:
+        self._max = max_builds
+        self._items: OrderedDict[str, MetricsInputs] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
+        with self._lock:
+            hit = self._items.get(build_dir)
+            if hit is not None:
+                self._items.move_to_end(build_dir)
+                return hit
+        loaded = read_inputs(storage, build_dir, alpha)
+        with self._lock:
+            self._items[build_dir] = loaded
+            while len(self._items) > self._max:
+                self._items.popitem(last=False)
+        return loaded

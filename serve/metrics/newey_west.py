@@ -1,0 +1,80 @@
+"""Newey-West (Bartlett kernel) standard error of the mean of one series.
+
+What it matches: statsmodels `OLS(y, ones).fit(cov_type="HAC", cov_kwds={"maxlags": lag})` with
+its defaults, i.e. no small-sample correction (`use_correction=False`) and a two-sided p-value
+from the standard normal (`use_t=False`). For a constant regressor the sandwich reduces to
+
+    S = sum_t e_t^2 + 2 * sum_{j=1..L} (1 - j/(L+1)) * sum_{t>j} e_t e_{t-j},   e = y - mean(y)
+    standard_error = sqrt(S) / n
+
+Lag rule: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994), raised to at least `min_lag` (h-1
+for a series of overlapping h-week returns) and capped at n-1. Series shorter than `MIN_N`
+observations are refused: the estimate is meaningless there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_N = 10
+
+
+def lag_rule(n: int, min_lag: int = 0) -> int:
+    lag = math.floor(4.0 * (n / 100.0) ** (2.0 / 9.0))
+    return max(0, min(max(lag, min_lag), n - 1))
+
+
+@dataclass(frozen=True)
+class NeweyWest:
+    lag: int
+    n: int
+    mean: float
+    standard_error: float
+    t_stat: float
+    p_value: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "lag": self.lag,
+            "n": self.n,
+            "mean": self.mean,
+            "standard_error": self.standard_error,
+            "t_stat": self.t_stat,
+            "p_value": self.p_value,
+        }
+
+
+class InsufficientData(ValueError):
+    """Fewer than MIN_N finite observations."""
+
+
+class NonpositiveVariance(ValueError):
+    """The long-run variance is zero (a constant series): no t statistic exists."""
+
+
+def newey_west_mean(values: np.ndarray, min_lag: int = 0) -> NeweyWest:
+    """HAC inference on the mean of `values`, which must already be in date order.
+
+    Non-finite values are dropped first (null weeks are never imputed).
+    """
+    y = np.asarray(values, dtype=np.float64)
+    y = y[np.isfinite(y)]
+    n = int(y.size)
+    if n < MIN_N:
+        raise InsufficientData(f"{n} observations; Newey-West needs at least {MIN_N}")
+    lag = lag_rule(n, min_lag)
+    mean = float(y.mean())
+    e = y - mean
+    long_run = float(e @ e)
+    for j in range(1, lag + 1):
+        long_run += 2.0 * (1.0 - j / (lag + 1.0)) * float(e[j:] @ e[:-j])
+    # A constant series leaves only rounding noise in e; treat it as the zero it is.
+    if not long_run > 0.0 or float(np.ptp(y)) == 0.0:
+        raise NonpositiveVariance(f"long-run variance {long_run!r} over {n} observations")
+    standard_error = math.sqrt(long_run) / n
+    t_stat = mean / standard_error
+    p_value = math.erfc(abs(t_stat) / math.sqrt(2.0))
+    return NeweyWest(lag, n, mean, standard_error, t_stat, p_value)

@@ -1,0 +1,106 @@
+"""Small pieces every block uses: warnings, stat entries, date windows, JSON-safe numbers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from schemas.wire import WARNING_CODES
+
+__all__ = ["WARNING_CODES", "Warnings", "Window", "iso", "not_measurable", "number", "stored_stat"]
+
+
+@dataclass
+class Warnings:
+    """Collects `{code, message, block?, kind?}` entries once each, in emission order."""
+
+    entries: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, code: str, message: str, *, block: str | None = None, kind: str | None = None) -> None:
+        if code not in WARNING_CODES:
+            raise ValueError(f"warning code {code!r} is not in the spec vocabulary")
+        entry = {"code": code, "message": message}
+        if block is not None:
+            entry["block"] = block
+        if kind is not None:
+            entry["kind"] = kind
+        if entry not in self.entries:
+            self.entries.append(entry)
+
+
+def number(value: Any) -> float | None:
+    """A JSON-safe float: NaN and infinities become null."""
+    if value is None:
+        return None
+    out = float(value)
+    return out if math.isfinite(out) else None
+
+
+@dataclass(frozen=True)
+class Window:
+    """Inclusive date bounds; None means open on that side."""
+
+    start: dt.date | None = None
+    end: dt.date | None = None
+
+    @property
+    def narrowed(self) -> bool:
+        return self.start is not None or self.end is not None
+
+    def mask_sorted(self, dates: np.ndarray) -> slice:
+        """Slice of a date-sorted datetime64[D] array that lies inside the window."""
+        lo = 0 if self.start is None else int(np.searchsorted(dates, np.datetime64(self.start, "D"), "left"))
+        hi = (
+            dates.size
+            if self.end is None
+            else int(np.searchsorted(dates, np.datetime64(self.end, "D"), "right"))
+        )
+        return slice(lo, max(lo, hi))
+
+    def intersect(self, other: Window) -> Window:
+        starts = [d for d in (self.start, other.start) if d is not None]
+        ends = [d for d in (self.end, other.end) if d is not None]
+        return Window(max(starts) if starts else None, min(ends) if ends else None)
+
+
+def iso(day: np.datetime64) -> str:
+    return str(np.datetime_as_string(day, unit="D"))
+
+
+def not_measurable(reason: str, **extra: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"value": None, "unit": extra.pop("unit", None), "status": "not_measurable"}
+    entry["withheld_reason"] = reason
+    entry.update(extra)
+    return entry
+
+
+def stored_stat(
+    metrics: dict[str, float | None] | None,
+    name: str,
+    *,
+    unit: str,
+    annualisation: str | None = None,
+    signal: str | None = None,
+) -> dict[str, Any]:
+    """A stat entry read from the run's stored metrics, or a not_measurable entry.
+
+    Keys in the spec's order: value, unit, status, source, source_kind, then signal, annualisation.
+    """
+    extra: dict[str, Any] = {"source": "metrics", "source_kind": "metric"}
+    if signal is not None:
+        extra["signal"] = signal
+    if annualisation is not None:
+        extra["annualisation"] = annualisation
+    if metrics is None:
+        return not_measurable("the run sealed no stored metrics", unit=unit, **extra)
+    value = metrics.get(name)
+    if value is None:
+        reason = (
+            f"stored metric {name!r} is not finite" if name in metrics else f"the run did not seal {name!r}"
+        )
+        return not_measurable(reason, unit=unit, **extra)
+    return {"value": value, "unit": unit, "status": "available", **extra}

@@ -1,0 +1,264 @@
+"""The OpenAPI 3.1 document served at `/openapi.json` (outside `/v1`).
+
+Built from the same declarations the server runs on: the endpoint registry (paths, ids), the
+declared query parameters (`serve.routes.base.ENDPOINT_PARAMS`) and the wire field sets
+(`schemas.wire`, typed from `schemas.lake`), so it cannot drift from what is served.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pyarrow as pa
+
+from schemas import lake, wire
+from schemas.registry import BY_ID, REGISTRY_VERSION
+from serve.routes.base import ENDPOINT_PARAMS, Param
+from serve.routes.meta import build_version
+
+ERROR_STATUSES = {
+    "400": "Invalid parameters (bad_request, unknown_book)",
+    "401": "Missing, malformed or unusable API key",
+    "403": "Not allowed (account, IP, endpoint, alpha or run allow-list)",
+    "404": "No such path or method, or the addressed resource does not exist",
+    "429": "Rate limit or monthly quota exceeded",
+    "500": "Unhandled failure (no detail in the body)",
+    "503": "A backend (lake, market data) is temporarily unreachable",
+}
+
+_NUMBER = {"type": ["number", "null"]}
+_DATE = {"type": "string", "format": "date"}
+
+
+def _arrow_schema(dtype: pa.DataType) -> dict[str, Any]:
+    if pa.types.is_timestamp(dtype):
+        return {"type": ["string", "null"], "format": "date-time"}
+    if pa.types.is_date(dtype):
+        return {"type": ["string", "null"], "format": "date"}
+    if pa.types.is_boolean(dtype):
+        return {"type": ["boolean", "null"]}
+    if pa.types.is_integer(dtype):
+        return {"type": ["integer", "null"]}
+    if pa.types.is_floating(dtype):
+        return _NUMBER
+    return {"type": ["string", "null"]}
+
+
+_LAKE_TYPES: dict[str, pa.DataType] = {}
+for _schema in (
+    lake.DECISIONS,
+    lake.REBALANCES,
+    lake.BOOKS,
+    lake.PORTFOLIO,
+    lake.POSITIONS,
+    lake.PNL,
+    lake.TRADES,
+):
+    for _field in _schema:
+        _LAKE_TYPES.setdefault(_field.name, _field.type)
+_LAKE_TYPES["book"] = pa.string()
+
+
+def _row(fields: tuple[str, ...], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    overrides = overrides or {}
+    props = {f: overrides.get(f) or _arrow_schema(_LAKE_TYPES.get(f, pa.float64())) for f in fields}
+    return {"type": "object", "properties": props}
+
+
+_SERIES_ROW = {"date": _DATE}
+ROW_SCHEMAS: dict[str, dict[str, Any]] = {
+    "catalog.alphas.list": _row(
+        wire.ALPHA_LIST_FIELDS, {"alpha_id": {"type": "string"}, "name": {"type": "string"}}
+    ),
+    "signals.rebalances.list": _row(wire.REBALANCE_INDEX_FIELDS),
+    "signals.rebalances.get": _row(wire.DECISION_FIELDS),
+    "signals.scores": _row(wire.SCORE_ALL_FIELDS),
+    "portfolio.books": _row(wire.BOOK_FIELDS),
+    "portfolio.ledger": _row(wire.PORTFOLIO_FIELDS),
+    "portfolio.positions": _row(wire.POSITION_FIELDS),
+    "portfolio.pnl": _row(wire.PNL_FIELDS),
+    "portfolio.trades": _row(wire.TRADE_FIELDS, {"decision_at": _DATE}),
+    "portfolio.equity_curve": _row(wire.EQUITY_CURVE_FIELDS, _SERIES_ROW),
+    "benchmarks.daily": _row(wire.BENCHMARK_FIELDS, _SERIES_ROW),
+}
+
+SUMMARIES = {
+    "portfolio.equity_curve": _row(wire.EQUITY_SUMMARY_FIELDS, {"book": {"type": "string"}}),
+    "benchmarks.daily": _row(wire.BENCHMARK_SUMMARY_FIELDS, {"symbol": {"type": "string"}}),
+}
+
+SERVED = (
+    "meta.health",
+    "catalog.alphas.list",
+    "catalog.alphas.get",
+    "signals.rebalances.list",
+    "signals.rebalances.get",
+    "signals.scores",
+    "portfolio.books",
+    "portfolio.ledger",
+    "portfolio.positions",
+    "portfolio.pnl",
+    "portfolio.trades",
+    "portfolio.equity_curve",
+    "benchmarks.daily",
+)
+"""Registry ids the app mounts (the other registry routes belong to other parts of the service)."""
+
+COMPONENTS: dict[str, Any] = {
+    "schemas": {
+        "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message", "details", "request_id"],
+                    "properties": {
+                        "code": {"type": "string"},
+                        "message": {"type": "string"},
+                        "details": {"type": "object"},
+                        "request_id": {"type": "string"},
+                    },
+                }
+            },
+        },
+        "Pagination": {
+            "type": "object",
+            "required": ["limit", "offset", "returned", "total", "has_more"],
+            "properties": {
+                "limit": {"type": "integer"},
+                "offset": {"type": "integer"},
+                "returned": {"type": "integer"},
+                "total": {"type": "integer"},
+                "has_more": {"type": "boolean"},
+            },
+        },
+        "Warning": {
+            "type": "object",
+            "required": ["code"],
+            "properties": {
+                "code": {"type": "string", "enum": list(wire.WARNING_CODES)},
+                "kind": {"type": "string"},
+                "message": {"type": "string"},
+            },
+        },
+        "Health": {
+            "type": "object",
+            "required": ["status", "service", "environment", "version", "registry_version", "time"],
+            "properties": {
+                "status": {"type": "string", "enum": ["ok", "degraded"]},
+                "service": {"type": "string"},
+                "environment": {"type": "string"},
+                "version": {"type": "string"},
+                "registry_version": {"type": "string"},
+                "time": {"type": "string", "format": "date-time"},
+                "down": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+    },
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+}
+
+
+def _param_schema(param: Param) -> dict[str, Any]:
+    schema: dict[str, Any] = (
+        {"type": "string", "format": "date"} if param.type == "date" else {"type": param.type}
+    )
+    if param.default is not None:
+        schema["default"] = param.default
+    if param.minimum is not None:
+        schema["minimum"] = param.minimum
+    if param.maximum is not None:
+        schema["maximum"] = param.maximum
+    if param.enum is not None:
+        schema["enum"] = list(param.enum)
+    return schema
+
+
+def _meta_schema(endpoint_id: str) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "run": {"type": "string"},
+        "alpha_id": {"type": "string"},
+        "source_alpha_id": {"type": "string"},
+        "book": {"type": "string"},
+        "request_id": {"type": "string"},
+        "generated_at": {"type": "string", "format": "date-time"},
+        "source": {"type": "string"},
+        "warnings": {"type": "array", "items": {"$ref": "#/components/schemas/Warning"}},
+    }
+    if endpoint_id in SUMMARIES:
+        props["summary"] = SUMMARIES[endpoint_id]
+    return {"type": "object", "properties": props}
+
+
+def _success(endpoint_id: str) -> dict[str, Any]:
+    if endpoint_id == "meta.health":
+        schema: dict[str, Any] = {"$ref": "#/components/schemas/Health"}
+    elif endpoint_id == "catalog.alphas.get":
+        schema = {
+            "type": "object",
+            "required": ["data", "meta"],
+            "properties": {"data": {"type": "object"}, "meta": _meta_schema(endpoint_id)},
+        }
+    else:
+        schema = {
+            "type": "object",
+            "required": ["data", "pagination", "meta"],
+            "properties": {
+                "data": {"type": "array", "items": ROW_SCHEMAS[endpoint_id]},
+                "pagination": {"$ref": "#/components/schemas/Pagination"},
+                "meta": _meta_schema(endpoint_id),
+            },
+        }
+    return {"description": "OK", "content": {"application/json": {"schema": schema}}}
+
+
+def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
+    endpoint = BY_ID[endpoint_id]
+    path = re.sub(r"\{(\w+):\w+\}", r"{\1}", endpoint.path)
+    parameters: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in re.findall(r"\{(\w+)\}", path)
+    ]
+    for param in ENDPOINT_PARAMS[endpoint_id]:
+        parameters.append(
+            {
+                "name": param.name,
+                "in": "query",
+                "required": param.required,
+                "description": param.description,
+                "schema": _param_schema(param),
+            }
+        )
+    responses: dict[str, Any] = {"200": _success(endpoint_id)}
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for status, text in ERROR_STATUSES.items():
+        responses[status] = {"description": text, "content": error_ref}
+    operation: dict[str, Any] = {
+        "operationId": endpoint_id,
+        "summary": endpoint.summary,
+        "tags": [endpoint.group],
+        "parameters": parameters,
+        "responses": responses,
+        "x-registry-id": endpoint_id,
+    }
+    operation["security"] = [] if endpoint.public else [{"bearer": []}]
+    return path, operation
+
+
+def openapi_document() -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for endpoint_id in SERVED:
+        path, operation = _operation(endpoint_id)
+        paths[path] = {"get": operation}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Alpha Research Results API",
+            "version": build_version(),
+            "x-registry-version": REGISTRY_VERSION,
+        },
+        "paths": paths,
+        "components": COMPONENTS,
+    }

@@ -1,0 +1,44 @@
+"""`/v1/benchmarks/{symbol}/daily`: the market index series to compare an equity curve against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get
+
+from datasets.reader import LakeUnavailable
+from schemas import wire
+from serve import errors
+from serve.envelope import collection
+from serve.params import SERIES_DEFAULT_LIMIT
+from serve.routes.base import context
+
+
+@get(
+    "/v1/benchmarks/{symbol:str}/daily",
+    opt={"endpoint": "benchmarks.daily"},
+    sync_to_thread=True,
+    operation_id="getBenchmarkDaily",
+)
+def get_benchmark_daily(request: Request[Any, Any, Any], symbol: str) -> Response[bytes]:
+    ctx = context(request)
+    q = ctx.query
+    if symbol not in wire.BENCHMARK_SYMBOLS:
+        q.fail("symbol", f"must be one of {', '.join(wire.BENCHMARK_SYMBOLS)}; got {symbol!r}")
+        q.details["available"] = list(wire.BENCHMARK_SYMBOLS)
+    window = q.window()
+    limit, offset = q.limit(SERIES_DEFAULT_LIMIT), q.offset()
+    q.finish()
+    # Market data lives in the lake; a failure to read it affects only this route (503 benchmark_*).
+    try:
+        bench = ctx.reader.benchmark(symbol)
+        if bench is None:
+            raise errors.BenchmarkNotConfigured(details={"symbol": symbol})
+        page, summary = ctx.reader.benchmark_daily(bench, window, limit, offset)
+    except LakeUnavailable as exc:
+        raise errors.BenchmarkUnavailable(details={"symbol": symbol}) from exc
+    meta = ctx.meta(symbol=symbol, summary=summary, source=f"lake:benchmarks/{symbol}@{bench.build_id}")
+    return collection(page.rows, page.total, limit, offset, meta)
+
+
+ROUTES = [get_benchmark_daily]

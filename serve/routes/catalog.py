@@ -1,0 +1,68 @@
+"""`/v1/alphas` (the catalogue) and `/v1/alphas/{alpha}` (the written description)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get
+
+from datasets.reader import page_of
+from serve import errors
+from serve.envelope import collection, single
+from serve.resolve import resolve_alpha
+from serve.routes.base import context
+
+
+@get("/v1/alphas", opt={"endpoint": "catalog.alphas.list"}, sync_to_thread=True, operation_id="listAlphas")
+def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
+    ctx = context(request)
+    search = ctx.query.text("search")
+    complete_only = ctx.query.boolean("complete_only", False)
+    limit, offset = ctx.query.limit(), ctx.query.offset()
+    ctx.query.finish()
+
+    needle = search.casefold() if search else None
+    rows = []
+    # Only alphas the key may read are listed: the catalogue reveals nothing the key cannot open.
+    for alpha_id, build in ctx.reader.alphas().items():
+        if not ctx.caller.may_read_alpha(alpha_id):
+            continue
+        entry = build.entry
+        if complete_only and not entry.get("complete", False):
+            continue
+        row = {"alpha_id": alpha_id, "name": entry.get("name") or alpha_id, "tldr": entry.get("tldr")}
+        if needle is not None and not any(needle in (v or "").casefold() for v in row.values()):
+            continue
+        rows.append((entry, row))
+    # started_at descending (missing last), alpha_id ascending as tiebreak: two stable sorts.
+    rows.sort(key=lambda pair: str(pair[1]["alpha_id"]))
+    rows.sort(key=lambda pair: str(pair[0].get("started_at") or ""), reverse=True)
+    page = page_of([row for _, row in rows], limit, offset)
+    meta = ctx.meta(source="lake:catalog")
+    return collection(page.rows, page.total, limit, offset, meta)
+
+
+@get(
+    "/v1/alphas/{alpha:str}",
+    opt={"endpoint": "catalog.alphas.get"},
+    sync_to_thread=True,
+    operation_id="getAlpha",
+)
+def get_alpha(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+    ctx = context(request)
+    build = resolve_alpha(ctx.caller, ctx.reader, alpha)
+    ctx.query.finish()
+    description = ctx.reader.description(build)
+    if description is None:
+        raise errors.AlphaDescriptionNotFound(
+            f"The run {alpha!r} sealed no written description; its data endpoints still answer.",
+            details={"alpha": alpha},
+        )
+    data = dict(description)
+    data["algo_id"] = build.alpha_id
+    data["alpha_id"] = build.alpha_id
+    meta = ctx.run_meta(build, "description")
+    return single(data, meta)
+
+
+ROUTES = [list_alphas, get_alpha]

@@ -1,0 +1,91 @@
+"""Performance: `/metrics` (computed from the build's materialised series) and `/metrics/_doc`."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from litestar import Request, Response, get
+
+from datasets.reader import AlphaBuild
+from datasets.storage import Storage
+from serve import errors
+from serve.envelope import json_response, single, with_warnings
+from serve.metrics import (
+    GRANULARITIES,
+    Access,
+    InputsCache,
+    MetricsInputs,
+    compute_metrics,
+    shared_metrics_doc,
+)
+from serve.resolve import resolve_run
+from serve.routes.base import Context, context
+
+DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
+
+_inputs = InputsCache()
+_storages: dict[str, Storage] = {}
+_storages_lock = threading.Lock()
+
+
+def _storage(root: str) -> Storage:
+    with _storages_lock:
+        storage = _storages.get(root)
+        if storage is None:
+            storage = _storages[root] = Storage(root)
+        return storage
+
+
+def metrics_inputs(ctx: Context, build: AlphaBuild) -> MetricsInputs:
+    """The build's tables as numpy columns, read once per build."""
+    try:
+        return _inputs.get(_storage(ctx.reader.root), build.build_dir, build.alpha_id)
+    except OSError as exc:
+        raise errors.UpstreamUnavailable() from exc
+
+
+def caller_access(ctx: Context) -> Access:
+    caller = ctx.caller
+    return Access(
+        cross_sections=caller.may_call("signals.rebalances.get") or caller.may_call("signals.scores"),
+        ledger=caller.may_call("portfolio.ledger"),
+    )
+
+
+@get(
+    "/v1/alphas/{alpha:str}/metrics",
+    opt={"endpoint": "performance.metrics"},
+    sync_to_thread=True,
+    operation_id="getMetrics",
+)
+def get_metrics(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+    ctx = context(request)
+    build = resolve_run(ctx.caller, ctx.reader, alpha)
+    q = ctx.query
+    start, end = q.window()
+    granularity = q.choice("granularity", GRANULARITIES, "overall") or "overall"
+    doc = q.boolean("doc", False)
+    panel = q.boolean("panel", False)
+    q.finish()
+    data, warnings = compute_metrics(
+        metrics_inputs(ctx, build), granularity, start, end, panel, caller_access(ctx), doc=doc
+    )
+    return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
+
+
+@get(
+    "/v1/alphas/{alpha:str}/metrics/_doc",
+    opt={"endpoint": "performance.metrics.doc"},
+    sync_to_thread=True,
+    operation_id="getMetricsDoc",
+)
+def get_metrics_doc(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+    ctx = context(request)
+    build = resolve_run(ctx.caller, ctx.reader, alpha)
+    ctx.query.finish()
+    body = {"data": shared_metrics_doc(), "meta": ctx.run_meta(build, "metrics")}
+    return json_response(body, headers={"Cache-Control": DOC_CACHE_CONTROL})
+
+
+ROUTES = [get_metrics, get_metrics_doc]

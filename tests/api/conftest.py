@@ -1,0 +1,130 @@
+"""The small demo lake (built once per session) and an app over it with test callers.
+
+Callers come from `make_caller` (one factory with overrides); the test authenticator maps a bearer
+token to one of them, so data-endpoint tests do not depend on the key store. Tokens:
+`raw` (everything, raw-book access), `plain` (everything, no raw access), `testonly` (all data
+endpoints, `Test_` alphas and runs only), `metaonly` (the self-service default endpoints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from schemas.registry import ALL_IDS, ADMIN_IDS, META_IDS
+from serve import errors
+from serve.app import create_app
+from serve.context import AllowList, Caller
+from serve.settings import Settings
+
+DATA_IDS = frozenset(i for i in ALL_IDS if i not in ADMIN_IDS)
+
+
+def make_caller(**overrides: Any) -> Caller:
+    base = Caller(
+        key_id="k" * 16,
+        key_name="test key",
+        user_id="u_test",
+        email="test@example.com",
+        role="member",
+        is_admin=False,
+        endpoints=DATA_IDS,
+        endpoint_allow=AllowList.all(),
+        alphas=AllowList.all(),
+        runs=AllowList.all(),
+        expose_raw_book=False,
+        ip="127.0.0.1",
+        rate_limit={"per_second": 1000, "per_minute": 100000, "per_day": 1000000, "monthly_requests": None},
+    )
+    return replace(base, **overrides)
+
+
+CALLERS: dict[str, Caller] = {
+    "raw": make_caller(expose_raw_book=True),
+    "plain": make_caller(),
+    "testonly": make_caller(alphas=AllowList.of_prefixes(["Test_"]), runs=AllowList.of_prefixes(["Test_"])),
+    "alphaonly": make_caller(runs=AllowList.of_ids(["nothing"])),
+    "metaonly": make_caller(endpoints=frozenset(META_IDS), endpoint_allow=AllowList.of_ids(META_IDS)),
+}
+
+
+def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) -> Caller:
+    if authorization is None:
+        raise errors.MissingApiKey(headers={"WWW-Authenticate": "Bearer"})
+    token = authorization.removeprefix("Bearer ").strip()
+    caller = CALLERS.get(token)
+    if caller is None:
+        raise errors.InvalidApiKey()
+    return replace(caller, ip=client_ip)
+
+
+@pytest.fixture(scope="session")
+def demo_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pipeline.build import build_many
+    from pipeline.demo.corpus import write_corpus
+
+    base = tmp_path_factory.mktemp("api_lake")
+    seals = write_corpus(base / "seals", size="small", seed=7)
+    outcomes = build_many([str(s) for s in seals], str(base / "lake"), jobs=2)
+    assert not [o for o in outcomes if o.status == "refused"], outcomes
+    return base / "lake"
+
+
+@pytest.fixture(scope="session")
+def client(demo_lake: Path) -> Iterator[TestClient[Any]]:
+    settings = Settings(lake=str(demo_lake), environment="test")
+    app = create_app(settings, authenticate=fake_authenticate, limiter=None)
+    with TestClient(app=app) as test_client:
+        yield test_client
+
+
+class Api:
+    """GET with a named test caller; returns the decoded JSON and the response."""
+
+    def __init__(self, client: TestClient[Any]) -> None:
+        self.client = client
+
+    def get(self, path: str, token: str | None = "raw", **params: Any) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.client.get(path, params=params or None, headers=headers)
+
+    def ok(self, path: str, token: str | None = "raw", **params: Any) -> dict[str, Any]:
+        response = self.get(path, token, **params)
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def error(self, path: str, status: int, code: str, token: str | None = "raw", **params: Any) -> dict[str, Any]:
+        response = self.get(path, token, **params)
+        assert response.status_code == status, response.text
+        body = response.json()
+        assert set(body) == {"error"}
+        assert body["error"]["code"] == code, body
+        assert set(body["error"]) == {"code", "message", "details", "request_id"}
+        assert body["error"]["request_id"] == response.headers["x-request-id"]
+        error: dict[str, Any] = body["error"]
+        return error
+
+    def all_pages(self, path: str, limit: int, token: str = "raw", **params: Any) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            body = self.ok(path, token, limit=limit, offset=offset, **params)
+            page = body["pagination"]
+            assert page["returned"] == len(body["data"]) <= limit
+            rows.extend(body["data"])
+            if not page["has_more"]:
+                assert offset + page["returned"] >= page["total"]
+                return rows
+            offset += page["returned"]
+
+
+@pytest.fixture(scope="session")
+def api(client: TestClient[Any]) -> Api:
+    return Api(client)

@@ -1,0 +1,105 @@
+"""The small demo lake (once per session) and an app over it with metrics test callers.
+
+Tokens: `raw` (every data endpoint, raw-book access), `metrics_only` (performance endpoints
+only: every block built from cross-sections or the ledger must be access-limited),
+`testonly` (Test_ alphas only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from schemas.registry import ADMIN_IDS, ALL_IDS
+from serve import errors
+from serve.context import AllowList, Caller
+
+DATA_IDS = frozenset(i for i in ALL_IDS if i not in ADMIN_IDS)
+METRICS_IDS = frozenset({"performance.metrics", "performance.metrics.doc"})
+
+
+def make_caller(**overrides: Any) -> Caller:
+    base = Caller(
+        key_id="m" * 16,
+        key_name="metrics test key",
+        user_id="u_metrics",
+        email="metrics@example.com",
+        role="member",
+        is_admin=False,
+        endpoints=DATA_IDS,
+        endpoint_allow=AllowList.all(),
+        alphas=AllowList.all(),
+        runs=AllowList.all(),
+        expose_raw_book=True,
+        ip="127.0.0.1",
+        rate_limit={"per_second": 10**6, "per_minute": 10**6, "per_day": 10**7, "monthly_requests": None},
+    )
+    return replace(base, **overrides)
+
+
+CALLERS: dict[str, Caller] = {
+    "raw": make_caller(),
+    "metrics_only": make_caller(endpoints=METRICS_IDS, endpoint_allow=AllowList.of_ids(tuple(METRICS_IDS))),
+    "testonly": make_caller(alphas=AllowList.of_prefixes(["Test_"]), runs=AllowList.of_prefixes(["Test_"])),
+}
+
+
+def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) -> Caller:
+    if authorization is None:
+        raise errors.MissingApiKey(headers={"WWW-Authenticate": "Bearer"})
+    caller = CALLERS.get(authorization.removeprefix("Bearer ").strip())
+    if caller is None:
+        raise errors.InvalidApiKey()
+    return replace(caller, ip=client_ip)
+
+
+@pytest.fixture(scope="session")
+def metrics_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pipeline.build import build_many
+    from pipeline.demo.corpus import write_corpus
+
+    base = tmp_path_factory.mktemp("metrics_lake")
+    seals = write_corpus(base / "seals", size="small", seed=7)
+    outcomes = build_many([str(s) for s in seals], str(base / "lake"), jobs=2)
+    assert not [o for o in outcomes if o.status == "refused"], outcomes
+    return base / "lake"
+
+
+class Api:
+    def __init__(self, client: TestClient[Any]) -> None:
+        self.client = client
+
+    def get(self, path: str, token: str = "raw", **params: Any) -> Any:
+        return self.client.get(path, params=params or None, headers={"Authorization": f"Bearer {token}"})
+
+    def ok(self, path: str, token: str = "raw", **params: Any) -> dict[str, Any]:
+        response = self.get(path, token, **params)
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def all_rows(self, path: str, **params: Any) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        while True:
+            body = self.ok(path, limit=5000, offset=len(rows), **params)
+            rows.extend(body["data"])
+            if not body["pagination"]["has_more"]:
+                return rows
+
+
+@pytest.fixture(scope="session")
+def api(metrics_lake: Path) -> Iterator[Api]:
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    app = create_app(
+        Settings(lake=str(metrics_lake), environment="test"), authenticate=fake_authenticate, limiter=None
+    )
+    with TestClient(app=app) as client:
+        yield Api(client)

@@ -1,0 +1,110 @@
+"""Atomic publish, idempotent rebuild, retention of previous builds, catalogue reads."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from datasets import catalog
+from datasets.writer import BuildWriter
+from pipeline.publish import publish_seal
+from schemas import seal as S
+from tests.pipeline.conftest import copy_seal
+from tests.pipeline.test_refusals import snapshot
+
+
+def new_version(source: Path, target: Path, value: float) -> Path:
+    """A valid seal that differs from `source` only in its stored metric values."""
+    seal = copy_seal(source, target)
+    metrics = pl.read_parquet(seal / "metrics.parquet").with_columns(value=pl.lit(float(value)))
+    pq.write_table(metrics.to_arrow().cast(S.METRICS), seal / "metrics.parquet")
+    return seal
+
+
+def test_rebuild_of_the_same_seal_is_unchanged_and_writes_nothing(tmp_path: Path, factory_seal: Path) -> None:
+    lake = tmp_path / "lake"
+    first = publish_seal(str(factory_seal), str(lake))
+    before = snapshot(lake)
+    again = publish_seal(str(factory_seal), str(lake))
+    assert (first.status, again.status) == ("published", "unchanged")
+    assert again.build_id == first.build_id and again.rows == first.rows
+    assert snapshot(lake) == before
+
+
+def test_crash_mid_publish_leaves_the_old_build_served(
+    tmp_path: Path, factory_seal: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lake = tmp_path / "lake"
+    old = publish_seal(str(factory_seal), str(lake))
+    pointer = lake / "alphas" / "Test_factory" / "_current.json"
+    old_pointer = pointer.read_bytes()
+    old_files = {k: v for k, v in snapshot(lake).items() if old.build_id in k}
+    changed = new_version(factory_seal, tmp_path / "v2", 0.5)
+
+    real_write = BuildWriter.write_parquet
+    calls = {"n": 0}
+
+    def failing_write(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] > 6:
+            raise OSError("disk went away")
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(BuildWriter, "write_parquet", failing_write)
+    with pytest.raises(OSError, match="disk went away"):
+        publish_seal(str(changed), str(lake))
+    assert calls["n"] == 7
+    assert pointer.read_bytes() == old_pointer
+    assert {k: v for k, v in snapshot(lake).items() if old.build_id in k} == old_files
+    build = catalog.current_build(str(lake), "Test_factory")
+    assert build is not None and build.build_id == old.build_id
+    assert catalog.read_alpha(str(lake), build)["tables"]["metrics_stored"]["rows"] == 2
+
+    monkeypatch.setattr(BuildWriter, "write_parquet", real_write)
+    retry = publish_seal(str(changed), str(lake))
+    assert retry.status == "published" and retry.build_id != old.build_id
+
+
+def test_two_previous_builds_are_kept_and_older_ones_deleted(tmp_path: Path, factory_seal: Path) -> None:
+    lake = tmp_path / "lake"
+    ids = [
+        publish_seal(str(new_version(factory_seal, tmp_path / f"v{i}", i)), str(lake)).build_id
+        for i in range(4)
+    ]
+    builds = sorted(p.name for p in (lake / "alphas" / "Test_factory" / "builds").iterdir())
+    assert builds == sorted(ids[1:])
+    pointer = json.loads((lake / "alphas" / "Test_factory" / "_current.json").read_text())
+    assert pointer["build_id"] == ids[3] and pointer["previous_builds"] == [ids[2], ids[1]]
+
+
+def test_catalogue_entry_description_and_source(factory_lake: Path) -> None:
+    root = str(factory_lake)
+    [entry] = catalog.list_alphas(root)
+    assert entry["alpha_id"] == "Test_factory" and entry["complete"] and entry["missing_kinds"] == []
+    assert entry["books"]["trades"] == sorted(
+        [
+            "long_short",
+            "long_only",
+            *[b + s for b in ("long_short", "long_only") for s in ("_adjustments", "_settlements")],
+        ]
+    )
+    assert (entry["first_rebalance"], entry["last_rebalance"]) == ("2023-01-06", "2023-02-24")
+    assert entry["tables"]["decisions"]["rows"] == 8 * 30
+    build = catalog.current_build(root, "Test_factory")
+    assert build is not None
+    description = catalog.read_description(root, build)
+    assert description is not None
+    assert description["algo_id"] == description["alpha_id"] == "Test_factory"
+    assert description["thesis"]["hypothesis"] == "Scores predict returns."
+    assert description["thesis"]["mechanism"] is None and description["signal"]["pseudocode"] is None
+    source = catalog.read_source(root, build)
+    assert source is not None and source["delivered"] is True
+    archive = factory_lake / source["object_path"]
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == source["sha256"]
+    [benchmark] = catalog.list_benchmarks(root)
+    assert benchmark["symbol"] == "SPY" and benchmark["rows"] == 30

@@ -1,0 +1,280 @@
+"""One refusal per validation rule: a copy of a valid seal is broken in one place; the build is
+refused naming the rule and the kind, and the alpha's published build stays byte-identical."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.publish import publish_seal
+from pipeline.rules import RULES, SealRejected
+from schemas import seal as S
+from tests.pipeline.conftest import copy_seal
+
+
+def snapshot(lake: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(lake)): p.read_bytes() for p in sorted(lake.rglob("*")) if p.is_file()}
+
+
+def edit(path: Path, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+    kind = path.parent.name if path.parent.name in S.BOOK_KINDS else path.stem
+    schema = S.BENCHMARK_DAILY if path.name == "daily.parquet" else S.KIND_SCHEMAS[kind]
+    loose = pa.schema([f.with_nullable(True) for f in schema])
+    frame = change(pl.read_parquet(path))
+    pq.write_table(frame.to_arrow().select(schema.names).cast(loose), path)
+
+
+def set_cell(column: str, row: int, value: object) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    def change(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns(
+            pl.when(pl.int_range(pl.len()) == row).then(pl.lit(value)).otherwise(pl.col(column)).alias(column)
+        )
+
+    return change
+
+
+def add_to(columns: dict[str, float], where: pl.Expr) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    def change(frame: pl.DataFrame) -> pl.DataFrame:
+        flagged = frame.with_row_index("_i").filter(where)["_i"][0]
+        first = pl.int_range(pl.len()) == flagged
+        return frame.with_columns(
+            pl.when(first).then(pl.col(c) + d).otherwise(pl.col(c)).alias(c) for c, d in columns.items()
+        )
+
+    return change
+
+
+def edit_manifest(change: Callable[[dict], None]) -> Callable[[Path], None]:
+    def mutate(seal: Path) -> None:
+        manifest = json.loads((seal / "manifest.json").read_text())
+        change(manifest)
+        (seal / "manifest.json").write_text(json.dumps(manifest))
+
+    return mutate
+
+
+def on(relative: str, change: Callable[[pl.DataFrame], pl.DataFrame]) -> Callable[[Path], None]:
+    return lambda seal: edit(seal / relative, change)
+
+
+def drop_column(relative: str, column: str) -> Callable[[Path], None]:
+    def mutate(seal: Path) -> None:
+        pq.write_table(pq.read_table(seal / relative).drop_columns([column]), seal / relative)
+
+    return mutate
+
+
+def null_cell(relative: str, column: str) -> Callable[[Path], None]:
+    def mutate(seal: Path) -> None:
+        table = pq.read_table(seal / relative)
+        values = table.column(column).to_pylist()
+        values[1] = None
+        index = table.schema.get_field_index(column)
+        loose = table.schema.set(index, table.schema.field(column).with_nullable(True))
+        table = table.cast(loose).set_column(
+            index,
+            table.schema.field(column).with_nullable(True),
+            pa.array(values, table.schema.field(column).type),
+        )
+        pq.write_table(table, seal / relative)
+
+    return mutate
+
+
+def edit_description(seal: Path) -> None:
+    description = json.loads((seal / "description.json").read_text())
+    description["source_papers"][1]["role"] = "seed"
+    (seal / "description.json").write_text(json.dumps(description))
+
+
+def corrupt_archive(seal: Path) -> None:
+    (seal / "source.zip").write_bytes(b"PK\x05\x06" + b"\1" * 18)
+
+
+def duplicate_first_row(frame: pl.DataFrame) -> pl.DataFrame:
+    return pl.concat([frame, frame.head(1)])
+
+
+untradeable = ~pl.col("next_open_tradeable")
+held_long_only = pl.col("next_open_tradeable") & (pl.col("long_only_target_weight") > 0)
+pending_week = pl.col("date") == pl.col("date").max()
+
+ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(universe_size="many"))),
+    ("manifest.kinds_present", "pnl", lambda seal: (seal / "pnl" / "long_only.parquet").unlink()),
+    ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
+    ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),
+    ("rebalances.unique_dates", "rebalances", on("rebalances.parquet", duplicate_first_row)),
+    (
+        "rebalances.week_status_values",
+        "rebalances",
+        on("rebalances.parquet", set_cell("week_status", 2, "skipped")),
+    ),
+    ("decisions.unique_date_symbol", "decisions", on("decisions.parquet", duplicate_first_row)),
+    (
+        "rebalances.decisions_join",
+        "decisions",
+        on("decisions.parquet", set_cell("date", 3, dt.date(2023, 1, 7))),
+    ),
+    (
+        "decisions.score_is_direction_times_confidence",
+        "decisions",
+        on("decisions.parquet", add_to({"confidence": 0.5}, pl.col("direction") != 0)),
+    ),
+    (
+        "decisions.raw_score_is_raw_direction_times_raw_confidence",
+        "decisions",
+        on("decisions.parquet", add_to({"raw_confidence": 0.5}, pl.col("raw_direction") != 0)),
+    ),
+    (
+        "decisions.direction_is_sign_of_score",
+        "decisions",
+        on(
+            "decisions.parquet",
+            lambda f: f.with_columns(
+                pl.when(pl.int_range(pl.len()) == 4).then(-pl.col(c)).otherwise(pl.col(c)).alias(c)
+                for c in ("direction", "confidence")
+            ),
+        ),
+    ),
+    (
+        "decisions.untradeable_has_zero_weights_and_reason",
+        "decisions",
+        on(
+            "decisions.parquet",
+            lambda f: f.with_columns(
+                pl.when(untradeable)
+                .then(pl.lit("asleep"))
+                .otherwise(pl.col("unavailability_reason"))
+                .alias("unavailability_reason")
+            ),
+        ),
+    ),
+    (
+        "decisions.long_only_weights_sum_to_one",
+        "decisions",
+        on("decisions.parquet", add_to({"long_only_target_weight": 0.01}, held_long_only)),
+    ),
+    (
+        "decisions.pending_week_has_no_fill_or_forward_return",
+        "decisions",
+        on(
+            "decisions.parquet",
+            lambda f: f.with_columns(
+                pl.when(pending_week)
+                .then(pl.lit(0.01))
+                .otherwise(pl.col("forward_return"))
+                .alias("forward_return")
+            ),
+        ),
+    ),
+    (
+        "ledger.ending_equity_identity",
+        "portfolio",
+        on("portfolio/long_short.parquet", add_to({"cash_carry": 1e-3}, pl.int_range(pl.len()) == 3)),
+    ),
+    (
+        "ledger.cash_plus_positions_is_equity",
+        "portfolio",
+        on("portfolio/long_short.parquet", add_to({"cash_end": 1e-3}, pl.int_range(pl.len()) == 3)),
+    ),
+    (
+        "ledger.starting_equity_chain",
+        "portfolio",
+        on(
+            "portfolio/long_only.parquet",
+            add_to(
+                {"starting_equity": 1e-3, "ending_equity": 1e-3, "cash_end": 1e-3},
+                pl.int_range(pl.len()) == 0,
+            ),
+        ),
+    ),
+    (
+        "pnl.net_pnl_sums_to_equity_change",
+        "pnl",
+        on("pnl/long_short.parquet", add_to({"market_pnl": 1e-4}, pl.int_range(pl.len()) == 17)),
+    ),
+    (
+        "pnl.sums_to_ledger",
+        "pnl",
+        on(
+            "pnl/long_short.parquet",
+            add_to({"market_pnl": 1e-4, "execution_cost": -1e-4}, pl.int_range(pl.len()) == 17),
+        ),
+    ),
+    (
+        "trades.decision_at_joins_rebalance",
+        "trades",
+        on("trades/long_short.parquet", set_cell("decision_at", 0, dt.date(2023, 1, 5))),
+    ),
+    ("trades.enums", "trades", on("trades/long_only.parquet", set_cell("phase", 0, "reopen"))),
+    (
+        "trades.variants_are_subsets",
+        "trades",
+        on("trades/long_short_adjustments.parquet", add_to({"quantity": 1.0}, pl.int_range(pl.len()) == 0)),
+    ),
+    ("description.exactly_one_seed", "description", edit_description),
+    ("source.sha256_matches", "source", corrupt_archive),
+]
+
+
+@pytest.fixture()
+def published(tmp_path: Path, factory_seal: Path) -> tuple[Path, dict[str, bytes]]:
+    lake = tmp_path / "lake"
+    assert publish_seal(str(factory_seal), str(lake)).status == "published"
+    return lake, snapshot(lake)
+
+
+@pytest.mark.parametrize(("rule", "kind", "mutate"), ALPHA_CASES, ids=[c[0] for c in ALPHA_CASES])
+def test_broken_seal_is_refused_and_old_build_stays(
+    rule: str, kind: str, mutate: Callable[[Path], None], tmp_path: Path, factory_seal: Path, published
+) -> None:
+    lake, before = published
+    broken = copy_seal(factory_seal, tmp_path / "broken")
+    mutate(broken)
+    with pytest.raises(SealRejected) as caught:
+        publish_seal(str(broken), str(lake))
+    assert (caught.value.rule, caught.value.kind) == (rule, kind), caught.value.report()
+    assert snapshot(lake) == before
+
+
+def test_report_quotes_counts_and_samples(tmp_path: Path, factory_seal: Path) -> None:
+    broken = copy_seal(factory_seal, tmp_path / "broken")
+    on("portfolio/long_short.parquet", add_to({"cash_end": 1e-3}, pl.int_range(pl.len()) == 3))(broken)
+    with pytest.raises(SealRejected) as caught:
+        publish_seal(str(broken), str(tmp_path / "lake"))
+    rejection = caught.value
+    assert rejection.message.startswith("1 of 35 rows")
+    assert len(rejection.samples) == 1 and rejection.samples[0]["book"] == "long_short"
+    assert "ledger.cash_plus_positions_is_equity" in rejection.report()
+
+
+def test_benchmark_close_must_be_positive(tmp_path: Path, benchmark_seal: Path) -> None:
+    broken = copy_seal(benchmark_seal, tmp_path / "broken")
+    edit(broken / "daily.parquet", set_cell("close", 4, -1.0))
+    with pytest.raises(SealRejected) as caught:
+        publish_seal(str(broken), str(tmp_path / "lake"))
+    assert (caught.value.rule, caught.value.kind) == ("benchmark.dates_ascending_positive_close", "benchmark")
+    assert not (tmp_path / "lake" / "benchmarks").exists()
+
+
+def test_every_rule_has_a_refusal_test() -> None:
+    tested = {c[0] for c in ALPHA_CASES} | {"benchmark.dates_ascending_positive_close"}
+    assert tested == set(RULES)
+
+
+def test_cli_exits_non_zero_and_prints_the_report(tmp_path: Path, factory_seal: Path, capsys) -> None:
+    from serve.cli import main
+
+    broken = copy_seal(factory_seal, tmp_path / "broken")
+    edit_description(broken)
+    assert main(["build", str(broken), "--lake", str(tmp_path / "lake"), "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "refused" in out and "description.exactly_one_seed" in out
