@@ -124,6 +124,8 @@ def create_app(
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers],
         openapi_config=None,
+        # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
+        logging_config=None,
         state=_state(services),
         debug=False,
     )

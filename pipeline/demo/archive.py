@@ -38,8 +38,16 @@ def archive_bytes(spec: AlphaSpec) -> bytes:
         "README.md": f"# {spec.name}\n\n{spec.tldr or ''}\n\nSignal: `{spec.signal}`, smoothing half-life "
         f"{spec.half_life_weeks} weeks. Rebalanced weekly at the close; books act at the next open.\n",
         "params.json": json.dumps(
-            {"signal": spec.signal, "half_life_weeks": spec.half_life_weeks, "long_short_tail": 0.1,
-             "long_only_tail": 0.2}, indent=2, sort_keys=True) + "\n",
+            {
+                "signal": spec.signal,
+                "half_life_weeks": spec.half_life_weeks,
+                "long_short_tail": 0.1,
+                "long_only_tail": 0.2,
+            },
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n",
         "signal.py": _signal_source(spec),
     }
     buffer = io.BytesIO()

@@ -66,7 +66,7 @@ def simulate_book(
     stuck = np.zeros(n, dtype=bool)  # held while untradeable at a decision: closed as a risk exit
     fill_session = np.full(targets.shape, -1, dtype=np.int64)
     n_sessions = last - first + 1
-    ledger = {
+    ledger: dict[str, np.ndarray] = {
         k: np.zeros(n_sessions)
         for k in (
             "starting_equity ending_equity cash_start cash_end position_value_end market_pnl execution_cost "
@@ -117,8 +117,19 @@ def simulate_book(
                     phase == PHASE_CLOSE, np.where(stuck[traded], EXIT_RISK, EXIT_SIGNAL), EXIT_NONE
                 )
                 trade_parts.append(
-                    (np.full(len(traded), s), np.full(len(traded), w), traded, phase, dq[traded], mid, fill, fee,
-                     cost, adj, exit_reason)
+                    (
+                        np.full(len(traded), s),
+                        np.full(len(traded), w),
+                        traded,
+                        phase,
+                        dq[traded],
+                        mid,
+                        fill,
+                        fee,
+                        cost,
+                        adj,
+                        exit_reason,
+                    )
                 )
                 fill_session[w, traded] = s
                 stuck[traded] = False
@@ -127,7 +138,9 @@ def simulate_book(
         market_pnl = q * (o - pc) + q_new * (c - o)
         borrow = np.where(q_new < 0, -borrow_daily * np.abs(q_new) * c, 0.0)
         active = np.flatnonzero((q != 0) | (q_new != 0))
-        pnl_parts.append((np.full(len(active), s), active, market_pnl[active], cost_by_name[active], borrow[active]))
+        pnl_parts.append(
+            (np.full(len(active), s), active, market_pnl[active], cost_by_name[active], borrow[active])
+        )
         q = q_new
         held = np.flatnonzero(q != 0)
         pos_parts.append((np.full(len(held), s), held, q[held], c[held]))
@@ -160,8 +173,19 @@ def simulate_book(
         pnl=_stack(pnl_parts, ("session", "name", "market_pnl", "execution_cost", "borrow_cashflow")),
         trades=_stack(
             trade_parts,
-            ("session", "week", "name", "phase", "quantity", "mid_price", "fill_price", "fee", "execution_cost",
-             "adjustment", "exit_reason"),
+            (
+                "session",
+                "week",
+                "name",
+                "phase",
+                "quantity",
+                "mid_price",
+                "fill_price",
+                "fee",
+                "execution_cost",
+                "adjustment",
+                "exit_reason",
+            ),
         ),
         fill_session=fill_session,
     )

@@ -119,4 +119,6 @@ def close_instants(days: list[dt.date]) -> np.ndarray:
 def week_last_sessions(days: list[dt.date]) -> np.ndarray:
     """Indices of the last session of each ISO week (the weekly decision sessions)."""
     keys = [d.isocalendar()[:2] for d in days]
-    return np.array([i for i in range(len(days)) if i + 1 == len(days) or keys[i + 1] != keys[i]], dtype=np.int64)
+    return np.array(
+        [i for i in range(len(days)) if i + 1 == len(days) or keys[i + 1] != keys[i]], dtype=np.int64
+    )

@@ -21,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, help="folder to write the seals into")
     parser.add_argument("--size", choices=sorted(SIZES), default="full", help="corpus size (default: full)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default: {DEFAULT_SEED})")
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default: {DEFAULT_SEED})"
+    )
     parser.add_argument(
         "--only",
         nargs="+",

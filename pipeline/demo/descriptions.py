@@ -22,7 +22,13 @@ PRICE_FIELDS = [
 
 
 def _parameter(
-    name: str, type_: str, default: Any, search: list[Any], range_: list[float], unit: str, description: str,
+    name: str,
+    type_: str,
+    default: Any,
+    search: list[Any],
+    range_: list[float],
+    unit: str,
+    description: str,
     selected: dict[str, str | None],
 ) -> dict[str, Any]:
     return {
@@ -99,25 +105,64 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
                 "higher_is_long",
                 "log(close[t-21]) - log(close[t-252]), smoothed exponentially across weeks",
                 "Rank names by their 12-1 month log return; hold the top decile long and the bottom decile short.",
-                ["r = log(close[t-21] / close[t-252])", f"score = ewm(r, halflife={hl} weeks)", "rank descending"],
+                [
+                    "r = log(close[t-21] / close[t-252])",
+                    f"score = ewm(r, halflife={hl} weeks)",
+                    "rank descending",
+                ],
             ),
             "parameters": [
-                _parameter("lookback_sessions", "int", 252, [189, 252], [126.0, 378.0], "sessions",
-                           "Length of the formation window.", _selected(years, ["252", "252", "189"])),
-                _parameter("skip_sessions", "int", 21, [0, 21], [0.0, 42.0], "sessions",
-                           "Most recent sessions excluded to avoid short-term reversal.", _selected(years, ["21"])),
-                _parameter("half_life_weeks", "float", spec.half_life_weeks, [2, 4, 8], [1.0, 12.0], "weeks",
-                           "Half-life of the exponential smoothing of the raw score.", _selected(years, [hl])),
+                _parameter(
+                    "lookback_sessions",
+                    "int",
+                    252,
+                    [189, 252],
+                    [126.0, 378.0],
+                    "sessions",
+                    "Length of the formation window.",
+                    _selected(years, ["252", "252", "189"]),
+                ),
+                _parameter(
+                    "skip_sessions",
+                    "int",
+                    21,
+                    [0, 21],
+                    [0.0, 42.0],
+                    "sessions",
+                    "Most recent sessions excluded to avoid short-term reversal.",
+                    _selected(years, ["21"]),
+                ),
+                _parameter(
+                    "half_life_weeks",
+                    "float",
+                    spec.half_life_weeks,
+                    [2, 4, 8],
+                    [1.0, 12.0],
+                    "weeks",
+                    "Half-life of the exponential smoothing of the raw score.",
+                    _selected(years, [hl]),
+                ),
             ],
             "data_requirements": _counts(252, 273),
             "source_papers": [
-                {"title": "Returns to Buying Winners and Selling Losers: Implications for Stock Market Efficiency",
-                 "published_date": "1993-03-01", "role": "seed",
-                 "rationale": "Documents the 12-month momentum premium this alpha implements."},
-                {"title": "Momentum Crashes", "published_date": "2016-11-01", "role": "contradiction",
-                 "rationale": "Shows the strategy's severe losses after market rebounds."},
-                {"title": "Value and Momentum Everywhere", "published_date": "2013-06-01", "role": "validation",
-                 "rationale": "Finds the effect across asset classes and markets."},
+                {
+                    "title": "Returns to Buying Winners and Selling Losers: Implications for Stock Market Efficiency",
+                    "published_date": "1993-03-01",
+                    "role": "seed",
+                    "rationale": "Documents the 12-month momentum premium this alpha implements.",
+                },
+                {
+                    "title": "Momentum Crashes",
+                    "published_date": "2016-11-01",
+                    "role": "contradiction",
+                    "rationale": "Shows the strategy's severe losses after market rebounds.",
+                },
+                {
+                    "title": "Value and Momentum Everywhere",
+                    "published_date": "2013-06-01",
+                    "role": "validation",
+                    "rationale": "Finds the effect across asset classes and markets.",
+                },
             ],
         }
     if spec.signal == "planted_factor":
@@ -138,13 +183,25 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
                 ["x = observe(latent) + noise", f"score = ewm(x, halflife={hl} weeks)", "rank descending"],
             ),
             "parameters": [
-                _parameter("half_life_weeks", "float", spec.half_life_weeks, [2, 4, 6], [1.0, 12.0], "weeks",
-                           "Half-life of the exponential smoothing.", _selected(years, [hl, "4", "6"])),
+                _parameter(
+                    "half_life_weeks",
+                    "float",
+                    spec.half_life_weeks,
+                    [2, 4, 6],
+                    [1.0, 12.0],
+                    "weeks",
+                    "Half-life of the exponential smoothing.",
+                    _selected(years, [hl, "4", "6"]),
+                ),
             ],
             "data_requirements": _counts(1, 5),
             "source_papers": [
-                {"title": "Fundamental Law of Active Management", "published_date": "1989-01-01", "role": "seed",
-                 "rationale": "Relates information coefficient and breadth to the expected information ratio."},
+                {
+                    "title": "Fundamental Law of Active Management",
+                    "published_date": "1989-01-01",
+                    "role": "seed",
+                    "rationale": "Relates information coefficient and breadth to the expected information ratio.",
+                },
             ],
         }
     if spec.signal == "short_term_reversal":
@@ -160,17 +217,41 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
             },
             "signal": None,
             "parameters": [
-                _parameter("formation_sessions", "int", 5, [5, 10], [3.0, 20.0], "sessions",
-                           "Sessions over which the past return is measured.", _selected(years, ["5", None])),
-                _parameter("half_life_weeks", "float", spec.half_life_weeks, [1, 2], [1.0, 4.0], "weeks",
-                           "Half-life of the exponential smoothing.", {y: None for y in years}),
+                _parameter(
+                    "formation_sessions",
+                    "int",
+                    5,
+                    [5, 10],
+                    [3.0, 20.0],
+                    "sessions",
+                    "Sessions over which the past return is measured.",
+                    _selected(years, ["5", None]),
+                ),
+                _parameter(
+                    "half_life_weeks",
+                    "float",
+                    spec.half_life_weeks,
+                    [1, 2],
+                    [1.0, 4.0],
+                    "weeks",
+                    "Half-life of the exponential smoothing.",
+                    {y: None for y in years},
+                ),
             ],
             "data_requirements": _counts(5, 10),
             "source_papers": [
-                {"title": "Evidence of Predictable Behavior of Security Returns", "published_date": "1990-07-01",
-                 "role": "seed", "rationale": "Documents weekly and monthly return reversals."},
-                {"title": "Short-Term Return Reversals and Liquidity Provision", "published_date": None,
-                 "role": "mechanism", "rationale": None},
+                {
+                    "title": "Evidence of Predictable Behavior of Security Returns",
+                    "published_date": "1990-07-01",
+                    "role": "seed",
+                    "rationale": "Documents weekly and monthly return reversals.",
+                },
+                {
+                    "title": "Short-Term Return Reversals and Liquidity Provision",
+                    "published_date": None,
+                    "role": "mechanism",
+                    "rationale": None,
+                },
             ],
         }
     if spec.signal == "low_volatility":
@@ -191,13 +272,25 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
                 ["v = std(diff(log(close))[-60:])", "score = ewm(-v)", "rank descending"],
             ),
             "parameters": [
-                _parameter("window_sessions", "int", 60, [20, 60, 120], [20.0, 250.0], "sessions",
-                           "Volatility estimation window.", _selected(years, ["60", "120"])),
+                _parameter(
+                    "window_sessions",
+                    "int",
+                    60,
+                    [20, 60, 120],
+                    [20.0, 250.0],
+                    "sessions",
+                    "Volatility estimation window.",
+                    _selected(years, ["60", "120"]),
+                ),
             ],
             "data_requirements": _counts(60, 80),
             "source_papers": [
-                {"title": "Betting Against Beta", "published_date": "2014-01-01", "role": "seed",
-                 "rationale": "Explains the low-risk anomaly through leverage constraints."},
+                {
+                    "title": "Betting Against Beta",
+                    "published_date": "2014-01-01",
+                    "role": "seed",
+                    "rationale": "Explains the low-risk anomaly through leverage constraints.",
+                },
             ],
         }
     if spec.signal == "momentum_reversal_blend":
@@ -218,15 +311,31 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
                 ["m = z(mom_12_1)", "r = z(-ret_1w)", "score = ewm(0.5*m + 0.5*r)"],
             ),
             "parameters": [
-                _parameter("blend_weight", "float", 0.5, [0.25, 0.5, 0.75], [0.0, 1.0], "ratio",
-                           "Weight of momentum in the blend.", _selected(years, ["0.5"])),
+                _parameter(
+                    "blend_weight",
+                    "float",
+                    0.5,
+                    [0.25, 0.5, 0.75],
+                    [0.0, 1.0],
+                    "ratio",
+                    "Weight of momentum in the blend.",
+                    _selected(years, ["0.5"]),
+                ),
             ],
             "data_requirements": _counts(252, 273),
             "source_papers": [
-                {"title": "Returns to Buying Winners and Selling Losers: Implications for Stock Market Efficiency",
-                 "published_date": "1993-03-01", "role": "seed", "rationale": "Momentum leg."},
-                {"title": "Evidence of Predictable Behavior of Security Returns", "published_date": "1990-07-01",
-                 "role": "mechanism", "rationale": "Reversal leg."},
+                {
+                    "title": "Returns to Buying Winners and Selling Losers: Implications for Stock Market Efficiency",
+                    "published_date": "1993-03-01",
+                    "role": "seed",
+                    "rationale": "Momentum leg.",
+                },
+                {
+                    "title": "Evidence of Predictable Behavior of Security Returns",
+                    "published_date": "1990-07-01",
+                    "role": "mechanism",
+                    "rationale": "Reversal leg.",
+                },
             ],
         }
     return {
@@ -246,15 +355,33 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
             ["c = mean(z(bp), z(ey), z(cfy))", f"score = ewm(c, halflife={hl} weeks)", "rank descending"],
         ),
         "parameters": [
-            _parameter("half_life_weeks", "float", spec.half_life_weeks, [4, 8, 13], [1.0, 26.0], "weeks",
-                       "Half-life of the exponential smoothing.", _selected(years, ["8", "13"])),
+            _parameter(
+                "half_life_weeks",
+                "float",
+                spec.half_life_weeks,
+                [4, 8, 13],
+                [1.0, 26.0],
+                "weeks",
+                "Half-life of the exponential smoothing.",
+                _selected(years, ["8", "13"]),
+            ),
         ],
-        "data_requirements": _history("Five years of quarterly fundamentals with point-in-time reporting dates."),
+        "data_requirements": _history(
+            "Five years of quarterly fundamentals with point-in-time reporting dates."
+        ),
         "source_papers": [
-            {"title": "The Cross-Section of Expected Stock Returns", "published_date": "1992-06-01", "role": "seed",
-             "rationale": "Establishes book-to-market as a predictor."},
-            {"title": "Contrarian Investment, Extrapolation, and Risk", "published_date": "1994-12-01",
-             "role": "mechanism", "rationale": "Attributes the premium to extrapolation."},
+            {
+                "title": "The Cross-Section of Expected Stock Returns",
+                "published_date": "1992-06-01",
+                "role": "seed",
+                "rationale": "Establishes book-to-market as a predictor.",
+            },
+            {
+                "title": "Contrarian Investment, Extrapolation, and Risk",
+                "published_date": "1994-12-01",
+                "role": "mechanism",
+                "rationale": "Attributes the premium to extrapolation.",
+            },
         ],
     }
 

@@ -55,7 +55,9 @@ def pick_universe(spec: AlphaSpec, market: Market, size: str, rng: np.random.Gen
         block = np.flatnonzero(market.outage_block)
         others = np.flatnonzero(~market.outage_block)
         k = min(len(block), int(round(0.8 * n)))
-        chosen = np.concatenate([rng.choice(block, k, replace=False), rng.choice(others, n - k, replace=False)])
+        chosen = np.concatenate(
+            [rng.choice(block, k, replace=False), rng.choice(others, n - k, replace=False)]
+        )
         return np.sort(chosen)
     return np.sort(rng.choice(market.n_names, n, replace=False))
 
@@ -91,7 +93,9 @@ def _decisions_table(
     entry = decision + 1
     n_decisions = len(market.decision_sessions)
     nxt = np.where(
-        weeks + 1 < n_decisions, market.decision_sessions[np.minimum(weeks + 1, n_decisions - 1)] + 1, last + 1
+        weeks + 1 < n_decisions,
+        market.decision_sessions[np.minimum(weeks + 1, n_decisions - 1)] + 1,
+        last + 1,
     )
     has_entry = np.repeat(entry <= last, n)
     has_maturity = np.repeat(nxt <= last, n)
@@ -109,11 +113,15 @@ def _decisions_table(
         "date": _dates(market, np.repeat(decision, n)),
         "symbol": pa.array(np.tile(market.symbols[universe], n_weeks), type=pa.string()),
         "score": _floats(flat_score),
-        "direction": pa.array(np.sign(flat_score), type=pa.float64(), mask=np.isnan(flat_score)).cast(pa.int8()),
+        "direction": pa.array(np.sign(flat_score), type=pa.float64(), mask=np.isnan(flat_score)).cast(
+            pa.int8()
+        ),
         "confidence": _floats(np.abs(flat_score)),
         "average_rank": _floats(dec.average_rank.ravel()),
         "pre_smoothing_score": _floats(flat_raw),
-        "raw_direction": pa.array(np.sign(flat_raw), type=pa.float64(), mask=np.isnan(flat_raw)).cast(pa.int8()),
+        "raw_direction": pa.array(np.sign(flat_raw), type=pa.float64(), mask=np.isnan(flat_raw)).cast(
+            pa.int8()
+        ),
         "raw_confidence": _floats(np.abs(flat_raw)),
         "raw_average_rank": _floats(dec.raw_average_rank.ravel()),
         "long_short_target_weight": pa.array(dec.long_short.ravel()),
@@ -133,7 +141,9 @@ def _decisions_table(
     return pa.Table.from_pydict(columns, schema=seal.DECISIONS)
 
 
-def _book_tables(market: Market, universe: np.ndarray, weeks: np.ndarray, book: BookResult) -> dict[str, pa.Table]:
+def _book_tables(
+    market: Market, universe: np.ndarray, weeks: np.ndarray, book: BookResult
+) -> dict[str, pa.Table]:
     lg = book.ledger
     sessions = lg["session"]
     portfolio = {
@@ -199,7 +209,9 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
     flat = frozenset(int(share * len(weeks)) for share in spec.flat_week_shares)
     raw = signals.raw_scores(market, spec.signal, weeks, universe, rng, flat)
     score = signals.smooth(raw, spec.half_life_weeks, flat)
-    unavailable = np.array([market.unavailability(int(d)) for d in market.decision_sessions[weeks]])[:, universe]
+    unavailable = np.array([market.unavailability(int(d)) for d in market.decision_sessions[weeks]])[
+        :, universe
+    ]
     dec = selection.decide(score, raw, unavailable, len(universe))
     book_targets = {
         "long_short": dec.long_short,
@@ -222,7 +234,15 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         )
     if "decisions" in spec.kinds_sealed:
         tables[seal.kind_path("decisions")] = _decisions_table(
-            market, universe, weeks, score, raw, dec, unavailable, fwd, results["long_short"],
+            market,
+            universe,
+            weeks,
+            score,
+            raw,
+            dec,
+            unavailable,
+            fwd,
+            results["long_short"],
             results["raw_long_short"],
         )
     for name, result in results.items():
@@ -234,8 +254,12 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
             trades = per_kind["trades"]
             phase = trades.column("phase").to_numpy(zero_copy_only=False)
             tables[seal.kind_path("trades", name)] = trades
-            tables[seal.kind_path("trades", f"{name}_adjustments")] = trades.filter(pa.array(phase == "rebalance"))
-            tables[seal.kind_path("trades", f"{name}_settlements")] = trades.filter(pa.array(phase != "rebalance"))
+            tables[seal.kind_path("trades", f"{name}_adjustments")] = trades.filter(
+                pa.array(phase == "rebalance")
+            )
+            tables[seal.kind_path("trades", f"{name}_settlements")] = trades.filter(
+                pa.array(phase != "rebalance")
+            )
 
     ls = results["long_short"].ledger
     ledger = metrics.Ledger(
@@ -266,7 +290,9 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         "name": spec.name,
         "tldr": spec.tldr,
         "started_at": spec.started_at,
-        "sealed_at": (dt.datetime.fromisoformat(spec.started_at) + dt.timedelta(hours=3, minutes=17)).isoformat(),
+        "sealed_at": (
+            dt.datetime.fromisoformat(spec.started_at) + dt.timedelta(hours=3, minutes=17)
+        ).isoformat(),
         "engine_version": ENGINE_VERSION,
         "kinds_sealed": [k for k in seal.ALL_KINDS if k in spec.kinds_sealed],
         "required_kinds": [k for k in seal.ALL_KINDS if k in spec.required_kinds],
@@ -315,4 +341,3 @@ def benchmark_table(market: Market) -> pa.Table:
         },
         schema=seal.BENCHMARK_DAILY,
     )
-

@@ -120,7 +120,9 @@ def _zscore(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / sd if sd > 0 else np.zeros_like(x)
 
 
-def _spells(rng: np.random.Generator, shape: tuple[int, int], start_prob: float, lo: int, hi: int) -> np.ndarray:
+def _spells(
+    rng: np.random.Generator, shape: tuple[int, int], start_prob: float, lo: int, hi: int
+) -> np.ndarray:
     mask = np.zeros(shape, dtype=bool)
     starts = np.argwhere(rng.random(shape) < start_prob)
     lengths = rng.integers(lo, hi + 1, size=len(starts))
@@ -195,8 +197,12 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     latent[0] = rng.standard_normal(n)
     value[0] = rng.standard_normal(n)
     for w in range(1, n_weeks):
-        latent[w] = LATENT_PERSISTENCE * latent[w - 1] + np.sqrt(1 - LATENT_PERSISTENCE**2) * rng.standard_normal(n)
-        value[w] = VALUE_PERSISTENCE * value[w - 1] + np.sqrt(1 - VALUE_PERSISTENCE**2) * rng.standard_normal(n)
+        latent[w] = LATENT_PERSISTENCE * latent[w - 1] + np.sqrt(
+            1 - LATENT_PERSISTENCE**2
+        ) * rng.standard_normal(n)
+        value[w] = VALUE_PERSISTENCE * value[w - 1] + np.sqrt(1 - VALUE_PERSISTENCE**2) * rng.standard_normal(
+            n
+        )
 
     # Week by week, because the planted momentum and reversal drifts depend on the path so far.
     log_close = np.empty((t_all, n))

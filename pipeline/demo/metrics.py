@@ -31,8 +31,9 @@ class Ledger:
     turnover: np.ndarray
 
 
-def weekly_ic(score: np.ndarray, forward_return: np.ndarray,
-              correlation: Callable[..., object] = spearmanr) -> np.ndarray:
+def weekly_ic(
+    score: np.ndarray, forward_return: np.ndarray, correlation: Callable[..., object] = spearmanr
+) -> np.ndarray:
     """One IC per week (NaN where fewer than 3 pairs or a constant side)."""
     out = np.full(score.shape[0], np.nan)
     for w in range(score.shape[0]):

@@ -80,8 +80,13 @@ def _weights(side: np.ndarray) -> np.ndarray:
     return w
 
 
-def _reasons(side: np.ndarray, prev_side: np.ndarray, would: np.ndarray, tradeable: np.ndarray,
-             other_side: np.ndarray | None) -> np.ndarray:
+def _reasons(
+    side: np.ndarray,
+    prev_side: np.ndarray,
+    would: np.ndarray,
+    tradeable: np.ndarray,
+    other_side: np.ndarray | None,
+) -> np.ndarray:
     code = np.zeros(side.shape, dtype=np.int8)
     held = prev_side != 0
     code[tradeable & (side != 0) & (side != prev_side)] = ENTERED

@@ -20,29 +20,39 @@ def _log_close(market: Market, sessions: np.ndarray, universe: np.ndarray) -> np
     return np.log(market.close[np.ix_(sessions, universe)])
 
 
-def momentum_12_1(market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def momentum_12_1(
+    market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """Twelve-month return skipping the most recent month (log, sessions t-252 to t-21)."""
     d = market.decision_sessions[weeks]
     return _log_close(market, d - 21, universe) - _log_close(market, d - 252, universe)
 
 
-def short_term_reversal(market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def short_term_reversal(
+    market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """Minus the last week's log return: last week's losers score high."""
     d = market.decision_sessions[weeks]
     return -(_log_close(market, d, universe) - _log_close(market, d - 5, universe))
 
 
-def planted_factor(market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def planted_factor(
+    market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """The persistent latent characteristic, observed through measurement noise."""
     return market.latent[np.ix_(weeks, universe)] + 0.35 * rng.standard_normal((len(weeks), len(universe)))
 
 
-def value_composite(market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def value_composite(
+    market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """The slow value characteristic, observed through noisier accounting data."""
     return market.value[np.ix_(weeks, universe)] + 0.6 * rng.standard_normal((len(weeks), len(universe)))
 
 
-def low_volatility(market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def low_volatility(
+    market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """Minus the 60-session standard deviation of daily close-to-close log returns."""
     log_close = np.log(market.close[:, universe])
     daily = np.diff(log_close, axis=0, prepend=log_close[:1])

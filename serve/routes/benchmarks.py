@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath
 
 from datasets.reader import LakeUnavailable
 from schemas import wire
@@ -20,7 +21,7 @@ from serve.routes.base import context
     sync_to_thread=True,
     operation_id="getBenchmarkDaily",
 )
-def get_benchmark_daily(request: Request[Any, Any, Any], symbol: str) -> Response[bytes]:
+def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     q = ctx.query
     if symbol not in wire.BENCHMARK_SYMBOLS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath
 
 from datasets.reader import page_of
 from serve import errors
@@ -48,7 +49,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     sync_to_thread=True,
     operation_id="getAlpha",
 )
-def get_alpha(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = resolve_alpha(ctx.caller, ctx.reader, alpha)
     ctx.query.finish()

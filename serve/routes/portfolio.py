@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath
 
 from datasets.reader import AlphaBuild, Filter, PageQuery, page_of
 from schemas import wire
@@ -71,7 +72,7 @@ def book_page(
     sync_to_thread=True,
     operation_id="listBooks",
 )
-def list_books(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     from serve.resolve import resolve_run
 
@@ -88,7 +89,7 @@ def list_books(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
     )
 
 
-def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, AlphaBuild]:
+def _resolved(request: Request[Any, Any, Any], alpha: FromPath[str]) -> tuple[Context, AlphaBuild]:
     from serve.resolve import resolve_run
 
     ctx = context(request)
@@ -101,7 +102,7 @@ def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, Alp
     sync_to_thread=True,
     operation_id="getPortfolio",
 )
-def get_portfolio(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = _resolved(request, alpha)
     if "symbol" in ctx.query.problems:
         ctx.query.problems["symbol"] = (
@@ -118,7 +119,7 @@ def get_portfolio(request: Request[Any, Any, Any], alpha: str) -> Response[bytes
     sync_to_thread=True,
     operation_id="listPositions",
 )
-def list_positions(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def list_positions(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = _resolved(request, alpha)
     return book_page(
         ctx, build, "positions", "positions", wire.POSITION_FIELDS, wire.ORDER_POSITIONS, symbol=True
@@ -131,7 +132,7 @@ def list_positions(request: Request[Any, Any, Any], alpha: str) -> Response[byte
     sync_to_thread=True,
     operation_id="listPnl",
 )
-def list_pnl(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = _resolved(request, alpha)
     return book_page(ctx, build, "pnl", "pnl", wire.PNL_FIELDS, wire.ORDER_PNL, symbol=True)
 
@@ -142,7 +143,7 @@ def list_pnl(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
     sync_to_thread=True,
     operation_id="listTrades",
 )
-def list_trades(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = _resolved(request, alpha)
     return book_page(
         ctx, build, "trades", "trades", wire.TRADE_FIELDS, wire.ORDER_TRADES, symbol=True, required=True
@@ -155,7 +156,7 @@ def list_trades(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
     sync_to_thread=True,
     operation_id="getEquityCurve",
 )
-def get_equity_curve(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = _resolved(request, alpha)
     q = ctx.query
     window = q.window()

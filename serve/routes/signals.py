@@ -6,6 +6,7 @@ from datetime import date
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath
 
 from datasets.reader import AlphaBuild, Filter, PageQuery
 from schemas import wire
@@ -49,7 +50,7 @@ def empty(
     sync_to_thread=True,
     operation_id="listRebalances",
 )
-def list_rebalances(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     window = ctx.query.window()
@@ -75,7 +76,7 @@ def list_rebalances(request: Request[Any, Any, Any], alpha: str) -> Response[byt
     sync_to_thread=True,
     operation_id="getRebalance",
 )
-def get_rebalance(request: Request[Any, Any, Any], alpha: str, date: str) -> Response[bytes]:
+def get_rebalance(request: Request[Any, Any, Any], alpha: str, date: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     q = ctx.query
@@ -132,7 +133,7 @@ def get_rebalance(request: Request[Any, Any, Any], alpha: str, date: str) -> Res
     sync_to_thread=True,
     operation_id="listScores",
 )
-def list_scores(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     q = ctx.query

@@ -14,8 +14,17 @@ from pipeline.demo.alphas import ALPHA_IDS
 from schemas import seal
 
 DESCRIPTION_KEYS = {
-    "algo_id", "alpha_id", "name", "tldr", "copyright", "classification", "thesis", "signal", "parameters",
-    "data_requirements", "source_papers",
+    "algo_id",
+    "alpha_id",
+    "name",
+    "tldr",
+    "copyright",
+    "classification",
+    "thesis",
+    "signal",
+    "parameters",
+    "data_requirements",
+    "source_papers",
 }
 
 
@@ -30,7 +39,11 @@ def test_every_seal_is_written_with_the_seal_schemas(small_corpus: Path) -> None
         assert m["alpha_id"] == alpha_id and m["type"] == "alpha" and m["seal_format"] == "1"
         for kind in m["kinds_sealed"]:
             books = m["trade_books"] if kind == "trades" else m["books"]
-            paths = [seal.kind_path(kind, b) for b in books] if kind in seal.BOOK_KINDS else [seal.kind_path(kind)]
+            paths = (
+                [seal.kind_path(kind, b) for b in books]
+                if kind in seal.BOOK_KINDS
+                else [seal.kind_path(kind)]
+            )
             for rel in paths:
                 schema = pl.read_parquet_schema(small_corpus / alpha_id / rel)
                 assert list(schema) == seal.KIND_SCHEMAS[kind].names, rel
@@ -63,7 +76,9 @@ def test_full_size_alpha_states(small_corpus: Path) -> None:
 def test_thin_weeks_on_the_small_universe(small_corpus: Path) -> None:
     decisions = pl.read_parquet(small_corpus / "Test_small_universe" / "decisions.parquet")
     rebalances = pl.read_parquet(small_corpus / "Test_small_universe" / "rebalances.parquet")
-    scored = decisions.group_by("date").agg(pl.col("score").count().alias("scored")).join(rebalances, on="date")
+    scored = (
+        decisions.group_by("date").agg(pl.col("score").count().alias("scored")).join(rebalances, on="date")
+    )
     thin = scored.filter(pl.col("scored") < 20)
     assert thin.height >= 3
     assert thin.filter(pl.col("week_status") == "traded").height >= 1

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from pipeline.demo.corpus import write_corpus
 from serve.cli import main
@@ -23,12 +24,14 @@ def test_same_seed_same_bytes_other_seed_other_data(tmp_path: Path) -> None:
     assert not pq.read_table(tmp_path / "a" / table).equals(pq.read_table(tmp_path / "c" / table))
 
 
-def test_cli_writes_and_reports_each_seal(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_writes_and_reports_each_seal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--out", str(tmp_path), "--size", "small", "--only", "Test_ledger_only"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 1
     seal_id, rows, size = lines[0].split("\t")
     assert seal_id == "Test_ledger_only" and int(rows.split("=")[1]) > 0
-    assert int(size.split("=")[1]) == sum(p.stat().st_size for p in (tmp_path / seal_id).rglob("*") if p.is_file())
+    assert int(size.split("=")[1]) == sum(
+        p.stat().st_size for p in (tmp_path / seal_id).rglob("*") if p.is_file()
+    )
     assert (tmp_path / "Test_ledger_only" / "manifest.json").exists()
     assert not (tmp_path / "benchmark_SPY").exists()

@@ -29,15 +29,23 @@ def test_ledger_identities(small_corpus: Path, alpha_id: str, book: str) -> None
     assert lg["starting_equity"][0] == 1.0
     np.testing.assert_array_equal(lg["starting_equity"][1:], lg["ending_equity"][:-1])
     np.testing.assert_array_equal(lg["cash_start"][1:], lg["cash_end"][:-1])
-    np.testing.assert_allclose(lg["cash_end"] + lg["position_value_end"], lg["ending_equity"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        lg["cash_end"] + lg["position_value_end"], lg["ending_equity"], rtol=0, atol=1e-12
+    )
     rebuilt = (
-        lg["starting_equity"] + lg["market_pnl"] + lg["execution_cost"] + lg["borrow_cashflow"] + lg["cash_carry"]
+        lg["starting_equity"]
+        + lg["market_pnl"]
+        + lg["execution_cost"]
+        + lg["borrow_cashflow"]
+        + lg["cash_carry"]
         + lg["rounding_adjustment"]
     )
     np.testing.assert_allclose(rebuilt, lg["ending_equity"], rtol=0, atol=1e-12)
     assert np.abs(lg["rounding_adjustment"]).max() < 1e-9
     assert (lg["execution_cost"] <= 0).all() and (lg["borrow_cashflow"] <= 0).all()
-    np.testing.assert_allclose(lg["cash_carry"], lg["cash_start"] * lg["risk_free_return"], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(
+        lg["cash_carry"], lg["cash_start"] * lg["risk_free_return"], rtol=1e-12, atol=0
+    )
     assert (lg["equity_basis"] == 1.0).all()
 
     dates = lg["date"]
@@ -50,19 +58,24 @@ def test_ledger_identities(small_corpus: Path, alpha_id: str, book: str) -> None
     for column in ("market_pnl", "execution_cost", "borrow_cashflow"):
         sums = np.bincount(rows, weights=pnl[column], minlength=len(dates))
         np.testing.assert_allclose(sums, lg[column], rtol=0, atol=1e-12)
-    net = np.bincount(rows, weights=pnl["market_pnl"] + pnl["execution_cost"] + pnl["borrow_cashflow"],
-                      minlength=len(dates))
+    net = np.bincount(
+        rows, weights=pnl["market_pnl"] + pnl["execution_cost"] + pnl["borrow_cashflow"], minlength=len(dates)
+    )
     np.testing.assert_allclose(
-        net + lg["cash_carry"] + lg["rounding_adjustment"], lg["ending_equity"] - lg["starting_equity"], atol=1e-12
+        net + lg["cash_carry"] + lg["rounding_adjustment"],
+        lg["ending_equity"] - lg["starting_equity"],
+        atol=1e-12,
     )
 
     pos = _cols(seal / "positions" / f"{book}.parquet")
     prow = np.array([index[d] for d in pos["date"]])
     value = pos["quantity"] * pos["mark_price"]
-    np.testing.assert_allclose(np.bincount(prow, weights=value, minlength=len(dates)), lg["position_value_end"],
-                               atol=1e-12)
-    np.testing.assert_allclose(np.bincount(prow, weights=np.abs(value), minlength=len(dates)),
-                               lg["gross_notional"], atol=1e-12)
+    np.testing.assert_allclose(
+        np.bincount(prow, weights=value, minlength=len(dates)), lg["position_value_end"], atol=1e-12
+    )
+    np.testing.assert_allclose(
+        np.bincount(prow, weights=np.abs(value), minlength=len(dates)), lg["gross_notional"], atol=1e-12
+    )
     assert (pos["quantity"] != 0).all()
 
 
@@ -76,8 +89,12 @@ def test_market_pnl_is_quantity_times_close_change(small_corpus: Path, alpha_id:
     sessions = pl.read_parquet(seal / "portfolio" / "long_short.parquet").select("date").with_row_index("i")
     pos = pl.read_parquet(seal / "positions" / "long_short.parquet").join(sessions, on="date")
     pnl = pl.read_parquet(seal / "pnl" / "long_short.parquet").join(sessions, on="date")
-    prev = pos.select(pl.col("symbol"), (pl.col("i") + 1).alias("i"), pl.col("quantity").alias("prev_q"),
-                      pl.col("mark_price").alias("prev_mark"))
+    prev = pos.select(
+        pl.col("symbol"),
+        (pl.col("i") + 1).alias("i"),
+        pl.col("quantity").alias("prev_q"),
+        pl.col("mark_price").alias("prev_mark"),
+    )
     held = pnl.join(pos, on=["i", "symbol"]).join(prev, on=["i", "symbol"])
     no_fill = held.filter((pl.col("execution_cost") == 0) & (pl.col("quantity") == pl.col("prev_q")))
     assert no_fill.height > 100
