@@ -21,6 +21,11 @@ class Storage:
 
     def __init__(self, root: str, **storage_options: Any) -> None:
         self.root = root.rstrip("/") if root not in ("/", "") else root
+        if root.startswith("s3://"):
+            # Presigned URLs must use SigV4: every current AWS region refuses the SigV2 default.
+            config = dict(storage_options.get("config_kwargs") or {})
+            config.setdefault("signature_version", "s3v4")
+            storage_options = {**storage_options, "config_kwargs": config}
         self.fs, _ = fsspec.core.url_to_fs(root, **storage_options)
         self.is_local = isinstance(self.fs, LocalFileSystem)
 

@@ -89,7 +89,7 @@ def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Respons
     )
 
 
-def _resolved(request: Request[Any, Any, Any], alpha: FromPath[str]) -> tuple[Context, AlphaBuild]:
+def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, AlphaBuild]:
     from serve.resolve import resolve_run
 
     ctx = context(request)

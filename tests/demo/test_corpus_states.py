@@ -67,6 +67,9 @@ def test_full_size_alpha_states(small_corpus: Path) -> None:
     decisions = pl.read_parquet(small_corpus / "momentum_12_1" / "decisions.parquet")
     assert set(decisions["unavailability_reason"].drop_nulls().to_list()) == set(seal.UNAVAILABILITY_REASONS)
     assert set(decisions["decision_reason"].drop_nulls().to_list()) == set(seal.DECISION_REASONS)
+    trades = pl.read_parquet(small_corpus / "momentum_12_1" / "trades" / "long_short.parquet")
+    assert set(trades["exit_reason"].drop_nulls().to_list()) == set(seal.EXIT_REASONS)
+    assert set(trades["phase"].to_list()) == set(seal.TRADE_PHASES)
     assert manifest(small_corpus, "momentum_12_1")["universe_size"] == decisions["symbol"].n_unique()
     # A data gap at the decision leaves a name without score, so the cohort is below n_symbols.
     per_week = decisions.group_by("date").agg(pl.len().alias("n"), pl.col("score").count().alias("cohort"))

@@ -1,0 +1,90 @@
+"""A real S3-compatible server (moto in server mode) on 127.0.0.1, started once per session.
+
+The lake, the pipeline and the signer reach it through the standard AWS environment variables
+(`AWS_ENDPOINT_URL`, credentials, region), exactly as a deployment configures a real bucket.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import fsspec
+import httpx
+import pytest
+
+from tests.conftest import backend_unavailable
+
+S3_ENV = {
+    "AWS_ACCESS_KEY_ID": "alpha-results-test",
+    "AWS_SECRET_ACCESS_KEY": "alpha-results-test-secret",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(endpoint, timeout=0.5)
+                break
+            except httpx.HTTPError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    backend_unavailable(f"moto S3 server did not start on {endpoint}")
+                time.sleep(0.1)
+        saved = {k: os.environ.get(k) for k in [*S3_ENV, "AWS_ENDPOINT_URL"]}
+        os.environ.update(S3_ENV, AWS_ENDPOINT_URL=endpoint)
+        yield endpoint
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture
+def s3_bucket(s3_endpoint: str) -> str:
+    """A fresh, empty bucket per test."""
+    bucket = f"lake-{uuid.uuid4().hex[:12]}"
+    fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}", skip_instance_cache=True)
+    fs.mkdir(bucket)
+    return bucket
+
+
+@pytest.fixture(scope="session")
+def s3_demo_lake(s3_endpoint: str, demo_seals: Path) -> str:
+    """The small demo corpus published into an S3 lake by the pipeline."""
+    from pipeline.build import build_many
+
+    bucket = f"demo-{uuid.uuid4().hex[:12]}"
+    fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}", skip_instance_cache=True)
+    fs.mkdir(bucket)
+    root = f"s3://{bucket}/lake"
+    seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
+    outcomes = build_many(seals, root, jobs=2)
+    assert [o.status for o in outcomes if o.status == "refused"] == []
+    return root
