@@ -96,7 +96,7 @@ def make_inputs(weeks: int = 80, seed: int = 3, **overrides: Any) -> MetricsInpu
     starting = np.r_[1.0, ending[:-1]]
     ledger = {"date": sessions, "starting_equity": starting, "ending_equity": ending}
     finite_ic = ic[np.isfinite(ic)]
-    overall = {
+    overall: dict[str, float | None] = {
         "mean_ic": float(finite_ic.mean()),
         "icir": float(finite_ic.mean() / finite_ic.std(ddof=1) * np.sqrt(52)),
         "raw_mean_ic": float(np.nanmean(raw_ic)),

@@ -104,7 +104,7 @@ def term_structure(weeks: dict[str, Rows], index: list[str], horizon: int) -> di
             if row["raw_score"] is None or any(leg is None for leg in legs):
                 continue
             xs.append(row["raw_score"])
-            ys.append(float(np.prod([1.0 + leg for leg in legs]) - 1.0))  # type: ignore[operator]
+            ys.append(float(np.prod([1.0 + float(leg) for leg in legs if leg is not None])) - 1.0)
         ic = spearman_or_none(xs, ys)
         if ic is not None:
             out[day] = ic

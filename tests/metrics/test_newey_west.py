@@ -28,10 +28,10 @@ def test_matches_statsmodels_hac(n: int, min_lag: int) -> None:
     rng = np.random.default_rng(n * 10 + min_lag)
     # An AR(1) series so the autocovariance terms matter.
     shocks = rng.normal(0.02, 0.1, n)
-    y = np.empty(n)
-    y[0] = shocks[0]
-    for t in range(1, n):
-        y[t] = 0.4 * y[t - 1] + shocks[t]
+    y = np.empty(n, dtype=np.float64)
+    y[0] = float(shocks[0])
+    for step in range(1, n):
+        y[step] = 0.4 * y[step - 1] + shocks[step]
     ours = newey_west_mean(y, min_lag=min_lag)
     mean, se, t, p = statsmodels_hac(y, ours.lag)
     assert ours.n == n
