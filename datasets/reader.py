@@ -590,4 +590,3 @@ def _window_where(window: tuple[date | None, date | None], filters: list[Filter]
         clauses.append(f"{_ident(f.column)} {f.op} ?")
         params.append(f.value)
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
-

@@ -14,7 +14,9 @@ DEMO_SEALS = "var/seals"
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("serve", help="Serve the /v1 API over the lake with uvicorn.")
-    parser.add_argument("--host", default=None, help="Bind address (default 127.0.0.1 or ALPHA_RESULTS_HOST).")
+    parser.add_argument(
+        "--host", default=None, help="Bind address (default 127.0.0.1 or ALPHA_RESULTS_HOST)."
+    )
     parser.add_argument("--port", type=int, default=None, help="Port (default 8000 or ALPHA_RESULTS_PORT).")
     parser.add_argument("--workers", type=int, default=None, help="Worker processes (default 1).")
     parser.add_argument("--lake", default=None, help="Lake root (default var/lake or ALPHA_RESULTS_LAKE).")
@@ -63,7 +65,10 @@ def init_demo(settings: Settings) -> None:
         from pipeline.build import build_many
         from pipeline.demo.corpus import write_corpus
 
-        print(f"The lake {settings.lake} holds no alpha: writing the demo corpus into {DEMO_SEALS} ...", flush=True)
+        print(
+            f"The lake {settings.lake} holds no alpha: writing the demo corpus into {DEMO_SEALS} ...",
+            flush=True,
+        )
         seals = write_corpus(Path(DEMO_SEALS), size="full")
         print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
         for outcome in build_many([str(s) for s in seals], settings.lake):
@@ -82,5 +87,8 @@ def init_demo(settings: Settings) -> None:
     print("\nTry:", flush=True)
     print(f"  curl {base}/v1/health", flush=True)
     print(f"  curl -H 'Authorization: Bearer {token}' {base}/v1/alphas", flush=True)
-    print(f"  curl -H 'Authorization: Bearer {token}' '{base}/v1/alphas/Test_planted_factor/equity-curve?limit=5'", flush=True)
+    print(
+        f"  curl -H 'Authorization: Bearer {token}' '{base}/v1/alphas/Test_planted_factor/equity-curve?limit=5'",
+        flush=True,
+    )
     print(f"  OpenAPI document: {base}/openapi.json\n", flush=True)

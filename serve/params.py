@@ -6,9 +6,9 @@ A handler declares the parameters its endpoint accepts; anything else in the que
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
-import datetime as dt
 from typing import Any
 from urllib.parse import parse_qsl
 

@@ -2,9 +2,17 @@
 
 Returns have a market factor, sector factors and fat-tailed (Student-t, df 4) idiosyncratic
 noise with name-specific volatility and beta, split into an overnight gap and an intraday move.
+Idiosyncratic log returns carry a -sigma^2/2 drift so a name's expected arithmetic return does
+not grow with its volatility (volatile names have a lower median, not a higher mean).
+
 A small predictable component is planted in next-week returns (12-1 momentum, one-week
 reversal, a persistent latent characteristic and a slow "value" characteristic) so the alphas
-find realistic, small rank ICs. The frictions (halts, suspensions, borrow, liquidity, data gaps)
+find realistic, small rank ICs. Each component's payoff varies week to week like a real factor's:
+its nominal loading is scaled by a payoff multiplier with a persistent regime (crowding, investor
+attention; it turns negative for spells), a weekly factor shock, and for momentum a crash term
+(momentum loses when the market rebounds while it is in a drawdown). The multipliers are centred
+to mean 1 over the published weeks, so the long-run premium is the nominal loading for any seed
+and the weekly IC has the spread of a real signal's (std ~0.1, annualised ICIR ~1-2). The frictions (halts, suspensions, borrow, liquidity, data gaps)
 are what makes a name untradeable at the next open.
 
 The simulation starts a warm-up year before the first published session so 12-1 momentum is
@@ -31,11 +39,34 @@ REASONS = ("suspended", "halted", "data_gap", "no_borrow", "illiquid")
 
 # Planted next-week drift loadings (weekly log-return per cross-sectional standard deviation).
 MOMENTUM_LOADING = 0.0012
-REVERSAL_LOADING = 0.0016
+REVERSAL_LOADING = 0.0026
 LATENT_LOADING = 0.0024
 VALUE_LOADING = 0.0007
 LATENT_PERSISTENCE = 0.85
 VALUE_PERSISTENCE = 0.98
+
+
+@dataclass(frozen=True)
+class PayoffRegime:
+    """Weekly payoff multiplier m_t = 1 + regime_sd * x_t + shock_sd * e_t, with x_t a unit-variance
+    AR(1) of the given persistence and e_t an iid weekly factor shock (Student-t, df 5)."""
+
+    persistence: float
+    regime_sd: float
+    shock_sd: float
+
+
+PAYOFF_COMPONENTS = ("momentum", "reversal", "latent", "value")
+PAYOFF_REGIMES = {
+    "momentum": PayoffRegime(persistence=0.95, regime_sd=1.5, shock_sd=3.6),
+    "reversal": PayoffRegime(persistence=0.90, regime_sd=0.8, shock_sd=2.2),
+    "latent": PayoffRegime(persistence=0.93, regime_sd=1.4, shock_sd=3.0),
+    "value": PayoffRegime(persistence=0.97, regime_sd=1.5, shock_sd=2.0),
+}
+# Momentum crash: payoff multiplier lost per weekly market standard deviation of a rebound, in
+# weeks whose decision finds the market below its level MOMENTUM_CRASH_LOOKBACK weeks earlier.
+MOMENTUM_CRASH = 2.0
+MOMENTUM_CRASH_LOOKBACK = 26
 
 
 @dataclass(frozen=True)
@@ -66,6 +97,7 @@ class Market:
     borrow_rate: np.ndarray  # (N,) annual borrow fee on short notional
     decision_sessions: np.ndarray  # (W,) session index of each week's last session
     latent: np.ndarray  # (W, N) planted persistent characteristic, known at each decision
+    payoff: np.ndarray  # (W, 4) payoff multiplier of each PAYOFF_COMPONENTS drift set at decision w
     value: np.ndarray  # (W, N) slow characteristic
     outage_block: np.ndarray  # (N,) names served by the vendor feed that had an outage
     risk_free_annual: np.ndarray  # (T,)
@@ -165,6 +197,36 @@ def _ex_dividend_sessions(dates: list[dt.date]) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+def _payoff_multipliers(
+    rng: np.random.Generator,
+    decisions: np.ndarray,
+    published: np.ndarray,
+    market_log_return: np.ndarray,
+) -> np.ndarray:
+    """(W, 4) payoff multipliers, one column per PAYOFF_COMPONENTS entry; row w scales the drift
+    set at decision w (earned over the following week)."""
+    n_weeks = len(decisions)
+    out = np.empty((n_weeks, len(PAYOFF_COMPONENTS)))
+    for j, component in enumerate(PAYOFF_COMPONENTS):
+        regime = PAYOFF_REGIMES[component]
+        x = np.empty(n_weeks)
+        x[0] = rng.standard_normal()
+        innovations = np.sqrt(1 - regime.persistence**2) * rng.standard_normal(n_weeks)
+        for w in range(1, n_weeks):
+            x[w] = regime.persistence * x[w - 1] + innovations[w]
+        shock = rng.standard_t(5, size=n_weeks) / np.sqrt(5 / 3)
+        out[:, j] = 1.0 + regime.regime_sd * x + regime.shock_sd * shock
+    # Momentum crashes when the market rebounds out of a drawdown (past losers are the rebounders).
+    level = np.concatenate([[0.0], np.cumsum(market_log_return)])
+    at_decision = level[decisions + 1]
+    next_week = np.append(at_decision[1:] - at_decision[:-1], 0.0)
+    trailing = at_decision - at_decision[np.maximum(np.arange(n_weeks) - MOMENTUM_CRASH_LOOKBACK, 0)]
+    rebound = np.maximum(next_week / next_week.std(), 0.0)
+    out[:, 0] -= MOMENTUM_CRASH * rebound * (trailing < 0)
+    out += 1.0 - out[published].mean(axis=0)
+    return out
+
+
 def simulate_market(size: str = "full", seed: int = 7) -> Market:
     cfg = SIZES[size]
     rng = np.random.default_rng([seed, 1])
@@ -185,12 +247,23 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     def student_t(shape: tuple[int, ...]) -> np.ndarray:
         return rng.standard_t(4, size=shape) / np.sqrt(2.0)  # unit variance at df 4
 
-    mkt_on = 0.00002 + 0.004 * student_t((t_all,))
-    mkt_id = 0.00003 + 0.009 * student_t((t_all,))
+    mkt_on = 0.00010 + 0.004 * student_t((t_all,))
+    mkt_id = 0.00016 + 0.009 * student_t((t_all,))
     sec_on = 0.002 * rng.standard_normal((t_all, N_SECTORS))
     sec_id = 0.005 * rng.standard_normal((t_all, N_SECTORS))
-    r_on = beta * mkt_on[:, None] + sec_on[:, sectors] + np.sqrt(0.35) * idio_vol * student_t((t_all, n))
-    r_id = beta * mkt_id[:, None] + sec_id[:, sectors] + np.sqrt(0.65) * idio_vol * student_t((t_all, n))
+    # Idiosyncratic log returns drift by -sigma^2/2 so their expected arithmetic return is zero.
+    r_on = (
+        beta * mkt_on[:, None]
+        + sec_on[:, sectors]
+        + np.sqrt(0.35) * idio_vol * student_t((t_all, n))
+        - 0.5 * 0.35 * idio_vol**2
+    )
+    r_id = (
+        beta * mkt_id[:, None]
+        + sec_id[:, sectors]
+        + np.sqrt(0.65) * idio_vol * student_t((t_all, n))
+        - 0.5 * 0.65 * idio_vol**2
+    )
 
     latent = np.empty((n_weeks, n))
     value = np.empty((n_weeks, n))
@@ -203,6 +276,11 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
         value[w] = VALUE_PERSISTENCE * value[w - 1] + np.sqrt(1 - VALUE_PERSISTENCE**2) * rng.standard_normal(
             n
         )
+
+    payoff = _payoff_multipliers(
+        np.random.default_rng([seed, 3]), decisions, np.flatnonzero(decisions >= first), mkt_on + mkt_id
+    )
+    m_mom, m_rev, m_lat, m_val = payoff.T
 
     # Week by week, because the planted momentum and reversal drifts depend on the path so far.
     log_close = np.empty((t_all, n))
@@ -225,10 +303,10 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
         reversal = log_close[d] - log_close[max(d - 5, 0)]
         momentum = log_close[d - 21] - log_close[d - 252] if d >= 252 else np.zeros(n)
         drift = (
-            MOMENTUM_LOADING * _zscore(momentum)
-            - REVERSAL_LOADING * _zscore(reversal)
-            + LATENT_LOADING * latent[w]
-            + VALUE_LOADING * value[w]
+            MOMENTUM_LOADING * m_mom[w] * _zscore(momentum)
+            - REVERSAL_LOADING * m_rev[w] * _zscore(reversal)
+            + LATENT_LOADING * m_lat[w] * latent[w]
+            + VALUE_LOADING * m_val[w] * value[w]
         )
         start = end
     true_open = np.exp(log_open)
@@ -318,6 +396,7 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
         borrow_rate=borrow_rate,
         decision_sessions=decisions,
         latent=latent,
+        payoff=payoff,
         value=value,
         outage_block=outage_block,
         risk_free_annual=_risk_free_path(dates),

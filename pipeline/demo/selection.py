@@ -1,9 +1,12 @@
 """The engine's decision layer: week status, target weights and decision reasons per week.
 
-long_short holds the top and bottom deciles of the score among scored tradeable names at equal
-weight (+1 long, -1 short: gross 2.0, dollar neutral); long_only holds the top quintile at equal
-weight summing to 1. The raw twins select on the pre-smoothing score. Ties at a tail boundary
-are broken by universe order so a run is reproducible.
+long_short holds floor(10%) of the scored tradeable names on each side at equal weight (+1 long,
+-1 short: gross 2.0, dollar neutral); long_only holds floor(20%) at equal weight summing to 1. A
+hold buffer keeps turnover realistic: a name the book already holds on a side stays selected while
+it still ranks within twice the tail (top or bottom 20% for long_short, top 40% for long_only) of
+the eligible names; the places left go to the best-ranked names not held on that side. The raw
+twins select on the pre-smoothing score with their own holdings. Ties at a tail boundary are
+broken by universe order so a run is reproducible.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from scipy.stats import rankdata
 
 LONG_SHORT_TAIL = 0.10
 LONG_ONLY_TAIL = 0.20
+HOLD_BUFFER = 2.0  # a held name stays selected while it ranks within HOLD_BUFFER x the tail
 MIN_SCORED_TRADEABLE_SHARE = 0.10
 MIN_SCORED_TRADEABLE_NAMES = 10
 
@@ -70,6 +74,30 @@ def tail_sides(values: np.ndarray, eligible: np.ndarray, share: float, both: boo
     return side
 
 
+def buffered_sides(
+    values: np.ndarray, eligible: np.ndarray, share: float, held: np.ndarray, both: bool
+) -> np.ndarray:
+    """Like `tail_sides` with the hold buffer: per side floor(share x eligible) names, first the
+    names already `held` on that side (+1/-1) that rank within HOLD_BUFFER x share of the eligible
+    names, then the best-ranked names not held there."""
+    side = np.zeros(values.shape, dtype=np.int8)
+    idx = np.flatnonzero(eligible)
+    k = int(np.floor(share * len(idx)))
+    if k == 0:
+        return side
+    hold_k = min(len(idx), int(np.floor(HOLD_BUFFER * share * len(idx))))
+    orders = [(1, idx[np.lexsort((idx, -values[idx]))])]
+    if both:
+        orders.append((-1, idx[np.lexsort((-idx, values[idx]))]))
+    for sign, order in orders:
+        free = side[order] == 0
+        kept = order[:hold_k][(held[order[:hold_k]] == sign) & free[:hold_k]][:k]
+        side[kept] = sign
+        fill = order[(side[order] == 0) & free][: k - len(kept)]
+        side[fill] = sign
+    return side
+
+
 def _weights(side: np.ndarray) -> np.ndarray:
     w = np.zeros(side.shape)
     longs, shorts = side > 0, side < 0
@@ -111,6 +139,8 @@ def decide(score: np.ndarray, raw: np.ndarray, unavailable: np.ndarray, universe
     status: list[str] = []
     held = np.zeros(n, dtype=np.int8)
     raw_held = np.zeros(n, dtype=np.int8)
+    long_only_held = np.zeros(n, dtype=np.int8)
+    raw_long_only_held = np.zeros(n, dtype=np.int8)
     minimum = minimum_scored_tradeable(universe_size)
     for w in range(n_weeks):
         s, r = score[w], raw[w]
@@ -127,12 +157,14 @@ def decide(score: np.ndarray, raw: np.ndarray, unavailable: np.ndarray, universe
             continue
         status.append("pending" if w == n_weeks - 1 else "traded")
         raw_eligible = ~np.isnan(r) & tradeable
-        side = tail_sides(s, eligible, LONG_SHORT_TAIL, both=True)
-        raw_side = tail_sides(r, raw_eligible, LONG_SHORT_TAIL, both=True)
+        side = buffered_sides(s, eligible, LONG_SHORT_TAIL, held, both=True)
+        raw_side = buffered_sides(r, raw_eligible, LONG_SHORT_TAIL, raw_held, both=True)
+        long_only = buffered_sides(s, eligible, LONG_ONLY_TAIL, long_only_held, both=False)
+        raw_long_only = buffered_sides(r, raw_eligible, LONG_ONLY_TAIL, raw_long_only_held, both=False)
         out["long_short"][w] = _weights(side)
         out["raw_long_short"][w] = _weights(raw_side)
-        out["long_only"][w] = _weights(tail_sides(s, eligible, LONG_ONLY_TAIL, both=False))
-        out["raw_long_only"][w] = _weights(tail_sides(r, raw_eligible, LONG_ONLY_TAIL, both=False))
+        out["long_only"][w] = _weights(long_only)
+        out["raw_long_only"][w] = _weights(raw_long_only)
         would = tail_sides(s, scored, LONG_SHORT_TAIL, both=True)
         raw_would = tail_sides(r, ~np.isnan(r), LONG_SHORT_TAIL, both=True)
         reason[w] = _reasons(side, held, would, tradeable, raw_side)
@@ -140,6 +172,8 @@ def decide(score: np.ndarray, raw: np.ndarray, unavailable: np.ndarray, universe
         # An untradeable name stays in the book until it can be traded again.
         held = np.where(tradeable, side, held)
         raw_held = np.where(tradeable, raw_side, raw_held)
+        long_only_held = np.where(tradeable, long_only, long_only_held)
+        raw_long_only_held = np.where(tradeable, raw_long_only, raw_long_only_held)
     return Decisions(
         week_status=status,
         average_rank=rank,

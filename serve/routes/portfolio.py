@@ -11,6 +11,8 @@ from datasets.reader import AlphaBuild, Filter, PageQuery, page_of
 from schemas import wire
 from serve import errors
 from serve.envelope import collection, with_warnings
+from serve.params import SERIES_DEFAULT_LIMIT
+from serve.resolve import resolve_run
 from serve.routes.base import Context, context
 from serve.routes.signals import empty, window_filters
 
@@ -74,8 +76,6 @@ def book_page(
 )
 def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    from serve.resolve import resolve_run
-
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
@@ -90,8 +90,6 @@ def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Respons
 
 
 def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, AlphaBuild]:
-    from serve.resolve import resolve_run
-
     ctx = context(request)
     return ctx, resolve_run(ctx.caller, ctx.reader, alpha)
 
@@ -160,8 +158,6 @@ def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> R
     ctx, build = _resolved(request, alpha)
     q = ctx.query
     window = q.window()
-    from serve.params import SERIES_DEFAULT_LIMIT
-
     limit, offset = q.limit(SERIES_DEFAULT_LIMIT), q.offset()
     book = book_parameter(ctx, build, "portfolio")
     result = (

@@ -76,7 +76,9 @@ def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
     sync_to_thread=True,
     operation_id="getRebalance",
 )
-def get_rebalance(request: Request[Any, Any, Any], alpha: FromPath[str], date: FromPath[str]) -> Response[bytes]:
+def get_rebalance(
+    request: Request[Any, Any, Any], alpha: FromPath[str], date: FromPath[str]
+) -> Response[bytes]:
     ctx = context(request)
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     q = ctx.query

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from schemas.registry import ALL_IDS, ADMIN_IDS, META_IDS
+from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
 from serve import errors
 from serve.app import create_app
 from serve.context import AllowList, Caller
@@ -100,7 +100,9 @@ class Api:
         body: dict[str, Any] = response.json()
         return body
 
-    def error(self, path: str, status: int, code: str, token: str | None = "raw", **params: Any) -> dict[str, Any]:
+    def error(
+        self, path: str, status: int, code: str, token: str | None = "raw", **params: Any
+    ) -> dict[str, Any]:
         response = self.get(path, token, **params)
         assert response.status_code == status, response.text
         body = response.json()

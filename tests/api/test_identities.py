@@ -26,7 +26,9 @@ def test_pnl_sums_to_the_ledger_and_the_equity_change(api: Api, book: str) -> No
             assert session[column] == pytest.approx(row[column], abs=1e-12)
         change = curve[day]["ending_equity"] - curve[day]["starting_equity"]
         # The documented decomposition: P&L of the names plus carry on cash plus the rounding residual.
-        assert session["net_pnl"] + row["cash_carry"] + row["rounding_adjustment"] == pytest.approx(change, abs=1e-12)
+        assert session["net_pnl"] + row["cash_carry"] + row["rounding_adjustment"] == pytest.approx(
+            change, abs=1e-12
+        )
 
 
 def test_trades_join_the_rebalance_they_implement(api: Api) -> None:

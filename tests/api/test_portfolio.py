@@ -66,7 +66,9 @@ def test_unknown_and_invisible_books(api: Api, path: str) -> None:
     hidden = api.error(f"{BASE}/{path}", 400, "unknown_book", token="plain", book="raw_long_short")
     assert hidden["details"]["available"] == ["long_short", "long_only"]
     missing = api.error(f"{BASE}/{path}", 400, "unknown_book", token="plain", book="raw_nope")
-    assert set(hidden) == set(missing) and hidden["message"].replace("raw_long_short", "X") == missing["message"].replace("raw_nope", "X")
+    assert set(hidden) == set(missing) and hidden["message"].replace("raw_long_short", "X") == missing[
+        "message"
+    ].replace("raw_nope", "X")
 
 
 def test_trades_require_a_book_and_list_the_available_ones(api: Api) -> None:
@@ -123,7 +125,9 @@ def test_equity_curve_over_the_window(api: Api, demo_lake: Path, window: dict[st
     assert summary["sessions"] == ledger.height
     assert summary["first_date"] == rows[0]["date"] and summary["last_date"] == rows[-1]["date"]
     assert summary["starting_equity"] == pytest.approx(ledger["starting_equity"][0])
-    assert summary["total_return"] == pytest.approx(ledger["ending_equity"][-1] / ledger["starting_equity"][0] - 1)
+    assert summary["total_return"] == pytest.approx(
+        ledger["ending_equity"][-1] / ledger["starting_equity"][0] - 1
+    )
     assert summary["cumulative_return_pct"] == pytest.approx(100 * summary["total_return"])
     assert summary["max_drawdown_pct"] == pytest.approx(expected["drawdown_pct"].max())
     worst = int(np.argmax(expected["drawdown_pct"]))

@@ -37,7 +37,9 @@ def test_unknown_path_is_not_found_before_any_key(api: Api) -> None:
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])
 @pytest.mark.parametrize("path", ["/v1/health", "/v1/alphas", "/v1/alphas/Test_planted_factor/scores"])
-def test_other_methods_are_method_not_allowed_before_any_key(client: TestClient[Any], method: str, path: str) -> None:
+def test_other_methods_are_method_not_allowed_before_any_key(
+    client: TestClient[Any], method: str, path: str
+) -> None:
     response = client.request(method, path)  # no Authorization header at all
     assert response.status_code == 404
     assert response.headers["x-request-id"]
@@ -183,6 +185,8 @@ def test_lake_failure_is_503_upstream_unavailable(demo_lake: Any) -> None:
 
     app.state["services"].reader.alphas = unreachable
     with TestClient(app) as client:
-        response = client.get("/v1/alphas/Test_planted_factor/scores", headers={"Authorization": "Bearer raw"})
+        response = client.get(
+            "/v1/alphas/Test_planted_factor/scores", headers={"Authorization": "Bearer raw"}
+        )
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "upstream_unavailable"

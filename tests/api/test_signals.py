@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -79,9 +81,9 @@ def test_cross_section_without_raw_access_has_no_raw_fields(api: Api) -> None:
         ({"sort": "weight", "book": "long_only"}, lambda r: (-r["long_only_target_weight"], r["symbol"])),
     ],
 )
-def test_cross_section_sorts(api: Api, params: dict[str, str], key: object) -> None:
+def test_cross_section_sorts(api: Api, params: dict[str, str], key: Callable[[dict[str, Any]], Any]) -> None:
     rows = api.ok(f"{BASE}/rebalances/{WEEK}", limit=5000, **params)["data"]
-    assert rows == sorted(rows, key=key)  # type: ignore[arg-type]
+    assert rows == sorted(rows, key=key)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,91 @@
+"""Start the real server process (`alpha-results serve`) and call it over HTTP with real keys."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from serve.identity import ensure_demo_identities, open_store
+
+    keystore = f"sqlite:///{tmp_path_factory.mktemp('keys')}/keys.sqlite3"
+    tokens = ensure_demo_identities(open_store(keystore))
+    assert tokens is not None
+    port = free_port()
+    env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore, "ALPHA_RESULTS_ENVIRONMENT": "e2e"}
+    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(demo_lake)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stdout.read() if process.stdout else ""
+                pytest.fail(f"server did not start:\n{output}")
+            time.sleep(0.2)
+        yield {"base": base, "admin": tokens["admin"]["token"], "member": tokens["member"]["token"]}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_health_over_http(server: dict[str, Any]) -> None:
+    response = httpx.get(f"{server['base']}/v1/health")
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok"
+    assert response.json()["environment"] == "e2e"
+    assert response.headers["x-request-id"]
+
+
+def test_data_with_a_real_key(server: dict[str, Any]) -> None:
+    headers = {"Authorization": f"Bearer {server['admin']}"}
+    alphas = httpx.get(f"{server['base']}/v1/alphas", headers=headers)
+    assert alphas.status_code == 200
+    assert alphas.json()["pagination"]["total"] == 7
+    assert any(h.lower().startswith("x-ratelimit-") for h in alphas.headers)
+    curve = httpx.get(
+        f"{server['base']}/v1/alphas/momentum_12_1/equity-curve", params={"limit": 3}, headers=headers
+    )
+    assert curve.status_code == 200
+    assert len(curve.json()["data"]) == 3
+    assert curve.json()["meta"]["summary"]["sessions"] > 3
+
+
+def test_self_service_key_is_meta_only(server: dict[str, Any]) -> None:
+    headers = {"Authorization": f"Bearer {server['member']}"}
+    response = httpx.get(f"{server['base']}/v1/alphas", headers=headers)
+    assert response.status_code == 403
+    assert response.json()["error"]["details"]["endpoint"] == "catalog.alphas.list"
+
+
+def test_router_and_auth_errors_over_http(server: dict[str, Any]) -> None:
+    assert httpx.post(f"{server['base']}/v1/alphas").json()["error"]["code"] == "method_not_allowed"
+    assert httpx.get(f"{server['base']}/v1/nothing").json()["error"]["code"] == "not_found"
+    missing = httpx.get(f"{server['base']}/v1/alphas")
+    assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
+    openapi = httpx.get(f"{server['base']}/openapi.json")
+    assert "/v1/alphas/{alpha}/rebalances/{date}" in openapi.json()["paths"]
