@@ -267,9 +267,15 @@ def _content(spec: AlphaSpec, years: list[str]) -> dict[str, Any]:
             },
             "signal": _signal(
                 "higher_is_long",
-                "minus the 60-session standard deviation of daily log returns",
-                "Rank names by negative realised volatility.",
-                ["v = std(diff(log(close))[-60:])", "score = ewm(-v)", "rank descending"],
+                "minus the 60-session idiosyncratic volatility (daily log returns net of beta x market)",
+                "Rank names by negative idiosyncratic volatility, so the long/short book is roughly beta-neutral.",
+                [
+                    "r = diff(log(close))[-60:]",
+                    "m = mean(r over the universe)",
+                    "v = std(r - beta(r, m) * m)",
+                    "score = ewm(-v)",
+                    "rank descending",
+                ],
             ),
             "parameters": [
                 _parameter(

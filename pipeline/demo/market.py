@@ -38,11 +38,11 @@ UNADJUSTED_BENCHMARK_SESSIONS = 63  # adjusted close recorded only after ~3 mont
 REASONS = ("suspended", "halted", "data_gap", "no_borrow", "illiquid")
 
 # Planted next-week drift loadings (weekly log-return per cross-sectional standard deviation).
-MOMENTUM_LOADING = 0.0012
-REVERSAL_LOADING = 0.0026
-LATENT_LOADING = 0.0024
-VALUE_LOADING = 0.0007
-LATENT_PERSISTENCE = 0.85
+MOMENTUM_LOADING = 0.00074
+REVERSAL_LOADING = 0.0036
+LATENT_LOADING = 0.0018
+VALUE_LOADING = 0.00053
+LATENT_PERSISTENCE = 0.80
 VALUE_PERSISTENCE = 0.98
 
 
@@ -58,9 +58,9 @@ class PayoffRegime:
 
 PAYOFF_COMPONENTS = ("momentum", "reversal", "latent", "value")
 PAYOFF_REGIMES = {
-    "momentum": PayoffRegime(persistence=0.95, regime_sd=1.5, shock_sd=3.6),
-    "reversal": PayoffRegime(persistence=0.90, regime_sd=0.8, shock_sd=2.2),
-    "latent": PayoffRegime(persistence=0.93, regime_sd=1.4, shock_sd=3.0),
+    "momentum": PayoffRegime(persistence=0.95, regime_sd=1.8, shock_sd=4.4),
+    "reversal": PayoffRegime(persistence=0.90, regime_sd=0.6, shock_sd=1.4),
+    "latent": PayoffRegime(persistence=0.93, regime_sd=1.6, shock_sd=3.6),
     "value": PayoffRegime(persistence=0.97, regime_sd=1.5, shock_sd=2.0),
 }
 # Momentum crash: payoff multiplier lost per weekly market standard deviation of a rebound, in
@@ -242,7 +242,7 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     symbols = _symbols(rng, n)
     sectors = rng.integers(0, N_SECTORS, size=n)
     beta = np.clip(rng.normal(1.0, 0.25, n), 0.3, 2.0)
-    idio_vol = np.clip(np.exp(rng.normal(np.log(0.018), 0.35, n)), 0.007, 0.06)
+    idio_vol = np.clip(np.exp(rng.normal(np.log(0.013), 0.35, n)), 0.005, 0.045)
 
     def student_t(shape: tuple[int, ...]) -> np.ndarray:
         return rng.standard_t(4, size=shape) / np.sqrt(2.0)  # unit variance at df 4

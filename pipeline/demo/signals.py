@@ -53,12 +53,18 @@ def value_composite(
 def low_volatility(
     market: Market, weeks: np.ndarray, universe: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
-    """Minus the 60-session standard deviation of daily close-to-close log returns."""
+    """Minus the 60-session idiosyncratic volatility: the standard deviation of daily close-to-close
+    log returns net of the name's estimated beta times the universe's mean return, so the
+    dollar-neutral book is roughly beta-neutral (a total-volatility sort shorts high beta)."""
     log_close = np.log(market.close[:, universe])
     daily = np.diff(log_close, axis=0, prepend=log_close[:1])
     out = np.empty((len(weeks), len(universe)))
     for i, d in enumerate(market.decision_sessions[weeks]):
-        out[i] = -daily[d - 59 : d + 1].std(axis=0, ddof=1)
+        window = daily[d - 59 : d + 1]
+        mkt = window.mean(axis=1)
+        dm = mkt - mkt.mean()
+        beta = (dm @ (window - window.mean(axis=0))) / (dm @ dm)
+        out[i] = -(window - np.outer(mkt, beta)).std(axis=0, ddof=1)
     return out
 
 

@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath
 
 from datasets.reader import AlphaBuild
 from datasets.storage import Storage
@@ -59,7 +60,7 @@ def caller_access(ctx: Context) -> Access:
     sync_to_thread=True,
     operation_id="getMetrics",
 )
-def get_metrics(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     q = ctx.query
@@ -80,7 +81,7 @@ def get_metrics(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
     sync_to_thread=True,
     operation_id="getMetricsDoc",
 )
-def get_metrics_doc(request: Request[Any, Any, Any], alpha: str) -> Response[bytes]:
+def get_metrics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = resolve_run(ctx.caller, ctx.reader, alpha)
     ctx.query.finish()
