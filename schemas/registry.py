@@ -66,7 +66,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Readiness of one alpha",
         admin=True,
     ),
-    Endpoint("admin.keys.usage", "admin", "/v1/admin/keys/{key_id:str}/usage", "Usage of one key", admin=True),
+    Endpoint(
+        "admin.keys.usage", "admin", "/v1/admin/keys/{key_id:str}/usage", "Usage of one key", admin=True
+    ),
     Endpoint("admin.builds.list", "admin", "/v1/admin/builds", "Catalogue of published builds", admin=True),
 )
 

@@ -24,10 +24,10 @@ from serve import errors
 from serve.context import AllowList
 from serve.identity.records import (
     ACCOUNT_STATUSES,
+    DEFAULT_KEY_GRANTS,
     DEFAULT_RATE_LIMIT,
     KEY_STATUSES,
     ROLES,
-    DEFAULT_KEY_GRANTS,
     SELF_SERVICE_GRANTS,
     AccountRecord,
     Credentials,
