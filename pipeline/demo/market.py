@@ -38,9 +38,9 @@ UNADJUSTED_BENCHMARK_SESSIONS = 63  # adjusted close recorded only after ~3 mont
 REASONS = ("suspended", "halted", "data_gap", "no_borrow", "illiquid")
 
 # Planted next-week drift loadings (weekly log-return per cross-sectional standard deviation).
-MOMENTUM_LOADING = 0.00074
-REVERSAL_LOADING = 0.0036
-LATENT_LOADING = 0.0018
+MOMENTUM_LOADING = 0.0007
+REVERSAL_LOADING = 0.0034
+LATENT_LOADING = 0.0017
 VALUE_LOADING = 0.00053
 LATENT_PERSISTENCE = 0.80
 VALUE_PERSISTENCE = 0.98
@@ -59,7 +59,7 @@ class PayoffRegime:
 PAYOFF_COMPONENTS = ("momentum", "reversal", "latent", "value")
 PAYOFF_REGIMES = {
     "momentum": PayoffRegime(persistence=0.95, regime_sd=1.8, shock_sd=4.4),
-    "reversal": PayoffRegime(persistence=0.90, regime_sd=0.6, shock_sd=1.4),
+    "reversal": PayoffRegime(persistence=0.90, regime_sd=0.5, shock_sd=1.5),
     "latent": PayoffRegime(persistence=0.93, regime_sd=1.6, shock_sd=3.6),
     "value": PayoffRegime(persistence=0.97, regime_sd=1.5, shock_sd=2.0),
 }
