@@ -35,10 +35,16 @@ def run(args: argparse.Namespace) -> int:
     os.environ["ALPHA_RESULTS_HOST"] = settings.host
     os.environ["ALPHA_RESULTS_PORT"] = str(settings.port)
     os.environ["ALPHA_RESULTS_WORKERS"] = str(settings.workers)
+    # Without an explicit public URL, signed download URLs point at the address being served.
+    if "ALPHA_RESULTS_PUBLIC_BASE_URL" not in os.environ:
+        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+        os.environ["ALPHA_RESULTS_PUBLIC_BASE_URL"] = f"http://{host}:{settings.port}"
     _ensure_local_folders(settings)
     if args.init_demo:
         init_demo(settings)
     import uvicorn
+
+    from serve.access_log import log_config
 
     uvicorn.run(
         "serve.app:create_app",
@@ -47,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         port=settings.port,
         workers=settings.workers,
         log_level=settings.log_level,
+        # One structured JSON line per request comes from serve.access; uvicorn's line is off.
+        log_config=log_config(settings.log_level),
+        access_log=False,
     )
     return 0
 
@@ -60,6 +69,10 @@ def _ensure_local_folders(settings: Settings) -> None:
 
 def init_demo(settings: Settings) -> None:
     from datasets.reader import LakeReader
+    from serve.archives import ensure_signing_key
+
+    if "://" not in settings.lake and ensure_signing_key(settings.signing_key_file):
+        print(f"Created the source-download signing key {settings.signing_key_file} (mode 0600).", flush=True)
 
     if not LakeReader(settings.lake).alphas():
         from pipeline.build import build_many
@@ -72,7 +85,7 @@ def init_demo(settings: Settings) -> None:
         seals = write_corpus(Path(DEMO_SEALS), size="full")
         print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
         for outcome in build_many([str(s) for s in seals], settings.lake):
-            print(f"  {outcome}", flush=True)
+            print(f"  {outcome.line()}", flush=True)
     from serve.identity import ensure_demo_identities, open_store
 
     created = ensure_demo_identities(open_store(settings.keystore_url))
