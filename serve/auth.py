@@ -2,8 +2,9 @@
 
 The router has already answered unknown paths; these guards run in order on a matched route:
 1. `only_get`: any method other than GET is 404 `method_not_allowed` before a key is read;
-2. `authenticate_caller`: the bearer key becomes a `Caller` (serve.identity), then the endpoint
-   allow-list by registry id (403 `endpoint_not_allowed`);
+2. `authenticate_caller`: a key in the query string is refused (401 `missing_api_key`), then the
+   bearer key becomes a `Caller` (serve.identity), then the endpoint allow-list by registry id
+   (403 `endpoint_not_allowed`);
 3. `apply_limits`: the key's rate envelope and monthly quota (serve.limits); `/v1/health` is
    never metered.
 """
@@ -11,10 +12,11 @@ The router has already answered unknown paths; these guards run in order on a ma
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qsl
 
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
@@ -23,6 +25,8 @@ from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.context import Caller
+from serve.identity.authenticate import reject_key_in_query
+from serve.limits.model import SELF_SERVICE_LIMITS, LimiterUnavailable, Limits
 from serve.settings import Settings
 
 log = logging.getLogger("serve.auth")
@@ -92,27 +96,27 @@ def authenticate_caller(connection: ASGIConnection[Any, Any, Any, Any], handler:
         return
     endpoint = endpoint_of(handler)
     assert endpoint is not None
+    # Before the header is read: a key sent in a URL is refused even next to a valid header.
+    query = connection.scope.get("query_string", b"").decode("latin-1")
+    reject_key_in_query(parse_qsl(query, keep_blank_values=True))
     caller = current_caller(connection)
     if not caller.may_call(endpoint):
         raise errors.EndpointNotAllowed(f"This key may not call {endpoint}.", details={"endpoint": endpoint})
 
 
-def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    if is_public(handler):
-        return
-    services = services_of(connection)
-    if services.limiter is None:
-        return
-    from serve.limits import SELF_SERVICE_LIMITS, LimiterUnavailable, Limits
+def caller_limits(caller: Caller) -> Limits:
+    """The `serve.limits.Limits` enforced on `caller`'s key (also what `/v1/me` reports)."""
+    return limits_from_wire(caller.rate_limit or {})
 
-    caller = current_caller(connection)
-    rate = caller.rate_limit or {}
+
+def limits_from_wire(rate: Mapping[str, int | None]) -> Limits:
+    """A key's recorded envelope as `Limits`; windows it does not record get the self-service value."""
 
     def window(name: str, default: int) -> int:
         value = rate.get(name)
         return default if value is None else int(value)
 
-    limits = Limits(
+    return Limits(
         per_second=window("per_second", SELF_SERVICE_LIMITS.per_second),
         per_minute=window("per_minute", SELF_SERVICE_LIMITS.per_minute),
         per_day=window("per_day", SELF_SERVICE_LIMITS.per_day),
@@ -121,6 +125,16 @@ def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRo
         if "monthly_requests" in rate
         else SELF_SERVICE_LIMITS.monthly_requests,
     )
+
+
+def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    if is_public(handler):
+        return
+    services = services_of(connection)
+    if services.limiter is None:
+        return
+    caller = current_caller(connection)
+    limits = caller_limits(caller)
     try:
         decision = services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
     except LimiterUnavailable:

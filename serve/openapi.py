@@ -8,6 +8,7 @@ declared query parameters (`serve.routes.base.ENDPOINT_PARAMS`) and the wire fie
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -88,25 +89,155 @@ SUMMARIES = {
     "benchmarks.daily": _row(wire.BENCHMARK_SUMMARY_FIELDS, {"symbol": {"type": "string"}}),
 }
 
-SERVED = (
-    "meta.health",
-    "catalog.alphas.list",
-    "catalog.alphas.get",
-    "signals.rebalances.list",
-    "signals.rebalances.get",
-    "signals.scores",
-    "portfolio.books",
-    "portfolio.ledger",
-    "portfolio.positions",
-    "portfolio.pnl",
-    "portfolio.trades",
-    "portfolio.equity_curve",
-    "benchmarks.daily",
-)
-"""Registry ids the app mounts (the other registry routes belong to other parts of the service)."""
+_ALLOW_LIST = {
+    "type": "object",
+    "required": ["mode"],
+    "properties": {
+        "mode": {"type": "string", "enum": ["all", "list", "prefix"]},
+        "ids": {"type": "array", "items": {"type": "string"}},
+        "prefixes": {"type": "array", "items": {"type": "string"}},
+    },
+}
+_ALLOW = {
+    "type": "object",
+    "required": ["endpoints", "alphas", "runs"],
+    "properties": {"endpoints": _ALLOW_LIST, "alphas": _ALLOW_LIST, "runs": _ALLOW_LIST},
+}
+_COUNT = {"type": "integer", "minimum": 0}
+_RATE_LIMIT = {
+    "type": "object",
+    "required": ["per_second", "per_minute", "per_day", "monthly_requests"],
+    "properties": {
+        "per_second": _COUNT,
+        "per_minute": _COUNT,
+        "per_day": _COUNT,
+        "monthly_requests": {"type": ["integer", "null"], "minimum": 0},
+    },
+}
+_USAGE_FIELDS = ("second", "minute", "day", "month")
+_USAGE = {
+    "type": "object",
+    "required": [*_USAGE_FIELDS, *(f"remaining_{w}" for w in _USAGE_FIELDS)],
+    "properties": {
+        **{w: _COUNT for w in _USAGE_FIELDS},
+        **{f"remaining_{w}": _COUNT for w in ("second", "minute", "day")},
+        "remaining_month": {"type": ["integer", "null"], "minimum": 0},
+    },
+}
+_FIELD_POLICY = {
+    "type": "object",
+    "required": ["expose_raw_book"],
+    "properties": {"expose_raw_book": {"type": "boolean"}},
+}
+
+
+def _every_field_required(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+IDENTITY_SCHEMAS: dict[str, Any] = {
+    "Me": _every_field_required(
+        {
+            "key_id": {"type": "string", "minLength": 16, "maxLength": 16},
+            "key_name": {"type": "string"},
+            "user_id": {"type": "string"},
+            "email": {"type": "string", "format": "email"},
+            "role": {"type": "string", "enum": ["admin", "member"]},
+            "is_admin": {"type": "boolean"},
+            "allow": _ALLOW,
+            "field_policy": _FIELD_POLICY,
+            "rate_limit": _RATE_LIMIT,
+            "usage": _USAGE,
+            "callable_endpoints": {"type": "array", "items": {"type": "string"}},
+            "registry_version": {"type": "string"},
+            "ip": {"type": "string"},
+        }
+    ),
+    "KeyInventoryRow": _every_field_required(
+        {
+            "key_id": {"type": "string", "minLength": 16, "maxLength": 16},
+            "display_prefix": {"type": "string"},
+            "name": {"type": "string"},
+            "status": {"type": "string", "enum": ["active", "suspended"]},
+            "allow": _ALLOW,
+            "field_policy": _FIELD_POLICY,
+            "rate_limit": _RATE_LIMIT,
+            "usage": _USAGE,
+            "expires_at": {"type": ["string", "null"], "format": "date-time"},
+            "created_at": {"type": "string", "format": "date-time"},
+        }
+    ),
+}
+"""`/v1/me` data and `/v1/me/keys` rows (serve.identity.payloads); never a secret or its hash."""
+
+ROW_SCHEMAS["meta.keys"] = {"$ref": "#/components/schemas/KeyInventoryRow"}
+SINGLE_SCHEMAS: dict[str, dict[str, Any]] = {"meta.me": {"$ref": "#/components/schemas/Me"}}
+KEY_ECHO_META = ("meta.me", "meta.keys")
+
+_STRING_OR_NULL = {"type": ["string", "null"]}
+SINGLE_SCHEMAS["catalog.alphas.source.download"] = {
+    "type": "object",
+    "required": ["url", "expires_in", "filename", "size_bytes", "sha256"],
+    "properties": {
+        "url": {"type": "string", "format": "uri"},
+        "expires_in": {"type": "integer"},
+        "filename": {"type": "string"},
+        "size_bytes": {"type": ["integer", "null"]},
+        "sha256": _STRING_OR_NULL,
+    },
+}
+SINGLE_SCHEMAS["admin.alphas.readiness"] = {
+    "type": "object",
+    "properties": {
+        "alpha_id": {"type": "string"},
+        "complete": {"type": "boolean"},
+        "kinds_present": {"type": "array", "items": {"type": "string"}},
+        "required_kinds": {"type": "array", "items": {"type": "string"}},
+        "missing_kinds": {"type": "array", "items": {"type": "string"}},
+        "build_id": {"type": "string"},
+        "pipeline_version": _STRING_OR_NULL,
+        "engine_version": _STRING_OR_NULL,
+        "built_at": _STRING_OR_NULL,
+        "sealed_at": _STRING_OR_NULL,
+        "started_at": _STRING_OR_NULL,
+        "has_description": {"type": "boolean"},
+        "source_archive": {"type": ["object", "null"]},
+        "tables": {"type": "object"},
+    },
+}
+SINGLE_SCHEMAS["admin.keys.usage"] = {
+    "type": "object",
+    "properties": {
+        "key_id": {"type": "string"},
+        "user_id": {"type": "string"},
+        "name": {"type": "string"},
+        "status": {"type": "string"},
+        "revoked": {"type": "boolean"},
+        "expires_at": _STRING_OR_NULL,
+        "rate_limit": _RATE_LIMIT,
+        "usage": _USAGE,
+    },
+}
+ROW_SCHEMAS["admin.builds.list"] = {
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string", "enum": ["alpha", "benchmark"]},
+        "name": {"type": "string"},
+        "build_id": {"type": "string"},
+        "current": {"type": "boolean"},
+        "built_at": _STRING_OR_NULL,
+        "sealed_at": _STRING_OR_NULL,
+        "pipeline_version": _STRING_OR_NULL,
+        "complete": {"type": ["boolean", "null"]},
+        "rows": {"type": ["integer", "null"]},
+        "bytes": {"type": ["integer", "null"]},
+    },
+}
+"""Endpoints whose `meta.key_id` echoes the calling key."""
 
 COMPONENTS: dict[str, Any] = {
     "schemas": {
+        **IDENTITY_SCHEMAS,
         "Error": {
             "type": "object",
             "required": ["error"],
@@ -189,6 +320,8 @@ def _meta_schema(endpoint_id: str) -> dict[str, Any]:
     }
     if endpoint_id in SUMMARIES:
         props["summary"] = SUMMARIES[endpoint_id]
+    if endpoint_id in KEY_ECHO_META:
+        props["key_id"] = {"type": "string"}
     return {"type": "object", "properties": props}
 
 
@@ -200,6 +333,16 @@ def _success(endpoint_id: str) -> dict[str, Any]:
             "type": "object",
             "required": ["data", "meta"],
             "properties": {"data": {"type": "object"}, "meta": _meta_schema(endpoint_id)},
+        }
+    elif endpoint_id in SINGLE_SCHEMAS or endpoint_id not in ROW_SCHEMAS:
+        # A single object; one without a declared schema (the metrics blocks) is an open object.
+        schema = {
+            "type": "object",
+            "required": ["data", "meta"],
+            "properties": {
+                "data": SINGLE_SCHEMAS.get(endpoint_id, {"type": "object"}),
+                "meta": _meta_schema(endpoint_id),
+            },
         }
     else:
         schema = {
@@ -247,9 +390,10 @@ def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
     return path, operation
 
 
-def openapi_document() -> dict[str, Any]:
+def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
+    """The document of the registry ids the app mounts (`serve.app.MOUNTED_ENDPOINTS`)."""
     paths: dict[str, Any] = {}
-    for endpoint_id in SERVED:
+    for endpoint_id in endpoint_ids:
         path, operation = _operation(endpoint_id)
         paths[path] = {"get": operation}
     return {

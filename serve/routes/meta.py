@@ -1,8 +1,14 @@
-"""`/v1/health` (public, never metered)."""
+"""Meta routes: `/v1/health` (public, never metered), `/v1/me` and `/v1/me/keys`.
+
+`usage` on `/v1/me` and `/v1/me/keys` is read from the same limiter that enforces the limits, after
+this request's own hit, with the same envelope (`serve.auth.caller_limits`); the limiter is the
+source of truth, so the numbers agree with the `X-RateLimit-*` headers of the same response.
+"""
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -10,8 +16,12 @@ from litestar import Request, Response, get
 
 from datasets.reader import LakeUnavailable
 from schemas.registry import REGISTRY_VERSION
-from serve.auth import services_of
-from serve.envelope import json_response, now_iso
+from serve import errors
+from serve.auth import Services, caller_limits, limits_from_wire, services_of
+from serve.envelope import collection, json_response, now_iso, single
+from serve.identity import key_inventory_row, me_payload
+from serve.limits.model import LimiterUnavailable, Limits
+from serve.limits.windows import WINDOW_NAMES
 from serve.routes.base import context
 
 log = logging.getLogger("serve.health")
@@ -62,4 +72,74 @@ def health(request: Request[Any, Any, Any]) -> Response[bytes]:
     return json_response(body)
 
 
-ROUTES = [health]
+def _store(services: Services) -> Any:
+    if services.store is None:
+        # Only a test app built with its own authenticator and no store gets here.
+        raise errors.UpstreamUnavailable("This deployment has no key store to read keys from.")
+    return services.store
+
+
+def usage_of(services: Services, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
+    """The key's counters in the windows containing `now`, read from the enforcing limiter.
+
+    Without a limiter nothing is metered, so every window reads 0 and `remaining_*` the envelope.
+    An unreachable limiter is a 503: usage numbers are never invented.
+    """
+    if services.limiter is None:
+        usage: dict[str, int | None] = {name: 0 for name in WINDOW_NAMES}
+        for name, limit in zip(WINDOW_NAMES, limits.as_tuple(), strict=True):
+            usage[f"remaining_{name}"] = limit
+        return usage
+    try:
+        counted: dict[str, int | None] = services.limiter.usage(key_id, limits, now)
+    except LimiterUnavailable as exc:
+        raise errors.UpstreamUnavailable(
+            "Usage counters are temporarily unreachable; retry with backoff."
+        ) from exc
+    return counted
+
+
+def _envelope(limits: Limits) -> dict[str, int | None]:
+    return {
+        "per_second": limits.per_second,
+        "per_minute": limits.per_minute,
+        "per_day": limits.per_day,
+        "monthly_requests": limits.monthly_requests,
+    }
+
+
+@get("/v1/me", opt={"endpoint": "meta.me"}, sync_to_thread=True, operation_id="me")
+def me(request: Request[Any, Any, Any]) -> Response[bytes]:
+    ctx = context(request)
+    ctx.query.finish()
+    services = services_of(request)
+    key_record = _store(services).get_key(ctx.caller.key_id)
+    if key_record is None:  # deleted between authentication and now; answer as for any unknown key
+        raise errors.InvalidApiKey()
+    limits = caller_limits(ctx.caller)
+    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC))
+    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), REGISTRY_VERSION)
+    return single(data, ctx.meta(key_id=ctx.caller.key_id))
+
+
+@get("/v1/me/keys", opt={"endpoint": "meta.keys"}, sync_to_thread=True, operation_id="myKeys")
+def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
+    ctx = context(request)
+    limit, offset = ctx.query.limit(), ctx.query.offset()
+    ctx.query.finish()
+    services = services_of(request)
+    store = _store(services)
+    account = store.get_account(ctx.caller.user_id)
+    if account is None:
+        raise errors.AccountInactive()
+    # The store returns newest `created_at` first (key_id breaks ties) and omits revoked keys.
+    keys = store.list_keys_of_user(account.user_id)
+    now = datetime.now(UTC)
+    rows = []
+    for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
+        usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
+        rows.append(key_inventory_row(key, account, usage))
+    return collection(rows, len(keys), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
+
+
+ROUTES = [health, me, my_keys]

@@ -127,15 +127,15 @@ def test_every_offending_parameter_is_listed(api: Api) -> None:
         limit="0",
         offset="-1",
         to="2021-13-01",
-        api_key="secret",
+        colour="secret",
         symbol="A,,B",
     )
     names = [p["name"] for p in error["details"]["parameters"]]
-    assert names == ["api_key", "limit", "offset", "symbol", "to"]
+    assert names == ["colour", "limit", "offset", "symbol", "to"]
     rules = {p["name"]: p["rule"] for p in error["details"]["parameters"]}
     assert "between 1 and 5000" in rules["limit"]
     assert ">= 0" in rules["offset"]
-    assert "unknown parameter" in rules["api_key"]
+    assert "unknown parameter" in rules["colour"]
     assert "secret" not in str(error)
 
 
