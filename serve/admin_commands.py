@@ -1,6 +1,6 @@
 """The operator CLI: `alpha-results accounts ...` and `alpha-results keys ...`.
 
-Every command opens the key store named by `--keystore` (else `ALPHA_RESULTS_KEYSTORE`, else
+Every command opens the key store named by `--keystore` (else the server setting `ALPHA_RESULTS_KEYSTORE_URL`, else
 `sqlite:///var/keys.sqlite3`), does one thing, and prints JSON (`keys create` without `--json`
 prints the token with a warning that it is shown once). Secrets and their hashes are never printed.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -22,9 +21,7 @@ from serve.identity.access import callable_endpoints, clamp
 from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
 from serve.identity.store import DEFAULT_KEYSTORE_URL, IdentityError, SqlKeyStore, open_store
 from serve.identity.tokens import ENVIRONMENTS, display_prefix
-
-KEYSTORE_ENV = "ALPHA_RESULTS_KEYSTORE"
-
+from serve.settings import Settings
 
 # -- argument syntax ----------------------------------------------------------------------
 
@@ -281,7 +278,7 @@ def _keystore_option() -> argparse.ArgumentParser:
         "--keystore",
         metavar="URL",
         default=argparse.SUPPRESS,
-        help=f"key store URL (default: ${KEYSTORE_ENV}, else {DEFAULT_KEYSTORE_URL})",
+        help=f"key store URL (default: $ALPHA_RESULTS_KEYSTORE_URL, else {DEFAULT_KEYSTORE_URL})",
     )
     return parent
 
@@ -369,7 +366,8 @@ def _runner(
     command: Callable[[SqlKeyStore, argparse.Namespace], None],
 ) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        url = getattr(args, "keystore", None) or os.environ.get(KEYSTORE_ENV) or DEFAULT_KEYSTORE_URL
+        # The same setting the server reads, so the CLI and the server always open the same store.
+        url = getattr(args, "keystore", None) or Settings.from_env().keystore_url
         store = open_store(url)
         try:
             command(store, args)

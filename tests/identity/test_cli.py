@@ -162,7 +162,7 @@ def test_operator_mistakes_exit_non_zero_with_a_message(cli: Cli) -> None:
 def test_keystore_from_environment(
     store_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("ALPHA_RESULTS_KEYSTORE", store_url)
+    monkeypatch.setenv("ALPHA_RESULTS_KEYSTORE_URL", store_url)
     assert main(["accounts", "create", "--email", "env@example.com"]) == 0
     capsys.readouterr()
     store = open_store(store_url)
