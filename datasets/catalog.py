@@ -105,3 +105,62 @@ def list_benchmarks(root: str) -> list[dict[str, Any]]:
         info = _read_json(storage, layout.join(build.build_dir, "benchmark.json")) or {"symbol": symbol}
         found.append({**info, "daily_path": layout.join(build.build_dir, "daily.parquet")})
     return found
+
+
+def list_builds(root: str, storage: Storage | None = None) -> list[dict[str, Any]]:
+    """Every build kept in the lake: per alpha and per benchmark, the current one and the retained
+    previous ones (newest `built_at` first within a name), with their facts."""
+    storage = storage or Storage(root)
+    found: list[dict[str, Any]] = []
+    for alpha_id in storage.list_names(layout.alphas_dir(root)):
+        if not layout.ALPHA_ID_PATTERN.match(alpha_id):
+            continue
+        current = current_build(root, alpha_id, storage)
+        builds = []
+        for build_id in storage.list_names(layout.alpha_builds_dir(root, alpha_id)):
+            entry = _read_json(
+                storage, layout.join(layout.alpha_build_dir(root, alpha_id, build_id), layout.ALPHA_JSON)
+            )
+            if entry is None:  # a build being written (or a leftover of a crash): not published
+                continue
+            builds.append(
+                {
+                    "kind": "alpha",
+                    "name": alpha_id,
+                    "build_id": build_id,
+                    "current": current is not None and current.build_id == build_id,
+                    "built_at": entry.get("built_at"),
+                    "sealed_at": entry.get("sealed_at"),
+                    "pipeline_version": entry.get("pipeline_version"),
+                    "complete": entry.get("complete"),
+                    "rows": sum(int(t.get("rows", 0)) for t in (entry.get("tables") or {}).values()),
+                    "bytes": entry.get("build_bytes"),
+                }
+            )
+        found.extend(sorted(builds, key=lambda b: str(b["built_at"] or ""), reverse=True))
+    for symbol in storage.list_names(layout.join(root, "benchmarks")):
+        if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+            continue
+        current = current_benchmark(root, symbol, storage)
+        builds_dir = layout.join(layout.benchmark_dir(root, symbol), "builds")
+        for build_id in storage.list_names(builds_dir):
+            info = _read_json(storage, layout.join(builds_dir, build_id, "benchmark.json"))
+            if info is None:
+                continue
+            found.append(
+                {
+                    "kind": "benchmark",
+                    "name": symbol,
+                    "build_id": build_id,
+                    "current": current is not None and current.build_id == build_id,
+                    "built_at": None,
+                    "sealed_at": None,
+                    "pipeline_version": None,
+                    "complete": True,
+                    "rows": info.get("rows"),
+                    "bytes": info.get("bytes"),
+                    "first_date": info.get("first_date"),
+                    "last_date": info.get("last_date"),
+                }
+            )
+    return found

@@ -45,6 +45,25 @@ class LakeUnavailable(Exception):
     """The lake (local folder or object store) could not be read."""
 
 
+def _store_errors() -> tuple[type[BaseException], ...]:
+    # s3fs lets botocore's connection errors (refused, timed out, DNS) through untranslated.
+    try:
+        from botocore.exceptions import BotoCoreError
+    except ImportError:  # a local-only install without the S3 extras
+        return ()
+    return (BotoCoreError,)
+
+
+STORE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    pa.ArrowException,
+    duckdb.IOException,
+    ValueError,
+    KeyError,
+    *_store_errors(),
+)
+
+
 @dataclass(frozen=True)
 class Filter:
     column: str
@@ -193,9 +212,15 @@ class LakeReader:
     def alpha(self, alpha_id: str) -> AlphaBuild | None:
         return self.alphas().get(alpha_id)
 
+    def _check_root(self) -> None:
+        # A missing local root would otherwise read as an empty lake (every alpha 404).
+        if self._storage.is_local and not self._storage.is_dir(self.root):
+            raise FileNotFoundError(f"the lake root {self.root} is not a folder")
+
     def _read_catalogue(self) -> dict[str, AlphaBuild]:
         found: dict[str, AlphaBuild] = {}
         with self._lake_errors():
+            self._check_root()
             for alpha_id in catalog.published_alpha_ids(self.root, self._storage):
                 published = catalog.current_build(self.root, alpha_id, self._storage)
                 if published is None:
@@ -249,6 +274,7 @@ class LakeReader:
             if cached is not None and now - cached[0] < self.refresh_seconds:
                 return cached[1]
         with self._lake_errors():
+            self._check_root()
             published = catalog.current_benchmark(self.root, symbol, self._storage)
             found: BenchmarkBuild | None = None
             if published is not None:
@@ -483,6 +509,7 @@ class LakeReader:
     def ping(self) -> None:
         """Raise LakeUnavailable when the lake root cannot be listed."""
         with self._lake_errors():
+            self._check_root()
             self._storage.list_names(layout.alphas_dir(self.root))
 
     # -- loading ----------------------------------------------------------------------------------
@@ -500,7 +527,7 @@ class LakeReader:
     def _lake_errors(self) -> Iterator[None]:
         try:
             yield
-        except (OSError, pa.ArrowException, duckdb.IOException, ValueError, KeyError) as exc:
+        except STORE_ERRORS as exc:
             log.warning("lake read failed under %s: %s", self.root, exc)
             raise LakeUnavailable(str(exc)) from exc
 

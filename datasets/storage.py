@@ -15,6 +15,16 @@ from typing import Any
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
+# Bounded waits on an object store, so a dead or hung endpoint fails a request in seconds instead
+# of hanging it: connect and per-read timeouts, one botocore retry, and no extra s3fs retry loop
+# on top (s3fs retries 5 times with backoff by default). Callers may override any of them.
+S3_CONFIG_DEFAULTS: dict[str, Any] = {
+    "connect_timeout": 2,
+    "read_timeout": 10,
+    "retries": {"max_attempts": 2, "mode": "standard"},
+}
+S3FS_RETRIES = 1
+
 
 class Storage:
     """One fsspec filesystem, chosen from the root's protocol."""
@@ -25,8 +35,12 @@ class Storage:
             # Presigned URLs must use SigV4: every current AWS region refuses the SigV2 default.
             config = dict(storage_options.get("config_kwargs") or {})
             config.setdefault("signature_version", "s3v4")
+            for name, value in S3_CONFIG_DEFAULTS.items():
+                config.setdefault(name, value)
             storage_options = {**storage_options, "config_kwargs": config}
         self.fs, _ = fsspec.core.url_to_fs(root, **storage_options)
+        if root.startswith("s3://"):
+            self.fs.retries = S3FS_RETRIES
         self.is_local = isinstance(self.fs, LocalFileSystem)
 
     def read_bytes(self, path: str) -> bytes:

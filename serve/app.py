@@ -18,9 +18,10 @@ from litestar.types import Message, Scope
 
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
+from serve.access_log import access_log_middleware
 from serve.auth import Authenticator, Services, apply_limits, authenticate_caller, only_get
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_response, request_id_of
-from serve.routes import benchmarks, catalog, meta, performance, portfolio, signals
+from serve.routes import admin, benchmarks, catalog, downloads, meta, performance, portfolio, signals, source
 from serve.settings import Settings
 
 log = logging.getLogger("serve.app")
@@ -32,7 +33,15 @@ ROUTE_HANDLERS = [
     *portfolio.ROUTES,
     *performance.ROUTES,
     *benchmarks.ROUTES,
+    *source.ROUTES,
+    *admin.ROUTES,
+    *downloads.ROUTES,
 ]
+
+MOUNTED_ENDPOINTS: tuple[str, ...] = tuple(
+    endpoint for handler in ROUTE_HANDLERS if isinstance(endpoint := handler.opt.get("endpoint"), str)
+)
+"""Registry ids of the handlers the app mounts, in mounting order (the OpenAPI document's paths)."""
 
 
 def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiError:
@@ -95,9 +104,9 @@ def create_app(
     settings = settings or Settings.from_env()
     if authenticate is None:
         if store is None:
-            from serve.identity import open_store
+            from serve.deferred_store import open_store_or_defer
 
-            store = open_store(settings.keystore_url)
+            store = open_store_or_defer(settings.keystore_url)
         authenticate = default_authenticator(store)
         if limiter is None:
             from serve.limits import open_limiter
@@ -112,13 +121,13 @@ def create_app(
     )
     from serve.openapi import openapi_document
 
-    document = openapi_document()
+    document = openapi_document(MOUNTED_ENDPOINTS)
 
     @get("/openapi.json", sync_to_thread=False, include_in_schema=False)
     def openapi_json() -> Response[bytes]:
         return json_response(document)
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, openapi_json],
         guards=[only_get, authenticate_caller, apply_limits],
         exception_handlers={Exception: handle_exception},
@@ -129,6 +138,9 @@ def create_app(
         state=_state(services),
         debug=False,
     )
+    # Around the router rather than as route middleware, so unmatched paths are logged too.
+    app.asgi_handler = access_log_middleware(app.asgi_handler)
+    return app
 
 
 def _state(services: Services) -> Any:

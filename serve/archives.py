@@ -139,3 +139,63 @@ def source_download(record: dict[str, Any] | None, signer: ArchiveSigner | None)
         size_bytes=record.get("size_bytes"),
         sha256=record.get("sha256"),
     )
+
+
+SIGNING_KEY_BYTES = 32
+
+
+def read_signing_key(path: str) -> bytes | None:
+    """The HMAC key in `path`, or None when the file is absent or empty (not configured)."""
+    try:
+        with open(path, "rb") as handle:
+            key = handle.read()
+    except FileNotFoundError:
+        return None
+    return key or None
+
+
+def ensure_signing_key(path: str) -> bool:
+    """Create `path` with 32 random bytes, readable by the owner only, unless it exists.
+
+    Returns True when a key was created. The file is created exclusively with mode 0600, so an
+    existing key is never overwritten and the secret is never briefly world-readable.
+    """
+    import os
+    import secrets
+
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(secrets.token_bytes(SIGNING_KEY_BYTES))
+    return True
+
+
+def _has_object_store_credentials(storage: Storage) -> bool:
+    """Whether presigning can work: explicit keys on the filesystem, or any credentials botocore
+    resolves (environment, shared files, instance role)."""
+    if getattr(storage.fs, "key", None) and getattr(storage.fs, "secret", None):
+        return True
+    import botocore.session
+
+    return botocore.session.get_session().get_credentials() is not None
+
+
+def signer_for(lake: str, signing_key_file: str, public_base_url: str) -> HmacSigner | S3Signer | None:
+    """The signer of a deployment: presigned S3 URLs for an `s3://` lake, HMAC URLs on this
+    server for a local one, None (503 `source_download_not_configured`) without a signing key."""
+    storage = Storage(lake)
+    if not storage.is_local:
+        if not _has_object_store_credentials(storage):
+            log.warning("no object-store credentials: source downloads are not configured")
+            return None
+        return S3Signer(storage)
+    key = read_signing_key(signing_key_file)
+    if key is None:
+        log.warning("no signing key in %s: source downloads are not configured", signing_key_file)
+        return None
+    return HmacSigner(storage, key, public_base_url)

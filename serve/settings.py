@@ -86,6 +86,19 @@ SETTINGS: tuple[Setting, ...] = (
         "How often (at most) the server re-reads the lake's pointers to pick up newly published builds.",
     ),
     Setting("log_level", "info", str, "Log level of the server (debug, info, warning, error)."),
+    Setting(
+        "public_base_url",
+        "http://127.0.0.1:8000",
+        str,
+        "Base URL clients reach this server at; signed source-archive URLs of a local lake start with it.",
+    ),
+    Setting(
+        "signing_key_file",
+        "var/signing.key",
+        str,
+        "File holding the HMAC key that signs source-archive URLs of a local lake (absent: "
+        "503 source_download_not_configured).",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -104,6 +117,8 @@ class Settings:
     trusted_proxy_hops: int = 0
     lake_refresh_seconds: float = 2.0
     log_level: str = "info"
+    public_base_url: str = "http://127.0.0.1:8000"
+    signing_key_file: str = "var/signing.key"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

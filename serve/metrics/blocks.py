@@ -178,6 +178,15 @@ def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> dict[str, Any] |
     if inputs.stored is None:
         return None
     overall = inputs.stored.get("overall", {}).get("")
+    raw_icir = stored_stat(
+        overall,
+        "raw_icir",
+        unit="ratio",
+        annualisation="annualised" if inputs.conventions.icir_annualised else "per_period",
+        signal="raw",
+    )
+    if inputs.conventions.icir_annualised:
+        raw_icir["periods_per_year"] = inputs.conventions.weeks_per_year
     return {
         "conditioned": {
             "hit_rate": stored_stat(overall, "ic_hit_rate", unit="ratio", signal="conditioned"),
@@ -186,13 +195,7 @@ def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> dict[str, Any] |
         },
         "raw": {
             "ic": stored_stat(overall, "raw_mean_ic", unit="ratio", annualisation="per_period", signal="raw"),
-            "icir": stored_stat(
-                overall,
-                "raw_icir",
-                unit="ratio",
-                annualisation="annualised" if inputs.conventions.icir_annualised else "per_period",
-                signal="raw",
-            ),
+            "icir": raw_icir,
         },
     }
 

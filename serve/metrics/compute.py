@@ -97,12 +97,11 @@ def compute_metrics(
         "ic_deciles": ic_deciles,
         "nwt": nwt,
     }
-    if panel:
-        data["panel"] = (
-            _guarded("panel", warnings, lambda: blocks.panel_block(inputs, window, warnings))
-            if ic_deciles is not None
-            else None
-        )
+    if panel and ic_deciles is not None:
+        data["panel"] = _guarded("panel", warnings, lambda: blocks.panel_block(inputs, window, warnings))
+    elif panel:
+        _explain_null_panel(inputs, access, warnings)
+        data["panel"] = None
     data["doc_url"] = f"/v1/alphas/{inputs.alpha}/metrics/_doc"
     data["alpha"] = inputs.alpha
     data["alpha_id"] = inputs.source_alpha_id
@@ -113,6 +112,16 @@ def compute_metrics(
     if doc:
         data["doc"] = shared_metrics_doc()
     return data, warnings.entries
+
+
+def _explain_null_panel(inputs: MetricsInputs, access: Access, warnings: Warnings) -> None:
+    """The panel follows ic_deciles; say why it is null, as every nulled block does."""
+    if blocks.signal_series_available(inputs, access, warnings, "panel"):
+        warnings.add(
+            "insufficient_data",
+            "panel is null because ic_deciles is null for this window (no week with enough scored names).",
+            block="panel",
+        )
 
 
 def _cached_nwt_ic(inputs: MetricsInputs, access: Access, warnings: Warnings) -> dict[str, Any] | None:

@@ -129,6 +129,10 @@ ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {
         Param("panel", "boolean", "Add the weekly panel block (data.panel).", False),
     ),
     "performance.metrics.doc": (),
+    "catalog.alphas.source.download": (),
+    "admin.alphas.readiness": (),
+    "admin.keys.usage": (),
+    "admin.builds.list": PAGE,
 }
 
 

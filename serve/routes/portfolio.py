@@ -18,8 +18,15 @@ from serve.routes.signals import empty, window_filters
 
 
 def readable_books(ctx: Context, build: AlphaBuild, kind: str) -> list[str]:
-    """Books of `kind` the caller may see; `raw_` books do not exist for keys without raw access."""
-    books = build.books_of(kind)
+    """Books of `kind` the caller may see; `raw_` books do not exist for keys without raw access.
+
+    A kind the run never wrote is still addressed by the books the run simulated (its page is empty
+    with a `kind_missing` warning), so `book` is checked the same way whether or not data exists.
+    """
+    books: tuple[str, ...] | list[str] = build.books_of(kind)
+    if kind not in build.kinds_present:
+        simulated = {b for k in wire.BOOK_KINDS for b in build.books_of(k)}
+        books = [b for b in simulated if kind == "trades" or b in wire.BASE_BOOKS] or list(wire.BASE_BOOKS)
     return wire.books_in_order([b for b in books if ctx.caller.expose_raw_book or not wire.is_raw_book(b)])
 
 
@@ -32,13 +39,12 @@ def book_parameter(ctx: Context, build: AlphaBuild, kind: str, required: bool = 
         q.details["available"] = readable_books(ctx, build, kind)
     q.finish()
     book = book if book is not None else wire.DEFAULT_BOOK
-    if kind in build.kinds_present:
-        available = readable_books(ctx, build, kind)
-        if book not in available:
-            raise errors.UnknownBook(
-                f"No book {book!r} of kind {kind} for this key; see error.details.available.",
-                details={"book": book, "kind": kind, "available": available},
-            )
+    available = readable_books(ctx, build, kind)
+    if book not in available:
+        raise errors.UnknownBook(
+            f"No book {book!r} of kind {kind} for this key; see error.details.available.",
+            details={"book": book, "kind": kind, "available": available},
+        )
     return book
 
 

@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 from schemas.registry import BY_ID
-from serve.openapi import ERROR_STATUSES, SERVED
+from serve.app import MOUNTED_ENDPOINTS as SERVED
+from serve.openapi import ERROR_STATUSES
 from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import SETTINGS
 from tests.api.conftest import Api

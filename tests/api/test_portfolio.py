@@ -42,6 +42,18 @@ def test_books_of_an_incomplete_run_warn_per_missing_kind(api: Api) -> None:
     assert empty["meta"]["warnings"][0]["kind"] == "pnl"
 
 
+def test_book_is_checked_even_when_the_dataset_is_missing(api: Api) -> None:
+    path = "/v1/alphas/Test_low_vol_incomplete/pnl"
+    served = api.ok(path, "plain", book="long_only")
+    assert served["meta"]["book"] == "long_only" and served["meta"]["warnings"][0]["kind"] == "pnl"
+    bogus = api.error(path, 400, "unknown_book", "plain", book="bogus")
+    hidden = api.error(path, 400, "unknown_book", "plain", book="raw_long_short")
+    assert bogus["details"]["available"] == hidden["details"]["available"] == ["long_short", "long_only"]
+    assert api.ok(path, "raw", book="raw_long_short")["meta"]["book"] == "raw_long_short"
+    trades = api.error("/v1/alphas/Test_low_vol_incomplete/trades", 400, "bad_request", "plain")
+    assert trades["details"]["available"] == ["long_short", "long_only"]
+
+
 def test_ledger_rows(api: Api, demo_lake: Path) -> None:
     body = api.ok(f"{BASE}/portfolio", limit=5000)
     expected = table(demo_lake, ALPHA, "portfolio").filter(pl.col("book") == "long_short").sort("date")

@@ -85,8 +85,15 @@ def test_a_metrics_only_key_gets_access_limited_blocks(api: Api) -> None:
     assert data["ic_deciles"] is None and data["panel"] is None
     assert all(data["nwt"][k] is None for k in ("ic", "ic_score_panel", "ir"))
     limited = {w["block"] for w in body["meta"]["warnings"] if w["code"] == "access_limited"}
-    assert {"ic_deciles", "nwt.ic", "nwt.ic_score_panel", "nwt.ir"} <= limited
+    assert {"ic_deciles", "nwt.ic", "nwt.ic_score_panel", "nwt.ir", "panel"} <= limited
     assert data["core"]["ic"]["status"] == "available"
+
+
+def test_annualised_icir_entries_state_their_periods_per_year(api: Api) -> None:
+    data = metrics(api, "momentum_12_1")["data"]
+    for entry in (data["core"]["icir"], data["rank_ic"]["raw"]["icir"]):
+        assert entry["annualisation"] == "annualised"
+        assert entry["periods_per_year"] == 52
 
 
 @pytest.mark.parametrize(
@@ -108,11 +115,15 @@ def test_bad_parameters_are_400(api: Api, params: dict[str, str]) -> None:
 
 def test_doc_endpoint_is_identical_for_every_alpha_and_cacheable(api: Api) -> None:
     bodies = []
-    for alpha in ("momentum_12_1", "Test_ledger_only"):
+    raw_bodies = set()
+    for alpha in ("momentum_12_1", "Test_ledger_only", "momentum_12_1"):
         response = api.get(f"/v1/alphas/{alpha}/metrics/_doc")
         assert response.status_code == 200
         assert response.headers["cache-control"] == "public, max-age=86400, immutable"
         bodies.append(response.json()["data"])
+        raw_bodies.add(response.content)
+    # An immutable cache entry: the same bytes for every call and alpha (request id in the header).
+    assert len(raw_bodies) == 1
     assert bodies[0] == bodies[1] == metrics_doc()
     assert bodies[0]["schema_version"] == "2.0.0"
     assert set(bodies[0]["warnings"]) == set(WARNING_CODES)

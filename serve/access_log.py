@@ -1,0 +1,108 @@
+"""Structured access logs: one JSON line per request on the `serve.access` logger.
+
+Fields: `time` (UTC), `request_id` (also the `X-Request-ID` header and `error.request_id`),
+`key_id` (the caller's public key id, null before a key is identified; never the token or its
+secret), `route` (the registry id, or `downloads` / `openapi`, null when no route matched),
+`method`, `path` (without the query string, which could carry a signed URL's signature),
+`status`, `duration_ms`, `pid` (the worker process). Nothing else of the request is logged.
+
+`LOG_CONFIG` is the logging set-up `alpha-results serve` hands to uvicorn: the access line as is
+on stdout, the service's other records (`serve.*`, `datasets.*`) with level and logger name, and
+uvicorn's own access log off (this one replaces it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from serve.envelope import request_id_of
+
+log = logging.getLogger("serve.access")
+
+
+def _route_of(scope: Scope) -> str | None:
+    handler = scope.get("route_handler")
+    if handler is None:
+        return None
+    endpoint = handler.opt.get("endpoint")
+    if isinstance(endpoint, str):
+        return endpoint
+    return str(handler.handler_name or "") or None
+
+
+def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, Any]:
+    state: dict[str, Any] = scope.get("state", {})
+    caller = state.get("caller")
+    return {
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "request_id": request_id_of(scope),
+        "key_id": getattr(caller, "key_id", None),
+        "route": _route_of(scope),
+        "method": scope.get("method"),
+        "path": scope.get("path"),
+        "status": status,
+        "duration_ms": round(duration_ms, 2),
+        "pid": os.getpid(),
+    }
+
+
+def access_log_middleware(app: ASGIApp) -> ASGIApp:
+    """Wraps the app; logs after the response is sent (or failed to be)."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500  # what the client sees if the app dies before starting a response
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await app(scope, receive, send_wrapper)
+        finally:
+            duration_ms = (time.perf_counter() - started) * 1000
+            log.info(json.dumps(access_record(scope, status, duration_ms), separators=(",", ":")))
+
+    return middleware
+
+
+LOG_CONFIG: dict[str, Any] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "message": {"format": "%(message)s"},
+        "service": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] %(message)s"},
+    },
+    "handlers": {
+        "access": {"class": "logging.StreamHandler", "formatter": "message", "stream": "ext://sys.stdout"},
+        "service": {"class": "logging.StreamHandler", "formatter": "service", "stream": "ext://sys.stderr"},
+    },
+    "loggers": {
+        "serve.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+        "serve": {"handlers": ["service"], "level": "INFO", "propagate": False},
+        "datasets": {"handlers": ["service"], "level": "INFO", "propagate": False},
+        "uvicorn": {"handlers": ["service"], "level": "INFO", "propagate": False},
+        "uvicorn.error": {"level": "INFO"},
+        "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+    },
+}
+
+
+def log_config(level: str) -> dict[str, Any]:
+    """`LOG_CONFIG` with the service loggers at `level` (access lines stay at INFO)."""
+    config = json.loads(json.dumps(LOG_CONFIG))
+    for name in ("serve", "datasets", "uvicorn"):
+        config["loggers"][name]["level"] = level.upper()
+    return config

@@ -1,0 +1,136 @@
+"""The three operator routes, effective only on a platform administrator's key.
+
+- `GET /v1/admin/alphas/{alpha}/readiness` (`admin.alphas.readiness`): what the served build of
+  one alpha holds: kinds present, required and missing, completeness, build id, pipeline version,
+  built and sealed times, rows per table, the source archive's state.
+- `GET /v1/admin/keys/{key_id}/usage` (`admin.keys.usage`): the envelope and the live usage of any
+  key, read from the limiter that enforces it (404 `key_not_found`).
+- `GET /v1/admin/builds` (`admin.builds.list`): every build kept in the lake, current and retained
+  previous ones, of every alpha and benchmark.
+
+The endpoint allow-list never opens these ids to a member's key (`serve.identity.access`); the
+handlers check `is_admin` again so a mistake there cannot expose them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from litestar import Request, Response, get
+from litestar.params import FromPath
+
+from datasets import catalog
+from datasets.reader import STORE_ERRORS, LakeUnavailable, page_of
+from datasets.storage import Storage
+from serve import errors
+from serve.auth import endpoint_of, limits_from_wire, services_of
+from serve.envelope import collection, single
+from serve.identity.payloads import zero_usage
+from serve.identity.records import iso
+from serve.limits import LimiterUnavailable
+from serve.resolve import resolve_alpha
+from serve.routes.base import Context, context
+
+
+def _admin_context(request: Request[Any, Any, Any]) -> Context:
+    ctx = context(request)
+    if not ctx.caller.is_admin:
+        endpoint = endpoint_of(request.route_handler)
+        raise errors.EndpointNotAllowed(
+            "Administrative routes need a platform administrator's key.", details={"endpoint": endpoint}
+        )
+    return ctx
+
+
+@get(
+    "/v1/admin/alphas/{alpha:str}/readiness",
+    opt={"endpoint": "admin.alphas.readiness"},
+    sync_to_thread=True,
+    operation_id="adminAlphaReadiness",
+)
+def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = _admin_context(request)
+    build = resolve_alpha(ctx.caller, ctx.reader, alpha)
+    ctx.query.finish()
+    entry = build.entry
+    source = entry.get("source_archive")
+    data = {
+        "alpha_id": build.alpha_id,
+        "complete": bool(entry.get("complete", False)),
+        "kinds_present": list(entry.get("kinds_present") or []),
+        "required_kinds": list(entry.get("required_kinds") or []),
+        "missing_kinds": list(entry.get("missing_kinds") or []),
+        "build_id": build.build_id,
+        "pipeline_version": entry.get("pipeline_version"),
+        "engine_version": entry.get("engine_version"),
+        "built_at": entry.get("built_at"),
+        "sealed_at": entry.get("sealed_at"),
+        "started_at": entry.get("started_at"),
+        "has_description": bool(entry.get("has_description", False)),
+        "source_archive": None
+        if not source
+        else {"status": source.get("status"), "delivered": bool(source.get("delivered"))},
+        "tables": {
+            name: {"rows": int(totals.get("rows", 0)), "bytes": int(totals.get("bytes", 0))}
+            for name, totals in sorted((entry.get("tables") or {}).items())
+        },
+    }
+    return single(data, ctx.meta(alpha_id=build.alpha_id, source=f"lake:alpha.json@{build.build_id}"))
+
+
+@get(
+    "/v1/admin/keys/{key_id:str}/usage",
+    opt={"endpoint": "admin.keys.usage"},
+    sync_to_thread=True,
+    operation_id="adminKeyUsage",
+)
+def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Response[bytes]:
+    ctx = _admin_context(request)
+    ctx.query.finish()
+    services = services_of(request)
+    record = services.store.get_key(key_id) if services.store is not None else None
+    if record is None:
+        raise errors.KeyNotFound(f"No key {key_id!r}.", details={"key_id": key_id})
+    rate_limit = record.rate_limit.to_wire()
+    if services.limiter is None:
+        usage: dict[str, int | None] = zero_usage(record.rate_limit)
+    else:
+        try:
+            usage = services.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
+        except LimiterUnavailable as exc:
+            # Reading usage has no fail-open answer: a made-up zero would mislead the operator.
+            raise errors.UpstreamUnavailable("The rate limiter is unreachable; retry with backoff.") from exc
+    data = {
+        "key_id": record.key_id,
+        "user_id": record.user_id,
+        "name": record.name,
+        "status": record.status,
+        "revoked": record.is_revoked,
+        "expires_at": iso(record.expires_at),
+        "rate_limit": rate_limit,
+        "usage": usage,
+    }
+    return single(data, ctx.meta(key_id=record.key_id, source="limiter"))
+
+
+@get(
+    "/v1/admin/builds", opt={"endpoint": "admin.builds.list"}, sync_to_thread=True, operation_id="adminBuilds"
+)
+def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
+    ctx = _admin_context(request)
+    limit, offset = ctx.query.limit(), ctx.query.offset()
+    ctx.query.finish()
+    root = services_of(request).settings.lake
+    try:
+        storage = Storage(root)
+        if storage.is_local and not storage.is_dir(root):
+            raise FileNotFoundError(root)
+        builds = catalog.list_builds(root, storage)
+    except STORE_ERRORS as exc:
+        raise LakeUnavailable(str(exc)) from exc
+    page = page_of(builds, limit, offset)
+    return collection(page.rows, page.total, limit, offset, ctx.meta(source="lake:builds"))
+
+
+ROUTES = [alpha_readiness, key_usage, list_builds]

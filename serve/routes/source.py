@@ -1,0 +1,56 @@
+"""`/v1/alphas/{alpha}/source/download` (endpoint 6): a freshly signed URL of the source archive.
+
+The run is authorised and resolved first (403 `run_not_allowed` / 404 `run_not_found`), then the
+build's `source.json` record decides the outcome (`serve.archives.source_download`). The signer
+is chosen once per app from the settings: presigned S3 URLs for an `s3://` lake, HMAC-signed URLs
+on this server's `/downloads/...` route for a local lake, none without a signing key.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from litestar import Request, Response, get
+from litestar.datastructures import State
+from litestar.params import FromPath
+
+from serve.archives import HmacSigner, S3Signer, signer_for, source_download
+from serve.auth import services_of
+from serve.envelope import single
+from serve.resolve import resolve_run
+from serve.routes.base import context
+
+_SIGNER_STATE = "archive_signer"
+_signer_lock = threading.Lock()
+
+
+def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
+    """The app's archive signer, built on first use and kept for the app's lifetime (a signing
+    key added later takes a restart, like every other setting)."""
+    state: State = request.app.state
+    with _signer_lock:
+        if _SIGNER_STATE not in state:
+            settings = services_of(request).settings
+            state[_SIGNER_STATE] = signer_for(
+                settings.lake, settings.signing_key_file, settings.public_base_url
+            )
+        signer: HmacSigner | S3Signer | None = state[_SIGNER_STATE]
+    return signer
+
+
+@get(
+    "/v1/alphas/{alpha:str}/source/download",
+    opt={"endpoint": "catalog.alphas.source.download"},
+    sync_to_thread=True,
+    operation_id="getSourceDownload",
+)
+def get_source_download(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    build = resolve_run(ctx.caller, ctx.reader, alpha)
+    ctx.query.finish()
+    archive = source_download(ctx.reader.source_record(build), signer_of(request))
+    return single(archive.to_wire(), ctx.run_meta(build, "source"))
+
+
+ROUTES = [get_source_download]

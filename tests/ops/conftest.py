@@ -1,0 +1,96 @@
+"""Apps over a copy of the small demo lake with chosen backends, test callers and a signing key.
+
+Callers come from the API tests' `make_caller`; tokens here: `member` (every data endpoint and
+the source download), `admin` (an administrator, every endpoint), `fake_admin` (a member whose
+endpoint set names the admin routes anyway: the handlers must still refuse it).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from schemas.registry import ALL_IDS
+from serve import errors
+from serve.app import create_app
+from serve.context import Caller
+from serve.settings import Settings
+from tests.api.conftest import DATA_IDS, make_caller
+from tests.s3.conftest import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - shared fixtures
+
+CALLERS: dict[str, Caller] = {
+    "member": make_caller(),
+    "admin": make_caller(key_id="a" * 16, role="admin", is_admin=True, endpoints=frozenset(ALL_IDS)),
+    "fake_admin": make_caller(key_id="f" * 16, endpoints=frozenset(ALL_IDS)),
+    "nosource": make_caller(endpoints=DATA_IDS - {"catalog.alphas.source.download"}),
+}
+
+
+def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) -> Caller:
+    if authorization is None:
+        raise errors.MissingApiKey(headers={"WWW-Authenticate": "Bearer"})
+    caller = CALLERS.get(authorization.removeprefix("Bearer ").strip())
+    if caller is None:
+        raise errors.InvalidApiKey()
+    return replace(caller, ip=client_ip)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "details", "request_id"}
+    assert body["error"]["code"] == code, body
+    assert body["error"]["request_id"] == response.headers["x-request-id"]
+    error: dict[str, Any] = body["error"]
+    return error
+
+
+@pytest.fixture
+def lake_copy(demo_lake: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo lake that a test may break."""
+    target = tmp_path / "lake"
+    shutil.copytree(demo_lake, target)
+    return target
+
+
+@pytest.fixture
+def signing_key(tmp_path: Path) -> Path:
+    path = tmp_path / "signing.key"
+    path.write_bytes(b"k" * 32)
+    return path
+
+
+AppFactory = Callable[..., TestClient[Any]]
+
+
+@pytest.fixture
+def make_client(tmp_path: Path) -> Iterator[AppFactory]:
+    """`make_client(lake=..., **settings)`: a TestClient over an app with the fake callers."""
+    opened: list[TestClient[Any]] = []
+
+    def factory(
+        *, limiter: Any = None, authenticate: Any = fake_authenticate, **overrides: Any
+    ) -> TestClient[Any]:
+        settings = Settings(**{"environment": "test", "lake_refresh_seconds": 0, **overrides})
+        kwargs: dict[str, Any] = {"limiter": limiter}
+        if authenticate is not None:
+            kwargs["authenticate"] = authenticate
+        client = TestClient(app=create_app(settings, **kwargs))
+        client.__enter__()
+        opened.append(client)
+        return client
+
+    yield factory
+    for client in opened:
+        client.__exit__(None, None, None)

@@ -1,0 +1,187 @@
+"""Every dependency failure maps to its documented answer, quickly, and never leaks detail."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from litestar.testing import TestClient
+from s3fs import S3FileSystem
+
+from serve.app import create_app
+from serve.identity import open_store
+from serve.identity.tokens import generate_token
+from serve.limits import MemoryLimiter, open_limiter
+from serve.settings import Settings
+from tests.conftest import backend_unavailable
+from tests.ops.conftest import AppFactory, assert_error, bearer
+from tests.ops.keys import issue_key
+from tests.ops.proxy import TcpProxy, closed_port
+
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def health(client: TestClient[Any]) -> dict[str, Any]:
+    response = client.get("/v1/health")
+    assert response.status_code == 200
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_lake_folder_removed(make_client: AppFactory, lake_copy: Path) -> None:
+    client = make_client(lake=str(lake_copy))
+    assert client.get("/v1/alphas/momentum_12_1/books", headers=bearer("member")).status_code == 200
+    assert health(client)["status"] == "ok"
+    shutil.rmtree(lake_copy)
+    for path in ("/v1/alphas", "/v1/alphas/momentum_12_1/rebalances", "/v1/alphas/Test_planted_factor"):
+        error = assert_error(client.get(path, headers=bearer("member")), 503, "upstream_unavailable")
+        assert error["details"] == {} and str(lake_copy) not in error["message"]
+    # Market data lives in the same lake, but only benchmark routes say so.
+    assert_error(
+        client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
+    )
+    body = health(client)
+    assert body["status"] == "degraded" and body["down"] == ["lake"]
+
+
+def test_s3_endpoint_on_a_closed_port(make_client: AppFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    S3FileSystem.clear_instance_cache()
+    try:
+        client = make_client(lake="s3://nowhere/lake")
+        started = time.monotonic()
+        assert_error(client.get("/v1/alphas", headers=bearer("member")), 503, "upstream_unavailable")
+        assert_error(
+            client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
+        )
+        assert_error(client.get("/v1/admin/builds", headers=bearer("admin")), 503, "upstream_unavailable")
+        body = health(client)
+        assert body["status"] == "degraded" and "lake" in body["down"]
+        assert time.monotonic() - started < 15  # bounded retries, no hang
+    finally:
+        S3FileSystem.clear_instance_cache()
+
+
+def test_benchmark_not_published(make_client: AppFactory, lake_copy: Path) -> None:
+    shutil.rmtree(lake_copy / "benchmarks")
+    client = make_client(lake=str(lake_copy))
+    assert_error(
+        client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_not_configured"
+    )
+    assert client.get("/v1/alphas", headers=bearer("member")).status_code == 200  # nothing else affected
+
+
+def test_benchmark_data_unreadable(make_client: AppFactory, lake_copy: Path) -> None:
+    for daily in (lake_copy / "benchmarks").rglob("daily.parquet"):
+        daily.write_bytes(b"not parquet")
+    client = make_client(lake=str(lake_copy))
+    assert_error(
+        client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
+    )
+    assert client.get("/v1/alphas", headers=bearer("member")).status_code == 200
+
+
+def postgres_or_skip() -> str:
+    try:
+        psycopg.connect(POSTGRES_URL, connect_timeout=2).close()
+    except psycopg.OperationalError as error:
+        backend_unavailable(f"PostgreSQL not reachable at {POSTGRES_URL} ({error})")
+    return POSTGRES_URL
+
+
+@pytest.mark.postgres
+def test_key_store_on_a_closed_port(lake_copy: Path) -> None:
+    postgres_or_skip()
+    url = f"postgresql://postgres@127.0.0.1:{closed_port()}/test"
+    # The server still starts (no crash loop) and answers within the connect timeout.
+    app = create_app(Settings(lake=str(lake_copy), keystore_url=url), limiter=MemoryLimiter())
+    with TestClient(app=app) as client:
+        started = time.monotonic()
+        token = generate_token("live").token  # well-formed, so the store must be asked
+        response = client.get("/v1/alphas", headers={"Authorization": f"Bearer {token}"})
+        assert time.monotonic() - started < 6
+        error = assert_error(response, 503, "upstream_unavailable")
+        assert "5432" not in error["message"] and "postgres" not in error["message"].lower()
+        body = health(client)
+        assert body["status"] == "degraded" and body["down"] == ["keystore"]
+
+
+@pytest.mark.postgres
+def test_key_store_stopped_while_serving(lake_copy: Path) -> None:
+    import uuid
+
+    base = postgres_or_skip()
+    schema = f"ar_ops_test_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    proxy = TcpProxy("127.0.0.1", 5432)
+    url = f"postgresql://postgres@127.0.0.1:{proxy.port}/test?options=-csearch_path%3D{schema}"
+    try:
+        store = open_store(url)
+        member = issue_key(store)
+        app = create_app(Settings(lake=str(lake_copy)), store=store, limiter=MemoryLimiter())
+        with TestClient(app=app) as client:
+            assert client.get("/v1/alphas", headers=member.headers).status_code == 200
+            proxy.stop()
+            assert_error(client.get("/v1/alphas", headers=member.headers), 503, "upstream_unavailable")
+            assert health(client)["down"] == ["keystore"]
+        store.close()
+    finally:
+        proxy.stop()
+        with psycopg.connect(base, autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.mark.redis
+def test_redis_down_fails_open(lake_copy: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Decision (docs/limits.md): an unreachable limiter admits requests unmetered, with a
+    warning in the log, no rate-limit headers, and `limiter` named down by /v1/health."""
+    from serve.identity import RateLimit
+
+    store = open_store(f"sqlite:///{tmp_path}/keys.sqlite3")
+    tight = issue_key(store, rate_limit=RateLimit(per_second=1, per_minute=1, per_day=1, monthly_requests=1))
+    limiter = open_limiter(f"redis://127.0.0.1:{closed_port()}/0")
+    app = create_app(Settings(lake=str(lake_copy)), store=store, limiter=limiter)
+    with TestClient(app=app) as client, caplog.at_level(logging.WARNING, logger="serve.auth"):
+        started = time.monotonic()
+        for _ in range(3):  # beyond every window of the key: nothing is counted, nothing refused
+            response = client.get("/v1/alphas", headers=tight.headers)
+            assert response.status_code == 200
+            assert not any(h.lower().startswith("x-ratelimit-") for h in response.headers)
+        assert time.monotonic() - started < 3
+        assert sum("rate limiter unavailable" in r.getMessage() for r in caplog.records) == 3
+        body = health(client)
+        assert body["status"] == "degraded" and body["down"] == ["limiter"]
+    store.close()
+
+
+def test_unhandled_failure_is_internal_error_without_detail(
+    make_client: AppFactory,
+    lake_copy: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = make_client(lake=str(lake_copy))
+    reader = client.app.state["services"].reader
+
+    def explode(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("secret internal detail /srv/lake")
+
+    monkeypatch.setattr(reader, "alphas", explode)
+    with caplog.at_level(logging.ERROR, logger="serve.app"):
+        response = client.get("/v1/alphas", headers=bearer("member"))
+    error = assert_error(response, 500, "internal_error")
+    assert error["details"] == {} and "secret" not in response.text and "RuntimeError" not in response.text
+    logged = [r for r in caplog.records if error["request_id"] in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info is not None
+    assert "secret internal detail" in "".join(__import__("traceback").format_exception(*logged[0].exc_info))
+    assert json.loads(response.text)["error"]["message"]
