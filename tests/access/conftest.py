@@ -31,7 +31,6 @@ from serve.identity import Grants, RateLimit, open_store
 from serve.identity.store import SqlKeyStore
 from serve.limits import MemoryLimiter
 from serve.settings import Settings
-from tests.api.conftest import demo_lake  # noqa: F401 - the shared small demo lake
 from tests.conftest import backend_unavailable
 
 POSTGRES_TEST_URL = os.environ.get(
@@ -229,7 +228,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 def module_worlds(
     backend: str,
     tmp_path_factory: pytest.TempPathFactory,
-    demo_lake: Path,  # noqa: F811
+    demo_lake: Path,
 ) -> Iterator[WorldFactory]:
     yield from _world_factory(backend, tmp_path_factory.mktemp(f"keys_{backend}"), demo_lake)
 
@@ -241,6 +240,6 @@ def world(module_worlds: WorldFactory) -> World:
 
 
 @pytest.fixture
-def make_world(backend: str, tmp_path: Path, demo_lake: Path) -> Iterator[WorldFactory]:  # noqa: F811
+def make_world(backend: str, tmp_path: Path, demo_lake: Path) -> Iterator[WorldFactory]:
     """Fresh worlds for tests that change keys, accounts or counters."""
     yield from _world_factory(backend, tmp_path, demo_lake)

@@ -65,18 +65,6 @@ def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) 
 
 
 @pytest.fixture(scope="session")
-def demo_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from pipeline.build import build_many
-    from pipeline.demo.corpus import write_corpus
-
-    base = tmp_path_factory.mktemp("api_lake")
-    seals = write_corpus(base / "seals", size="small", seed=7)
-    outcomes = build_many([str(s) for s in seals], str(base / "lake"), jobs=2)
-    assert not [o for o in outcomes if o.status == "refused"], outcomes
-    return base / "lake"
-
-
-@pytest.fixture(scope="session")
 def client(demo_lake: Path) -> Iterator[TestClient[Any]]:
     settings = Settings(lake=str(demo_lake), environment="test")
     app = create_app(settings, authenticate=fake_authenticate, limiter=None)

@@ -32,10 +32,10 @@ def manifest(corpus: Path, alpha_id: str) -> dict[str, Any]:
     return json.loads((corpus / alpha_id / "manifest.json").read_text())
 
 
-def test_every_seal_is_written_with_the_seal_schemas(small_corpus: Path) -> None:
-    assert sorted(p.name for p in small_corpus.iterdir()) == sorted([*ALPHA_IDS, "benchmark_SPY"])
+def test_every_seal_is_written_with_the_seal_schemas(demo_seals: Path) -> None:
+    assert sorted(p.name for p in demo_seals.iterdir()) == sorted([*ALPHA_IDS, "benchmark_SPY"])
     for alpha_id in ALPHA_IDS:
-        m = manifest(small_corpus, alpha_id)
+        m = manifest(demo_seals, alpha_id)
         assert m["alpha_id"] == alpha_id and m["type"] == "alpha" and m["seal_format"] == "1"
         for kind in m["kinds_sealed"]:
             books = m["trade_books"] if kind == "trades" else m["books"]
@@ -45,40 +45,40 @@ def test_every_seal_is_written_with_the_seal_schemas(small_corpus: Path) -> None
                 else [seal.kind_path(kind)]
             )
             for rel in paths:
-                schema = pl.read_parquet_schema(small_corpus / alpha_id / rel)
+                schema = pl.read_parquet_schema(demo_seals / alpha_id / rel)
                 assert list(schema) == seal.KIND_SCHEMAS[kind].names, rel
         for kind in set(seal.ALL_KINDS) - set(m["kinds_sealed"]):
-            assert not (small_corpus / alpha_id / f"{kind}.parquet").exists()
-            assert not (small_corpus / alpha_id / kind).exists()
-    started = [manifest(small_corpus, a)["started_at"] for a in ALPHA_IDS]
+            assert not (demo_seals / alpha_id / f"{kind}.parquet").exists()
+            assert not (demo_seals / alpha_id / kind).exists()
+    started = [manifest(demo_seals, a)["started_at"] for a in ALPHA_IDS]
     assert len(set(started)) == len(started)
 
 
-def test_testing_and_production_alphas(small_corpus: Path) -> None:
+def test_testing_and_production_alphas(demo_seals: Path) -> None:
     assert {a for a in ALPHA_IDS if not a.startswith("Test_")} == {"momentum_12_1", "value_composite_legacy"}
 
 
-def test_full_size_alpha_states(small_corpus: Path) -> None:
-    rebalances = pl.read_parquet(small_corpus / "momentum_12_1" / "rebalances.parquet")
+def test_full_size_alpha_states(demo_seals: Path) -> None:
+    rebalances = pl.read_parquet(demo_seals / "momentum_12_1" / "rebalances.parquet")
     statuses = rebalances["week_status"].to_list()
     assert statuses[-1] == "pending" and statuses.count("pending") == 1
     assert {"constant_scores", "insufficient_scored_tradeable_names", "traded"} <= set(statuses)
     assert "skipped" not in statuses
-    decisions = pl.read_parquet(small_corpus / "momentum_12_1" / "decisions.parquet")
+    decisions = pl.read_parquet(demo_seals / "momentum_12_1" / "decisions.parquet")
     assert set(decisions["unavailability_reason"].drop_nulls().to_list()) == set(seal.UNAVAILABILITY_REASONS)
     assert set(decisions["decision_reason"].drop_nulls().to_list()) == set(seal.DECISION_REASONS)
-    trades = pl.read_parquet(small_corpus / "momentum_12_1" / "trades" / "long_short.parquet")
+    trades = pl.read_parquet(demo_seals / "momentum_12_1" / "trades" / "long_short.parquet")
     assert set(trades["exit_reason"].drop_nulls().to_list()) == set(seal.EXIT_REASONS)
     assert set(trades["phase"].to_list()) == set(seal.TRADE_PHASES)
-    assert manifest(small_corpus, "momentum_12_1")["universe_size"] == decisions["symbol"].n_unique()
+    assert manifest(demo_seals, "momentum_12_1")["universe_size"] == decisions["symbol"].n_unique()
     # A data gap at the decision leaves a name without score, so the cohort is below n_symbols.
     per_week = decisions.group_by("date").agg(pl.len().alias("n"), pl.col("score").count().alias("cohort"))
     assert (per_week["cohort"] < per_week["n"]).any()
 
 
-def test_thin_weeks_on_the_small_universe(small_corpus: Path) -> None:
-    decisions = pl.read_parquet(small_corpus / "Test_small_universe" / "decisions.parquet")
-    rebalances = pl.read_parquet(small_corpus / "Test_small_universe" / "rebalances.parquet")
+def test_thin_weeks_on_the_small_universe(demo_seals: Path) -> None:
+    decisions = pl.read_parquet(demo_seals / "Test_small_universe" / "decisions.parquet")
+    rebalances = pl.read_parquet(demo_seals / "Test_small_universe" / "rebalances.parquet")
     scored = (
         decisions.group_by("date").agg(pl.col("score").count().alias("scored")).join(rebalances, on="date")
     )
@@ -86,17 +86,17 @@ def test_thin_weeks_on_the_small_universe(small_corpus: Path) -> None:
     assert thin.height >= 3
     assert thin.filter(pl.col("week_status") == "traded").height >= 1
     assert thin.filter(pl.col("week_status") == "insufficient_scored_tradeable_names").height >= 1
-    assert not (small_corpus / "Test_small_universe" / "description.json").exists()
+    assert not (demo_seals / "Test_small_universe" / "description.json").exists()
 
 
-def test_incomplete_and_ledger_only(small_corpus: Path) -> None:
-    m = manifest(small_corpus, "Test_low_vol_incomplete")
+def test_incomplete_and_ledger_only(demo_seals: Path) -> None:
+    m = manifest(demo_seals, "Test_low_vol_incomplete")
     assert {"pnl", "trades"} <= set(m["required_kinds"]) - set(m["kinds_sealed"])
     assert m["source_archive"] is None
-    m = manifest(small_corpus, "Test_ledger_only")
+    m = manifest(demo_seals, "Test_ledger_only")
     assert not {"rebalances", "decisions"} & (set(m["kinds_sealed"]) | set(m["required_kinds"]))
     assert set(m["required_kinds"]) <= set(m["kinds_sealed"])
-    metrics = pl.read_parquet(small_corpus / "Test_ledger_only" / "metrics.parquet")
+    metrics = pl.read_parquet(demo_seals / "Test_ledger_only" / "metrics.parquet")
     assert not metrics.filter(pl.col("metric").str.contains("ic")).height
     assert {"information_ratio", "pnl", "max_drawdown"} <= set(metrics["metric"].to_list())
 
@@ -105,23 +105,23 @@ def _archive(corpus: Path, alpha_id: str) -> tuple[dict[str, Any] | None, Path]:
     return manifest(corpus, alpha_id)["source_archive"], corpus / alpha_id / "source.zip"
 
 
-def test_source_archive_states(small_corpus: Path) -> None:
+def test_source_archive_states(demo_seals: Path) -> None:
     for alpha_id in ("momentum_12_1", "Test_planted_factor"):
-        record, path = _archive(small_corpus, alpha_id)
+        record, path = _archive(demo_seals, alpha_id)
         assert record is not None and record["status"] == "ready"
         data = path.read_bytes()
         assert record["size_bytes"] == len(data)
         assert record["sha256"] == hashlib.sha256(data).hexdigest()
         assert record["filename"] == f"{alpha_id}.zip"
-    record, path = _archive(small_corpus, "Test_short_term_reversal")
+    record, path = _archive(demo_seals, "Test_short_term_reversal")
     assert record is not None and record["status"] == "packaging" and not path.exists()
-    record, path = _archive(small_corpus, "value_composite_legacy")
+    record, path = _archive(demo_seals, "value_composite_legacy")
     assert record is not None and record["status"] == "ready" and record["sha256"] and not path.exists()
 
 
 @pytest.mark.parametrize("alpha_id", ["momentum_12_1", "Test_planted_factor", "Test_short_term_reversal"])
-def test_descriptions(small_corpus: Path, alpha_id: str) -> None:
-    d = json.loads((small_corpus / alpha_id / "description.json").read_text())
+def test_descriptions(demo_seals: Path, alpha_id: str) -> None:
+    d = json.loads((demo_seals / alpha_id / "description.json").read_text())
     assert set(d) == DESCRIPTION_KEYS
     assert d["algo_id"] == d["alpha_id"] == alpha_id
     assert [p["role"] for p in d["source_papers"]].count("seed") == 1
@@ -137,15 +137,15 @@ def test_descriptions(small_corpus: Path, alpha_id: str) -> None:
         assert d["signal"] is not None and d["copyright"]
 
 
-def test_a_null_tldr_exists(small_corpus: Path) -> None:
-    assert any(manifest(small_corpus, a)["tldr"] is None for a in ALPHA_IDS)
+def test_a_null_tldr_exists(demo_seals: Path) -> None:
+    assert any(manifest(demo_seals, a)["tldr"] is None for a in ALPHA_IDS)
 
 
-def test_benchmark_seal(small_corpus: Path) -> None:
-    m = json.loads((small_corpus / "benchmark_SPY" / "manifest.json").read_text())
+def test_benchmark_seal(demo_seals: Path) -> None:
+    m = json.loads((demo_seals / "benchmark_SPY" / "manifest.json").read_text())
     assert m == {**m, "type": "benchmark", "symbol": "SPY", "seal_format": "1"}
-    daily = pl.read_parquet(small_corpus / "benchmark_SPY" / "daily.parquet")
-    momentum = pl.read_parquet(small_corpus / "momentum_12_1" / "portfolio" / "long_short.parquet")
+    daily = pl.read_parquet(demo_seals / "benchmark_SPY" / "daily.parquet")
+    momentum = pl.read_parquet(demo_seals / "momentum_12_1" / "portfolio" / "long_short.parquet")
     assert daily["date"].is_sorted() and daily["date"].n_unique() == daily.height
     assert daily["date"][-1] == momentum["date"][-1] and daily["date"][0] <= momentum["date"][0]
     adjusted = daily["adjusted_close"]

@@ -27,8 +27,8 @@ def load(corpus: Path, alpha_id: str) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 @pytest.mark.parametrize("alpha_id", WITH_SECTIONS)
-def test_score_direction_confidence_and_ranks(small_corpus: Path, alpha_id: str) -> None:
-    d, _ = load(small_corpus, alpha_id)
+def test_score_direction_confidence_and_ranks(demo_seals: Path, alpha_id: str) -> None:
+    d, _ = load(demo_seals, alpha_id)
     for s, direction, confidence, rank in (
         ("score", "direction", "confidence", "average_rank"),
         ("pre_smoothing_score", "raw_direction", "raw_confidence", "raw_average_rank"),
@@ -46,8 +46,8 @@ def test_score_direction_confidence_and_ranks(small_corpus: Path, alpha_id: str)
 
 
 @pytest.mark.parametrize("alpha_id", WITH_SECTIONS)
-def test_weights_and_tradeability(small_corpus: Path, alpha_id: str) -> None:
-    d, r = load(small_corpus, alpha_id)
+def test_weights_and_tradeability(demo_seals: Path, alpha_id: str) -> None:
+    d, r = load(demo_seals, alpha_id)
     weights = [
         "long_short_target_weight",
         "long_only_target_weight",
@@ -83,8 +83,8 @@ def test_weights_and_tradeability(small_corpus: Path, alpha_id: str) -> None:
 
 
 @pytest.mark.parametrize("alpha_id", WITH_SECTIONS)
-def test_pending_week_and_forward_returns(small_corpus: Path, alpha_id: str) -> None:
-    d, r = load(small_corpus, alpha_id)
+def test_pending_week_and_forward_returns(demo_seals: Path, alpha_id: str) -> None:
+    d, r = load(demo_seals, alpha_id)
     dates = r["date"].to_list()
     last = d.filter(pl.col("date") == dates[-1])
     assert r["week_status"][-1] == "pending"
@@ -100,13 +100,13 @@ def test_pending_week_and_forward_returns(small_corpus: Path, alpha_id: str) -> 
 
 
 @pytest.mark.parametrize("alpha_id", WITH_SECTIONS)
-def test_fill_at_joins_the_long_short_trades(small_corpus: Path, alpha_id: str) -> None:
-    d, r = load(small_corpus, alpha_id)
-    if not (small_corpus / alpha_id / "trades").exists():
+def test_fill_at_joins_the_long_short_trades(demo_seals: Path, alpha_id: str) -> None:
+    d, r = load(demo_seals, alpha_id)
+    if not (demo_seals / alpha_id / "trades").exists():
         assert d["fill_at"].null_count() < d.height
         return
     for book, column in (("long_short", "fill_at"), ("raw_long_short", "raw_fill_at")):
-        trades = pl.read_parquet(small_corpus / alpha_id / "trades" / f"{book}.parquet")
+        trades = pl.read_parquet(demo_seals / alpha_id / "trades" / f"{book}.parquet")
         assert set(trades["decision_at"].to_list()) <= set(r["date"].to_list())
         filled = d.filter(pl.col(column).is_not_null()).select(
             pl.col("date").alias("decision_at"), "symbol", pl.col(column).alias("timestamp")

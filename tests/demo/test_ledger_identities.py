@@ -23,8 +23,8 @@ def _cols(path: Path) -> dict[str, np.ndarray]:
 
 @pytest.mark.parametrize("alpha_id", ALPHA_IDS)
 @pytest.mark.parametrize("book", BOOKS)
-def test_ledger_identities(small_corpus: Path, alpha_id: str, book: str) -> None:
-    seal = small_corpus / alpha_id
+def test_ledger_identities(demo_seals: Path, alpha_id: str, book: str) -> None:
+    seal = demo_seals / alpha_id
     lg = _cols(seal / "portfolio" / f"{book}.parquet")
     assert lg["starting_equity"][0] == 1.0
     np.testing.assert_array_equal(lg["starting_equity"][1:], lg["ending_equity"][:-1])
@@ -83,9 +83,9 @@ WITH_TRADES = [a for a in ALPHA_IDS if a != "Test_low_vol_incomplete"]
 
 
 @pytest.mark.parametrize("alpha_id", WITH_TRADES)
-def test_market_pnl_is_quantity_times_close_change(small_corpus: Path, alpha_id: str) -> None:
+def test_market_pnl_is_quantity_times_close_change(demo_seals: Path, alpha_id: str) -> None:
     """On a session without fills, a name's market P&L is quantity x (close - previous close)."""
-    seal = small_corpus / alpha_id
+    seal = demo_seals / alpha_id
     sessions = pl.read_parquet(seal / "portfolio" / "long_short.parquet").select("date").with_row_index("i")
     pos = pl.read_parquet(seal / "positions" / "long_short.parquet").join(sessions, on="date")
     pnl = pl.read_parquet(seal / "pnl" / "long_short.parquet").join(sessions, on="date")
@@ -103,8 +103,8 @@ def test_market_pnl_is_quantity_times_close_change(small_corpus: Path, alpha_id:
 
 
 @pytest.mark.parametrize("alpha_id", WITH_TRADES)
-def test_trade_variants_are_exact_subsets(small_corpus: Path, alpha_id: str) -> None:
-    seal = small_corpus / alpha_id
+def test_trade_variants_are_exact_subsets(demo_seals: Path, alpha_id: str) -> None:
+    seal = demo_seals / alpha_id
     manifest = json.loads((seal / "manifest.json").read_text())
     assert len(manifest["trade_books"]) == 12
     for book in BOOKS:

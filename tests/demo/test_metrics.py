@@ -31,9 +31,9 @@ def weekly_ic(decisions: pl.DataFrame, score: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize("alpha_id", ["momentum_12_1", "Test_planted_factor", "Test_small_universe"])
-def test_stored_ic_reproduces(small_corpus: Path, alpha_id: str) -> None:
-    d = pl.read_parquet(small_corpus / alpha_id / "decisions.parquet")
-    s = stored(small_corpus, alpha_id)
+def test_stored_ic_reproduces(demo_seals: Path, alpha_id: str) -> None:
+    d = pl.read_parquet(demo_seals / alpha_id / "decisions.parquet")
+    s = stored(demo_seals, alpha_id)
     ic = weekly_ic(d, "score")
     raw = weekly_ic(d, "pre_smoothing_score")
     assert s["mean_ic"] == pytest.approx(ic.mean(), abs=1e-12)
@@ -44,18 +44,18 @@ def test_stored_ic_reproduces(small_corpus: Path, alpha_id: str) -> None:
     assert s["coverage"] == pytest.approx(cohort.mean() / d["symbol"].n_unique())
 
 
-def test_legacy_ic_does_not_reproduce(small_corpus: Path) -> None:
-    d = pl.read_parquet(small_corpus / "value_composite_legacy" / "decisions.parquet")
-    sealed = stored(small_corpus, "value_composite_legacy")["mean_ic"]
+def test_legacy_ic_does_not_reproduce(demo_seals: Path) -> None:
+    d = pl.read_parquet(demo_seals / "value_composite_legacy" / "decisions.parquet")
+    sealed = stored(demo_seals, "value_composite_legacy")["mean_ic"]
     assert sealed is not None and abs(sealed - weekly_ic(d, "score").mean()) > 0.005
 
 
 @pytest.mark.parametrize("alpha_id", ["momentum_12_1", "Test_ledger_only"])
-def test_ledger_metrics_reproduce(small_corpus: Path, alpha_id: str) -> None:
-    lg = pl.read_parquet(small_corpus / alpha_id / "portfolio" / "long_short.parquet")
+def test_ledger_metrics_reproduce(demo_seals: Path, alpha_id: str) -> None:
+    lg = pl.read_parquet(demo_seals / alpha_id / "portfolio" / "long_short.parquet")
     r = (lg["ending_equity"] / lg["starting_equity"] - 1).to_numpy()
     rf = lg["risk_free_return"].to_numpy()
-    s = stored(small_corpus, alpha_id)
+    s = stored(demo_seals, alpha_id)
     assert s["information_ratio"] == pytest.approx(r.mean() / r.std(ddof=1) * np.sqrt(252))
     assert s["excess_sharpe"] == pytest.approx((r - rf).mean() / (r - rf).std(ddof=1) * np.sqrt(252))
     assert s["pnl"] == pytest.approx(lg["ending_equity"][-1] - 1.0)
@@ -66,20 +66,20 @@ def test_ledger_metrics_reproduce(small_corpus: Path, alpha_id: str) -> None:
     assert s["annualised_turnover"] == pytest.approx(lg["turnover"].to_numpy().mean() * 252)
     year = str(lg["date"][-1].year)
     in_year = lg.filter(pl.col("date").dt.year() == int(year))
-    assert stored(small_corpus, alpha_id, "yearly", year)["pnl"] == pytest.approx(
+    assert stored(demo_seals, alpha_id, "yearly", year)["pnl"] == pytest.approx(
         in_year["ending_equity"][-1] - in_year["starting_equity"][0]
     )
     month = lg["date"][-1].strftime("%Y-%m")
-    assert stored(small_corpus, alpha_id, "monthly", month)["total_turnover"] == pytest.approx(
+    assert stored(demo_seals, alpha_id, "monthly", month)["total_turnover"] == pytest.approx(
         lg.filter(pl.col("date").dt.strftime("%Y-%m") == month)["turnover"].sum()
     )
 
 
-def test_small_corpus_ic_magnitudes(small_corpus: Path) -> None:
+def test_demo_seals_ic_magnitudes(demo_seals: Path) -> None:
     """Loose bounds on the small corpus: planted signal clearly positive, all |IC| realistic."""
-    assert stored(small_corpus, "Test_planted_factor")["mean_ic"] > 0.02  # type: ignore[operator]
+    assert stored(demo_seals, "Test_planted_factor")["mean_ic"] > 0.02  # type: ignore[operator]
     for alpha_id in ("momentum_12_1", "Test_planted_factor", "Test_small_universe", "value_composite_legacy"):
-        assert abs(stored(small_corpus, alpha_id)["mean_ic"]) < 0.12  # type: ignore[arg-type]
+        assert abs(stored(demo_seals, alpha_id)["mean_ic"]) < 0.12  # type: ignore[arg-type]
 
 
 def _decile_slope(decisions: pl.DataFrame) -> float:

@@ -13,6 +13,7 @@ import pytest
 
 from serve.identity import open_store
 from serve.identity.store import SqlKeyStore
+from tests.conftest import backend_unavailable
 
 POSTGRES_TEST_URL = os.environ.get(
     "ALPHA_RESULTS_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -25,9 +26,7 @@ def postgres_or_skip() -> str:
         psycopg.connect(POSTGRES_TEST_URL, connect_timeout=2).close()
     except psycopg.OperationalError as error:
         reason = f"PostgreSQL not reachable at {POSTGRES_TEST_URL} ({str(error).strip()}); start it to run these tests"
-        if os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1":
-            pytest.fail(reason + " [ALPHA_RESULTS_REQUIRE_BACKENDS=1]")
-        pytest.skip(reason)
+        backend_unavailable(reason)
     return POSTGRES_TEST_URL
 
 

@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from serve.limits import Limiter, open_limiter
+from tests.conftest import backend_unavailable
 
 REDIS_TEST_URL = os.environ.get("ALPHA_RESULTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -22,9 +23,7 @@ def redis_or_skip() -> str:
         client.close()
     except redis.RedisError as error:
         reason = f"Redis not reachable at {REDIS_TEST_URL} ({error}); start redis-server to run these tests"
-        if os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1":
-            pytest.fail(reason + " [ALPHA_RESULTS_REQUIRE_BACKENDS=1]")
-        pytest.skip(reason)
+        backend_unavailable(reason)
     return REDIS_TEST_URL
 
 

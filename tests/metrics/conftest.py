@@ -59,18 +59,6 @@ def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) 
     return replace(caller, ip=client_ip)
 
 
-@pytest.fixture(scope="session")
-def metrics_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from pipeline.build import build_many
-    from pipeline.demo.corpus import write_corpus
-
-    base = tmp_path_factory.mktemp("metrics_lake")
-    seals = write_corpus(base / "seals", size="small", seed=7)
-    outcomes = build_many([str(s) for s in seals], str(base / "lake"), jobs=2)
-    assert not [o for o in outcomes if o.status == "refused"], outcomes
-    return base / "lake"
-
-
 class Api:
     def __init__(self, client: TestClient[Any]) -> None:
         self.client = client
@@ -94,12 +82,12 @@ class Api:
 
 
 @pytest.fixture(scope="session")
-def api(metrics_lake: Path) -> Iterator[Api]:
+def api(demo_lake: Path) -> Iterator[Api]:
     from serve.app import create_app
     from serve.settings import Settings
 
     app = create_app(
-        Settings(lake=str(metrics_lake), environment="test"), authenticate=fake_authenticate, limiter=None
+        Settings(lake=str(demo_lake), environment="test"), authenticate=fake_authenticate, limiter=None
     )
     with TestClient(app=app) as client:
         yield Api(client)

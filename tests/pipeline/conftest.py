@@ -29,25 +29,6 @@ def factory_lake(tmp_path_factory: pytest.TempPathFactory, factory_seal: Path, b
     return lake
 
 
-@pytest.fixture(scope="session")
-def demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo engine's small corpus (skipped until pipeline.demo.corpus exists)."""
-    corpus = pytest.importorskip("pipeline.demo.corpus")
-    out = tmp_path_factory.mktemp("demo_seals")
-    corpus.write_corpus(out, size="small", seed=7)
-    return out
-
-
-@pytest.fixture(scope="session")
-def demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
-    lake = tmp_path_factory.mktemp("demo_lake")
-    seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
-    outcomes = build_many(seals, str(lake), jobs=2)
-    refused = [o for o in outcomes if o.status == "refused"]
-    assert not refused, refused
-    return lake
-
-
 def copy_seal(source: Path, target: Path) -> Path:
     shutil.copytree(source, target)
     return target
