@@ -303,21 +303,21 @@ class LakeReader:
                 raise ValueError(f"column {column!r} is not in {query.table}")
         select = ", ".join(_select_expr(c, columns[c]) for c in query.columns)
         where, params = _where(query.filters, columns)
+        # Page and count are two statements on the same immutable table: `count(*) OVER ()` in the
+        # page query would stop DuckDB's top-N and sort every matching row (measured ~2x slower).
         sql = (
-            f"SELECT {select}, count(*) OVER () AS __total FROM {_ident(table)}{where}"  # noqa: S608
+            f"SELECT {select} FROM {_ident(table)}{where}"  # noqa: S608
             f"{_order_by(query.order, columns)} LIMIT ? OFFSET ?"
         )
         with self._cursor() as cur:
             rows = cur.execute(sql, [*params, query.limit, query.offset]).fetchall()
-            if rows:
-                total = int(rows[0][-1])
+            if rows and len(rows) < query.limit:
+                total = query.offset + len(rows)  # the last page tells the total by itself
             else:
-                # A page past the end carries no row to read the total from.
                 count_sql = f"SELECT count(*) FROM {_ident(table)}{where}"  # noqa: S608
                 total = int(cur.execute(count_sql, params).fetchone()[0])  # type: ignore[index]
         names = query.columns
-        width = len(names)
-        return Page(rows=[dict(zip(names, row[:width], strict=True)) for row in rows], total=total)
+        return Page(rows=[dict(zip(names, row, strict=True)) for row in rows], total=total)
 
     def rows(
         self, build: AlphaBuild, table_name: str, columns: tuple[str, ...]

@@ -1,4 +1,5 @@
-"""Median latency of representative requests against a running server (`just bench-api`).
+"""Median latency of representative requests against a running server (`just bench-api`),
+including `/metrics?granularity=monthly&panel=1&doc=1` with a random sub-window per request.
 
     ALPHA_RESULTS_BENCH_URL    base URL (default http://127.0.0.1:8000)
     ALPHA_RESULTS_BENCH_TOKEN  an API key that may read the alpha with room in its rate envelope; when
@@ -14,24 +15,33 @@ first request of a build loads its table into memory), so the figures are per-re
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 import httpx
 
+Params = dict[str, int | str]
 
-def measure(client: httpx.Client, path: str, params: dict[str, int], n: int) -> tuple[float, float, int]:
-    warm = client.get(path, params=params)
+
+def measure(
+    client: httpx.Client, path: str, params: Callable[[], Params], n: int
+) -> tuple[float, float, int]:
+    warm = client.get(path, params=params())
     warm.raise_for_status()
     timings = []
     for _ in range(n):
+        query = params()
         start = time.perf_counter()
-        response = client.get(path, params=params)
+        response = client.get(path, params=query)
         timings.append((time.perf_counter() - start) * 1000)
         response.raise_for_status()
     timings.sort()
-    return statistics.median(timings), timings[int(0.95 * (len(timings) - 1))], len(warm.json()["data"])
+    data = warm.json()["data"]
+    rows = len(data) if isinstance(data, list) else 1
+    return statistics.median(timings), timings[int(0.95 * (len(timings) - 1))], rows
 
 
 def bench_token() -> str:
@@ -59,11 +69,29 @@ def main() -> int:
         index.raise_for_status()
         dates = [r["date"] for r in index.json()["data"] if r["week_status"] == "traded"]
         week = dates[len(dates) // 2]
+        rng = random.Random(7)
+
+        def fixed(params: Params) -> Callable[[], Params]:
+            return lambda: params
+
+        def metrics_window() -> Params:
+            start, end = sorted(rng.sample(dates, 2))
+            return {"granularity": "monthly", "panel": 1, "doc": 1, "from": start, "to": end}
+
         cases = [
-            ("100-row page of /rebalances/{date}", f"/v1/alphas/{alpha}/rebalances/{week}", {"limit": 100}),
-            ("100-row page of /positions", f"/v1/alphas/{alpha}/positions", {"limit": 100, "offset": 1000}),
-            ("5000-row page of /scores", f"/v1/alphas/{alpha}/scores", {"limit": 5000}),
-            ("5000-row page of /positions", f"/v1/alphas/{alpha}/positions", {"limit": 5000}),
+            (
+                "100-row page of /rebalances/{date}",
+                f"/v1/alphas/{alpha}/rebalances/{week}",
+                fixed({"limit": 100}),
+            ),
+            (
+                "100-row page of /positions",
+                f"/v1/alphas/{alpha}/positions",
+                fixed({"limit": 100, "offset": 1000}),
+            ),
+            ("5000-row page of /scores", f"/v1/alphas/{alpha}/scores", fixed({"limit": 5000})),
+            ("5000-row page of /positions", f"/v1/alphas/{alpha}/positions", fixed({"limit": 5000})),
+            ("/metrics monthly+panel+doc, random window", f"/v1/alphas/{alpha}/metrics", metrics_window),
         ]
         print(f"{base}  alpha {alpha}  {n} sequential requests per case (ms)")
         print(f"{'case':<40} {'rows':>5} {'p50':>8} {'p95':>8}")
