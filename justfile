@@ -1,7 +1,6 @@
 # Recipes a newcomer can guess. `./dev <recipe>` runs any of them from a fresh machine.
 set dotenv-load := false
 
-lake := env_var_or_default("ALPHA_RESULTS_LAKE", "var/lake")
 seals := "var/seals"
 
 default: test
