@@ -7,7 +7,9 @@ consistent version even while a new one is being published.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from datasets import layout
@@ -21,22 +23,40 @@ class PublishedBuild:
     build_dir: str
 
 
-def _read_json(storage: Storage, path: str) -> dict[str, Any] | None:
+class CorruptLakeFile(Exception):
+    """A lake file exists but cannot be understood (unparsable JSON, a pointer without a build)."""
+
+
+def read_json(storage: Storage, path: str) -> dict[str, Any] | None:
+    """A JSON object from the lake, or None when the file is absent."""
     if not storage.exists(path):
         return None
-    document = json.loads(storage.read_bytes(path))
-    return document if isinstance(document, dict) else None
+    try:
+        document = json.loads(storage.read_bytes(path))
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise CorruptLakeFile(f"{path} is not valid JSON: {exc}") from exc
+    if not isinstance(document, dict):
+        raise CorruptLakeFile(f"{path} does not hold a JSON object")
+    return document
+
+
+def _pointed_build(pointer: dict[str, Any] | None, path: str) -> str | None:
+    if pointer is None:
+        return None
+    build_id = pointer.get("build_id")
+    if not isinstance(build_id, str) or not build_id:
+        raise CorruptLakeFile(f"{path} names no build")
+    return build_id
 
 
 def current_build(root: str, alpha_id: str, storage: Storage | None = None) -> PublishedBuild | None:
+    if not layout.ALPHA_ID_PATTERN.match(alpha_id):
+        return None  # not a valid alpha id: nothing is published under it
     storage = storage or Storage(root)
-    try:
-        pointer = _read_json(storage, layout.alpha_pointer(root, alpha_id))
-    except ValueError:  # not a valid alpha id: nothing is published under it
+    path = layout.alpha_pointer(root, alpha_id)
+    build_id = _pointed_build(read_json(storage, path), path)
+    if build_id is None:
         return None
-    if not pointer:
-        return None
-    build_id = str(pointer["build_id"])
     return PublishedBuild(alpha_id, build_id, layout.alpha_build_dir(root, alpha_id, build_id))
 
 
@@ -51,7 +71,7 @@ def published_alpha_ids(root: str, storage: Storage | None = None) -> list[str]:
 
 def read_alpha(root: str, build: PublishedBuild, storage: Storage | None = None) -> dict[str, Any]:
     """The catalogue entry (alpha.json) of a build."""
-    document = _read_json(storage or Storage(root), layout.join(build.build_dir, layout.ALPHA_JSON))
+    document = read_json(storage or Storage(root), layout.join(build.build_dir, layout.ALPHA_JSON))
     if document is None:
         raise FileNotFoundError(f"{build.build_dir} has no {layout.ALPHA_JSON}")
     return document
@@ -61,12 +81,12 @@ def read_description(
     root: str, build: PublishedBuild, storage: Storage | None = None
 ) -> dict[str, Any] | None:
     """The normalised description, or None when the alpha has no written description."""
-    return _read_json(storage or Storage(root), layout.join(build.build_dir, layout.DESCRIPTION_JSON))
+    return read_json(storage or Storage(root), layout.join(build.build_dir, layout.DESCRIPTION_JSON))
 
 
 def read_source(root: str, build: PublishedBuild, storage: Storage | None = None) -> dict[str, Any] | None:
     """The source archive record, or None when the engine recorded none."""
-    return _read_json(storage or Storage(root), layout.join(build.build_dir, layout.SOURCE_JSON))
+    return read_json(storage or Storage(root), layout.join(build.build_dir, layout.SOURCE_JSON))
 
 
 def list_alphas(root: str) -> list[dict[str, Any]]:
@@ -77,20 +97,33 @@ def list_alphas(root: str) -> list[dict[str, Any]]:
         build = current_build(root, alpha_id, storage)
         if build is not None:
             entries.append(read_alpha(root, build, storage))
-    entries.sort(key=lambda e: e["alpha_id"])
-    entries.sort(key=lambda e: e["started_at"], reverse=True)
+    entries.sort(key=catalogue_order)
     return entries
 
 
-def current_benchmark(root: str, symbol: str, storage: Storage | None = None) -> PublishedBuild | None:
-    storage = storage or Storage(root)
+def catalogue_order(entry: Mapping[str, Any]) -> tuple[bool, float, str]:
+    """Sort key of the catalogue (fixed by the spec): `started_at` newest first, entries without
+    one last, then `alpha_id` ascending."""
+    started = entry.get("started_at")
     try:
-        pointer = _read_json(storage, layout.benchmark_pointer(root, symbol))
+        moment = datetime.fromisoformat(str(started)) if started else None
     except ValueError:
+        moment = None
+    if moment is None:
+        return (True, 0.0, str(entry.get("alpha_id")))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (False, -moment.timestamp(), str(entry.get("alpha_id")))
+
+
+def current_benchmark(root: str, symbol: str, storage: Storage | None = None) -> PublishedBuild | None:
+    if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
         return None
-    if not pointer:
+    storage = storage or Storage(root)
+    path = layout.benchmark_pointer(root, symbol)
+    build_id = _pointed_build(read_json(storage, path), path)
+    if build_id is None:
         return None
-    build_id = str(pointer["build_id"])
     return PublishedBuild(symbol, build_id, layout.benchmark_build_dir(root, symbol, build_id))
 
 
@@ -98,12 +131,12 @@ def list_benchmarks(root: str) -> list[dict[str, Any]]:
     """benchmark.json of every published benchmark, with `daily_path` to its Parquet file."""
     storage = Storage(root)
     found = []
-    for symbol in storage.list_names(layout.join(root, "benchmarks")):
+    for symbol in storage.list_names(layout.benchmarks_dir(root)):
         build = current_benchmark(root, symbol, storage)
         if build is None:
             continue
-        info = _read_json(storage, layout.join(build.build_dir, "benchmark.json")) or {"symbol": symbol}
-        found.append({**info, "daily_path": layout.join(build.build_dir, "daily.parquet")})
+        info = read_json(storage, layout.join(build.build_dir, layout.BENCHMARK_JSON)) or {"symbol": symbol}
+        found.append({**info, "daily_path": layout.join(build.build_dir, layout.BENCHMARK_DAILY)})
     return found
 
 
@@ -118,7 +151,7 @@ def list_builds(root: str, storage: Storage | None = None) -> list[dict[str, Any
         current = current_build(root, alpha_id, storage)
         builds = []
         for build_id in storage.list_names(layout.alpha_builds_dir(root, alpha_id)):
-            entry = _read_json(
+            entry = read_json(
                 storage, layout.join(layout.alpha_build_dir(root, alpha_id, build_id), layout.ALPHA_JSON)
             )
             if entry is None:  # a build being written (or a leftover of a crash): not published
@@ -138,13 +171,13 @@ def list_builds(root: str, storage: Storage | None = None) -> list[dict[str, Any
                 }
             )
         found.extend(sorted(builds, key=lambda b: str(b["built_at"] or ""), reverse=True))
-    for symbol in storage.list_names(layout.join(root, "benchmarks")):
+    for symbol in storage.list_names(layout.benchmarks_dir(root)):
         if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
             continue
         current = current_benchmark(root, symbol, storage)
-        builds_dir = layout.join(layout.benchmark_dir(root, symbol), "builds")
+        builds_dir = layout.benchmark_builds_dir(root, symbol)
         for build_id in storage.list_names(builds_dir):
-            info = _read_json(storage, layout.join(builds_dir, build_id, "benchmark.json"))
+            info = read_json(storage, layout.join(builds_dir, build_id, layout.BENCHMARK_JSON))
             if info is None:
                 continue
             found.append(

@@ -40,6 +40,10 @@ YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet
 PART_FILE = "part-0.parquet"
 
+# Files of one benchmark build.
+BENCHMARK_DAILY = "daily.parquet"  # the daily series (schemas.lake.BENCHMARK_DAILY)
+BENCHMARK_JSON = "benchmark.json"  # symbol, name, currency, rows, first/last date, bytes
+
 
 def check_alpha_id(alpha_id: str) -> str:
     if not ALPHA_ID_PATTERN.match(alpha_id):
@@ -99,18 +103,26 @@ def partition_glob(build_dir: str, table: str) -> str:
     raise ValueError(f"{table!r} is not partitioned")
 
 
+def benchmarks_dir(root: str) -> str:
+    return join(root, "benchmarks")
+
+
 def benchmark_dir(root: str, symbol: str) -> str:
     if not BENCHMARK_SYMBOL_PATTERN.match(symbol):
         raise ValueError(f"benchmark symbol {symbol!r} does not match {BENCHMARK_SYMBOL_PATTERN.pattern}")
-    return join(root, "benchmarks", symbol)
+    return join(benchmarks_dir(root), symbol)
 
 
 def benchmark_pointer(root: str, symbol: str) -> str:
     return join(benchmark_dir(root, symbol), POINTER_FILE)
 
 
+def benchmark_builds_dir(root: str, symbol: str) -> str:
+    return join(benchmark_dir(root, symbol), "builds")
+
+
 def benchmark_build_dir(root: str, symbol: str, build_id: str) -> str:
-    return join(benchmark_dir(root, symbol), "builds", build_id)
+    return join(benchmark_builds_dir(root, symbol), build_id)
 
 
 def archive_path(root: str, alpha_id: str, sha256: str) -> str:

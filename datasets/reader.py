@@ -5,24 +5,29 @@ Each (alpha, build, table) is loaded once into an in-memory DuckDB table on firs
 in-memory table answers a page with its count in ~2 ms, a Parquet scan in 4-6 ms; DESIGN.md).
 Tables are keyed by build id, and the alpha pointers are re-read at most every
 `refresh_seconds`, so a newly published build is served without a restart while a request that
-started on the old build finishes on it.
+started on the old build finishes on it (a query whose table was dropped meanwhile reloads it).
+
+One thread re-reads the catalogue while the others keep answering from the current one; a failed
+re-read answers `LakeUnavailable` and is retried `retry_seconds` later, not on every request. A
+first table load reads the lake under a lock of its own (alpha, build, table), never the
+reader's global lock, so one slow load does not stall other tables.
 
 Identifiers in SQL come only from `schemas.lake` (checked here); values are always parameters.
-Every failure to read the lake surfaces as `LakeUnavailable`, which serve maps to 503.
+Every failure to read the lake (`STORE_ERRORS`) surfaces as `LakeUnavailable`, which serve maps
+to 503; anything else is a bug and stays one (500).
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -34,11 +39,10 @@ from schemas import lake
 
 log = logging.getLogger("datasets.reader")
 
+T = TypeVar("T")
+
 FilterOp = Literal["=", ">=", "<=", "in", "abs>="]
 FILTER_OPS: tuple[str, ...] = ("=", ">=", "<=", "in", "abs>=")
-
-BENCHMARK_DAILY = "daily.parquet"
-BENCHMARK_JSON = "benchmark.json"
 
 
 class LakeUnavailable(Exception):
@@ -54,14 +58,26 @@ def _store_errors() -> tuple[type[BaseException], ...]:
     return (BotoCoreError,)
 
 
+# What reading the lake raises when the lake (not this code) is at fault: unreachable or missing
+# files, unreadable Parquet, unparsable JSON. ValueError and KeyError are not here: from this code
+# they are bugs, and a bug must be a 500, not a 503 that invites a retry.
 STORE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     pa.ArrowException,
     duckdb.IOException,
-    ValueError,
-    KeyError,
+    catalog.CorruptLakeFile,
     *_store_errors(),
 )
+
+
+@contextmanager
+def lake_errors(root: str) -> Iterator[None]:
+    """Turn a failure to read the lake under `root` into `LakeUnavailable` (logged, no detail)."""
+    try:
+        yield
+    except STORE_ERRORS as exc:
+        log.warning("lake read failed under %s: %s", root, exc)
+        raise LakeUnavailable(str(exc)) from exc
 
 
 @dataclass(frozen=True)
@@ -181,33 +197,73 @@ class LakeReader:
         root: str,
         refresh_seconds: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
+        retry_seconds: float = 1.0,
     ) -> None:
         self.root = root
         self.refresh_seconds = refresh_seconds
+        self.retry_seconds = retry_seconds
         self._clock = clock
         self._storage = Storage(root)
         self._db = duckdb.connect(":memory:")
         self._db.execute("SET TimeZone = 'UTC'")
+        # Guards the dictionaries below, held only for memory work, never across lake I/O.
         self._lock = threading.RLock()
+        self._refresh_lock = threading.Lock()
         self._alphas: dict[str, AlphaBuild] = {}
-        self._alphas_read_at: float | None = None
+        self._alphas_read_at: float | None = None  # time of the last attempt, good or failed
+        self._alphas_failure: str | None = None  # why the last attempt failed, None when it did not
         self._benchmarks: dict[str, tuple[float, BenchmarkBuild | None]] = {}
         self._tables: dict[tuple[str, str, str], str | None] = {}
+        self._load_locks: dict[tuple[str, str, str], threading.Lock] = {}
         self._json: dict[tuple[str, str], dict[str, Any] | None] = {}
         self._served_builds: dict[str, list[str]] = {}
         self._table_numbers = itertools.count(1)
 
+    @property
+    def storage(self) -> Storage:
+        return self._storage
+
     # -- catalogue ------------------------------------------------------------------------------
 
     def alphas(self) -> dict[str, AlphaBuild]:
-        """Every published alpha's current build, re-read at most every `refresh_seconds`."""
-        now = self._clock()
+        """Every published alpha's current build, re-read at most every `refresh_seconds`.
+
+        Raises LakeUnavailable when the last re-read failed; the next attempt is `retry_seconds`
+        after it, so an outage costs the lake one attempt per interval, not one per request.
+        """
+        if self._catalogue_due():
+            # One thread re-reads; the others answer from the current catalogue meanwhile, or wait
+            # when there is none yet.
+            if self._refresh_lock.acquire(blocking=self._alphas_read_at is None):
+                try:
+                    if self._catalogue_due():
+                        self._refresh_catalogue()
+                finally:
+                    self._refresh_lock.release()
         with self._lock:
-            stale = self._alphas_read_at is None or now - self._alphas_read_at >= self.refresh_seconds
-            if stale:
-                self._alphas = self._read_catalogue()
-                self._alphas_read_at = now
+            if self._alphas_failure is not None:
+                raise LakeUnavailable(self._alphas_failure)
             return self._alphas
+
+    def _catalogue_due(self) -> bool:
+        with self._lock:
+            if self._alphas_read_at is None:
+                return True
+            wait = self.retry_seconds if self._alphas_failure is not None else self.refresh_seconds
+            return self._clock() - self._alphas_read_at >= wait
+
+    def _refresh_catalogue(self) -> None:
+        attempted_at = self._clock()
+        try:
+            found = self._read_catalogue()
+        except LakeUnavailable as exc:
+            with self._lock:
+                self._alphas_read_at, self._alphas_failure = attempted_at, str(exc) or "lake unavailable"
+            return
+        with self._lock:
+            for alpha_id, build in found.items():
+                self._note_served(alpha_id, build.build_id)
+            self._alphas, self._alphas_read_at, self._alphas_failure = found, attempted_at, None
 
     def alpha(self, alpha_id: str) -> AlphaBuild | None:
         return self.alphas().get(alpha_id)
@@ -227,12 +283,12 @@ class LakeReader:
                     continue  # pointer removed since the listing
                 entry = self._read_json_cached(published.build_dir, layout.ALPHA_JSON) or {}
                 found[alpha_id] = AlphaBuild(alpha_id, published.build_id, published.build_dir, entry)
-                self._note_served(alpha_id, published.build_id)
         return found
 
     def _note_served(self, alpha_id: str, build_id: str) -> None:
         # Keep the current and the previous build's tables (requests in flight may still read
-        # the previous one); drop anything older.
+        # the previous one); drop anything older. A query that still reaches a dropped table
+        # reloads it (`_on_table`). Called under `_lock`.
         builds = self._served_builds.setdefault(alpha_id, [])
         if builds and builds[-1] == build_id:
             return
@@ -242,10 +298,12 @@ class LakeReader:
         del builds[:-2]
 
     def _drop_build(self, alpha_id: str, build_id: str) -> None:
-        for key in [k for k in self._tables if k[0] == alpha_id and k[1] == build_id]:
-            name = self._tables.pop(key)
-            if name is not None:
-                self._db.execute(f"DROP TABLE IF EXISTS {_ident(name)}")
+        with self._lock:
+            names = [self._tables.pop(k) for k in list(self._tables) if k[0] == alpha_id and k[1] == build_id]
+        with self._cursor() as cur:
+            for name in names:
+                if name is not None:
+                    cur.execute(f"DROP TABLE IF EXISTS {_ident(name)}")
 
     def description(self, build: AlphaBuild) -> dict[str, Any] | None:
         return self._read_json_cached(build.build_dir, layout.DESCRIPTION_JSON)
@@ -258,9 +316,8 @@ class LakeReader:
         with self._lock:
             if key in self._json:
                 return self._json[key]
-        path = layout.join(build_dir, name)
         with self._lake_errors():
-            value = json.loads(self._storage.read_bytes(path)) if self._storage.exists(path) else None
+            value = catalog.read_json(self._storage, layout.join(build_dir, name))
         with self._lock:
             self._json[key] = value
         return value
@@ -278,7 +335,7 @@ class LakeReader:
             published = catalog.current_benchmark(self.root, symbol, self._storage)
             found: BenchmarkBuild | None = None
             if published is not None:
-                entry = self._read_json_cached(published.build_dir, BENCHMARK_JSON) or {}
+                entry = self._read_json_cached(published.build_dir, layout.BENCHMARK_JSON) or {}
                 found = BenchmarkBuild(symbol, published.build_id, published.build_dir, entry)
         with self._lock:
             self._benchmarks[symbol] = (now, found)
@@ -286,16 +343,20 @@ class LakeReader:
 
     def benchmark_symbols(self) -> list[str]:
         with self._lake_errors():
-            return self._storage.list_names(layout.join(self.root, "benchmarks"))
+            return self._storage.list_names(layout.benchmarks_dir(self.root))
+
+    def builds(self) -> list[dict[str, Any]]:
+        """Every build kept in the lake (`catalog.list_builds`), read now, not cached."""
+        with self._lake_errors():
+            self._check_root()
+            return catalog.list_builds(self.root, self._storage)
 
     # -- queries ----------------------------------------------------------------------------------
 
     def page(self, build: AlphaBuild, query: PageQuery) -> Page | None:
         """One page and the total across pages, in one query; None when the table is absent."""
-        table = self._table(build.alpha_id, build.build_id, build.build_dir, query.table)
-        if table is None:
-            return None
-        return self._run_page(table, _columns_of(query.table), query)
+        columns = _columns_of(query.table)
+        return self._on_table(build, query.table, lambda table: self._run_page(table, columns, query))
 
     def _run_page(self, table: str, columns: dict[str, pa.DataType], query: PageQuery) -> Page:
         for column in query.columns:
@@ -323,23 +384,24 @@ class LakeReader:
         self, build: AlphaBuild, table_name: str, columns: tuple[str, ...]
     ) -> list[dict[str, Any]] | None:
         """Every row of a small table (books, rebalances index), unordered; None when absent."""
-        table = self._table(build.alpha_id, build.build_id, build.build_dir, table_name)
-        if table is None:
-            return None
         types = _columns_of(table_name)
         select = ", ".join(_select_expr(c, types[c]) for c in columns)
-        with self._cursor() as cur:
-            fetched = cur.execute(f"SELECT {select} FROM {_ident(table)}").fetchall()  # noqa: S608
-        return [dict(zip(columns, row, strict=True)) for row in fetched]
+
+        def run(table: str) -> list[dict[str, Any]]:
+            with self._cursor() as cur:
+                fetched = cur.execute(f"SELECT {select} FROM {_ident(table)}").fetchall()  # noqa: S608
+            return [dict(zip(columns, row, strict=True)) for row in fetched]
+
+        return self._on_table(build, table_name, run)
 
     def rebalance_neighbours(self, build: AlphaBuild, day: date) -> dict[str, Any] | None:
         """The index row of `day` (or None) and the first, last, previous and next rebalance dates.
 
         None when the run has no rebalance index at all.
         """
-        table = self._table(build.alpha_id, build.build_id, build.build_dir, "rebalances")
-        if table is None:
-            return None
+        return self._on_table(build, "rebalances", lambda table: self._neighbours(table, day))
+
+    def _neighbours(self, table: str, day: date) -> dict[str, Any]:
         t = _ident(table)
         sql = (
             f"SELECT (SELECT min(date) FROM {t}), (SELECT max(date) FROM {t}),"  # noqa: S608
@@ -375,10 +437,14 @@ class LakeReader:
         the window's baseline: the opening equity of its first session counts toward the peak
         and is the base of `cumulative_return`.
         """
-        table = self._table(build.alpha_id, build.build_id, build.build_dir, "portfolio")
-        if table is None:
-            return None
-        where, params = _window_where(window, [Filter("book", "=", book)])
+        return self._on_table(
+            build, "portfolio", lambda table: self._equity_curve(table, book, window, limit, offset)
+        )
+
+    def _equity_curve(
+        self, table: str, book: str, window: tuple[date | None, date | None], limit: int, offset: int
+    ) -> tuple[Page, dict[str, Any]]:
+        where, params = _where(_window_filters(window, Filter("book", "=", book)), _columns_of("portfolio"))
         ctes = f"""
             w AS (
                 SELECT date, timestamp, starting_equity, ending_equity, gross_exposure, net_exposure, turnover,
@@ -401,8 +467,7 @@ class LakeReader:
         page_sql = f"""
             WITH {ctes}
             SELECT date, strftime(timestamp, '%Y-%m-%dT%H:%M:%SZ'), starting_equity, ending_equity, period_return,
-                   cumulative_return, peak_equity, drawdown, drawdown_pct, gross_exposure, net_exposure, turnover,
-                   count(*) OVER () AS __total
+                   cumulative_return, peak_equity, drawdown, drawdown_pct, gross_exposure, net_exposure, turnover
             FROM s ORDER BY date LIMIT ? OFFSET ?
         """  # noqa: S608
         summary_sql = f"""
@@ -419,10 +484,9 @@ class LakeReader:
         with self._cursor() as cur:
             fetched = cur.execute(page_sql, [*params, limit, offset]).fetchall()
             summary_row = cur.execute(summary_sql, params).fetchone()
-        rows = [dict(zip(names, raw[:-1], strict=True)) for raw in fetched]
+        rows = [dict(zip(names, raw, strict=True)) for raw in fetched]
         assert summary_row is not None
         first, last, sessions, start_eq, end_eq, peak, total_return, max_dd, max_dd_pct, dd_date = summary_row
-        total = int(fetched[0][-1]) if fetched else int(sessions)
         summary = {
             "book": book,
             "first_date": first,
@@ -437,7 +501,9 @@ class LakeReader:
             "max_drawdown_pct": max_dd_pct,
             "max_drawdown_date": dd_date,
         }
-        return Page(rows=rows, total=total), summary
+        # The window's row count is the summary's `sessions`: no `count(*) OVER ()` on the page,
+        # which would stop DuckDB's top-N and sort every row of the window.
+        return Page(rows=rows, total=int(sessions)), summary
 
     def benchmark_daily(
         self, bench: BenchmarkBuild, window: tuple[date | None, date | None], limit: int, offset: int
@@ -448,7 +514,7 @@ class LakeReader:
         else `close`; the basis is reported in the summary.
         """
         table = self._benchmark_table(bench)
-        where, params = _window_where(window, [])
+        where, params = _where(_window_filters(window), _columns_of("benchmark_daily"))
         with self._cursor() as cur:
             n_rows, n_adjusted = cur.execute(
                 f"SELECT count(*), count(adjusted_close) FROM {_ident(table)}{where}",  # noqa: S608
@@ -474,7 +540,7 @@ class LakeReader:
                 )
             """  # noqa: S608
             fetched = cur.execute(
-                f"WITH {ctes} SELECT *, count(*) OVER () FROM s ORDER BY date LIMIT ? OFFSET ?",  # noqa: S608
+                f"WITH {ctes} SELECT * FROM s ORDER BY date LIMIT ? OFFSET ?",  # noqa: S608
                 [*params, limit, offset],
             ).fetchall()
             summary_row = cur.execute(
@@ -486,7 +552,7 @@ class LakeReader:
                 params,
             ).fetchone()
         names = ("date", "close", "period_return", "cumulative_return", "drawdown_pct")
-        rows = [dict(zip(names, raw[:-1], strict=True)) for raw in fetched]
+        rows = [dict(zip(names, raw, strict=True)) for raw in fetched]
         assert summary_row is not None
         first, last, sessions, first_close, last_close, total_return, max_dd_pct, dd_date = summary_row
         summary = {
@@ -503,8 +569,7 @@ class LakeReader:
             "max_drawdown_pct": max_dd_pct,
             "max_drawdown_date": dd_date,
         }
-        total = int(fetched[0][-1]) if fetched else int(sessions)
-        return Page(rows=rows, total=total), summary
+        return Page(rows=rows, total=int(sessions)), summary
 
     def ping(self) -> None:
         """Raise LakeUnavailable when the lake root cannot be listed."""
@@ -523,37 +588,59 @@ class LakeReader:
         finally:
             cur.close()
 
-    @contextmanager
-    def _lake_errors(self) -> Iterator[None]:
-        try:
-            yield
-        except STORE_ERRORS as exc:
-            log.warning("lake read failed under %s: %s", self.root, exc)
-            raise LakeUnavailable(str(exc)) from exc
+    def _lake_errors(self) -> AbstractContextManager[None]:
+        return lake_errors(self.root)
 
-    def _table(self, alpha_id: str, build_id: str, build_dir: str, table: str) -> str | None:
-        key = (alpha_id, build_id, table)
+    def _on_table(self, build: AlphaBuild, table_name: str, run: Callable[[str], T]) -> T | None:
+        """`run` on the build's table, loading it on first use; None when the table is absent.
+
+        A catalogue refresh may drop an old build's tables between the lookup and the query; the
+        query then reloads the table and runs once more. A second CatalogException right after a
+        reload is a bug in the SQL, and is raised as one.
+        """
+        key = (build.alpha_id, build.build_id, table_name)
+        table = self._table(*key[:2], build.build_dir, table_name)
+        if table is None:
+            return None
+        try:
+            return run(table)
+        except duckdb.CatalogException:
+            with self._lock:
+                if self._tables.get(key) == table:
+                    del self._tables[key]
+            log.info("table %s of %s@%s was dropped mid-query; reloading", table_name, *key[:2])
+        table = self._table(*key[:2], build.build_dir, table_name)
+        return None if table is None else run(table)
+
+    def _load(self, key: tuple[str, str, str], read: Callable[[], pa.Table | None]) -> str | None:
+        """The DuckDB table of `key`, read and materialised once under a lock of its own."""
         with self._lock:
             if key in self._tables:
                 return self._tables[key]
-            arrow = self._read_arrow(build_dir, table)
-            name = None if arrow is None else self._materialise(key, arrow, table)
-            self._tables[key] = name
+            load_lock = self._load_locks.setdefault(key, threading.Lock())
+        with load_lock:
+            with self._lock:
+                if key in self._tables:  # loaded by the thread this one waited for
+                    return self._tables[key]
+            arrow = read()
+            name = None if arrow is None else self._materialise(arrow, key[2])
+            with self._lock:
+                self._tables[key] = name
+                self._load_locks.pop(key, None)
             return name
 
+    def _table(self, alpha_id: str, build_id: str, build_dir: str, table: str) -> str | None:
+        return self._load((alpha_id, build_id, table), lambda: self._read_arrow(build_dir, table))
+
     def _benchmark_table(self, bench: BenchmarkBuild) -> str:
-        key = ("benchmark:" + bench.symbol, bench.build_id, "benchmark_daily")
-        with self._lock:
-            name = self._tables.get(key)
-            if name is not None:
-                return name
+        def read() -> pa.Table:
+            path = layout.join(bench.build_dir, layout.BENCHMARK_DAILY)
             with self._lake_errors():
-                arrow = pq.read_table(
-                    layout.join(bench.build_dir, BENCHMARK_DAILY), filesystem=self._storage.fs
-                )
-            name = self._materialise(key, arrow, "benchmark_daily")
-            self._tables[key] = name
-            return name
+                return pq.read_table(path, filesystem=self._storage.fs)
+
+        name = self._load(("benchmark:" + bench.symbol, bench.build_id, "benchmark_daily"), read)
+        assert name is not None
+        return name
 
     def _read_arrow(self, build_dir: str, table: str) -> pa.Table | None:
         fs = self._storage.fs
@@ -578,7 +665,7 @@ class LakeReader:
                 return None
             return pa.concat_tables(parts, promote_options="default")
 
-    def _materialise(self, key: tuple[str, str, str], arrow: pa.Table, table: str) -> str:
+    def _materialise(self, arrow: pa.Table, table: str) -> str:
         # The DuckDB name is derived from a counter, never from request values.
         name = f"t{next(self._table_numbers)}"
         view = f"{name}_arrow"
@@ -593,27 +680,23 @@ class LakeReader:
             "portfolio": "book, date",
         }.get(table, "")
         order_sql = f" ORDER BY {order}" if order else ""
-        with self._lake_errors():
-            self._db.register(view, arrow)
+        # On a cursor of its own: loads of different tables run in parallel threads.
+        with self._lake_errors(), self._cursor() as cur:
+            cur.register(view, arrow)
             try:
-                self._db.execute(
+                cur.execute(
                     f"CREATE OR REPLACE TABLE {_ident(name)} AS SELECT {select} FROM {_ident(view)}{order_sql}"  # noqa: S608
                 )
             finally:
-                self._db.unregister(view)
+                cur.unregister(view)
         return name
 
 
-def _window_where(window: tuple[date | None, date | None], filters: list[Filter]) -> tuple[str, list[Any]]:
+def _window_filters(window: tuple[date | None, date | None], *filters: Filter) -> list[Filter]:
     start, end = window
-    all_filters = list(filters)
+    found = list(filters)
     if start is not None:
-        all_filters.append(Filter("date", ">=", start))
+        found.append(Filter("date", ">=", start))
     if end is not None:
-        all_filters.append(Filter("date", "<=", end))
-    clauses: list[str] = []
-    params: list[Any] = []
-    for f in all_filters:
-        clauses.append(f"{_ident(f.column)} {f.op} ?")
-        params.append(f.value)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+        found.append(Filter("date", "<=", end))
+    return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from datetime import datetime
 from typing import Any
 
 import fsspec
@@ -37,7 +38,9 @@ class Storage:
             config.setdefault("signature_version", "s3v4")
             for name, value in S3_CONFIG_DEFAULTS.items():
                 config.setdefault(name, value)
-            storage_options = {**storage_options, "config_kwargs": config}
+            # s3fs caches folder listings for the life of the filesystem, so a long-running server
+            # would never see an alpha (or a build) published after its first listing.
+            storage_options = {"use_listings_cache": False, **storage_options, "config_kwargs": config}
         self.fs, _ = fsspec.core.url_to_fs(root, **storage_options)
         if root.startswith("s3://"):
             self.fs.retries = S3FS_RETRIES
@@ -66,12 +69,6 @@ class Storage:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
 
-    def copy_in(self, local_path: str, path: str) -> None:
-        """Copy a local file into the storage."""
-        if self.is_local:
-            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        self.fs.put_file(local_path, path)
-
     def exists(self, path: str) -> bool:
         return bool(self.fs.exists(path))
 
@@ -91,6 +88,13 @@ class Storage:
         base = self.fs._strip_protocol(path).rstrip("/")
         return sorted(p[len(base) + 1 :] for p in self.fs.find(path))
 
+    def modified_at(self, path: str) -> float | None:
+        """Newest modification time (epoch seconds) of the files under a folder; None when it holds
+        none (an object store has no folder of its own to date)."""
+        times = [_epoch(info) for info in self.fs.find(path, detail=True).values()]
+        known = [t for t in times if t is not None]
+        return max(known) if known else None
+
     def size(self, path: str) -> int:
         return int(self.fs.size(path))
 
@@ -99,3 +103,11 @@ class Storage:
             self.fs.rm(path, recursive=True)
             if not self.is_local:
                 self.fs.invalidate_cache(path)
+
+
+def _epoch(info: dict[str, Any]) -> float | None:
+    # Local files report `mtime` (epoch seconds), S3 objects `LastModified` (a datetime).
+    value = info.get("mtime", info.get("LastModified"))
+    if isinstance(value, datetime):
+        return value.timestamp()
+    return float(value) if isinstance(value, int | float) else None

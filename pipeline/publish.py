@@ -4,20 +4,23 @@ The build id is a hash of the seal's content and the pipeline version, so the sa
 twice is the same build ("unchanged", nothing written). The build is written completely under
 `builds/<build_id>/` before `_current.json` is replaced in one atomic step; a crash before that
 step leaves the previous pointer, hence the previous build, served unchanged. After the switch the
-current build and the two newest previous ones are kept, older builds deleted.
+current build and the two newest previous ones are kept; a build that falls off that history is
+deleted. Two publishes of one alpha may run at once (a scheduler retry next to the original job),
+so a build folder no pointer ever named may be one being written: it is deleted only once it is
+older than `LEFTOVER_AGE_SECONDS` (then it is a crashed attempt's leftover).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
 
-from datasets import layout
+from datasets import catalog, layout
 from datasets.storage import Storage
 from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION
@@ -30,6 +33,9 @@ from schemas import lake
 from schemas import seal as seal_schema
 
 KEEP_PREVIOUS_BUILDS = 2
+# A build folder that no pointer names and that nothing has written to for this long is a crashed
+# publish's leftover; younger ones may belong to a publish still running.
+LEFTOVER_AGE_SECONDS = 3600
 
 
 @dataclass
@@ -52,13 +58,6 @@ def build_id_for(seal: Seal) -> str:
     return hashlib.sha256(f"{seal.content_sha256}:{PIPELINE_VERSION}".encode()).hexdigest()[:20]
 
 
-def read_pointer(storage: Storage, path: str) -> dict[str, Any] | None:
-    if not storage.exists(path):
-        return None
-    document = json.loads(storage.read_bytes(path))
-    return document if isinstance(document, dict) else None
-
-
 def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     """Builds one seal into the lake. Raises SealRejected when it breaks a rule."""
     seal_storage = Storage(seal_path)
@@ -70,7 +69,7 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     lake_storage = Storage(lake_root)
     build_id = build_id_for(seal)
     pointer_path = layout.alpha_pointer(lake_root, alpha_id)
-    pointer = read_pointer(lake_storage, pointer_path)
+    pointer = catalog.read_json(lake_storage, pointer_path)
     if pointer and pointer.get("build_id") == build_id:
         return _unchanged(
             seal_path, alpha_id, lake_storage, layout.alpha_build_dir(lake_root, alpha_id, build_id)
@@ -93,8 +92,8 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     entry = alpha_entry(seal, derived, writer, build_id, source)
     writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
 
-    switch_pointer(lake_storage, pointer_path, pointer, {"alpha_id": alpha_id, "build_id": build_id})
-    prune_builds(lake_storage, layout.alpha_builds_dir(lake_root, alpha_id), pointer_path)
+    before, after = switch_pointer(lake_storage, pointer_path, {"alpha_id": alpha_id, "build_id": build_id})
+    prune_builds(lake_storage, layout.alpha_builds_dir(lake_root, alpha_id), before, after)
     totals = writer.table_totals()
     return Outcome(
         seal_path,
@@ -108,9 +107,8 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
 
 def _unchanged(seal_path: str, target: str, storage: Storage, build_dir: str) -> Outcome:
     rows = size = 0
-    entry_path = layout.join(build_dir, layout.ALPHA_JSON)
-    if storage.exists(entry_path):
-        entry = json.loads(storage.read_bytes(entry_path))
+    entry = catalog.read_json(storage, layout.join(build_dir, layout.ALPHA_JSON))
+    if entry is not None:
         rows = sum(t["rows"] for t in entry.get("tables", {}).values())
         size = int(entry.get("build_bytes", 0))
     return Outcome(seal_path, target, "unchanged", build_dir.rsplit("/", 1)[-1], rows=rows, bytes=size)
@@ -229,8 +227,15 @@ def _iso(value: Any) -> str | None:
 
 
 def switch_pointer(
-    storage: Storage, pointer_path: str, previous: dict[str, Any] | None, document: dict[str, Any]
-) -> None:
+    storage: Storage, pointer_path: str, document: dict[str, Any]
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Replaces the pointer; returns the pointer it replaced and the new one.
+
+    The pointer is re-read right before it is replaced, not taken from the start of the publish:
+    another publish of the same alpha may have switched it meanwhile, and its build must enter
+    the history rather than vanish from it.
+    """
+    previous = catalog.read_json(storage, pointer_path)
     history: list[str] = []
     if previous and previous.get("build_id"):
         history = [previous["build_id"], *previous.get("previous_builds", [])]
@@ -241,17 +246,39 @@ def switch_pointer(
         "previous_builds": history,
     }
     storage.replace_atomically(pointer_path, dumps(document))
+    return previous, document
 
 
-def prune_builds(storage: Storage, builds_dir: str, pointer_path: str) -> list[str]:
-    """Deletes every build the pointer neither serves nor keeps as a recent previous build."""
-    pointer = read_pointer(storage, pointer_path)
-    if not pointer:
-        return []
-    keep = {pointer["build_id"], *pointer.get("previous_builds", [])}
-    removed = [name for name in storage.list_names(builds_dir) if name not in keep]
-    for name in removed:
-        storage.delete_tree(layout.join(builds_dir, name))
+def _history(pointer: dict[str, Any] | None) -> set[str]:
+    if not pointer or not pointer.get("build_id"):
+        return set()
+    return {pointer["build_id"], *pointer.get("previous_builds", [])}
+
+
+def prune_builds(
+    storage: Storage,
+    builds_dir: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any],
+    now: float | None = None,
+) -> list[str]:
+    """Deletes the builds that fell off the pointer's history with this switch (`before` to
+    `after`), and unnamed folders older than `LEFTOVER_AGE_SECONDS`. A folder neither pointer
+    names may be another publish's build in progress, so it is never deleted on sight."""
+    kept = _history(after)
+    fell_off = _history(before) - kept
+    now = time.time() if now is None else now
+    removed = []
+    for name in storage.list_names(builds_dir):
+        if name in kept:
+            continue
+        path = layout.join(builds_dir, name)
+        if name not in fell_off:
+            modified = storage.modified_at(path)
+            if modified is None or now - modified < LEFTOVER_AGE_SECONDS:
+                continue
+        storage.delete_tree(path)
+        removed.append(name)
     return removed
 
 
@@ -263,14 +290,16 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
     if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
         raise SealRejected("manifest.fields", "manifest", f"benchmark symbol {symbol!r} is not valid")
     pointer_path = layout.benchmark_pointer(lake_root, symbol)
-    pointer = read_pointer(lake_storage, pointer_path)
+    pointer = catalog.read_json(lake_storage, pointer_path)
     if pointer and pointer.get("build_id") == build_id:
-        info_path = layout.join(layout.benchmark_build_dir(lake_root, symbol, build_id), "benchmark.json")
-        info = json.loads(lake_storage.read_bytes(info_path)) if lake_storage.exists(info_path) else {}
+        info_path = layout.join(
+            layout.benchmark_build_dir(lake_root, symbol, build_id), layout.BENCHMARK_JSON
+        )
+        info = catalog.read_json(lake_storage, info_path) or {}
         return Outcome(
             seal.path, target, "unchanged", build_id, int(info.get("rows", 0)), int(info.get("bytes", 0))
         )
-    # The benchmark file is `daily.parquet`, which load_contents keys as kind `daily`.
+    # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.
     load_contents(seal, seal_storage)
     validate(seal)
     build_dir = layout.benchmark_build_dir(lake_root, symbol, build_id)
@@ -279,7 +308,10 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
     daily = pl.from_arrow(seal.tables[("daily", None)])
     assert isinstance(daily, pl.DataFrame)
     written = writer.write_parquet(
-        layout.join(build_dir, "daily.parquet"), daily.sort("date").to_arrow(), lake.BENCHMARK_DAILY, "daily"
+        layout.join(build_dir, layout.BENCHMARK_DAILY),
+        daily.sort("date").to_arrow(),
+        lake.BENCHMARK_DAILY,
+        "daily",
     )
     info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
     info |= {
@@ -290,9 +322,9 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
         "last_date": _iso(daily["date"].max()),
         "bytes": written.bytes,
     }
-    writer.write_json(layout.join(build_dir, "benchmark.json"), info)
-    switch_pointer(lake_storage, pointer_path, pointer, {"symbol": symbol, "build_id": build_id})
-    prune_builds(lake_storage, layout.join(layout.benchmark_dir(lake_root, symbol), "builds"), pointer_path)
+    writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
+    before, after = switch_pointer(lake_storage, pointer_path, {"symbol": symbol, "build_id": build_id})
+    prune_builds(lake_storage, layout.benchmark_builds_dir(lake_root, symbol), before, after)
     return Outcome(
         seal.path, target, "published", build_id, written.rows, sum(f.bytes for f in writer.written)
     )

@@ -1,8 +1,11 @@
 """Structured access logs: one JSON line per request on the `serve.access` logger.
 
 Fields: `time` (UTC), `request_id` (also the `X-Request-ID` header and `error.request_id`),
-`key_id` (the caller's public key id, null before a key is identified; never the token or its
-secret), `route` (the registry id, or `downloads` / `openapi`, null when no route matched),
+`key_id` (the caller's public key id once its secret matched, also when the key is then refused:
+suspended, revoked, expired, inactive account, IP or endpoint not allowed, 429; null before a key
+is identified; never the token or its secret), `route` (the registry id, or the handler name of
+`/downloads` / `/openapi.json`; for another method on a known path the id of that path's GET
+route; null when no route matched),
 `method`, `path` (without the query string, which could carry a signed URL's signature),
 `status`, `duration_ms`, `pid` (the worker process). Nothing else of the request is logged.
 
@@ -21,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.utils import normalize_path
 
 from serve.envelope import request_id_of
 
@@ -29,6 +33,10 @@ log = logging.getLogger("serve.access")
 
 def _route_of(scope: Scope) -> str | None:
     handler = scope.get("route_handler")
+    if scope.get("method") != "GET":
+        # HEAD, OPTIONS, POST ... never reach a handler of ours (404 method_not_allowed): name the
+        # route the path belongs to, so those lines group with the path's other requests.
+        handler = _get_handler_at(scope)
     if handler is None:
         return None
     endpoint = handler.opt.get("endpoint")
@@ -37,13 +45,25 @@ def _route_of(scope: Scope) -> str | None:
     return str(handler.handler_name or "") or None
 
 
+def _get_handler_at(scope: Scope) -> Any:
+    """The GET handler mounted at the request's path, or None."""
+    app, path = scope.get("app"), scope.get("path", "")
+    if normalize_path(path) != path:  # a non-canonical path is unknown (serve/app.py)
+        return None
+    try:
+        routed = app.asgi_router.handle_routing(path=path, method="GET")
+    except Exception:  # unknown path (NotFoundException) or no app on the scope: no route
+        return None
+    return routed[1]
+
+
 def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, Any]:
     state: dict[str, Any] = scope.get("state", {})
     caller = state.get("caller")
     return {
         "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "request_id": request_id_of(scope),
-        "key_id": getattr(caller, "key_id", None),
+        "key_id": getattr(caller, "key_id", None) or state.get("key_id"),
         "route": _route_of(scope),
         "method": scope.get("method"),
         "path": scope.get("path"),

@@ -3,6 +3,8 @@
 Every command opens the key store named by `--keystore` (else the server setting `ALPHA_RESULTS_KEYSTORE_URL`, else
 `sqlite:///var/keys.sqlite3`), does one thing, and prints JSON (`keys create` without `--json`
 prints the token with a warning that it is shown once). Secrets and their hashes are never printed.
+A SQLite key store that does not exist yet is created (with its folder) by the first command;
+the server never creates one.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from schemas.registry import ALL_IDS
 from serve.context import AllowList
 from serve.identity.access import callable_endpoints, clamp
 from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
-from serve.identity.store import DEFAULT_KEYSTORE_URL, IdentityError, SqlKeyStore, open_store
+from serve.identity.store import (
+    DEFAULT_KEYSTORE_URL,
+    IdentityError,
+    KeyStoreUnavailable,
+    SqlKeyStore,
+    open_store,
+)
 from serve.identity.tokens import ENVIRONMENTS, display_prefix
 from serve.settings import Settings
 
@@ -71,18 +79,20 @@ def parse_expiry(text: str) -> datetime | None:
 
 
 def parse_monthly(text: str) -> int | None:
+    """A positive integer, or `unlimited` (no monthly quota; 0 is refused, it would block the key)."""
     if text == "unlimited":
         return None
-    return _non_negative(text)
+    return _positive(text)
 
 
-def _non_negative(text: str) -> int:
+def _positive(text: str) -> int:
+    """A window limit of 0 would refuse every request: suspend the key instead."""
     try:
         value = int(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}") from exc
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer; got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from exc
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
     return value
 
 
@@ -353,9 +363,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("value", type=parse_on_off)
     p = add(ks, "set-limits", keys_set_limits, "rate limits and monthly quota")
     p.add_argument("key_id")
-    p.add_argument("--per-second", dest="per_second", type=_non_negative)
-    p.add_argument("--per-minute", dest="per_minute", type=_non_negative)
-    p.add_argument("--per-day", dest="per_day", type=_non_negative)
+    p.add_argument("--per-second", dest="per_second", type=_positive)
+    p.add_argument("--per-minute", dest="per_minute", type=_positive)
+    p.add_argument("--per-day", dest="per_day", type=_positive)
     p.add_argument("--monthly", type=parse_monthly, default=_UNCHANGED, help="N or unlimited")
     p = add(ks, "set-ips", keys_set_ips, "IP allow-list: addresses or CIDR blocks, or any")
     p.add_argument("key_id")
@@ -368,7 +378,12 @@ def _runner(
     def run(args: argparse.Namespace) -> int:
         # The same setting the server reads, so the CLI and the server always open the same store.
         url = getattr(args, "keystore", None) or Settings.from_env().keystore_url
-        store = open_store(url)
+        try:
+            store = open_store(url)
+        except KeyStoreUnavailable as exc:
+            cause = f": {exc.__cause__}" if exc.__cause__ is not None else ""
+            print(f"error: the key store cannot be opened{cause}", file=sys.stderr)
+            return 1
         try:
             command(store, args)
         except IdentityError as exc:

@@ -1,6 +1,8 @@
 """The Litestar app: settings read once, backends opened once, one error path for every failure.
 
-Request path (DESIGN.md): router (unknown path → 404 `not_found`) → `only_get` (other methods →
+Request path (DESIGN.md): canonical path check (a trailing slash or an empty segment → 404
+`not_found`; Litestar would otherwise normalise `/v1/me/` and `/v1//me` to `/v1/me`) → router
+(unknown path → 404 `not_found`) → `only_get` (other methods →
 404 `method_not_allowed`, before any key is read) → `authenticate_caller` (key, then endpoint
 allow-list) → `apply_limits` → handler (resolve the alpha, validate parameters, one reader call)
 → envelope → msgspec JSON. Every response carries `X-Request-ID`.
@@ -14,7 +16,16 @@ from typing import Any
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import MutableScopeHeaders
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
-from litestar.types import Message, Scope
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
+from litestar.utils import normalize_path
 
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
@@ -79,6 +90,41 @@ async def add_response_headers(message: Message, scope: Scope) -> None:
             headers[name] = value
 
 
+def canonical_paths_only(app: ASGIApp) -> ASGIApp:
+    """Answer 404 `not_found` for a path the router would only match after normalising it.
+
+    The spec knows `/v1/me`, not `/v1/me/` or `/v1//me`; serving those as `/v1/me` would give every
+    route several addresses (and caches, allow-lists by path, logs several spellings).
+    """
+
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or normalize_path(path) == path:
+            await app(scope, receive, send)
+            return
+        request_id = request_id_of(scope)
+        error = errors.NotFound(f"No such path: {path}", details={"path": path})
+        response = error_response(error, request_id)
+        headers = [
+            (b"content-type", b"application/json"),
+            (REQUEST_ID_HEADER.lower().encode(), request_id.encode()),
+        ]
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": error.status,
+            "headers": headers,
+        }
+        body: HTTPResponseBodyEvent = {
+            "type": "http.response.body",
+            "body": response.content,
+            "more_body": False,
+        }
+        await send(start)
+        await send(body)
+
+    return guard
+
+
 def default_authenticator(store: Any) -> Authenticator:
     from serve.identity import authenticate
 
@@ -139,7 +185,7 @@ def create_app(
         debug=False,
     )
     # Around the router rather than as route middleware, so unmatched paths are logged too.
-    app.asgi_handler = access_log_middleware(app.asgi_handler)
+    app.asgi_handler = access_log_middleware(canonical_paths_only(app.asgi_handler))
     return app
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -28,6 +29,47 @@ log = logging.getLogger("serve.archives")
 
 URL_LIFETIME_SECONDS = 3600
 DOWNLOAD_ROUTE_PREFIX = "/downloads"
+# Only content-addressed archives are ever signed or served; the alpha segment names the file.
+ARCHIVE_OBJECT_PATH = re.compile(r"archives/(?P<alpha>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})/[0-9a-f]{64}\.zip")
+# What a URL this server signed carries: a decimal epoch (12 digits reach the year 33658) and a
+# lowercase hex SHA-256. Anything else is refused before any arithmetic or comparison.
+EXPIRES_PATTERN = re.compile(r"[0-9]{1,12}")
+SIGNATURE_PATTERN = re.compile(r"[0-9a-f]{64}")
+
+
+class ArchiveStoreUnavailable(OSError):
+    """The archive store itself is gone (lake folder absent, bucket missing): a transient outage,
+    not a missing object."""
+
+
+def archive_filename(object_path: str) -> str | None:
+    """`<alpha_id>.zip` of a content-addressed object path (the spec's filename), else None."""
+    match = ARCHIVE_OBJECT_PATH.fullmatch(object_path)
+    return f"{match['alpha']}.zip" if match else None
+
+
+def _exists_now(storage: Storage, path: str) -> bool:
+    if storage.is_local:
+        return storage.exists(path)
+    try:  # bypass s3fs's listing cache: a deleted bucket must not look present
+        storage.fs.info(path, refresh=True)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def stored_object(storage: Storage, object_path: str) -> str | None:
+    """The full path of the object when the store holds it, None when a reachable store lacks it.
+
+    `exists` answers False both for a missing object and for a store whose root is gone (an
+    unmounted folder, a deleted bucket); only the first is permanent, so the root is checked too.
+    """
+    path = layout.join(storage.root, object_path)
+    if _exists_now(storage, path):
+        return path
+    if not _exists_now(storage, storage.root):
+        raise ArchiveStoreUnavailable(f"the archive store {storage.root} is absent or unreachable")
+    return None
 
 
 class ArchiveSigner(Protocol):
@@ -56,7 +98,9 @@ class Archive:
         }
 
 
-def hmac_signature(key: bytes, object_path: str, expires: int) -> str:
+def hmac_signature(key: bytes, object_path: str, expires: int | str) -> str:
+    """Over the object path and `expires` exactly as the URL carries it (verification signs the
+    received text, so `0<expires>` or any other spelling of the same number does not match)."""
     message = f"{object_path}\n{expires}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
@@ -70,7 +114,7 @@ class HmacSigner:
         self.public_base_url = public_base_url.rstrip("/")
 
     def object_exists(self, object_path: str) -> bool:
-        return self.storage.exists(layout.join(self.storage.root, object_path))
+        return stored_object(self.storage, object_path) is not None
 
     def sign(self, object_path: str, filename: str, now: float) -> str:
         expires = int(now) + URL_LIFETIME_SECONDS
@@ -79,9 +123,14 @@ class HmacSigner:
 
     def verify(self, object_path: str, expires: str | None, signature: str | None, now: float) -> str:
         """The full path of the object when the URL is valid, else raise the download error."""
-        if not expires or not signature or not expires.isdigit():
+        if (
+            expires is None
+            or signature is None
+            or not EXPIRES_PATTERN.fullmatch(expires)
+            or not SIGNATURE_PATTERN.fullmatch(signature)
+        ):
             raise errors.DownloadUrlInvalid()
-        expected = hmac_signature(self.key, object_path, int(expires))
+        expected = hmac_signature(self.key, object_path, expires)
         if not hmac.compare_digest(expected, signature):
             raise errors.DownloadUrlInvalid()
         if int(expires) < now:
@@ -94,9 +143,11 @@ class S3Signer:
         self.storage = storage
 
     def object_exists(self, object_path: str) -> bool:
-        return self.storage.exists(layout.join(self.storage.root, object_path))
+        return stored_object(self.storage, object_path) is not None
 
     def sign(self, object_path: str, filename: str, now: float) -> str:
+        """`filename` goes into a response header of S3's: callers pass `archive_filename()`, never
+        text from a seal."""
         path = layout.join(self.storage.root, object_path)
         # s3fs forwards extra keyword arguments as GetObject parameters of the presigned request.
         url = self.storage.fs.url(
@@ -119,14 +170,16 @@ def source_download(record: dict[str, Any] | None, signer: ArchiveSigner | None)
     object_path = record.get("object_path")
     if signer is None:
         raise errors.SourceDownloadNotConfigured()
+    # The spec's `<alpha_id>.zip`, from the content address the pipeline wrote; the seal's own
+    # `filename` text never reaches a URL or a header.
+    filename = archive_filename(object_path) if isinstance(object_path, str) else None
     try:
-        present = bool(object_path) and signer.object_exists(str(object_path))
-    except Exception as exc:  # the store itself failed: transient, retry with backoff
+        present = filename is not None and signer.object_exists(str(object_path))
+    except Exception as exc:  # the store itself failed or is gone: transient, retry with backoff
         log.warning("archive store failed while checking %s: %s", object_path, exc)
         raise errors.SourceDownloadUnavailable() from exc
-    if not present:
-        raise errors.SourceObjectMissing(details={"filename": record.get("filename")})
-    filename = str(record.get("filename"))
+    if filename is None or not present:
+        raise errors.SourceObjectMissing(details={"filename": filename or record.get("filename")})
     try:
         url = signer.sign(str(object_path), filename, time.time())
     except Exception as exc:
@@ -145,11 +198,15 @@ SIGNING_KEY_BYTES = 32
 
 
 def read_signing_key(path: str) -> bytes | None:
-    """The HMAC key in `path`, or None when the file is absent or empty (not configured)."""
+    """The HMAC key in `path`, or None when the file is absent, empty or unreadable (a directory,
+    no permission): source downloads are then not configured (503), never a 500 per request."""
     try:
         with open(path, "rb") as handle:
             key = handle.read()
     except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("signing key %s is unreadable (%s): source downloads are not configured", path, exc)
         return None
     return key or None
 

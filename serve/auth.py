@@ -11,6 +11,8 @@ The router has already answered unknown paths; these guards run in order on a ma
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,7 +27,8 @@ from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.context import Caller
-from serve.identity.authenticate import reject_key_in_query
+from serve.identity.authenticate import bearer_token, reject_key_in_query
+from serve.identity.tokens import parse_token
 from serve.limits.model import SELF_SERVICE_LIMITS, LimiterUnavailable, Limits
 from serve.settings import Settings
 
@@ -51,16 +54,48 @@ def services_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Services:
     return services
 
 
+UNPARSABLE_ADDRESS = "unparsable"
+"""Stands in for a forwarded address that is not an IP address: matches no IP allow-list entry,
+and the client's text is never echoed (in `error.details.ip` or `/v1/me` `ip`)."""
+
+
 def client_ip(connection: ASGIConnection[Any, Any, Any, Any], trusted_proxy_hops: int) -> str:
     """The caller's address: the socket peer, or `trusted_proxy_hops` back in X-Forwarded-For."""
     peer = connection.client.host if connection.client else "0.0.0.0"
     if trusted_proxy_hops <= 0:
         return peer
-    forwarded = [p.strip() for p in connection.headers.get("x-forwarded-for", "").split(",") if p.strip()]
+    # Several X-Forwarded-For lines are one list, in order (RFC 9110 5.3): reading only the first
+    # line would let a client put its own line before the proxy's and choose its address.
+    lines = connection.headers.getall("x-forwarded-for", [])
+    forwarded = [p.strip() for p in ",".join(lines).split(",") if p.strip()]
     # Each trusted proxy appended the address it saw; the client is `hops` entries from the right.
     chain = [*forwarded, peer]
     index = max(0, len(chain) - 1 - trusted_proxy_hops)
-    return chain[index]
+    if index == len(chain) - 1:
+        return peer
+    return forwarded_address(chain[index])
+
+
+def forwarded_address(entry: str) -> str:
+    """An X-Forwarded-For entry as a canonical IP address, or `UNPARSABLE_ADDRESS`.
+
+    Accepts `a.b.c.d`, `a.b.c.d:port`, an IPv6 address, and `[v6]` or `[v6]:port`.
+    """
+    text = entry.strip()
+    if text.startswith("["):
+        host, closed, rest = text[1:].partition("]")
+        if not closed or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            return UNPARSABLE_ADDRESS
+        text = host
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+        if not port.isdigit():
+            return UNPARSABLE_ADDRESS
+        text = host
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        return UNPARSABLE_ADDRESS
 
 
 def endpoint_of(handler: BaseRouteHandler) -> str | None:
@@ -78,6 +113,17 @@ def only_get(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteH
         raise errors.MethodNotAllowed(details={"method": connection.scope.get("method"), "allowed": ["GET"]})
 
 
+IDENTIFIED_KEY_REFUSALS = (
+    errors.KeyRevoked,
+    errors.KeySuspended,
+    errors.KeyExpired,
+    errors.AccountInactive,
+    errors.IpNotAllowed,
+)
+"""Refusals raised only after the key's secret matched: the key is identified, so its public id
+goes to the access log (`state["key_id"]`)."""
+
+
 def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     """The authenticated caller of this request (authenticated once, then kept on the state)."""
     state = connection.scope.setdefault("state", {})
@@ -86,8 +132,15 @@ def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
         return caller
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
-    caller = services.authenticate(connection.headers.get("authorization"), ip, datetime.now(UTC))
+    authorization = connection.headers.get("authorization")
+    try:
+        caller = services.authenticate(authorization, ip, datetime.now(UTC))
+    except IDENTIFIED_KEY_REFUSALS:
+        with contextlib.suppress(errors.ApiError):  # an authenticator of tests may take other tokens
+            state["key_id"] = parse_token(bearer_token(authorization)).key_id
+        raise
     state["caller"] = caller
+    state["key_id"] = caller.key_id
     return caller
 
 
@@ -139,8 +192,10 @@ def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRo
         decision = services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
     except LimiterUnavailable:
         # Fail open: an unreachable counter store must not take the whole API down; /v1/health
-        # reports the limiter as down meanwhile.
+        # reports the limiter as down meanwhile. Handlers that read usage answer 503 at once
+        # instead of waiting for the limiter a second time.
         log.warning("rate limiter unavailable; request admitted unmetered")
+        connection.scope.setdefault("state", {})["limiter_unavailable"] = True
         return
     if not decision.allowed:
         error_type = {

@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
 def _ensure_local_folders(settings: Settings) -> None:
     if "://" not in settings.lake:
         Path(settings.lake).mkdir(parents=True, exist_ok=True)
-    if settings.keystore_url.startswith("sqlite:///") and ":memory:" not in settings.keystore_url:
-        Path(settings.keystore_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    # Not the key store's folder: a mistyped path must be an unavailable store, not a new empty
+    # one (`--init-demo` and the `accounts`/`keys` commands create it).
 
 
 def init_demo(settings: Settings) -> None:

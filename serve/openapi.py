@@ -1,8 +1,11 @@
 """The OpenAPI 3.1 document served at `/openapi.json` (outside `/v1`).
 
-Built from the same declarations the server runs on: the endpoint registry (paths, ids), the
-declared query parameters (`serve.routes.base.ENDPOINT_PARAMS`) and the wire field sets
-(`schemas.wire`, typed from `schemas.lake`), so it cannot drift from what is served.
+Built from the same declarations the server runs on: the endpoint registry (paths, ids, which
+routes are public), the declared query parameters (`serve.routes.base.ENDPOINT_PARAMS`) and the
+wire field sets (`schemas.wire`, typed from `schemas.lake`), so it cannot drift from what is
+served. Each operation declares only the statuses its route can answer, and the response headers
+the app sets (`X-Request-ID` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
+`WWW-Authenticate` on 401). The signed archive download route outside `/v1` is declared too.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pyarrow as pa
 
 from schemas import lake, wire
 from schemas.registry import BY_ID, REGISTRY_VERSION
+from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.routes.base import ENDPOINT_PARAMS, Param
 from serve.routes.meta import build_version
 
@@ -22,11 +26,76 @@ ERROR_STATUSES = {
     "400": "Invalid parameters (bad_request, unknown_book)",
     "401": "Missing, malformed or unusable API key",
     "403": "Not allowed (account, IP, endpoint, alpha or run allow-list)",
-    "404": "No such path or method, or the addressed resource does not exist",
+    "404": "The addressed resource does not exist",
     "429": "Rate limit or monthly quota exceeded",
     "500": "Unhandled failure (no detail in the body)",
-    "503": "A backend (lake, market data) is temporarily unreachable",
+    "503": "A backend (key store, lake, market data, object store) is temporarily unreachable or not configured",
 }
+"""Every error status a `/v1` route may answer; `error_statuses` picks those of one route."""
+
+NOT_FOUND_ENDPOINTS = frozenset({"admin.keys.usage"})
+"""Routes answering 404 besides those addressing an alpha (`{alpha}` in the path)."""
+
+
+def error_statuses(endpoint_id: str) -> tuple[str, ...]:
+    """The error statuses of one `/v1` route. Every route rejects unknown parameters (400) and may
+    fail unexpectedly (500). Keyed routes also authenticate (401), check allow-lists (403), meter
+    (429) and read the key store (503); only `/v1/health` is public and answers 200 even when a
+    backend is down. 404 belongs to routes that address something that may not exist."""
+    endpoint = BY_ID[endpoint_id]
+    statuses = {"400", "500"}
+    if not endpoint.public:
+        statuses |= {"401", "403", "429", "503"}
+    if "{alpha" in endpoint.path or endpoint_id in NOT_FOUND_ENDPOINTS:
+        statuses.add("404")
+    return tuple(sorted(statuses))
+
+
+def _header(description: str, schema: dict[str, Any], required: bool = False) -> dict[str, Any]:
+    return {"description": description, "required": required, "schema": schema}
+
+
+_INTEGER = {"type": "integer", "minimum": 0}
+RATE_LIMIT_HEADERS = ("Limit", "Remaining", "Used", "Reset", "Window")
+HEADERS: dict[str, dict[str, Any]] = {
+    "X-Request-ID": _header("Id of this request; quote it to support.", {"type": "string"}, True),
+    "X-RateLimit-Limit": _header("Limit of the binding window.", _INTEGER),
+    "X-RateLimit-Remaining": _header("Requests left in the binding window.", _INTEGER),
+    "X-RateLimit-Used": _header("Requests counted in the binding window.", _INTEGER),
+    "X-RateLimit-Reset": _header("Epoch second at which the binding window resets.", _INTEGER),
+    "X-RateLimit-Window": _header(
+        "The binding window.", {"type": "string", "enum": ["second", "minute", "day", "month"]}
+    ),
+    "Retry-After": _header("Seconds until the exhausted window allows a request.", _INTEGER, True),
+    "WWW-Authenticate": _header("`Bearer`, when no key was presented (missing_api_key).", {"type": "string"}),
+}
+"""Response headers, referenced from each response (`components.headers`)."""
+
+
+def _headers(names: Sequence[str], required: Sequence[str] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        if name in required:
+            out[name] = {**HEADERS[name], "required": True}
+        else:
+            out[name] = {"$ref": f"#/components/headers/{name}"}
+    return out
+
+
+def _response_headers(endpoint_id: str, status: str) -> dict[str, Any]:
+    """Metered routes carry the `X-RateLimit-*` headers once the request was counted (from the
+    limiter's decision on; not on 401 nor before the limiter ran, and never while it is down)."""
+    names = ["X-Request-ID"]
+    metered = not BY_ID[endpoint_id].public
+    if metered and status != "401":
+        names += [f"X-RateLimit-{part}" for part in RATE_LIMIT_HEADERS]
+    if status == "429":
+        names.append("Retry-After")
+        return _headers(names, required=[*names])
+    if status == "401":
+        names.append("WWW-Authenticate")
+    return _headers(names)
+
 
 _NUMBER = {"type": ["number", "null"]}
 _DATE = {"type": "string", "format": "date"}
@@ -288,6 +357,7 @@ COMPONENTS: dict[str, Any] = {
             },
         },
     },
+    "headers": HEADERS,
     "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
 }
 
@@ -354,7 +424,11 @@ def _success(endpoint_id: str) -> dict[str, Any]:
                 "meta": _meta_schema(endpoint_id),
             },
         }
-    return {"description": "OK", "content": {"application/json": {"schema": schema}}}
+    return {
+        "description": "OK",
+        "headers": _response_headers(endpoint_id, "200"),
+        "content": {"application/json": {"schema": schema}},
+    }
 
 
 def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
@@ -376,8 +450,12 @@ def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
         )
     responses: dict[str, Any] = {"200": _success(endpoint_id)}
     error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-    for status, text in ERROR_STATUSES.items():
-        responses[status] = {"description": text, "content": error_ref}
+    for status in error_statuses(endpoint_id):
+        responses[status] = {
+            "description": ERROR_STATUSES[status],
+            "headers": _response_headers(endpoint_id, status),
+            "content": error_ref,
+        }
     operation: dict[str, Any] = {
         "operationId": endpoint_id,
         "summary": endpoint.summary,
@@ -390,12 +468,76 @@ def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
     return path, operation
 
 
+_HEX64 = "^[0-9a-f]{64}$"
+DOWNLOAD_PATH = f"{DOWNLOAD_ROUTE_PREFIX}/archives/{{alpha_id}}/{{sha256}}.zip"
+
+
+def _download_operation() -> dict[str, Any]:
+    """`serve.routes.downloads`: the archive behind a signed URL of a local lake; no API key."""
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+
+    def error(text: str) -> dict[str, Any]:
+        return {"description": text, "headers": _headers(["X-Request-ID"]), "content": error_ref}
+
+    string = {"type": "string"}
+    return {
+        "operationId": "downloadArchive",
+        "summary": "Source archive behind a signed URL of /source/download (local lake)",
+        "tags": ["downloads"],
+        "security": [],
+        "parameters": [
+            {"name": "alpha_id", "in": "path", "required": True, "schema": string},
+            {"name": "sha256", "in": "path", "required": True, "schema": {**string, "pattern": _HEX64}},
+            {
+                "name": "expires",
+                "in": "query",
+                "required": True,
+                "description": "Epoch second after which the URL is refused, as signed.",
+                "schema": {**string, "pattern": "^[0-9]{1,12}$"},
+            },
+            {
+                "name": "signature",
+                "in": "query",
+                "required": True,
+                "description": "HMAC-SHA256 (lowercase hex) over the object path and `expires`.",
+                "schema": {**string, "pattern": _HEX64},
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "The archive, streamed",
+                "headers": {
+                    **_headers(["X-Request-ID"]),
+                    "Content-Disposition": _header('attachment; filename="<alpha_id>.zip"', string, True),
+                    "Content-Length": _header("Size of the archive in bytes.", _INTEGER, True),
+                    "Cache-Control": _header("private, no-store", string, True),
+                },
+                "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+            },
+            "403": error(
+                "download_url_invalid (signature missing, malformed or not matching) or download_url_expired"
+            ),
+            "404": error(
+                "source_object_missing (deleted since signing), or not_found (not an archive path, "
+                "or an S3 lake, whose URLs point at the object store)"
+            ),
+            "500": error(ERROR_STATUSES["500"]),
+            "503": error(
+                "source_download_not_configured (no usable signing key) or "
+                "source_download_unavailable (the lake folder is unreachable)"
+            ),
+        },
+    }
+
+
 def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
-    """The document of the registry ids the app mounts (`serve.app.MOUNTED_ENDPOINTS`)."""
+    """The document of the registry ids the app mounts (`serve.app.MOUNTED_ENDPOINTS`) and of the
+    archive download route."""
     paths: dict[str, Any] = {}
     for endpoint_id in endpoint_ids:
         path, operation = _operation(endpoint_id)
         paths[path] = {"get": operation}
+    paths[DOWNLOAD_PATH] = {"get": _download_operation()}
     return {
         "openapi": "3.1.0",
         "info": {

@@ -17,11 +17,22 @@ from serve import errors
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
+# Far beyond any collection the lake holds, and inside DuckDB's BIGINT, so an absurd offset is a
+# 400 naming the parameter instead of a conversion failure in the query.
+OFFSET_MAX = 1_000_000_000
 DEFAULT_LIMIT = 100
 SERIES_DEFAULT_LIMIT = 500  # equity curve and benchmark series
 MAX_SYMBOLS = 1000
 SYMBOL_PATTERN = re.compile(r"^[A-Z0-9][A-Z0-9._\-]{0,23}$")
-DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# `[0-9]`, never `\d`: `\d` matches every Unicode digit ("١" is taken as 1 by int()). Whitespace
+# around a number is tolerated (a `+` in a query string decodes to a space), nothing else.
+DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+INTEGER_PATTERN = re.compile(r"[ \t]*(?P<number>[+-]?[0-9]+)[ \t]*")
+NUMBER_PATTERN = re.compile(
+    r"[ \t]*(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[ \t]*"
+)
+# More digits than any bound of any parameter; refused before int() is asked to convert them.
+INTEGER_MAX_DIGITS = 18
 
 PAGING = ("limit", "offset")
 WINDOW = ("from", "to")
@@ -32,7 +43,7 @@ _FALSE = ("false", "0", "no")
 
 def parse_date(text: str) -> dt.date | None:
     """A YYYY-MM-DD calendar date, or None when the text is not one."""
-    if not DATE_PATTERN.match(text):
+    if not DATE_PATTERN.fullmatch(text):
         return None
     try:
         return dt.date.fromisoformat(text)
@@ -77,16 +88,17 @@ class QueryParams:
         text = self.values.get(name)
         if text is None:
             return default
-        try:
-            value = int(text.strip()) if re.fullmatch(r"\s*[+-]?\d+\s*", text) else None
-        except ValueError:
-            value = None
-        if value is None:
-            self.fail(name, "must be an integer")
+        match = INTEGER_PATTERN.fullmatch(text)
+        if match is None:
+            self.fail(name, "must be an integer (ASCII digits)")
             return default
+        digits = match["number"].lstrip("+-").lstrip("0")
+        if len(digits) > INTEGER_MAX_DIGITS:
+            self.fail(name, f"must be {_bounds(minimum, maximum)}")
+            return default
+        value = int(match["number"])
         if minimum is not None and value < minimum or maximum is not None and value > maximum:
-            bounds = f"between {minimum} and {maximum}" if maximum is not None else f">= {minimum}"
-            self.fail(name, f"must be {bounds}; got {value}")
+            self.fail(name, f"must be {_bounds(minimum, maximum)}; got {value}")
             return default
         return value
 
@@ -94,7 +106,7 @@ class QueryParams:
         return self.integer("limit", default, LIMIT_MIN, LIMIT_MAX)
 
     def offset(self) -> int:
-        return self.integer("offset", 0, 0)
+        return self.integer("offset", 0, 0, OFFSET_MAX)
 
     def date(self, name: str) -> dt.date | None:
         text = self.values.get(name)
@@ -139,11 +151,12 @@ class QueryParams:
         text = self.values.get(name)
         if text is None:
             return None
-        try:
-            value = float(text)
-        except ValueError:
-            self.fail(name, f"must be a number; got {text!r}")
+        # float() alone would also take Unicode digits, `1_0`, `nan` and `infinity`.
+        match = NUMBER_PATTERN.fullmatch(text)
+        if match is None:
+            self.fail(name, f"must be a decimal number; got {text!r}")
             return None
+        value = float(match["number"])
         if value != value or value in (float("inf"), float("-inf")):
             self.fail(name, f"must be a finite number; got {text!r}")
             return None
@@ -157,7 +170,8 @@ class QueryParams:
         text = self.values.get(name)
         if text is None:
             return None
-        tokens = [t.strip().upper() for t in text.split(",")]
+        # ASCII first: `.upper()` maps some other letters onto ASCII ones ("ß" -> "SS").
+        tokens = [t.strip().upper() if t.isascii() else "" for t in text.split(",")]
         bad = [t for t in tokens if not SYMBOL_PATTERN.match(t)]
         if bad or not tokens:
             self.fail(
@@ -185,6 +199,16 @@ class QueryParams:
             accepted = ", ".join(wire.DIRECTIONS)
             self.fail("direction", f"must be one of {accepted} (case-insensitive); got {text!r}")
         return value
+
+
+def _bounds(minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f"between {minimum} and {maximum}"
+    if maximum is not None:
+        return f"<= {maximum}"
+    if minimum is not None:
+        return f">= {minimum}"
+    return f"at most {INTEGER_MAX_DIGITS} digits long"
 
 
 def echo(values: dict[str, Any]) -> dict[str, Any]:

@@ -1,16 +1,26 @@
 """The shared key store: PostgreSQL, for several server processes or machines.
 
-The URL is handed to libpq as is, so `?options=-csearch_path%3Dmyschema` selects a schema.
+The URL is handed to libpq, so `?options=-csearch_path%3Dmyschema` selects a schema; the store adds
+its timeouts (below) to what the URL says, and the URL's own `connect_timeout`, `keepalives*` and
+`tcp_user_timeout` win over the defaults here.
+
+Every wait is bounded, so a database that accepts TCP and never answers costs a request at most
+about `LOCK_WAIT_SECONDS` (waiting for the one connection) or `QUERY_DEADLINE_SECONDS` (holding it),
+never hangs it: 503 `upstream_unavailable`.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import psycopg
 import psycopg.errors
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.pq import TransactionStatus
+from psycopg.rows import TupleRow
 
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore, StoreConflict
 
@@ -51,6 +61,8 @@ SCHEMA = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS api_keys_by_user ON api_keys (user_id, created_at)",
+    # E-mails are stored lower-cased; the index also keeps older mixed-case rows unique.
+    "CREATE UNIQUE INDEX IF NOT EXISTS accounts_email_lower ON accounts (lower(email))",
 )
 
 # Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT
@@ -58,41 +70,105 @@ SCHEMA = (
 _SCHEMA_LOCK_ID = 0x61725F6B657973
 
 
+STATEMENT_TIMEOUT_MS = 2000
+"""Server side: the database cancels any statement of this store that runs longer."""
+QUERY_DEADLINE_SECONDS = 3.0
+"""Client side: a statement whose answer has not arrived by then is abandoned with its connection
+(covers a server or network path that accepted the query and went silent, where
+`statement_timeout` never fires)."""
+LOCK_WAIT_SECONDS = 2.0
+"""How long a request waits for the store's one connection before answering 503."""
+RECONNECT_BACKOFF_SECONDS = 2.0
+"""After a failed connect (or an abandoned statement), requests answer 503 at once for this long
+instead of each waiting the connect timeout again."""
+CONNECTION_DEFAULTS = {
+    "connect_timeout": "3",
+    # Detect a dead peer on an idle connection (keepalives) and unacknowledged sends (tcp_user_timeout, ms).
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "10000",
+}
+
+
+def connection_info(url: str) -> str:
+    """The libpq connection string: the URL's parameters, the defaults above and `statement_timeout`."""
+    params: dict[str, Any] = conninfo_to_dict(url)
+    for name, value in CONNECTION_DEFAULTS.items():
+        params.setdefault(name, value)
+    # Appended to any `options` of the URL (a search_path, say) rather than replacing them.
+    params["options"] = f"{params.get('options', '')} -c statement_timeout={STATEMENT_TIMEOUT_MS}".strip()
+    return make_conninfo("", **params)
+
+
+class _DeadlineConnection(psycopg.Connection[TupleRow]):
+    """A connection whose every wait on the server (query, commit) ends after `QUERY_DEADLINE_SECONDS`."""
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        return super().wait(
+            gen, interval=interval, timeout=QUERY_DEADLINE_SECONDS if timeout is None else timeout
+        )
+
+
 class PostgresKeyStore(SqlKeyStore):
     def __init__(self, url: str) -> None:
-        self._url = url
+        self._conninfo = connection_info(url)
         self._lock = threading.Lock()
         self._connection: psycopg.Connection[Any] | None = None
+        self._retry_at = 0.0
         with self._lock:
             connection = self._connect()
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK_ID,))
-                for statement in SCHEMA:
-                    connection.execute(statement)
+            try:
+                with connection.transaction():
+                    connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK_ID,))
+                    for statement in SCHEMA:
+                        connection.execute(statement)
+            except psycopg.OperationalError as exc:
+                connection.close()
+                raise KeyStoreUnavailable() from exc
 
     def _connect(self) -> psycopg.Connection[Any]:
         if self._connection is None or self._connection.closed:
+            if time.monotonic() < self._retry_at:
+                raise KeyStoreUnavailable()
             try:
-                self._connection = psycopg.connect(self._url, autocommit=True, connect_timeout=5)
+                self._connection = _DeadlineConnection.connect(self._conninfo, autocommit=True)
             except psycopg.OperationalError as exc:
+                self._retry_at = time.monotonic() + RECONNECT_BACKOFF_SECONDS
                 raise KeyStoreUnavailable() from exc
         return self._connection
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[tuple[Any, ...]], int]:
         # The shared SQL uses `?` markers and contains no literal `?` or `%`.
         sql = sql.replace("?", "%s")
-        with self._lock:
+        if not self._lock.acquire(timeout=LOCK_WAIT_SECONDS):
+            raise KeyStoreUnavailable()
+        try:
             try:
                 return self._run(sql, params)
             except psycopg.OperationalError as exc:
                 if self._connection is None or not self._connection.broken:
+                    self._abandon_if_stuck()
                     raise KeyStoreUnavailable() from exc
             # The server closed an idle connection (restart, failover): reopen once and retry.
             self._connection.close()
             try:
                 return self._run(sql, params)
             except psycopg.OperationalError as exc:
+                self._abandon_if_stuck()
                 raise KeyStoreUnavailable() from exc
+        finally:
+            self._lock.release()
+
+    def _abandon_if_stuck(self) -> None:
+        """A statement still in flight after its deadline leaves the connection unusable: drop it."""
+        connection = self._connection
+        if connection is None or connection.closed:
+            return
+        if connection.pgconn.transaction_status != TransactionStatus.IDLE:
+            connection.close()
+            self._retry_at = time.monotonic() + RECONNECT_BACKOFF_SECONDS
 
     def _run(self, sql: str, params: Sequence[Any]) -> tuple[list[tuple[Any, ...]], int]:
         try:
@@ -103,6 +179,7 @@ class PostgresKeyStore(SqlKeyStore):
         return rows, cursor.rowcount
 
     def close(self) -> None:
+        # Waits for a statement in flight, which its deadline bounds.
         with self._lock:
             if self._connection is not None:
                 self._connection.close()

@@ -139,4 +139,5 @@ def as_utc(moment: datetime) -> datetime:
 
 
 def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else as_utc(moment).isoformat().replace("+00:00", "Z")
+    """ISO 8601 UTC with `Z`, to the second (docs/api.md); the store keeps microseconds for ordering."""
+    return None if moment is None else as_utc(moment).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -109,13 +109,17 @@ class KeyStore(Protocol):
     def set_key_ips(self, key_id: str, ip_allow: Sequence[str] | None) -> KeyRecord: ...
 
 
-def open_store(url: str | None = None) -> SqlKeyStore:
-    """`sqlite:///relative/path`, `sqlite:////absolute/path`, `sqlite:///:memory:` or `postgresql://...`."""
+def open_store(url: str | None = None, create: bool = True) -> SqlKeyStore:
+    """`sqlite:///relative/path`, `sqlite:////absolute/path`, `sqlite:///:memory:` or `postgresql://...`.
+
+    `create=False` (the server) opens a SQLite file only if it exists; the CLI creates it.
+    Raises `KeyStoreUnavailable` when the store cannot be opened.
+    """
     url = url or DEFAULT_KEYSTORE_URL
     if url.startswith("sqlite://"):
         from serve.identity.sqlite_store import SqliteKeyStore
 
-        return SqliteKeyStore(url)
+        return SqliteKeyStore(url, create=create)
     if url.startswith(("postgresql://", "postgres://")):
         from serve.identity.postgres_store import PostgresKeyStore
 
@@ -140,13 +144,16 @@ SELECT_ACCOUNT_BY_ID = (
 SELECT_ACCOUNT_BY_EMAIL = (
     "SELECT user_id, email, role, status, ceiling_endpoints, ceiling_alphas, ceiling_runs, "
     "ceiling_raw_book, created_at "
-    "FROM accounts WHERE email = ?"
+    "FROM accounts WHERE lower(email) = ?"
 )
+# Inserts only while the owner exists and is not deleted (one statement, so no deletion can slip
+# in between a check and the insert). The CAST types a NULL quota for PostgreSQL.
 INSERT_KEY = (
     "INSERT INTO api_keys (key_id, user_id, name, env, status, revoked_at, expires_at, "
     "allow_endpoints, allow_alphas, allow_runs, expose_raw_book, per_second, per_minute, "
     "per_day, monthly_requests, ip_allow, created_at, secret_sha256) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS BIGINT), ?, ?, ? "
+    "WHERE EXISTS (SELECT 1 FROM accounts WHERE user_id = ? AND status <> 'deleted')"
 )
 SELECT_KEY_BY_ID = (
     "SELECT key_id, user_id, name, env, status, revoked_at, expires_at, allow_endpoints, "
@@ -227,11 +234,13 @@ def _new_user_id() -> str:
 
 
 def _check_rate_limit(rate_limit: RateLimit) -> None:
+    """Every window at least 1: a 0 would refuse every request (suspend the key instead), and
+    "no monthly quota" is spelled `unlimited` (None), never 0."""
     for name in ("per_second", "per_minute", "per_day"):
-        if getattr(rate_limit, name) < 0:
-            raise IdentityError(f"{name} must be a non-negative integer")
-    if rate_limit.monthly_requests is not None and rate_limit.monthly_requests < 0:
-        raise IdentityError("monthly_requests must be a non-negative integer or unlimited")
+        if getattr(rate_limit, name) < 1:
+            raise IdentityError(f"{name} must be a positive integer")
+    if rate_limit.monthly_requests is not None and rate_limit.monthly_requests < 1:
+        raise IdentityError("monthly_requests must be a positive integer or unlimited")
 
 
 def normalise_ip_allow(entries: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -271,7 +280,7 @@ class SqlKeyStore(ABC):
     # accounts
 
     def create_account(self, email: str, role: str = "member", now: datetime | None = None) -> AccountRecord:
-        email = email.strip()
+        email = normalise_email(email)
         if "@" not in email:
             raise IdentityError(f"not an e-mail address: {email!r}")
         _check_choice("role", role, ROLES)
@@ -302,22 +311,32 @@ class SqlKeyStore(ABC):
         return _account_from_row(rows[0]) if rows else None
 
     def find_account_by_email(self, email: str) -> AccountRecord | None:
-        rows, _ = self._execute(SELECT_ACCOUNT_BY_EMAIL, (email.strip(),))
+        rows, _ = self._execute(SELECT_ACCOUNT_BY_EMAIL, (normalise_email(email),))
         return _account_from_row(rows[0]) if rows else None
 
     def set_account_role(self, user_id: str, role: str) -> AccountRecord:
         _check_choice("role", role, ROLES)
-        self._require_account(user_id)
-        self._execute("UPDATE accounts SET role = ? WHERE user_id = ?", (role, user_id))
+        _, changed = self._execute(
+            "UPDATE accounts SET role = ? WHERE user_id = ? AND status <> 'deleted'", (role, user_id)
+        )
+        if not changed:
+            self._require_account(user_id)
+            raise InvalidTransition(f"account {user_id} is deleted; deletion is final")
         log.info("account role set user_id=%s role=%s", user_id, role)
         return self._require_account(user_id)
 
     def set_account_status(self, user_id: str, status: str) -> AccountRecord:
         _check_choice("status", status, ACCOUNT_STATUSES)
-        account = self._require_account(user_id)
-        if account.status == "deleted" and status != "deleted":
+        if status == "deleted":
+            _, changed = self._execute("UPDATE accounts SET status = ? WHERE user_id = ?", (status, user_id))
+        else:
+            # The condition is part of the UPDATE, so a concurrent deletion cannot be undone.
+            _, changed = self._execute(
+                "UPDATE accounts SET status = ? WHERE user_id = ? AND status <> 'deleted'", (status, user_id)
+            )
+        if not changed:
+            self._require_account(user_id)
             raise InvalidTransition(f"account {user_id} is deleted; deletion is final")
-        self._execute("UPDATE accounts SET status = ? WHERE user_id = ?", (status, user_id))
         log.info("account status set user_id=%s status=%s", user_id, status)
         return self._require_account(user_id)
 
@@ -357,9 +376,6 @@ class SqlKeyStore(ABC):
         now: datetime | None = None,
     ) -> tuple[KeyRecord, str]:
         """Create a key; returns the record and the token, which exists nowhere else afterwards."""
-        account = self._require_account(user_id)
-        if account.status == "deleted":
-            raise InvalidTransition(f"account {user_id} is deleted; it cannot receive keys")
         if not name.strip():
             raise IdentityError("a key needs a non-empty name")
         grants = grants or DEFAULT_KEY_GRANTS
@@ -384,7 +400,7 @@ class SqlKeyStore(ABC):
         for _ in range(5):  # a key_id collision is astronomically unlikely; retry rather than fail
             issued = generate_token(env)
             try:
-                self._execute(
+                _, inserted = self._execute(
                     INSERT_KEY,
                     (
                         issued.key_id,
@@ -405,10 +421,14 @@ class SqlKeyStore(ABC):
                         None if ips is None else json.dumps(list(ips)),
                         stored_time(now or datetime.now(UTC)),
                         issued.secret_sha256,
+                        user_id,
                     ),
                 )
             except StoreConflict:
                 continue
+            if not inserted:
+                self._require_account(user_id)
+                raise InvalidTransition(f"account {user_id} is deleted; it cannot receive keys")
             return issued
         raise IdentityError("could not allocate a unique key_id")
 
@@ -440,66 +460,63 @@ class SqlKeyStore(ABC):
 
     def set_key_status(self, key_id: str, status: str) -> KeyRecord:
         _check_choice("status", status, KEY_STATUSES)
-        self._require_live_key(key_id)
-        self._execute("UPDATE api_keys SET status = ? WHERE key_id = ?", (status, key_id))
+        self._update_live_key(
+            "UPDATE api_keys SET status = ? WHERE key_id = ? AND revoked_at IS NULL", status, key_id
+        )
         log.info("key status set key_id=%s status=%s", key_id, status)
         return self._require_key(key_id)
 
     def revoke_key(self, key_id: str, now: datetime | None = None) -> KeyRecord:
-        self._require_live_key(key_id)
-        self._execute(
-            "UPDATE api_keys SET revoked_at = ? WHERE key_id = ?",
-            (stored_time(now or datetime.now(UTC)), key_id),
+        self._update_live_key(
+            "UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
+            stored_time(now or datetime.now(UTC)),
+            key_id,
         )
         log.info("key revoked key_id=%s", key_id)
         return self._require_key(key_id)
 
     def set_key_expiry(self, key_id: str, expires_at: datetime | None) -> KeyRecord:
-        self._require_live_key(key_id)
-        self._execute(
-            "UPDATE api_keys SET expires_at = ? WHERE key_id = ?", (stored_time(expires_at), key_id)
+        self._update_live_key(
+            "UPDATE api_keys SET expires_at = ? WHERE key_id = ? AND revoked_at IS NULL",
+            stored_time(expires_at),
+            key_id,
         )
         log.info("key expiry set key_id=%s", key_id)
         return self._require_key(key_id)
 
     def set_key_grants(self, key_id: str, grants: Grants) -> KeyRecord:
-        self._require_live_key(key_id)
-        self._execute(
+        self._update_live_key(
             "UPDATE api_keys SET allow_endpoints = ?, allow_alphas = ?, allow_runs = ?, expose_raw_book = ? "
-            "WHERE key_id = ?",
-            (
-                _allow_json(grants.endpoints),
-                _allow_json(grants.alphas),
-                _allow_json(grants.runs),
-                int(grants.expose_raw_book),
-                key_id,
-            ),
+            "WHERE key_id = ? AND revoked_at IS NULL",
+            _allow_json(grants.endpoints),
+            _allow_json(grants.alphas),
+            _allow_json(grants.runs),
+            int(grants.expose_raw_book),
+            key_id,
         )
         log.info("key grants set key_id=%s", key_id)
         return self._require_key(key_id)
 
     def set_key_limits(self, key_id: str, rate_limit: RateLimit) -> KeyRecord:
         _check_rate_limit(rate_limit)
-        self._require_live_key(key_id)
-        self._execute(
-            "UPDATE api_keys SET per_second = ?, per_minute = ?, per_day = ?, monthly_requests = ? WHERE key_id = ?",
-            (
-                rate_limit.per_second,
-                rate_limit.per_minute,
-                rate_limit.per_day,
-                rate_limit.monthly_requests,
-                key_id,
-            ),
+        self._update_live_key(
+            "UPDATE api_keys SET per_second = ?, per_minute = ?, per_day = ?, monthly_requests = ? "
+            "WHERE key_id = ? AND revoked_at IS NULL",
+            rate_limit.per_second,
+            rate_limit.per_minute,
+            rate_limit.per_day,
+            rate_limit.monthly_requests,
+            key_id,
         )
         log.info("key rate limits set key_id=%s", key_id)
         return self._require_key(key_id)
 
     def set_key_ips(self, key_id: str, ip_allow: Sequence[str] | None) -> KeyRecord:
         ips = normalise_ip_allow(ip_allow)
-        self._require_live_key(key_id)
-        self._execute(
-            "UPDATE api_keys SET ip_allow = ? WHERE key_id = ?",
-            (None if ips is None else json.dumps(list(ips)), key_id),
+        self._update_live_key(
+            "UPDATE api_keys SET ip_allow = ? WHERE key_id = ? AND revoked_at IS NULL",
+            None if ips is None else json.dumps(list(ips)),
+            key_id,
         )
         log.info("key IP allow-list set key_id=%s", key_id)
         return self._require_key(key_id)
@@ -510,12 +527,22 @@ class SqlKeyStore(ABC):
             raise UnknownKey(f"no key with key_id {key_id!r}")
         return key
 
-    def _require_live_key(self, key_id: str) -> KeyRecord:
-        """Revocation is final: a revoked key is never changed again."""
-        key = self._require_key(key_id)
-        if key.is_revoked:
+    def _update_live_key(self, sql: str, *params: Any) -> None:
+        """Run an UPDATE that ends `WHERE key_id = ? AND revoked_at IS NULL` (the key id last).
+
+        Revocation is final: a revoked key is never changed again. The condition is part of the
+        statement, so a revocation between a check and the change cannot be overwritten.
+        """
+        _, changed = self._execute(sql, params)
+        if not changed:
+            key_id = params[-1]
+            self._require_key(key_id)
             raise InvalidTransition(f"key {key_id} is revoked; revocation is final")
-        return key
+
+
+def normalise_email(email: str) -> str:
+    """E-mail addresses are one account whatever their case: stored and looked up lower-cased."""
+    return email.strip().lower()
 
 
 def _check_choice(what: str, value: str, allowed: tuple[str, ...]) -> None:

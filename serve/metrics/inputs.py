@@ -7,7 +7,6 @@ slices these arrays by date and aggregates ~290 numbers.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from datasets import layout
+from datasets import catalog, layout
 from datasets.storage import Storage
 
 Columns = dict[str, np.ndarray]
@@ -137,7 +136,9 @@ def _read_parquet(storage: Storage, path: str) -> pa.Table | None:
 
 def read_inputs(storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
     """Read every table the metrics need from one build (absent tables stay None)."""
-    facts = json.loads(storage.read_bytes(layout.join(build_dir, layout.ALPHA_JSON)))
+    facts = catalog.read_json(storage, layout.join(build_dir, layout.ALPHA_JSON))
+    if facts is None:
+        raise FileNotFoundError(f"{build_dir} has no {layout.ALPHA_JSON}")
     conventions_raw = facts.get("metric_conventions") or {}
     conventions = Conventions(
         weeks_per_year=int(conventions_raw.get("weeks_per_year") or 52),

@@ -20,9 +20,7 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
-from datasets import catalog
-from datasets.reader import STORE_ERRORS, LakeUnavailable, page_of
-from datasets.storage import Storage
+from datasets.reader import page_of
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire, services_of
 from serve.envelope import collection, single
@@ -31,6 +29,18 @@ from serve.identity.records import iso
 from serve.limits import LimiterUnavailable
 from serve.resolve import resolve_alpha
 from serve.routes.base import Context, context
+
+
+def utc_seconds(value: Any) -> str | None:
+    """A stored timestamp as docs/api.md writes every timestamp: ISO 8601 UTC, `Z`, seconds.
+
+    Lake files carry them as the engine and pipeline wrote them (`+00:00`, maybe fractions).
+    """
+    if not value:
+        return None
+    moment = datetime.fromisoformat(str(value))
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _admin_context(request: Request[Any, Any, Any]) -> Context:
@@ -64,9 +74,9 @@ def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
         "build_id": build.build_id,
         "pipeline_version": entry.get("pipeline_version"),
         "engine_version": entry.get("engine_version"),
-        "built_at": entry.get("built_at"),
-        "sealed_at": entry.get("sealed_at"),
-        "started_at": entry.get("started_at"),
+        "built_at": utc_seconds(entry.get("built_at")),
+        "sealed_at": utc_seconds(entry.get("sealed_at")),
+        "started_at": utc_seconds(entry.get("started_at")),
         "has_description": bool(entry.get("has_description", False)),
         "source_archive": None
         if not source
@@ -121,14 +131,10 @@ def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = _admin_context(request)
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
-    root = services_of(request).settings.lake
-    try:
-        storage = Storage(root)
-        if storage.is_local and not storage.is_dir(root):
-            raise FileNotFoundError(root)
-        builds = catalog.list_builds(root, storage)
-    except STORE_ERRORS as exc:
-        raise LakeUnavailable(str(exc)) from exc
+    builds = [
+        {**row, "built_at": utc_seconds(row["built_at"]), "sealed_at": utc_seconds(row["sealed_at"])}
+        for row in ctx.reader.builds()
+    ]
     page = page_of(builds, limit, offset)
     return collection(page.rows, page.total, limit, offset, ctx.meta(source="lake:builds"))
 

@@ -35,7 +35,7 @@ def _limit(default: int) -> Param:
     return Param("limit", "integer", "Page size.", default, p.LIMIT_MIN, p.LIMIT_MAX)
 
 
-OFFSET = Param("offset", "integer", "Rows to skip.", 0, 0)
+OFFSET = Param("offset", "integer", "Rows to skip.", 0, 0, p.OFFSET_MAX)
 FROM = Param("from", "date", "First trading day, inclusive (YYYY-MM-DD); default: the window start.")
 TO = Param("to", "date", "Last trading day, inclusive (YYYY-MM-DD); default: the window end.")
 SYMBOL = Param("symbol", "string", "One ticker or a comma-separated list (matched upper-cased).")

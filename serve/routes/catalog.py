@@ -7,6 +7,7 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
+from datasets.catalog import catalogue_order
 from datasets.reader import page_of
 from serve import errors
 from serve.envelope import collection, single
@@ -35,9 +36,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
         if needle is not None and not any(needle in (v or "").casefold() for v in row.values()):
             continue
         rows.append((entry, row))
-    # started_at descending (missing last), alpha_id ascending as tiebreak: two stable sorts.
-    rows.sort(key=lambda pair: str(pair[1]["alpha_id"]))
-    rows.sort(key=lambda pair: str(pair[0].get("started_at") or ""), reverse=True)
+    rows.sort(key=lambda pair: catalogue_order({**pair[0], "alpha_id": pair[1]["alpha_id"]}))
     page = page_of([row for _, row in rows], limit, offset)
     meta = ctx.meta(source="lake:catalog")
     return collection(page.rows, page.total, limit, offset, meta)

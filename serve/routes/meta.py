@@ -8,6 +8,7 @@ source of truth, so the numbers agree with the `X-RateLimit-*` headers of the sa
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -34,21 +35,45 @@ def build_version() -> str:
         return "0+unknown"
 
 
-def _down_parts(request: Request[Any, Any, Any]) -> list[str]:
-    """Backends that do not answer; each probe is cheap and never raises."""
-    services = services_of(request)
-    down = []
+HEALTH_DEADLINE_SECONDS = 1.5
+"""All probes together; a probe that has not answered by then is reported down."""
+
+
+def _probe(name: str, backend: Any) -> bool:
+    """True when `backend` answers its ping; never raises."""
     try:
-        services.reader.ping()
+        backend.ping()
     except LakeUnavailable:
-        down.append("lake")
-    for name, backend in (("keystore", services.store), ("limiter", services.limiter)):
-        if backend is None:
-            continue
-        try:
-            backend.ping()
-        except Exception:  # any failure of a probe means "down"; health itself must answer 200
-            log.warning("health probe of %s failed", name, exc_info=True)
+        return False
+    except Exception:  # any failure of a probe means "down"; health itself must answer 200
+        log.warning("health probe of %s failed", name, exc_info=True)
+        return False
+    return True
+
+
+def _down_parts(request: Request[Any, Any, Any]) -> list[str]:
+    """Backends that do not answer within `HEALTH_DEADLINE_SECONDS`, in a fixed order.
+
+    The probes run in parallel threads; one that hangs (a database that accepts TCP and never
+    answers) is left to finish on its own, bounded by its backend's timeouts, while health answers.
+    """
+    services = services_of(request)
+    backends = {"lake": services.reader, "keystore": services.store, "limiter": services.limiter}
+    executor = ThreadPoolExecutor(max_workers=len(backends), thread_name_prefix="health-probe")
+    try:
+        probes = {
+            name: executor.submit(_probe, name, backend)
+            for name, backend in backends.items()
+            if backend is not None
+        }
+        wait(probes.values(), timeout=HEALTH_DEADLINE_SECONDS)
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+    down = []
+    for name, probe in probes.items():
+        if not probe.done():
+            log.warning("health probe of %s did not answer within %.1f s", name, HEALTH_DEADLINE_SECONDS)
+        if not (probe.done() and probe.result()):
             down.append(name)
     return down
 
@@ -79,17 +104,22 @@ def _store(services: Services) -> Any:
     return services.store
 
 
-def usage_of(services: Services, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
+def usage_of(
+    services: Services, key_id: str, limits: Limits, now: datetime, limiter_down: bool = False
+) -> dict[str, int | None]:
     """The key's counters in the windows containing `now`, read from the enforcing limiter.
 
     Without a limiter nothing is metered, so every window reads 0 and `remaining_*` the envelope.
-    An unreachable limiter is a 503: usage numbers are never invented.
+    An unreachable limiter is a 503: usage numbers are never invented. `limiter_down` (this
+    request's own hit already failed) answers that 503 at once rather than waiting again.
     """
     if services.limiter is None:
         usage: dict[str, int | None] = {name: 0 for name in WINDOW_NAMES}
         for name, limit in zip(WINDOW_NAMES, limits.as_tuple(), strict=True):
             usage[f"remaining_{name}"] = limit
         return usage
+    if limiter_down:
+        raise errors.UpstreamUnavailable("Usage counters are temporarily unreachable; retry with backoff.")
     try:
         counted: dict[str, int | None] = services.limiter.usage(key_id, limits, now)
     except LimiterUnavailable as exc:
@@ -97,6 +127,11 @@ def usage_of(services: Services, key_id: str, limits: Limits, now: datetime) -> 
             "Usage counters are temporarily unreachable; retry with backoff."
         ) from exc
     return counted
+
+
+def _limiter_down(request: Request[Any, Any, Any]) -> bool:
+    """Whether `apply_limits` found the limiter unreachable on this request."""
+    return bool(request.scope.get("state", {}).get("limiter_unavailable"))
 
 
 def _envelope(limits: Limits) -> dict[str, int | None]:
@@ -117,7 +152,7 @@ def me(request: Request[Any, Any, Any]) -> Response[bytes]:
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
-    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC))
+    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC), _limiter_down(request))
     data = me_payload(ctx.caller, key_record, usage, _envelope(limits), REGISTRY_VERSION)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
@@ -135,9 +170,10 @@ def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     # The store returns newest `created_at` first (key_id breaks ties) and omits revoked keys.
     keys = store.list_keys_of_user(account.user_id)
     now = datetime.now(UTC)
+    limiter_down = _limiter_down(request)
     rows = []
     for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
-        usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
+        usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now, limiter_down)
         rows.append(key_inventory_row(key, account, usage))
     return collection(rows, len(keys), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
-from datasets.reader import AlphaBuild
-from datasets.storage import Storage
-from serve import errors
+from datasets.reader import AlphaBuild, lake_errors
 from serve.envelope import json_response, single, with_warnings
 from serve.metrics import (
     GRANULARITIES,
@@ -25,25 +22,15 @@ from serve.routes.base import Context, context
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
 
+# Keyed by build folder, which names the lake root, so apps over different lakes never mix.
 _inputs = InputsCache()
-_storages: dict[str, Storage] = {}
-_storages_lock = threading.Lock()
-
-
-def _storage(root: str) -> Storage:
-    with _storages_lock:
-        storage = _storages.get(root)
-        if storage is None:
-            storage = _storages[root] = Storage(root)
-        return storage
 
 
 def metrics_inputs(ctx: Context, build: AlphaBuild) -> MetricsInputs:
-    """The build's tables as numpy columns, read once per build."""
-    try:
-        return _inputs.get(_storage(ctx.reader.root), build.build_dir, build.alpha_id)
-    except OSError as exc:
-        raise errors.UpstreamUnavailable() from exc
+    """The build's tables as numpy columns, read once per build; a lake failure is a 503, as on
+    every other lake-backed route."""
+    with lake_errors(ctx.reader.root):
+        return _inputs.get(ctx.reader.storage, build.build_dir, build.alpha_id)
 
 
 def caller_access(ctx: Context) -> Access:

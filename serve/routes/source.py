@@ -26,8 +26,9 @@ _signer_lock = threading.Lock()
 
 
 def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
-    """The app's archive signer, built on first use and kept for the app's lifetime (a signing
-    key added later takes a restart, like every other setting)."""
+    """The app's archive signer, built on first use and kept for the app's lifetime: the signing
+    key file is read once, so a key added or repaired later takes a restart, like every other
+    setting. An absent, empty or unreadable key leaves it None (503 not configured)."""
     state: State = request.app.state
     with _signer_lock:
         if _SIGNER_STATE not in state:

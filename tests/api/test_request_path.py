@@ -10,6 +10,8 @@ from litestar.testing import TestClient
 from datasets.reader import LakeUnavailable
 from schemas.registry import BY_ID
 from serve.app import create_app
+from serve.params import OFFSET_MAX
+from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import Settings
 from tests.api.conftest import Api, fake_authenticate
 
@@ -134,7 +136,7 @@ def test_every_offending_parameter_is_listed(api: Api) -> None:
     assert names == ["colour", "limit", "offset", "symbol", "to"]
     rules = {p["name"]: p["rule"] for p in error["details"]["parameters"]}
     assert "between 1 and 5000" in rules["limit"]
-    assert ">= 0" in rules["offset"]
+    assert f"between 0 and {OFFSET_MAX}" in rules["offset"]
     assert "unknown parameter" in rules["colour"]
     assert "secret" not in str(error)
 
@@ -190,3 +192,75 @@ def test_lake_failure_is_503_upstream_unavailable(demo_lake: Any) -> None:
         )
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "upstream_unavailable"
+
+
+PAGED_PATHS = sorted(
+    (endpoint_id, path)
+    for endpoint_id, path in DATA_PATHS.items()
+    if any(p.name == "offset" for p in ENDPOINT_PARAMS[endpoint_id])
+)
+
+
+def _with(path: str, **params: str) -> str:
+    joined = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"{path}{'&' if '?' in path else '?'}{joined}"
+
+
+@pytest.mark.parametrize("endpoint_id, path", PAGED_PATHS)
+@pytest.mark.parametrize("offset", ["9223372036854775808", str(OFFSET_MAX + 1), "9" * 5000])
+def test_offset_beyond_its_maximum_is_400_naming_it(
+    api: Api, endpoint_id: str, path: str, offset: str
+) -> None:
+    response = api.client.get(_with(path, offset=offset), headers={"Authorization": "Bearer raw"})
+    assert response.status_code == 400, (endpoint_id, response.text[:300])
+    (problem,) = response.json()["error"]["details"]["parameters"]
+    assert problem["name"] == "offset"
+    assert f"between 0 and {OFFSET_MAX}" in problem["rule"]
+
+
+def test_offset_at_its_maximum_is_an_empty_page(api: Api) -> None:
+    body = api.ok("/v1/alphas/Test_planted_factor/rebalances", offset=str(OFFSET_MAX))
+    assert body["data"] == [] and body["pagination"]["offset"] == OFFSET_MAX
+    assert body["pagination"]["has_more"] is False
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"limit": "١"},  # ARABIC-INDIC DIGIT ONE: int() takes it as 1
+        {"limit": "１０"},  # FULLWIDTH digits
+        {"offset": "٣"},
+        {"limit": "1" + "0" * 4400},  # beyond int()'s digit limit
+        {"from": "٢٠٢١-٠١-١٥"},
+        {"to": "2021-01-15\n"},
+    ],
+)
+def test_integers_and_dates_take_ascii_digits_only(api: Api, params: dict[str, str]) -> None:
+    error = api.error("/v1/alphas/Test_planted_factor/rebalances", 400, "bad_request", **params)
+    assert [p["name"] for p in error["details"]["parameters"]] == list(params)
+
+
+@pytest.mark.parametrize("value", ["٠.٥", "1_0", "nan", "infinity", "0x10", "1e"])
+def test_numbers_take_ascii_decimals_only(api: Api, value: str) -> None:
+    error = api.error(
+        "/v1/alphas/Test_planted_factor/rebalances/2021-01-15", 400, "bad_request", min_abs_weight=value
+    )
+    assert [p["name"] for p in error["details"]["parameters"]] == ["min_abs_weight"]
+
+
+def test_ascii_numbers_and_padding_still_parse(api: Api) -> None:
+    body = api.ok("/v1/alphas/Test_planted_factor/rebalances", limit=" 7", offset="+1")
+    assert body["pagination"]["limit"] == 7 and body["pagination"]["offset"] == 1
+    api.ok("/v1/alphas/Test_planted_factor/rebalances/2021-01-15", min_abs_weight="5e-2")
+
+
+def test_path_date_with_non_ascii_digits_is_400(api: Api) -> None:
+    error = api.error("/v1/alphas/Test_planted_factor/rebalances/٢٠٢١-٠١-١٥", 400, "bad_request")
+    assert [p["name"] for p in error["details"]["parameters"]] == ["date"]
+
+
+def test_symbols_that_upper_case_into_ascii_are_refused(api: Api) -> None:
+    # "ß".upper() == "SS" and "ﬁ".upper() == "FI": neither is a ticker the caller typed.
+    for value in ("ß", "ﬁ"):
+        error = api.error("/v1/alphas/Test_planted_factor/positions", 400, "bad_request", symbol=value)
+        assert [p["name"] for p in error["details"]["parameters"]] == ["symbol"]

@@ -30,7 +30,6 @@ class Served:
         self.weeks = ref.by_week(api.all_rows(f"{base}/scores"))
         self.index = [r["date"] for r in api.all_rows(f"{base}/rebalances")]
         self.ledger = api.all_rows(f"{base}/portfolio", book="long_short")
-        self.summary = api.ok(f"{base}/equity-curve", limit=1)["meta"]["summary"]
         self.api = api
         self.base = base
 
@@ -48,6 +47,24 @@ class Served:
 @pytest.fixture(scope="module", params=ALPHAS)
 def served(request: pytest.FixtureRequest, api: Api) -> Served:
     return Served(api, request.param)
+
+
+def ledger_in(ledger: ref.Rows, start: str | None, end: str | None) -> ref.Rows:
+    return [r for r in ledger if (start is None or r["date"] >= start) and (end is None or r["date"] <= end)]
+
+
+def drawdowns(ledger: ref.Rows) -> tuple[float, float]:
+    """(max drawdown in equity units, max drawdown in percent) of a ledger slice, from its own rows:
+    the running peak starts at the slice's opening equity (docs/seal.md), not at its first close."""
+    opening = ledger[0]["starting_equity"]
+    ending = np.array([r["ending_equity"] for r in ledger], dtype=float)
+    peak = np.maximum.accumulate(np.concatenate([[opening], ending]))[1:]
+    return float((peak - ending).max()), float(((peak - ending) / peak * 100).max())
+
+
+def daily_returns(ledger: ref.Rows) -> tuple[np.ndarray, np.ndarray]:
+    returns = np.array([r["ending_equity"] / r["starting_equity"] - 1 for r in ledger])
+    return returns, np.array([r["risk_free_return"] for r in ledger])
 
 
 def windows(served: Served) -> list[tuple[str | None, str | None]]:
@@ -70,15 +87,25 @@ def test_stored_core_reproduces_from_served_data(served: Served) -> None:
     assert close(core["icir"]["value"], ref.annualised_ratio(values, 52))
     raw = np.array(list(ref.weekly_ic(served.weeks, "raw_score").values()))
     assert close(body["data"]["rank_ic"]["raw"]["ic"]["value"], raw.mean())
-    returns = np.array([r["ending_equity"] / r["starting_equity"] - 1 for r in served.ledger])
-    risk_free = np.array([r["risk_free_return"] for r in served.ledger])
+    assert close(body["data"]["rank_ic"]["raw"]["icir"]["value"], ref.annualised_ratio(raw, 52))
+    conditioned = body["data"]["rank_ic"]["conditioned"]
+    assert close(conditioned["hit_rate"]["value"], float((values > 0).mean()))
+    assert close(conditioned["dispersion"]["value"], float(values.std(ddof=1)))
+    # The demo ledger spans more than a year of sessions; a short one would make the checks weak.
+    assert len(served.ledger) > 250 and len(ic) > 50
+    returns, risk_free = daily_returns(served.ledger)
     assert close(core["information_ratio"]["value"], ref.annualised_ratio(returns, 252))
-    assert close(core["sharpe"]["value"], core["information_ratio"]["value"])
+    assert close(core["sharpe"]["value"], ref.annualised_ratio(returns, 252))
     assert close(core["excess_sharpe"]["value"], ref.annualised_ratio(returns - risk_free, 252))
     assert close(core["excess_sharpe"]["risk_free_rate"], risk_free.mean() * 252)
-    assert close(core["max_drawdown"]["value"], served.summary["max_drawdown"])
-    assert close(core["max_drawdown_pct"]["value"], served.summary["max_drawdown_pct"])
+    max_drawdown, max_drawdown_pct = drawdowns(served.ledger)
+    assert max_drawdown > 0.01
+    assert close(core["max_drawdown"]["value"], max_drawdown)
+    assert close(core["max_drawdown_pct"]["value"], max_drawdown_pct)
     assert close(core["pnl"]["value"], served.ledger[-1]["ending_equity"] - 1.0)
+    turnover = np.array([r["turnover"] for r in served.ledger])
+    assert core["turnover"]["unit"] == "per_year"
+    assert close(core["turnover"]["value"], float(turnover.mean() * 252))
     assert body["data"]["panel"]["ic_weekly"] == [
         {"date": d, "ic": pytest.approx(v, rel=REL)} for d, v in ic.items()
     ]
@@ -104,11 +131,8 @@ def test_derived_blocks_reproduce_over_random_windows(served: Served) -> None:
         ic = ref.weekly_ic(weeks, "score")
         assert [p["date"] for p in data["panel"]["ic_weekly"]] == list(ic)
 
-        ledger = [
-            r
-            for r in served.ledger
-            if (start is None or r["date"] >= start) and (end is None or r["date"] <= end)
-        ]
+        assert len(weeks) >= 20, (start, end)
+        ledger = ledger_in(served.ledger, start, end)
         returns = [r["ending_equity"] / r["starting_equity"] - 1 for r in ledger]
         ir = data["nwt"]["ir"]
         assert ir["n"] == len(returns) and ir["frequency"] == "daily"
@@ -151,3 +175,50 @@ def test_derived_blocks_reproduce_over_random_windows(served: Served) -> None:
         tenure = data["core"]["tenure"]
         in_window = [d for d in index if (start is None or d >= start) and (end is None or d <= end)]
         assert tenure["weeks"] == len(in_window) and tenure["first_rebalance"] == in_window[0]
+
+
+@pytest.mark.parametrize("granularity", ["monthly", "yearly"])
+def test_every_period_reproduces_from_its_ledger_slice(served: Served, granularity: str) -> None:
+    """Periods are the stored sub-windows: each one's drawdown peak starts at its own opening equity."""
+    periods = served.metrics(granularity=granularity)["data"]["periods"]
+    width = 7 if granularity == "monthly" else 4
+    assert [p["period"] for p in periods] == sorted({r["date"][:width] for r in served.ledger})
+    ic = ref.weekly_ic(served.weeks, "score")
+    for period in periods:
+        name, core = period["period"], period["core"]
+        ledger = [r for r in served.ledger if r["date"].startswith(name)]
+        assert len(ledger) >= 5, name
+        max_drawdown, max_drawdown_pct = drawdowns(ledger)
+        assert close(core["max_drawdown"]["value"], max_drawdown), name
+        assert close(core["max_drawdown_pct"]["value"], max_drawdown_pct), name
+        assert close(core["pnl"]["value"], ledger[-1]["ending_equity"] - ledger[0]["starting_equity"]), name
+        returns, risk_free = daily_returns(ledger)
+        assert close(core["information_ratio"]["value"], ref.annualised_ratio(returns, 252)), name
+        assert close(core["excess_sharpe"]["value"], ref.annualised_ratio(returns - risk_free, 252)), name
+        assert core["turnover"]["unit"] == "period_sum"
+        assert close(core["turnover"]["value"], sum(r["turnover"] for r in ledger)), name
+        weekly = np.array([v for d, v in ic.items() if d.startswith(name)])
+        if len(weekly) >= 2:
+            assert close(core["ic"]["value"], float(weekly.mean())), name
+            assert close(core["icir"]["value"], ref.annualised_ratio(weekly, 52)), name
+
+
+def test_drawdowns_over_random_windows(served: Served) -> None:
+    """core keeps the lifetime drawdown whatever the window; /equity-curve serves the window's own."""
+    lifetime = drawdowns(served.ledger)
+    for start, end in windows(served)[1:]:
+        params = {"from": start, "to": end}
+        ledger = ledger_in(served.ledger, start, end)
+        assert len(ledger) > 50, (start, end)
+        body = served.metrics(**params)
+        core = body["data"]["core"]
+        assert close(core["max_drawdown"]["value"], lifetime[0])
+        assert close(core["max_drawdown_pct"]["value"], lifetime[1])
+        assert {"code": "window_lifetime_only", "block": "core"} in [
+            {k: w.get(k) for k in ("code", "block")} for w in body["meta"]["warnings"]
+        ]
+        summary = served.api.ok(f"{served.base}/equity-curve", limit=1, **params)["meta"]["summary"]
+        max_drawdown, max_drawdown_pct = drawdowns(ledger)
+        assert summary["sessions"] == len(ledger)
+        assert close(summary["max_drawdown"], max_drawdown), (start, end)
+        assert close(summary["max_drawdown_pct"], max_drawdown_pct), (start, end)

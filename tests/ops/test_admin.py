@@ -4,8 +4,10 @@ an administrator's key."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,14 @@ from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.keys import issue_key
 
 READINESS = "/v1/admin/alphas/{}/readiness"
+ISO_UTC_SECONDS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+def same_instant(wire: str, stored: str) -> bool:
+    """The payload's timestamp is the stored one, written as docs/api.md says (UTC, `Z`, seconds)."""
+    moment = datetime.fromisoformat(stored)
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return bool(ISO_UTC_SECONDS.match(wire)) and wire == moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def alpha_json(lake: Path, alpha: str) -> dict[str, Any]:
@@ -49,11 +59,9 @@ def test_readiness_reports_the_served_build(client: TestClient[Any], lake_copy: 
     missing = [k for k in entry["required_kinds"] if k not in entry["kinds_present"]]
     assert data["missing_kinds"] == missing
     assert data["complete"] is (not missing)
-    assert (data["pipeline_version"], data["built_at"], data["sealed_at"]) == (
-        entry["pipeline_version"],
-        entry["built_at"],
-        entry["sealed_at"],
-    )
+    assert data["pipeline_version"] == entry["pipeline_version"]
+    for name in ("built_at", "sealed_at", "started_at"):
+        assert same_instant(data[name], entry[name]), name
     # Rows per table, counted independently from the Parquet files of the build.
     import pyarrow.parquet as pq
 
@@ -120,6 +128,9 @@ def test_builds_lists_current_and_retained_builds(client: TestClient[Any], lake_
     assert "halfwritten000000000" not in mom
     currents = [r for r in rows if r["current"]]
     assert len(currents) == len(alphas) + len(list((lake_copy / "benchmarks").iterdir()))
+    entry = alpha_json(lake_copy, "momentum_12_1")
+    for name in ("built_at", "sealed_at"):
+        assert same_instant(mom[current][name], entry[name]), name
 
 
 @pytest.fixture

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
@@ -205,3 +207,114 @@ def test_signing_key_file_is_created_once_owner_only(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600
     assert ensure_signing_key(str(path)) is False
     assert read_signing_key(str(path)) == key
+
+
+def _signed_parts(client) -> tuple[str, str, str]:
+    path, _, query = _signed(client).partition("?")
+    params = {k: v[0] for k, v in parse_qs(query).items()}
+    return path, params["expires"], params["signature"]
+
+
+def test_malformed_download_queries_are_invalid_not_500(client, caplog: pytest.LogCaptureFixture) -> None:
+    path, expires, signature = _signed_parts(client)
+    to_arabic = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+    caplog.clear()
+    for query in (
+        f"expires=%C2%B2&signature={signature}",  # '²'.isdigit() is True, int() refuses it
+        f"expires={'9' * 5000}&signature={signature}",  # beyond int()'s digit limit
+        f"expires={'9' * 13}&signature={signature}",
+        f"expires=0{expires}&signature={signature}",  # same number, other text: not what was signed
+        f"expires=+{expires}&signature={signature}",
+        f"expires={quote(expires.translate(to_arabic))}&signature={signature}",
+        f"expires={expires}&signature={quote('é' * 64)}",  # compare_digest refuses non-ASCII str
+        f"expires={expires}&signature={signature.upper()}",
+        f"expires={expires}&signature={signature[:-1]}",
+        f"expires={expires}&signature={signature}00",
+        f"expires=&signature={signature}",
+        f"expires={expires}&signature=",
+    ):
+        assert_error(client.get(f"{path}?{query}"), 403, "download_url_invalid")
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert client.get(f"{path}?expires={expires}&signature={signature}").status_code == 200
+
+
+@pytest.mark.parametrize("unreadable", ["directory", "permission"])
+def test_unreadable_signing_key_is_not_configured(
+    make_client: AppFactory,
+    lake_copy: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    unreadable: str,
+) -> None:
+    from serve import archives
+
+    key_file = tmp_path / "signing.key"
+    if unreadable == "directory":
+        key_file.mkdir()
+    else:  # tests may run as root, where chmod 000 still reads: refuse the open itself
+        key_file.write_bytes(b"k" * 32)
+        real_open = open
+
+        def denied(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if str(path) == str(key_file):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_open(path, *args, **kwargs)
+
+        monkeypatch.setattr(archives, "open", denied, raising=False)
+    client = make_client(lake=str(lake_copy), signing_key_file=str(key_file), public_base_url=BASE)
+    assert_error(
+        client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")),
+        503,
+        "source_download_not_configured",
+    )
+    record = source_record(lake_copy, "Test_planted_factor")
+    assert record is not None
+    response = client.get(f"/downloads/{record['object_path']}?expires=9999999999&signature={'0' * 64}")
+    assert_error(response, 503, "source_download_not_configured")
+
+
+def test_lake_outage_is_unavailable_not_missing(
+    make_client: AppFactory, lake_copy: Path, signing_key: Path
+) -> None:
+    client = make_client(
+        lake=str(lake_copy),
+        signing_key_file=str(signing_key),
+        public_base_url=BASE,
+        lake_refresh_seconds=3600,
+    )
+    signed = _signed(client)  # the catalogue and the source record are now cached
+    moved = lake_copy.with_name("lake-unmounted")
+    lake_copy.rename(moved)  # the lake folder is gone (an unmounted volume)
+    try:
+        assert_error(
+            client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")),
+            503,
+            "source_download_unavailable",
+        )
+        assert_error(client.get(signed), 503, "source_download_unavailable")
+    finally:
+        moved.rename(lake_copy)
+    # Transient indeed: back as soon as the lake is.
+    assert client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).status_code == 200
+    assert client.get(signed).status_code == 200
+
+
+def test_archive_deleted_after_signing_is_object_missing_on_the_route(client, lake_copy: Path) -> None:
+    signed = _signed(client)
+    record = source_record(lake_copy, "Test_planted_factor")
+    assert record is not None
+    (lake_copy / record["object_path"]).unlink()
+    error = assert_error(client.get(signed), 404, "source_object_missing")
+    assert error["details"] == {"filename": "Test_planted_factor.zip"}
+
+
+def test_filename_is_the_alpha_id_never_the_seal_text(client, lake_copy: Path) -> None:
+    pointer = json.loads((lake_copy / "alphas" / "Test_planted_factor" / "_current.json").read_text())
+    path = lake_copy / "alphas" / "Test_planted_factor" / "builds" / pointer["build_id"] / "source.json"
+    record = json.loads(path.read_text())
+    record["filename"] = 'evil"; filename*=x\r\nX-Injected: 1.zip'
+    path.write_text(json.dumps(record))
+    data = client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).json()["data"]
+    assert data["filename"] == "Test_planted_factor.zip"
+    download = client.get(local_path(data["url"]))
+    assert download.headers["content-disposition"] == 'attachment; filename="Test_planted_factor.zip"'

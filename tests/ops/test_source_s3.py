@@ -128,3 +128,21 @@ def test_no_credentials_is_not_configured(
         503,
         "source_download_not_configured",
     )
+
+
+def test_deleted_bucket_is_unavailable_not_object_missing(
+    make_client: AppFactory, lake_copy, s3_bucket: str, fresh_s3_clients: None
+) -> None:
+    fs = S3FileSystem(skip_instance_cache=True)
+    fs.put(f"{lake_copy}/", f"{s3_bucket}/lake", recursive=True)
+    client = make_client(lake=f"s3://{s3_bucket}/lake", lake_refresh_seconds=3600)
+    # Served once: the catalogue and the source record are cached, as in a running deployment.
+    assert client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).status_code == 200
+    fs.rm(s3_bucket, recursive=True)  # the whole store is gone (bucket deleted, wrong account, ...)
+    assert not fs.exists(s3_bucket)
+    error = assert_error(
+        client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")),
+        503,
+        "source_download_unavailable",
+    )
+    assert error["details"] == {}

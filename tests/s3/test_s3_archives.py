@@ -81,3 +81,23 @@ def test_no_signer_configured_is_not_configured(s3_demo_lake: str) -> None:
     record = record_of(s3_demo_lake, "Test_planted_factor")
     with pytest.raises(errors.SourceDownloadNotConfigured):
         source_download(record, None)
+
+
+def test_missing_bucket_is_unavailable_not_object_missing(s3_demo_lake: str) -> None:
+    # A lake whose bucket is gone answers "absent" for every object; that is an outage of the
+    # store (retry), not the permanent source_object_missing.
+    record = record_of(s3_demo_lake, "Test_planted_factor")
+    gone = s3_demo_lake.replace("s3://", "s3://gone-", 1)
+    with pytest.raises(errors.SourceDownloadUnavailable):
+        source_download(record, S3Signer(Storage(gone)))
+
+
+def test_seal_filename_never_reaches_the_presigned_header(s3_demo_lake: str) -> None:
+    record = dict(record_of(s3_demo_lake, "Test_planted_factor") or {})
+    record["filename"] = 'evil"; filename*=x\r\nX-Injected: 1.zip'
+    archive = source_download(record, S3Signer(Storage(s3_demo_lake)))
+    assert archive.filename == "Test_planted_factor.zip"
+    response = httpx.get(archive.url)
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == 'attachment; filename="Test_planted_factor.zip"'
+    assert "x-injected" not in response.headers

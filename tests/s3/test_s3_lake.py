@@ -12,6 +12,7 @@ import pytest
 from datasets import catalog
 from datasets.writer import BuildWriter
 from pipeline.publish import publish_seal
+from tests.api.test_lake_refresh import check_new_build_and_new_alpha_are_served
 from tests.pipeline.conftest import copy_seal
 
 pytestmark = pytest.mark.s3
@@ -74,3 +75,10 @@ def test_crash_mid_publish_on_s3_keeps_the_old_build_served(
     assert (
         build is not None and catalog.read_alpha(root, build)["tldr"] == "A second sealing of the same run."
     )
+
+
+def test_running_server_serves_new_builds_and_new_alphas_from_s3(
+    s3_bucket: str, demo_seals: Path, tmp_path: Path
+) -> None:
+    # s3fs caches folder listings for the life of a filesystem; the reader must not rely on them.
+    check_new_build_and_new_alpha_are_served(f"s3://{s3_bucket}/lake", demo_seals, tmp_path)

@@ -1,0 +1,231 @@
+"""A running server follows the lake: new builds and new alphas are served without a restart, a
+lake outage is answered 503 without hammering the lake, and lake failures never become a 500."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from litestar.testing import TestClient
+
+from datasets import catalog
+from datasets.reader import AlphaBuild, LakeReader, LakeUnavailable, PageQuery
+from pipeline.publish import publish_seal
+from serve.app import create_app
+from serve.settings import Settings
+from tests.api.conftest import fake_authenticate
+
+RAW = {"Authorization": "Bearer raw"}
+REFRESH = 60.0
+
+
+class Clock:
+    """The reader's clock, moved by the test instead of sleeping through refresh intervals."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def app_client(root: str, clock: Clock, retry_seconds: float = 1.0) -> TestClient[Any]:
+    reader = LakeReader(root, refresh_seconds=REFRESH, clock=clock, retry_seconds=retry_seconds)
+    app = create_app(Settings(lake=root, environment="test"), authenticate=fake_authenticate, reader=reader)
+    return TestClient(app=app)
+
+
+def publish_elsewhere(seals: list[Path], root: str) -> None:
+    """Publish from another process, as the pipeline does next to a running server (a publish in
+    this process would share, and so refresh, the server's filesystem caches)."""
+    script = "import sys\nfrom pipeline.publish import publish_seal\nfor s in sys.argv[2:]: publish_seal(s, sys.argv[1])"
+    subprocess.run([sys.executable, "-c", script, root, *map(str, seals)], check=True, timeout=120)
+
+
+def resealed(seal: Path, target: Path, tldr: str) -> Path:
+    shutil.copytree(seal, target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    manifest["tldr"] = tldr
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    return target
+
+
+def served(client: TestClient[Any]) -> dict[str, str | None]:
+    response = client.get("/v1/alphas", headers=RAW)
+    assert response.status_code == 200, response.text
+    return {row["alpha_id"]: row["tldr"] for row in response.json()["data"]}
+
+
+def served_build(client: TestClient[Any], alpha: str) -> str:
+    response = client.get(f"/v1/alphas/{alpha}/books", headers=RAW)
+    assert response.status_code == 200, response.text
+    source: str = response.json()["meta"]["source"]
+    return source.rsplit("@", 1)[1]
+
+
+def check_new_build_and_new_alpha_are_served(root: str, demo_seals: Path, tmp_path: Path) -> None:
+    """Shared by the local and the S3 lake tests."""
+    first = publish_seal(str(demo_seals / "Test_planted_factor"), root)
+    clock = Clock()
+    with app_client(root, clock) as client:
+        before = served(client)
+        assert list(before) == ["Test_planted_factor"]
+        assert served_build(client, "Test_planted_factor") == first.build_id
+
+        second = resealed(demo_seals / "Test_planted_factor", tmp_path / "second", "Sealed a second time.")
+        publish_elsewhere([second, demo_seals / "Test_ledger_only"], root)
+        new_build = catalog.current_build(root, "Test_planted_factor")
+        assert new_build is not None and new_build.build_id != first.build_id
+
+        clock.advance(REFRESH - 1)  # within the refresh interval the catalogue is not re-read
+        assert served(client) == before
+
+        clock.advance(1)
+        after = served(client)
+        assert set(after) == {"Test_planted_factor", "Test_ledger_only"}
+        assert after["Test_planted_factor"] == "Sealed a second time."
+        assert served_build(client, "Test_planted_factor") == new_build.build_id
+        assert client.get("/v1/alphas/Test_ledger_only/books", headers=RAW).status_code == 200
+
+
+def test_new_build_and_new_alpha_are_served_without_restart(demo_seals: Path, tmp_path: Path) -> None:
+    check_new_build_and_new_alpha_are_served(str(tmp_path / "lake"), demo_seals, tmp_path)
+
+
+@pytest.fixture
+def lake(demo_lake: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "lake"
+    shutil.copytree(demo_lake, target)
+    return target
+
+
+def error_code(response: Any, status: int) -> str:
+    assert response.status_code == status, response.text
+    code: str = response.json()["error"]["code"]
+    return code
+
+
+def test_corrupt_pointer_is_upstream_unavailable_not_a_missing_alpha(lake: Path) -> None:
+    (lake / "alphas" / "momentum_12_1" / "_current.json").write_text('{"build_id": "abc"')  # truncated
+    with app_client(str(lake), Clock()) as client:
+        response = client.get("/v1/alphas/momentum_12_1/books", headers=RAW)
+        assert error_code(response, 503) == "upstream_unavailable"
+
+
+def test_a_programming_error_is_a_500_not_a_lake_outage(lake: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> list[str]:
+        raise KeyError("a bug, not the lake")
+
+    monkeypatch.setattr(catalog, "published_alpha_ids", broken)
+    with app_client(str(lake), Clock()) as client:
+        assert error_code(client.get("/v1/alphas", headers=RAW), 500) == "internal_error"
+
+
+def test_metrics_answer_503_when_a_table_it_reads_is_unreadable(lake: Path) -> None:
+    build = catalog.current_build(str(lake), "momentum_12_1")
+    assert build is not None
+    (Path(build.build_dir) / "weekly_term.parquet").write_bytes(b"not parquet")
+    with app_client(str(lake), Clock()) as client:
+        response = client.get("/v1/alphas/momentum_12_1/metrics", headers=RAW)
+        assert error_code(response, 503) == "upstream_unavailable"
+
+
+def test_failed_refresh_backs_off_instead_of_reading_the_lake_on_every_request(
+    lake: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    reader = LakeReader(str(lake), refresh_seconds=2, clock=clock, retry_seconds=5)
+    assert "momentum_12_1" in reader.alphas()
+    probes = {"n": 0}
+    real_is_dir = reader._storage.is_dir
+
+    def counted(path: str) -> bool:
+        probes["n"] += 1
+        return real_is_dir(path)
+
+    monkeypatch.setattr(reader._storage, "is_dir", counted)
+    hidden = lake.with_name("moved")
+    lake.rename(hidden)
+    clock.advance(2)
+    for _ in range(5):
+        with pytest.raises(LakeUnavailable):
+            reader.alphas()
+    clock.advance(4.9)
+    with pytest.raises(LakeUnavailable):
+        reader.alphas()
+    assert probes["n"] == 1  # one attempt; the next is due 5 s after it, not on every call
+
+    hidden.rename(lake)
+    clock.advance(0.1)
+    assert "momentum_12_1" in reader.alphas()  # recovered at the first retry
+    assert probes["n"] == 2
+
+
+def portfolio_query() -> PageQuery:
+    return PageQuery(table="portfolio", columns=("book", "date", "ending_equity"), order=(("date", "asc"),))
+
+
+def test_a_query_on_a_table_dropped_meanwhile_reloads_it(lake: Path) -> None:
+    reader = LakeReader(str(lake), refresh_seconds=2, clock=Clock())
+    build = reader.alpha("momentum_12_1")
+    assert build is not None
+    expected = reader.page(build, portfolio_query())
+    assert expected is not None and expected.total > 0
+    reader._drop_build(build.alpha_id, build.build_id)  # warm cache emptied: a plain reload
+
+    real_table = reader._table
+    dropped = {"n": 0}
+
+    def table_then_dropped(*args: Any) -> str | None:
+        name = real_table(*args)
+        if not dropped["n"]:
+            # A catalogue refresh retires the build between the lookup and the query.
+            dropped["n"] += 1
+            reader._drop_build(build.alpha_id, build.build_id)
+        return name
+
+    reader._table = table_then_dropped  # type: ignore[method-assign,assignment]
+    assert reader.page(build, portfolio_query()) == expected
+    assert dropped["n"] == 1
+
+
+def test_a_slow_first_load_does_not_block_other_tables_or_the_catalogue(
+    lake: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader = LakeReader(str(lake), refresh_seconds=0, clock=Clock())
+    build = reader.alpha("momentum_12_1")
+    assert isinstance(build, AlphaBuild)
+    release = threading.Event()
+    real_read = reader._read_arrow
+
+    def slow_read(build_dir: str, table: str) -> pa.Table | None:
+        if table == "portfolio":
+            release.wait(10)  # an object store answering slowly
+        return real_read(build_dir, table)
+
+    monkeypatch.setattr(reader, "_read_arrow", slow_read)
+    slow = threading.Thread(target=reader.page, args=(build, portfolio_query()))
+    slow.start()
+    try:
+        done = threading.Event()
+
+        def other_work() -> None:
+            reader.alphas()
+            reader.rows(build, "books", ("book", "kind"))
+            done.set()
+
+        threading.Thread(target=other_work, daemon=True).start()
+        assert done.wait(5), "another table's load waited for the slow one"
+    finally:
+        release.set()
+        slow.join(10)

@@ -1,0 +1,112 @@
+"""Two publishes of one alpha at once (a scheduler retry next to the original job) never leave the
+pointer on a build that is incomplete or deleted, and pruning leaves another publish's build alone."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+from multiprocessing.synchronize import Event
+from pathlib import Path
+from typing import Any
+
+from datasets.storage import Storage
+from pipeline.publish import LEFTOVER_AGE_SECONDS, build_id_for, publish_seal
+from pipeline.seal import open_seal
+from tests.pipeline.test_publish import new_version
+
+ALPHA = "Test_factory"
+
+
+def build_is_complete(lake: Path, build_id: str) -> bool:
+    """alpha.json is there and every file it counts per table is on disk."""
+    build_dir = lake / "alphas" / ALPHA / "builds" / build_id
+    entry_path = build_dir / "alpha.json"
+    if not entry_path.exists():
+        return False
+    entry = json.loads(entry_path.read_text())
+    for table, totals in entry["tables"].items():
+        files = [build_dir / f"{table}.parquet"] if (build_dir / f"{table}.parquet").exists() else []
+        files += list((build_dir / table).rglob("*.parquet")) if (build_dir / table).is_dir() else []
+        if len(files) != totals["files"]:
+            return False
+    return True
+
+
+def build_id_of(seal: Path) -> str:
+    return build_id_for(open_seal(str(seal), Storage(str(seal))))
+
+
+def publish_slowly(seal: str, lake: str, other_done: Event) -> None:
+    """Writes one file, then waits until the other publish has finished (and pruned)."""
+    from datasets.writer import BuildWriter
+
+    real_write = BuildWriter.write_parquet
+
+    def write_then_wait(self: BuildWriter, *args: Any, **kwargs: Any) -> Any:
+        written = real_write(self, *args, **kwargs)
+        if len(self.written) == 1:
+            other_done.wait(60)
+        return written
+
+    BuildWriter.write_parquet = write_then_wait  # type: ignore[method-assign]
+    publish_seal(seal, lake)
+
+
+def publish_and_signal(seal: str, lake: str, done: Event) -> None:
+    try:
+        publish_seal(seal, lake)
+    finally:
+        done.set()
+
+
+def test_two_processes_publishing_one_alpha_leave_a_complete_build_served(
+    tmp_path: Path, factory_seal: Path
+) -> None:
+    lake = tmp_path / "lake"
+    base = publish_seal(str(factory_seal), str(lake))
+    slow_seal = new_version(factory_seal, tmp_path / "slow", 1)
+    fast_seal = new_version(factory_seal, tmp_path / "fast", 2)
+    spawn = multiprocessing.get_context("spawn")
+    fast_done = spawn.Event()
+    slow = spawn.Process(target=publish_slowly, args=(str(slow_seal), str(lake), fast_done))
+    fast = spawn.Process(target=publish_and_signal, args=(str(fast_seal), str(lake), fast_done))
+    pointer = lake / "alphas" / ALPHA / "_current.json"
+    slow.start()
+    fast.start()
+    seen: set[str] = set()
+    deadline = time.monotonic() + 120
+    while (slow.is_alive() or fast.is_alive()) and time.monotonic() < deadline:
+        build_id = json.loads(pointer.read_text())["build_id"]
+        assert build_is_complete(lake, build_id), f"the pointer names the incomplete build {build_id}"
+        seen.add(build_id)
+        time.sleep(0.02)
+    slow.join(5)
+    fast.join(5)
+    assert (slow.exitcode, fast.exitcode) == (0, 0)
+
+    final = json.loads(pointer.read_text())
+    slow_id, fast_id = build_id_of(slow_seal), build_id_of(fast_seal)
+    assert base.build_id in seen
+    # The slow publish switched last; its history was read right before its switch, so it keeps
+    # the fast publish's build as the previous one.
+    assert (final["build_id"], final["previous_builds"]) == (slow_id, [fast_id, base.build_id])
+    for build_id in (slow_id, fast_id, base.build_id):
+        assert build_is_complete(lake, build_id)
+
+
+def test_unknown_build_folders_are_pruned_only_when_old(tmp_path: Path, factory_seal: Path) -> None:
+    lake = tmp_path / "lake"
+    publish_seal(str(factory_seal), str(lake))
+    builds = lake / "alphas" / ALPHA / "builds"
+    for name in ("crashed_long_ago", "being_written"):
+        (builds / name / "decisions").mkdir(parents=True)
+        (builds / name / "decisions" / "part-0.parquet").write_bytes(b"partial")
+    old = time.time() - LEFTOVER_AGE_SECONDS - 60
+    os.utime(builds / "crashed_long_ago" / "decisions" / "part-0.parquet", (old, old))
+
+    publish_seal(str(new_version(factory_seal, tmp_path / "v1", 1)), str(lake))
+    names = {p.name for p in builds.iterdir()}
+    assert "crashed_long_ago" not in names
+    assert "being_written" in names
