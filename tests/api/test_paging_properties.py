@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.api.conftest import Api
@@ -107,7 +107,7 @@ def paged(api: Api, path: str, params: dict[str, Any], limit: int) -> list[dict[
 
 def run_counted(examples: Counter[str], body: Callable[[], None], share: float) -> None:
     body()
-    assert examples["all"] >= 10 and False
+    assert examples["all"] >= 10
     assert examples["with_rows"] >= share * examples["all"], examples
 
 
@@ -209,6 +209,11 @@ def test_cross_section_pages_match_the_lake(api: Api, lake: Lake) -> None:
         lower=st.booleans(),
         limit=st.integers(1, 15),
     )
+    # Every sort with its default order, whatever the random draws cover.
+    @example((lake.weeks[5], []), "score", None, None, None, None, False, 7)
+    @example((lake.weeks[5], []), "rank", None, "long_only", None, None, False, 7)
+    @example((lake.weeks[5], []), "weight", None, "long_only", None, None, False, 7)
+    @example((lake.weeks[5], []), "symbol", None, None, None, None, False, 7)
     def check(
         week_symbols: tuple[date, list[str]], sort: str | None, order: str | None, book: str | None,
         direction: str | None, min_abs_weight: float | None, lower: bool, limit: int,

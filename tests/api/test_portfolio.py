@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -112,7 +113,8 @@ def _equity_expected(ledger: pl.DataFrame) -> dict[str, np.ndarray]:
     end = ledger["ending_equity"].to_numpy()
     period = (end - start) / start
     cumulative = np.cumprod(1 + period) - 1
-    peak = np.maximum.accumulate(np.maximum(start, end))
+    # The window's opening equity seeds the running peak; after it only closes can raise it.
+    peak = np.maximum.accumulate(np.concatenate([start[:1], end]))[1:]
     return {"period": period, "cumulative": cumulative, "peak": peak, "drawdown": peak - end,
             "drawdown_pct": (peak - end) / peak * 100}  # fmt: skip
 
@@ -131,6 +133,7 @@ def test_equity_curve_over_the_window(api: Api, demo_lake: Path, window: dict[st
     assert [r["period_return"] for r in rows] == pytest.approx(expected["period"].tolist())
     assert [r["cumulative_return"] for r in rows] == pytest.approx(expected["cumulative"].tolist())
     assert [r["peak_equity"] for r in rows] == pytest.approx(expected["peak"].tolist())
+    assert [r["drawdown"] for r in rows] == pytest.approx(expected["drawdown"].tolist(), abs=1e-15)
     assert [r["drawdown_pct"] for r in rows] == pytest.approx(expected["drawdown_pct"].tolist())
     summary = body["meta"]["summary"]
     assert list(summary) == list(wire.EQUITY_SUMMARY_FIELDS)
@@ -141,6 +144,8 @@ def test_equity_curve_over_the_window(api: Api, demo_lake: Path, window: dict[st
         ledger["ending_equity"][-1] / ledger["starting_equity"][0] - 1
     )
     assert summary["cumulative_return_pct"] == pytest.approx(100 * summary["total_return"])
+    assert summary["peak_equity"] == pytest.approx(expected["peak"].max())
+    assert summary["max_drawdown"] == pytest.approx(expected["drawdown"].max())
     assert summary["max_drawdown_pct"] == pytest.approx(expected["drawdown_pct"].max())
     worst = int(np.argmax(expected["drawdown_pct"]))
     assert summary["max_drawdown_date"] == ledger["date"][worst].isoformat()
@@ -151,3 +156,59 @@ def test_equity_curve_pages_share_the_window_baseline(api: Api) -> None:
     whole = api.ok(f"{BASE}/equity-curve", limit=5000)
     assert page2["data"] == whole["data"][10:20]
     assert page2["meta"]["summary"] == whole["meta"]["summary"]
+
+
+# Two three-session windows of the demo ledger (seed 7), with the equity they read and what the
+# curve must say, worked out by hand (12 significant digits). If the demo corpus changes, the
+# stated equities stop matching and the test says so before comparing anything else.
+OPENING_IS_THE_PEAK = {
+    "window": {"from": "2021-03-17", "to": "2021-03-19"},
+    # The first session loses, so only the opening equity (1.06228739213) can be its peak.
+    "starting_equity": 1.0622873921286233,
+    "ending_equity": [1.0547313197584227, 1.0594584868658197, 1.057202757886824],
+    "peak_equity": [1.06228739213, 1.06228739213, 1.06228739213],
+    "drawdown": [0.0075560723702, 0.0028289052628, 0.0050846342418],
+    "drawdown_pct": [0.711302085122, 0.266303194763, 0.478649589506],
+    "cumulative_return": [-0.00711302085122, -0.00266303194763, -0.00478649589506],
+    "summary": {"max_drawdown": 0.0075560723702, "max_drawdown_pct": 0.711302085122,
+                "max_drawdown_date": "2021-03-17", "peak_equity": 1.06228739213,
+                "total_return": -0.00478649589506},
+}  # fmt: skip
+STARTS_IN_A_DRAWDOWN = {
+    "window": {"from": "2021-05-04", "to": "2021-05-06"},
+    # The whole series' peak before this window is 1.12222404508; inside the window it is not
+    # seen, so the first session (a gain) is its own peak and has no drawdown.
+    "starting_equity": 1.0609283209052658,
+    "ending_equity": [1.0774223970940395, 1.0709818841649004, 1.0636427746857753],
+    "peak_equity": [1.07742239709, 1.07742239709, 1.07742239709],
+    "drawdown": [0.0, 0.00644051292914, 0.0137796224083],
+    "drawdown_pct": [0.0, 0.597770470199, 1.2789433787],
+    "cumulative_return": [0.0155468337151, 0.00947619463213, 0.00255856472772],
+    "summary": {"max_drawdown": 0.0137796224083, "max_drawdown_pct": 1.2789433787,
+                "max_drawdown_date": "2021-05-06", "peak_equity": 1.07742239709,
+                "total_return": 0.00255856472772},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "case", [OPENING_IS_THE_PEAK, STARTS_IN_A_DRAWDOWN], ids=["opening_peak", "in_drawdown"]
+)
+def test_equity_curve_hand_worked_windows(api: Api, case: dict[str, Any]) -> None:
+    body = api.ok(f"{BASE}/equity-curve", **case["window"])
+    rows = body["data"]
+    assert [r["starting_equity"] for r in rows[:1]] == [case["starting_equity"]]
+    assert [r["ending_equity"] for r in rows] == case["ending_equity"]
+    hand = pytest.approx  # the stated values carry 12 significant digits
+    for field in ("peak_equity", "drawdown", "drawdown_pct", "cumulative_return"):
+        assert [r[field] for r in rows] == hand(case[field], rel=1e-10, abs=1e-13), field
+    summary = body["meta"]["summary"]
+    for field, value in case["summary"].items():
+        assert summary[field] == (value if isinstance(value, str) else hand(value, rel=1e-10)), field
+
+
+def test_the_whole_series_remembers_the_earlier_peak(api: Api) -> None:
+    """The same session as STARTS_IN_A_DRAWDOWN, seen from the full series: its earlier peak counts."""
+    rows = {r["date"]: r for r in api.all_pages(f"{BASE}/equity-curve", limit=500)}
+    day = rows["2021-05-04"]
+    assert day["peak_equity"] == pytest.approx(1.12222404508, rel=1e-10)
+    assert day["drawdown"] == pytest.approx(1.12222404508 - 1.0774223970940395, rel=1e-9)

@@ -207,7 +207,7 @@ def test_drawdowns_over_random_windows(served: Served) -> None:
     """core keeps the lifetime drawdown whatever the window; /equity-curve serves the window's own."""
     lifetime = drawdowns(served.ledger)
     for start, end in windows(served)[1:]:
-        params = {"from": start, "to": end}
+        params: dict[str, Any] = {"from": start, "to": end}
         ledger = ledger_in(served.ledger, start, end)
         assert len(ledger) > 50, (start, end)
         body = served.metrics(**params)
