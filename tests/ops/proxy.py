@@ -1,8 +1,10 @@
-"""A TCP forwarder the tests stop to take a dependency down while the app keeps running.
+"""A TCP forwarder the tests use to take a dependency down while the app keeps running.
 
-Stopping it closes the listening socket and every forwarded connection, so the app sees what it
-would see when PostgreSQL, Redis or the object store dies: established connections break and new
-ones are refused.
+- `stop()` closes the listening socket and every forwarded connection: what the app sees when
+  PostgreSQL, Redis or the object store dies (established connections break, new ones are refused).
+- `freeze()` keeps every connection open and accepts new ones but passes nothing on: what a hung
+  server, or a network path that silently drops packets, looks like. TCP stays healthy, so only
+  the app's own deadlines can save it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ class TcpProxy:
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
         self._stopped = False
+        self.frozen = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def freeze(self) -> None:
+        self.frozen.set()
 
     def _accept(self) -> None:
         while True:
@@ -30,6 +36,10 @@ class TcpProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
+            if self.frozen.is_set():
+                with self._lock:
+                    self._sockets.append(client)  # accepted, never answered
+                continue
             try:
                 upstream = socket.create_connection(self.target, timeout=5)
             except OSError:
@@ -44,10 +54,11 @@ class TcpProxy:
             threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
             threading.Thread(target=self._pump, args=(upstream, client), daemon=True).start()
 
-    @staticmethod
-    def _pump(source: socket.socket, target: socket.socket) -> None:
+    def _pump(self, source: socket.socket, target: socket.socket) -> None:
         try:
             while data := source.recv(65536):
+                if self.frozen.is_set():
+                    continue  # swallowed: the peer waits for an answer that never comes
                 target.sendall(data)
         except OSError:
             pass

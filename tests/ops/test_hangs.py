@@ -1,15 +1,13 @@
 """A PostgreSQL that accepts TCP and never answers costs a bounded wait, never a hung request.
 
-The proxy below forwards to the real PostgreSQL until it is frozen; frozen, it keeps every
-connection open and accepts new ones, but passes nothing on: what a hung database server (or a
-network path that silently drops packets) looks like to the app. TCP itself stays healthy, so
-neither keepalives nor `statement_timeout` can help; only the store's client-side deadlines can.
+`TcpProxy` forwards to the real PostgreSQL until it is frozen (tests/ops/proxy.py). TCP itself
+stays healthy then, so neither keepalives nor `statement_timeout` can help; only the store's
+client-side deadlines can.
 Each call runs in a thread with a hard limit, so a regression fails instead of hanging the suite.
 """
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 import uuid
@@ -28,6 +26,7 @@ from serve.limits import MemoryLimiter
 from serve.settings import Settings
 from tests.ops.conftest import assert_error
 from tests.ops.keys import issue_key
+from tests.ops.proxy import TcpProxy
 from tests.ops.test_faults import postgres_or_skip
 
 pytestmark = pytest.mark.postgres
@@ -36,55 +35,6 @@ HEALTH_BOUND = 2.5
 """Health answers within ~1.5 s whatever its probes do (serve/routes/meta.py)."""
 REQUEST_BOUND = 4.5
 """A keyed request: the 3 s statement deadline, or the 2 s wait for the connection, plus slack."""
-
-
-class FreezableProxy:
-    """Forwards 127.0.0.1:<port> to `target` until `freeze()`; frozen, it accepts and stays silent."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.frozen = threading.Event()
-        self._listener = socket.socket()
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(64)
-        self.port = int(self._listener.getsockname()[1])
-        self._sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def freeze(self) -> None:
-        self.frozen.set()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            self._sockets.append(client)
-            if self.frozen.is_set():
-                continue  # accepted, never answered
-            upstream = socket.create_connection(self.target, timeout=5)
-            self._sockets.append(upstream)
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                if self.frozen.is_set():
-                    continue  # swallow: the peer waits for an answer that never comes
-                sink.sendall(data)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self._listener.close()
-        for sock in self._sockets:
-            try:
-                sock.close()
-            except OSError:
-                pass
 
 
 def within(seconds: float, call: Callable[[], Any]) -> tuple[Any, float]:
@@ -110,17 +60,17 @@ def within(seconds: float, call: Callable[[], Any]) -> tuple[Any, float]:
 
 
 @pytest.fixture
-def schema_url() -> Iterator[tuple[str, FreezableProxy]]:
-    """A fresh schema reached through a `FreezableProxy`."""
+def schema_url() -> Iterator[tuple[str, TcpProxy]]:
+    """A fresh schema reached through a `TcpProxy`."""
     base = postgres_or_skip()
     schema = f"ar_hang_test_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(base, autocommit=True) as admin:
         admin.execute(f'CREATE SCHEMA "{schema}"')
-    proxy = FreezableProxy(("127.0.0.1", 5432))
+    proxy = TcpProxy("127.0.0.1", 5432)
     try:
         yield f"postgresql://postgres@127.0.0.1:{proxy.port}/test?options=-csearch_path%3D{schema}", proxy
     finally:
-        proxy.close()
+        proxy.stop()
         with psycopg.connect(base, autocommit=True) as admin:
             admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
@@ -133,9 +83,7 @@ def health_of(client: TestClient[Any]) -> dict[str, Any]:
     return body
 
 
-def test_a_database_that_goes_silent_while_serving(
-    schema_url: tuple[str, FreezableProxy], demo_lake: Path
-) -> None:
+def test_a_database_that_goes_silent_while_serving(schema_url: tuple[str, TcpProxy], demo_lake: Path) -> None:
     url, proxy = schema_url
     store = open_store(url)
     member = issue_key(store)
@@ -177,13 +125,11 @@ def test_a_database_that_goes_silent_while_serving(
             assert_error(response, 503, "upstream_unavailable")
             assert elapsed < REQUEST_BOUND, elapsed
         assert health_of(client)["down"] == ["keystore"]
-    proxy.close()
+    proxy.stop()
     within(REQUEST_BOUND, store.close)
 
 
-def test_a_database_that_is_silent_from_the_start(
-    schema_url: tuple[str, FreezableProxy], demo_lake: Path
-) -> None:
+def test_a_database_that_is_silent_from_the_start(schema_url: tuple[str, TcpProxy], demo_lake: Path) -> None:
     url, proxy = schema_url
     proxy.freeze()
     settings = Settings(lake=str(demo_lake), environment="test", keystore_url=url)
