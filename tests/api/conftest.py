@@ -9,41 +9,17 @@ endpoints, `Test_` alphas and runs only), `metaonly` (the self-service default e
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
-from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
-from serve import errors
+from schemas.registry import META_IDS
 from serve.app import create_app
 from serve.context import AllowList, Caller
 from serve.settings import Settings
-
-DATA_IDS = frozenset(i for i in ALL_IDS if i not in ADMIN_IDS)
-
-
-def make_caller(**overrides: Any) -> Caller:
-    base = Caller(
-        key_id="k" * 16,
-        key_name="test key",
-        user_id="u_test",
-        email="test@example.com",
-        role="member",
-        is_admin=False,
-        endpoints=DATA_IDS,
-        endpoint_allow=AllowList.all(),
-        alphas=AllowList.all(),
-        runs=AllowList.all(),
-        expose_raw_book=False,
-        ip="127.0.0.1",
-        rate_limit={"per_second": 1000, "per_minute": 100000, "per_day": 1000000, "monthly_requests": None},
-    )
-    return replace(base, **overrides)
-
+from tests.callers import authenticator_for, make_caller
 
 CALLERS: dict[str, Caller] = {
     "raw": make_caller(expose_raw_book=True),
@@ -54,14 +30,7 @@ CALLERS: dict[str, Caller] = {
 }
 
 
-def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) -> Caller:
-    if authorization is None:
-        raise errors.MissingApiKey(headers={"WWW-Authenticate": "Bearer"})
-    token = authorization.removeprefix("Bearer ").strip()
-    caller = CALLERS.get(token)
-    if caller is None:
-        raise errors.InvalidApiKey()
-    return replace(caller, ip=client_ip)
+fake_authenticate = authenticator_for(CALLERS)
 
 
 @pytest.fixture(scope="session")

@@ -8,55 +8,26 @@ only: every block built from cross-sections or the ledger must be access-limited
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
-from schemas.registry import ADMIN_IDS, ALL_IDS
-from serve import errors
 from serve.context import AllowList, Caller
+from tests.callers import authenticator_for, make_caller
 
-DATA_IDS = frozenset(i for i in ALL_IDS if i not in ADMIN_IDS)
 METRICS_IDS = frozenset({"performance.metrics", "performance.metrics.doc"})
 
 
-def make_caller(**overrides: Any) -> Caller:
-    base = Caller(
-        key_id="m" * 16,
-        key_name="metrics test key",
-        user_id="u_metrics",
-        email="metrics@example.com",
-        role="member",
-        is_admin=False,
-        endpoints=DATA_IDS,
-        endpoint_allow=AllowList.all(),
-        alphas=AllowList.all(),
-        runs=AllowList.all(),
-        expose_raw_book=True,
-        ip="127.0.0.1",
-        rate_limit={"per_second": 10**6, "per_minute": 10**6, "per_day": 10**7, "monthly_requests": None},
-    )
-    return replace(base, **overrides)
-
-
 CALLERS: dict[str, Caller] = {
-    "raw": make_caller(),
+    "raw": make_caller(expose_raw_book=True),
     "metrics_only": make_caller(endpoints=METRICS_IDS, endpoint_allow=AllowList.of_ids(tuple(METRICS_IDS))),
     "testonly": make_caller(alphas=AllowList.of_prefixes(["Test_"]), runs=AllowList.of_prefixes(["Test_"])),
 }
 
 
-def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) -> Caller:
-    if authorization is None:
-        raise errors.MissingApiKey(headers={"WWW-Authenticate": "Bearer"})
-    caller = CALLERS.get(authorization.removeprefix("Bearer ").strip())
-    if caller is None:
-        raise errors.InvalidApiKey()
-    return replace(caller, ip=client_ip)
+fake_authenticate = authenticator_for(CALLERS)
 
 
 class Api:

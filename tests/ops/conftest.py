@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +16,10 @@ import pytest
 from litestar.testing import TestClient
 
 from schemas.registry import ALL_IDS
-from serve import errors
 from serve.app import create_app
 from serve.context import Caller
 from serve.settings import Settings
-from tests.api.conftest import DATA_IDS, make_caller
+from tests.callers import DATA_IDS, authenticator_for, make_caller
 from tests.s3.conftest import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - shared fixtures
 
 CALLERS: dict[str, Caller] = {
@@ -33,13 +30,7 @@ CALLERS: dict[str, Caller] = {
 }
 
 
-def fake_authenticate(authorization: str | None, client_ip: str, now: datetime) -> Caller:
-    if authorization is None:
-        raise errors.MissingApiKey(headers={"WWW-Authenticate": "Bearer"})
-    caller = CALLERS.get(authorization.removeprefix("Bearer ").strip())
-    if caller is None:
-        raise errors.InvalidApiKey()
-    return replace(caller, ip=client_ip)
+fake_authenticate = authenticator_for(CALLERS)
 
 
 def bearer(token: str) -> dict[str, str]:
