@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -84,18 +85,21 @@ def forwarded_address(entry: str) -> str:
     text = entry.strip()
     if text.startswith("["):
         host, closed, rest = text[1:].partition("]")
-        if not closed or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+        if not closed or (rest and not re.fullmatch(r":[0-9]{1,5}", rest)):
             return UNPARSABLE_ADDRESS
         text = host
     elif text.count(":") == 1:
         host, _, port = text.partition(":")
-        if not port.isdigit():
+        if not re.fullmatch(r"[0-9]{1,5}", port):
             return UNPARSABLE_ADDRESS
         text = host
     try:
-        return str(ipaddress.ip_address(text))
+        address = ipaddress.ip_address(text)
     except ValueError:
         return UNPARSABLE_ADDRESS
+    # An IPv4 client seen through an IPv6 socket (`::ffff:a.b.c.d`) is that IPv4 address.
+    mapped = getattr(address, "ipv4_mapped", None)
+    return str(mapped or address)
 
 
 def endpoint_of(handler: BaseRouteHandler) -> str | None:

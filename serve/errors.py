@@ -78,7 +78,10 @@ SourceDownloadUnavailable = _error(
     "source_download_unavailable", 503, "The object store failed while signing; retry with backoff."
 )
 SourceDownloadNotConfigured = _error(
-    "source_download_not_configured", 503, "This deployment has no object-store credentials."
+    "source_download_not_configured",
+    503,
+    "Source downloads are not configured on this deployment (no object-store credentials for an S3 "
+    "lake, or no readable signing key for a local one).",
 )
 
 ALL_ERRORS: tuple[type[ApiError], ...] = tuple(

@@ -51,6 +51,10 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     if not isinstance(signer, HmacSigner):
         raise errors.SourceDownloadNotConfigured()
     query = request.query_params
+    # The URL is exactly what was signed: any other or repeated parameter makes it another URL.
+    names = [name for name, _ in query.multi_items()]
+    if sorted(names) != ["expires", "signature"]:
+        raise errors.DownloadUrlInvalid()
     signer.verify(object_path, query.get("expires"), query.get("signature"), time.time())
     storage = signer.storage
     try:

@@ -83,6 +83,7 @@ def test_a_client_line_before_the_proxy_line_cannot_forge_the_address(make_world
         ("[2001:db8::7]:443", "2001:db8::7"),
         ("[2001:DB8::7]", "2001:db8::7"),
         ("2001:db8::7", "2001:db8::7"),
+        ("::ffff:198.51.100.7", "198.51.100.7"),  # an IPv4 client through an IPv6 socket
         ("<script>alert(1)</script>", "unparsable"),
         ("x" * 5000, "unparsable"),
         ("203.0.113.9:port", "unparsable"),

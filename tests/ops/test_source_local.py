@@ -177,6 +177,8 @@ def test_tampered_urls_are_refused(client) -> None:
         f"{other_sha}?expires={params['expires']}&signature={params['signature']}",  # other object
         f"{path}?expires={params['expires']}",  # signature missing
         path,
+        f"{good}&foo=1",  # a parameter that was not signed
+        f"{good}&expires={params['expires']}",  # a signed parameter repeated
     ):
         assert_error(client.get(tampered), 403, "download_url_invalid")
     assert client.get(good).status_code == 200
