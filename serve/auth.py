@@ -102,6 +102,11 @@ def forwarded_address(entry: str) -> str:
     return str(mapped or address)
 
 
+def limiter_was_unavailable(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+    """Whether `apply_limits` found the limiter unreachable on this request (ask it once only)."""
+    return bool(connection.scope.get("state", {}).get("limiter_unavailable"))
+
+
 def endpoint_of(handler: BaseRouteHandler) -> str | None:
     endpoint = handler.opt.get("endpoint")
     return endpoint if isinstance(endpoint, str) else None

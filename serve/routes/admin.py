@@ -22,7 +22,7 @@ from litestar.params import FromPath
 
 from datasets.reader import page_of
 from serve import errors
-from serve.auth import endpoint_of, limits_from_wire, services_of
+from serve.auth import endpoint_of, limiter_was_unavailable, limits_from_wire, services_of
 from serve.envelope import collection, single
 from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
@@ -105,6 +105,8 @@ def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Respons
     rate_limit = record.rate_limit.to_wire()
     if services.limiter is None:
         usage: dict[str, int | None] = zero_usage(record.rate_limit)
+    elif limiter_was_unavailable(request):
+        raise errors.UpstreamUnavailable("The rate limiter is unreachable; retry with backoff.")
     else:
         try:
             usage = services.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))

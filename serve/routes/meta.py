@@ -18,7 +18,7 @@ from litestar import Request, Response, get
 from datasets.reader import LakeUnavailable
 from schemas.registry import REGISTRY_VERSION
 from serve import errors
-from serve.auth import Services, caller_limits, limits_from_wire, services_of
+from serve.auth import Services, caller_limits, limiter_was_unavailable, limits_from_wire, services_of
 from serve.envelope import collection, json_response, now_iso, single
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import LimiterUnavailable, Limits
@@ -129,11 +129,6 @@ def usage_of(
     return counted
 
 
-def _limiter_down(request: Request[Any, Any, Any]) -> bool:
-    """Whether `apply_limits` found the limiter unreachable on this request."""
-    return bool(request.scope.get("state", {}).get("limiter_unavailable"))
-
-
 def _envelope(limits: Limits) -> dict[str, int | None]:
     return {
         "per_second": limits.per_second,
@@ -152,7 +147,7 @@ def me(request: Request[Any, Any, Any]) -> Response[bytes]:
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
-    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC), _limiter_down(request))
+    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC), limiter_was_unavailable(request))
     data = me_payload(ctx.caller, key_record, usage, _envelope(limits), REGISTRY_VERSION)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
@@ -170,7 +165,7 @@ def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     # The store returns newest `created_at` first (key_id breaks ties) and omits revoked keys.
     keys = store.list_keys_of_user(account.user_id)
     now = datetime.now(UTC)
-    limiter_down = _limiter_down(request)
+    limiter_down = limiter_was_unavailable(request)
     rows = []
     for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
         usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now, limiter_down)

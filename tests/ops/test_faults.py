@@ -50,6 +50,29 @@ def test_lake_folder_removed(make_client: AppFactory, lake_copy: Path) -> None:
     assert body["status"] == "degraded" and body["down"] == ["lake"]
 
 
+def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
+    make_client: AppFactory, lake_copy: Path
+) -> None:
+    pointer = lake_copy / "alphas" / "Test_planted_factor" / "_current.json"
+    good = pointer.read_bytes()
+    pointer.write_text('{"build_id": ')
+    client = make_client(lake=str(lake_copy))
+    listed = client.get("/v1/alphas", headers=bearer("member"))
+    assert listed.status_code == 200
+    assert "Test_planted_factor" not in {row["alpha_id"] for row in listed.json()["data"]}
+    assert client.get("/v1/alphas/momentum_12_1/books", headers=bearer("member")).status_code == 200
+    error = assert_error(
+        client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")), 503, "upstream_unavailable"
+    )
+    assert error["details"] == {} and str(lake_copy) not in error["message"]
+    body = health(client)
+    assert body["status"] == "degraded" and body["down"] == ["lake"]
+
+    pointer.write_bytes(good)
+    assert health(client)["status"] == "ok"
+    assert client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")).status_code == 200
+
+
 def test_s3_endpoint_on_a_closed_port(make_client: AppFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{closed_port()}")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
@@ -185,3 +208,22 @@ def test_unhandled_failure_is_internal_error_without_detail(
     assert len(logged) == 1 and logged[0].exc_info is not None
     assert "secret internal detail" in "".join(__import__("traceback").format_exception(*logged[0].exc_info))
     assert json.loads(response.text)["error"]["message"]
+
+
+def test_usage_routes_ask_a_dead_limiter_once(
+    lake_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When this request's own count already failed, usage is not asked again: one wait, then 503."""
+    store = open_store(f"sqlite:///{tmp_path}/keys.sqlite3")
+    admin = issue_key(store, role="admin")
+    limiter = open_limiter(f"redis://127.0.0.1:{closed_port()}/0")
+
+    def usage_must_not_be_asked(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("usage asked of a limiter that already failed on this request")
+
+    monkeypatch.setattr(limiter, "usage", usage_must_not_be_asked)
+    app = create_app(Settings(lake=str(lake_copy)), store=store, limiter=limiter)
+    with TestClient(app=app) as client:
+        for path in ("/v1/me", "/v1/me/keys", f"/v1/admin/keys/{admin.key_id}/usage"):
+            assert_error(client.get(path, headers=admin.headers), 503, "upstream_unavailable")
+    store.close()
