@@ -8,7 +8,10 @@ Tables are keyed by build id, and the alpha pointers are re-read at most every
 started on the old build finishes on it (a query whose table was dropped meanwhile reloads it).
 
 One thread re-reads the catalogue while the others keep answering from the current one; a failed
-re-read answers `LakeUnavailable` and is retried `retry_seconds` later, not on every request. A
+re-read answers `LakeUnavailable` and is retried `retry_seconds` later, not on every request. One
+alpha whose pointer or alpha.json is corrupt (`catalog.CorruptLakeFile`) does not fail the re-read:
+it is left out of the catalogue, logged at ERROR once per re-read, and only its own lookups answer
+`LakeUnavailable` (never "not found"); `ping` fails while any such alpha remains. A
 first table load reads the lake under a lock of its own (alpha, build, table), never the
 reader's global lock, so one slow load does not stall other tables.
 
@@ -212,6 +215,8 @@ class LakeReader:
         self._alphas: dict[str, AlphaBuild] = {}
         self._alphas_read_at: float | None = None  # time of the last attempt, good or failed
         self._alphas_failure: str | None = None  # why the last attempt failed, None when it did not
+        # Published alphas the last good re-read could not understand: alpha_id -> why.
+        self._unreadable: dict[str, str] = {}
         self._benchmarks: dict[str, tuple[float, BenchmarkBuild | None]] = {}
         self._tables: dict[tuple[str, str, str], str | None] = {}
         self._load_locks: dict[tuple[str, str, str], threading.Lock] = {}
@@ -230,7 +235,16 @@ class LakeReader:
 
         Raises LakeUnavailable when the last re-read failed; the next attempt is `retry_seconds`
         after it, so an outage costs the lake one attempt per interval, not one per request.
+        An alpha that is published but cannot be read (`unreadable_alphas`) is not in the result.
         """
+        return self._catalogue()[0]
+
+    def unreadable_alphas(self) -> dict[str, str]:
+        """Published alphas whose pointer or catalogue entry is corrupt, with the reason (same
+        refresh rules as `alphas`)."""
+        return dict(self._catalogue()[1])
+
+    def _catalogue(self) -> tuple[dict[str, AlphaBuild], dict[str, str]]:
         if self._catalogue_due():
             # One thread re-reads; the others answer from the current catalogue meanwhile, or wait
             # when there is none yet.
@@ -243,7 +257,7 @@ class LakeReader:
         with self._lock:
             if self._alphas_failure is not None:
                 raise LakeUnavailable(self._alphas_failure)
-            return self._alphas
+            return self._alphas, self._unreadable
 
     def _catalogue_due(self) -> bool:
         with self._lock:
@@ -255,35 +269,56 @@ class LakeReader:
     def _refresh_catalogue(self) -> None:
         attempted_at = self._clock()
         try:
-            found = self._read_catalogue()
+            found, unreadable = self._read_catalogue()
         except LakeUnavailable as exc:
             with self._lock:
                 self._alphas_read_at, self._alphas_failure = attempted_at, str(exc) or "lake unavailable"
             return
+        for alpha_id, reason in unreadable.items():
+            log.error("alpha %s is published but unreadable, not served: %s", alpha_id, reason)
         with self._lock:
             for alpha_id, build in found.items():
                 self._note_served(alpha_id, build.build_id)
-            self._alphas, self._alphas_read_at, self._alphas_failure = found, attempted_at, None
+            self._alphas, self._unreadable = found, unreadable
+            self._alphas_read_at, self._alphas_failure = attempted_at, None
 
     def alpha(self, alpha_id: str) -> AlphaBuild | None:
-        return self.alphas().get(alpha_id)
+        """The served build of `alpha_id`; None when nothing is published under it. Raises
+        LakeUnavailable when it is published but unreadable: it exists, so it is not "not found"."""
+        build = self.alphas().get(alpha_id)
+        if build is None:
+            with self._lock:
+                reason = self._unreadable.get(alpha_id)
+            if reason is not None:
+                raise LakeUnavailable(reason)
+        return build
 
     def _check_root(self) -> None:
         # A missing local root would otherwise read as an empty lake (every alpha 404).
         if self._storage.is_local and not self._storage.is_dir(self.root):
             raise FileNotFoundError(f"the lake root {self.root} is not a folder")
 
-    def _read_catalogue(self) -> dict[str, AlphaBuild]:
+    def _read_catalogue(self) -> tuple[dict[str, AlphaBuild], dict[str, str]]:
+        """The served alphas, and the published ones whose pointer or alpha.json is corrupt.
+
+        A corrupt file is one alpha's fault and costs only that alpha; any other failure (the
+        store unreachable, a file unreadable) fails the whole re-read, as the lake is then down.
+        """
         found: dict[str, AlphaBuild] = {}
+        unreadable: dict[str, str] = {}
         with self._lake_errors():
             self._check_root()
             for alpha_id in catalog.published_alpha_ids(self.root, self._storage):
-                published = catalog.current_build(self.root, alpha_id, self._storage)
-                if published is None:
-                    continue  # pointer removed since the listing
-                entry = self._read_json_cached(published.build_dir, layout.ALPHA_JSON) or {}
+                try:
+                    published = catalog.current_build(self.root, alpha_id, self._storage)
+                    if published is None:
+                        continue  # pointer removed since the listing
+                    entry = self._json_cached(published.build_dir, layout.ALPHA_JSON) or {}
+                except catalog.CorruptLakeFile as exc:
+                    unreadable[alpha_id] = str(exc)
+                    continue
                 found[alpha_id] = AlphaBuild(alpha_id, published.build_id, published.build_dir, entry)
-        return found
+        return found, unreadable
 
     def _note_served(self, alpha_id: str, build_id: str) -> None:
         # Keep the current and the previous build's tables (requests in flight may still read
@@ -312,12 +347,16 @@ class LakeReader:
         return self._read_json_cached(build.build_dir, layout.SOURCE_JSON)
 
     def _read_json_cached(self, build_dir: str, name: str) -> dict[str, Any] | None:
+        with self._lake_errors():
+            return self._json_cached(build_dir, name)
+
+    def _json_cached(self, build_dir: str, name: str) -> dict[str, Any] | None:
+        """A JSON file of an immutable build, read once; lake errors are the caller's to map."""
         key = (build_dir, name)
         with self._lock:
             if key in self._json:
                 return self._json[key]
-        with self._lake_errors():
-            value = catalog.read_json(self._storage, layout.join(build_dir, name))
+        value = catalog.read_json(self._storage, layout.join(build_dir, name))
         with self._lock:
             self._json[key] = value
         return value
@@ -572,10 +611,14 @@ class LakeReader:
         return Page(rows=rows, total=int(sessions)), summary
 
     def ping(self) -> None:
-        """Raise LakeUnavailable when the lake root cannot be listed."""
+        """Raise LakeUnavailable when the lake root cannot be listed, or when a published alpha
+        cannot be read (as of the catalogue's last re-read, `unreadable_alphas`)."""
         with self._lake_errors():
             self._check_root()
             self._storage.list_names(layout.alphas_dir(self.root))
+        unreadable = self.unreadable_alphas()
+        if unreadable:
+            raise LakeUnavailable(f"published alphas cannot be read: {', '.join(sorted(unreadable))}")
 
     # -- loading ----------------------------------------------------------------------------------
 

@@ -1,19 +1,26 @@
 """Publishing one seal: validate, derive, write a whole build, then switch the pointer.
 
-The build id is a hash of the seal's content and the pipeline version, so the same seal built
-twice is the same build ("unchanged", nothing written). The build is written completely under
-`builds/<build_id>/` before `_current.json` is replaced in one atomic step; a crash before that
-step leaves the previous pointer, hence the previous build, served unchanged. After the switch the
-current build and the two newest previous ones are kept; a build that falls off that history is
-deleted. Two publishes of one alpha may run at once (a scheduler retry next to the original job),
-so a build folder no pointer ever named may be one being written: it is deleted only once it is
-older than `LEFTOVER_AGE_SECONDS` (then it is a crashed attempt's leftover).
+The content id is a hash of the seal's content and the pipeline version; the pointer records it,
+so the same seal built again is "unchanged" and writes nothing. Every publish writes into a build
+folder of its own, `builds/<build_id>/` with `build_id = <content id>-<random suffix>`, which no
+other publish can name: two publishes of the same seal at once (a scheduler retry next to the
+original job) never write, or delete, each other's files. The build is written completely before
+`_current.json` is replaced in one atomic step; a crash before that step leaves the previous
+pointer, hence the previous build, served unchanged. A publish that finds the pointer already on
+its content when it comes to switch (the other publish of the same seal switched first) does not
+switch, deletes the folder it created and reports "unchanged".
+
+After the switch the current build and the two newest previous ones are kept; a build that falls
+off that history is deleted. A build folder no pointer names may be one being written by another
+publish of the alpha: it is deleted only once it is older than `LEFTOVER_AGE_SECONDS` (then it is
+a crashed attempt's leftover). No publish deletes any other folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -54,8 +61,23 @@ class Outcome:
         return f"{self.status:<10} {self.target}  build {self.build_id}  {self.rows:,} rows  {self.bytes:,} bytes"
 
 
-def build_id_for(seal: Seal) -> str:
+def content_id_for(seal: Seal) -> str:
+    """What a build of `seal` holds: the same seal and pipeline version give the same content id."""
     return hashlib.sha256(f"{seal.content_sha256}:{PIPELINE_VERSION}".encode()).hexdigest()[:20]
+
+
+def new_build_id(content_id: str) -> str:
+    """A build folder name no other publish uses, even one of the same seal at the same moment."""
+    return f"{content_id}-{uuid.uuid4().hex[:8]}"
+
+
+def pointed_content(pointer: dict[str, Any] | None) -> str | None:
+    """The content id of the build a pointer names. Pointers written before content ids were
+    recorded name a build whose id is the content id itself."""
+    if not pointer:
+        return None
+    content_id = pointer.get("content_id") or pointer.get("build_id")
+    return content_id if isinstance(content_id, str) else None
 
 
 def publish_seal(seal_path: str, lake_root: str) -> Outcome:
@@ -67,20 +89,18 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     check_manifest(seal.manifest)
     alpha_id = seal.manifest["alpha_id"]
     lake_storage = Storage(lake_root)
-    build_id = build_id_for(seal)
+    content_id = content_id_for(seal)
     pointer_path = layout.alpha_pointer(lake_root, alpha_id)
     pointer = catalog.read_json(lake_storage, pointer_path)
-    if pointer and pointer.get("build_id") == build_id:
-        return _unchanged(
-            seal_path, alpha_id, lake_storage, layout.alpha_build_dir(lake_root, alpha_id, build_id)
-        )
+    if pointed_content(pointer) == content_id:
+        return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
 
     load_contents(seal, seal_storage)
     validate(seal)
     derived = derive(seal)
 
+    build_id = new_build_id(content_id)
     build_dir = layout.alpha_build_dir(lake_root, alpha_id, build_id)
-    lake_storage.delete_tree(build_dir)  # a leftover of a crashed attempt is never trusted
     writer = BuildWriter(lake_storage)
     write_tables(writer, build_dir, derived)
     source = write_source(lake_storage, lake_root, seal, writer, build_dir)
@@ -92,7 +112,11 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     entry = alpha_entry(seal, derived, writer, build_id, source)
     writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
 
-    before, after = switch_pointer(lake_storage, pointer_path, {"alpha_id": alpha_id, "build_id": build_id})
+    document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
+    before, after = switch_pointer(lake_storage, pointer_path, document)
+    if after is None:  # another publish of this seal switched first: its build is served
+        lake_storage.delete_tree(build_dir)  # the folder this publish created, named by no one
+        return _unchanged(seal_path, alpha_id, lake_storage, lake_root, before)
     prune_builds(lake_storage, layout.alpha_builds_dir(lake_root, alpha_id), before, after)
     totals = writer.table_totals()
     return Outcome(
@@ -105,13 +129,19 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     )
 
 
-def _unchanged(seal_path: str, target: str, storage: Storage, build_dir: str) -> Outcome:
+def _unchanged(
+    seal_path: str, alpha_id: str, storage: Storage, lake_root: str, pointer: dict[str, Any] | None
+) -> Outcome:
+    """The outcome of a publish whose content the pointer already names (its build, not ours)."""
+    assert pointer is not None
+    build_id = str(pointer["build_id"])
     rows = size = 0
-    entry = catalog.read_json(storage, layout.join(build_dir, layout.ALPHA_JSON))
+    entry_path = layout.join(layout.alpha_build_dir(lake_root, alpha_id, build_id), layout.ALPHA_JSON)
+    entry = catalog.read_json(storage, entry_path)
     if entry is not None:
         rows = sum(t["rows"] for t in entry.get("tables", {}).values())
         size = int(entry.get("build_bytes", 0))
-    return Outcome(seal_path, target, "unchanged", build_dir.rsplit("/", 1)[-1], rows=rows, bytes=size)
+    return Outcome(seal_path, alpha_id, "unchanged", build_id, rows=rows, bytes=size)
 
 
 def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha) -> None:
@@ -153,7 +183,8 @@ def write_source(
         sha256 = record["sha256"]
         target = layout.archive_path(lake_root, alpha_id, sha256)
         if not storage.exists(target):
-            storage.write_bytes(target, seal.source_zip)
+            # Atomically: another publish of the same seal may be reading it back right now.
+            storage.replace_atomically(target, seal.source_zip)
         copied = hashlib.sha256(storage.read_bytes(target)).hexdigest()
         if copied != sha256:
             storage.delete_tree(target)
@@ -228,14 +259,18 @@ def _iso(value: Any) -> str | None:
 
 def switch_pointer(
     storage: Storage, pointer_path: str, document: dict[str, Any]
-) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """Replaces the pointer; returns the pointer it replaced and the new one.
 
     The pointer is re-read right before it is replaced, not taken from the start of the publish:
     another publish of the same alpha may have switched it meanwhile, and its build must enter
-    the history rather than vanish from it.
+    the history rather than vanish from it. When that pointer already names the content of
+    `document` (another publish of the same seal switched first), nothing is written and the new
+    pointer returned is None.
     """
     previous = catalog.read_json(storage, pointer_path)
+    if pointed_content(previous) == document["content_id"]:
+        return previous, None
     history: list[str] = []
     if previous and previous.get("build_id"):
         history = [previous["build_id"], *previous.get("previous_builds", [])]
@@ -285,25 +320,19 @@ def prune_builds(
 def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outcome:
     symbol = str(seal.manifest.get("symbol"))
     target = f"benchmark:{symbol}"
-    build_id = build_id_for(seal)
+    content_id = content_id_for(seal)
     lake_storage = Storage(lake_root)
     if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
         raise SealRejected("manifest.fields", "manifest", f"benchmark symbol {symbol!r} is not valid")
     pointer_path = layout.benchmark_pointer(lake_root, symbol)
     pointer = catalog.read_json(lake_storage, pointer_path)
-    if pointer and pointer.get("build_id") == build_id:
-        info_path = layout.join(
-            layout.benchmark_build_dir(lake_root, symbol, build_id), layout.BENCHMARK_JSON
-        )
-        info = catalog.read_json(lake_storage, info_path) or {}
-        return Outcome(
-            seal.path, target, "unchanged", build_id, int(info.get("rows", 0)), int(info.get("bytes", 0))
-        )
+    if pointed_content(pointer) == content_id:
+        return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
     # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.
     load_contents(seal, seal_storage)
     validate(seal)
+    build_id = new_build_id(content_id)
     build_dir = layout.benchmark_build_dir(lake_root, symbol, build_id)
-    lake_storage.delete_tree(build_dir)
     writer = BuildWriter(lake_storage)
     daily = pl.from_arrow(seal.tables[("daily", None)])
     assert isinstance(daily, pl.DataFrame)
@@ -323,8 +352,29 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
         "bytes": written.bytes,
     }
     writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
-    before, after = switch_pointer(lake_storage, pointer_path, {"symbol": symbol, "build_id": build_id})
+    document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
+    before, after = switch_pointer(lake_storage, pointer_path, document)
+    if after is None:  # another publish of this seal switched first: its build is served
+        lake_storage.delete_tree(build_dir)  # the folder this publish created, named by no one
+        return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
     prune_builds(lake_storage, layout.benchmark_builds_dir(lake_root, symbol), before, after)
     return Outcome(
         seal.path, target, "published", build_id, written.rows, sum(f.bytes for f in writer.written)
+    )
+
+
+def _benchmark_unchanged(
+    seal_path: str, symbol: str, storage: Storage, lake_root: str, pointer: dict[str, Any] | None
+) -> Outcome:
+    assert pointer is not None
+    build_id = str(pointer["build_id"])
+    info_path = layout.join(layout.benchmark_build_dir(lake_root, symbol, build_id), layout.BENCHMARK_JSON)
+    info = catalog.read_json(storage, info_path) or {}
+    return Outcome(
+        seal_path,
+        f"benchmark:{symbol}",
+        "unchanged",
+        build_id,
+        int(info.get("rows", 0)),
+        int(info.get("bytes", 0)),
     )

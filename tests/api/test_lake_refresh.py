@@ -4,6 +4,7 @@ lake outage is answered 503 without hammering the lake, and lake failures never 
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import subprocess
 import sys
@@ -120,6 +121,52 @@ def test_corrupt_pointer_is_upstream_unavailable_not_a_missing_alpha(lake: Path)
     with app_client(str(lake), Clock()) as client:
         response = client.get("/v1/alphas/momentum_12_1/books", headers=RAW)
         assert error_code(response, 503) == "upstream_unavailable"
+
+
+def unreadable_logged(caplog: pytest.LogCaptureFixture, alpha: str) -> int:
+    return sum(
+        r.name == "datasets.reader" and r.levelno == logging.ERROR and alpha in r.getMessage()
+        for r in caplog.records
+    )
+
+
+CORRUPTIONS = {
+    "truncated pointer": ("_current.json", '{"build_id": "abc"'),
+    "pointer without a build": ("_current.json", '{"alpha_id": "Test_planted_factor"}'),
+    "unparsable alpha.json": ("alpha.json", "not json"),
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+def test_one_unreadable_alpha_leaves_every_other_alpha_served(
+    lake: Path, corruption: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    alpha = "Test_planted_factor"
+    name, text = CORRUPTIONS[corruption]
+    build = catalog.current_build(str(lake), alpha)
+    assert build is not None
+    target = lake / "alphas" / alpha / name if name == "_current.json" else Path(build.build_dir) / name
+    good = target.read_bytes()
+    target.write_text(text)
+    clock = Clock()
+    with app_client(str(lake), clock) as client, caplog.at_level(logging.ERROR, logger="datasets.reader"):
+        listed = served(client)
+        assert alpha not in listed and "momentum_12_1" in listed and len(listed) == 6
+        assert client.get("/v1/alphas/momentum_12_1/books", headers=RAW).status_code == 200
+        # The unreadable alpha still exists: its own routes are an outage, never a 404.
+        for path in (f"/v1/alphas/{alpha}", f"/v1/alphas/{alpha}/books", f"/v1/alphas/{alpha}/rebalances"):
+            error = error_code(client.get(path, headers=RAW), 503)
+            assert error == "upstream_unavailable", path
+        assert unreadable_logged(caplog, alpha) == 1  # once per catalogue refresh, not per request
+
+        clock.advance(REFRESH)
+        served(client)
+        assert unreadable_logged(caplog, alpha) == 2
+
+        target.write_bytes(good)  # repaired: served again at the next refresh
+        clock.advance(REFRESH)
+        assert alpha in served(client)
+        assert client.get(f"/v1/alphas/{alpha}/books", headers=RAW).status_code == 200
 
 
 def test_a_programming_error_is_a_500_not_a_lake_outage(lake: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -62,7 +62,9 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
     assert "Test_planted_factor" not in {row["alpha_id"] for row in listed.json()["data"]}
     assert client.get("/v1/alphas/momentum_12_1/books", headers=bearer("member")).status_code == 200
     error = assert_error(
-        client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")), 503, "upstream_unavailable"
+        client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")),
+        503,
+        "upstream_unavailable",
     )
     assert error["details"] == {} and str(lake_copy) not in error["message"]
     body = health(client)

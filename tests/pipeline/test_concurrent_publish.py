@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from datasets.storage import Storage
-from pipeline.publish import LEFTOVER_AGE_SECONDS, build_id_for, publish_seal
+from pipeline.publish import LEFTOVER_AGE_SECONDS, content_id_for, publish_seal
 from pipeline.seal import open_seal
 from tests.pipeline.test_publish import new_version
 
@@ -34,8 +34,8 @@ def build_is_complete(lake: Path, build_id: str) -> bool:
     return True
 
 
-def build_id_of(seal: Path) -> str:
-    return build_id_for(open_seal(str(seal), Storage(str(seal))))
+def content_id_of(seal: Path) -> str:
+    return content_id_for(open_seal(str(seal), Storage(str(seal))))
 
 
 def publish_slowly(seal: str, lake: str, other_done: Event) -> None:
@@ -87,13 +87,99 @@ def test_two_processes_publishing_one_alpha_leave_a_complete_build_served(
     assert (slow.exitcode, fast.exitcode) == (0, 0)
 
     final = json.loads(pointer.read_text())
-    slow_id, fast_id = build_id_of(slow_seal), build_id_of(fast_seal)
     assert base.build_id in seen
     # The slow publish switched last; its history was read right before its switch, so it keeps
     # the fast publish's build as the previous one.
-    assert (final["build_id"], final["previous_builds"]) == (slow_id, [fast_id, base.build_id])
-    for build_id in (slow_id, fast_id, base.build_id):
+    fast_build, base_build = final["previous_builds"]
+    assert final["content_id"] == content_id_of(slow_seal) and base_build == base.build_id
+    assert final["build_id"].startswith(content_id_of(slow_seal) + "-")
+    assert fast_build.startswith(content_id_of(fast_seal) + "-")
+    for build_id in (final["build_id"], fast_build, base_build):
         assert build_is_complete(lake, build_id)
+
+
+def publish_same_seal_late(seal: str, lake: str, status_file: str, events: dict[str, Event]) -> None:
+    """Reads the pointer and derives, waits until the other publish of the same seal has switched,
+    then writes one file and pauses so the parent can look at the served build."""
+    import pipeline.publish as publish
+    from datasets.writer import BuildWriter
+
+    real_derive, real_write = publish.derive, BuildWriter.write_parquet
+
+    def derive_then_wait(*args: Any, **kwargs: Any) -> Any:
+        derived = real_derive(*args, **kwargs)
+        events["other_done"].wait(60)
+        return derived
+
+    def write_then_pause(self: BuildWriter, *args: Any, **kwargs: Any) -> Any:
+        written = real_write(self, *args, **kwargs)
+        if len(self.written) == 1:
+            events["mid_write"].set()
+            events["checked"].wait(60)
+        return written
+
+    publish.derive = derive_then_wait
+    BuildWriter.write_parquet = write_then_pause  # type: ignore[method-assign]
+    try:
+        Path(status_file).write_text(publish_seal(seal, lake).status)
+    finally:
+        events["mid_write"].set()  # never leave the parent waiting
+
+
+def publish_same_seal_now(seal: str, lake: str, status_file: str, done: Event) -> None:
+    try:
+        Path(status_file).write_text(publish_seal(seal, lake).status)
+    finally:
+        done.set()
+
+
+def test_two_processes_publishing_the_same_seal_never_break_the_served_build(
+    tmp_path: Path, factory_seal: Path
+) -> None:
+    """A scheduler retry of the same seal next to the original: both compute the same content, and
+    neither may remove files of the build the other writes or the pointer names."""
+    lake = tmp_path / "lake"
+    spawn = multiprocessing.get_context("spawn")
+    events = {name: spawn.Event() for name in ("other_done", "mid_write", "checked")}
+    late = spawn.Process(
+        target=publish_same_seal_late, args=(str(factory_seal), str(lake), str(tmp_path / "late"), events)
+    )
+    now = spawn.Process(
+        target=publish_same_seal_now,
+        args=(str(factory_seal), str(lake), str(tmp_path / "now"), events["other_done"]),
+    )
+    pointer = lake / "alphas" / ALPHA / "_current.json"
+    late.start()
+    now.start()
+    try:
+        deadline = time.monotonic() + 120
+        while (late.is_alive() or now.is_alive()) and time.monotonic() < deadline:
+            if pointer.exists():
+                build_id = json.loads(pointer.read_text())["build_id"]
+                assert build_is_complete(lake, build_id), f"the pointer names the incomplete build {build_id}"
+            if events["mid_write"].is_set() and not events["checked"].is_set():
+                # The late publish has written a file after the other one switched the pointer.
+                build_id = json.loads(pointer.read_text())["build_id"]
+                assert build_is_complete(lake, build_id), f"the pointer names the incomplete build {build_id}"
+                events["checked"].set()
+            time.sleep(0.02)
+    finally:
+        events["checked"].set()
+        late.join(30)
+        now.join(30)
+    assert (late.exitcode, now.exitcode) == (0, 0)
+    assert (tmp_path / "now").read_text() == "published"
+    # The late publish found the pointer already on this seal's content when it came to switch.
+    assert (tmp_path / "late").read_text() == "unchanged"
+
+    final = json.loads(pointer.read_text())
+    assert final["content_id"] == content_id_of(factory_seal) and final["previous_builds"] == []
+    assert build_is_complete(lake, final["build_id"])
+    # The late publish removed the folder it had created, and only that one.
+    assert [p.name for p in (lake / "alphas" / ALPHA / "builds").iterdir()] == [final["build_id"]]
+    before = sorted(p.relative_to(lake) for p in lake.rglob("*"))
+    assert publish_seal(str(factory_seal), str(lake)).status == "unchanged"
+    assert sorted(p.relative_to(lake) for p in lake.rglob("*")) == before
 
 
 def test_unknown_build_folders_are_pruned_only_when_old(tmp_path: Path, factory_seal: Path) -> None:

@@ -36,6 +36,27 @@ def test_rebuild_of_the_same_seal_is_unchanged_and_writes_nothing(tmp_path: Path
     assert snapshot(lake) == before
 
 
+def test_every_publish_writes_a_folder_of_its_own_and_the_pointer_records_the_content(
+    tmp_path: Path, factory_seal: Path
+) -> None:
+    lake = tmp_path / "lake"
+    first = publish_seal(str(factory_seal), str(lake))
+    pointer_path = lake / "alphas" / "Test_factory" / "_current.json"
+    pointer = json.loads(pointer_path.read_text())
+    content_id, _, suffix = pointer["build_id"].partition("-")
+    assert pointer["build_id"] == first.build_id and pointer["content_id"] == content_id and len(suffix) == 8
+    # A pointer written before content ids were recorded names the build by its content id alone;
+    # the same seal is still recognised as unchanged.
+    builds = lake / "alphas" / "Test_factory" / "builds"
+    assert first.build_id is not None
+    (builds / first.build_id).rename(builds / content_id)
+    pointer_path.write_text(json.dumps({"alpha_id": "Test_factory", "build_id": content_id}))
+    before = snapshot(lake)
+    again = publish_seal(str(factory_seal), str(lake))
+    assert (again.status, again.build_id, again.rows) == ("unchanged", content_id, first.rows)
+    assert snapshot(lake) == before
+
+
 def test_crash_mid_publish_leaves_the_old_build_served(
     tmp_path: Path, factory_seal: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
