@@ -463,6 +463,17 @@ def nwt_ir_block(
     return _hac_block(returns, warnings, "nwt.ir", {"source": "portfolio", "frequency": "daily"})
 
 
+def _level_values(
+    table: Columns | None, level_column: str, level: int, value_column: str, window: Window
+) -> np.ndarray:
+    """Finite weekly values of one level (a horizon, a lag) of a per-week-and-level series, in the window."""
+    if table is None:
+        return np.empty(0)
+    rows = window.mask_sorted(table["date"])
+    values = table[value_column][rows][table[level_column][rows] == level]
+    return values[np.isfinite(values)]
+
+
 def panel_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> dict[str, Any]:
     """Weekly series of the window (served only with panel=1 and only when ic_deciles is)."""
     weekly = inputs.weekly_signal
@@ -478,11 +489,7 @@ def panel_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> di
     term_structure = []
     term = inputs.weekly_term
     for horizon in TERM_HORIZONS:
-        ic = np.empty(0)
-        if term is not None:
-            rows = window.mask_sorted(term["date"])
-            ic = term["ic"][rows][term["horizon_weeks"][rows] == horizon]
-            ic = ic[np.isfinite(ic)]
+        ic = _level_values(term, "horizon_weeks", horizon, "ic", window)
         block = f"panel.ic_term_structure[{horizon}]"
         term_structure.append(
             {
@@ -496,11 +503,7 @@ def panel_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> di
     autocorrelation = []
     autocorr = inputs.weekly_autocorr
     for lag in AUTOCORR_LAGS:
-        rho = np.empty(0)
-        if autocorr is not None:
-            rows = window.mask_sorted(autocorr["date"])
-            rho = autocorr["rho"][rows][autocorr["lag_weeks"][rows] == lag]
-            rho = rho[np.isfinite(rho)]
+        rho = _level_values(autocorr, "lag_weeks", lag, "rho", window)
         autocorrelation.append(
             {"lag_weeks": lag, "rho": number(rho.mean()) if rho.size else None, "weeks": int(rho.size)}
         )

@@ -6,14 +6,11 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from serve.limits import Limits, open_limiter
+from serve.limits import Limiter, Limits, open_limiter
 
 
-def hit_from_threads(
-    url: str, key_prefix: str, limits: Limits, now: datetime, threads: int, start: Any, results: Any
-) -> None:
-    """Hit one key from `threads` threads released together by the shared barrier `start`."""
-    limiter = open_limiter(url, key_prefix=key_prefix)
+def burst(limiter: Limiter, limits: Limits, now: datetime, threads: int, start: Any) -> list[bool]:
+    """`threads` hits on one key, released together by the barrier `start`; whether each was admitted."""
     admitted: list[bool] = []
     lock = threading.Lock()
 
@@ -28,5 +25,14 @@ def hit_from_threads(
         worker.start()
     for worker in workers:
         worker.join()
+    return admitted
+
+
+def hit_from_threads(
+    url: str, key_prefix: str, limits: Limits, now: datetime, threads: int, start: Any, results: Any
+) -> None:
+    """A worker process: one burst from `threads` threads, its admissions put on `results`."""
+    limiter = open_limiter(url, key_prefix=key_prefix)
+    admitted = burst(limiter, limits, now, threads, start)
     limiter.close()
     results.put(admitted)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from serve.limits import Limiter, Limits, open_limiter
-from tests.limits.concurrent_workers import hit_from_threads
+from tests.limits.concurrent_workers import burst, hit_from_threads
 
 FIVE_PER_SECOND = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
 # Far in the future, so every request falls in the same second whatever the wall clock does.
@@ -19,21 +19,7 @@ FIXED_NOW = datetime(2999, 6, 15, 12, 0, 0, tzinfo=UTC)
 
 def test_fifty_threads_admit_exactly_five(make_limiter: Callable[[], Limiter]) -> None:
     limiter = make_limiter()
-    start = threading.Barrier(50)
-    admitted: list[bool] = []
-    lock = threading.Lock()
-
-    def one_request() -> None:
-        start.wait(timeout=30)
-        allowed = limiter.hit("shared-key", FIVE_PER_SECOND, FIXED_NOW).allowed
-        with lock:
-            admitted.append(allowed)
-
-    threads = [threading.Thread(target=one_request) for _ in range(50)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    admitted = burst(limiter, FIVE_PER_SECOND, FIXED_NOW, 50, threading.Barrier(50))
     assert len(admitted) == 50
     assert sum(admitted) == 5
     assert limiter.usage("shared-key", FIVE_PER_SECOND, FIXED_NOW)["second"] == 5
