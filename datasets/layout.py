@@ -94,15 +94,6 @@ def book_partition_path(build_dir: str, table: str, book: str) -> str:
     return join(build_dir, table, f"book={book}", PART_FILE)
 
 
-def partition_glob(build_dir: str, table: str) -> str:
-    """Glob that reads every partition of a partitioned table (hive-style)."""
-    if table in YEAR_PARTITIONED_TABLES:
-        return join(build_dir, table, "year=*", PART_FILE)
-    if table in BOOK_PARTITIONED_TABLES:
-        return join(build_dir, table, "book=*", PART_FILE)
-    raise ValueError(f"{table!r} is not partitioned")
-
-
 def benchmarks_dir(root: str) -> str:
     return join(root, "benchmarks")
 

@@ -380,10 +380,6 @@ class LakeReader:
             self._benchmarks[symbol] = (now, found)
         return found
 
-    def benchmark_symbols(self) -> list[str]:
-        with self._lake_errors():
-            return self._storage.list_names(layout.benchmarks_dir(self.root))
-
     def builds(self) -> list[dict[str, Any]]:
         """Every build kept in the lake (`catalog.list_builds`), read now, not cached."""
         with self._lake_errors():

@@ -109,11 +109,6 @@ def read_parquet(storage: Storage, path: str, kind: str) -> pa.Table:
         raise SealRejected("schema.columns", kind, f"{path} is not readable Parquet: {exc}") from exc
 
 
-def read_seal(path: str) -> Seal:
-    storage = Storage(path)
-    return load_contents(open_seal(path, storage), storage)
-
-
 def expected_files(manifest: dict[str, Any]) -> set[str]:
     """Files the manifest declares (alpha seals): one per global kind, one per book per book kind."""
     kinds = manifest.get("kinds_sealed") or []

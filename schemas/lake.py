@@ -192,21 +192,3 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "weekly_term": WEEKLY_TERM,
     "weekly_autocorr": WEEKLY_AUTOCORR,
 }
-
-# Which seal kind feeds each published table; an absent kind leaves its tables absent, and the
-# API answers an empty page with a `kind_missing` warning naming the kind.
-TABLE_KIND: dict[str, str] = {
-    "rebalances": "rebalances",
-    "decisions": "decisions",
-    "portfolio": "portfolio",
-    "positions": "positions",
-    "pnl": "pnl",
-    "trades": "trades",
-    "metrics_stored": "metrics",
-    "weekly_signal": "decisions",
-    "weekly_deciles": "decisions",
-    "weekly_term": "decisions",
-    "weekly_autocorr": "decisions",
-}
-
-RAW_ONLY_DECISION_FIELDS = tuple(f for f in DECISIONS.names if f.startswith("raw_"))

@@ -21,8 +21,6 @@ class Endpoint:
     admin: bool = False  # effective only on a platform administrator's key
 
 
-GROUPS = ("meta", "catalog", "signals", "portfolio", "performance", "benchmarks", "admin")
-
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("meta.health", "meta", "/v1/health", "Health probe", public=True),
     Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key"),

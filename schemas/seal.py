@@ -19,7 +19,6 @@ ALL_KINDS = GLOBAL_KINDS + BOOK_KINDS
 
 # The engine's books. Trade variants are sealed only for the trades kind.
 BASE_BOOKS = ("long_short", "long_only")
-RAW_PREFIX = "raw_"
 TRADE_VARIANT_SUFFIXES = ("_adjustments", "_settlements")
 
 UNAVAILABILITY_REASONS = ("halted", "suspended", "no_borrow", "illiquid", "data_gap")

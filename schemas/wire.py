@@ -139,7 +139,6 @@ ORDER_POSITIONS = (("date", "asc"), ("symbol", "asc"))
 ORDER_PNL = ORDER_POSITIONS
 # Two fills of one name at one instant keep the lake's row order (phase then quantity) as tiebreak.
 ORDER_TRADES = (("timestamp", "asc"), ("symbol", "asc"), ("phase", "asc"), ("quantity", "asc"))
-ORDER_SERIES = (("date", "asc"),)
 
 REBALANCE_SORTS = {"score": "score", "rank": "average_rank", "symbol": "symbol", "weight": None}
 """`sort` on `/rebalances/{date}`; `weight` resolves to the column chosen by `book`."""

@@ -84,10 +84,6 @@ SourceDownloadNotConfigured = _error(
     "lake, or no readable signing key for a local one).",
 )
 
-ALL_ERRORS: tuple[type[ApiError], ...] = tuple(
-    v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, ApiError)
-)
-
 
 def bad_parameters(problems: dict[str, str]) -> ApiError:
     """A 400 naming every offending parameter and the constraint it broke."""

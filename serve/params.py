@@ -34,7 +34,6 @@ NUMBER_PATTERN = re.compile(
 # More digits than any bound of any parameter; refused before int() is asked to convert them.
 INTEGER_MAX_DIGITS = 18
 
-PAGING = ("limit", "offset")
 WINDOW = ("from", "to")
 
 _TRUE = ("true", "1", "yes")
@@ -68,9 +67,6 @@ class QueryParams:
                 self.problems[name] = "given more than once; send it once"
             else:
                 self.values[name] = value
-
-    def has(self, name: str) -> bool:
-        return name in self.values
 
     def fail(self, name: str, rule: str) -> None:
         self.problems.setdefault(name, rule)
@@ -209,8 +205,3 @@ def _bounds(minimum: int | None, maximum: int | None) -> str:
     if minimum is not None:
         return f">= {minimum}"
     return f"at most {INTEGER_MAX_DIGITS} digits long"
-
-
-def echo(values: dict[str, Any]) -> dict[str, Any]:
-    """Drop unset entries (used to echo applied parameters in meta)."""
-    return {k: v for k, v in values.items() if v is not None}

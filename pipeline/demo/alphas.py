@@ -40,10 +40,6 @@ class AlphaSpec:
     legacy_ic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
 
-    @property
-    def is_testing(self) -> bool:
-        return self.alpha_id.startswith("Test_")
-
     def universe_size(self, size: str) -> int:
         return self.universe_full if size == "full" else self.universe_small
 

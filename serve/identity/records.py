@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from schemas.registry import META_IDS
 from serve.context import AllowList
-
-Role = Literal["admin", "member"]
-AccountStatus = Literal["active", "deactivated", "deleted"]
-KeyStatus = Literal["active", "suspended"]
 
 ROLES: tuple[str, ...] = ("admin", "member")
 ACCOUNT_STATUSES: tuple[str, ...] = ("active", "deactivated", "deleted")

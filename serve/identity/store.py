@@ -16,7 +16,6 @@ import logging
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -548,7 +547,3 @@ def normalise_email(email: str) -> str:
 def _check_choice(what: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise IdentityError(f"{what} must be one of {', '.join(allowed)}; got {value!r}")
-
-
-def with_raw_book(grants: Grants, expose_raw_book: bool) -> Grants:
-    return replace(grants, expose_raw_book=expose_raw_book)

@@ -18,7 +18,6 @@ from serve.metrics.newey_west import InsufficientData, NonpositiveVariance, newe
 from serve.metrics.stats import Warnings, Window, iso, not_measurable, number, stored_stat
 
 BUCKET_COUNT = 10
-MIN_DECILE_NAMES = 20  # the pipeline marks weeks below this `decile_eligible = false`
 TERM_HORIZONS = (1, 2, 4, 8)
 AUTOCORR_LAGS = tuple(range(1, 9))
 # Absolute tolerance within which mean(weekly IC) must equal the sealed mean IC for nwt.ic to be

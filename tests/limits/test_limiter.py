@@ -305,3 +305,21 @@ def test_limits_reject_negative_or_non_integer_values() -> None:
         Limits(per_second=-1, per_minute=1, per_day=1, monthly_requests=None)
     with pytest.raises(ValueError, match="monthly_requests"):
         Limits(per_second=1, per_minute=1, per_day=1, monthly_requests=1.5)  # type: ignore[arg-type]
+
+
+def test_memory_limiter_forgets_ended_windows() -> None:
+    """One process serving for months must not keep every second's counter: ended windows go."""
+    from serve.limits.memory import MemoryLimiter
+
+    limiter = MemoryLimiter()
+    limits = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100_000)
+    start = datetime(2026, 3, 31, 23, 59, 58, tzinfo=UTC)
+    for second in range(3):
+        assert limiter.hit("k", limits, start + timedelta(seconds=second)).allowed
+    # 3 seconds, 2 minutes, 2 days, 2 months (the last second crossed into April).
+    assert limiter.counter_count() == 3 + 2 + 2 + 2
+    later = start + timedelta(days=40)
+    assert limiter.hit("k", limits, later).allowed
+    # Only the windows of the new request remain.
+    assert limiter.counter_count() == 4
+    assert limiter.usage("k", limits, later)["month"] == 1
