@@ -1,0 +1,745 @@
+"""The GET requests of the read-path equality check: a pure function of the demo lake and a seed.
+
+Valid values (alpha ids, rebalance dates, symbols, books, sessions) are read straight from the
+lake's files (JSON pointers and Parquet via polars), never through the server code, so the list
+does not change when the server's read path does. Every data endpoint and parameter family is
+covered for every alpha and every test caller (`raw`, `plain`, `testonly`, `alphaonly`,
+`metaonly`, see tests/api/conftest.py), with a few requests without a key or with an unknown one.
+
+Left out: `/v1/health`, `/v1/me`, `/v1/me/keys` and the admin routes (they answer from time and
+the key store, not the lake), and the successful `/source/download` answers (the URL is signed
+with the current time; whether a deployment can sign depends on a key file relative to the
+working directory). Its answers decided before any signing (403, 404, 400, `source_not_ready`)
+are included.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import quote
+
+import polars as pl
+
+SEED = 20_240_611
+
+TOKENS = ("raw", "plain", "testonly", "alphaonly", "metaonly")
+DATA_TOKENS = ("raw", "plain")  # the two full-access callers; raw_* fields differ between them
+UNKNOWN_ALPHA = "no_such_alpha"
+UNKNOWN_TEST_ALPHA = "Test_no_such_alpha"  # allowed to `testonly`, so its 404 is reachable
+
+BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
+BASE_BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
+
+# Registry id -> path pattern of every data endpoint (a frozen copy: the recording is compared
+# against the registry in test_equality, so a drift in either is caught).
+ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
+    "catalog.alphas.list": re.compile(r"/v1/alphas"),
+    "catalog.alphas.get": re.compile(r"/v1/alphas/[^/]+"),
+    "catalog.alphas.source.download": re.compile(r"/v1/alphas/[^/]+/source/download"),
+    "signals.rebalances.list": re.compile(r"/v1/alphas/[^/]+/rebalances"),
+    "signals.rebalances.get": re.compile(r"/v1/alphas/[^/]+/rebalances/[^/]+"),
+    "signals.scores": re.compile(r"/v1/alphas/[^/]+/scores"),
+    "portfolio.books": re.compile(r"/v1/alphas/[^/]+/books"),
+    "portfolio.ledger": re.compile(r"/v1/alphas/[^/]+/portfolio"),
+    "portfolio.positions": re.compile(r"/v1/alphas/[^/]+/positions"),
+    "portfolio.pnl": re.compile(r"/v1/alphas/[^/]+/pnl"),
+    "portfolio.trades": re.compile(r"/v1/alphas/[^/]+/trades"),
+    "portfolio.equity_curve": re.compile(r"/v1/alphas/[^/]+/equity-curve"),
+    "performance.metrics": re.compile(r"/v1/alphas/[^/]+/metrics"),
+    "performance.metrics.doc": re.compile(r"/v1/alphas/[^/]+/metrics/_doc"),
+    "benchmarks.daily": re.compile(r"/v1/benchmarks/[^/]+/daily"),
+}
+
+
+class Request(NamedTuple):
+    token: str | None  # bearer token (a test caller name); None sends no Authorization header
+    path: str  # path with its query string, sent as is
+
+
+def endpoint_of(path: str) -> str | None:
+    """The registry id whose path pattern the request path matches, or None (router answers)."""
+    bare = path.split("?", 1)[0]
+    for endpoint, pattern in ENDPOINT_PATTERNS.items():
+        if pattern.fullmatch(bare):
+            return endpoint
+    return None
+
+
+# -- the lake, read directly -----------------------------------------------------------------------
+
+
+@dataclass
+class AlphaFacts:
+    alpha_id: str
+    name: str
+    tldr: str | None
+    kinds: tuple[str, ...]
+    books: dict[str, list[str]]  # kind -> books written
+    source_status: str | None  # status in source.json; None when no record
+    rebalances: list[date] = field(default_factory=list)
+    week_status: dict[date, str] = field(default_factory=dict)
+    week_symbols: dict[date, list[str]] = field(default_factory=dict)
+    symbols: list[str] = field(default_factory=list)
+    sessions: list[date] = field(default_factory=list)
+
+
+@dataclass
+class LakeFacts:
+    alphas: list[AlphaFacts]
+    benchmark_sessions: list[date]
+
+
+def _table(build: Path, name: str) -> pl.DataFrame | None:
+    single = build / f"{name}.parquet"
+    if single.exists():
+        return pl.read_parquet(single)
+    folder = build / name
+    if folder.is_dir():
+        return pl.read_parquet(str(folder / "*" / "*.parquet"), hive_partitioning=True)
+    return None
+
+
+def _current_build(folder: Path) -> Path:
+    pointer = json.loads((folder / "_current.json").read_text(encoding="utf-8"))
+    return folder / "builds" / str(pointer["build_id"])
+
+
+def read_lake(lake: Path) -> LakeFacts:
+    alphas = []
+    for folder in sorted((lake / "alphas").iterdir()):
+        if not (folder / "_current.json").exists():
+            continue
+        build = _current_build(folder)
+        entry = json.loads((build / "alpha.json").read_text(encoding="utf-8"))
+        source_file = build / "source.json"
+        source = json.loads(source_file.read_text(encoding="utf-8")) if source_file.exists() else None
+        facts = AlphaFacts(
+            alpha_id=str(entry["alpha_id"]),
+            name=str(entry.get("name") or entry["alpha_id"]),
+            tldr=entry.get("tldr"),
+            kinds=tuple(entry.get("kinds_present", ())),
+            books={kind: sorted(books) for kind, books in (entry.get("books") or {}).items()},
+            source_status=None if source is None else source.get("status"),
+        )
+        rebalances = _table(build, "rebalances")
+        if rebalances is not None:
+            facts.rebalances = sorted(rebalances["date"].to_list())
+            facts.week_status = dict(
+                zip(rebalances["date"].to_list(), rebalances["week_status"].to_list(), strict=True)
+            )
+        decisions = _table(build, "decisions")
+        symbols: set[str] = set()
+        sessions: set[date] = set()
+        if decisions is not None:
+            for (day,), group in decisions.group_by("date"):
+                assert isinstance(day, date)
+                facts.week_symbols[day] = sorted(group["symbol"].to_list())
+            symbols.update(decisions["symbol"].to_list())
+            sessions.update(decisions["date"].to_list())
+        for kind in ("portfolio", "positions"):
+            table = _table(build, kind)
+            if table is not None:
+                sessions.update(table["date"].to_list())
+                if "symbol" in table.columns:
+                    symbols.update(table["symbol"].to_list())
+        facts.symbols = sorted(symbols)
+        facts.sessions = sorted(sessions)
+        alphas.append(facts)
+    bench = pl.read_parquet(_current_build(lake / "benchmarks" / "SPY") / "daily.parquet")
+    return LakeFacts(alphas=alphas, benchmark_sessions=sorted(bench["date"].to_list()))
+
+
+# -- building requests -----------------------------------------------------------------------------
+
+Param = tuple[str, str]
+
+
+def query(params: list[Param] | None = None, raw: str | None = None) -> str:
+    """`?name=value&...` with values percent-encoded (commas kept), plus an optional raw tail."""
+    parts = [f"{quote(name, safe='')}={quote(value, safe=',')}" for name, value in params or []]
+    if raw:
+        parts.append(raw)
+    return "?" + "&".join(parts) if parts else ""
+
+
+class Generator:
+    def __init__(self, facts: LakeFacts, seed: int) -> None:
+        self.facts = facts
+        self.rng = random.Random(seed)
+        self.requests: list[Request] = []
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def add(self, path: str, tokens: Sequence[str | None] = ("raw",)) -> None:
+        for token in tokens:
+            self.requests.append(Request(token, path))
+
+    def data_tokens(self, alpha: str | None = None) -> list[str | None]:
+        """raw always, plain mostly, and now and then a restricted caller."""
+        tokens: list[str | None] = ["raw"]
+        if self.rng.random() < 0.7:
+            tokens.append("plain")
+        if alpha is not None and alpha.startswith("Test_") and self.rng.random() < 0.25:
+            tokens.append("testonly")
+        roll = self.rng.random()
+        if roll < 0.04:
+            tokens.append("alphaonly")
+        elif roll < 0.07:
+            tokens.append("metaonly")
+        elif roll < 0.09 and alpha is not None and not alpha.startswith("Test_"):
+            tokens.append("testonly")
+        return tokens
+
+    def limit(self, low: int = 1, high: int = 25) -> Param:
+        return ("limit", str(self.rng.randint(low, high)))
+
+    def paging(self, total_hint: int, high: int = 25) -> list[Param]:
+        params: list[Param] = []
+        roll = self.rng.random()
+        if roll < 0.85:
+            params.append(self.limit(1, high))
+        if self.rng.random() < 0.5:
+            params.append(("offset", str(self.rng.randint(0, max(total_hint + 3, 1)))))
+        elif self.rng.random() < 0.1:
+            params.append(("offset", str(total_hint + self.rng.randint(0, 50))))
+        self.rng.shuffle(params)
+        return params
+
+    def window(self, sessions: list[date], p_none: float = 0.2) -> list[Param]:
+        """A random window: two sessions, a one-sided bound, off-calendar days, or none."""
+        if not sessions or self.rng.random() < p_none:
+            return []
+        first, last = sessions[0], sessions[-1]
+        roll = self.rng.random()
+        if roll < 0.45:
+            i, j = sorted(self.rng.sample(range(len(sessions)), 2)) if len(sessions) > 1 else (0, 0)
+            return [("from", sessions[i].isoformat()), ("to", sessions[j].isoformat())]
+        if roll < 0.6:
+            day = self.rng.choice(sessions)
+            return [("from", day.isoformat())]
+        if roll < 0.72:
+            day = self.rng.choice(sessions)
+            return [("to", day.isoformat())]
+        if roll < 0.82:  # calendar days that need not be sessions (weekends included)
+            span = (last - first).days
+            a = first + timedelta(days=self.rng.randint(0, span))
+            b = a + timedelta(days=self.rng.randint(0, 60))
+            return [("from", a.isoformat()), ("to", b.isoformat())]
+        if roll < 0.88:
+            day = self.rng.choice(sessions)
+            return [("from", day.isoformat()), ("to", day.isoformat())]
+        if roll < 0.94:  # reaching outside the data on one or both sides
+            a = first - timedelta(days=self.rng.randint(1, 400))
+            b = last + timedelta(days=self.rng.randint(1, 400))
+            return [("from", a.isoformat()), ("to", b.isoformat())]
+        # entirely outside the data
+        a = last + timedelta(days=self.rng.randint(1, 30))
+        return [("from", a.isoformat()), ("to", (a + timedelta(days=20)).isoformat())]
+
+    def symbol_list(self, pool: list[str], low: int = 1, high: int = 6) -> str:
+        if not pool:
+            return "AAA"
+        picked = self.rng.sample(pool, min(len(pool), self.rng.randint(low, high)))
+        roll = self.rng.random()
+        if roll < 0.15:
+            picked = [s.lower() for s in picked]
+        elif roll < 0.25:
+            picked = [*picked, "ZZZZ9"]  # a well-formed ticker the lake does not hold
+        elif roll < 0.3:
+            picked = [*picked, picked[0]]  # a duplicate
+        elif roll < 0.35:
+            return " , ".join(picked)
+        return ",".join(picked)
+
+    def shuffled(self, params: list[Param]) -> list[Param]:
+        params = list(params)
+        self.rng.shuffle(params)
+        return params
+
+    # -- endpoint families --------------------------------------------------------------------------
+
+    def catalogue(self) -> None:
+        base = "/v1/alphas"
+        for token in TOKENS:
+            self.add(base, [token])
+            self.add(base + query([("complete_only", "true")]), [token])
+        terms: list[str] = ["", "test", "TEST", "momentum", "Momentum", "zzz-no-match", "_", "12-1", "rev"]
+        for alpha in self.facts.alphas:
+            terms.append(alpha.alpha_id)
+            terms.append(alpha.name[: self.rng.randint(3, len(alpha.name))].upper())
+            if alpha.tldr:
+                start = self.rng.randint(0, max(len(alpha.tldr) - 8, 0))
+                terms.append(alpha.tldr[start : start + self.rng.randint(4, 12)])
+        for term in terms:
+            self.add(base + query([("search", term)]), self.rng.sample(TOKENS[:4], 2))
+        self.add(base + query([("search", "x" * 200)]), ["raw"])
+        self.add(base + query([("search", "x" * 201)]), ["raw"])
+        for value in ("true", "false", "1", "0", "yes", "no", "TRUE", " No ", "maybe", ""):
+            self.add(base + query([("complete_only", value)]), ["raw", "testonly"])
+        n = len(self.facts.alphas)
+        for _ in range(30):
+            params = self.paging(n, high=8)
+            if self.rng.random() < 0.3:
+                params.append(("complete_only", self.rng.choice(["true", "false"])))
+            if self.rng.random() < 0.3:
+                params.append(("search", self.rng.choice(terms)))
+            self.add(base + query(self.shuffled(params)), [self.rng.choice(TOKENS[:4])])
+        self.common_errors(base, paged=True, tokens=("raw",))
+
+    def descriptions(self) -> None:
+        for alpha in self.facts.alphas:
+            path = f"/v1/alphas/{alpha.alpha_id}"
+            self.add(path, TOKENS)
+            self.add(path + query([("limit", "5")]), ["raw"])  # no parameters accepted
+        for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+            self.add(f"/v1/alphas/{missing}", TOKENS)
+
+    def source_downloads(self) -> None:
+        for alpha in self.facts.alphas:
+            path = f"/v1/alphas/{alpha.alpha_id}/source/download"
+            # Decided before any signing: callers refused, unknown parameters, archives not ready.
+            self.add(
+                path, ["alphaonly", "metaonly"] + ([] if alpha.alpha_id.startswith("Test_") else ["testonly"])
+            )
+            self.add(path + query([("foo", "1")]), ["raw", "plain"])
+            if alpha.source_status != "ready":
+                self.add(
+                    path, ["raw", "plain"] + (["testonly"] if alpha.alpha_id.startswith("Test_") else [])
+                )
+        for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+            self.add(f"/v1/alphas/{missing}/source/download", TOKENS)
+
+    def rebalance_index(self, alpha: AlphaFacts) -> None:
+        path = f"/v1/alphas/{alpha.alpha_id}/rebalances"
+        self.add(path, ["raw", "plain", "testonly", "alphaonly", "metaonly"])
+        self.add(path + query([("limit", "5000")]), ["raw"])
+        dates = alpha.rebalances or alpha.sessions
+        for _ in range(10):
+            params = self.window(dates) + self.paging(len(alpha.rebalances), high=30)
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+
+    def rebalance_weeks(self, alpha: AlphaFacts) -> None:
+        """`/rebalances/{date}` of one alpha: its weeks, misses and defaults."""
+        base = f"/v1/alphas/{alpha.alpha_id}/rebalances/"
+        rng = self.rng
+        dates = alpha.rebalances
+        if not dates:
+            # A run without a rebalance index: every date is 404 with all four neighbours null.
+            some = alpha.sessions[:: max(len(alpha.sessions) // 4, 1)] or [date(2021, 1, 8)]
+            for day in some:
+                self.add(base + day.isoformat(), ["raw", "plain"])
+            self.add(base + "2021-01-08" + query([("sort", "rank")]), ["raw", "testonly", "alphaonly"])
+            self.add(base + "not-a-date", ["raw"])
+            return
+        # Every week that is not plainly traded (pending and skip reasons), and a sample of the rest.
+        special = [day for day in dates if alpha.week_status.get(day) != "traded"]
+        traded = [day for day in dates if alpha.week_status.get(day) == "traded"]
+        for day in sorted(special + rng.sample(traded, min(len(traded), 14))):
+            params = [("limit", str(rng.randint(1, 8)))]
+            if rng.random() < 0.3:
+                params.append(("offset", str(rng.randint(0, 40))))
+            self.add(base + day.isoformat() + query(params), [rng.choice(DATA_TOKENS)])
+        week = rng.choice(dates)
+        self.add(base + week.isoformat() + query([("limit", "10")]), TOKENS)
+        self.add(base + week.isoformat(), ["raw"])  # default limit 100: the whole week
+        self.add(base + rng.choice(dates).isoformat() + query([("limit", "5000")]), ["plain"])
+        # Dates that are not rebalances (404 with neighbours) and paths that are not dates (400).
+        first, last = dates[0], dates[-1]
+        misses = [first - timedelta(days=1), last + timedelta(days=1), date(1990, 1, 1)]
+        for _ in range(3):
+            i = rng.randint(0, len(dates) - 2)
+            gap = (dates[i + 1] - dates[i]).days
+            if gap > 1:
+                misses.append(dates[i] + timedelta(days=rng.randint(1, gap - 1)))
+        for day in misses:
+            self.add(base + day.isoformat(), [rng.choice(DATA_TOKENS)])
+        self.add(base + misses[-1].isoformat() + query([("sort", "rank"), ("limit", "3")]), ["raw"])
+        self.add(base + rng.choice(["2021-02-30", "20210108", "2021-1-8", "latest"]), ["raw"])
+
+    def rebalance_sweeps(self) -> None:
+        """`/rebalances/{date}` parameter families, each value on a randomly chosen alpha and week."""
+        rng = self.rng
+        alphas = [a for a in self.facts.alphas if a.rebalances]
+
+        def pick() -> tuple[AlphaFacts, date, str]:
+            alpha = rng.choice(alphas)
+            day = rng.choice(alpha.rebalances)
+            return alpha, day, f"/v1/alphas/{alpha.alpha_id}/rebalances/{day.isoformat()}"
+
+        def books() -> list[Param]:
+            return [("book", rng.choice(["long_short", "long_only"]))] if rng.random() < 0.5 else []
+
+        # Every sort x order (none, asc, desc) x book, on two alphas each.
+        for sort in ("score", "rank", "weight", "symbol", None):
+            for order in (None, "asc", "desc"):
+                for book in ("long_short", "long_only"):
+                    for _ in range(2):
+                        alpha, _day, path = pick()
+                        params = [("limit", str(rng.randint(3, 20)))]
+                        if sort is not None:
+                            params.append(("sort", sort))
+                        if order is not None:
+                            params.append(("order", order))
+                        if book != "long_short" or rng.random() < 0.5:
+                            params.append(("book", book))
+                        if rng.random() < 0.25:
+                            params.append(("offset", str(rng.randint(0, 30))))
+                        self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        for sort, order in (("RANK", "DESC"), ("Weight", "Asc"), (" symbol ", "desc"), ("score", " ASC ")):
+            self.add(pick()[2] + query([("sort", sort), ("order", order), self.limit()]), ["raw"])
+        for bad_sort, bad_order in (("price", None), (None, "up"), ("", None), ("rank", "")):
+            params = [("sort", bad_sort)] if bad_sort is not None else []
+            params += [("order", bad_order)] if bad_order is not None else []
+            self.add(pick()[2] + query(params), ["raw"])
+        # Directions: every accepted value, case variants, synonyms and refused ones.
+        accepted = ["1", "long", "-1", "short", "0", "flat", "neutral"]
+        variants = ["LONG", "Short", "NEUTRAL", "Flat", " long ", "+1"]
+        for value in accepted + accepted + variants:
+            alpha, _day, path = pick()
+            params = [("direction", value), self.limit(1, 30), *books()]
+            if rng.random() < 0.3:
+                params.append(("sort", rng.choice(["score", "rank", "weight", "symbol"])))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        for value in ("up", "2", "", "buy"):
+            self.add(pick()[2] + query([("direction", value)]), ["raw"])
+        # min_abs_weight on either book column, valid and refused spellings.
+        weights = ["0", "0.001", "0.01", "0.02", "0.03", "0.05", "5e-2", "0.1", "0.25", "1", " 0.04 ", ".02"]
+        for value in weights:
+            alpha, _day, path = pick()
+            params = [
+                ("min_abs_weight", value),
+                self.limit(1, 30),
+                ("book", rng.choice(["long_short", "long_only"])),
+            ]
+            if rng.random() < 0.4:
+                params.append(("sort", "weight"))
+            if rng.random() < 0.3:
+                params.append(("direction", rng.choice(["long", "short"])))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        for value in ("nan", "inf", "-1", "-0.01", "1_0", "0x1", "abc", "", "1e999"):
+            self.add(pick()[2] + query([("min_abs_weight", value)]), ["raw"])
+        for value in ("LONG_ONLY", "Long_Short", "raw_long_short", "long_short_adjustments", "", "both"):
+            self.add(pick()[2] + query([("book", value), self.limit()]), [rng.choice(DATA_TOKENS)])
+        # Symbol lists from the week itself (some lower-cased, with unknown names or duplicates).
+        for _ in range(14):
+            alpha, day, path = pick()
+            pool = alpha.week_symbols.get(day, alpha.symbols)
+            params = [("symbol", self.symbol_list(pool, 1, 8)), self.limit(1, 30)]
+            if rng.random() < 0.4:
+                params.append(("sort", rng.choice(["score", "rank", "weight", "symbol"])))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        for value in ("ß", "a b", "", ",", "TOO_LONG_TICKER_NAME_ABCDEFGH", "$ABC"):
+            self.add(pick()[2] + query([("symbol", value)]), ["raw"])
+        # Page sizes 1..5000 and offsets past the end.
+        for limit in ("1", "2", "5", "17", "50", "100", "5000", "5000"):
+            self.add(pick()[2] + query([("limit", limit)]), [rng.choice(DATA_TOKENS)])
+        for offset in ("61", "200", "1000000000"):
+            self.add(pick()[2] + query([("offset", offset), self.limit()]), ["raw"])
+        # Mixed parameters.
+        for _ in range(24):
+            alpha, day, path = pick()
+            params = [self.limit(1, 40)]
+            options: list[Param] = [
+                ("sort", rng.choice(["score", "rank", "weight", "symbol"])),
+                ("order", rng.choice(["asc", "desc"])),
+                ("direction", rng.choice(accepted)),
+                ("min_abs_weight", rng.choice(weights[:6])),
+                ("book", rng.choice(["long_short", "long_only"])),
+                ("symbol", self.symbol_list(alpha.week_symbols.get(day, alpha.symbols), 3, 20)),
+                ("offset", str(rng.randint(0, 10))),
+            ]
+            params += rng.sample(options, rng.randint(2, 5))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        self.add(
+            pick()[2].rsplit("/", 1)[0] + "/2021-02-30" + query([("limit", "0"), ("sort", "x")]), ["raw"]
+        )
+
+    def scores(self, alpha: AlphaFacts) -> None:
+        path = f"/v1/alphas/{alpha.alpha_id}/scores"
+        rng = self.rng
+        dates = alpha.rebalances or alpha.sessions
+        self.add(path + query([("limit", "20")]), TOKENS)
+        for fields in rng.sample([None, "core", "all", "ALL", " Core "], 3):
+            params = [self.limit(1, 30)] + ([("fields", fields)] if fields is not None else [])
+            params += self.window(dates, p_none=0.5)
+            self.add(path + query(self.shuffled(params)), ["raw", "plain"])
+        for _ in range(10):
+            params = self.window(dates) + self.paging(len(alpha.symbols) * 10, high=30)
+            if rng.random() < 0.6:
+                params.append(("fields", rng.choice(["core", "all"])))
+            if rng.random() < 0.5:
+                params.append(("symbol", self.symbol_list(alpha.symbols, 1, 5)))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        # limit=5000 over a narrowed panel (one or two names, or a short window).
+        if alpha.symbols:
+            names = ",".join(rng.sample(alpha.symbols, min(2, len(alpha.symbols))))
+            self.add(
+                path + query([("symbol", names), ("limit", "5000"), ("fields", "all")]), ["raw", "plain"]
+            )
+        if dates:
+            i = rng.randint(0, max(len(dates) - 3, 0))
+            window = [("from", dates[i].isoformat()), ("to", dates[min(i + 2, len(dates) - 1)].isoformat())]
+            self.add(path + query([*window, ("limit", "5000")]), ["raw"])
+
+    def books(self, alpha: AlphaFacts) -> None:
+        path = f"/v1/alphas/{alpha.alpha_id}/books"
+        self.add(path, TOKENS)
+        for _ in range(4):
+            self.add(path + query(self.paging(24, high=10)), ["raw", "plain"])
+        self.add(path + query([("limit", "5000")]), ["raw"])
+
+    def book_choices(self, alpha: AlphaFacts, kind: str) -> list[str]:
+        written = alpha.books.get(kind) or []
+        return sorted(set(written) | set(BASE_BOOKS))
+
+    def ledger_family(self, alpha: AlphaFacts, kind: str, endpoint: str) -> None:
+        """`/portfolio`, `/positions`, `/pnl`, `/trades` of one alpha."""
+        path = f"/v1/alphas/{alpha.alpha_id}/{endpoint}"
+        rng = self.rng
+        with_symbol = kind != "portfolio"
+        required = kind == "trades"
+        books = self.book_choices(alpha, kind)
+        if kind == "trades":
+            books = sorted(
+                set(books) | {f"{b}_{v}" for b in BASE_BOOKS for v in ("adjustments", "settlements")}
+            )
+        default: list[Param] = [("book", "long_short")] if required else []
+        self.add(path + query([*default, ("limit", "10")]), TOKENS)
+        # Every book, each with a random window; a raw_ book is unknown_book for `plain`.
+        for book in books:
+            params = [("book", book), *self.window(alpha.sessions), *self.paging(200, high=15)]
+            self.add(path + query(self.shuffled(params)), ["raw"])
+        raw_book = rng.choice([b for b in books if b.startswith("raw_")])
+        self.add(path + query([("book", raw_book), ("limit", "3")]), ["plain"])
+        bad = ["nope", "LONG_SHORT", "", "long_short_adjustments" if kind != "trades" else "long_short_x"]
+        for book in rng.sample(bad, 2):
+            self.add(path + query([("book", book), ("limit", "3")]), [rng.choice(DATA_TOKENS)])
+        if required:
+            self.add(path, ["raw", "plain"])  # book is required: 400 with the available list
+        else:
+            self.add(path, ["raw"])  # default limit 100, default book
+        for _ in range(7):
+            params = self.window(alpha.sessions) + self.paging(200 if kind == "portfolio" else 2000, high=25)
+            if required or rng.random() < 0.6:
+                params.append(
+                    ("book", rng.choice([b for b in books if not b.startswith("raw_")] or ["long_short"]))
+                )
+            if with_symbol and rng.random() < 0.5:
+                params.append(("symbol", self.symbol_list(alpha.symbols, 1, 4)))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        if with_symbol and alpha.symbols:
+            names = rng.choice(alpha.symbols)
+            self.add(path + query([*default, ("symbol", names), ("limit", "5000")]), ["raw"])
+
+    def equity_curve(self, alpha: AlphaFacts) -> None:
+        path = f"/v1/alphas/{alpha.alpha_id}/equity-curve"
+        rng = self.rng
+        self.add(path, TOKENS)  # default limit 500: the whole curve
+        for book in self.book_choices(alpha, "portfolio"):
+            params = [("book", book), *self.window(alpha.sessions), self.limit(1, 15)]
+            self.add(path + query(self.shuffled(params)), ["raw"])
+        self.add(path + query([("book", rng.choice(["raw_long_short", "raw_long_only"]))]), ["plain"])
+        for _ in range(8):
+            params = self.window(alpha.sessions, p_none=0.1) + self.paging(300, high=20)
+            if rng.random() < 0.5:
+                params.append(("book", rng.choice(["long_short", "long_only"])))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        # A whole window at the default limit (the summary covers the window).
+        self.add(path + query(self.window(alpha.sessions, p_none=0.0)), [rng.choice(DATA_TOKENS)])
+
+    def metrics(self, alpha: AlphaFacts) -> None:
+        path = f"/v1/alphas/{alpha.alpha_id}/metrics"
+        rng = self.rng
+        self.add(path, TOKENS)
+        for granularity in (None, "overall", "yearly", "monthly"):
+            for doc in (None, "1"):
+                for panel in (None, "0", "1"):
+                    params: list[Param] = []
+                    if granularity is not None:
+                        params.append(("granularity", granularity))
+                    if doc is not None:
+                        params.append(("doc", doc))
+                    if panel is not None:
+                        params.append(("panel", panel))
+                    if rng.random() < 0.5:
+                        params += self.window(alpha.sessions, p_none=0.0)
+                    self.add(path + query(self.shuffled(params)), [rng.choice(DATA_TOKENS)])
+        for _ in range(5):
+            params = self.window(alpha.sessions, p_none=0.0)
+            params.append(("granularity", rng.choice(["overall", "yearly", "monthly"])))
+            if rng.random() < 0.4:
+                params.append(("panel", rng.choice(["true", "1", "no"])))
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+
+    def alpha_sweeps(self) -> None:
+        """Failures of the alpha-scoped families, each on a randomly chosen alpha."""
+        rng = self.rng
+        alphas = self.facts.alphas
+
+        def path(suffix: str) -> str:
+            return f"/v1/alphas/{rng.choice(alphas).alpha_id}/{suffix}"
+
+        for value in ("everything", "", "core,all"):
+            self.add(path("scores") + query([("fields", value)]), ["raw"])
+        self.add(path("scores") + query([("symbol", "ß")]), ["raw"])
+        for endpoint in ("portfolio", "positions", "pnl", "trades"):
+            # unknown_book comes after every other parameter problem.
+            self.add(path(endpoint) + query([("book", "nope"), ("limit", "0")]), ["raw"])
+        self.add(path("trades") + query([("limit", "0")]), ["raw", "testonly"])
+        self.add(path("portfolio") + query([("symbol", "AAA")]), ["raw"])  # refused on /portfolio
+        self.add(path("portfolio") + query([("symbol", "AAA"), ("book", "nope")]), ["raw"])
+        self.add(path("equity-curve") + query([("symbol", "AAA")]), ["raw"])
+        for book in ("nope", "long_short_adjustments", "LONG_ONLY"):
+            self.add(path("equity-curve") + query([("book", book)]), [rng.choice(DATA_TOKENS)])
+        for params in (
+            [("granularity", "Monthly")],
+            [("granularity", "weekly")],
+            [("doc", "maybe")],
+            [("panel", "2")],
+            [("doc", "yes"), ("panel", "TRUE")],
+            [("doc", "false"), ("granularity", "YEARLY")],
+            [("limit", "10")],
+        ):
+            self.add(path("metrics") + query(params), ["raw"])
+        # The shared parameter failures, on two alphas per family.
+        families = {
+            "rebalances": True,
+            "scores": True,
+            "books": False,
+            "portfolio": True,
+            "positions": True,
+            "pnl": True,
+            "trades": True,
+            "equity-curve": True,
+            "metrics": True,
+        }
+        for suffix, windowed in families.items():
+            extra: list[Param] = [("book", "long_short")] if suffix == "trades" else []
+            for alpha in rng.sample(alphas, 2):
+                self.common_errors(
+                    f"/v1/alphas/{alpha.alpha_id}/{suffix}",
+                    paged=suffix != "metrics",
+                    windowed=windowed,
+                    tokens=(rng.choice(DATA_TOKENS),),
+                    extra=extra,
+                )
+        alpha = rng.choice([a for a in alphas if a.rebalances])
+        self.common_errors(
+            f"/v1/alphas/{alpha.alpha_id}/rebalances/{rng.choice(alpha.rebalances).isoformat()}", paged=True
+        )
+
+    def metrics_doc(self, alpha: AlphaFacts) -> None:
+        path = f"/v1/alphas/{alpha.alpha_id}/metrics/_doc"
+        self.add(path, TOKENS)
+        self.add(path + query([("doc", "1")]), ["raw"])
+
+    def benchmarks(self) -> None:
+        path = "/v1/benchmarks/SPY/daily"
+        sessions = self.facts.benchmark_sessions
+        self.add(path, TOKENS)
+        self.add(path, [None, "bogus"])
+        for _ in range(40):
+            params = self.window(sessions, p_none=0.1) + self.paging(len(sessions), high=40)
+            self.add(
+                path + query(self.shuffled(params)),
+                [self.rng.choice(("raw", "plain", "testonly", "alphaonly"))],
+            )
+        self.add(path + query([("limit", "5000")]), ["plain"])
+        for _ in range(3):
+            self.add(path + query(self.window(sessions, p_none=0.0)), ["raw"])  # default limit 500
+        for symbol in ("spy", "QQQ", "SPY.X", "%20SPY"):
+            self.add(f"/v1/benchmarks/{symbol}/daily", ["raw"])
+        self.add("/v1/benchmarks/QQQ/daily" + query([("limit", "0"), ("from", "x")]), ["raw"])
+        self.common_errors(path, paged=True, windowed=True, tokens=("plain",))
+
+    def common_errors(
+        self,
+        path: str,
+        paged: bool,
+        windowed: bool = False,
+        tokens: tuple[str, ...] = ("raw",),
+        extra: list[Param] | None = None,
+    ) -> None:
+        """Parameter failures every endpoint shares: limits, offsets, dates, unknown names."""
+        rng = self.rng
+        extra = extra or []
+        cases: list[list[Param] | str] = [[("foo", "1")], [("api_key", "abc")], [("Limit", "5")]]
+        if paged:
+            cases += [
+                [("limit", rng.choice(["0", "5001", "-1", "abc", "1.5", "١", "99999999999999999999", ""]))],
+                [("offset", rng.choice(["-1", "1000000001", "x"]))],
+                [("limit", "3"), ("limit", "4")],
+                "limit=+5",
+            ]
+        if windowed:
+            cases += [
+                [("from", rng.choice(["2021-02-30", "2021-1-1", "yesterday", "２０２１-01-01"]))],
+                [("to", "2021-13-01")],
+                [("from", "2022-01-01"), ("to", "2021-01-01")],
+                [("from", "2022-01-01"), ("to", "2021-01-01"), ("limit", "0"), ("bar", "")],
+            ]
+        for case in cases:
+            if isinstance(case, str):
+                self.add(path + query(extra, raw=case), list(tokens))
+            else:
+                self.add(path + query([*extra, *case]), list(tokens))
+
+    def access(self) -> None:
+        """Run-scoped endpoints for the restricted callers and for alphas that do not exist."""
+        suffixes = [
+            "/rebalances",
+            "/rebalances/2021-01-08",
+            "/scores",
+            "/books",
+            "/portfolio",
+            "/positions",
+            "/pnl",
+            "/trades?book=long_short",
+            "/equity-curve",
+            "/metrics",
+            "/metrics/_doc",
+        ]
+        for suffix in suffixes:
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}{suffix}", TOKENS)
+            self.add(f"/v1/alphas/{UNKNOWN_ALPHA}{suffix}", [None, "bogus"])
+        # Router answers (before any key is read).
+        for path in (
+            "/v1/alphas/",
+            "/v1/alphas/momentum_12_1/",
+            "/v1//alphas",
+            "/v1/alphas/momentum_12_1/nope",
+        ):
+            self.add(path, ["raw"])
+
+    def generate(self) -> list[Request]:
+        self.catalogue()
+        self.descriptions()
+        self.source_downloads()
+        for alpha in self.facts.alphas:
+            self.rebalance_index(alpha)
+            self.rebalance_weeks(alpha)
+            self.scores(alpha)
+            self.books(alpha)
+            for kind, endpoint in zip(BOOK_KINDS, ("portfolio", "positions", "pnl", "trades"), strict=True):
+                self.ledger_family(alpha, kind, endpoint)
+            self.equity_curve(alpha)
+            self.metrics(alpha)
+            self.metrics_doc(alpha)
+        self.rebalance_sweeps()
+        self.alpha_sweeps()
+        self.benchmarks()
+        self.access()
+        return self.requests
+
+
+def generate(lake: Path, seed: int = SEED) -> list[Request]:
+    """Every request of the equality check, in replay order; a pure function of the lake and seed."""
+    return Generator(read_lake(Path(lake)), seed).generate()

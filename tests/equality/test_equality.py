@@ -1,0 +1,170 @@
+"""The read path answers exactly as recorded: every response body of `recorded.jsonl.gz` again.
+
+The recording (`python -m tests.equality.record`, see record.py) holds the status and normalised
+body of a few thousand GET requests over the small demo lake, made by the server as it was before
+the read path was rewritten. Here the same requests go to today's server over the session's demo
+lake and every status and body must be equal; a failure lists the first differences by request
+and JSON path.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemas.registry import ADMIN_IDS, ALL_IDS
+from tests.equality.record import RECORDED, answer, client_for
+from tests.equality.requests import TOKENS, Request, endpoint_of, generate, read_lake
+
+# Floats compare exactly; a relative tolerance (abs(a - b) <= FLOAT_REL_TOL * max(|a|, |b|)) can be
+# allowed here if the rewrite legitimately changes the order of floating-point operations.
+FLOAT_REL_TOL = 0.0
+# Object keys must come in the recorded order (the body's bytes, not only its value).
+COMPARE_KEY_ORDER = True
+MAX_DIFFS = 20
+MIN_REQUESTS = 2000
+
+# Every registry id the recording must exercise: all but the meta routes (time and key store) and
+# the admin routes.
+EXPECTED_ENDPOINTS = frozenset(i for i in ALL_IDS if not i.startswith("meta.") and i not in ADMIN_IDS)
+# Endpoints that must have answered 200 at least once (a signed source URL is not recorded).
+EXPECTED_OK = EXPECTED_ENDPOINTS - {"catalog.alphas.source.download"}
+RUN_SCOPED = frozenset(
+    i for i in EXPECTED_ENDPOINTS if i.startswith(("signals.", "portfolio.", "performance."))
+)
+
+
+def _short(value: Any, width: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _floats_equal(a: float, b: float) -> bool:
+    if a == b:
+        return True
+    if math.isnan(a) or math.isnan(b):
+        return False
+    return abs(a - b) <= FLOAT_REL_TOL * max(abs(a), abs(b))
+
+
+def differences(old: Any, new: Any, where: str, out: list[str], limit: int = MAX_DIFFS) -> None:
+    """Append `where: recorded ... now ...` for each differing JSON path, up to `limit` entries."""
+    if len(out) >= limit:
+        return
+    if isinstance(old, bool) or isinstance(new, bool) or type(old) is not type(new):
+        if type(old) is not type(new) or old != new:
+            out.append(f"{where}: recorded {_short(old)} != now {_short(new)}")
+        return
+    if isinstance(old, float):
+        if not _floats_equal(old, new):
+            out.append(f"{where}: recorded {old!r} != now {new!r} (diff {new - old:.3g})")
+        return
+    if isinstance(old, dict):
+        missing = [k for k in old if k not in new]
+        extra = [k for k in new if k not in old]
+        if missing or extra:
+            out.append(f"{where}: keys missing now {missing}, new keys {extra}")
+        elif COMPARE_KEY_ORDER and list(old) != list(new):
+            out.append(f"{where}: key order recorded {list(old)} != now {list(new)}")
+        for key in old:
+            if key in new:
+                differences(old[key], new[key], f"{where}.{key}", out, limit)
+        return
+    if isinstance(old, list):
+        if len(old) != len(new):
+            out.append(f"{where}: recorded {len(old)} items != now {len(new)}")
+        for index, (a, b) in enumerate(zip(old, new, strict=False)):
+            differences(a, b, f"{where}[{index}]", out, limit)
+        return
+    if old != new:
+        out.append(f"{where}: recorded {_short(old)} != now {_short(new)}")
+
+
+def recorded_lines() -> Iterator[dict[str, Any]]:
+    with gzip.open(RECORDED, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+@pytest.fixture(scope="module")
+def recorded_requests() -> list[tuple[Request, int]]:
+    """(request, recorded status) of every record, in replay order."""
+    return [(Request(r["token"], r["path"]), int(r["status"])) for r in recorded_lines()]
+
+
+def test_responses_equal_the_recording(demo_lake: Path, recorded_requests: list[tuple[Request, int]]) -> None:
+    assert len(recorded_requests) >= MIN_REQUESTS
+    # The recording is of exactly the requests the generator makes over this lake (same corpus,
+    # same seed); otherwise it was recorded over another lake or with another generator.
+    assert [request for request, _ in recorded_requests] == generate(demo_lake)
+
+    diffs: list[str] = []
+    mismatched = 0
+    with client_for(demo_lake) as client:
+        for record in recorded_lines():
+            request = Request(record["token"], record["path"])
+            now = answer(client, request)
+            same_status = now["status"] == record["status"]
+            if same_status and json.dumps(now["body"]) == json.dumps(record["body"]):
+                continue
+            found: list[str] = []
+            if not same_status:
+                found.append(f"status: recorded {record['status']} != now {now['status']}")
+            differences(record["body"], now["body"], "$", found, limit=MAX_DIFFS)
+            if not found:
+                continue  # equal within FLOAT_REL_TOL
+            mismatched += 1
+            room = MAX_DIFFS - len(diffs)
+            if room > 0:
+                diffs.extend(f"[{request.token}] GET {request.path} :: {d}" for d in found[:room])
+    assert mismatched == 0, (
+        f"{mismatched} of {len(recorded_requests)} responses differ from the recording; "
+        f"first differences:\n" + "\n".join(diffs)
+    )
+
+
+def test_recording_covers_every_endpoint_family(
+    demo_lake: Path, recorded_requests: list[tuple[Request, int]]
+) -> None:
+    endpoints = {endpoint_of(request.path) for request, _ in recorded_requests} - {None}
+    assert endpoints == EXPECTED_ENDPOINTS
+    answered = {endpoint_of(request.path) for request, status in recorded_requests if status == 200}
+    assert EXPECTED_OK <= answered, sorted(EXPECTED_OK - answered)
+
+    # Every caller kind, and every status family the data routes answer.
+    assert {request.token for request, _ in recorded_requests} >= {*TOKENS, None}
+    statuses = {status for _, status in recorded_requests}
+    assert {200, 400, 401, 403, 404} <= statuses
+
+    # Every alpha of the corpus on every run-scoped endpoint, and with a 200 wherever it has data.
+    alphas = [a.alpha_id for a in read_lake(demo_lake).alphas]
+    assert len(alphas) >= 7
+    for endpoint in RUN_SCOPED:
+        seen = {
+            request.path.split("/")[3]
+            for request, _ in recorded_requests
+            if endpoint_of(request.path) == endpoint
+        }
+        assert set(alphas) <= seen, (endpoint, sorted(set(alphas) - seen))
+    ok = {
+        (endpoint_of(request.path), request.path.split("/")[3])
+        for request, status in recorded_requests
+        if status == 200 and request.path.startswith("/v1/alphas/")
+    }
+    for alpha in alphas:
+        for endpoint in ("portfolio.books", "portfolio.ledger", "performance.metrics", "signals.scores"):
+            assert (endpoint, alpha) in ok, (endpoint, alpha)
+
+    # raw and plain both answered each data-bearing family (raw_* fields and books differ).
+    for token in ("raw", "plain"):
+        families = {
+            endpoint_of(r.path) for r, status in recorded_requests if status == 200 and r.token == token
+        }
+        assert EXPECTED_OK <= families, (token, sorted(EXPECTED_OK - families))
