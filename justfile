@@ -41,3 +41,11 @@ bench-pipeline:
 # Latency of representative requests against a running server.
 bench-api:
     python -m tests.bench.api_bench
+
+# Uncacheable random load per route family against a constant-JSON floor (wrk); health flood; 1 vs 2 workers; shared backends.
+bench-load *ARGS:
+    python -m tests.bench.load_bench {{ARGS}}
+
+# The full-size alpha published under N ids, served in turn: RSS/PSS per alpha per worker, first-request latency.
+bench-scale *ARGS:
+    python -m tests.bench.scale_bench {{ARGS}}

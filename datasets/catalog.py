@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from datasets import layout
+from datasets.faults import CorruptLakeFile as CorruptLakeFile
 from datasets.storage import Storage
 
 
@@ -21,10 +22,6 @@ class PublishedBuild:
     name: str  # alpha_id or benchmark symbol
     build_id: str
     build_dir: str
-
-
-class CorruptLakeFile(Exception):
-    """A lake file exists but cannot be understood (unparsable JSON, a pointer without a build)."""
 
 
 def read_json(storage: Storage, path: str) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ same layout for analysts who open the files without the project installed.
     {root}/benchmarks/{symbol}/_current.json
     {root}/benchmarks/{symbol}/builds/{build_id}/daily.parquet, benchmark.json
     {root}/archives/{alpha_id}/{sha256}.zip                source archives (content-addressed)
+    {build}/serving/...                                    the server's files (internal, below)
 
 A build is written completely before its pointer is replaced, and the pointer is replaced in one
 atomic step (rename on a local folder, a single PUT on S3), so a reader sees the old build or the
@@ -39,6 +40,24 @@ SINGLE_FILE_TABLES = (
 YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet
 PART_FILE = "part-0.parquet"
+
+# The serving layout (internal): what the server maps, written next to the analysts' Parquet.
+# Arrow IPC files, uncompressed and one record batch each, so a worker memory-maps them and its
+# pages are shared with every other worker through the OS page cache. Rows are sorted by the keys
+# requests select on; `index.json` carries the row range of each book.
+SERVING_DIR = "serving"
+SERVING_INDEX = "index.json"
+SERVING_SUFFIX = ".arrow"
+
+# Retention of superseded builds. A worker re-reads pointers at least every
+# `MAX_REFRESH_SECONDS` and maps a build's files when it opens it, so a build superseded
+# `BUILD_RETENTION_SECONDS` ago is served by no worker: it may be deleted.
+MAX_REFRESH_SECONDS = 60.0
+BUILD_RETENTION_SECONDS = 600.0
+# A publish holds a lease on the build folder it writes (`leases/{build_id}.json` beside
+# `builds/`), renewed every third of this while it runs. A build folder that no pointer names and
+# no live lease covers is garbage: a killed publish, a killed prune, or a lost race.
+PUBLISH_LEASE_SECONDS = 30.0
 
 # Files of one benchmark build.
 BENCHMARK_DAILY = "daily.parquet"  # the daily series (schemas.lake.BENCHMARK_DAILY)
@@ -75,11 +94,27 @@ def alpha_build_dir(root: str, alpha_id: str, build_id: str) -> str:
     return join(alpha_builds_dir(root, alpha_id), build_id)
 
 
+def leases_dir(builds_dir: str) -> str:
+    """Publish leases of the builds under `builds_dir` (a sibling folder)."""
+    return join(builds_dir.rstrip("/").removesuffix("/builds"), "leases")
+
+
+def lease_path(builds_dir: str, build_id: str) -> str:
+    return join(leases_dir(builds_dir), f"{build_id}.json")
+
+
 def table_path(build_dir: str, table: str) -> str:
     """Path of a single-file table inside a build."""
     if table not in SINGLE_FILE_TABLES:
         raise ValueError(f"{table!r} is not a single-file table")
     return join(build_dir, f"{table}.parquet")
+
+
+def serving_path(build_dir: str, name: str) -> str:
+    """Path of a serving file (`name` without suffix, or `index.json`) inside a build."""
+    if name != SERVING_INDEX:
+        name += SERVING_SUFFIX
+    return join(build_dir, SERVING_DIR, name)
 
 
 def year_partition_path(build_dir: str, table: str, year: int) -> str:

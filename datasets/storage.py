@@ -98,6 +98,13 @@ class Storage:
     def size(self, path: str) -> int:
         return int(self.fs.size(path))
 
+    def delete_file(self, path: str) -> None:
+        """Removes one file; absent is fine (another collector may have been first)."""
+        try:
+            self.fs.rm_file(path)
+        except FileNotFoundError:
+            pass
+
     def delete_tree(self, path: str) -> None:
         if self.fs.exists(path):
             self.fs.rm(path, recursive=True)

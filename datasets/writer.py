@@ -7,6 +7,7 @@ whole (serialised in memory, then one write), which is what an object store need
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ class WrittenFile:
     table: str | None
     rows: int
     bytes: int
+    sha256: str
 
 
 @dataclass
@@ -38,15 +40,34 @@ class BuildWriter:
         data = data.select(schema.names).cast(schema)
         sink = pa.BufferOutputStream()
         pq.write_table(data, sink, compression=COMPRESSION, row_group_size=ROW_GROUP_SIZE)
-        payload = sink.getvalue().to_pybytes()
-        written = WrittenFile(path, table, data.num_rows, self.storage.write_bytes(path, payload))
+        return self._write(path, table, data.num_rows, sink.getvalue().to_pybytes())
+
+    def write_arrow(self, path: str, data: pa.Table) -> WrittenFile:
+        """An uncompressed Arrow IPC file of one record batch: what a reader memory-maps."""
+        data = data.combine_chunks()
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, data.schema) as ipc:
+            for batch in data.to_batches(max_chunksize=max(1, data.num_rows)):
+                ipc.write_batch(batch)
+        return self._write(path, None, data.num_rows, sink.getvalue().to_pybytes())
+
+    def write_json(self, path: str, document: Any) -> WrittenFile:
+        return self._write(path, None, 0, dumps(document))
+
+    def _write(self, path: str, table: str | None, rows: int, payload: bytes) -> WrittenFile:
+        digest = hashlib.sha256(payload).hexdigest()
+        written = WrittenFile(path, table, rows, self.storage.write_bytes(path, payload), digest)
         self.written.append(written)
         return written
 
-    def write_json(self, path: str, document: Any) -> WrittenFile:
-        written = WrittenFile(path, None, 0, self.storage.write_bytes(path, dumps(document)))
-        self.written.append(written)
-        return written
+    def manifest(self, build_dir: str) -> dict[str, dict[str, Any]]:
+        """Every file written under `build_dir`, by path relative to it: bytes and SHA-256."""
+        prefix = build_dir.rstrip("/") + "/"
+        return {
+            f.path[len(prefix) :]: {"bytes": f.bytes, "sha256": f.sha256}
+            for f in self.written
+            if f.path.startswith(prefix)
+        }
 
     def table_totals(self) -> dict[str, dict[str, int]]:
         """Rows and bytes per published table (partitions summed)."""

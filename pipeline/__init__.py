@@ -1,4 +1,5 @@
 """The pipeline: seals in, validated and derived lake builds out (`alpha-results build`)."""
 
 # Part of every build id: a new version rebuilds every seal even when the seal did not change.
-PIPELINE_VERSION = "1.0.0"
+# 2.0.0: builds carry the serving layout and a file manifest (a 1.x build is not served).
+PIPELINE_VERSION = "2.0.0"

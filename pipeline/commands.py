@@ -1,4 +1,4 @@
-"""`alpha-results build SEAL... [--lake ROOT] [--jobs N]` and `alpha-results lake show`."""
+"""`alpha-results build SEAL... [--lake ROOT] [--jobs N]`, `alpha-results lake show` and `lake gc`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from datasets import catalog
+from datasets import catalog, retention
 from pipeline.build import build_many
 from pipeline.rules import SealRejected
 
@@ -29,6 +29,13 @@ def register(subparsers: Any) -> None:
     show = lake_sub.add_parser("show", help="print the published alphas and benchmarks")
     show.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
     show.set_defaults(handler=run_show)
+    gc = lake_sub.add_parser(
+        "gc",
+        help="list the build folders no pointer names and no publish lease covers (--apply deletes them)",
+    )
+    gc.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    gc.add_argument("--apply", action="store_true", help="delete them (default: a dry run that only lists)")
+    gc.set_defaults(handler=run_gc)
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -41,7 +48,23 @@ def run_build(args: argparse.Namespace) -> int:
             refused += 1
             print("  " + SealRejected(**outcome.rejection).report().replace("\n", "\n  "))
     print(f"{len(outcomes)} seals: {len(outcomes) - refused} built, {refused} refused  (lake {lake_root})")
+    # Garbage of earlier killed publishes anywhere in the lake goes with any later build.
+    for garbage in retention.collect_lake(lake_root):
+        print(f"collected  {garbage.path}")
     return 1 if refused else 0
+
+
+def run_gc(args: argparse.Namespace) -> int:
+    lake_root = args.lake or default_lake()
+    found = retention.collect_lake(lake_root) if args.apply else retention.lake_garbage(lake_root)
+    verb = "deleted" if args.apply else "garbage"
+    for garbage in found:
+        print(f"{verb}  {garbage.path}")
+    if args.apply:
+        print(f"{len(found)} build folders deleted  (lake {lake_root})")
+    else:
+        print(f"{len(found)} build folders to delete  (dry run; pass --apply to delete them)")
+    return 0
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -3,31 +3,32 @@
 The content id is a hash of the seal's content and the pipeline version; the pointer records it,
 so the same seal built again is "unchanged" and writes nothing. Every publish writes into a build
 folder of its own, `builds/<build_id>/` with `build_id = <content id>-<random suffix>`, which no
-other publish can name: two publishes of the same seal at once (a scheduler retry next to the
-original job) never write, or delete, each other's files. The build is written completely before
-`_current.json` is replaced in one atomic step; a crash before that step leaves the previous
-pointer, hence the previous build, served unchanged. A publish that finds the pointer already on
-its content when it comes to switch (the other publish of the same seal switched first) does not
-switch, deletes the folder it created and reports "unchanged".
+other publish can name, under a publish lease (`datasets.retention`) that keeps any collector away
+from it while it is written. The build (Parquet, the serving files, and last `alpha.json` with the
+size and SHA-256 of every other file) is written completely before `_current.json` is replaced in
+one atomic step; a crash before that step leaves the previous pointer, hence the previous build,
+served unchanged. A publish that finds the pointer already on its content when it comes to switch
+(the other publish of the same seal switched first) does not switch, deletes the folder it created
+and reports "unchanged".
 
-After the switch the current build and the two newest previous ones are kept; a build that falls
-off that history is deleted. A build folder no pointer names may be one being written by another
-publish of the alpha: it is deleted only once it is older than `LEFTOVER_AGE_SECONDS` (then it is
-a crashed attempt's leftover). No publish deletes any other folder.
+After the switch, the alpha's garbage is collected (`datasets.retention.collect`): builds that
+left the pointer's history (superseded long enough ago that no worker serves them) and folders of
+killed publishes or prunes.
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 
-from datasets import catalog, layout
+from datasets import catalog, layout, retention
+from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.storage import Storage
 from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION
@@ -38,11 +39,6 @@ from pipeline.seal import Seal, load_contents, open_seal
 from pipeline.validate import check_manifest, validate
 from schemas import lake
 from schemas import seal as seal_schema
-
-KEEP_PREVIOUS_BUILDS = 2
-# A build folder that no pointer names and that nothing has written to for this long is a crashed
-# publish's leftover; younger ones may belong to a publish still running.
-LEFTOVER_AGE_SECONDS = 3600
 
 
 @dataclass
@@ -100,24 +96,27 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     derived = derive(seal)
 
     build_id = new_build_id(content_id)
+    builds_dir = layout.alpha_builds_dir(lake_root, alpha_id)
     build_dir = layout.alpha_build_dir(lake_root, alpha_id, build_id)
     writer = BuildWriter(lake_storage)
-    write_tables(writer, build_dir, derived)
-    source = write_source(lake_storage, lake_root, seal, writer, build_dir)
-    if seal.description is not None:
-        description = normalise_description(
-            seal.description, alpha_id, seal.manifest.get("name"), seal.manifest.get("tldr")
-        )
-        writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
-    entry = alpha_entry(seal, derived, writer, build_id, source)
-    writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
+    with retention.publish_lease(lake_storage, builds_dir, build_id):
+        write_tables(writer, build_dir, derived)
+        source = write_source(lake_storage, lake_root, seal, writer, build_dir)
+        if seal.description is not None:
+            description = normalise_description(
+                seal.description, alpha_id, seal.manifest.get("name"), seal.manifest.get("tldr")
+            )
+            writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
+        entry = alpha_entry(seal, derived, writer, build_id, source)
+        entry["files"] = writer.manifest(build_dir)
+        writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
 
-    document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
-    before, after = switch_pointer(lake_storage, pointer_path, document)
-    if after is None:  # another publish of this seal switched first: its build is served
-        lake_storage.delete_tree(build_dir)  # the folder this publish created, named by no one
-        return _unchanged(seal_path, alpha_id, lake_storage, lake_root, before)
-    prune_builds(lake_storage, layout.alpha_builds_dir(lake_root, alpha_id), before, after)
+        document = {"alpha_id": alpha_id, "build_id": build_id, "content_id": content_id}
+        before, after = switch_pointer(lake_storage, pointer_path, document)
+        if after is None:  # another publish of this seal switched first: its build is served
+            retention.delete_build(lake_storage, build_dir)  # the folder this publish created
+            return _unchanged(seal_path, alpha_id, lake_storage, lake_root, before)
+    retention.collect(lake_storage, builds_dir, pointer_path)
     totals = writer.table_totals()
     return Outcome(
         seal_path,
@@ -144,11 +143,22 @@ def _unchanged(
     return Outcome(seal_path, alpha_id, "unchanged", build_id, rows=rows, bytes=size)
 
 
+def lake_table(frame: pl.DataFrame, table: str) -> pa.Table:
+    """A derived frame as its published Arrow table (`schemas.lake`)."""
+    schema = lake.TABLE_SCHEMAS[table]
+    return frame.to_arrow().select(schema.names).cast(schema)
+
+
 def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha) -> None:
-    for name, frame in derived.single.items():
-        writer.write_parquet(
-            layout.table_path(build_dir, name), frame.to_arrow(), lake.TABLE_SCHEMAS[name], name
-        )
+    """The analysts' Parquet, then the serving files from the same tables."""
+    single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
+    decisions = None if derived.decisions is None else lake_table(derived.decisions, "decisions")
+    books = {
+        table: {book: lake_table(frame, table) for book, frame in by_book.items()}
+        for table, by_book in derived.books.items()
+    }
+    for name, table in single.items():
+        writer.write_parquet(layout.table_path(build_dir, name), table, lake.TABLE_SCHEMAS[name], name)
     if derived.decisions is not None:
         by_year = derived.decisions.with_columns(_year=pl.col("date").dt.year())
         for (year,), part in by_year.partition_by("_year", as_dict=True, maintain_order=True).items():
@@ -158,14 +168,12 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha) -> 
                 lake.DECISIONS,
                 "decisions",
             )
-    for table, books in derived.books.items():
-        for book, frame in sorted(books.items()):
+    for table, by_book in books.items():
+        for book, data in sorted(by_book.items()):
             writer.write_parquet(
-                layout.book_partition_path(build_dir, table, book),
-                frame.to_arrow(),
-                lake.TABLE_SCHEMAS[table],
-                table,
+                layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
             )
+    write_alpha_serving(writer, build_dir, single, decisions, books)
 
 
 def write_source(
@@ -271,50 +279,14 @@ def switch_pointer(
     previous = catalog.read_json(storage, pointer_path)
     if pointed_content(previous) == document["content_id"]:
         return previous, None
-    history: list[str] = []
-    if previous and previous.get("build_id"):
-        history = [previous["build_id"], *previous.get("previous_builds", [])]
-    history = [b for b in dict.fromkeys(history) if b != document["build_id"]][:KEEP_PREVIOUS_BUILDS]
+    now = datetime.now(UTC)
     document = {
         **document,
-        "published_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "previous_builds": history,
+        "published_at": now.isoformat(timespec="seconds"),
+        **retention.next_history(previous, document["build_id"], now.timestamp()),
     }
     storage.replace_atomically(pointer_path, dumps(document))
     return previous, document
-
-
-def _history(pointer: dict[str, Any] | None) -> set[str]:
-    if not pointer or not pointer.get("build_id"):
-        return set()
-    return {pointer["build_id"], *pointer.get("previous_builds", [])}
-
-
-def prune_builds(
-    storage: Storage,
-    builds_dir: str,
-    before: dict[str, Any] | None,
-    after: dict[str, Any],
-    now: float | None = None,
-) -> list[str]:
-    """Deletes the builds that fell off the pointer's history with this switch (`before` to
-    `after`), and unnamed folders older than `LEFTOVER_AGE_SECONDS`. A folder neither pointer
-    names may be another publish's build in progress, so it is never deleted on sight."""
-    kept = _history(after)
-    fell_off = _history(before) - kept
-    now = time.time() if now is None else now
-    removed = []
-    for name in storage.list_names(builds_dir):
-        if name in kept:
-            continue
-        path = layout.join(builds_dir, name)
-        if name not in fell_off:
-            modified = storage.modified_at(path)
-            if modified is None or now - modified < LEFTOVER_AGE_SECONDS:
-                continue
-        storage.delete_tree(path)
-        removed.append(name)
-    return removed
 
 
 def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outcome:
@@ -332,32 +304,34 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
     load_contents(seal, seal_storage)
     validate(seal)
     build_id = new_build_id(content_id)
+    builds_dir = layout.benchmark_builds_dir(lake_root, symbol)
     build_dir = layout.benchmark_build_dir(lake_root, symbol, build_id)
     writer = BuildWriter(lake_storage)
     daily = pl.from_arrow(seal.tables[("daily", None)])
     assert isinstance(daily, pl.DataFrame)
-    written = writer.write_parquet(
-        layout.join(build_dir, layout.BENCHMARK_DAILY),
-        daily.sort("date").to_arrow(),
-        lake.BENCHMARK_DAILY,
-        "daily",
-    )
-    info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
-    info |= {
-        "build_id": build_id,
-        "seal_sha256": seal.content_sha256,
-        "rows": written.rows,
-        "first_date": _iso(daily["date"].min()),
-        "last_date": _iso(daily["date"].max()),
-        "bytes": written.bytes,
-    }
-    writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
-    document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
-    before, after = switch_pointer(lake_storage, pointer_path, document)
-    if after is None:  # another publish of this seal switched first: its build is served
-        lake_storage.delete_tree(build_dir)  # the folder this publish created, named by no one
-        return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
-    prune_builds(lake_storage, layout.benchmark_builds_dir(lake_root, symbol), before, after)
+    with retention.publish_lease(lake_storage, builds_dir, build_id):
+        daily_table = daily.sort("date").to_arrow()
+        written = writer.write_parquet(
+            layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
+        )
+        write_benchmark_serving(writer, build_dir, daily_table)
+        info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
+        info |= {
+            "build_id": build_id,
+            "seal_sha256": seal.content_sha256,
+            "rows": written.rows,
+            "first_date": _iso(daily["date"].min()),
+            "last_date": _iso(daily["date"].max()),
+            "bytes": written.bytes,
+            "files": writer.manifest(build_dir),
+        }
+        writer.write_json(layout.join(build_dir, layout.BENCHMARK_JSON), info)
+        document = {"symbol": symbol, "build_id": build_id, "content_id": content_id}
+        before, after = switch_pointer(lake_storage, pointer_path, document)
+        if after is None:  # another publish of this seal switched first: its build is served
+            retention.delete_build(lake_storage, build_dir)  # the folder this publish created
+            return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
+    retention.collect(lake_storage, builds_dir, pointer_path)
     return Outcome(
         seal.path, target, "published", build_id, written.rows, sum(f.bytes for f in writer.written)
     )

@@ -23,12 +23,14 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 
 from serve.envelope import request_id_of
 
 log = logging.getLogger("serve.access")
+_encode = msgspec.json.Encoder().encode
 
 
 def _route_of(scope: Scope) -> str | None:
@@ -73,6 +75,12 @@ def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, An
     }
 
 
+def log_access(scope: Scope, status: int, duration_ms: float) -> None:
+    """Write the request's access line (msgspec encodes it: json.dumps cost ~4x as much)."""
+    if log.isEnabledFor(logging.INFO):
+        log.info(_encode(access_record(scope, status, duration_ms)).decode())
+
+
 def access_log_middleware(app: ASGIApp) -> ASGIApp:
     """Wraps the app; logs after the response is sent (or failed to be)."""
 
@@ -92,8 +100,7 @@ def access_log_middleware(app: ASGIApp) -> ASGIApp:
         try:
             await app(scope, receive, send_wrapper)
         finally:
-            duration_ms = (time.perf_counter() - started) * 1000
-            log.info(json.dumps(access_record(scope, status, duration_ms), separators=(",", ":")))
+            log_access(scope, status, (time.perf_counter() - started) * 1000)
 
     return middleware
 

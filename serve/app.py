@@ -32,6 +32,7 @@ from serve import errors
 from serve.access_log import access_log_middleware
 from serve.auth import Authenticator, Services, apply_limits, authenticate_caller, only_get
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_response, request_id_of
+from serve.health import start_health_monitor, stop_health_monitor
 from serve.routes import admin, benchmarks, catalog, downloads, meta, performance, portfolio, signals, source
 from serve.settings import Settings
 
@@ -160,7 +161,13 @@ def create_app(
             limiter = open_limiter(settings.limiter_url)
     services = Services(
         settings=settings,
-        reader=reader or LakeReader(settings.lake, settings.lake_refresh_seconds),
+        reader=reader
+        or LakeReader(
+            settings.lake,
+            settings.lake_refresh_seconds,
+            cache_dir=settings.serving_cache_dir,
+            cache_bytes=settings.serving_cache_bytes,
+        ),
         authenticate=authenticate,
         limiter=limiter,
         store=store,
@@ -182,6 +189,10 @@ def create_app(
         # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
         logging_config=None,
         state=_state(services),
+        # Health is probed in the background from startup on (serve/health.py).
+        # The lake's catalogue is read, and then refreshed, by the reader's own thread.
+        on_startup=[services.reader.start, start_health_monitor],
+        on_shutdown=[stop_health_monitor, services.reader.close],
         debug=False,
     )
     # Around the router rather than as route middleware, so unmatched paths are logged too.

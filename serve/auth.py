@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -173,6 +174,13 @@ def caller_limits(caller: Caller) -> Limits:
 
 def limits_from_wire(rate: Mapping[str, int | None]) -> Limits:
     """A key's recorded envelope as `Limits`; windows it does not record get the self-service value."""
+    return _limits_of(tuple(rate.items()))
+
+
+@lru_cache(maxsize=1024)
+def _limits_of(recorded: tuple[tuple[str, int | None], ...]) -> Limits:
+    # Memoised on the envelope read from the store for this request (validation runs once per shape).
+    rate = dict(recorded)
 
     def window(name: str, default: int) -> int:
         value = rate.get(name)

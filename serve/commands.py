@@ -10,6 +10,9 @@ from typing import Any
 from serve.settings import Settings
 
 DEMO_SEALS = "var/seals"
+HTTP_PROTOCOL = "serve.http_protocol:NoDelayHttpToolsProtocol"
+"""uvicorn's httptools protocol with TCP_NODELAY on each accepted socket (serve/http_protocol.py)."""
+EVENT_LOOP = "uvloop"
 
 
 def register(subparsers: Any) -> None:
@@ -44,20 +47,33 @@ def run(args: argparse.Namespace) -> int:
         init_demo(settings)
     import uvicorn
 
+    uvicorn.run(**uvicorn_options(settings))
+    return 0
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """The keyword arguments of `uvicorn.run` for `settings`: the one description of the server stack.
+
+    `run` uses it, and so does the benchmarks' floor app, so a floor is measured on the same stack.
+    - `http`: uvicorn's httptools protocol with TCP_NODELAY on every accepted connection
+      (serve/http_protocol.py says why: without it `--workers 2` waited ~44 ms per keep-alive
+      request); `loop`: uvloop. docs/benchmarks.md has the figures that chose them.
+    - one structured JSON line per request comes from `serve.access`; uvicorn's own line is off.
+    """
     from serve.access_log import log_config
 
-    uvicorn.run(
-        "serve.app:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level=settings.log_level,
-        # One structured JSON line per request comes from serve.access; uvicorn's line is off.
-        log_config=log_config(settings.log_level),
-        access_log=False,
-    )
-    return 0
+    return {
+        "app": "serve.app:create_app",
+        "factory": True,
+        "host": settings.host,
+        "port": settings.port,
+        "workers": settings.workers,
+        "http": HTTP_PROTOCOL,
+        "loop": EVENT_LOOP,
+        "log_level": settings.log_level,
+        "log_config": log_config(settings.log_level),
+        "access_log": False,
+    }
 
 
 def _ensure_local_folders(settings: Settings) -> None:

@@ -56,6 +56,13 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+def _refresh_seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 60:
+        raise ValueError(f"expected seconds in (0, 60], got {text!r}")
+    return value
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("lake", "var/lake", str, "Lake root: a local folder or s3://bucket/prefix."),
     Setting(
@@ -82,8 +89,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "lake_refresh_seconds",
         2.0,
-        _non_negative_float,
-        "How often (at most) the server re-reads the lake's pointers to pick up newly published builds.",
+        _refresh_seconds,
+        "How often a background thread of each worker re-reads the lake's pointers (new builds are "
+        "served within this) and checks the served builds' files (at most 60: publishing relies on it).",
+    ),
+    Setting(
+        "serving_cache_dir",
+        "var/cache/serving",
+        str,
+        "S3 lake only: local folder the workers copy the served builds' serving files into and map them from.",
+    ),
+    Setting(
+        "serving_cache_bytes",
+        8 << 30,
+        _positive_int,
+        "S3 lake only: size of that folder before least recently used builds are removed (bytes).",
     ),
     Setting("log_level", "info", str, "Log level of the server (debug, info, warning, error)."),
     Setting(
@@ -116,6 +136,8 @@ class Settings:
     service_name: str = "alpha-results"
     trusted_proxy_hops: int = 0
     lake_refresh_seconds: float = 2.0
+    serving_cache_dir: str = "var/cache/serving"
+    serving_cache_bytes: int = 8 << 30
     log_level: str = "info"
     public_base_url: str = "http://127.0.0.1:8000"
     signing_key_file: str = "var/signing.key"

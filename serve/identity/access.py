@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+from functools import lru_cache
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from serve.context import AllowList, Caller
@@ -17,13 +18,7 @@ from serve.identity.records import AccountRecord, Grants, KeyRecord
 
 
 def clamp(key_grants: Grants, account: AccountRecord) -> Grants:
-    ceiling = account.effective_ceiling
-    return Grants(
-        endpoints=key_grants.endpoints.intersect(ceiling.endpoints),
-        alphas=key_grants.alphas.intersect(ceiling.alphas),
-        runs=key_grants.runs.intersect(ceiling.runs),
-        expose_raw_book=key_grants.expose_raw_book and ceiling.expose_raw_book,
-    )
+    return _effective(key_grants, account.effective_ceiling, account.is_admin)[0]
 
 
 def callable_endpoints(
@@ -33,8 +28,21 @@ def callable_endpoints(
     return sorted(i for i in registry_ids if endpoints.permits(i) and (is_admin or i not in ADMIN_IDS))
 
 
+@lru_cache(maxsize=1024)
+def _effective(key_grants: Grants, ceiling: Grants, is_admin: bool) -> tuple[Grants, frozenset[str]]:
+    """The clamped grants and the endpoints they open: a pure function of values read live, so
+    identical inputs (every request of one key) skip the set arithmetic."""
+    effective = Grants(
+        endpoints=key_grants.endpoints.intersect(ceiling.endpoints),
+        alphas=key_grants.alphas.intersect(ceiling.alphas),
+        runs=key_grants.runs.intersect(ceiling.runs),
+        expose_raw_book=key_grants.expose_raw_book and ceiling.expose_raw_book,
+    )
+    return effective, frozenset(callable_endpoints(effective.endpoints, is_admin))
+
+
 def build_caller(key: KeyRecord, account: AccountRecord, client_ip: str) -> Caller:
-    effective = clamp(key.grants, account)
+    effective, endpoints = _effective(key.grants, account.effective_ceiling, account.is_admin)
     return Caller(
         key_id=key.key_id,
         key_name=key.name,
@@ -42,7 +50,7 @@ def build_caller(key: KeyRecord, account: AccountRecord, client_ip: str) -> Call
         email=account.email,
         role=account.role,
         is_admin=account.is_admin,
-        endpoints=frozenset(callable_endpoints(effective.endpoints, account.is_admin)),
+        endpoints=endpoints,
         endpoint_allow=effective.endpoints,
         alphas=effective.alphas,
         runs=effective.runs,

@@ -17,6 +17,7 @@ import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Protocol
 
 from serve import errors
@@ -183,16 +184,19 @@ def stored_time(moment: datetime | None) -> str | None:
 
 
 def _read_time(text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    return datetime.strptime(text, _STORED_TIME_FORMAT).replace(tzinfo=UTC)
+    # fromisoformat reads the stored form (trailing `Z` included) in C; strptime took ~25 us per
+    # value, on every authentication.
+    return None if text is None else datetime.fromisoformat(text)
 
 
 def _allow_json(allow: AllowList) -> str:
     return json.dumps(allow.to_wire(), separators=(",", ":"))
 
 
+@lru_cache(maxsize=1024)
 def _read_allow(text: str) -> AllowList:
+    """The allow-list a stored JSON text spells. Memoised on the text, which is still read from
+    the store on every request: only the parsing of an identical text is skipped."""
     return AllowList.from_wire(json.loads(text))
 
 

@@ -1,23 +1,20 @@
 """What the metrics computation reads: one published build's tables, as numpy columns.
 
-Everything here depends only on the build, never on the request, so `load_inputs` is cached per
-build folder (builds are immutable; a new publish is a new folder). Request-time work then only
-slices these arrays by date and aggregates ~290 numbers.
+Everything here depends only on the build, never on the request, so `metrics_inputs` computes it
+once per build and keeps it on the build's view (the request's snapshot, `datasets.reader`):
+no cache of its own, and a request reads its metrics from the same build as everything else.
+Request-time work then only slices these arrays by date and aggregates ~290 numbers.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from datasets import catalog, layout
-from datasets.storage import Storage
+from datasets.reader import BuildView
 
 Columns = dict[str, np.ndarray]
 
@@ -127,18 +124,18 @@ _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
 _LEDGER_COLUMNS = ("date", "starting_equity", "ending_equity")
 
 
-def _read_parquet(storage: Storage, path: str) -> pa.Table | None:
-    if not storage.exists(path):
+def _ledger(view: BuildView) -> Columns | None:
+    """The long_short book of the ledger (the book every core metric is measured on)."""
+    table = view.table("portfolio")
+    found = view.book_range("portfolio", "long_short")
+    if table is None or found is None:
         return None
-    with storage.fs.open(path, "rb") as handle:
-        return pq.read_table(handle)
+    return columns_from_table(table.slice(found[0], found[1] - found[0]), _LEDGER_COLUMNS)
 
 
-def read_inputs(storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
-    """Read every table the metrics need from one build (absent tables stay None)."""
-    facts = catalog.read_json(storage, layout.join(build_dir, layout.ALPHA_JSON))
-    if facts is None:
-        raise FileNotFoundError(f"{build_dir} has no {layout.ALPHA_JSON}")
+def read_inputs(view: BuildView) -> MetricsInputs:
+    """Read every table the metrics need from one build's view (absent tables stay None)."""
+    facts = view.entry
     conventions_raw = facts.get("metric_conventions") or {}
     conventions = Conventions(
         weeks_per_year=int(conventions_raw.get("weeks_per_year") or 52),
@@ -148,13 +145,12 @@ def read_inputs(storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
     )
     tables: dict[str, Columns | None] = {}
     for name, names in _TABLE_COLUMNS.items():
-        table = _read_parquet(storage, layout.table_path(build_dir, name))
+        table = view.table(name)
         tables[name] = None if table is None else columns_from_table(table, names)
-    stored_table = _read_parquet(storage, layout.table_path(build_dir, "metrics_stored"))
-    ledger_table = _read_parquet(storage, layout.book_partition_path(build_dir, "portfolio", "long_short"))
+    stored_table = view.table("metrics_stored")
     return MetricsInputs(
-        alpha=alpha,
-        source_alpha_id=str(facts.get("source_alpha_id") or alpha),
+        alpha=view.alpha_id,
+        source_alpha_id=str(facts.get("source_alpha_id") or view.alpha_id),
         kinds_present=frozenset(facts.get("kinds_present") or ()),
         missing_required_kinds=tuple(
             k for k in facts.get("required_kinds") or () if k not in (facts.get("kinds_present") or ())
@@ -167,27 +163,10 @@ def read_inputs(storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
         weekly_deciles=tables["weekly_deciles"],
         weekly_term=tables["weekly_term"],
         weekly_autocorr=tables["weekly_autocorr"],
-        ledger=None if ledger_table is None else columns_from_table(ledger_table, _LEDGER_COLUMNS),
+        ledger=_ledger(view),
     )
 
 
-class InputsCache:
-    """Inputs per build folder; a handful of builds stay in memory (LRU)."""
-
-    def __init__(self, max_builds: int = 32) -> None:
-        self._max = max_builds
-        self._items: OrderedDict[str, MetricsInputs] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, storage: Storage, build_dir: str, alpha: str) -> MetricsInputs:
-        with self._lock:
-            hit = self._items.get(build_dir)
-            if hit is not None:
-                self._items.move_to_end(build_dir)
-                return hit
-        loaded = read_inputs(storage, build_dir, alpha)
-        with self._lock:
-            self._items[build_dir] = loaded
-            while len(self._items) > self._max:
-                self._items.popitem(last=False)
-        return loaded
+def metrics_inputs(view: BuildView) -> MetricsInputs:
+    """The inputs of `view`'s build, computed on first use and kept on the view."""
+    return view.memo("metrics_inputs", lambda: read_inputs(view))

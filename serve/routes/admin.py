@@ -20,7 +20,7 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
-from datasets.reader import page_of
+from datasets.queries import page_of
 from serve import errors
 from serve.auth import endpoint_of, limiter_was_unavailable, limits_from_wire, services_of
 from serve.envelope import collection, single

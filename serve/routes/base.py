@@ -11,7 +11,7 @@ from typing import Any
 
 from litestar import Request
 
-from datasets.reader import AlphaBuild, LakeReader
+from datasets.reader import BuildView, LakeReader
 from schemas import wire
 from serve import params as p
 from serve.auth import current_caller, endpoint_of, services_of
@@ -149,7 +149,7 @@ class Context:
     def meta(self, **extra: Any) -> dict[str, Any]:
         return {**extra, "request_id": self.request_id, "generated_at": now_iso()}
 
-    def run_meta(self, build: AlphaBuild, table: str, **extra: Any) -> dict[str, Any]:
+    def run_meta(self, build: BuildView, table: str, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {
             "run": build.alpha_id,
             "alpha_id": build.alpha_id,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from anyio import to_thread
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
+from datasets import series
 from datasets.reader import LakeUnavailable
 from schemas import wire
 from serve import errors
@@ -18,10 +20,9 @@ from serve.routes.base import context
 @get(
     "/v1/benchmarks/{symbol:str}/daily",
     opt={"endpoint": "benchmarks.daily"},
-    sync_to_thread=True,
     operation_id="getBenchmarkDaily",
 )
-def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) -> Response[bytes]:
+async def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     q = ctx.query
     if symbol not in wire.BENCHMARK_SYMBOLS:
@@ -35,7 +36,11 @@ def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) 
         bench = ctx.reader.benchmark(symbol)
         if bench is None:
             raise errors.BenchmarkNotConfigured(details={"symbol": symbol})
-        page, summary = ctx.reader.benchmark_daily(bench, window, limit, offset)
+        view = ctx.reader.ready_view(bench)
+        if view is None:
+            view = await to_thread.run_sync(ctx.reader.view, bench)
+        name = bench.entry.get("name") or symbol
+        page, summary = series.benchmark_daily(view, symbol, name, window, limit, offset)
     except LakeUnavailable as exc:
         raise errors.BenchmarkUnavailable(details={"symbol": symbol}) from exc
     meta = ctx.meta(symbol=symbol, summary=summary, source=f"lake:benchmarks/{symbol}@{bench.build_id}")

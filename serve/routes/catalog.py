@@ -7,15 +7,16 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
+from datasets import layout
 from datasets.catalog import catalogue_order
-from datasets.reader import page_of
+from datasets.queries import page_of
 from serve import errors
 from serve.envelope import collection, single
-from serve.resolve import resolve_alpha
+from serve.resolve import open_alpha
 from serve.routes.base import context
 
 
-@get("/v1/alphas", opt={"endpoint": "catalog.alphas.list"}, sync_to_thread=True, operation_id="listAlphas")
+@get("/v1/alphas", opt={"endpoint": "catalog.alphas.list"}, sync_to_thread=False, operation_id="listAlphas")
 def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
     search = ctx.query.text("search")
@@ -45,14 +46,13 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
 @get(
     "/v1/alphas/{alpha:str}",
     opt={"endpoint": "catalog.alphas.get"},
-    sync_to_thread=True,
     operation_id="getAlpha",
 )
-def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+async def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = resolve_alpha(ctx.caller, ctx.reader, alpha)
+    build = await open_alpha(ctx.caller, ctx.reader, alpha)
     ctx.query.finish()
-    description = ctx.reader.description(build)
+    description = build.json(layout.DESCRIPTION_JSON)
     if description is None:
         raise errors.AlphaDescriptionNotFound(
             f"The run {alpha!r} sealed no written description; its data endpoints still answer.",

@@ -1,5 +1,7 @@
 """Meta routes: `/v1/health` (public, never metered), `/v1/me` and `/v1/me/keys`.
 
+`/v1/health` answers from the health monitor's last state (serve/health.py), on the event loop.
+
 `usage` on `/v1/me` and `/v1/me/keys` is read from the same limiter that enforces the limits, after
 this request's own hit, with the same envelope (`serve.auth.caller_limits`); the limiter is the
 source of truth, so the numbers agree with the `X-RateLimit-*` headers of the same response.
@@ -7,93 +9,52 @@ source of truth, so the numbers agree with the `X-RateLimit-*` headers of the sa
 
 from __future__ import annotations
 
-import logging
-from concurrent.futures import ThreadPoolExecutor, wait
 from datetime import UTC, datetime
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from litestar import Request, Response, get
 
-from datasets.reader import LakeUnavailable
 from schemas.registry import REGISTRY_VERSION
 from serve import errors
 from serve.auth import Services, caller_limits, limiter_was_unavailable, limits_from_wire, services_of
 from serve.envelope import collection, json_response, now_iso, single
+from serve.health import monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import LimiterUnavailable, Limits
 from serve.limits.windows import WINDOW_NAMES
 from serve.routes.base import context
 
-log = logging.getLogger("serve.health")
 
-
+@cache
 def build_version() -> str:
+    """The installed distribution's version (read once: it is file I/O)."""
     try:
         return version("alpha-results")
     except PackageNotFoundError:
         return "0+unknown"
 
 
-HEALTH_DEADLINE_SECONDS = 1.5
-"""All probes together; a probe that has not answered by then is reported down."""
-
-
-def _probe(name: str, backend: Any) -> bool:
-    """True when `backend` answers its ping; never raises."""
-    try:
-        backend.ping()
-    except LakeUnavailable:
-        return False
-    except Exception:  # any failure of a probe means "down"; health itself must answer 200
-        log.warning("health probe of %s failed", name, exc_info=True)
-        return False
-    return True
-
-
-def _down_parts(request: Request[Any, Any, Any]) -> list[str]:
-    """Backends that do not answer within `HEALTH_DEADLINE_SECONDS`, in a fixed order.
-
-    The probes run in parallel threads; one that hangs (a database that accepts TCP and never
-    answers) is left to finish on its own, bounded by its backend's timeouts, while health answers.
-    """
-    services = services_of(request)
-    backends = {"lake": services.reader, "keystore": services.store, "limiter": services.limiter}
-    executor = ThreadPoolExecutor(max_workers=len(backends), thread_name_prefix="health-probe")
-    try:
-        probes = {
-            name: executor.submit(_probe, name, backend)
-            for name, backend in backends.items()
-            if backend is not None
-        }
-        wait(probes.values(), timeout=HEALTH_DEADLINE_SECONDS)
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
-    down = []
-    for name, probe in probes.items():
-        if not probe.done():
-            log.warning("health probe of %s did not answer within %.1f s", name, HEALTH_DEADLINE_SECONDS)
-        if not (probe.done() and probe.result()):
-            down.append(name)
-    return down
-
-
-@get("/v1/health", opt={"endpoint": "meta.health"}, sync_to_thread=True, operation_id="health")
+@get("/v1/health", opt={"endpoint": "meta.health"}, sync_to_thread=False, operation_id="health")
 def health(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The health monitor's last state (serve/health.py): no backend is touched per call."""
     ctx = context(request, public=True)
     ctx.query.finish()
     settings = services_of(request).settings
-    down = _down_parts(request)
+    state = monitor_of(request.app).current()
     body: dict[str, Any] = {
-        "status": "degraded" if down else "ok",
+        "status": state.status,
         "service": settings.service_name,
         "environment": settings.environment,
         "version": build_version(),
         "registry_version": REGISTRY_VERSION,
         "time": now_iso(),
     }
-    if down:
-        body["down"] = down
+    if state.status == "degraded":
+        body["down"] = list(state.down)
+    if state.degraded_alphas:
+        body["lake"] = {"degraded_alphas": dict(state.degraded_alphas)}
     return json_response(body)
 
 

@@ -7,30 +7,12 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
-from datasets.reader import AlphaBuild, lake_errors
 from serve.envelope import json_response, single, with_warnings
-from serve.metrics import (
-    GRANULARITIES,
-    Access,
-    InputsCache,
-    MetricsInputs,
-    compute_metrics,
-    shared_metrics_doc,
-)
-from serve.resolve import resolve_run
+from serve.metrics import GRANULARITIES, Access, compute_metrics, metrics_inputs, shared_metrics_doc
+from serve.resolve import open_run, resolve_run
 from serve.routes.base import Context, context
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
-
-# Keyed by build folder, which names the lake root, so apps over different lakes never mix.
-_inputs = InputsCache()
-
-
-def metrics_inputs(ctx: Context, build: AlphaBuild) -> MetricsInputs:
-    """The build's tables as numpy columns, read once per build; a lake failure is a 503, as on
-    every other lake-backed route."""
-    with lake_errors(ctx.reader.root):
-        return _inputs.get(ctx.reader.storage, build.build_dir, build.alpha_id)
 
 
 def caller_access(ctx: Context) -> Access:
@@ -44,12 +26,11 @@ def caller_access(ctx: Context) -> Access:
 @get(
     "/v1/alphas/{alpha:str}/metrics",
     opt={"endpoint": "performance.metrics"},
-    sync_to_thread=True,
     operation_id="getMetrics",
 )
-def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = resolve_run(ctx.caller, ctx.reader, alpha)
+    build = await open_run(ctx.caller, ctx.reader, alpha)
     q = ctx.query
     start, end = q.window()
     granularity = q.choice("granularity", GRANULARITIES, "overall") or "overall"
@@ -57,7 +38,7 @@ def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Respon
     panel = q.boolean("panel", False)
     q.finish()
     data, warnings = compute_metrics(
-        metrics_inputs(ctx, build), granularity, start, end, panel, caller_access(ctx), doc=doc
+        metrics_inputs(build), granularity, start, end, panel, caller_access(ctx), doc=doc
     )
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
 
@@ -65,7 +46,7 @@ def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Respon
 @get(
     "/v1/alphas/{alpha:str}/metrics/_doc",
     opt={"endpoint": "performance.metrics.doc"},
-    sync_to_thread=True,
+    sync_to_thread=False,
     operation_id="getMetricsDoc",
 )
 def get_metrics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:

@@ -7,17 +7,18 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.params import FromPath
 
-from datasets.reader import AlphaBuild, Filter, PageQuery, page_of
+from datasets import queries, series
+from datasets.reader import BuildView
 from schemas import wire
 from serve import errors
 from serve.envelope import collection, with_warnings
 from serve.params import SERIES_DEFAULT_LIMIT
-from serve.resolve import resolve_run
+from serve.resolve import open_run
 from serve.routes.base import Context, context
-from serve.routes.signals import empty, window_filters
+from serve.routes.signals import empty
 
 
-def readable_books(ctx: Context, build: AlphaBuild, kind: str) -> list[str]:
+def readable_books(ctx: Context, build: BuildView, kind: str) -> list[str]:
     """Books of `kind` the caller may see; `raw_` books do not exist for keys without raw access.
 
     A kind the run never wrote is still addressed by the books the run simulated (its page is empty
@@ -30,7 +31,7 @@ def readable_books(ctx: Context, build: AlphaBuild, kind: str) -> list[str]:
     return wire.books_in_order([b for b in books if ctx.caller.expose_raw_book or not wire.is_raw_book(b)])
 
 
-def book_parameter(ctx: Context, build: AlphaBuild, kind: str, required: bool = False) -> str:
+def book_parameter(ctx: Context, build: BuildView, kind: str, required: bool = False) -> str:
     """The requested book, checked after every other parameter (unknown_book comes last)."""
     q = ctx.query
     book = q.values.get("book")
@@ -50,11 +51,10 @@ def book_parameter(ctx: Context, build: AlphaBuild, kind: str, required: bool = 
 
 def book_page(
     ctx: Context,
-    build: AlphaBuild,
+    build: BuildView,
     kind: str,
     table: str,
     columns: tuple[str, ...],
-    order: tuple[tuple[str, str], ...],
     symbol: bool,
     required: bool = False,
 ) -> Response[bytes]:
@@ -65,10 +65,7 @@ def book_page(
     book = book_parameter(ctx, build, kind, required)
     if kind not in build.kinds_present:
         return empty(ctx, build, table, kind, limit, offset, book=book)
-    filters = [Filter("book", "=", book), *window_filters(window)]
-    if symbols is not None:
-        filters.append(Filter("symbol", "in", symbols))
-    page = ctx.reader.page(build, PageQuery(table, columns, tuple(filters), order, limit, offset))
+    page = queries.book_page(build, table, book, window, symbols, columns, limit, offset)
     if page is None:
         return empty(ctx, build, table, kind, limit, offset, book=book)
     return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, table, book=book))
@@ -77,97 +74,85 @@ def book_page(
 @get(
     "/v1/alphas/{alpha:str}/books",
     opt={"endpoint": "portfolio.books"},
-    sync_to_thread=True,
     operation_id="listBooks",
 )
-def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = resolve_run(ctx.caller, ctx.reader, alpha)
+    build = await open_run(ctx.caller, ctx.reader, alpha)
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
-    rows = ctx.reader.rows(build, "books", wire.BOOK_FIELDS) or []
+    rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
     visible = [r for r in rows if ctx.caller.expose_raw_book or not wire.is_raw_book(r["book"])]
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
-    page = page_of(visible, limit, offset)
+    page = queries.page_of(visible, limit, offset)
     warnings = [wire.kind_missing(kind) for kind in wire.BOOK_KINDS if kind not in build.kinds_present]
     return collection(
         page.rows, page.total, limit, offset, with_warnings(ctx.run_meta(build, "books"), warnings)
     )
 
 
-def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, AlphaBuild]:
+async def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, BuildView]:
     ctx = context(request)
-    return ctx, resolve_run(ctx.caller, ctx.reader, alpha)
+    return ctx, await open_run(ctx.caller, ctx.reader, alpha)
 
 
 @get(
     "/v1/alphas/{alpha:str}/portfolio",
     opt={"endpoint": "portfolio.ledger"},
-    sync_to_thread=True,
     operation_id="getPortfolio",
 )
-def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx, build = _resolved(request, alpha)
+async def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx, build = await _resolved(request, alpha)
     if "symbol" in ctx.query.problems:
         ctx.query.problems["symbol"] = (
             "is not accepted on /portfolio (one ledger row per book per session); drop it or use /positions or /pnl"
         )
-    return book_page(
-        ctx, build, "portfolio", "portfolio", wire.PORTFOLIO_FIELDS, wire.ORDER_PORTFOLIO, symbol=False
-    )
+    return book_page(ctx, build, "portfolio", "portfolio", wire.PORTFOLIO_FIELDS, symbol=False)
 
 
 @get(
     "/v1/alphas/{alpha:str}/positions",
     opt={"endpoint": "portfolio.positions"},
-    sync_to_thread=True,
     operation_id="listPositions",
 )
-def list_positions(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx, build = _resolved(request, alpha)
-    return book_page(
-        ctx, build, "positions", "positions", wire.POSITION_FIELDS, wire.ORDER_POSITIONS, symbol=True
-    )
+async def list_positions(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx, build = await _resolved(request, alpha)
+    return book_page(ctx, build, "positions", "positions", wire.POSITION_FIELDS, symbol=True)
 
 
 @get(
     "/v1/alphas/{alpha:str}/pnl",
     opt={"endpoint": "portfolio.pnl"},
-    sync_to_thread=True,
     operation_id="listPnl",
 )
-def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx, build = _resolved(request, alpha)
-    return book_page(ctx, build, "pnl", "pnl", wire.PNL_FIELDS, wire.ORDER_PNL, symbol=True)
+async def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx, build = await _resolved(request, alpha)
+    return book_page(ctx, build, "pnl", "pnl", wire.PNL_FIELDS, symbol=True)
 
 
 @get(
     "/v1/alphas/{alpha:str}/trades",
     opt={"endpoint": "portfolio.trades"},
-    sync_to_thread=True,
     operation_id="listTrades",
 )
-def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx, build = _resolved(request, alpha)
-    return book_page(
-        ctx, build, "trades", "trades", wire.TRADE_FIELDS, wire.ORDER_TRADES, symbol=True, required=True
-    )
+async def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx, build = await _resolved(request, alpha)
+    return book_page(ctx, build, "trades", "trades", wire.TRADE_FIELDS, symbol=True, required=True)
 
 
 @get(
     "/v1/alphas/{alpha:str}/equity-curve",
     opt={"endpoint": "portfolio.equity_curve"},
-    sync_to_thread=True,
     operation_id="getEquityCurve",
 )
-def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx, build = _resolved(request, alpha)
+async def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx, build = await _resolved(request, alpha)
     q = ctx.query
     window = q.window()
     limit, offset = q.limit(SERIES_DEFAULT_LIMIT), q.offset()
     book = book_parameter(ctx, build, "portfolio")
     result = (
-        ctx.reader.equity_curve(build, book, window, limit, offset)
+        series.equity_curve(build, book, window, limit, offset)
         if "portfolio" in build.kinds_present
         else None
     )

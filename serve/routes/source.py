@@ -15,6 +15,7 @@ from litestar import Request, Response, get
 from litestar.datastructures import State
 from litestar.params import FromPath
 
+from datasets import layout
 from serve.archives import HmacSigner, S3Signer, signer_for, source_download
 from serve.auth import services_of
 from serve.envelope import single
@@ -43,14 +44,15 @@ def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
 @get(
     "/v1/alphas/{alpha:str}/source/download",
     opt={"endpoint": "catalog.alphas.source.download"},
+    # In a worker thread: signing may check the object store.
     sync_to_thread=True,
     operation_id="getSourceDownload",
 )
 def get_source_download(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = resolve_run(ctx.caller, ctx.reader, alpha)
+    build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
     ctx.query.finish()
-    archive = source_download(ctx.reader.source_record(build), signer_of(request))
+    archive = source_download(build.json(layout.SOURCE_JSON), signer_of(request))
     return single(archive.to_wire(), ctx.run_meta(build, "source"))
 
 

@@ -1,5 +1,7 @@
 """A running server follows the lake: new builds and new alphas are served without a restart, a
-lake outage is answered 503 without hammering the lake, and lake failures never become a 500."""
+lake outage is answered 503 without touching the lake per request, and lake failures never
+become a 500. The reader's background thread refreshes every `refresh_seconds`; these tests use a
+long interval and run `reader.refresh()` themselves, as the thread would."""
 
 from __future__ import annotations
 
@@ -12,12 +14,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pytest
 from litestar.testing import TestClient
 
-from datasets import catalog
-from datasets.reader import AlphaBuild, LakeReader, LakeUnavailable, PageQuery
+from datasets import catalog, queries
+from datasets.reader import LakeReader, LakeUnavailable
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from serve.settings import Settings
@@ -27,23 +28,10 @@ RAW = {"Authorization": "Bearer raw"}
 REFRESH = 60.0
 
 
-class Clock:
-    """The reader's clock, moved by the test instead of sleeping through refresh intervals."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-def app_client(root: str, clock: Clock, retry_seconds: float = 1.0) -> TestClient[Any]:
-    reader = LakeReader(root, refresh_seconds=REFRESH, clock=clock, retry_seconds=retry_seconds)
+def app_client(root: str) -> tuple[TestClient[Any], LakeReader]:
+    reader = LakeReader(root, refresh_seconds=REFRESH)
     app = create_app(Settings(lake=root, environment="test"), authenticate=fake_authenticate, reader=reader)
-    return TestClient(app=app)
+    return TestClient(app=app), reader
 
 
 def publish_elsewhere(seals: list[Path], root: str) -> None:
@@ -77,8 +65,8 @@ def served_build(client: TestClient[Any], alpha: str) -> str:
 def check_new_build_and_new_alpha_are_served(root: str, demo_seals: Path, tmp_path: Path) -> None:
     """Shared by the local and the S3 lake tests."""
     first = publish_seal(str(demo_seals / "Test_planted_factor"), root)
-    clock = Clock()
-    with app_client(root, clock) as client:
+    client, reader = app_client(root)
+    with client:
         before = served(client)
         assert list(before) == ["Test_planted_factor"]
         assert served_build(client, "Test_planted_factor") == first.build_id
@@ -88,10 +76,9 @@ def check_new_build_and_new_alpha_are_served(root: str, demo_seals: Path, tmp_pa
         new_build = catalog.current_build(root, "Test_planted_factor")
         assert new_build is not None and new_build.build_id != first.build_id
 
-        clock.advance(REFRESH - 1)  # within the refresh interval the catalogue is not re-read
-        assert served(client) == before
+        assert served(client) == before  # until the next refresh, the catalogue is as it was
 
-        clock.advance(1)
+        reader.refresh()
         after = served(client)
         assert set(after) == {"Test_planted_factor", "Test_ledger_only"}
         assert after["Test_planted_factor"] == "Sealed a second time."
@@ -118,7 +105,8 @@ def error_code(response: Any, status: int) -> str:
 
 def test_corrupt_pointer_is_upstream_unavailable_not_a_missing_alpha(lake: Path) -> None:
     (lake / "alphas" / "momentum_12_1" / "_current.json").write_text('{"build_id": "abc"')  # truncated
-    with app_client(str(lake), Clock()) as client:
+    client, _ = app_client(str(lake))
+    with client:
         response = client.get("/v1/alphas/momentum_12_1/books", headers=RAW)
         assert error_code(response, 503) == "upstream_unavailable"
 
@@ -148,8 +136,8 @@ def test_one_unreadable_alpha_leaves_every_other_alpha_served(
     target = lake / "alphas" / alpha / name if name == "_current.json" else Path(build.build_dir) / name
     good = target.read_bytes()
     target.write_text(text)
-    clock = Clock()
-    with app_client(str(lake), clock) as client, caplog.at_level(logging.ERROR, logger="datasets.reader"):
+    client, reader = app_client(str(lake))
+    with caplog.at_level(logging.ERROR, logger="datasets.reader"), client:
         listed = served(client)
         assert alpha not in listed and "momentum_12_1" in listed and len(listed) == 6
         assert client.get("/v1/alphas/momentum_12_1/books", headers=RAW).status_code == 200
@@ -159,12 +147,12 @@ def test_one_unreadable_alpha_leaves_every_other_alpha_served(
             assert error == "upstream_unavailable", path
         assert unreadable_logged(caplog, alpha) == 1  # once per catalogue refresh, not per request
 
-        clock.advance(REFRESH)
+        reader.refresh()
         served(client)
         assert unreadable_logged(caplog, alpha) == 2
 
         target.write_bytes(good)  # repaired: served again at the next refresh
-        clock.advance(REFRESH)
+        reader.refresh()
         assert alpha in served(client)
         assert client.get(f"/v1/alphas/{alpha}/books", headers=RAW).status_code == 200
 
@@ -174,105 +162,100 @@ def test_a_programming_error_is_a_500_not_a_lake_outage(lake: Path, monkeypatch:
         raise KeyError("a bug, not the lake")
 
     monkeypatch.setattr(catalog, "published_alpha_ids", broken)
-    with app_client(str(lake), Clock()) as client:
+    client, _ = app_client(str(lake))
+    with client:
         assert error_code(client.get("/v1/alphas", headers=RAW), 500) == "internal_error"
 
 
 def test_metrics_answer_503_when_a_table_it_reads_is_unreadable(lake: Path) -> None:
     build = catalog.current_build(str(lake), "momentum_12_1")
     assert build is not None
-    (Path(build.build_dir) / "weekly_term.parquet").write_bytes(b"not parquet")
-    with app_client(str(lake), Clock()) as client:
+    (Path(build.build_dir) / "serving" / "weekly_term.arrow").write_bytes(b"not arrow")
+    client, _ = app_client(str(lake))
+    with client:
         response = client.get("/v1/alphas/momentum_12_1/metrics", headers=RAW)
         assert error_code(response, 503) == "upstream_unavailable"
 
 
-def test_failed_refresh_backs_off_instead_of_reading_the_lake_on_every_request(
+def test_an_outage_costs_the_lake_one_read_per_refresh_not_one_per_request(
     lake: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    clock = Clock()
-    reader = LakeReader(str(lake), refresh_seconds=2, clock=clock, retry_seconds=5)
+    reader = LakeReader(str(lake), refresh_seconds=REFRESH)
     assert "momentum_12_1" in reader.alphas()
     probes = {"n": 0}
-    real_is_dir = reader._storage.is_dir
+    real_is_dir = reader.storage.is_dir
 
     def counted(path: str) -> bool:
         probes["n"] += 1
         return real_is_dir(path)
 
-    monkeypatch.setattr(reader._storage, "is_dir", counted)
+    monkeypatch.setattr(reader.storage, "is_dir", counted)
     hidden = lake.with_name("moved")
     lake.rename(hidden)
-    clock.advance(2)
+    reader.refresh()
     for _ in range(5):
         with pytest.raises(LakeUnavailable):
             reader.alphas()
-    clock.advance(4.9)
-    with pytest.raises(LakeUnavailable):
-        reader.alphas()
-    assert probes["n"] == 1  # one attempt; the next is due 5 s after it, not on every call
+    assert probes["n"] == 1  # the refresh read the lake; the requests did not
 
     hidden.rename(lake)
-    clock.advance(0.1)
-    assert "momentum_12_1" in reader.alphas()  # recovered at the first retry
+    reader.refresh()
+    assert "momentum_12_1" in reader.alphas()  # recovered at the next refresh
     assert probes["n"] == 2
+    reader.close()
 
 
-def portfolio_query() -> PageQuery:
-    return PageQuery(table="portfolio", columns=("book", "date", "ending_equity"), order=(("date", "asc"),))
+def portfolio_rows(view: Any) -> list[Any]:
+    page = queries.book_page(
+        view, "portfolio", "long_short", (None, None), None, ("date", "ending_equity"), 5000, 0
+    )
+    assert page is not None
+    return page.rows
 
 
-def test_a_query_on_a_table_dropped_meanwhile_reloads_it(lake: Path) -> None:
-    reader = LakeReader(str(lake), refresh_seconds=2, clock=Clock())
-    build = reader.alpha("momentum_12_1")
-    assert build is not None
-    expected = reader.page(build, portfolio_query())
-    assert expected is not None and expected.total > 0
-    reader._drop_build(build.alpha_id, build.build_id)  # warm cache emptied: a plain reload
-
-    real_table = reader._table
-    dropped = {"n": 0}
-
-    def table_then_dropped(*args: Any) -> str | None:
-        name = real_table(*args)
-        if not dropped["n"]:
-            # A catalogue refresh retires the build between the lookup and the query.
-            dropped["n"] += 1
-            reader._drop_build(build.alpha_id, build.build_id)
-        return name
-
-    reader._table = table_then_dropped  # type: ignore[method-assign,assignment]
-    assert reader.page(build, portfolio_query()) == expected
-    assert dropped["n"] == 1
+def test_a_request_keeps_its_build_while_a_new_one_is_published(demo_seals: Path, tmp_path: Path) -> None:
+    root = str(tmp_path / "lake")
+    publish_seal(str(demo_seals / "Test_planted_factor"), root)
+    reader = LakeReader(root, refresh_seconds=REFRESH)
+    first = reader.alpha("Test_planted_factor")
+    assert first is not None
+    view = reader.view(first)  # what a request holds from its start
+    before = portfolio_rows(view)
+    publish_elsewhere([resealed(demo_seals / "Test_planted_factor", tmp_path / "v2", "Second.")], root)
+    reader.refresh()
+    second = reader.alpha("Test_planted_factor")
+    assert second is not None and second.build_id != first.build_id
+    assert reader.view(second).build_id == second.build_id
+    assert portfolio_rows(view) == before and view.build_id == first.build_id
+    reader.close()
 
 
-def test_a_slow_first_load_does_not_block_other_tables_or_the_catalogue(
-    lake: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    reader = LakeReader(str(lake), refresh_seconds=0, clock=Clock())
-    build = reader.alpha("momentum_12_1")
-    assert isinstance(build, AlphaBuild)
+def test_a_slow_first_open_does_not_block_other_alphas(lake: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reader = LakeReader(str(lake), refresh_seconds=REFRESH)
+    slow_build, other = reader.alpha("momentum_12_1"), reader.alpha("Test_planted_factor")
+    assert slow_build is not None and other is not None
     release = threading.Event()
-    real_read = reader._read_arrow
+    real_sizes = reader._sizes
 
-    def slow_read(build_dir: str, table: str) -> pa.Table | None:
-        if table == "portfolio":
+    def slow_sizes(build_dir: str) -> dict[str, int]:
+        if build_dir == slow_build.build_dir:
             release.wait(10)  # an object store answering slowly
-        return real_read(build_dir, table)
+        return real_sizes(build_dir)
 
-    monkeypatch.setattr(reader, "_read_arrow", slow_read)
-    slow = threading.Thread(target=reader.page, args=(build, portfolio_query()))
+    monkeypatch.setattr(reader, "_sizes", slow_sizes)
+    slow = threading.Thread(target=reader.view, args=(slow_build,))
     slow.start()
     try:
         done = threading.Event()
 
         def other_work() -> None:
             reader.alphas()
-            reader.rows(build, "books", ("book", "kind"))
+            reader.view(other).table("books")
             done.set()
 
         threading.Thread(target=other_work, daemon=True).start()
-        assert done.wait(5), "another table's load waited for the slow one"
+        assert done.wait(5), "another alpha's open waited for the slow one"
     finally:
         release.set()
         slow.join(10)
+        reader.close()

@@ -65,6 +65,11 @@ def signing_key(tmp_path: Path) -> Path:
 AppFactory = Callable[..., TestClient[Any]]
 
 
+def refresh_lake(client: TestClient[Any]) -> None:
+    """Run the app's lake refresh now, as its background thread does every interval."""
+    client.app.state["services"].reader.refresh()
+
+
 @pytest.fixture
 def make_client(tmp_path: Path) -> Iterator[AppFactory]:
     """`make_client(lake=..., **settings)`: a TestClient over an app with the fake callers."""
@@ -73,7 +78,7 @@ def make_client(tmp_path: Path) -> Iterator[AppFactory]:
     def factory(
         *, limiter: Any = None, authenticate: Any = fake_authenticate, **overrides: Any
     ) -> TestClient[Any]:
-        settings = Settings(**{"environment": "test", "lake_refresh_seconds": 0, **overrides})
+        settings = Settings(**{"environment": "test", "lake_refresh_seconds": 0.05, **overrides})
         kwargs: dict[str, Any] = {"limiter": limiter}
         if authenticate is not None:
             kwargs["authenticate"] = authenticate

@@ -20,7 +20,8 @@ from serve.identity.tokens import generate_token
 from serve.limits import MemoryLimiter, open_limiter
 from serve.settings import Settings
 from tests.conftest import backend_unavailable
-from tests.ops.conftest import AppFactory, assert_error, bearer
+from tests.health_wait import down_is, health_when, is_ok
+from tests.ops.conftest import AppFactory, assert_error, bearer, refresh_lake
 from tests.ops.keys import issue_key
 from tests.ops.proxy import TcpProxy, closed_port
 
@@ -39,6 +40,7 @@ def test_lake_folder_removed(make_client: AppFactory, lake_copy: Path) -> None:
     assert client.get("/v1/alphas/momentum_12_1/books", headers=bearer("member")).status_code == 200
     assert health(client)["status"] == "ok"
     shutil.rmtree(lake_copy)
+    refresh_lake(client)  # the next background refresh finds the lake gone
     for path in ("/v1/alphas", "/v1/alphas/momentum_12_1/rebalances", "/v1/alphas/Test_planted_factor"):
         error = assert_error(client.get(path, headers=bearer("member")), 503, "upstream_unavailable")
         assert error["details"] == {} and str(lake_copy) not in error["message"]
@@ -46,8 +48,7 @@ def test_lake_folder_removed(make_client: AppFactory, lake_copy: Path) -> None:
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
     )
-    body = health(client)
-    assert body["status"] == "degraded" and body["down"] == ["lake"]
+    health_when(lambda: client.get("/v1/health"), down_is("lake"))
 
 
 def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
@@ -67,11 +68,13 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
         "upstream_unavailable",
     )
     assert error["details"] == {} and str(lake_copy) not in error["message"]
-    body = health(client)
-    assert body["status"] == "degraded" and body["down"] == ["lake"]
+    # The lake is readable: it is not down, one of its alphas is degraded and named.
+    body = health_when(lambda: client.get("/v1/health"), lambda body: "lake" in body)
+    assert body["status"] == "degraded" and body["down"] == []
+    assert set(body["lake"]["degraded_alphas"]) == {"Test_planted_factor"}
 
     pointer.write_bytes(good)
-    assert health(client)["status"] == "ok"
+    assert "lake" not in health_when(lambda: client.get("/v1/health"), is_ok)
     assert client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")).status_code == 200
 
 
@@ -158,7 +161,7 @@ def test_key_store_stopped_while_serving(lake_copy: Path) -> None:
             assert client.get("/v1/alphas", headers=member.headers).status_code == 200
             proxy.stop()
             assert_error(client.get("/v1/alphas", headers=member.headers), 503, "upstream_unavailable")
-            assert health(client)["down"] == ["keystore"]
+            health_when(lambda: client.get("/v1/health"), down_is("keystore"))
         store.close()
     finally:
         proxy.stop()

@@ -282,7 +282,7 @@ def test_lake_outage_is_unavailable_not_missing(
         lake=str(lake_copy),
         signing_key_file=str(signing_key),
         public_base_url=BASE,
-        lake_refresh_seconds=3600,
+        lake_refresh_seconds=60,
     )
     signed = _signed(client)  # the catalogue and the source record are now cached
     moved = lake_copy.with_name("lake-unmounted")
@@ -310,12 +310,26 @@ def test_archive_deleted_after_signing_is_object_missing_on_the_route(client, la
     assert error["details"] == {"filename": "Test_planted_factor.zip"}
 
 
-def test_filename_is_the_alpha_id_never_the_seal_text(client, lake_copy: Path) -> None:
+def rewrite_manifest(build: Path) -> None:
+    """Record the build's files as they are now in its manifest (alpha.json `files`)."""
+    entry_path = build / "alpha.json"
+    entry = json.loads(entry_path.read_text())
+    for relative in entry["files"]:
+        payload = (build / relative).read_bytes()
+        entry["files"][relative] = {"bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
+    entry_path.write_text(json.dumps(entry))
+
+
+def test_filename_is_the_alpha_id_never_the_seal_text(
+    make_client: AppFactory, lake_copy: Path, signing_key: Path
+) -> None:
     pointer = json.loads((lake_copy / "alphas" / "Test_planted_factor" / "_current.json").read_text())
     path = lake_copy / "alphas" / "Test_planted_factor" / "builds" / pointer["build_id"] / "source.json"
     record = json.loads(path.read_text())
     record["filename"] = 'evil"; filename*=x\r\nX-Injected: 1.zip'
     path.write_text(json.dumps(record))
+    rewrite_manifest(path.parent)  # as a pipeline that published this record would have
+    client = make_client(lake=str(lake_copy), signing_key_file=str(signing_key), public_base_url=BASE)
     data = client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).json()["data"]
     assert data["filename"] == "Test_planted_factor.zip"
     download = client.get(local_path(data["url"]))

@@ -94,7 +94,7 @@ def test_store_failure_while_signing_is_unavailable(
     port = int(s3_endpoint.rsplit(":", 1)[1])
     proxy = TcpProxy("127.0.0.1", port)
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{proxy.port}")
-    client = make_client(lake=s3_demo_lake, lake_refresh_seconds=3600)
+    client = make_client(lake=s3_demo_lake, lake_refresh_seconds=60)
     # Served once while the store answers: the catalogue and the source record are now cached.
     assert client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).status_code == 200
     proxy.stop()
@@ -113,7 +113,7 @@ def test_no_credentials_is_not_configured(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path,
 ) -> None:
-    client = make_client(lake=s3_demo_lake, lake_refresh_seconds=3600)
+    client = make_client(lake=s3_demo_lake, lake_refresh_seconds=60)
     # The lake is read with the credentials the reader started with ...
     assert client.get("/v1/alphas/Test_planted_factor", headers=bearer("member")).status_code == 200
     Storage(s3_demo_lake).exists(s3_demo_lake)
@@ -135,7 +135,7 @@ def test_deleted_bucket_is_unavailable_not_object_missing(
 ) -> None:
     fs = S3FileSystem(skip_instance_cache=True)
     fs.put(f"{lake_copy}/", f"{s3_bucket}/lake", recursive=True)
-    client = make_client(lake=f"s3://{s3_bucket}/lake", lake_refresh_seconds=3600)
+    client = make_client(lake=f"s3://{s3_bucket}/lake", lake_refresh_seconds=60)
     # Served once: the catalogue and the source record are cached, as in a running deployment.
     assert client.get(SOURCE.format("Test_planted_factor"), headers=bearer("member")).status_code == 200
     fs.rm(s3_bucket, recursive=True)  # the whole store is gone (bucket deleted, wrong account, ...)

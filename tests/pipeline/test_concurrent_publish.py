@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
 from datasets.storage import Storage
-from pipeline.publish import LEFTOVER_AGE_SECONDS, content_id_for, publish_seal
+from pipeline.publish import content_id_for, publish_seal
 from pipeline.seal import open_seal
 from tests.pipeline.test_publish import new_version
 
@@ -182,17 +181,27 @@ def test_two_processes_publishing_the_same_seal_never_break_the_served_build(
     assert sorted(p.relative_to(lake) for p in lake.rglob("*")) == before
 
 
-def test_unknown_build_folders_are_pruned_only_when_old(tmp_path: Path, factory_seal: Path) -> None:
+def test_unnamed_build_folders_are_collected_unless_a_live_lease_covers_them(
+    tmp_path: Path, factory_seal: Path
+) -> None:
     lake = tmp_path / "lake"
     publish_seal(str(factory_seal), str(lake))
     builds = lake / "alphas" / ALPHA / "builds"
-    for name in ("crashed_long_ago", "being_written"):
+    leases = lake / "alphas" / ALPHA / "leases"
+    for name in ("killed_publish", "being_written", "lease_expired"):
         (builds / name / "decisions").mkdir(parents=True)
         (builds / name / "decisions" / "part-0.parquet").write_bytes(b"partial")
-    old = time.time() - LEFTOVER_AGE_SECONDS - 60
-    os.utime(builds / "crashed_long_ago" / "decisions" / "part-0.parquet", (old, old))
+    leases.mkdir(exist_ok=True)
+    now = time.time()
+    (leases / "being_written.json").write_text(
+        json.dumps({"build_id": "being_written", "expires_at": now + 30})
+    )
+    (leases / "lease_expired.json").write_text(
+        json.dumps({"build_id": "lease_expired", "expires_at": now - 1})
+    )
 
     publish_seal(str(new_version(factory_seal, tmp_path / "v1", 1)), str(lake))
     names = {p.name for p in builds.iterdir()}
-    assert "crashed_long_ago" not in names
+    assert "killed_publish" not in names and "lease_expired" not in names
     assert "being_written" in names
+    assert sorted(p.name for p in leases.iterdir()) == ["being_written.json"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -11,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from datasets import catalog
+from datasets.layout import BUILD_RETENTION_SECONDS
 from datasets.writer import BuildWriter
 from pipeline.publish import publish_seal
 from schemas import seal as S
@@ -91,16 +93,41 @@ def test_crash_mid_publish_leaves_the_old_build_served(
     assert retry.status == "published" and retry.build_id != old.build_id
 
 
-def test_two_previous_builds_are_kept_and_older_ones_deleted(tmp_path: Path, factory_seal: Path) -> None:
+def test_a_storm_keeps_every_build_a_worker_may_serve(tmp_path: Path, factory_seal: Path) -> None:
+    """Four publishes in a row: every superseded build was superseded moments ago, so a worker may
+    still serve it; none is deleted, however many previous builds that makes."""
     lake = tmp_path / "lake"
     ids = [
         publish_seal(str(new_version(factory_seal, tmp_path / f"v{i}", i)), str(lake)).build_id
         for i in range(4)
     ]
     builds = sorted(p.name for p in (lake / "alphas" / "Test_factory" / "builds").iterdir())
-    assert builds == sorted(ids[1:])
+    assert builds == sorted(ids)
     pointer = json.loads((lake / "alphas" / "Test_factory" / "_current.json").read_text())
-    assert pointer["build_id"] == ids[3] and pointer["previous_builds"] == [ids[2], ids[1]]
+    assert pointer["build_id"] == ids[3] and pointer["previous_builds"] == [ids[2], ids[1], ids[0]]
+    assert set(pointer["superseded_at"]) == set(ids[:3])
+
+
+def test_builds_superseded_long_ago_beyond_the_two_newest_are_deleted(
+    tmp_path: Path, factory_seal: Path
+) -> None:
+    lake = tmp_path / "lake"
+    ids = [
+        publish_seal(str(new_version(factory_seal, tmp_path / f"v{i}", i)), str(lake)).build_id
+        for i in range(4)
+    ]
+    pointer_path = lake / "alphas" / "Test_factory" / "_current.json"
+    pointer = json.loads(pointer_path.read_text())
+    # As if the three predecessors had been superseded an hour ago.
+    long_ago = (datetime.now(UTC) - timedelta(seconds=BUILD_RETENTION_SECONDS + 3000)).isoformat()
+    pointer["superseded_at"] = {b: long_ago for b in pointer["previous_builds"]}
+    pointer_path.write_text(json.dumps(pointer))
+    newest = publish_seal(str(new_version(factory_seal, tmp_path / "v4", 4)), str(lake)).build_id
+    pointer = json.loads(pointer_path.read_text())
+    # ids[3] was superseded just now; ids[2] is the next newest; ids[1] and ids[0] are gone.
+    assert pointer["build_id"] == newest and pointer["previous_builds"] == [ids[3], ids[2]]
+    builds = sorted(p.name for p in (lake / "alphas" / "Test_factory" / "builds").iterdir())
+    assert builds == sorted([newest, ids[3], ids[2]])
 
 
 def test_catalogue_entry_description_and_source(factory_lake: Path) -> None:

@@ -1,0 +1,65 @@
+"""What reading the lake can fail with, and the one way those failures leave the lake package.
+
+Every failure to read the lake surfaces as `LakeUnavailable`, which serve maps to 503
+`upstream_unavailable`; `BuildDamaged` is the kind that names a damaged build of one alpha.
+Anything else raised while reading is a bug and stays one (500).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import duckdb
+import pyarrow as pa
+
+log = logging.getLogger("datasets.reader")
+
+
+class LakeUnavailable(Exception):
+    """The lake (local folder or object store) could not be read, or not as published."""
+
+
+class CorruptLakeFile(LakeUnavailable):
+    """A lake file exists but cannot be understood (unparsable JSON, a pointer without a build)."""
+
+
+class BuildDamaged(LakeUnavailable):
+    """A file of a served build is missing, truncated or not what the build's manifest records."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason  # missing_file | truncated_file | corrupt_file | no_manifest
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    # s3fs lets botocore's connection errors (refused, timed out, DNS) through untranslated.
+    try:
+        from botocore.exceptions import BotoCoreError
+    except ImportError:  # a local-only install without the S3 extras
+        return ()
+    return (BotoCoreError,)
+
+
+# What reading the lake raises when the lake (not this code) is at fault: unreachable or missing
+# files, unreadable Parquet or Arrow, unparsable JSON. ValueError and KeyError are not here: from
+# this code they are bugs, and a bug must be a 500, not a 503 that invites a retry.
+STORE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    pa.ArrowException,
+    duckdb.IOException,
+    *_store_errors(),
+)
+
+
+@contextmanager
+def lake_errors(root: str) -> Iterator[None]:
+    """Turn a failure to read the lake under `root` into `LakeUnavailable` (logged, no detail)."""
+    try:
+        yield
+    except LakeUnavailable:
+        raise
+    except STORE_ERRORS as exc:
+        log.warning("lake read failed under %s: %s", root, exc)
+        raise LakeUnavailable(str(exc)) from exc

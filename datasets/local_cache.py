@@ -1,0 +1,91 @@
+"""A bounded local copy of the serving files of S3 builds, so a worker maps them like local files.
+
+`fetch` copies what a worker reads of one build (the serving files and the build's JSON files,
+not the analysts' Parquet) into `{cache_dir}/{name}/{build_id}/`, verifying each file's size and
+SHA-256 against the manifest, and publishes the folder with one rename: a folder in the cache is
+always complete and verified, so workers sharing the cache directory reuse each other's copies.
+When the cache holds more than `max_bytes`, the least recently used build folders are removed
+(never the one just fetched). A removed folder stays readable to a worker that has it mapped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import threading
+import uuid
+from typing import Any
+
+from datasets import layout
+from datasets.faults import BuildDamaged
+from datasets.storage import Storage
+
+log = logging.getLogger("datasets.cache")
+
+
+def served_files(files: dict[str, Any]) -> dict[str, Any]:
+    """The manifest entries a worker reads: serving files and JSON documents."""
+    prefix = layout.SERVING_DIR + "/"
+    return {p: f for p, f in files.items() if p.startswith(prefix) or p.endswith(".json")}
+
+
+class LocalCache:
+    def __init__(self, cache_dir: str, max_bytes: int) -> None:
+        self.cache_dir = cache_dir
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+
+    def fetch(self, storage: Storage, build_dir: str, name: str, build_id: str, files: dict[str, Any]) -> str:
+        """The local folder holding `files` of the build (fetched now unless already cached)."""
+        target = os.path.join(self.cache_dir, name, build_id)
+        if os.path.isdir(target):
+            os.utime(target)  # recently used
+            return target
+        staging = os.path.join(self.cache_dir, ".staging", f"{name}-{build_id}-{uuid.uuid4().hex[:8]}")
+        try:
+            for relative, recorded in served_files(files).items():
+                payload = storage.read_bytes(layout.join(build_dir, relative))
+                if len(payload) != int(recorded["bytes"]):
+                    raise BuildDamaged("truncated_file", f"{relative} has {len(payload)} bytes in the lake")
+                if hashlib.sha256(payload).hexdigest() != recorded["sha256"]:
+                    raise BuildDamaged("corrupt_file", f"{relative} does not match its recorded SHA-256")
+                path = os.path.join(staging, relative)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as handle:
+                    handle.write(payload)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            try:
+                os.rename(staging, target)
+            except OSError:  # another worker published the same build first: use its copy
+                if not os.path.isdir(target):
+                    raise
+        except FileNotFoundError as exc:
+            raise BuildDamaged("missing_file", f"a file of {build_id} is missing in the lake") from exc
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        self.evict(keep=target)
+        return target
+
+    def evict(self, keep: str) -> None:
+        """Removes least recently used build folders until the cache fits `max_bytes`."""
+        with self._lock:
+            folders = []
+            for name in os.listdir(self.cache_dir) if os.path.isdir(self.cache_dir) else []:
+                if name.startswith("."):
+                    continue
+                parent = os.path.join(self.cache_dir, name)
+                for build_id in os.listdir(parent):
+                    path = os.path.join(parent, build_id)
+                    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+                    folders.append((os.stat(path).st_mtime, path, size))
+            total = sum(size for _, _, size in folders)
+            for _, path, size in sorted(folders):
+                if total <= self.max_bytes:
+                    break
+                if path == keep:
+                    continue
+                log.info("evicting %s from the serving cache (%d bytes)", path, size)
+                shutil.rmtree(path, ignore_errors=True)
+                total -= size

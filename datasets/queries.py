@@ -1,0 +1,255 @@
+"""Pages of one build by slicing its serving files: no statement, no scan of rows not asked for.
+
+Every table is sorted by the keys requests select on (`datasets.serving_layout`), so a window of
+dates is two binary searches, a week is its recorded row range, a book its recorded range, and a
+page is a slice (or, for a filter or another order, a take of at most one week's rows or one
+window's row ids). Rows leave as msgspec Structs (`datasets.rows`), encoded once by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from datasets.build_view import BuildView
+from datasets.rows import shape_of
+
+Window = tuple[date | None, date | None]
+_EPOCH = date(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[Any]
+    total: int
+
+
+def day_number(day: date) -> int:
+    return (day - _EPOCH).days
+
+
+def day_numbers(table: pa.Table, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """The `date` column of rows [start, stop) as days since 1970 (zero-copy over the mapping)."""
+    column = table.column("date")
+    chunk = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    days: np.ndarray = chunk.view(pa.int32()).to_numpy(zero_copy_only=chunk.null_count == 0)
+    return days[start:stop]
+
+
+def window_bounds(days: np.ndarray, window: Window) -> tuple[int, int]:
+    """Positions [a, b) of the ascending `days` inside the inclusive window."""
+    start, end = window
+    a = 0 if start is None else int(np.searchsorted(days, day_number(start), side="left"))
+    b = days.size if end is None else int(np.searchsorted(days, day_number(end), side="right"))
+    return a, max(a, b)
+
+
+def _page_slice(table: pa.Table, start: int, stop: int, limit: int, offset: int) -> pa.Table:
+    first = start + offset
+    return table.slice(first, max(0, min(limit, stop - first)))
+
+
+def _rows(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> list[Any]:
+    return shape_of(fields, omit).rows(table)
+
+
+# -- signals --------------------------------------------------------------------------------------
+
+
+def rebalance_index(
+    view: BuildView, window: Window, fields: tuple[str, ...], limit: int, offset: int
+) -> Page | None:
+    table = view.table("rebalances")
+    if table is None:
+        return None
+    a, b = window_bounds(day_numbers(table), window)
+    return Page(_rows(_page_slice(table, a, b, limit, offset), fields, frozenset()), b - a)
+
+
+@dataclass(frozen=True)
+class Week:
+    """A rebalance date looked up in the index, with its neighbours (dates or None)."""
+
+    found: bool
+    week_status: str | None
+    n_symbols: int | None
+    first_rebalance: date | None
+    last_rebalance: date | None
+    previous_rebalance: date | None
+    next_rebalance: date | None
+    rows: tuple[int, int]  # row range in decisions.arrow
+
+
+def _as_date(days: np.ndarray, index: int) -> date | None:
+    if 0 <= index < days.size:
+        return date.fromordinal(_EPOCH.toordinal() + int(days[index]))
+    return None
+
+
+def find_week(view: BuildView, day: date) -> Week | None:
+    """`day` in the rebalance index; None when the build has no index."""
+    table = view.table("rebalances")
+    if table is None:
+        return None
+    days = day_numbers(table)
+    wanted = day_number(day)
+    i = int(np.searchsorted(days, wanted, side="left"))
+    found = i < days.size and int(days[i]) == wanted
+    row = table.slice(i, 1) if found else None
+    return Week(
+        found=found,
+        week_status=row.column("week_status")[0].as_py() if row is not None else None,
+        n_symbols=row.column("n_symbols")[0].as_py() if row is not None else None,
+        first_rebalance=_as_date(days, 0),
+        last_rebalance=_as_date(days, days.size - 1),
+        previous_rebalance=_as_date(days, i - 1),
+        next_rebalance=_as_date(days, i + 1 if found else i),
+        rows=(
+            (int(row.column("decisions_start")[0].as_py()), int(row.column("decisions_stop")[0].as_py()))
+            if row is not None
+            else (0, 0)
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class WeekQuery:
+    symbols: Sequence[str] | None
+    direction: int | None
+    min_abs_weight: float | None
+    weight_column: str
+    sort_column: str  # score | average_rank | symbol | a target-weight column
+    order: str  # asc | desc
+
+
+def _floats(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    values: np.ndarray = column.to_numpy(zero_copy_only=False)  # nulls as NaN
+    return values.astype(np.float64, copy=False)
+
+
+def _mask(block: pa.Table, query: WeekQuery) -> np.ndarray | None:
+    conditions = []
+    if query.symbols is not None:
+        conditions.append(
+            pc.is_in(block.column("symbol"), value_set=pa.array(list(query.symbols), pa.string()))
+        )
+    if query.direction is not None:
+        conditions.append(pc.equal(block.column("direction"), query.direction))
+    if query.min_abs_weight is not None:
+        conditions.append(pc.greater_equal(pc.abs(block.column(query.weight_column)), query.min_abs_weight))
+    if not conditions:
+        return None
+    keep = conditions[0]
+    for condition in conditions[1:]:
+        keep = pc.and_kleene(keep, condition)
+    mask: np.ndarray = keep.fill_null(False).to_numpy(zero_copy_only=False)
+    return mask
+
+
+def week_page(
+    view: BuildView,
+    week: Week,
+    query: WeekQuery,
+    fields: tuple[str, ...],
+    omit: frozenset[str],
+    limit: int,
+    offset: int,
+) -> Page | None:
+    """A page of one week in `query`'s order, with a symbol tiebreak; None without decisions."""
+    table = view.table("decisions")
+    if table is None:
+        return None
+    start, stop = week.rows
+    block = table.slice(start, stop - start)
+    mask = _mask(block, query)
+    default_order = query.sort_column == "score" and query.order == "desc"  # the physical order
+    if mask is None and default_order:
+        return Page(_rows(_page_slice(block, 0, block.num_rows, limit, offset), fields, omit), block.num_rows)
+    chosen = np.arange(block.num_rows) if mask is None else np.flatnonzero(mask)
+    if not default_order:
+        symbol_rank = _floats(block.column("symbol_rank"))[chosen]
+        if query.sort_column == "symbol":
+            keys = symbol_rank if query.order == "asc" else -symbol_rank
+            chosen = chosen[np.argsort(keys, kind="stable")]
+        else:
+            values = _floats(block.column(query.sort_column))[chosen]
+            # Nulls (NaN) sort last in both directions, as NULLS LAST does; ties by ticker.
+            keys = values if query.order == "asc" else -values
+            chosen = chosen[np.lexsort((symbol_rank, keys))]
+    picked = chosen[offset : offset + limit]
+    return Page(_rows(block.take(pa.array(picked, pa.int64())), fields, omit), int(chosen.size))
+
+
+def scores_page(
+    view: BuildView,
+    window: Window,
+    symbols: Sequence[str] | None,
+    fields: tuple[str, ...],
+    omit: frozenset[str],
+    limit: int,
+    offset: int,
+) -> Page | None:
+    """Decision rows of a window in (date, symbol) order; None without decisions."""
+    table = view.table("decisions")
+    if table is None:
+        return None
+    a, b = window_bounds(day_numbers(table), window)
+    row_ids: np.ndarray = table.column("by_date_symbol").combine_chunks().to_numpy()[a:b]
+    if symbols is not None:
+        keep = pc.is_in(
+            table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string())
+        )
+        mask = keep.fill_null(False).to_numpy(zero_copy_only=False)
+        row_ids = row_ids[mask[row_ids - a]]
+    picked = row_ids[offset : offset + limit]
+    return Page(_rows(table.take(pa.array(picked, pa.int64())), fields, omit), int(row_ids.size))
+
+
+# -- books ----------------------------------------------------------------------------------------
+
+
+def book_page(
+    view: BuildView,
+    table_name: str,
+    book: str,
+    window: Window,
+    symbols: Sequence[str] | None,
+    fields: tuple[str, ...],
+    limit: int,
+    offset: int,
+) -> Page | None:
+    """Rows of one book in a window, in the table's default order; None when the table is absent."""
+    table = view.table(table_name)
+    if table is None:
+        return None
+    found = view.book_range(table_name, book)
+    if found is None:
+        return Page([], 0)
+    low, high = found
+    a, b = window_bounds(day_numbers(table, low, high), window)
+    a, b = a + low, b + low
+    if symbols is None:
+        return Page(_rows(_page_slice(table, a, b, limit, offset), fields, frozenset()), b - a)
+    keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
+    chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
+    picked = chosen[offset : offset + limit]
+    return Page(_rows(table.take(pa.array(picked, pa.int64())), fields, frozenset()), int(chosen.size))
+
+
+def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[dict[str, Any]] | None:
+    """Every row of a small table as dicts (books); None when absent."""
+    table = view.table(table_name)
+    if table is None:
+        return None
+    return shape_of(fields).dicts(table)
+
+
+def page_of(rows: list[Any], limit: int, offset: int) -> Page:
+    """Page a small list already in memory (catalogue, books) with the same rules as any page."""
+    return Page(rows=list(rows[offset : offset + limit]), total=len(rows))

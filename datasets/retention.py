@@ -1,0 +1,216 @@
+"""Which builds the lake keeps: the pointer's history, publish leases, and garbage collection.
+
+A build is immutable once written. Three rules decide when its folder may go:
+
+1. **Named builds stay.** The pointer names the current build and its retained predecessors
+   (`previous_builds`, with `superseded_at` for each). A predecessor is retained while it was
+   superseded less than `layout.BUILD_RETENTION_SECONDS` ago, or while it is one of the
+   `KEEP_PREVIOUS_BUILDS` newest. Workers re-read pointers at least every
+   `layout.MAX_REFRESH_SECONDS` and map a build's files when they open it, so no worker still
+   serves a build once it leaves this history, however fast the publishes come.
+2. **Leased builds stay.** A publish takes a lease (`leases/{build_id}.json`, renewed while it
+   runs) before it creates its folder and drops it after the switch, so a folder that is still
+   being written is never collected.
+3. **Everything else is garbage**: a folder that no pointer names and no live lease covers (a
+   killed publish, a killed prune, the loser of two publishes of one seal). Any later publish of
+   the alpha collects it, and `alpha-results lake gc --apply` collects the whole lake.
+
+Deleting a build removes its manifest (`alpha.json`, or `benchmark.json`) first, so a deletion
+killed half-way leaves a folder that nothing reads as a build.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from datasets import catalog, layout
+from datasets.storage import Storage
+
+log = logging.getLogger("datasets.retention")
+
+KEEP_PREVIOUS_BUILDS = 2
+
+
+def _iso(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds")
+
+
+def _epoch(text: Any, default: float) -> float:
+    try:
+        moment = datetime.fromisoformat(str(text))
+    except ValueError:
+        return default
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def history(pointer: dict[str, Any] | None) -> set[str]:
+    """Build ids a pointer names: the current one and the retained predecessors."""
+    if not pointer or not pointer.get("build_id"):
+        return set()
+    return {pointer["build_id"], *pointer.get("previous_builds", [])}
+
+
+def next_history(previous: dict[str, Any] | None, new_build_id: str, now: float) -> dict[str, Any]:
+    """`previous_builds` and `superseded_at` of the pointer that replaces `previous`.
+
+    Pointers written before `superseded_at` was recorded count their predecessors as superseded
+    now (kept longer, never shorter)."""
+    entries: list[tuple[str, float]] = []
+    if previous and previous.get("build_id"):
+        recorded = previous.get("superseded_at") or {}
+        entries.append((previous["build_id"], now))
+        entries += [(b, _epoch(recorded.get(b), now)) for b in previous.get("previous_builds", [])]
+    kept: list[tuple[str, float]] = []
+    for build_id, superseded in entries:
+        if build_id == new_build_id or any(build_id == k for k, _ in kept):
+            continue
+        recent = now - superseded < layout.BUILD_RETENTION_SECONDS
+        if recent or len(kept) < KEEP_PREVIOUS_BUILDS:
+            kept.append((build_id, superseded))
+    return {
+        "previous_builds": [b for b, _ in kept],
+        "superseded_at": {b: _iso(t) for b, t in kept},
+    }
+
+
+# -- leases ---------------------------------------------------------------------------------------
+
+
+@contextmanager
+def publish_lease(storage: Storage, builds_dir: str, build_id: str) -> Iterator[None]:
+    """Holds the lease on `build_id` while the block runs, renewing it from a daemon thread."""
+    path = layout.lease_path(builds_dir, build_id)
+    stop = threading.Event()
+
+    def write() -> None:
+        expires = time.time() + layout.PUBLISH_LEASE_SECONDS
+        storage.replace_atomically(path, json.dumps({"build_id": build_id, "expires_at": expires}).encode())
+
+    def renew() -> None:
+        while not stop.wait(layout.PUBLISH_LEASE_SECONDS / 3):
+            write()
+
+    write()
+    renewer = threading.Thread(target=renew, name=f"lease-{build_id}", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        storage.delete_file(path)
+
+
+def live_leases(storage: Storage, builds_dir: str, now: float) -> set[str]:
+    """Build ids whose publish lease has not expired."""
+    live = set()
+    folder = layout.leases_dir(builds_dir)
+    for name in storage.list_names(folder):
+        if not name.endswith(".json"):
+            continue
+        try:
+            lease = json.loads(storage.read_bytes(layout.join(folder, name)))
+            expires = float(lease["expires_at"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # unreadable or vanished: it protects nothing
+        if expires > now:
+            live.add(name.removesuffix(".json"))
+    return live
+
+
+# -- collection -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Garbage:
+    builds_dir: str
+    build_id: str
+
+    @property
+    def path(self) -> str:
+        return layout.join(self.builds_dir, self.build_id)
+
+
+def find_garbage(
+    storage: Storage, builds_dir: str, pointer: dict[str, Any] | None, now: float | None = None
+) -> list[Garbage]:
+    """Build folders under `builds_dir` that rules 1 and 2 do not keep."""
+    now = time.time() if now is None else now
+    named = history(pointer)
+    leased = live_leases(storage, builds_dir, now)
+    return [
+        Garbage(builds_dir, name)
+        for name in storage.list_names(builds_dir)
+        if name not in named and name not in leased
+    ]
+
+
+def delete_build(storage: Storage, build_dir: str) -> None:
+    """Manifest first, so a deletion killed half-way leaves nothing that reads as a build."""
+    for manifest in (layout.ALPHA_JSON, layout.BENCHMARK_JSON):
+        storage.delete_file(layout.join(build_dir, manifest))
+    storage.delete_tree(build_dir)
+
+
+def collect(storage: Storage, builds_dir: str, pointer_path: str, now: float | None = None) -> list[Garbage]:
+    """Deletes the garbage under `builds_dir` (pointer re-read now); returns what it deleted."""
+    garbage = find_garbage(storage, builds_dir, catalog.read_json(storage, pointer_path), now)
+    for item in garbage:
+        delete_build(storage, item.path)
+    _drop_expired_leases(storage, builds_dir, now)
+    return garbage
+
+
+def _drop_expired_leases(storage: Storage, builds_dir: str, now: float | None) -> None:
+    now = time.time() if now is None else now
+    live = live_leases(storage, builds_dir, now)
+    folder = layout.leases_dir(builds_dir)
+    for name in storage.list_names(folder):
+        if name.removesuffix(".json") not in live:
+            storage.delete_file(layout.join(folder, name))
+
+
+def lake_garbage(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
+    """Garbage of every alpha and benchmark in the lake."""
+    storage = storage or Storage(root)
+    found: list[Garbage] = []
+    for builds_dir, pointer_path in _build_folders(root, storage):
+        try:
+            pointer = catalog.read_json(storage, pointer_path)
+        except catalog.CorruptLakeFile as exc:
+            log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
+            continue
+        found += find_garbage(storage, builds_dir, pointer, now)
+    return found
+
+
+def collect_lake(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
+    storage = storage or Storage(root)
+    removed: list[Garbage] = []
+    for builds_dir, pointer_path in _build_folders(root, storage):
+        try:
+            removed += collect(storage, builds_dir, pointer_path, now)
+        except catalog.CorruptLakeFile as exc:
+            log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
+    return removed
+
+
+def _build_folders(root: str, storage: Storage) -> list[tuple[str, str]]:
+    folders = []
+    for alpha_id in storage.list_names(layout.alphas_dir(root)):
+        if layout.ALPHA_ID_PATTERN.match(alpha_id):
+            folders.append((layout.alpha_builds_dir(root, alpha_id), layout.alpha_pointer(root, alpha_id)))
+    for symbol in storage.list_names(layout.benchmarks_dir(root)):
+        if layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+            folders.append(
+                (layout.benchmark_builds_dir(root, symbol), layout.benchmark_pointer(root, symbol))
+            )
+    return folders

@@ -1,0 +1,184 @@
+"""The financial window queries: an equity curve of a book and a benchmark series, over a window.
+
+Returns, running peaks and drawdowns are computed over the whole window before paging, so every
+page shares the window's baseline (the spec's rule). The window is one slice of a date-sorted
+serving table, so the work is a few numpy passes over at most one row per session.
+
+Conventions (docs/api.md): `period_return` is null where the starting equity is missing or zero;
+`cumulative_return` is the running product of `1 + period_return` (null returns count as 0)
+minus 1, null until the first known return; the peak includes the opening equity; `drawdown_pct`
+is null where the peak is not positive. Aggregates of the summary skip nulls.
+"""
+
+from __future__ import annotations
+
+import warnings
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from datasets.build_view import BuildView
+from datasets.queries import Page, Window, day_numbers, window_bounds
+from datasets.rows import column_values, shape_of
+
+_EPOCH = date(1970, 1, 1)
+
+EQUITY_FIELDS = (
+    "date", "timestamp", "starting_equity", "ending_equity", "period_return", "cumulative_return",
+    "peak_equity", "drawdown", "drawdown_pct", "gross_exposure", "net_exposure", "turnover",
+)  # fmt: skip
+BENCHMARK_FIELDS = ("date", "close", "period_return", "cumulative_return", "drawdown_pct")
+
+
+def _floats(table: pa.Table, name: str) -> np.ndarray:
+    values: np.ndarray = table.column(name).to_numpy()  # nulls as NaN
+    return values.astype(np.float64, copy=False)
+
+
+def _last_known(values: np.ndarray) -> float | None:
+    known = np.flatnonzero(~np.isnan(values))
+    return float(values[known[-1]]) if known.size else None
+
+
+def _first_known(values: np.ndarray) -> float | None:
+    known = np.flatnonzero(~np.isnan(values))
+    return float(values[known[0]]) if known.size else None
+
+
+def _nanmax(values: np.ndarray) -> float | None:
+    if values.size == 0 or np.all(np.isnan(values)):
+        return None
+    return float(np.nanmax(values))
+
+
+def _day(days: np.ndarray, index: int) -> date:
+    return _EPOCH + timedelta(days=int(days[index]))
+
+
+def _deepest(days: np.ndarray, drawdown_pct: np.ndarray) -> date | None:
+    """Date of the largest positive drawdown_pct, the earliest on a tie."""
+    deep = np.where(drawdown_pct > 0, drawdown_pct, -np.inf)
+    if deep.size == 0 or not np.isfinite(deep.max()):
+        return None
+    return _day(days, int(np.argmax(deep)))
+
+
+def _running(values: np.ndarray) -> np.ndarray:
+    """Running maximum, skipping nulls (NaN until the first known value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result: np.ndarray = np.fmax.accumulate(values) if values.size else values
+    return result
+
+
+def _drawdown_pct(peak: np.ndarray, level: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(peak > 0, (peak - level) / peak * 100, np.nan)
+
+
+def _columns(values: list[np.ndarray]) -> list[list[Any]]:
+    return [v.tolist() for v in values]
+
+
+def equity_curve(
+    view: BuildView, book: str, window: Window, limit: int, offset: int
+) -> tuple[Page, dict[str, Any]] | None:
+    """The equity rows of `book` in the window and the window's summary; None without a ledger."""
+    table = view.table("portfolio")
+    if table is None:
+        return None
+    low, high = view.book_range("portfolio", book) or (0, 0)
+    a, b = window_bounds(day_numbers(table, low, high), window)
+    rows = table.slice(low + a, b - a)
+    days = day_numbers(rows)
+    start, end = _floats(rows, "starting_equity"), _floats(rows, "ending_equity")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        period = np.where(np.isnan(start) | (start == 0), np.nan, (end - start) / start)
+    growth = np.cumprod(np.where(np.isnan(period), 1.0, 1.0 + period))
+    cumulative = np.where(np.cumsum(~np.isnan(period)) > 0, growth - 1.0, np.nan)
+    peak = _running(np.fmax(start, end))
+    drawdown = peak - end
+    drawdown_pct = _drawdown_pct(peak, end)
+
+    page = slice(offset, offset + limit)
+    text = [column_values(rows.column(n).slice(offset, limit)) for n in ("date", "timestamp")]
+    computed = _columns(
+        [
+            start[page],
+            end[page],
+            period[page],
+            cumulative[page],
+            peak[page],
+            drawdown[page],
+            drawdown_pct[page],
+        ]
+    )
+    carried = [
+        column_values(rows.column(n).slice(offset, limit))
+        for n in ("gross_exposure", "net_exposure", "turnover")
+    ]
+    page_rows = shape_of(EQUITY_FIELDS).from_columns([*text, *computed, *carried])
+
+    total_return = _last_known(cumulative)
+    summary = {
+        "book": book,
+        "first_date": _day(days, 0) if days.size else None,
+        "last_date": _day(days, days.size - 1) if days.size else None,
+        "sessions": int(days.size),
+        "starting_equity": _first_known(start),
+        "ending_equity": _last_known(end),
+        "peak_equity": _nanmax(peak),
+        "total_return": total_return,
+        "cumulative_return_pct": None if total_return is None else total_return * 100,
+        "max_drawdown": _nanmax(drawdown),
+        "max_drawdown_pct": _nanmax(drawdown_pct),
+        "max_drawdown_date": _deepest(days, drawdown_pct),
+    }
+    return Page(page_rows, int(days.size)), summary
+
+
+def benchmark_daily(
+    view: BuildView, symbol: str, name: str, window: Window, limit: int, offset: int
+) -> tuple[Page, dict[str, Any]]:
+    """Benchmark rows in the window, returns and drawdown from the window's first row.
+
+    Returns use `adjusted_close` only when every row of the window has one (never mixed), else
+    `close`; the summary reports the basis."""
+    table = view.table("daily")
+    if table is None:
+        raise FileNotFoundError("the benchmark build has no daily series")
+    a, b = window_bounds(day_numbers(table), window)
+    rows = table.slice(a, b - a)
+    days = day_numbers(rows)
+    close = _floats(rows, "close")
+    adjusted = rows.column("adjusted_close")
+    basis = "adjusted_close" if rows.num_rows > 0 and adjusted.null_count == 0 else "close"
+    price = close if basis == "close" else _floats(rows, "adjusted_close")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        period = np.concatenate([[np.nan], (price[1:] - price[:-1]) / price[:-1]]) if price.size else price
+        cumulative = price / price[0] - 1 if price.size else price
+    drawdown_pct = _drawdown_pct(_running(price), price)
+
+    page = slice(offset, offset + limit)
+    dates = column_values(rows.column("date").slice(offset, limit))
+    page_rows = shape_of(BENCHMARK_FIELDS).from_columns(
+        [dates, *_columns([close[page], period[page], cumulative[page], drawdown_pct[page]])]
+    )
+    total_return = _last_known(cumulative)
+    summary = {
+        "symbol": symbol,
+        "name": name,
+        "return_basis": basis,
+        "first_date": _day(days, 0) if days.size else None,
+        "last_date": _day(days, days.size - 1) if days.size else None,
+        "sessions": int(days.size),
+        "first_close": _first_known(close),
+        "last_close": _last_known(close),
+        "total_return": total_return,
+        "cumulative_return_pct": None if total_return is None else total_return * 100,
+        "max_drawdown_pct": _nanmax(drawdown_pct),
+        "max_drawdown_date": _deepest(days, drawdown_pct),
+    }
+    return Page(page_rows, int(days.size)), summary

@@ -1,0 +1,143 @@
+"""The serving layout: what the pipeline writes at publish time so a worker answers by slicing.
+
+Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Serving files"):
+
+- `decisions.arrow`: every decision row, sorted by week, then the default order of a week page
+  (`score` descending, nulls last, then `symbol`), so the default page of a week is one
+  contiguous slice. Two precomputed columns answer the other orders without a scan:
+  `symbol_rank` (rank of the symbol inside its week, the tiebreak of every sort) and
+  `by_date_symbol` (physical row ids in `/scores` order: date, then symbol).
+- `rebalances.arrow`: the rebalance index with each week's row range in `decisions.arrow`
+  (`decisions_start`, `decisions_stop`); a week's neighbours are its index positions +-1.
+- `portfolio|positions|pnl|trades.arrow`: every book's rows, sorted by book and then the
+  endpoint's default order (date, symbol; trades: timestamp, symbol, phase, quantity); the
+  row range of each book is in `index.json`, and inside it `date` ascends, so a window of
+  sessions is two binary searches.
+- the small tables (`books`, `metrics_stored`, `weekly_*`) as they are, and a benchmark's `daily`.
+
+Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
+formats one. Files are uncompressed Arrow IPC of one record batch: a worker memory-maps them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from datasets import layout
+from datasets.writer import BuildWriter
+from schemas import lake, wire
+
+WIRE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+BOOK_TABLE_ORDERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "portfolio": wire.ORDER_PORTFOLIO,
+    "positions": wire.ORDER_POSITIONS,
+    "pnl": wire.ORDER_PNL,
+    "trades": wire.ORDER_TRADES,
+}
+"""Physical order inside one book: the endpoint's default order."""
+
+SMALL_TABLES = (
+    "books",
+    "metrics_stored",
+    "weekly_signal",
+    "weekly_deciles",
+    "weekly_term",
+    "weekly_autocorr",
+)
+
+
+def timestamps_as_text(table: pa.Table) -> pa.Table:
+    """Every timestamp column as the ISO text the API serves (UTC, whole seconds)."""
+    for index, column in enumerate(table.schema):
+        if pa.types.is_timestamp(column.type):
+            # Whole seconds, truncated, as the API has always served them.
+            utc = table.column(index).cast(pa.timestamp("s", tz="UTC"), safe=False)
+            text = pc.strftime(utc, format=WIRE_TIME_FORMAT)
+            table = table.set_column(index, pa.field(column.name, pa.string()), text)
+    return table
+
+
+def decisions_serving(decisions: pa.Table) -> pa.Table:
+    """Decision rows in week-page order, with `symbol_rank` and `by_date_symbol`."""
+    frame = pl.from_arrow(decisions)
+    assert isinstance(frame, pl.DataFrame)
+    # The default week page: `sort=score` in its default direction, ticker tiebreak, nulls last.
+    descending = wire.REBALANCE_DEFAULT_ORDER["score"] == "desc"
+    ordered = frame.sort(["date", "score", "symbol"], descending=[False, descending, False], nulls_last=True)
+    ordered = ordered.with_row_index("_row").with_columns(
+        symbol_rank=(pl.col("symbol").rank("ordinal").over("date") - 1).cast(pl.Int32)
+    )
+    by_date_symbol = ordered.sort([name for name, _ in wire.ORDER_SCORES])["_row"].cast(pl.Int32)
+    ordered = ordered.drop("_row").with_columns(by_date_symbol=by_date_symbol)
+    return timestamps_as_text(ordered.to_arrow())
+
+
+def rebalances_serving(rebalances: pa.Table, decisions: pa.Table | None) -> pa.Table:
+    """The rebalance index (date order) with each week's row range in `decisions.arrow`."""
+    rebalances = rebalances.sort_by("date")
+    if decisions is None:
+        zeros = pa.array([0] * rebalances.num_rows, pa.int64())
+        return rebalances.append_column("decisions_start", zeros).append_column("decisions_stop", zeros)
+    days = decisions.column("date").cast(pa.int32()).to_numpy()
+    wanted = rebalances.column("date").cast(pa.int32()).to_numpy()
+    starts = days.searchsorted(wanted, side="left")
+    stops = days.searchsorted(wanted, side="right")
+    return rebalances.append_column("decisions_start", pa.array(starts, pa.int64())).append_column(
+        "decisions_stop", pa.array(stops, pa.int64())
+    )
+
+
+def book_table_serving(table: str, books: dict[str, pa.Table]) -> tuple[pa.Table, dict[str, list[int]]]:
+    """All books of one table in one file (book by book, each in its default order), with the
+    row range of each book."""
+    order = [(name, "ascending" if way == "asc" else "descending") for name, way in BOOK_TABLE_ORDERS[table]]
+    parts, ranges, start = [], {}, 0
+    for book in sorted(books):
+        part = books[book].sort_by(order)
+        part = part.add_column(
+            0, pa.field("book", pa.string()), pa.array([book] * part.num_rows, pa.string())
+        )
+        parts.append(part)
+        ranges[book] = [start, start + part.num_rows]
+        start += part.num_rows
+    return timestamps_as_text(pa.concat_tables(parts)), ranges
+
+
+def write_alpha_serving(
+    writer: BuildWriter,
+    build_dir: str,
+    single: dict[str, pa.Table],
+    decisions: pa.Table | None,
+    books: dict[str, dict[str, pa.Table]],
+) -> None:
+    """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`)."""
+    index: dict[str, Any] = {"format": 1, "tables": {}}
+    if decisions is not None:
+        served = decisions_serving(decisions)
+        writer.write_arrow(layout.serving_path(build_dir, "decisions"), served)
+        index["tables"]["decisions"] = {"rows": served.num_rows}
+    if "rebalances" in single:
+        served = rebalances_serving(single["rebalances"], decisions)
+        writer.write_arrow(layout.serving_path(build_dir, "rebalances"), served)
+        index["tables"]["rebalances"] = {"rows": served.num_rows}
+    for table, by_book in books.items():
+        served, ranges = book_table_serving(table, by_book)
+        writer.write_arrow(layout.serving_path(build_dir, table), served)
+        index["tables"][table] = {"rows": served.num_rows, "books": ranges}
+    for name in SMALL_TABLES:
+        if name in single:
+            writer.write_arrow(layout.serving_path(build_dir, name), single[name])
+            index["tables"][name] = {"rows": single[name].num_rows}
+    writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
+
+
+def write_benchmark_serving(writer: BuildWriter, build_dir: str, daily: pa.Table) -> None:
+    served = daily.select(lake.BENCHMARK_DAILY.names).cast(lake.BENCHMARK_DAILY).sort_by("date")
+    writer.write_arrow(layout.serving_path(build_dir, "daily"), served)
+    index = {"format": 1, "tables": {"daily": {"rows": served.num_rows}}}
+    writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)

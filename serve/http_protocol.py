@@ -1,0 +1,40 @@
+"""The HTTP protocols `alpha-results serve` hands uvicorn: uvicorn's own, with TCP_NODELAY set on
+every accepted connection.
+
+Why: with `--workers 2` uvicorn binds the listening socket itself (`socket.socket(AF_INET)`, whose
+protocol number is 0), and asyncio sets TCP_NODELAY only on sockets whose protocol number is
+`IPPROTO_TCP`; one worker gets its socket from `getaddrinfo` and has it. A response leaves as two
+writes (head, then body), so without TCP_NODELAY Nagle's algorithm held the body until the
+client's delayed ACK of the head: about 44 ms per keep-alive request instead of 0.5 ms. uvloop sets
+TCP_NODELAY on every TCP handle, but the server must not depend on which event loop runs it.
+
+Imported only by uvicorn in each worker (by name, from `serve.commands.uvicorn_options`), so the
+CLI's other commands do not pay for importing uvicorn's protocol modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+
+def set_nodelay(transport: asyncio.BaseTransport) -> None:
+    """TCP_NODELAY on the transport's socket, when it is a TCP socket (not a Unix socket)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class NoDelayHttpToolsProtocol(HttpToolsProtocol):
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        set_nodelay(transport)
+        super().connection_made(transport)
+
+
+class NoDelayH11Protocol(H11Protocol):
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        set_nodelay(transport)
+        super().connection_made(transport)

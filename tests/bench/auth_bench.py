@@ -1,0 +1,148 @@
+"""Per-request cost of the guard path on the SQLite key store, in one process:
+`authenticate_caller` + `apply_limits` (serve/auth.py) with the in-process limiter, and the access
+log line (serve/access_log.py) written to a stream.
+
+    python -m tests.bench.auth_bench [--calls 20000]
+
+Each call builds a fresh request scope (as uvicorn would) for `/v1/me` with a real key in a
+temporary SQLite store, so every call reads the key and its account from the store (nothing is
+cached) and counts one hit. Prints the median and p90 of each part in microseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import logging
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from litestar import Litestar, Request, get
+from litestar.datastructures import State
+
+from serve.access_log import access_record, log_access
+from serve.auth import Services, apply_limits, authenticate_caller
+from serve.identity import ADMIN_CEILING, RateLimit, authenticate, open_store
+from serve.limits import MemoryLimiter
+from serve.settings import Settings
+
+WARM_UP_CALLS = 500
+
+
+class Discard(io.TextIOBase):
+    """A stream that drops what is written (the cost measured is producing the line)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+@get("/v1/me", opt={"endpoint": "meta.me"}, sync_to_thread=False)
+def me_stand_in() -> None:
+    """Only the route's registry id matters to the guards."""
+
+
+def guard_app(keystore_url: str) -> tuple[Litestar, str]:
+    """A bare app whose state carries the services the guards read, and a token of a fresh key."""
+    store = open_store(keystore_url)
+    account = store.create_account("bench@example.com", role="admin")
+    unlimited = RateLimit(per_second=10**9, per_minute=10**9, per_day=10**9, monthly_requests=None)
+    _, token = store.create_key(account.user_id, "bench", grants=ADMIN_CEILING, rate_limit=unlimited)
+    services = Services(
+        settings=Settings(keystore_url=keystore_url),
+        reader=None,  # type: ignore[arg-type]  # the guards never read the lake
+        authenticate=lambda header, ip, now: authenticate(store, header, ip, now),
+        limiter=MemoryLimiter(),
+        store=store,
+    )
+    app = Litestar(route_handlers=[me_stand_in], state=State({"services": services}), logging_config=None)
+    return app, token
+
+
+def request_scope(app: Litestar, token: str) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/v1/me",
+        "raw_path": b"/v1/me",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"127.0.0.1:8000"), (b"authorization", f"Bearer {token}".encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "app": app,
+        "litestar_app": app,
+        "route_handler": me_stand_in,
+        "state": {},
+    }
+
+
+def timed(calls: int, run: Callable[[], None]) -> tuple[list[float], list[float]]:
+    """Microseconds per call of `run` after a warm-up: (CPU time of this thread, wall time).
+
+    The CPU time is the figure reported: on a shared machine the wall time also counts the
+    moments another process held the core.
+    """
+    for _ in range(WARM_UP_CALLS):
+        run()
+    cpu, wall = [], []
+    cpu_clock, wall_clock = time.thread_time_ns, time.perf_counter_ns
+    for _ in range(calls):
+        cpu_started, wall_started = cpu_clock(), wall_clock()
+        run()
+        wall.append((wall_clock() - wall_started) / 1000)
+        cpu.append((cpu_clock() - cpu_started) / 1000)
+    return cpu, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=20_000)
+    args = parser.parse_args()
+
+    access = logging.getLogger("serve.access")
+    access.handlers[:] = [logging.StreamHandler(Discard())]
+    access.setLevel(logging.INFO)
+    access.propagate = False
+
+    with tempfile.TemporaryDirectory() as folder:
+        app, token = guard_app(f"sqlite:///{Path(folder) / 'keys.sqlite3'}")
+
+        def guards() -> None:
+            request: Request[Any, Any, Any] = Request(request_scope(app, token))
+            authenticate_caller(request, me_stand_in)
+            apply_limits(request, me_stand_in)
+
+        answered = request_scope(app, token)
+        guards_on = Request(answered)
+        authenticate_caller(guards_on, me_stand_in)
+        apply_limits(guards_on, me_stand_in)
+
+        def access_line() -> None:
+            log_access(answered, 200, 1.234)
+
+        cases = {
+            "guards (authenticate_caller + apply_limits)": timed(args.calls, guards),
+            "access log line": timed(args.calls, access_line),
+        }
+
+        def whole() -> None:
+            guards()
+            log_access(answered, 200, 1.234)
+
+        cases["guards + access log line"] = timed(args.calls, whole)
+    assert access_record(answered, 200, 1.0)["key_id"], "the access line names the key"
+    print(f"{args.calls} calls per case, SQLite key store, in-process limiter (microseconds per request)")
+    print(f"{'case':<46} {'CPU median':>10} {'CPU p90':>8} {'wall median':>11}")
+    for name, (cpu, wall) in cases.items():
+        p90 = statistics.quantiles(cpu, n=10)[-1]
+        print(f"{name:<46} {statistics.median(cpu):>10.1f} {p90:>8.1f} {statistics.median(wall):>11.1f}")
+
+
+if __name__ == "__main__":
+    main()

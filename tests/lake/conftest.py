@@ -1,0 +1,264 @@
+"""Fixtures of the lake fault tests (issue 9): versions of one alpha, the real server, keys, S3.
+
+The tests publish the hand-built seal of `tests/pipeline/factory.py` (8 weeks x 30 names, two
+books; a publish takes a fraction of a second) under one alpha id, in versions built from
+different generator seeds: every data table differs between versions, so the answer of one build
+can never pass for another build's answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from datasets.storage import Storage
+from pipeline.publish import content_id_for
+from pipeline.seal import open_seal
+from tests.ops.keys import issue_key
+from tests.pipeline.factory import write_factory_seal
+from tests.s3.conftest import s3_bucket, s3_endpoint  # noqa: F401 - shared fixtures
+
+REPO = Path(__file__).resolve().parents[2]
+ALPHA = "Test_factory"
+OTHER = "Test_other"
+SEEDS = (3, 4, 5)
+BASE = f"/v1/alphas/{ALPHA}"
+REQUESTS = (
+    f"{BASE}/rebalances/2023-01-13?limit=10",  # a week page in the default order
+    f"{BASE}/rebalances/2023-02-03?sort=symbol&direction=1&limit=7",  # filtered and sorted
+    f"{BASE}/scores?limit=40&offset=100",
+    f"{BASE}/positions?book=long_only&from=2023-01-20&limit=25",
+    f"{BASE}/equity-curve?from=2023-01-16&to=2023-02-10&limit=8",
+    f"{BASE}/metrics?panel=1",
+    f"{BASE}/books",
+)
+"""Valid requests across the endpoints of one alpha."""
+FULL_REQUESTS = (
+    f"{BASE}/scores?limit=1000",  # every decision row
+    f"{BASE}/positions?book=long_short&limit=1000",  # every row of one book
+    f"{BASE}/rebalances/2023-02-03?limit=100",
+    f"{BASE}/equity-curve?limit=100",
+    f"{BASE}/metrics",
+    f"{BASE}/books",
+)
+"""Requests whose answers hold every row of a table, to see "fewer rows" at once."""
+VOLATILE_META = ("request_id", "generated_at", "source")
+
+
+# -- seals and builds -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def versions(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Three valid seals of ALPHA whose data differ everywhere (v1, v2, v3)."""
+    root = tmp_path_factory.mktemp("lake_versions")
+    return [write_factory_seal(root / f"v{n}", alpha_id=ALPHA, seed=seed) for n, seed in enumerate(SEEDS, 1)]
+
+
+@pytest.fixture(scope="session")
+def other_seal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second alpha, to see that one damaged build costs only its own alpha."""
+    return write_factory_seal(tmp_path_factory.mktemp("lake_other") / "other", alpha_id=OTHER, seed=9)
+
+
+def content_id_of(seal: Path) -> str:
+    return content_id_for(open_seal(str(seal), Storage(str(seal))))
+
+
+def content_of_build(build_id: str) -> str:
+    """Build ids are `<content id>-<random suffix>`."""
+    return build_id.rsplit("-", 1)[0]
+
+
+def comparable(body: dict[str, Any]) -> dict[str, Any]:
+    """A body without what differs between two answers of one build (and the build's id)."""
+    body = copy.deepcopy(body)
+    meta = body.get("meta")
+    if isinstance(meta, dict):
+        for name in VOLATILE_META:
+            meta.pop(name, None)
+    return body
+
+
+def build_of(body: dict[str, Any]) -> str:
+    """The build an answer says it was read from (`meta.source` is `lake:<table>@<build_id>`)."""
+    source: str = body["meta"]["source"]
+    return source.rsplit("@", 1)[1]
+
+
+def pointer(root: Path, alpha: str = ALPHA) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((root / "alphas" / alpha / "_current.json").read_text())
+    return document
+
+
+PUBLISH_SCRIPT = """
+import json, sys
+from pipeline.publish import publish_seal
+print(json.dumps([publish_seal(s, sys.argv[1]).build_id for s in sys.argv[2:]]))
+"""
+
+
+def publish_elsewhere(seals: list[Path], root: str) -> list[str]:
+    """Publish from another process, as the pipeline does next to a running server."""
+    done = subprocess.run(
+        [sys.executable, "-c", PUBLISH_SCRIPT, root, *map(str, seals)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    build_ids: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return build_ids
+
+
+def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
+    """The first truthy `check()`; fails after `timeout` seconds naming `what`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        outcome = check()
+        if outcome:
+            return outcome
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what}")
+        time.sleep(interval)
+
+
+# -- the real server ----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Http:
+    """One keep-alive connection, as a client library keeps it."""
+
+    def __init__(self, port: int, headers: dict[str, str] | None = None, timeout: float = 20) -> None:
+        self.port = port
+        self.headers = headers or {}
+        self.timeout = timeout
+        self.connection: http.client.HTTPConnection | None = None
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        try:
+            self.connection.request("GET", path, headers=self.headers)
+            response = self.connection.getresponse()
+            return response.status, response.read()
+        except BaseException:
+            self.close()
+            raise
+
+    def json(self, path: str) -> tuple[int, dict[str, Any]]:
+        status, body = self.get(path)
+        return status, json.loads(body)
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+@dataclass
+class Served:
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+    headers: dict[str, str]
+
+    def client(self) -> Http:
+        return Http(self.port, self.headers)
+
+    def get(self, path: str) -> tuple[int, dict[str, Any]]:
+        """One request on a new connection (so, with two workers, on either of them)."""
+        client = self.client()
+        try:
+            return client.json(path)
+        finally:
+            client.close()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@pytest.fixture
+def api_key(tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """A SQLite key store holding one member key: (keystore URL, request headers)."""
+    from serve.identity import open_store
+
+    url = f"sqlite:///{tmp_path}/keys.sqlite3"
+    return url, issue_key(open_store(url)).headers
+
+
+@contextmanager
+def serving(
+    lake: str,
+    key: tuple[str, dict[str, str]],
+    folder: Path,
+    *,
+    workers: int = 1,
+    refresh_seconds: float = 0.5,
+) -> Iterator[Served]:
+    """`alpha-results serve --workers N` over `lake` on a free port, its output in a file."""
+    keystore_url, headers = key
+    port = free_port()
+    env = {
+        **os.environ,
+        "ALPHA_RESULTS_KEYSTORE_URL": keystore_url,
+        "ALPHA_RESULTS_ENVIRONMENT": "lake-test",
+        "ALPHA_RESULTS_LAKE_REFRESH_SECONDS": str(refresh_seconds),
+        "ALPHA_RESULTS_SERVING_CACHE_DIR": str(folder / "serving-cache"),
+        "ALPHA_RESULTS_LOG_LEVEL": "warning",
+    }
+    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", lake]
+    command += ["--workers", str(workers)]
+    log = folder / f"server-{port}.log"
+    with log.open("wb") as sink:
+        # A session of its own: the uvicorn workers can be stopped with their supervisor.
+        process = subprocess.Popen(
+            command, env=env, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    served = Served(port, process, log, headers)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if served.get("/v1/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the server did not start:\n{served.output()}")
+            time.sleep(0.2)
+        yield served
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """SIGTERM to the server; its session (the supervisor and its workers) is killed if it hangs."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # not reaped yet: the group is still this server's
+        process.wait(timeout=10)
