@@ -55,6 +55,11 @@ def _page_slice(table: pa.Table, start: int, stop: int, limit: int, offset: int)
     return table.slice(first, max(0, min(limit, stop - first)))
 
 
+def _take(table: pa.Table, fields: tuple[str, ...], rows: np.ndarray) -> pa.Table:
+    """The served columns of the given rows only (a take copies; the other columns stay unread)."""
+    return table.select(list(fields)).take(pa.array(rows, pa.int64()))
+
+
 def _rows(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> list[Any]:
     return shape_of(fields, omit).rows(table)
 
@@ -92,29 +97,51 @@ def _as_date(days: np.ndarray, index: int) -> date | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Index:
+    """The rebalance index of one build as Python values (a few hundred weeks), kept on its view."""
+
+    days: np.ndarray
+    week_status: list[str | None]
+    n_symbols: list[int | None]
+    starts: list[int]
+    stops: list[int]
+
+
+def _index(view: BuildView) -> _Index | None:
+    def read() -> _Index | None:
+        table = view.table("rebalances")
+        if table is None:
+            return None
+        return _Index(
+            days=day_numbers(table).copy(),
+            week_status=table.column("week_status").to_pylist(),
+            n_symbols=table.column("n_symbols").to_pylist(),
+            starts=table.column("decisions_start").to_pylist(),
+            stops=table.column("decisions_stop").to_pylist(),
+        )
+
+    return view.memo("rebalance_index", read)
+
+
 def find_week(view: BuildView, day: date) -> Week | None:
     """`day` in the rebalance index; None when the build has no index."""
-    table = view.table("rebalances")
-    if table is None:
+    index = _index(view)
+    if index is None:
         return None
-    days = day_numbers(table)
+    days = index.days
     wanted = day_number(day)
     i = int(np.searchsorted(days, wanted, side="left"))
     found = i < days.size and int(days[i]) == wanted
-    row = table.slice(i, 1) if found else None
     return Week(
         found=found,
-        week_status=row.column("week_status")[0].as_py() if row is not None else None,
-        n_symbols=row.column("n_symbols")[0].as_py() if row is not None else None,
+        week_status=index.week_status[i] if found else None,
+        n_symbols=index.n_symbols[i] if found else None,
         first_rebalance=_as_date(days, 0),
         last_rebalance=_as_date(days, days.size - 1),
         previous_rebalance=_as_date(days, i - 1),
         next_rebalance=_as_date(days, i + 1 if found else i),
-        rows=(
-            (int(row.column("decisions_start")[0].as_py()), int(row.column("decisions_stop")[0].as_py()))
-            if row is not None
-            else (0, 0)
-        ),
+        rows=(index.starts[i], index.stops[i]) if found else (0, 0),
     )
 
 
@@ -183,7 +210,7 @@ def week_page(
             keys = values if query.order == "asc" else -values
             chosen = chosen[np.lexsort((symbol_rank, keys))]
     picked = chosen[offset : offset + limit]
-    return Page(_rows(block.take(pa.array(picked, pa.int64())), fields, omit), int(chosen.size))
+    return Page(_rows(_take(block, fields, picked), fields, omit), int(chosen.size))
 
 
 def scores_page(
@@ -208,7 +235,7 @@ def scores_page(
         mask = keep.fill_null(False).to_numpy(zero_copy_only=False)
         row_ids = row_ids[mask[row_ids - a]]
     picked = row_ids[offset : offset + limit]
-    return Page(_rows(table.take(pa.array(picked, pa.int64())), fields, omit), int(row_ids.size))
+    return Page(_rows(_take(table, fields, picked), fields, omit), int(row_ids.size))
 
 
 # -- books ----------------------------------------------------------------------------------------
@@ -239,7 +266,7 @@ def book_page(
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return Page(_rows(table.take(pa.array(picked, pa.int64())), fields, frozenset()), int(chosen.size))
+    return Page(_rows(_take(table, fields, picked), fields, frozenset()), int(chosen.size))
 
 
 def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[dict[str, Any]] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from anyio import to_thread
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import MutableScopeHeaders
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
@@ -126,6 +127,32 @@ def canonical_paths_only(app: ASGIApp) -> ASGIApp:
     return guard
 
 
+def guards_for(settings: Settings, custom_authenticator: bool) -> Any:
+    """The guard steps (`only_get`, `authenticate_caller`, `apply_limits`) as one async guard.
+
+    Litestar runs every sync guard in a worker thread, a hop each. With embedded backends (SQLite
+    keys, in-process limits, or a test authenticator) the steps cost microseconds and run on the
+    event loop; with network backends (PostgreSQL, Redis) they run in one worker thread together,
+    so a slow database never stalls the loop.
+    """
+
+    def run(connection: Any, handler: Any) -> None:
+        only_get(connection, handler)
+        authenticate_caller(connection, handler)
+        apply_limits(connection, handler)
+
+    embedded = custom_authenticator or settings.keystore_url.startswith("sqlite:")
+    embedded = embedded and not settings.limiter_url.startswith("redis")
+
+    async def request_guards(connection: Any, handler: Any) -> None:
+        if embedded:
+            run(connection, handler)
+        else:
+            await to_thread.run_sync(run, connection, handler)
+
+    return request_guards
+
+
 def default_authenticator(store: Any) -> Authenticator:
     from serve.identity import authenticate
 
@@ -149,6 +176,7 @@ def create_app(
     authenticator to run without a key store; production opens both from the settings.
     """
     settings = settings or Settings.from_env()
+    custom_authenticator = authenticate is not None
     if authenticate is None:
         if store is None:
             from serve.deferred_store import open_store_or_defer
@@ -182,7 +210,7 @@ def create_app(
 
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, openapi_json],
-        guards=[only_get, authenticate_caller, apply_limits],
+        guards=[guards_for(settings, custom_authenticator)],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers],
         openapi_config=None,

@@ -483,7 +483,8 @@ def panel_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> di
     def series(column: str, name: str) -> list[dict[str, Any]]:
         values = weekly[column][part]
         ok = np.isfinite(values)
-        return [{"date": iso(d), name: float(v)} for d, v in zip(dates[ok], values[ok], strict=True)]
+        texts = np.datetime_as_string(dates[ok], unit="D").tolist()  # one call, not one per week
+        return [{"date": d, name: v} for d, v in zip(texts, values[ok].tolist(), strict=True)]
 
     term_structure = []
     term = inputs.weekly_term
