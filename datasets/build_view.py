@@ -7,9 +7,10 @@ nothing in its answer. Views are immutable apart from their damage flag.
 Opening checks every file the manifest (`alpha.json` / `benchmark.json` `files`) lists against
 its recorded size; the SHA-256 of the serving files is checked once per open, in the background
 (`verify_hashes`, run by the reader's refresh thread), and on every reopen after damage before
-the build is served again. Each table access re-checks its mapped file (`fstat`: size and link
-count, about a microsecond), so a file truncated or removed under a running worker turns into
-`BuildDamaged` (503 upstream_unavailable) instead of fewer rows or a SIGBUS.
+the build is served again. Each table access re-checks its mapped file's size (`fstat`, about a
+microsecond), so a file truncated under a running worker turns into `BuildDamaged`
+(503 upstream_unavailable) instead of fewer rows or a SIGBUS. A removed file stays readable
+through its mapping; the reader's refresh notices the removal in the lake and marks the build.
 """
 
 from __future__ import annotations
@@ -80,9 +81,9 @@ class _MappedTable:
             raise
 
     def check(self) -> None:
+        # Only the size: a removed file stays whole behind its descriptor (the refresh notices the
+        # removal in the lake), but pages past a truncated end would fault when read.
         status = os.fstat(self.fd)
-        if status.st_nlink == 0:
-            raise BuildDamaged("missing_file", f"{self.path} was removed")
         if status.st_size != self.expected_bytes:
             raise BuildDamaged(
                 "truncated_file", f"{self.path} has {status.st_size} bytes, {self.expected_bytes} recorded"

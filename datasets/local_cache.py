@@ -4,8 +4,9 @@
 not the analysts' Parquet) into `{cache_dir}/{name}/{build_id}/`, verifying each file's size and
 SHA-256 against the manifest, and publishes the folder with one rename: a folder in the cache is
 always complete and verified, so workers sharing the cache directory reuse each other's copies.
-When the cache holds more than `max_bytes`, the least recently used build folders are removed
-(never the one just fetched). A removed folder stays readable to a worker that has it mapped.
+When the cache holds more than `max_bytes`, the least recently used build folders are removed,
+never one this worker serves from (another worker's may go: a removed folder stays readable to a
+worker that has it mapped).
 """
 
 from __future__ import annotations
@@ -37,8 +38,17 @@ class LocalCache:
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
 
-    def fetch(self, storage: Storage, build_dir: str, name: str, build_id: str, files: dict[str, Any]) -> str:
-        """The local folder holding `files` of the build (fetched now unless already cached)."""
+    def fetch(
+        self,
+        storage: Storage,
+        build_dir: str,
+        name: str,
+        build_id: str,
+        files: dict[str, Any],
+        in_use: frozenset[str] = frozenset(),
+    ) -> str:
+        """The local folder holding `files` of the build (fetched now unless already cached).
+        Eviction spares `in_use`, the folders the caller serves from."""
         target = os.path.join(self.cache_dir, name, build_id)
         if os.path.isdir(target):
             os.utime(target)  # recently used
@@ -65,11 +75,12 @@ class LocalCache:
             raise BuildDamaged("missing_file", f"a file of {build_id} is missing in the lake") from exc
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        self.evict(keep=target)
+        self.evict(keep=in_use | {target})
         return target
 
-    def evict(self, keep: str) -> None:
-        """Removes least recently used build folders until the cache fits `max_bytes`."""
+    def evict(self, keep: frozenset[str]) -> None:
+        """Removes least recently used build folders, never those in `keep`, until the cache fits
+        `max_bytes` (or only kept folders are left)."""
         with self._lock:
             folders = []
             for name in os.listdir(self.cache_dir) if os.path.isdir(self.cache_dir) else []:
@@ -84,7 +95,7 @@ class LocalCache:
             for _, path, size in sorted(folders):
                 if total <= self.max_bytes:
                     break
-                if path == keep:
+                if path in keep:
                     continue
                 log.info("evicting %s from the serving cache (%d bytes)", path, size)
                 shutil.rmtree(path, ignore_errors=True)

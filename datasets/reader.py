@@ -270,7 +270,10 @@ class LakeReader:
                 if self._cache is None:
                     folder = build.build_dir
                 else:
-                    folder = self._cache.fetch(self._storage, build.build_dir, name, build.build_id, files)
+                    in_use = frozenset(v.folder for v in list(self._views.values()))
+                    folder = self._cache.fetch(
+                        self._storage, build.build_dir, name, build.build_id, files, in_use
+                    )
                 view = BuildView(name, build.build_id, build.entry, folder)
                 if verify:
                     view.verify_hashes()

@@ -12,7 +12,8 @@ A build is immutable once written. Three rules decide when its folder may go:
    runs) before it creates its folder and drops it after the switch, so a folder that is still
    being written is never collected.
 3. **Everything else is garbage**: a folder that no pointer names and no live lease covers (a
-   killed publish, a killed prune, the loser of two publishes of one seal). Any later publish of
+   killed publish, a killed prune, the loser of two publishes of one seal), except a complete
+   build younger than `BUILD_RETENTION_SECONDS` (see `find_garbage`). Any later publish of
    the alpha collects it, and `alpha-results lake gc --apply` collects the whole lake.
 
 Deleting a build removes its manifest (`alpha.json`, or `benchmark.json`) first, so a deletion
@@ -52,10 +53,14 @@ def _epoch(text: Any, default: float) -> float:
 
 
 def history(pointer: dict[str, Any] | None) -> set[str]:
-    """Build ids a pointer names: the current one and the retained predecessors."""
-    if not pointer or not pointer.get("build_id"):
+    """Build ids a pointer names: the current one and the retained predecessors. Raises
+    CorruptLakeFile for a pointer that names no build (it cannot say what must be kept)."""
+    if pointer is None:
         return set()
-    return {pointer["build_id"], *pointer.get("previous_builds", [])}
+    build_id, previous = pointer.get("build_id"), pointer.get("previous_builds", [])
+    if not isinstance(build_id, str) or not build_id or not isinstance(previous, list):
+        raise catalog.CorruptLakeFile("the pointer names no build")
+    return {build_id, *(b for b in previous if isinstance(b, str))}
 
 
 def next_history(previous: dict[str, Any] | None, new_build_id: str, now: float) -> dict[str, Any]:
@@ -109,21 +114,19 @@ def publish_lease(storage: Storage, builds_dir: str, build_id: str) -> Iterator[
         storage.delete_file(path)
 
 
-def live_leases(storage: Storage, builds_dir: str, now: float) -> set[str]:
-    """Build ids whose publish lease has not expired."""
-    live = set()
+def leases(storage: Storage, builds_dir: str) -> dict[str, float]:
+    """Publish leases under `builds_dir`: build id -> expiry (epoch seconds)."""
+    found: dict[str, float] = {}
     folder = layout.leases_dir(builds_dir)
     for name in storage.list_names(folder):
         if not name.endswith(".json"):
             continue
         try:
             lease = json.loads(storage.read_bytes(layout.join(folder, name)))
-            expires = float(lease["expires_at"])
+            found[name.removesuffix(".json")] = float(lease["expires_at"])
         except (OSError, ValueError, KeyError, TypeError):
             continue  # unreadable or vanished: it protects nothing
-        if expires > now:
-            live.add(name.removesuffix(".json"))
-    return live
+    return found
 
 
 # -- collection -----------------------------------------------------------------------------------
@@ -140,17 +143,34 @@ class Garbage:
 
 
 def find_garbage(
-    storage: Storage, builds_dir: str, pointer: dict[str, Any] | None, now: float | None = None
+    storage: Storage, builds_dir: str, pointer_path: str, now: float | None = None
 ) -> list[Garbage]:
-    """Build folders under `builds_dir` that rules 1 and 2 do not keep."""
+    """Build folders under `builds_dir` that rules 1 and 2 do not keep.
+
+    The reads go in the publisher's order reversed: folders, then leases, then the pointer. A
+    folder listed was created under a lease; a lease gone by the time leases are read was dropped
+    after its build was switched in, so the pointer read last names it. A complete build that no
+    pointer names (two publishes of one alpha switched at once and one lost the other's build from
+    the history) is kept until it is `BUILD_RETENTION_SECONDS` old: a worker may have seen it.
+    Raises CorruptLakeFile when the pointer cannot say what it names (then nothing is garbage).
+    """
     now = time.time() if now is None else now
-    named = history(pointer)
-    leased = live_leases(storage, builds_dir, now)
+    folders = storage.list_names(builds_dir)
+    leased = {b for b, expires in leases(storage, builds_dir).items() if expires > now}
+    named = history(catalog.read_json(storage, pointer_path))
     return [
         Garbage(builds_dir, name)
-        for name in storage.list_names(builds_dir)
-        if name not in named and name not in leased
+        for name in folders
+        if name not in named and name not in leased and not _recently_complete(storage, builds_dir, name, now)
     ]
+
+
+def _recently_complete(storage: Storage, builds_dir: str, build_id: str, now: float) -> bool:
+    for manifest in (layout.ALPHA_JSON, layout.BENCHMARK_JSON):
+        written = storage.file_modified_at(layout.join(builds_dir, build_id, manifest))
+        if written is not None and now - written < layout.BUILD_RETENTION_SECONDS:
+            return True
+    return False
 
 
 def delete_build(storage: Storage, build_dir: str) -> None:
@@ -161,21 +181,15 @@ def delete_build(storage: Storage, build_dir: str) -> None:
 
 
 def collect(storage: Storage, builds_dir: str, pointer_path: str, now: float | None = None) -> list[Garbage]:
-    """Deletes the garbage under `builds_dir` (pointer re-read now); returns what it deleted."""
-    garbage = find_garbage(storage, builds_dir, catalog.read_json(storage, pointer_path), now)
+    """Deletes the garbage under `builds_dir`, and the leases that expired; returns what it deleted."""
+    now = time.time() if now is None else now
+    garbage = find_garbage(storage, builds_dir, pointer_path, now)
     for item in garbage:
         delete_build(storage, item.path)
-    _drop_expired_leases(storage, builds_dir, now)
+    for build_id, expires in leases(storage, builds_dir).items():
+        if expires <= now:  # read as expired: a lease taken meanwhile has a name of its own
+            storage.delete_file(layout.lease_path(builds_dir, build_id))
     return garbage
-
-
-def _drop_expired_leases(storage: Storage, builds_dir: str, now: float | None) -> None:
-    now = time.time() if now is None else now
-    live = live_leases(storage, builds_dir, now)
-    folder = layout.leases_dir(builds_dir)
-    for name in storage.list_names(folder):
-        if name.removesuffix(".json") not in live:
-            storage.delete_file(layout.join(folder, name))
 
 
 def lake_garbage(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
@@ -184,11 +198,9 @@ def lake_garbage(root: str, storage: Storage | None = None, now: float | None = 
     found: list[Garbage] = []
     for builds_dir, pointer_path in _build_folders(root, storage):
         try:
-            pointer = catalog.read_json(storage, pointer_path)
+            found += find_garbage(storage, builds_dir, pointer_path, now)
         except catalog.CorruptLakeFile as exc:
             log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
-            continue
-        found += find_garbage(storage, builds_dir, pointer, now)
     return found
 
 

@@ -47,8 +47,9 @@ class Storage:
         self.is_local = isinstance(self.fs, LocalFileSystem)
 
     def read_bytes(self, path: str) -> bytes:
-        with self.fs.open(path, "rb") as handle:
-            return bytes(handle.read())
+        # One GET: an open file on S3 is pinned to the object's version, so a pointer replaced
+        # between open and read would fail the read instead of giving either version.
+        return bytes(self.fs.cat_file(path))
 
     def write_bytes(self, path: str, data: bytes) -> int:
         if self.is_local:
@@ -94,6 +95,13 @@ class Storage:
         times = [_epoch(info) for info in self.fs.find(path, detail=True).values()]
         known = [t for t in times if t is not None]
         return max(known) if known else None
+
+    def file_modified_at(self, path: str) -> float | None:
+        """Modification time (epoch seconds) of one file; None when it is absent."""
+        try:
+            return _epoch(self.fs.info(path))
+        except FileNotFoundError:
+            return None
 
     def size(self, path: str) -> int:
         return int(self.fs.size(path))

@@ -74,7 +74,10 @@ def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiE
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     request_id = request_id_of(request.scope)
     error = as_api_error(request, exc)
-    if error.status >= 500 and not isinstance(exc, errors.ApiError):
+    if isinstance(exc, LakeUnavailable):
+        # The reader logs the lake's state once per change; one short line per request here.
+        log.info("request %s answered %s: %s", request_id, error.code, type(exc).__name__)
+    elif error.status >= 500 and not isinstance(exc, errors.ApiError):
         log.error("request %s failed: %s %s", request_id, request.method, request.url.path, exc_info=exc)
     elif error.status >= 500:
         log.warning("request %s answered %s: %s", request_id, error.code, exc)

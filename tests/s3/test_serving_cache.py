@@ -1,0 +1,105 @@
+"""An S3 lake is served from a bounded local copy of each build's serving files (moto server).
+
+What a worker fetches is verified against the build's manifest (a corrupted object is never
+served), the copy is shared by readers of one cache folder, and the folder is kept under its size
+by removing the least recently used builds.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import fsspec
+import pytest
+
+from datasets import catalog, layout, queries
+from datasets.faults import BuildDamaged
+from datasets.reader import LakeReader
+from pipeline.build import build_many
+
+ALPHAS = ("Test_planted_factor", "Test_small_universe", "momentum_12_1")
+
+
+@pytest.fixture
+def s3_lake(s3_bucket: str, demo_seals: Path) -> str:
+    root = f"s3://{s3_bucket}/lake"
+    outcomes = build_many([str(demo_seals / a) for a in ALPHAS], root, jobs=1)
+    assert {o.status for o in outcomes} == {"published"}
+    return root
+
+
+def week_rows(reader: LakeReader, alpha: str) -> int:
+    build = reader.alpha(alpha)
+    assert build is not None
+    view = reader.view(build)
+    page = queries.rebalance_index(view, (None, None), ("date", "n_symbols"), 5000, 0)
+    assert page is not None
+    return page.total
+
+
+def cached_builds(cache: Path) -> set[str]:
+    return {f"{a.name}/{b.name}" for a in cache.iterdir() if not a.name.startswith(".") for b in a.iterdir()}
+
+
+def test_serving_files_are_fetched_once_and_match_the_lake(s3_lake: str, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    reader = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=1 << 30)
+    assert week_rows(reader, "Test_planted_factor") > 0
+    build = reader.alpha("Test_planted_factor")
+    assert build is not None
+    folder = cache / "Test_planted_factor" / build.build_id
+    served = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+    # The serving files and the JSON documents, never the analysts' Parquet.
+    assert "serving/decisions.arrow" in served and "alpha.json" not in served
+    assert not any(name.endswith(".parquet") for name in served)
+    modified = {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+    second = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=1 << 30)
+    assert week_rows(second, "Test_planted_factor") == week_rows(reader, "Test_planted_factor")
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()} == modified  # reused
+    reader.close()
+    second.close()
+
+
+def test_a_corrupted_object_is_never_served(s3_lake: str, tmp_path: Path) -> None:
+    build = catalog.current_build(s3_lake, "Test_small_universe")
+    assert build is not None
+    fs, _ = fsspec.core.url_to_fs(s3_lake, skip_instance_cache=True)
+    path = layout.serving_path(build.build_dir, "decisions")
+    payload = bytearray(fs.cat_file(path))
+    payload[len(payload) // 2] ^= 0xFF  # same size, different bytes
+    fs.pipe_file(path, bytes(payload))
+    reader = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(tmp_path / "cache"), cache_bytes=1 << 30)
+    with pytest.raises(BuildDamaged) as raised:
+        week_rows(reader, "Test_small_universe")
+    assert raised.value.reason == "corrupt_file"
+    assert reader.health().alphas == {"Test_small_universe": "corrupt_file"}
+    # Other alphas are served meanwhile.
+    assert week_rows(reader, "Test_planted_factor") > 0
+    reader.close()
+
+
+def test_the_cache_keeps_under_its_size_by_least_recent_use(s3_lake: str, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    sizes = {}
+    for alpha in ALPHAS:
+        probe = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(tmp_path / f"probe-{alpha}"))
+        week_rows(probe, alpha)
+        folder = tmp_path / f"probe-{alpha}"
+        sizes[alpha] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        probe.close()
+    # Room for the two largest builds, not for all three.
+    budget = sum(sorted(sizes.values())[1:]) + 1
+    reader = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=budget)
+    for alpha in ALPHAS:
+        week_rows(reader, alpha)
+        os.utime(cache / alpha, None)
+    assert sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) <= budget
+    kept = {name.split("/")[0] for name in cached_builds(cache)}
+    assert ALPHAS[-1] in kept and len(kept) < len(ALPHAS)
+    # An evicted build a worker still maps keeps answering; a new reader fetches it again.
+    assert week_rows(reader, ALPHAS[0]) > 0
+    again = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=budget)
+    assert week_rows(again, ALPHAS[0]) > 0
+    reader.close()
+    again.close()
