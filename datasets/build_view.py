@@ -89,6 +89,13 @@ class _MappedTable:
                 "truncated_file", f"{self.path} has {status.st_size} bytes, {self.expected_bytes} recorded"
             )
 
+    def release(self) -> None:
+        """Unmap the pages requests touched; they stay in the page cache, and the next read maps
+        them again (a minor fault). A freshly written file sits in the page cache in large folios,
+        and a read maps a whole folio: without this, every worker's RSS would keep what any
+        request ever touched of every build, although none of it is private to the worker."""
+        self._map.madvise(mmap.MADV_DONTNEED)
+
     def __del__(self) -> None:
         # The mapping goes with the last Arrow buffer over it; the descriptor goes now.
         try:
@@ -220,6 +227,12 @@ class BuildView:
                     mapped.check()
                 except BuildDamaged as exc:
                     self.damaged(exc)
+
+    def release_pages(self) -> None:
+        """`release` every mapped file of the build (see `_MappedTable.release`)."""
+        for mapped in list(self._tables.values()):
+            if mapped is not None:
+                mapped.release()
 
     def verify_hashes(self) -> None:
         """Checks the SHA-256 of every serving file against the manifest (marks damage)."""

@@ -11,7 +11,6 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import duckdb
 import pyarrow as pa
 
 log = logging.getLogger("datasets.reader")
@@ -48,7 +47,6 @@ def _store_errors() -> tuple[type[BaseException], ...]:
 STORE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     pa.ArrowException,
-    duckdb.IOException,
     *_store_errors(),
 )
 

@@ -45,6 +45,7 @@ PART_FILE = "part-0.parquet"
 # Arrow IPC files, uncompressed and one record batch each, so a worker memory-maps them and its
 # pages are shared with every other worker through the OS page cache. Rows are sorted by the keys
 # requests select on; `index.json` carries the row range of each book.
+SERVING_FORMAT = 1  # index.json `format`; a server reads only the format it knows
 SERVING_DIR = "serving"
 SERVING_INDEX = "index.json"
 SERVING_SUFFIX = ".arrow"

@@ -188,27 +188,26 @@ def week_page(
     limit: int,
     offset: int,
 ) -> Page | None:
-    """A page of one week in `query`'s order, with a symbol tiebreak; None without decisions."""
+    """A page of one week in `query`'s order, with a ticker tiebreak; None without decisions.
+
+    Rows of a week are stored in ticker order, so a row's position in the week is its tiebreak."""
     table = view.table("decisions")
     if table is None:
         return None
     start, stop = week.rows
     block = table.slice(start, stop - start)
     mask = _mask(block, query)
-    default_order = query.sort_column == "score" and query.order == "desc"  # the physical order
-    if mask is None and default_order:
-        return Page(_rows(_page_slice(block, 0, block.num_rows, limit, offset), fields, omit), block.num_rows)
-    chosen = np.arange(block.num_rows) if mask is None else np.flatnonzero(mask)
-    if not default_order:
-        symbol_rank = _floats(block.column("symbol_rank"))[chosen]
-        if query.sort_column == "symbol":
-            keys = symbol_rank if query.order == "asc" else -symbol_rank
-            chosen = chosen[np.argsort(keys, kind="stable")]
-        else:
-            values = _floats(block.column(query.sort_column))[chosen]
-            # Nulls (NaN) sort last in both directions, as NULLS LAST does; ties by ticker.
-            keys = values if query.order == "asc" else -values
-            chosen = chosen[np.lexsort((symbol_rank, keys))]
+    if query.sort_column == "score" and query.order == "desc":  # the default, precomputed
+        chosen = block.column("score_order").to_numpy() - start
+    elif query.sort_column == "symbol":
+        chosen = np.arange(block.num_rows) if query.order == "asc" else np.arange(block.num_rows)[::-1]
+    else:
+        values = _floats(block.column(query.sort_column))
+        # Nulls (NaN) sort last in both directions, as NULLS LAST does; ties by ticker.
+        keys = values if query.order == "asc" else -values
+        chosen = np.lexsort((np.arange(block.num_rows), keys))
+    if mask is not None:
+        chosen = chosen[mask[chosen]]
     picked = chosen[offset : offset + limit]
     return Page(_rows(_take(block, fields, picked), fields, omit), int(chosen.size))
 
@@ -222,20 +221,17 @@ def scores_page(
     limit: int,
     offset: int,
 ) -> Page | None:
-    """Decision rows of a window in (date, symbol) order; None without decisions."""
+    """Decision rows of a window in (date, symbol) order, the stored order; None without decisions."""
     table = view.table("decisions")
     if table is None:
         return None
     a, b = window_bounds(day_numbers(table), window)
-    row_ids: np.ndarray = table.column("by_date_symbol").combine_chunks().to_numpy()[a:b]
-    if symbols is not None:
-        keep = pc.is_in(
-            table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string())
-        )
-        mask = keep.fill_null(False).to_numpy(zero_copy_only=False)
-        row_ids = row_ids[mask[row_ids - a]]
-    picked = row_ids[offset : offset + limit]
-    return Page(_rows(_take(table, fields, picked), fields, omit), int(row_ids.size))
+    if symbols is None:
+        return Page(_rows(_page_slice(table.select(list(fields)), a, b, limit, offset), fields, omit), b - a)
+    keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
+    chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
+    picked = chosen[offset : offset + limit]
+    return Page(_rows(_take(table, fields, picked), fields, omit), int(chosen.size))
 
 
 # -- books ----------------------------------------------------------------------------------------

@@ -7,11 +7,13 @@ is answered from one build from start to end. Views are opened on first use; on 
 build folder is mapped in place, on S3 its serving files are fetched once into a bounded local
 cache (`datasets.local_cache`) and mapped from there.
 
-The same thread keeps the served builds honest: it compares every opened build's files with its
+The same thread releases the pages requests mapped since the last pass (they stay in the shared
+page cache), so a worker's resident memory holds what it touched lately, not all it ever touched.
+It also keeps the served builds honest: it compares every opened build's files with its
 manifest (sizes each pass, SHA-256 once after opening), marks a damaged build so its requests
 answer 503 (never fewer rows), and re-opens it once its files are back. A damaged build, an alpha
 whose pointer or alpha.json is corrupt, and a lake that cannot be listed are what `health()`
-reports, from memory. State changes are logged once.
+reports, from memory (serve/health.py logs its changes once).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
+
+import pyarrow as pa
 
 from datasets import catalog, layout
 from datasets.build_view import BuildView, local_sizes, manifest_problem
@@ -97,7 +101,6 @@ class LakeReader:
         self._open_locks: dict[str, threading.Lock] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._reported: tuple[bool, tuple[tuple[str, str], ...]] = (False, ())
 
     @property
     def storage(self) -> Storage:
@@ -110,6 +113,9 @@ class LakeReader:
         with self._lock:
             if self._thread is not None:
                 return
+            # pyarrow imports pandas on its first conversion to numpy (about 0.5 s): pay it here,
+            # at worker start, not in the first request for an alpha.
+            pa.array([0], pa.int32()).to_numpy()
             self._thread = threading.Thread(target=self._run, name="lake-refresh", daemon=True)
         if self._catalogue is None:
             self.refresh()
@@ -189,7 +195,6 @@ class LakeReader:
         self._catalogue = catalogue
         if catalogue.failure is None:
             self._follow(catalogue)
-        self._report(self.health())
 
     def _check_root(self) -> None:
         # A missing local root would otherwise read as an empty lake (every alpha 404).
@@ -315,6 +320,8 @@ class LakeReader:
             if view.damage is not None:
                 del self._views[key]
                 self._failed[key] = (view.build_id, view.damage)
+            else:
+                view.release_pages()
         for key, (build_id, _) in list(self._failed.items()):
             try:
                 self._open(current[key], verify=True)  # back only once every file is whole again
@@ -333,18 +340,6 @@ class LakeReader:
         for key, (_, exc) in list(self._failed.items()):
             alphas[key] = exc.reason
         return LakeHealth(down=catalogue.failure is not None, alphas=dict(sorted(alphas.items())))
-
-    def _report(self, health: LakeHealth) -> None:
-        state = (health.down, tuple(health.alphas.items()))
-        if state == self._reported:
-            return
-        self._reported = state
-        if health.down:
-            log.warning("lake down: %s", self._catalogue.failure if self._catalogue else "")
-        elif health.alphas:
-            log.warning("lake degraded: %s", ", ".join(f"{a} ({r})" for a, r in health.alphas.items()))
-        else:
-            log.info("lake ok")
 
     def ping(self) -> None:
         """Raises LakeUnavailable when the last refresh found the lake down or a build damaged."""

@@ -2,11 +2,10 @@
 
 Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Serving files"):
 
-- `decisions.arrow`: every decision row, sorted by week, then the default order of a week page
-  (`score` descending, nulls last, then `symbol`), so the default page of a week is one
-  contiguous slice. Two precomputed columns answer the other orders without a scan:
-  `symbol_rank` (rank of the symbol inside its week, the tiebreak of every sort) and
-  `by_date_symbol` (physical row ids in `/scores` order: date, then symbol).
+- `decisions.arrow`: every decision row in `/scores` order (date, then symbol), so a window of
+  scores is one contiguous slice and a row's position inside its week is its ticker tiebreak.
+  `score_order` holds, for each week's block, the row ids of that week in the default order of
+  a week page (`score` descending, nulls last, then `symbol`).
 - `rebalances.arrow`: the rebalance index with each week's row range in `decisions.arrow`
   (`decisions_start`, `decisions_stop`); a week's neighbours are its index positions +-1.
 - `portfolio|positions|pnl|trades.arrow`: every book's rows, sorted by book and then the
@@ -63,17 +62,16 @@ def timestamps_as_text(table: pa.Table) -> pa.Table:
 
 
 def decisions_serving(decisions: pa.Table) -> pa.Table:
-    """Decision rows in week-page order, with `symbol_rank` and `by_date_symbol`."""
+    """Decision rows in `/scores` order, with `score_order` (each week's default page order)."""
     frame = pl.from_arrow(decisions)
     assert isinstance(frame, pl.DataFrame)
+    ordered = frame.sort([name for name, _ in wire.ORDER_SCORES]).with_row_index("_row")
     # The default week page: `sort=score` in its default direction, ticker tiebreak, nulls last.
     descending = wire.REBALANCE_DEFAULT_ORDER["score"] == "desc"
-    ordered = frame.sort(["date", "score", "symbol"], descending=[False, descending, False], nulls_last=True)
-    ordered = ordered.with_row_index("_row").with_columns(
-        symbol_rank=(pl.col("symbol").rank("ordinal").over("date") - 1).cast(pl.Int32)
+    by_score = ordered.sort(
+        ["date", "score", "symbol"], descending=[False, descending, False], nulls_last=True
     )
-    by_date_symbol = ordered.sort([name for name, _ in wire.ORDER_SCORES])["_row"].cast(pl.Int32)
-    ordered = ordered.drop("_row").with_columns(by_date_symbol=by_date_symbol)
+    ordered = ordered.drop("_row").with_columns(score_order=by_score["_row"].cast(pl.Int32))
     return timestamps_as_text(ordered.to_arrow())
 
 
@@ -116,7 +114,7 @@ def write_alpha_serving(
     books: dict[str, dict[str, pa.Table]],
 ) -> None:
     """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`)."""
-    index: dict[str, Any] = {"format": 1, "tables": {}}
+    index: dict[str, Any] = {"format": layout.SERVING_FORMAT, "tables": {}}
     if decisions is not None:
         served = decisions_serving(decisions)
         writer.write_arrow(layout.serving_path(build_dir, "decisions"), served)
@@ -139,5 +137,5 @@ def write_alpha_serving(
 def write_benchmark_serving(writer: BuildWriter, build_dir: str, daily: pa.Table) -> None:
     served = daily.select(lake.BENCHMARK_DAILY.names).cast(lake.BENCHMARK_DAILY).sort_by("date")
     writer.write_arrow(layout.serving_path(build_dir, "daily"), served)
-    index = {"format": 1, "tables": {"daily": {"rows": served.num_rows}}}
+    index = {"format": layout.SERVING_FORMAT, "tables": {"daily": {"rows": served.num_rows}}}
     writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)

@@ -31,7 +31,14 @@ from litestar.utils import normalize_path
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
 from serve.access_log import access_log_middleware
-from serve.auth import Authenticator, Services, apply_limits, authenticate_caller, only_get
+from serve.auth import (
+    Authenticator,
+    Services,
+    apply_limits,
+    authenticate_caller,
+    backends_in_process,
+    only_get,
+)
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_response, request_id_of
 from serve.health import start_health_monitor, stop_health_monitor
 from serve.routes import admin, benchmarks, catalog, downloads, meta, performance, portfolio, signals, source
@@ -130,7 +137,7 @@ def canonical_paths_only(app: ASGIApp) -> ASGIApp:
     return guard
 
 
-def guards_for(settings: Settings, custom_authenticator: bool) -> Any:
+def guards_for(store: Any, limiter: Any) -> Any:
     """The guard steps (`only_get`, `authenticate_caller`, `apply_limits`) as one async guard.
 
     Litestar runs every sync guard in a worker thread, a hop each. With embedded backends (SQLite
@@ -144,8 +151,7 @@ def guards_for(settings: Settings, custom_authenticator: bool) -> Any:
         authenticate_caller(connection, handler)
         apply_limits(connection, handler)
 
-    embedded = custom_authenticator or settings.keystore_url.startswith("sqlite:")
-    embedded = embedded and not settings.limiter_url.startswith("redis")
+    embedded = backends_in_process(store, limiter)
 
     async def request_guards(connection: Any, handler: Any) -> None:
         if embedded:
@@ -179,7 +185,6 @@ def create_app(
     authenticator to run without a key store; production opens both from the settings.
     """
     settings = settings or Settings.from_env()
-    custom_authenticator = authenticate is not None
     if authenticate is None:
         if store is None:
             from serve.deferred_store import open_store_or_defer
@@ -213,7 +218,7 @@ def create_app(
 
     app = Litestar(
         route_handlers=[*ROUTE_HANDLERS, openapi_json],
-        guards=[guards_for(settings, custom_authenticator)],
+        guards=[guards_for(store, limiter)],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers],
         openapi_config=None,

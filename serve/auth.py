@@ -18,10 +18,11 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, partial
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
+from anyio import to_thread
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
@@ -36,6 +37,8 @@ from serve.settings import Settings
 
 log = logging.getLogger("serve.auth")
 
+T = TypeVar("T")
+
 Authenticator = Callable[[str | None, str, datetime], Caller]
 """(Authorization header, client address, now) -> Caller, or raises a serve.errors error."""
 
@@ -49,6 +52,23 @@ class Services:
     authenticate: Authenticator
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
+
+
+def backends_in_process(store: Any | None, limiter: Any | None) -> bool:
+    """Whether the key store and the limiter (those present) answer without network I/O (SQLite,
+    in-process counters): then the guards can run on the event loop, without a thread hop. Decided
+    from the backend objects themselves (`in_process`), so a store passed to `create_app` counts,
+    whatever the settings' URLs say."""
+    return all(getattr(backend, "in_process", False) for backend in (store, limiter) if backend is not None)
+
+
+async def call_backends(services: Services, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)`, which reads the key store or the limiter: on the event loop when both answer
+    in-process (no thread hop: microseconds of work), else in a worker thread, so a slow or silent
+    database never stalls the loop (and with it `/v1/health`)."""
+    if backends_in_process(services.store, services.limiter):
+        return fn(*args)
+    return await to_thread.run_sync(partial(fn, *args))
 
 
 def services_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Services:

@@ -25,6 +25,8 @@ RETRY_OPEN_AFTER_SECONDS = 1.0
 class DeferredStore:
     def __init__(self, url: str) -> None:
         self._url = url
+        # What the store will be once opened (set here: `__getattr__` would try to open it).
+        self.in_process = url.startswith("sqlite:")
         self._store: Any | None = None
         self._lock = threading.Lock()
         self._retry_at = time.monotonic() + RETRY_OPEN_AFTER_SECONDS

@@ -79,6 +79,9 @@ def _file_identity(path: str) -> tuple[int, int] | None:
 
 
 class SqliteKeyStore(SqlKeyStore):
+    # A statement on the local file takes microseconds (WAL: readers never wait for writers).
+    in_process = True
+
     def __init__(self, url: str, create: bool = True) -> None:
         path = self._path = sqlite_path(url)
         in_memory = path == ":memory:"

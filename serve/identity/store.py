@@ -269,6 +269,10 @@ def normalise_ip_allow(entries: Sequence[str] | None) -> tuple[str, ...] | None:
 class SqlKeyStore(ABC):
     """Every rule of the key store, over a backend that runs parameterised SQL with `?` markers."""
 
+    in_process: bool = False
+    """True when a statement runs in this process without network I/O (SQLite), so the request
+    path may call the store on the event loop; False (PostgreSQL) means it may wait on a socket."""
+
     @abstractmethod
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[tuple[Any, ...]], int]:
         """Run one statement; return (rows, rowcount). Raise `StoreConflict` on a unique violation

@@ -17,6 +17,8 @@ SWEEP_EVERY_SECONDS = 60
 
 
 class MemoryLimiter(Limiter):
+    in_process = True
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         # (key_id, window name, window start epoch) -> [count, window reset epoch]

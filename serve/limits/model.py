@@ -120,6 +120,10 @@ def build_usage(limits: Limits, counts: Counts) -> dict[str, int | None]:
 class Limiter(ABC):
     """Counts requests per key in fixed UTC windows; a refused request is not counted."""
 
+    in_process: bool = False
+    """True when counting needs no network I/O (the in-process limiter), so the request path may
+    call it on the event loop; False (Redis) means it may wait on a socket."""
+
     def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
         """Admit or refuse one request of `key_id` at `now`, counting it only if admitted."""
         windows = current_windows(now)

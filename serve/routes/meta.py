@@ -1,6 +1,8 @@
 """Meta routes: `/v1/health` (public, never metered), `/v1/me` and `/v1/me/keys`.
 
 `/v1/health` answers from the health monitor's last state (serve/health.py), on the event loop.
+`/v1/me` and `/v1/me/keys` read the key store and the limiter on the event loop when both are
+in-process (SQLite, in-process counters), else in a worker thread (`serve.auth.call_backends`).
 
 `usage` on `/v1/me` and `/v1/me/keys` is read from the same limiter that enforces the limits, after
 this request's own hit, with the same envelope (`serve.auth.caller_limits`); the limiter is the
@@ -18,13 +20,21 @@ from litestar import Request, Response, get
 
 from schemas.registry import REGISTRY_VERSION
 from serve import errors
-from serve.auth import Services, caller_limits, limiter_was_unavailable, limits_from_wire, services_of
+from serve.auth import (
+    Services,
+    call_backends,
+    caller_limits,
+    limiter_was_unavailable,
+    limits_from_wire,
+    services_of,
+)
 from serve.envelope import collection, json_response, now_iso, single
 from serve.health import monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import LimiterUnavailable, Limits
 from serve.limits.windows import WINDOW_NAMES
-from serve.routes.base import context
+from serve.params import QueryParams
+from serve.routes.base import ENDPOINT_PARAMS, context
 
 
 @cache
@@ -36,11 +46,13 @@ def build_version() -> str:
         return "0+unknown"
 
 
+HEALTH_PARAMS = tuple(param.name for param in ENDPOINT_PARAMS["meta.health"])
+
+
 @get("/v1/health", opt={"endpoint": "meta.health"}, sync_to_thread=False, operation_id="health")
 def health(request: Request[Any, Any, Any]) -> Response[bytes]:
     """The health monitor's last state (serve/health.py): no backend is touched per call."""
-    ctx = context(request, public=True)
-    ctx.query.finish()
+    QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).finish()
     settings = services_of(request).settings
     state = monitor_of(request.app).current()
     body: dict[str, Any] = {
@@ -99,8 +111,12 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
     }
 
 
-@get("/v1/me", opt={"endpoint": "meta.me"}, sync_to_thread=True, operation_id="me")
-def me(request: Request[Any, Any, Any]) -> Response[bytes]:
+@get("/v1/me", opt={"endpoint": "meta.me"}, operation_id="me")
+async def me(request: Request[Any, Any, Any]) -> Response[bytes]:
+    return await call_backends(services_of(request), _me, request)
+
+
+def _me(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
     ctx.query.finish()
     services = services_of(request)
@@ -113,8 +129,12 @@ def me(request: Request[Any, Any, Any]) -> Response[bytes]:
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 
-@get("/v1/me/keys", opt={"endpoint": "meta.keys"}, sync_to_thread=True, operation_id="myKeys")
-def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
+@get("/v1/me/keys", opt={"endpoint": "meta.keys"}, operation_id="myKeys")
+async def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
+    return await call_backends(services_of(request), _my_keys, request)
+
+
+def _my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
