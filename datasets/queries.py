@@ -55,13 +55,11 @@ def _page_slice(table: pa.Table, start: int, stop: int, limit: int, offset: int)
     return table.slice(first, max(0, min(limit, stop - first)))
 
 
-def _take(table: pa.Table, fields: tuple[str, ...], rows: np.ndarray) -> pa.Table:
-    """The served columns of the given rows only (a take copies; the other columns stay unread)."""
-    return table.select(list(fields)).take(pa.array(rows, pa.int64()))
-
-
-def _rows(table: pa.Table, fields: tuple[str, ...], omit: frozenset[str]) -> list[Any]:
-    return shape_of(fields, omit).rows(table)
+def _rows(
+    table: pa.Table, fields: tuple[str, ...], omit: frozenset[str], rows: np.ndarray | None = None
+) -> list[Any]:
+    """The served fields of `table` (or of its rows at positions `rows`), encodable as they are."""
+    return shape_of(fields, omit).rows(table, rows)
 
 
 # -- signals --------------------------------------------------------------------------------------
@@ -209,7 +207,7 @@ def week_page(
     if mask is not None:
         chosen = chosen[mask[chosen]]
     picked = chosen[offset : offset + limit]
-    return Page(_rows(_take(block, fields, picked), fields, omit), int(chosen.size))
+    return Page(_rows(block, fields, omit, picked), int(chosen.size))
 
 
 def scores_page(
@@ -227,11 +225,11 @@ def scores_page(
         return None
     a, b = window_bounds(day_numbers(table), window)
     if symbols is None:
-        return Page(_rows(_page_slice(table.select(list(fields)), a, b, limit, offset), fields, omit), b - a)
+        return Page(_rows(_page_slice(table, a, b, limit, offset), fields, omit), b - a)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return Page(_rows(_take(table, fields, picked), fields, omit), int(chosen.size))
+    return Page(_rows(table, fields, omit, picked), int(chosen.size))
 
 
 # -- books ----------------------------------------------------------------------------------------
@@ -262,7 +260,7 @@ def book_page(
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return Page(_rows(_take(table, fields, picked), fields, frozenset()), int(chosen.size))
+    return Page(_rows(table, fields, frozenset(), picked), int(chosen.size))
 
 
 def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[dict[str, Any]] | None:
