@@ -24,6 +24,8 @@ from tests.ops.conftest import fake_authenticate
 class Backend:
     """A key store or limiter whose `ping` is counted and fails while `down` is set."""
 
+    in_process = False  # a network backend: the app runs its guards in a worker thread
+
     def __init__(self) -> None:
         self.pings = 0
         self.down = False

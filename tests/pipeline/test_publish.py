@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -122,6 +124,9 @@ def test_builds_superseded_long_ago_beyond_the_two_newest_are_deleted(
     long_ago = (datetime.now(UTC) - timedelta(seconds=BUILD_RETENTION_SECONDS + 3000)).isoformat()
     pointer["superseded_at"] = {b: long_ago for b in pointer["previous_builds"]}
     pointer_path.write_text(json.dumps(pointer))
+    old = time.time() - BUILD_RETENTION_SECONDS - 3000
+    for build_id in ids[:3]:  # written long ago too (a complete build is kept while young)
+        os.utime(lake / "alphas" / "Test_factory" / "builds" / build_id / "alpha.json", (old, old))
     newest = publish_seal(str(new_version(factory_seal, tmp_path / "v4", 4)), str(lake)).build_id
     pointer = json.loads(pointer_path.read_text())
     # ids[3] was superseded just now; ids[2] is the next newest; ids[1] and ids[0] are gone.

@@ -7,7 +7,6 @@ by removing the least recently used builds.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import fsspec
@@ -90,16 +89,31 @@ def test_the_cache_keeps_under_its_size_by_least_recent_use(s3_lake: str, tmp_pa
         probe.close()
     # Room for the two largest builds, not for all three.
     budget = sum(sorted(sizes.values())[1:]) + 1
-    reader = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=budget)
+    # One worker per alpha, each serving only its own build: the others' copies may go.
+    workers = []
     for alpha in ALPHAS:
-        week_rows(reader, alpha)
-        os.utime(cache / alpha, None)
+        worker = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=budget)
+        week_rows(worker, alpha)
+        workers.append(worker)
     assert sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) <= budget
     kept = {name.split("/")[0] for name in cached_builds(cache)}
-    assert ALPHAS[-1] in kept and len(kept) < len(ALPHAS)
-    # An evicted build a worker still maps keeps answering; a new reader fetches it again.
-    assert week_rows(reader, ALPHAS[0]) > 0
+    assert ALPHAS[-1] in kept and ALPHAS[0] not in kept  # the least recently fetched went first
+    # The evicted build keeps answering in the worker that maps it; a new reader fetches it again.
+    assert week_rows(workers[0], ALPHAS[0]) > 0
     again = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=budget)
     assert week_rows(again, ALPHAS[0]) > 0
+    assert ALPHAS[0] in {name.split("/")[0] for name in cached_builds(cache)}
+    for reader in [*workers, again]:
+        reader.close()
+
+
+def test_a_worker_never_evicts_what_it_serves(s3_lake: str, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    reader = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=1)
+    for alpha in ALPHAS:
+        week_rows(reader, alpha)
+    assert {name.split("/")[0] for name in cached_builds(cache)} == set(ALPHAS)
+    for alpha in ALPHAS:  # every build stays served, none damaged
+        assert week_rows(reader, alpha) > 0
+    assert reader.health().alphas == {}
     reader.close()
-    again.close()
