@@ -71,6 +71,7 @@ class _MappedTable:
     def __init__(self, path: str, expected_bytes: int) -> None:
         self.path = path
         self.expected_bytes = expected_bytes
+        self.fd = -1
         self.fd = os.open(path, os.O_RDONLY)
         try:
             self.check()
@@ -78,6 +79,7 @@ class _MappedTable:
             self.table = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(self._map))).read_all()
         except BaseException:
             os.close(self.fd)
+            self.fd = -1
             raise
 
     def check(self) -> None:
@@ -98,10 +100,11 @@ class _MappedTable:
 
     def __del__(self) -> None:
         # The mapping goes with the last Arrow buffer over it; the descriptor goes now.
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 class BuildView:

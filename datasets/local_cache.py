@@ -5,8 +5,9 @@ not the analysts' Parquet) into `{cache_dir}/{name}/{build_id}/`, verifying each
 SHA-256 against the manifest, and publishes the folder with one rename: a folder in the cache is
 always complete and verified, so workers sharing the cache directory reuse each other's copies.
 When the cache holds more than `max_bytes`, the least recently used build folders are removed,
-never one this worker serves from (another worker's may go: a removed folder stays readable to a
-worker that has it mapped).
+never one this worker serves from, nor one used in the last `RECENT_SECONDS` (the workers sharing
+the folder touch what they serve at every refresh, `touch`), so the cache may run over its size
+while every build in it is served.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -24,6 +26,10 @@ from datasets.faults import BuildDamaged
 from datasets.storage import Storage
 
 log = logging.getLogger("datasets.cache")
+
+RECENT_SECONDS = 120.0
+"""A folder used this recently is never evicted: every worker touches the folders it serves at each
+refresh (at most 60 s apart), so no worker evicts a build another worker serves."""
 
 
 def served_files(files: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +84,14 @@ class LocalCache:
         self.evict(keep=in_use | {target})
         return target
 
+    @staticmethod
+    def touch(folder: str) -> None:
+        """Mark a served build's folder as used now."""
+        try:
+            os.utime(folder)
+        except FileNotFoundError:
+            pass
+
     def evict(self, keep: frozenset[str]) -> None:
         """Removes least recently used build folders, never those in `keep`, until the cache fits
         `max_bytes` (or only kept folders are left)."""
@@ -92,10 +106,11 @@ class LocalCache:
                     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
                     folders.append((os.stat(path).st_mtime, path, size))
             total = sum(size for _, _, size in folders)
-            for _, path, size in sorted(folders):
+            now = time.time()
+            for used, path, size in sorted(folders):
                 if total <= self.max_bytes:
                     break
-                if path in keep:
+                if path in keep or now - used < RECENT_SECONDS:
                     continue
                 log.info("evicting %s from the serving cache (%d bytes)", path, size)
                 shutil.rmtree(path, ignore_errors=True)

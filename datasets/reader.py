@@ -322,6 +322,8 @@ class LakeReader:
                 self._failed[key] = (view.build_id, view.damage)
             else:
                 view.release_pages()
+                if self._cache is not None:
+                    self._cache.touch(view.folder)
         for key, (build_id, _) in list(self._failed.items()):
             try:
                 self._open(current[key], verify=True)  # back only once every file is whole again

@@ -24,10 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from litestar.testing import TestClient
 
 from datasets.storage import Storage
-from pipeline.publish import content_id_for
+from pipeline.publish import content_id_for, publish_seal
 from pipeline.seal import open_seal
+from serve.app import create_app
+from serve.settings import Settings
+from tests.api.conftest import fake_authenticate
 from tests.ops.keys import issue_key
 from tests.pipeline.factory import write_factory_seal
 from tests.s3.conftest import s3_bucket, s3_endpoint  # noqa: F401 - shared fixtures
@@ -56,6 +60,7 @@ FULL_REQUESTS = (
     f"{BASE}/books",
 )
 """Requests whose answers hold every row of a table, to see "fewer rows" at once."""
+ANSWERED = tuple(dict.fromkeys(REQUESTS + FULL_REQUESTS))
 VOLATILE_META = ("request_id", "generated_at", "source")
 
 
@@ -73,6 +78,31 @@ def versions(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def other_seal(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A second alpha, to see that one damaged build costs only its own alpha."""
     return write_factory_seal(tmp_path_factory.mktemp("lake_other") / "other", alpha_id=OTHER, seed=9)
+
+
+@pytest.fixture(scope="session")
+def complete_answers(
+    versions: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """content id -> request -> the answer of a lake that holds only that version."""
+    answers = {}
+    for seal in versions:
+        lake = tmp_path_factory.mktemp("only_" + seal.name)
+        publish_seal(str(seal), str(lake))
+        settings = Settings(lake=str(lake), environment="test")
+        app = create_app(settings, authenticate=fake_authenticate, limiter=None)
+        with TestClient(app=app) as client:
+            by_path = {}
+            for path in ANSWERED:
+                response = client.get(path, headers={"Authorization": "Bearer plain"})
+                assert response.status_code == 200, response.text
+                by_path[path] = comparable(response.json())
+        answers[content_id_of(seal)] = by_path
+    # The versions differ in every data answer, so one build's answer never passes for another's.
+    for path in ANSWERED:
+        if "/books" not in path:
+            assert len({json.dumps(a[path], sort_keys=True) for a in answers.values()}) == len(versions), path
+    return answers
 
 
 def content_id_of(seal: Path) -> str:
@@ -103,27 +133,6 @@ def build_of(body: dict[str, Any]) -> str:
 def pointer(root: Path, alpha: str = ALPHA) -> dict[str, Any]:
     document: dict[str, Any] = json.loads((root / "alphas" / alpha / "_current.json").read_text())
     return document
-
-
-PUBLISH_SCRIPT = """
-import json, sys
-from pipeline.publish import publish_seal
-print(json.dumps([publish_seal(s, sys.argv[1]).build_id for s in sys.argv[2:]]))
-"""
-
-
-def publish_elsewhere(seals: list[Path], root: str) -> list[str]:
-    """Publish from another process, as the pipeline does next to a running server."""
-    done = subprocess.run(
-        [sys.executable, "-c", PUBLISH_SCRIPT, root, *map(str, seals)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    build_ids: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return build_ids
 
 
 def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:

@@ -11,8 +11,11 @@ fault, within a few refresh intervals. Run through the ASGI app and through the 
 
 from __future__ import annotations
 
+import gc
+import logging
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +26,8 @@ import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
+from datasets import layout
+from datasets.local_cache import RECENT_SECONDS
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from serve.settings import Settings
@@ -162,7 +167,7 @@ def check_fault_and_recovery(get: Get, lake: Path, fault: str) -> None:
     assert status == 200 and comparable(still) == comparable(other)
 
     # The failure is not healed by itself and not cached as anything else: still 503 a while later.
-    time.sleep(3 * REFRESH)
+    time.sleep(2 * REFRESH)
     assert set(answers(get, baseline, f"still after '{fault}'").values()) == {503}
 
     # Restored: the same answers as before, without a restart.
@@ -178,10 +183,9 @@ def check_fault_and_recovery(get: Get, lake: Path, fault: str) -> None:
 # -- the ASGI app ---------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def asgi(template_lake: Path, tmp_path: Path) -> Iterator[tuple[Get, Path]]:
-    lake = lake_copy(template_lake, tmp_path / "lake")
-    settings = Settings(lake=str(lake), environment="test", lake_refresh_seconds=REFRESH)
+def asgi_app(lake: Path, refresh: float) -> Iterator[tuple[Get, Any]]:
+    """The app over `lake`: a GET function and the app's lake reader."""
+    settings = Settings(lake=str(lake), environment="test", lake_refresh_seconds=refresh)
     app = create_app(settings, authenticate=fake_authenticate, limiter=None)
     headers = {"Authorization": "Bearer plain"}
     with TestClient(app=app) as client:
@@ -190,7 +194,22 @@ def asgi(template_lake: Path, tmp_path: Path) -> Iterator[tuple[Get, Path]]:
             response = client.get(path, headers=headers)
             return response.status_code, response.json()
 
+        yield get, app.state["services"].reader
+
+
+@pytest.fixture
+def asgi(template_lake: Path, tmp_path: Path) -> Iterator[tuple[Get, Path]]:
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    for get, _ in asgi_app(lake, REFRESH):
         yield get, lake
+
+
+@pytest.fixture
+def asgi_manual(template_lake: Path, tmp_path: Path) -> Iterator[tuple[Get, Path, Any]]:
+    """The app with the longest refresh interval: the test runs the reader's refreshes itself."""
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    for get, reader in asgi_app(lake, layout.MAX_REFRESH_SECONDS):
+        yield get, lake, reader
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
@@ -199,24 +218,69 @@ def test_app_fails_loud_and_recovers(asgi: tuple[Get, Path], fault: str) -> None
     check_fault_and_recovery(get, lake, fault)
 
 
-@pytest.mark.parametrize(
-    ("fault", "path"),
-    [
-        ("remove a serving file", f"/v1/alphas/{ALPHA}/scores?limit=5"),
-        ("truncate a serving file in place", f"/v1/alphas/{ALPHA}/positions?limit=5"),
-        ("replace a serving file with a shorter copy", f"/v1/alphas/{ALPHA}/rebalances/2023-02-03"),
-    ],
-)
-def test_a_mapped_file_damaged_under_the_worker_answers_503_at_once(
-    asgi: tuple[Get, Path], fault: str, path: str
+MAPPED = {
+    "remove a serving file": f"/v1/alphas/{ALPHA}/scores?limit=1000",
+    "truncate a serving file in place": f"/v1/alphas/{ALPHA}/positions?book=long_short&limit=1000",
+    "replace a serving file with a shorter copy": f"/v1/alphas/{ALPHA}/rebalances/2023-02-03?limit=100",
+}
+"""A serving fault, and a request that reads the file it damages (mapped by the first request)."""
+
+
+def test_a_mapped_file_truncated_under_the_worker_answers_503_at_once(
+    asgi_manual: tuple[Get, Path, Any],
 ) -> None:
-    """A serving file already mapped is checked on every access: no refresh is needed."""
-    get, lake = asgi
+    """Pages past a truncated end would fault: every access re-checks the size, no refresh needed."""
+    get, lake, _ = asgi_manual
+    fault = "truncate a serving file in place"
+    path = MAPPED[fault]
     assert get(path)[0] == 200  # mapped now
     relative, damage = FAULTS[fault]
     damage(served_build(lake) / relative)
     status, body = get(path)
     assert (status, body["error"]["code"]) == (503, "upstream_unavailable"), body
+
+
+@pytest.mark.parametrize("fault", ["remove a serving file", "replace a serving file with a shorter copy"])
+def test_a_mapped_file_replaced_under_the_worker_is_served_whole_until_the_refresh(
+    asgi_manual: tuple[Get, Path, Any], fault: str
+) -> None:
+    """A removed (or replaced) file stays whole behind its mapping: the next requests still answer
+    every row they had; the next refresh sees the lake's files differ and answers 503 from then on."""
+    get, lake, reader = asgi_manual
+    path = MAPPED[fault]
+    status, before = get(path)
+    assert status == 200  # mapped now
+    relative, damage = FAULTS[fault]
+    damage(served_build(lake) / relative)
+    for _ in range(3):
+        status, body = get(path)
+        assert status == 200, body
+        assert comparable(body) == comparable(before), "fewer rows from a mapped file"
+    reader.refresh()
+    status, body = get(path)
+    assert (status, body["error"]["code"]) == (503, "upstream_unavailable"), body
+    assert reader.health().alphas == {ALPHA: "missing_file" if "remove" in fault else "truncated_file"}
+
+
+def test_a_damaged_build_is_logged_once_not_per_request(
+    asgi_manual: tuple[Get, Path, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 503 for a damaged build is one short INFO line per request, never a traceback (the damage
+    itself is logged where it is found, not per request)."""
+    get, lake, reader = asgi_manual
+    path = f"/v1/alphas/{ALPHA}/scores?limit=5"
+    assert get(path)[0] == 200
+    remove(served_build(lake) / "serving/decisions.arrow")
+    with caplog.at_level(logging.INFO):
+        reader.refresh()
+        for _ in range(20):
+            assert get(path)[0] == 503
+        reader.refresh()
+    tracebacks = [r for r in caplog.records if r.exc_info]
+    assert not tracebacks, f"{len(tracebacks)} tracebacks for 20 requests"
+    per_request = [r for r in caplog.records if r.name == "serve.app"]
+    assert len(per_request) == 20, caplog.text
+    assert all(r.levelno == logging.INFO and len(r.getMessage()) < 200 for r in per_request), caplog.text
 
 
 # -- the real server ---------------------------------------------------------------------------------
@@ -252,29 +316,87 @@ def test_server_fails_loud_and_recovers_without_a_restart(live: tuple[Served, Pa
 
 
 @pytest.mark.s3
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: LocalCache.evict removes the folder of a build the worker is serving (recency is "
-    "the fetch time, not use); the mapped files then have no link and BuildView reads that as "
-    "'missing_file', so the alpha answers 503 until the next refresh re-fetches it (and evicts "
-    "another served build)",
-)
-def test_a_served_build_evicted_from_the_s3_cache_still_answers(
+def test_the_s3_cache_never_evicts_a_served_build(
     s3_bucket: str, versions: list[Path], other_seal: Path, tmp_path: Path
 ) -> None:
+    """A cache too small for the builds served keeps them anyway (they are mapped), and evicts a
+    build once no longer served."""
     from datasets.reader import LakeReader
 
     root = f"s3://{s3_bucket}/lake"
     for seal in (versions[0], other_seal):
         publish_seal(str(seal), root)
-    # Room for one served build of these alphas, not two: the operator sized the cache too small.
-    reader = LakeReader(root, refresh_seconds=REFRESH, cache_dir=str(tmp_path / "cache"), cache_bytes=250_000)
+    # Less room than one served build: the operator sized the cache too small for the alphas served.
+    reader = LakeReader(root, refresh_seconds=REFRESH, cache_dir=str(tmp_path / "cache"), cache_bytes=1)
     reader.refresh()
-    first = reader.alpha(ALPHA)
-    second = reader.alpha(OTHER)
+    first, second = reader.alpha(ALPHA), reader.alpha(OTHER)
     assert first is not None and second is not None
-    rows = reader.view(first).table("decisions")
+    view = reader.view(first)
+    rows = view.table("decisions")
     assert rows is not None and rows.num_rows == 240
-    assert reader.view(second).table("decisions") is not None  # fetched: evicts the first build's folder
-    again = reader.view(first).table("decisions")  # BuildDamaged (503) here
-    assert again is not None and again.num_rows == 240
+    assert reader.view(second).table("decisions") is not None  # fetched, then the cache is over size
+    assert Path(view.folder).is_dir(), "the served build's folder was evicted"
+    again = reader.view(first)
+    assert again is view
+    positions = again.table("positions")  # mapped only now, from the cache folder
+    assert positions is not None and positions.num_rows > 0
+    reader.refresh()  # the first refresh after opening checks every served file's SHA-256
+    assert reader.health().alphas == {}
+    assert reader.view(first).table("decisions") is not None
+
+    # A new build of ALPHA is served: the old one's folder is no longer in use, and goes once no
+    # worker has touched it for RECENT_SECONDS (aged here instead of waiting).
+    publish_seal(str(versions[1]), root)
+    reader.refresh()
+    old_folder = tmp_path / "cache" / ALPHA / first.build_id
+    long_ago = time.time() - RECENT_SECONDS - 1
+    os.utime(old_folder, (long_ago, long_ago))
+    newer = reader.alpha(ALPHA)
+    assert newer is not None and newer.build_id != first.build_id
+    assert reader.view(newer).table("decisions") is not None
+    cached = {p.name for p in (tmp_path / "cache" / ALPHA).iterdir()}
+    assert cached == {newer.build_id}, cached
+    assert Path(reader.view(second).folder).is_dir()
+    reader.refresh()
+    assert reader.health().alphas == {}
+
+
+@pytest.mark.s3
+def test_the_s3_cache_never_evicts_a_build_another_worker_serves(
+    s3_bucket: str, versions: list[Path], other_seal: Path, tmp_path: Path
+) -> None:
+    """`alpha-results serve --workers 2` gives both workers one cache folder. Worker A serves ALPHA,
+    worker B serves OTHER (requests spread over the workers); the cache is too small for both."""
+    from datasets.reader import LakeReader
+
+    root = f"s3://{s3_bucket}/lake"
+    for seal in (versions[0], other_seal):
+        publish_seal(str(seal), root)
+    cache = str(tmp_path / "cache")
+    worker_a = LakeReader(root, refresh_seconds=REFRESH, cache_dir=cache, cache_bytes=1)
+    worker_b = LakeReader(root, refresh_seconds=REFRESH, cache_dir=cache, cache_bytes=1)
+    worker_a.refresh()
+    worker_b.refresh()
+    alpha, other = worker_a.alpha(ALPHA), worker_b.alpha(OTHER)
+    assert alpha is not None and other is not None
+    assert worker_a.view(alpha).table("decisions") is not None  # A serves ALPHA (one table mapped)
+    assert worker_b.view(other).table("decisions") is not None  # B fetches OTHER: the cache is over size
+
+    positions = worker_a.view(alpha).table("positions")  # BuildDamaged (missing_file): 503
+    assert positions is not None and positions.num_rows > 0
+    worker_a.refresh()
+    assert worker_a.health().alphas == {}
+
+
+def test_a_serving_file_that_cannot_be_opened_leaves_no_unraisable_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datasets.build_view import _MappedTable
+
+    unraisable: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with pytest.raises(FileNotFoundError) as raised:
+        _MappedTable(str(tmp_path / "removed.arrow"), 100)
+    del raised  # its traceback holds the half-built object
+    gc.collect()
+    assert not unraisable, [str(u.exc_value) for u in unraisable]
