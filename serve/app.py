@@ -39,8 +39,8 @@ from serve.auth import (
     backends_in_process,
     only_get,
 )
-from serve.envelope import REQUEST_ID_HEADER, error_response, json_response, request_id_of
-from serve.health import start_health_monitor, stop_health_monitor
+from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, json_response, request_id_of
+from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.routes import admin, benchmarks, catalog, downloads, meta, performance, portfolio, signals, source
 from serve.settings import Settings
 
@@ -135,6 +135,39 @@ def canonical_paths_only(app: ASGIApp) -> ASGIApp:
         await send(body)
 
     return guard
+
+
+def health_fast_path(app: ASGIApp, litestar: Litestar) -> ASGIApp:
+    """`GET /v1/health` (no query string) answered before routing, from the monitor's last state.
+
+    Health is public, unmetered and probed often; answered past the router it costs a fraction of
+    a routed request, so a flood of probes takes little from keyed requests on the same worker.
+    The body is `meta.health_body`, as the routed handler (kept for the rest: a query string is
+    400, another method 404) answers it; the access line names the route as usual.
+    """
+    from serve.routes.meta import health, health_body
+
+    settings: Settings = litestar.state["services"].settings
+    json_header = (b"content-type", b"application/json")
+
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        routed = scope["type"] != "http" or scope.get("method") != "GET" or scope.get("query_string")
+        if routed or scope["path"] != "/v1/health":
+            await app(scope, receive, send)
+            return
+        scope["route_handler"] = health  # for the access line
+        body = json_bytes(health_body(settings, monitor_of(litestar).current()))
+        request_id = request_id_of(scope).encode()
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [json_header, (b"x-request-id", request_id)],
+        }
+        await send(start)
+        end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
+        await send(end)
+
+    return answer
 
 
 def guards_for(store: Any, limiter: Any) -> Any:
@@ -232,7 +265,7 @@ def create_app(
         debug=False,
     )
     # Around the router rather than as route middleware, so unmatched paths are logged too.
-    app.asgi_handler = access_log_middleware(canonical_paths_only(app.asgi_handler))
+    app.asgi_handler = access_log_middleware(health_fast_path(canonical_paths_only(app.asgi_handler), app))
     return app
 
 

@@ -57,8 +57,12 @@ def single(data: dict[str, Any], meta: dict[str, Any]) -> Response[bytes]:
     return json_response({"data": data, "meta": meta})
 
 
+def json_bytes(body: Any) -> bytes:
+    return _encoder.encode(body)
+
+
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response[bytes]:
-    return Response(content=_encoder.encode(body), status_code=status, media_type=JSON, headers=headers)
+    return Response(content=json_bytes(body), status_code=status, media_type=JSON, headers=headers)
 
 
 def error_response(exc: errors.ApiError, request_id: str) -> Response[bytes]:

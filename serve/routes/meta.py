@@ -29,12 +29,13 @@ from serve.auth import (
     services_of,
 )
 from serve.envelope import collection, json_response, now_iso, single
-from serve.health import monitor_of
+from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import LimiterUnavailable, Limits
 from serve.limits.windows import WINDOW_NAMES
 from serve.params import QueryParams
 from serve.routes.base import ENDPOINT_PARAMS, context
+from serve.settings import Settings
 
 
 @cache
@@ -49,12 +50,8 @@ def build_version() -> str:
 HEALTH_PARAMS = tuple(param.name for param in ENDPOINT_PARAMS["meta.health"])
 
 
-@get("/v1/health", opt={"endpoint": "meta.health"}, sync_to_thread=False, operation_id="health")
-def health(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """The health monitor's last state (serve/health.py): no backend is touched per call."""
-    QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).finish()
-    settings = services_of(request).settings
-    state = monitor_of(request.app).current()
+def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
+    """The health body of the monitor's last state (serve/health.py): no backend is touched."""
     body: dict[str, Any] = {
         "status": state.status,
         "service": settings.service_name,
@@ -67,7 +64,15 @@ def health(request: Request[Any, Any, Any]) -> Response[bytes]:
         body["down"] = list(state.down)
     if state.degraded_alphas:
         body["lake"] = {"degraded_alphas": dict(state.degraded_alphas)}
-    return json_response(body)
+    return body
+
+
+@get("/v1/health", opt={"endpoint": "meta.health"}, sync_to_thread=False, operation_id="health")
+def health(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
+    QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).finish()
+    settings = services_of(request).settings
+    return json_response(health_body(settings, monitor_of(request.app).current()))
 
 
 def _store(services: Services) -> Any:
