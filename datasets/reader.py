@@ -18,7 +18,9 @@ reports, from memory (serve/health.py logs its changes once).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,6 +130,9 @@ class LakeReader:
             thread.join(timeout=5)
 
     def _run(self) -> None:
+        # Background work (SHA-256 of a newly opened build runs here) yields the CPU to requests.
+        with contextlib.suppress(OSError, AttributeError):  # a platform without per-thread nice
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
         while not self._stop.wait(self.refresh_seconds):
             self.refresh()
 
