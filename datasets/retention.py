@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -194,25 +194,28 @@ def collect(storage: Storage, builds_dir: str, pointer_path: str, now: float | N
 
 def lake_garbage(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
     """Garbage of every alpha and benchmark in the lake."""
+    return _every_alpha(root, find_garbage, storage, now)
+
+
+def collect_lake(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
+    """Deletes the garbage of every alpha and benchmark in the lake; returns what it deleted."""
+    return _every_alpha(root, collect, storage, now)
+
+
+def _every_alpha(
+    root: str,
+    run: Callable[[Storage, str, str, float | None], list[Garbage]],
+    storage: Storage | None,
+    now: float | None,
+) -> list[Garbage]:
     storage = storage or Storage(root)
     found: list[Garbage] = []
     for builds_dir, pointer_path in _build_folders(root, storage):
         try:
-            found += find_garbage(storage, builds_dir, pointer_path, now)
+            found += run(storage, builds_dir, pointer_path, now)
         except catalog.CorruptLakeFile as exc:
             log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
     return found
-
-
-def collect_lake(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
-    storage = storage or Storage(root)
-    removed: list[Garbage] = []
-    for builds_dir, pointer_path in _build_folders(root, storage):
-        try:
-            removed += collect(storage, builds_dir, pointer_path, now)
-        except catalog.CorruptLakeFile as exc:
-            log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
-    return removed
 
 
 def _build_folders(root: str, storage: Storage) -> list[tuple[str, str]]:

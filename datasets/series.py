@@ -22,14 +22,9 @@ import pyarrow as pa
 from datasets.build_view import BuildView
 from datasets.queries import Page, Window, day_numbers, window_bounds
 from datasets.rows import column_values, shape_of
+from schemas import wire
 
 _EPOCH = date(1970, 1, 1)
-
-EQUITY_FIELDS = (
-    "date", "timestamp", "starting_equity", "ending_equity", "period_return", "cumulative_return",
-    "peak_equity", "drawdown", "drawdown_pct", "gross_exposure", "net_exposure", "turnover",
-)  # fmt: skip
-BENCHMARK_FIELDS = ("date", "close", "period_return", "cumulative_return", "drawdown_pct")
 
 
 def _floats(table: pa.Table, name: str) -> np.ndarray:
@@ -78,6 +73,20 @@ def _drawdown_pct(peak: np.ndarray, level: np.ndarray) -> np.ndarray:
         return np.where(peak > 0, (peak - level) / peak * 100, np.nan)
 
 
+def _window_summary(days: np.ndarray, cumulative: np.ndarray, drawdown_pct: np.ndarray) -> dict[str, Any]:
+    """What the equity curve's and the benchmark's summaries share, over the whole window."""
+    total_return = _last_known(cumulative)
+    return {
+        "first_date": _day(days, 0) if days.size else None,
+        "last_date": _day(days, days.size - 1) if days.size else None,
+        "sessions": int(days.size),
+        "total_return": total_return,
+        "cumulative_return_pct": None if total_return is None else total_return * 100,
+        "max_drawdown_pct": _nanmax(drawdown_pct),
+        "max_drawdown_date": _deepest(days, drawdown_pct),
+    }
+
+
 def _columns(values: list[np.ndarray]) -> list[list[Any]]:
     return [v.tolist() for v in values]
 
@@ -119,24 +128,16 @@ def equity_curve(
         column_values(rows.column(n).slice(offset, limit))
         for n in ("gross_exposure", "net_exposure", "turnover")
     ]
-    page_rows = shape_of(EQUITY_FIELDS).from_columns([*text, *computed, *carried])
+    page_rows = shape_of(wire.EQUITY_CURVE_FIELDS).from_columns([*text, *computed, *carried])
 
-    total_return = _last_known(cumulative)
-    summary = {
+    summary = _window_summary(days, cumulative, drawdown_pct) | {
         "book": book,
-        "first_date": _day(days, 0) if days.size else None,
-        "last_date": _day(days, days.size - 1) if days.size else None,
-        "sessions": int(days.size),
         "starting_equity": _first_known(start),
         "ending_equity": _last_known(end),
         "peak_equity": _nanmax(peak),
-        "total_return": total_return,
-        "cumulative_return_pct": None if total_return is None else total_return * 100,
         "max_drawdown": _nanmax(drawdown),
-        "max_drawdown_pct": _nanmax(drawdown_pct),
-        "max_drawdown_date": _deepest(days, drawdown_pct),
     }
-    return Page(page_rows, int(days.size)), summary
+    return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
 
 
 def benchmark_daily(
@@ -163,22 +164,14 @@ def benchmark_daily(
 
     page = slice(offset, offset + limit)
     dates = column_values(rows.column("date").slice(offset, limit))
-    page_rows = shape_of(BENCHMARK_FIELDS).from_columns(
+    page_rows = shape_of(wire.BENCHMARK_FIELDS).from_columns(
         [dates, *_columns([close[page], period[page], cumulative[page], drawdown_pct[page]])]
     )
-    total_return = _last_known(cumulative)
-    summary = {
+    summary = _window_summary(days, cumulative, drawdown_pct) | {
         "symbol": symbol,
         "name": name,
         "return_basis": basis,
-        "first_date": _day(days, 0) if days.size else None,
-        "last_date": _day(days, days.size - 1) if days.size else None,
-        "sessions": int(days.size),
         "first_close": _first_known(close),
         "last_close": _last_known(close),
-        "total_return": total_return,
-        "cumulative_return_pct": None if total_return is None else total_return * 100,
-        "max_drawdown_pct": _nanmax(drawdown_pct),
-        "max_drawdown_date": _deepest(days, drawdown_pct),
     }
-    return Page(page_rows, int(days.size)), summary
+    return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
