@@ -7,6 +7,8 @@ by removing the least recently used builds.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import fsspec
@@ -14,6 +16,7 @@ import pytest
 
 from datasets import catalog, layout, queries
 from datasets.faults import BuildDamaged
+from datasets.local_cache import RECENT_SECONDS
 from datasets.reader import LakeReader
 from pipeline.build import build_many
 
@@ -89,12 +92,16 @@ def test_the_cache_keeps_under_its_size_by_least_recent_use(s3_lake: str, tmp_pa
         probe.close()
     # Room for the two largest builds, not for all three.
     budget = sum(sorted(sizes.values())[1:]) + 1
-    # One worker per alpha, each serving only its own build: the others' copies may go.
+    # One worker per alpha, each serving only its own build; a copy no worker touched for
+    # RECENT_SECONDS may go (aged here, oldest first, instead of waiting).
     workers = []
-    for alpha in ALPHAS:
+    for index, alpha in enumerate(ALPHAS):
         worker = LakeReader(s3_lake, refresh_seconds=60, cache_dir=str(cache), cache_bytes=budget)
         week_rows(worker, alpha)
         workers.append(worker)
+        aged = time.time() - RECENT_SECONDS - 10 * (len(ALPHAS) - index)
+        for folder in (cache / alpha).iterdir():
+            os.utime(folder, (aged, aged))
     assert sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) <= budget
     kept = {name.split("/")[0] for name in cached_builds(cache)}
     assert ALPHAS[-1] in kept and ALPHAS[0] not in kept  # the least recently fetched went first
