@@ -289,8 +289,10 @@ class LakeReader:
                     view.verify_hashes()
                     view.raise_if_damaged()
         except BuildDamaged as exc:
+            known = self._failed.get(build.key)
+            if known is None or known[0] != build.build_id or known[1].reason != exc.reason:
+                log.warning("build %s of %s cannot be served: %s", build.build_id, name, exc)  # once
             self._failed[build.key] = (build.build_id, exc)
-            log.warning("build %s of %s cannot be served: %s", build.build_id, name, exc)
             raise
         self._failed.pop(build.key, None)
         self._views[build.key] = view
