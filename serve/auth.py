@@ -162,7 +162,13 @@ def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
         return caller
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
-    authorization = connection.headers.get("authorization")
+    presented = connection.headers.getall("authorization", [])
+    if len(presented) > 1:
+        # Which one a proxy, a cache or this server would pick differs: refuse rather than guess.
+        raise errors.MalformedApiKey(
+            "Send exactly one Authorization header.", details={"authorization_headers": len(presented)}
+        )
+    authorization = presented[0] if presented else None
     try:
         caller = services.authenticate(authorization, ip, datetime.now(UTC))
     except IDENTIFIED_KEY_REFUSALS:

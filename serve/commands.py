@@ -59,6 +59,9 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       (serve/http_protocol.py says why: without it `--workers 2` waited ~44 ms per keep-alive
       request); `loop`: uvloop. docs/benchmarks.md has the figures that chose them.
     - one structured JSON line per request comes from `serve.access`; uvicorn's own line is off.
+    - `proxy_headers` off: uvicorn would otherwise take the client address from X-Forwarded-For
+      when the peer is 127.0.0.1, so any local caller could choose its address. The caller's
+      address comes from `ALPHA_RESULTS_TRUSTED_PROXY_HOPS` alone (serve.auth.client_ip).
     """
     from serve.access_log import log_config
 
@@ -73,6 +76,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "log_level": settings.log_level,
         "log_config": log_config(settings.log_level),
         "access_log": False,
+        "proxy_headers": False,
     }
 
 
