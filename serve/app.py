@@ -11,6 +11,7 @@ allow-list) → `apply_limits` → handler (resolve the alpha, validate paramete
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from anyio import to_thread
@@ -102,16 +103,24 @@ async def add_response_headers(message: Message, scope: Scope) -> None:
             headers[name] = value
 
 
+_NONCANONICAL_ESCAPE = re.compile(rb"%(2[dDeEfF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])")
+"""A percent-encoded `/` (%2F) or unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`)."""
+
+
 def canonical_paths_only(app: ASGIApp) -> ASGIApp:
     """Answer 404 `not_found` for a path the router would only match after normalising it.
 
     The spec knows `/v1/me`, not `/v1/me/` or `/v1//me`; serving those as `/v1/me` would give every
-    route several addresses (and caches, allow-lists by path, logs several spellings).
+    route several addresses (and caches, allow-lists by path, logs several spellings). The same
+    holds for the raw path's percent-encodings: an encoded `/` would join two segments into one
+    (`Test_x%2Fbooks` as an alpha id), and an encoded unreserved character (`%54est_x`) is a second
+    spelling of a plain one (RFC 3986 2.3); both are 404 before any key is read.
     """
 
     async def guard(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or normalize_path(path) == path:
+        raw = scope.get("raw_path") or b""
+        if scope["type"] != "http" or (normalize_path(path) == path and not _NONCANONICAL_ESCAPE.search(raw)):
             await app(scope, receive, send)
             return
         request_id = request_id_of(scope)
