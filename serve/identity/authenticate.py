@@ -68,9 +68,12 @@ def authenticate(store: KeyStore, authorization: str | None, client_ip: str, now
         secret_matches(parsed.secret, _DUMMY_HASH)
         log.debug("authentication failed: unknown key_id=%s", parsed.key_id)
         raise errors.InvalidApiKey()
+    # The secret first: until it matches, a known key_id costs what an unknown one does.
+    if not secret_matches(parsed.secret, credentials.secret_sha256):
+        log.debug("authentication failed: wrong secret for key_id=%s", parsed.key_id)
+        raise errors.InvalidApiKey()
     key, account = credentials.key, credentials.account
-    if not secret_matches(parsed.secret, credentials.secret_sha256) or key.env != parsed.env:
-        log.debug("authentication failed: wrong secret for key_id=%s", key.key_id)
+    if key.env != parsed.env:
         raise errors.InvalidApiKey()
     if key.is_revoked:
         raise errors.KeyRevoked()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from schemas.registry import META_IDS
@@ -118,13 +120,33 @@ class KeyRecord:
         return self.expires_at is not None and self.expires_at <= as_utc(now)
 
 
-@dataclass(frozen=True)
 class Credentials:
-    """What authentication needs in one read: the key, its owner and the secret's hash."""
+    """What authentication needs in one read: the secret's hash, then the key and its owner.
 
-    key: KeyRecord
-    account: AccountRecord
-    secret_sha256: str = field(repr=False)
+    The key and the account are built from the row only when first asked for: authentication
+    compares the secret first, so a wrong secret for a known key_id does the same work as an
+    unknown key_id (a comparison against a fixed hash), and its timing tells nothing.
+    """
+
+    def __init__(
+        self,
+        secret_sha256: str,
+        read_key: Callable[[], KeyRecord],
+        read_account: Callable[[], AccountRecord],
+    ) -> None:
+        self.secret_sha256 = secret_sha256
+        self._read_key, self._read_account = read_key, read_account
+
+    def __repr__(self) -> str:
+        return "Credentials(...)"  # never the hash
+
+    @cached_property
+    def key(self) -> KeyRecord:
+        return self._read_key()
+
+    @cached_property
+    def account(self) -> AccountRecord:
+        return self._read_account()
 
 
 def as_utc(moment: datetime) -> datetime:

@@ -460,9 +460,9 @@ class SqlKeyStore(ABC):
         row = rows[0]
         n_key, n_account = KEY_COLUMN_COUNT, ACCOUNT_COLUMN_COUNT
         return Credentials(
-            key=_key_from_row(row[:n_key]),
-            account=_account_from_row(row[n_key : n_key + n_account]),
             secret_sha256=row[n_key + n_account],
+            read_key=lambda: _key_from_row(row[:n_key]),
+            read_account=lambda: _account_from_row(row[n_key : n_key + n_account]),
         )
 
     def set_key_status(self, key_id: str, status: str) -> KeyRecord:
