@@ -28,6 +28,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 
 from serve.envelope import request_id_of
+from serve.identity.tokens import redact_tokens
 
 log = logging.getLogger("serve.access")
 _encode = msgspec.json.Encoder().encode
@@ -68,7 +69,7 @@ def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, An
         "key_id": getattr(caller, "key_id", None) or state.get("key_id"),
         "route": _route_of(scope),
         "method": scope.get("method"),
-        "path": scope.get("path"),
+        "path": redact_tokens(str(scope.get("path", ""))),
         "status": status,
         "duration_ms": round(duration_ms, 2),
         "pid": os.getpid(),

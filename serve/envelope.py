@@ -14,6 +14,7 @@ import msgspec
 from litestar import Response
 
 from serve import errors
+from serve.identity.tokens import redact_tokens
 
 JSON = "application/json"
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -65,12 +66,23 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     return Response(content=json_bytes(body), status_code=status, media_type=JSON, headers=headers)
 
 
+def _redacted(value: Any) -> Any:
+    """Error details with every token-shaped text removed (they may quote request input)."""
+    if isinstance(value, str):
+        return redact_tokens(value)
+    if isinstance(value, dict):
+        return {_redacted(k): _redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v) for v in value]
+    return value
+
+
 def error_response(exc: errors.ApiError, request_id: str) -> Response[bytes]:
     body = {
         "error": {
             "code": exc.code,
-            "message": exc.message,
-            "details": exc.details,
+            "message": redact_tokens(exc.message),
+            "details": _redacted(exc.details),
             "request_id": request_id,
         }
     }

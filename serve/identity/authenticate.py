@@ -9,7 +9,6 @@ Key and account are read from the store on every call, so changes take effect im
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
@@ -18,7 +17,7 @@ from serve.context import Caller
 from serve.identity.access import build_caller, ip_allowed
 from serve.identity.records import as_utc
 from serve.identity.store import KeyStore
-from serve.identity.tokens import TOKEN_PREFIX, hash_secret, parse_token, secret_matches
+from serve.identity.tokens import TOKEN_LIKE, hash_secret, parse_token, redact_tokens, secret_matches
 
 log = logging.getLogger("serve.identity")
 
@@ -27,7 +26,6 @@ CHALLENGE = {"WWW-Authenticate": "Bearer"}
 QUERY_KEY_PARAMETERS = frozenset({"api_key", "apikey", "api-key", "key", "token", "access_token"})
 """Query parameter names under which clients commonly (and wrongly) send keys."""
 
-_TOKEN_LIKE = re.compile(rf"{TOKEN_PREFIX}_(live|test)_[0-9A-Za-z]{{16}}\.")
 _DUMMY_HASH = hash_secret("0" * 43)
 
 
@@ -50,11 +48,11 @@ def reject_key_in_query(query: Mapping[str, str] | Iterable[tuple[str, str]]) ->
     """
     items = query.items() if isinstance(query, Mapping) else query
     for name, value in items:
-        if name.lower() in QUERY_KEY_PARAMETERS or _TOKEN_LIKE.search(str(value)):
+        if name.lower() in QUERY_KEY_PARAMETERS or TOKEN_LIKE.search(name) or TOKEN_LIKE.search(str(value)):
             raise errors.MissingApiKey(
                 "API keys are accepted only in the Authorization: Bearer header, never in the query "
                 "string; treat a key sent in a URL as leaked and revoke it.",
-                details={"parameter": name},
+                details={"parameter": redact_tokens(name)},
                 headers=dict(CHALLENGE),
             )
 

@@ -76,6 +76,17 @@ def assemble_token(env: str, key_id_random: str, secret: str) -> str:
     return f"{TOKEN_PREFIX}_{env}_{key_id}.{secret}"
 
 
+TOKEN_LIKE = re.compile(rf"{TOKEN_PREFIX}_(?:live|test)_[0-9A-Za-z]{{16}}\.[A-Za-z0-9_-]*")
+"""A token as it may turn up in request input: prefix, environment, key_id, dot, secret (or part)."""
+REDACTED_TOKEN = "[redacted token]"
+
+
+def redact_tokens(text: str) -> str:
+    """`text` with every token-shaped substring replaced: what any echo or log of request input
+    goes through, so a key pasted into a URL or a parameter never leaves in a body or a log."""
+    return TOKEN_LIKE.sub(REDACTED_TOKEN, text) if TOKEN_PREFIX in text else text
+
+
 def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("ascii")).hexdigest()
 
