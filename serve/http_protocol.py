@@ -1,5 +1,7 @@
 """The HTTP protocols `alpha-results serve` hands uvicorn: uvicorn's own, with TCP_NODELAY set on
-every accepted connection.
+every accepted connection, and the parser's own refusals (a request it cannot parse, such as a
+NUL byte in a header, never reaches the app) answered in the JSON error envelope like every other
+answer of the service, not as uvicorn's plain text.
 
 Why: with `--workers 2` uvicorn binds the listening socket itself (`socket.socket(AF_INET)`, whose
 protocol number is 0), and asyncio sets TCP_NODELAY only on sockets whose protocol number is
@@ -15,7 +17,9 @@ CLI's other commands do not pay for importing uvicorn's protocol modules.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+import uuid
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -28,13 +32,46 @@ def set_nodelay(transport: asyncio.BaseTransport) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def parser_refusal() -> bytes:
+    """The whole HTTP/1.1 response for a request the parser refused: 400 `bad_request`, envelope
+    and request id as everywhere, and the connection closed (the stream cannot be trusted)."""
+    request_id = "req_" + uuid.uuid4().hex
+    body = json.dumps(
+        {
+            "error": {
+                "code": "bad_request",
+                "message": "The request is not valid HTTP/1.1 and was not read.",
+                "details": {},
+                "request_id": request_id,
+            }
+        },
+        separators=(",", ":"),
+    ).encode()
+    head = (
+        "HTTP/1.1 400 Bad Request\r\n"
+        "content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n"
+        f"x-request-id: {request_id}\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
         super().connection_made(transport)
+
+    def send_400_response(self, msg: str) -> None:
+        self.transport.write(parser_refusal())
+        self.transport.close()
 
 
 class NoDelayH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
         super().connection_made(transport)
+
+    def send_400_response(self, msg: str) -> None:
+        self.transport.write(parser_refusal())
+        self.transport.close()

@@ -1,0 +1,45 @@
+"""A request the HTTP parser refuses before the app sees it (a NUL byte or a broken header line)
+still gets the JSON error envelope, through the real `alpha-results serve` process."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_serve_stack import serving
+
+pytestmark = pytest.mark.e2e
+
+BROKEN_REQUESTS = (
+    b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Bad: a\x00b\r\n\r\n",
+    b"GET /v1/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n",
+    b"GET /v1/health\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+)
+
+
+def exchange(port: int, raw: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(raw)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("raw", BROKEN_REQUESTS, ids=["nul-in-header", "no-colon", "nul-in-target"])
+def test_a_request_the_parser_refuses_gets_the_error_envelope(
+    demo_lake: Path, tmp_path: Path, raw: bytes
+) -> None:
+    with serving(demo_lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=1) as (port, _):
+        answer = exchange(port, raw)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0] == "HTTP/1.1 400 Bad Request", answer
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    assert headers["content-type"] == "application/json"
+    error = json.loads(body)["error"]
+    assert error["code"] == "bad_request" and error["details"] == {}
+    assert error["request_id"] == headers["x-request-id"]
