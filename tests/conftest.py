@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.s3_server import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - one moto per session
+
 REQUIRE_BACKENDS = os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1"
 
 

@@ -34,7 +34,6 @@ from serve.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.ops.keys import issue_key
 from tests.pipeline.factory import write_factory_seal
-from tests.s3.conftest import s3_bucket, s3_endpoint  # noqa: F401 - shared fixtures
 
 REPO = Path(__file__).resolve().parents[2]
 ALPHA = "Test_factory"

@@ -20,7 +20,6 @@ from serve.app import create_app
 from serve.context import Caller
 from serve.settings import Settings
 from tests.callers import DATA_IDS, authenticator_for, make_caller
-from tests.s3.conftest import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - shared fixtures
 
 CALLERS: dict[str, Caller] = {
     "member": make_caller(),

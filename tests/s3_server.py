@@ -1,5 +1,9 @@
 """A real S3-compatible server (moto in server mode) on 127.0.0.1, started once per session.
 
+The fixtures are registered once, by tests/conftest.py: a conftest of a subfolder that imported
+them would register a second session fixture, hence a second server, and the AWS environment
+would then point the tests' clients at one server and the cached filesystems at the other.
+
 The lake, the pipeline and the signer reach it through the standard AWS environment variables
 (`AWS_ENDPOINT_URL`, credentials, region), exactly as a deployment configures a real bucket.
 """
@@ -18,8 +22,6 @@ from pathlib import Path
 import fsspec
 import httpx
 import pytest
-
-from tests.conftest import backend_unavailable
 
 S3_ENV = {
     "AWS_ACCESS_KEY_ID": "alpha-results-test",
@@ -51,6 +53,8 @@ def s3_endpoint() -> Iterator[str]:
                 break
             except httpx.HTTPError:
                 if process.poll() is not None or time.monotonic() > deadline:
+                    from tests.conftest import backend_unavailable  # tests/conftest.py imports this module
+
                     backend_unavailable(f"moto S3 server did not start on {endpoint}")
                 time.sleep(0.1)
         saved = {k: os.environ.get(k) for k in [*S3_ENV, "AWS_ENDPOINT_URL"]}
