@@ -18,20 +18,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets.build_view import BuildView
-from datasets.rows import shape_of
+from datasets.rows import date_at, day_number, floats, shape_of
 
 Window = tuple[date | None, date | None]
-_EPOCH = date(1970, 1, 1)
 
 
 @dataclass(frozen=True)
 class Page:
     rows: list[Any]
     total: int
-
-
-def day_number(day: date) -> int:
-    return (day - _EPOCH).days
 
 
 def day_numbers(table: pa.Table, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -89,12 +84,6 @@ class Week:
     rows: tuple[int, int]  # row range in decisions.arrow
 
 
-def _as_date(days: np.ndarray, index: int) -> date | None:
-    if 0 <= index < days.size:
-        return date.fromordinal(_EPOCH.toordinal() + int(days[index]))
-    return None
-
-
 @dataclass(frozen=True)
 class _Index:
     """The rebalance index of one build as Python values (a few hundred weeks), kept on its view."""
@@ -135,10 +124,10 @@ def find_week(view: BuildView, day: date) -> Week | None:
         found=found,
         week_status=index.week_status[i] if found else None,
         n_symbols=index.n_symbols[i] if found else None,
-        first_rebalance=_as_date(days, 0),
-        last_rebalance=_as_date(days, days.size - 1),
-        previous_rebalance=_as_date(days, i - 1),
-        next_rebalance=_as_date(days, i + 1 if found else i),
+        first_rebalance=date_at(days, 0),
+        last_rebalance=date_at(days, days.size - 1),
+        previous_rebalance=date_at(days, i - 1),
+        next_rebalance=date_at(days, i + 1 if found else i),
         rows=(index.starts[i], index.stops[i]) if found else (0, 0),
     )
 
@@ -151,11 +140,6 @@ class WeekQuery:
     weight_column: str
     sort_column: str  # score | average_rank | symbol | a target-weight column
     order: str  # asc | desc
-
-
-def _floats(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    values: np.ndarray = column.to_numpy(zero_copy_only=False)  # nulls as NaN
-    return values.astype(np.float64, copy=False)
 
 
 def _mask(block: pa.Table, query: WeekQuery) -> np.ndarray | None:
@@ -200,7 +184,7 @@ def week_page(
     elif query.sort_column == "symbol":
         chosen = np.arange(block.num_rows) if query.order == "asc" else np.arange(block.num_rows)[::-1]
     else:
-        values = _floats(block.column(query.sort_column))
+        values = floats(block.column(query.sort_column))
         # Nulls (NaN) sort last in both directions, as NULLS LAST does; ties by ticker.
         keys = values if query.order == "asc" else -values
         chosen = np.lexsort((np.arange(block.num_rows), keys))

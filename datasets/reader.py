@@ -154,9 +154,6 @@ class LakeReader:
             raise LakeUnavailable(catalogue.failure)
         return catalogue.alphas
 
-    def unreadable_alphas(self) -> dict[str, str]:
-        return dict(self._current().unreadable)
-
     def alpha(self, alpha_id: str) -> AlphaBuild | None:
         """The current build of `alpha_id`; None when nothing is published under it. Raises
         LakeUnavailable when it is published but unreadable: it exists, so it is not "not found"."""
@@ -349,9 +346,3 @@ class LakeReader:
         for key, (_, exc) in list(self._failed.items()):
             alphas[key] = exc.reason
         return LakeHealth(down=catalogue.failure is not None, alphas=dict(sorted(alphas.items())))
-
-    def ping(self) -> None:
-        """Raises LakeUnavailable when the last refresh found the lake down or a build damaged."""
-        health = self.health()
-        if health.down or health.alphas:
-            raise LakeUnavailable(", ".join(health.alphas) or "lake unavailable")

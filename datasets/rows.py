@@ -18,7 +18,22 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 
-_EPOCH = date(1970, 1, 1)
+EPOCH = date(1970, 1, 1)  # date32 values count days from it
+
+
+def day_number(day: date) -> int:
+    return (day - EPOCH).days
+
+
+def date_at(days: np.ndarray, index: int) -> date | None:
+    """The date of `days[index]` (days since EPOCH); None when `index` is outside the array."""
+    return EPOCH + timedelta(days=int(days[index])) if 0 <= index < days.size else None
+
+
+def floats(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A numeric column as float64, nulls as NaN (zero-copy when it has no nulls)."""
+    values: np.ndarray = column.to_numpy(zero_copy_only=False)
+    return values.astype(np.float64, copy=False)
 
 
 class _DateText:
@@ -44,7 +59,7 @@ class _DateText:
             first = min(low, self._first) if self._texts.size else low
             last = max(high, self._first + self._texts.size - 1) if self._texts.size else high
             texts = np.array(
-                [(_EPOCH + timedelta(days=d)).isoformat() for d in range(first, last + 1)], dtype=object
+                [(EPOCH + timedelta(days=d)).isoformat() for d in range(first, last + 1)], dtype=object
             )
             self._texts, self._first = texts, first
             return texts, first
@@ -71,7 +86,7 @@ def column_values(column: pa.Array | pa.ChunkedArray, rows: np.ndarray | None = 
         column = column.take(pa.array(rows, pa.int64()))
     if pa.types.is_date32(kind):
         days = column.cast(pa.int32()).to_pylist()
-        return [None if v is None else str(_EPOCH + timedelta(days=v)) for v in days]
+        return [None if v is None else str(EPOCH + timedelta(days=v)) for v in days]
     return column.to_pylist()
 
 

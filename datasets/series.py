@@ -13,23 +13,15 @@ is null where the peak is not positive. Aggregates of the summary skip nulls.
 from __future__ import annotations
 
 import warnings
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from datasets.build_view import BuildView
 from datasets.queries import Page, Window, day_numbers, window_bounds
-from datasets.rows import column_values, shape_of
+from datasets.rows import column_values, date_at, floats, shape_of
 from schemas import wire
-
-_EPOCH = date(1970, 1, 1)
-
-
-def _floats(table: pa.Table, name: str) -> np.ndarray:
-    values: np.ndarray = table.column(name).to_numpy()  # nulls as NaN
-    return values.astype(np.float64, copy=False)
 
 
 def _last_known(values: np.ndarray) -> float | None:
@@ -48,16 +40,12 @@ def _nanmax(values: np.ndarray) -> float | None:
     return float(np.nanmax(values))
 
 
-def _day(days: np.ndarray, index: int) -> date:
-    return _EPOCH + timedelta(days=int(days[index]))
-
-
 def _deepest(days: np.ndarray, drawdown_pct: np.ndarray) -> date | None:
     """Date of the largest positive drawdown_pct, the earliest on a tie."""
     deep = np.where(drawdown_pct > 0, drawdown_pct, -np.inf)
     if deep.size == 0 or not np.isfinite(deep.max()):
         return None
-    return _day(days, int(np.argmax(deep)))
+    return date_at(days, int(np.argmax(deep)))
 
 
 def _running(values: np.ndarray) -> np.ndarray:
@@ -77,8 +65,8 @@ def _window_summary(days: np.ndarray, cumulative: np.ndarray, drawdown_pct: np.n
     """What the equity curve's and the benchmark's summaries share, over the whole window."""
     total_return = _last_known(cumulative)
     return {
-        "first_date": _day(days, 0) if days.size else None,
-        "last_date": _day(days, days.size - 1) if days.size else None,
+        "first_date": date_at(days, 0),
+        "last_date": date_at(days, days.size - 1),
         "sessions": int(days.size),
         "total_return": total_return,
         "cumulative_return_pct": None if total_return is None else total_return * 100,
@@ -102,7 +90,7 @@ def equity_curve(
     a, b = window_bounds(day_numbers(table, low, high), window)
     rows = table.slice(low + a, b - a)
     days = day_numbers(rows)
-    start, end = _floats(rows, "starting_equity"), _floats(rows, "ending_equity")
+    start, end = floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.where(np.isnan(start) | (start == 0), np.nan, (end - start) / start)
     growth = np.cumprod(np.where(np.isnan(period), 1.0, 1.0 + period))
@@ -153,10 +141,10 @@ def benchmark_daily(
     a, b = window_bounds(day_numbers(table), window)
     rows = table.slice(a, b - a)
     days = day_numbers(rows)
-    close = _floats(rows, "close")
+    close = floats(rows.column("close"))
     adjusted = rows.column("adjusted_close")
     basis = "adjusted_close" if rows.num_rows > 0 and adjusted.null_count == 0 else "close"
-    price = close if basis == "close" else _floats(rows, "adjusted_close")
+    price = close if basis == "close" else floats(rows.column("adjusted_close"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.concatenate([[np.nan], (price[1:] - price[:-1]) / price[:-1]]) if price.size else price
         cumulative = price / price[0] - 1 if price.size else price

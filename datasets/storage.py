@@ -89,13 +89,6 @@ class Storage:
         base = self.fs._strip_protocol(path).rstrip("/")
         return sorted(p[len(base) + 1 :] for p in self.fs.find(path))
 
-    def modified_at(self, path: str) -> float | None:
-        """Newest modification time (epoch seconds) of the files under a folder; None when it holds
-        none (an object store has no folder of its own to date)."""
-        times = [_epoch(info) for info in self.fs.find(path, detail=True).values()]
-        known = [t for t in times if t is not None]
-        return max(known) if known else None
-
     def file_modified_at(self, path: str) -> float | None:
         """Modification time (epoch seconds) of one file; None when it is absent."""
         try:

@@ -303,7 +303,6 @@ STORAGE_CALLS = (
     "list_files",
     "read_bytes",
     "file_modified_at",
-    "modified_at",
     "size",
     "delete_file",
     "delete_tree",
