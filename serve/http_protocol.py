@@ -17,12 +17,13 @@ CLI's other commands do not pay for importing uvicorn's protocol modules.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
-import uuid
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from serve import errors
+from serve.envelope import error_response, request_id_of
 
 
 def set_nodelay(transport: asyncio.BaseTransport) -> None:
@@ -33,20 +34,11 @@ def set_nodelay(transport: asyncio.BaseTransport) -> None:
 
 
 def parser_refusal() -> bytes:
-    """The whole HTTP/1.1 response for a request the parser refused: 400 `bad_request`, envelope
-    and request id as everywhere, and the connection closed (the stream cannot be trusted)."""
-    request_id = "req_" + uuid.uuid4().hex
-    body = json.dumps(
-        {
-            "error": {
-                "code": "bad_request",
-                "message": "The request is not valid HTTP/1.1 and was not read.",
-                "details": {},
-                "request_id": request_id,
-            }
-        },
-        separators=(",", ":"),
-    ).encode()
+    """The whole HTTP/1.1 response for a request the parser refused: 400 `bad_request` in the one
+    error envelope (serve.envelope), and the connection closed (the stream cannot be trusted)."""
+    request_id = request_id_of({})
+    error = errors.BadRequest("The request is not valid HTTP/1.1 and was not read.")
+    body = bytes(error_response(error, request_id).content)
     head = (
         "HTTP/1.1 400 Bad Request\r\n"
         "content-type: application/json\r\n"
@@ -57,21 +49,23 @@ def parser_refusal() -> bytes:
     return head.encode("ascii") + body
 
 
-class NoDelayHttpToolsProtocol(HttpToolsProtocol):
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+class _ServiceConnection:
+    """What both protocols add to uvicorn's: TCP_NODELAY, and the envelope on parser refusals."""
+
+    transport: asyncio.Transport
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
         set_nodelay(transport)
-        super().connection_made(transport)
+        super().connection_made(transport)  # type: ignore[misc]
 
     def send_400_response(self, msg: str) -> None:
         self.transport.write(parser_refusal())
         self.transport.close()
 
 
-class NoDelayH11Protocol(H11Protocol):
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        set_nodelay(transport)
-        super().connection_made(transport)
+class NoDelayHttpToolsProtocol(_ServiceConnection, HttpToolsProtocol):  # type: ignore[misc]
+    pass
 
-    def send_400_response(self, msg: str) -> None:
-        self.transport.write(parser_refusal())
-        self.transport.close()
+
+class NoDelayH11Protocol(_ServiceConnection, H11Protocol):  # type: ignore[misc]
+    pass
