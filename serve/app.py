@@ -107,6 +107,21 @@ _NONCANONICAL_ESCAPE = re.compile(rb"%(2[dDeEfF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9
 """A percent-encoded `/` (%2F) or unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`)."""
 
 
+async def send_json(send: Send, status: int, body: bytes, request_id: str) -> None:
+    """A whole JSON response sent straight to the ASGI server (for answers given before routing)."""
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", b"application/json"),
+            (REQUEST_ID_HEADER.lower().encode(), request_id.encode()),
+        ],
+    }
+    end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
+    await send(start)
+    await send(end)
+
+
 def canonical_paths_only(app: ASGIApp) -> ASGIApp:
     """Answer 404 `not_found` for a path the router would only match after normalising it.
 
@@ -123,25 +138,9 @@ def canonical_paths_only(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http" or (normalize_path(path) == path and not _NONCANONICAL_ESCAPE.search(raw)):
             await app(scope, receive, send)
             return
-        request_id = request_id_of(scope)
         error = errors.NotFound(f"No such path: {path}", details={"path": path})
-        response = error_response(error, request_id)
-        headers = [
-            (b"content-type", b"application/json"),
-            (REQUEST_ID_HEADER.lower().encode(), request_id.encode()),
-        ]
-        start: HTTPResponseStartEvent = {
-            "type": "http.response.start",
-            "status": error.status,
-            "headers": headers,
-        }
-        body: HTTPResponseBodyEvent = {
-            "type": "http.response.body",
-            "body": response.content,
-            "more_body": False,
-        }
-        await send(start)
-        await send(body)
+        request_id = request_id_of(scope)
+        await send_json(send, error.status, error_response(error, request_id).content, request_id)
 
     return guard
 
@@ -157,7 +156,6 @@ def health_fast_path(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     from serve.routes.meta import health, health_body
 
     settings: Settings = litestar.state["services"].settings
-    json_header = (b"content-type", b"application/json")
 
     async def answer(scope: Scope, receive: Receive, send: Send) -> None:
         routed = scope["type"] != "http" or scope.get("method") != "GET" or scope.get("query_string")
@@ -166,15 +164,7 @@ def health_fast_path(app: ASGIApp, litestar: Litestar) -> ASGIApp:
             return
         scope["route_handler"] = health  # for the access line
         body = json_bytes(health_body(settings, monitor_of(litestar).current()))
-        request_id = request_id_of(scope).encode()
-        start: HTTPResponseStartEvent = {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [json_header, (b"x-request-id", request_id)],
-        }
-        await send(start)
-        end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
-        await send(end)
+        await send_json(send, 200, body, request_id_of(scope))
 
     return answer
 
