@@ -56,6 +56,16 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+DOWNLOAD_FETCH_LIMIT_MAX = 100
+
+
+def _download_fetch_limit(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= DOWNLOAD_FETCH_LIMIT_MAX:
+        raise ValueError(f"expected an integer from 1 to {DOWNLOAD_FETCH_LIMIT_MAX}, got {text!r}")
+    return value
+
+
 def _refresh_seconds(text: str) -> float:
     value = float(text)
     if not 0 < value <= 60:
@@ -119,6 +129,13 @@ SETTINGS: tuple[Setting, ...] = (
         "File holding the HMAC key that signs source-archive URLs of a local lake (absent: "
         "503 source_download_not_configured).",
     ),
+    Setting(
+        "download_fetch_limit",
+        5,
+        _download_fetch_limit,
+        "Fetches one signed source-archive URL of a local lake answers with the file (1 to 100); "
+        "the next is 403 download_url_expired. Counted in the key store, shared by every worker.",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -141,6 +158,7 @@ class Settings:
     log_level: str = "info"
     public_base_url: str = "http://127.0.0.1:8000"
     signing_key_file: str = "var/signing.key"
+    download_fetch_limit: int = 5
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -63,6 +63,16 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS api_keys_by_user ON api_keys (user_id, created_at)",
     # E-mails are stored lower-cased; the index also keeps older mixed-case rows unique.
     "CREATE UNIQUE INDEX IF NOT EXISTS accounts_email_lower ON accounts (lower(email))",
+    # Fetches of each signed download URL (serve.identity.download_fetches), keyed by the SHA-256
+    # of its signature; `url_expires` is the URL's epoch expiry, after which the row is purged.
+    """
+    CREATE TABLE IF NOT EXISTS download_fetches (
+        signature_sha256 TEXT PRIMARY KEY,
+        url_expires BIGINT NOT NULL,
+        fetches INTEGER NOT NULL CHECK (fetches >= 1)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS download_fetches_by_expiry ON download_fetches (url_expires)",
 )
 
 # Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT

@@ -3,6 +3,11 @@ signed URL of a local lake, outside `/v1` and without an API key.
 
 The URL itself is the credential: `serve.archives.HmacSigner` checks the HMAC over the object
 path and the expiry in constant time (403 `download_url_invalid`, 403 `download_url_expired`).
+Each URL answers with the file at most `download_fetch_limit` times; the next fetch is 403
+`download_url_expired` with `details.fetch_limit` (serve.identity.download_fetches counts them in
+the key store's database, so every worker and machine shares one count). A fetch is counted
+once the file is open and the answer is about to be the file: a refused or failing fetch before
+that consumes nothing; a transfer broken after the 200 began is counted (see `download_archive`).
 The file is streamed in chunks with `Content-Disposition: attachment; filename="<alpha_id>.zip"`.
 With an S3 lake the URLs point at S3, so this route answers 404 `not_found`; a local lake without
 a usable signing key answers 503 `source_download_not_configured`, and a lake folder that is gone
@@ -12,11 +17,13 @@ a usable signing key answers 503 `source_download_not_configured`, and a lake fo
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from litestar import Request, Response, get
+from litestar.datastructures import State
 from litestar.params import FromPath
 from litestar.response import Stream
 
@@ -28,17 +35,59 @@ from serve.archives import (
     stored_object,
 )
 from serve.auth import services_of
+from serve.identity.download_fetches import DownloadFetches
+from serve.identity.store import KeyStoreUnavailable
 from serve.routes.source import signer_of
 
 log = logging.getLogger("serve.downloads")
 
 CHUNK_BYTES = 1 << 20
 
+_FETCHES_STATE = "download_fetches"
+_fetches_lock = threading.Lock()
 
-def _chunks(storage: Any, path: str) -> Iterator[bytes]:
-    with storage.fs.open(path, "rb") as handle:
+
+def fetches_of(request: Request[Any, Any, Any]) -> DownloadFetches:
+    """The app's fetch counter, built on first use over the app's key store.
+
+    An app built without a key store (a test rig with its own authenticator) counts in a private
+    in-memory SQLite database, so the cap holds there too (per process)."""
+    state: State = request.app.state
+    with _fetches_lock:
+        if _FETCHES_STATE not in state:
+            services = services_of(request)
+            store = services.store
+            if store is None:
+                from serve.identity import open_store
+
+                store = open_store("sqlite:///:memory:")
+            state[_FETCHES_STATE] = DownloadFetches(store, services.settings.download_fetch_limit)
+        fetches: DownloadFetches = state[_FETCHES_STATE]
+    return fetches
+
+
+def _chunks(handle: IO[bytes]) -> Iterator[bytes]:
+    with handle:
         while chunk := handle.read(CHUNK_BYTES):
             yield chunk
+
+
+def _count_fetch(request: Request[Any, Any, Any], signature: str, expires: str, now: float) -> None:
+    """Count this fetch of a verified URL, or raise 403 `download_url_expired` when the URL has
+    had its `download_fetch_limit` fetches (503 `source_download_unavailable` when the count
+    cannot be reached: never an uncounted file)."""
+    fetches = fetches_of(request)
+    try:
+        counted = fetches.count_fetch(signature, int(expires), now)
+    except KeyStoreUnavailable as exc:  # logged by the app's exception handler, as every 503
+        raise errors.SourceDownloadUnavailable(
+            "The download cannot be counted right now (the key store is unreachable); retry with backoff."
+        ) from exc
+    if counted is None:
+        raise errors.DownloadUrlExpired(
+            f"This download URL has reached its limit of {fetches.limit} fetches; request a new one.",
+            details={"fetch_limit": fetches.limit},
+        )
 
 
 @get(f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path:path}}", sync_to_thread=True, include_in_schema=False)
@@ -55,21 +104,34 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     names = [name for name, _ in query.multi_items()]
     if sorted(names) != ["expires", "signature"]:
         raise errors.DownloadUrlInvalid()
-    signer.verify(object_path, query.get("expires"), query.get("signature"), time.time())
+    expires, signature = query["expires"], query["signature"]  # both present, once (checked above)
+    now = time.time()
+    signer.verify(object_path, expires, signature, now)
     storage = signer.storage
     try:
         path = stored_object(storage, object_path)
+        if path is None:
+            raise errors.SourceObjectMissing(details={"filename": f"{match['alpha']}.zip"})
+        size = storage.size(path)
+        handle = storage.fs.open(path, "rb")
     except OSError as exc:  # ArchiveStoreUnavailable included: the lake folder is gone
         log.warning("archive store failed while serving %s: %s", object_path, exc)
         raise errors.SourceDownloadUnavailable() from exc
-    if path is None:
-        raise errors.SourceObjectMissing(details={"filename": f"{match['alpha']}.zip"})
+    # Counted last, once the file is open: every refusal and failure above consumes nothing. Not
+    # on completion: a count taken after the transfer would let any number of parallel fetches
+    # pass the check before the first one finished. A transfer broken after this point counts (the
+    # server cannot tell how much the client kept); the limit leaves room for such retries.
+    try:
+        _count_fetch(request, signature, expires, now)
+    except BaseException:
+        handle.close()
+        raise
     return Stream(
-        _chunks(storage, path),
+        _chunks(handle),
         media_type="application/zip",
         headers={
             "Content-Disposition": f'attachment; filename="{match["alpha"]}.zip"',
-            "Content-Length": str(storage.size(path)),
+            "Content-Length": str(size),
             "Cache-Control": "private, no-store",
         },
     )

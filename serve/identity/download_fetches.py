@@ -1,0 +1,85 @@
+"""How many times each signed download URL has been fetched, kept in the key store's database.
+
+A signed URL of a local lake (`serve.archives.HmacSigner`) is a credential of its own: it outlives
+the key that asked for it and its fetches are not metered (docs/access.md). What bounds a leaked
+URL is its lifetime and this count: at most `download_fetch_limit` fetches per URL.
+
+- **Shared.** The count lives in the key store's database (table `download_fetches`, created with
+  the store's schema), so every worker process and machine serving the lake sees one count, and
+  it survives a restart.
+- **Atomic.** One fetch is one statement: an UPSERT that inserts the first fetch or adds one to a
+  count still under the limit, and RETURNs the new count. At the limit the UPDATE's condition is
+  false, no row comes back and nothing changes, so a refused fetch consumes nothing and no two
+  concurrent fetches can both take the last place (no read-then-write race, on SQLite or
+  PostgreSQL).
+- **Keyed by a hash.** The row's key is the SHA-256 of the URL's signature: the signature is the
+  credential and is never stored. It identifies the URL (the HMAC covers the object path and
+  `expires`).
+- **Expiring with the URL.** Each row carries its URL's `expires` (epoch seconds). Rows of expired
+  URLs are deleted opportunistically: at most once every `PURGE_INTERVAL_SECONDS` per process, by
+  the fetch that comes due (one indexed DELETE), `PURGE_GRACE_SECONDS` after expiry so a clock
+  running ahead on one machine cannot reset the count of a URL another still honours. An expired
+  URL is refused before it is counted, so its row is never read again either way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Any
+
+PURGE_INTERVAL_SECONDS = 600.0
+"""How often (per process) one fetch also deletes the rows of URLs that have expired."""
+PURGE_GRACE_SECONDS = 300
+"""A row is deleted this long after its URL expired (tolerance for clocks that disagree)."""
+
+# Every statement is a literal with `?` markers (the PostgreSQL backend turns them into `%s`).
+# The table name qualifies the existing row inside DO UPDATE, as both dialects accept.
+COUNT_FETCH = (
+    "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, 1) "
+    "ON CONFLICT (signature_sha256) DO UPDATE SET fetches = download_fetches.fetches + 1 "
+    "WHERE download_fetches.fetches < ? "
+    "RETURNING fetches"
+)
+PURGE_EXPIRED = "DELETE FROM download_fetches WHERE url_expires < ?"
+
+
+def signature_digest(signature: str) -> str:
+    """The row key of a URL: SHA-256 (hex) of its signature, which is never stored itself."""
+    return hashlib.sha256(signature.encode()).hexdigest()
+
+
+class DownloadFetches:
+    """The fetch counts of signed download URLs, over a key store (`SqlKeyStore`, or the
+    `DeferredStore` that stands in for one until it opens)."""
+
+    def __init__(self, store: Any, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"the fetch limit of a download URL must be at least 1, got {limit}")
+        self.store = store
+        self.limit = limit
+        self._purge_lock = threading.Lock()
+        self._next_purge_at = 0.0
+
+    def count_fetch(self, signature: str, expires: int, now: float) -> int | None:
+        """Count one fetch of the verified URL with this signature and expiry: the fetch's number
+        (1 to `limit`), or None when the URL has had `limit` fetches already (nothing is counted).
+
+        Raises `KeyStoreUnavailable` when the database cannot be reached (nothing is counted)."""
+        self._purge_expired_when_due(now)
+        # `_execute` is the store's one-statement primitive (serve/identity/store.py); this module
+        # is the identity package's own, like the backends.
+        rows, _ = self.store._execute(COUNT_FETCH, (signature_digest(signature), expires, self.limit))
+        return int(rows[0][0]) if rows else None
+
+    def purge_expired(self, now: float) -> int:
+        """Delete the rows of URLs expired more than `PURGE_GRACE_SECONDS` ago; how many went."""
+        _, deleted = self.store._execute(PURGE_EXPIRED, (int(now) - PURGE_GRACE_SECONDS,))
+        return int(deleted)
+
+    def _purge_expired_when_due(self, now: float) -> None:
+        with self._purge_lock:
+            if now < self._next_purge_at:
+                return
+            self._next_purge_at = now + PURGE_INTERVAL_SECONDS
+        self.purge_expired(now)

@@ -1,0 +1,170 @@
+"""The fetch cap of a signed download URL through the real `alpha-results serve` process with two
+workers and a SQLite key store: the URL's fetches alternate between the two worker processes, it
+answers `ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT` of them with the file and refuses the next, and the
+refusal outlives a restart of the server."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from serve.identity import open_store
+from tests.e2e.test_server import free_port
+from tests.ops.keys import issue_key
+
+pytestmark = pytest.mark.e2e
+
+FETCH_LIMIT = 3
+
+
+class Server:
+    """A running `alpha-results serve`, whose access log (stdout) is read as it is written, so
+    the worker process that answered a request is known from its request id."""
+
+    def __init__(self, process: subprocess.Popen[str], port: int) -> None:
+        self.process = process
+        self.port = port
+        self.lines: list[str] = []
+        self.pid_of_request: dict[str, int] = {}
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and "request_id" in record:
+                self.pid_of_request[record["request_id"]] = record["pid"]
+
+    def pid_answering(self, request_id: str) -> int:
+        deadline = time.monotonic() + 5  # the access line is written once the response is sent
+        while request_id not in self.pid_of_request:
+            assert time.monotonic() < deadline, f"no access line for {request_id}"
+            time.sleep(0.01)
+        return self.pid_of_request[request_id]
+
+
+@contextmanager
+def serving(lake: Path, keystore_url: str, signing_key: Path) -> Iterator[Server]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "ALPHA_RESULTS_KEYSTORE_URL": keystore_url,
+        "ALPHA_RESULTS_SIGNING_KEY_FILE": str(signing_key),
+        "ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT": str(FETCH_LIMIT),
+        "ALPHA_RESULTS_ENVIRONMENT": "e2e",
+    }
+    env.pop("ALPHA_RESULTS_PUBLIC_BASE_URL", None)  # signed URLs then point at this server
+    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(lake)]
+    command += ["--workers", "2"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = Server(process, port)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if get(server, "/v1/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                process.wait(timeout=10)
+                pytest.fail("server did not start:\n" + "".join(server.lines))
+            time.sleep(0.2)
+        yield server
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def get(
+    server: Server,
+    path: str,
+    headers: dict[str, str] | None = None,
+    connection: http.client.HTTPConnection | None = None,
+) -> tuple[int, bytes, str]:
+    """(status, body, request id), on `connection` (kept open) or a new one."""
+    own = connection is None
+    connection = connection or http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, response.read(), response.getheader("x-request-id") or ""
+    finally:
+        if own:
+            connection.close()
+
+
+def one_connection_per_worker(server: Server) -> list[http.client.HTTPConnection]:
+    """Keep-alive connections, each served by one worker process, until two processes answer."""
+    by_pid: dict[int, http.client.HTTPConnection] = {}
+    opened = []
+    for _ in range(200):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        opened.append(connection)  # held open, so the next connection may go to the other worker
+        _, _, request_id = get(server, "/v1/health", connection=connection)
+        by_pid.setdefault(server.pid_answering(request_id), connection)
+        if len(by_pid) == 2:
+            break
+    for connection in opened:
+        if connection not in by_pid.values():
+            connection.close()
+    assert len(by_pid) == 2, "one worker process accepted every connection"
+    return list(by_pid.values())
+
+
+def test_a_signed_url_is_fetched_its_limit_across_both_workers_then_refused_even_after_a_restart(
+    demo_lake: Path, tmp_path: Path
+) -> None:
+    keystore_url = f"sqlite:///{tmp_path}/keys.sqlite3"
+    store = open_store(keystore_url)
+    key = issue_key(store)
+    store.close()
+    signing_key = tmp_path / "signing.key"
+    signing_key.write_bytes(os.urandom(32))
+    with serving(demo_lake, keystore_url, signing_key) as server:
+        workers = one_connection_per_worker(server)
+        status, body, _ = get(server, "/v1/alphas/Test_planted_factor/source/download", key.headers)
+        assert status == 200, body
+        archive = json.loads(body)["data"]
+        url = urlsplit(archive["url"])
+        assert url.port == server.port
+        path = f"{url.path}?{url.query}"
+        signature = url.query.rpartition("signature=")[2]
+
+        answered_by = []
+        for fetch in range(FETCH_LIMIT):
+            status, content, request_id = get(server, path, connection=workers[fetch % 2])
+            assert status == 200, content
+            assert hashlib.sha256(content).hexdigest() == archive["sha256"]
+            answered_by.append(server.pid_answering(request_id))
+        status, refusal, request_id = get(server, path, connection=workers[FETCH_LIMIT % 2])
+        answered_by.append(server.pid_answering(request_id))
+        assert len(set(answered_by)) == 2, answered_by  # both worker processes took part
+        for connection in workers:
+            connection.close()
+    assert status == 403, refusal
+    error = json.loads(refusal)["error"]
+    assert (error["code"], error["details"]) == ("download_url_expired", {"fetch_limit": FETCH_LIMIT})
+    assert signature.encode() not in refusal
+
+    with serving(demo_lake, keystore_url, signing_key) as restarted:
+        status, again, _ = get(restarted, path)
+    assert status == 403 and json.loads(again)["error"]["code"] == "download_url_expired", again
