@@ -224,9 +224,11 @@ def create_app(
             store = open_store_or_defer(settings.keystore_url)
         authenticate = default_authenticator(store)
         if limiter is None:
+            from serve.identity.usage_ledger import SqlUsageLedger
             from serve.limits import open_limiter
 
-            limiter = open_limiter(settings.limiter_url)
+            # Day and month usage is durable in the key store, whatever holds the live counters.
+            limiter = open_limiter(settings.limiter_url, ledger=SqlUsageLedger(store))
     services = Services(
         settings=settings,
         reader=reader
@@ -259,13 +261,26 @@ def create_app(
         state=_state(services),
         # Health is probed in the background from startup on (serve/health.py).
         # The lake's catalogue is read, and then refreshed, by the reader's own thread.
-        on_startup=[services.reader.start, start_health_monitor],
-        on_shutdown=[stop_health_monitor, services.reader.close],
+        on_startup=[services.reader.start, start_health_monitor, start_usage_sync],
+        on_shutdown=[stop_health_monitor, stop_usage_sync, services.reader.close],
         debug=False,
     )
     # Around the router rather than as route middleware, so unmatched paths are logged too.
     app.asgi_handler = access_log_middleware(health_fast_path(canonical_paths_only(app.asgi_handler), app))
     return app
+
+
+def start_usage_sync(app: Litestar) -> None:
+    """The limiter writes the day and month counts it enforced to its ledger every second."""
+    limiter = app.state["services"].limiter
+    if limiter is not None:
+        limiter.start_sync()
+
+
+def stop_usage_sync(app: Litestar) -> None:
+    limiter = app.state["services"].limiter
+    if limiter is not None:
+        limiter.close()
 
 
 def _state(services: Services) -> Any:

@@ -32,7 +32,7 @@ from serve import errors
 from serve.context import Caller
 from serve.identity.authenticate import bearer_token, reject_key_in_query
 from serve.identity.tokens import parse_token
-from serve.limits.model import SELF_SERVICE_LIMITS, LimiterUnavailable, Limits
+from serve.limits.model import SELF_SERVICE_LIMITS, Limits
 from serve.settings import Settings
 
 log = logging.getLogger("serve.auth")
@@ -121,11 +121,6 @@ def forwarded_address(entry: str) -> str:
     # An IPv4 client seen through an IPv6 socket (`::ffff:a.b.c.d`) is that IPv4 address.
     mapped = getattr(address, "ipv4_mapped", None)
     return str(mapped or address)
-
-
-def limiter_was_unavailable(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
-    """Whether `apply_limits` found the limiter unreachable on this request (ask it once only)."""
-    return bool(connection.scope.get("state", {}).get("limiter_unavailable"))
 
 
 def endpoint_of(handler: BaseRouteHandler) -> str | None:
@@ -231,15 +226,9 @@ def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRo
         return
     caller = current_caller(connection)
     limits = caller_limits(caller)
-    try:
-        decision = services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
-    except LimiterUnavailable:
-        # Fail open: an unreachable counter store must not take the whole API down; /v1/health
-        # reports the limiter as down meanwhile. Handlers that read usage answer 503 at once
-        # instead of waiting for the limiter a second time.
-        log.warning("rate limiter unavailable; request admitted unmetered")
-        connection.scope.setdefault("state", {})["limiter_unavailable"] = True
-        return
+    # While Redis is unreachable the limiter enforces the limits itself (serve/limits/outage.py);
+    # only a key store that cannot record usage makes this fail, as a 503.
+    decision = services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
     if not decision.allowed:
         error_type = {
             "second": errors.RateLimitSecond,

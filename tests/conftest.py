@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.private_redis import private_redis  # noqa: F401 - outage tests never touch the shared Redis
 from tests.s3_server import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - one moto per session
 
 REQUIRE_BACKENDS = os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1"

@@ -1,13 +1,15 @@
 """Per-key rate limits and monthly quotas over fixed UTC windows (second, minute, day, month).
 
 `open_limiter(url)` picks the backend: `memory://` (default, one worker process) or
-`redis://host:port/db` (shared by every worker and machine). See docs/limits.md.
+`redis://host:port/db` (shared by every worker and machine). Either keeps day and month counts
+durable in a `UsageLedger` (the key store's, in the app). See docs/limits.md.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from serve.limits.ledger import MemoryLedger, UsageLedger
 from serve.limits.memory import MemoryLimiter
 from serve.limits.model import (
     ERROR_CODES,
@@ -28,8 +30,10 @@ __all__ = [
     "Limiter",
     "LimiterUnavailable",
     "Limits",
+    "MemoryLedger",
     "MemoryLimiter",
     "RedisLimiter",
+    "UsageLedger",
     "WindowName",
     "open_limiter",
 ]
@@ -42,11 +46,14 @@ def open_limiter(
     *,
     key_prefix: str = DEFAULT_KEY_PREFIX,
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+    ledger: UsageLedger | None = None,
 ) -> Limiter:
-    """The limiter named by `url`; the Redis one connects lazily, so call `ping()` to check it."""
+    """The limiter named by `url`, keeping durable counts in `ledger` (an in-process one if None).
+
+    The Redis one connects lazily, so call `ping()` to check it."""
     scheme = urlsplit(url).scheme
     if scheme == "memory":
-        return MemoryLimiter()
+        return MemoryLimiter(ledger)
     if scheme in REDIS_SCHEMES:
-        return RedisLimiter(url, key_prefix=key_prefix, timeout_seconds=timeout_seconds)
+        return RedisLimiter(url, key_prefix=key_prefix, timeout_seconds=timeout_seconds, ledger=ledger)
     raise ValueError(f"unknown rate limiter URL scheme {scheme!r}; use memory:// or redis://host:port/db")

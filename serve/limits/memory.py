@@ -2,59 +2,49 @@
 
 Counters live in a dict keyed like the Redis keys (key id, window, window start); one lock makes
 check-and-count atomic across the threads of the process. Counters whose window ended are
-dropped by a sweep that runs at most once a minute of the limiter's clock.
+dropped by a sweep that runs at most once a minute of the limiter's clock. Day and month counts
+start from the ledger's (`Limiter.floor_of`), so a restarted worker keeps a key's quota.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from datetime import datetime
 
+from serve.limits.ledger import UsageLedger
 from serve.limits.model import Counts, Limiter, Limits, first_exceeded
 from serve.limits.windows import Window, as_utc
 
 SWEEP_EVERY_SECONDS = 60
 
 
-class MemoryLimiter(Limiter):
-    in_process = True
+class WindowCounters:
+    """Counts by (key id, window, window start); the owner holds the lock."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         # (key_id, window name, window start epoch) -> [count, window reset epoch]
         self._counters: dict[tuple[str, str, int], list[int]] = {}
         self._last_sweep = 0.0
 
-    def ping(self) -> None:
-        return None
+    def get(self, key_id: str, name: str, start_epoch: int) -> int:
+        return self._counters.get((key_id, name, start_epoch), (0,))[0]
 
-    def _admit(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
-        with self._lock:
-            self._sweep(as_utc(now).timestamp())
-            counts = self._counts_locked(key_id, windows)
-            exceeded = first_exceeded(counts, limits)
-            if exceeded is not None:
-                return counts, exceeded
-            for window in windows:
-                slot = self._counters.setdefault(
-                    (key_id, window.name, window.start_epoch), [0, window.reset_epoch]
-                )
-                slot[0] += 1
-            return self._counts_locked(key_id, windows), None
+    def counts(self, key_id: str, windows: Iterable[Window]) -> list[int]:
+        return [self.get(key_id, w.name, w.start_epoch) for w in windows]
 
-    def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
-        with self._lock:
-            return self._counts_locked(key_id, windows)
+    def add(self, key_id: str, windows: Iterable[Window], amount: int = 1) -> None:
+        for window in windows:
+            self._slot(key_id, window)[0] += amount
 
-    def _counts_locked(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
-        second, minute, day, month = (
-            self._counters.get((key_id, w.name, w.start_epoch), (0,))[0] for w in windows
-        )
-        return (second, minute, day, month)
+    def raise_to(self, key_id: str, window: Window, floor: int) -> None:
+        slot = self._slot(key_id, window)
+        slot[0] = max(slot[0], floor)
 
-    def _sweep(self, now_epoch: float) -> None:
+    def _slot(self, key_id: str, window: Window) -> list[int]:
+        return self._counters.setdefault((key_id, window.name, window.start_epoch), [0, window.reset_epoch])
+
+    def sweep(self, now_epoch: float) -> None:
         # abs(): an injected clock may step backwards; the sweep then simply runs again.
         if abs(now_epoch - self._last_sweep) < SWEEP_EVERY_SECONDS:
             return
@@ -62,6 +52,53 @@ class MemoryLimiter(Limiter):
         ended = [key for key, (_, reset) in self._counters.items() if reset <= now_epoch]
         for key in ended:
             del self._counters[key]
+
+    def __len__(self) -> int:
+        return len(self._counters)
+
+
+class MemoryLimiter(Limiter):
+    in_process = True
+
+    def __init__(self, ledger: UsageLedger | None = None) -> None:
+        super().__init__(ledger)
+        self._lock = threading.Lock()
+        self._counters = WindowCounters()
+
+    def ping(self) -> None:
+        return None
+
+    def _admit(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        floors = self.floor_of(key_id, windows)
+        with self._lock:
+            self._counters.sweep(as_utc(now).timestamp())
+            counts = self._counts_locked(key_id, windows, floors)
+            exceeded = first_exceeded(counts, limits)
+            if exceeded is not None:
+                return counts, exceeded
+            self._counters.add(key_id, windows)
+            return self._counts_locked(key_id, windows, floors), None
+
+    def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
+        floors = self.floor_of(key_id, windows)
+        with self._lock:
+            return self._counts_locked(key_id, windows, floors)
+
+    def _counts_locked(self, key_id: str, windows: tuple[Window, ...], floors: tuple[int, int]) -> Counts:
+        for window, floor in zip(windows[2:], floors, strict=True):
+            self._counters.raise_to(key_id, window, floor)
+        second, minute, day, month = self._counters.counts(key_id, windows)
+        return (second, minute, day, month)
+
+    def _day_month_counts(self, touched: dict[str, tuple[int, int]]) -> list[tuple[str, int, int, int, int]]:
+        get = self._counters.get
+        with self._lock:
+            return [
+                (key_id, day, get(key_id, "day", day), month, get(key_id, "month", month))
+                for key_id, (day, month) in touched.items()
+            ]
 
     def counter_count(self) -> int:
         """How many window counters are held (for tests of the expiry)."""

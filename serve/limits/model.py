@@ -6,12 +6,17 @@ which headers go out happens here, once, so the in-process and Redis limiters ca
 
 from __future__ import annotations
 
+import logging
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from serve.limits.ledger import SYNC_SECONDS, MemoryLedger, UsageFloors, UsageLedger
 from serve.limits.windows import WINDOW_NAMES, Window, WindowName, current_windows
+
+log = logging.getLogger(__name__)
 
 Counts = tuple[int, int, int, int]
 
@@ -24,7 +29,7 @@ ERROR_CODES: dict[WindowName, str] = {
 
 
 class LimiterUnavailable(Exception):
-    """The counter store cannot be reached; the app decides whether that fails open or closed."""
+    """The counter store cannot be reached (raised by `ping`; counting falls back to `OutageLimits`)."""
 
 
 @dataclass(frozen=True)
@@ -118,27 +123,83 @@ def build_usage(limits: Limits, counts: Counts) -> dict[str, int | None]:
 
 
 class Limiter(ABC):
-    """Counts requests per key in fixed UTC windows; a refused request is not counted."""
+    """Counts requests per key in fixed UTC windows; a refused request is not counted.
+
+    Day and month counts never go below the key's durable counts in the ledger (`UsageFloors`),
+    and `sync()` writes what was enforced back to it; `start_sync()` runs that every
+    `SYNC_SECONDS` in a daemon thread, and `close()` syncs one last time.
+    """
 
     in_process: bool = False
     """True when counting needs no network I/O (the in-process limiter), so the request path may
     call it on the event loop; False (Redis) means it may wait on a socket."""
 
+    def __init__(self, ledger: UsageLedger | None = None) -> None:
+        self.floors = UsageFloors(ledger if ledger is not None else MemoryLedger())
+        self._stop = threading.Event()
+        self._sync_thread: threading.Thread | None = None
+
     def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
         """Admit or refuse one request of `key_id` at `now`, counting it only if admitted."""
         windows = current_windows(now)
         counts, exceeded = self._admit(key_id, limits, windows, now)
+        if exceeded is None:
+            self.floors.touch(key_id, windows[2].start_epoch, windows[3].start_epoch)
         return build_decision(windows, limits, counts, exceeded, now)
 
     def usage(self, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
         """Requests counted in the windows containing `now`, and what is left of each."""
         return build_usage(limits, self._read(key_id, current_windows(now)))
 
+    def floor_of(self, key_id: str, windows: tuple[Window, ...]) -> tuple[int, int]:
+        """The ledger's day and month counts of `key_id` for these windows."""
+        return self.floors.get(key_id, windows[2].start_epoch, windows[3].start_epoch)
+
+    def sync(self) -> None:
+        """Record in the ledger the day and month counts of the keys admitted since the last sync."""
+        touched = self.floors.take_touched()
+        if not touched:
+            return
+        try:
+            recorded = self.floors.ledger.raise_to(self._day_month_counts(touched))
+        except Exception:
+            for key_id, (day_start, month_start) in touched.items():  # the next sync tries again
+                self.floors.touch(key_id, day_start, month_start)
+            raise
+        for key_id, (day, month) in recorded.items():
+            day_start, month_start = touched[key_id]
+            self.floors.remember(key_id, day_start, month_start, day, month)
+
+    def start_sync(self) -> None:
+        if self._sync_thread is None:
+            self._stop.clear()
+            self._sync_thread = threading.Thread(target=self._sync_loop, name="usage-sync", daemon=True)
+            self._sync_thread.start()
+
+    def _sync_loop(self) -> None:
+        while not self._stop.wait(SYNC_SECONDS):
+            try:
+                self.sync()
+            except Exception:  # an unreachable key store; health reports it, the next round retries
+                log.warning("usage counts could not be written to the key store; retrying")
+
     @abstractmethod
     def ping(self) -> None:
         """Raise LimiterUnavailable when the counter store cannot be reached."""
 
-    def close(self) -> None:  # noqa: B027 - the memory backend holds nothing to release
+    def close(self) -> None:
+        """Stop the sync thread, record the last counts, and release the backend's connections."""
+        self._stop.set()
+        if self._sync_thread is not None:
+            self._sync_thread.join()
+            self._sync_thread = None
+            try:
+                self.sync()
+            except Exception:
+                log.warning("usage counts could not be written to the key store at shutdown")
+        self._release()
+
+    def _release(self) -> None:  # noqa: B027 - the memory backend holds nothing to release
         """Release connections held by the backend."""
 
     @abstractmethod
@@ -147,13 +208,18 @@ class Limiter(ABC):
     ) -> tuple[Counts, int | None]:
         """Atomically check every window and count the request only if all admit it.
 
-        Returns the counts after the request (unchanged when refused) and the index of the
-        exceeded window, or None when admitted.
+        Day and month start from at least `floor_of(key_id, windows)`. Returns the counts after
+        the request (unchanged when refused) and the index of the exceeded window, or None when
+        admitted.
         """
 
     @abstractmethod
     def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
-        """Current counts of the four windows, without counting anything."""
+        """Current counts of the four windows (day and month at least the floor), counting nothing."""
+
+    @abstractmethod
+    def _day_month_counts(self, touched: dict[str, tuple[int, int]]) -> list[tuple[str, int, int, int, int]]:
+        """`(key_id, day_start, day, month_start, month)` of the touched keys, as counted now."""
 
     def __enter__(self) -> Limiter:
         return self

@@ -3,13 +3,20 @@
 All four counters of a request are checked and incremented by one Lua script, which Redis runs
 atomically, so concurrent requests from any number of processes can never admit more than the
 limit. Keys are `{prefix}:{key_id}:{window}:{window_start_epoch}` (prefix `ar:rl`) and expire
-shortly after their window ends.
+shortly after their window ends. The script raises a day or month counter that is below the
+ledger's count to it first, which is how a restarted Redis gets its quotas back.
+
+When Redis fails (refused, timed out), the limiter enforces the limits locally (`OutageLimits`)
+and asks Redis again no sooner than `RETRY_SECONDS` later, so a dead or frozen Redis costs at most
+one timeout per worker per `RETRY_SECONDS`, not one per request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
+import time
 from datetime import datetime
 from typing import Any
 
@@ -18,21 +25,36 @@ from redis.backoff import NoBackoff
 from redis.exceptions import NoScriptError, RedisError
 from redis.retry import Retry
 
+from serve.limits.ledger import UsageLedger
 from serve.limits.model import Counts, Limiter, LimiterUnavailable, Limits
+from serve.limits.outage import OutageLimits
 from serve.limits.windows import Window, as_utc
 
+log = logging.getLogger(__name__)
+
 DEFAULT_KEY_PREFIX = "ar:rl"
-DEFAULT_TIMEOUT_SECONDS = 0.25
+DEFAULT_TIMEOUT_SECONDS = 0.08
+"""Connect and read timeout: a frozen Redis adds at most this to the request that finds it."""
+RETRY_SECONDS = 0.5
+"""After a failure, requests are counted locally for this long before Redis is asked again."""
 # Counters outlive their window a little so a server whose clock lags the others still finds them.
 EXPIRY_GRACE_SECONDS = 60
 
 # KEYS[1..4]: second, minute, day, month counters.
-# ARGV[1..4]: limits in the same order, -1 for none; ARGV[5..8]: expiry in seconds per counter.
+# ARGV[1..4]: limits in the same order, -1 for none; ARGV[5..8]: expiry in seconds per counter;
+# ARGV[9..10]: the ledger's day and month counts, below which those counters never start.
 # Returns {exceeded window index (1..4) or 0 when admitted, count1, count2, count3, count4}.
 ADMIT_SCRIPT = """
 local counts = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 for i = 1, 4 do
   counts[i] = tonumber(counts[i]) or 0
+end
+for i = 3, 4 do
+  local floor = tonumber(ARGV[6 + i])
+  if counts[i] < floor then
+    counts[i] = floor
+    redis.call('SET', KEYS[i], floor, 'EX', ARGV[4 + i])
+  end
 end
 for i = 1, 4 do
   local limit = tonumber(ARGV[i])
@@ -58,8 +80,12 @@ class RedisLimiter(Limiter):
         *,
         key_prefix: str = DEFAULT_KEY_PREFIX,
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+        ledger: UsageLedger | None = None,
     ) -> None:
+        super().__init__(ledger)
         self._prefix = key_prefix
+        self._outage = OutageLimits(self.floors)
+        self._down_since: float | None = None
         # No retries: a retried script after a read timeout could count one request twice, and
         # a dead Redis must answer within one timeout, not after a backoff ladder.
         self._client = redis.Redis.from_url(
@@ -74,22 +100,41 @@ class RedisLimiter(Limiter):
         self._where = f"redis {kwargs.get('host', kwargs.get('path', '?'))}:{kwargs.get('port', '')}"
 
     def key_name(self, key_id: str, window: Window) -> str:
-        return f"{self._prefix}:{key_id}:{window.name}:{window.start_epoch}"
+        return self._name(key_id, window.name, window.start_epoch)
+
+    def _name(self, key_id: str, window_name: str, start_epoch: int) -> str:
+        return f"{self._prefix}:{key_id}:{window_name}:{start_epoch}"
 
     def ping(self) -> None:
         self._call(self._client.ping)
 
-    def close(self) -> None:
+    @property
+    def in_outage(self) -> bool:
+        """Whether requests are being counted locally because Redis failed."""
+        return self._down_since is not None
+
+    def _release(self) -> None:
         self._client.close()
 
     def _admit(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        if self._redis_usable():
+            try:
+                return self._admit_in_redis(key_id, limits, windows, now)
+            except LimiterUnavailable:
+                self._trip()
+        return self._outage.admit(key_id, limits, windows, now)
+
+    def _admit_in_redis(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         keys = [self.key_name(key_id, w) for w in windows]
         limit_args = [-1 if limit is None else limit for limit in limits.as_tuple()]
         utc = as_utc(now)
         expiries = [math.ceil((w.reset - utc).total_seconds()) + EXPIRY_GRACE_SECONDS for w in windows]
-        reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries])
+        floors = self.floor_of(key_id, windows)
+        reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *floors])
         exceeded_position, *counts = (int(value) for value in reply)
         second, minute, day, month = counts
         return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
@@ -102,9 +147,57 @@ class RedisLimiter(Limiter):
             return self._client.eval(ADMIT_SCRIPT, len(keys), *keys, *args)
 
     def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
-        values = self._call(self._client.mget, [self.key_name(key_id, w) for w in windows])
-        second, minute, day, month = (int(value) if value is not None else 0 for value in values)
-        return (second, minute, day, month)
+        if self._redis_usable():
+            try:
+                values = self._call(self._client.mget, [self.key_name(key_id, w) for w in windows])
+            except LimiterUnavailable:
+                self._trip()
+            else:
+                second, minute, day, month = (int(value) if value is not None else 0 for value in values)
+                day_floor, month_floor = self.floor_of(key_id, windows)
+                return (second, minute, max(day, day_floor), max(month, month_floor))
+        return self._outage.read(key_id, windows)
+
+    def _day_month_counts(self, touched: dict[str, tuple[int, int]]) -> list[tuple[str, int, int, int, int]]:
+        if self.in_outage:  # what was counted meanwhile is in the ledger already
+            return []
+        names = []
+        for key_id, (day_start, month_start) in touched.items():
+            names += [self._name(key_id, "day", day_start), self._name(key_id, "month", month_start)]
+        try:
+            values = [int(value or 0) for value in self._call(self._client.mget, names)]
+        except LimiterUnavailable:
+            self._trip()
+            return []
+        return [
+            (key_id, day_start, values[2 * i], month_start, values[2 * i + 1])
+            for i, (key_id, (day_start, month_start)) in enumerate(touched.items())
+        ]
+
+    def _redis_usable(self) -> bool:
+        """False while the last failure is recent; then one request asks Redis (a ping) again."""
+        down_since = self._down_since
+        if down_since is None:
+            return True
+        if time.monotonic() - down_since < RETRY_SECONDS:
+            return False
+        try:
+            self.ping()
+        except LimiterUnavailable:
+            self._down_since = time.monotonic()
+            return False
+        # Other workers counted in the ledger meanwhile: read every key's floor again.
+        self.floors.forget_all()
+        self._down_since = None
+        log.warning("rate limiter store reachable again (%s); counting in Redis", self._where)
+        return True
+
+    def _trip(self) -> None:
+        if self._down_since is None:
+            log.warning(
+                "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
+            )
+        self._down_since = time.monotonic()
 
     def _call(self, function: Any, *args: Any) -> Any:
         try:

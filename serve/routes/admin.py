@@ -22,11 +22,10 @@ from litestar.params import FromPath
 
 from datasets.queries import page_of
 from serve import errors
-from serve.auth import endpoint_of, limiter_was_unavailable, limits_from_wire, services_of
+from serve.auth import endpoint_of, limits_from_wire, services_of
 from serve.envelope import collection, single
 from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
-from serve.limits import LimiterUnavailable
 from serve.resolve import resolve_alpha
 from serve.routes.base import Context, context
 
@@ -105,14 +104,8 @@ def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Respons
     rate_limit = record.rate_limit.to_wire()
     if services.limiter is None:
         usage: dict[str, int | None] = zero_usage(record.rate_limit)
-    elif limiter_was_unavailable(request):
-        raise errors.UpstreamUnavailable("The rate limiter is unreachable; retry with backoff.")
     else:
-        try:
-            usage = services.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
-        except LimiterUnavailable as exc:
-            # Reading usage has no fail-open answer: a made-up zero would mislead the operator.
-            raise errors.UpstreamUnavailable("The rate limiter is unreachable; retry with backoff.") from exc
+        usage = services.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
     data = {
         "key_id": record.key_id,
         "user_id": record.user_id,

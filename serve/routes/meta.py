@@ -24,14 +24,13 @@ from serve.auth import (
     Services,
     call_backends,
     caller_limits,
-    limiter_was_unavailable,
     limits_from_wire,
     services_of,
 )
 from serve.envelope import collection, json_response, now_iso, single
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
-from serve.limits.model import LimiterUnavailable, Limits
+from serve.limits.model import Limits
 from serve.limits.windows import WINDOW_NAMES
 from serve.params import QueryParams
 from serve.routes.base import ENDPOINT_PARAMS, context
@@ -82,28 +81,19 @@ def _store(services: Services) -> Any:
     return services.store
 
 
-def usage_of(
-    services: Services, key_id: str, limits: Limits, now: datetime, limiter_down: bool = False
-) -> dict[str, int | None]:
+def usage_of(services: Services, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
     """The key's counters in the windows containing `now`, read from the enforcing limiter.
 
     Without a limiter nothing is metered, so every window reads 0 and `remaining_*` the envelope.
-    An unreachable limiter is a 503: usage numbers are never invented. `limiter_down` (this
-    request's own hit already failed) answers that 503 at once rather than waiting again.
+    During a Redis outage the limiter answers from what it enforces meanwhile (local second and
+    minute counts, the key store's day and month counts).
     """
     if services.limiter is None:
         usage: dict[str, int | None] = {name: 0 for name in WINDOW_NAMES}
         for name, limit in zip(WINDOW_NAMES, limits.as_tuple(), strict=True):
             usage[f"remaining_{name}"] = limit
         return usage
-    if limiter_down:
-        raise errors.UpstreamUnavailable("Usage counters are temporarily unreachable; retry with backoff.")
-    try:
-        counted: dict[str, int | None] = services.limiter.usage(key_id, limits, now)
-    except LimiterUnavailable as exc:
-        raise errors.UpstreamUnavailable(
-            "Usage counters are temporarily unreachable; retry with backoff."
-        ) from exc
+    counted: dict[str, int | None] = services.limiter.usage(key_id, limits, now)
     return counted
 
 
@@ -129,7 +119,7 @@ def _me(request: Request[Any, Any, Any]) -> Response[bytes]:
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
-    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC), limiter_was_unavailable(request))
+    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC))
     data = me_payload(ctx.caller, key_record, usage, _envelope(limits), REGISTRY_VERSION)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
@@ -151,10 +141,9 @@ def _my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     # The store returns newest `created_at` first (key_id breaks ties) and omits revoked keys.
     keys = store.list_keys_of_user(account.user_id)
     now = datetime.now(UTC)
-    limiter_down = limiter_was_unavailable(request)
     rows = []
     for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
-        usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now, limiter_down)
+        usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
         rows.append(key_inventory_row(key, account, usage))
     return collection(rows, len(keys), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
 
