@@ -7,13 +7,11 @@ import asyncio
 import json
 import logging
 import re
-import time
 from datetime import datetime
 from typing import Any
 
 import pytest
 
-from serve.limits.model import LimiterUnavailable
 from tests.access.conftest import CLIENT_IP, EVERYTHING, World, endpoint_path, mounted_ids
 
 ISO_UTC_SECONDS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -198,41 +196,6 @@ def test_other_methods_on_a_known_path_log_its_route(world: World, caplog: pytes
 
 
 # -- /v1/me while the limiter is down -------------------------------------------------------
-
-
-class DownLimiter:
-    """Every call fails after `delay` seconds, as a Redis that times out does; calls are counted."""
-
-    def __init__(self, delay: float) -> None:
-        self.delay, self.calls = delay, {"hit": 0, "usage": 0}
-
-    def hit(self, key_id: str, limits: Any, now: datetime) -> Any:
-        self.calls["hit"] += 1
-        time.sleep(self.delay)
-        raise LimiterUnavailable("down")
-
-    def usage(self, key_id: str, limits: Any, now: datetime) -> Any:
-        self.calls["usage"] += 1
-        time.sleep(self.delay)
-        raise LimiterUnavailable("down")
-
-    def ping(self) -> None:
-        raise LimiterUnavailable("down")
-
-
-@pytest.mark.parametrize("path", ["/v1/me", "/v1/me/keys"])
-def test_me_waits_for_a_down_limiter_once(make_world: Any, path: str) -> None:
-    world = make_world()
-    limiter = DownLimiter(delay=0.3)
-    world.app.state["services"].limiter = limiter
-    started = time.monotonic()
-    response = world.get(path, "full_raw")
-    elapsed = time.monotonic() - started
-    assert response.status_code == 503 and response.json()["error"]["code"] == "upstream_unavailable"
-    assert limiter.calls == {"hit": 1, "usage": 0}
-    assert elapsed < 0.3 + 0.25
-    # Other routes are admitted unmetered (fail open), as before.
-    assert world.get("/v1/alphas", "full_raw").status_code == 200
 
 
 # -- timestamps of /v1/me/keys --------------------------------------------------------------
