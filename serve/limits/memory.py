@@ -33,15 +33,12 @@ class WindowCounters:
     def counts(self, key_id: str, windows: Iterable[Window]) -> list[int]:
         return [self.get(key_id, w.name, w.start_epoch) for w in windows]
 
-    def add(self, key_id: str, windows: Iterable[Window], amount: int = 1) -> None:
+    def add(self, key_id: str, windows: Iterable[Window]) -> None:
         for window in windows:
-            self._slot(key_id, window)[0] += amount
+            self.slot(key_id, window)[0] += 1
 
-    def raise_to(self, key_id: str, window: Window, floor: int) -> None:
-        slot = self._slot(key_id, window)
-        slot[0] = max(slot[0], floor)
-
-    def _slot(self, key_id: str, window: Window) -> list[int]:
+    def slot(self, key_id: str, window: Window) -> list[int]:
+        """The window's `[count, reset epoch]`, created at zero; the owner may change the count."""
         return self._counters.setdefault((key_id, window.name, window.start_epoch), [0, window.reset_epoch])
 
     def sweep(self, now_epoch: float) -> None:
@@ -74,23 +71,30 @@ class MemoryLimiter(Limiter):
         floors = self.floor_of(key_id, windows)
         with self._lock:
             self._counters.sweep(as_utc(now).timestamp())
-            counts = self._counts_locked(key_id, windows, floors)
-            exceeded = first_exceeded(counts, limits)
+            slots = self._slots_locked(key_id, windows, floors)
+            second, minute, day, month = (slot[0] for slot in slots)
+            exceeded = first_exceeded((second, minute, day, month), limits)
             if exceeded is not None:
-                return counts, exceeded
-            self._counters.add(key_id, windows)
-            return self._counts_locked(key_id, windows, floors), None
+                return (second, minute, day, month), exceeded
+            for slot in slots:
+                slot[0] += 1
+            return (second + 1, minute + 1, day + 1, month + 1), None
 
     def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
         floors = self.floor_of(key_id, windows)
         with self._lock:
-            return self._counts_locked(key_id, windows, floors)
+            second, minute, day, month = (slot[0] for slot in self._slots_locked(key_id, windows, floors))
+            return (second, minute, day, month)
 
-    def _counts_locked(self, key_id: str, windows: tuple[Window, ...], floors: tuple[int, int]) -> Counts:
-        for window, floor in zip(windows[2:], floors, strict=True):
-            self._counters.raise_to(key_id, window, floor)
-        second, minute, day, month = self._counters.counts(key_id, windows)
-        return (second, minute, day, month)
+    def _slots_locked(
+        self, key_id: str, windows: tuple[Window, ...], floors: tuple[int, int]
+    ) -> list[list[int]]:
+        """The four counters, day and month raised to the ledger's counts."""
+        slots = [self._counters.slot(key_id, window) for window in windows]
+        for slot, floor in zip(slots[2:], floors, strict=True):
+            if slot[0] < floor:
+                slot[0] = floor
+        return slots
 
     def _day_month_counts(self, touched: dict[str, tuple[int, int]]) -> list[tuple[str, int, int, int, int]]:
         get = self._counters.get
