@@ -22,6 +22,10 @@ fmt:
     ruff format .
     ruff check --fix .
 
+# Regenerate docs/reference.md from the endpoint registry and the OpenAPI document (a test fails when it is stale).
+reference:
+    alpha-results reference
+
 # Write the full demo corpus of seals (deterministic from the seed).
 demo size="full":
     alpha-results demo --size {{size}} --out {{seals}}

@@ -3,8 +3,9 @@
 Fields: `time` (UTC), `request_id` (also the `X-Request-ID` header and `error.request_id`),
 `key_id` (the caller's public key id once its secret matched, also when the key is then refused:
 suspended, revoked, expired, inactive account, IP or endpoint not allowed, 429; null before a key
-is identified; never the token or its secret), `route` (the registry id, or the handler name of
-`/downloads` / `/openapi.json`; for another method on a known path the id of that path's GET
+is identified; never the token or its secret), `route` (the registry id, or the handler's name
+outside the registry: `download_archive`, `openapi_json`, `landing_html`, `docs_html`,
+`static_asset`; for another method on a known path the id of that path's GET
 route; null when no route matched),
 `method`, `path` (without the query string, which could carry a signed URL's signature),
 `status`, `duration_ms`, `pid` (the worker process). Nothing else of the request is logged.
@@ -45,7 +46,7 @@ def _route_of(scope: Scope) -> str | None:
     endpoint = handler.opt.get("endpoint")
     if isinstance(endpoint, str):
         return endpoint
-    return str(handler.handler_name or "") or None
+    return str(handler.name or handler.handler_name or "") or None
 
 
 def _get_handler_at(scope: Scope) -> Any:

@@ -243,6 +243,7 @@ def create_app(
         store=store,
     )
     from serve.openapi import openapi_document
+    from serve.routes import developer
 
     document = openapi_document(MOUNTED_ENDPOINTS)
 
@@ -251,7 +252,8 @@ def create_app(
         return json_response(document)
 
     app = Litestar(
-        route_handlers=[*ROUTE_HANDLERS, openapi_json],
+        # `/`, `/docs` and their assets: public, unmetered, outside the registry (serve/routes/developer.py).
+        route_handlers=[*ROUTE_HANDLERS, openapi_json, *developer.routes(document)],
         guards=[guards_for(store, limiter)],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers],

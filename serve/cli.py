@@ -5,6 +5,7 @@ Each group registers its own sub-commands, so this module only dispatches:
 - `pipeline.commands`: `build` (seals into the lake), `lake`
 - `serve.commands`: `serve`
 - `serve.admin_commands`: `accounts`, `keys` (the operator CLI)
+- `serve.reference`: `reference` (docs/reference.md from the declarations)
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES = ("pipeline.demo.commands", "pipeline.commands", "serve.commands", "serve.admin_commands")
+COMMAND_MODULES = (
+    "pipeline.demo.commands",
+    "pipeline.commands",
+    "serve.commands",
+    "serve.admin_commands",
+    "serve.reference",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,298 @@
+"""docs/reference.md, generated from the declarations: the endpoint registry (`schemas.registry`:
+id, group, path, summary, who may call it) and the OpenAPI document the app serves
+(`serve.openapi`: parameters with type, default and constraints; response fields with type and
+meaning where declared; error statuses and headers).
+
+`alpha-results reference` (or `python -m serve.reference`, `just reference`) rewrites the file;
+`--check` only compares and exits 1 when it is stale, as tests/api/test_reference_docs.py does.
+Nothing here reads the lake or the settings, so the output depends on the code alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from schemas.registry import BY_ID, REGISTRY_VERSION
+
+REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "reference.md"
+MAX_DEPTH = 6
+"""How deep nested response objects are listed (the deepest served today is 4: `allow.endpoints.ids[]`)."""
+
+
+def current_document() -> dict[str, Any]:
+    """The OpenAPI document `/openapi.json` serves, for the routes the app mounts."""
+    from serve.app import MOUNTED_ENDPOINTS
+    from serve.openapi import openapi_document
+
+    return openapi_document(MOUNTED_ENDPOINTS)
+
+
+def _cell(text: Any) -> str:
+    """Text for a Markdown table cell: one line, `|` escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _code(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return f"`{text}`"
+
+
+def _resolve(document: dict[str, Any], schema: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The schema behind a `$ref` (and the component's name), or the schema itself."""
+    ref = schema.get("$ref")
+    if not isinstance(ref, str):
+        return schema, None
+    node: Any = document
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    resolved, _ = _resolve(document, node)
+    return resolved, ref.rsplit("/", 1)[-1]
+
+
+def _types(schema: dict[str, Any]) -> tuple[list[str], bool]:
+    declared = schema.get("type")
+    types = [declared] if isinstance(declared, str) else list(declared or [])
+    nullable = "null" in types
+    return [t for t in types if t != "null"], nullable
+
+
+def _constraints(schema: dict[str, Any]) -> list[str]:
+    out = []
+    if "enum" in schema:
+        out.append("one of " + ", ".join(_code(v) for v in schema["enum"]))
+    if "minimum" in schema and "maximum" in schema:
+        out.append(f"{schema['minimum']}..{schema['maximum']}")
+    elif "minimum" in schema:
+        out.append(f"≥ {schema['minimum']}")
+    elif "maximum" in schema:
+        out.append(f"≤ {schema['maximum']}")
+    if "minLength" in schema and schema.get("minLength") == schema.get("maxLength"):
+        out.append(f"exactly {schema['minLength']} characters")
+    else:
+        if "minLength" in schema:
+            out.append(f"at least {schema['minLength']} characters")
+        if "maxLength" in schema:
+            out.append(f"at most {schema['maxLength']} characters")
+    if "pattern" in schema:
+        out.append(f"matches {_code(schema['pattern'])}")
+    return out
+
+
+def type_text(document: dict[str, Any], schema: dict[str, Any]) -> str:
+    """`string (date), nullable`, `array of Warning`, `integer`, ... for one schema."""
+    resolved, name = _resolve(document, schema)
+    types, nullable = _types(resolved)
+    if types == ["array"]:
+        item, item_name = _resolve(document, resolved.get("items", {}))
+        item_types, _ = _types(item)
+        text = "array of " + (item_name or " or ".join(item_types) or "any")
+    else:
+        text = " or ".join(types) or "any"
+        if name:
+            text = f"{text} ({name})"
+        elif "format" in resolved:
+            text = f"{text} ({resolved['format']})"
+    if nullable:
+        text += ", nullable"
+    return text
+
+
+def field_rows(
+    document: dict[str, Any], schema: dict[str, Any], prefix: str = "", depth: int = 0
+) -> Iterator[tuple[str, str, str]]:
+    """(field path, type, meaning) for every property of an object schema, nested ones included
+    (`meta.summary.first_date`, `data[].allow.endpoints.mode`)."""
+    resolved, _ = _resolve(document, schema)
+    required = set(resolved.get("required", ()))
+    for name, prop in resolved.get("properties", {}).items():
+        path = f"{prefix}{name}"
+        target, _ = _resolve(document, prop)
+        meaning = [str(prop.get("description") or target.get("description") or "")]
+        meaning += _constraints(target)
+        if name not in required and required:
+            meaning.append("may be absent")
+        yield path, type_text(document, prop), "; ".join(m for m in meaning if m)
+        if depth >= MAX_DEPTH:
+            continue
+        types, _ = _types(target)
+        if "object" in types:
+            yield from field_rows(document, target, f"{path}.", depth + 1)
+        elif types == ["array"]:
+            item, _ = _resolve(document, target.get("items", {}))
+            if "properties" in item:
+                yield from field_rows(document, item, f"{path}[].", depth + 1)
+
+
+def _parameter_rows(document: dict[str, Any], operation: dict[str, Any]) -> list[str]:
+    rows = []
+    for param in operation.get("parameters", []):
+        schema, _ = _resolve(document, param.get("schema", {}))
+        default = _code(schema["default"]) if "default" in schema else ""
+        cells = [
+            _code(param["name"]),
+            param["in"],
+            type_text(document, schema),
+            "yes" if param.get("required") else "no",
+            default,
+            "; ".join(_constraints(schema)),
+            param.get("description", ""),
+        ]
+        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return rows
+
+
+def _caller_text(endpoint_id: str | None, operation: dict[str, Any]) -> str:
+    if endpoint_id is None:
+        return "no API key (the signed URL is the credential); not metered; outside the registry"
+    endpoint = BY_ID[endpoint_id]
+    if endpoint.public:
+        return "public: no API key, not metered"
+    text = "API key (`Authorization: Bearer`), on the key's endpoint allow-list; metered"
+    if endpoint.admin:
+        text += "; effective only on a platform administrator's key"
+    return text
+
+
+def _operation_section(
+    document: dict[str, Any], path: str, method: str, operation: dict[str, Any]
+) -> list[str]:
+    endpoint_id = operation.get("x-registry-id")
+    endpoint = BY_ID.get(endpoint_id) if isinstance(endpoint_id, str) else None
+    group = endpoint.group if endpoint else ", ".join(operation.get("tags", []))
+    lines = [f"### `{method.upper()} {path}`", ""]
+    summary = operation.get("summary") or (endpoint.summary if endpoint else "")
+    if summary:
+        lines += [_cell(summary) + ".", ""]
+    if operation.get("description"):
+        lines += [str(operation["description"]).strip(), ""]
+    ok = operation.get("responses", {}).get("200", {})
+    errors = [status for status in operation.get("responses", {}) if status != "200"]
+    operation_id = operation.get("operationId")
+    if operation_id and operation_id != endpoint_id:
+        lines += [f"Operation id: {_code(operation_id)}.", ""]
+    lines += [
+        "| | |",
+        "|---|---|",
+        f"| Registry id | {_code(endpoint_id) if endpoint_id else '—'} |",
+        f"| Group | {_code(group)} |",
+        f"| Caller | {_caller_text(endpoint_id if endpoint else None, operation)} |",
+        f"| Response headers | {', '.join(_code(h) for h in ok.get('headers', {}))} |",
+        f"| Error statuses | {', '.join(errors)} |",
+        "",
+    ]
+    parameter_rows = _parameter_rows(document, operation)
+    if parameter_rows:
+        lines += [
+            "**Parameters**",
+            "",
+            "| Name | In | Type | Required | Default | Constraints | Description |",
+            "|---|---|---|---|---|---|---|",
+            *parameter_rows,
+            "",
+        ]
+    else:
+        lines += ["**Parameters**: none (any query parameter is a 400).", ""]
+    for media_type, content in ok.get("content", {}).items():
+        schema = content.get("schema", {})
+        lines += [f"**Response 200** (`{media_type}`): {type_text(document, schema)}", ""]
+        rows = list(field_rows(document, schema))
+        if rows:
+            lines += ["| Field | Type | Meaning |", "|---|---|---|"]
+            lines += [f"| {_code(f)} | {_cell(t)} | {_cell(m)} |" for f, t, m in rows]
+            lines.append("")
+    return lines
+
+
+def reference_markdown(document: dict[str, Any]) -> str:
+    """The whole of docs/reference.md for `document`."""
+    order = {endpoint_id: index for index, endpoint_id in enumerate(BY_ID)}
+    operations = sorted(
+        (
+            (path, method, operation)
+            for path, item in document.get("paths", {}).items()
+            for method, operation in item.items()
+        ),
+        # Registry order (which keeps each group together), then the routes outside the registry.
+        key=lambda entry: order.get(entry[2].get("x-registry-id"), len(order)),
+    )
+    registered = {op.get("x-registry-id") for _, _, op in operations}
+    unmounted = [endpoint_id for endpoint_id in BY_ID if endpoint_id not in registered]
+    lines = [
+        "# API reference",
+        "",
+        "<!-- Generated by `just reference` (`alpha-results reference`) from schemas/registry.py and",
+        "serve/openapi.py. Do not edit: tests/api/test_reference_docs.py fails when this file is stale. -->",
+        "",
+        "Every route the server mounts, from the declarations the server runs on: the endpoint",
+        "registry ([schemas/registry.py](../schemas/registry.py): registry id, group, path, who may",
+        "call it) and the OpenAPI document ([serve/openapi.py](../serve/openapi.py), served at",
+        "`/openapi.json` and browsable at `/docs`). What the server does where the API leaves a",
+        "choice open is in [api.md](api.md); keys and allow-lists in [access.md](access.md).",
+        "",
+        f"Endpoint registry version: `{REGISTRY_VERSION}`. Every `/v1` response is JSON; errors are",
+        "`{error: {code, message, details, request_id}}` (the `Error` schema) and every response",
+        "carries `X-Request-ID`.",
+        "",
+        "| Method and path | Registry id | Group | Summary |",
+        "|---|---|---|---|",
+    ]
+    for path, method, operation in operations:
+        endpoint_id = operation.get("x-registry-id")
+        group = BY_ID[endpoint_id].group if endpoint_id in BY_ID else ", ".join(operation.get("tags", []))
+        lines.append(
+            f"| `{method.upper()} {_cell(path)}` | {_code(endpoint_id) if endpoint_id else '—'} | "
+            f"{_code(group)} | {_cell(operation.get('summary', ''))} |"
+        )
+    lines.append("")
+    if unmounted:
+        lines += ["Registry ids not mounted by the server: " + ", ".join(_code(e) for e in unmounted), ""]
+    current_group: str | None = None
+    for path, method, operation in operations:
+        endpoint_id = operation.get("x-registry-id")
+        group = BY_ID[endpoint_id].group if endpoint_id in BY_ID else ", ".join(operation.get("tags", []))
+        if group != current_group:
+            lines += [f"## {group}", ""]
+            current_group = group
+        lines += _operation_section(document, path, method, operation)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def run(out: Path, check: bool) -> int:
+    text = reference_markdown(current_document())
+    if check:
+        if out.exists() and out.read_text(encoding="utf-8") == text:
+            return 0
+        print(f"{out} is stale: run `just reference` (alpha-results reference)", file=sys.stderr)
+        return 1
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out} ({len(text.splitlines())} lines)")
+    return 0
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=REFERENCE_PATH, help="file to write (docs/reference.md)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file is stale")
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "reference", help="write docs/reference.md from the registry and the OpenAPI document"
+    )
+    _add_arguments(parser)
+    parser.set_defaults(handler=lambda args: run(args.out, args.check))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m serve.reference", description=__doc__.splitlines()[0])
+    _add_arguments(parser)
+    args = parser.parse_args(argv)
+    return run(args.out, args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

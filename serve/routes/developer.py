@@ -1,0 +1,144 @@
+"""The developer surface outside `/v1`: a landing page at `/`, the API reference UI at `/docs`, and
+the UI's assets under `/static`.
+
+`/docs` is Swagger UI, rendered by Litestar's own `SwaggerRenderPlugin` over the app's OpenAPI
+document (the object `/openapi.json` serves, embedded in the page). The app keeps building that
+document itself (`serve.openapi`, `openapi_config=None`), so the plugin is not registered with an
+`OpenAPIConfig`: the handler here calls its `render` directly. Its assets are vendored from the
+npm package `swagger-ui-dist` (serve/static/swagger-ui/README.md: version, licence, upgrade) and
+served by the app under a versioned path with a year-long `immutable` cache, so the page needs no
+CDN and works offline; its `Content-Security-Policy` lets it load nothing from another origin.
+
+All three are public (no key is read), unmetered and outside the endpoint registry, like
+`/openapi.json`: their handlers carry no registry id (`serve.auth.is_public`). They follow the
+app's path rules (`/docs/` and `/index.html` are 404 `not_found`; HEAD or POST is 404
+`method_not_allowed`) and, like `/openapi.json`, ignore any query string.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from litestar import Request, Response, get
+from litestar.datastructures import CacheControlHeader
+from litestar.enums import MediaType
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.router import Router
+from litestar.static_files import create_static_files_router
+from litestar.types import ControllerRouterHandler
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+STATIC_PREFIX = "/static"
+SWAGGER_UI_VERSION = "5.35.0"
+"""The vendored `swagger-ui-dist` release: its folder under serve/static/swagger-ui/ and its URL."""
+SWAGGER_UI_URL = f"{STATIC_PREFIX}/swagger-ui/{SWAGGER_UI_VERSION}"
+
+DOCS_PATH = "/docs"
+LANDING_PATH = "/"
+PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, f"{STATIC_PREFIX}/{{file_path:path}}")
+"""The route paths this module mounts (none of them is in the OpenAPI document)."""
+
+DASHBOARD_PATH: str | None = None
+"""The research dashboard's path once it exists; until then the landing page says it is not served."""
+
+ASSET_CACHE = CacheControlHeader(public=True, max_age=365 * 24 * 3600, immutable=True)
+"""Assets live under a versioned path: a new release is a new URL, so a year-long cache is safe."""
+PAGE_HEADERS = {"Cache-Control": "no-cache"}
+"""The pages change with each deployment (the document, the version): revalidated on every visit."""
+
+DOCS_CSP = (
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+"""Swagger UI's bundle and inline start-up script from this origin; its "Try it out" calls this
+origin only. A page that tried to load anything from elsewhere would be refused by the browser."""
+LANDING_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+def swagger_plugin() -> SwaggerRenderPlugin:
+    """Litestar's Swagger UI page with every asset on this origin (its defaults name a CDN)."""
+    return SwaggerRenderPlugin(
+        version=SWAGGER_UI_VERSION,
+        js_url=f"{SWAGGER_UI_URL}/swagger-ui-bundle.js",
+        css_url=f"{SWAGGER_UI_URL}/swagger-ui.css",
+        standalone_preset_js_url=f"{SWAGGER_UI_URL}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' type='image/png' href='{SWAGGER_UI_URL}/favicon-32x32.png'>",
+        path=DOCS_PATH,
+    )
+
+
+def landing_page(document: dict[str, Any]) -> bytes:
+    """The short HTML page at `/`: what the service is and where to go next."""
+    info = document.get("info", {})
+    title = html.escape(str(info.get("title", "API")))
+    version = html.escape(str(info.get("version", "")))
+    registry = html.escape(str(info.get("x-registry-version", "")))
+    if DASHBOARD_PATH is None:
+        dashboard = "<li>Dashboard: <em>not served yet</em> (it will be linked here once it exists)</li>"
+    else:
+        dashboard = f'<li><a href="{html.escape(DASHBOARD_PATH)}">Dashboard</a></li>'
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="icon" href="data:,">
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 42rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5; color: #1b1f24; }}
+code {{ background: #f1f3f5; padding: 0 .25rem; border-radius: 3px; }}
+footer {{ color: #5c6670; font-size: .9rem; }}
+</style>
+</head>
+<body>
+<main>
+<h1>{title}</h1>
+<p>The stored research results of trading signals (alphas), published as a read-only JSON API.
+Every data route lives under <code>/v1</code> and takes an API key:
+<code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<ul>
+<li><a href="{DOCS_PATH}">API reference</a> (interactive, <code>{DOCS_PATH}</code>)</li>
+<li><a href="/openapi.json">OpenAPI document</a> (<code>/openapi.json</code>)</li>
+<li><a href="/v1/health">Health</a> (<code>/v1/health</code>, no key needed)</li>
+{dashboard}
+</ul>
+</main>
+<footer>Version {version} &middot; endpoint registry {registry}</footer>
+</body>
+</html>
+""".encode()
+
+
+def routes(document: dict[str, Any]) -> list[ControllerRouterHandler]:
+    """The landing page, `/docs` over `document` (the app's `/openapi.json`), and the assets."""
+    plugin = swagger_plugin()
+    landing = landing_page(document)
+    rendered: list[bytes] = []  # the docs page, rendered on first request (the document is fixed)
+
+    @get(LANDING_PATH, sync_to_thread=False, include_in_schema=False)
+    def landing_html() -> Response[bytes]:
+        return Response(
+            landing,
+            media_type=MediaType.HTML,
+            headers={**PAGE_HEADERS, "Content-Security-Policy": LANDING_CSP},
+        )
+
+    @get(DOCS_PATH, sync_to_thread=False, include_in_schema=False)
+    def docs_html(request: Request[Any, Any, Any]) -> Response[bytes]:
+        if not rendered:
+            rendered.append(plugin.render(request, document))
+        return Response(
+            rendered[0],
+            media_type=MediaType.HTML,
+            headers={**PAGE_HEADERS, "Content-Security-Policy": DOCS_CSP},
+        )
+
+    assets: Router = create_static_files_router(
+        path=STATIC_PREFIX, directories=[STATIC_DIR], cache_control=ASSET_CACHE, name="static_asset"
+    )
+    return [landing_html, docs_html, assets]

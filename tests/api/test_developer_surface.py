@@ -1,0 +1,216 @@
+"""`/` (landing page), `/docs` (Swagger UI over the served OpenAPI document) and their assets:
+public, unmetered, outside the registry and the document, served from the app itself, and under
+the same path rules as every other route. The browser rendering is tests/e2e/test_docs_ui.py."""
+
+from __future__ import annotations
+
+import json
+import logging
+import mimetypes
+from collections.abc import Iterator
+from datetime import datetime
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from schemas.registry import ENDPOINTS
+from serve.app import MOUNTED_ENDPOINTS, create_app
+from serve.auth import is_public
+from serve.envelope import json_bytes
+from serve.openapi import openapi_document
+from serve.routes import developer
+from serve.settings import Settings
+
+ASSETS = developer.STATIC_DIR / "swagger-ui" / developer.SWAGGER_UI_VERSION
+
+
+class NeverCalled:
+    """An authenticator and a limiter that fail the test when a page reads a key or is metered."""
+
+    in_process = True
+
+    def __call__(self, authorization: str | None, client_ip: str, now: datetime) -> Any:
+        raise AssertionError(f"a key was read: {authorization!r}")
+
+    def hit(self, *args: Any) -> Any:
+        raise AssertionError("a request was metered")
+
+    def start_sync(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    lake = tmp_path_factory.mktemp("empty_lake")  # the pages read no lake
+    never = NeverCalled()
+    app = create_app(Settings(lake=str(lake), environment="test"), authenticate=never, limiter=never)
+    with TestClient(app=app) as test_client:
+        yield test_client
+
+
+class Links(HTMLParser):
+    """The `href` and `src` attributes of a page, and its text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[tuple[str, str]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.urls += [(tag, value) for name, value in attrs if name in ("href", "src") and value]
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parsed(body: str) -> Links:
+    links = Links()
+    links.feed(body)
+    return links
+
+
+def embedded_spec(page: str) -> Any:
+    """The document Litestar's SwaggerRenderPlugin embeds in the page (`spec: {...},`)."""
+    start = page.index("spec: ") + len("spec: ")
+    return json.JSONDecoder().raw_decode(page, start)[0]
+
+
+def test_landing_page_links_the_docs_the_document_and_health(client: TestClient[Any]) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.headers["cache-control"] == "no-cache"
+    assert "default-src 'none'" in response.headers["content-security-policy"]
+    page = parsed(response.text)
+    anchors = [url for tag, url in page.urls if tag == "a"]
+    assert anchors == ["/docs", "/openapi.json", "/v1/health"]
+    for url in anchors:
+        assert client.get(url).status_code == 200, url
+    text = " ".join("".join(page.text).split())
+    assert "Alpha Research Results API" in text
+    # No dashboard yet: the page says so instead of linking to nothing.
+    assert developer.DASHBOARD_PATH is None and "Dashboard: not served yet" in text
+
+
+def test_docs_is_swagger_ui_over_the_served_document(client: TestClient[Any]) -> None:
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.headers["cache-control"] == "no-cache"
+    csp = response.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src 'self' 'unsafe-inline'" in csp
+    assert "SwaggerUIBundle(" in response.text
+    assert embedded_spec(response.text) == client.get("/openapi.json").json()
+    urls = [url for _, url in parsed(response.text).urls]
+    assert sorted(urls) == sorted(
+        f"{developer.SWAGGER_UI_URL}/{name}"
+        for name in (
+            "swagger-ui.css",
+            "swagger-ui-bundle.js",
+            "swagger-ui-standalone-preset.js",
+            "favicon-32x32.png",
+        )
+    )
+    assert "://" not in response.text.split("<body>")[0]  # nothing in the head from another origin
+
+
+def test_docs_assets_are_the_vendored_files_with_a_year_long_immutable_cache(client: TestClient[Any]) -> None:
+    for _, url in parsed(client.get("/docs").text).urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.headers["cache-control"] == "max-age=31536000, public, immutable"
+        path = ASSETS / url.rsplit("/", 1)[1]
+        assert response.content == path.read_bytes(), url
+        expected_type = mimetypes.guess_type(path.name)[0]
+        assert expected_type and response.headers["content-type"].startswith(expected_type), url
+
+
+def test_the_vendored_release_carries_its_licence_and_version() -> None:
+    package = json.loads((ASSETS / "package.json").read_text())
+    assert (package["name"], package["version"]) == ("swagger-ui-dist", developer.SWAGGER_UI_VERSION)
+    assert package["license"] == "Apache-2.0" and "Apache License" in (ASSETS / "LICENSE").read_text()
+    for script in ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"):
+        assert (ASSETS / f"{script}.LICENSE.txt").exists()
+    notes = (developer.STATIC_DIR / "swagger-ui" / "README.md").read_text()
+    assert f"| Version | {developer.SWAGGER_UI_VERSION} " in notes
+    assert [p.name for p in (developer.STATIC_DIR / "swagger-ui").iterdir() if p.is_dir()] == [
+        developer.SWAGGER_UI_VERSION
+    ]
+
+
+def test_the_pages_read_no_key_and_are_not_metered(client: TestClient[Any]) -> None:
+    # The app's authenticator and limiter fail the test if called (fixture).
+    asset = f"{developer.SWAGGER_UI_URL}/swagger-ui.css"
+    for path in ("/", "/docs", asset):
+        for headers in ({}, {"Authorization": "Bearer not-a-key"}):
+            response = client.get(path, headers=headers)
+            assert response.status_code == 200, (path, headers)
+            assert not any(name.lower().startswith("x-ratelimit") for name in response.headers)
+    # Like /openapi.json, the pages ignore a query string (a key there is never read either).
+    assert client.get("/docs", params={"api_key": "x"}).status_code == 200
+    handlers = [h for r in client.app.routes if r.path in developer.PATHS for h in r.route_handlers]
+    assert handlers and all(is_public(h) and "endpoint" not in h.opt for h in handlers)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/docs/",
+        "/docs//",
+        "/index.html",
+        "/docs/index.html",
+        "/%64ocs",  # an encoded unreserved character: a second spelling of /docs
+        f"{developer.SWAGGER_UI_URL}/",
+        f"{developer.SWAGGER_UI_URL}//swagger-ui.css",
+        f"{developer.SWAGGER_UI_URL}/missing.js",
+        f"{developer.STATIC_PREFIX}/../pyproject.toml",
+        f"{developer.STATIC_PREFIX}/%2e%2e/serve/app.py",
+        f"{developer.STATIC_PREFIX}",
+    ],
+)
+def test_other_spellings_are_not_found(client: TestClient[Any], path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404, (path, response.text[:200])
+    assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("path", ["/", "/docs", f"{developer.SWAGGER_UI_URL}/swagger-ui.css"])
+@pytest.mark.parametrize("method", ["HEAD", "POST", "OPTIONS"])
+def test_only_get_is_served(client: TestClient[Any], path: str, method: str) -> None:
+    response = client.request(method, path)
+    assert response.status_code == 404
+    if method != "HEAD":
+        assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_the_pages_are_outside_the_registry_and_the_document(client: TestClient[Any]) -> None:
+    response = client.get("/openapi.json", headers={"Accept-Encoding": "identity"})
+    # Byte for byte the document the app builds from the registry: the pages add nothing to it.
+    assert response.content == json_bytes(openapi_document(MOUNTED_ENDPOINTS))
+    served = {path for path in response.json()["paths"]}
+    assert not served & {"/", "/docs"} and not any(p.startswith("/static") for p in served)
+    assert not {e.path for e in ENDPOINTS} & set(developer.PATHS)
+
+
+def test_the_access_log_names_the_pages(client: TestClient[Any], caplog: pytest.LogCaptureFixture) -> None:
+    paths = ["/", "/docs", f"{developer.SWAGGER_UI_URL}/swagger-ui.css"]
+    with caplog.at_level(logging.INFO, logger="serve.access"):
+        for path in paths:
+            client.get(path)
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "serve.access"]
+    assert [(line["path"], line["route"], line["status"], line["key_id"]) for line in lines] == [
+        ("/", "landing_html", 200, None),
+        ("/docs", "docs_html", 200, None),
+        (paths[2], "static_asset", 200, None),
+    ]
+
+
+def test_the_assets_ship_with_the_package() -> None:
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert 'serve = ["static/**/*"]' in pyproject

@@ -1,0 +1,126 @@
+"""docs/reference.md is generated from the declarations and current; the docs stay inside the repo."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemas.registry import BY_ID
+from serve import reference
+from serve.app import MOUNTED_ENDPOINTS
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return reference.current_document()
+
+
+def sections(text: str) -> dict[str, str]:
+    """`GET /path` -> the text of its section."""
+    parts = re.split(r"^### `([A-Z]+ [^`]+)`$", text, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_reference_md_is_current(document: dict[str, Any]) -> None:
+    expected = reference.reference_markdown(document)
+    committed = reference.REFERENCE_PATH.read_text(encoding="utf-8")
+    assert committed == expected, "docs/reference.md is stale: run `just reference` and commit it"
+
+
+def test_reference_lists_every_operation_with_its_id_group_parameters_and_fields(
+    document: dict[str, Any],
+) -> None:
+    by_operation = sections(reference.reference_markdown(document))
+    operations = [(p, m, op) for p, item in document["paths"].items() for m, op in item.items()]
+    assert sorted(by_operation) == sorted(f"{m.upper()} {p}" for p, m, _ in operations)
+    registry_ids = set()
+    for path, method, operation in operations:
+        section = by_operation[f"{method.upper()} {path}"]
+        endpoint_id = operation.get("x-registry-id")
+        if endpoint_id is not None:
+            registry_ids.add(endpoint_id)
+            assert f"| Registry id | `{endpoint_id}` |" in section
+            assert f"| Group | `{BY_ID[endpoint_id].group}` |" in section
+        for param in operation["parameters"]:
+            row = next(line for line in section.splitlines() if line.startswith(f"| `{param['name']}` |"))
+            default = param["schema"].get("default")
+            if default is not None:
+                assert f"`{default}`".lower() in row.lower(), row
+            if "maximum" in param["schema"]:
+                assert f"{param['schema']['minimum']}..{param['schema']['maximum']}" in row, row
+        schema = operation["responses"]["200"]["content"]
+        for content in schema.values():
+            for field, _, _ in reference.field_rows(document, content["schema"]):
+                assert f"| `{field}` |" in section, (endpoint_id, field)
+    assert registry_ids == set(MOUNTED_ENDPOINTS)
+
+
+def test_field_rows_carry_type_nullability_and_meaning() -> None:
+    document = {
+        "components": {"schemas": {"Row": {"type": "object", "properties": {"d": {"type": "string"}}}}},
+    }
+    schema = {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "data": {"type": "array", "items": {"$ref": "#/components/schemas/Row"}},
+            "when": {"type": ["string", "null"], "format": "date", "description": "Trading day."},
+            "side": {"type": "string", "enum": ["long", "short"]},
+        },
+    }
+    assert list(reference.field_rows(document, schema)) == [
+        ("data", "array of Row", ""),
+        ("data[].d", "string", ""),
+        ("when", "string (date), nullable", "Trading day.; may be absent"),
+        ("side", "string", "one of `long`, `short`; may be absent"),
+    ]
+
+
+def test_check_reports_a_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "reference.md"
+    out.write_text("# stale\n")
+    assert reference.main(["--out", str(out), "--check"]) == 1
+    assert "just reference" in capsys.readouterr().err
+    assert reference.main(["--out", str(out)]) == 0
+    assert reference.main(["--out", str(out), "--check"]) == 0
+
+
+LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|^\[[^\]]+\]:\s*(\S+)", re.M)
+CODE_PATH = re.compile(r"`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+\.(?:md|py|toml|sh|ya?ml|cfg|ini))`")
+"""A source or document file named in code style (`serve/app.py`, `docs/lake.md`); not a URL
+path (`/openapi.json`) nor a file of the lake (`exports/index.json`, `.parquet`)."""
+RUNTIME = "var/"
+"""What the commands write at run time (`var/keys.sqlite3`, `var/signing.key`; gitignored)."""
+
+
+def inside_repo(doc: Path, target: str) -> bool:
+    base = ROOT if target.startswith("/") else doc.parent
+    path = (base / target.lstrip("/")).resolve()
+    return path.is_relative_to(ROOT) and path.exists()
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_docs_point_only_inside_the_repository(doc: Path) -> None:
+    """Every relative link and every file named in code style exists in this repository: a clone
+    is self-contained (no spec file, design note or path on someone's machine it does not hold)."""
+    text = doc.read_text(encoding="utf-8")
+    outside = []
+    for match in LINK.finditer(text):
+        target = (match.group(1) or match.group(2)).split("#", 1)[0]
+        if not target or re.match(r"^[a-z][a-z0-9+.-]*:", target):  # an anchor, http:, mailto:
+            continue
+        if not inside_repo(doc, target):
+            outside.append(target)
+    for match in CODE_PATH.finditer(text):
+        name = match.group(1)
+        if name.startswith(RUNTIME):
+            continue
+        if not (inside_repo(doc, name) or (ROOT / name).exists()):
+            outside.append(name)
+    assert not outside, f"{doc.relative_to(ROOT)} points outside the repository: {outside}"
