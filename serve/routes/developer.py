@@ -60,9 +60,19 @@ LANDING_CSP = (
 )
 
 
+class EmbeddedSwaggerUI(SwaggerRenderPlugin):
+    """Litestar's Swagger UI page, with the document embedded safely inside its `<script>`."""
+
+    @staticmethod
+    def render_json(request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        # A `</script>` (or `<!--`) in any description would end or derail the inline script the
+        # document is embedded in; `<` can only occur inside JSON strings, where `\u003c` is the same.
+        return SwaggerRenderPlugin.render_json(request, openapi_schema).replace(b"<", b"\\u003c")
+
+
 def swagger_plugin() -> SwaggerRenderPlugin:
     """Litestar's Swagger UI page with every asset on this origin (its defaults name a CDN)."""
-    return SwaggerRenderPlugin(
+    return EmbeddedSwaggerUI(
         version=SWAGGER_UI_VERSION,
         js_url=f"{SWAGGER_UI_URL}/swagger-ui-bundle.js",
         css_url=f"{SWAGGER_UI_URL}/swagger-ui.css",

@@ -214,3 +214,18 @@ def test_the_access_log_names_the_pages(client: TestClient[Any], caplog: pytest.
 def test_the_assets_ship_with_the_package() -> None:
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert 'serve = ["static/**/*"]' in pyproject
+
+
+def test_a_document_text_cannot_break_out_of_the_page_script() -> None:
+    from litestar import Litestar
+
+    hostile = "ends </script><script>alert(1)</script> <!-- here"
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "T", "version": "1", "description": hostile},
+        "paths": {},
+    }
+    with TestClient(app=Litestar(route_handlers=developer.routes(document))) as client:
+        page = client.get("/docs").text
+    assert page.count("</script>") == 3  # the two asset scripts and the start-up script: none added
+    assert embedded_spec(page) == document
