@@ -50,6 +50,10 @@ bench-api:
 bench-load *ARGS:
     python -m tests.bench.load_bench {{ARGS}}
 
+# Wire size and added server time of gzip and zstd on 100- and 5,000-row pages, against a running server.
+bench-compression:
+    python -m tests.bench.compression_bench
+
 # The full-size alpha published under N ids, served in turn: RSS/PSS per alpha per worker, first-request latency.
 bench-scale *ARGS:
     python -m tests.bench.scale_bench {{ARGS}}

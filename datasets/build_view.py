@@ -5,7 +5,8 @@ the alpha and never look at the pointer again, so a publish in the middle of a r
 nothing in its answer. Views are immutable apart from their damage flag.
 
 Opening checks every file the manifest (`alpha.json` / `benchmark.json` `files`) lists against
-its recorded size; the SHA-256 of the serving files is checked once per open, in the background
+its recorded size; the SHA-256 of the serving files (and, on a local lake, of the Parquet exports
+the download route serves from the build folder) is checked once per open, in the background
 (`verify_hashes`, run by the reader's refresh thread), and on every reopen after damage before
 the build is served again. Each table access re-checks its mapped file's size (`fstat`, about a
 microsecond), so a file truncated under a running worker turns into `BuildDamaged`
@@ -110,12 +111,20 @@ class _MappedTable:
 class BuildView:
     """An opened build of an alpha or a benchmark (`name`), read from the local folder `folder`."""
 
-    def __init__(self, name: str, build_id: str, entry: dict[str, Any], folder: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        build_id: str,
+        entry: dict[str, Any],
+        folder: str,
+        hashed: tuple[str, ...] = (layout.SERVING_DIR,),
+    ) -> None:
         self.name = name
         self.build_id = build_id
         self.entry = entry
         self.folder = folder
         self.files: dict[str, Any] = dict(entry.get("files") or {})
+        self.hashed = tuple(folder.rstrip("/") + "/" for folder in hashed)  # see verify_hashes
         self._lock = threading.Lock()
         self._tables: dict[str, _MappedTable | None] = {}
         self._memo: dict[str, Any] = {}
@@ -238,10 +247,11 @@ class BuildView:
                 mapped.release()
 
     def verify_hashes(self) -> None:
-        """Checks the SHA-256 of every serving file against the manifest (marks damage)."""
-        prefix = layout.SERVING_DIR + "/"
+        """Checks the SHA-256 of every file in the `hashed` folders (the serving files; on a local
+        lake also the Parquet exports, which the download route serves from the build folder)
+        against the manifest (marks damage)."""
         for relative, recorded in sorted(self.files.items()):
-            if not relative.startswith(prefix):
+            if not relative.startswith(self.hashed):
                 continue
             try:
                 actual = sha256_of(self._local(relative))

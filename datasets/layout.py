@@ -9,6 +9,7 @@ same layout for analysts who open the files without the project installed.
     {root}/benchmarks/{symbol}/builds/{build_id}/daily.parquet, benchmark.json
     {root}/archives/{alpha_id}/{sha256}.zip                source archives (content-addressed)
     {build}/serving/...                                    the server's files (internal, below)
+    {build}/exports/{dataset}[.{book}][.raw].parquet       Parquet exports, as the API serves them
 
 A build is written completely before its pointer is replaced, and the pointer is replaced in one
 atomic step (rename on a local folder, a single PUT on S3), so a reader sees the old build or the
@@ -49,6 +50,13 @@ SERVING_FORMAT = 1  # index.json `format`; a server reads only the format it kno
 SERVING_DIR = "serving"
 SERVING_INDEX = "index.json"
 SERVING_SUFFIX = ".arrow"
+
+# Parquet exports (pipeline 2.1): every dataset of the build as one file, as the API serves it
+# (schemas.exports), in `exports/`, with `exports/index.json` naming each file's dataset, book,
+# audience, rows and columns. Listed in the build's manifest like every other file.
+EXPORTS_DIR = "exports"
+EXPORTS_INDEX = "index.json"
+EXPORT_SUFFIX = ".parquet"
 
 # Retention of superseded builds. A worker re-reads pointers at least every
 # `MAX_REFRESH_SECONDS` and maps a build's files when it opens it, so a build superseded
@@ -116,6 +124,16 @@ def serving_path(build_dir: str, name: str) -> str:
     if name != SERVING_INDEX:
         name += SERVING_SUFFIX
     return join(build_dir, SERVING_DIR, name)
+
+
+def export_file_name(dataset: str, book: str | None = None, raw_variant: bool = False) -> str:
+    """`{dataset}[.{book}][.raw].parquet`: `.raw` marks the variant with the raw-only columns."""
+    return ".".join([dataset, *([book] if book else []), *(["raw"] if raw_variant else [])]) + EXPORT_SUFFIX
+
+
+def export_path(build_dir: str, name: str) -> str:
+    """Path of an export file (or of `index.json`) inside a build."""
+    return join(build_dir, EXPORTS_DIR, name)
 
 
 def year_partition_path(build_dir: str, table: str, year: int) -> str:

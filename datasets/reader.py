@@ -281,7 +281,11 @@ class LakeReader:
                     folder = self._cache.fetch(
                         self._storage, build.build_dir, name, build.build_id, files, in_use
                     )
-                view = BuildView(name, build.build_id, build.entry, folder)
+                # A local build folder is served as it is, exports included (the download route
+                # reads them there); an S3 build's exports are fetched from S3, not cached here.
+                local = self._cache is None
+                hashed = (layout.SERVING_DIR, layout.EXPORTS_DIR) if local else (layout.SERVING_DIR,)
+                view = BuildView(name, build.build_id, build.entry, folder, hashed)
                 if verify:
                     view.verify_hashes()
                     view.raise_if_damaged()

@@ -17,6 +17,7 @@ from datetime import date
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from datasets.build_view import BuildView
 from datasets.queries import Page, Window, day_numbers, window_bounds
@@ -79,68 +80,93 @@ def _columns(values: list[np.ndarray]) -> list[list[Any]]:
     return [v.tolist() for v in values]
 
 
-def equity_curve(
-    view: BuildView, book: str, window: Window, limit: int, offset: int
-) -> tuple[Page, dict[str, Any]] | None:
-    """The equity rows of `book` in the window and the window's summary; None without a ledger."""
-    table = view.table("portfolio")
-    if table is None:
-        return None
-    low, high = view.book_range("portfolio", book) or (0, 0)
-    a, b = window_bounds(day_numbers(table, low, high), window)
-    rows = table.slice(low + a, b - a)
-    days = day_numbers(rows)
+EQUITY_COMPUTED = (
+    "starting_equity",
+    "ending_equity",
+    "period_return",
+    "cumulative_return",
+    "peak_equity",
+    "drawdown",
+    "drawdown_pct",
+)
+EQUITY_CARRIED = ("gross_exposure", "net_exposure", "turnover")
+BENCHMARK_COMPUTED = ("close", "period_return", "cumulative_return", "drawdown_pct")
+
+
+def _equity(rows: pa.Table) -> dict[str, np.ndarray]:
+    """The computed columns of the equity curve over a window of ledger rows (`EQUITY_COMPUTED`)."""
     start, end = floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.where(np.isnan(start) | (start == 0), np.nan, (end - start) / start)
     growth = np.cumprod(np.where(np.isnan(period), 1.0, 1.0 + period))
     cumulative = np.where(np.cumsum(~np.isnan(period)) > 0, growth - 1.0, np.nan)
     peak = _running(np.fmax(start, end))
-    drawdown = peak - end
-    drawdown_pct = _drawdown_pct(peak, end)
+    return {
+        "starting_equity": start,
+        "ending_equity": end,
+        "period_return": period,
+        "cumulative_return": cumulative,
+        "peak_equity": peak,
+        "drawdown": peak - end,
+        "drawdown_pct": _drawdown_pct(peak, end),
+    }
+
+
+def _book_window(view: BuildView, book: str, window: Window) -> pa.Table | None:
+    """The ledger rows of `book` in the window; None without a ledger."""
+    table = view.table("portfolio")
+    if table is None:
+        return None
+    low, high = view.book_range("portfolio", book) or (0, 0)
+    a, b = window_bounds(day_numbers(table, low, high), window)
+    return table.slice(low + a, b - a)
+
+
+def equity_curve(
+    view: BuildView, book: str, window: Window, limit: int, offset: int
+) -> tuple[Page, dict[str, Any]] | None:
+    """The equity rows of `book` in the window and the window's summary; None without a ledger."""
+    rows = _book_window(view, book, window)
+    if rows is None:
+        return None
+    days = day_numbers(rows)
+    computed = _equity(rows)
 
     page = slice(offset, offset + limit)
     text = [column_values(rows.column(n).slice(offset, limit)) for n in ("date", "timestamp")]
-    computed = _columns(
-        [
-            start[page],
-            end[page],
-            period[page],
-            cumulative[page],
-            peak[page],
-            drawdown[page],
-            drawdown_pct[page],
-        ]
+    carried = [column_values(rows.column(n).slice(offset, limit)) for n in EQUITY_CARRIED]
+    page_rows = shape_of(wire.EQUITY_CURVE_FIELDS).from_columns(
+        [*text, *_columns([computed[n][page] for n in EQUITY_COMPUTED]), *carried]
     )
-    carried = [
-        column_values(rows.column(n).slice(offset, limit))
-        for n in ("gross_exposure", "net_exposure", "turnover")
-    ]
-    page_rows = shape_of(wire.EQUITY_CURVE_FIELDS).from_columns([*text, *computed, *carried])
 
-    summary = _window_summary(days, cumulative, drawdown_pct) | {
+    summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
         "book": book,
-        "starting_equity": _first_known(start),
-        "ending_equity": _last_known(end),
-        "peak_equity": _nanmax(peak),
-        "max_drawdown": _nanmax(drawdown),
+        "starting_equity": _first_known(computed["starting_equity"]),
+        "ending_equity": _last_known(computed["ending_equity"]),
+        "peak_equity": _nanmax(computed["peak_equity"]),
+        "max_drawdown": _nanmax(computed["drawdown"]),
     }
     return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
 
 
-def benchmark_daily(
-    view: BuildView, symbol: str, name: str, window: Window, limit: int, offset: int
-) -> tuple[Page, dict[str, Any]]:
-    """Benchmark rows in the window, returns and drawdown from the window's first row.
+def equity_curve_table(ledger: pa.Table) -> pa.Table:
+    """The whole equity curve of one book's ledger rows (date order) as an Arrow table of
+    `wire.EQUITY_CURVE_FIELDS`: what `equity_curve` pages over the book's whole window."""
+    computed = _equity(ledger)
+    columns = {
+        "date": ledger.column("date"),
+        "timestamp": ledger.column("timestamp"),
+        **{n: pa.array(computed[n], pa.float64()) for n in EQUITY_COMPUTED},
+        **{n: ledger.column(n) for n in EQUITY_CARRIED},
+    }
+    return pa.table({n: columns[n] for n in wire.EQUITY_CURVE_FIELDS})
+
+
+def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
+    """The return basis and the computed columns (`BENCHMARK_COMPUTED`) of a window of daily rows.
 
     Returns use `adjusted_close` only when every row of the window has one (never mixed), else
-    `close`; the summary reports the basis."""
-    table = view.table("daily")
-    if table is None:
-        raise FileNotFoundError("the benchmark build has no daily series")
-    a, b = window_bounds(day_numbers(table), window)
-    rows = table.slice(a, b - a)
-    days = day_numbers(rows)
+    `close`."""
     close = floats(rows.column("close"))
     adjusted = rows.column("adjusted_close")
     basis = "adjusted_close" if rows.num_rows > 0 and adjusted.null_count == 0 else "close"
@@ -149,17 +175,48 @@ def benchmark_daily(
         period = np.concatenate([[np.nan], (price[1:] - price[:-1]) / price[:-1]]) if price.size else price
         cumulative = price / price[0] - 1 if price.size else price
     drawdown_pct = _drawdown_pct(_running(price), price)
+    return basis, {
+        "close": close,
+        "period_return": period,
+        "cumulative_return": cumulative,
+        "drawdown_pct": drawdown_pct,
+    }
+
+
+def benchmark_daily(
+    view: BuildView, symbol: str, name: str, window: Window, limit: int, offset: int
+) -> tuple[Page, dict[str, Any]]:
+    """Benchmark rows in the window, returns and drawdown from the window's first row; the summary
+    reports the return basis (`_benchmark`)."""
+    table = view.table("daily")
+    if table is None:
+        raise FileNotFoundError("the benchmark build has no daily series")
+    a, b = window_bounds(day_numbers(table), window)
+    rows = table.slice(a, b - a)
+    days = day_numbers(rows)
+    basis, computed = _benchmark(rows)
 
     page = slice(offset, offset + limit)
     dates = column_values(rows.column("date").slice(offset, limit))
     page_rows = shape_of(wire.BENCHMARK_FIELDS).from_columns(
-        [dates, *_columns([close[page], period[page], cumulative[page], drawdown_pct[page]])]
+        [dates, *_columns([computed[n][page] for n in BENCHMARK_COMPUTED])]
     )
-    summary = _window_summary(days, cumulative, drawdown_pct) | {
+    summary = _window_summary(days, computed["cumulative_return"], computed["drawdown_pct"]) | {
         "symbol": symbol,
         "name": name,
         "return_basis": basis,
-        "first_close": _first_known(close),
-        "last_close": _last_known(close),
+        "first_close": _first_known(computed["close"]),
+        "last_close": _last_known(computed["close"]),
     }
     return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
+
+
+def benchmark_table(daily: pa.Table) -> pa.Table:
+    """The whole benchmark series (date order) as an Arrow table of `wire.BENCHMARK_FIELDS`: what
+    `benchmark_daily` pages over the whole window."""
+    _, computed = _benchmark(daily)
+    columns = {
+        "date": daily.column("date"),
+        **{n: pa.array(computed[n], pa.float64()) for n in BENCHMARK_COMPUTED},
+    }
+    return pa.table({n: columns[n] for n in wire.BENCHMARK_FIELDS})

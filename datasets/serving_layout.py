@@ -112,19 +112,25 @@ def write_alpha_serving(
     single: dict[str, pa.Table],
     decisions: pa.Table | None,
     books: dict[str, dict[str, pa.Table]],
-) -> None:
-    """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`)."""
+) -> tuple[dict[str, pa.Table], dict[str, dict[str, list[int]]]]:
+    """Writes `serving/` of one alpha build from its published tables (cast to `schemas.lake`).
+
+    Returns the decision, rebalance and book tables as written (by name) and each book table's
+    row ranges, from which the exports are written (`datasets.exports`)."""
     index: dict[str, Any] = {"format": layout.SERVING_FORMAT, "tables": {}}
+    written: dict[str, pa.Table] = {}
+    book_ranges: dict[str, dict[str, list[int]]] = {}
     if decisions is not None:
-        served = decisions_serving(decisions)
+        served = written["decisions"] = decisions_serving(decisions)
         writer.write_arrow(layout.serving_path(build_dir, "decisions"), served)
         index["tables"]["decisions"] = {"rows": served.num_rows}
     if "rebalances" in single:
-        served = rebalances_serving(single["rebalances"], decisions)
+        served = written["rebalances"] = rebalances_serving(single["rebalances"], decisions)
         writer.write_arrow(layout.serving_path(build_dir, "rebalances"), served)
         index["tables"]["rebalances"] = {"rows": served.num_rows}
     for table, by_book in books.items():
         served, ranges = book_table_serving(table, by_book)
+        written[table], book_ranges[table] = served, ranges
         writer.write_arrow(layout.serving_path(build_dir, table), served)
         index["tables"][table] = {"rows": served.num_rows, "books": ranges}
     for name in SMALL_TABLES:
@@ -132,10 +138,13 @@ def write_alpha_serving(
             writer.write_arrow(layout.serving_path(build_dir, name), single[name])
             index["tables"][name] = {"rows": single[name].num_rows}
     writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
+    return written, book_ranges
 
 
-def write_benchmark_serving(writer: BuildWriter, build_dir: str, daily: pa.Table) -> None:
+def write_benchmark_serving(writer: BuildWriter, build_dir: str, daily: pa.Table) -> pa.Table:
+    """Writes `serving/` of one benchmark build; returns the daily table as written."""
     served = daily.select(lake.BENCHMARK_DAILY.names).cast(lake.BENCHMARK_DAILY).sort_by("date")
     writer.write_arrow(layout.serving_path(build_dir, "daily"), served)
     index = {"format": layout.SERVING_FORMAT, "tables": {"daily": {"rows": served.num_rows}}}
     writer.write_json(layout.serving_path(build_dir, layout.SERVING_INDEX), index)
+    return served

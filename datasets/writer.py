@@ -51,6 +51,11 @@ class BuildWriter:
                 ipc.write_batch(batch)
         return self._write(path, None, data.num_rows, sink.getvalue().to_pybytes())
 
+    def write_bytes(self, path: str, payload: bytes) -> WrittenFile:
+        """A file serialised by the caller (an export's Parquet): in the manifest, not in the
+        table totals."""
+        return self._write(path, None, 0, payload)
+
     def write_json(self, path: str, document: Any) -> WrittenFile:
         return self._write(path, None, 0, dumps(document))
 

@@ -2,4 +2,6 @@
 
 # Part of every build id: a new version rebuilds every seal even when the seal did not change.
 # 2.0.0: builds carry the serving layout and a file manifest (a 1.x build is not served).
-PIPELINE_VERSION = "2.0.0"
+# 2.1.0: builds also carry Parquet exports (`exports/`); a 2.0 build is served, but its exports
+#        routes answer 503 `exports_not_built` until it is rebuilt.
+PIPELINE_VERSION = "2.1.0"

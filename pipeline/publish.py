@@ -28,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from datasets import catalog, layout, retention
+from datasets.exports import write_alpha_exports, write_benchmark_exports
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.storage import Storage
 from datasets.writer import BuildWriter, dumps
@@ -100,7 +101,7 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     build_dir = layout.alpha_build_dir(lake_root, alpha_id, build_id)
     writer = BuildWriter(lake_storage)
     with retention.publish_lease(lake_storage, builds_dir, build_id):
-        write_tables(writer, build_dir, derived)
+        write_tables(writer, build_dir, derived, seal.manifest["kinds_sealed"])
         source = write_source(lake_storage, lake_root, seal, writer, build_dir)
         if seal.description is not None:
             description = normalise_description(
@@ -149,8 +150,9 @@ def lake_table(frame: pl.DataFrame, table: str) -> pa.Table:
     return frame.to_arrow().select(schema.names).cast(schema)
 
 
-def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha) -> None:
-    """The analysts' Parquet, then the serving files from the same tables."""
+def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kinds_sealed: list[str]) -> None:
+    """The analysts' Parquet, then the serving files from the same tables, then the Parquet
+    exports from the serving files (so they hold what the API serves)."""
     single = {name: lake_table(frame, name) for name, frame in derived.single.items()}
     decisions = None if derived.decisions is None else lake_table(derived.decisions, "decisions")
     books = {
@@ -173,7 +175,8 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha) -> 
             writer.write_parquet(
                 layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
             )
-    write_alpha_serving(writer, build_dir, single, decisions, books)
+    served, book_ranges = write_alpha_serving(writer, build_dir, single, decisions, books)
+    write_alpha_exports(writer, build_dir, kinds_sealed, served, book_ranges)
 
 
 def write_source(
@@ -314,7 +317,8 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
         written = writer.write_parquet(
             layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
         )
-        write_benchmark_serving(writer, build_dir, daily_table)
+        served = write_benchmark_serving(writer, build_dir, daily_table)
+        write_benchmark_exports(writer, build_dir, served)
         info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
         info |= {
             "build_id": build_id,

@@ -58,6 +58,15 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     ),
     Endpoint("benchmarks.daily", "benchmarks", "/v1/benchmarks/{symbol:str}/daily", "Daily benchmark series"),
     Endpoint(
+        "exports.list", "exports", "/v1/alphas/{alpha:str}/exports", "Parquet exports of the alpha's datasets"
+    ),
+    Endpoint(
+        "exports.download",
+        "exports",
+        "/v1/alphas/{alpha:str}/exports/{dataset:str}",
+        "Signed download URL of one dataset as a Parquet file",
+    ),
+    Endpoint(
         "admin.alphas.readiness",
         "admin",
         "/v1/admin/alphas/{alpha:str}/readiness",

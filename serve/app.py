@@ -40,6 +40,8 @@ from serve.auth import (
     backends_in_process,
     only_get,
 )
+from serve.compression import COMPRESSION
+from serve.conditional import conditional_response
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, json_response, request_id_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.routes import admin, benchmarks, catalog, downloads, meta, performance, portfolio, signals, source
@@ -217,6 +219,7 @@ def create_app(
     authenticator to run without a key store; production opens both from the settings.
     """
     settings = settings or Settings.from_env()
+    opened_limiter: Any = None  # a limiter passed in belongs to the caller, who starts and closes it
     if authenticate is None:
         if store is None:
             from serve.deferred_store import open_store_or_defer
@@ -228,7 +231,7 @@ def create_app(
             from serve.limits import open_limiter
 
             # Day and month usage is durable in the key store, whatever holds the live counters.
-            limiter = open_limiter(settings.limiter_url, ledger=SqlUsageLedger(store))
+            limiter = opened_limiter = open_limiter(settings.limiter_url, ledger=SqlUsageLedger(store))
     services = Services(
         settings=settings,
         reader=reader
@@ -256,15 +259,16 @@ def create_app(
         route_handlers=[*ROUTE_HANDLERS, openapi_json, *developer.routes(document)],
         guards=[guards_for(store, limiter)],
         exception_handlers={Exception: handle_exception},
-        before_send=[add_response_headers],
+        before_send=[add_response_headers, conditional_response],
+        compression_config=COMPRESSION,
         openapi_config=None,
         # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
         logging_config=None,
         state=_state(services),
         # Health is probed in the background from startup on (serve/health.py).
         # The lake's catalogue is read, and then refreshed, by the reader's own thread.
-        on_startup=[services.reader.start, start_health_monitor, start_usage_sync],
-        on_shutdown=[stop_health_monitor, stop_usage_sync, services.reader.close],
+        on_startup=[services.reader.start, start_health_monitor, *usage_sync_start(opened_limiter)],
+        on_shutdown=[stop_health_monitor, *usage_sync_stop(opened_limiter), services.reader.close],
         debug=False,
     )
     # Around the router rather than as route middleware, so unmatched paths are logged too.
@@ -272,17 +276,14 @@ def create_app(
     return app
 
 
-def start_usage_sync(app: Litestar) -> None:
-    """The limiter writes the day and month counts it enforced to its ledger every second."""
-    limiter = app.state["services"].limiter
-    if limiter is not None:
-        limiter.start_sync()
+def usage_sync_start(limiter: Any | None) -> list[Any]:
+    """The limiter the app opened writes the day and month counts it enforced to the key store
+    every second (serve/limits/ledger.py), from startup until shutdown."""
+    return [] if limiter is None else [limiter.start_sync]
 
 
-def stop_usage_sync(app: Litestar) -> None:
-    limiter = app.state["services"].limiter
-    if limiter is not None:
-        limiter.close()
+def usage_sync_stop(limiter: Any | None) -> list[Any]:
+    return [] if limiter is None else [limiter.close]
 
 
 def _state(services: Services) -> Any:

@@ -8,6 +8,7 @@ the caller (`may_call`, `may_read_alpha`, `may_read_run`, `expose_raw_book`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 AllowMode = Literal["all", "list", "prefix"]
@@ -89,6 +90,13 @@ class Caller:
     expose_raw_book: bool
     ip: str
     rate_limit: dict[str, int | None] = field(default_factory=dict)
+
+    @cached_property
+    def field_policy(self) -> str:
+        """Everything about the key that shapes an answer's data (which fields, books, alphas and
+        blocks it sees); part of every entity tag (serve/conditional.py)."""
+        grants = (self.endpoint_allow.to_wire(), self.alphas.to_wire(), self.runs.to_wire())
+        return f"raw={int(self.expose_raw_book)};endpoints={','.join(sorted(self.endpoints))};{grants}"
 
     def may_call(self, endpoint_id: str) -> bool:
         return endpoint_id in self.endpoints

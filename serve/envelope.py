@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
 
 import msgspec
 from litestar import Response
@@ -51,6 +52,26 @@ def collection(
 ) -> Response[bytes]:
     return json_response(
         {"data": rows, "pagination": pagination(limit, offset, len(rows), total), "meta": meta}
+    )
+
+
+def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -> str:
+    """RFC 8288 `Link` to the next and previous pages: the request's own path and query with the
+    applied `limit` and a new `offset` (path-absolute, so they resolve against whatever host and
+    scheme the client used)."""
+    pairs = [
+        (name, value)
+        for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        if name not in ("limit", "offset")
+    ]
+    links = []
+    if offset + returned < total:
+        links.append((offset + returned, "next"))
+    if offset > 0:
+        links.append((max(0, offset - limit), "prev"))
+    path = quote(scope["path"])
+    return ", ".join(
+        f'<{path}?{urlencode([*pairs, ("limit", limit), ("offset", at)])}>; rel="{rel}"' for at, rel in links
     )
 
 

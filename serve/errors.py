@@ -54,6 +54,9 @@ SourceNotReady = _error("source_not_ready", 404, "The source archive is not pack
 SourceObjectMissing = _error(
     "source_object_missing", 404, "The source archive was recorded as delivered but is absent."
 )
+ExportNotFound = _error(
+    "export_not_found", 404, "No such Parquet export for this key; see /v1/alphas/{alpha}/exports."
+)
 KeyNotFound = _error("key_not_found", 404, "No key with that id.")
 NotFound = _error("not_found", 404, "No such path.")
 MethodNotAllowed = _error("method_not_allowed", 404, "Only GET is served.")
@@ -81,6 +84,22 @@ SourceDownloadNotConfigured = _error(
     "source_download_not_configured",
     503,
     "Source downloads are not configured on this deployment (no object-store credentials for an S3 "
+    "lake, or no readable signing key for a local one).",
+)
+
+ExportsNotBuilt = _error(
+    "exports_not_built",
+    503,
+    "The served build predates Parquet exports (pipeline 2.0); an operator rebuilds it with "
+    "`alpha-results build`.",
+)
+ExportDownloadUnavailable = _error(
+    "export_download_unavailable", 503, "The object store failed while signing; retry with backoff."
+)
+ExportDownloadNotConfigured = _error(
+    "export_download_not_configured",
+    503,
+    "Export downloads are not configured on this deployment (no object-store credentials for an S3 "
     "lake, or no readable signing key for a local one).",
 )
 

@@ -11,6 +11,7 @@ import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from serve.limits.ledger import SYNC_SECONDS, MemoryLedger, UsageFloors, UsageLedger
@@ -100,6 +101,10 @@ def build_decision(
         "X-RateLimit-Reset": str(window.reset_epoch),
         "X-RateLimit-Window": window.name,
     }
+    headers["RateLimit-Policy"] = rate_limit_policy(windows, limits)
+    headers["RateLimit"] = (
+        f'"{window.name}";r={_remaining(counts[binding], binding_limit)};t={window.seconds_until_reset(now)}'
+    )
     retry_after = 0
     if exceeded is not None:
         # The code names the shortest exhausted window, but a retry only succeeds once every
@@ -112,6 +117,24 @@ def build_decision(
         retry_after=retry_after,
         headers=headers,
         used=dict(zip(WINDOW_NAMES, counts, strict=True)),
+    )
+
+
+def rate_limit_policy(windows: tuple[Window, ...], limits: Limits) -> str:
+    """The IETF draft's `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-10): one policy per
+    window the key is limited in, named after it, with its quota `q` and length `w` in seconds (the
+    month's is the current calendar month's)."""
+    month = windows[3]
+    return _policy(limits, month.reset_epoch - month.start_epoch)
+
+
+@lru_cache(maxsize=1024)
+def _policy(limits: Limits, month_seconds: int) -> str:
+    lengths = (1, 60, 86_400, month_seconds)
+    return ", ".join(
+        f'"{name}";q={limit};w={length}'
+        for name, limit, length in zip(WINDOW_NAMES, limits.as_tuple(), lengths, strict=True)
+        if limit is not None
     )
 
 

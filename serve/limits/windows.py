@@ -39,7 +39,7 @@ class Window:
 
     def seconds_until_reset(self, now: datetime) -> int:
         """Whole seconds from `now` until the window rolls over, rounded up and at least 1."""
-        return max(1, math.ceil((self.reset - as_utc(now)).total_seconds()))
+        return max(1, math.ceil(self.reset_epoch - as_utc(now).timestamp()))
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -23,7 +23,7 @@ from litestar.params import FromPath
 from datasets.queries import page_of
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire, services_of
-from serve.envelope import collection, single
+from serve.envelope import single
 from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
 from serve.resolve import resolve_alpha
@@ -131,7 +131,7 @@ def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
         for row in ctx.reader.builds()
     ]
     page = page_of(builds, limit, offset)
-    return collection(page.rows, page.total, limit, offset, ctx.meta(source="lake:builds"))
+    return ctx.collection(page.rows, page.total, limit, offset, ctx.meta(source="lake:builds"))
 
 
 ROUTES = [alpha_readiness, key_usage, list_builds]

@@ -9,14 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from litestar import Request
+from litestar import Request, Response
 
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
 from serve import params as p
+from serve import resolve
 from serve.auth import current_caller, endpoint_of, services_of
+from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
-from serve.envelope import now_iso, request_id_of
+from serve.envelope import collection as collection_envelope
+from serve.envelope import now_iso, page_links, request_id_of
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,33 @@ class Context:
     reader: LakeReader
     query: p.QueryParams
     request_id: str
+
+    async def open_run(self, alpha: str) -> BuildView:
+        """The build behind a run-scoped data route, authorised first; its answer is validated by it."""
+        build = await resolve.open_run(self.caller, self.reader, alpha)
+        self.validate_with(build.build_id)
+        return build
+
+    async def open_alpha(self, alpha: str) -> BuildView:
+        build = await resolve.open_alpha(self.caller, self.reader, alpha)
+        self.validate_with(build.build_id)
+        return build
+
+    def validate_with(self, version: str) -> None:
+        """This answer's data is fixed by `version` (a build id): it gets an ETag and may be a 304."""
+        scope = self.request.scope
+        tag = entity_tag(version, scope["path"], scope.get("query_string", b""), self.caller.field_policy)
+        set_entity_tag(scope, tag)
+
+    def collection(
+        self, rows: list[dict[str, Any]], total: int, limit: int, offset: int, meta: dict[str, Any]
+    ) -> Response[bytes]:
+        """The collection envelope, with a `Link` header to the next and previous pages."""
+        response = collection_envelope(rows, total, limit, offset, meta)
+        link = page_links(self.request.scope, limit, offset, len(rows), total)
+        if link:
+            response.headers["Link"] = link
+        return response
 
     def meta(self, **extra: Any) -> dict[str, Any]:
         return {**extra, "request_id": self.request_id, "generated_at": now_iso()}

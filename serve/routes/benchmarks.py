@@ -12,7 +12,6 @@ from datasets import series
 from datasets.reader import LakeUnavailable
 from schemas import wire
 from serve import errors
-from serve.envelope import collection
 from serve.params import SERIES_DEFAULT_LIMIT
 from serve.routes.base import context
 
@@ -39,12 +38,13 @@ async def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[
         view = ctx.reader.ready_view(bench)
         if view is None:
             view = await to_thread.run_sync(ctx.reader.view, bench)
+        ctx.validate_with(f"benchmarks/{symbol}@{bench.build_id}")
         name = bench.entry.get("name") or symbol
         page, summary = series.benchmark_daily(view, symbol, name, window, limit, offset)
     except LakeUnavailable as exc:
         raise errors.BenchmarkUnavailable(details={"symbol": symbol}) from exc
     meta = ctx.meta(symbol=symbol, summary=summary, source=f"lake:benchmarks/{symbol}@{bench.build_id}")
-    return collection(page.rows, page.total, limit, offset, meta)
+    return ctx.collection(page.rows, page.total, limit, offset, meta)
 
 
 ROUTES = [get_benchmark_daily]

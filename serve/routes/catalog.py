@@ -11,8 +11,7 @@ from datasets import layout
 from datasets.catalog import catalogue_order
 from datasets.queries import page_of
 from serve import errors
-from serve.envelope import collection, single
-from serve.resolve import open_alpha
+from serve.envelope import single
 from serve.routes.base import context
 
 
@@ -25,9 +24,11 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx.query.finish()
 
     needle = search.casefold() if search else None
+    builds = ctx.reader.alphas()
+    ctx.validate_with("catalog:" + ",".join(f"{a}@{b.build_id}" for a, b in sorted(builds.items())))
     rows = []
     # Only alphas the key may read are listed: the catalogue reveals nothing the key cannot open.
-    for alpha_id, build in ctx.reader.alphas().items():
+    for alpha_id, build in builds.items():
         if not ctx.caller.may_read_alpha(alpha_id):
             continue
         entry = build.entry
@@ -40,7 +41,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     rows.sort(key=lambda pair: catalogue_order({**pair[0], "alpha_id": pair[1]["alpha_id"]}))
     page = page_of([row for _, row in rows], limit, offset)
     meta = ctx.meta(source="lake:catalog")
-    return collection(page.rows, page.total, limit, offset, meta)
+    return ctx.collection(page.rows, page.total, limit, offset, meta)
 
 
 @get(
@@ -50,7 +51,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
 )
 async def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await open_alpha(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_alpha(alpha)
     ctx.query.finish()
     description = build.json(layout.DESCRIPTION_JSON)
     if description is None:

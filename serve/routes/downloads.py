@@ -1,5 +1,8 @@
 """`GET /downloads/archives/{alpha_id}/{sha256}.zip?expires=&signature=`: the archive behind a
-signed URL of a local lake, outside `/v1` and without an API key.
+signed URL of a local lake, outside `/v1` and without an API key; likewise
+`GET /downloads/{alphas|benchmarks}/{name}/builds/{build_id}/exports/{file}.parquet`, the Parquet
+export behind a URL of `/v1/alphas/{alpha}/exports/{dataset}` (serve.exports), whose failures
+carry the `export_*` codes where an archive's carry `source_*` ones.
 
 The URL itself is the credential: `serve.archives.HmacSigner` checks the HMAC over the object
 path and the expiry in constant time (403 `download_url_invalid`, 403 `download_url_expired`).
@@ -20,6 +23,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from litestar import Request, Response, get
@@ -35,6 +39,7 @@ from serve.archives import (
     stored_object,
 )
 from serve.auth import services_of
+from serve.exports import PARQUET, export_filename
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.store import KeyStoreUnavailable
 from serve.routes.source import signer_of
@@ -66,21 +71,66 @@ def fetches_of(request: Request[Any, Any, Any]) -> DownloadFetches:
     return fetches
 
 
+@dataclass(frozen=True)
+class _Object:
+    """What a signed object path names: the file's name and type, and its own error codes."""
+
+    filename: str
+    media_type: str
+    missing: errors.ApiError  # the file is not (or no longer) in the lake
+    unavailable: type[errors.ApiError]  # the store or the fetch count is unreachable
+    not_configured: type[errors.ApiError]  # no usable signing key
+
+
+def _object_of(object_path: str) -> _Object | None:
+    """A source archive or a Parquet export; None for any other path (404 `not_found`)."""
+    archive = ARCHIVE_OBJECT_PATH.fullmatch(object_path)
+    if archive is not None:
+        filename = f"{archive['alpha']}.zip"
+        return _Object(
+            filename,
+            "application/zip",
+            errors.SourceObjectMissing(details={"filename": filename}),
+            errors.SourceDownloadUnavailable,
+            errors.SourceDownloadNotConfigured,
+        )
+    export = export_filename(object_path)
+    if export is not None:
+        return _Object(
+            export,
+            PARQUET,
+            errors.ExportNotFound(
+                "The export is no longer in the lake (its build was retired after a newer one was "
+                "published); request a new URL.",
+                details={"filename": export},
+            ),
+            errors.ExportDownloadUnavailable,
+            errors.ExportDownloadNotConfigured,
+        )
+    return None
+
+
 def _chunks(handle: IO[bytes]) -> Iterator[bytes]:
     with handle:
         while chunk := handle.read(CHUNK_BYTES):
             yield chunk
 
 
-def _count_fetch(request: Request[Any, Any, Any], signature: str, expires: str, now: float) -> None:
+def _count_fetch(
+    request: Request[Any, Any, Any],
+    signature: str,
+    expires: str,
+    now: float,
+    unavailable: type[errors.ApiError] = errors.SourceDownloadUnavailable,
+) -> None:
     """Count this fetch of a verified URL, or raise 403 `download_url_expired` when the URL has
-    had its `download_fetch_limit` fetches (503 `source_download_unavailable` when the count
-    cannot be reached: never an uncounted file)."""
+    had its `download_fetch_limit` fetches (503 `unavailable` when the count cannot be reached:
+    never an uncounted file)."""
     fetches = fetches_of(request)
     try:
         counted = fetches.count_fetch(signature, int(expires), now)
     except KeyStoreUnavailable as exc:  # logged by the app's exception handler, as every 503
-        raise errors.SourceDownloadUnavailable(
+        raise unavailable(
             "The download cannot be counted right now (the key store is unreachable); retry with backoff."
         ) from exc
     if counted is None:
@@ -93,12 +143,12 @@ def _count_fetch(request: Request[Any, Any, Any], signature: str, expires: str, 
 @get(f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path:path}}", sync_to_thread=True, include_in_schema=False)
 def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]) -> Response[Any]:
     object_path = object_path.lstrip("/")
-    match = ARCHIVE_OBJECT_PATH.fullmatch(object_path)
-    if match is None or services_of(request).settings.lake.startswith("s3://"):
+    target = _object_of(object_path)
+    if target is None or services_of(request).settings.lake.startswith("s3://"):
         raise errors.NotFound(f"No such path: {request.url.path}", details={"path": request.url.path})
     signer = signer_of(request)
     if not isinstance(signer, HmacSigner):
-        raise errors.SourceDownloadNotConfigured()
+        raise target.not_configured()
     query = request.query_params
     # The URL is exactly what was signed: any other or repeated parameter makes it another URL.
     names = [name for name, _ in query.multi_items()]
@@ -111,26 +161,26 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     try:
         path = stored_object(storage, object_path)
         if path is None:
-            raise errors.SourceObjectMissing(details={"filename": f"{match['alpha']}.zip"})
+            raise target.missing
         size = storage.size(path)
         handle = storage.fs.open(path, "rb")
     except OSError as exc:  # ArchiveStoreUnavailable included: the lake folder is gone
         log.warning("archive store failed while serving %s: %s", object_path, exc)
-        raise errors.SourceDownloadUnavailable() from exc
+        raise target.unavailable() from exc
     # Counted last, once the file is open: every refusal and failure above consumes nothing. Not
     # on completion: a count taken after the transfer would let any number of parallel fetches
     # pass the check before the first one finished. A transfer broken after this point counts (the
     # server cannot tell how much the client kept); the limit leaves room for such retries.
     try:
-        _count_fetch(request, signature, expires, now)
+        _count_fetch(request, signature, expires, now, target.unavailable)
     except BaseException:
         handle.close()
         raise
     return Stream(
         _chunks(handle),
-        media_type="application/zip",
+        media_type=target.media_type,
         headers={
-            "Content-Disposition": f'attachment; filename="{match["alpha"]}.zip"',
+            "Content-Disposition": f'attachment; filename="{target.filename}"',
             "Content-Length": str(size),
             "Cache-Control": "private, no-store",
         },

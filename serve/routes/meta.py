@@ -27,7 +27,7 @@ from serve.auth import (
     limits_from_wire,
     services_of,
 )
-from serve.envelope import collection, json_response, now_iso, single
+from serve.envelope import json_response, now_iso, single
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import Limits
@@ -145,7 +145,7 @@ def _my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
         usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
         rows.append(key_inventory_row(key, account, usage))
-    return collection(rows, len(keys), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
+    return ctx.collection(rows, len(keys), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
 
 
 ROUTES = [health, me, my_keys]

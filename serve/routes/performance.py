@@ -9,7 +9,7 @@ from litestar.params import FromPath
 
 from serve.envelope import json_response, single, with_warnings
 from serve.metrics import GRANULARITIES, Access, compute_metrics, metrics_inputs, shared_metrics_doc
-from serve.resolve import open_run, resolve_run
+from serve.resolve import resolve_run
 from serve.routes.base import Context, context
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
@@ -30,7 +30,7 @@ def caller_access(ctx: Context) -> Access:
 )
 async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await open_run(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_run(alpha)
     q = ctx.query
     start, end = q.window()
     granularity = q.choice("granularity", GRANULARITIES, "overall") or "overall"

@@ -11,9 +11,8 @@ from datasets import queries, series
 from datasets.reader import BuildView
 from schemas import wire
 from serve import errors
-from serve.envelope import collection, with_warnings
+from serve.envelope import with_warnings
 from serve.params import SERIES_DEFAULT_LIMIT
-from serve.resolve import open_run
 from serve.routes.base import Context, context
 from serve.routes.signals import empty
 
@@ -68,7 +67,7 @@ def book_page(
     page = queries.book_page(build, table, book, window, symbols, columns, limit, offset)
     if page is None:
         return empty(ctx, build, table, kind, limit, offset, book=book)
-    return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, table, book=book))
+    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, table, book=book))
 
 
 @get(
@@ -78,7 +77,7 @@ def book_page(
 )
 async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await open_run(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_run(alpha)
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
     rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
@@ -86,14 +85,14 @@ async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> R
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
     page = queries.page_of(visible, limit, offset)
     warnings = [wire.kind_missing(kind) for kind in wire.BOOK_KINDS if kind not in build.kinds_present]
-    return collection(
+    return ctx.collection(
         page.rows, page.total, limit, offset, with_warnings(ctx.run_meta(build, "books"), warnings)
     )
 
 
 async def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, BuildView]:
     ctx = context(request)
-    return ctx, await open_run(ctx.caller, ctx.reader, alpha)
+    return ctx, await ctx.open_run(alpha)
 
 
 @get(
@@ -160,7 +159,7 @@ async def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]
         summary = {name: None for name in wire.EQUITY_SUMMARY_FIELDS} | {"book": book, "sessions": 0}
         return empty(ctx, build, "portfolio", "portfolio", limit, offset, book=book, summary=summary)
     page, summary = result
-    return collection(
+    return ctx.collection(
         page.rows, page.total, limit, offset, ctx.run_meta(build, "portfolio", book=book, summary=summary)
     )
 

@@ -11,16 +11,15 @@ from datasets import queries
 from datasets.reader import BuildView
 from schemas import wire
 from serve import errors
-from serve.envelope import collection, with_warnings
+from serve.envelope import with_warnings
 from serve.params import parse_date
-from serve.resolve import open_run
 from serve.routes.base import Context, context
 
 
 def empty(
     ctx: Context, build: BuildView, table: str, kind: str, limit: int, offset: int, **meta: Any
 ) -> Response[bytes]:
-    return collection(
+    return ctx.collection(
         [], 0, limit, offset, with_warnings(ctx.run_meta(build, table, **meta), [wire.kind_missing(kind)])
     )
 
@@ -32,7 +31,7 @@ def empty(
 )
 async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await open_run(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_run(alpha)
     window = ctx.query.window()
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
@@ -43,7 +42,7 @@ async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str])
     )
     if page is None:
         return empty(ctx, build, "rebalances", "rebalances", limit, offset)
-    return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "rebalances"))
+    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "rebalances"))
 
 
 @get(
@@ -55,7 +54,7 @@ async def get_rebalance(
     request: Request[Any, Any, Any], alpha: FromPath[str], date: FromPath[str]
 ) -> Response[bytes]:
     ctx = context(request)
-    build = await open_run(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_run(alpha)
     q = ctx.query
     day = parse_date(date)
     if day is None:
@@ -99,7 +98,7 @@ async def get_rebalance(
     )
     if page is None:
         return empty(ctx, build, "decisions", "decisions", limit, offset, **meta)
-    return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", **meta))
+    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", **meta))
 
 
 @get(
@@ -109,7 +108,7 @@ async def get_rebalance(
 )
 async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await open_run(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_run(alpha)
     q = ctx.query
     window = q.window()
     symbols = q.symbols()
@@ -124,7 +123,9 @@ async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
     )
     if page is None:
         return empty(ctx, build, "decisions", "decisions", limit, offset, fields=fields)
-    return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", fields=fields))
+    return ctx.collection(
+        page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", fields=fields)
+    )
 
 
 ROUTES = [list_rebalances, get_rebalance, list_scores]

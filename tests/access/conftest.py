@@ -83,7 +83,13 @@ class ClientAddress:
 
 
 def concrete_path(endpoint: Endpoint, alpha: str = ALPHA, key_id: str = "0" * 16) -> str:
-    values = {"alpha": alpha, "date": REBALANCE_DATE, "symbol": "SPY", "key_id": key_id}
+    values = {
+        "alpha": alpha,
+        "date": REBALANCE_DATE,
+        "symbol": "SPY",
+        "key_id": key_id,
+        "dataset": "decisions",
+    }
     return re.sub(r"\{(\w+):\w+\}", lambda m: values[m.group(1)], endpoint.path)
 
 

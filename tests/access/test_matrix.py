@@ -93,7 +93,8 @@ def test_a_granted_key_passes_every_access_check(world: World) -> None:
         token = "admin" if endpoint_id in ADMIN_IDS else "full_raw"
         status, error, response = refusal(world, endpoint_id, token)
         assert status not in (401, 403), (endpoint_id, response.text)
-        if endpoint_id not in ADMIN_IDS and endpoint_id != "catalog.alphas.source.download":
+        # Signed URLs need a signing key, which this app has not: 503 not configured.
+        if endpoint_id not in ADMIN_IDS | {"catalog.alphas.source.download", "exports.download"}:
             assert status == 200, (endpoint_id, response.text)
 
 

@@ -14,7 +14,7 @@ from schemas.registry import BY_ID
 from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
-from serve.openapi import DOWNLOAD_PATH, RATE_LIMIT_HEADERS, error_statuses
+from serve.openapi import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH, RATE_LIMIT_HEADERS, error_statuses
 from serve.params import OFFSET_MAX
 from serve.routes import developer
 from serve.routes.base import ENDPOINT_PARAMS
@@ -64,6 +64,7 @@ PROBE_VALUES = {
     "{date}": "2021-01-15",
     "{symbol}": "SPY",
     "{key_id}": "k" * 16,
+    "{dataset}": "decisions",
 }
 REPORTED_HEADERS = ("retry-after", "www-authenticate")
 
@@ -111,8 +112,8 @@ def test_openapi_paths_are_exactly_the_app_routes(client: TestClient[Any]) -> No
     assert f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path}}" in routes
     routes.discard(f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path}}")
     documented = set(document["paths"])
-    assert DOWNLOAD_PATH in documented
-    assert documented - {DOWNLOAD_PATH} == routes
+    assert DOWNLOAD_PATH in documented and EXPORT_DOWNLOAD_PATH in documented
+    assert documented - {DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH} == routes
 
 
 def test_health_declares_only_what_it_can_answer(api: Api) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -117,9 +118,30 @@ def test_each_window_refuses_with_its_code(
         expected_reset = now.replace(second=0, microsecond=0) + timedelta(minutes=1)
     assert reset == int(expected_reset.timestamp())
     assert abs(retry_after - math.ceil((expected_reset - now).total_seconds())) <= 2
+    # The IETF draft's fields say the same: the policies, and the binding one's remaining and reset.
+    assert refused.headers["ratelimit"] == f'"{window}";r=0;t={retry_after}'
+    assert f'"{window}";q=3;w=' in refused.headers["ratelimit-policy"]
     # A refusal consumes nothing: the same answer again, counts unchanged.
     again = client.get("/v1/alphas", headers=bearer(token))
     assert again.status_code == 429 and again.headers["x-ratelimit-used"] == "3"
+
+
+def test_ietf_rate_limit_fields_describe_every_window(client: TestClient[Any]) -> None:
+    """`RateLimit-Policy` lists each limited window (quota q, length w in seconds; the month's is
+    the current calendar month's); `RateLimit` names the binding one with r remaining, t to reset."""
+    token = caller_token(per_second=1000, per_minute=100000, per_day=1000000, monthly_requests=50)
+    response = client.get("/v1/alphas", headers=bearer(token))
+    now = datetime.now(UTC)
+    month_start = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    month_seconds = int((next_month_start(now) - month_start).total_seconds())
+    assert response.headers["ratelimit-policy"] == (
+        f'"second";q=1000;w=1, "minute";q=100000;w=60, "day";q=1000000;w=86400, "month";q=50;w={month_seconds}'
+    )
+    binding = re.fullmatch(r'"month";r=49;t=(\d+)', response.headers["ratelimit"])
+    assert binding is not None
+    assert abs(int(binding.group(1)) - (next_month_start(now) - now).total_seconds()) <= 2
+    unlimited = caller_token(per_second=5)  # no monthly quota: no month policy
+    assert '"month"' not in client.get("/v1/alphas", headers=bearer(unlimited)).headers["ratelimit-policy"]
 
 
 def test_second_window_refuses_and_recovers(client: TestClient[Any]) -> None:

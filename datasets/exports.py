@@ -1,0 +1,146 @@
+"""Parquet exports of one build, written at publish time from the build's own serving tables.
+
+Every dataset of `schemas.exports` becomes one Parquet file per book (`exports/{dataset}[.{book}]
+[.raw].parquet`, `datasets.layout`), holding exactly the rows and columns its JSON route returns
+when paged from start to end: the same serving tables in the same order, the same field sets, the
+equity curve and the benchmark series computed over the whole window by the functions that
+compute the JSON pages (`datasets.series`). A dataset with raw-only columns (decisions) is written
+twice: without them (audience `plain`) and with them (`raw`); a `raw_` book's files are `raw`.
+
+Column types: dates are Parquet dates; timestamps are UTC timestamps in milliseconds (Parquet's
+coarsest unit) holding whole seconds, as the JSON serves them; floats are float64, null wherever
+the JSON serves `null` (NaN and infinities included); the rest as in `schemas.lake`. A field the
+JSON omits when null (`entry_at`, `maturity_at`) is a null in the file.
+
+`exports/index.json` lists every file with its dataset, book, audience, rows and columns; its
+size and SHA-256 are in the build's manifest (`alpha.json` / `benchmark.json` `files`), like every
+other file of the build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from datasets import layout, series
+from datasets.writer import COMPRESSION, BuildWriter
+from schemas import exports, lake, wire
+
+WIRE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # as datasets.serving_layout writes timestamps
+EXPORT_TIMESTAMP = pa.timestamp("ms", tz="UTC")  # Parquet's coarsest unit; values are whole seconds
+TIMESTAMP_FIELDS = frozenset(
+    f.name for schema in lake.TABLE_SCHEMAS.values() for f in schema if pa.types.is_timestamp(f.type)
+)
+"""Lake timestamp columns; the serving files hold them as ISO text, the exports as timestamps."""
+
+
+def export_column(name: str, column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """One served column as the export stores it (see the module docstring)."""
+    kind = column.type
+    if name in TIMESTAMP_FIELDS and pa.types.is_string(kind):
+        return pc.strptime(column, format=WIRE_TIME_FORMAT, unit="s").cast(EXPORT_TIMESTAMP)
+    if pa.types.is_timestamp(kind):
+        return column.cast(EXPORT_TIMESTAMP, safe=False)
+    if pa.types.is_floating(kind):
+        values = column.cast(pa.float64())
+        return pc.if_else(pc.is_finite(values), values, pa.scalar(None, pa.float64()))
+    return column
+
+
+def export_table(table: pa.Table, fields: Iterable[str]) -> pa.Table:
+    """The `fields` of a serving (or computed) table, in order, as export columns."""
+    names = tuple(fields)
+    return pa.table({name: export_column(name, table.column(name)) for name in names})
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """One Parquet file: zstd, a single row group up to a million rows (a client reads it whole)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression=COMPRESSION, row_group_size=1 << 20)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _write(
+    writer: BuildWriter,
+    build_dir: str,
+    dataset: exports.ExportDataset,
+    rows: pa.Table,
+    book: str | None,
+) -> list[dict[str, Any]]:
+    """The file(s) of one dataset (and book): the plain variant, and the raw one when the dataset
+    has raw-only columns. Returns their index entries."""
+    entries = []
+    plain = wire.visible_fields(dataset.fields, expose_raw_book=False)
+    variants = [(plain, False)] if plain == dataset.fields else [(plain, False), (dataset.fields, True)]
+    for fields, raw_variant in variants:
+        name = layout.export_file_name(dataset.name, book, raw_variant)
+        writer.write_bytes(layout.export_path(build_dir, name), parquet_bytes(export_table(rows, fields)))
+        entries.append(
+            {
+                "dataset": dataset.name,
+                "book": book,
+                "audience": exports.audience_of(dataset.fields, book, raw_variant),
+                "path": layout.export_path("", name),
+                "rows": rows.num_rows,
+                "columns": list(fields),
+            }
+        )
+    return entries
+
+
+def write_alpha_exports(
+    writer: BuildWriter,
+    build_dir: str,
+    kinds_present: Iterable[str],
+    served: dict[str, pa.Table],
+    book_ranges: dict[str, dict[str, list[int]]],
+) -> None:
+    """Writes `exports/` of one alpha build from its serving tables (`served`, by table name, with
+    each book table's row ranges in `book_ranges`). Only datasets of kinds the run sealed are
+    written: the JSON routes answer an empty page with `kind_missing` for the others."""
+    present = frozenset(kinds_present)
+    entries: list[dict[str, Any]] = []
+    for dataset in exports.DATASETS:
+        if dataset.kind is None or dataset.kind not in present or dataset.kind not in served:
+            continue
+        table = served[dataset.kind]
+        if not dataset.books:
+            entries += _write(writer, build_dir, dataset, table, None)
+            continue
+        ranges = book_ranges.get(dataset.kind) or {}
+        for book in wire.books_in_order(list(ranges)):
+            start, stop = ranges[book]
+            rows = table.slice(start, stop - start)
+            if dataset.name == "equity-curve":
+                rows = series.equity_curve_table(rows)
+            entries += _write(writer, build_dir, dataset, rows, book)
+    write_index(writer, build_dir, entries)
+
+
+def write_benchmark_exports(writer: BuildWriter, build_dir: str, daily: pa.Table) -> None:
+    """Writes `exports/` of one benchmark build from its serving table (date order)."""
+    dataset = exports.BY_NAME[exports.BENCHMARK_DATASET]
+    entries = _write(writer, build_dir, dataset, series.benchmark_table(daily), None)
+    write_index(writer, build_dir, entries)
+
+
+def write_index(writer: BuildWriter, build_dir: str, entries: list[dict[str, Any]]) -> None:
+    document = {"format": exports.EXPORT_FORMAT, "files": entries}
+    writer.write_json(layout.export_path(build_dir, layout.EXPORTS_INDEX), document)
+
+
+INDEX_PATH = layout.export_path("", layout.EXPORTS_INDEX)
+"""`exports/index.json`, relative to the build (as the manifest names it)."""
+
+
+def index_entries(index: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The files an `exports/index.json` lists; None when the build has no index of a format this
+    code reads (built before exports, pipeline 2.0)."""
+    if index is None or index.get("format") != exports.EXPORT_FORMAT:
+        return None
+    files = index.get("files")
+    return list(files) if isinstance(files, list) else None

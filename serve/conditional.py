@@ -1,0 +1,83 @@
+"""Conditional requests on data routes: a strong `ETag`, 304 for a current `If-None-Match`.
+
+A data route (one that answers from an alpha's build or the benchmark's) names the build it read
+(`Context.validate_with`). The tag is a digest of that build id, the request path, the normalised
+query string (parameters sorted by name; repeated names keep their order) and the caller's field
+policy (`Caller.field_policy`), so it changes whenever the data of the answer can, and two keys
+that may see different fields never share one. `meta.request_id` and `meta.generated_at` differ on
+every answer and are not part of what the tag identifies.
+
+The tag names the content coding (`"<digest>-zstd"`, `"<digest>-gzip"`, `"<digest>"`), since the
+bytes differ; `If-None-Match` matches any coding of the same digest. The check runs on the way out,
+after the handler answered 200, so a 304 is given exactly where a 200 would have been (never for
+a request that is a 400), and it saves the transfer, not the server's work. A 304 is metered like
+the 200 it replaces (docs/api.md "Caching and conditional requests").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from litestar.datastructures import MutableScopeHeaders
+from litestar.types import Message, Scope
+
+DATA_CACHE_CONTROL = "private, no-cache"
+DATA_VARY = "Authorization, Accept-Encoding"
+_TAG = "entity_tag"
+_NOT_MODIFIED = "not_modified"
+
+
+def normalised_query(query_string: bytes) -> str:
+    pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+    return urlencode(sorted(pairs, key=lambda pair: pair[0]))
+
+
+def entity_tag(build_id: str, path: str, query_string: bytes, field_policy: str) -> str:
+    material = "\n".join((build_id, path, normalised_query(query_string), field_policy))
+    return hashlib.sha256(material.encode()).hexdigest()[:32]
+
+
+def set_entity_tag(scope: Scope, tag: str) -> None:
+    scope.setdefault("state", {})[_TAG] = tag
+
+
+def _client_tags(scope: Scope) -> list[str]:
+    """The opaque tags of every `If-None-Match` line, without `W/` and quotes (`*` kept)."""
+    tags = []
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"if-none-match":
+            for item in value.decode("latin-1").split(","):
+                item = item.strip()
+                item = item[2:] if item.startswith("W/") else item
+                tags.append(item.strip('"'))
+    return tags
+
+
+def _matches(digest: str, client_tags: list[str]) -> bool:
+    return any(tag == "*" or tag.split("-", 1)[0] == digest for tag in client_tags)
+
+
+async def conditional_response(message: Message, scope: Scope) -> None:
+    """A `before_send` hook: validators and caching headers on a data route's 200, or its 304."""
+    state: dict[str, Any] = scope.get("state", {})
+    digest = state.get(_TAG)
+    if digest is None:
+        return
+    if message["type"] == "http.response.start":
+        if message["status"] != 200:
+            return
+        headers = MutableScopeHeaders.from_message(message)
+        coding = headers.get("content-encoding")
+        headers["ETag"] = f'"{digest}-{coding}"' if coding else f'"{digest}"'
+        headers["Cache-Control"] = DATA_CACHE_CONTROL
+        headers["Vary"] = DATA_VARY
+        if _matches(digest, _client_tags(scope)):
+            message["status"] = 304
+            for name in ("content-length", "content-encoding", "content-type"):
+                if name in headers:
+                    del headers[name]
+            state[_NOT_MODIFIED] = True
+    elif message["type"] == "http.response.body" and state.get(_NOT_MODIFIED):
+        message["body"] = b""

@@ -1,0 +1,165 @@
+"""Parquet exports on the wire: which files a key may export, and a signed URL to one of them.
+
+The pipeline writes every export of a build (`datasets.exports`); here a key's view of them is
+chosen and signed, with the signers of the source archives (`serve.archives`): an HMAC-signed URL
+on this server's `/downloads/...` route for a local lake, a presigned S3 GET URL for an `s3://`
+one. What a key may export:
+
+- the file's audience matches its field policy (`schemas.exports.visible_to`): a key without
+  raw-book access gets the variant without `raw_*` columns and no `raw_` book, a key with it the
+  variant with them, so the file equals the JSON pages the same key reads;
+- the key may call the JSON route that serves the same rows (`ExportDataset.endpoint`): an export
+  is a bulk form of that route and never opens more than it.
+
+Object paths are those of the build's files relative to the lake root
+(`alphas/<alpha>/builds/<build>/exports/<file>`, `benchmarks/<symbol>/builds/<build>/exports/<file>`);
+the download route serves nothing else (`EXPORT_OBJECT_PATH`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from datasets import layout
+from datasets.exports import INDEX_PATH, index_entries
+from datasets.reader import BuildView
+from schemas import exports, wire
+from serve import errors
+from serve.archives import URL_LIFETIME_SECONDS, HmacSigner, S3Signer
+from serve.context import Caller
+
+log = logging.getLogger("serve.exports")
+
+PARQUET = "application/vnd.apache.parquet"
+EXPORT_OBJECT_PATH = re.compile(
+    r"(?:alphas/(?P<alpha>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})|benchmarks/(?P<symbol>[A-Z][A-Z0-9.]{0,15}))"
+    r"/builds/[0-9a-f]{20}(?:-[0-9a-f]{8})?/exports/(?P<file>[a-z][a-z-]*(?:\.[A-Za-z0-9_]+)*\.parquet)"
+)
+"""The only object paths an export URL names: a Parquet file in the `exports/` folder of a build."""
+
+
+def export_filename(object_path: str) -> str | None:
+    """`<alpha_id or symbol>.<file>` of an export's object path (e.g.
+    `momentum_12_1.decisions.raw.parquet`), else None. Derived from the path alone, so the API's
+    `filename` and the download's `Content-Disposition` always agree."""
+    match = EXPORT_OBJECT_PATH.fullmatch(object_path)
+    if match is None:
+        return None
+    return f"{match['alpha'] or match['symbol']}.{match['file']}"
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """One export file of one build, as `exports/index.json` and the manifest describe it."""
+
+    dataset: str
+    book: str | None
+    audience: str  # schemas.exports.AUDIENCES
+    object_path: str  # relative to the lake root
+    filename: str
+    rows: int
+    size_bytes: int
+    sha256: str
+    columns: tuple[str, ...]
+    build: str
+
+    def visible_to(self, caller: Caller) -> bool:
+        """Whether `caller` may export this file (see the module docstring)."""
+        dataset = exports.BY_NAME.get(self.dataset)
+        return (
+            dataset is not None
+            and exports.visible_to(self.audience, caller.expose_raw_book)
+            and caller.may_call(dataset.endpoint)
+        )
+
+    def sort_key(self) -> tuple[int, tuple[int, int, int, str]]:
+        """`/exports` order: datasets as declared, then books in the API's book order."""
+        return exports.DATASET_NAMES.index(self.dataset), wire.book_order_key(self.book or "")
+
+    def listing(self) -> dict[str, Any]:
+        """A row of `/exports`."""
+        return {
+            "dataset": self.dataset,
+            "book": self.book,
+            "filename": self.filename,
+            "rows": self.rows,
+            "size_bytes": self.size_bytes,
+            "sha256": self.sha256,
+            "columns": list(self.columns),
+            "build": self.build,
+        }
+
+    def download(self, url: str) -> dict[str, Any]:
+        """`data` of `/exports/{dataset}`."""
+        return {
+            "url": url,
+            "expires_in": URL_LIFETIME_SECONDS,
+            "filename": self.filename,
+            "size_bytes": self.size_bytes,
+            "sha256": self.sha256,
+            "rows": self.rows,
+            "columns": list(self.columns),
+            "build": self.build,
+        }
+
+
+def build_exports(view: BuildView, build_dir: str) -> list[ExportFile]:
+    """Every export of a build (`build_dir` relative to the lake root), or 503 `exports_not_built`
+    when it was published before exports."""
+    entries = index_entries(view.json(INDEX_PATH))
+    if entries is None:
+        version = view.entry.get("pipeline_version")
+        raise errors.ExportsNotBuilt(
+            f"The served build {view.build_id} of {view.name} was published by pipeline {version}, "
+            "before Parquet exports; an operator rebuilds it with `alpha-results build` "
+            "(pipeline 2.1 or later).",
+            details={"build": view.build_id, "pipeline_version": version},
+        )
+    files = []
+    for entry in entries:
+        object_path = layout.join(build_dir, entry["path"])
+        recorded = view.files[entry["path"]]
+        files.append(
+            ExportFile(
+                dataset=entry["dataset"],
+                book=entry["book"],
+                audience=entry["audience"],
+                object_path=object_path,
+                filename=export_filename(object_path) or entry["path"],
+                rows=int(entry["rows"]),
+                size_bytes=int(recorded["bytes"]),
+                sha256=str(recorded["sha256"]),
+                columns=tuple(entry["columns"]),
+                build=view.build_id,
+            )
+        )
+    return files
+
+
+def alpha_exports(view: BuildView) -> list[ExportFile]:
+    """The exports of an alpha build (503 `exports_not_built` before pipeline 2.1)."""
+    return view.memo(
+        "exports", lambda: build_exports(view, layout.alpha_build_dir("", view.name, view.build_id))
+    )
+
+
+def benchmark_exports(view: BuildView) -> list[ExportFile]:
+    """The exports of a benchmark build (503 `exports_not_built` before pipeline 2.1)."""
+    return view.memo(
+        "exports", lambda: build_exports(view, layout.benchmark_build_dir("", view.name, view.build_id))
+    )
+
+
+def sign(signer: HmacSigner | S3Signer | None, export: ExportFile) -> str:
+    """A freshly signed URL of the export (valid `URL_LIFETIME_SECONDS`), or the named 503."""
+    if signer is None:
+        raise errors.ExportDownloadNotConfigured()
+    try:
+        return signer.sign(export.object_path, export.filename, time.time())
+    except Exception as exc:  # the store failed while signing: transient, retry with backoff
+        log.warning("object store failed while signing %s: %s", export.object_path, exc)
+        raise errors.ExportDownloadUnavailable() from exc

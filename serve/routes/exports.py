@@ -1,0 +1,131 @@
+"""Parquet exports (group `exports`): the files a key may export, and a signed URL to one of them.
+
+- `GET /v1/alphas/{alpha}/exports` (`exports.list`): a page of the datasets this key may export
+  from the served build, with rows, bytes, SHA-256, columns and the build id of each file;
+- `GET /v1/alphas/{alpha}/exports/{dataset}` (`exports.download`, `book=` on book datasets):
+  `{url, expires_in, filename, size_bytes, sha256, rows, columns, build}`, the URL freshly signed
+  like `/source/download`'s (HMAC on a local lake, presigned on S3; serve.exports).
+
+Both authorise the run first (403 `run_not_allowed` / 404 `run_not_found`, serve.resolve), as
+every alpha route. The responses stay JSON; the bytes come from the signed URL, never through
+`/v1`. The benchmark dataset is the SPY series of its own build (`build` names that build).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anyio import to_thread
+from litestar import Request, Response, get
+from litestar.params import FromPath
+
+from datasets.queries import page_of
+from datasets.reader import BuildView, LakeUnavailable
+from schemas import exports, wire
+from serve import errors
+from serve.envelope import collection, single
+from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
+from serve.resolve import open_run
+from serve.routes.base import Context, context
+from serve.routes.portfolio import book_parameter
+from serve.routes.source import signer_of
+
+BENCHMARK_SYMBOL = wire.BENCHMARK_SYMBOLS[0]
+
+
+async def _benchmark_view(ctx: Context) -> BuildView:
+    """The served SPY build, or 503 `benchmark_not_configured` / `benchmark_unavailable`."""
+    try:
+        bench = ctx.reader.benchmark(BENCHMARK_SYMBOL)
+        if bench is None:
+            raise errors.BenchmarkNotConfigured(details={"symbol": BENCHMARK_SYMBOL})
+        view = ctx.reader.ready_view(bench)
+        return view if view is not None else await to_thread.run_sync(ctx.reader.view, bench)
+    except LakeUnavailable as exc:
+        raise errors.BenchmarkUnavailable(details={"symbol": BENCHMARK_SYMBOL}) from exc
+
+
+async def _benchmark_files(ctx: Context) -> list[ExportFile]:
+    """The benchmark's exports, or none when the deployment has no readable benchmark with
+    exports (`/exports/benchmark` names which)."""
+    try:
+        return benchmark_exports(await _benchmark_view(ctx))
+    except (errors.BenchmarkNotConfigured, errors.BenchmarkUnavailable, errors.ExportsNotBuilt):
+        return []
+
+
+@get("/v1/alphas/{alpha:str}/exports", opt={"endpoint": "exports.list"}, operation_id="listExports")
+async def list_exports(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    build = await open_run(ctx.caller, ctx.reader, alpha)
+    limit, offset = ctx.query.limit(), ctx.query.offset()
+    ctx.query.finish()
+    files = alpha_exports(build)
+    if ctx.caller.may_call(exports.BY_NAME[exports.BENCHMARK_DATASET].endpoint):
+        files = files + await _benchmark_files(ctx)
+    visible = sorted((f for f in files if f.visible_to(ctx.caller)), key=ExportFile.sort_key)
+    page = page_of([f.listing() for f in visible], limit, offset)
+    return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "exports"))
+
+
+def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str | None:
+    """The `book` of a book dataset, checked as the JSON route checks it (400 `unknown_book` with
+    the books this key may read); `book` on any other dataset is a 400 naming it."""
+    if dataset.books:
+        assert dataset.kind is not None
+        return book_parameter(ctx, build, dataset.kind, required=dataset.book_required)
+    if "book" in ctx.query.values:
+        books = ", ".join(exports.BOOK_DATASETS)
+        ctx.query.fail("book", f"is not accepted for dataset {dataset.name}; only {books} take a book")
+    ctx.query.finish()
+    return None
+
+
+@get(
+    "/v1/alphas/{alpha:str}/exports/{dataset:str}",
+    opt={"endpoint": "exports.download"},
+    operation_id="getExportDownload",
+)
+async def get_export(
+    request: Request[Any, Any, Any], alpha: FromPath[str], dataset: FromPath[str]
+) -> Response[bytes]:
+    ctx = context(request)
+    build = await open_run(ctx.caller, ctx.reader, alpha)
+    spec = exports.BY_NAME.get(dataset)
+    if spec is None:
+        raise errors.ExportNotFound(
+            f"No dataset {dataset!r} is exported; see error.details.available.",
+            details={"dataset": dataset, "available": list(exports.DATASET_NAMES)},
+        )
+    if not ctx.caller.may_call(spec.endpoint):
+        raise errors.EndpointNotAllowed(
+            f"Exporting {dataset} needs {spec.endpoint}, the route that serves the same rows.",
+            details={"endpoint": spec.endpoint},
+        )
+    book = _book(ctx, build, spec)
+    if spec.kind is None:
+        bench = await _benchmark_view(ctx)
+        files = benchmark_exports(bench)
+    else:
+        files = alpha_exports(build)
+    chosen = [f for f in files if f.dataset == dataset and f.book == book and f.visible_to(ctx.caller)]
+    if not chosen:
+        available = sorted({f.dataset for f in alpha_exports(build) if f.visible_to(ctx.caller)})
+        details: dict[str, Any] = {"dataset": dataset, "available": available}
+        if book is not None:
+            details["book"] = book
+        raise errors.ExportNotFound(
+            f"The run did not write the {dataset} dataset{f' of book {book}' if book else ''}; "
+            "nothing to export (its JSON route answers an empty page).",
+            details=details,
+        )
+    export = chosen[0]
+    signer = signer_of(request)
+    url = await to_thread.run_sync(sign, signer, export)
+    meta = ctx.run_meta(build, "exports", **({"book": book} if book is not None else {}))
+    if spec.kind is None:
+        meta["source"] = f"lake:benchmarks/{BENCHMARK_SYMBOL}/exports@{export.build}"
+    return single(export.download(url), meta)
+
+
+ROUTES = [list_exports, get_export]

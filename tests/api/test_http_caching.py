@@ -1,0 +1,114 @@
+"""Conditional requests and paging links, as a client sees them (docs/api.md "Caching").
+
+Every 200 of a data route carries a strong ETag; sending it back in `If-None-Match` answers 304
+with no body. Keys that may see different fields never share a tag; a request that would be a 400
+is never a 304. Collections link to their next and previous pages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tests.api.conftest import Api
+from tests.api.test_request_path import DATA_PATHS
+
+DATA_ROUTES = {
+    **DATA_PATHS,
+    "performance.metrics": "/v1/alphas/Test_planted_factor/metrics",
+}
+TAG = re.compile(r'^"[0-9a-f]{32}(-gzip|-zstd)?"$')
+
+
+def conditional(api: Api, path: str, token: str, tag: str) -> Any:
+    return api.client.get(path, headers={"Authorization": f"Bearer {token}", "If-None-Match": tag})
+
+
+@pytest.mark.parametrize("endpoint", sorted(DATA_ROUTES))
+@pytest.mark.parametrize("token", ["raw", "plain"])
+def test_a_current_tag_answers_304_without_a_body(api: Api, endpoint: str, token: str) -> None:
+    path = DATA_ROUTES[endpoint]
+    first = api.get(path, token)
+    assert first.status_code == 200
+    tag = first.headers["etag"]
+    assert TAG.match(tag), tag
+    assert first.headers["cache-control"] == "private, no-cache"
+    assert first.headers["vary"] == "Authorization, Accept-Encoding"
+    again = conditional(api, path, token, tag)
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again.headers["etag"] == tag
+    assert again.headers["cache-control"] == "private, no-cache"
+    assert "content-type" not in again.headers and "content-encoding" not in again.headers
+    # Weak comparison, a list of tags, and `*` all match; another tag does not.
+    assert conditional(api, path, token, f'"0000", W/{tag}').status_code == 304
+    assert conditional(api, path, token, "*").status_code == 304
+    stale = conditional(api, path, token, '"00000000000000000000000000000000"')
+    assert stale.status_code == 200 and stale.content
+
+
+@pytest.mark.parametrize("endpoint", sorted(DATA_ROUTES))
+def test_keys_with_different_field_policies_never_share_a_tag(api: Api, endpoint: str) -> None:
+    path = DATA_ROUTES[endpoint]
+    raw, plain = (api.get(path, token) for token in ("raw", "plain"))
+    assert raw.headers["etag"] != plain.headers["etag"]
+    assert conditional(api, path, "plain", raw.headers["etag"]).status_code == 200
+
+
+def test_the_tag_follows_the_query_not_its_spelling(api: Api) -> None:
+    base = "/v1/alphas/Test_planted_factor/positions"
+    one = api.get(f"{base}?limit=5&from=2022-01-03").headers["etag"]
+    same = api.get(f"{base}?from=2022-01-03&limit=5").headers["etag"]
+    other = api.get(f"{base}?limit=6&from=2022-01-03").headers["etag"]
+    assert one == same != other
+
+
+def test_a_request_that_is_a_400_is_never_a_304(api: Api) -> None:
+    path = "/v1/alphas/Test_planted_factor/positions?limit=0"
+    response = conditional(api, path, "raw", "*")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_request"
+    assert "etag" not in response.headers
+
+
+def test_routes_that_are_not_data_carry_no_tag(api: Api) -> None:
+    assert "etag" not in api.get("/v1/me").headers
+    doc = api.get("/v1/alphas/Test_planted_factor/metrics/_doc")
+    assert doc.headers["cache-control"] == "public, max-age=86400, immutable"
+    assert "etag" not in doc.headers
+
+
+def link_targets(response: Any) -> dict[str, str]:
+    links = {}
+    for part in response.headers.get("link", "").split(", "):
+        if part:
+            target, rel = part.split("; ")
+            links[rel.removeprefix('rel="').removesuffix('"')] = target.strip("<>")
+    return links
+
+
+def test_links_walk_a_collection_page_by_page(api: Api) -> None:
+    path = "/v1/alphas/Test_planted_factor/positions?from=2021-02-01&to=2021-03-31&limit=70"
+    expected = api.all_pages(path.split("?")[0], 100, **{"from": "2021-02-01", "to": "2021-03-31"})
+    rows, url, pages = [], path, 0
+    first_links = link_targets(api.get(path))
+    assert "prev" not in first_links
+    while url:
+        response = api.get(url)
+        body = response.json()
+        rows += body["data"]
+        pages += 1
+        links = link_targets(response)
+        if body["pagination"]["offset"] > 0:
+            prev = parse_qs(urlsplit(links["prev"]).query)
+            assert prev["offset"] == [str(max(0, body["pagination"]["offset"] - 70))]
+        url = links.get("next")
+        if url is not None:
+            query = parse_qs(urlsplit(url).query)
+            assert query["from"] == ["2021-02-01"] and query["limit"] == ["70"]
+            assert body["pagination"]["has_more"] is True
+        else:
+            assert body["pagination"]["has_more"] is False
+    assert rows == expected and len(rows) > 70 and pages == -(-len(rows) // 70)

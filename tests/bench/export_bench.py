@@ -1,0 +1,211 @@
+"""The whole decision set into a polars DataFrame: Parquet export vs JSON paging (`just bench-export`).
+
+    python -m tests.bench.export_bench [--lake var/lake] [--alpha momentum_12_1] [--runs 5] [--out FILE]
+
+Starts `alpha-results serve` (one worker, the operator CLI's admin key with raw-book access, a
+private key store and signing key, a fetch cap high enough for the runs) over the lake, then
+times, end to end from a Python client (httpx, one keep-alive connection, its default
+`Accept-Encoding`):
+
+- export: `GET /v1/alphas/{alpha}/exports/decisions` (the signed URL), `GET` the URL, and
+  `polars.read_parquet` of the body;
+- JSON: `GET /v1/alphas/{alpha}/scores?fields=all&limit=5000&offset=...` until `has_more` is
+  false, then `polars.from_dicts` of the rows (what a client does to get the same DataFrame).
+
+Each path runs once to warm up (the first request of a build maps its files), then `--runs`
+times alternately; the report gives the median, min and max per path, the bytes on the wire and
+the body size. Both DataFrames must have the same rows and columns, else the run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import polars as pl
+
+from tests.bench.harness import (
+    REPO,
+    BenchError,
+    Children,
+    cli,
+    create_admin_key,
+    free_port,
+    git_revision,
+    run_checked,
+    server_env,
+    start_server,
+)
+
+TARGET_SECONDS = 1.0
+JSON_PAGE = 5000
+
+
+@dataclass(frozen=True)
+class Fetched:
+    frame: pl.DataFrame
+    wire_bytes: int  # bytes received (compressed when the server compressed)
+    body_bytes: int  # decoded body bytes
+    encoding: str  # Content-Encoding of the data transfer ("identity" when none)
+
+
+def _received(response: httpx.Response) -> int:
+    return int(response.num_bytes_downloaded)
+
+
+def by_export(client: httpx.Client, files: httpx.Client, alpha: str) -> Fetched:
+    export = client.get(f"/v1/alphas/{alpha}/exports/decisions")
+    export.raise_for_status()
+    url = export.json()["data"]["url"]
+    download = files.get(url)  # no API key: the URL is the credential
+    download.raise_for_status()
+    frame = pl.read_parquet(io.BytesIO(download.content))
+    return Fetched(
+        frame,
+        _received(export) + _received(download),
+        len(download.content),
+        download.headers.get("content-encoding", "identity"),
+    )
+
+
+def by_json(client: httpx.Client, files: httpx.Client, alpha: str) -> Fetched:
+    rows: list[dict[str, object]] = []
+    wire = body = 0
+    encoding = "identity"
+    while True:
+        page = client.get(
+            f"/v1/alphas/{alpha}/scores", params={"fields": "all", "limit": JSON_PAGE, "offset": len(rows)}
+        )
+        page.raise_for_status()
+        wire += _received(page)
+        body += len(page.content)
+        encoding = page.headers.get("content-encoding", "identity")
+        document = page.json()
+        rows += document["data"]
+        if not document["pagination"]["has_more"]:
+            break
+    return Fetched(pl.from_dicts(rows, infer_schema_length=None), wire, body, encoding)
+
+
+Fetch = Callable[[httpx.Client, httpx.Client, str], Fetched]
+
+
+def timed(fetch: Fetch, clients: tuple[httpx.Client, httpx.Client], alpha: str) -> tuple[float, Fetched]:
+    start = time.perf_counter()
+    fetched = fetch(*clients, alpha)
+    return time.perf_counter() - start, fetched
+
+
+def measure(base_url: str, token: str, alpha: str, runs: int) -> list[str]:
+    times: dict[str, list[float]] = {"export": [], "json": []}
+    fetched: dict[str, Fetched] = {}
+    paths: dict[str, Fetch] = {"export": by_export, "json": by_json}
+    with (
+        httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as client,
+        httpx.Client(timeout=120) as files,
+    ):
+        accept = client.headers.get("accept-encoding", "")
+        cold = {name: timed(fetch, (client, files), alpha)[0] for name, fetch in paths.items()}
+        for run in range(runs):
+            for name, fetch in paths.items():
+                seconds, fetched[name] = timed(fetch, (client, files), alpha)
+                times[name].append(seconds)
+                print(f"run {run + 1}/{runs}  {name:<6} {seconds:7.3f} s", flush=True)
+    export, json_rows = fetched["export"].frame, fetched["json"].frame
+    if export.shape != json_rows.shape or export.columns != [
+        c for c in export.columns if c in json_rows.columns
+    ]:
+        raise BenchError(f"the two DataFrames differ: export {export.shape}, JSON {json_rows.shape}")
+    if "raw_score" not in export.columns:
+        raise BenchError("the bench key has no raw-book access: the export lacks raw_score")
+    lines = [
+        "| path | median | min | max | first (cold) | on the wire | body |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, label in (
+        ("export", "export + download + `pl.read_parquet`"),
+        ("json", "JSON paging + `pl.from_dicts`"),
+    ):
+        values = times[name]
+        item = fetched[name]
+        lines.append(
+            f"| {label} | {statistics.median(values):.3f} s | {min(values):.3f} s | {max(values):.3f} s | "
+            f"{cold[name]:.3f} s | {item.wire_bytes / 1e6:.1f} MB ({item.encoding}) | {item.body_bytes / 1e6:.1f} MB |"
+        )
+    speedup = statistics.median(times["json"]) / statistics.median(times["export"])
+    verdict = "met" if statistics.median(times["export"]) < TARGET_SECONDS else "NOT met"
+    lines += [
+        "",
+        f"{export.height:,} rows x {export.width} columns (`fields=all` with raw fields) either way; the "
+        f"export path is {speedup:.0f}x faster. Target (under {TARGET_SECONDS:g} s end to end): {verdict}. "
+        f"Client `Accept-Encoding: {accept}`; JSON pages of {JSON_PAGE:,} rows.",
+    ]
+    return lines
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lake", default=str(REPO / "var" / "lake"), help="lake root (default var/lake)")
+    parser.add_argument("--alpha", default="momentum_12_1", help="alpha to read (default momentum_12_1)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per path (default 5)")
+    parser.add_argument("--out", type=Path, help="also write the report (markdown) here")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    lake = str(Path(args.lake).resolve())
+    work = Path(tempfile.mkdtemp(prefix="bench-export-"))
+    try:
+        with Children() as children:
+            keystore = f"sqlite:///{work / 'keys.sqlite3'}"
+            env = server_env(lake, keystore)
+            key = create_admin_key(keystore, env)
+            raw = [*cli(), "keys", "set-raw-book", key.key_id, "on", "--keystore", keystore]
+            run_checked(raw, env=env, timeout=60)  # the decision set with its raw fields
+            port = free_port()
+            signing_key = work / "signing.key"
+            signing_key.write_bytes(os.urandom(32))
+            env.update(
+                ALPHA_RESULTS_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
+                ALPHA_RESULTS_SIGNING_KEY_FILE=str(signing_key),
+                ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT="100",
+            )
+            argv_serve = [*cli(), "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+            server = start_server(
+                children, "api", argv_serve, env=env, port=port, ready_path="/v1/health", log=work / "api.log"
+            )
+            started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+            table = measure(server.base_url, key.token, args.alpha, args.runs)
+    except BenchError as exc:
+        print(f"bench-export could not measure: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report = [
+        f"`python -m tests.bench.export_bench --runs {args.runs}` on {started}, commit {git_revision()}, "
+        f"{os.cpu_count()} CPUs (shared machine), alpha `{args.alpha}`, one uvicorn worker, loopback, "
+        "local lake (HMAC-signed URL on the server's `/downloads/...` route).",
+        "",
+        *table,
+    ]
+    text = "\n".join(report)
+    print("\n" + text)
+    if args.out is not None:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Parquet exports from an S3 lake: the URL is presigned by the object store (the bytes never
+pass through the API), and the file it fetches equals the JSON pages of the same build."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from serve.app import create_app
+from serve.settings import Settings
+from tests.api.test_exports import ALPHA, TEST_CALLERS, assert_export_equals_json, error, ok
+from tests.callers import authenticator_for
+
+pytestmark = pytest.mark.s3
+
+
+@pytest.fixture
+def s3_client(s3_demo_lake: str, tmp_path: Path) -> Iterator[TestClient[Any]]:
+    settings = Settings(lake=s3_demo_lake, environment="test", serving_cache_dir=str(tmp_path / "cache"))
+    app = create_app(settings, authenticate=authenticator_for(TEST_CALLERS), limiter=None)
+    with TestClient(app=app) as client:
+        yield client
+
+
+@pytest.mark.parametrize("token", ["raw", "plain"])
+def test_presigned_exports_equal_the_json_pages(s3_client: TestClient[Any], token: str) -> None:
+    listing = ok(s3_client, f"/v1/alphas/{ALPHA}/exports", token)["data"]
+    datasets = {(row["dataset"], row["book"]) for row in listing}
+    for dataset, book in [
+        ("decisions", None),
+        ("positions", "long_only"),
+        ("equity-curve", "long_short"),
+        ("benchmark", None),
+    ]:
+        assert (dataset, book) in datasets
+        data = assert_export_equals_json(s3_client, token, ALPHA, dataset, book)
+        assert "X-Amz-Signature=" in data["url"] and "X-Amz-Expires=3600" in data["url"]
+        # The object store's URL of exactly this build's file (moto accepts any signature, so the
+        # store's own refusal of a changed URL is S3's to test, not ours).
+        assert "/lake/alphas/" in data["url"] or dataset == "benchmark"
+        assert f"/builds/{data['build']}/exports/" in data["url"].split("?", 1)[0]
+
+
+def test_the_local_download_route_serves_no_s3_export(s3_client: TestClient[Any]) -> None:
+    url = ok(s3_client, f"/v1/alphas/{ALPHA}/exports/rebalances", "plain")["data"]["url"]
+    path = "/downloads/" + url.split("/lake/", 1)[1].split("?", 1)[0] + "?expires=1&signature=" + "0" * 64
+    response = s3_client.get(path)
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+    error(s3_client, f"/v1/alphas/{ALPHA}/exports/nothing", 404, "export_not_found")
