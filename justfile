@@ -57,3 +57,7 @@ bench-compression:
 # The full-size alpha published under N ids, served in turn: RSS/PSS per alpha per worker, first-request latency.
 bench-scale *ARGS:
     python -m tests.bench.scale_bench {{ARGS}}
+
+# The whole decision set into a polars DataFrame: Parquet export + signed URL vs JSON paging (own server).
+bench-export *ARGS:
+    python -m tests.bench.export_bench {{ARGS}}

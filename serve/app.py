@@ -44,7 +44,18 @@ from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, json_response, request_id_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
-from serve.routes import admin, benchmarks, catalog, downloads, meta, performance, portfolio, signals, source
+from serve.routes import (
+    admin,
+    benchmarks,
+    catalog,
+    downloads,
+    exports,
+    meta,
+    performance,
+    portfolio,
+    signals,
+    source,
+)
 from serve.settings import Settings
 
 log = logging.getLogger("serve.app")
@@ -57,6 +68,7 @@ ROUTE_HANDLERS = [
     *performance.ROUTES,
     *benchmarks.ROUTES,
     *source.ROUTES,
+    *exports.ROUTES,
     *admin.ROUTES,
     *downloads.ROUTES,
 ]

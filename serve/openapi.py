@@ -16,8 +16,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from schemas import lake, wire
+from schemas import exports, lake, wire
 from schemas.registry import BY_ID, REGISTRY_VERSION
+from serve import exports as exports_wire
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.routes.base import ENDPOINT_PARAMS, Param
 from serve.routes.meta import build_version
@@ -304,6 +305,26 @@ ROW_SCHEMAS["admin.builds.list"] = {
 }
 """Endpoints whose `meta.key_id` echoes the calling key."""
 
+_EXPORT_FILE = {
+    "filename": {"type": "string"},
+    "size_bytes": {"type": "integer", "minimum": 0},
+    "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+    "rows": {"type": "integer", "minimum": 0},
+    "columns": {"type": "array", "items": {"type": "string"}},
+    "build": {"type": "string"},
+}
+ROW_SCHEMAS["exports.list"] = _every_field_required(
+    {
+        "dataset": {"type": "string", "enum": list(exports.DATASET_NAMES)},
+        "book": {"type": ["string", "null"]},
+        **_EXPORT_FILE,
+    }
+)
+SINGLE_SCHEMAS["exports.download"] = _every_field_required(
+    {"url": {"type": "string", "format": "uri"}, "expires_in": {"type": "integer"}, **_EXPORT_FILE}
+)
+"""The Parquet exports (serve/routes/exports.py): a listing row and the signed download."""
+
 COMPONENTS: dict[str, Any] = {
     "schemas": {
         **IDENTITY_SCHEMAS,
@@ -530,6 +551,46 @@ def _download_operation() -> dict[str, Any]:
     }
 
 
+EXPORT_DOWNLOAD_PATH = f"{DOWNLOAD_ROUTE_PREFIX}/{{collection}}/{{name}}/builds/{{build_id}}/exports/{{file}}"
+
+
+def _export_download_operation() -> dict[str, Any]:
+    """`serve.routes.downloads`: a Parquet export behind a signed URL of `/exports/{dataset}` on a
+    local lake; the archive route's query, headers and statuses with the `export_*` codes."""
+    operation = _download_operation()
+    string = {"type": "string"}
+    operation["operationId"] = "downloadExport"
+    operation["summary"] = "Parquet export behind a signed URL of /exports/{dataset} (local lake)"
+
+    def path(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+        return {"name": name, "in": "path", "required": True, "description": description, "schema": schema}
+
+    operation["parameters"] = [
+        path("collection", {**string, "enum": ["alphas", "benchmarks"]}, "alphas or benchmarks"),
+        path("name", string, "alpha_id or benchmark symbol"),
+        path("build_id", string, "The build the URL was signed for"),
+        path("file", string, "{dataset}[.{book}][.raw].parquet"),
+        *(p for p in operation["parameters"] if p["in"] == "query"),
+    ]
+    ok = operation["responses"]["200"]
+    ok["description"] = "The Parquet file, streamed"
+    ok["headers"]["Content-Disposition"] = _header(
+        'attachment; filename="<alpha_id or symbol>.<file>"', string, True
+    )
+    ok["headers"]["Content-Length"] = _header("Size of the file in bytes.", _INTEGER, True)
+    ok["content"] = {exports_wire.PARQUET: {"schema": {"type": "string", "format": "binary"}}}
+    responses = operation["responses"]
+    responses["404"]["description"] = (
+        "export_not_found (its build was retired since signing), or not_found (not an export path, "
+        "or an S3 lake, whose URLs point at the object store)"
+    )
+    responses["503"]["description"] = (
+        "export_download_not_configured (no usable signing key) or export_download_unavailable "
+        "(the lake folder or the fetch count is unreachable)"
+    )
+    return operation
+
+
 def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
     """The document of the registry ids the app mounts (`serve.app.MOUNTED_ENDPOINTS`) and of the
     archive download route."""
@@ -538,6 +599,7 @@ def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
         path, operation = _operation(endpoint_id)
         paths[path] = {"get": operation}
     paths[DOWNLOAD_PATH] = {"get": _download_operation()}
+    paths[EXPORT_DOWNLOAD_PATH] = {"get": _export_download_operation()}
     return {
         "openapi": "3.1.0",
         "info": {

@@ -133,6 +133,15 @@ ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {
     ),
     "performance.metrics.doc": (),
     "catalog.alphas.source.download": (),
+    "exports.list": PAGE,
+    "exports.download": (
+        Param(
+            "book",
+            "string",
+            "Book of a book dataset (portfolio, positions, pnl, trades, equity-curve; see /books): "
+            "default long_short, required for trades; not accepted by the other datasets.",
+        ),
+    ),
     "admin.alphas.readiness": (),
     "admin.keys.usage": (),
     "admin.builds.list": PAGE,
