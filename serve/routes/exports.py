@@ -23,7 +23,7 @@ from datasets.queries import page_of
 from datasets.reader import BuildView, LakeUnavailable
 from schemas import exports, wire
 from serve import errors
-from serve.envelope import collection, single
+from serve.envelope import single
 from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
 from serve.routes.base import Context, context
@@ -57,15 +57,20 @@ async def _benchmark_files(ctx: Context) -> list[ExportFile]:
 @get("/v1/alphas/{alpha:str}/exports", opt={"endpoint": "exports.list"}, operation_id="listExports")
 async def list_exports(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await open_run(ctx.caller, ctx.reader, alpha)
+    build = await ctx.open_run(alpha)
     limit, offset = ctx.query.limit(), ctx.query.offset()
     ctx.query.finish()
     files = alpha_exports(build)
     if ctx.caller.may_call(exports.BY_NAME[exports.BENCHMARK_DATASET].endpoint):
         files = files + await _benchmark_files(ctx)
     visible = sorted((f for f in files if f.visible_to(ctx.caller)), key=ExportFile.sort_key)
+    # The listing is fixed by the builds it names and by which routes the key may call (its ETag,
+    # serve/conditional.py, adds the path, the query and the field policy).
+    builds = sorted({f.build for f in visible} | {build.build_id})
+    callable_datasets = sorted(d.name for d in exports.DATASETS if ctx.caller.may_call(d.endpoint))
+    ctx.validate_with("|".join([*builds, *callable_datasets]))
     page = page_of([f.listing() for f in visible], limit, offset)
-    return collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "exports"))
+    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "exports"))
 
 
 def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str | None:
@@ -90,6 +95,7 @@ async def get_export(
     request: Request[Any, Any, Any], alpha: FromPath[str], dataset: FromPath[str]
 ) -> Response[bytes]:
     ctx = context(request)
+    # Not `ctx.open_run`: the answer is a freshly signed URL, never a 304 (no ETag, as /source/download).
     build = await open_run(ctx.caller, ctx.reader, alpha)
     spec = exports.BY_NAME.get(dataset)
     if spec is None:

@@ -420,3 +420,21 @@ def test_an_export_of_a_retired_build_is_gone(demo_lake: Path, tmp_path: Path) -
         gone = test_client.get(url)
         assert gone.status_code == 404 and gone.json()["error"]["code"] == "export_not_found"
         assert gone.json()["error"]["details"] == {"filename": f"{ALPHA}.rebalances.parquet"}
+
+
+# -- caching --------------------------------------------------------------------------------------
+
+
+def test_the_listing_is_a_data_route_and_the_signed_url_is_never_a_304(client: TestClient[Any]) -> None:
+    path = f"/v1/alphas/{ALPHA}/exports"
+    first = get(client, path, "plain")
+    tag = first.headers["etag"]
+    again = client.get(path, headers={"Authorization": "Bearer plain", "If-None-Match": tag})
+    assert again.status_code == 304 and again.content == b""
+    # Keys that see other files never share a tag.
+    for token in ("raw", "no_scores"):
+        assert get(client, path, token).headers["etag"] != tag
+    paged = get(client, path, "plain", limit=2)
+    assert 'rel="next"' in paged.headers["link"]
+    download = get(client, f"{path}/decisions", "plain")
+    assert download.status_code == 200 and "etag" not in download.headers
