@@ -35,10 +35,15 @@ class ZstdCompression:
         self.buffer.write(self._compressor.flush())
 
 
+SKIP_COMPRESSION = "skip_compression"
+"""`opt` key of a route whose bodies are compressed files already (the signed downloads: zip
+archives, zstd Parquet exports): sent as they are, with their `Content-Length`."""
+
 COMPRESSION = CompressionConfig(
     backend="zstd",
     compression_facade=ZstdCompression,
     minimum_size=MINIMUM_BYTES,
     gzip_fallback=True,
     gzip_compress_level=GZIP_LEVEL,
+    exclude_opt_key=SKIP_COMPRESSION,
 )

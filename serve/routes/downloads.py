@@ -39,6 +39,7 @@ from serve.archives import (
     stored_object,
 )
 from serve.auth import services_of
+from serve.compression import SKIP_COMPRESSION
 from serve.exports import PARQUET, export_filename
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.store import KeyStoreUnavailable
@@ -140,7 +141,12 @@ def _count_fetch(
         )
 
 
-@get(f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path:path}}", sync_to_thread=True, include_in_schema=False)
+@get(
+    f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path:path}}",
+    sync_to_thread=True,
+    include_in_schema=False,
+    opt={SKIP_COMPRESSION: True},  # zip and zstd Parquet: compressed already
+)
 def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]) -> Response[Any]:
     object_path = object_path.lstrip("/")
     target = _object_of(object_path)

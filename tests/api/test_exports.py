@@ -139,8 +139,11 @@ def assert_export_equals_json(
     body = ok(client, f"/v1/alphas/{alpha}/exports/{dataset}", token, **({"book": book} if book else {}))
     data = body["data"]
     if data["url"].startswith(BASE):
-        download = client.get(local(data["url"]))  # no API key: the URL is the credential
+        # No API key: the URL is the credential. A Parquet file is compressed already: sent as it is.
+        download = client.get(local(data["url"]), headers={"Accept-Encoding": "zstd, gzip"})
         assert download.headers["content-type"] == "application/vnd.apache.parquet"
+        assert "content-encoding" not in download.headers
+        assert download.headers["content-length"] == str(data["size_bytes"])
     else:  # presigned by the object store
         download = httpx.get(data["url"])
     assert download.status_code == 200, download.text
