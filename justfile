@@ -58,6 +58,10 @@ bench-compression:
 bench-scale *ARGS:
     python -m tests.bench.scale_bench {{ARGS}}
 
+# Bounded soak (default 5 min, --seconds N): 2 workers over PostgreSQL, a private Redis killed mid-run, an S3 lake (moto) republished every 10 s; mixed valid/invalid load checked against recorded answers; RSS, 5xx and quota checks.
+soak *ARGS:
+    python -m tests.soak.soak {{ARGS}}
+
 # The whole decision set into a polars DataFrame: Parquet export + signed URL vs JSON paging (own server).
 bench-export *ARGS:
     python -m tests.bench.export_bench {{ARGS}}
