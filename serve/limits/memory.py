@@ -37,6 +37,10 @@ class WindowCounters:
         for window in windows:
             self.slot(key_id, window)[0] += 1
 
+    def raise_to(self, key_id: str, window: Window, count: int) -> None:
+        slot = self.slot(key_id, window)
+        slot[0] = max(slot[0], count)
+
     def slot(self, key_id: str, window: Window) -> list[int]:
         """The window's `[count, reset epoch]`, created at zero; the owner may change the count."""
         return self._counters.setdefault((key_id, window.name, window.start_epoch), [0, window.reset_epoch])

@@ -50,6 +50,12 @@ class OutageLimits:
             self._counters.add(key_id, short)
             return (second + 1, minute + 1, day, month), None
 
+    def start_from(self, key_id: str, windows: tuple[Window, ...], counts: Counts) -> None:
+        """Count on from Redis's last answer (its windows may have ended: then nothing changes)."""
+        with self._lock:
+            for window, count in zip(windows[:2], counts[:2], strict=True):
+                self._counters.raise_to(key_id, window, count)
+
     def read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
         with self._lock:
             second, minute = self._counters.counts(key_id, windows[:2])

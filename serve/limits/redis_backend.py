@@ -86,6 +86,9 @@ class RedisLimiter(Limiter):
         self._prefix = key_prefix
         self._outage = OutageLimits(self.floors)
         self._down_since: float | None = None
+        # key_id -> the windows and counts of the last answer Redis gave this worker for the key:
+        # what the sync writes to the ledger, and where local counting starts when Redis fails.
+        self._seen: dict[str, tuple[tuple[Window, ...], Counts]] = {}
         # No retries: a retried script after a read timeout could count one request twice, and
         # a dead Redis must answer within one timeout, not after a backoff ladder.
         self._client = redis.Redis.from_url(
@@ -135,8 +138,8 @@ class RedisLimiter(Limiter):
         expiries = [math.ceil((w.reset - utc).total_seconds()) + EXPIRY_GRACE_SECONDS for w in windows]
         floors = self.floor_of(key_id, windows)
         reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *floors])
-        exceeded_position, *counts = (int(value) for value in reply)
-        second, minute, day, month = counts
+        exceeded_position, second, minute, day, month = (int(value) for value in reply)
+        self._seen[key_id] = (windows, (second, minute, day, month))
         return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
 
     def _run_admit_script(self, keys: list[str], args: list[int]) -> Any:
@@ -159,20 +162,16 @@ class RedisLimiter(Limiter):
         return self._outage.read(key_id, windows)
 
     def _day_month_counts(self, touched: dict[str, tuple[int, int]]) -> list[tuple[str, int, int, int, int]]:
-        if self.in_outage:  # what was counted meanwhile is in the ledger already
-            return []
-        names = []
+        # Redis's own answers: every admission this worker made is in them, with no round trip.
+        rows = []
         for key_id, (day_start, month_start) in touched.items():
-            names += [self._name(key_id, "day", day_start), self._name(key_id, "month", month_start)]
-        try:
-            values = [int(value or 0) for value in self._call(self._client.mget, names)]
-        except LimiterUnavailable:
-            self._trip()
-            return []
-        return [
-            (key_id, day_start, values[2 * i], month_start, values[2 * i + 1])
-            for i, (key_id, (day_start, month_start)) in enumerate(touched.items())
-        ]
+            seen = self._seen.get(key_id)
+            if seen is not None and (seen[0][2].start_epoch, seen[0][3].start_epoch) == (
+                day_start,
+                month_start,
+            ):
+                rows.append((key_id, day_start, seen[1][2], month_start, seen[1][3]))
+        return rows
 
     def _redis_usable(self) -> bool:
         """False while the last failure is recent; then one request asks Redis (a ping) again."""
@@ -197,6 +196,14 @@ class RedisLimiter(Limiter):
             log.warning(
                 "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
             )
+            # Local counting starts from what Redis last said: the ledger gets the day and month
+            # admitted since the last sync, the local windows the second and minute so far.
+            for key_id, (windows, counts) in list(self._seen.items()):
+                self._outage.start_from(key_id, windows, counts)
+            try:
+                self.sync()
+            except Exception:
+                log.warning("usage counts could not be written to the key store; retrying")
         self._down_since = time.monotonic()
 
     def _call(self, function: Any, *args: Any) -> Any:

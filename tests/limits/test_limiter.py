@@ -43,6 +43,8 @@ def test_sixth_request_in_one_second_is_refused_and_next_second_admits(limiter: 
         "X-RateLimit-Reset": str(epoch(at(2030, 5, 17, 9, 30, 13))),
         "X-RateLimit-Window": "second",
         "Retry-After": "1",
+        "RateLimit-Policy": '"second";q=5;w=1, "minute";q=60;w=60, "day";q=5000;w=86400, "month";q=100000;w=2678400',
+        "RateLimit": '"second";r=0;t=1',
     }
 
     admitted = limiter.hit("k1", ENVELOPE, at(2030, 5, 17, 9, 30, 13))
@@ -185,6 +187,8 @@ def test_headers_name_the_window_with_least_remaining(limiter: Limiter) -> None:
         "X-RateLimit-Used": "1",
         "X-RateLimit-Reset": str(epoch(at(2030, 2, 1))),
         "X-RateLimit-Window": "month",
+        "RateLimit-Policy": '"second";q=5;w=1, "minute";q=60;w=60, "day";q=5000;w=86400, "month";q=3;w=2678400',
+        "RateLimit": f'"month";r=2;t={epoch(at(2030, 2, 1)) - epoch(now)}',
     }
 
     envelope_first = limiter.hit("other", ENVELOPE, now)

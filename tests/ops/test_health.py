@@ -37,12 +37,6 @@ class Backend:
         if self.down:
             raise ConnectionError("backend at 10.0.0.1:6379 is down")
 
-    def start_sync(self) -> None:
-        """The app's startup starts the limiter's usage sync (not health's doing)."""
-
-    def close(self) -> None:
-        """The app's shutdown closes the limiter (not health's doing)."""
-
     def __getattr__(self, name: str) -> Any:
         raise AssertionError(f"health must only ping; it used {name}")
 

@@ -49,6 +49,9 @@ REPUBLISHED = "Test_planted_factor"
 SECOND_SEED = 8
 """The demo seed of the republished alpha's second version (the corpus itself uses seed 7)."""
 
+WORKERS = 2
+"""Worker processes of the soak's server (the per-worker limits during an outage scale with it)."""
+
 
 # -- S3 (moto) ---------------------------------------------------------------------------------
 
@@ -290,13 +293,15 @@ def serve(
         ALPHA_RESULTS_ENVIRONMENT="soak",
         ALPHA_RESULTS_LOG_LEVEL="info",
     )
-    server = start_api(children, "api (2 workers)", env=env, workers=2, log=work / "server.log")
+    server = start_api(
+        children, f"api ({WORKERS} workers)", env=env, workers=WORKERS, log=work / "server.log"
+    )
     deployment = Deployment(server, lake, env, redis, keystore_url)
     deadline = time.monotonic() + 60
     while True:
         try:
             health = httpx.get(f"{server.base_url}/v1/health", timeout=5).json()
-            if health.get("status") == "ok" and len(deployment.workers()) == 2:
+            if health.get("status") == "ok" and len(deployment.workers()) == WORKERS:
                 return deployment
         except (httpx.HTTPError, ValueError):
             pass
