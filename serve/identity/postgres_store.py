@@ -22,6 +22,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
 
+from serve.identity.counter_tables import counter_tables
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore, StoreConflict
 
 SCHEMA = (
@@ -63,26 +64,7 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS api_keys_by_user ON api_keys (user_id, created_at)",
     # E-mails are stored lower-cased; the index also keeps older mixed-case rows unique.
     "CREATE UNIQUE INDEX IF NOT EXISTS accounts_email_lower ON accounts (lower(email))",
-    # Durable day and month request counts per key (serve.identity.usage_ledger).
-    """
-    CREATE TABLE IF NOT EXISTS key_usage (
-        key_id TEXT NOT NULL,
-        period TEXT NOT NULL CHECK (period IN ('day', 'month')),
-        period_start BIGINT NOT NULL,
-        requests BIGINT NOT NULL,
-        PRIMARY KEY (key_id, period, period_start)
-    )
-    """,
-    # Fetches of each signed download URL (serve.identity.download_fetches), keyed by the SHA-256
-    # of its signature; `url_expires` is the URL's epoch expiry, after which the row is purged.
-    """
-    CREATE TABLE IF NOT EXISTS download_fetches (
-        signature_sha256 TEXT PRIMARY KEY,
-        url_expires BIGINT NOT NULL,
-        fetches INTEGER NOT NULL CHECK (fetches >= 1)
-    )
-    """,
-    "CREATE INDEX IF NOT EXISTS download_fetches_by_expiry ON download_fetches (url_expires)",
+    *counter_tables("BIGINT"),
 )
 
 # Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT
