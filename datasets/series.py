@@ -80,16 +80,12 @@ def _columns(values: list[np.ndarray]) -> list[list[Any]]:
     return [v.tolist() for v in values]
 
 
-EQUITY_COMPUTED = (
-    "starting_equity",
-    "ending_equity",
-    "period_return",
-    "cumulative_return",
-    "peak_equity",
-    "drawdown",
-    "drawdown_pct",
-)
 EQUITY_CARRIED = ("gross_exposure", "net_exposure", "turnover")
+"""Ledger columns the equity curve carries as they are; the others after date and timestamp are
+computed over the requested window (`EQUITY_COMPUTED`)."""
+EQUITY_COMPUTED = tuple(
+    name for name in wire.EQUITY_CURVE_FIELDS if name not in ("date", "timestamp", *EQUITY_CARRIED)
+)
 BENCHMARK_COMPUTED = ("close", "period_return", "cumulative_return", "drawdown_pct")
 
 
