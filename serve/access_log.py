@@ -28,7 +28,7 @@ import msgspec
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 
-from serve.envelope import request_id_of
+from serve.exchange import exchange_of
 from serve.identity.tokens import redact_tokens
 
 log = logging.getLogger("serve.access")
@@ -62,12 +62,11 @@ def _get_handler_at(scope: Scope) -> Any:
 
 
 def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, Any]:
-    state: dict[str, Any] = scope.get("state", {})
-    caller = state.get("caller")
+    exchange = exchange_of(scope)
     return {
         "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "request_id": request_id_of(scope),
-        "key_id": getattr(caller, "key_id", None) or state.get("key_id"),
+        "request_id": exchange.request_id,
+        "key_id": exchange.key_id,
         "route": _route_of(scope),
         "method": scope.get("method"),
         "path": redact_tokens(str(scope.get("path", ""))),

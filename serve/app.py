@@ -43,6 +43,7 @@ from serve.auth import (
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, json_response, request_id_of
+from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.routes import (
     admin,
@@ -110,9 +111,9 @@ async def add_response_headers(message: Message, scope: Scope) -> None:
     if message["type"] != "http.response.start":
         return
     headers = MutableScopeHeaders.from_message(message)
-    headers[REQUEST_ID_HEADER] = request_id_of(scope)
-    state: dict[str, Any] = scope.get("state", {})
-    for name, value in state.get("rate_limit_headers", {}).items():
+    exchange = exchange_of(scope)
+    headers[REQUEST_ID_HEADER] = exchange.request_id
+    for name, value in (exchange.rate_limit_headers or {}).items():
         if name not in headers:
             headers[name] = value
 

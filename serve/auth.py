@@ -30,6 +30,7 @@ from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.context import Caller
+from serve.exchange import exchange_of
 from serve.identity.authenticate import bearer_token, reject_key_in_query
 from serve.identity.tokens import parse_token
 from serve.limits.model import SELF_SERVICE_LIMITS, Limits
@@ -146,15 +147,14 @@ IDENTIFIED_KEY_REFUSALS = (
     errors.IpNotAllowed,
 )
 """Refusals raised only after the key's secret matched: the key is identified, so its public id
-goes to the access log (`state["key_id"]`)."""
+goes to the access log (`Exchange.key_id`)."""
 
 
 def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
-    """The authenticated caller of this request (authenticated once, then kept on the state)."""
-    state = connection.scope.setdefault("state", {})
-    caller = state.get("caller")
-    if isinstance(caller, Caller):
-        return caller
+    """The authenticated caller of this request (authenticated once, then kept on its exchange)."""
+    exchange = exchange_of(connection.scope)
+    if exchange.caller is not None:
+        return exchange.caller
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
     presented = connection.headers.getall("authorization", [])
@@ -168,10 +168,10 @@ def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
         caller = services.authenticate(authorization, ip, datetime.now(UTC))
     except IDENTIFIED_KEY_REFUSALS:
         with contextlib.suppress(errors.ApiError):  # an authenticator of tests may take other tokens
-            state["key_id"] = parse_token(bearer_token(authorization)).key_id
+            exchange.key_id = parse_token(bearer_token(authorization)).key_id
         raise
-    state["caller"] = caller
-    state["key_id"] = caller.key_id
+    exchange.caller = caller
+    exchange.key_id = caller.key_id
     return caller
 
 
@@ -240,4 +240,4 @@ def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRo
             details={"window": decision.exceeded, "retry_after": decision.retry_after},
             headers=dict(decision.headers),
         )
-    connection.scope.setdefault("state", {})["rate_limit_headers"] = dict(decision.headers)
+    exchange_of(connection.scope).rate_limit_headers = dict(decision.headers)

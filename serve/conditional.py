@@ -17,16 +17,15 @@ the 200 it replaces (docs/api.md "Caching and conditional requests").
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
 
+from serve.exchange import exchange_of
+
 DATA_CACHE_CONTROL = "private, no-cache"
 DATA_VARY = "Authorization, Accept-Encoding"
-_TAG = "entity_tag"
-_NOT_MODIFIED = "not_modified"
 
 
 def normalised_query(query_string: bytes) -> str:
@@ -40,7 +39,7 @@ def entity_tag(build_id: str, path: str, query_string: bytes, field_policy: str)
 
 
 def set_entity_tag(scope: Scope, tag: str) -> None:
-    scope.setdefault("state", {})[_TAG] = tag
+    exchange_of(scope).entity_tag = tag
 
 
 def _client_tags(scope: Scope) -> list[str]:
@@ -61,8 +60,8 @@ def _matches(digest: str, client_tags: list[str]) -> bool:
 
 async def conditional_response(message: Message, scope: Scope) -> None:
     """A `before_send` hook: validators and caching headers on a data route's 200, or its 304."""
-    state: dict[str, Any] = scope.get("state", {})
-    digest = state.get(_TAG)
+    exchange = exchange_of(scope)
+    digest = exchange.entity_tag
     if digest is None:
         return
     if message["type"] == "http.response.start":
@@ -78,6 +77,6 @@ async def conditional_response(message: Message, scope: Scope) -> None:
             for name in ("content-length", "content-encoding", "content-type"):
                 if name in headers:
                     del headers[name]
-            state[_NOT_MODIFIED] = True
-    elif message["type"] == "http.response.body" and state.get(_NOT_MODIFIED):
+            exchange.not_modified = True
+    elif message["type"] == "http.response.body" and exchange.not_modified:
         message["body"] = b""

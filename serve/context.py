@@ -1,7 +1,7 @@
 """Who is calling: the caller as the request path sees it after authentication.
 
 Authentication (serve/auth) builds one `Caller` per request, already clamped to the account
-ceiling, and stores it on `request.state.caller`. Handlers never read keys or accounts; they ask
+ceiling, and keeps it on the request's `serve.exchange.Exchange`. Handlers never read keys or accounts; they ask
 the caller (`may_call`, `may_read_alpha`, `may_read_run`, `expose_raw_book`).
 """
 

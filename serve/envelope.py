@@ -6,7 +6,6 @@ bytes, so no framework serialiser walks the rows again.
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
@@ -15,6 +14,7 @@ import msgspec
 from litestar import Response
 
 from serve import errors
+from serve.exchange import exchange_of
 from serve.identity.tokens import redact_tokens
 
 JSON = "application/json"
@@ -25,12 +25,7 @@ _encoder = msgspec.json.Encoder()
 
 def request_id_of(scope: Any) -> str:
     """The request's id, created on first use so router failures carry one too."""
-    state = scope.setdefault("state", {})
-    request_id = state.get("request_id")
-    if request_id is None:
-        request_id = "req_" + uuid.uuid4().hex
-        state["request_id"] = request_id
-    return str(request_id)
+    return exchange_of(scope).request_id
 
 
 def now_iso() -> str:

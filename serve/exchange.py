@@ -1,0 +1,36 @@
+"""What one request carries through the app besides the request itself, as one typed value.
+
+The guards, the handlers, the before-send hooks and the access log all read and write the same
+`Exchange`, kept on the ASGI scope's state under one name (`exchange_of`), instead of loose keys.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from serve.context import Caller
+
+_STATE_KEY = "exchange"
+
+
+@dataclass(slots=True)
+class Exchange:
+    request_id: str
+    caller: Caller | None = None
+    key_id: str | None = None
+    """The key's public id once identified: on success, and on refusals after its secret matched."""
+    rate_limit_headers: dict[str, str] | None = None
+    entity_tag: str | None = None
+    """The digest the answer is validated by (serve/conditional.py); set by data routes only."""
+    not_modified: bool = False
+
+
+def exchange_of(scope: Any) -> Exchange:
+    """The request's exchange, created on first use (router failures get a request id too)."""
+    state = scope.setdefault("state", {})
+    exchange = state.get(_STATE_KEY)
+    if exchange is None:
+        exchange = state[_STATE_KEY] = Exchange(request_id="req_" + uuid.uuid4().hex)
+    return exchange
