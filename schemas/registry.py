@@ -1,4 +1,7 @@
-"""The endpoint registry: every route's id, group and path.
+"""The endpoint registry: every route's id, group, path, summary and OpenAPI operation id.
+
+The app mounts each route from its entry here (`serve.routes.declare.route`), so none of these
+is written a second time.
 
 The endpoint allow-list on a key names these ids. `REGISTRY_VERSION` is derived from the registry
 itself, so it changes whenever an endpoint or a group changes (and only then).
@@ -17,66 +20,152 @@ class Endpoint:
     group: str
     path: str  # Litestar path template
     summary: str
+    operation: str  # the OpenAPI operationId (and the route handler's name)
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
-    Endpoint("meta.health", "meta", "/v1/health", "Health probe", public=True),
-    Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key"),
-    Endpoint("meta.keys", "meta", "/v1/me/keys", "Inventory of the caller's keys"),
-    Endpoint("catalog.alphas.list", "catalog", "/v1/alphas", "List of alphas"),
-    Endpoint("catalog.alphas.get", "catalog", "/v1/alphas/{alpha:str}", "Written description of one alpha"),
+    Endpoint("meta.health", "meta", "/v1/health", "Health probe", operation="health", public=True),
+    Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key", operation="me"),
+    Endpoint("meta.keys", "meta", "/v1/me/keys", "Inventory of the caller's keys", operation="myKeys"),
+    Endpoint("catalog.alphas.list", "catalog", "/v1/alphas", "List of alphas", operation="listAlphas"),
+    Endpoint(
+        "catalog.alphas.get",
+        "catalog",
+        "/v1/alphas/{alpha:str}",
+        "Written description of one alpha",
+        operation="getAlpha",
+    ),
     Endpoint(
         "catalog.alphas.source.download",
         "catalog",
         "/v1/alphas/{alpha:str}/source/download",
         "Signed download URL of the alpha's source archive",
+        operation="getSourceDownload",
     ),
-    Endpoint("signals.rebalances.list", "signals", "/v1/alphas/{alpha:str}/rebalances", "Rebalance index"),
+    Endpoint(
+        "signals.rebalances.list",
+        "signals",
+        "/v1/alphas/{alpha:str}/rebalances",
+        "Rebalance index",
+        operation="listRebalances",
+    ),
     Endpoint(
         "signals.rebalances.get",
         "signals",
         "/v1/alphas/{alpha:str}/rebalances/{date:str}",
         "Cross-section of one rebalance week",
+        operation="getRebalance",
     ),
-    Endpoint("signals.scores", "signals", "/v1/alphas/{alpha:str}/scores", "Per-symbol per-week score panel"),
-    Endpoint("portfolio.books", "portfolio", "/v1/alphas/{alpha:str}/books", "Books and kinds written"),
-    Endpoint("portfolio.ledger", "portfolio", "/v1/alphas/{alpha:str}/portfolio", "Daily ledger of a book"),
-    Endpoint("portfolio.positions", "portfolio", "/v1/alphas/{alpha:str}/positions", "Daily positions"),
-    Endpoint("portfolio.pnl", "portfolio", "/v1/alphas/{alpha:str}/pnl", "Daily per-symbol P&L"),
-    Endpoint("portfolio.trades", "portfolio", "/v1/alphas/{alpha:str}/trades", "Fills of a book"),
     Endpoint(
-        "portfolio.equity_curve", "portfolio", "/v1/alphas/{alpha:str}/equity-curve", "Equity curve of a book"
+        "signals.scores",
+        "signals",
+        "/v1/alphas/{alpha:str}/scores",
+        "Per-symbol per-week score panel",
+        operation="listScores",
     ),
-    Endpoint("performance.metrics", "performance", "/v1/alphas/{alpha:str}/metrics", "Metrics"),
+    Endpoint(
+        "portfolio.books",
+        "portfolio",
+        "/v1/alphas/{alpha:str}/books",
+        "Books and kinds written",
+        operation="listBooks",
+    ),
+    Endpoint(
+        "portfolio.ledger",
+        "portfolio",
+        "/v1/alphas/{alpha:str}/portfolio",
+        "Daily ledger of a book",
+        operation="getPortfolio",
+    ),
+    Endpoint(
+        "portfolio.positions",
+        "portfolio",
+        "/v1/alphas/{alpha:str}/positions",
+        "Daily positions",
+        operation="listPositions",
+    ),
+    Endpoint(
+        "portfolio.pnl",
+        "portfolio",
+        "/v1/alphas/{alpha:str}/pnl",
+        "Daily per-symbol P&L",
+        operation="listPnl",
+    ),
+    Endpoint(
+        "portfolio.trades",
+        "portfolio",
+        "/v1/alphas/{alpha:str}/trades",
+        "Fills of a book",
+        operation="listTrades",
+    ),
+    Endpoint(
+        "portfolio.equity_curve",
+        "portfolio",
+        "/v1/alphas/{alpha:str}/equity-curve",
+        "Equity curve of a book",
+        operation="getEquityCurve",
+    ),
+    Endpoint(
+        "performance.metrics",
+        "performance",
+        "/v1/alphas/{alpha:str}/metrics",
+        "Metrics",
+        operation="getMetrics",
+    ),
     Endpoint(
         "performance.metrics.doc",
         "performance",
         "/v1/alphas/{alpha:str}/metrics/_doc",
         "Metrics documentation block",
+        operation="getMetricsDoc",
     ),
-    Endpoint("benchmarks.daily", "benchmarks", "/v1/benchmarks/{symbol:str}/daily", "Daily benchmark series"),
     Endpoint(
-        "exports.list", "exports", "/v1/alphas/{alpha:str}/exports", "Parquet exports of the alpha's datasets"
+        "benchmarks.daily",
+        "benchmarks",
+        "/v1/benchmarks/{symbol:str}/daily",
+        "Daily benchmark series",
+        operation="getBenchmarkDaily",
+    ),
+    Endpoint(
+        "exports.list",
+        "exports",
+        "/v1/alphas/{alpha:str}/exports",
+        "Parquet exports of the alpha's datasets",
+        operation="listExports",
     ),
     Endpoint(
         "exports.download",
         "exports",
         "/v1/alphas/{alpha:str}/exports/{dataset:str}",
         "Signed download URL of one dataset as a Parquet file",
+        operation="getExportDownload",
     ),
     Endpoint(
         "admin.alphas.readiness",
         "admin",
         "/v1/admin/alphas/{alpha:str}/readiness",
         "Readiness of one alpha",
+        operation="adminAlphaReadiness",
         admin=True,
     ),
     Endpoint(
-        "admin.keys.usage", "admin", "/v1/admin/keys/{key_id:str}/usage", "Usage of one key", admin=True
+        "admin.keys.usage",
+        "admin",
+        "/v1/admin/keys/{key_id:str}/usage",
+        "Usage of one key",
+        operation="adminKeyUsage",
+        admin=True,
     ),
-    Endpoint("admin.builds.list", "admin", "/v1/admin/builds", "Catalogue of published builds", admin=True),
+    Endpoint(
+        "admin.builds.list",
+        "admin",
+        "/v1/admin/builds",
+        "Catalogue of published builds",
+        operation="adminBuilds",
+        admin=True,
+    ),
 )
 
 BY_ID: dict[str, Endpoint] = {e.id: e for e in ENDPOINTS}

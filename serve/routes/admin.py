@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets.queries import page_of
@@ -28,6 +28,7 @@ from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
 from serve.resolve import resolve_alpha
 from serve.routes.base import Context, context
+from serve.routes.declare import route
 
 
 def utc_seconds(value: Any) -> str | None:
@@ -52,12 +53,7 @@ def _admin_context(request: Request[Any, Any, Any]) -> Context:
     return ctx
 
 
-@get(
-    "/v1/admin/alphas/{alpha:str}/readiness",
-    opt={"endpoint": "admin.alphas.readiness"},
-    sync_to_thread=True,
-    operation_id="adminAlphaReadiness",
-)
+@route("admin.alphas.readiness", sync_to_thread=True)
 def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = _admin_context(request)
     build = resolve_alpha(ctx.caller, ctx.reader, alpha)
@@ -88,12 +84,7 @@ def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
     return single(data, ctx.meta(alpha_id=build.alpha_id, source=f"lake:alpha.json@{build.build_id}"))
 
 
-@get(
-    "/v1/admin/keys/{key_id:str}/usage",
-    opt={"endpoint": "admin.keys.usage"},
-    sync_to_thread=True,
-    operation_id="adminKeyUsage",
-)
+@route("admin.keys.usage", sync_to_thread=True)
 def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Response[bytes]:
     ctx = _admin_context(request)
     ctx.query.finish()
@@ -119,9 +110,7 @@ def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Respons
     return single(data, ctx.meta(key_id=record.key_id, source="limiter"))
 
 
-@get(
-    "/v1/admin/builds", opt={"endpoint": "admin.builds.list"}, sync_to_thread=True, operation_id="adminBuilds"
-)
+@route("admin.builds.list", sync_to_thread=True)
 def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = _admin_context(request)
     limit, offset = ctx.query.limit(), ctx.query.offset()

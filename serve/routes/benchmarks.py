@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from anyio import to_thread
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import series
@@ -14,13 +14,10 @@ from schemas import wire
 from serve import errors
 from serve.params import SERIES_DEFAULT_LIMIT
 from serve.routes.base import context
+from serve.routes.declare import route
 
 
-@get(
-    "/v1/benchmarks/{symbol:str}/daily",
-    opt={"endpoint": "benchmarks.daily"},
-    operation_id="getBenchmarkDaily",
-)
+@route("benchmarks.daily")
 async def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     q = ctx.query

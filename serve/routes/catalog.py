@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import layout
@@ -13,9 +13,10 @@ from datasets.queries import page_of
 from serve import errors
 from serve.envelope import single
 from serve.routes.base import context
+from serve.routes.declare import route
 
 
-@get("/v1/alphas", opt={"endpoint": "catalog.alphas.list"}, sync_to_thread=False, operation_id="listAlphas")
+@route("catalog.alphas.list", sync_to_thread=False)
 def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
     search = ctx.query.text("search")
@@ -44,11 +45,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     return ctx.collection(page.rows, page.total, limit, offset, meta)
 
 
-@get(
-    "/v1/alphas/{alpha:str}",
-    opt={"endpoint": "catalog.alphas.get"},
-    operation_id="getAlpha",
-)
+@route("catalog.alphas.get")
 async def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_alpha(alpha)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from anyio import to_thread
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets.queries import page_of
@@ -27,6 +27,7 @@ from serve.envelope import single
 from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
 from serve.routes.base import Context, context
+from serve.routes.declare import route
 from serve.routes.portfolio import book_parameter
 from serve.routes.source import signer_of
 
@@ -54,7 +55,7 @@ async def _benchmark_files(ctx: Context) -> list[ExportFile]:
         return []
 
 
-@get("/v1/alphas/{alpha:str}/exports", opt={"endpoint": "exports.list"}, operation_id="listExports")
+@route("exports.list")
 async def list_exports(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
@@ -86,11 +87,7 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
     return None
 
 
-@get(
-    "/v1/alphas/{alpha:str}/exports/{dataset:str}",
-    opt={"endpoint": "exports.download"},
-    operation_id="getExportDownload",
-)
+@route("exports.download")
 async def get_export(
     request: Request[Any, Any, Any], alpha: FromPath[str], dataset: FromPath[str]
 ) -> Response[bytes]:

@@ -16,7 +16,7 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 
 from schemas.registry import REGISTRY_VERSION
 from serve import errors
@@ -34,6 +34,7 @@ from serve.limits.model import Limits
 from serve.limits.windows import WINDOW_NAMES
 from serve.params import QueryParams
 from serve.routes.base import ENDPOINT_PARAMS, context
+from serve.routes.declare import route
 from serve.settings import Settings
 
 
@@ -66,7 +67,7 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
     return body
 
 
-@get("/v1/health", opt={"endpoint": "meta.health"}, sync_to_thread=False, operation_id="health")
+@route("meta.health", sync_to_thread=False)
 def health(request: Request[Any, Any, Any]) -> Response[bytes]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
     QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).finish()
@@ -106,7 +107,7 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
     }
 
 
-@get("/v1/me", opt={"endpoint": "meta.me"}, operation_id="me")
+@route("meta.me")
 async def me(request: Request[Any, Any, Any]) -> Response[bytes]:
     return await call_backends(services_of(request), _me, request)
 
@@ -124,7 +125,7 @@ def _me(request: Request[Any, Any, Any]) -> Response[bytes]:
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 
-@get("/v1/me/keys", opt={"endpoint": "meta.keys"}, operation_id="myKeys")
+@route("meta.keys")
 async def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     return await call_backends(services_of(request), _my_keys, request)
 

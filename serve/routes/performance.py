@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from serve.envelope import json_response, single, with_warnings
 from serve.metrics import GRANULARITIES, Access, compute_metrics, metrics_inputs, shared_metrics_doc
 from serve.resolve import resolve_run
 from serve.routes.base import Context, context
+from serve.routes.declare import route
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
 
@@ -23,11 +24,7 @@ def caller_access(ctx: Context) -> Access:
     )
 
 
-@get(
-    "/v1/alphas/{alpha:str}/metrics",
-    opt={"endpoint": "performance.metrics"},
-    operation_id="getMetrics",
-)
+@route("performance.metrics")
 async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
@@ -43,12 +40,7 @@ async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
 
 
-@get(
-    "/v1/alphas/{alpha:str}/metrics/_doc",
-    opt={"endpoint": "performance.metrics.doc"},
-    sync_to_thread=False,
-    operation_id="getMetricsDoc",
-)
+@route("performance.metrics.doc", sync_to_thread=False)
 def get_metrics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     resolve_run(ctx.caller, ctx.reader, alpha)  # alpha authorisation and existence still apply

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import queries, series
@@ -14,6 +14,7 @@ from serve import errors
 from serve.envelope import with_warnings
 from serve.params import SERIES_DEFAULT_LIMIT
 from serve.routes.base import Context, context
+from serve.routes.declare import route
 from serve.routes.signals import empty
 
 
@@ -70,11 +71,7 @@ def book_page(
     return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, table, book=book))
 
 
-@get(
-    "/v1/alphas/{alpha:str}/books",
-    opt={"endpoint": "portfolio.books"},
-    operation_id="listBooks",
-)
+@route("portfolio.books")
 async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
@@ -95,11 +92,7 @@ async def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Contex
     return ctx, await ctx.open_run(alpha)
 
 
-@get(
-    "/v1/alphas/{alpha:str}/portfolio",
-    opt={"endpoint": "portfolio.ledger"},
-    operation_id="getPortfolio",
-)
+@route("portfolio.ledger")
 async def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
     if "symbol" in ctx.query.problems:
@@ -109,41 +102,25 @@ async def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -
     return book_page(ctx, build, "portfolio", "portfolio", wire.PORTFOLIO_FIELDS, symbol=False)
 
 
-@get(
-    "/v1/alphas/{alpha:str}/positions",
-    opt={"endpoint": "portfolio.positions"},
-    operation_id="listPositions",
-)
+@route("portfolio.positions")
 async def list_positions(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
     return book_page(ctx, build, "positions", "positions", wire.POSITION_FIELDS, symbol=True)
 
 
-@get(
-    "/v1/alphas/{alpha:str}/pnl",
-    opt={"endpoint": "portfolio.pnl"},
-    operation_id="listPnl",
-)
+@route("portfolio.pnl")
 async def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
     return book_page(ctx, build, "pnl", "pnl", wire.PNL_FIELDS, symbol=True)
 
 
-@get(
-    "/v1/alphas/{alpha:str}/trades",
-    opt={"endpoint": "portfolio.trades"},
-    operation_id="listTrades",
-)
+@route("portfolio.trades")
 async def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
     return book_page(ctx, build, "trades", "trades", wire.TRADE_FIELDS, symbol=True, required=True)
 
 
-@get(
-    "/v1/alphas/{alpha:str}/equity-curve",
-    opt={"endpoint": "portfolio.equity_curve"},
-    operation_id="getEquityCurve",
-)
+@route("portfolio.equity_curve")
 async def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
     q = ctx.query

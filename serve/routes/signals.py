@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import queries
@@ -14,6 +14,7 @@ from serve import errors
 from serve.envelope import with_warnings
 from serve.params import parse_date
 from serve.routes.base import Context, context
+from serve.routes.declare import route
 
 
 def empty(
@@ -24,11 +25,7 @@ def empty(
     )
 
 
-@get(
-    "/v1/alphas/{alpha:str}/rebalances",
-    opt={"endpoint": "signals.rebalances.list"},
-    operation_id="listRebalances",
-)
+@route("signals.rebalances.list")
 async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
@@ -45,11 +42,7 @@ async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str])
     return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "rebalances"))
 
 
-@get(
-    "/v1/alphas/{alpha:str}/rebalances/{date:str}",
-    opt={"endpoint": "signals.rebalances.get"},
-    operation_id="getRebalance",
-)
+@route("signals.rebalances.get")
 async def get_rebalance(
     request: Request[Any, Any, Any], alpha: FromPath[str], date: FromPath[str]
 ) -> Response[bytes]:
@@ -101,11 +94,7 @@ async def get_rebalance(
     return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", **meta))
 
 
-@get(
-    "/v1/alphas/{alpha:str}/scores",
-    opt={"endpoint": "signals.scores"},
-    operation_id="listScores",
-)
+@route("signals.scores")
 async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)

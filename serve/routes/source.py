@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response
 from litestar.datastructures import State
 from litestar.params import FromPath
 
@@ -21,6 +21,7 @@ from serve.auth import services_of
 from serve.envelope import single
 from serve.resolve import resolve_run
 from serve.routes.base import context
+from serve.routes.declare import route
 
 _SIGNER_STATE = "archive_signer"
 _signer_lock = threading.Lock()
@@ -41,13 +42,8 @@ def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
     return signer
 
 
-@get(
-    "/v1/alphas/{alpha:str}/source/download",
-    opt={"endpoint": "catalog.alphas.source.download"},
-    # In a worker thread: signing may check the object store.
-    sync_to_thread=True,
-    operation_id="getSourceDownload",
-)
+# In a worker thread: signing may check the object store.
+@route("catalog.alphas.source.download", sync_to_thread=True)
 def get_source_download(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
