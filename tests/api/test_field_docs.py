@@ -1,0 +1,170 @@
+"""Every response field of the served OpenAPI document has exactly one entry in
+`schemas.field_docs`, and every entry names a field something serves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from schemas import field_docs, wire
+from schemas.field_docs import FIELD_DOCS, field_doc
+from serve.app import MOUNTED_ENDPOINTS
+from serve.openapi import openapi_document
+
+Field = tuple[str, str, dict[str, Any]]
+"""(context, field name, the property's schema)"""
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return openapi_document(MOUNTED_ENDPOINTS)
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    declared = schema.get("type")
+    return [declared] if isinstance(declared, str) else list(declared or [])
+
+
+def _child_context(context: str, name: str, endpoint_id: str | None) -> str:
+    if name == "data" and endpoint_id is not None:
+        return field_docs.DATA_CONTEXTS[endpoint_id]
+    if context == "meta" and name == "summary" and endpoint_id is not None:
+        return field_docs.SUMMARY_CONTEXTS[endpoint_id]
+    return field_docs.NESTED_CONTEXTS[name]
+
+
+def _walk(schema: dict[str, Any], context: str, endpoint_id: str | None) -> Iterator[Field]:
+    """Every property of an inline object schema, nested ones included; a `$ref` is walked once,
+    from `components.schemas`."""
+    for name, prop in schema.get("properties", {}).items():
+        yield context, name, prop
+        target = prop.get("items", {}) if "array" in _types(prop) else prop
+        if "$ref" not in target and target.get("properties"):
+            yield from _walk(target, _child_context(context, name, endpoint_id), endpoint_id)
+
+
+def served_fields(document: dict[str, Any]) -> list[Field]:
+    """Every property of every response body the document declares: each operation's responses
+    (the context of their top level is the registry id) and the shared component schemas."""
+    fields: list[Field] = []
+    for item in document["paths"].values():
+        for operation in item.values():
+            endpoint_id = operation.get("x-registry-id")
+            for response in operation["responses"].values():
+                for content in response.get("content", {}).values():
+                    root = endpoint_id or operation["operationId"]
+                    fields.extend(_walk(content["schema"], root, endpoint_id))
+    for name, schema in document["components"]["schemas"].items():
+        fields.extend(_walk(schema, field_docs.COMPONENT_CONTEXTS[name], None))
+    return fields
+
+
+def _all_properties(node: Any) -> int:
+    """How many properties a JSON Schema tree declares, however it nests (an independent count)."""
+    if isinstance(node, dict):
+        own = len(node["properties"]) if isinstance(node.get("properties"), dict) else 0
+        return own + sum(_all_properties(v) for v in node.values())
+    if isinstance(node, list):
+        return sum(_all_properties(v) for v in node)
+    return 0
+
+
+def test_the_walk_reaches_every_response_property(document: dict[str, Any]) -> None:
+    responses = [
+        response
+        for item in document["paths"].values()
+        for operation in item.values()
+        for response in operation["responses"].values()
+    ]
+    expected = _all_properties(responses) + _all_properties(document["components"]["schemas"])
+    assert len(served_fields(document)) == expected
+
+
+def test_every_served_response_field_has_an_entry(document: dict[str, Any]) -> None:
+    missing = sorted({(c, n) for c, n, _ in served_fields(document) if field_doc(c, n) is None})
+    assert not missing, f"response fields without an entry in schemas/field_docs.py: {missing}"
+
+
+def _entry_key(context: str, name: str) -> str | tuple[str, str]:
+    return (context, name) if (context, name) in FIELD_DOCS else name
+
+
+def test_every_entry_names_a_served_field(document: dict[str, Any]) -> None:
+    used = {_entry_key(c, n) for c, n, _ in served_fields(document)}
+    unused = sorted((k for k in FIELD_DOCS if k not in used), key=str)
+    assert not unused, f"entries of schemas/field_docs.py that no response field uses: {unused}"
+
+
+def test_every_context_is_declared_for_a_served_schema(document: dict[str, Any]) -> None:
+    contexts = {c for c, _, _ in served_fields(document)}
+    declared = {
+        *field_docs.DATA_CONTEXTS.values(),
+        *field_docs.SUMMARY_CONTEXTS.values(),
+        *field_docs.COMPONENT_CONTEXTS.values(),
+        *field_docs.NESTED_CONTEXTS.values(),
+    }
+    keyed = {k[0] for k in FIELD_DOCS if isinstance(k, tuple)}
+    assert keyed <= contexts | declared, sorted(keyed - contexts - declared)
+    assert set(field_docs.COMPONENT_CONTEXTS) == set(document["components"]["schemas"])
+
+
+def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(document: dict[str, Any]) -> None:
+    wrong = sorted(
+        (c, n)
+        for c, n, _ in served_fields(document)
+        if (doc := field_doc(c, n)) is not None and doc.raw_only != wire.is_raw_field(n)
+    )
+    assert not wrong, wrong
+
+
+def test_a_documented_null_is_allowed_by_the_declared_type(document: dict[str, Any]) -> None:
+    """An entry saying when a field is null needs a schema that admits null."""
+    wrong = sorted(
+        (c, n)
+        for c, n, prop in served_fields(document)
+        if (doc := field_doc(c, n)) is not None
+        and doc.null is not None
+        and "$ref" not in prop
+        and "null" not in _types(prop)
+    )
+    assert not wrong, wrong
+
+
+WIRE_ROWS = {
+    "alpha_list_row": wire.ALPHA_LIST_FIELDS,
+    "rebalance_index_row": wire.REBALANCE_INDEX_FIELDS,
+    "decision_row": wire.DECISION_FIELDS,
+    "score_row": wire.SCORE_ALL_FIELDS,
+    "book_row": wire.BOOK_FIELDS,
+    "ledger_row": wire.PORTFOLIO_FIELDS,
+    "position_row": wire.POSITION_FIELDS,
+    "pnl_row": wire.PNL_FIELDS,
+    "trade_row": wire.TRADE_FIELDS,
+    "equity_row": wire.EQUITY_CURVE_FIELDS,
+    "equity_summary": wire.EQUITY_SUMMARY_FIELDS,
+    "benchmark_row": wire.BENCHMARK_FIELDS,
+    "benchmark_summary": wire.BENCHMARK_SUMMARY_FIELDS,
+}
+
+
+@pytest.mark.parametrize("context", sorted(WIRE_ROWS))
+def test_every_wire_field_is_documented_in_its_context(context: str) -> None:
+    assert [f for f in WIRE_ROWS[context] if field_doc(context, f) is None] == []
+
+
+def test_scores_fields_outside_the_core_set_say_so() -> None:
+    for name in wire.SCORE_ALL_FIELDS:
+        doc = field_doc("score_row", name)
+        assert doc is not None
+        assert ("fields=all" in (doc.absent or "")) == (name not in wire.SCORE_CORE_FIELDS), name
+
+
+def test_entries_are_sentences() -> None:
+    for key, doc in FIELD_DOCS.items():
+        assert doc.meaning.strip() and doc.meaning.rstrip("`").endswith((".", ")")), key
+        for text in (doc.null, doc.absent):
+            assert text is None or (text[0].isupper() and text.endswith(".")), key
+        assert doc.null is None or doc.null.startswith("Null"), key
+        assert doc.unit is None or not doc.unit.endswith("."), key
