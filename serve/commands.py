@@ -124,4 +124,4 @@ def init_demo(settings: Settings) -> None:
         f"  curl -H 'Authorization: Bearer {token}' '{base}/v1/alphas/Test_planted_factor/equity-curve?limit=5'",
         flush=True,
     )
-    print(f"  OpenAPI document: {base}/openapi.json\n", flush=True)
+    print(f"  API reference: {base}/docs  (OpenAPI document: {base}/openapi.json)\n", flush=True)
