@@ -26,6 +26,10 @@ fmt:
 reference:
     alpha-results reference
 
+# Schemathesis, every check, against a real server (small demo lake, an admin and a self-service key) until 10^5 cases ran; prints cases and failures by check.
+fuzz *ARGS:
+    python -m tests.fuzz.run --cases 100000 {{ARGS}}
+
 # Write the full demo corpus of seals (deterministic from the seed).
 demo size="full":
     alpha-results demo --size {{size}} --out {{seals}}

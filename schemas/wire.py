@@ -6,6 +6,8 @@ request. Field tuples are in the order the API serves them.
 
 from __future__ import annotations
 
+import pyarrow as pa
+
 from schemas import lake
 
 # -- served rows -------------------------------------------------------------------------------
@@ -83,6 +85,31 @@ BENCHMARK_SUMMARY_FIELDS = (
     "max_drawdown_pct",
     "max_drawdown_date",
 )
+
+COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
+    "tldr": pa.string(),
+    "period_return": pa.float64(),
+    "cumulative_return": pa.float64(),
+    "peak_equity": pa.float64(),
+    "drawdown": pa.float64(),
+    "drawdown_pct": pa.float64(),
+    "first_date": pa.date32(),
+    "last_date": pa.date32(),
+    "sessions": pa.int32(),
+    "total_return": pa.float64(),
+    "cumulative_return_pct": pa.float64(),
+    "max_drawdown": pa.float64(),
+    "max_drawdown_pct": pa.float64(),
+    "max_drawdown_date": pa.date32(),
+    "name": pa.string(),
+    "return_basis": pa.string(),
+    "first_close": pa.float64(),
+    "last_close": pa.float64(),
+}
+"""Wire types of the served fields no lake column carries: the catalogue's `tldr` and what
+`datasets.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as
+YYYY-MM-DD strings. Every served field is typed by `schemas.lake` or here (serve/openapi.py
+declares the OpenAPI types from both and refuses a field typed by neither)."""
 
 OMIT_WHEN_NULL = frozenset({"entry_at", "maturity_at"})
 """Fields the spec serves only "when sealed": a null in the lake means the run never recorded it."""

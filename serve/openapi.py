@@ -116,7 +116,7 @@ def _arrow_schema(dtype: pa.DataType) -> dict[str, Any]:
     return {"type": ["string", "null"]}
 
 
-_LAKE_TYPES: dict[str, pa.DataType] = {}
+_WIRE_TYPES: dict[str, pa.DataType] = {}
 for _schema in (
     lake.DECISIONS,
     lake.REBALANCES,
@@ -125,15 +125,29 @@ for _schema in (
     lake.POSITIONS,
     lake.PNL,
     lake.TRADES,
+    lake.BENCHMARK_DAILY,
 ):
     for _field in _schema:
-        _LAKE_TYPES.setdefault(_field.name, _field.type)
-_LAKE_TYPES["book"] = pa.string()
+        _WIRE_TYPES.setdefault(_field.name, _field.type)
+_WIRE_TYPES["book"] = pa.string()
+for _name, _type in wire.COMPUTED_FIELD_TYPES.items():
+    assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
+
+
+def wire_type(field: str) -> pa.DataType:
+    """The served type of a field, from `schemas.lake` or `schemas.wire.COMPUTED_FIELD_TYPES`; a
+    field typed by neither is an error (no guessed default: a guess declared dates as numbers)."""
+    try:
+        return _WIRE_TYPES[field]
+    except KeyError:
+        raise KeyError(
+            f"served field {field!r} has no wire type (schemas.wire.COMPUTED_FIELD_TYPES)"
+        ) from None
 
 
 def _row(fields: tuple[str, ...], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     overrides = overrides or {}
-    props = {f: overrides.get(f) or _arrow_schema(_LAKE_TYPES.get(f, pa.float64())) for f in fields}
+    props = {f: overrides.get(f) or _arrow_schema(wire_type(f)) for f in fields}
     return {"type": "object", "properties": props}
 
 
@@ -395,6 +409,10 @@ def _param_schema(param: Param) -> dict[str, Any]:
         schema["maximum"] = param.maximum
     if param.enum is not None:
         schema["enum"] = list(param.enum)
+    if param.pattern is not None:
+        schema["pattern"] = f"^(?:{param.pattern})$"
+    if param.max_length is not None:
+        schema["maxLength"] = param.max_length
     return schema
 
 
@@ -452,11 +470,19 @@ def _success(endpoint_id: str) -> dict[str, Any]:
     }
 
 
+PATH_PARAMS: dict[str, dict[str, Any]] = {
+    "date": _DATE,
+    "symbol": {"type": "string", "enum": list(wire.BENCHMARK_SYMBOLS)},
+}
+"""Path parameters narrower than a string: a rebalance `{date}` is YYYY-MM-DD (else 400) and a
+benchmark `{symbol}` one of the served symbols (else 400 with the list); others are any string."""
+
+
 def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
     endpoint = BY_ID[endpoint_id]
     path = re.sub(r"\{(\w+):\w+\}", r"{\1}", endpoint.path)
     parameters: list[dict[str, Any]] = [
-        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        {"name": name, "in": "path", "required": True, "schema": PATH_PARAMS.get(name, {"type": "string"})}
         for name in re.findall(r"\{(\w+)\}", path)
     ]
     for param in ENDPOINT_PARAMS[endpoint_id]:

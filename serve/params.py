@@ -23,7 +23,14 @@ OFFSET_MAX = 1_000_000_000
 DEFAULT_LIMIT = 100
 SERIES_DEFAULT_LIMIT = 500  # equity curve and benchmark series
 MAX_SYMBOLS = 1000
-SYMBOL_PATTERN = re.compile(r"^[A-Z0-9][A-Z0-9._\-]{0,23}$")
+TICKER = r"[A-Za-z0-9][A-Za-z0-9._-]{0,23}"
+SYMBOL_LIST = rf"[ \t]*{TICKER}[ \t]*(?:,[ \t]*{TICKER}[ \t]*){{0,{MAX_SYMBOLS - 1}}}"
+"""A `symbol` value: one ticker or a comma-separated list of at most MAX_SYMBOLS (ASCII letters of
+either case, matched upper-cased), spaces or tabs around each. The same text is the OpenAPI
+`pattern` of the parameter (serve/openapi.py), so what the document admits is what is served."""
+SYMBOL_LIST_PATTERN = re.compile(SYMBOL_LIST)
+TEXT_MAX_LENGTH = 200
+"""Longest free-text value (`search`), in characters; declared as the parameter's `maxLength`."""
 # `[0-9]`, never `\d`: `\d` matches every Unicode digit ("١" is taken as 1 by int()). Whitespace
 # around a number is tolerated (a `+` in a query string decodes to a space), nothing else.
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -166,20 +173,19 @@ class QueryParams:
         text = self.values.get(name)
         if text is None:
             return None
-        # ASCII first: `.upper()` maps some other letters onto ASCII ones ("ß" -> "SS").
-        tokens = [t.strip().upper() if t.isascii() else "" for t in text.split(",")]
-        bad = [t for t in tokens if not SYMBOL_PATTERN.match(t)]
-        if bad or not tokens:
+        tokens = text.split(",")
+        if len(tokens) > MAX_SYMBOLS:
+            self.fail(name, f"lists at most {MAX_SYMBOLS} tickers; got {len(tokens)}")
+            return None
+        # ASCII only (`.upper()` maps some other letters onto ASCII ones: "ß" -> "SS").
+        if not SYMBOL_LIST_PATTERN.fullmatch(text):
             self.fail(
                 name, "must be one ticker or a comma-separated list of tickers (letters, digits, . _ -)"
             )
             return None
-        if len(tokens) > MAX_SYMBOLS:
-            self.fail(name, f"lists at most {MAX_SYMBOLS} tickers; got {len(tokens)}")
-            return None
-        return tuple(dict.fromkeys(tokens))
+        return tuple(dict.fromkeys(t.strip(" \t").upper() for t in tokens))
 
-    def text(self, name: str, max_length: int = 200) -> str | None:
+    def text(self, name: str, max_length: int = TEXT_MAX_LENGTH) -> str | None:
         value = self.values.get(name)
         if value is not None and len(value) > max_length:
             self.fail(name, f"must be at most {max_length} characters")

@@ -32,6 +32,8 @@ class Param:
     maximum: float | None = None
     enum: tuple[str, ...] | None = None
     required: bool = False
+    pattern: str | None = None  # the whole value matches it (the OpenAPI `pattern`, anchored)
+    max_length: int | None = None
 
 
 def _limit(default: int) -> Param:
@@ -41,7 +43,12 @@ def _limit(default: int) -> Param:
 OFFSET = Param("offset", "integer", "Rows to skip.", 0, 0, p.OFFSET_MAX)
 FROM = Param("from", "date", "First trading day, inclusive (YYYY-MM-DD); default: the window start.")
 TO = Param("to", "date", "Last trading day, inclusive (YYYY-MM-DD); default: the window end.")
-SYMBOL = Param("symbol", "string", "One ticker or a comma-separated list (matched upper-cased).")
+SYMBOL = Param(
+    "symbol",
+    "string",
+    "One ticker or a comma-separated list (matched upper-cased).",
+    pattern=p.SYMBOL_LIST,
+)
 BOOK = Param(
     "book",
     "string",
@@ -56,7 +63,12 @@ ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {
     "meta.me": (),
     "meta.keys": PAGE,
     "catalog.alphas.list": (
-        Param("search", "string", "Case-insensitive substring over alpha_id, name and tldr."),
+        Param(
+            "search",
+            "string",
+            "Case-insensitive substring over alpha_id, name and tldr.",
+            max_length=p.TEXT_MAX_LENGTH,
+        ),
         Param("complete_only", "boolean", "Omit alphas still missing required kinds.", False),
         *PAGE,
     ),

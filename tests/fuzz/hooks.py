@@ -1,0 +1,86 @@
+"""Schemathesis hooks of the fuzz runs (`SCHEMATHESIS_HOOKS=tests.fuzz.hooks`, set by the harness).
+
+Two rules of the contract depend on more than one parameter or on the stored data, so no OpenAPI
+schema can state them, and a request that satisfies every parameter's schema may still be a 400:
+`from` after `to`, and a `book` the run did not simulate or the key may not see (`unknown_book`).
+A positive case (one schemathesis expects to be accepted) is adjusted to respect them: the window
+is put in order, and the book made one the server lists as readable for that route, its path
+values and the key (dropped where the route takes none, added where it requires one):
+`FUZZ_BOOKS_FILE`, written by the harness from the server's own answers.
+Negative cases are left as generated; they are refused for their own violation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from functools import cache
+from typing import Any
+
+import schemathesis
+
+from serve.params import parse_date
+
+BOOKS_FILE = "FUZZ_BOOKS_FILE"
+
+
+def rule_key(template: str, path_values: dict[str, Any]) -> str:
+    return template + json.dumps(sorted((k, str(v)) for k, v in path_values.items()))
+
+
+@cache
+def book_rules() -> dict[str, dict[str, Any]]:
+    """The rules the harness recorded for the key of this run (tests.fuzz.harness.book_rules)."""
+    path = os.environ.get(BOOKS_FILE)
+    if not path:
+        return {}
+    with open(path) as handle:
+        rules: dict[str, dict[str, Any]] = json.load(handle)
+    return rules
+
+
+def _is_positive(case: Any) -> bool:
+    meta = getattr(case, "meta", None)
+    return meta is not None and meta.generation.mode.is_positive
+
+
+def ordered_window(query: dict[str, Any]) -> None:
+    start, end = query.get("from"), query.get("to")
+    if not isinstance(start, str) or not isinstance(end, str):
+        return
+    first, last = parse_date(start), parse_date(end)
+    if first is not None and last is not None and first > last:
+        query["from"], query["to"] = end, start
+
+
+def readable_book(query: dict[str, Any], rule: dict[str, Any]) -> None:
+    """Drop a book the route refuses; add a required one; replace an unreadable one by a readable
+    book picked by the generated value (stable)."""
+    if not rule.get("accepted", True):
+        query.pop("book", None)
+        return
+    available = rule["available"]
+    if not available:
+        return
+    book = query.get("book")
+    if book is None:
+        if rule["required"]:
+            query["book"] = available[0]
+    elif book not in available:
+        query["book"] = available[zlib.crc32(str(book).encode()) % len(available)]
+
+
+@schemathesis.hook
+def map_case(context: Any, case: Any) -> Any:
+    if not _is_positive(case) or not isinstance(case.query, (dict, type(None))):
+        return case
+    query = dict(case.query or {})
+    ordered_window(query)
+    path_values = case.path_parameters if isinstance(case.path_parameters, dict) else {}
+    rule = book_rules().get(rule_key(case.operation.path, path_values))
+    if rule is not None:
+        readable_book(query, rule)
+    if query != (case.query or {}):
+        case.query = query  # a dict, never None: the checks copy it
+    return case
