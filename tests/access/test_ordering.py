@@ -20,7 +20,14 @@ def keyed_paths(world: World) -> list[tuple[str, str, dict[str, str]]]:
 @pytest.mark.parametrize("token", [None, "not-a-token", "full_raw", "revoked"])
 def test_unknown_paths_are_answered_before_the_store_is_touched(world: World, token: str | None) -> None:
     world.store.calls.clear()
-    for path in ("/v1/nothing", "/v2/alphas", "/v1/alphas/x/y/z/w", "/v1/me/keys/extra", "/v1", "/index.html"):
+    for path in (
+        "/v1/nothing",
+        "/v2/alphas",
+        "/v1/alphas/x/y/z/w",
+        "/v1/me/keys/extra",
+        "/v1",
+        "/index.html",
+    ):
         response = world.get(path, token)
         assert response.status_code == 404, path
         assert response.json()["error"]["code"] == "not_found"
