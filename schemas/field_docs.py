@@ -115,6 +115,7 @@ NESTED_CONTEXTS: dict[str, str] = {
     "field_policy": "field_policy",
     "rate_limit": "rate_limit",
     "usage": "usage",
+    "lake": "health_lake",
 }
 """The context of a nested object, by the name of the property holding it (besides `data` and
 `meta.summary`, whose context depends on the endpoint)."""
@@ -188,8 +189,29 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         "Figures over the whole requested window, computed before paging.",
     ),
     ("meta", "key_id"): FieldDoc(
-        "Echo of the calling key's key_id.",
-        absent="Present on `/v1/me` and `/v1/me/keys` only.",
+        "The key the answer is about: the calling key on `/v1/me` and `/v1/me/keys`, the key looked "
+        "up on the administrative usage route.",
+        absent="Present on those three routes only.",
+    ),
+    ("meta", "date"): FieldDoc(
+        "Echo of the path date: the rebalance week served.",
+        unit=DATE,
+        absent="Present on `/rebalances/{date}` only.",
+    ),
+    ("meta", "week_status"): FieldDoc(
+        "Status of the week, as in the rebalance index: `traded`, `pending`, or a skip reason.",
+        absent="Present on `/rebalances/{date}` only.",
+    ),
+    ("meta", "n_symbols"): FieldDoc(
+        "Rows in the week's full cross-section before filters; `pagination.total` tracks the filtered count.",
+        unit=NAMES,
+        absent="Present on `/rebalances/{date}` only.",
+    ),
+    ("meta", "fields"): FieldDoc(
+        "Echo of the column set served: `core` or `all`.", absent="Present on `/scores` only."
+    ),
+    ("meta", "symbol"): FieldDoc(
+        "Echo of the path benchmark symbol.", absent="Present on the benchmark route only."
     ),
     # -- pagination -----------------------------------------------------------------------------------
     ("pagination", "limit"): FieldDoc("The applied page size (request value or default).", unit=ROWS),
@@ -231,6 +253,13 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("health", "down"): FieldDoc(
         "Backends that cannot be used (`lake`, `keystore`, `limiter`); possibly empty.",
         absent="Present only when `status` is `degraded`.",
+    ),
+    ("health", "lake"): FieldDoc(
+        "Damage found in the lake's builds.", absent="Present only when some build is damaged."
+    ),
+    ("health_lake", "degraded_alphas"): FieldDoc(
+        "Damaged builds: alpha_id (a benchmark as `benchmark:<SYMBOL>`) to reason code "
+        "(`missing_file`, `truncated_file`, `corrupt_file`, `no_manifest`, `unreadable`)."
     ),
     # -- key identity and inventory -------------------------------------------------------------------
     "key_id": FieldDoc(
@@ -522,7 +551,7 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ),
     "mid_price": FieldDoc("Reference mid at decision time.", unit=PRICE),
     "fill_price": FieldDoc("Achieved price including modelled impact.", unit=PRICE),
-    "fee": FieldDoc("Commission charged on the fill (per-share rate times shares).", unit=BASE_CURRENCY),
+    "fee": FieldDoc("Per-share commission charged on the fill.", unit=BASE_CURRENCY),
     ("trade_row", "execution_cost"): FieldDoc(
         "Fee plus market impact of the fill, served as a cost (<= 0).", unit=BASE_CURRENCY
     ),
@@ -735,6 +764,18 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         "Rows over all tables of the build.", unit=ROWS, null="Null when not recorded."
     ),
     "bytes": FieldDoc("Bytes over all tables of the build.", unit=BYTES, null="Null when not recorded."),
+    ("build_row", "first_date"): FieldDoc(
+        "First session of a benchmark's series.",
+        unit=DATE,
+        null="Null when not recorded.",
+        absent="Present on benchmark builds only.",
+    ),
+    ("build_row", "last_date"): FieldDoc(
+        "Last session of a benchmark's series.",
+        unit=DATE,
+        null="Null when not recorded.",
+        absent="Present on benchmark builds only.",
+    ),
 }
 
 

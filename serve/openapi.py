@@ -3,20 +3,23 @@
 Built from the same declarations the server runs on: the endpoint registry (paths, ids, which
 routes are public), the declared query parameters (`serve.routes.base.ENDPOINT_PARAMS`) and the
 wire field sets (`schemas.wire`, typed from `schemas.lake`), so it cannot drift from what is
-served. Each operation declares only the statuses its route can answer, and the response headers
+served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
+null or absent, raw-only), and the document refuses a property without one. Each operation
+declares only the statuses its route can answer, and the response headers
 the app sets (`X-Request-ID` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
 `WWW-Authenticate` on 401). The signed archive download route outside `/v1` is declared too.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
 
-from schemas import exports, lake, wire
+from schemas import exports, field_docs, lake, wire
 from schemas.registry import BY_ID, REGISTRY_VERSION
 from serve import exports as exports_wire
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
@@ -256,7 +259,7 @@ IDENTITY_SCHEMAS: dict[str, Any] = {
 
 ROW_SCHEMAS["meta.keys"] = {"$ref": "#/components/schemas/KeyInventoryRow"}
 SINGLE_SCHEMAS: dict[str, dict[str, Any]] = {"meta.me": {"$ref": "#/components/schemas/Me"}}
-KEY_ECHO_META = ("meta.me", "meta.keys")
+KEY_ECHO_META = ("meta.me", "meta.keys", "admin.keys.usage")
 
 _STRING_OR_NULL = {"type": ["string", "null"]}
 SINGLE_SCHEMAS["catalog.alphas.source.download"] = {
@@ -315,6 +318,8 @@ ROW_SCHEMAS["admin.builds.list"] = {
         "complete": {"type": ["boolean", "null"]},
         "rows": {"type": ["integer", "null"]},
         "bytes": {"type": ["integer", "null"]},
+        "first_date": {"type": ["string", "null"], "format": "date"},
+        "last_date": {"type": ["string", "null"], "format": "date"},
     },
 }
 """Endpoints whose `meta.key_id` echoes the calling key."""
@@ -389,6 +394,13 @@ COMPONENTS: dict[str, Any] = {
                 "registry_version": {"type": "string"},
                 "time": {"type": "string", "format": "date-time"},
                 "down": {"type": "array", "items": {"type": "string"}},
+                "lake": {
+                    "type": "object",
+                    "required": ["degraded_alphas"],
+                    "properties": {
+                        "degraded_alphas": {"type": "object", "additionalProperties": {"type": "string"}}
+                    },
+                },
             },
         },
     },
@@ -416,6 +428,18 @@ def _param_schema(param: Param) -> dict[str, Any]:
     return schema
 
 
+META_ECHOES: dict[str, dict[str, Any]] = {
+    "signals.rebalances.get": {
+        "date": _DATE,
+        "week_status": _arrow_schema(wire_type("week_status")),
+        "n_symbols": _arrow_schema(wire_type("n_symbols")),
+    },
+    "signals.scores": {"fields": {"type": "string", "enum": list(wire.SCORE_FIELDS_CHOICES)}},
+    "benchmarks.daily": {"symbol": {"type": "string"}},
+}
+"""`meta` keys only some routes echo (serve/routes/signals.py, serve/routes/benchmarks.py)."""
+
+
 def _meta_schema(endpoint_id: str) -> dict[str, Any]:
     props: dict[str, Any] = {
         "run": {"type": "string"},
@@ -431,6 +455,7 @@ def _meta_schema(endpoint_id: str) -> dict[str, Any]:
         props["summary"] = SUMMARIES[endpoint_id]
     if endpoint_id in KEY_ECHO_META:
         props["key_id"] = {"type": "string"}
+    props.update(META_ECHOES.get(endpoint_id, {}))
     return {"type": "object", "properties": props}
 
 
@@ -617,6 +642,85 @@ def _export_download_operation() -> dict[str, Any]:
     return operation
 
 
+X_UNIT = "x-unit"
+X_NULL = "x-null"
+X_ABSENT = "x-absent"
+X_RAW_ONLY = "x-raw-only"
+RAW_ONLY_TEXT = (
+    "Raw-only: served only to keys with raw-book access (`field_policy.expose_raw_book`); stripped otherwise."
+)
+
+
+def field_description(
+    meaning: str, unit: str | None, null: str | None, absent: str | None, raw_only: bool
+) -> str:
+    """A property's `description`: the meaning, then its unit, when it is null, when it is
+    absent, and whether it is raw-only (each also in its own `x-` extension)."""
+    parts = [meaning] if meaning else []
+    if unit:
+        parts.append(f"Unit: {unit}.")
+    parts += [text for text in (null, absent) if text]
+    if raw_only:
+        parts.append(RAW_ONLY_TEXT)
+    return " ".join(parts)
+
+
+def _field_annotations(doc: field_docs.FieldDoc) -> dict[str, Any]:
+    annotations: dict[str, Any] = {
+        "description": field_description(doc.meaning, doc.unit, doc.null, doc.absent, doc.raw_only)
+    }
+    for key, value in ((X_UNIT, doc.unit), (X_NULL, doc.null), (X_ABSENT, doc.absent)):
+        if value:
+            annotations[key] = value
+    if doc.raw_only:
+        annotations[X_RAW_ONLY] = True
+    return annotations
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    declared = schema.get("type")
+    return [declared] if isinstance(declared, str) else list(declared or [])
+
+
+def _nested_context(context: str, name: str, endpoint_id: str | None) -> str:
+    """The `schemas.field_docs` context of the object held by property `name` of `context`."""
+    if name == "data" and endpoint_id is not None:
+        return field_docs.DATA_CONTEXTS[endpoint_id]
+    if context == "meta" and name == "summary" and endpoint_id is not None:
+        return field_docs.SUMMARY_CONTEXTS[endpoint_id]
+    return field_docs.NESTED_CONTEXTS[name]
+
+
+def _document_properties(schema: dict[str, Any], context: str, endpoint_id: str | None) -> None:
+    """Describe every property of an inline object schema, nested ones included, in place (a
+    `$ref` is described where its component is)."""
+    for name, prop in schema.get("properties", {}).items():
+        doc = field_docs.field_doc(context, name)
+        if doc is None:
+            raise KeyError(f"response field {name!r} ({context}) has no entry in schemas.field_docs")
+        prop.update(_field_annotations(doc))
+        target = prop.get("items", {}) if "array" in _types(prop) else prop
+        if "$ref" not in target and target.get("properties"):
+            _document_properties(target, _nested_context(context, name, endpoint_id), endpoint_id)
+
+
+def documented(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `document` whose every response property carries its `schemas.field_docs` entry:
+    the top level of each operation's bodies (context: its registry id) and the component schemas.
+    The copy shares no object with the declarations, where one schema dict serves many fields."""
+    out: dict[str, Any] = json.loads(json.dumps(document))
+    for item in out["paths"].values():
+        for operation in item.values():
+            endpoint_id = operation.get("x-registry-id")
+            for response in operation["responses"].values():
+                for content in response.get("content", {}).values():
+                    root = endpoint_id or operation["operationId"]
+                    _document_properties(content["schema"], root, endpoint_id)
+    for name, schema in out["components"]["schemas"].items():
+        _document_properties(schema, field_docs.COMPONENT_CONTEXTS[name], None)
+    return out
+
+
 def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
     """The document of the registry ids the app mounts (`serve.app.MOUNTED_ENDPOINTS`) and of the
     archive download route."""
@@ -626,13 +730,15 @@ def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
         paths[path] = {"get": operation}
     paths[DOWNLOAD_PATH] = {"get": _download_operation()}
     paths[EXPORT_DOWNLOAD_PATH] = {"get": _export_download_operation()}
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Alpha Research Results API",
-            "version": build_version(),
-            "x-registry-version": REGISTRY_VERSION,
-        },
-        "paths": paths,
-        "components": COMPONENTS,
-    }
+    return documented(
+        {
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Alpha Research Results API",
+                "version": build_version(),
+                "x-registry-version": REGISTRY_VERSION,
+            },
+            "paths": paths,
+            "components": COMPONENTS,
+        }
+    )

@@ -1,5 +1,6 @@
 """Every response field of the served OpenAPI document has exactly one entry in
-`schemas.field_docs`, and every entry names a field something serves."""
+`schemas.field_docs`, every entry names a field something serves, and the document carries each
+entry on its property (`description`, `x-unit`, `x-null`, `x-absent`, `x-raw-only`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 
 from schemas import field_docs, wire
 from schemas.field_docs import FIELD_DOCS, field_doc
+from serve import openapi
 from serve.app import MOUNTED_ENDPOINTS
-from serve.openapi import openapi_document
+from serve.openapi import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description, openapi_document
 
 Field = tuple[str, str, dict[str, Any]]
 """(context, field name, the property's schema)"""
@@ -168,3 +170,62 @@ def test_entries_are_sentences() -> None:
             assert text is None or (text[0].isupper() and text.endswith(".")), key
         assert doc.null is None or doc.null.startswith("Null"), key
         assert doc.unit is None or not doc.unit.endswith("."), key
+
+
+def test_every_response_property_carries_its_entry(document: dict[str, Any]) -> None:
+    for context, name, prop in served_fields(document):
+        doc = field_doc(context, name)
+        assert doc is not None
+        expected = field_description(doc.meaning, doc.unit, doc.null, doc.absent, doc.raw_only)
+        assert prop.get("description") == expected, (context, name)
+        assert (prop.get(X_UNIT), prop.get(X_NULL), prop.get(X_ABSENT)) == (doc.unit, doc.null, doc.absent)
+        assert prop.get(X_RAW_ONLY, False) is doc.raw_only, (context, name)
+        if doc.unit:
+            assert f"Unit: {doc.unit}." in prop["description"]
+        if doc.raw_only:
+            assert "raw-book access" in prop["description"]
+
+
+def test_raw_fields_are_marked_raw_only_in_the_document(document: dict[str, Any]) -> None:
+    scores = document["paths"]["/v1/alphas/{alpha}/scores"]["get"]["responses"]["200"]
+    row = scores["content"]["application/json"]["schema"]["properties"]["data"]["items"]["properties"]
+    assert {name for name, prop in row.items() if prop.get(X_RAW_ONLY)} == {
+        name for name in wire.SCORE_ALL_FIELDS if wire.is_raw_field(name)
+    }
+    assert row["raw_score"][X_RAW_ONLY] is True and X_RAW_ONLY not in row["score"]
+
+
+def test_the_document_refuses_a_response_field_without_an_entry() -> None:
+    document = {
+        "paths": {
+            "/v1/alphas": {
+                "get": {
+                    "x-registry-id": "catalog.alphas.list",
+                    "operationId": "catalog.alphas.list",
+                    "responses": {
+                        "200": {
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {
+                                            "data": {
+                                                "type": "array",
+                                                "items": {
+                                                    "type": "object",
+                                                    "properties": {"undocumented": {"type": "string"}},
+                                                },
+                                            }
+                                        },
+                                    }
+                                }
+                            }
+                        }
+                    },
+                }
+            }
+        },
+        "components": {"schemas": {}},
+    }
+    with pytest.raises(KeyError, match="undocumented"):
+        openapi.documented(document)

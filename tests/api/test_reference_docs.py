@@ -56,8 +56,8 @@ def test_reference_lists_every_operation_with_its_id_group_parameters_and_fields
                 assert f"{param['schema']['minimum']}..{param['schema']['maximum']}" in row, row
         schema = operation["responses"]["200"]["content"]
         for content in schema.values():
-            for field, _, _ in reference.field_rows(document, content["schema"]):
-                assert f"| `{field}` |" in section, (endpoint_id, field)
+            for field in reference.field_rows(document, content["schema"]):
+                assert f"| `{field.path}` |" in section, (endpoint_id, field.path)
     assert registry_ids == set(MOUNTED_ENDPOINTS)
 
 
@@ -74,11 +74,35 @@ def test_field_rows_carry_type_nullability_and_meaning() -> None:
             "side": {"type": "string", "enum": ["long", "short"]},
         },
     }
-    assert list(reference.field_rows(document, schema)) == [
-        ("data", "array of Row", ""),
-        ("data[].d", "string", ""),
-        ("when", "string (date), nullable", "Trading day.; may be absent"),
-        ("side", "string", "one of `long`, `short`; may be absent"),
+    assert [tuple(row) for row in reference.field_rows(document, schema)] == [
+        ("data", "array of Row", "", "", False, ""),
+        ("data[].d", "string", "", "", False, ""),
+        ("when", "string (date), nullable", "", "May be absent.", False, "Trading day."),
+        ("side", "string", "", "May be absent.", False, "one of `long`, `short`"),
+    ]
+
+
+def test_field_rows_split_a_documented_field_into_its_columns() -> None:
+    """A property documented from `schemas.field_docs` shows its unit, null and absence and raw
+    flag in their own columns, and its meaning without them."""
+    from serve.openapi import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
+
+    prop = {
+        "type": ["number", "null"],
+        "description": field_description("Unconditioned score.", "points", "Null when unscored.", None, True),
+        X_UNIT: "points",
+        X_NULL: "Null when unscored.",
+        X_RAW_ONLY: True,
+    }
+    absent = {
+        "type": "string",
+        "description": field_description("Book served.", None, None, "Book routes only.", False),
+        X_ABSENT: "Book routes only.",
+    }
+    schema = {"type": "object", "properties": {"raw_score": prop, "book": absent}}
+    assert [tuple(row) for row in reference.field_rows({}, schema)] == [
+        ("raw_score", "number, nullable", "points", "Null when unscored.", True, "Unconditioned score."),
+        ("book", "string", "", "Book routes only.", False, "Book served."),
     ]
 
 
