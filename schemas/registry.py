@@ -13,6 +13,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from schemas import wire
+from schemas.query import BOOK, FROM, PAGE, SERIES_PAGE, SYMBOL, TEXT_MAX_LENGTH, TO, Param
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -21,6 +24,7 @@ class Endpoint:
     path: str  # Litestar path template
     summary: str
     operation: str  # the OpenAPI operationId (and the route handler's name)
+    params: tuple[Param, ...] = ()  # the query parameters it accepts, in documentation order
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 
@@ -28,8 +32,26 @@ class Endpoint:
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("meta.health", "meta", "/v1/health", "Health probe", operation="health", public=True),
     Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key", operation="me"),
-    Endpoint("meta.keys", "meta", "/v1/me/keys", "Inventory of the caller's keys", operation="myKeys"),
-    Endpoint("catalog.alphas.list", "catalog", "/v1/alphas", "List of alphas", operation="listAlphas"),
+    Endpoint(
+        "meta.keys", "meta", "/v1/me/keys", "Inventory of the caller's keys", operation="myKeys", params=PAGE
+    ),
+    Endpoint(
+        "catalog.alphas.list",
+        "catalog",
+        "/v1/alphas",
+        "List of alphas",
+        operation="listAlphas",
+        params=(
+            Param(
+                "search",
+                "string",
+                "Case-insensitive substring over alpha_id, name and tldr.",
+                max_length=TEXT_MAX_LENGTH,
+            ),
+            Param("complete_only", "boolean", "Omit alphas still missing required kinds.", False),
+            *PAGE,
+        ),
+    ),
     Endpoint(
         "catalog.alphas.get",
         "catalog",
@@ -50,6 +72,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/rebalances",
         "Rebalance index",
         operation="listRebalances",
+        params=(FROM, TO, *PAGE),
     ),
     Endpoint(
         "signals.rebalances.get",
@@ -57,6 +80,42 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/rebalances/{date:str}",
         "Cross-section of one rebalance week",
         operation="getRebalance",
+        params=(
+            SYMBOL,
+            Param(
+                "direction",
+                "string",
+                "Keep one side (case-insensitive; neutral is a synonym of flat).",
+                enum=tuple(wire.DIRECTIONS),
+            ),
+            Param(
+                "min_abs_weight",
+                "number",
+                "Drop names whose absolute target weight (column chosen by book) is below it.",
+                minimum=0,
+            ),
+            Param(
+                "book",
+                "string",
+                "Target-weight column for min_abs_weight and sort=weight.",
+                "long_short",
+                enum=tuple(wire.WEIGHT_BOOKS),
+            ),
+            Param(
+                "sort",
+                "string",
+                "Sort key (rank sorts on average_rank, weight on the book column).",
+                "score",
+                enum=tuple(wire.REBALANCE_SORTS),
+            ),
+            Param(
+                "order",
+                "string",
+                "desc for score and weight, asc for rank and symbol; ticker tiebreak.",
+                enum=wire.ORDERS,
+            ),
+            *PAGE,
+        ),
     ),
     Endpoint(
         "signals.scores",
@@ -64,6 +123,13 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/scores",
         "Per-symbol per-week score panel",
         operation="listScores",
+        params=(
+            FROM,
+            TO,
+            SYMBOL,
+            Param("fields", "string", "Column set: core or all.", "core", enum=wire.SCORE_FIELDS_CHOICES),
+            *PAGE,
+        ),
     ),
     Endpoint(
         "portfolio.books",
@@ -71,6 +137,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/books",
         "Books and kinds written",
         operation="listBooks",
+        params=PAGE,
     ),
     Endpoint(
         "portfolio.ledger",
@@ -78,6 +145,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/portfolio",
         "Daily ledger of a book",
         operation="getPortfolio",
+        params=(BOOK, FROM, TO, *PAGE),
     ),
     Endpoint(
         "portfolio.positions",
@@ -85,6 +153,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/positions",
         "Daily positions",
         operation="listPositions",
+        params=(BOOK, FROM, TO, SYMBOL, *PAGE),
     ),
     Endpoint(
         "portfolio.pnl",
@@ -92,6 +161,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/pnl",
         "Daily per-symbol P&L",
         operation="listPnl",
+        params=(BOOK, FROM, TO, SYMBOL, *PAGE),
     ),
     Endpoint(
         "portfolio.trades",
@@ -99,6 +169,13 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/trades",
         "Fills of a book",
         operation="listTrades",
+        params=(
+            Param("book", "string", "Book to serve (required; see /books).", required=True),
+            FROM,
+            TO,
+            SYMBOL,
+            *PAGE,
+        ),
     ),
     Endpoint(
         "portfolio.equity_curve",
@@ -106,6 +183,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/equity-curve",
         "Equity curve of a book",
         operation="getEquityCurve",
+        params=(BOOK, FROM, TO, *SERIES_PAGE),
     ),
     Endpoint(
         "performance.metrics",
@@ -113,6 +191,19 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/metrics",
         "Metrics",
         operation="getMetrics",
+        params=(
+            FROM,
+            TO,
+            Param(
+                "granularity",
+                "string",
+                "overall, or yearly/monthly to add periods.",
+                "overall",
+                enum=("overall", "yearly", "monthly"),
+            ),
+            Param("doc", "boolean", "Embed the documentation block under data.doc.", False),
+            Param("panel", "boolean", "Add the weekly panel block (data.panel).", False),
+        ),
     ),
     Endpoint(
         "performance.metrics.doc",
@@ -127,6 +218,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/benchmarks/{symbol:str}/daily",
         "Daily benchmark series",
         operation="getBenchmarkDaily",
+        params=(FROM, TO, *SERIES_PAGE),
     ),
     Endpoint(
         "exports.list",
@@ -134,6 +226,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/exports",
         "Parquet exports of the alpha's datasets",
         operation="listExports",
+        params=PAGE,
     ),
     Endpoint(
         "exports.download",
@@ -141,6 +234,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/exports/{dataset:str}",
         "Signed download URL of one dataset as a Parquet file",
         operation="getExportDownload",
+        params=(
+            Param(
+                "book",
+                "string",
+                "Book of a book dataset (portfolio, positions, pnl, trades, equity-curve; see /books): "
+                "default long_short, required for trades; not accepted by the other datasets.",
+            ),
+        ),
     ),
     Endpoint(
         "admin.alphas.readiness",
@@ -164,6 +265,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/admin/builds",
         "Catalogue of published builds",
         operation="adminBuilds",
+        params=PAGE,
         admin=True,
     ),
 )

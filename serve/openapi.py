@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document served at `/openapi.json` (outside `/v1`).
 
 Built from the same declarations the server runs on: the endpoint registry (paths, ids, which
-routes are public), the declared query parameters (`serve.routes.base.ENDPOINT_PARAMS`) and the
+routes are public), the query parameters each registry entry declares (`schemas.query`) and the
 wire field sets (`schemas.wire`, typed from `schemas.lake`), so it cannot drift from what is
 served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
 null or absent, raw-only), and the document refuses a property without one. Each operation
@@ -20,10 +20,11 @@ from typing import Any
 import pyarrow as pa
 
 from schemas import exports, field_docs, lake, wire
+from schemas.query import Param
 from schemas.registry import BY_ID, REGISTRY_VERSION
 from serve import exports as exports_wire
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
-from serve.routes.base import ENDPOINT_PARAMS, Param
+from serve.routes.base import ENDPOINT_PARAMS
 from serve.routes.meta import build_version
 
 ERROR_STATUSES = {

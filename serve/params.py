@@ -13,24 +13,18 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from schemas import wire
+from schemas.query import (
+    DEFAULT_LIMIT,
+    LIMIT_MAX,
+    LIMIT_MIN,
+    MAX_SYMBOLS,
+    OFFSET_MAX,
+    SYMBOL_LIST,
+    TEXT_MAX_LENGTH,
+)
 from serve import errors
 
-LIMIT_MIN = 1
-LIMIT_MAX = 5000
-# Far beyond any collection the lake holds, and inside DuckDB's BIGINT, so an absurd offset is a
-# 400 naming the parameter instead of a conversion failure in the query.
-OFFSET_MAX = 1_000_000_000
-DEFAULT_LIMIT = 100
-SERIES_DEFAULT_LIMIT = 500  # equity curve and benchmark series
-MAX_SYMBOLS = 1000
-TICKER = r"[A-Za-z0-9][A-Za-z0-9._-]{0,23}"
-SYMBOL_LIST = rf"[ \t]*{TICKER}[ \t]*(?:,[ \t]*{TICKER}[ \t]*){{0,{MAX_SYMBOLS - 1}}}"
-"""A `symbol` value: one ticker or a comma-separated list of at most MAX_SYMBOLS (ASCII letters of
-either case, matched upper-cased), spaces or tabs around each. The same text is the OpenAPI
-`pattern` of the parameter (serve/openapi.py), so what the document admits is what is served."""
 SYMBOL_LIST_PATTERN = re.compile(SYMBOL_LIST)
-TEXT_MAX_LENGTH = 200
-"""Longest free-text value (`search`), in characters; declared as the parameter's `maxLength`."""
 # `[0-9]`, never `\d`: `\d` matches every Unicode digit ("١" is taken as 1 by int()). Whitespace
 # around a number is tolerated (a `+` in a query string decodes to a space), nothing else.
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")

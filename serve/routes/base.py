@@ -12,7 +12,8 @@ from typing import Any
 from litestar import Request, Response
 
 from datasets.reader import BuildView, LakeReader
-from schemas import wire
+from schemas.query import Param
+from schemas.registry import ENDPOINTS
 from serve import params as p
 from serve import resolve
 from serve.auth import current_caller, endpoint_of, services_of
@@ -21,143 +22,8 @@ from serve.context import Caller
 from serve.envelope import collection as collection_envelope
 from serve.envelope import now_iso, page_links, request_id_of
 
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    type: str  # integer, number, string, boolean, date
-    description: str
-    default: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    enum: tuple[str, ...] | None = None
-    required: bool = False
-    pattern: str | None = None  # the whole value matches it (the OpenAPI `pattern`, anchored)
-    max_length: int | None = None
-
-
-def _limit(default: int) -> Param:
-    return Param("limit", "integer", "Page size.", default, p.LIMIT_MIN, p.LIMIT_MAX)
-
-
-OFFSET = Param("offset", "integer", "Rows to skip.", 0, 0, p.OFFSET_MAX)
-FROM = Param("from", "date", "First trading day, inclusive (YYYY-MM-DD); default: the window start.")
-TO = Param("to", "date", "Last trading day, inclusive (YYYY-MM-DD); default: the window end.")
-SYMBOL = Param(
-    "symbol",
-    "string",
-    "One ticker or a comma-separated list (matched upper-cased).",
-    pattern=p.SYMBOL_LIST,
-)
-BOOK = Param(
-    "book",
-    "string",
-    "Book to serve (see /books); unknown or invisible books are 400 unknown_book.",
-    "long_short",
-)
-PAGE = (_limit(p.DEFAULT_LIMIT), OFFSET)
-SERIES_PAGE = (_limit(p.SERIES_DEFAULT_LIMIT), OFFSET)
-
-ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {
-    "meta.health": (),
-    "meta.me": (),
-    "meta.keys": PAGE,
-    "catalog.alphas.list": (
-        Param(
-            "search",
-            "string",
-            "Case-insensitive substring over alpha_id, name and tldr.",
-            max_length=p.TEXT_MAX_LENGTH,
-        ),
-        Param("complete_only", "boolean", "Omit alphas still missing required kinds.", False),
-        *PAGE,
-    ),
-    "catalog.alphas.get": (),
-    "signals.rebalances.list": (FROM, TO, *PAGE),
-    "signals.rebalances.get": (
-        SYMBOL,
-        Param(
-            "direction",
-            "string",
-            "Keep one side (case-insensitive; neutral is a synonym of flat).",
-            enum=tuple(wire.DIRECTIONS),
-        ),
-        Param(
-            "min_abs_weight",
-            "number",
-            "Drop names whose absolute target weight (column chosen by book) is below it.",
-            minimum=0,
-        ),
-        Param(
-            "book",
-            "string",
-            "Target-weight column for min_abs_weight and sort=weight.",
-            "long_short",
-            enum=tuple(wire.WEIGHT_BOOKS),
-        ),
-        Param(
-            "sort",
-            "string",
-            "Sort key (rank sorts on average_rank, weight on the book column).",
-            "score",
-            enum=tuple(wire.REBALANCE_SORTS),
-        ),
-        Param(
-            "order",
-            "string",
-            "desc for score and weight, asc for rank and symbol; ticker tiebreak.",
-            enum=wire.ORDERS,
-        ),
-        *PAGE,
-    ),
-    "signals.scores": (
-        FROM,
-        TO,
-        SYMBOL,
-        Param("fields", "string", "Column set: core or all.", "core", enum=wire.SCORE_FIELDS_CHOICES),
-        *PAGE,
-    ),
-    "portfolio.books": PAGE,
-    "portfolio.ledger": (BOOK, FROM, TO, *PAGE),
-    "portfolio.positions": (BOOK, FROM, TO, SYMBOL, *PAGE),
-    "portfolio.pnl": (BOOK, FROM, TO, SYMBOL, *PAGE),
-    "portfolio.trades": (
-        Param("book", "string", "Book to serve (required; see /books).", required=True),
-        FROM,
-        TO,
-        SYMBOL,
-        *PAGE,
-    ),
-    "portfolio.equity_curve": (BOOK, FROM, TO, *SERIES_PAGE),
-    "benchmarks.daily": (FROM, TO, *SERIES_PAGE),
-    "performance.metrics": (
-        FROM,
-        TO,
-        Param(
-            "granularity",
-            "string",
-            "overall, or yearly/monthly to add periods.",
-            "overall",
-            enum=("overall", "yearly", "monthly"),
-        ),
-        Param("doc", "boolean", "Embed the documentation block under data.doc.", False),
-        Param("panel", "boolean", "Add the weekly panel block (data.panel).", False),
-    ),
-    "performance.metrics.doc": (),
-    "catalog.alphas.source.download": (),
-    "exports.list": PAGE,
-    "exports.download": (
-        Param(
-            "book",
-            "string",
-            "Book of a book dataset (portfolio, positions, pnl, trades, equity-curve; see /books): "
-            "default long_short, required for trades; not accepted by the other datasets.",
-        ),
-    ),
-    "admin.alphas.readiness": (),
-    "admin.keys.usage": (),
-    "admin.builds.list": PAGE,
-}
+ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {e.id: e.params for e in ENDPOINTS}
+"""Each endpoint's query parameters, as its registry entry declares them."""
 
 
 @dataclass

@@ -11,8 +11,8 @@ from litestar.params import FromPath
 from datasets import series
 from datasets.reader import LakeUnavailable
 from schemas import wire
+from schemas.query import SERIES_DEFAULT_LIMIT
 from serve import errors
-from serve.params import SERIES_DEFAULT_LIMIT
 from serve.routes.base import context
 from serve.routes.declare import route
 

@@ -10,9 +10,9 @@ from litestar.params import FromPath
 from datasets import queries, series
 from datasets.reader import BuildView
 from schemas import wire
+from schemas.query import SERIES_DEFAULT_LIMIT
 from serve import errors
 from serve.envelope import with_warnings
-from serve.params import SERIES_DEFAULT_LIMIT
 from serve.routes.base import Context, context
 from serve.routes.declare import route
 from serve.routes.signals import empty
