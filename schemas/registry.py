@@ -1,4 +1,5 @@
-"""The endpoint registry: every route's id, group, path, summary and OpenAPI operation id.
+"""The endpoint registry: every route's id, group, path, summary, OpenAPI operation id, query
+parameters and response row fields.
 
 The app mounts each route from its entry here (`serve.routes.declare.route`), so none of these
 is written a second time.
@@ -25,6 +26,8 @@ class Endpoint:
     summary: str
     operation: str  # the OpenAPI operationId (and the route handler's name)
     params: tuple[Param, ...] = ()  # the query parameters it accepts, in documentation order
+    rows: tuple[str, ...] | None = None  # a collection's row fields, in wire order (schemas.wire)
+    summary_fields: tuple[str, ...] | None = None  # the fields of its `meta.summary`, if any
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 
@@ -41,6 +44,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas",
         "List of alphas",
         operation="listAlphas",
+        rows=wire.ALPHA_LIST_FIELDS,
         params=(
             Param(
                 "search",
@@ -72,6 +76,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/rebalances",
         "Rebalance index",
         operation="listRebalances",
+        rows=wire.REBALANCE_INDEX_FIELDS,
         params=(FROM, TO, *PAGE),
     ),
     Endpoint(
@@ -80,6 +85,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/rebalances/{date:str}",
         "Cross-section of one rebalance week",
         operation="getRebalance",
+        rows=wire.DECISION_FIELDS,
         params=(
             SYMBOL,
             Param(
@@ -123,6 +129,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/scores",
         "Per-symbol per-week score panel",
         operation="listScores",
+        rows=wire.SCORE_ALL_FIELDS,
         params=(
             FROM,
             TO,
@@ -137,6 +144,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/books",
         "Books and kinds written",
         operation="listBooks",
+        rows=wire.BOOK_FIELDS,
         params=PAGE,
     ),
     Endpoint(
@@ -145,6 +153,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/portfolio",
         "Daily ledger of a book",
         operation="getPortfolio",
+        rows=wire.PORTFOLIO_FIELDS,
         params=(BOOK, FROM, TO, *PAGE),
     ),
     Endpoint(
@@ -153,6 +162,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/positions",
         "Daily positions",
         operation="listPositions",
+        rows=wire.POSITION_FIELDS,
         params=(BOOK, FROM, TO, SYMBOL, *PAGE),
     ),
     Endpoint(
@@ -161,6 +171,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/pnl",
         "Daily per-symbol P&L",
         operation="listPnl",
+        rows=wire.PNL_FIELDS,
         params=(BOOK, FROM, TO, SYMBOL, *PAGE),
     ),
     Endpoint(
@@ -169,6 +180,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/trades",
         "Fills of a book",
         operation="listTrades",
+        rows=wire.TRADE_FIELDS,
         params=(
             Param("book", "string", "Book to serve (required; see /books).", required=True),
             FROM,
@@ -183,6 +195,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/equity-curve",
         "Equity curve of a book",
         operation="getEquityCurve",
+        rows=wire.EQUITY_CURVE_FIELDS,
+        summary_fields=wire.EQUITY_SUMMARY_FIELDS,
         params=(BOOK, FROM, TO, *SERIES_PAGE),
     ),
     Endpoint(
@@ -218,6 +232,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/benchmarks/{symbol:str}/daily",
         "Daily benchmark series",
         operation="getBenchmarkDaily",
+        rows=wire.BENCHMARK_FIELDS,
+        summary_fields=wire.BENCHMARK_SUMMARY_FIELDS,
         params=(FROM, TO, *SERIES_PAGE),
     ),
     Endpoint(

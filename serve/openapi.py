@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from schemas import exports, field_docs, lake, wire
 from schemas.query import Param
-from schemas.registry import BY_ID, REGISTRY_VERSION
+from schemas.registry import BY_ID, ENDPOINTS, REGISTRY_VERSION
 from serve import exports as exports_wire
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.routes.base import ENDPOINT_PARAMS
@@ -156,25 +156,22 @@ def _row(fields: tuple[str, ...], overrides: dict[str, dict[str, Any]] | None = 
 
 
 _SERIES_ROW = {"date": _DATE}
-ROW_SCHEMAS: dict[str, dict[str, Any]] = {
-    "catalog.alphas.list": _row(
-        wire.ALPHA_LIST_FIELDS, {"alpha_id": {"type": "string"}, "name": {"type": "string"}}
-    ),
-    "signals.rebalances.list": _row(wire.REBALANCE_INDEX_FIELDS),
-    "signals.rebalances.get": _row(wire.DECISION_FIELDS),
-    "signals.scores": _row(wire.SCORE_ALL_FIELDS),
-    "portfolio.books": _row(wire.BOOK_FIELDS),
-    "portfolio.ledger": _row(wire.PORTFOLIO_FIELDS),
-    "portfolio.positions": _row(wire.POSITION_FIELDS),
-    "portfolio.pnl": _row(wire.PNL_FIELDS),
-    "portfolio.trades": _row(wire.TRADE_FIELDS, {"decision_at": _DATE}),
-    "portfolio.equity_curve": _row(wire.EQUITY_CURVE_FIELDS, _SERIES_ROW),
-    "benchmarks.daily": _row(wire.BENCHMARK_FIELDS, _SERIES_ROW),
+# Types no lake column gives; every other field is typed from the lake or wire.COMPUTED_FIELD_TYPES.
+_ROW_TYPES: dict[str, dict[str, dict[str, Any]]] = {
+    "catalog.alphas.list": {"alpha_id": {"type": "string"}, "name": {"type": "string"}},
+    "portfolio.trades": {"decision_at": _DATE},
+    "portfolio.equity_curve": _SERIES_ROW,
+    "benchmarks.daily": _SERIES_ROW,
 }
-
+_SUMMARY_TYPES: dict[str, dict[str, dict[str, Any]]] = {
+    "portfolio.equity_curve": {"book": {"type": "string"}},
+    "benchmarks.daily": {"symbol": {"type": "string"}},
+}
+ROW_SCHEMAS: dict[str, dict[str, Any]] = {
+    e.id: _row(e.rows, _ROW_TYPES.get(e.id)) for e in ENDPOINTS if e.rows is not None
+}
 SUMMARIES = {
-    "portfolio.equity_curve": _row(wire.EQUITY_SUMMARY_FIELDS, {"book": {"type": "string"}}),
-    "benchmarks.daily": _row(wire.BENCHMARK_SUMMARY_FIELDS, {"symbol": {"type": "string"}}),
+    e.id: _row(e.summary_fields, _SUMMARY_TYPES.get(e.id)) for e in ENDPOINTS if e.summary_fields is not None
 }
 
 _ALLOW_LIST = {
