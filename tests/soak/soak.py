@@ -70,6 +70,7 @@ from tests.bench.harness import (
     git_revision,
 )
 from tests.bench.load_bench import private_postgres
+from tests.bench.scale_bench import slope
 from tests.soak.deployment import (
     REPUBLISHED,
     SELF_SERVICE,
@@ -586,14 +587,6 @@ def check_answers(o: Outcome) -> Requirement:
     if t.downloads:
         text += f"; signed URLs fetched: {t.downloads['ok']} ok, {t.downloads['failed']} failed"
     return Requirement("0 wrong answers", not t.wrong and not t.transport, text)
-
-
-def slope(xs: list[float], ys: list[float]) -> float:
-    if len(xs) < 2:
-        return 0.0
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    var = sum((x - mx) ** 2 for x in xs)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var if var else 0.0
 
 
 def check_rss(o: Outcome, warmup: float) -> tuple[Requirement, dict[str, Any]]:
