@@ -189,7 +189,20 @@ def collect(storage: Storage, builds_dir: str, pointer_path: str, now: float | N
     for build_id, expires in leases(storage, builds_dir).items():
         if expires <= now:  # read as expired: a lease taken meanwhile has a name of its own
             storage.delete_file(layout.lease_path(builds_dir, build_id))
+    for folder in (layout.leases_dir(builds_dir), pointer_path.rsplit("/", 1)[0]):
+        _delete_abandoned_writes(storage, folder, now)
     return garbage
+
+
+def _delete_abandoned_writes(storage: Storage, folder: str, now: float) -> None:
+    """Temporary files of atomic writes (a lease, a pointer) killed before their rename. A write
+    lasts milliseconds, so one older than a lease period belongs to no live writer."""
+    for name in storage.list_names(folder):
+        if name.startswith(".") and name.endswith(".tmp"):
+            path = layout.join(folder, name)
+            written = storage.file_modified_at(path)
+            if written is not None and now - written > layout.PUBLISH_LEASE_SECONDS:
+                storage.delete_file(path)
 
 
 def lake_garbage(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:

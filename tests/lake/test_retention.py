@@ -229,6 +229,25 @@ def test_collect_deletes_garbage_and_expired_leases_only(builds: Path) -> None:
     assert live.exists() and not expired.exists()
 
 
+def test_collect_deletes_the_temporary_files_of_killed_atomic_writes_once_old(builds: Path) -> None:
+    """A lease or pointer write killed between its write and its rename leaves `.<name>.<hex>.tmp`;
+    one older than a lease period belongs to no live writer and is deleted, a young one is left."""
+    make_build(builds, "current")
+    pointer_path = write_pointer(builds, {"build_id": "current"})
+    leases = builds.parent / "leases"
+    leases.mkdir()
+    now = time.time()
+    stale = [leases / ".killed.json.0a1b.tmp", builds.parent / f".{layout.POINTER_FILE}.0a1b.tmp"]
+    young = leases / ".writing.json.2c3d.tmp"
+    for path in (*stale, young):
+        path.write_text("{")
+    for path in stale:
+        os.utime(path, (now - layout.PUBLISH_LEASE_SECONDS - 5,) * 2)
+    retention.collect(Storage(str(builds)), str(builds), str(pointer_path), now)
+    assert not any(path.exists() for path in stale)
+    assert young.exists() and (builds / "current").exists() and pointer_path.exists()
+
+
 def two_alpha_lake(root: Path) -> dict[str, Path]:
     """Two alphas with a current build and a stray folder each, both complete and long written
     (so only the pointer keeps the current one)."""
