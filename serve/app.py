@@ -45,6 +45,7 @@ from serve.conditional import conditional_response
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, json_response, request_id_of
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
+from serve.identity.tokens import redact_tokens
 from serve.routes import (
     admin,
     benchmarks,
@@ -101,7 +102,13 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
         # The reader logs the lake's state once per change; one short line per request here.
         log.info("request %s answered %s: %s", request_id, error.code, type(exc).__name__)
     elif error.status >= 500 and not isinstance(exc, errors.ApiError):
-        log.error("request %s failed: %s %s", request_id, request.method, request.url.path, exc_info=exc)
+        log.error(
+            "request %s failed: %s %s",
+            request_id,
+            request.method,
+            redact_tokens(request.url.path),
+            exc_info=exc,
+        )
     elif error.status >= 500:
         log.warning("request %s answered %s: %s", request_id, error.code, exc)
     return error_response(error, request_id)

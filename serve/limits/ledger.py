@@ -107,6 +107,10 @@ class UsageFloors:
             and self._clock() - known[4] < FLOOR_SECONDS
         ):
             return known[2], known[3]
+        return self.read_now(key_id, day_start, month_start)
+
+    def read_now(self, key_id: str, day_start: int, month_start: int) -> DayMonth:
+        """The key's ledger counts read now, whatever the copy holds (and kept as the copy)."""
         day, month = self.ledger.read(key_id, day_start, month_start)
         self.remember(key_id, day_start, month_start, day, month)
         return day, month

@@ -42,10 +42,16 @@ EXPIRY_GRACE_SECONDS = 60
 
 # KEYS[1..4]: second, minute, day, month counters.
 # ARGV[1..4]: limits in the same order, -1 for none; ARGV[5..8]: expiry in seconds per counter;
-# ARGV[9..10]: the ledger's day and month counts, below which those counters never start.
-# Returns {exceeded window index (1..4) or 0 when admitted, count1, count2, count3, count4}.
+# ARGV[9..10]: the ledger's day and month counts, below which those counters never start;
+# ARGV[11]: 1 when those were just read from the ledger, 0 when they are the worker's copy.
+# Returns {exceeded window index (1..4) or 0 when admitted, count1, count2, count3, count4}, or
+# {-1} when a day or month counter is missing (a Redis restarted empty, or a new day or month)
+# and the floors are a copy: the caller reads the ledger afresh and runs the script again.
 ADMIT_SCRIPT = """
 local counts = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+if ARGV[11] == '0' and (not counts[3] or not counts[4]) then
+  return {-1, 0, 0, 0, 0}
+end
 for i = 1, 4 do
   counts[i] = tonumber(counts[i]) or 0
 end
@@ -124,9 +130,12 @@ class RedisLimiter(Limiter):
     ) -> tuple[Counts, int | None]:
         if self._redis_usable():
             try:
-                return self._admit_in_redis(key_id, limits, windows, now)
+                counted = self._admit_in_redis(key_id, limits, windows, now)
             except LimiterUnavailable:
                 self._trip()
+            else:
+                self._recovered()
+                return counted
         return self._outage.admit(key_id, limits, windows, now)
 
     def _admit_in_redis(
@@ -137,7 +146,12 @@ class RedisLimiter(Limiter):
         utc = as_utc(now)
         expiries = [math.ceil((w.reset - utc).total_seconds()) + EXPIRY_GRACE_SECONDS for w in windows]
         floors = self.floor_of(key_id, windows)
-        reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *floors])
+        reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *floors, 0])
+        if int(reply[0]) == -1:
+            # A counter Redis does not hold starts from the ledger as it is now, not from a copy
+            # up to FLOOR_SECONDS old (other workers' counts may have reached it since).
+            fresh = self.floors.read_now(key_id, windows[2].start_epoch, windows[3].start_epoch)
+            reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *fresh, 1])
         exceeded_position, second, minute, day, month = (int(value) for value in reply)
         self._seen[key_id] = (windows, (second, minute, day, month))
         return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
@@ -156,6 +170,7 @@ class RedisLimiter(Limiter):
             except LimiterUnavailable:
                 self._trip()
             else:
+                self._recovered()
                 second, minute, day, month = (int(value) if value is not None else 0 for value in values)
                 day_floor, month_floor = self.floor_of(key_id, windows)
                 return (second, minute, max(day, day_floor), max(month, month_floor))
@@ -174,22 +189,21 @@ class RedisLimiter(Limiter):
         return rows
 
     def _redis_usable(self) -> bool:
-        """False while the last failure is recent; then one request asks Redis (a ping) again."""
+        """Whether to ask Redis: always, but for `RETRY_SECONDS` after a failure. The first request
+        after that tries Redis itself (a Redis still frozen costs it one timeout, never two), with
+        every floor read again from the ledger, where the other workers counted meanwhile."""
         down_since = self._down_since
         if down_since is None:
             return True
         if time.monotonic() - down_since < RETRY_SECONDS:
             return False
-        try:
-            self.ping()
-        except LimiterUnavailable:
-            self._down_since = time.monotonic()
-            return False
-        # Other workers counted in the ledger meanwhile: read every key's floor again.
         self.floors.forget_all()
-        self._down_since = None
-        log.warning("rate limiter store reachable again (%s); counting in Redis", self._where)
         return True
+
+    def _recovered(self) -> None:
+        if self._down_since is not None:
+            self._down_since = None
+            log.warning("rate limiter store reachable again (%s); counting in Redis", self._where)
 
     def _trip(self) -> None:
         if self._down_since is None:

@@ -50,6 +50,23 @@ def test_a_restarted_redis_keeps_the_month(private_redis: PrivateRedis, ledger: 
     assert admitted(fresh, monthly, 5) == 0
 
 
+def test_a_restart_nobody_saw_starts_from_the_ledger_not_a_workers_old_copy(
+    private_redis: PrivateRedis, ledger: SqlUsageLedger
+) -> None:
+    """Worker A's copy of the ledger predates worker B's counts; after an empty restart that no
+    call saw fail, A must not restore Redis from its copy (the script asks for the ledger afresh)."""
+    monthly = Limits(**ROOMY_RATES, per_day=1000, monthly_requests=12)
+    a, b = (open_limiter(private_redis.url, ledger=ledger) for _ in range(2))
+    assert admitted(a, monthly, 2) == 2
+    a.sync()  # A's copy: 2
+    assert admitted(b, monthly, 6) == 6
+    b.sync()  # the ledger: 8
+    private_redis.kill()
+    private_redis.start()
+    assert admitted(a, monthly, 10) == 4  # 12 - 8, not 12 - 2
+    assert not a.in_outage  # type: ignore[attr-defined]
+
+
 def test_counts_not_yet_synced_are_the_documented_bound(
     private_redis: PrivateRedis, ledger: SqlUsageLedger
 ) -> None:

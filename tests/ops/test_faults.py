@@ -202,6 +202,26 @@ def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp
     store.close()
 
 
+def test_the_log_of_an_unhandled_failure_never_holds_a_token_from_the_path(
+    make_client: AppFactory,
+    lake_copy: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = make_client(lake=str(lake_copy))
+    token = generate_token("live").token
+
+    def explode(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(client.app.state["services"].reader, "alpha", explode)
+    with caplog.at_level(logging.ERROR, logger="serve.app"):
+        response = client.get(f"/v1/alphas/{token}", headers=bearer("member"))
+    assert_error(response, 500, "internal_error")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "request" in logged and token not in logged and "[redacted token]" in logged
+
+
 def test_unhandled_failure_is_internal_error_without_detail(
     make_client: AppFactory,
     lake_copy: Path,
