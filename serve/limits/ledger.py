@@ -30,9 +30,6 @@ The sync loop (every `SYNC_SECONDS`) refreshes the keys in use, so only idle key
 SYNC_SECONDS = 1.0
 """How often a worker writes the counts it enforced to the ledger, and reads them back."""
 
-UNLIMITED = 2**62
-"""Stands for "no monthly quota" in the ledger's comparisons."""
-
 
 class UsageLedger(Protocol):
     def read(self, key_id: str, day_start: int, month_start: int) -> DayMonth:
@@ -74,7 +71,7 @@ class MemoryLedger:
     ) -> tuple[bool, int, int]:
         with self._lock:
             day, month = self._get(key_id, day_start, month_start)
-            if day >= per_day or month >= (UNLIMITED if per_month is None else per_month):
+            if day >= per_day or (per_month is not None and month >= per_month):
                 return False, day, month
             self._counts[(key_id, "day", day_start)] = day + 1
             self._counts[(key_id, "month", month_start)] = month + 1

@@ -202,6 +202,15 @@ def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp
     store.close()
 
 
+def fail_with(monkeypatch: pytest.MonkeyPatch, reader: Any, method: str, message: str) -> None:
+    """The reader's `method` raises an unexpected error (a bug, not a lake failure)."""
+
+    def explode(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(message)
+
+    monkeypatch.setattr(reader, method, explode)
+
+
 def test_the_log_of_an_unhandled_failure_never_holds_a_token_from_the_path(
     make_client: AppFactory,
     lake_copy: Path,
@@ -210,11 +219,7 @@ def test_the_log_of_an_unhandled_failure_never_holds_a_token_from_the_path(
 ) -> None:
     client = make_client(lake=str(lake_copy))
     token = generate_token("live").token
-
-    def explode(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(client.app.state["services"].reader, "alpha", explode)
+    fail_with(monkeypatch, client.app.state["services"].reader, "alpha", "boom")
     with caplog.at_level(logging.ERROR, logger="serve.app"):
         response = client.get(f"/v1/alphas/{token}", headers=bearer("member"))
     assert_error(response, 500, "internal_error")
@@ -229,12 +234,7 @@ def test_unhandled_failure_is_internal_error_without_detail(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     client = make_client(lake=str(lake_copy))
-    reader = client.app.state["services"].reader
-
-    def explode(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("secret internal detail /srv/lake")
-
-    monkeypatch.setattr(reader, "alphas", explode)
+    fail_with(monkeypatch, client.app.state["services"].reader, "alphas", "secret internal detail /srv/lake")
     with caplog.at_level(logging.ERROR, logger="serve.app"):
         response = client.get("/v1/alphas", headers=bearer("member"))
     error = assert_error(response, 500, "internal_error")
