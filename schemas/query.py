@@ -1,13 +1,32 @@
-"""Query parameters as the contract declares them: their type, default and bounds.
+"""Query parameters as the contract declares them: one msgspec Struct per endpoint.
 
-Each endpoint of `schemas.registry` lists its parameters from these; the server's parsing
-(`serve.params`), the OpenAPI document and docs/reference.md read them from there.
+A Struct's fields, in order, are the endpoint's parameters in documentation order: the wire name
+(`msgspec.field(name=...)` where Python needs another), the type, the default (none: required)
+and the constraints and description as `msgspec.Meta`. Each endpoint of `schemas.registry` names
+its Struct; the server parses a query string into it (`serve.params.parse`), and the OpenAPI
+document and docs/reference.md read the same fields through `params_of`.
+
+What a Struct's types cannot say is in `Meta.extra`:
+- `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
+- `read`: `tickers` for a symbol list, `text` for free text with a length cap;
+- `note`: a remark added to the `enum` rule's message;
+- `missing`: the rule a missing required parameter breaks, when "is required" is not enough.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import types
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import Annotated, Any, ClassVar, Union
+
+import msgspec
+from msgspec import Meta
+
+from schemas import wire
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -20,15 +39,231 @@ MAX_SYMBOLS = 1000
 TICKER = r"[A-Za-z0-9][A-Za-z0-9._-]{0,23}"
 SYMBOL_LIST = rf"[ \t]*{TICKER}[ \t]*(?:,[ \t]*{TICKER}[ \t]*){{0,{MAX_SYMBOLS - 1}}}"
 """A `symbol` value: one ticker or a comma-separated list of at most MAX_SYMBOLS (ASCII letters of
-either case, matched upper-cased), spaces or tabs around each. The same text is the OpenAPI
-`pattern` of the parameter (serve/openapi.py), so what the document admits is what is served."""
+either case, matched upper-cased), spaces or tabs around each. Anchored, it is the OpenAPI
+`pattern` of the parameter, so what the document admits is what is served."""
 TEXT_MAX_LENGTH = 200
 """Longest free-text value (`search`), in characters; declared as the parameter's `maxLength`."""
+GRANULARITIES = ("overall", "yearly", "monthly")
+
+
+class Query(msgspec.Struct, frozen=True, kw_only=True):
+    """The parsed query string of one endpoint."""
+
+    refused: ClassVar[Mapping[str, str]] = {}
+    """Parameters this endpoint refuses with a rule of their own rather than "unknown parameter"
+    (a parameter its siblings take)."""
+
+
+# -- the shared parameters ------------------------------------------------------------------------
+
+Limit = Annotated[int, Meta(ge=LIMIT_MIN, le=LIMIT_MAX, description="Page size.")]
+Offset = Annotated[int, Meta(ge=0, le=OFFSET_MAX, description="Rows to skip.")]
+From = Annotated[
+    dt.date | None, Meta(description="First trading day, inclusive (YYYY-MM-DD); default: the window start.")
+]
+To = Annotated[
+    dt.date | None, Meta(description="Last trading day, inclusive (YYYY-MM-DD); default: the window end.")
+]
+Symbols = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
+    Annotated[
+        str,
+        Meta(
+            pattern=f"^(?:{SYMBOL_LIST})$",
+            description="One ticker or a comma-separated list (matched upper-cased).",
+            extra={"read": "tickers"},
+        ),
+    ],
+    None,
+]
+Book = Annotated[
+    str, Meta(description="Book to serve (see /books); unknown or invisible books are 400 unknown_book.")
+]
+START = msgspec.field(default=None, name="from")
+END = msgspec.field(default=None, name="to")
+
+
+# -- one Struct per endpoint ----------------------------------------------------------------------
+
+
+class NoQuery(Query, frozen=True):
+    """An endpoint without query parameters: any parameter is a 400."""
+
+
+class PageQuery(Query, frozen=True):
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class CatalogueQuery(Query, frozen=True):
+    search: (
+        Annotated[
+            str,
+            Meta(
+                max_length=TEXT_MAX_LENGTH,
+                description="Case-insensitive substring over alpha_id, name and tldr.",
+                extra={"read": "text"},
+            ),
+        ]
+        | None
+    ) = None
+    complete_only: Annotated[bool, Meta(description="Omit alphas still missing required kinds.")] = False
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class WindowPageQuery(Query, frozen=True):
+    start: From = START
+    end: To = END
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class WeekQuery(Query, frozen=True):
+    symbol: Symbols = None
+    direction: (
+        Annotated[
+            str,
+            Meta(
+                description="Keep one side (case-insensitive; neutral is a synonym of flat).",
+                extra={"enum": tuple(wire.DIRECTIONS), "note": "case-insensitive"},
+            ),
+        ]
+        | None
+    ) = None
+    min_abs_weight: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                description="Drop names whose absolute target weight (column chosen by book) is below it.",
+            ),
+        ]
+        | None
+    ) = None
+    book: Annotated[
+        str,
+        Meta(
+            description="Target-weight column for min_abs_weight and sort=weight.",
+            extra={"enum": tuple(wire.WEIGHT_BOOKS)},
+        ),
+    ] = wire.DEFAULT_BOOK
+    sort: Annotated[
+        str,
+        Meta(
+            description="Sort key (rank sorts on average_rank, weight on the book column).",
+            extra={"enum": tuple(wire.REBALANCE_SORTS)},
+        ),
+    ] = "score"
+    order: (
+        Annotated[
+            str,
+            Meta(
+                description="desc for score and weight, asc for rank and symbol; ticker tiebreak.",
+                extra={"enum": wire.ORDERS},
+            ),
+        ]
+        | None
+    ) = None
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class ScoresQuery(Query, frozen=True):
+    start: From = START
+    end: To = END
+    symbol: Symbols = None
+    fields: Annotated[
+        str, Meta(description="Column set: core or all.", extra={"enum": wire.SCORE_FIELDS_CHOICES})
+    ] = "core"
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class LedgerQuery(Query, frozen=True):
+    refused: ClassVar[Mapping[str, str]] = {
+        "symbol": "is not accepted on /portfolio (one ledger row per book per session); "
+        "drop it or use /positions or /pnl"
+    }
+    book: Book = wire.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class BookQuery(Query, frozen=True):
+    book: Book = wire.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    symbol: Symbols = None
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class TradesQuery(Query, frozen=True):
+    book: Annotated[
+        str,
+        Meta(
+            description="Book to serve (required; see /books).",
+            extra={
+                "missing": "is required on this endpoint; pass one of the books in error.details.available"
+            },
+        ),
+    ]
+    start: From = START
+    end: To = END
+    symbol: Symbols = None
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class SeriesQuery(Query, frozen=True):
+    book: Book = wire.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    limit: Limit = SERIES_DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class MetricsQuery(Query, frozen=True):
+    start: From = START
+    end: To = END
+    granularity: Annotated[
+        str, Meta(description="overall, or yearly/monthly to add periods.", extra={"enum": GRANULARITIES})
+    ] = "overall"
+    doc: Annotated[bool, Meta(description="Embed the documentation block under data.doc.")] = False
+    panel: Annotated[bool, Meta(description="Add the weekly panel block (data.panel).")] = False
+
+
+class BenchmarkQuery(Query, frozen=True):
+    start: From = START
+    end: To = END
+    limit: Limit = SERIES_DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class ExportQuery(Query, frozen=True):
+    book: (
+        Annotated[
+            str,
+            Meta(
+                description="Book of a book dataset (portfolio, positions, pnl, trades, equity-curve; see "
+                "/books): default long_short, required for trades; not accepted by the other datasets."
+            ),
+        ]
+        | None
+    ) = None
+
+
+# -- the declared parameters, as the parser and the documents read them ---------------------------
 
 
 @dataclass(frozen=True)
 class Param:
-    name: str
+    """One query parameter, derived from a field of a `Query` Struct."""
+
+    name: str  # on the wire
+    attr: str  # the Struct's field
     type: str  # integer, number, string, boolean, date
     description: str
     default: Any = None
@@ -36,28 +271,61 @@ class Param:
     maximum: float | None = None
     enum: tuple[str, ...] | None = None
     required: bool = False
-    pattern: str | None = None  # the whole value matches it (the OpenAPI `pattern`, anchored)
+    pattern: str | None = None  # the whole value matches it (anchored)
     max_length: int | None = None
+    read: str | None = None  # tickers, text (see the module's docstring)
+    note: str | None = None
+    missing: str | None = None
 
 
-def _limit(default: int) -> Param:
-    return Param("limit", "integer", "Page size.", default, LIMIT_MIN, LIMIT_MAX)
+_TYPES: dict[Any, str] = {int: "integer", float: "number", bool: "boolean", dt.date: "date", str: "string"}
 
 
-OFFSET = Param("offset", "integer", "Rows to skip.", 0, 0, OFFSET_MAX)
-FROM = Param("from", "date", "First trading day, inclusive (YYYY-MM-DD); default: the window start.")
-TO = Param("to", "date", "Last trading day, inclusive (YYYY-MM-DD); default: the window end.")
-SYMBOL = Param(
-    "symbol",
-    "string",
-    "One ticker or a comma-separated list (matched upper-cased).",
-    pattern=SYMBOL_LIST,
-)
-BOOK = Param(
-    "book",
-    "string",
-    "Book to serve (see /books); unknown or invisible books are 400 unknown_book.",
-    "long_short",
-)
-PAGE = (_limit(DEFAULT_LIMIT), OFFSET)
-SERIES_PAGE = (_limit(SERIES_DEFAULT_LIMIT), OFFSET)
+def _unwrap(annotation: Any) -> tuple[Any, list[Meta]]:
+    """The base type of an annotation and its `Meta` entries, through `Annotated` and `| None`."""
+    metas: list[Meta] = []
+    while True:
+        if typing.get_origin(annotation) is Annotated:
+            base, *extras = typing.get_args(annotation)
+            metas += [m for m in extras if isinstance(m, Meta)]
+            annotation = base
+        elif typing.get_origin(annotation) in (Union, types.UnionType):
+            arms = [a for a in typing.get_args(annotation) if a is not type(None)]
+            (annotation,) = arms
+        else:
+            return annotation, metas
+
+
+@cache
+def params_of(query: type[Query]) -> tuple[Param, ...]:
+    hints = typing.get_type_hints(query, include_extras=True)
+    params = []
+    for field in msgspec.structs.fields(query):
+        base, metas = _unwrap(hints[field.name])
+        declared: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for meta in metas:
+            for attribute in ("description", "ge", "le", "pattern", "max_length"):
+                if getattr(meta, attribute) is not None:
+                    declared[attribute] = getattr(meta, attribute)
+            extra.update(meta.extra or {})
+        required = field.required
+        params.append(
+            Param(
+                name=field.encode_name,
+                attr=field.name,
+                type=_TYPES[base],
+                description=declared["description"],
+                default=None if required else field.default,
+                minimum=declared.get("ge"),
+                maximum=declared.get("le"),
+                enum=extra.get("enum"),
+                required=required,
+                pattern=declared.get("pattern"),
+                max_length=declared.get("max_length"),
+                read=extra.get("read"),
+                note=extra.get("note"),
+                missing=extra.get("missing"),
+            )
+        )
+    return tuple(params)

@@ -15,7 +15,24 @@ import json
 from dataclasses import dataclass
 
 from schemas import wire
-from schemas.query import BOOK, FROM, PAGE, SERIES_PAGE, SYMBOL, TEXT_MAX_LENGTH, TO, Param
+from schemas.query import (
+    BenchmarkQuery,
+    BookQuery,
+    CatalogueQuery,
+    ExportQuery,
+    LedgerQuery,
+    MetricsQuery,
+    NoQuery,
+    PageQuery,
+    Param,
+    Query,
+    ScoresQuery,
+    SeriesQuery,
+    TradesQuery,
+    WeekQuery,
+    WindowPageQuery,
+    params_of,
+)
 
 
 @dataclass(frozen=True)
@@ -25,18 +42,28 @@ class Endpoint:
     path: str  # Litestar path template
     summary: str
     operation: str  # the OpenAPI operationId (and the route handler's name)
-    params: tuple[Param, ...] = ()  # the query parameters it accepts, in documentation order
+    query: type[Query] = NoQuery  # the query parameters it accepts (schemas.query)
     rows: tuple[str, ...] | None = None  # a collection's row fields, in wire order (schemas.wire)
     summary_fields: tuple[str, ...] | None = None  # the fields of its `meta.summary`, if any
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The query parameters, in documentation order."""
+        return params_of(self.query)
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("meta.health", "meta", "/v1/health", "Health probe", operation="health", public=True),
     Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key", operation="me"),
     Endpoint(
-        "meta.keys", "meta", "/v1/me/keys", "Inventory of the caller's keys", operation="myKeys", params=PAGE
+        "meta.keys",
+        "meta",
+        "/v1/me/keys",
+        "Inventory of the caller's keys",
+        operation="myKeys",
+        query=PageQuery,
     ),
     Endpoint(
         "catalog.alphas.list",
@@ -45,16 +72,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "List of alphas",
         operation="listAlphas",
         rows=wire.ALPHA_LIST_FIELDS,
-        params=(
-            Param(
-                "search",
-                "string",
-                "Case-insensitive substring over alpha_id, name and tldr.",
-                max_length=TEXT_MAX_LENGTH,
-            ),
-            Param("complete_only", "boolean", "Omit alphas still missing required kinds.", False),
-            *PAGE,
-        ),
+        query=CatalogueQuery,
     ),
     Endpoint(
         "catalog.alphas.get",
@@ -77,7 +95,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Rebalance index",
         operation="listRebalances",
         rows=wire.REBALANCE_INDEX_FIELDS,
-        params=(FROM, TO, *PAGE),
+        query=WindowPageQuery,
     ),
     Endpoint(
         "signals.rebalances.get",
@@ -86,42 +104,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Cross-section of one rebalance week",
         operation="getRebalance",
         rows=wire.DECISION_FIELDS,
-        params=(
-            SYMBOL,
-            Param(
-                "direction",
-                "string",
-                "Keep one side (case-insensitive; neutral is a synonym of flat).",
-                enum=tuple(wire.DIRECTIONS),
-            ),
-            Param(
-                "min_abs_weight",
-                "number",
-                "Drop names whose absolute target weight (column chosen by book) is below it.",
-                minimum=0,
-            ),
-            Param(
-                "book",
-                "string",
-                "Target-weight column for min_abs_weight and sort=weight.",
-                "long_short",
-                enum=tuple(wire.WEIGHT_BOOKS),
-            ),
-            Param(
-                "sort",
-                "string",
-                "Sort key (rank sorts on average_rank, weight on the book column).",
-                "score",
-                enum=tuple(wire.REBALANCE_SORTS),
-            ),
-            Param(
-                "order",
-                "string",
-                "desc for score and weight, asc for rank and symbol; ticker tiebreak.",
-                enum=wire.ORDERS,
-            ),
-            *PAGE,
-        ),
+        query=WeekQuery,
     ),
     Endpoint(
         "signals.scores",
@@ -130,13 +113,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Per-symbol per-week score panel",
         operation="listScores",
         rows=wire.SCORE_ALL_FIELDS,
-        params=(
-            FROM,
-            TO,
-            SYMBOL,
-            Param("fields", "string", "Column set: core or all.", "core", enum=wire.SCORE_FIELDS_CHOICES),
-            *PAGE,
-        ),
+        query=ScoresQuery,
     ),
     Endpoint(
         "portfolio.books",
@@ -145,7 +122,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Books and kinds written",
         operation="listBooks",
         rows=wire.BOOK_FIELDS,
-        params=PAGE,
+        query=PageQuery,
     ),
     Endpoint(
         "portfolio.ledger",
@@ -154,7 +131,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Daily ledger of a book",
         operation="getPortfolio",
         rows=wire.PORTFOLIO_FIELDS,
-        params=(BOOK, FROM, TO, *PAGE),
+        query=LedgerQuery,
     ),
     Endpoint(
         "portfolio.positions",
@@ -163,7 +140,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Daily positions",
         operation="listPositions",
         rows=wire.POSITION_FIELDS,
-        params=(BOOK, FROM, TO, SYMBOL, *PAGE),
+        query=BookQuery,
     ),
     Endpoint(
         "portfolio.pnl",
@@ -172,7 +149,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Daily per-symbol P&L",
         operation="listPnl",
         rows=wire.PNL_FIELDS,
-        params=(BOOK, FROM, TO, SYMBOL, *PAGE),
+        query=BookQuery,
     ),
     Endpoint(
         "portfolio.trades",
@@ -181,13 +158,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Fills of a book",
         operation="listTrades",
         rows=wire.TRADE_FIELDS,
-        params=(
-            Param("book", "string", "Book to serve (required; see /books).", required=True),
-            FROM,
-            TO,
-            SYMBOL,
-            *PAGE,
-        ),
+        query=TradesQuery,
     ),
     Endpoint(
         "portfolio.equity_curve",
@@ -197,7 +168,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         operation="getEquityCurve",
         rows=wire.EQUITY_CURVE_FIELDS,
         summary_fields=wire.EQUITY_SUMMARY_FIELDS,
-        params=(BOOK, FROM, TO, *SERIES_PAGE),
+        query=SeriesQuery,
     ),
     Endpoint(
         "performance.metrics",
@@ -205,19 +176,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/metrics",
         "Metrics",
         operation="getMetrics",
-        params=(
-            FROM,
-            TO,
-            Param(
-                "granularity",
-                "string",
-                "overall, or yearly/monthly to add periods.",
-                "overall",
-                enum=("overall", "yearly", "monthly"),
-            ),
-            Param("doc", "boolean", "Embed the documentation block under data.doc.", False),
-            Param("panel", "boolean", "Add the weekly panel block (data.panel).", False),
-        ),
+        query=MetricsQuery,
     ),
     Endpoint(
         "performance.metrics.doc",
@@ -234,7 +193,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         operation="getBenchmarkDaily",
         rows=wire.BENCHMARK_FIELDS,
         summary_fields=wire.BENCHMARK_SUMMARY_FIELDS,
-        params=(FROM, TO, *SERIES_PAGE),
+        query=BenchmarkQuery,
     ),
     Endpoint(
         "exports.list",
@@ -242,7 +201,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/exports",
         "Parquet exports of the alpha's datasets",
         operation="listExports",
-        params=PAGE,
+        query=PageQuery,
     ),
     Endpoint(
         "exports.download",
@@ -250,14 +209,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/exports/{dataset:str}",
         "Signed download URL of one dataset as a Parquet file",
         operation="getExportDownload",
-        params=(
-            Param(
-                "book",
-                "string",
-                "Book of a book dataset (portfolio, positions, pnl, trades, equity-curve; see /books): "
-                "default long_short, required for trades; not accepted by the other datasets.",
-            ),
-        ),
+        query=ExportQuery,
     ),
     Endpoint(
         "admin.alphas.readiness",
@@ -281,7 +233,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/admin/builds",
         "Catalogue of published builds",
         operation="adminBuilds",
-        params=PAGE,
+        query=PageQuery,
         admin=True,
     ),
 )

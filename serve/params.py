@@ -1,27 +1,19 @@
 """Query parameter parsing: every problem is collected, then one 400 names them all.
 
-A handler declares the parameters its endpoint accepts; anything else in the query string
-(including a key sent there by mistake) is an unknown parameter and part of the same 400.
+An endpoint's parameters are its `schemas.query` Struct; `QueryParams.parse` reads each field by
+its declaration and returns the Struct. Anything else in the query string (including a key sent
+there by mistake) is an unknown parameter and part of the same 400.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
-from schemas import wire
-from schemas.query import (
-    DEFAULT_LIMIT,
-    LIMIT_MAX,
-    LIMIT_MIN,
-    MAX_SYMBOLS,
-    OFFSET_MAX,
-    SYMBOL_LIST,
-    TEXT_MAX_LENGTH,
-)
+from schemas.query import MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of
 from serve import errors
 
 SYMBOL_LIST_PATTERN = re.compile(SYMBOL_LIST)
@@ -35,7 +27,7 @@ NUMBER_PATTERN = re.compile(
 # More digits than any bound of any parameter; refused before int() is asked to convert them.
 INTEGER_MAX_DIGITS = 18
 
-WINDOW = ("from", "to")
+Q = TypeVar("Q", bound=Query)
 
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
@@ -54,16 +46,18 @@ def parse_date(text: str) -> dt.date | None:
 class QueryParams:
     """The query string of one request, checked against the parameters its endpoint accepts."""
 
-    def __init__(self, query_string: bytes | str, accepted: Iterable[str]) -> None:
+    def __init__(
+        self, query_string: bytes | str, accepted: Iterable[str], refused: Mapping[str, str] | None = None
+    ) -> None:
         text = query_string.decode("latin-1") if isinstance(query_string, bytes) else query_string
         self.accepted = tuple(accepted)
         self.values: dict[str, str] = {}
         self.problems: dict[str, str] = {}
-        self.details: dict[str, Any] = {}  # extra `error.details` entries of the 400 (e.g. `available`)
         for name, value in parse_qsl(text, keep_blank_values=True):
             if name not in self.accepted:
                 listed = ", ".join(self.accepted) if self.accepted else "none"
-                self.problems[name] = f"unknown parameter; this endpoint accepts: {listed}"
+                rule = (refused or {}).get(name, f"unknown parameter; this endpoint accepts: {listed}")
+                self.problems[name] = rule
             elif name in self.values:
                 self.problems[name] = "given more than once; send it once"
             else:
@@ -72,19 +66,61 @@ class QueryParams:
     def fail(self, name: str, rule: str) -> None:
         self.problems.setdefault(name, rule)
 
-    def finish(self) -> None:
-        """Raise one 400 naming every offending parameter, if any."""
+    def parse(
+        self,
+        query: type[Q],
+        problems: Mapping[str, str] | None = None,
+        details: Mapping[str, Any] | None = None,
+        missing: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Q:
+        """The endpoint's parameters as its `query` Struct, or one 400 naming every problem.
+
+        `problems` are those found outside the query string (a path parameter), with the
+        `error.details` entries they add in `details`; `missing` adds entries when a required
+        parameter is absent (the books a missing `book` may name)."""
+        for name, rule in (problems or {}).items():
+            self.fail(name, rule)
+        values = {param.attr: self.read(param) for param in params_of(query)}
+        start, end = values.get("start"), values.get("end")
+        if isinstance(start, dt.date) and isinstance(end, dt.date) and start > end:
+            self.fail("from", f"must not be after to ({start.isoformat()} > {end.isoformat()})")
+            self.fail("to", f"must not be before from ({end.isoformat()} < {start.isoformat()})")
         if self.problems:
             error = errors.bad_parameters(self.problems)
-            error.details.update(self.details)
+            error.details.update(details or {})
+            for name, extra in (missing or {}).items():
+                if name not in self.values:
+                    error.details.update(extra)
             raise error
+        return query(**values)
+
+    def read(self, param: Param) -> Any:
+        """One parameter's value by its declaration: the default when absent; on a problem, it is
+        recorded and the default returned (the 400 follows once every parameter is read)."""
+        if param.name not in self.values:
+            if param.required:
+                self.fail(param.name, param.missing or "is required on this endpoint")
+            return param.default
+        if param.type == "integer":
+            return self.integer(param.name, param.default, param.minimum, param.maximum)
+        if param.type == "number":
+            return self.number(param.name, param.minimum)
+        if param.type == "boolean":
+            return self.boolean(param.name, param.default)
+        if param.type == "date":
+            return self.date(param.name)
+        if param.enum is not None:
+            return self.choice(param, param.default)
+        if param.read == "tickers":
+            return self.tickers(param.name)
+        if param.read == "text" and param.max_length is not None:
+            return self.text(param.name, param.max_length)
+        return self.values[param.name]
 
     # -- typed readers (each records its own problem and returns a usable fallback) ----------------
 
-    def integer(self, name: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
-        text = self.values.get(name)
-        if text is None:
-            return default
+    def integer(self, name: str, default: int, minimum: float | None, maximum: float | None) -> int:
+        text = self.values[name]
         match = INTEGER_PATTERN.fullmatch(text)
         if match is None:
             self.fail(name, "must be an integer (ASCII digits)")
@@ -99,32 +135,15 @@ class QueryParams:
             return default
         return value
 
-    def limit(self, default: int = DEFAULT_LIMIT) -> int:
-        return self.integer("limit", default, LIMIT_MIN, LIMIT_MAX)
-
-    def offset(self) -> int:
-        return self.integer("offset", 0, 0, OFFSET_MAX)
-
     def date(self, name: str) -> dt.date | None:
-        text = self.values.get(name)
-        if text is None:
-            return None
+        text = self.values[name]
         value = parse_date(text)
         if value is None:
             self.fail(name, f"must be a calendar date YYYY-MM-DD; got {text!r}")
         return value
 
-    def window(self) -> tuple[dt.date | None, dt.date | None]:
-        start, end = self.date("from"), self.date("to")
-        if start is not None and end is not None and start > end:
-            self.fail("from", f"must not be after to ({start.isoformat()} > {end.isoformat()})")
-            self.fail("to", f"must not be before from ({end.isoformat()} < {start.isoformat()})")
-        return start, end
-
     def boolean(self, name: str, default: bool) -> bool:
-        text = self.values.get(name)
-        if text is None:
-            return default
+        text = self.values[name]
         value = text.strip().lower()
         if value in _TRUE:
             return True
@@ -133,21 +152,18 @@ class QueryParams:
         self.fail(name, f"must be a boolean: true, false, 1 or 0; got {text!r}")
         return default
 
-    def choice(self, name: str, choices: Iterable[str], default: str | None) -> str | None:
-        text = self.values.get(name)
-        if text is None:
-            return default
-        options = tuple(choices)
+    def choice(self, param: Param, default: str | None) -> str | None:
+        text = self.values[param.name]
+        options = param.enum or ()
         value = text.strip().lower()
         if value not in options:
-            self.fail(name, f"must be one of {', '.join(options)}; got {text!r}")
+            note = f" ({param.note})" if param.note else ""
+            self.fail(param.name, f"must be one of {', '.join(options)}{note}; got {text!r}")
             return default
         return value
 
-    def number(self, name: str, minimum: float | None = None) -> float | None:
-        text = self.values.get(name)
-        if text is None:
-            return None
+    def number(self, name: str, minimum: float | None) -> float | None:
+        text = self.values[name]
         # float() alone would also take Unicode digits, `1_0`, `nan` and `infinity`.
         match = NUMBER_PATTERN.fullmatch(text)
         if match is None:
@@ -162,14 +178,12 @@ class QueryParams:
             return None
         return value
 
-    def symbols(self, name: str = "symbol") -> tuple[str, ...] | None:
-        """One ticker or a comma-separated list, matched upper-cased."""
-        text = self.values.get(name)
-        if text is None:
-            return None
-        tokens = text.split(",")
-        if len(tokens) > MAX_SYMBOLS:
-            self.fail(name, f"lists at most {MAX_SYMBOLS} tickers; got {len(tokens)}")
+    def tickers(self, name: str) -> str | None:
+        """One ticker or a comma-separated list; `tickers` splits the checked text."""
+        text = self.values[name]
+        count = text.count(",") + 1
+        if count > MAX_SYMBOLS:
+            self.fail(name, f"lists at most {MAX_SYMBOLS} tickers; got {count}")
             return None
         # ASCII only (`.upper()` maps some other letters onto ASCII ones: "ß" -> "SS").
         if not SYMBOL_LIST_PATTERN.fullmatch(text):
@@ -177,27 +191,24 @@ class QueryParams:
                 name, "must be one ticker or a comma-separated list of tickers (letters, digits, . _ -)"
             )
             return None
-        return tuple(dict.fromkeys(t.strip(" \t").upper() for t in tokens))
+        return text
 
-    def text(self, name: str, max_length: int = TEXT_MAX_LENGTH) -> str | None:
-        value = self.values.get(name)
-        if value is not None and len(value) > max_length:
+    def text(self, name: str, max_length: int) -> str | None:
+        value = self.values[name]
+        if len(value) > max_length:
             self.fail(name, f"must be at most {max_length} characters")
             return None
         return value
 
-    def direction(self) -> int | None:
-        text = self.values.get("direction")
-        if text is None:
-            return None
-        value = wire.DIRECTIONS.get(text.strip().lower())
-        if value is None:
-            accepted = ", ".join(wire.DIRECTIONS)
-            self.fail("direction", f"must be one of {accepted} (case-insensitive); got {text!r}")
-        return value
+
+def tickers(text: str | None) -> tuple[str, ...] | None:
+    """The tickers of a checked `symbol` value, upper-cased, first occurrence first."""
+    if text is None:
+        return None
+    return tuple(dict.fromkeys(t.strip(" \t").upper() for t in text.split(",")))
 
 
-def _bounds(minimum: int | None, maximum: int | None) -> str:
+def _bounds(minimum: float | None, maximum: float | None) -> str:
     if minimum is not None and maximum is not None:
         return f"between {minimum} and {maximum}"
     if maximum is not None:

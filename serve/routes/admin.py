@@ -21,6 +21,7 @@ from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets.queries import page_of
+from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire, services_of
 from serve.envelope import single
@@ -57,7 +58,7 @@ def _admin_context(request: Request[Any, Any, Any]) -> Context:
 def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = _admin_context(request)
     build = resolve_alpha(ctx.caller, ctx.reader, alpha)
-    ctx.query.finish()
+    ctx.args(NoQuery)
     entry = build.entry
     source = entry.get("source_archive")
     data = {
@@ -87,7 +88,7 @@ def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
 @route("admin.keys.usage", sync_to_thread=True)
 def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Response[bytes]:
     ctx = _admin_context(request)
-    ctx.query.finish()
+    ctx.args(NoQuery)
     services = services_of(request)
     record = services.store.get_key(key_id) if services.store is not None else None
     if record is None:
@@ -113,8 +114,8 @@ def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Respons
 @route("admin.builds.list", sync_to_thread=True)
 def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = _admin_context(request)
-    limit, offset = ctx.query.limit(), ctx.query.offset()
-    ctx.query.finish()
+    args = ctx.args(PageQuery)
+    limit, offset = args.limit, args.offset
     builds = [
         {**row, "built_at": utc_seconds(row["built_at"]), "sealed_at": utc_seconds(row["sealed_at"])}
         for row in ctx.reader.builds()

@@ -1,19 +1,20 @@
-"""What every route shares: declared query parameters per endpoint, the request context, meta.
+"""What every route shares: the request context with its endpoint's declaration, and meta.
 
-The parameter declarations are the single source for validation (unknown names are rejected) and
-for the OpenAPI document.
+A handler reads its query parameters with `Context.args`, which parses the Struct its registry
+entry declares (`schemas.query`); the same declaration feeds the OpenAPI document.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from litestar import Request, Response
 
 from datasets.reader import BuildView, LakeReader
-from schemas.query import Param
-from schemas.registry import ENDPOINTS
+from schemas.query import NoQuery, Param, Query
+from schemas.registry import BY_ID, ENDPOINTS
 from serve import params as p
 from serve import resolve
 from serve.auth import current_caller, endpoint_of, services_of
@@ -25,16 +26,33 @@ from serve.envelope import now_iso, page_links, request_id_of
 ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {e.id: e.params for e in ENDPOINTS}
 """Each endpoint's query parameters, as its registry entry declares them."""
 
+Q = TypeVar("Q", bound=Query)
+
 
 @dataclass
 class Context:
-    """One request as a handler sees it: who calls, the lake, the parsed query."""
+    """One request as a handler sees it: who calls, the lake, the query string."""
 
     request: Request[Any, Any, Any]
     caller: Caller
     reader: LakeReader
     query: p.QueryParams
     request_id: str
+    declared: type[Query]
+
+    def args(
+        self,
+        query: type[Q],
+        problems: Mapping[str, str] | None = None,
+        details: Mapping[str, Any] | None = None,
+        missing: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Q:
+        """The query parameters as `query`, the Struct this endpoint declares, or one 400 naming
+        every problem (with `problems` found in the path; see `QueryParams.parse`). Naming the
+        Struct gives the handler its type; it must be the registry's."""
+        if query is not self.declared:
+            raise TypeError(f"{query.__name__} is not the declared query of this endpoint")
+        return self.query.parse(query, problems, details, missing)
 
     async def open_run(self, alpha: str) -> BuildView:
         """The build behind a run-scoped data route, authorised first; its answer is validated by it."""
@@ -81,6 +99,7 @@ class Context:
 
 def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
     endpoint = endpoint_of(request.route_handler)
+    declared = BY_ID[endpoint].query if endpoint is not None else NoQuery
     accepted = [param.name for param in ENDPOINT_PARAMS.get(endpoint or "", ())]
     services = services_of(request)
     caller = None if public else current_caller(request)
@@ -88,6 +107,7 @@ def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
         request=request,
         caller=caller,  # type: ignore[arg-type]
         reader=services.reader,
-        query=p.QueryParams(request.scope.get("query_string", b""), accepted),
+        query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused),
         request_id=request_id_of(request.scope),
+        declared=declared,
     )

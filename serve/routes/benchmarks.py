@@ -11,7 +11,7 @@ from litestar.params import FromPath
 from datasets import series
 from datasets.reader import LakeUnavailable
 from schemas import wire
-from schemas.query import SERIES_DEFAULT_LIMIT
+from schemas.query import BenchmarkQuery
 from serve import errors
 from serve.routes.base import context
 from serve.routes.declare import route
@@ -20,13 +20,15 @@ from serve.routes.declare import route
 @route("benchmarks.daily")
 async def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    q = ctx.query
-    if symbol not in wire.BENCHMARK_SYMBOLS:
-        q.fail("symbol", f"must be one of {', '.join(wire.BENCHMARK_SYMBOLS)}; got {symbol!r}")
-        q.details["available"] = list(wire.BENCHMARK_SYMBOLS)
-    window = q.window()
-    limit, offset = q.limit(SERIES_DEFAULT_LIMIT), q.offset()
-    q.finish()
+    served = symbol in wire.BENCHMARK_SYMBOLS
+    args = ctx.args(
+        BenchmarkQuery,
+        problems=None
+        if served
+        else {"symbol": f"must be one of {', '.join(wire.BENCHMARK_SYMBOLS)}; got {symbol!r}"},
+        details=None if served else {"available": list(wire.BENCHMARK_SYMBOLS)},
+    )
+    window, limit, offset = (args.start, args.end), args.limit, args.offset
     # Market data lives in the lake; a failure to read it affects only this route (503 benchmark_*).
     try:
         bench = ctx.reader.benchmark(symbol)

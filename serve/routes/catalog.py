@@ -10,6 +10,7 @@ from litestar.params import FromPath
 from datasets import layout
 from datasets.catalog import catalogue_order
 from datasets.queries import page_of
+from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
 from serve.envelope import single
 from serve.routes.base import context
@@ -19,12 +20,10 @@ from serve.routes.declare import route
 @route("catalog.alphas.list", sync_to_thread=False)
 def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
-    search = ctx.query.text("search")
-    complete_only = ctx.query.boolean("complete_only", False)
-    limit, offset = ctx.query.limit(), ctx.query.offset()
-    ctx.query.finish()
+    args = ctx.args(CatalogueQuery)
+    complete_only, limit, offset = args.complete_only, args.limit, args.offset
 
-    needle = search.casefold() if search else None
+    needle = args.search.casefold() if args.search else None
     builds = ctx.reader.alphas()
     ctx.validate_with("catalog:" + ",".join(f"{a}@{b.build_id}" for a, b in sorted(builds.items())))
     rows = []
@@ -49,7 +48,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
 async def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_alpha(alpha)
-    ctx.query.finish()
+    ctx.args(NoQuery)
     description = build.json(layout.DESCRIPTION_JSON)
     if description is None:
         raise errors.AlphaDescriptionNotFound(

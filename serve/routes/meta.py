@@ -18,6 +18,7 @@ from typing import Any
 
 from litestar import Request, Response
 
+from schemas.query import NoQuery, PageQuery
 from schemas.registry import REGISTRY_VERSION
 from serve import errors
 from serve.auth import (
@@ -70,7 +71,7 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
 @route("meta.health", sync_to_thread=False)
 def health(request: Request[Any, Any, Any]) -> Response[bytes]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
-    QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).finish()
+    QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).parse(NoQuery)
     settings = services_of(request).settings
     return json_response(health_body(settings, monitor_of(request.app).current()))
 
@@ -114,7 +115,7 @@ async def me(request: Request[Any, Any, Any]) -> Response[bytes]:
 
 def _me(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
-    ctx.query.finish()
+    ctx.args(NoQuery)
     services = services_of(request)
     key_record = _store(services).get_key(ctx.caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
@@ -132,8 +133,8 @@ async def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
 
 def _my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     ctx = context(request)
-    limit, offset = ctx.query.limit(), ctx.query.offset()
-    ctx.query.finish()
+    args = ctx.args(PageQuery)
+    limit, offset = args.limit, args.offset
     services = services_of(request)
     store = _store(services)
     account = store.get_account(ctx.caller.user_id)

@@ -7,8 +7,9 @@ from typing import Any
 from litestar import Request, Response
 from litestar.params import FromPath
 
+from schemas.query import MetricsQuery, NoQuery
 from serve.envelope import json_response, single, with_warnings
-from serve.metrics import GRANULARITIES, Access, compute_metrics, metrics_inputs, shared_metrics_doc
+from serve.metrics import Access, compute_metrics, metrics_inputs, shared_metrics_doc
 from serve.resolve import resolve_run
 from serve.routes.base import Context, context
 from serve.routes.declare import route
@@ -28,14 +29,15 @@ def caller_access(ctx: Context) -> Access:
 async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
-    q = ctx.query
-    start, end = q.window()
-    granularity = q.choice("granularity", GRANULARITIES, "overall") or "overall"
-    doc = q.boolean("doc", False)
-    panel = q.boolean("panel", False)
-    q.finish()
+    args = ctx.args(MetricsQuery)
     data, warnings = compute_metrics(
-        metrics_inputs(build), granularity, start, end, panel, caller_access(ctx), doc=doc
+        metrics_inputs(build),
+        args.granularity,
+        args.start,
+        args.end,
+        args.panel,
+        caller_access(ctx),
+        doc=args.doc,
     )
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
 
@@ -44,7 +46,7 @@ async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
 def get_metrics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     resolve_run(ctx.caller, ctx.reader, alpha)  # alpha authorisation and existence still apply
-    ctx.query.finish()
+    ctx.args(NoQuery)
     # Byte-identical for every call and alpha, as an immutable cache entry must be; the request
     # id travels in the X-Request-ID header only.
     body = {"data": shared_metrics_doc(), "meta": {}}

@@ -10,9 +10,10 @@ from litestar.params import FromPath
 from datasets import queries, series
 from datasets.reader import BuildView
 from schemas import wire
-from schemas.query import SERIES_DEFAULT_LIMIT
+from schemas.query import BookQuery, LedgerQuery, PageQuery, SeriesQuery, TradesQuery
 from serve import errors
 from serve.envelope import with_warnings
+from serve.params import tickers
 from serve.routes.base import Context, context
 from serve.routes.declare import route
 from serve.routes.signals import empty
@@ -31,15 +32,8 @@ def readable_books(ctx: Context, build: BuildView, kind: str) -> list[str]:
     return wire.books_in_order([b for b in books if ctx.caller.expose_raw_book or not wire.is_raw_book(b)])
 
 
-def book_parameter(ctx: Context, build: BuildView, kind: str, required: bool = False) -> str:
-    """The requested book, checked after every other parameter (unknown_book comes last)."""
-    q = ctx.query
-    book = q.values.get("book")
-    if book is None and required:
-        q.fail("book", "is required on this endpoint; pass one of the books in error.details.available")
-        q.details["available"] = readable_books(ctx, build, kind)
-    q.finish()
-    book = book if book is not None else wire.DEFAULT_BOOK
+def checked_book(ctx: Context, build: BuildView, kind: str, book: str) -> str:
+    """The requested book, checked after every parameter (unknown_book comes after a 400)."""
     available = readable_books(ctx, build, kind)
     if book not in available:
         raise errors.UnknownBook(
@@ -49,23 +43,23 @@ def book_parameter(ctx: Context, build: BuildView, kind: str, required: bool = F
     return book
 
 
+def books_if_missing(ctx: Context, build: BuildView, kind: str) -> dict[str, dict[str, Any]]:
+    """The `error.details` of a 400 whose required `book` is missing: the books it may name."""
+    return {"book": {"available": readable_books(ctx, build, kind)}}
+
+
+BookArgs = BookQuery | LedgerQuery | TradesQuery
+
+
 def book_page(
-    ctx: Context,
-    build: BuildView,
-    kind: str,
-    table: str,
-    columns: tuple[str, ...],
-    symbol: bool,
-    required: bool = False,
+    ctx: Context, build: BuildView, kind: str, args: BookArgs, columns: tuple[str, ...]
 ) -> Response[bytes]:
-    q = ctx.query
-    window = q.window()
-    symbols = q.symbols() if symbol else None
-    limit, offset = q.limit(), q.offset()
-    book = book_parameter(ctx, build, kind, required)
+    table, limit, offset = kind, args.limit, args.offset
+    book = checked_book(ctx, build, kind, args.book)
     if kind not in build.kinds_present:
         return empty(ctx, build, table, kind, limit, offset, book=book)
-    page = queries.book_page(build, table, book, window, symbols, columns, limit, offset)
+    symbols = tickers(args.symbol) if not isinstance(args, LedgerQuery) else None
+    page = queries.book_page(build, table, book, (args.start, args.end), symbols, columns, limit, offset)
     if page is None:
         return empty(ctx, build, table, kind, limit, offset, book=book)
     return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, table, book=book))
@@ -75,8 +69,8 @@ def book_page(
 async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
-    limit, offset = ctx.query.limit(), ctx.query.offset()
-    ctx.query.finish()
+    args = ctx.args(PageQuery)
+    limit, offset = args.limit, args.offset
     rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
     visible = [r for r in rows if ctx.caller.expose_raw_book or not wire.is_raw_book(r["book"])]
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
@@ -95,38 +89,34 @@ async def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Contex
 @route("portfolio.ledger")
 async def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
-    if "symbol" in ctx.query.problems:
-        ctx.query.problems["symbol"] = (
-            "is not accepted on /portfolio (one ledger row per book per session); drop it or use /positions or /pnl"
-        )
-    return book_page(ctx, build, "portfolio", "portfolio", wire.PORTFOLIO_FIELDS, symbol=False)
+    return book_page(ctx, build, "portfolio", ctx.args(LedgerQuery), wire.PORTFOLIO_FIELDS)
 
 
 @route("portfolio.positions")
 async def list_positions(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
-    return book_page(ctx, build, "positions", "positions", wire.POSITION_FIELDS, symbol=True)
+    return book_page(ctx, build, "positions", ctx.args(BookQuery), wire.POSITION_FIELDS)
 
 
 @route("portfolio.pnl")
 async def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
-    return book_page(ctx, build, "pnl", "pnl", wire.PNL_FIELDS, symbol=True)
+    return book_page(ctx, build, "pnl", ctx.args(BookQuery), wire.PNL_FIELDS)
 
 
 @route("portfolio.trades")
 async def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
-    return book_page(ctx, build, "trades", "trades", wire.TRADE_FIELDS, symbol=True, required=True)
+    args = ctx.args(TradesQuery, missing=books_if_missing(ctx, build, "trades"))
+    return book_page(ctx, build, "trades", args, wire.TRADE_FIELDS)
 
 
 @route("portfolio.equity_curve")
 async def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
-    q = ctx.query
-    window = q.window()
-    limit, offset = q.limit(SERIES_DEFAULT_LIMIT), q.offset()
-    book = book_parameter(ctx, build, "portfolio")
+    args = ctx.args(SeriesQuery)
+    window, limit, offset = (args.start, args.end), args.limit, args.offset
+    book = checked_book(ctx, build, "portfolio", args.book)
     result = (
         series.equity_curve(build, book, window, limit, offset)
         if "portfolio" in build.kinds_present

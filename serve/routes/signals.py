@@ -10,9 +10,10 @@ from litestar.params import FromPath
 from datasets import queries
 from datasets.reader import BuildView
 from schemas import wire
+from schemas.query import ScoresQuery, WeekQuery, WindowPageQuery
 from serve import errors
 from serve.envelope import with_warnings
-from serve.params import parse_date
+from serve.params import parse_date, tickers
 from serve.routes.base import Context, context
 from serve.routes.declare import route
 
@@ -29,9 +30,8 @@ def empty(
 async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
-    window = ctx.query.window()
-    limit, offset = ctx.query.limit(), ctx.query.offset()
-    ctx.query.finish()
+    args = ctx.args(WindowPageQuery)
+    window, limit, offset = (args.start, args.end), args.limit, args.offset
     page = (
         queries.rebalance_index(build, window, wire.REBALANCE_INDEX_FIELDS, limit, offset)
         if "rebalances" in build.kinds_present
@@ -48,19 +48,12 @@ async def get_rebalance(
 ) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
-    q = ctx.query
     day = parse_date(date)
-    if day is None:
-        q.fail("date", f"path date must be a calendar date YYYY-MM-DD; got {date!r}")
-    symbols = q.symbols()
-    direction = q.direction()
-    min_abs_weight = q.number("min_abs_weight", minimum=0)
-    book = q.choice("book", wire.WEIGHT_BOOKS, wire.DEFAULT_BOOK) or wire.DEFAULT_BOOK
-    sort = q.choice("sort", wire.REBALANCE_SORTS, "score") or "score"
-    order = q.choice("order", wire.ORDERS, None) or wire.REBALANCE_DEFAULT_ORDER[sort]
-    limit, offset = q.limit(), q.offset()
-    q.finish()
+    bad_date = f"path date must be a calendar date YYYY-MM-DD; got {date!r}"
+    args = ctx.args(WeekQuery, problems={"date": bad_date} if day is None else None)
     assert day is not None
+    book, sort, limit, offset = args.book, args.sort, args.limit, args.offset
+    order = args.order or wire.REBALANCE_DEFAULT_ORDER[sort]
 
     week = queries.find_week(build, day) if "rebalances" in build.kinds_present else None
     if week is None or not week.found:
@@ -76,9 +69,9 @@ async def get_rebalance(
 
     weight_column = wire.WEIGHT_BOOKS[book]
     query = queries.WeekQuery(
-        symbols=symbols,
-        direction=direction,
-        min_abs_weight=min_abs_weight,
+        symbols=tickers(args.symbol),
+        direction=wire.DIRECTIONS[args.direction] if args.direction is not None else None,
+        min_abs_weight=args.min_abs_weight,
         weight_column=weight_column,
         sort_column=wire.REBALANCE_SORTS[sort] or weight_column,
         order=order,
@@ -98,12 +91,9 @@ async def get_rebalance(
 async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = await ctx.open_run(alpha)
-    q = ctx.query
-    window = q.window()
-    symbols = q.symbols()
-    fields = q.choice("fields", wire.SCORE_FIELDS_CHOICES, "core") or "core"
-    limit, offset = q.limit(), q.offset()
-    q.finish()
+    args = ctx.args(ScoresQuery)
+    window, symbols = (args.start, args.end), tickers(args.symbol)
+    fields, limit, offset = args.fields, args.limit, args.offset
     columns = wire.visible_fields(wire.SCORE_FIELD_SETS[fields], ctx.caller.expose_raw_book)
     page = (
         queries.scores_page(build, window, symbols, columns, wire.OMIT_WHEN_NULL, limit, offset)

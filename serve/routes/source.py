@@ -16,6 +16,7 @@ from litestar.datastructures import State
 from litestar.params import FromPath
 
 from datasets import layout
+from schemas.query import NoQuery
 from serve.archives import HmacSigner, S3Signer, signer_for, source_download
 from serve.auth import services_of
 from serve.envelope import single
@@ -47,7 +48,7 @@ def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
 def get_source_download(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
-    ctx.query.finish()
+    ctx.args(NoQuery)
     archive = source_download(build.json(layout.SOURCE_JSON), signer_of(request))
     return single(archive.to_wire(), ctx.run_meta(build, "source"))
 

@@ -25,9 +25,9 @@ from datasets import layout
 from datasets.reader import LakeReader
 from pipeline import PIPELINE_VERSION
 from schemas import exports
+from schemas.query import LIMIT_MAX
 from serve.app import create_app
 from serve.archives import HmacSigner
-from serve.params import LIMIT_MAX
 from serve.settings import Settings
 from tests.api.conftest import CALLERS
 from tests.callers import DATA_IDS, authenticator_for, make_caller

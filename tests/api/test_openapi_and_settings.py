@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from schemas.query import OFFSET_MAX
 from schemas.registry import BY_ID
 from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.openapi import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH, RATE_LIMIT_HEADERS, error_statuses
-from serve.params import OFFSET_MAX
 from serve.routes import developer
 from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import SETTINGS, Settings

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from schemas import wire
+from schemas.query import MAX_SYMBOLS, TEXT_MAX_LENGTH
 from serve import params
 from serve.openapi import wire_type
 from tests.api.conftest import Api
@@ -128,15 +129,15 @@ def ecma_match(pattern: str, value: str) -> bool:
 
 def _accepted(value: str) -> bool:
     query = params.QueryParams(urlencode({"symbol": value}), ["symbol"])
-    return query.symbols() is not None and not query.problems
+    return query.tickers("symbol") is not None and not query.problems
 
 
 SYMBOL_VALUES = [
     ("AAPL", True),
     ("aapl, MSFT", True),
     ("BRK.B,\tBF-B ,x_1", True),
-    (",".join(["A"] * params.MAX_SYMBOLS), True),
-    (",".join(["A"] * (params.MAX_SYMBOLS + 1)), False),
+    (",".join(["A"] * MAX_SYMBOLS), True),
+    (",".join(["A"] * (MAX_SYMBOLS + 1)), False),
     ("", False),
     ("AAPL,", False),
     (".A", False),
@@ -174,9 +175,9 @@ def test_declared_symbol_pattern_and_server_agree(value: str) -> None:
 
 def test_search_declares_the_length_the_server_accepts(api: Api, document: dict[str, Any]) -> None:
     schema = _parameter_schema(document, "/v1/alphas", "search")
-    assert schema["maxLength"] == params.TEXT_MAX_LENGTH
-    api.ok("/v1/alphas", search="x" * params.TEXT_MAX_LENGTH)
-    error = api.error("/v1/alphas", 400, "bad_request", search="x" * (params.TEXT_MAX_LENGTH + 1))
+    assert schema["maxLength"] == TEXT_MAX_LENGTH
+    api.ok("/v1/alphas", search="x" * TEXT_MAX_LENGTH)
+    error = api.error("/v1/alphas", 400, "bad_request", search="x" * (TEXT_MAX_LENGTH + 1))
     assert [p["name"] for p in error["details"]["parameters"]] == ["search"]
 
 

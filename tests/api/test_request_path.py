@@ -8,9 +8,9 @@ import pytest
 from litestar.testing import TestClient
 
 from datasets.reader import LakeUnavailable
+from schemas.query import OFFSET_MAX
 from schemas.registry import BY_ID
 from serve.app import create_app
-from serve.params import OFFSET_MAX
 from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import Settings
 from tests.api.conftest import Api, fake_authenticate
