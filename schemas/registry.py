@@ -1,5 +1,5 @@
-"""The endpoint registry: every route's id, group, path, summary, OpenAPI operation id, query
-parameters and response row fields.
+"""The endpoint registry: every route's id (also its OpenAPI operationId), group, path, summary,
+query parameters (a `schemas.query` Struct) and response row and summary fields.
 
 The app mounts each route from its entry here (`serve.routes.declare.route`), so none of these
 is written a second time.
@@ -41,10 +41,10 @@ class Endpoint:
     group: str
     path: str  # Litestar path template
     summary: str
-    operation: str  # the OpenAPI operationId (and the route handler's name)
     query: type[Query] = NoQuery  # the query parameters it accepts (schemas.query)
     rows: tuple[str, ...] | None = None  # a collection's row fields, in wire order (schemas.wire)
     summary_fields: tuple[str, ...] | None = None  # the fields of its `meta.summary`, if any
+    meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (serve.openapi.META_TYPES)
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 
@@ -55,22 +55,21 @@ class Endpoint:
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
-    Endpoint("meta.health", "meta", "/v1/health", "Health probe", operation="health", public=True),
-    Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key", operation="me"),
+    Endpoint("meta.health", "meta", "/v1/health", "Health probe", public=True),
+    Endpoint("meta.me", "meta", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",)),
     Endpoint(
         "meta.keys",
         "meta",
         "/v1/me/keys",
         "Inventory of the caller's keys",
-        operation="myKeys",
         query=PageQuery,
+        meta=("key_id",),
     ),
     Endpoint(
         "catalog.alphas.list",
         "catalog",
         "/v1/alphas",
         "List of alphas",
-        operation="listAlphas",
         rows=wire.ALPHA_LIST_FIELDS,
         query=CatalogueQuery,
     ),
@@ -79,21 +78,18 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "catalog",
         "/v1/alphas/{alpha:str}",
         "Written description of one alpha",
-        operation="getAlpha",
     ),
     Endpoint(
         "catalog.alphas.source.download",
         "catalog",
         "/v1/alphas/{alpha:str}/source/download",
         "Signed download URL of the alpha's source archive",
-        operation="getSourceDownload",
     ),
     Endpoint(
         "signals.rebalances.list",
         "signals",
         "/v1/alphas/{alpha:str}/rebalances",
         "Rebalance index",
-        operation="listRebalances",
         rows=wire.REBALANCE_INDEX_FIELDS,
         query=WindowPageQuery,
     ),
@@ -102,25 +98,24 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "signals",
         "/v1/alphas/{alpha:str}/rebalances/{date:str}",
         "Cross-section of one rebalance week",
-        operation="getRebalance",
         rows=wire.DECISION_FIELDS,
         query=WeekQuery,
+        meta=("date", "week_status", "n_symbols"),
     ),
     Endpoint(
         "signals.scores",
         "signals",
         "/v1/alphas/{alpha:str}/scores",
         "Per-symbol per-week score panel",
-        operation="listScores",
         rows=wire.SCORE_ALL_FIELDS,
         query=ScoresQuery,
+        meta=("fields",),
     ),
     Endpoint(
         "portfolio.books",
         "portfolio",
         "/v1/alphas/{alpha:str}/books",
         "Books and kinds written",
-        operation="listBooks",
         rows=wire.BOOK_FIELDS,
         query=PageQuery,
     ),
@@ -129,7 +124,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/portfolio",
         "Daily ledger of a book",
-        operation="getPortfolio",
         rows=wire.PORTFOLIO_FIELDS,
         query=LedgerQuery,
     ),
@@ -138,7 +132,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/positions",
         "Daily positions",
-        operation="listPositions",
         rows=wire.POSITION_FIELDS,
         query=BookQuery,
     ),
@@ -147,7 +140,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/pnl",
         "Daily per-symbol P&L",
-        operation="listPnl",
         rows=wire.PNL_FIELDS,
         query=BookQuery,
     ),
@@ -156,7 +148,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/trades",
         "Fills of a book",
-        operation="listTrades",
         rows=wire.TRADE_FIELDS,
         query=TradesQuery,
     ),
@@ -165,7 +156,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/equity-curve",
         "Equity curve of a book",
-        operation="getEquityCurve",
         rows=wire.EQUITY_CURVE_FIELDS,
         summary_fields=wire.EQUITY_SUMMARY_FIELDS,
         query=SeriesQuery,
@@ -175,7 +165,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "performance",
         "/v1/alphas/{alpha:str}/metrics",
         "Metrics",
-        operation="getMetrics",
         query=MetricsQuery,
     ),
     Endpoint(
@@ -183,24 +172,22 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "performance",
         "/v1/alphas/{alpha:str}/metrics/_doc",
         "Metrics documentation block",
-        operation="getMetricsDoc",
     ),
     Endpoint(
         "benchmarks.daily",
         "benchmarks",
         "/v1/benchmarks/{symbol:str}/daily",
         "Daily benchmark series",
-        operation="getBenchmarkDaily",
         rows=wire.BENCHMARK_FIELDS,
         summary_fields=wire.BENCHMARK_SUMMARY_FIELDS,
         query=BenchmarkQuery,
+        meta=("symbol",),
     ),
     Endpoint(
         "exports.list",
         "exports",
         "/v1/alphas/{alpha:str}/exports",
         "Parquet exports of the alpha's datasets",
-        operation="listExports",
         query=PageQuery,
     ),
     Endpoint(
@@ -208,7 +195,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "exports",
         "/v1/alphas/{alpha:str}/exports/{dataset:str}",
         "Signed download URL of one dataset as a Parquet file",
-        operation="getExportDownload",
         query=ExportQuery,
     ),
     Endpoint(
@@ -216,7 +202,6 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "admin",
         "/v1/admin/alphas/{alpha:str}/readiness",
         "Readiness of one alpha",
-        operation="adminAlphaReadiness",
         admin=True,
     ),
     Endpoint(
@@ -224,15 +209,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "admin",
         "/v1/admin/keys/{key_id:str}/usage",
         "Usage of one key",
-        operation="adminKeyUsage",
         admin=True,
+        meta=("key_id",),
     ),
     Endpoint(
         "admin.builds.list",
         "admin",
         "/v1/admin/builds",
         "Catalogue of published builds",
-        operation="adminBuilds",
         query=PageQuery,
         admin=True,
     ),

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from anyio import to_thread
-from litestar import Litestar, Request, Response, get
+from litestar import Litestar, Request, Response
 from litestar.datastructures import MutableScopeHeaders
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 from litestar.types import (
@@ -42,10 +42,11 @@ from serve.auth import (
 )
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
-from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, json_response, request_id_of
+from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, request_id_of
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
+from serve.openapi import complete, openapi_config
 from serve.routes import (
     admin,
     benchmarks,
@@ -79,6 +80,25 @@ MOUNTED_ENDPOINTS: tuple[str, ...] = tuple(
     endpoint for handler in ROUTE_HANDLERS if isinstance(endpoint := handler.opt.get("endpoint"), str)
 )
 """Registry ids of the handlers the app mounts, in mounting order (the OpenAPI document's paths)."""
+
+
+def openapi_document_of(app: Litestar) -> dict[str, Any]:
+    """The OpenAPI document Litestar generated from `app`'s routes, completed with what no handler
+    declares (`serve.openapi.complete`)."""
+    document = app.openapi_schema
+    complete(document)
+    return document.to_schema()
+
+
+def openapi_document() -> dict[str, Any]:
+    """The document `create_app` serves, without building its services (docs/reference.md)."""
+    return openapi_document_of(
+        Litestar(
+            route_handlers=[*ROUTE_HANDLERS],
+            openapi_config=openapi_config(meta.build_version()),
+            logging_config=None,  # a document is built, nothing is served: leave logging as it is
+        )
+    )
 
 
 def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiError:
@@ -265,23 +285,17 @@ def create_app(
         limiter=limiter,
         store=store,
     )
-    from serve.openapi import openapi_document
     from serve.routes import developer
 
-    document = openapi_document(MOUNTED_ENDPOINTS)
-
-    @get("/openapi.json", sync_to_thread=False, include_in_schema=False)
-    def openapi_json() -> Response[bytes]:
-        return json_response(document)
-
     app = Litestar(
-        # `/`, `/docs` and their assets: public, unmetered, outside the registry (serve/routes/developer.py).
-        route_handlers=[*ROUTE_HANDLERS, openapi_json, *developer.routes(document)],
+        # `/`, `/docs`, `/openapi.json` and the assets: public, unmetered, outside the registry
+        # (serve/routes/developer.py); Litestar's own `/schema` router serves the same document.
+        route_handlers=[*ROUTE_HANDLERS, *developer.routes()],
         guards=[guards_for(store, limiter)],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers, conditional_response],
         compression_config=COMPRESSION,
-        openapi_config=None,
+        openapi_config=openapi_config(meta.build_version()),
         # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
         logging_config=None,
         state=_state(services),
@@ -291,6 +305,7 @@ def create_app(
         on_shutdown=[stop_health_monitor, *usage_sync_stop(opened_limiter), services.reader.close],
         debug=False,
     )
+    developer.publish(app, openapi_document_of(app))
     # Around the router rather than as route middleware, so unmatched paths are logged too.
     app.asgi_handler = access_log_middleware(health_fast_path(canonical_paths_only(app.asgi_handler), app))
     return app

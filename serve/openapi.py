@@ -1,9 +1,10 @@
-"""The OpenAPI 3.1 document served at `/openapi.json` (outside `/v1`).
+"""The OpenAPI 3.1 document served at `/openapi.json` and `/schema/openapi.json` (outside `/v1`).
 
-Built from the same declarations the server runs on: the endpoint registry (paths, ids, which
-routes are public), the query parameters each registry entry declares (`schemas.query`) and the
-wire field sets (`schemas.wire`, typed from `schemas.lake`), so it cannot drift from what is
-served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
+Litestar generates it from the mounted route handlers (paths, path parameters, operation ids,
+operations), and `DeclaredOperation`, its `operation_class`, completes each operation from the
+registry entry the handler was mounted from: the query parameters its `schemas.query` Struct
+declares, the wire field sets of its bodies (`schemas.wire`, typed from `schemas.lake`), its
+`meta` keys and summary, so the document cannot drift from what is served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
 null or absent, raw-only), and the document refuses a property without one. Each operation
 declares only the statuses its route can answer, and the response headers
 the app sets (`X-Request-ID` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
@@ -15,17 +16,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+from litestar.datastructures import ResponseHeader
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, OpenAPI, Operation, Parameter, PathItem
+from litestar.router import Router
 
 from schemas import exports, field_docs, lake, wire
 from schemas.query import Param
 from schemas.registry import BY_ID, ENDPOINTS, REGISTRY_VERSION
 from serve import exports as exports_wire
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
-from serve.routes.base import ENDPOINT_PARAMS
-from serve.routes.meta import build_version
 
 ERROR_STATUSES = {
     "400": "Invalid parameters (bad_request, unknown_book)",
@@ -257,7 +261,6 @@ IDENTITY_SCHEMAS: dict[str, Any] = {
 
 ROW_SCHEMAS["meta.keys"] = {"$ref": "#/components/schemas/KeyInventoryRow"}
 SINGLE_SCHEMAS: dict[str, dict[str, Any]] = {"meta.me": {"$ref": "#/components/schemas/Me"}}
-KEY_ECHO_META = ("meta.me", "meta.keys", "admin.keys.usage")
 
 _STRING_OR_NULL = {"type": ["string", "null"]}
 SINGLE_SCHEMAS["catalog.alphas.source.download"] = {
@@ -320,7 +323,6 @@ ROW_SCHEMAS["admin.builds.list"] = {
         "last_date": {"type": ["string", "null"], "format": "date"},
     },
 }
-"""Endpoints whose `meta.key_id` echoes the calling key."""
 
 _EXPORT_FILE = {
     "filename": {"type": "string"},
@@ -420,22 +422,21 @@ def _param_schema(param: Param) -> dict[str, Any]:
     if param.enum is not None:
         schema["enum"] = list(param.enum)
     if param.pattern is not None:
-        schema["pattern"] = f"^(?:{param.pattern})$"
+        schema["pattern"] = param.pattern
     if param.max_length is not None:
         schema["maxLength"] = param.max_length
     return schema
 
 
-META_ECHOES: dict[str, dict[str, Any]] = {
-    "signals.rebalances.get": {
-        "date": _DATE,
-        "week_status": _arrow_schema(wire_type("week_status")),
-        "n_symbols": _arrow_schema(wire_type("n_symbols")),
-    },
-    "signals.scores": {"fields": {"type": "string", "enum": list(wire.SCORE_FIELDS_CHOICES)}},
-    "benchmarks.daily": {"symbol": {"type": "string"}},
+META_TYPES: dict[str, dict[str, Any]] = {
+    "key_id": {"type": "string"},
+    "date": _DATE,
+    "week_status": _arrow_schema(wire_type("week_status")),
+    "n_symbols": _arrow_schema(wire_type("n_symbols")),
+    "fields": {"type": "string", "enum": list(wire.SCORE_FIELDS_CHOICES)},
+    "symbol": {"type": "string"},
 }
-"""`meta` keys only some routes echo (serve/routes/signals.py, serve/routes/benchmarks.py)."""
+"""The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""
 
 
 def _meta_schema(endpoint_id: str) -> dict[str, Any]:
@@ -451,9 +452,7 @@ def _meta_schema(endpoint_id: str) -> dict[str, Any]:
     }
     if endpoint_id in SUMMARIES:
         props["summary"] = SUMMARIES[endpoint_id]
-    if endpoint_id in KEY_ECHO_META:
-        props["key_id"] = {"type": "string"}
-    props.update(META_ECHOES.get(endpoint_id, {}))
+    props.update({name: META_TYPES[name] for name in BY_ID[endpoint_id].meta})
     return {"type": "object", "properties": props}
 
 
@@ -508,7 +507,7 @@ def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
         {"name": name, "in": "path", "required": True, "schema": PATH_PARAMS.get(name, {"type": "string"})}
         for name in re.findall(r"\{(\w+)\}", path)
     ]
-    for param in ENDPOINT_PARAMS[endpoint_id]:
+    for param in endpoint.params:
         parameters.append(
             {
                 "name": param.name,
@@ -702,41 +701,113 @@ def _document_properties(schema: dict[str, Any], context: str, endpoint_id: str 
             _document_properties(target, _nested_context(context, name, endpoint_id), endpoint_id)
 
 
-def documented(document: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `document` whose every response property carries its `schemas.field_docs` entry:
-    the top level of each operation's bodies (context: its registry id) and the component schemas.
-    The copy shares no object with the declarations, where one schema dict serves many fields."""
-    out: dict[str, Any] = json.loads(json.dumps(document))
-    for item in out["paths"].values():
-        for operation in item.values():
-            endpoint_id = operation.get("x-registry-id")
-            for response in operation["responses"].values():
-                for content in response.get("content", {}).values():
-                    root = endpoint_id or operation["operationId"]
-                    _document_properties(content["schema"], root, endpoint_id)
-    for name, schema in out["components"]["schemas"].items():
+TITLE = "Alpha Research Results API"
+SCHEMA_PATH = "/schema"
+"""Where Litestar serves the document it generates (`/schema/openapi.json`) and Swagger UI
+(`/schema`); `/openapi.json` and `/docs` serve the same document (serve/routes/developer.py)."""
+
+
+@dataclass
+class DeclaredOperation(Operation):
+    """The operation Litestar generates for a registry route (`operation_class`, Litestar's hook
+    for extending an operation), completed from the route's declaration: its query parameters
+    (`schemas.query`), its path parameters narrowed where the server checks more than a string,
+    every status it may answer with the headers it sets, and its documented response bodies.
+
+    Litestar cannot infer the bodies itself: a handler returns bytes its own encoder wrote
+    (serve.envelope), so they are declared from the registry entry's wire fields instead."""
+
+    def __post_init__(self) -> None:
+        endpoint_id = self.operation_id or ""
+        _, declared = _operation(endpoint_id)
+        documented_declared = documented_operation(declared, endpoint_id)
+        litestar_path = [
+            p for p in self.parameters or [] if isinstance(p, Parameter) and p.param_in == "path"
+        ]
+        # Plain dicts are valid here: Litestar's `to_schema` passes a dict through as it is.
+        parameters: list[Any] = [
+            *(
+                {**p.to_schema(), "schema": PATH_PARAMS.get(p.name, {"type": "string"})}
+                for p in litestar_path
+            ),
+            *(p for p in documented_declared["parameters"] if p["in"] == "query"),
+        ]
+        self.parameters = parameters
+        self.responses = documented_declared["responses"]
+        self.security = documented_declared["security"]
+        self.tags = documented_declared["tags"]
+        self.summary = documented_declared["summary"]
+        self.description = None
+
+    def to_schema(self) -> dict[str, Any]:
+        return {**super().to_schema(), "x-registry-id": self.operation_id}
+
+
+def documented_operation(operation: dict[str, Any], endpoint_id: str | None) -> dict[str, Any]:
+    """A copy of `operation` whose response properties carry their `schemas.field_docs` entries."""
+    out: dict[str, Any] = json.loads(json.dumps(operation))
+    for response in out["responses"].values():
+        for content in response.get("content", {}).values():
+            _document_properties(content["schema"], endpoint_id or out["operationId"], endpoint_id)
+    return out
+
+
+def _documented_components() -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(json.dumps(COMPONENTS))
+    for name, schema in out["schemas"].items():
         _document_properties(schema, field_docs.COMPONENT_CONTEXTS[name], None)
     return out
 
 
-def openapi_document(endpoint_ids: Sequence[str]) -> dict[str, Any]:
-    """The document of the registry ids the app mounts (`serve.app.MOUNTED_ENDPOINTS`) and of the
-    archive download route."""
-    paths: dict[str, Any] = {}
-    for endpoint_id in endpoint_ids:
-        path, operation = _operation(endpoint_id)
-        paths[path] = {"get": operation}
-    paths[DOWNLOAD_PATH] = {"get": _download_operation()}
-    paths[EXPORT_DOWNLOAD_PATH] = {"get": _export_download_operation()}
-    return documented(
-        {
-            "openapi": "3.1.0",
-            "info": {
-                "title": "Alpha Research Results API",
-                "version": build_version(),
-                "x-registry-version": REGISTRY_VERSION,
-            },
-            "paths": paths,
-            "components": COMPONENTS,
-        }
+def openapi_config(version: str) -> OpenAPIConfig:
+    """Litestar's OpenAPI configuration: the document's info, the shared headers and security
+    scheme, and the router serving it under `/schema` (with Swagger UI from this origin)."""
+    from serve.routes.developer import DOCS_CSP, swagger_plugin
+
+    components = _documented_components()
+    return OpenAPIConfig(
+        title=TITLE,
+        version=version,
+        description=f"Endpoint registry {REGISTRY_VERSION}: the `registry_version` of /v1/health and /v1/me.",
+        components=Components(headers=components["headers"], security_schemes=components["securitySchemes"]),
+        # The pages' headers of `/docs` on Litestar's router too (serve/routes/developer.py).
+        openapi_router=Router(
+            SCHEMA_PATH,
+            route_handlers=[],
+            include_in_schema=False,
+            response_headers=[
+                ResponseHeader(name="Cache-Control", value="no-cache"),
+                ResponseHeader(name="Content-Security-Policy", value=DOCS_CSP),
+            ],
+        ),
+        render_plugins=[swagger_plugin(paths=("/",))],
+        create_examples=False,
+        use_handler_docstrings=False,
     )
+
+
+def complete(document: OpenAPI) -> None:
+    """Add to the document Litestar generated what no route handler declares: the shared body
+    schemas the operations reference (Litestar regenerates `components.schemas` from typed
+    handlers only) and the signed download paths, which one wildcard route serves."""
+    document.components.schemas = {
+        **_documented_components()["schemas"],
+        **(document.components.schemas or {}),
+    }
+    paths = dict(document.paths or {})
+    for path, operation in (
+        (DOWNLOAD_PATH, _download_operation()),
+        (EXPORT_DOWNLOAD_PATH, _export_download_operation()),
+    ):
+        documented = documented_operation(operation, None)
+        paths[path] = PathItem(
+            get=Operation(
+                operation_id=documented["operationId"],
+                summary=documented["summary"],
+                tags=documented["tags"],
+                security=documented["security"],
+                parameters=documented["parameters"],
+                responses=documented["responses"],
+            )
+        )
+    document.paths = paths

@@ -27,10 +27,9 @@ MAX_DEPTH = 6
 
 def current_document() -> dict[str, Any]:
     """The OpenAPI document `/openapi.json` serves, for the routes the app mounts."""
-    from serve.app import MOUNTED_ENDPOINTS
-    from serve.openapi import openapi_document
+    from serve.app import openapi_document
 
-    return openapi_document(MOUNTED_ENDPOINTS)
+    return openapi_document()
 
 
 def _cell(text: Any) -> str:

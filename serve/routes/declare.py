@@ -1,8 +1,9 @@
 """Routes mounted from the endpoint registry: a handler names its registry id, nothing else.
 
-`@route("signals.scores")` is Litestar's `@get` with the registry entry's path, operation id and
-handler name, and the id in `opt["endpoint"]` (which the guards, the access log and the OpenAPI
-document read), so a route's path and ids are declared once, in `schemas/registry.py`.
+`@route("signals.scores")` is Litestar's `@get` with the registry entry's path, the registry id as
+its OpenAPI operation id and in `opt["endpoint"]` (which the guards and the access log read), and
+`serve.openapi.DeclaredOperation` completing the operation Litestar generates from the entry, so a
+route's path, ids, parameters and documentation are declared once, in `schemas/registry.py`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from litestar import get
 
 from schemas.registry import BY_ID
+from serve.openapi import DeclaredOperation
 
 
 def route(endpoint_id: str, *, opt: dict[str, Any] | None = None, **options: Any) -> Any:
@@ -19,6 +21,7 @@ def route(endpoint_id: str, *, opt: dict[str, Any] | None = None, **options: Any
     return get(
         entry.path,
         opt={"endpoint": endpoint_id, **(opt or {})},
-        operation_id=entry.operation,
+        operation_id=endpoint_id,
+        operation_class=DeclaredOperation,
         **options,
     )

@@ -21,13 +21,16 @@ import html
 from pathlib import Path
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Litestar, Request, Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.enums import MediaType
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
+
+from schemas.registry import REGISTRY_VERSION
+from serve.envelope import json_response
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 STATIC_PREFIX = "/static"
@@ -36,8 +39,9 @@ SWAGGER_UI_VERSION = "5.35.0"
 SWAGGER_UI_URL = f"{STATIC_PREFIX}/swagger-ui/{SWAGGER_UI_VERSION}"
 
 DOCS_PATH = "/docs"
+OPENAPI_PATH = "/openapi.json"
 LANDING_PATH = "/"
-PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, f"{STATIC_PREFIX}/{{file_path:path}}")
+PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, OPENAPI_PATH, f"{STATIC_PREFIX}/{{file_path:path}}")
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
 
 DASHBOARD_PATH: str | None = None
@@ -70,7 +74,7 @@ class EmbeddedSwaggerUI(SwaggerRenderPlugin):
         return SwaggerRenderPlugin.render_json(request, openapi_schema).replace(b"<", b"\\u003c")
 
 
-def swagger_plugin() -> SwaggerRenderPlugin:
+def swagger_plugin(paths: tuple[str, ...] = (DOCS_PATH,)) -> SwaggerRenderPlugin:
     """Litestar's Swagger UI page with every asset on this origin (its defaults name a CDN)."""
     return EmbeddedSwaggerUI(
         version=SWAGGER_UI_VERSION,
@@ -78,7 +82,7 @@ def swagger_plugin() -> SwaggerRenderPlugin:
         css_url=f"{SWAGGER_UI_URL}/swagger-ui.css",
         standalone_preset_js_url=f"{SWAGGER_UI_URL}/swagger-ui-standalone-preset.js",
         favicon=f"<link rel='icon' type='image/png' href='{SWAGGER_UI_URL}/favicon-32x32.png'>",
-        path=DOCS_PATH,
+        path=list(paths),
     )
 
 
@@ -87,7 +91,7 @@ def landing_page(document: dict[str, Any]) -> bytes:
     info = document.get("info", {})
     title = html.escape(str(info.get("title", "API")))
     version = html.escape(str(info.get("version", "")))
-    registry = html.escape(str(info.get("x-registry-version", "")))
+    registry = html.escape(REGISTRY_VERSION)
     if DASHBOARD_PATH is None:
         dashboard = "<li>Dashboard: <em>not served yet</em> (it will be linked here once it exists)</li>"
     else:
@@ -124,16 +128,25 @@ Every data route lives under <code>/v1</code> and takes an API key:
 """.encode()
 
 
-def routes(document: dict[str, Any]) -> list[ControllerRouterHandler]:
-    """The landing page, `/docs` over `document` (the app's `/openapi.json`), and the assets."""
+_DOCUMENT = "openapi_document"
+_LANDING = "landing_page"
+
+
+def publish(app: Litestar, document: dict[str, Any]) -> None:
+    """Give the pages `app`'s OpenAPI document (built once the app's routes are known)."""
+    app.state[_DOCUMENT] = document
+    app.state[_LANDING] = landing_page(document)
+
+
+def routes() -> list[ControllerRouterHandler]:
+    """The landing page, `/docs` and `/openapi.json` over the app's document, and the assets."""
     plugin = swagger_plugin()
-    landing = landing_page(document)
     rendered: list[bytes] = []  # the docs page, rendered on first request (the document is fixed)
 
     @get(LANDING_PATH, sync_to_thread=False, include_in_schema=False)
-    def landing_html() -> Response[bytes]:
+    def landing_html(request: Request[Any, Any, Any]) -> Response[bytes]:
         return Response(
-            landing,
+            request.app.state[_LANDING],
             media_type=MediaType.HTML,
             headers={**PAGE_HEADERS, "Content-Security-Policy": LANDING_CSP},
         )
@@ -141,14 +154,18 @@ def routes(document: dict[str, Any]) -> list[ControllerRouterHandler]:
     @get(DOCS_PATH, sync_to_thread=False, include_in_schema=False)
     def docs_html(request: Request[Any, Any, Any]) -> Response[bytes]:
         if not rendered:
-            rendered.append(plugin.render(request, document))
+            rendered.append(plugin.render(request, request.app.state[_DOCUMENT]))
         return Response(
             rendered[0],
             media_type=MediaType.HTML,
             headers={**PAGE_HEADERS, "Content-Security-Policy": DOCS_CSP},
         )
 
+    @get(OPENAPI_PATH, sync_to_thread=False, include_in_schema=False)
+    def openapi_json(request: Request[Any, Any, Any]) -> Response[bytes]:
+        return json_response(request.app.state[_DOCUMENT])
+
     assets: Router = create_static_files_router(
         path=STATIC_PREFIX, directories=[STATIC_DIR], cache_control=ASSET_CACHE, name="static_asset"
     )
-    return [landing_html, docs_html, assets]
+    return [landing_html, docs_html, openapi_json, assets]

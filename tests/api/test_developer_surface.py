@@ -17,10 +17,9 @@ import pytest
 from litestar.testing import TestClient
 
 from schemas.registry import ENDPOINTS
-from serve.app import MOUNTED_ENDPOINTS, create_app
+from serve.app import create_app, openapi_document
 from serve.auth import is_public
 from serve.envelope import json_bytes
-from serve.openapi import openapi_document
 from serve.routes import developer
 from serve.settings import Settings
 
@@ -192,7 +191,7 @@ def test_only_get_is_served(client: TestClient[Any], path: str, method: str) -> 
 def test_the_pages_are_outside_the_registry_and_the_document(client: TestClient[Any]) -> None:
     response = client.get("/openapi.json", headers={"Accept-Encoding": "identity"})
     # Byte for byte the document the app builds from the registry: the pages add nothing to it.
-    assert response.content == json_bytes(openapi_document(MOUNTED_ENDPOINTS))
+    assert response.content == json_bytes(openapi_document())
     served = {path for path in response.json()["paths"]}
     assert not served & {"/", "/docs"} and not any(p.startswith("/static") for p in served)
     assert not {e.path for e in ENDPOINTS} & set(developer.PATHS)
@@ -225,7 +224,22 @@ def test_a_document_text_cannot_break_out_of_the_page_script() -> None:
         "info": {"title": "T", "version": "1", "description": hostile},
         "paths": {},
     }
-    with TestClient(app=Litestar(route_handlers=developer.routes(document))) as client:
+    app = Litestar(route_handlers=developer.routes())
+    developer.publish(app, document)
+    with TestClient(app=app) as client:
         page = client.get("/docs").text
     assert page.count("</script>") == 3  # the two asset scripts and the start-up script: none added
     assert embedded_spec(page) == document
+
+
+def test_litestar_schema_router_serves_the_same_document_and_page(client: TestClient[Any]) -> None:
+    document = client.get("/openapi.json").json()
+    served = client.get("/schema/openapi.json")
+    assert served.status_code == 200 and served.json() == document
+    page = client.get("/schema")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert page.headers["content-security-policy"] == developer.DOCS_CSP
+    assert page.headers["cache-control"] == "no-cache"
+    assert embedded_spec(page.text) == document
+    assert "cdn" not in page.text.lower() and developer.SWAGGER_UI_URL in page.text
+    assert client.get("/schema/nothing.json").json()["error"]["code"] == "not_found"

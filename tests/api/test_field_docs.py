@@ -12,8 +12,8 @@ import pytest
 from schemas import field_docs, wire
 from schemas.field_docs import FIELD_DOCS, field_doc
 from serve import openapi
-from serve.app import MOUNTED_ENDPOINTS
-from serve.openapi import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description, openapi_document
+from serve.app import openapi_document
+from serve.openapi import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
 
 Field = tuple[str, str, dict[str, Any]]
 """(context, field name, the property's schema)"""
@@ -21,7 +21,7 @@ Field = tuple[str, str, dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    return openapi_document(MOUNTED_ENDPOINTS)
+    return openapi_document()
 
 
 def _types(schema: dict[str, Any]) -> list[str]:
@@ -196,36 +196,28 @@ def test_raw_fields_are_marked_raw_only_in_the_document(document: dict[str, Any]
 
 
 def test_the_document_refuses_a_response_field_without_an_entry() -> None:
-    document = {
-        "paths": {
-            "/v1/alphas": {
-                "get": {
-                    "x-registry-id": "catalog.alphas.list",
-                    "operationId": "catalog.alphas.list",
-                    "responses": {
-                        "200": {
-                            "content": {
-                                "application/json": {
-                                    "schema": {
+    operation = {
+        "operationId": "catalog.alphas.list",
+        "responses": {
+            "200": {
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "data": {
+                                    "type": "array",
+                                    "items": {
                                         "type": "object",
-                                        "properties": {
-                                            "data": {
-                                                "type": "array",
-                                                "items": {
-                                                    "type": "object",
-                                                    "properties": {"undocumented": {"type": "string"}},
-                                                },
-                                            }
-                                        },
-                                    }
+                                        "properties": {"undocumented": {"type": "string"}},
+                                    },
                                 }
-                            }
+                            },
                         }
-                    },
+                    }
                 }
             }
         },
-        "components": {"schemas": {}},
     }
     with pytest.raises(KeyError, match="undocumented"):
-        openapi.documented(document)
+        openapi.documented_operation(operation, "catalog.alphas.list")
