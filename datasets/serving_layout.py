@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 
 from datasets import layout
 from datasets.writer import BuildWriter
-from schemas import lake, wire
+from schemas import choices, lake, wire
 
 WIRE_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -67,7 +67,7 @@ def decisions_serving(decisions: pa.Table) -> pa.Table:
     assert isinstance(frame, pl.DataFrame)
     ordered = frame.sort([name for name, _ in wire.ORDER_SCORES]).with_row_index("_row")
     # The default week page: `sort=score` in its default direction, ticker tiebreak, nulls last.
-    descending = wire.REBALANCE_DEFAULT_ORDER["score"] == "desc"
+    descending = choices.REBALANCE_DEFAULT_ORDER["score"] == "desc"
     by_score = ordered.sort(
         ["date", "score", "symbol"], descending=[False, descending, False], nulls_last=True
     )

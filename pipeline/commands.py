@@ -18,13 +18,13 @@ def default_lake() -> str:
 
 
 def register(subparsers: Any) -> None:
-    build = subparsers.add_parser("build", help="validate seals and publish them into the lake")
+    build = subparsers.add_parser("build")
     build.add_argument("seals", nargs="+", metavar="SEAL", help="seal folders (or s3:// prefixes)")
     build.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
     build.add_argument("--jobs", type=int, default=None, help="parallel processes (default: CPU count)")
     build.set_defaults(handler=run_build)
 
-    lake = subparsers.add_parser("lake", help="inspect the lake")
+    lake = subparsers.add_parser("lake")
     lake_sub = lake.add_subparsers(dest="lake_command", required=True, metavar="ACTION")
     show = lake_sub.add_parser("show", help="print the published alphas and benchmarks")
     show.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")

@@ -26,7 +26,7 @@ from typing import Annotated, Any, ClassVar, Union
 import msgspec
 from msgspec import Meta
 
-from schemas import wire
+from schemas import choices
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -125,7 +125,7 @@ class WeekQuery(Query, frozen=True):
             str,
             Meta(
                 description="Keep one side (case-insensitive; neutral is a synonym of flat).",
-                extra={"enum": tuple(wire.DIRECTIONS), "note": "case-insensitive"},
+                extra={"enum": tuple(choices.DIRECTIONS), "note": "case-insensitive"},
             ),
         ]
         | None
@@ -144,14 +144,14 @@ class WeekQuery(Query, frozen=True):
         str,
         Meta(
             description="Target-weight column for min_abs_weight and sort=weight.",
-            extra={"enum": tuple(wire.WEIGHT_BOOKS)},
+            extra={"enum": tuple(choices.WEIGHT_BOOKS)},
         ),
-    ] = wire.DEFAULT_BOOK
+    ] = choices.DEFAULT_BOOK
     sort: Annotated[
         str,
         Meta(
             description="Sort key (rank sorts on average_rank, weight on the book column).",
-            extra={"enum": tuple(wire.REBALANCE_SORTS)},
+            extra={"enum": tuple(choices.REBALANCE_SORTS)},
         ),
     ] = "score"
     order: (
@@ -159,7 +159,7 @@ class WeekQuery(Query, frozen=True):
             str,
             Meta(
                 description="desc for score and weight, asc for rank and symbol; ticker tiebreak.",
-                extra={"enum": wire.ORDERS},
+                extra={"enum": choices.ORDERS},
             ),
         ]
         | None
@@ -173,7 +173,7 @@ class ScoresQuery(Query, frozen=True):
     end: To = END
     symbol: Symbols = None
     fields: Annotated[
-        str, Meta(description="Column set: core or all.", extra={"enum": wire.SCORE_FIELDS_CHOICES})
+        str, Meta(description="Column set: core or all.", extra={"enum": choices.SCORE_FIELDS_CHOICES})
     ] = "core"
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
@@ -184,7 +184,7 @@ class LedgerQuery(Query, frozen=True):
         "symbol": "is not accepted on /portfolio (one ledger row per book per session); "
         "drop it or use /positions or /pnl"
     }
-    book: Book = wire.DEFAULT_BOOK
+    book: Book = choices.DEFAULT_BOOK
     start: From = START
     end: To = END
     limit: Limit = DEFAULT_LIMIT
@@ -192,7 +192,7 @@ class LedgerQuery(Query, frozen=True):
 
 
 class BookQuery(Query, frozen=True):
-    book: Book = wire.DEFAULT_BOOK
+    book: Book = choices.DEFAULT_BOOK
     start: From = START
     end: To = END
     symbol: Symbols = None
@@ -218,7 +218,7 @@ class TradesQuery(Query, frozen=True):
 
 
 class SeriesQuery(Query, frozen=True):
-    book: Book = wire.DEFAULT_BOOK
+    book: Book = choices.DEFAULT_BOOK
     start: From = START
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT

@@ -11,10 +11,10 @@ itself, so it changes whenever an endpoint or a group changes (and only then).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from dataclasses import dataclass
 
-from schemas import wire
 from schemas.query import (
     BenchmarkQuery,
     BookQuery,
@@ -42,16 +42,33 @@ class Endpoint:
     path: str  # Litestar path template
     summary: str
     query: type[Query] = NoQuery  # the query parameters it accepts (schemas.query)
-    rows: tuple[str, ...] | None = None  # a collection's row fields, in wire order (schemas.wire)
-    summary_fields: tuple[str, ...] | None = None  # the fields of its `meta.summary`, if any
+    rows: str | None = None  # a collection's row fields: the name of a field set of schemas.wire
+    summary_fields: str | None = None  # the fields of its `meta.summary`, likewise, if any
     meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (serve.openapi.META_TYPES)
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 
     @property
+    def row_fields(self) -> tuple[str, ...] | None:
+        """The row fields, in wire order (named, not imported: `schemas.wire` derives them from the
+        lake's Arrow schemas, and the registry's ids must load without pyarrow)."""
+        return _wire_fields(self.rows)
+
+    @property
+    def summary_field_names(self) -> tuple[str, ...] | None:
+        return _wire_fields(self.summary_fields)
+
+    @property
     def params(self) -> tuple[Param, ...]:
         """The query parameters, in documentation order."""
         return params_of(self.query)
+
+
+def _wire_fields(name: str | None) -> tuple[str, ...] | None:
+    if name is None:
+        return None
+    fields: tuple[str, ...] = getattr(importlib.import_module("schemas.wire"), name)
+    return fields
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
@@ -70,7 +87,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "catalog",
         "/v1/alphas",
         "List of alphas",
-        rows=wire.ALPHA_LIST_FIELDS,
+        rows="ALPHA_LIST_FIELDS",
         query=CatalogueQuery,
     ),
     Endpoint(
@@ -90,7 +107,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "signals",
         "/v1/alphas/{alpha:str}/rebalances",
         "Rebalance index",
-        rows=wire.REBALANCE_INDEX_FIELDS,
+        rows="REBALANCE_INDEX_FIELDS",
         query=WindowPageQuery,
     ),
     Endpoint(
@@ -98,7 +115,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "signals",
         "/v1/alphas/{alpha:str}/rebalances/{date:str}",
         "Cross-section of one rebalance week",
-        rows=wire.DECISION_FIELDS,
+        rows="DECISION_FIELDS",
         query=WeekQuery,
         meta=("date", "week_status", "n_symbols"),
     ),
@@ -107,7 +124,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "signals",
         "/v1/alphas/{alpha:str}/scores",
         "Per-symbol per-week score panel",
-        rows=wire.SCORE_ALL_FIELDS,
+        rows="SCORE_ALL_FIELDS",
         query=ScoresQuery,
         meta=("fields",),
     ),
@@ -116,7 +133,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/books",
         "Books and kinds written",
-        rows=wire.BOOK_FIELDS,
+        rows="BOOK_FIELDS",
         query=PageQuery,
     ),
     Endpoint(
@@ -124,7 +141,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/portfolio",
         "Daily ledger of a book",
-        rows=wire.PORTFOLIO_FIELDS,
+        rows="PORTFOLIO_FIELDS",
         query=LedgerQuery,
     ),
     Endpoint(
@@ -132,7 +149,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/positions",
         "Daily positions",
-        rows=wire.POSITION_FIELDS,
+        rows="POSITION_FIELDS",
         query=BookQuery,
     ),
     Endpoint(
@@ -140,7 +157,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/pnl",
         "Daily per-symbol P&L",
-        rows=wire.PNL_FIELDS,
+        rows="PNL_FIELDS",
         query=BookQuery,
     ),
     Endpoint(
@@ -148,7 +165,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/trades",
         "Fills of a book",
-        rows=wire.TRADE_FIELDS,
+        rows="TRADE_FIELDS",
         query=TradesQuery,
     ),
     Endpoint(
@@ -156,8 +173,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "portfolio",
         "/v1/alphas/{alpha:str}/equity-curve",
         "Equity curve of a book",
-        rows=wire.EQUITY_CURVE_FIELDS,
-        summary_fields=wire.EQUITY_SUMMARY_FIELDS,
+        rows="EQUITY_CURVE_FIELDS",
+        summary_fields="EQUITY_SUMMARY_FIELDS",
         query=SeriesQuery,
     ),
     Endpoint(
@@ -178,8 +195,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "benchmarks",
         "/v1/benchmarks/{symbol:str}/daily",
         "Daily benchmark series",
-        rows=wire.BENCHMARK_FIELDS,
-        summary_fields=wire.BENCHMARK_SUMMARY_FIELDS,
+        rows="BENCHMARK_FIELDS",
+        summary_fields="BENCHMARK_SUMMARY_FIELDS",
         query=BenchmarkQuery,
         meta=("symbol",),
     ),

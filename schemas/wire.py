@@ -128,10 +128,7 @@ def visible_fields(fields: tuple[str, ...], expose_raw_book: bool) -> tuple[str,
 
 BASE_BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
 BOOK_VARIANTS = ("adjustments", "settlements")
-DEFAULT_BOOK = "long_short"
 BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
-WEIGHT_BOOKS = {"long_short": "long_short_target_weight", "long_only": "long_only_target_weight"}
-"""`book` on `/rebalances/{date}` picks the target-weight column `min_abs_weight` and `sort=weight` use."""
 
 
 def is_raw_book(book: str) -> bool:
@@ -167,23 +164,6 @@ ORDER_PNL = ORDER_POSITIONS
 # Two fills of one name at one instant keep the lake's row order (phase then quantity) as tiebreak.
 ORDER_TRADES = (("timestamp", "asc"), ("symbol", "asc"), ("phase", "asc"), ("quantity", "asc"))
 
-REBALANCE_SORTS = {"score": "score", "rank": "average_rank", "symbol": "symbol", "weight": None}
-"""`sort` on `/rebalances/{date}`; `weight` resolves to the column chosen by `book`."""
-REBALANCE_DEFAULT_ORDER = {"score": "desc", "weight": "desc", "rank": "asc", "symbol": "asc"}
-ORDERS = ("asc", "desc")
-
-DIRECTIONS = {
-    "1": 1,
-    "long": 1,
-    "-1": -1,
-    "short": -1,
-    "0": 0,
-    "flat": 0,
-    "neutral": 0,
-}
-"""Accepted `direction` values (matched case-insensitively) and the side each keeps."""
-
-SCORE_FIELDS_CHOICES = ("core", "all")
 
 # -- warnings ---------------------------------------------------------------------------------------
 

@@ -106,9 +106,24 @@ def access_log_middleware(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
+SERVER_LOGGER = "serve.server"
+
+
+class ServerLogName(logging.Filter):
+    """uvicorn's own lines (start, stop, bind failures, bad requests) under `serve.server`.
+
+    uvicorn writes them all to a logger named `uvicorn.error`, so "Started server process" read
+    as an error line; each record keeps its own level, only the name changes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.name = SERVER_LOGGER
+        return True
+
+
 LOG_CONFIG: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"server_name": {"()": "serve.access_log.ServerLogName"}},
     "formatters": {
         "message": {"format": "%(message)s"},
         "service": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] %(message)s"},
@@ -116,12 +131,18 @@ LOG_CONFIG: dict[str, Any] = {
     "handlers": {
         "access": {"class": "logging.StreamHandler", "formatter": "message", "stream": "ext://sys.stdout"},
         "service": {"class": "logging.StreamHandler", "formatter": "service", "stream": "ext://sys.stderr"},
+        "server": {
+            "class": "logging.StreamHandler",
+            "formatter": "service",
+            "filters": ["server_name"],
+            "stream": "ext://sys.stderr",
+        },
     },
     "loggers": {
         "serve.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
         "serve": {"handlers": ["service"], "level": "INFO", "propagate": False},
         "datasets": {"handlers": ["service"], "level": "INFO", "propagate": False},
-        "uvicorn": {"handlers": ["service"], "level": "INFO", "propagate": False},
+        "uvicorn": {"handlers": ["server"], "level": "INFO", "propagate": False},
         "uvicorn.error": {"level": "INFO"},
         "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
     },

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from schemas.registry import ALL_IDS
+from serve.ceiling_hint import clamp_warning
 from serve.context import AllowList
 from serve.identity.access import callable_endpoints, clamp
 from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
@@ -146,7 +147,12 @@ def _account(store: SqlKeyStore, ref: str) -> AccountRecord:
     """An account by user_id or e-mail address."""
     account = store.find_account_by_email(ref) if "@" in ref else store.get_account(ref)
     if account is None:
-        raise IdentityError(f"no account {ref!r}")
+        create = (
+            f"alpha-results accounts create --email {ref}"
+            if "@" in ref
+            else "alpha-results accounts create --email <e-mail>"
+        )
+        raise IdentityError(f"no account {ref!r}; create it first: {create}")
     return account
 
 
@@ -234,15 +240,22 @@ def keys_set_expiry(store: SqlKeyStore, args: argparse.Namespace) -> None:
 
 
 def keys_grant(store: SqlKeyStore, args: argparse.Namespace) -> None:
-    key, _ = _key(store, args.key_id)
-    store.set_key_grants(args.key_id, _merge_grants(key.grants, args))
-    _show_key(store, args.key_id)
+    key, account = _key(store, args.key_id)
+    _set_grants(store, args.key_id, _merge_grants(key.grants, args), account)
 
 
 def keys_set_raw_book(store: SqlKeyStore, args: argparse.Namespace) -> None:
-    key, _ = _key(store, args.key_id)
-    store.set_key_grants(args.key_id, replace(key.grants, expose_raw_book=args.value))
-    _show_key(store, args.key_id)
+    key, account = _key(store, args.key_id)
+    _set_grants(store, args.key_id, replace(key.grants, expose_raw_book=args.value), account)
+
+
+def _set_grants(store: SqlKeyStore, key_id: str, grants: Grants, account: AccountRecord) -> None:
+    """Store a key's grants as given, saying on stderr what the account's ceiling takes away."""
+    store.set_key_grants(key_id, grants)
+    warning = clamp_warning(grants, account)
+    if warning is not None:
+        print(warning, file=sys.stderr)
+    _show_key(store, key_id)
 
 
 def keys_set_limits(store: SqlKeyStore, args: argparse.Namespace) -> None:
@@ -304,7 +317,7 @@ def _grant_options(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     keystore = _keystore_option()
 
-    accounts = subparsers.add_parser("accounts", parents=[keystore], help="manage accounts")
+    accounts = subparsers.add_parser("accounts", parents=[keystore])
     acc = accounts.add_subparsers(dest="accounts_command", required=True, metavar="ACTION")
 
     def add(group: Any, name: str, handler: Callable[..., None], help_text: str) -> argparse.ArgumentParser:
@@ -334,7 +347,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         p = add(acc, name, _status_command(status), help_text)
         p.add_argument("account", help="user_id or e-mail")
 
-    keys = subparsers.add_parser("keys", parents=[keystore], help="manage API keys")
+    keys = subparsers.add_parser("keys", parents=[keystore])
     ks = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
     p = add(ks, "create", keys_create, "create a key and print its token once")
     p.add_argument("--user", required=True, help="user_id or e-mail of the owner")

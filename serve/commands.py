@@ -16,7 +16,7 @@ EVENT_LOOP = "uvloop"
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help="Serve the /v1 API over the lake with uvicorn.")
+    parser = subparsers.add_parser("serve")
     parser.add_argument(
         "--host", default=None, help="Bind address (default 127.0.0.1 or ALPHA_RESULTS_HOST)."
     )
@@ -107,6 +107,7 @@ def init_demo(settings: Settings) -> None:
         for outcome in build_many([str(s) for s in seals], settings.lake):
             print(f"  {outcome.line()}", flush=True)
     from serve.identity import ensure_demo_identities, open_store
+    from serve.identity.demo import DEMO_IDENTITIES, limits_text
 
     created = ensure_demo_identities(open_store(settings.keystore_url))
     base = f"http://{settings.host}:{settings.port}"
@@ -114,8 +115,14 @@ def init_demo(settings: Settings) -> None:
         print("Demo keys already exist (their secrets were shown when they were created).", flush=True)
         return
     print("\nDemo API keys (shown once; keep them):", flush=True)
-    for label, identity in created.items():
-        print(f"  {label:<7} {identity['email']:<26} {identity['token']}", flush=True)
+    for demo in DEMO_IDENTITIES:
+        if demo.label not in created:
+            continue
+        identity = created[demo.label]
+        print(f"  {demo.label:<7} {identity['email']:<26} {identity['token']}", flush=True)
+        print(f"          can:    {demo.can}", flush=True)
+        print(f"          cannot: {demo.cannot}", flush=True)
+        print(f"          limits: {limits_text(demo.rate_limit)}", flush=True)
     token = next(iter(created.values()))["token"]
     print("\nTry:", flush=True)
     print(f"  curl {base}/v1/health", flush=True)
@@ -124,4 +131,5 @@ def init_demo(settings: Settings) -> None:
         f"  curl -H 'Authorization: Bearer {token}' '{base}/v1/alphas/Test_planted_factor/equity-curve?limit=5'",
         flush=True,
     )
-    print(f"  API reference: {base}/docs  (OpenAPI document: {base}/openapi.json)\n", flush=True)
+    print(f"  API reference: {base}/docs  (OpenAPI document: {base}/openapi.json)", flush=True)
+    print("  Your own key: see README.md, 'Create your own key'.\n", flush=True)

@@ -25,7 +25,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, OpenAPI, Operation, Parameter, PathItem
 from litestar.router import Router
 
-from schemas import exports, field_docs, lake, wire
+from schemas import choices, exports, field_docs, lake, wire
 from schemas.query import Param
 from schemas.registry import BY_ID, ENDPOINTS, REGISTRY_VERSION
 from serve import exports as exports_wire
@@ -172,10 +172,12 @@ _SUMMARY_TYPES: dict[str, dict[str, dict[str, Any]]] = {
     "benchmarks.daily": {"symbol": {"type": "string"}},
 }
 ROW_SCHEMAS: dict[str, dict[str, Any]] = {
-    e.id: _row(e.rows, _ROW_TYPES.get(e.id)) for e in ENDPOINTS if e.rows is not None
+    e.id: _row(fields, _ROW_TYPES.get(e.id)) for e in ENDPOINTS if (fields := e.row_fields) is not None
 }
 SUMMARIES = {
-    e.id: _row(e.summary_fields, _SUMMARY_TYPES.get(e.id)) for e in ENDPOINTS if e.summary_fields is not None
+    e.id: _row(fields, _SUMMARY_TYPES.get(e.id))
+    for e in ENDPOINTS
+    if (fields := e.summary_field_names) is not None
 }
 
 _ALLOW_LIST = {
@@ -433,7 +435,7 @@ META_TYPES: dict[str, dict[str, Any]] = {
     "date": _DATE,
     "week_status": _arrow_schema(wire_type("week_status")),
     "n_symbols": _arrow_schema(wire_type("n_symbols")),
-    "fields": {"type": "string", "enum": list(wire.SCORE_FIELDS_CHOICES)},
+    "fields": {"type": "string", "enum": list(choices.SCORE_FIELDS_CHOICES)},
     "symbol": {"type": "string"},
 }
 """The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""

@@ -328,9 +328,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any) -> None:
-    parser = sub.add_parser(
-        "reference", help="write docs/reference.md from the registry and the OpenAPI document"
-    )
+    parser = sub.add_parser("reference")
     _add_arguments(parser)
     parser.set_defaults(handler=lambda args: run(args.out, args.check))
 

@@ -15,7 +15,6 @@ DEFAULT_SEED = 7
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="write the demo corpus of seals (deterministic from the seed)",
         description="Simulate a market and the demo alphas, and write one seal per alpha plus the "
         "benchmark seal under --out.",
     )

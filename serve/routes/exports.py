@@ -21,7 +21,7 @@ from litestar.params import FromPath
 
 from datasets.queries import page_of
 from datasets.reader import BuildView, LakeUnavailable
-from schemas import exports, wire
+from schemas import choices, exports, wire
 from schemas.query import ExportQuery, PageQuery, TradesQuery, params_of
 from serve import errors
 from serve.envelope import single
@@ -96,7 +96,7 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
     if not dataset.books:
         return None
     assert dataset.kind is not None
-    return checked_book(ctx, build, dataset.kind, args.book or wire.DEFAULT_BOOK)
+    return checked_book(ctx, build, dataset.kind, args.book or choices.DEFAULT_BOOK)
 
 
 @route("exports.download")

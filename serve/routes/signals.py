@@ -9,7 +9,7 @@ from litestar.params import FromPath
 
 from datasets import queries
 from datasets.reader import BuildView
-from schemas import wire
+from schemas import choices, wire
 from schemas.query import ScoresQuery, WeekQuery, WindowPageQuery
 from serve import errors
 from serve.envelope import with_warnings
@@ -53,7 +53,7 @@ async def get_rebalance(
     args = ctx.args(WeekQuery, problems={"date": bad_date} if day is None else None)
     assert day is not None
     book, sort, limit, offset = args.book, args.sort, args.limit, args.offset
-    order = args.order or wire.REBALANCE_DEFAULT_ORDER[sort]
+    order = args.order or choices.REBALANCE_DEFAULT_ORDER[sort]
 
     week = queries.find_week(build, day) if "rebalances" in build.kinds_present else None
     if week is None or not week.found:
@@ -67,13 +67,13 @@ async def get_rebalance(
         )
     meta = {"book": book, "date": day, "week_status": week.week_status, "n_symbols": week.n_symbols}
 
-    weight_column = wire.WEIGHT_BOOKS[book]
+    weight_column = choices.WEIGHT_BOOKS[book]
     query = queries.WeekQuery(
         symbols=tickers(args.symbol),
-        direction=wire.DIRECTIONS[args.direction] if args.direction is not None else None,
+        direction=choices.DIRECTIONS[args.direction] if args.direction is not None else None,
         min_abs_weight=args.min_abs_weight,
         weight_column=weight_column,
-        sort_column=wire.REBALANCE_SORTS[sort] or weight_column,
+        sort_column=choices.REBALANCE_SORTS[sort] or weight_column,
         order=order,
     )
     columns = wire.visible_fields(wire.DECISION_FIELDS, ctx.caller.expose_raw_book)

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from schemas import wire
+from schemas import choices, wire
 from tests.api.conftest import Api
 from tests.api.lakedata import table
 
@@ -102,7 +102,7 @@ def test_symbol_list_and_min_abs_weight(api: Api) -> None:
     picked = [whole[0]["symbol"], whole[-1]["symbol"]]
     body = api.ok(f"{BASE}/rebalances/{WEEK}", symbol=f"{picked[1].lower()}, {picked[0]}")
     assert {r["symbol"] for r in body["data"]} == set(picked)
-    for book, column in wire.WEIGHT_BOOKS.items():
+    for book, column in choices.WEIGHT_BOOKS.items():
         kept = api.ok(f"{BASE}/rebalances/{WEEK}", limit=5000, min_abs_weight="0.05", book=book)["data"]
         assert kept == [r for r in whole if abs(r[column]) >= 0.05]
         assert kept

@@ -85,3 +85,12 @@ def test_health_stays_up_while_the_sqlite_key_store_file_is_missing(demo_lake: P
     # Logged once when the monitor first saw it, not once per call, and without a traceback.
     assert sum("health: keystore is down" in line for line in output) == 1, output
     assert not any("Traceback" in line for line in output), output
+
+
+def test_the_server_lines_are_logged_under_serve_at_their_own_level(demo_lake: Path, tmp_path: Path) -> None:
+    with serving(demo_lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=1) as (_, output):
+        pass
+    lines = [line for line in output if " serve.server " in line]
+    assert any(" INFO serve.server [" in line and "Started server process" in line for line in lines), output
+    assert any(" INFO serve.server [" in line and "Application startup complete" in line for line in lines)
+    assert not [line for line in output if "uvicorn" in line.split("]")[0]], output

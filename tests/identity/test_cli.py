@@ -170,3 +170,40 @@ def test_keystore_from_environment(
         assert store.find_account_by_email("env@example.com") is not None
     finally:
         store.close()
+
+
+def test_a_grant_the_ceiling_clamps_is_reported_with_the_command_that_widens_it(cli: Cli) -> None:
+    cli.json("accounts", "create", "--email", "member@example.com")
+    key_id = cli.json("keys", "create", "--user", "member@example.com", "--name", "k", "--json")["key_id"]  # type: ignore[index]
+    shown = cli.json("keys", "grant", key_id, "--alphas", "all", "--endpoints", "signals.scores,meta.me")
+    warning = cli.outputs[-1]
+    # The self-service ceiling opens meta.* and Test_ alphas only: both lists were clamped.
+    assert "warning: the ceiling of account member@example.com clamps this grant" in warning
+    assert "  endpoints: meta.me (granted meta.me,signals.scores)" in warning
+    assert "  alphas: prefix:Test_ (granted all)" in warning
+    widen = next(line for line in warning.splitlines() if line.startswith("to widen the ceiling: "))
+    command = widen.removeprefix("to widen the ceiling: alpha-results ").split()
+    assert isinstance(shown, dict) and shown["effective"]["alphas"] == {
+        "mode": "prefix",
+        "prefixes": ["Test_"],
+    }
+    # The suggested command, run as printed, lifts the clamp: the same grant then warns of nothing.
+    cli.json(*command)
+    cli.json("keys", "grant", key_id, "--alphas", "all", "--endpoints", "signals.scores,meta.me")
+    assert cli.outputs[-1] == ""
+    after = cli.json("keys", "show", key_id)
+    assert isinstance(after, dict) and after["effective"] == after["granted"]
+
+
+def test_a_grant_within_the_ceiling_says_nothing(cli: Cli) -> None:
+    cli.json("accounts", "create", "--email", "quiet@example.com")
+    key_id = cli.json("keys", "create", "--user", "quiet@example.com", "--name", "k", "--json")["key_id"]  # type: ignore[index]
+    cli.json("keys", "grant", key_id, "--alphas", "prefix:Test_", "--endpoints", "meta.me")
+    assert cli.outputs[-1] == ""
+
+
+def test_a_key_for_an_unknown_account_names_the_command_that_creates_it(cli: Cli) -> None:
+    cli.run("keys", "create", "--user", "new@example.com", "--name", "k", expect=1)
+    assert cli.outputs[-1].strip() == (
+        "error: no account 'new@example.com'; create it first: alpha-results accounts create --email new@example.com"
+    )

@@ -19,6 +19,7 @@ from serve.identity import (
     me_payload,
     zero_usage,
 )
+from serve.identity.demo import LOCAL_RATE_LIMIT
 from serve.identity.records import DEFAULT_KEY_GRANTS, RateLimit
 from serve.identity.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
 from serve.identity.tokens import parse_token
@@ -199,3 +200,8 @@ def test_demo_identities_are_created_once(store: SqlKeyStore) -> None:
     member = authenticate(store, f"Bearer {first['member']['token']}", "127.0.0.1", now)
     assert not member.is_admin and member.email == "demo@example.com"
     assert member.endpoints == {"meta.health", "meta.keys", "meta.me"} and not member.may_read_alpha("Prod_x")
+    # The administrator's key carries local-friendly limits; the member keeps a new key's default.
+    admin_key, member_key = store.get_key(admin.key_id), store.get_key(member.key_id)
+    assert admin_key is not None and member_key is not None
+    assert admin_key.rate_limit == LOCAL_RATE_LIMIT and admin_key.rate_limit.per_second >= 100
+    assert member_key.rate_limit == DEFAULT_RATE_LIMIT

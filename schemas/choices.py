@@ -1,0 +1,33 @@
+"""The vocabularies of the query parameters: the values each one accepts and what they select.
+
+Plain constants with no import, so that the parameter declarations (`schemas.query`) and with them
+the endpoint registry load without pyarrow: the operator CLI reads the registry's ids and starts
+in a tenth of a second.
+"""
+
+from __future__ import annotations
+
+DEFAULT_BOOK = "long_short"
+
+WEIGHT_BOOKS = {"long_short": "long_short_target_weight", "long_only": "long_only_target_weight"}
+"""`book` on `/rebalances/{date}` picks the target-weight column `min_abs_weight` and `sort=weight` use."""
+
+REBALANCE_SORTS = {"score": "score", "rank": "average_rank", "symbol": "symbol", "weight": None}
+"""`sort` on `/rebalances/{date}`; `weight` resolves to the column chosen by `book`."""
+
+REBALANCE_DEFAULT_ORDER = {"score": "desc", "weight": "desc", "rank": "asc", "symbol": "asc"}
+
+ORDERS = ("asc", "desc")
+
+DIRECTIONS = {
+    "1": 1,
+    "long": 1,
+    "-1": -1,
+    "short": -1,
+    "0": 0,
+    "flat": 0,
+    "neutral": 0,
+}
+"""Accepted `direction` values (matched case-insensitively) and the side each keeps."""
+
+SCORE_FIELDS_CHOICES = ("core", "all")

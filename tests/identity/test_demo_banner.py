@@ -1,0 +1,40 @@
+"""`serve --init-demo` prints each demo key once, with what it can and cannot do and its limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from serve.commands import init_demo
+from serve.identity import open_store
+from serve.identity.demo import DEMO_IDENTITIES, limits_text
+from serve.identity.tokens import parse_token
+from serve.settings import Settings
+
+
+def test_the_banner_states_each_demo_key_and_its_limits(
+    demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = Settings(
+        lake=str(demo_lake),
+        keystore_url=f"sqlite:///{tmp_path}/keys.sqlite3",
+        signing_key_file=str(tmp_path / "signing.key"),
+    )
+    init_demo(settings)
+    banner = capsys.readouterr().out
+    store = open_store(settings.keystore_url)
+    try:
+        for demo in DEMO_IDENTITIES:
+            line = next(line for line in banner.splitlines() if line.strip().startswith(f"{demo.label} "))
+            token = line.split()[-1]
+            key = store.get_key(parse_token(token).key_id)
+            assert key is not None and key.rate_limit == demo.rate_limit
+            assert f"limits: {limits_text(demo.rate_limit)}" in banner
+            assert f"can:    {demo.can}" in banner and f"cannot: {demo.cannot}" in banner
+    finally:
+        store.close()
+    assert "200/s, 12,000/min, 1,000,000/day, unlimited/month" in banner  # the administrator's
+    assert "5/s, 60/min, 5,000/day, 100,000/month" in banner  # the member's (a new key's default)
+    init_demo(settings)
+    assert "Demo keys already exist" in capsys.readouterr().out
