@@ -285,12 +285,13 @@ def create_app(
         limiter=limiter,
         store=store,
     )
-    from serve.routes import developer
+    from serve.routes import dashboard, developer
 
     app = Litestar(
         # `/`, `/docs`, `/openapi.json` and the assets: public, unmetered, outside the registry
         # (serve/routes/developer.py); Litestar's own `/schema` router serves the same document.
-        route_handlers=[*ROUTE_HANDLERS, *developer.routes()],
+        # `/ui`, the research dashboard, likewise (serve/routes/dashboard.py).
+        route_handlers=[*ROUTE_HANDLERS, *developer.routes(), *dashboard.routes()],
         guards=[guards_for(store, limiter)],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers, conditional_response],

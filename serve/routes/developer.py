@@ -44,8 +44,8 @@ LANDING_PATH = "/"
 PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, OPENAPI_PATH, f"{STATIC_PREFIX}/{{file_path:path}}")
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
 
-DASHBOARD_PATH: str | None = None
-"""The research dashboard's path once it exists; until then the landing page says it is not served."""
+DASHBOARD_PATH: str | None = "/ui"
+"""The research dashboard's path (serve/routes/dashboard.py), linked from the landing page."""
 
 ASSET_CACHE = CacheControlHeader(public=True, max_age=365 * 24 * 3600, immutable=True)
 """Assets live under a versioned path: a new release is a new URL, so a year-long cache is safe."""

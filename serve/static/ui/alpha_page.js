@@ -1,0 +1,88 @@
+// One alpha: its description, performance against SPY, signal quality, metrics, cross-sections and
+// downloads. The description is asked for first: a key that may not read the alpha (403
+// alpha_not_allowed) or an unknown alpha (404) stops there with the server's refusal. Each panel
+// then loads on its own, so a refusal of one endpoint shows in its panel and the others still draw.
+
+import { alphaPath, apiGet, isAbort } from "./api.js";
+import { renderCrossSection } from "./cross_section.js";
+import { renderDescription } from "./description.js";
+import { renderDownloads } from "./downloads.js";
+import { add, errorBox, fill, h, note, panel, showError } from "./dom.js";
+import { renderMetrics } from "./metrics_table.js";
+import { renderPerformance } from "./performance.js";
+import { renderSignal } from "./signal_charts.js";
+
+const STOP_CODES = new Set(["alpha_not_allowed", "alpha_not_found", "run_not_allowed", "run_not_found"]);
+const METRICS_GRANULARITY = "yearly";
+
+export async function renderAlpha(main, alpha, context) {
+  const title = h("h1", {}, alpha);
+  const subtitle = h("p", { class: "subtitle" });
+  const header = h(
+    "div",
+    { class: "alpha-header" },
+    h("a", { href: "#/", class: "back" }, "‹ All alphas"),
+    title,
+    subtitle,
+  );
+  const description = panel("description", "Description", "GET /v1/alphas/{alpha}");
+  fill(main, header, description.section);
+
+  let described = null;
+  try {
+    described = await apiGet(alphaPath(alpha), {}, context);
+  } catch (error) {
+    if (isAbort(error)) return;
+    if (STOP_CODES.has(error.code) || error.status === 401) {
+      fill(main, header, errorBox(error, `${alpha} cannot be shown`));
+      return;
+    }
+    fill(description.body, errorBox(error, "No description"));
+  }
+  if (described) {
+    title.textContent = described.data.name || alpha;
+    fill(subtitle, h("code", {}, alpha));
+    renderDescription(description.body, described.data);
+  }
+
+  const performance = panel(
+    "performance",
+    "Performance against SPY",
+    "GET /v1/alphas/{alpha}/equity-curve and /v1/benchmarks/SPY/daily, every page",
+  );
+  const signalQuality = panel("signal", "Signal quality", "GET /v1/alphas/{alpha}/metrics?panel=true");
+  const metrics = panel("metrics", "Metrics", "GET /v1/alphas/{alpha}/metrics?granularity=…");
+  const crossSection = panel(
+    "cross-section",
+    "Cross-section by week",
+    "GET /v1/alphas/{alpha}/rebalances and /rebalances/{date}",
+  );
+  const downloads = panel(
+    "downloads",
+    "Downloads",
+    "GET /v1/alphas/{alpha}/source/download, /exports and /exports/{dataset}",
+  );
+  add(main, performance.section, signalQuality.section, metrics.section, crossSection.section, downloads.section);
+
+  renderPerformance(performance.body, alpha, context);
+  loadMetrics(alpha, signalQuality.body, metrics.body, context);
+  renderCrossSection(crossSection.body, alpha, context);
+  renderDownloads(downloads.body, alpha, context);
+}
+
+async function loadMetrics(alpha, signalBody, metricsBody, context) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/metrics"), { granularity: METRICS_GRANULARITY, panel: "true" }, context);
+  } catch (error) {
+    showError(signalBody, error, "The metrics could not be read");
+    showError(metricsBody, error, "The metrics could not be read");
+    return;
+  }
+  try {
+    renderSignal(signalBody, answer);
+  } catch (error) {
+    fill(signalBody, note(`The signal charts could not be drawn: ${error.message}`, "error"));
+  }
+  renderMetrics(metricsBody, alpha, answer, METRICS_GRANULARITY, context);
+}

@@ -1,0 +1,147 @@
+// Calls to this server's /v1 API with the tab's key as `Authorization: Bearer`.
+//
+// Every failure becomes an ApiError carrying the error envelope's code, message and request_id.
+// A 429 for the per-second or per-minute window is retried after its Retry-After (a self-service
+// key allows 5 requests a second, and an alpha's page asks for about ten things at once); at most
+// MAX_IN_FLIGHT requests run at a time.
+
+import { readKey } from "./session.js";
+
+const MAX_IN_FLIGHT = 3;
+const MAX_RETRIES = 5;
+const RETRIED_CODES = new Set(["rate_limit_second", "rate_limit_minute"]);
+const LONGEST_WAIT_S = 60;
+
+export class ApiError extends Error {
+  constructor({ status, code, message, requestId, details, path }) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.requestId = requestId;
+    this.details = details || {};
+    this.path = path;
+  }
+}
+
+export function isAbort(error) {
+  return error && error.name === "AbortError";
+}
+
+let inFlight = 0;
+const waiting = [];
+
+function acquire() {
+  if (inFlight < MAX_IN_FLIGHT) {
+    inFlight += 1;
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => waiting.push(resolve));
+}
+
+function release() {
+  const next = waiting.shift();
+  if (next) {
+    next(); // the slot passes straight to the next request
+  } else {
+    inFlight -= 1;
+  }
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(new DOMException("aborted", "AbortError"));
+    });
+  });
+}
+
+/** `path` with the non-empty `params` as its query string. */
+export function urlOf(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Tell the page that a request waits for the rate limit (shown in the top bar). */
+function announceWait(seconds, code) {
+  window.dispatchEvent(new CustomEvent("api-wait", { detail: { seconds, code } }));
+}
+
+/** GET `path` (a /v1 path) and return the parsed body; throws ApiError on any failure. */
+export async function apiGet(path, params = {}, { signal, token } = {}) {
+  const key = token ?? readKey();
+  const target = urlOf(path, params);
+  for (let attempt = 0; ; attempt += 1) {
+    await acquire();
+    let response;
+    let body = null;
+    try {
+      signal?.throwIfAborted();
+      response = await fetch(target, {
+        headers: { Authorization: `Bearer ${key}`, Accept: "application/json" },
+        signal,
+      });
+      body = await response.json().catch(() => null);
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      throw new ApiError({
+        status: 0,
+        code: "network_error",
+        message: `The server could not be reached (${error.message}).`,
+        requestId: null,
+        path: target,
+      });
+    } finally {
+      release();
+    }
+    if (response.ok) return body;
+    const envelope = (body && body.error) || {};
+    const code = envelope.code || `http_${response.status}`;
+    const retryAfter = Number(response.headers.get("Retry-After") || "1");
+    if (response.status === 429 && RETRIED_CODES.has(code) && attempt < MAX_RETRIES && retryAfter <= LONGEST_WAIT_S) {
+      announceWait(retryAfter, code);
+      await sleep(Math.max(retryAfter, 1) * 1000, signal);
+      continue;
+    }
+    throw new ApiError({
+      status: response.status,
+      code,
+      message: envelope.message || response.statusText || "The request failed.",
+      requestId: envelope.request_id || response.headers.get("X-Request-ID"),
+      details: envelope.details,
+      path: target,
+    });
+  }
+}
+
+/**
+ * Every page of a collection: follows `pagination.has_more`, `limit` rows at a time.
+ * Returns `{ data, meta, total, pages }` with `meta` of the first page.
+ */
+export async function apiGetAll(path, params = {}, { limit = 500, signal } = {}) {
+  const data = [];
+  let meta = {};
+  let total = 0;
+  let pages = 0;
+  for (let offset = 0; ;) {
+    const page = await apiGet(path, { ...params, limit, offset }, { signal });
+    if (pages === 0) meta = page.meta || {};
+    pages += 1;
+    data.push(...page.data);
+    total = page.pagination.total;
+    offset += page.pagination.returned;
+    if (!page.pagination.has_more || page.pagination.returned === 0) break;
+  }
+  return { data, meta, total, pages };
+}
+
+/** `/v1/alphas/{alpha}` + `suffix`, with the alpha id as one path segment. */
+export function alphaPath(alpha, suffix = "") {
+  return `/v1/alphas/${encodeURIComponent(alpha)}${suffix}`;
+}

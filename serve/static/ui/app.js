@@ -1,0 +1,74 @@
+// The dashboard's entry point: sign-in, the top bar, and the two views (the catalogue at #/ and an
+// alpha at #/alphas/{alpha_id}). Routing is by the URL's fragment, so the server serves one page.
+
+import { renderAlpha } from "./alpha_page.js";
+import { renderCatalogue } from "./catalogue.js";
+import { add, fill, h } from "./dom.js";
+import { forgetKey, readKey } from "./session.js";
+import { checkKey, renderSignIn } from "./sign_in.js";
+
+const main = document.getElementById("main");
+const identity = document.getElementById("identity");
+const signOut = document.getElementById("sign-out");
+let current = null; // the AbortController of the view on screen
+
+function showIdentity(me) {
+  fill(identity);
+  if (!me) return;
+  add(
+    identity,
+    me.key_id
+      ? h("span", {}, me.email ? `${me.email} · ` : "", "key ", h("code", { id: "key-id" }, me.key_id))
+      : h("span", {}, "signed in (this key may not call /v1/me)"),
+  );
+  signOut.hidden = false;
+}
+
+function route() {
+  current?.abort();
+  current = new AbortController();
+  const context = { signal: current.signal };
+  window.scrollTo(0, 0);
+  if (!readKey()) {
+    signOut.hidden = true;
+    fill(identity);
+    renderSignIn(main, (me) => {
+      showIdentity(me);
+      route();
+    });
+    return;
+  }
+  const match = /^#\/alphas\/([^/?#]+)$/.exec(location.hash);
+  if (match) renderAlpha(main, decodeURIComponent(match[1]), context);
+  else renderCatalogue(main, context);
+}
+
+signOut.addEventListener("click", () => {
+  forgetKey();
+  route();
+});
+
+let waitNote = null;
+window.addEventListener("api-wait", (event) => {
+  const { seconds, code } = event.detail;
+  waitNote?.remove();
+  waitNote = h("span", { class: "rate-wait" }, `rate limit (${code}): waiting ${seconds} s`);
+  identity.after(waitNote);
+  setTimeout(() => waitNote?.remove(), Math.max(seconds, 1) * 1000);
+});
+
+window.addEventListener("hashchange", route);
+
+// A key kept from earlier in this tab: show whose it is (a refused key is forgotten).
+const kept = readKey();
+if (kept) {
+  checkKey(kept)
+    .then(showIdentity)
+    .catch((error) => {
+      if (error.status === 401) {
+        forgetKey();
+        route();
+      }
+    });
+}
+route();

@@ -1,0 +1,149 @@
+// Charts drawn with the vendored uPlot (vendor/uplot, see vendor/README.md): time series and
+// category bars. Each chart's wrapper carries `data-chart` (its name) and, once drawn,
+// `data-drawn` and `data-series-colors` (the colours its series are stroked with).
+
+import uPlot from "./vendor/uplot/uPlot.esm.js";
+import { add, h } from "./dom.js";
+
+export const COLORS = {
+  alpha: "#1f5fbf",
+  benchmark: "#e07b00",
+  drawdown: "#c0392b",
+  ic: "#2e8b57",
+  deciles: "#6a3fb5",
+  term: "#00838f",
+  autocorrelation: "#b5179e",
+};
+
+const HEIGHT = 240;
+const AXIS = { stroke: "#39424e", grid: { stroke: "rgba(0,0,0,0.07)", width: 1 }, ticks: { show: false } };
+
+function utc(seconds) {
+  return uPlot.tzDate(new Date(seconds * 1e3), "Etc/UTC");
+}
+
+function widthOf(element) {
+  return Math.max(280, Math.floor(element.clientWidth || element.parentElement?.clientWidth || 600));
+}
+
+/** Keep the chart as wide as its wrapper. */
+function followWidth(plot, wrapper, height) {
+  let width = widthOf(wrapper);
+  new ResizeObserver(() => {
+    const next = widthOf(wrapper);
+    if (next !== width) {
+      width = next;
+      plot.setSize({ width, height });
+    }
+  }).observe(wrapper);
+}
+
+function wrapperFor(name, title, colors) {
+  return h(
+    "figure",
+    { class: "chart", "data-chart": name, "data-series-colors": colors.join(",") },
+    h("figcaption", {}, title),
+  );
+}
+
+function mount(wrapper, container, options, data, height) {
+  add(container, wrapper);
+  const plot = new uPlot({ ...options, width: widthOf(wrapper), height }, data, wrapper);
+  followWidth(plot, wrapper, height);
+  wrapper.setAttribute("data-drawn", "");
+  return plot;
+}
+
+/**
+ * A time series chart. `x` in seconds (UTC); `series` = [{ label, values, color, bars, fill }].
+ * `format` turns a y value into text (axis and legend); `sync` links cursors of several charts.
+ */
+export function timeChart(container, { name, title, x, series, format, height = HEIGHT, sync, zeroLine = true }) {
+  const wrapper = wrapperFor(
+    name,
+    title,
+    series.map((s) => s.color),
+  );
+  const options = {
+    tzDate: utc,
+    cursor: sync ? { sync: { key: sync } } : {},
+    scales: { x: { time: true } },
+    axes: [{ ...AXIS }, { ...AXIS, size: 64, values: (u, splits) => splits.map((v) => format(v)) }],
+    series: [
+      { label: "Date", value: (u, v) => (v == null ? "" : utc(v).toISOString().slice(0, 10)) },
+      ...series.map((s) => ({
+        label: s.label,
+        stroke: s.color,
+        width: s.bars ? 0 : 2,
+        fill: s.bars ? s.color : s.fill,
+        paths: s.bars ? uPlot.paths.bars({ size: [0.8, 12] }) : undefined,
+        points: { show: false },
+        spanGaps: true,
+        value: (u, v) => (v == null ? "—" : format(v)),
+      })),
+    ],
+    hooks: zeroLine ? { drawAxes: [drawZeroLine] } : {},
+  };
+  return mount(wrapper, container, options, [x, ...series.map((s) => s.values)], height);
+}
+
+/**
+ * Bars (or a line with points) over categories. `labels` name the categories; `values` their heights.
+ */
+export function categoryChart(
+  container,
+  { name, title, labels, values, color, format, line = false, height = HEIGHT },
+) {
+  const wrapper = wrapperFor(name, title, [color]);
+  const x = labels.map((_, i) => i + 1);
+  const label = (v) => (Number.isInteger(v) && v >= 1 && v <= labels.length ? labels[v - 1] : "");
+  const options = {
+    cursor: { points: { show: line } },
+    legend: { show: true },
+    scales: {
+      x: { time: false, range: () => [0.4, labels.length + 0.6] },
+      y: { range: (u, min, max) => paddedIncludingZero(min, max) },
+    },
+    axes: [
+      { ...AXIS, splits: () => x, values: (u, splits) => splits.map(label) },
+      { ...AXIS, size: 64, values: (u, splits) => splits.map((v) => format(v)) },
+    ],
+    series: [
+      { label: "", value: (u, v) => label(v) },
+      {
+        label: title,
+        stroke: color,
+        width: line ? 2 : 0,
+        fill: line ? undefined : color,
+        paths: line ? undefined : uPlot.paths.bars({ size: [0.6, 80], align: 0 }),
+        points: { show: line, size: 7, fill: color },
+        value: (u, v) => (v == null ? "—" : format(v)),
+      },
+    ],
+    hooks: { drawAxes: [drawZeroLine] },
+  };
+  return mount(wrapper, container, options, [x, values], height);
+}
+
+function paddedIncludingZero(min, max) {
+  const low = Math.min(0, min ?? 0);
+  const high = Math.max(0, max ?? 0);
+  const span = high - low || 1;
+  return [low < 0 ? low - span * 0.08 : 0, high > 0 ? high + span * 0.08 : low < 0 ? 0 : 1];
+}
+
+/** A thin line at y = 0, so the sign of bars and returns reads at a glance. */
+function drawZeroLine(u) {
+  const [min, max] = [u.scales.y.min, u.scales.y.max];
+  if (!(min < 0 && max > 0)) return;
+  const y = Math.round(u.valToPos(0, "y", true));
+  const { ctx } = u;
+  ctx.save();
+  ctx.strokeStyle = "rgba(0,0,0,0.35)";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(u.bbox.left, y + 0.5);
+  ctx.lineTo(u.bbox.left + u.bbox.width, y + 0.5);
+  ctx.stroke();
+  ctx.restore();
+}

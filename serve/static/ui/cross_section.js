@@ -1,0 +1,178 @@
+// The cross-section browser: pick a rebalance week from /v1/alphas/{alpha}/rebalances, then page
+// through /v1/alphas/{alpha}/rebalances/{date} with direction, sort, order and book.
+
+import { alphaPath, apiGet, apiGetAll } from "./api.js";
+import { pager } from "./catalogue.js";
+import { clear, fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH, fixed, num, pct } from "./format.js";
+
+const PAGE_SIZES = [25, 50, 100];
+const DIRECTIONS = [
+  ["", "all"],
+  ["long", "long"],
+  ["short", "short"],
+  ["flat", "flat"],
+];
+const SORTS = ["score", "rank", "weight", "symbol"];
+const ORDERS = [
+  ["", "default"],
+  ["desc", "descending"],
+  ["asc", "ascending"],
+];
+const BOOKS = ["long_short", "long_only"];
+
+function select(id, options, selected) {
+  return h(
+    "select",
+    { id, name: id },
+    options.map((option) => {
+      const [value, label] = Array.isArray(option) ? option : [String(option), String(option)];
+      return h("option", { value, selected: value === String(selected) }, label);
+    }),
+  );
+}
+
+export async function renderCrossSection(body, alpha, { signal }) {
+  let index;
+  try {
+    index = await apiGetAll(alphaPath(alpha, "/rebalances"), {}, { limit: 5000, signal });
+  } catch (error) {
+    showError(body, error, "The rebalance index could not be read");
+    return;
+  }
+  if (index.data.length === 0) {
+    fill(body, note("This run sealed no rebalance weeks."), warningList(index.meta.warnings));
+    return;
+  }
+  const weeks = index.data;
+  const traded = weeks.filter((w) => w.week_status === "traded");
+  const initial = (traded.length ? traded[traded.length - 1] : weeks[weeks.length - 1]).date;
+  const controls = {
+    week: select(
+      "cs-week",
+      weeks.map((w) => [w.date, `${w.date} · ${w.week_status} · ${w.n_symbols} names`]),
+      initial,
+    ),
+    direction: select("cs-direction", DIRECTIONS, ""),
+    sort: select("cs-sort", SORTS, "score"),
+    order: select("cs-order", ORDERS, ""),
+    book: select("cs-book", BOOKS, "long_short"),
+    limit: select("cs-limit", PAGE_SIZES, 25),
+  };
+  const status = h("p", { class: "week-status", id: "cs-status" });
+  const results = h("div", { id: "cs-results" });
+  const label = (control, text) => h("label", { for: control.id }, text);
+  fill(
+    body,
+    h(
+      "div",
+      { class: "controls" },
+      label(controls.week, "Week"),
+      controls.week,
+      label(controls.direction, "Direction"),
+      controls.direction,
+      label(controls.sort, "Sort"),
+      controls.sort,
+      label(controls.order, "Order"),
+      controls.order,
+      label(controls.book, "Weight column"),
+      controls.book,
+      label(controls.limit, "Rows"),
+      controls.limit,
+    ),
+    status,
+    results,
+  );
+  let offset = 0;
+  for (const control of Object.values(controls)) {
+    control.addEventListener("change", () => {
+      offset = 0;
+      load();
+    });
+  }
+
+  async function load() {
+    const date = controls.week.value;
+    const limit = Number(controls.limit.value);
+    fill(results, note("Loading…"));
+    try {
+      const page = await apiGet(
+        alphaPath(alpha, `/rebalances/${date}`),
+        {
+          direction: controls.direction.value,
+          sort: controls.sort.value,
+          order: controls.order.value,
+          book: controls.book.value,
+          limit,
+          offset,
+        },
+        { signal },
+      );
+      render(page, limit);
+    } catch (error) {
+      clear(status);
+      showError(results, error, "The cross-section could not be read");
+    }
+  }
+
+  function render(page, limit) {
+    const { meta, pagination } = page;
+    fill(
+      status,
+      "Week ",
+      h("strong", {}, meta.date),
+      ": status ",
+      h("code", { class: "week-status-value" }, meta.week_status ?? DASH),
+      ` · ${meta.n_symbols ?? DASH} names in the cross-section · ${pagination.total} after filters`,
+    );
+    const rows = page.data.map((r) => [
+      h("th", { scope: "row" }, r.symbol ?? DASH),
+      numberCell(r.direction == null ? DASH : String(r.direction), r.direction, { signed: true }),
+      numberCell(num(r.score), r.score, { signed: true }),
+      numberCell(fixed(r.score_z, 2), r.score_z),
+      numberCell(r.average_rank == null ? DASH : String(r.average_rank), r.average_rank),
+      numberCell(pct(r.long_short_target_weight), r.long_short_target_weight, { signed: true }),
+      numberCell(pct(r.long_only_target_weight), r.long_only_target_weight),
+      r.next_open_tradeable == null ? DASH : r.next_open_tradeable ? "yes" : `no (${r.unavailability_reason ?? "?"})`,
+      numberCell(pct(r.forward_return), r.forward_return, { signed: true }),
+      r.decision_reason ?? DASH,
+    ]);
+    fill(
+      results,
+      warningList(meta.warnings),
+      pagination.total === 0
+        ? note("No name matches these filters.")
+        : table(
+            [
+              "Symbol",
+              "Dir.",
+              "Score",
+              "z",
+              "Rank",
+              "Long/short weight",
+              "Long-only weight",
+              "Tradeable",
+              "Forward return",
+              "Decision",
+            ],
+            rows,
+            {
+              className: "data cross-section",
+            },
+          ),
+      pager(
+        pagination.offset,
+        pagination.returned,
+        pagination.total,
+        pagination.has_more,
+        (next) => {
+          offset = next;
+          load();
+        },
+        limit,
+      ),
+    );
+  }
+
+  load();
+}

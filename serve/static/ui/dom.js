@@ -1,0 +1,128 @@
+// Small DOM helpers: build elements, show an API error, show a note. Text is always set as text
+// (never parsed as HTML), so nothing the API returns can inject markup.
+
+import { isAbort } from "./api.js";
+
+/** `h("a", { href: "#/", class: "x", onclick: fn }, "text", child, [more])` */
+export function h(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "class") element.className = value;
+    else if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+    else if (name in element && typeof value !== "string") element[name] = value;
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(element, child);
+    else element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(element) {
+  element.replaceChildren();
+  return element;
+}
+
+/** Replace `element`'s children (null, undefined and false are skipped, arrays flattened). */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** Append children to `element`, skipping null, undefined and false. */
+export function add(element, ...children) {
+  append(element, children);
+  return element;
+}
+
+/** The error envelope as the user should see it: code, message and the request id to quote. */
+export function errorBox(error, what) {
+  const status = error.status ? `${error.status} ` : "";
+  return h(
+    "div",
+    { class: "error", role: "alert", "data-error-code": error.code || "error" },
+    h("p", {}, h("strong", {}, what ? `${what}: ` : ""), error.message),
+    h(
+      "p",
+      { class: "error-meta" },
+      h("span", {}, `${status}`, h("code", { class: "error-code" }, error.code || "error")),
+      error.requestId ? h("span", {}, " · request id ", h("code", { class: "request-id" }, error.requestId)) : null,
+    ),
+  );
+}
+
+/** Put `error` into `target` unless the request was aborted because the user moved on. */
+export function showError(target, error, what) {
+  if (isAbort(error)) return;
+  clear(target).append(errorBox(error, what));
+}
+
+export function note(text, className = "muted") {
+  return h("p", { class: className }, text);
+}
+
+/** A titled panel: returns the section and its body. */
+export function panel(id, title, intro) {
+  const body = h("div", { class: "panel-body" }, note("Loading…"));
+  const section = h("section", { id, class: "panel" }, h("h2", {}, title), intro ? note(intro, "intro") : null, body);
+  return { section, body };
+}
+
+/** A table from column headers and rows of cells (strings, numbers or nodes). */
+export function table(headers, rows, { className = "data", caption } = {}) {
+  return h(
+    "table",
+    { class: className },
+    caption ? h("caption", {}, caption) : null,
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        headers.map((header) => h("th", { scope: "col" }, header)),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map((cells) => h("tr", {}, cells.map(asCell))),
+    ),
+  );
+}
+
+function asCell(cell) {
+  return cell instanceof Element && (cell.tagName === "TD" || cell.tagName === "TH") ? cell : h("td", {}, cell);
+}
+
+/** A table cell right-aligned for numbers, coloured by sign when `signed`. */
+export function numberCell(text, value, { signed = false } = {}) {
+  const sign = signed && Number.isFinite(value) ? (value > 0 ? " positive" : value < 0 ? " negative" : "") : "";
+  return h("td", { class: `number${sign}` }, text);
+}
+
+/** Warnings of a response's meta, one line each (`code: message`). */
+export function warningList(warnings) {
+  if (!warnings || warnings.length === 0) return null;
+  return h(
+    "ul",
+    { class: "warnings" },
+    warnings.map((w) =>
+      h(
+        "li",
+        {},
+        h("code", {}, w.code),
+        w.block ? ` (${w.block})` : w.kind ? ` (${w.kind})` : "",
+        w.message ? `: ${w.message}` : "",
+      ),
+    ),
+  );
+}

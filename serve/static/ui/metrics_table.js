@@ -1,0 +1,169 @@
+// The metrics table of /v1/alphas/{alpha}/metrics: core statistics, rank IC, Newey-West t-stats with
+// their lags (nwt), and per-period statistics at the chosen granularity (periods).
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH, fixed, int, num, statValue } from "./format.js";
+
+const CORE = [
+  ["ic", "Mean rank IC"],
+  ["icir", "ICIR"],
+  ["information_ratio", "Information ratio"],
+  ["excess_sharpe", "Excess Sharpe"],
+  ["sharpe", "Sharpe (deprecated alias)"],
+  ["pnl", "P&L"],
+  ["max_drawdown", "Max drawdown"],
+  ["max_drawdown_pct", "Max drawdown (%)"],
+  ["turnover", "Turnover"],
+];
+const NWT = [
+  ["ic", "Mean IC (conditioned)"],
+  ["ic_score_panel", "Mean IC of the raw score panel"],
+  ["ir", "Mean daily return of the long/short book"],
+];
+const PERIOD_COLUMNS = [
+  ["ic", "IC"],
+  ["icir", "ICIR"],
+  ["information_ratio", "IR"],
+  ["excess_sharpe", "Excess Sharpe"],
+  ["pnl", "P&L"],
+  ["max_drawdown_pct", "Max DD"],
+  ["turnover", "Turnover"],
+];
+
+function statCell(entry) {
+  const value = entry ? entry.value : null;
+  const cell = numberCell(statValue(entry), value);
+  if (entry && entry.status === "not_measurable") cell.title = entry.withheld_reason || "not measurable";
+  return cell;
+}
+
+function statusText(entry) {
+  if (!entry) return "not served";
+  if (entry.status === "not_measurable")
+    return `not measurable${entry.withheld_reason ? `: ${entry.withheld_reason}` : ""}`;
+  return entry.status;
+}
+
+function coreTable(core) {
+  return table(
+    ["Statistic", "Value", "Unit", "Annualisation", "Signal", "Status"],
+    CORE.map(([key, label]) => {
+      const entry = core[key];
+      return [
+        h("span", {}, label, " ", h("code", {}, `core.${key}`)),
+        statCell(entry),
+        entry ? entry.unit : DASH,
+        entry && entry.annualisation ? entry.annualisation : DASH,
+        entry && entry.signal ? entry.signal : DASH,
+        statusText(entry),
+      ];
+    }),
+    { className: "data metrics-core" },
+  );
+}
+
+function tenureLine(tenure) {
+  if (!tenure) return note("Tenure: not served.");
+  const weeks = tenure.weeks != null ? `${tenure.weeks} weeks (${tenure.traded_weeks} traded), ` : "";
+  const span = tenure.first_rebalance ? `${tenure.first_rebalance} to ${tenure.last_rebalance}, ` : "";
+  return note(
+    `Tenure: ${weeks}${span}${int(tenure.calendar_days)} days, ${fixed(tenure.years, 2)} years (source: ${tenure.source}).`,
+  );
+}
+
+function rankIcTable(rankIc) {
+  if (!rankIc) return note("Rank IC: not served.");
+  const rows = [];
+  for (const [family, entries] of Object.entries(rankIc)) {
+    for (const [key, entry] of Object.entries(entries || {})) {
+      rows.push([
+        h("code", {}, `rank_ic.${family}.${key}`),
+        statCell(entry),
+        entry ? entry.unit : DASH,
+        statusText(entry),
+      ]);
+    }
+  }
+  return table(["Statistic", "Value", "Unit", "Status"], rows, { className: "data compact" });
+}
+
+function nwtTable(nwt, warnings) {
+  return table(
+    ["Newey-West test of", "Mean", "Std. error", "t-stat", "p-value", "Lag", "n", "Signal / frequency", "Source"],
+    NWT.map(([key, label]) => {
+      const block = nwt ? nwt[key] : null;
+      if (!block) {
+        const why = warnings.find((w) => w.block === `nwt.${key}`);
+        return [
+          h("span", {}, label, " ", h("code", {}, `nwt.${key}`)),
+          h("td", { colspan: "8", class: "muted" }, why ? `not published: ${why.message}` : "not published"),
+        ];
+      }
+      return [
+        h("span", {}, label, " ", h("code", {}, `nwt.${key}`)),
+        numberCell(num(block.mean), block.mean),
+        numberCell(num(block.standard_error), block.standard_error),
+        numberCell(fixed(block.t_stat, 2), block.t_stat, { signed: true }),
+        numberCell(fixed(block.p_value, 3), block.p_value),
+        numberCell(int(block.lag), block.lag),
+        numberCell(int(block.n), block.n),
+        block.signal || block.frequency || DASH,
+        block.source || DASH,
+      ];
+    }),
+    { className: "data nwt" },
+  );
+}
+
+function periodsTable(periods) {
+  if (!periods || periods.length === 0) return note("No periods at this granularity.");
+  return table(
+    ["Period", ...PERIOD_COLUMNS.map(([, label]) => label), "Weeks"],
+    periods.map((p) => [
+      h("th", { scope: "row" }, p.period),
+      ...PERIOD_COLUMNS.map(([key]) => statCell(p.core[key])),
+      numberCell(p.core.tenure && p.core.tenure.weeks != null ? int(p.core.tenure.weeks) : DASH, null),
+    ]),
+    { className: "data periods" },
+  );
+}
+
+/**
+ * Render the table from the first metrics answer (`granularity`), with a selector that asks the
+ * server again for another granularity's periods.
+ */
+export function renderMetrics(body, alpha, metrics, granularity, { signal }) {
+  const data = metrics.data;
+  const warnings = metrics.meta.warnings || [];
+  const select = h(
+    "select",
+    { id: "metrics-granularity", name: "granularity" },
+    ["yearly", "monthly", "overall"].map((g) => h("option", { value: g, selected: g === granularity }, g)),
+  );
+  const periods = h("div", { id: "metrics-periods" }, periodsTable(data.periods));
+  select.addEventListener("change", async () => {
+    fill(periods, note("Loading…"));
+    try {
+      const answer = await apiGet(alphaPath(alpha, "/metrics"), { granularity: select.value }, { signal });
+      fill(periods, periodsTable(answer.data.periods));
+    } catch (error) {
+      showError(periods, error, "The metrics could not be read");
+    }
+  });
+  fill(
+    body,
+    warningList(warnings),
+    h("h3", {}, "Core statistics (long/short book, whole run)"),
+    coreTable(data.core || {}),
+    tenureLine(data.core ? data.core.tenure : null),
+    h("h3", {}, "Rank IC"),
+    rankIcTable(data.rank_ic),
+    h("h3", {}, "Newey-West t-statistics"),
+    note("HAC (Bartlett kernel) tests that the mean is zero; the lag is the one each test used.", "muted"),
+    nwtTable(data.nwt, warnings),
+    h("h3", {}, "By period"),
+    h("div", { class: "controls" }, h("label", { for: "metrics-granularity" }, "Granularity"), select),
+    periods,
+  );
+}

@@ -1,0 +1,133 @@
+// Cumulative return of a book against SPY, its drawdown beneath, and the table of monthly and
+// yearly returns. Every row of /v1/alphas/{alpha}/equity-curve and of /v1/benchmarks/SPY/daily
+// (over the same dates) is read, page by page.
+
+import { alphaPath, apiGetAll, isAbort } from "./api.js";
+import { COLORS, timeChart } from "./charts.js";
+import { errorBox, fill, h, note, showError, warningList } from "./dom.js";
+import { dateSeconds, pct, pp } from "./format.js";
+import { renderReturnsTable } from "./returns_table.js";
+
+const BENCHMARK = "SPY";
+const BOOKS = ["long_short", "long_only"];
+
+export function renderPerformance(body, alpha, { signal }) {
+  const book = h(
+    "select",
+    { id: "equity-book", name: "book" },
+    BOOKS.map((b) => h("option", { value: b }, b)),
+  );
+  const content = h("div", {}, note("Loading…"));
+  fill(body, h("div", { class: "controls" }, h("label", { for: "equity-book" }, "Book"), book), content);
+  book.addEventListener("change", () => load(book.value));
+  load(book.value);
+
+  async function load(bookName) {
+    fill(content, note("Loading…"));
+    let equity;
+    try {
+      equity = await apiGetAll(alphaPath(alpha, "/equity-curve"), { book: bookName }, { limit: 500, signal });
+    } catch (error) {
+      showError(content, error, "The equity curve could not be read");
+      return;
+    }
+    if (equity.data.length === 0) {
+      fill(content, note("This run has no ledger for this book."), warningList(equity.meta.warnings));
+      return;
+    }
+    const first = equity.data[0].date;
+    const last = equity.data[equity.data.length - 1].date;
+    let benchmark = null;
+    let benchmarkError = null;
+    try {
+      benchmark = await apiGetAll(
+        `/v1/benchmarks/${BENCHMARK}/daily`,
+        { from: first, to: last },
+        { limit: 500, signal },
+      );
+    } catch (error) {
+      if (isAbort(error)) return;
+      benchmarkError = error;
+    }
+    draw(equity, benchmark, benchmarkError, bookName);
+  }
+
+  function draw(equity, benchmark, benchmarkError, bookName) {
+    const summary = equity.meta.summary || {};
+    const bench = benchmark ? benchmark.data : [];
+    const dates = [...new Set([...equity.data.map((r) => r.date), ...bench.map((r) => r.date)])].sort();
+    const byDate = (rows) => new Map(rows.map((r) => [r.date, r]));
+    const alphaRows = byDate(equity.data);
+    const benchRows = byDate(bench);
+    const x = dates.map(dateSeconds);
+    const column = (rows, pick) => dates.map((d) => (rows.has(d) ? pick(rows.get(d)) : null));
+    const percent = (v) => (v == null ? null : v * 100);
+
+    const charts = h("div", { class: "stacked-charts" });
+    const returns = h("div", { class: "returns-table" });
+    const benchSummary = benchmark ? benchmark.meta.summary || {} : null;
+    fill(
+      content,
+      h(
+        "p",
+        { class: "summary", id: "equity-summary" },
+        `${bookName}: ${pct(summary.total_return)} over ${summary.sessions} sessions (${summary.first_date} to ${summary.last_date}); `,
+        `max drawdown ${pp(summary.max_drawdown_pct)} on ${summary.max_drawdown_date}.`,
+        benchSummary
+          ? ` ${BENCHMARK} over the same dates: ${pct(benchSummary.total_return)} (${benchSummary.return_basis} basis), max drawdown ${pp(benchSummary.max_drawdown_pct)}.`
+          : "",
+      ),
+      benchmarkError ? errorBox(benchmarkError, `${BENCHMARK} could not be read`) : null,
+      warningList(equity.meta.warnings),
+      charts,
+      h("h3", {}, "Monthly and yearly returns"),
+      note(
+        `Compounded from the daily period_return of the ${bookName} equity curve (${BENCHMARK}: of its daily series, from its first session in the window).`,
+        "muted",
+      ),
+      returns,
+    );
+    const series = [
+      {
+        label: `${alpha} (${bookName})`,
+        values: column(alphaRows, (r) => percent(r.cumulative_return)),
+        color: COLORS.alpha,
+      },
+    ];
+    if (benchmark)
+      series.push({
+        label: BENCHMARK,
+        values: column(benchRows, (r) => percent(r.cumulative_return)),
+        color: COLORS.benchmark,
+      });
+    const sync = `equity-${alpha}`;
+    const fmt = (v) => `${v.toFixed(1)}%`;
+    timeChart(charts, { name: "cumulative-return", title: "Cumulative return (%)", x, series, format: fmt, sync });
+    const drawdowns = [
+      {
+        label: `${alpha} drawdown`,
+        values: column(alphaRows, (r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)),
+        color: COLORS.drawdown,
+        fill: "rgba(192,57,43,0.15)",
+      },
+    ];
+    if (benchmark) {
+      drawdowns.push({
+        label: `${BENCHMARK} drawdown`,
+        values: column(benchRows, (r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)),
+        color: COLORS.benchmark,
+      });
+    }
+    timeChart(charts, {
+      name: "drawdown",
+      title: "Drawdown from peak (%)",
+      x,
+      series: drawdowns,
+      format: fmt,
+      sync,
+      height: 170,
+      zeroLine: false,
+    });
+    renderReturnsTable(returns, equity.data, bench, BENCHMARK);
+  }
+}

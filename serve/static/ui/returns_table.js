@@ -1,0 +1,44 @@
+// Monthly and yearly returns: the daily `period_return` of the equity curve compounded per
+// calendar month and year, Π(1 + r) − 1 (nulls skipped), beside the benchmark's year.
+
+import { fill, h, numberCell, table } from "./dom.js";
+import { DASH, MONTHS, pct } from "./format.js";
+
+function compound(rows) {
+  const totals = new Map();
+  for (const row of rows) {
+    if (row.period_return == null) continue;
+    const key = row.date.slice(0, 7);
+    totals.set(key, (totals.get(key) ?? 1) * (1 + row.period_return));
+  }
+  return totals; // "YYYY-MM" → growth factor
+}
+
+function yearly(monthly) {
+  const years = new Map();
+  for (const [month, growth] of monthly) {
+    const year = month.slice(0, 4);
+    years.set(year, (years.get(year) ?? 1) * growth);
+  }
+  return years;
+}
+
+export function renderReturnsTable(target, equityRows, benchmarkRows, benchmarkName) {
+  const months = compound(equityRows);
+  const years = yearly(months);
+  const benchmarkYears = yearly(compound(benchmarkRows));
+  const rows = [...years.keys()].sort().map((year) => [
+    h("th", { scope: "row" }, year),
+    ...MONTHS.map((_, i) => {
+      const growth = months.get(`${year}-${String(i + 1).padStart(2, "0")}`);
+      return growth === undefined
+        ? numberCell(DASH, null)
+        : numberCell(pct(growth - 1, 1), growth - 1, { signed: true });
+    }),
+    numberCell(pct(years.get(year) - 1, 2), years.get(year) - 1, { signed: true }),
+    benchmarkYears.has(year)
+      ? numberCell(pct(benchmarkYears.get(year) - 1, 2), benchmarkYears.get(year) - 1, { signed: true })
+      : numberCell(DASH, null),
+  ]);
+  fill(target, table(["Year", ...MONTHS, "Year", benchmarkName], rows, { className: "data returns" }));
+}
