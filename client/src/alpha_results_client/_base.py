@@ -1,0 +1,150 @@
+"""What every endpoint method of `Client` shares: the connection, and turning Python arguments
+into one request of a declared endpoint (`_generated.ENDPOINTS`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+import msgspec
+
+from alpha_results_client._generated import COLUMN_SETS, ENDPOINTS, Endpoint
+from alpha_results_client.config import MAX_PAGE_SIZE, RetryPolicy, Timeouts, resolve_base_url, resolve_token
+from alpha_results_client.exports import ExportReader, ExportTarget
+from alpha_results_client.paging import Collection, Query, Series
+from alpha_results_client.transport import Transport
+
+T = TypeVar("T")
+PAGING = frozenset({"limit", "offset"})
+DateLike = dt.date | str
+Symbols = str | Iterable[str]
+
+
+def wire_value(value: Any) -> str:
+    """A parameter value as the query string carries it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, Iterable):
+        return ",".join(str(item) for item in value)  # a ticker list
+    raise TypeError(f"cannot send {value!r} as a query parameter")
+
+
+class ClientBase:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeouts: Timeouts | None = None,
+        retry: RetryPolicy | None = None,
+        page_size: int = MAX_PAGE_SIZE,
+        progress: bool = False,
+        use_exports: bool = True,
+        http_transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise ValueError(f"page_size must be 1 to {MAX_PAGE_SIZE}")
+        self.base_url = resolve_base_url(base_url)
+        self.page_size = page_size
+        self.progress = progress
+        self.use_exports = use_exports
+        self._transport = Transport(
+            self.base_url,
+            resolve_token(token),
+            timeouts=timeouts or Timeouts(),
+            retry=retry or RetryPolicy(),
+            http_transport=http_transport,
+        )
+        self._exports = ExportReader(self._transport)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_url!r})"  # never the token
+
+    def __enter__(self: T) -> T:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._transport.close()
+
+    @property
+    def rate_limit(self) -> Any:
+        """The rate-limit headers of the last metered response (`RateLimitStatus`), or None."""
+        return self._transport.pacer.status
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _endpoint_path(endpoint: Endpoint, path_values: dict[str, str]) -> str:
+        return endpoint.path.format(**{name: quote(value, safe="") for name, value in path_values.items()})
+
+    @staticmethod
+    def _query(endpoint: Endpoint, values: dict[str, Any]) -> dict[str, str]:
+        """The query string of `values` (Python names, None for "not sent")."""
+        known = {param.attr: param for param in endpoint.params if param.name not in PAGING}
+        unknown = set(values) - set(known)
+        if unknown:
+            raise TypeError(f"{endpoint.id} takes no parameter {', '.join(sorted(unknown))}")
+        return {known[attr].name: wire_value(value) for attr, value in values.items() if value is not None}
+
+    def _single(self, endpoint_id: str, path_values: dict[str, str], **values: Any) -> Any:
+        endpoint = ENDPOINTS[endpoint_id]
+        path = self._endpoint_path(endpoint, path_values)
+        return self._transport.get_json(path, self._query(endpoint, values), endpoint.response)
+
+    def _collection(
+        self,
+        endpoint_id: str,
+        path_values: dict[str, str],
+        *,
+        export: ExportTarget | None = None,
+        series: bool = False,
+        **values: Any,
+    ) -> Any:
+        endpoint = ENDPOINTS[endpoint_id]
+        page_type = endpoint.response
+        defaults = {param.attr: param.default for param in endpoint.params}
+        column_set = COLUMN_SETS.get(endpoint_id, {}).get(
+            values.get("fields") or defaults.get("fields") or ""
+        )
+        query = Query(
+            path=self._endpoint_path(endpoint, path_values),
+            params=self._query(endpoint, values),
+            page_type=page_type,
+            row_type=_row_type_of(page_type),
+            label=f"{endpoint_id} {' '.join(path_values.values())}".strip(),
+            field_set=frozenset(column_set) if column_set else None,
+            export=export,
+        )
+        kind = Series if series else Collection
+        return kind(
+            self._transport,
+            self._exports,
+            query,
+            page_size=self.page_size,
+            progress=self.progress,
+            use_exports=self.use_exports,
+        )
+
+
+def _row_type_of(page_type: type[Any]) -> type[Any]:
+    """`XRow` of a page type whose `data` is `list[XRow]`."""
+    info = msgspec.inspect.type_info(page_type)
+    assert isinstance(info, msgspec.inspect.StructType), page_type
+    data = next(field for field in info.fields if field.name == "data")
+    assert isinstance(data.type, msgspec.inspect.ListType), page_type
+    item = data.type.item_type
+    assert isinstance(item, msgspec.inspect.StructType), page_type
+    return item.cls

@@ -1,0 +1,303 @@
+"""`Client`: one method per `/v1` endpoint.
+
+Collections (`alphas`, `scores`, `trades`, ...) return a `Collection` that pages lazily;
+single objects (`alpha`, `metrics`, `me`, ...) return the typed 200 body, `data` and `meta`.
+Parameters keep the API's names, except `from`/`to`, which are `start`/`end` in Python; None
+means "not sent" (the server's default applies).
+"""
+
+from __future__ import annotations
+
+from alpha_results_client._base import ClientBase, DateLike, Symbols
+from alpha_results_client._generated import (
+    AlphaDescriptionResponse,
+    AlphaListRow,
+    BenchmarkRow,
+    BenchmarkSummary,
+    BookRow,
+    BuildRow,
+    DecisionRow,
+    EquityRow,
+    EquitySummary,
+    ExportDownloadResponse,
+    ExportRow,
+    Health,
+    KeyInventoryRow,
+    KeyUsageResponse,
+    LedgerRow,
+    MeResponse,
+    MetricsDocResponse,
+    MetricsResponse,
+    PnlRow,
+    PositionRow,
+    ReadinessResponse,
+    RebalanceIndexRow,
+    ScoreRow,
+    SourceDownloadResponse,
+    TradeRow,
+)
+from alpha_results_client.exports import ExportTarget, verify
+from alpha_results_client.paging import Collection, Series
+
+DEFAULT_BOOK = "long_short"
+
+
+class Client(ClientBase):
+    """A client of the alpha-results API.
+
+    >>> client = Client("https://api.example.com", token=None)  # token: else $ALPHA_RESULTS_TOKEN
+    >>> client.alphas(search="momentum").to_polars()
+    >>> curve = client.equity_curve("momentum_12_1")
+    >>> curve.summary.max_drawdown_pct, curve.to_polars()
+
+    `timeouts` and `retry` (config.py) tune each request; `page_size` is the rows per request of
+    a collection (the server's maximum, 5000, by default); `progress=True` draws a progress line
+    on long reads; `use_exports=False` keeps whole reads on JSON pages.
+    """
+
+    # -- meta -----------------------------------------------------------------------------------------
+
+    def health(self) -> Health:
+        """`/v1/health` (no key needed, never metered)."""
+        return self._single("meta.health", {})
+
+    def me(self) -> MeResponse:
+        """Identity, allow-lists, rate limits and live usage of the calling key."""
+        return self._single("meta.me", {})
+
+    def keys(self) -> Collection[KeyInventoryRow]:
+        """The caller's keys, newest first (never a secret)."""
+        return self._collection("meta.keys", {})
+
+    # -- catalogue ------------------------------------------------------------------------------------
+
+    def alphas(
+        self, search: str | None = None, complete_only: bool | None = None
+    ) -> Collection[AlphaListRow]:
+        """The alphas this key may read; `search` matches alpha_id, name and tldr (case-insensitive)."""
+        return self._collection("catalog.alphas.list", {}, search=search, complete_only=complete_only)
+
+    def alpha(self, alpha: str) -> AlphaDescriptionResponse:
+        """The written description of one alpha."""
+        return self._single("catalog.alphas.get", {"alpha": alpha})
+
+    def source_download(self, alpha: str) -> SourceDownloadResponse:
+        """A freshly signed URL of the alpha's source archive (valid `expires_in` seconds)."""
+        return self._single("catalog.alphas.source.download", {"alpha": alpha})
+
+    def download_source(self, alpha: str) -> bytes:
+        """The alpha's source archive (a zip), fetched from a signed URL and checked against its SHA-256."""
+        download = self.source_download(alpha).data
+        return verify(self._transport.fetch_signed(download.url), download)
+
+    # -- signals --------------------------------------------------------------------------------------
+
+    def rebalances(
+        self, alpha: str, start: DateLike | None = None, end: DateLike | None = None
+    ) -> Collection[RebalanceIndexRow]:
+        """The index of weekly rebalance dates, with each week's status and size."""
+        export = ExportTarget(alpha, "rebalances") if start is None and end is None else None
+        return self._collection(
+            "signals.rebalances.list", {"alpha": alpha}, export=export, start=start, end=end
+        )
+
+    def cross_section(
+        self,
+        alpha: str,
+        date: DateLike,
+        *,
+        symbol: Symbols | None = None,
+        direction: str | int | None = None,
+        min_abs_weight: float | None = None,
+        book: str | None = None,
+        sort: str | None = None,
+        order: str | None = None,
+    ) -> Collection[DecisionRow]:
+        """The decision rows of one rebalance week (`/rebalances/{date}`); `meta` echoes the week.
+
+        `direction` keeps one side (1/long, -1/short, 0/flat); `book` picks the target-weight
+        column `min_abs_weight` and `sort="weight"` act on; `sort` is score, rank, weight or
+        symbol; `order` asc or desc."""
+        date_text = date.isoformat() if not isinstance(date, str) else date
+        return self._collection(
+            "signals.rebalances.get",
+            {"alpha": alpha, "date": date_text},
+            symbol=symbol,
+            direction=None if direction is None else str(direction),
+            min_abs_weight=min_abs_weight,
+            book=book,
+            sort=sort,
+            order=order,
+        )
+
+    def scores(
+        self,
+        alpha: str,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        symbol: Symbols | None = None,
+        fields: str | None = None,
+    ) -> Collection[ScoreRow]:
+        """The per-symbol per-week score panel; `fields="all"` serves the whole decision record."""
+        whole = start is None and end is None and symbol is None
+        export = ExportTarget(alpha, "decisions") if whole else None
+        return self._collection(
+            "signals.scores",
+            {"alpha": alpha},
+            export=export,
+            start=start,
+            end=end,
+            symbol=symbol,
+            fields=fields,
+        )
+
+    # -- portfolio ------------------------------------------------------------------------------------
+
+    def books(self, alpha: str) -> Collection[BookRow]:
+        """The (book, kind) pairs the run wrote, with their sessions, rows and dates."""
+        return self._collection("portfolio.books", {"alpha": alpha})
+
+    def portfolio(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> Collection[LedgerRow]:
+        """The daily ledger of a book (default long_short)."""
+        export = self._book_export(alpha, "portfolio", book, start, end)
+        return self._collection(
+            "portfolio.ledger", {"alpha": alpha}, export=export, book=book, start=start, end=end
+        )
+
+    def positions(
+        self,
+        alpha: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        symbol: Symbols | None = None,
+    ) -> Collection[PositionRow]:
+        """The daily positions of a book (default long_short)."""
+        export = self._book_export(alpha, "positions", book, start, end, symbol)
+        return self._collection(
+            "portfolio.positions",
+            {"alpha": alpha},
+            export=export,
+            book=book,
+            start=start,
+            end=end,
+            symbol=symbol,
+        )
+
+    def pnl(
+        self,
+        alpha: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        symbol: Symbols | None = None,
+    ) -> Collection[PnlRow]:
+        """The daily per-symbol P&L of a book (default long_short)."""
+        export = self._book_export(alpha, "pnl", book, start, end, symbol)
+        return self._collection(
+            "portfolio.pnl", {"alpha": alpha}, export=export, book=book, start=start, end=end, symbol=symbol
+        )
+
+    def trades(
+        self,
+        alpha: str,
+        book: str,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        symbol: Symbols | None = None,
+    ) -> Collection[TradeRow]:
+        """The fills of a book (required: see `books()`; `UnknownBookError.details["available"]`)."""
+        export = self._book_export(alpha, "trades", book, start, end, symbol)
+        return self._collection(
+            "portfolio.trades",
+            {"alpha": alpha},
+            export=export,
+            book=book,
+            start=start,
+            end=end,
+            symbol=symbol,
+        )
+
+    def equity_curve(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> Series[EquityRow, EquitySummary]:
+        """The equity curve of a book, and `.summary` of the whole window (returns, drawdowns)."""
+        export = self._book_export(alpha, "equity-curve", book, start, end)
+        return self._collection(
+            "portfolio.equity_curve",
+            {"alpha": alpha},
+            export=export,
+            series=True,
+            book=book,
+            start=start,
+            end=end,
+        )
+
+    @staticmethod
+    def _book_export(
+        alpha: str, dataset: str, book: str | None, start: object, end: object, symbol: object = None
+    ) -> ExportTarget | None:
+        """The export equal to an unfiltered read of one book (a window or a symbol filter is not)."""
+        if start is not None or end is not None or symbol is not None:
+            return None
+        return ExportTarget(alpha, dataset, book or DEFAULT_BOOK)
+
+    # -- performance and benchmarks -------------------------------------------------------------------
+
+    def metrics(
+        self,
+        alpha: str,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        granularity: str | None = None,
+        doc: bool | None = None,
+        panel: bool | None = None,
+    ) -> MetricsResponse:
+        """Performance and signal-quality metrics; `granularity` overall, yearly or monthly; `doc=True`
+        embeds the documentation block, `panel=True` the weekly series. Degraded blocks are null
+        with a warning in `meta.warnings`."""
+        values = {"start": start, "end": end, "granularity": granularity, "doc": doc, "panel": panel}
+        return self._single("performance.metrics", {"alpha": alpha}, **values)
+
+    def metrics_doc(self, alpha: str) -> MetricsDocResponse:
+        """What every metrics field means (identical for every alpha)."""
+        return self._single("performance.metrics.doc", {"alpha": alpha})
+
+    def benchmark(
+        self, symbol: str = "SPY", start: DateLike | None = None, end: DateLike | None = None
+    ) -> Series[BenchmarkRow, BenchmarkSummary]:
+        """A daily market index series (returns and drawdowns in the window), with `.summary`."""
+        return self._collection("benchmarks.daily", {"symbol": symbol}, series=True, start=start, end=end)
+
+    # -- Parquet exports ------------------------------------------------------------------------------
+
+    def exports(self, alpha: str) -> Collection[ExportRow]:
+        """The Parquet files this key may export from the alpha's served build."""
+        return self._collection("exports.list", {"alpha": alpha})
+
+    def export(self, alpha: str, dataset: str, book: str | None = None) -> ExportDownloadResponse:
+        """A freshly signed URL of one dataset as a Parquet file (`book` on book datasets)."""
+        return self._single("exports.download", {"alpha": alpha, "dataset": dataset}, book=book)
+
+    def download_export(self, alpha: str, dataset: str, book: str | None = None) -> bytes:
+        """The Parquet file of one dataset, checked against its announced size and SHA-256."""
+        download = self.export(alpha, dataset, book).data
+        return verify(self._transport.fetch_signed(download.url), download)
+
+    # -- administration (a platform administrator's key only) -----------------------------------------
+
+    def admin_readiness(self, alpha: str) -> ReadinessResponse:
+        return self._single("admin.alphas.readiness", {"alpha": alpha})
+
+    def admin_key_usage(self, key_id: str) -> KeyUsageResponse:
+        return self._single("admin.keys.usage", {"key_id": key_id})
+
+    def admin_builds(self) -> Collection[BuildRow]:
+        return self._collection("admin.builds.list", {})

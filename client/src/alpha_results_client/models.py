@@ -1,0 +1,326 @@
+"""Types of the three bodies the server's OpenAPI document leaves open: an alpha's written
+description, the metrics object and the metrics documentation block.
+
+Written by hand from the API specification, because the document declares these `data` objects
+only as `object`; everything else is generated (`_generated.py`). Two tests keep them honest:
+the metrics paths the server's own documentation block lists (`/metrics/_doc` `fields`) must all
+be fields here, and every payload the demo server answers must decode and encode back unchanged
+(nothing dropped).
+
+Absent keys decode to `UNSET`, explicit nulls to `None`, as the spec distinguishes them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+# -- the alpha description (`GET /v1/alphas/{alpha}`) ---------------------------------------------
+
+
+class Classification(msgspec.Struct, kw_only=True, frozen=True):
+    structure: str | None
+    method: str | None
+    frequency: list[str] | None
+    """Lowercase cadences from `intraday`, `daily`, `weekly`, as sealed."""
+    tags: list[str] | None
+
+
+class FalsificationCriterion(msgspec.Struct, kw_only=True, frozen=True):
+    metric: str | None = None
+    threshold: float | str | None = None
+    horizon: str | None = None
+
+
+class Thesis(msgspec.Struct, kw_only=True, frozen=True):
+    hypothesis: str | None
+    mechanism: str | None
+    who_loses: str | None
+    economic_rationale: str | None
+    falsification_criteria: list[FalsificationCriterion]
+    """Pre-committed kill conditions; empty on every delivered alpha."""
+
+
+class Signal(msgspec.Struct, kw_only=True, frozen=True):
+    score_direction: str | None
+    decision_timing: str | None
+    core_math_framework: str | None
+    signal_logic: str | None
+    pseudocode: list[str] | None
+    validity_rules: list[str] | None
+    output_contract: str | None
+
+
+class Parameter(msgspec.Struct, kw_only=True, frozen=True):
+    name: str
+    type: str | None = None
+    default: float | int | str | bool | None = None
+    search_values: list[float | int | str | bool | None] | None = None
+    range: list[float] | None = None
+    """Two numbers: the lower and upper bound."""
+    tunable: bool | None = None
+    unit: str | None = None
+    description: str | None = None
+    selected_value_by_test_year: dict[str, str | None] | None = None
+
+
+class DataField(msgspec.Struct, kw_only=True, frozen=True):
+    name: str
+    category: str | None = None
+    required: bool | None = None
+
+
+class DataRequirements(msgspec.Struct, kw_only=True, frozen=True):
+    universe: str | None
+    granularity: str | None
+    lookback_bars: int | None
+    """Counted in the granularity unit; null when `history_requirement` is used instead."""
+    warmup_bars: int | None
+    adjustment: str | None
+    fields: list[DataField] | None
+    history_requirement: str | None
+    """Prose; populated instead of the bar counts."""
+
+
+class SourcePaper(msgspec.Struct, kw_only=True, frozen=True):
+    title: str | None
+    published_date: str | None
+    role: str | None
+    """`seed`, `mechanism`, `validation` or `contradiction`; exactly one `seed`."""
+    rationale: str | None
+
+
+class AlphaDescription(msgspec.Struct, kw_only=True, frozen=True):
+    """The written description of one alpha: every key present, unsealed values null."""
+
+    algo_id: str
+    alpha_id: str
+    """Identical to `algo_id` (the older name, kept for compatibility)."""
+    name: str
+    tldr: str | None
+    copyright: str | None
+    classification: Classification
+    thesis: Thesis
+    signal: Signal
+    parameters: list[Parameter] | None
+    data_requirements: DataRequirements
+    source_papers: list[SourcePaper]
+
+
+# -- the metrics object (`GET /v1/alphas/{alpha}/metrics`) -----------------------------------------
+
+
+class Stat(msgspec.Struct, kw_only=True, frozen=True):
+    """One statistic: a value with its unit, or `not_measurable` with a null value and a reason."""
+
+    value: float | None
+    unit: str | None = None
+    status: str
+    """`available` or `not_measurable` (then `value` is null and `withheld_reason` says why)."""
+    source: str | None = None
+    source_kind: str | None = None
+    """`fact`, `metric` (stored by the run) or `derived` (computed by the service)."""
+    signal: str | UnsetType = UNSET
+    """IC family only: `conditioned` (score) or `raw` (raw_score)."""
+    annualisation: str | UnsetType = UNSET
+    """`annualised`, `per_period` or `not_annualisable`."""
+    periods_per_year: int | UnsetType = UNSET
+    withheld_reason: str | UnsetType = UNSET
+    risk_free_rate: float | None | UnsetType = UNSET
+    risk_free_rate_unit: str | UnsetType = UNSET
+    risk_free_rate_source: str | UnsetType = UNSET
+    deprecated: bool | UnsetType = UNSET
+    superseded_by: str | UnsetType = UNSET
+
+
+class Tenure(msgspec.Struct, kw_only=True, frozen=True):
+    weeks: int | None
+    traded_weeks: int | None
+    first_rebalance: dt.date | None
+    last_rebalance: dt.date | None
+    calendar_days: int | None
+    years: float | None
+    source: str
+    """`rebalances`, or `portfolio` when the run has no rebalance index (week counts null)."""
+
+
+class CoreStats(msgspec.Struct, kw_only=True, frozen=True):
+    """Headline statistics, always of the long_short book."""
+
+    ic: Stat | None = None
+    icir: Stat | None = None
+    information_ratio: Stat | None = None
+    excess_sharpe: Stat | None = None
+    sharpe: Stat | None = None
+    """Deprecated alias of `information_ratio`."""
+    pnl: Stat | None = None
+    max_drawdown: Stat | None = None
+    max_drawdown_pct: Stat | None = None
+    turnover: Stat | None = None
+    tenure: Tenure | None = None
+
+
+class RankIcConditioned(msgspec.Struct, kw_only=True, frozen=True):
+    hit_rate: Stat | None = None
+    dispersion: Stat | None = None
+    coverage: Stat | None = None
+
+
+class RankIcRaw(msgspec.Struct, kw_only=True, frozen=True):
+    ic: Stat | None = None
+    icir: Stat | None = None
+
+
+class RankIc(msgspec.Struct, kw_only=True, frozen=True):
+    conditioned: RankIcConditioned | None = None
+    raw: RankIcRaw | None = None
+    """The only place the unconditioned mean IC and ICIR are served."""
+
+
+class SignalProcessing(msgspec.Struct, kw_only=True, frozen=True):
+    signal: str | None = None
+    smoothing_applied: bool | None = None
+    smoothing_half_life_weeks: float | None = None
+    detail: str | None = None
+
+
+class Period(msgspec.Struct, kw_only=True, frozen=True):
+    period: str
+    """`YYYY` (yearly) or `YYYY-MM` (monthly)."""
+    core: CoreStats
+
+
+class DecileBucket(msgspec.Struct, kw_only=True, frozen=True):
+    bucket: str
+    """`Q1` (lowest raw_score) to `Q10` (highest)."""
+    rank: int
+    weeks: int
+    mean_n_symbols: float | None
+    mean_score: float | None
+    mean_score_z: float | None
+    mean_long_short_weight: float | None
+    mean_long_only_weight: float | None
+    mean_forward_return: float | None
+    ic: float | None
+    n_return_obs: int
+
+
+class Monotonicity(msgspec.Struct, kw_only=True, frozen=True):
+    spearman_bucket_vs_mean_forward_return: float | None
+    top_minus_bottom: float | None
+
+
+class IcDeciles(msgspec.Struct, kw_only=True, frozen=True):
+    score_field: str
+    signal: str
+    bucket_count: int
+    weeks: int
+    buckets: list[DecileBucket]
+    monotonicity: Monotonicity | None
+    forward_returns: str | None
+    weeks_skipped: int
+
+
+class NeweyWest(msgspec.Struct, kw_only=True, frozen=True):
+    t_stat: float | None
+    p_value: float | None
+    lag: int | None
+    n: int | None
+    mean: float | None
+    standard_error: float | None
+    source: str | UnsetType = UNSET
+    source_kind: str | UnsetType = UNSET
+    signal: str | UnsetType = UNSET
+    frequency: str | UnsetType = UNSET
+    """`nwt.ir` only: `weekly` or `daily`."""
+
+
+class NeweyWestTests(msgspec.Struct, kw_only=True, frozen=True):
+    ic: NeweyWest | None = None
+    ic_score_panel: NeweyWest | None = None
+    ir: NeweyWest | None = None
+
+
+class WeeklyIc(msgspec.Struct, kw_only=True, frozen=True):
+    date: dt.date
+    ic: float | None
+
+
+class WeeklySpread(msgspec.Struct, kw_only=True, frozen=True):
+    date: dt.date
+    spread: float | None
+
+
+class TermPoint(msgspec.Struct, kw_only=True, frozen=True):
+    horizon_weeks: int
+    mean_ic: float | None
+    weeks: int
+    newey_west: NeweyWest | None | UnsetType = UNSET
+
+
+class AutocorrelationPoint(msgspec.Struct, kw_only=True, frozen=True):
+    lag_weeks: int
+    rho: float | None
+    weeks: int
+
+
+class WeeklyCoverage(msgspec.Struct, kw_only=True, frozen=True):
+    date: dt.date
+    coverage: float | None
+
+
+class Panel(msgspec.Struct, kw_only=True, frozen=True):
+    signal: str | None = None
+    ic_weekly: list[WeeklyIc] = []
+    decile_spread_weekly: list[WeeklySpread] = []
+    ic_term_structure: list[TermPoint] = []
+    rank_autocorrelation: list[AutocorrelationPoint] = []
+    coverage: list[WeeklyCoverage] = []
+
+
+class Window(msgspec.Struct, kw_only=True, frozen=True):
+    from_: dt.date | None = msgspec.field(default=None, name="from")
+    to: dt.date | None = None
+
+
+class AnnualisationFactors(msgspec.Struct, kw_only=True, frozen=True):
+    daily: int | UnsetType = UNSET
+    weekly: int | UnsetType = UNSET
+
+
+class MetricsDoc(msgspec.Struct, kw_only=True, frozen=True):
+    """The metrics documentation block (`/metrics/_doc`, or `data.doc` with `doc=1`)."""
+
+    schema_version: str
+    endpoint: dict[str, Any]
+    """Prose on the path, identity, parameters, window semantics, access and signal families."""
+    fields: dict[str, dict[str, Any]]
+    """Dotted payload path (`core.ic`, `periods[].core.ic`) to `{meaning, formula, horizon,
+    granularity, source, unit}`."""
+    warnings: dict[str, str]
+    """Warning code to its meaning."""
+
+
+class Metrics(msgspec.Struct, kw_only=True, frozen=True):
+    """Performance and signal-quality metrics of one alpha (`/metrics`)."""
+
+    granularity: str
+    window: Window
+    core: CoreStats | None = None
+    rank_ic: RankIc | None = None
+    signal_processing: SignalProcessing | None = None
+    periods: list[Period] | None = None
+    """With `granularity` yearly or monthly; null at overall."""
+    ic_deciles: IcDeciles | None = None
+    nwt: NeweyWestTests | None = None
+    panel: Panel | None | UnsetType = UNSET
+    """Only with `panel=True`; null whenever `ic_deciles` is null."""
+    doc: MetricsDoc | UnsetType = UNSET
+    """Only with `doc=True`."""
+    doc_url: str | None = None
+    alpha: str | None = None
+    alpha_id: str | None = None
+    annualisation_factors: AnnualisationFactors | UnsetType = UNSET
