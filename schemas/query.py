@@ -6,6 +6,10 @@ and the constraints and description as `msgspec.Meta`. Each endpoint of `schemas
 its Struct; the server parses a query string into it (`serve.params.parse`), and the OpenAPI
 document and docs/reference.md read the same fields through `params_of`.
 
+Each Struct lists all its fields, the shared ones included (`Limit`, `Offset`, `From`...): a
+parameter's place in the Struct is its place in the 400's "accepts" list and in the documents, and
+a Struct inheriting a page of `limit, offset` would put them first.
+
 What a Struct's types cannot say is in `Meta.extra`:
 - `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
 - `read`: `tickers` for a symbol list, `text` for free text with a length cap;
