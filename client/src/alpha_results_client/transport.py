@@ -75,8 +75,16 @@ class Transport:
 
     # -- requests ------------------------------------------------------------------------------
 
+    def refuse_token_in_url(self, path: str, params: Mapping[str, str]) -> None:
+        """A token in a URL lands in proxy and server logs (and httpx's own log line), so a path
+        or parameter holding it is refused here, as the server refuses it (docs/access.md)."""
+        for text in (path, *params.values()):
+            if self.redact(text) != text:
+                raise ValueError("refused: the request would carry the API token in its URL")
+
     def get_json(self, path: str, params: Mapping[str, str], response_type: type[T]) -> T:
         """GET `path` on the API and decode its 200 body as `response_type`."""
+        self.refuse_token_in_url(path, params)
         response = self.send(lambda: self.http.get(path, params=params), path)
         try:
             return msgspec.json.decode(response.content, type=response_type)
