@@ -185,6 +185,11 @@ def test_progress_writes_one_line_to_stderr(plain: Client, capsys: pytest.Captur
     assert capsys.readouterr().err.rstrip().endswith("signals.scores momentum_12_1: 300/300 rows")
     plain.scores(ALPHA).head(10).to_list()
     assert capsys.readouterr().err == ""  # off by default
+    frame = plain.scores(ALPHA, fields="all").to_polars(progress=True)  # one Parquet file, in bytes
+    line = capsys.readouterr().err.rstrip().rsplit("\r", 1)[-1]
+    assert line.startswith("signals.scores momentum_12_1 (Parquet export): ") and line.endswith(" bytes")
+    done, total = line.split(": ")[1].removesuffix(" bytes").split("/")
+    assert done == total and frame.height == 3720
 
 
 def test_pages_from_two_builds_are_never_mixed() -> None:

@@ -32,6 +32,7 @@ from alpha_results_client._generated import (
 )
 from alpha_results_client.config import MAX_PAGE_SIZE
 from alpha_results_client.exceptions import IntegrityError
+from alpha_results_client.progress import Progress
 from alpha_results_client.transport import Transport
 
 log = logging.getLogger("alpha_results_client")
@@ -114,8 +115,9 @@ class ExportReader:
         params = {"book": target.book} if target.book is not None else {}
         return self._transport.get_json(path, params, ExportDownloadResponse).data
 
-    def read(self, target: ExportTarget) -> ExportFile | None:
-        """The export file of `target`, verified; None when the key cannot read it as a file."""
+    def read(self, target: ExportTarget, progress_label: str | None = None) -> ExportFile | None:
+        """The export file of `target`, verified; None when the key cannot read it as a file.
+        With `progress_label`, the download draws a progress line in bytes."""
         listed = any(
             row.dataset == target.dataset and row.book == target.book for row in self.listing(target.alpha)
         )
@@ -126,5 +128,12 @@ class ExportReader:
         except NOT_EXPORTABLE as exc:
             log.debug("export %s unavailable (%s); using JSON pages", target, exc.code)
             return None
-        data = verify(self._transport.fetch_signed(download.url), download)
-        return ExportFile(data, download)
+        if progress_label is None:
+            return ExportFile(verify(self._transport.fetch_signed(download.url), download), download)
+        progress = Progress(progress_label, unit="bytes")
+        progress.set_total(download.size_bytes)
+        try:
+            data = self._transport.fetch_signed(download.url, on_chunk=progress.advance)
+        finally:
+            progress.close()
+        return ExportFile(verify(data, download), download)

@@ -192,19 +192,20 @@ class Collection(Generic[RowT]):
 
     # -- frames --------------------------------------------------------------------------------------
 
-    def _export_file(self, use_exports: bool | None, reader: str) -> ExportFile | None:
+    def _export_file(self, use_exports: bool | None, progress: bool | None, reader: str) -> ExportFile | None:
         """The export of the whole collection, when this read may and can use it; else None."""
         target = self._query.export
         wanted = self._use_exports if use_exports is None else use_exports
         whole = self._offset == 0 and self._max_rows is None
         if target is None or not wanted or not whole or not frames.available(reader):
             return None
-        return self._exports.read(target)
+        shown = self._progress if progress is None else progress
+        return self._exports.read(target, f"{self._query.label} (Parquet export)" if shown else None)
 
     def _frame(
         self, use_exports: bool | None, progress: bool | None, reader: str, of_rows: Any, of_file: Any
     ) -> Any:
-        exported = self._export_file(use_exports, reader)
+        exported = self._export_file(use_exports, progress, reader)
         row_type = self._query.row_type
         if exported is not None:
             columns = frames.file_columns(row_type, exported.download.columns, self._query.field_set)

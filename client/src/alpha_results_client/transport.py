@@ -97,11 +97,27 @@ class Transport:
         except msgspec.DecodeError:
             raise UnexpectedResponseError(f"GET {path}: the answer is not JSON") from None
 
-    def fetch_signed(self, url: str) -> bytes:
-        """GET a signed download URL. The URL is the credential: no token is sent with it."""
+    def fetch_signed(self, url: str, on_chunk: Callable[[int], None] | None = None) -> bytes:
+        """GET a signed download URL, streamed (`on_chunk` is told each chunk's size). The URL is
+        the credential: no token is sent with it."""
+        self.refuse_token_in_url(url, {})
         where = httpx.URL(url).copy_with(query=None)  # the signature stays out of logs and errors
-        response = self.send(lambda: self.http.get(url, auth=None, headers={"Accept": "*/*"}), str(where))
-        return response.content
+        body = bytearray()
+
+        def request() -> httpx.Response:
+            body.clear()
+            with self.http.stream("GET", url, auth=None, headers={"Accept": "*/*"}) as response:
+                if response.status_code >= 400:
+                    response.read()  # the error envelope, for error_of
+                    return response
+                for chunk in response.iter_bytes():
+                    body.extend(chunk)
+                    if on_chunk is not None:
+                        on_chunk(len(chunk))
+            return response
+
+        self.send(request, str(where))
+        return bytes(body)
 
     def send(self, request: Callable[[], httpx.Response], what: str) -> httpx.Response:
         """Send `request` until it succeeds, a permanent error is answered, or the policy gives up."""
