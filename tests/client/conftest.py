@@ -27,7 +27,7 @@ try:
 except ImportError:  # not installed in this environment: test the sources in place
     sys.path.insert(0, str(CLIENT_SRC))
 
-from alpha_results_client import Client  # noqa: E402
+from alpha_results_client import Client, Timeouts  # noqa: E402
 
 from tests.e2e.test_serve_stack import serving  # noqa: E402
 
@@ -81,6 +81,7 @@ class Api:
         return Key(key_id, created["token"])
 
     def client(self, key: Key, **options: Any) -> Client:
+        options.setdefault("timeouts", Timeouts(read=20.0))  # a stuck request fails the test sooner
         return Client(self.base_url, token=key.token, **options)
 
 
@@ -100,8 +101,12 @@ def api_over(lake: Path, workdir: Path, **environment: str) -> Iterator[Api]:
             patch.delenv(name, raising=False)  # the in-process limiter; URLs signed for this port
         for name, value in environment.items():
             patch.setenv(name, value)
-        with serving(lake, keystore_url, workers=1) as (port, _):
-            yield Api(f"http://127.0.0.1:{port}", keystore_url, lake)
+        output: list[str] = []
+        try:
+            with serving(lake, keystore_url, workers=1) as (port, output):
+                yield Api(f"http://127.0.0.1:{port}", keystore_url, lake)
+        finally:  # the server's log (access lines, warnings), for a failure's post-mortem
+            (workdir / "server.log").write_text("\n".join(output))
 
 
 def signing_key(workdir: Path) -> Path:

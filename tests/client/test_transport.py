@@ -12,6 +12,7 @@ import pytest
 from alpha_results_client import (
     ApiError,
     InternalError,
+    RateLimitedError,
     RateLimitSecondError,
     RetryPolicy,
     ServerError,
@@ -104,10 +105,18 @@ def test_permanent_codes_are_raised_at_the_first_answer(status: int, code: str) 
 
 def test_a_429_waits_retry_after_and_does_not_use_up_attempts() -> None:
     refused = error(429, "rate_limit_second", {"Retry-After": "1"})
-    script = Script([refused, refused, refused, ok()], RetryPolicy(max_attempts=1))
+    script = Script([refused, refused, refused, ok()], RetryPolicy(max_attempts=1, max_rate_limit_waits=3))
     script.get()
     # Retry-After plus at most a quarter second of jitter (the pacer reads the real clock)
     assert script.sleeps == pytest.approx([1.25, 1.25, 1.25], abs=0.05)
+
+
+def test_a_429_is_raised_once_the_waits_are_used_up() -> None:
+    refused = error(429, "rate_limit_minute", {"Retry-After": "2"})
+    script = Script([refused, refused, refused], RetryPolicy(max_rate_limit_waits=2))
+    with pytest.raises(RateLimitedError):
+        script.get()
+    assert len(script.requests) == 3
 
 
 def test_a_429_longer_than_the_policy_allows_is_raised() -> None:

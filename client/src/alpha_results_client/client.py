@@ -8,8 +8,11 @@ means "not sent" (the server's default applies).
 
 from __future__ import annotations
 
+import logging
+
 from alpha_results_client._base import ClientBase, DateLike, Symbols
 from alpha_results_client._generated import (
+    REGISTRY_VERSION,
     AlphaDescriptionResponse,
     AlphaListRow,
     BenchmarkRow,
@@ -39,6 +42,8 @@ from alpha_results_client._generated import (
 from alpha_results_client.exports import ExportTarget, verify
 from alpha_results_client.paging import Collection, Series
 
+log = logging.getLogger("alpha_results_client")
+
 DEFAULT_BOOK = "long_short"
 
 
@@ -58,8 +63,16 @@ class Client(ClientBase):
     # -- meta -----------------------------------------------------------------------------------------
 
     def health(self) -> Health:
-        """`/v1/health` (no key needed, never metered)."""
-        return self._single("meta.health", {})
+        """`/v1/health` (no key needed, never metered). Logs a warning when the server's endpoint
+        registry is not the one this client was generated from (see docs/client.md)."""
+        health: Health = self._single("meta.health", {})
+        if health.registry_version != REGISTRY_VERSION:
+            log.warning(
+                "the server's endpoint registry is %s, this client was generated from %s",
+                health.registry_version,
+                REGISTRY_VERSION,
+            )
+        return health
 
     def me(self) -> MeResponse:
         """Identity, allow-lists, rate limits and live usage of the calling key."""

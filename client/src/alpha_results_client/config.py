@@ -34,9 +34,10 @@ class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True):
       JSON, and connection failures and timeouts: capped exponential backoff with full jitter,
       `uniform(0, min(backoff_max, backoff_initial * 2**attempt))`, or the server's `Retry-After`
       when it sends one, at most `max_attempts` attempts in all.
-    - 429: wait `Retry-After` (plus a little jitter) and try again, as often as it takes, while the
-      wait is at most `max_rate_limit_wait`; a longer one (a day window or the monthly quota)
-      raises at once: no client should sleep until tomorrow unasked.
+    - 429: wait `Retry-After` (plus a little jitter) and try again, up to `max_rate_limit_waits`
+      times for one request, while the wait is at most `max_rate_limit_wait`; a longer one (a day
+      window or the monthly quota) raises at once: no client should sleep until tomorrow unasked.
+      Waiting out a window is not a failed attempt.
     - Every other error code is permanent and raises at once.
     """
 
@@ -44,6 +45,7 @@ class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True):
     backoff_initial: float = 0.5
     backoff_max: float = 30.0
     max_rate_limit_wait: float = 120.0
+    max_rate_limit_waits: int = 20
     retry_transport_errors: bool = True
 
     def backoff_ceiling(self, attempt: int) -> float:
@@ -51,7 +53,7 @@ class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True):
         return float(min(self.backoff_max, self.backoff_initial * 2 ** (attempt - 1)))
 
 
-NO_RETRIES = RetryPolicy(max_attempts=1, max_rate_limit_wait=0.0, retry_transport_errors=False)
+NO_RETRIES = RetryPolicy(max_attempts=1, max_rate_limit_waits=0, retry_transport_errors=False)
 
 
 def resolve_token(token: str | None) -> str | None:

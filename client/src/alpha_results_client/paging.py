@@ -17,7 +17,7 @@ import copy
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from alpha_results_client import frames
 from alpha_results_client._generated import Meta, Pagination, ResponseWarning
@@ -85,18 +85,18 @@ class Collection(Generic[RowT]):
 
     # -- narrowing (each returns a new collection) --------------------------------------------------
 
-    def _copy(self) -> Collection[RowT]:
+    def _copy(self) -> Self:
         other = copy.copy(self)
         other._first = None
         return other
 
-    def head(self, count: int) -> Collection[RowT]:
+    def head(self, count: int) -> Self:
         """At most `count` rows (requests only the pages they need)."""
         other = self._copy()
         other._max_rows = count if self._max_rows is None else min(count, self._max_rows)
         return other
 
-    def skip(self, count: int) -> Collection[RowT]:
+    def skip(self, count: int) -> Self:
         """Start `count` rows in (the server's `offset`)."""
         other = self._copy()
         other._offset = self._offset + count

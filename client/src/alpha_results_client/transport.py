@@ -153,7 +153,7 @@ class Transport:
 
     def _may_wait_for(self, error: RateLimitedError, waits: int) -> bool:
         wait = error.retry_after if error.retry_after is not None else 1.0
-        return wait <= self.retry.max_rate_limit_wait and waits < self.retry.max_attempts * 4
+        return wait <= self.retry.max_rate_limit_wait and waits < self.retry.max_rate_limit_waits
 
     def _back_off(self, attempt: int, retry_after: float | None, failure: str) -> None:
         """Full jitter: a uniform wait below the capped exponential ceiling; a server's
