@@ -28,6 +28,7 @@ from typing import Any
 
 from litestar import Request, Response, get
 from litestar.enums import MediaType
+from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
 from serve import errors
@@ -105,7 +106,9 @@ def routes() -> list[ControllerRouterHandler]:
         )
 
     @get(PATHS[1], sync_to_thread=False, include_in_schema=False, name="dashboard_asset")
-    def dashboard_asset(request: Request[Any, Any, Any], version: str, file_path: str) -> Response[bytes]:
+    def dashboard_asset(
+        request: Request[Any, Any, Any], version: FromPath[str], file_path: FromPath[str]
+    ) -> Response[bytes]:
         asset = ASSETS.get(file_path.lstrip("/")) if version == ASSET_VERSION else None
         if asset is None:
             path = request.url.path

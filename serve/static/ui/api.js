@@ -1,9 +1,11 @@
 // Calls to this server's /v1 API with the tab's key as `Authorization: Bearer`.
 //
 // Every failure becomes an ApiError carrying the error envelope's code, message and request_id.
-// A 429 for the per-second or per-minute window is retried after its Retry-After (a self-service
-// key allows 5 requests a second, and an alpha's page asks for about ten things at once); at most
-// MAX_IN_FLIGHT requests run at a time.
+// Requests are paced by the key's own limits: at most MAX_IN_FLIGHT run at a time, and when the
+// `RateLimit` header of an answer says the binding window has no request left (`r=0`), the next
+// request waits the `t` seconds until it resets (a self-service key allows 5 a second, and an
+// alpha's page asks for about ten things at once). A 429 for the per-second or per-minute window
+// that slips through is retried after its Retry-After.
 
 import { readKey } from "./session.js";
 
@@ -48,6 +50,31 @@ function release() {
   }
 }
 
+const pace = { left: Infinity, resetAt: 0 }; // requests left in the binding window, and when it resets
+
+/** Wait until the binding window has a request left, then take it. */
+async function takeFromWindow(signal) {
+  signal?.throwIfAborted();
+  for (;;) {
+    const now = Date.now();
+    if (now >= pace.resetAt) pace.left = Infinity; // a new window: unknown until the next answer
+    if (pace.left > 0) {
+      pace.left -= 1;
+      return;
+    }
+    await sleep(pace.resetAt - now + 20, signal);
+  }
+}
+
+/** Learn the binding window from an answer's `RateLimit` header (`"second";r=4;t=1`). */
+function learnWindow(response) {
+  const match = /;\s*r=(\d+)\s*;\s*t=(\d+)/.exec(response.headers.get("RateLimit") || "");
+  if (!match) return;
+  const othersInFlight = inFlight - 1; // sent before this answer, maybe not counted in `r` yet
+  pace.left = Math.max(0, Number(match[1]) - othersInFlight);
+  pace.resetAt = Date.now() + Number(match[2]) * 1000;
+}
+
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
@@ -82,11 +109,12 @@ export async function apiGet(path, params = {}, { signal, token } = {}) {
     let response;
     let body = null;
     try {
-      signal?.throwIfAborted();
+      await takeFromWindow(signal);
       response = await fetch(target, {
         headers: { Authorization: `Bearer ${key}`, Accept: "application/json" },
         signal,
       });
+      learnWindow(response);
       body = await response.json().catch(() => null);
     } catch (error) {
       if (isAbort(error)) throw error;

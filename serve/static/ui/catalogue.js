@@ -50,7 +50,10 @@ export function renderCatalogue(main, { signal }) {
     ),
   );
 
+  let latest = 0; // answers to earlier searches are dropped
+
   async function load() {
+    const ticket = ++latest;
     fill(results, note("Loading…"));
     try {
       const page = await apiGet(
@@ -63,9 +66,9 @@ export function renderCatalogue(main, { signal }) {
         },
         { signal },
       );
-      render(page);
+      if (ticket === latest) render(page);
     } catch (error) {
-      showError(results, error, "The catalogue could not be read");
+      if (ticket === latest) showError(results, error, "The catalogue could not be read");
     }
   }
 

@@ -84,6 +84,7 @@ export async function renderCrossSection(body, alpha, { signal }) {
     results,
   );
   let offset = 0;
+  let latest = 0; // answers to earlier requests (the user changed a control meanwhile) are dropped
   for (const control of Object.values(controls)) {
     control.addEventListener("change", () => {
       offset = 0;
@@ -92,6 +93,7 @@ export async function renderCrossSection(body, alpha, { signal }) {
   }
 
   async function load() {
+    const ticket = ++latest;
     const date = controls.week.value;
     const limit = Number(controls.limit.value);
     fill(results, note("Loading…"));
@@ -108,8 +110,9 @@ export async function renderCrossSection(body, alpha, { signal }) {
         },
         { signal },
       );
-      render(page, limit);
+      if (ticket === latest) render(page, limit);
     } catch (error) {
+      if (ticket !== latest) return;
       clear(status);
       showError(results, error, "The cross-section could not be read");
     }

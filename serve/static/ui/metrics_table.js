@@ -142,13 +142,15 @@ export function renderMetrics(body, alpha, metrics, granularity, { signal }) {
     ["yearly", "monthly", "overall"].map((g) => h("option", { value: g, selected: g === granularity }, g)),
   );
   const periods = h("div", { id: "metrics-periods" }, periodsTable(data.periods));
+  let latest = 0; // answers to an earlier choice are dropped
   select.addEventListener("change", async () => {
+    const ticket = ++latest;
     fill(periods, note("Loading…"));
     try {
       const answer = await apiGet(alphaPath(alpha, "/metrics"), { granularity: select.value }, { signal });
-      fill(periods, periodsTable(answer.data.periods));
+      if (ticket === latest) fill(periods, periodsTable(answer.data.periods));
     } catch (error) {
-      showError(periods, error, "The metrics could not be read");
+      if (ticket === latest) showError(periods, error, "The metrics could not be read");
     }
   });
   fill(

@@ -1,0 +1,808 @@
+"""The research dashboard at `/ui` (serve/routes/dashboard.py, docs/dashboard.md).
+
+Two halves:
+
+- The page and its assets over HTTP, in-process, as tests/api/test_developer_surface.py asserts of
+  `/` and `/docs`: public (no key read, not metered), outside the registry and the OpenAPI
+  document, a strict Content-Security-Policy, `no-cache` page, immutable assets under a versioned
+  path, the app's path rules, and the vendored chart library with its licence.
+- The dashboard in headless Chromium (Debian's, through Playwright, as tests/e2e/test_docs_ui.py)
+  against the real `alpha-results serve` process over the session's demo lake, with keys made by
+  the operator CLI: sign in, the catalogue, an alpha's page (every chart drew: its canvas holds
+  pixels of its series' colours), paging through the series, the cross-section browser, the
+  downloads, and keys whose allow-lists refuse the alpha or an endpoint. Every test checks that
+  nothing was requested from another origin and that the console logged no error. Screenshots go
+  to the test's tmp folder, and to `$ALPHA_RESULTS_ARTEFACTS/dashboard/` when that is set.
+
+Without chromium (or Playwright) the browser tests skip, and fail under
+ALPHA_RESULTS_REQUIRE_BACKENDS=1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+import tests.e2e.test_serve_stack as serve_stack
+from schemas.registry import ENDPOINTS
+from serve.app import create_app, openapi_document
+from serve.auth import is_public
+from serve.envelope import json_bytes
+from serve.routes import dashboard, developer
+from serve.settings import Settings
+from tests.api.test_developer_surface import NeverCalled, parsed
+from tests.conftest import backend_unavailable
+from tests.e2e.test_server import free_port
+
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_MS = 20_000
+ALPHA = "momentum_12_1"  # the demo lake's full-size alpha: every chart has data
+CHARTS = (
+    "cumulative-return",
+    "drawdown",
+    "ic-weekly",
+    "ic-deciles",
+    "ic-term-structure",
+    "rank-autocorrelation",
+)
+SMALL_PAGE = 100  # the series are read in pages of this many rows in the paging test (296 sessions: 3 pages)
+ROOMY = ("--per-second", "1000", "--per-minute", "100000", "--per-day", "1000000", "--monthly", "unlimited")
+
+# ---------------------------------------------------------------------------------------------
+# The page and its assets over HTTP
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Any]]:
+    lake = tmp_path_factory.mktemp("empty_lake")  # the page reads no lake
+    never = NeverCalled()
+    app = create_app(Settings(lake=str(lake), environment="test"), authenticate=never, limiter=never)
+    with TestClient(app=app) as test_client:
+        yield test_client
+
+
+def page_urls(client: TestClient[Any]) -> list[str]:
+    return [url for _, url in parsed(client.get(dashboard.DASHBOARD_PATH).text).urls]
+
+
+def test_the_page_is_served_with_a_strict_policy_and_no_cache(client: TestClient[Any]) -> None:
+    response = client.get("/ui")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.headers["cache-control"] == "no-cache"
+    csp = response.headers["content-security-policy"]
+    assert csp == dashboard.DASHBOARD_CSP
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+    assert directives["default-src"] == "'none'"
+    assert directives["connect-src"] == "'self'"  # the API calls go to this origin only
+    assert directives["script-src"] == "'self'" and directives["style-src"] == "'self'"
+    assert "unsafe" not in csp  # no inline script or style, no eval
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "<script>" not in response.text and "style=" not in response.text  # nothing inline
+    assert "://" not in response.text  # nothing from another origin
+    urls = page_urls(client)
+    assert sorted(urls) == sorted(
+        [
+            "data:,",
+            f"{dashboard.ASSET_URL}/vendor/uplot/uPlot.min.css",
+            f"{dashboard.ASSET_URL}/dashboard.css",
+            f"{dashboard.ASSET_URL}/app.js",
+            "#/",
+            "/docs",  # in <noscript>
+            "/docs",
+            "/",
+        ]
+    )
+
+
+def test_the_assets_are_the_files_with_a_year_long_immutable_cache(client: TestClient[Any]) -> None:
+    assert {"app.js", "dashboard.css", "vendor/uplot/uPlot.esm.js", "vendor/uplot/uPlot.min.css"} <= set(
+        dashboard.ASSETS
+    )
+    for name in dashboard.ASSETS:
+        response = client.get(f"{dashboard.ASSET_URL}/{name}")
+        assert response.status_code == 200, name
+        assert response.headers["cache-control"] == "max-age=31536000, public, immutable"
+        assert response.content == (dashboard.UI_DIR / name).read_bytes(), name
+        expected = "text/javascript" if name.endswith(".js") else "text/css"
+        assert response.headers["content-type"].startswith(expected), name
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_every_module_import_is_a_served_asset_of_this_origin() -> None:
+    """ES modules without a build step: each import names a sibling file the app serves."""
+    imported = re.compile(r"""^import\s[^;]*?from\s+"([^"]+)";""", re.M)
+    ours = {name: asset for name, asset in dashboard.ASSETS.items() if not name.startswith("vendor/")}
+    for name, asset in ours.items():
+        text = asset.body.decode()
+        if name.endswith(".js"):
+            for target in imported.findall(text):
+                assert target.startswith("./"), (name, target)
+                resolved = (Path(name).parent / target).as_posix()
+                assert resolved in dashboard.ASSETS, (name, target)
+        assert "http://" not in text and "https://" not in text, name  # no other origin named
+        # The key stays in the tab: no script writes to localStorage or a cookie.
+        assert not re.search(r"\blocalStorage\s*[.\[]|document\.cookie", text), name
+
+
+def test_the_asset_version_changes_with_any_byte_of_any_asset() -> None:
+    assets = dict(dashboard.ASSETS)
+    assert dashboard.version_of(assets) == dashboard.ASSET_VERSION
+    changed = {**assets, "app.js": dashboard.Asset(assets["app.js"].body + b"\n", "text/javascript")}
+    assert dashboard.version_of(changed) != dashboard.ASSET_VERSION
+    assert dashboard.page("<a href='{{assets}}/x.js'>", "/ui/assets/v1") == b"<a href='/ui/assets/v1/x.js'>"
+
+
+def test_the_page_reads_no_key_and_is_not_metered(client: TestClient[Any]) -> None:
+    # The app's authenticator and limiter fail the test if called (NeverCalled).
+    for path in ("/ui", f"{dashboard.ASSET_URL}/app.js"):
+        for headers in ({}, {"Authorization": "Bearer not-a-key"}):
+            response = client.get(path, headers=headers)
+            assert response.status_code == 200, (path, headers)
+            assert not any(name.lower().startswith("x-ratelimit") for name in response.headers)
+    assert client.get("/ui", params={"api_key": "x"}).status_code == 200  # a query string is ignored
+    handlers = [h for r in client.app.routes if r.path in dashboard.PATHS for h in r.route_handlers]
+    assert {"dashboard_html", "dashboard_asset"} <= {h.name for h in handlers}
+    assert all(is_public(h) and "endpoint" not in h.opt for h in handlers)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ui/",
+        "/ui//",
+        "/ui/index.html",
+        "/ui.html",
+        "/%75i",  # an encoded unreserved character: a second spelling of /ui
+        "/ui/assets",
+        "/ui/assets/",
+        f"{dashboard.ASSET_URL}",
+        f"{dashboard.ASSET_URL}/",
+        f"{dashboard.ASSET_URL}//app.js",
+        f"{dashboard.ASSET_URL}/app.js/",
+        f"{dashboard.ASSET_URL}/missing.js",
+        f"{dashboard.ASSET_URL}/dashboard.html",  # the page template is not an asset
+        f"{dashboard.ASSET_URL}/vendor/README.md",
+        f"{dashboard.ASSET_URL}/vendor/uplot/LICENSE",
+        f"{dashboard.ASSET_URL}/vendor/uplot/package.json",
+        f"{dashboard.ASSET_URL}/../dashboard.py",
+        f"{dashboard.ASSET_URL}/%2e%2e/app.js",
+        f"{dashboard.ASSET_PREFIX}/0000000000000000/app.js",  # another version: not this deployment's
+        f"{dashboard.ASSET_PREFIX}/{dashboard.ASSET_VERSION.upper()}/app.js",
+    ],
+)
+def test_other_spellings_are_not_found(client: TestClient[Any], path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404, (path, response.text[:200])
+    assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("path", ["/ui", f"{dashboard.ASSET_URL}/app.js"])
+@pytest.mark.parametrize("method", ["HEAD", "POST", "PUT", "OPTIONS"])
+def test_only_get_is_served(client: TestClient[Any], path: str, method: str) -> None:
+    response = client.request(method, path)
+    assert response.status_code == 404
+    if method != "HEAD":
+        assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_the_page_is_outside_the_registry_and_the_document(client: TestClient[Any]) -> None:
+    response = client.get("/openapi.json", headers={"Accept-Encoding": "identity"})
+    assert response.content == json_bytes(openapi_document())  # the dashboard adds nothing to it
+    assert not any(p == "/ui" or p.startswith("/ui/") for p in response.json()["paths"])
+    assert not {e.path for e in ENDPOINTS} & set(dashboard.PATHS)
+
+
+def test_the_access_log_names_the_page_and_its_assets(
+    client: TestClient[Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    asset = f"{dashboard.ASSET_URL}/app.js"
+    with caplog.at_level(logging.INFO, logger="serve.access"):
+        client.get("/ui")
+        client.get(asset)
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "serve.access"]
+    assert [(line["path"], line["route"], line["status"], line["key_id"]) for line in lines] == [
+        ("/ui", "dashboard_html", 200, None),
+        (asset, "dashboard_asset", 200, None),
+    ]
+
+
+def test_the_landing_page_links_the_dashboard(client: TestClient[Any]) -> None:
+    assert developer.DASHBOARD_PATH == dashboard.DASHBOARD_PATH
+    anchors = [url for tag, url in parsed(client.get("/").text).urls if tag == "a"]
+    assert dashboard.DASHBOARD_PATH in anchors
+
+
+def test_the_vendored_chart_library_carries_its_licence_and_version() -> None:
+    folder = dashboard.UI_DIR / "vendor" / "uplot"
+    package = json.loads((folder / "package.json").read_text())
+    assert package["name"] == "uplot" and package["license"] == "MIT"
+    assert "The MIT License" in (folder / "LICENSE").read_text()
+    notes = (dashboard.UI_DIR / "vendor" / "README.md").read_text()
+    assert f"| Version | {package['version']} " in notes
+    assert "npm pack uplot@X.Y.Z" in notes
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "LICENSE",
+        "package.json",
+        "uPlot.esm.js",
+        "uPlot.min.css",
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The dashboard in Chromium against the real server
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Keys:
+    full: str  # every endpoint, alpha and run; roomy limits
+    paced: str  # the same reach with a new key's default limits (5 a second, 60 a minute)
+    limited: str  # Test_ alphas only, and every data endpoint but performance.metrics
+
+
+@dataclass
+class Site:
+    base: str
+    browser: Any
+    keys: Keys
+
+    def api(self, path: str, token: str, **params: Any) -> httpx.Response:
+        return httpx.get(f"{self.base}{path}", params=params, headers={"Authorization": f"Bearer {token}"})
+
+
+@dataclass
+class Visit:
+    """One tab: its page, what it requested, what answered, and what its console reported."""
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    responses: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def response_to(self, path: str) -> Any:
+        matches = [r for r in self.responses if httpx.URL(r.url).path == path]
+        assert matches, (path, [r.url for r in self.responses])
+        return matches[-1]
+
+
+def cli(keystore: str, *args: str) -> Any:
+    """`alpha-results <args>` on the test's key store; its JSON output."""
+    env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore}
+    done = subprocess.run(
+        [sys.executable, "-m", "serve.cli", *args], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def make_keys(keystore: str) -> Keys:
+    cli(keystore, "accounts", "create", "--email", "researcher@example.com")
+    cli(
+        keystore, "accounts", "set-ceiling", "researcher@example.com", "--endpoints", "all", "--alphas", "all"
+    )
+    cli(keystore, "accounts", "set-ceiling", "researcher@example.com", "--runs", "all")
+    tokens = []
+    for name in ("dashboard", "paced"):
+        key = cli(keystore, "keys", "create", "--user", "researcher@example.com", "--name", name, "--json")
+        cli(
+            keystore, "keys", "grant", key["key_id"], "--endpoints", "all", "--alphas", "all", "--runs", "all"
+        )
+        if name == "dashboard":
+            cli(keystore, "keys", "set-limits", key["key_id"], *ROOMY)
+        tokens.append(key["token"])
+    cli(keystore, "accounts", "create", "--email", "tester@example.com")
+    cli(keystore, "accounts", "set-ceiling", "tester@example.com", "--endpoints", "all")  # alphas: Test_
+    limited = cli(
+        keystore, "keys", "create", "--user", "tester@example.com", "--name", "no-metrics", "--json"
+    )
+    data_endpoints = [e.id for e in ENDPOINTS if not e.admin and e.id != "performance.metrics"]
+    cli(keystore, "keys", "grant", limited["key_id"], "--endpoints", ",".join(data_endpoints))
+    cli(keystore, "keys", "set-limits", limited["key_id"], *ROOMY)
+    return Keys(full=tokens[0], paced=tokens[1], limited=limited["token"])
+
+
+class DrainedPopen(subprocess.Popen[str]):
+    """The server process of `serving`, its output read as it is written.
+
+    `serving` reads the server's stdout only once the server stops, and the server writes one
+    access line per request there: a few pages of the dashboard (about 300 requests) fill the
+    pipe's 64 KiB, and the server then blocks on its next log line and answers nothing more.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self) -> None:
+        assert self.stdout is not None
+        for line in self.stdout:
+            self.lines.append(line)
+
+    def communicate(self, input: Any = None, timeout: float | None = None) -> tuple[Any, Any]:
+        self.wait(timeout)
+        self._reader.join(timeout)
+        return "".join(self.lines), None
+
+
+@pytest.fixture(scope="module")
+def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
+    if executable is None:
+        backend_unavailable("chromium is not installed (apt-get install chromium; .ci/run does)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        backend_unavailable("playwright is not installed (the project's dev extra)")
+    folder = tmp_path_factory.mktemp("dashboard")
+    keystore = f"sqlite:///{folder / 'keys.sqlite3'}"
+    keys = make_keys(keystore)
+    signing_key = folder / "signing.key"
+    signing_key.write_bytes(os.urandom(32))
+    # The signed download URLs must name the server the browser talks to (its public base URL),
+    # so the port is chosen here and handed to `serving`.
+    port = free_port()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(serve_stack, "free_port", lambda: port)
+        patch.setattr(
+            serve_stack,
+            "subprocess",
+            SimpleNamespace(Popen=DrainedPopen, PIPE=subprocess.PIPE, STDOUT=subprocess.STDOUT),
+        )
+        patch.setenv("ALPHA_RESULTS_SIGNING_KEY_FILE", str(signing_key))
+        patch.setenv("ALPHA_RESULTS_PUBLIC_BASE_URL", f"http://127.0.0.1:{port}")
+        with (
+            serve_stack.serving(demo_lake, keystore, workers=1) as (served, _),
+            sync_playwright() as playwright,
+        ):
+            assert served == port
+            browser = playwright.chromium.launch(executable_path=executable)
+            try:
+                yield Site(f"http://127.0.0.1:{port}", browser, keys)
+            finally:
+                browser.close()
+
+
+@pytest.fixture
+def tab(site: Site) -> Iterator[Any]:
+    """A fresh browser context (its own sessionStorage); closed after the test."""
+    context = site.browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def open_dashboard(site: Site, context: Any, token: str | None, fragment: str = "") -> Visit:
+    """Open `/ui<fragment>` in a new tab of `context` and sign in with `token` (when given)."""
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    visit = Visit(page)
+    page.on("request", lambda request: visit.requests.append(request.url))
+    page.on("response", lambda response: visit.responses.append(response))
+
+    def console(message: Any) -> None:
+        if message.type == "error":
+            visit.problems.append(message.text)
+
+    page.on("console", console)
+    page.on("pageerror", lambda error: visit.problems.append(str(error)))
+    page.on("requestfailed", lambda request: visit.problems.append(f"{request.url}: {request.failure}"))
+    page.goto(f"{site.base}/ui{fragment}", wait_until="load")
+    if token is not None:
+        page.fill("#api-key", token)
+        page.click("#sign-in button[type=submit]")
+    return visit
+
+
+def check_clean(site: Site, visit: Visit, allowed_statuses: tuple[int, ...] = ()) -> None:
+    """Everything came from this server, and the console reported nothing but refusals expected."""
+    foreign = [url for url in visit.requests if not url.startswith(f"{site.base}/")]
+    assert not foreign, foreign
+    expected = [f"the server responded with a status of {status}" for status in allowed_statuses]
+    problems = [p for p in visit.problems if not any(e in p for e in expected)]
+    assert not problems, problems
+
+
+def keep_screenshot(page: Any, folder: Path, name: str) -> Path:
+    path = folder / name
+    page.screenshot(path=str(path), full_page=True)
+    artefacts = os.environ.get("ALPHA_RESULTS_ARTEFACTS")
+    if artefacts:
+        target = Path(artefacts) / "dashboard"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target / name)
+    return path
+
+
+PAINTED = """
+(name) => {
+  const figure = document.querySelector(`[data-chart="${name}"]`);
+  const canvas = figure.querySelector("canvas");
+  const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+  const colours = figure.dataset.seriesColors.split(",").map((hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)));
+  const counts = colours.map(() => 0);
+  let painted = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3] === 0) continue;
+    painted += 1;
+    colours.forEach((c, k) => {
+      const near = Math.abs(data[i] - c[0]) < 40 && Math.abs(data[i + 1] - c[1]) < 40 && Math.abs(data[i + 2] - c[2]) < 40;
+      if (data[i + 3] > 200 && near) counts[k] += 1;
+    });
+  }
+  return { width: canvas.width, height: canvas.height, painted, counts, colours: figure.dataset.seriesColors };
+}
+"""
+
+
+def assert_drawn(page: Any, name: str) -> dict[str, Any]:
+    """The chart's canvas holds at least a line's worth of pixels of each of its series' colours."""
+    page.wait_for_selector(f"[data-chart='{name}'][data-drawn] canvas")
+    pixels: dict[str, Any] = page.evaluate(PAINTED, name)
+    assert pixels["width"] > 200 and pixels["height"] > 100, (name, pixels)
+    assert all(count >= 80 for count in pixels["counts"]), (name, pixels)  # each series drew
+    return pixels
+
+
+def error_box(page: Any, selector: str) -> dict[str, str]:
+    box = page.wait_for_selector(selector)
+    return {
+        "code": box.get_attribute("data-error-code"),
+        "text": box.inner_text(),
+        "request_id": box.query_selector(".request-id").inner_text(),
+    }
+
+
+def cell_texts(page: Any, selector: str) -> list[str]:
+    texts: list[str] = page.eval_on_selector_all(selector, "nodes => nodes.map(n => n.innerText.trim())")
+    return texts
+
+
+@pytest.mark.e2e
+def test_sign_in_keeps_the_key_in_the_tab_and_the_catalogue_searches(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    # A key that is not one is refused with the server's message and request id, and not kept.
+    visit = open_dashboard(site, tab, "ar_live_notakey")
+    refused = error_box(visit.page, "#sign-in .error")
+    assert refused["code"] == "malformed_api_key" and refused["request_id"].startswith("req_")
+    assert refused["request_id"] == visit.response_to("/v1/me").headers["x-request-id"]
+    assert visit.page.evaluate("sessionStorage.length") == 0
+    visit.page.fill("#api-key", site.keys.full)
+    visit.page.click("#sign-in button[type=submit]")
+    visit.page.wait_for_selector("#catalogue table")
+    me = site.api("/v1/me", site.keys.full).json()["data"]
+    assert visit.page.inner_text("#key-id") == me["key_id"]
+    # The key lives in sessionStorage only: not in localStorage, a cookie or the URL.
+    assert visit.page.evaluate("Object.values(sessionStorage)") == [site.keys.full]
+    assert visit.page.evaluate("localStorage.length") == 0 and tab.cookies() == []
+    assert all(site.keys.full not in url for url in visit.requests)
+    every = [r["alpha_id"] for r in site.api("/v1/alphas", site.keys.full).json()["data"]]
+    assert cell_texts(visit.page, "#catalogue-results a.alpha-link") == every
+    keep_screenshot(visit.page, tmp_path, "catalogue.png")
+
+    def shown_after(change: Any, **query: Any) -> list[str]:
+        expected = [r["alpha_id"] for r in site.api("/v1/alphas", site.keys.full, **query).json()["data"]]
+        change()
+        visit.page.wait_for_function(
+            "ids => JSON.stringify([...document.querySelectorAll('#catalogue-results a.alpha-link')]"
+            ".map(a => a.innerText)) === JSON.stringify(ids)",
+            arg=expected,
+        )
+        return expected
+
+    def search(text: str) -> None:
+        visit.page.fill("#catalogue-search", text)
+        visit.page.click("#catalogue-form button[type=submit]")
+
+    found = shown_after(lambda: search("momentum"), search="momentum")
+    assert ALPHA in found and len(found) < len(every)
+    complete = shown_after(
+        lambda: visit.page.check("#catalogue-complete-only"), search="momentum", complete_only="true"
+    )
+    assert complete and set(complete) <= set(found)
+    search("")
+    shown_after(lambda: None, complete_only="true")
+    assert "Test_low_vol_incomplete" not in cell_texts(visit.page, "#catalogue-results a.alpha-link")
+    # Opening an alpha from the catalogue, then signing out, forgets the key.
+    visit.page.click(f"a.alpha-link[href='#/alphas/{ALPHA}']")
+    visit.page.wait_for_selector("#description .facts")
+    for panel in (
+        "#cs-results table",
+        "#exports table",
+        "#metrics table.periods",
+        "[data-chart='drawdown'][data-drawn]",
+    ):
+        visit.page.wait_for_selector(panel)  # every answer is in: signing out aborts nothing
+    visit.page.click("#sign-out")
+    visit.page.wait_for_selector("#sign-in")
+    assert visit.page.evaluate("sessionStorage.length") == 0
+    check_clean(site, visit, allowed_statuses=(401,))
+
+
+@pytest.mark.e2e
+def test_an_alpha_page_draws_every_chart_from_every_page_of_its_series(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    paged: list[str] = []
+
+    def smaller_pages(route: Any) -> None:
+        # The demo series fit one default page (500 rows); asked in pages of 100, the dashboard
+        # must follow `has_more` to draw the whole of them.
+        url = re.sub(r"\blimit=\d+", f"limit={SMALL_PAGE}", route.request.url)
+        paged.append(url)
+        route.continue_(url=url)
+
+    tab.route(re.compile(r".*/v1/(alphas/[^/]+/equity-curve|benchmarks/SPY/daily)\?.*"), smaller_pages)
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    for chart in CHARTS:
+        assert_drawn(page, chart)
+    page.wait_for_selector("#metrics table.periods")
+    keep_screenshot(page, tmp_path, f"alpha-{ALPHA}.png")
+
+    equity = site.api(f"/v1/alphas/{ALPHA}/equity-curve", site.keys.full, limit=5000).json()
+    first, last = equity["data"][0]["date"], equity["data"][-1]["date"]
+    spy = site.api(
+        "/v1/benchmarks/SPY/daily", site.keys.full, limit=5000, **{"from": first, "to": last}
+    ).json()
+    pages = -(-len(equity["data"]) // SMALL_PAGE)
+    assert pages > 1
+    offsets = sorted(
+        int(m) for url in paged if "equity-curve" in url for m in re.findall(r"offset=(\d+)", url)
+    )
+    assert offsets == [SMALL_PAGE * i for i in range(pages)]
+    assert sum("benchmarks/SPY" in url for url in paged) == -(-len(spy["data"]) // SMALL_PAGE)
+    assert all(f"from={first}" in url and f"to={last}" in url for url in paged if "benchmarks" in url)
+
+    # The returns table is the equity curve's daily returns compounded by month and year: every
+    # month of every page is there, to the digit shown.
+    growth: dict[str, float] = {}
+    for row in equity["data"]:
+        if row["period_return"] is not None:
+            growth[row["date"][:7]] = growth.get(row["date"][:7], 1.0) * (1 + row["period_return"])
+    rows = page.eval_on_selector_all(
+        "table.returns tbody tr", "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))"
+    )
+    years = sorted({month[:4] for month in growth})
+    assert [row[0] for row in rows] == years
+    for row in rows:
+        for index, text in enumerate(row[1:13]):
+            month = f"{row[0]}-{index + 1:02d}"
+            assert text == (f"{(growth[month] - 1) * 100:.1f}%" if month in growth else "—"), (month, text)
+    total = equity["meta"]["summary"]["total_return"]
+    assert f"{total * 100:.2f}%" in page.inner_text("#equity-summary")
+
+    # The metrics table shows the Newey-West t-stats with their lags, as the server computed them.
+    metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", site.keys.full, panel="true").json()["data"]
+    nwt_rows = page.eval_on_selector_all(
+        "table.nwt tbody tr", "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))"
+    )
+    for (name, block), row in zip(metrics["nwt"].items(), nwt_rows, strict=True):
+        assert f"nwt.{name}" in row[0]
+        assert row[3] == f"{block['t_stat']:.2f}" and row[5] == str(block["lag"]), (name, row)
+    # The deciles are the ten buckets; the term structure and autocorrelation their horizons and lags.
+    assert len(metrics["ic_deciles"]["buckets"]) == 10
+    term_rows = cell_texts(
+        page, "#signal table.compact tbody tr th, #signal table.compact tbody tr td:first-child"
+    )
+    assert [f"{t['horizon_weeks']} w" for t in metrics["panel"]["ic_term_structure"]] == term_rows
+    # Switching the granularity asks the server for the monthly periods.
+    page.select_option("#metrics-granularity", "monthly")
+    page.wait_for_function("() => document.querySelectorAll('#metrics-periods tbody tr').length > 2")
+    monthly = site.api(f"/v1/alphas/{ALPHA}/metrics", site.keys.full, granularity="monthly").json()["data"]
+    assert cell_texts(page, "#metrics-periods tbody th") == [p["period"] for p in monthly["periods"]]
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_the_cross_section_browser_picks_a_week_filters_sorts_and_pages(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    page.wait_for_selector("#cs-results table.cross-section")
+    index = site.api(f"/v1/alphas/{ALPHA}/rebalances", site.keys.full, limit=5000).json()["data"]
+    traded = [w for w in index if w["week_status"] == "traded"]
+    assert cell_texts(page, "#cs-week option") == [
+        f"{w['date']} · {w['week_status']} · {w['n_symbols']} names" for w in index
+    ]
+    assert page.input_value("#cs-week") == traded[-1]["date"]  # the latest traded week first
+
+    def shows(week: str, **query: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = site.api(
+            f"/v1/alphas/{ALPHA}/rebalances/{week}", site.keys.full, **query
+        ).json()
+        symbols = [r["symbol"] for r in answer["data"]]
+        page.wait_for_function(
+            "([week, symbols]) => document.querySelector('#cs-status strong')?.innerText === week && "
+            "JSON.stringify([...document.querySelectorAll('#cs-results tbody th')].map(n => n.innerText))"
+            " === JSON.stringify(symbols)",
+            arg=[week, symbols],
+        )
+        return answer
+
+    week = traded[len(traded) // 2]["date"]
+    page.select_option("#cs-week", week)
+    shows(week, limit=25, offset=0)
+    page.select_option("#cs-direction", "long")
+    page.select_option("#cs-sort", "rank")
+    page.select_option("#cs-order", "desc")
+    query = {"direction": "long", "sort": "rank", "order": "desc", "book": "long_short"}
+    first = shows(week, limit=25, offset=0, **query)
+    assert first["pagination"]["total"] > 0
+    page.select_option("#cs-limit", "50")
+    page.select_option("#cs-sort", "weight")
+    page.select_option("#cs-book", "long_only")
+    query.update(sort="weight", book="long_only")
+    page.select_option("#cs-direction", label="all")
+    del query["direction"]
+    whole = shows(week, limit=50, offset=0, **query)
+    assert whole["pagination"]["has_more"]
+    assert page.inner_text("#cs-results .range") == f"rows 1–50 of {whole['pagination']['total']}"
+    page.click("#cs-results button.next")
+    second = shows(week, limit=50, offset=50, **query)
+    assert page.inner_text("#cs-results .range") == (
+        f"rows 51–{50 + second['pagination']['returned']} of {second['pagination']['total']}"
+    )
+    page.click("#cs-results button.previous")
+    shows(week, limit=50, offset=0, **query)
+    status = page.inner_text("#cs-status")
+    assert (
+        f"status {whole['meta']['week_status']}" in status and f"{whole['meta']['n_symbols']} names" in status
+    )
+    # A week the engine skipped shows its status as sealed.
+    skipped = next(w for w in index if w["week_status"] not in ("traded", "pending"))
+    page.select_option("#cs-week", skipped["date"])
+    shown = shows(skipped["date"], limit=50, offset=0, **query)
+    assert (
+        page.inner_text("#cs-status .week-status-value")
+        == shown["meta"]["week_status"]
+        == skipped["week_status"]
+    )
+    keep_screenshot(page, tmp_path, "cross-section.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_the_download_buttons_fetch_the_signed_source_archive_and_exports(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    page.wait_for_selector("#exports table.exports")
+    listing = site.api(f"/v1/alphas/{ALPHA}/exports", site.keys.full).json()["data"]
+    assert cell_texts(page, "#exports table.exports tbody code") == [row["filename"] for row in listing]
+
+    with page.expect_download() as source:
+        page.click("button.download-source")
+    archive = source.value
+    assert archive.suggested_filename == f"{ALPHA}.zip"
+    shown_sha = page.inner_text("#source-outcome .sha code")
+    assert hashlib.sha256(Path(archive.path()).read_bytes()).hexdigest() == shown_sha
+
+    export = next(row for row in listing if row["dataset"] == "rebalances")
+    row = page.locator("#exports table.exports tbody tr", has_text=export["filename"])
+    with page.expect_download() as parquet:
+        row.locator("button.download-export").click()
+    assert parquet.value.suggested_filename == export["filename"]
+    assert hashlib.sha256(Path(parquet.value.path()).read_bytes()).hexdigest() == export["sha256"]
+    book_export = next(row for row in listing if row["dataset"] == "trades" and row["book"] == "long_only")
+    row = page.locator("#exports table.exports tbody tr", has_text=book_export["filename"])
+    with page.expect_download() as trades:
+        row.locator("button.download-export").click()
+    assert hashlib.sha256(Path(trades.value.path()).read_bytes()).hexdigest() == book_export["sha256"]
+    keep_screenshot(page, tmp_path, "downloads.png")
+    # The signed URLs name this server (its public base URL), so the files came from this origin.
+    for download in (archive, parquet.value, trades.value):
+        assert download.url.startswith(f"{site.base}/downloads/"), download.url
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_a_key_refused_the_alpha_sees_the_refusal_and_its_request_id(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.limited, f"#/alphas/{ALPHA}")  # alphas: Test_ only
+    shown = error_box(visit.page, "main > .error")
+    expected = site.api(f"/v1/alphas/{ALPHA}", site.keys.limited).json()["error"]
+    assert shown["code"] == expected["code"] == "alpha_not_allowed"
+    assert expected["message"] in shown["text"] and "403" in shown["text"]
+    assert shown["request_id"] == visit.response_to(f"/v1/alphas/{ALPHA}").headers["x-request-id"]
+    assert not visit.page.query_selector("[data-chart]")  # nothing else was asked for
+    assert not [url for url in visit.requests if f"/v1/alphas/{ALPHA}/" in url]
+    keep_screenshot(visit.page, tmp_path, "refused-alpha.png")
+    check_clean(site, visit, allowed_statuses=(403,))
+
+
+@pytest.mark.e2e
+def test_a_key_refused_an_endpoint_sees_the_refusal_in_that_panel_only(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    alpha = "Test_planted_factor"
+    visit = open_dashboard(site, tab, site.keys.limited, f"#/alphas/{alpha}")
+    page = visit.page
+    shown = error_box(page, "#metrics .error")
+    expected = site.api(f"/v1/alphas/{alpha}/metrics", site.keys.limited).json()["error"]
+    assert shown["code"] == expected["code"] == "endpoint_not_allowed"
+    assert expected["message"] in shown["text"] and "performance.metrics" in shown["text"]
+    assert shown["request_id"] == visit.response_to(f"/v1/alphas/{alpha}/metrics").headers["x-request-id"]
+    assert error_box(page, "#signal .error")["request_id"] == shown["request_id"]
+    # The panels the key may read still draw.
+    assert_drawn(page, "cumulative-return")
+    assert_drawn(page, "drawdown")
+    page.wait_for_selector("#cs-results table.cross-section")
+    page.wait_for_selector("#exports table.exports")
+    assert len(page.query_selector_all(".error")) == 2
+    keep_screenshot(page, tmp_path, "refused-endpoint.png")
+    check_clean(site, visit, allowed_statuses=(403,))
+
+
+@pytest.mark.e2e
+def test_a_self_service_key_is_paced_by_its_rate_limit_headers(site: Site, tab: Any, tmp_path: Path) -> None:
+    """A new key's default envelope (5 a second) is less than an alpha's page asks for at once: the
+    dashboard waits for the window the `RateLimit` header names instead of meeting a 429."""
+    visit = open_dashboard(site, tab, site.keys.paced, f"#/alphas/{ALPHA}")
+    page = visit.page
+    for chart in CHARTS:
+        assert_drawn(page, chart)
+    page.wait_for_selector("#cs-results table.cross-section")
+    page.wait_for_selector("#exports table.exports")
+    assert not page.query_selector_all(".error")
+    api_calls = [r for r in visit.responses if "/v1/" in r.url]
+    assert len(api_calls) > 5 and not [r.url for r in api_calls if r.status == 429]
+    keep_screenshot(page, tmp_path, "paced.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("alpha", "said"),
+    [
+        # No cross-sections: the signal panels and the browser say so, in the server's words.
+        ("Test_ledger_only", ["The run sealed no rebalance cross-sections; panel is null."]),
+        # No written description: 404 in the description panel; the data still draws.
+        ("Test_small_universe", ["alpha_description_not_found"]),
+    ],
+)
+def test_an_alpha_with_missing_parts_shows_what_the_server_says(
+    site: Site, tab: Any, tmp_path: Path, alpha: str, said: list[str]
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{alpha}")
+    page = visit.page
+    assert_drawn(page, "cumulative-return")
+    page.wait_for_selector("#metrics table.nwt")
+    page.wait_for_selector("#cs-results, #cross-section .panel-body > p")
+    text = page.inner_text("main")
+    for words in said:
+        assert words in text, words
+    if alpha == "Test_ledger_only":
+        assert not page.query_selector("[data-chart='ic-weekly']")
+        page.wait_for_function(
+            "document.querySelector('#cross-section').innerText.includes('no rebalance weeks')"
+        )
+    else:
+        shown = error_box(page, "#description .error")
+        assert shown["request_id"] == visit.response_to(f"/v1/alphas/{alpha}").headers["x-request-id"]
+    keep_screenshot(page, tmp_path, f"alpha-{alpha}.png")
+    check_clean(site, visit, allowed_statuses=(404,))
