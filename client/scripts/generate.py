@@ -11,6 +11,7 @@ Sources, each read where the server itself reads it:
   typed from the lake's Arrow schemas, with which fields may be absent (`x-absent`, `x-raw-only`);
 - `schemas.registry`: the endpoints, their paths and query parameters (one `schemas.query` Struct
   each, whose field names are the Python names of `from`/`to`);
+- `schemas.wire`: the column sets of `fields=` on /scores;
 - `schemas.field_docs`: the context names the server gives each object (class names here);
 - `serve.errors`: every error code with its HTTP status and default message.
 

@@ -33,8 +33,8 @@ def test_a_key_without_raw_access_never_sees_raw_fields_or_books(plain: Client) 
     assert plain.me().data.field_policy.expose_raw_book is False
     for row in plain.scores(ALPHA, fields="all").head(500):
         assert raw_fields_set(row) == set()
-    for row in plain.cross_section(ALPHA, "2021-01-08"):
-        assert raw_fields_set(row) == set()
+    for decision in plain.cross_section(ALPHA, "2021-01-08"):
+        assert raw_fields_set(decision) == set()
     for frame in (
         plain.scores(ALPHA, fields="all").to_polars(),  # the export path
         plain.scores(ALPHA, fields="all").to_polars(use_exports=False),
@@ -42,7 +42,7 @@ def test_a_key_without_raw_access_never_sees_raw_fields_or_books(plain: Client) 
         plain.cross_section(ALPHA, "2021-01-08").to_polars(),
     ):
         assert not [c for c in frame.columns if c.startswith("raw_")]
-    assert not [b.book for b in plain.books(ALPHA) if b.book.startswith("raw_") or b.raw]
+    assert not [b.book for b in plain.books(ALPHA) if (b.book or "").startswith("raw_") or b.raw]
     exports = plain.exports(ALPHA).to_list()
     assert exports and not [e for e in exports if ".raw." in e.filename or (e.book or "").startswith("raw_")]
     with pytest.raises(UnknownBookError) as info:

@@ -128,7 +128,12 @@ def test_a_429_longer_than_the_policy_allows_is_raised() -> None:
 
 def test_transport_failures_and_proxy_pages_are_transient() -> None:
     proxy_page = httpx.Response(502, content=b"<html>Bad Gateway</html>")
-    answers = [httpx.ConnectError("refused"), httpx.ReadTimeout("slow"), proxy_page, ok()]
+    answers: list[httpx.Response | Exception] = [
+        httpx.ConnectError("refused"),
+        httpx.ReadTimeout("slow"),
+        proxy_page,
+        ok(),
+    ]
     script = Script(answers, RetryPolicy(max_attempts=4, backoff_initial=0.1))
     script.get()
     assert script.sleeps == [0.1, 0.2, 0.4]

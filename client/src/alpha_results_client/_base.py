@@ -15,6 +15,7 @@ from alpha_results_client._generated import COLUMN_SETS, ENDPOINTS, Endpoint
 from alpha_results_client.config import MAX_PAGE_SIZE, RetryPolicy, Timeouts, resolve_base_url, resolve_token
 from alpha_results_client.exports import ExportReader, ExportTarget
 from alpha_results_client.paging import Collection, Query, Series
+from alpha_results_client.ratelimit import RateLimitStatus
 from alpha_results_client.transport import Transport
 
 T = TypeVar("T")
@@ -80,8 +81,8 @@ class ClientBase:
         self._transport.close()
 
     @property
-    def rate_limit(self) -> Any:
-        """The rate-limit headers of the last metered response (`RateLimitStatus`), or None."""
+    def rate_limit(self) -> RateLimitStatus | None:
+        """The rate-limit headers of the last metered response, or None before the first."""
         return self._transport.pacer.status
 
     # -- requests ------------------------------------------------------------------------------------

@@ -1,0 +1,75 @@
+"""Every endpoint method against the real server, with the parameters each one takes."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from datetime import date
+
+import polars as pl
+import pytest
+from alpha_results_client import ENDPOINTS, Client
+from msgspec import UNSET
+
+from tests.client.conftest import Key
+
+pytestmark = pytest.mark.e2e
+
+ALPHA = "momentum_12_1"
+
+
+def test_meta_methods(plain: Client, plain_key: Key) -> None:
+    health = plain.health()
+    assert health.status == "ok" and health.down is UNSET
+    me = plain.me()
+    assert me.data.key_id == plain_key.key_id and me.meta.key_id == plain_key.key_id  # type: ignore[attr-defined]
+    assert set(me.data.callable_endpoints) >= {e for e in ENDPOINTS if not ENDPOINTS[e].admin}
+    assert plain_key.key_id in [row.key_id for row in plain.keys()]
+
+
+def test_catalogue_methods(plain: Client) -> None:
+    everything = {row.alpha_id for row in plain.alphas()}
+    complete = {row.alpha_id for row in plain.alphas(complete_only=True)}
+    assert "Test_low_vol_incomplete" in everything - complete
+    matches = plain.alphas(search="REVERSAL")  # case-insensitive, over alpha_id, name and tldr
+    assert "Test_short_term_reversal" in [row.alpha_id for row in matches] and matches.total < len(everything)
+    description = plain.alpha(ALPHA)
+    assert description.data.algo_id == description.data.alpha_id == ALPHA
+    assert [p.role for p in description.data.source_papers].count("seed") == 1
+    signed = plain.source_download(ALPHA).data
+    assert signed.expires_in == 3600 and signed.filename == f"{ALPHA}.zip"
+    archive = plain.download_source(ALPHA)
+    assert hashlib.sha256(archive).hexdigest() == signed.sha256
+    assert zipfile.ZipFile(io.BytesIO(archive)).namelist()
+
+
+def test_signal_and_portfolio_methods(plain: Client) -> None:
+    weeks = plain.rebalances(ALPHA, start="2021-03-01", end=date(2021, 3, 31)).to_list()
+    assert [w.date.month for w in weeks] == [3] * len(weeks) and len(weeks) in (4, 5)
+    scores = plain.scores(ALPHA, start="2021-03-01", end="2021-03-31", symbol="FWC").to_list()
+    assert {s.symbol for s in scores} == {"FWC"} and len(scores) == len(weeks)
+    books = plain.books(ALPHA).to_polars()
+    assert books.height == 12 and set(books["kind"]) == {"portfolio", "positions", "pnl", "trades"}
+    ledger = plain.portfolio(ALPHA, "long_only", "2021-02-01", "2021-02-28").to_polars()
+    assert ledger.height > 15 and ledger["date"].max() <= date(2021, 2, 28)
+    pnl = plain.pnl(ALPHA, start="2021-02-01", end="2021-02-28").to_polars()
+    market = pnl.group_by("date").agg(pl.col("market_pnl").sum().alias("names")).sort("date")
+    by_book = plain.portfolio(ALPHA, start="2021-02-01", end="2021-02-28").to_polars().join(market, on="date")
+    assert (by_book["market_pnl"] - by_book["names"]).abs().max() < 1e-12  # names sum to the book
+    fills = plain.trades(ALPHA, "long_short_adjustments", symbol=["FWC"]).to_list()
+    assert fills and {f.symbol for f in fills} == {"FWC"}
+
+
+def test_performance_and_export_methods(plain: Client) -> None:
+    monthly = plain.metrics(ALPHA, start="2021-06-01", end="2021-12-31", granularity="monthly")
+    assert monthly.data.window.from_ == date(2021, 6, 1) and monthly.data.periods
+    assert [p.period for p in monthly.data.periods][:2] == ["2021-06", "2021-07"]
+    assert "window_lifetime_only" in [w.code for w in monthly.meta.warnings or []]
+    with_doc = plain.metrics(ALPHA, doc=True, panel=True).data
+    assert with_doc.doc is not UNSET and with_doc.panel is not UNSET
+    assert plain.metrics_doc(ALPHA).data.schema_version == "2.0.0"
+    listing = {(e.dataset, e.book) for e in plain.exports(ALPHA)}
+    assert ("decisions", None) in listing and ("trades", "long_short") in listing
+    parquet = plain.download_export(ALPHA, "equity-curve", "long_short")
+    assert pl.read_parquet(io.BytesIO(parquet)).height == plain.equity_curve(ALPHA).total
