@@ -23,7 +23,7 @@ def test_meta_methods(plain: Client, plain_key: Key) -> None:
     health = plain.health()
     assert health.status == "ok" and health.down is UNSET
     me = plain.me()
-    assert me.data.key_id == plain_key.key_id and me.meta.key_id == plain_key.key_id  # type: ignore[attr-defined]
+    assert me.data.key_id == plain_key.key_id and me.meta.key_id == plain_key.key_id
     assert set(me.data.callable_endpoints) >= {e for e in ENDPOINTS if not ENDPOINTS[e].admin}
     assert plain_key.key_id in [row.key_id for row in plain.keys()]
 
@@ -46,7 +46,7 @@ def test_catalogue_methods(plain: Client) -> None:
 
 def test_signal_and_portfolio_methods(plain: Client) -> None:
     weeks = plain.rebalances(ALPHA, start="2021-03-01", end=date(2021, 3, 31)).to_list()
-    assert [w.date.month for w in weeks] == [3] * len(weeks) and len(weeks) in (4, 5)
+    assert [w.date and w.date.month for w in weeks] == [3] * len(weeks) and len(weeks) in (4, 5)
     scores = plain.scores(ALPHA, start="2021-03-01", end="2021-03-31", symbol="FWC").to_list()
     assert {s.symbol for s in scores} == {"FWC"} and len(scores) == len(weeks)
     books = plain.books(ALPHA).to_polars()
