@@ -607,6 +607,14 @@ def test_an_alpha_page_draws_every_chart_from_every_page_of_its_series(
         page, "#signal table.compact tbody tr th, #signal table.compact tbody tr td:first-child"
     )
     assert [f"{t['horizon_weeks']} w" for t in metrics["panel"]["ic_term_structure"]] == term_rows
+    # Switching the book redraws the curve of that book.
+    long_only = site.api(f"/v1/alphas/{ALPHA}/equity-curve", site.keys.full, book="long_only", limit=1).json()
+    page.select_option("#equity-book", "long_only")
+    expected = f"long_only: {long_only['meta']['summary']['total_return'] * 100:.2f}%"
+    page.wait_for_function(
+        "(text) => document.querySelector('#equity-summary')?.innerText.startsWith(text)", arg=expected
+    )
+    assert_drawn(page, "cumulative-return")
     # Switching the granularity asks the server for the monthly periods.
     page.select_option("#metrics-granularity", "monthly")
     page.wait_for_function("() => document.querySelectorAll('#metrics-periods tbody tr').length > 2")

@@ -19,18 +19,21 @@ export function renderPerformance(body, alpha, { signal }) {
   );
   const content = h("div", {}, note("Loading…"));
   fill(body, h("div", { class: "controls" }, h("label", { for: "equity-book" }, "Book"), book), content);
+  let latest = 0; // answers for a book no longer chosen are dropped
   book.addEventListener("change", () => load(book.value));
   load(book.value);
 
   async function load(bookName) {
+    const ticket = ++latest;
     fill(content, note("Loading…"));
     let equity;
     try {
       equity = await apiGetAll(alphaPath(alpha, "/equity-curve"), { book: bookName }, { limit: 500, signal });
     } catch (error) {
-      showError(content, error, "The equity curve could not be read");
+      if (ticket === latest) showError(content, error, "The equity curve could not be read");
       return;
     }
+    if (ticket !== latest) return;
     if (equity.data.length === 0) {
       fill(content, note("This run has no ledger for this book."), warningList(equity.meta.warnings));
       return;
@@ -49,6 +52,7 @@ export function renderPerformance(body, alpha, { signal }) {
       if (isAbort(error)) return;
       benchmarkError = error;
     }
+    if (ticket !== latest) return;
     draw(equity, benchmark, benchmarkError, bookName);
   }
 
