@@ -41,7 +41,7 @@ SWAGGER_UI_URL = f"{STATIC_PREFIX}/swagger-ui/{SWAGGER_UI_VERSION}"
 DOCS_PATH = "/docs"
 OPENAPI_PATH = "/openapi.json"
 LANDING_PATH = "/"
-PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, OPENAPI_PATH, f"{STATIC_PREFIX}/{{file_path:path}}")
+PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, OPENAPI_PATH, f"{SWAGGER_UI_URL}/{{file_path:path}}")
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
 
 DASHBOARD_PATH: str | None = "/ui"
@@ -165,7 +165,12 @@ def routes() -> list[ControllerRouterHandler]:
     def openapi_json(request: Request[Any, Any, Any]) -> Response[bytes]:
         return json_response(request.app.state[_DOCUMENT])
 
+    # Only the versioned release folder: its immutable cache is safe there, and nothing else under
+    # serve/static (the dashboard's sources, READMEs) gets an address of its own.
     assets: Router = create_static_files_router(
-        path=STATIC_PREFIX, directories=[STATIC_DIR], cache_control=ASSET_CACHE, name="static_asset"
+        path=SWAGGER_UI_URL,
+        directories=[STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION],
+        cache_control=ASSET_CACHE,
+        name="static_asset",
     )
     return [landing_html, docs_html, openapi_json, assets]

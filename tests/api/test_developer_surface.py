@@ -88,13 +88,13 @@ def test_landing_page_links_the_docs_the_document_and_health(client: TestClient[
     assert "default-src 'none'" in response.headers["content-security-policy"]
     page = parsed(response.text)
     anchors = [url for tag, url in page.urls if tag == "a"]
-    assert anchors == ["/docs", "/openapi.json", "/v1/health"]
+    assert anchors == ["/docs", "/openapi.json", "/v1/health", "/ui"]
     for url in anchors:
         assert client.get(url).status_code == 200, url
     text = " ".join("".join(page.text).split())
     assert "Alpha Research Results API" in text
-    # No dashboard yet: the page says so instead of linking to nothing.
-    assert developer.DASHBOARD_PATH is None and "Dashboard: not served yet" in text
+    # The research dashboard (serve/routes/dashboard.py; tests/e2e/test_dashboard.py).
+    assert developer.DASHBOARD_PATH == "/ui" and "not served yet" not in text
 
 
 def test_docs_is_swagger_ui_over_the_served_document(client: TestClient[Any]) -> None:
@@ -243,3 +243,11 @@ def test_litestar_schema_router_serves_the_same_document_and_page(client: TestCl
     assert embedded_spec(page.text) == document
     assert "cdn" not in page.text.lower() and developer.SWAGGER_UI_URL in page.text
     assert client.get("/schema/nothing.json").json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "path", ["/static/ui/app.js", "/static/ui/dashboard.html", "/static/swagger-ui/README.md"]
+)
+def test_only_the_vendored_release_folder_is_served_as_static(client: TestClient[Any], path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"

@@ -16,7 +16,7 @@ from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.openapi import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH, RATE_LIMIT_HEADERS, SCHEMA_PATH, error_statuses
-from serve.routes import developer
+from serve.routes import dashboard, developer
 from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import SETTINGS, Settings
 from tests.api.conftest import Api, fake_authenticate
@@ -107,7 +107,9 @@ def test_openapi_document_is_valid_openapi_3_1(api: Api) -> None:
 def test_openapi_paths_are_exactly_the_app_routes(client: TestClient[Any]) -> None:
     document = client.get("/openapi.json").json()
     routes = {re.sub(r"\{(\w+):\w+\}", r"{\1}", route.path) for route in client.app.routes}
-    routes.difference_update(re.sub(r"\{(\w+):\w+\}", r"{\1}", path) for path in developer.PATHS)
+    routes.difference_update(
+        re.sub(r"\{(\w+):\w+\}", r"{\1}", path) for path in (*developer.PATHS, *dashboard.PATHS)
+    )
     # Litestar's own router, serving the same document and Swagger UI under /schema.
     routes.difference_update({r for r in routes if r == SCHEMA_PATH or r.startswith(f"{SCHEMA_PATH}/")})
     assert f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path}}" in routes

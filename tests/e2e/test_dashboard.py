@@ -28,11 +28,9 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -48,7 +46,6 @@ from serve.routes import dashboard, developer
 from serve.settings import Settings
 from tests.api.test_developer_surface import NeverCalled, parsed
 from tests.conftest import backend_unavailable
-from tests.e2e.test_server import free_port
 
 CHROMIUM = "/usr/bin/chromium"
 TIMEOUT_MS = 20_000
@@ -319,31 +316,6 @@ def make_keys(keystore: str) -> Keys:
     return Keys(full=tokens[0], paced=tokens[1], limited=limited["token"])
 
 
-class DrainedPopen(subprocess.Popen[str]):
-    """The server process of `serving`, its output read as it is written.
-
-    `serving` reads the server's stdout only once the server stops, and the server writes one
-    access line per request there: a few pages of the dashboard (about 300 requests) fill the
-    pipe's 64 KiB, and the server then blocks on its next log line and answers nothing more.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
-
-    def _drain(self) -> None:
-        assert self.stdout is not None
-        for line in self.stdout:
-            self.lines.append(line)
-
-    def communicate(self, input: Any = None, timeout: float | None = None) -> tuple[Any, Any]:
-        self.wait(timeout)
-        self._reader.join(timeout)
-        return "".join(self.lines), None
-
-
 @pytest.fixture(scope="module")
 def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
@@ -358,28 +330,18 @@ def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     keys = make_keys(keystore)
     signing_key = folder / "signing.key"
     signing_key.write_bytes(os.urandom(32))
-    # The signed download URLs must name the server the browser talks to (its public base URL),
-    # so the port is chosen here and handed to `serving`.
-    port = free_port()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(serve_stack, "free_port", lambda: port)
-        patch.setattr(
-            serve_stack,
-            "subprocess",
-            SimpleNamespace(Popen=DrainedPopen, PIPE=subprocess.PIPE, STDOUT=subprocess.STDOUT),
-        )
-        patch.setenv("ALPHA_RESULTS_SIGNING_KEY_FILE", str(signing_key))
-        patch.setenv("ALPHA_RESULTS_PUBLIC_BASE_URL", f"http://127.0.0.1:{port}")
-        with (
-            serve_stack.serving(demo_lake, keystore, workers=1) as (served, _),
-            sync_playwright() as playwright,
-        ):
-            assert served == port
-            browser = playwright.chromium.launch(executable_path=executable)
-            try:
-                yield Site(f"http://127.0.0.1:{port}", browser, keys)
-            finally:
-                browser.close()
+    # `serve` points signed download URLs at the address it serves (its default public base URL).
+    with (
+        serve_stack.serving(
+            demo_lake, keystore, workers=1, env={"ALPHA_RESULTS_SIGNING_KEY_FILE": str(signing_key)}
+        ) as (port, _),
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=executable)
+        try:
+            yield Site(f"http://127.0.0.1:{port}", browser, keys)
+        finally:
+            browser.close()
 
 
 @pytest.fixture

@@ -130,11 +130,11 @@ def test_landing_page_renders_and_its_links_answer(chromium: Browser) -> None:
         links = page.eval_on_selector_all("a", "nodes => nodes.map(n => n.getAttribute('href'))")
     finally:
         page.close()
-    assert links == ["/docs", "/openapi.json", "/v1/health"]
+    assert links == ["/docs", "/openapi.json", "/v1/health", "/ui"]
     for link in links:
         with urllib.request.urlopen(f"{chromium.base}{link}", timeout=10) as response:
             assert response.status == 200, link
-    assert "Dashboard: not served yet" in seen.text
+    assert "Dashboard" in seen.text
     assert all(url.startswith(f"{chromium.base}/") for url in seen.requests), seen.requests
     assert not seen.problems, seen.problems
     assert png_size(chromium.shots / "landing.png")[0] == 1280

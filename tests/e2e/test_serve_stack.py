@@ -8,6 +8,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,14 +22,27 @@ pytestmark = pytest.mark.e2e
 
 
 @contextmanager
-def serving(lake: Path, keystore_url: str, workers: int) -> Iterator[tuple[int, list[str]]]:
-    """`alpha-results serve --workers N` on a free port; yields (port, output lines once stopped)."""
+def serving(
+    lake: Path, keystore_url: str, workers: int, env: dict[str, str] | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """`alpha-results serve --workers N` on a free port; yields (port, its output lines).
+
+    The output is read as it is written: the server writes an access line per request, and a pipe
+    nobody reads fills at 64 KiB (about 300 requests), after which the server blocks on its next
+    line and answers nothing. `env` adds settings (`ALPHA_RESULTS_*`) to the server's environment.
+    """
     port = free_port()
-    env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore_url, "ALPHA_RESULTS_ENVIRONMENT": "e2e"}
+    settings = {"ALPHA_RESULTS_KEYSTORE_URL": keystore_url, "ALPHA_RESULTS_ENVIRONMENT": "e2e", **(env or {})}
     command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(lake)]
     command += ["--workers", str(workers)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command, env={**os.environ, **settings}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     output: list[str] = []
+    reader = threading.Thread(
+        target=lambda: output.extend(line.rstrip("\n") for line in process.stdout or ())
+    )
+    reader.start()
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -42,12 +56,14 @@ def serving(lake: Path, keystore_url: str, workers: int) -> Iterator[tuple[int, 
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                pytest.fail(f"server did not start:\n{process.communicate()[0]}")
+                reader.join(15)
+                pytest.fail("server did not start:\n" + "\n".join(output))
             time.sleep(0.2)
         yield port, output
     finally:
         process.terminate()
-        output.extend(process.communicate(timeout=15)[0].splitlines())
+        process.wait(timeout=15)
+        reader.join(15)
 
 
 def test_two_workers_answer_keep_alive_requests_without_a_nagle_stall(
