@@ -1,7 +1,10 @@
-"""Building many seals: one process per seal, up to `jobs` at a time.
+"""Building many seals: one process per seal, up to `jobs` at a time (the local executor).
 
 Seals of different alphas are independent builds; seals of the same alpha are built one after the
-other in the order given, so their pointer switches and pruning never interleave.
+other in the order given, so their pointer switches and pruning never interleave. The Dask
+executor (`pipeline.dask_build`) keeps the same rule and shares the helpers below: grouping seals
+into chains by target, expanding a prefix of seals, and `Failure`, the result of a seal whose
+build raised on a cluster instead of being refused.
 """
 
 from __future__ import annotations
@@ -10,11 +13,32 @@ import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
+from datasets import layout
 from datasets.storage import Storage
 from pipeline.publish import Outcome, publish_seal
 from pipeline.rules import SealRejected
-from pipeline.seal import read_manifest
+from pipeline.seal import MANIFEST, read_manifest
+
+
+@dataclass
+class Failure:
+    """A seal whose build raised instead of being refused, so nothing says the seal is wrong: the
+    object store did not answer through every retry, its task's workers kept dying (the scheduler
+    gave up on it), or the worker runs another pipeline version. Only the Dask executor reports
+    one; the local executor lets the exception end the run, as it always has."""
+
+    seal: str
+    target: str
+    error: str
+    status: str = "failed"
+
+    def line(self) -> str:
+        return f"failed     {self.target}  ({self.seal}): {self.error}"
+
+
+SealResult = Outcome | Failure
 
 
 def build_one(seal_path: str, lake_root: str) -> Outcome:
@@ -22,14 +46,16 @@ def build_one(seal_path: str, lake_root: str) -> Outcome:
     try:
         return publish_seal(seal_path, lake_root)
     except SealRejected as exc:
-        return Outcome(seal_path, _target(seal_path), "refused", rejection=exc.as_dict())
+        return Outcome(seal_path, seal_target(seal_path), "refused", rejection=exc.as_dict())
 
 
 def build_chain(seal_paths: Sequence[str], lake_root: str) -> list[Outcome]:
     return [build_one(path, lake_root) for path in seal_paths]
 
 
-def _target(seal_path: str) -> str:
+def seal_target(seal_path: str) -> str:
+    """The alpha id (or `benchmark:<symbol>`) a seal publishes; its folder name when its manifest
+    cannot be read (the build will refuse it and say why)."""
     try:
         manifest = read_manifest(Storage(seal_path), seal_path)
     except SealRejected:
@@ -39,11 +65,26 @@ def _target(seal_path: str) -> str:
     return str(manifest.get("alpha_id") or os.path.basename(seal_path.rstrip("/")))
 
 
+def chains_by_target(targets: Sequence[str]) -> dict[str, list[int]]:
+    """Indexes of the seals of each target, in the order given: each list is built in turn."""
+    chains: dict[str, list[int]] = {}
+    for index, target in enumerate(targets):
+        chains.setdefault(target, []).append(index)
+    return chains
+
+
+def expand_seal_prefix(prefix: str) -> list[str]:
+    """The seals directly under `prefix` (a folder or `s3://bucket/seals/`): each entry holding a
+    manifest.json, sorted by name."""
+    storage = Storage(prefix)
+    root = prefix.rstrip("/")
+    entries = [layout.join(root, name) for name in storage.list_names(root)]
+    return [entry for entry in entries if storage.exists(layout.join(entry, MANIFEST))]
+
+
 def build_many(seal_paths: Sequence[str], lake_root: str, jobs: int | None = None) -> list[Outcome]:
     """Outcomes in the order of `seal_paths`."""
-    chains: dict[str, list[int]] = {}
-    for index, path in enumerate(seal_paths):
-        chains.setdefault(_target(path), []).append(index)
+    chains = chains_by_target([seal_target(path) for path in seal_paths])
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chains)))
     outcomes: list[Outcome | None] = [None] * len(seal_paths)
     if jobs == 1:

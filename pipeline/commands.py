@@ -1,16 +1,27 @@
-"""`alpha-results build SEAL... [--lake ROOT] [--jobs N]`, `alpha-results lake show` and `lake gc`."""
+"""`alpha-results build SEAL... [--from PREFIX] [--lake ROOT] [--executor local|dask://HOST:PORT]
+[--jobs N]`, `alpha-results lake show` and `lake gc`.
+
+The executor runs the per-seal builds: `local` (default) a process pool on this machine,
+`dask://HOST:PORT` one task per seal on a Dask cluster (`pipeline.dask_build`, imported only
+then). Both print the same report on stdout, then run the catalogue-wide steps once
+(`pipeline.catalogue_steps`); the Dask executor also prints its progress on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 from datasets import catalog, retention
-from pipeline.build import build_many
+from pipeline.build import Failure, SealResult, build_many, expand_seal_prefix
+from pipeline.catalogue_steps import StepReport, run_catalogue_steps
 from pipeline.rules import SealRejected
 
 DEFAULT_LAKE = "var/lake"
+DASK_SCHEDULER_ENV = "ALPHA_RESULTS_DASK_SCHEDULER"
 
 
 def default_lake() -> str:
@@ -19,9 +30,26 @@ def default_lake() -> str:
 
 def register(subparsers: Any) -> None:
     build = subparsers.add_parser("build")
-    build.add_argument("seals", nargs="+", metavar="SEAL", help="seal folders (or s3:// prefixes)")
+    build.add_argument("seals", nargs="*", metavar="SEAL", help="seal folders (or s3:// prefixes)")
+    build.add_argument(
+        "--from",
+        dest="from_prefixes",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="also build every seal directly under PREFIX (a folder or s3://bucket/seals/); repeatable",
+    )
     build.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
-    build.add_argument("--jobs", type=int, default=None, help="parallel processes (default: CPU count)")
+    build.add_argument(
+        "--executor",
+        default=None,
+        metavar="local|dask://HOST:PORT",
+        help=f"where the seals are built: `local` (a process pool, the default) or a Dask scheduler "
+        f"(default: ${DASK_SCHEDULER_ENV} when set, else local)",
+    )
+    build.add_argument(
+        "--jobs", type=int, default=None, help="parallel processes of the local executor (default: CPU count)"
+    )
     build.set_defaults(handler=run_build)
 
     lake = subparsers.add_parser("lake")
@@ -38,20 +66,84 @@ def register(subparsers: Any) -> None:
     gc.set_defaults(handler=run_gc)
 
 
+def executor_of(flag: str | None) -> str | None:
+    """None for the local executor, else the Dask scheduler's address (`--executor`, then
+    $ALPHA_RESULTS_DASK_SCHEDULER). Raises ValueError for an address it cannot read."""
+    value = flag or os.environ.get(DASK_SCHEDULER_ENV) or "local"
+    if value == "local":
+        return None
+    from pipeline.dask_build import scheduler_address
+
+    return scheduler_address(value)
+
+
 def run_build(args: argparse.Namespace) -> int:
     lake_root = args.lake or default_lake()
-    outcomes = build_many(args.seals, lake_root, args.jobs)
-    refused = 0
-    for outcome in outcomes:
-        print(outcome.line())
-        if outcome.rejection is not None:
+    try:
+        scheduler = executor_of(args.executor)
+    except ValueError as exc:
+        print(f"alpha-results build: {exc}", file=sys.stderr)
+        return 2
+    seals = list(args.seals)
+    for prefix in args.from_prefixes:
+        found = expand_seal_prefix(prefix)
+        if not found:
+            print(
+                f"alpha-results build: no seal (a folder with manifest.json) under {prefix}", file=sys.stderr
+            )
+            return 2
+        seals += found
+    if not seals:
+        print("alpha-results build: name at least one SEAL or --from PREFIX", file=sys.stderr)
+        return 2
+    if scheduler is None:
+        results: list[SealResult] = list(build_many(seals, lake_root, args.jobs))
+        failed = print_results(results, lake_root)
+        reports = run_catalogue_steps(lake_root, results)
+    else:
+        from pipeline.dask_build import PrintedProgress, build_on_dask
+
+        if args.jobs is not None:
+            print(
+                "alpha-results build: --jobs is ignored on Dask (the workers' threads decide)",
+                file=sys.stderr,
+            )
+        try:
+            run = build_on_dask(seals, lake_root, scheduler, progress=PrintedProgress())
+        except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
+            print(f"alpha-results build: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
+            return 2
+        failed = print_results(run.results, lake_root)
+        reports = run.catalogue
+    return 1 if print_steps(reports) or failed else 0
+
+
+def print_results(results: Sequence[SealResult], lake_root: str) -> int:
+    """Each seal's line (and a refusal's report), then the counts; returns how many did not build."""
+    refused = failed = 0
+    for result in results:
+        print(result.line())
+        if isinstance(result, Failure):
+            failed += 1
+        elif result.rejection is not None:
             refused += 1
-            print("  " + SealRejected(**outcome.rejection).report().replace("\n", "\n  "))
-    print(f"{len(outcomes)} seals: {len(outcomes) - refused} built, {refused} refused  (lake {lake_root})")
-    # Garbage of earlier killed publishes anywhere in the lake goes with any later build.
-    for garbage in retention.collect_lake(lake_root):
-        print(f"collected  {garbage.path}")
-    return 1 if refused else 0
+            print("  " + SealRejected(**result.rejection).report().replace("\n", "\n  "))
+    built = len(results) - refused - failed
+    failures = f", {failed} failed" if failed else ""
+    print(f"{len(results)} seals: {built} built, {refused} refused{failures}  (lake {lake_root})")
+    return refused + failed
+
+
+def print_steps(reports: Sequence[StepReport]) -> int:
+    """The catalogue-wide steps' lines; a failed step on stderr. Returns how many failed."""
+    failed = 0
+    for report in reports:
+        for line in report.lines:
+            print(line)
+        if report.error is not None:
+            failed += 1
+            print(f"catalogue step {report.name} failed: {report.error}", file=sys.stderr)
+    return failed
 
 
 def run_gc(args: argparse.Namespace) -> int:

@@ -1,0 +1,74 @@
+"""Catalogue-wide steps: the work of `alpha-results build` that needs every build of the lake.
+
+A per-seal task sees one alpha. Some work needs all of them: collecting the lake's garbage today;
+the catalogue's trials aggregates of the analytics routes (the number of alphas tried and the
+variance of their Sharpe ratios) next. Each such step is declared once, in `CATALOGUE_STEPS`, and
+both executors run the list once per build run, after every per-seal task has ended, whatever
+the seals' outcomes: a refused or failed seal never holds a step back (the previous build of its
+alpha is still the one served, and the step reads the lake as it is).
+
+A step is a function `(lake_root, results) -> lines`: it reads (and may write) the lake, is told
+what this run's seals did (`Outcome` or `Failure` per seal, for a step that can skip work when
+nothing was published), and returns the lines the command prints. A step must be idempotent:
+on a cluster it runs as a Dask task, which the scheduler runs again when its worker dies. A step
+that raises is reported (its traceback printed) and makes the command exit non-zero; the steps
+after it still run.
+
+Plugging in a step (the analytics issue's trials aggregates, for example):
+
+    def write_trials_aggregates(lake_root: str, results: Sequence[SealResult]) -> list[str]:
+        aggregates = trials_aggregates(catalog.list_alphas(lake_root))  # every current build
+        Storage(lake_root).replace_atomically(layout.trials_path(lake_root), dumps(aggregates))
+        return [f"trials     {aggregates['n_trials']} alphas"]
+
+    CATALOGUE_STEPS = (CatalogueStep("trials aggregates", write_trials_aggregates), GARBAGE_STEP)
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from datasets import retention
+from pipeline.build import SealResult
+
+
+@dataclass(frozen=True)
+class CatalogueStep:
+    name: str
+    run: Callable[[str, Sequence[SealResult]], list[str]]
+
+
+@dataclass
+class StepReport:
+    """What one step printed, and its error (type, message and traceback) when it raised."""
+
+    name: str
+    lines: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def collect_lake_garbage(lake_root: str, results: Sequence[SealResult]) -> list[str]:
+    """Garbage of earlier killed publishes anywhere in the lake goes with any later build run."""
+    return [f"collected  {garbage.path}" for garbage in retention.collect_lake(lake_root)]
+
+
+GARBAGE_STEP = CatalogueStep("lake gc", collect_lake_garbage)
+
+# In the order they run. Garbage collection last: a step before it may still read any build.
+CATALOGUE_STEPS: tuple[CatalogueStep, ...] = (GARBAGE_STEP,)
+
+
+def run_catalogue_steps(
+    lake_root: str, results: Sequence[SealResult], steps: Sequence[CatalogueStep] | None = None
+) -> list[StepReport]:
+    """Runs every step in turn; a step that raises is reported and the next one still runs."""
+    reports = []
+    for step in CATALOGUE_STEPS if steps is None else steps:
+        try:
+            reports.append(StepReport(step.name, step.run(lake_root, results)))
+        except Exception as exc:  # reported with its traceback; the command exits non-zero
+            error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc().rstrip()}"
+            reports.append(StepReport(step.name, error=error))
+    return reports

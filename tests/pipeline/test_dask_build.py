@@ -1,0 +1,402 @@
+"""`alpha-results build --executor dask://...` on a real `dask.distributed.LocalCluster` of two
+worker processes: the small demo corpus, seals and lake on a local folder and on S3 (moto), gives
+the local executor's lake (same content ids, same bytes in every file); a refused seal gives the
+local executor's report while the others publish; a worker SIGKILLed while it writes a build
+costs a retry, not a second build; the catalogue-wide steps run once, after a refused seal too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import fsspec
+import pytest
+
+from datasets import catalog, layout, retention
+from datasets.storage import Storage
+from pipeline.build import Failure, SealResult
+from pipeline.catalogue_steps import CatalogueStep, run_catalogue_steps
+from pipeline.commands import executor_of
+from pipeline.dask_build import (
+    BuildProgress,
+    SchedulerAddressError,
+    build_on_dask,
+    build_seal_task,
+    scheduler_address,
+)
+from serve.cli import main
+from tests.pipeline.conftest import copy_seal
+
+distributed = pytest.importorskip("distributed")
+
+DEMO_ALPHAS = 7  # and the SPY benchmark
+
+
+# -- the cluster ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster(s3_endpoint: str) -> Iterator[Any]:
+    """Two worker processes, one thread each. Started after the moto server, so the workers (and
+    the ones the nannies restart) inherit its AWS environment, as deployed workers get theirs."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", scheduler_port=0
+    ) as local_cluster:
+        yield local_cluster
+
+
+@pytest.fixture
+def dask_url(cluster: Any) -> str:
+    return "dask://" + cluster.scheduler_address.removeprefix("tcp://")
+
+
+@pytest.fixture
+def client(cluster: Any) -> Iterator[Any]:
+    with distributed.Client(cluster, set_as_default=False) as dask_client:
+        dask_client.wait_for_workers(2, timeout=60)
+        yield dask_client
+
+
+# -- comparing lakes ------------------------------------------------------------------------------
+
+
+def published(root: str) -> dict[str, dict[str, Any]]:
+    """Every current build: target -> content id, build id and its files' manifest."""
+    found = {}
+    for entry in catalog.list_alphas(root):
+        found[entry["alpha_id"]] = {
+            "content_id": content_id(entry["build_id"]),
+            "build_id": entry["build_id"],
+            "build_dir": layout.alpha_build_dir(root, entry["alpha_id"], entry["build_id"]),
+            "files": entry["files"],
+        }
+    for info in catalog.list_benchmarks(root):
+        found[f"benchmark:{info['symbol']}"] = {
+            "content_id": content_id(info["build_id"]),
+            "build_id": info["build_id"],
+            "build_dir": layout.benchmark_build_dir(root, info["symbol"], info["build_id"]),
+            "files": info["files"],
+        }
+    return found
+
+
+def content_id(build_id: str) -> str:
+    return build_id.rsplit("-", 1)[0]
+
+
+def assert_same_lake(root: str, reference: str) -> None:
+    """The same targets, content ids and file manifests (size and SHA-256 of every file), and
+    the same bytes in every Parquet file of every build."""
+    built, expected = published(root), published(reference)
+    assert {t: b["content_id"] for t, b in built.items()} == {t: b["content_id"] for t, b in expected.items()}
+    assert len(built) == DEMO_ALPHAS + 1
+    for target, build in built.items():
+        assert build["files"] == expected[target]["files"], target
+        ours = parquet_md5(root, build["build_dir"])
+        assert ours and ours == parquet_md5(reference, expected[target]["build_dir"]), target
+
+
+def parquet_md5(root: str, build_dir: str) -> dict[str, str]:
+    """MD5 of the bytes of every Parquet file of a build, by path within it. On S3, the ETag the
+    store computed from the bytes it holds (a single-part upload's ETag is their MD5), all from
+    one listing, instead of a GET per file."""
+    storage = Storage(root)
+    base = storage.fs._strip_protocol(build_dir).rstrip("/")
+    found = {}
+    for path, info in storage.fs.find(build_dir, detail=True).items():
+        if path.endswith(".parquet"):
+            relative = path[len(base) + 1 :]
+            if storage.is_local:
+                found[relative] = hashlib.md5(Path(path).read_bytes()).hexdigest()
+            else:
+                found[relative] = str(info["ETag"]).strip('"')
+    return found
+
+
+def pointers(root: str) -> dict[str, dict[str, Any]]:
+    storage = Storage(root)
+    found = {}
+    for alpha_id in storage.list_names(layout.alphas_dir(root)):
+        pointer = catalog.read_json(storage, layout.alpha_pointer(root, alpha_id))
+        if pointer is not None:
+            found[alpha_id] = pointer
+    return found
+
+
+# -- seals ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def refused_seal(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
+    """A seal of its own alpha that breaks `manifest.kinds_present` (a declared book's file is gone)."""
+    seal = copy_seal(demo_seals / "Test_planted_factor", tmp_path_factory.mktemp("refused") / "Test_refused")
+    manifest = json.loads((seal / "manifest.json").read_text())
+    manifest["alpha_id"] = "Test_refused"
+    (seal / "manifest.json").write_text(json.dumps(manifest))
+    (seal / "pnl" / "long_only.parquet").unlink()
+    return seal
+
+
+def plant_old_garbage(lake: Path) -> Path:
+    """A build folder of an alpha no pointer names, written long ago: garbage for the lake gc."""
+    folder = lake / "alphas" / "Test_retired" / "builds" / "0123456789abcdef0123-deadbeef"
+    folder.mkdir(parents=True)
+    (folder / layout.ALPHA_JSON).write_text("{}")
+    old = time.time() - layout.BUILD_RETENTION_SECONDS - 60
+    os.utime(folder / layout.ALPHA_JSON, (old, old))
+    return folder
+
+
+def refusal_block(stdout: str) -> list[str]:
+    """The refused seal's line and its indented report."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("refused"))
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return lines[start:end]
+
+
+# -- on a local folder ----------------------------------------------------------------------------
+
+
+def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_does(
+    dask_url: str,
+    demo_seals: Path,
+    demo_lake: Path,
+    refused_seal: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    local_lake = tmp_path / "local"
+    assert main(["build", str(refused_seal), "--lake", str(local_lake), "--executor", "local"]) == 1
+    local_report = refusal_block(capsys.readouterr().out)
+    assert local_report[1].startswith("  refused by rule manifest.kinds_present (kind pnl)")
+
+    lake = tmp_path / "lake"
+    garbage = plant_old_garbage(lake)
+    argv = [
+        "build",
+        "--from",
+        str(demo_seals),
+        str(refused_seal),
+        "--lake",
+        str(lake),
+        "--executor",
+        dask_url,
+    ]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+
+    assert refusal_block(out) == local_report
+    lines = out.splitlines()
+    assert sorted(line.split()[1] for line in lines if line.startswith("published")) == sorted(
+        published(str(demo_lake))
+    )
+    assert f"{DEMO_ALPHAS + 2} seals: {DEMO_ALPHAS + 1} built, 1 refused  (lake {lake})" in lines
+    # The catalogue-wide steps ran once, after every seal, the refused one included.
+    assert lines[-1] == f"collected  {garbage}" and not garbage.exists()
+    assert_same_lake(str(lake), str(demo_lake))
+
+    # Progress on stderr: every seal queued, ran on a worker process, and ended.
+    assert f"dask       scheduler {executor_of(dask_url)}, 2 workers" in err
+    for target in [*published(str(demo_lake)), "Test_refused"]:
+        assert re.search(rf"^queued     {re.escape(target)}  \(", err, re.M), target
+        assert re.search(rf"^running    {re.escape(target)}  on tcp://\S+ \(pid \d+\)", err, re.M), target
+    assert re.search(r"^refused    Test_refused  in [\d.]+ s  \[\d+/9 done", err, re.M)
+    assert "catalogue  running the catalogue-wide steps on tcp://" in err
+
+    # Idempotent: the same seals again publish nothing and leave every pointer as it was.
+    before = pointers(str(lake))
+    assert main(argv) == 1
+    again = capsys.readouterr().out
+    assert refusal_block(again) == local_report
+    assert sum(line.startswith("unchanged") for line in again.splitlines()) == DEMO_ALPHAS + 1
+    assert pointers(str(lake)) == before
+
+
+# -- on S3 ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.s3
+def test_cluster_builds_seals_from_an_s3_prefix_into_an_s3_lake(
+    dask_url: str, demo_seals: Path, demo_lake: Path, s3_bucket: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fs, _ = fsspec.core.url_to_fs(f"s3://{s3_bucket}", skip_instance_cache=True)
+    for seal in sorted(demo_seals.iterdir()):
+        fs.put(str(seal), f"{s3_bucket}/seals/{seal.name}", recursive=True)
+    root = f"s3://{s3_bucket}/lake"
+
+    argv = ["build", "--from", f"s3://{s3_bucket}/seals/", "--lake", root, "--executor", dask_url]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"{DEMO_ALPHAS + 1} seals: {DEMO_ALPHAS + 1} built, 0 refused  (lake {root})" in out
+    assert_same_lake(root, str(demo_lake))
+
+
+# -- a worker lost mid-build ----------------------------------------------------------------------
+
+KILLED_ALPHA = "momentum_12_1"
+
+
+def slow_down_writes(alpha_id: str, seconds: float) -> None:
+    """Run on the workers: each Parquet file of `alpha_id` takes `seconds` longer to write, so a
+    kill lands while the build is being written (a restarted worker runs at full speed)."""
+    from datasets.writer import BuildWriter
+
+    write = BuildWriter.write_parquet
+
+    def slow_write(self: BuildWriter, path: str, *args: Any) -> Any:
+        if f"/alphas/{alpha_id}/" in path:
+            time.sleep(seconds)
+        return write(self, path, *args)
+
+    BuildWriter.write_parquet = slow_write  # type: ignore[method-assign,assignment]
+
+
+class RecordedProgress(BuildProgress):
+    def __init__(self) -> None:
+        self.pids: dict[int, list[int]] = {}
+        self.targets: dict[int, str] = {}
+        self.results: dict[int, SealResult] = {}
+
+    def queued(self, index: int, seal: str, target: str) -> None:
+        self.targets[index] = target
+
+    def running(self, index: int, worker: str, pid: int, attempt: int) -> None:
+        self.pids.setdefault(index, []).append(pid)
+
+    def finished(self, index: int, result: SealResult) -> None:
+        self.results[index] = result
+
+
+def kill_while_writing(lake: Path, progress: RecordedProgress, index: int, killed: list[int]) -> None:
+    """SIGKILLs the worker process that runs seal `index` once its build has its first file (the
+    publish lease is taken before)."""
+    builds = lake / "alphas" / KILLED_ALPHA / "builds"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if index in progress.pids and builds.is_dir() and any(p.is_file() for p in builds.rglob("*")):
+            pid = progress.pids[index][0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            return
+        time.sleep(0.005)
+
+
+def test_a_worker_killed_while_it_writes_a_build_costs_a_retry_not_a_second_build(
+    cluster: Any, client: Any, demo_seals: Path, demo_lake: Path, tmp_path: Path
+) -> None:
+    seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
+    index = next(i for i, seal in enumerate(seals) if seal.endswith(KILLED_ALPHA))
+    lake = tmp_path / "lake"
+    client.run(slow_down_writes, KILLED_ALPHA, 0.1)
+    progress = RecordedProgress()
+    killed: list[int] = []
+    killer = threading.Thread(target=kill_while_writing, args=(lake, progress, index, killed), daemon=True)
+    killer.start()
+
+    run = build_on_dask(seals, str(lake), cluster.scheduler_address, progress=progress)
+    killer.join(timeout=5)
+
+    assert killed, "the worker was not killed"
+    # The scheduler ran the task again on another worker process, which published it.
+    assert len(progress.pids[index]) == 2 and progress.pids[index][1] != killed[0]
+    assert [r.status for r in run.results] == ["published"] * len(seals)
+    assert_same_lake(str(lake), str(demo_lake))
+    # Published once: no pointer has a previous build, and the current builds are whole.
+    current = pointers(str(lake))
+    assert all(pointer["previous_builds"] == [] for pointer in current.values())
+    # The killed attempt left its half-written folder under its lease; once the lease expired
+    # (its expiry set into the past here, instead of waiting), the lake gc takes it and nothing else.
+    builds = lake / "alphas" / KILLED_ALPHA / "builds"
+    leftovers = {p.name for p in builds.iterdir()} - {current[KILLED_ALPHA]["build_id"]}
+    assert len(leftovers) == 1 and content_id(leftovers.pop()) == content_id(
+        current[KILLED_ALPHA]["build_id"]
+    )
+    for lease in (lake / "alphas" / KILLED_ALPHA / "leases").glob("*.json"):
+        lease.write_text(json.dumps({**json.loads(lease.read_text()), "expires_at": time.time() - 1}))
+    collected = retention.collect_lake(str(lake))
+    assert [g.path.rsplit("/", 3)[-3] for g in collected] == [KILLED_ALPHA]
+    assert {p.name for p in builds.iterdir()} == {current[KILLED_ALPHA]["build_id"]}
+    assert_same_lake(str(lake), str(demo_lake))
+
+
+# -- without a cluster ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "address"),
+    [
+        ("dask://scheduler.internal:8786", "tcp://scheduler.internal:8786"),
+        ("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786"),
+        ("tls://scheduler:8786", "tls://scheduler:8786"),
+        ("scheduler:8786", "tcp://scheduler:8786"),
+    ],
+)
+def test_scheduler_addresses(value: str, address: str) -> None:
+    assert scheduler_address(value) == address
+
+
+@pytest.mark.parametrize(
+    "value", ["dask://scheduler", "http://scheduler:8786", "dask://:8786", "scheduler:port"]
+)
+def test_unreadable_scheduler_addresses_are_refused(value: str) -> None:
+    with pytest.raises(SchedulerAddressError):
+        scheduler_address(value)
+
+
+def test_the_executor_comes_from_the_flag_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ALPHA_RESULTS_DASK_SCHEDULER", raising=False)
+    assert executor_of(None) is None
+    assert executor_of("dask://h:1") == "tcp://h:1"
+    monkeypatch.setenv("ALPHA_RESULTS_DASK_SCHEDULER", "dask://h:2")
+    assert executor_of(None) == "tcp://h:2"
+    assert executor_of("local") is None
+
+
+def test_a_bad_executor_or_no_seal_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["build", str(tmp_path), "--executor", "spark://h:1"]) == 2
+    assert main(["build", "--from", str(tmp_path), "--lake", str(tmp_path / "lake")]) == 2
+    assert main(["build", "--lake", str(tmp_path / "lake")]) == 2
+    err = capsys.readouterr().err
+    assert "dask://HOST:PORT" in err and f"no seal (a folder with manifest.json) under {tmp_path}" in err
+
+
+def test_a_worker_of_another_pipeline_version_fails_the_seal_instead_of_publishing(
+    demo_seals: Path, tmp_path: Path
+) -> None:
+    seal = str(demo_seals / "Test_planted_factor")
+    result = build_seal_task(0, seal, "Test_planted_factor", str(tmp_path / "lake"), "0.0.1", "topic")
+    assert isinstance(result, Failure) and "the client 0.0.1" in result.error
+    assert result.line().startswith("failed     Test_planted_factor  (")
+    assert not (tmp_path / "lake").exists()
+
+
+def test_a_catalogue_step_that_raises_is_reported_and_the_next_one_still_runs(tmp_path: Path) -> None:
+    ran: list[str] = []
+
+    def broken(lake_root: str, results: Any) -> list[str]:
+        raise OSError("the object store went away")
+
+    def counting(lake_root: str, results: Any) -> list[str]:
+        ran.append(lake_root)
+        return [f"counted {len(results)}"]
+
+    reports = run_catalogue_steps(
+        str(tmp_path), [], [CatalogueStep("broken", broken), CatalogueStep("count", counting)]
+    )
+    assert [r.name for r in reports] == ["broken", "count"]
+    assert reports[0].error is not None and reports[0].error.startswith("OSError: the object store went away")
+    assert reports[1].lines == ["counted 0"] and reports[1].error is None and ran == [str(tmp_path)]
