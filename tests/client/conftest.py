@@ -99,11 +99,9 @@ def api_over(lake: Path, workdir: Path, **environment: str) -> Iterator[Api]:
     with pytest.MonkeyPatch.context() as patch:
         for name in ("ALPHA_RESULTS_LIMITER_URL", "ALPHA_RESULTS_PUBLIC_BASE_URL", "ALPHA_RESULTS_TOKEN"):
             patch.delenv(name, raising=False)  # the in-process limiter; URLs signed for this port
-        for name, value in environment.items():
-            patch.setenv(name, value)
         output: list[str] = []
         try:
-            with serving(lake, keystore_url, workers=1) as (port, output):
+            with serving(lake, keystore_url, workers=1, env=environment) as (port, output):
                 yield Api(f"http://127.0.0.1:{port}", keystore_url, lake)
         finally:  # the server's log (access lines, warnings), for a failure's post-mortem
             (workdir / "server.log").write_text("\n".join(output))
