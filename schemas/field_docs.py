@@ -231,6 +231,10 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         "The dataset (seal kind) the warning is about.", absent="Present on `kind_missing` warnings."
     ),
     ("warning", "message"): FieldDoc("Human-readable explanation of the warning."),
+    ("warning", "block"): FieldDoc(
+        "The `/metrics` block the warning is about (e.g. `ic`, `portfolio`).",
+        absent="Present on `/metrics` warnings that concern one block.",
+    ),
     ("error", "error"): FieldDoc("The failure: code, message, details and request_id."),
     ("error_body", "code"): FieldDoc("Machine-readable error code (e.g. `bad_request`, `unknown_book`)."),
     ("error_body", "message"): FieldDoc("Human-readable explanation of the failure."),

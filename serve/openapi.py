@@ -381,6 +381,7 @@ COMPONENTS: dict[str, Any] = {
             "required": ["code"],
             "properties": {
                 "code": {"type": "string", "enum": list(wire.WARNING_CODES)},
+                "block": {"type": "string"},
                 "kind": {"type": "string"},
                 "message": {"type": "string"},
             },

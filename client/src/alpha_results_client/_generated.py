@@ -53,6 +53,11 @@ class ResponseWarning(msgspec.Struct, kw_only=True, frozen=True):
     code: str
     """Warning code from the documented vocabulary (e.g. `kind_missing`)."""
 
+    block: str | UnsetType = UNSET
+    """The `/metrics` block the warning is about (e.g. `ic`, `portfolio`). Present on `/metrics`
+    warnings that concern one block.
+    """
+
     kind: str | UnsetType = UNSET
     """The dataset (seal kind) the warning is about. Present on `kind_missing` warnings."""
 
