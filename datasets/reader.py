@@ -100,6 +100,10 @@ class LakeReader:
         self._views: dict[str, BuildView] = {}  # key -> the opened current build
         self._failed: dict[str, tuple[str, BuildDamaged]] = {}  # key -> (build_id, why it did not open)
         self._lock = threading.Lock()
+        # One refresh pass at a time: a pass that read the lake before a change must not publish
+        # its catalogue after a pass that read it since (a lake being deleted, seen half gone by
+        # the background pass, would otherwise replace the failure an explicit refresh found).
+        self._refresh_lock = threading.Lock()
         self._open_locks: dict[str, threading.Lock] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -178,6 +182,10 @@ class LakeReader:
 
     def refresh(self) -> None:
         """One pass: re-read the pointers, then check and repair the opened views."""
+        with self._refresh_lock:
+            self._refresh()
+
+    def _refresh(self) -> None:
         previous = self._catalogue
         try:
             with lake_errors(self.root):
