@@ -15,7 +15,9 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import fsspec
@@ -23,6 +25,7 @@ import pytest
 
 from datasets import catalog, layout, retention
 from datasets.storage import Storage
+from pipeline import dask_build
 from pipeline.build import Failure, SealResult
 from pipeline.catalogue_steps import CatalogueStep, run_catalogue_steps
 from pipeline.commands import executor_of
@@ -31,10 +34,12 @@ from pipeline.dask_build import (
     SchedulerAddressError,
     build_on_dask,
     build_seal_task,
+    dashboard_link,
     scheduler_address,
 )
 from serve.cli import main
 from tests.pipeline.conftest import copy_seal
+from tests.s3_server import free_port
 
 distributed = pytest.importorskip("distributed")
 
@@ -400,3 +405,38 @@ def test_a_catalogue_step_that_raises_is_reported_and_the_next_one_still_runs(tm
     assert [r.name for r in reports] == ["broken", "count"]
     assert reports[0].error is not None and reports[0].error.startswith("OSError: the object store went away")
     assert reports[1].lines == ["counted 0"] and reports[1].error is None and ran == [str(tmp_path)]
+
+
+def test_an_unreachable_scheduler_is_reported_with_exit_code_2(
+    demo_seals: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(dask_build, "CONNECT_TIMEOUT_SECONDS", 1)
+    address = f"127.0.0.1:{free_port()}"  # nothing listens there
+    argv = ["build", str(demo_seals / "benchmark_SPY"), "--lake", str(tmp_path / "lake")]
+    assert main([*argv, "--executor", f"dask://{address}"]) == 2
+    assert f"alpha-results build: Dask scheduler tcp://{address}: " in capsys.readouterr().err
+    assert not (tmp_path / "lake").exists()
+
+
+class Board(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200 if self.path == "/status" else 404)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_the_dashboard_link_is_given_only_when_the_scheduler_serves_a_dashboard() -> None:
+    server = HTTPServer(("127.0.0.1", 0), Board)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        served = SimpleNamespace(dashboard_link=f"{base}/status")
+        assert dashboard_link(served) == f"{base}/status"
+        # the scheduler's HTTP server without bokeh: a 404 where the dashboard would be
+        assert dashboard_link(SimpleNamespace(dashboard_link=f"{base}/other")) is None
+    finally:
+        server.shutdown()
+    closed = f"http://127.0.0.1:{free_port()}/status"
+    assert dashboard_link(SimpleNamespace(dashboard_link=closed)) == f"{closed} (not reachable from here)"
