@@ -174,6 +174,7 @@ def refusal_block(stdout: str) -> list[str]:
 # -- on a local folder ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_does(
     dask_url: str,
     demo_seals: Path,
@@ -229,10 +230,28 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
     assert pointers(str(lake)) == before
 
 
+@pytest.mark.slow
+def test_seals_of_one_alpha_are_built_in_the_order_given(
+    cluster: Any, demo_seals: Path, tmp_path: Path
+) -> None:
+    first = str(demo_seals / "Test_planted_factor")
+    second = copy_seal(demo_seals / "Test_planted_factor", tmp_path / "resealed" / "Test_planted_factor")
+    manifest = json.loads((second / "manifest.json").read_text())
+    manifest["tldr"] = "A second sealing of the same run."
+    (second / "manifest.json").write_text(json.dumps(manifest))
+    lake = tmp_path / "lake"
+    run = build_on_dask([first, str(second)], str(lake), cluster.scheduler_address)
+    assert [r.status for r in run.results] == ["published", "published"]
+    builds = [r.build_id for r in run.results if not isinstance(r, Failure)]
+    pointer = pointers(str(lake))["Test_planted_factor"]
+    assert pointer["build_id"] == builds[1] and pointer["previous_builds"] == [builds[0]]
+
+
 # -- on S3 ----------------------------------------------------------------------------------------
 
 
 @pytest.mark.s3
+@pytest.mark.slow
 def test_cluster_builds_seals_from_an_s3_prefix_into_an_s3_lake(
     dask_url: str, demo_seals: Path, demo_lake: Path, s3_bucket: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -298,6 +317,7 @@ def kill_while_writing(lake: Path, progress: RecordedProgress, index: int, kille
         time.sleep(0.005)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_while_it_writes_a_build_costs_a_retry_not_a_second_build(
     cluster: Any, client: Any, demo_seals: Path, demo_lake: Path, tmp_path: Path
 ) -> None:
