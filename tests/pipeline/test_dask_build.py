@@ -20,6 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import distributed
 import fsspec
 import pytest
 
@@ -40,8 +41,6 @@ from pipeline.dask_build import (
 from serve.cli import main
 from tests.pipeline.conftest import copy_seal
 from tests.s3_server import free_port
-
-distributed = pytest.importorskip("distributed")
 
 DEMO_ALPHAS = 7  # and the SPY benchmark
 
