@@ -46,6 +46,10 @@ lake:
 bench-pipeline:
     python -m tests.bench.pipeline_bench
 
+# N copies of the full-size alpha built by the local pool and on a two-process Dask LocalCluster: alphas per minute, peak RSS per worker.
+bench-build-many *ARGS:
+    python -m tests.bench.build_many_bench {{ARGS}}
+
 # Latency of representative requests against a running server.
 bench-api:
     python -m tests.bench.api_bench
