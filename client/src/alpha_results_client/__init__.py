@@ -10,7 +10,7 @@
 See docs/client.md.
 """
 
-from alpha_results_client import _generated
+from alpha_results_client import _generated, log_redaction
 from alpha_results_client._generated import *  # noqa: F403 - every row, object and error type
 from alpha_results_client._generated import ENDPOINTS, REGISTRY_VERSION
 from alpha_results_client._version import __version__
@@ -62,3 +62,5 @@ __all__ = [
     "__version__",
     *_generated.__all__,
 ]
+
+log_redaction.install()
