@@ -22,14 +22,14 @@ def allow_argument(allow: AllowList, endpoints: bool = False) -> str:
 
 
 def widened(ceiling: AllowList, granted: AllowList) -> AllowList:
-    """The narrowest ceiling that keeps what `ceiling` opens and admits `granted`."""
-    if ceiling.mode == "all" or granted.mode == "all":
-        return AllowList.all()
+    """The narrowest ceiling that keeps what `ceiling` opens and admits `granted`: the union when
+    both are lists or both prefixes, else `all` (ids and prefixes cannot share one allow-list, and
+    suggesting either alone would take access away from the account's other keys)."""
     if ceiling.mode == granted.mode == "list":
         return AllowList.of_ids([*ceiling.ids, *granted.ids])
     if ceiling.mode == granted.mode == "prefix":
         return AllowList.of_prefixes([*ceiling.prefixes, *granted.prefixes])
-    return granted  # a list and prefixes cannot be joined in one allow-list: the grant's own
+    return AllowList.all()
 
 
 def clamp_warning(granted: Grants, account: AccountRecord) -> str | None:

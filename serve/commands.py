@@ -131,5 +131,6 @@ def init_demo(settings: Settings) -> None:
         f"  curl -H 'Authorization: Bearer {token}' '{base}/v1/alphas/Test_planted_factor/equity-curve?limit=5'",
         flush=True,
     )
+    print(f"  Dashboard: {base}/ui  (paste a key)", flush=True)
     print(f"  API reference: {base}/docs  (OpenAPI document: {base}/openapi.json)", flush=True)
     print("  Your own key: see README.md, 'Create your own key'.\n", flush=True)

@@ -159,6 +159,7 @@ class Recorder:
 
         self.inner = httpx.HTTPTransport()
         self.exchanges: list[tuple[str, int]] = []  # (path, status)
+        self.queries: list[tuple[str, dict[str, str]]] = []  # (path, query parameters)
         self.authorization: list[str | None] = []
 
     def transport(self) -> Any:
@@ -171,6 +172,7 @@ class Recorder:
                 recorder.authorization.append(request.headers.get("authorization"))
                 response = recorder.inner.handle_request(request)
                 recorder.exchanges.append((request.url.path, response.status_code))
+                recorder.queries.append((request.url.path, dict(request.url.params)))
                 return response
 
             def close(self) -> None:

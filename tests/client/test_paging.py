@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from alpha_results_client import Client, Collection, InconsistentPagesError
 
-from tests.client.conftest import Api, Key, LakeFile
+from tests.client.conftest import Api, Key, LakeFile, Recorder
 
 pytestmark = pytest.mark.e2e
 
@@ -56,10 +56,19 @@ def test_json_pages_and_the_export_path_equal_the_lake(
 ) -> None:
     expected = lake_rows(lake_export(ALPHA, *file))
     page_size = len(expected) // 4 + 1  # four pages, the last one partial
-    with api.client(plain_key, page_size=page_size) as client:
+    recorder = Recorder()
+    with api.client(plain_key, page_size=page_size, http_transport=recorder.transport()) as client:
         collection: Collection[Any] = getattr(client, method)(ALPHA, **arguments)
         assert rows_of(collection.to_polars(use_exports=False)) == expected
+        json_pages = list(recorder.exchanges)
+        recorder.exchanges.clear()
         assert rows_of(collection.to_polars()) == expected
+        # Each path was the one it claims: JSON pages only, then one export file and no JSON page.
+        assert not any(path.startswith("/downloads/") for path, _ in json_pages) and len(json_pages) >= 4
+        downloads = [path for path, _ in recorder.exchanges if path.startswith("/downloads/")]
+        assert len(downloads) == 1 and downloads[0].endswith(".parquet"), recorder.exchanges
+        data_path = json_pages[0][0]
+        assert not any(path == data_path for path, _ in recorder.exchanges), recorder.exchanges
         assert collection.total == len(expected)
         assert sum(1 for _ in collection) == len(expected)
 
@@ -119,12 +128,12 @@ def test_a_window_or_a_filter_is_read_by_pages_not_from_the_export(
 def test_head_and_skip_read_only_what_they_need(api: Api, plain_key: Key, recorder: Any) -> None:
     with api.client(plain_key, page_size=40, http_transport=recorder.transport()) as client:
         everything = client.scores(ALPHA).head(200).to_list()
-        recorder.exchanges.clear()
+        recorder.queries.clear()
         window = client.scores(ALPHA).skip(55).head(70)
         rows = list(window)
         assert rows == everything[55:125]
-        # offsets 55, 95 (40 rows each), then 135 asking only the 30 left
-        assert len(recorder.exchanges) == 2 or len(recorder.exchanges) == 3
+        # a 40-row page at offset 55, then only the 30 rows left: nothing read beyond the window
+        assert [(q["offset"], q["limit"]) for _, q in recorder.queries] == [("55", "40"), ("95", "30")]
         assert window.total == 3720
 
 
@@ -135,6 +144,8 @@ def test_every_page_of_the_catalogue_is_read_once(api: Api, plain_key: Key, reco
         assert matches.total == len(matches.to_list()) >= 1
     assert len(ids) == len(set(ids)) == 7
     assert recorder.statuses("/v1/alphas")[:4] == [200, 200, 200, 200]
+    listing = [q for path, q in recorder.queries if path == "/v1/alphas" and "search" not in q]
+    assert [(q["offset"], q["limit"]) for q in listing] == [("0", "2"), ("2", "2"), ("4", "2"), ("6", "2")]
 
 
 def test_a_cross_section_applies_every_filter_like_the_lake(plain: Client, lake_export: LakeFile) -> None:

@@ -207,3 +207,13 @@ def test_a_key_for_an_unknown_account_names_the_command_that_creates_it(cli: Cli
     assert cli.outputs[-1].strip() == (
         "error: no account 'new@example.com'; create it first: alpha-results accounts create --email new@example.com"
     )
+
+
+def test_the_widening_command_never_narrows_the_ceiling(cli: Cli) -> None:
+    """A ceiling of prefixes and a grant of ids cannot be joined in one list: the suggestion is
+    `all`, never the grant's ids alone (which would take the prefixes from every other key)."""
+    cli.json("accounts", "create", "--email", "mixed@example.com")
+    key_id = cli.json("keys", "create", "--user", "mixed@example.com", "--name", "k", "--json")["key_id"]  # type: ignore[index]
+    cli.json("keys", "grant", key_id, "--alphas", "list:momentum_12_1")
+    widen = next(line for line in cli.outputs[-1].splitlines() if line.startswith("to widen the ceiling: "))
+    assert widen.endswith("--alphas all"), widen

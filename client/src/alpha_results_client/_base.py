@@ -28,6 +28,8 @@ def wire_value(value: Any) -> str:
     """A parameter value as the query string carries it."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dt.datetime):  # a trading day is wanted: its date, never a time of day
+        return value.date().isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, str):

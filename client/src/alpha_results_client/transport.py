@@ -156,10 +156,10 @@ class Transport:
         return wait <= self.retry.max_rate_limit_wait and waits < self.retry.max_rate_limit_waits
 
     def _back_off(self, attempt: int, retry_after: float | None, failure: str) -> None:
-        """Full jitter: a uniform wait below the capped exponential ceiling; a server's
-        `Retry-After` wins when it sent one."""
+        """Full jitter: a uniform wait below the capped exponential ceiling; a server's (or a
+        proxy's) `Retry-After` on a 503 sets the wait instead, within `backoff_max`."""
         if retry_after is not None:
-            delay = min(retry_after, self.retry.max_rate_limit_wait)
+            delay = min(retry_after, self.retry.backoff_max)
         else:
             delay = self._jitter() * self.retry.backoff_ceiling(attempt)
         log.info(

@@ -40,5 +40,5 @@ export function renderReturnsTable(target, equityRows, benchmarkRows, benchmarkN
       ? numberCell(pct(benchmarkYears.get(year) - 1, 2), benchmarkYears.get(year) - 1, { signed: true })
       : numberCell(DASH, null),
   ]);
-  fill(target, table(["Year", ...MONTHS, "Year", benchmarkName], rows, { className: "data returns" }));
+  fill(target, table(["Year", ...MONTHS, "Full year", benchmarkName], rows, { className: "data returns" }));
 }
