@@ -14,7 +14,6 @@ the app sets (`X-Request-ID` always; `X-RateLimit-*` on metered routes; `Retry-A
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -503,23 +502,21 @@ PATH_PARAMS: dict[str, dict[str, Any]] = {
 benchmark `{symbol}` one of the served symbols (else 400 with the list); others are any string."""
 
 
-def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
-    endpoint = BY_ID[endpoint_id]
-    path = re.sub(r"\{(\w+):\w+\}", r"{\1}", endpoint.path)
-    parameters: list[dict[str, Any]] = [
-        {"name": name, "in": "path", "required": True, "schema": PATH_PARAMS.get(name, {"type": "string"})}
-        for name in re.findall(r"\{(\w+)\}", path)
+def _query_parameters(endpoint_id: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": param.name,
+            "in": "query",
+            "required": param.required,
+            "description": param.description,
+            "schema": _param_schema(param),
+        }
+        for param in BY_ID[endpoint_id].params
     ]
-    for param in endpoint.params:
-        parameters.append(
-            {
-                "name": param.name,
-                "in": "query",
-                "required": param.required,
-                "description": param.description,
-                "schema": _param_schema(param),
-            }
-        )
+
+
+def _responses(endpoint_id: str) -> dict[str, Any]:
+    """Every status the route may answer, with the headers the app sets and its documented bodies."""
     responses: dict[str, Any] = {"200": _success(endpoint_id)}
     error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     for status in error_statuses(endpoint_id):
@@ -528,16 +525,7 @@ def _operation(endpoint_id: str) -> tuple[str, dict[str, Any]]:
             "headers": _response_headers(endpoint_id, status),
             "content": error_ref,
         }
-    operation: dict[str, Any] = {
-        "operationId": endpoint_id,
-        "summary": endpoint.summary,
-        "tags": [endpoint.group],
-        "parameters": parameters,
-        "responses": responses,
-        "x-registry-id": endpoint_id,
-    }
-    operation["security"] = [] if endpoint.public else [{"bearer": []}]
-    return path, operation
+    return documented_responses(responses, endpoint_id, endpoint_id)
 
 
 _HEX64 = "^[0-9a-f]{64}$"
@@ -722,36 +710,29 @@ class DeclaredOperation(Operation):
 
     def __post_init__(self) -> None:
         endpoint_id = self.operation_id or ""
-        _, declared = _operation(endpoint_id)
-        documented_declared = documented_operation(declared, endpoint_id)
-        litestar_path = [
-            p for p in self.parameters or [] if isinstance(p, Parameter) and p.param_in == "path"
-        ]
         # Plain dicts are valid here: Litestar's `to_schema` passes a dict through as it is.
         parameters: list[Any] = [
-            *(
-                {**p.to_schema(), "schema": PATH_PARAMS.get(p.name, {"type": "string"})}
-                for p in litestar_path
-            ),
-            *(p for p in documented_declared["parameters"] if p["in"] == "query"),
+            {**p.to_schema(), "schema": PATH_PARAMS.get(p.name, {"type": "string"})}
+            for p in self.parameters or []
+            if isinstance(p, Parameter) and p.param_in == "path"
         ]
+        parameters += _query_parameters(endpoint_id)
         self.parameters = parameters
-        self.responses = documented_declared["responses"]
-        self.security = documented_declared["security"]
-        self.tags = documented_declared["tags"]
-        self.summary = documented_declared["summary"]
-        self.description = None
+        self.responses = _responses(endpoint_id)
+        # Litestar drops an empty security list; `[]` says the public route needs no key.
+        self.security = [] if BY_ID[endpoint_id].public else [{"bearer": []}]
 
     def to_schema(self) -> dict[str, Any]:
         return {**super().to_schema(), "x-registry-id": self.operation_id}
 
 
-def documented_operation(operation: dict[str, Any], endpoint_id: str | None) -> dict[str, Any]:
-    """A copy of `operation` whose response properties carry their `schemas.field_docs` entries."""
-    out: dict[str, Any] = json.loads(json.dumps(operation))
-    for response in out["responses"].values():
+def documented_responses(responses: dict[str, Any], root: str, endpoint_id: str | None) -> dict[str, Any]:
+    """A copy of `responses` whose body properties carry their `schemas.field_docs` entries
+    (`root`: the context of the bodies' top level)."""
+    out: dict[str, Any] = json.loads(json.dumps(responses))
+    for response in out.values():
         for content in response.get("content", {}).values():
-            _document_properties(content["schema"], endpoint_id or out["operationId"], endpoint_id)
+            _document_properties(content["schema"], root, endpoint_id)
     return out
 
 
@@ -802,15 +783,14 @@ def complete(document: OpenAPI) -> None:
         (DOWNLOAD_PATH, _download_operation()),
         (EXPORT_DOWNLOAD_PATH, _export_download_operation()),
     ):
-        documented = documented_operation(operation, None)
         paths[path] = PathItem(
             get=Operation(
-                operation_id=documented["operationId"],
-                summary=documented["summary"],
-                tags=documented["tags"],
-                security=documented["security"],
-                parameters=documented["parameters"],
-                responses=documented["responses"],
+                operation_id=operation["operationId"],
+                summary=operation["summary"],
+                tags=operation["tags"],
+                security=operation["security"],
+                parameters=operation["parameters"],
+                responses=documented_responses(operation["responses"], operation["operationId"], None),
             )
         )
     document.paths = paths

@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 from litestar import Request, Response
 
 from datasets.reader import BuildView, LakeReader
-from schemas.query import NoQuery, Param, Query
-from schemas.registry import BY_ID, ENDPOINTS
+from schemas.query import NoQuery, Query, params_of
+from schemas.registry import BY_ID
 from serve import params as p
 from serve import resolve
 from serve.auth import current_caller, endpoint_of, services_of
@@ -22,9 +22,6 @@ from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
 from serve.envelope import collection as collection_envelope
 from serve.envelope import now_iso, page_links, request_id_of
-
-ENDPOINT_PARAMS: dict[str, tuple[Param, ...]] = {e.id: e.params for e in ENDPOINTS}
-"""Each endpoint's query parameters, as its registry entry declares them."""
 
 Q = TypeVar("Q", bound=Query)
 
@@ -100,7 +97,7 @@ class Context:
 def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
     endpoint = endpoint_of(request.route_handler)
     declared = BY_ID[endpoint].query if endpoint is not None else NoQuery
-    accepted = [param.name for param in ENDPOINT_PARAMS.get(endpoint or "", ())]
+    accepted = [param.name for param in params_of(declared)]
     services = services_of(request)
     caller = None if public else current_caller(request)
     return Context(

@@ -22,6 +22,8 @@ def route(endpoint_id: str, *, opt: dict[str, Any] | None = None, **options: Any
         entry.path,
         opt={"endpoint": endpoint_id, **(opt or {})},
         operation_id=endpoint_id,
+        summary=entry.summary,
+        tags=[entry.group],
         operation_class=DeclaredOperation,
         **options,
     )

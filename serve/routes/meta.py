@@ -34,7 +34,7 @@ from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import Limits
 from serve.limits.windows import WINDOW_NAMES
 from serve.params import QueryParams
-from serve.routes.base import ENDPOINT_PARAMS, context
+from serve.routes.base import context
 from serve.routes.declare import route
 from serve.settings import Settings
 
@@ -46,9 +46,6 @@ def build_version() -> str:
         return version("alpha-results")
     except PackageNotFoundError:
         return "0+unknown"
-
-
-HEALTH_PARAMS = tuple(param.name for param in ENDPOINT_PARAMS["meta.health"])
 
 
 def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
@@ -71,7 +68,7 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
 @route("meta.health", sync_to_thread=False)
 def health(request: Request[Any, Any, Any]) -> Response[bytes]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
-    QueryParams(request.scope.get("query_string", b""), HEALTH_PARAMS).parse(NoQuery)
+    QueryParams(request.scope.get("query_string", b""), ()).parse(NoQuery)
     settings = services_of(request).settings
     return json_response(health_body(settings, monitor_of(request.app).current()))
 

@@ -196,28 +196,25 @@ def test_raw_fields_are_marked_raw_only_in_the_document(document: dict[str, Any]
 
 
 def test_the_document_refuses_a_response_field_without_an_entry() -> None:
-    operation = {
-        "operationId": "catalog.alphas.list",
-        "responses": {
-            "200": {
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "properties": {
-                                "data": {
-                                    "type": "array",
-                                    "items": {
-                                        "type": "object",
-                                        "properties": {"undocumented": {"type": "string"}},
-                                    },
-                                }
-                            },
-                        }
+    responses = {
+        "200": {
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "data": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {"undocumented": {"type": "string"}},
+                                },
+                            }
+                        },
                     }
                 }
             }
-        },
+        }
     }
     with pytest.raises(KeyError, match="undocumented"):
-        openapi.documented_operation(operation, "catalog.alphas.list")
+        openapi.documented_responses(responses, "catalog.alphas.list", "catalog.alphas.list")

@@ -17,7 +17,6 @@ from serve.app import create_app
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
 from serve.openapi import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH, RATE_LIMIT_HEADERS, SCHEMA_PATH, error_statuses
 from serve.routes import dashboard, developer
-from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import SETTINGS, Settings
 from tests.api.conftest import Api, fake_authenticate
 
@@ -34,7 +33,7 @@ def test_openapi_declares_every_served_route(api: Api) -> None:
         operation = document["paths"][path]["get"]
         assert operation["operationId"] == endpoint_id
         declared = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
-        assert list(declared) == [p.name for p in ENDPOINT_PARAMS[endpoint_id]]
+        assert list(declared) == [p.name for p in BY_ID[endpoint_id].params]
         if "limit" in declared:
             assert (
                 declared["limit"]["schema"]["minimum"] == 1 and declared["limit"]["schema"]["maximum"] == 5000

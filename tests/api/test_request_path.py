@@ -11,7 +11,6 @@ from datasets.reader import LakeUnavailable
 from schemas.query import OFFSET_MAX
 from schemas.registry import BY_ID
 from serve.app import create_app
-from serve.routes.base import ENDPOINT_PARAMS
 from serve.settings import Settings
 from tests.api.conftest import Api, fake_authenticate
 
@@ -197,7 +196,7 @@ def test_lake_failure_is_503_upstream_unavailable(demo_lake: Any) -> None:
 PAGED_PATHS = sorted(
     (endpoint_id, path)
     for endpoint_id, path in DATA_PATHS.items()
-    if any(p.name == "offset" for p in ENDPOINT_PARAMS[endpoint_id])
+    if any(p.name == "offset" for p in BY_ID[endpoint_id].params)
 )
 
 

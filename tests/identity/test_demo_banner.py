@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from serve.commands import init_demo
-from serve.identity import open_store
+from serve.identity import authenticate, open_store
 from serve.identity.demo import DEMO_IDENTITIES, limits_text
 from serve.identity.tokens import parse_token
 from serve.settings import Settings
@@ -32,6 +33,19 @@ def test_the_banner_states_each_demo_key_and_its_limits(
             assert key is not None and key.rate_limit == demo.rate_limit
             assert f"limits: {limits_text(demo.rate_limit)}" in banner
             assert f"can:    {demo.can}" in banner and f"cannot: {demo.cannot}" in banner
+        # What the banner says each key can and cannot do is what authentication grants it.
+        tokens = {
+            line.split()[0]: line.split()[-1]
+            for line in banner.splitlines()
+            if line.strip().split(" ")[0] in ("admin", "member") and "@example.com" in line
+        }
+        now = datetime.now(UTC)
+        admin = authenticate(store, f"Bearer {tokens['admin']}", "127.0.0.1", now)
+        member = authenticate(store, f"Bearer {tokens['member']}", "127.0.0.1", now)
+        assert admin.may_call("admin.builds.list") and admin.may_call("signals.scores")
+        assert admin.expose_raw_book and admin.may_read_alpha("momentum_12_1")
+        assert member.endpoints == {"meta.health", "meta.me", "meta.keys"}
+        assert not member.may_call("signals.scores") and not member.expose_raw_book
     finally:
         store.close()
     assert "200/s, 12,000/min, 1,000,000/day, unlimited/month" in banner  # the administrator's

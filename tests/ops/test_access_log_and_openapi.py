@@ -14,7 +14,6 @@ from litestar.testing import TestClient
 from schemas.registry import ALL_IDS, BY_ID
 from serve.app import MOUNTED_ENDPOINTS, ROUTE_HANDLERS
 from serve.openapi import error_statuses
-from serve.routes.base import ENDPOINT_PARAMS
 from tests.ops.conftest import CALLERS, AppFactory, bearer
 
 FIELDS = {"time", "request_id", "key_id", "route", "method", "path", "status", "duration_ms", "pid"}
@@ -83,7 +82,7 @@ def test_every_registry_id_is_mounted_and_documented(client: TestClient[Any]) ->
         path_params = [p["name"] for p in operation["parameters"] if p["in"] == "path"]
         assert path_params == re.findall(r"\{(\w+)\}", path)
         query = [p["name"] for p in operation["parameters"] if p["in"] == "query"]
-        assert query == [p.name for p in ENDPOINT_PARAMS[endpoint_id]], endpoint_id
+        assert query == [p.name for p in BY_ID[endpoint_id].params], endpoint_id
         assert set(operation["responses"]) == {"200", *error_statuses(endpoint_id)}
         assert operation["security"] == ([] if BY_ID[endpoint_id].public else [{"bearer": []}])
     builds = operations["admin.builds.list"][1]
