@@ -5,6 +5,11 @@ average ranks for ties, over the rows where both sides are non-null, for groups 
 such pairs and both sides non-constant; otherwise null. All of it is grouped polars expressions,
 no per-row Python.
 
+Deciles need a ranking: a week is bucketed (`decile_eligible`) when at least 20 names have a
+raw_score and those raw_scores take at least 2 distinct values. A week whose raw_scores are all
+equal (a flat input snapshot) carries no ordering, so it gets no decile rows and a null
+`decile_spread`, rather than buckets cut by ticker order.
+
 Weeks are the rebalance index dates (and any decision date); "consecutive weeks" for the term
 structure and "lag" for the autocorrelation count positions in that ordered list, so a skip week
 without cross-section breaks a compounding chain rather than being jumped over.
@@ -16,6 +21,7 @@ import polars as pl
 
 MIN_IC_PAIRS = 3
 DECILE_MIN_NAMES = 20
+DECILE_MIN_DISTINCT = 2  # distinct non-null raw_score values a week needs to be bucketed
 DECILE_BUCKETS = 10
 TERM_HORIZONS = (1, 2, 4, 8)
 AUTOCORR_LAGS = tuple(range(1, 9))
@@ -53,6 +59,13 @@ def week_index(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) -> pl.D
     return weeks.sort("date").with_row_index("k").with_columns(pl.col("k").cast(pl.Int64))
 
 
+def decile_eligible(n_raw_scored: pl.Expr, n_raw_distinct: pl.Expr) -> pl.Expr:
+    """The one rule for bucketing a week: >= 20 raw-scored names, >= 2 distinct raw_score values."""
+    return (n_raw_scored.fill_null(0) >= DECILE_MIN_NAMES) & (
+        n_raw_distinct.fill_null(0) >= DECILE_MIN_DISTINCT
+    )
+
+
 def weekly_signal(
     decisions: pl.DataFrame, weeks: pl.DataFrame, deciles: pl.DataFrame, universe_size: int
 ) -> pl.DataFrame:
@@ -61,6 +74,7 @@ def weekly_signal(
         cohort_size=pl.col("score").count().cast(pl.Int32),
         n_forward_returns=pl.col("forward_return").count().cast(pl.Int32),
         n_raw_scored=pl.col("raw_score").count(),
+        n_raw_distinct=pl.col("raw_score").drop_nulls().n_unique(),
     )
     ic = spearman_by(decisions, ["date"], "score", "forward_return").rename({"rho": "ic", "n": "n_ic_obs"})
     raw_ic = spearman_by(decisions, ["date"], "raw_score", "forward_return").rename(
@@ -86,22 +100,31 @@ def weekly_signal(
                 zero
             ),
             coverage=pl.col("cohort_size").fill_null(0) / universe_size,
-            decile_eligible=pl.col("n_raw_scored").fill_null(0) >= DECILE_MIN_NAMES,
+            decile_eligible=decile_eligible(pl.col("n_raw_scored"), pl.col("n_raw_distinct")),
         )
         .sort("date")
     )
 
 
-def weekly_deciles(decisions: pl.DataFrame) -> pl.DataFrame:
-    """Q1..Q10 by ascending raw_score (ties broken by symbol), for weeks with >= 20 raw-scored names."""
-    scored = (
+def decile_members(decisions: pl.DataFrame) -> pl.DataFrame:
+    """The decisions rows of the decile-eligible weeks (>= 20 raw-scored names, >= 2 distinct
+    raw_score values), each with its `bucket` 1..10: ordinal rank r by ascending raw_score (ties
+    broken by symbol) among the week's n raw-scored names, bucket = floor(10 (r - 1) / n) + 1.
+    A constant or thin week has no members. Every consumer of deciles buckets through this."""
+    return (
         decisions.filter(pl.col("raw_score").is_not_null())
-        .with_columns(n=pl.len().over("date"))
-        .filter(pl.col("n") >= DECILE_MIN_NAMES)
+        .with_columns(n=pl.len().over("date"), n_distinct=pl.col("raw_score").n_unique().over("date"))
+        .filter(decile_eligible(pl.col("n"), pl.col("n_distinct")))
         .sort("date", "raw_score", "symbol")
         .with_columns(r=pl.int_range(1, pl.len() + 1).over("date"))
         .with_columns(bucket=((DECILE_BUCKETS * (pl.col("r") - 1)) // pl.col("n") + 1).cast(pl.Int8))
     )
+
+
+def weekly_deciles(decisions: pl.DataFrame) -> pl.DataFrame:
+    """Q1..Q10 by ascending raw_score (ties broken by symbol), for the decile-eligible weeks: >= 20
+    raw-scored names and >= 2 distinct raw_score values (a constant week has no rows)."""
+    scored = decile_members(decisions)
     stats = scored.group_by("date", "bucket").agg(
         n_symbols=pl.len().cast(pl.Int32),
         mean_score=pl.col("raw_score").mean(),

@@ -146,7 +146,9 @@ WEEKLY_SIGNAL = pa.schema(
         ("raw_ic", pa.float64()),  # Spearman(raw_score, forward_return)
         ("n_raw_ic_obs", pa.int32()),
         ("coverage", pa.float64()),  # cohort_size / universe_size
-        ("decile_eligible", pa.bool_()),  # at least 20 scored names (raw_score) that week
+        # At least 20 scored names (raw_score) that week with at least 2 distinct raw_score values; a week
+        # whose raw_scores are all equal has no ranking, so it is not eligible (no weekly_deciles rows).
+        ("decile_eligible", pa.bool_()),
         ("decile_spread", pa.float64()),  # Q10 minus Q1 mean forward return; null when not eligible
     ]
 )

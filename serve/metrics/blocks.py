@@ -309,7 +309,12 @@ _BUCKET_MEANS = (
 
 
 def ic_deciles_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> dict[str, Any] | None:
-    """Means of the weekly bucket means over eligible weeks with forward returns in the window."""
+    """Means of the weekly bucket means over eligible weeks with forward returns in the window.
+
+    A week is eligible as the pipeline marked it (`decile_eligible`: at least 20 raw-scored names
+    with at least 2 distinct raw_score values; only eligible weeks have decile rows). Every
+    ineligible week in the window, thin or constant, is counted in `weeks_skipped`.
+    """
     weekly = inputs.weekly_signal
     deciles = inputs.weekly_deciles
     assert weekly is not None and deciles is not None
@@ -320,7 +325,8 @@ def ic_deciles_block(inputs: MetricsInputs, window: Window, warnings: Warnings) 
     if used_weeks.size == 0:
         warnings.add(
             "insufficient_data",
-            "No week in the window has at least 20 scored names and forward returns; ic_deciles is null.",
+            "No week in the window has at least 20 scored names with at least 2 distinct raw_score values "
+            "and forward returns; ic_deciles is null.",
             block="ic_deciles",
         )
         return None

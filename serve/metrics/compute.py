@@ -119,7 +119,8 @@ def _explain_null_panel(inputs: MetricsInputs, access: Access, warnings: Warning
     if blocks.signal_series_available(inputs, access, warnings, "panel"):
         warnings.add(
             "insufficient_data",
-            "panel is null because ic_deciles is null for this window (no week with enough scored names).",
+            "panel is null because ic_deciles is null for this window (no week with at least 20 scored names "
+            "with at least 2 distinct raw_score values and forward returns).",
             block="panel",
         )
 

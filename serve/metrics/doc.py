@@ -80,8 +80,9 @@ _CORE_STATS: dict[str, tuple[str, str, str, str | None]] = {
         None,
     ),
     "pnl": (
-        "Profit and loss of the long_short book in normalised equity units",
-        "last ending_equity - 1.0 (starting equity is 1.0)",
+        "Profit and loss of the long_short book over the run, in units of its starting capital "
+        "(the ledger is normalised to 1.0 at inception)",
+        "last ending_equity - 1.0 (stored metric pnl, scope overall)",
         "ratio",
         None,
     ),
@@ -107,6 +108,16 @@ _CORE_STATS: dict[str, tuple[str, str, str, str | None]] = {
     ),
 }
 
+# stat name -> (meaning, formula) where a period's stored metric is not the overall one restricted.
+_PERIOD_STATS: dict[str, tuple[str, str]] = {
+    "pnl": (
+        "Equity change of the long_short book over the period, in units of the book's starting capital "
+        "(inception equity 1.0), not a return on the period's opening equity",
+        "last ending_equity of the period - first starting_equity of the period "
+        "(stored metric pnl, scope yearly or monthly)",
+    ),
+}
+
 _STAT_KEYS: dict[str, tuple[str, str | None]] = {
     "value": ("The number; null when not measurable", None),
     "unit": ("Unit of value: ratio, percentage_points, per_year, per_session, period_sum", None),
@@ -122,6 +133,8 @@ _STAT_KEYS: dict[str, tuple[str, str | None]] = {
 
 def _stat_fields(prefix: str, name: str, granularity: str, horizon: str) -> dict[str, dict[str, Any]]:
     meaning, formula, unit, signal = _CORE_STATS[name]
+    if granularity != "overall" and name in _PERIOD_STATS:
+        meaning, formula = _PERIOD_STATS[name]
     out = {
         prefix: _field(
             meaning,
@@ -346,8 +359,9 @@ def _build_fields() -> dict[str, dict[str, Any]]:
 
     fields["ic_deciles"] = decile(
         "Ten buckets of each week's raw_score (Q1 lowest); bucket statistics are means over weeks of the "
-        "weekly bucket means. Weeks with fewer than 20 scored names are skipped and counted; weeks without "
-        "forward returns (pending) are dropped"
+        "weekly bucket means. Weeks with fewer than 20 scored names, or whose non-null raw_scores are all "
+        "equal (fewer than 2 distinct values, so no ranking to bucket), are skipped and counted; other weeks "
+        "without forward returns (pending) are dropped"
     )
     fields.update(
         {
@@ -355,10 +369,14 @@ def _build_fields() -> dict[str, dict[str, Any]]:
             "ic_deciles.signal": decile("raw"),
             "ic_deciles.bucket_count": decile("Number of buckets (10)"),
             "ic_deciles.weeks": decile(
-                "Weeks used: at least 20 scored names and forward returns", unit="weeks"
+                "Weeks used: at least 20 scored names, at least 2 distinct raw_score values, and forward "
+                "returns",
+                unit="weeks",
             ),
             "ic_deciles.weeks_skipped": decile(
-                "Weeks in the window with fewer than 20 scored names", unit="weeks"
+                "Weeks in the window not bucketed: fewer than 20 scored names, or fewer than 2 distinct "
+                "raw_score values (every raw_score equal)",
+                unit="weeks",
             ),
             "ic_deciles.forward_returns": decile("present when forward returns were sealed"),
             "ic_deciles.monotonicity": decile("How monotone mean forward return is across buckets"),
@@ -500,7 +518,8 @@ _WARNINGS: dict[str, str] = {
     "forward_returns_absent": "The run sealed no forward returns; ic_deciles, nwt.ic_score_panel and panel are "
     "null.",
     "insufficient_data": f"Too few observations for the block (Newey-West needs {MIN_N}; ic_deciles needs a "
-    "week with at least 20 scored names and forward returns); the block is null.",
+    "week with at least 20 scored names, at least 2 distinct raw_score values and forward returns); the block "
+    "is null.",
     "nonpositive_variance": "The long-run variance of the series is zero, so no t statistic exists; the block "
     "is null.",
     "window_lifetime_only": "from/to were given, but the named block describes the run's full window "

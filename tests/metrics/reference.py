@@ -56,7 +56,10 @@ def hac(values: list[float], lag: int) -> dict[str, float]:
 
 
 def deciles(weeks: dict[str, Rows]) -> dict[str, Any]:
-    """Buckets by ascending raw_score ordinal rank (ties by symbol): bucket = floor(10 (r-1) / n) + 1."""
+    """Buckets by ascending raw_score ordinal rank (ties by symbol): bucket = floor(10 (r-1) / n) + 1.
+
+    A week is skipped (and counted) with fewer than 20 scored names or when its raw_scores are all
+    equal (fewer than 2 distinct values: no ranking to bucket)."""
     per_bucket: dict[int, list[float]] = defaultdict(list)
     per_bucket_weight: dict[int, list[float]] = defaultdict(list)
     used = skipped = 0
@@ -65,7 +68,7 @@ def deciles(weeks: dict[str, Rows]) -> dict[str, Any]:
             (r for r in rows if r["raw_score"] is not None), key=lambda r: (r["raw_score"], r["symbol"])
         )
         n = len(scored)
-        if n < 20:
+        if n < 20 or len({r["raw_score"] for r in scored}) < 2:
             skipped += 1
             continue
         if not any(r["forward_return"] is not None for r in scored):
