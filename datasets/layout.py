@@ -37,6 +37,9 @@ SINGLE_FILE_TABLES = (
     "weekly_deciles",  # per week and bucket Q1..Q10 on raw_score
     "weekly_term",  # per week and horizon (1, 2, 4, 8 weeks): ic on compounded forward returns
     "weekly_autocorr",  # per week and lag (1..8): rank autocorrelation of raw_score
+    "analytics_drawdowns",  # per book: drawdown episodes over the whole history
+    "analytics_rolling",  # per book, window (13, 26, 52 weeks) and week: trailing IC and return figures
+    "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
 )
 YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet

@@ -12,7 +12,7 @@ Next to the analysts' Parquet, every build gets `serving/` (docs/lake.md, "Servi
   endpoint's default order (date, symbol; trades: timestamp, symbol, phase, quantity); the
   row range of each book is in `index.json`, and inside it `date` ascends, so a window of
   sessions is two binary searches.
-- the small tables (`books`, `metrics_stored`, `weekly_*`) as they are, and a benchmark's `daily`.
+- the small tables (`books`, `metrics_stored`, `weekly_*`, `analytics_*`) as they are, and a benchmark's `daily`.
 
 Timestamps are stored as the ISO text the API serves (`YYYY-MM-DDTHH:MM:SSZ`), so no request
 formats one. Files are uncompressed Arrow IPC of one record batch: a worker memory-maps them.
@@ -47,6 +47,9 @@ SMALL_TABLES = (
     "weekly_deciles",
     "weekly_term",
     "weekly_autocorr",
+    "analytics_drawdowns",
+    "analytics_rolling",
+    "analytics_turnover",
 )
 
 

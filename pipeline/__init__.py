@@ -4,4 +4,7 @@
 # 2.0.0: builds carry the serving layout and a file manifest (a 1.x build is not served).
 # 2.1.0: builds also carry Parquet exports (`exports/`); a 2.0 build is served, but its exports
 #        routes answer 503 `exports_not_built` until it is rebuilt.
-PIPELINE_VERSION = "2.1.0"
+# 2.2.0: builds also carry the analytics tables (`analytics_*`, and the decile rule skips weeks
+#        whose raw scores are all equal); a 2.1 build is served, but its analytics routes answer
+#        503 `analytics_not_built` until it is rebuilt.
+PIPELINE_VERSION = "2.2.0"

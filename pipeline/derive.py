@@ -3,7 +3,7 @@
 What is derived rather than trusted: `raw_score` (published name of the sealed pre-smoothing
 score), `cohort_size`, `score_z` and `raw_score_z`, `n_symbols`, positions' `signed_notional` and
 `weight`, P&L `net_pnl`, ledger `gross_exposure` and `net_exposure`, trades' New York session
-`date`, and the books summary.
+`date`, the books summary, and the per-build tables of the analytics routes (`analytics_tables.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from pipeline.seal import Seal
+from pipeline.analytics_tables import analytics_tables
 from pipeline.weekly import weekly_tables
 
 NEW_YORK = "America/New_York"
@@ -161,4 +162,21 @@ def derive(seal: Seal) -> DerivedAlpha:
     if out.decisions is not None:
         universe_size = int(seal.manifest["universe_size"])
         out.single.update(weekly_tables(out.decisions, rebalances_sealed, universe_size))
+    out.single.update(
+        analytics_tables(out.books.get("portfolio", {}), out.decisions, _weeks(out), _weeks_per_year(seal))
+    )
     return out
+
+
+def _weeks(out: DerivedAlpha) -> pl.DataFrame | None:
+    """(date, ic) of every week in date order: the weekly series' weeks, else the rebalance index."""
+    if "weekly_signal" in out.single:
+        return out.single["weekly_signal"].select("date", "ic").sort("date")
+    if "rebalances" in out.single:
+        return out.single["rebalances"].select("date", ic=pl.lit(None, pl.Float64)).sort("date")
+    return None
+
+
+def _weeks_per_year(seal: Seal) -> int:
+    conventions = seal.manifest.get("metric_conventions") or {}
+    return int(conventions.get("weeks_per_year") or 52)

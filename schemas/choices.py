@@ -31,3 +31,12 @@ DIRECTIONS = {
 """Accepted `direction` values (matched case-insensitively) and the side each keeps."""
 
 SCORE_FIELDS_CHOICES = ("core", "all")
+
+CORRELATION_BASES = ("returns", "ic", "scores")
+"""`basis` on `/analytics/correlation`: daily long_short returns, weekly IC, or weekly cross-sections
+of the conditioned score."""
+
+ROLLING_WINDOWS = ("13", "26", "52")
+"""`window` on `/analytics/rolling`: trailing weeks (a quarter, half a year, a year)."""
+
+DEFAULT_ROLLING_WINDOW = "26"

@@ -84,6 +84,12 @@ DATA_CONTEXTS: dict[str, str] = {
     "admin.alphas.readiness": "readiness",
     "admin.keys.usage": "key_usage",
     "admin.builds.list": "build_row",
+    "analytics.significance": "significance",
+    "analytics.correlation": "correlation_row",
+    "analytics.drawdowns": "drawdown_row",
+    "analytics.rolling": "rolling_row",
+    "analytics.costs": "costs",
+    "analytics.doc": "analytics_doc",
 }
 """The context of each endpoint's `data`: the object of a single-object endpoint, each row of a
 collection."""
@@ -188,6 +194,8 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("meta", "summary"): FieldDoc(
         "Figures over the whole requested window, computed before paging.",
     ),
+    ("meta", "basis"): FieldDoc("The correlation basis applied: returns, ic or scores."),
+    ("meta", "window_weeks"): FieldDoc("The trailing window applied, in weeks (13, 26 or 52).", unit="weeks"),
     ("meta", "key_id"): FieldDoc(
         "The key the answer is about: the calling key on `/v1/me` and `/v1/me/keys`, the key looked "
         "up on the administrative usage route.",
@@ -781,6 +789,92 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         absent="Present on benchmark builds only.",
     ),
 }
+
+_UNRECOVERED = "Null while the episode has not recovered by the window's last session."
+_BELOW_HALF = (
+    "Null when fewer than half the window's weeks carry a value (the standard deviation also needs 2)."
+)
+_NO_CORRELATION = "Null below 3 common observations or when either side is constant."
+FIELD_DOCS.update(
+    {
+        ("drawdown_row", "peak_date"): FieldDoc(
+            "Session of the episode's peak; the window's opening equity is dated with its first session.",
+            unit=DATE,
+        ),
+        ("drawdown_row", "trough_date"): FieldDoc(
+            "Session of the lowest ending equity before recovery (the first on a tie).", unit=DATE
+        ),
+        ("drawdown_row", "recovery_date"): FieldDoc(
+            "First session whose ending equity is at or above the peak.", unit=DATE, null=_UNRECOVERED
+        ),
+        ("drawdown_row", "depth_pct"): FieldDoc(
+            "`(peak_equity - trough_equity) / peak_equity x 100`.", unit=PERCENTAGE_POINTS
+        ),
+        ("drawdown_row", "sessions_to_trough"): FieldDoc(
+            "Sessions from the peak to the trough.", unit=SESSIONS
+        ),
+        ("drawdown_row", "sessions_to_recovery"): FieldDoc(
+            "Sessions from the peak to the recovery.", unit=SESSIONS, null=_UNRECOVERED
+        ),
+        ("drawdown_row", "peak_equity"): FieldDoc("Equity at the peak.", unit=EQUITY),
+        ("drawdown_row", "trough_equity"): FieldDoc("Equity at the trough.", unit=EQUITY),
+        ("rolling_row", "date"): FieldDoc("Rebalance week that ends the trailing window.", unit=DATE),
+        ("rolling_row", "n_ic_weeks"): FieldDoc(
+            "Weeks of the trailing window with a weekly IC.", unit="weeks"
+        ),
+        ("rolling_row", "mean_ic"): FieldDoc(
+            "Mean weekly conditioned IC over the trailing window.", unit="ratio", null=_BELOW_HALF
+        ),
+        ("rolling_row", "icir"): FieldDoc(
+            "Mean / standard deviation (ddof 1) of the weekly IC, not annualised.",
+            unit="ratio",
+            null=_BELOW_HALF,
+        ),
+        ("rolling_row", "n_return_weeks"): FieldDoc(
+            "Weeks of the trailing window with a book return.", unit="weeks"
+        ),
+        ("rolling_row", "annualised_return"): FieldDoc(
+            "Mean weekly book return times 52.", unit=FRACTION, null=_BELOW_HALF
+        ),
+        ("rolling_row", "volatility"): FieldDoc(
+            "Standard deviation (ddof 1) of weekly book returns times sqrt(52).",
+            unit=FRACTION,
+            null=_BELOW_HALF,
+        ),
+        ("rolling_row", "information_ratio"): FieldDoc(
+            "Mean / standard deviation of weekly book returns times sqrt(52).", unit="ratio", null=_BELOW_HALF
+        ),
+        ("rolling_row", "hit_rate"): FieldDoc(
+            "Share of the trailing window's weeks with a positive book return.",
+            unit=FRACTION,
+            null=_BELOW_HALF,
+        ),
+        ("correlation_row", "alpha"): FieldDoc("The other alpha (one the key may read)."),
+        ("correlation_row", "correlation"): FieldDoc(
+            "The sort key: `pearson` for basis returns and ic, `spearman` for scores.",
+            unit="ratio",
+            null=_NO_CORRELATION,
+        ),
+        ("correlation_row", "pearson"): FieldDoc(
+            "Pearson correlation over common dates.",
+            unit="ratio",
+            null=_NO_CORRELATION + " Always null for scores.",
+        ),
+        ("correlation_row", "spearman"): FieldDoc(
+            "Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over "
+            "common names.",
+            unit="ratio",
+            null=_NO_CORRELATION,
+        ),
+        ("correlation_row", "overlap"): FieldDoc(
+            "Common observations behind the correlation, in `overlap_unit`.", unit="sessions or weeks"
+        ),
+        ("correlation_row", "overlap_unit"): FieldDoc("`sessions` (returns) or `weeks` (ic, scores)."),
+        ("correlation_row", "common_names"): FieldDoc(
+            "Mean common scored names per counted week.", unit=NAMES, null="Null unless basis is scores."
+        ),
+    }
+)
 
 
 def _scores_all_only() -> dict[str | tuple[str, str], FieldDoc]:

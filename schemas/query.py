@@ -48,6 +48,7 @@ either case, matched upper-cased), spaces or tabs around each. Anchored, it is t
 TEXT_MAX_LENGTH = 200
 """Longest free-text value (`search`), in characters; declared as the parameter's `maxLength`."""
 GRANULARITIES = ("overall", "yearly", "monthly")
+TRIALS_MAX = 1_000_000  # `trials` on /analytics/significance
 
 
 class Query(msgspec.Struct, frozen=True, kw_only=True):
@@ -257,6 +258,72 @@ class ExportQuery(Query, frozen=True):
         ]
         | None
     ) = None
+
+
+class SignificanceQuery(Query, frozen=True):
+    start: From = START
+    end: To = END
+    sr_benchmark: Annotated[
+        float,
+        Meta(
+            description="Annualised Sharpe ratio the PSR and MinTRL test against (per session: / sqrt(252))."
+        ),
+    ] = 0.0
+    trials: (
+        Annotated[
+            int,
+            Meta(
+                ge=2,
+                le=TRIALS_MAX,
+                description="Number of trials for the Deflated Sharpe Ratio; default: the published catalogue's.",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class CorrelationQuery(Query, frozen=True):
+    basis: Annotated[
+        str,
+        Meta(
+            description="returns (daily long_short), ic (weekly IC) or scores (weekly cross-sections).",
+            extra={"enum": choices.CORRELATION_BASES},
+        ),
+    ] = choices.CORRELATION_BASES[0]
+    start: From = START
+    end: To = END
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class BookWindowPageQuery(Query, frozen=True):
+    """A paged collection of one book over a window (drawdown episodes)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class RollingQuery(Query, frozen=True):
+    book: Book = choices.DEFAULT_BOOK
+    window: Annotated[
+        str,
+        Meta(description="Trailing window in weeks.", extra={"enum": choices.ROLLING_WINDOWS}),
+    ] = choices.DEFAULT_ROLLING_WINDOW
+    start: From = START
+    end: To = END
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class BookWindowQuery(Query, frozen=True):
+    """One book over a window (costs)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
 
 
 # -- the declared parameters, as the parser and the documents read them ---------------------------

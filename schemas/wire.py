@@ -86,6 +86,18 @@ BENCHMARK_SUMMARY_FIELDS = (
     "max_drawdown_date",
 )
 
+DRAWDOWN_FIELDS = tuple(f for f in lake.ANALYTICS_DRAWDOWNS.names if f != "book")
+ROLLING_FIELDS = tuple(f for f in lake.ANALYTICS_ROLLING.names if f not in ("book", "window_weeks"))
+CORRELATION_FIELDS = (
+    "alpha",
+    "correlation",
+    "pearson",
+    "spearman",
+    "overlap",
+    "overlap_unit",
+    "common_names",
+)
+
 COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "tldr": pa.string(),
     "period_return": pa.float64(),
@@ -105,6 +117,13 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "return_basis": pa.string(),
     "first_close": pa.float64(),
     "last_close": pa.float64(),
+    "alpha": pa.string(),
+    "correlation": pa.float64(),
+    "pearson": pa.float64(),
+    "spearman": pa.float64(),
+    "overlap": pa.int32(),
+    "overlap_unit": pa.string(),
+    "common_names": pa.float64(),
 }
 """Wire types of the served fields no lake column carries: the catalogue's `tldr` and what
 `datasets.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as

@@ -49,6 +49,7 @@ from serve.identity.tokens import redact_tokens
 from serve.openapi import complete, openapi_config
 from serve.routes import (
     admin,
+    analytics,
     benchmarks,
     catalog,
     downloads,
@@ -69,6 +70,7 @@ ROUTE_HANDLERS = [
     *signals.ROUTES,
     *portfolio.ROUTES,
     *performance.ROUTES,
+    *analytics.ROUTES,
     *benchmarks.ROUTES,
     *source.ROUTES,
     *exports.ROUTES,

@@ -53,6 +53,7 @@ class Services:
     authenticate: Authenticator
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
+    catalogue: Any | None = None  # serve.analytics.catalogue.CatalogueFigures (made on first use)
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

@@ -93,6 +93,12 @@ ExportsNotBuilt = _error(
     "The served build predates Parquet exports (pipeline 2.0); an operator rebuilds it with "
     "`alpha-results build`.",
 )
+AnalyticsNotBuilt = _error(
+    "analytics_not_built",
+    503,
+    "The served build predates the analytics tables (pipeline 2.1); an operator rebuilds it with "
+    "`alpha-results build`.",
+)
 ExportDownloadUnavailable = _error(
     "export_download_unavailable", 503, "The object store failed while signing; retry with backoff."
 )

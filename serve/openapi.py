@@ -133,6 +133,8 @@ for _schema in (
     lake.PNL,
     lake.TRADES,
     lake.BENCHMARK_DAILY,
+    lake.ANALYTICS_DRAWDOWNS,
+    lake.ANALYTICS_ROLLING,
 ):
     for _field in _schema:
         _WIRE_TYPES.setdefault(_field.name, _field.type)
@@ -437,6 +439,8 @@ META_TYPES: dict[str, dict[str, Any]] = {
     "n_symbols": _arrow_schema(wire_type("n_symbols")),
     "fields": {"type": "string", "enum": list(choices.SCORE_FIELDS_CHOICES)},
     "symbol": {"type": "string"},
+    "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
+    "window_weeks": {"type": "integer", "enum": [int(w) for w in choices.ROLLING_WINDOWS]},
 }
 """The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""
 

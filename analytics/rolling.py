@@ -1,0 +1,75 @@
+"""Trailing-window figures per rebalance week: IC mean and ICIR, and the book's weekly returns'
+annualised return, volatility, information ratio and hit rate.
+
+A row exists for every week from the `window`-th on; each figure skips missing values inside the
+window and is null below `min_observations(window)` values (the standard deviation also needs 2).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+WINDOWS = (13, 26, 52)
+
+
+def min_observations(window: int) -> int:
+    """Values a window needs before its figures are served: half of it."""
+    return max(2, window // 2)
+
+
+def weekly_returns(week_dates: np.ndarray, ledger_dates: np.ndarray, ending_equity: np.ndarray) -> np.ndarray:
+    """Book return of each week: equity at the week's rebalance date over equity at the previous
+    one, minus 1, where equity at a date is the ending equity of the last session on or before it.
+    The first week, and a week without a session on or before either date, is NaN."""
+    out = np.full(week_dates.size, np.nan)
+    if week_dates.size == 0 or ledger_dates.size == 0:
+        return out
+    at = np.searchsorted(ledger_dates, week_dates, side="right") - 1
+    equity = np.where(at >= 0, ending_equity[np.clip(at, 0, None)], np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[1:] = np.where(equity[:-1] != 0, equity[1:] / equity[:-1] - 1.0, np.nan)
+    return out
+
+
+def _windows(values: np.ndarray, window: int) -> np.ndarray:
+    """Rows k >= window-1: the trailing `window` values ending at k."""
+    return np.lib.stride_tricks.sliding_window_view(values, window)
+
+
+def rolling_figures(
+    ic: np.ndarray, returns: np.ndarray, window: int, periods_per_year: int
+) -> dict[str, np.ndarray]:
+    """One value per week from the `window`-th (index window-1) on; NaN where not measurable."""
+    need = min_observations(window)
+    if ic.size < window:
+        empty = np.empty(0)
+        return {name: empty for name in ROLLING_FIGURES} | {"n_ic_weeks": empty, "n_return_weeks": empty}
+    out: dict[str, np.ndarray] = {}
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN window is NaN, said once in the docs
+        ic_w = _windows(ic, window)
+        n_ic = np.sum(np.isfinite(ic_w), axis=1)
+        mean_ic = np.nanmean(ic_w, axis=1)
+        std_ic = np.nanstd(ic_w, axis=1, ddof=1)
+        out["n_ic_weeks"] = n_ic.astype(np.float64)
+        out["mean_ic"] = np.where(n_ic >= need, mean_ic, np.nan)
+        out["icir"] = np.where((n_ic >= need) & (std_ic > 0), mean_ic / std_ic, np.nan)
+        r_w = _windows(returns, window)
+        n_r = np.sum(np.isfinite(r_w), axis=1)
+        mean_r = np.nanmean(r_w, axis=1)
+        std_r = np.nanstd(r_w, axis=1, ddof=1)
+        ok = n_r >= need
+        out["n_return_weeks"] = n_r.astype(np.float64)
+        out["annualised_return"] = np.where(ok, mean_r * periods_per_year, np.nan)
+        out["volatility"] = np.where(ok, std_r * np.sqrt(periods_per_year), np.nan)
+        out["information_ratio"] = np.where(
+            ok & (std_r > 0), mean_r / std_r * np.sqrt(periods_per_year), np.nan
+        )
+        hits = np.sum(np.where(np.isfinite(r_w), r_w > 0, False), axis=1)
+        out["hit_rate"] = np.where(ok, hits / np.maximum(n_r, 1), np.nan)
+    return out
+
+
+ROLLING_FIGURES = ("mean_ic", "icir", "annualised_return", "volatility", "information_ratio", "hit_rate")

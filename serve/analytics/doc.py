@@ -1,0 +1,502 @@
+"""The analytics documentation block (`/analytics/_doc`): every field of every analytics route,
+with its meaning, formula, unit, annualisation and source. Identical for every alpha and call.
+
+`fields` keys are dotted paths prefixed by the route (`significance.psr`, `rolling[].mean_ic`);
+a collection's rows are `name[]`. tests/analytics walks served answers and fails on a path
+without an entry. docs/analytics.md says the same in prose, with the references.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from analytics import bootstrap, rolling, significance
+
+SCHEMA_VERSION = "1.0.0"
+STAT_KEYS = ("value", "unit", "status", "source", "annualisation", "withheld_reason")
+WINDOW = "the requested window (from/to), else the whole history"
+
+
+def _f(
+    meaning: str,
+    formula: str | None = None,
+    unit: str | None = None,
+    annualisation: str = "not_annualisable",
+    source: str = "computed",
+) -> dict[str, Any]:
+    return {
+        "meaning": meaning,
+        "formula": formula,
+        "unit": unit,
+        "annualisation": annualisation,
+        "source": source,
+    }
+
+
+def _stat(prefix: str, entry: dict[str, Any], **extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A stat entry and its standard keys."""
+    out = {prefix: entry}
+    out[f"{prefix}.value"] = _f(
+        "The figure; null when not_measurable",
+        entry["formula"],
+        entry["unit"],
+        entry["annualisation"],
+        entry["source"],
+    )
+    out[f"{prefix}.unit"] = _f("Unit of value")
+    out[f"{prefix}.status"] = _f("available, or not_measurable (value null, withheld_reason says why)")
+    out[f"{prefix}.source"] = _f("What the figure is computed from")
+    out[f"{prefix}.annualisation"] = _f("annualised, per_period or not_annualisable")
+    out[f"{prefix}.withheld_reason"] = _f("Why the figure is not measurable (present only then)")
+    for key, doc in extra.items():
+        out[f"{prefix}.{key}"] = doc
+    return out
+
+
+def _significance() -> dict[str, dict[str, Any]]:
+    p = "significance"
+    fields = {
+        p: _f("Significance of the long_short Sharpe ratio and of the IC over " + WINDOW),
+        f"{p}.alpha": _f("The alpha served (meta.run)"),
+        f"{p}.alpha_id": _f("The run's research source id"),
+        f"{p}.book": _f("Always long_short"),
+        f"{p}.window": _f("The window echoed: from and to, null when open"),
+        f"{p}.window.from": _f("First session, inclusive, or null"),
+        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        f"{p}.sessions": _f("Daily returns in the window", unit="sessions", source="portfolio:long_short"),
+    }
+    fields |= _stat(
+        f"{p}.sharpe",
+        _f(
+            "Sharpe ratio of daily long_short returns",
+            "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
+            "ratio",
+            "annualised",
+            "portfolio:long_short",
+        ),
+        periods_per_year=_f("Sessions per year used to annualise", unit="sessions"),
+    )
+    fields |= _stat(
+        f"{p}.skewness",
+        _f(
+            "Sample skewness of the daily returns",
+            "m3 / m2^(3/2) (biased moments)",
+            "ratio",
+            source="portfolio:long_short",
+        ),
+    )
+    fields |= _stat(
+        f"{p}.kurtosis",
+        _f(
+            "Sample kurtosis of the daily returns, not in excess (3 for a normal)",
+            "m4 / m2^2 (biased moments)",
+            "ratio",
+            source="portfolio:long_short",
+        ),
+    )
+    sr_benchmark = _f(
+        "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
+        unit="ratio",
+        annualisation="annualised",
+        source="request",
+    )
+    fields |= _stat(
+        f"{p}.psr",
+        _f(
+            "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark",
+            "Phi((SR - SR*) sqrt(n - 1) / sqrt(1 - skew SR + (kurt - 1) / 4 SR^2)), SR per session",
+            "probability",
+        ),
+        sr_benchmark=sr_benchmark,
+    )
+    fields |= _stat(
+        f"{p}.min_track_record",
+        _f(
+            "Minimum track record length for PSR(sr_benchmark) to reach the confidence",
+            "1 + (1 - skew SR + (kurt - 1) / 4 SR^2) (z_0.95 / (SR - SR*))^2; not measurable when SR <= SR*",
+            "sessions",
+        ),
+        confidence=_f("Confidence of the minimum track record (0.95)", unit="probability"),
+        sr_benchmark=sr_benchmark,
+        years=_f("min_track_record in years (sessions / 252)", unit="years"),
+    )
+    fields |= _stat(
+        f"{p}.dsr",
+        _f(
+            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
+            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the Euler-Mascheroni constant",
+            "probability",
+        ),
+        trials=_f("The trials behind SR0 (aggregates only: no other alpha is named)"),
+        **{
+            "trials.count": _f(
+                "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials",
+                unit="trials",
+                source="catalogue",
+            ),
+            "trials.count_source": _f("catalogue, or request when trials= overrides the count"),
+            "trials.sharpe_variance": _f(
+                "V: sample variance (ddof=1) of the catalogue's per-session Sharpe ratios, each over its whole history",
+                unit="per_session_squared",
+                source="catalogue",
+            ),
+            "trials.sharpe_variance_unit": _f("Unit of sharpe_variance"),
+            "trials.expected_max_sharpe": _f(
+                "SR0 annualised (times sqrt(252))", unit="ratio", annualisation="annualised"
+            ),
+            "trials.expected_max_sharpe_unit": _f("Unit of expected_max_sharpe"),
+        },
+    )
+    b = f"{p}.bootstrap"
+    fields |= {
+        b: _f(f"Stationary block-bootstrap {bootstrap.CONFIDENCE:.0%} confidence intervals over " + WINDOW),
+        f"{b}.method": _f("The resampling scheme and the interval"),
+        f"{b}.confidence": _f("Confidence level of the intervals", unit="probability"),
+        f"{b}.resamples": _f("Number of resamples", unit="resamples"),
+        f"{b}.seed": _f("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
+        f"{b}.block_length_rule": _f("How the mean block length is chosen"),
+        f"{b}.order": _f("The order the statistics draw from the generator"),
+    }
+    for name, meaning, formula, annualisation, source in (
+        ("mean_ic", "Mean weekly conditioned IC", "mean of weekly_signal.ic", "per_period", "weekly_signal"),
+        (
+            "icir",
+            "Weekly IC information ratio (not annualised)",
+            "mean / std(ddof=1) of weekly IC",
+            "per_period",
+            "weekly_signal",
+        ),
+        (
+            "information_ratio",
+            "Information ratio of daily long_short returns",
+            "mean / std(ddof=1) times sqrt(252)",
+            "annualised",
+            "portfolio:long_short",
+        ),
+    ):
+        fields |= _stat(
+            f"{b}.{name}",
+            _f(meaning, formula, "ratio", annualisation, source),
+            lower=_f("Lower bound: the 2.5% quantile of the resampled statistic", unit="ratio"),
+            upper=_f("Upper bound: the 97.5% quantile of the resampled statistic", unit="ratio"),
+            observations=_f("Observations of the series in the window", unit="observations"),
+            block_length=_f("Mean block length used: round(n^(1/3)), at least 1", unit="observations"),
+        )
+    m = f"{p}.multiple_testing"
+    fields[m] = _f(
+        "The nwt.ic p-value of /metrics adjusted for the catalogue's trials (whole histories; from/to do not narrow it)"
+    )
+    family = {
+        "family_size": _f(
+            "Alphas of the published catalogue whose nwt.ic is measurable (the family adjusted over)",
+            unit="hypotheses",
+            source="catalogue",
+        )
+    }
+    fields |= _stat(
+        f"{m}.p_value",
+        _f(
+            "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
+            None,
+            "probability",
+            source="nwt.ic",
+        ),
+    )
+    fields |= _stat(
+        f"{m}.holm",
+        _f(
+            "Holm step-down adjusted p-value within the family",
+            "max over j <= k of min(1, (m - j + 1) p_(j)), k this alpha's rank",
+            "probability",
+        ),
+        **family,
+    )
+    fields |= _stat(
+        f"{m}.benjamini_hochberg",
+        _f(
+            "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
+            "min over j >= k of min(1, m / j p_(j))",
+            "probability",
+        ),
+        **family,
+    )
+    return fields
+
+
+def _correlation() -> dict[str, dict[str, Any]]:
+    r = "correlation[]"
+    return {
+        "correlation": _f(
+            "One row per other alpha the key may read (never the alpha itself, never one it may not read)"
+        ),
+        f"{r}.alpha": _f("The other alpha"),
+        f"{r}.correlation": _f(
+            "The sort key: pearson for basis returns and ic, the mean weekly Spearman for scores",
+            unit="ratio",
+        ),
+        f"{r}.pearson": _f(
+            "Pearson correlation of the two series over common dates (null for scores)", "corr(x, y)", "ratio"
+        ),
+        f"{r}.spearman": _f(
+            "Spearman correlation (average ranks); for scores the mean over common weeks of the cross-sectional Spearman over common names",
+            None,
+            "ratio",
+        ),
+        f"{r}.overlap": _f(
+            "Common observations: sessions (returns) or weeks (ic; scores: weeks with at least 3 common scored names)",
+            unit="overlap_unit",
+        ),
+        f"{r}.overlap_unit": _f("sessions or weeks"),
+        f"{r}.common_names": _f("scores: mean common names per counted week; null otherwise", unit="names"),
+    }
+
+
+def _drawdowns() -> dict[str, dict[str, Any]]:
+    r = "drawdowns[]"
+    source = "portfolio:{book}"
+    return {
+        "drawdowns": _f("Drawdown episodes of the book over " + WINDOW + ", deepest first"),
+        f"{r}.peak_date": _f(
+            "Session of the peak (the opening equity is dated with the first session)", source=source
+        ),
+        f"{r}.trough_date": _f(
+            "Session of the lowest equity before recovery (the first on a tie)", source=source
+        ),
+        f"{r}.recovery_date": _f(
+            "First session whose ending equity is at or above the peak; null while unrecovered", source=source
+        ),
+        f"{r}.depth_pct": _f(
+            "Depth of the episode",
+            "(peak_equity - trough_equity) / peak_equity * 100",
+            "percentage_points",
+            source=source,
+        ),
+        f"{r}.sessions_to_trough": _f("Sessions from the peak to the trough", unit="sessions", source=source),
+        f"{r}.sessions_to_recovery": _f(
+            "Sessions from the peak to the recovery; null while unrecovered", unit="sessions", source=source
+        ),
+        f"{r}.peak_equity": _f("Equity at the peak", unit="ratio", source=source),
+        f"{r}.trough_equity": _f("Equity at the trough", unit="ratio", source=source),
+    }
+
+
+def _rolling() -> dict[str, dict[str, Any]]:
+    r = "rolling[]"
+    need = ", ".join(f"{w} weeks: {rolling.min_observations(w)}" for w in rolling.WINDOWS)
+    return {
+        "rolling": _f(
+            f"One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at it (it may start before from). A figure needs half the window's weeks ({need}); null below"
+        ),
+        f"{r}.date": _f("The rebalance week ending the trailing window"),
+        f"{r}.n_ic_weeks": _f(
+            "Weeks of the trailing window with a weekly IC", unit="weeks", source="weekly_signal"
+        ),
+        f"{r}.mean_ic": _f(
+            "Mean weekly conditioned IC over the trailing window",
+            "mean of weekly_signal.ic",
+            "ratio",
+            "per_period",
+            "weekly_signal",
+        ),
+        f"{r}.icir": _f(
+            "IC information ratio over the trailing window (not annualised)",
+            "mean / std(ddof=1) of weekly IC",
+            "ratio",
+            "per_period",
+            "weekly_signal",
+        ),
+        f"{r}.n_return_weeks": _f(
+            "Weeks of the trailing window with a book return", unit="weeks", source="portfolio:{book}"
+        ),
+        f"{r}.annualised_return": _f(
+            "Mean weekly book return, annualised",
+            "mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session on or before d",
+            "ratio",
+            "annualised",
+            "portfolio:{book}",
+        ),
+        f"{r}.volatility": _f(
+            "Volatility of weekly book returns, annualised",
+            "std(R, ddof=1) * sqrt(52)",
+            "ratio",
+            "annualised",
+            "portfolio:{book}",
+        ),
+        f"{r}.information_ratio": _f(
+            "Information ratio of weekly book returns",
+            "mean(R) / std(R, ddof=1) * sqrt(52)",
+            "ratio",
+            "annualised",
+            "portfolio:{book}",
+        ),
+        f"{r}.hit_rate": _f(
+            "Share of the trailing window's weeks with a positive book return",
+            "count(R > 0) / count(R)",
+            "ratio",
+            source="portfolio:{book}",
+        ),
+    }
+
+
+def _costs() -> dict[str, dict[str, Any]]:
+    p = "costs"
+    source = "portfolio:{book}"
+    fields = {
+        p: _f(
+            "What the book's modelled execution costs take over "
+            + WINDOW
+            + ", additive over sessions in units of capital"
+        ),
+        f"{p}.alpha": _f("The alpha served"),
+        f"{p}.book": _f("The book measured"),
+        f"{p}.window": _f("The window echoed"),
+        f"{p}.window.from": _f("First session, inclusive, or null"),
+        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        f"{p}.sessions": _f("Sessions of the book in the window", unit="sessions", source=source),
+    }
+    fields |= _stat(
+        f"{p}.net_pnl",
+        _f(
+            "Net P&L, every flow included",
+            "sum((ending_equity - starting_equity) * equity_basis)",
+            "capital",
+            source=source,
+        ),
+    )
+    fields |= _stat(
+        f"{p}.execution_cost",
+        _f("Modelled execution cost paid", "-sum(execution_cost)", "capital", source=source),
+    )
+    fields |= _stat(
+        f"{p}.gross_pnl",
+        _f("P&L before execution costs", "net_pnl + execution_cost", "capital", source=source),
+    )
+    fields |= _stat(
+        f"{p}.traded_notional", _f("Notional traded", "sum(turnover_notional)", "capital", source=source)
+    )
+    fields |= _stat(
+        f"{p}.break_even_multiple",
+        _f(
+            "Multiple of the modelled execution cost at which net P&L is zero; not measurable when the book loses before costs or paid none",
+            "gross_pnl / execution_cost",
+            "multiple",
+        ),
+    )
+    fields |= _stat(
+        f"{p}.break_even_bps",
+        _f(
+            "Cost per unit of traded notional at which net P&L is zero",
+            "gross_pnl / traded_notional * 10^4",
+            "bps",
+        ),
+    )
+    fields |= _stat(
+        f"{p}.modelled_cost_bps",
+        _f(
+            "The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)",
+            "execution_cost / traded_notional * 10^4",
+            "bps",
+        ),
+    )
+    fields[f"{p}.information_ratio"] = _f("Gross and net information ratio side by side")
+    for side, formula in (
+        ("gross", "daily r + cost / (starting_equity * equity_basis), cost = -execution_cost"),
+        ("net", "daily r = ending / starting - 1"),
+    ):
+        fields |= _stat(
+            f"{p}.information_ratio.{side}",
+            _f(
+                f"Information ratio of {side} daily returns",
+                f"mean / std(ddof=1) times sqrt(252) of {formula}",
+                "ratio",
+                "annualised",
+                source,
+            ),
+            periods_per_year=_f("Sessions per year used to annualise", unit="sessions"),
+        )
+    t = f"{p}.turnover_by_decile"
+    fields |= {
+        t: _f(
+            "One-way turnover of the book's target weights by raw_score decile (the /metrics ic_deciles buckets); null for books without target weights"
+        ),
+        f"{t}.score_field": _f("Score bucketed (raw_score)"),
+        f"{t}.weight_field": _f("Decision column of the book's target weight"),
+        f"{t}.weeks": _f("Weeks in the window with a previous week (turnover needs one)", unit="weeks"),
+        f"{t}.bucketed_weeks": _f(
+            "Of them, weeks bucketed into deciles (at least 20 raw-scored names, not all equal)", unit="weeks"
+        ),
+        f"{t}.mean_weekly_turnover": _f(
+            "Mean over weeks of the whole book's one-way turnover",
+            "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
+            "ratio",
+        ),
+        f"{t}.unbucketed_mean_turnover": _f(
+            "Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
+            None,
+            "ratio",
+        ),
+        f"{t}.buckets": _f("Q1 (lowest raw_score) .. Q10"),
+        f"{t}.buckets[].bucket": _f("Q1 .. Q10"),
+        f"{t}.buckets[].rank": _f("1 .. 10"),
+        f"{t}.buckets[].weeks": _f("Bucketed weeks the decile held names", unit="weeks"),
+        f"{t}.buckets[].mean_turnover": _f(
+            "Mean over bucketed weeks of the decile's one-way turnover",
+            "sum over bucketed weeks of 1/2 sum_{i in decile} |w_t,i - w_t-1,i|, divided by bucketed_weeks",
+            "ratio",
+        ),
+    }
+    fields |= _stat(
+        f"{p}.holding_period",
+        _f(
+            "Average holding period of a position",
+            "mean_t sum_i |w_t,i| / mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
+            "weeks",
+            source="decisions",
+        ),
+    )
+    return fields
+
+
+_ENDPOINTS = {
+    "analytics.significance": "GET /v1/alphas/{alpha}/analytics/significance?from&to&sr_benchmark&trials",
+    "analytics.correlation": "GET /v1/alphas/{alpha}/analytics/correlation?basis=returns|ic|scores&from&to&limit&offset",
+    "analytics.drawdowns": "GET /v1/alphas/{alpha}/analytics/drawdowns?book&from&to&limit&offset",
+    "analytics.rolling": "GET /v1/alphas/{alpha}/analytics/rolling?book&window=13|26|52&from&to&limit&offset",
+    "analytics.costs": "GET /v1/alphas/{alpha}/analytics/costs?book&from&to",
+    "analytics.doc": "GET /v1/alphas/{alpha}/analytics/_doc",
+}
+
+_REFERENCES = (
+    "Bailey, D. H. and López de Prado, M. (2012). The Sharpe Ratio Efficient Frontier. Journal of Risk 15(2). (PSR, MinTRL)",
+    "Bailey, D. H. and López de Prado, M. (2014). The Deflated Sharpe Ratio. Journal of Portfolio Management 40(5). (DSR)",
+    "Politis, D. N. and Romano, J. P. (1994). The Stationary Bootstrap. JASA 89(428).",
+    "Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. Scandinavian Journal of Statistics 6(2).",
+    "Benjamini, Y. and Hochberg, Y. (1995). Controlling the False Discovery Rate. JRSS B 57(1).",
+    "Newey, W. K. and West, K. D. (1987). A Simple, Positive Semi-definite, Heteroskedasticity and Autocorrelation Consistent Covariance Matrix. Econometrica 55(3).",
+)
+
+
+@cache
+def _doc() -> dict[str, Any]:
+    fields = _significance() | _correlation() | _drawdowns() | _rolling() | _costs()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "endpoints": _ENDPOINTS,
+        "access": "Group analytics: each route is opened only by an administrator (deny by default). "
+        "Books follow the key's raw-book access as on /books. Catalogue-wide figures (trials, correlation) use "
+        "only aggregates of alphas the key may not read, and correlation lists only alphas it may read.",
+        "window_semantics": "from/to narrow significance (except multiple_testing and the trials aggregates, "
+        "which use whole histories), correlation, drawdowns (the peak restarts at the window's start), costs, and "
+        "select the rows of rolling.",
+        "fields": dict(sorted(fields.items())),
+        "references": list(_REFERENCES),
+        "min_overlap": 3,
+        "sharpe_convention": f"Sharpe ratios inside PSR, MinTRL and DSR are per session; the trials' Sharpe ratios "
+        f"are each alpha's whole long_short history. MinTRL confidence {significance.MIN_TRL_CONFIDENCE}.",
+    }
+
+
+def shared_analytics_doc() -> dict[str, Any]:
+    """The cached block itself (encoders never mutate it)."""
+    return _doc()

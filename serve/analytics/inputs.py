@@ -1,0 +1,134 @@
+"""What the analytics read from one build's view, as numpy arrays, computed once per build."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from datasets.queries import Window, window_bounds
+from datasets.reader import BuildView
+from datasets.rows import floats
+from serve import errors
+
+MARKER_TABLE = "analytics_drawdowns"
+"""Written for every build from pipeline 2.2 on (empty without a ledger)."""
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """One book's sessions in date order."""
+
+    days: np.ndarray  # days since 1970 (int32)
+    starting_equity: np.ndarray
+    ending_equity: np.ndarray
+    equity_basis: np.ndarray
+    execution_cost: np.ndarray
+    turnover_notional: np.ndarray
+
+    def window(self, window: Window) -> Ledger:
+        a, b = window_bounds(self.days, window)
+        return Ledger(*(getattr(self, name)[a:b] for name in Ledger.__dataclass_fields__))
+
+    @property
+    def returns(self) -> np.ndarray:
+        """Daily returns ending / starting - 1 (NaN where the starting equity is 0)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(
+                self.starting_equity != 0, self.ending_equity / self.starting_equity - 1.0, np.nan
+            )
+
+
+@dataclass(frozen=True)
+class Series:
+    """A dated series (days since 1970, ascending) of floats."""
+
+    days: np.ndarray
+    values: np.ndarray
+
+    def window(self, window: Window) -> Series:
+        a, b = window_bounds(self.days, window)
+        return Series(self.days[a:b], self.values[a:b])
+
+
+def require_built(view: BuildView) -> None:
+    """503 `analytics_not_built` for a build published before the analytics tables."""
+    if view.table(MARKER_TABLE) is None:
+        version = view.entry.get("pipeline_version")
+        raise errors.AnalyticsNotBuilt(
+            f"The served build {view.build_id} of {view.alpha_id} was published by pipeline {version}, "
+            "before the analytics tables; an operator rebuilds it with `alpha-results build` "
+            "(pipeline 2.2 or later).",
+            details={"build": view.build_id, "pipeline_version": version},
+        )
+
+
+def _days(table: pa.Table, column: str = "date") -> np.ndarray:
+    return table.column(column).cast(pa.int32()).to_numpy()
+
+
+def ledger(view: BuildView, book: str) -> Ledger | None:
+    """The ledger of `book`; None when the build has none for it."""
+
+    def read() -> Ledger | None:
+        table = view.table("portfolio")
+        found = view.book_range("portfolio", book)
+        if table is None or found is None:
+            return None
+        rows = table.slice(found[0], found[1] - found[0])
+        return Ledger(
+            _days(rows),
+            *(
+                floats(rows.column(name))
+                for name in (
+                    "starting_equity",
+                    "ending_equity",
+                    "equity_basis",
+                    "execution_cost",
+                    "turnover_notional",
+                )
+            ),
+        )
+
+    return view.memo(f"analytics:ledger:{book}", read)
+
+
+def weekly_ic(view: BuildView) -> Series | None:
+    """The conditioned weekly IC (`weekly_signal.ic`, NaN where not computable); None without
+    cross-sections."""
+
+    def read() -> Series | None:
+        table = view.table("weekly_signal")
+        if table is None:
+            return None
+        return Series(_days(table), floats(table.column("ic")))
+
+    return view.memo("analytics:weekly_ic", read)
+
+
+def scores(view: BuildView) -> pl.DataFrame | None:
+    """(date, symbol, score) of every decision with a finite conditioned score."""
+
+    def read() -> pl.DataFrame | None:
+        table = view.table("decisions")
+        if table is None:
+            return None
+        frame = pl.from_arrow(table.select(["date", "symbol", "score"]))
+        assert isinstance(frame, pl.DataFrame)
+        return frame.filter(pl.col("score").is_finite())
+
+    return view.memo("analytics:scores", read)
+
+
+def table_rows(view: BuildView, name: str, book: str, **equal: int) -> pa.Table | None:
+    """The rows of analytics table `name` for `book` (and columns equal to the given values), in
+    the table's order; None when the build wrote no such table."""
+    table = view.table(name)
+    if table is None:
+        return None
+    keep = np.asarray(table.column("book").to_numpy(zero_copy_only=False) == book)
+    for column, value in equal.items():
+        keep &= table.column(column).to_numpy(zero_copy_only=False) == value
+    return table.filter(pa.array(keep))
