@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from pipeline.seal import Seal
 from pipeline.analytics_tables import analytics_tables
+from pipeline.seal import Seal
 from pipeline.weekly import weekly_tables
 
 NEW_YORK = "America/New_York"

@@ -176,6 +176,48 @@ WEEKLY_AUTOCORR = pa.schema(
     [("date", pa.date32()), ("lag_weeks", pa.int8()), ("rho", pa.float64()), ("n_obs", pa.int32())]
 )
 
+# Per-build tables of the analytics routes (pipeline/analytics_tables.py, docs/analytics.md).
+ANALYTICS_DRAWDOWNS = pa.schema(
+    [
+        ("book", pa.string()),
+        ("peak_date", pa.date32()),
+        ("trough_date", pa.date32()),
+        ("recovery_date", pa.date32()),  # null while unrecovered
+        ("depth_pct", pa.float64()),  # (peak - trough) / peak * 100
+        ("sessions_to_trough", pa.int32()),
+        ("sessions_to_recovery", pa.int32()),  # null while unrecovered
+        ("peak_equity", pa.float64()),
+        ("trough_equity", pa.float64()),
+    ]
+)
+
+ANALYTICS_ROLLING = pa.schema(
+    [
+        ("book", pa.string()),
+        ("window_weeks", pa.int8()),  # 13, 26 or 52
+        ("date", pa.date32()),  # the rebalance week ending the trailing window
+        ("n_ic_weeks", pa.int32()),
+        ("mean_ic", pa.float64()),
+        ("icir", pa.float64()),  # per week, not annualised
+        ("n_return_weeks", pa.int32()),
+        ("annualised_return", pa.float64()),
+        ("volatility", pa.float64()),  # annualised
+        ("information_ratio", pa.float64()),  # annualised
+        ("hit_rate", pa.float64()),  # share of weeks with a positive book return
+    ]
+)
+
+ANALYTICS_TURNOVER = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),
+        ("bucket", pa.int8()),  # score decile 1..10 of raw_score; 0 = in no decile that week
+        ("names", pa.int32()),
+        ("turnover", pa.float64()),  # one-way: 1/2 sum |w_t - w_prev| of the bucket's names
+        ("gross_weight", pa.float64()),  # sum |w_t| of the bucket's names
+    ]
+)
+
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
@@ -193,4 +235,7 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "weekly_deciles": WEEKLY_DECILES,
     "weekly_term": WEEKLY_TERM,
     "weekly_autocorr": WEEKLY_AUTOCORR,
+    "analytics_drawdowns": ANALYTICS_DRAWDOWNS,
+    "analytics_rolling": ANALYTICS_ROLLING,
+    "analytics_turnover": ANALYTICS_TURNOVER,
 }
