@@ -129,6 +129,49 @@ def metrics_window(f: LakeFacts, rng: random.Random) -> str:
     return _path(f"/v1/alphas/{f.alpha}/metrics", **{"from": f.weeks[start], "to": f.weeks[end]}, panel=1)
 
 
+def _session_window(f: LakeFacts, rng: random.Random) -> dict[str, str]:
+    start, end = sorted(rng.sample(range(len(f.sessions)), 2))
+    return {"from": f.sessions[start], "to": f.sessions[end]}
+
+
+def rolling_page(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/rolling",
+        book=rng.choice(("long_short", "long_only")),
+        window=rng.choice((13, 26, 52)),
+        **_session_window(f, rng),
+        limit=100,
+    )
+
+
+def drawdowns_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(f"/v1/alphas/{f.alpha}/analytics/drawdowns", **_session_window(f, rng), limit=100)
+
+
+def costs_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/costs",
+        book=rng.choice(("long_short", "long_only")),
+        **_session_window(f, rng),
+    )
+
+
+def correlation_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/correlation",
+        basis=rng.choice(("returns", "ic", "scores")),
+        **_session_window(f, rng),
+    )
+
+
+def significance_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/significance",
+        **_session_window(f, rng),
+        sr_benchmark=f"{rng.uniform(0, 1):.3f}",
+    )
+
+
 @dataclass(frozen=True)
 class Family:
     key: str
@@ -150,6 +193,11 @@ FAMILIES: tuple[Family, ...] = (
     Family("positions100", "100-row `/positions` window", 0.25, True, positions_window),
     Family("equity", "`/equity-curve` window", 0.2, True, equity_window),
     Family("metrics", "`/metrics` random window, `panel=1`", 0.1, True, metrics_window),
+    Family("rolling", "`/analytics/rolling` 100-row page, random window", 0.25, True, rolling_page),
+    Family("drawdowns", "`/analytics/drawdowns` random window", 0.25, True, drawdowns_window),
+    Family("costs", "`/analytics/costs` random window", 0.1, True, costs_window),
+    Family("correlation", "`/analytics/correlation` random basis and window", 0.1, True, correlation_window),
+    Family("significance", "`/analytics/significance` random window", 0.1, True, significance_window),
     Family("health", "`/v1/health` (no key)", 0.5, False, lambda f, r: "/v1/health", on_alpha=False),
     Family("me", "`/v1/me`", None, True, lambda f, r: "/v1/me", on_alpha=False),
 )

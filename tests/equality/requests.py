@@ -55,6 +55,12 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "performance.metrics": re.compile(r"/v1/alphas/[^/]+/metrics"),
     "performance.metrics.doc": re.compile(r"/v1/alphas/[^/]+/metrics/_doc"),
     "benchmarks.daily": re.compile(r"/v1/benchmarks/[^/]+/daily"),
+    "analytics.significance": re.compile(r"/v1/alphas/[^/]+/analytics/significance"),
+    "analytics.correlation": re.compile(r"/v1/alphas/[^/]+/analytics/correlation"),
+    "analytics.drawdowns": re.compile(r"/v1/alphas/[^/]+/analytics/drawdowns"),
+    "analytics.rolling": re.compile(r"/v1/alphas/[^/]+/analytics/rolling"),
+    "analytics.costs": re.compile(r"/v1/alphas/[^/]+/analytics/costs"),
+    "analytics.doc": re.compile(r"/v1/alphas/[^/]+/analytics/_doc"),
 }
 
 
@@ -719,6 +725,68 @@ class Generator:
         ):
             self.add(path, ["raw"])
 
+    def analytics(self, alpha: AlphaFacts) -> None:
+        rng = self.rng
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics"
+        self.add(f"{base}/_doc", [rng.choice(DATA_TOKENS)])
+        self.add(f"{base}/significance", TOKENS)
+        for _ in range(3):
+            params = self.window(alpha.sessions, p_none=0.0)
+            if rng.random() < 0.5:
+                params.append(("sr_benchmark", f"{rng.uniform(-0.5, 1.5):.2f}"))
+            if rng.random() < 0.4:
+                params.append(("trials", str(rng.randint(2, 500))))
+            self.add(f"{base}/significance" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        for basis in (None, "returns", "ic", "scores"):
+            params = [("basis", basis)] if basis is not None else []
+            if rng.random() < 0.5:
+                params += self.window(alpha.sessions, p_none=0.0)
+            params += self.paging(6, high=4)
+            self.add(f"{base}/correlation" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        for book in self.book_choices(alpha, "portfolio"):
+            for suffix in ("drawdowns", "costs"):
+                params = [("book", book), *self.window(alpha.sessions)]
+                if suffix == "drawdowns":
+                    params += self.paging(10, high=6)
+                self.add(f"{base}/{suffix}" + query(self.shuffled(params)), ["raw"])
+            for window in ("13", "26", "52"):
+                params = [("book", book), ("window", window), *self.window(alpha.sessions), *self.paging(40)]
+                self.add(f"{base}/rolling" + query(self.shuffled(params)), ["raw"])
+        for suffix in ("drawdowns", "rolling", "costs"):
+            self.add(f"{base}/{suffix}", self.data_tokens(alpha.alpha_id))
+
+    def analytics_sweeps(self) -> None:
+        rng = self.rng
+        alphas = self.facts.alphas
+
+        def path(suffix: str) -> str:
+            return f"/v1/alphas/{rng.choice(alphas).alpha_id}/analytics/{suffix}"
+
+        for suffix, params in (
+            ("rolling", [("window", "14")]),
+            ("rolling", [("window", "52"), ("book", "nope")]),
+            ("correlation", [("basis", "prices")]),
+            ("significance", [("trials", "1")]),
+            ("significance", [("sr_benchmark", "abc")]),
+            ("significance", [("limit", "5")]),
+            ("costs", [("book", "raw_long_short")]),
+            ("costs", [("offset", "1")]),
+            ("drawdowns", [("book", "long_short_adjustments")]),
+            ("_doc", [("x", "1")]),
+        ):
+            self.add(path(suffix) + query(params), ["raw", "plain"])
+        for suffix, paged in (
+            ("significance", False),
+            ("correlation", True),
+            ("drawdowns", True),
+            ("rolling", True),
+            ("costs", False),
+        ):
+            self.common_errors(path(suffix), paged=paged, windowed=True, tokens=(rng.choice(DATA_TOKENS),))
+        for suffix in ("significance", "correlation", "drawdowns", "rolling", "costs", "_doc"):
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/{suffix}", TOKENS)
+
     def generate(self) -> list[Request]:
         self.catalogue()
         self.descriptions()
@@ -737,6 +805,10 @@ class Generator:
         self.alpha_sweeps()
         self.benchmarks()
         self.access()
+        # Added with the analytics routes, last, so every request before keeps its draw of the RNG.
+        for alpha in self.facts.alphas:
+            self.analytics(alpha)
+        self.analytics_sweeps()
         return self.requests
 
 
