@@ -1,10 +1,15 @@
 """Stationary block bootstrap (Politis, D. N. and Romano, J. P. (1994), "The Stationary
 Bootstrap", JASA 89(428)) with percentile confidence intervals.
 
-Blocks start at uniform positions and have geometric lengths of mean `block_length`, wrapping
-around the end of the series. The mean block length follows a stated rule, n^(1/3) rounded (at
-least 1). A resample draws from `numpy.random.Generator(PCG64(seed))`, so the same series, seed
-and number of resamples always give the same interval.
+A resample is blocks of the series laid end to end until it holds n values: each block starts at
+a uniform position, has a geometric length of mean `block_length` (p = 1/mean), and wraps around
+the end of the series; the last block is cut at n. The mean block length follows a stated rule,
+n^(1/3) rounded (at least 1). Draws come from `numpy.random.Generator(PCG64(seed))`, so the same
+series, seed and number of resamples always give the same interval.
+
+The statistics served (a mean, and mean over standard deviation) need only each resample's sum
+and sum of squares, so a resample costs one prefix-sum difference per block, not one value per
+observation: the blocks are drawn, never the resampled series.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import numpy as np
 RESAMPLES = 2000
 SEED = 20261122
 CONFIDENCE = 0.95
-_CHUNK = 250  # resamples per batch: bounds memory at 250 x n indices
+
+# (sums, sums of squares, n) of the resamples -> the statistic of each
+Statistic = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
 
 
 def block_length(n: int) -> int:
@@ -25,50 +32,73 @@ def block_length(n: int) -> int:
     return max(1, round(n ** (1.0 / 3.0)))
 
 
-def resample_indices(rng: np.random.Generator, n: int, count: int, mean_block: int) -> np.ndarray:
-    """`count` rows of n indices into a series of n values."""
-    new_block = rng.random((count, n)) < 1.0 / mean_block
-    new_block[:, 0] = True
-    starts = rng.integers(0, n, size=(count, n))
-    positions = np.arange(n)
-    block_start = np.maximum.accumulate(np.where(new_block, positions, 0), axis=1)
-    first = np.take_along_axis(starts, block_start, axis=1)
-    return (first + positions - block_start) % n
+def mean_of_rows(sums: np.ndarray, squares: np.ndarray, n: int) -> np.ndarray:
+    return sums / n
+
+
+def ratio_of_rows(sums: np.ndarray, squares: np.ndarray, n: int) -> np.ndarray:
+    """mean / std(ddof=1) of each resample; NaN where the std is 0."""
+    mean = sums / n
+    variance = np.maximum(squares - sums * mean, 0.0) / (n - 1)
+    sd = np.sqrt(variance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sd > 0, mean / sd, np.nan)
+
+
+def _blocks(rng: np.random.Generator, n: int, count: int, mean_block: int) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, lengths), `count` rows of blocks whose lengths add up to n in every row (blocks past
+    the n-th value have length 0)."""
+    width = max(8, int(2 * n / mean_block) + 8)
+    while True:
+        lengths = rng.geometric(1.0 / mean_block, size=(count, width))
+        starts = rng.integers(0, n, size=(count, width))
+        ends = np.cumsum(lengths, axis=1)
+        if np.all(ends[:, -1] >= n):
+            break
+        width *= 2  # too few blocks drawn for some row: draw again, wider (the stream moves on)
+    begins = ends - lengths
+    lengths = np.clip(n - begins, 0, lengths)
+    return starts, lengths
+
+
+def resample_moments(
+    x: np.ndarray, rng: np.random.Generator, count: int, mean_block: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sum and sum of squares of `count` stationary-bootstrap resamples of x (centred on x's mean,
+    which the returned sums add back, so no precision is lost to a large mean)."""
+    n = x.size
+    centre = float(np.mean(x))
+    d = x - centre
+    twice = np.concatenate([d, d])
+    first = np.concatenate([[0.0], np.cumsum(twice)])
+    second = np.concatenate([[0.0], np.cumsum(twice * twice)])
+    starts, lengths = _blocks(rng, n, count, mean_block)
+    stops = starts + lengths  # <= 2n - 1: a block is at most n long after the cut
+    sums = np.sum(first[stops] - first[starts], axis=1)
+    squares = np.sum(second[stops] - second[starts], axis=1)
+    # Back to x: sum x = sum d + n c; sum x^2 = sum d^2 + 2 c sum d + n c^2.
+    return sums + n * centre, squares + 2 * centre * sums + n * centre * centre
 
 
 def interval(
     series: np.ndarray,
-    statistic: Callable[[np.ndarray], np.ndarray],
+    statistic: Statistic,
     rng: np.random.Generator,
     resamples: int = RESAMPLES,
     confidence: float = CONFIDENCE,
 ) -> tuple[float, float, int]:
-    """(lower, upper, mean block length) of the percentile interval of `statistic`, which maps a
-    (resamples, n) array to one value per row. NaN bounds when the series has fewer than 3 values."""
-    x = series[np.isfinite(series)]
+    """(lower, upper, mean block length) of the percentile interval of `statistic` over the
+    finite values of `series`. NaN bounds when fewer than 3 values."""
+    x = series[np.isfinite(series)].astype(np.float64)
     n = x.size
     if n < 3:
         return math.nan, math.nan, 0
     b = block_length(n)
-    values = []
-    for done in range(0, resamples, _CHUNK):
-        idx = resample_indices(rng, n, min(_CHUNK, resamples - done), b)
-        values.append(statistic(x[idx]))
-    draws = np.concatenate(values)
+    sums, squares = resample_moments(x, rng, resamples, b)
+    draws = statistic(sums, squares, n)
     draws = draws[np.isfinite(draws)]
     if draws.size == 0:
         return math.nan, math.nan, b
     tail = (1.0 - confidence) / 2.0
     lower, upper = np.quantile(draws, [tail, 1.0 - tail])
     return float(lower), float(upper), b
-
-
-def mean_of_rows(samples: np.ndarray) -> np.ndarray:
-    return samples.mean(axis=1)
-
-
-def ratio_of_rows(samples: np.ndarray) -> np.ndarray:
-    """mean / std(ddof=1) of each row; NaN where the std is 0."""
-    sd = samples.std(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(sd > 0, samples.mean(axis=1) / sd, np.nan)

@@ -124,11 +124,15 @@ def scores(view: BuildView) -> pl.DataFrame | None:
 
 def table_rows(view: BuildView, name: str, book: str, **equal: int) -> pa.Table | None:
     """The rows of analytics table `name` for `book` (and columns equal to the given values), in
-    the table's order; None when the build wrote no such table."""
-    table = view.table(name)
-    if table is None:
-        return None
-    keep = np.asarray(table.column("book").to_numpy(zero_copy_only=False) == book)
-    for column, value in equal.items():
-        keep &= table.column(column).to_numpy(zero_copy_only=False) == value
-    return table.filter(pa.array(keep))
+    the table's order, selected once per build; None when the build wrote no such table."""
+
+    def select() -> pa.Table | None:
+        table = view.table(name)
+        if table is None:
+            return None
+        keep = np.asarray(table.column("book").to_numpy(zero_copy_only=False) == book)
+        for column, value in equal.items():
+            keep &= table.column(column).to_numpy(zero_copy_only=False) == value
+        return table.filter(pa.array(keep))
+
+    return view.memo(f"analytics:{name}:{book}:{sorted(equal.items())}", select)

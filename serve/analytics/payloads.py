@@ -165,7 +165,7 @@ def _bootstrap(
             ),
         ):
             clean = series[np.isfinite(series)]
-            point = statistic(clean[np.newaxis, :])[0] * scale if clean.size >= 3 else math.nan
+            point = _point(clean, statistic) * scale
             lower, upper, block = bootstrap.interval(series, statistic, rng)
             figures[name] = stat(
                 point,
@@ -191,6 +191,16 @@ def _bootstrap(
     if window == (None, None):
         return view.memo("analytics:bootstrap", compute)
     return compute()
+
+
+def _point(x: np.ndarray, statistic: bootstrap.Statistic) -> float:
+    """The statistic of the series itself (NaN below 3 values or without variance)."""
+    if x.size < 3:
+        return math.nan
+    if statistic is bootstrap.mean_of_rows:
+        return float(np.mean(x))
+    sd = float(np.std(x, ddof=1))
+    return float(np.mean(x)) / sd if sd > 0 else math.nan
 
 
 def _multiple_testing(view: BuildView, trials: Trials) -> dict[str, Any]:

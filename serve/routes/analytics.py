@@ -33,7 +33,7 @@ from serve.analytics.catalogue import CatalogueFigures, open_builds
 from serve.analytics.doc import shared_analytics_doc
 from serve.analytics.episodes import drawdown_rows
 from serve.auth import services_of
-from serve.envelope import json_response, single
+from serve.envelope import json_response, single, with_warnings
 from serve.resolve import resolve_run
 from serve.routes.base import Context, context
 from serve.routes.declare import route
@@ -56,6 +56,23 @@ def _validate_with_catalogue(ctx: Context, build: BuildView, builds: frozenset[t
     ctx.validate_with(f"{build.build_id}+{digest}")
 
 
+BASIS_KIND = {"returns": "portfolio", "ic": "decisions", "scores": "decisions"}
+"""The seal kind each correlation basis is built from."""
+
+
+def _missing(build: BuildView, kind: str, meta: dict[str, Any]) -> dict[str, Any]:
+    """`meta` with a `kind_missing` warning when the run never sealed `kind` (its figures are then
+    empty or not_measurable, as every route answers a missing kind)."""
+    if kind in build.kinds_present:
+        return meta
+    warning = {
+        "code": "kind_missing",
+        "kind": kind,
+        "message": f"The run did not write the {kind} dataset; what is built from it is empty or null.",
+    }
+    return with_warnings(meta, [*meta.get("warnings", []), warning])
+
+
 @route("analytics.significance")
 async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
@@ -68,7 +85,7 @@ async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]
     data = await to_thread.run_sync(
         payloads.significance_payload, build, window, args.sr_benchmark, args.trials, trials
     )
-    return single(data, ctx.run_meta(build, "analytics_significance"))
+    return single(data, _missing(build, "portfolio", ctx.run_meta(build, "analytics_significance")))
 
 
 @route("analytics.correlation")
@@ -101,7 +118,9 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     _validate_with_catalogue(ctx, build, frozenset((b.alpha_id, b.build_id) for b in others))
     page = page_of(rows, args.limit, args.offset)
     meta = ctx.run_meta(build, "analytics_correlation", basis=args.basis)
-    return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
+    return ctx.collection(
+        page.rows, page.total, args.limit, args.offset, _missing(build, BASIS_KIND[args.basis], meta)
+    )
 
 
 @route("analytics.drawdowns")
@@ -114,7 +133,7 @@ async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) 
     rows = drawdown_rows(build, book, (args.start, args.end))
     page = page_of(rows, args.limit, args.offset)
     meta = ctx.run_meta(build, "analytics_drawdowns", book=book)
-    return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
+    return ctx.collection(page.rows, page.total, args.limit, args.offset, _missing(build, "portfolio", meta))
 
 
 @route("analytics.rolling")
@@ -135,6 +154,8 @@ async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
     else:
         total = 0
     meta = ctx.run_meta(build, "analytics_rolling", book=book, window_weeks=window_weeks)
+    for kind in ("rebalances", "portfolio"):
+        meta = _missing(build, kind, meta)
     return ctx.collection(rows, total, args.limit, args.offset, meta)
 
 
@@ -146,7 +167,7 @@ async def get_costs(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
     inputs.require_built(build)
     book = checked_book(ctx, build, "portfolio", args.book)
     data = await to_thread.run_sync(partial(payloads.costs_payload, build, book, (args.start, args.end)))
-    return single(data, ctx.run_meta(build, "analytics_costs"))
+    return single(data, _missing(build, "portfolio", ctx.run_meta(build, "analytics_costs")))
 
 
 @route("analytics.doc", sync_to_thread=False)
