@@ -15,8 +15,9 @@ Sources, each read where the server itself reads it:
 - `schemas.field_docs`: the context names the server gives each object (class names here);
 - `serve.errors`: every error code with its HTTP status and default message.
 
-The document leaves three bodies open (the description, the metrics and their documentation
-block); their types are written by hand in `alpha_results_client.models` and referenced here.
+The document leaves six bodies open (the description, the metrics and their documentation
+block, the analytics significance and costs objects and their documentation block); their types
+are written by hand in `alpha_results_client.models` and referenced here.
 tests/client/test_generated.py fails when the committed module differs from what this writes.
 """
 
@@ -40,6 +41,9 @@ HAND_TYPED = {
     "catalog.alphas.get": "AlphaDescription",
     "performance.metrics": "Metrics",
     "performance.metrics.doc": "MetricsDoc",
+    "analytics.significance": "Significance",
+    "analytics.costs": "Costs",
+    "analytics.doc": "AnalyticsDoc",
 }
 """Endpoints whose `data` the OpenAPI document declares as an open object: typed by hand."""
 

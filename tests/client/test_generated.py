@@ -3,8 +3,9 @@
 - `_generated.py` equals what client/scripts/generate.py writes from the server's declarations
   now (regenerated in memory);
 - every endpoint of the registry has a client method, every error code a class;
-- the hand-typed metrics and description (`models.py`) cover every path the server's metrics
-  documentation block lists, and every demo payload decodes and encodes back unchanged;
+- the hand-typed metrics, analytics and description (`models.py`) cover every path the server's
+  metrics and analytics documentation blocks list, and every demo payload decodes and encodes
+  back unchanged;
 - the client imports none of the server's packages.
 """
 
@@ -141,6 +142,29 @@ def test_the_metrics_model_has_every_path_the_server_documents() -> None:
         struct_at(models.Metrics, path)
 
 
+def test_the_analytics_models_have_every_path_the_server_documents() -> None:
+    from serve.analytics.doc import shared_analytics_doc
+
+    roots: dict[str, type[Any]] = {
+        "significance": models.Significance,
+        "costs": models.Costs,
+        "correlation[]": _generated.CorrelationRow,
+        "drawdowns[]": _generated.DrawdownRow,
+        "rolling[]": _generated.RollingRow,
+    }
+    paths = list(shared_analytics_doc()["fields"])
+    assert len(paths) > 100
+    tops = set()
+    for path in paths:
+        root, _, rest = path.partition(".")
+        if not rest:
+            tops.add(root)
+            continue
+        assert root in roots, path
+        struct_at(roots[root], rest)
+    assert tops == {name.removesuffix("[]") for name in roots}
+
+
 def test_the_description_model_has_every_key_the_server_fills() -> None:
     from pipeline.description import TEMPLATE
 
@@ -203,6 +227,27 @@ def test_every_demo_payload_round_trips_through_the_types(api: Api, raw_key: Key
     }
     for endpoint_id, path in pages.items():
         assert_round_trip(body(path), endpoints[endpoint_id].response)
+    for each in alphas:  # the analytics of every alpha, its not_measurable figures included
+        base = f"/v1/alphas/{each}/analytics"
+        analytics: list[tuple[str, dict[str, Any]]] = [
+            ("analytics.significance", body(f"{base}/significance")),
+            ("analytics.significance", body(f"{base}/significance", **{"from": "2021-06-01"}, trials=3)),
+            ("analytics.costs", body(f"{base}/costs")),
+            ("analytics.drawdowns", body(f"{base}/drawdowns")),
+            *(
+                ("analytics.correlation", body(f"{base}/correlation", basis=b))
+                for b in ("returns", "ic", "scores")
+            ),
+            *(("analytics.rolling", body(f"{base}/rolling", window=w)) for w in (13, 26, 52)),
+        ]
+        for endpoint_id, payload in analytics:
+            assert_round_trip(payload, endpoints[endpoint_id].response)
+    books = body(f"/v1/alphas/{alpha}/books")["data"]
+    for book in {row["book"] for row in books if row["kind"] == "portfolio"}:
+        assert_round_trip(
+            body(f"/v1/alphas/{alpha}/analytics/costs", book=book), endpoints["analytics.costs"].response
+        )
+    assert_round_trip(body(f"/v1/alphas/{alpha}/analytics/_doc"), endpoints["analytics.doc"].response)
     empty = body("/v1/alphas/Test_ledger_only/scores")  # a dataset the run never wrote
     assert empty["meta"]["warnings"][0]["code"] == "kind_missing"
     assert_round_trip(empty, endpoints["signals.scores"].response)

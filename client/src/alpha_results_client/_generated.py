@@ -22,9 +22,16 @@ from alpha_results_client.exceptions import (
     ServerError,
     UnavailableError,
 )
-from alpha_results_client.models import AlphaDescription, Metrics, MetricsDoc
+from alpha_results_client.models import (
+    AlphaDescription,
+    AnalyticsDoc,
+    Costs,
+    Metrics,
+    MetricsDoc,
+    Significance,
+)
 
-REGISTRY_VERSION = "r-d7aba9335d7f"
+REGISTRY_VERSION = "r-f13fad8569ad"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -1292,6 +1299,186 @@ class BenchmarkRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: BenchmarkRowMeta
 
 
+class SignificanceResponse(msgspec.Struct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/significance` (analytics.significance)."""
+
+    data: Significance
+
+    meta: Meta
+
+
+class CorrelationRow(msgspec.Struct, kw_only=True, frozen=True):
+    """A row of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
+
+    alpha: str | None
+    """The other alpha (one the key may read)."""
+
+    correlation: float | None
+    """The sort key: `pearson` for basis returns and ic, `spearman` for scores. Unit: ratio. Null below
+    3 common observations or when either side is constant.
+    """
+
+    pearson: float | None
+    """Pearson correlation over common dates. Unit: ratio. Null below 3 common observations or when
+    either side is constant. Always null for scores.
+    """
+
+    spearman: float | None
+    """Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over
+    common names. Unit: ratio. Null below 3 common observations or when either side is constant.
+    """
+
+    overlap: int | None
+    """Common observations behind the correlation, in `overlap_unit`. Unit: sessions or weeks."""
+
+    overlap_unit: str | None
+    """`sessions` (returns) or `weeks` (ic, scores)."""
+
+    common_names: float | None
+    """Mean common scored names per counted week. Unit: symbols. Null unless basis is scores."""
+
+
+class CorrelationRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/correlation`."""
+
+    basis: str | UnsetType = UNSET
+    """The correlation basis applied: returns, ic or scores."""
+
+
+class CorrelationRowPage(msgspec.Struct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
+
+    data: list[CorrelationRow]
+
+    pagination: Pagination
+
+    meta: CorrelationRowMeta
+
+
+class DrawdownRow(msgspec.Struct, kw_only=True, frozen=True):
+    """A row of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
+
+    peak_date: dt.date | None
+    """Session of the episode's peak; the window's opening equity is dated with its first session.
+    Unit: ISO date (YYYY-MM-DD).
+    """
+
+    trough_date: dt.date | None
+    """Session of the lowest ending equity before recovery (the first on a tie). Unit: ISO date
+    (YYYY-MM-DD).
+    """
+
+    recovery_date: dt.date | None
+    """First session whose ending equity is at or above the peak. Unit: ISO date (YYYY-MM-DD). Null
+    while the episode has not recovered by the window's last session.
+    """
+
+    depth_pct: float | None
+    """`(peak_equity - trough_equity) / peak_equity x 100`. Unit: percentage points (1.0 = 1%)."""
+
+    sessions_to_trough: int | None
+    """Sessions from the peak to the trough. Unit: trading sessions."""
+
+    sessions_to_recovery: int | None
+    """Sessions from the peak to the recovery. Unit: trading sessions. Null while the episode has not
+    recovered by the window's last session.
+    """
+
+    peak_equity: float | None
+    """Equity at the peak. Unit: normalised equity (1.0 = the book's equity at inception)."""
+
+    trough_equity: float | None
+    """Equity at the trough. Unit: normalised equity (1.0 = the book's equity at inception)."""
+
+
+class DrawdownRowPage(msgspec.Struct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
+
+    data: list[DrawdownRow]
+
+    pagination: Pagination
+
+    meta: Meta
+
+
+class RollingRow(msgspec.Struct, kw_only=True, frozen=True):
+    """A row of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
+
+    date: dt.date | None
+    """Rebalance week that ends the trailing window. Unit: ISO date (YYYY-MM-DD)."""
+
+    n_ic_weeks: int | None
+    """Weeks of the trailing window with a weekly IC. Unit: weeks."""
+
+    mean_ic: float | None
+    """Mean weekly conditioned IC over the trailing window. Unit: ratio. Null when fewer than half the
+    window's weeks carry a value (the standard deviation also needs 2).
+    """
+
+    icir: float | None
+    """Mean / standard deviation (ddof 1) of the weekly IC, not annualised. Unit: ratio. Null when
+    fewer than half the window's weeks carry a value (the standard deviation also needs 2).
+    """
+
+    n_return_weeks: int | None
+    """Weeks of the trailing window with a book return. Unit: weeks."""
+
+    annualised_return: float | None
+    """Mean weekly book return times 52. Unit: fraction (0.01 = 1%). Null when fewer than half the
+    window's weeks carry a value (the standard deviation also needs 2).
+    """
+
+    volatility: float | None
+    """Standard deviation (ddof 1) of weekly book returns times sqrt(52). Unit: fraction (0.01 = 1%).
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
+    """
+
+    information_ratio: float | None
+    """Mean / standard deviation of weekly book returns times sqrt(52). Unit: ratio. Null when fewer
+    than half the window's weeks carry a value (the standard deviation also needs 2).
+    """
+
+    hit_rate: float | None
+    """Share of the trailing window's weeks with a positive book return. Unit: fraction (0.01 = 1%).
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
+    """
+
+
+class RollingRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/rolling`."""
+
+    window_weeks: int | UnsetType = UNSET
+    """The trailing window applied, in weeks (13, 26 or 52). Unit: weeks."""
+
+
+class RollingRowPage(msgspec.Struct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
+
+    data: list[RollingRow]
+
+    pagination: Pagination
+
+    meta: RollingRowMeta
+
+
+class CostsResponse(msgspec.Struct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/costs` (analytics.costs)."""
+
+    data: Costs
+
+    meta: Meta
+
+
+class AnalyticsDocResponse(msgspec.Struct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/_doc` (analytics.doc)."""
+
+    data: AnalyticsDoc
+
+    meta: Meta
+
+
 class ExportRow(msgspec.Struct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/exports` (exports.list)."""
 
@@ -1779,6 +1966,76 @@ ENDPOINTS: dict[str, Endpoint] = {
         BenchmarkRowPage,
         collection=True,
     ),
+    "analytics.significance": Endpoint(
+        "analytics.significance",
+        "/v1/alphas/{alpha}/analytics/significance",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("sr_benchmark", "sr_benchmark", "number", 0.0, required=False, enum=None),
+            Param("trials", "trials", "integer", None, required=False, enum=None),
+        ),
+        SignificanceResponse,
+        collection=False,
+    ),
+    "analytics.correlation": Endpoint(
+        "analytics.correlation",
+        "/v1/alphas/{alpha}/analytics/correlation",
+        (
+            Param("basis", "basis", "string", "returns", required=False, enum=("returns", "ic", "scores")),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        CorrelationRowPage,
+        collection=True,
+    ),
+    "analytics.drawdowns": Endpoint(
+        "analytics.drawdowns",
+        "/v1/alphas/{alpha}/analytics/drawdowns",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        DrawdownRowPage,
+        collection=True,
+    ),
+    "analytics.rolling": Endpoint(
+        "analytics.rolling",
+        "/v1/alphas/{alpha}/analytics/rolling",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("window", "window", "string", "26", required=False, enum=("13", "26", "52")),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        RollingRowPage,
+        collection=True,
+    ),
+    "analytics.costs": Endpoint(
+        "analytics.costs",
+        "/v1/alphas/{alpha}/analytics/costs",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        CostsResponse,
+        collection=False,
+    ),
+    "analytics.doc": Endpoint(
+        "analytics.doc",
+        "/v1/alphas/{alpha}/analytics/_doc",
+        (),
+        AnalyticsDocResponse,
+        collection=False,
+    ),
     "exports.list": Endpoint(
         "exports.list",
         "/v1/alphas/{alpha}/exports",
@@ -2086,6 +2343,15 @@ class InternalError(ServerError):
     status = 500
 
 
+class AnalyticsNotBuiltError(UnavailableError):
+    """503 `analytics_not_built`: The served build predates the analytics tables (pipeline 2.1); an
+    operator rebuilds it with `alpha-results build`.
+    """
+
+    code = "analytics_not_built"
+    status = 503
+
+
 class BenchmarkNotConfiguredError(UnavailableError):
     """503 `benchmark_not_configured`: This deployment has no market-data service."""
 
@@ -2183,6 +2449,7 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "rate_limit_minute": RateLimitMinuteError,
     "rate_limit_second": RateLimitSecondError,
     "internal_error": InternalError,
+    "analytics_not_built": AnalyticsNotBuiltError,
     "benchmark_not_configured": BenchmarkNotConfiguredError,
     "benchmark_unavailable": BenchmarkUnavailableError,
     "export_download_not_configured": ExportDownloadNotConfiguredError,
@@ -2204,6 +2471,8 @@ __all__ = [
     "AlphaListRowPage",
     "AlphaNotAllowedError",
     "AlphaNotFoundError",
+    "AnalyticsDocResponse",
+    "AnalyticsNotBuiltError",
     "BadRequestError",
     "BenchmarkNotConfiguredError",
     "BenchmarkRow",
@@ -2215,11 +2484,17 @@ __all__ = [
     "BookRowPage",
     "BuildRow",
     "BuildRowPage",
+    "CorrelationRow",
+    "CorrelationRowMeta",
+    "CorrelationRowPage",
+    "CostsResponse",
     "DecisionRow",
     "DecisionRowMeta",
     "DecisionRowPage",
     "DownloadUrlExpiredError",
     "DownloadUrlInvalidError",
+    "DrawdownRow",
+    "DrawdownRowPage",
     "EndpointNotAllowedError",
     "EquityRow",
     "EquityRowMeta",
@@ -2279,11 +2554,15 @@ __all__ = [
     "RebalanceIndexRowPage",
     "RebalanceNotFoundError",
     "ResponseWarning",
+    "RollingRow",
+    "RollingRowMeta",
+    "RollingRowPage",
     "RunNotAllowedError",
     "RunNotFoundError",
     "ScoreRow",
     "ScoreRowMeta",
     "ScoreRowPage",
+    "SignificanceResponse",
     "SourceDownload",
     "SourceDownloadNotConfiguredError",
     "SourceDownloadResponse",

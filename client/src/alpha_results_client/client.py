@@ -15,11 +15,15 @@ from alpha_results_client._generated import (
     REGISTRY_VERSION,
     AlphaDescriptionResponse,
     AlphaListRow,
+    AnalyticsDocResponse,
     BenchmarkRow,
     BenchmarkSummary,
     BookRow,
     BuildRow,
+    CorrelationRow,
+    CostsResponse,
     DecisionRow,
+    DrawdownRow,
     EquityRow,
     EquitySummary,
     ExportDownloadResponse,
@@ -35,7 +39,9 @@ from alpha_results_client._generated import (
     PositionRow,
     ReadinessResponse,
     RebalanceIndexRow,
+    RollingRow,
     ScoreRow,
+    SignificanceResponse,
     SourceDownloadResponse,
     TradeRow,
 )
@@ -288,6 +294,66 @@ class Client(ClientBase):
     ) -> Series[BenchmarkRow, BenchmarkSummary]:
         """A daily market index series (returns and drawdowns in the window), with `.summary`."""
         return self._collection("benchmarks.daily", {"symbol": symbol}, series=True, start=start, end=end)
+
+    # -- analytics ------------------------------------------------------------------------------------
+
+    def significance(
+        self,
+        alpha: str,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        sr_benchmark: float | None = None,
+        trials: int | None = None,
+    ) -> SignificanceResponse:
+        """Significance of the long_short Sharpe ratio and the IC: PSR and MinTRL against
+        `sr_benchmark` (annualised, default 0), the DSR over the catalogue's trials (`trials`
+        overrides their count), bootstrap intervals, and the IC p-value adjusted (Holm, BH)."""
+        values = {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials}
+        return self._single("analytics.significance", {"alpha": alpha}, **values)
+
+    def correlation(
+        self,
+        alpha: str,
+        basis: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+    ) -> Collection[CorrelationRow]:
+        """Correlation with every other alpha the key may read, largest absolute first; `basis` returns
+        (daily long_short, the default), ic (weekly IC) or scores (weekly cross-sections)."""
+        return self._collection("analytics.correlation", {"alpha": alpha}, basis=basis, start=start, end=end)
+
+    def drawdowns(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> Collection[DrawdownRow]:
+        """The drawdown episodes of a book (default long_short), deepest first."""
+        return self._collection("analytics.drawdowns", {"alpha": alpha}, book=book, start=start, end=end)
+
+    def rolling(
+        self,
+        alpha: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        window: int | str | None = None,
+    ) -> Collection[RollingRow]:
+        """Trailing-window IC and return figures per rebalance week; `window` 13, 26 (the
+        default) or 52 weeks, echoed in `meta.window_weeks`."""
+        return self._collection(
+            "analytics.rolling", {"alpha": alpha}, book=book, window=window, start=start, end=end
+        )
+
+    def costs(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> CostsResponse:
+        """Break-even cost, gross and net information ratio, turnover by score decile and holding
+        period of a book (default long_short)."""
+        return self._single("analytics.costs", {"alpha": alpha}, book=book, start=start, end=end)
+
+    def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:
+        """What every analytics field means (identical for every alpha)."""
+        return self._single("analytics.doc", {"alpha": alpha})
 
     # -- Parquet exports ------------------------------------------------------------------------------
 

@@ -1,11 +1,12 @@
-"""Types of the three bodies the server's OpenAPI document leaves open: an alpha's written
-description, the metrics object and the metrics documentation block.
+"""Types of the bodies the server's OpenAPI document leaves open: an alpha's written description,
+the metrics object and the metrics documentation block, and the analytics significance and costs
+objects and their documentation block.
 
 Written by hand from the API specification, because the document declares these `data` objects
-only as `object`; everything else is generated (`_generated.py`). Two tests keep them honest:
-the metrics paths the server's own documentation block lists (`/metrics/_doc` `fields`) must all
-be fields here, and every payload the demo server answers must decode and encode back unchanged
-(nothing dropped).
+only as `object`; everything else is generated (`_generated.py`). Tests keep them honest: the
+paths the server's own documentation blocks list (`/metrics/_doc` and `/analytics/_doc`
+`fields`) must all be fields here, and every payload the demo server answers must decode and
+encode back unchanged (nothing dropped).
 
 Absent keys decode to `UNSET`, explicit nulls to `None`, as the spec distinguishes them.
 """
@@ -324,3 +325,151 @@ class Metrics(msgspec.Struct, kw_only=True, frozen=True):
     alpha: str | None = None
     alpha_id: str | None = None
     annualisation_factors: AnnualisationFactors | UnsetType = UNSET
+
+
+# -- the analytics objects (`/analytics/significance`, `/analytics/costs`, `/analytics/_doc`) ------
+
+
+class DsrTrials(msgspec.Struct, kw_only=True, frozen=True):
+    count: int
+    count_source: str
+    """`catalogue`, or `request` when `trials=` overrode the count."""
+    sharpe_variance: float | None
+    sharpe_variance_unit: str
+    expected_max_sharpe: float | None
+    expected_max_sharpe_unit: str
+
+
+class AnalyticsStat(msgspec.Struct, kw_only=True, frozen=True):
+    """One analytics figure, shaped as a metrics `Stat`: a value with its unit, or `not_measurable`
+    with a null value and a `withheld_reason`. The other keys are present only on the figures
+    named (see `/analytics/_doc` `fields`)."""
+
+    value: float | None
+    unit: str | None
+    status: str
+    """`available` or `not_measurable` (then `value` is null and `withheld_reason` says why)."""
+    source: str
+    annualisation: str
+    """`annualised`, `per_period` or `not_annualisable`."""
+    withheld_reason: str | UnsetType = UNSET
+    periods_per_year: int | UnsetType = UNSET
+    """`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."""
+    sr_benchmark: float | UnsetType = UNSET
+    """`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."""
+    confidence: float | UnsetType = UNSET
+    """`min_track_record`: the confidence the track record reaches (0.95)."""
+    years: float | None | UnsetType = UNSET
+    """`min_track_record` in years."""
+    trials: DsrTrials | UnsetType = UNSET
+    """`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."""
+    lower: float | None | UnsetType = UNSET
+    """Bootstrap figures: the lower bound of the interval."""
+    upper: float | None | UnsetType = UNSET
+    """Bootstrap figures: the upper bound of the interval."""
+    observations: int | UnsetType = UNSET
+    block_length: int | UnsetType = UNSET
+    family_size: int | UnsetType = UNSET
+    """`holm`, `benjamini_hochberg`: the hypotheses adjusted over."""
+
+
+class Bootstrap(msgspec.Struct, kw_only=True, frozen=True):
+    """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
+
+    method: str
+    confidence: float
+    resamples: int
+    seed: int
+    block_length_rule: str
+    order: str
+    mean_ic: AnalyticsStat
+    icir: AnalyticsStat
+    information_ratio: AnalyticsStat
+
+
+class MultipleTesting(msgspec.Struct, kw_only=True, frozen=True):
+    """The `nwt.ic` p-value of `/metrics`, adjusted for the catalogue's trials (whole histories)."""
+
+    p_value: AnalyticsStat
+    holm: AnalyticsStat
+    benjamini_hochberg: AnalyticsStat
+
+
+class Significance(msgspec.Struct, kw_only=True, frozen=True):
+    """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
+
+    alpha: str
+    alpha_id: str
+    book: str
+    window: Window
+    sessions: int
+    sharpe: AnalyticsStat
+    skewness: AnalyticsStat
+    kurtosis: AnalyticsStat
+    psr: AnalyticsStat
+    """Probabilistic Sharpe Ratio against `sr_benchmark`."""
+    min_track_record: AnalyticsStat
+    """Minimum track record length, in sessions (`.years` in years)."""
+    dsr: AnalyticsStat
+    """Deflated Sharpe Ratio over the catalogue's trials (`.trials`)."""
+    bootstrap: Bootstrap
+    multiple_testing: MultipleTesting
+
+
+class InformationRatioSides(msgspec.Struct, kw_only=True, frozen=True):
+    gross: AnalyticsStat
+    net: AnalyticsStat
+
+
+class TurnoverBucket(msgspec.Struct, kw_only=True, frozen=True):
+    bucket: str
+    """`Q1` (lowest raw_score) to `Q10`."""
+    rank: int
+    weeks: int
+    mean_turnover: float | None
+
+
+class TurnoverByDecile(msgspec.Struct, kw_only=True, frozen=True):
+    score_field: str
+    weight_field: str
+    weeks: int
+    bucketed_weeks: int
+    mean_weekly_turnover: float | None
+    unbucketed_mean_turnover: float | None
+    buckets: list[TurnoverBucket]
+
+
+class Costs(msgspec.Struct, kw_only=True, frozen=True):
+    """What a book's modelled execution costs take (`/analytics/costs`), in units of capital."""
+
+    alpha: str
+    book: str
+    window: Window
+    sessions: int
+    net_pnl: AnalyticsStat
+    execution_cost: AnalyticsStat
+    gross_pnl: AnalyticsStat
+    traded_notional: AnalyticsStat
+    break_even_multiple: AnalyticsStat
+    break_even_bps: AnalyticsStat
+    modelled_cost_bps: AnalyticsStat
+    information_ratio: InformationRatioSides
+    turnover_by_decile: TurnoverByDecile | None
+    """Null for books without target weights."""
+    holding_period: AnalyticsStat
+
+
+class AnalyticsDoc(msgspec.Struct, kw_only=True, frozen=True):
+    """The analytics documentation block (`/analytics/_doc`)."""
+
+    schema_version: str
+    endpoints: dict[str, str]
+    """Registry id to the route with its parameters."""
+    access: str
+    window_semantics: str
+    fields: dict[str, dict[str, Any]]
+    """Dotted payload path prefixed by the route (`significance.psr`, `rolling[].mean_ic`) to
+    `{meaning, formula, unit, annualisation, source}`."""
+    references: list[str]
+    min_overlap: int
+    sharpe_convention: str
