@@ -48,7 +48,10 @@ def ratio_of_rows(sums: np.ndarray, squares: np.ndarray, n: int) -> np.ndarray:
 def _blocks(rng: np.random.Generator, n: int, count: int, mean_block: int) -> tuple[np.ndarray, np.ndarray]:
     """(starts, lengths), `count` rows of blocks whose lengths add up to n in every row (blocks past
     the n-th value have length 0)."""
-    width = max(8, int(2 * n / mean_block) + 8)
+    # Blocks a row needs: about n / mean_block; draw that plus 4 standard deviations (a row still
+    # short draws again, wider).
+    expected = n / mean_block
+    width = int(expected + 4 * math.sqrt(expected * mean_block) + 8)
     while True:
         lengths = rng.geometric(1.0 / mean_block, size=(count, width))
         starts = rng.integers(0, n, size=(count, width))

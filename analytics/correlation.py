@@ -1,9 +1,13 @@
-"""Correlation of two alphas on three bases (docs/analytics.md, "correlation").
+"""Correlation of two alphas on three bases (docs/analytics.md, "Correlation").
 
 - returns: Pearson and Spearman of daily long_short returns over the sessions both have;
 - ic: Pearson and Spearman of weekly IC over the weeks both have;
 - scores: the mean over common weeks of the cross-sectional Spearman of the two conditioned scores
   over the names both scored that week.
+
+The work splits in two: `align_series` / `weekly_score_spearman` pair the two alphas once (the
+dates both have, or each common week's rank correlation), and `correlate` reads a window of
+that pairing. A pairing depends only on the two builds, so the server keeps it across requests.
 
 A correlation needs MIN_OVERLAP common observations and variance on both sides; otherwise it is
 NaN. Spearman uses average ranks for ties, as every rank correlation of the service does.
@@ -30,31 +34,48 @@ class Correlation:
     common_names: float  # scores: mean common names per counted week; NaN otherwise
 
 
-def _both_finite(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Pairing:
+    """Two alphas on one basis, per common date (days since 1970, ascending).
+
+    Series bases: `x` and `y` are the two values. Scores: `x` is the week's rank correlation and
+    `y` the number of names behind it."""
+
+    basis: str
+    days: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+
+    def correlate(self, low: int, high: int) -> Correlation:
+        """The correlation over the dates in [low, high] (days since 1970, inclusive)."""
+        a, b = np.searchsorted(self.days, low, "left"), np.searchsorted(self.days, high, "right")
+        x, y = self.x[a:b], self.y[a:b]
+        if self.basis == "scores":
+            if x.size == 0:
+                return Correlation(math.nan, math.nan, 0, math.nan)
+            return Correlation(math.nan, float(np.mean(x)), int(x.size), float(np.mean(y)))
+        if x.size < MIN_OVERLAP or not (np.ptp(x) > 0 and np.ptp(y) > 0):
+            return Correlation(math.nan, math.nan, int(x.size), math.nan)
+        pearson = float(np.corrcoef(x, y)[0, 1])
+        spearman = float(stats.spearmanr(x, y).statistic)
+        return Correlation(pearson, spearman, int(x.size), math.nan)
+
+
+def align_series(
+    basis: str, days_a: np.ndarray, values_a: np.ndarray, days_b: np.ndarray, values_b: np.ndarray
+) -> Pairing:
+    """The dates both series hold a finite value on (dates unique and ascending on each side)."""
+    common, in_a, in_b = np.intersect1d(days_a, days_b, assume_unique=True, return_indices=True)
+    x, y = values_a[in_a], values_b[in_b]
     keep = np.isfinite(x) & np.isfinite(y)
-    return x[keep], y[keep]
+    return Pairing(basis, common[keep], x[keep], y[keep])
 
 
-def series_correlation(
-    dates_a: np.ndarray, values_a: np.ndarray, dates_b: np.ndarray, values_b: np.ndarray
-) -> Correlation:
-    """Pearson and Spearman over the dates both series hold a finite value (dates unique, sorted)."""
-    _, in_a, in_b = np.intersect1d(dates_a, dates_b, assume_unique=True, return_indices=True)
-    x, y = _both_finite(values_a[in_a], values_b[in_b])
-    if x.size < MIN_OVERLAP or not (np.ptp(x) > 0 and np.ptp(y) > 0):
-        return Correlation(math.nan, math.nan, int(x.size), math.nan)
-    pearson = float(np.corrcoef(x, y)[0, 1])
-    spearman = float(stats.spearmanr(x, y).statistic)
-    return Correlation(pearson, spearman, int(x.size), math.nan)
-
-
-def scores_correlation(a: pl.DataFrame, b: pl.DataFrame) -> Correlation:
-    """`a` and `b`: (date, symbol, score) of each alpha. Weeks count when at least MIN_OVERLAP names
-    carry a finite score on both sides and neither side is constant."""
-    pairs = (
-        a.select("date", "symbol", pl.col("score").alias("_x"))
-        .join(b.select("date", "symbol", pl.col("score").alias("_y")), on=["date", "symbol"], how="inner")
-        .filter(pl.col("_x").is_finite() & pl.col("_y").is_finite())
+def weekly_score_spearman(a: pl.DataFrame, b: pl.DataFrame) -> Pairing:
+    """`a` and `b`: (date, symbol, score) of each alpha with finite scores. A week counts when at
+    least MIN_OVERLAP names carry a score on both sides and neither side is constant."""
+    pairs = a.select("date", "symbol", pl.col("score").alias("_x")).join(
+        b.select("date", "symbol", pl.col("score").alias("_y")), on=["date", "symbol"], how="inner"
     )
     weekly = (
         pairs.with_columns(
@@ -68,11 +89,10 @@ def scores_correlation(a: pl.DataFrame, b: pl.DataFrame) -> Correlation:
             .otherwise(None)
             .fill_nan(None)
             .alias("rho"),
-            pl.len().alias("n"),
+            pl.len().cast(pl.Float64).alias("n"),
         )
         .drop_nulls("rho")
+        .sort("date")
     )
-    if weekly.height == 0:
-        return Correlation(math.nan, math.nan, 0, math.nan)
-    rho = weekly["rho"].to_numpy()
-    return Correlation(math.nan, float(rho.mean()), int(rho.size), float(weekly["n"].mean()))
+    days = weekly["date"].cast(pl.Int32).to_numpy()
+    return Pairing("scores", days, weekly["rho"].to_numpy(), weekly["n"].to_numpy())

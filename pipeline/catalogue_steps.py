@@ -1,8 +1,8 @@
 """Catalogue-wide steps: the work of `alpha-results build` that needs every build of the lake.
 
-A per-seal task sees one alpha. Some work needs all of them: collecting the lake's garbage today;
-the catalogue's trials aggregates of the analytics routes (the number of alphas tried and the
-variance of their Sharpe ratios) next. Each such step is declared once, in `CATALOGUE_STEPS`, and
+A per-seal task sees one alpha. Some work needs all of them: collecting the lake's garbage today.
+(The analytics routes' catalogue-wide figures are computed by the server from the builds it
+serves, cached by their build ids: `serve/analytics/catalogue.py`.) Each such step is declared once, in `CATALOGUE_STEPS`, and
 both executors run the list once per build run, after every per-seal task has ended, whatever
 the seals' outcomes: a refused or failed seal never holds a step back (the previous build of its
 alpha is still the one served, and the step reads the lake as it is).
@@ -14,14 +14,14 @@ on a cluster it runs as a Dask task, which the scheduler runs again when its wor
 that raises is reported (its traceback printed) and makes the command exit non-zero; the steps
 after it still run.
 
-Plugging in a step (the analytics issue's trials aggregates, for example):
+Plugging in a step (a catalogue-wide aggregate written to the lake, for example):
 
-    def write_trials_aggregates(lake_root: str, results: Sequence[SealResult]) -> list[str]:
-        aggregates = trials_aggregates(catalog.list_alphas(lake_root))  # every current build
-        Storage(lake_root).replace_atomically(layout.trials_path(lake_root), dumps(aggregates))
-        return [f"trials     {aggregates['n_trials']} alphas"]
+    def write_aggregate(lake_root: str, results: Sequence[SealResult]) -> list[str]:
+        aggregate = compute(catalog.list_alphas(lake_root))  # every current build
+        Storage(lake_root).replace_atomically(aggregate_path(lake_root), dumps(aggregate))
+        return [f"aggregate  {aggregate['alphas']} alphas"]
 
-    CATALOGUE_STEPS = (CatalogueStep("trials aggregates", write_trials_aggregates), GARBAGE_STEP)
+    CATALOGUE_STEPS = (CatalogueStep("aggregate", write_aggregate), GARBAGE_STEP)
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 - `Trials`: the number of alphas tried and the variance of their per-session Sharpe ratios (for
   the Deflated Sharpe Ratio), and the family of nwt.ic p-values (for Holm and Benjamini-Hochberg).
   Only aggregates leave this module: no route serves another alpha's identity or value from it.
-- correlation of two builds on one basis and window, cached per pair of build ids.
+- the pairing of two builds on one basis (their common dates, or each common week's rank
+  correlation), cached per pair of build ids; a request's window is a slice of it.
 
 A catalogue figure is exact or absent: a published build that cannot be read makes it a 503, never
 a figure over fewer alphas than the catalogue holds.
@@ -17,12 +18,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 
 from analytics import correlation, significance
 from datasets.faults import LakeUnavailable
 from datasets.queries import Window
 from datasets.reader import AlphaBuild, BuildView, LakeReader
+from datasets.rows import day_number
 from serve import errors
 from serve.analytics import inputs
 from serve.metrics import Access, metrics_inputs
@@ -30,7 +31,7 @@ from serve.metrics.blocks import nwt_ic_block
 from serve.metrics.stats import Warnings
 
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
-PAIR_CACHE_SIZE = 4096  # correlations kept per worker (a few hundred bytes each)
+PAIR_CACHE_SIZE = 2048  # pairings kept per worker (one value per common session or week: tens of KiB)
 BuildSet = frozenset[tuple[str, str]]
 
 
@@ -75,7 +76,7 @@ class CatalogueFigures:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._trials: Trials | None = None
-        self._pairs: OrderedDict[tuple[str, str, str, Window], correlation.Correlation] = OrderedDict()
+        self._pairs: OrderedDict[tuple[str, str, str], correlation.Pairing] = OrderedDict()
 
     def trials(self, reader: LakeReader) -> Trials:
         builds = reader.alphas()
@@ -99,18 +100,22 @@ class CatalogueFigures:
         return found
 
     def pair(self, basis: str, a: BuildView, b: BuildView, window: Window) -> correlation.Correlation:
-        key = (basis, a.build_id, b.build_id, window)
+        """The correlation of two builds over a window, from their pairing (kept per pair)."""
+        key = (basis, a.build_id, b.build_id)
         with self._lock:
             found = self._pairs.get(key)
             if found is not None:
                 self._pairs.move_to_end(key)
-                return found
-        found = _correlate(basis, a, b, window)
-        with self._lock:
-            self._pairs[key] = found
-            while len(self._pairs) > PAIR_CACHE_SIZE:
-                self._pairs.popitem(last=False)
-        return found
+        if found is None:
+            found = _pairing(basis, a, b)
+            with self._lock:
+                self._pairs[key] = found
+                while len(self._pairs) > PAIR_CACHE_SIZE:
+                    self._pairs.popitem(last=False)
+        start, end = window
+        low = -(2**31) if start is None else day_number(start)
+        high = 2**31 - 1 if end is None else day_number(end)
+        return found.correlate(low, high)
 
 
 def _view(reader: LakeReader, build: AlphaBuild) -> BuildView:
@@ -128,30 +133,19 @@ def open_builds(reader: LakeReader, builds: list[AlphaBuild]) -> list[BuildView]
     return [_view(reader, build) for build in builds]
 
 
-def _correlate(basis: str, a: BuildView, b: BuildView, window: Window) -> correlation.Correlation:
-    nothing = correlation.Correlation(math.nan, math.nan, 0, math.nan)
+def _pairing(basis: str, a: BuildView, b: BuildView) -> correlation.Pairing:
+    empty = correlation.Pairing(basis, np.empty(0, np.int32), np.empty(0), np.empty(0))
     if basis == "returns":
         left, right = inputs.ledger(a, "long_short"), inputs.ledger(b, "long_short")
         if left is None or right is None:
-            return nothing
-        left, right = left.window(window), right.window(window)
-        return correlation.series_correlation(left.days, left.returns, right.days, right.returns)
+            return empty
+        return correlation.align_series(basis, left.days, left.returns, right.days, right.returns)
     if basis == "ic":
         ic_a, ic_b = inputs.weekly_ic(a), inputs.weekly_ic(b)
         if ic_a is None or ic_b is None:
-            return nothing
-        ic_a, ic_b = ic_a.window(window), ic_b.window(window)
-        return correlation.series_correlation(ic_a.days, ic_a.values, ic_b.days, ic_b.values)
+            return empty
+        return correlation.align_series(basis, ic_a.days, ic_a.values, ic_b.days, ic_b.values)
     scores_a, scores_b = inputs.scores(a), inputs.scores(b)
     if scores_a is None or scores_b is None:
-        return nothing
-    return correlation.scores_correlation(_in_window(scores_a, window), _in_window(scores_b, window))
-
-
-def _in_window(frame: pl.DataFrame, window: Window) -> pl.DataFrame:
-    start, end = window
-    if start is not None:
-        frame = frame.filter(pl.col("date") >= start)
-    if end is not None:
-        frame = frame.filter(pl.col("date") <= end)
-    return frame
+        return empty
+    return correlation.weekly_score_spearman(scores_a, scores_b)
