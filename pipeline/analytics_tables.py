@@ -18,7 +18,7 @@ import polars as pl
 
 from analytics import drawdowns, rolling
 from pipeline.weekly import decile_members
-from schemas import wire
+from schemas import lake, wire
 
 TARGET_WEIGHTS = {book: f"{book}_target_weight" for book in wire.BASE_BOOKS}
 """The decision column holding a book's target weight (only the base books have one)."""
@@ -45,17 +45,8 @@ def episodes_frame(book: str, dates: np.ndarray, start: np.ndarray, end: np.ndar
     )
 
 
-DRAWDOWN_SCHEMA = {
-    "book": pl.String,
-    "peak_date": pl.Date,
-    "trough_date": pl.Date,
-    "recovery_date": pl.Date,
-    "depth_pct": pl.Float64,
-    "peak_equity": pl.Float64,
-    "trough_equity": pl.Float64,
-    "sessions_to_trough": pl.Int32,
-    "sessions_to_recovery": pl.Int32,
-}
+DRAWDOWN_SCHEMA = dict(pl.DataFrame(lake.ANALYTICS_DRAWDOWNS.empty_table()).schema)
+"""The lake's schema of the table, as polars types (`schemas.lake` declares it)."""
 
 
 def rolling_frame(
@@ -86,11 +77,12 @@ def rolling_frame(
     return pl.concat(parts).with_columns(pl.col(pl.Float64).fill_nan(None))
 
 
-def turnover_frame(book: str, decisions: pl.DataFrame) -> pl.DataFrame:
+def turnover_frame(book: str, decisions: pl.DataFrame, buckets: pl.DataFrame) -> pl.DataFrame:
     """Per week with a cross-section (from the second) and decile: the one-way turnover
     1/2 sum |w_t - w_prev| of the names in the decile at t, w_prev being the weight at the previous
     week with a cross-section (names in no decile at t, those that left the cross-section included,
-    are bucket 0), and the gross weight sum |w_t| they hold. Missing weights are 0."""
+    are bucket 0), and the gross weight sum |w_t| they hold. Missing weights are 0. `buckets`:
+    (date, symbol, bucket) of the decile members (`pipeline.weekly.decile_members`)."""
     column = TARGET_WEIGHTS[book]
     k = (
         decisions.select("date")
@@ -101,7 +93,6 @@ def turnover_frame(book: str, decisions: pl.DataFrame) -> pl.DataFrame:
     )
     weights = decisions.select("date", "symbol", pl.col(column).fill_null(0.0).alias("w")).join(k, on="date")
     previous = weights.select("symbol", (pl.col("k") + 1).alias("k"), pl.col("w").alias("w_prev"))
-    buckets = decile_members(decisions).select("date", "symbol", "bucket")
     changes = (
         weights.drop("date")
         .join(previous, on=["symbol", "k"], how="full", coalesce=True)
@@ -150,5 +141,8 @@ def analytics_tables(
             [b for b, column in TARGET_WEIGHTS.items() if column in decisions.columns]
         )
         if books:
-            out["analytics_turnover"] = pl.concat([turnover_frame(book, decisions) for book in books])
+            buckets = decile_members(decisions).select("date", "symbol", "bucket")
+            out["analytics_turnover"] = pl.concat(
+                [turnover_frame(book, decisions, buckets) for book in books]
+            )
     return out
