@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import threading
+from functools import partial
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -88,7 +89,7 @@ class CatalogueFigures:
         p_values: dict[str, float] = {}
         for alpha, build in sorted(builds.items()):
             view = _view(reader, build)
-            sharpe = view.memo("analytics:sharpe", lambda v=view: _sharpe(v))
+            sharpe = view.memo("analytics:sharpe", partial(_sharpe, view))
             if sharpe is not None:
                 sharpes[alpha] = sharpe
             p_value = _nwt_ic_p_value(view)
