@@ -1,0 +1,116 @@
+"""The small demo lake, an app over it with the analytics test callers, and the lake's Parquet
+files read directly for the independent recomputation (tests/analytics/reference.py).
+
+Tokens: `raw` (every data endpoint, raw books), `plain` (every data endpoint, no raw books),
+`testonly` (Test_ alphas and runs only), `no_analytics` (every data endpoint but analytics.*).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from serve.context import AllowList, Caller
+from tests.analytics.reference import Lake
+from tests.callers import DATA_IDS, authenticator_for, make_caller
+
+NO_ANALYTICS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("analytics."))
+
+CALLERS: dict[str, Caller] = {
+    "raw": make_caller(expose_raw_book=True),
+    "plain": make_caller(),
+    "testonly": make_caller(alphas=AllowList.of_prefixes(["Test_"]), runs=AllowList.of_prefixes(["Test_"])),
+    "no_analytics": make_caller(
+        endpoints=NO_ANALYTICS_IDS, endpoint_allow=AllowList.of_ids(tuple(sorted(NO_ANALYTICS_IDS)))
+    ),
+}
+
+PRODUCTION = ("momentum_12_1", "value_composite_legacy")
+BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
+
+Window = tuple[str | None, str | None]
+
+
+class Api:
+    def __init__(self, client: TestClient[Any]) -> None:
+        self.client = client
+
+    def get(self, path: str, token: str = "raw", headers: dict[str, str] | None = None, **params: Any) -> Any:
+        params = {k: v for k, v in params.items() if v is not None}
+        return self.client.get(
+            path, params=params or None, headers={"Authorization": f"Bearer {token}", **(headers or {})}
+        )
+
+    def ok(self, path: str, token: str = "raw", **params: Any) -> dict[str, Any]:
+        response = self.get(path, token, **params)
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    def all_rows(self, path: str, token: str = "raw", **params: Any) -> list[dict[str, Any]]:
+        """Every row of a paged collection, fetched in small pages to exercise offsets."""
+        rows: list[dict[str, Any]] = []
+        total = None
+        while True:
+            body = self.ok(path, token, limit=7, offset=len(rows), **params)
+            page = body["pagination"]
+            total = page["total"] if total is None else total
+            assert page["total"] == total and page["returned"] == len(body["data"])
+            rows.extend(body["data"])
+            if not page["has_more"]:
+                assert len(rows) == total, (len(rows), total)
+                return rows
+
+
+def window_params(window: Window) -> dict[str, str | None]:
+    return {"from": window[0], "to": window[1]}
+
+
+def random_windows(seed: str, count: int = 3) -> list[Window]:
+    """The whole history, then `count` random windows (calendar dates, weekends included) inside
+    or overlapping the demo's history (2021-01-08 .. 2022-03-11), one of them open on one side."""
+    rng = random.Random(seed)
+    first, last = date(2020, 12, 20), date(2022, 3, 25)
+    span = (last - first).days
+    out: list[Window] = [(None, None)]
+    for i in range(count):
+        a = rng.randrange(span)
+        b = min(span, a + rng.randrange(60, 300))
+        start, end = (first + timedelta(days=a)).isoformat(), (first + timedelta(days=b)).isoformat()
+        if i == count - 1:
+            start = None if rng.random() < 0.5 else start
+            end = None if start is not None else end
+        out.append((start, end))
+    return out
+
+
+EDGE_WINDOWS: list[Window] = [
+    ("2021-01-08", "2021-01-11"),  # two sessions: too few for a Sharpe ratio
+    ("2019-01-01", "2019-12-31"),  # before the history: nothing
+    ("2022-03-11", None),  # the last session only
+]
+
+
+@pytest.fixture(scope="session")
+def lake(demo_lake: Path) -> Lake:
+    return Lake(demo_lake)
+
+
+@pytest.fixture(scope="session")
+def api(demo_lake: Path) -> Iterator[Api]:
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    app = create_app(
+        Settings(lake=str(demo_lake), environment="test"),
+        authenticate=authenticator_for(CALLERS),
+        limiter=None,
+    )
+    with TestClient(app=app) as client:
+        yield Api(client)

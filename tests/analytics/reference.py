@@ -1,0 +1,494 @@
+"""Independent recomputation of the analytics figures from the lake's Parquet files.
+
+Written from the definitions of the analytics routes (docs/analytics.md; Bailey and López de
+Prado 2012, 2014 for PSR, MinTRL and DSR), with numpy, scipy, pandas and statsmodels only: nothing
+here imports `analytics/`, `serve/` or `pipeline/`. A figure that is not measurable is None.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+SESSIONS_PER_YEAR = 252
+WEEKS_PER_YEAR = 52
+MIN_TRL_CONFIDENCE = 0.95
+
+Window = tuple[str | None, str | None]
+
+
+def finite(value: float) -> float | None:
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def in_window(dates: pd.Series, window: Window) -> pd.Series:
+    """Rows whose ISO date lies in the inclusive window."""
+    start, end = window
+    keep = pd.Series(True, index=dates.index)
+    if start is not None:
+        keep &= dates >= start
+    if end is not None:
+        keep &= dates <= end
+    return keep
+
+
+def iso(column: pd.Series) -> pd.Series:
+    return column.map(lambda d: d.isoformat() if hasattr(d, "isoformat") else str(d)[:10])
+
+
+class Lake:
+    """The demo lake's files, read with pandas: current build of each alpha via `_current.json`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @cache  # noqa: B019 - one Lake per session
+    def alphas(self) -> tuple[str, ...]:
+        return tuple(
+            sorted(p.name for p in (self.root / "alphas").iterdir() if (p / "_current.json").exists())
+        )
+
+    @cache  # noqa: B019
+    def build(self, alpha: str) -> Path:
+        current = json.loads((self.root / "alphas" / alpha / "_current.json").read_text())
+        return self.root / "alphas" / alpha / "builds" / current["build_id"]
+
+    @cache  # noqa: B019
+    def ledger(self, alpha: str, book: str) -> pd.DataFrame | None:
+        path = self.build(alpha) / "portfolio" / f"book={book}" / "part-0.parquet"
+        if not path.exists():
+            return None
+        frame = pd.read_parquet(path)
+        frame["date"] = iso(frame["date"])
+        return frame.sort_values("date", kind="stable").reset_index(drop=True)
+
+    @cache  # noqa: B019
+    def weekly_signal(self, alpha: str) -> pd.DataFrame | None:
+        path = self.build(alpha) / "weekly_signal.parquet"
+        if not path.exists():
+            return None
+        frame = pd.read_parquet(path)
+        frame["date"] = iso(frame["date"])
+        frame["ic"] = frame["ic"].astype(float)
+        return frame.sort_values("date", kind="stable").reset_index(drop=True)
+
+    @cache  # noqa: B019
+    def decisions(self, alpha: str) -> pd.DataFrame | None:
+        parts = sorted((self.build(alpha) / "decisions").glob("year=*/part-0.parquet"))
+        if not parts:
+            return None
+        frame = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+        frame["date"] = iso(frame["date"])
+        return frame.sort_values(["date", "symbol"], kind="stable").reset_index(drop=True)
+
+    def ledger_in(self, alpha: str, book: str, window: Window) -> pd.DataFrame | None:
+        ledger = self.ledger(alpha, book)
+        return None if ledger is None else ledger[in_window(ledger["date"], window)].reset_index(drop=True)
+
+    def returns(self, alpha: str, book: str, window: Window) -> pd.Series:
+        """Daily returns ending / starting - 1 indexed by ISO date (empty without a ledger)."""
+        ledger = self.ledger_in(alpha, book, window)
+        if ledger is None:
+            return pd.Series(dtype=float)
+        r = ledger["ending_equity"].to_numpy(float) / ledger["starting_equity"].to_numpy(float) - 1.0
+        return pd.Series(r, index=ledger["date"].to_numpy())
+
+    def ic(self, alpha: str, window: Window) -> pd.Series:
+        weeks = self.weekly_signal(alpha)
+        if weeks is None:
+            return pd.Series(dtype=float)
+        part = weeks[in_window(weeks["date"], window)]
+        return pd.Series(part["ic"].to_numpy(float), index=part["date"].to_numpy())
+
+
+# -- significance -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Moments:
+    n: int
+    sr: float  # per session
+    skew: float
+    kurt: float  # Pearson
+
+    @property
+    def dispersion(self) -> float:
+        return 1.0 - self.skew * self.sr + (self.kurt - 1.0) / 4.0 * self.sr**2
+
+
+def moments(returns: np.ndarray) -> Moments | None:
+    x = np.asarray(returns, float)
+    x = x[np.isfinite(x)]
+    if x.size < 3:
+        return None
+    sd = x.std(ddof=1)
+    if not sd > 0:
+        return None
+    return Moments(
+        int(x.size),
+        float(x.mean() / sd),
+        float(stats.skew(x, bias=True)),
+        float(stats.kurtosis(x, fisher=False, bias=True)),
+    )
+
+
+def psr(m: Moments, sr_star: float) -> float | None:
+    """Bailey and López de Prado (2012), eq. for the Probabilistic Sharpe Ratio."""
+    if not math.isfinite(sr_star) or not m.dispersion > 0:
+        return None
+    return float(stats.norm.cdf((m.sr - sr_star) * math.sqrt(m.n - 1) / math.sqrt(m.dispersion)))
+
+
+def min_trl(m: Moments, sr_star: float) -> float | None:
+    if not m.sr > sr_star:
+        return None
+    return 1.0 + m.dispersion * (stats.norm.ppf(MIN_TRL_CONFIDENCE) / (m.sr - sr_star)) ** 2
+
+
+def expected_max_sharpe(n: int, variance: float | None) -> float | None:
+    """Bailey and López de Prado (2014): SR0 = sqrt(V) ((1 - g) Z^-1(1 - 1/N) + g Z^-1(1 - 1/(N e)))."""
+    if n < 2 or variance is None or not variance >= 0:
+        return None
+    g = np.euler_gamma
+    return math.sqrt(variance) * (
+        (1.0 - g) * stats.norm.ppf(1.0 - 1.0 / n) + g * stats.norm.ppf(1.0 - 1.0 / (n * math.e))
+    )
+
+
+def catalogue_sharpes(lake: Lake) -> dict[str, float]:
+    """Per-session Sharpe ratio of every catalogue alpha's whole long_short history, where measurable."""
+    out = {}
+    for alpha in lake.alphas():
+        m = moments(lake.returns(alpha, "long_short", (None, None)).to_numpy())
+        if m is not None:
+            out[alpha] = m.sr
+    return out
+
+
+def significance(
+    lake: Lake, alpha: str, window: Window, sr_benchmark: float = 0.0, trials: int | None = None
+) -> dict[str, Any]:
+    r = lake.returns(alpha, "long_short", window).to_numpy()
+    m = moments(r)
+    sr_star = sr_benchmark / math.sqrt(SESSIONS_PER_YEAR)
+    sharpes = list(catalogue_sharpes(lake).values())
+    n_trials = len(sharpes) if trials is None else trials
+    variance = float(np.var(sharpes, ddof=1)) if len(sharpes) >= 2 else None
+    sr0 = expected_max_sharpe(n_trials, variance)
+    trl = None if m is None else min_trl(m, sr_star)
+    return {
+        "sessions": 0 if m is None else m.n,
+        "sharpe": None if m is None else m.sr * math.sqrt(SESSIONS_PER_YEAR),
+        "skewness": None if m is None else m.skew,
+        "kurtosis": None if m is None else m.kurt,
+        "psr": None if m is None else psr(m, sr_star),
+        "min_track_record": trl,
+        "years": None if trl is None else trl / SESSIONS_PER_YEAR,
+        "dsr": None if m is None or sr0 is None else psr(m, sr0),
+        "trials.count": n_trials,
+        "trials.sharpe_variance": variance,
+        "trials.expected_max_sharpe": None if sr0 is None else sr0 * math.sqrt(SESSIONS_PER_YEAR),
+    }
+
+
+def bootstrap_points(lake: Lake, alpha: str, window: Window) -> dict[str, tuple[float | None, int]]:
+    """(plain statistic, observations) of each bootstrapped figure."""
+    ic = lake.ic(alpha, window).to_numpy()
+    ic = ic[np.isfinite(ic)]
+    r = lake.returns(alpha, "long_short", window).to_numpy()
+    r = r[np.isfinite(r)]
+
+    def ratio(x: np.ndarray, scale: float) -> float | None:
+        if x.size < 3:
+            return None
+        sd = x.std(ddof=1)
+        return float(x.mean() / sd * scale) if sd > 0 else None
+
+    return {
+        "mean_ic": (float(ic.mean()) if ic.size >= 3 else None, int(ic.size)),
+        "icir": (ratio(ic, 1.0), int(ic.size)),
+        "information_ratio": (ratio(r, math.sqrt(SESSIONS_PER_YEAR)), int(r.size)),
+    }
+
+
+def adjusted(p_values: dict[str, float], alpha: str) -> tuple[float | None, float | None]:
+    """(Holm, Benjamini-Hochberg) adjusted p-value of `alpha` within the family."""
+    if alpha not in p_values:
+        return None, None
+    names = sorted(p_values)
+    values = np.array([p_values[n] for n in names])
+    holm = multipletests(values, method="holm")[1]
+    bh = multipletests(values, method="fdr_bh")[1]
+    at = names.index(alpha)
+    return float(holm[at]), float(bh[at])
+
+
+# -- correlation ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Corr:
+    correlation: float | None
+    pearson: float | None
+    spearman: float | None
+    overlap: int
+    common_names: float | None
+
+
+def constant(x: np.ndarray) -> bool:
+    return bool(np.all(x == x[0]))
+
+
+def series_corr(a: pd.Series, b: pd.Series) -> Corr:
+    joined = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner")
+    joined = joined[np.isfinite(joined["a"]) & np.isfinite(joined["b"])]
+    x, y = joined["a"].to_numpy(float), joined["b"].to_numpy(float)
+    n = int(x.size)
+    if n < 3 or constant(x) or constant(y):
+        return Corr(None, None, None, n, None)
+    pearson = float(np.corrcoef(x, y)[0, 1])
+    spearman = float(stats.spearmanr(x, y).statistic)
+    return Corr(pearson, pearson, spearman, n, None)
+
+
+def scores_corr(lake: Lake, a: str, b: str, window: Window) -> Corr:
+    da, db = lake.decisions(a), lake.decisions(b)
+    if da is None or db is None:
+        return Corr(None, None, None, 0, None)
+    da = da[in_window(da["date"], window)]
+    db = db[in_window(db["date"], window)]
+    rhos, names = [], []
+    by_date_b = {d: g for d, g in db.groupby("date")}
+    for d, ga in da.groupby("date"):
+        gb = by_date_b.get(d)
+        if gb is None:
+            continue
+        x = ga.set_index("symbol")["score"].astype(float)
+        y = gb.set_index("symbol")["score"].astype(float)
+        both = pd.concat([x.rename("x"), y.rename("y")], axis=1, join="inner")
+        both = both[np.isfinite(both["x"]) & np.isfinite(both["y"])]
+        if len(both) < 3 or constant(both["x"].to_numpy()) or constant(both["y"].to_numpy()):
+            continue
+        rhos.append(float(stats.spearmanr(both["x"], both["y"]).statistic))
+        names.append(len(both))
+    if not rhos:
+        return Corr(None, None, None, 0, None)
+    mean = float(np.mean(rhos))
+    return Corr(mean, None, mean, len(rhos), float(np.mean(names)))
+
+
+def correlation(lake: Lake, a: str, b: str, basis: str, window: Window) -> Corr:
+    if basis == "returns":
+        return series_corr(lake.returns(a, "long_short", window), lake.returns(b, "long_short", window))
+    if basis == "ic":
+        return series_corr(lake.ic(a, window), lake.ic(b, window))
+    return scores_corr(lake, a, b, window)
+
+
+# -- drawdowns --------------------------------------------------------------------------------------
+
+
+def drawdown_episodes(ledger: pd.DataFrame) -> list[dict[str, Any]]:
+    """Brute force over the level series: opening equity of the first session (dated with it), then
+    every session's ending equity. Sorted deepest first, then by peak date."""
+    if ledger.empty:
+        return []
+    levels = [float(ledger["starting_equity"].iloc[0])] + [float(v) for v in ledger["ending_equity"]]
+    dates = [ledger["date"].iloc[0]] + list(ledger["date"])
+    assert all(math.isfinite(v) and v > 0 for v in levels)
+    found = []
+    i = 0
+    while i < len(levels):
+        # i: a candidate peak; it is one if the next level falls below it and it is a running max.
+        if i + 1 < len(levels) and levels[i + 1] < levels[i] and levels[i] >= max(levels[: i + 1]):
+            peak = i
+            j = i + 1
+            while j < len(levels) and levels[j] < levels[peak]:
+                j += 1
+            under = levels[peak + 1 : j]
+            trough = peak + 1 + under.index(min(under))
+            recovery = j if j < len(levels) else None
+            found.append(
+                {
+                    "peak_date": dates[peak],
+                    "trough_date": dates[trough],
+                    "recovery_date": None if recovery is None else dates[recovery],
+                    "depth_pct": (levels[peak] - levels[trough]) / levels[peak] * 100.0,
+                    "sessions_to_trough": trough - peak,
+                    "sessions_to_recovery": None if recovery is None else recovery - peak,
+                    "peak_equity": levels[peak],
+                    "trough_equity": levels[trough],
+                }
+            )
+            i = j
+        else:
+            i += 1
+    return sorted(found, key=lambda e: (-e["depth_pct"], e["peak_date"]))
+
+
+# -- rolling ----------------------------------------------------------------------------------------
+
+
+def weekly_book_returns(week_dates: list[str], ledger: pd.DataFrame | None) -> np.ndarray:
+    out = np.full(len(week_dates), np.nan)
+    if ledger is None or ledger.empty:
+        return out
+    dates = ledger["date"].tolist()
+    ending = ledger["ending_equity"].to_numpy(float)
+
+    def equity(d: str) -> float:
+        before = [k for k, x in enumerate(dates) if x <= d]
+        return ending[before[-1]] if before else math.nan
+
+    levels = [equity(d) for d in week_dates]
+    for k in range(1, len(week_dates)):
+        out[k] = levels[k] / levels[k - 1] - 1.0 if levels[k - 1] != 0 else math.nan
+    return out
+
+
+def rolling_rows(
+    lake: Lake, alpha: str, book: str, window_weeks: int, window: Window
+) -> list[dict[str, Any]]:
+    weeks = lake.weekly_signal(alpha)
+    if weeks is None:
+        return []
+    dates = weeks["date"].tolist()
+    ic = pd.Series(weeks["ic"].to_numpy(float))
+    r = pd.Series(weekly_book_returns(dates, lake.ledger(alpha, book)))
+    need = max(2, window_weeks // 2)
+
+    def roll(s: pd.Series) -> Any:
+        return s.rolling(window_weeks, min_periods=need)
+
+    mean_ic, std_ic = roll(ic).mean(), roll(ic).std(ddof=1)
+    mean_r, std_r = roll(r).mean(), roll(r).std(ddof=1)
+    hits = roll(r.where(r.isna(), (r > 0).astype(float))).mean()
+    n_ic = ic.notna().astype(int).rolling(window_weeks).sum()
+    n_r = r.notna().astype(int).rolling(window_weeks).sum()
+    rows = []
+    for k in range(window_weeks - 1, len(dates)):
+        d = dates[k]
+        if (window[0] is not None and d < window[0]) or (window[1] is not None and d > window[1]):
+            continue
+        rows.append(
+            {
+                "date": d,
+                "n_ic_weeks": int(n_ic[k]),
+                "mean_ic": finite(mean_ic[k]),
+                "icir": finite(mean_ic[k] / std_ic[k]) if std_ic[k] > 0 else None,
+                "n_return_weeks": int(n_r[k]),
+                "annualised_return": finite(mean_r[k] * WEEKS_PER_YEAR),
+                "volatility": finite(std_r[k] * math.sqrt(WEEKS_PER_YEAR)),
+                "information_ratio": finite(mean_r[k] / std_r[k] * math.sqrt(WEEKS_PER_YEAR))
+                if std_r[k] > 0
+                else None,
+                "hit_rate": finite(hits[k]),
+            }
+        )
+    return rows
+
+
+# -- costs ------------------------------------------------------------------------------------------
+
+
+def information_ratio(r: np.ndarray) -> float | None:
+    x = r[np.isfinite(r)]
+    if x.size < 2:
+        return None
+    sd = x.std(ddof=1)
+    return float(x.mean() / sd * math.sqrt(SESSIONS_PER_YEAR)) if sd > 0 else None
+
+
+def cost_figures(ledger: pd.DataFrame) -> dict[str, Any]:
+    start = ledger["starting_equity"].to_numpy(float)
+    end = ledger["ending_equity"].to_numpy(float)
+    basis = ledger["equity_basis"].to_numpy(float)
+    cost_flow = ledger["execution_cost"].to_numpy(float)
+    traded = float(ledger["turnover_notional"].to_numpy(float).sum())
+    net = float(((end - start) * basis).sum())
+    cost = -float(cost_flow.sum())
+    gross = net + cost
+    measurable = len(ledger) > 0 and cost > 0 and gross > 0
+    r = end / start - 1.0
+    gross_r = r - cost_flow / (start * basis)
+    return {
+        "sessions": len(ledger),
+        "net_pnl": net,
+        "execution_cost": cost,
+        "gross_pnl": gross,
+        "traded_notional": traded,
+        "break_even_multiple": gross / cost if measurable else None,
+        "break_even_bps": gross / traded * 1e4 if measurable and traded > 0 else None,
+        "modelled_cost_bps": cost / traded * 1e4 if traded > 0 else None,
+        "information_ratio.net": information_ratio(r),
+        "information_ratio.gross": information_ratio(gross_r),
+    }
+
+
+def decile_buckets(week: pd.DataFrame) -> dict[str, int]:
+    """symbol -> bucket 1..10 of one week's decisions, {} when the week is not bucketed."""
+    scored = week[week["raw_score"].notna()]
+    n = len(scored)
+    if n < 20 or scored["raw_score"].nunique() < 2:
+        return {}
+    ordered = sorted(zip(scored["raw_score"].astype(float), scored["symbol"], strict=True))
+    return {symbol: (10 * (rank - 1)) // n + 1 for rank, (_, symbol) in enumerate(ordered, start=1)}
+
+
+def turnover(lake: Lake, alpha: str, book: str, window: Window) -> dict[str, Any] | None:
+    decisions = lake.decisions(alpha)
+    column = f"{book}_target_weight"
+    if decisions is None or column not in decisions.columns:
+        return None
+    dates = sorted(decisions["date"].unique())
+    weeks = {d: g for d, g in decisions.groupby("date")}
+    weeks_in: list[str] = []
+    per_bucket: dict[int, float] = {q: 0.0 for q in range(11)}
+    bucket_weeks: dict[int, int] = {q: 0 for q in range(11)}
+    bucketed = 0
+    weekly_turnover, weekly_gross = [], []
+    for k in range(1, len(dates)):
+        d = dates[k]
+        if (window[0] is not None and d < window[0]) or (window[1] is not None and d > window[1]):
+            continue
+        now = weeks[d].set_index("symbol")[column].astype(float).fillna(0.0).to_dict()
+        before = weeks[dates[k - 1]].set_index("symbol")[column].astype(float).fillna(0.0).to_dict()
+        buckets = decile_buckets(weeks[d])
+        bucketed += bool(buckets)
+        weeks_in.append(d)
+        moved: dict[int, float] = {}
+        for symbol in set(now) | set(before):
+            q = buckets.get(symbol, 0) if symbol in now else 0
+            moved[q] = moved.get(q, 0.0) + abs(now.get(symbol, 0.0) - before.get(symbol, 0.0)) / 2.0
+        for q, value in moved.items():
+            per_bucket[q] += value
+            bucket_weeks[q] += 1
+        weekly_turnover.append(sum(moved.values()))
+        weekly_gross.append(sum(abs(w) for w in now.values()))
+    n = len(weeks_in)
+    mean_turnover = float(np.mean(weekly_turnover)) if n else math.nan
+    return {
+        "weeks": n,
+        "bucketed_weeks": bucketed,
+        "mean_weekly_turnover": finite(mean_turnover),
+        "unbucketed_mean_turnover": per_bucket[0] / n if n else None,
+        "buckets": [
+            {
+                "bucket": f"Q{q}",
+                "rank": q,
+                "weeks": bucket_weeks[q],
+                "mean_turnover": per_bucket[q] / bucketed if bucketed else None,
+            }
+            for q in range(1, 11)
+        ],
+        "holding_period": float(np.mean(weekly_gross)) / mean_turnover if n and mean_turnover > 0 else None,
+    }

@@ -1,0 +1,102 @@
+"""/analytics/_doc: the same bytes for every alpha and call, and an entry for every dotted path of
+every served analytics payload (walked over every alpha, book and a spread of parameters)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.analytics.conftest import BOOKS, Api
+
+ALPHAS = [
+    "momentum_12_1",
+    "value_composite_legacy",
+    "Test_planted_factor",
+    "Test_short_term_reversal",
+    "Test_small_universe",
+    "Test_low_vol_incomplete",
+    "Test_ledger_only",
+]
+WINDOWS = [{}, {"from": "2021-05-01", "to": "2021-09-30"}, {"from": "2021-01-08", "to": "2021-01-11"}]
+
+
+def doc_path(alpha: str) -> str:
+    return f"/v1/alphas/{alpha}/analytics/_doc"
+
+
+def paths(value: Any, prefix: str) -> set[str]:
+    """Every dotted path of the keys under `prefix` (as /metrics/_doc: a list's items are
+    `name[]`, their keys `name[].key`; the item itself is not a field)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, child in value.items():
+            path = f"{prefix}.{key}"
+            found |= {path} | paths(child, path)
+    elif isinstance(value, list):
+        for child in value:
+            found |= paths(child, f"{prefix}[]")
+    return found
+
+
+def served_paths(api: Api, alpha: str) -> set[str]:
+    base = f"/v1/alphas/{alpha}/analytics"
+    found = {"significance", "correlation", "drawdowns", "rolling", "costs"}
+    for window in WINDOWS:
+        for params in ({}, {"sr_benchmark": 5.0, "trials": 3}):
+            found |= paths(api.ok(f"{base}/significance", **window, **params)["data"], "significance")
+        for basis in ("returns", "ic", "scores"):
+            for row in api.ok(f"{base}/correlation", basis=basis, limit=100, **window)["data"]:
+                found |= paths(row, "correlation[]")
+        for book in BOOKS:
+            for row in api.ok(f"{base}/drawdowns", book=book, limit=1000, **window)["data"]:
+                found |= paths(row, "drawdowns[]")
+            for weeks in (13, 52):
+                for row in api.ok(f"{base}/rolling", book=book, window=weeks, limit=1000, **window)["data"]:
+                    found |= paths(row, "rolling[]")
+            found |= paths(api.ok(f"{base}/costs", book=book, **window)["data"], "costs")
+    return found
+
+
+def test_doc_is_identical_for_every_alpha_and_cacheable(api: Api) -> None:
+    contents = set()
+    for alpha in [*ALPHAS, ALPHAS[0]]:
+        response = api.get(doc_path(alpha))
+        assert response.status_code == 200, response.text
+        assert "immutable" in response.headers["cache-control"]
+        contents.add(response.content)
+    assert len(contents) == 1
+    # Another key allowed the alpha gets the same bytes too.
+    assert api.get(doc_path("Test_planted_factor"), "testonly").content in contents
+
+
+def test_doc_still_authorises_the_alpha(api: Api) -> None:
+    forbidden = api.get(doc_path("momentum_12_1"), "testonly")
+    assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "run_not_allowed"
+    assert api.get(doc_path("Test_no_such_alpha")).status_code == 404
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_every_served_path_is_documented(api: Api, alpha: str) -> None:
+    fields = api.ok(doc_path(alpha))["data"]["fields"]
+    served = served_paths(api, alpha)
+    undocumented = sorted(served - set(fields))
+    assert not undocumented, undocumented
+
+
+def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
+    """Guards the walk: the deepest documented paths are served somewhere in the demo."""
+    served = served_paths(api, "momentum_12_1")
+    for path in (
+        "significance.psr.value",
+        "significance.dsr.trials.expected_max_sharpe",
+        "significance.bootstrap.information_ratio.block_length",
+        "significance.multiple_testing.holm.family_size",
+        "significance.min_track_record.withheld_reason",
+        "correlation[].alpha",
+        "drawdowns[].recovery_date",
+        "rolling[].hit_rate",
+        "costs.turnover_by_decile.buckets[].mean_turnover",
+        "costs.information_ratio.gross.periods_per_year",
+    ):
+        assert path in served, path
