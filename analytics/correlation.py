@@ -22,7 +22,9 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-MIN_OVERLAP = 3
+from analytics.ranks import MIN_PAIRS, spearman_by
+
+MIN_OVERLAP = MIN_PAIRS
 BASES = ("returns", "ic", "scores")
 
 
@@ -72,27 +74,11 @@ def align_series(
 
 
 def weekly_score_spearman(a: pl.DataFrame, b: pl.DataFrame) -> Pairing:
-    """`a` and `b`: (date, symbol, score) of each alpha with finite scores. A week counts when at
-    least MIN_OVERLAP names carry a score on both sides and neither side is constant."""
-    pairs = a.select("date", "symbol", pl.col("score").alias("_x")).join(
-        b.select("date", "symbol", pl.col("score").alias("_y")), on=["date", "symbol"], how="inner"
+    """`a` and `b`: (date, symbol, score) of each alpha. A week counts when its rank correlation
+    exists (`analytics.ranks`: at least 3 names scored on both sides, neither side constant)."""
+    pairs = a.select("date", "symbol", pl.col("score").alias("_a")).join(
+        b.select("date", "symbol", pl.col("score").alias("_b")), on=["date", "symbol"], how="inner"
     )
-    weekly = (
-        pairs.with_columns(
-            pl.col("_x").rank("average").over("date").alias("_rx"),
-            pl.col("_y").rank("average").over("date").alias("_ry"),
-        )
-        .group_by("date")
-        .agg(
-            pl.when((pl.len() >= MIN_OVERLAP) & (pl.col("_rx").std() > 0) & (pl.col("_ry").std() > 0))
-            .then(pl.corr("_rx", "_ry"))
-            .otherwise(None)
-            .fill_nan(None)
-            .alias("rho"),
-            pl.len().cast(pl.Float64).alias("n"),
-        )
-        .drop_nulls("rho")
-        .sort("date")
-    )
+    weekly = spearman_by(pairs, ["date"], "_a", "_b").drop_nulls("rho").sort("date")
     days = weekly["date"].cast(pl.Int32).to_numpy()
-    return Pairing("scores", days, weekly["rho"].to_numpy(), weekly["n"].to_numpy())
+    return Pairing("scores", days, weekly["rho"].to_numpy(), weekly["n"].cast(pl.Float64).to_numpy())

@@ -1,9 +1,7 @@
 """Weekly series the metrics endpoint aggregates: IC, deciles, term structure, rank autocorrelation.
 
-One rank-correlation rule everywhere (it is the engine's stored `mean_ic` definition): Spearman,
-average ranks for ties, over the rows where both sides are non-null, for groups with at least 3
-such pairs and both sides non-constant; otherwise null. All of it is grouped polars expressions,
-no per-row Python.
+One rank-correlation rule everywhere (it is the engine's stored `mean_ic` definition):
+`analytics.ranks.spearman_by`. All of it is grouped polars expressions, no per-row Python.
 
 Deciles need a ranking: a week is bucketed (`decile_eligible`) when at least 20 names have a
 raw_score and those raw_scores take at least 2 distinct values. A week whose raw_scores are all
@@ -19,34 +17,13 @@ from __future__ import annotations
 
 import polars as pl
 
-MIN_IC_PAIRS = 3
+from analytics.ranks import spearman_by
+
 DECILE_MIN_NAMES = 20
 DECILE_MIN_DISTINCT = 2  # distinct non-null raw_score values a week needs to be bucketed
 DECILE_BUCKETS = 10
 TERM_HORIZONS = (1, 2, 4, 8)
 AUTOCORR_LAGS = tuple(range(1, 9))
-
-
-def spearman_by(frame: pl.DataFrame, keys: list[str], x: str, y: str) -> pl.DataFrame:
-    """Per group of `keys`: `rho` (Spearman of x vs y, or null) and `n` (complete pairs)."""
-    pairs = frame.select(*keys, pl.col(x).alias("_x"), pl.col(y).alias("_y")).filter(
-        pl.col("_x").is_not_null()
-        & pl.col("_y").is_not_null()
-        & pl.col("_x").is_finite()
-        & pl.col("_y").is_finite()
-    )
-    ranked = pairs.with_columns(
-        pl.col("_x").rank("average").over(keys).alias("_rx"),
-        pl.col("_y").rank("average").over(keys).alias("_ry"),
-    )
-    return ranked.group_by(keys).agg(
-        pl.when((pl.len() >= MIN_IC_PAIRS) & (pl.col("_rx").std() > 0) & (pl.col("_ry").std() > 0))
-        .then(pl.corr("_rx", "_ry"))
-        .otherwise(None)
-        .fill_nan(None)
-        .alias("rho"),
-        pl.len().cast(pl.Int32).alias("n"),
-    )
 
 
 def week_index(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) -> pl.DataFrame:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 import threading
-from functools import partial
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from anyio import to_thread
 from litestar import Request, Response
@@ -24,7 +24,6 @@ from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
     CorrelationQuery,
-    NoQuery,
     RollingQuery,
     SignificanceQuery,
 )
@@ -33,13 +32,12 @@ from serve.analytics.catalogue import CatalogueFigures, open_builds
 from serve.analytics.doc import shared_analytics_doc
 from serve.analytics.episodes import drawdown_rows
 from serve.auth import services_of
-from serve.envelope import json_response, single, with_warnings
-from serve.resolve import resolve_run
-from serve.routes.base import Context, context
+from serve.envelope import single, with_warnings
+from serve.routes.base import Context, context, documentation_block
 from serve.routes.declare import route
 from serve.routes.portfolio import checked_book
 
-DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
+BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
 
 
 def _catalogue(ctx: Context) -> CatalogueFigures:
@@ -123,13 +121,18 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     )
 
 
+async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple[BuildView, BookArgs, str]:
+    """The build, the parsed parameters and the checked book of a book-scoped analytics route."""
+    build = await ctx.open_run(alpha)
+    args = ctx.args(query)
+    inputs.require_built(build)
+    return build, args, checked_book(ctx, build, "portfolio", args.book)
+
+
 @route("analytics.drawdowns")
 async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(BookWindowPageQuery)
-    inputs.require_built(build)
-    book = checked_book(ctx, build, "portfolio", args.book)
+    build, args, book = await _book_scoped(ctx, alpha, BookWindowPageQuery)
     rows = drawdown_rows(build, book, (args.start, args.end))
     page = page_of(rows, args.limit, args.offset)
     meta = ctx.run_meta(build, "analytics_drawdowns", book=book)
@@ -139,10 +142,7 @@ async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) 
 @route("analytics.rolling")
 async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(RollingQuery)
-    inputs.require_built(build)
-    book = checked_book(ctx, build, "portfolio", args.book)
+    build, args, book = await _book_scoped(ctx, alpha, RollingQuery)
     window_weeks = int(args.window)
     table = inputs.table_rows(build, "analytics_rolling", book, window_weeks=window_weeks)
     rows: list[Any] = []
@@ -162,23 +162,14 @@ async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
 @route("analytics.costs")
 async def get_costs(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(BookWindowQuery)
-    inputs.require_built(build)
-    book = checked_book(ctx, build, "portfolio", args.book)
+    build, args, book = await _book_scoped(ctx, alpha, BookWindowQuery)
     data = await to_thread.run_sync(partial(payloads.costs_payload, build, book, (args.start, args.end)))
     return single(data, _missing(build, "portfolio", ctx.run_meta(build, "analytics_costs")))
 
 
 @route("analytics.doc", sync_to_thread=False)
 def get_analytics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    resolve_run(ctx.caller, ctx.reader, alpha)  # alpha authorisation and existence still apply
-    ctx.args(NoQuery)
-    # Byte-identical for every call and alpha (an immutable cache entry); the request id travels
-    # in the X-Request-ID header only, as on /metrics/_doc.
-    body = {"data": shared_analytics_doc(), "meta": {}}
-    return json_response(body, headers={"Cache-Control": DOC_CACHE_CONTROL})
+    return documentation_block(request, alpha, shared_analytics_doc())
 
 
 ROUTES = [get_significance, list_correlation, list_drawdowns, list_rolling, get_costs, get_analytics_doc]

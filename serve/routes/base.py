@@ -21,7 +21,7 @@ from serve.auth import current_caller, endpoint_of, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
 from serve.envelope import collection as collection_envelope
-from serve.envelope import now_iso, page_links, request_id_of
+from serve.envelope import json_response, now_iso, page_links, request_id_of
 
 Q = TypeVar("Q", bound=Query)
 
@@ -92,6 +92,21 @@ class Context:
         meta.update(extra)
         meta.update(self.meta(source=f"lake:{table}@{build.build_id}"))
         return meta
+
+
+DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
+
+
+def documentation_block(
+    request: Request[Any, Any, Any], alpha: str, block: dict[str, Any]
+) -> Response[bytes]:
+    """A documentation route (`/metrics/_doc`, `/analytics/_doc`): the same bytes for every call
+    and alpha, as an immutable cache entry must be; the request id travels in `X-Request-ID`
+    only. The alpha is still authorised and looked up, as on every run-scoped route."""
+    ctx = context(request)
+    resolve.resolve_run(ctx.caller, ctx.reader, alpha)
+    ctx.args(NoQuery)
+    return json_response({"data": block, "meta": {}}, headers={"Cache-Control": DOC_CACHE_CONTROL})
 
 
 def context(request: Request[Any, Any, Any], public: bool = False) -> Context:

@@ -7,14 +7,11 @@ from typing import Any
 from litestar import Request, Response
 from litestar.params import FromPath
 
-from schemas.query import MetricsQuery, NoQuery
-from serve.envelope import json_response, single, with_warnings
+from schemas.query import MetricsQuery
+from serve.envelope import single, with_warnings
 from serve.metrics import Access, compute_metrics, metrics_inputs, shared_metrics_doc
-from serve.resolve import resolve_run
-from serve.routes.base import Context, context
+from serve.routes.base import Context, context, documentation_block
 from serve.routes.declare import route
-
-DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
 
 
 def caller_access(ctx: Context) -> Access:
@@ -44,13 +41,7 @@ async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
 
 @route("performance.metrics.doc", sync_to_thread=False)
 def get_metrics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    resolve_run(ctx.caller, ctx.reader, alpha)  # alpha authorisation and existence still apply
-    ctx.args(NoQuery)
-    # Byte-identical for every call and alpha, as an immutable cache entry must be; the request
-    # id travels in the X-Request-ID header only.
-    body = {"data": shared_metrics_doc(), "meta": {}}
-    return json_response(body, headers={"Cache-Control": DOC_CACHE_CONTROL})
+    return documentation_block(request, alpha, shared_metrics_doc())
 
 
 ROUTES = [get_metrics, get_metrics_doc]

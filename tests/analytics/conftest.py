@@ -33,6 +33,16 @@ CALLERS: dict[str, Caller] = {
 
 PRODUCTION = ("momentum_12_1", "value_composite_legacy")
 BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
+ALPHAS = [
+    "momentum_12_1",
+    "value_composite_legacy",
+    "Test_planted_factor",
+    "Test_short_term_reversal",
+    "Test_small_universe",
+    "Test_low_vol_incomplete",
+    "Test_ledger_only",
+]
+"""Every alpha of the small demo corpus."""
 
 Window = tuple[str | None, str | None]
 

@@ -8,19 +8,10 @@ from typing import Any
 import pytest
 
 from tests.analytics import reference as ref
-from tests.analytics.conftest import EDGE_WINDOWS, Api, Window, random_windows, window_params
+from tests.analytics.conftest import ALPHAS, EDGE_WINDOWS, Api, Window, random_windows, window_params
 from tests.analytics.helpers import check_row
 
 PATH = "/v1/alphas/{alpha}/analytics/correlation"
-ALPHAS = [
-    "momentum_12_1",
-    "value_composite_legacy",
-    "Test_planted_factor",
-    "Test_short_term_reversal",
-    "Test_small_universe",
-    "Test_low_vol_incomplete",
-    "Test_ledger_only",
-]
 BASES = ("returns", "ic", "scores")
 UNITS = {"returns": "sessions", "ic": "weeks", "scores": "weeks"}
 

@@ -9,19 +9,10 @@ from typing import Any
 import pytest
 
 from tests.analytics import reference as ref
-from tests.analytics.conftest import BOOKS, EDGE_WINDOWS, Api, Window, random_windows, window_params
+from tests.analytics.conftest import ALPHAS, BOOKS, EDGE_WINDOWS, Api, Window, random_windows, window_params
 from tests.analytics.helpers import check_row, check_stat, close
 
 PATH = "/v1/alphas/{alpha}/analytics/costs"
-ALPHAS = [
-    "momentum_12_1",
-    "value_composite_legacy",
-    "Test_planted_factor",
-    "Test_short_term_reversal",
-    "Test_small_universe",
-    "Test_low_vol_incomplete",
-    "Test_ledger_only",
-]
 LEDGER_FIGURES = (
     "net_pnl",
     "execution_cost",

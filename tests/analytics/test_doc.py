@@ -7,17 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.analytics.conftest import BOOKS, Api
+from tests.analytics.conftest import ALPHAS, BOOKS, Api
 
-ALPHAS = [
-    "momentum_12_1",
-    "value_composite_legacy",
-    "Test_planted_factor",
-    "Test_short_term_reversal",
-    "Test_small_universe",
-    "Test_low_vol_incomplete",
-    "Test_ledger_only",
-]
 WINDOWS = [{}, {"from": "2021-05-01", "to": "2021-09-30"}, {"from": "2021-01-08", "to": "2021-01-11"}]
 
 
