@@ -25,7 +25,6 @@ from scipy import stats
 from analytics.ranks import MIN_PAIRS, spearman_by
 
 MIN_OVERLAP = MIN_PAIRS
-BASES = ("returns", "ic", "scores")
 
 
 @dataclass(frozen=True)

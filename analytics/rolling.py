@@ -11,7 +11,9 @@ import warnings
 
 import numpy as np
 
-WINDOWS = (13, 26, 52)
+from schemas import choices
+
+WINDOWS = tuple(int(weeks) for weeks in choices.ROLLING_WINDOWS)
 
 
 def min_observations(window: int) -> int:

@@ -3,8 +3,9 @@
 - `analytics_drawdowns`: every drawdown episode of every ledger book over its whole history;
 - `analytics_rolling`: per book, trailing window (13, 26, 52 weeks) and rebalance week, the
   rolling IC and return figures;
-- `analytics_turnover`: per book with target weights, week and score decile (0 = names in no
-  decile that week), the one-way turnover of target weights and the gross weight held.
+- `analytics_turnover`: per book with target weights, week and decile of the score it trades
+  (0 = names in no decile that week), the one-way turnover of target weights and the gross
+  weight held.
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -52,9 +53,10 @@ DRAWDOWN_SCHEMA = dict(pl.DataFrame(lake.ANALYTICS_DRAWDOWNS.empty_table()).sche
 def rolling_frame(
     book: str, weeks: pl.DataFrame, ledger: dict[str, np.ndarray], weeks_per_year: int
 ) -> pl.DataFrame:
-    """`weeks`: (date, ic) in week order."""
+    """`weeks`: (date, ic, raw_ic) in week order; a raw book's IC is the raw signal's, since the
+    conditioned and raw families never stand in for each other."""
     week_dates = weeks["date"].to_numpy().astype("datetime64[D]")
-    ic = weeks["ic"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    ic = weeks["raw_ic" if wire.is_raw_book(book) else "ic"].cast(pl.Float64).fill_null(np.nan).to_numpy()
     returns = rolling.weekly_returns(week_dates, ledger["date"], ledger["ending_equity"])
     parts = []
     for window in rolling.WINDOWS:
@@ -123,8 +125,8 @@ def analytics_tables(
     weeks: pl.DataFrame | None,
     weeks_per_year: int,
 ) -> dict[str, pl.DataFrame]:
-    """`ledgers`: the portfolio rows of each book; `weeks`: (date, ic) of every week in date
-    order (ic null without cross-sections), None without a week index."""
+    """`ledgers`: the portfolio rows of each book; `weeks`: (date, ic, raw_ic) of every week in
+    date order (null ICs without cross-sections), None without a week index."""
     episodes, rolled = [], []
     for book in wire.books_in_order(list(ledgers)):
         ledger = _ledger_arrays(ledgers[book])
@@ -141,8 +143,11 @@ def analytics_tables(
             [b for b, column in TARGET_WEIGHTS.items() if column in decisions.columns]
         )
         if books:
-            buckets = decile_members(decisions).select("date", "symbol", "bucket")
+            buckets = {
+                score: decile_members(decisions, score).select("date", "symbol", "bucket")
+                for score in ("score", "raw_score")
+            }
             out["analytics_turnover"] = pl.concat(
-                [turnover_frame(book, decisions, buckets) for book in books]
+                [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
             )
     return out

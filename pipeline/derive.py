@@ -169,11 +169,13 @@ def derive(seal: Seal) -> DerivedAlpha:
 
 
 def _weeks(out: DerivedAlpha) -> pl.DataFrame | None:
-    """(date, ic) of every week in date order: the weekly series' weeks, else the rebalance index."""
+    """(date, ic, raw_ic) of every week in date order: the weekly series' weeks, else the
+    rebalance index (without ICs)."""
     if "weekly_signal" in out.single:
-        return out.single["weekly_signal"].select("date", "ic").sort("date")
+        return out.single["weekly_signal"].select("date", "ic", "raw_ic").sort("date")
     if "rebalances" in out.single:
-        return out.single["rebalances"].select("date", ic=pl.lit(None, pl.Float64)).sort("date")
+        none = pl.lit(None, pl.Float64)
+        return out.single["rebalances"].select("date", ic=none, raw_ic=none).sort("date")
     return None
 
 

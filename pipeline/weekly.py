@@ -83,16 +83,17 @@ def weekly_signal(
     )
 
 
-def decile_members(decisions: pl.DataFrame) -> pl.DataFrame:
-    """The decisions rows of the decile-eligible weeks (>= 20 raw-scored names, >= 2 distinct
-    raw_score values), each with its `bucket` 1..10: ordinal rank r by ascending raw_score (ties
-    broken by symbol) among the week's n raw-scored names, bucket = floor(10 (r - 1) / n) + 1.
-    A constant or thin week has no members. Every consumer of deciles buckets through this."""
+def decile_members(decisions: pl.DataFrame, score: str = "raw_score") -> pl.DataFrame:
+    """The decisions rows of the decile-eligible weeks of `score` (>= 20 scored names, >= 2
+    distinct values), each with its `bucket` 1..10: ordinal rank r by ascending `score` (ties
+    broken by symbol) among the week's n scored names, bucket = floor(10 (r - 1) / n) + 1.
+    A constant or thin week has no members. Every consumer of deciles buckets through this:
+    `/metrics` ic_deciles on raw_score, the analytics turnover on the score its book trades."""
     return (
-        decisions.filter(pl.col("raw_score").is_not_null())
-        .with_columns(n=pl.len().over("date"), n_distinct=pl.col("raw_score").n_unique().over("date"))
+        decisions.filter(pl.col(score).is_not_null())
+        .with_columns(n=pl.len().over("date"), n_distinct=pl.col(score).n_unique().over("date"))
         .filter(decile_eligible(pl.col("n"), pl.col("n_distinct")))
-        .sort("date", "raw_score", "symbol")
+        .sort("date", score, "symbol")
         .with_columns(r=pl.int_range(1, pl.len() + 1).over("date"))
         .with_columns(bucket=((DECILE_BUCKETS * (pl.col("r") - 1)) // pl.col("n") + 1).cast(pl.Int8))
     )

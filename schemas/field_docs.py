@@ -195,6 +195,9 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         "Figures over the whole requested window, computed before paging.",
     ),
     ("meta", "basis"): FieldDoc("The correlation basis applied: returns, ic or scores."),
+    ("meta", "signal"): FieldDoc(
+        "The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` (raw_score) on raw books."
+    ),
     ("meta", "window_weeks"): FieldDoc("The trailing window applied, in weeks (13, 26 or 52).", unit="weeks"),
     ("meta", "key_id"): FieldDoc(
         "The key the answer is about: the calling key on `/v1/me` and `/v1/me/keys`, the key looked "
@@ -823,7 +826,9 @@ FIELD_DOCS.update(
             "Weeks of the trailing window with a weekly IC.", unit="weeks"
         ),
         ("rolling_row", "mean_ic"): FieldDoc(
-            "Mean weekly conditioned IC over the trailing window.", unit="ratio", null=_BELOW_HALF
+            "Mean weekly IC over the trailing window (the family in `meta.signal`).",
+            unit="ratio",
+            null=_BELOW_HALF,
         ),
         ("rolling_row", "icir"): FieldDoc(
             "Mean / standard deviation (ddof 1) of the weekly IC, not annualised.",

@@ -236,7 +236,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Trailing-window IC and return figures per rebalance week",
         rows="ROLLING_FIELDS",
         query=RollingQuery,
-        meta=("window_weeks",),
+        meta=("window_weeks", "signal"),
     ),
     Endpoint(
         "analytics.costs",

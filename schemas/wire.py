@@ -154,6 +154,11 @@ def is_raw_book(book: str) -> bool:
     return book.startswith("raw_")
 
 
+def traded_score(book: str) -> str:
+    """The score a book trades (its target weights follow it): raw_score for raw books."""
+    return "raw_score" if is_raw_book(book) else "score"
+
+
 def book_order_key(book: str) -> tuple[int, int, int, str]:
     """Base books first (long_short, long_only, raw twins), then each base book's trade variants."""
     if book in BASE_BOOKS:

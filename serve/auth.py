@@ -16,7 +16,7 @@ import ipaddress
 import logging
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
 from typing import Any, TypeVar
@@ -29,6 +29,7 @@ from litestar.handlers.base import BaseRouteHandler
 from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
+from serve.analytics.catalogue import CatalogueFigures
 from serve.context import Caller
 from serve.exchange import exchange_of
 from serve.identity.authenticate import bearer_token, reject_key_in_query
@@ -53,7 +54,7 @@ class Services:
     authenticate: Authenticator
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
-    catalogue: Any | None = None  # serve.analytics.catalogue.CatalogueFigures (made on first use)
+    catalogue: CatalogueFigures = field(default_factory=CatalogueFigures)  # the analytics' catalogue figures
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

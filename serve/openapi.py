@@ -441,6 +441,7 @@ META_TYPES: dict[str, dict[str, Any]] = {
     "symbol": {"type": "string"},
     "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
     "window_weeks": {"type": "integer", "enum": [int(w) for w in choices.ROLLING_WINDOWS]},
+    "signal": {"type": "string", "enum": ["conditioned", "raw"]},
 }
 """The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""
 

@@ -12,9 +12,11 @@ a figure over fewer alphas than the catalogue holds.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -24,13 +26,14 @@ from analytics import correlation, significance
 from datasets.faults import LakeUnavailable
 from datasets.queries import Window
 from datasets.reader import AlphaBuild, BuildView, LakeReader
-from datasets.rows import day_number
 from serve import errors
 from serve.analytics import inputs
+from serve.analytics.entries import day_bounds
 from serve.metrics import Access, metrics_inputs
 from serve.metrics.blocks import nwt_ic_block
 from serve.metrics.stats import Warnings
 
+log = logging.getLogger(__name__)
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
 PAIR_CACHE_SIZE = 2048  # pairings kept per worker (one value per common session or week: tens of KiB)
 BuildSet = frozenset[tuple[str, str]]
@@ -45,6 +48,10 @@ class Trials:
     @property
     def count(self) -> int:
         return len(self.sharpes)
+
+    def family(self, readable: Callable[[str], bool]) -> dict[str, float]:
+        """The nwt.ic p-values of the alphas `readable` admits."""
+        return {alpha: p for alpha, p in self.p_values.items() if readable(alpha)}
 
     @property
     def sharpe_variance(self) -> float:
@@ -64,7 +71,11 @@ def _sharpe(view: BuildView) -> float | None:
 
 def _nwt_ic_p_value(view: BuildView) -> float | None:
     def compute() -> float | None:
-        block = nwt_ic_block(metrics_inputs(view), FULL_ACCESS, Warnings())
+        try:
+            block = nwt_ic_block(metrics_inputs(view), FULL_ACCESS, Warnings())
+        except Exception as exc:  # one broken build must not become a 500 on every alpha's answer
+            log.exception("nwt.ic of build %s of %s failed", view.build_id, view.alpha_id)
+            raise _unavailable() from exc
         value = None if block is None else block.get("p_value")
         return None if value is None or not math.isfinite(value) else float(value)
 
@@ -101,33 +112,36 @@ class CatalogueFigures:
         return found
 
     def pair(self, basis: str, a: BuildView, b: BuildView, window: Window) -> correlation.Correlation:
-        """The correlation of two builds over a window, from their pairing (kept per pair)."""
-        key = (basis, a.build_id, b.build_id)
+        """The correlation of two builds over a window, from their pairing (kept per unordered
+        pair: the correlations are symmetric)."""
+        first, second = sorted((a, b), key=lambda view: view.build_id)
+        key = (basis, first.build_id, second.build_id)
         with self._lock:
             found = self._pairs.get(key)
             if found is not None:
                 self._pairs.move_to_end(key)
         if found is None:
-            found = _pairing(basis, a, b)
+            found = _pairing(basis, first, second)
             with self._lock:
                 self._pairs[key] = found
                 while len(self._pairs) > PAIR_CACHE_SIZE:
                     self._pairs.popitem(last=False)
-        start, end = window
-        low = -(2**31) if start is None else day_number(start)
-        high = 2**31 - 1 if end is None else day_number(end)
-        return found.correlate(low, high)
+        return found.correlate(*day_bounds(window))
+
+
+def _unavailable() -> errors.ApiError:
+    # Never name the other alpha: the caller may not be allowed to know it exists.
+    return errors.UpstreamUnavailable(
+        "A published build of the catalogue cannot be read, so the catalogue-wide figures are "
+        "unavailable; retry with backoff."
+    )
 
 
 def _view(reader: LakeReader, build: AlphaBuild) -> BuildView:
     try:
         return reader.view(build)
     except LakeUnavailable as exc:
-        # Never name the other alpha: the caller may not be allowed to know it exists.
-        raise errors.UpstreamUnavailable(
-            "A published build of the catalogue cannot be read, so the catalogue-wide figures are "
-            "unavailable; retry with backoff."
-        ) from exc
+        raise _unavailable() from exc
 
 
 def open_builds(reader: LakeReader, builds: list[AlphaBuild]) -> list[BuildView]:

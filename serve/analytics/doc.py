@@ -11,10 +11,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from analytics import bootstrap, rolling, significance
+from analytics import bootstrap, correlation, rolling, significance
 
 SCHEMA_VERSION = "1.0.0"
-STAT_KEYS = ("value", "unit", "status", "source", "annualisation", "withheld_reason")
 WINDOW = "the requested window (from/to), else the whole history"
 
 
@@ -185,11 +184,11 @@ def _significance() -> dict[str, dict[str, Any]]:
         )
     m = f"{p}.multiple_testing"
     fields[m] = _f(
-        "The nwt.ic p-value of /metrics adjusted for the catalogue's trials (whole histories; from/to do not narrow it)"
+        "The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole histories; from/to do not narrow it)"
     )
     family = {
         "family_size": _f(
-            "Alphas of the published catalogue whose nwt.ic is measurable (the family adjusted over)",
+            "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one included)",
             unit="hypotheses",
             source="catalogue",
         )
@@ -293,8 +292,8 @@ def _rolling() -> dict[str, dict[str, Any]]:
             "Weeks of the trailing window with a weekly IC", unit="weeks", source="weekly_signal"
         ),
         f"{r}.mean_ic": _f(
-            "Mean weekly conditioned IC over the trailing window",
-            "mean of weekly_signal.ic",
+            "Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw (raw_ic) on raw_ books",
+            "mean of the weekly IC",
             "ratio",
             "per_period",
             "weekly_signal",
@@ -346,7 +345,7 @@ def _costs() -> dict[str, dict[str, Any]]:
         p: _f(
             "What the book's modelled execution costs take over "
             + WINDOW
-            + ", additive over sessions in units of capital"
+            + "; flows in normalised equity (1.0 = the book's equity at inception)"
         ),
         f"{p}.alpha": _f("The alpha served"),
         f"{p}.book": _f("The book measured"),
@@ -359,35 +358,41 @@ def _costs() -> dict[str, dict[str, Any]]:
         f"{p}.net_pnl",
         _f(
             "Net P&L, every flow included",
-            "sum((ending_equity - starting_equity) * equity_basis)",
-            "capital",
+            "sum(ending_equity - starting_equity)",
+            "equity",
             source=source,
         ),
     )
     fields |= _stat(
         f"{p}.execution_cost",
-        _f("Modelled execution cost paid", "-sum(execution_cost)", "capital", source=source),
+        _f("Modelled execution cost paid", "-sum(execution_cost)", "equity", source=source),
     )
     fields |= _stat(
         f"{p}.gross_pnl",
-        _f("P&L before execution costs", "net_pnl + execution_cost", "capital", source=source),
+        _f("P&L before execution costs", "net_pnl + execution_cost", "equity", source=source),
     )
     fields |= _stat(
-        f"{p}.traded_notional", _f("Notional traded", "sum(turnover_notional)", "capital", source=source)
+        f"{p}.traded_notional",
+        _f(
+            "Notional traded, in equity units",
+            "sum(turnover_notional / equity_basis)",
+            "equity",
+            source=source,
+        ),
     )
     fields |= _stat(
         f"{p}.break_even_multiple",
         _f(
-            "Multiple of the modelled execution cost at which net P&L is zero; not measurable when the book loses before costs or paid none",
-            "gross_pnl / execution_cost",
+            "Multiple m of the modelled execution cost at which the window's compounded net return is zero; not measurable when the book loses before costs or paid none",
+            "root of prod_t(1 + g_t - m k_t) = 1 (Brent's method), g_t the gross daily return, k_t = -execution_cost_t / starting_equity_t",
             "multiple",
         ),
     )
     fields |= _stat(
         f"{p}.break_even_bps",
         _f(
-            "Cost per unit of traded notional at which net P&L is zero",
-            "gross_pnl / traded_notional * 10^4",
+            "Cost per unit of traded notional at which the window's compounded net return is zero",
+            "break_even_multiple * modelled_cost_bps",
             "bps",
         ),
     )
@@ -395,13 +400,13 @@ def _costs() -> dict[str, dict[str, Any]]:
         f"{p}.modelled_cost_bps",
         _f(
             "The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)",
-            "execution_cost / traded_notional * 10^4",
+            "execution_cost / traded_notional * 10^4 (both in equity units)",
             "bps",
         ),
     )
     fields[f"{p}.information_ratio"] = _f("Gross and net information ratio side by side")
     for side, formula in (
-        ("gross", "daily r + cost / (starting_equity * equity_basis), cost = -execution_cost"),
+        ("gross", "daily g = r - execution_cost / starting_equity"),
         ("net", "daily r = ending / starting - 1"),
     ):
         fields |= _stat(
@@ -418,13 +423,13 @@ def _costs() -> dict[str, dict[str, Any]]:
     t = f"{p}.turnover_by_decile"
     fields |= {
         t: _f(
-            "One-way turnover of the book's target weights by raw_score decile (the /metrics ic_deciles buckets); null for books without target weights"
+            "One-way turnover of the book's target weights by decile of the score it trades (score; raw_score for raw_ books; bucketed as /metrics ic_deciles); null for books without target weights"
         ),
-        f"{t}.score_field": _f("Score bucketed (raw_score)"),
+        f"{t}.score_field": _f("Score bucketed: score, or raw_score for raw_ books"),
         f"{t}.weight_field": _f("Decision column of the book's target weight"),
         f"{t}.weeks": _f("Weeks in the window with a previous week (turnover needs one)", unit="weeks"),
         f"{t}.bucketed_weeks": _f(
-            "Of them, weeks bucketed into deciles (at least 20 raw-scored names, not all equal)", unit="weeks"
+            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)", unit="weeks"
         ),
         f"{t}.mean_weekly_turnover": _f(
             "Mean over weeks of the whole book's one-way turnover",
@@ -436,7 +441,7 @@ def _costs() -> dict[str, dict[str, Any]]:
             None,
             "ratio",
         ),
-        f"{t}.buckets": _f("Q1 (lowest raw_score) .. Q10"),
+        f"{t}.buckets": _f("Q1 (lowest score) .. Q10"),
         f"{t}.buckets[].bucket": _f("Q1 .. Q10"),
         f"{t}.buckets[].rank": _f("1 .. 10"),
         f"{t}.buckets[].weeks": _f("Bucketed weeks the decile held names", unit="weeks"),
@@ -458,23 +463,77 @@ def _costs() -> dict[str, dict[str, Any]]:
     return fields
 
 
-_ENDPOINTS = {
-    "analytics.significance": "GET /v1/alphas/{alpha}/analytics/significance?from&to&sr_benchmark&trials",
-    "analytics.correlation": "GET /v1/alphas/{alpha}/analytics/correlation?basis=returns|ic|scores&from&to&limit&offset",
-    "analytics.drawdowns": "GET /v1/alphas/{alpha}/analytics/drawdowns?book&from&to&limit&offset",
-    "analytics.rolling": "GET /v1/alphas/{alpha}/analytics/rolling?book&window=13|26|52&from&to&limit&offset",
-    "analytics.costs": "GET /v1/alphas/{alpha}/analytics/costs?book&from&to",
-    "analytics.doc": "GET /v1/alphas/{alpha}/analytics/_doc",
+_ENDPOINT: dict[str, str] = {
+    "paths": "GET /v1/alphas/{alpha}/analytics/significance (from, to, sr_benchmark, trials); "
+    "/analytics/correlation (basis = returns | ic | scores, from, to, limit, offset); "
+    "/analytics/drawdowns (book, from, to, limit, offset); "
+    "/analytics/rolling (book, window = 13 | 26 | 52, from, to, limit, offset); "
+    "/analytics/costs (book, from, to); /analytics/_doc (this block).",
+    "access": "Group analytics, opened only by an administrator (deny by default). Figures built from the ledger "
+    "need portfolio.ledger and those built from the rebalance cross-sections need signals.rebalances.get or "
+    "signals.scores, as on /metrics: in significance and costs they are not_measurable with an access_limited "
+    "warning; correlation, drawdowns and rolling answer 403 endpoint_not_allowed naming the route they need. "
+    "Books follow the key's raw-book access as on /books.",
+    "catalogue": "Correlation lists and counts only the alphas the key may read, never the alpha itself. The DSR's "
+    "trials (count and Sharpe variance) are the whole published catalogue's, the only figures of alphas the key "
+    "may not read that are served; the Holm and Benjamini-Hochberg family is the alphas the key may read.",
+    "window_semantics": "from/to narrow significance (except multiple_testing and the trials aggregates, which use "
+    "whole histories), correlation, drawdowns (the peak restarts at the window's start) and costs, and select the "
+    "rows of rolling (a row's trailing window may start before from).",
+    "signal_families": "conditioned = score, raw = raw_score, as on /metrics. Significance's IC, correlation's ic "
+    "and scores bases are conditioned; rolling's IC is the conditioned IC on base books and the raw IC on raw_ "
+    "books; costs bucket a book's turnover by the score it trades.",
+    "sharpe_convention": "Sharpe ratios inside PSR, MinTRL and DSR are per session (not annualised), skewness and "
+    f"kurtosis are sample moments (kurtosis not in excess); MinTRL confidence {significance.MIN_TRL_CONFIDENCE}. "
+    "Annualised figures use the run's sessions_per_year (252) and weeks_per_year (52).",
+    "min_overlap": f"A correlation needs {correlation.MIN_OVERLAP} common observations and both sides non-constant.",
+    "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
+    "withheld_reason}, never zero.",
+    "references": "Bailey and López de Prado (2012), The Sharpe Ratio Efficient Frontier, Journal of Risk 15(2) "
+    "(PSR, MinTRL); Bailey and López de Prado (2014), The Deflated Sharpe Ratio, Journal of Portfolio "
+    "Management 40(5) (DSR); Politis and Romano (1994), The Stationary Bootstrap, JASA 89(428); Holm (1979), "
+    "Scandinavian Journal of Statistics 6(2); Benjamini and Hochberg (1995), JRSS B 57(1); Newey and West "
+    "(1987), Econometrica 55(3) (nwt.ic).",
 }
 
-_REFERENCES = (
-    "Bailey, D. H. and López de Prado, M. (2012). The Sharpe Ratio Efficient Frontier. Journal of Risk 15(2). (PSR, MinTRL)",
-    "Bailey, D. H. and López de Prado, M. (2014). The Deflated Sharpe Ratio. Journal of Portfolio Management 40(5). (DSR)",
-    "Politis, D. N. and Romano, J. P. (1994). The Stationary Bootstrap. JASA 89(428).",
-    "Holm, S. (1979). A Simple Sequentially Rejective Multiple Test Procedure. Scandinavian Journal of Statistics 6(2).",
-    "Benjamini, Y. and Hochberg, Y. (1995). Controlling the False Discovery Rate. JRSS B 57(1).",
-    "Newey, W. K. and West, K. D. (1987). A Simple, Positive Semi-definite, Heteroskedasticity and Autocorrelation Consistent Covariance Matrix. Econometrica 55(3).",
-)
+_WARNINGS: dict[str, str] = {
+    "kind_missing": "The run never sealed the kind a route's figures are built from (kind names it): collections "
+    "are empty, figures null.",
+    "access_limited": "The key may not read the ledger (portfolio.ledger) or the rebalance cross-sections "
+    "(signals.rebalances.get or signals.scores) a figure is built from; block names it and it is not_measurable.",
+}
+
+# Path prefix -> (horizon, granularity) of the fields under it; the longest matching prefix wins.
+_SCOPES: dict[str, tuple[str, str]] = {
+    "significance": (WINDOW, "overall"),
+    "significance.dsr.trials": (
+        "every catalogue alpha's whole history (from/to do not narrow it)",
+        "overall",
+    ),
+    "significance.multiple_testing": ("whole histories (from/to do not narrow it)", "overall"),
+    "correlation": (WINDOW, "one row per other alpha"),
+    "drawdowns": (WINDOW + "; the peak restarts at the window's start", "one row per episode"),
+    "rolling": ("the trailing window_weeks rebalance weeks ending at date", "one row per rebalance week"),
+    "costs": (WINDOW, "overall"),
+    "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
+    "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
+}
+
+
+def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry in the `/metrics/_doc` shape: meaning, formula, horizon, granularity, source, unit,
+    then annualisation."""
+    prefix = max((p for p in _SCOPES if path == p or path.startswith((p + ".", p + "["))), key=len)
+    horizon, granularity = _SCOPES[prefix]
+    return {
+        "meaning": entry["meaning"],
+        "formula": entry["formula"],
+        "horizon": horizon,
+        "granularity": granularity,
+        "source": entry["source"],
+        "unit": entry["unit"],
+        "annualisation": entry["annualisation"],
+    }
 
 
 @cache
@@ -482,18 +541,9 @@ def _doc() -> dict[str, Any]:
     fields = _significance() | _correlation() | _drawdowns() | _rolling() | _costs()
     return {
         "schema_version": SCHEMA_VERSION,
-        "endpoints": _ENDPOINTS,
-        "access": "Group analytics: each route is opened only by an administrator (deny by default). "
-        "Books follow the key's raw-book access as on /books. Catalogue-wide figures (trials, correlation) use "
-        "only aggregates of alphas the key may not read, and correlation lists only alphas it may read.",
-        "window_semantics": "from/to narrow significance (except multiple_testing and the trials aggregates, "
-        "which use whole histories), correlation, drawdowns (the peak restarts at the window's start), costs, and "
-        "select the rows of rolling.",
-        "fields": dict(sorted(fields.items())),
-        "references": list(_REFERENCES),
-        "min_overlap": 3,
-        "sharpe_convention": f"Sharpe ratios inside PSR, MinTRL and DSR are per session; the trials' Sharpe ratios "
-        f"are each alpha's whole long_short history. MinTRL confidence {significance.MIN_TRL_CONFIDENCE}.",
+        "endpoint": _ENDPOINT,
+        "fields": {path: _scoped(path, fields[path]) for path in sorted(fields)},
+        "warnings": _WARNINGS,
     }
 
 

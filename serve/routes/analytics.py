@@ -3,7 +3,10 @@ and their documentation block (docs/analytics.md).
 
 Each route authorises and resolves the alpha first (as every run-scoped route), then reads its
 build; the per-build tables come from the pipeline, the catalogue-wide figures from
-`serve.analytics.catalogue`. Work that can take milliseconds runs in a worker thread.
+`serve.analytics.catalogue`. Figures built from the ledger or from the rebalance cross-sections
+follow the `/metrics` rule: a key that may not read that data gets them `not_measurable` with an
+`access_limited` warning in a single object, and 403 naming the route it lacks for a collection
+whose rows are built from it. Work that can take milliseconds runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -27,25 +30,24 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
-from serve.analytics import inputs, payloads
-from serve.analytics.catalogue import CatalogueFigures, open_builds
+from serve import errors
+from serve.analytics import inputs
+from serve.analytics.correlation import BASES, correlation_rows
+from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
+from serve.analytics.entries import CROSS_SECTION_ENDPOINTS, LEDGER_ENDPOINT
 from serve.analytics.episodes import drawdown_rows
+from serve.analytics.significance import significance_payload
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
+from serve.metrics import Access
+from serve.metrics.stats import Warnings
 from serve.routes.base import Context, context, documentation_block
 from serve.routes.declare import route
+from serve.routes.performance import caller_access
 from serve.routes.portfolio import checked_book
 
 BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
-
-
-def _catalogue(ctx: Context) -> CatalogueFigures:
-    services = services_of(ctx.request)
-    if services.catalogue is None:
-        services.catalogue = CatalogueFigures()
-    catalogue: CatalogueFigures = services.catalogue
-    return catalogue
 
 
 def _validate_with_catalogue(ctx: Context, build: BuildView, builds: frozenset[tuple[str, str]]) -> None:
@@ -54,71 +56,36 @@ def _validate_with_catalogue(ctx: Context, build: BuildView, builds: frozenset[t
     ctx.validate_with(f"{build.build_id}+{digest}")
 
 
-BASIS_KIND = {"returns": "portfolio", "ic": "decisions", "scores": "decisions"}
-"""The seal kind each correlation basis is built from."""
-
-
-def _missing(build: BuildView, kind: str, meta: dict[str, Any]) -> dict[str, Any]:
-    """`meta` with a `kind_missing` warning when the run never sealed `kind` (its figures are then
-    empty or not_measurable, as every route answers a missing kind)."""
-    if kind in build.kinds_present:
-        return meta
-    warning = {
-        "code": "kind_missing",
-        "kind": kind,
-        "message": f"The run did not write the {kind} dataset; what is built from it is empty or null.",
-    }
-    return with_warnings(meta, [*meta.get("warnings", []), warning])
-
-
-@route("analytics.significance")
-async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(SignificanceQuery)
-    inputs.require_built(build)
-    trials = await to_thread.run_sync(_catalogue(ctx).trials, ctx.reader)
-    _validate_with_catalogue(ctx, build, trials.builds)
-    window: Window = (args.start, args.end)
-    data = await to_thread.run_sync(
-        payloads.significance_payload, build, window, args.sr_benchmark, args.trials, trials
-    )
-    return single(data, _missing(build, "portfolio", ctx.run_meta(build, "analytics_significance")))
-
-
-@route("analytics.correlation")
-async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(CorrelationQuery)
-    inputs.require_built(build)
-    caller = ctx.caller
-    everything = ctx.reader.alphas()
-    # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
-    others = [
-        everything[a]
-        for a in sorted(everything)
-        if a != build.alpha_id and caller.may_read_alpha(a) and caller.may_read_run(a)
-    ]
-    window: Window = (args.start, args.end)
-    catalogue = _catalogue(ctx)
-
-    def compute() -> list[dict[str, Any]]:
-        views = open_builds(ctx.reader, others)
-        return [
-            payloads.correlation_row(
-                view.alpha_id, args.basis, catalogue.pair(args.basis, build, view, window)
+def _meta(
+    ctx: Context, build: BuildView, table: str, kinds: tuple[str, ...], warnings: Warnings, **extra: Any
+) -> dict[str, Any]:
+    """`meta` with a `kind_missing` warning for each kind the run never sealed (what is built from
+    it is empty or null), after the warnings the body raised."""
+    entries = list(warnings.entries)
+    for kind in kinds:
+        if kind not in build.kinds_present:
+            entries.append(
+                {
+                    "code": "kind_missing",
+                    "kind": kind,
+                    "message": f"The run did not write the {kind} dataset; what is built from it is empty or null.",
+                }
             )
-            for view in views
-        ]
+    return with_warnings(ctx.run_meta(build, table, **extra), entries)
 
-    rows = payloads.sort_correlations(await to_thread.run_sync(compute))
-    _validate_with_catalogue(ctx, build, frozenset((b.alpha_id, b.build_id) for b in others))
-    page = page_of(rows, args.limit, args.offset)
-    meta = ctx.run_meta(build, "analytics_correlation", basis=args.basis)
-    return ctx.collection(
-        page.rows, page.total, args.limit, args.offset, _missing(build, BASIS_KIND[args.basis], meta)
-    )
+
+def _require(access: Access, data: str) -> None:
+    """403 for a collection whose rows are built from data the key may not read."""
+    if data == "ledger" and not access.ledger:
+        raise errors.EndpointNotAllowed(
+            f"These rows are built from the ledger; they need {LEDGER_ENDPOINT}.",
+            details={"endpoint": LEDGER_ENDPOINT},
+        )
+    if data == "cross_sections" and not access.cross_sections:
+        raise errors.EndpointNotAllowed(
+            f"These rows are built from the rebalance cross-sections; they need {' or '.join(CROSS_SECTION_ENDPOINTS)}.",
+            details={"endpoint": CROSS_SECTION_ENDPOINTS[-1]},
+        )
 
 
 async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple[BuildView, BookArgs, str]:
@@ -129,33 +96,96 @@ async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple
     return build, args, checked_book(ctx, build, "portfolio", args.book)
 
 
+@route("analytics.significance")
+async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    build = await ctx.open_run(alpha)
+    args = ctx.args(SignificanceQuery)
+    inputs.require_built(build)
+    trials = await to_thread.run_sync(services_of(request).catalogue.trials, ctx.reader)
+    _validate_with_catalogue(ctx, build, trials.builds)
+    caller = ctx.caller
+    family = trials.family(lambda a: caller.may_read_alpha(a) and caller.may_read_run(a))
+    warnings = Warnings()
+    data = await to_thread.run_sync(
+        partial(
+            significance_payload,
+            build,
+            (args.start, args.end),
+            args.sr_benchmark,
+            args.trials,
+            trials,
+            family,
+            caller_access(ctx),
+            warnings,
+        )
+    )
+    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
+
+
+@route("analytics.correlation")
+async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    build = await ctx.open_run(alpha)
+    args = ctx.args(CorrelationQuery)
+    inputs.require_built(build)
+    basis = BASES[args.basis]
+    _require(caller_access(ctx), basis.data)
+    caller = ctx.caller
+    everything = ctx.reader.alphas()
+    # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
+    others = [
+        everything[a]
+        for a in sorted(everything)
+        if a != build.alpha_id and caller.may_read_alpha(a) and caller.may_read_run(a)
+    ]
+    window: Window = (args.start, args.end)
+    compute = partial(
+        correlation_rows, services_of(request).catalogue, ctx.reader, build, others, args.basis, window
+    )
+    rows = await to_thread.run_sync(compute)
+    _validate_with_catalogue(ctx, build, frozenset((b.alpha_id, b.build_id) for b in others))
+    page = page_of(rows, args.limit, args.offset)
+    meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
+    return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
+
+
 @route("analytics.drawdowns")
 async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build, args, book = await _book_scoped(ctx, alpha, BookWindowPageQuery)
-    rows = drawdown_rows(build, book, (args.start, args.end))
-    page = page_of(rows, args.limit, args.offset)
-    meta = ctx.run_meta(build, "analytics_drawdowns", book=book)
-    return ctx.collection(page.rows, page.total, args.limit, args.offset, _missing(build, "portfolio", meta))
+    _require(caller_access(ctx), "ledger")
+    page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
+    meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), Warnings(), book=book)
+    return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
 
 
 @route("analytics.rolling")
 async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build, args, book = await _book_scoped(ctx, alpha, RollingQuery)
+    access = caller_access(ctx)
+    _require(access, "ledger")
+    _require(access, "cross_sections")
     window_weeks = int(args.window)
     table = inputs.table_rows(build, "analytics_rolling", book, window_weeks=window_weeks)
     rows: list[Any] = []
+    total = 0
     if table is not None:
         a, b = window_bounds(day_numbers(table), (args.start, args.end))
-        part = table.slice(a + args.offset, max(0, min(args.limit, b - a - args.offset)))
-        rows = shape_of(wire.ROLLING_FIELDS).rows(part)
         total = b - a
-    else:
-        total = 0
-    meta = ctx.run_meta(build, "analytics_rolling", book=book, window_weeks=window_weeks)
-    for kind in ("rebalances", "portfolio"):
-        meta = _missing(build, kind, meta)
+        rows = shape_of(wire.ROLLING_FIELDS).rows(table.slice(a, total).slice(args.offset, args.limit))
+    signal = "raw" if wire.is_raw_book(book) else "conditioned"
+    meta = _meta(
+        ctx,
+        build,
+        "analytics_rolling",
+        ("rebalances", "portfolio"),
+        Warnings(),
+        book=book,
+        window_weeks=window_weeks,
+        signal=signal,
+    )
     return ctx.collection(rows, total, args.limit, args.offset, meta)
 
 
@@ -163,8 +193,10 @@ async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
 async def get_costs(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build, args, book = await _book_scoped(ctx, alpha, BookWindowQuery)
-    data = await to_thread.run_sync(partial(payloads.costs_payload, build, book, (args.start, args.end)))
-    return single(data, _missing(build, "portfolio", ctx.run_meta(build, "analytics_costs")))
+    warnings = Warnings()
+    compute = partial(costs_payload, build, book, (args.start, args.end), caller_access(ctx), warnings)
+    data = await to_thread.run_sync(compute)
+    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
 
 
 @route("analytics.doc", sync_to_thread=False)

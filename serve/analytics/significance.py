@@ -1,0 +1,205 @@
+"""`/analytics/significance`: PSR, MinTRL and DSR of the long_short daily returns, bootstrap
+intervals of the IC and the information ratio, and the nwt.ic p-value adjusted for the trials.
+
+Catalogue figures: the DSR's trials (count and Sharpe variance) come from the whole published
+catalogue, as the issue that defined the route requires; the Holm and Benjamini-Hochberg family is
+the alphas the key may read, since an adjusted p-value is a function of the family's other
+p-values and would otherwise disclose an alpha the key may not read.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from analytics import bootstrap, multiple_testing
+from analytics import significance as formulas
+from datasets.queries import Window
+from datasets.reader import BuildView
+from serve.analytics import inputs
+from serve.analytics.catalogue import Trials
+from serve.analytics.entries import conventions, stat, window_echo, withheld
+from serve.metrics import Access
+from serve.metrics.stats import Warnings, number
+
+LEDGER_SOURCE = "portfolio:long_short"
+IC_SOURCE = "weekly_signal"
+
+
+def significance_payload(
+    view: BuildView,
+    window: Window,
+    sr_benchmark: float,
+    trials_override: int | None,
+    trials: Trials,
+    family: dict[str, float],
+    access: Access,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    """`family`: the nwt.ic p-values of the alphas the key may read (this one included)."""
+    per_year = conventions(view).sessions_per_year
+    ledger = inputs.ledger(view, "long_short")
+    returns = np.empty(0) if ledger is None else ledger.window(window).returns
+    m = formulas.moments(returns) if access.ledger else None
+    if not access.ledger:
+        reason = withheld("ledger", "significance", warnings)
+    elif ledger is None:
+        reason = "the run has no long_short ledger"
+    else:
+        reason = "fewer than 3 daily returns with variance in the window"
+    benchmark = sr_benchmark / math.sqrt(per_year)
+    n_trials = trials.count if trials_override is None else trials_override
+    variance = trials.sharpe_variance
+    out: dict[str, Any] = {
+        "alpha": view.alpha_id,
+        "alpha_id": str(view.entry.get("source_alpha_id") or view.alpha_id),
+        "book": "long_short",
+        "window": window_echo(window),
+        "sessions": 0 if m is None else m.n,
+        "sharpe": stat(
+            None if m is None else m.sharpe * math.sqrt(per_year),
+            "ratio",
+            LEDGER_SOURCE,
+            "annualised",
+            reason,
+            periods_per_year=per_year,
+        ),
+        "skewness": stat(
+            None if m is None else m.skewness, "ratio", LEDGER_SOURCE, "not_annualisable", reason
+        ),
+        "kurtosis": stat(
+            None if m is None else m.kurtosis, "ratio", LEDGER_SOURCE, "not_annualisable", reason
+        ),
+        "psr": stat(
+            None if m is None else formulas.psr(m, benchmark),
+            "probability",
+            "computed",
+            "not_annualisable",
+            reason,
+            sr_benchmark=sr_benchmark,
+        ),
+    }
+    trl = math.nan if m is None else formulas.min_track_record(m, benchmark)
+    out["min_track_record"] = stat(
+        trl,
+        "sessions",
+        "computed",
+        "not_annualisable",
+        reason if m is None else "the Sharpe ratio does not exceed sr_benchmark: no track record suffices",
+        confidence=formulas.MIN_TRL_CONFIDENCE,
+        sr_benchmark=sr_benchmark,
+        years=number(trl / per_year),
+    )
+    expected = formulas.expected_max_sharpe(n_trials, variance)
+    if m is not None and not math.isfinite(variance):
+        reason = "fewer than 2 alphas of the catalogue have a measurable Sharpe ratio, so their variance is unknown"
+    out["dsr"] = stat(
+        None if m is None else formulas.dsr(m, n_trials, variance),
+        "probability",
+        "computed",
+        "not_annualisable",
+        reason,
+        trials={
+            "count": n_trials,
+            "count_source": "catalogue" if trials_override is None else "request",
+            "sharpe_variance": number(variance),
+            "sharpe_variance_unit": "per_session_squared",
+            "expected_max_sharpe": number(expected * math.sqrt(per_year)),
+            "expected_max_sharpe_unit": "annualised",
+        },
+    )
+    out["bootstrap"] = _bootstrap(view, window, returns if access.ledger else None, access, warnings)
+    out["multiple_testing"] = _multiple_testing(view, family, access, warnings)
+    return out
+
+
+def _bootstrap(
+    view: BuildView, window: Window, returns: np.ndarray | None, access: Access, warnings: Warnings
+) -> dict[str, Any]:
+    """The intervals; computed once per build for the whole history, per request for a window."""
+    per_year = conventions(view).sessions_per_year
+    ic = inputs.weekly_ic(view)
+    ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else None
+    if not access.cross_sections:
+        ic_reason = withheld("cross_sections", "significance.bootstrap", warnings)
+    ir_reason = None if returns is not None else withheld("ledger", "significance.bootstrap", warnings)
+    ic_values = np.empty(0) if ic is None or ic_reason else ic.window(window).values
+
+    def compute() -> dict[str, Any]:
+        rng = np.random.Generator(np.random.PCG64(bootstrap.SEED))
+        figures: dict[str, Any] = {}
+        for name, series, statistic, scale, annualisation, source, why in (
+            ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+            ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+            (
+                "information_ratio",
+                np.empty(0) if returns is None else returns,
+                bootstrap.ratio_of_rows,
+                math.sqrt(per_year),
+                "annualised",
+                LEDGER_SOURCE,
+                ir_reason,
+            ),
+        ):
+            clean = series[np.isfinite(series)]
+            lower, upper, block = bootstrap.interval(series, statistic, rng)
+            figures[name] = stat(
+                _point(clean, statistic) * scale,
+                "ratio",
+                source,
+                annualisation,
+                why or "fewer than 3 observations in the window",
+                lower=number(lower * scale),
+                upper=number(upper * scale),
+                observations=int(clean.size),
+                block_length=block,
+            )
+        return {
+            "method": "stationary block bootstrap (Politis and Romano 1994), percentile intervals",
+            "confidence": bootstrap.CONFIDENCE,
+            "resamples": bootstrap.RESAMPLES,
+            "seed": bootstrap.SEED,
+            "block_length_rule": "mean block length round(n^(1/3)), at least 1, n = observations of the series",
+            "order": "one generator, drawn in this order: mean_ic, icir, information_ratio (each its own resamples)",
+            **figures,
+        }
+
+    if window == (None, None):
+        key = f"analytics:bootstrap:{int(access.cross_sections)}{int(access.ledger)}"
+        return view.memo(key, compute)
+    return compute()
+
+
+def _point(x: np.ndarray, statistic: bootstrap.Statistic) -> float:
+    """The statistic of the series itself (NaN below 3 values or without variance)."""
+    if x.size < 3:
+        return math.nan
+    if statistic is bootstrap.mean_of_rows:
+        return float(np.mean(x))
+    sd = float(np.std(x, ddof=1))
+    return float(np.mean(x)) / sd if sd > 0 else math.nan
+
+
+def _multiple_testing(
+    view: BuildView, family: dict[str, float], access: Access, warnings: Warnings
+) -> dict[str, Any]:
+    own = family.get(view.alpha_id) if access.cross_sections else None
+    holm = bh = None
+    if not access.cross_sections:
+        reason = withheld("cross_sections", "significance.multiple_testing", warnings)
+    else:
+        reason = "nwt.ic of this alpha is not measurable (see /metrics), so there is no p-value to adjust"
+    if own is not None:
+        names = sorted(family)
+        values = np.array([family[name] for name in names])
+        at = names.index(view.alpha_id)
+        holm = float(multiple_testing.holm(values)[at])
+        bh = float(multiple_testing.benjamini_hochberg(values)[at])
+    size = {"family_size": len(family) if access.cross_sections else None}
+    return {
+        "p_value": stat(own, "probability", "nwt.ic", "not_annualisable", reason),
+        "holm": stat(holm, "probability", "computed", "not_annualisable", reason, **size),
+        "benjamini_hochberg": stat(bh, "probability", "computed", "not_annualisable", reason, **size),
+    }
