@@ -66,15 +66,29 @@ def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, pla
     assert costs.data.book == "long_short" and long_only.data.book == "long_only"
     deciles = long_only.data.turnover_by_decile
     assert deciles is not None and [b.bucket for b in deciles.buckets] == [f"Q{q}" for q in range(1, 11)]
-    assert set(doc.data.endpoints) == {
-        "analytics.significance",
-        "analytics.correlation",
-        "analytics.drawdowns",
-        "analytics.rolling",
-        "analytics.costs",
-        "analytics.doc",
+    assert deciles.score_field == "score" and costs.data.net_pnl.unit == "equity"
+    assert set(doc.data.endpoint) == {
+        "paths",
+        "access",
+        "catalogue",
+        "window_semantics",
+        "signal_families",
+        "sharpe_convention",
+        "min_overlap",
+        "not_measurable",
+        "references",
     }
     assert "significance.psr" in doc.data.fields and "rolling[].mean_ic" in doc.data.fields
+    assert set(doc.data.fields["significance.psr"]) == {
+        "meaning",
+        "formula",
+        "horizon",
+        "granularity",
+        "source",
+        "unit",
+        "annualisation",
+    }
+    assert {"kind_missing", "access_limited"} <= set(doc.data.warnings)
 
 
 COLLECTIONS: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
@@ -154,6 +168,7 @@ def test_every_parameter_is_sent_and_applied(api: Api, plain_key: Key, recorder:
     assert drawdowns.meta.book == "long_only"
     assert episodes and all(start <= e.peak_date <= date(2021, 10, 29) for e in episodes if e.peak_date)
     assert rolling.meta.book == "long_only" and rolling.meta.window_weeks == 13  # type: ignore[attr-defined]
+    assert rolling.meta.signal == "conditioned"  # type: ignore[attr-defined]
     assert weeks and all(start <= w.date <= date(2021, 10, 29) for w in weeks if w.date)
     assert costs.data.book == "long_only" and costs.data.window.from_ == start
     assert 0 < costs.data.sessions < whole_history.sessions

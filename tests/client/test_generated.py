@@ -185,8 +185,16 @@ def assert_round_trip(body: dict[str, Any], response_type: type[Any]) -> None:
     assert again == body
 
 
+@pytest.fixture(scope="module")
+def analytics_only_key(api: Api) -> Key:
+    """The analytics group and nothing it is built from (no ledger, no cross-sections)."""
+    return api.key("analytics-only", endpoints="analytics.significance,analytics.costs")
+
+
 @pytest.mark.e2e
-def test_every_demo_payload_round_trips_through_the_types(api: Api, raw_key: Key) -> None:
+def test_every_demo_payload_round_trips_through_the_types(
+    api: Api, raw_key: Key, analytics_only_key: Key
+) -> None:
     headers = {"Authorization": f"Bearer {raw_key.token}"}
 
     def body(path: str, **params: Any) -> dict[str, Any]:
@@ -247,7 +255,28 @@ def test_every_demo_payload_round_trips_through_the_types(api: Api, raw_key: Key
         assert_round_trip(
             body(f"/v1/alphas/{alpha}/analytics/costs", book=book), endpoints["analytics.costs"].response
         )
+    for book in ("long_only", "raw_long_short"):  # meta.signal: conditioned, then raw
+        rolling = body(f"/v1/alphas/{alpha}/analytics/rolling", book=book)
+        assert rolling["meta"]["signal"] == ("raw" if book.startswith("raw_") else "conditioned")
+        assert_round_trip(rolling, endpoints["analytics.rolling"].response)
+    # A window without a session: every costs figure not_measurable.
+    idle = body(f"/v1/alphas/{alpha}/analytics/costs", **{"from": "2021-01-02", "to": "2021-01-03"})
+    assert idle["data"]["sessions"] == 0 and idle["data"]["net_pnl"]["status"] == "not_measurable"
+    assert_round_trip(idle, endpoints["analytics.costs"].response)
     assert_round_trip(body(f"/v1/alphas/{alpha}/analytics/_doc"), endpoints["analytics.doc"].response)
+    # A key that may read neither the ledger nor the cross-sections: access_limited figures, a null
+    # family_size, and meta.warnings naming the block.
+    limited = {"Authorization": f"Bearer {analytics_only_key.token}"}
+    answers = {}
+    for route in ("significance", "costs"):
+        response = httpx.get(f"{api.base_url}/v1/alphas/{alpha}/analytics/{route}", headers=limited)
+        assert response.status_code == 200, response.text
+        answers[route] = response.json()
+        assert {w["code"] for w in answers[route]["meta"]["warnings"]} == {"access_limited"}
+        assert all(w.get("block") for w in answers[route]["meta"]["warnings"])
+        assert_round_trip(answers[route], endpoints[f"analytics.{route}"].response)
+    assert answers["significance"]["data"]["multiple_testing"]["holm"]["family_size"] is None
+    assert answers["costs"]["data"]["net_pnl"]["withheld_reason"].startswith("access_limited: ")
     empty = body("/v1/alphas/Test_ledger_only/scores")  # a dataset the run never wrote
     assert empty["meta"]["warnings"][0]["code"] == "kind_missing"
     assert_round_trip(empty, endpoints["signals.scores"].response)

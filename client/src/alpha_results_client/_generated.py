@@ -1411,8 +1411,8 @@ class RollingRow(msgspec.Struct, kw_only=True, frozen=True):
     """Weeks of the trailing window with a weekly IC. Unit: weeks."""
 
     mean_ic: float | None
-    """Mean weekly conditioned IC over the trailing window. Unit: ratio. Null when fewer than half the
-    window's weeks carry a value (the standard deviation also needs 2).
+    """Mean weekly IC over the trailing window (the family in `meta.signal`). Unit: ratio. Null when
+    fewer than half the window's weeks carry a value (the standard deviation also needs 2).
     """
 
     icir: float | None
@@ -1451,6 +1451,11 @@ class RollingRowMeta(Meta, kw_only=True, frozen=True):
 
     window_weeks: int | UnsetType = UNSET
     """The trailing window applied, in weeks (13, 26 or 52). Unit: weeks."""
+
+    signal: str | UnsetType = UNSET
+    """The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` (raw_score) on
+    raw books.
+    """
 
 
 class RollingRowPage(msgspec.Struct, kw_only=True, frozen=True):

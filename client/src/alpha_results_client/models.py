@@ -342,7 +342,9 @@ class DsrTrials(msgspec.Struct, kw_only=True, frozen=True):
 
 class AnalyticsStat(msgspec.Struct, kw_only=True, frozen=True):
     """One analytics figure, shaped as a metrics `Stat`: a value with its unit, or `not_measurable`
-    with a null value and a `withheld_reason`. The other keys are present only on the figures
+    with a null value and a `withheld_reason` (`access_limited: ...` when the key may not read the
+    ledger or the rebalance cross-sections it is built from; `meta.warnings` then has an
+    `access_limited` entry naming the `block`). The other keys are present only on the figures
     named (see `/analytics/_doc` `fields`)."""
 
     value: float | None
@@ -369,8 +371,9 @@ class AnalyticsStat(msgspec.Struct, kw_only=True, frozen=True):
     """Bootstrap figures: the upper bound of the interval."""
     observations: int | UnsetType = UNSET
     block_length: int | UnsetType = UNSET
-    family_size: int | UnsetType = UNSET
-    """`holm`, `benjamini_hochberg`: the hypotheses adjusted over."""
+    family_size: int | None | UnsetType = UNSET
+    """`holm`, `benjamini_hochberg`: the hypotheses adjusted over (the alphas the key may read whose
+    `nwt.ic` is measurable); null when the key may not read the rebalance cross-sections."""
 
 
 class Bootstrap(msgspec.Struct, kw_only=True, frozen=True):
@@ -388,7 +391,8 @@ class Bootstrap(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class MultipleTesting(msgspec.Struct, kw_only=True, frozen=True):
-    """The `nwt.ic` p-value of `/metrics`, adjusted for the catalogue's trials (whole histories)."""
+    """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read
+    (whole histories)."""
 
     p_value: AnalyticsStat
     holm: AnalyticsStat
@@ -423,7 +427,7 @@ class InformationRatioSides(msgspec.Struct, kw_only=True, frozen=True):
 
 class TurnoverBucket(msgspec.Struct, kw_only=True, frozen=True):
     bucket: str
-    """`Q1` (lowest raw_score) to `Q10`."""
+    """`Q1` (lowest score) to `Q10`."""
     rank: int
     weeks: int
     mean_turnover: float | None
@@ -431,6 +435,7 @@ class TurnoverBucket(msgspec.Struct, kw_only=True, frozen=True):
 
 class TurnoverByDecile(msgspec.Struct, kw_only=True, frozen=True):
     score_field: str
+    """The score the book trades, bucketed: `score`, or `raw_score` for raw_ books."""
     weight_field: str
     weeks: int
     bucketed_weeks: int
@@ -440,7 +445,9 @@ class TurnoverByDecile(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class Costs(msgspec.Struct, kw_only=True, frozen=True):
-    """What a book's modelled execution costs take (`/analytics/costs`), in units of capital."""
+    """What a book's modelled execution costs take (`/analytics/costs`); flows (`net_pnl`,
+    `execution_cost`, `gross_pnl`, `traded_notional`) in unit `equity`, normalised equity (1.0 = the
+    book's equity at inception). In a window without a session every figure is `not_measurable`."""
 
     alpha: str
     book: str
@@ -455,21 +462,20 @@ class Costs(msgspec.Struct, kw_only=True, frozen=True):
     modelled_cost_bps: AnalyticsStat
     information_ratio: InformationRatioSides
     turnover_by_decile: TurnoverByDecile | None
-    """Null for books without target weights."""
+    """Null for books without target weights, in a window without a week to measure, or when the key
+    may not read the rebalance cross-sections."""
     holding_period: AnalyticsStat
 
 
 class AnalyticsDoc(msgspec.Struct, kw_only=True, frozen=True):
-    """The analytics documentation block (`/analytics/_doc`)."""
+    """The analytics documentation block (`/analytics/_doc`), shaped as `MetricsDoc`."""
 
     schema_version: str
-    endpoints: dict[str, str]
-    """Registry id to the route with its parameters."""
-    access: str
-    window_semantics: str
+    endpoint: dict[str, str]
+    """Prose on the routes: `paths`, `access`, `catalogue`, `window_semantics`, `signal_families`,
+    `sharpe_convention`, `min_overlap`, `not_measurable`, `references`."""
     fields: dict[str, dict[str, Any]]
     """Dotted payload path prefixed by the route (`significance.psr`, `rolling[].mean_ic`) to
-    `{meaning, formula, unit, annualisation, source}`."""
-    references: list[str]
-    min_overlap: int
-    sharpe_convention: str
+    `{meaning, formula, horizon, granularity, source, unit, annualisation}`."""
+    warnings: dict[str, str]
+    """Warning code (`kind_missing`, `access_limited`) to its meaning."""
