@@ -35,7 +35,7 @@ from serve.metrics.stats import Warnings
 
 log = logging.getLogger(__name__)
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
-PAIR_CACHE_SIZE = 2048  # pairings kept per worker (one value per common session or week: tens of KiB)
+PAIR_CACHE_SIZE = 4096  # pairings kept per worker: every basis of a catalogue of ~52 alphas (~13 KiB each)
 BuildSet = frozenset[tuple[str, str]]
 
 
