@@ -68,7 +68,7 @@ def _significance() -> dict[str, dict[str, Any]]:
     fields |= _stat(
         f"{p}.sharpe",
         _f(
-            "Sharpe ratio of daily long_short returns",
+            "Sharpe ratio of daily long_short total returns (not in excess of the risk-free rate: the /metrics core.information_ratio convention)",
             "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
             "ratio",
             "annualised",
