@@ -27,6 +27,7 @@ from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
     CorrelationQuery,
+    Query,
     RollingQuery,
     SignificanceQuery,
 )
@@ -48,6 +49,7 @@ from serve.routes.performance import caller_access
 from serve.routes.portfolio import checked_book
 
 BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
+Q = TypeVar("Q", bound=Query)
 
 
 def _validate_with_catalogue(ctx: Context, build: BuildView, builds: frozenset[tuple[str, str]]) -> None:
@@ -88,20 +90,25 @@ def _require(access: Access, data: str) -> None:
         )
 
 
-async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple[BuildView, BookArgs, str]:
-    """The build, the parsed parameters and the checked book of a book-scoped analytics route."""
+async def _opened(ctx: Context, alpha: str, query: type[Q]) -> tuple[BuildView, Q]:
+    """The build (authorised first, then found, then checked for the analytics tables) and the
+    parsed parameters (a 400 comes before a 503 about the build's age)."""
     build = await ctx.open_run(alpha)
     args = ctx.args(query)
     inputs.require_built(build)
+    return build, args
+
+
+async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple[BuildView, BookArgs, str]:
+    """`_opened`, with the checked book of a book-scoped analytics route."""
+    build, args = await _opened(ctx, alpha, query)
     return build, args, checked_book(ctx, build, "portfolio", args.book)
 
 
 @route("analytics.significance")
 async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(SignificanceQuery)
-    inputs.require_built(build)
+    build, args = await _opened(ctx, alpha, SignificanceQuery)
     trials = await to_thread.run_sync(services_of(request).catalogue.trials, ctx.reader)
     _validate_with_catalogue(ctx, build, trials.builds)
     caller = ctx.caller
@@ -126,9 +133,7 @@ async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]
 @route("analytics.correlation")
 async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
-    build = await ctx.open_run(alpha)
-    args = ctx.args(CorrelationQuery)
-    inputs.require_built(build)
+    build, args = await _opened(ctx, alpha, CorrelationQuery)
     basis = BASES[args.basis]
     _require(caller_access(ctx), basis.data)
     caller = ctx.caller
