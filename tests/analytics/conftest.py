@@ -2,7 +2,9 @@
 files read directly for the independent recomputation (tests/analytics/reference.py).
 
 Tokens: `raw` (every data endpoint, raw books), `plain` (every data endpoint, no raw books),
-`testonly` (Test_ alphas and runs only), `no_analytics` (every data endpoint but analytics.*).
+`testonly` (Test_ alphas and runs only), `no_analytics` (every data endpoint but analytics.*),
+`no_portfolio` (every data endpoint but portfolio.*: no ledger), `no_signals` (every data endpoint
+but signals.*: no rebalance cross-sections).
 """
 
 from __future__ import annotations
@@ -21,14 +23,22 @@ from tests.analytics.reference import Lake
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
 NO_ANALYTICS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("analytics."))
+NO_PORTFOLIO_IDS = frozenset(i for i in DATA_IDS if not i.startswith("portfolio."))
+NO_SIGNALS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("signals."))
+
+
+def endpoints_only(ids: frozenset[str]) -> Caller:
+    """A key that may call exactly `ids` (every alpha, no raw books)."""
+    return make_caller(endpoints=ids, endpoint_allow=AllowList.of_ids(tuple(sorted(ids))))
+
 
 CALLERS: dict[str, Caller] = {
     "raw": make_caller(expose_raw_book=True),
     "plain": make_caller(),
     "testonly": make_caller(alphas=AllowList.of_prefixes(["Test_"]), runs=AllowList.of_prefixes(["Test_"])),
-    "no_analytics": make_caller(
-        endpoints=NO_ANALYTICS_IDS, endpoint_allow=AllowList.of_ids(tuple(sorted(NO_ANALYTICS_IDS)))
-    ),
+    "no_analytics": endpoints_only(NO_ANALYTICS_IDS),
+    "no_portfolio": endpoints_only(NO_PORTFOLIO_IDS),
+    "no_signals": endpoints_only(NO_SIGNALS_IDS),
 }
 
 PRODUCTION = ("momentum_12_1", "value_composite_legacy")

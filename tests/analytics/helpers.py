@@ -5,27 +5,36 @@ from __future__ import annotations
 import math
 from typing import Any
 
-TOL = 1e-9
+REL_TOL = 1e-9
+ABS_FLOOR = 1e-12
 
 
-def close(served: float | None, expected: float | None, tol: float = TOL) -> bool:
-    """Both null, or both finite and equal to `tol` (absolute, or relative where values are large)."""
+def close(served: float | None, expected: float | None, rel_tol: float = REL_TOL) -> bool:
+    """Both null, or both finite with |a - b| <= rel_tol * max(|a|, |b|), or <= 1e-12 (an absolute
+    floor for values at zero, so small quantities are still checked relatively)."""
     if served is None or expected is None:
         return served is None and expected is None
-    return math.isclose(served, expected, rel_tol=tol, abs_tol=tol)
+    return math.isclose(served, expected, rel_tol=rel_tol, abs_tol=ABS_FLOOR)
 
 
-def check_stat(entry: dict[str, Any], expected: float | None, where: str) -> None:
-    """A stat entry holds `expected` (available) or is not_measurable with a reason."""
+def check_stat(entry: dict[str, Any], expected: float | None, where: Any) -> None:
+    """A stat entry holds `expected` (available) or is not_measurable (value null) with a reason."""
     assert close(entry["value"], expected), (where, entry, expected)
     if expected is None:
+        assert entry["value"] is None, (where, entry)
         assert entry["status"] == "not_measurable" and entry["withheld_reason"], (where, entry)
     else:
         assert entry["status"] == "available" and "withheld_reason" not in entry, (where, entry)
 
 
-def check_row(served: dict[str, Any], expected: dict[str, Any], where: str) -> None:
-    """Every key of `expected` equals the served row's (floats to TOL, anything else exactly)."""
+def check_withheld(entry: dict[str, Any], where: Any) -> None:
+    """A figure the key may not read: not_measurable, value null, withheld_reason access_limited."""
+    assert entry["value"] is None and entry["status"] == "not_measurable", (where, entry)
+    assert entry["withheld_reason"].startswith("access_limited"), (where, entry)
+
+
+def check_row(served: dict[str, Any], expected: dict[str, Any], where: Any) -> None:
+    """Every key of `expected` equals the served row's (floats to REL_TOL, anything else exactly)."""
     for key, value in expected.items():
         got = served[key]
         if isinstance(value, float) or isinstance(got, float):

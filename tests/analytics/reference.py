@@ -1,8 +1,9 @@
 """Independent recomputation of the analytics figures from the lake's Parquet files.
 
-Written from the definitions of the analytics routes (docs/analytics.md; Bailey and López de
-Prado 2012, 2014 for PSR, MinTRL and DSR), with numpy, scipy, pandas and statsmodels only: nothing
-here imports `analytics/`, `serve/` or `pipeline/`. A figure that is not measurable is None.
+Written from the definitions of the analytics routes (Bailey and López de Prado 2012, 2014 for
+PSR, MinTRL and DSR; the cost, rolling and turnover rules as stated in the functions below), with
+numpy, scipy, pandas and statsmodels only: nothing here imports `analytics/`, `serve/` or
+`pipeline/`. A figure that is not measurable is None.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
 
 SESSIONS_PER_YEAR = 252
@@ -78,7 +79,8 @@ class Lake:
             return None
         frame = pd.read_parquet(path)
         frame["date"] = iso(frame["date"])
-        frame["ic"] = frame["ic"].astype(float)
+        for column in ("ic", "raw_ic"):
+            frame[column] = frame[column].astype(float)
         return frame.sort_values("date", kind="stable").reset_index(drop=True)
 
     @cache  # noqa: B019
@@ -102,12 +104,13 @@ class Lake:
         r = ledger["ending_equity"].to_numpy(float) / ledger["starting_equity"].to_numpy(float) - 1.0
         return pd.Series(r, index=ledger["date"].to_numpy())
 
-    def ic(self, alpha: str, window: Window) -> pd.Series:
+    def ic(self, alpha: str, window: Window, column: str = "ic") -> pd.Series:
+        """The weekly IC (`ic` conditioned, `raw_ic` raw) indexed by ISO date, NaN kept."""
         weeks = self.weekly_signal(alpha)
         if weeks is None:
             return pd.Series(dtype=float)
         part = weeks[in_window(weeks["date"], window)]
-        return pd.Series(part["ic"].to_numpy(float), index=part["date"].to_numpy())
+        return pd.Series(part[column].to_numpy(float), index=part["date"].to_numpy())
 
 
 # -- significance -----------------------------------------------------------------------------------
@@ -355,6 +358,11 @@ def weekly_book_returns(week_dates: list[str], ledger: pd.DataFrame | None) -> n
     return out
 
 
+def rolling_ic_column(book: str) -> str:
+    """The IC a book's rolling figures use: the raw signal's for raw_ books, else the conditioned."""
+    return "raw_ic" if book.startswith("raw_") else "ic"
+
+
 def rolling_rows(
     lake: Lake, alpha: str, book: str, window_weeks: int, window: Window
 ) -> list[dict[str, Any]]:
@@ -362,7 +370,7 @@ def rolling_rows(
     if weeks is None:
         return []
     dates = weeks["date"].tolist()
-    ic = pd.Series(weeks["ic"].to_numpy(float))
+    ic = pd.Series(weeks[rolling_ic_column(book)].to_numpy(float))
     r = pd.Series(weekly_book_returns(dates, lake.ledger(alpha, book)))
     need = max(2, window_weeks // 2)
 
@@ -408,43 +416,98 @@ def information_ratio(r: np.ndarray) -> float | None:
     return float(x.mean() / sd * math.sqrt(SESSIONS_PER_YEAR)) if sd > 0 else None
 
 
+MAX_MULTIPLE = 1e6  # a root beyond this is not searched for (costs immaterial)
+
+
+def log_growth(g: np.ndarray, k: np.ndarray, m: float) -> float:
+    """log prod_t (1 + g_t - m k_t), summed with log1p; -inf once a factor is not positive."""
+    x = g - m * k
+    return float(np.sum(np.log1p(x))) if np.all(x > -1.0) else -math.inf
+
+
+def break_even_multiple(g: np.ndarray, k: np.ndarray) -> float | None:
+    """m* with prod_t (1 + g_t - m* k_t) = 1, by bisection on a doubling bracket; None when the
+    costs are nil or the book does not grow before costs (prod (1 + g_t) <= 1)."""
+    if not float(np.sum(k)) > 0 or not log_growth(g, k, 0.0) > 0:
+        return None
+    high = 1.0
+    while log_growth(g, k, high) > 0:
+        high *= 2.0
+        if high > MAX_MULTIPLE:
+            return None
+
+    def f(m: float) -> float:
+        value = log_growth(g, k, m)
+        return value if math.isfinite(value) else -1.0
+
+    return float(optimize.bisect(f, 0.0, high, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=2000))
+
+
 def cost_figures(ledger: pd.DataFrame) -> dict[str, Any]:
+    """Flows in normalised equity, notionals in base currency (divided by equity_basis): net =
+    sum(ending - starting), cost = -sum(execution_cost), gross = net + cost, traded =
+    sum(turnover_notional / equity_basis); r_t = ending/starting - 1, k_t = -execution_cost_t /
+    starting_t, g_t = r_t + k_t. A window without a session has no figure at all."""
+    names = (
+        "net_pnl",
+        "execution_cost",
+        "gross_pnl",
+        "traded_notional",
+        "break_even_multiple",
+        "break_even_bps",
+        "modelled_cost_bps",
+        "information_ratio.net",
+        "information_ratio.gross",
+    )
+    if ledger.empty:
+        return {"sessions": 0} | dict.fromkeys(names)
     start = ledger["starting_equity"].to_numpy(float)
     end = ledger["ending_equity"].to_numpy(float)
     basis = ledger["equity_basis"].to_numpy(float)
     cost_flow = ledger["execution_cost"].to_numpy(float)
-    traded = float(ledger["turnover_notional"].to_numpy(float).sum())
-    net = float(((end - start) * basis).sum())
-    cost = -float(cost_flow.sum())
-    gross = net + cost
-    measurable = len(ledger) > 0 and cost > 0 and gross > 0
+    traded = float(np.sum(ledger["turnover_notional"].to_numpy(float) / basis))
+    net = float(np.sum(end - start))
+    cost = -float(np.sum(cost_flow))
     r = end / start - 1.0
-    gross_r = r - cost_flow / (start * basis)
+    k = -cost_flow / start
+    g = r + k
+    multiple = break_even_multiple(g, k) if cost > 0 else None
+    modelled = cost / traded * 1e4 if traded > 0 else None
     return {
         "sessions": len(ledger),
         "net_pnl": net,
         "execution_cost": cost,
-        "gross_pnl": gross,
+        "gross_pnl": net + cost,
         "traded_notional": traded,
-        "break_even_multiple": gross / cost if measurable else None,
-        "break_even_bps": gross / traded * 1e4 if measurable and traded > 0 else None,
-        "modelled_cost_bps": cost / traded * 1e4 if traded > 0 else None,
+        "break_even_multiple": multiple,
+        "break_even_bps": None if multiple is None or modelled is None else multiple * modelled,
+        "modelled_cost_bps": modelled,
         "information_ratio.net": information_ratio(r),
-        "information_ratio.gross": information_ratio(gross_r),
+        "information_ratio.gross": information_ratio(g),
     }
 
 
-def decile_buckets(week: pd.DataFrame) -> dict[str, int]:
-    """symbol -> bucket 1..10 of one week's decisions, {} when the week is not bucketed."""
-    scored = week[week["raw_score"].notna()]
+def traded_score(book: str) -> str:
+    """The score a book trades, and so buckets its turnover by."""
+    return "raw_score" if book.startswith("raw_") else "score"
+
+
+def decile_buckets(week: pd.DataFrame, field: str) -> dict[str, int]:
+    """symbol -> bucket 1..10 of one week's decisions by `field`, {} when the week is not bucketed
+    (fewer than 20 non-null values or fewer than 2 distinct): ordinal rank r by (value, symbol)
+    ascending, bucket floor(10 (r - 1) / n) + 1."""
+    scored = week[week[field].notna()]
     n = len(scored)
-    if n < 20 or scored["raw_score"].nunique() < 2:
+    if n < 20 or scored[field].nunique() < 2:
         return {}
-    ordered = sorted(zip(scored["raw_score"].astype(float), scored["symbol"], strict=True))
+    ordered = sorted(zip(scored[field].astype(float), scored["symbol"], strict=True))
     return {symbol: (10 * (rank - 1)) // n + 1 for rank, (_, symbol) in enumerate(ordered, start=1)}
 
 
 def turnover(lake: Lake, alpha: str, book: str, window: Window) -> dict[str, Any] | None:
+    """One-way turnover of the book's target weights per week of the window (each against the
+    previous week), split by decile of the score the book trades; None without target weights or
+    without such a week."""
     decisions = lake.decisions(alpha)
     column = f"{book}_target_weight"
     if decisions is None or column not in decisions.columns:
@@ -462,7 +525,7 @@ def turnover(lake: Lake, alpha: str, book: str, window: Window) -> dict[str, Any
             continue
         now = weeks[d].set_index("symbol")[column].astype(float).fillna(0.0).to_dict()
         before = weeks[dates[k - 1]].set_index("symbol")[column].astype(float).fillna(0.0).to_dict()
-        buckets = decile_buckets(weeks[d])
+        buckets = decile_buckets(weeks[d], traded_score(book))
         bucketed += bool(buckets)
         weeks_in.append(d)
         moved: dict[int, float] = {}
@@ -475,12 +538,15 @@ def turnover(lake: Lake, alpha: str, book: str, window: Window) -> dict[str, Any
         weekly_turnover.append(sum(moved.values()))
         weekly_gross.append(sum(abs(w) for w in now.values()))
     n = len(weeks_in)
-    mean_turnover = float(np.mean(weekly_turnover)) if n else math.nan
+    if n == 0:
+        return None  # no week of the window has a previous week: nothing to measure
+    mean_turnover = float(np.mean(weekly_turnover))
     return {
+        "score_field": traded_score(book),
         "weeks": n,
         "bucketed_weeks": bucketed,
         "mean_weekly_turnover": finite(mean_turnover),
-        "unbucketed_mean_turnover": per_bucket[0] / n if n else None,
+        "unbucketed_mean_turnover": per_bucket[0] / n,
         "buckets": [
             {
                 "bucket": f"Q{q}",
@@ -490,5 +556,5 @@ def turnover(lake: Lake, alpha: str, book: str, window: Window) -> dict[str, Any
             }
             for q in range(1, 11)
         ],
-        "holding_period": float(np.mean(weekly_gross)) / mean_turnover if n and mean_turnover > 0 else None,
+        "holding_period": float(np.mean(weekly_gross)) / mean_turnover if mean_turnover > 0 else None,
     }

@@ -1,5 +1,7 @@
 """Who may call the analytics routes and what they may learn: endpoint deny-by-default, the alpha
-allow-list (no production alpha named, counted or told apart), bad parameters, conditional GETs."""
+allow-list (no production alpha named, counted or told apart), the data a figure is built from
+(the ledger needs portfolio.ledger, cross-sections signals.rebalances.get or signals.scores, as on
+/metrics), bad parameters, conditional GETs."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.analytics.conftest import PRODUCTION, Api
+from tests.analytics.helpers import check_withheld
 
 ROUTES = {
     "significance": "analytics.significance",
@@ -124,6 +127,156 @@ def test_a_key_without_analytics_endpoints_is_refused(api: Api, route: str) -> N
         assert error["details"]["endpoint"] == ROUTES[route]
     # The same key reads other endpoints of the alpha: only analytics.* is missing.
     assert api.get("/v1/alphas/momentum_12_1/metrics", "no_analytics").status_code == 200
+
+
+# -- the data a figure is built from (as /metrics) -------------------------------------------------
+
+ACCESS_ALPHAS = ("momentum_12_1", "Test_planted_factor")
+SIGNIFICANCE_FROM_LEDGER = ("sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr")
+COSTS_FROM_LEDGER = (
+    "net_pnl",
+    "execution_cost",
+    "gross_pnl",
+    "traded_notional",
+    "break_even_multiple",
+    "break_even_bps",
+    "modelled_cost_bps",
+)
+
+
+def access_blocks(body: dict[str, Any]) -> set[str]:
+    """The blocks named by the body's access_limited warnings."""
+    return {w["block"] for w in body["meta"].get("warnings", []) if w["code"] == "access_limited"}
+
+
+@pytest.mark.parametrize("alpha", ACCESS_ALPHAS)
+@pytest.mark.parametrize("params", [{}, WINDOW])
+def test_significance_without_the_ledger(api: Api, alpha: str, params: dict[str, Any]) -> None:
+    full = api.ok(path(alpha, "significance"), "plain", **params)
+    body = api.ok(path(alpha, "significance"), "no_portfolio", **params)
+    data = body["data"]
+    for name in SIGNIFICANCE_FROM_LEDGER:
+        check_withheld(data[name], name)
+    assert data["min_track_record"]["years"] is None
+    ir = data["bootstrap"]["information_ratio"]
+    check_withheld(ir, "bootstrap.information_ratio")
+    assert ir["lower"] is None and ir["upper"] is None
+    assert access_blocks(body) == {"significance", "significance.bootstrap"}
+    # What is built from the cross-sections is served as to any key.
+    for name in ("mean_ic", "icir"):
+        assert data["bootstrap"][name] == full["data"]["bootstrap"][name], name
+    assert data["multiple_testing"] == full["data"]["multiple_testing"]
+    assert access_blocks(full) == set()
+
+
+@pytest.mark.parametrize("alpha", ACCESS_ALPHAS)
+@pytest.mark.parametrize("params", [{}, WINDOW])
+def test_significance_without_cross_sections(api: Api, alpha: str, params: dict[str, Any]) -> None:
+    full = api.ok(path(alpha, "significance"), "plain", **params)["data"]
+    body = api.ok(path(alpha, "significance"), "no_signals", **params)
+    data = body["data"]
+    for name in ("mean_ic", "icir"):
+        entry = data["bootstrap"][name]
+        check_withheld(entry, f"bootstrap.{name}")
+        assert entry["lower"] is None and entry["upper"] is None
+    for name in ("p_value", "holm", "benjamini_hochberg"):
+        check_withheld(data["multiple_testing"][name], f"multiple_testing.{name}")
+    assert access_blocks(body) == {"significance.bootstrap", "significance.multiple_testing"}
+    # What is built from the ledger is served as to any key.
+    for name in (*SIGNIFICANCE_FROM_LEDGER, "sessions"):
+        assert data[name] == full[name], name
+    ir, full_ir = data["bootstrap"]["information_ratio"], full["bootstrap"]["information_ratio"]
+    assert ir["value"] == full_ir["value"] and ir["observations"] == full_ir["observations"]
+
+
+@pytest.mark.parametrize("params", [{}, WINDOW])  # the whole history (memoised) and a window
+def test_the_information_ratio_interval_does_not_depend_on_cross_section_access(
+    api: Api, params: dict[str, Any]
+) -> None:
+    """The same series and seed give the same interval whatever else the key may read: the served
+    order (one generator: mean_ic, icir, information_ratio) holds for every key that may read the
+    ledger, and equals the full key's (which test_significance rebuilds explicitly)."""
+    full = api.ok(path("momentum_12_1", "significance"), "plain", **params)["data"]["bootstrap"]
+    limited = api.ok(path("momentum_12_1", "significance"), "no_signals", **params)["data"]["bootstrap"]
+    assert limited["order"] == full["order"] and limited["seed"] == full["seed"]
+    assert limited["information_ratio"] == full["information_ratio"]
+
+
+@pytest.mark.parametrize(
+    ("alpha", "book"), [("momentum_12_1", "long_short"), ("Test_planted_factor", "long_only")]
+)
+def test_costs_without_the_ledger(api: Api, alpha: str, book: str) -> None:
+    full = api.ok(path(alpha, "costs"), "plain", book=book)["data"]
+    body = api.ok(path(alpha, "costs"), "no_portfolio", book=book)
+    data = body["data"]
+    for name in COSTS_FROM_LEDGER:
+        check_withheld(data[name], name)
+    for side in ("gross", "net"):
+        check_withheld(data["information_ratio"][side], side)
+    assert access_blocks(body) == {"costs"}
+    assert data["turnover_by_decile"] == full["turnover_by_decile"] is not None
+    assert data["holding_period"] == full["holding_period"]
+
+
+@pytest.mark.parametrize(
+    ("alpha", "book"), [("momentum_12_1", "long_short"), ("Test_planted_factor", "long_only")]
+)
+def test_costs_without_cross_sections(api: Api, alpha: str, book: str) -> None:
+    full = api.ok(path(alpha, "costs"), "plain", book=book)["data"]
+    body = api.ok(path(alpha, "costs"), "no_signals", book=book)
+    data = body["data"]
+    assert data["turnover_by_decile"] is None and full["turnover_by_decile"] is not None
+    check_withheld(data["holding_period"], "holding_period")
+    assert access_blocks(body) == {"costs.turnover_by_decile"}
+    for name in (*COSTS_FROM_LEDGER, "sessions", "information_ratio"):
+        assert data[name] == full[name], name
+
+
+@pytest.mark.parametrize(
+    ("token", "route", "params", "endpoint"),
+    [
+        ("no_portfolio", "drawdowns", {}, "portfolio.ledger"),
+        ("no_portfolio", "drawdowns", {"book": "long_only", **WINDOW}, "portfolio.ledger"),
+        ("no_portfolio", "rolling", {"window": 13}, "portfolio.ledger"),
+        ("no_signals", "rolling", {"window": 13}, "signals.scores"),
+        ("no_portfolio", "correlation", {}, "portfolio.ledger"),  # the default basis is returns
+        ("no_portfolio", "correlation", {"basis": "returns", **WINDOW}, "portfolio.ledger"),
+        ("no_signals", "correlation", {"basis": "ic"}, "signals.scores"),
+        ("no_signals", "correlation", {"basis": "scores", **WINDOW}, "signals.scores"),
+    ],
+)
+def test_a_collection_built_from_data_the_key_may_not_read_is_refused(
+    api: Api, token: str, route: str, params: dict[str, Any], endpoint: str
+) -> None:
+    for alpha in ACCESS_ALPHAS:
+        response = api.get(path(alpha, route), token, **params)
+        error = error_of(response, 403, "endpoint_not_allowed")
+        assert error["details"]["endpoint"] == endpoint, error
+        assert response.headers.get("etag") is None
+
+
+@pytest.mark.parametrize(
+    ("token", "route", "params"),
+    [
+        ("no_signals", "drawdowns", {"limit": 1000}),
+        ("no_signals", "correlation", {"basis": "returns", "limit": 100}),
+        ("no_portfolio", "correlation", {"basis": "ic", "limit": 100}),
+        ("no_portfolio", "correlation", {"basis": "scores", "limit": 100, **WINDOW}),
+    ],
+)
+def test_a_collection_built_from_readable_data_is_served(
+    api: Api, token: str, route: str, params: dict[str, Any]
+) -> None:
+    for alpha in ACCESS_ALPHAS:
+        body = api.ok(path(alpha, route), token, **params)
+        assert body["data"] == api.ok(path(alpha, route), "plain", **params)["data"]
+        assert body["data"]
+
+
+def test_the_doc_needs_neither(api: Api) -> None:
+    full = api.get(path("momentum_12_1", "_doc"), "plain").content
+    for token in ("no_portfolio", "no_signals"):
+        assert api.get(path("momentum_12_1", "_doc"), token).content == full
 
 
 # -- bad parameters -----------------------------------------------------------------------------------

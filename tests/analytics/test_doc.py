@@ -1,5 +1,6 @@
-"""/analytics/_doc: the same bytes for every alpha and call, and an entry for every dotted path of
-every served analytics payload (walked over every alpha, book and a spread of parameters)."""
+"""/analytics/_doc: the shape of /metrics/_doc (schema_version, endpoint, fields, warnings), the
+same bytes for every alpha and call, and an entry for every dotted path of every served analytics
+payload (walked over every alpha, book and a spread of parameters)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import pytest
 
 from tests.analytics.conftest import ALPHAS, BOOKS, Api
 
+TOP_LEVEL = {"schema_version", "endpoint", "fields", "warnings"}
+FIELD_KEYS = {"meaning", "formula", "horizon", "granularity", "source", "unit", "annualisation"}
+WARNINGS = {"kind_missing", "access_limited"}
 WINDOWS = [{}, {"from": "2021-05-01", "to": "2021-09-30"}, {"from": "2021-01-08", "to": "2021-01-11"}]
 
 
@@ -59,6 +63,28 @@ def test_doc_is_identical_for_every_alpha_and_cacheable(api: Api) -> None:
     assert len(contents) == 1
     # Another key allowed the alpha gets the same bytes too.
     assert api.get(doc_path("Test_planted_factor"), "testonly").content in contents
+
+
+def test_doc_has_the_shape_of_the_metrics_doc(api: Api) -> None:
+    doc = api.ok(doc_path("momentum_12_1"))["data"]
+    assert set(doc) == TOP_LEVEL
+    assert set(api.ok("/v1/alphas/momentum_12_1/metrics/_doc")["data"]) == TOP_LEVEL
+    assert isinstance(doc["schema_version"], str) and doc["schema_version"]
+    endpoint = doc["endpoint"]
+    assert isinstance(endpoint, dict) and endpoint
+    assert all(isinstance(k, str) and isinstance(v, str) and v for k, v in endpoint.items()), endpoint
+    assert set(doc["warnings"]) == WARNINGS
+    assert all(isinstance(v, str) and v for v in doc["warnings"].values())
+    fields = doc["fields"]
+    assert fields
+    for path, entry in fields.items():
+        assert set(entry) == FIELD_KEYS, (path, sorted(entry))
+        assert isinstance(entry["meaning"], str) and entry["meaning"], path
+        assert isinstance(entry["horizon"], str) and entry["horizon"], path
+        assert isinstance(entry["granularity"], str) and entry["granularity"], path
+        assert entry["annualisation"] in ("annualised", "per_period", "not_annualisable"), path
+        for key in ("formula", "source", "unit"):
+            assert entry[key] is None or isinstance(entry[key], str), (path, key)
 
 
 def test_doc_still_authorises_the_alpha(api: Api) -> None:

@@ -1,6 +1,7 @@
-"""/analytics/rolling against pandas rolling windows over the weekly IC and the book's weekly
-returns, for every window length, ledger book and alpha, over the whole history and random
-windows (which select rows by date; trailing windows reach back before `from`)."""
+"""/analytics/rolling against pandas rolling windows over the weekly IC (weekly_signal.ic on base
+books, weekly_signal.raw_ic on raw_ books) and the book's weekly returns, for every window length,
+ledger book and alpha, over the whole history and random windows (which select rows by date;
+trailing windows reach back before `from`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def test_rolling_reproduces_over_random_windows(api: Api, lake: ref.Lake, alpha:
                 PATH.format(alpha=alpha), token, book=book, window=weeks, limit=1000, **window_params(window)
             )
             assert body["meta"]["window_weeks"] == weeks and body["meta"]["book"] == book
+            assert body["meta"]["signal"] == ("raw" if book.startswith("raw_") else "conditioned"), where
             rows = body["data"]
             expected = ref.rolling_rows(lake, alpha, book, weeks, window)
             assert body["pagination"]["total"] == len(expected), where
@@ -50,6 +52,12 @@ def test_the_demo_exercises_every_branch(lake: ref.Lake) -> None:
     assert rows and all(r["mean_ic"] is not None for r in rows)
     assert any(r["n_ic_weeks"] < 13 for r in rows) and any(r["n_return_weeks"] < 13 for r in rows)
     assert ref.rolling_rows(lake, "Test_ledger_only", "long_short", 13, (None, None)) == []
+    # The raw books' IC is the raw signal's: it differs from the conditioned IC somewhere.
+    for alpha in ("momentum_12_1", "Test_planted_factor"):
+        base = ref.rolling_rows(lake, alpha, "long_short", 13, (None, None))
+        raw = ref.rolling_rows(lake, alpha, "raw_long_short", 13, (None, None))
+        assert [r["date"] for r in base] == [r["date"] for r in raw]
+        assert any(a["mean_ic"] != b["mean_ic"] for a, b in zip(base, raw, strict=True)), alpha
     late = ref.rolling_rows(lake, "Test_short_term_reversal", "long_short", 26, (None, None))
     assert late and len(late) < len(
         ref.rolling_rows(lake, "Test_short_term_reversal", "long_short", 13, (None, None))

@@ -1,24 +1,37 @@
 """/analytics/significance against independent recomputation: Sharpe and moments, PSR, MinTRL,
-DSR over the catalogue's trials, the bootstrap's point values and disclosure, Holm and BH."""
+DSR over the whole catalogue's trials, the bootstrap's points and bounds (resamples rebuilt
+explicitly from the resampler's blocks), Holm and BH over the family of alphas the key may read."""
 
 from __future__ import annotations
 
 import math
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.analytics import reference as ref
-from tests.analytics.conftest import ALPHAS, EDGE_WINDOWS, Api, Window, random_windows, window_params
+from tests.analytics.conftest import (
+    ALPHAS,
+    EDGE_WINDOWS,
+    PRODUCTION,
+    Api,
+    Window,
+    random_windows,
+    window_params,
+)
 from tests.analytics.helpers import check_stat, close
 
 PATH = "/v1/alphas/{alpha}/analytics/significance"
 
 
-def significance(api: Api, alpha: str, window: Window = (None, None), **params: Any) -> dict[str, Any]:
-    body = api.ok(PATH.format(alpha=alpha), **window_params(window), **params)
+def significance(
+    api: Api, alpha: str, window: Window = (None, None), token: str = "raw", **params: Any
+) -> dict[str, Any]:
+    body = api.ok(PATH.format(alpha=alpha), token, **window_params(window), **params)
     assert body["meta"]["run"] == alpha
     data: dict[str, Any] = body["data"]
     return data
@@ -148,7 +161,114 @@ def test_bootstrap_interval_covers_the_mean_of_ar1_series() -> None:
     assert 0.88 <= covered / series_count <= 0.99, covered
 
 
+# The bounds, not just the points: every resample rebuilt explicitly from the resampler's blocks.
+
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+
+def resample_means(samples: np.ndarray) -> np.ndarray:
+    return samples.mean(axis=1)
+
+
+def resample_ratios(samples: np.ndarray) -> np.ndarray:
+    """mean / std(ddof=1) of each resample, NaN where the std is 0."""
+    sd = samples.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sd > 0, samples.mean(axis=1) / sd, np.nan)
+
+
+def explicit_resamples(x: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Each row: x[(start + j) % n] for j < length, block after block, cut at n values."""
+    n = x.size
+    rows = []
+    for row_starts, row_lengths in zip(starts, lengths, strict=True):
+        within = np.arange(int(row_lengths.sum())) - np.repeat(
+            np.cumsum(row_lengths) - row_lengths, row_lengths
+        )
+        index = (np.repeat(row_starts, row_lengths) + within) % n
+        assert index.size >= n
+        rows.append(x[index[:n]])
+    return np.array(rows)
+
+
+def explicit_interval(
+    series: np.ndarray, statistic: Statistic, rng: np.random.Generator, resamples: int, confidence: float
+) -> tuple[float | None, float | None]:
+    """The percentile interval of `statistic` over stationary-bootstrap resamples of the finite
+    values, the blocks drawn by `analytics.bootstrap._blocks` (the unit under test); below 3 values
+    nothing is drawn and there is no interval."""
+    from analytics.bootstrap import _blocks
+
+    x = np.asarray(series, float)
+    x = x[np.isfinite(x)]
+    n = x.size
+    if n < 3:
+        return None, None
+    starts, lengths = _blocks(rng, n, resamples, max(1, round(n ** (1 / 3))))
+    draws = statistic(explicit_resamples(x, starts, lengths))
+    draws = draws[np.isfinite(draws)]
+    if draws.size == 0:
+        return None, None
+    tail = (1.0 - confidence) / 2.0
+    lower, upper = np.quantile(draws, [tail, 1.0 - tail])
+    return float(lower), float(upper)
+
+
+def close12(a: float | None, b: float | None) -> bool:
+    return close(a, b, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 20261122])
+@pytest.mark.parametrize("n", [8, 61, 300])
+def test_bootstrap_interval_bounds_are_the_quantiles_of_the_resamples(seed: int, n: int) -> None:
+    """Unit under test: `analytics.bootstrap.interval` against the resamples rebuilt from its blocks,
+    a fresh generator of the same seed for each. The series is AR(1)-like noise around 0.3, as an IC
+    or a return series (no two values nearly equal: a resample's mean / std far above 1 would
+    measure the float error of the unit's one-pass moments, not its bounds)."""
+    from analytics import bootstrap
+
+    noise = np.random.default_rng(n).standard_normal(n)
+    x = 0.3 + 0.1 * (noise + 0.3 * np.concatenate([[0.0], noise[:-1]]))
+    x[n // 2] = np.nan  # not finite: left out by both
+    for unit, mine in ((bootstrap.mean_of_rows, resample_means), (bootstrap.ratio_of_rows, resample_ratios)):
+        lower, upper, block = bootstrap.interval(x, unit, np.random.Generator(np.random.PCG64(seed)))
+        expected = explicit_interval(
+            x, mine, np.random.Generator(np.random.PCG64(seed)), bootstrap.RESAMPLES, bootstrap.CONFIDENCE
+        )
+        assert close12(lower, expected[0]) and close12(upper, expected[1]), (n, unit, lower, upper, expected)
+        assert block == max(1, round((n - 1) ** (1 / 3)))
+
+
+@pytest.mark.parametrize(
+    ("alpha", "window"),
+    [("momentum_12_1", (None, None)), ("Test_planted_factor", ("2021-03-01", "2021-12-31"))],
+)
+def test_served_bootstrap_bounds_are_the_quantiles_of_the_resamples(
+    api: Api, lake: ref.Lake, alpha: str, window: Window
+) -> None:
+    """One generator seeded with the served seed, drawn in the order mean_ic, icir,
+    information_ratio over the served series (finite weekly IC; daily long_short returns)."""
+    boot = significance(api, alpha, window)["bootstrap"]
+    rng = np.random.Generator(np.random.PCG64(boot["seed"]))
+    ic = lake.ic(alpha, window).to_numpy()
+    returns = lake.returns(alpha, "long_short", window).to_numpy()
+    for name, series, statistic, scale in (
+        ("mean_ic", ic, resample_means, 1.0),
+        ("icir", ic, resample_ratios, 1.0),
+        ("information_ratio", returns, resample_ratios, math.sqrt(ref.SESSIONS_PER_YEAR)),
+    ):
+        lower, upper = explicit_interval(series, statistic, rng, boot["resamples"], boot["confidence"])
+        assert lower is not None and upper is not None, name
+        entry = boot[name]
+        assert close12(entry["lower"], lower * scale), (name, entry, lower * scale)
+        assert close12(entry["upper"], upper * scale), (name, entry, upper * scale)
+
+
 # -- multiple testing -------------------------------------------------------------------------------
+
+
+def readable(token: str, alpha: str) -> bool:
+    return token != "testonly" or alpha.startswith("Test_")
 
 
 @pytest.fixture(scope="module")
@@ -161,28 +281,71 @@ def p_values(api: Api, lake: ref.Lake) -> dict[str, float | None]:
     return out
 
 
+def family_of(token: str, p_values: dict[str, float | None]) -> dict[str, float]:
+    """The Holm/BH family of a key: the measurable p-values of the alphas it may read."""
+    return {a: p for a, p in p_values.items() if p is not None and readable(token, a)}
+
+
 def test_the_family_has_both_kinds_of_member(p_values: dict[str, float | None]) -> None:
     assert sum(v is None for v in p_values.values()) >= 1
     assert sum(v is not None for v in p_values.values()) >= 3
+    assert len(family_of("raw", p_values)) == 5 and len(family_of("testonly", p_values)) == 4
+    assert any(p_values[a] is not None for a in PRODUCTION)
 
 
-@pytest.mark.parametrize("alpha", ALPHAS)
-def test_holm_and_bh_adjust_over_the_catalogue_family(
-    api: Api, alpha: str, p_values: dict[str, float | None]
+@pytest.mark.parametrize(
+    ("token", "alpha"),
+    [(t, a) for t in ("raw", "plain", "testonly") for a in ALPHAS if readable(t, a)],
+)
+def test_holm_and_bh_adjust_over_the_readable_family(
+    api: Api, alpha: str, token: str, p_values: dict[str, float | None]
 ) -> None:
-    family = {a: p for a, p in p_values.items() if p is not None}
+    family = family_of(token, p_values)
     holm, bh = ref.adjusted(family, alpha)
     for window in [(None, None), ("2021-06-01", "2021-10-01")]:  # whole-history figures either way
-        mt = significance(api, alpha, window)["multiple_testing"]
-        check_stat(mt["p_value"], p_values[alpha], (alpha, "p_value"))
-        check_stat(mt["holm"], holm, (alpha, "holm"))
-        check_stat(mt["benjamini_hochberg"], bh, (alpha, "bh"))
+        mt = significance(api, alpha, window, token)["multiple_testing"]
+        check_stat(mt["p_value"], p_values[alpha], (alpha, token, "p_value"))
+        check_stat(mt["holm"], holm, (alpha, token, "holm"))
+        check_stat(mt["benjamini_hochberg"], bh, (alpha, token, "bh"))
         assert mt["holm"]["family_size"] == mt["benjamini_hochberg"]["family_size"] == len(family)
 
 
-def test_significance_does_not_depend_on_the_key(api: Api) -> None:
-    """The catalogue aggregates are the same for every key (no key sees a smaller catalogue)."""
-    path = PATH.format(alpha="Test_planted_factor")
-    raw = api.ok(path, "raw")["data"]
-    assert api.ok(path, "plain")["data"] == raw
-    assert api.ok(path, "testonly")["data"] == raw
+def test_a_test_only_key_s_adjusted_p_values_carry_no_production_p_value(
+    api: Api, p_values: dict[str, float | None]
+) -> None:
+    """An adjusted p-value is some family member's p-value times m / j: for the testonly key none
+    is a production alpha's (they are the Test_-only family's adjustment), while the full key's
+    are, for some alpha (so the check can fail)."""
+    production = [p for a, p in p_values.items() if a in PRODUCTION and p is not None]
+    size = len(p_values)
+    products = [p * m / j for p in production for m in range(1, size + 1) for j in range(1, m + 1)]
+    test_only, full = family_of("testonly", p_values), family_of("raw", p_values)
+    full_leaks = False
+    for alpha in (a for a in ALPHAS if a.startswith("Test_")):
+        mt = significance(api, alpha, token="testonly")["multiple_testing"]
+        for name, expected in zip(
+            ("holm", "benjamini_hochberg"), ref.adjusted(test_only, alpha), strict=True
+        ):
+            served = mt[name]["value"]
+            check_stat(mt[name], expected, (alpha, name))
+            assert not any(close(served, x) for x in products if served is not None), (alpha, name, served)
+        for served in ref.adjusted(full, alpha):
+            full_leaks |= served is not None and any(close(served, x) for x in products)
+    assert full_leaks
+
+
+def test_only_the_adjustment_family_depends_on_the_key(api: Api) -> None:
+    """Every figure but Holm and BH is the same for every key that may read the alpha; the DSR's
+    trials stay the whole catalogue's (7 alphas) even for the testonly key."""
+    for alpha in ("Test_planted_factor", "Test_small_universe"):
+        path = PATH.format(alpha=alpha)
+        raw = api.ok(path, "raw")["data"]
+        assert api.ok(path, "plain")["data"] == raw
+        testonly = api.ok(path, "testonly")["data"]
+        assert {k: v for k, v in testonly.items() if k != "multiple_testing"} == {
+            k: v for k, v in raw.items() if k != "multiple_testing"
+        }
+        assert testonly["dsr"]["trials"]["count"] == raw["dsr"]["trials"]["count"] == 7
+        assert testonly["multiple_testing"]["p_value"] == raw["multiple_testing"]["p_value"]
+        assert testonly["multiple_testing"]["holm"]["family_size"] == 4
+        assert raw["multiple_testing"]["holm"]["family_size"] == 5
