@@ -4,8 +4,9 @@ Bootstrap", JASA 89(428)) with percentile confidence intervals.
 A resample is blocks of the series laid end to end until it holds n values: each block starts at
 a uniform position, has a geometric length of mean `block_length` (p = 1/mean), and wraps around
 the end of the series; the last block is cut at n. The mean block length follows a stated rule,
-n^(1/3) rounded (at least 1). Draws come from `numpy.random.Generator(PCG64(seed))`, so the same
-series, seed and number of resamples always give the same interval.
+n^(1/3) rounded (at least 1). Each statistic draws from its own stream,
+`numpy.random.Generator(PCG64(SeedSequence([seed, stream])))` (`generator`), so the same series,
+seed, stream and number of resamples always give the same interval, whatever else is computed.
 
 The statistics served (a mean, and mean over standard deviation) need only each resample's sum
 and sum of squares, so a resample costs one prefix-sum difference per block, not one value per
@@ -25,6 +26,11 @@ CONFIDENCE = 0.95
 
 # (sums, sums of squares, n) of the resamples -> the statistic of each
 Statistic = Callable[[np.ndarray, np.ndarray, int], np.ndarray]
+
+
+def generator(seed: int, stream: int) -> np.random.Generator:
+    """The generator of one statistic: stream `stream` of `seed`."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, stream])))
 
 
 def block_length(n: int) -> int:

@@ -136,13 +136,15 @@ def _significance() -> dict[str, dict[str, Any]]:
             ),
             "trials.count_source": _f("catalogue, or request when trials= overrides the count"),
             "trials.sharpe_variance": _f(
-                "V: sample variance (ddof=1) of the catalogue's per-session Sharpe ratios, each over its whole history",
+                "V: sample variance (ddof=1) of the catalogue's per-session Sharpe ratios, each over its whole history; null for a key that may not read the ledger",
                 unit="per_session_squared",
                 source="catalogue",
             ),
             "trials.sharpe_variance_unit": _f("Unit of sharpe_variance"),
             "trials.expected_max_sharpe": _f(
-                "SR0 annualised (times sqrt(252))", unit="ratio", annualisation="annualised"
+                "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                unit="ratio",
+                annualisation="annualised",
             ),
             "trials.expected_max_sharpe_unit": _f("Unit of expected_max_sharpe"),
         },
@@ -155,7 +157,7 @@ def _significance() -> dict[str, dict[str, Any]]:
         f"{b}.resamples": _f("Number of resamples", unit="resamples"),
         f"{b}.seed": _f("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
         f"{b}.block_length_rule": _f("How the mean block length is chosen"),
-        f"{b}.order": _f("The order the statistics draw from the generator"),
+        f"{b}.streams": _f("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"),
     }
     for name, meaning, formula, annualisation, source in (
         ("mean_ic", "Mean weekly conditioned IC", "mean of weekly_signal.ic", "per_period", "weekly_signal"),

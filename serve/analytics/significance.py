@@ -104,9 +104,10 @@ def significance_payload(
         trials={
             "count": n_trials,
             "count_source": "catalogue" if trials_override is None else "request",
-            "sharpe_variance": number(variance),
+            # Built from every alpha's ledger: not for a key that may not read ledgers.
+            "sharpe_variance": number(variance) if access.ledger else None,
             "sharpe_variance_unit": "per_session_squared",
-            "expected_max_sharpe": number(expected * math.sqrt(per_year)),
+            "expected_max_sharpe": number(expected * math.sqrt(per_year)) if access.ledger else None,
             "expected_max_sharpe_unit": "annualised",
         },
     )
@@ -128,23 +129,26 @@ def _bootstrap(
     ic_values = np.empty(0) if ic is None or ic_reason else ic.window(window).values
 
     def compute() -> dict[str, Any]:
-        rng = np.random.Generator(np.random.PCG64(bootstrap.SEED))
         figures: dict[str, Any] = {}
-        for name, series, statistic, scale, annualisation, source, why in (
-            ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
-            ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+        for stream, (name, series, statistic, scale, annualisation, source, why) in enumerate(
             (
-                "information_ratio",
-                np.empty(0) if returns is None else returns,
-                bootstrap.ratio_of_rows,
-                math.sqrt(per_year),
-                "annualised",
-                LEDGER_SOURCE,
-                ir_reason,
-            ),
+                ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+                ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+                (
+                    "information_ratio",
+                    np.empty(0) if returns is None else returns,
+                    bootstrap.ratio_of_rows,
+                    math.sqrt(per_year),
+                    "annualised",
+                    LEDGER_SOURCE,
+                    ir_reason,
+                ),
+            )
         ):
             clean = series[np.isfinite(series)]
-            lower, upper, block = bootstrap.interval(series, statistic, rng)
+            lower, upper, block = bootstrap.interval(
+                series, statistic, bootstrap.generator(bootstrap.SEED, stream)
+            )
             figures[name] = stat(
                 _point(clean, statistic) * scale,
                 "ratio",
@@ -162,7 +166,8 @@ def _bootstrap(
             "resamples": bootstrap.RESAMPLES,
             "seed": bootstrap.SEED,
             "block_length_rule": "mean block length round(n^(1/3)), at least 1, n = observations of the series",
-            "order": "one generator, drawn in this order: mean_ic, icir, information_ratio (each its own resamples)",
+            "streams": "each statistic its own generator: PCG64(SeedSequence([seed, stream])), stream 0 mean_ic, "
+            "1 icir, 2 information_ratio",
             **figures,
         }
 

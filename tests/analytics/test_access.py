@@ -158,6 +158,11 @@ def test_significance_without_the_ledger(api: Api, alpha: str, params: dict[str,
     for name in SIGNIFICANCE_FROM_LEDGER:
         check_withheld(data[name], name)
     assert data["min_track_record"]["years"] is None
+    # The trials' Sharpe variance is built from every alpha's ledger: withheld too; the count is not.
+    trials = data["dsr"]["trials"]
+    assert trials["sharpe_variance"] is None and trials["expected_max_sharpe"] is None
+    assert trials["count"] == full["data"]["dsr"]["trials"]["count"]
+    assert full["data"]["dsr"]["trials"]["sharpe_variance"] is not None
     ir = data["bootstrap"]["information_ratio"]
     check_withheld(ir, "bootstrap.information_ratio")
     assert ir["lower"] is None and ir["upper"] is None
@@ -193,12 +198,12 @@ def test_significance_without_cross_sections(api: Api, alpha: str, params: dict[
 def test_the_information_ratio_interval_does_not_depend_on_cross_section_access(
     api: Api, params: dict[str, Any]
 ) -> None:
-    """The same series and seed give the same interval whatever else the key may read: the served
-    order (one generator: mean_ic, icir, information_ratio) holds for every key that may read the
-    ledger, and equals the full key's (which test_significance rebuilds explicitly)."""
+    """The same series and seed give the same interval whatever else the key may read: each
+    statistic draws from its own stream of the seed, so the interval of a key that may read the
+    ledger equals the full key's (which test_significance rebuilds explicitly)."""
     full = api.ok(path("momentum_12_1", "significance"), "plain", **params)["data"]["bootstrap"]
     limited = api.ok(path("momentum_12_1", "significance"), "no_signals", **params)["data"]["bootstrap"]
-    assert limited["order"] == full["order"] and limited["seed"] == full["seed"]
+    assert limited["streams"] == full["streams"] and limited["seed"] == full["seed"]
     assert limited["information_ratio"] == full["information_ratio"]
 
 

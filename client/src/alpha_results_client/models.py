@@ -384,7 +384,7 @@ class Bootstrap(msgspec.Struct, kw_only=True, frozen=True):
     resamples: int
     seed: int
     block_length_rule: str
-    order: str
+    streams: str
     mean_ic: AnalyticsStat
     icir: AnalyticsStat
     information_ratio: AnalyticsStat
