@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from analytics.returns import daily_returns, mean_over_std
+
 BPS = 10_000.0
 MAX_MULTIPLE = 1e6  # beyond this, costs are immaterial: reported as not measurable
 
@@ -41,12 +43,8 @@ class CostFigures:
 
 
 def information_ratio(returns: np.ndarray, periods_per_year: int) -> float:
-    """mean / std(ddof=1) of the finite returns times sqrt(periods_per_year); NaN below 2 values."""
-    x = returns[np.isfinite(returns)]
-    if x.size < 2:
-        return math.nan
-    sd = float(np.std(x, ddof=1))
-    return float(np.mean(x)) / sd * math.sqrt(periods_per_year) if sd > 0 else math.nan
+    """mean / std(ddof=1) of the finite returns times sqrt(periods_per_year)."""
+    return mean_over_std(returns) * math.sqrt(periods_per_year)
 
 
 def compounded_growth(gross: np.ndarray, cost_rate: np.ndarray, multiple: float) -> float:
@@ -80,8 +78,8 @@ def cost_figures(
     periods_per_year: int,
 ) -> CostFigures:
     """The figures of the window's sessions (every column in date order, one value per session)."""
+    net_returns = daily_returns(starting_equity, ending_equity)
     with np.errstate(divide="ignore", invalid="ignore"):
-        net_returns = np.where(starting_equity != 0, ending_equity / starting_equity - 1.0, np.nan)
         cost_rate = np.where(starting_equity != 0, -execution_cost / starting_equity, np.nan)
         traded_per_session = turnover_notional / equity_basis
     gross_returns = net_returns + cost_rate

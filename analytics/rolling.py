@@ -46,8 +46,7 @@ def rolling_figures(
     """One value per week from the `window`-th (index window-1) on; NaN where not measurable."""
     need = min_observations(window)
     if ic.size < window:
-        empty = np.empty(0)
-        return {name: empty for name in ROLLING_FIGURES} | {"n_ic_weeks": empty, "n_return_weeks": empty}
+        return {name: np.empty(0) for name in COLUMNS}
     out: dict[str, np.ndarray] = {}
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN window is NaN, said once in the docs
@@ -74,4 +73,14 @@ def rolling_figures(
     return out
 
 
-ROLLING_FIGURES = ("mean_ic", "icir", "annualised_return", "volatility", "information_ratio", "hit_rate")
+COLUMNS = (
+    "n_ic_weeks",
+    "mean_ic",
+    "icir",
+    "n_return_weeks",
+    "annualised_return",
+    "volatility",
+    "information_ratio",
+    "hit_rate",
+)
+"""The keys of `rolling_figures`, in the order it fills them (the table's column order)."""

@@ -60,6 +60,7 @@ def rolling_frame(
     returns = rolling.weekly_returns(week_dates, ledger["date"], ledger["ending_equity"])
     parts = []
     for window in rolling.WINDOWS:
+        # Column order and types are the lake's, applied when the table is published (lake_table).
         figures = rolling.rolling_figures(ic, returns, window, weeks_per_year)
         n = figures["n_ic_weeks"].size
         parts.append(
@@ -68,12 +69,8 @@ def rolling_frame(
                     "book": [book] * n,
                     "window_weeks": [window] * n,
                     "date": week_dates[window - 1 :][:n],
-                    **{name: figures[name] for name in ("n_ic_weeks", *rolling.ROLLING_FIGURES[:2])},
-                    "n_return_weeks": figures["n_return_weeks"],
-                    **{name: figures[name] for name in rolling.ROLLING_FIGURES[2:]},
-                },
-            ).with_columns(
-                pl.col("n_ic_weeks", "n_return_weeks").cast(pl.Int32), pl.col("window_weeks").cast(pl.Int8)
+                    **figures,
+                }
             )
         )
     return pl.concat(parts).with_columns(pl.col(pl.Float64).fill_nan(None))

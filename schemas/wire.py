@@ -206,11 +206,11 @@ WARNING_CODES = (
 )
 
 
-def kind_missing(kind: str) -> dict[str, str]:
+def kind_missing(kind: str, consequence: str = "the page is empty") -> dict[str, str]:
     return {
         "code": "kind_missing",
         "kind": kind,
-        "message": f"The run did not write the {kind} dataset; the page is empty.",
+        "message": f"The run did not write the {kind} dataset; {consequence}.",
     }
 
 

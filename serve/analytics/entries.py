@@ -14,15 +14,16 @@ from typing import Any
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import day_number
+from serve import errors
+from serve.metrics import Access
+from serve.metrics.inputs import DATA_ENDPOINTS
 from serve.metrics.stats import Warnings, not_measurable, number
 
-LEDGER_ENDPOINT = "portfolio.ledger"
-CROSS_SECTION_ENDPOINTS = ("signals.rebalances.get", "signals.scores")
-ACCESS_REASON = {
-    "ledger": f"access_limited: built from the ledger, which this key may not read ({LEDGER_ENDPOINT})",
-    "cross_sections": "access_limited: built from the rebalance cross-sections, which this key may not "
-    f"read ({' or '.join(CROSS_SECTION_ENDPOINTS)})",
-}
+DATA_LABELS = {"ledger": "the ledger", "cross_sections": "the rebalance cross-sections"}
+
+
+def _needs(data: str) -> str:
+    return " or ".join(DATA_ENDPOINTS[data])
 
 
 def stat(
@@ -73,7 +74,16 @@ def day_bounds(window: Window) -> tuple[int, int]:
 def withheld(data: str, block: str, warnings: Warnings) -> str:
     """The `withheld_reason` of a figure built from `data` ("ledger" or "cross_sections") that the
     key may not read, with the `access_limited` warning naming its block (as `/metrics` does)."""
-    warnings.add(
-        "access_limited", f"{block} is {ACCESS_REASON[data].removeprefix('access_limited: ')}.", block=block
-    )
-    return ACCESS_REASON[data]
+    why = f"built from {DATA_LABELS[data]}, which this key may not read ({_needs(data)})"
+    warnings.add("access_limited", f"{block} is {why}.", block=block)
+    return f"access_limited: {why}"
+
+
+def require_readable(access: Access, data: str) -> None:
+    """403 for a collection whose rows are built from `data` the key may not read (a page with
+    its rows withheld would be a 200 with missing rows); names the route it needs."""
+    if not access.may_read(data):
+        raise errors.EndpointNotAllowed(
+            f"These rows are built from {DATA_LABELS[data]}; they need {_needs(data)}.",
+            details={"endpoint": DATA_ENDPOINTS[data][-1]},
+        )

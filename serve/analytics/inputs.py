@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from analytics.returns import daily_returns
 from datasets.queries import Window, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import floats
@@ -34,11 +35,7 @@ class Ledger:
 
     @property
     def returns(self) -> np.ndarray:
-        """Daily returns ending / starting - 1 (NaN where the starting equity is 0)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(
-                self.starting_equity != 0, self.ending_equity / self.starting_equity - 1.0, np.nan
-            )
+        return daily_returns(self.starting_equity, self.ending_equity)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import numpy as np
 
 from analytics import bootstrap, multiple_testing
 from analytics import significance as formulas
+from analytics.returns import mean_over_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from serve.analytics import inputs
@@ -179,12 +180,9 @@ def _bootstrap(
 
 def _point(x: np.ndarray, statistic: bootstrap.Statistic) -> float:
     """The statistic of the series itself (NaN below 3 values or without variance)."""
-    if x.size < 3:
+    if x.size < 3:  # as `bootstrap.interval`: no interval, no point
         return math.nan
-    if statistic is bootstrap.mean_of_rows:
-        return float(np.mean(x))
-    sd = float(np.std(x, ddof=1))
-    return float(np.mean(x)) / sd if sd > 0 else math.nan
+    return float(np.mean(x)) if statistic is bootstrap.mean_of_rows else mean_over_std(x)
 
 
 def _multiple_testing(

@@ -8,6 +8,7 @@ Request-time work then only slices these arrays by date and aggregates ~290 numb
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,12 +28,27 @@ class Conventions:
     risk_free_rate_source: str | None = None
 
 
+DATA_ENDPOINTS: dict[str, tuple[str, ...]] = {
+    "cross_sections": ("signals.rebalances.get", "signals.scores"),
+    "ledger": ("portfolio.ledger",),
+}
+"""The data a figure may be rebuilt from, and the routes of which any one lets a key read it
+(the `/metrics` rule, which the analytics routes follow too)."""
+
+
 @dataclass(frozen=True)
 class Access:
-    """What the caller may read besides the metrics endpoint itself."""
+    """What the caller may read besides the metrics endpoint itself (fields named as DATA_ENDPOINTS)."""
 
-    cross_sections: bool  # signals.rebalances.get or signals.scores
-    ledger: bool  # portfolio.ledger
+    cross_sections: bool
+    ledger: bool
+
+    @classmethod
+    def of(cls, may_call: Callable[[str], bool]) -> Access:
+        return cls(**{data: any(map(may_call, ids)) for data, ids in DATA_ENDPOINTS.items()})
+
+    def may_read(self, data: str) -> bool:
+        return bool(getattr(self, data))
 
 
 # scope -> period -> metric -> value ("" is the period of scope overall)

@@ -32,17 +32,15 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
-from serve import errors
 from serve.analytics import inputs
 from serve.analytics.correlation import BASES, correlation_rows
 from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
-from serve.analytics.entries import CROSS_SECTION_ENDPOINTS, LEDGER_ENDPOINT
+from serve.analytics.entries import require_readable
 from serve.analytics.episodes import drawdown_rows
 from serve.analytics.significance import significance_payload
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
-from serve.metrics import Access
 from serve.metrics.stats import Warnings
 from serve.routes.base import Context, context, documentation_block
 from serve.routes.declare import route
@@ -65,30 +63,12 @@ def _meta(
     """`meta` with a `kind_missing` warning for each kind the run never sealed (what is built from
     it is empty or null), after the warnings the body raised."""
     entries = list(warnings.entries)
-    for kind in kinds:
-        if kind not in build.kinds_present:
-            entries.append(
-                {
-                    "code": "kind_missing",
-                    "kind": kind,
-                    "message": f"The run did not write the {kind} dataset; what is built from it is empty or null.",
-                }
-            )
+    entries += [
+        wire.kind_missing(kind, "what is built from it is empty or null")
+        for kind in kinds
+        if kind not in build.kinds_present
+    ]
     return with_warnings(ctx.run_meta(build, table, **extra), entries)
-
-
-def _require(access: Access, data: str) -> None:
-    """403 for a collection whose rows are built from data the key may not read."""
-    if data == "ledger" and not access.ledger:
-        raise errors.EndpointNotAllowed(
-            f"These rows are built from the ledger; they need {LEDGER_ENDPOINT}.",
-            details={"endpoint": LEDGER_ENDPOINT},
-        )
-    if data == "cross_sections" and not access.cross_sections:
-        raise errors.EndpointNotAllowed(
-            f"These rows are built from the rebalance cross-sections; they need {' or '.join(CROSS_SECTION_ENDPOINTS)}.",
-            details={"endpoint": CROSS_SECTION_ENDPOINTS[-1]},
-        )
 
 
 async def _opened(ctx: Context, alpha: str, query: type[Q]) -> tuple[BuildView, Q]:
@@ -136,7 +116,7 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     ctx = context(request)
     build, args = await _opened(ctx, alpha, CorrelationQuery)
     basis = BASES[args.basis]
-    _require(caller_access(ctx), basis.data)
+    require_readable(caller_access(ctx), basis.data)
     caller = ctx.caller
     everything = ctx.reader.alphas()
     # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
@@ -160,7 +140,7 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
 async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build, args, book = await _book_scoped(ctx, alpha, BookWindowPageQuery)
-    _require(caller_access(ctx), "ledger")
+    require_readable(caller_access(ctx), "ledger")
     page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
     meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), Warnings(), book=book)
     return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
@@ -171,8 +151,8 @@ async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
     ctx = context(request)
     build, args, book = await _book_scoped(ctx, alpha, RollingQuery)
     access = caller_access(ctx)
-    _require(access, "ledger")
-    _require(access, "cross_sections")
+    require_readable(access, "ledger")
+    require_readable(access, "cross_sections")
     window_weeks = int(args.window)
     table = inputs.table_rows(build, "analytics_rolling", book, window_weeks=window_weeks)
     rows: list[Any] = []

@@ -15,11 +15,7 @@ from serve.routes.declare import route
 
 
 def caller_access(ctx: Context) -> Access:
-    caller = ctx.caller
-    return Access(
-        cross_sections=caller.may_call("signals.rebalances.get") or caller.may_call("signals.scores"),
-        ledger=caller.may_call("portfolio.ledger"),
-    )
+    return Access.of(ctx.caller.may_call)
 
 
 @route("performance.metrics")
