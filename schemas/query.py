@@ -12,7 +12,7 @@ a Struct inheriting a page of `limit, offset` would put them first.
 
 What a Struct's types cannot say is in `Meta.extra`:
 - `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
-- `read`: `tickers` for a symbol list, `text` for free text with a length cap;
+- `read`: `tickers` for a symbol list (a string with `max_length` is free text checked against it);
 - `note`: a remark added to the `enum` rule's message;
 - `missing`: the rule a missing required parameter breaks, when "is required" is not enough.
 """
@@ -47,6 +47,8 @@ either case, matched upper-cased), spaces or tabs around each. Anchored, it is t
 `pattern` of the parameter, so what the document admits is what is served."""
 TEXT_MAX_LENGTH = 200
 """Longest free-text value (`search`), in characters; declared as the parameter's `maxLength`."""
+BOOK_REQUIRED = "is required on this endpoint; pass one of the books in error.details.available"
+"""The rule a missing `book` breaks where one is required (`/trades`, the trades export)."""
 GRANULARITIES = ("overall", "yearly", "monthly")
 TRIALS_MAX = 1_000_000  # `trials` on /analytics/significance
 
@@ -106,7 +108,6 @@ class CatalogueQuery(Query, frozen=True):
             Meta(
                 max_length=TEXT_MAX_LENGTH,
                 description="Case-insensitive substring over alpha_id, name and tldr.",
-                extra={"read": "text"},
             ),
         ]
         | None
@@ -210,9 +211,7 @@ class TradesQuery(Query, frozen=True):
         str,
         Meta(
             description="Book to serve (required; see /books).",
-            extra={
-                "missing": "is required on this endpoint; pass one of the books in error.details.available"
-            },
+            extra={"missing": BOOK_REQUIRED},
         ),
     ]
     start: From = START
@@ -344,7 +343,7 @@ class Param:
     required: bool = False
     pattern: str | None = None  # the whole value matches it (anchored)
     max_length: int | None = None
-    read: str | None = None  # tickers, text (see the module's docstring)
+    read: str | None = None  # tickers (see the module's docstring)
     note: str | None = None
     missing: str | None = None
 

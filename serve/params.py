@@ -71,13 +71,12 @@ class QueryParams:
         query: type[Q],
         problems: Mapping[str, str] | None = None,
         details: Mapping[str, Any] | None = None,
-        missing: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Q:
         """The endpoint's parameters as its `query` Struct, or one 400 naming every problem.
 
-        `problems` are those found outside the query string (a path parameter), with the
-        `error.details` entries they add in `details`; `missing` adds entries when a required
-        parameter is absent (the books a missing `book` may name)."""
+        `problems` are those found outside the query string (a path parameter); `details` are
+        entries the 400 adds to `error.details` (the symbols a path may name, the books a
+        missing `book` may name)."""
         for name, rule in (problems or {}).items():
             self.fail(name, rule)
         values = {param.attr: self.read(param) for param in params_of(query)}
@@ -88,9 +87,6 @@ class QueryParams:
         if self.problems:
             error = errors.bad_parameters(self.problems)
             error.details.update(details or {})
-            for name, extra in (missing or {}).items():
-                if name not in self.values:
-                    error.details.update(extra)
             raise error
         return query(**values)
 
@@ -110,10 +106,10 @@ class QueryParams:
         if param.type == "date":
             return self.date(param.name)
         if param.enum is not None:
-            return self.choice(param, param.default)
+            return self.choice(param)
         if param.read == "tickers":
             return self.tickers(param.name)
-        if param.read == "text" and param.max_length is not None:
+        if param.max_length is not None:
             return self.text(param.name, param.max_length)
         return self.values[param.name]
 
@@ -152,14 +148,14 @@ class QueryParams:
         self.fail(name, f"must be a boolean: true, false, 1 or 0; got {text!r}")
         return default
 
-    def choice(self, param: Param, default: str | None) -> str | None:
+    def choice(self, param: Param) -> str | None:
         text = self.values[param.name]
         options = param.enum or ()
         value = text.strip().lower()
         if value not in options:
             note = f" ({param.note})" if param.note else ""
             self.fail(param.name, f"must be one of {', '.join(options)}{note}; got {text!r}")
-            return default
+            return param.default
         return value
 
     def number(self, name: str, minimum: float | None) -> float | None:

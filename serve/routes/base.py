@@ -42,14 +42,13 @@ class Context:
         query: type[Q],
         problems: Mapping[str, str] | None = None,
         details: Mapping[str, Any] | None = None,
-        missing: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Q:
         """The query parameters as `query`, the Struct this endpoint declares, or one 400 naming
         every problem (with `problems` found in the path; see `QueryParams.parse`). Naming the
         Struct gives the handler its type; it must be the registry's."""
         if query is not self.declared:
             raise TypeError(f"{query.__name__} is not the declared query of this endpoint")
-        return self.query.parse(query, problems, details, missing)
+        return self.query.parse(query, problems, details)
 
     async def open_run(self, alpha: str) -> BuildView:
         """The build behind a run-scoped data route, authorised first; its answer is validated by it."""

@@ -24,18 +24,16 @@ import hashlib
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.enums import MediaType
+from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
-from serve import errors
-from serve.routes.developer import ASSET_CACHE, PAGE_HEADERS, STATIC_DIR
+from serve.routes.developer import ASSET_CACHE, DASHBOARD_PATH, PAGE_HEADERS, STATIC_DIR
 
 UI_DIR = STATIC_DIR / "ui"
-DASHBOARD_PATH = "/ui"
 ASSET_PREFIX = f"{DASHBOARD_PATH}/assets"
 PATHS: tuple[str, ...] = (DASHBOARD_PATH, f"{ASSET_PREFIX}/{{version:str}}/{{file_path:path}}")
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
@@ -106,13 +104,10 @@ def routes() -> list[ControllerRouterHandler]:
         )
 
     @get(PATHS[1], sync_to_thread=False, include_in_schema=False, name="dashboard_asset")
-    def dashboard_asset(
-        request: Request[Any, Any, Any], version: FromPath[str], file_path: FromPath[str]
-    ) -> Response[bytes]:
+    def dashboard_asset(version: FromPath[str], file_path: FromPath[str]) -> Response[bytes]:
         asset = ASSETS.get(file_path.lstrip("/")) if version == ASSET_VERSION else None
         if asset is None:
-            path = request.url.path
-            raise errors.NotFound(f"No such path: {path}", details={"path": path})
+            raise NotFoundException()  # the app's 404 `not_found`, as for any unknown path
         return Response(asset.body, media_type=asset.media_type, headers=asset_headers)
 
     return [dashboard_html, dashboard_asset]

@@ -30,7 +30,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
 from schemas.registry import REGISTRY_VERSION
-from serve.envelope import json_response
+from serve.envelope import JSON, json_bytes
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 STATIC_PREFIX = "/static"
@@ -44,8 +44,8 @@ LANDING_PATH = "/"
 PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, OPENAPI_PATH, f"{SWAGGER_UI_URL}/{{file_path:path}}")
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
 
-DASHBOARD_PATH: str | None = "/ui"
-"""The research dashboard's path (serve/routes/dashboard.py), linked from the landing page."""
+DASHBOARD_PATH = "/ui"
+"""The research dashboard's path (serve/routes/dashboard.py mounts it), linked from the landing page."""
 
 ASSET_CACHE = CacheControlHeader(public=True, max_age=365 * 24 * 3600, immutable=True)
 """Assets live under a versioned path: a new release is a new URL, so a year-long cache is safe."""
@@ -92,10 +92,6 @@ def landing_page(document: dict[str, Any]) -> bytes:
     title = html.escape(str(info.get("title", "API")))
     version = html.escape(str(info.get("version", "")))
     registry = html.escape(REGISTRY_VERSION)
-    if DASHBOARD_PATH is None:
-        dashboard = "<li>Dashboard: <em>not served yet</em> (it will be linked here once it exists)</li>"
-    else:
-        dashboard = f'<li><a href="{html.escape(DASHBOARD_PATH)}">Dashboard</a></li>'
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -119,7 +115,7 @@ Every data route lives under <code>/v1</code> and takes an API key:
 <li><a href="{DOCS_PATH}">API reference</a> (interactive, <code>{DOCS_PATH}</code>)</li>
 <li><a href="/openapi.json">OpenAPI document</a> (<code>/openapi.json</code>)</li>
 <li><a href="/v1/health">Health</a> (<code>/v1/health</code>, no key needed)</li>
-{dashboard}
+<li><a href="{DASHBOARD_PATH}">Dashboard</a></li>
 </ul>
 </main>
 <footer>Version {version} &middot; endpoint registry {registry}</footer>
@@ -129,12 +125,15 @@ Every data route lives under <code>/v1</code> and takes an API key:
 
 
 _DOCUMENT = "openapi_document"
+_DOCUMENT_JSON = "openapi_json"
 _LANDING = "landing_page"
 
 
 def publish(app: Litestar, document: dict[str, Any]) -> None:
-    """Give the pages `app`'s OpenAPI document (built once the app's routes are known)."""
+    """Give the pages `app`'s OpenAPI document (built once the app's routes are known), with its
+    JSON encoded once here rather than on every request to `/openapi.json`."""
     app.state[_DOCUMENT] = document
+    app.state[_DOCUMENT_JSON] = json_bytes(document)
     app.state[_LANDING] = landing_page(document)
 
 
@@ -163,7 +162,7 @@ def routes() -> list[ControllerRouterHandler]:
 
     @get(OPENAPI_PATH, sync_to_thread=False, include_in_schema=False)
     def openapi_json(request: Request[Any, Any, Any]) -> Response[bytes]:
-        return json_response(request.app.state[_DOCUMENT])
+        return Response(request.app.state[_DOCUMENT_JSON], media_type=JSON)
 
     # Only the versioned release folder: its immutable cache is safe there, and nothing else under
     # serve/static (the dashboard's sources, READMEs) gets an address of its own.

@@ -22,14 +22,14 @@ from litestar.params import FromPath
 from datasets.queries import page_of
 from datasets.reader import BuildView, LakeUnavailable
 from schemas import choices, exports, wire
-from schemas.query import ExportQuery, PageQuery, TradesQuery, params_of
+from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
 from serve.envelope import single
 from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
 from serve.routes.base import Context, context
 from serve.routes.declare import route
-from serve.routes.portfolio import checked_book, readable_books
+from serve.routes.portfolio import books_if_missing, checked_book
 from serve.routes.source import signer_of
 
 BENCHMARK_SYMBOL = wire.BENCHMARK_SYMBOLS[0]
@@ -75,23 +75,20 @@ async def list_exports(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
     return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "exports"))
 
 
-BOOK_MISSING = next(p.missing for p in params_of(TradesQuery) if p.name == "book")
-
-
 def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str | None:
     """The `book` of a book dataset, checked as the JSON route checks it (required for trades;
     400 `unknown_book` with the books this key may read); `book` on any other dataset is a 400
     naming it."""
     given = "book" in ctx.query.values
     problems: dict[str, str] = {}
-    details: dict[str, Any] = {}
+    details: dict[str, Any] | None = None
     if not dataset.books and given:
         books = ", ".join(exports.BOOK_DATASETS)
         problems["book"] = f"is not accepted for dataset {dataset.name}; only {books} take a book"
     elif dataset.book_required and not given:
-        assert dataset.kind is not None and BOOK_MISSING is not None
-        problems["book"] = BOOK_MISSING
-        details["available"] = readable_books(ctx, build, dataset.kind)
+        assert dataset.kind is not None
+        problems["book"] = BOOK_REQUIRED
+        details = books_if_missing(ctx, build, dataset.kind)
     args = ctx.args(ExportQuery, problems=problems, details=details)
     if not dataset.books:
         return None

@@ -43,9 +43,10 @@ def checked_book(ctx: Context, build: BuildView, kind: str, book: str) -> str:
     return book
 
 
-def books_if_missing(ctx: Context, build: BuildView, kind: str) -> dict[str, dict[str, Any]]:
-    """The `error.details` of a 400 whose required `book` is missing: the books it may name."""
-    return {"book": {"available": readable_books(ctx, build, kind)}}
+def books_if_missing(ctx: Context, build: BuildView, kind: str) -> dict[str, Any] | None:
+    """The `error.details` a missing required `book` adds to the 400: the books it may name (read
+    only then, not on every request)."""
+    return None if "book" in ctx.query.values else {"available": readable_books(ctx, build, kind)}
 
 
 BookArgs = BookQuery | LedgerQuery | TradesQuery
@@ -107,7 +108,7 @@ async def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Res
 @route("portfolio.trades")
 async def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx, build = await _resolved(request, alpha)
-    args = ctx.args(TradesQuery, missing=books_if_missing(ctx, build, "trades"))
+    args = ctx.args(TradesQuery, details=books_if_missing(ctx, build, "trades"))
     return book_page(ctx, build, "trades", args, wire.TRADE_FIELDS)
 
 
