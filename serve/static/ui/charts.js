@@ -4,6 +4,7 @@
 
 import uPlot from "./vendor/uplot/uPlot.esm.js";
 import { add, h } from "./dom.js";
+import { DASH } from "./format.js";
 
 export const COLORS = {
   alpha: "#1f5fbf",
@@ -79,7 +80,7 @@ export function timeChart(container, { name, title, x, series, format, height = 
         paths: s.bars ? uPlot.paths.bars({ size: [0.8, 12] }) : undefined,
         points: { show: false },
         spanGaps: true,
-        value: (u, v) => (v == null ? "—" : format(v)),
+        value: (u, v) => (v == null ? DASH : format(v)),
       })),
     ],
     hooks: zeroLine ? { drawAxes: [drawZeroLine] } : {},
@@ -117,7 +118,7 @@ export function categoryChart(
         fill: line ? undefined : color,
         paths: line ? undefined : uPlot.paths.bars({ size: [0.6, 80], align: 0 }),
         points: { show: line, size: 7, fill: color },
-        value: (u, v) => (v == null ? "—" : format(v)),
+        value: (u, v) => (v == null ? DASH : format(v)),
       },
     ],
     hooks: { drawAxes: [drawZeroLine] },

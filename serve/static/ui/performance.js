@@ -105,7 +105,7 @@ export function renderPerformance(body, alpha, { signal }) {
         color: COLORS.benchmark,
       });
     const sync = `equity-${alpha}`;
-    const fmt = (v) => `${v.toFixed(1)}%`;
+    const fmt = (v) => pp(v, 1);
     timeChart(charts, { name: "cumulative-return", title: "Cumulative return (%)", x, series, format: fmt, sync });
     const drawdowns = [
       {

@@ -4,7 +4,7 @@
 
 import { categoryChart, COLORS, timeChart } from "./charts.js";
 import { add, fill, h, note, numberCell, table, warningList } from "./dom.js";
-import { dateSeconds, fixed, int, num, pct } from "./format.js";
+import { dateSeconds, fixed, int, num, pct, pp } from "./format.js";
 
 const BLOCKS = new Set(["panel", "ic_deciles"]);
 
@@ -35,7 +35,7 @@ export function renderSignal(body, metrics) {
       title: "Weekly rank IC (conditioned score)",
       x: series.map((r) => dateSeconds(r.date)),
       series: [{ label: "IC", values: series.map((r) => r.ic), color: COLORS.ic, bars: true }],
-      format: (v) => v.toFixed(2),
+      format: (v) => fixed(v, 2),
     });
     add(cell, note(`${series.length} weeks; mean ${num(mean)} (core.ic).`, "caption"));
   }
@@ -50,7 +50,7 @@ export function renderSignal(body, metrics) {
       labels: buckets.map((b) => b.bucket),
       values: buckets.map((b) => (b.mean_forward_return == null ? null : b.mean_forward_return * 100)),
       color: COLORS.deciles,
-      format: (v) => `${v.toFixed(2)}%`,
+      format: (v) => pp(v),
     });
     const m = deciles.monotonicity || {};
     add(
@@ -88,7 +88,7 @@ export function renderSignal(body, metrics) {
       labels: terms.map((t) => `${t.horizon_weeks}w`),
       values: terms.map((t) => t.mean_ic),
       color: COLORS.term,
-      format: (v) => v.toFixed(3),
+      format: (v) => fixed(v, 3),
     });
     add(
       cell,
@@ -120,7 +120,7 @@ export function renderSignal(body, metrics) {
       labels: lags.map((l) => `${l.lag_weeks}w`),
       values: lags.map((l) => l.rho),
       color: COLORS.autocorrelation,
-      format: (v) => v.toFixed(2),
+      format: (v) => fixed(v, 2),
       line: true,
     });
     add(
