@@ -24,6 +24,7 @@ tests/client/test_generated.py fails when the committed module differs from what
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import keyword
 import re
 import shutil
@@ -52,16 +53,17 @@ RETRYABLE_SUFFIX = "_unavailable"
 """A 503 whose code ends in `_unavailable` is transient (the spec: "retry with backoff"); other
 503 codes (`*_not_configured`, `exports_not_built`) are permanent."""
 
-FAMILIES = {
-    400: "InvalidRequestError",
-    401: "AuthenticationError",
-    403: "PermissionDeniedError",
-    404: "ResourceNotFoundError",
-    429: "RateLimitedError",
-    500: "ServerError",
-    503: "UnavailableError",
-}
-"""The base class of each status; defined in `alpha_results_client.exceptions`."""
+EXCEPTIONS = TARGET.with_name("exceptions.py")
+
+
+def status_families() -> dict[int, str]:
+    """The base class of each status: `STATUS_FAMILIES` of `alpha_results_client.exceptions`, loaded
+    from its file alone (importing the package would import the module this script writes)."""
+    spec = importlib.util.spec_from_file_location("_client_exceptions", EXCEPTIONS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {status: cls.__name__ for status, cls in module.STATUS_FAMILIES.items()}
 
 
 RENAMED_COMPONENTS = {"Warning": "ResponseWarning"}
@@ -241,6 +243,7 @@ def render() -> str:
     from serve.app import openapi_document
 
     document = openapi_document()
+    families = status_families()
     emitter = Emitter(document, dict(field_docs.NESTED_CONTEXTS))
     for name in ("Pagination", "Warning"):
         emitter.struct(component_class(name), document["components"]["schemas"][name], doc="")
@@ -309,13 +312,14 @@ def render() -> str:
         "import datetime as dt",
         "from dataclasses import dataclass",
         "from typing import Any",
+        "from urllib.parse import quote",
         "",
         "import msgspec",
         "from msgspec import UNSET, UnsetType",
         "",
         "from alpha_results_client.exceptions import (",
         "    ApiError,",
-        *(f"    {family}," for family in sorted(set(FAMILIES.values()))),
+        *(f"    {family}," for family in sorted(families.values())),
         ")",
         f"from alpha_results_client.models import {', '.join(sorted(set(HAND_TYPED.values())))}",
         "",
@@ -354,6 +358,10 @@ def render() -> str:
         "    response: type[Any]",
         "    collection: bool",
         "    admin: bool = False",
+        "",
+        "    def url_path(self, **values: str) -> str:",
+        '        """The path with each `{name}` filled in, percent-encoded (a `/` too)."""',
+        '        return self.path.format(**{name: quote(value, safe="") for name, value in values.items()})',
         "",
         "",
         "ENDPOINTS: dict[str, Endpoint] = {",
@@ -396,7 +404,7 @@ def render() -> str:
         name = camel(cls.code) if cls.code.endswith("_error") else f"{camel(cls.code)}Error"
         error_names[cls.code] = name
         retryable = cls.status == RETRYABLE_STATUS and cls.code.endswith(RETRYABLE_SUFFIX)
-        family = FAMILIES.get(cls.status, "ApiError")
+        family = families.get(cls.status, "ApiError")
         out += ["", "", f"class {name}({family}):"]
         out += wrap_doc(f"{cls.status} `{cls.code}`: {cls.default_message}", "    ")
         out += ["", f'    code = "{cls.code}"', f"    status = {cls.status}"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from typing import Any, TypeVar
-from urllib.parse import quote
 
 import httpx
 import msgspec
@@ -20,6 +19,9 @@ from alpha_results_client.transport import Transport
 
 T = TypeVar("T")
 PAGING = frozenset({"limit", "offset"})
+UNNARROWING = frozenset({"book", "fields"})
+"""Parameters that pick what a whole-dataset read is of (a book, a column set), never which rows:
+any other value sent (a window, a symbol filter) makes the read not equal to an export."""
 DateLike = dt.date | str
 Symbols = str | Iterable[str]
 
@@ -90,10 +92,6 @@ class ClientBase:
     # -- requests ------------------------------------------------------------------------------------
 
     @staticmethod
-    def _endpoint_path(endpoint: Endpoint, path_values: dict[str, str]) -> str:
-        return endpoint.path.format(**{name: quote(value, safe="") for name, value in path_values.items()})
-
-    @staticmethod
     def _query(endpoint: Endpoint, values: dict[str, Any]) -> dict[str, str]:
         """The query string of `values` (Python names, None for "not sent")."""
         known = {param.attr: param for param in endpoint.params if param.name not in PAGING}
@@ -104,7 +102,7 @@ class ClientBase:
 
     def _single(self, endpoint_id: str, path_values: dict[str, str], **values: Any) -> Any:
         endpoint = ENDPOINTS[endpoint_id]
-        path = self._endpoint_path(endpoint, path_values)
+        path = endpoint.url_path(**path_values)
         return self._transport.get_json(path, self._query(endpoint, values), endpoint.response)
 
     def _collection(
@@ -112,24 +110,29 @@ class ClientBase:
         endpoint_id: str,
         path_values: dict[str, str],
         *,
-        export: ExportTarget | None = None,
+        export: str | None = None,
         series: bool = False,
         **values: Any,
     ) -> Any:
+        """A lazy collection of `endpoint_id`; `export` names the Parquet dataset equal to the
+        whole collection (of the book served), used only when no other value narrows the read."""
         endpoint = ENDPOINTS[endpoint_id]
         page_type = endpoint.response
-        defaults = {param.attr: param.default for param in endpoint.params}
-        column_set = COLUMN_SETS.get(endpoint_id, {}).get(
-            values.get("fields") or defaults.get("fields") or ""
-        )
+        served = {param.attr: param.default for param in endpoint.params}
+        served.update((attr, value) for attr, value in values.items() if value is not None)
+        column_set = COLUMN_SETS.get(endpoint_id, {}).get(served.get("fields") or "")
+        narrowed = any(value is not None for attr, value in values.items() if attr not in UNNARROWING)
+        target = None
+        if export is not None and not narrowed:
+            target = ExportTarget(path_values["alpha"], export, served.get("book"))
         query = Query(
-            path=self._endpoint_path(endpoint, path_values),
+            path=endpoint.url_path(**path_values),
             params=self._query(endpoint, values),
             page_type=page_type,
             row_type=_row_type_of(page_type),
             label=f"{endpoint_id} {' '.join(path_values.values())}".strip(),
             field_set=frozenset(column_set) if column_set else None,
-            export=export,
+            export=target,
         )
         kind = Series if series else Collection
         return kind(

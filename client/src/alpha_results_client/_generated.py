@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -1750,6 +1751,10 @@ class Endpoint:
     response: type[Any]
     collection: bool
     admin: bool = False
+
+    def url_path(self, **values: str) -> str:
+        """The path with each `{name}` filled in, percent-encoded (a `/` too)."""
+        return self.path.format(**{name: quote(value, safe="") for name, value in values.items()})
 
 
 ENDPOINTS: dict[str, Endpoint] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from alpha_results_client._base import ClientBase, DateLike, Symbols
+from alpha_results_client._base import ClientBase, DateLike, Symbols, wire_value
 from alpha_results_client._generated import (
     REGISTRY_VERSION,
     AlphaDescriptionResponse,
@@ -45,12 +45,9 @@ from alpha_results_client._generated import (
     SourceDownloadResponse,
     TradeRow,
 )
-from alpha_results_client.exports import ExportTarget, verify
 from alpha_results_client.paging import Collection, Series
 
 log = logging.getLogger("alpha_results_client")
-
-DEFAULT_BOOK = "long_short"
 
 
 class Client(ClientBase):
@@ -106,8 +103,7 @@ class Client(ClientBase):
 
     def download_source(self, alpha: str) -> bytes:
         """The alpha's source archive (a zip), fetched from a signed URL and checked against its SHA-256."""
-        download = self.source_download(alpha).data
-        return verify(self._transport.fetch_signed(download.url), download)
+        return self._exports.fetch(self.source_download(alpha).data)
 
     # -- signals --------------------------------------------------------------------------------------
 
@@ -115,9 +111,8 @@ class Client(ClientBase):
         self, alpha: str, start: DateLike | None = None, end: DateLike | None = None
     ) -> Collection[RebalanceIndexRow]:
         """The index of weekly rebalance dates, with each week's status and size."""
-        export = ExportTarget(alpha, "rebalances") if start is None and end is None else None
         return self._collection(
-            "signals.rebalances.list", {"alpha": alpha}, export=export, start=start, end=end
+            "signals.rebalances.list", {"alpha": alpha}, export="rebalances", start=start, end=end
         )
 
     def cross_section(
@@ -137,12 +132,11 @@ class Client(ClientBase):
         `direction` keeps one side (1/long, -1/short, 0/flat); `book` picks the target-weight
         column `min_abs_weight` and `sort="weight"` act on; `sort` is score, rank, weight or
         symbol; `order` asc or desc."""
-        date_text = date.isoformat() if not isinstance(date, str) else date
         return self._collection(
             "signals.rebalances.get",
-            {"alpha": alpha, "date": date_text},
+            {"alpha": alpha, "date": wire_value(date)},
             symbol=symbol,
-            direction=None if direction is None else str(direction),
+            direction=direction,
             min_abs_weight=min_abs_weight,
             book=book,
             sort=sort,
@@ -159,12 +153,10 @@ class Client(ClientBase):
         fields: str | None = None,
     ) -> Collection[ScoreRow]:
         """The per-symbol per-week score panel; `fields="all"` serves the whole decision record."""
-        whole = start is None and end is None and symbol is None
-        export = ExportTarget(alpha, "decisions") if whole else None
         return self._collection(
             "signals.scores",
             {"alpha": alpha},
-            export=export,
+            export="decisions",
             start=start,
             end=end,
             symbol=symbol,
@@ -181,9 +173,8 @@ class Client(ClientBase):
         self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
     ) -> Collection[LedgerRow]:
         """The daily ledger of a book (default long_short)."""
-        export = self._book_export(alpha, "portfolio", book, start, end)
         return self._collection(
-            "portfolio.ledger", {"alpha": alpha}, export=export, book=book, start=start, end=end
+            "portfolio.ledger", {"alpha": alpha}, export="portfolio", book=book, start=start, end=end
         )
 
     def positions(
@@ -196,11 +187,10 @@ class Client(ClientBase):
         symbol: Symbols | None = None,
     ) -> Collection[PositionRow]:
         """The daily positions of a book (default long_short)."""
-        export = self._book_export(alpha, "positions", book, start, end, symbol)
         return self._collection(
             "portfolio.positions",
             {"alpha": alpha},
-            export=export,
+            export="positions",
             book=book,
             start=start,
             end=end,
@@ -217,9 +207,8 @@ class Client(ClientBase):
         symbol: Symbols | None = None,
     ) -> Collection[PnlRow]:
         """The daily per-symbol P&L of a book (default long_short)."""
-        export = self._book_export(alpha, "pnl", book, start, end, symbol)
         return self._collection(
-            "portfolio.pnl", {"alpha": alpha}, export=export, book=book, start=start, end=end, symbol=symbol
+            "portfolio.pnl", {"alpha": alpha}, export="pnl", book=book, start=start, end=end, symbol=symbol
         )
 
     def trades(
@@ -232,11 +221,10 @@ class Client(ClientBase):
         symbol: Symbols | None = None,
     ) -> Collection[TradeRow]:
         """The fills of a book (required: see `books()`; `UnknownBookError.details["available"]`)."""
-        export = self._book_export(alpha, "trades", book, start, end, symbol)
         return self._collection(
             "portfolio.trades",
             {"alpha": alpha},
-            export=export,
+            export="trades",
             book=book,
             start=start,
             end=end,
@@ -247,25 +235,15 @@ class Client(ClientBase):
         self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
     ) -> Series[EquityRow, EquitySummary]:
         """The equity curve of a book, and `.summary` of the whole window (returns, drawdowns)."""
-        export = self._book_export(alpha, "equity-curve", book, start, end)
         return self._collection(
             "portfolio.equity_curve",
             {"alpha": alpha},
-            export=export,
+            export="equity-curve",
             series=True,
             book=book,
             start=start,
             end=end,
         )
-
-    @staticmethod
-    def _book_export(
-        alpha: str, dataset: str, book: str | None, start: object, end: object, symbol: object = None
-    ) -> ExportTarget | None:
-        """The export equal to an unfiltered read of one book (a window or a symbol filter is not)."""
-        if start is not None or end is not None or symbol is not None:
-            return None
-        return ExportTarget(alpha, dataset, book or DEFAULT_BOOK)
 
     # -- performance and benchmarks -------------------------------------------------------------------
 
@@ -367,8 +345,7 @@ class Client(ClientBase):
 
     def download_export(self, alpha: str, dataset: str, book: str | None = None) -> bytes:
         """The Parquet file of one dataset, checked against its announced size and SHA-256."""
-        download = self.export(alpha, dataset, book).data
-        return verify(self._transport.fetch_signed(download.url), download)
+        return self._exports.fetch(self.export(alpha, dataset, book).data)
 
     # -- administration (a platform administrator's key only) -----------------------------------------
 

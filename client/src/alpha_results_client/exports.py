@@ -16,7 +16,6 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from alpha_results_client._generated import (
     ENDPOINTS,
@@ -32,7 +31,7 @@ from alpha_results_client._generated import (
 )
 from alpha_results_client.config import MAX_PAGE_SIZE
 from alpha_results_client.exceptions import IntegrityError
-from alpha_results_client.progress import Progress
+from alpha_results_client.progress import progress_for
 from alpha_results_client.transport import Transport
 
 log = logging.getLogger("alpha_results_client")
@@ -88,7 +87,7 @@ class ExportReader:
             if cached is not None and time.monotonic() - cached[0] < LISTING_TTL_SECONDS:
                 return cached[1]
         rows: list[ExportRow] = []
-        path = ENDPOINTS["exports.list"].path.format(alpha=quote(alpha, safe=""))
+        path = ENDPOINTS["exports.list"].url_path(alpha=alpha)
         try:
             while True:
                 params = {"limit": str(MAX_PAGE_SIZE), "offset": str(len(rows))}
@@ -109,9 +108,7 @@ class ExportReader:
         return tuple(rows)
 
     def signed(self, target: ExportTarget) -> ExportDownload:
-        path = ENDPOINTS["exports.download"].path.format(
-            alpha=quote(target.alpha, safe=""), dataset=quote(target.dataset, safe="")
-        )
+        path = ENDPOINTS["exports.download"].url_path(alpha=target.alpha, dataset=target.dataset)
         params = {"book": target.book} if target.book is not None else {}
         return self._transport.get_json(path, params, ExportDownloadResponse).data
 
@@ -128,12 +125,14 @@ class ExportReader:
         except NOT_EXPORTABLE as exc:
             log.debug("export %s unavailable (%s); using JSON pages", target, exc.code)
             return None
-        if progress_label is None:
-            return ExportFile(verify(self._transport.fetch_signed(download.url), download), download)
-        progress = Progress(progress_label, unit="bytes")
+        return ExportFile(self.fetch(download, progress_label), download)
+
+    def fetch(self, download: ExportDownload | SourceDownload, progress_label: str | None = None) -> bytes:
+        """The file of a signed URL, verified; with `progress_label`, drawn as a progress line in bytes."""
+        progress = progress_for(progress_label is not None, progress_label or "", unit="bytes")
         progress.set_total(download.size_bytes)
         try:
             data = self._transport.fetch_signed(download.url, on_chunk=progress.advance)
         finally:
             progress.close()
-        return ExportFile(verify(data, download), download)
+        return verify(data, download)

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, Self, TypeVar
+
+import msgspec
 
 from alpha_results_client import frames
 from alpha_results_client._generated import Meta, Pagination, ResponseWarning
@@ -177,18 +179,16 @@ class Collection(Generic[RowT]):
 
     def to_list(self, *, progress: bool | None = None) -> list[RowT]:
         """Every row, read from one build (retried from the start if a republish interleaves)."""
-        return self._whole(lambda: [row for page in self.pages(progress=progress) for row in page.data])
-
-    def _whole(self, read: Callable[[], list[RowT]]) -> list[RowT]:
-        for attempt in range(1, WHOLE_READ_ATTEMPTS + 1):
+        attempts_left = WHOLE_READ_ATTEMPTS
+        while True:
             try:
-                return read()
+                return [row for page in self.pages(progress=progress) for row in page.data]
             except InconsistentPagesError:
-                if attempt == WHOLE_READ_ATTEMPTS:
+                attempts_left -= 1
+                if attempts_left == 0:
                     raise
                 log.info("%s: republished while reading; reading again", self._query.label)
                 self._first = None
-        raise AssertionError("unreachable")
 
     # -- frames --------------------------------------------------------------------------------------
 
@@ -239,7 +239,5 @@ class Series(Collection[RowT], Generic[RowT, SummaryT]):
 
 
 def _truncated(page: Page[RowT], count: int) -> Page[RowT]:
-    import msgspec
-
     truncated: Page[RowT] = msgspec.structs.replace(page, data=page.data[:count])  # type: ignore[type-var]
     return truncated

@@ -28,7 +28,7 @@ class Progress:
             return
         self._bar = tqdm(desc=label, unit=f" {unit}", file=self._stream, leave=True)
 
-    def set_total(self, total: int) -> None:
+    def set_total(self, total: int | None) -> None:
         self.total = total
         if self._bar is not None:
             self._bar.total = total
@@ -63,7 +63,7 @@ class NoProgress(Progress):
         self.done = 0
         self.total = None
 
-    def set_total(self, total: int) -> None:
+    def set_total(self, total: int | None) -> None:
         self.total = total
 
     def advance(self, count: int) -> None:
