@@ -93,6 +93,8 @@ def test_authentication_failures(api: Api) -> None:
         assert isinstance(raised(client.me), KeyRevokedError)
 
 
-def test_unknown_parameters_fail_before_any_request(plain: Client) -> None:
-    with pytest.raises(TypeError, match="takes no parameter"):
-        plain._single("signals.scores", {"alpha": ALPHA}, colour="red")
+def test_unknown_parameters_fail_before_any_request(api: Api, plain_key: Key, recorder: Recorder) -> None:
+    with api.client(plain_key, http_transport=recorder.transport()) as client:
+        with pytest.raises(TypeError, match="takes no parameter"):
+            client._single("signals.scores", {"alpha": ALPHA}, colour="red")
+    assert recorder.exchanges == []

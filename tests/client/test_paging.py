@@ -8,7 +8,7 @@ bulk path (the signed export URL, downloaded and verified). Both must equal the 
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import polars as pl
@@ -157,6 +157,8 @@ def test_a_cross_section_applies_every_filter_like_the_lake(plain: Client, lake_
 
     default = plain.cross_section(ALPHA, week)
     assert default.meta.date == week and default.meta.n_symbols == decisions.height  # type: ignore[attr-defined]
+    at_noon = plain.cross_section(ALPHA, datetime(2021, 6, 4, 12, 0))  # a datetime names its trading day
+    assert at_noon.meta.date == week  # type: ignore[attr-defined]
     by_score = decisions.sort(["score", "symbol"], descending=[True, False], nulls_last=True)
     assert symbols(default) == by_score["symbol"].to_list()
 
