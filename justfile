@@ -13,6 +13,17 @@ serve *ARGS:
 test *ARGS: lint
     pytest -n 2 {{ARGS}}
 
+# The whole suite twice with numpy's SIMD dispatch narrowed: no AVX-512 (an AVX2 CPU), then no AVX2 either (docs/development.md).
+test-portable *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    newer=(X86_V4 AVX512_ICL AVX512_SPR)  # naming a feature the CPU lacks is harmless
+    for disabled in "${newer[*]}" "${newer[*]} X86_V3"; do
+      found=$(NPY_DISABLE_CPU_FEATURES="$disabled" python -c 'from numpy._core._multiarray_umath import __cpu_features__ as f, __cpu_dispatch__ as d; print(" ".join(k for k in d if f.get(k)) or "baseline only")')
+      echo "== NPY_DISABLE_CPU_FEATURES=\"$disabled\": numpy dispatches $found"
+      NPY_DISABLE_CPU_FEATURES="$disabled" pytest -n 2 -p no:cacheprovider {{ARGS}}
+    done
+
 lint:
     ruff check .
     ruff format --check .
@@ -65,6 +76,10 @@ bench-compression:
 # The full-size alpha published under N ids, served in turn: RSS/PSS per alpha per worker, first-request latency.
 bench-scale *ARGS:
     python -m tests.bench.scale_bench {{ARGS}}
+
+# N distinct alphas (--n, default 50: one demo market, the real pipeline, lake cached in var/bench-catalogue/N/) served by one worker [--s3] [--nofile 1024] [--out FILE]: fds, maps, RSS, idle refresh CPU (and S3 requests per pass), per-route latency and errors over 100 random alphas (screener with random filters), first significance after a restart; the catalogue step per publish and `lake index` local and on Dask [--no-pipeline] [--no-dask] (issue 21).
+bench-catalogue *ARGS:
+    python -m tests.bench.catalogue_bench {{ARGS}}
 
 # Bounded soak (default 5 min, --seconds N): 2 workers over PostgreSQL, a private Redis killed mid-run, an S3 lake (moto) republished every 10 s; mixed valid/invalid load checked against recorded answers; RSS, 5xx and quota checks.
 soak *ARGS:

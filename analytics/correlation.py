@@ -5,9 +5,11 @@
 - scores: the mean over common weeks of the cross-sectional Spearman of the two conditioned scores
   over the names both scored that week.
 
-The work splits in two: `align_series` / `weekly_score_spearman` pair the two alphas once (the
-dates both have, or each common week's rank correlation), and `correlate` reads a window of
-that pairing. A pairing depends only on the two builds, so the server keeps it across requests.
+Series bases (returns, ic): the catalogue holds every alpha's series on one date axis, so the
+server correlates one alpha with all others as masked matrix products (`pearson_between`) and a
+page of rows exactly (`correlate_rows`). Scores: `weekly_score_spearman_against` pairs two alphas
+once (each common week's rank correlation), and `Pairing.correlate` reads a window of it; the
+pipeline keeps the pairings of each alpha's nearest neighbours.
 
 A correlation needs MIN_OVERLAP common observations and variance on both sides; otherwise it is
 NaN. Spearman uses average ranks for ties, as every rank correlation of the service does.
@@ -37,49 +39,140 @@ class Correlation:
 
 @dataclass(frozen=True)
 class Pairing:
-    """Two alphas on one basis, per common date (days since 1970, ascending).
+    """Two alphas on the scores basis, per common week (days since 1970, ascending): `x` is the
+    week's rank correlation and `y` the number of names behind it."""
 
-    Series bases: `x` and `y` are the two values. Scores: `x` is the week's rank correlation and
-    `y` the number of names behind it."""
-
-    basis: str
     days: np.ndarray
     x: np.ndarray
     y: np.ndarray
 
     def correlate(self, low: int, high: int) -> Correlation:
-        """The correlation over the dates in [low, high] (days since 1970, inclusive)."""
+        """The correlation over the weeks in [low, high] (days since 1970, inclusive): the mean of
+        the weekly rank correlations, over the weeks counted, and their mean names."""
         a, b = np.searchsorted(self.days, low, "left"), np.searchsorted(self.days, high, "right")
         x, y = self.x[a:b], self.y[a:b]
-        if self.basis == "scores":
-            if x.size == 0:
-                return Correlation(math.nan, math.nan, 0, math.nan)
-            return Correlation(math.nan, float(np.mean(x)), int(x.size), float(np.mean(y)))
-        if x.size < MIN_OVERLAP or not (np.ptp(x) > 0 and np.ptp(y) > 0):
-            return Correlation(math.nan, math.nan, int(x.size), math.nan)
-        pearson = float(np.corrcoef(x, y)[0, 1])
-        # Spearman = Pearson of the average ranks (scipy.stats.spearmanr's definition, without its
-        # per-call overhead: a catalogue request correlates against every other alpha).
-        spearman = float(np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1])
-        return Correlation(pearson, spearman, int(x.size), math.nan)
-
-
-def align_series(
-    basis: str, days_a: np.ndarray, values_a: np.ndarray, days_b: np.ndarray, values_b: np.ndarray
-) -> Pairing:
-    """The dates both series hold a finite value on (dates unique and ascending on each side)."""
-    common, in_a, in_b = np.intersect1d(days_a, days_b, assume_unique=True, return_indices=True)
-    x, y = values_a[in_a], values_b[in_b]
-    keep = np.isfinite(x) & np.isfinite(y)
-    return Pairing(basis, common[keep], x[keep], y[keep])
+        if x.size == 0:
+            return Correlation(math.nan, math.nan, 0, math.nan)
+        return Correlation(math.nan, float(np.mean(x)), int(x.size), float(np.mean(y)))
 
 
 def weekly_score_spearman(a: pl.DataFrame, b: pl.DataFrame) -> Pairing:
     """`a` and `b`: (date, symbol, score) of each alpha. A week counts when its rank correlation
     exists (`analytics.ranks`: at least 3 names scored on both sides, neither side constant)."""
-    pairs = a.select("date", "symbol", pl.col("score").alias("_a")).join(
-        b.select("date", "symbol", pl.col("score").alias("_b")), on=["date", "symbol"], how="inner"
+    return weekly_score_spearman_against(a, [b])[0]
+
+
+def weekly_score_spearman_against(a: pl.DataFrame, others: list[pl.DataFrame]) -> list[Pairing]:
+    """The pairing of `a` with each of `others` (as `weekly_score_spearman`), in one grouped pass:
+    the pipeline pairs a newly published alpha with many candidates at once. Each (other, week)
+    group is ranked and correlated on its own, exactly as a pair alone."""
+    if not others:
+        return []
+    stacked = pl.concat(
+        [
+            other.select(
+                pl.lit(position, pl.Int32).alias("_other"), "date", "symbol", pl.col("score").alias("_b")
+            )
+            for position, other in enumerate(others)
+        ]
     )
-    weekly = spearman_by(pairs, ["date"], "_a", "_b").drop_nulls("rho").sort("date")
-    days = weekly["date"].cast(pl.Int32).to_numpy()
-    return Pairing("scores", days, weekly["rho"].to_numpy(), weekly["n"].cast(pl.Float64).to_numpy())
+    pairs = a.select("date", "symbol", pl.col("score").alias("_a")).join(
+        stacked, on=["date", "symbol"], how="inner"
+    )
+    weekly = spearman_by(pairs, ["_other", "date"], "_a", "_b").drop_nulls("rho").sort("_other", "date")
+    found = []
+    for position in range(len(others)):
+        one = weekly.filter(pl.col("_other") == position)
+        days = one["date"].cast(pl.Int32).to_numpy()
+        found.append(Pairing(days, one["rho"].to_numpy(), one["n"].cast(pl.Float64).to_numpy()))
+    return found
+
+
+def correlate_rows(target: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pearson and Spearman of `target` (one value per date, NaN where none) with each row of
+    `rows` (k x the same dates), each over the dates both hold a finite value: (pearson, spearman,
+    overlap), NaN where `Pairing.correlate` is (fewer than MIN_OVERLAP common dates, or a side
+    constant on them). The same figures as a pairing of each two series, for a page of rows in one
+    vectorised pass: two-pass centred sums, Spearman as Pearson of average ranks."""
+    common = np.isfinite(rows) & np.isfinite(target)[None, :]
+    x = np.where(common, target[None, :], np.nan)
+    y = np.where(common, rows, np.nan)
+    overlap = common.sum(axis=1)
+    pearson = _centred_pearson(x, y, common, overlap)
+    spearman = _centred_pearson(
+        stats.rankdata(x, axis=1, nan_policy="omit"),
+        stats.rankdata(y, axis=1, nan_policy="omit"),
+        common,
+        overlap,
+    )
+    varies = (_spread(x, common) > 0) & (_spread(y, common) > 0)
+    measured = (overlap >= MIN_OVERLAP) & varies
+    pearson[~measured] = math.nan
+    spearman[~measured] = math.nan
+    return pearson, spearman, overlap
+
+
+def _centred_pearson(x: np.ndarray, y: np.ndarray, common: np.ndarray, n: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dx = np.where(common, x - (np.where(common, x, 0.0).sum(axis=1) / n)[:, None], 0.0)
+        dy = np.where(common, y - (np.where(common, y, 0.0).sum(axis=1) / n)[:, None], 0.0)
+        found = (dx * dy).sum(axis=1) / np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    return np.clip(found, -1.0, 1.0)  # as np.corrcoef
+
+
+def _spread(values: np.ndarray, common: np.ndarray) -> np.ndarray:
+    # `initial`: a window without dates is no spread, not an error
+    highest = np.where(common, values, -np.inf).max(axis=1, initial=-np.inf)
+    return highest - np.where(common, values, np.inf).min(axis=1, initial=np.inf)
+
+
+def pearson_against(values: np.ndarray, target: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson correlation of row `target` of `values` (alphas x dates, NaN where an alpha has no
+    value) with every row, each over the dates both rows hold: (correlations, overlaps), NaN where
+    `Pairing.correlate` would be (fewer than MIN_OVERLAP common dates, or a side constant on them)."""
+    found, overlap = pearson_between(values, values[target : target + 1])
+    return found[:, 0], overlap[:, 0]
+
+
+ROWS_PER_BLOCK = 1024
+"""Rows of `values` `pearson_between` works on at once: its temporaries are a few blocks of
+rows x dates, whatever the catalogue's size."""
+
+
+def pearson_between(values: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson correlation of every row of `values` (alphas x dates, NaN where an alpha has no
+    value) with every row of `targets` (on the same dates), each pair over the dates both hold:
+    (correlations, overlaps), rows x targets, NaN where `correlate_rows` would be.
+
+    Masked sums as matrix products, for the whole catalogue at once instead of one pairing per
+    pair, ROWS_PER_BLOCK rows at a time. The sums formula can differ from the two-pass formula in
+    the last bits; pairs where either side's variance is below rounding are decided exactly
+    (constant on the common dates or not)."""
+    target_finite = np.isfinite(targets)
+    target_present = target_finite.astype(np.float64)
+    x = np.where(target_finite, targets, 0.0)
+    found = np.empty((values.shape[0], targets.shape[0]))
+    overlap = np.empty((values.shape[0], targets.shape[0]), dtype=np.int64)
+    for start in range(0, values.shape[0], ROWS_PER_BLOCK):
+        block = np.asarray(values[start : start + ROWS_PER_BLOCK])
+        finite = np.isfinite(block)
+        present = finite.astype(np.float64)
+        y = np.where(finite, block, 0.0)
+        n = present @ target_present.T  # common dates of each pair
+        sum_y, sum_yy = y @ target_present.T, (y * y) @ target_present.T
+        sum_x, sum_xx = present @ x.T, present @ (x * x).T
+        sum_xy = y @ x.T
+        var_x = n * sum_xx - sum_x * sum_x
+        var_y = n * sum_yy - sum_y * sum_y
+        with np.errstate(divide="ignore", invalid="ignore"):
+            part = (n * sum_xy - sum_x * sum_y) / np.sqrt(var_x * var_y)
+            # A side whose variance is within rounding of zero: decide exactly whether it is constant.
+            doubtful = (var_x <= 1e-12 * n * sum_xx) | (var_y <= 1e-12 * n * sum_yy)
+        for row, column in np.argwhere(doubtful & (n >= MIN_OVERLAP)):
+            keep = finite[row] & target_finite[column]
+            if not (np.ptp(targets[column][keep]) > 0 and np.ptp(block[row][keep]) > 0):
+                part[row, column] = math.nan
+        part[(n < MIN_OVERLAP) | ~np.isfinite(part)] = math.nan
+        found[start : start + block.shape[0]] = part
+        overlap[start : start + block.shape[0]] = n
+    return found, overlap

@@ -7,15 +7,19 @@ nothing in its answer. Views are immutable apart from their damage flag.
 Opening checks every file the manifest (`alpha.json` / `benchmark.json` `files`) lists against
 its recorded size; the SHA-256 of the serving files (and, on a local lake, of the Parquet exports
 the download route serves from the build folder) is checked once per open, in the background
-(`verify_hashes`, run by the reader's refresh thread), and on every reopen after damage before
-the build is served again. Each table access re-checks its mapped file's size (`fstat`, about a
-microsecond), so a file truncated under a running worker turns into `BuildDamaged`
-(503 upstream_unavailable) instead of fewer rows or a SIGBUS. A removed file stays readable
-through its mapping; the reader's refresh notices the removal in the lake and marks the build.
+and on a budget of bytes per refresh pass (`verify_some`, run by the reader's refresh thread), and
+on every reopen after damage before the build is served again. A view holds no open file: each
+serving file is mapped and its descriptor closed at once, so a worker's descriptors do not grow
+with the builds it serves (its maps are bounded by the reader's number of open builds). Each table
+access re-checks its file's size by path (`stat`, about a microsecond), so a file truncated under
+a running worker turns into `BuildDamaged` (503 upstream_unavailable) instead of fewer rows or a
+SIGBUS. A removed or replaced file stays readable through its mapping (the old inode is whole);
+the reader's refresh notices it in the lake and marks the build.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import mmap
@@ -27,7 +31,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from datasets import layout
-from datasets.faults import BuildDamaged
+from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, exhausted
 
 T = TypeVar("T")
 
@@ -45,16 +49,16 @@ def manifest_problem(files: dict[str, Any], sizes: dict[str, int]) -> BuildDamag
     return None
 
 
-def local_sizes(folder: str) -> dict[str, int]:
-    """Size of every file under a local folder, by path relative to it."""
+def local_sizes(folder: str, files: dict[str, Any]) -> dict[str, int]:
+    """Size of each of `files` (paths relative to the local `folder`) that exists. One `stat` per
+    file, no descriptor: a worker out of file descriptors still sees every file (a folder walk
+    silently skips the folders it cannot open, which read as missing files)."""
     sizes = {}
-    for parent, _, names in os.walk(folder):
-        for name in names:
-            path = os.path.join(parent, name)
-            try:
-                sizes[os.path.relpath(path, folder).replace(os.sep, "/")] = os.stat(path).st_size
-            except FileNotFoundError:
-                continue
+    for relative in files:
+        try:
+            sizes[relative] = os.stat(os.path.join(folder, relative)).st_size
+        except FileNotFoundError:
+            continue
     return sizes
 
 
@@ -66,46 +70,71 @@ def sha256_of(path: str) -> str:
     return digest.hexdigest()
 
 
+def _madvise_dontneed() -> Callable[[int, int], int] | None:
+    """libc's madvise(MADV_DONTNEED), or None where there is none (pyarrow maps do not expose it)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        advise = libc.madvise
+    except (OSError, AttributeError):
+        return None
+    advise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    advise.restype = ctypes.c_int
+    return lambda address, size: int(advise(address, size, mmap.MADV_DONTNEED))
+
+
+_DONTNEED = _madvise_dontneed()
+
+
 class _MappedTable:
-    """One serving file mapped read-only; `table` is zero-copy over the mapping."""
+    """One serving file mapped read-only; `table` is zero-copy over the mapping.
+
+    Mapped by pyarrow, whose mapping lives as long as a buffer over it, so the descriptor is closed
+    at once: a worker's descriptors do not grow with the builds it has open. (Python's `mmap`
+    keeps a duplicate descriptor per map until Python 3.13's `trackfd=False`.)"""
 
     def __init__(self, path: str, expected_bytes: int) -> None:
         self.path = path
         self.expected_bytes = expected_bytes
-        self.fd = -1
-        self.fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
         try:
-            self.check()
-            self._map = mmap.mmap(self.fd, 0, access=mmap.ACCESS_READ)
-            self.table = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(self._map))).read_all()
-        except BaseException:
-            os.close(self.fd)
-            self.fd = -1
-            raise
+            status = os.fstat(fd)
+            self.inode = (status.st_dev, status.st_ino)
+            self._check_size(status.st_size)
+            # The inode just checked, not whatever the path names a moment later.
+            by_fd = f"/proc/self/fd/{fd}"
+            mapped = pa.memory_map(by_fd if os.path.exists(by_fd) else path)
+        finally:
+            os.close(fd)
+        try:
+            self._region = mapped.read_buffer(status.st_size)  # the whole mapping, zero-copy
+        finally:
+            mapped.close()
+        self.table = pa.ipc.open_file(pa.BufferReader(self._region)).read_all()
+
+    def _check_size(self, size: int) -> None:
+        if size != self.expected_bytes:
+            raise BuildDamaged(
+                "truncated_file", f"{self.path} has {size} bytes, {self.expected_bytes} recorded"
+            )
 
     def check(self) -> None:
-        # Only the size: a removed file stays whole behind its descriptor (the refresh notices the
-        # removal in the lake), but pages past a truncated end would fault when read.
-        status = os.fstat(self.fd)
-        if status.st_size != self.expected_bytes:
-            raise BuildDamaged(
-                "truncated_file", f"{self.path} has {status.st_size} bytes, {self.expected_bytes} recorded"
-            )
+        # Only the size of the mapped file: pages past a truncated end would fault when read. A
+        # file removed or replaced (another inode at the path) leaves the mapped one whole; the
+        # refresh notices the change in the lake.
+        try:
+            status = os.stat(self.path)
+        except FileNotFoundError:
+            return
+        if (status.st_dev, status.st_ino) == self.inode:
+            self._check_size(status.st_size)
 
     def release(self) -> None:
         """Unmap the pages requests touched; they stay in the page cache, and the next read maps
         them again (a minor fault). A freshly written file sits in the page cache in large folios,
         and a read maps a whole folio: without this, every worker's RSS would keep what any
         request ever touched of every build, although none of it is private to the worker."""
-        self._map.madvise(mmap.MADV_DONTNEED)
-
-    def __del__(self) -> None:
-        # The mapping goes with the last Arrow buffer over it; the descriptor goes now.
-        if self.fd >= 0:
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
+        if _DONTNEED is not None:
+            _DONTNEED(self._region.address, self._region.size)
 
 
 class BuildView:
@@ -118,8 +147,10 @@ class BuildView:
         entry: dict[str, Any],
         folder: str,
         hashed: tuple[str, ...] = (layout.SERVING_DIR,),
+        on_exhausted: Callable[[WorkerResourceExhausted], None] = lambda exc: None,
     ) -> None:
         self.name = name
+        self.on_exhausted = on_exhausted
         self.build_id = build_id
         self.entry = entry
         self.folder = folder
@@ -129,7 +160,9 @@ class BuildView:
         self._tables: dict[str, _MappedTable | None] = {}
         self._memo: dict[str, Any] = {}
         self.damage: BuildDamaged | None = None
-        self.hashes_verified = False
+        self._unhashed = [
+            relative for relative in sorted(self.files) if relative.startswith(self.hashed)
+        ]  # verify_some's queue
         index = self._read_json(layout.serving_path("", layout.SERVING_INDEX))
         if index is None:
             raise BuildDamaged(
@@ -163,6 +196,11 @@ class BuildView:
                 payload = handle.read()
         except FileNotFoundError as exc:
             raise self.damaged(BuildDamaged("missing_file", f"{relative} is missing")) from exc
+        except OSError as exc:
+            if (resource := exhausted(exc)) is not None:
+                self.on_exhausted(resource)  # the worker's problem, never the build's damage
+                raise resource from exc
+            raise LakeUnavailable(f"{relative} cannot be read: {exc}") from exc
         if len(payload) != int(self.files[relative]["bytes"]):
             raise self.damaged(BuildDamaged("truncated_file", f"{relative} is not the recorded size"))
         document = json.loads(payload)
@@ -174,11 +212,17 @@ class BuildView:
         return self.memo(f"json:{name}", lambda: self._read_json(name))
 
     def table(self, name: str) -> pa.Table | None:
-        """The mapped serving table `name`; None when the build has none. Raises BuildDamaged."""
+        """The mapped serving table `name`; None when the build has none. Raises BuildDamaged, or
+        WorkerResourceExhausted when the worker cannot map it even after `on_exhausted` (the
+        reader closing its least recently used builds) freed what it could."""
         self.raise_if_damaged()
         mapped = self._tables.get(name)
         if mapped is None and name not in self._tables:
-            mapped = self._map(name)
+            try:
+                mapped = self._map(name)
+            except WorkerResourceExhausted as exc:
+                self.on_exhausted(exc)
+                mapped = self._map(name)
         if mapped is None:
             return None
         try:
@@ -200,6 +244,8 @@ class BuildView:
             except FileNotFoundError as exc:
                 raise self.damaged(BuildDamaged("missing_file", f"{relative} is missing")) from exc
             except (OSError, pa.ArrowException, ValueError) as exc:
+                if (resource := exhausted(exc)) is not None:
+                    raise resource from exc  # the worker's problem, not the build's
                 raise self.damaged(BuildDamaged("corrupt_file", f"{relative} cannot be read: {exc}")) from exc
             self._tables[name] = mapped
             return mapped
@@ -228,9 +274,10 @@ class BuildView:
         if self.damage is not None:
             raise self.damage
 
-    def check_sizes(self, sizes: dict[str, int]) -> None:
-        """Marks the view damaged when the lake's files (`sizes`) differ from the manifest."""
-        problem = manifest_problem(self.files, sizes)
+    def check_sizes(self, sizes: dict[str, int], files: dict[str, Any] | None = None) -> None:
+        """Marks the view damaged when the files' `sizes` differ from the manifest (`files`: the
+        part of it to check, by default all of it)."""
+        problem = manifest_problem(self.files if files is None else files, sizes)
         if problem is not None:
             self.damaged(problem)
         for mapped in list(self._tables.values()):
@@ -246,19 +293,36 @@ class BuildView:
             if mapped is not None:
                 mapped.release()
 
+    @property
+    def hashes_verified(self) -> bool:
+        return not self._unhashed
+
+    def hashes_known(self) -> None:
+        """Every hash of this immutable build was verified when it was open before: no need again
+        (its sizes are still checked when it opens and by the scrub)."""
+        self._unhashed = []
+
     def verify_hashes(self) -> None:
-        """Checks the SHA-256 of every file in the `hashed` folders (the serving files; on a local
+        """Checks the SHA-256 of every file not yet checked (marks damage)."""
+        self.verify_some(None)
+
+    def verify_some(self, budget: int | None) -> int:
+        """Checks the SHA-256 of the files in the `hashed` folders (the serving files; on a local
         lake also the Parquet exports, which the download route serves from the build folder)
-        against the manifest (marks damage)."""
-        for relative, recorded in sorted(self.files.items()):
-            if not relative.startswith(self.hashed):
-                continue
+        against the manifest, file after file, until `budget` bytes were read (None: all);
+        marks damage. Returns the bytes read; the next call goes on where this one stopped."""
+        spent = 0
+        while self._unhashed and self.damage is None and (budget is None or spent < budget):
+            relative = self._unhashed[0]
+            recorded = self.files[relative]
             try:
                 actual = sha256_of(self._local(relative))
             except FileNotFoundError:
                 self.damaged(BuildDamaged("missing_file", f"{relative} is missing"))
-                return
+                break
+            spent += int(recorded.get("bytes") or 0)
             if actual != recorded.get("sha256"):
                 self.damaged(BuildDamaged("corrupt_file", f"{relative} does not match its recorded SHA-256"))
-                return
-        self.hashes_verified = True
+                break
+            self._unhashed.pop(0)
+        return spent

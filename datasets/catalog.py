@@ -47,7 +47,7 @@ def _pointed_build(pointer: dict[str, Any] | None, path: str) -> str | None:
 
 
 def current_build(root: str, alpha_id: str, storage: Storage | None = None) -> PublishedBuild | None:
-    if not layout.ALPHA_ID_PATTERN.match(alpha_id):
+    if not layout.ALPHA_ID_PATTERN.fullmatch(alpha_id):
         return None  # not a valid alpha id: nothing is published under it
     storage = storage or Storage(root)
     path = layout.alpha_pointer(root, alpha_id)
@@ -62,7 +62,7 @@ def published_alpha_ids(root: str, storage: Storage | None = None) -> list[str]:
     return [
         name
         for name in storage.list_names(layout.alphas_dir(root))
-        if layout.ALPHA_ID_PATTERN.match(name) and storage.exists(layout.alpha_pointer(root, name))
+        if layout.ALPHA_ID_PATTERN.fullmatch(name) and storage.exists(layout.alpha_pointer(root, name))
     ]
 
 
@@ -114,7 +114,7 @@ def catalogue_order(entry: Mapping[str, Any]) -> tuple[bool, float, str]:
 
 
 def current_benchmark(root: str, symbol: str, storage: Storage | None = None) -> PublishedBuild | None:
-    if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+    if not layout.BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
         return None
     storage = storage or Storage(root)
     path = layout.benchmark_pointer(root, symbol)
@@ -143,7 +143,7 @@ def list_builds(root: str, storage: Storage | None = None) -> list[dict[str, Any
     storage = storage or Storage(root)
     found: list[dict[str, Any]] = []
     for alpha_id in storage.list_names(layout.alphas_dir(root)):
-        if not layout.ALPHA_ID_PATTERN.match(alpha_id):
+        if not layout.ALPHA_ID_PATTERN.fullmatch(alpha_id):
             continue
         current = current_build(root, alpha_id, storage)
         builds = []
@@ -169,7 +169,7 @@ def list_builds(root: str, storage: Storage | None = None) -> list[dict[str, Any
             )
         found.extend(sorted(builds, key=lambda b: str(b["built_at"] or ""), reverse=True))
     for symbol in storage.list_names(layout.benchmarks_dir(root)):
-        if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+        if not layout.BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
             continue
         current = current_benchmark(root, symbol, storage)
         builds_dir = layout.benchmark_builds_dir(root, symbol)

@@ -7,6 +7,7 @@ Anything else raised while reading is a bug and stays one (500).
 
 from __future__ import annotations
 
+import errno
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +31,32 @@ class BuildDamaged(LakeUnavailable):
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason  # missing_file | truncated_file | corrupt_file | no_manifest
+
+
+RESOURCE_ERRNOS = {
+    errno.EMFILE: "open files of the process",
+    errno.ENFILE: "open files of the system",
+    errno.ENOMEM: "memory or memory maps",
+}
+"""What a worker can run out of while opening a healthy build (a failed `mmap` is ENOMEM)."""
+
+
+class WorkerResourceExhausted(LakeUnavailable):
+    """This worker ran out of a resource while reading a healthy build: the worker's problem, never
+    the build's damage (503 for the request; the reader evicts builds and recovers)."""
+
+    def __init__(self, resource: str, detail: str) -> None:
+        super().__init__(detail)
+        self.resource = resource
+
+
+def exhausted(exc: BaseException) -> WorkerResourceExhausted | None:
+    """`exc` as a resource failure of the worker, or None when it is something else."""
+    found = exc if isinstance(exc, OSError) else exc.__cause__
+    code = found.errno if isinstance(found, OSError) else None
+    if code not in RESOURCE_ERRNOS:
+        return None
+    return WorkerResourceExhausted(RESOURCE_ERRNOS[code], f"{errno.errorcode[code]}: {found}")
 
 
 def _store_errors() -> tuple[type[BaseException], ...]:
@@ -59,5 +86,7 @@ def lake_errors(root: str) -> Iterator[None]:
     except LakeUnavailable:
         raise
     except STORE_ERRORS as exc:
+        if (resource := exhausted(exc)) is not None:
+            raise resource from exc  # the worker's problem, logged once by the reader
         log.warning("lake read failed under %s: %s", root, exc)
         raise LakeUnavailable(str(exc)) from exc

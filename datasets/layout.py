@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 
-ALPHA_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-BENCHMARK_SYMBOL_PATTERN = re.compile(r"^[A-Z][A-Z0-9.]{0,15}$")
+# Matched whole (`fullmatch`): `re.match` with `$` lets a trailing newline through.
+ALPHA_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+BENCHMARK_SYMBOL_PATTERN = re.compile(r"[A-Z][A-Z0-9.]{0,15}")
 
 POINTER_FILE = "_current.json"
 
@@ -77,7 +78,7 @@ BENCHMARK_JSON = "benchmark.json"  # symbol, name, currency, rows, first/last da
 
 
 def check_alpha_id(alpha_id: str) -> str:
-    if not ALPHA_ID_PATTERN.match(alpha_id):
+    if not ALPHA_ID_PATTERN.fullmatch(alpha_id):
         raise ValueError(f"alpha_id {alpha_id!r} does not match {ALPHA_ID_PATTERN.pattern}")
     return alpha_id
 
@@ -156,7 +157,7 @@ def benchmarks_dir(root: str) -> str:
 
 
 def benchmark_dir(root: str, symbol: str) -> str:
-    if not BENCHMARK_SYMBOL_PATTERN.match(symbol):
+    if not BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
         raise ValueError(f"benchmark symbol {symbol!r} does not match {BENCHMARK_SYMBOL_PATTERN.pattern}")
     return join(benchmarks_dir(root), symbol)
 

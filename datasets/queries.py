@@ -255,6 +255,6 @@ def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[
     return shape_of(fields).dicts(table)
 
 
-def page_of(rows: list[Any], limit: int, offset: int) -> Page:
-    """Page a small list already in memory (catalogue, books) with the same rules as any page."""
+def page_of(rows: Sequence[Any] | np.ndarray, limit: int, offset: int) -> Page:
+    """Page a sequence already in memory (catalogue, books) with the same rules as any page."""
     return Page(rows=list(rows[offset : offset + limit]), total=len(rows))

@@ -7,30 +7,50 @@ is answered from one build from start to end. Views are opened on first use; on 
 build folder is mapped in place, on S3 its serving files are fetched once into a bounded local
 cache (`datasets.local_cache`) and mapped from there.
 
+Every per-build cost of a worker is bounded by a setting, not by the catalogue:
+- at most `max_open_builds` views are open (least recently used evicted; a request holding an
+  evicted view finishes on it); a view holds no descriptor and one map per serving file it read;
+- builds are immutable, so a build is checked when it is opened (every file's size) and its
+  SHA-256 in the background, at most `hash_bytes_per_pass` bytes per pass; after that each pass
+  re-checks the sizes of at most `scrub_builds_per_pass` open builds, in turn, so a file removed
+  or truncated later is still noticed (within open builds / scrub passes) at a bounded cost;
+- a worker that runs out of descriptors, memory or maps while opening a build
+  (`WorkerResourceExhausted`) answers that request 503, never marks the build damaged, logs the
+  figure once, evicts half of its open builds and reports `degraded` in health for a while.
+
 The same thread releases the pages requests mapped since the last pass (they stay in the shared
 page cache), so a worker's resident memory holds what it touched lately, not all it ever touched.
-It also keeps the served builds honest: it compares every opened build's files with its
-manifest (sizes each pass, SHA-256 once after opening), marks a damaged build so its requests
-answer 503 (never fewer rows), and re-opens it once its files are back. A damaged build, an alpha
-whose pointer or alpha.json is corrupt, and a lake that cannot be listed are what `health()`
-reports, from memory (serve/health.py logs its changes once).
+A damaged build is marked so its requests answer 503 (never fewer rows) and re-opened once its
+files are back. A damaged build, an alpha whose pointer or alpha.json is corrupt, a lake that
+cannot be listed and a recent resource failure are what `health()` reports, from memory
+(serve/health.py logs its changes once).
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import hashlib
+import json
 import logging
 import os
+import resource
 import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from datasets import catalog, layout
+from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView, local_sizes, manifest_problem
-from datasets.faults import BuildDamaged, LakeUnavailable, lake_errors
-from datasets.local_cache import LocalCache
+from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, lake_errors
+from datasets.local_cache import LocalCache, served_files
 from datasets.storage import Storage
 
 __all__ = ["AlphaBuild", "BenchmarkBuild", "BuildView", "LakeHealth", "LakeReader", "LakeUnavailable"]
@@ -38,20 +58,37 @@ __all__ = ["AlphaBuild", "BenchmarkBuild", "BuildView", "LakeHealth", "LakeReade
 log = logging.getLogger("datasets.reader")
 
 BENCHMARK_KEY = "benchmark:"
+RESOURCE_MEMORY_SECONDS = 60.0
+"""How long health reports a resource failure after the last one."""
+VERIFIED_BUILDS = 65_536
+"""(key, build) pairs whose hashes a worker remembers having verified: a build evicted and opened
+again is not hashed again (a few MiB at most)."""
+RECHECK_SECONDS = (60.0, 300.0)
+"""A damaged build is checked again at every pass for the first figure (an operator repairing it
+sees it back at once), then after half its age of damage, at most the second: each check hashes
+its files whole, so a build left damaged costs less and less."""
 
 
 @dataclass(frozen=True)
 class AlphaBuild:
-    """The current build of one alpha as the catalogue knows it (alpha.json in `entry`)."""
+    """The current build of one alpha as the catalogue knows it: its alpha.json, without the file
+    manifest (read when the build is opened), as JSON text. Kept as text: a worker holds one per
+    alpha of the catalogue, and parsed they cost about 50 KiB each."""
 
     alpha_id: str
     build_id: str
     build_dir: str
-    entry: dict[str, Any] = field(hash=False, compare=False)
+    summary: str = field(hash=False, compare=False, repr=False)
 
     @property
     def key(self) -> str:
         return self.alpha_id
+
+    @property
+    def entry(self) -> dict[str, Any]:
+        """alpha.json without `files`, parsed now (an opened build's view holds the whole file)."""
+        found: dict[str, Any] = json.loads(self.summary)
+        return found
 
 
 @dataclass(frozen=True)
@@ -72,12 +109,117 @@ class Catalogue:
     unreadable: dict[str, str]  # published alphas whose pointer or alpha.json is corrupt
     benchmarks: dict[str, BenchmarkBuild]
     failure: str | None = None  # why the last re-read failed (the lake could not be listed)
+    index: pa.Table | None = None  # the catalogue index it was read from (None: a lake without one)
+    version: str = ""  # changes whenever any listed alpha's build changes (the catalogue's ETag)
+    order: tuple[str, ...] = ()  # readable alpha ids in catalogue order (`catalog.catalogue_order`)
+    listing: Listing | None = None  # what `/v1/alphas` filters on, aligned with `order`
+    generation: catalogue_index.Generation | None = None  # of the index it was read from
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The catalogue's listed fields as Arrow arrays in catalogue order, built once per catalogue
+    so a `/v1/alphas` request filters with vectorised kernels instead of a loop over every alpha."""
+
+    ids: pa.Array  # alpha_id
+    fingerprints: np.ndarray  # uint64 of each alpha: its build and when its index row was computed
+    names: pa.Array  # name, or alpha_id when the run has none
+    tldrs: pa.Array  # tldr (null when none)
+    complete: pa.Array  # bool
+    text: pa.Array  # alpha_id, name and tldr, casefolded, joined by NUL
+
+    @classmethod
+    def of(
+        cls, ids: list[str], versions: list[str], names: list[Any], tldrs: list[Any], complete: list[Any]
+    ) -> Listing:
+        """`versions`: what identifies each alpha's figures (its build, and when its index row was
+        computed: `lake index` recomputes figures of unchanged builds)."""
+        names = [str(name or alpha) for alpha, name in zip(ids, names, strict=True)]
+        tldrs = [None if tldr is None else str(tldr) for tldr in tldrs]
+        texts = [
+            SEPARATOR.join(v.casefold() for v in (alpha, name, tldr or ""))
+            for alpha, name, tldr in zip(ids, names, tldrs, strict=True)
+        ]
+        return cls(
+            pa.array(ids, pa.string()),
+            np.array(
+                [fingerprint(alpha, version) for alpha, version in zip(ids, versions, strict=True)], np.uint64
+            ),
+            pa.array(names, pa.string()),
+            pa.array(tldrs, pa.string()),
+            pa.array([bool(c) for c in complete], pa.bool_()),
+            pa.array(texts, pa.string()),
+        )
+
+    def rows(self, positions: Sequence[int] | np.ndarray) -> list[dict[str, Any]]:
+        """`/v1/alphas` rows of the alphas at `positions`."""
+        taken = pa.array(positions, pa.int64())
+        columns = (self.ids.take(taken), self.names.take(taken), self.tldrs.take(taken))
+        return [
+            {"alpha_id": alpha, "name": name, "tldr": tldr}
+            for alpha, name, tldr in zip(*(c.to_pylist() for c in columns), strict=True)
+        ]
+
+    def select(
+        self, readable: pa.Array | None, complete_only: bool, needle: str | None
+    ) -> np.ndarray | range:
+        """Positions (catalogue order) of the alphas `readable` admits (None: all), complete
+        when asked, whose alpha_id, name or tldr contains the casefolded `needle`; a numpy array or
+        a range, so that a page of them is sliced without a list of the whole catalogue."""
+        keep = readable
+        if complete_only:
+            keep = self.complete if keep is None else pc.and_(keep, self.complete)
+        if needle is not None:
+            if SEPARATOR in needle:
+                return range(0)  # no field holds the separator
+            found = pc.match_substring(self.text, needle)
+            keep = found if keep is None else pc.and_(keep, found)
+        if keep is None:
+            return range(len(self.ids))
+        positions: np.ndarray = pc.indices_nonzero(pc.fill_null(keep, False)).to_numpy()
+        return positions
+
+
+SEPARATOR = "\x00"
+
+
+def _column(table: pa.Table, name: str) -> list[Any]:
+    """A column of the index as a list; nulls when an older index has no such column."""
+    return table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
+
+
+def fingerprint(alpha_id: str, version: str) -> int:
+    """64 bits of an alpha's figures (its id and `version`): the answers built from many alphas are
+    tagged by their fingerprints, gathered for the alphas a key may read without a loop."""
+    return int.from_bytes(hashlib.blake2b(f"{alpha_id}@{version}".encode(), digest_size=8).digest(), "big")
 
 
 @dataclass(frozen=True)
 class LakeHealth:
     down: bool  # the lake could not be read at all
     alphas: dict[str, str]  # alpha (or benchmark:SYMBOL) -> reason, for damaged served builds
+    worker: str | None = None  # a resource this worker ran out of lately (never a build's damage)
+
+
+def resource_figure(what: str) -> str:
+    """How much of `what` (a `faults.RESOURCE_ERRNOS` text) this process holds against its limit,
+    for a resource failure's log: descriptors against the soft limit, or memory maps against
+    `vm.max_map_count` and the resident memory."""
+    try:
+        if "files" in what:
+            soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+            return f"{len(os.listdir('/proc/self/fd'))} of {soft} open files"
+        with open("/proc/self/maps") as maps, open("/proc/sys/vm/max_map_count") as limit:
+            mapped, most = sum(1 for _ in maps), int(limit.read())
+        return f"{mapped} of {most} memory maps, {_resident_mib()} MiB resident"
+    except (OSError, ValueError):
+        return "unknown"
+
+
+def _resident_mib() -> int:
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS:"))
+    return int(line.split()[1]) // 1024
 
 
 class LakeReader:
@@ -87,18 +229,32 @@ class LakeReader:
         refresh_seconds: float = 2.0,
         cache_dir: str = "var/cache/serving",
         cache_bytes: int = 8 << 30,
+        max_open_builds: int = 64,
+        scrub_builds_per_pass: int = 8,
+        hash_bytes_per_pass: int = 256 << 20,
     ) -> None:
         if not 0 < refresh_seconds <= layout.MAX_REFRESH_SECONDS:
             raise ValueError(f"refresh_seconds must be in (0, {layout.MAX_REFRESH_SECONDS:g}]")
+        if min(max_open_builds, scrub_builds_per_pass, hash_bytes_per_pass) < 1:
+            raise ValueError("max_open_builds, scrub_builds_per_pass and hash_bytes_per_pass must be >= 1")
         self.root = root
         self.refresh_seconds = refresh_seconds
+        self.max_open_builds = max_open_builds
+        self.scrub_builds_per_pass = scrub_builds_per_pass
+        self.hash_bytes_per_pass = hash_bytes_per_pass
         self._storage = Storage(root)
         self._cache = None if self._storage.is_local else LocalCache(cache_dir, cache_bytes)
         self._catalogue: Catalogue | None = None
         self._bug: Exception | None = None  # a failed refresh that was not the lake's fault
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}  # (key, build_id) -> manifest
-        self._views: dict[str, BuildView] = {}  # key -> the opened current build
+        self._views: OrderedDict[str, BuildView] = OrderedDict()  # key -> opened build, LRU first
+        self._scrubbed: list[str] = []  # keys of open views not yet size-checked in this round
+        self._resource_failure: tuple[float, str] | None = None  # (monotonic time, what ran out)
+        self._generation: catalogue_index.Generation | None = None  # of the catalogue index read
+        self._warned_unindexed = False
         self._failed: dict[str, tuple[str, BuildDamaged]] = {}  # key -> (build_id, why it did not open)
+        self._recheck: dict[str, tuple[float, float]] = {}  # failed key -> (first failed, next check)
+        self._verified: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._lock = threading.Lock()
         # One refresh pass at a time: a pass that read the lake before a change must not publish
         # its catalogue after a pass that read it since (a lake being deleted, seen half gone by
@@ -150,6 +306,14 @@ class LakeReader:
 
     # -- catalogue ------------------------------------------------------------------------------
 
+    def catalogue(self) -> Catalogue:
+        """The whole catalogue as of the last refresh (order, version, index). Raises
+        LakeUnavailable when the last re-read of the lake failed."""
+        catalogue = self._current()
+        if catalogue.failure is not None:
+            raise LakeUnavailable(catalogue.failure)
+        return catalogue
+
     def alphas(self) -> dict[str, AlphaBuild]:
         """Every readable published alpha's current build. Raises LakeUnavailable when the last
         re-read of the lake failed."""
@@ -190,12 +354,22 @@ class LakeReader:
         try:
             with lake_errors(self.root):
                 catalogue = self._read_catalogue()
+        except WorkerResourceExhausted as exc:
+            self._out_of(exc)  # the worker's problem: logged, builds closed, health degraded
+            if previous is not None:
+                return  # served as read at the last pass; the next pass reads the lake again
+            catalogue = Catalogue({}, {}, {}, failure=str(exc))
         except LakeUnavailable as exc:
             catalogue = Catalogue(
                 previous.alphas if previous else {},
                 previous.unreadable if previous else {},
                 previous.benchmarks if previous else {},
                 failure=str(exc) or "lake unavailable",
+                index=previous.index if previous else None,
+                version=previous.version if previous else "",
+                order=previous.order if previous else (),
+                listing=previous.listing if previous else None,
+                generation=previous.generation if previous else None,
             )
         except Exception as exc:  # not the lake's fault: a bug, answered 500 until a pass succeeds
             log.exception("lake refresh failed")
@@ -203,6 +377,8 @@ class LakeReader:
             return
         self._bug = None
         self._catalogue = catalogue
+        if previous is not None and catalogue.failure is None:
+            _log_new_builds(previous, catalogue)
         if catalogue.failure is None:
             self._follow(catalogue)
 
@@ -220,9 +396,78 @@ class LakeReader:
         return cached
 
     def _read_catalogue(self) -> Catalogue:
-        """A corrupt pointer or alpha.json costs only its alpha; any other failure fails the pass."""
+        """The catalogue from the lake's index (O(1) requests while it is unchanged), or from
+        every pointer on a lake without one. A corrupt pointer or alpha.json costs only its alpha;
+        any other failure fails the pass."""
         self._check_root()
+        generation = catalogue_index.newest(self._storage, self.root, self._generation)
+        if generation is None:
+            return self._scan_pointers()
+        previous = self._catalogue
+        if (
+            previous is not None
+            and previous.failure is None
+            and self._generation is not None
+            and generation.number == self._generation.number
+        ):
+            return previous  # unchanged: the pass cost one request
+        index = catalogue_index.read_index(self._storage, self.root, generation)
+        known = {} if previous is None else previous.alphas
         alphas: dict[str, AlphaBuild] = {}
+        unreadable: dict[str, str] = {}
+        columns = (index.column(name).to_pylist() for name in ("alpha_id", "build_id", "entry", "unreadable"))
+        for alpha_id, build_id, entry, reason in zip(*columns, strict=True):
+            if reason is not None or entry is None:
+                unreadable[alpha_id] = reason or "the catalogue index holds no entry"
+                continue
+            old = known.get(alpha_id)
+            if old is not None and old.build_id == build_id:
+                alphas[alpha_id] = old
+                continue
+            build_dir = layout.alpha_build_dir(self.root, alpha_id, build_id)
+            alphas[alpha_id] = AlphaBuild(alpha_id, build_id, build_dir, entry)
+        benchmarks: dict[str, BenchmarkBuild] = {}
+        for symbol, build_id in sorted(generation.benchmarks.items()):
+            build_dir = layout.benchmark_build_dir(self.root, symbol, build_id)
+            entry = self._entry(
+                BENCHMARK_KEY + symbol, build_id, layout.join(build_dir, layout.BENCHMARK_JSON)
+            )
+            benchmarks[symbol] = BenchmarkBuild(symbol, build_id, build_dir, entry)
+        self._log_unreadable(unreadable)
+        self._generation = generation
+        listed = index.filter(
+            pc.and_(pc.is_valid(index.column("entry")), pc.is_null(index.column("unreadable")))
+        )
+        order = tuple(listed.column("alpha_id").to_pylist())
+        return Catalogue(
+            alphas,
+            unreadable,
+            benchmarks,
+            index=index.drop_columns(["entry"]),  # held as text by each AlphaBuild alone
+            version=f"g{generation.number}",
+            order=order,
+            listing=Listing.of(
+                list(order),
+                [
+                    f"{b}@{at}"
+                    for b, at in zip(_column(listed, "build_id"), _column(listed, "indexed_at"), strict=True)
+                ],
+                *(listed.column(n).to_pylist() for n in ("name", "tldr", "complete")),
+            ),
+            generation=generation,
+        )
+
+    def _scan_pointers(self) -> Catalogue:
+        """A lake without a catalogue index (published before it): every pointer, every pass."""
+        if not self._warned_unindexed:
+            log.warning(
+                "the lake %s has no catalogue index: every refresh reads every pointer; "
+                "`alpha-results lake index` writes one",
+                self.root,
+            )
+            self._warned_unindexed = True
+        alphas: dict[str, AlphaBuild] = {}
+        entries: dict[str, dict[str, Any]] = {}
         unreadable: dict[str, str] = {}
         for alpha_id in catalog.published_alpha_ids(self.root, self._storage):
             try:
@@ -235,7 +480,9 @@ class LakeReader:
             except catalog.CorruptLakeFile as exc:
                 unreadable[alpha_id] = str(exc)
                 continue
-            alphas[alpha_id] = AlphaBuild(alpha_id, published.build_id, published.build_dir, entry)
+            entries[alpha_id] = entry
+            summary = json.dumps({k: v for k, v in entry.items() if k != "files"})
+            alphas[alpha_id] = AlphaBuild(alpha_id, published.build_id, published.build_dir, summary)
         benchmarks: dict[str, BenchmarkBuild] = {}
         for symbol in self._storage.list_names(layout.benchmarks_dir(self.root)):
             bench = catalog.current_benchmark(self.root, symbol, self._storage)
@@ -243,9 +490,28 @@ class LakeReader:
                 key = BENCHMARK_KEY + symbol
                 entry = self._entry(key, bench.build_id, layout.join(bench.build_dir, layout.BENCHMARK_JSON))
                 benchmarks[symbol] = BenchmarkBuild(symbol, bench.build_id, bench.build_dir, entry)
+        self._log_unreadable(unreadable)
+        order = tuple(
+            sorted(alphas, key=lambda alpha: catalog.catalogue_order({**entries[alpha], "alpha_id": alpha}))
+        )
+        version = hashlib.sha256(",".join(f"{a}@{alphas[a].build_id}" for a in order).encode()).hexdigest()
+        return Catalogue(
+            alphas,
+            unreadable,
+            benchmarks,
+            version=version[:16],
+            order=order,
+            listing=Listing.of(
+                list(order),
+                [alphas[a].build_id for a in order],
+                *([entries[a].get(name) for a in order] for name in ("name", "tldr", "complete")),
+            ),
+        )
+
+    @staticmethod
+    def _log_unreadable(unreadable: dict[str, str]) -> None:
         for alpha_id, reason in unreadable.items():
             log.error("alpha %s is published but unreadable, not served: %s", alpha_id, reason)
-        return Catalogue(alphas, unreadable, benchmarks)
 
     # -- views ----------------------------------------------------------------------------------
 
@@ -255,6 +521,8 @@ class LakeReader:
         view = self._views.get(build.key)
         if view is not None and view.build_id == build.build_id:
             view.raise_if_damaged()
+            with contextlib.suppress(KeyError):  # evicted meanwhile: still served to this request
+                self._views.move_to_end(build.key)
             return view
         failed = self._failed.get(build.key)
         if failed is not None and failed[0] == build.build_id:
@@ -271,15 +539,40 @@ class LakeReader:
         with open_lock:
             view = self.ready_view(build)
             if view is None:
-                view = self._open(build)
+                try:
+                    view = self._open(build)
+                except WorkerResourceExhausted as exc:
+                    self._out_of(exc)
+                    view = self._open(build)  # once more, with half the builds closed
         return view
+
+    def _out_of(self, exc: WorkerResourceExhausted) -> None:
+        """A resource failure: logged once per episode with the figure, half the views evicted."""
+        now = time.monotonic()
+        known = self._resource_failure
+        if known is None or now - known[0] > RESOURCE_MEMORY_SECONDS:
+            log.error(
+                "worker out of %s (%s, %d builds open, max_open_builds %d): closing the least "
+                "recently used builds; no build is damaged",
+                exc.resource, resource_figure(exc.resource), len(self._views), self.max_open_builds,
+            )  # fmt: skip
+        self._resource_failure = (now, exc.resource)
+        self._evict(len(self._views) // 2)
+        gc.collect()  # evicted views' maps go with their last reference
+
+    def _evict(self, keep: int) -> None:
+        """Closes the least recently used views until `keep` are open."""
+        with self._lock:
+            while len(self._views) > keep:
+                self._views.popitem(last=False)
 
     def _open(self, build: AlphaBuild | BenchmarkBuild, verify: bool = False) -> BuildView:
         name = build.alpha_id if isinstance(build, AlphaBuild) else build.symbol
         try:
             with lake_errors(self.root):
-                files = build.entry.get("files") or {}
-                problem = manifest_problem(files, self._sizes(build.build_dir))
+                entry = self._manifest(build)
+                files = entry.get("files") or {}
+                problem = manifest_problem(files, self._sizes(build.build_dir, files))
                 if problem is not None:
                     raise problem
                 if self._cache is None:
@@ -293,10 +586,14 @@ class LakeReader:
                 # reads them there); an S3 build's exports are fetched from S3, not cached here.
                 local = self._cache is None
                 hashed = (layout.SERVING_DIR, layout.EXPORTS_DIR) if local else (layout.SERVING_DIR,)
-                view = BuildView(name, build.build_id, build.entry, folder, hashed)
+                view = BuildView(name, build.build_id, entry, folder, hashed, self._out_of)
+                if (build.key, build.build_id) in self._verified and not verify:
+                    view.hashes_known()
                 if verify:
                     view.verify_hashes()
                     view.raise_if_damaged()
+        except WorkerResourceExhausted:
+            raise
         except BuildDamaged as exc:
             known = self._failed.get(build.key)
             if known is None or known[0] != build.build_id or known[1].reason != exc.reason:
@@ -304,48 +601,115 @@ class LakeReader:
             self._failed[build.key] = (build.build_id, exc)
             raise
         self._failed.pop(build.key, None)
-        self._views[build.key] = view
+        with self._lock:
+            self._views[build.key] = view
+        self._evict(self.max_open_builds)
         return view
 
-    def _sizes(self, build_dir: str) -> dict[str, int]:
+    def _manifest(self, build: AlphaBuild | BenchmarkBuild) -> dict[str, Any]:
+        """The build's whole manifest (alpha.json with its `files`), read when it is opened: the
+        catalogue keeps only the rest of it, for every alpha."""
+        if isinstance(build, BenchmarkBuild):
+            return build.entry
+        try:
+            entry = catalog.read_json(self._storage, layout.join(build.build_dir, layout.ALPHA_JSON))
+        except catalog.CorruptLakeFile as exc:
+            raise BuildDamaged("corrupt_file", f"{layout.ALPHA_JSON} cannot be read: {exc}") from exc
+        if entry is None:
+            raise BuildDamaged("missing_file", f"{layout.ALPHA_JSON} is missing")
+        return entry
+
+    def _sizes(self, build_dir: str, files: dict[str, Any]) -> dict[str, int]:
         """Size of every file of a build in the lake, by path relative to the build."""
         if self._storage.is_local:
-            return local_sizes(build_dir)
+            return local_sizes(build_dir, files)
         base = self._storage.fs._strip_protocol(build_dir).rstrip("/")
         found = self._storage.fs.find(build_dir, detail=True)
         return {path[len(base) + 1 :]: int(info.get("size") or 0) for path, info in found.items()}
 
     def _follow(self, catalogue: Catalogue) -> None:
-        """Drops views of builds no longer current, checks the rest, re-opens repaired ones."""
+        """Drops views of builds no longer current; checks a bounded part of the rest (hashes of
+        newly opened builds, the sizes of `scrub_builds_per_pass` open builds); re-opens repaired
+        builds."""
         current: dict[str, AlphaBuild | BenchmarkBuild] = {b.key: b for b in catalogue.alphas.values()}
         current.update({b.key: b for b in catalogue.benchmarks.values()})
-        for key in list(self._views):
-            if key not in current or current[key].build_id != self._views[key].build_id:
-                del self._views[key]  # requests still holding it finish on it
+        with self._lock:
+            for key in list(self._views):
+                if key not in current or current[key].build_id != self._views[key].build_id:
+                    del self._views[key]  # requests still holding it finish on it
         for key in list(self._failed):
             if key not in current or current[key].build_id != self._failed[key][0]:
                 del self._failed[key]
-        for key, view in list(self._views.items()):
-            try:
-                with lake_errors(self.root):
-                    view.check_sizes(self._sizes(current[key].build_dir))
-                    if view.damage is None and not view.hashes_verified:
-                        view.verify_hashes()
-            except LakeUnavailable as exc:
-                view.damaged(BuildDamaged("unreadable", str(exc)))
-            if view.damage is not None:
-                del self._views[key]
-                self._failed[key] = (view.build_id, view.damage)
-            else:
+        views = list(self._views.items())
+        budget = self.hash_bytes_per_pass
+        for key, view in views:
+            if budget > 0 and view.damage is None and not view.hashes_verified:
+                budget -= self._checked(key, view, partial(view.verify_some, budget))
+                if view.damage is None and view.hashes_verified:
+                    self._remember_verified(key, view.build_id)
+        if not self._scrubbed:
+            self._scrubbed = [key for key, _ in views]
+        scrub, self._scrubbed = (
+            self._scrubbed[: self.scrub_builds_per_pass],
+            self._scrubbed[self.scrub_builds_per_pass :],
+        )
+        for key in scrub:
+            scrubbed, build = self._views.get(key), current.get(key)
+            if scrubbed is not None and build is not None:
+                self._checked(key, scrubbed, partial(self._scrub, build, scrubbed))
+        for _, view in views:
+            if view.damage is None:
                 view.release_pages()
                 if self._cache is not None:
                     self._cache.touch(view.folder)
+        now = time.monotonic()
+        for key in list(self._recheck):
+            if key not in self._failed:
+                del self._recheck[key]
         for key, (build_id, _) in list(self._failed.items()):
+            first, due = self._recheck.get(key, (now, now))
+            if now < due:
+                continue
             try:
                 self._open(current[key], verify=True)  # back only once every file is whole again
             except LakeUnavailable:
+                age = now - first
+                wait = 0.0 if age < RECHECK_SECONDS[0] else min(age / 2, RECHECK_SECONDS[1])
+                self._recheck[key] = (first, now + wait)
                 continue
+            self._remember_verified(key, build_id)
             log.info("build %s of %s is whole again and served", build_id, key)
+
+    def _remember_verified(self, key: str, build_id: str) -> None:
+        self._verified[(key, build_id)] = None
+        while len(self._verified) > VERIFIED_BUILDS:
+            self._verified.popitem(last=False)
+
+    def _checked(self, key: str, view: BuildView, check: Callable[[], int | None]) -> int:
+        """Runs one check of an open view; a damaged view is closed and remembered as failed.
+        Returns the bytes the check read."""
+        spent = 0
+        try:
+            with lake_errors(self.root):
+                spent = check() or 0
+        except WorkerResourceExhausted:
+            return spent  # not the build's fault; checked again later
+        except LakeUnavailable as exc:
+            view.damaged(BuildDamaged("unreadable", str(exc)))
+        if view.damage is not None:
+            with self._lock:
+                self._views.pop(key, None)
+            self._failed[key] = (view.build_id, view.damage)
+        return spent
+
+    def _scrub(self, build: AlphaBuild | BenchmarkBuild, view: BuildView) -> None:
+        # An S3 build is served from its local copy, verified when fetched: check that copy, so an
+        # idle worker makes no request to the store for its open builds.
+        if self._cache is not None:
+            copied = served_files(view.files)
+            view.check_sizes(local_sizes(view.folder, copied), copied)
+        else:
+            view.check_sizes(self._sizes(build.build_dir, view.files))
 
     # -- health ---------------------------------------------------------------------------------
 
@@ -357,4 +721,21 @@ class LakeReader:
         alphas = {alpha: "unreadable" for alpha in catalogue.unreadable}
         for key, (_, exc) in list(self._failed.items()):
             alphas[key] = exc.reason
-        return LakeHealth(down=catalogue.failure is not None, alphas=dict(sorted(alphas.items())))
+        worker = None
+        failure = self._resource_failure
+        if failure is not None and time.monotonic() - failure[0] <= RESOURCE_MEMORY_SECONDS:
+            worker = f"ran out of {failure[1]}; closed the least recently used builds"
+        return LakeHealth(
+            down=catalogue.failure is not None, alphas=dict(sorted(alphas.items())), worker=worker
+        )
+
+
+def _log_new_builds(previous: Catalogue, catalogue: Catalogue) -> None:
+    """One line per alpha whose served build changed (or that is served for the first time)."""
+    for alpha_id, build in catalogue.alphas.items():
+        before = previous.alphas.get(alpha_id)
+        if before is None or before.build_id != build.build_id:
+            log.info(
+                "serving build %s of %s (was %s)",
+                build.build_id, alpha_id, before.build_id if before else "not served",
+            )  # fmt: skip

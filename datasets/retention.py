@@ -2,7 +2,8 @@
 
 A build is immutable once written. Three rules decide when its folder may go:
 
-1. **Named builds stay.** The pointer names the current build and its retained predecessors
+1. **Named builds stay.** The catalogue index's newest generation names the build readers serve
+   (`datasets/catalogue_index.py`), and the pointer names the current build and its retained predecessors
    (`previous_builds`, with `superseded_at` for each). A predecessor is retained while it was
    superseded less than `layout.BUILD_RETENTION_SECONDS` ago, or while it is one of the
    `KEEP_PREVIOUS_BUILDS` newest. Workers re-read pointers at least every
@@ -26,7 +27,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -143,7 +144,11 @@ class Garbage:
 
 
 def find_garbage(
-    storage: Storage, builds_dir: str, pointer_path: str, now: float | None = None
+    storage: Storage,
+    builds_dir: str,
+    pointer_path: str,
+    now: float | None = None,
+    indexed: frozenset[str] | None = None,
 ) -> list[Garbage]:
     """Build folders under `builds_dir` that rules 1 and 2 do not keep.
 
@@ -153,11 +158,17 @@ def find_garbage(
     pointer names (two publishes of one alpha switched at once and one lost the other's build from
     the history) is kept until it is `BUILD_RETENTION_SECONDS` old: a worker may have seen it.
     Raises CorruptLakeFile when the pointer cannot say what it names (then nothing is garbage).
+    `indexed`: the builds the catalogue index names under `builds_dir` (read now when None).
     """
     now = time.time() if now is None else now
     folders = storage.list_names(builds_dir)
     leased = {b for b, expires in leases(storage, builds_dir).items() if expires > now}
     named = history(catalog.read_json(storage, pointer_path))
+    if indexed is None:
+        from datasets import catalogue_index  # pyarrow: not for the operator CLI's start
+
+        indexed = catalogue_index.indexed_builds(storage, builds_dir, now)
+    named |= indexed
     return [
         Garbage(builds_dir, name)
         for name in folders
@@ -180,10 +191,16 @@ def delete_build(storage: Storage, build_dir: str) -> None:
     storage.delete_tree(build_dir)
 
 
-def collect(storage: Storage, builds_dir: str, pointer_path: str, now: float | None = None) -> list[Garbage]:
+def collect(
+    storage: Storage,
+    builds_dir: str,
+    pointer_path: str,
+    now: float | None = None,
+    indexed: frozenset[str] | None = None,
+) -> list[Garbage]:
     """Deletes the garbage under `builds_dir`, and the leases that expired; returns what it deleted."""
     now = time.time() if now is None else now
-    garbage = find_garbage(storage, builds_dir, pointer_path, now)
+    garbage = find_garbage(storage, builds_dir, pointer_path, now, indexed)
     for item in garbage:
         delete_build(storage, item.path)
     for build_id, expires in leases(storage, builds_dir).items():
@@ -210,34 +227,56 @@ def lake_garbage(root: str, storage: Storage | None = None, now: float | None = 
     return _every_alpha(root, find_garbage, storage, now)
 
 
-def collect_lake(root: str, storage: Storage | None = None, now: float | None = None) -> list[Garbage]:
-    """Deletes the garbage of every alpha and benchmark in the lake; returns what it deleted."""
-    return _every_alpha(root, collect, storage, now)
+def collect_lake(
+    root: str, storage: Storage | None = None, now: float | None = None, targets: Sequence[str] | None = None
+) -> list[Garbage]:
+    """Deletes the garbage of every alpha and benchmark in the lake (of `targets` only when given:
+    alpha ids and `benchmark:SYMBOL`); returns what it deleted."""
+    return _every_alpha(root, collect, storage, now, targets)
 
 
 def _every_alpha(
     root: str,
-    run: Callable[[Storage, str, str, float | None], list[Garbage]],
+    run: Callable[[Storage, str, str, float | None, frozenset[str] | None], list[Garbage]],
     storage: Storage | None,
     now: float | None,
+    targets: Sequence[str] | None = None,
 ) -> list[Garbage]:
     storage = storage or Storage(root)
     found: list[Garbage] = []
-    for builds_dir, pointer_path in _build_folders(root, storage):
+    from datasets import catalogue_index  # pyarrow: not for the operator CLI's start
+
+    indexed = catalogue_index.indexed_by_folder(storage, root, now)  # read once for the whole lake
+    folders = _build_folders(root, storage) if targets is None else _target_folders(root, targets)
+    for builds_dir, pointer_path in folders:
         try:
-            found += run(storage, builds_dir, pointer_path, now)
+            found += run(storage, builds_dir, pointer_path, now, indexed.get(builds_dir, frozenset()))
         except catalog.CorruptLakeFile as exc:
             log.error("not collecting under %s: %s", builds_dir, exc)  # what it names is unknown
     return found
 
 
+def _target_folders(root: str, targets: Sequence[str]) -> list[tuple[str, str]]:
+    folders = []
+    for target in sorted(set(targets)):
+        if target.startswith("benchmark:"):
+            symbol = target.removeprefix("benchmark:")
+            if layout.BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
+                folders.append(
+                    (layout.benchmark_builds_dir(root, symbol), layout.benchmark_pointer(root, symbol))
+                )
+        elif layout.ALPHA_ID_PATTERN.fullmatch(target):
+            folders.append((layout.alpha_builds_dir(root, target), layout.alpha_pointer(root, target)))
+    return folders
+
+
 def _build_folders(root: str, storage: Storage) -> list[tuple[str, str]]:
     folders = []
     for alpha_id in storage.list_names(layout.alphas_dir(root)):
-        if layout.ALPHA_ID_PATTERN.match(alpha_id):
+        if layout.ALPHA_ID_PATTERN.fullmatch(alpha_id):
             folders.append((layout.alpha_builds_dir(root, alpha_id), layout.alpha_pointer(root, alpha_id)))
     for symbol in storage.list_names(layout.benchmarks_dir(root)):
-        if layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+        if layout.BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
             folders.append(
                 (layout.benchmark_builds_dir(root, symbol), layout.benchmark_pointer(root, symbol))
             )

@@ -61,14 +61,20 @@ class Storage:
         if not self.is_local:
             self.fs.pipe_file(path, data)
             return
-        folder = os.path.dirname(path) or "."
-        os.makedirs(folder, exist_ok=True)
-        temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        os.replace(_written_beside(path, data), path)
+
+    def create_exclusive(self, path: str, data: bytes) -> None:
+        """Writes a new file in one step; raises FileExistsError when `path` exists already (a
+        hard link of a complete temporary file locally, `If-None-Match: *` on S3), so of two
+        writers exactly one creates it."""
+        if not self.is_local:
+            self.fs.pipe_file(path, data, IfNoneMatch="*")
+            return
+        temporary = _written_beside(path, data)
+        try:
+            os.link(temporary, path)
+        finally:
+            os.unlink(temporary)
 
     def exists(self, path: str) -> bool:
         return bool(self.fs.exists(path))
@@ -111,6 +117,19 @@ class Storage:
             self.fs.rm(path, recursive=True)
             if not self.is_local:
                 self.fs.invalidate_cache(path)
+
+
+def _written_beside(path: str, data: bytes) -> str:
+    """A temporary file next to `path` holding `data`, flushed to disk: renamed or linked into
+    place, it appears whole or not at all."""
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return temporary
 
 
 def _epoch(info: dict[str, Any]) -> float | None:

@@ -41,16 +41,17 @@ class Failure:
 SealResult = Outcome | Failure
 
 
-def build_one(seal_path: str, lake_root: str) -> Outcome:
-    """Never raises for a broken seal: the refusal travels back as the outcome's report."""
+def build_one(seal_path: str, lake_root: str, indexed: bool = True) -> Outcome:
+    """Never raises for a broken seal: the refusal travels back as the outcome's report. `indexed`:
+    commit the catalogue index after the publish (`publish_seal`)."""
     try:
-        return publish_seal(seal_path, lake_root)
+        return publish_seal(seal_path, lake_root, indexed)
     except SealRejected as exc:
         return Outcome(seal_path, seal_target(seal_path), "refused", rejection=exc.as_dict())
 
 
-def build_chain(seal_paths: Sequence[str], lake_root: str) -> list[Outcome]:
-    return [build_one(path, lake_root) for path in seal_paths]
+def build_chain(seal_paths: Sequence[str], lake_root: str, indexed: bool = True) -> list[Outcome]:
+    return [build_one(path, lake_root, indexed) for path in seal_paths]
 
 
 def seal_target(seal_path: str) -> str:
@@ -82,7 +83,9 @@ def expand_seal_prefix(prefix: str) -> list[str]:
     return [entry for entry in entries if storage.exists(layout.join(entry, MANIFEST))]
 
 
-def build_many(seal_paths: Sequence[str], lake_root: str, jobs: int | None = None) -> list[Outcome]:
+def build_many(
+    seal_paths: Sequence[str], lake_root: str, jobs: int | None = None, indexed: bool = True
+) -> list[Outcome]:
     """Outcomes in the order of `seal_paths`."""
     chains = chains_by_target([seal_target(path) for path in seal_paths])
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chains)))
@@ -90,7 +93,7 @@ def build_many(seal_paths: Sequence[str], lake_root: str, jobs: int | None = Non
     if jobs == 1:
         for indexes in chains.values():
             for index, outcome in zip(
-                indexes, build_chain([seal_paths[i] for i in indexes], lake_root), strict=True
+                indexes, build_chain([seal_paths[i] for i in indexes], lake_root, indexed), strict=True
             ):
                 outcomes[index] = outcome
     else:
@@ -98,7 +101,7 @@ def build_many(seal_paths: Sequence[str], lake_root: str, jobs: int | None = Non
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                pool.submit(build_chain, [seal_paths[i] for i in indexes], lake_root): indexes
+                pool.submit(build_chain, [seal_paths[i] for i in indexes], lake_root, indexed): indexes
                 for indexes in chains.values()
             }
             for future, indexes in futures.items():

@@ -1,8 +1,9 @@
 """Catalogue-wide steps: the work of `alpha-results build` that needs every build of the lake.
 
-A per-seal task sees one alpha. Some work needs all of them: collecting the lake's garbage today.
-(The analytics routes' catalogue-wide figures are computed by the server from the builds it
-serves, cached by their build ids: `serve/analytics/catalogue.py`.) Each such step is declared once, in `CATALOGUE_STEPS`, and
+A per-seal task sees one alpha. Some work needs more: collecting the garbage of every alpha the
+run targeted (a refused seal's alpha included), today. (The catalogue index, with the analytics'
+catalogue-wide figures, is committed by each publish: `pipeline/catalogue_index.py`.) Each such
+step is declared once, in `CATALOGUE_STEPS`, and
 both executors run the list once per build run, after every per-seal task has ended, whatever
 the seals' outcomes: a refused or failed seal never holds a step back (the previous build of its
 alpha is still the one served, and the step reads the lake as it is).
@@ -49,12 +50,15 @@ class StepReport:
     error: str | None = None
 
 
-def collect_lake_garbage(lake_root: str, results: Sequence[SealResult]) -> list[str]:
-    """Garbage of earlier killed publishes anywhere in the lake goes with any later build run."""
-    return [f"collected  {garbage.path}" for garbage in retention.collect_lake(lake_root)]
+def collect_run_garbage(lake_root: str, results: Sequence[SealResult]) -> list[str]:
+    """Garbage of earlier killed publishes of the alphas this run targeted goes with it: O(the
+    run's seals), not O(the lake) (on S3 about 15 requests per alpha). Garbage of alphas no run
+    targets again is swept by `alpha-results lake gc --apply` (docs/operations.md)."""
+    targets = [result.target for result in results]
+    return [f"collected  {g.path}" for g in retention.collect_lake(lake_root, targets=targets)]
 
 
-GARBAGE_STEP = CatalogueStep("lake gc", collect_lake_garbage)
+GARBAGE_STEP = CatalogueStep("gc", collect_run_garbage)
 
 # In the order they run. Garbage collection last: a step before it may still read any build.
 CATALOGUE_STEPS: tuple[CatalogueStep, ...] = (GARBAGE_STEP,)

@@ -10,8 +10,10 @@ then). Both print the same report on stdout, then run the catalogue-wide steps o
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +52,12 @@ def register(subparsers: Any) -> None:
     build.add_argument(
         "--jobs", type=int, default=None, help="parallel processes of the local executor (default: CPU count)"
     )
+    build.add_argument(
+        "--defer-index",
+        action="store_true",
+        help="publish without committing the catalogue index after each seal (a backfill of many "
+        "seals); readers see the new builds once `alpha-results lake index` has run",
+    )
     build.set_defaults(handler=run_build)
 
     lake = subparsers.add_parser("lake")
@@ -64,6 +72,18 @@ def register(subparsers: Any) -> None:
     gc.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
     gc.add_argument("--apply", action="store_true", help="delete them (default: a dry run that only lists)")
     gc.set_defaults(handler=run_gc)
+    index = lake_sub.add_parser(
+        "index",
+        help="rebuild the catalogue index from every published build (a lake published before it, "
+        "or a new figure); each publish keeps it current otherwise",
+    )
+    index.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    index.add_argument(
+        "--executor",
+        default=None,
+        help="local (default) or dask://HOST:PORT: one Dask task per alpha computes its row",
+    )
+    index.set_defaults(handler=run_index)
 
 
 def executor_of(flag: str | None) -> str | None:
@@ -72,6 +92,11 @@ def executor_of(flag: str | None) -> str | None:
     value = flag or os.environ.get(DASK_SCHEDULER_ENV) or "local"
     if value == "local":
         return None
+    if importlib.util.find_spec("distributed") is None:
+        raise ValueError(
+            "the Dask executor needs Dask's distributed scheduler, an extra of this package: "
+            "pip install 'alpha-results[dask]' (./dev test installs it)"
+        )
     from pipeline.dask_build import scheduler_address
 
     return scheduler_address(value)
@@ -97,7 +122,9 @@ def run_build(args: argparse.Namespace) -> int:
         print("alpha-results build: name at least one SEAL or --from PREFIX", file=sys.stderr)
         return 2
     if scheduler is None:
-        results: list[SealResult] = list(build_many(seals, lake_root, args.jobs))
+        results: list[SealResult] = list(
+            build_many(seals, lake_root, args.jobs, indexed=not args.defer_index)
+        )
         failed = print_results(results, lake_root)
         reports = run_catalogue_steps(lake_root, results)
     else:
@@ -109,12 +136,19 @@ def run_build(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         try:
-            run = build_on_dask(seals, lake_root, scheduler, progress=PrintedProgress())
+            run = build_on_dask(
+                seals, lake_root, scheduler, progress=PrintedProgress(), indexed=not args.defer_index
+            )
         except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
             print(f"alpha-results build: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
             return 2
         failed = print_results(run.results, lake_root)
         reports = run.catalogue
+    if args.defer_index:
+        print(
+            "catalogue index not updated (--defer-index): readers see these builds after "
+            f"`alpha-results lake index --lake {lake_root}`"
+        )
     return 1 if print_steps(reports) or failed else 0
 
 
@@ -156,6 +190,35 @@ def run_gc(args: argparse.Namespace) -> int:
         print(f"{len(found)} build folders deleted  (lake {lake_root})")
     else:
         print(f"{len(found)} build folders to delete  (dry run; pass --apply to delete them)")
+    return 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    from pipeline import catalogue_index
+
+    lake_root = args.lake or default_lake()
+    try:
+        scheduler = executor_of(args.executor)
+    except ValueError as exc:
+        print(f"alpha-results lake index: {exc}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    if scheduler is None:
+        number = catalogue_index.rebuild(lake_root)
+    else:
+        from pipeline.dask_build import rebuild_index_on_dask
+
+        try:
+            number = rebuild_index_on_dask(lake_root, scheduler)
+        except OSError as exc:
+            print(f"alpha-results lake index: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
+            return 2
+    rows = catalogue_index.current_rows(lake_root)
+    count = 0 if rows is None else rows.num_rows
+    print(
+        f"catalogue index generation {number}: {count} alphas in {time.monotonic() - started:.1f} s"
+        f"  (lake {lake_root})"
+    )
     return 0
 
 

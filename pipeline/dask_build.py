@@ -166,7 +166,7 @@ def _announce(topic: str, message: dict[str, Any]) -> None:
 
 
 def build_seal_task(
-    index: int, seal_path: str, target: str, lake_root: str, client_version: str, topic: str
+    index: int, seal_path: str, target: str, lake_root: str, client_version: str, topic: str, indexed: bool
 ) -> SealResult:
     """One seal, on a worker: announced, checked against the client's pipeline version, built."""
     _announce(topic, {"event": "running", "index": index})
@@ -177,7 +177,7 @@ def build_seal_task(
             f"this worker runs pipeline {PIPELINE_VERSION}, the client {client_version}: "
             "install the same version of alpha-results on every worker",
         )
-    return build_one(seal_path, lake_root)
+    return build_one(seal_path, lake_root, indexed)
 
 
 def catalogue_task(lake_root: str, results: list[SealResult], topic: str) -> list[StepReport]:
@@ -227,6 +227,7 @@ def build_on_dask(
     scheduler: str,
     progress: BuildProgress | None = None,
     retries: int = TASK_RETRIES,
+    indexed: bool = True,
 ) -> DaskBuild:
     """Builds every seal as a task on the cluster at `scheduler` (a Dask address), then runs the
     catalogue-wide steps once. Results in the order of `seal_paths`."""
@@ -271,6 +272,7 @@ def build_on_dask(
                 lake_root,
                 PIPELINE_VERSION,
                 topic,
+                indexed,
                 key=f"alpha-results-seal-{run_id}-{index}",
                 retries=retries,
                 pure=False,
@@ -321,3 +323,30 @@ def _result(future: Any, seal: str, target: str) -> SealResult:
         error = future.exception()
         return Failure(seal, target, f"{type(error).__name__}: {error}")
     return Failure(seal, target, f"the task ended {future.status} (the scheduler lost it)")
+
+
+def rebuild_index_on_dask(lake_root: str, scheduler: str) -> int:
+    """`lake index --executor dask://...`: every published alpha's catalogue index row, one Dask
+    task per alpha, then the score pairings of the rebuild's plan, one task per chunk of
+    PAIR_CHUNK alphas; this process commits them as one generation."""
+    from distributed import Client
+
+    from datasets import catalog
+    from pipeline import catalogue_index
+
+    root = shared_path(lake_root)
+    alphas = catalog.published_alpha_ids(root)
+    with Client(scheduler, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False) as client:
+        futures = client.map(catalogue_index.row_task, [root] * len(alphas), alphas, pure=False)
+        rows: list[dict[str, Any] | None] = client.gather(futures)
+
+        def pair_all(root: str, plan: list[Any]) -> list[Any]:
+            chunks = [plan[start : start + PAIR_CHUNK] for start in range(0, len(plan), PAIR_CHUNK)]
+            pairing = client.map(catalogue_index.pair_chunk, [root] * len(chunks), chunks, pure=False)
+            return [found for part in client.gather(pairing) for found in part]
+
+        return catalogue_index.rebuild(root, rows, pair_all)
+
+
+PAIR_CHUNK = 64
+"""Alphas per pairing task of a rebuild on Dask (each task reads its alphas' and candidates' scores)."""

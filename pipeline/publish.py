@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -32,7 +33,7 @@ from datasets.exports import write_alpha_exports, write_benchmark_exports
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
 from datasets.storage import Storage
 from datasets.writer import BuildWriter, dumps
-from pipeline import PIPELINE_VERSION
+from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.description import normalise_description
 from pipeline.rules import SealRejected
@@ -77,12 +78,23 @@ def pointed_content(pointer: dict[str, Any] | None) -> str | None:
     return content_id if isinstance(content_id, str) else None
 
 
-def publish_seal(seal_path: str, lake_root: str) -> Outcome:
-    """Builds one seal into the lake. Raises SealRejected when it breaks a rule."""
+Record = Callable[..., int]
+"""`pipeline.catalogue_index.record`, or `_not_recorded` for a publish that defers the index."""
+
+
+def _not_recorded(lake_root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] = ()) -> int:
+    return 0
+
+
+def publish_seal(seal_path: str, lake_root: str, indexed: bool = True) -> Outcome:
+    """Builds one seal into the lake, then commits its row of the catalogue index unless
+    `indexed` is false (a backfill, indexed once after by `alpha-results lake index`). Raises SealRejected
+    when it breaks a rule."""
     seal_storage = Storage(seal_path)
     seal = open_seal(seal_path, seal_storage)
+    record = catalogue_index.record if indexed else _not_recorded
     if seal.is_benchmark:
-        return publish_benchmark(seal, seal_storage, lake_root)
+        return publish_benchmark(seal, seal_storage, lake_root, record)
     check_manifest(seal.manifest)
     alpha_id = seal.manifest["alpha_id"]
     lake_storage = Storage(lake_root)
@@ -90,6 +102,7 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
     pointer_path = layout.alpha_pointer(lake_root, alpha_id)
     pointer = catalog.read_json(lake_storage, pointer_path)
     if pointed_content(pointer) == content_id:
+        record(lake_root, [alpha_id])  # a lake indexed before this build: no-op
         return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
 
     load_contents(seal, seal_storage)
@@ -116,7 +129,9 @@ def publish_seal(seal_path: str, lake_root: str) -> Outcome:
         before, after = switch_pointer(lake_storage, pointer_path, document)
         if after is None:  # another publish of this seal switched first: its build is served
             retention.delete_build(lake_storage, build_dir)  # the folder this publish created
+            record(lake_root, [alpha_id])
             return _unchanged(seal_path, alpha_id, lake_storage, lake_root, before)
+    record(lake_root, [alpha_id])  # readers see the build from this generation on
     retention.collect(lake_storage, builds_dir, pointer_path)
     totals = writer.table_totals()
     return Outcome(
@@ -292,16 +307,19 @@ def switch_pointer(
     return previous, document
 
 
-def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outcome:
+def publish_benchmark(
+    seal: Seal, seal_storage: Storage, lake_root: str, record: Record = catalogue_index.record
+) -> Outcome:
     symbol = str(seal.manifest.get("symbol"))
     target = f"benchmark:{symbol}"
     content_id = content_id_for(seal)
     lake_storage = Storage(lake_root)
-    if not layout.BENCHMARK_SYMBOL_PATTERN.match(symbol):
+    if not layout.BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
         raise SealRejected("manifest.fields", "manifest", f"benchmark symbol {symbol!r} is not valid")
     pointer_path = layout.benchmark_pointer(lake_root, symbol)
     pointer = catalog.read_json(lake_storage, pointer_path)
     if pointed_content(pointer) == content_id:
+        record(lake_root, benchmarks=[symbol])
         return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
     # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.
     load_contents(seal, seal_storage)
@@ -334,7 +352,9 @@ def publish_benchmark(seal: Seal, seal_storage: Storage, lake_root: str) -> Outc
         before, after = switch_pointer(lake_storage, pointer_path, document)
         if after is None:  # another publish of this seal switched first: its build is served
             retention.delete_build(lake_storage, build_dir)  # the folder this publish created
+            record(lake_root, benchmarks=[symbol])
             return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, before)
+    record(lake_root, benchmarks=[symbol])
     retention.collect(lake_storage, builds_dir, pointer_path)
     return Outcome(
         seal.path, target, "published", build_id, written.rows, sum(f.bytes for f in writer.written)

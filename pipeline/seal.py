@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +64,10 @@ def content_hash(storage: Storage, path: str, files: list[str]) -> str:
 
 def read_manifest(storage: Storage, path: str) -> dict[str, Any]:
     manifest_path = join(path, MANIFEST)
+    if storage.is_local and os.path.islink(manifest_path):
+        raise SealRejected(
+            "seal.regular_files", "seal", f"{MANIFEST} is a symbolic link, not a file of the seal"
+        )
     if not storage.exists(manifest_path):
         raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST}")
     try:
@@ -73,13 +79,64 @@ def read_manifest(storage: Storage, path: str) -> dict[str, Any]:
     return document
 
 
+def owned_files(storage: Storage, path: str) -> list[str]:
+    """Every file of the seal, relative to its folder, sorted; hidden files (a leading dot) left
+    out. Seals come from many teams and are untrusted: anything but a regular file or folder the
+    seal itself holds is refused before a byte of it is read (a symlink to the signing key would
+    otherwise be published, and its size and hash printed in a refusal). The report names the
+    entry, never a fact about what it points to."""
+    if not storage.is_local:
+        names = storage.list_files(path)
+        for name in names:  # an object store has no links; a key must not leave the prefix
+            parts = name.split("/")
+            if "\\" in name or any(part in ("", ".", "..") for part in parts):
+                raise SealRejected("seal.regular_files", "seal", f"{name!r} is not a path inside the seal")
+        return [n for n in names if not n.split("/")[-1].startswith(".")]
+    root = os.path.abspath(path)
+    if os.path.islink(root):
+        raise SealRejected("seal.regular_files", "seal", f"the seal folder {path} is a symbolic link")
+    found: list[str] = []
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        with os.scandir(os.path.join(root, folder)) as entries:
+            for entry in entries:
+                relative = f"{folder}/{entry.name}" if folder else entry.name
+                kind = _foreign(entry)
+                if kind is not None:
+                    raise SealRejected(
+                        "seal.regular_files", "seal", f"{relative} is {kind}, not a file of the seal"
+                    )
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(relative)
+                elif not entry.name.startswith("."):
+                    found.append(relative)
+    return sorted(found)
+
+
+def _foreign(entry: os.DirEntry[str]) -> str | None:
+    """What makes a seal entry not the seal's own (None: a regular file or folder)."""
+    if entry.is_symlink():
+        return "a symbolic link"
+    info = entry.stat(follow_symlinks=False)
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return "a device, fifo or socket"
+    if info.st_nlink > 1:
+        return "a hard link (another name of a file elsewhere)"
+    return None
+
+
 def open_seal(path: str, storage: Storage | None = None) -> Seal:
     """Lists and hashes a seal without reading its tables (enough to decide "unchanged")."""
     storage = storage or Storage(path)
+    if storage.is_local and os.path.islink(os.path.abspath(path)):
+        raise SealRejected("seal.regular_files", "seal", f"the seal folder {path} is a symbolic link")
     if not storage.is_dir(path):
         raise SealRejected("manifest.fields", "manifest", f"seal folder {path} does not exist")
+    files = owned_files(storage, path)
     manifest = read_manifest(storage, path)
-    files = [f for f in storage.list_files(path) if not f.split("/")[-1].startswith(".")]
     return Seal(path=path, manifest=manifest, content_sha256=content_hash(storage, path, files), files=files)
 
 

@@ -19,9 +19,10 @@ from pipeline.rules import SealRejected, differs, fail_if_any
 from pipeline.seal import BENCHMARK_DAILY, DESCRIPTION, MANIFEST, SOURCE_ZIP, Seal, expected_files
 from schemas import seal as S
 
-BOOK_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
-SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+# Matched whole (`fullmatch`; in polars, anchored): `re.match` with `$` lets a trailing newline through.
+BOOK_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def validate(seal: Seal) -> None:
@@ -48,6 +49,7 @@ def validate(seal: Seal) -> None:
     check_trades(trades, rebalances)
     if seal.description is not None:
         check_description(seal.description)
+        check_description_tldr(seal.description, seal.manifest)
     check_source_archive(seal)
 
 
@@ -81,7 +83,7 @@ def check_manifest(manifest: dict[str, Any]) -> None:
     need("seal_format", manifest.get("seal_format") == S.SEAL_FORMAT_VERSION, f'"{S.SEAL_FORMAT_VERSION}"')
     need("type", manifest.get("type") == "alpha", '"alpha"')
     alpha_id = manifest.get("alpha_id")
-    need("alpha_id", isinstance(alpha_id, str) and bool(ALPHA_ID_PATTERN.match(alpha_id)), "a valid id")
+    need("alpha_id", isinstance(alpha_id, str) and bool(ALPHA_ID_PATTERN.fullmatch(alpha_id)), "a valid id")
     need("source_alpha_id", isinstance(manifest.get("source_alpha_id"), str), "a string")
     for key in ("name", "tldr"):
         need(key, manifest.get(key) is None or isinstance(manifest.get(key), str), "a string or null")
@@ -92,7 +94,7 @@ def check_manifest(manifest: dict[str, Any]) -> None:
         kinds = _str_list(manifest.get(key))
         need(key, kinds is not None and set(kinds) <= set(S.ALL_KINDS), f"a list of kinds from {S.ALL_KINDS}")
     books = _str_list(manifest.get("books"))
-    need("books", books is not None and all(BOOK_NAME.match(b) for b in books), "a list of book names")
+    need("books", books is not None and all(BOOK_NAME.fullmatch(b) for b in books), "a list of book names")
     trade_books = _str_list(manifest.get("trade_books"))
     allowed_trade_books = {b + suffix for b in books or [] for suffix in ("", *S.TRADE_VARIANT_SUFFIXES)}
     need(
@@ -113,7 +115,7 @@ def check_manifest(manifest: dict[str, Any]) -> None:
         if not isinstance(archive, dict) or archive.get("status") not in S.SOURCE_ARCHIVE_STATUSES:
             problems.append(f"source_archive.status must be one of {S.SOURCE_ARCHIVE_STATUSES}")
         elif archive["status"] == "ready" and not (
-            isinstance(archive.get("size_bytes"), int) and SHA256_HEX.match(str(archive.get("sha256")))
+            isinstance(archive.get("size_bytes"), int) and SHA256_HEX.fullmatch(str(archive.get("sha256")))
         ):
             problems.append("a ready source_archive needs integer size_bytes and a 64-hex sha256")
         elif not isinstance(archive.get("filename"), str):
@@ -188,7 +190,7 @@ def check_rebalances(rebalances: pl.DataFrame) -> None:
     valid = (
         (status == "traded")
         | (status == "pending")
-        | (status.str.contains(SNAKE_CASE.pattern) & (status != "skipped"))
+        | (status.str.contains(f"^(?:{SNAKE_CASE.pattern})$") & (status != "skipped"))
     )
     fail_if_any(
         "rebalances.week_status_values",
@@ -447,6 +449,24 @@ def check_description(description: dict[str, Any]) -> None:
         )
 
 
+def check_description_tldr(description: dict[str, Any], manifest: dict[str, Any]) -> None:
+    """The catalogue (`/v1/alphas`, search) serves the manifest's tldr and the description
+    (`/v1/alphas/{alpha}`) description.json's: a seal carrying two different texts would be served
+    saying both. A description without a tldr (or a null one) takes the manifest's."""
+    written, summary = description.get("tldr"), manifest.get("tldr")
+    if written is None or written == summary:
+        return
+    raise SealRejected(
+        "description.tldr_matches_manifest",
+        "description",
+        f"description.json has tldr {written!r} but manifest.json has {summary!r}; the catalogue "
+        "(/v1/alphas) would serve the manifest's and the description (/v1/alphas/{alpha}) "
+        "description.json's. Seal one text: the same tldr in both files, or none in description.json "
+        "(the description then shows the manifest's)",
+        samples=[{"manifest.tldr": summary, "description.tldr": written}],
+    )
+
+
 def check_source_archive(seal: Seal) -> None:
     archive = seal.manifest.get("source_archive")
     if seal.source_zip is None or not archive or archive.get("status") != "ready":
@@ -466,7 +486,9 @@ def validate_benchmark(seal: Seal) -> None:
     problems = []
     if manifest.get("seal_format") != S.SEAL_FORMAT_VERSION:
         problems.append(f'seal_format must be "{S.SEAL_FORMAT_VERSION}"')
-    if not isinstance(manifest.get("symbol"), str) or not BENCHMARK_SYMBOL_PATTERN.match(manifest["symbol"]):
+    if not isinstance(manifest.get("symbol"), str) or not BENCHMARK_SYMBOL_PATTERN.fullmatch(
+        manifest["symbol"]
+    ):
         problems.append(f"symbol must match {BENCHMARK_SYMBOL_PATTERN.pattern}")
     for key in ("name", "currency"):
         if not isinstance(manifest.get(key), str):

@@ -40,3 +40,25 @@ ROLLING_WINDOWS = ("13", "26", "52")
 """`window` on `/analytics/rolling`: trailing weeks (a quarter, half a year, a year)."""
 
 DEFAULT_ROLLING_WINDOW = "26"
+
+SCREEN_RANGES = (
+    "information_ratio",
+    "excess_sharpe",
+    "mean_ic",
+    "icir",
+    "max_drawdown_pct",
+    "turnover",
+    "sessions",
+)
+"""Columns of the catalogue index `/analytics/screen` bounds with `min_<column>` and `max_<column>`
+(its headline figures, as `/metrics` core serves them, and the ledger's sessions)."""
+
+SCREEN_SORTS = ("alpha_id", "name", *SCREEN_RANGES, "weeks", "first_date", "last_date")
+"""Columns of the catalogue index `/analytics/screen` sorts on (`sort=<column>`, `-<column>` for
+descending); without `sort` its rows come in catalogue order, as on `/v1/alphas`."""
+
+SCREEN_CORRELATION_BASES = ("returns", "ic")
+"""`correlation_basis` of the screener's `max_correlation`: the bases whose date-aligned matrices
+the catalogue index holds (`scores` has none: its correlation pairs two builds' cross-sections)."""
+
+SCREEN_SORT_CHOICES = tuple(value for column in SCREEN_SORTS for value in (column, f"-{column}"))

@@ -89,6 +89,7 @@ DATA_CONTEXTS: dict[str, str] = {
     "analytics.drawdowns": "drawdown_row",
     "analytics.rolling": "rolling_row",
     "analytics.costs": "costs",
+    "analytics.screen": "screen_row",
     "analytics.doc": "analytics_doc",
 }
 """The context of each endpoint's `data`: the object of a single-object endpoint, each row of a
@@ -184,7 +185,7 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("meta", "generated_at"): FieldDoc("When the server produced this response.", unit=TIMESTAMP),
     ("meta", "source"): FieldDoc(
         "What served the response: `lake:<table>@<build_id>` (the published build), `lake:catalog` "
-        "on `/alphas`, `limiter` for usage.",
+        "on `/alphas`, `lake:catalogue_index@<version>` on `/analytics/screen`, `limiter` for usage.",
         absent="Absent on `/v1/me` and `/v1/me/keys`.",
     ),
     ("meta", "warnings"): FieldDoc(
@@ -271,6 +272,12 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ),
     ("health", "lake"): FieldDoc(
         "Damage found in the lake's builds.", absent="Present only when some build is damaged."
+    ),
+    ("health", "worker"): FieldDoc(
+        "A resource (open files, memory or maps) the answering worker ran out of in the last "
+        "minute, and what it did (closed its least recently used builds). The worker's own "
+        "problem: no build is reported damaged for it.",
+        absent="Present only after such a failure, for a minute.",
     ),
     ("health_lake", "degraded_alphas"): FieldDoc(
         "Damaged builds: alpha_id (a benchmark as `benchmark:<SYMBOL>`) to reason code "
@@ -877,6 +884,81 @@ FIELD_DOCS.update(
         ("correlation_row", "overlap_unit"): FieldDoc("`sessions` (returns) or `weeks` (ic, scores)."),
         ("correlation_row", "common_names"): FieldDoc(
             "Mean common scored names per counted week.", unit=NAMES, null="Null unless basis is scores."
+        ),
+    }
+)
+
+
+_AS_METRICS = "as `/metrics` serves `core.{}` (overall, the whole history)"
+_NOT_MEASURED = "Null where `/metrics` serves it not_measurable."
+FIELD_DOCS.update(
+    {
+        ("screen_row", "alpha_id"): FieldDoc("Identifier used in every `/v1/alphas/{alpha}/...` path."),
+        ("screen_row", "name"): FieldDoc("Readable title; falls back to `alpha_id`."),
+        ("screen_row", "tldr"): FieldDoc("One-line thesis.", null="Null when none was recorded."),
+        ("screen_row", "complete"): FieldDoc("Every required kind was sealed (else the run is incomplete)."),
+        ("screen_row", "production"): FieldDoc(
+            "A production alpha: its alpha_id does not start with `Test_`."
+        ),
+        ("screen_row", "structure"): FieldDoc(
+            "Classification structure of the written description.", null="Null when none was recorded."
+        ),
+        ("screen_row", "method"): FieldDoc(
+            "Classification method of the written description.", null="Null when none was recorded."
+        ),
+        ("screen_row", "tags"): FieldDoc(
+            "Classification tags of the written description, as recorded.",
+            null="Null when none were recorded.",
+        ),
+        ("screen_row", "information_ratio"): FieldDoc(
+            "Annualised information ratio of the long_short book, "
+            + _AS_METRICS.format("information_ratio")
+            + ".",
+            unit="ratio",
+            null=_NOT_MEASURED,
+        ),
+        ("screen_row", "excess_sharpe"): FieldDoc(
+            "Annualised Sharpe ratio in excess of the risk-free rate, "
+            + _AS_METRICS.format("excess_sharpe")
+            + ".",
+            unit="ratio",
+            null=_NOT_MEASURED,
+        ),
+        ("screen_row", "mean_ic"): FieldDoc(
+            "Mean weekly IC of the conditioned score, " + _AS_METRICS.format("ic") + ".",
+            unit="ratio",
+            null=_NOT_MEASURED,
+        ),
+        ("screen_row", "icir"): FieldDoc(
+            "Mean / standard deviation of the weekly IC, " + _AS_METRICS.format("icir") + ".",
+            unit="ratio",
+            null=_NOT_MEASURED,
+        ),
+        ("screen_row", "max_drawdown_pct"): FieldDoc(
+            "Deepest drawdown of the long_short book, " + _AS_METRICS.format("max_drawdown_pct") + ".",
+            unit=PERCENTAGE_POINTS,
+            null=_NOT_MEASURED,
+        ),
+        ("screen_row", "turnover"): FieldDoc(
+            "Turnover, " + _AS_METRICS.format("turnover") + ", in `turnover_unit`.",
+            unit="turnover_unit",
+            null=_NOT_MEASURED,
+        ),
+        ("screen_row", "turnover_unit"): FieldDoc(
+            "Unit of `turnover`: per_year, ratio, per_session or period_sum, the first the run sealed.",
+            null="Null when the run sealed no turnover.",
+        ),
+        ("screen_row", "sessions"): FieldDoc("Sessions of the long_short ledger.", unit=SESSIONS),
+        ("screen_row", "weeks"): FieldDoc("Rebalance weeks of the rebalance index.", unit="weeks"),
+        ("screen_row", "first_date"): FieldDoc(
+            "First ledger session (the first rebalance week without a ledger).",
+            unit=DATE,
+            null="Null when the run sealed neither.",
+        ),
+        ("screen_row", "last_date"): FieldDoc(
+            "Last ledger session (the last rebalance week without a ledger).",
+            unit=DATE,
+            null="Null when the run sealed neither.",
         ),
     }
 )

@@ -222,6 +222,66 @@ BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
 
+CATALOGUE_INDEX = pa.schema(
+    [
+        # identity and what the catalogue lists (alpha.json, description.json classification)
+        ("alpha_id", pa.string()),
+        ("build_id", pa.string()),
+        ("name", pa.string()),
+        ("tldr", pa.string()),
+        ("started_at", pa.string()),  # as sealed (ISO 8601), null when the run has none
+        ("complete", pa.bool_()),
+        ("production", pa.bool_()),  # not a `Test_` alpha
+        ("structure", pa.string()),
+        ("method", pa.string()),
+        ("tags", pa.list_(pa.string())),
+        ("pipeline_version", pa.string()),
+        ("built_at", pa.string()),
+        # headline figures, as /metrics serves them (core, overall; null where not measurable)
+        ("information_ratio", pa.float64()),
+        ("excess_sharpe", pa.float64()),
+        ("mean_ic", pa.float64()),
+        ("icir", pa.float64()),
+        ("max_drawdown_pct", pa.float64()),
+        ("turnover", pa.float64()),
+        ("turnover_unit", pa.string()),
+        ("sessions", pa.int32()),  # long_short ledger sessions
+        ("weeks", pa.int32()),  # rebalance weeks
+        ("first_date", pa.date32()),  # first ledger session (else rebalance)
+        ("last_date", pa.date32()),
+        # what the catalogue-wide analytics need (the DSR's trials, the Holm/BH family)
+        ("sharpe_per_session", pa.float64()),  # long_short daily returns, mean / std (ddof 1)
+        ("nwt_ic_p_value", pa.float64()),  # /metrics nwt.ic, where measurable
+        # the alpha's score neighbours (SCORE_NEIGHBOURS), relative to the catalogue folder; null
+        # when its build has no decisions
+        ("score_neighbours", pa.string()),
+        # the build this row replaced and when (garbage collection keeps it a while: a worker may
+        # still be on an older generation)
+        ("previous_build_id", pa.string()),
+        # when this row was computed (a publish, or `lake index` recomputing every figure): with the
+        # build id, what a catalogue-wide answer's ETag is made of
+        ("indexed_at", pa.timestamp("ms", tz="UTC")),
+        ("replaced_at", pa.timestamp("s", tz="UTC")),
+        ("entry", pa.string()),  # alpha.json without its file manifest, as JSON text
+        ("unreadable", pa.string()),  # why the alpha's pointer or alpha.json cannot be read (else null)
+    ]
+)
+"""One row per published alpha, in catalogue order (`started_at` newest first, then alpha_id):
+`{root}/catalogue/index/*.parquet` (datasets/catalogue_index.py, docs/lake.md)."""
+
+SCORE_NEIGHBOURS = pa.schema(
+    [
+        ("neighbour_id", pa.string()),
+        ("neighbour_build", pa.string()),  # the build it was paired with (stale once republished)
+        ("whole", pa.float64()),  # whole-history score correlation: mean weekly Spearman
+        ("days", pa.list_(pa.int32())),  # each common week counted (days since 1970), ascending
+        ("rho", pa.list_(pa.float64())),  # that week's Spearman of the two conditioned scores
+        ("names", pa.list_(pa.int32())),  # that week's common names
+    ]
+)
+"""One alpha's nearest neighbours on the scores basis, nearest first:
+`{root}/catalogue/neighbours/{alpha_id}/{token}.parquet` (pipeline/catalogue_neighbours.py)."""
+
 TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "rebalances": REBALANCES,
     "decisions": DECISIONS,

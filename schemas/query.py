@@ -12,7 +12,9 @@ a Struct inheriting a page of `limit, offset` would put them first.
 
 What a Struct's types cannot say is in `Meta.extra`:
 - `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
-- `read`: `tickers` for a symbol list (a string with `max_length` is free text checked against it);
+- `read`: `tickers` for a symbol list, `list` for a comma-separated list of free-text items (a
+  string with `max_length` is free text checked against it);
+- `repeat`: the parameter may be given more than once; its values are joined by commas (a `list`);
 - `note`: a remark added to the `enum` rule's message;
 - `missing`: the rule a missing required parameter breaks, when "is required" is not enough.
 """
@@ -101,18 +103,21 @@ class PageQuery(Query, frozen=True):
     offset: Offset = 0
 
 
+Search = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
+    Annotated[
+        str,
+        Meta(
+            max_length=TEXT_MAX_LENGTH, description="Case-insensitive substring over alpha_id, name and tldr."
+        ),
+    ],
+    None,
+]
+CompleteOnly = Annotated[bool, Meta(description="Omit alphas still missing required kinds.")]
+
+
 class CatalogueQuery(Query, frozen=True):
-    search: (
-        Annotated[
-            str,
-            Meta(
-                max_length=TEXT_MAX_LENGTH,
-                description="Case-insensitive substring over alpha_id, name and tldr.",
-            ),
-        ]
-        | None
-    ) = None
-    complete_only: Annotated[bool, Meta(description="Omit alphas still missing required kinds.")] = False
+    search: Search = None
+    complete_only: CompleteOnly = False
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
 
@@ -295,6 +300,134 @@ class CorrelationQuery(Query, frozen=True):
     offset: Offset = 0
 
 
+def _bound(side: str, figure: str, unit: str) -> str:
+    """The description of the screener's `min_<figure>` or `max_<figure>`."""
+    limit = "at least" if side == "min" else "at most"
+    return f"Keep alphas whose {figure} is {limit} this ({unit}, inclusive); a null {figure} fails it."
+
+
+class ScreenQuery(Query, frozen=True):
+    """`/analytics/screen`: filters over the catalogue index. The `min_`/`max_` pairs are exactly
+    `choices.SCREEN_RANGES` (tests/analytics/test_screen.py checks it)."""
+
+    search: Search = None
+    tag: (
+        Annotated[
+            str,
+            Meta(
+                max_length=TEXT_MAX_LENGTH,
+                description="Keep alphas carrying every tag listed: comma-separated, or the parameter "
+                "repeated (case-insensitive, whole tags).",
+                extra={"read": "list", "repeat": True},
+            ),
+        ]
+        | None
+    ) = None
+    structure: (
+        Annotated[
+            str,
+            Meta(
+                max_length=TEXT_MAX_LENGTH,
+                description="Keep alphas of this classification structure (case-insensitive, whole value).",
+            ),
+        ]
+        | None
+    ) = None
+    method: (
+        Annotated[
+            str,
+            Meta(
+                max_length=TEXT_MAX_LENGTH,
+                description="Keep alphas of this classification method (case-insensitive, whole value).",
+            ),
+        ]
+        | None
+    ) = None
+    complete_only: CompleteOnly = False
+    production: (
+        Annotated[
+            bool, Meta(description="true: production alphas only; false: Test_ alphas only; absent: both.")
+        ]
+        | None
+    ) = None
+    min_information_ratio: (
+        Annotated[float, Meta(description=_bound("min", "information_ratio", "annualised ratio"))] | None
+    ) = None
+    max_information_ratio: (
+        Annotated[float, Meta(description=_bound("max", "information_ratio", "annualised ratio"))] | None
+    ) = None
+    min_excess_sharpe: (
+        Annotated[float, Meta(description=_bound("min", "excess_sharpe", "annualised ratio"))] | None
+    ) = None
+    max_excess_sharpe: (
+        Annotated[float, Meta(description=_bound("max", "excess_sharpe", "annualised ratio"))] | None
+    ) = None
+    min_mean_ic: Annotated[float, Meta(description=_bound("min", "mean_ic", "ratio"))] | None = None
+    max_mean_ic: Annotated[float, Meta(description=_bound("max", "mean_ic", "ratio"))] | None = None
+    min_icir: Annotated[float, Meta(description=_bound("min", "icir", "ratio"))] | None = None
+    max_icir: Annotated[float, Meta(description=_bound("max", "icir", "ratio"))] | None = None
+    min_max_drawdown_pct: (
+        Annotated[float, Meta(description=_bound("min", "max_drawdown_pct", "percentage points"))] | None
+    ) = None
+    max_max_drawdown_pct: (
+        Annotated[float, Meta(description=_bound("max", "max_drawdown_pct", "percentage points"))] | None
+    ) = None
+    min_turnover: Annotated[float, Meta(description=_bound("min", "turnover", "turnover_unit"))] | None = None
+    max_turnover: Annotated[float, Meta(description=_bound("max", "turnover", "turnover_unit"))] | None = None
+    min_sessions: Annotated[int, Meta(description=_bound("min", "sessions", "trading sessions"))] | None = (
+        None
+    )
+    max_sessions: Annotated[int, Meta(description=_bound("max", "sessions", "trading sessions"))] | None = (
+        None
+    )
+    max_correlation: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                le=1,
+                description="Keep alphas whose absolute Pearson correlation, over the whole history, "
+                "to `correlated_to` (default: every production alpha the key may read, the alpha "
+                "itself excepted) is at most this (inclusive); an alpha with no defined correlation "
+                "to any of them fails it.",
+            ),
+        ]
+        | None
+    ) = None
+    correlated_to: (
+        Annotated[
+            str,
+            Meta(
+                max_length=TEXT_MAX_LENGTH,
+                description="The alpha `max_correlation` compares with (absent: the production set); "
+                "it is never in the answer.",
+            ),
+        ]
+        | None
+    ) = None
+    correlation_basis: Annotated[
+        str,
+        Meta(
+            description="The series `max_correlation` correlates: returns (daily long_short) or ic "
+            "(weekly IC).",
+            extra={"enum": choices.SCREEN_CORRELATION_BASES},
+        ),
+    ] = choices.SCREEN_CORRELATION_BASES[0]
+    sort: (
+        Annotated[
+            str,
+            Meta(
+                description="Sort column, - first for descending; nulls last, ties by alpha_id; "
+                "default: catalogue order.",
+                extra={"enum": choices.SCREEN_SORT_CHOICES, "note": "a column, - first for descending"},
+            ),
+        ]
+        | None
+    ) = None
+    limit: Limit = DEFAULT_LIMIT
+    offset: Offset = 0
+
+
 class BookWindowPageQuery(Query, frozen=True):
     """A paged collection of one book over a window (drawdown episodes)."""
 
@@ -343,9 +476,10 @@ class Param:
     required: bool = False
     pattern: str | None = None  # the whole value matches it (anchored)
     max_length: int | None = None
-    read: str | None = None  # tickers (see the module's docstring)
+    read: str | None = None  # tickers or list (see the module's docstring)
     note: str | None = None
     missing: str | None = None
+    repeat: bool = False  # may be given more than once (see the module's docstring)
 
 
 _TYPES: dict[Any, str] = {int: "integer", float: "number", bool: "boolean", dt.date: "date", str: "string"}
@@ -396,6 +530,7 @@ def params_of(query: type[Query]) -> tuple[Param, ...]:
                 read=extra.get("read"),
                 note=extra.get("note"),
                 missing=extra.get("missing"),
+                repeat=bool(extra.get("repeat", False)),
             )
         )
     return tuple(params)

@@ -31,6 +31,7 @@ from schemas.query import (
     Query,
     RollingQuery,
     ScoresQuery,
+    ScreenQuery,
     SeriesQuery,
     SignificanceQuery,
     TradesQuery,
@@ -244,6 +245,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/analytics/costs",
         "Break-even cost, turnover by score decile and holding period of a book",
         query=BookWindowQuery,
+    ),
+    Endpoint(
+        "analytics.screen",
+        "analytics",
+        "/v1/analytics/screen",
+        "Alphas the key may read, filtered and sorted on their headline figures and classification",
+        rows="SCREEN_FIELDS",
+        query=ScreenQuery,
     ),
     Endpoint(
         "analytics.doc",

@@ -98,6 +98,35 @@ CORRELATION_FIELDS = (
     "common_names",
 )
 
+SCREEN_FIELDS = (
+    "alpha_id",
+    "name",
+    "tldr",
+    "complete",
+    "production",
+    "structure",
+    "method",
+    "tags",
+    "information_ratio",
+    "excess_sharpe",
+    "mean_ic",
+    "icir",
+    "max_drawdown_pct",
+    "turnover",
+    "turnover_unit",
+    "sessions",
+    "weeks",
+    "first_date",
+    "last_date",
+)
+"""A `/analytics/screen` row: columns of the catalogue index (`schemas.lake.CATALOGUE_INDEX`), in
+this order; the only index columns the screener selects."""
+
+SCREEN_LEDGER_FIELDS = ("sessions", "first_date", "last_date")
+"""Screener fields read off the long_short ledger (the dates fall back to the rebalances only
+without one): null for a key that may not read the ledger, and not a filter or sort it may use
+(the `/metrics` rule: 403 naming `portfolio.ledger`)."""
+
 COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "tldr": pa.string(),
     "period_return": pa.float64(),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import partial
 from typing import Any
 
 from anyio import to_thread
@@ -47,6 +48,7 @@ from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
 from serve.openapi import complete, openapi_config
+from serve.resources import log_open_files_limit
 from serve.routes import (
     admin,
     analytics,
@@ -57,6 +59,7 @@ from serve.routes import (
     meta,
     performance,
     portfolio,
+    screen,
     signals,
     source,
 )
@@ -71,6 +74,7 @@ ROUTE_HANDLERS = [
     *portfolio.ROUTES,
     *performance.ROUTES,
     *analytics.ROUTES,
+    *screen.ROUTES,
     *benchmarks.ROUTES,
     *source.ROUTES,
     *exports.ROUTES,
@@ -282,6 +286,9 @@ def create_app(
             settings.lake_refresh_seconds,
             cache_dir=settings.serving_cache_dir,
             cache_bytes=settings.serving_cache_bytes,
+            max_open_builds=settings.max_open_builds,
+            scrub_builds_per_pass=settings.scrub_builds_per_pass,
+            hash_bytes_per_pass=settings.hash_bytes_per_pass,
         ),
         authenticate=authenticate,
         limiter=limiter,
@@ -304,7 +311,12 @@ def create_app(
         state=_state(services),
         # Health is probed in the background from startup on (serve/health.py).
         # The lake's catalogue is read, and then refreshed, by the reader's own thread.
-        on_startup=[services.reader.start, start_health_monitor, *usage_sync_start(opened_limiter)],
+        on_startup=[
+            partial(log_open_files_limit, settings.max_open_builds),
+            services.reader.start,
+            start_health_monitor,
+            *usage_sync_start(opened_limiter),
+        ],
         on_shutdown=[stop_health_monitor, *usage_sync_stop(opened_limiter), services.reader.close],
         debug=False,
     )

@@ -30,7 +30,9 @@ log = logging.getLogger("serve.archives")
 URL_LIFETIME_SECONDS = 3600
 DOWNLOAD_ROUTE_PREFIX = "/downloads"
 # Only content-addressed archives are ever signed or served; the alpha segment names the file.
-ARCHIVE_OBJECT_PATH = re.compile(r"archives/(?P<alpha>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})/[0-9a-f]{64}\.zip")
+ARCHIVE_OBJECT_PATH = re.compile(
+    rf"archives/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})/[0-9a-f]{{64}}\.zip"
+)
 # What a URL this server signed carries: a decimal epoch (12 digits reach the year 33658) and a
 # lowercase hex SHA-256. Anything else is refused before any arithmetic or comparison.
 EXPIRES_PATTERN = re.compile(r"[0-9]{1,12}")

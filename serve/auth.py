@@ -30,6 +30,7 @@ from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures
+from serve.analytics.screen import Screener
 from serve.context import Caller
 from serve.exchange import exchange_of
 from serve.identity.authenticate import bearer_token, reject_key_in_query
@@ -55,6 +56,7 @@ class Services:
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
     catalogue: CatalogueFigures = field(default_factory=CatalogueFigures)  # the analytics' catalogue figures
+    screener: Screener = field(default_factory=Screener)  # /analytics/screen's DuckDB database
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

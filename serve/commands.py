@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +51,57 @@ def run(args: argparse.Namespace) -> int:
         init_demo(settings)
     import uvicorn
 
-    uvicorn.run(**uvicorn_options(settings))
+    with terminal_foreground():
+        uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
     return 0
+
+
+@contextmanager
+def terminal_foreground() -> Iterator[None]:
+    """Serve as the terminal's foreground process group, so that Ctrl-C reaches the server (and its
+    workers) alone: it shuts down gracefully and `serve` exits 0, quietly.
+
+    A terminal sends Ctrl-C's SIGINT to its whole foreground group. Under `./dev serve` that group
+    also holds `just` and the recipe's `sh`: `sh` dies of the signal while the server is still
+    shutting down (`error: recipe 'serve' was terminated ... by signal 2`), and `just` reports any
+    SIGINT it received (`error: interrupted by SIGINT`, exit 130) even when the recipe exits 0. So
+    the server takes a process group of its own and makes it the foreground group, and hands the
+    terminal back to the group it came from when it stops.
+
+    Only when this process is in the foreground of a controlling terminal: without one (a service,
+    CI, a pipe) or in the background (`./dev serve &`) nothing changes. While the server holds the
+    terminal, Ctrl-Z (SIGTSTP) is ignored: a server stopped in a group of its own would leave
+    `just` waiting and the shell without its prompt.
+    """
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:  # no controlling terminal
+        yield
+        return
+    home = os.getpgrp()
+    previous_ttou = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # tcsetpgrp from a background group
+    previous_tstp = signal.getsignal(signal.SIGTSTP)
+    moved = False
+    try:
+        if os.tcgetpgrp(tty) == home:
+            os.setpgid(0, 0)
+            moved = True
+            os.tcsetpgrp(tty, os.getpgrp())
+            signal.signal(signal.SIGTSTP, signal.SIG_IGN)
+    except OSError:  # e.g. a session leader may not change its group: serve as we are
+        if moved:
+            with suppress(OSError):
+                os.setpgid(0, home)
+            moved = False
+    try:
+        yield
+    finally:
+        if moved:
+            with suppress(OSError):
+                os.tcsetpgrp(tty, home)
+            signal.signal(signal.SIGTSTP, previous_tstp)
+        signal.signal(signal.SIGTTOU, previous_ttou)
+        os.close(tty)
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -80,11 +133,55 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+def _console_script() -> str:
+    """How to run `alpha-results` from here: `.venv/bin/alpha-results` under `./dev` (the script's
+    path relative to the working folder), else the bare name."""
+    script = Path(sys.argv[0])
+    if script.name != "alpha-results":
+        return "alpha-results"
+    try:
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return "alpha-results"
+
+
+def keys_exist_message() -> str:
+    """What a later `serve --init-demo` says: the demo tokens are not shown again, and the commands
+    that make another key (README.md, "Create your own key")."""
+    from serve.identity.demo import DEMO_ADMIN_EMAIL
+
+    cli = _console_script()
+    return "\n".join(
+        (
+            "Demo keys already exist; their tokens were printed once, when they were created. Another key "
+            "for the demo administrator (same key store, same working folder):",
+            f"  {cli} keys create --user {DEMO_ADMIN_EMAIL} --name laptop --json   # prints its token once",
+            f"  {cli} keys grant KEY_ID --endpoints all --alphas all --runs all   # KEY_ID: key_id printed above",
+            f"  {cli} keys set-raw-book KEY_ID on   # raw_ books and raw fields",
+            f"  {cli} keys set-limits KEY_ID --per-second 50 --per-minute 3000 --per-day 200000 --monthly unlimited"
+            "   # a new key's default: 5/s",
+            'An account of your own and its ceiling: README.md, "Create your own key".',
+        )
+    )
+
+
 def _ensure_local_folders(settings: Settings) -> None:
     if "://" not in settings.lake:
         Path(settings.lake).mkdir(parents=True, exist_ok=True)
     # Not the key store's folder: a mistyped path must be an unavailable store, not a new empty
     # one (`--init-demo` and the `accounts`/`keys` commands create it).
+
+
+def index_if_absent(lake: str) -> None:
+    """A lake published before the catalogue index gets one (`alpha-results lake index`)."""
+    from datasets import catalogue_index
+    from datasets.storage import Storage
+
+    if catalogue_index.newest(Storage(lake), lake) is None:
+        from pipeline.catalogue_index import rebuild
+
+        print(f"The lake {lake} has no catalogue index (published before it): writing it ...", flush=True)
+        print(f"  catalogue index generation {rebuild(lake)}", flush=True)
 
 
 def init_demo(settings: Settings) -> None:
@@ -106,13 +203,15 @@ def init_demo(settings: Settings) -> None:
         print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
         for outcome in build_many([str(s) for s in seals], settings.lake):
             print(f"  {outcome.line()}", flush=True)
+    else:
+        index_if_absent(settings.lake)
     from serve.identity import ensure_demo_identities, open_store
     from serve.identity.demo import DEMO_IDENTITIES, limits_text
 
     created = ensure_demo_identities(open_store(settings.keystore_url))
     base = f"http://{settings.host}:{settings.port}"
     if not created:
-        print("Demo keys already exist (their secrets were shown when they were created).", flush=True)
+        print(keys_exist_message(), flush=True)
         return
     print("\nDemo API keys (shown once; keep them):", flush=True)
     for demo in DEMO_IDENTITIES:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 AllowMode = Literal["all", "list", "prefix"]
 
@@ -51,6 +54,20 @@ class AllowList:
         if self.mode == "list":
             return {"mode": "list", "ids": list(self.ids)}
         return {"mode": "prefix", "prefixes": list(self.prefixes)}
+
+    def mask(self, values: pa.Array) -> pa.Array | None:
+        """`permits` of every value, vectorised; None when every value is permitted."""
+        import pyarrow as pa  # not at import: the operator CLI starts without the data stack
+        import pyarrow.compute as pc
+
+        if self.mode == "all":
+            return None
+        if self.mode == "list":
+            return pc.is_in(values, value_set=pa.array(self.ids, pa.string()))
+        found = pa.array([False] * len(values), pa.bool_())
+        for prefix in self.prefixes:
+            found = pc.or_(found, pc.starts_with(values, prefix))
+        return found
 
     def permits(self, value: str) -> bool:
         if self.mode == "all":

@@ -36,7 +36,7 @@ log = logging.getLogger("serve.exports")
 
 PARQUET = "application/vnd.apache.parquet"
 EXPORT_OBJECT_PATH = re.compile(
-    r"(?:alphas/(?P<alpha>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})|benchmarks/(?P<symbol>[A-Z][A-Z0-9.]{0,15}))"
+    rf"(?:alphas/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})|benchmarks/(?P<symbol>{layout.BENCHMARK_SYMBOL_PATTERN.pattern}))"
     r"/builds/[0-9a-f]{20}(?:-[0-9a-f]{8})?/exports/(?P<file>[a-z][a-z-]*(?:\.[A-Za-z0-9_]+)*\.parquet)"
 )
 """The only object paths an export URL names: a Parquet file in the `exports/` folder of a build."""

@@ -49,10 +49,11 @@ class HealthState:
     down: tuple[str, ...] = ()
     degraded_alphas: Mapping[str, str] = field(default_factory=dict)
     checked_at: float = 0.0  # monotonic clock
+    worker: str | None = None  # a resource this worker ran out of lately (datasets.reader)
 
     @property
     def status(self) -> str:
-        return "degraded" if self.down or self.degraded_alphas else "ok"
+        return "degraded" if self.down or self.degraded_alphas or self.worker else "ok"
 
 
 class HealthMonitor:
@@ -117,6 +118,7 @@ class HealthMonitor:
         wait(self._running.values(), timeout=self.deadline)
         reasons: dict[str, str] = {}
         degraded: dict[str, str] = {}
+        worker: str | None = None
         for name in self._probes:
             outcome = self._running[name]
             if not outcome.done():
@@ -127,10 +129,12 @@ class HealthMonitor:
                 if lake.down:
                     reasons[name] = "the lake cannot be read"
                 degraded = dict(sorted(lake.alphas.items()))
+                worker = lake.worker
         state = HealthState(
             down=tuple(name for name in PARTS if name in reasons),
             degraded_alphas=degraded,
             checked_at=self._clock(),
+            worker=worker,
         )
         self._log_changes(self._state or HealthState(), state, reasons)
         self._state = state

@@ -41,8 +41,9 @@ ERROR_STATUSES = {
 }
 """Every error status a `/v1` route may answer; `error_statuses` picks those of one route."""
 
-NOT_FOUND_ENDPOINTS = frozenset({"admin.keys.usage"})
-"""Routes answering 404 besides those addressing an alpha (`{alpha}` in the path)."""
+NOT_FOUND_ENDPOINTS = frozenset({"admin.keys.usage", "analytics.screen"})
+"""Routes answering 404 besides those addressing an alpha (`{alpha}` in the path): the screener's
+`correlated_to` names an alpha."""
 
 
 def error_statuses(endpoint_id: str) -> tuple[str, ...]:
@@ -120,6 +121,8 @@ def _arrow_schema(dtype: pa.DataType) -> dict[str, Any]:
         return {"type": ["integer", "null"]}
     if pa.types.is_floating(dtype):
         return _NUMBER
+    if pa.types.is_list(dtype):
+        return {"type": ["array", "null"], "items": {"type": "string"}}
     return {"type": ["string", "null"]}
 
 
@@ -141,6 +144,9 @@ for _schema in (
 _WIRE_TYPES["book"] = pa.string()
 for _name, _type in wire.COMPUTED_FIELD_TYPES.items():
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
+for _name in wire.SCREEN_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
+    _type = lake.CATALOGUE_INDEX.field(_name).type
+    assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the index and wire types differ"
 
 
 def wire_type(field: str) -> pa.DataType:
@@ -164,6 +170,14 @@ _SERIES_ROW = {"date": _DATE}
 # Types no lake column gives; every other field is typed from the lake or wire.COMPUTED_FIELD_TYPES.
 _ROW_TYPES: dict[str, dict[str, dict[str, Any]]] = {
     "catalog.alphas.list": {"alpha_id": {"type": "string"}, "name": {"type": "string"}},
+    "analytics.screen": {
+        "alpha_id": {"type": "string"},
+        "name": {"type": "string"},
+        "complete": {"type": "boolean"},
+        "production": {"type": "boolean"},
+        "sessions": {"type": "integer"},
+        "weeks": {"type": "integer"},
+    },
     "portfolio.trades": {"decision_at": _DATE},
     "portfolio.equity_curve": _SERIES_ROW,
     "benchmarks.daily": _SERIES_ROW,
@@ -405,6 +419,7 @@ COMPONENTS: dict[str, Any] = {
                         "degraded_alphas": {"type": "object", "additionalProperties": {"type": "string"}}
                     },
                 },
+                "worker": {"type": "string"},
             },
         },
     },

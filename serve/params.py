@@ -47,10 +47,17 @@ class QueryParams:
     """The query string of one request, checked against the parameters its endpoint accepts."""
 
     def __init__(
-        self, query_string: bytes | str, accepted: Iterable[str], refused: Mapping[str, str] | None = None
+        self,
+        query_string: bytes | str,
+        accepted: Iterable[str],
+        refused: Mapping[str, str] | None = None,
+        repeatable: Iterable[str] = (),
     ) -> None:
+        """`repeatable`: accepted names that may be given more than once (their values are
+        joined by commas, as one comma-separated list)."""
         text = query_string.decode("latin-1") if isinstance(query_string, bytes) else query_string
         self.accepted = tuple(accepted)
+        repeats = frozenset(repeatable)
         self.values: dict[str, str] = {}
         self.problems: dict[str, str] = {}
         for name, value in parse_qsl(text, keep_blank_values=True):
@@ -58,6 +65,8 @@ class QueryParams:
                 listed = ", ".join(self.accepted) if self.accepted else "none"
                 rule = (refused or {}).get(name, f"unknown parameter; this endpoint accepts: {listed}")
                 self.problems[name] = rule
+            elif name in self.values and name in repeats:
+                self.values[name] = f"{self.values[name]},{value}"
             elif name in self.values:
                 self.problems[name] = "given more than once; send it once"
             else:
@@ -79,16 +88,31 @@ class QueryParams:
         missing `book` may name)."""
         for name, rule in (problems or {}).items():
             self.fail(name, rule)
-        values = {param.attr: self.read(param) for param in params_of(query)}
+        params = params_of(query)
+        values = {param.attr: self.read(param) for param in params}
         start, end = values.get("start"), values.get("end")
         if isinstance(start, dt.date) and isinstance(end, dt.date) and start > end:
             self.fail("from", f"must not be after to ({start.isoformat()} > {end.isoformat()})")
             self.fail("to", f"must not be before from ({end.isoformat()} < {start.isoformat()})")
+        self.check_ranges({param.name: values[param.attr] for param in params})
         if self.problems:
             error = errors.bad_parameters(self.problems)
             error.details.update(details or {})
             raise error
         return query(**values)
+
+    def check_ranges(self, values: Mapping[str, Any]) -> None:
+        """`min_X` above `max_X` (both given and valid) names both, as `from` after `to` does."""
+        for low_name, low in values.items():
+            if not low_name.startswith("min_") or low is None:
+                continue
+            high_name = "max_" + low_name.removeprefix("min_")
+            high = values.get(high_name)
+            if high is not None and low > high:
+                sent_low = self.values.get(low_name, str(low)).strip()
+                sent_high = self.values.get(high_name, str(high)).strip()
+                self.fail(low_name, f"must not be above {high_name} ({sent_low} > {sent_high})")
+                self.fail(high_name, f"must not be below {low_name} ({sent_high} < {sent_low})")
 
     def read(self, param: Param) -> Any:
         """One parameter's value by its declaration: the default when absent; on a problem, it is
@@ -100,7 +124,7 @@ class QueryParams:
         if param.type == "integer":
             return self.integer(param.name, param.default, param.minimum, param.maximum)
         if param.type == "number":
-            return self.number(param.name, param.minimum)
+            return self.number(param.name, param.minimum, param.maximum)
         if param.type == "boolean":
             return self.boolean(param.name, param.default)
         if param.type == "date":
@@ -109,6 +133,8 @@ class QueryParams:
             return self.choice(param)
         if param.read == "tickers":
             return self.tickers(param.name)
+        if param.read == "list":
+            return self.items(param.name, param.max_length)
         if param.max_length is not None:
             return self.text(param.name, param.max_length)
         return self.values[param.name]
@@ -158,7 +184,7 @@ class QueryParams:
             return param.default
         return value
 
-    def number(self, name: str, minimum: float | None) -> float | None:
+    def number(self, name: str, minimum: float | None, maximum: float | None = None) -> float | None:
         text = self.values[name]
         # float() alone would also take Unicode digits, `1_0`, `nan` and `infinity`.
         match = NUMBER_PATTERN.fullmatch(text)
@@ -169,8 +195,14 @@ class QueryParams:
         if value != value or value in (float("inf"), float("-inf")):
             self.fail(name, f"must be a finite number; got {text!r}")
             return None
+        if minimum is not None and maximum is not None and not minimum <= value <= maximum:
+            self.fail(name, f"must be between {minimum:g} and {maximum:g}; got {text!r}")
+            return None
         if minimum is not None and value < minimum:
             self.fail(name, f"must be >= {minimum:g}; got {text!r}")
+            return None
+        if maximum is not None and value > maximum:
+            self.fail(name, f"must be <= {maximum:g}; got {text!r}")
             return None
         return value
 
@@ -189,6 +221,19 @@ class QueryParams:
             return None
         return text
 
+    def items(self, name: str, max_length: int | None) -> str | None:
+        """A comma-separated list of free-text items (spaces and tabs around each dropped), as
+        `item,item`; `split_items` splits the checked text."""
+        text = self.values[name]
+        if max_length is not None and len(text) > max_length:
+            self.fail(name, f"must be at most {max_length} characters")
+            return None
+        items = [item.strip(" \t") for item in text.split(",")]
+        if not all(items):
+            self.fail(name, "must list non-empty values separated by commas (or the parameter repeated)")
+            return None
+        return ",".join(items)
+
     def text(self, name: str, max_length: int) -> str | None:
         value = self.values[name]
         if len(value) > max_length:
@@ -202,6 +247,13 @@ def tickers(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
     return tuple(dict.fromkeys(t.strip(" \t").upper() for t in text.split(",")))
+
+
+def split_items(text: str | None) -> tuple[str, ...]:
+    """The items of a checked `list` value, first occurrence first (empty when absent)."""
+    if text is None:
+        return ()
+    return tuple(dict.fromkeys(text.split(",")))
 
 
 def _bounds(minimum: float | None, maximum: float | None) -> str:

@@ -115,6 +115,28 @@ SETTINGS: tuple[Setting, ...] = (
         _positive_int,
         "S3 lake only: size of that folder before least recently used builds are removed (bytes).",
     ),
+    Setting(
+        "max_open_builds",
+        64,
+        _positive_int,
+        "Builds a worker keeps open at once (least recently used closed first). Each holds no "
+        "file descriptor and one memory map per serving file it read (at most 13): this bounds a "
+        "worker's maps whatever the catalogue's size (docs/operations.md, 'File limits').",
+    ),
+    Setting(
+        "scrub_builds_per_pass",
+        8,
+        _positive_int,
+        "Open builds whose files' sizes each refresh pass re-checks, in turn (a file removed or "
+        "truncated after the build was opened is noticed within open builds / this passes).",
+    ),
+    Setting(
+        "hash_bytes_per_pass",
+        256 << 20,
+        _positive_int,
+        "Bytes of newly opened builds' files a refresh pass checks against their SHA-256 (the CPU "
+        "budget of the background check; a build is checked once per open).",
+    ),
     Setting("log_level", "info", str, "Log level of the server (debug, info, warning, error)."),
     Setting(
         "public_base_url",
@@ -155,6 +177,9 @@ class Settings:
     lake_refresh_seconds: float = 2.0
     serving_cache_dir: str = "var/cache/serving"
     serving_cache_bytes: int = 8 << 30
+    max_open_builds: int = 64
+    scrub_builds_per_pass: int = 8
+    hash_bytes_per_pass: int = 256 << 20
     log_level: str = "info"
     public_base_url: str = "http://127.0.0.1:8000"
     signing_key_file: str = "var/signing.key"

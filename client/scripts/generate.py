@@ -15,6 +15,9 @@ Sources, each read where the server itself reads it:
 - `schemas.field_docs`: the context names the server gives each object (class names here);
 - `serve.errors`: every error code with its HTTP status and default message.
 
+Every class derives from `alpha_results_client._struct.ApiStruct` (a msgspec Struct whose repr
+omits the fields the server did not send), as the hand-typed ones do.
+
 The document leaves six bodies open (the description, the metrics and their documentation
 block, the analytics significance and costs objects and their documentation block); their types
 are written by hand in `alpha_results_client.models` and referenced here.
@@ -109,7 +112,7 @@ class StructClass:
     name: str
     doc: str
     fields: list[StructField]
-    base: str = "msgspec.Struct"
+    base: str = "ApiStruct"  # a msgspec Struct whose repr omits UNSET fields (`_struct.py`)
     base_fields: int = 0  # fields inherited from `base` (a Meta subclass repeats none of them)
 
     def signature(self) -> tuple[Any, ...]:
@@ -317,6 +320,7 @@ def render() -> str:
         "import msgspec",
         "from msgspec import UNSET, UnsetType",
         "",
+        "from alpha_results_client._struct import ApiStruct",
         "from alpha_results_client.exceptions import (",
         "    ApiError,",
         *(f"    {family}," for family in sorted(families.values())),

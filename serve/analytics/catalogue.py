@@ -1,10 +1,15 @@
 """Figures over the whole published catalogue, cached by the set of builds that went into them.
 
 - `Trials`: the number of alphas tried and the variance of their per-session Sharpe ratios (for
-  the Deflated Sharpe Ratio), and the family of nwt.ic p-values (for Holm and Benjamini-Hochberg).
-  Only aggregates leave this module: no route serves another alpha's identity or value from it.
-- the pairing of two builds on one basis (their common dates, or each common week's rank
-  correlation), cached per pair of build ids; a request's window is a slice of it.
+  the Deflated Sharpe Ratio), and the family of nwt.ic p-values (for Holm and Benjamini-Hochberg),
+  read from the catalogue index (the pipeline computed each alpha's figures when it published it):
+  no build is opened. Only aggregates leave this module: no route serves another alpha's identity
+  or value from it.
+- `Matrix`: the catalogue's date-aligned matrices of daily returns and weekly IC (returns and ic
+  correlations are masked matrix products over them, any window a slice);
+- each alpha's score neighbours (`pipeline/catalogue_neighbours.py`): its nearest alphas on the
+  scores basis with each pairing's weekly series, one small file per alpha, kept for the
+  NEIGHBOUR_LISTS alphas asked for last.
 
 A catalogue figure is exact or absent: a published build that cannot be read makes it a 503, never
 a figure over fewer alphas than the catalogue holds.
@@ -16,32 +21,34 @@ import logging
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
-from analytics import correlation, significance
-from datasets.faults import LakeUnavailable
-from datasets.queries import Window
-from datasets.reader import AlphaBuild, BuildView, LakeReader
+from analytics.correlation import Pairing
+from datasets import catalogue_index
+from datasets.faults import CorruptLakeFile, LakeUnavailable
+from datasets.reader import Catalogue, LakeReader
+from schemas.lake import SCORE_NEIGHBOURS
 from serve import errors
-from serve.analytics import inputs
-from serve.analytics.entries import day_bounds
-from serve.metrics import Access, metrics_inputs
-from serve.metrics.blocks import nwt_ic_block
-from serve.metrics.stats import Warnings
+from serve.metrics import Access
 
 log = logging.getLogger(__name__)
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
-PAIR_CACHE_SIZE = 4096  # pairings kept per worker: every basis of a catalogue of ~52 alphas (~13 KiB each)
-BuildSet = frozenset[tuple[str, str]]
+NEIGHBOUR_LISTS = 256
+"""Score neighbour lists a worker keeps (each a few tens of KiB: 50 pairings of weekly series)."""
+
+
+@dataclass(frozen=True)
+class ScoreNeighbour:
+    alpha_id: str
+    build_id: str  # the neighbour's build it was paired with
+    pairing: Pairing
 
 
 @dataclass(frozen=True)
 class Trials:
-    builds: BuildSet
+    version: str  # of the catalogue they were read from (`Catalogue.version`)
     sharpes: dict[str, float]  # alpha -> per-session Sharpe of its whole long_short history
     p_values: dict[str, float]  # alpha -> nwt.ic p-value, where measurable
 
@@ -49,9 +56,9 @@ class Trials:
     def count(self) -> int:
         return len(self.sharpes)
 
-    def family(self, readable: Callable[[str], bool]) -> dict[str, float]:
-        """The nwt.ic p-values of the alphas `readable` admits."""
-        return {alpha: p for alpha, p in self.p_values.items() if readable(alpha)}
+    def family(self, readable: frozenset[str]) -> dict[str, float]:
+        """The nwt.ic p-values of the `readable` alphas."""
+        return {alpha: p for alpha, p in self.p_values.items() if alpha in readable}
 
     @property
     def sharpe_variance(self) -> float:
@@ -59,27 +66,21 @@ class Trials:
         return float(np.var(values, ddof=1)) if values.size >= 2 else math.nan
 
 
-def build_set(builds: dict[str, AlphaBuild]) -> BuildSet:
-    return frozenset((alpha, build.build_id) for alpha, build in builds.items())
+@dataclass(frozen=True)
+class Matrix:
+    """One basis of the catalogue's date-aligned matrices (`pipeline/catalogue_index.py`): a row per
+    alpha of the index (`rows`), a column per date (`days`, days since 1970), NaN where none."""
 
+    version: str
+    rows: dict[str, int]
+    days: np.ndarray
+    values: np.ndarray
 
-def _sharpe(view: BuildView) -> float | None:
-    book = inputs.ledger(view, "long_short")
-    found = None if book is None else significance.moments(book.returns)
-    return None if found is None else found.sharpe
-
-
-def _nwt_ic_p_value(view: BuildView) -> float | None:
-    def compute() -> float | None:
-        try:
-            block = nwt_ic_block(metrics_inputs(view), FULL_ACCESS, Warnings())
-        except Exception as exc:  # one broken build must not become a 500 on every alpha's answer
-            log.exception("nwt.ic of build %s of %s failed", view.build_id, view.alpha_id)
-            raise _unavailable() from exc
-        value = None if block is None else block.get("p_value")
-        return None if value is None or not math.isfinite(value) else float(value)
-
-    return view.memo("analytics:nwt_ic_p_value", compute)
+    def series(self, alpha: str) -> tuple[np.ndarray, np.ndarray]:
+        """(days, values) where the alpha has a finite value."""
+        values = np.asarray(self.values[self.rows[alpha]])
+        finite = np.isfinite(values)
+        return self.days[finite], values[finite]
 
 
 class CatalogueFigures:
@@ -88,79 +89,118 @@ class CatalogueFigures:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._trials: Trials | None = None
-        self._pairs: OrderedDict[tuple[str, str, str], correlation.Pairing] = OrderedDict()
+        self._matrices: dict[str, Matrix] = {}
+        self._neighbours: OrderedDict[str, list[ScoreNeighbour]] = OrderedDict()
+        self._paths: tuple[str, dict[str, str | None]] | None = None
 
     def trials(self, reader: LakeReader) -> Trials:
-        builds = reader.alphas()
-        key = build_set(builds)
+        catalogue = reader.catalogue()
         cached = self._trials
-        if cached is not None and cached.builds == key:
+        if cached is not None and cached.version == catalogue.version:
             return cached
-        sharpes: dict[str, float] = {}
-        p_values: dict[str, float] = {}
-        for alpha, build in sorted(builds.items()):
-            view = _view(reader, build)
-            sharpe = view.memo("analytics:sharpe", partial(_sharpe, view))
-            if sharpe is not None:
-                sharpes[alpha] = sharpe
-            p_value = _nwt_ic_p_value(view)
-            if p_value is not None:
-                p_values[alpha] = p_value
-        found = Trials(key, sharpes, p_values)
+        if catalogue.index is None:
+            raise errors.UpstreamUnavailable(
+                "The lake has no catalogue index, which the catalogue-wide figures are read from; an "
+                "operator writes it with `alpha-results lake index`."
+            )
+        if catalogue.unreadable:
+            raise catalogue_unavailable()  # a figure over fewer alphas than the catalogue holds: never
+        index = catalogue.index
+        alphas = index.column("alpha_id").to_pylist()
+        sharpes = dict(zip(alphas, index.column("sharpe_per_session").to_pylist(), strict=True))
+        p_values = dict(zip(alphas, index.column("nwt_ic_p_value").to_pylist(), strict=True))
+        found = Trials(
+            catalogue.version,
+            {alpha: float(v) for alpha, v in sorted(sharpes.items()) if v is not None},
+            {alpha: float(v) for alpha, v in sorted(p_values.items()) if v is not None},
+        )
         with self._lock:
             self._trials = found
         return found
 
-    def pair(self, basis: str, a: BuildView, b: BuildView, window: Window) -> correlation.Correlation:
-        """The correlation of two builds over a window, from their pairing (kept per unordered
-        pair: the correlations are symmetric)."""
-        first, second = sorted((a, b), key=lambda view: view.build_id)
-        key = (basis, first.build_id, second.build_id)
+    def matrix(self, reader: LakeReader, basis: str) -> Matrix:
+        """The catalogue's matrix of `basis` (returns, ic), mapped once per catalogue generation."""
+        catalogue = reader.catalogue()
+        cached = self._matrices.get(basis)
+        if cached is not None and cached.version == catalogue.version:
+            return cached
+        generation, index = catalogue.generation, catalogue.index
+        values = days = None
+        if generation is not None and index is not None:
+            try:
+                days = catalogue_index.read_matrix(reader.storage, reader.root, generation, f"{basis}_days")
+                values = catalogue_index.read_matrix(reader.storage, reader.root, generation, basis)
+            except (OSError, LakeUnavailable) as exc:
+                raise catalogue_unavailable() from exc
+        if values is None or days is None or index is None:
+            raise errors.UpstreamUnavailable(
+                "The catalogue index has no correlation matrices; an operator writes them with "
+                "`alpha-results lake index`."
+            )
+        rows = {alpha: row for row, alpha in enumerate(index.column("alpha_id").to_pylist())}
+        found = Matrix(catalogue.version, rows, np.asarray(days), values)
         with self._lock:
-            found = self._pairs.get(key)
+            self._matrices[basis] = found
+        return found
+
+    def score_neighbours(self, reader: LakeReader, alpha: str) -> list[ScoreNeighbour] | None:
+        """The score neighbours of `alpha` as its row of the catalogue index names them (stale
+        entries included: the caller keeps those whose neighbour is still served from the build
+        named); None when its build has no decisions. Raises 503 when the index holds no lists."""
+        catalogue = reader.catalogue()
+        index = catalogue.index
+        if index is None or "score_neighbours" not in index.column_names:
+            raise errors.UpstreamUnavailable(
+                "The catalogue index has no score neighbours; an operator writes them with "
+                "`alpha-results lake index`."
+            )
+        path = self.list_path(reader, alpha)
+        if path is None:
+            return None
+        with self._lock:
+            found = self._neighbours.get(path)
             if found is not None:
-                self._pairs.move_to_end(key)
-        if found is None:
-            found = _pairing(basis, first, second)
-            with self._lock:
-                self._pairs[key] = found
-                while len(self._pairs) > PAIR_CACHE_SIZE:
-                    self._pairs.popitem(last=False)
-        return found.correlate(*day_bounds(window))
+                self._neighbours.move_to_end(path)
+                return found
+        try:
+            table = catalogue_index.read_table(reader.storage, reader.root, path, SCORE_NEIGHBOURS)
+        except (OSError, CorruptLakeFile) as exc:
+            raise catalogue_unavailable() from exc
+        found = [
+            ScoreNeighbour(alpha_id, build_id, Pairing(days, rho, names))
+            for alpha_id, build_id, _, days, rho, names in catalogue_index.neighbour_entries(table)
+        ]
+        with self._lock:
+            self._neighbours[path] = found
+            while len(self._neighbours) > NEIGHBOUR_LISTS:
+                self._neighbours.popitem(last=False)
+        return found
+
+    def list_path(self, reader: LakeReader, alpha: str) -> str | None:
+        """The path of `alpha`'s score neighbours list (None: it has none)."""
+        return self._list_paths(reader.catalogue()).get(alpha)
+
+    def _list_paths(self, catalogue: Catalogue) -> dict[str, str | None]:
+        """alpha -> the path of its score neighbours list, once per catalogue version."""
+        cached = self._paths
+        if cached is not None and cached[0] == catalogue.version:
+            return cached[1]
+        index = catalogue.index
+        assert index is not None
+        paths = dict(
+            zip(
+                index.column("alpha_id").to_pylist(),
+                index.column("score_neighbours").to_pylist(),
+                strict=True,
+            )
+        )
+        self._paths = (catalogue.version, paths)
+        return paths
 
 
-def _unavailable() -> errors.ApiError:
+def catalogue_unavailable() -> errors.ApiError:
     # Never name the other alpha: the caller may not be allowed to know it exists.
     return errors.UpstreamUnavailable(
         "A published build of the catalogue cannot be read, so the catalogue-wide figures are "
         "unavailable; retry with backoff."
     )
-
-
-def _view(reader: LakeReader, build: AlphaBuild) -> BuildView:
-    try:
-        return reader.view(build)
-    except LakeUnavailable as exc:
-        raise _unavailable() from exc
-
-
-def open_builds(reader: LakeReader, builds: list[AlphaBuild]) -> list[BuildView]:
-    return [_view(reader, build) for build in builds]
-
-
-def _pairing(basis: str, a: BuildView, b: BuildView) -> correlation.Pairing:
-    empty = correlation.Pairing(basis, np.empty(0, np.int32), np.empty(0), np.empty(0))
-    if basis == "returns":
-        left, right = inputs.ledger(a, "long_short"), inputs.ledger(b, "long_short")
-        if left is None or right is None:
-            return empty
-        return correlation.align_series(basis, left.days, left.returns, right.days, right.returns)
-    if basis == "ic":
-        ic_a, ic_b = inputs.weekly_ic(a), inputs.weekly_ic(b)
-        if ic_a is None or ic_b is None:
-            return empty
-        return correlation.align_series(basis, ic_a.days, ic_a.values, ic_b.days, ic_b.values)
-    scores_a, scores_b = inputs.scores(a), inputs.scores(b)
-    if scores_a is None or scores_b is None:
-        return empty
-    return correlation.weekly_score_spearman(scores_a, scores_b)

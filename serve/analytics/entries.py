@@ -8,16 +8,66 @@ with a `withheld_reason`, never zero.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from datasets.queries import Window
-from datasets.reader import BuildView
+from datasets.reader import BuildView, Catalogue
 from datasets.rows import day_number
 from serve import errors
+from serve.analytics.catalogue import catalogue_unavailable
+from serve.context import Caller
 from serve.metrics import Access
 from serve.metrics.inputs import DATA_ENDPOINTS
 from serve.metrics.stats import Warnings, not_measurable, number
+
+
+def whole_catalogue(caller: Caller, catalogue: Catalogue) -> None:
+    """Raises 503 when an alpha the key may read is published but unreadable: a catalogue-wide
+    figure without it would be short, never said so. (A listing, `/v1/alphas` or the screener,
+    leaves it out as the catalogue does, and health names it.)"""
+    for alpha in catalogue.unreadable:
+        if caller.may_read_alpha(alpha) and caller.may_read_run(alpha):
+            raise catalogue_unavailable()
+
+
+def readable_mask(caller: Caller, catalogue: Catalogue) -> np.ndarray:
+    """Which of the catalogue's alphas (catalogue order) the key may read: both allow-lists admit
+    them, as `caller.may_read_alpha(a) and caller.may_read_run(a)`, vectorised over the listing."""
+    listing = catalogue.listing
+    assert listing is not None  # every catalogue read from the lake has one
+    masks = [m for m in (caller.alphas.mask(listing.ids), caller.runs.mask(listing.ids)) if m is not None]
+    if not masks:
+        return np.ones(len(listing.ids), dtype=bool)
+    keep = masks[0] if len(masks) == 1 else pc.and_(masks[0], masks[1])
+    return np.asarray(pc.fill_null(keep, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def readable(caller: Caller, catalogue: Catalogue) -> list[str]:
+    """The catalogue's alphas (catalogue order) the key may read."""
+    listing = catalogue.listing
+    assert listing is not None
+    mask = readable_mask(caller, catalogue)
+    if mask.all():
+        return list(catalogue.order)
+    kept: list[str] = listing.ids.filter(pa.array(mask)).to_pylist()
+    return kept
+
+
+def catalogue_tag(caller: Caller, catalogue: Catalogue, *parts: str) -> str:
+    """A version of an answer built from the builds of every alpha the key may read (and `parts`):
+    it changes when one of those changes, never with an alpha the key may not read."""
+    listing = catalogue.listing
+    assert listing is not None
+    digest = hashlib.sha256("\x00".join(parts).encode())
+    digest.update(listing.fingerprints[readable_mask(caller, catalogue)].tobytes())
+    return digest.hexdigest()[:24]
+
 
 DATA_LABELS = {"ledger": "the ledger", "cross_sections": "the rebalance cross-sections"}
 

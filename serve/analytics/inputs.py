@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 
 from analytics.returns import daily_returns
@@ -103,20 +102,6 @@ def weekly_ic(view: BuildView) -> Series | None:
         return Series(_days(table), floats(table.column("ic")))
 
     return view.memo("analytics:weekly_ic", read)
-
-
-def scores(view: BuildView) -> pl.DataFrame | None:
-    """(date, symbol, score) of every decision with a finite conditioned score."""
-
-    def read() -> pl.DataFrame | None:
-        table = view.table("decisions")
-        if table is None:
-            return None
-        frame = pl.from_arrow(table.select(["date", "symbol", "score"]))
-        assert isinstance(frame, pl.DataFrame)
-        return frame.filter(pl.col("score").is_finite())
-
-    return view.memo("analytics:scores", read)
 
 
 def table_rows(view: BuildView, name: str, book: str, **equal: int) -> pa.Table | None:

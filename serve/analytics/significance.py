@@ -22,7 +22,8 @@ from datasets.reader import BuildView
 from serve.analytics import inputs
 from serve.analytics.catalogue import Trials
 from serve.analytics.entries import conventions, stat, window_echo, withheld
-from serve.metrics import Access
+from serve.metrics import Access, metrics_inputs
+from serve.metrics.blocks import ic_reproduction_mismatch
 from serve.metrics.stats import Warnings, number
 
 LEDGER_SOURCE = "portfolio:long_short"
@@ -126,6 +127,8 @@ def _bootstrap(
     ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else None
     if not access.cross_sections:
         ic_reason = withheld("cross_sections", "significance.bootstrap", warnings)
+    elif ic is not None:
+        _warn_if_ic_does_not_reproduce(view, warnings)
     ir_reason = None if returns is not None else withheld("ledger", "significance.bootstrap", warnings)
     ic_values = np.empty(0) if ic is None or ic_reason else ic.window(window).values
 
@@ -176,6 +179,20 @@ def _bootstrap(
         key = f"analytics:bootstrap:{int(access.cross_sections)}{int(access.ledger)}"
         return view.memo(key, compute)
     return compute()
+
+
+def _warn_if_ic_does_not_reproduce(view: BuildView, warnings: Warnings) -> None:
+    """The `/metrics` rule (`ic_reproduction_mismatch`, which nulls nwt.ic there) on the weekly IC
+    the bootstrap resamples: its figures are served, with the warning that the series they come
+    from does not reproduce the run's sealed mean IC."""
+    mismatch = ic_reproduction_mismatch(metrics_inputs(view))
+    if mismatch is not None:
+        warnings.add(
+            "ic_reproduction_mismatch",
+            f"{mismatch}; bootstrap.mean_ic and bootstrap.icir are computed from that rebuilt weekly IC, "
+            "and multiple_testing has no nwt.ic p-value to adjust.",
+            block="significance.bootstrap",
+        )
 
 
 def _point(x: np.ndarray, statistic: bootstrap.Statistic) -> float:

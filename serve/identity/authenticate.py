@@ -1,8 +1,8 @@
 """Authentication: from an `Authorization` header to a clamped `Caller`, or one named error.
 
 Check order (the first failure wins):
-missing → shape and checksum → lookup by key_id → constant-time secret comparison → revoked →
-suspended → expired → account inactive → IP allow-list.
+missing → shape and checksum → lookup by key_id and the secret's SHA-256 → constant-time secret
+comparison → revoked → suspended → expired → account inactive → IP allow-list.
 Key and account are read from the store on every call, so changes take effect immediately.
 """
 
@@ -25,8 +25,6 @@ CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 QUERY_KEY_PARAMETERS = frozenset({"api_key", "apikey", "api-key", "key", "token", "access_token"})
 """Query parameter names under which clients commonly (and wrongly) send keys."""
-
-_DUMMY_HASH = hash_secret("0" * 43)
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -60,13 +58,13 @@ def reject_key_in_query(query: Mapping[str, str] | Iterable[tuple[str, str]]) ->
 def authenticate(store: KeyStore, authorization: str | None, client_ip: str, now: datetime) -> Caller:
     token = bearer_token(authorization)
     parsed = parse_token(token)
-    credentials = store.find_credentials(parsed.key_id)
+    # Looked up by key_id and the secret's hash together: a wrong secret finds no row, exactly as
+    # an unknown key_id does, so the two cost the same.
+    credentials = store.find_credentials(parsed.key_id, hash_secret(parsed.secret))
     if credentials is None:
-        # Same hashing work as a known key, so timing does not tell known ids apart.
-        secret_matches(parsed.secret, _DUMMY_HASH)
-        log.debug("authentication failed: unknown key_id=%s", parsed.key_id)
+        log.debug("authentication failed: unknown key_id=%s or wrong secret", parsed.key_id)
         raise errors.InvalidApiKey()
-    # The secret first: until it matches, a known key_id costs what an unknown one does.
+    # Defence in depth: the stored hash is compared again, in constant time.
     if not secret_matches(parsed.secret, credentials.secret_sha256):
         log.debug("authentication failed: wrong secret for key_id=%s", parsed.key_id)
         raise errors.InvalidApiKey()

@@ -100,7 +100,7 @@ class KeyStore(Protocol):
     ) -> tuple[KeyRecord, str]: ...
     def get_key(self, key_id: str) -> KeyRecord | None: ...
     def list_keys_of_user(self, user_id: str, include_revoked: bool = False) -> list[KeyRecord]: ...
-    def find_credentials(self, key_id: str) -> Credentials | None: ...
+    def find_credentials(self, key_id: str, secret_sha256: str) -> Credentials | None: ...
     def set_key_status(self, key_id: str, status: str) -> KeyRecord: ...
     def revoke_key(self, key_id: str, now: datetime | None = None) -> KeyRecord: ...
     def set_key_expiry(self, key_id: str, expires_at: datetime | None) -> KeyRecord: ...
@@ -173,7 +173,8 @@ SELECT_CREDENTIALS = (
     "k.per_minute, k.per_day, k.monthly_requests, k.ip_allow, k.created_at, "
     "a.user_id, a.email, a.role, a.status, a.ceiling_endpoints, a.ceiling_alphas, "
     "a.ceiling_runs, a.ceiling_raw_book, a.created_at, "
-    "k.secret_sha256 FROM api_keys k JOIN accounts a ON a.user_id = k.user_id WHERE k.key_id = ?"
+    "k.secret_sha256 FROM api_keys k JOIN accounts a ON a.user_id = k.user_id "
+    "WHERE k.key_id = ? AND k.secret_sha256 = ?"
 )
 ACCOUNT_COLUMN_COUNT = 9
 KEY_COLUMN_COUNT = 17
@@ -452,9 +453,12 @@ class SqlKeyStore(ABC):
         keys = [_key_from_row(row) for row in rows]
         return keys if include_revoked else [k for k in keys if not k.is_revoked]
 
-    def find_credentials(self, key_id: str) -> Credentials | None:
-        """The key, its owner and the secret hash in one statement, read live on every call."""
-        rows, _ = self._execute(SELECT_CREDENTIALS, (key_id,))
+    def find_credentials(self, key_id: str, secret_sha256: str) -> Credentials | None:
+        """The key, its owner and the secret hash in one statement, read live on every call; None
+        unless both the key_id and the secret's hash match. A wrong secret and an unknown key_id
+        are then the same empty answer: the database returns no row for either, so their timing
+        does not tell a known key_id apart (it compares digests, never the secret)."""
+        rows, _ = self._execute(SELECT_CREDENTIALS, (key_id, secret_sha256))
         if not rows:
             return None
         row = rows[0]

@@ -36,8 +36,8 @@ DISPLAY_KEY_ID_CHARS = 4
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 _TOKEN_SHAPE = re.compile(
-    rf"^{TOKEN_PREFIX}_(?P<env>{'|'.join(ENVIRONMENTS)})_"
-    rf"(?P<key_id>[0-9A-Za-z]{{{KEY_ID_LENGTH}}})\.(?P<secret>[A-Za-z0-9_-]{{{SECRET_LENGTH}}})$"
+    rf"{TOKEN_PREFIX}_(?P<env>{'|'.join(ENVIRONMENTS)})_"
+    rf"(?P<key_id>[0-9A-Za-z]{{{KEY_ID_LENGTH}}})\.(?P<secret>[A-Za-z0-9_-]{{{SECRET_LENGTH}}})"
 )
 
 
@@ -103,7 +103,7 @@ def generate_token(env: str = "live") -> IssuedToken:
 
 def parse_token(token: str) -> ParsedToken:
     """Shape and checksum; raises `MalformedApiKey` (no store is touched)."""
-    match = _TOKEN_SHAPE.match(token)
+    match = _TOKEN_SHAPE.fullmatch(token)
     if match is None:
         raise errors.MalformedApiKey()
     env, key_id, secret = match.group("env"), match.group("key_id"), match.group("secret")

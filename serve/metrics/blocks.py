@@ -402,28 +402,34 @@ def nwt_ic_block(inputs: MetricsInputs, access: Access, warnings: Warnings) -> d
             block="nwt.ic",
         )
         return None
+    mismatch = ic_reproduction_mismatch(inputs)
+    if mismatch is not None:
+        warnings.add("ic_reproduction_mismatch", f"{mismatch}; nwt.ic is null.", block="nwt.ic")
+        return None
+    weekly_ic = inputs.weekly_signal["ic"]
+    extra = {"source": "computed", "source_kind": "derived", "signal": "conditioned"}
+    return _hac_block(weekly_ic[np.isfinite(weekly_ic)], warnings, "nwt.ic", extra)
+
+
+def ic_reproduction_mismatch(inputs: MetricsInputs) -> str | None:
+    """Why the weekly IC rebuilt from the cross-sections does not reproduce the sealed mean IC
+    (the `ic_reproduction_mismatch` rule), or None when it does; None without cross-sections too
+    (nothing was rebuilt). The one rule behind nwt.ic and the significance route's IC figures."""
+    if inputs.weekly_signal is None:
+        return None
     weekly_ic = inputs.weekly_signal["ic"]
     weekly_ic = weekly_ic[np.isfinite(weekly_ic)]
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     sealed = None if overall is None else overall.get("mean_ic")
     if sealed is None:
-        warnings.add(
-            "ic_reproduction_mismatch",
-            "The run sealed no mean IC to reproduce; nwt.ic is null.",
-            block="nwt.ic",
-        )
-        return None
+        return "The run sealed no mean IC to reproduce"
     rebuilt = float(weekly_ic.mean()) if weekly_ic.size else float("nan")
-    if not abs(rebuilt - sealed) <= IC_REPRODUCTION_TOLERANCE:
-        warnings.add(
-            "ic_reproduction_mismatch",
-            f"The weekly IC rebuilt from {weekly_ic.size} cross-sections has mean {rebuilt:.6g}, "
-            f"the sealed mean IC is {sealed:.6g} (tolerance {IC_REPRODUCTION_TOLERANCE:g}); nwt.ic is null.",
-            block="nwt.ic",
-        )
+    if abs(rebuilt - sealed) <= IC_REPRODUCTION_TOLERANCE:
         return None
-    extra = {"source": "computed", "source_kind": "derived", "signal": "conditioned"}
-    return _hac_block(weekly_ic, warnings, "nwt.ic", extra)
+    return (
+        f"The weekly IC rebuilt from {weekly_ic.size} cross-sections has mean {rebuilt:.6g}, "
+        f"the sealed mean IC is {sealed:.6g} (tolerance {IC_REPRODUCTION_TOLERANCE:g})"
+    )
 
 
 def nwt_ic_score_panel_block(

@@ -33,10 +33,10 @@ from schemas.query import (
     SignificanceQuery,
 )
 from serve.analytics import inputs
-from serve.analytics.correlation import BASES, correlation_rows
+from serve.analytics.correlation import BASES, correlation_page
 from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
-from serve.analytics.entries import require_readable
+from serve.analytics.entries import catalogue_tag, readable, require_readable, whole_catalogue
 from serve.analytics.episodes import drawdown_rows
 from serve.analytics.significance import significance_payload
 from serve.auth import services_of
@@ -51,9 +51,10 @@ BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuer
 Q = TypeVar("Q", bound=Query)
 
 
-def _validate_with_catalogue(ctx: Context, build: BuildView, builds: frozenset[tuple[str, str]]) -> None:
-    """The answer depends on other builds too: its tag names all of them."""
-    digest = hashlib.sha256(repr(sorted(builds)).encode()).hexdigest()[:16]
+def _validate_with_catalogue(ctx: Context, build: BuildView, builds: object) -> None:
+    """The answer depends on other builds too: its tag names all of them (or the catalogue's
+    version, which changes whenever one of them does)."""
+    digest = hashlib.sha256(repr(builds).encode()).hexdigest()[:16]
     ctx.validate_with(f"{build.build_id}+{digest}")
 
 
@@ -91,9 +92,8 @@ async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]
     ctx = context(request)
     build, args = await _opened(ctx, alpha, SignificanceQuery)
     trials = await to_thread.run_sync(services_of(request).catalogue.trials, ctx.reader)
-    _validate_with_catalogue(ctx, build, trials.builds)
-    caller = ctx.caller
-    family = trials.family(lambda a: caller.may_read_alpha(a) and caller.may_read_run(a))
+    _validate_with_catalogue(ctx, build, trials.version)
+    family = trials.family(frozenset(readable(ctx.caller, ctx.reader.catalogue())))
     warnings = Warnings()
     data = await to_thread.run_sync(
         partial(
@@ -117,21 +117,29 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     build, args = await _opened(ctx, alpha, CorrelationQuery)
     basis = BASES[args.basis]
     require_readable(caller_access(ctx), basis.data)
-    caller = ctx.caller
-    everything = ctx.reader.alphas()
+    catalogue = ctx.reader.catalogue()
+    whole_catalogue(ctx.caller, catalogue)
     # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
-    others = [
-        everything[a]
-        for a in sorted(everything)
-        if a != build.alpha_id and caller.may_read_alpha(a) and caller.may_read_run(a)
-    ]
+    others = [catalogue.alphas[a] for a in readable(ctx.caller, catalogue) if a != build.alpha_id]
     window: Window = (args.start, args.end)
     compute = partial(
-        correlation_rows, services_of(request).catalogue, ctx.reader, build, others, args.basis, window
+        correlation_page,
+        services_of(request).catalogue,
+        ctx.reader,
+        build,
+        others,
+        args.basis,
+        window,
+        args.limit,
+        args.offset,
     )
-    rows = await to_thread.run_sync(compute)
-    _validate_with_catalogue(ctx, build, frozenset((b.alpha_id, b.build_id) for b in others))
-    page = page_of(rows, args.limit, args.offset)
+    page = await to_thread.run_sync(compute)
+    # The rows depend on the builds of the alphas the key may read and, on the scores basis, on
+    # the alpha's neighbour list (rewritten under a new name when it changes).
+    listed = (
+        services_of(request).catalogue.list_path(ctx.reader, build.alpha_id) if args.basis == "scores" else ""
+    )
+    ctx.validate_with(f"{build.build_id}+{catalogue_tag(ctx.caller, catalogue, args.basis, listed or '')}")
     meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
     return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
 

@@ -111,14 +111,16 @@ def documentation_block(
 def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
     endpoint = endpoint_of(request.route_handler)
     declared = BY_ID[endpoint].query if endpoint is not None else NoQuery
-    accepted = [param.name for param in params_of(declared)]
+    params = params_of(declared)
+    accepted = [param.name for param in params]
+    repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
     caller = None if public else current_caller(request)
     return Context(
         request=request,
         caller=caller,  # type: ignore[arg-type]
         reader=services.reader,
-        query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused),
+        query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable),
         request_id=request_id_of(request.scope),
         declared=declared,
     )

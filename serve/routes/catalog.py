@@ -8,7 +8,6 @@ from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import layout
-from datasets.catalog import catalogue_order
 from datasets.queries import page_of
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
@@ -24,24 +23,15 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     complete_only, limit, offset = args.complete_only, args.limit, args.offset
 
     needle = args.search.casefold() if args.search else None
-    builds = ctx.reader.alphas()
-    ctx.validate_with("catalog:" + ",".join(f"{a}@{b.build_id}" for a, b in sorted(builds.items())))
-    rows = []
+    catalogue = ctx.reader.catalogue()
+    ctx.validate_with("catalog:" + catalogue.version)
+    listing = catalogue.listing
+    assert listing is not None  # every catalogue read from the lake has one
     # Only alphas the key may read are listed: the catalogue reveals nothing the key cannot open.
-    for alpha_id, build in builds.items():
-        if not ctx.caller.may_read_alpha(alpha_id):
-            continue
-        entry = build.entry
-        if complete_only and not entry.get("complete", False):
-            continue
-        row = {"alpha_id": alpha_id, "name": entry.get("name") or alpha_id, "tldr": entry.get("tldr")}
-        if needle is not None and not any(needle in (v or "").casefold() for v in row.values()):
-            continue
-        rows.append((entry, row))
-    rows.sort(key=lambda pair: catalogue_order({**pair[0], "alpha_id": pair[1]["alpha_id"]}))
-    page = page_of([row for _, row in rows], limit, offset)
+    positions = listing.select(ctx.caller.alphas.mask(listing.ids), complete_only, needle)
+    page = page_of(positions, limit, offset)
     meta = ctx.meta(source="lake:catalog")
-    return ctx.collection(page.rows, page.total, limit, offset, meta)
+    return ctx.collection(listing.rows(page.rows), page.total, limit, offset, meta)
 
 
 @route("catalog.alphas.get")

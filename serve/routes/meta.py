@@ -62,6 +62,8 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
         body["down"] = list(state.down)
     if state.degraded_alphas:
         body["lake"] = {"degraded_alphas": dict(state.degraded_alphas)}
+    if state.worker:
+        body["worker"] = state.worker  # this worker's own problem, no build's (datasets.reader)
     return body
 
 

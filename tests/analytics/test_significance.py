@@ -352,3 +352,36 @@ def test_only_the_adjustment_family_depends_on_the_key(api: Api) -> None:
         assert testonly["multiple_testing"]["p_value"] == raw["multiple_testing"]["p_value"]
         assert testonly["multiple_testing"]["holm"]["family_size"] == 4
         assert raw["multiple_testing"]["holm"]["family_size"] == 5
+
+
+def mismatch_warnings(body: dict[str, Any]) -> list[dict[str, str]]:
+    return [w for w in body["meta"].get("warnings", []) if w["code"] == "ic_reproduction_mismatch"]
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_significance_warns_where_metrics_says_the_ic_does_not_reproduce(api: Api, alpha: str) -> None:
+    """One rule on both routes: an alpha whose sealed mean IC does not reproduce from the weekly IC
+    (`/metrics` nwt.ic null with ic_reproduction_mismatch) carries the same warning, and the same
+    reason, on significance, whose bootstrap.mean_ic resamples that weekly IC; no other alpha does."""
+    metrics = mismatch_warnings(api.ok(f"/v1/alphas/{alpha}/metrics"))
+    for window in [(None, None), ("2021-06-01", "2021-10-01")]:
+        body = api.ok(PATH.format(alpha=alpha), "raw", **window_params(window))
+        served = mismatch_warnings(body)
+        assert len(served) == len(metrics) <= 1, (alpha, window, served, metrics)
+        if not metrics:
+            continue
+        reason = metrics[0]["message"].removesuffix("; nwt.ic is null.")
+        assert served[0]["block"] == "significance.bootstrap"
+        assert served[0]["message"].startswith(reason + ";"), served
+        assert "bootstrap.mean_ic" in served[0]["message"]
+        # The figures stay served: the warning says what they are computed from.
+        assert body["data"]["bootstrap"]["mean_ic"]["status"] == "available"
+    # A key that may not read the cross-sections gets them withheld, and no mismatch warning.
+    if alpha in PRODUCTION:
+        assert mismatch_warnings(api.ok(PATH.format(alpha=alpha), "no_signals")) == []
+
+
+def test_the_demo_has_an_alpha_whose_ic_does_not_reproduce(api: Api) -> None:
+    """Guards the test above: value_composite_legacy is the demo's mismatch."""
+    assert mismatch_warnings(api.ok(PATH.format(alpha="value_composite_legacy")))
+    assert api.ok("/v1/alphas/value_composite_legacy/metrics")["data"]["nwt"]["ic"] is None

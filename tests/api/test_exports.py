@@ -23,7 +23,7 @@ from litestar.testing import TestClient
 
 from datasets import layout
 from datasets.reader import LakeReader
-from pipeline import PIPELINE_VERSION
+from pipeline import PIPELINE_VERSION, catalogue_index
 from schemas import exports
 from schemas.query import LIMIT_MAX
 from serve.app import create_app
@@ -406,6 +406,7 @@ def test_a_build_published_before_exports_answers_503_naming_the_rebuild(
     entry["pipeline_version"] = "2.0.0"
     (build / layout.ALPHA_JSON).write_text(json.dumps(entry))
     shutil.rmtree(build / layout.EXPORTS_DIR)
+    catalogue_index.rebuild(str(lake))  # the index holds each build's alpha.json as published
     with _client(lake, tmp_path) as old:
         for path in (f"/v1/alphas/{ALPHA}/exports", f"/v1/alphas/{ALPHA}/exports/decisions"):
             refused = error(old, path, 503, "exports_not_built")

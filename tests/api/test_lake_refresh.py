@@ -18,7 +18,9 @@ import pytest
 from litestar.testing import TestClient
 
 from datasets import catalog, queries
+from datasets import catalogue_index as catalogue_index_reader
 from datasets.reader import LakeReader, LakeUnavailable
+from pipeline import catalogue_index
 from pipeline.publish import publish_seal
 from serve.app import create_app
 from serve.settings import Settings
@@ -42,10 +44,18 @@ def publish_elsewhere(seals: list[Path], root: str) -> None:
 
 
 def resealed(seal: Path, target: Path, tldr: str) -> Path:
+    """`seal` sealed again with another tldr (in the manifest and, where it has one, in its
+    description: a seal whose two texts differ is refused)."""
     shutil.copytree(seal, target)
     manifest = json.loads((target / "manifest.json").read_text())
     manifest["tldr"] = tldr
     (target / "manifest.json").write_text(json.dumps(manifest))
+    description = target / "description.json"
+    if description.exists():
+        written = json.loads(description.read_text())
+        if written.get("tldr") is not None:
+            written["tldr"] = tldr
+            description.write_text(json.dumps(written))
     return target
 
 
@@ -86,8 +96,23 @@ def check_new_build_and_new_alpha_are_served(root: str, demo_seals: Path, tmp_pa
         assert client.get("/v1/alphas/Test_ledger_only/books", headers=RAW).status_code == 200
 
 
-def test_new_build_and_new_alpha_are_served_without_restart(demo_seals: Path, tmp_path: Path) -> None:
-    check_new_build_and_new_alpha_are_served(str(tmp_path / "lake"), demo_seals, tmp_path)
+def test_new_build_and_new_alpha_are_served_without_restart(
+    demo_seals: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="datasets.reader"):
+        check_new_build_and_new_alpha_are_served(str(tmp_path / "lake"), demo_seals, tmp_path)
+    served_lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("serving build ")]
+    # One line per alpha whose served build changed: the alpha, the new and the old build id.
+    root = str(tmp_path / "lake")
+    planted = catalog.current_build(root, "Test_planted_factor")
+    ledger = catalog.current_build(root, "Test_ledger_only")
+    assert planted is not None and ledger is not None
+    assert len(served_lines) == 2, served_lines
+    assert any(
+        line.startswith(f"serving build {planted.build_id} of Test_planted_factor (was ")
+        for line in served_lines
+    ), served_lines
+    assert f"serving build {ledger.build_id} of Test_ledger_only (was not served)" in served_lines
 
 
 @pytest.fixture
@@ -105,6 +130,7 @@ def error_code(response: Any, status: int) -> str:
 
 def test_corrupt_pointer_is_upstream_unavailable_not_a_missing_alpha(lake: Path) -> None:
     (lake / "alphas" / "momentum_12_1" / "_current.json").write_text('{"build_id": "abc"')  # truncated
+    catalogue_index.rebuild(str(lake))  # `alpha-results lake index` (or the next publish) finds it
     client, _ = app_client(str(lake))
     with client:
         response = client.get("/v1/alphas/momentum_12_1/books", headers=RAW)
@@ -136,6 +162,7 @@ def test_one_unreadable_alpha_leaves_every_other_alpha_served(
     target = lake / "alphas" / alpha / name if name == "_current.json" else Path(build.build_dir) / name
     good = target.read_bytes()
     target.write_text(text)
+    catalogue_index.rebuild(str(lake))  # `alpha-results lake index` (or the next publish) finds it
     client, reader = app_client(str(lake))
     with caplog.at_level(logging.ERROR, logger="datasets.reader"), client:
         listed = served(client)
@@ -145,13 +172,14 @@ def test_one_unreadable_alpha_leaves_every_other_alpha_served(
         for path in (f"/v1/alphas/{alpha}", f"/v1/alphas/{alpha}/books", f"/v1/alphas/{alpha}/rebalances"):
             error = error_code(client.get(path, headers=RAW), 503)
             assert error == "upstream_unavailable", path
-        assert unreadable_logged(caplog, alpha) == 1  # once per catalogue refresh, not per request
+        assert unreadable_logged(caplog, alpha) == 1  # once per catalogue generation read
 
         reader.refresh()
         served(client)
-        assert unreadable_logged(caplog, alpha) == 2
+        assert unreadable_logged(caplog, alpha) == 1  # not per request, not per refresh
 
-        target.write_bytes(good)  # repaired: served again at the next refresh
+        target.write_bytes(good)  # repaired and indexed again: served again at the next refresh
+        catalogue_index.rebuild(str(lake))
         reader.refresh()
         assert alpha in served(client)
         assert client.get(f"/v1/alphas/{alpha}/books", headers=RAW).status_code == 200
@@ -161,7 +189,7 @@ def test_a_programming_error_is_a_500_not_a_lake_outage(lake: Path, monkeypatch:
     def broken(*args: Any, **kwargs: Any) -> list[str]:
         raise KeyError("a bug, not the lake")
 
-    monkeypatch.setattr(catalog, "published_alpha_ids", broken)
+    monkeypatch.setattr(catalogue_index_reader, "read_index", broken)
     client, _ = app_client(str(lake))
     with client:
         assert error_code(client.get("/v1/alphas", headers=RAW), 500) == "internal_error"
@@ -237,10 +265,10 @@ def test_a_slow_first_open_does_not_block_other_alphas(lake: Path, monkeypatch: 
     release = threading.Event()
     real_sizes = reader._sizes
 
-    def slow_sizes(build_dir: str) -> dict[str, int]:
+    def slow_sizes(build_dir: str, files: dict[str, Any]) -> dict[str, int]:
         if build_dir == slow_build.build_dir:
             release.wait(10)  # an object store answering slowly
-        return real_sizes(build_dir)
+        return real_sizes(build_dir, files)
 
     monkeypatch.setattr(reader, "_sizes", slow_sizes)
     slow = threading.Thread(target=reader.view, args=(slow_build,))

@@ -196,8 +196,12 @@ STARTS_IN_A_DRAWDOWN = {
 def test_equity_curve_hand_worked_windows(api: Api, case: dict[str, Any]) -> None:
     body = api.ok(f"{BASE}/equity-curve", **case["window"])
     rows = body["data"]
-    assert [r["starting_equity"] for r in rows[:1]] == [case["starting_equity"]]
-    assert [r["ending_equity"] for r in rows] == case["ending_equity"]
+    # The stated equities were read off a demo lake built on one CPU; the corpus is rebuilt on the
+    # machine running the test, whose SIMD kernels round the simulated ledger differently in the
+    # last bits. Relative 1e-9 is far above that rounding and far below any wrong session.
+    read = pytest.approx
+    assert [r["starting_equity"] for r in rows[:1]] == read([case["starting_equity"]], rel=1e-9)
+    assert [r["ending_equity"] for r in rows] == read(case["ending_equity"], rel=1e-9)
     hand = pytest.approx  # the stated values carry 12 significant digits
     for field in ("peak_equity", "drawdown", "drawdown_pct", "cumulative_return"):
         assert [r[field] for r in rows] == hand(case[field], rel=1e-10, abs=1e-13), field

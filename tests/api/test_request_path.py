@@ -166,7 +166,7 @@ def test_unhandled_failure_is_500_without_detail(demo_lake: Any, caplog: pytest.
     def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
 
-    reader.alphas = explode
+    reader.catalogue = explode
     with TestClient(app) as client:
         response = client.get("/v1/alphas", headers={"Authorization": "Bearer raw"})
     assert response.status_code == 500

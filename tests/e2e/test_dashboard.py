@@ -58,6 +58,7 @@ CHARTS = (
     "ic-term-structure",
     "rank-autocorrelation",
 )
+SCREEN = "/v1/analytics/screen"
 SMALL_PAGE = 100  # the series are read in pages of this many rows in the paging test (296 sessions: 3 pages)
 ROOMY = ("--per-second", "1000", "--per-minute", "100000", "--per-day", "1000000", "--monthly", "unlimited")
 
@@ -253,6 +254,8 @@ class Keys:
     full: str  # every endpoint, alpha and run; roomy limits
     paced: str  # the same reach with a new key's default limits (5 a second, 60 a minute)
     limited: str  # Test_ alphas only, and every data endpoint but performance.metrics
+    self_service: str  # a new account's first key with the defaults: meta endpoints, Test_ alphas, 5/s
+    no_screen: str  # every alpha and data endpoint but analytics.screen; roomy limits
 
 
 @dataclass
@@ -297,12 +300,24 @@ def make_keys(keystore: str) -> Keys:
     )
     cli(keystore, "accounts", "set-ceiling", "researcher@example.com", "--runs", "all")
     tokens = []
-    for name in ("dashboard", "paced"):
+    for name in ("dashboard", "paced", "no-screen"):
         key = cli(keystore, "keys", "create", "--user", "researcher@example.com", "--name", name, "--json")
-        cli(
-            keystore, "keys", "grant", key["key_id"], "--endpoints", "all", "--alphas", "all", "--runs", "all"
+        endpoints = (
+            "all" if name != "no-screen" else ",".join(e.id for e in data_endpoints("analytics.screen"))
         )
-        if name == "dashboard":
+        cli(
+            keystore,
+            "keys",
+            "grant",
+            key["key_id"],
+            "--endpoints",
+            endpoints,
+            "--alphas",
+            "all",
+            "--runs",
+            "all",
+        )
+        if name != "paced":
             cli(keystore, "keys", "set-limits", key["key_id"], *ROOMY)
         tokens.append(key["token"])
     cli(keystore, "accounts", "create", "--email", "tester@example.com")
@@ -310,10 +325,23 @@ def make_keys(keystore: str) -> Keys:
     limited = cli(
         keystore, "keys", "create", "--user", "tester@example.com", "--name", "no-metrics", "--json"
     )
-    data_endpoints = [e.id for e in ENDPOINTS if not e.admin and e.id != "performance.metrics"]
-    cli(keystore, "keys", "grant", limited["key_id"], "--endpoints", ",".join(data_endpoints))
+    without_metrics = ",".join(e.id for e in data_endpoints("performance.metrics"))
+    cli(keystore, "keys", "grant", limited["key_id"], "--endpoints", without_metrics)
     cli(keystore, "keys", "set-limits", limited["key_id"], *ROOMY)
-    return Keys(full=tokens[0], paced=tokens[1], limited=limited["token"])
+    cli(keystore, "accounts", "create", "--email", "newcomer@example.com")  # the self-service ceiling
+    newcomer = cli(keystore, "keys", "create", "--user", "newcomer@example.com", "--name", "first", "--json")
+    return Keys(
+        full=tokens[0],
+        paced=tokens[1],
+        limited=limited["token"],
+        self_service=newcomer["token"],
+        no_screen=tokens[2],
+    )
+
+
+def data_endpoints(but: str) -> list[Any]:
+    """Every endpoint a member may be granted, `but` one."""
+    return [e for e in ENDPOINTS if not e.admin and e.id != but]
 
 
 @pytest.fixture(scope="module")
@@ -459,12 +487,15 @@ def test_sign_in_keeps_the_key_in_the_tab_and_the_catalogue_searches(
     assert visit.page.evaluate("Object.values(sessionStorage)") == [site.keys.full]
     assert visit.page.evaluate("localStorage.length") == 0 and tab.cookies() == []
     assert all(site.keys.full not in url for url in visit.requests)
-    every = [r["alpha_id"] for r in site.api("/v1/alphas", site.keys.full).json()["data"]]
+    # The key may call the screener: its rows, in catalogue order (that of /v1/alphas) by default.
+    every = [r["alpha_id"] for r in site.api(SCREEN, site.keys.full).json()["data"]]
+    assert every == [r["alpha_id"] for r in site.api("/v1/alphas", site.keys.full).json()["data"]]
+    visit.page.wait_for_selector("#catalogue table.screen")
     assert cell_texts(visit.page, "#catalogue-results a.alpha-link") == every
     keep_screenshot(visit.page, tmp_path, "catalogue.png")
 
     def shown_after(change: Any, **query: Any) -> list[str]:
-        expected = [r["alpha_id"] for r in site.api("/v1/alphas", site.keys.full, **query).json()["data"]]
+        expected = [r["alpha_id"] for r in site.api(SCREEN, site.keys.full, **query).json()["data"]]
         change()
         visit.page.wait_for_function(
             "ids => JSON.stringify([...document.querySelectorAll('#catalogue-results a.alpha-link')]"
@@ -500,6 +531,155 @@ def test_sign_in_keeps_the_key_in_the_tab_and_the_catalogue_searches(
     visit.page.wait_for_selector("#sign-in")
     assert visit.page.evaluate("sessionStorage.length") == 0
     check_clean(site, visit, allowed_statuses=(401,))
+
+
+def shown_ids(page: Any) -> list[str]:
+    return cell_texts(page, "#catalogue-results a.alpha-link")
+
+
+def wait_for_ids(page: Any, ids: list[str]) -> None:
+    page.wait_for_function(
+        "ids => JSON.stringify([...document.querySelectorAll('#catalogue-results a.alpha-link')]"
+        ".map(a => a.innerText)) === JSON.stringify(ids)",
+        arg=ids,
+    )
+
+
+def screen_requests(visit: Visit) -> list[dict[str, str]]:
+    """The query of every screener request the page sent, in order."""
+    urls = [httpx.URL(url) for url in visit.requests]
+    return [dict(url.params) for url in urls if url.path == SCREEN]
+
+
+@pytest.mark.e2e
+def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    def small_pages(route: Any) -> None:
+        # The demo catalogue fits one page of 25: asked 3 at a time, the pager has pages to turn.
+        route.continue_(url=re.sub(r"\blimit=\d+", "limit=3", route.request.url))
+
+    tab.route(re.compile(r".*/v1/analytics/screen\?.*"), small_pages)
+    visit = open_dashboard(site, tab, site.keys.full)
+    page = visit.page
+    page.wait_for_selector("#catalogue table.screen")
+
+    def screened(**query: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = site.api(SCREEN, site.keys.full, limit=3, **query).json()
+        return answer
+
+    headers = cell_texts(page, "#catalogue table.screen thead th")
+    for label in (
+        "Info. ratio",
+        "Excess Sharpe",
+        "Mean IC",
+        "ICIR",
+        "Max drawdown",
+        "Turnover",
+        "Sessions",
+    ):
+        assert label in headers, headers
+    first = screened(offset=0)
+    assert shown_ids(page) == [r["alpha_id"] for r in first["data"]]
+    assert first["pagination"]["total"] > 6  # three pages at least
+
+    # A click on a figure's header sorts by it, highest first; a second click reverses it.
+    page.click("button.sort[data-sort='information_ratio']")
+    by_ir = screened(sort="-information_ratio", offset=0)
+    wait_for_ids(page, [r["alpha_id"] for r in by_ir["data"]])
+    assert page.get_attribute("th[aria-sort]", "aria-sort") == "descending"
+    cells = cell_texts(page, "#catalogue-results tbody tr td:nth-child(3)")
+    shown_ir = [float(t) for t in cells if t != "—"]  # a null is a dash, and sorts last
+    assert cells[: len(shown_ir)] == [t for t in cells if t != "—"]
+    assert shown_ir and shown_ir == sorted(shown_ir, reverse=True)  # highest first, to the digit shown
+    served = [r["information_ratio"] for r in by_ir["data"]]
+    assert shown_ir == [float(f"{v:.4g}") for v in served if v is not None]  # four significant digits
+    page.click("#catalogue-results button.next")
+    wait_for_ids(page, [r["alpha_id"] for r in screened(sort="-information_ratio", offset=3)["data"]])
+    assert page.inner_text("#catalogue-results .range") == f"rows 4–6 of {by_ir['pagination']['total']}"
+    page.click("button.sort[data-sort='information_ratio']")  # back to the first page, ascending
+    wait_for_ids(page, [r["alpha_id"] for r in screened(sort="information_ratio", offset=0)["data"]])
+    assert page.get_attribute("th[aria-sort]", "aria-sort") == "ascending"
+    page.click("button.sort[data-sort='max_drawdown_pct']")
+    wait_for_ids(page, [r["alpha_id"] for r in screened(sort="-max_drawdown_pct", offset=0)["data"]])
+
+    # Filters: a tag and a lower bound on the information ratio narrow the rows to what the API
+    # answers for the same parameters (the sort still applies).
+    tagged = site.api(SCREEN, site.keys.full, tag="momentum", limit=100).json()["data"]
+    ratios = sorted(r["information_ratio"] for r in tagged if r["information_ratio"] is not None)
+    assert len(ratios) >= 2, tagged
+    bound = f"{(ratios[0] + ratios[-1]) / 2:.4f}"  # between the lowest and the highest
+    page.fill("#catalogue-tag", "momentum")
+    page.fill("#catalogue-min-information_ratio", bound)
+    page.click("#catalogue-form button[type=submit]")
+    query = {"tag": "momentum", "min_information_ratio": bound, "sort": "-max_drawdown_pct"}
+    narrowed = screened(offset=0, **query)
+    wait_for_ids(page, [r["alpha_id"] for r in narrowed["data"]])
+    assert 0 < narrowed["pagination"]["total"] < len(tagged)
+    assert all(float(bound) <= r["information_ratio"] for r in narrowed["data"])
+    assert screen_requests(visit)[-1] == {
+        **query,
+        "limit": "25",
+        "offset": "0",
+    }  # as sent, before the rewrite
+    # Search and complete runs only go to the screener too.
+    page.fill("#catalogue-tag", "")
+    page.fill("#catalogue-min-information_ratio", "")
+    page.fill("#catalogue-search", "Test_")
+    page.check("#catalogue-complete-only")
+    wait_for_ids(
+        page,
+        [
+            r["alpha_id"]
+            for r in screened(search="Test_", complete_only="true", sort="-max_drawdown_pct", offset=0)[
+                "data"
+            ]
+        ],
+    )
+    keep_screenshot(page, tmp_path, "catalogue-screen.png")
+    # A bound the server refuses (min above max) shows its 400 and request id.
+    page.fill("#catalogue-min-information_ratio", "2")
+    page.fill("#catalogue-max-information_ratio", "1")
+    page.click("#catalogue-form button[type=submit]")
+    refused = error_box(page, "#catalogue-results .error")
+    assert refused["code"] == "bad_request" and "min_information_ratio" in refused["text"]
+    assert page.is_visible("#catalogue-max-information_ratio")  # still there to mend
+    check_clean(site, visit, allowed_statuses=(400,))
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("key", "endpoint"),
+    [("no_screen", "analytics.screen"), ("limited", "performance.metrics")],  # the screener needs both
+)
+def test_a_key_the_screener_refuses_sees_the_plain_catalogue(
+    site: Site, tab: Any, tmp_path: Path, key: str, endpoint: str
+) -> None:
+    token = getattr(site.keys, key)
+    refusal = site.api(SCREEN, token).json()["error"]
+    assert refusal["code"] == "endpoint_not_allowed" and endpoint in refusal["message"]
+    visit = open_dashboard(site, tab, token)
+    page = visit.page
+    page.wait_for_selector("#catalogue table.catalogue")
+    assert not page.query_selector("table.screen") and not page.is_visible("#catalogue-screen-filters")
+    assert cell_texts(page, "#catalogue table.catalogue thead th") == ["Alpha", "Name", "Thesis"]
+    assert shown_ids(page) == [r["alpha_id"] for r in site.api("/v1/alphas", token).json()["data"]]
+    reason = page.inner_text("#catalogue-plain-reason")
+    assert "403 endpoint_not_allowed" in reason and refusal["message"] in reason
+    # Search and complete runs only still ask /v1/alphas, and the screener is not asked again.
+    asked = len(screen_requests(visit))
+    page.fill("#catalogue-search", "Test_")
+    page.check("#catalogue-complete-only")
+    wait_for_ids(
+        page,
+        [
+            r["alpha_id"]
+            for r in site.api("/v1/alphas", token, search="Test_", complete_only="true").json()["data"]
+        ],
+    )
+    assert len(screen_requests(visit)) == asked == 1
+    keep_screenshot(page, tmp_path, f"catalogue-plain-{key}.png")
+    check_clean(site, visit, allowed_statuses=(403,))
 
 
 @pytest.mark.e2e
@@ -582,6 +762,99 @@ def test_an_alpha_page_draws_every_chart_from_every_page_of_its_series(
     page.wait_for_function("() => document.querySelectorAll('#metrics-periods tbody tr').length > 2")
     monthly = site.api(f"/v1/alphas/{ALPHA}/metrics", site.keys.full, granularity="monthly").json()["data"]
     assert cell_texts(page, "#metrics-periods tbody th") == [p["period"] for p in monthly["periods"]]
+    check_clean(site, visit)
+
+
+IC_CAPTION = re.compile(r"^Mean of the ([\d,]+) weekly ICs shown: (\S+)\.$")
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("alpha", "mismatch"),
+    [
+        # Its weekly IC rebuilt from the cross-sections does not reproduce the sealed core.ic: the
+        # caption is the bars' mean, and the server's warning stands beside the chart.
+        ("value_composite_legacy", True),
+        ("momentum_12_1", False),
+    ],
+)
+def test_the_weekly_ic_caption_is_the_mean_of_the_bars_shown(
+    site: Site, tab: Any, tmp_path: Path, alpha: str, mismatch: bool
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{alpha}")
+    page = visit.page
+    assert_drawn(page, "ic-weekly")
+    caption = page.inner_text("#ic-weekly-caption").strip()
+    # The bars the page drew are the panel of the /metrics answer it fetched.
+    fetched = visit.response_to(f"/v1/alphas/{alpha}/metrics").json()
+    bars = [row["ic"] for row in fetched["data"]["panel"]["ic_weekly"] if row["ic"] is not None]
+    mean = sum(bars) / len(bars)
+    matched = IC_CAPTION.match(caption)
+    assert matched, caption
+    assert int(matched[1].replace(",", "")) == len(bars)
+    assert float(matched[2]) == float(f"{mean:.4g}"), (caption, mean)  # four significant digits
+    warnings = [w for w in fetched["meta"].get("warnings", []) if w["code"] == "ic_reproduction_mismatch"]
+    core_ic = fetched["data"]["core"]["ic"]["value"]
+    if mismatch:
+        # Not the stored core.ic (in the full demo lake `./dev serve` builds: 291 bars of mean
+        # 0.0121 under a sealed core.ic of 0.02381).
+        assert abs(mean - core_ic) > 1e-6 and f"{core_ic:.4g}" not in caption
+        assert len(warnings) == 1
+        warning = page.locator("#ic-weekly-warning")
+        assert warning.is_visible()
+        shown = warning.inner_text()
+        assert "ic_reproduction_mismatch" in shown and warnings[0]["message"] in shown
+        # It stands with the chart, in the signal panel.
+        assert (
+            page.locator("#signal .chart-cell", has=page.locator("[data-chart='ic-weekly']"))
+            .locator("#ic-weekly-warning")
+            .is_visible()
+        )
+    else:
+        assert not warnings and abs(mean - core_ic) <= 1e-6  # the bars reproduce core.ic
+        assert page.locator("#ic-weekly-warning").count() == 0
+        assert "ic_reproduction_mismatch" not in page.inner_text("#signal")
+    keep_screenshot(page, tmp_path, f"ic-weekly-{alpha}.png")
+    check_clean(site, visit)
+
+
+BASIS_LABELS = {"adjusted_close": "adjusted close", "close": "close"}
+
+
+@pytest.mark.e2e
+def test_the_benchmark_shows_the_price_basis_of_its_window(site: Site, tab: Any, tmp_path: Path) -> None:
+    """SPY's returns are on its adjusted close only when every session of the window has one
+    (docs/api.md): momentum_12_1's window starts before the first adjusted close (close), the
+    reversal alpha's first week is later (adjusted close). The page says which, wherever SPY is."""
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    bases = set()
+    for alpha in (ALPHA, "Test_short_term_reversal"):
+        if alpha != ALPHA:
+            page.evaluate("(alpha) => { location.hash = `#/alphas/${alpha}`; }", alpha)
+        equity = site.api(f"/v1/alphas/{alpha}/equity-curve", site.keys.full, limit=5000).json()["data"]
+        window = {"from": equity[0]["date"], "to": equity[-1]["date"]}
+        spy = site.api("/v1/benchmarks/SPY/daily", site.keys.full, limit=1, **window).json()
+        basis = spy["meta"]["summary"]["return_basis"]
+        bases.add(basis)
+        label = f"SPY ({BASIS_LABELS[basis]})"
+        # The page of `alpha` is on screen (the previous one's elements are gone with it).
+        page.wait_for_function(
+            "(alpha) => document.querySelector('p.subtitle code')?.innerText === alpha", arg=alpha
+        )
+        page.wait_for_selector("#benchmark-basis")
+        assert_drawn(page, "cumulative-return")
+        shown = page.inner_text("#benchmark-basis")
+        assert shown.startswith(f"SPY price basis: {BASIS_LABELS[basis]} ("), shown
+        assert ("without dividends" in shown) == (basis == "close"), shown
+        summary = page.inner_text("#equity-summary")
+        assert f"{spy['meta']['summary']['total_return'] * 100:.2f}% on its {BASIS_LABELS[basis]}," in summary
+        for chart, series in (("cumulative-return", label), ("drawdown", f"{label} drawdown")):
+            legend = cell_texts(page, f"[data-chart='{chart}'] .u-legend .u-series .u-label")
+            assert series in legend, (chart, legend)
+        assert cell_texts(page, "table.returns thead th")[-1] == label
+    assert bases == {"close", "adjusted_close"}
+    keep_screenshot(page, tmp_path, "benchmark-basis.png")
     check_clean(site, visit)
 
 
@@ -702,6 +975,31 @@ def test_a_key_refused_the_alpha_sees_the_refusal_and_its_request_id(
     assert not visit.page.query_selector("[data-chart]")  # nothing else was asked for
     assert not [url for url in visit.requests if f"/v1/alphas/{ALPHA}/" in url]
     keep_screenshot(visit.page, tmp_path, "refused-alpha.png")
+    check_clean(site, visit, allowed_statuses=(403,))
+
+
+@pytest.mark.e2e
+def test_a_self_service_key_signs_in_and_meets_endpoint_not_allowed(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """A new account's key may call the meta endpoints only (docs/access.md "Defaults"): it signs in
+    (`/v1/me`), and the catalogue and an alpha's page show `403 endpoint_not_allowed`, not
+    `alpha_not_allowed`, even for a `Test_` alpha its alpha allow-list admits."""
+    visit = open_dashboard(site, tab, site.keys.self_service)
+    page = visit.page
+    me = site.api("/v1/me", site.keys.self_service).json()["data"]
+    assert all(e.startswith("meta.") for e in me["callable_endpoints"])
+    page.wait_for_selector("#key-id")
+    shown = error_box(page, "#catalogue-results .error")
+    assert shown["code"] == site.api("/v1/alphas", site.keys.self_service).json()["error"]["code"]
+    assert shown["code"] == "endpoint_not_allowed"
+    alpha = "Test_planted_factor"
+    page.evaluate("(alpha) => { location.hash = `#/alphas/${alpha}`; }", alpha)
+    shown = error_box(page, "#description .error")
+    expected = site.api(f"/v1/alphas/{alpha}", site.keys.self_service).json()["error"]
+    assert shown["code"] == expected["code"] == "endpoint_not_allowed"
+    assert shown["request_id"] == visit.response_to(f"/v1/alphas/{alpha}").headers["x-request-id"]
+    keep_screenshot(page, tmp_path, "self-service.png")
     check_clean(site, visit, allowed_statuses=(403,))
 
 

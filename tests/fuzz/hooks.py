@@ -1,10 +1,12 @@
 """Schemathesis hooks of the fuzz runs (`SCHEMATHESIS_HOOKS=tests.fuzz.hooks`, set by the harness).
 
-Two rules of the contract depend on more than one parameter or on the stored data, so no OpenAPI
+Four rules of the contract depend on more than one parameter or on the stored data, so no OpenAPI
 schema can state them, and a request that satisfies every parameter's schema may still be a 400:
-`from` after `to`, and a `book` the run did not simulate or the key may not see (`unknown_book`).
-A positive case (one schemathesis expects to be accepted) is adjusted to respect them: the window
-is put in order, and the book made one the server lists as readable for that route, its path
+`from` after `to`, a screener's `min_X` above its `max_X` or its `correlated_to` without the
+`max_correlation` it bounds, and a `book` the run did not simulate or the key may not see
+(`unknown_book`). A positive case (one schemathesis expects to be accepted) is adjusted to respect
+them: the window and each range are put in order, a `correlated_to` without its bound dropped, and
+the book made one the server lists as readable for that route, its path
 values and the key (dropped where the route takes none, added where it requires one):
 `FUZZ_BOOKS_FILE`, written by the harness from the server's own answers.
 Negative cases are left as generated; they are refused for their own violation.
@@ -54,6 +56,22 @@ def ordered_window(query: dict[str, Any]) -> None:
         query["from"], query["to"] = end, start
 
 
+def ordered_ranges(query: dict[str, Any]) -> None:
+    """Swap each `min_X` / `max_X` pair given out of order and drop a `correlated_to` without
+    `max_correlation` (the screener's rules)."""
+    for name in [k for k in query if k.startswith("min_")]:
+        upper = "max_" + name.removeprefix("min_")
+        low, high = query.get(name), query.get(upper)
+        try:
+            swapped = float(low) > float(high)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if swapped:
+            query[name], query[upper] = high, low
+    if "max_correlation" not in query:
+        query.pop("correlated_to", None)
+
+
 def readable_book(query: dict[str, Any], rule: dict[str, Any]) -> None:
     """Drop a book the route refuses; add a required one; replace an unreadable one by a readable
     book picked by the generated value (stable)."""
@@ -77,6 +95,7 @@ def map_case(context: Any, case: Any) -> Any:
         return case
     query = dict(case.query or {})
     ordered_window(query)
+    ordered_ranges(query)
     path_values = case.path_parameters if isinstance(case.path_parameters, dict) else {}
     rule = book_rules().get(rule_key(case.operation.path, path_values))
     if rule is not None:

@@ -74,7 +74,7 @@ def test_malformed_key(store: SqlKeyStore, header: str) -> None:
 
 
 class NoLookupStore:
-    def find_credentials(self, key_id: str) -> None:
+    def find_credentials(self, key_id: str, secret_sha256: str) -> None:
         raise AssertionError("the store must not be read for a malformed token")
 
 

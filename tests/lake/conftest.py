@@ -12,6 +12,7 @@ import copy
 import http.client
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -224,8 +226,11 @@ def serving(
     *,
     workers: int = 1,
     refresh_seconds: float = 0.5,
+    nofile: int | None = None,
+    env_extra: dict[str, str] | None = None,
 ) -> Iterator[Served]:
-    """`alpha-results serve --workers N` over `lake` on a free port, its output in a file."""
+    """`alpha-results serve --workers N` over `lake` on a free port, its output in a file;
+    `nofile`: its open-files limit, soft and hard (as a container or systemd unit may set it)."""
     keystore_url, headers = key
     port = free_port()
     env = {
@@ -235,6 +240,7 @@ def serving(
         "ALPHA_RESULTS_LAKE_REFRESH_SECONDS": str(refresh_seconds),
         "ALPHA_RESULTS_SERVING_CACHE_DIR": str(folder / "serving-cache"),
         "ALPHA_RESULTS_LOG_LEVEL": "warning",
+        **(env_extra or {}),
     }
     command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", lake]
     command += ["--workers", str(workers)]
@@ -242,7 +248,13 @@ def serving(
     with log.open("wb") as sink:
         # A session of its own: the uvicorn workers can be stopped with their supervisor.
         process = subprocess.Popen(
-            command, env=env, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            env=env,
+            cwd=REPO,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=None if nofile is None else partial(limit_open_files, nofile),
         )
     served = Served(port, process, log, headers)
     try:
@@ -259,6 +271,10 @@ def serving(
         yield served
     finally:
         stop(process)
+
+
+def limit_open_files(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
 
 def stop(process: subprocess.Popen[Any]) -> None:

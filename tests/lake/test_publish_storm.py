@@ -23,13 +23,12 @@ from typing import Any
 
 import pytest
 
-from datasets import catalog, layout, retention
+from datasets import catalog, catalogue_index, layout, retention
 from datasets.reader import LakeReader
 from datasets.storage import Storage
 from pipeline.publish import publish_seal
 from tests.lake.conftest import (
     ALPHA,
-    OTHER,
     REPO,
     REQUESTS,
     Served,
@@ -247,43 +246,55 @@ def test_publish_storm_on_s3(
 
 
 @pytest.mark.s3
-def test_a_pointer_replaced_while_a_worker_reads_it_is_not_an_outage(
+def test_generations_committed_while_a_worker_reads_them_are_not_an_outage(
     s3_bucket: str, versions: list[Path], other_seal: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Publishes replace a pointer while a worker's refresh reads it: here, after every S3 request
-    the worker makes for that pointer (a HEAD as well as a GET). The refresh reads one version or
-    the other; it never fails, so the lake is not reported down and no alpha answers 503."""
+    """Publishes commit new catalogue generations while a worker's refresh reads the chain. The
+    refresh reads one version or the other; it never fails, so the lake is not reported down and
+    no alpha answers 503."""
     root = f"s3://{s3_bucket}/lake"
     first = publish_seal(str(versions[0]), root).build_id
     storage = Storage(root)
-    pointer_path = layout.alpha_pointer(root, ALPHA)
-    pointers = [storage.read_bytes(pointer_path)]
+    generations = [catalogue_index.newest(storage, root)]
     second = publish_seal(str(versions[1]), root).build_id
-    pointers.append(storage.read_bytes(pointer_path))
     publish_seal(str(other_seal), root)
+    generations.append(catalogue_index.newest(storage, root))
     reader = LakeReader(root, refresh_seconds=REFRESH, cache_dir=str(tmp_path / "cache"))
     reader.refresh()
     build = reader.alpha(ALPHA)
     assert build is not None and build.build_id == second
 
-    bucket, key = pointer_path.removeprefix("s3://").split("/", 1)
-    client = reader.storage.fs.s3  # the worker's S3 client (connected by the first refresh)
-    real_call = client._make_api_call
-    replaced: list[str] = []
+    # Another writer commits generations (one version's index, then the other's) as fast as it
+    # can while the worker refreshes: every refresh reads a whole generation, old or new.
+    stop = threading.Event()
+    committed: list[int] = []
 
-    async def replaced_after_each_request(operation: str, params: dict[str, Any]) -> Any:
-        answer = await real_call(operation, params)
-        if params.get("Key") == key and operation in ("HeadObject", "GetObject"):
-            replaced.append(operation)  # another version each time, so the ETag changes each time
-            body = pointers[len(replaced) % 2]
-            await real_call("PutObject", {"Bucket": bucket, "Key": key, "Body": body})
-        return answer
+    def writer() -> None:
+        number = max(g.number for g in generations if g is not None)
+        while not stop.is_set() and len(committed) < 40:
+            number += 1
+            named = generations[len(committed) % 2]
+            assert named is not None
+            document = {**named.document(), "generation": number}
+            storage.create_exclusive(
+                catalogue_index.generation_path(root, number), json.dumps(document).encode()
+            )
+            committed.append(number)
 
-    monkeypatch.setattr(client, "_make_api_call", replaced_after_each_request)
-    reader.refresh()
-    health = reader.health()
-    assert not health.down and health.alphas == {}, health
-    assert "GetObject" in replaced, replaced  # the pointer was read, and replaced meanwhile
-    assert reader.alpha(OTHER) is not None  # an unrelated alpha
+    thread = threading.Thread(target=writer)
+    thread.start()
+    seen = set()
+    try:
+        for _ in range(40):
+            reader.refresh()
+            health = reader.health()
+            assert not health.down and health.alphas == {}, health
+            build = reader.alpha(ALPHA)
+            assert build is not None and build.build_id in {first, second}
+            seen.add(build.build_id)
+    finally:
+        stop.set()
+        thread.join()
+    assert len(committed) >= 10, committed
     build = reader.alpha(ALPHA)
     assert build is not None and build.build_id in {first, second}

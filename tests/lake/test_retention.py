@@ -392,7 +392,7 @@ def build_is_whole(lake: Path, build_id: str) -> bool:
     if not entry_path.exists():
         return False
     files = json.loads(entry_path.read_text())["files"]
-    return manifest_problem(files, local_sizes(str(folder))) is None
+    return manifest_problem(files, local_sizes(str(folder), files)) is None
 
 
 def test_collect_never_deletes_the_build_a_publish_switches_to_meanwhile(
@@ -550,7 +550,11 @@ def test_two_publishes_switching_at_once_keep_the_lost_build_for_the_retention_p
     assert build_is_whole(lake, lost), "a build that was current a moment ago was deleted"
     assert collect_at_age(RETENTION - 30) == []
     assert build_is_whole(lake, lost), "collected while younger than the retention period"
-    assert collect_at_age(RETENTION + 1) == [lost]
+    # The catalogue index named it a moment ago (the last publish replaced it there): a worker may
+    # still be on that generation, so it is kept the retention period after the replacement too.
+    assert collect_at_age(RETENTION + 1) == []
+    later = time.time() + RETENTION + 1
+    assert [g.build_id for g in retention.collect(storage, builds_dir, pointer_path, now=later)] == [lost]
     assert not (lake / "alphas" / ALPHA / "builds" / lost).exists()
     assert all(build_is_whole(lake, b) for b in retention.history(pointer(lake)))
 

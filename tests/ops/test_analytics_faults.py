@@ -1,6 +1,8 @@
 """The analytics routes fail loud, never short: a build that predates the analytics tables is 503
-`analytics_not_built`, and a catalogue build that cannot be read makes every catalogue-wide figure
-a 503 that names no other alpha (never a DSR over fewer trials, never a shorter correlation list).
+`analytics_not_built`, and a published alpha that cannot be read makes every catalogue-wide figure
+that counts it a 503 that names no other alpha (never a DSR over fewer trials, never a shorter
+correlation list). The catalogue-wide figures come from the catalogue index, computed when each
+build was published whole: a served build damaged later stops its own routes, not them.
 A republish of another alpha changes the catalogue figures on the next request."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from pipeline import catalogue_index
 from serve.app import create_app
 from serve.context import AllowList
 from serve.settings import Settings
@@ -78,6 +81,7 @@ def test_build_before_the_analytics_tables_is_503_analytics_not_built(lake: Path
     }
     entry["pipeline_version"] = "2.1.0"
     (build / "alpha.json").write_text(json.dumps(entry))
+    catalogue_index.rebuild(str(lake))  # the index holds each build's alpha.json as published
     app = create_app(Settings(lake=str(lake), environment="test"), authenticate=authenticator_for(CALLERS))
     with TestClient(app=app) as client:
         for route in ("significance", "correlation", "drawdowns", "rolling", "costs"):
@@ -93,24 +97,68 @@ def test_build_before_the_analytics_tables_is_503_analytics_not_built(lake: Path
         )
 
 
-def test_unreadable_catalogue_build_is_503_and_names_no_alpha(client: TestClient[Any], lake: Path) -> None:
-    ok = client.get("/v1/alphas/Test_planted_factor/analytics/correlation", headers=BEARER["testonly"])
-    assert ok.status_code == 200 and ok.json()["pagination"]["total"] == 4
-    # A production alpha the caller may not read loses a serving file.
+def test_a_damaged_build_stops_its_own_routes_not_the_catalogue_figures(
+    client: TestClient[Any], lake: Path
+) -> None:
+    before = {
+        basis: client.get(
+            "/v1/alphas/Test_planted_factor/analytics/correlation",
+            params={"basis": basis},
+            headers=BEARER["member"],
+        ).json()
+        for basis in ("returns", "ic", "scores")
+    }
+    assert before["returns"]["pagination"]["total"] == 6
+    # A production alpha's served build loses a serving file after it was published.
     (build_of(lake, "momentum_12_1") / "serving" / "portfolio.arrow").unlink()
     refresh(client)
-    for route in ("significance",):
-        response = client.get(f"/v1/alphas/Test_planted_factor/analytics/{route}", headers=BEARER["testonly"])
+    error_of(
+        client.get("/v1/alphas/momentum_12_1/equity-curve", headers=BEARER["member"]),
+        503,
+        "upstream_unavailable",
+    )
+    # The catalogue's figures were computed from it when it was published whole: the same answers.
+    significance = client.get(
+        "/v1/alphas/Test_planted_factor/analytics/significance", headers=BEARER["testonly"]
+    )
+    assert significance.status_code == 200
+    assert significance.json()["data"]["dsr"]["trials"]["count"] == 7
+    assert "momentum" not in significance.text and "value_composite" not in significance.text
+    for basis, answer in before.items():
+        again = client.get(
+            "/v1/alphas/Test_planted_factor/analytics/correlation",
+            params={"basis": basis},
+            headers=BEARER["member"],
+        )
+        assert again.status_code == 200 and again.json()["data"] == answer["data"], basis
+
+
+def test_an_unreadable_alpha_is_503_for_the_catalogue_figures_and_names_no_alpha(
+    client: TestClient[Any], lake: Path
+) -> None:
+    ok = client.get("/v1/alphas/Test_planted_factor/analytics/correlation", headers=BEARER["testonly"])
+    assert ok.status_code == 200 and ok.json()["pagination"]["total"] == 4
+    # A production alpha's pointer is corrupt: the index records the alpha as unreadable.
+    (lake / "alphas" / "momentum_12_1" / "_current.json").write_text("{not json")
+    catalogue_index.record(str(lake), ["momentum_12_1"])
+    refresh(client)
+    # The DSR counts every alpha of the catalogue: without one, no figure (for any key).
+    for name in ("testonly", "member"):
+        response = client.get("/v1/alphas/Test_planted_factor/analytics/significance", headers=BEARER[name])
         error = error_of(response, 503, "upstream_unavailable")
-        assert "momentum" not in response.text and "value_composite" not in response.text
-        assert error["details"] == {}
-    # Correlation reads only alphas the key may read: a damaged alpha it may not read is not part
-    # of its answer, so it still answers in full.
+        assert "momentum" not in response.text, name
+    # A correlation list counts the alphas the key may read: whole for a key that may not read the
+    # unreadable alpha, a 503 (never a shorter list) for one that may.
     again = client.get("/v1/alphas/Test_planted_factor/analytics/correlation", headers=BEARER["testonly"])
     assert again.status_code == 200 and again.json()["pagination"]["total"] == 4
-    # For a key that may read it, the correlation list cannot be whole: 503, not a shorter list.
-    response = client.get("/v1/alphas/Test_planted_factor/analytics/correlation", headers=BEARER["member"])
-    error_of(response, 503, "upstream_unavailable")
+    for basis in ("returns", "ic", "scores"):
+        response = client.get(
+            "/v1/alphas/Test_planted_factor/analytics/correlation",
+            params={"basis": basis},
+            headers=BEARER["member"],
+        )
+        error = error_of(response, 503, "upstream_unavailable")
+        assert "momentum" not in error["message"], basis
 
 
 def test_republish_changes_the_trials(client: TestClient[Any], lake: Path) -> None:
@@ -120,6 +168,7 @@ def test_republish_changes_the_trials(client: TestClient[Any], lake: Path) -> No
     tag = before.headers["etag"]
     # Unpublish one alpha (its pointer goes): the catalogue now has one trial fewer.
     (lake / "alphas" / "Test_short_term_reversal" / "_current.json").unlink()
+    catalogue_index.rebuild(str(lake))  # `alpha-results lake index` drops it from the catalogue
     refresh(client)
     after = client.get(
         "/v1/alphas/Test_planted_factor/analytics/significance",

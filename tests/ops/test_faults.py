@@ -14,6 +14,7 @@ import pytest
 from litestar.testing import TestClient
 from s3fs import S3FileSystem
 
+from pipeline import catalogue_index
 from serve.app import create_app
 from serve.identity import open_store
 from serve.identity.tokens import generate_token
@@ -57,6 +58,7 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
     pointer = lake_copy / "alphas" / "Test_planted_factor" / "_current.json"
     good = pointer.read_bytes()
     pointer.write_text('{"build_id": ')
+    catalogue_index.rebuild(str(lake_copy))  # `alpha-results lake index` (or the next publish) finds it
     client = make_client(lake=str(lake_copy))
     listed = client.get("/v1/alphas", headers=bearer("member"))
     assert listed.status_code == 200
@@ -74,6 +76,7 @@ def test_one_corrupt_pointer_degrades_health_and_only_its_alpha(
     assert set(body["lake"]["degraded_alphas"]) == {"Test_planted_factor"}
 
     pointer.write_bytes(good)
+    catalogue_index.rebuild(str(lake_copy))
     assert "lake" not in health_when(lambda: client.get("/v1/health"), is_ok)
     assert client.get("/v1/alphas/Test_planted_factor/books", headers=bearer("member")).status_code == 200
 
@@ -101,6 +104,7 @@ def test_s3_endpoint_on_a_closed_port(make_client: AppFactory, monkeypatch: pyte
 
 def test_benchmark_not_published(make_client: AppFactory, lake_copy: Path) -> None:
     shutil.rmtree(lake_copy / "benchmarks")
+    catalogue_index.rebuild(str(lake_copy))
     client = make_client(lake=str(lake_copy))
     assert_error(
         client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_not_configured"
@@ -234,7 +238,9 @@ def test_unhandled_failure_is_internal_error_without_detail(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     client = make_client(lake=str(lake_copy))
-    fail_with(monkeypatch, client.app.state["services"].reader, "alphas", "secret internal detail /srv/lake")
+    fail_with(
+        monkeypatch, client.app.state["services"].reader, "catalogue", "secret internal detail /srv/lake"
+    )
     with caplog.at_level(logging.ERROR, logger="serve.app"):
         response = client.get("/v1/alphas", headers=bearer("member"))
     error = assert_error(response, 500, "internal_error")

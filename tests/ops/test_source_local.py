@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
+from pipeline import catalogue_index
 from serve.archives import hmac_signature
 from tests.ops.conftest import AppFactory, assert_error, bearer
 
@@ -318,6 +319,7 @@ def rewrite_manifest(build: Path) -> None:
         payload = (build / relative).read_bytes()
         entry["files"][relative] = {"bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
     entry_path.write_text(json.dumps(entry))
+    catalogue_index.rebuild(str(build.parents[3]))  # the index holds each build's alpha.json
 
 
 def test_filename_is_the_alpha_id_never_the_seal_text(

@@ -8,6 +8,7 @@ costs a retry, not a second build; the catalogue-wide steps run once, after a re
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -150,9 +151,11 @@ def refused_seal(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> 
     return seal
 
 
-def plant_old_garbage(lake: Path) -> Path:
-    """A build folder of an alpha no pointer names, written long ago: garbage for the lake gc."""
-    folder = lake / "alphas" / "Test_retired" / "builds" / "0123456789abcdef0123-deadbeef"
+def plant_old_garbage(lake: Path, alpha: str = "Test_refused") -> Path:
+    """A build folder no pointer names, written long ago under `alpha`: garbage for the gc step of
+    a run whose seals target `alpha` (here the refused seal's: no publish collects it first), and
+    for `lake gc` whatever the alpha."""
+    folder = lake / "alphas" / alpha / "builds" / "0123456789abcdef0123-deadbeef"
     folder.mkdir(parents=True)
     (folder / layout.ALPHA_JSON).write_text("{}")
     old = time.time() - layout.BUILD_RETENTION_SECONDS - 60
@@ -189,6 +192,7 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
 
     lake = tmp_path / "lake"
     garbage = plant_old_garbage(lake)
+    elsewhere = plant_old_garbage(lake, "Test_retired")  # an alpha this run does not build
     argv = [
         "build",
         "--from",
@@ -210,6 +214,7 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
     assert f"{DEMO_ALPHAS + 2} seals: {DEMO_ALPHAS + 1} built, 1 refused  (lake {lake})" in lines
     # The catalogue-wide steps ran once, after every seal, the refused one included.
     assert lines[-1] == f"collected  {garbage}" and not garbage.exists()
+    assert elsewhere.exists()  # swept by `alpha-results lake gc --apply`, not by every build run
     assert_same_lake(str(lake), str(demo_lake))
 
     # Progress on stderr: every seal queued, ran on a worker process, and ended.
@@ -238,6 +243,9 @@ def test_seals_of_one_alpha_are_built_in_the_order_given(
     manifest = json.loads((second / "manifest.json").read_text())
     manifest["tldr"] = "A second sealing of the same run."
     (second / "manifest.json").write_text(json.dumps(manifest))
+    description = json.loads((second / "description.json").read_text())
+    description["tldr"] = manifest["tldr"]  # one text in both files (description.tldr_matches_manifest)
+    (second / "description.json").write_text(json.dumps(description))
     lake = tmp_path / "lake"
     run = build_on_dask([first, str(second)], str(lake), cluster.scheduler_address)
     assert [r.status for r in run.results] == ["published", "published"]
@@ -388,6 +396,20 @@ def test_the_executor_comes_from_the_flag_then_the_environment(monkeypatch: pyte
     assert executor_of("local") is None
 
 
+def test_the_dask_executor_without_its_extra_is_a_usage_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`./dev serve` and `pip install -e .` leave Dask out (serving does not need it)."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a)
+    )
+    assert main(["build", str(tmp_path), "--executor", "dask://h:1"]) == 2
+    assert main(["lake", "index", "--lake", str(tmp_path), "--executor", "dask://h:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("pip install 'alpha-results[dask]'") == 2 and "Traceback" not in err
+
+
 def test_a_bad_executor_or_no_seal_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -402,7 +424,7 @@ def test_a_worker_of_another_pipeline_version_fails_the_seal_instead_of_publishi
     demo_seals: Path, tmp_path: Path
 ) -> None:
     seal = str(demo_seals / "Test_planted_factor")
-    result = build_seal_task(0, seal, "Test_planted_factor", str(tmp_path / "lake"), "0.0.1", "topic")
+    result = build_seal_task(0, seal, "Test_planted_factor", str(tmp_path / "lake"), "0.0.1", "topic", True)
     assert isinstance(result, Failure) and "the client 0.0.1" in result.error
     assert result.line().startswith("failed     Test_planted_factor  (")
     assert not (tmp_path / "lake").exists()

@@ -16,6 +16,7 @@ import pytest
 from datasets import catalog
 from datasets.layout import BUILD_RETENTION_SECONDS
 from datasets.writer import BuildWriter
+from pipeline import catalogue_index
 from pipeline.publish import publish_seal
 from schemas import seal as S
 from tests.pipeline.conftest import copy_seal
@@ -55,6 +56,7 @@ def test_every_publish_writes_a_folder_of_its_own_and_the_pointer_records_the_co
     assert first.build_id is not None
     (builds / first.build_id).rename(builds / content_id)
     pointer_path.write_text(json.dumps({"alpha_id": "Test_factory", "build_id": content_id}))
+    catalogue_index.rebuild(str(lake))  # the hand-made pointer, indexed as `lake index` would
     before = snapshot(lake)
     again = publish_seal(str(factory_seal), str(lake))
     assert (again.status, again.build_id, again.rows) == ("unchanged", content_id, first.rows)

@@ -94,6 +94,11 @@ def edit_description(seal: Path) -> None:
     (seal / "description.json").write_text(json.dumps(description))
 
 
+def reseal_manifest_tldr_only(seal: Path) -> None:
+    """A reseal that changed the manifest's tldr and left description.json's as it was."""
+    edit_manifest(lambda m: m.update(tldr="A second sealing, with a new summary."))(seal)
+
+
 def corrupt_archive(seal: Path) -> None:
     (seal / "source.zip").write_bytes(b"PK\x05\x06" + b"\1" * 18)
 
@@ -221,6 +226,7 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
         on("trades/long_short_adjustments.parquet", add_to({"quantity": 1.0}, pl.int_range(pl.len()) == 0)),
     ),
     ("description.exactly_one_seed", "description", edit_description),
+    ("description.tldr_matches_manifest", "description", reseal_manifest_tldr_only),
     ("source.sha256_matches", "source", corrupt_archive),
 ]
 
@@ -278,3 +284,51 @@ def test_cli_exits_non_zero_and_prints_the_report(tmp_path: Path, factory_seal: 
     assert main(["build", str(broken), "--lake", str(tmp_path / "lake"), "--jobs", "1"]) == 1
     out = capsys.readouterr().out
     assert "refused" in out and "description.exactly_one_seed" in out
+
+
+def test_a_tldr_that_differs_between_manifest_and_description_is_refused_with_both_texts(
+    tmp_path: Path, factory_seal: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The catalogue serves the manifest's tldr and the description description.json's: a seal
+    saying two things is refused, the report quoting both and saying how to fix the seal."""
+    from serve.cli import main
+
+    broken = copy_seal(factory_seal, tmp_path / "broken")
+    reseal_manifest_tldr_only(broken)
+    assert main(["build", str(broken), "--lake", str(tmp_path / "lake"), "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "refused" in out and "description.tldr_matches_manifest" in out
+    assert "A second sealing, with a new summary." in out and "A seal built by hand for tests." in out
+    assert "/v1/alphas" in out and "none in description.json" in out
+
+
+@pytest.mark.parametrize("description_tldr", ["same", "absent", "null"])
+def test_a_reseal_whose_tldrs_agree_is_published_and_served_alike(
+    tmp_path: Path, factory_seal: Path, description_tldr: str
+) -> None:
+    """Both texts changed together, or description.json without a tldr (or a null one): published,
+    and the catalogue entry and the description carry the manifest's new tldr."""
+    from datasets import catalog
+
+    lake = tmp_path / "lake"
+    assert publish_seal(str(factory_seal), str(lake)).status == "published"
+    resealed = copy_seal(factory_seal, tmp_path / "resealed")
+    reseal_manifest_tldr_only(resealed)
+    description = json.loads((resealed / "description.json").read_text())
+    if description_tldr == "same":
+        description["tldr"] = "A second sealing, with a new summary."
+    elif description_tldr == "absent":
+        del description["tldr"]
+    else:
+        description["tldr"] = None
+    (resealed / "description.json").write_text(json.dumps(description))
+    assert publish_seal(str(resealed), str(lake)).status == "published"
+    build = catalog.current_build(str(lake), "Test_factory")
+    assert build is not None
+    served = catalog.read_description(str(lake), build)
+    assert served is not None
+    assert (
+        catalog.read_alpha(str(lake), build)["tldr"]
+        == served["tldr"]
+        == "A second sealing, with a new summary."
+    )

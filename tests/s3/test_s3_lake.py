@@ -49,6 +49,9 @@ def test_crash_mid_publish_on_s3_keeps_the_old_build_served(
     manifest = json.loads((changed / "manifest.json").read_text())
     manifest["tldr"] = "A second sealing of the same run."
     (changed / "manifest.json").write_text(json.dumps(manifest))
+    description = json.loads((changed / "description.json").read_text())
+    description["tldr"] = manifest["tldr"]  # one text in both files, or the seal is refused
+    (changed / "description.json").write_text(json.dumps(description))
 
     real_write = BuildWriter.write_parquet
     calls = {"n": 0}

@@ -23,6 +23,7 @@ from alpha_results_client.exceptions import (
     InconsistentPagesError,
     IntegrityError,
     InvalidRequestError,
+    KindMissingWarning,
     PermissionDeniedError,
     RateLimitedError,
     ResourceNotFoundError,
@@ -32,7 +33,7 @@ from alpha_results_client.exceptions import (
     UnexpectedResponseError,
 )
 from alpha_results_client.frames import MissingDependencyError
-from alpha_results_client.paging import Collection, Series
+from alpha_results_client.paging import BenchmarkSeries, Collection, Series
 from alpha_results_client.ratelimit import RateLimitStatus
 
 __all__ = [
@@ -42,11 +43,13 @@ __all__ = [
     "AlphaResultsError",
     "ApiError",
     "AuthenticationError",
+    "BenchmarkSeries",
     "Client",
     "Collection",
     "InconsistentPagesError",
     "IntegrityError",
     "InvalidRequestError",
+    "KindMissingWarning",
     "MissingDependencyError",
     "PermissionDeniedError",
     "RateLimitStatus",

@@ -13,7 +13,7 @@ import msgspec
 from alpha_results_client._generated import COLUMN_SETS, ENDPOINTS, Endpoint
 from alpha_results_client.config import MAX_PAGE_SIZE, RetryPolicy, Timeouts, resolve_base_url, resolve_token
 from alpha_results_client.exports import ExportReader, ExportTarget
-from alpha_results_client.paging import Collection, Query, Series
+from alpha_results_client.paging import Collection, Query
 from alpha_results_client.ratelimit import RateLimitStatus
 from alpha_results_client.transport import Transport
 
@@ -111,11 +111,14 @@ class ClientBase:
         path_values: dict[str, str],
         *,
         export: str | None = None,
-        series: bool = False,
+        kind: type[Collection[Any]] = Collection,
+        warn_kind_missing: bool = True,
         **values: Any,
     ) -> Any:
-        """A lazy collection of `endpoint_id`; `export` names the Parquet dataset equal to the
-        whole collection (of the book served), used only when no other value narrows the read."""
+        """A lazy collection of `endpoint_id`, of class `kind` (a `Series` for a dated series with
+        its summary); `export` names the Parquet dataset equal to the whole collection (of the book
+        served), used only when no other value narrows the read; `warn_kind_missing=False` keeps
+        the page's `kind_missing` warnings in `.warnings` only."""
         endpoint = ENDPOINTS[endpoint_id]
         page_type = endpoint.response
         served = {param.attr: param.default for param in endpoint.params}
@@ -133,8 +136,9 @@ class ClientBase:
             label=f"{endpoint_id} {' '.join(path_values.values())}".strip(),
             field_set=frozenset(column_set) if column_set else None,
             export=target,
+            alpha=path_values.get("alpha"),
+            warn_kind_missing=warn_kind_missing,
         )
-        kind = Series if series else Collection
         return kind(
             self._transport,
             self._exports,

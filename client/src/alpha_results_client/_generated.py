@@ -13,6 +13,7 @@ from urllib.parse import quote
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from alpha_results_client._struct import ApiStruct
 from alpha_results_client.exceptions import (
     ApiError,
     AuthenticationError,
@@ -32,11 +33,11 @@ from alpha_results_client.models import (
     Significance,
 )
 
-REGISTRY_VERSION = "r-f13fad8569ad"
+REGISTRY_VERSION = "r-ced78b2f3ab0"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
-class Pagination(msgspec.Struct, kw_only=True, frozen=True):
+class Pagination(ApiStruct, kw_only=True, frozen=True):
     """The `Pagination` object."""
 
     limit: int
@@ -55,7 +56,7 @@ class Pagination(msgspec.Struct, kw_only=True, frozen=True):
     """`offset + returned < total`; false on the last page; clients stop paging when false."""
 
 
-class ResponseWarning(msgspec.Struct, kw_only=True, frozen=True):
+class ResponseWarning(ApiStruct, kw_only=True, frozen=True):
     """The `ResponseWarning` object."""
 
     code: str
@@ -73,7 +74,7 @@ class ResponseWarning(msgspec.Struct, kw_only=True, frozen=True):
     """Human-readable explanation of the warning."""
 
 
-class ErrorBody(msgspec.Struct, kw_only=True, frozen=True):
+class ErrorBody(ApiStruct, kw_only=True, frozen=True):
     """The `error` object of a failure."""
 
     code: str
@@ -91,14 +92,14 @@ class ErrorBody(msgspec.Struct, kw_only=True, frozen=True):
     """Id of this request (also in `X-Request-ID`); quote it to support."""
 
 
-class ErrorEnvelope(msgspec.Struct, kw_only=True, frozen=True):
+class ErrorEnvelope(ApiStruct, kw_only=True, frozen=True):
     """The body of every failure: `{error: {...}}`."""
 
     error: ErrorBody
     """The failure: code, message, details and request_id."""
 
 
-class HealthLake(msgspec.Struct, kw_only=True, frozen=True):
+class HealthLake(ApiStruct, kw_only=True, frozen=True):
     """The `HealthLake` object."""
 
     degraded_alphas: dict[str, str]
@@ -107,7 +108,7 @@ class HealthLake(msgspec.Struct, kw_only=True, frozen=True):
     """
 
 
-class Health(msgspec.Struct, kw_only=True, frozen=True):
+class Health(ApiStruct, kw_only=True, frozen=True):
     """The body of `GET /v1/health` (no envelope)."""
 
     status: str
@@ -136,8 +137,14 @@ class Health(msgspec.Struct, kw_only=True, frozen=True):
     lake: HealthLake | UnsetType = UNSET
     """Damage found in the lake's builds. Present only when some build is damaged."""
 
+    worker: str | UnsetType = UNSET
+    """A resource (open files, memory or maps) the answering worker ran out of in the last minute, and
+    what it did (closed its least recently used builds). The worker's own problem: no build is
+    reported damaged for it. Present only after such a failure, for a minute.
+    """
 
-class AllowList(msgspec.Struct, kw_only=True, frozen=True):
+
+class AllowList(ApiStruct, kw_only=True, frozen=True):
     """The `AllowList` object."""
 
     mode: str
@@ -150,7 +157,7 @@ class AllowList(msgspec.Struct, kw_only=True, frozen=True):
     """Id prefixes allowed in `prefix` mode. Present in `prefix` mode."""
 
 
-class Allow(msgspec.Struct, kw_only=True, frozen=True):
+class Allow(ApiStruct, kw_only=True, frozen=True):
     """The `Allow` object."""
 
     endpoints: AllowList
@@ -163,14 +170,14 @@ class Allow(msgspec.Struct, kw_only=True, frozen=True):
     """Run allow-list: runs whose data the key may read (every `/v1/alphas/{alpha}/...` data route)."""
 
 
-class FieldPolicy(msgspec.Struct, kw_only=True, frozen=True):
+class FieldPolicy(ApiStruct, kw_only=True, frozen=True):
     """The `FieldPolicy` object."""
 
     expose_raw_book: bool
     """Raw-book access: when false, every `raw_*` field is stripped and `raw_` books are invisible."""
 
 
-class RateLimit(msgspec.Struct, kw_only=True, frozen=True):
+class RateLimit(ApiStruct, kw_only=True, frozen=True):
     """The `RateLimit` object."""
 
     per_second: int
@@ -186,7 +193,7 @@ class RateLimit(msgspec.Struct, kw_only=True, frozen=True):
     """Monthly request quota. Unit: requests. Null means an unlimited month."""
 
 
-class Usage(msgspec.Struct, kw_only=True, frozen=True):
+class Usage(ApiStruct, kw_only=True, frozen=True):
     """The `Usage` object."""
 
     second: int
@@ -214,7 +221,7 @@ class Usage(msgspec.Struct, kw_only=True, frozen=True):
     """`monthly_requests` minus usage, floored at 0. Unit: requests. Null only with no monthly quota."""
 
 
-class Me(msgspec.Struct, kw_only=True, frozen=True):
+class Me(ApiStruct, kw_only=True, frozen=True):
     """The `data` object of `GET /v1/me` (meta.me)."""
 
     key_id: str
@@ -257,7 +264,7 @@ class Me(msgspec.Struct, kw_only=True, frozen=True):
     """Caller address as the service sees it (through the configured number of trusted proxy hops)."""
 
 
-class Meta(msgspec.Struct, kw_only=True, frozen=True):
+class Meta(ApiStruct, kw_only=True, frozen=True):
     """The `meta` object every response carries."""
 
     run: str | UnsetType = UNSET
@@ -286,7 +293,8 @@ class Meta(msgspec.Struct, kw_only=True, frozen=True):
 
     source: str | UnsetType = UNSET
     """What served the response: `lake:<table>@<build_id>` (the published build), `lake:catalog` on
-    `/alphas`, `limiter` for usage. Absent on `/v1/me` and `/v1/me/keys`.
+    `/alphas`, `lake:catalogue_index@<version>` on `/analytics/screen`, `limiter` for usage. Absent
+    on `/v1/me` and `/v1/me/keys`.
     """
 
     warnings: list[ResponseWarning] | UnsetType = UNSET
@@ -304,7 +312,7 @@ class MeMeta(Meta, kw_only=True, frozen=True):
     """
 
 
-class MeResponse(msgspec.Struct, kw_only=True, frozen=True):
+class MeResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/me` (meta.me)."""
 
     data: Me
@@ -312,7 +320,7 @@ class MeResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: MeMeta
 
 
-class KeyInventoryRow(msgspec.Struct, kw_only=True, frozen=True):
+class KeyInventoryRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/me/keys` (meta.keys)."""
 
     key_id: str
@@ -355,7 +363,7 @@ class KeyInventoryRowMeta(Meta, kw_only=True, frozen=True):
     """
 
 
-class KeyInventoryRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class KeyInventoryRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/me/keys` (meta.keys)."""
 
     data: list[KeyInventoryRow]
@@ -365,7 +373,7 @@ class KeyInventoryRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: KeyInventoryRowMeta
 
 
-class AlphaListRow(msgspec.Struct, kw_only=True, frozen=True):
+class AlphaListRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas` (catalog.alphas.list)."""
 
     alpha_id: str
@@ -378,7 +386,7 @@ class AlphaListRow(msgspec.Struct, kw_only=True, frozen=True):
     """One-line thesis. Null when none was recorded."""
 
 
-class AlphaListRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas` (catalog.alphas.list)."""
 
     data: list[AlphaListRow]
@@ -388,7 +396,7 @@ class AlphaListRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class AlphaDescriptionResponse(msgspec.Struct, kw_only=True, frozen=True):
+class AlphaDescriptionResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}` (catalog.alphas.get)."""
 
     data: AlphaDescription
@@ -396,7 +404,7 @@ class AlphaDescriptionResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class SourceDownload(msgspec.Struct, kw_only=True, frozen=True):
+class SourceDownload(ApiStruct, kw_only=True, frozen=True):
     """The `data` object of `GET /v1/alphas/{alpha}/source/download` (catalog.alphas.source.download)."""
 
     url: str
@@ -415,7 +423,7 @@ class SourceDownload(msgspec.Struct, kw_only=True, frozen=True):
     """SHA-256 of the archive (hex). Null when the run did not record it."""
 
 
-class SourceDownloadResponse(msgspec.Struct, kw_only=True, frozen=True):
+class SourceDownloadResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/source/download` (catalog.alphas.source.download)."""
 
     data: SourceDownload
@@ -423,7 +431,7 @@ class SourceDownloadResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class RebalanceIndexRow(msgspec.Struct, kw_only=True, frozen=True):
+class RebalanceIndexRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/rebalances` (signals.rebalances.list)."""
 
     date: dt.date | None
@@ -436,7 +444,7 @@ class RebalanceIndexRow(msgspec.Struct, kw_only=True, frozen=True):
     """Scored names in that week's cross-section. Unit: symbols."""
 
 
-class RebalanceIndexRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class RebalanceIndexRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/rebalances` (signals.rebalances.list)."""
 
     data: list[RebalanceIndexRow]
@@ -446,7 +454,7 @@ class RebalanceIndexRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class DecisionRow(msgspec.Struct, kw_only=True, frozen=True):
+class DecisionRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/rebalances/{date}` (signals.rebalances.get)."""
 
     symbol: str | None
@@ -607,7 +615,7 @@ class DecisionRowMeta(Meta, kw_only=True, frozen=True):
     """
 
 
-class DecisionRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class DecisionRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/rebalances/{date}` (signals.rebalances.get)."""
 
     data: list[DecisionRow]
@@ -617,7 +625,7 @@ class DecisionRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: DecisionRowMeta
 
 
-class ScoreRow(msgspec.Struct, kw_only=True, frozen=True):
+class ScoreRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/scores` (signals.scores)."""
 
     date: dt.date | None
@@ -773,7 +781,7 @@ class ScoreRowMeta(Meta, kw_only=True, frozen=True):
     """Echo of the column set served: `core` or `all`. Present on `/scores` only."""
 
 
-class ScoreRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class ScoreRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/scores` (signals.scores)."""
 
     data: list[ScoreRow]
@@ -783,7 +791,7 @@ class ScoreRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: ScoreRowMeta
 
 
-class BookRow(msgspec.Struct, kw_only=True, frozen=True):
+class BookRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/books` (portfolio.books)."""
 
     book: str | None
@@ -814,7 +822,7 @@ class BookRow(msgspec.Struct, kw_only=True, frozen=True):
     """Last business date with a row. Unit: ISO date (YYYY-MM-DD). Null when the dataset has no row."""
 
 
-class BookRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class BookRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/books` (portfolio.books)."""
 
     data: list[BookRow]
@@ -824,7 +832,7 @@ class BookRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class LedgerRow(msgspec.Struct, kw_only=True, frozen=True):
+class LedgerRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/portfolio` (portfolio.ledger)."""
 
     book: str | None
@@ -912,7 +920,7 @@ class LedgerRow(msgspec.Struct, kw_only=True, frozen=True):
     """One-sided traded fraction: half the sum of absolute weight changes. Unit: fraction (0.01 = 1%)."""
 
 
-class LedgerRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class LedgerRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/portfolio` (portfolio.ledger)."""
 
     data: list[LedgerRow]
@@ -922,7 +930,7 @@ class LedgerRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class PositionRow(msgspec.Struct, kw_only=True, frozen=True):
+class PositionRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/positions` (portfolio.positions)."""
 
     book: str | None
@@ -953,7 +961,7 @@ class PositionRow(msgspec.Struct, kw_only=True, frozen=True):
     """
 
 
-class PositionRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class PositionRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/positions` (portfolio.positions)."""
 
     data: list[PositionRow]
@@ -963,7 +971,7 @@ class PositionRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class PnlRow(msgspec.Struct, kw_only=True, frozen=True):
+class PnlRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/pnl` (portfolio.pnl)."""
 
     book: str | None
@@ -990,7 +998,7 @@ class PnlRow(msgspec.Struct, kw_only=True, frozen=True):
     """
 
 
-class PnlRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class PnlRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/pnl` (portfolio.pnl)."""
 
     data: list[PnlRow]
@@ -1000,7 +1008,7 @@ class PnlRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class TradeRow(msgspec.Struct, kw_only=True, frozen=True):
+class TradeRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/trades` (portfolio.trades)."""
 
     book: str | None
@@ -1048,7 +1056,7 @@ class TradeRow(msgspec.Struct, kw_only=True, frozen=True):
     """`signal_exit` or `risk_exit` on a closing fill. Null for non-closing phases."""
 
 
-class TradeRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class TradeRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/trades` (portfolio.trades)."""
 
     data: list[TradeRow]
@@ -1058,7 +1066,7 @@ class TradeRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class EquityRow(msgspec.Struct, kw_only=True, frozen=True):
+class EquityRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/equity-curve` (portfolio.equity_curve)."""
 
     date: dt.date
@@ -1112,7 +1120,7 @@ class EquityRow(msgspec.Struct, kw_only=True, frozen=True):
     """One-sided traded fraction, carried from the same day's ledger row. Unit: fraction (0.01 = 1%)."""
 
 
-class EquitySummary(msgspec.Struct, kw_only=True, frozen=True):
+class EquitySummary(ApiStruct, kw_only=True, frozen=True):
     """The `EquitySummary` object."""
 
     book: str
@@ -1175,7 +1183,7 @@ class EquityRowMeta(Meta, kw_only=True, frozen=True):
     """Figures over the whole requested window, computed before paging."""
 
 
-class EquityRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class EquityRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/equity-curve` (portfolio.equity_curve)."""
 
     data: list[EquityRow]
@@ -1185,7 +1193,7 @@ class EquityRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: EquityRowMeta
 
 
-class MetricsResponse(msgspec.Struct, kw_only=True, frozen=True):
+class MetricsResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/metrics` (performance.metrics)."""
 
     data: Metrics
@@ -1193,7 +1201,7 @@ class MetricsResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class MetricsDocResponse(msgspec.Struct, kw_only=True, frozen=True):
+class MetricsDocResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/metrics/_doc` (performance.metrics.doc)."""
 
     data: MetricsDoc
@@ -1201,7 +1209,7 @@ class MetricsDocResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class BenchmarkRow(msgspec.Struct, kw_only=True, frozen=True):
+class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
 
     date: dt.date
@@ -1228,7 +1236,7 @@ class BenchmarkRow(msgspec.Struct, kw_only=True, frozen=True):
     """
 
 
-class BenchmarkSummary(msgspec.Struct, kw_only=True, frozen=True):
+class BenchmarkSummary(ApiStruct, kw_only=True, frozen=True):
     """The `BenchmarkSummary` object."""
 
     symbol: str
@@ -1290,7 +1298,7 @@ class BenchmarkRowMeta(Meta, kw_only=True, frozen=True):
     """Echo of the path benchmark symbol. Present on the benchmark route only."""
 
 
-class BenchmarkRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class BenchmarkRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
 
     data: list[BenchmarkRow]
@@ -1300,7 +1308,7 @@ class BenchmarkRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: BenchmarkRowMeta
 
 
-class SignificanceResponse(msgspec.Struct, kw_only=True, frozen=True):
+class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/significance` (analytics.significance)."""
 
     data: Significance
@@ -1308,7 +1316,7 @@ class SignificanceResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class CorrelationRow(msgspec.Struct, kw_only=True, frozen=True):
+class CorrelationRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
 
     alpha: str | None
@@ -1346,7 +1354,7 @@ class CorrelationRowMeta(Meta, kw_only=True, frozen=True):
     """The correlation basis applied: returns, ic or scores."""
 
 
-class CorrelationRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class CorrelationRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/correlation` (analytics.correlation)."""
 
     data: list[CorrelationRow]
@@ -1356,7 +1364,7 @@ class CorrelationRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: CorrelationRowMeta
 
 
-class DrawdownRow(msgspec.Struct, kw_only=True, frozen=True):
+class DrawdownRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
 
     peak_date: dt.date | None
@@ -1392,7 +1400,7 @@ class DrawdownRow(msgspec.Struct, kw_only=True, frozen=True):
     """Equity at the trough. Unit: normalised equity (1.0 = the book's equity at inception)."""
 
 
-class DrawdownRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class DrawdownRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/drawdowns` (analytics.drawdowns)."""
 
     data: list[DrawdownRow]
@@ -1402,7 +1410,7 @@ class DrawdownRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class RollingRow(msgspec.Struct, kw_only=True, frozen=True):
+class RollingRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
 
     date: dt.date | None
@@ -1459,7 +1467,7 @@ class RollingRowMeta(Meta, kw_only=True, frozen=True):
     """
 
 
-class RollingRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class RollingRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/rolling` (analytics.rolling)."""
 
     data: list[RollingRow]
@@ -1469,7 +1477,7 @@ class RollingRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: RollingRowMeta
 
 
-class CostsResponse(msgspec.Struct, kw_only=True, frozen=True):
+class CostsResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/costs` (analytics.costs)."""
 
     data: Costs
@@ -1477,7 +1485,99 @@ class CostsResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class AnalyticsDocResponse(msgspec.Struct, kw_only=True, frozen=True):
+class ScreenRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `GET /v1/analytics/screen` (analytics.screen)."""
+
+    alpha_id: str
+    """Identifier used in every `/v1/alphas/{alpha}/...` path."""
+
+    name: str
+    """Readable title; falls back to `alpha_id`."""
+
+    tldr: str | None
+    """One-line thesis. Null when none was recorded."""
+
+    complete: bool
+    """Every required kind was sealed (else the run is incomplete)."""
+
+    production: bool
+    """A production alpha: its alpha_id does not start with `Test_`."""
+
+    structure: str | None
+    """Classification structure of the written description. Null when none was recorded."""
+
+    method: str | None
+    """Classification method of the written description. Null when none was recorded."""
+
+    tags: list[str] | None
+    """Classification tags of the written description, as recorded. Null when none were recorded."""
+
+    information_ratio: float | None
+    """Annualised information ratio of the long_short book, as `/metrics` serves
+    `core.information_ratio` (overall, the whole history). Unit: ratio. Null where `/metrics` serves
+    it not_measurable.
+    """
+
+    excess_sharpe: float | None
+    """Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves
+    `core.excess_sharpe` (overall, the whole history). Unit: ratio. Null where `/metrics` serves it
+    not_measurable.
+    """
+
+    mean_ic: float | None
+    """Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole
+    history). Unit: ratio. Null where `/metrics` serves it not_measurable.
+    """
+
+    icir: float | None
+    """Mean / standard deviation of the weekly IC, as `/metrics` serves `core.icir` (overall, the whole
+    history). Unit: ratio. Null where `/metrics` serves it not_measurable.
+    """
+
+    max_drawdown_pct: float | None
+    """Deepest drawdown of the long_short book, as `/metrics` serves `core.max_drawdown_pct` (overall,
+    the whole history). Unit: percentage points (1.0 = 1%). Null where `/metrics` serves it
+    not_measurable.
+    """
+
+    turnover: float | None
+    """Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`.
+    Unit: turnover_unit. Null where `/metrics` serves it not_measurable.
+    """
+
+    turnover_unit: str | None
+    """Unit of `turnover`: per_year, ratio, per_session or period_sum, the first the run sealed. Null
+    when the run sealed no turnover.
+    """
+
+    sessions: int
+    """Sessions of the long_short ledger. Unit: trading sessions."""
+
+    weeks: int
+    """Rebalance weeks of the rebalance index. Unit: weeks."""
+
+    first_date: dt.date | None
+    """First ledger session (the first rebalance week without a ledger). Unit: ISO date (YYYY-MM-DD).
+    Null when the run sealed neither.
+    """
+
+    last_date: dt.date | None
+    """Last ledger session (the last rebalance week without a ledger). Unit: ISO date (YYYY-MM-DD).
+    Null when the run sealed neither.
+    """
+
+
+class ScreenRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/analytics/screen` (analytics.screen)."""
+
+    data: list[ScreenRow]
+
+    pagination: Pagination
+
+    meta: Meta
+
+
+class AnalyticsDocResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/_doc` (analytics.doc)."""
 
     data: AnalyticsDoc
@@ -1485,7 +1585,7 @@ class AnalyticsDocResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class ExportRow(msgspec.Struct, kw_only=True, frozen=True):
+class ExportRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/alphas/{alpha}/exports` (exports.list)."""
 
     dataset: str
@@ -1517,7 +1617,7 @@ class ExportRow(msgspec.Struct, kw_only=True, frozen=True):
     """The build the file belongs to (the benchmark's own build for `benchmark`)."""
 
 
-class ExportRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class ExportRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/exports` (exports.list)."""
 
     data: list[ExportRow]
@@ -1527,7 +1627,7 @@ class ExportRowPage(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class ExportDownload(msgspec.Struct, kw_only=True, frozen=True):
+class ExportDownload(ApiStruct, kw_only=True, frozen=True):
     """The `data` object of `GET /v1/alphas/{alpha}/exports/{dataset}` (exports.download)."""
 
     url: str
@@ -1555,7 +1655,7 @@ class ExportDownload(msgspec.Struct, kw_only=True, frozen=True):
     """The build the file belongs to (the benchmark's own build for `benchmark`)."""
 
 
-class ExportDownloadResponse(msgspec.Struct, kw_only=True, frozen=True):
+class ExportDownloadResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/exports/{dataset}` (exports.download)."""
 
     data: ExportDownload
@@ -1563,7 +1663,7 @@ class ExportDownloadResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class Readiness(msgspec.Struct, kw_only=True, frozen=True):
+class Readiness(ApiStruct, kw_only=True, frozen=True):
     """The `data` object of `GET /v1/admin/alphas/{alpha}/readiness` (admin.alphas.readiness)."""
 
     alpha_id: str
@@ -1615,7 +1715,7 @@ class Readiness(msgspec.Struct, kw_only=True, frozen=True):
     """Per published table: `{rows, bytes}`."""
 
 
-class ReadinessResponse(msgspec.Struct, kw_only=True, frozen=True):
+class ReadinessResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/admin/alphas/{alpha}/readiness` (admin.alphas.readiness)."""
 
     data: Readiness
@@ -1623,7 +1723,7 @@ class ReadinessResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class KeyUsage(msgspec.Struct, kw_only=True, frozen=True):
+class KeyUsage(ApiStruct, kw_only=True, frozen=True):
     """The `data` object of `GET /v1/admin/keys/{key_id}/usage` (admin.keys.usage)."""
 
     key_id: str
@@ -1660,7 +1760,7 @@ class KeyUsageMeta(Meta, kw_only=True, frozen=True):
     """
 
 
-class KeyUsageResponse(msgspec.Struct, kw_only=True, frozen=True):
+class KeyUsageResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/admin/keys/{key_id}/usage` (admin.keys.usage)."""
 
     data: KeyUsage
@@ -1668,7 +1768,7 @@ class KeyUsageResponse(msgspec.Struct, kw_only=True, frozen=True):
     meta: KeyUsageMeta
 
 
-class BuildRow(msgspec.Struct, kw_only=True, frozen=True):
+class BuildRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/admin/builds` (admin.builds.list)."""
 
     kind: str
@@ -1716,7 +1816,7 @@ class BuildRow(msgspec.Struct, kw_only=True, frozen=True):
     """
 
 
-class BuildRowPage(msgspec.Struct, kw_only=True, frozen=True):
+class BuildRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/admin/builds` (admin.builds.list)."""
 
     data: list[BuildRow]
@@ -2038,6 +2138,83 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         CostsResponse,
         collection=False,
+    ),
+    "analytics.screen": Endpoint(
+        "analytics.screen",
+        "/v1/analytics/screen",
+        (
+            Param("search", "search", "string", None, required=False, enum=None),
+            Param("tag", "tag", "string", None, required=False, enum=None),
+            Param("structure", "structure", "string", None, required=False, enum=None),
+            Param("method", "method", "string", None, required=False, enum=None),
+            Param("complete_only", "complete_only", "boolean", False, required=False, enum=None),
+            Param("production", "production", "boolean", None, required=False, enum=None),
+            Param(
+                "min_information_ratio", "min_information_ratio", "number", None, required=False, enum=None
+            ),
+            Param(
+                "max_information_ratio", "max_information_ratio", "number", None, required=False, enum=None
+            ),
+            Param("min_excess_sharpe", "min_excess_sharpe", "number", None, required=False, enum=None),
+            Param("max_excess_sharpe", "max_excess_sharpe", "number", None, required=False, enum=None),
+            Param("min_mean_ic", "min_mean_ic", "number", None, required=False, enum=None),
+            Param("max_mean_ic", "max_mean_ic", "number", None, required=False, enum=None),
+            Param("min_icir", "min_icir", "number", None, required=False, enum=None),
+            Param("max_icir", "max_icir", "number", None, required=False, enum=None),
+            Param("min_max_drawdown_pct", "min_max_drawdown_pct", "number", None, required=False, enum=None),
+            Param("max_max_drawdown_pct", "max_max_drawdown_pct", "number", None, required=False, enum=None),
+            Param("min_turnover", "min_turnover", "number", None, required=False, enum=None),
+            Param("max_turnover", "max_turnover", "number", None, required=False, enum=None),
+            Param("min_sessions", "min_sessions", "integer", None, required=False, enum=None),
+            Param("max_sessions", "max_sessions", "integer", None, required=False, enum=None),
+            Param("max_correlation", "max_correlation", "number", None, required=False, enum=None),
+            Param("correlated_to", "correlated_to", "string", None, required=False, enum=None),
+            Param(
+                "correlation_basis",
+                "correlation_basis",
+                "string",
+                "returns",
+                required=False,
+                enum=("returns", "ic"),
+            ),
+            Param(
+                "sort",
+                "sort",
+                "string",
+                None,
+                required=False,
+                enum=(
+                    "alpha_id",
+                    "-alpha_id",
+                    "name",
+                    "-name",
+                    "information_ratio",
+                    "-information_ratio",
+                    "excess_sharpe",
+                    "-excess_sharpe",
+                    "mean_ic",
+                    "-mean_ic",
+                    "icir",
+                    "-icir",
+                    "max_drawdown_pct",
+                    "-max_drawdown_pct",
+                    "turnover",
+                    "-turnover",
+                    "sessions",
+                    "-sessions",
+                    "weeks",
+                    "-weeks",
+                    "first_date",
+                    "-first_date",
+                    "last_date",
+                    "-last_date",
+                ),
+            ),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        ScreenRowPage,
+        collection=True,
     ),
     "analytics.doc": Endpoint(
         "analytics.doc",
@@ -2572,6 +2749,8 @@ __all__ = [
     "ScoreRow",
     "ScoreRowMeta",
     "ScoreRowPage",
+    "ScreenRow",
+    "ScreenRowPage",
     "SignificanceResponse",
     "SourceDownload",
     "SourceDownloadNotConfiguredError",

@@ -9,6 +9,7 @@ means "not sent" (the server's default applies).
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from alpha_results_client._base import ClientBase, DateLike, Symbols, wire_value
 from alpha_results_client._generated import (
@@ -16,8 +17,6 @@ from alpha_results_client._generated import (
     AlphaDescriptionResponse,
     AlphaListRow,
     AnalyticsDocResponse,
-    BenchmarkRow,
-    BenchmarkSummary,
     BookRow,
     BuildRow,
     CorrelationRow,
@@ -41,11 +40,12 @@ from alpha_results_client._generated import (
     RebalanceIndexRow,
     RollingRow,
     ScoreRow,
+    ScreenRow,
     SignificanceResponse,
     SourceDownloadResponse,
     TradeRow,
 )
-from alpha_results_client.paging import Collection, Series
+from alpha_results_client.paging import BenchmarkSeries, Collection, Series
 
 log = logging.getLogger("alpha_results_client")
 
@@ -60,7 +60,9 @@ class Client(ClientBase):
 
     `timeouts` and `retry` (config.py) tune each request; `page_size` is the rows per request of
     a collection (the server's maximum, 5000, by default); `progress=True` draws a progress line
-    on long reads; `use_exports=False` keeps whole reads on JSON pages.
+    on long reads; `use_exports=False` keeps whole reads on JSON pages. The last two are the
+    defaults of every read; one read overrides them: `collection.to_polars(use_exports=False,
+    progress=True)` (also `to_pandas`, `to_arrow`; `progress=` on `to_list` and `pages`).
     """
 
     # -- meta -----------------------------------------------------------------------------------------
@@ -166,8 +168,10 @@ class Client(ClientBase):
     # -- portfolio ------------------------------------------------------------------------------------
 
     def books(self, alpha: str) -> Collection[BookRow]:
-        """The (book, kind) pairs the run wrote, with their sessions, rows and dates."""
-        return self._collection("portfolio.books", {"alpha": alpha})
+        """The (book, kind) pairs the run wrote, with their sessions, rows and dates; `.warnings`
+        has a `kind_missing` per book kind the run never wrote (no `KindMissingWarning`: this
+        listing is how to find out)."""
+        return self._collection("portfolio.books", {"alpha": alpha}, warn_kind_missing=False)
 
     def portfolio(
         self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
@@ -239,7 +243,7 @@ class Client(ClientBase):
             "portfolio.equity_curve",
             {"alpha": alpha},
             export="equity-curve",
-            series=True,
+            kind=Series,
             book=book,
             start=start,
             end=end,
@@ -269,9 +273,26 @@ class Client(ClientBase):
 
     def benchmark(
         self, symbol: str = "SPY", start: DateLike | None = None, end: DateLike | None = None
-    ) -> Series[BenchmarkRow, BenchmarkSummary]:
-        """A daily market index series (returns and drawdowns in the window), with `.summary`."""
-        return self._collection("benchmarks.daily", {"symbol": symbol}, series=True, start=start, end=end)
+    ) -> BenchmarkSeries:
+        """A daily market index series (returns and drawdowns in the window), with `.summary`.
+
+        The rows are every session the lake holds for `symbol` from `start` to `end`, both
+        inclusive. Without them the window is the benchmark's whole stored series, not an alpha's:
+        it starts at the series' first session, which is usually before an alpha's first date (in
+        the demo lakes SPY starts on 2021-01-04, four sessions before the alphas' first rebalance
+        on 2021-01-08). `cumulative_return` and `drawdown_pct` are measured from the window's
+        first session (0 there, `period_return` None), so to compare with an alpha pass the
+        window of its equity curve; both series then start at 0 on the same date and join on
+        `date`:
+
+            curve = client.equity_curve("momentum_12_1")
+            spy = client.benchmark("SPY", curve.summary.first_date, curve.summary.last_date)
+
+        The returns are on `adjusted_close` only when every session of the window has one, else
+        on `close` (a price return, without dividends): see docs/client.md "Benchmarks"."""
+        return self._collection(
+            "benchmarks.daily", {"symbol": symbol}, kind=BenchmarkSeries, start=start, end=end
+        )
 
     # -- analytics ------------------------------------------------------------------------------------
 
@@ -328,6 +349,62 @@ class Client(ClientBase):
         """Break-even cost, gross and net information ratio, turnover by score decile and holding
         period of a book (default long_short)."""
         return self._single("analytics.costs", {"alpha": alpha}, book=book, start=start, end=end)
+
+    def screen(
+        self,
+        search: str | None = None,
+        *,
+        tag: str | Iterable[str] | None = None,
+        structure: str | None = None,
+        method: str | None = None,
+        complete_only: bool | None = None,
+        production: bool | None = None,
+        min_information_ratio: float | None = None,
+        max_information_ratio: float | None = None,
+        min_excess_sharpe: float | None = None,
+        max_excess_sharpe: float | None = None,
+        min_mean_ic: float | None = None,
+        max_mean_ic: float | None = None,
+        min_icir: float | None = None,
+        max_icir: float | None = None,
+        min_max_drawdown_pct: float | None = None,
+        max_max_drawdown_pct: float | None = None,
+        min_turnover: float | None = None,
+        max_turnover: float | None = None,
+        min_sessions: int | None = None,
+        max_sessions: int | None = None,
+        sort: str | None = None,
+    ) -> Collection[ScreenRow]:
+        """The alphas this key may read whose headline figures and classification pass every
+        filter: `tag` (one tag or several, all required), `structure`, `method`, `production`
+        (True: production only, False: `Test_` only) and the inclusive `min_`/`max_` bounds (a
+        null figure fails a bound on it). `sort` is a column, `-` first for descending (default:
+        catalogue order): `client.screen(tag=["momentum"], min_information_ratio=0.5, sort="-icir")`."""
+        return self._collection(
+            "analytics.screen",
+            {},
+            search=search,
+            tag=tag,
+            structure=structure,
+            method=method,
+            complete_only=complete_only,
+            production=production,
+            min_information_ratio=min_information_ratio,
+            max_information_ratio=max_information_ratio,
+            min_excess_sharpe=min_excess_sharpe,
+            max_excess_sharpe=max_excess_sharpe,
+            min_mean_ic=min_mean_ic,
+            max_mean_ic=max_mean_ic,
+            min_icir=min_icir,
+            max_icir=max_icir,
+            min_max_drawdown_pct=min_max_drawdown_pct,
+            max_max_drawdown_pct=max_max_drawdown_pct,
+            min_turnover=min_turnover,
+            max_turnover=max_turnover,
+            min_sessions=min_sessions,
+            max_sessions=max_sessions,
+            sort=sort,
+        )
 
     def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:
         """What every analytics field means (identical for every alpha)."""

@@ -14,11 +14,20 @@ HTTP status, so callers can catch as narrowly as they need:
 A code this client does not know (a newer server) still raises the class of its status.
 Messages never carry the API token: the server redacts token-shaped text, and the client
 redacts its own token again from anything it puts into an exception.
+
+One warning category: `KindMissingWarning`, emitted (at the user's line) when a collection is of
+a dataset the alpha's run never wrote.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from typing import Any
+
+PACKAGE_DIRECTORY = os.path.join(os.path.dirname(__file__), "")
+"""This package's directory, as its code objects name their files (with a trailing separator)."""
 
 
 class AlphaResultsError(Exception):
@@ -135,3 +144,34 @@ class IntegrityError(AlphaResultsError):
 class InconsistentPagesError(AlphaResultsError):
     """A new build of the alpha was published while its pages were being read, so the pages
     already returned and the next ones come from different builds; read the collection again."""
+
+
+# -- warnings --------------------------------------------------------------------------------------
+
+
+class KindMissingWarning(UserWarning):
+    """A collection of a dataset the alpha's run never wrote (the server's `kind_missing` warning):
+    its rows are empty, or on the analytics collections the figures built from it are null. The
+    collection's `.warnings` holds the server's warning too.
+
+    `alpha` names the alpha, `kind` the missing dataset (`decisions`, `rebalances`, `portfolio`,
+    `positions`, `pnl` or `trades`), `endpoint` the registry id of the collection read. Silence
+    it with `warnings.filterwarnings("ignore", category=KindMissingWarning)`.
+    """
+
+    def __init__(self, message: str, alpha: str | None = None, kind: str = "", endpoint: str = "") -> None:
+        super().__init__(message)
+        self.alpha = alpha
+        self.kind = kind
+        self.endpoint = endpoint
+
+
+def warn_caller(warning: Warning) -> None:
+    """`warnings.warn(warning)` attributed to the first frame outside this package: the user's
+    line that called the client, however deep inside the package the warning is raised."""
+    frame = sys._getframe(1)
+    level = 2  # warnings.warn's stacklevel of `frame`
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(PACKAGE_DIRECTORY):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(warning, stacklevel=level)

@@ -8,7 +8,8 @@ paths the server's own documentation blocks list (`/metrics/_doc` and `/analytic
 `fields`) must all be fields here, and every payload the demo server answers must decode and
 encode back unchanged (nothing dropped).
 
-Absent keys decode to `UNSET`, explicit nulls to `None`, as the spec distinguishes them.
+Absent keys decode to `UNSET`, explicit nulls to `None`, as the spec distinguishes them; the
+repr of every class (`ApiStruct`) leaves the `UNSET` ones out.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from alpha_results_client._struct import ApiStruct
+
 # -- the alpha description (`GET /v1/alphas/{alpha}`) ---------------------------------------------
 
 
-class Classification(msgspec.Struct, kw_only=True, frozen=True):
+class Classification(ApiStruct, kw_only=True, frozen=True):
     structure: str | None
     method: str | None
     frequency: list[str] | None
@@ -30,13 +33,13 @@ class Classification(msgspec.Struct, kw_only=True, frozen=True):
     tags: list[str] | None
 
 
-class FalsificationCriterion(msgspec.Struct, kw_only=True, frozen=True):
+class FalsificationCriterion(ApiStruct, kw_only=True, frozen=True):
     metric: str | None = None
     threshold: float | str | None = None
     horizon: str | None = None
 
 
-class Thesis(msgspec.Struct, kw_only=True, frozen=True):
+class Thesis(ApiStruct, kw_only=True, frozen=True):
     hypothesis: str | None
     mechanism: str | None
     who_loses: str | None
@@ -45,7 +48,7 @@ class Thesis(msgspec.Struct, kw_only=True, frozen=True):
     """Pre-committed kill conditions; empty on every delivered alpha."""
 
 
-class Signal(msgspec.Struct, kw_only=True, frozen=True):
+class Signal(ApiStruct, kw_only=True, frozen=True):
     score_direction: str | None
     decision_timing: str | None
     core_math_framework: str | None
@@ -55,7 +58,7 @@ class Signal(msgspec.Struct, kw_only=True, frozen=True):
     output_contract: str | None
 
 
-class Parameter(msgspec.Struct, kw_only=True, frozen=True):
+class Parameter(ApiStruct, kw_only=True, frozen=True):
     name: str
     type: str | None = None
     default: float | int | str | bool | None = None
@@ -68,13 +71,13 @@ class Parameter(msgspec.Struct, kw_only=True, frozen=True):
     selected_value_by_test_year: dict[str, str | None] | None = None
 
 
-class DataField(msgspec.Struct, kw_only=True, frozen=True):
+class DataField(ApiStruct, kw_only=True, frozen=True):
     name: str
     category: str | None = None
     required: bool | None = None
 
 
-class DataRequirements(msgspec.Struct, kw_only=True, frozen=True):
+class DataRequirements(ApiStruct, kw_only=True, frozen=True):
     universe: str | None
     granularity: str | None
     lookback_bars: int | None
@@ -86,7 +89,7 @@ class DataRequirements(msgspec.Struct, kw_only=True, frozen=True):
     """Prose; populated instead of the bar counts."""
 
 
-class SourcePaper(msgspec.Struct, kw_only=True, frozen=True):
+class SourcePaper(ApiStruct, kw_only=True, frozen=True):
     title: str | None
     published_date: str | None
     role: str | None
@@ -94,7 +97,7 @@ class SourcePaper(msgspec.Struct, kw_only=True, frozen=True):
     rationale: str | None
 
 
-class AlphaDescription(msgspec.Struct, kw_only=True, frozen=True):
+class AlphaDescription(ApiStruct, kw_only=True, frozen=True):
     """The written description of one alpha: every key present, unsealed values null."""
 
     algo_id: str
@@ -114,7 +117,7 @@ class AlphaDescription(msgspec.Struct, kw_only=True, frozen=True):
 # -- the metrics object (`GET /v1/alphas/{alpha}/metrics`) -----------------------------------------
 
 
-class Stat(msgspec.Struct, kw_only=True, frozen=True):
+class Stat(ApiStruct, kw_only=True, frozen=True):
     """One statistic: a value with its unit, or `not_measurable` with a null value and a reason."""
 
     value: float | None
@@ -137,7 +140,7 @@ class Stat(msgspec.Struct, kw_only=True, frozen=True):
     superseded_by: str | UnsetType = UNSET
 
 
-class Tenure(msgspec.Struct, kw_only=True, frozen=True):
+class Tenure(ApiStruct, kw_only=True, frozen=True):
     weeks: int | None
     traded_weeks: int | None
     first_rebalance: dt.date | None
@@ -148,7 +151,7 @@ class Tenure(msgspec.Struct, kw_only=True, frozen=True):
     """`rebalances`, or `portfolio` when the run has no rebalance index (week counts null)."""
 
 
-class CoreStats(msgspec.Struct, kw_only=True, frozen=True):
+class CoreStats(ApiStruct, kw_only=True, frozen=True):
     """Headline statistics, always of the long_short book."""
 
     ic: Stat | None = None
@@ -164,37 +167,37 @@ class CoreStats(msgspec.Struct, kw_only=True, frozen=True):
     tenure: Tenure | None = None
 
 
-class RankIcConditioned(msgspec.Struct, kw_only=True, frozen=True):
+class RankIcConditioned(ApiStruct, kw_only=True, frozen=True):
     hit_rate: Stat | None = None
     dispersion: Stat | None = None
     coverage: Stat | None = None
 
 
-class RankIcRaw(msgspec.Struct, kw_only=True, frozen=True):
+class RankIcRaw(ApiStruct, kw_only=True, frozen=True):
     ic: Stat | None = None
     icir: Stat | None = None
 
 
-class RankIc(msgspec.Struct, kw_only=True, frozen=True):
+class RankIc(ApiStruct, kw_only=True, frozen=True):
     conditioned: RankIcConditioned | None = None
     raw: RankIcRaw | None = None
     """The only place the unconditioned mean IC and ICIR are served."""
 
 
-class SignalProcessing(msgspec.Struct, kw_only=True, frozen=True):
+class SignalProcessing(ApiStruct, kw_only=True, frozen=True):
     signal: str | None = None
     smoothing_applied: bool | None = None
     smoothing_half_life_weeks: float | None = None
     detail: str | None = None
 
 
-class Period(msgspec.Struct, kw_only=True, frozen=True):
+class Period(ApiStruct, kw_only=True, frozen=True):
     period: str
     """`YYYY` (yearly) or `YYYY-MM` (monthly)."""
     core: CoreStats
 
 
-class DecileBucket(msgspec.Struct, kw_only=True, frozen=True):
+class DecileBucket(ApiStruct, kw_only=True, frozen=True):
     bucket: str
     """`Q1` (lowest raw_score) to `Q10` (highest)."""
     rank: int
@@ -209,12 +212,12 @@ class DecileBucket(msgspec.Struct, kw_only=True, frozen=True):
     n_return_obs: int
 
 
-class Monotonicity(msgspec.Struct, kw_only=True, frozen=True):
+class Monotonicity(ApiStruct, kw_only=True, frozen=True):
     spearman_bucket_vs_mean_forward_return: float | None
     top_minus_bottom: float | None
 
 
-class IcDeciles(msgspec.Struct, kw_only=True, frozen=True):
+class IcDeciles(ApiStruct, kw_only=True, frozen=True):
     score_field: str
     signal: str
     bucket_count: int
@@ -225,7 +228,7 @@ class IcDeciles(msgspec.Struct, kw_only=True, frozen=True):
     weeks_skipped: int
 
 
-class NeweyWest(msgspec.Struct, kw_only=True, frozen=True):
+class NeweyWest(ApiStruct, kw_only=True, frozen=True):
     t_stat: float | None
     p_value: float | None
     lag: int | None
@@ -239,41 +242,41 @@ class NeweyWest(msgspec.Struct, kw_only=True, frozen=True):
     """`nwt.ir` only: `weekly` or `daily`."""
 
 
-class NeweyWestTests(msgspec.Struct, kw_only=True, frozen=True):
+class NeweyWestTests(ApiStruct, kw_only=True, frozen=True):
     ic: NeweyWest | None = None
     ic_score_panel: NeweyWest | None = None
     ir: NeweyWest | None = None
 
 
-class WeeklyIc(msgspec.Struct, kw_only=True, frozen=True):
+class WeeklyIc(ApiStruct, kw_only=True, frozen=True):
     date: dt.date
     ic: float | None
 
 
-class WeeklySpread(msgspec.Struct, kw_only=True, frozen=True):
+class WeeklySpread(ApiStruct, kw_only=True, frozen=True):
     date: dt.date
     spread: float | None
 
 
-class TermPoint(msgspec.Struct, kw_only=True, frozen=True):
+class TermPoint(ApiStruct, kw_only=True, frozen=True):
     horizon_weeks: int
     mean_ic: float | None
     weeks: int
     newey_west: NeweyWest | None | UnsetType = UNSET
 
 
-class AutocorrelationPoint(msgspec.Struct, kw_only=True, frozen=True):
+class AutocorrelationPoint(ApiStruct, kw_only=True, frozen=True):
     lag_weeks: int
     rho: float | None
     weeks: int
 
 
-class WeeklyCoverage(msgspec.Struct, kw_only=True, frozen=True):
+class WeeklyCoverage(ApiStruct, kw_only=True, frozen=True):
     date: dt.date
     coverage: float | None
 
 
-class Panel(msgspec.Struct, kw_only=True, frozen=True):
+class Panel(ApiStruct, kw_only=True, frozen=True):
     signal: str | None = None
     ic_weekly: list[WeeklyIc] = []
     decile_spread_weekly: list[WeeklySpread] = []
@@ -282,17 +285,17 @@ class Panel(msgspec.Struct, kw_only=True, frozen=True):
     coverage: list[WeeklyCoverage] = []
 
 
-class Window(msgspec.Struct, kw_only=True, frozen=True):
+class Window(ApiStruct, kw_only=True, frozen=True):
     from_: dt.date | None = msgspec.field(default=None, name="from")
     to: dt.date | None = None
 
 
-class AnnualisationFactors(msgspec.Struct, kw_only=True, frozen=True):
+class AnnualisationFactors(ApiStruct, kw_only=True, frozen=True):
     daily: int | UnsetType = UNSET
     weekly: int | UnsetType = UNSET
 
 
-class MetricsDoc(msgspec.Struct, kw_only=True, frozen=True):
+class MetricsDoc(ApiStruct, kw_only=True, frozen=True):
     """The metrics documentation block (`/metrics/_doc`, or `data.doc` with `doc=1`)."""
 
     schema_version: str
@@ -305,7 +308,7 @@ class MetricsDoc(msgspec.Struct, kw_only=True, frozen=True):
     """Warning code to its meaning."""
 
 
-class Metrics(msgspec.Struct, kw_only=True, frozen=True):
+class Metrics(ApiStruct, kw_only=True, frozen=True):
     """Performance and signal-quality metrics of one alpha (`/metrics`)."""
 
     granularity: str
@@ -330,7 +333,7 @@ class Metrics(msgspec.Struct, kw_only=True, frozen=True):
 # -- the analytics objects (`/analytics/significance`, `/analytics/costs`, `/analytics/_doc`) ------
 
 
-class DsrTrials(msgspec.Struct, kw_only=True, frozen=True):
+class DsrTrials(ApiStruct, kw_only=True, frozen=True):
     count: int
     count_source: str
     """`catalogue`, or `request` when `trials=` overrode the count."""
@@ -340,7 +343,7 @@ class DsrTrials(msgspec.Struct, kw_only=True, frozen=True):
     expected_max_sharpe_unit: str
 
 
-class AnalyticsStat(msgspec.Struct, kw_only=True, frozen=True):
+class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     """One analytics figure, shaped as a metrics `Stat`: a value with its unit, or `not_measurable`
     with a null value and a `withheld_reason` (`access_limited: ...` when the key may not read the
     ledger or the rebalance cross-sections it is built from; `meta.warnings` then has an
@@ -376,7 +379,7 @@ class AnalyticsStat(msgspec.Struct, kw_only=True, frozen=True):
     `nwt.ic` is measurable); null when the key may not read the rebalance cross-sections."""
 
 
-class Bootstrap(msgspec.Struct, kw_only=True, frozen=True):
+class Bootstrap(ApiStruct, kw_only=True, frozen=True):
     """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
 
     method: str
@@ -390,7 +393,7 @@ class Bootstrap(msgspec.Struct, kw_only=True, frozen=True):
     information_ratio: AnalyticsStat
 
 
-class MultipleTesting(msgspec.Struct, kw_only=True, frozen=True):
+class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
     """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read
     (whole histories)."""
 
@@ -399,7 +402,7 @@ class MultipleTesting(msgspec.Struct, kw_only=True, frozen=True):
     benjamini_hochberg: AnalyticsStat
 
 
-class Significance(msgspec.Struct, kw_only=True, frozen=True):
+class Significance(ApiStruct, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
     alpha: str
@@ -420,12 +423,12 @@ class Significance(msgspec.Struct, kw_only=True, frozen=True):
     multiple_testing: MultipleTesting
 
 
-class InformationRatioSides(msgspec.Struct, kw_only=True, frozen=True):
+class InformationRatioSides(ApiStruct, kw_only=True, frozen=True):
     gross: AnalyticsStat
     net: AnalyticsStat
 
 
-class TurnoverBucket(msgspec.Struct, kw_only=True, frozen=True):
+class TurnoverBucket(ApiStruct, kw_only=True, frozen=True):
     bucket: str
     """`Q1` (lowest score) to `Q10`."""
     rank: int
@@ -433,7 +436,7 @@ class TurnoverBucket(msgspec.Struct, kw_only=True, frozen=True):
     mean_turnover: float | None
 
 
-class TurnoverByDecile(msgspec.Struct, kw_only=True, frozen=True):
+class TurnoverByDecile(ApiStruct, kw_only=True, frozen=True):
     score_field: str
     """The score the book trades, bucketed: `score`, or `raw_score` for raw_ books."""
     weight_field: str
@@ -444,7 +447,7 @@ class TurnoverByDecile(msgspec.Struct, kw_only=True, frozen=True):
     buckets: list[TurnoverBucket]
 
 
-class Costs(msgspec.Struct, kw_only=True, frozen=True):
+class Costs(ApiStruct, kw_only=True, frozen=True):
     """What a book's modelled execution costs take (`/analytics/costs`); flows (`net_pnl`,
     `execution_cost`, `gross_pnl`, `traded_notional`) in unit `equity`, normalised equity (1.0 = the
     book's equity at inception). In a window without a session every figure is `not_measurable`."""
@@ -467,7 +470,7 @@ class Costs(msgspec.Struct, kw_only=True, frozen=True):
     holding_period: AnalyticsStat
 
 
-class AnalyticsDoc(msgspec.Struct, kw_only=True, frozen=True):
+class AnalyticsDoc(ApiStruct, kw_only=True, frozen=True):
     """The analytics documentation block (`/analytics/_doc`), shaped as `MetricsDoc`."""
 
     schema_version: str

@@ -22,8 +22,8 @@ from typing import Any, Generic, Protocol, Self, TypeVar
 import msgspec
 
 from alpha_results_client import frames
-from alpha_results_client._generated import Meta, Pagination, ResponseWarning
-from alpha_results_client.exceptions import InconsistentPagesError
+from alpha_results_client._generated import BenchmarkRow, BenchmarkSummary, Meta, Pagination, ResponseWarning
+from alpha_results_client.exceptions import InconsistentPagesError, KindMissingWarning, warn_caller
 from alpha_results_client.exports import ExportFile, ExportReader, ExportTarget
 from alpha_results_client.progress import progress_for
 from alpha_results_client.transport import Transport
@@ -55,6 +55,8 @@ class Query:
     label: str
     field_set: frozenset[str] | None = None  # the columns a column-set parameter (`fields=`) serves
     export: ExportTarget | None = None  # the Parquet export equal to the whole collection, if any
+    alpha: str | None = None  # the alpha of an alpha's collection
+    warn_kind_missing: bool = True  # raise the page's `kind_missing` warnings as KindMissingWarning
 
 
 class Collection(Generic[RowT]):
@@ -83,7 +85,7 @@ class Collection(Generic[RowT]):
     def __repr__(self) -> str:
         limits = f", offset={self._offset}" if self._offset else ""
         limits += f", max_rows={self._max_rows}" if self._max_rows is not None else ""
-        return f"<Collection {self._query.label}{limits}>"
+        return f"<{type(self).__name__} {self._query.label}{limits}>"
 
     # -- narrowing (each returns a new collection) --------------------------------------------------
 
@@ -111,7 +113,26 @@ class Collection(Generic[RowT]):
     def first_page(self) -> Page[RowT]:
         if self._first is None:
             self._first = self._fetch(self._offset, self._limit(0))
+            self._warn_kind_missing(self._first)
         return self._first
+
+    def _warn_kind_missing(self, page: Page[RowT]) -> None:
+        """Each `kind_missing` warning of the page as a `KindMissingWarning`, at the user's call."""
+        if not self._query.warn_kind_missing:
+            return
+        found = getattr(page.meta, "warnings", None)
+        for warning in found if isinstance(found, list) else []:
+            if warning.code != "kind_missing":
+                continue
+            alpha_id = getattr(page.meta, "alpha_id", msgspec.UNSET)
+            alpha = alpha_id if isinstance(alpha_id, str) else self._query.alpha
+            kind = warning.kind if isinstance(warning.kind, str) else "?"
+            endpoint = self._query.label.split(" ", 1)[0]
+            message = (
+                f"{alpha}: the run did not write the {kind} dataset, so what {endpoint} reads from it "
+                "is empty (the server's kind_missing warning, also in the collection's .warnings)"
+            )
+            warn_caller(KindMissingWarning(message, alpha, kind, endpoint))
 
     @property
     def total(self) -> int:
@@ -125,7 +146,8 @@ class Collection(Generic[RowT]):
 
     @property
     def warnings(self) -> list[ResponseWarning]:
-        """`meta.warnings` (e.g. `kind_missing` when the run never wrote the dataset)."""
+        """`meta.warnings` (e.g. `kind_missing` when the run never wrote the dataset: reading the
+        first page also emits it as a `KindMissingWarning`)."""
         warnings = self.meta.warnings
         return warnings if isinstance(warnings, list) else []
 
@@ -236,6 +258,40 @@ class Series(Collection[RowT], Generic[RowT, SummaryT]):
     def summary(self) -> SummaryT:
         summary: SummaryT = self.first_page().meta.summary
         return summary
+
+
+class BenchmarkSeries(Series[BenchmarkRow, BenchmarkSummary]):
+    """The benchmark series (`client.benchmark`), with the price basis of its returns.
+
+    `return_basis` is `"adjusted_close"` when every session of the window has an adjusted close,
+    else `"close"` (a price return, without dividends; docs/api.md "Benchmark"): it applies to
+    `period_return`, `cumulative_return`, `drawdown_pct` and the summary's returns and drawdowns.
+    `to_pandas()` carries it in `frame.attrs["return_basis"]`, `to_arrow()` in the schema's
+    metadata (`b"return_basis"`); a polars frame has nowhere to keep it.
+    """
+
+    def __repr__(self) -> str:
+        text = super().__repr__()
+        if self._first is None:  # a repr sends no request
+            return text
+        return f"{text[:-1]}, return_basis={self.return_basis!r}>"
+
+    @property
+    def return_basis(self) -> str | None:
+        """`adjusted_close` or `close` (`summary.return_basis`); None when the window holds no session."""
+        return self.summary.return_basis
+
+    def to_arrow(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
+        table = super().to_arrow(use_exports=use_exports, progress=progress)
+        if self.return_basis is None:
+            return table
+        metadata = {**(table.schema.metadata or {}), b"return_basis": self.return_basis.encode()}
+        return table.replace_schema_metadata(metadata)
+
+    def to_pandas(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
+        frame = super().to_pandas(use_exports=use_exports, progress=progress)
+        frame.attrs["return_basis"] = self.return_basis
+        return frame
 
 
 def _truncated(page: Page[RowT], count: int) -> Page[RowT]:

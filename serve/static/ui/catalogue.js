@@ -1,11 +1,73 @@
-// The catalogue: /v1/alphas with `search` and `complete_only`, paged.
+// The catalogue. With a key that may call the screener (GET /v1/analytics/screen, which also needs
+// performance.metrics), it lists the alphas with their headline figures, sorted by a click on a
+// column's header (`sort=<column>`, `-<column>` descending) and filtered on search, tags, complete
+// runs and the bounds of a few figures. A key the screener refuses (403 endpoint_not_allowed), or a
+// lake without a catalogue index (503 upstream_unavailable), gets the plain listing of /v1/alphas
+// (search and complete runs only), as before. Paged either way.
 
 import { apiGet } from "./api.js";
-import { fill, h, note, showError, table } from "./dom.js";
-import { DASH } from "./format.js";
+import { fill, h, note, numberCell, showError, table } from "./dom.js";
+import { DASH, int, num, pp } from "./format.js";
 
 const PAGE_SIZE = 25;
-const state = { search: "", completeOnly: false, offset: 0 }; // kept while the tab lives
+const SCREEN = "/v1/analytics/screen";
+const LISTING = "/v1/alphas";
+// The screener's answers the plain listing stands in for: the key may not call it (or
+// performance.metrics, whose figures it serves), or the lake has no catalogue index.
+const FALLBACK_CODES = new Set(["endpoint_not_allowed", "upstream_unavailable"]);
+
+// The screener's columns: [field, header, cell, first direction of a click (null: not sortable)].
+// The name's cell also holds the thesis (`tldr`) and the tags.
+const COLUMNS = [
+  ["alpha_id", "Alpha", (row) => alphaLink(row.alpha_id), "asc"],
+  ["name", "Name", (row) => nameCell(row), "asc"],
+  ["information_ratio", "Info. ratio", (row) => signedCell(num(row.information_ratio), row.information_ratio), "desc"],
+  ["excess_sharpe", "Excess Sharpe", (row) => signedCell(num(row.excess_sharpe), row.excess_sharpe), "desc"],
+  ["mean_ic", "Mean IC", (row) => signedCell(num(row.mean_ic), row.mean_ic), "desc"],
+  ["icir", "ICIR", (row) => signedCell(num(row.icir), row.icir), "desc"],
+  ["max_drawdown_pct", "Max drawdown", (row) => numberCell(pp(row.max_drawdown_pct), row.max_drawdown_pct), "desc"],
+  ["turnover", "Turnover", (row) => turnoverCell(row), "desc"],
+  ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
+  ["weeks", "Weeks", (row) => numberCell(int(row.weeks), row.weeks), "desc"],
+];
+
+// The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
+const RANGES = [
+  ["information_ratio", "Information ratio"],
+  ["mean_ic", "Mean IC"],
+  ["max_drawdown_pct", "Max drawdown (%)"],
+];
+
+// Kept while the tab lives. `sort` is a screener sort (`column` or `-column`), or "" for its default
+// (catalogue order, as /v1/alphas).
+const state = { search: "", completeOnly: false, tag: "", bounds: {}, sort: "", offset: 0 };
+
+function alphaLink(alpha) {
+  return h("a", { href: `#/alphas/${encodeURIComponent(alpha)}`, class: "alpha-link" }, alpha);
+}
+
+function nameCell(row) {
+  return h(
+    "td",
+    { class: "name" },
+    row.name ?? DASH,
+    row.tldr ? h("div", { class: "tldr-line muted" }, row.tldr) : null,
+    row.tags && row.tags.length ? h("div", { class: "tags muted" }, `tags: ${row.tags.join(", ")}`) : null,
+  );
+}
+
+function signedCell(text, value) {
+  return numberCell(text, value, { signed: true });
+}
+
+function turnoverCell(row) {
+  const unit = row.turnover != null && row.turnover_unit ? h("span", { class: "unit" }, ` ${row.turnover_unit}`) : null;
+  return numberCell(h("span", {}, num(row.turnover), unit), row.turnover);
+}
+
+function numberInput(id, name, value, placeholder) {
+  return h("input", { type: "number", step: "any", id, name, value: value ?? "", placeholder, class: "bound" });
+}
 
 export function renderCatalogue(main, { signal }) {
   const search = h("input", {
@@ -21,73 +83,188 @@ export function renderCatalogue(main, { signal }) {
     name: "complete_only",
     checked: state.completeOnly,
   });
+  const tag = h("input", {
+    type: "search",
+    id: "catalogue-tag",
+    name: "tag",
+    value: state.tag,
+    placeholder: "tag, or tags comma-separated",
+  });
+  const bounds = Object.fromEntries(
+    RANGES.map(([figure]) => [
+      figure,
+      {
+        min: numberInput(`catalogue-min-${figure}`, `min_${figure}`, state.bounds[`min_${figure}`], "min"),
+        max: numberInput(`catalogue-max-${figure}`, `max_${figure}`, state.bounds[`max_${figure}`], "max"),
+      },
+    ]),
+  );
+  // Shown only when the screener answers: its filters mean nothing to /v1/alphas.
+  const screenFilters = h(
+    "div",
+    { class: "controls screen-filters", id: "catalogue-screen-filters", hidden: true },
+    h("label", { for: "catalogue-tag" }, "Tags"),
+    tag,
+    RANGES.map(([figure, label]) =>
+      h(
+        "span",
+        { class: "range-filter" },
+        h("label", { for: `catalogue-min-${figure}` }, label),
+        bounds[figure].min,
+        "–",
+        bounds[figure].max,
+      ),
+    ),
+  );
+  const intro = note("", "intro");
   const results = h("div", { id: "catalogue-results" }, note("Loading…"));
   const form = h(
     "form",
-    { class: "controls", id: "catalogue-form" },
-    h("label", { for: "catalogue-search" }, "Search"),
-    search,
-    h("label", { class: "checkbox" }, completeOnly, " complete runs only"),
-    h("button", { type: "submit" }, "Search"),
+    { class: "catalogue-form", id: "catalogue-form" },
+    h(
+      "div",
+      { class: "controls" },
+      h("label", { for: "catalogue-search" }, "Search"),
+      search,
+      h("label", { class: "checkbox" }, completeOnly, " complete runs only"),
+      h("button", { type: "submit" }, "Search"),
+    ),
+    screenFilters,
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     state.search = search.value.trim();
     state.completeOnly = completeOnly.checked;
+    state.tag = tag.value.trim();
+    state.bounds = {};
+    for (const [figure, inputs] of Object.entries(bounds)) {
+      for (const [side, input] of Object.entries(inputs)) {
+        if (input.value.trim() !== "") state.bounds[`${side}_${figure}`] = input.value.trim();
+      }
+    }
     state.offset = 0;
     load();
   });
   completeOnly.addEventListener("change", () => form.requestSubmit());
   fill(
     main,
-    h(
-      "section",
-      { class: "panel", id: "catalogue" },
-      h("h1", {}, "Alphas"),
-      note("Every alpha your key may read (GET /v1/alphas), newest run first.", "intro"),
-      form,
-      results,
-    ),
+    h("section", { class: "panel", id: "catalogue" }, h("h1", {}, "Alphas"), intro, form, results),
   );
 
   let latest = 0; // answers to earlier searches are dropped
+  let plain = null; // the screener's refusal once met: the plain listing from then on in this view
+
+  function describe() {
+    if (plain) {
+      fill(
+        intro,
+        "Every alpha your key may read (GET /v1/alphas), newest run first. ",
+        h(
+          "span",
+          { id: "catalogue-plain-reason" },
+          `Figures, sorting and figure filters need GET ${SCREEN}, which answered ${plain.status} ${plain.code}: ${plain.message}`,
+        ),
+      );
+    } else {
+      fill(
+        intro,
+        `Every alpha your key may read, with its headline figures over the whole history (GET ${SCREEN}); click a column's header to sort by it.`,
+      );
+    }
+    screenFilters.hidden = Boolean(plain);
+  }
 
   async function load() {
     const ticket = ++latest;
     fill(results, note("Loading…"));
+    const page = { limit: PAGE_SIZE, offset: state.offset };
+    const common = { search: state.search, complete_only: state.completeOnly ? "true" : "" };
     try {
-      const page = await apiGet(
-        "/v1/alphas",
-        {
-          search: state.search,
-          complete_only: state.completeOnly ? "true" : "",
-          limit: PAGE_SIZE,
-          offset: state.offset,
-        },
-        { signal },
-      );
-      if (ticket === latest) render(page);
+      if (!plain) {
+        try {
+          const answer = await apiGet(
+            SCREEN,
+            { ...common, tag: state.tag, ...state.bounds, sort: state.sort, ...page },
+            { signal },
+          );
+          if (ticket === latest) {
+            describe();
+            renderScreen(answer);
+          }
+          return;
+        } catch (error) {
+          if (!FALLBACK_CODES.has(error.code)) throw error;
+          plain = error;
+        }
+      }
+      const answer = await apiGet(LISTING, { ...common, ...page }, { signal });
+      if (ticket === latest) {
+        describe();
+        renderPlain(answer);
+      }
     } catch (error) {
-      if (ticket === latest) showError(results, error, "The catalogue could not be read");
+      if (ticket !== latest) return;
+      describe(); // the filters stay on screen to mend a refused bound
+      showError(results, error, "The catalogue could not be read");
     }
   }
 
-  function render(page) {
-    const { offset, returned, total, has_more: hasMore } = page.pagination;
-    const rows = page.data.map((row) => [
-      h("a", { href: `#/alphas/${encodeURIComponent(row.alpha_id)}`, class: "alpha-link" }, row.alpha_id),
-      row.name,
-      row.tldr ?? DASH,
-    ]);
+  function go(next) {
+    state.offset = next;
+    load();
+  }
+
+  function sortBy(field, first) {
+    const [current, descending] = [state.sort.replace(/^-/, ""), state.sort.startsWith("-")];
+    const desc = current === field ? !descending : first === "desc";
+    state.sort = `${desc ? "-" : ""}${field}`;
+    state.offset = 0;
+    load();
+  }
+
+  function header([field, label, , first]) {
+    if (!first) return label;
+    const active = state.sort.replace(/^-/, "") === field;
+    const arrow = active ? (state.sort.startsWith("-") ? " ▼" : " ▲") : "";
+    return h(
+      "button",
+      {
+        type: "button",
+        class: `sort${active ? " active" : ""}`,
+        "data-sort": field,
+        title: `Sort by ${label}`,
+        onclick: () => sortBy(field, first),
+      },
+      label,
+      arrow,
+    );
+  }
+
+  function renderScreen(answer) {
+    const { offset, returned, total, has_more: hasMore } = answer.pagination;
+    const grid = table(
+      COLUMNS.map(header),
+      answer.data.map((row) => COLUMNS.map(([, , cell]) => cell(row))),
+      { className: "data catalogue screen" },
+    );
+    const active = state.sort.replace(/^-/, "");
+    grid.querySelectorAll("thead th").forEach((th, i) => {
+      if (COLUMNS[i][0] === active) th.setAttribute("aria-sort", state.sort.startsWith("-") ? "descending" : "ascending");
+    });
     fill(
       results,
-      total === 0
-        ? note("No alpha matches.")
-        : table(["Alpha", "Name", "Thesis"], rows, { className: "data catalogue" }),
-      pager(offset, returned, total, hasMore, (next) => {
-        state.offset = next;
-        load();
-      }),
+      total === 0 ? note("No alpha matches.") : h("div", { class: "table-scroll" }, grid),
+      pager(offset, returned, total, hasMore, go),
+    );
+  }
+
+  function renderPlain(answer) {
+    const { offset, returned, total, has_more: hasMore } = answer.pagination;
+    const rows = answer.data.map((row) => [alphaLink(row.alpha_id), row.name, row.tldr ?? DASH]);
+    fill(
+      results,
+      total === 0 ? note("No alpha matches.") : table(["Alpha", "Name", "Thesis"], rows, { className: "data catalogue" }),
+      pager(offset, returned, total, hasMore, go),
     );
   }
 

@@ -10,6 +10,16 @@ import { renderReturnsTable } from "./returns_table.js";
 
 const BENCHMARK = "SPY";
 const BOOKS = ["long_short", "long_only"];
+// The price a benchmark window's returns use (`meta.summary.return_basis`, docs/api.md): the
+// adjusted close when every session of the window has one, else the close for all of them.
+const BASES = {
+  adjusted_close: { label: "adjusted close", meaning: "total return, dividends included" },
+  close: {
+    label: "close",
+    meaning:
+      "price return, without dividends: some session of the window has no adjusted close, so the whole window is on the unadjusted close",
+  },
+};
 
 export function renderPerformance(body, alpha, { signal }) {
   const book = h(
@@ -70,6 +80,10 @@ export function renderPerformance(body, alpha, { signal }) {
     const charts = h("div", { class: "stacked-charts" });
     const returns = h("div", { class: "returns-table" });
     const benchSummary = benchmark ? benchmark.meta.summary || {} : null;
+    const basis = benchSummary
+      ? BASES[benchSummary.return_basis] || { label: String(benchSummary.return_basis ?? "not stated") }
+      : null;
+    const benchName = basis ? `${BENCHMARK} (${basis.label})` : BENCHMARK;
     fill(
       content,
       h(
@@ -78,15 +92,24 @@ export function renderPerformance(body, alpha, { signal }) {
         `${bookName}: ${pct(summary.total_return)} over ${summary.sessions} sessions (${summary.first_date} to ${summary.last_date}); `,
         `max drawdown ${pp(summary.max_drawdown_pct)} on ${summary.max_drawdown_date}.`,
         benchSummary
-          ? ` ${BENCHMARK} over the same dates: ${pct(benchSummary.total_return)} (${benchSummary.return_basis} basis), max drawdown ${pp(benchSummary.max_drawdown_pct)}.`
+          ? ` ${BENCHMARK} over the same dates: ${pct(benchSummary.total_return)} on its ${basis.label}, max drawdown ${pp(benchSummary.max_drawdown_pct)}.`
           : "",
       ),
+      basis
+        ? h(
+            "p",
+            { class: "basis", id: "benchmark-basis" },
+            `${BENCHMARK} price basis: `,
+            h("strong", {}, basis.label),
+            basis.meaning ? ` (${basis.meaning}).` : ".",
+          )
+        : null,
       benchmarkError ? errorBox(benchmarkError, `${BENCHMARK} could not be read`) : null,
       warningList(equity.meta.warnings),
       charts,
       h("h3", {}, "Monthly and yearly returns"),
       note(
-        `Compounded from the daily period_return of the ${bookName} equity curve (${BENCHMARK}: of its daily series, from its first session in the window).`,
+        `Compounded from the daily period_return of the ${bookName} equity curve (${benchName}: of its daily series, from its first session in the window).`,
         "muted",
       ),
       returns,
@@ -100,7 +123,7 @@ export function renderPerformance(body, alpha, { signal }) {
     ];
     if (benchmark)
       series.push({
-        label: BENCHMARK,
+        label: benchName,
         values: column(benchRows, (r) => percent(r.cumulative_return)),
         color: COLORS.benchmark,
       });
@@ -117,7 +140,7 @@ export function renderPerformance(body, alpha, { signal }) {
     ];
     if (benchmark) {
       drawdowns.push({
-        label: `${BENCHMARK} drawdown`,
+        label: `${benchName} drawdown`,
         values: column(benchRows, (r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)),
         color: COLORS.benchmark,
       });
@@ -132,6 +155,6 @@ export function renderPerformance(body, alpha, { signal }) {
       height: 170,
       zeroLine: false,
     });
-    renderReturnsTable(returns, equity.data, bench, BENCHMARK);
+    renderReturnsTable(returns, equity.data, bench, benchName);
   }
 }

@@ -7,6 +7,7 @@ import { add, fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { dateSeconds, fixed, int, num, pct, pp } from "./format.js";
 
 const BLOCKS = new Set(["panel", "ic_deciles"]);
+const IC_MISMATCH = "ic_reproduction_mismatch"; // the weekly IC does not reproduce core.ic
 
 export function renderSignal(body, metrics) {
   const data = metrics.data;
@@ -29,7 +30,8 @@ export function renderSignal(body, metrics) {
     const cell = h("div", { class: "chart-cell" });
     add(grid, cell);
     const series = panelData.ic_weekly;
-    const mean = data.core && data.core.ic ? data.core.ic.value : null;
+    const plotted = series.map((r) => r.ic).filter(Number.isFinite);
+    const mean = plotted.length ? plotted.reduce((sum, ic) => sum + ic, 0) / plotted.length : null;
     timeChart(cell, {
       name: "ic-weekly",
       title: "Weekly rank IC (conditioned score)",
@@ -37,7 +39,19 @@ export function renderSignal(body, metrics) {
       series: [{ label: "IC", values: series.map((r) => r.ic), color: COLORS.ic, bars: true }],
       format: (v) => fixed(v, 2),
     });
-    add(cell, note(`${series.length} weeks; mean ${num(mean)} (core.ic).`, "caption"));
+    // The caption is what the bars show. core.ic is the run's sealed mean IC: when the weekly IC
+    // rebuilt from the cross-sections does not reproduce it, the server says so
+    // (ic_reproduction_mismatch), and that warning stands beside the chart.
+    const mismatch = (metrics.meta.warnings || []).filter((w) => w.code === IC_MISMATCH);
+    add(
+      cell,
+      h(
+        "p",
+        { class: "caption", id: "ic-weekly-caption" },
+        `Mean of the ${int(plotted.length)} weekly ICs shown: ${num(mean)}.`,
+      ),
+      mismatch.length ? h("div", { id: "ic-weekly-warning" }, warningList(mismatch)) : null,
+    );
   }
 
   if (deciles && deciles.buckets && deciles.buckets.length) {

@@ -1,0 +1,380 @@
+"""The catalogue index: every published alpha in one table, in numbered generations.
+
+    {root}/catalogue/generations/{g:012d}.json         generation g: its index, benchmarks, changes
+    {root}/catalogue/index/{g:012d}-{token}.parquet    the index of generation g, one row per alpha
+    {root}/catalogue/matrices/{g:012d}-{token}/{name}.npy   date-aligned matrices (returns, ic)
+    {root}/catalogue/neighbours/{alpha_id}/{token}.parquet  an alpha's score neighbours (a list is
+                                                       rewritten, under a new name, when it changes)
+    {root}/catalogue/latest.json                       a hint: a recent generation number
+
+A reader (a worker, an analyst) reads the index instead of every alpha's pointer: an idle refresh
+asks for generation g+1 (one GET that finds nothing), and only when it exists reads the new index.
+The writers (`commit`, called by every publish and by `alpha-results lake index`) never overwrite
+anything: generation g+1 is created exclusively (a link on a local folder, a conditional PUT with
+`If-None-Match: *` on S3), so of two concurrent writers one wins and the other reads the winner's
+index and tries g+2. The index rows are computed by the pipeline (`pipeline/catalogue_index.py`);
+this module only stores, finds and reads them (docs/lake.md, "The catalogue index").
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import math
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from datasets import layout
+from datasets.faults import CorruptLakeFile
+from datasets.storage import Storage
+
+log = logging.getLogger("datasets.catalogue_index")
+
+CATALOGUE_DIR = "catalogue"
+WRITERS = 8
+"""Threads writing a generation's files (the score neighbour lists it changed)."""
+KEEP_GENERATIONS = 8
+"""Generations (and their index, matrices and retired lists) kept behind the newest, however old."""
+RETENTION_SECONDS = 4 * layout.MAX_REFRESH_SECONDS
+"""How long an older generation is kept after it was written. A worker moves to the newest
+generation at every refresh (at most `layout.MAX_REFRESH_SECONDS` apart) and reads its index at
+once; its matrices and lists it reads by requests of that refresh interval (a file a local worker
+has mapped stays readable after deletion; an S3 worker copies what it reads). Files of a
+generation four refresh intervals old are read by no one."""
+
+
+def catalogue_dir(root: str) -> str:
+    return layout.join(root, CATALOGUE_DIR)
+
+
+def generation_path(root: str, number: int) -> str:
+    return layout.join(catalogue_dir(root), "generations", f"{number:012d}.json")
+
+
+def latest_path(root: str) -> str:
+    return layout.join(catalogue_dir(root), "latest.json")
+
+
+@dataclass(frozen=True)
+class Generation:
+    number: int
+    index: str  # path of its index file relative to the catalogue folder
+    written_at: str
+    benchmarks: dict[str, str] = field(default_factory=dict)  # symbol -> build_id
+    changes: list[dict[str, Any]] = field(default_factory=list)  # alpha_id, build_id, previous
+    matrices: dict[str, str] = field(default_factory=dict)  # name -> .npy path in the catalogue folder
+    retired: list[str] = field(default_factory=list)  # files (catalogue folder) this one no longer names
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "generation": self.number,
+            "index": self.index,
+            "written_at": self.written_at,
+            "benchmarks": self.benchmarks,
+            "changes": self.changes,
+            "matrices": self.matrices,
+            "retired": self.retired,
+        }
+
+
+def _parse(number: int, payload: bytes, path: str) -> Generation:
+    try:
+        document = json.loads(payload)
+        return Generation(
+            number=int(document["generation"]),
+            index=str(document["index"]),
+            written_at=str(document["written_at"]),
+            benchmarks={str(k): str(v) for k, v in (document.get("benchmarks") or {}).items()},
+            changes=list(document.get("changes") or []),
+            matrices={str(k): str(v) for k, v in (document.get("matrices") or {}).items()},
+            retired=[str(path) for path in document.get("retired") or []],
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CorruptLakeFile(f"{path} is not a catalogue generation: {exc}") from exc
+
+
+def read_generation(storage: Storage, root: str, number: int) -> Generation | None:
+    """Generation `number`; None when it does not exist (one GET, no listing)."""
+    path = generation_path(root, number)
+    try:
+        payload = storage.read_bytes(path)
+    except FileNotFoundError:
+        return None
+    return _parse(number, payload, path)
+
+
+def _hint(storage: Storage, root: str) -> int:
+    try:
+        return int(json.loads(storage.read_bytes(latest_path(root)))["generation"])
+    except FileNotFoundError:
+        return 0
+    except (ValueError, KeyError, TypeError):
+        return 0  # only a hint: the generations are the truth
+
+
+def _listed(storage: Storage, root: str, folder: str) -> list[tuple[int, str]]:
+    """(generation number, name) of the files of a catalogue folder, oldest first."""
+    found = []
+    for name in storage.list_names(layout.join(catalogue_dir(root), folder)):
+        stem = name.split(".")[0].split("-")[0]
+        if stem.isdigit():
+            found.append((int(stem), name))
+    return sorted(found)
+
+
+def newest(storage: Storage, root: str, known: Generation | None = None) -> Generation | None:
+    """The newest generation, found from `known` (or the hint) by asking for the next ones: an
+    unchanged catalogue costs one request. None when the lake has no catalogue index."""
+    current = known
+    if current is None:
+        start = _hint(storage, root)
+        current = read_generation(storage, root, start) if start else None
+    if current is None:  # no hint, or one that names a collected generation: one listing
+        listed = _listed(storage, root, "generations")
+        if not listed:
+            return None
+        current = read_generation(storage, root, listed[-1][0])
+        if current is None:
+            return None
+    while (following := read_generation(storage, root, current.number + 1)) is not None:
+        current = following
+    if current is known and _age(current) >= RETENTION_SECONDS:
+        # The next generations of a reader that fell this far behind (a paused process) may have
+        # been collected: the hint names a recent one. One more request, only on a quiet catalogue.
+        hinted = _hint(storage, root)
+        if hinted > current.number:
+            return newest(storage, root, read_generation(storage, root, hinted))
+    return current
+
+
+def _age(generation: Generation) -> float:
+    try:
+        written = datetime.strptime(generation.written_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return math.inf
+    return datetime.now(UTC).timestamp() - written.timestamp()
+
+
+def read_index(
+    storage: Storage, root: str, generation: Generation, columns: list[str] | None = None
+) -> pa.Table:
+    """The generation's index (only `columns`, those of them it has, when given)."""
+    path = layout.join(catalogue_dir(root), generation.index)
+    try:
+        # One thread: Arrow's pool threads would release the buffer over Python bytes, which at
+        # interpreter exit cannot take the GIL (the process aborts).
+        file = pq.ParquetFile(pa.BufferReader(storage.read_bytes(path)))
+        if columns is not None:
+            columns = [c for c in columns if c in file.schema_arrow.names]
+        return file.read(columns=columns, use_threads=False)
+    except (pa.ArrowException, ValueError) as exc:
+        raise CorruptLakeFile(f"{path} is not a catalogue index: {exc}") from exc
+
+
+def indexed_by_folder(storage: Storage, root: str, now: float | None = None) -> dict[str, frozenset[str]]:
+    """builds folder (`layout.alpha_builds_dir` / `benchmark_builds_dir`) -> the builds readers may
+    serve there, so garbage collection keeps them: the one the newest generation names, and the one
+    it replaced less than `layout.BUILD_RETENTION_SECONDS` ago (a worker may still be on an older
+    generation, however long ago the pointer moved: a backfill is indexed after it is built)."""
+    generation = newest(storage, root)
+    if generation is None:
+        return {}
+    wanted = ["alpha_id", "build_id", "previous_build_id", "replaced_at"]
+    index = read_index(storage, root, generation, wanted)
+    recently = (datetime.now(UTC).timestamp() if now is None else now) - layout.BUILD_RETENTION_SECONDS
+    found = {}
+    for row in index.to_pylist():
+        builds = {row["build_id"]}
+        replaced = row.get("replaced_at")
+        if (
+            row.get("previous_build_id") is not None
+            and replaced is not None
+            and replaced.timestamp() > recently
+        ):
+            builds.add(row["previous_build_id"])
+        builds.discard(None)
+        if builds:
+            found[layout.alpha_builds_dir(root, row["alpha_id"])] = frozenset(builds)
+    for symbol, build in generation.benchmarks.items():
+        found[layout.benchmark_builds_dir(root, symbol)] = frozenset([build])
+    return found
+
+
+def indexed_builds(storage: Storage, builds_dir: str, now: float | None = None) -> frozenset[str]:
+    """The builds the newest generation keeps under one builds folder (`indexed_by_folder`)."""
+    root = builds_dir.rstrip("/").removesuffix("/builds").rsplit("/", 2)[0]
+    return indexed_by_folder(storage, root, now).get(builds_dir.rstrip("/"), frozenset())
+
+
+@dataclass(frozen=True)
+class Next:
+    """What a writer commits: the index, the benchmarks, what changed, the matrices (arrays by
+    name, their rows aligned with the index's rows), new files (path in the catalogue folder ->
+    bytes; never an existing path) and the files the index no longer names."""
+
+    index: pa.Table
+    benchmarks: dict[str, str]
+    changes: list[dict[str, Any]]
+    matrices: dict[str, np.ndarray] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+    retired: list[str] = field(default_factory=list)
+
+
+Update = Callable[[Generation | None, pa.Table | None], Next]
+"""(newest generation or None, its index or None) -> what to commit as the next generation."""
+
+
+def read_matrix(
+    storage: Storage, root: str, generation: Generation, name: str, mmap: bool = True
+) -> np.ndarray | None:
+    """Matrix `name` of a generation (memory-mapped on a local lake); None when it has none."""
+    relative = generation.matrices.get(name)
+    if relative is None:
+        return None
+    path = layout.join(catalogue_dir(root), relative)
+    try:
+        if storage.is_local and mmap:
+            found: np.ndarray = np.load(path, mmap_mode="r", allow_pickle=False)
+        else:
+            found = np.load(io.BytesIO(storage.read_bytes(path)), allow_pickle=False)
+    except ValueError as exc:
+        raise CorruptLakeFile(f"{path} is not a catalogue matrix: {exc}") from exc
+    return found
+
+
+def read_table(storage: Storage, root: str, relative: str, schema: pa.Schema) -> pa.Table:
+    """A Parquet file of the catalogue folder that a generation names (a score neighbours list),
+    which must have `schema`."""
+    path = layout.join(catalogue_dir(root), relative)
+    try:
+        table = pq.ParquetFile(pa.BufferReader(storage.read_bytes(path))).read(use_threads=False)
+    except (pa.ArrowException, ValueError) as exc:
+        raise CorruptLakeFile(f"{path} is not a catalogue file: {exc}") from exc
+    if table.schema != schema:
+        raise CorruptLakeFile(f"{path} does not have the schema of its kind")
+    return table
+
+
+def neighbour_entries(
+    table: pa.Table,
+) -> Iterator[tuple[str, str, float, np.ndarray, np.ndarray, np.ndarray]]:
+    """(neighbour id, its build, whole-history correlation, days, rho, names) of each entry of a
+    score neighbours list (`schemas.lake.SCORE_NEIGHBOURS`), nearest first."""
+    ids, builds = table.column("neighbour_id").to_pylist(), table.column("neighbour_build").to_pylist()
+    wholes = table.column("whole").to_pylist()
+    for position, (alpha_id, build_id, whole) in enumerate(zip(ids, builds, wholes, strict=True)):
+        days, rho, names = (
+            np.asarray(table.column(name)[position].values.to_numpy(zero_copy_only=False))
+            for name in ("days", "rho", "names")
+        )
+        yield (
+            alpha_id,
+            build_id,
+            float(whole),
+            days.astype(np.int32),
+            rho.astype(np.float64),
+            names.astype(np.float64),
+        )
+
+
+def commit(storage: Storage, root: str, update: Update) -> Generation:
+    """Writes the next generation from the newest one; retried on the generation a concurrent
+    writer created first. `update` runs once per attempt and must not depend on anything but its
+    arguments and the lake (it is handed the winner's index after a lost race)."""
+    while True:
+        current = newest(storage, root)
+        index = None if current is None else read_index(storage, root, current)
+        following = update(current, index)
+        number = 1 if current is None else current.number + 1
+        token = f"{number:012d}-{uuid.uuid4().hex[:8]}"
+        relative = f"index/{token}.parquet"
+        sink = pa.BufferOutputStream()
+        pq.write_table(following.index, sink, compression="zstd")
+        written = [layout.join(catalogue_dir(root), relative)]
+        storage.write_bytes(written[0], sink.getvalue().to_pybytes())
+        matrices = {}
+        for name, array in following.matrices.items():
+            matrices[name] = f"matrices/{token}/{name}.npy"
+            buffer = io.BytesIO()
+            np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+            written.append(layout.join(catalogue_dir(root), matrices[name]))
+            storage.write_bytes(written[-1], buffer.getvalue())
+        files = {layout.join(catalogue_dir(root), path): payload for path, payload in following.files.items()}
+        written += files
+        with ThreadPoolExecutor(WRITERS) as pool:  # on S3 a PUT each: side by side
+            list(pool.map(storage.write_bytes, files, files.values()))
+        generation = Generation(
+            number, relative, _now(), following.benchmarks, following.changes, matrices, following.retired
+        )
+        payload = json.dumps(generation.document(), indent=1).encode()
+        try:
+            # A writer slower than the collection (RETENTION_SECONDS and KEEP_GENERATIONS newer
+            # generations) would find its number free again, the generation it follows collected:
+            # the hint, written by every winner after its generation, says it lost.
+            if _hint(storage, root) >= number:
+                raise FileExistsError(generation_path(root, number))
+            storage.create_exclusive(generation_path(root, number), payload)
+        except FileExistsError:
+            for path in written:  # lost the race: redo on the winner's generation
+                storage.delete_file(path)
+            continue
+        storage.replace_atomically(latest_path(root), json.dumps({"generation": number}).encode())
+        collect(storage, root, number)
+        return generation
+
+
+def collect(storage: Storage, root: str, newest_number: int) -> None:
+    """Deletes the generations more than KEEP_GENERATIONS behind `newest_number` that are older than
+    RETENTION_SECONDS, with their index and matrices (and any a writer that lost a race or died
+    left under those numbers) and the lists they retired (only older generations, deleted before
+    or with them, named those). Generations are written in order, so the first one too young ends
+    the work: a publish pays for what it deletes, a few listings and one stat, never for every
+    generation still kept."""
+    cutoff = newest_number - KEEP_GENERATIONS
+    if cutoff < 1:
+        return
+    now = datetime.now(UTC).timestamp()
+    old = [number for number, _ in _listed(storage, root, "generations") if number < cutoff]
+    limit = cutoff
+    for number in old:
+        stamp = storage.file_modified_at(generation_path(root, number))
+        if stamp is None or now - stamp < RETENTION_SECONDS:
+            limit = number
+            break
+    for folder in ("index", "matrices"):
+        for number, name in _listed(storage, root, folder):
+            if number >= limit:
+                break
+            path = layout.join(catalogue_dir(root), folder, name)
+            if folder == "matrices":
+                storage.delete_tree(path)
+            else:
+                storage.delete_file(path)
+    for number in old:
+        if number >= limit:
+            break
+        path = generation_path(root, number)
+        _delete_retired(storage, root, number, path)
+        storage.delete_file(path)
+
+
+def _delete_retired(storage: Storage, root: str, number: int, path: str) -> None:
+    try:
+        retired = _parse(number, storage.read_bytes(path), path).retired
+    except (FileNotFoundError, CorruptLakeFile):
+        return  # nothing to learn from it: its files stay (a few bytes each), never a reader's
+    for relative in retired:
+        storage.delete_file(layout.join(catalogue_dir(root), relative))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

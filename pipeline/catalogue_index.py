@@ -1,0 +1,509 @@
+"""The catalogue index's rows, computed once per published build (docs/lake.md, "The catalogue index").
+
+Every publish records its alpha's row (`record`), `alpha-results lake index` rebuilds every row
+(`rebuild`, on a process pool or a Dask cluster), and both commit one generation of the index
+(`datasets.catalogue_index.commit`). A row holds what the catalogue lists, the headline figures
+exactly as `/metrics` serves them (its own functions compute them) and what the catalogue-wide
+analytics need, so no worker opens every build to answer a catalogue-wide question.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from functools import partial
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from analytics.correlation import Pairing
+from analytics.returns import daily_returns
+from analytics.significance import moments
+from datasets import catalog, catalogue_index, layout
+from datasets.build_view import BuildView
+from datasets.faults import CorruptLakeFile
+from datasets.local_cache import LocalCache
+from datasets.storage import Storage
+from pipeline import catalogue_neighbours
+from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
+from serve.metrics.blocks import core_stats, nwt_ic_block
+from serve.metrics.inputs import Access, metrics_inputs
+from serve.metrics.stats import Warnings
+
+FULL_ACCESS = Access(cross_sections=True, ledger=True)
+SERIES = "_series"
+"""A row's dated series (basis -> (days since 1970, values)), which go into the matrices, not the table."""
+SCORES = "_scores"
+"""A row's scores, (date, symbol, score) of its decisions (None without), paired with its
+candidates' (`pipeline.catalogue_neighbours`), not stored in the table."""
+MATRIX_BASES = ("returns", "ic")
+"""The date-aligned matrices of each generation: daily long_short returns, weekly conditioned IC."""
+
+
+@contextmanager
+def opened(
+    storage: Storage,
+    build: catalog.PublishedBuild,
+    entry: dict[str, Any],
+    tables: tuple[str, ...] | None = None,
+) -> Iterator[BuildView]:
+    """The build as a worker opens it: in place on a local lake, from a copy of its serving
+    files on S3 (only the JSON documents and the serving `tables`, when named)."""
+    if storage.is_local:
+        yield BuildView(build.name, build.build_id, entry, build.build_dir)
+        return
+    files = entry.get("files") or {}
+    if tables is not None:  # the serving index (a view needs it) and those tables alone
+        wanted = {layout.serving_path("", name).lstrip("/") for name in (layout.SERVING_INDEX, *tables)}
+        files = {path: f for path, f in files.items() if path in wanted}
+    with tempfile.TemporaryDirectory(prefix="catalogue-row-") as folder:
+        copy = LocalCache(folder, 1 << 62).fetch(storage, build.build_dir, build.name, build.build_id, files)
+        yield BuildView(build.name, build.build_id, entry, copy)
+
+
+def score_frame(view: BuildView) -> pl.DataFrame | None:
+    """(date, symbol, score) of every decision of the build with a finite conditioned score."""
+    table = view.table("decisions")
+    if table is None:
+        return None
+    frame = pl.from_arrow(table.select(["date", "symbol", "score"]))
+    assert isinstance(frame, pl.DataFrame)
+    return frame.filter(pl.col("score").is_finite())
+
+
+def read_scores(
+    storage: Storage, root: str, alpha_id: str, build_id: str, entry: dict[str, Any] | None = None
+) -> pl.DataFrame | None:
+    """The scores of one published build (for pairing it with another); its alpha.json is read
+    when `entry` is not given."""
+    build = catalog.PublishedBuild(alpha_id, build_id, layout.alpha_build_dir(root, alpha_id, build_id))
+    if entry is None:
+        entry = catalog.read_alpha(root, build, storage)
+    with opened(storage, build, entry, tables=("decisions",)) as view:
+        frame = score_frame(view)
+        return None if frame is None else frame.clone()  # not the mapped file, closed on return
+
+
+def _value(stat: dict[str, Any]) -> float | None:
+    value = stat.get("value")
+    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def _day(value: Any) -> date | None:
+    if value is None:
+        return None
+    return date.fromisoformat(str(value)[:10])
+
+
+def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
+    """The index row of one opened build (with its scores, for a publish to pair, when `scores`)."""
+    entry = view.entry
+    description = view.json(layout.DESCRIPTION_JSON) or {}
+    classification = description.get("classification") or {}
+    inputs = metrics_inputs(view)
+    overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
+    core = core_stats(overall, inputs.conventions, overall)
+    nwt = nwt_ic_block(inputs, FULL_ACCESS, Warnings())
+    p_value = None if nwt is None else nwt.get("p_value")
+    ledger = inputs.ledger
+    found = None
+    first = last = None
+    sessions = 0
+    series: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if ledger is not None and ledger["date"].size:
+        returns = daily_returns(ledger["starting_equity"], ledger["ending_equity"])
+        series["returns"] = (_days(ledger["date"]), returns)
+        found = moments(returns)
+        sessions = int(ledger["date"].size)
+        first, last = str(ledger["date"][0]), str(ledger["date"][-1])
+    if inputs.weekly_signal is not None:
+        series["ic"] = (_days(inputs.weekly_signal["date"]), inputs.weekly_signal["ic"])
+    rebalances = inputs.rebalances
+    weeks = 0 if rebalances is None else int(rebalances["date"].size)
+    if first is None and weeks and rebalances is not None:
+        first, last = str(rebalances["date"][0]), str(rebalances["date"][-1])
+    tags = classification.get("tags")
+    return {
+        "alpha_id": view.alpha_id,
+        "build_id": view.build_id,
+        "name": entry.get("name") or view.alpha_id,
+        "tldr": entry.get("tldr"),
+        "started_at": None if entry.get("started_at") is None else str(entry["started_at"]),
+        "complete": bool(entry.get("complete", False)),
+        "production": not view.alpha_id.startswith("Test_"),
+        "structure": _text(classification.get("structure")),
+        "method": _text(classification.get("method")),
+        "tags": [str(t) for t in tags] if isinstance(tags, list) else None,
+        "pipeline_version": entry.get("pipeline_version"),
+        "built_at": entry.get("built_at"),
+        "indexed_at": datetime.now(UTC),
+        "information_ratio": _value(core["information_ratio"]),
+        "excess_sharpe": _value(core["excess_sharpe"]),
+        "mean_ic": _value(core["ic"]),
+        "icir": _value(core["icir"]),
+        "max_drawdown_pct": _value(core["max_drawdown_pct"]),
+        "turnover": _value(core["turnover"]),
+        "turnover_unit": core["turnover"].get("unit"),
+        "sessions": sessions,
+        "weeks": weeks,
+        "first_date": _day(first),
+        "last_date": _day(last),
+        "sharpe_per_session": None if found is None else found.sharpe,
+        "nwt_ic_p_value": float(p_value) if isinstance(p_value, float) and math.isfinite(p_value) else None,
+        # alpha.json without its file manifest, which a worker reads when it opens the build
+        "entry": json.dumps({k: v for k, v in entry.items() if k != "files"}, sort_keys=True),
+        SERIES: series,
+        SCORES: score_frame(view) if scores else None,
+    }
+
+
+def _days(dates: np.ndarray) -> np.ndarray:
+    return np.asarray(dates).astype("datetime64[D]").astype(np.int32)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def alpha_row(storage: Storage, root: str, alpha_id: str, scores: bool = True) -> dict[str, Any] | None:
+    """The row of `alpha_id`'s current build; None when nothing is published under it. An alpha
+    whose pointer or alpha.json cannot be read gets a row saying why (`unreadable`): workers
+    answer 503 for it and health names it, as for a damaged build."""
+    try:
+        published = catalog.current_build(root, alpha_id, storage)
+        if published is None:
+            return None
+        entry = catalog.read_alpha(root, published, storage)
+    except CorruptLakeFile as exc:
+        return {"alpha_id": alpha_id, "unreadable": str(exc)}
+    with opened(storage, published, entry) as view:
+        row = build_row(view, scores)
+        if row[SCORES] is not None:
+            row[SCORES] = row[SCORES].clone()  # not the mapped file, closed on return
+        return row
+
+
+def _ordered(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Index rows in catalogue order (the index's, the matrices' and the screener's)."""
+    return sorted(rows, key=lambda row: catalog.catalogue_order(row))
+
+
+def _table(ordered: list[dict[str, Any]]) -> pa.Table:
+    names = set(CATALOGUE_INDEX.names)
+    return pa.Table.from_pylist(
+        [{k: v for k, v in row.items() if k in names} for row in ordered], schema=CATALOGUE_INDEX
+    )
+
+
+def aligned(
+    order: list[str],
+    fresh: dict[str, tuple[np.ndarray, np.ndarray]],
+    previous: tuple[list[str], np.ndarray, np.ndarray] | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(days, values): one row per alpha of `order`, one column per date any of them has (NaN
+    where an alpha has no finite value). Rows of `fresh` (alpha -> days, values) are placed from
+    their series; the others are copied from `previous` (its alpha order, days, values)."""
+    parts = [days for days, _ in fresh.values()]
+    kept: list[tuple[int, int]] = []
+    if previous is not None:
+        positions = {alpha: row for row, alpha in enumerate(previous[0])}
+        kept = [(row, positions[a]) for row, a in enumerate(order) if a not in fresh and a in positions]
+        if kept:
+            parts.append(previous[1])
+    days = np.unique(np.concatenate(parts)).astype(np.int32) if parts else np.empty(0, np.int32)
+    values = np.full((len(order), days.size), np.nan)
+    if previous is not None and kept:
+        columns = np.searchsorted(days, previous[1])
+        rows_now, rows_before = (list(x) for x in zip(*kept, strict=True))
+        values[np.ix_(rows_now, columns)] = np.asarray(previous[2])[rows_before]
+    for row, alpha in enumerate(order):
+        if alpha in fresh:
+            series_days, series = fresh[alpha]
+            values[row, np.searchsorted(days, series_days)] = np.where(np.isfinite(series), series, np.nan)
+    return days, values
+
+
+def _matrices(
+    storage: Storage,
+    root: str,
+    order: list[str],
+    rows: Mapping[str, dict[str, Any] | None],
+    current: catalogue_index.Generation | None,
+    index: pa.Table | None,
+) -> dict[str, np.ndarray]:
+    """The next generation's matrices: `rows`' series, the other alphas' copied from `current`."""
+    found: dict[str, np.ndarray] = {}
+    for basis in MATRIX_BASES:
+        fresh = {
+            a: row[SERIES][basis]
+            for a, row in rows.items()
+            if row is not None and basis in row.get(SERIES, {})
+        }
+        previous = None
+        if current is not None and index is not None:
+            days = catalogue_index.read_matrix(storage, root, current, f"{basis}_days")
+            values = catalogue_index.read_matrix(storage, root, current, basis)
+            if days is not None and values is not None:
+                previous = (index.column("alpha_id").to_pylist(), days, values)
+        kept_without_matrix = previous is None and index is not None and index.num_rows > 0
+        if kept_without_matrix and any(a not in rows for a in order):
+            raise ValueError(
+                "the newest catalogue generation has no matrices to copy the other alphas' rows "
+                "from; run `alpha-results lake index` once"
+            )
+        found[f"{basis}_days"], found[basis] = aligned(order, fresh, previous)
+    return found
+
+
+def _pointed(storage: Storage, root: str, alpha_id: str) -> str | None:
+    try:
+        published = catalog.current_build(root, alpha_id, storage)
+    except CorruptLakeFile:
+        return None
+    return None if published is None else published.build_id
+
+
+def _current(row: dict[str, Any] | None, storage: Storage, root: str, alpha_id: str) -> bool:
+    """Whether `row` still describes what the alpha's pointer names."""
+    if row is not None and row.get("unreadable"):
+        return True
+    return (None if row is None else row["build_id"]) == _pointed(storage, root, alpha_id)
+
+
+def record(root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] = ()) -> int:
+    """Commits the rows of `alpha_ids` (their current builds) and the current builds of
+    `benchmarks` as the next generation; returns its number.
+
+    A row is committed only while the alpha's pointer still names its build: a publish of a newer
+    build that switched the pointer meanwhile commits its own row, after this one or before."""
+    storage = Storage(root)
+    newest = catalogue_index.newest(storage, root)
+    indexed: dict[str, str | None] = {}
+    if newest is not None:
+        index = catalogue_index.read_index(storage, root, newest).select(["alpha_id", "build_id"])
+        indexed = dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
+    todo = [a for a in alpha_ids if a not in indexed or indexed[a] != _pointed(storage, root, a)]
+    moved = [
+        s
+        for s in benchmarks
+        if newest is None or newest.benchmarks.get(s) != _benchmark_build(storage, root, s)
+    ]
+    if newest is not None and not todo and not moved:
+        return newest.number  # the index already names every current build
+    rows = {alpha: alpha_row(storage, root, alpha) for alpha in todo}
+
+    def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
+        known = {} if current is None else dict(current.benchmarks)
+        by_alpha = {row["alpha_id"]: row for row in ([] if index is None else index.to_pylist())}
+        listed_before = {alpha: row.get("score_neighbours") for alpha, row in by_alpha.items()}
+        changes = []
+        for alpha, row in rows.items():
+            if not _current(row, storage, root, alpha):
+                continue  # a newer publish of this alpha commits its own row
+            previous = by_alpha.pop(alpha, None)
+            if row is not None:
+                by_alpha[alpha] = _replacing(row, previous)
+            before = None if previous is None else previous.get("build_id")
+            after = None if row is None else row.get("build_id")
+            changes.append({"alpha_id": alpha, "build_id": after, "previous": before})
+        for symbol in moved:
+            build = _benchmark_build(storage, root, symbol)
+            if build is not None:
+                known[symbol] = build
+        ordered = _ordered(by_alpha.values())
+        fresh = {a: r for a, r in rows.items() if by_alpha.get(a) is r}
+        matrices = _matrices(storage, root, [row["alpha_id"] for row in ordered], fresh, current, index)
+        lists = catalogue_neighbours.update(
+            ordered,
+            matrices,
+            {alpha: row.get(SCORES) for alpha, row in fresh.items() if row is not None},
+            listed_before,
+            partial(_read_list, storage, root),
+            _score_reader(storage, root, ordered),
+            catalogue_neighbours.NEIGHBOURS,
+            catalogue_neighbours.CANDIDATES,
+        )
+        return catalogue_index.Next(
+            _table(_with_lists(ordered, lists)), known, changes, matrices, lists.files, lists.retired
+        )
+
+    return catalogue_index.commit(storage, root, update).number
+
+
+def rebuild(
+    root: str, rows: Iterable[dict[str, Any] | None] | None = None, pair_all: PairAll | None = None
+) -> int:
+    """Commits an index of every published alpha and every published benchmark, every score
+    neighbours list made anew; returns the generation number. The rows and the pairings are computed
+    here unless given (by Dask tasks: `rows`, `pair_all`), once: a publish that commits meanwhile
+    makes the commit retry on its generation, and its alpha keeps the row (and list) it committed."""
+    storage = Storage(root)
+    alphas = catalog.published_alpha_ids(root, storage)
+    computed = [
+        row
+        for row in (
+            list(rows) if rows is not None else [alpha_row(storage, root, a, scores=False) for a in alphas]
+        )
+        if row is not None
+    ]
+    symbols = storage.list_names(layout.benchmarks_dir(root))
+    ordered = _ordered(computed)
+    eligible = np.array([_has_decisions(row) for row in ordered], dtype=bool)
+    matrices = _matrices(
+        storage, root, [row["alpha_id"] for row in ordered], {r["alpha_id"]: r for r in ordered}, None, None
+    )
+    plan = catalogue_neighbours.plan(ordered, matrices, eligible, catalogue_neighbours.CANDIDATES)
+    found = (pair_all or pair_locally)(root, plan)
+    found += (pair_all or pair_locally)(root, catalogue_neighbours.second_hop(ordered, eligible, found))
+
+    def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
+        benchmarks = {s: b for s in symbols if (b := _benchmark_build(storage, root, s)) is not None}
+        winner = {} if index is None else {row["alpha_id"]: row for row in index.to_pylist()}
+        kept = [row for row in ordered if _current(row, storage, root, row["alpha_id"])]
+        kept_ids = {row["alpha_id"] for row in kept}
+        # Published since the rows were read (new, or republished): its row as that publish made it.
+        carried = [
+            row
+            for alpha, row in winner.items()
+            if alpha not in kept_ids and _current(row, storage, root, alpha) and row.get("build_id")
+        ]
+        carried = [alpha_row(storage, root, row["alpha_id"], scores=False) or row for row in carried]
+        for row in carried:
+            row["score_neighbours"] = _list_of(winner.get(row["alpha_id"]), row)
+        every = _ordered([*(_replacing(row, winner.get(row["alpha_id"])) for row in kept), *carried])
+        fresh = {row["alpha_id"]: row for row in every}
+        following = _matrices(storage, root, [row["alpha_id"] for row in every], fresh, None, None)
+        carried_ids = {row["alpha_id"] for row in carried}
+        before = {a: r.get("score_neighbours") for a, r in winner.items() if a not in carried_ids}
+        kept_eligible = np.array([_has_decisions(row) for row in kept], dtype=bool)
+        lists = catalogue_neighbours.assembled(
+            kept, kept_eligible, found, before, catalogue_neighbours.NEIGHBOURS
+        )
+        return catalogue_index.Next(
+            _table(_with_lists(every, lists)),
+            benchmarks,
+            [{"rebuilt": len(kept)}],
+            following,
+            lists.files,
+            lists.retired,
+        )
+
+    return catalogue_index.commit(storage, root, update).number
+
+
+def _replacing(row: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """`row` as the index commits it over `previous` (the alpha's row in the index it follows): the
+    build it replaced and when, or, for the same build, what that row said."""
+    if previous is not None and previous.get("build_id") == row.get("build_id"):
+        row["previous_build_id"] = previous.get("previous_build_id")
+        row["replaced_at"] = previous.get("replaced_at")
+    else:
+        row["previous_build_id"] = None if previous is None else previous.get("build_id")
+        row["replaced_at"] = datetime.now(UTC).replace(microsecond=0)
+    return row
+
+
+def _list_of(indexed: dict[str, Any] | None, row: dict[str, Any]) -> str | None:
+    """The neighbour list `indexed` (the alpha's row in the index) names, when it is of `row`'s build."""
+    if indexed is None or indexed.get("build_id") != row.get("build_id"):
+        return None
+    path: str | None = indexed.get("score_neighbours")
+    return path
+
+
+PairAll = Callable[
+    [str, list[tuple[str, str, list[tuple[str, str]]]]],
+    list[tuple[str, list[catalogue_neighbours.Neighbour]]],
+]
+"""(lake root, a rebuild's pairing plan) -> each planned alpha's neighbours among its candidates."""
+
+
+def pair_locally(
+    root: str, plan: list[tuple[str, str, list[tuple[str, str]]]]
+) -> list[tuple[str, list[catalogue_neighbours.Neighbour]]]:
+    """A rebuild's pairings in this process, each alpha's scores read once."""
+    storage = Storage(root)
+    builds: dict[str, str] = {}
+    for alpha, build, others in plan:
+        builds[alpha] = build
+        builds.update(others)
+    cache: dict[str, pl.DataFrame | None] = {}
+
+    def read(alpha: str) -> pl.DataFrame | None:
+        if alpha not in cache:
+            cache[alpha] = read_scores(storage, root, alpha, builds[alpha])
+        return cache[alpha]
+
+    return [
+        (alpha, catalogue_neighbours.pair_task(alpha, build, others, read)) for alpha, build, others in plan
+    ]
+
+
+def pair_chunk(
+    root: str, chunk: list[tuple[str, str, list[tuple[str, str]]]]
+) -> list[tuple[str, list[catalogue_neighbours.Neighbour]]]:
+    """A part of a rebuild's pairing plan, as a task of its own (a Dask worker runs it)."""
+    return pair_locally(root, chunk)
+
+
+def _lists_of(index: pa.Table) -> dict[str, str | None]:
+    return dict(
+        zip(index.column("alpha_id").to_pylist(), index.column("score_neighbours").to_pylist(), strict=True)
+    )
+
+
+def _has_decisions(row: dict[str, Any]) -> bool:
+    entry = row.get("entry")
+    return entry is not None and "decisions" in (json.loads(entry).get("kinds_present") or ())
+
+
+def _with_lists(ordered: list[dict[str, Any]], lists: catalogue_neighbours.Lists) -> list[dict[str, Any]]:
+    for row in ordered:
+        if row["alpha_id"] in lists.paths:
+            row["score_neighbours"] = lists.paths[row["alpha_id"]]
+    return ordered
+
+
+def _read_list(storage: Storage, root: str, relative: str) -> list[catalogue_neighbours.Neighbour]:
+    table = catalogue_index.read_table(storage, root, relative, SCORE_NEIGHBOURS)
+    return [
+        catalogue_neighbours.Neighbour(alpha, build, whole, Pairing(days, rho, names))
+        for alpha, build, whole, days, rho, names in catalogue_index.neighbour_entries(table)
+    ]
+
+
+def _score_reader(
+    storage: Storage, root: str, ordered: list[dict[str, Any]]
+) -> catalogue_neighbours.ScoreReader:
+    builds: dict[str, str] = {row["alpha_id"]: row["build_id"] for row in ordered if row.get("build_id")}
+
+    def read(alpha: str) -> pl.DataFrame | None:
+        return read_scores(storage, root, alpha, builds[alpha])  # its alpha.json, manifest included
+
+    return read
+
+
+def current_rows(root: str) -> pa.Table | None:
+    """The newest index (None when the lake has none)."""
+    storage = Storage(root)
+    generation = catalogue_index.newest(storage, root)
+    return None if generation is None else catalogue_index.read_index(storage, root, generation)
+
+
+def row_task(root: str, alpha_id: str) -> dict[str, Any] | None:
+    """One alpha's row, as a task of its own (a Dask worker runs it)."""
+    return alpha_row(Storage(root), root, alpha_id, scores=False)
+
+
+def _benchmark_build(storage: Storage, root: str, symbol: str) -> str | None:
+    try:
+        current = catalog.current_benchmark(root, symbol, storage)
+    except CorruptLakeFile:
+        return None
+    return None if current is None else current.build_id

@@ -1,0 +1,347 @@
+"""The scores basis of the catalogue's correlations: each alpha's nearest neighbours, computed once
+per publish (docs/analytics.md, "Correlation"; docs/lake.md, "The catalogue index").
+
+A score correlation pairs two alphas' weekly cross-sections (the mean over common weeks of the
+Spearman correlation of their conditioned scores over the names both scored), so unlike returns and
+IC it is not a product of two date-aligned series, and the catalogue cannot hold it for every pair
+of 10,000 alphas. Each alpha keeps instead its `neighbours` nearest alphas by absolute
+whole-history score correlation, each with the pairing's weekly series, so any window is a slice:
+the figure served is the one a pairing of the two builds gives.
+
+- Candidates: the `candidates` alphas whose daily returns or weekly IC correlate most (in absolute
+  value, over whole histories) with the alpha's: one masked matrix product over the catalogue's
+  matrices. Two alphas whose scores agree trade alike, so their returns and IC agree too; with no
+  more alphas than `candidates`, every alpha is one.
+- Each candidate is paired exactly (`analytics.correlation.weekly_score_spearman_against`).
+- The alpha's list is its nearest candidates; each candidate's list takes the alpha in when it is
+  nearer than the farthest it holds, or the list is not full.
+
+A list names each neighbour's build. An entry whose neighbour was republished since is stale: it
+is dropped when read (by the server, and by the next publish that rewrites the list), so no
+figure pairs two builds that were never current together. A list may hence hold fewer entries than
+`neighbours` until `alpha-results lake index` rebuilds every list.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from analytics.correlation import Pairing, pearson_between, weekly_score_spearman_against
+from schemas.lake import SCORE_NEIGHBOURS
+
+NEIGHBOURS = 50
+"""Neighbours kept per alpha (the most the scores basis of `/analytics/correlation` lists)."""
+CANDIDATES = 100
+"""Alphas paired exactly with each newly published alpha, chosen by returns and IC correlation."""
+HOP_FROM = 20
+"""The second hop: the lists of an alpha's nearest HOP_FROM candidates name more candidates (alphas
+near its near neighbours). Returns and IC alone found 78% of the true 50 nearest over the
+benchmark's 2,000 alphas; with the second hop, 99.9% (docs/benchmarks.md)."""
+PROXY_BASES = ("returns", "ic")
+READERS = 8
+"""Threads reading candidates' scores and lists (each a few object-store requests on S3)."""
+WHOLE_HISTORY = (int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max))
+"""Day bounds that hold every date: a pairing's whole-history correlation."""
+
+ScoreReader = Callable[[str], pl.DataFrame | None]
+"""alpha_id -> (date, symbol, score) of its current build (None: it has no decisions)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Neighbour:
+    alpha_id: str
+    build_id: str
+    whole: float  # whole-history score correlation (mean weekly Spearman); finite
+    pairing: Pairing
+
+    @property
+    def key(self) -> tuple[float, str]:
+        """Nearest first, ties by alpha id."""
+        return (-abs(self.whole), self.alpha_id)
+
+
+def nearest(entries: Iterable[Neighbour], count: int) -> list[Neighbour]:
+    return sorted(entries, key=lambda entry: entry.key)[:count]
+
+
+def whole_history(pairing: Pairing) -> float:
+    return pairing.correlate(*WHOLE_HISTORY).spearman
+
+
+def candidates(matrices: Mapping[str, np.ndarray], row: int, eligible: np.ndarray, count: int) -> list[int]:
+    """Rows (of the matrices) of the `count` eligible alphas other than `row` most correlated with
+    it on daily returns or weekly IC, nearest first, ties by row. An eligible alpha with neither
+    correlation measurable ranks after every measured one."""
+    closeness = np.full(eligible.size, -1.0)
+    for basis in PROXY_BASES:
+        values = matrices[basis]
+        found, _ = pearson_between(values, values[row : row + 1])
+        closeness = np.fmax(closeness, np.nan_to_num(np.abs(found[:, 0]), nan=-1.0))
+    closeness[~eligible] = -math.inf
+    closeness[row] = -math.inf
+    order = np.lexsort((np.arange(eligible.size), -closeness))[:count]
+    return [int(position) for position in order if closeness[position] > -math.inf]
+
+
+def paired(scores: pl.DataFrame, others: list[tuple[str, str]], read: ScoreReader) -> list[Neighbour]:
+    """`scores` paired with each (alpha_id, build_id) of `others` whose correlation is measurable."""
+    with ThreadPoolExecutor(READERS) as pool:  # on S3 each read is a few requests: side by side
+        read_frames = list(pool.map(read, [alpha for alpha, _ in others]))
+    frames = [(alpha, build, frame) for (alpha, build), frame in zip(others, read_frames, strict=True)]
+    present = [(alpha, build, frame) for alpha, build, frame in frames if frame is not None]
+    pairings = weekly_score_spearman_against(scores, [frame for _, _, frame in present])
+    found = []
+    for (alpha, build, _), pairing in zip(present, pairings, strict=True):
+        correlation = whole_history(pairing)
+        if math.isfinite(correlation):
+            found.append(Neighbour(alpha, build, correlation, pairing))
+    return found
+
+
+def admitted(
+    entries: list[Neighbour], newcomer: Neighbour, builds: Mapping[str, str], count: int
+) -> list[Neighbour] | None:
+    """`entries` (a list as stored) with its stale entries and any older entry of the newcomer's
+    alpha dropped, and `newcomer` taken in when it is among the `count` nearest; None when that
+    changes nothing."""
+    kept = [
+        entry
+        for entry in entries
+        if builds.get(entry.alpha_id) == entry.build_id and entry.alpha_id != newcomer.alpha_id
+    ]
+    following = nearest([*kept, newcomer], count)
+    unchanged = len(following) == len(entries) and all(
+        a is b for a, b in zip(following, entries, strict=True)
+    )
+    return None if unchanged else following
+
+
+def current(entries: list[Neighbour], builds: Mapping[str, str]) -> list[Neighbour]:
+    """The entries whose neighbour is still served from the build they were paired with."""
+    return [entry for entry in entries if builds.get(entry.alpha_id) == entry.build_id]
+
+
+# -- files ------------------------------------------------------------------------------------------
+
+
+def encode(entries: list[Neighbour]) -> bytes:
+    table = pa.table(
+        {
+            "neighbour_id": pa.array([e.alpha_id for e in entries], pa.string()),
+            "neighbour_build": pa.array([e.build_id for e in entries], pa.string()),
+            "whole": pa.array([e.whole for e in entries], pa.float64()),
+            "days": pa.array([e.pairing.days.astype(np.int32) for e in entries], pa.list_(pa.int32())),
+            "rho": pa.array([e.pairing.x for e in entries], pa.list_(pa.float64())),
+            "names": pa.array([e.pairing.y.astype(np.int32) for e in entries], pa.list_(pa.int32())),
+        },
+        schema=SCORE_NEIGHBOURS,
+    )
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+def new_path(alpha_id: str) -> str:
+    """Where a new list of `alpha_id` is written, relative to the catalogue folder (never reused)."""
+    return f"neighbours/{alpha_id}/{uuid.uuid4().hex}.parquet"
+
+
+@dataclass
+class Lists:
+    """What a generation changes in the lists: the files to write (path -> bytes), the new path of
+    each alpha whose list changed (None: the alpha has no decisions, so no list) and the paths no
+    longer referenced."""
+
+    files: dict[str, bytes]
+    paths: dict[str, str | None]
+    retired: list[str]
+
+
+def update(
+    rows: list[dict[str, Any]],
+    matrices: Mapping[str, np.ndarray],
+    fresh: Mapping[str, pl.DataFrame | None],
+    before: Mapping[str, str | None],
+    read_list: Callable[[str], list[Neighbour]],
+    read_scores: ScoreReader,
+    neighbours: int,
+    candidate_count: int,
+) -> Lists:
+    """The lists after the alphas of `fresh` (alpha -> scores of its new build, None without
+    decisions) were published. `rows`: the next index's rows (alpha_id, build_id), aligned with the
+    matrices' rows; `before`: the path of each alpha's list in the previous index."""
+    position = {row["alpha_id"]: n for n, row in enumerate(rows)}
+    builds: dict[str, str] = {
+        row["alpha_id"]: row["build_id"] for row in rows if row.get("build_id") is not None
+    }
+    eligible = np.array(
+        [
+            fresh[a] is not None if a in fresh else before.get(a) is not None
+            for a in (row["alpha_id"] for row in rows)
+        ],
+        dtype=bool,
+    )
+    changed: dict[str, list[Neighbour] | None] = {alpha: None for alpha in before if alpha not in position}
+    for alpha, scores in fresh.items():
+        if alpha not in position:
+            continue
+        if scores is None:
+            changed[alpha] = None
+            continue
+        chosen = candidates(matrices, position[alpha], eligible, candidate_count)
+        found = paired(scores, [(rows[n]["alpha_id"], rows[n]["build_id"]) for n in chosen], read_scores)
+        held_lists = _read_lists(found, fresh, changed, before, read_list)
+        near = [e for e in nearest(found, HOP_FROM) if e.alpha_id not in fresh]
+        paired_ids = {alpha, *(e.alpha_id for e in found)}
+        hop = sorted(
+            {
+                e.alpha_id
+                for n in near
+                for e in current(
+                    changed.get(n.alpha_id) or held_lists.get(before.get(n.alpha_id) or "", []), builds
+                )
+                if e.alpha_id not in paired_ids and eligible[position[e.alpha_id]]
+            }
+        )
+        second = paired(scores, [(a, builds[a]) for a in hop], read_scores)
+        held_lists.update(_read_lists(second, fresh, changed, before, read_list))
+        found += second
+        changed[alpha] = nearest(found, neighbours)
+        for entry in found:
+            if entry.alpha_id in fresh:
+                continue  # a fresh alpha's list is made from its own candidates
+            theirs = changed.get(entry.alpha_id)
+            if theirs is None:
+                held = before.get(entry.alpha_id)
+                theirs = [] if held is None else held_lists[held]
+            # Spearman and the common names are symmetric: the pairing reads the same both ways.
+            mirror = Neighbour(alpha, builds[alpha], entry.whole, entry.pairing)
+            following = admitted(theirs, mirror, builds, neighbours)
+            if following is not None:
+                changed[entry.alpha_id] = following
+    return written(changed, before)
+
+
+def _read_lists(
+    found: list[Neighbour],
+    fresh: Mapping[str, Any],
+    changed: Mapping[str, Any],
+    before: Mapping[str, str | None],
+    read_list: Callable[[str], list[Neighbour]],
+) -> dict[str, list[Neighbour]]:
+    """The stored lists (path -> entries) of the alphas of `found` this update has not rewritten."""
+    unread = [e.alpha_id for e in found if e.alpha_id not in fresh and e.alpha_id not in changed]
+    paths = [p for p in (before.get(a) for a in unread) if p is not None]
+    with ThreadPoolExecutor(READERS) as pool:
+        return dict(zip(paths, pool.map(read_list, paths), strict=True))
+
+
+def written(changed: Mapping[str, list[Neighbour] | None], before: Mapping[str, str | None]) -> Lists:
+    """The files and paths of the `changed` lists (alpha -> entries; None: no list), retiring the
+    paths they held `before`."""
+    lists = Lists({}, {}, [])
+    for alpha, entries in changed.items():
+        old = before.get(alpha)
+        if old is not None:
+            lists.retired.append(old)
+        if entries is None:
+            lists.paths[alpha] = None
+            continue
+        path = new_path(alpha)
+        lists.files[path] = encode(entries)
+        lists.paths[alpha] = path
+    return lists
+
+
+def pair_task(
+    alpha: str, build: str, others: list[tuple[str, str]], read_scores: ScoreReader
+) -> list[Neighbour]:
+    """A whole rebuild's pairings of one alpha with the candidates it pairs (each pair once)."""
+    scores = read_scores(alpha)
+    return [] if scores is None else paired(scores, others, read_scores)
+
+
+def plan(
+    rows: list[dict[str, Any]], matrices: Mapping[str, np.ndarray], eligible: np.ndarray, candidate_count: int
+) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """A whole rebuild's pairings: (alpha, build, the candidates it pairs) per eligible alpha, each
+    unordered pair of an alpha and one of its candidates once."""
+    seen: set[tuple[int, int]] = set()
+    tasks = []
+    for row in np.flatnonzero(eligible):
+        others = []
+        for other in candidates(matrices, int(row), eligible, candidate_count):
+            pair = (min(int(row), other), max(int(row), other))
+            if pair not in seen:
+                seen.add(pair)
+                others.append((rows[other]["alpha_id"], rows[other]["build_id"]))
+        tasks.append((rows[row]["alpha_id"], rows[row]["build_id"], others))
+    return tasks
+
+
+def second_hop(
+    rows: list[dict[str, Any]], eligible: np.ndarray, found: Iterable[tuple[str, list[Neighbour]]]
+) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """A whole rebuild's second pairing plan: for each alpha, the alphas on the first-pass lists of
+    its nearest HOP_FROM that it was not paired with (each unordered pair once)."""
+    builds = {row["alpha_id"]: row["build_id"] for row, ok in zip(rows, eligible, strict=True) if ok}
+    every: dict[str, list[Neighbour]] = {alpha: [] for alpha in builds}
+    for alpha, entries in found:
+        for entry in entries:
+            if alpha in every and entry.alpha_id in every:
+                every[alpha].append(entry)
+                every[entry.alpha_id].append(Neighbour(alpha, builds[alpha], entry.whole, entry.pairing))
+    paired_pairs = {frozenset((a, e.alpha_id)) for a, entries in every.items() for e in entries}
+    lists = {alpha: nearest(entries, NEIGHBOURS) for alpha, entries in every.items()}
+    tasks = []
+    for alpha, entries in lists.items():
+        reached = {e.alpha_id for n in entries[:HOP_FROM] for e in lists[n.alpha_id]} - {alpha}
+        others = []
+        for other in sorted(reached):
+            pair = frozenset((alpha, other))
+            if pair not in paired_pairs:
+                paired_pairs.add(pair)
+                others.append((other, builds[other]))
+        if others:
+            tasks.append((alpha, builds[alpha], others))
+    return tasks
+
+
+def assembled(
+    rows: list[dict[str, Any]],
+    eligible: np.ndarray,
+    found: Iterable[tuple[str, list[Neighbour]]],
+    before: Mapping[str, str | None],
+    neighbours: int,
+) -> Lists:
+    """A whole rebuild's lists from its pairings ((alpha, its neighbours) as `pair_task` returned
+    them): each alpha of `rows` (those rebuilt) its nearest among every pairing it is part of,
+    either side, between builds still current; the lists of `before` retired."""
+    builds: dict[str, str] = {
+        row["alpha_id"]: row["build_id"] for row in rows if row.get("build_id") is not None
+    }
+    every: dict[str, list[Neighbour]] = {
+        row["alpha_id"]: [] for row, ok in zip(rows, eligible, strict=True) if ok
+    }
+    for alpha, entries in found:
+        if alpha not in every:
+            continue  # republished or removed since it was paired
+        for entry in entries:
+            if entry.alpha_id not in every or builds[entry.alpha_id] != entry.build_id:
+                continue
+            every[alpha].append(entry)
+            every[entry.alpha_id].append(Neighbour(alpha, builds[alpha], entry.whole, entry.pairing))
+    changed: dict[str, list[Neighbour] | None] = {alpha: None for alpha in (*before, *builds)}
+    changed.update({alpha: nearest(entries, neighbours) for alpha, entries in every.items()})
+    return written(changed, before)

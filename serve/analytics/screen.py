@@ -1,0 +1,264 @@
+"""`/analytics/screen`: the catalogue index filtered, sorted and paged by DuckDB.
+
+Each worker keeps one in-memory DuckDB database (`Screener`). The first screen of a catalogue
+version copies the index's screened columns into a table of its own (`screen_<n>`, a name this
+module makes, never a request), with what the filters compare precomputed once: the casefolded
+search text (alpha_id, name and tldr, as `/v1/alphas` matches them), tags, structure and method,
+and each row's position in catalogue order. A request then runs one parameterised statement on a
+cursor of its own (`connection.cursor()`: a connection per request, so concurrent requests never
+share one): values only ever travel as `?` parameters, and every column name in the SQL comes from
+the whitelists below (`schemas.choices`, `schemas.wire`), checked against the index's schema at
+import.
+
+The statement only sees the `candidates` it is given: the alphas the key may read (the route
+computes them from the allow-lists), narrowed by any `CandidateFilter` first. So its total and its
+rows count and name nothing the key may not read, and no filter value can reach another alpha.
+
+A version's table stays while it is among the last `KEEP_VERSIONS` installed; a request that looks
+up a table the moment it is dropped installs it again (`_run`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from schemas import choices, lake, wire
+
+T = TypeVar("T")
+CandidateFilter = Callable[[list[str]], list[str]]
+"""A filter the index's columns cannot express (`max_correlation` reads the catalogue's
+matrices): given candidate ids, in order, it returns those it keeps. Filters run in turn on what
+the statement's own filters kept (`serve/routes/screen.py`, `screened`)."""
+
+MAX_REFERENCES = 1_000
+"""The most alphas `max_correlation` compares each candidate with (the production set a key may
+read): its cost is one block of matrix products, candidates x references x dates."""
+
+KEEP_VERSIONS = 4
+"""Catalogue versions whose tables a worker keeps (the newest and those requests may still hold)."""
+
+RANGES = choices.SCREEN_RANGES
+SORTS = choices.SCREEN_SORTS
+FIELDS = wire.SCREEN_FIELDS
+FOLDED = ("search_text", "tag_keys", "structure_key", "method_key", "position")
+"""The columns a version's table adds to FIELDS (filled by `_table`)."""
+for _column in {*RANGES, *SORTS, *FIELDS}:
+    assert _column in lake.CATALOGUE_INDEX.names, f"{_column} is not a column of the catalogue index"
+assert not set(FOLDED) & set(lake.CATALOGUE_INDEX.names)
+SEPARATOR = "\x00"  # between the search fields, as `datasets.reader.Listing` joins them
+
+
+def quoted(column: str) -> str:
+    """A whitelisted column as an SQL identifier (anything else is a bug, never a request's value)."""
+    if column not in FIELDS and column not in FOLDED:
+        raise ValueError(f"{column!r} is not a screened column")
+    return f'"{column}"'
+
+
+@dataclass(frozen=True)
+class Screen:
+    """One request's filters, order and page, as the statement reads them."""
+
+    candidates: Sequence[str] | None  # alpha ids the answer may hold (None: every alpha of the index)
+    search: str | None = None  # substring of alpha_id, name or tldr, matched casefolded ("": none)
+    tags: tuple[str, ...] = ()  # every one of them, matched casefolded
+    structure: str | None = None  # matched casefolded
+    method: str | None = None  # matched casefolded
+    complete_only: bool = False
+    production: bool | None = None
+    ranges: tuple[tuple[str, float | None, float | None], ...] = ()  # (column of RANGES, min, max)
+    sort: str | None = None  # a column of SORTS; None: catalogue order
+    descending: bool = False
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    total: int
+
+
+def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, list[Any], str, list[Any]]:
+    """(the page's SQL, its parameters, the count's SQL, its parameters) of `screen` on `table`;
+    with `ids_only`, the first selects the alpha id of every row that matches, in order."""
+    where = ["true"]
+    values: list[Any] = []
+    if screen.candidates is not None:
+        where.append("alpha_id IN (SELECT unnest(?::VARCHAR[]))")
+        values.append(list(screen.candidates))
+    if screen.search:
+        needle = screen.search.casefold()
+        # No field holds the separator: a needle with one matches nothing (as on `/v1/alphas`).
+        where.append("false" if SEPARATOR in needle else "contains(search_text, ?)")
+        values += [] if SEPARATOR in needle else [needle]
+    if screen.tags:
+        where.append("list_has_all(tag_keys, ?::VARCHAR[])")
+        values.append([tag.casefold() for tag in screen.tags])
+    for column, value in (("structure_key", screen.structure), ("method_key", screen.method)):
+        if value is not None:
+            where.append(f"{quoted(column)} = ?")
+            values.append(value.casefold())
+    if screen.complete_only:
+        where.append("complete")
+    if screen.production is not None:
+        where.append("production = ?")
+        values.append(screen.production)
+    for column, low, high in screen.ranges:
+        if column not in RANGES:
+            raise ValueError(f"{column!r} is not a screened figure")
+        if low is not None:
+            where.append(f"{quoted(column)} >= ?")
+            values.append(low)
+        if high is not None:
+            where.append(f"{quoted(column)} <= ?")
+            values.append(high)
+    if screen.sort is None:
+        order = "position"
+    else:
+        if screen.sort not in SORTS:
+            raise ValueError(f"{screen.sort!r} is not a sort column")
+        direction = "DESC" if screen.descending else "ASC"
+        order = f"{quoted(screen.sort)} {direction} NULLS LAST, alpha_id ASC"
+    selected = ", ".join(quoted(column) for column in FIELDS)
+    condition = " AND ".join(where)
+    # Identifiers from the whitelists and this module's table names only; every value is a `?`.
+    count = f"SELECT count(*) FROM {table} WHERE {condition}"  # noqa: S608
+    if ids_only:
+        return f"SELECT alpha_id FROM {table} WHERE {condition} ORDER BY {order}", values, count, values  # noqa: S608
+    page = f"SELECT {selected}, count(*) OVER () AS total FROM {table} WHERE {condition} ORDER BY {order}"  # noqa: S608
+    page += " LIMIT ? OFFSET ?"
+    return page, [*values, screen.limit, screen.offset], count, values
+
+
+def _folded(values: list[Any]) -> list[str | None]:
+    return [None if v is None else str(v).casefold() for v in values]
+
+
+def _table(index: pa.Table) -> pa.Table:
+    """The screened columns of the index's readable rows (an unreadable alpha is served by no route,
+    whatever the candidates), with the folded columns the filters compare."""
+    positions = pa.array(range(index.num_rows), pa.int32())
+    readable = pc.is_null(index.column("unreadable"))
+    index = index.filter(readable)
+    positions = positions.filter(readable)
+    ids = index.column("alpha_id").to_pylist()
+    names = index.column("name").to_pylist()
+    tldrs = index.column("tldr").to_pylist()
+    text = [
+        SEPARATOR.join(str(v).casefold() for v in (alpha, name or alpha, tldr or ""))
+        for alpha, name, tldr in zip(ids, names, tldrs, strict=True)
+    ]
+    tags = [None if t is None else _folded(t) for t in index.column("tags").to_pylist()]
+    columns = {name: index.column(name) for name in FIELDS}
+    folded = {
+        "search_text": pa.array(text, pa.string()),
+        "tag_keys": pa.array(tags, pa.list_(pa.string())),
+        "structure_key": pa.array(_folded(index.column("structure").to_pylist()), pa.string()),
+        "method_key": pa.array(_folded(index.column("method").to_pylist()), pa.string()),
+        "position": positions,
+    }
+    assert tuple(folded) == FOLDED
+    return pa.table({**columns, **folded})
+
+
+class Screener:
+    """One per worker: the DuckDB database and the tables of the catalogue versions it screened."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._connection: duckdb.DuckDBPyConnection | None = None
+        self._tables: OrderedDict[str, str] = OrderedDict()  # catalogue version -> table name
+        self._numbers = itertools.count(1)
+
+    def page(self, version: str, index: pa.Table, screen: Screen) -> Page:
+        """The page `screen` asks for over `index`, the catalogue index of `version`."""
+        if screen.candidates is not None and not screen.candidates:
+            return Page([], 0)  # nothing the key may read: no statement needed
+        return self._on(version, index, partial(self._run, screen=screen))
+
+    def matching(self, version: str, index: pa.Table, screen: Screen) -> list[str]:
+        """The alpha id of every row `screen` selects, in its order (no page)."""
+        if screen.candidates is not None and not screen.candidates:
+            return []
+
+        def ids(cursor: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+            sql, values, _, _ = statement(table, screen, ids_only=True)
+            return [str(row[0]) for row in cursor.execute(sql, values).fetchall()]
+
+        return self._on(version, index, ids)
+
+    def _on(self, version: str, index: pa.Table, run: Callable[[duckdb.DuckDBPyConnection, str], T]) -> T:
+        """`run(cursor, table)` on the table of `version`, with a cursor of this request's own."""
+        table, cursor = self._cursor(version, index)
+        try:
+            return run(cursor, table)
+        except duckdb.CatalogException:
+            # The table was dropped between the look-up and the statement (KEEP_VERSIONS newer
+            # versions arrived meanwhile): install it again and run once more.
+            cursor.close()
+            with self._lock:
+                self._tables.pop(version, None)
+            table, cursor = self._cursor(version, index)
+            return run(cursor, table)
+        finally:
+            cursor.close()
+
+    @staticmethod
+    def _run(cursor: duckdb.DuckDBPyConnection, table: str, *, screen: Screen) -> Page:
+        sql, values, count_sql, count_values = statement(table, screen)
+        found = cursor.execute(sql, values).fetchall()
+        rows = [dict(zip(FIELDS, row[:-1], strict=True)) for row in found]
+        if found:
+            total = int(found[0][-1])
+        elif screen.offset == 0:
+            total = 0
+        else:  # a page past the end: the count alone
+            counted = cursor.execute(count_sql, count_values).fetchone()
+            total = 0 if counted is None else int(counted[0])
+        return Page(rows, total)
+
+    def _cursor(self, version: str, index: pa.Table) -> tuple[str, duckdb.DuckDBPyConnection]:
+        """The table of `version` (installed now when new) and a cursor of this request's own."""
+        with self._lock:
+            if self._connection is None:
+                # One thread per statement: a catalogue is thousands of rows at most, and a
+                # worker's requests run side by side in their own threads.
+                self._connection = duckdb.connect(":memory:", config={"threads": 1})
+            connection = self._connection
+            table = self._tables.get(version)
+            if table is None:
+                table = self._install(connection, index)
+                self._tables[version] = table
+                while len(self._tables) > KEEP_VERSIONS:
+                    _, old = self._tables.popitem(last=False)
+                    connection.execute(f"DROP TABLE IF EXISTS {old}")
+            else:
+                self._tables.move_to_end(version)
+            return table, connection.cursor()
+
+    def _install(self, connection: duckdb.DuckDBPyConnection, index: pa.Table) -> str:
+        """A new table holding `index`'s screened columns (a copy: cursors do not see a view
+        registered on another connection)."""
+        name = f"screen_{next(self._numbers)}"
+        connection.register("screen_incoming", _table(index))
+        try:
+            connection.execute(f"CREATE TABLE {name} AS SELECT * FROM screen_incoming")  # noqa: S608 (our name)
+        finally:
+            connection.unregister("screen_incoming")
+        return name
+
+    def tables(self) -> list[str]:
+        """The catalogue versions whose tables are installed, oldest first (for tests)."""
+        with self._lock:
+            return list(self._tables)

@@ -1,0 +1,100 @@
+"""What a worker pays per build is paid once (issue 21): a build evicted and opened again is not
+hashed again, and a build left damaged is re-checked less and less often (each check hashes it
+whole), while a build repaired at once is served again at the next pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from datasets import build_view
+from datasets import reader as reader_module
+from datasets.reader import LakeReader
+from tests.lake.conftest import ALPHA, OTHER
+from tests.lake.test_missing_file import lake_copy
+from tests.lake.test_missing_file import template_lake as template_lake  # a fixture
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def hashing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files hashed from now on."""
+    hashed: list[str] = []
+    real = build_view.sha256_of
+
+    def counted(path: str) -> str:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(build_view, "sha256_of", counted)
+    return hashed
+
+
+def test_a_build_opened_again_is_not_hashed_again(
+    template_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    reader = LakeReader(str(lake), refresh_seconds=60, max_open_builds=1)
+    reader.refresh()
+    hashed = hashing(monkeypatch)
+    alpha = reader.alpha(ALPHA)
+    assert alpha is not None
+    reader.view(alpha).table("decisions")
+    reader.refresh()  # hashes the open build in the background
+    assert hashed and all(ALPHA in path for path in hashed)
+    other = reader.alpha(OTHER)
+    assert other is not None
+    reader.view(other)  # evicts ALPHA (one build open at most)
+    reader.refresh()
+    hashed.clear()
+    view = reader.view(alpha)  # opened again
+    assert view.hashes_verified
+    reader.refresh()
+    assert not [path for path in hashed if ALPHA in path]
+
+
+def test_a_damaged_build_is_rechecked_less_and_less(
+    template_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    clock = Clock()
+    monkeypatch.setattr(reader_module.time, "monotonic", clock)
+    reader = LakeReader(str(lake), refresh_seconds=60)
+    reader.refresh()
+    alpha = reader.alpha(ALPHA)
+    assert alpha is not None
+    served = Path(alpha.build_dir) / "serving" / "decisions.arrow"
+    good = served.read_bytes()
+    served.write_bytes(good[: len(good) // 2])  # truncated
+    with pytest.raises(reader_module.LakeUnavailable):
+        reader.view(alpha)
+    attempts: list[float] = []
+    real_open = reader._open
+
+    def counted(build: Any, verify: bool = False) -> Any:
+        if verify:
+            attempts.append(clock.now)
+        return real_open(build, verify)
+
+    monkeypatch.setattr(reader, "_open", counted)
+    for _ in range(120):  # two passes a minute... for an hour
+        reader.refresh()
+        clock.now += 30
+    checks = [t - 1000.0 for t in attempts]
+    assert checks[:3] == [0.0, 30.0, 60.0]  # every pass in the first minute
+    gaps = [b - a for a, b in zip(checks, checks[1:], strict=False)]
+    assert max(gaps) <= 300 + 30 and gaps[-1] > 200  # then less often, at most every five minutes
+    assert len(attempts) < 25  # of 120 passes
+    served.write_bytes(good)  # repaired
+    clock.now += 300
+    reader.refresh()
+    assert reader.health().alphas == {}
+    assert reader.view(alpha).table("decisions") is not None

@@ -1,0 +1,186 @@
+"""`alpha-results serve` as a person runs it from a terminal (`./dev serve`, which is `just serve`).
+
+- Ctrl-C stops the server quietly: the terminal's SIGINT reaches the server alone (it serves as
+  the terminal's foreground process group), so `just`, which reports any SIGINT it receives as an
+  error (exit 130), never sees it, and the server exits 0 after its graceful shutdown. Checked on
+  a real pseudo-terminal, with a stand-in for `just` (a parent in the same process group that
+  records whether it received SIGINT) and with `just` itself when it is installed.
+- A second `serve --init-demo` names the commands that make another key, and they work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shlex
+import shutil
+import signal
+import socket
+import sys
+import time
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from serve.cli import main as cli
+from serve.commands import init_demo
+from serve.identity import authenticate, open_store
+from serve.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+VENV_BIN = Path(sys.executable).parent
+CTRL_C = b"\x03"
+
+# What `just` does, in the terminal's foreground process group: run the recipe's command as a
+# child, record a SIGINT instead of dying of it, and say how it ended.
+PARENT = """
+import signal, subprocess, sys
+caught = []
+signal.signal(signal.SIGINT, lambda *_: caught.append(1))
+code = subprocess.call(sys.argv[1:])
+print(f"parent: SIGINT received={bool(caught)} server exit={code}", flush=True)
+sys.exit(130 if caught else code)
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve_env(lake: Path, tmp_path: Path, port: int) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "ALPHA_RESULTS_LAKE": str(lake),
+        "ALPHA_RESULTS_PORT": str(port),
+        "ALPHA_RESULTS_HOST": "127.0.0.1",
+        "ALPHA_RESULTS_KEYSTORE_URL": f"sqlite:///{tmp_path}/keys.sqlite3",
+        "ALPHA_RESULTS_SIGNING_KEY_FILE": str(tmp_path / "signing.key"),
+    }
+
+
+def ctrl_c_on_a_terminal(argv: list[str], env: dict[str, str], cwd: Path, port: int) -> tuple[int, str]:
+    """Run `argv` with a new pseudo-terminal as its controlling terminal (a shell's foreground job),
+    type Ctrl-C once the server answers; (exit status, everything the terminal showed)."""
+    pid, master = os.forkpty()
+    if pid == 0:  # the child: never return into pytest
+        try:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    shown = bytearray()
+    status: int | None = None
+
+    def read(seconds: float) -> None:
+        nonlocal status
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and status is None:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    shown.extend(os.read(master, 65536))
+                except OSError:  # the terminal's last process ended
+                    pass
+            done, found = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = found
+
+    try:
+        deadline = time.monotonic() + 60
+        while status is None:
+            read(0.2)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=1) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, shown.decode(errors="replace")
+        assert status is None, f"ended before it served: {shown.decode(errors='replace')}"
+        os.write(master, CTRL_C)
+        read(30)
+        assert status is not None, f"still running 30 s after Ctrl-C: {shown.decode(errors='replace')}"
+        if select.select([master], [], [], 0.2)[0]:
+            try:
+                shown.extend(os.read(master, 65536))
+            except OSError:
+                pass
+    finally:
+        if status is None:
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(master)
+    code = os.waitstatus_to_exitcode(status)
+    return code, shown.decode(errors="replace").replace("\r", "")
+
+
+@pytest.mark.skipif(not hasattr(os, "forkpty"), reason="needs a POSIX pseudo-terminal")
+def test_ctrl_c_in_a_terminal_reaches_the_server_alone_and_it_exits_0(
+    demo_lake: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    server = [sys.executable, "-m", "serve.cli", "serve"]
+    code, shown = ctrl_c_on_a_terminal(
+        [sys.executable, "-c", PARENT, *server], serve_env(demo_lake, tmp_path, port), REPO, port
+    )
+    assert "parent: SIGINT received=False server exit=0" in shown, shown
+    assert code == 0, shown
+    assert "Finished server process" in shown and "Traceback" not in shown
+
+
+@pytest.mark.skipif(not hasattr(os, "forkpty"), reason="needs a POSIX pseudo-terminal")
+def test_ctrl_c_on_just_serve_ends_quietly_with_status_0(demo_lake: Path, tmp_path: Path) -> None:
+    """`./dev serve` is `exec just serve`: the real recipe, on a terminal."""
+    just = shutil.which("just", path=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    if just is None:
+        pytest.skip("just is not installed (./dev serve installs it)")
+    port = free_port()
+    argv = [just, "--justfile", str(REPO / "justfile"), "--working-directory", str(tmp_path), "serve"]
+    code, shown = ctrl_c_on_a_terminal(argv, serve_env(demo_lake, tmp_path, port), tmp_path, port)
+    assert code == 0, shown
+    assert "error" not in shown.split("Finished server process", 1)[-1], shown
+    assert "Demo API keys" in shown  # the recipe's --init-demo ran (a fresh key store)
+
+
+def test_a_second_init_demo_names_the_commands_that_make_another_key(
+    demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keystore = f"sqlite:///{tmp_path}/keys.sqlite3"
+    monkeypatch.setenv("ALPHA_RESULTS_KEYSTORE_URL", keystore)  # as serve and the CLI both read it
+    settings = Settings(lake=str(demo_lake), keystore_url=keystore, signing_key_file=str(tmp_path / "key"))
+    init_demo(settings)
+    capsys.readouterr()
+    init_demo(settings)
+    said = capsys.readouterr().out
+    assert "Demo keys already exist" in said and "Create your own key" in said
+    commands = [
+        shlex.split(line.split("#")[0])
+        for line in said.splitlines()
+        if line.strip().startswith("alpha-results keys ")
+    ]
+    assert [c[:3] for c in commands] == [
+        ["alpha-results", "keys", "create"],
+        ["alpha-results", "keys", "grant"],
+        ["alpha-results", "keys", "set-raw-book"],
+        ["alpha-results", "keys", "set-limits"],
+    ]
+    # Run them as printed: the first prints the token and the key_id the others name.
+    assert cli(commands[0][1:]) == 0
+    created = json.loads(capsys.readouterr().out)
+    for command in commands[1:]:
+        argv = [created["key_id"] if arg == "KEY_ID" else arg for arg in command[1:]]
+        assert cli(argv) == 0, argv
+    capsys.readouterr()
+    store = open_store(keystore)
+    try:
+        caller = authenticate(store, f"Bearer {created['token']}", "127.0.0.1", datetime.now(UTC))
+    finally:
+        store.close()
+    assert caller.may_call("signals.scores") and caller.may_read_alpha("momentum_12_1")
+    assert caller.may_read_run("momentum_12_1") and caller.expose_raw_book
