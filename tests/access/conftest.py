@@ -24,6 +24,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+import serve.auth
+import serve.routes.meta
 from schemas.registry import BY_ID, META_IDS, Endpoint
 from serve.app import create_app
 from serve.context import AllowList
@@ -253,3 +255,21 @@ def world(module_worlds: WorldFactory) -> World:
 def make_world(backend: str, tmp_path: Path, demo_lake: Path) -> Iterator[WorldFactory]:
     """Fresh worlds for tests that change keys, accounts or counters."""
     yield from _world_factory(backend, tmp_path, demo_lake)
+
+
+FROZEN = datetime(2031, 3, 14, 15, 9, 26, 500_000, tzinfo=UTC)
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> datetime:
+    """One instant for the limiter's windows in the guard and in the handler: no second or minute
+    window rolls over between two requests of a test, however slow the machine."""
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return FROZEN
+
+    monkeypatch.setattr(serve.auth, "datetime", Frozen)
+    monkeypatch.setattr(serve.routes.meta, "datetime", Frozen)
+    return FROZEN

@@ -6,10 +6,6 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
-
-import serve.auth
-import serve.routes.meta
 from serve.identity import RateLimit
 from serve.limits import Limits
 from tests.access.conftest import ALPHA, CLIENT_IP, EVERYTHING, World
@@ -24,21 +20,6 @@ ROW_FIELDS = {
 }  # fmt: skip
 USAGE_FIELDS = {f"{p}{w}" for p in ("", "remaining_") for w in ("second", "minute", "day", "month")}
 ENVELOPE = RateLimit(per_second=50, per_minute=100, per_day=1000, monthly_requests=5000)
-FROZEN = datetime(2031, 3, 14, 15, 9, 26, 500_000, tzinfo=UTC)
-
-
-@pytest.fixture
-def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> datetime:
-    """One instant for the limiter's windows in the guard and in the handler (no window rolls over)."""
-
-    class Frozen(datetime):
-        @classmethod
-        def now(cls, tz: Any = None) -> Any:
-            return FROZEN
-
-    monkeypatch.setattr(serve.auth, "datetime", Frozen)
-    monkeypatch.setattr(serve.routes.meta, "datetime", Frozen)
-    return FROZEN
 
 
 def test_me_has_every_field_and_nothing_secret(world: World) -> None:

@@ -96,7 +96,7 @@ def test_authorisation_runs_before_the_alpha_is_looked_up(world: World, monkeypa
     assert looked_up == [PRODUCTION_ALPHA]
 
 
-def test_refused_requests_are_not_counted_by_the_limiter(make_world: Any) -> None:
+def test_refused_requests_are_not_counted_by_the_limiter(make_world: Any, frozen_clock: Any) -> None:
     world = make_world()
     key_id = world.key_ids["alphas_list_only"]
     before = world.get("/v1/alphas", "alphas_list_only").headers["x-ratelimit-used"]
