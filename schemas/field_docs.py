@@ -838,7 +838,8 @@ FIELD_DOCS.update(
             null=_BELOW_HALF,
         ),
         ("rolling_row", "icir"): FieldDoc(
-            "Mean / standard deviation (ddof 1) of the weekly IC, not annualised.",
+            "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` "
+            "`core.icir` is annualised when the run's conventions say so).",
             unit="ratio",
             null=_BELOW_HALF,
         ),
@@ -854,7 +855,10 @@ FIELD_DOCS.update(
             null=_BELOW_HALF,
         ),
         ("rolling_row", "information_ratio"): FieldDoc(
-            "Mean / standard deviation of weekly book returns times sqrt(52).", unit="ratio", null=_BELOW_HALF
+            "Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics` "
+            "`core.information_ratio` is daily returns times sqrt(252)).",
+            unit="ratio",
+            null=_BELOW_HALF,
         ),
         ("rolling_row", "hit_rate"): FieldDoc(
             "Share of the trailing window's weeks with a positive book return.",
@@ -911,9 +915,8 @@ FIELD_DOCS.update(
             null="Null when none were recorded.",
         ),
         ("screen_row", "information_ratio"): FieldDoc(
-            "Annualised information ratio of the long_short book, "
-            + _AS_METRICS.format("information_ratio")
-            + ".",
+            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of "
+            "the risk-free rate, times sqrt(252)), " + _AS_METRICS.format("information_ratio") + ".",
             unit="ratio",
             null=_NOT_MEASURED,
         ),
@@ -930,7 +933,8 @@ FIELD_DOCS.update(
             null=_NOT_MEASURED,
         ),
         ("screen_row", "icir"): FieldDoc(
-            "Mean / standard deviation of the weekly IC, " + _AS_METRICS.format("icir") + ".",
+            "Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions "
+            "annualise it), " + _AS_METRICS.format("icir") + ".",
             unit="ratio",
             null=_NOT_MEASURED,
         ),

@@ -1,10 +1,11 @@
 """Figures over the whole published catalogue, cached by the set of builds that went into them.
 
-- `Trials`: the number of alphas tried and the variance of their per-session Sharpe ratios (for
-  the Deflated Sharpe Ratio), and the family of nwt.ic p-values (for Holm and Benjamini-Hochberg),
-  read from the catalogue index (the pipeline computed each alpha's figures when it published it):
-  no build is opened. Only aggregates leave this module: no route serves another alpha's identity
-  or value from it.
+- `Trials`: each alpha's per-session Sharpe ratio (the Deflated Sharpe Ratio's trials) and nwt.ic
+  p-value (the Holm and Benjamini-Hochberg family), read from the catalogue index (the pipeline
+  computed each alpha's figures when it published it): no build is opened. A key gets `Seen`, the
+  figures its answer is built from: the catalogue's trial count, and the Sharpe variance and the
+  p-value family over the alphas it may read (a numpy mask of the index's columns), so no answer
+  depends on the value of an alpha the key may not read.
 - `Matrix`: the catalogue's date-aligned matrices of daily returns and weekly IC (returns and ic
   correlations are masked matrix products over them, any window a slice);
 - each alpha's score neighbours (`pipeline/catalogue_neighbours.py`): its nearest alphas on the
@@ -24,6 +25,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from analytics.correlation import Pairing
 from datasets import catalogue_index
@@ -47,23 +49,36 @@ class ScoreNeighbour:
 
 
 @dataclass(frozen=True)
+class Seen:
+    """The catalogue figures of one key's significance answer."""
+
+    count: int  # N: alphas of the whole catalogue with a measurable Sharpe ratio (a count only)
+    sharpe_variance: float  # V over the readable alphas' Sharpe ratios (ddof 1); NaN below 2
+    sharpe_variance_alphas: int  # how many Sharpe ratios V is over
+    family: np.ndarray  # the readable alphas' measurable nwt.ic p-values
+    own: int | None  # this alpha's position in `family` (None: its p-value is not measurable)
+
+
+@dataclass(frozen=True)
 class Trials:
+    """Columns of the catalogue index, in its order (the listing's, since no alpha is unreadable)."""
+
     version: str  # of the catalogue they were read from (`Catalogue.version`)
-    sharpes: dict[str, float]  # alpha -> per-session Sharpe of its whole long_short history
-    p_values: dict[str, float]  # alpha -> nwt.ic p-value, where measurable
+    rows: dict[str, int]  # alpha -> its row
+    sharpes: np.ndarray  # per-session Sharpe of each alpha's whole long_short history; NaN: none
+    p_values: np.ndarray  # nwt.ic p-value of each alpha; NaN where not measurable
+    count: int  # alphas with a measurable Sharpe ratio
 
-    @property
-    def count(self) -> int:
-        return len(self.sharpes)
-
-    def family(self, readable: frozenset[str]) -> dict[str, float]:
-        """The nwt.ic p-values of the `readable` alphas."""
-        return {alpha: p for alpha, p in self.p_values.items() if alpha in readable}
-
-    @property
-    def sharpe_variance(self) -> float:
-        values = np.fromiter(self.sharpes.values(), float)
-        return float(np.var(values, ddof=1)) if values.size >= 2 else math.nan
+    def seen(self, readable: np.ndarray, alpha: str) -> Seen:
+        """What a key that may read the alphas of the mask `readable` is answered about `alpha`."""
+        assert readable.size == self.sharpes.size  # the listing's order: no alpha is unreadable
+        sharpes = self.sharpes[readable]
+        sharpes = sharpes[np.isfinite(sharpes)]
+        variance = float(np.var(sharpes, ddof=1)) if sharpes.size >= 2 else math.nan
+        family_mask = readable & np.isfinite(self.p_values)
+        row = self.rows.get(alpha)
+        own = None if row is None or not family_mask[row] else int(np.count_nonzero(family_mask[:row]))
+        return Seen(self.count, variance, int(sharpes.size), self.p_values[family_mask], own)
 
 
 @dataclass(frozen=True)
@@ -93,8 +108,7 @@ class CatalogueFigures:
         self._neighbours: OrderedDict[str, list[ScoreNeighbour]] = OrderedDict()
         self._paths: tuple[str, dict[str, str | None]] | None = None
 
-    def trials(self, reader: LakeReader) -> Trials:
-        catalogue = reader.catalogue()
+    def trials(self, catalogue: Catalogue) -> Trials:
         cached = self._trials
         if cached is not None and cached.version == catalogue.version:
             return cached
@@ -106,13 +120,13 @@ class CatalogueFigures:
         if catalogue.unreadable:
             raise catalogue_unavailable()  # a figure over fewer alphas than the catalogue holds: never
         index = catalogue.index
-        alphas = index.column("alpha_id").to_pylist()
-        sharpes = dict(zip(alphas, index.column("sharpe_per_session").to_pylist(), strict=True))
-        p_values = dict(zip(alphas, index.column("nwt_ic_p_value").to_pylist(), strict=True))
+        sharpes = _floats(index.column("sharpe_per_session"))
         found = Trials(
             catalogue.version,
-            {alpha: float(v) for alpha, v in sorted(sharpes.items()) if v is not None},
-            {alpha: float(v) for alpha, v in sorted(p_values.items()) if v is not None},
+            {alpha: row for row, alpha in enumerate(index.column("alpha_id").to_pylist())},
+            sharpes,
+            _floats(index.column("nwt_ic_p_value")),
+            int(np.count_nonzero(np.isfinite(sharpes))),
         )
         with self._lock:
             self._trials = found
@@ -196,6 +210,11 @@ class CatalogueFigures:
         )
         self._paths = (catalogue.version, paths)
         return paths
+
+
+def _floats(column: pa.ChunkedArray) -> np.ndarray:
+    """A float column of the index as numpy, NaN for null."""
+    return np.asarray(column.to_numpy(), dtype=np.float64)
 
 
 def catalogue_unavailable() -> errors.ApiError:

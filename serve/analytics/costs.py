@@ -96,7 +96,7 @@ def _turnover(
     if not access.cross_sections:
         reason = withheld("cross_sections", "costs.turnover_by_decile", warnings)
     elif rows is None:
-        reason = "the book has no target weights in the decisions (only the base books do)"
+        reason = _no_target_weights(view, book)
     else:
         reason = ""
     days = np.empty(0, np.int32) if rows is None else rows.column("date").cast("int32").to_numpy()
@@ -148,3 +148,12 @@ def _turnover(
             "no turnover of target weights in the window",
         ),
     }
+
+
+def _no_target_weights(view: BuildView, book: str) -> str:
+    """Why a book has no turnover rows: the run sealed no decisions, or the book has no weight column."""
+    if "decisions" not in view.kinds_present:
+        return "the run sealed no decisions, so no book has target weights"
+    if book not in wire.BASE_BOOKS:
+        return f"only {', '.join(wire.BASE_BOOKS)} have target weights in the decisions"
+    return f"the decisions hold no {book}_target_weight"

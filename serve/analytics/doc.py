@@ -63,12 +63,18 @@ def _significance() -> dict[str, dict[str, Any]]:
         f"{p}.window": _f("The window echoed: from and to, null when open"),
         f"{p}.window.from": _f("First session, inclusive, or null"),
         f"{p}.window.to": _f("Last session, inclusive, or null"),
-        f"{p}.sessions": _f("Daily returns in the window", unit="sessions", source="portfolio:long_short"),
+        f"{p}.sessions": _f(
+            "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
+            "daily returns with variance); 0 for a key that may not read the ledger",
+            unit="sessions",
+            source="portfolio:long_short",
+        ),
     }
     fields |= _stat(
         f"{p}.sharpe",
         _f(
-            "Sharpe ratio of daily long_short total returns (not in excess of the risk-free rate: the /metrics core.information_ratio convention)",
+            "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
+            "the /metrics core.information_ratio convention (daily, times sqrt(252))",
             "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
             "ratio",
             "annualised",
@@ -127,7 +133,10 @@ def _significance() -> dict[str, dict[str, Any]]:
             "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the Euler-Mascheroni constant",
             "probability",
         ),
-        trials=_f("The trials behind SR0 (aggregates only: no other alpha is named)"),
+        trials=_f(
+            "The trials behind SR0: the catalogue's count, and the Sharpe variance over the alphas the key may read "
+            "(no other alpha is named, and no figure of an alpha the key may not read enters)"
+        ),
         **{
             "trials.count": _f(
                 "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials",
@@ -136,11 +145,19 @@ def _significance() -> dict[str, dict[str, Any]]:
             ),
             "trials.count_source": _f("catalogue, or request when trials= overrides the count"),
             "trials.sharpe_variance": _f(
-                "V: sample variance (ddof=1) of the catalogue's per-session Sharpe ratios, each over its whole history; null for a key that may not read the ledger",
+                "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read (the "
+                "whole catalogue's for a key that reads it all), each over its whole history; not measurable below "
+                "2 of them; null for a key that may not read the ledger",
                 unit="per_session_squared",
                 source="catalogue",
             ),
             "trials.sharpe_variance_unit": _f("Unit of sharpe_variance"),
+            "trials.sharpe_variance_alphas": _f(
+                "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe ratio; "
+                "null for a key that may not read the ledger",
+                unit="alphas",
+                source="catalogue",
+            ),
             "trials.expected_max_sharpe": _f(
                 "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
                 unit="ratio",
@@ -163,14 +180,16 @@ def _significance() -> dict[str, dict[str, Any]]:
         ("mean_ic", "Mean weekly conditioned IC", "mean of weekly_signal.ic", "per_period", "weekly_signal"),
         (
             "icir",
-            "Weekly IC information ratio (not annualised)",
+            "Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is annualised "
+            "when the run's conventions say so)",
             "mean / std(ddof=1) of weekly IC",
             "per_period",
             "weekly_signal",
         ),
         (
             "information_ratio",
-            "Information ratio of daily long_short returns",
+            "Information ratio of daily long_short returns (after costs, not in excess of the risk-free rate), "
+            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52))",
             "mean / std(ddof=1) times sqrt(252)",
             "annualised",
             "portfolio:long_short",
@@ -301,7 +320,8 @@ def _rolling() -> dict[str, dict[str, Any]]:
             "weekly_signal",
         ),
         f"{r}.icir": _f(
-            "IC information ratio over the trailing window (not annualised)",
+            "IC information ratio over the trailing window, per week: never annualised (/metrics core.icir is "
+            "annualised when the run's conventions say so)",
             "mean / std(ddof=1) of weekly IC",
             "ratio",
             "per_period",
@@ -325,7 +345,8 @@ def _rolling() -> dict[str, dict[str, Any]]:
             "portfolio:{book}",
         ),
         f"{r}.information_ratio": _f(
-            "Information ratio of weekly book returns",
+            "Information ratio of weekly book returns, weekly times sqrt(52) (/metrics core.information_ratio and "
+            "significance's are daily times sqrt(252))",
             "mean(R) / std(R, ddof=1) * sqrt(52)",
             "ratio",
             "annualised",
@@ -406,15 +427,22 @@ def _costs() -> dict[str, dict[str, Any]]:
             "bps",
         ),
     )
-    fields[f"{p}.information_ratio"] = _f("Gross and net information ratio side by side")
-    for side, formula in (
-        ("gross", "daily g = r - execution_cost / starting_equity"),
-        ("net", "daily r = ending / starting - 1"),
+    fields[f"{p}.information_ratio"] = _f(
+        "Information ratio before (gross) and after (net) execution costs, side by side; gross here means before "
+        "costs, not the /metrics sense (not in excess of the risk-free rate: neither side is)"
+    )
+    for side, formula, meaning in (
+        ("gross", "daily g = r - execution_cost / starting_equity", "before execution costs"),
+        (
+            "net",
+            "daily r = ending / starting - 1",
+            "after execution costs, as /metrics core.information_ratio",
+        ),
     ):
         fields |= _stat(
             f"{p}.information_ratio.{side}",
             _f(
-                f"Information ratio of {side} daily returns",
+                f"Information ratio of daily returns {meaning}, daily times sqrt(252)",
                 f"mean / std(ddof=1) times sqrt(252) of {formula}",
                 "ratio",
                 "annualised",
@@ -425,7 +453,9 @@ def _costs() -> dict[str, dict[str, Any]]:
     t = f"{p}.turnover_by_decile"
     fields |= {
         t: _f(
-            "One-way turnover of the book's target weights by decile of the score it trades (score; raw_score for raw_ books; bucketed as /metrics ic_deciles); null for books without target weights"
+            "One-way turnover of the book's target weights by decile of the score it trades (score and the "
+            "long_short or long_only target weight; raw_score and the raw_ book's own target weight for raw_ books; "
+            "bucketed as /metrics ic_deciles); null for a book without target weights (a run without decisions)"
         ),
         f"{t}.score_field": _f("Score bucketed: score, or raw_score for raw_ books"),
         f"{t}.weight_field": _f("Decision column of the book's target weight"),
@@ -477,8 +507,9 @@ _ENDPOINT: dict[str, str] = {
     "warning; correlation, drawdowns and rolling answer 403 endpoint_not_allowed naming the route they need. "
     "Books follow the key's raw-book access as on /books.",
     "catalogue": "Correlation lists and counts only the alphas the key may read, never the alpha itself. The DSR's "
-    "trials (count and Sharpe variance) are the whole published catalogue's, the only figures of alphas the key "
-    "may not read that are served; the Holm and Benjamini-Hochberg family is the alphas the key may read.",
+    "trial count N is the whole published catalogue's (a count, the only figure served that alphas the key may not "
+    "read enter); the variance of the trials' Sharpe ratios and the Holm and Benjamini-Hochberg family are over "
+    "the alphas the key may read, so no answer holds a value of an alpha the key may not read.",
     "window_semantics": "from/to narrow significance (except multiple_testing and the trials aggregates, which use "
     "whole histories), correlation, drawdowns (the peak restarts at the window's start) and costs, and select the "
     "rows of rolling (a row's trailing window may start before from).",
@@ -488,6 +519,10 @@ _ENDPOINT: dict[str, str] = {
     "sharpe_convention": "Sharpe ratios inside PSR, MinTRL and DSR are per session (not annualised), skewness and "
     f"kurtosis are sample moments (kurtosis not in excess); MinTRL confidence {significance.MIN_TRL_CONFIDENCE}. "
     "Annualised figures use the run's sessions_per_year (252) and weeks_per_year (52).",
+    "name_conventions": "Same names, different conventions: information_ratio is daily returns times sqrt(252) in "
+    "/metrics core and significance, weekly returns times sqrt(52) in rolling; gross is before costs in costs "
+    "(gross of the risk-free rate in /metrics, where no figure is before costs); icir is per week in rolling and "
+    "significance, and in /metrics core per week unless the run's conventions annualise it (times sqrt(52)).",
     "min_overlap": f"A correlation needs {correlation.MIN_OVERLAP} common observations and both sides non-constant.",
     "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
     "withheld_reason}, never zero.",
@@ -509,7 +544,8 @@ _WARNINGS: dict[str, str] = {
 _SCOPES: dict[str, tuple[str, str]] = {
     "significance": (WINDOW, "overall"),
     "significance.dsr.trials": (
-        "every catalogue alpha's whole history (from/to do not narrow it)",
+        "whole histories (from/to do not narrow it): count over the catalogue, variance over the alphas the key "
+        "may read",
         "overall",
     ),
     "significance.multiple_testing": ("whole histories (from/to do not narrow it)", "overall"),

@@ -1,10 +1,12 @@
 """`/analytics/significance`: PSR, MinTRL and DSR of the long_short daily returns, bootstrap
 intervals of the IC and the information ratio, and the nwt.ic p-value adjusted for the trials.
 
-Catalogue figures: the DSR's trials (count and Sharpe variance) come from the whole published
-catalogue, as the issue that defined the route requires; the Holm and Benjamini-Hochberg family is
-the alphas the key may read, since an adjusted p-value is a function of the family's other
-p-values and would otherwise disclose an alpha the key may not read.
+Catalogue figures (`serve.analytics.catalogue.Seen`): the DSR's trial count N is the whole
+published catalogue's (a count: deflating by fewer trials than were run would flatter the Sharpe
+ratio); the variance V of the trials' Sharpe ratios and the Holm and Benjamini-Hochberg family are
+over the alphas the key may read. Both are functions of other alphas' values: over the whole
+catalogue, a key that may read every alpha but one solves V for the hidden alpha's Sharpe ratio
+(one quadratic), and an adjusted p-value for its p-value.
 """
 
 from __future__ import annotations
@@ -16,11 +18,10 @@ import numpy as np
 
 from analytics import bootstrap, multiple_testing
 from analytics import significance as formulas
-from analytics.returns import mean_over_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from serve.analytics import inputs
-from serve.analytics.catalogue import Trials
+from serve.analytics.catalogue import Seen
 from serve.analytics.entries import conventions, stat, window_echo, withheld
 from serve.metrics import Access, metrics_inputs
 from serve.metrics.blocks import ic_reproduction_mismatch
@@ -35,12 +36,10 @@ def significance_payload(
     window: Window,
     sr_benchmark: float,
     trials_override: int | None,
-    trials: Trials,
-    family: dict[str, float],
+    seen: Seen,
     access: Access,
     warnings: Warnings,
 ) -> dict[str, Any]:
-    """`family`: the nwt.ic p-values of the alphas the key may read (this one included)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, "long_short")
     returns = np.empty(0) if ledger is None else ledger.window(window).returns
@@ -52,14 +51,15 @@ def significance_payload(
     else:
         reason = "fewer than 3 daily returns with variance in the window"
     benchmark = sr_benchmark / math.sqrt(per_year)
-    n_trials = trials.count if trials_override is None else trials_override
-    variance = trials.sharpe_variance
+    n_trials = seen.count if trials_override is None else trials_override
+    variance = seen.sharpe_variance
     out: dict[str, Any] = {
         "alpha": view.alpha_id,
         "alpha_id": str(view.entry.get("source_alpha_id") or view.alpha_id),
         "book": "long_short",
         "window": window_echo(window),
-        "sessions": 0 if m is None else m.n,
+        # The window's sessions, as /portfolio and costs count them (the figures need 3 of them)
+        "sessions": int(returns.size) if access.ledger else 0,
         "sharpe": stat(
             None if m is None else m.sharpe * math.sqrt(per_year),
             "ratio",
@@ -96,7 +96,10 @@ def significance_payload(
     )
     expected = formulas.expected_max_sharpe(n_trials, variance)
     if m is not None and not math.isfinite(variance):
-        reason = "fewer than 2 alphas of the catalogue have a measurable Sharpe ratio, so their variance is unknown"
+        reason = (
+            "fewer than 2 alphas this key may read have a measurable Sharpe ratio, so the variance of the "
+            "trials' Sharpe ratios is unknown"
+        )
     out["dsr"] = stat(
         None if m is None else formulas.dsr(m, n_trials, variance),
         "probability",
@@ -106,15 +109,16 @@ def significance_payload(
         trials={
             "count": n_trials,
             "count_source": "catalogue" if trials_override is None else "request",
-            # Built from every alpha's ledger: not for a key that may not read ledgers.
+            # Built from the readable alphas' ledgers: not for a key that may not read ledgers.
             "sharpe_variance": number(variance) if access.ledger else None,
             "sharpe_variance_unit": "per_session_squared",
+            "sharpe_variance_alphas": seen.sharpe_variance_alphas if access.ledger else None,
             "expected_max_sharpe": number(expected * math.sqrt(per_year)) if access.ledger else None,
             "expected_max_sharpe_unit": "annualised",
         },
     )
     out["bootstrap"] = _bootstrap(view, window, returns if access.ledger else None, access, warnings)
-    out["multiple_testing"] = _multiple_testing(view, family, access, warnings)
+    out["multiple_testing"] = _multiple_testing(seen, access, warnings)
     return out
 
 
@@ -149,19 +153,18 @@ def _bootstrap(
                 ),
             )
         ):
-            clean = series[np.isfinite(series)]
             lower, upper, block = bootstrap.interval(
                 series, statistic, bootstrap.generator(bootstrap.SEED, stream)
             )
             figures[name] = stat(
-                _point(clean, statistic) * scale,
+                bootstrap.point(series, statistic) * scale,
                 "ratio",
                 source,
                 annualisation,
                 why or "fewer than 3 observations in the window",
                 lower=number(lower * scale),
                 upper=number(upper * scale),
-                observations=int(clean.size),
+                observations=int(np.count_nonzero(np.isfinite(series))),
                 block_length=block,
             )
         return {
@@ -195,29 +198,17 @@ def _warn_if_ic_does_not_reproduce(view: BuildView, warnings: Warnings) -> None:
         )
 
 
-def _point(x: np.ndarray, statistic: bootstrap.Statistic) -> float:
-    """The statistic of the series itself (NaN below 3 values or without variance)."""
-    if x.size < 3:  # as `bootstrap.interval`: no interval, no point
-        return math.nan
-    return float(np.mean(x)) if statistic is bootstrap.mean_of_rows else mean_over_std(x)
-
-
-def _multiple_testing(
-    view: BuildView, family: dict[str, float], access: Access, warnings: Warnings
-) -> dict[str, Any]:
-    own = family.get(view.alpha_id) if access.cross_sections else None
-    holm = bh = None
+def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> dict[str, Any]:
+    own = holm = bh = None
     if not access.cross_sections:
         reason = withheld("cross_sections", "significance.multiple_testing", warnings)
     else:
         reason = "nwt.ic of this alpha is not measurable (see /metrics), so there is no p-value to adjust"
-    if own is not None:
-        names = sorted(family)
-        values = np.array([family[name] for name in names])
-        at = names.index(view.alpha_id)
-        holm = float(multiple_testing.holm(values)[at])
-        bh = float(multiple_testing.benjamini_hochberg(values)[at])
-    size = {"family_size": len(family) if access.cross_sections else None}
+    if access.cross_sections and seen.own is not None:
+        own = float(seen.family[seen.own])
+        holm = float(multiple_testing.holm(seen.family)[seen.own])
+        bh = float(multiple_testing.benjamini_hochberg(seen.family)[seen.own])
+    size = {"family_size": int(seen.family.size) if access.cross_sections else None}
     return {
         "p_value": stat(own, "probability", "nwt.ic", "not_annualisable", reason),
         "holm": stat(holm, "probability", "computed", "not_annualisable", reason, **size),

@@ -56,13 +56,16 @@ _CORE_STATS: dict[str, tuple[str, str, str, str | None]] = {
         "conditioned",
     ),
     "icir": (
-        "Information ratio of the weekly IC",
+        "Information ratio of the weekly IC: per week, times sqrt(52) only when the run's conventions "
+        "annualise it (annualisation says which); /analytics rolling and significance icir are always per week",
         "mean(weekly IC) / std(weekly IC, ddof=1), times sqrt(52) when annualised (stored metric icir)",
         "ratio",
         "conditioned",
     ),
     "information_ratio": (
-        "Gross risk-adjusted return of the long_short book",
+        "Risk-adjusted return of the long_short book, after costs and gross of the risk-free rate (not in "
+        "excess of it, unlike excess_sharpe): daily returns times sqrt(252), as /analytics significance; "
+        "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs",
         "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
         "ratio",
         None,

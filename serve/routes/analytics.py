@@ -12,7 +12,6 @@ figures, pairings) runs in a worker thread.
 
 from __future__ import annotations
 
-import hashlib
 from functools import partial
 from typing import Any, TypeVar
 
@@ -36,7 +35,7 @@ from serve.analytics import inputs
 from serve.analytics.correlation import BASES, correlation_page
 from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
-from serve.analytics.entries import catalogue_tag, readable, require_readable, whole_catalogue
+from serve.analytics.entries import catalogue_tag, readable, readable_mask, require_readable, whole_catalogue
 from serve.analytics.episodes import drawdown_rows
 from serve.analytics.significance import significance_payload
 from serve.auth import services_of
@@ -49,13 +48,6 @@ from serve.routes.portfolio import checked_book
 
 BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
 Q = TypeVar("Q", bound=Query)
-
-
-def _validate_with_catalogue(ctx: Context, build: BuildView, builds: object) -> None:
-    """The answer depends on other builds too: its tag names all of them (or the catalogue's
-    version, which changes whenever one of them does)."""
-    digest = hashlib.sha256(repr(builds).encode()).hexdigest()[:16]
-    ctx.validate_with(f"{build.build_id}+{digest}")
 
 
 def _meta(
@@ -91,9 +83,11 @@ async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple
 async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
     ctx = context(request)
     build, args = await _opened(ctx, alpha, SignificanceQuery)
-    trials = await to_thread.run_sync(services_of(request).catalogue.trials, ctx.reader)
-    _validate_with_catalogue(ctx, build, trials.version)
-    family = trials.family(frozenset(readable(ctx.caller, ctx.reader.catalogue())))
+    catalogue = ctx.reader.catalogue()
+    trials = await to_thread.run_sync(services_of(request).catalogue.trials, catalogue)
+    seen = trials.seen(readable_mask(ctx.caller, catalogue), build.alpha_id)
+    # The answer depends on the alphas the key may read and on the catalogue's trial count alone.
+    ctx.validate_with(f"{build.build_id}+{catalogue_tag(ctx.caller, catalogue, f'trials={seen.count}')}")
     warnings = Warnings()
     data = await to_thread.run_sync(
         partial(
@@ -102,8 +96,7 @@ async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]
             (args.start, args.end),
             args.sr_benchmark,
             args.trials,
-            trials,
-            family,
+            seen,
             caller_access(ctx),
             warnings,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -178,18 +179,26 @@ def catalogue_sharpes(lake: Lake) -> dict[str, float]:
 
 
 def significance(
-    lake: Lake, alpha: str, window: Window, sr_benchmark: float = 0.0, trials: int | None = None
+    lake: Lake,
+    alpha: str,
+    window: Window,
+    sr_benchmark: float = 0.0,
+    trials: int | None = None,
+    readable: Callable[[str], bool] = lambda alpha: True,
 ) -> dict[str, Any]:
+    """`readable`: the alphas the key may read, whose Sharpe ratios the trials' variance is over
+    (the trial count is the whole catalogue's)."""
     r = lake.returns(alpha, "long_short", window).to_numpy()
     m = moments(r)
     sr_star = sr_benchmark / math.sqrt(SESSIONS_PER_YEAR)
-    sharpes = list(catalogue_sharpes(lake).values())
-    n_trials = len(sharpes) if trials is None else trials
+    every = catalogue_sharpes(lake)
+    sharpes = [sharpe for other, sharpe in every.items() if readable(other)]
+    n_trials = len(every) if trials is None else trials
     variance = float(np.var(sharpes, ddof=1)) if len(sharpes) >= 2 else None
     sr0 = expected_max_sharpe(n_trials, variance)
     trl = None if m is None else min_trl(m, sr_star)
     return {
-        "sessions": 0 if m is None else m.n,
+        "sessions": int(r.size),  # every session of the window, as /portfolio counts them
         "sharpe": None if m is None else m.sr * math.sqrt(SESSIONS_PER_YEAR),
         "skewness": None if m is None else m.skew,
         "kurtosis": None if m is None else m.kurt,
@@ -199,6 +208,7 @@ def significance(
         "dsr": None if m is None or sr0 is None else psr(m, sr0),
         "trials.count": n_trials,
         "trials.sharpe_variance": variance,
+        "trials.sharpe_variance_alphas": len(sharpes),
         "trials.expected_max_sharpe": None if sr0 is None else sr0 * math.sqrt(SESSIONS_PER_YEAR),
     }
 

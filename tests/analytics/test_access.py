@@ -163,6 +163,7 @@ def test_significance_without_the_ledger(api: Api, alpha: str, params: dict[str,
     # The trials' Sharpe variance is built from every alpha's ledger: withheld too; the count is not.
     trials = data["dsr"]["trials"]
     assert trials["sharpe_variance"] is None and trials["expected_max_sharpe"] is None
+    assert trials["sharpe_variance_alphas"] is None  # which alphas have a Sharpe ratio: ledger data too
     assert trials["count"] == full["data"]["dsr"]["trials"]["count"]
     assert full["data"]["dsr"]["trials"]["sharpe_variance"] is not None
     ir = data["bootstrap"]["information_ratio"]

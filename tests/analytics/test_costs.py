@@ -105,6 +105,19 @@ def test_a_window_without_sessions_has_no_figures(api: Api) -> None:
             assert entry["withheld_reason"], (book, entry)
 
 
+@pytest.mark.parametrize("book", BOOKS)
+def test_turnover_without_decisions_says_why(api: Api, book: str) -> None:
+    """Every ledger book, raw_ ones included, is bucketed from its target weights; a run that sealed
+    no decisions has none, and the reason says so (not that the book is of a kind without weights)."""
+    with_weights = costs(api, "momentum_12_1", book, (None, None))
+    assert with_weights["turnover_by_decile"]["weight_field"] == f"{book}_target_weight"
+    data = costs(api, "Test_ledger_only", book, (None, None))
+    assert data["turnover_by_decile"] is None
+    holding = data["holding_period"]
+    assert holding["status"] == "not_measurable"
+    assert holding["withheld_reason"] == "the run sealed no decisions, so no book has target weights"
+
+
 def test_the_demo_exercises_every_branch(lake: ref.Lake) -> None:
     """Break-even measurable somewhere and not somewhere (a loss before costs); the compounded
     multiple differs from the additive gross / cost; the two score fields both bucket a book."""

@@ -117,3 +117,30 @@ def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
         "costs.information_ratio.gross.periods_per_year",
     ):
         assert path in served, path
+
+
+# Same names, different conventions (docs/analytics.md): each such field says its own.
+CONVENTIONS = {
+    "significance.sharpe": ("sqrt(252)", "not in excess of the risk-free rate"),
+    "significance.bootstrap.information_ratio": ("sqrt(252)", "rolling's is weekly times sqrt(52)"),
+    "significance.bootstrap.icir": ("per week", "never annualised"),
+    "rolling[].information_ratio": ("sqrt(52)", "daily times sqrt(252)"),
+    "rolling[].icir": ("per week", "never annualised"),
+    "costs.information_ratio": ("before", "not the /metrics sense"),
+    "costs.information_ratio.gross": ("before execution costs", "sqrt(252)"),
+    "costs.information_ratio.net": ("after execution costs", "sqrt(252)"),
+}
+METRICS_CONVENTIONS = {
+    "core.information_ratio": ("gross of the risk-free rate", "weekly times sqrt(52)", "before costs"),
+    "core.icir": ("per week", "only when the run's conventions annualise it"),
+}
+
+
+def test_fields_sharing_a_name_state_their_own_convention(api: Api) -> None:
+    fields = api.ok(doc_path("momentum_12_1"))["data"]["fields"]
+    metrics = api.ok("/v1/alphas/momentum_12_1/metrics/_doc")["data"]["fields"]
+    for documented, conventions in ((fields, CONVENTIONS), (metrics, METRICS_CONVENTIONS)):
+        for path, phrases in conventions.items():
+            meaning = documented[path]["meaning"]
+            for phrase in phrases:
+                assert phrase in meaning, (path, phrase, meaning)

@@ -74,6 +74,7 @@ def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, pla
         "window_semantics",
         "signal_families",
         "sharpe_convention",
+        "name_conventions",
         "min_overlap",
         "not_measurable",
         "references",

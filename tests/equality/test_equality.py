@@ -19,6 +19,20 @@ scores basis, now answered from each alpha's score neighbours: alphas without a 
 whole-history score correlation are not neighbours, so `Test_ledger_only` (no decisions) left
 every other alpha's list, and its own list is empty (its rows had all been null). Every other row
 of those 13 was checked equal, within the tolerance below, to the new answer over the same window.
+
+Issue 22 (items 2, 8 and 12) replaced 172 responses, and no other: every recorded request was
+answered again and only those differing beyond the tolerance were re-recorded. They are
+- all 54 `/analytics/significance`: `dsr.trials` gained `sharpe_variance_alphas`; for the testonly
+  key (7 of them) the Sharpe variance, `expected_max_sharpe` and the DSR are now over the Test_
+  alphas it may read, not the catalogue (item 2); two windows of one session report `sessions` 1,
+  not 0 (as /portfolio); and value_composite_legacy over 2021-12-09..2021-12-30 (3 weekly ICs) has
+  the `bootstrap.icir` lower bound -2.40, not -59,730,666 (a resample repeating one value is left
+  out);
+- the 7 `/analytics/costs` of Test_ledger_only: its `holding_period.withheld_reason` says the run
+  sealed no decisions;
+- the 7 `/analytics/_doc`, the 19 `/metrics/_doc` and the 85 `/metrics?doc=1` answers: the field
+  meanings that state the conventions of information_ratio, icir and "gross", the new field, the
+  `endpoint.catalogue` text and `endpoint.name_conventions`.
 """
 
 from __future__ import annotations

@@ -1425,8 +1425,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     icir: float | None
-    """Mean / standard deviation (ddof 1) of the weekly IC, not annualised. Unit: ratio. Null when
-    fewer than half the window's weeks carry a value (the standard deviation also needs 2).
+    """Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics`
+    `core.icir` is annualised when the run's conventions say so). Unit: ratio. Null when fewer than
+    half the window's weeks carry a value (the standard deviation also needs 2).
     """
 
     n_return_weeks: int | None
@@ -1444,8 +1445,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     information_ratio: float | None
-    """Mean / standard deviation of weekly book returns times sqrt(52). Unit: ratio. Null when fewer
-    than half the window's weeks carry a value (the standard deviation also needs 2).
+    """Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics`
+    `core.information_ratio` is daily returns times sqrt(252)). Unit: ratio. Null when fewer than
+    half the window's weeks carry a value (the standard deviation also needs 2).
     """
 
     hit_rate: float | None
@@ -1513,9 +1515,9 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     """Classification tags of the written description, as recorded. Null when none were recorded."""
 
     information_ratio: float | None
-    """Annualised information ratio of the long_short book, as `/metrics` serves
-    `core.information_ratio` (overall, the whole history). Unit: ratio. Null where `/metrics` serves
-    it not_measurable.
+    """Annualised information ratio of the long_short book (daily returns after costs, not in excess of
+    the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall,
+    the whole history). Unit: ratio. Null where `/metrics` serves it not_measurable.
     """
 
     excess_sharpe: float | None
@@ -1530,8 +1532,9 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     icir: float | None
-    """Mean / standard deviation of the weekly IC, as `/metrics` serves `core.icir` (overall, the whole
-    history). Unit: ratio. Null where `/metrics` serves it not_measurable.
+    """Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions
+    annualise it), as `/metrics` serves `core.icir` (overall, the whole history). Unit: ratio. Null
+    where `/metrics` serves it not_measurable.
     """
 
     max_drawdown_pct: float | None
@@ -2495,6 +2498,20 @@ class SourceObjectMissingError(ResourceNotFoundError):
     status = 404
 
 
+class RequestHeadTimeoutError(ApiError):
+    """408 `request_head_timeout`: The request head did not arrive in time."""
+
+    code = "request_head_timeout"
+    status = 408
+
+
+class RequestTargetTooLongError(ApiError):
+    """414 `request_target_too_long`: The request target (path and query string) is too long."""
+
+    code = "request_target_too_long"
+    status = 414
+
+
 class QuotaExceededError(RateLimitedError):
     """429 `quota_exceeded`: Monthly quota exhausted."""
 
@@ -2521,6 +2538,13 @@ class RateLimitSecondError(RateLimitedError):
 
     code = "rate_limit_second"
     status = 429
+
+
+class RequestHeadTooLargeError(ApiError):
+    """431 `request_head_too_large`: The request head (request line and header fields) is too large."""
+
+    code = "request_head_too_large"
+    status = 431
 
 
 class InternalError(ServerError):
@@ -2597,6 +2621,13 @@ class SourceDownloadUnavailableError(UnavailableError):
     retryable = True
 
 
+class TooManyConnectionsError(UnavailableError):
+    """503 `too_many_connections`: The server holds as many connections as it accepts; retry shortly."""
+
+    code = "too_many_connections"
+    status = 503
+
+
 class UpstreamUnavailableError(UnavailableError):
     """503 `upstream_unavailable`: The results store is temporarily unreachable; retry with backoff."""
 
@@ -2631,10 +2662,13 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "run_not_found": RunNotFoundError,
     "source_not_ready": SourceNotReadyError,
     "source_object_missing": SourceObjectMissingError,
+    "request_head_timeout": RequestHeadTimeoutError,
+    "request_target_too_long": RequestTargetTooLongError,
     "quota_exceeded": QuotaExceededError,
     "rate_limit_day": RateLimitDayError,
     "rate_limit_minute": RateLimitMinuteError,
     "rate_limit_second": RateLimitSecondError,
+    "request_head_too_large": RequestHeadTooLargeError,
     "internal_error": InternalError,
     "analytics_not_built": AnalyticsNotBuiltError,
     "benchmark_not_configured": BenchmarkNotConfiguredError,
@@ -2644,6 +2678,7 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "exports_not_built": ExportsNotBuiltError,
     "source_download_not_configured": SourceDownloadNotConfiguredError,
     "source_download_unavailable": SourceDownloadUnavailableError,
+    "too_many_connections": TooManyConnectionsError,
     "upstream_unavailable": UpstreamUnavailableError,
 }
 """The exception class of each error code the server declares."""
@@ -2740,6 +2775,9 @@ __all__ = [
     "RebalanceIndexRow",
     "RebalanceIndexRowPage",
     "RebalanceNotFoundError",
+    "RequestHeadTimeoutError",
+    "RequestHeadTooLargeError",
+    "RequestTargetTooLongError",
     "ResponseWarning",
     "RollingRow",
     "RollingRowMeta",
@@ -2758,6 +2796,7 @@ __all__ = [
     "SourceDownloadUnavailableError",
     "SourceNotReadyError",
     "SourceObjectMissingError",
+    "TooManyConnectionsError",
     "TradeRow",
     "TradeRowPage",
     "UnknownBookError",

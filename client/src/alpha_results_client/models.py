@@ -338,7 +338,10 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
     count_source: str
     """`catalogue`, or `request` when `trials=` overrode the count."""
     sharpe_variance: float | None
+    """V, over the Sharpe ratios of the alphas the key may read (null without ledger access)."""
     sharpe_variance_unit: str
+    sharpe_variance_alphas: int | None | UnsetType = UNSET
+    """How many Sharpe ratios V is over (absent from servers before it was added)."""
     expected_max_sharpe: float | None
     expected_max_sharpe_unit: str
 
@@ -476,7 +479,7 @@ class AnalyticsDoc(ApiStruct, kw_only=True, frozen=True):
     schema_version: str
     endpoint: dict[str, str]
     """Prose on the routes: `paths`, `access`, `catalogue`, `window_semantics`, `signal_families`,
-    `sharpe_convention`, `min_overlap`, `not_measurable`, `references`."""
+    `sharpe_convention`, `name_conventions`, `min_overlap`, `not_measurable`, `references`."""
     fields: dict[str, dict[str, Any]]
     """Dotted payload path prefixed by the route (`significance.psr`, `rolling[].mean_ic`) to
     `{meaning, formula, horizon, granularity, source, unit, annualisation}`."""
