@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics.correlation import Pairing
 from analytics.returns import daily_returns
@@ -201,6 +202,49 @@ def _table(ordered: list[dict[str, Any]]) -> pa.Table:
     )
 
 
+def _conformed(index: pa.Table | None) -> pa.Table:
+    """`index` with the columns of CATALOGUE_INDEX, in its order and types (null where an index
+    written by an older pipeline lacks one); an empty table without an index."""
+    if index is None:
+        return CATALOGUE_INDEX.empty_table()
+    return pa.table(
+        [
+            index.column(f.name).cast(f.type)
+            if f.name in index.column_names
+            else pa.nulls(index.num_rows, f.type)
+            for f in CATALOGUE_INDEX
+        ],
+        schema=CATALOGUE_INDEX,
+    )
+
+
+def _rows_of(index: pa.Table, alphas: list[str]) -> dict[str, dict[str, Any]]:
+    """The rows of `alphas` in `index`, as dicts."""
+    found = index.filter(pc.is_in(index.column("alpha_id"), value_set=pa.array(alphas, pa.string())))
+    return {row["alpha_id"]: row for row in found.to_pylist()}
+
+
+def _in_catalogue_order(table: pa.Table) -> pa.Table:
+    """`table`'s rows in catalogue order (`_ordered`'s, from the two columns it depends on)."""
+    keys = [
+        catalog.catalogue_order({"started_at": started, "alpha_id": alpha})
+        for started, alpha in zip(
+            table.column("started_at").to_pylist(), table.column("alpha_id").to_pylist(), strict=True
+        )
+    ]
+    return table.take(pa.array(sorted(range(len(keys)), key=keys.__getitem__), pa.int64()))
+
+
+def _with_list_paths(table: pa.Table, lists: catalogue_neighbours.Lists) -> pa.Table:
+    """`table` whose `score_neighbours` names each changed alpha's new list (`lists.paths`)."""
+    paths = table.column("score_neighbours").to_pylist()
+    for row, alpha in enumerate(table.column("alpha_id").to_pylist()):
+        if alpha in lists.paths:
+            paths[row] = lists.paths[alpha]
+    where = table.schema.get_field_index("score_neighbours")
+    return table.set_column(where, table.schema.field(where), pa.array(paths, pa.string()))
+
+
 def aligned(
     order: list[str],
     fresh: dict[str, tuple[np.ndarray, np.ndarray]],
@@ -299,25 +343,37 @@ def record(root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] =
     rows = {alpha: alpha_row(storage, root, alpha) for alpha in todo}
 
     def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
+        # Columnar: the other alphas' rows are never turned into Python objects (at 10,000 alphas
+        # that alone took longer than the whole step's target).
         known = {} if current is None else dict(current.benchmarks)
-        by_alpha = {row["alpha_id"]: row for row in ([] if index is None else index.to_pylist())}
-        listed_before = {alpha: row.get("score_neighbours") for alpha, row in by_alpha.items()}
+        kept = _conformed(index)
+        listed_before = _lists_of(kept)
+        previous = _rows_of(kept, list(rows))
+        committed: dict[str, dict[str, Any]] = {}
         changes = []
         for alpha, row in rows.items():
             if not _current(row, storage, root, alpha):
                 continue  # a newer publish of this alpha commits its own row
-            previous = by_alpha.pop(alpha, None)
+            before_row = previous.get(alpha)
             if row is not None:
-                by_alpha[alpha] = _replacing(row, previous)
-            before = None if previous is None else previous.get("build_id")
+                committed[alpha] = _replacing(row, before_row)
+            before = None if before_row is None else before_row.get("build_id")
             after = None if row is None else row.get("build_id")
             changes.append({"alpha_id": alpha, "build_id": after, "previous": before})
         for symbol in moved:
             build = _benchmark_build(storage, root, symbol)
             if build is not None:
                 known[symbol] = build
-        ordered = _ordered(by_alpha.values())
-        fresh = {a: r for a, r in rows.items() if by_alpha.get(a) is r}
+        leaving = pa.array([change["alpha_id"] for change in changes], pa.string())
+        kept = kept.filter(pc.invert(pc.is_in(kept.column("alpha_id"), value_set=leaving)))
+        table = _in_catalogue_order(pa.concat_tables([kept, _table(list(committed.values()))]))
+        ordered = [
+            {"alpha_id": alpha, "build_id": build}
+            for alpha, build in zip(
+                *(table.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True
+            )
+        ]
+        fresh = {a: r for a, r in rows.items() if committed.get(a) is r}
         matrices = _matrices(storage, root, [row["alpha_id"] for row in ordered], fresh, current, index)
         lists = catalogue_neighbours.update(
             ordered,
@@ -330,7 +386,7 @@ def record(root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] =
             catalogue_neighbours.CANDIDATES,
         )
         return catalogue_index.Next(
-            _table(_with_lists(ordered, lists)), known, changes, matrices, lists.files, lists.retired
+            _with_list_paths(table, lists), known, changes, matrices, lists.files, lists.retired
         )
 
     return catalogue_index.commit(storage, root, update).number
