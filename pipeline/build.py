@@ -4,7 +4,7 @@ Seals of different alphas are independent builds; seals of the same alpha are bu
 other in the order given, so their pointer switches and pruning never interleave. The Dask
 executor (`pipeline.dask_build`) keeps the same rule and shares the helpers below: grouping seals
 into chains by target, expanding a prefix of seals, and `Failure`, the result of a seal whose
-build raised on a cluster instead of being refused.
+build raised instead of being refused.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from datasets import layout
@@ -20,14 +21,15 @@ from datasets.storage import Storage
 from pipeline.publish import Outcome, publish_seal
 from pipeline.rules import SealRejected
 from pipeline.seal import MANIFEST, read_manifest
+from pipeline.seal_limits import SealLimits
 
 
 @dataclass
 class Failure:
     """A seal whose build raised instead of being refused, so nothing says the seal is wrong: the
-    object store did not answer through every retry, its task's workers kept dying (the scheduler
-    gave up on it), or the worker runs another pipeline version. Only the Dask executor reports
-    one; the local executor lets the exception end the run, as it always has."""
+    object store did not answer through every retry, the process building it died, its task's
+    workers kept dying (the scheduler gave up on it), the worker runs another pipeline version,
+    or a fault of the pipeline itself. The other seals still build and the report is printed."""
 
     seal: str
     target: str
@@ -41,25 +43,39 @@ class Failure:
 SealResult = Outcome | Failure
 
 
-def build_one(seal_path: str, lake_root: str, indexed: bool = True) -> Outcome:
+def build_one(
+    seal_path: str, lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+) -> Outcome:
     """Never raises for a broken seal: the refusal travels back as the outcome's report. `indexed`:
-    commit the catalogue index after the publish (`publish_seal`)."""
+    commit the catalogue index after the publish (`publish_seal`). Any other exception is raised,
+    so that Dask retries the task."""
     try:
-        return publish_seal(seal_path, lake_root, indexed)
+        return publish_seal(seal_path, lake_root, indexed, limits)
     except SealRejected as exc:
-        return Outcome(seal_path, seal_target(seal_path), "refused", rejection=exc.as_dict())
+        return Outcome(seal_path, seal_target(seal_path, limits), "refused", rejection=exc.as_dict())
 
 
-def build_chain(seal_paths: Sequence[str], lake_root: str, indexed: bool = True) -> list[Outcome]:
-    return [build_one(path, lake_root, indexed) for path in seal_paths]
+def build_chain(
+    seal_paths: Sequence[str], lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+) -> list[SealResult]:
+    """The local executor's seals of one target, in turn. A build that raises is that seal's
+    `Failure` (its error in the report), never the end of the run: the next seal still builds."""
+    results: list[SealResult] = []
+    for path in seal_paths:
+        try:
+            results.append(build_one(path, lake_root, indexed, limits))
+        except Exception as exc:
+            results.append(Failure(path, seal_target(path, limits), f"{type(exc).__name__}: {exc}"))
+    return results
 
 
-def seal_target(seal_path: str) -> str:
+def seal_target(seal_path: str, limits: SealLimits | None = None) -> str:
     """The alpha id (or `benchmark:<symbol>`) a seal publishes; its folder name when its manifest
-    cannot be read (the build will refuse it and say why)."""
+    cannot be read (the build will refuse it, or fail, and say why)."""
+    max_bytes = (limits or SealLimits()).json_bytes
     try:
-        manifest = read_manifest(Storage(seal_path), seal_path)
-    except SealRejected:
+        manifest = read_manifest(Storage(seal_path), seal_path, max_bytes)
+    except (SealRejected, OSError):
         return os.path.basename(seal_path.rstrip("/"))
     if manifest.get("type") == "benchmark":
         return f"benchmark:{manifest.get('symbol')}"
@@ -84,27 +100,38 @@ def expand_seal_prefix(prefix: str) -> list[str]:
 
 
 def build_many(
-    seal_paths: Sequence[str], lake_root: str, jobs: int | None = None, indexed: bool = True
-) -> list[Outcome]:
-    """Outcomes in the order of `seal_paths`."""
-    chains = chains_by_target([seal_target(path) for path in seal_paths])
+    seal_paths: Sequence[str],
+    lake_root: str,
+    jobs: int | None = None,
+    indexed: bool = True,
+    limits: SealLimits | None = None,
+) -> list[SealResult]:
+    """Results in the order of `seal_paths`, one per seal whatever happens to the others."""
+    targets = [seal_target(path, limits) for path in seal_paths]
+    chains = chains_by_target(targets)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chains)))
-    outcomes: list[Outcome | None] = [None] * len(seal_paths)
+    results: list[SealResult | None] = [None] * len(seal_paths)
     if jobs == 1:
         for indexes in chains.values():
-            for index, outcome in zip(
-                indexes, build_chain([seal_paths[i] for i in indexes], lake_root, indexed), strict=True
-            ):
-                outcomes[index] = outcome
+            chain = build_chain([seal_paths[i] for i in indexes], lake_root, indexed, limits)
+            for index, result in zip(indexes, chain, strict=True):
+                results[index] = result
     else:
         # spawn, not fork: polars and DuckDB hold thread pools that a forked child must not inherit.
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                pool.submit(build_chain, [seal_paths[i] for i in indexes], lake_root, indexed): indexes
+                pool.submit(
+                    build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits
+                ): indexes
                 for indexes in chains.values()
             }
             for future, indexes in futures.items():
-                for index, outcome in zip(indexes, future.result(), strict=True):
-                    outcomes[index] = outcome
-    return [o for o in outcomes if o is not None]
+                try:
+                    chain = future.result()
+                except BrokenProcessPool as exc:  # a build process died (killed, out of memory)
+                    error = f"the build process ended abruptly ({exc})"
+                    chain = [Failure(seal_paths[i], targets[i], error) for i in indexes]
+                for index, result in zip(indexes, chain, strict=True):
+                    results[index] = result
+    return [r for r in results if r is not None]

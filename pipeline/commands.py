@@ -21,6 +21,7 @@ from datasets import catalog, retention
 from pipeline.build import Failure, SealResult, build_many, expand_seal_prefix
 from pipeline.catalogue_steps import StepReport, run_catalogue_steps
 from pipeline.rules import SealRejected
+from pipeline.seal_limits import SealLimits
 
 DEFAULT_LAKE = "var/lake"
 DASK_SCHEDULER_ENV = "ALPHA_RESULTS_DASK_SCHEDULER"
@@ -109,6 +110,11 @@ def run_build(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"alpha-results build: {exc}", file=sys.stderr)
         return 2
+    try:
+        limits = SealLimits.from_env()
+    except ValueError as exc:
+        print(f"alpha-results build: {exc}", file=sys.stderr)
+        return 2
     seals = list(args.seals)
     for prefix in args.from_prefixes:
         found = expand_seal_prefix(prefix)
@@ -123,7 +129,7 @@ def run_build(args: argparse.Namespace) -> int:
         return 2
     if scheduler is None:
         results: list[SealResult] = list(
-            build_many(seals, lake_root, args.jobs, indexed=not args.defer_index)
+            build_many(seals, lake_root, args.jobs, indexed=not args.defer_index, limits=limits)
         )
         failed = print_results(results, lake_root)
         reports = run_catalogue_steps(lake_root, results)
@@ -137,7 +143,12 @@ def run_build(args: argparse.Namespace) -> int:
             )
         try:
             run = build_on_dask(
-                seals, lake_root, scheduler, progress=PrintedProgress(), indexed=not args.defer_index
+                seals,
+                lake_root,
+                scheduler,
+                progress=PrintedProgress(),
+                indexed=not args.defer_index,
+                limits=limits,
             )
         except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
             print(f"alpha-results build: Dask scheduler {scheduler}: {exc}", file=sys.stderr)

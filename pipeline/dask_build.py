@@ -49,6 +49,7 @@ from typing import IO, Any
 from pipeline import PIPELINE_VERSION
 from pipeline.build import Failure, SealResult, build_one, chains_by_target, seal_target
 from pipeline.catalogue_steps import StepReport, run_catalogue_steps
+from pipeline.seal_limits import SealLimits
 
 TASK_RETRIES = 2
 """Reruns of a task that raised (not of a refused seal, which is an outcome, nor of a lost worker's
@@ -166,7 +167,14 @@ def _announce(topic: str, message: dict[str, Any]) -> None:
 
 
 def build_seal_task(
-    index: int, seal_path: str, target: str, lake_root: str, client_version: str, topic: str, indexed: bool
+    index: int,
+    seal_path: str,
+    target: str,
+    lake_root: str,
+    client_version: str,
+    topic: str,
+    indexed: bool,
+    limits: SealLimits | None = None,
 ) -> SealResult:
     """One seal, on a worker: announced, checked against the client's pipeline version, built."""
     _announce(topic, {"event": "running", "index": index})
@@ -177,7 +185,7 @@ def build_seal_task(
             f"this worker runs pipeline {PIPELINE_VERSION}, the client {client_version}: "
             "install the same version of alpha-results on every worker",
         )
-    return build_one(seal_path, lake_root, indexed)
+    return build_one(seal_path, lake_root, indexed, limits)
 
 
 def catalogue_task(lake_root: str, results: list[SealResult], topic: str) -> list[StepReport]:
@@ -228,9 +236,11 @@ def build_on_dask(
     progress: BuildProgress | None = None,
     retries: int = TASK_RETRIES,
     indexed: bool = True,
+    limits: SealLimits | None = None,
 ) -> DaskBuild:
     """Builds every seal as a task on the cluster at `scheduler` (a Dask address), then runs the
-    catalogue-wide steps once. Results in the order of `seal_paths`."""
+    catalogue-wide steps once. Results in the order of `seal_paths`. `limits` (the client's,
+    `alpha-results build` reads them once) travel with each task."""
     from distributed import Client, as_completed
 
     progress = progress or BuildProgress()
@@ -273,6 +283,7 @@ def build_on_dask(
                 PIPELINE_VERSION,
                 topic,
                 indexed,
+                limits,
                 key=f"alpha-results-seal-{run_id}-{index}",
                 retries=retries,
                 pure=False,

@@ -38,6 +38,7 @@ from pipeline.derive import DerivedAlpha, derive
 from pipeline.description import normalise_description
 from pipeline.rules import SealRejected
 from pipeline.seal import Seal, load_contents, open_seal
+from pipeline.seal_limits import SealLimits
 from pipeline.validate import check_manifest, validate
 from schemas import lake
 from schemas import seal as seal_schema
@@ -86,15 +87,17 @@ def _not_recorded(lake_root: str, alpha_ids: Sequence[str] = (), benchmarks: Seq
     return 0
 
 
-def publish_seal(seal_path: str, lake_root: str, indexed: bool = True) -> Outcome:
+def publish_seal(
+    seal_path: str, lake_root: str, indexed: bool = True, limits: SealLimits | None = None
+) -> Outcome:
     """Builds one seal into the lake, then commits its row of the catalogue index unless
     `indexed` is false (a backfill, indexed once after by `alpha-results lake index`). Raises SealRejected
-    when it breaks a rule."""
+    when it breaks a rule, `seal.size_limits` included (`limits`: the declared defaults when None)."""
     seal_storage = Storage(seal_path)
-    seal = open_seal(seal_path, seal_storage)
+    seal = open_seal(seal_path, seal_storage, limits)
     record = catalogue_index.record if indexed else _not_recorded
     if seal.is_benchmark:
-        return publish_benchmark(seal, seal_storage, lake_root, record)
+        return publish_benchmark(seal, seal_storage, lake_root, record, limits)
     check_manifest(seal.manifest)
     alpha_id = seal.manifest["alpha_id"]
     lake_storage = Storage(lake_root)
@@ -105,7 +108,7 @@ def publish_seal(seal_path: str, lake_root: str, indexed: bool = True) -> Outcom
         record(lake_root, [alpha_id])  # a lake indexed before this build: no-op
         return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
 
-    load_contents(seal, seal_storage)
+    load_contents(seal, seal_storage, limits)
     validate(seal)
     derived = derive(seal)
 
@@ -308,7 +311,11 @@ def switch_pointer(
 
 
 def publish_benchmark(
-    seal: Seal, seal_storage: Storage, lake_root: str, record: Record = catalogue_index.record
+    seal: Seal,
+    seal_storage: Storage,
+    lake_root: str,
+    record: Record = catalogue_index.record,
+    limits: SealLimits | None = None,
 ) -> Outcome:
     symbol = str(seal.manifest.get("symbol"))
     target = f"benchmark:{symbol}"
@@ -322,7 +329,7 @@ def publish_benchmark(
         record(lake_root, benchmarks=[symbol])
         return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
     # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.
-    load_contents(seal, seal_storage)
+    load_contents(seal, seal_storage, limits)
     validate(seal)
     build_id = new_build_id(content_id)
     builds_dir = layout.benchmark_builds_dir(lake_root, symbol)

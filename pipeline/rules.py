@@ -16,6 +16,7 @@ MAX_SAMPLE_ROWS = 5
 # Every rule the pipeline checks, in the order it checks them. docs/seal.md lists the same ids.
 RULES: dict[str, str] = {
     "seal.regular_files": "every entry of the seal is a regular file or folder of its own: no symlink, hard link, device, fifo or socket, no path leaving the seal",
+    "seal.size_limits": "every table within its kind's rows and decoded bytes, every JSON file within its size and nesting depth, checked before it is decoded (pipeline/seal_limits.py)",
     "manifest.fields": "manifest.json has every required field with the right type",
     "manifest.kinds_present": "every declared kind and book has its file, and every file is declared",
     "schema.columns": "each file has exactly the columns and types of schemas/seal.py",
@@ -38,6 +39,7 @@ RULES: dict[str, str] = {
     "trades.decision_at_joins_rebalance": "every trade's decision_at is a rebalance date",
     "trades.enums": "phase, rebalance_adjustment_reason and exit_reason take known values",
     "trades.variants_are_subsets": "<book>_adjustments and <book>_settlements rows are rows of <book>",
+    "description.json_object": "description.json, when sealed, is UTF-8 JSON holding an object",
     "description.exactly_one_seed": "source_papers, when any, have known roles and exactly one `seed`",
     "description.tldr_matches_manifest": "a tldr in description.json equals the manifest's tldr",
     "source.sha256_matches": "a delivered source.zip has the recorded size and SHA-256",

@@ -1,25 +1,25 @@
 """Reading a seal folder: manifest, one Arrow table per (kind, book), description, source archive.
 
 Reading does not judge the content (that is `pipeline.validate`); it only refuses what it cannot
-read at all, with the same `SealRejected` report.
+read at all, or what would cost more than the seal's size limits to decode (`pipeline.bounded_read`),
+with the same `SealRejected` report.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from datasets.layout import join
 from datasets.storage import Storage
+from pipeline.bounded_read import read_footer, read_json_object, read_tables
 from pipeline.rules import SealRejected
+from pipeline.seal_limits import DEFAULT_JSON_BYTES, SealLimits
 from schemas import seal as seal_schema
 
 MANIFEST = "manifest.json"
@@ -62,21 +62,15 @@ def content_hash(storage: Storage, path: str, files: list[str]) -> str:
     return digest.hexdigest()
 
 
-def read_manifest(storage: Storage, path: str) -> dict[str, Any]:
+def read_manifest(storage: Storage, path: str, max_bytes: int = DEFAULT_JSON_BYTES) -> dict[str, Any]:
     manifest_path = join(path, MANIFEST)
     if storage.is_local and os.path.islink(manifest_path):
         raise SealRejected(
             "seal.regular_files", "seal", f"{MANIFEST} is a symbolic link, not a file of the seal"
         )
-    if not storage.exists(manifest_path):
-        raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST}")
-    try:
-        document = json.loads(storage.read_bytes(manifest_path))
-    except json.JSONDecodeError as exc:
-        raise SealRejected("manifest.fields", "manifest", f"{MANIFEST} is not valid JSON: {exc}") from exc
-    if not isinstance(document, dict):
-        raise SealRejected("manifest.fields", "manifest", f"{MANIFEST} is not a JSON object")
-    return document
+    if not storage.exists(manifest_path) or storage.is_dir(manifest_path):
+        raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST} file")
+    return read_json_object(storage, manifest_path, MANIFEST, "manifest", "manifest.fields", max_bytes)
 
 
 def owned_files(storage: Storage, path: str) -> list[str]:
@@ -128,42 +122,60 @@ def _foreign(entry: os.DirEntry[str]) -> str | None:
     return None
 
 
-def open_seal(path: str, storage: Storage | None = None) -> Seal:
+def open_seal(path: str, storage: Storage | None = None, limits: SealLimits | None = None) -> Seal:
     """Lists and hashes a seal without reading its tables (enough to decide "unchanged")."""
     storage = storage or Storage(path)
+    limits = limits or SealLimits()
     if storage.is_local and os.path.islink(os.path.abspath(path)):
         raise SealRejected("seal.regular_files", "seal", f"the seal folder {path} is a symbolic link")
     if not storage.is_dir(path):
         raise SealRejected("manifest.fields", "manifest", f"seal folder {path} does not exist")
     files = owned_files(storage, path)
-    manifest = read_manifest(storage, path)
+    manifest = read_manifest(storage, path, limits.json_bytes)
     return Seal(path=path, manifest=manifest, content_sha256=content_hash(storage, path, files), files=files)
 
 
-def load_contents(seal: Seal, storage: Storage | None = None) -> Seal:
-    """Reads every Parquet file, the description and the source archive into the seal."""
-    storage = storage or Storage(seal.path)
+class TableFile(NamedTuple):
+    name: str  # relative to the seal
+    kind: str  # what its limits and refusals are named by
+    key: tuple[str, str | None]  # where `Seal.tables` holds it
+    schema: pa.Schema
+
+
+def table_files(seal: Seal) -> list[TableFile]:
+    """The Parquet files a build reads: a benchmark's daily series, or the files an alpha's
+    (checked) manifest declares. An undeclared file is never read: `manifest.kinds_present`
+    refuses it."""
+    if seal.is_benchmark:
+        daily = TableFile(BENCHMARK_DAILY, "benchmark", ("daily", None), seal_schema.BENCHMARK_DAILY)
+        return [daily] if BENCHMARK_DAILY in seal.files else []
+    declared = expected_files(seal.manifest)
+    found = []
     for name in seal.files:
-        if not name.endswith(".parquet"):
-            continue
-        parts = name[: -len(".parquet")].split("/")
-        key: tuple[str, str | None] = (parts[0], parts[1]) if len(parts) == 2 else (parts[0], None)
-        seal.tables[key] = read_parquet(storage, join(seal.path, name), kind=parts[0])
+        if name in declared:
+            parts = name.removesuffix(".parquet").split("/")
+            book = parts[1] if len(parts) == 2 else None
+            found.append(TableFile(name, parts[0], (parts[0], book), seal_schema.KIND_SCHEMAS[parts[0]]))
+    return found
+
+
+def load_contents(seal: Seal, storage: Storage | None = None, limits: SealLimits | None = None) -> Seal:
+    """Reads the Parquet files, the description and the source archive into the seal, each
+    within `limits` (`pipeline.bounded_read`: nothing is decoded before its size is checked)."""
+    storage = storage or Storage(seal.path)
+    limits = limits or SealLimits()
+    files = table_files(seal)
+    footers = [read_footer(storage, join(seal.path, f.name), f.name, f.kind, f.schema) for f in files]
+    for file, table in zip(files, read_tables(footers, limits), strict=True):
+        seal.tables[file.key] = table
     if DESCRIPTION in seal.files:
-        try:
-            seal.description = json.loads(storage.read_bytes(join(seal.path, DESCRIPTION)))
-        except json.JSONDecodeError as exc:
-            raise SealRejected("description.json", "description", f"not valid JSON: {exc}") from exc
+        path = join(seal.path, DESCRIPTION)
+        seal.description = read_json_object(
+            storage, path, DESCRIPTION, "description", "description.json_object", limits.json_bytes
+        )
     if SOURCE_ZIP in seal.files:
         seal.source_zip = storage.read_bytes(join(seal.path, SOURCE_ZIP))
     return seal
-
-
-def read_parquet(storage: Storage, path: str, kind: str) -> pa.Table:
-    try:
-        return pq.read_table(io.BytesIO(storage.read_bytes(path)))
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise SealRejected("schema.columns", kind, f"{path} is not readable Parquet: {exc}") from exc
 
 
 def expected_files(manifest: dict[str, Any]) -> set[str]:

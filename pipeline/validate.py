@@ -15,6 +15,7 @@ import polars as pl
 import pyarrow as pa
 
 from datasets.layout import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
+from pipeline.bounded_read import check_columns
 from pipeline.rules import SealRejected, differs, fail_if_any
 from pipeline.seal import BENCHMARK_DAILY, DESCRIPTION, MANIFEST, SOURCE_ZIP, Seal, expected_files
 from schemas import seal as S
@@ -147,24 +148,9 @@ def check_schemas(seal: Seal) -> None:
         _check_schema(table, S.KIND_SCHEMAS[kind], kind, book)
 
 
-def _comparable(data_type: pa.DataType) -> pa.DataType:
-    # Writers such as polars emit 64-bit-offset strings; the values are the same strings.
-    return (
-        pa.string()
-        if pa.types.is_large_string(data_type) or pa.types.is_string_view(data_type)
-        else data_type
-    )
-
-
 def _check_schema(table: pa.Table, expected: pa.Schema, kind: str, book: str | None) -> None:
     where = f"{kind}/{book}" if book else kind
-    got = {f.name: _comparable(f.type) for f in table.schema}
-    want = {f.name: f.type for f in expected}
-    problems = [f"missing column {n}" for n in want if n not in got]
-    problems += [f"unexpected column {n}" for n in got if n not in want]
-    problems += [f"{n} is {got[n]}, expected {want[n]}" for n in want if n in got and got[n] != want[n]]
-    if problems:
-        raise SealRejected("schema.columns", kind, f"{where}: " + "; ".join(problems))
+    check_columns(table.schema, expected, kind, where)
     for field in expected:
         if not field.nullable and table.column(field.name).null_count:
             count = table.column(field.name).null_count

@@ -225,6 +225,11 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
         "trades",
         on("trades/long_short_adjustments.parquet", add_to({"quantity": 1.0}, pl.int_range(pl.len()) == 0)),
     ),
+    (
+        "description.json_object",
+        "description",
+        lambda seal: (seal / "description.json").write_text("[1, 2, 3]"),
+    ),
     ("description.exactly_one_seed", "description", edit_description),
     ("description.tldr_matches_manifest", "description", reseal_manifest_tldr_only),
     ("source.sha256_matches", "source", corrupt_archive),
@@ -272,7 +277,7 @@ def test_benchmark_close_must_be_positive(tmp_path: Path, benchmark_seal: Path) 
 
 
 # Rules whose refusals are tested in their own module (the seal's files, before any table is read).
-TESTED_ELSEWHERE = {"seal.regular_files": "test_seal_ownership.py"}
+TESTED_ELSEWHERE = {"seal.regular_files": "test_seal_ownership.py", "seal.size_limits": "test_seal_limits.py"}
 
 
 def test_every_rule_has_a_refusal_test() -> None:
