@@ -5,7 +5,8 @@ Request path (DESIGN.md): canonical path check (a trailing slash or an empty seg
 (unknown path → 404 `not_found`) → `only_get` (other methods →
 404 `method_not_allowed`, before any key is read) → `authenticate_caller` (key, then endpoint
 allow-list) → `apply_limits` → handler (resolve the alpha, validate parameters, one reader call)
-→ envelope → msgspec JSON. Every response carries `X-Request-ID`.
+→ envelope → msgspec JSON. Every response carries `X-Request-ID` and
+`X-Content-Type-Options: nosniff`.
 """
 
 from __future__ import annotations
@@ -43,7 +44,13 @@ from serve.auth import (
 )
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
-from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, request_id_of
+from serve.envelope import (
+    CONTENT_TYPE_OPTIONS,
+    REQUEST_ID_HEADER,
+    error_response,
+    json_bytes,
+    request_id_of,
+)
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
@@ -146,6 +153,8 @@ async def add_response_headers(message: Message, scope: Scope) -> None:
     headers = MutableScopeHeaders.from_message(message)
     exchange = exchange_of(scope)
     headers[REQUEST_ID_HEADER] = exchange.request_id
+    if CONTENT_TYPE_OPTIONS[0] not in headers:
+        headers[CONTENT_TYPE_OPTIONS[0]] = CONTENT_TYPE_OPTIONS[1]
     for name, value in (exchange.rate_limit_headers or {}).items():
         if name not in headers:
             headers[name] = value
@@ -153,6 +162,9 @@ async def add_response_headers(message: Message, scope: Scope) -> None:
 
 _NONCANONICAL_ESCAPE = re.compile(rb"%(2[dDeEfF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])")
 """A percent-encoded `/` (%2F) or unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`)."""
+
+
+_NOSNIFF = (CONTENT_TYPE_OPTIONS[0].lower().encode(), CONTENT_TYPE_OPTIONS[1].encode())
 
 
 async def send_json(send: Send, status: int, body: bytes, request_id: str) -> None:
@@ -163,6 +175,7 @@ async def send_json(send: Send, status: int, body: bytes, request_id: str) -> No
         "headers": [
             (b"content-type", b"application/json"),
             (REQUEST_ID_HEADER.lower().encode(), request_id.encode()),
+            _NOSNIFF,
         ],
     }
     end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}

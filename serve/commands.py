@@ -14,8 +14,9 @@ from typing import Any
 from serve.settings import Settings
 
 DEMO_SEALS = "var/seals"
-HTTP_PROTOCOL = "serve.http_protocol:NoDelayHttpToolsProtocol"
-"""uvicorn's httptools protocol with TCP_NODELAY on each accepted socket (serve/http_protocol.py)."""
+HTTP_PROTOCOL = "serve.http_protocol:ServiceHttpProtocol"
+"""uvicorn's httptools protocol with bounded request heads and connections, refusals in the error
+envelope and TCP_NODELAY on each accepted socket (serve/http_protocol.py)."""
 EVENT_LOOP = "uvloop"
 
 
@@ -108,9 +109,10 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """The keyword arguments of `uvicorn.run` for `settings`: the one description of the server stack.
 
     `run` uses it, and so does the benchmarks' floor app, so a floor is measured on the same stack.
-    - `http`: uvicorn's httptools protocol with TCP_NODELAY on every accepted connection
-      (serve/http_protocol.py says why: without it `--workers 2` waited ~44 ms per keep-alive
-      request); `loop`: uvloop. docs/benchmarks.md has the figures that chose them.
+    - `http`: uvicorn's httptools protocol with the limits of a connection (request head size and
+      time, connections per worker, from the settings) and TCP_NODELAY on every accepted
+      connection (serve/http_protocol.py says why: without it `--workers 2` waited ~44 ms per
+      keep-alive request); `loop`: uvloop. docs/benchmarks.md has the figures that chose them.
     - one structured JSON line per request comes from `serve.access`; uvicorn's own line is off.
     - `proxy_headers` off: uvicorn would otherwise take the client address from X-Forwarded-For
       when the peer is 127.0.0.1, so any local caller could choose its address. The caller's

@@ -1,18 +1,23 @@
 """Response compression: zstd when the client accepts it, else gzip, for bodies over 1 KiB.
 
-Litestar's compression middleware does the negotiation and the headers (`Content-Encoding`,
-`Vary: Accept-Encoding`); this module adds the zstd codec it lacks. Levels favour speed: the
-serving path builds a 5,000-row page in milliseconds, and a slow codec would dominate it
+Litestar's compression middleware compresses and sets the headers (`Content-Encoding`,
+`Vary: Accept-Encoding`); this module adds the zstd codec it lacks and the negotiation: Litestar
+looks for the coding's name anywhere in `Accept-Encoding`, so `zstd;q=0` (RFC 9110: not
+acceptable) got zstd and `ZSTD` (content-codings are case-insensitive) got none. Levels favour
+speed: the serving path builds a 5,000-row page in milliseconds, and a slow codec would dominate it
 (docs/benchmarks.md "Compression" has the measured sizes and times).
 """
 
 from __future__ import annotations
 
+import re
 from io import BytesIO
 from typing import ClassVar
 
 import zstandard
 from litestar.config.compression import CompressionConfig
+from litestar.middleware.compression import CompressionMiddleware
+from litestar.types import Receive, Scope, Send
 
 MINIMUM_BYTES = 1024
 ZSTD_LEVEL = 1
@@ -35,6 +40,43 @@ class ZstdCompression:
         self.buffer.write(self._compressor.flush())
 
 
+CODINGS = ("zstd", "gzip")
+"""The codings served, in the server's order of preference between codings of equal weight."""
+_QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
+
+
+def negotiated_coding(accept_encoding: str) -> str | None:
+    """The coding to answer with for `accept_encoding` (RFC 9110 12.5.3), None for no coding.
+
+    The client's highest weighted coding of `CODINGS`, the first of them on equal weight. Names are
+    case-insensitive; `q=0` marks a coding not acceptable; `*` weighs every coding not named; a
+    member whose weight is not a valid qvalue is ignored."""
+    weights: dict[str, float] = {}
+    for member in accept_encoding.split(","):
+        name, *params = (part.strip() for part in member.split(";"))
+        weight = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                weight = float(value) if _QVALUE.fullmatch(value := value.strip()) else -1.0
+        if name and weight >= 0:
+            weights[name.lower()] = weight
+    default = weights.get("*", 0.0)
+    best = max(CODINGS, key=lambda coding: weights.get(coding, default))  # the first of equals
+    return best if weights.get(best, default) > 0 else None
+
+
+class NegotiatedCompression(CompressionMiddleware):
+    """Litestar's compression with `negotiated_coding` choosing the coding."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        accept = b",".join(value for name, value in scope["headers"] if name.lower() == b"accept-encoding")
+        coding = negotiated_coding(accept.decode("latin-1"))
+        if coding is not None:
+            send = self.create_compression_send_wrapper(send=send, compression_encoding=coding, scope=scope)
+        await self.app(scope, receive, send)
+
+
 SKIP_COMPRESSION = "skip_compression"
 """`opt` key of a route whose bodies are compressed files already (the signed downloads: zip
 archives, zstd Parquet exports): sent as they are, with their `Content-Length`."""
@@ -46,4 +88,5 @@ COMPRESSION = CompressionConfig(
     gzip_fallback=True,
     gzip_compress_level=GZIP_LEVEL,
     exclude_opt_key=SKIP_COMPRESSION,
+    middleware_class=NegotiatedCompression,
 )

@@ -67,6 +67,17 @@ QuotaExceeded = _error("quota_exceeded", 429, "Monthly quota exhausted.")
 # The download route outside /v1 (signed local archive URLs); not part of the /v1 vocabulary.
 DownloadUrlInvalid = _error("download_url_invalid", 403, "The download URL's signature does not match.")
 DownloadUrlExpired = _error("download_url_expired", 403, "The download URL has expired; request a new one.")
+# Refusals of the connection itself, before any request reaches the app (serve/http_protocol.py).
+RequestHeadTimeout = _error("request_head_timeout", 408, "The request head did not arrive in time.")
+RequestTargetTooLong = _error(
+    "request_target_too_long", 414, "The request target (path and query string) is too long."
+)
+RequestHeadTooLarge = _error(
+    "request_head_too_large", 431, "The request head (request line and header fields) is too large."
+)
+TooManyConnections = _error(
+    "too_many_connections", 503, "The server holds as many connections as it accepts; retry shortly."
+)
 InternalError = ApiError
 UpstreamUnavailable = _error(
     "upstream_unavailable", 503, "The results store is temporarily unreachable; retry with backoff."

@@ -1,14 +1,31 @@
-"""The HTTP protocols `alpha-results serve` hands uvicorn: uvicorn's own, with TCP_NODELAY set on
-every accepted connection, and the parser's own refusals (a request it cannot parse, such as a
-NUL byte in a header, never reaches the app) answered in the JSON error envelope like every other
-answer of the service, not as uvicorn's plain text.
+"""The HTTP protocol `alpha-results serve` hands uvicorn: uvicorn's httptools protocol, plus what a
+service facing hostile clients needs on each connection before any request reaches the app
+(docs/security.md, "Connections and request heads"; the limits are settings, docs/settings.md).
 
-Why: with `--workers 2` uvicorn binds the listening socket itself (`socket.socket(AF_INET)`, whose
-protocol number is 0), and asyncio sets TCP_NODELAY only on sockets whose protocol number is
-`IPPROTO_TCP`; one worker gets its socket from `getaddrinfo` and has it. A response leaves as two
-writes (head, then body), so without TCP_NODELAY Nagle's algorithm held the body until the
-client's delayed ACK of the head: about 44 ms per keep-alive request instead of 0.5 ms. uvloop sets
-TCP_NODELAY on every TCP handle, but the server must not depend on which event loop runs it.
+- **Bounded request heads.** httptools sets no limit and gathers a header's bytes until it ends:
+  a 100 MB header took 15 s of a worker's CPU, and incomplete ones held their bytes in memory. A
+  request target over `max_request_target_bytes` is 414, a head over `max_request_head_bytes` 431,
+  both refused as soon as the bytes arrive, so a worker never holds much more than the limit.
+- **A head timeout.** A head must arrive whole within `request_head_timeout_seconds` of its first
+  byte (of the connection's opening, for the first request), however slowly it trickles: else 408.
+  A connection that sent nothing by then is closed without an answer (uvicorn closes an idle
+  keep-alive connection after 5 s, and kept a connection that never sent a byte for ever).
+- **No request bodies.** The API reads none; a request that announces one is answered and its
+  connection closed, so a body trickled after the answer cannot hold the connection.
+- **Connections per worker.** One more than `max_connections_per_worker` is answered 503 and
+  closed at once: each costs a descriptor and some memory, and a worker also needs descriptors for
+  its backends and builds (docs/operations.md, "File limits").
+- **Refusals in the error envelope**, like every other answer of the service, not uvicorn's plain
+  text: these, and a request the parser refuses (a NUL byte in a header). A refusal comes after the
+  answers of the requests read before it on the connection (a pipelined request keeps its answer),
+  then nothing more is read: the sending side is shut and what the client still sends is dropped
+  for `LINGER_SECONDS`, so a client still sending its head reads the refusal instead of a reset.
+- **TCP_NODELAY** on every accepted connection. With `--workers 2` uvicorn binds the listening
+  socket itself (`socket.socket(AF_INET)`, protocol number 0), and asyncio sets TCP_NODELAY only on
+  sockets whose protocol number is `IPPROTO_TCP`. A response leaves as two writes (head, then body),
+  so Nagle's algorithm held the body until the client's delayed ACK of the head: about 44 ms per
+  keep-alive request instead of 0.5 ms. uvloop sets it on every TCP handle, but the server must not
+  depend on which event loop runs it.
 
 Imported only by uvicorn in each worker (by name, from `serve.commands.uvicorn_options`), so the
 CLI's other commands do not pay for importing uvicorn's protocol modules.
@@ -17,13 +34,48 @@ CLI's other commands do not pay for importing uvicorn's protocol modules.
 from __future__ import annotations
 
 import asyncio
+import functools
+import http
+import logging
 import socket
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
-from uvicorn.protocols.http.h11_impl import H11Protocol
+import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from serve import errors
-from serve.envelope import error_response, request_id_of
+from serve.envelope import CONTENT_TYPE_OPTIONS, JSON, REQUEST_ID_HEADER, error_response, request_id_of
+from serve.settings import Settings
+
+log = logging.getLogger("serve.http")
+
+LINGER_SECONDS = 2.0
+"""How long a refused connection drops what the client still sends before it is closed. Closing
+with unread bytes makes the kernel reset the connection, and the reset can overtake the refusal."""
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    request_target_bytes: int
+    head_bytes: int
+    head_timeout_seconds: float
+    connections: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> ConnectionLimits:
+        return cls(
+            request_target_bytes=settings.max_request_target_bytes,
+            head_bytes=settings.max_request_head_bytes,
+            head_timeout_seconds=settings.request_head_timeout_seconds,
+            connections=settings.max_connections_per_worker,
+        )
+
+
+@functools.cache
+def worker_limits() -> ConnectionLimits:
+    """The limits of this worker: read once, from the environment the app's settings come from."""
+    return ConnectionLimits.of(Settings.from_env())
 
 
 def set_nodelay(transport: asyncio.BaseTransport) -> None:
@@ -33,39 +85,200 @@ def set_nodelay(transport: asyncio.BaseTransport) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-def parser_refusal() -> bytes:
-    """The whole HTTP/1.1 response for a request the parser refused: 400 `bad_request` in the one
-    error envelope (serve.envelope), and the connection closed (the stream cannot be trusted)."""
+def refusal(error: errors.ApiError) -> bytes:
+    """The whole HTTP/1.1 response refusing a connection or a request head: `error` in the one
+    error envelope (serve.envelope), and `connection: close`."""
     request_id = request_id_of({})
-    error = errors.BadRequest("The request is not valid HTTP/1.1 and was not read.")
     body = bytes(error_response(error, request_id).content)
-    head = (
-        "HTTP/1.1 400 Bad Request\r\n"
-        "content-type: application/json\r\n"
-        f"content-length: {len(body)}\r\n"
-        f"x-request-id: {request_id}\r\n"
-        "connection: close\r\n\r\n"
+    headers = {
+        "content-type": JSON,
+        "content-length": str(len(body)),
+        REQUEST_ID_HEADER.lower(): request_id,
+        CONTENT_TYPE_OPTIONS[0].lower(): CONTENT_TYPE_OPTIONS[1],
+        **{name.lower(): value for name, value in error.headers.items()},
+        "connection": "close",
+    }
+    status = f"HTTP/1.1 {error.status} {http.HTTPStatus(error.status).phrase}\r\n"
+    head = status + "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
+    return head.encode("latin-1") + body
+
+
+def unparsable() -> errors.ApiError:
+    return errors.BadRequest("The request is not valid HTTP/1.1 and was not read.")
+
+
+def target_too_long(limit: int) -> errors.ApiError:
+    return errors.RequestTargetTooLong(
+        f"The request target (path and query string) is longer than {limit:,} bytes.",
+        details={"limit_bytes": limit},
     )
-    return head.encode("ascii") + body
 
 
-class _ServiceConnection:
-    """What both protocols add to uvicorn's: TCP_NODELAY, and the envelope on parser refusals."""
+def head_too_large(limit: int) -> errors.ApiError:
+    return errors.RequestHeadTooLarge(
+        f"The request head (request line and header fields) is larger than {limit:,} bytes.",
+        details={"limit_bytes": limit},
+    )
 
-    transport: asyncio.Transport
 
-    def connection_made(self, transport: asyncio.Transport) -> None:
+def head_timeout(seconds: float) -> errors.ApiError:
+    return errors.RequestHeadTimeout(
+        f"The request head did not arrive whole within {seconds:g} s.", details={"limit_seconds": seconds}
+    )
+
+
+def too_many_connections(limit: int) -> errors.ApiError:
+    return errors.TooManyConnections(
+        f"This server process holds its {limit:,} connections; retry shortly.",
+        details={"limit": limit},
+        headers={"Retry-After": "1"},
+    )
+
+
+def head_size(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]]) -> int:
+    """The bytes of a request head as sent without optional whitespace: `METHOD target HTTP/1.1`,
+    each `name: value` line, and the empty line that ends the head."""
+    return len(method) + len(target) + 12 + sum(len(name) + len(value) + 4 for name, value in headers) + 2
+
+
+def announces_body(headers: list[tuple[bytes, bytes]]) -> bool:
+    return any(
+        name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0")
+        for name, value in headers
+    )
+
+
+class HeadRefused(Exception):
+    """Raised from a parser callback to stop the parser; `data_received` answers the refusal."""
+
+
+class ServiceHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with the module's limits, refusals and TCP_NODELAY."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = worker_limits()
+        self.head_open = True  # the next bytes read belong to a request head (or come before one)
+        self.head_begun = False  # a head's first byte was parsed, and not its end
+        self.head_bytes = 0  # bytes read since the head opened (those of its first read may be missed)
+        self.head_timer: asyncio.TimerHandle | None = None
+        self.refused: bytes | None = None  # the refusal, written or waiting for earlier answers
+        self.refused_by_callback: errors.ApiError | None = None
+
+    # -- the connection ------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         set_nodelay(transport)
-        super().connection_made(transport)  # type: ignore[misc]
+        if len(self.connections) >= self.limits.connections:
+            log.warning("refused a connection: %d open (max_connections_per_worker)", len(self.connections))
+            self.transport, self.refused = transport, b""
+            transport.write(refusal(too_many_connections(self.limits.connections)))
+            transport.close()  # at once: lingering would hold the descriptor the limit protects
+            return
+        super().connection_made(transport)
+        self.arm_head_timer()
 
-    def send_400_response(self, msg: str) -> None:
-        self.transport.write(parser_refusal())
-        self.transport.close()
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.stop_head_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.refused is not None:
+            return  # dropped: nothing after a refusal is read
+        self._unset_keepalive_if_required()
+        if self.head_open:
+            self.head_bytes += len(data)
+            if self.head_timer is None:  # bytes before a head (empty lines) start its clock too
+                self.arm_head_timer()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+        except httptools.HttpParserError:
+            self.refuse(self.refused_by_callback or unparsable())
+        else:
+            if self.head_open and self.head_bytes > self.limits.head_bytes:
+                self.refuse(head_too_large(self.limits.head_bytes))
+
+    def arm_head_timer(self) -> None:
+        self.head_timer = self.loop.call_later(self.limits.head_timeout_seconds, self.head_timed_out)
+
+    def head_timed_out(self) -> None:
+        self.head_timer = None
+        if self.head_begun:
+            self.refuse(head_timeout(self.limits.head_timeout_seconds))
+        elif self.refused is None and not self.answering():
+            self.transport.close()  # nothing was asked: nothing to answer
+
+    def stop_head_timer(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    # -- the parser's callbacks ----------------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.head_begun = True
+        if self.head_timer is None:
+            self.arm_head_timer()
+
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > self.limits.request_target_bytes:
+            self.stop_parser(target_too_long(self.limits.request_target_bytes))
+
+    def on_headers_complete(self) -> None:
+        # `head_bytes` misses the part of a head read together with the end of the request before
+        # it (pipelining); the head's own size catches that, once it is whole.
+        if head_size(self.parser.get_method(), self.url, self.headers) > self.limits.head_bytes:
+            self.stop_parser(head_too_large(self.limits.head_bytes))
+        self.head_open = self.head_begun = False
+        self.head_bytes = 0
+        self.stop_head_timer()
+        super().on_headers_complete()
+        if announces_body(self.headers) and self.cycle is not None:
+            self.cycle.keep_alive = False
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self.head_open = True
+
+    def stop_parser(self, error: errors.ApiError) -> NoReturn:
+        self.refused_by_callback = error
+        raise HeadRefused(error.code)
+
+    # -- refusals ------------------------------------------------------------------------------
+
+    def answering(self) -> bool:
+        """True while a request read before now has not had its whole answer."""
+        return bool(self.pipeline) or (self.cycle is not None and not self.cycle.response_complete)
+
+    def refuse(self, error: errors.ApiError) -> None:
+        """Answer `error` and close, after the answers of the requests read before it."""
+        log.info("refused a request from %s: %d %s", _peer(self.client), error.status, error.code)
+        self.stop_head_timer()
+        self.refused = refusal(error)
+        if not self.answering():
+            self.send_refusal()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.refused and not self.answering() and not self.transport.is_closing():
+            self.send_refusal()
+
+    def send_refusal(self) -> None:
+        assert self.refused is not None
+        self._unset_keepalive_if_required()
+        self.transport.write(self.refused)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.flow.resume_reading()  # drain what the client still sends (data_received drops it)
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
 
-class NoDelayHttpToolsProtocol(_ServiceConnection, HttpToolsProtocol):  # type: ignore[misc]
-    pass
-
-
-class NoDelayH11Protocol(_ServiceConnection, H11Protocol):  # type: ignore[misc]
-    pass
+def _peer(client: tuple[str, int] | None) -> str:
+    return f"{client[0]}:{client[1]}" if client else "an unknown peer"

@@ -7,7 +7,7 @@ declares, the wire field sets of its bodies (`schemas.wire`, typed from `schemas
 `meta` keys and summary, so the document cannot drift from what is served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
 null or absent, raw-only), and the document refuses a property without one. Each operation
 declares only the statuses its route can answer, and the response headers
-the app sets (`X-Request-ID` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
+the app sets (`X-Request-ID` and `X-Content-Type-Options` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
 `WWW-Authenticate` on 401). The signed archive download route outside `/v1` is declared too.
 """
 
@@ -68,6 +68,11 @@ _INTEGER = {"type": "integer", "minimum": 0}
 RATE_LIMIT_HEADERS = ("Limit", "Remaining", "Used", "Reset", "Window")
 HEADERS: dict[str, dict[str, Any]] = {
     "X-Request-ID": _header("Id of this request; quote it to support.", {"type": "string"}, True),
+    "X-Content-Type-Options": _header(
+        "`nosniff`, on every answer: no body is to be read as another type than it says.",
+        {"type": "string", "enum": ["nosniff"]},
+        True,
+    ),
     "X-RateLimit-Limit": _header("Limit of the binding window.", _INTEGER),
     "X-RateLimit-Remaining": _header("Requests left in the binding window.", _INTEGER),
     "X-RateLimit-Used": _header("Requests counted in the binding window.", _INTEGER),
@@ -79,6 +84,10 @@ HEADERS: dict[str, dict[str, Any]] = {
     "WWW-Authenticate": _header("`Bearer`, when no key was presented (missing_api_key).", {"type": "string"}),
 }
 """Response headers, referenced from each response (`components.headers`)."""
+
+
+EVERY_ANSWER = ("X-Request-ID", "X-Content-Type-Options")
+"""The headers every answer carries, whatever its route and status."""
 
 
 def _headers(names: Sequence[str], required: Sequence[str] = ()) -> dict[str, Any]:
@@ -94,7 +103,7 @@ def _headers(names: Sequence[str], required: Sequence[str] = ()) -> dict[str, An
 def _response_headers(endpoint_id: str, status: str) -> dict[str, Any]:
     """Metered routes carry the `X-RateLimit-*` headers once the request was counted (from the
     limiter's decision on; not on 401 nor before the limiter ran, and never while it is down)."""
-    names = ["X-Request-ID"]
+    names = [*EVERY_ANSWER]
     metered = not BY_ID[endpoint_id].public
     if metered and status != "401":
         names += [f"X-RateLimit-{part}" for part in RATE_LIMIT_HEADERS]
@@ -557,7 +566,7 @@ def _download_operation() -> dict[str, Any]:
     error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
 
     def error(text: str) -> dict[str, Any]:
-        return {"description": text, "headers": _headers(["X-Request-ID"]), "content": error_ref}
+        return {"description": text, "headers": _headers(EVERY_ANSWER), "content": error_ref}
 
     string = {"type": "string"}
     return {
@@ -576,10 +585,17 @@ def _download_operation() -> dict[str, Any]:
                 "schema": {**string, "pattern": "^[0-9]{1,12}$"},
             },
             {
+                "name": "holder",
+                "in": "query",
+                "required": True,
+                "description": "Opaque tag of the API key the URL was signed for, as signed.",
+                "schema": {**string, "pattern": "^[0-9a-f]{16}$"},
+            },
+            {
                 "name": "signature",
                 "in": "query",
                 "required": True,
-                "description": "HMAC-SHA256 (lowercase hex) over the object path and `expires`.",
+                "description": "HMAC-SHA256 (lowercase hex) over the object path, `expires` and `holder`.",
                 "schema": {**string, "pattern": _HEX64},
             },
         ],
@@ -587,7 +603,7 @@ def _download_operation() -> dict[str, Any]:
             "200": {
                 "description": "The archive, streamed",
                 "headers": {
-                    **_headers(["X-Request-ID"]),
+                    **_headers(EVERY_ANSWER),
                     "Content-Disposition": _header('attachment; filename="<alpha_id>.zip"', string, True),
                     "Content-Length": _header("Size of the archive in bytes.", _INTEGER, True),
                     "Cache-Control": _header("private, no-store", string, True),
@@ -604,7 +620,8 @@ def _download_operation() -> dict[str, Any]:
             "500": error(ERROR_STATUSES["500"]),
             "503": error(
                 "source_download_not_configured (no usable signing key) or "
-                "source_download_unavailable (the lake folder is unreachable)"
+                "source_download_unavailable (the lake folder or the fetch count is unreachable, or "
+                "the archive does not match its SHA-256: details.reason)"
             ),
         },
     }
@@ -645,7 +662,7 @@ def _export_download_operation() -> dict[str, Any]:
     )
     responses["503"]["description"] = (
         "export_download_not_configured (no usable signing key) or export_download_unavailable "
-        "(the lake folder or the fetch count is unreachable)"
+        "(the lake folder or the fetch count is unreachable, or the file is damaged: details.reason)"
     )
     return operation
 

@@ -6,6 +6,7 @@ one is missing there).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -63,6 +64,13 @@ def _download_fetch_limit(text: str) -> int:
     value = int(text)
     if not 1 <= value <= DOWNLOAD_FETCH_LIMIT_MAX:
         raise ValueError(f"expected an integer from 1 to {DOWNLOAD_FETCH_LIMIT_MAX}, got {text!r}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value < math.inf:
+        raise ValueError(f"expected a finite number of seconds > 0, got {text!r}")
     return value
 
 
@@ -134,8 +142,9 @@ SETTINGS: tuple[Setting, ...] = (
         "hash_bytes_per_pass",
         256 << 20,
         _positive_int,
-        "Bytes of newly opened builds' files a refresh pass checks against their SHA-256 (the CPU "
-        "budget of the background check; a build is checked once per open).",
+        "Bytes of files a worker checks against their SHA-256 in the background per refresh "
+        "interval (the CPU budget of the check of newly opened builds and of files written since "
+        "their check).",
     ),
     Setting("log_level", "info", str, "Log level of the server (debug, info, warning, error)."),
     Setting(
@@ -157,6 +166,33 @@ SETTINGS: tuple[Setting, ...] = (
         _download_fetch_limit,
         "Fetches one signed source-archive URL of a local lake answers with the file (1 to 100); "
         "the next is 403 download_url_expired. Counted in the key store, shared by every worker.",
+    ),
+    Setting(
+        "max_request_target_bytes",
+        8 << 10,
+        _positive_int,
+        "Longest request target (path and query string) a worker reads; a longer one is 414 "
+        "request_target_too_long and the connection is closed.",
+    ),
+    Setting(
+        "max_request_head_bytes",
+        64 << 10,
+        _positive_int,
+        "Largest request head (request line and header fields) a worker reads; a larger one is 431 "
+        "request_head_too_large, refused as soon as that many bytes arrived (never buffered whole).",
+    ),
+    Setting(
+        "request_head_timeout_seconds",
+        10.0,
+        _positive_seconds,
+        "Time a request head has to arrive whole, from its first byte (from the connection's opening "
+        "for the first request): then 408 request_head_timeout, or a silent close if nothing came.",
+    ),
+    Setting(
+        "max_connections_per_worker",
+        512,
+        _positive_int,
+        "Connections a worker holds at once; one more is answered 503 too_many_connections and closed.",
     ),
 )
 
@@ -184,6 +220,10 @@ class Settings:
     public_base_url: str = "http://127.0.0.1:8000"
     signing_key_file: str = "var/signing.key"
     download_fetch_limit: int = 5
+    max_request_target_bytes: int = 8 << 10
+    max_request_head_bytes: int = 64 << 10
+    request_head_timeout_seconds: float = 10.0
+    max_connections_per_worker: int = 512
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

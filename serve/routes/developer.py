@@ -7,7 +7,10 @@ document itself (`serve.openapi`, `openapi_config=None`), so the plugin is not r
 `OpenAPIConfig`: the handler here calls its `render` directly. Its assets are vendored from the
 npm package `swagger-ui-dist` (serve/static/swagger-ui/README.md: version, licence, upgrade) and
 served by the app under a versioned path with a year-long `immutable` cache, so the page needs no
-CDN and works offline; its `Content-Security-Policy` lets it load nothing from another origin.
+CDN and works offline; its `Content-Security-Policy` lets it load nothing from another origin. The
+page runs no inline script: the document is embedded as a JSON data block, and Swagger UI is
+started by a script of this origin (`/docs/swagger-init.js`, serve/static/docs/), so the policy
+allows scripts from `'self'` only.
 
 All three are public (no key is read), unmetered and outside the endpoint registry, like
 `/openapi.json`: their handlers carry no registry id (`serve.auth.is_public`). They follow the
@@ -39,9 +42,17 @@ SWAGGER_UI_VERSION = "5.35.0"
 SWAGGER_UI_URL = f"{STATIC_PREFIX}/swagger-ui/{SWAGGER_UI_VERSION}"
 
 DOCS_PATH = "/docs"
+DOCS_INIT_PATH = f"{DOCS_PATH}/swagger-init.js"
+DOCS_INIT_SCRIPT = (STATIC_DIR / "docs" / "swagger-init.js").read_bytes()
 OPENAPI_PATH = "/openapi.json"
 LANDING_PATH = "/"
-PATHS: tuple[str, ...] = (LANDING_PATH, DOCS_PATH, OPENAPI_PATH, f"{SWAGGER_UI_URL}/{{file_path:path}}")
+PATHS: tuple[str, ...] = (
+    LANDING_PATH,
+    DOCS_PATH,
+    DOCS_INIT_PATH,
+    OPENAPI_PATH,
+    f"{SWAGGER_UI_URL}/{{file_path:path}}",
+)
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
 
 DASHBOARD_PATH = "/ui"
@@ -53,25 +64,51 @@ PAGE_HEADERS = {"Cache-Control": "no-cache"}
 """The pages change with each deployment (the document, the version): revalidated on every visit."""
 
 DOCS_CSP = (
-    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'"
 )
-"""Swagger UI's bundle and inline start-up script from this origin; its "Try it out" calls this
-origin only. A page that tried to load anything from elsewhere would be refused by the browser."""
+"""Swagger UI's bundle, styles and start-up script from this origin, nothing inline (the styles
+Swagger UI sets as it renders go through the CSSOM, which the policy does not govern); its "Try it
+out" calls this origin only. A page that tried to load or run anything else would be refused by
+the browser (tests/e2e/test_docs_ui.py fails on any refusal it reports)."""
 LANDING_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 )
 
 
 class EmbeddedSwaggerUI(SwaggerRenderPlugin):
-    """Litestar's Swagger UI page, with the document embedded safely inside its `<script>`."""
+    """Litestar's Swagger UI page, with the document embedded as a JSON data block and no inline
+    script (`DOCS_CSP`)."""
 
     @staticmethod
     def render_json(request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        # A `</script>` (or `<!--`) in any description would end or derail the inline script the
+        # A `</script>` (or `<!--`) in any description would end or derail the data block the
         # document is embedded in; `<` can only occur inside JSON strings, where `\u003c` is the same.
         return SwaggerRenderPlugin.render_json(request, openapi_schema).replace(b"<", b"\\u003c")
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        title = html.escape(str(openapi_schema["info"]["title"]))
+        head = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+{self.favicon}
+<link href="{self.css_url}" rel="stylesheet">
+<script src="{self.js_url}"></script>
+<script src="{self.standalone_preset_js_url}"></script>
+</head>
+<body>
+<div id="swagger-container"></div>
+<script id="openapi-document" type="application/json">"""
+        tail = f"""</script>
+<script src="{DOCS_INIT_PATH}"></script>
+</body>
+</html>
+"""
+        return head.encode() + self.render_json(request, openapi_schema) + tail.encode()
 
 
 def swagger_plugin(paths: tuple[str, ...] = (DOCS_PATH,)) -> SwaggerRenderPlugin:
@@ -160,6 +197,10 @@ def routes() -> list[ControllerRouterHandler]:
             headers={**PAGE_HEADERS, "Content-Security-Policy": DOCS_CSP},
         )
 
+    @get(DOCS_INIT_PATH, sync_to_thread=False, include_in_schema=False)
+    def docs_init_js() -> Response[bytes]:
+        return Response(DOCS_INIT_SCRIPT, media_type="text/javascript", headers=PAGE_HEADERS)
+
     @get(OPENAPI_PATH, sync_to_thread=False, include_in_schema=False)
     def openapi_json(request: Request[Any, Any, Any]) -> Response[bytes]:
         return Response(request.app.state[_DOCUMENT_JSON], media_type=JSON)
@@ -172,4 +213,4 @@ def routes() -> list[ControllerRouterHandler]:
         cache_control=ASSET_CACHE,
         name="static_asset",
     )
-    return [landing_html, docs_html, openapi_json, assets]
+    return [landing_html, docs_html, docs_init_js, openapi_json, assets]

@@ -74,10 +74,18 @@ def parsed(body: str) -> Links:
     return links
 
 
+DOCUMENT_BLOCK = '<script id="openapi-document" type="application/json">'
+
+
 def embedded_spec(page: str) -> Any:
-    """The document Litestar's SwaggerRenderPlugin embeds in the page (`spec: {...},`)."""
-    start = page.index("spec: ") + len("spec: ")
+    """The document the Swagger UI page embeds as a JSON data block."""
+    start = page.index(DOCUMENT_BLOCK) + len(DOCUMENT_BLOCK)
     return json.JSONDecoder().raw_decode(page, start)[0]
+
+
+def scripts(page: str) -> list[str]:
+    """Each `<script ...>` start tag of the page."""
+    return [page[at : page.index(">", at) + 1] for at in range(len(page)) if page.startswith("<script", at)]
 
 
 def test_landing_page_links_the_docs_the_document_and_health(client: TestClient[Any]) -> None:
@@ -103,24 +111,49 @@ def test_docs_is_swagger_ui_over_the_served_document(client: TestClient[Any]) ->
     assert response.headers["content-type"] == "text/html; charset=utf-8"
     assert response.headers["cache-control"] == "no-cache"
     csp = response.headers["content-security-policy"]
-    assert "default-src 'none'" in csp and "script-src 'self' 'unsafe-inline'" in csp
-    assert "SwaggerUIBundle(" in response.text
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+    assert directives["default-src"] == "'none'"
+    assert directives["script-src"] == directives["style-src"] == "'self'"  # nothing inline
+    assert "<style" not in response.text and " style=" not in response.text.split(DOCUMENT_BLOCK)[0]
+    # No inline script: each is a file of this origin, or the document as a JSON data block.
+    assert scripts(response.text) == [
+        f'<script src="{developer.SWAGGER_UI_URL}/swagger-ui-bundle.js">',
+        f'<script src="{developer.SWAGGER_UI_URL}/swagger-ui-standalone-preset.js">',
+        DOCUMENT_BLOCK,
+        f'<script src="{developer.DOCS_INIT_PATH}">',
+    ]
     assert embedded_spec(response.text) == client.get("/openapi.json").json()
     urls = [url for _, url in parsed(response.text).urls]
     assert sorted(urls) == sorted(
-        f"{developer.SWAGGER_UI_URL}/{name}"
-        for name in (
-            "swagger-ui.css",
-            "swagger-ui-bundle.js",
-            "swagger-ui-standalone-preset.js",
-            "favicon-32x32.png",
-        )
+        [
+            developer.DOCS_INIT_PATH,
+            *(
+                f"{developer.SWAGGER_UI_URL}/{name}"
+                for name in (
+                    "swagger-ui.css",
+                    "swagger-ui-bundle.js",
+                    "swagger-ui-standalone-preset.js",
+                    "favicon-32x32.png",
+                )
+            ),
+        ]
     )
     assert "://" not in response.text.split("<body>")[0]  # nothing in the head from another origin
 
 
+def test_the_start_up_script_is_served_from_this_origin(client: TestClient[Any]) -> None:
+    response = client.get(developer.DOCS_INIT_PATH)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert response.headers["cache-control"] == "no-cache"  # not versioned: revalidated
+    assert response.content == (developer.STATIC_DIR / "docs" / "swagger-init.js").read_bytes()
+    assert b"SwaggerUIBundle(" in response.content and b"openapi-document" in response.content
+
+
 def test_docs_assets_are_the_vendored_files_with_a_year_long_immutable_cache(client: TestClient[Any]) -> None:
     for _, url in parsed(client.get("/docs").text).urls:
+        if url == developer.DOCS_INIT_PATH:
+            continue  # the project's own script (above), not a vendored file
         response = client.get(url)
         assert response.status_code == 200, url
         assert response.headers["cache-control"] == "max-age=31536000, public, immutable"
@@ -228,7 +261,8 @@ def test_a_document_text_cannot_break_out_of_the_page_script() -> None:
     developer.publish(app, document)
     with TestClient(app=app) as client:
         page = client.get("/docs").text
-    assert page.count("</script>") == 3  # the two asset scripts and the start-up script: none added
+    # The two asset scripts, the document's data block and the start-up script: none added.
+    assert page.count("</script>") == 4
     assert embedded_spec(page) == document
 
 

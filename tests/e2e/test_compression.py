@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,3 +82,42 @@ def test_a_304_over_the_wire_has_no_body_and_names_the_coding(demo_lake: Path, t
         second = connection.getresponse()
         assert second.status == 200 and len(second.read()) > 100_000
         connection.close()
+
+
+@pytest.mark.parametrize(
+    ("accept", "coding"),
+    [
+        ("zstd;q=0", None),  # RFC 9110 12.5.3: q=0 is "not acceptable"
+        ("zstd;q=0, gzip", "gzip"),
+        ("gzip, zstd;q=0", "gzip"),
+        ("*, zstd;q=0", "gzip"),
+        ("ZSTD", "zstd"),  # content-codings are case-insensitive
+        ("GZip", "gzip"),
+        ("gzip;q=1, zstd;q=0.5", "gzip"),  # the client's weights first
+        ("gzip, zstd", "zstd"),  # then the server's preference
+        ("*", "zstd"),
+        ("*;q=0", None),
+        ("identity", None),
+        ("br", None),
+        ("zstd;q=2", None),  # not a qvalue: the member is ignored
+    ],
+)
+def test_the_coding_follows_the_clients_weights_and_ignores_case(
+    served_documents: int, accept: str, coding: str | None
+) -> None:
+    status, headers, body = fetch(served_documents, "/openapi.json", {"Accept-Encoding": accept})
+    assert status == 200 and headers.get("content-encoding") == coding, (accept, headers)
+    if coding == "zstd":
+        body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
+    elif coding == "gzip":
+        body = gzip.decompress(body)
+    assert json.loads(body)["openapi"].startswith("3.")
+
+
+@pytest.fixture(scope="module")
+def served_documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A server over an empty lake: `/openapi.json` (public, 100+ KB) is all these tests read."""
+    folder = tmp_path_factory.mktemp("documents")
+    (folder / "lake").mkdir()
+    with serving(folder / "lake", f"sqlite:///{folder}/keys.sqlite3", workers=1) as (port, _):
+        yield port

@@ -124,6 +124,23 @@ def test_docs_renders_every_operation_of_the_served_document(chromium: Browser) 
     assert width == 1280 and height > 900  # the whole page: every operation, below the fold too
 
 
+@pytest.mark.parametrize("path", ["/docs", "/schema"])
+def test_the_reference_runs_without_inline_scripts(chromium: Browser, path: str) -> None:
+    """The policy allows scripts and styles of this origin only; the page still renders, and the
+    browser reports nothing it refused (a refused inline script or style is a console error)."""
+    with urllib.request.urlopen(f"{chromium.base}{path}", timeout=10) as response:
+        policy = response.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["script-src"] == directives["style-src"] == "'self'", policy
+    seen, page = visit(chromium, path, ".opblock", f"{path.strip('/')}-policy.png")
+    try:
+        assert page.locator(".opblock").count() > 10
+    finally:
+        page.close()
+    assert all(url.startswith(f"{chromium.base}/") for url in seen.requests), seen.requests
+    assert not seen.problems, seen.problems
+
+
 def test_landing_page_renders_and_its_links_answer(chromium: Browser) -> None:
     seen, page = visit(chromium, "/", "a[href='/docs']", "landing.png")
     try:

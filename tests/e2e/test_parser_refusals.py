@@ -40,6 +40,7 @@ def test_a_request_the_parser_refuses_gets_the_error_envelope(
     assert lines[0] == "HTTP/1.1 400 Bad Request", answer
     headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
     assert headers["content-type"] == "application/json"
+    assert headers["x-content-type-options"] == "nosniff" and headers["connection"] == "close"
     error = json.loads(body)["error"]
     assert error["code"] == "bad_request" and error["details"] == {}
     assert error["request_id"] == headers["x-request-id"]

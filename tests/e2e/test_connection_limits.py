@@ -1,0 +1,361 @@
+"""What one connection may cost a worker, through the real `alpha-results serve` process and raw
+sockets (serve/http_protocol.py; docs/security.md "Connections and request heads"): a request head
+over its limits is refused in the error envelope without being buffered, a head that does not
+arrive in time is refused, an idle connection is closed, a request body cannot hold a connection
+open, each worker holds a bounded number of connections, and a refusal never takes the answer of a
+pipelined request read before it."""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serve.http_protocol import ConnectionLimits
+from serve.settings import Settings
+from tests.e2e.test_serve_stack import serving
+
+pytestmark = pytest.mark.e2e
+
+HEALTH = b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+HEAD_TIMEOUT = 1.5
+"""The head timeout these servers run with (seconds): short, so the tests of it are quick."""
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    error: dict[str, Any] = field(default_factory=dict)
+
+
+class Peer:
+    """One raw client connection that reads whole HTTP/1.1 responses (by `content-length`, or chunked)."""
+
+    def __init__(self, port: int, timeout: float = 10) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.buffer = b""
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def _fill(self) -> bool:
+        try:
+            chunk = self.sock.recv(65536)
+        except ConnectionResetError:
+            chunk = b""
+        self.buffer += chunk
+        return bool(chunk)
+
+    def _take(self, length: int) -> bytes:
+        while len(self.buffer) < length:
+            assert self._fill(), "the connection closed inside a response body"
+        taken, self.buffer = self.buffer[:length], self.buffer[length:]
+        return taken
+
+    def _line(self) -> bytes:
+        while b"\r\n" not in self.buffer:
+            assert self._fill(), "the connection closed inside a chunked body"
+        line, _, self.buffer = self.buffer.partition(b"\r\n")
+        return line
+
+    def answer(self) -> Answer:
+        while b"\r\n\r\n" not in self.buffer:
+            assert self._fill(), f"the connection closed before a response: {self.buffer[:200]!r}"
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+        if headers.get("transfer-encoding") == "chunked":
+            body = b""
+            while chunk := self._take(int(self._line(), 16)):
+                body += chunk
+                self._line()
+            self._line()
+        else:
+            body = self._take(int(headers["content-length"]))
+        answer = Answer(int(lines[0].split(" ")[1]), headers, body)
+        if headers.get("content-type") == "application/json" and body.startswith(b'{"error"'):
+            answer.error = json.loads(body)["error"]
+            assert answer.error["request_id"] == headers["x-request-id"]
+        return answer
+
+    def closed_within(self, seconds: float) -> bool:
+        """True when the server closes the connection (EOF or reset) within `seconds`, reading
+        and dropping anything else it sends."""
+        self.sock.settimeout(seconds)
+        try:
+            while self._fill():
+                pass
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@contextmanager
+def server(tmp_path: Path, **settings: str) -> Iterator[int]:
+    with server_and_output(tmp_path, **settings) as (port, _):
+        yield port
+
+
+@contextmanager
+def server_and_output(tmp_path: Path, **settings: str) -> Iterator[tuple[int, list[str]]]:
+    """`alpha-results serve` (one worker, an empty lake: health answers `degraded`, which is 200)."""
+    lake = tmp_path / "lake"
+    lake.mkdir(exist_ok=True)
+    env = {"ALPHA_RESULTS_REQUEST_HEAD_TIMEOUT_SECONDS": str(HEAD_TIMEOUT)}
+    env.update({f"ALPHA_RESULTS_{name.upper()}": value for name, value in settings.items()})
+    with serving(lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=1, env=env) as (port, output):
+        yield port, output
+
+
+@pytest.fixture(scope="module")
+def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """One server with the default limits (and the short head timeout) for the tests that need
+    nothing else of it."""
+    with server(tmp_path_factory.mktemp("serve")) as port:
+        yield port
+
+
+def assert_refused(answer: Answer, status: int, code: str) -> None:
+    assert answer.status == status, answer
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["connection"] == "close"
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.error["code"] == code, answer.error
+
+
+def rss_peak_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+def worker_pid(output: list[str]) -> int:
+    """The worker's pid, from the access line of a request it answered."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        for line in output:
+            if line.startswith("{") and '"pid"' in line:
+                return int(json.loads(line)["pid"])
+        time.sleep(0.05)
+    raise AssertionError(f"no access line: {output}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Oversized heads
+# ---------------------------------------------------------------------------------------------
+
+
+def test_an_oversized_header_is_refused_with_431_and_the_connection_closed(port: int) -> None:
+    peer = Peer(port)
+    started = time.monotonic()
+    # 10 MB of one header, sent whole: the refusal comes as soon as 64 KiB were read.
+    try:
+        peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 10_000_000 + b"\r\n\r\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server stopped reading: its answer is already on the way
+    answer = peer.answer()
+    assert_refused(answer, 431, "request_head_too_large")
+    assert answer.error["details"] == {"limit_bytes": 65536}
+    assert peer.closed_within(5)
+    assert time.monotonic() - started < 5
+    # Many headers, each small, over the limit in total: the same refusal.
+    peer = Peer(port)
+    many = b"".join(b"X-H%d: %s\r\n" % (i, b"b" * 1000) for i in range(80))
+    peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n" + many + b"\r\n")
+    assert_refused(peer.answer(), 431, "request_head_too_large")
+    assert peer.closed_within(5)
+    # A head just under the limit is served.
+    peer = Peer(port)
+    peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 60_000 + b"\r\n\r\n")
+    assert peer.answer().status == 200
+    peer.close()
+
+
+def test_an_overlong_request_target_is_refused_with_414(port: int) -> None:
+    peer = Peer(port)
+    peer.send(b"GET /v1/health?" + b"q" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = peer.answer()
+    assert_refused(answer, 414, "request_target_too_long")
+    assert answer.error["details"] == {"limit_bytes": 8192}
+    assert peer.closed_within(5)
+    # Under the limit: an ordinary answer (here the health route's 400 for a query string).
+    peer = Peer(port)
+    peer.send(b"GET /v1/health?" + b"q" * 8000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert peer.answer().status == 400
+    peer.close()
+
+
+def test_incomplete_huge_headers_do_not_grow_the_worker(tmp_path: Path) -> None:
+    """Four connections each sending 40 MB of one header that never ends: the worker reads about
+    64 KiB of each and drops the rest, so its peak memory stays where it was."""
+    with server_and_output(tmp_path) as (port, output):
+        peer = Peer(port)
+        peer.send(HEALTH)
+        assert peer.answer().status == 200
+        pid = worker_pid(output)
+        before = rss_peak_kib(pid)
+
+        def flood() -> None:
+            peer = Peer(port, timeout=30)
+            try:
+                peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+                for _ in range(40):
+                    peer.send(b"a" * 1_000_000)
+            except OSError:
+                pass  # refused and closed: the rest is not wanted
+            finally:
+                peer.close()
+
+        threads = [threading.Thread(target=flood) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        grown_mib = (rss_peak_kib(pid) - before) / 1024
+        peer = Peer(port)
+        peer.send(HEALTH)
+        assert peer.answer().status == 200  # the worker still answers
+    assert grown_mib < 16, f"the worker's peak memory grew by {grown_mib:.0f} MiB"
+
+
+# ---------------------------------------------------------------------------------------------
+# Heads that do not arrive, idle connections, bodies
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_head_that_does_not_arrive_in_time_is_refused_with_408(port: int) -> None:
+    peer = Peer(port)
+    started = time.monotonic()
+    peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")  # never finished
+    assert_refused(peer.answer(), 408, "request_head_timeout")
+    assert peer.closed_within(5)
+    assert HEAD_TIMEOUT - 0.2 < time.monotonic() - started < HEAD_TIMEOUT + 3
+    # A slow client that keeps sending does not extend the deadline.
+    peer = Peer(port)
+    started = time.monotonic()
+    for byte in b"GET /v1/health HTTP/1.1\r\nX-Slow: " + b"s" * 100:
+        if select.select([peer.sock], [], [], 0.1)[0]:
+            break  # the server answered
+        peer.send(bytes([byte]))
+    assert_refused(peer.answer(), 408, "request_head_timeout")
+    assert time.monotonic() - started < HEAD_TIMEOUT + 3, "the server kept reading a head past its timeout"
+
+
+def test_an_idle_connection_is_closed_without_an_answer(port: int) -> None:
+    peers = [Peer(port) for _ in range(20)]
+    started = time.monotonic()
+    for peer in peers:
+        assert peer.closed_within(HEAD_TIMEOUT + 3)
+        assert peer.buffer == b""  # nothing was asked, nothing is answered
+    assert time.monotonic() - started < HEAD_TIMEOUT + 3
+    # Empty lines before a head are not a head: they keep no connection open either, after an
+    # answer (when uvicorn's keep-alive timer no longer runs) as before one.
+    peer = Peer(port)
+    peer.send(HEALTH)
+    assert peer.answer().status == 200
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < HEAD_TIMEOUT + 5:
+            peer.send(b"\r\n")
+            time.sleep(0.25)
+    except OSError:
+        pass  # closed
+    assert peer.closed_within(1)
+    assert time.monotonic() - started < HEAD_TIMEOUT + 3
+
+
+def test_a_request_body_cannot_hold_the_connection_open(port: int) -> None:
+    """The API reads no request body: a request that announces one is answered and its
+    connection closed, so a body trickled after the answer holds nothing."""
+    peer = Peer(port)
+    peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+    answer = peer.answer()
+    assert answer.status == 200 and answer.headers["connection"] == "close"
+    assert peer.closed_within(2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Connections per worker
+# ---------------------------------------------------------------------------------------------
+
+
+def test_each_worker_holds_at_most_its_connection_limit(tmp_path: Path) -> None:
+    with server(tmp_path, max_connections_per_worker="5", request_head_timeout_seconds="30") as port:
+        held = [Peer(port) for _ in range(5)]
+        for peer in held:
+            peer.send(HEALTH)
+            assert peer.answer().status == 200  # each is open, answered, kept alive
+        extra = Peer(port)
+        answer = extra.answer()
+        assert_refused(answer, 503, "too_many_connections")
+        assert answer.headers["retry-after"] == "1"
+        assert answer.error["details"] == {"limit": 5}
+        assert extra.closed_within(5)
+        held.pop().close()
+        time.sleep(0.2)
+        again = Peer(port)
+        again.send(HEALTH)
+        assert again.answer().status == 200
+        for peer in [*held, again]:
+            peer.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Pipelining
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [
+        (b"GARBAGE\r\n\r\n", 400, "bad_request"),
+        (b"GET /v1/health HTTP/1.1\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n", 431, "request_head_too_large"),
+    ],
+    ids=["unparsable", "oversized"],
+)
+def test_a_pipelined_request_keeps_its_answer_before_the_next_is_refused(
+    port: int, refused: tuple[bytes, int, str]
+) -> None:
+    raw, status, code = refused
+    peer = Peer(port)
+    peer.send(HEALTH + HEALTH + raw)  # one packet
+    for _ in range(2):
+        first = peer.answer()
+        assert first.status == 200 and b'"status":"degraded"' in first.body
+    assert_refused(peer.answer(), status, code)
+    assert peer.closed_within(5)
+
+
+# ---------------------------------------------------------------------------------------------
+# The settings
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_limits_are_settings_and_a_bad_value_refuses_to_start() -> None:
+    assert ConnectionLimits.of(Settings.from_env({})) == ConnectionLimits(
+        request_target_bytes=8192, head_bytes=65536, head_timeout_seconds=10.0, connections=512
+    )
+    bad = {
+        "ALPHA_RESULTS_MAX_REQUEST_TARGET_BYTES": "0",
+        "ALPHA_RESULTS_MAX_REQUEST_HEAD_BYTES": "-1",
+        "ALPHA_RESULTS_REQUEST_HEAD_TIMEOUT_SECONDS": "inf",
+        "ALPHA_RESULTS_MAX_CONNECTIONS_PER_WORKER": "many",
+    }
+    for name, value in bad.items():
+        with pytest.raises(ValueError, match=name):
+            Settings.from_env({name: value})
