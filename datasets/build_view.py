@@ -7,8 +7,11 @@ nothing in its answer. Views are immutable apart from their damage flag.
 Opening checks every file the manifest (`alpha.json` / `benchmark.json` `files`) lists against
 its recorded size; the SHA-256 of the serving files (and, on a local lake, of the Parquet exports
 the download route serves from the build folder) is checked once per open, in the background
-and on a budget of bytes per refresh pass (`verify_some`, run by the reader's refresh thread), and
-on every reopen after damage before the build is served again. A view holds no open file: each
+and on a budget of bytes per refresh interval (`verify_some`, run by the reader's refresh thread),
+and on every reopen after damage before the build is served again. The JSON files are checked
+whole when first read. A file written since its check (its signature changed:
+`datasets.integrity`) is hashed again before it is used: by the table access or the download
+that notices (`verify_file`), or queued by the scrub (`check_files`). A view holds no open file: each
 serving file is mapped and its descriptor closed at once, so a worker's descriptors do not grow
 with the builds it serves (its maps are bounded by the reader's number of open builds). Each table
 access re-checks its file's size by path (`stat`, about a microsecond), so a file truncated under
@@ -25,13 +28,14 @@ import json
 import mmap
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import pyarrow as pa
 
 from datasets import layout
 from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, exhausted
+from datasets.integrity import FileSignature, check_file, local_stats, signature, signatures_digest
 
 T = TypeVar("T")
 
@@ -49,25 +53,9 @@ def manifest_problem(files: dict[str, Any], sizes: dict[str, int]) -> BuildDamag
     return None
 
 
-def local_sizes(folder: str, files: dict[str, Any]) -> dict[str, int]:
-    """Size of each of `files` (paths relative to the local `folder`) that exists. One `stat` per
-    file, no descriptor: a worker out of file descriptors still sees every file (a folder walk
-    silently skips the folders it cannot open, which read as missing files)."""
-    sizes = {}
-    for relative in files:
-        try:
-            sizes[relative] = os.stat(os.path.join(folder, relative)).st_size
-        except FileNotFoundError:
-            continue
-    return sizes
-
-
-def sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+def local_sizes(folder: str, files: Iterable[str]) -> dict[str, int]:
+    """Size of each of `files` (paths relative to the local `folder`) that exists (`local_stats`)."""
+    return {relative: status.st_size for relative, status in local_stats(folder, files).items()}
 
 
 def _madvise_dontneed() -> Callable[[int, int], int] | None:
@@ -92,8 +80,9 @@ class _MappedTable:
     at once: a worker's descriptors do not grow with the builds it has open. (Python's `mmap`
     keeps a duplicate descriptor per map until Python 3.13's `trackfd=False`.)"""
 
-    def __init__(self, path: str, expected_bytes: int) -> None:
+    def __init__(self, path: str, relative: str, expected_bytes: int) -> None:
         self.path = path
+        self.relative = relative  # in the build's manifest
         self.expected_bytes = expected_bytes
         fd = os.open(path, os.O_RDONLY)
         try:
@@ -117,16 +106,18 @@ class _MappedTable:
                 "truncated_file", f"{self.path} has {size} bytes, {self.expected_bytes} recorded"
             )
 
-    def check(self) -> None:
-        # Only the size of the mapped file: pages past a truncated end would fault when read. A
-        # file removed or replaced (another inode at the path) leaves the mapped one whole; the
-        # refresh notices the change in the lake.
+    def check(self) -> os.stat_result | None:
+        """The mapped file's `stat` after checking its size (pages past a truncated end would fault
+        when read); None when the path names no file or another inode: a file removed or replaced
+        leaves the mapped one whole, and the refresh notices the change in the lake."""
         try:
             status = os.stat(self.path)
         except FileNotFoundError:
-            return
-        if (status.st_dev, status.st_ino) == self.inode:
-            self._check_size(status.st_size)
+            return None
+        if (status.st_dev, status.st_ino) != self.inode:
+            return None
+        self._check_size(status.st_size)
+        return status
 
     def release(self) -> None:
         """Unmap the pages requests touched; they stay in the page cache, and the next read maps
@@ -155,14 +146,17 @@ class BuildView:
         self.entry = entry
         self.folder = folder
         self.files: dict[str, Any] = dict(entry.get("files") or {})
-        self.hashed = tuple(folder.rstrip("/") + "/" for folder in hashed)  # see verify_hashes
+        self.hashed = tuple(folder.rstrip("/") + "/" for folder in hashed)  # see verify_some
         self._lock = threading.Lock()
         self._tables: dict[str, _MappedTable | None] = {}
         self._memo: dict[str, Any] = {}
         self.damage: BuildDamaged | None = None
-        self._unhashed = [
+        self.hashed_files = tuple(
             relative for relative in sorted(self.files) if relative.startswith(self.hashed)
-        ]  # verify_some's queue
+        )
+        self._unhashed = list(self.hashed_files)  # verify_some's queue
+        self._signatures: dict[str, FileSignature] = {}  # file -> what its last matching check saw
+        self._hash_lock = threading.Lock()  # one check of a file at a time (requests, background)
         index = self._read_json(layout.serving_path("", layout.SERVING_INDEX))
         if index is None:
             raise BuildDamaged(
@@ -184,7 +178,7 @@ class BuildView:
 
     # -- files ------------------------------------------------------------------------------------
 
-    def _local(self, relative: str) -> str:
+    def local_path(self, relative: str) -> str:
         return os.path.join(self.folder, relative.lstrip("/"))
 
     def _read_json(self, relative: str) -> dict[str, Any] | None:
@@ -192,7 +186,7 @@ class BuildView:
         if relative not in self.files:
             return None
         try:
-            with open(self._local(relative), "rb") as handle:
+            with open(self.local_path(relative), "rb") as handle:
                 payload = handle.read()
         except FileNotFoundError as exc:
             raise self.damaged(BuildDamaged("missing_file", f"{relative} is missing")) from exc
@@ -201,8 +195,14 @@ class BuildView:
                 self.on_exhausted(resource)  # the worker's problem, never the build's damage
                 raise resource from exc
             raise LakeUnavailable(f"{relative} cannot be read: {exc}") from exc
-        if len(payload) != int(self.files[relative]["bytes"]):
+        recorded = self.files[relative]
+        if len(payload) != int(recorded["bytes"]):
             raise self.damaged(BuildDamaged("truncated_file", f"{relative} is not the recorded size"))
+        # Small and read once per view: checked before any of it is used.
+        if hashlib.sha256(payload).hexdigest() != recorded.get("sha256"):
+            raise self.damaged(
+                BuildDamaged("corrupt_file", f"{relative} does not match its recorded SHA-256")
+            )
         document = json.loads(payload)
         assert isinstance(document, dict)
         return document
@@ -226,9 +226,12 @@ class BuildView:
         if mapped is None:
             return None
         try:
-            mapped.check()
+            status = mapped.check()
         except BuildDamaged as exc:
             raise self.damaged(exc) from None
+        if status is not None and self._changed(mapped.relative, status):
+            self.verify_file(mapped.relative)  # written since its check: hashed again before use
+            self.raise_if_damaged()
         return mapped.table
 
     def _map(self, name: str) -> _MappedTable | None:
@@ -239,7 +242,9 @@ class BuildView:
             recorded = self.files.get(relative)
             try:
                 mapped = (
-                    None if recorded is None else _MappedTable(self._local(relative), int(recorded["bytes"]))
+                    None
+                    if recorded is None
+                    else _MappedTable(self.local_path(relative), relative, int(recorded["bytes"]))
                 )
             except FileNotFoundError as exc:
                 raise self.damaged(BuildDamaged("missing_file", f"{relative} is missing")) from exc
@@ -270,14 +275,23 @@ class BuildView:
             self.damage = exc
         return exc
 
+    def forget_damage(self, exc: BuildDamaged) -> None:
+        """Forgets `exc`, found by a check that could not tell (the whole lake was gone)."""
+        with self._hash_lock:
+            if self.damage is exc:
+                self.damage = None
+
     def raise_if_damaged(self) -> None:
         if self.damage is not None:
             raise self.damage
 
-    def check_sizes(self, sizes: dict[str, int], files: dict[str, Any] | None = None) -> None:
-        """Marks the view damaged when the files' `sizes` differ from the manifest (`files`: the
-        part of it to check, by default all of it)."""
-        problem = manifest_problem(self.files if files is None else files, sizes)
+    def check_files(self, stats: Mapping[str, os.stat_result], files: dict[str, Any] | None = None) -> None:
+        """Marks the view damaged when the files' sizes (`stats`, by path relative to the build)
+        differ from the manifest (`files`: the part of it to check, by default all of it); queues
+        for `verify_some` the checked files written since their check."""
+        problem = manifest_problem(
+            self.files if files is None else files, {path: status.st_size for path, status in stats.items()}
+        )
         if problem is not None:
             self.damaged(problem)
         for mapped in list(self._tables.values()):
@@ -286,6 +300,10 @@ class BuildView:
                     mapped.check()
                 except BuildDamaged as exc:
                     self.damaged(exc)
+        with self._hash_lock:
+            for relative, status in stats.items():
+                if self._changed(relative, status) and relative not in self._unhashed:
+                    self._unhashed.append(relative)
 
     def release_pages(self) -> None:
         """`release` every mapped file of the build (see `_MappedTable.release`)."""
@@ -297,10 +315,28 @@ class BuildView:
     def hashes_verified(self) -> bool:
         return not self._unhashed
 
-    def hashes_known(self) -> None:
-        """Every hash of this immutable build was verified when it was open before: no need again
-        (its sizes are still checked when it opens and by the scrub)."""
-        self._unhashed = []
+    def _changed(self, relative: str, status: os.stat_result) -> bool:
+        """Whether the file was written since its SHA-256 matched (False before its first check)."""
+        seen = self._signatures.get(relative)
+        return seen is not None and seen != signature(status)
+
+    def verified_digest(self) -> bytes | None:
+        """What the reader remembers of a build whose every hashed file matched (None until then)."""
+        with self._hash_lock:
+            return None if self._unhashed or self.damage else signatures_digest(self._signatures)
+
+    def hashes_known(self, digest: bytes) -> bool:
+        """Skips the SHA-256 check when the hashed files are, by their signatures, those a check of
+        this immutable build found whole before (`digest`, from `verified_digest`); False when any
+        changed since: then they are checked again (sizes are checked on open and by the scrub)."""
+        stats = local_stats(self.folder, self.hashed_files)
+        signatures = {relative: signature(status) for relative, status in stats.items()}
+        if len(signatures) != len(self.hashed_files) or signatures_digest(signatures) != digest:
+            return False
+        with self._hash_lock:
+            self._signatures = signatures
+            self._unhashed = []
+        return True
 
     def verify_hashes(self) -> None:
         """Checks the SHA-256 of every file not yet checked (marks damage)."""
@@ -312,17 +348,33 @@ class BuildView:
         against the manifest, file after file, until `budget` bytes were read (None: all);
         marks damage. Returns the bytes read; the next call goes on where this one stopped."""
         spent = 0
-        while self._unhashed and self.damage is None and (budget is None or spent < budget):
-            relative = self._unhashed[0]
-            recorded = self.files[relative]
-            try:
-                actual = sha256_of(self._local(relative))
-            except FileNotFoundError:
-                self.damaged(BuildDamaged("missing_file", f"{relative} is missing"))
-                break
-            spent += int(recorded.get("bytes") or 0)
-            if actual != recorded.get("sha256"):
-                self.damaged(BuildDamaged("corrupt_file", f"{relative} does not match its recorded SHA-256"))
-                break
-            self._unhashed.pop(0)
+        while self.damage is None and (budget is None or spent < budget):
+            with self._hash_lock:
+                if not self._unhashed:
+                    break
+                spent += self._verify(self._unhashed[0])
         return spent
+
+    def verify_file(self, relative: str) -> None:
+        """Checks the SHA-256 of `relative` now unless it was checked and has not changed since;
+        marks damage."""
+        with self._hash_lock:
+            try:
+                status = os.stat(self.local_path(relative))
+            except FileNotFoundError:
+                status = None
+            if status is None or relative not in self._signatures or self._changed(relative, status):
+                self._verify(relative)
+
+    def _verify(self, relative: str) -> int:
+        """One file against the manifest, under `_hash_lock`; marks damage. Returns the bytes read."""
+        try:
+            status = check_file(self.local_path(relative), relative, self.files[relative])
+        except BuildDamaged as exc:
+            self._signatures.pop(relative, None)
+            self.damaged(exc)
+            return int(self.files[relative]["bytes"])
+        self._signatures[relative] = signature(status)
+        if relative in self._unhashed:
+            self._unhashed.remove(relative)
+        return int(status.st_size)

@@ -11,9 +11,13 @@ Every per-build cost of a worker is bounded by a setting, not by the catalogue:
 - at most `max_open_builds` views are open (least recently used evicted; a request holding an
   evicted view finishes on it); a view holds no descriptor and one map per serving file it read;
 - builds are immutable, so a build is checked when it is opened (every file's size) and its
-  SHA-256 in the background, at most `hash_bytes_per_pass` bytes per pass; after that each pass
-  re-checks the sizes of at most `scrub_builds_per_pass` open builds, in turn, so a file removed
-  or truncated later is still noticed (within open builds / scrub passes) at a bounded cost;
+  SHA-256 in the background, begun at once (`_opened` wakes the thread), at most
+  `hash_bytes_per_pass` bytes per refresh interval; after that each pass re-checks the sizes of
+  at most `scrub_builds_per_pass` open builds, in turn, so a file removed or truncated later is
+  still noticed (within open builds / scrub passes) at a bounded cost, and a file written since
+  its check (`datasets.integrity`) is hashed again;
+- the download route serves an export or a source archive only through `verified_export` /
+  `verified_archive`: once it matched what was recorded, hashed then when not checked yet;
 - a worker that runs out of descriptors, memory or maps while opening a build
   (`WorkerResourceExhausted`) answers that request 503, never marks the build damaged, logs the
   figure once, evicts half of its open builds and reports `degraded` in health for a while.
@@ -48,8 +52,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets import catalog, catalogue_index, layout
-from datasets.build_view import BuildView, local_sizes, manifest_problem
+from datasets.build_view import BuildView, manifest_problem
 from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, lake_errors
+from datasets.integrity import ArchiveChecks, check_file, local_stats
 from datasets.local_cache import LocalCache, served_files
 from datasets.storage import Storage
 
@@ -61,8 +66,8 @@ BENCHMARK_KEY = "benchmark:"
 RESOURCE_MEMORY_SECONDS = 60.0
 """How long health reports a resource failure after the last one."""
 VERIFIED_BUILDS = 65_536
-"""(key, build) pairs whose hashes a worker remembers having verified: a build evicted and opened
-again is not hashed again (a few MiB at most)."""
+"""(key, build) pairs whose hashes a worker remembers having verified, with the signatures of the
+files it hashed: a build evicted and opened again unchanged is not hashed again (a few MiB at most)."""
 RECHECK_SECONDS = (60.0, 300.0)
 """A damaged build is checked again at every pass for the first figure (an operator repairing it
 sees it back at once), then after half its age of damage, at most the second: each check hashes
@@ -254,7 +259,10 @@ class LakeReader:
         self._warned_unindexed = False
         self._failed: dict[str, tuple[str, BuildDamaged]] = {}  # key -> (build_id, why it did not open)
         self._recheck: dict[str, tuple[float, float]] = {}  # failed key -> (first failed, next check)
-        self._verified: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._verified: OrderedDict[tuple[str, str], bytes] = OrderedDict()  # -> verified_digest
+        self._hash_budget = hash_bytes_per_pass  # left in this refresh interval
+        self._opened = threading.Event()  # a build was opened: check its hashes now (`_run`)
+        self._archives = ArchiveChecks()
         self._lock = threading.Lock()
         # One refresh pass at a time: a pass that read the lake before a change must not publish
         # its catalogue after a pass that read it since (a lake being deleted, seen half gone by
@@ -285,6 +293,7 @@ class LakeReader:
 
     def close(self) -> None:
         self._stop.set()
+        self._opened.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5)
@@ -293,8 +302,17 @@ class LakeReader:
         # Background work (SHA-256 of a newly opened build runs here) yields the CPU to requests.
         with contextlib.suppress(OSError, AttributeError):  # a platform without per-thread nice
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-        while not self._stop.wait(self.refresh_seconds):
-            self.refresh()
+        due = time.monotonic() + self.refresh_seconds
+        while not self._stop.is_set():
+            # A newly opened build is hashed at once (within the interval's budget), so the window
+            # in which it is served unchecked is its hashing time, not a refresh interval.
+            if self._opened.wait(max(0.0, due - time.monotonic())) and not self._stop.is_set():
+                self._opened.clear()
+                with self._refresh_lock:
+                    self._verify_opened()
+            if time.monotonic() >= due and not self._stop.is_set():
+                self.refresh()
+                due = time.monotonic() + self.refresh_seconds
 
     def _current(self) -> Catalogue:
         if self._catalogue is None and self._bug is None:
@@ -587,8 +605,9 @@ class LakeReader:
                 local = self._cache is None
                 hashed = (layout.SERVING_DIR, layout.EXPORTS_DIR) if local else (layout.SERVING_DIR,)
                 view = BuildView(name, build.build_id, entry, folder, hashed, self._out_of)
-                if (build.key, build.build_id) in self._verified and not verify:
-                    view.hashes_known()
+                verified = self._verified.get((build.key, build.build_id))
+                if verified is not None and not verify:
+                    view.hashes_known(verified)
                 if verify:
                     view.verify_hashes()
                     view.raise_if_damaged()
@@ -604,6 +623,8 @@ class LakeReader:
         with self._lock:
             self._views[build.key] = view
         self._evict(self.max_open_builds)
+        if not view.hashes_verified:
+            self._opened.set()
         return view
 
     def _manifest(self, build: AlphaBuild | BenchmarkBuild) -> dict[str, Any]:
@@ -622,7 +643,7 @@ class LakeReader:
     def _sizes(self, build_dir: str, files: dict[str, Any]) -> dict[str, int]:
         """Size of every file of a build in the lake, by path relative to the build."""
         if self._storage.is_local:
-            return local_sizes(build_dir, files)
+            return {path: status.st_size for path, status in local_stats(build_dir, files).items()}
         base = self._storage.fs._strip_protocol(build_dir).rstrip("/")
         found = self._storage.fs.find(build_dir, detail=True)
         return {path[len(base) + 1 :]: int(info.get("size") or 0) for path, info in found.items()}
@@ -641,12 +662,6 @@ class LakeReader:
             if key not in current or current[key].build_id != self._failed[key][0]:
                 del self._failed[key]
         views = list(self._views.items())
-        budget = self.hash_bytes_per_pass
-        for key, view in views:
-            if budget > 0 and view.damage is None and not view.hashes_verified:
-                budget -= self._checked(key, view, partial(view.verify_some, budget))
-                if view.damage is None and view.hashes_verified:
-                    self._remember_verified(key, view.build_id)
         if not self._scrubbed:
             self._scrubbed = [key for key, _ in views]
         scrub, self._scrubbed = (
@@ -654,9 +669,12 @@ class LakeReader:
             self._scrubbed[self.scrub_builds_per_pass :],
         )
         for key in scrub:
-            scrubbed, build = self._views.get(key), current.get(key)
-            if scrubbed is not None and build is not None:
-                self._checked(key, scrubbed, partial(self._scrub, build, scrubbed))
+            scrubbed = self._views.get(key)
+            if scrubbed is not None and key in current:
+                self._checked(key, scrubbed, partial(self._scrub, scrubbed))
+        self._hash_budget = self.hash_bytes_per_pass  # after the scrub: hashes what it found changed
+        self._verify_opened()
+        self._archives.recheck({alpha: build.build_id for alpha, build in catalogue.alphas.items()})
         for _, view in views:
             if view.damage is None:
                 view.release_pages()
@@ -671,24 +689,40 @@ class LakeReader:
             if now < due:
                 continue
             try:
-                self._open(current[key], verify=True)  # back only once every file is whole again
+                repaired = self._open(current[key], verify=True)  # once every file is whole again
             except LakeUnavailable:
                 age = now - first
                 wait = 0.0 if age < RECHECK_SECONDS[0] else min(age / 2, RECHECK_SECONDS[1])
                 self._recheck[key] = (first, now + wait)
                 continue
-            self._remember_verified(key, build_id)
+            self._remember_verified(key, repaired)
             log.info("build %s of %s is whole again and served", build_id, key)
 
-    def _remember_verified(self, key: str, build_id: str) -> None:
-        self._verified[(key, build_id)] = None
+    def _verify_opened(self) -> None:
+        """The SHA-256 of open builds not verified yet (newly opened, or with files written since
+        their check), within what is left of this refresh interval's `hash_bytes_per_pass`."""
+        for key, view in list(self._views.items()):
+            if self._hash_budget <= 0:
+                return
+            if view.damage is None and not view.hashes_verified:
+                self._hash_budget -= self._checked(key, view, partial(view.verify_some, self._hash_budget))
+                self._remember_verified(key, view)  # once every file matched: with what it saw now
+            elif (key, view.build_id) not in self._verified:
+                self._remember_verified(key, view)  # verified by requests (downloads)
+
+    def _remember_verified(self, key: str, view: BuildView) -> None:
+        digest = view.verified_digest()
+        if digest is None:
+            return
+        self._verified[(key, view.build_id)] = digest
+        self._verified.move_to_end((key, view.build_id))
         while len(self._verified) > VERIFIED_BUILDS:
             self._verified.popitem(last=False)
 
     def _checked(self, key: str, view: BuildView, check: Callable[[], int | None]) -> int:
         """Runs one check of an open view; a damaged view is closed and remembered as failed.
         Returns the bytes the check read."""
-        spent = 0
+        spent, before = 0, view.damage
         try:
             with lake_errors(self.root):
                 spent = check() or 0
@@ -696,20 +730,66 @@ class LakeReader:
             return spent  # not the build's fault; checked again later
         except LakeUnavailable as exc:
             view.damaged(BuildDamaged("unreadable", str(exc)))
-        if view.damage is not None:
-            with self._lock:
-                self._views.pop(key, None)
-            self._failed[key] = (view.build_id, view.damage)
+        found = view.damage
+        if found is None:
+            return spent
+        if found is not before and self._cache is None and not self._storage.is_dir(self.root):
+            # The lake folder went away under the check (an unmounted volume): an outage, which the
+            # refresh reports, not this build's damage; the check runs again once it is back.
+            view.forget_damage(found)
+            return spent
+        with self._lock:
+            self._views.pop(key, None)
+        self._failed[key] = (view.build_id, found)
         return spent
 
-    def _scrub(self, build: AlphaBuild | BenchmarkBuild, view: BuildView) -> None:
+    def _scrub(self, view: BuildView) -> None:
         # An S3 build is served from its local copy, verified when fetched: check that copy, so an
-        # idle worker makes no request to the store for its open builds.
-        if self._cache is not None:
-            copied = served_files(view.files)
-            view.check_sizes(local_sizes(view.folder, copied), copied)
-        else:
-            view.check_sizes(self._sizes(build.build_dir, view.files))
+        # idle worker makes no request to the store for its open builds. (A local build is served
+        # from its folder in the lake.)
+        files = view.files if self._cache is None else served_files(view.files)
+        view.check_files(local_stats(view.folder, files), files)
+
+    # -- downloads ------------------------------------------------------------------------------
+
+    def verified_export(self, name: str, build_id: str, relative: str, benchmark: bool = False) -> str | None:
+        """The local path of the file `relative` (an export) of build `build_id` of alpha (or
+        benchmark) `name` once its size and SHA-256 match the build's manifest: hashed now unless
+        checked and unchanged since. None when that build does not list it. Raises BuildDamaged:
+        of the served build, the build is then damaged (every route of the alpha 503, health names
+        it); of a superseded build, only the download fails. LakeUnavailable when unreadable."""
+        served = self.benchmark(name) if benchmark else self.alpha(name)
+        if served is not None and served.build_id == build_id:
+            view = self.view(served)
+            if relative not in view.files:
+                return None
+            self._checked(served.key, view, partial(view.verify_file, relative))
+            view.raise_if_damaged()
+            return view.local_path(relative)
+        build_dir = (layout.benchmark_build_dir if benchmark else layout.alpha_build_dir)(
+            self.root, name, build_id
+        )
+        with lake_errors(self.root):
+            manifest = catalog.read_json(
+                self._storage,
+                layout.join(build_dir, layout.BENCHMARK_JSON if benchmark else layout.ALPHA_JSON),
+            )
+            recorded = (manifest or {}).get("files", {}).get(relative)
+            if recorded is None:
+                return None
+            path = layout.join(build_dir, relative)
+            check_file(path, relative, recorded)  # a superseded build, kept a while: no view to remember it
+        return path
+
+    def verified_archive(self, alpha_id: str, object_path: str, sha256: str) -> str:
+        """The local path of a content-addressed source archive (`object_path` relative to the lake
+        root) once it hashes to `sha256`, its name: hashed now unless checked and unchanged since.
+        Raises BuildDamaged (`corrupt_archive`, which health reports for the alpha until the file
+        is whole again), FileNotFoundError when it is gone."""
+        served = self.alphas().get(alpha_id)
+        path = layout.join(self.root, object_path)
+        self._archives.check(alpha_id, None if served is None else served.build_id, path, sha256)
+        return path
 
     # -- health ---------------------------------------------------------------------------------
 
@@ -719,6 +799,7 @@ class LakeReader:
         if catalogue is None:
             return LakeHealth(down=False, alphas={})
         alphas = {alpha: "unreadable" for alpha in catalogue.unreadable}
+        alphas.update(self._archives.damage())  # a damaged build's own reason wins below
         for key, (_, exc) in list(self._failed.items()):
             alphas[key] = exc.reason
         worker = None

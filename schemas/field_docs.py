@@ -281,7 +281,8 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ),
     ("health_lake", "degraded_alphas"): FieldDoc(
         "Damaged builds: alpha_id (a benchmark as `benchmark:<SYMBOL>`) to reason code "
-        "(`missing_file`, `truncated_file`, `corrupt_file`, `no_manifest`, `unreadable`)."
+        "(`missing_file`, `truncated_file`, `corrupt_file`, `no_manifest`, `unreadable`; "
+        "`corrupt_archive` when only the alpha's source archive does not match its SHA-256)."
     ),
     # -- key identity and inventory -------------------------------------------------------------------
     "key_id": FieldDoc(

@@ -2,8 +2,11 @@
 
 Two signers with one interface, chosen by where the lake lives:
 - `HmacSigner` (local folder, the embedded default): a URL on this server's `/downloads/...`
-  route carrying `expires` and an HMAC-SHA256 `signature` over the object path and the expiry.
-  The download route checks both in constant time and streams the file.
+  route carrying `expires`, `holder` (an opaque tag of the API key it was signed for) and an
+  HMAC-SHA256 `signature` over the object path, the expiry and the holder. The download route
+  checks them in constant time and streams the file. The holder makes each key's URL its own: two
+  keys asking for the same file in the same second get different URLs, each with its own fetch
+  count.
 - `S3Signer` (`s3://` lake): a presigned S3 GET URL, so the bytes never pass through the API host.
 
 Archives are content-addressed (`archives/<alpha_id>/<sha256>.zip`), so a signed URL can never
@@ -31,11 +34,12 @@ URL_LIFETIME_SECONDS = 3600
 DOWNLOAD_ROUTE_PREFIX = "/downloads"
 # Only content-addressed archives are ever signed or served; the alpha segment names the file.
 ARCHIVE_OBJECT_PATH = re.compile(
-    rf"archives/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})/[0-9a-f]{{64}}\.zip"
+    rf"archives/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})/(?P<sha256>[0-9a-f]{{64}})\.zip"
 )
 # What a URL this server signed carries: a decimal epoch (12 digits reach the year 33658) and a
 # lowercase hex SHA-256. Anything else is refused before any arithmetic or comparison.
 EXPIRES_PATTERN = re.compile(r"[0-9]{1,12}")
+HOLDER_PATTERN = re.compile(r"[0-9a-f]{16}")
 SIGNATURE_PATTERN = re.compile(r"[0-9a-f]{64}")
 
 
@@ -77,7 +81,7 @@ def stored_object(storage: Storage, object_path: str) -> str | None:
 class ArchiveSigner(Protocol):
     def object_exists(self, object_path: str) -> bool: ...
 
-    def sign(self, object_path: str, filename: str, now: float) -> str: ...
+    def sign(self, object_path: str, filename: str, now: float, key_id: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,18 @@ class Archive:
         }
 
 
-def hmac_signature(key: bytes, object_path: str, expires: int | str) -> str:
-    """Over the object path and `expires` exactly as the URL carries it (verification signs the
-    received text, so `0<expires>` or any other spelling of the same number does not match)."""
-    message = f"{object_path}\n{expires}".encode()
+def url_holder(key: bytes, key_id: str) -> str:
+    """The `holder` of the URLs signed for the API key `key_id`: 16 hex digits of an HMAC of the
+    key id under the signing key, so a URL names its key without revealing the key id (which is
+    part of the key's token) and no one without the signing key can make another key's."""
+    return hmac.new(key, f"holder\n{key_id}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def hmac_signature(key: bytes, object_path: str, expires: int | str, holder: str) -> str:
+    """Over the object path, `expires` and `holder` exactly as the URL carries them (verification
+    signs the received text, so `0<expires>` or any other spelling of the same number does not
+    match)."""
+    message = f"{object_path}\n{expires}\n{holder}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
@@ -118,21 +130,27 @@ class HmacSigner:
     def object_exists(self, object_path: str) -> bool:
         return stored_object(self.storage, object_path) is not None
 
-    def sign(self, object_path: str, filename: str, now: float) -> str:
+    def sign(self, object_path: str, filename: str, now: float, key_id: str) -> str:
         expires = int(now) + URL_LIFETIME_SECONDS
-        query = urlencode({"expires": expires, "signature": hmac_signature(self.key, object_path, expires)})
+        holder = url_holder(self.key, key_id)
+        signature = hmac_signature(self.key, object_path, expires, holder)
+        query = urlencode({"expires": expires, "holder": holder, "signature": signature})
         return f"{self.public_base_url}{DOWNLOAD_ROUTE_PREFIX}/{quote(object_path)}?{query}"
 
-    def verify(self, object_path: str, expires: str | None, signature: str | None, now: float) -> str:
+    def verify(
+        self, object_path: str, expires: str | None, holder: str | None, signature: str | None, now: float
+    ) -> str:
         """The full path of the object when the URL is valid, else raise the download error."""
         if (
             expires is None
+            or holder is None
             or signature is None
             or not EXPIRES_PATTERN.fullmatch(expires)
+            or not HOLDER_PATTERN.fullmatch(holder)
             or not SIGNATURE_PATTERN.fullmatch(signature)
         ):
             raise errors.DownloadUrlInvalid()
-        expected = hmac_signature(self.key, object_path, expires)
+        expected = hmac_signature(self.key, object_path, expires, holder)
         if not hmac.compare_digest(expected, signature):
             raise errors.DownloadUrlInvalid()
         if int(expires) < now:
@@ -147,9 +165,9 @@ class S3Signer:
     def object_exists(self, object_path: str) -> bool:
         return stored_object(self.storage, object_path) is not None
 
-    def sign(self, object_path: str, filename: str, now: float) -> str:
+    def sign(self, object_path: str, filename: str, now: float, key_id: str) -> str:
         """`filename` goes into a response header of S3's: callers pass `archive_filename()`, never
-        text from a seal."""
+        text from a seal. `key_id` stays out of the URL: S3 counts no fetches."""
         path = layout.join(self.storage.root, object_path)
         # s3fs forwards extra keyword arguments as GetObject parameters of the presigned request.
         url = self.storage.fs.url(
@@ -160,8 +178,9 @@ class S3Signer:
         return str(url)
 
 
-def source_download(record: dict[str, Any] | None, signer: ArchiveSigner | None) -> Archive:
-    """The payload of `/source/download` from the build's `source.json` record, or the named error."""
+def source_download(record: dict[str, Any] | None, signer: ArchiveSigner | None, key_id: str) -> Archive:
+    """The payload of `/source/download` from the build's `source.json` record for the API key
+    `key_id` (its URL is its own), or the named error."""
     if record is None:
         raise errors.SourceNotReady("No source archive has been recorded for this alpha yet; retry later.")
     status = record.get("status")
@@ -183,7 +202,7 @@ def source_download(record: dict[str, Any] | None, signer: ArchiveSigner | None)
     if filename is None or not present:
         raise errors.SourceObjectMissing(details={"filename": filename or record.get("filename")})
     try:
-        url = signer.sign(str(object_path), filename, time.time())
+        url = signer.sign(str(object_path), filename, time.time(), key_id)
     except Exception as exc:
         log.warning("archive store failed while signing %s: %s", object_path, exc)
         raise errors.SourceDownloadUnavailable() from exc

@@ -37,7 +37,7 @@ log = logging.getLogger("serve.exports")
 PARQUET = "application/vnd.apache.parquet"
 EXPORT_OBJECT_PATH = re.compile(
     rf"(?:alphas/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})|benchmarks/(?P<symbol>{layout.BENCHMARK_SYMBOL_PATTERN.pattern}))"
-    r"/builds/[0-9a-f]{20}(?:-[0-9a-f]{8})?/exports/(?P<file>[a-z][a-z-]*(?:\.[A-Za-z0-9_]+)*\.parquet)"
+    r"/builds/(?P<build>[0-9a-f]{20}(?:-[0-9a-f]{8})?)/exports/(?P<file>[a-z][a-z-]*(?:\.[A-Za-z0-9_]+)*\.parquet)"
 )
 """The only object paths an export URL names: a Parquet file in the `exports/` folder of a build."""
 
@@ -154,12 +154,13 @@ def benchmark_exports(view: BuildView) -> list[ExportFile]:
     )
 
 
-def sign(signer: HmacSigner | S3Signer | None, export: ExportFile) -> str:
-    """A freshly signed URL of the export (valid `URL_LIFETIME_SECONDS`), or the named 503."""
+def sign(signer: HmacSigner | S3Signer | None, export: ExportFile, key_id: str) -> str:
+    """A freshly signed URL of the export for the API key `key_id` (valid `URL_LIFETIME_SECONDS`,
+    its own: `serve.archives`), or the named 503."""
     if signer is None:
         raise errors.ExportDownloadNotConfigured()
     try:
-        return signer.sign(export.object_path, export.filename, time.time())
+        return signer.sign(export.object_path, export.filename, time.time(), key_id)
     except Exception as exc:  # the store failed while signing: transient, retry with backoff
         log.warning("object store failed while signing %s: %s", export.object_path, exc)
         raise errors.ExportDownloadUnavailable() from exc

@@ -1,12 +1,13 @@
-"""`GET /downloads/archives/{alpha_id}/{sha256}.zip?expires=&signature=`: the archive behind a
+"""`GET /downloads/archives/{alpha_id}/{sha256}.zip?expires=&holder=&signature=`: the archive behind a
 signed URL of a local lake, outside `/v1` and without an API key; likewise
 `GET /downloads/{alphas|benchmarks}/{name}/builds/{build_id}/exports/{file}.parquet`, the Parquet
 export behind a URL of `/v1/alphas/{alpha}/exports/{dataset}` (serve.exports), whose failures
 carry the `export_*` codes where an archive's carry `source_*` ones.
 
 The URL itself is the credential: `serve.archives.HmacSigner` checks the HMAC over the object
-path and the expiry in constant time (403 `download_url_invalid`, 403 `download_url_expired`).
-Each URL answers with the file at most `download_fetch_limit` times; the next fetch is 403
+path, the expiry and the holder (the key it was signed for) in constant time (403
+`download_url_invalid`, 403 `download_url_expired`). Each URL answers with the file at most
+`download_fetch_limit` times (a key's URL is its own, and so is its count); the next fetch is 403
 `download_url_expired` with `details.fetch_limit` (serve.identity.download_fetches counts them in
 the key store's database, so every worker and machine shares one count). A fetch is counted
 once the file is open and the answer is about to be the file: a refused or failing fetch before
@@ -14,7 +15,10 @@ that consumes nothing; a transfer broken after the 200 began is counted (see `do
 The file is streamed in chunks with `Content-Disposition: attachment; filename="<alpha_id>.zip"`.
 With an S3 lake the URLs point at S3, so this route answers 404 `not_found`; a local lake without
 a usable signing key answers 503 `source_download_not_configured`, and a lake folder that is gone
-503 `source_download_unavailable` (an archive deleted from a present lake stays 404).
+503 `source_download_unavailable` (an archive deleted from a present lake stays 404). The file is
+served only once the reader found it whole (an export against its build's manifest, an archive
+against its content address; `LakeReader.verified_export`, `verified_archive`): a damaged one is
+503 with `details.reason`, never a 200 with other bytes.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -31,6 +35,9 @@ from litestar.datastructures import State
 from litestar.params import FromPath
 from litestar.response import Stream
 
+from datasets import layout
+from datasets.faults import BuildDamaged, LakeUnavailable
+from datasets.reader import LakeReader
 from serve import errors
 from serve.archives import (
     ARCHIVE_OBJECT_PATH,
@@ -40,7 +47,7 @@ from serve.archives import (
 )
 from serve.auth import services_of
 from serve.compression import SKIP_COMPRESSION
-from serve.exports import PARQUET, export_filename
+from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.store import KeyStoreUnavailable
 from serve.routes.source import signer_of
@@ -74,39 +81,48 @@ def fetches_of(request: Request[Any, Any, Any]) -> DownloadFetches:
 
 @dataclass(frozen=True)
 class _Object:
-    """What a signed object path names: the file's name and type, and its own error codes."""
+    """What a signed object path names: the file's name and type, its own error codes, and how
+    the reader checks it against what was recorded."""
 
     filename: str
     media_type: str
     missing: errors.ApiError  # the file is not (or no longer) in the lake
-    unavailable: type[errors.ApiError]  # the store or the fetch count is unreachable
+    unavailable: type[errors.ApiError]  # the store or the fetch count is unreachable, the file damaged
     not_configured: type[errors.ApiError]  # no usable signing key
+    verified: Callable[[LakeReader], str | None]  # its local path once whole; None when not recorded
 
 
 def _object_of(object_path: str) -> _Object | None:
     """A source archive or a Parquet export; None for any other path (404 `not_found`)."""
     archive = ARCHIVE_OBJECT_PATH.fullmatch(object_path)
     if archive is not None:
-        filename = f"{archive['alpha']}.zip"
         return _Object(
-            filename,
+            f"{archive['alpha']}.zip",
             "application/zip",
-            errors.SourceObjectMissing(details={"filename": filename}),
+            errors.SourceObjectMissing(details={"filename": f"{archive['alpha']}.zip"}),
             errors.SourceDownloadUnavailable,
             errors.SourceDownloadNotConfigured,
+            lambda reader: reader.verified_archive(archive["alpha"], object_path, archive["sha256"]),
         )
-    export = export_filename(object_path)
-    if export is not None:
+    export = EXPORT_OBJECT_PATH.fullmatch(object_path)
+    export_name = export_filename(object_path)
+    if export is not None and export_name is not None:
         return _Object(
-            export,
+            export_name,
             PARQUET,
             errors.ExportNotFound(
                 "The export is no longer in the lake (its build was retired after a newer one was "
                 "published); request a new URL.",
-                details={"filename": export},
+                details={"filename": export_name},
             ),
             errors.ExportDownloadUnavailable,
             errors.ExportDownloadNotConfigured,
+            lambda reader: reader.verified_export(
+                export["alpha"] or export["symbol"],
+                export["build"],
+                f"{layout.EXPORTS_DIR}/{export['file']}",
+                benchmark=export["alpha"] is None,
+            ),
         )
     return None
 
@@ -158,18 +174,31 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     query = request.query_params
     # The URL is exactly what was signed: any other or repeated parameter makes it another URL.
     names = [name for name, _ in query.multi_items()]
-    if sorted(names) != ["expires", "signature"]:
+    if sorted(names) != ["expires", "holder", "signature"]:
         raise errors.DownloadUrlInvalid()
-    expires, signature = query["expires"], query["signature"]  # both present, once (checked above)
+    # Each present, once (checked above).
+    expires, holder, signature = query["expires"], query["holder"], query["signature"]
     now = time.time()
-    signer.verify(object_path, expires, signature, now)
+    signer.verify(object_path, expires, holder, signature, now)
     storage = signer.storage
     try:
         path = stored_object(storage, object_path)
-        if path is None:
+        # Never bytes other than those recorded: checked against the build's manifest (an export)
+        # or its content address (an archive); hashed unless checked and unchanged since.
+        if path is None or target.verified(services_of(request).reader) is None:
             raise target.missing
         size = storage.size(path)
         handle = storage.fs.open(path, "rb")
+    except BuildDamaged as exc:  # health names a served build's damage, the access log the path
+        raise target.unavailable(
+            "The file does not match what the lake recorded for it (damaged); an operator restores "
+            "or republishes it. Retry later.",
+            details={"reason": exc.reason},
+        ) from exc
+    except FileNotFoundError as exc:  # removed between the checks
+        raise target.missing from exc
+    except LakeUnavailable as exc:
+        raise target.unavailable() from exc
     except OSError as exc:  # ArchiveStoreUnavailable included: the lake folder is gone
         log.warning("archive store failed while serving %s: %s", object_path, exc)
         raise target.unavailable() from exc

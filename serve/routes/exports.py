@@ -133,7 +133,7 @@ async def get_export(
         )
     export = chosen[0]
     signer = signer_of(request)
-    url = await to_thread.run_sync(sign, signer, export)
+    url = await to_thread.run_sync(sign, signer, export, ctx.caller.key_id)
     meta = ctx.run_meta(build, "exports", **({"book": book} if book is not None else {}))
     if spec.kind is None:
         meta["source"] = f"lake:benchmarks/{BENCHMARK_SYMBOL}/exports@{export.build}"

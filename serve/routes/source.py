@@ -49,7 +49,7 @@ def get_source_download(request: Request[Any, Any, Any], alpha: FromPath[str]) -
     ctx = context(request)
     build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
     ctx.args(NoQuery)
-    archive = source_download(build.json(layout.SOURCE_JSON), signer_of(request))
+    archive = source_download(build.json(layout.SOURCE_JSON), signer_of(request), ctx.caller.key_id)
     return single(archive.to_wire(), ctx.run_meta(build, "source"))
 
 

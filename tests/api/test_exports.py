@@ -333,7 +333,7 @@ def test_expired_export_urls_are_refused(client: TestClient[Any]) -> None:
     assert isinstance(signer, HmacSigner)
     data = ok(client, f"/v1/alphas/{ALPHA}/exports/rebalances", "plain")["data"]
     object_path = urlsplit(data["url"]).path.removeprefix("/downloads/")
-    expired = signer.sign(object_path, data["filename"], time.time() - 2 * 3600)
+    expired = signer.sign(object_path, data["filename"], time.time() - 2 * 3600, "k" * 16)
     response = client.get(local(expired))
     assert response.status_code == 403 and response.json()["error"]["code"] == "download_url_expired"
 

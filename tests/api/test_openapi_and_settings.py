@@ -209,7 +209,7 @@ def test_download_route_is_declared_with_its_answers(api: Api) -> None:
     assert "download_url_invalid" in operation["responses"]["403"]["description"]
     assert "download_url_expired" in operation["responses"]["403"]["description"]
     query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
-    assert set(query) == {"expires", "signature"} and all(p["required"] for p in query.values())
+    assert set(query) == {"expires", "holder", "signature"} and all(p["required"] for p in query.values())
     # A forged URL: 403 with a signing key, 503 without one (the default key file may be absent).
     response = api.get(f"/downloads/archives/Test_planted_factor/{'0' * 64}.zip?expires=1&signature=00", None)
     assert response.status_code in (403, 503)

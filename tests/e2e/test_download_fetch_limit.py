@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -168,3 +168,41 @@ def test_a_signed_url_is_fetched_its_limit_across_both_workers_then_refused_even
     with serving(demo_lake, keystore_url, signing_key) as restarted:
         status, again, _ = get(restarted, path)
     assert status == 403 and json.loads(again)["error"]["code"] == "download_url_expired", again
+
+
+def test_two_keys_asking_in_the_same_second_get_urls_and_fetch_counts_of_their_own(
+    demo_lake: Path, tmp_path: Path
+) -> None:
+    """Issue 22, item 9: a URL is bound to the key it was signed for. Two keys of two accounts asking
+    for the same export in the same second get two URLs, and one exhausting its fetches leaves the
+    other's whole."""
+    keystore_url = f"sqlite:///{tmp_path}/keys.sqlite3"
+    store = open_store(keystore_url)
+    keys = [issue_key(store), issue_key(store)]  # each of an account of its own
+    store.close()
+    signing_key = tmp_path / "signing.key"
+    signing_key.write_bytes(os.urandom(32))
+    export = "/v1/alphas/Test_planted_factor/exports/rebalances"
+    with serving(demo_lake, keystore_url, signing_key) as server:
+        for _ in range(20):  # until both answers were signed in one second
+            answers = []
+            for key in keys:
+                status, body, _ = get(server, export, key.headers)
+                assert status == 200, body
+                answers.append(json.loads(body)["data"])
+            urls = [urlsplit(answer["url"]) for answer in answers]
+            if len({parse_qs(url.query)["expires"][0] for url in urls}) == 1:
+                break
+        else:
+            pytest.fail("no two answers signed within the same second in 20 tries")
+        first, second = (f"{url.path}?{url.query}" for url in urls)
+        assert first != second
+        for _ in range(FETCH_LIMIT):
+            status, content, _ = get(server, first)
+            assert status == 200 and hashlib.sha256(content).hexdigest() == answers[0]["sha256"]
+        status, refusal, _ = get(server, first)
+        assert (status, json.loads(refusal)["error"]["code"]) == (403, "download_url_expired"), refusal
+        status, content, _ = get(server, second)  # the other key's URL still has all its fetches
+        assert status == 200 and hashlib.sha256(content).hexdigest() == answers[1]["sha256"]
+    signing_secret = signing_key.read_bytes().hex()
+    assert all(signing_secret not in url.geturl() for url in urls)

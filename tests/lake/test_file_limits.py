@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from datasets.build_view import sha256_of
+from datasets.integrity import sha256_of
 from pipeline import catalogue_index
 from pipeline.catalogue_neighbours import NEIGHBOURS
 from pipeline.publish import publish_seal

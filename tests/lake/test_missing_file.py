@@ -1,7 +1,7 @@
 """A damaged file of the served build fails loud and heals without a restart (issue 9, "Missing file").
 
 Remove a Parquet file, remove a serving file, truncate a file in place, replace a file with a
-shorter (valid) copy: every request for the alpha answers 503 `upstream_unavailable` (before the
+shorter (valid) copy, flip 64 bytes of a served file in place (same size): every request for the alpha answers 503 `upstream_unavailable` (before the
 refresh notices, an answer may still be 200 but only with exactly the rows it had before, never
 fewer), `/v1/health` answers 200 `degraded` and names the alpha (and only it), and once the
 original bytes are copied back, the same requests answer 200 with the rows they had before the
@@ -74,6 +74,16 @@ def truncate(path: Path) -> None:
     os.truncate(path, path.stat().st_size // 2)
 
 
+def flip_64_bytes(path: Path) -> None:
+    """Same size, other bytes: 64 bytes inverted in place in the middle of the file (a disk or an
+    editor corrupting it), so only its SHA-256 tells."""
+    with path.open("r+b") as handle:
+        handle.seek(path.stat().st_size // 2)
+        middle = handle.read(64)
+        handle.seek(-len(middle), os.SEEK_CUR)
+        handle.write(bytes(byte ^ 0xFF for byte in middle))
+
+
 def replace_with_shorter(path: Path) -> None:
     shorter = shorter_arrow(path) if path.suffix == ".arrow" else shorter_parquet(path)
     temporary = path.with_name(path.name + ".tmp")
@@ -86,6 +96,8 @@ FAULTS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "remove a serving file": ("serving/decisions.arrow", remove),
     "truncate a serving file in place": ("serving/positions.arrow", truncate),
     "truncate a Parquet file in place": ("decisions/year=2023/part-0.parquet", truncate),
+    "flip 64 bytes of a serving file in place": ("serving/positions.arrow", flip_64_bytes),
+    "flip 64 bytes of an export in place": ("exports/pnl.long_short.parquet", flip_64_bytes),
     "replace a serving file with a shorter copy": ("serving/decisions.arrow", replace_with_shorter),
     "replace a Parquet file with a shorter copy": ("pnl/book=long_only/part-0.parquet", replace_with_shorter),
 }
@@ -147,6 +159,8 @@ def check_fault_and_recovery(get: Get, lake: Path, fault: str) -> None:
     relative, damage = FAULTS[fault]
     target = served_build(lake) / relative
     original = target.read_bytes()
+    if damage is flip_64_bytes:
+        time.sleep(4 * REFRESH)  # the build's SHA-256 checked before the flip: only a recheck tells
     damage(target)
 
     # Loud: every request 503 (never fewer rows on the way), health degraded and naming the alpha.
@@ -250,6 +264,10 @@ def test_a_mapped_file_replaced_under_the_worker_is_served_whole_until_the_refre
     path = MAPPED[fault]
     status, before = get(path)
     assert status == 200  # mapped now
+    alpha = reader.alpha(ALPHA)
+    # The SHA-256 check that opening the build started (in the background) is over: it would see
+    # the file gone (or changed) at once, like the refresh.
+    wait_until(lambda: reader.view(alpha).hashes_verified, SETTLE, "the build's SHA-256 checked")
     relative, damage = FAULTS[fault]
     damage(served_build(lake) / relative)
     for _ in range(3):
@@ -396,7 +414,7 @@ def test_a_serving_file_that_cannot_be_opened_leaves_no_unraisable_error(
     unraisable: list[Any] = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
     with pytest.raises(FileNotFoundError) as raised:
-        _MappedTable(str(tmp_path / "removed.arrow"), 100)
+        _MappedTable(str(tmp_path / "removed.arrow"), "serving/removed.arrow", 100)
     del raised  # its traceback holds the half-built object
     gc.collect()
     assert not unraisable, [str(u.exc_value) for u in unraisable]

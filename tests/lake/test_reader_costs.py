@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from datasets import build_view
+from datasets import integrity
 from datasets import reader as reader_module
 from datasets.reader import LakeReader
 from tests.lake.conftest import ALPHA, OTHER
@@ -28,13 +28,13 @@ class Clock:
 def hashing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files hashed from now on."""
     hashed: list[str] = []
-    real = build_view.sha256_of
+    real = integrity.sha256_of
 
     def counted(path: str) -> str:
         hashed.append(path)
         return real(path)
 
-    monkeypatch.setattr(build_view, "sha256_of", counted)
+    monkeypatch.setattr(integrity, "sha256_of", counted)
     return hashed
 
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 
 from pipeline import catalogue_index
-from serve.archives import hmac_signature
+from serve.archives import hmac_signature, url_holder
 from tests.ops.conftest import AppFactory, assert_error, bearer
 
 BASE = "https://api.example.test/prefix"
@@ -172,11 +172,15 @@ def test_tampered_urls_are_refused(client) -> None:
     flipped = params["signature"][:-1] + ("0" if params["signature"][-1] != "0" else "1")
     later = int(params["expires"]) + 86400
     other_sha = path.rsplit("/", 1)[0] + "/" + "0" * 64 + ".zip"
+    expires, holder, signature = params["expires"], params["holder"], params["signature"]
+    other_holder = "0" * 16 if holder != "0" * 16 else "1" * 16
     for tampered in (
-        f"{path}?expires={params['expires']}&signature={flipped}",  # signature changed
-        f"{path}?expires={later}&signature={params['signature']}",  # lifetime extended
-        f"{other_sha}?expires={params['expires']}&signature={params['signature']}",  # other object
-        f"{path}?expires={params['expires']}",  # signature missing
+        f"{path}?expires={expires}&holder={holder}&signature={flipped}",  # signature changed
+        f"{path}?expires={later}&holder={holder}&signature={signature}",  # lifetime extended
+        f"{path}?expires={expires}&holder={other_holder}&signature={signature}",  # another key's
+        f"{other_sha}?expires={expires}&holder={holder}&signature={signature}",  # other object
+        f"{path}?expires={expires}&holder={holder}",  # signature missing
+        f"{path}?expires={expires}&signature={signature}",  # holder missing
         path,
         f"{good}&foo=1",  # a parameter that was not signed
         f"{good}&expires={params['expires']}",  # a signed parameter repeated
@@ -190,8 +194,10 @@ def test_expired_url_is_refused(client, signing_key: Path, lake_copy: Path) -> N
     assert record is not None
     expires = int(time.time()) - 1
     # Signed with the deployment's key (an honest URL whose hour has passed).
-    signature = hmac_signature(signing_key.read_bytes(), record["object_path"], expires)
-    response = client.get(f"/downloads/{record['object_path']}?expires={expires}&signature={signature}")
+    holder = url_holder(signing_key.read_bytes(), "k" * 16)
+    signature = hmac_signature(signing_key.read_bytes(), record["object_path"], expires, holder)
+    query = f"expires={expires}&holder={holder}&signature={signature}"
+    response = client.get(f"/downloads/{record['object_path']}?{query}")
     assert_error(response, 403, "download_url_expired")
 
 
@@ -212,33 +218,37 @@ def test_signing_key_file_is_created_once_owner_only(tmp_path: Path) -> None:
     assert read_signing_key(str(path)) == key
 
 
-def _signed_parts(client) -> tuple[str, str, str]:
+def _signed_parts(client) -> tuple[str, str, str, str]:
     path, _, query = _signed(client).partition("?")
     params = {k: v[0] for k, v in parse_qs(query).items()}
-    return path, params["expires"], params["signature"]
+    return path, params["expires"], params["holder"], params["signature"]
 
 
 def test_malformed_download_queries_are_invalid_not_500(client, caplog: pytest.LogCaptureFixture) -> None:
-    path, expires, signature = _signed_parts(client)
+    path, expires, holder, signature = _signed_parts(client)
     to_arabic = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
     caplog.clear()
     for query in (
-        f"expires=%C2%B2&signature={signature}",  # '²'.isdigit() is True, int() refuses it
-        f"expires={'9' * 5000}&signature={signature}",  # beyond int()'s digit limit
-        f"expires={'9' * 13}&signature={signature}",
-        f"expires=0{expires}&signature={signature}",  # same number, other text: not what was signed
-        f"expires=+{expires}&signature={signature}",
-        f"expires={quote(expires.translate(to_arabic))}&signature={signature}",
-        f"expires={expires}&signature={quote('é' * 64)}",  # compare_digest refuses non-ASCII str
-        f"expires={expires}&signature={signature.upper()}",
-        f"expires={expires}&signature={signature[:-1]}",
-        f"expires={expires}&signature={signature}00",
-        f"expires=&signature={signature}",
-        f"expires={expires}&signature=",
+        f"expires=%C2%B2&holder={holder}&signature={signature}",  # '²'.isdigit() is True, int() refuses it
+        f"expires={'9' * 5000}&holder={holder}&signature={signature}",  # beyond int()'s digit limit
+        f"expires={'9' * 13}&holder={holder}&signature={signature}",
+        f"expires=0{expires}&holder={holder}&signature={signature}",  # same number, other text
+        f"expires=+{expires}&holder={holder}&signature={signature}",
+        f"expires={quote(expires.translate(to_arabic))}&holder={holder}&signature={signature}",
+        f"expires={expires}&holder={holder}&signature={quote('é' * 64)}",  # compare_digest: no non-ASCII
+        f"expires={expires}&holder={holder}&signature={signature.upper()}",
+        f"expires={expires}&holder={holder}&signature={signature[:-1]}",
+        f"expires={expires}&holder={holder}&signature={signature}00",
+        f"expires=&holder={holder}&signature={signature}",
+        f"expires={expires}&holder={holder}&signature=",
+        f"expires={expires}&holder={holder.upper()}&signature={signature}",
+        f"expires={expires}&holder={holder}0&signature={signature}",
+        f"expires={expires}&holder={quote('é' * 16)}&signature={signature}",
+        f"expires={expires}&holder=&signature={signature}",
     ):
         assert_error(client.get(f"{path}?{query}"), 403, "download_url_invalid")
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
-    assert client.get(f"{path}?expires={expires}&signature={signature}").status_code == 200
+    assert client.get(f"{path}?expires={expires}&holder={holder}&signature={signature}").status_code == 200
 
 
 @pytest.mark.parametrize("unreadable", ["directory", "permission"])

@@ -15,6 +15,8 @@ from serve.archives import URL_LIFETIME_SECONDS, S3Signer, source_download
 
 pytestmark = pytest.mark.s3
 
+KEY_ID = "k" * 16  # the API key a URL is signed for
+
 
 def record_of(root: str, alpha: str) -> dict | None:
     build = catalog.current_build(root, alpha)
@@ -24,7 +26,7 @@ def record_of(root: str, alpha: str) -> dict | None:
 
 def test_presigned_url_downloads_the_recorded_archive(s3_demo_lake: str) -> None:
     record = record_of(s3_demo_lake, "Test_planted_factor")
-    archive = source_download(record, S3Signer(Storage(s3_demo_lake)))
+    archive = source_download(record, S3Signer(Storage(s3_demo_lake)), KEY_ID)
     assert archive.expires_in == URL_LIFETIME_SECONDS == 3600
     assert archive.filename == "Test_planted_factor.zip"
     assert "X-Amz-Signature=" in archive.url and "X-Amz-Expires=3600" in archive.url
@@ -38,7 +40,7 @@ def test_presigned_url_downloads_the_recorded_archive(s3_demo_lake: str) -> None
 def test_delivered_but_absent_archive_is_object_missing(s3_demo_lake: str) -> None:
     record = record_of(s3_demo_lake, "value_composite_legacy")
     with pytest.raises(errors.SourceObjectMissing):
-        source_download(record, S3Signer(Storage(s3_demo_lake)))
+        source_download(record, S3Signer(Storage(s3_demo_lake)), KEY_ID)
 
 
 def test_archive_deleted_from_the_bucket_after_publishing_is_object_missing(s3_demo_lake: str) -> None:
@@ -46,20 +48,20 @@ def test_archive_deleted_from_the_bucket_after_publishing_is_object_missing(s3_d
     record = dict(record_of(s3_demo_lake, "Test_planted_factor") or {})
     record["object_path"] = record["object_path"].replace(record["sha256"], "0" * 64)
     with pytest.raises(errors.SourceObjectMissing):
-        source_download(record, S3Signer(storage))
+        source_download(record, S3Signer(storage), KEY_ID)
 
 
 def test_not_packaged_archive_is_not_ready_with_its_status(s3_demo_lake: str) -> None:
     record = record_of(s3_demo_lake, "Test_short_term_reversal")
     with pytest.raises(errors.SourceNotReady) as raised:
-        source_download(record, S3Signer(Storage(s3_demo_lake)))
+        source_download(record, S3Signer(Storage(s3_demo_lake)), KEY_ID)
     assert raised.value.details == {"status": "packaging"}
 
 
 def test_no_record_is_not_ready_without_status(s3_demo_lake: str) -> None:
     assert record_of(s3_demo_lake, "Test_low_vol_incomplete") is None
     with pytest.raises(errors.SourceNotReady) as raised:
-        source_download(None, S3Signer(Storage(s3_demo_lake)))
+        source_download(None, S3Signer(Storage(s3_demo_lake)), KEY_ID)
     assert "status" not in raised.value.details
 
 
@@ -74,13 +76,13 @@ def test_store_failure_while_signing_is_unavailable(
         config_kwargs={"connect_timeout": 0.5, "read_timeout": 0.5, "retries": {"max_attempts": 1}},
     )
     with pytest.raises(errors.SourceDownloadUnavailable):
-        source_download(record, S3Signer(dead))
+        source_download(record, S3Signer(dead), KEY_ID)
 
 
 def test_no_signer_configured_is_not_configured(s3_demo_lake: str) -> None:
     record = record_of(s3_demo_lake, "Test_planted_factor")
     with pytest.raises(errors.SourceDownloadNotConfigured):
-        source_download(record, None)
+        source_download(record, None, KEY_ID)
 
 
 def test_missing_bucket_is_unavailable_not_object_missing(s3_demo_lake: str) -> None:
@@ -89,13 +91,13 @@ def test_missing_bucket_is_unavailable_not_object_missing(s3_demo_lake: str) -> 
     record = record_of(s3_demo_lake, "Test_planted_factor")
     gone = s3_demo_lake.replace("s3://", "s3://gone-", 1)
     with pytest.raises(errors.SourceDownloadUnavailable):
-        source_download(record, S3Signer(Storage(gone)))
+        source_download(record, S3Signer(Storage(gone)), KEY_ID)
 
 
 def test_seal_filename_never_reaches_the_presigned_header(s3_demo_lake: str) -> None:
     record = dict(record_of(s3_demo_lake, "Test_planted_factor") or {})
     record["filename"] = 'evil"; filename*=x\r\nX-Injected: 1.zip'
-    archive = source_download(record, S3Signer(Storage(s3_demo_lake)))
+    archive = source_download(record, S3Signer(Storage(s3_demo_lake)), KEY_ID)
     assert archive.filename == "Test_planted_factor.zip"
     response = httpx.get(archive.url)
     assert response.status_code == 200

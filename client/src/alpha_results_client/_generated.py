@@ -104,7 +104,8 @@ class HealthLake(ApiStruct, kw_only=True, frozen=True):
 
     degraded_alphas: dict[str, str]
     """Damaged builds: alpha_id (a benchmark as `benchmark:<SYMBOL>`) to reason code (`missing_file`,
-    `truncated_file`, `corrupt_file`, `no_manifest`, `unreadable`).
+    `truncated_file`, `corrupt_file`, `no_manifest`, `unreadable`; `corrupt_archive` when only the
+    alpha's source archive does not match its SHA-256).
     """
 
 
