@@ -13,11 +13,9 @@ and sum of squares, so a resample costs one prefix-sum difference per block, not
 observation: the blocks are drawn, never the resampled series.
 
 Those sums carry rounding: a resample that repeats one value (likely on a short series: 1 in 9 of
-a 3-value series' resamples) comes out with a sum of squared deviations near 1e-20 instead of 0,
-and its mean over that "standard deviation" near 1e8. A sum of squared deviations at most
-`ROUNDING` times n mean(x^2) of the series counts as zero (`variance_floor`): measured over every
-3- to 8-value window of the demo's daily returns and weekly IC, a constant resample's came out at
-most 5.5 eps n mean(x^2), and any other's at least 5e7 times that.
+a 3-value series' resamples) comes out with a sum of squared deviations near 1e-20 instead of 0.
+Resamples and the point estimate follow the project's one rule for "no measurable variance"
+(`analytics.variance`), over the series' own floor.
 """
 
 from __future__ import annotations
@@ -27,11 +25,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from analytics.returns import mean_over_std
+from analytics.variance import variance_floor
+
 RESAMPLES = 2000
 SEED = 20261122
 CONFIDENCE = 0.95
-ROUNDING = 64 * float(np.finfo(np.float64).eps)
-"""A sum of squared deviations at most ROUNDING x n mean(x^2) of the series is rounding: zero."""
 
 # (sums, sums of squares, n, variance floor) of the resamples -> the statistic of each
 Statistic = Callable[[np.ndarray, np.ndarray, int, float], np.ndarray]
@@ -45,11 +44,6 @@ def generator(seed: int, stream: int) -> np.random.Generator:
 def block_length(n: int) -> int:
     """The mean block length for a series of n values: round(n^(1/3)), at least 1."""
     return max(1, round(n ** (1.0 / 3.0)))
-
-
-def variance_floor(x: np.ndarray) -> float:
-    """The sum of squared deviations below which a resample of the series x is constant."""
-    return ROUNDING * x.size * float(np.mean(x * x))
 
 
 def mean_of_rows(sums: np.ndarray, squares: np.ndarray, n: int, floor: float) -> np.ndarray:
@@ -72,11 +66,7 @@ def point(series: np.ndarray, statistic: Statistic) -> float:
     x = series[np.isfinite(series)].astype(np.float64)
     if x.size < 3:
         return math.nan
-    mean = float(np.mean(x))
-    if statistic is mean_of_rows:
-        return mean
-    sd = float(np.std(x, ddof=1))
-    return mean / sd if sd * sd * (x.size - 1) > variance_floor(x) else math.nan
+    return float(np.mean(x)) if statistic is mean_of_rows else mean_over_std(x)
 
 
 def _blocks(rng: np.random.Generator, n: int, count: int, mean_block: int) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from analytics.variance import measurable_std
+
 
 def daily_returns(starting_equity: np.ndarray, ending_equity: np.ndarray) -> np.ndarray:
     """ending / starting - 1 per session; NaN where the starting equity is 0."""
@@ -16,9 +18,8 @@ def daily_returns(starting_equity: np.ndarray, ending_equity: np.ndarray) -> np.
 
 
 def mean_over_std(values: np.ndarray) -> float:
-    """mean / std(ddof=1) of the finite values; NaN below 2 of them or without variance."""
+    """mean / std(ddof=1) of the finite values; NaN below 2 of them or without measurable variance
+    (`analytics.variance`)."""
     x = values[np.isfinite(values)]
-    if x.size < 2:
-        return math.nan
-    sd = float(np.std(x, ddof=1))
-    return float(np.mean(x)) / sd if sd > 0 else math.nan
+    sd = measurable_std(x)
+    return float(np.mean(x)) / sd if math.isfinite(sd) else math.nan

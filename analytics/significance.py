@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from analytics.variance import measurable_std
+
 EULER_GAMMA = 0.5772156649015329
 MIN_TRL_CONFIDENCE = 0.95
 
@@ -28,12 +30,13 @@ class Moments:
 
 
 def moments(returns: np.ndarray) -> Moments | None:
-    """The moments of the finite returns; None below 3 values or without variance."""
+    """The moments of the finite returns; None below 3 values or without measurable variance
+    (`analytics.variance`: a near-constant series has no Sharpe ratio, never one of 1e15)."""
     x = returns[np.isfinite(returns)]
     if x.size < 3:
         return None
-    sd = float(np.std(x, ddof=1))
-    if not sd > 0:
+    sd = measurable_std(x)
+    if not math.isfinite(sd):
         return None
     return Moments(
         n=int(x.size),

@@ -10,7 +10,8 @@ changes no signature (silent bit rot under a filesystem without checksums) is no
 build is opened with files that changed; docs/operations.md says so.
 
 `ArchiveChecks` applies this to the content-addressed source archives the download route serves
-(`archives/<alpha_id>/<sha256>.zip`, whose name is their recorded SHA-256).
+(`archives/<alpha_id>/<sha256>.zip`, whose name is their recorded SHA-256), `VerifiedFiles` to
+the exports of superseded builds it serves.
 """
 
 from __future__ import annotations
@@ -79,6 +80,41 @@ def check_file(path: str, relative: str, recorded: Mapping[str, Any]) -> os.stat
     if actual != recorded.get("sha256"):
         raise BuildDamaged("corrupt_file", f"{relative} does not match its recorded SHA-256")
     return status
+
+
+VERIFIED_FILES = 4096
+"""Files of superseded builds whose check a worker remembers (a few hundred KiB at most)."""
+
+
+class VerifiedFiles:
+    """Files checked with `check_file` outside any open build (the exports of a superseded build,
+    kept a while after a republish, that the download route still serves): a file fetched again
+    with the signature and record it was checked with is not hashed again. Bounded: the `capacity`
+    files checked most recently."""
+
+    def __init__(self, capacity: int = VERIFIED_FILES) -> None:
+        self.capacity = capacity
+        self._verified: OrderedDict[str, tuple[FileSignature, str]] = OrderedDict()  # path -> (seen, sha256)
+        self._lock = threading.Lock()
+
+    def check(self, path: str, relative: str, recorded: Mapping[str, Any]) -> None:
+        """`check_file`, unless the file at `path` was checked against this record and its
+        signature has not changed since."""
+        sha256 = str(recorded.get("sha256"))
+        try:
+            seen = signature(os.stat(path))
+        except FileNotFoundError:
+            seen = None
+        with self._lock:
+            if seen is not None and self._verified.get(path) == (seen, sha256):
+                self._verified.move_to_end(path)
+                return
+        status = check_file(path, relative, recorded)  # raises BuildDamaged: nothing remembered
+        with self._lock:
+            self._verified[path] = (signature(status), sha256)
+            self._verified.move_to_end(path)
+            while len(self._verified) > self.capacity:
+                self._verified.popitem(last=False)
 
 
 class _Damage(NamedTuple):

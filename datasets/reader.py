@@ -54,7 +54,7 @@ import pyarrow.compute as pc
 from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView, manifest_problem
 from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, lake_errors
-from datasets.integrity import ArchiveChecks, check_file, local_stats
+from datasets.integrity import ArchiveChecks, VerifiedFiles, local_stats
 from datasets.local_cache import LocalCache, served_files
 from datasets.storage import Storage
 
@@ -263,6 +263,7 @@ class LakeReader:
         self._hash_budget = hash_bytes_per_pass  # left in this refresh interval
         self._opened = threading.Event()  # a build was opened: check its hashes now (`_run`)
         self._archives = ArchiveChecks()
+        self._superseded_files = VerifiedFiles()  # exports of superseded builds, as last checked
         self._lock = threading.Lock()
         # One refresh pass at a time: a pass that read the lake before a change must not publish
         # its catalogue after a pass that read it since (a lake being deleted, seen half gone by
@@ -755,7 +756,7 @@ class LakeReader:
     def verified_export(self, name: str, build_id: str, relative: str, benchmark: bool = False) -> str | None:
         """The local path of the file `relative` (an export) of build `build_id` of alpha (or
         benchmark) `name` once its size and SHA-256 match the build's manifest: hashed now unless
-        checked and unchanged since. None when that build does not list it. Raises BuildDamaged:
+        checked and unchanged since (a superseded build's file too, by its stat signature). None when that build does not list it. Raises BuildDamaged:
         of the served build, the build is then damaged (every route of the alpha 503, health names
         it); of a superseded build, only the download fails. LakeUnavailable when unreadable."""
         served = self.benchmark(name) if benchmark else self.alpha(name)
@@ -778,7 +779,7 @@ class LakeReader:
             if recorded is None:
                 return None
             path = layout.join(build_dir, relative)
-            check_file(path, relative, recorded)  # a superseded build, kept a while: no view to remember it
+            self._superseded_files.check(path, relative, recorded)  # no view: remembered by signature
         return path
 
     def verified_archive(self, alpha_id: str, object_path: str, sha256: str) -> str:

@@ -2,12 +2,15 @@
 
 Two signers with one interface, chosen by where the lake lives:
 - `HmacSigner` (local folder, the embedded default): a URL on this server's `/downloads/...`
-  route carrying `expires`, `holder` (an opaque tag of the API key it was signed for) and an
-  HMAC-SHA256 `signature` over the object path, the expiry and the holder. The download route
-  checks them in constant time and streams the file. The holder makes each key's URL its own: two
-  keys asking for the same file in the same second get different URLs, each with its own fetch
-  count.
+  route carrying `expires`, `holder` (the key id of the API key it was signed for: public, shown
+  by `/v1/me`, never the secret) and an HMAC-SHA256 `signature` over the object path, the expiry
+  and the holder. The download route checks them in constant time, then the holder's key in the
+  key store (a revoked, suspended or expired key, or one of an inactive account, takes its URLs
+  with it at once), and streams the file. The holder makes each key's URL its own: two keys asking
+  for the same file in the same second get different URLs, each with its own fetch count.
 - `S3Signer` (`s3://` lake): a presigned S3 GET URL, so the bytes never pass through the API host.
+  S3 knows nothing of API keys: such a URL is bound to no key (two keys signing in the same
+  second get the same URL) and works until it expires, whatever happens to the key meanwhile.
 
 Archives are content-addressed (`archives/<alpha_id>/<sha256>.zip`), so a signed URL can never
 serve a different archive than the one its payload describes.
@@ -27,20 +30,24 @@ from urllib.parse import quote, urlencode
 from datasets import layout
 from datasets.storage import Storage
 from serve import errors
+from serve.identity.tokens import KEY_ID_LENGTH
 
 log = logging.getLogger("serve.archives")
 
 URL_LIFETIME_SECONDS = 3600
 DOWNLOAD_ROUTE_PREFIX = "/downloads"
+SHA256_HEX_PATTERN = re.compile(r"[0-9a-f]{64}")
+"""A SHA-256 (or HMAC-SHA256) in lowercase hex."""
 # Only content-addressed archives are ever signed or served; the alpha segment names the file.
 ARCHIVE_OBJECT_PATH = re.compile(
-    rf"archives/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})/(?P<sha256>[0-9a-f]{{64}})\.zip"
+    rf"archives/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})/(?P<sha256>{SHA256_HEX_PATTERN.pattern})\.zip"
 )
-# What a URL this server signed carries: a decimal epoch (12 digits reach the year 33658) and a
-# lowercase hex SHA-256. Anything else is refused before any arithmetic or comparison.
+# What a URL this server signed carries: a decimal epoch (12 digits reach the year 33658), the key
+# id of the API key it was signed for (public, docs/access.md) and a lowercase hex HMAC-SHA256.
+# Anything else is refused before any arithmetic, comparison or key store lookup.
 EXPIRES_PATTERN = re.compile(r"[0-9]{1,12}")
-HOLDER_PATTERN = re.compile(r"[0-9a-f]{16}")
-SIGNATURE_PATTERN = re.compile(r"[0-9a-f]{64}")
+HOLDER_PATTERN = re.compile(rf"[0-9A-Za-z]{{{KEY_ID_LENGTH}}}")
+SIGNATURE_PATTERN = SHA256_HEX_PATTERN
 
 
 class ArchiveStoreUnavailable(OSError):
@@ -104,13 +111,6 @@ class Archive:
         }
 
 
-def url_holder(key: bytes, key_id: str) -> str:
-    """The `holder` of the URLs signed for the API key `key_id`: 16 hex digits of an HMAC of the
-    key id under the signing key, so a URL names its key without revealing the key id (which is
-    part of the key's token) and no one without the signing key can make another key's."""
-    return hmac.new(key, f"holder\n{key_id}".encode(), hashlib.sha256).hexdigest()[:16]
-
-
 def hmac_signature(key: bytes, object_path: str, expires: int | str, holder: str) -> str:
     """Over the object path, `expires` and `holder` exactly as the URL carries them (verification
     signs the received text, so `0<expires>` or any other spelling of the same number does not
@@ -132,9 +132,8 @@ class HmacSigner:
 
     def sign(self, object_path: str, filename: str, now: float, key_id: str) -> str:
         expires = int(now) + URL_LIFETIME_SECONDS
-        holder = url_holder(self.key, key_id)
-        signature = hmac_signature(self.key, object_path, expires, holder)
-        query = urlencode({"expires": expires, "holder": holder, "signature": signature})
+        signature = hmac_signature(self.key, object_path, expires, key_id)
+        query = urlencode({"expires": expires, "holder": key_id, "signature": signature})
         return f"{self.public_base_url}{DOWNLOAD_ROUTE_PREFIX}/{quote(object_path)}?{query}"
 
     def verify(
@@ -167,7 +166,8 @@ class S3Signer:
 
     def sign(self, object_path: str, filename: str, now: float, key_id: str) -> str:
         """`filename` goes into a response header of S3's: callers pass `archive_filename()`, never
-        text from a seal. `key_id` stays out of the URL: S3 counts no fetches."""
+        text from a seal. `key_id` stays out of the URL: S3 counts no fetches and cannot check a
+        key, so the URL is per request-second, not per key (docs/access.md, "S3 lake")."""
         path = layout.join(self.storage.root, object_path)
         # s3fs forwards extra keyword arguments as GetObject parameters of the presigned request.
         url = self.storage.fs.url(

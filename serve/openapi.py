@@ -14,6 +14,7 @@ the app sets (`X-Request-ID` and `X-Content-Type-Options` always; `X-RateLimit-*
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,22 +25,40 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, OpenAPI, Operation, Parameter, PathItem
 from litestar.router import Router
 
+from datasets.layout import ALPHA_ID_PATTERN
 from schemas import choices, exports, field_docs, lake, wire
 from schemas.query import Param
 from schemas.registry import BY_ID, ENDPOINTS, REGISTRY_VERSION
 from serve import exports as exports_wire
-from serve.archives import DOWNLOAD_ROUTE_PREFIX
+from serve.archives import (
+    DOWNLOAD_ROUTE_PREFIX,
+    EXPIRES_PATTERN,
+    HOLDER_PATTERN,
+    SHA256_HEX_PATTERN,
+    SIGNATURE_PATTERN,
+)
 
 ERROR_STATUSES = {
     "400": "Invalid parameters (bad_request, unknown_book)",
     "401": "Missing, malformed or unusable API key",
     "403": "Not allowed (account, IP, endpoint, alpha or run allow-list)",
     "404": "The addressed resource does not exist",
+    "408": "The request head did not arrive whole in time (request_head_timeout); the connection is closed",
+    "414": "The request target (path and query string) is longer than the server reads "
+    "(request_target_too_long, 8,192 bytes by default); the connection is closed",
     "429": "Rate limit or monthly quota exceeded",
+    "431": "The request head is larger than the server reads (request_head_too_large, 64 KiB by default); "
+    "the connection is closed",
     "500": "Unhandled failure (no detail in the body)",
-    "503": "A backend (key store, lake, market data, object store) is temporarily unreachable or not configured",
+    "503": "A backend (key store, lake, market data, object store) is temporarily unreachable or not configured, "
+    "or the server process holds as many connections as it accepts (too_many_connections, with Retry-After)",
 }
 """Every error status a `/v1` route may answer; `error_statuses` picks those of one route."""
+
+CONNECTION_STATUSES = frozenset({"400", "408", "414", "431", "503"})
+"""What the server answers on any route before a request reaches the app
+(`serve.http_protocol`): a head it cannot parse, too slow, too long or too large, and a connection
+over the per-worker cap."""
 
 NOT_FOUND_ENDPOINTS = frozenset({"admin.keys.usage", "analytics.screen"})
 """Routes answering 404 besides those addressing an alpha (`{alpha}` in the path): the screener's
@@ -47,12 +66,13 @@ NOT_FOUND_ENDPOINTS = frozenset({"admin.keys.usage", "analytics.screen"})
 
 
 def error_statuses(endpoint_id: str) -> tuple[str, ...]:
-    """The error statuses of one `/v1` route. Every route rejects unknown parameters (400) and may
-    fail unexpectedly (500). Keyed routes also authenticate (401), check allow-lists (403), meter
-    (429) and read the key store (503); only `/v1/health` is public and answers 200 even when a
-    backend is down. 404 belongs to routes that address something that may not exist."""
+    """The error statuses of one `/v1` route. Every route rejects unknown parameters (400), may
+    fail unexpectedly (500) and may meet the connection refusals (`CONNECTION_STATUSES`: 408, 414,
+    431, 503), `/v1/health` included, which otherwise answers 200 even when a backend is down.
+    Keyed routes also authenticate (401), check allow-lists (403), meter (429) and read the key
+    store (503). 404 belongs to routes that address something that may not exist."""
     endpoint = BY_ID[endpoint_id]
-    statuses = {"400", "500"}
+    statuses = {"400", "500", *CONNECTION_STATUSES}
     if not endpoint.public:
         statuses |= {"401", "403", "429", "503"}
     if "{alpha" in endpoint.path or endpoint_id in NOT_FOUND_ENDPOINTS:
@@ -557,7 +577,12 @@ def _responses(endpoint_id: str) -> dict[str, Any]:
     return documented_responses(responses, endpoint_id, endpoint_id)
 
 
-_HEX64 = "^[0-9a-f]{64}$"
+def anchored(pattern: re.Pattern[str]) -> str:
+    """A declared pattern (matched whole with `fullmatch`) as a JSON Schema `pattern`, which
+    searches: anchored at both ends."""
+    return f"^(?:{pattern.pattern})$"
+
+
 DOWNLOAD_PATH = f"{DOWNLOAD_ROUTE_PREFIX}/archives/{{alpha_id}}/{{sha256}}.zip"
 
 
@@ -575,28 +600,39 @@ def _download_operation() -> dict[str, Any]:
         "tags": ["downloads"],
         "security": [],
         "parameters": [
-            {"name": "alpha_id", "in": "path", "required": True, "schema": string},
-            {"name": "sha256", "in": "path", "required": True, "schema": {**string, "pattern": _HEX64}},
+            {
+                "name": "alpha_id",
+                "in": "path",
+                "required": True,
+                "schema": {**string, "pattern": anchored(ALPHA_ID_PATTERN)},
+            },
+            {
+                "name": "sha256",
+                "in": "path",
+                "required": True,
+                "schema": {**string, "pattern": anchored(SHA256_HEX_PATTERN)},
+            },
             {
                 "name": "expires",
                 "in": "query",
                 "required": True,
                 "description": "Epoch second after which the URL is refused, as signed.",
-                "schema": {**string, "pattern": "^[0-9]{1,12}$"},
+                "schema": {**string, "pattern": anchored(EXPIRES_PATTERN)},
             },
             {
                 "name": "holder",
                 "in": "query",
                 "required": True,
-                "description": "Opaque tag of the API key the URL was signed for, as signed.",
-                "schema": {**string, "pattern": "^[0-9a-f]{16}$"},
+                "description": "Key id of the API key the URL was signed for, as signed (the key must still "
+                "be able to make requests).",
+                "schema": {**string, "pattern": anchored(HOLDER_PATTERN)},
             },
             {
                 "name": "signature",
                 "in": "query",
                 "required": True,
                 "description": "HMAC-SHA256 (lowercase hex) over the object path, `expires` and `holder`.",
-                "schema": {**string, "pattern": _HEX64},
+                "schema": {**string, "pattern": anchored(SIGNATURE_PATTERN)},
             },
         ],
         "responses": {
@@ -611,7 +647,8 @@ def _download_operation() -> dict[str, Any]:
                 "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
             },
             "403": error(
-                "download_url_invalid (signature missing, malformed or not matching) or download_url_expired"
+                "download_url_invalid (signature missing, malformed or not matching; or the holder's key "
+                "revoked, suspended, expired or of an inactive account: details.reason) or download_url_expired"
             ),
             "404": error(
                 "source_object_missing (deleted since signing), or not_found (not an archive path, "

@@ -1,8 +1,8 @@
 """How many times each signed download URL has been fetched, kept in the key store's database.
 
-A signed URL of a local lake (`serve.archives.HmacSigner`) is a credential of its own: it outlives
-the key that asked for it and its fetches are not metered (docs/access.md). What bounds a leaked
-URL is its lifetime and this count: at most `download_fetch_limit` fetches per URL.
+A signed URL of a local lake (`serve.archives.HmacSigner`) is a credential of its own: its fetches
+are not metered (docs/access.md). What bounds a leaked URL is its lifetime, its key (a URL ends
+with the key it was signed for) and this count: at most `download_fetch_limit` fetches per URL.
 
 - **Shared.** The count lives in the key store's database (table `download_fetches`, created with
   the store's schema), so every worker process and machine serving the lake sees one count, and

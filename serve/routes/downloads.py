@@ -5,8 +5,11 @@ export behind a URL of `/v1/alphas/{alpha}/exports/{dataset}` (serve.exports), w
 carry the `export_*` codes where an archive's carry `source_*` ones.
 
 The URL itself is the credential: `serve.archives.HmacSigner` checks the HMAC over the object
-path, the expiry and the holder (the key it was signed for) in constant time (403
-`download_url_invalid`, 403 `download_url_expired`). Each URL answers with the file at most
+path, the expiry and the holder (the key id it was signed for) in constant time (403
+`download_url_invalid`, 403 `download_url_expired`); then the holder's key is read from the key
+store, as every API request reads it: a key that could no longer make a request (revoked,
+suspended, expired, its account inactive) has no working URL either (403 `download_url_invalid`
+with `details.reason`, the code that key gets on the API). Each URL answers with the file at most
 `download_fetch_limit` times (a key's URL is its own, and so is its count); the next fetch is 403
 `download_url_expired` with `details.fetch_limit` (serve.identity.download_fetches counts them in
 the key store's database, so every worker and machine shares one count). A fetch is counted
@@ -28,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import IO, Any
 
 from litestar import Request, Response, get
@@ -49,6 +53,7 @@ from serve.auth import services_of
 from serve.compression import SKIP_COMPRESSION
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename
 from serve.identity.download_fetches import DownloadFetches
+from serve.identity.records import AccountRecord, KeyRecord
 from serve.identity.store import KeyStoreUnavailable
 from serve.routes.source import signer_of
 
@@ -157,6 +162,47 @@ def _count_fetch(
         )
 
 
+def holder_refusal(key: KeyRecord | None, account: AccountRecord | None, now: datetime) -> str | None:
+    """The error code the holder's key would get on an API request (`serve.identity.authenticate`,
+    in its order), None when it may still make requests."""
+    if key is None or account is None:
+        return errors.InvalidApiKey.code
+    for refused, code in (
+        (key.is_revoked, errors.KeyRevoked.code),
+        (key.status == "suspended", errors.KeySuspended.code),
+        (key.is_expired(now), errors.KeyExpired.code),
+        (not account.is_active, errors.AccountInactive.code),
+    ):
+        if refused:
+            return code
+    return None
+
+
+def _check_holder(
+    request: Request[Any, Any, Any], holder: str, now: float, unavailable: type[errors.ApiError]
+) -> None:
+    """403 `download_url_invalid` unless the key the URL was signed for may still make requests,
+    read from the key store on every fetch (503 `unavailable` when it cannot be reached). An app
+    built without a key store (a test rig with its own authenticator) has no key to read."""
+    store = services_of(request).store
+    if store is None:
+        return
+    try:
+        key = store.get_key(holder)
+        account = None if key is None else store.get_account(key.user_id)
+    except KeyStoreUnavailable as exc:
+        raise unavailable(
+            "The download cannot be checked right now (the key store is unreachable); retry with backoff."
+        ) from exc
+    refusal = holder_refusal(key, account, datetime.fromtimestamp(now, UTC))
+    if refusal is not None:
+        raise errors.DownloadUrlInvalid(
+            f"The API key this URL was signed for can no longer make requests ({refusal}); "
+            "request a new URL with an active key.",
+            details={"reason": refusal},
+        )
+
+
 @get(
     f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path:path}}",
     sync_to_thread=True,
@@ -180,6 +226,7 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     expires, holder, signature = query["expires"], query["holder"], query["signature"]
     now = time.time()
     signer.verify(object_path, expires, holder, signature, now)
+    _check_holder(request, holder, now, target.unavailable)
     storage = signer.storage
     try:
         path = stored_object(storage, object_path)

@@ -2,51 +2,160 @@
 
 `re.match` with `^...$` let a trailing newline through: `"Test_nl\\n"` was published to
 `alphas/Test_nl\\n/`, listed and served, its signed export URLs answering 404. Each pattern is
-checked on its own (a newline before, after or inside a valid value never matches), and through
-what uses it: a seal naming such an alpha, book or benchmark symbol is refused with a report and
-publishes nothing; a token with a trailing newline is malformed.
+checked on its own (a newline before, after or inside a valid value never matches, nor trailing
+junk), and through what uses it: a seal naming such an alpha, book, week status or benchmark symbol
+is refused with a report and publishes nothing; a token with a trailing newline is malformed.
+
+`PATTERNS` must hold every pattern the project declares: a discovery test scans the project's
+modules (not the tests) for `re.compile(...)` and `*_PATTERN` declarations and fails on one that
+is neither in the table nor declared a search pattern (`SEARCHING`: found inside a text, never
+matched against a whole value).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from datasets import layout
 from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
 from pipeline.validate import BOOK_NAME, SHA256_HEX, SNAKE_CASE
-from serve import errors
+from serve import archives, compression, errors, params
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
+from serve.identity import tokens
 from serve.identity.tokens import generate_token, parse_token
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
+REPO = Path(__file__).resolve().parents[2]
 SHA = "ab" * 32
-PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
-    "alpha id": (layout.ALPHA_ID_PATTERN, "Test_nl"),
-    "benchmark symbol": (layout.BENCHMARK_SYMBOL_PATTERN, "SPY"),
-    "book name": (BOOK_NAME, "long_short"),
-    "snake case": (SNAKE_CASE, "not_traded"),
-    "sha256": (SHA256_HEX, SHA),
-    "archive path": (ARCHIVE_OBJECT_PATH, f"archives/Test_nl/{SHA}.zip"),
+PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
+    # name: (pattern, a value it matches whole, trailing junk it must refuse)
+    "alpha id": (layout.ALPHA_ID_PATTERN, "Test_nl", " "),
+    "benchmark symbol": (layout.BENCHMARK_SYMBOL_PATTERN, "SPY", " "),
+    "book name": (BOOK_NAME, "long_short", " "),
+    "snake case": (SNAKE_CASE, "not_traded", " "),
+    "sha256": (SHA256_HEX, SHA, " "),
+    "archive path": (ARCHIVE_OBJECT_PATH, f"archives/Test_nl/{SHA}.zip", " "),
     "export path": (
         EXPORT_OBJECT_PATH,
         "alphas/Test_nl/builds/0123456789abcdef0123-89abcdef/exports/decisions.parquet",
+        " ",
     ),
+    # The download URL's query (SIGNATURE_PATTERN is SHA256_HEX_PATTERN).
+    "download sha256 and signature": (archives.SHA256_HEX_PATTERN, SHA, "0"),
+    "download expires": (archives.EXPIRES_PATTERN, "1767225600", "x"),
+    "download holder": (archives.HOLDER_PATTERN, "k3Y9idAbCdEf0123", "x"),
+    "token": (tokens._TOKEN_SHAPE, generate_token().token, "x"),
+    # Query parameters: spaces or tabs around a number or ticker are tolerated by design.
+    "date": (params.DATE_PATTERN, "2024-02-29", " "),
+    "integer": (params.INTEGER_PATTERN, "+12", "x"),
+    "number": (params.NUMBER_PATTERN, "-1.5e3", "x"),
+    "symbol list": (params.SYMBOL_LIST_PATTERN, "spy, QQQ", ","),
+    "accept-encoding qvalue": (compression._QVALUE, "0.5", "x"),
 }
+SEARCHING = {
+    "serve.identity.tokens.TOKEN_LIKE": "finds token-shaped text inside request input, to redact it",
+    "serve.app._NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
+    "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
+    "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
+}
+"""Declared patterns that search inside a text rather than match a whole value, and why."""
+MODULE_ROOTS = {
+    **{package: REPO for package in ("pipeline", "serve", "datasets", "schemas", "analytics")},
+    "alpha_results_client": REPO / "client" / "src",
+}
+"""The project's packages (pyproject.toml) and the folder each is imported from."""
 
 
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_a_pattern_matches_a_value_whole(name: str) -> None:
-    pattern, good = PATTERNS[name]
+    pattern, good, junk = PATTERNS[name]
     assert pattern.fullmatch(good), name
-    for bad in (good + "\n", "\n" + good, good + "\r\n", good[:2] + "\n" + good[2:], good + " "):
+    for bad in (good + "\n", "\n" + good, good + "\r\n", good[:2] + "\n" + good[2:], good + junk):
         assert not pattern.fullmatch(bad), (name, bad)
     assert "^" not in pattern.pattern and "$" not in pattern.pattern  # anchors are fullmatch's job
+
+
+def is_re_compile(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "compile"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "re"
+    )
+
+
+def declared_patterns() -> dict[str, Any]:
+    """`module.NAME` -> the object, of every `re.compile(...)` and every `*_PATTERN` name the
+    project's modules assign; a `re.compile` anywhere but a module-level assignment fails."""
+    found: dict[str, Any] = {}
+    for package, root in MODULE_ROOTS.items():
+        for path in sorted((root / package).rglob("*.py")):
+            module = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+            tree = ast.parse(path.read_text(), str(path))
+            declared: dict[str, ast.AST] = {}
+            for statement in tree.body:
+                if isinstance(statement, ast.Assign):
+                    declared.update(
+                        (t.id, statement.value) for t in statement.targets if isinstance(t, ast.Name)
+                    )
+                elif (
+                    isinstance(statement, ast.AnnAssign)
+                    and statement.value
+                    and isinstance(statement.target, ast.Name)
+                ):
+                    declared[statement.target.id] = statement.value
+            module_level = [value for value in declared.values() if is_re_compile(value)]
+            for node in ast.walk(tree):
+                assert not is_re_compile(node) or any(node is value for value in module_level), (
+                    f"{path}:{getattr(node, 'lineno', '?')}: declare the pattern as a module-level name"
+                )
+            for name, value in declared.items():
+                if name.endswith("_PATTERN") or is_re_compile(value):
+                    found[f"{module}.{name}"] = getattr(importlib.import_module(module), name)
+    return found
+
+
+def test_every_declared_pattern_is_checked_here() -> None:
+    declared = declared_patterns()
+    assert "datasets.layout.ALPHA_ID_PATTERN" in declared and "serve.archives.HOLDER_PATTERN" in declared
+    tabled = [pattern for pattern, _, _ in PATTERNS.values()]
+    missing = sorted(
+        name
+        for name, pattern in declared.items()
+        if name not in SEARCHING and not any(pattern is known for known in tabled)
+    )
+    assert missing == [], f"add these to PATTERNS (or to SEARCHING, with why): {missing}"
+    assert set(SEARCHING) <= set(declared), "SEARCHING names a pattern no module declares"
+
+
+def test_openapi_download_patterns_are_the_declared_ones() -> None:
+    """The download routes' documented patterns are derived from the patterns the route checks,
+    anchored (a JSON Schema `pattern` searches), never spelt out again."""
+    from serve.openapi import _download_operation, _export_download_operation, anchored
+
+    expected = {
+        "expires": archives.EXPIRES_PATTERN,
+        "holder": archives.HOLDER_PATTERN,
+        "signature": archives.SIGNATURE_PATTERN,
+    }
+    archive = {p["name"]: p["schema"] for p in _download_operation()["parameters"]}
+    export = {p["name"]: p["schema"] for p in _export_download_operation()["parameters"]}
+    for schemas in (archive, export):
+        for name, pattern in expected.items():
+            assert schemas[name]["pattern"] == anchored(pattern), name
+    assert archive["sha256"]["pattern"] == anchored(archives.SHA256_HEX_PATTERN)
+    assert archive["alpha_id"]["pattern"] == anchored(layout.ALPHA_ID_PATTERN)
 
 
 def manifest_edited(seal: Path, **values: object) -> Path:
@@ -75,6 +184,21 @@ def test_a_book_name_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SealRejected) as refused:
         publish_seal(str(seal), str(tmp_path / "lake"))
     assert refused.value.rule == "manifest.fields"
+
+
+def test_a_week_status_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
+    """The rebalances rule checks `week_status` in polars, anchored by hand (Rust's `$` is the end
+    of the text, never before a final newline)."""
+    seal = write_factory_seal(tmp_path / "seal")
+    table = pq.read_table(seal / "rebalances.parquet")
+    statuses = table.column("week_status").to_pylist()
+    statuses[0] = "halted_market\n"
+    index = table.schema.get_field_index("week_status")
+    table = table.set_column(index, table.schema.field(index), [statuses])
+    pq.write_table(table, seal / "rebalances.parquet")
+    with pytest.raises(SealRejected) as refused:
+        publish_seal(str(seal), str(tmp_path / "lake"))
+    assert refused.value.rule == "rebalances.week_status_values"
 
 
 def test_a_benchmark_symbol_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
