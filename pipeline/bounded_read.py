@@ -1,6 +1,6 @@
 """Reading a seal's JSON and Parquet files within `pipeline.seal_limits`, never decoding first.
 
-JSON: the file's size is checked before it is read, then it must be UTF-8 and nest at most
+JSON: the file's size is checked before it is read (`pipeline.seal_files`), then it must be UTF-8 and nest at most
 `MAX_JSON_DEPTH` levels. Parquet: every file's footer (rows, uncompressed bytes, columns and
 types) is read before any page of it is decoded, and the kind's totals over all its files are
 checked before the first is decoded. Only the seal schema's flat columns are then decoded (the
@@ -11,7 +11,6 @@ million times, and its full size is counted before it is expanded.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,15 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from datasets.storage import Storage
 from pipeline.rules import SealRejected
-from pipeline.seal_limits import (
-    JSON_BYTES_VARIABLE,
-    MAX_JSON_DEPTH,
-    SealLimits,
-    bytes_variable,
-    rows_variable,
-)
+from pipeline.seal_limits import MAX_JSON_DEPTH, SealLimits, bytes_variable, rows_variable
 
 SIZE_RULE = "seal.size_limits"
 # What pyarrow raises for bytes it cannot read as Parquet (damaged pages, footers, encodings).
@@ -39,18 +31,9 @@ UNREADABLE = (pa.ArrowException, OSError, ValueError)
 # --- JSON ---------------------------------------------------------------------------------------
 
 
-def read_json_object(
-    storage: Storage, path: str, name: str, kind: str, rule: str, max_bytes: int
-) -> dict[str, Any]:
-    """The JSON object in `path`; `rule` refuses what is not one, `seal.size_limits` a file over
-    `max_bytes` (before it is read) or nested deeper than `MAX_JSON_DEPTH`."""
-    over = f"the limit is {max_bytes:,} bytes ({JSON_BYTES_VARIABLE})"
-    size = storage.size(path)
-    if size > max_bytes:
-        raise SealRejected(SIZE_RULE, kind, f"{name} has {size:,} bytes; {over}")
-    data = storage.read_bytes(path)
-    if len(data) > max_bytes:  # it grew since it was measured
-        raise SealRejected(SIZE_RULE, kind, f"{name} has {len(data):,} bytes; {over}")
+def parse_json_object(data: bytes, name: str, kind: str, rule: str) -> dict[str, Any]:
+    """The JSON object in `data` (read within the JSON size limit, `pipeline.seal_files`); `rule`
+    refuses what is not one, `seal.size_limits` one nested deeper than `MAX_JSON_DEPTH`."""
     too_deep = f"{name} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels"
     try:
         document = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
@@ -99,12 +82,12 @@ class Footer:
     strings: list[str]  # its string columns, decoded as dictionaries first
 
 
-def read_footer(storage: Storage, path: str, name: str, kind: str, expected: pa.Schema) -> Footer:
-    """The file's footer; refuses a file that is not Parquet or whose columns differ from
-    `expected` (so nothing but the seal schema's flat columns is ever decoded)."""
-    data = storage.read_bytes(path)
+def read_footer(data: bytes, name: str, kind: str, expected: pa.Schema) -> Footer:
+    """The footer of the file `data` (its bytes, read once with its hash); refuses a file that is
+    not Parquet or whose columns differ from `expected` (so nothing but the seal schema's flat
+    columns is ever decoded)."""
     try:
-        parquet = pq.ParquetFile(io.BytesIO(data))
+        parquet = pq.ParquetFile(pa.BufferReader(data))
         metadata, schema = parquet.metadata, parquet.schema_arrow
         groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
         # The reader decodes each row group's stated rows at most. A writer states each row
@@ -158,7 +141,12 @@ def _decode_compact(footer: Footer) -> tuple[pa.Table, int]:
     """The table with its string columns still dictionary-encoded (the cheap part: indices),
     and its size once they are expanded."""
     try:
-        table = pq.ParquetFile(io.BytesIO(footer.data), read_dictionary=footer.strings).read()
+        # One thread, over an Arrow buffer: Arrow's pool threads reading a Python file object, or
+        # releasing a buffer over Python bytes, need the GIL, which at interpreter exit they
+        # cannot take (the build aborted with "terminate called without an active exception").
+        table = pq.ParquetFile(pa.BufferReader(footer.data), read_dictionary=footer.strings).read(
+            use_threads=False
+        )
         return table, decoded_bytes(table)
     except UNREADABLE as exc:
         raise SealRejected(

@@ -71,11 +71,13 @@ def build_chain(
 
 def seal_target(seal_path: str, limits: SealLimits | None = None) -> str:
     """The alpha id (or `benchmark:<symbol>`) a seal publishes; its folder name when its manifest
-    cannot be read (the build will refuse it, or fail, and say why)."""
+    cannot be read as the build reads it (a link, a fifo, a hard link, over the JSON size limit:
+    the build will refuse it, or fail, and say why). The target is only a label of the report, so
+    nothing that goes wrong reading it ends the run."""
     max_bytes = (limits or SealLimits()).json_bytes
     try:
         manifest = read_manifest(Storage(seal_path), seal_path, max_bytes)
-    except (SealRejected, OSError):
+    except Exception:
         return os.path.basename(seal_path.rstrip("/"))
     if manifest.get("type") == "benchmark":
         return f"benchmark:{manifest.get('symbol')}"

@@ -203,10 +203,11 @@ class DaskBuild:
     dashboard: str | None = None
 
 
-def seal_targets(seal_paths: Sequence[str]) -> list[str]:
-    """Each seal's target, its manifest read by a few threads (one GET each on S3)."""
+def seal_targets(seal_paths: Sequence[str], limits: SealLimits | None = None) -> list[str]:
+    """Each seal's target, its manifest read by a few threads (one GET each on S3) within the
+    run's JSON size limit, as the local executor reads it."""
     with ThreadPoolExecutor(max_workers=min(16, max(1, len(seal_paths)))) as pool:
-        return list(pool.map(seal_target, seal_paths))
+        return list(pool.map(lambda path: seal_target(path, limits), seal_paths))
 
 
 def dashboard_link(client: Any) -> str | None:
@@ -246,7 +247,7 @@ def build_on_dask(
     progress = progress or BuildProgress()
     seals = [shared_path(p) for p in seal_paths]
     lake_root = shared_path(lake_root)
-    targets = seal_targets(seals)
+    targets = seal_targets(seals, limits)
     chains = chains_by_target(targets)
     run_id = uuid.uuid4().hex[:12]
     topic = f"{TOPIC_PREFIX}-{run_id}"
@@ -326,13 +327,19 @@ def build_on_dask(
 
 
 def _result(future: Any, seal: str, target: str) -> SealResult:
-    if future.status == "finished":
-        result = future.result()
-        assert isinstance(result, SealResult), result
-        return result
-    if future.status == "error":
-        error = future.exception()
-        return Failure(seal, target, f"{type(error).__name__}: {error}")
+    """The seal's result; whatever went wrong with its task, or with fetching what it returned,
+    is that seal's `Failure`, never the end of the run (the other seals and the summary follow)."""
+    try:
+        if future.status == "finished":
+            result = future.result()
+            if isinstance(result, SealResult):
+                return result
+            return Failure(seal, target, f"the task returned {type(result).__name__}, not a seal's result")
+        if future.status == "error":
+            error = future.exception()
+            return Failure(seal, target, f"{type(error).__name__}: {error}")
+    except Exception as exc:
+        return Failure(seal, target, f"{type(exc).__name__}: {exc}")
     return Failure(seal, target, f"the task ended {future.status} (the scheduler lost it)")
 
 

@@ -108,7 +108,7 @@ def publish_seal(
         record(lake_root, [alpha_id])  # a lake indexed before this build: no-op
         return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
 
-    load_contents(seal, seal_storage, limits)
+    load_contents(seal, limits)
     validate(seal)
     derived = derive(seal)
 
@@ -329,7 +329,7 @@ def publish_benchmark(
         record(lake_root, benchmarks=[symbol])
         return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
     # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.
-    load_contents(seal, seal_storage, limits)
+    load_contents(seal, limits)
     validate(seal)
     build_id = new_build_id(content_id)
     builds_dir = layout.benchmark_builds_dir(lake_root, symbol)

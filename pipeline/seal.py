@@ -1,25 +1,25 @@
 """Reading a seal folder: manifest, one Arrow table per (kind, book), description, source archive.
 
 Reading does not judge the content (that is `pipeline.validate`); it only refuses what it cannot
-read at all, or what would cost more than the seal's size limits to decode (`pipeline.bounded_read`),
-with the same `SealRejected` report.
+read at all, what is not the seal's own, or what would cost more than the seal's size limits to
+read or decode (`pipeline.seal_files`, `pipeline.bounded_read`), with the same `SealRejected`
+report. Each file is read once: the bytes hashed into the seal's identity are the bytes decoded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from datasets.layout import join
 from datasets.storage import Storage
-from pipeline.bounded_read import read_footer, read_json_object, read_tables
+from pipeline.bounded_read import parse_json_object, read_footer, read_tables
 from pipeline.rules import SealRejected
-from pipeline.seal_limits import DEFAULT_JSON_BYTES, SealLimits
+from pipeline.seal_files import SealFile, SizeLimit, not_owned, read_seal_file, refuse_not_owned
+from pipeline.seal_limits import DEFAULT_JSON_BYTES, FILE_BYTES_VARIABLE, JSON_BYTES_VARIABLE, SealLimits
 from schemas import seal as seal_schema
 
 MANIFEST = "manifest.json"
@@ -37,6 +37,8 @@ class Seal:
     tables: dict[tuple[str, str | None], pa.Table] = field(default_factory=dict)
     description: dict[str, Any] | None = None
     source_zip: bytes | None = None
+    # The bytes of the files a build decodes, as read and hashed by `open_seal`; emptied once decoded.
+    contents: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def is_benchmark(self) -> bool:
@@ -53,24 +55,46 @@ class Seal:
         return {book: t for (k, book), t in self.tables.items() if k == kind and book is not None}
 
 
-def content_hash(storage: Storage, path: str, files: list[str]) -> str:
-    """SHA-256 over every file's relative path and bytes, in path order: the seal's identity."""
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(name.encode() + b"\0")
-        digest.update(hashlib.sha256(storage.read_bytes(join(path, name))).digest())
-    return digest.hexdigest()
+def file_kind(name: str) -> str:
+    """What limits and refusals call a file of the seal (`seal`: a file no build decodes)."""
+    if name in (MANIFEST, DESCRIPTION):
+        return name.removesuffix(".json")
+    if name == SOURCE_ZIP:
+        return "source"
+    if name == BENCHMARK_DAILY:
+        return "benchmark"
+    kind = name.split("/")[0].removesuffix(".parquet")
+    return kind if name.endswith(".parquet") and kind in seal_schema.KIND_SCHEMAS else "seal"
+
+
+def size_limit(name: str, limits: SealLimits) -> SizeLimit:
+    if name in (MANIFEST, DESCRIPTION):
+        return SizeLimit(limits.json_bytes, JSON_BYTES_VARIABLE)
+    return SizeLimit(limits.file_bytes, FILE_BYTES_VARIABLE)
+
+
+def read_once(storage: Storage, path: str, name: str, limits: SealLimits) -> SealFile:
+    """One file of the seal, read once: its hash, and its bytes when a build may decode it."""
+    kind = file_kind(name)
+    try:
+        return read_seal_file(storage, path, name, kind, size_limit(name, limits), keep=kind != "seal")
+    except FileNotFoundError as exc:  # removed since the seal was listed
+        raise SealRejected("seal.regular_files", "seal", f"{name} left the seal while it was read") from exc
 
 
 def read_manifest(storage: Storage, path: str, max_bytes: int = DEFAULT_JSON_BYTES) -> dict[str, Any]:
-    manifest_path = join(path, MANIFEST)
-    if storage.is_local and os.path.islink(manifest_path):
-        raise SealRejected(
-            "seal.regular_files", "seal", f"{MANIFEST} is a symbolic link, not a file of the seal"
+    """The manifest alone (what a seal publishes, before it is built), read as `open_seal` reads
+    it: a link, a fifo or a hard link is refused without being opened to read."""
+    if storage.is_local and os.path.islink(os.path.abspath(path)):
+        raise SealRejected("seal.regular_files", "seal", f"the seal folder {path} is a symbolic link")
+    try:
+        found = read_seal_file(
+            storage, path, MANIFEST, "manifest", SizeLimit(max_bytes, JSON_BYTES_VARIABLE), keep=True
         )
-    if not storage.exists(manifest_path) or storage.is_dir(manifest_path):
-        raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST} file")
-    return read_json_object(storage, manifest_path, MANIFEST, "manifest", "manifest.fields", max_bytes)
+    except FileNotFoundError as exc:
+        raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST} file") from exc
+    assert found.data is not None
+    return parse_json_object(found.data, MANIFEST, "manifest", "manifest.fields")
 
 
 def owned_files(storage: Storage, path: str) -> list[str]:
@@ -96,11 +120,9 @@ def owned_files(storage: Storage, path: str) -> list[str]:
         with os.scandir(os.path.join(root, folder)) as entries:
             for entry in entries:
                 relative = f"{folder}/{entry.name}" if folder else entry.name
-                kind = _foreign(entry)
-                if kind is not None:
-                    raise SealRejected(
-                        "seal.regular_files", "seal", f"{relative} is {kind}, not a file of the seal"
-                    )
+                what = not_owned(entry.stat(follow_symlinks=False))
+                if what is not None:
+                    raise refuse_not_owned(relative, what)
                 if entry.is_dir(follow_symlinks=False):
                     pending.append(relative)
                 elif not entry.name.startswith("."):
@@ -108,22 +130,9 @@ def owned_files(storage: Storage, path: str) -> list[str]:
     return sorted(found)
 
 
-def _foreign(entry: os.DirEntry[str]) -> str | None:
-    """What makes a seal entry not the seal's own (None: a regular file or folder)."""
-    if entry.is_symlink():
-        return "a symbolic link"
-    info = entry.stat(follow_symlinks=False)
-    if stat.S_ISDIR(info.st_mode):
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        return "a device, fifo or socket"
-    if info.st_nlink > 1:
-        return "a hard link (another name of a file elsewhere)"
-    return None
-
-
 def open_seal(path: str, storage: Storage | None = None, limits: SealLimits | None = None) -> Seal:
-    """Lists and hashes a seal without reading its tables (enough to decide "unchanged")."""
+    """Lists the seal and reads each of its files once, each within its size limit: the content
+    hash (enough to decide "unchanged") and the bytes `load_contents` decodes, the same bytes."""
     storage = storage or Storage(path)
     limits = limits or SealLimits()
     if storage.is_local and os.path.islink(os.path.abspath(path)):
@@ -131,8 +140,22 @@ def open_seal(path: str, storage: Storage | None = None, limits: SealLimits | No
     if not storage.is_dir(path):
         raise SealRejected("manifest.fields", "manifest", f"seal folder {path} does not exist")
     files = owned_files(storage, path)
-    manifest = read_manifest(storage, path, limits.json_bytes)
-    return Seal(path=path, manifest=manifest, content_sha256=content_hash(storage, path, files), files=files)
+    if MANIFEST not in files:
+        raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST} file")
+    read = {MANIFEST: read_once(storage, path, MANIFEST, limits)}
+    manifest_bytes = read[MANIFEST].data
+    assert manifest_bytes is not None  # a manifest is always kept
+    manifest = parse_json_object(manifest_bytes, MANIFEST, "manifest", "manifest.fields")
+    for name in files:
+        if name != MANIFEST:
+            read[name] = read_once(storage, path, name, limits)
+    # The seal's identity: SHA-256 over every file's relative path and SHA-256, in path order.
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0")
+        digest.update(read[name].sha256)
+    contents = {name: found.data for name, found in read.items() if found.data is not None}
+    return Seal(path, manifest, digest.hexdigest(), files, contents=contents)
 
 
 class TableFile(NamedTuple):
@@ -159,22 +182,21 @@ def table_files(seal: Seal) -> list[TableFile]:
     return found
 
 
-def load_contents(seal: Seal, storage: Storage | None = None, limits: SealLimits | None = None) -> Seal:
-    """Reads the Parquet files, the description and the source archive into the seal, each
-    within `limits` (`pipeline.bounded_read`: nothing is decoded before its size is checked)."""
-    storage = storage or Storage(seal.path)
+def load_contents(seal: Seal, limits: SealLimits | None = None) -> Seal:
+    """Decodes the Parquet files, the description and the source archive from the bytes
+    `open_seal` read and hashed, each within `limits` (`pipeline.bounded_read`: nothing is
+    decoded before its size is checked), then lets those bytes go."""
     limits = limits or SealLimits()
     files = table_files(seal)
-    footers = [read_footer(storage, join(seal.path, f.name), f.name, f.kind, f.schema) for f in files]
+    footers = [read_footer(seal.contents[f.name], f.name, f.kind, f.schema) for f in files]
     for file, table in zip(files, read_tables(footers, limits), strict=True):
         seal.tables[file.key] = table
-    if DESCRIPTION in seal.files:
-        path = join(seal.path, DESCRIPTION)
-        seal.description = read_json_object(
-            storage, path, DESCRIPTION, "description", "description.json_object", limits.json_bytes
+    if DESCRIPTION in seal.contents:
+        seal.description = parse_json_object(
+            seal.contents[DESCRIPTION], DESCRIPTION, "description", "description.json_object"
         )
-    if SOURCE_ZIP in seal.files:
-        seal.source_zip = storage.read_bytes(join(seal.path, SOURCE_ZIP))
+    seal.source_zip = seal.contents.get(SOURCE_ZIP)
+    seal.contents.clear()
     return seal
 
 

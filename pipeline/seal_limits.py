@@ -1,4 +1,5 @@
-"""How much of a seal a build may decode: rows and decoded bytes per kind, bytes per JSON file.
+"""How much of a seal a build may read and decode: rows and decoded bytes per kind, bytes per JSON
+file, bytes per file of any kind.
 
 Seals are untrusted. Parquet compresses repeated values almost to nothing: a 1.7 MB
 `decisions.parquet` of 20 million identical rows once took a build to 8.5 GB of memory before
@@ -8,7 +9,9 @@ refused by rule `seal.size_limits`, the report naming the kind, the figure and t
 
 The defaults are at least ten times the full-size demo alpha `momentum_12_1` (500 names, 293
 weekly rebalances, 4 books), rounded up; docs/settings.md "Seal size limits" gives the measured
-figures. Kinds that are small in any seal (rebalances, metrics, ledgers, benchmarks) get a floor
+figures. Every file of a seal is also measured before a byte of it is read, `source.zip` and
+files the build would refuse included (`pipeline.seal_files`): a multi-gigabyte file otherwise
+filled the host's memory while the seal was hashed. Kinds that are small in any seal (rebalances, metrics, ledgers, benchmarks) get a floor
 that costs little memory instead. `alpha-results build` reads the settings once
 (`SealLimits.from_env`) and passes them to every build, on Dask too.
 """
@@ -44,6 +47,9 @@ DEFAULT_KIND_LIMITS: dict[str, KindLimit] = {
     "benchmark": KindLimit(100_000, 16 * MIB),
 }
 DEFAULT_JSON_BYTES = 1 * MIB
+# The largest Parquet file of a seal at every limit decodes to 256 MiB and is smaller on disk; the
+# full-size demo's largest file (decisions.parquet) is 7.3 MB, its source.zip 897 bytes.
+DEFAULT_FILE_BYTES = 256 * MIB
 
 
 def rows_variable(kind: str) -> str:
@@ -55,11 +61,12 @@ def bytes_variable(kind: str) -> str:
 
 
 JSON_BYTES_VARIABLE = f"{ENV_PREFIX}MAX_JSON_BYTES"
+FILE_BYTES_VARIABLE = f"{ENV_PREFIX}MAX_FILE_BYTES"
 
 
 def declared_settings() -> list[tuple[str, int]]:
     """Every limit's environment variable and default (docs/settings.md lists each one)."""
-    settings = [(JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES)]
+    settings = [(JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES), (FILE_BYTES_VARIABLE, DEFAULT_FILE_BYTES)]
     for kind, limit in DEFAULT_KIND_LIMITS.items():
         settings += [(rows_variable(kind), limit.rows), (bytes_variable(kind), limit.bytes)]
     return settings
@@ -69,6 +76,7 @@ def declared_settings() -> list[tuple[str, int]]:
 class SealLimits:
     kinds: Mapping[str, KindLimit] = field(default_factory=lambda: dict(DEFAULT_KIND_LIMITS))
     json_bytes: int = DEFAULT_JSON_BYTES
+    file_bytes: int = DEFAULT_FILE_BYTES  # any file of the seal, on disk
 
     def of(self, kind: str) -> KindLimit:
         return self.kinds[kind]
@@ -95,4 +103,8 @@ class SealLimits:
             kind: KindLimit(read(rows_variable(kind), limit.rows), read(bytes_variable(kind), limit.bytes))
             for kind, limit in DEFAULT_KIND_LIMITS.items()
         }
-        return cls(kinds, read(JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES))
+        return cls(
+            kinds,
+            read(JSON_BYTES_VARIABLE, DEFAULT_JSON_BYTES),
+            read(FILE_BYTES_VARIABLE, DEFAULT_FILE_BYTES),
+        )

@@ -27,6 +27,7 @@ import pytest
 
 from datasets import catalog, layout, retention
 from datasets.storage import Storage
+from pipeline import build as local_build
 from pipeline import dask_build
 from pipeline.build import Failure, SealResult
 from pipeline.catalogue_steps import CatalogueStep, run_catalogue_steps
@@ -39,8 +40,10 @@ from pipeline.dask_build import (
     dashboard_link,
     scheduler_address,
 )
+from pipeline.seal_limits import SealLimits
 from serve.cli import main
 from tests.pipeline.conftest import copy_seal
+from tests.pipeline.factory import write_factory_seal
 from tests.s3_server import free_port
 
 DEMO_ALPHAS = 7  # and the SPY benchmark
@@ -481,3 +484,70 @@ def test_the_dashboard_link_is_given_only_when_the_scheduler_serves_a_dashboard(
         server.shutdown()
     closed = f"http://127.0.0.1:{free_port()}/status"
     assert dashboard_link(SimpleNamespace(dashboard_link=closed)) == f"{closed} (not reachable from here)"
+
+
+# -- review of issue 22, finding 11 ---------------------------------------------------------------
+
+
+def test_the_targets_are_read_within_the_runs_json_limit(factory_seal: Path, tmp_path: Path) -> None:
+    """The client names each seal from its manifest as the local executor does: within
+    ALPHA_RESULTS_SEAL_MAX_JSON_BYTES (a manifest over it is named by its folder)."""
+    seal = copy_seal(factory_seal, tmp_path / "over_the_limit")
+    assert dask_build.seal_targets([str(seal)]) == ["Test_factory"]
+    assert dask_build.seal_targets([str(seal)], SealLimits(json_bytes=100)) == ["over_the_limit"]
+
+
+def test_a_fifo_manifest_never_holds_up_the_client(factory_seal: Path, tmp_path: Path) -> None:
+    seal = copy_seal(factory_seal, tmp_path / "Test_fifo")
+    (seal / "manifest.json").unlink()
+    os.mkfifo(seal / "manifest.json")
+    found: list[list[str]] = []
+    reader = threading.Thread(target=lambda: found.append(dask_build.seal_targets([str(seal)])), daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    if reader.is_alive():  # blocked opening the fifo: a writer that closes at once lets it go
+        os.close(os.open(seal / "manifest.json", os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=20)
+        pytest.fail("reading the targets waited on a fifo")
+    assert found == [["Test_fifo"]]
+
+
+@pytest.fixture
+def two_seals(tmp_path: Path) -> list[Path]:
+    return [
+        write_factory_seal(tmp_path / name, alpha_id=name, seed=i)
+        for i, name in enumerate(("Test_a", "Test_b"))
+    ]
+
+
+def test_any_exception_of_a_seal_is_its_failed_line_and_the_summary_prints(
+    two_seals: list[Path],
+    dask_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Reading a target raised (not an OSError) on the client, and a task's result was not a
+    seal's: each once ended the command in a traceback with no summary."""
+    real_read = local_build.read_manifest
+
+    def read_raising(storage: Any, path: str, *args: Any) -> Any:
+        if path.endswith("Test_a"):
+            raise RuntimeError("an object store client fault")
+        return real_read(storage, path, *args)
+
+    def returns_no_result(index: int, seal_path: str, *args: Any) -> Any:
+        if seal_path.endswith("Test_b"):
+            return "not a seal's result"
+        from pipeline.dask_build import build_seal_task as real_task
+
+        return real_task(index, seal_path, *args)
+
+    monkeypatch.setattr(local_build, "read_manifest", read_raising)
+    monkeypatch.setattr(dask_build, "build_seal_task", returns_no_result)
+    lake = tmp_path / "lake"
+    assert main(["build", *map(str, two_seals), "--lake", str(lake), "--executor", dask_url]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("published  Test_a  build ")
+    assert lines[1] == f"failed     Test_b  ({two_seals[1]}): the task returned str, not a seal's result"
+    assert lines[2] == f"2 seals: 1 built, 0 refused, 1 failed  (lake {lake})"

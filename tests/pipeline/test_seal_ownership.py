@@ -11,13 +11,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from datasets.storage import Storage
-from pipeline.publish import publish_seal
+from pipeline import publish
+from pipeline import seal as seal_module
+from pipeline.build import build_many
+from pipeline.publish import Outcome, publish_seal
 from pipeline.rules import SealRejected
 from pipeline.seal import owned_files
 from tests.pipeline.factory import write_factory_seal
@@ -139,3 +144,153 @@ def test_a_regular_seal_lists_its_own_files(tmp_path: Path) -> None:
     assert "manifest.json" in files and ".hidden" not in files
     assert files == sorted(files)
     assert publish_seal(str(seal), str(tmp_path / "lake")).status == "published"
+
+
+# -- the manifest, read before the build to name its target (review of issue 22, finding 1) -----
+
+CLI = str(Path(sys.executable).with_name("alpha-results"))
+FOREIGN = {"alpha_id": "Test_secret_of_the_host", "type": "alpha"}
+
+
+def test_a_fifo_manifest_is_refused_and_the_batch_goes_on(tmp_path: Path) -> None:
+    """The target of each seal is read first; a fifo there blocked the whole batch forever."""
+    fifo = write_factory_seal(tmp_path / "Test_fifo", alpha_id="Test_fifo")
+    (fifo / "manifest.json").unlink()
+    os.mkfifo(fifo / "manifest.json")
+    good = write_factory_seal(tmp_path / "Test_good", alpha_id="Test_good", seed=5)
+    lake = tmp_path / "lake"
+    command = [CLI, "build", str(fifo), str(good), "--lake", str(lake), "--jobs", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"refused    Test_fifo  ({fifo})"
+    assert lines[1] == (
+        "  refused by rule seal.regular_files (kind seal): "
+        "manifest.json is a device, fifo or socket, not a file of the seal"
+    )
+    assert lines[2].startswith("published  Test_good  build ")
+    assert lines[3] == f"2 seals: 1 built, 1 refused  (lake {lake})"
+
+
+def foreign_manifest(tmp_path: Path) -> Path:
+    path = tmp_path / "host" / "other.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(FOREIGN))
+    return path
+
+
+def assert_refused_under_its_folder_name(seal: Path, lake: Path, message: str) -> None:
+    [result] = build_many([str(seal)], str(lake), jobs=1)
+    assert isinstance(result, Outcome) and result.rejection is not None, result
+    assert result.target == seal.name
+    assert result.rejection["rule"] == "seal.regular_files" and message in result.rejection["message"]
+    assert FOREIGN["alpha_id"] not in result.line() + json.dumps(result.rejection)
+
+
+def test_a_hard_linked_manifest_is_refused_and_its_content_never_printed(tmp_path: Path) -> None:
+    seal = write_factory_seal(tmp_path / "seal")
+    (seal / "manifest.json").unlink()
+    os.link(foreign_manifest(tmp_path), seal / "manifest.json")
+    assert_refused_under_its_folder_name(seal, tmp_path / "lake", "manifest.json is a hard link")
+
+
+def test_a_linked_seal_folder_is_refused_and_its_targets_manifest_never_printed(tmp_path: Path) -> None:
+    other = write_factory_seal(tmp_path / "other")
+    (other / "manifest.json").write_text(json.dumps(FOREIGN))
+    (tmp_path / "alias").symlink_to(other, target_is_directory=True)
+    assert_refused_under_its_folder_name(tmp_path / "alias", tmp_path / "lake", "is a symbolic link")
+
+
+# -- each file read once, from a descriptor that cannot leave the seal (finding 7) ---------------
+
+
+def swap_after(monkeypatch: pytest.MonkeyPatch, step: str, change: Any) -> None:
+    """Runs `change` right after `pipeline.seal.<step>`: the seal changing while it is read."""
+    real = getattr(seal_module, step)
+
+    def then_changed(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        change()
+        return result
+
+    monkeypatch.setattr(seal_module, step, then_changed)
+
+
+def test_a_file_swapped_for_a_link_after_the_listing_is_refused_and_nothing_told_of_it(
+    tmp_path: Path, secret: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing saw a regular file; the read must not follow the link put in its place."""
+    seal = write_factory_seal(tmp_path / "seal")
+    manifest = json.loads((seal / "manifest.json").read_text())
+    manifest["source_archive"].update(size_bytes=len(SECRET), sha256=hashlib.sha256(SECRET).hexdigest())
+    (seal / "manifest.json").write_text(json.dumps(manifest))
+
+    def linked() -> None:
+        (seal / "source.zip").unlink()
+        (seal / "source.zip").symlink_to(secret)
+
+    swap_after(monkeypatch, "owned_files", linked)
+    error = refused(seal, tmp_path / "lake")
+    assert "source.zip is a symbolic link" in error.message
+    assert_nothing_told_of(error, secret)
+
+
+def test_a_file_swapped_for_a_hard_link_after_the_listing_is_refused_and_nothing_told_of_it(
+    tmp_path: Path, secret: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seal = write_factory_seal(tmp_path / "seal")
+
+    def linked() -> None:
+        (seal / "source.zip").unlink()
+        os.link(secret, seal / "source.zip")
+
+    swap_after(monkeypatch, "owned_files", linked)
+    error = refused(seal, tmp_path / "lake")
+    assert "source.zip is a hard link" in error.message
+    assert_nothing_told_of(error, secret)
+
+
+def test_the_bytes_published_are_the_bytes_hashed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A description rewritten after the seal was hashed: the build publishes what its content id
+    names (the hashed text), never the other bytes under that id."""
+    seal = write_factory_seal(tmp_path / "seal")
+    hashed = json.loads((seal / "description.json").read_text())
+
+    def rewritten() -> None:
+        (seal / "description.json").write_text(json.dumps({**hashed, "name": "Swapped in later"}))
+
+    swap_after(monkeypatch, "open_seal", rewritten)
+    monkeypatch.setattr(publish, "open_seal", seal_module.open_seal)
+    outcome = publish_seal(str(seal), str(tmp_path / "lake"))
+    assert outcome.status == "published"
+    [served] = (tmp_path / "lake").glob(f"alphas/Test_factory/builds/{outcome.build_id}/description.json")
+    assert json.loads(served.read_text())["name"] == hashed["name"]
+
+
+@pytest.mark.s3
+def test_on_s3_a_key_leaving_the_seal_is_refused_and_an_owned_seal_publishes(
+    s3_bucket: str, factory_seal: Path, tmp_path: Path
+) -> None:
+    """Through s3fs (moto) and `Storage`, as an S3 seal prefix is read: a key whose path leaves
+    the seal is refused before a byte is read; the same seal without it builds from S3."""
+    import boto3
+
+    prefix = f"s3://{s3_bucket}/seals/Test_factory"
+    fs = Storage(prefix).fs
+    fs.put(f"{factory_seal}/", prefix + "/", recursive=True)
+    client = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
+    escape = "seals/Test_factory/../Test_other/source.zip"
+    client.put_object(Bucket=s3_bucket, Key=escape, Body=SECRET)
+    error = refused_at(prefix, tmp_path / "lake")
+    assert error.message == "'../Test_other/source.zip' is not a path inside the seal"
+    assert_nothing_told_of(error, Path("/nowhere"))
+    client.delete_object(Bucket=s3_bucket, Key=escape)
+    assert publish_seal(prefix, str(tmp_path / "lake")).status == "published"
+
+
+def refused_at(seal: str, lake: Path) -> SealRejected:
+    with pytest.raises(SealRejected) as caught:
+        publish_seal(seal, str(lake))
+    assert caught.value.rule == "seal.regular_files", caught.value.report()
+    assert not lake.exists()
+    return caught.value
