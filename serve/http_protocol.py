@@ -20,6 +20,12 @@ service facing hostile clients needs on each connection before any request reach
   answers of the requests read before it on the connection (a pipelined request keeps its answer),
   then nothing more is read: the sending side is shut and what the client still sends is dropped
   for `LINGER_SECONDS`, so a client still sending its head reads the refusal instead of a reset.
+- **A send timeout.** An answer the client does not read waits in the connection's buffers: the
+  app's send blocks, and a closing connection waits for them to drain, so a client that asks for a
+  large body (the 1.4 MB Swagger UI bundle needs no key) and never reads held its connection for
+  ever, and 512 of them filled a worker. While answer bytes wait, the client must take some of
+  them every `send_timeout_seconds`, else the connection is dropped (aborted: there is no way to
+  say anything more to a client that reads nothing). A slow reader that makes progress is served.
 - **TCP_NODELAY** on every accepted connection. With `--workers 2` uvicorn binds the listening
   socket itself (`socket.socket(AF_INET)`, protocol number 0), and asyncio sets TCP_NODELAY only on
   sockets whose protocol number is `IPPROTO_TCP`. A response leaves as two writes (head, then body),
@@ -61,6 +67,7 @@ class ConnectionLimits:
     head_bytes: int
     head_timeout_seconds: float
     connections: int
+    send_timeout_seconds: float
 
     @classmethod
     def of(cls, settings: Settings) -> ConnectionLimits:
@@ -69,6 +76,7 @@ class ConnectionLimits:
             head_bytes=settings.max_request_head_bytes,
             head_timeout_seconds=settings.request_head_timeout_seconds,
             connections=settings.max_connections_per_worker,
+            send_timeout_seconds=settings.send_timeout_seconds,
         )
 
 
@@ -103,8 +111,14 @@ def refusal(error: errors.ApiError) -> bytes:
     return head.encode("latin-1") + body
 
 
-def unparsable() -> errors.ApiError:
-    return errors.BadRequest("The request is not valid HTTP/1.1 and was not read.")
+def unparsable(reason: str) -> errors.ApiError:
+    """400 `bad_request` for a request the parser refused. The envelope is the spec's:
+    `details.parameters` is a list, empty since no parameter was read, and `details.rule` says
+    which rule of HTTP/1.1 the request broke (the parser's words, about the client's own bytes)."""
+    return errors.BadRequest(
+        f"The request is not valid HTTP/1.1 and was not read: {reason}.",
+        details={"parameters": [], "rule": reason},
+    )
 
 
 def target_too_long(limit: int) -> errors.ApiError:
@@ -164,6 +178,8 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.head_timer: asyncio.TimerHandle | None = None
         self.refused: bytes | None = None  # the refusal, written or waiting for earlier answers
         self.refused_by_callback: errors.ApiError | None = None
+        self.send_timer: asyncio.TimerHandle | None = None
+        self.cycles: list[Any] = []  # the requests read and not yet answered whole, in order
 
     # -- the connection ------------------------------------------------------------------------
 
@@ -180,7 +196,51 @@ class ServiceHttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.stop_head_timer()
+        self.stop_send_timer()
         super().connection_lost(exc)
+
+    # -- answers the client does not read --------------------------------------------------------
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self.watch_sending()
+
+    def watch_sending(self) -> None:
+        """Check, `send_timeout_seconds` from now, that the client took some of the answer bytes
+        waiting now (the transport's buffer; the kernel's buffers are full before it holds any)."""
+        if self.send_timer is None:  # closing too: a close waits for the bytes to drain
+            waiting = self.transport.get_write_buffer_size()
+            if waiting:
+                self.send_timer = self.loop.call_later(
+                    self.limits.send_timeout_seconds, self.check_sending, waiting
+                )
+
+    def check_sending(self, waiting_before: int) -> None:
+        self.send_timer = None
+        waiting = self.transport.get_write_buffer_size()
+        if not waiting:
+            return
+        if waiting < waiting_before:
+            self.watch_sending()  # a slow reader, but a reader
+            return
+        log.info(
+            "dropped a connection from %s: its client read none of %d answer bytes in %g s (send_timeout_seconds)",
+            _peer(self.client),
+            waiting,
+            self.limits.send_timeout_seconds,
+        )
+        # Before the abort, so no answer writes to the closed transport (uvloop raises): every
+        # unfinished one, since `self.cycle` is the last request parsed, not the one answering;
+        # its `receive` is woken too (uvicorn wakes the last one's only), or a shutdown waits for ever.
+        for cycle in self.cycles:
+            cycle.disconnected = cycle.disconnected or not cycle.response_complete
+            cycle.message_event.set()
+        self.transport.abort()
+
+    def stop_send_timer(self) -> None:
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
 
     def data_received(self, data: bytes) -> None:
         if self.refused is not None:
@@ -197,8 +257,8 @@ class ServiceHttpProtocol(HttpToolsProtocol):
                 self.handle_websocket_upgrade()
             else:
                 self._unsupported_upgrade_warning()
-        except httptools.HttpParserError:
-            self.refuse(self.refused_by_callback or unparsable())
+        except httptools.HttpParserError as exc:
+            self.refuse(self.refused_by_callback or unparsable(str(exc) or "malformed request"))
         else:
             if self.head_open and self.head_bytes > self.limits.head_bytes:
                 self.refuse(head_too_large(self.limits.head_bytes))
@@ -240,6 +300,9 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.head_bytes = 0
         self.stop_head_timer()
         super().on_headers_complete()
+        self.cycles = [cycle for cycle in self.cycles if not cycle.response_complete]
+        if self.cycle is not None:
+            self.cycles.append(self.cycle)
         if announces_body(self.headers) and self.cycle is not None:
             self.cycle.keep_alive = False
 
@@ -267,6 +330,7 @@ class ServiceHttpProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        self.watch_sending()  # the answer's tail may still wait, below the pause threshold
         if self.refused and not self.answering() and not self.transport.is_closing():
             self.send_refusal()
 

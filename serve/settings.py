@@ -194,6 +194,13 @@ SETTINGS: tuple[Setting, ...] = (
         _positive_int,
         "Connections a worker holds at once; one more is answered 503 too_many_connections and closed.",
     ),
+    Setting(
+        "send_timeout_seconds",
+        30.0,
+        _positive_seconds,
+        "Time an answer waiting to be sent may go without the client reading any of it; then the "
+        "connection is closed (a client that never reads cannot hold one of the worker's connections).",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -224,6 +231,7 @@ class Settings:
     max_request_head_bytes: int = 64 << 10
     request_head_timeout_seconds: float = 10.0
     max_connections_per_worker: int = 512
+    send_timeout_seconds: float = 30.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

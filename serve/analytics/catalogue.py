@@ -12,12 +12,15 @@
   scores basis with each pairing's weekly series, one small file per alpha, kept for the
   NEIGHBOUR_LISTS alphas asked for last.
 
-A catalogue figure is exact or absent: a published build that cannot be read makes it a 503, never
-a figure over fewer alphas than the catalogue holds.
+A catalogue figure is exact or absent: a published build the key may read that cannot be read
+makes it a 503 (`entries.whole_catalogue`), never a figure over fewer alphas than the key may read.
+One the key may not read changes nothing it is answered: the trial count N counts it as a trial
+(its figures cannot be read, but it was run), so health alone names the damage.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import threading
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics.correlation import Pairing
 from datasets import catalogue_index
@@ -58,20 +62,30 @@ class Seen:
     family: np.ndarray  # the readable alphas' measurable nwt.ic p-values
     own: int | None  # this alpha's position in `family` (None: its p-value is not measurable)
 
+    def tag(self) -> str:
+        """A digest of every catalogue figure above: with the alpha's build it is all a
+        significance answer depends on, so another alpha's republish that leaves them equal
+        leaves the answer's ETag as it was."""
+        digest = hashlib.sha256(
+            f"{self.count};{self.sharpe_variance!r};{self.sharpe_variance_alphas};{self.own}".encode()
+        )
+        digest.update(np.ascontiguousarray(self.family, dtype=np.float64).tobytes())
+        return digest.hexdigest()[:24]
+
 
 @dataclass(frozen=True)
 class Trials:
-    """Columns of the catalogue index, in its order (the listing's, since no alpha is unreadable)."""
+    """Columns of the catalogue index for the listed alphas, in the listing's order."""
 
     version: str  # of the catalogue they were read from (`Catalogue.version`)
     rows: dict[str, int]  # alpha -> its row
     sharpes: np.ndarray  # per-session Sharpe of each alpha's whole long_short history; NaN: none
     p_values: np.ndarray  # nwt.ic p-value of each alpha; NaN where not measurable
-    count: int  # alphas with a measurable Sharpe ratio
+    count: int  # alphas with a measurable Sharpe ratio, and the unreadable ones
 
     def seen(self, readable: np.ndarray, alpha: str) -> Seen:
         """What a key that may read the alphas of the mask `readable` is answered about `alpha`."""
-        assert readable.size == self.sharpes.size  # the listing's order: no alpha is unreadable
+        assert readable.size == self.sharpes.size  # both in the listing's order
         sharpes = self.sharpes[readable]
         sharpes = sharpes[np.isfinite(sharpes)]
         variance = float(np.var(sharpes, ddof=1)) if sharpes.size >= 2 else math.nan
@@ -88,6 +102,7 @@ class Matrix:
 
     version: str
     rows: dict[str, int]
+    ids: pa.Array  # alpha_id of each row
     days: np.ndarray
     values: np.ndarray
 
@@ -117,16 +132,22 @@ class CatalogueFigures:
                 "The lake has no catalogue index, which the catalogue-wide figures are read from; an "
                 "operator writes it with `alpha-results lake index`."
             )
-        if catalogue.unreadable:
-            raise catalogue_unavailable()  # a figure over fewer alphas than the catalogue holds: never
+        # The listed alphas' rows, in the listing's order (the readable mask's): an unreadable
+        # alpha has no figures in the index, and whether it stops an answer is the route's rule
+        # (`entries.whole_catalogue`: only when the key may read it).
+        listing = catalogue.listing
+        assert listing is not None
         index = catalogue.index
-        sharpes = _floats(index.column("sharpe_per_session"))
+        rows = pc.index_in(listing.ids, value_set=index.column("alpha_id")).to_numpy(zero_copy_only=False)
+        sharpes = _floats(index.column("sharpe_per_session"))[rows]
         found = Trials(
             catalogue.version,
-            {alpha: row for row, alpha in enumerate(index.column("alpha_id").to_pylist())},
+            {alpha: row for row, alpha in enumerate(listing.ids.to_pylist())},
             sharpes,
-            _floats(index.column("nwt_ic_p_value")),
-            int(np.count_nonzero(np.isfinite(sharpes))),
+            _floats(index.column("nwt_ic_p_value"))[rows],
+            # An unreadable alpha was run too: counted as a trial (deflating by fewer trials than
+            # were run would flatter), and a key that may not read it sees N as it was.
+            int(np.count_nonzero(np.isfinite(sharpes))) + len(catalogue.unreadable),
         )
         with self._lock:
             self._trials = found
@@ -151,8 +172,9 @@ class CatalogueFigures:
                 "The catalogue index has no correlation matrices; an operator writes them with "
                 "`alpha-results lake index`."
             )
-        rows = {alpha: row for row, alpha in enumerate(index.column("alpha_id").to_pylist())}
-        found = Matrix(catalogue.version, rows, np.asarray(days), values)
+        ids = index.column("alpha_id").combine_chunks()
+        rows = {alpha: row for row, alpha in enumerate(ids.to_pylist())}
+        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values)
         with self._lock:
             self._matrices[basis] = found
         return found

@@ -65,7 +65,8 @@ def _significance() -> dict[str, dict[str, Any]]:
         f"{p}.window.to": _f("Last session, inclusive, or null"),
         f"{p}.sessions": _f(
             "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
-            "daily returns with variance); 0 for a key that may not read the ledger",
+            "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
+            "as its figures are)",
             unit="sessions",
             source="portfolio:long_short",
         ),

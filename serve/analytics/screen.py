@@ -6,9 +6,10 @@ module makes, never a request), with what the filters compare precomputed once: 
 search text (alpha_id, name and tldr, as `/v1/alphas` matches them), tags, structure and method,
 and each row's position in catalogue order. A request then runs one parameterised statement on a
 cursor of its own (`connection.cursor()`: a connection per request, so concurrent requests never
-share one): values only ever travel as `?` parameters, and every column name in the SQL comes from
-the whitelists below (`schemas.choices`, `schemas.wire`), checked against the index's schema at
-import.
+share one): values only ever travel as `?` parameters, or, for the candidate ids, as an Arrow
+array registered on that cursor alone (`CANDIDATES`: no Python object per id, whatever the
+catalogue's size), and every column name in the SQL comes from the whitelists below
+(`schemas.choices`, `schemas.wire`), checked against the index's schema at import.
 
 The statement only sees the `candidates` it is given: the alphas the key may read (the route
 computes them from the allow-lists), narrowed by any `CandidateFilter` first. So its total and its
@@ -56,6 +57,8 @@ for _column in {*RANGES, *SORTS, *FIELDS}:
     assert _column in lake.CATALOGUE_INDEX.names, f"{_column} is not a column of the catalogue index"
 assert not set(FOLDED) & set(lake.CATALOGUE_INDEX.names)
 SEPARATOR = "\x00"  # between the search fields, as `datasets.reader.Listing` joins them
+CANDIDATES = "screen_candidates"
+"""The relation (one column, alpha_id) a request's cursor holds its candidates in."""
 
 
 def quoted(column: str) -> str:
@@ -69,7 +72,9 @@ def quoted(column: str) -> str:
 class Screen:
     """One request's filters, order and page, as the statement reads them."""
 
-    candidates: Sequence[str] | None  # alpha ids the answer may hold (None: every alpha of the index)
+    # The alpha ids the answer may hold (None: every alpha of the index); an Arrow array reaches
+    # the statement as a registered relation, never a Python object per id.
+    candidates: pa.Array | Sequence[str] | None
     search: str | None = None  # substring of alpha_id, name or tldr, matched casefolded ("": none)
     tags: tuple[str, ...] = ()  # every one of them, matched casefolded
     structure: str | None = None  # matched casefolded
@@ -95,8 +100,8 @@ def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, 
     where = ["true"]
     values: list[Any] = []
     if screen.candidates is not None:
-        where.append("alpha_id IN (SELECT unnest(?::VARCHAR[]))")
-        values.append(list(screen.candidates))
+        # The relation `_on` registers on this request's cursor (this module's name, not a value).
+        where.append(f"alpha_id IN (SELECT alpha_id FROM {CANDIDATES})")  # noqa: S608
     if screen.search:
         needle = screen.search.casefold()
         # No field holds the separator: a needle with one matches nothing (as on `/v1/alphas`).
@@ -183,24 +188,37 @@ class Screener:
 
     def page(self, version: str, index: pa.Table, screen: Screen) -> Page:
         """The page `screen` asks for over `index`, the catalogue index of `version`."""
-        if screen.candidates is not None and not screen.candidates:
+        if screen.candidates is not None and not len(screen.candidates):
             return Page([], 0)  # nothing the key may read: no statement needed
-        return self._on(version, index, partial(self._run, screen=screen))
+        return self._on(version, index, screen, partial(self._run, screen=screen))
 
     def matching(self, version: str, index: pa.Table, screen: Screen) -> list[str]:
         """The alpha id of every row `screen` selects, in its order (no page)."""
-        if screen.candidates is not None and not screen.candidates:
+        if screen.candidates is not None and not len(screen.candidates):
             return []
 
         def ids(cursor: duckdb.DuckDBPyConnection, table: str) -> list[str]:
             sql, values, _, _ = statement(table, screen, ids_only=True)
             return [str(row[0]) for row in cursor.execute(sql, values).fetchall()]
 
-        return self._on(version, index, ids)
+        return self._on(version, index, screen, ids)
 
-    def _on(self, version: str, index: pa.Table, run: Callable[[duckdb.DuckDBPyConnection, str], T]) -> T:
-        """`run(cursor, table)` on the table of `version`, with a cursor of this request's own."""
-        table, cursor = self._cursor(version, index)
+    def _on(
+        self,
+        version: str,
+        index: pa.Table,
+        screen: Screen,
+        run: Callable[[duckdb.DuckDBPyConnection, str], T],
+    ) -> T:
+        """`run(cursor, table)` on the table of `version`, with a cursor of this request's own
+        (holding the screen's candidates as `CANDIDATES`, a relation only that cursor sees)."""
+        candidates = None
+        if screen.candidates is not None:
+            ids = screen.candidates
+            candidates = pa.table(
+                {"alpha_id": ids if isinstance(ids, pa.Array) else pa.array(ids, pa.string())}
+            )
+        table, cursor = self._cursor(version, index, candidates)
         try:
             return run(cursor, table)
         except duckdb.CatalogException:
@@ -209,7 +227,7 @@ class Screener:
             cursor.close()
             with self._lock:
                 self._tables.pop(version, None)
-            table, cursor = self._cursor(version, index)
+            table, cursor = self._cursor(version, index, candidates)
             return run(cursor, table)
         finally:
             cursor.close()
@@ -228,8 +246,11 @@ class Screener:
             total = 0 if counted is None else int(counted[0])
         return Page(rows, total)
 
-    def _cursor(self, version: str, index: pa.Table) -> tuple[str, duckdb.DuckDBPyConnection]:
-        """The table of `version` (installed now when new) and a cursor of this request's own."""
+    def _cursor(
+        self, version: str, index: pa.Table, candidates: pa.Table | None
+    ) -> tuple[str, duckdb.DuckDBPyConnection]:
+        """The table of `version` (installed now when new) and a cursor of this request's own,
+        with `candidates` registered on it."""
         with self._lock:
             if self._connection is None:
                 # One thread per statement: a catalogue is thousands of rows at most, and a
@@ -245,7 +266,10 @@ class Screener:
                     connection.execute(f"DROP TABLE IF EXISTS {old}")
             else:
                 self._tables.move_to_end(version)
-            return table, connection.cursor()
+            cursor = connection.cursor()
+        if candidates is not None:
+            cursor.register(CANDIDATES, candidates)
+        return table, cursor
 
     def _install(self, connection: duckdb.DuckDBPyConnection, index: pa.Table) -> str:
         """A new table holding `index`'s screened columns (a copy: cursors do not see a view

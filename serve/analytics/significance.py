@@ -59,7 +59,7 @@ def significance_payload(
         "book": "long_short",
         "window": window_echo(window),
         # The window's sessions, as /portfolio and costs count them (the figures need 3 of them)
-        "sessions": int(returns.size) if access.ledger else 0,
+        "sessions": int(returns.size) if access.ledger else None,  # withheld: a count of the ledger
         "sharpe": stat(
             None if m is None else m.sharpe * math.sqrt(per_year),
             "ratio",

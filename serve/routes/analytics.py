@@ -35,7 +35,7 @@ from serve.analytics import inputs
 from serve.analytics.correlation import BASES, correlation_page
 from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
-from serve.analytics.entries import catalogue_tag, readable, readable_mask, require_readable, whole_catalogue
+from serve.analytics.entries import catalogue_tag, readable_mask, require_readable, whole_catalogue
 from serve.analytics.episodes import drawdown_rows
 from serve.analytics.significance import significance_payload
 from serve.auth import services_of
@@ -84,10 +84,11 @@ async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]
     ctx = context(request)
     build, args = await _opened(ctx, alpha, SignificanceQuery)
     catalogue = ctx.reader.catalogue()
+    whole_catalogue(ctx.caller, catalogue)
     trials = await to_thread.run_sync(services_of(request).catalogue.trials, catalogue)
     seen = trials.seen(readable_mask(ctx.caller, catalogue), build.alpha_id)
-    # The answer depends on the alphas the key may read and on the catalogue's trial count alone.
-    ctx.validate_with(f"{build.build_id}+{catalogue_tag(ctx.caller, catalogue, f'trials={seen.count}')}")
+    # The answer depends on the build and the catalogue figures it is given, nothing else.
+    ctx.validate_with(f"{build.build_id}+{seen.tag()}")
     warnings = Warnings()
     data = await to_thread.run_sync(
         partial(
@@ -113,14 +114,15 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     catalogue = ctx.reader.catalogue()
     whole_catalogue(ctx.caller, catalogue)
     # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
-    others = [catalogue.alphas[a] for a in readable(ctx.caller, catalogue) if a != build.alpha_id]
+    mask = readable_mask(ctx.caller, catalogue)
     window: Window = (args.start, args.end)
     compute = partial(
         correlation_page,
         services_of(request).catalogue,
         ctx.reader,
         build,
-        others,
+        catalogue,
+        mask,
         args.basis,
         window,
         args.limit,
@@ -132,7 +134,7 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     listed = (
         services_of(request).catalogue.list_path(ctx.reader, build.alpha_id) if args.basis == "scores" else ""
     )
-    ctx.validate_with(f"{build.build_id}+{catalogue_tag(ctx.caller, catalogue, args.basis, listed or '')}")
+    ctx.validate_with(f"{build.build_id}+{catalogue_tag(catalogue, mask, args.basis, listed or '')}")
     meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
     return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
 

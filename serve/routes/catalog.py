@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
 from litestar import Request, Response
 from litestar.params import FromPath
 
@@ -11,6 +12,7 @@ from datasets import layout
 from datasets.queries import page_of
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
+from serve.analytics.entries import admitted_mask, catalogue_tag
 from serve.envelope import single
 from serve.routes.base import context
 from serve.routes.declare import route
@@ -24,11 +26,13 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
 
     needle = args.search.casefold() if args.search else None
     catalogue = ctx.reader.catalogue()
-    ctx.validate_with("catalog:" + catalogue.version)
     listing = catalogue.listing
     assert listing is not None  # every catalogue read from the lake has one
-    # Only alphas the key may read are listed: the catalogue reveals nothing the key cannot open.
-    positions = listing.select(ctx.caller.alphas.mask(listing.ids), complete_only, needle)
+    # Only alphas the key may read are listed: the catalogue reveals nothing the key cannot open,
+    # and its tag moves with those alphas' builds alone.
+    mask = admitted_mask(catalogue, ctx.caller.alphas)
+    ctx.validate_with("catalog:" + catalogue_tag(catalogue, mask))
+    positions = listing.select(None if mask.all() else pa.array(mask), complete_only, needle)
     page = page_of(positions, limit, offset)
     meta = ctx.meta(source="lake:catalog")
     return ctx.collection(listing.rows(page.rows), page.total, limit, offset, meta)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from anyio import to_thread
@@ -27,7 +28,7 @@ from schemas import choices, wire
 from schemas.query import ScreenQuery
 from serve import errors
 from serve.analytics.correlation import BASES, within_correlation
-from serve.analytics.entries import catalogue_tag, readable, readable_mask, require_readable, withheld
+from serve.analytics.entries import catalogue_tag, readable_ids, readable_mask, require_readable, withheld
 from serve.analytics.screen import MAX_REFERENCES, CandidateFilter, Page, Screen, Screener
 from serve.auth import services_of
 from serve.envelope import with_warnings
@@ -45,10 +46,13 @@ CORRELATION_ENDPOINT = "analytics.correlation"
 """The route that serves the correlations `max_correlation` bounds."""
 
 
-def candidate_filters(ctx: Context, args: ScreenQuery, catalogue: Catalogue) -> tuple[CandidateFilter, ...]:
+def candidate_filters(
+    ctx: Context, args: ScreenQuery, catalogue: Catalogue, readable: np.ndarray
+) -> tuple[CandidateFilter, ...]:
     """The request's filters over candidate ids (`serve.analytics.screen.CandidateFilter`), for
     parameters the index's columns cannot answer: `max_correlation`, which reads the catalogue's
-    matrices, so the key needs `analytics.correlation` and the data of the basis."""
+    matrices, so the key needs `analytics.correlation` and the data of the basis. `readable`: the
+    request's readable mask (`readable_mask`)."""
     bound = args.max_correlation
     if bound is None:
         if args.correlated_to is not None:
@@ -67,8 +71,8 @@ def candidate_filters(ctx: Context, args: ScreenQuery, catalogue: Catalogue) -> 
         index = catalogue.index
         assert index is not None  # the route checked it
         produced = index.filter(pc.fill_null(index.column("production"), False)).column("alpha_id")
-        readable_ids = pa.array(readable(caller, catalogue), pa.string())
-        references = produced.filter(pc.is_in(produced, value_set=readable_ids)).to_pylist()
+        allowed = readable_ids(catalogue, readable)
+        references = produced.filter(pc.is_in(produced, value_set=allowed)).to_pylist()
         if len(references) > MAX_REFERENCES:
             raise errors.bad_parameters(
                 {
@@ -163,16 +167,19 @@ async def screen_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     if not ledger:
         _refuse_ledger_filters(args, access)
         withheld("ledger", ", ".join(wire.SCREEN_LEDGER_FIELDS), warnings)
-    filters = candidate_filters(ctx, args, catalogue)
+    readable = readable_mask(ctx.caller, catalogue)
+    filters = candidate_filters(ctx, args, catalogue, readable)
     # Every alpha of the index a key that reads them all: the statement needs no candidate list.
-    candidates = None if readable_mask(ctx.caller, catalogue).all() else readable(ctx.caller, catalogue)
-    # Every figure, matrix row and position an answer holds is of a build of an alpha the key reads.
-    ctx.validate_with("screen:" + catalogue_tag(ctx.caller, catalogue))
+    candidates = None if readable.all() else readable_ids(catalogue, readable)
+    # Every figure, matrix row and position an answer holds is of a build of an alpha the key
+    # reads: the tag and `meta.source` name those builds alone (a 304 stands for the same body).
+    version = catalogue_tag(catalogue, readable)
+    ctx.validate_with("screen:" + version)
     page = await to_thread.run_sync(
         screened, services_of(request).screener, catalogue.version, index, args, candidates, filters
     )
     rows = page.rows if ledger else [{**row, **dict.fromkeys(wire.SCREEN_LEDGER_FIELDS)} for row in page.rows]
-    meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{catalogue.version}"), list(warnings.entries))
+    meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{version}"), list(warnings.entries))
     return ctx.collection(rows, page.total, args.limit, args.offset, meta)
 
 

@@ -160,6 +160,8 @@ def test_significance_without_the_ledger(api: Api, alpha: str, params: dict[str,
     for name in SIGNIFICANCE_FROM_LEDGER:
         check_withheld(data[name], name)
     assert data["min_track_record"]["years"] is None
+    # The window's sessions are a count of the ledger: withheld (null), never a 0 that reads as none.
+    assert data["sessions"] is None and full["data"]["sessions"] > 0
     # The trials' Sharpe variance is built from every alpha's ledger: withheld too; the count is not.
     trials = data["dsr"]["trials"]
     assert trials["sharpe_variance"] is None and trials["expected_max_sharpe"] is None

@@ -127,7 +127,10 @@ def test_openapi_paths_are_exactly_the_app_routes(client: TestClient[Any]) -> No
 
 def test_health_declares_only_what_it_can_answer(api: Api) -> None:
     health = api.get("/openapi.json", token=None).json()["paths"]["/v1/health"]["get"]
-    assert set(health["responses"]) == {"200", "400", "500"}
+    # 400 for a parameter, 500, and the refusals of the connection any route may meet (408, 414,
+    # 431, 503 too_many_connections): never the key's (401, 403, 429) nor the backends'.
+    assert set(health["responses"]) == {"200", "400", "408", "414", "431", "500", "503"}
+    assert "too_many_connections" in health["responses"]["503"]["description"]
     assert health["security"] == []
     assert api.get("/v1/health", token=None).status_code == 200
     assert api.get("/v1/health", token="unknown").status_code == 200  # a key is never read

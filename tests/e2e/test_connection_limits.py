@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from serve.http_protocol import ConnectionLimits
+from serve.routes.developer import SWAGGER_UI_URL
 from serve.settings import Settings
 from tests.e2e.test_serve_stack import serving
 
@@ -341,6 +342,40 @@ def test_a_pipelined_request_keeps_its_answer_before_the_next_is_refused(
     assert peer.closed_within(5)
 
 
+def test_clients_that_never_read_a_large_answer_cannot_hold_the_connections(tmp_path: Path) -> None:
+    """Requests for the Swagger UI bundle (1.7 MB, no key needed) whose answers are never read held
+    their connection for ever, so as many such clients as the connection cap locked every other
+    client out (503, still after 12 s). Each is now dropped once it has read nothing for the send
+    timeout. Six requests pipelined on each connection: more than the kernel's buffers (up to 4 MB
+    of send buffer on Linux) absorb, so the answer waits in the server process."""
+    cap, send_timeout, pipelined = 3, 1.0, 6
+    request = f"GET {SWAGGER_UI_URL}/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    with server_and_output(
+        tmp_path, max_connections_per_worker=str(cap), send_timeout_seconds=str(send_timeout)
+    ) as (port, output):
+        readers = []
+        for _ in range(cap):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel takes little
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(request * pipelined)
+            readers.append(sock)
+        time.sleep(send_timeout * 3)  # never reading (and under uvicorn's 5 s keep-alive timeout)
+        peer = Peer(port)
+        peer.send(HEALTH)
+        answer = peer.answer()
+        assert answer.status == 200, answer  # a place was free: the non-readers were dropped
+        peer.close()
+        for sock in readers:
+            reader = Peer.__new__(Peer)
+            reader.sock, reader.buffer = sock, b""
+            assert reader.closed_within(5)  # what was sent, then the end: never the whole bundle
+            assert len(reader.buffer) < pipelined * 1_700_000
+            sock.close()
+        assert sum("dropped a connection" in line for line in output) == cap
+        assert not [line for line in output if "Traceback" in line or "Exception in ASGI" in line]
+
+
 # ---------------------------------------------------------------------------------------------
 # The settings
 # ---------------------------------------------------------------------------------------------
@@ -348,13 +383,18 @@ def test_a_pipelined_request_keeps_its_answer_before_the_next_is_refused(
 
 def test_the_limits_are_settings_and_a_bad_value_refuses_to_start() -> None:
     assert ConnectionLimits.of(Settings.from_env({})) == ConnectionLimits(
-        request_target_bytes=8192, head_bytes=65536, head_timeout_seconds=10.0, connections=512
+        request_target_bytes=8192,
+        head_bytes=65536,
+        head_timeout_seconds=10.0,
+        connections=512,
+        send_timeout_seconds=30.0,
     )
     bad = {
         "ALPHA_RESULTS_MAX_REQUEST_TARGET_BYTES": "0",
         "ALPHA_RESULTS_MAX_REQUEST_HEAD_BYTES": "-1",
         "ALPHA_RESULTS_REQUEST_HEAD_TIMEOUT_SECONDS": "inf",
         "ALPHA_RESULTS_MAX_CONNECTIONS_PER_WORKER": "many",
+        "ALPHA_RESULTS_SEND_TIMEOUT_SECONDS": "0",
     }
     for name, value in bad.items():
         with pytest.raises(ValueError, match=name):

@@ -33,6 +33,10 @@ answered again and only those differing beyond the tolerance were re-recorded. T
 - the 7 `/analytics/_doc`, the 19 `/metrics/_doc` and the 85 `/metrics?doc=1` answers: the field
   meanings that state the conventions of information_ratio, icir and "gross", the new field, the
   `endpoint.catalogue` text and `endpoint.name_conventions`.
+
+Issue 22 item 14 replaced the 7 `/analytics/_doc` answers, and no other (each re-answered; only
+those differing were replaced, and in them only `fields.significance.sessions`): `sessions` is
+null, not 0, for a key that may not read the ledger, and its meaning says so.
 """
 
 from __future__ import annotations

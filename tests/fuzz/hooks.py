@@ -8,7 +8,8 @@ schema can state them, and a request that satisfies every parameter's schema may
 them: the window and each range are put in order, a `correlated_to` without its bound dropped, and
 the book made one the server lists as readable for that route, its path
 values and the key (dropped where the route takes none, added where it requires one):
-`FUZZ_BOOKS_FILE`, written by the harness from the server's own answers.
+`FUZZ_BOOKS_FILE`, written by the harness from the server's own answers. Its text values are also
+shortened until the request target fits the server's cap (`within_target_cap`).
 Negative cases are left as generated; they are refused for their own violation.
 """
 
@@ -19,10 +20,12 @@ import os
 import zlib
 from functools import cache
 from typing import Any
+from urllib.parse import quote_plus, urlencode
 
 import schemathesis
 
 from serve.params import parse_date
+from serve.settings import Settings
 
 BOOKS_FILE = "FUZZ_BOOKS_FILE"
 
@@ -89,6 +92,26 @@ def readable_book(query: dict[str, Any], rule: dict[str, Any]) -> None:
         query["book"] = available[zlib.crc32(str(book).encode()) % len(available)]
 
 
+TARGET_CAP = Settings().max_request_target_bytes
+"""The request-target cap of the fuzzed server (its default; 414 above it, declared on every route)."""
+TARGET_MARGIN = 512
+"""Bytes left for the path and for encodings other than `urlencode`'s (schemathesis' client)."""
+
+
+def within_target_cap(path: str, query: dict[str, Any], cap: int = TARGET_CAP) -> None:
+    """Shorten the longest text values until the encoded request target fits under `cap`: each
+    free-text parameter may be up to 200 characters, and the screener's five, URL-encoded as 4-byte
+    characters (12 bytes each), would make a 12,000-byte target, which the server refuses with 414
+    before reading any parameter. A positive case is one the server must accept, so it stays under
+    the cap; the 414 itself is tested in tests/e2e/test_refusal_contract.py."""
+    while len(path) + 1 + len(urlencode(query, doseq=True)) > cap - TARGET_MARGIN:
+        texts = [name for name, value in query.items() if isinstance(value, str) and value]
+        if not texts:
+            return
+        longest = max(texts, key=lambda name: len(quote_plus(query[name])))
+        query[longest] = query[longest][: len(query[longest]) // 2]
+
+
 @schemathesis.hook
 def map_case(context: Any, case: Any) -> Any:
     if not _is_positive(case) or not isinstance(case.query, (dict, type(None))):
@@ -100,6 +123,7 @@ def map_case(context: Any, case: Any) -> Any:
     rule = book_rules().get(rule_key(case.operation.path, path_values))
     if rule is not None:
         readable_book(query, rule)
+    within_target_cap(str(case.formatted_path), query)
     if query != (case.query or {}):
         case.query = query  # a dict, never None: the checks copy it
     return case

@@ -1,11 +1,13 @@
 """A catalogue-wide answer's ETag follows only what the key's answer is built from (issue 22,
-item 8), over the real server: a metadata-only republish of an alpha the key may not read leaves
-a `Test_` key's significance tag as it was (a conditional GET is a 304), and one of an alpha it
-may read changes it.
+items 8, 4 and 16), over the real server: a metadata-only republish of an alpha the key may not
+read leaves a `Test_` key's significance, `/v1/alphas` and screener tags as they were (a
+conditional GET is a 304, and the body it stands for, `meta.source` included, is unchanged); one
+of an alpha it may read changes the lists, which show its name, and not significance, whose
+figures it leaves equal.
 
-Significance counts the whole catalogue's trials (N) and builds the rest from the alphas the key
-may read, so its tag is the build, N and the index fingerprints of the readable alphas; it once
-was the catalogue's generation, which every publish moves.
+The lists' tags are the index fingerprints of the alphas the key may read; significance's the
+build and the catalogue figures the answer uses. Both once were the catalogue's generation (the
+lists) or every readable alpha's build (significance), which moved with unrelated publishes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from tests.ops.keys import issue_key
 pytestmark = pytest.mark.e2e
 
 SIGNIFICANCE = "/v1/alphas/Test_planted_factor/analytics/significance"
+LISTS = ("/v1/alphas", "/v1/analytics/screen?search=small")
+"""Lists built from the alphas the key may read (the search narrows the screen to one alpha whose
+name the second republish changes; `/v1/alphas` lists every name)."""
 TEST_ONLY = Grants(
     AllowList.all(), AllowList.of_prefixes(["Test_"]), AllowList.of_prefixes(["Test_"]), expose_raw_book=False
 )
@@ -42,7 +47,7 @@ def renamed_seal(seals: Path, alpha: str, folder: Path) -> Path:
     return seal
 
 
-def test_only_a_readable_republish_changes_the_significance_etag(
+def test_catalogue_etags_follow_only_what_the_answer_depends_on(
     demo_lake: Path, demo_seals: Path, tmp_path: Path
 ) -> None:
     lake = tmp_path / "lake"
@@ -69,16 +74,28 @@ def test_only_a_readable_republish_changes_the_significance_etag(
             assert publish_seal(str(seal), str(lake)).status == "published"
             wait_until(lambda: served_build(alpha) != before, 20, f"the server serves {alpha}'s new build")
 
-        first = get(SIGNIFICANCE, test_only)
-        assert first.status_code == 200, first.text
-        tag = first.headers["etag"]
+        first = {path: get(path, test_only) for path in (SIGNIFICANCE, *LISTS)}
+        for path, answer in first.items():
+            assert answer.status_code == 200, (path, answer.text)
+
+        def conditional(path: str) -> httpx.Response:
+            return get(path, {**test_only, "If-None-Match": first[path].headers["etag"]})
 
         republish("value_composite_legacy")  # production: the Test_ key may not read it
-        again = get(SIGNIFICANCE, {**test_only, "If-None-Match": tag})
-        assert again.status_code == 304 and again.headers["etag"] == tag
-        assert get(SIGNIFICANCE, test_only).json()["data"] == first.json()["data"]
+        for path, answer in first.items():
+            again = conditional(path)
+            assert again.status_code == 304 and again.headers["etag"] == answer.headers["etag"], path
+            body = get(path, test_only).json()
+            assert body["data"] == answer.json()["data"], path
+            # What a 304 stands for is the whole body: meta.source names no global generation.
+            assert body["meta"].get("source") == answer.json()["meta"].get("source"), path
 
-        republish("Test_small_universe")  # one it may read: its build is behind the answer
-        changed = get(SIGNIFICANCE, {**test_only, "If-None-Match": tag})
-        assert changed.status_code == 200 and changed.headers["etag"] != tag
-        assert changed.json()["data"] == first.json()["data"]  # metadata only: the same figures
+        republish("Test_small_universe")  # one it may read: the lists show its new name
+        for path in LISTS:
+            changed = conditional(path)
+            assert changed.status_code == 200 and changed.headers["etag"] != first[path].headers["etag"], path
+            assert changed.json()["data"] != first[path].json()["data"], path
+        # Significance depends on the figures alone, and a metadata-only republish leaves them equal.
+        unchanged = conditional(SIGNIFICANCE)
+        assert unchanged.status_code == 304, unchanged.text
+        assert get(SIGNIFICANCE, test_only).json()["data"] == first[SIGNIFICANCE].json()["data"]

@@ -133,20 +133,28 @@ def test_a_damaged_build_stops_its_own_routes_not_the_catalogue_figures(
         assert again.status_code == 200 and again.json()["data"] == answer["data"], basis
 
 
-def test_an_unreadable_alpha_is_503_for_the_catalogue_figures_and_names_no_alpha(
+def test_an_unreadable_alpha_is_503_for_the_keys_that_may_read_it_and_names_no_alpha(
     client: TestClient[Any], lake: Path
 ) -> None:
     ok = client.get("/v1/alphas/Test_planted_factor/analytics/correlation", headers=BEARER["testonly"])
     assert ok.status_code == 200 and ok.json()["pagination"]["total"] == 4
+    significance_before = client.get(
+        "/v1/alphas/Test_planted_factor/analytics/significance", headers=BEARER["testonly"]
+    )
+    assert significance_before.status_code == 200
     # A production alpha's pointer is corrupt: the index records the alpha as unreadable.
     (lake / "alphas" / "momentum_12_1" / "_current.json").write_text("{not json")
     catalogue_index.record(str(lake), ["momentum_12_1"])
     refresh(client)
-    # The DSR counts every alpha of the catalogue: without one, no figure (for any key).
-    for name in ("testonly", "member"):
-        response = client.get("/v1/alphas/Test_planted_factor/analytics/significance", headers=BEARER[name])
-        error = error_of(response, 503, "upstream_unavailable")
-        assert "momentum" not in response.text, name
+    # Significance follows the correlation list's rule (`whole_catalogue`): a 503, naming no alpha,
+    # for a key that may read the unreadable alpha; the same figures as before for one that may
+    # not, which learns nothing of a production alpha's damage.
+    response = client.get("/v1/alphas/Test_planted_factor/analytics/significance", headers=BEARER["member"])
+    error_of(response, 503, "upstream_unavailable")
+    assert "momentum" not in response.text
+    hidden = client.get("/v1/alphas/Test_planted_factor/analytics/significance", headers=BEARER["testonly"])
+    assert hidden.status_code == 200, hidden.text
+    assert hidden.json()["data"] == significance_before.json()["data"]
     # A correlation list counts the alphas the key may read: whole for a key that may not read the
     # unreadable alpha, a 503 (never a shorter list) for one that may.
     again = client.get("/v1/alphas/Test_planted_factor/analytics/correlation", headers=BEARER["testonly"])

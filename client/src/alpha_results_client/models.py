@@ -412,7 +412,8 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     alpha_id: str
     book: str
     window: Window
-    sessions: int
+    sessions: int | None
+    """The window's sessions of the book; null for a key that may not read the ledger."""
     sharpe: AnalyticsStat
     skewness: AnalyticsStat
     kurtosis: AnalyticsStat
