@@ -42,5 +42,7 @@ def test_a_request_the_parser_refuses_gets_the_error_envelope(
     assert headers["content-type"] == "application/json"
     assert headers["x-content-type-options"] == "nosniff" and headers["connection"] == "close"
     error = json.loads(body)["error"]
-    assert error["code"] == "bad_request" and error["details"] == {}
+    # What the spec's bad_request promises (`parameters`, none here), and the parser's reason.
+    assert error["code"] == "bad_request" and error["details"]["parameters"] == []
+    assert set(error["details"]) == {"parameters", "rule"} and error["details"]["rule"]
     assert error["request_id"] == headers["x-request-id"]

@@ -172,21 +172,6 @@ def test_a_build_process_that_dies_is_reported_and_the_summary_printed(
 # -- any damage: a refusal or a whole build ------------------------------------------------------
 
 SECRET = b"a file of the build host\n"
-TARGETS = (
-    "manifest.json",
-    "description.json",
-    "source.zip",
-    "rebalances.parquet",
-    "decisions.parquet",
-    "metrics.parquet",
-    "portfolio/long_short.parquet",
-    "positions/long_only.parquet",
-    "pnl/long_short.parquet",
-    "trades/long_short.parquet",
-    "trades/long_only_settlements.parquet",
-    "portfolio",
-    "trades",
-)
 
 
 def _content(path: Path) -> bytes:
@@ -194,10 +179,10 @@ def _content(path: Path) -> bytes:
 
 
 def _clear(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
+    if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()  # a file, a link or a fifo
 
 
 def _replace(path: Path, content: bytes) -> None:
@@ -300,6 +285,20 @@ class Link:
         path.symlink_to(target)
 
 
+@dataclass(frozen=True)
+class Fifo:
+    def apply(self, path: Path, work: Path) -> None:
+        _clear(path)
+        os.mkfifo(path)  # a build that opened it to read would wait for a writer for ever
+
+
+@dataclass(frozen=True)
+class HardLink:
+    def apply(self, path: Path, work: Path) -> None:
+        _clear(path)
+        os.link(work / "host.key", path)
+
+
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
     lambda children: (
@@ -315,6 +314,8 @@ DAMAGES = st.one_of(
     st.builds(DeepNesting, st.sampled_from([65, 2_000, 100_000]), st.booleans()),
     st.builds(Folder, st.booleans()),
     st.builds(Link, st.booleans()),
+    st.builds(Fifo),
+    st.builds(HardLink),
 )
 
 
@@ -332,14 +333,21 @@ def assert_whole_or_nothing(lake: Path, published: bool) -> None:
     assert files and all((build_dir / name).stat().st_size == info["bytes"] for name, info in files.items())
 
 
+def _entries(seal: Path) -> list[str]:
+    """Every file and folder of the seal, by its path in the seal."""
+    return sorted(str(p.relative_to(seal)) for p in seal.rglob("*"))
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(damage=st.lists(st.tuples(st.sampled_from(TARGETS), DAMAGES), min_size=1, max_size=3))
+@given(data=st.data())
 def test_any_damage_to_a_seal_is_refused_or_built_whole(
-    damage: list[tuple[str, Any]], factory_seal: Path, tmp_path_factory: pytest.TempPathFactory
+    data: st.DataObject, factory_seal: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     work = tmp_path_factory.mktemp("damaged")
     seal = copy_seal(factory_seal, work / "Test_factory")
     (work / "host.key").write_bytes(SECRET)
+    # Any entry of the seal (every book and trade variant, the folders too), not a chosen few.
+    damage = data.draw(st.lists(st.tuples(st.sampled_from(_entries(seal)), DAMAGES), min_size=1, max_size=3))
     for target, change in damage:
         if (seal / target).parent.is_dir() and not (seal / target).parent.is_symlink():
             change.apply(seal / target, work)
