@@ -15,7 +15,7 @@ from datetime import datetime
 from serve import errors
 from serve.context import Caller
 from serve.identity.access import build_caller, ip_allowed
-from serve.identity.records import as_utc
+from serve.identity.records import AccountRecord, KeyRecord, as_utc
 from serve.identity.store import KeyStore
 from serve.identity.tokens import TOKEN_LIKE, hash_secret, parse_token, redact_tokens, secret_matches
 
@@ -55,6 +55,20 @@ def reject_key_in_query(query: Mapping[str, str] | Iterable[tuple[str, str]]) ->
             )
 
 
+def standing_refusal(key: KeyRecord, account: AccountRecord, now: datetime) -> type[errors.ApiError] | None:
+    """Why a key whose secret matched may not make requests, in the documented order (revoked,
+    suspended, expired, account inactive); None when it may. Signed download URLs ask it too."""
+    for refused, error in (
+        (key.is_revoked, errors.KeyRevoked),
+        (key.status == "suspended", errors.KeySuspended),
+        (key.is_expired(as_utc(now)), errors.KeyExpired),
+        (not account.is_active, errors.AccountInactive),
+    ):
+        if refused:
+            return error
+    return None
+
+
 def authenticate(store: KeyStore, authorization: str | None, client_ip: str, now: datetime) -> Caller:
     token = bearer_token(authorization)
     parsed = parse_token(token)
@@ -71,14 +85,9 @@ def authenticate(store: KeyStore, authorization: str | None, client_ip: str, now
     key, account = credentials.key, credentials.account
     if key.env != parsed.env:
         raise errors.InvalidApiKey()
-    if key.is_revoked:
-        raise errors.KeyRevoked()
-    if key.status == "suspended":
-        raise errors.KeySuspended()
-    if key.is_expired(as_utc(now)):
-        raise errors.KeyExpired()
-    if not account.is_active:
-        raise errors.AccountInactive()
+    refused = standing_refusal(key, account, now)
+    if refused is not None:
+        raise refused()
     if not ip_allowed(key.ip_allow, client_ip):
         raise errors.IpNotAllowed(details={"ip": client_ip})
     return build_caller(key, account, client_ip)

@@ -52,6 +52,7 @@ from serve.archives import (
 from serve.auth import services_of
 from serve.compression import SKIP_COMPRESSION
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename
+from serve.identity.authenticate import standing_refusal
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.records import AccountRecord, KeyRecord
 from serve.identity.store import KeyStoreUnavailable
@@ -167,15 +168,8 @@ def holder_refusal(key: KeyRecord | None, account: AccountRecord | None, now: da
     in its order), None when it may still make requests."""
     if key is None or account is None:
         return errors.InvalidApiKey.code
-    for refused, code in (
-        (key.is_revoked, errors.KeyRevoked.code),
-        (key.status == "suspended", errors.KeySuspended.code),
-        (key.is_expired(now), errors.KeyExpired.code),
-        (not account.is_active, errors.AccountInactive.code),
-    ):
-        if refused:
-            return code
-    return None
+    refused = standing_refusal(key, account, now)
+    return None if refused is None else refused.code
 
 
 def _check_holder(
