@@ -442,7 +442,7 @@ def rebuild(
             kept, kept_eligible, found, before, catalogue_neighbours.NEIGHBOURS
         )
         return catalogue_index.Next(
-            _table(_with_lists(every, lists)),
+            _with_list_paths(_table(every), lists),
             benchmarks,
             [{"rebuilt": len(kept)}],
             following,
@@ -517,13 +517,6 @@ def _lists_of(index: pa.Table) -> dict[str, str | None]:
 def _has_decisions(row: dict[str, Any]) -> bool:
     entry = row.get("entry")
     return entry is not None and "decisions" in (json.loads(entry).get("kinds_present") or ())
-
-
-def _with_lists(ordered: list[dict[str, Any]], lists: catalogue_neighbours.Lists) -> list[dict[str, Any]]:
-    for row in ordered:
-        if row["alpha_id"] in lists.paths:
-            row["score_neighbours"] = lists.paths[row["alpha_id"]]
-    return ordered
 
 
 def _read_list(storage: Storage, root: str, relative: str) -> list[catalogue_neighbours.Neighbour]:
