@@ -20,6 +20,7 @@ from datasets import integrity
 from datasets.faults import BuildDamaged
 from datasets.reader import LakeReader
 from pipeline.publish import publish_seal
+from tests.lake.test_reader_costs import hashing
 from tests.pipeline.factory import write_factory_seal
 
 ALPHA = "Test_superseded"
@@ -28,15 +29,7 @@ ALPHA = "Test_superseded"
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths hashed, in order."""
-    seen: list[str] = []
-    real = integrity.sha256_of
-
-    def counting(path: str) -> str:
-        seen.append(path)
-        return real(path)
-
-    monkeypatch.setattr(integrity, "sha256_of", counting)
-    return seen
+    return hashing(monkeypatch)
 
 
 def test_an_unchanged_superseded_export_is_hashed_once(tmp_path: Path, hashed: list[str]) -> None:
