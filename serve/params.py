@@ -13,10 +13,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
-from schemas.query import MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of
+from schemas.query import ITEM_LIST, MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of
 from serve import errors
 
 SYMBOL_LIST_PATTERN = re.compile(SYMBOL_LIST)
+ITEM_LIST_PATTERN = re.compile(ITEM_LIST)
 # `[0-9]`, never `\d`: `\d` matches every Unicode digit ("١" is taken as 1 by int()). Whitespace
 # around a number is tolerated (a `+` in a query string decodes to a space), nothing else.
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -228,11 +229,10 @@ class QueryParams:
         if max_length is not None and len(text) > max_length:
             self.fail(name, f"must be at most {max_length} characters")
             return None
-        items = [item.strip(" \t") for item in text.split(",")]
-        if not all(items):
+        if not ITEM_LIST_PATTERN.fullmatch(text):
             self.fail(name, "must list non-empty values separated by commas (or the parameter repeated)")
             return None
-        return ",".join(items)
+        return ",".join(item.strip(" \t") for item in text.split(","))
 
     def text(self, name: str, max_length: int) -> str | None:
         value = self.values[name]

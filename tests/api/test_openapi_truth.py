@@ -189,3 +189,39 @@ def test_path_parameters_declare_their_accepted_values(api: Api, document: dict[
     date = _parameter_schema(document, "/v1/alphas/{alpha}/rebalances/{date}", "date")
     assert date == {"type": "string", "format": "date"}
     api.error(f"{ALPHA}/rebalances/2021-02-30", 400, "bad_request")
+
+
+def _tags_accepted(value: str) -> bool:
+    query = params.QueryParams(urlencode({"tag": value}), ["tag"])
+    return query.items("tag", TEXT_MAX_LENGTH) is not None and not query.problems
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=40),
+        st.lists(st.sampled_from(["a", "Q", " ", "\t", ",", "-", "\n", "é", "\x0b"]), max_size=30).map(
+            "".join
+        ),
+    )
+)
+def test_declared_tag_pattern_and_server_agree(value: str) -> None:
+    """schemathesis sent `tag=` (an empty string the document admitted) and got a 400: the
+    declared pattern is now the parser's."""
+    declared = f"^(?:{params.ITEM_LIST_PATTERN.pattern})$"
+    assert ecma_match(declared, value) is _tags_accepted(value), repr(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted"), [("", False), ("a,,b", False), (" ,a", False), ("a, b", True), ("trend", True)]
+)
+def test_the_tag_pattern_is_declared_and_served(
+    api: Api, document: dict[str, Any], value: str, accepted: bool
+) -> None:
+    pattern = _parameter_schema(document, "/v1/analytics/screen", "tag")["pattern"]
+    assert ecma_match(pattern, value) is accepted
+    if accepted:
+        api.ok("/v1/analytics/screen", tag=value)
+    else:
+        error = api.error("/v1/analytics/screen", 400, "bad_request", tag=value)
+        assert [p["name"] for p in error["details"]["parameters"]] == ["tag"]
