@@ -37,6 +37,10 @@ fmt:
 reference:
     alpha-results reference
 
+# Every recorded collection page of the equality suite in all four columnar representations (8,016 requests).
+equality-representations:
+    ALPHA_RESULTS_EQUALITY_REPRESENTATIONS=all pytest -q tests/equality/test_representations.py
+
 # Schemathesis, every check, against a real server (small demo lake, an admin and a self-service key) until 10^5 cases ran; prints cases and failures by check.
 fuzz *ARGS:
     python -m tests.fuzz.run --cases 100000 {{ARGS}}

@@ -8,10 +8,11 @@ window's row ids). Rows leave as msgspec Structs (`datasets.rows`), encoded once
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -23,10 +24,35 @@ from datasets.rows import date_at, day_number, floats, shape_of
 Window = tuple[date | None, date | None]
 
 
+class Paged(Protocol):
+    """What a collection answer is made of: its rows and the total the window holds."""
+
+    @property
+    def rows(self) -> list[Any]: ...
+
+    @property
+    def total(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Page:
     rows: list[Any]
     total: int
+
+
+class TablePage:
+    """A page cut from a serving table: `table` holds its rows as the Arrow columns the lake
+    stores (what the columnar representations write as they are), `rows` the same rows made for
+    JSON on first use, so a page asked for as Arrow never makes a Python object per row."""
+
+    def __init__(self, table: pa.Table, omit: frozenset[str], total: int) -> None:
+        self.table = table
+        self.total = total
+        self._shape = shape_of(tuple(table.column_names), omit)
+
+    @functools.cached_property
+    def rows(self) -> list[Any]:
+        return self._shape.rows(self.table)
 
 
 def day_numbers(table: pa.Table, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -50,11 +76,18 @@ def _page_slice(table: pa.Table, start: int, stop: int, limit: int, offset: int)
     return table.slice(first, max(0, min(limit, stop - first)))
 
 
-def _rows(
-    table: pa.Table, fields: tuple[str, ...], omit: frozenset[str], rows: np.ndarray | None = None
-) -> list[Any]:
-    """The served fields of `table` (or of its rows at positions `rows`), encodable as they are."""
-    return shape_of(fields, omit).rows(table, rows)
+def _page(
+    table: pa.Table,
+    fields: tuple[str, ...],
+    omit: frozenset[str],
+    total: int,
+    rows: np.ndarray | None = None,
+) -> TablePage:
+    """The served fields of `table` (or of its rows at positions `rows`, in that order)."""
+    chosen = table.select(list(fields))
+    if rows is not None:
+        chosen = chosen.take(pa.array(rows, pa.int64()))
+    return TablePage(chosen, omit, total)
 
 
 # -- signals --------------------------------------------------------------------------------------
@@ -62,12 +95,12 @@ def _rows(
 
 def rebalance_index(
     view: BuildView, window: Window, fields: tuple[str, ...], limit: int, offset: int
-) -> Page | None:
+) -> TablePage | None:
     table = view.table("rebalances")
     if table is None:
         return None
     a, b = window_bounds(day_numbers(table), window)
-    return Page(_rows(_page_slice(table, a, b, limit, offset), fields, frozenset()), b - a)
+    return _page(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
 
 
 @dataclass(frozen=True)
@@ -169,7 +202,7 @@ def week_page(
     omit: frozenset[str],
     limit: int,
     offset: int,
-) -> Page | None:
+) -> TablePage | None:
     """A page of one week in `query`'s order, with a ticker tiebreak; None without decisions.
 
     Rows of a week are stored in ticker order, so a row's position in the week is its tiebreak."""
@@ -191,7 +224,7 @@ def week_page(
     if mask is not None:
         chosen = chosen[mask[chosen]]
     picked = chosen[offset : offset + limit]
-    return Page(_rows(block, fields, omit, picked), int(chosen.size))
+    return _page(block, fields, omit, int(chosen.size), picked)
 
 
 def scores_page(
@@ -202,18 +235,18 @@ def scores_page(
     omit: frozenset[str],
     limit: int,
     offset: int,
-) -> Page | None:
+) -> TablePage | None:
     """Decision rows of a window in (date, symbol) order, the stored order; None without decisions."""
     table = view.table("decisions")
     if table is None:
         return None
     a, b = window_bounds(day_numbers(table), window)
     if symbols is None:
-        return Page(_rows(_page_slice(table, a, b, limit, offset), fields, omit), b - a)
+        return _page(_page_slice(table, a, b, limit, offset), fields, omit, b - a)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return Page(_rows(table, fields, omit, picked), int(chosen.size))
+    return _page(table, fields, omit, int(chosen.size), picked)
 
 
 # -- books ----------------------------------------------------------------------------------------
@@ -228,23 +261,23 @@ def book_page(
     fields: tuple[str, ...],
     limit: int,
     offset: int,
-) -> Page | None:
+) -> TablePage | None:
     """Rows of one book in a window, in the table's default order; None when the table is absent."""
     table = view.table(table_name)
     if table is None:
         return None
     found = view.book_range(table_name, book)
     if found is None:
-        return Page([], 0)
+        return _page(table.slice(0, 0), fields, frozenset(), 0)
     low, high = found
     a, b = window_bounds(day_numbers(table, low, high), window)
     a, b = a + low, b + low
     if symbols is None:
-        return Page(_rows(_page_slice(table, a, b, limit, offset), fields, frozenset()), b - a)
+        return _page(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return Page(_rows(table, fields, frozenset(), picked), int(chosen.size))
+    return _page(table, fields, frozenset(), int(chosen.size), picked)
 
 
 def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[dict[str, Any]] | None:

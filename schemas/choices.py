@@ -62,3 +62,13 @@ SCREEN_CORRELATION_BASES = ("returns", "ic")
 the catalogue index holds (`scores` has none: its correlation pairs two builds' cross-sections)."""
 
 SCREEN_SORT_CHOICES = tuple(value for column in SCREEN_SORTS for value in (column, f"-{column}"))
+
+REPRESENTATIONS = {
+    "json": "application/json",
+    "arrow": "application/vnd.apache.arrow.stream",
+    "csv": "text/csv",
+    "ndjson": "application/x-ndjson",
+    "parquet": "application/vnd.apache.parquet",
+}
+"""The representations of every collection: `format=<name>` or `Accept: <media type>`, in the
+server's order of preference between media types of equal weight (JSON, the envelope, first)."""

@@ -91,6 +91,18 @@ Symbols = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None a
 Book = Annotated[
     str, Meta(description="Book to serve (see /books); unknown or invisible books are 400 unknown_book.")
 ]
+Format = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
+    Annotated[
+        str,
+        Meta(
+            description="Representation of the page: "
+            + ", ".join(f"{name} ({media})" for name, media in choices.REPRESENTATIONS.items())
+            + "; overrides Accept (for browsers). Default: chosen by Accept, else json.",
+            extra={"enum": tuple(choices.REPRESENTATIONS), "note": "case-insensitive"},
+        ),
+    ],
+    None,
+]
 START = msgspec.field(default=None, name="from")
 END = msgspec.field(default=None, name="to")
 
@@ -105,6 +117,7 @@ class NoQuery(Query, frozen=True):
 class PageQuery(Query, frozen=True):
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 Search = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
@@ -124,6 +137,7 @@ class CatalogueQuery(Query, frozen=True):
     complete_only: CompleteOnly = False
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class WindowPageQuery(Query, frozen=True):
@@ -131,6 +145,7 @@ class WindowPageQuery(Query, frozen=True):
     end: To = END
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class WeekQuery(Query, frozen=True):
@@ -181,6 +196,7 @@ class WeekQuery(Query, frozen=True):
     ) = None
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class ScoresQuery(Query, frozen=True):
@@ -192,6 +208,7 @@ class ScoresQuery(Query, frozen=True):
     ] = "core"
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class LedgerQuery(Query, frozen=True):
@@ -204,6 +221,7 @@ class LedgerQuery(Query, frozen=True):
     end: To = END
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class BookQuery(Query, frozen=True):
@@ -213,6 +231,7 @@ class BookQuery(Query, frozen=True):
     symbol: Symbols = None
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class TradesQuery(Query, frozen=True):
@@ -228,6 +247,7 @@ class TradesQuery(Query, frozen=True):
     symbol: Symbols = None
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class SeriesQuery(Query, frozen=True):
@@ -236,6 +256,7 @@ class SeriesQuery(Query, frozen=True):
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class MetricsQuery(Query, frozen=True):
@@ -253,6 +274,7 @@ class BenchmarkQuery(Query, frozen=True):
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class ExportQuery(Query, frozen=True):
@@ -302,6 +324,7 @@ class CorrelationQuery(Query, frozen=True):
     end: To = END
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 def _bound(side: str, figure: str, unit: str) -> str:
@@ -431,6 +454,7 @@ class ScreenQuery(Query, frozen=True):
     ) = None
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class BookWindowPageQuery(Query, frozen=True):
@@ -441,6 +465,7 @@ class BookWindowPageQuery(Query, frozen=True):
     end: To = END
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class RollingQuery(Query, frozen=True):
@@ -453,6 +478,7 @@ class RollingQuery(Query, frozen=True):
     end: To = END
     limit: Limit = DEFAULT_LIMIT
     offset: Offset = 0
+    format: Format = None
 
 
 class BookWindowQuery(Query, frozen=True):

@@ -65,6 +65,11 @@ class Endpoint:
         return _wire_fields(self.summary_fields)
 
     @property
+    def collection(self) -> bool:
+        """A collection answers pages in every representation: its query declares `format`."""
+        return any(param.name == "format" for param in self.params)
+
+    @property
     def params(self) -> tuple[Param, ...]:
         """The query parameters, in documentation order."""
         return params_of(self.query)

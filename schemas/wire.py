@@ -159,6 +159,41 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
 YYYY-MM-DD strings. Every served field is typed by `schemas.lake` or here (serve/openapi.py
 declares the OpenAPI types from both and refuses a field typed by neither)."""
 
+_WIRE_TYPES: dict[str, pa.DataType] = {}
+for _schema in (
+    lake.DECISIONS,
+    lake.REBALANCES,
+    lake.BOOKS,
+    lake.PORTFOLIO,
+    lake.POSITIONS,
+    lake.PNL,
+    lake.TRADES,
+    lake.BENCHMARK_DAILY,
+    lake.ANALYTICS_DRAWDOWNS,
+    lake.ANALYTICS_ROLLING,
+):
+    for _field in _schema:
+        _WIRE_TYPES.setdefault(_field.name, _field.type)
+_WIRE_TYPES["book"] = pa.string()
+for _name, _type in COMPUTED_FIELD_TYPES.items():
+    assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
+for _name in SCREEN_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
+    _type = lake.CATALOGUE_INDEX.field(_name).type
+    assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the index and wire types differ"
+
+
+def wire_type(field: str) -> pa.DataType:
+    """The served type of a field, from `schemas.lake` or `COMPUTED_FIELD_TYPES`; a field typed by
+    neither is an error (no guessed default: a guess declared dates as numbers). The OpenAPI
+    document and the columnar representations both type fields with it."""
+    try:
+        return _WIRE_TYPES[field]
+    except KeyError:
+        raise KeyError(
+            f"served field {field!r} has no wire type (schemas.wire.COMPUTED_FIELD_TYPES)"
+        ) from None
+
+
 OMIT_WHEN_NULL = frozenset({"entry_at", "maturity_at"})
 """Fields the spec serves only "when sealed": a null in the lake means the run never recorded it."""
 

@@ -17,7 +17,7 @@ from typing import ClassVar
 import zstandard
 from litestar.config.compression import CompressionConfig
 from litestar.middleware.compression import CompressionMiddleware
-from litestar.types import Receive, Scope, Send
+from litestar.types import Message, Receive, Scope, Send
 
 MINIMUM_BYTES = 1024
 ZSTD_LEVEL = 1
@@ -66,15 +66,38 @@ def negotiated_coding(accept_encoding: str) -> str | None:
     return best if weights.get(best, default) > 0 else None
 
 
+INCOMPRESSIBLE_TYPES = frozenset({b"application/vnd.apache.parquet"})
+"""Bodies compressed inside already (Parquet pages are zstd): sent as they are whatever the route."""
+
+
+def _content_type(message: Message) -> bytes:
+    headers: list[tuple[bytes, bytes]] = list(message.get("headers", ()))  # type: ignore[call-overload]
+    for name, value in headers:
+        if name.lower() == b"content-type":
+            return bytes(value.split(b";")[0].strip().lower())
+    return b""
+
+
 class NegotiatedCompression(CompressionMiddleware):
-    """Litestar's compression with `negotiated_coding` choosing the coding."""
+    """Litestar's compression with `negotiated_coding` choosing the coding; bodies of
+    `INCOMPRESSIBLE_TYPES` pass as they are."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         accept = b",".join(value for name, value in scope["headers"] if name.lower() == b"accept-encoding")
         coding = negotiated_coding(accept.decode("latin-1"))
-        if coding is not None:
-            send = self.create_compression_send_wrapper(send=send, compression_encoding=coding, scope=scope)
-        await self.app(scope, receive, send)
+        if coding is None:
+            await self.app(scope, receive, send)
+            return
+        compressed = self.create_compression_send_wrapper(send=send, compression_encoding=coding, scope=scope)
+        plain = False
+
+        async def either(message: Message) -> None:
+            nonlocal plain
+            if message["type"] == "http.response.start":
+                plain = _content_type(message) in INCOMPRESSIBLE_TYPES
+            await (send if plain else compressed)(message)
+
+        await self.app(scope, receive, either)
 
 
 SKIP_COMPRESSION = "skip_compression"

@@ -2,9 +2,10 @@
 
 A data route (one that answers from an alpha's build or the benchmark's) names the build it read
 (`Context.validate_with`). The tag is a digest of that build id, the request path, the normalised
-query string (parameters sorted by name; repeated names keep their order) and the caller's field
-policy (`Caller.field_policy`), so it changes whenever the data of the answer can, and two keys
-that may see different fields never share one. `meta.request_id` and `meta.generated_at` differ on
+query string (parameters sorted by name; repeated names keep their order), the caller's field
+policy (`Caller.field_policy`) and the representation (`serve.representation`: `Accept` or
+`format=`), so it changes whenever the data of the answer can, two keys that may see different
+fields never share one, and the CSV and the Arrow of one page never share one. `meta.request_id` and `meta.generated_at` differ on
 every answer and are not part of what the tag identifies.
 
 The tag names the content coding (`"<digest>-zstd"`, `"<digest>-gzip"`, `"<digest>"`), since the
@@ -25,7 +26,7 @@ from litestar.types import Message, Scope
 from serve.exchange import exchange_of
 
 DATA_CACHE_CONTROL = "private, no-cache"
-DATA_VARY = "Authorization, Accept-Encoding"
+DATA_VARY = "Authorization, Accept, Accept-Encoding"
 
 
 def normalised_query(query_string: bytes) -> str:
@@ -33,8 +34,10 @@ def normalised_query(query_string: bytes) -> str:
     return urlencode(sorted(pairs, key=lambda pair: pair[0]))
 
 
-def entity_tag(build_id: str, path: str, query_string: bytes, field_policy: str) -> str:
+def entity_tag(build_id: str, path: str, query_string: bytes, field_policy: str, representation: str) -> str:
     material = "\n".join((build_id, path, normalised_query(query_string), field_policy))
+    if representation != "json":  # JSON tags stay those issued before the other representations
+        material += f"\n{representation}"
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 

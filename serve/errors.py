@@ -60,6 +60,9 @@ ExportNotFound = _error(
 KeyNotFound = _error("key_not_found", 404, "No key with that id.")
 NotFound = _error("not_found", 404, "No such path.")
 MethodNotAllowed = _error("method_not_allowed", 404, "Only GET is served.")
+NotAcceptable = _error(
+    "not_acceptable", 406, "None of the representations in Accept is offered; see error.details.offered."
+)
 RateLimitSecond = _error("rate_limit_second", 429, "Per-second rate limit exceeded.")
 RateLimitMinute = _error("rate_limit_minute", 429, "Per-minute rate limit exceeded.")
 RateLimitDay = _error("rate_limit_day", 429, "Per-day rate limit exceeded.")

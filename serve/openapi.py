@@ -26,7 +26,7 @@ from litestar.openapi.spec import Components, OpenAPI, Operation, Parameter, Pat
 from litestar.router import Router
 
 from datasets.layout import ALPHA_ID_PATTERN
-from schemas import choices, exports, field_docs, lake, wire
+from schemas import choices, exports, field_docs, wire
 from schemas.query import Param
 from schemas.registry import BY_ID, ENDPOINTS, REGISTRY_VERSION
 from serve import exports as exports_wire
@@ -46,6 +46,8 @@ ERROR_STATUSES = {
     "408": "The request head did not arrive whole in time (request_head_timeout); the connection is closed",
     "414": "The request target (path and query string) is longer than the server reads "
     "(request_target_too_long, 8,192 bytes by default); the connection is closed",
+    "406": "A collection route was asked (Accept) for no representation it offers (not_acceptable; "
+    "error.details.offered lists them)",
     "429": "Rate limit or monthly quota exceeded",
     "431": "The request head is larger than the server reads (request_head_too_large, 64 KiB by default); "
     "the connection is closed",
@@ -77,6 +79,8 @@ def error_statuses(endpoint_id: str) -> tuple[str, ...]:
         statuses |= {"401", "403", "429", "503"}
     if "{alpha" in endpoint.path or endpoint_id in NOT_FOUND_ENDPOINTS:
         statuses.add("404")
+    if endpoint.collection:
+        statuses.add("406")
     return tuple(sorted(statuses))
 
 
@@ -102,6 +106,25 @@ HEADERS: dict[str, dict[str, Any]] = {
     ),
     "Retry-After": _header("Seconds until the exhausted window allows a request.", _INTEGER, True),
     "WWW-Authenticate": _header("`Bearer`, when no key was presented (missing_api_key).", {"type": "string"}),
+    "Link": _header(
+        'RFC 8288 links to the next and previous pages (`rel="next"`, `rel="prev"`), in the same '
+        "representation; absent on a single page.",
+        {"type": "string"},
+    ),
+    "X-Total-Count": _header(
+        "Rows in the whole window (`pagination.total`); on every representation but JSON.", _INTEGER
+    ),
+    "X-Pagination": _header(
+        "The envelope's `pagination` object as ASCII JSON; on every representation but JSON.",
+        {"type": "string"},
+    ),
+    "X-Meta": _header(
+        "The envelope's `meta` object as ASCII JSON; on every representation but JSON.", {"type": "string"}
+    ),
+    "X-Warnings": _header(
+        "`meta.warnings` as an ASCII JSON array, when a block degraded; on every representation but JSON.",
+        {"type": "string"},
+    ),
 }
 """Response headers, referenced from each response (`components.headers`)."""
 
@@ -155,43 +178,9 @@ def _arrow_schema(dtype: pa.DataType) -> dict[str, Any]:
     return {"type": ["string", "null"]}
 
 
-_WIRE_TYPES: dict[str, pa.DataType] = {}
-for _schema in (
-    lake.DECISIONS,
-    lake.REBALANCES,
-    lake.BOOKS,
-    lake.PORTFOLIO,
-    lake.POSITIONS,
-    lake.PNL,
-    lake.TRADES,
-    lake.BENCHMARK_DAILY,
-    lake.ANALYTICS_DRAWDOWNS,
-    lake.ANALYTICS_ROLLING,
-):
-    for _field in _schema:
-        _WIRE_TYPES.setdefault(_field.name, _field.type)
-_WIRE_TYPES["book"] = pa.string()
-for _name, _type in wire.COMPUTED_FIELD_TYPES.items():
-    assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
-for _name in wire.SCREEN_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
-    _type = lake.CATALOGUE_INDEX.field(_name).type
-    assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the index and wire types differ"
-
-
-def wire_type(field: str) -> pa.DataType:
-    """The served type of a field, from `schemas.lake` or `schemas.wire.COMPUTED_FIELD_TYPES`; a
-    field typed by neither is an error (no guessed default: a guess declared dates as numbers)."""
-    try:
-        return _WIRE_TYPES[field]
-    except KeyError:
-        raise KeyError(
-            f"served field {field!r} has no wire type (schemas.wire.COMPUTED_FIELD_TYPES)"
-        ) from None
-
-
 def _row(fields: tuple[str, ...], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     overrides = overrides or {}
-    props = {f: overrides.get(f) or _arrow_schema(wire_type(f)) for f in fields}
+    props = {f: overrides.get(f) or _arrow_schema(wire.wire_type(f)) for f in fields}
     return {"type": "object", "properties": props}
 
 
@@ -479,8 +468,8 @@ def _param_schema(param: Param) -> dict[str, Any]:
 META_TYPES: dict[str, dict[str, Any]] = {
     "key_id": {"type": "string"},
     "date": _DATE,
-    "week_status": _arrow_schema(wire_type("week_status")),
-    "n_symbols": _arrow_schema(wire_type("n_symbols")),
+    "week_status": _arrow_schema(wire.wire_type("week_status")),
+    "n_symbols": _arrow_schema(wire.wire_type("n_symbols")),
     "fields": {"type": "string", "enum": list(choices.SCORE_FIELDS_CHOICES)},
     "symbol": {"type": "string"},
     "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
@@ -536,11 +525,20 @@ def _success(endpoint_id: str) -> dict[str, Any]:
                 "meta": _meta_schema(endpoint_id),
             },
         }
-    return {
-        "description": "OK",
-        "headers": _response_headers(endpoint_id, "200"),
-        "content": {"application/json": {"schema": schema}},
-    }
+    content = {"application/json": {"schema": schema}}
+    headers = _response_headers(endpoint_id, "200")
+    if BY_ID[endpoint_id].collection:
+        headers |= _headers(COLLECTION_HEADERS)
+        content |= {
+            media: {"schema": {"type": "string", "contentMediaType": media}}
+            for name, media in choices.REPRESENTATIONS.items()
+            if name != "json"
+        }
+    return {"description": "OK", "headers": headers, "content": content}
+
+
+COLLECTION_HEADERS = ("Link", "X-Total-Count", "X-Pagination", "X-Meta", "X-Warnings")
+"""What a collection's 200 carries besides the envelope (`serve.representation`)."""
 
 
 PATH_PARAMS: dict[str, dict[str, Any]] = {

@@ -33,6 +33,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from datasets.queries import Page
 from schemas import choices, lake, wire
 
 T = TypeVar("T")
@@ -86,12 +87,6 @@ class Screen:
     descending: bool = False
     limit: int = 100
     offset: int = 0
-
-
-@dataclass(frozen=True)
-class Page:
-    rows: list[dict[str, Any]]
-    total: int
 
 
 def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, list[Any], str, list[Any]]:

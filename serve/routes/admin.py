@@ -121,7 +121,7 @@ def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
         for row in ctx.reader.builds()
     ]
     page = page_of(builds, limit, offset)
-    return ctx.collection(page.rows, page.total, limit, offset, ctx.meta(source="lake:builds"))
+    return ctx.collection(page, limit, offset, ctx.meta(source="lake:builds"))
 
 
 ROUTES = [alpha_readiness, key_usage, list_builds]

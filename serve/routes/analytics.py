@@ -19,7 +19,7 @@ from anyio import to_thread
 from litestar import Request, Response
 from litestar.params import FromPath
 
-from datasets.queries import Window, day_numbers, page_of, window_bounds
+from datasets.queries import Page, Window, day_numbers, page_of, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import shape_of
 from schemas import wire
@@ -136,7 +136,7 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     )
     ctx.validate_with(f"{build.build_id}+{catalogue_tag(catalogue, mask, args.basis, listed or '')}")
     meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
-    return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
+    return ctx.collection(page, args.limit, args.offset, meta)
 
 
 @route("analytics.drawdowns")
@@ -146,7 +146,7 @@ async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) 
     require_readable(caller_access(ctx), "ledger")
     page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
     meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), Warnings(), book=book)
-    return ctx.collection(page.rows, page.total, args.limit, args.offset, meta)
+    return ctx.collection(page, args.limit, args.offset, meta)
 
 
 @route("analytics.rolling")
@@ -175,7 +175,7 @@ async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
         window_weeks=window_weeks,
         signal=signal,
     )
-    return ctx.collection(rows, total, args.limit, args.offset, meta)
+    return ctx.collection(Page(rows, total), args.limit, args.offset, meta)
 
 
 @route("analytics.costs")

@@ -12,16 +12,18 @@ from typing import Any, TypeVar
 
 from litestar import Request, Response
 
+from datasets.queries import Paged
 from datasets.reader import BuildView, LakeReader
+from schemas import wire
 from schemas.query import NoQuery, Query, params_of
 from schemas.registry import BY_ID
 from serve import params as p
-from serve import resolve
+from serve import representation, resolve
 from serve.auth import current_caller, endpoint_of, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
 from serve.envelope import collection as collection_envelope
-from serve.envelope import json_response, now_iso, page_links, request_id_of
+from serve.envelope import json_response, now_iso, page_links, pagination, request_id_of
 
 Q = TypeVar("Q", bound=Query)
 
@@ -36,6 +38,10 @@ class Context:
     query: p.QueryParams
     request_id: str
     declared: type[Query]
+    row_fields: tuple[str, ...] | None  # a collection's declared row fields, as the caller may see them
+    representation: str | None
+    """The collection's representation (`serve.representation`): by `format=` when given, else
+    by `Accept`; None when Accept offers none (a 406 once the parameters are read)."""
 
     def args(
         self,
@@ -48,7 +54,10 @@ class Context:
         Struct gives the handler its type; it must be the registry's."""
         if query is not self.declared:
             raise TypeError(f"{query.__name__} is not the declared query of this endpoint")
-        return self.query.parse(query, problems, details)
+        args = self.query.parse(query, problems, details)
+        if self.representation is None:
+            raise representation.not_acceptable(self.request.headers.get("accept", ""))
+        return args
 
     async def open_run(self, alpha: str) -> BuildView:
         """The build behind a run-scoped data route, authorised first; its answer is validated by it."""
@@ -64,15 +73,27 @@ class Context:
     def validate_with(self, version: str) -> None:
         """This answer's data is fixed by `version` (a build id): it gets an ETag and may be a 304."""
         scope = self.request.scope
-        tag = entity_tag(version, scope["path"], scope.get("query_string", b""), self.caller.field_policy)
+        tag = entity_tag(
+            version,
+            scope["path"],
+            scope.get("query_string", b""),
+            self.caller.field_policy,
+            self.representation or representation.DEFAULT,
+        )
         set_entity_tag(scope, tag)
 
-    def collection(
-        self, rows: list[dict[str, Any]], total: int, limit: int, offset: int, meta: dict[str, Any]
-    ) -> Response[bytes]:
-        """The collection envelope, with a `Link` header to the next and previous pages."""
-        response = collection_envelope(rows, total, limit, offset, meta)
-        link = page_links(self.request.scope, limit, offset, len(rows), total)
+    def collection(self, page: Paged, limit: int, offset: int, meta: dict[str, Any]) -> Response[bytes]:
+        """The page in the negotiated representation (the JSON envelope by default), with a `Link`
+        header to the next and previous pages."""
+        name = self.representation or representation.DEFAULT
+        table = getattr(page, "table", None)  # a page cut from a serving table (TablePage)
+        returned = table.num_rows if table is not None else len(page.rows)
+        link = page_links(self.request.scope, limit, offset, returned, page.total)
+        if name != representation.JSON:
+            paging = pagination(limit, offset, returned, page.total)
+            body = representation.Body(page, table, self.row_fields, paging, meta)
+            return representation.columnar_response(name, body, link)
+        response = collection_envelope(page.rows, page.total, limit, offset, meta)
         if link:
             response.headers["Link"] = link
         return response
@@ -116,6 +137,9 @@ def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
     repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
     caller = None if public else current_caller(request)
+    row_fields = BY_ID[endpoint].row_fields if endpoint is not None else None
+    if row_fields is not None and caller is not None:
+        row_fields = wire.visible_fields(row_fields, caller.expose_raw_book)
     return Context(
         request=request,
         caller=caller,  # type: ignore[arg-type]
@@ -123,4 +147,6 @@ def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
         query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable),
         request_id=request_id_of(request.scope),
         declared=declared,
+        row_fields=row_fields,
+        representation=representation.chosen(request, "format" in accepted),
     )

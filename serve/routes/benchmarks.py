@@ -43,7 +43,7 @@ async def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[
     except LakeUnavailable as exc:
         raise errors.BenchmarkUnavailable(details={"symbol": symbol}) from exc
     meta = ctx.meta(symbol=symbol, summary=summary, source=f"lake:benchmarks/{symbol}@{bench.build_id}")
-    return ctx.collection(page.rows, page.total, limit, offset, meta)
+    return ctx.collection(page, limit, offset, meta)
 
 
 ROUTES = [get_benchmark_daily]

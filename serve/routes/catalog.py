@@ -9,7 +9,7 @@ from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import layout
-from datasets.queries import page_of
+from datasets.queries import Page, page_of
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
 from serve.analytics.entries import admitted_mask, catalogue_tag
@@ -35,7 +35,7 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     positions = listing.select(None if mask.all() else pa.array(mask), complete_only, needle)
     page = page_of(positions, limit, offset)
     meta = ctx.meta(source="lake:catalog")
-    return ctx.collection(listing.rows(page.rows), page.total, limit, offset, meta)
+    return ctx.collection(Page(listing.rows(page.rows), page.total), limit, offset, meta)
 
 
 @route("catalog.alphas.get")

@@ -72,7 +72,7 @@ async def list_exports(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
     callable_datasets = sorted(d.name for d in exports.DATASETS if ctx.caller.may_call(d.endpoint))
     ctx.validate_with("|".join([*builds, *callable_datasets]))
     page = page_of([f.listing() for f in visible], limit, offset)
-    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "exports"))
+    return ctx.collection(page, limit, offset, ctx.run_meta(build, "exports"))
 
 
 def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str | None:

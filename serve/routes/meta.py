@@ -18,6 +18,7 @@ from typing import Any
 
 from litestar import Request, Response
 
+from datasets.queries import Page
 from schemas.query import NoQuery, PageQuery
 from schemas.registry import REGISTRY_VERSION
 from serve import errors
@@ -146,7 +147,7 @@ def _my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
     for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
         usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
         rows.append(key_inventory_row(key, account, usage))
-    return ctx.collection(rows, len(keys), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
+    return ctx.collection(Page(rows, len(keys)), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
 
 
 ROUTES = [health, me, my_keys]

@@ -63,7 +63,7 @@ def book_page(
     page = queries.book_page(build, table, book, (args.start, args.end), symbols, columns, limit, offset)
     if page is None:
         return empty(ctx, build, table, kind, limit, offset, book=book)
-    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, table, book=book))
+    return ctx.collection(page, limit, offset, ctx.run_meta(build, table, book=book))
 
 
 @route("portfolio.books")
@@ -77,9 +77,7 @@ async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> R
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
     page = queries.page_of(visible, limit, offset)
     warnings = [wire.kind_missing(kind) for kind in wire.BOOK_KINDS if kind not in build.kinds_present]
-    return ctx.collection(
-        page.rows, page.total, limit, offset, with_warnings(ctx.run_meta(build, "books"), warnings)
-    )
+    return ctx.collection(page, limit, offset, with_warnings(ctx.run_meta(build, "books"), warnings))
 
 
 async def _resolved(request: Request[Any, Any, Any], alpha: str) -> tuple[Context, BuildView]:
@@ -127,9 +125,7 @@ async def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]
         summary = {name: None for name in wire.EQUITY_SUMMARY_FIELDS} | {"book": book, "sessions": 0}
         return empty(ctx, build, "portfolio", "portfolio", limit, offset, book=book, summary=summary)
     page, summary = result
-    return ctx.collection(
-        page.rows, page.total, limit, offset, ctx.run_meta(build, "portfolio", book=book, summary=summary)
-    )
+    return ctx.collection(page, limit, offset, ctx.run_meta(build, "portfolio", book=book, summary=summary))
 
 
 ROUTES = [list_books, get_portfolio, list_positions, list_pnl, list_trades, get_equity_curve]

@@ -180,7 +180,7 @@ async def screen_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     )
     rows = page.rows if ledger else [{**row, **dict.fromkeys(wire.SCREEN_LEDGER_FIELDS)} for row in page.rows]
     meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{version}"), list(warnings.entries))
-    return ctx.collection(rows, page.total, args.limit, args.offset, meta)
+    return ctx.collection(Page(rows, page.total), args.limit, args.offset, meta)
 
 
 def _refuse_ledger_filters(args: ScreenQuery, access: Access) -> None:

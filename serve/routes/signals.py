@@ -8,6 +8,7 @@ from litestar import Request, Response
 from litestar.params import FromPath
 
 from datasets import queries
+from datasets.queries import Page
 from datasets.reader import BuildView
 from schemas import choices, wire
 from schemas.query import ScoresQuery, WeekQuery, WindowPageQuery
@@ -22,7 +23,10 @@ def empty(
     ctx: Context, build: BuildView, table: str, kind: str, limit: int, offset: int, **meta: Any
 ) -> Response[bytes]:
     return ctx.collection(
-        [], 0, limit, offset, with_warnings(ctx.run_meta(build, table, **meta), [wire.kind_missing(kind)])
+        Page([], 0),
+        limit,
+        offset,
+        with_warnings(ctx.run_meta(build, table, **meta), [wire.kind_missing(kind)]),
     )
 
 
@@ -39,7 +43,7 @@ async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str])
     )
     if page is None:
         return empty(ctx, build, "rebalances", "rebalances", limit, offset)
-    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "rebalances"))
+    return ctx.collection(page, limit, offset, ctx.run_meta(build, "rebalances"))
 
 
 @route("signals.rebalances.get")
@@ -84,7 +88,7 @@ async def get_rebalance(
     )
     if page is None:
         return empty(ctx, build, "decisions", "decisions", limit, offset, **meta)
-    return ctx.collection(page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", **meta))
+    return ctx.collection(page, limit, offset, ctx.run_meta(build, "decisions", **meta))
 
 
 @route("signals.scores")
@@ -102,9 +106,7 @@ async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
     )
     if page is None:
         return empty(ctx, build, "decisions", "decisions", limit, offset, fields=fields)
-    return ctx.collection(
-        page.rows, page.total, limit, offset, ctx.run_meta(build, "decisions", fields=fields)
-    )
+    return ctx.collection(page, limit, offset, ctx.run_meta(build, "decisions", fields=fields))
 
 
 ROUTES = [list_rebalances, get_rebalance, list_scores]

@@ -36,7 +36,7 @@ def test_a_current_tag_answers_304_without_a_body(api: Api, endpoint: str, token
     tag = first.headers["etag"]
     assert TAG.match(tag), tag
     assert first.headers["cache-control"] == "private, no-cache"
-    assert first.headers["vary"] == "Authorization, Accept-Encoding"
+    assert first.headers["vary"] == "Authorization, Accept, Accept-Encoding"
     again = conditional(api, path, token, tag)
     assert again.status_code == 304
     assert again.content == b""

@@ -22,8 +22,8 @@ from jsonschema import Draft202012Validator
 
 from schemas import wire
 from schemas.query import MAX_SYMBOLS, TEXT_MAX_LENGTH
+from schemas.wire import wire_type
 from serve import params
-from serve.openapi import wire_type
 from tests.api.conftest import Api
 
 ALPHA = "/v1/alphas/Test_planted_factor"

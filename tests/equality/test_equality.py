@@ -34,6 +34,10 @@ answered again and only those differing beyond the tolerance were re-recorded. T
   meanings that state the conventions of information_ratio, icir and "gross", the new field, the
   `endpoint.catalogue` text and `endpoint.name_conventions`.
 
+Issue 23 (representations) replaced 63 responses, and no other (each re-answered; only those
+differing were replaced, each checked to differ only there): the 400s naming an unknown parameter
+list what the endpoint accepts, and every collection endpoint now accepts `format`, listed last.
+
 Issue 22 item 14 replaced the 7 `/analytics/_doc` answers, and no other (each re-answered; only
 those differing were replaced, and in them only `fields.significance.sessions`): `sessions` is
 null, not 0, for a key that may not read the ledger, and its meaning says so.

@@ -143,8 +143,9 @@ class Publish:
 
 
 PUBLISHER = r"""
-import argparse, contextlib, io, json, sys, time
+import contextlib, io, json, sys, time
 from pipeline.commands import run_build
+from serve.cli import build_parser
 
 lake = sys.argv[1]
 print("ready", flush=True)
@@ -152,7 +153,8 @@ for line in sys.stdin:
     out = io.StringIO()
     started = time.time()
     with contextlib.redirect_stdout(out):
-        code = run_build(argparse.Namespace(seals=[line.strip()], lake=lake, jobs=1))
+        # The command's own parser: its defaults are the CLI's, whatever options it gains.
+        code = run_build(build_parser("build").parse_args(["build", line.strip(), "--lake", lake, "--jobs", "1"]))
     print(json.dumps({"code": code, "output": out.getvalue(), "started": started, "ended": time.time()}), flush=True)
 """
 """A warm process that does what `alpha-results build SEAL --lake LAKE` does (`run_build`: the build,

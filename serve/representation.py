@@ -1,0 +1,235 @@
+"""Every collection in every representation: the JSON envelope, Arrow IPC stream, CSV, NDJSON and
+Parquet, chosen by `format=` or `Accept` (docs/api.md "Representations").
+
+One page, one set of rows: the columnar bodies are written from the same rows the JSON envelope
+holds, in the same order, with the same field policy (a page cut from a serving table hands over
+its Arrow columns as they are, see `datasets.queries.TablePage`). What the envelope carries around
+the rows travels in headers for every representation but JSON (`X-Total-Count`, `X-Pagination`,
+`X-Meta`, `X-Warnings`, and the `Link` every page has), and for Arrow and Parquet also in the
+schema's metadata (`pagination` and `meta`, JSON text). Column types are the served fields' wire
+types (`schemas.wire.wire_type`); rows without declared fields (the key inventory) are typed from
+their values.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+from urllib.parse import parse_qsl
+
+import msgspec
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+from litestar import Request, Response
+
+from datasets.queries import Paged
+from schemas import wire
+from schemas.choices import REPRESENTATIONS
+from serve import errors
+
+JSON = "json"
+DEFAULT = JSON
+MEDIA_TYPES = {media: name for name, media in REPRESENTATIONS.items()}
+CSV_MEDIA_TYPE = "text/csv; charset=utf-8"
+NDJSON_MEDIA_TYPE = "application/x-ndjson"
+PARQUET_COMPRESSION = "zstd"
+"""Parquet pages are compressed inside the file (zstd pages) and never again over HTTP; Arrow
+streams are written without IPC compression and compressed over HTTP when the client accepts it
+(never both)."""
+INCOMPRESSIBLE = frozenset({REPRESENTATIONS["parquet"]})
+_QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
+
+
+def _offered(range_: str) -> list[str]:
+    """The representations a media range of `Accept` covers."""
+    if range_ in ("*/*", "*"):
+        return list(REPRESENTATIONS)
+    kind, _, subtype = range_.partition("/")
+    if subtype == "*":
+        return [name for name, media in REPRESENTATIONS.items() if media.split("/")[0] == kind]
+    name = MEDIA_TYPES.get(range_)
+    return [name] if name is not None else []
+
+
+def _specificity(range_: str) -> int:
+    return 0 if range_ in ("*/*", "*") else 1 if range_.endswith("/*") else 2
+
+
+def negotiate(accept: str | None) -> str | None:
+    """The representation to answer an `Accept` header with (RFC 9110 12.5.1), None when it
+    accepts none of them. The most specific range naming a representation gives its weight;
+    `q=0` refuses; equal weights go to the server's order (JSON first); no header is JSON."""
+    if accept is None or not accept.strip():
+        return DEFAULT
+    weights: dict[str, tuple[int, float]] = {}
+    for member in accept.split(","):
+        range_, *params = (part.strip() for part in member.split(";"))
+        range_ = range_.lower()
+        weight = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                weight = float(value) if _QVALUE.fullmatch(value := value.strip()) else -1.0
+        if not range_ or weight < 0:
+            continue
+        for name in _offered(range_):
+            specificity = _specificity(range_)
+            if name not in weights or specificity > weights[name][0]:
+                weights[name] = (specificity, weight)
+    best = max(REPRESENTATIONS, key=lambda name: weights.get(name, (0, 0.0))[1])
+    return best if weights.get(best, (0, 0.0))[1] > 0 else None
+
+
+def chosen(request: Request[Any, Any, Any], collection: bool) -> str | None:
+    """The representation of a request's answer: JSON unless the route serves a collection; then
+    `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`."""
+    if not collection:
+        return DEFAULT
+    for name, value in parse_qsl(request.scope.get("query_string", b"").decode("latin-1")):
+        if name == "format":
+            value = value.strip().lower()
+            return value if value in REPRESENTATIONS else DEFAULT
+    return negotiate(request.headers.get("accept"))
+
+
+def not_acceptable(accept: str) -> errors.ApiError:
+    return errors.NotAcceptable(
+        "None of the media types in Accept is offered; send one of details.offered, or format=.",
+        details={
+            "accept": accept[:200],
+            "offered": list(REPRESENTATIONS.values()),
+            "format": list(REPRESENTATIONS),
+        },
+    )
+
+
+def _ascii_json(value: Any) -> str:
+    """Header-safe JSON: ASCII only, so no byte of a value can end the header line."""
+    return json.dumps(msgspec.to_builtins(value), ensure_ascii=True, separators=(",", ":"))
+
+
+def _names(rows: list[Any], table: pa.Table | None, fields: tuple[str, ...] | None) -> list[str]:
+    """The page's columns: the table's, else the first row's (a Struct's wire names, a dict's
+    keys), else the endpoint's declared fields (an empty page still has its header)."""
+    if table is not None:
+        return list(table.column_names)
+    if rows:
+        first = rows[0]
+        if isinstance(first, dict):
+            return list(first)
+        return [field.encode_name for field in msgspec.structs.fields(first)]
+    return list(fields or ())
+
+
+def _table_of_rows(rows: list[Any], names: list[str]) -> pa.Table:
+    """Rows as the JSON envelope holds them (Structs or dicts) as Arrow columns of their wire
+    types; rows with a field no declaration types (the key inventory's objects) typed by value."""
+    builtins: list[dict[str, Any]] = msgspec.to_builtins(rows)
+    try:
+        schema = pa.schema([pa.field(name, wire.wire_type(name)) for name in names])
+    except KeyError:
+        return pa.Table.from_pylist(builtins)
+    arrays = [_array([row.get(f.name) for row in builtins], f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _array(values: list[Any], kind: pa.DataType) -> pa.Array:
+    if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
+        return pa.array(values, pa.string()).cast(kind)  # as the JSON rows write them (ISO 8601)
+    return pa.array(values, kind)
+
+
+def _without_nan(table: pa.Table) -> pa.Table:
+    """NaN as null: the JSON rows serve a missing figure as null, and so do the columns."""
+    for index, field in enumerate(table.schema):
+        if pa.types.is_floating(field.type):
+            column = table.column(index)
+            if pc.any(pc.is_nan(column)).as_py():
+                nulled = pc.if_else(pc.is_nan(column), pa.scalar(None, field.type), column)
+                table = table.set_column(index, field, nulled)
+    return table
+
+
+class Body:
+    """One collection page in one representation."""
+
+    def __init__(
+        self,
+        page: Paged,
+        table: pa.Table | None,
+        fields: tuple[str, ...] | None,
+        pagination: dict[str, Any],
+        meta: dict[str, Any],
+    ) -> None:
+        """`table`: the page's rows as Arrow columns when it has them (a `TablePage`), so Arrow
+        and Parquet never make its rows; `fields`: the endpoint's declared row fields."""
+        self.page, self._table = page, table
+        self.names = _names(page.rows if table is None else [], table, fields)
+        self.pagination, self.meta = pagination, meta
+
+    @property
+    def rows(self) -> list[Any]:
+        return self.page.rows
+
+    def headers(self) -> dict[str, str]:
+        headers = {
+            "X-Total-Count": str(self.pagination["total"]),
+            "X-Pagination": _ascii_json(self.pagination),
+            "X-Meta": _ascii_json(self.meta),
+        }
+        if self.meta.get("warnings"):
+            headers["X-Warnings"] = _ascii_json(self.meta["warnings"])
+        return headers
+
+    def table(self) -> pa.Table:
+        table = self._table if self._table is not None else _table_of_rows(self.rows, self.names)
+        metadata = {"pagination": _ascii_json(self.pagination), "meta": _ascii_json(self.meta)}
+        return _without_nan(table).replace_schema_metadata(metadata)
+
+    def encode(self, name: str) -> tuple[bytes, str]:
+        """The body and its media type."""
+        if name == "ndjson":
+            return msgspec.json.Encoder().encode_lines(self.rows), NDJSON_MEDIA_TYPE
+        if name == "csv":
+            return self.csv(), CSV_MEDIA_TYPE
+        table = self.table()
+        sink = io.BytesIO()
+        if name == "arrow":
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+        else:
+            pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
+        return sink.getvalue(), REPRESENTATIONS[name]
+
+    def csv(self) -> bytes:
+        """A header line of the field names, then one line per row; dates and times as the JSON
+        rows write them, nested values (lists, objects) as JSON text, null as an empty cell."""
+        builtins: list[dict[str, Any]] = msgspec.to_builtins(self.rows)
+        columns = {name: _csv_array([row.get(name) for row in builtins]) for name in self.names}
+        sink = io.BytesIO()
+        pa_csv.write_csv(pa.table(columns), sink)
+        return sink.getvalue()
+
+
+def _csv_array(values: list[Any]) -> pa.Array:
+    """One CSV column from JSON values: NaN (null in JSON) as an empty cell, lists and objects as
+    JSON text, a column mixing kinds as text."""
+    if any(isinstance(v, list | dict) for v in values):
+        values = [None if v is None else json.dumps(v, separators=(",", ":")) for v in values]
+    values = [None if isinstance(v, float) and v != v else v for v in values]
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([None if v is None else str(v) for v in values], pa.string())
+
+
+def columnar_response(name: str, body: Body, link: str | None) -> Response[bytes]:
+    content, media_type = body.encode(name)
+    headers = body.headers()
+    if link:
+        headers["Link"] = link
+    return Response(content=content, status_code=200, media_type=media_type, headers=headers)
