@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from analytics import bootstrap, correlation, rolling, significance
+from schemas import field_docs
 
 SCHEMA_VERSION = "1.0.0"
 WINDOW = "the requested window (from/to), else the whole history"
@@ -575,9 +576,21 @@ def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+ROW_CONTEXTS = {"correlation[]": "correlation_row", "drawdowns[]": "drawdown_row", "rolling[]": "rolling_row"}
+"""The collections' rows, whose fields `schemas.field_docs` declares (with their units) for the
+reference and the OpenAPI document: this block takes each such field's unit from there."""
+
+
+def _declared_unit(path: str, entry: dict[str, Any]) -> dict[str, Any]:
+    rows, _, name = path.partition(".")
+    declared = field_docs.FIELD_DOCS.get((ROW_CONTEXTS.get(rows, ""), name))
+    return entry if declared is None or declared.unit is None else {**entry, "unit": declared.unit}
+
+
 @cache
 def _doc() -> dict[str, Any]:
     fields = _significance() | _correlation() | _drawdowns() | _rolling() | _costs()
+    fields = {path: _declared_unit(path, entry) for path, entry in fields.items()}
     return {
         "schema_version": SCHEMA_VERSION,
         "endpoint": _ENDPOINT,

@@ -6,9 +6,12 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from serve.identity import RateLimit
 from serve.limits import Limits
 from tests.access.conftest import ALPHA, CLIENT_IP, EVERYTHING, World
+from tests.representation_rows import rows_of
 
 ME_FIELDS = {
     "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
@@ -144,3 +147,23 @@ def test_openapi_declares_the_identity_shapes(world: World) -> None:
     assert [p["name"] for p in keys["parameters"] if p["in"] == "query"] == ["limit", "offset"]
     assert keys["operationId"] == "meta.keys" and keys["security"] == [{"bearer": []}]
     assert document["paths"]["/v1/me"]["get"]["operationId"] == "meta.me"
+
+
+@pytest.mark.parametrize("name", ["arrow", "csv", "ndjson", "parquet"])
+def test_the_inventory_in_every_representation(make_world: Any, name: str) -> None:
+    """The key inventory's rows hold nested objects (allow-lists, limits, usage) no wire type
+    declares: typed from their values in Arrow and Parquet, JSON text in CSV cells."""
+    world = make_world(populated=False)
+    user = world.account("owner", ceiling=EVERYTHING)
+    for key in ("a", "b"):
+        world.tokens[key] = world.store.create_key(user, key, grants=EVERYTHING)[1]
+    body = world.get("/v1/me/keys", "a").json()
+    response = world.get("/v1/me/keys", "a", format=name)
+    assert response.status_code == 200
+    rows = rows_of(name, response.content, body["data"])
+    # `usage` counts this very request: one more than in the JSON answer before it.
+    assert [r["usage"]["minute"] for r in rows] == [
+        r["usage"]["minute"] + (r["name"] == "a") for r in body["data"]
+    ]
+    assert [{**r, "usage": None} for r in rows] == [{**r, "usage": None} for r in body["data"]]
+    assert response.headers["x-total-count"] == "2"

@@ -172,6 +172,11 @@ def significance_window(f: LakeFacts, rng: random.Random) -> str:
     )
 
 
+def as_arrow(make: Callable[[LakeFacts, random.Random], str]) -> Callable[[LakeFacts, random.Random], str]:
+    """The same random page asked for as an Arrow IPC stream (`format=arrow`)."""
+    return lambda f, rng: f"{make(f, rng)}&format=arrow"
+
+
 @dataclass(frozen=True)
 class Family:
     key: str
@@ -190,6 +195,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("filtered", "filtered/sorted week page", 0.25, True, filtered_week_page),
     Family("week5000", "5,000-row week page", 0.04, True, big_week_page),
     Family("scores5000", "5,000-row `/scores` window", 0.03, True, scores_window),
+    Family("scores5000arrow", "5,000-row `/scores` window, Arrow", None, True, as_arrow(scores_window)),
+    Family("week100arrow", "random 100-row week page, Arrow", None, True, as_arrow(week_page)),
     Family("positions100", "100-row `/positions` window", 0.25, True, positions_window),
     Family("equity", "`/equity-curve` window", 0.2, True, equity_window),
     Family("metrics", "`/metrics` random window, `panel=1`", 0.1, True, metrics_window),

@@ -160,6 +160,7 @@ class Recorder:
         self.inner = httpx.HTTPTransport()
         self.exchanges: list[tuple[str, int]] = []  # (path, status)
         self.queries: list[tuple[str, dict[str, str]]] = []  # (path, query parameters)
+        self.accepts: list[tuple[str, str | None]] = []  # (path, Accept header)
         self.authorization: list[str | None] = []
 
     def transport(self) -> Any:
@@ -173,6 +174,7 @@ class Recorder:
                 response = recorder.inner.handle_request(request)
                 recorder.exchanges.append((request.url.path, response.status_code))
                 recorder.queries.append((request.url.path, dict(request.url.params)))
+                recorder.accepts.append((request.url.path, request.headers.get("accept")))
                 return response
 
             def close(self) -> None:

@@ -121,3 +121,42 @@ def served_documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     (folder / "lake").mkdir()
     with serving(folder / "lake", f"sqlite:///{folder}/keys.sqlite3", workers=1) as (port, _):
         yield port
+
+
+def test_representations_over_the_wire(demo_lake: Path, tmp_path: Path) -> None:
+    """Arrow is compressed over HTTP like JSON (no IPC compression); Parquet, compressed inside,
+    is sent as it is whatever the client accepts; an unsupported Accept is a JSON 406."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    url = f"sqlite:///{tmp_path}/keys.sqlite3"
+    key = issue_key(open_store(url))
+    auth = {"Authorization": f"Bearer {key.token}", "Accept-Encoding": "zstd, gzip"}
+    with serving(demo_lake, url, workers=1) as (port, _):
+        _, _, plain = fetch(port, PAGE, {**auth, "Accept-Encoding": "identity"})
+        rows, pagination = data_of(plain)
+
+        status, headers, packed = fetch(port, PAGE, {**auth, "Accept": "application/vnd.apache.arrow.stream"})
+        assert status == 200 and headers["content-encoding"] == "zstd"
+        assert headers["content-type"] == "application/vnd.apache.arrow.stream"
+        table = pa.ipc.open_stream(zstandard.ZstdDecompressor().decompressobj().decompress(packed)).read_all()
+        assert table.num_rows == len(rows) and table.column("symbol").to_pylist() == [
+            r["symbol"] for r in rows
+        ]
+        assert json.loads(headers["x-pagination"]) == pagination
+
+        status, headers, body = fetch(port, PAGE + "&format=parquet", auth)
+        assert status == 200 and "content-encoding" not in headers
+        assert int(headers["content-length"]) == len(body)
+        assert pq.read_table(pa.BufferReader(body)).column("score").to_pylist() == [r["score"] for r in rows]
+
+        status, headers, body = fetch(port, PAGE, {**auth, "Accept": "text/html"})
+        assert status == 406 and headers["content-type"].startswith("application/json")
+        assert (
+            json.loads(
+                zstandard.ZstdDecompressor().decompressobj().decompress(body)
+                if headers.get("content-encoding") == "zstd"
+                else body
+            )["error"]["code"]
+            == "not_acceptable"
+        )

@@ -1,9 +1,13 @@
-"""Rows as data frames: polars, pandas or an Arrow table, from JSON rows or from a Parquet export.
+"""Rows as data frames: polars, pandas or an Arrow table, from JSON rows, Arrow pages or a Parquet
+export.
 
-Both paths give the same frame for the same rows: the columns of the row type in its declared
+Every path gives the same frame for the same rows: the columns of the row type in its declared
 order (`raw_*` columns only when the key was served them), with the types the row type declares
-(integers as Int64, dates as dates, timestamps as UTC microseconds). An export's narrower types
-(int8, millisecond timestamps) are widened to these.
+(integers as Int64, dates as dates, timestamps as UTC microseconds). The narrower or other types
+an export or an Arrow page may have (int8, int32, large strings, timestamps as ISO text) are cast
+to these. Nested columns (lists, objects) keep the type they come with: inferred from the values
+of JSON rows, the served type of Arrow pages (so an empty read's nested column is null-typed from
+JSON, typed from Arrow).
 
 polars, pandas and pyarrow are optional (`pip install 'alpha-results-client[polars]'` ...); a
 missing one raises `MissingDependencyError` naming the extra that brings it.
@@ -100,6 +104,20 @@ def file_columns(
     ]
 
 
+def arrow_columns(
+    row_type: type[msgspec.Struct], table: Any, field_set: frozenset[str] | None = None
+) -> list[Column]:
+    """The columns of Arrow pages that JSON rows of the same read would have: every column of
+    `field_set`, and the `raw_*` ones only when served and the read has rows (JSON rows carry a
+    field, Arrow pages a column, and an empty read has no row to carry one)."""
+    present = set(table.column_names) if table.num_rows else set()
+    return [
+        c
+        for c in columns_of(row_type)
+        if (field_set is None or c.name in field_set) and (not c.name.startswith("raw_") or c.name in present)
+    ]
+
+
 def _values(rows: Sequence[Any], column: Column) -> list[Any]:
     values = [getattr(row, column.attr) for row in rows]
     values = [None if value is UNSET else value for value in values]
@@ -135,6 +153,11 @@ def parquet_to_polars(data: bytes, columns: Sequence[Column]) -> Any:
     return frame.with_columns(casts) if casts else frame
 
 
+def arrow_to_polars(table: Any, columns: Sequence[Column]) -> Any:
+    pl = require("polars")
+    return pl.from_arrow(arrow_to_arrow(table, columns))
+
+
 # -- Arrow and pandas ------------------------------------------------------------------------------
 
 
@@ -155,12 +178,27 @@ def rows_to_arrow(rows: Sequence[Any], columns: Sequence[Column]) -> Any:
     return pa.table(arrays, names=[c.name for c in columns])
 
 
+def arrow_to_arrow(table: Any, columns: Sequence[Column]) -> Any:
+    """`columns` of `table`, in their order and types, without its schema metadata; a column
+    the table lacks is null (as JSON rows omit a null field)."""
+    pa = require("pyarrow")
+    arrays = []
+    for c in columns:
+        kind = _arrow_type(pa, c.kind)
+        if c.name not in table.column_names:
+            arrays.append(pa.nulls(table.num_rows, kind or pa.null()))
+            continue
+        column = table.column(c.name)
+        arrays.append(column if kind is None or column.type == kind else column.cast(kind))
+    return pa.table(arrays, names=[c.name for c in columns])
+
+
 def parquet_to_arrow(data: bytes, columns: Sequence[Column]) -> Any:
     pa = require("pyarrow")
     parquet = require("pyarrow.parquet")
-    table = parquet.read_table(pa.BufferReader(data), columns=[c.name for c in columns])
-    fields = [pa.field(c.name, _arrow_type(pa, c.kind) or table.schema.field(c.name).type) for c in columns]
-    return table.cast(pa.schema(fields))
+    return arrow_to_arrow(
+        parquet.read_table(pa.BufferReader(data), columns=[c.name for c in columns]), columns
+    )
 
 
 def rows_to_pandas(rows: Sequence[Any], columns: Sequence[Column]) -> Any:
@@ -173,3 +211,8 @@ def rows_to_pandas(rows: Sequence[Any], columns: Sequence[Column]) -> Any:
 def parquet_to_pandas(data: bytes, columns: Sequence[Column]) -> Any:
     require("pandas")
     return parquet_to_arrow(data, columns).to_pandas()
+
+
+def arrow_to_pandas(table: Any, columns: Sequence[Column]) -> Any:
+    require("pandas")
+    return arrow_to_arrow(table, columns).to_pandas()

@@ -3,8 +3,9 @@
 A collection method returns a `Collection` at once, without a request. Iterating it reads pages
 lazily (`page_size` rows per request, the server's maximum by default) and yields typed rows;
 `to_polars()`, `to_pandas()` and `to_arrow()` read it whole. A whole-dataset read goes through
-the dataset's Parquet export when the key may use it (exports.py) and through JSON pages
-otherwise; both give the same frame.
+the dataset's Parquet export when the key may use it (exports.py); any other read of a frame
+pages Arrow IPC streams when pyarrow is installed (no row is decoded in Python), else JSON. Every
+path gives the same frame (frames.py).
 
 Pages are read by offset from one build: if the alpha is republished between two pages, the
 next page would come from the new build, so iteration raises `InconsistentPagesError`, and the
@@ -14,8 +15,9 @@ next page would come from the new build, so iteration raises `InconsistentPagesE
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, Self, TypeVar
 
@@ -26,22 +28,37 @@ from alpha_results_client._generated import BenchmarkRow, BenchmarkSummary, Meta
 from alpha_results_client.exceptions import InconsistentPagesError, KindMissingWarning, warn_caller
 from alpha_results_client.exports import ExportFile, ExportReader, ExportTarget
 from alpha_results_client.progress import progress_for
-from alpha_results_client.transport import Transport
+from alpha_results_client.transport import ArrowPage, Transport
 
 log = logging.getLogger("alpha_results_client")
 
 RowT = TypeVar("RowT")
 SummaryT = TypeVar("SummaryT")
+T = TypeVar("T")
 WHOLE_READ_ATTEMPTS = 3
 
 
-class Page(Protocol[RowT]):
-    @property
-    def data(self) -> list[RowT]: ...
+class Envelope(Protocol):
+    """What every page has beside its rows."""
+
     @property
     def pagination(self) -> Pagination: ...
     @property
     def meta(self) -> Any: ...
+
+
+class Page(Envelope, Protocol[RowT]):
+    @property
+    def data(self) -> list[RowT]: ...
+
+
+PageT = TypeVar("PageT", bound=Envelope)
+
+
+def reads_arrow_pages() -> bool:
+    """Whether a frame that no export holds is read from Arrow pages (else JSON pages): the one
+    place that chooses."""
+    return frames.available("pyarrow")
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,7 @@ class Collection(Generic[RowT]):
         self._offset = 0
         self._max_rows: int | None = None
         self._first: Page[RowT] | None = None
+        self._head: Envelope | None = None  # the first page's envelope, from JSON or Arrow
 
     def __repr__(self) -> str:
         limits = f", offset={self._offset}" if self._offset else ""
@@ -91,7 +109,7 @@ class Collection(Generic[RowT]):
 
     def _copy(self) -> Self:
         other = copy.copy(self)
-        other._first = None
+        other._first = other._head = None
         return other
 
     def head(self, count: int) -> Self:
@@ -112,11 +130,15 @@ class Collection(Generic[RowT]):
 
     def first_page(self) -> Page[RowT]:
         if self._first is None:
-            self._first = self._fetch(self._offset, self._limit(0))
+            self._first = self._head = self._fetch(self._offset, self._limit(0))
             self._warn_kind_missing(self._first)
         return self._first
 
-    def _warn_kind_missing(self, page: Page[RowT]) -> None:
+    def _envelope(self) -> Envelope:
+        """The first page's pagination and meta: of the last read, else of the JSON first page."""
+        return self._head if self._head is not None else self.first_page()
+
+    def _warn_kind_missing(self, page: Envelope) -> None:
         """Each `kind_missing` warning of the page as a `KindMissingWarning`, at the user's call."""
         if not self._query.warn_kind_missing:
             return
@@ -137,11 +159,11 @@ class Collection(Generic[RowT]):
     @property
     def total(self) -> int:
         """Rows matching the query on the server, before `skip`/`head`."""
-        return self.first_page().pagination.total
+        return self._envelope().pagination.total
 
     @property
     def meta(self) -> Meta:
-        meta: Meta = self.first_page().meta
+        meta: Meta = self._envelope().meta
         return meta
 
     @property
@@ -163,13 +185,30 @@ class Collection(Generic[RowT]):
         page: Page[RowT] = self._transport.get_json(self._query.path, params, self._query.page_type)
         return page
 
+    def _fetch_arrow(self, offset: int, limit: int) -> ArrowPage:
+        params = {**self._query.params, "limit": str(limit), "offset": str(offset)}
+        return self._transport.get_arrow(self._query.path, params, self._query.page_type)
+
+    def _first_arrow(self) -> ArrowPage:
+        page = self._fetch_arrow(self._offset, self._limit(0))
+        if self._head is None:  # warned once per first page, whichever read fetched it
+            self._warn_kind_missing(page)
+        self._head = page
+        return page
+
     def pages(self, *, progress: bool | None = None) -> Iterator[Page[RowT]]:
         """The pages, lazily; raises `InconsistentPagesError` if the build changes between two."""
+        return self._walk(self.first_page, self._fetch, progress)
+
+    def _walk(
+        self, first: Callable[[], PageT], fetch: Callable[[int, int], PageT], progress: bool | None
+    ) -> Iterator[PageT]:
+        """The pages `first` and `fetch` read (JSON or Arrow), from one build, within `head`."""
         bar = progress_for(self._progress if progress is None else progress, self._query.label)
         read = 0
         build: object = None
         try:
-            page = self.first_page()
+            page = first()
             while True:
                 source = getattr(page.meta, "source", None)
                 if read == 0:
@@ -179,15 +218,16 @@ class Collection(Generic[RowT]):
                     raise InconsistentPagesError(
                         f"{self._query.label}: the pages came from {build} and then from {source}"
                     )
-                if self._max_rows is not None and read + len(page.data) > self._max_rows:
+                if self._max_rows is not None and read + _count(page) > self._max_rows:
                     page = _truncated(page, self._max_rows - read)
-                read += len(page.data)
-                bar.advance(len(page.data))
+                count = _count(page)
+                read += count
+                bar.advance(count)
                 yield page
                 done = self._max_rows is not None and read >= self._max_rows
-                if done or not page.pagination.has_more or not page.data:
+                if done or not page.pagination.has_more or count == 0:
                     return
-                page = self._fetch(self._offset + read, self._limit(read))
+                page = fetch(self._offset + read, self._limit(read))
         finally:
             bar.close()
 
@@ -201,16 +241,30 @@ class Collection(Generic[RowT]):
 
     def to_list(self, *, progress: bool | None = None) -> list[RowT]:
         """Every row, read from one build (retried from the start if a republish interleaves)."""
+        return self._whole(lambda: [row for page in self.pages(progress=progress) for row in page.data])
+
+    def _arrow_table(self, progress: bool | None) -> Any:
+        """Every row as one `pyarrow.Table` of Arrow pages, read from one build (as `to_list`)."""
+        pa = frames.require("pyarrow")
+
+        def read() -> Any:
+            tables = [page.table for page in self._walk(self._first_arrow, self._fetch_arrow, progress)]
+            # "permissive": a page whose nested column is all null has it typed null
+            return pa.concat_tables(tables, promote_options="permissive")
+
+        return self._whole(read)
+
+    def _whole(self, read: Callable[[], T]) -> T:
         attempts_left = WHOLE_READ_ATTEMPTS
         while True:
             try:
-                return [row for page in self.pages(progress=progress) for row in page.data]
+                return read()
             except InconsistentPagesError:
                 attempts_left -= 1
                 if attempts_left == 0:
                     raise
                 log.info("%s: republished while reading; reading again", self._query.label)
-                self._first = None
+                self._first = self._head = None
 
     # -- frames --------------------------------------------------------------------------------------
 
@@ -225,30 +279,60 @@ class Collection(Generic[RowT]):
         return self._exports.read(target, f"{self._query.label} (Parquet export)" if shown else None)
 
     def _frame(
-        self, use_exports: bool | None, progress: bool | None, reader: str, of_rows: Any, of_file: Any
+        self,
+        use_exports: bool | None,
+        progress: bool | None,
+        reader: str,
+        of_rows: Any,
+        of_file: Any,
+        of_table: Any,
     ) -> Any:
+        """The frame of the export file, else of Arrow pages (`reads_arrow_pages`), else of JSON rows."""
         exported = self._export_file(use_exports, progress, reader)
-        row_type = self._query.row_type
+        row_type, field_set = self._query.row_type, self._query.field_set
         if exported is not None:
-            columns = frames.file_columns(row_type, exported.download.columns, self._query.field_set)
-            return of_file(exported.data, columns)
+            return of_file(exported.data, frames.file_columns(row_type, exported.download.columns, field_set))
+        if reads_arrow_pages():
+            table = self._arrow_table(progress)
+            return of_table(table, frames.arrow_columns(row_type, table, field_set))
         rows = self.to_list(progress=progress)
-        return of_rows(rows, frames.served_columns(row_type, rows, self._query.field_set))
+        return of_rows(rows, frames.served_columns(row_type, rows, field_set))
 
     def to_polars(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
         """A `polars.DataFrame` of the rows (needs the `polars` extra)."""
         frames.require("polars")
-        return self._frame(use_exports, progress, "polars", frames.rows_to_polars, frames.parquet_to_polars)
+        return self._frame(
+            use_exports,
+            progress,
+            "polars",
+            frames.rows_to_polars,
+            frames.parquet_to_polars,
+            frames.arrow_to_polars,
+        )
 
     def to_arrow(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
         """A `pyarrow.Table` of the rows (needs the `parquet` extra)."""
         frames.require("pyarrow")
-        return self._frame(use_exports, progress, "pyarrow", frames.rows_to_arrow, frames.parquet_to_arrow)
+        return self._frame(
+            use_exports,
+            progress,
+            "pyarrow",
+            frames.rows_to_arrow,
+            frames.parquet_to_arrow,
+            frames.arrow_to_arrow,
+        )
 
     def to_pandas(self, *, use_exports: bool | None = None, progress: bool | None = None) -> Any:
         """A `pandas.DataFrame` of the rows (needs the `pandas` extra)."""
         frames.require("pandas")
-        return self._frame(use_exports, progress, "pyarrow", frames.rows_to_pandas, frames.parquet_to_pandas)
+        return self._frame(
+            use_exports,
+            progress,
+            "pyarrow",
+            frames.rows_to_pandas,
+            frames.parquet_to_pandas,
+            frames.arrow_to_pandas,
+        )
 
 
 class Series(Collection[RowT], Generic[RowT, SummaryT]):
@@ -256,7 +340,7 @@ class Series(Collection[RowT], Generic[RowT, SummaryT]):
 
     @property
     def summary(self) -> SummaryT:
-        summary: SummaryT = self.first_page().meta.summary
+        summary: SummaryT = self._envelope().meta.summary
         return summary
 
 
@@ -272,7 +356,7 @@ class BenchmarkSeries(Series[BenchmarkRow, BenchmarkSummary]):
 
     def __repr__(self) -> str:
         text = super().__repr__()
-        if self._first is None:  # a repr sends no request
+        if self._head is None:  # a repr sends no request
             return text
         return f"{text[:-1]}, return_basis={self.return_basis!r}>"
 
@@ -294,6 +378,12 @@ class BenchmarkSeries(Series[BenchmarkRow, BenchmarkSummary]):
         return frame
 
 
-def _truncated(page: Page[RowT], count: int) -> Page[RowT]:
-    truncated: Page[RowT] = msgspec.structs.replace(page, data=page.data[:count])  # type: ignore[type-var]
+def _count(page: Envelope) -> int:
+    return page.table.num_rows if isinstance(page, ArrowPage) else len(page.data)  # type: ignore[attr-defined]
+
+
+def _truncated(page: PageT, count: int) -> PageT:
+    if isinstance(page, ArrowPage):
+        return dataclasses.replace(page, table=page.table.slice(0, count))
+    truncated: PageT = msgspec.structs.replace(page, data=page.data[:count])  # type: ignore[type-var, attr-defined]
     return truncated

@@ -11,6 +11,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
@@ -27,6 +28,7 @@ from alpha_results_client.exceptions import (
     TransportError,
     UnexpectedResponseError,
 )
+from alpha_results_client.frames import require
 from alpha_results_client.ratelimit import Pacer, retry_after_seconds
 
 log = logging.getLogger("alpha_results_client")
@@ -36,6 +38,17 @@ GATEWAY_STATUSES = frozenset({502, 503, 504})
 """Answered by a proxy in front of the API rather than by the API: transient when not our JSON."""
 RATE_LIMIT_JITTER = 0.25
 """Seconds of jitter added to a `Retry-After`, so clients refused together do not return together."""
+ARROW_STREAM = "application/vnd.apache.arrow.stream"
+
+
+@dataclass(frozen=True)
+class ArrowPage:
+    """One collection page as an Arrow IPC stream: its rows as a `pyarrow.Table`, and the
+    envelope's `pagination` and `meta`, typed as the JSON page types them."""
+
+    table: Any
+    pagination: Any
+    meta: Any
 
 
 class Transport:
@@ -96,6 +109,30 @@ class Transport:
             ) from None
         except msgspec.DecodeError:
             raise UnexpectedResponseError(f"GET {path}: the answer is not JSON") from None
+
+    def get_arrow(self, path: str, params: Mapping[str, str], page_type: type[Any]) -> ArrowPage:
+        """GET the collection page `path` as an Arrow IPC stream (needs pyarrow). The server puts
+        the JSON envelope's `pagination` and `meta` in the schema's metadata, as JSON text; they
+        are decoded with the JSON page's type `page_type`, so they are the objects a JSON page has."""
+        ipc = require("pyarrow.ipc")
+        self.refuse_token_in_url(path, params)
+        headers = {"Accept": ARROW_STREAM}
+        response = self.send(lambda: self.http.get(path, params=params, headers=headers), path)
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        try:
+            if media != ARROW_STREAM:
+                raise ValueError(f"a {media or 'untyped'} body")
+            table = ipc.open_stream(response.content).read_all()
+            metadata = table.schema.metadata or {}
+            envelope = b'{"data":[],"pagination":%s,"meta":%s}' % (metadata[b"pagination"], metadata[b"meta"])
+            page = msgspec.json.decode(envelope, type=page_type)
+        except (ValueError, KeyError, msgspec.DecodeError) as exc:  # ArrowInvalid is a ValueError
+            request_id = response.headers.get("x-request-id")
+            raise UnexpectedResponseError(
+                f"GET {path}: not an Arrow page of {page_type.__name__} ({exc}); "
+                f"is the server older than the client? (request_id {request_id})"
+            ) from None
+        return ArrowPage(table, page.pagination, page.meta)
 
     def fetch_signed(self, url: str, on_chunk: Callable[[int], None] | None = None) -> bytes:
         """GET a signed download URL, streamed (`on_chunk` is told each chunk's size). The URL is
