@@ -21,13 +21,13 @@ from schemas.registry import ALL_IDS
 from serve.ceiling_hint import clamp_warning
 from serve.context import AllowList
 from serve.identity.access import callable_endpoints, clamp
+from serve.identity.backends import open_store
 from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
 from serve.identity.store import (
     DEFAULT_KEYSTORE_URL,
     IdentityError,
     KeyStoreUnavailable,
     SqlKeyStore,
-    open_store,
 )
 from serve.identity.tokens import ENVIRONMENTS, display_prefix
 from serve.settings import Settings

@@ -26,102 +26,283 @@ class ApiError(Exception):
         super().__init__(self.message)
 
 
-def _error(code: str, status: int, message: str) -> type[ApiError]:
-    name = "".join(part.capitalize() for part in code.split("_"))
-    return type(name, (ApiError,), {"code": code, "status": status, "default_message": message})
+class MissingApiKey(ApiError):
+    code = "missing_api_key"
+    status = 401
+    default_message = "No API key was presented; send Authorization: Bearer <key>."
 
 
-MissingApiKey = _error("missing_api_key", 401, "No API key was presented; send Authorization: Bearer <key>.")
-MalformedApiKey = _error("malformed_api_key", 401, "The API key is not of the documented shape.")
-InvalidApiKey = _error("invalid_api_key", 401, "The API key is not recognised.")
-KeySuspended = _error("key_suspended", 401, "The API key is suspended.")
-KeyRevoked = _error("key_revoked", 401, "The API key has been revoked.")
-KeyExpired = _error("key_expired", 401, "The API key has expired.")
-AccountInactive = _error("account_inactive", 403, "The account that owns this key is not active.")
-IpNotAllowed = _error("ip_not_allowed", 403, "The caller address is not on the key's IP allow-list.")
-EndpointNotAllowed = _error("endpoint_not_allowed", 403, "The key may not call this endpoint.")
-AlphaNotAllowed = _error("alpha_not_allowed", 403, "The key may not read this alpha.")
-RunNotAllowed = _error("run_not_allowed", 403, "The key may not read this run.")
-BadRequest = _error("bad_request", 400, "The request has invalid parameters.")
-UnknownBook = _error("unknown_book", 400, "The book does not exist for this alpha.")
-AlphaNotFound = _error("alpha_not_found", 404, "No alpha with that id.")
-RunNotFound = _error("run_not_found", 404, "No run with that id.")
-RebalanceNotFound = _error("rebalance_not_found", 404, "The date is not a rebalance date of this alpha.")
-AlphaDescriptionNotFound = _error(
-    "alpha_description_not_found", 404, "The run sealed no written description."
-)
-SourceNotReady = _error("source_not_ready", 404, "The source archive is not packaged yet; retry later.")
-SourceObjectMissing = _error(
-    "source_object_missing", 404, "The source archive was recorded as delivered but is absent."
-)
-ExportNotFound = _error(
-    "export_not_found", 404, "No such Parquet export for this key; see /v1/alphas/{alpha}/exports."
-)
-KeyNotFound = _error("key_not_found", 404, "No key with that id.")
-NotFound = _error("not_found", 404, "No such path.")
-MethodNotAllowed = _error("method_not_allowed", 404, "Only GET is served.")
-NotAcceptable = _error(
-    "not_acceptable", 406, "None of the representations in Accept is offered; see error.details.offered."
-)
-RateLimitSecond = _error("rate_limit_second", 429, "Per-second rate limit exceeded.")
-RateLimitMinute = _error("rate_limit_minute", 429, "Per-minute rate limit exceeded.")
-RateLimitDay = _error("rate_limit_day", 429, "Per-day rate limit exceeded.")
-QuotaExceeded = _error("quota_exceeded", 429, "Monthly quota exhausted.")
+class MalformedApiKey(ApiError):
+    code = "malformed_api_key"
+    status = 401
+    default_message = "The API key is not of the documented shape."
+
+
+class InvalidApiKey(ApiError):
+    code = "invalid_api_key"
+    status = 401
+    default_message = "The API key is not recognised."
+
+
+class KeySuspended(ApiError):
+    code = "key_suspended"
+    status = 401
+    default_message = "The API key is suspended."
+
+
+class KeyRevoked(ApiError):
+    code = "key_revoked"
+    status = 401
+    default_message = "The API key has been revoked."
+
+
+class KeyExpired(ApiError):
+    code = "key_expired"
+    status = 401
+    default_message = "The API key has expired."
+
+
+class AccountInactive(ApiError):
+    code = "account_inactive"
+    status = 403
+    default_message = "The account that owns this key is not active."
+
+
+class IpNotAllowed(ApiError):
+    code = "ip_not_allowed"
+    status = 403
+    default_message = "The caller address is not on the key's IP allow-list."
+
+
+class EndpointNotAllowed(ApiError):
+    code = "endpoint_not_allowed"
+    status = 403
+    default_message = "The key may not call this endpoint."
+
+
+class AlphaNotAllowed(ApiError):
+    code = "alpha_not_allowed"
+    status = 403
+    default_message = "The key may not read this alpha."
+
+
+class RunNotAllowed(ApiError):
+    code = "run_not_allowed"
+    status = 403
+    default_message = "The key may not read this run."
+
+
+class BadRequest(ApiError):
+    code = "bad_request"
+    status = 400
+    default_message = "The request has invalid parameters."
+
+
+class UnknownBook(ApiError):
+    code = "unknown_book"
+    status = 400
+    default_message = "The book does not exist for this alpha."
+
+
+class AlphaNotFound(ApiError):
+    code = "alpha_not_found"
+    status = 404
+    default_message = "No alpha with that id."
+
+
+class RunNotFound(ApiError):
+    code = "run_not_found"
+    status = 404
+    default_message = "No run with that id."
+
+
+class RebalanceNotFound(ApiError):
+    code = "rebalance_not_found"
+    status = 404
+    default_message = "The date is not a rebalance date of this alpha."
+
+
+class AlphaDescriptionNotFound(ApiError):
+    code = "alpha_description_not_found"
+    status = 404
+    default_message = "The run sealed no written description."
+
+
+class SourceNotReady(ApiError):
+    code = "source_not_ready"
+    status = 404
+    default_message = "The source archive is not packaged yet; retry later."
+
+
+class SourceObjectMissing(ApiError):
+    code = "source_object_missing"
+    status = 404
+    default_message = "The source archive was recorded as delivered but is absent."
+
+
+class ExportNotFound(ApiError):
+    code = "export_not_found"
+    status = 404
+    default_message = "No such Parquet export for this key; see /v1/alphas/{alpha}/exports."
+
+
+class KeyNotFound(ApiError):
+    code = "key_not_found"
+    status = 404
+    default_message = "No key with that id."
+
+
+class NotFound(ApiError):
+    code = "not_found"
+    status = 404
+    default_message = "No such path."
+
+
+class MethodNotAllowed(ApiError):
+    code = "method_not_allowed"
+    status = 404
+    default_message = "Only GET is served."
+
+
+class NotAcceptable(ApiError):
+    code = "not_acceptable"
+    status = 406
+    default_message = "None of the representations in Accept is offered; see error.details.offered."
+
+
+class RateLimitSecond(ApiError):
+    code = "rate_limit_second"
+    status = 429
+    default_message = "Per-second rate limit exceeded."
+
+
+class RateLimitMinute(ApiError):
+    code = "rate_limit_minute"
+    status = 429
+    default_message = "Per-minute rate limit exceeded."
+
+
+class RateLimitDay(ApiError):
+    code = "rate_limit_day"
+    status = 429
+    default_message = "Per-day rate limit exceeded."
+
+
+class QuotaExceeded(ApiError):
+    code = "quota_exceeded"
+    status = 429
+    default_message = "Monthly quota exhausted."
+
+
 # The download route outside /v1 (signed local archive URLs); not part of the /v1 vocabulary.
-DownloadUrlInvalid = _error("download_url_invalid", 403, "The download URL's signature does not match.")
-DownloadUrlExpired = _error("download_url_expired", 403, "The download URL has expired; request a new one.")
-# Refusals of the connection itself, before any request reaches the app (serve/http_protocol.py).
-RequestHeadTimeout = _error("request_head_timeout", 408, "The request head did not arrive in time.")
-RequestTargetTooLong = _error(
-    "request_target_too_long", 414, "The request target (path and query string) is too long."
-)
-RequestHeadTooLarge = _error(
-    "request_head_too_large", 431, "The request head (request line and header fields) is too large."
-)
-TooManyConnections = _error(
-    "too_many_connections", 503, "The server holds as many connections as it accepts; retry shortly."
-)
-InternalError = ApiError
-UpstreamUnavailable = _error(
-    "upstream_unavailable", 503, "The results store is temporarily unreachable; retry with backoff."
-)
-BenchmarkUnavailable = _error(
-    "benchmark_unavailable", 503, "Market data is temporarily unreachable; retry with backoff."
-)
-BenchmarkNotConfigured = _error(
-    "benchmark_not_configured", 503, "This deployment has no market-data service."
-)
-SourceDownloadUnavailable = _error(
-    "source_download_unavailable", 503, "The object store failed while signing; retry with backoff."
-)
-SourceDownloadNotConfigured = _error(
-    "source_download_not_configured",
-    503,
-    "Source downloads are not configured on this deployment (no object-store credentials for an S3 "
-    "lake, or no readable signing key for a local one).",
-)
 
-ExportsNotBuilt = _error(
-    "exports_not_built",
-    503,
-    "The served build predates Parquet exports (pipeline 2.0); an operator rebuilds it with "
-    "`alpha-results build`.",
-)
-AnalyticsNotBuilt = _error(
-    "analytics_not_built",
-    503,
-    "The served build predates the analytics tables (pipeline 2.1); an operator rebuilds it with "
-    "`alpha-results build`.",
-)
-ExportDownloadUnavailable = _error(
-    "export_download_unavailable", 503, "The object store failed while signing; retry with backoff."
-)
-ExportDownloadNotConfigured = _error(
-    "export_download_not_configured",
-    503,
-    "Export downloads are not configured on this deployment (no object-store credentials for an S3 "
-    "lake, or no readable signing key for a local one).",
-)
+
+class DownloadUrlInvalid(ApiError):
+    code = "download_url_invalid"
+    status = 403
+    default_message = "The download URL's signature does not match."
+
+
+class DownloadUrlExpired(ApiError):
+    code = "download_url_expired"
+    status = 403
+    default_message = "The download URL has expired; request a new one."
+
+
+# Refusals of the connection itself, before any request reaches the app (serve/http_protocol.py).
+
+
+class RequestHeadTimeout(ApiError):
+    code = "request_head_timeout"
+    status = 408
+    default_message = "The request head did not arrive in time."
+
+
+class RequestTargetTooLong(ApiError):
+    code = "request_target_too_long"
+    status = 414
+    default_message = "The request target (path and query string) is too long."
+
+
+class RequestHeadTooLarge(ApiError):
+    code = "request_head_too_large"
+    status = 431
+    default_message = "The request head (request line and header fields) is too large."
+
+
+class TooManyConnections(ApiError):
+    code = "too_many_connections"
+    status = 503
+    default_message = "The server holds as many connections as it accepts; retry shortly."
+
+
+InternalError = ApiError
+
+
+class UpstreamUnavailable(ApiError):
+    code = "upstream_unavailable"
+    status = 503
+    default_message = "The results store is temporarily unreachable; retry with backoff."
+
+
+class BenchmarkUnavailable(ApiError):
+    code = "benchmark_unavailable"
+    status = 503
+    default_message = "Market data is temporarily unreachable; retry with backoff."
+
+
+class BenchmarkNotConfigured(ApiError):
+    code = "benchmark_not_configured"
+    status = 503
+    default_message = "This deployment has no market-data service."
+
+
+class SourceDownloadUnavailable(ApiError):
+    code = "source_download_unavailable"
+    status = 503
+    default_message = "The object store failed while signing; retry with backoff."
+
+
+class SourceDownloadNotConfigured(ApiError):
+    code = "source_download_not_configured"
+    status = 503
+    default_message = (
+        "Source downloads are not configured on this deployment (no object-store credentials for an "
+        "S3 lake, or no readable signing key for a local one)."
+    )
+
+
+class ExportsNotBuilt(ApiError):
+    code = "exports_not_built"
+    status = 503
+    default_message = (
+        "The served build predates Parquet exports (pipeline 2.0); an operator rebuilds it with "
+        "`alpha-results build`."
+    )
+
+
+class AnalyticsNotBuilt(ApiError):
+    code = "analytics_not_built"
+    status = 503
+    default_message = (
+        "The served build predates the analytics tables (pipeline 2.1); an operator rebuilds it "
+        "with `alpha-results build`."
+    )
+
+
+class ExportDownloadUnavailable(ApiError):
+    code = "export_download_unavailable"
+    status = 503
+    default_message = "The object store failed while signing; retry with backoff."
+
+
+class ExportDownloadNotConfigured(ApiError):
+    code = "export_download_not_configured"
+    status = 503
+    default_message = (
+        "Export downloads are not configured on this deployment (no object-store credentials for an "
+        "S3 lake, or no readable signing key for a local one)."
+    )
 
 
 def bad_parameters(problems: dict[str, str]) -> ApiError:

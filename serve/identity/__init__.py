@@ -6,6 +6,7 @@ The app uses `open_store(url)`, `authenticate(store, header, client_ip, now)`, `
 
 from serve.identity.access import build_caller, callable_endpoints, clamp, ip_allowed
 from serve.identity.authenticate import authenticate, bearer_token, reject_key_in_query
+from serve.identity.backends import open_store
 from serve.identity.demo import DEMO_ADMIN_EMAIL, DEMO_MEMBER_EMAIL, ensure_demo_identities
 from serve.identity.payloads import key_inventory_row, me_payload, zero_usage
 from serve.identity.records import (
@@ -22,7 +23,6 @@ from serve.identity.store import (
     IdentityError,
     KeyStore,
     KeyStoreUnavailable,
-    open_store,
 )
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""The key store: the `KeyStore` interface, the rules shared by every backend, and `open_store`.
+"""The key store: the `KeyStore` interface and the rules shared by every backend (`open_store`, in
+serve/identity/backends.py, picks a backend; the backends import this module, never the reverse).
 
 Backends (`sqlite_store`, `postgres_store`) only open connections, create tables and run one
 parameterised statement at a time; every rule (who may be changed, what a new key gets) lives
@@ -68,7 +69,7 @@ class StoreConflict(Exception):
     """A uniqueness constraint refused a write (raised by backends)."""
 
 
-class KeyStoreUnavailable(errors.UpstreamUnavailable):  # type: ignore[valid-type,misc]
+class KeyStoreUnavailable(errors.UpstreamUnavailable):
     """The key store cannot be reached; answered as 503 `upstream_unavailable`."""
 
     default_message = "The service is temporarily unable to check API keys; retry with backoff."
@@ -107,24 +108,6 @@ class KeyStore(Protocol):
     def set_key_grants(self, key_id: str, grants: Grants) -> KeyRecord: ...
     def set_key_limits(self, key_id: str, rate_limit: RateLimit) -> KeyRecord: ...
     def set_key_ips(self, key_id: str, ip_allow: Sequence[str] | None) -> KeyRecord: ...
-
-
-def open_store(url: str | None = None, create: bool = True) -> SqlKeyStore:
-    """`sqlite:///relative/path`, `sqlite:////absolute/path`, `sqlite:///:memory:` or `postgresql://...`.
-
-    `create=False` (the server) opens a SQLite file only if it exists; the CLI creates it.
-    Raises `KeyStoreUnavailable` when the store cannot be opened.
-    """
-    url = url or DEFAULT_KEYSTORE_URL
-    if url.startswith("sqlite://"):
-        from serve.identity.sqlite_store import SqliteKeyStore
-
-        return SqliteKeyStore(url, create=create)
-    if url.startswith(("postgresql://", "postgres://")):
-        from serve.identity.postgres_store import PostgresKeyStore
-
-        return PostgresKeyStore(url)
-    raise ValueError(f"key store URL must start with sqlite:// or postgresql://; got {url.split(':')[0]!r}")
 
 
 # -- row <-> record -------------------------------------------------------------------------
