@@ -126,15 +126,20 @@ def _names(rows: list[Any], table: pa.Table | None, fields: tuple[str, ...] | No
 
 
 def _table_of_rows(rows: list[Any], names: list[str]) -> pa.Table:
-    """Rows as the JSON envelope holds them (Structs or dicts) as Arrow columns of their wire
-    types; rows with a field no declaration types (the key inventory's objects) typed by value."""
+    """Rows as the JSON envelope holds them (Structs or dicts) as Arrow columns: each field of its
+    wire type; a field no declaration types (the key inventory's objects, the exports listing's
+    own fields) typed from its values."""
     builtins: list[dict[str, Any]] = msgspec.to_builtins(rows)
-    try:
-        schema = pa.schema([pa.field(name, wire.wire_type(name)) for name in names])
-    except KeyError:
-        return pa.Table.from_pylist(builtins)
-    arrays = [_array([row.get(f.name) for row in builtins], f.type) for f in schema]
-    return pa.Table.from_arrays(arrays, schema=schema)
+    arrays = []
+    for name in names:
+        values = [row.get(name) for row in builtins]
+        try:
+            kind = wire.wire_type(name)
+        except KeyError:
+            arrays.append(pa.array(values))
+            continue
+        arrays.append(_array(values, kind))
+    return pa.Table.from_arrays(arrays, names=names)
 
 
 def _array(values: list[Any], kind: pa.DataType) -> pa.Array:

@@ -14,7 +14,6 @@ import contextlib
 import sys
 import warnings
 from collections.abc import Iterator
-from datetime import date
 from typing import Any
 
 import polars as pl
