@@ -3,7 +3,9 @@
 Every table is sorted by the keys requests select on (`datasets.serving_layout`), so a window of
 dates is two binary searches, a week is its recorded row range, a book its recorded range, and a
 page is a slice (or, for a filter or another order, a take of at most one week's rows or one
-window's row ids). Rows leave as msgspec Structs (`datasets.rows`), encoded once by the caller.
+window's row ids). A page leaves as a `TablePage`: its Arrow columns, which the columnar
+representations write as they are, and its rows as msgspec Structs (`datasets.rows`), made only
+when asked for (JSON), encoded once by the caller.
 """
 
 from __future__ import annotations
