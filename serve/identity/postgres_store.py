@@ -22,50 +22,10 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
 
-from serve.identity.counter_tables import counter_tables
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore, StoreConflict
+from serve.identity.tables import key_store_schema
 
-SCHEMA = (
-    """
-    CREATE TABLE IF NOT EXISTS accounts (
-        user_id TEXT PRIMARY KEY,
-        email TEXT NOT NULL UNIQUE,
-        role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
-        status TEXT NOT NULL CHECK (status IN ('active', 'deactivated', 'deleted')),
-        ceiling_endpoints TEXT NOT NULL,
-        ceiling_alphas TEXT NOT NULL,
-        ceiling_runs TEXT NOT NULL,
-        ceiling_raw_book SMALLINT NOT NULL CHECK (ceiling_raw_book IN (0, 1)),
-        created_at TEXT NOT NULL
-    )
-    """,
-    """
-    CREATE TABLE IF NOT EXISTS api_keys (
-        key_id TEXT PRIMARY KEY,
-        user_id TEXT NOT NULL REFERENCES accounts (user_id),
-        name TEXT NOT NULL,
-        env TEXT NOT NULL CHECK (env IN ('live', 'test')),
-        secret_sha256 TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
-        revoked_at TEXT,
-        expires_at TEXT,
-        allow_endpoints TEXT NOT NULL,
-        allow_alphas TEXT NOT NULL,
-        allow_runs TEXT NOT NULL,
-        expose_raw_book SMALLINT NOT NULL CHECK (expose_raw_book IN (0, 1)),
-        per_second INTEGER NOT NULL,
-        per_minute INTEGER NOT NULL,
-        per_day INTEGER NOT NULL,
-        monthly_requests BIGINT,
-        ip_allow TEXT,
-        created_at TEXT NOT NULL
-    )
-    """,
-    "CREATE INDEX IF NOT EXISTS api_keys_by_user ON api_keys (user_id, created_at)",
-    # E-mails are stored lower-cased; the index also keeps older mixed-case rows unique.
-    "CREATE UNIQUE INDEX IF NOT EXISTS accounts_email_lower ON accounts (lower(email))",
-    *counter_tables("BIGINT"),
-)
+SCHEMA = key_store_schema(flag="SMALLINT", bigint="BIGINT")
 
 # Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT
 # EXISTS alone can race on the catalogue); an arbitrary constant of this project.
