@@ -55,7 +55,7 @@ from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
 from serve.openapi import complete, openapi_config
-from serve.resources import log_open_files_limit
+from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import (
     admin,
     analytics,
@@ -325,6 +325,7 @@ def create_app(
         # Health is probed in the background from startup on (serve/health.py).
         # The lake's catalogue is read, and then refreshed, by the reader's own thread.
         on_startup=[
+            partial(limit_memory_arenas, settings.malloc_arenas),
             partial(log_open_files_limit, settings.max_open_builds),
             services.reader.start,
             start_health_monitor,
