@@ -40,6 +40,7 @@ class Paged(Protocol):
 class Page:
     rows: list[Any]
     total: int
+    fields: tuple[str, ...] | None = None  # the columns of an empty page, when not the endpoint's
 
 
 class TablePage:

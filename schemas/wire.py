@@ -153,6 +153,11 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "overlap": pa.int32(),
     "overlap_unit": pa.string(),
     "common_names": pa.float64(),
+    # The instants of the builds listing and the key inventory (rows made in Python).
+    "built_at": pa.timestamp("us", tz="UTC"),
+    "sealed_at": pa.timestamp("us", tz="UTC"),
+    "created_at": pa.timestamp("us", tz="UTC"),
+    "expires_at": pa.timestamp("us", tz="UTC"),
 }
 """Wire types of the served fields no lake column carries: the catalogue's `tldr` and what
 `datasets.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as

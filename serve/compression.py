@@ -19,6 +19,8 @@ from litestar.config.compression import CompressionConfig
 from litestar.middleware.compression import CompressionMiddleware
 from litestar.types import Message, Receive, Scope, Send
 
+from schemas.choices import REPRESENTATIONS
+
 MINIMUM_BYTES = 1024
 ZSTD_LEVEL = 1
 GZIP_LEVEL = 1
@@ -66,7 +68,7 @@ def negotiated_coding(accept_encoding: str) -> str | None:
     return best if weights.get(best, default) > 0 else None
 
 
-INCOMPRESSIBLE_TYPES = frozenset({b"application/vnd.apache.parquet"})
+INCOMPRESSIBLE_TYPES = frozenset({REPRESENTATIONS["parquet"].encode()})
 """Bodies compressed inside already (Parquet pages are zstd): sent as they are whatever the route."""
 
 

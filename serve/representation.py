@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from typing import Any
 from urllib.parse import parse_qsl
@@ -34,13 +35,12 @@ from serve import errors
 JSON = "json"
 DEFAULT = JSON
 MEDIA_TYPES = {media: name for name, media in REPRESENTATIONS.items()}
-CSV_MEDIA_TYPE = "text/csv; charset=utf-8"
+CSV_MEDIA_TYPE = "text/csv"  # Litestar adds `; charset=utf-8` to every text/* type
 NDJSON_MEDIA_TYPE = "application/x-ndjson"
 PARQUET_COMPRESSION = "zstd"
 """Parquet pages are compressed inside the file (zstd pages) and never again over HTTP; Arrow
 streams are written without IPC compression and compressed over HTTP when the client accepts it
 (never both)."""
-INCOMPRESSIBLE = frozenset({REPRESENTATIONS["parquet"]})
 _QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
 
 
@@ -89,11 +89,18 @@ def chosen(request: Request[Any, Any, Any], collection: bool) -> str | None:
     `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`."""
     if not collection:
         return DEFAULT
-    for name, value in parse_qsl(request.scope.get("query_string", b"").decode("latin-1")):
-        if name == "format":
-            value = value.strip().lower()
-            return value if value in REPRESENTATIONS else DEFAULT
-    return negotiate(request.headers.get("accept"))
+    query = request.scope.get("query_string", b"")
+    if b"format=" in query:
+        for name, value in parse_qsl(query.decode("latin-1")):
+            if name == "format":
+                value = value.strip().lower()
+                return value if value in REPRESENTATIONS else DEFAULT
+    accept = request.headers.get("accept")
+    return DEFAULT if accept in _PLAIN_ACCEPTS else negotiate(accept)
+
+
+_PLAIN_ACCEPTS = frozenset({None, "", "*/*", "application/json"})
+"""What most clients send: JSON without parsing a media range."""
 
 
 def not_acceptable(accept: str) -> errors.ApiError:
@@ -113,15 +120,14 @@ def _ascii_json(value: Any) -> str:
 
 
 def _names(rows: list[Any], table: pa.Table | None, fields: tuple[str, ...] | None) -> list[str]:
-    """The page's columns: the table's, else the first row's (a Struct's wire names, a dict's
-    keys), else the endpoint's declared fields (an empty page still has its header)."""
+    """The page's columns: the table's, else its rows' (a Struct's wire names, every key of the
+    dicts in order of appearance), else the declared fields (an empty page still has its header)."""
     if table is not None:
         return list(table.column_names)
+    if rows and not isinstance(rows[0], dict):
+        return [field.encode_name for field in msgspec.structs.fields(rows[0])]
     if rows:
-        first = rows[0]
-        if isinstance(first, dict):
-            return list(first)
-        return [field.encode_name for field in msgspec.structs.fields(first)]
+        return list(dict.fromkeys(name for row in rows for name in row))
     return list(fields or ())
 
 
@@ -148,14 +154,22 @@ def _array(values: list[Any], kind: pa.DataType) -> pa.Array:
     return pa.array(values, kind)
 
 
-def _without_nan(table: pa.Table) -> pa.Table:
-    """NaN as null: the JSON rows serve a missing figure as null, and so do the columns."""
+def _as_served(table: pa.Table) -> pa.Table:
+    """The columns as the JSON rows serve them: each of its declared wire type (a serving table
+    stores instants as ISO text and names as large strings), and a NaN or an infinity, which the
+    JSON writes as null, null."""
     for index, field in enumerate(table.schema):
-        if pa.types.is_floating(field.type):
-            column = table.column(index)
-            if pc.any(pc.is_nan(column)).as_py():
-                nulled = pc.if_else(pc.is_nan(column), pa.scalar(None, field.type), column)
-                table = table.set_column(index, field, nulled)
+        column, changed = table.column(index), False
+        try:
+            kind = wire.wire_type(field.name)
+        except KeyError:
+            kind = field.type
+        if kind != field.type:
+            column, changed = column.cast(kind), True
+        if pa.types.is_floating(kind) and not pc.all(pc.is_finite(column)).as_py():
+            column, changed = pc.if_else(pc.is_finite(column), column, pa.scalar(None, kind)), True
+        if changed:
+            table = table.set_column(index, pa.field(field.name, kind), column)
     return table
 
 
@@ -193,7 +207,7 @@ class Body:
     def table(self) -> pa.Table:
         table = self._table if self._table is not None else _table_of_rows(self.rows, self.names)
         metadata = {"pagination": _ascii_json(self.pagination), "meta": _ascii_json(self.meta)}
-        return _without_nan(table).replace_schema_metadata(metadata)
+        return _as_served(table).replace_schema_metadata(metadata)
 
     def encode(self, name: str) -> tuple[bytes, str]:
         """The body and its media type."""
@@ -225,7 +239,7 @@ def _csv_array(values: list[Any]) -> pa.Array:
     JSON text, a column mixing kinds as text."""
     if any(isinstance(v, list | dict) for v in values):
         values = [None if v is None else json.dumps(v, separators=(",", ":")) for v in values]
-    values = [None if isinstance(v, float) and v != v else v for v in values]
+    values = [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
     try:
         return pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError):

@@ -38,7 +38,6 @@ class Context:
     query: p.QueryParams
     request_id: str
     declared: type[Query]
-    row_fields: tuple[str, ...] | None  # a collection's declared row fields, as the caller may see them
     representation: str | None
     """The collection's representation (`serve.representation`): by `format=` when given, else
     by `Accept`; None when Accept offers none (a 406 once the parameters are read)."""
@@ -91,12 +90,22 @@ class Context:
         link = page_links(self.request.scope, limit, offset, returned, page.total)
         if name != representation.JSON:
             paging = pagination(limit, offset, returned, page.total)
-            body = representation.Body(page, table, self.row_fields, paging, meta)
+            fields = getattr(page, "fields", None) or self.row_fields()
+            body = representation.Body(page, table, fields, paging, meta)
             return representation.columnar_response(name, body, link)
         response = collection_envelope(page.rows, page.total, limit, offset, meta)
         if link:
             response.headers["Link"] = link
         return response
+
+    def row_fields(self) -> tuple[str, ...] | None:
+        """The endpoint's declared row fields, as the caller may see them (the columns of a
+        columnar page without rows)."""
+        endpoint = endpoint_of(self.request.route_handler)
+        fields = BY_ID[endpoint].row_fields if endpoint is not None else None
+        if fields is None or self.caller is None:
+            return fields
+        return wire.visible_fields(fields, self.caller.expose_raw_book)
 
     def meta(self, **extra: Any) -> dict[str, Any]:
         return {**extra, "request_id": self.request_id, "generated_at": now_iso()}
@@ -137,9 +146,6 @@ def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
     repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
     caller = None if public else current_caller(request)
-    row_fields = BY_ID[endpoint].row_fields if endpoint is not None else None
-    if row_fields is not None and caller is not None:
-        row_fields = wire.visible_fields(row_fields, caller.expose_raw_book)
     return Context(
         request=request,
         caller=caller,  # type: ignore[arg-type]
@@ -147,6 +153,5 @@ def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
         query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable),
         request_id=request_id_of(request.scope),
         declared=declared,
-        row_fields=row_fields,
         representation=representation.chosen(request, "format" in accepted),
     )

@@ -20,10 +20,18 @@ from serve.routes.declare import route
 
 
 def empty(
-    ctx: Context, build: BuildView, table: str, kind: str, limit: int, offset: int, **meta: Any
+    ctx: Context,
+    build: BuildView,
+    table: str,
+    kind: str,
+    limit: int,
+    offset: int,
+    columns: tuple[str, ...] | None = None,
+    **meta: Any,
 ) -> Response[bytes]:
+    """An empty page of a run without `kind`; `columns`, when not the endpoint's row fields."""
     return ctx.collection(
-        Page([], 0),
+        Page([], 0, columns),
         limit,
         offset,
         with_warnings(ctx.run_meta(build, table, **meta), [wire.kind_missing(kind)]),
@@ -69,7 +77,12 @@ async def get_rebalance(
             f"{day.isoformat()} is not a rebalance date of {alpha}.",
             details={k: v.isoformat() if v is not None else None for k, v in details.items()},
         )
-    meta = {"book": book, "date": day, "week_status": week.week_status, "n_symbols": week.n_symbols}
+    meta: dict[str, Any] = {
+        "book": book,
+        "date": day,
+        "week_status": week.week_status,
+        "n_symbols": week.n_symbols,
+    }
 
     weight_column = choices.WEIGHT_BOOKS[book]
     query = queries.WeekQuery(
@@ -105,7 +118,7 @@ async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
         else None
     )
     if page is None:
-        return empty(ctx, build, "decisions", "decisions", limit, offset, fields=fields)
+        return empty(ctx, build, "decisions", "decisions", limit, offset, columns, fields=fields)
     return ctx.collection(page, limit, offset, ctx.run_meta(build, "decisions", fields=fields))
 
 

@@ -144,7 +144,7 @@ def test_openapi_declares_the_identity_shapes(world: World) -> None:
     assert set(schemas["Me"]["required"]) == ME_FIELDS
     assert set(schemas["KeyInventoryRow"]["required"]) == ROW_FIELDS
     keys = document["paths"]["/v1/me/keys"]["get"]
-    assert [p["name"] for p in keys["parameters"] if p["in"] == "query"] == ["limit", "offset"]
+    assert [p["name"] for p in keys["parameters"] if p["in"] == "query"] == ["limit", "offset", "format"]
     assert keys["operationId"] == "meta.keys" and keys["security"] == [{"bearer": []}]
     assert document["paths"]["/v1/me"]["get"]["operationId"] == "meta.me"
 

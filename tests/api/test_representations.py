@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from datasets.queries import Page
+from schemas import wire
 from schemas.choices import REPRESENTATIONS
-from serve.representation import negotiate
+from serve.representation import Body, negotiate
 from tests.api.conftest import Api
 from tests.representation_rows import filled, metadata_of, rows_of
 
@@ -104,6 +107,54 @@ def test_columns_carry_the_declared_types_and_the_field_policy(api: Api, name: s
         pa.ipc.open_stream(raw.content).schema if name == "arrow" else pq.read_schema(io.BytesIO(raw.content))
     )
     assert "raw_score" in raw_schema.names
+
+
+@pytest.mark.parametrize("name", ["arrow", "parquet"])
+@pytest.mark.parametrize(("template", "params"), PAGES)
+def test_every_column_has_its_declared_wire_type(
+    api: Api, week: str, template: str, params: dict[str, Any], name: str
+) -> None:
+    """A serving table stores instants as ISO text and names as large strings; the columns are
+    still of the types the declarations give (the same field, the same type, on every route)."""
+    response = api.get(template.format(week=week), format=name, **params)
+    schema = (
+        pa.ipc.open_stream(response.content).schema
+        if name == "arrow"
+        else pq.read_schema(io.BytesIO(response.content))
+    )
+    declared = {}
+    for field in schema:
+        try:
+            declared[field.name] = wire.wire_type(field.name)
+        except KeyError:
+            continue
+    assert {f.name: f.type for f in schema if f.name in declared} == declared
+
+
+def test_csv_says_its_charset_once(api: Api) -> None:
+    response = api.get(f"{ALPHA}/rebalances", format="csv")
+    assert response.headers["content-type"] == "text/csv; charset=utf-8"
+
+
+def test_an_infinity_is_null_in_every_representation() -> None:
+    """msgspec writes a non-finite float as null in JSON; the columns and cells say null too."""
+    page = Page([{"alpha": "a", "correlation": math.inf, "pearson": -math.inf, "spearman": math.nan}], 1)
+    paging = {"limit": 1, "offset": 0, "returned": 1, "total": 1, "has_more": False}
+    body = Body(page, None, None, paging, {})
+    for name in ("arrow", "parquet", "csv", "ndjson"):
+        rows = rows_of(
+            name, body.encode(name)[0], [{"alpha": "a", "correlation": 0.0, "pearson": 0.0, "spearman": 0.0}]
+        )
+        assert rows == [{"alpha": "a", "correlation": None, "pearson": None, "spearman": None}], name
+
+
+def test_an_empty_page_of_a_run_without_the_kind_has_the_asked_columns(api: Api) -> None:
+    """`Test_ledger_only` sealed no decisions: its empty `/scores` page has the `fields=core`
+    columns, as a page of an alpha with decisions has."""
+    core = pa.ipc.open_stream(api.get("/v1/alphas/Test_ledger_only/scores", format="arrow").content).schema
+    assert core.names == list(wire.SCORE_CORE_FIELDS)
+    whole = api.get(f"{ALPHA}/scores", format="arrow", limit=1)
+    assert pa.ipc.open_stream(whole.content).schema.names == core.names
 
 
 def test_an_empty_page_keeps_its_columns(api: Api) -> None:

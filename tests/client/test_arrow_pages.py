@@ -179,6 +179,32 @@ def test_without_pyarrow_whole_reads_page_json(
     assert by_json.height > 0 and {accept for _, accept in recorder.accepts} == {JSON}
 
 
+def test_a_server_without_representations_is_read_through_json_pages(api: Api, plain_key: Key) -> None:
+    """A server older than the representations answers an Arrow `Accept` with JSON: the read
+    falls back to JSON pages, and later reads of the client go there at once."""
+    import httpx
+
+    recorder = Recorder()
+
+    class OldServer(httpx.BaseTransport):  # forgets the Accept header, as an older server ignored it
+        def __init__(self) -> None:
+            self.inner = recorder.transport()
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            request.headers["Accept"] = JSON
+            return self.inner.handle_request(request)
+
+    with api.client(plain_key) as client:
+        expected = client.positions(ALPHA, start="2021-06-01", symbol="FWC,NJHF").to_polars()
+    with api.client(plain_key, http_transport=OldServer()) as client:
+        first = client.positions(ALPHA, start="2021-06-01", symbol="FWC,NJHF").to_polars()
+        asked = len(recorder.exchanges)
+        second = client.positions(ALPHA, start="2021-06-01", symbol="FWC,NJHF").to_polars()
+    assert_polars_equal(first, expected)
+    assert_polars_equal(second, expected)
+    assert len(recorder.exchanges) - asked < asked  # the second read did not ask for Arrow first
+
+
 # -- a republish between two pages, simulated ------------------------------------------------------
 
 
@@ -197,6 +223,8 @@ def test_a_republish_between_arrow_pages_starts_over() -> None:
     asked: list[dict[str, str]] = []
 
     class ArrowTransport:
+        serves_arrow = None
+
         def get_arrow(self, path: str, params: dict[str, str], page_type: Any) -> ArrowPage:
             assert page_type is AlphaListRowPage
             asked.append(params)

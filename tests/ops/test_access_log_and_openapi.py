@@ -86,7 +86,7 @@ def test_every_registry_id_is_mounted_and_documented(client: TestClient[Any]) ->
         assert set(operation["responses"]) == {"200", *error_statuses(endpoint_id)}
         assert operation["security"] == ([] if BY_ID[endpoint_id].public else [{"bearer": []}])
     builds = operations["admin.builds.list"][1]
-    assert [p["name"] for p in builds["parameters"]] == ["limit", "offset"]
+    assert [p["name"] for p in builds["parameters"]] == ["limit", "offset", "format"]
     # What is documented is what answers: each documented path reaches its handler (not 404 not_found).
     for endpoint_id, (path, _) in operations.items():
         concrete = path.replace("{alpha}", "momentum_12_1").replace("{date}", "2020-01-03")

@@ -21,6 +21,7 @@ from serve.limits import MemoryLimiter
 from serve.settings import Settings
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.keys import issue_key
+from tests.representation_rows import filled, rows_of
 
 READINESS = "/v1/admin/alphas/{}/readiness"
 ISO_UTC_SECONDS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
@@ -183,3 +184,15 @@ def test_key_usage_of_unknown_key(keyed_app: tuple[TestClient[Any], Any]) -> Non
         403,
         "endpoint_not_allowed",
     )
+
+
+@pytest.mark.parametrize("name", ["arrow", "csv", "ndjson", "parquet"])
+def test_builds_in_every_representation(client: TestClient[Any], name: str) -> None:
+    """The builds listing's rows are made in Python: typed by their declarations (`built_at`,
+    `sealed_at` instants), the same rows as the JSON page."""
+    body = client.get("/v1/admin/builds", params={"limit": 20}, headers=bearer("admin")).json()
+    response = client.get("/v1/admin/builds", params={"limit": 20, "format": name}, headers=bearer("admin"))
+    assert response.status_code == 200
+    rows = rows_of(name, response.content, body["data"])
+    assert rows == (body["data"] if name == "ndjson" else filled(body["data"], list(rows[0])))
+    assert json.loads(response.headers["x-pagination"]) == body["pagination"]

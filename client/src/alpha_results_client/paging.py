@@ -28,7 +28,7 @@ from alpha_results_client._generated import BenchmarkRow, BenchmarkSummary, Meta
 from alpha_results_client.exceptions import InconsistentPagesError, KindMissingWarning, warn_caller
 from alpha_results_client.exports import ExportFile, ExportReader, ExportTarget
 from alpha_results_client.progress import progress_for
-from alpha_results_client.transport import ArrowPage, Transport
+from alpha_results_client.transport import ArrowNotServed, ArrowPage, Transport
 
 log = logging.getLogger("alpha_results_client")
 
@@ -292,9 +292,13 @@ class Collection(Generic[RowT]):
         row_type, field_set = self._query.row_type, self._query.field_set
         if exported is not None:
             return of_file(exported.data, frames.file_columns(row_type, exported.download.columns, field_set))
-        if reads_arrow_pages():
-            table = self._arrow_table(progress)
-            return of_table(table, frames.arrow_columns(row_type, table, field_set))
+        if reads_arrow_pages() and self._transport.serves_arrow is not False:
+            try:
+                table = self._arrow_table(progress)
+            except ArrowNotServed:  # a server older than the representations: JSON pages
+                log.info("the server answers pages as JSON only; reading JSON pages")
+            else:
+                return of_table(table, frames.arrow_columns(row_type, table, field_set))
         rows = self.to_list(progress=progress)
         return of_rows(rows, frames.served_columns(row_type, rows, field_set))
 

@@ -51,7 +51,15 @@ class ArrowPage:
     meta: Any
 
 
+class ArrowNotServed(Exception):
+    """The server answered a page asked for as Arrow with JSON: a server older than the
+    representations (`Transport.serves_arrow` is then False for the client's life)."""
+
+
 class Transport:
+    serves_arrow: bool | None = None
+    """Whether the server answers pages as Arrow: None until a page was asked for as Arrow."""
+
     def __init__(
         self,
         base_url: str,
@@ -119,6 +127,10 @@ class Transport:
         headers = {"Accept": ARROW_STREAM}
         response = self.send(lambda: self.http.get(path, params=params, headers=headers), path)
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media == "application/json" and self.serves_arrow is None:
+            self.serves_arrow = False
+            raise ArrowNotServed(path)
+        self.serves_arrow = True
         try:
             if media != ARROW_STREAM:
                 raise ValueError(f"a {media or 'untyped'} body")
