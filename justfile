@@ -73,6 +73,10 @@ bench-api:
 bench-load *ARGS:
     python -m tests.bench.load_bench {{ARGS}}
 
+# This tree's server against another checkout's, interleaved per route family: `just bench-ab --base /tmp/base`.
+bench-ab *ARGS:
+    python -m tests.bench.ab_bench {{ARGS}}
+
 # Wire size and added server time of gzip and zstd on 100- and 5,000-row pages, against a running server.
 bench-compression:
     python -m tests.bench.compression_bench

@@ -44,18 +44,33 @@ class Page:
 
 
 class TablePage:
-    """A page cut from a serving table: `table` holds its rows as the Arrow columns the lake
-    stores (what the columnar representations write as they are), `rows` the same rows made for
-    JSON on first use, so a page asked for as Arrow never makes a Python object per row."""
+    """A page cut from a serving table: `rows`, the page for JSON, made by the same column
+    conversions as always; `table`, the same rows as the Arrow columns the lake stores, for the
+    columnar representations. Each is made on first use only, so a JSON page never gathers Arrow
+    columns and an Arrow page never makes a Python object per row."""
 
-    def __init__(self, table: pa.Table, omit: frozenset[str], total: int) -> None:
-        self.table = table
+    def __init__(
+        self,
+        source: pa.Table,
+        fields: tuple[str, ...],
+        omit: frozenset[str],
+        total: int,
+        positions: np.ndarray | None = None,
+    ) -> None:
+        self._source, self._positions = source, positions  # the page: `positions` of `source`, or all of it
+        self._shape = shape_of(fields, omit)
         self.total = total
-        self._shape = shape_of(tuple(table.column_names), omit)
 
     @functools.cached_property
     def rows(self) -> list[Any]:
-        return self._shape.rows(self.table)
+        return self._shape.rows(self._source, self._positions)
+
+    @functools.cached_property
+    def table(self) -> pa.Table:
+        chosen = self._source.select(list(self._shape.fields))
+        if self._positions is not None:
+            chosen = chosen.take(pa.array(self._positions, pa.int64()))
+        return chosen
 
 
 def day_numbers(table: pa.Table, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -87,10 +102,7 @@ def _page(
     rows: np.ndarray | None = None,
 ) -> TablePage:
     """The served fields of `table` (or of its rows at positions `rows`, in that order)."""
-    chosen = table.select(list(fields))
-    if rows is not None:
-        chosen = chosen.take(pa.array(rows, pa.int64()))
-    return TablePage(chosen, omit, total)
+    return TablePage(table, fields, omit, total, rows)
 
 
 # -- signals --------------------------------------------------------------------------------------

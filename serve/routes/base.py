@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from litestar import Request, Response
 
-from datasets.queries import Paged
+from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
 from schemas.query import NoQuery, Query, params_of
@@ -85,18 +85,20 @@ class Context:
         """The page in the negotiated representation (the JSON envelope by default), with a `Link`
         header to the next and previous pages."""
         name = self.representation or representation.DEFAULT
-        table = getattr(page, "table", None)  # a page cut from a serving table (TablePage)
+        if name == representation.JSON:
+            response = collection_envelope(page.rows, page.total, limit, offset, meta)
+            link = page_links(self.request.scope, limit, offset, len(page.rows), page.total)
+            if link:
+                response.headers["Link"] = link
+            return response
+        # A page cut from a serving table hands over its Arrow columns; other pages their rows.
+        table = page.table if isinstance(page, TablePage) else None
         returned = table.num_rows if table is not None else len(page.rows)
+        paging = pagination(limit, offset, returned, page.total)
+        fields = getattr(page, "fields", None) or self.row_fields()
+        body = representation.Body(page, table, fields, paging, meta)
         link = page_links(self.request.scope, limit, offset, returned, page.total)
-        if name != representation.JSON:
-            paging = pagination(limit, offset, returned, page.total)
-            fields = getattr(page, "fields", None) or self.row_fields()
-            body = representation.Body(page, table, fields, paging, meta)
-            return representation.columnar_response(name, body, link)
-        response = collection_envelope(page.rows, page.total, limit, offset, meta)
-        if link:
-            response.headers["Link"] = link
-        return response
+        return representation.columnar_response(name, body, link)
 
     def row_fields(self) -> tuple[str, ...] | None:
         """The endpoint's declared row fields, as the caller may see them (the columns of a
