@@ -307,8 +307,30 @@ def server_errors(log: str) -> list[str]:
     return [line for line in log.splitlines() if '"status":5' in line or line.startswith("Traceback")]
 
 
-def schemathesis_command() -> list[str]:
-    return [sys.executable, "-m", "schemathesis.cli"]
+REJECTION_STATUSES = (
+    *("400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429"),
+    "414",
+    "431",
+    "5xx",
+)
+"""Statuses that reject a schema-violating request: schemathesis's own list plus 414 and 431, the
+server's refusals of a request line or head over its limits (docs/api.md "Requests refused before
+the app"). An overlong invalid value can be refused there before any parameter is read: a
+rejection, not the acceptance ST201 reports."""
+
+CONFIG = "[checks.negative_data_rejection]\nexpected-statuses = [{}]\n".format(
+    ", ".join(f'"{status}"' for status in REJECTION_STATUSES)
+)
+
+
+def schemathesis_command(workdir: Path | None = None) -> list[str]:
+    """`schemathesis` with this harness's configuration (written into `workdir`)."""
+    command = [sys.executable, "-m", "schemathesis.cli"]
+    if workdir is not None:
+        config = workdir / "schemathesis.toml"
+        config.write_text(CONFIG)
+        command += ["--config-file", str(config)]
+    return command
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -333,7 +355,7 @@ def run_schemathesis(
     report_path = workdir / f"report-{name}.json"
     report_path.unlink(missing_ok=True)
     command = [
-        *schemathesis_command(),
+        *schemathesis_command(workdir),
         "run",
         str(prepared.document),
         "--url",
