@@ -48,10 +48,12 @@ SYMBOL_LIST = rf"[ \t]*{TICKER}[ \t]*(?:,[ \t]*{TICKER}[ \t]*){{0,{MAX_SYMBOLS -
 either case, matched upper-cased), spaces or tabs around each. Anchored, it is the OpenAPI
 `pattern` of the parameter, so what the document admits is what is served."""
 TEXT_MAX_LENGTH = 200
-ITEM = r"[ \t]*[^, \t][^,]*"
+CONTROL = r"\x00-\x08\x0a-\x1f\x7f"  # control characters but the tab
+ITEM = rf"[ \t]*[^, \t{CONTROL}][^,{CONTROL}]*"
 ITEM_LIST = rf"{ITEM}(?:,{ITEM})*"
 """A free-text list value (`tag`): items separated by commas, each with something besides spaces
-and tabs (which are dropped around it). Anchored, it is the parameter's declared `pattern`."""
+and tabs (which are dropped around it), no control character (a tag never holds one). Anchored,
+it is the parameter's declared `pattern`."""
 """Longest free-text value (`search`), in characters; declared as the parameter's `maxLength`."""
 BOOK_REQUIRED = "is required on this endpoint; pass one of the books in error.details.available"
 """The rule a missing `book` breaks where one is required (`/trades`, the trades export)."""

@@ -10,7 +10,6 @@ speed: the serving path builds a 5,000-row page in milliseconds, and a slow code
 
 from __future__ import annotations
 
-import re
 from io import BytesIO
 from typing import ClassVar
 
@@ -20,6 +19,7 @@ from litestar.middleware.compression import CompressionMiddleware
 from litestar.types import Message, Receive, Scope, Send
 
 from schemas.choices import REPRESENTATIONS
+from serve.weights import weighted_members
 
 MINIMUM_BYTES = 1024
 ZSTD_LEVEL = 1
@@ -44,7 +44,6 @@ class ZstdCompression:
 
 CODINGS = ("zstd", "gzip")
 """The codings served, in the server's order of preference between codings of equal weight."""
-_QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
 
 
 def negotiated_coding(accept_encoding: str) -> str | None:
@@ -53,16 +52,7 @@ def negotiated_coding(accept_encoding: str) -> str | None:
     The client's highest weighted coding of `CODINGS`, the first of them on equal weight. Names are
     case-insensitive; `q=0` marks a coding not acceptable; `*` weighs every coding not named; a
     member whose weight is not a valid qvalue is ignored."""
-    weights: dict[str, float] = {}
-    for member in accept_encoding.split(","):
-        name, *params = (part.strip() for part in member.split(";"))
-        weight = 1.0
-        for param in params:
-            key, _, value = param.partition("=")
-            if key.strip().lower() == "q":
-                weight = float(value) if _QVALUE.fullmatch(value := value.strip()) else -1.0
-        if name and weight >= 0:
-            weights[name.lower()] = weight
+    weights = dict(weighted_members(accept_encoding))
     default = weights.get("*", 0.0)
     best = max(CODINGS, key=lambda coding: weights.get(coding, default))  # the first of equals
     return best if weights.get(best, default) > 0 else None

@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -31,6 +30,7 @@ from datasets.queries import Paged
 from schemas import wire
 from schemas.choices import REPRESENTATIONS
 from serve import errors
+from serve.weights import weighted_members
 
 JSON = "json"
 DEFAULT = JSON
@@ -41,7 +41,6 @@ PARQUET_COMPRESSION = "zstd"
 """Parquet pages are compressed inside the file (zstd pages) and never again over HTTP; Arrow
 streams are written without IPC compression and compressed over HTTP when the client accepts it
 (never both)."""
-_QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
 
 
 def _offered(range_: str) -> list[str]:
@@ -66,16 +65,7 @@ def negotiate(accept: str | None) -> str | None:
     if accept is None or not accept.strip():
         return DEFAULT
     weights: dict[str, tuple[int, float]] = {}
-    for member in accept.split(","):
-        range_, *params = (part.strip() for part in member.split(";"))
-        range_ = range_.lower()
-        weight = 1.0
-        for param in params:
-            key, _, value = param.partition("=")
-            if key.strip().lower() == "q":
-                weight = float(value) if _QVALUE.fullmatch(value := value.strip()) else -1.0
-        if not range_ or weight < 0:
-            continue
+    for range_, weight in weighted_members(accept):
         for name in _offered(range_):
             specificity = _specificity(range_)
             if name not in weights or specificity > weights[name][0]:
