@@ -94,17 +94,6 @@ def _page_slice(table: pa.Table, start: int, stop: int, limit: int, offset: int)
     return table.slice(first, max(0, min(limit, stop - first)))
 
 
-def _page(
-    table: pa.Table,
-    fields: tuple[str, ...],
-    omit: frozenset[str],
-    total: int,
-    rows: np.ndarray | None = None,
-) -> TablePage:
-    """The served fields of `table` (or of its rows at positions `rows`, in that order)."""
-    return TablePage(table, fields, omit, total, rows)
-
-
 # -- signals --------------------------------------------------------------------------------------
 
 
@@ -115,7 +104,7 @@ def rebalance_index(
     if table is None:
         return None
     a, b = window_bounds(day_numbers(table), window)
-    return _page(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
+    return TablePage(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
 
 
 @dataclass(frozen=True)
@@ -239,7 +228,7 @@ def week_page(
     if mask is not None:
         chosen = chosen[mask[chosen]]
     picked = chosen[offset : offset + limit]
-    return _page(block, fields, omit, int(chosen.size), picked)
+    return TablePage(block, fields, omit, int(chosen.size), picked)
 
 
 def scores_page(
@@ -257,11 +246,11 @@ def scores_page(
         return None
     a, b = window_bounds(day_numbers(table), window)
     if symbols is None:
-        return _page(_page_slice(table, a, b, limit, offset), fields, omit, b - a)
+        return TablePage(_page_slice(table, a, b, limit, offset), fields, omit, b - a)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return _page(table, fields, omit, int(chosen.size), picked)
+    return TablePage(table, fields, omit, int(chosen.size), picked)
 
 
 # -- books ----------------------------------------------------------------------------------------
@@ -283,16 +272,16 @@ def book_page(
         return None
     found = view.book_range(table_name, book)
     if found is None:
-        return _page(table.slice(0, 0), fields, frozenset(), 0)
+        return TablePage(table.slice(0, 0), fields, frozenset(), 0)
     low, high = found
     a, b = window_bounds(day_numbers(table, low, high), window)
     a, b = a + low, b + low
     if symbols is None:
-        return _page(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
+        return TablePage(_page_slice(table, a, b, limit, offset), fields, frozenset(), b - a)
     keep = pc.is_in(table.slice(a, b - a).column("symbol"), value_set=pa.array(list(symbols), pa.string()))
     chosen = np.flatnonzero(keep.fill_null(False).to_numpy(zero_copy_only=False)) + a
     picked = chosen[offset : offset + limit]
-    return _page(table, fields, frozenset(), int(chosen.size), picked)
+    return TablePage(table, fields, frozenset(), int(chosen.size), picked)
 
 
 def all_rows(view: BuildView, table_name: str, fields: tuple[str, ...]) -> list[dict[str, Any]] | None:

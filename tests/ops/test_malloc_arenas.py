@@ -34,13 +34,13 @@ threads = [threading.Thread(target=churn) for _ in range(16)]
 for t in threads: t.start()
 for t in threads: t.join()
 libc = ctypes.CDLL(None)
-libc.fopen.restype = ctypes.c_void_p
-path = tempfile.mktemp()
-stream = libc.fopen(path.encode(), b"w")
-libc.malloc_info(0, ctypes.c_void_p(stream))
-libc.fclose(ctypes.c_void_p(stream))
-print(open(path).read().count("<heap nr="))
-os.unlink(path)
+libc.fdopen.restype = ctypes.c_void_p
+with tempfile.TemporaryFile() as out:
+    stream = libc.fdopen(os.dup(out.fileno()), b"w")
+    libc.malloc_info(0, ctypes.c_void_p(stream))
+    libc.fclose(ctypes.c_void_p(stream))
+    out.seek(0)
+    print(out.read().decode().count("<heap nr="))
 """
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -32,3 +35,18 @@ def factory_lake(tmp_path_factory: pytest.TempPathFactory, factory_seal: Path, b
 def copy_seal(source: Path, target: Path) -> Path:
     shutil.copytree(source, target)
     return target
+
+
+CLI = str(Path(sys.executable).with_name("alpha-results"))
+"""The `alpha-results` command of this environment: seals built by it run as an operator's do."""
+
+
+def build_command(seals: Sequence[Path], lake: Path, jobs: int | str = 1) -> list[str]:
+    return [CLI, "build", *map(str, seals), "--lake", str(lake), "--jobs", str(jobs)]
+
+
+def cli_build(
+    seals: Sequence[Path], lake: Path, jobs: int | str = 1, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """`alpha-results build SEALS --lake LAKE --jobs N` in a child process, its output captured."""
+    return subprocess.run(build_command(seals, lake, jobs), capture_output=True, text=True, timeout=timeout)

@@ -14,8 +14,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +28,9 @@ from pipeline.build import Failure, build_many
 from pipeline.publish import Outcome
 from pipeline.rules import RULES
 from serve.cli import main
-from tests.pipeline.conftest import copy_seal
+from tests.pipeline.conftest import cli_build, copy_seal
 from tests.pipeline.factory import write_factory_seal
 
-CLI = str(Path(sys.executable).with_name("alpha-results"))
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
@@ -102,8 +99,7 @@ def test_the_build_command_refuses_the_bad_seal_builds_the_others_and_prints_the
     jobs: str, three_seals: list[Path], tmp_path: Path
 ) -> None:
     lake = tmp_path / "lake"
-    command = [CLI, "build", *map(str, three_seals), "--lake", str(lake), "--jobs", jobs]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    done = cli_build(three_seals, lake, jobs)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 1, (done.stdout, done.stderr)  # docs/operations.md: 1 when a seal was refused
     lines = done.stdout.splitlines()

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +26,9 @@ from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
 from pipeline.seal import load_contents, open_seal
 from pipeline.seal_limits import DEFAULT_KIND_LIMITS, KindLimit, SealLimits, declared_settings
-from tests.pipeline.conftest import copy_seal
+from tests.pipeline.conftest import build_command, copy_seal
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = str(Path(sys.executable).with_name("alpha-results"))
 BOMB_ROWS = 3_000_000  # twice the default limit of kind decisions
 BLOCK_ROWS = 100_000
 
@@ -93,7 +91,7 @@ def run_build(seal: Path, lake: Path, env: dict[str, str] | None = None) -> tupl
     out, err = lake.parent / f"{lake.name}.out", lake.parent / f"{lake.name}.err"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         child = subprocess.Popen(
-            [CLI, "build", str(seal), "--lake", str(lake), "--jobs", "1"],
+            build_command([seal], lake),
             stdout=stdout,
             stderr=stderr,
             env={**os.environ, **(env or {})},

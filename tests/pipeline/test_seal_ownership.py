@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from pipeline.build import build_many
 from pipeline.publish import Outcome, publish_seal
 from pipeline.rules import SealRejected
 from pipeline.seal import owned_files
+from tests.pipeline.conftest import cli_build
 from tests.pipeline.factory import write_factory_seal
 
 SECRET = b"the signing key of the build host\n" * 10
@@ -148,7 +147,6 @@ def test_a_regular_seal_lists_its_own_files(tmp_path: Path) -> None:
 
 # -- the manifest, read before the build to name its target (review of issue 22, finding 1) -----
 
-CLI = str(Path(sys.executable).with_name("alpha-results"))
 FOREIGN = {"alpha_id": "Test_secret_of_the_host", "type": "alpha"}
 
 
@@ -159,8 +157,7 @@ def test_a_fifo_manifest_is_refused_and_the_batch_goes_on(tmp_path: Path) -> Non
     os.mkfifo(fifo / "manifest.json")
     good = write_factory_seal(tmp_path / "Test_good", alpha_id="Test_good", seed=5)
     lake = tmp_path / "lake"
-    command = [CLI, "build", str(fifo), str(good), "--lake", str(lake), "--jobs", "1"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    done = cli_build([fifo, good], lake, timeout=120)
     assert done.returncode == 1, (done.stdout, done.stderr)
     lines = done.stdout.splitlines()
     assert lines[0] == f"refused    Test_fifo  ({fifo})"
