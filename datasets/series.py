@@ -207,6 +207,13 @@ def benchmark_daily(
     return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.BENCHMARK_SUMMARY_FIELDS}
 
 
+def benchmark_returns(daily: pa.Table) -> tuple[str, np.ndarray]:
+    """The return basis and the daily returns of the whole series (NaN on its first row), as
+    `/benchmarks/{symbol}/daily` serves `period_return` over the whole history."""
+    basis, computed = _benchmark(daily)
+    return basis, computed["period_return"]
+
+
 def benchmark_table(daily: pa.Table) -> pa.Table:
     """The whole benchmark series (date order) as an Arrow table of `wire.BENCHMARK_FIELDS`: what
     `benchmark_daily` pages over the whole window."""

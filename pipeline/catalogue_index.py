@@ -43,8 +43,13 @@ SERIES = "_series"
 SCORES = "_scores"
 """A row's scores, (date, symbol, score) of its decisions (None without), paired with its
 candidates' (`pipeline.catalogue_neighbours`), not stored in the table."""
-MATRIX_BASES = ("returns", "ic")
-"""The date-aligned matrices of each generation: daily long_short returns, weekly conditioned IC."""
+MATRIX_BASES = ("returns", "ic", "risk_free")
+"""The date-aligned matrices of each generation: daily long_short returns, weekly conditioned IC,
+and the daily risk-free return the long_short book accrued (the combinations' excess Sharpe)."""
+ADDED_BASES = frozenset({"risk_free"})
+"""Bases added after the index first shipped: a generation written before them has none, so the
+other alphas' rows are unknown (NaN) until `lake index` rebuilds them, instead of a publish
+refusing to record its row."""
 
 
 @contextmanager
@@ -120,6 +125,7 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
     if ledger is not None and ledger["date"].size:
         returns = daily_returns(ledger["starting_equity"], ledger["ending_equity"])
         series["returns"] = (_days(ledger["date"]), returns)
+        series["risk_free"] = (_days(ledger["date"]), ledger["risk_free_return"])
         found = moments(returns)
         sessions = int(ledger["date"].size)
         first, last = str(ledger["date"][0]), str(ledger["date"][-1])
@@ -295,7 +301,9 @@ def _matrices(
             values = catalogue_index.read_matrix(storage, root, current, basis)
             if days is not None and values is not None:
                 previous = (index.column("alpha_id").to_pylist(), days, values)
-        kept_without_matrix = previous is None and index is not None and index.num_rows > 0
+        kept_without_matrix = (
+            previous is None and index is not None and index.num_rows > 0 and basis not in ADDED_BASES
+        )
         if kept_without_matrix and any(a not in rows for a in order):
             raise ValueError(
                 "the newest catalogue generation has no matrices to copy the other alphas' rows "

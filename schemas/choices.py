@@ -61,6 +61,16 @@ SCREEN_CORRELATION_BASES = ("returns", "ic")
 """`correlation_basis` of the screener's `max_correlation`: the bases whose date-aligned matrices
 the catalogue index holds (`scores` has none: its correlation pairs two builds' cross-sections)."""
 
+WEIGHTINGS = ("equal", "given", "inverse_volatility", "max_ir")
+"""`weighting` on `/analytics/combine`: equal weights, the weights given (`weights=`), inverse
+volatility, or the maximum information ratio of a shrunk covariance (docs/analytics.md)."""
+
+COMPARE_WINDOWS = ("21", "63", "126", "252")
+"""`window` on `/analytics/compare`: the rolling correlation's trailing sessions (a month, a
+quarter, half a year, a year); the weekly IC's rolling window is the same span in weeks."""
+
+DEFAULT_COMPARE_WINDOW = "63"
+
 SCREEN_SORT_CHOICES = tuple(value for column in SCREEN_SORTS for value in (column, f"-{column}"))
 
 REPRESENTATIONS = {

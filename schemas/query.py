@@ -491,6 +491,160 @@ class BookWindowQuery(Query, frozen=True):
     end: To = END
 
 
+MAX_SET = 50
+"""Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
+
+
+def _alpha_set(description: str) -> Meta:
+    return Meta(
+        max_length=MAX_SET * 130,
+        pattern=f"^(?:{ITEM_LIST})$",
+        description=description,
+        extra={"read": "list", "repeat": True},
+    )
+
+
+def _threshold(side: str, check: str, unit: str) -> Meta:
+    word = "at least" if side == "min" else "at most"
+    return Meta(
+        description=f"Tighten the `{check}` check: pass only {word} this ({unit}); it may not be "
+        "looser than the operator's policy (400)."
+    )
+
+
+class CombineQuery(Query, frozen=True):
+    """`/analytics/combine`: a weighted book of alphas, paged over its daily series."""
+
+    alphas: Annotated[
+        str,
+        _alpha_set(
+            f"The alphas to combine: 2 to {MAX_SET} ids, comma-separated or the parameter repeated, "
+            "each one the key may read; no id twice."
+        ),
+    ]
+    book: Annotated[
+        str,
+        Meta(
+            description="The book of each alpha combined. The catalogue index holds every alpha's "
+            "long_short daily returns, so only long_short can be combined.",
+            extra={"enum": (choices.DEFAULT_BOOK,)},
+        ),
+    ] = choices.DEFAULT_BOOK
+    weighting: Annotated[
+        str,
+        Meta(description="How the weights are chosen (docs/analytics.md).", extra={"enum": choices.WEIGHTINGS}),
+    ] = choices.WEIGHTINGS[0]
+    weights: (
+        Annotated[
+            str,
+            Meta(
+                max_length=MAX_SET * 32,
+                description="With weighting=given: one weight per alpha, in the order of `alphas`, "
+                "comma-separated decimals (fractions of the book's capital, used as given).",
+            ),
+        ]
+        | None
+    ) = None
+    shrinkage: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                le=1,
+                description="With weighting=max_ir: the weight of the diagonal target in the shrunk "
+                "covariance; absent: the Ledoit-Wolf estimate.",
+            ),
+        ]
+        | None
+    ) = None
+    start: From = START
+    end: To = END
+    limit: Limit = SERIES_DEFAULT_LIMIT
+    offset: Offset = 0
+
+
+class ContributionQuery(Query, frozen=True):
+    """`/analytics/contribution`: a reference set before and after adding the alpha."""
+
+    reference: Annotated[
+        str,
+        _alpha_set(
+            f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left "
+            "out); absent: every production alpha the key may read."
+        ),
+    ] | None = None
+    weight: (
+        Annotated[
+            float,
+            Meta(
+                ge=0,
+                le=1,
+                description="The alpha's weight in the book after (the set keeps the rest, equally "
+                "weighted); absent: the weight that maximises the information ratio after.",
+            ),
+        ]
+        | None
+    ) = None
+    start: From = START
+    end: To = END
+
+
+class ChecksQuery(Query, frozen=True):
+    """`/analytics/checks`: the pass/fail battery of one alpha and book; each bound tightens the
+    operator's policy (docs/analytics.md)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    min_information_ratio: Annotated[float, _threshold("min", "information_ratio", "ratio")] | None = None
+    min_deflated_sharpe: Annotated[float, _threshold("min", "deflated_sharpe", "probability")] | None = None
+    min_turnover: Annotated[float, _threshold("min", "turnover", "per session")] | None = None
+    max_turnover: Annotated[float, _threshold("max", "turnover", "per session")] | None = None
+    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction")] | None = None
+    min_recent_information_ratio: (
+        Annotated[float, _threshold("min", "recent_information_ratio", "ratio")] | None
+    ) = None
+    min_positive_years: Annotated[float, _threshold("min", "yearly_consistency", "fraction")] | None = None
+    min_stressed_net_information_ratio: (
+        Annotated[float, _threshold("min", "stressed_net_information_ratio", "ratio")] | None
+    ) = None
+    max_production_correlation: (
+        Annotated[float, _threshold("max", "production_correlation", "correlation")] | None
+    ) = None
+    min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
+
+
+class CompareQuery(Query, frozen=True):
+    """`/analytics/compare`: this alpha against another, over one book and window."""
+
+    other: Annotated[
+        str,
+        Meta(
+            max_length=128,
+            description="The alpha to compare with (one the key may read, not this one).",
+        ),
+    ] = msgspec.field(name="with")
+    book: Book = choices.DEFAULT_BOOK
+    window: Annotated[
+        str,
+        Meta(
+            description="Trailing sessions of the rolling return correlation (the weekly IC's is the "
+            "same span in weeks: 21 -> 4, 63 -> 13, 126 -> 26, 252 -> 52).",
+            extra={"enum": choices.COMPARE_WINDOWS},
+        ),
+    ] = choices.DEFAULT_COMPARE_WINDOW
+    start: From = START
+    end: To = END
+
+
+class RiskQuery(Query, frozen=True):
+    """`/analytics/risk`: benchmark-relative and tail figures of one book against SPY."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+
+
 # -- the declared parameters, as the parser and the documents read them ---------------------------
 
 

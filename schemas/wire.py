@@ -98,6 +98,10 @@ CORRELATION_FIELDS = (
     "common_names",
 )
 
+COMBINED_FIELDS = ("date", "period_return", "cumulative_return", "drawdown_pct", "benchmark_cumulative_return")
+"""A `/analytics/combine` row: one session of the combined book (returns compounded from the
+window's first session) beside SPY's cumulative total return over the same sessions."""
+
 SCREEN_FIELDS = (
     "alpha_id",
     "name",
@@ -131,6 +135,7 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "tldr": pa.string(),
     "period_return": pa.float64(),
     "cumulative_return": pa.float64(),
+    "benchmark_cumulative_return": pa.float64(),
     "peak_equity": pa.float64(),
     "drawdown": pa.float64(),
     "drawdown_pct": pa.float64(),

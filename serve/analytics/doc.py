@@ -590,6 +590,11 @@ def _declared_unit(path: str, entry: dict[str, Any]) -> dict[str, Any]:
 @cache
 def _doc() -> dict[str, Any]:
     fields = _significance() | _correlation() | _drawdowns() | _rolling() | _costs()
+    # Imported here: each module builds its entries with this module's helpers.
+    from serve.analytics import checks_doc, combine_doc, compare_doc, contribution_doc, risk_doc
+
+    for module in (combine_doc, contribution_doc, checks_doc, compare_doc, risk_doc):
+        fields |= module.fields()
     fields = {path: _declared_unit(path, entry) for path, entry in fields.items()}
     return {
         "schema_version": SCHEMA_VERSION,

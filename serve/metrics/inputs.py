@@ -137,7 +137,7 @@ _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "weekly_term": ("date", "horizon_weeks", "ic", "n_obs"),
     "weekly_autocorr": ("date", "lag_weeks", "rho", "n_obs"),
 }
-_LEDGER_COLUMNS = ("date", "starting_equity", "ending_equity")
+_LEDGER_COLUMNS = ("date", "starting_equity", "ending_equity", "risk_free_return")
 
 
 def _ledger(view: BuildView) -> Columns | None:
