@@ -96,3 +96,7 @@ soak *ARGS:
 # The whole decision set into a polars DataFrame: Parquet export + signed URL vs JSON paging (own server).
 bench-export *ARGS:
     python -m tests.bench.export_bench {{ARGS}}
+
+# The decision routes (checks, compare, risk, combine and contribution over 20 alphas) over bench-catalogue's N alphas (default 1,000), one worker: p50/p95 per route (issue 24).
+bench-decisions *ARGS:
+    python -m tests.bench.decisions_bench {{ARGS}}

@@ -25,6 +25,7 @@ class LakeFacts:
     week_rows: tuple[int, ...]  # decision rows of each week
     sessions: tuple[str, ...]  # sessions of the long_short book, ascending
     position_rows: tuple[int, ...]  # long_short position rows of each session
+    peers: tuple[str, ...] = ()  # the lake's other alphas with a long_short ledger (sets, comparisons)
 
     @classmethod
     def read(cls, lake: str, alpha: str) -> LakeFacts:
@@ -45,12 +46,20 @@ class LakeFacts:
         )
         per_session = positions.group_by("date").agg(pl.len().alias("rows"))
         per_session = sessions.join(per_session, on="date", how="left").fill_null(0).sort("date")
+        peers = tuple(
+            sorted(
+                folder.name
+                for folder in (Path(lake) / "alphas").iterdir()
+                if folder.name != alpha and folder.name in PEERS
+            )
+        )
         return cls(
             alpha=alpha,
             weeks=tuple(str(d) for d in rows_per_week["date"]),
             week_rows=tuple(int(n) for n in rows_per_week["rows"]),
             sessions=tuple(str(d) for d in per_session["date"]),
             position_rows=tuple(int(n) for n in per_session["rows"]),
+            peers=peers,
         )
 
     def for_alpha(self, alpha: str) -> LakeFacts:
@@ -172,6 +181,62 @@ def significance_window(f: LakeFacts, rng: random.Random) -> str:
     )
 
 
+PEERS = (
+    "value_composite_legacy",
+    "Test_planted_factor",
+    "Test_short_term_reversal",
+    "Test_low_vol_incomplete",
+)
+"""The demo lake's alphas with a long_short ledger over the same market as the full-size one."""
+
+
+def _long_window(f: LakeFacts, rng: random.Random, shortest: int = 60) -> dict[str, str]:
+    """A random window of at least `shortest` sessions (a combination needs 20 common ones)."""
+    start = rng.randrange(0, len(f.sessions) - shortest)
+    end = rng.randrange(start + shortest - 1, len(f.sessions))
+    return {"from": f.sessions[start], "to": f.sessions[end]}
+
+
+def risk_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/risk",
+        book=rng.choice(("long_short", "long_only")),
+        **_long_window(f, rng),
+    )
+
+
+def checks_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/checks",
+        book=rng.choice(("long_short", "long_only")),
+        **_long_window(f, rng),
+    )
+
+
+def compare_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(
+        f"/v1/alphas/{f.alpha}/analytics/compare",
+        **{"with": rng.choice(f.peers)},
+        window=rng.choice(("21", "63")),
+        **_long_window(f, rng),
+    )
+
+
+def combine_set(f: LakeFacts, rng: random.Random) -> str:
+    members = [f.alpha, *rng.sample(f.peers, rng.randint(1, len(f.peers)))]
+    return _path(
+        "/v1/analytics/combine",
+        alphas=",".join(members),
+        weighting=rng.choice(("equal", "inverse_volatility", "max_ir")),
+        **_long_window(f, rng),
+        limit=100,
+    )
+
+
+def contribution_window(f: LakeFacts, rng: random.Random) -> str:
+    return _path(f"/v1/alphas/{f.alpha}/analytics/contribution", **_long_window(f, rng))
+
+
 def as_arrow(make: Callable[[LakeFacts, random.Random], str]) -> Callable[[LakeFacts, random.Random], str]:
     """The same random page asked for as an Arrow IPC stream (`format=arrow`)."""
     return lambda f, rng: f"{make(f, rng)}&format=arrow"
@@ -184,7 +249,7 @@ class Family:
     target: float | None  # ratio to the floor
     keyed: bool
     make: Callable[[LakeFacts, random.Random], str]
-    on_alpha: bool = True  # reads the alpha (the scale benchmark draws from these)
+    on_alpha: bool = True  # reads the alpha alone (the scale benchmark draws from these; not the sets)
 
     def paths(self, facts: LakeFacts, rng: random.Random, n: int) -> list[str]:
         return [self.make(facts, rng) for _ in range(n)]
@@ -205,6 +270,27 @@ FAMILIES: tuple[Family, ...] = (
     Family("costs", "`/analytics/costs` random window", 0.1, True, costs_window),
     Family("correlation", "`/analytics/correlation` random basis and window", 0.1, True, correlation_window),
     Family("significance", "`/analytics/significance` random window", 0.1, True, significance_window),
+    Family("risk", "`/analytics/risk` random book and window", None, True, risk_window),
+    Family("checks", "`/analytics/checks` random book and window", None, True, checks_window),
+    Family(
+        "compare", "`/analytics/compare` random peer and window", None, True, compare_window, on_alpha=False
+    ),
+    Family(
+        "combine",
+        "`/analytics/combine` 2-5 alphas, random weighting and window",
+        None,
+        True,
+        combine_set,
+        on_alpha=False,
+    ),
+    Family(
+        "contribution",
+        "`/analytics/contribution` random window",
+        None,
+        True,
+        contribution_window,
+        on_alpha=False,
+    ),
     Family("health", "`/v1/health` (no key)", 0.5, False, lambda f, r: "/v1/health", on_alpha=False),
     Family("me", "`/v1/me`", None, True, lambda f, r: "/v1/me", on_alpha=False),
 )
