@@ -5,6 +5,7 @@ information ratio)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,3 +24,37 @@ def mean_over_std(values: np.ndarray) -> float:
     x = values[np.isfinite(values)]
     sd = measurable_std(x)
     return float(np.mean(x)) / sd if math.isfinite(sd) else math.nan
+
+
+def max_drawdown(returns: np.ndarray) -> float:
+    """The deepest fall of the compounded equity from its running peak, as a positive fraction of
+    the peak: max_t (1 - E_t / max_{s<=t} E_s), E the equity (1 + r).cumprod() with the start at 1.0
+    included (a first losing session is a drawdown). NaN without a session; 0 without a fall."""
+    if returns.size == 0:
+        return math.nan
+    equity = np.concatenate([[1.0], np.cumprod(1.0 + returns)])
+    return float(np.max(1.0 - equity / np.maximum.accumulate(equity)))
+
+
+@dataclass(frozen=True)
+class BookFigures:
+    """A book's figures over the common sessions (NaN: not measurable)."""
+
+    information_ratio: float  # mean / std (ddof 1) x sqrt(per_year)
+    excess_sharpe: float  # the same of r - rf; NaN without a risk-free series
+    max_drawdown: float  # fraction
+    annualised_return: float  # mean x per_year
+    volatility: float  # std (ddof 1) x sqrt(per_year)
+
+
+def book_figures(returns: np.ndarray, risk_free: np.ndarray | None, per_year: int) -> BookFigures:
+    root = math.sqrt(per_year)
+    excess = math.nan if risk_free is None else mean_over_std(returns - risk_free) * root
+    std = float(np.std(returns, ddof=1)) if returns.size >= 2 else math.nan
+    return BookFigures(
+        information_ratio=mean_over_std(returns) * root,
+        excess_sharpe=excess,
+        max_drawdown=max_drawdown(returns),
+        annualised_return=float(np.mean(returns)) * per_year if returns.size else math.nan,
+        volatility=std * root,
+    )

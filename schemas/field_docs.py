@@ -90,6 +90,8 @@ DATA_CONTEXTS: dict[str, str] = {
     "analytics.rolling": "rolling_row",
     "analytics.costs": "costs",
     "analytics.screen": "screen_row",
+    "analytics.combine": "combined_row",
+    "analytics.contribution": "contribution",
     "analytics.doc": "analytics_doc",
 }
 """The context of each endpoint's `data`: the object of a single-object endpoint, each row of a
@@ -108,6 +110,7 @@ COMPONENT_CONTEXTS: dict[str, str] = {
     "Pagination": "pagination",
     "Warning": "warning",
     "Health": "health",
+    "StatEntry": "stat_entry",
 }
 """The context of each shared schema of `components.schemas`."""
 
@@ -123,6 +126,12 @@ NESTED_CONTEXTS: dict[str, str] = {
     "rate_limit": "rate_limit",
     "usage": "usage",
     "lake": "health_lake",
+    "window": "window",
+    "benchmark": "benchmark_echo",
+    "shrinkage": "shrinkage",
+    "weights": "weight_entry",
+    "correlation": "correlation_matrix",
+    "figures": "combined_figures",
 }
 """The context of a nested object, by the name of the property holding it (besides `data` and
 `meta.summary`, whose context depends on the endpoint)."""
@@ -198,6 +207,103 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("meta", "basis"): FieldDoc("The correlation basis applied: returns, ic or scores."),
     ("meta", "signal"): FieldDoc(
         "The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` (raw_score) on raw books."
+    ),
+    ("meta", "with_source"): FieldDoc(
+        "The build of the alpha compared with (`lake:portfolio@<build id>`); `source` names this alpha's.",
+        absent="On `/analytics/compare` only.",
+    ),
+    ("meta", "window"): FieldDoc(
+        "The request's window, `from` and `to` (null: open).", absent="On `/analytics/combine` only."
+    ),
+    ("meta", "benchmark"): FieldDoc(
+        "SPY and its return basis (`symbol`, `basis`): null when the key may not read SPY.",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("meta", "alphas"): FieldDoc(
+        "The alphas combined, in the order of `alphas`.", absent="On `/analytics/combine` only."
+    ),
+    ("meta", "weighting"): FieldDoc(
+        "How the weights were chosen: equal, given, inverse_volatility or max_ir.",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("meta", "shrinkage"): FieldDoc(
+        "With max_ir: the shrinkage intensity used (`value`) and its `source` (ledoit_wolf or given); else null.",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("meta", "weights"): FieldDoc(
+        "`{alpha, weight}` per alpha: the weights applied (fractions of the book's capital, negative for a short).",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("meta", "sessions"): FieldDoc(
+        "Sessions the figures are over: those of the window on which every alpha has a return.",
+        unit="sessions",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("meta", "session_rule"): FieldDoc(
+        "Which sessions are combined, in words.", absent="On `/analytics/combine` only."
+    ),
+    ("meta", "figures"): FieldDoc(
+        "The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown, "
+        "annualised_return, volatility, turnover, diversification_ratio): docs/analytics.md.",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("meta", "correlation"): FieldDoc(
+        "`{alphas, matrix}`: the Pearson correlation of every pair's daily returns over the common sessions.",
+        absent="On `/analytics/combine` only.",
+    ),
+    ("window", "from"): FieldDoc(
+        "First trading day of the window, inclusive; null: the start of the history."
+    ),
+    ("window", "to"): FieldDoc("Last trading day of the window, inclusive; null: the end of the history."),
+    ("benchmark_echo", "symbol"): FieldDoc("The benchmark (SPY)."),
+    ("benchmark_echo", "basis"): FieldDoc(
+        "Its return basis: adjusted_close when every session has one, else close."
+    ),
+    ("shrinkage", "value"): FieldDoc("The weight of the diagonal target in the shrunk covariance (0 to 1)."),
+    ("shrinkage", "source"): FieldDoc("ledoit_wolf (estimated) or given (the `shrinkage` parameter)."),
+    ("weight_entry", "alpha"): FieldDoc("The alpha."),
+    ("weight_entry", "weight"): FieldDoc(
+        "Its weight: a fraction of the combined book's capital, negative for a short.", unit="fraction"
+    ),
+    ("correlation_matrix", "alphas"): FieldDoc("The rows and columns of `matrix`, in order."),
+    ("correlation_matrix", "matrix"): FieldDoc(
+        "Pearson correlation of each pair's daily returns over the common sessions; null where a side is constant.",
+        unit="ratio",
+    ),
+    ("combined_figures", "information_ratio"): FieldDoc(
+        "mean / std (ddof 1) of the combined daily returns x sqrt(252)."
+    ),
+    ("combined_figures", "excess_sharpe"): FieldDoc(
+        "The same of the combined returns less the weighted risk-free returns the books accrued."
+    ),
+    ("combined_figures", "max_drawdown"): FieldDoc(
+        "Deepest fall of the compounded equity from its running peak (a positive fraction)."
+    ),
+    ("combined_figures", "annualised_return"): FieldDoc("Mean combined daily return x 252."),
+    ("combined_figures", "volatility"): FieldDoc(
+        "Standard deviation (ddof 1) of the combined daily returns x sqrt(252)."
+    ),
+    ("combined_figures", "turnover"): FieldDoc(
+        "Approximated as the sum of |weight| x each alpha's whole-history turnover (an upper bound: no netting)."
+    ),
+    ("combined_figures", "diversification_ratio"): FieldDoc(
+        "Sum of |weight| x each alpha's volatility over the combined book's volatility (1: no diversification)."
+    ),
+    ("stat_entry", "value"): FieldDoc("The figure; null when not_measurable."),
+    ("stat_entry", "unit"): FieldDoc("Unit of value."),
+    ("stat_entry", "status"): FieldDoc(
+        "available, or not_measurable (value null, withheld_reason says why)."
+    ),
+    ("stat_entry", "source"): FieldDoc("What the figure is computed from."),
+    ("stat_entry", "annualisation"): FieldDoc("annualised, per_period or not_annualisable."),
+    ("stat_entry", "withheld_reason"): FieldDoc(
+        "Why the figure is not measurable.", absent="Present only then."
+    ),
+    ("stat_entry", "periods_per_year"): FieldDoc(
+        "Periods per year the figure is annualised with.", absent="On annualised figures only."
+    ),
+    ("stat_entry", "approximation"): FieldDoc(
+        "How the figure is approximated.", absent="On approximated figures only."
     ),
     ("meta", "window_weeks"): FieldDoc("The trailing window applied, in weeks (13, 26 or 52).", unit="weeks"),
     ("meta", "key_id"): FieldDoc(
@@ -964,6 +1070,35 @@ FIELD_DOCS.update(
             "Last ledger session (the last rebalance week without a ledger).",
             unit=DATE,
             null="Null when the run sealed neither.",
+        ),
+    }
+)
+
+_COMBINED_FROM_FIRST = "compounded from 1.0 before the window's first common session"
+FIELD_DOCS.update(
+    {
+        ("combined_row", "date"): FieldDoc(
+            "A session on which every alpha of the set has a long_short return (the window's common sessions).",
+            unit=DATE,
+        ),
+        ("combined_row", "period_return"): FieldDoc(
+            "The combined book's return: `sum_i w_i r_i` of the alphas' daily long_short returns, with the "
+            "weights of `meta.weights`.",
+            unit=FRACTION,
+        ),
+        ("combined_row", "cumulative_return"): FieldDoc(
+            "`prod (1 + period_return) - 1`, " + _COMBINED_FROM_FIRST + ".", unit=FRACTION
+        ),
+        ("combined_row", "drawdown_pct"): FieldDoc(
+            "`(peak - level) / peak x 100` of the compounded equity `level = 1 + cumulative_return` below its "
+            "running peak (the opening 1.0 counts), as the equity curve's: 0 at a peak, positive below.",
+            unit=PERCENTAGE_POINTS,
+        ),
+        ("combined_row", "benchmark_cumulative_return"): FieldDoc(
+            "SPY's daily total returns on the same sessions, " + _COMBINED_FROM_FIRST + ".",
+            unit=FRACTION,
+            null="Null on every row for a key that may not call `benchmarks.daily` (an `access_limited` "
+            "warning says so), and before SPY's first known return.",
         ),
     }
 )

@@ -532,7 +532,9 @@ class CombineQuery(Query, frozen=True):
     ] = choices.DEFAULT_BOOK
     weighting: Annotated[
         str,
-        Meta(description="How the weights are chosen (docs/analytics.md).", extra={"enum": choices.WEIGHTINGS}),
+        Meta(
+            description="How the weights are chosen (docs/analytics.md).", extra={"enum": choices.WEIGHTINGS}
+        ),
     ] = choices.WEIGHTINGS[0]
     weights: (
         Annotated[
@@ -566,13 +568,16 @@ class CombineQuery(Query, frozen=True):
 class ContributionQuery(Query, frozen=True):
     """`/analytics/contribution`: a reference set before and after adding the alpha."""
 
-    reference: Annotated[
-        str,
-        _alpha_set(
-            f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left "
-            "out); absent: every production alpha the key may read."
-        ),
-    ] | None = None
+    reference: (
+        Annotated[
+            str,
+            _alpha_set(
+                f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left "
+                "out); absent: every production alpha the key may read."
+            ),
+        ]
+        | None
+    ) = None
     weight: (
         Annotated[
             float,

@@ -271,6 +271,18 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "A weighted combination of alphas: its daily series, figures, weights and correlations",
         rows="COMBINED_FIELDS",
         query=CombineQuery,
+        meta=(
+            "window",
+            "benchmark",
+            "alphas",
+            "weighting",
+            "shrinkage",
+            "weights",
+            "sessions",
+            "session_rule",
+            "figures",
+            "correlation",
+        ),
     ),
     Endpoint(
         "analytics.contribution",
@@ -292,6 +304,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "/v1/alphas/{alpha:str}/analytics/compare",
         "Two alphas side by side: curves, rolling correlations and the significance of differences",
         query=CompareQuery,
+        meta=("with_source",),
     ),
     Endpoint(
         "analytics.risk",

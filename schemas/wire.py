@@ -98,7 +98,13 @@ CORRELATION_FIELDS = (
     "common_names",
 )
 
-COMBINED_FIELDS = ("date", "period_return", "cumulative_return", "drawdown_pct", "benchmark_cumulative_return")
+COMBINED_FIELDS = (
+    "date",
+    "period_return",
+    "cumulative_return",
+    "drawdown_pct",
+    "benchmark_cumulative_return",
+)
 """A `/analytics/combine` row: one session of the combined book (returns compounded from the
 window's first session) beside SPY's cumulative total return over the same sessions."""
 

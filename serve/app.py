@@ -34,6 +34,7 @@ from litestar.utils import normalize_path
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
 from serve.access_log import access_log_middleware
+from serve.analytics.policy import load_policy
 from serve.auth import (
     Authenticator,
     Services,
@@ -314,6 +315,8 @@ def create_app(
         authenticate=authenticate,
         limiter=limiter,
         store=store,
+        # A bad policy file stops the start here, with a message naming the setting and the rule.
+        checks_policy=load_policy(settings.checks_policy_file),
     )
     from serve.routes import dashboard, developer
 

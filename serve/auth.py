@@ -30,6 +30,7 @@ from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures
+from serve.analytics.policy import Policy, default_policy
 from serve.analytics.screen import Screener
 from serve.context import Caller
 from serve.exchange import exchange_of
@@ -57,6 +58,7 @@ class Services:
     store: Any | None = None  # serve.identity key store
     catalogue: CatalogueFigures = field(default_factory=CatalogueFigures)  # the analytics' catalogue figures
     screener: Screener = field(default_factory=Screener)  # /analytics/screen's DuckDB database
+    checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

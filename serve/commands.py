@@ -38,6 +38,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=args.lake)
+    from serve.analytics.policy import PolicyError, load_policy
+
+    try:  # each worker reads it again; a bad file is refused here first, with the message alone
+        load_policy(settings.checks_policy_file)
+    except PolicyError as exc:
+        print(f"alpha-results serve: {exc}", file=sys.stderr)
+        return 2
     # Workers re-create the app from the environment, so the resolved settings travel through it.
     os.environ["ALPHA_RESULTS_LAKE"] = settings.lake
     os.environ["ALPHA_RESULTS_HOST"] = settings.host

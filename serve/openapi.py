@@ -419,6 +419,21 @@ COMPONENTS: dict[str, Any] = {
                 "message": {"type": "string"},
             },
         },
+        "StatEntry": {
+            "type": "object",
+            "description": "An analytics figure in the `/metrics` stat-entry shape (docs/analytics.md).",
+            "required": ["value", "unit", "status", "source", "annualisation"],
+            "properties": {
+                "value": {"type": ["number", "null"]},
+                "unit": {"type": ["string", "null"]},
+                "status": {"type": "string", "enum": ["available", "not_measurable"]},
+                "source": {"type": "string"},
+                "annualisation": {"type": "string", "enum": ["annualised", "per_period", "not_annualisable"]},
+                "withheld_reason": {"type": "string"},
+                "periods_per_year": {"type": "integer"},
+                "approximation": {"type": "string"},
+            },
+        },
         "Health": {
             "type": "object",
             "required": ["status", "service", "environment", "version", "registry_version", "time"],
@@ -465,6 +480,18 @@ def _param_schema(param: Param) -> dict[str, Any]:
     return schema
 
 
+_NULLABLE_DATE = {"type": ["string", "null"], "format": "date"}
+COMBINED_FIGURES = (
+    "information_ratio",
+    "excess_sharpe",
+    "max_drawdown",
+    "annualised_return",
+    "volatility",
+    "turnover",
+    "diversification_ratio",
+)
+"""The figures of `/analytics/combine` `meta.figures` (docs/analytics.md, Combination)."""
+
 META_TYPES: dict[str, dict[str, Any]] = {
     "key_id": {"type": "string"},
     "date": _DATE,
@@ -475,6 +502,50 @@ META_TYPES: dict[str, dict[str, Any]] = {
     "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
     "window_weeks": {"type": "integer", "enum": [int(w) for w in choices.ROLLING_WINDOWS]},
     "signal": {"type": "string", "enum": ["conditioned", "raw"]},
+    "window": {
+        "type": "object",
+        "required": ["from", "to"],
+        "properties": {"from": _NULLABLE_DATE, "to": _NULLABLE_DATE},
+    },
+    "benchmark": {
+        "type": ["object", "null"],
+        "required": ["symbol", "basis"],
+        "properties": {"symbol": {"type": "string"}, "basis": {"type": "string"}},
+    },
+    "alphas": {"type": "array", "items": {"type": "string"}},
+    "with_source": {"type": "string"},
+    "weighting": {"type": "string", "enum": list(choices.WEIGHTINGS)},
+    "shrinkage": {
+        "type": ["object", "null"],
+        "required": ["value", "source"],
+        "properties": {
+            "value": {"type": "number"},
+            "source": {"type": "string", "enum": ["ledoit_wolf", "given"]},
+        },
+    },
+    "weights": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["alpha", "weight"],
+            "properties": {"alpha": {"type": "string"}, "weight": {"type": "number"}},
+        },
+    },
+    "sessions": {"type": "integer"},
+    "session_rule": {"type": "string"},
+    "figures": {
+        "type": "object",
+        "required": list(COMBINED_FIGURES),
+        "properties": {name: {"$ref": "#/components/schemas/StatEntry"} for name in COMBINED_FIGURES},
+    },
+    "correlation": {
+        "type": "object",
+        "required": ["alphas", "matrix"],
+        "properties": {
+            "alphas": {"type": "array", "items": {"type": "string"}},
+            "matrix": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}},
+        },
+    },
 }
 """The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""
 

@@ -209,6 +209,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Time an answer waiting to be sent may go without the client reading any of it; then the "
         "connection is closed (a client that never reads cannot hold one of the worker's connections).",
     ),
+    Setting(
+        "checks_policy_file",
+        "",
+        str,
+        "TOML file of the operator's thresholds for /analytics/checks (empty: the documented defaults); "
+        "a file that cannot be read or breaks a rule stops the server from starting.",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -241,6 +248,7 @@ class Settings:
     request_head_timeout_seconds: float = 10.0
     max_connections_per_worker: int = 512
     send_timeout_seconds: float = 30.0
+    checks_policy_file: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

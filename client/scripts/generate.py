@@ -47,6 +47,10 @@ HAND_TYPED = {
     "performance.metrics.doc": "MetricsDoc",
     "analytics.significance": "Significance",
     "analytics.costs": "Costs",
+    "analytics.contribution": "Contribution",
+    "analytics.checks": "Checks",
+    "analytics.compare": "Comparison",
+    "analytics.risk": "Risk",
     "analytics.doc": "AnalyticsDoc",
 }
 """Endpoints whose `data` the OpenAPI document declares as an open object: typed by hand."""

@@ -4,7 +4,85 @@ from __future__ import annotations
 
 from typing import Any
 
+from serve.analytics.combine_doc import SOURCE, figure_fields
+
 
 def fields() -> dict[str, dict[str, Any]]:
     """Dotted path (under "contribution") -> entry built with serve.analytics.doc's _f / _stat helpers."""
-    return {}
+    from serve.analytics.doc import _f, _stat
+
+    p = "contribution"
+    out = {
+        p: _f(
+            "A reference set's equally weighted long_short book before and after adding the alpha at weight w, over "
+            "the window's sessions on which the alpha and every reference alpha have a return"
+        ),
+        f"{p}.alpha": _f("The alpha added"),
+        f"{p}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
+        f"{p}.reference": _f("The reference set"),
+        f"{p}.reference.source": _f(
+            "given (the request's reference) or production (every production alpha the key may read)"
+        ),
+        f"{p}.reference.alphas": _f("The reference alphas, the alpha itself never among them"),
+        f"{p}.reference.count": _f("How many reference alphas", unit="alphas"),
+        f"{p}.reference.alpha_excluded": _f(
+            "The alpha was in the set named (or is a production alpha) and was left out"
+        ),
+        f"{p}.window": _f("The window echoed"),
+        f"{p}.window.from": _f("First session, inclusive, or null"),
+        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        f"{p}.weight": _f("The alpha's weight w in the book after"),
+        f"{p}.weight.value": _f(
+            "w: the request's weight, or the w in [0, 1] that maximises the information ratio after",
+            "tangency w* = u_a / (u_a + u_b), u_a = var_b mu_a - cov mu_b, u_b = var_a mu_b - cov mu_a, kept when in "
+            "(0, 1); the best of w*, 0 and 1",
+            "fraction",
+        ),
+        f"{p}.weight.chosen": _f("given or optimal"),
+        f"{p}.sessions": _f("The common sessions the figures are over", unit="sessions"),
+        f"{p}.session_rule": _f(
+            "Which sessions count: the intersection over the alpha and the reference set"
+        ),
+        f"{p}.before": _f("The reference set's book: before_t = mean_i r_i,t"),
+        f"{p}.after": _f("after_t = (1 - w) before_t + w a_t"),
+        f"{p}.change": _f(
+            "after - before of each figure (a stat entry each; not_measurable when either side is)"
+        ),
+    }
+    out |= figure_fields(f"{p}.before", "the reference book")
+    out |= figure_fields(f"{p}.after", "the book after")
+    for path, entry in figure_fields(f"{p}.change", "the book").items():
+        out[path] = (
+            {**entry, "meaning": "after - before: " + entry["meaning"]} if path.count(".") == 2 else entry
+        )
+    out |= _stat(
+        f"{p}.correlation_to_set",
+        _f(
+            "Pearson correlation of the alpha's daily returns with the before book's",
+            "corr(a, before)",
+            "ratio",
+            source=SOURCE,
+        ),
+    )
+    out |= _stat(
+        f"{p}.max_correlation_to_member",
+        _f(
+            "The Pearson correlation of the alpha with the reference alpha it correlates with most in absolute value "
+            "(the signed value)",
+            "corr(a, r_k), k = argmax_i |corr(a, r_i)|",
+            "ratio",
+            source=SOURCE,
+        ),
+        alpha=_f("That reference alpha"),
+    )
+    out |= _stat(
+        f"{p}.mean_correlation_to_member",
+        _f(
+            "Mean Pearson correlation of the alpha with each reference alpha",
+            "mean_i corr(a, r_i) over the members with a correlation",
+            "ratio",
+            source=SOURCE,
+        ),
+        members=_f("Reference alphas with a correlation (a side without variance has none)", unit="alphas"),
+    )
+    return out

@@ -8,11 +8,13 @@ without an entry. docs/analytics.md says the same in prose, with the references.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
 from analytics import bootstrap, correlation, rolling, significance
 from schemas import field_docs
+from schemas.registry import ENDPOINTS, Endpoint
 
 SCHEMA_VERSION = "1.0.0"
 WINDOW = "the requested window (from/to), else the whole history"
@@ -497,12 +499,26 @@ def _costs() -> dict[str, dict[str, Any]]:
     return fields
 
 
+MAX_LISTED = 6  # values of a choice listed in `paths` (longer lists: the reference has them)
+
+
+def _paths() -> str:
+    """Every route of the group with its parameters (and their values where they are a choice), from
+    the registry: `GET path (name, name = a | b, ...)`, one per route."""
+
+    def listed(endpoint: Endpoint) -> str:
+        params = ", ".join(
+            p.name if p.enum is None or len(p.enum) > MAX_LISTED else f"{p.name} = {' | '.join(p.enum)}"
+            for p in endpoint.params
+        )
+        path = re.sub(r":\w+}", "}", endpoint.path)
+        return f"GET {path} ({params})" if params else f"GET {path}"
+
+    return "; ".join(listed(e) for e in ENDPOINTS if e.group == "analytics") + "."
+
+
 _ENDPOINT: dict[str, str] = {
-    "paths": "GET /v1/alphas/{alpha}/analytics/significance (from, to, sr_benchmark, trials); "
-    "/analytics/correlation (basis = returns | ic | scores, from, to, limit, offset); "
-    "/analytics/drawdowns (book, from, to, limit, offset); "
-    "/analytics/rolling (book, window = 13 | 26 | 52, from, to, limit, offset); "
-    "/analytics/costs (book, from, to); /analytics/_doc (this block).",
+    "paths": _paths(),
     "access": "Group analytics, opened only by an administrator (deny by default). Figures built from the ledger "
     "need portfolio.ledger and those built from the rebalance cross-sections need signals.rebalances.get or "
     "signals.scores, as on /metrics: in significance and costs they are not_measurable with an access_limited "
@@ -528,6 +544,17 @@ _ENDPOINT: dict[str, str] = {
     "min_overlap": f"A correlation needs {correlation.MIN_OVERLAP} common observations and both sides non-constant.",
     "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
     "withheld_reason}, never zero.",
+    "combination": "GET /v1/analytics/combine (alphas, book = long_short, weighting = equal | given | "
+    "inverse_volatility | max_ir, weights, shrinkage, from, to, limit, offset) and GET "
+    "/v1/alphas/{alpha}/analytics/contribution (reference, weight, from, to) read every alpha's daily long_short "
+    "returns from the catalogue's returns matrix, over the window's sessions on which every alpha of the set has "
+    "one (at least 20). Each id is authorised before any lookup (403 run_not_allowed whether it exists or not); "
+    "a set is 2 (contribution: 1) to 50 alphas. Both need portfolio.ledger. Combine's figures, weights and "
+    "correlation matrix are in its meta (combine.meta.*), so it is JSON only.",
+    "risk": "GET /v1/alphas/{alpha}/analytics/risk (book, from, to): beta, alpha and tracking error against "
+    "SPY's daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
+    "regression need 2 sessions, tail figures 20. Every figure needs portfolio.ledger; the benchmark block also "
+    "benchmarks.daily (else not_measurable, access_limited warning block risk.benchmark).",
     "references": "Bailey and López de Prado (2012), The Sharpe Ratio Efficient Frontier, Journal of Risk 15(2) "
     "(PSR, MinTRL); Bailey and López de Prado (2014), The Deflated Sharpe Ratio, Journal of Portfolio "
     "Management 40(5) (DSR); Politis and Romano (1994), The Stationary Bootstrap, JASA 89(428); Holm (1979), "
@@ -539,7 +566,8 @@ _WARNINGS: dict[str, str] = {
     "kind_missing": "The run never sealed the kind a route's figures are built from (kind names it): collections "
     "are empty, figures null.",
     "access_limited": "The key may not read the ledger (portfolio.ledger) or the rebalance cross-sections "
-    "(signals.rebalances.get or signals.scores) a figure is built from; block names it and it is not_measurable.",
+    "(signals.rebalances.get or signals.scores), or SPY's daily series (benchmarks.daily), a figure is built "
+    "from; block names it and it is not_measurable.",
 }
 
 # Path prefix -> (horizon, granularity) of the fields under it; the longest matching prefix wins.
@@ -557,6 +585,32 @@ _SCOPES: dict[str, tuple[str, str]] = {
     "costs": (WINDOW, "overall"),
     "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
     "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
+    "combine": (
+        WINDOW + ": its sessions on which every alpha of the set has a return",
+        "one row per common session",
+    ),
+    "combine.meta": (WINDOW + ": its sessions on which every alpha of the set has a return", "overall"),
+    "combine.meta.figures.turnover": ("whole histories (from/to do not narrow it)", "overall"),
+    "contribution": (
+        WINDOW + ": its sessions on which the alpha and every reference alpha have a return",
+        "overall",
+    ),
+    "checks": (WINDOW, "overall"),
+    "checks.checks": (
+        "per check: its horizon (the window, its last 504 sessions, or whole histories)",
+        "overall",
+    ),
+    "compare": (WINDOW, "overall"),
+    "compare.equity": (WINDOW + ": compounded from its first common session", "one entry per common session"),
+    "compare.rolling_return_correlation": (
+        "the trailing rolling_window.sessions common sessions ending at date, inside the window",
+        "one entry per common session",
+    ),
+    "compare.rolling_ic_correlation": (
+        "the trailing rolling_window.weeks common weeks ending at date, inside the window",
+        "one entry per common week",
+    ),
+    "risk": (WINDOW, "overall"),
 }
 
 
@@ -576,7 +630,12 @@ def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ROW_CONTEXTS = {"correlation[]": "correlation_row", "drawdowns[]": "drawdown_row", "rolling[]": "rolling_row"}
+ROW_CONTEXTS = {
+    "correlation[]": "correlation_row",
+    "drawdowns[]": "drawdown_row",
+    "rolling[]": "rolling_row",
+    "combine[]": "combined_row",
+}
 """The collections' rows, whose fields `schemas.field_docs` declares (with their units) for the
 reference and the OpenAPI document: this block takes each such field's unit from there."""
 

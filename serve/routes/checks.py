@@ -1,7 +1,100 @@
-"""Decision analytics: see docs/analytics.md. (Filled in by the issue-24 work.)"""
+"""`/analytics/checks`: pass/fail checks of one alpha and book against the operator's policy
+(docs/analytics.md "Checks"; the battery in `serve.analytics.checks`, the policy in
+`serve.analytics.policy`).
+
+Authorised and resolved first, as every run-scoped route; then the parameters (a bound looser than
+the policy is a 400); then the build and the catalogue figures the battery reads: the DSR's trials
+(`Seen`, as significance) and the production alphas the key may read (as correlation, never
+counting or naming another).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-ROUTES: list[Any] = []
+import numpy as np
+import pyarrow.compute as pc
+from anyio import to_thread
+from litestar import Request, Response
+from litestar.params import FromPath
+
+from datasets.reader import Catalogue
+from schemas import wire
+from schemas.query import ChecksQuery
+from serve.analytics import inputs
+from serve.analytics.checks import CORRELATION_ENDPOINT, Production, checks_payload, production_refused
+from serve.analytics.entries import catalogue_tag, readable_ids, readable_mask, whole_catalogue
+from serve.auth import services_of
+from serve.envelope import single, with_warnings
+from serve.metrics.stats import Warnings
+from serve.routes.base import context
+from serve.routes.declare import route
+from serve.routes.performance import caller_access
+from serve.routes.portfolio import checked_book
+
+
+def production_mask(catalogue: Catalogue) -> np.ndarray:
+    """Which of the catalogue's alphas (catalogue order, as `readable_mask`) the index marks as
+    production."""
+    listing, index = catalogue.listing, catalogue.index
+    assert listing is not None and index is not None  # the trials were read from the index
+    rows = pc.index_in(listing.ids, value_set=index.column("alpha_id"))
+    flags = pc.fill_null(pc.take(index.column("production"), rows), False)
+    return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+@route("analytics.checks")
+async def get_checks(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    build = await ctx.open_run(alpha)
+    args = ctx.args(ChecksQuery)
+    services = services_of(request)
+    policy = services.checks_policy
+    thresholds = policy.tightened(args)
+    inputs.require_built(build)
+    book = checked_book(ctx, build, "portfolio", args.book)
+    access = caller_access(ctx)
+    catalogue = ctx.reader.catalogue()
+    whole_catalogue(ctx.caller, catalogue)
+    trials = await to_thread.run_sync(services.catalogue.trials, catalogue)
+    readable = readable_mask(ctx.caller, catalogue)
+    seen = trials.seen(readable, build.alpha_id)
+    produced = readable & production_mask(catalogue)
+    warnings = Warnings()
+    refused = production_refused(access, ctx.caller.may_call(CORRELATION_ENDPOINT), warnings)
+    references = [a for a in readable_ids(catalogue, produced).to_pylist() if a != build.alpha_id]
+    # The answer depends on the build, the policy, the trials it is given, the builds of the
+    # production alphas the key may read, and what the key may read; nothing else.
+    ctx.validate_with(
+        "+".join(
+            (
+                build.build_id,
+                policy.tag(),
+                seen.tag(),
+                catalogue_tag(catalogue, produced, "checks.production", "returns"),
+                f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}",
+            )
+        )
+    )
+    figures, reader = services.catalogue, ctx.reader
+
+    def compute() -> dict[str, Any]:
+        # In the worker thread: mapping the catalogue's matrix may read files.
+        matrix = None if refused is not None else figures.matrix(reader, "returns")
+        production = Production(matrix, references, refused)
+        return checks_payload(
+            build, book, (args.start, args.end), thresholds, policy, seen, production, access, warnings
+        )
+
+    data = await to_thread.run_sync(compute)
+    entries = list(warnings.entries)
+    entries += [
+        wire.kind_missing(kind, "what is built from it is null")
+        for kind in ("portfolio", "decisions")
+        if kind not in build.kinds_present
+    ]
+    meta = with_warnings(ctx.run_meta(build, "portfolio"), entries)
+    return single(data, meta)
+
+
+ROUTES = [get_checks]

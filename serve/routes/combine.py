@@ -1,7 +1,277 @@
-"""Decision analytics: see docs/analytics.md. (Filled in by the issue-24 work.)"""
+"""`/v1/analytics/combine` (a weighted book of alphas) and
+`/v1/alphas/{alpha}/analytics/contribution` (what adding the alpha does to a reference set),
+docs/analytics.md "Combination" and "Marginal contribution".
+
+Both read the set's daily long_short returns from the catalogue's returns matrix (one row per
+alpha, one column per session: a set of 50 among 10,000 alphas is 50 rows of a memory-mapped
+file), never opening a build. The set's rules are one (`serve.analytics.sets`): the list, then
+authorisation of every id before any lookup, then lookup, then data. The returns are the ledger's,
+so a key that may not read the ledger gets 403 naming the route it needs, as every collection
+built from it.
+
+Combine is JSON only (its Struct has no `format`): its meta holds the weights, the figures and
+the correlation matrix, which a columnar page could only carry in headers.
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from functools import partial
 from typing import Any
 
-ROUTES: list[Any] = []
+import numpy as np
+import pyarrow.compute as pc
+from anyio import to_thread
+from litestar import Request, Response
+from litestar.params import FromPath
+
+from analytics.combination import NotCombinable
+from datasets.queries import Page, Window
+from datasets.reader import Catalogue, LakeReader
+from schemas import choices
+from schemas.query import MAX_SET, CombineQuery, ContributionQuery
+from serve import errors
+from serve.analytics import market, sets
+from serve.analytics.catalogue import CatalogueFigures
+from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
+from serve.analytics.contribution import contribution_payload
+from serve.analytics.entries import (
+    catalogue_tag,
+    readable_ids,
+    readable_mask,
+    require_readable,
+    whole_catalogue,
+    window_echo,
+)
+from serve.analytics.screen import MAX_REFERENCES
+from serve.auth import services_of
+from serve.envelope import single, with_warnings
+from serve.metrics.stats import Warnings
+from serve.routes.base import Context, context
+from serve.routes.declare import route
+from serve.routes.performance import caller_access
+
+DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+BOOK = choices.DEFAULT_BOOK
+
+
+def _weights(text: str, count: int) -> tuple[tuple[float, ...] | None, str | None]:
+    """`weights=`: one plain decimal per alpha, finite, not all zero; or the rule it breaks."""
+    items = [item.strip(" \t") for item in text.split(",")]
+    if any(not DECIMAL.fullmatch(item) for item in items):
+        return None, "comma-separated plain decimals, one per alpha (no nan, inf or empty item)"
+    values = tuple(float(item) for item in items)
+    if not all(math.isfinite(v) for v in values):
+        return None, "every weight must be finite"
+    if len(values) != count:
+        return None, f"needs one weight per alpha of `alphas` ({count}), got {len(values)}"
+    if not any(values):
+        return None, "the weights are all zero: the book would hold nothing"
+    return values, None
+
+
+def _combine_parameters(args: CombineQuery) -> tuple[tuple[str, ...], Weighting]:
+    """The set and the weighting, or one 400 naming every broken parameter."""
+    ids, problem = sets.listed(args.alphas, "alphas", 2, MAX_SET)
+    problems = {} if problem is None else {"alphas": problem}
+    given = None
+    if args.weights is not None:
+        if args.weighting != "given":
+            problems["weights"] = f"only with weighting=given (weighting is {args.weighting})"
+        elif problem is None:
+            given, rule = _weights(args.weights, len(ids))
+            if rule is not None:
+                problems["weights"] = rule
+    elif args.weighting == "given":
+        problems["weights"] = "required with weighting=given: one weight per alpha, in the order of `alphas`"
+    if args.shrinkage is not None and args.weighting != "max_ir":
+        problems["shrinkage"] = f"only with weighting=max_ir (weighting is {args.weighting})"
+    if problems:
+        raise errors.bad_parameters(problems)
+    return ids, Weighting(args.weighting, given, args.shrinkage)
+
+
+def _combination(
+    figures: CatalogueFigures,
+    reader: LakeReader,
+    catalogue: Catalogue,
+    ids: tuple[str, ...],
+    window: Window,
+    weighting: Weighting,
+    spy: market.Benchmark | None,
+) -> Combined:
+    """Runs in a worker thread: the matrix is mapped and sliced there."""
+    rows = sets.matrix_rows(figures.matrix(reader, "returns"), ids, "alphas")
+    found = set_returns(figures, reader, rows, ids, window, "alphas")
+    try:
+        return combined(found, weighting, turnover_of(catalogue, ids), spy)
+    except NotCombinable as exc:
+        raise errors.bad_parameters({"alphas": f"cannot be combined by {weighting.method}: {exc}"}) from exc
+
+
+@route("analytics.combine")
+async def combine_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
+    ctx = context(request)
+    args = ctx.args(CombineQuery)
+    ids, weighting = _combine_parameters(args)
+    require_readable(caller_access(ctx), "ledger")
+    catalogue = ctx.reader.catalogue()
+    sets.admitted(ctx.caller, catalogue, ids, "alphas")
+    warnings = Warnings()
+    spy = None
+    if ctx.caller.may_call(market.ENDPOINT):
+        spy = await market.benchmark(ctx.reader)
+    else:
+        withheld_benchmark(warnings)
+    window: Window = (args.start, args.end)
+    # The answer depends on the set's builds (their index rows and matrix rows), SPY's build and
+    # the parameters: never on another alpha.
+    version = catalogue_tag(
+        catalogue,
+        sets.set_mask(catalogue, ids),
+        "combine",
+        ",".join(ids),
+        weighting.method,
+        repr(weighting.given),
+        repr(weighting.shrinkage),
+        repr(window),
+        "spy:" + ("withheld" if spy is None else spy.build_id),
+        repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
+    )
+    ctx.validate_with("combine:" + version)
+    compute = partial(
+        _combination, services_of(request).catalogue, ctx.reader, catalogue, ids, window, weighting, spy
+    )
+    found = await to_thread.run_sync(compute)
+    meta = ctx.meta(
+        source=f"lake:catalogue_index@{version}",
+        book=BOOK,
+        window=window_echo(window),
+        benchmark=None if spy is None else {"symbol": market.SYMBOL, "basis": spy.basis},
+        **found.meta,
+    )
+    page = Page(found.rows(args.limit, args.offset), int(found.days.size))
+    return ctx.collection(page, args.limit, args.offset, with_warnings(meta, list(warnings.entries)))
+
+
+def withheld_benchmark(warnings: Warnings) -> None:
+    """The warning of a combination whose key may not read SPY's series."""
+    warnings.add(
+        "access_limited",
+        "benchmark_cumulative_return is built from SPY's daily series, which this key may not read "
+        f"({market.ENDPOINT}): it is null on every row.",
+        block="benchmark_cumulative_return",
+    )
+
+
+# -- contribution ---------------------------------------------------------------------------------
+
+
+def _production_reference(ctx: Context, catalogue: Catalogue, alpha: str) -> tuple[str, ...]:
+    """Every production alpha the key may read, the alpha excepted; 400 asking for `reference`
+    beyond MAX_REFERENCES or when there is none."""
+    whole_catalogue(ctx.caller, catalogue)  # a production alpha it may read could be missing
+    index = catalogue.index
+    if index is None:
+        raise errors.UpstreamUnavailable(
+            "The lake has no catalogue index, which the contribution is read from; an operator writes it with "
+            "`alpha-results lake index`."
+        )
+    produced = index.filter(pc.fill_null(index.column("production"), False)).column("alpha_id")
+    allowed = readable_ids(catalogue, readable_mask(ctx.caller, catalogue))
+    found = tuple(a for a in produced.filter(pc.is_in(produced, value_set=allowed)).to_pylist() if a != alpha)
+    if len(found) > MAX_REFERENCES:
+        raise errors.bad_parameters(
+            {
+                "reference": f"required here: the production set you may read holds {len(found):,} alphas, above "
+                f"the {MAX_REFERENCES:,} a contribution compares with by default"
+            }
+        )
+    if not found:
+        raise errors.bad_parameters(
+            {"reference": "required here: you may read no production alpha besides this one"}
+        )
+    return found
+
+
+def _contribution(
+    figures: CatalogueFigures,
+    reader: LakeReader,
+    alpha: str,
+    reference: tuple[str, ...],
+    window: Window,
+    weight: float | None,
+) -> dict[str, Any]:
+    matrix = figures.matrix(reader, "returns")
+    own = sets.matrix_rows(matrix, (alpha,), "alpha")
+    rows = sets.matrix_rows(matrix, reference, "reference")
+    ids = (alpha, *reference)
+    found = set_returns(figures, reader, np.concatenate([own, rows]), ids, window, "reference")
+    return contribution_payload(found, weight)
+
+
+@route("analytics.contribution")
+async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    build = await ctx.open_run(alpha)
+    args = ctx.args(ContributionQuery)
+    given: tuple[str, ...] | None = None
+    if args.reference is not None:
+        given, problem = sets.listed(args.reference, "reference", 1, MAX_SET)
+        if problem is not None:
+            raise errors.bad_parameters({"reference": problem})
+    require_readable(caller_access(ctx), "ledger")
+    catalogue = ctx.reader.catalogue()
+    alpha = build.alpha_id
+    if given is not None:
+        sets.admitted(ctx.caller, catalogue, given, "reference")
+        reference = tuple(a for a in given if a != alpha)
+        excluded = len(reference) < len(given)
+        if not reference:
+            raise errors.bad_parameters(
+                {"reference": "names only the alpha itself; name at least one other alpha"}
+            )
+        source = "given"
+    else:
+        reference = _production_reference(ctx, catalogue, alpha)
+        index = catalogue.index
+        assert index is not None
+        own = index.filter(pc.equal(index.column("alpha_id"), alpha)).column("production").to_pylist()
+        excluded = bool(own and own[0])
+        source = "production"
+    window: Window = (args.start, args.end)
+    version = catalogue_tag(
+        catalogue,
+        sets.set_mask(catalogue, (alpha, *reference)),
+        "contribution",
+        alpha,
+        source,
+        ",".join(reference),
+        repr(args.weight),
+        repr(window),
+        repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
+    )
+    ctx.validate_with("contribution:" + version)
+    compute = partial(
+        _contribution, services_of(request).catalogue, ctx.reader, alpha, reference, window, args.weight
+    )
+    payload = await to_thread.run_sync(compute)
+    data = {
+        "alpha": alpha,
+        "book": BOOK,
+        "reference": {
+            "source": source,
+            "alphas": list(reference),
+            "count": len(reference),
+            "alpha_excluded": excluded,
+        },
+        "window": window_echo(window),
+        **payload,
+    }
+    meta = ctx.run_meta(build, "catalogue_index")
+    meta["source"] = f"lake:catalogue_index@{version}"
+    return single(data, meta)
+
+
+ROUTES = [combine_alphas, get_contribution]

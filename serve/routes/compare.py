@@ -1,7 +1,82 @@
-"""Decision analytics: see docs/analytics.md. (Filled in by the issue-24 work.)"""
+"""`/analytics/compare`: this alpha against another over one book and window (docs/analytics.md,
+"Comparison").
+
+Both alphas are authorised before either is looked up: the path alpha as on every run-scoped route
+(403, then 404), the other (`with`) as a parameter: 403 `run_not_allowed` when the key may not read
+it, whether it exists or not, and a 400 naming `with` when the key may read it but there is no such
+alpha (or it is the path alpha). The book must exist in both builds.
+"""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-ROUTES: list[Any] = []
+from anyio import to_thread
+from litestar import Request, Response
+from litestar.params import FromPath
+
+from datasets.reader import BuildView
+from schemas import wire
+from schemas.query import CompareQuery
+from serve import errors, resolve
+from serve.analytics import inputs
+from serve.analytics.compare import compare_payload
+from serve.envelope import single, with_warnings
+from serve.metrics.stats import Warnings
+from serve.routes.base import Context, context
+from serve.routes.declare import route
+from serve.routes.performance import caller_access
+from serve.routes.portfolio import checked_book, readable_books
+
+KINDS = ("portfolio", "decisions")
+
+
+async def _other(ctx: Context, alpha: str, other: str) -> BuildView:
+    """The build of `with`: authorised before lookup, as the path alpha is."""
+    if other == alpha:
+        raise errors.bad_parameters({"with": "must name another alpha than the one compared"})
+    try:
+        found = resolve.resolve_run(ctx.caller, ctx.reader, other)
+    except errors.RunNotFound:
+        raise errors.bad_parameters({"with": f"no alpha {other!r}"}) from None
+    return await resolve.open_view(ctx.reader, found)
+
+
+def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warnings) -> dict[str, Any]:
+    """`meta` with a `kind_missing` warning for each kind either run never sealed (what is built
+    from it is empty or null), after the warnings the body raised."""
+    entries = list(warnings.entries)
+    for build, prefix in ((a, ""), (b, f"{b.alpha_id} (with): ")):
+        for kind in KINDS:
+            if kind not in build.kinds_present:
+                entry = wire.kind_missing(kind, "what is built from it is empty or null")
+                entries.append({**entry, "message": prefix + entry["message"]})
+    meta = ctx.run_meta(a, "portfolio", book=book, with_source=f"lake:portfolio@{b.build_id}")
+    return with_warnings(meta, entries)
+
+
+@route("analytics.compare")
+async def get_compare(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = context(request)
+    a = await ctx.open_run(alpha)
+    args = ctx.args(CompareQuery)
+    b = await _other(ctx, a.alpha_id, args.other)
+    book = checked_book(ctx, a, "portfolio", args.book)
+    if book not in readable_books(ctx, b, "portfolio"):
+        raise errors.bad_parameters({"book": f"{b.alpha_id} (with) has no book {book!r}"})
+    inputs.require_built(a)
+    inputs.require_built(b)
+    # The answer depends on both builds (and the query and key, which the tag includes).
+    ctx.validate_with(f"{a.build_id}+{b.build_id}")
+    warnings = Warnings()
+    # A row per common session in three series: milliseconds over a long history, so in a worker
+    # thread, as significance's bootstrap.
+    compute = partial(
+        compare_payload, a, b, book, (args.start, args.end), int(args.window), caller_access(ctx), warnings
+    )
+    data = await to_thread.run_sync(compute)
+    return single(data, _meta(ctx, a, b, book, warnings))
+
+
+ROUTES: list[Any] = [get_compare]

@@ -48,7 +48,11 @@ CLIENT_IP = "198.51.100.7"  # the socket peer every test request comes from
 ROOMY = RateLimit(per_second=100_000, per_minute=1_000_000, per_day=10_000_000, monthly_requests=None)
 EVERYTHING = Grants(AllowList.all(), AllowList.all(), AllowList.all(), expose_raw_book=True)
 
-EXTRA_QUERY = {"portfolio.trades": {"book": "long_short"}}
+EXTRA_QUERY = {
+    "portfolio.trades": {"book": "long_short"},
+    "analytics.compare": {"with": "Test_short_term_reversal"},
+    "analytics.combine": {"alphas": "Test_planted_factor,Test_small_universe"},
+}
 """Parameters an endpoint requires to answer 200 (so a granted key sees a success)."""
 
 

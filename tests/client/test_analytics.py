@@ -77,6 +77,8 @@ def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, pla
         "name_conventions",
         "min_overlap",
         "not_measurable",
+        "combination",
+        "risk",
         "references",
     }
     assert "significance.psr" in doc.data.fields and "rolling[].mean_ic" in doc.data.fields

@@ -151,6 +151,12 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "correlation[]": _generated.CorrelationRow,
         "drawdowns[]": _generated.DrawdownRow,
         "rolling[]": _generated.RollingRow,
+        "combine": _generated.CombinedRowPage,  # combine.meta.*
+        "combine[]": _generated.CombinedRow,
+        "contribution": models.Contribution,
+        "checks": models.Checks,
+        "compare": models.Comparison,
+        "risk": models.Risk,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100
@@ -235,6 +241,10 @@ def test_every_demo_payload_round_trips_through_the_types(
     }
     for endpoint_id, path in pages.items():
         assert_round_trip(body(path), endpoints[endpoint_id].response)
+
+    def other(alpha: str) -> str:
+        return "Test_planted_factor" if alpha == "momentum_12_1" else "momentum_12_1"
+
     for each in alphas:  # the analytics of every alpha, its not_measurable figures included
         base = f"/v1/alphas/{each}/analytics"
         analytics: list[tuple[str, dict[str, Any]]] = [
@@ -247,7 +257,19 @@ def test_every_demo_payload_round_trips_through_the_types(
                 for b in ("returns", "ic", "scores")
             ),
             *(("analytics.rolling", body(f"{base}/rolling", window=w)) for w in (13, 26, 52)),
+            ("analytics.risk", body(f"{base}/risk")),
+            ("analytics.risk", body(f"{base}/risk", book="long_only", **{"from": "2021-06-01"})),
+            ("analytics.checks", body(f"{base}/checks")),
+            ("analytics.compare", body(f"{base}/compare", **{"with": other(each)})),
         ]
+        if each != "Test_ledger_only":  # no ledger: no returns to combine
+            analytics += [
+                ("analytics.contribution", body(f"{base}/contribution")),
+                (
+                    "analytics.combine",
+                    body("/v1/analytics/combine", alphas=f"{each},{other(each)}", weighting="max_ir"),
+                ),
+            ]
         for endpoint_id, payload in analytics:
             assert_round_trip(payload, endpoints[endpoint_id].response)
     books = body(f"/v1/alphas/{alpha}/books")["data"]

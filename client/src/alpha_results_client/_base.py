@@ -138,6 +138,8 @@ class ClientBase:
             export=target,
             alpha=path_values.get("alpha"),
             warn_kind_missing=warn_kind_missing,
+            # A route answers pages in other representations when it declares `format`.
+            arrow_pages=any(param.name == "format" for param in endpoint.params),
         )
         return kind(
             self._transport,

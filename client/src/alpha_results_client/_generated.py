@@ -27,13 +27,17 @@ from alpha_results_client.exceptions import (
 from alpha_results_client.models import (
     AlphaDescription,
     AnalyticsDoc,
+    Checks,
+    Comparison,
+    Contribution,
     Costs,
     Metrics,
     MetricsDoc,
+    Risk,
     Significance,
 )
 
-REGISTRY_VERSION = "r-ced78b2f3ab0"
+REGISTRY_VERSION = "r-c4d81f323afc"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -1581,6 +1585,246 @@ class ScreenRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class CombinedRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `GET /v1/analytics/combine` (analytics.combine)."""
+
+    date: dt.date | None
+    """A session on which every alpha of the set has a long_short return (the window's common
+    sessions). Unit: ISO date (YYYY-MM-DD).
+    """
+
+    period_return: float | None
+    """The combined book's return: `sum_i w_i r_i` of the alphas' daily long_short returns, with the
+    weights of `meta.weights`. Unit: fraction (0.01 = 1%).
+    """
+
+    cumulative_return: float | None
+    """`prod (1 + period_return) - 1`, compounded from 1.0 before the window's first common session.
+    Unit: fraction (0.01 = 1%).
+    """
+
+    drawdown_pct: float | None
+    """`(peak - level) / peak x 100` of the compounded equity `level = 1 + cumulative_return` below its
+    running peak (the opening 1.0 counts), as the equity curve's: 0 at a peak, positive below. Unit:
+    percentage points (1.0 = 1%).
+    """
+
+    benchmark_cumulative_return: float | None
+    """SPY's daily total returns on the same sessions, compounded from 1.0 before the window's first
+    common session. Unit: fraction (0.01 = 1%). Null on every row for a key that may not call
+    `benchmarks.daily` (an `access_limited` warning says so), and before SPY's first known return.
+    """
+
+
+class Window(ApiStruct, kw_only=True, frozen=True):
+    """The `Window` object."""
+
+    from_: dt.date | None = msgspec.field(name="from")
+    """First trading day of the window, inclusive; null: the start of the history."""
+
+    to: dt.date | None
+    """Last trading day of the window, inclusive; null: the end of the history."""
+
+
+class BenchmarkEcho(ApiStruct, kw_only=True, frozen=True):
+    """The `BenchmarkEcho` object."""
+
+    symbol: str
+    """The benchmark (SPY)."""
+
+    basis: str
+    """Its return basis: adjusted_close when every session has one, else close."""
+
+
+class Shrinkage(ApiStruct, kw_only=True, frozen=True):
+    """The `Shrinkage` object."""
+
+    value: float
+    """The weight of the diagonal target in the shrunk covariance (0 to 1)."""
+
+    source: str
+    """ledoit_wolf (estimated) or given (the `shrinkage` parameter)."""
+
+
+class WeightEntry(ApiStruct, kw_only=True, frozen=True):
+    """The `WeightEntry` object."""
+
+    alpha: str
+    """The alpha."""
+
+    weight: float
+    """Its weight: a fraction of the combined book's capital, negative for a short. Unit: fraction."""
+
+
+class StatEntry(ApiStruct, kw_only=True, frozen=True):
+    """An analytics figure in the `/metrics` stat-entry shape (docs/analytics.md)."""
+
+    value: float | None
+    """The figure; null when not_measurable."""
+
+    unit: str | None
+    """Unit of value."""
+
+    status: str
+    """available, or not_measurable (value null, withheld_reason says why)."""
+
+    source: str
+    """What the figure is computed from."""
+
+    annualisation: str
+    """annualised, per_period or not_annualisable."""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the figure is not measurable. Present only then."""
+
+    periods_per_year: int | UnsetType = UNSET
+    """Periods per year the figure is annualised with. On annualised figures only."""
+
+    approximation: str | UnsetType = UNSET
+    """How the figure is approximated. On approximated figures only."""
+
+
+class CombinedFigures(ApiStruct, kw_only=True, frozen=True):
+    """The `CombinedFigures` object."""
+
+    information_ratio: StatEntry
+    """mean / std (ddof 1) of the combined daily returns x sqrt(252)."""
+
+    excess_sharpe: StatEntry
+    """The same of the combined returns less the weighted risk-free returns the books accrued."""
+
+    max_drawdown: StatEntry
+    """Deepest fall of the compounded equity from its running peak (a positive fraction)."""
+
+    annualised_return: StatEntry
+    """Mean combined daily return x 252."""
+
+    volatility: StatEntry
+    """Standard deviation (ddof 1) of the combined daily returns x sqrt(252)."""
+
+    turnover: StatEntry
+    """Approximated as the sum of |weight| x each alpha's whole-history turnover (an upper bound: no
+    netting).
+    """
+
+    diversification_ratio: StatEntry
+    """Sum of |weight| x each alpha's volatility over the combined book's volatility (1: no
+    diversification).
+    """
+
+
+class CorrelationMatrix(ApiStruct, kw_only=True, frozen=True):
+    """The `CorrelationMatrix` object."""
+
+    alphas: list[str]
+    """The rows and columns of `matrix`, in order."""
+
+    matrix: list[list[float | None]]
+    """Pearson correlation of each pair's daily returns over the common sessions; null where a side is
+    constant. Unit: ratio.
+    """
+
+
+class CombinedRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/analytics/combine`."""
+
+    window: Window | UnsetType = UNSET
+    """The request's window, `from` and `to` (null: open). On `/analytics/combine` only."""
+
+    benchmark: BenchmarkEcho | None | UnsetType = UNSET
+    """SPY and its return basis (`symbol`, `basis`): null when the key may not read SPY. On
+    `/analytics/combine` only.
+    """
+
+    alphas: list[str] | UnsetType = UNSET
+    """The alphas combined, in the order of `alphas`. On `/analytics/combine` only."""
+
+    weighting: str | UnsetType = UNSET
+    """How the weights were chosen: equal, given, inverse_volatility or max_ir. On `/analytics/combine`
+    only.
+    """
+
+    shrinkage: Shrinkage | None | UnsetType = UNSET
+    """With max_ir: the shrinkage intensity used (`value`) and its `source` (ledoit_wolf or given);
+    else null. On `/analytics/combine` only.
+    """
+
+    weights: list[WeightEntry] | UnsetType = UNSET
+    """`{alpha, weight}` per alpha: the weights applied (fractions of the book's capital, negative for
+    a short). On `/analytics/combine` only.
+    """
+
+    sessions: int | UnsetType = UNSET
+    """Sessions the figures are over: those of the window on which every alpha has a return. Unit:
+    sessions. On `/analytics/combine` only.
+    """
+
+    session_rule: str | UnsetType = UNSET
+    """Which sessions are combined, in words. On `/analytics/combine` only."""
+
+    figures: CombinedFigures | UnsetType = UNSET
+    """The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown,
+    annualised_return, volatility, turnover, diversification_ratio): docs/analytics.md. On
+    `/analytics/combine` only.
+    """
+
+    correlation: CorrelationMatrix | UnsetType = UNSET
+    """`{alphas, matrix}`: the Pearson correlation of every pair's daily returns over the common
+    sessions. On `/analytics/combine` only.
+    """
+
+
+class CombinedRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/analytics/combine` (analytics.combine)."""
+
+    data: list[CombinedRow]
+
+    pagination: Pagination
+
+    meta: CombinedRowMeta
+
+
+class ContributionResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/contribution` (analytics.contribution)."""
+
+    data: Contribution
+
+    meta: Meta
+
+
+class ChecksResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/checks` (analytics.checks)."""
+
+    data: Checks
+
+    meta: Meta
+
+
+class ComparisonMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/alphas/{alpha}/analytics/compare`."""
+
+    with_source: str | UnsetType = UNSET
+    """The build of the alpha compared with (`lake:portfolio@<build id>`); `source` names this alpha's.
+    On `/analytics/compare` only.
+    """
+
+
+class ComparisonResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/compare` (analytics.compare)."""
+
+    data: Comparison
+
+    meta: ComparisonMeta
+
+
+class RiskResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/risk` (analytics.risk)."""
+
+    data: Risk
+
+    meta: Meta
+
+
 class AnalyticsDocResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/_doc` (analytics.doc)."""
 
@@ -2348,6 +2592,110 @@ ENDPOINTS: dict[str, Endpoint] = {
         ScreenRowPage,
         collection=True,
     ),
+    "analytics.combine": Endpoint(
+        "analytics.combine",
+        "/v1/analytics/combine",
+        (
+            Param("alphas", "alphas", "string", None, required=True, enum=None),
+            Param("book", "book", "string", "long_short", required=False, enum=("long_short",)),
+            Param(
+                "weighting",
+                "weighting",
+                "string",
+                "equal",
+                required=False,
+                enum=("equal", "given", "inverse_volatility", "max_ir"),
+            ),
+            Param("weights", "weights", "string", None, required=False, enum=None),
+            Param("shrinkage", "shrinkage", "number", None, required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 500, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+        ),
+        CombinedRowPage,
+        collection=True,
+    ),
+    "analytics.contribution": Endpoint(
+        "analytics.contribution",
+        "/v1/alphas/{alpha}/analytics/contribution",
+        (
+            Param("reference", "reference", "string", None, required=False, enum=None),
+            Param("weight", "weight", "number", None, required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        ContributionResponse,
+        collection=False,
+    ),
+    "analytics.checks": Endpoint(
+        "analytics.checks",
+        "/v1/alphas/{alpha}/analytics/checks",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param(
+                "min_information_ratio", "min_information_ratio", "number", None, required=False, enum=None
+            ),
+            Param("min_deflated_sharpe", "min_deflated_sharpe", "number", None, required=False, enum=None),
+            Param("min_turnover", "min_turnover", "number", None, required=False, enum=None),
+            Param("max_turnover", "max_turnover", "number", None, required=False, enum=None),
+            Param("max_weight", "max_weight", "number", None, required=False, enum=None),
+            Param(
+                "min_recent_information_ratio",
+                "min_recent_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param("min_positive_years", "min_positive_years", "number", None, required=False, enum=None),
+            Param(
+                "min_stressed_net_information_ratio",
+                "min_stressed_net_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "max_production_correlation",
+                "max_production_correlation",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param("min_ic_t_stat", "min_ic_t_stat", "number", None, required=False, enum=None),
+        ),
+        ChecksResponse,
+        collection=False,
+    ),
+    "analytics.compare": Endpoint(
+        "analytics.compare",
+        "/v1/alphas/{alpha}/analytics/compare",
+        (
+            Param("with", "other", "string", None, required=True, enum=None),
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("window", "window", "string", "63", required=False, enum=("21", "63", "126", "252")),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        ComparisonResponse,
+        collection=False,
+    ),
+    "analytics.risk": Endpoint(
+        "analytics.risk",
+        "/v1/alphas/{alpha}/analytics/risk",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        RiskResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -2851,6 +3199,7 @@ __all__ = [
     "AnalyticsDocResponse",
     "AnalyticsNotBuiltError",
     "BadRequestError",
+    "BenchmarkEcho",
     "BenchmarkNotConfiguredError",
     "BenchmarkRow",
     "BenchmarkRowMeta",
@@ -2861,6 +3210,15 @@ __all__ = [
     "BookRowPage",
     "BuildRow",
     "BuildRowPage",
+    "ChecksResponse",
+    "CombinedFigures",
+    "CombinedRow",
+    "CombinedRowMeta",
+    "CombinedRowPage",
+    "ComparisonMeta",
+    "ComparisonResponse",
+    "ContributionResponse",
+    "CorrelationMatrix",
     "CorrelationRow",
     "CorrelationRowMeta",
     "CorrelationRowPage",
@@ -2935,6 +3293,7 @@ __all__ = [
     "RequestHeadTooLargeError",
     "RequestTargetTooLongError",
     "ResponseWarning",
+    "RiskResponse",
     "RollingRow",
     "RollingRowMeta",
     "RollingRowPage",
@@ -2945,6 +3304,7 @@ __all__ = [
     "ScoreRowPage",
     "ScreenRow",
     "ScreenRowPage",
+    "Shrinkage",
     "SignificanceResponse",
     "SourceDownload",
     "SourceDownloadNotConfiguredError",
@@ -2952,10 +3312,13 @@ __all__ = [
     "SourceDownloadUnavailableError",
     "SourceNotReadyError",
     "SourceObjectMissingError",
+    "StatEntry",
     "TooManyConnectionsError",
     "TradeRow",
     "TradeRowPage",
     "UnknownBookError",
     "UpstreamUnavailableError",
     "Usage",
+    "WeightEntry",
+    "Window",
 ]

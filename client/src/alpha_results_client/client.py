@@ -19,6 +19,10 @@ from alpha_results_client._generated import (
     AnalyticsDocResponse,
     BookRow,
     BuildRow,
+    ChecksResponse,
+    CombinedRow,
+    ComparisonResponse,
+    ContributionResponse,
     CorrelationRow,
     CostsResponse,
     DecisionRow,
@@ -38,6 +42,7 @@ from alpha_results_client._generated import (
     PositionRow,
     ReadinessResponse,
     RebalanceIndexRow,
+    RiskResponse,
     RollingRow,
     ScoreRow,
     ScreenRow,
@@ -404,6 +409,115 @@ class Client(ClientBase):
             min_sessions=min_sessions,
             max_sessions=max_sessions,
             sort=sort,
+        )
+
+    def risk(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> RiskResponse:
+        """Benchmark-relative (beta, alpha and tracking error against SPY) and tail figures (Sortino,
+        Calmar, CAGR, tail ratio, 95% VaR and CVaR, best and worst day, week and month) of a book."""
+        return self._single("analytics.risk", {"alpha": alpha}, book=book, start=start, end=end)
+
+    def checks(
+        self,
+        alpha: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        min_information_ratio: float | None = None,
+        min_deflated_sharpe: float | None = None,
+        min_turnover: float | None = None,
+        max_turnover: float | None = None,
+        max_weight: float | None = None,
+        min_recent_information_ratio: float | None = None,
+        min_positive_years: float | None = None,
+        min_stressed_net_information_ratio: float | None = None,
+        max_production_correlation: float | None = None,
+        min_ic_t_stat: float | None = None,
+    ) -> ChecksResponse:
+        """The pass/fail checks of a book against the operator's policy; each bound tightens it
+        (never loosens: 400). `client.checks(a).data.to_polars()` is one row per check."""
+        return self._single(
+            "analytics.checks",
+            {"alpha": alpha},
+            book=book,
+            start=start,
+            end=end,
+            min_information_ratio=min_information_ratio,
+            min_deflated_sharpe=min_deflated_sharpe,
+            min_turnover=min_turnover,
+            max_turnover=max_turnover,
+            max_weight=max_weight,
+            min_recent_information_ratio=min_recent_information_ratio,
+            min_positive_years=min_positive_years,
+            min_stressed_net_information_ratio=min_stressed_net_information_ratio,
+            max_production_correlation=max_production_correlation,
+            min_ic_t_stat=min_ic_t_stat,
+        )
+
+    def compare(
+        self,
+        alpha: str,
+        other: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        window: int | str | None = None,
+    ) -> ComparisonResponse:
+        """`alpha` against `other` (sent as `with`): both equity curves and their difference, rolling
+        correlations of returns (`window` sessions: 21, 63, 126 or 252) and of weekly IC, and each
+        headline figure side by side with a paired test of the difference.
+        `.data.equity_frame()` is the curves as a polars DataFrame."""
+        return self._single(
+            "analytics.compare", {"alpha": alpha}, other=other, book=book, window=window, start=start, end=end
+        )
+
+    def combine(
+        self,
+        alphas: Iterable[str],
+        *,
+        weighting: str | None = None,
+        weights: Iterable[float] | None = None,
+        shrinkage: float | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+    ) -> Collection[CombinedRow]:
+        """The long_short books of `alphas` (2 to 50) combined by `weighting` (equal, given with
+        `weights` in the order of `alphas`, inverse_volatility, or max_ir with optional
+        `shrinkage`): the daily series (`.to_polars()`), and in `.meta` the weights, figures,
+        correlation matrix and diversification ratio."""
+        return self._collection(
+            "analytics.combine",
+            {},
+            alphas=list(alphas),
+            weighting=weighting,
+            weights=None if weights is None else [repr(float(w)) for w in weights],
+            shrinkage=shrinkage,
+            start=start,
+            end=end,
+        )
+
+    def contribution(
+        self,
+        alpha: str,
+        reference: Iterable[str] | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        weight: float | None = None,
+    ) -> ContributionResponse:
+        """A reference set's figures (default: every production alpha the key may read) before and
+        after adding `alpha` at `weight` (default: the weight that maximises the information ratio
+        after), their change and the alpha's correlation to the set."""
+        return self._single(
+            "analytics.contribution",
+            {"alpha": alpha},
+            reference=None if reference is None else list(reference),
+            weight=weight,
+            start=start,
+            end=end,
         )
 
     def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:

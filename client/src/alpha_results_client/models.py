@@ -380,6 +380,18 @@ class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     family_size: int | None | UnsetType = UNSET
     """`holm`, `benjamini_hochberg`: the hypotheses adjusted over (the alphas the key may read whose
     `nwt.ic` is measurable); null when the key may not read the rebalance cross-sections."""
+    horizon_sessions: int | UnsetType = UNSET
+    """`risk.var_95`, `risk.cvar_95`: sessions the loss is measured over (1)."""
+    date: dt.date | None | UnsetType = UNSET
+    """`risk.best_*`, `risk.worst_*`: the last session of the day, week or month."""
+    sessions: int | None | UnsetType = UNSET
+    """`risk.best_*`, `risk.worst_*`: sessions of the window in that period."""
+    approximation: str | UnsetType = UNSET
+    """`combine` turnover: how it is approximated."""
+    alpha: str | None | UnsetType = UNSET
+    """`contribution.max_correlation_to_member`: the member it is with."""
+    members: int | UnsetType = UNSET
+    """`contribution.mean_correlation_to_member`: the members with a correlation."""
 
 
 class Bootstrap(ApiStruct, kw_only=True, frozen=True):
@@ -486,3 +498,252 @@ class AnalyticsDoc(ApiStruct, kw_only=True, frozen=True):
     `{meaning, formula, horizon, granularity, source, unit, annualisation}`."""
     warnings: dict[str, str]
     """Warning code (`kind_missing`, `access_limited`) to its meaning."""
+
+
+class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
+    """The book against SPY: OLS beta and annualised alpha, tracking error, on the sessions both have."""
+
+    symbol: str
+    return_basis: str | None
+    """`adjusted_close` or `close` (SPY's total-return basis); null when the key may not read SPY."""
+    observations: int | None
+    beta: AnalyticsStat
+    alpha: AnalyticsStat
+    tracking_error: AnalyticsStat
+
+
+class Risk(ApiStruct, kw_only=True, frozen=True):
+    """Benchmark-relative and tail figures of a book (`/analytics/risk`); returns are fractions."""
+
+    alpha: str
+    book: str
+    window: Window
+    sessions: int | None
+    benchmark: RiskBenchmark
+    sortino: AnalyticsStat
+    cagr: AnalyticsStat
+    max_drawdown: AnalyticsStat
+    calmar: AnalyticsStat
+    tail_ratio: AnalyticsStat
+    var_95: AnalyticsStat
+    cvar_95: AnalyticsStat
+    best_day: AnalyticsStat
+    worst_day: AnalyticsStat
+    best_week: AnalyticsStat
+    worst_week: AnalyticsStat
+    best_month: AnalyticsStat
+    worst_month: AnalyticsStat
+
+
+class Bound(ApiStruct, kw_only=True, frozen=True):
+    """A check's threshold: a minimum, a maximum, or both (the turnover band)."""
+
+    min: float | UnsetType = UNSET
+    max: float | UnsetType = UNSET
+
+
+class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
+    information_ratio: Bound
+    deflated_sharpe: Bound
+    turnover: Bound
+    max_weight: Bound
+    recent_information_ratio: Bound
+    yearly_consistency: Bound
+    stressed_net_information_ratio: Bound
+    production_correlation: Bound
+    ic_t_stat: Bound
+
+
+class Policy(ApiStruct, kw_only=True, frozen=True):
+    """The operator's thresholds (`checks_policy_file`), echoed in every answer."""
+
+    origin: str
+    """`defaults` (no policy file) or `operator`."""
+    thresholds: PolicyThresholds
+
+
+class CheckResult(ApiStruct, kw_only=True, frozen=True):
+    """One check: its value against the threshold applied (the policy's, tightened by the request)."""
+
+    id: str
+    value: float | None
+    unit: str
+    threshold: Bound
+    """The bound applied: the policy's, tightened by the request's."""
+    policy_threshold: Bound
+    verdict: str
+    """`pass`, `fail` or `not_measurable` (then `reason` says why)."""
+    source: str
+    """The registry id of the route the value comes from."""
+    book: str | None
+    """The book the value is measured on (null: not a book's figure, as the IC t-statistic)."""
+    horizon: str
+    reason: str | UnsetType = UNSET
+
+
+class ChecksSummary(ApiStruct, kw_only=True, frozen=True):
+    passed: int
+    failed: int
+    not_measurable: int
+    verdict: str
+    """`pass` (every check passes), `fail` (one fails) or `incomplete`."""
+
+
+class Checks(ApiStruct, kw_only=True, frozen=True):
+    """The pass/fail battery of one alpha and book (`/analytics/checks`)."""
+
+    alpha: str
+    book: str
+    window: Window
+    sessions: int | None
+    policy: Policy
+    checks: list[CheckResult]
+    summary: ChecksSummary
+
+    def to_polars(self) -> Any:
+        """The checks as a polars DataFrame (one row per check)."""
+        import polars as pl
+
+        return pl.DataFrame(
+            [
+                {
+                    "id": c.id,
+                    "value": c.value,
+                    "unit": c.unit,
+                    "min": None if c.threshold.min is UNSET else c.threshold.min,
+                    "max": None if c.threshold.max is UNSET else c.threshold.max,
+                    "verdict": c.verdict,
+                    "reason": c.reason or None,
+                    "source": c.source,
+                }
+                for c in self.checks
+            ]
+        )
+
+
+class BookFigures(ApiStruct, kw_only=True, frozen=True):
+    """The figures of a combined book, as stat entries (`/analytics/combine` `meta.figures`,
+    `/analytics/contribution` `before`, `after` and `change`)."""
+
+    information_ratio: AnalyticsStat
+    excess_sharpe: AnalyticsStat
+    max_drawdown: AnalyticsStat
+    annualised_return: AnalyticsStat
+    volatility: AnalyticsStat
+    turnover: AnalyticsStat | UnsetType = UNSET
+    """Combine only: Σ|w_i| τ_i over the alphas' whole-history turnover (an upper bound)."""
+    diversification_ratio: AnalyticsStat | UnsetType = UNSET
+    """Combine only: Σ|w_i| σ_i / σ of the combined book."""
+
+
+class ContributionReference(ApiStruct, kw_only=True, frozen=True):
+    source: str
+    """`given` (the `reference` parameter) or `production` (every production alpha the key may read)."""
+    alphas: list[str]
+    count: int
+    alpha_excluded: bool
+    """Whether the alpha itself was in the set and was left out."""
+
+
+class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
+    value: float
+    chosen: str
+    """`given` or `optimal` (the weight that maximises the information ratio after)."""
+
+
+class Contribution(ApiStruct, kw_only=True, frozen=True):
+    """What adding the alpha at `weight` does to an equally weighted reference set
+    (`/analytics/contribution`), over the sessions the alpha and every reference alpha share."""
+
+    alpha: str
+    book: str
+    reference: ContributionReference
+    window: Window
+    weight: ContributionWeight
+    sessions: int
+    session_rule: str
+    before: BookFigures
+    after: BookFigures
+    change: BookFigures
+    correlation_to_set: AnalyticsStat
+    max_correlation_to_member: AnalyticsStat
+    mean_correlation_to_member: AnalyticsStat
+
+
+class DifferenceTest(ApiStruct, kw_only=True, frozen=True):
+    """The paired test of a difference (docs/analytics.md, Comparison)."""
+
+    name: str
+    """`paired_t` (mean daily return, mean weekly IC) or `jobson_korkie_memmel` (information ratio)."""
+    statistic: float | None
+    p_value: float | None
+    """Two-sided."""
+    significant: bool | None
+    level: float
+    withheld_reason: str | UnsetType = UNSET
+
+
+class ComparedFigure(ApiStruct, kw_only=True, frozen=True):
+    """One headline figure of both alphas over their common sessions (or weeks)."""
+
+    alpha: AnalyticsStat
+    with_: AnalyticsStat = msgspec.field(name="with")
+    difference: float | None
+    """alpha - with; null where either side is not measurable."""
+    test: DifferenceTest | None
+    """Null for volatility, max_drawdown and icir (no test is stated for them)."""
+
+
+class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
+    information_ratio: ComparedFigure
+    """Tested by Jobson-Korkie with Memmel's correction."""
+    annualised_return: ComparedFigure
+    """Tested by a paired t-test on the daily returns."""
+    volatility: ComparedFigure
+    max_drawdown: ComparedFigure
+    mean_ic: ComparedFigure
+    """Tested by a paired t-test on the weekly IC."""
+    icir: ComparedFigure
+
+
+class CompareEquityRow(ApiStruct, kw_only=True, frozen=True):
+    date: dt.date
+    cumulative_return_alpha: float | None
+    cumulative_return_with: float | None
+    difference: float | None
+
+
+class RollingCorrelationRow(ApiStruct, kw_only=True, frozen=True):
+    date: dt.date
+    correlation: float | None
+    """Null until the trailing window is full, or where a side is constant over it."""
+
+
+class RollingWindow(ApiStruct, kw_only=True, frozen=True):
+    sessions: int
+    weeks: int
+
+
+class Comparison(ApiStruct, kw_only=True, frozen=True):
+    """Two alphas side by side over their common sessions (`/analytics/compare`). The series are
+    null when the key may not read the data they are built from."""
+
+    alpha: str
+    with_: str = msgspec.field(name="with")
+    book: str
+    window: Window
+    rolling_window: RollingWindow
+    sessions: int | None
+    weeks: int | None
+    equity: list[CompareEquityRow] | None
+    rolling_return_correlation: list[RollingCorrelationRow] | None
+    rolling_ic_correlation: list[RollingCorrelationRow] | None
+    return_correlation: AnalyticsStat
+    ic_correlation: AnalyticsStat
+    figures: ComparedFigures
+
+    def equity_frame(self) -> Any:
+        """The two cumulative returns and their difference as a polars DataFrame."""
+        import polars as pl
+
+        return pl.DataFrame([msgspec.structs.asdict(row) for row in self.equity or []])

@@ -74,6 +74,7 @@ class Query:
     export: ExportTarget | None = None  # the Parquet export equal to the whole collection, if any
     alpha: str | None = None  # the alpha of an alpha's collection
     warn_kind_missing: bool = True  # raise the page's `kind_missing` warnings as KindMissingWarning
+    arrow_pages: bool = True  # the route answers pages as Arrow (`format`); else JSON pages only
 
 
 class Collection(Generic[RowT]):
@@ -292,7 +293,7 @@ class Collection(Generic[RowT]):
         row_type, field_set = self._query.row_type, self._query.field_set
         if exported is not None:
             return of_file(exported.data, frames.file_columns(row_type, exported.download.columns, field_set))
-        if reads_arrow_pages() and self._transport.serves_arrow is not False:
+        if self._query.arrow_pages and reads_arrow_pages() and self._transport.serves_arrow is not False:
             try:
                 table = self._arrow_table(progress)
             except ArrowNotServed:  # a server older than the representations: JSON pages

@@ -1,0 +1,217 @@
+"""Benchmark-relative and tail figures of a book's daily returns (`/analytics/risk`).
+
+Over the window's sessions, r the book's daily returns (ending / starting - 1) and b the
+benchmark's on the same sessions (NaN where it has none), with P sessions per year:
+
+- beta and alpha: OLS of r on b with an intercept over the sessions where both are finite;
+  alpha = intercept x P (arithmetic annualisation). Tracking error: std(r - b, ddof=1) x sqrt(P)
+  over the same sessions.
+- Sortino (empyrical's convention, required return 0): mean(r) x P / (sqrt(mean(min(r, 0)^2)) x
+  sqrt(P)).
+- CAGR: prod(1 + r)^(P / n) - 1; max drawdown of the compounded equity (1 + r).cumprod() with
+  the start at 1.0 (a positive fraction of the peak, 0 without a fall); Calmar = CAGR / max drawdown.
+- Tail ratio |q95| / |q5|, historical VaR q5 and CVaR mean(r | r <= q5), q the percentiles of r
+  with numpy's linear interpolation (empyrical's convention); returns over one session.
+- Best and worst session, week (ending Friday, as pandas' W-FRI) and calendar month: compounded
+  returns of the window's sessions in each period, dated by the period's last session.
+
+Minimum sessions: 1 for the extremes and the drawdown, MIN_SESSIONS (2) for every annualised figure
+and the regression, MIN_TAIL_SESSIONS (20) for the tail figures. A figure that cannot be measured
+is NaN (days -1) and `why_not` says why; nothing here knows the server.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytics.returns import max_drawdown as fall_from_peak
+from analytics.variance import measurable_std
+
+MIN_SESSIONS = 2
+"""Returns for a standard deviation, a regression or an annualised figure."""
+MIN_TAIL_SESSIONS = 20
+"""Returns for a 5% tail: with fewer, the 5th percentile interpolates the lowest one or two."""
+TAIL = 5.0  # percent: VaR and CVaR at 95%, the tail ratio's lower percentile
+FRIDAY = 4  # Monday = 0
+EPOCH_WEEKDAY = 3  # 1970-01-01 was a Thursday
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A value (NaN when not measurable, with `why_not`)."""
+
+    value: float
+    why_not: str = ""
+
+
+@dataclass(frozen=True)
+class Period:
+    """A compounded return over a period and its last session (days since 1970; -1 when none)."""
+
+    value: float
+    day: int
+    sessions: int
+    why_not: str = ""
+
+
+@dataclass(frozen=True)
+class Relative:
+    """The figures against the benchmark, over `observations` sessions where both have a return."""
+
+    observations: int
+    beta: Figure
+    alpha: Figure  # annualised intercept
+    tracking_error: Figure
+
+
+def _missing(why: str) -> Figure:
+    return Figure(math.nan, why)
+
+
+def _fewer(count: int, what: str) -> str:
+    return f"fewer than {count} {what} in the window"
+
+
+def relative(r: np.ndarray, b: np.ndarray, per_year: int) -> Relative:
+    """Beta, annualised alpha and tracking error of r against b (sessions where both are finite)."""
+    both = np.isfinite(r) & np.isfinite(b)
+    x, y = b[both], r[both]
+    n = int(x.size)
+    if n < MIN_SESSIONS:
+        why = _fewer(MIN_SESSIONS, "sessions with both a book and a benchmark return")
+        return Relative(n, _missing(why), _missing(why), _missing(why))
+    tracking = Figure(float(np.std(y - x, ddof=1)) * math.sqrt(per_year))
+    # Beta divides by the benchmark's variance: none measurable (a constant series) is no beta.
+    if not math.isfinite(measurable_std(x)):
+        why = "the benchmark's returns have no measurable variance in the window"
+        return Relative(n, _missing(why), _missing(why), tracking)
+    dx = x - x.mean()
+    beta = float(np.sum(dx * (y - y.mean())) / np.sum(dx * dx))
+    intercept = float(y.mean()) - beta * float(x.mean())
+    return Relative(n, Figure(beta), Figure(intercept * per_year), tracking)
+
+
+def sortino(r: np.ndarray, per_year: int) -> Figure:
+    if r.size < MIN_SESSIONS:
+        return _missing(_fewer(MIN_SESSIONS, "sessions"))
+    downside = math.sqrt(float(np.mean(np.minimum(r, 0.0) ** 2)))
+    if not downside > 0:
+        return _missing("no session lost in the window: no downside deviation")
+    return Figure(float(np.mean(r)) * per_year / (downside * math.sqrt(per_year)))
+
+
+def cagr(r: np.ndarray, per_year: int) -> Figure:
+    if r.size < MIN_SESSIONS:
+        return _missing(_fewer(MIN_SESSIONS, "sessions"))
+    growth = float(np.prod(1.0 + r))
+    if not growth > 0:
+        return _missing("the book lost all its equity in the window")
+    return Figure(growth ** (per_year / r.size) - 1.0)
+
+
+def max_drawdown(r: np.ndarray) -> Figure:
+    """`analytics.returns.max_drawdown`: a positive fraction of the running peak."""
+    if r.size == 0:
+        return _missing("the window holds no session of this book")
+    return Figure(fall_from_peak(r))
+
+
+def calmar(growth: Figure, drawdown: Figure) -> Figure:
+    if growth.why_not:
+        return growth
+    if drawdown.why_not:
+        return drawdown
+    if not drawdown.value > 0:
+        return _missing("no drawdown in the window")
+    return Figure(growth.value / drawdown.value)
+
+
+@dataclass(frozen=True)
+class Tail:
+    tail_ratio: Figure
+    var: Figure
+    cvar: Figure
+
+
+def tail(r: np.ndarray) -> Tail:
+    if r.size < MIN_TAIL_SESSIONS:
+        why = _fewer(MIN_TAIL_SESSIONS, "sessions")
+        return Tail(_missing(why), _missing(why), _missing(why))
+    low, high = (float(q) for q in np.percentile(r, [TAIL, 100.0 - TAIL]))
+    ratio = Figure(abs(high) / abs(low)) if low != 0 else _missing("the 5th percentile of returns is 0")
+    return Tail(ratio, Figure(low), Figure(float(np.mean(r[r <= low]))))
+
+
+def week_ends(days: np.ndarray) -> np.ndarray:
+    """The Friday ending each day's week (pandas' W-FRI: Saturday and Sunday belong to the next)."""
+    weekday = (days.astype(np.int64) + EPOCH_WEEKDAY) % 7
+    return days.astype(np.int64) + (FRIDAY - weekday) % 7
+
+
+def month_keys(days: np.ndarray) -> np.ndarray:
+    return days.astype("datetime64[D]").astype("datetime64[M]").astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Extremes:
+    best: Period
+    worst: Period
+
+
+def extremes(r: np.ndarray, days: np.ndarray, keys: np.ndarray | None) -> Extremes:
+    """The best and worst compounded return over the periods `keys` labels (consecutive sessions
+    with one key; None: each session alone), the earliest on a tie."""
+    if r.size == 0:
+        none = Period(math.nan, -1, 0, "the window holds no session of this book")
+        return Extremes(none, none)
+    if keys is None:
+        starts = np.arange(r.size)
+    else:
+        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    returns = np.multiply.reduceat(1.0 + r, starts) - 1.0
+    ends = np.append(starts[1:], r.size)
+
+    def at(i: int) -> Period:
+        return Period(float(returns[i]), int(days[ends[i] - 1]), int(ends[i] - starts[i]))
+
+    return Extremes(at(int(np.argmax(returns))), at(int(np.argmin(returns))))
+
+
+@dataclass(frozen=True)
+class RiskFigures:
+    sessions: int
+    sortino: Figure
+    cagr: Figure
+    max_drawdown: Figure
+    calmar: Figure
+    tail_ratio: Figure
+    var_95: Figure
+    cvar_95: Figure
+    day: Extremes
+    week: Extremes
+    month: Extremes
+
+
+def risk_figures(r: np.ndarray, days: np.ndarray, per_year: int) -> RiskFigures:
+    """The book's own figures from its window's daily returns `r` and sessions `days` (days since
+    1970, ascending). Every session must have a return: the caller withholds a window where one
+    has none (a starting equity of 0) rather than compound around it."""
+    growth = cagr(r, per_year)
+    drawdown = max_drawdown(r)
+    tails = tail(r)
+    return RiskFigures(
+        sessions=int(r.size),
+        sortino=sortino(r, per_year),
+        cagr=growth,
+        max_drawdown=drawdown,
+        calmar=calmar(growth, drawdown),
+        tail_ratio=tails.tail_ratio,
+        var_95=tails.var,
+        cvar_95=tails.cvar,
+        day=extremes(r, days, None),
+        week=extremes(r, days, week_ends(days)),
+        month=extremes(r, days, month_keys(days)),
+    )

@@ -1,0 +1,319 @@
+"""`/analytics/checks`: a battery of pass/fail checks of one alpha and book against the operator's
+policy (`serve.analytics.policy`), modelled on WorldQuant BRAIN's submission checks.
+
+Each value is the figure another route serves, computed the same way from the same code: the
+ledger's information ratios (`analytics.returns`), the significance route's DSR
+(`analytics.significance` with the catalogue's trials, `Seen`), the costs route's cost rate
+(`analytics.checks.stressed_returns`), the correlation route's Pearson correlations over the
+catalogue's returns matrix (never opening another alpha's build), `/metrics` nwt.ic, and the
+decisions' target weights. A value the key may not build is `not_measurable` with a reason
+starting `access_limited` and an `access_limited` warning naming its check.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analytics import checks as formulas
+from analytics import significance
+from analytics.correlation import pearson_between
+from analytics.costs import information_ratio
+from datasets.queries import Window, day_numbers, window_bounds
+from datasets.reader import BuildView
+from datasets.rows import floats
+from schemas import wire
+from serve import errors
+from serve.analytics import inputs
+from serve.analytics.catalogue import Matrix, Seen
+from serve.analytics.entries import conventions, window_echo, withheld
+from serve.analytics.policy import BY_ID, CHECKS, MAX, MIN, Policy
+from serve.metrics import Access, metrics_inputs
+from serve.metrics.blocks import nwt_ic_block
+from serve.metrics.stats import Warnings, number
+
+CORRELATION_ENDPOINT = "analytics.correlation"
+
+WINDOW = "window"
+RECENT = "window_last_504_sessions"
+WHOLE = "whole_history"
+
+
+@dataclass(frozen=True)
+class Production:
+    """What the production correlation is computed from: the catalogue's returns matrix and the
+    production alphas the key may read (this one excluded), or why it is not measurable."""
+
+    matrix: Matrix | None
+    references: list[str]
+    why_not: str | None
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float | None
+    reason: str  # why not measurable (used only when value is None)
+    book: str | None  # whose figures the value is built from (None: the signal's)
+    horizon: str
+
+
+def checks_payload(
+    view: BuildView,
+    book: str,
+    window: Window,
+    thresholds: Mapping[str, Mapping[str, float]],
+    policy: Policy,
+    seen: Seen,
+    production: Production,
+    access: Access,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    per_year = conventions(view).sessions_per_year
+    ledger = inputs.ledger(view, book)
+    part = None if ledger is None else ledger.window(window)
+    figures = {
+        **_ledger_figures(view, book, part, per_year, access, warnings),
+        "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
+        "max_weight": _max_weight(view, book, window, access, warnings),
+        "production_correlation": _production_correlation(view, production, warnings),
+        "ic_t_stat": _ic_t_stat(view, access, warnings),
+    }
+    entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
+    verdicts = [entry["verdict"] for entry in entries]
+    failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
+    return {
+        "alpha": view.alpha_id,
+        "book": book,
+        "window": window_echo(window),
+        # The window's sessions of the book (a count of the ledger: null when it is withheld)
+        "sessions": None if not access.ledger else (0 if part is None else int(part.days.size)),
+        "policy": policy.echo(),
+        "checks": entries,
+        "summary": {
+            "passed": verdicts.count("pass"),
+            "failed": failed,
+            "not_measurable": unmeasured,
+            "verdict": "fail" if failed else ("incomplete" if unmeasured else "pass"),
+        },
+    }
+
+
+def _entry(
+    check_id: str, figure: Figure, thresholds: Mapping[str, Mapping[str, float]], policy: Policy
+) -> dict[str, Any]:
+    check = BY_ID[check_id]
+    bound = dict(thresholds[check_id])
+    value = number(figure.value)
+    if value is None:
+        verdict = "not_measurable"
+    else:
+        ok = (MIN not in bound or value >= bound[MIN]) and (MAX not in bound or value <= bound[MAX])
+        verdict = "pass" if ok else "fail"
+    entry: dict[str, Any] = {
+        "id": check_id,
+        "value": value,
+        "unit": check.unit,
+        "threshold": bound,
+        "policy_threshold": dict(policy.thresholds[check_id]),
+        "verdict": verdict,
+        "source": check.source,
+        "book": figure.book,
+        "horizon": figure.horizon,
+    }
+    if value is None:
+        entry["reason"] = figure.reason
+    return entry
+
+
+def _ledger_figures(
+    view: BuildView,
+    book: str,
+    part: inputs.Ledger | None,
+    per_year: int,
+    access: Access,
+    warnings: Warnings,
+) -> dict[str, Figure]:
+    """information_ratio, turnover, recent_information_ratio, yearly_consistency and
+    stressed_net_information_ratio: the book's ledger over the window."""
+    names = (
+        "information_ratio",
+        "turnover",
+        "recent_information_ratio",
+        "yearly_consistency",
+        "stressed_net_information_ratio",
+    )
+    horizons = dict.fromkeys(names, WINDOW) | {"recent_information_ratio": RECENT}
+    if not access.ledger:
+        return {
+            name: Figure(None, withheld("ledger", f"checks.{name}", warnings), book, horizons[name])
+            for name in names
+        }
+    if part is None:
+        return {
+            name: Figure(None, "the run has no ledger for this book", book, horizons[name]) for name in names
+        }
+    if part.days.size == 0:
+        return {
+            name: Figure(None, "the window holds no session of this book", book, horizons[name])
+            for name in names
+        }
+    returns = part.returns
+    few = "fewer than 2 daily returns with variance in the window"
+    turnover = _turnover(view, book, part)
+    positive, years = formulas.positive_years(part.days, returns)
+    stressed = formulas.stressed_returns(part.starting_equity, part.ending_equity, part.execution_cost)
+    recent = formulas.recent(returns)
+    return {
+        "information_ratio": Figure(information_ratio(returns, per_year), few, book, WINDOW),
+        "turnover": Figure(
+            float(np.mean(turnover)) if turnover.size else None,
+            "no session of the window has a turnover",
+            book,
+            WINDOW,
+        ),
+        "recent_information_ratio": Figure(
+            information_ratio(recent, per_year),
+            f"fewer than 2 daily returns with variance in the window's last {formulas.RECENT_SESSIONS} sessions",
+            book,
+            RECENT,
+        ),
+        "yearly_consistency": Figure(
+            formulas.share(positive, years),
+            f"no calendar year of the window holds {formulas.MIN_YEAR_SESSIONS} sessions of this book",
+            book,
+            WINDOW,
+        ),
+        "stressed_net_information_ratio": Figure(information_ratio(stressed, per_year), few, book, WINDOW),
+    }
+
+
+def _turnover(view: BuildView, book: str, part: inputs.Ledger) -> np.ndarray:
+    """The finite one-way `turnover` of the window's sessions (1/2 sum |quantity x mid| /
+    starting_equity: the column whose mean the run seals as /metrics' mean_turnover)."""
+
+    def read() -> tuple[np.ndarray, np.ndarray]:
+        table = view.table("portfolio")
+        found = view.book_range("portfolio", book)
+        assert table is not None and found is not None  # the ledger was read from them
+        rows = table.slice(found[0], found[1] - found[0])
+        return day_numbers(rows), floats(rows.column("turnover"))
+
+    days, values = view.memo(f"analytics:checks:turnover:{book}", read)
+    if part.days.size == 0:
+        return np.empty(0)
+    first, last = np.searchsorted(days, part.days[0], "left"), np.searchsorted(days, part.days[-1], "right")
+    window = values[first:last]
+    return window[np.isfinite(window)]
+
+
+def _deflated_sharpe(
+    view: BuildView, window: Window, seen: Seen, access: Access, warnings: Warnings
+) -> Figure:
+    """The significance route's `dsr` over the window: the long_short book's, whatever the book,
+    with the catalogue's trials (no `trials` override)."""
+    if not access.ledger:
+        return Figure(None, withheld("ledger", "checks.deflated_sharpe", warnings), "long_short", WINDOW)
+    ledger = inputs.ledger(view, "long_short")
+    if ledger is None:
+        return Figure(None, "the run has no long_short ledger", "long_short", WINDOW)
+    m = significance.moments(ledger.window(window).returns)
+    if m is None:
+        return Figure(None, "fewer than 3 daily returns with variance in the window", "long_short", WINDOW)
+    reason = "the DSR is not measurable (its dispersion term is not positive)"
+    if not math.isfinite(seen.sharpe_variance):
+        reason = (
+            "fewer than 2 alphas this key may read have a measurable Sharpe ratio, so the variance of the "
+            "trials' Sharpe ratios is unknown"
+        )
+    return Figure(significance.dsr(m, seen.count, seen.sharpe_variance), reason, "long_short", WINDOW)
+
+
+def _max_weight(view: BuildView, book: str, window: Window, access: Access, warnings: Warnings) -> Figure:
+    """The largest |target weight| of the book in the window's rebalances (the decisions)."""
+    if not access.cross_sections:
+        return Figure(None, withheld("cross_sections", "checks.max_weight", warnings), book, WINDOW)
+    column = f"{book}_target_weight"
+    table = view.table("decisions")
+    if book not in wire.BASE_BOOKS:
+        why = f"only {', '.join(wire.BASE_BOOKS)} have target weights in the decisions"
+    elif table is None or "decisions" not in view.kinds_present:
+        why = "the run sealed no decisions, so no book has target weights"
+    elif column not in table.column_names:
+        why = f"the decisions hold no {column}"
+    else:
+        a, b = window_bounds(day_numbers(table), window)
+        weights = np.abs(floats(table.column(column).slice(a, b - a)))
+        weights = weights[np.isfinite(weights)]
+        if weights.size:
+            return Figure(float(weights.max()), "", book, WINDOW)
+        why = "no rebalance of the window holds a target weight of this book"
+    return Figure(None, why, book, WINDOW)
+
+
+def _production_correlation(view: BuildView, production: Production, warnings: Warnings) -> Figure:
+    """The largest |Pearson| of the alpha's daily long_short returns with each production alpha
+    the key may read (this one excluded), each over their common sessions of the whole history:
+    the correlation route's returns basis, from the catalogue's matrix."""
+    if production.why_not is not None:
+        return Figure(None, production.why_not, "long_short", WHOLE)
+    matrix = production.matrix
+    assert matrix is not None
+    if not production.references:
+        return Figure(
+            None, "no production alpha other than this one is readable by this key", "long_short", WHOLE
+        )
+    if any(alpha not in matrix.rows for alpha in (view.alpha_id, *production.references)):
+        raise errors.UpstreamUnavailable(
+            "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
+            "retry with backoff."
+        )
+    target = matrix.values[[matrix.rows[view.alpha_id]]]
+    found, _ = pearson_between(matrix.values[[matrix.rows[a] for a in production.references]], target)
+    magnitude = np.abs(found[:, 0])
+    magnitude = magnitude[np.isfinite(magnitude)]
+    if not magnitude.size:
+        return Figure(
+            None,
+            "no production alpha has a correlation with it (too few common sessions, or a constant side)",
+            "long_short",
+            WHOLE,
+        )
+    return Figure(float(magnitude.max()), "", "long_short", WHOLE)
+
+
+def production_refused(access: Access, may_call: bool, warnings: Warnings) -> str | None:
+    """Why the key may not have the production correlation (None: it may): it is a correlation
+    figure (the key needs analytics.correlation) over daily returns (the ledger)."""
+    if not may_call:
+        why = f"a correlation figure, which needs {CORRELATION_ENDPOINT}"
+        warnings.add(
+            "access_limited",
+            f"checks.production_correlation is {why}.",
+            block="checks.production_correlation",
+        )
+        return f"access_limited: {why}"
+    if not access.ledger:
+        return withheld("ledger", "checks.production_correlation", warnings)
+    return None
+
+
+def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
+    """`/metrics` nwt.ic t_stat: the Newey-West t-statistic of the mean weekly IC of the whole
+    history (the conditioned signal, not a book's)."""
+    if not access.cross_sections:
+        return Figure(None, withheld("cross_sections", "checks.ic_t_stat", warnings), None, WHOLE)
+
+    def compute() -> tuple[float | None, str]:
+        own = Warnings()
+        block = nwt_ic_block(metrics_inputs(view), access, own)
+        if block is not None:
+            return float(block["t_stat"]), ""
+        why = "; ".join(f"{w['code']}: {w['message']}" for w in own.entries) or "nwt.ic is null on /metrics"
+        return None, why
+
+    value, why = view.memo("analytics:checks:nwt_ic", compute)
+    return Figure(value, why, None, WHOLE)

@@ -1,0 +1,304 @@
+"""`/analytics/combine` and `/analytics/contribution` read a set's returns from the catalogue's
+matrices (never opening a build) and state their figures as stat entries: what both share, and
+the combination's answer (docs/analytics.md, "Combination").
+
+The returns matrix holds every alpha's daily long_short returns, so only that book is combined;
+the `risk_free` matrix holds the risk-free return each alpha's long_short ledger accrued per
+session (an index written before it has none: excess Sharpe ratios are then not_measurable).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from analytics import combination
+from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR
+from analytics.returns import BookFigures, book_figures
+from datasets.queries import Window
+from datasets.reader import Catalogue, LakeReader
+from serve import errors
+from serve.analytics.catalogue import CatalogueFigures, Matrix
+from serve.analytics.entries import day_bounds, stat
+from serve.analytics.market import Benchmark
+
+RISK_FREE = "risk_free"
+RETURNS_SOURCE = "catalogue:returns"
+RISK_FREE_SOURCE = "catalogue:returns,risk_free"
+SESSION_RULE = (
+    "the window's sessions on which every alpha of the set has a long_short return (their intersection): "
+    "a session one of them did not trade is left out for all"
+)
+NO_RISK_FREE = (
+    "the catalogue index holds no risk-free returns (written before they were indexed); an operator writes "
+    "them with `alpha-results lake index`"
+)
+EPOCH = date(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class SetReturns:
+    """The common sessions of a set (ids in the request's order)."""
+
+    ids: tuple[str, ...]
+    days: np.ndarray  # the common sessions, days since 1970
+    returns: np.ndarray  # sessions x alphas
+    risk_free: np.ndarray | None  # sessions x alphas; None when not measurable (`risk_free_reason`)
+    risk_free_reason: str
+
+
+def set_returns(
+    figures: CatalogueFigures,
+    reader: LakeReader,
+    rows: np.ndarray,
+    ids: tuple[str, ...],
+    window: Window,
+    name: str,
+) -> SetReturns:
+    """The set's returns (`rows` of the returns matrix, `sets.matrix_rows`) over the window's
+    common sessions; 400 below MIN_SESSIONS of them, naming from/to when the whole histories
+    would have enough, else `name` (the set)."""
+    matrix = figures.matrix(reader, "returns")
+    low, high = day_bounds(window)
+    first, last = np.searchsorted(matrix.days, low, "left"), np.searchsorted(matrix.days, high, "right")
+    values = np.asarray(matrix.values[rows])
+    common = combination.common_sessions(values)
+    inside = np.zeros_like(common)
+    inside[first:last] = True
+    count = int(np.count_nonzero(common & inside))
+    if count < MIN_SESSIONS:
+        whole = int(np.count_nonzero(common))
+        rule = (
+            f"holds {count} session{'' if count == 1 else 's'} on which every alpha has a long_short return; "
+            f"at least {MIN_SESSIONS} are needed"
+        )
+        if whole >= MIN_SESSIONS and (window[0] is not None or window[1] is not None):
+            problems = {
+                side: f"the window {rule}"
+                for side, bound in zip(("from", "to"), window, strict=True)
+                if bound
+            }
+            raise errors.bad_parameters(problems)
+        raise errors.bad_parameters(
+            {
+                name: f"the alphas' histories have {whole} sessions in common; at least {MIN_SESSIONS} are needed"
+            }
+        )
+    keep = common & inside
+    days = np.asarray(matrix.days[keep])
+    risk_free, reason = _risk_free(figures, reader, ids, days)
+    return SetReturns(ids, days, values[:, keep].T.copy(), risk_free, reason)
+
+
+def _risk_free(
+    figures: CatalogueFigures, reader: LakeReader, ids: tuple[str, ...], days: np.ndarray
+) -> tuple[np.ndarray | None, str]:
+    """The set's risk-free returns on `days`, or None and why."""
+    generation = reader.catalogue().generation
+    if generation is None or RISK_FREE not in generation.matrices:
+        return None, NO_RISK_FREE
+    matrix: Matrix = figures.matrix(reader, RISK_FREE)
+    at = np.searchsorted(matrix.days, days)
+    found = at < matrix.days.size
+    found[found] = matrix.days[at[found]] == days[found]
+    missing = [alpha for alpha in ids if alpha not in matrix.rows]
+    if missing or not found.all():
+        return None, NO_RISK_FREE.replace("no risk-free returns", "no risk-free returns of every alpha")
+    values = np.asarray(matrix.values[[matrix.rows[alpha] for alpha in ids]])[:, at].T
+    if not np.isfinite(values).all():
+        return None, (
+            "the catalogue index holds no risk-free return of some alpha on some common session (indexed before "
+            "they were); an operator writes them with `alpha-results lake index`"
+        )
+    return values.copy(), ""
+
+
+def iso_dates(days: np.ndarray) -> list[str]:
+    return [(EPOCH + timedelta(days=int(day))).isoformat() for day in days]
+
+
+def figure_entries(found: BookFigures, risk_free_reason: str) -> dict[str, dict[str, Any]]:
+    """The five figures of a book as stat entries (the /metrics core entry shape)."""
+    year = {"periods_per_year": SESSIONS_PER_YEAR}
+    no_variance = "the book's daily returns have no variance over the common sessions"
+    return {
+        "information_ratio": stat(
+            found.information_ratio, "ratio", RETURNS_SOURCE, "annualised", no_variance, **year
+        ),
+        "excess_sharpe": stat(
+            found.excess_sharpe,
+            "ratio",
+            RISK_FREE_SOURCE,
+            "annualised",
+            risk_free_reason or "the book's daily excess returns have no variance over the common sessions",
+            **year,
+        ),
+        "max_drawdown": stat(
+            found.max_drawdown, "fraction", RETURNS_SOURCE, "not_annualisable", "no session"
+        ),
+        "annualised_return": stat(
+            found.annualised_return, "fraction", RETURNS_SOURCE, "annualised", "no session", **year
+        ),
+        "volatility": stat(found.volatility, "fraction", RETURNS_SOURCE, "annualised", "no session", **year),
+    }
+
+
+def change_entries(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """after - before of each figure, not_measurable where either side is."""
+    out = {}
+    for name, entry in after.items():
+        old, new = before[name]["value"], entry["value"]
+        value = math.nan if old is None or new is None else new - old
+        reason = before[name].get("withheld_reason") or entry.get("withheld_reason") or ""
+        extra = {"periods_per_year": entry["periods_per_year"]} if "periods_per_year" in entry else {}
+        out[name] = stat(value, entry["unit"], entry["source"], entry["annualisation"], reason, **extra)
+    return out
+
+
+# -- /analytics/combine ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Weighting:
+    method: str  # one of choices.WEIGHTINGS
+    given: tuple[float, ...] | None  # weighting=given
+    shrinkage: float | None  # weighting=max_ir: the request's, else Ledoit-Wolf
+
+
+@dataclass(frozen=True)
+class Turnover:
+    """The set's whole-history turnover from the catalogue index (in the set's order)."""
+
+    values: np.ndarray  # NaN where unknown
+    units: tuple[str | None, ...]
+
+
+def turnover_of(catalogue: Catalogue, ids: tuple[str, ...]) -> Turnover:
+    index = catalogue.index
+    assert index is not None  # the returns matrix was read from it
+    at = pc.index_in(pa.array(list(ids), pa.string()), value_set=index.column("alpha_id"))
+    taken = index.take(pc.fill_null(at, 0))
+    found = pc.is_valid(at).to_numpy(zero_copy_only=False)
+    values = np.array(taken.column("turnover").to_numpy(), dtype=np.float64)  # a copy: written below
+    values[~found] = math.nan
+    units = tuple(
+        u if ok else None for u, ok in zip(taken.column("turnover_unit").to_pylist(), found, strict=True)
+    )
+    return Turnover(values, units)
+
+
+TURNOVER_APPROXIMATION = (
+    "sum |w_i| x turnover_i, each alpha's whole-history turnover as /metrics core.turnover serves it (the "
+    "window does not narrow it); it ignores trades that net between alphas, so it is an upper bound of the "
+    "combined book's"
+)
+
+
+def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> dict[str, Any]:
+    units = set(turnover.units)
+    unit = next(iter(units)) if len(units) == 1 else None
+    annualisation = {"per_year": "annualised", "period_sum": "not_annualisable"}.get(unit or "", "per_period")
+    if not np.isfinite(turnover.values).all() or unit is None:
+        reason = (
+            "an alpha of the set has no turnover"
+            if not np.isfinite(turnover.values).all()
+            else "the alphas state turnover in different units: " + ", ".join(sorted(str(u) for u in units))
+        )
+        return stat(None, unit or "ratio", "catalogue_index:turnover", annualisation, reason)
+    value = float(np.sum(np.abs(weights) * turnover.values))
+    return stat(
+        value, unit, "catalogue_index:turnover", annualisation, "", approximation=TURNOVER_APPROXIMATION
+    )
+
+
+def weights_of(returns: np.ndarray, weighting: Weighting) -> tuple[np.ndarray, dict[str, Any] | None]:
+    """The weights and, for max_ir, the shrinkage used ({value, source})."""
+    n = returns.shape[1]
+    if weighting.method == "equal":
+        return combination.equal_weights(n), None
+    if weighting.method == "given":
+        assert weighting.given is not None
+        return np.array(weighting.given, dtype=np.float64), None
+    if weighting.method == "inverse_volatility":
+        return combination.inverse_volatility_weights(returns), None
+    given = weighting.shrinkage
+    intensity = combination.ledoit_wolf_intensity(returns) if given is None else given
+    used = {"value": intensity, "source": "ledoit_wolf" if given is None else "given"}
+    return combination.max_ir_weights(returns, intensity), used
+
+
+@dataclass(frozen=True)
+class Combined:
+    days: np.ndarray
+    period: np.ndarray
+    cumulative: np.ndarray
+    drawdown_pct: np.ndarray
+    benchmark: np.ndarray | None  # SPY cumulative; None: the key may not read it
+    meta: dict[str, Any]
+
+    def rows(self, limit: int, offset: int) -> list[dict[str, Any]]:
+        page = slice(offset, offset + limit)
+        dates = iso_dates(self.days[page])
+        columns = [self.period[page], self.cumulative[page], self.drawdown_pct[page]]
+        spy = [None] * len(dates) if self.benchmark is None else _nullable(self.benchmark[page])
+        return [
+            {
+                "date": day,
+                "period_return": float(r),
+                "cumulative_return": float(c),
+                "drawdown_pct": float(d),
+                "benchmark_cumulative_return": s,
+            }
+            for day, r, c, d, s in zip(dates, *columns, spy, strict=True)
+        ]
+
+
+def _nullable(values: np.ndarray) -> list[float | None]:
+    return [float(v) if math.isfinite(v) else None for v in values]
+
+
+def benchmark_cumulative(benchmark: Benchmark, days: np.ndarray) -> np.ndarray:
+    """SPY's returns on the combined book's sessions, compounded from the first (a session SPY
+    lacks counts as 0, null until its first known return, as the equity curve does)."""
+    returns = benchmark.on(days)
+    known = np.isfinite(returns)
+    growth = np.cumprod(np.where(known, 1.0 + returns, 1.0))
+    return np.where(np.cumsum(known) > 0, growth - 1.0, np.nan)
+
+
+def combined(
+    found: SetReturns, weighting: Weighting, turnover: Turnover, benchmark: Benchmark | None
+) -> Combined:
+    """The combined book (raises combination.NotCombinable for a set no weights fit)."""
+    weights, shrinkage = weights_of(found.returns, weighting)
+    period = found.returns @ weights
+    cumulative, drawdown_pct = combination.equity(period)
+    risk_free = None if found.risk_free is None else found.risk_free @ weights
+    entries = figure_entries(book_figures(period, risk_free, SESSIONS_PER_YEAR), found.risk_free_reason)
+    entries["turnover"] = _turnover_entry(weights, turnover)
+    entries["diversification_ratio"] = stat(
+        combination.diversification_ratio(found.returns, weights, period),
+        "ratio",
+        RETURNS_SOURCE,
+        "not_annualisable",
+        "the combined book's daily returns have no variance over the common sessions",
+    )
+    matrix = combination.correlation_matrix(found.returns)
+    meta = {
+        "alphas": list(found.ids),
+        "weighting": weighting.method,
+        "shrinkage": shrinkage,
+        "weights": [{"alpha": a, "weight": float(w)} for a, w in zip(found.ids, weights, strict=True)],
+        "sessions": int(found.days.size),
+        "session_rule": SESSION_RULE,
+        "figures": entries,
+        "correlation": {"alphas": list(found.ids), "matrix": [_nullable(row) for row in matrix]},
+    }
+    spy = None if benchmark is None else benchmark_cumulative(benchmark, found.days)
+    return Combined(found.days, period, cumulative, drawdown_pct, spy, meta)

@@ -1,0 +1,190 @@
+"""The operator's policy of `/analytics/checks`: which checks exist, on which side each is bounded,
+and the thresholds (docs/analytics.md "Checks").
+
+The thresholds are the documented defaults, or those of a TOML file named by the setting
+`checks_policy_file`, read once when the app is created: a file that cannot be read or breaks a
+rule (an unknown check or side, a value that is not a finite number, a band whose min is above its
+max) stops the server from starting, never a request. A request may only tighten the policy
+(`Policy.tightened`): a loosened bound is a 400 naming the parameter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from schemas.query import ChecksQuery
+from serve import errors
+
+MIN, MAX = "min", "max"
+SETTING = "ALPHA_RESULTS_CHECKS_POLICY_FILE"
+
+Thresholds = Mapping[str, Mapping[str, float]]
+"""check id -> {"min": x} or {"max": x} or both (the turnover band)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the battery: its bounded sides with their defaults and request parameters."""
+
+    id: str
+    defaults: Mapping[str, float]  # side -> the documented default threshold
+    parameters: Mapping[str, str]  # side -> the request parameter that tightens it
+    unit: str
+    source: str  # the route the value comes from
+
+
+def _check(id: str, unit: str, source: str, **sides: tuple[float, str]) -> Check:
+    return Check(
+        id,
+        MappingProxyType({side: value for side, (value, _) in sides.items()}),
+        MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
+        unit,
+        source,
+    )
+
+
+CHECKS: tuple[Check, ...] = (
+    _check("information_ratio", "ratio", "portfolio.ledger", min=(1.0, "min_information_ratio")),
+    _check("deflated_sharpe", "probability", "analytics.significance", min=(0.95, "min_deflated_sharpe")),
+    _check(
+        "turnover",
+        "per_session",
+        "portfolio.ledger",
+        min=(0.01, "min_turnover"),
+        max=(0.70, "max_turnover"),
+    ),
+    _check("max_weight", "fraction", "signals.rebalances.get", max=(0.10, "max_weight")),
+    _check(
+        "recent_information_ratio", "ratio", "portfolio.ledger", min=(0.5, "min_recent_information_ratio")
+    ),
+    _check("yearly_consistency", "fraction", "portfolio.ledger", min=(0.6, "min_positive_years")),
+    _check(
+        "stressed_net_information_ratio",
+        "ratio",
+        "analytics.costs",
+        min=(0.5, "min_stressed_net_information_ratio"),
+    ),
+    _check(
+        "production_correlation",
+        "correlation",
+        "analytics.correlation",
+        max=(0.7, "max_production_correlation"),
+    ),
+    _check("ic_t_stat", "t_statistic", "performance.metrics", min=(2.0, "min_ic_t_stat")),
+)
+"""The battery, in the order every answer lists it."""
+BY_ID = {check.id: check for check in CHECKS}
+assert {p for c in CHECKS for p in c.parameters.values()} == {
+    name for name in ChecksQuery.__struct_fields__ if name.startswith(("min_", "max_"))
+}, "every bound of ChecksQuery tightens one check"
+
+
+class PolicyError(ValueError):
+    """A policy file the server refuses to start with; the message names the setting and the rule."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    thresholds: Thresholds
+    origin: str  # "defaults" or "operator" (a file was read)
+
+    def echo(self) -> dict[str, Any]:
+        """The policy as answers echo it (never the file's path: it is the operator's)."""
+        return {"origin": self.origin, "thresholds": {k: dict(v) for k, v in self.thresholds.items()}}
+
+    def tag(self) -> str:
+        """A version of the thresholds: an answer's ETag changes when the operator's policy does."""
+        text = ";".join(
+            f"{check}:{side}={value!r}"
+            for check, sides in self.thresholds.items()
+            for side, value in sides.items()
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def tightened(self, args: ChecksQuery) -> dict[str, dict[str, float]]:
+        """The thresholds of one request: the policy with the request's bounds, each at least as
+        strict as the policy's (else 400 naming the parameter and the policy's bound)."""
+        problems: dict[str, str] = {}
+        out: dict[str, dict[str, float]] = {}
+        for check in CHECKS:
+            sides = dict(self.thresholds[check.id])
+            loosened = False
+            for side, parameter in check.parameters.items():
+                asked = getattr(args, parameter)
+                if asked is None:
+                    continue
+                policy = sides[side]
+                if asked < policy if side == MIN else asked > policy:
+                    word = "at least" if side == MIN else "at most"
+                    problems[parameter] = f"may only tighten the operator's policy: {word} {policy!r}"
+                    loosened = True
+                    continue
+                sides[side] = float(asked)
+            if MIN in sides and MAX in sides and sides[MIN] > sides[MAX] and not loosened:
+                # One side tightened past the other's policy bound (both given is the parser's 400)
+                low, high = check.parameters[MIN], check.parameters[MAX]
+                named = low if getattr(args, low) is not None else high
+                problems[named] = (
+                    f"leaves no value that passes: {check.id} would need at least {sides[MIN]!r} "
+                    f"and at most {sides[MAX]!r}"
+                )
+            out[check.id] = sides
+        if problems:
+            raise errors.bad_parameters(problems)
+        return out
+
+
+def default_policy() -> Policy:
+    return Policy(MappingProxyType({c.id: MappingProxyType(dict(c.defaults)) for c in CHECKS}), "defaults")
+
+
+def load_policy(path: str) -> Policy:
+    """The policy of the file at `path` ("" or absent setting: the defaults). Raises PolicyError."""
+    if not path:
+        return default_policy()
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as exc:
+        raise PolicyError(f"{SETTING}={path}: cannot be read ({exc.strerror or exc})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{SETTING}={path}: not valid TOML ({exc})") from exc
+    try:
+        return Policy(_thresholds(document), "operator")
+    except PolicyError as exc:
+        raise PolicyError(f"{SETTING}={path}: {exc}") from None
+
+
+def _thresholds(document: dict[str, Any]) -> Thresholds:
+    extra = sorted(set(document) - {"checks"})
+    if extra:
+        raise PolicyError(f"unknown top-level key {extra[0]!r} (the file holds one table, [checks.<id>])")
+    given = document.get("checks", {})
+    if not isinstance(given, dict):
+        raise PolicyError("checks must be a table of [checks.<id>] tables")
+    merged: dict[str, dict[str, float]] = {c.id: dict(c.defaults) for c in CHECKS}
+    for check_id, sides in given.items():
+        check = BY_ID.get(check_id)
+        if check is None:
+            raise PolicyError(f"checks.{check_id}: unknown check (known: {', '.join(BY_ID)})")
+        if not isinstance(sides, dict):
+            raise PolicyError(f"checks.{check_id}: must be a table with {' and '.join(check.defaults)}")
+        for side, value in sides.items():
+            if side not in check.defaults:
+                raise PolicyError(
+                    f"checks.{check_id}.{side}: {check_id} is bounded by {' and '.join(check.defaults)} only"
+                )
+            # bool is an int in Python; a threshold of `true` is a mistake, not 1
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise PolicyError(f"checks.{check_id}.{side}: must be a finite number, got {value!r}")
+            merged[check_id][side] = float(value)
+        band = merged[check_id]
+        if MIN in band and MAX in band and band[MIN] > band[MAX]:
+            raise PolicyError(f"checks.{check_id}: min {band[MIN]:g} is above max {band[MAX]:g}")
+    return MappingProxyType({k: MappingProxyType(v) for k, v in merged.items()})

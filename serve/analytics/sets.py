@@ -1,0 +1,80 @@
+"""The alpha sets a request names (`alphas` of /analytics/combine, `reference` of
+/analytics/contribution): one set of rules, in one order (docs/analytics.md, "Combination").
+
+1. the list itself: no id twice, between `minimum` and `maximum` ids (400 naming the parameter;
+   `listed` reports it with the request's other parameter problems, in one 400);
+2. authorisation, for every id before any lookup: an id the key may not read is 403
+   `run_not_allowed` whether it exists or not (`admitted`);
+3. then lookup: ids the key may read that the catalogue does not hold are 400 naming the
+   parameter, all of them; a published alpha that cannot be read is a 503 naming no alpha;
+4. then data: an alpha without long_short returns in the catalogue's returns matrix (no ledger)
+   is 400 naming the parameter (`matrix_rows`).
+
+A figure is never computed over fewer alphas than the request named.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from datasets.reader import Catalogue
+from serve import errors
+from serve.analytics.catalogue import Matrix, catalogue_unavailable
+from serve.context import Caller
+
+
+def listed(text: str | None, name: str, minimum: int, maximum: int) -> tuple[tuple[str, ...], str | None]:
+    """The ids of a list parameter (the parser joined repeats with commas and stripped each item)
+    and the rule it breaks, or None."""
+    ids = tuple(text.split(",")) if text else ()
+    repeated = sorted({alpha for alpha in ids if ids.count(alpha) > 1})
+    if repeated:
+        return ids, f"names {', '.join(repeated)} more than once; name each alpha once"
+    if len(ids) < minimum:
+        return ids, f"needs at least {minimum} alpha{'s' if minimum > 1 else ''}, got {len(ids)}"
+    if len(ids) > maximum:
+        return ids, f"names at most {maximum} alphas, got {len(ids)}"
+    return ids, None
+
+
+def admitted(caller: Caller, catalogue: Catalogue, ids: tuple[str, ...], name: str) -> None:
+    """Authorises every id, then finds every one (the rules 2 and 3 above)."""
+    for alpha in ids:
+        if not (caller.may_read_alpha(alpha) and caller.may_read_run(alpha)):
+            raise errors.RunNotAllowed(details={"alpha": alpha, "parameter": name})
+    unknown = [alpha for alpha in ids if alpha not in catalogue.alphas and alpha not in catalogue.unreadable]
+    if unknown:
+        raise errors.bad_parameters({name: f"names alphas the catalogue does not hold: {', '.join(unknown)}"})
+    if any(alpha in catalogue.unreadable for alpha in ids):
+        raise catalogue_unavailable()
+
+
+def matrix_rows(matrix: Matrix, ids: tuple[str, ...], name: str) -> np.ndarray:
+    """Each id's row of the returns matrix; 400 naming `name` for an alpha without returns, 503
+    when the matrix does not hold an alpha of the catalogue (an index written before it)."""
+    if any(alpha not in matrix.rows for alpha in ids):
+        raise errors.UpstreamUnavailable(
+            "The catalogue's returns matrix does not hold every alpha of the catalogue yet; retry with "
+            "backoff, or an operator rewrites it with `alpha-results lake index`."
+        )
+    rows = np.array([matrix.rows[alpha] for alpha in ids], dtype=np.int64)
+    found = np.isfinite(np.asarray(matrix.values[rows])).any(axis=1)
+    empty = [alpha for alpha, ok in zip(ids, found, strict=True) if not ok]
+    if empty:
+        raise errors.bad_parameters(
+            {
+                name: f"{', '.join(empty)} {'has' if len(empty) == 1 else 'have'} no long_short returns (no ledger)"
+            }
+        )
+    return rows
+
+
+def set_mask(catalogue: Catalogue, ids: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Which of the catalogue's alphas (catalogue order) are in `ids`: the mask an answer built
+    from their builds alone is tagged by (`entries.catalogue_tag`)."""
+    listing = catalogue.listing
+    assert listing is not None
+    found = pc.is_in(listing.ids, value_set=pa.array(list(ids), pa.string()))
+    return np.asarray(pc.fill_null(found, False).to_numpy(zero_copy_only=False), dtype=bool)

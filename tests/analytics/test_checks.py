@@ -1,0 +1,602 @@
+"""/analytics/checks through the API: every value recomputed independently from the lake's Parquet
+files (pandas, numpy, statsmodels; tests/analytics/reference.py) over random windows and books,
+verdicts against the thresholds, the operator's policy file (read at start, refused when bad),
+tightening and loosening, and the access rules (403 before lookup, withheld figures, the
+production set of a restricted key)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from litestar.testing import TestClient
+
+from serve.context import AllowList
+from tests.analytics import reference as ref
+from tests.analytics.conftest import (
+    ALPHAS,
+    BOOKS,
+    CALLERS,
+    EDGE_WINDOWS,
+    PRODUCTION,
+    Api,
+    Window,
+    endpoints_only,
+    random_windows,
+    window_params,
+)
+from tests.analytics.helpers import close
+from tests.callers import DATA_IDS, authenticator_for, make_caller
+
+PATH = "/v1/alphas/{alpha}/analytics/checks"
+ORDER = [
+    "information_ratio",
+    "deflated_sharpe",
+    "turnover",
+    "max_weight",
+    "recent_information_ratio",
+    "yearly_consistency",
+    "stressed_net_information_ratio",
+    "production_correlation",
+    "ic_t_stat",
+]
+DEFAULTS = {
+    "information_ratio": {"min": 1.0},
+    "deflated_sharpe": {"min": 0.95},
+    "turnover": {"min": 0.01, "max": 0.70},
+    "max_weight": {"max": 0.10},
+    "recent_information_ratio": {"min": 0.5},
+    "yearly_consistency": {"min": 0.6},
+    "stressed_net_information_ratio": {"min": 0.5},
+    "production_correlation": {"max": 0.7},
+    "ic_t_stat": {"min": 2.0},
+}
+PARAMETERS = {
+    ("information_ratio", "min"): "min_information_ratio",
+    ("deflated_sharpe", "min"): "min_deflated_sharpe",
+    ("turnover", "min"): "min_turnover",
+    ("turnover", "max"): "max_turnover",
+    ("max_weight", "max"): "max_weight",
+    ("recent_information_ratio", "min"): "min_recent_information_ratio",
+    ("yearly_consistency", "min"): "min_positive_years",
+    ("stressed_net_information_ratio", "min"): "min_stressed_net_information_ratio",
+    ("production_correlation", "max"): "max_production_correlation",
+    ("ic_t_stat", "min"): "min_ic_t_stat",
+}
+SOURCES = {
+    "information_ratio": "portfolio.ledger",
+    "deflated_sharpe": "analytics.significance",
+    "turnover": "portfolio.ledger",
+    "max_weight": "signals.rebalances.get",
+    "recent_information_ratio": "portfolio.ledger",
+    "yearly_consistency": "portfolio.ledger",
+    "stressed_net_information_ratio": "analytics.costs",
+    "production_correlation": "analytics.correlation",
+    "ic_t_stat": "performance.metrics",
+}
+LEDGER_CHECKS = {
+    "information_ratio",
+    "deflated_sharpe",
+    "turnover",
+    "recent_information_ratio",
+    "yearly_consistency",
+    "stressed_net_information_ratio",
+    "production_correlation",
+}
+CROSS_SECTION_CHECKS = {"max_weight", "ic_t_stat"}
+# A loose operator policy: every measurable value of the demo passes it, so each check can be
+# tightened from pass to fail.
+LOOSE = {
+    "information_ratio": {"min": -50.0},
+    "deflated_sharpe": {"min": 0.0},
+    "turnover": {"min": 0.0, "max": 5.0},
+    "max_weight": {"max": 5.0},
+    "recent_information_ratio": {"min": -50.0},
+    "yearly_consistency": {"min": 0.0},
+    "stressed_net_information_ratio": {"min": -50.0},
+    "production_correlation": {"max": 1.0},
+    "ic_t_stat": {"min": -50.0},
+}
+RECENT_SESSIONS = 504
+MIN_YEAR_SESSIONS = 20
+
+
+def toml_of(policy: dict[str, dict[str, float]]) -> str:
+    return "".join(
+        f"[checks.{check}]\n" + "".join(f"{side} = {value!r}\n" for side, value in sides.items()) + "\n"
+        for check, sides in policy.items()
+    )
+
+
+# -- apps with their own settings and callers -----------------------------------------------------
+
+
+def two_alpha_key(alpha: str, production: str) -> Any:
+    ids = AllowList.of_ids([alpha, production])
+    return make_caller(alphas=ids, runs=ids)
+
+
+@pytest.fixture(scope="module")
+def loose_api(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """An app whose operator policy is LOOSE, read from a file through the setting."""
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    policy = tmp_path_factory.mktemp("policy") / "checks.toml"
+    policy.write_text(toml_of(LOOSE))
+    callers = CALLERS | {"no_correlation": endpoints_only(DATA_IDS - {"analytics.correlation"})}
+    callers |= {f"two:{a}:{p}": two_alpha_key(a, p) for a in ALPHAS for p in PRODUCTION if a != p}
+    app = create_app(
+        Settings(lake=str(demo_lake), environment="test", checks_policy_file=str(policy)),
+        authenticate=authenticator_for(callers),
+        limiter=None,
+    )
+    with TestClient(app=app) as client:
+        yield Api(client)
+
+
+def app_with_policy(demo_lake: Path, path: Path) -> Any:
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    return create_app(
+        Settings(lake=str(demo_lake), environment="test", checks_policy_file=str(path)),
+        authenticate=authenticator_for(CALLERS),
+        limiter=None,
+    )
+
+
+# -- the independent figures ----------------------------------------------------------------------
+
+
+def ratio(x: np.ndarray) -> float | None:
+    return ref.information_ratio(np.asarray(x, float))
+
+
+def yearly(ledger: pd.DataFrame) -> float | None:
+    r = (ledger["ending_equity"] / ledger["starting_equity"] - 1.0).astype(float)
+    frame = pd.DataFrame({"year": ledger["date"].str[:4], "r": r})
+    frame = frame[np.isfinite(frame["r"])]
+    counted = [g for _, g in frame.groupby("year") if len(g) >= MIN_YEAR_SESSIONS]
+    if not counted:
+        return None
+    return sum(float(np.prod(1.0 + g["r"].to_numpy())) > 1.0 for g in counted) / len(counted)
+
+
+def max_weight(lake: ref.Lake, alpha: str, book: str, window: Window) -> float | None:
+    decisions = lake.decisions(alpha)
+    column = f"{book}_target_weight"
+    if decisions is None or column not in decisions.columns:
+        return None
+    weights = decisions.loc[ref.in_window(decisions["date"], window), column].astype(float).abs()
+    weights = weights[np.isfinite(weights)]
+    return float(weights.max()) if len(weights) else None
+
+
+def production_correlations(lake: ref.Lake, alpha: str, readable: Any = lambda a: True) -> dict[str, float]:
+    """|Pearson| of the whole long_short histories with each production alpha readable, itself excluded."""
+    mine = lake.returns(alpha, "long_short", (None, None))
+    out = {}
+    for other in PRODUCTION:
+        if other == alpha or not readable(other):
+            continue
+        found = ref.series_corr(mine, lake.returns(other, "long_short", (None, None))).pearson
+        if found is not None:
+            out[other] = abs(found)
+    return out
+
+
+def ic_t_stat(lake: ref.Lake, alpha: str) -> float | None:
+    """Newey-West t of the mean weekly IC (statsmodels, Bartlett lag floor(4 (n/100)^(2/9))); None
+    without cross-sections, when the rebuilt mean misses the sealed mean IC by over 1e-6, or below
+    10 weeks."""
+    weeks = lake.weekly_signal(alpha)
+    if weeks is None:
+        return None
+    ic = weeks["ic"].to_numpy(float)
+    ic = ic[np.isfinite(ic)]
+    stored = pd.read_parquet(lake.build(alpha) / "metrics_stored.parquet")
+    sealed = stored[(stored["scope"] == "overall") & (stored["metric"] == "mean_ic")]["value"]
+    if sealed.empty or not abs(float(ic.mean()) - float(sealed.iloc[0])) <= 1e-6 or ic.size < 10:
+        return None
+    lag = math.floor(4 * (ic.size / 100) ** (2 / 9))
+    fit = sm.OLS(ic, np.ones_like(ic)).fit(cov_type="HAC", cov_kwds={"maxlags": lag})
+    return float(fit.tvalues[0])
+
+
+def expected_values(
+    lake: ref.Lake, alpha: str, book: str, window: Window, readable: Any = lambda a: True
+) -> dict[str, float | None]:
+    ledger = lake.ledger_in(alpha, book, window)
+    assert ledger is not None
+    r = (ledger["ending_equity"] / ledger["starting_equity"] - 1.0).to_numpy(float)
+    k = -ledger["execution_cost"].to_numpy(float) / ledger["starting_equity"].to_numpy(float)
+    turnover = ledger["turnover"].to_numpy(float)
+    turnover = turnover[np.isfinite(turnover)]
+    correlations = production_correlations(lake, alpha, readable)
+    return {
+        "information_ratio": ratio(r),
+        "deflated_sharpe": ref.significance(lake, alpha, window, readable=readable)["dsr"],
+        "turnover": float(turnover.mean()) if turnover.size else None,
+        "max_weight": max_weight(lake, alpha, book, window),
+        "recent_information_ratio": ratio(r[-RECENT_SESSIONS:]),
+        "yearly_consistency": yearly(ledger),
+        "stressed_net_information_ratio": ratio(r - k),
+        "production_correlation": max(correlations.values()) if correlations else None,
+        "ic_t_stat": ic_t_stat(lake, alpha),
+    }
+
+
+def span(window: Window) -> dict[str, Any]:
+    return dict(window_params(window))
+
+
+def verdict_of(value: float | None, bound: dict[str, float]) -> str:
+    if value is None:
+        return "not_measurable"
+    ok = value >= bound.get("min", -math.inf) and value <= bound.get("max", math.inf)
+    return "pass" if ok else "fail"
+
+
+def checks(api: Api, alpha: str, token: str = "raw", **params: Any) -> dict[str, Any]:
+    data: dict[str, Any] = api.ok(PATH.format(alpha=alpha), token, **params)["data"]
+    return data
+
+
+def by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {entry["id"]: entry for entry in data["checks"]}
+
+
+def assert_consistent(data: dict[str, Any], policy: dict[str, dict[str, float]], where: Any) -> None:
+    """Order, shape, verdicts against the thresholds served, and the summary."""
+    assert [e["id"] for e in data["checks"]] == ORDER, where
+    for entry in data["checks"]:
+        assert entry["policy_threshold"] == policy[entry["id"]], (where, entry)
+        assert entry["source"] == SOURCES[entry["id"]], (where, entry)
+        assert entry["verdict"] == verdict_of(entry["value"], entry["threshold"]), (where, entry)
+        assert ("reason" in entry) == (entry["verdict"] == "not_measurable"), (where, entry)
+        if "reason" in entry:
+            assert isinstance(entry["reason"], str) and entry["reason"], (where, entry)
+    verdicts = [e["verdict"] for e in data["checks"]]
+    summary = data["summary"]
+    assert summary["passed"] == verdicts.count("pass"), where
+    assert summary["failed"] == verdicts.count("fail"), where
+    assert summary["not_measurable"] == verdicts.count("not_measurable"), where
+    expected = "fail" if "fail" in verdicts else ("incomplete" if "not_measurable" in verdicts else "pass")
+    assert summary["verdict"] == expected, where
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_every_value_reproduces_over_random_windows_and_books(api: Api, lake: ref.Lake, alpha: str) -> None:
+    rng = random.Random(f"checks:{alpha}")
+    for window in random_windows(f"checks:{alpha}") + EDGE_WINDOWS:
+        book = rng.choice(BOOKS)
+        where = (alpha, book, window)
+        data = checks(api, alpha, book=book, **span(window))
+        assert data["alpha"] == alpha and data["book"] == book, where
+        assert data["window"] == {"from": window[0], "to": window[1]}, where
+        ledger = lake.ledger_in(alpha, book, window)
+        assert ledger is not None
+        assert data["sessions"] == len(ledger), where
+        assert data["policy"] == {"origin": "defaults", "thresholds": DEFAULTS}, where
+        assert_consistent(data, DEFAULTS, where)
+        served = by_id(data)
+        for check, value in expected_values(lake, alpha, book, window).items():
+            entry = served[check]
+            assert close(entry["value"], value), (where, check, entry, value)
+            assert entry["threshold"] == DEFAULTS[check], (where, entry)
+        assert served["deflated_sharpe"]["book"] == "long_short"
+        assert served["information_ratio"]["book"] == book
+        assert served["ic_t_stat"]["book"] is None
+        assert served["production_correlation"]["horizon"] == "whole_history"
+
+
+def test_values_are_measured_somewhere_and_verdicts_vary(api: Api) -> None:
+    """Guards the comparison above: every check has a value somewhere in the demo, and the default
+    policy both passes and fails checks."""
+    measured: set[str] = set()
+    verdicts: set[str] = set()
+    for alpha in ALPHAS:
+        for book in BOOKS:
+            for entry in checks(api, alpha, book=book)["checks"]:
+                if entry["value"] is not None:
+                    measured.add(entry["id"])
+                verdicts.add(entry["verdict"])
+    assert measured == set(ORDER)
+    assert verdicts == {"pass", "fail", "not_measurable"}
+
+
+def test_a_window_without_sessions_is_not_measurable_but_whole_history_checks_remain(api: Api) -> None:
+    data = checks(api, "momentum_12_1", **{"from": "2019-01-01", "to": "2019-12-31"})
+    served = by_id(data)
+    for check in ORDER:
+        entry = served[check]
+        if check in ("production_correlation", "ic_t_stat"):
+            assert entry["value"] is not None, entry
+        else:
+            assert entry["verdict"] == "not_measurable" and entry["value"] is None, entry
+    assert data["summary"]["verdict"] in ("fail", "incomplete")
+
+
+# -- policy ---------------------------------------------------------------------------------------
+
+
+def test_the_policy_file_is_read_and_echoed(loose_api: Api, lake: ref.Lake) -> None:
+    for alpha in ("momentum_12_1", "Test_planted_factor"):
+        data = checks(loose_api, alpha)
+        assert data["policy"] == {"origin": "operator", "thresholds": LOOSE}
+        assert_consistent(data, LOOSE, alpha)
+        for entry in data["checks"]:
+            assert entry["threshold"] == LOOSE[entry["id"]]
+            assert entry["verdict"] in ("pass", "not_measurable"), entry
+
+
+def test_a_partial_policy_file_keeps_the_other_defaults(demo_lake: Path, tmp_path: Path) -> None:
+    path = tmp_path / "partial.toml"
+    path.write_text("[checks.turnover]\nmax = 0.5\n\n[checks.ic_t_stat]\nmin = 3\n")
+    with TestClient(app=app_with_policy(demo_lake, path)) as client:
+        body = Api(client).ok(PATH.format(alpha="momentum_12_1"))
+    thresholds = body["data"]["policy"]["thresholds"]
+    assert thresholds == DEFAULTS | {"turnover": {"min": 0.01, "max": 0.5}, "ic_t_stat": {"min": 3.0}}
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("[checks.sharpe]\nmin = 1.0\n", "checks.sharpe"),
+        ("[checks.information_ratio]\nmax = 3.0\n", "checks.information_ratio.max"),
+        ('[checks.max_weight]\nmax = "0.1"\n', "checks.max_weight.max"),
+        ("[checks.max_weight]\nmax = true\n", "checks.max_weight.max"),
+        ("[checks.ic_t_stat]\nmin = nan\n", "checks.ic_t_stat.min"),
+        ("[checks.turnover]\nmin = 0.8\n", "checks.turnover"),
+        ("[checks.turnover]\nmin = 0.5\nmax = 0.2\n", "checks.turnover"),
+        ("[limits]\nx = 1\n", "limits"),
+        ("[checks\nmin = 1\n", "not valid TOML"),
+        ("checks = 3\n", "checks"),
+        ("[checks]\ninformation_ratio = 1.0\n", "checks.information_ratio"),
+    ],
+)
+def test_a_bad_policy_file_stops_the_start(demo_lake: Path, tmp_path: Path, text: str, named: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError) as refused:
+        app_with_policy(demo_lake, path)
+    message = str(refused.value)
+    assert message.startswith(f"ALPHA_RESULTS_CHECKS_POLICY_FILE={path}: "), message
+    assert named in message, message
+
+
+def test_a_missing_policy_file_stops_the_serve_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serve.cli import main
+
+    missing = tmp_path / "nowhere.toml"
+    monkeypatch.setenv("ALPHA_RESULTS_CHECKS_POLICY_FILE", str(missing))
+    assert main(["serve", "--lake", str(tmp_path / "lake")]) == 2
+    error = capsys.readouterr().err
+    assert f"ALPHA_RESULTS_CHECKS_POLICY_FILE={missing}: cannot be read" in error, error
+
+
+# -- tightening -----------------------------------------------------------------------------------
+
+
+def test_tightening_turns_a_pass_into_a_fail(loose_api: Api) -> None:
+    """Under the loose policy each measured check passes; a bound just past its value fails it, a
+    bound at its value passes (bounds are inclusive); the policy's own bound is echoed unchanged."""
+    tightened: set[tuple[str, str]] = set()
+    for alpha in ("momentum_12_1", "Test_planted_factor", "Test_small_universe"):
+        base = by_id(checks(loose_api, alpha, book="long_short"))
+        for (check, side), parameter in PARAMETERS.items():
+            value = base[check]["value"]
+            if value is None:
+                continue
+            assert base[check]["verdict"] == "pass"
+            step = max(abs(value) * 1e-6, 1e-9)
+            beyond = value + step if side == "min" else value - step
+            after = by_id(checks(loose_api, alpha, book="long_short", **{parameter: repr(beyond)}))[check]
+            assert after["verdict"] == "fail", (alpha, check, after)
+            assert after["threshold"][side] == beyond and after["policy_threshold"] == LOOSE[check]
+            assert close(after["value"], value)
+            at = by_id(checks(loose_api, alpha, book="long_short", **{parameter: repr(value)}))[check]
+            assert at["verdict"] == "pass", (alpha, check, at)
+            tightened.add((check, side))
+    assert tightened == set(PARAMETERS)
+
+
+def test_the_summary_fails_once_one_check_fails(loose_api: Api) -> None:
+    before = checks(loose_api, "momentum_12_1")
+    assert before["summary"]["failed"] == 0
+    value = by_id(before)["information_ratio"]["value"]
+    after = checks(loose_api, "momentum_12_1", min_information_ratio=repr(value + 1.0))
+    assert after["summary"]["failed"] == 1 and after["summary"]["verdict"] == "fail"
+    assert after["summary"]["passed"] == before["summary"]["passed"] - 1
+
+
+def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    error: dict[str, Any] = response.json()["error"]
+    assert error["code"] == code, error
+    return error
+
+
+@pytest.mark.parametrize(("check", "side"), list(PARAMETERS))
+def test_loosening_is_a_400_naming_the_parameter(api: Api, loose_api: Api, check: str, side: str) -> None:
+    parameter = PARAMETERS[(check, side)]
+    for client, policy in ((api, DEFAULTS), (loose_api, LOOSE)):
+        bound = policy[check][side]
+        looser = bound - 0.25 if side == "min" else bound + 0.25
+        loosened: dict[str, Any] = {parameter: repr(looser)}
+        same: dict[str, Any] = {parameter: repr(bound)}
+        error = error_of(client.get(PATH.format(alpha="momentum_12_1"), **loosened), 400, "bad_request")
+        word = "at least" if side == "min" else "at most"
+        assert error["details"]["parameters"] == [
+            {"name": parameter, "rule": f"may only tighten the operator's policy: {word} {bound!r}"}
+        ]
+        # The policy's own bound is a tightening of nothing: accepted.
+        assert client.get(PATH.format(alpha="momentum_12_1"), **same).status_code == 200
+
+
+def test_a_band_left_empty_is_a_400(api: Api) -> None:
+    error = error_of(api.get(PATH.format(alpha="momentum_12_1"), min_turnover="0.8"), 400, "bad_request")
+    assert [p["name"] for p in error["details"]["parameters"]] == ["min_turnover"]
+    error = error_of(
+        api.get(PATH.format(alpha="momentum_12_1"), min_turnover="0.5", max_turnover="0.3"),
+        400,
+        "bad_request",
+    )
+    assert {p["name"] for p in error["details"]["parameters"]} == {"min_turnover", "max_turnover"}
+
+
+# -- access ---------------------------------------------------------------------------------------
+
+
+def test_authorisation_runs_before_lookup(api: Api) -> None:
+    error_of(api.get(PATH.format(alpha="momentum_12_1"), "testonly"), 403, "run_not_allowed")
+    error_of(api.get(PATH.format(alpha="no_such_alpha"), "testonly"), 403, "run_not_allowed")
+    error_of(api.get(PATH.format(alpha="Test_no_such_alpha"), "testonly"), 404, "run_not_found")
+    # Before the parameters too: a loosened bound on an alpha the key may not read is a 403.
+    error_of(
+        api.get(PATH.format(alpha="momentum_12_1"), "testonly", min_ic_t_stat="0"), 403, "run_not_allowed"
+    )
+    error_of(api.get(PATH.format(alpha="momentum_12_1"), "no_analytics"), 403, "endpoint_not_allowed")
+    error_of(api.get(PATH.format(alpha="momentum_12_1"), "plain", book="raw_long_short"), 400, "unknown_book")
+
+
+def warned_blocks(body: dict[str, Any]) -> set[str]:
+    return {w["block"] for w in body["meta"].get("warnings", []) if w["code"] == "access_limited"}
+
+
+@pytest.mark.parametrize(
+    ("token", "withheld"), [("no_portfolio", LEDGER_CHECKS), ("no_signals", CROSS_SECTION_CHECKS)]
+)
+def test_data_the_key_may_not_read_is_withheld(
+    api: Api, lake: ref.Lake, token: str, withheld: set[str]
+) -> None:
+    window: Window = ("2021-03-01", "2021-12-31")
+    body = api.ok(PATH.format(alpha="Test_planted_factor"), token, **span(window))
+    data = body["data"]
+    assert_consistent(data, DEFAULTS, token)
+    expected = expected_values(lake, "Test_planted_factor", "long_short", window)
+    for check, entry in by_id(data).items():
+        if check in withheld:
+            assert entry["value"] is None and entry["verdict"] == "not_measurable", entry
+            assert entry["reason"].startswith("access_limited"), entry
+        else:
+            assert close(entry["value"], expected[check]), (check, entry)
+    assert warned_blocks(body) == {f"checks.{check}" for check in withheld}
+    assert (data["sessions"] is None) == (token == "no_portfolio")
+    assert data["summary"]["verdict"] in ("fail", "incomplete")
+
+
+def test_the_production_correlation_needs_the_correlation_route(loose_api: Api) -> None:
+    body = loose_api.ok(PATH.format(alpha="Test_planted_factor"), "no_correlation")
+    entry = by_id(body["data"])["production_correlation"]
+    assert entry["verdict"] == "not_measurable" and entry["reason"].startswith("access_limited"), entry
+    assert "analytics.correlation" in entry["reason"]
+    assert warned_blocks(body) == {"checks.production_correlation"}
+    assert by_id(body["data"])["information_ratio"]["value"] is not None
+
+
+def test_a_restricted_key_correlates_only_with_production_alphas_it_may_read(
+    api: Api, loose_api: Api, lake: ref.Lake
+) -> None:
+    alpha = "Test_planted_factor"
+    each = production_correlations(lake, alpha)
+    assert len(each) == 2 and len(set(each.values())) == 2
+    everyone = by_id(checks(api, alpha))["production_correlation"]["value"]
+    assert close(everyone, max(each.values()))
+    for production, value in each.items():
+        served = by_id(checks(loose_api, alpha, f"two:{alpha}:{production}"))["production_correlation"]
+        assert close(served["value"], value), (production, served, value)
+    # A production alpha is never compared with itself; the other is its only reference.
+    own = by_id(checks(loose_api, "momentum_12_1", "two:momentum_12_1:value_composite_legacy"))
+    assert close(
+        own["production_correlation"]["value"],
+        production_correlations(lake, "momentum_12_1")["value_composite_legacy"],
+    )
+    # A key that may read no production alpha has nothing to compare with.
+    none = by_id(checks(api, alpha, "testonly"))["production_correlation"]
+    assert none["verdict"] == "not_measurable" and not none["reason"].startswith("access_limited"), none
+
+
+def test_a_restricted_keys_dsr_uses_the_variance_of_what_it_may_read(api: Api, lake: ref.Lake) -> None:
+    window: Window = ("2021-02-01", "2022-01-31")
+    served = by_id(checks(api, "Test_planted_factor", "testonly", **span(window)))["deflated_sharpe"]
+    expected = ref.significance(lake, "Test_planted_factor", window, readable=lambda a: a.startswith("Test_"))
+    assert close(served["value"], expected["dsr"]), (served, expected["dsr"])
+    everyone = ref.significance(lake, "Test_planted_factor", window)["dsr"]
+    assert not close(served["value"], everyone)
+
+
+# -- caching and documentation --------------------------------------------------------------------
+
+
+def test_the_etag_follows_the_policy(api: Api, loose_api: Api) -> None:
+    path = PATH.format(alpha="momentum_12_1")
+    first = api.get(path)
+    tag = first.headers["etag"]
+    assert api.get(path).headers["etag"] == tag
+    assert api.get(path, headers={"If-None-Match": tag}).status_code == 304
+    assert loose_api.get(path).headers["etag"] != tag
+
+
+def walk(value: Any, prefix: str) -> set[str]:
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found |= {f"{prefix}.{key}"} | walk(child, f"{prefix}.{key}")
+    elif isinstance(value, list):
+        for child in value:
+            found |= walk(child, f"{prefix}[]")
+    return found
+
+
+def test_every_served_path_is_documented(api: Api, loose_api: Api) -> None:
+    fields = api.ok("/v1/alphas/momentum_12_1/analytics/_doc")["data"]["fields"]
+    served = {"checks"}
+    for alpha in ALPHAS:
+        for book in BOOKS:
+            served |= walk(checks(api, alpha, book=book), "checks")
+    served |= walk(checks(loose_api, "momentum_12_1", "no_portfolio"), "checks")
+    assert "checks.checks[].reason" in served and "checks.checks[].threshold.max" in served
+    undocumented = sorted(served - set(fields))
+    assert not undocumented, undocumented
+    assert fields["checks.checks[].id"]["horizon"]
+
+
+# -- the battery's own figures on a history longer than the demo's --------------------------------
+
+
+def test_recent_and_yearly_figures_on_a_long_synthetic_history() -> None:
+    """The small demo holds 296 sessions, fewer than the recent window's 504: the recent information
+    ratio and the yearly consistency of `analytics.checks` over a 4-year synthetic ledger, against
+    pandas."""
+    from analytics.checks import positive_years, recent, stressed_returns
+
+    rng = np.random.default_rng(11)
+    days = pd.bdate_range("2019-03-01", "2023-02-10")
+    r = rng.normal(0.0003, 0.01, days.size)
+    starting = np.cumprod(np.r_[1.0, 1.0 + r[:-1]])
+    ending = starting * (1.0 + r)
+    cost = -np.abs(rng.normal(0.0, 2e-4, days.size)) * starting
+    tail = recent(r)
+    assert tail.size == RECENT_SESSIONS and np.array_equal(tail, r[-RECENT_SESSIONS:])
+    frame = pd.DataFrame({"r": r}, index=days)
+    years = [g["r"] for _, g in frame.groupby(frame.index.year) if len(g) >= MIN_YEAR_SESSIONS]
+    expected = sum(float(np.prod(1.0 + y)) > 1.0 for y in years), len(years)
+    day_numbers = ((days - pd.Timestamp("1970-01-01")).days).to_numpy(np.int32)
+    assert positive_years(day_numbers, r) == expected
+    assert expected[1] == 5  # 2019 .. 2023, the last with 29 sessions
+    stressed = stressed_returns(starting, ending, cost)
+    assert np.allclose(stressed, ending / starting - 1.0 + cost / starting, rtol=1e-12, atol=0)

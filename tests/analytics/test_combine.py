@@ -1,0 +1,416 @@
+"""/v1/analytics/combine through the API: every row, weight, figure, correlation and the
+diversification ratio recomputed independently from the lake's ledgers (pandas/numpy/scipy: the
+common sessions, the Ledoit-Wolf intensity written out pair by pair, the shrunk max-IR weights),
+on random sets and windows; the set's rules (403 before lookup, 400 naming the parameter), the
+ledger and benchmark access, the documentation of every served path, and the ETag."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from litestar.testing import TestClient
+from scipy import linalg
+
+from serve.context import AllowList
+from tests.analytics.conftest import ALPHAS, CALLERS, Api, Window, random_windows, window_params
+from tests.analytics.helpers import check_stat, close
+from tests.analytics.reference import Lake
+from tests.analytics.test_doc import paths
+from tests.callers import DATA_IDS, authenticator_for, make_caller
+
+PATH = "/v1/analytics/combine"
+YEAR = 252
+MIN_SESSIONS = 20
+GENERIC_META = {"request_id", "generated_at", "source", "warnings"}
+
+
+# -- the independent recomputation ----------------------------------------------------------------
+
+
+def common_returns(lake: Lake, ids: list[str], window: Window) -> pd.DataFrame:
+    """Sessions (ISO dates) x alphas of the daily long_short returns, where every alpha has one."""
+    frame = pd.concat({a: lake.returns(a, "long_short", window) for a in ids}, axis=1)
+    return frame.dropna().sort_index()
+
+
+def risk_free(lake: Lake, ids: list[str], dates: pd.Index) -> pd.DataFrame:
+    columns = {}
+    for alpha in ids:
+        ledger = lake.ledger(alpha, "long_short")
+        assert ledger is not None
+        columns[alpha] = pd.Series(
+            ledger["risk_free_return"].to_numpy(float), index=ledger["date"].to_numpy()
+        )
+    return pd.DataFrame(columns).loc[dates]
+
+
+def spy_returns(root: Path) -> pd.Series:
+    """SPY's daily total returns over its whole series: adjusted_close when every row has one, else close."""
+    current = json.loads((root / "benchmarks" / "SPY" / "_current.json").read_text())
+    daily = pd.read_parquet(root / "benchmarks" / "SPY" / "builds" / current["build_id"] / "daily.parquet")
+    dates = daily["date"].map(lambda d: str(d)[:10])
+    price = daily["adjusted_close"] if daily["adjusted_close"].notna().all() else daily["close"]
+    return pd.Series(price.to_numpy(float), index=dates.to_numpy()).pct_change()
+
+
+def lw_intensity(x: np.ndarray) -> float:
+    """Ledoit and Wolf (2004) toward the diagonal target, pair by pair in the paper's 1/T moments:
+    delta = sum_{i != j} pi_ij / sum_{i != j} s_ij^2 / T, clipped to [0, 1]."""
+    t, n = x.shape
+    y = x - x.mean(axis=0)
+    numerator = denominator = 0.0
+    for i, j in itertools.permutations(range(n), 2):
+        products = y[:, i] * y[:, j]
+        s_ij = products.sum() / t
+        numerator += float(((products - s_ij) ** 2).sum() / t)
+        denominator += s_ij**2
+    return min(1.0, max(0.0, numerator / denominator / t))
+
+
+def expected_weights(
+    returns: pd.DataFrame, weighting: str, given: list[float] | None, shrinkage: float | None
+):
+    x = returns.to_numpy()
+    n = x.shape[1]
+    if weighting == "equal":
+        return np.full(n, 1 / n), None
+    if weighting == "given":
+        return np.array(given), None
+    sd = returns.std(ddof=1).to_numpy()
+    if weighting == "inverse_volatility":
+        return (1 / sd) / (1 / sd).sum(), None
+    delta = lw_intensity(x) if shrinkage is None else shrinkage
+    s = returns.cov(ddof=1).to_numpy()
+    sigma = (1 - delta) * s + delta * np.diag(np.diag(s))
+    raw = linalg.solve(sigma, returns.mean().to_numpy(), assume_a="sym")
+    return raw / np.abs(raw).sum(), delta
+
+
+def book_figures(r: pd.Series, rf: pd.Series | None) -> dict[str, float]:
+    level = (1 + r).cumprod()
+    peak = level.cummax().clip(lower=1.0)
+    excess = None if rf is None else r - rf
+    return {
+        "information_ratio": r.mean() / r.std(ddof=1) * math.sqrt(YEAR),
+        "excess_sharpe": None if excess is None else excess.mean() / excess.std(ddof=1) * math.sqrt(YEAR),
+        "max_drawdown": float(((peak - level) / peak).max()),
+        "annualised_return": r.mean() * YEAR,
+        "volatility": r.std(ddof=1) * math.sqrt(YEAR),
+    }
+
+
+def metrics_turnover(api: Api, alpha: str) -> tuple[float | None, str | None]:
+    entry = api.ok(f"/v1/alphas/{alpha}/metrics")["data"]["core"]["turnover"]
+    return entry["value"], entry["unit"]
+
+
+def combine_params(ids: list[str], window: Window, **extra: Any) -> dict[str, Any]:
+    return {"alphas": ",".join(ids), **window_params(window), **extra}
+
+
+def check_combination(
+    api: Api, lake: Lake, root: Path, ids: list[str], window: Window, weighting: str = "equal", **extra: Any
+) -> None:
+    returns = common_returns(lake, ids, window)
+    params = combine_params(ids, window, weighting=weighting, **extra)
+    if len(returns) < MIN_SESSIONS:
+        response = api.get(PATH, **params, limit=1)
+        assert response.status_code == 400, response.text
+        named = {p["name"] for p in response.json()["error"]["details"]["parameters"]}
+        whole = len(common_returns(lake, ids, (None, None)))
+        assert named == (
+            {k for k in ("from", "to") if params.get(k)} if whole >= MIN_SESSIONS else {"alphas"}
+        )
+        return
+    given = [float(v) for v in extra["weights"].split(",")] if "weights" in extra else None
+    weights, delta = expected_weights(returns, weighting, given, extra.get("shrinkage"))
+    combined = returns @ weights
+    rf = risk_free(lake, ids, returns.index) @ weights
+
+    rows = api.all_rows(PATH, **params)
+    body = api.ok(PATH, **params, limit=1)
+    meta = body["meta"]
+    assert [row["date"] for row in rows] == list(returns.index)
+    level = (1 + combined).cumprod()
+    peak = level.cummax().clip(lower=1.0)
+    spy = spy_returns(root).reindex(returns.index).fillna(0.0)
+    benchmark = (1 + spy).cumprod() - 1
+    for row, r, c, d, b in zip(
+        rows, combined, level - 1, (peak - level) / peak * 100, benchmark, strict=True
+    ):
+        assert close(row["period_return"], float(r)), (row, r)
+        assert close(row["cumulative_return"], float(c)), (row, c)
+        assert close(row["drawdown_pct"], float(d)), (row, d)
+        assert close(row["benchmark_cumulative_return"], float(b)), (row, b)
+
+    assert meta["alphas"] == ids and meta["book"] == "long_short" and meta["weighting"] == weighting
+    assert meta["window"] == {"from": window[0], "to": window[1]}
+    assert meta["sessions"] == len(returns) == body["pagination"]["total"]
+    assert "intersection" in meta["session_rule"]
+    assert [w["alpha"] for w in meta["weights"]] == ids
+    for served, expected in zip(meta["weights"], weights, strict=True):
+        assert close(served["weight"], float(expected)), (meta["weights"], weights)
+    if weighting == "max_ir":
+        assert close(meta["shrinkage"]["value"], delta)
+        assert meta["shrinkage"]["source"] == ("given" if "shrinkage" in extra else "ledoit_wolf")
+    else:
+        assert meta["shrinkage"] is None
+
+    figures = meta["figures"]
+    for name, value in book_figures(combined, rf).items():
+        check_stat(figures[name], value, (ids, window, name))
+    sd = returns.std(ddof=1)
+    check_stat(
+        figures["diversification_ratio"],
+        float((np.abs(weights) * sd.to_numpy()).sum() / combined.std(ddof=1)),
+        (ids, window, "diversification_ratio"),
+    )
+    turnovers = [metrics_turnover(api, a) for a in ids]
+    units = {unit for _, unit in turnovers}
+    if all(v is not None for v, _ in turnovers) and len(units) == 1:
+        expected_turnover = float(sum(abs(w) * v for w, (v, _) in zip(weights, turnovers, strict=True)))
+        check_stat(figures["turnover"], expected_turnover, (ids, "turnover"))
+        assert (
+            figures["turnover"]["unit"] == units.pop()
+            and "upper bound" in figures["turnover"]["approximation"]
+        )
+    else:
+        check_stat(figures["turnover"], None, (ids, "turnover"))
+    correlation = returns.corr().to_numpy()
+    assert meta["correlation"]["alphas"] == ids
+    for served_row, expected_row in zip(meta["correlation"]["matrix"], correlation, strict=True):
+        for served, expected in zip(served_row, expected_row, strict=True):
+            assert close(served, float(expected)), (served, expected)
+
+
+# -- the figures ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weighting", ["equal", "inverse_volatility", "max_ir", "given"])
+def test_random_sets_and_windows(api: Api, lake: Lake, demo_lake: Path, weighting: str) -> None:
+    rng = random.Random(f"combine-{weighting}")
+    for window in random_windows(f"combine-{weighting}", 3):
+        ids = rng.sample(ALPHAS, rng.randint(2, len(ALPHAS)))
+        extra: dict[str, Any] = {}
+        if weighting == "given":
+            extra["weights"] = ",".join(f"{rng.uniform(-0.5, 1.0):.6f}" for _ in ids)
+        check_combination(api, lake, demo_lake, ids, window, weighting, **extra)
+
+
+@pytest.mark.parametrize("shrinkage", [0.0, 0.35, 1.0])
+def test_max_ir_with_a_given_shrinkage(api: Api, lake: Lake, demo_lake: Path, shrinkage: float) -> None:
+    ids = ["momentum_12_1", "value_composite_legacy", "Test_planted_factor", "Test_small_universe"]
+    check_combination(api, lake, demo_lake, ids, ("2021-03-01", "2021-12-31"), "max_ir", shrinkage=shrinkage)
+
+
+def test_max_ir_without_shrinkage_maximises_the_in_sample_ratio(api: Api, lake: Lake) -> None:
+    """At shrinkage 0 the weights are the tangency book: no other weights do better in sample."""
+    ids = ["momentum_12_1", "value_composite_legacy", "Test_planted_factor"]
+    meta = api.ok(PATH, alphas=",".join(ids), weighting="max_ir", shrinkage=0, limit=1)["meta"]
+    best = meta["figures"]["information_ratio"]["value"]
+    returns = common_returns(lake, ids, (None, None))
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        r = returns @ rng.normal(size=len(ids))
+        ratio = r.mean() / r.std(ddof=1) * math.sqrt(YEAR)
+        assert ratio <= best * (1 + 1e-9), (ratio, best)
+
+
+def test_the_ledoit_wolf_intensity_is_the_papers_on_planted_data() -> None:
+    """The reference implementation itself, on data where the answer is known: uncorrelated alphas
+    need the full target (off-diagonal covariances are all noise), identical ones none."""
+    rng = np.random.default_rng(3)
+    noise = rng.normal(size=(400, 4))
+    assert lw_intensity(noise) > 0.9
+    common = rng.normal(size=(400, 1))
+    assert lw_intensity(common + 0.01 * noise) < 0.01
+
+
+def test_the_first_page_and_a_later_page_share_the_baseline(api: Api) -> None:
+    params = {"alphas": "momentum_12_1,Test_short_term_reversal", "from": "2021-06-01"}
+    whole = api.ok(PATH, **params, limit=5000)["data"]
+    later = api.ok(PATH, **params, limit=10, offset=30)["data"]
+    assert later == whole[30:40]
+
+
+# -- the set's rules ------------------------------------------------------------------------------
+
+
+def rules(response: Any) -> dict[str, str]:
+    assert response.status_code == 400, response.text
+    return {p["name"]: p["rule"] for p in response.json()["error"]["details"]["parameters"]}
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"alphas": "momentum_12_1"}, {"alphas"}),
+        ({"alphas": "momentum_12_1,momentum_12_1"}, {"alphas"}),
+        ({"alphas": ",".join(f"Test_a{i}" for i in range(51))}, {"alphas"}),
+        ({"alphas": "momentum_12_1,Test_no_such_alpha"}, {"alphas"}),
+        ({"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given"}, {"weights"}),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "0.5"},
+            {"weights"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "0.5,abc"},
+            {"weights"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "0.5,nan"},
+            {"weights"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "1e999,0"},
+            {"weights"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "0,0.0"},
+            {"weights"},
+        ),
+        ({"alphas": "momentum_12_1,value_composite_legacy", "weights": "0.5,0.5"}, {"weights"}),
+        ({"alphas": "momentum_12_1,value_composite_legacy", "shrinkage": "0.5"}, {"shrinkage"}),
+        ({"alphas": "momentum_12_1,momentum_12_1", "shrinkage": "0.5"}, {"alphas", "shrinkage"}),
+        ({"alphas": "momentum_12_1,value_composite_legacy", "book": "long_only"}, {"book"}),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "from": "2021-02-01", "to": "2021-02-20"},
+            {"from", "to"},
+        ),
+        ({"alphas": "momentum_12_1,value_composite_legacy", "from": "2022-02-20"}, {"from"}),
+    ],
+)
+def test_bad_parameters_are_400_naming_them(api: Api, params: dict[str, Any], named: set[str]) -> None:
+    found = rules(api.get(PATH, **params))
+    assert set(found) == named, found
+    assert all(rule for rule in found.values())
+
+
+def test_the_rules_say_what_is_wrong(api: Api) -> None:
+    assert "Test_no_such_alpha" in rules(api.get(PATH, alphas="momentum_12_1,Test_no_such_alpha"))["alphas"]
+    assert "at most 50" in rules(api.get(PATH, alphas=",".join(f"Test_a{i}" for i in range(51))))["alphas"]
+    assert "more than once" in rules(api.get(PATH, alphas="momentum_12_1,momentum_12_1"))["alphas"]
+    late: dict[str, Any] = {"from": "2022-02-20"}
+    window = rules(api.get(PATH, alphas="momentum_12_1,value_composite_legacy", **late))
+    assert "at least 20" in window["from"]
+    mismatch = rules(
+        api.get(PATH, alphas="momentum_12_1,value_composite_legacy", weighting="given", weights="1")
+    )
+    assert "one weight per alpha" in mismatch["weights"]
+
+
+@pytest.mark.parametrize("other", ["momentum_12_1", "prod_no_such_alpha"])
+def test_an_alpha_the_key_may_not_read_is_403_whether_it_exists_or_not(api: Api, other: str) -> None:
+    response = api.get(PATH, "testonly", alphas=f"Test_planted_factor,{other}")
+    assert response.status_code == 403, response.text
+    error = response.json()["error"]
+    assert error["code"] == "run_not_allowed"
+    assert error["details"] == {"alpha": other, "parameter": "alphas"}
+    # The same answer for an id that exists and one that does not (request ids aside).
+    assert (
+        error["message"]
+        == api.get(PATH, "testonly", alphas="Test_planted_factor,x_y").json()["error"]["message"]
+    )
+
+
+def test_authorisation_comes_before_lookup(api: Api) -> None:
+    """An unknown readable id beside an unreadable one: the 403, not the 400."""
+    response = api.get(PATH, "testonly", alphas="Test_no_such_alpha,momentum_12_1")
+    assert response.status_code == 403 and response.json()["error"]["details"]["alpha"] == "momentum_12_1"
+
+
+def test_a_key_without_the_ledger_is_403_naming_the_route(api: Api) -> None:
+    response = api.get(PATH, "no_portfolio", alphas="momentum_12_1,value_composite_legacy")
+    assert response.status_code == 403, response.text
+    error = response.json()["error"]
+    assert error["code"] == "endpoint_not_allowed" and error["details"]["endpoint"] == "portfolio.ledger"
+
+
+def test_a_key_without_the_analytics_group_is_refused(api: Api) -> None:
+    response = api.get(PATH, "no_analytics", alphas="momentum_12_1,value_composite_legacy")
+    assert (
+        response.status_code == 403 and response.json()["error"]["details"]["endpoint"] == "analytics.combine"
+    )
+
+
+# -- benchmark access, documentation, caching -----------------------------------------------------
+
+NO_BENCHMARK_IDS = frozenset(i for i in DATA_IDS if i != "benchmarks.daily")
+
+
+@pytest.fixture(scope="module")
+def benchmark_api(demo_lake: Path) -> Iterator[Api]:
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    callers = {
+        **CALLERS,
+        "no_benchmark": make_caller(
+            endpoints=NO_BENCHMARK_IDS, endpoint_allow=AllowList.of_ids(sorted(NO_BENCHMARK_IDS))
+        ),
+    }
+    app = create_app(
+        Settings(lake=str(demo_lake), environment="test"),
+        authenticate=authenticator_for(callers),
+        limiter=None,
+    )
+    with TestClient(app=app) as client:
+        yield Api(client)
+
+
+def test_a_key_without_the_benchmark_gets_the_column_null_and_told_why(benchmark_api: Api) -> None:
+    params: dict[str, Any] = {"alphas": "momentum_12_1,value_composite_legacy", "limit": 5000}
+    withheld = benchmark_api.ok(PATH, "no_benchmark", **params)
+    full = benchmark_api.ok(PATH, "raw", **params)
+    assert all(row["benchmark_cumulative_return"] is None for row in withheld["data"])
+    assert any(row["benchmark_cumulative_return"] is not None for row in full["data"])
+    strip = [{k: v for k, v in row.items() if k != "benchmark_cumulative_return"} for row in withheld["data"]]
+    assert strip == [
+        {k: v for k, v in row.items() if k != "benchmark_cumulative_return"} for row in full["data"]
+    ]
+    warning = withheld["meta"]["warnings"][0]
+    assert warning["code"] == "access_limited" and "benchmarks.daily" in warning["message"]
+    assert withheld["meta"]["benchmark"] is None and "warnings" not in full["meta"]
+
+
+def test_every_served_path_is_documented(api: Api) -> None:
+    fields = api.ok("/v1/alphas/momentum_12_1/analytics/_doc")["data"]["fields"]
+    served: set[str] = {"combine", "combine.meta"}
+    for params in (
+        {"alphas": "momentum_12_1,value_composite_legacy,Test_ledger_only"},
+        {"alphas": "momentum_12_1,Test_small_universe", "weighting": "max_ir"},
+        {"alphas": "momentum_12_1,Test_small_universe", "weighting": "given", "weights": "0.7,-0.2"},
+    ):
+        body = api.ok(PATH, **params, limit=3)
+        for row in body["data"]:
+            served |= paths(row, "combine[]")
+        served |= paths({k: v for k, v in body["meta"].items() if k not in GENERIC_META}, "combine.meta")
+    assert "combine.meta.figures.turnover.approximation" in served
+    assert "combine.meta.weights[].weight" in served and "combine.meta.shrinkage.source" in served
+    undocumented = sorted(served - set(fields))
+    assert not undocumented, undocumented
+    assert fields["combine[].drawdown_pct"]["unit"] == "percentage points (1.0 = 1%)"
+
+
+def test_etag_and_304(api: Api) -> None:
+    params: dict[str, Any] = {"alphas": "momentum_12_1,value_composite_legacy", "limit": 3}
+    first = api.get(PATH, **params)
+    tag = first.headers["etag"]
+    again = api.get(PATH, headers={"If-None-Match": tag}, **params)
+    assert again.status_code == 304
+    other = api.get(PATH, **{**params, "weighting": "inverse_volatility"})
+    assert other.headers["etag"] != tag
+
+
+def test_only_json_is_served(api: Api) -> None:
+    response = api.get(PATH, alphas="momentum_12_1,value_composite_legacy", format="arrow")
+    assert "format" in rules(response)

@@ -1,0 +1,280 @@
+"""/v1/alphas/{alpha}/analytics/contribution through the API: the before and after books, their
+figures and change, the correlations to the set and the optimal weight recomputed independently
+(pandas/numpy; the weight against scipy.optimize), on random alphas, sets and windows; the
+production default (only what the key may read), the set's rules and the ledger access."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from litestar.testing import TestClient
+from scipy import optimize
+
+from serve.context import AllowList
+from tests.analytics.conftest import ALPHAS, CALLERS, PRODUCTION, Api, Window, random_windows, window_params
+from tests.analytics.helpers import check_stat, close
+from tests.analytics.reference import Lake
+from tests.analytics.test_combine import GENERIC_META, book_figures, common_returns, risk_free
+from tests.analytics.test_doc import paths
+from tests.callers import authenticator_for, make_caller
+
+YEAR = 252
+MIN_SESSIONS = 20
+RESTRICTED = ("momentum_12_1", "Test_planted_factor", "Test_small_universe", "Test_ledger_only")
+
+
+def path(alpha: str) -> str:
+    return f"/v1/alphas/{alpha}/analytics/contribution"
+
+
+@pytest.fixture(scope="module")
+def restricted_api(demo_lake: Path) -> Iterator[Api]:
+    """`restricted` reads one production alpha of the two, and three Test_ ones."""
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    allowed = AllowList.of_ids(RESTRICTED)
+    callers = {**CALLERS, "restricted": make_caller(alphas=allowed, runs=allowed)}
+    app = create_app(
+        Settings(lake=str(demo_lake), environment="test"),
+        authenticate=authenticator_for(callers),
+        limiter=None,
+    )
+    with TestClient(app=app) as client:
+        yield Api(client)
+
+
+def ratio(r: pd.Series) -> float:
+    return float(r.mean() / r.std(ddof=1))
+
+
+def best_weight(before: pd.Series, alpha: pd.Series) -> float:
+    """The w in [0, 1] maximising the information ratio of (1 - w) before + w alpha: scipy's bounded
+    search, against both ends (the ratio may peak at one)."""
+    found = optimize.minimize_scalar(
+        lambda w: -ratio((1 - w) * before + w * alpha),
+        bounds=(0.0, 1.0),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
+    candidates = [float(found.x), 0.0, 1.0]
+    return max(candidates, key=lambda w: ratio((1 - w) * before + w * alpha))
+
+
+def check_contribution(
+    api: Api,
+    lake: Lake,
+    alpha: str,
+    reference: list[str],
+    window: Window,
+    weight: float | None,
+    token: str = "raw",
+    given: bool = True,
+) -> None:
+    ids = [alpha, *reference]
+    returns = common_returns(lake, ids, window)
+    params: dict[str, Any] = {**window_params(window), "weight": weight}
+    if given:
+        params["reference"] = ",".join(reference)
+    if len(returns) < MIN_SESSIONS:
+        response = api.get(path(alpha), token, **params)
+        assert response.status_code == 400, response.text
+        return
+    body = api.ok(path(alpha), token, **params)
+    data = body["data"]
+    a = returns[alpha]
+    members = returns[reference]
+    before = members.mean(axis=1)
+    rf = risk_free(lake, ids, returns.index)
+    rf_before = rf[reference].mean(axis=1)
+    if weight is None:
+        expected_w = best_weight(before, a)
+        served_w = data["weight"]["value"]
+        assert data["weight"]["chosen"] == "optimal"
+        assert 0.0 <= served_w <= 1.0
+        assert abs(served_w - expected_w) < 1e-5, (served_w, expected_w)
+        # The served weight is at least as good as scipy's (to rounding).
+        assert (
+            ratio((1 - served_w) * before + served_w * a)
+            >= ratio((1 - expected_w) * before + expected_w * a) - 1e-12
+        )
+        w = served_w
+    else:
+        assert data["weight"] == {"value": weight, "chosen": "given"}
+        w = weight
+    after = (1 - w) * before + w * a
+    rf_after = (1 - w) * rf_before + w * rf[alpha]
+
+    assert data["alpha"] == alpha and data["book"] == "long_short"
+    assert data["reference"]["alphas"] == reference and data["reference"]["count"] == len(reference)
+    assert data["reference"]["source"] == ("given" if given else "production")
+    assert data["window"] == {"from": window[0], "to": window[1]}
+    assert data["sessions"] == len(returns)
+    expected_before = book_figures(before, rf_before)
+    expected_after = book_figures(after, rf_after)
+    for name in expected_before:
+        check_stat(data["before"][name], expected_before[name], (alpha, window, "before", name))
+        check_stat(data["after"][name], expected_after[name], (alpha, window, "after", name))
+        assert close(
+            data["change"][name]["value"], expected_after[name] - expected_before[name], rel_tol=1e-7
+        ), name
+    check_stat(data["correlation_to_set"], float(a.corr(before)), "correlation_to_set")
+    to_members = members.corrwith(a)
+    nearest = to_members.abs().idxmax()
+    check_stat(data["max_correlation_to_member"], float(to_members[nearest]), "max_correlation_to_member")
+    assert data["max_correlation_to_member"]["alpha"] == nearest
+    check_stat(data["mean_correlation_to_member"], float(to_members.mean()), "mean_correlation_to_member")
+    assert data["mean_correlation_to_member"]["members"] == len(reference)
+
+
+def test_random_alphas_sets_windows_and_weights(api: Api, lake: Lake) -> None:
+    rng = random.Random("contribution")
+    for window in random_windows("contribution", 4):
+        for weight in (None, round(rng.uniform(0, 1), 4)):
+            alpha = rng.choice(ALPHAS)
+            others = [a for a in ALPHAS if a != alpha]
+            reference = rng.sample(others, rng.randint(1, len(others)))
+            check_contribution(api, lake, alpha, reference, window, weight)
+
+
+@pytest.mark.parametrize("alpha", ["Test_planted_factor", "Test_short_term_reversal", "Test_ledger_only"])
+def test_the_production_default(api: Api, lake: Lake, alpha: str) -> None:
+    check_contribution(api, lake, alpha, list(PRODUCTION), (None, None), None, given=False)
+    data = api.ok(path(alpha))["data"]
+    assert data["reference"] == {
+        "source": "production",
+        "alphas": list(PRODUCTION),
+        "count": 2,
+        "alpha_excluded": False,
+    }
+
+
+def test_a_production_alpha_is_left_out_of_its_own_default(api: Api, lake: Lake) -> None:
+    check_contribution(
+        api, lake, "momentum_12_1", ["value_composite_legacy"], (None, None), 0.25, given=False
+    )
+    reference = api.ok(path("momentum_12_1"))["data"]["reference"]
+    assert reference["alphas"] == ["value_composite_legacy"] and reference["alpha_excluded"] is True
+
+
+def test_the_alpha_named_in_its_own_reference_is_left_out_and_said_so(api: Api, lake: Lake) -> None:
+    params: dict[str, Any] = {
+        "reference": "Test_planted_factor,momentum_12_1,value_composite_legacy",
+        "weight": 0.3,
+    }
+    data = api.ok(path("Test_planted_factor"), **params)["data"]
+    assert data["reference"]["alphas"] == list(PRODUCTION) and data["reference"]["alpha_excluded"] is True
+    assert data == api.ok(
+        path("Test_planted_factor"), weight=0.3, reference="momentum_12_1,value_composite_legacy"
+    )["data"] | {"reference": data["reference"]}
+    response = api.get(path("Test_planted_factor"), reference="Test_planted_factor")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["parameters"][0]["name"] == "reference"
+
+
+def test_a_restricted_key_gets_only_the_production_alphas_it_may_read(
+    restricted_api: Api, lake: Lake
+) -> None:
+    for alpha in ("Test_planted_factor", "Test_small_universe"):
+        check_contribution(
+            restricted_api, lake, alpha, ["momentum_12_1"], (None, None), None, "restricted", given=False
+        )
+        data = restricted_api.ok(path(alpha), "restricted")["data"]
+        assert data["reference"]["alphas"] == ["momentum_12_1"]
+        assert "value_composite_legacy" not in repr(data)
+    # Its only production alpha has no other to compare with: 400 asking for reference.
+    response = restricted_api.get(path("momentum_12_1"), "restricted")
+    assert response.status_code == 400
+    assert response.json()["error"]["details"]["parameters"][0]["name"] == "reference"
+    # A key reading no production alpha at all: the same 400.
+    response = restricted_api.get(path("Test_planted_factor"), "testonly")
+    assert response.status_code == 400 and "reference" in response.text
+
+
+@pytest.mark.parametrize("other", ["value_composite_legacy", "prod_no_such_alpha"])
+def test_a_reference_the_key_may_not_read_is_403_whether_it_exists_or_not(
+    restricted_api: Api, other: str
+) -> None:
+    response = restricted_api.get(
+        path("Test_planted_factor"), "restricted", reference=f"momentum_12_1,{other}"
+    )
+    assert response.status_code == 403, response.text
+    assert response.json()["error"]["details"] == {"alpha": other, "parameter": "reference"}
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"reference": "momentum_12_1,momentum_12_1"}, "reference"),
+        ({"reference": ",".join(f"Test_a{i}" for i in range(51))}, "reference"),
+        ({"reference": "Test_no_such_alpha"}, "reference"),
+        ({"reference": "momentum_12_1", "weight": "1.5"}, "weight"),
+        ({"reference": "momentum_12_1", "from": "2022-03-01"}, "from"),
+    ],
+)
+def test_bad_parameters_are_400_naming_them(api: Api, params: dict[str, Any], named: str) -> None:
+    response = api.get(path("Test_planted_factor"), **params)
+    assert response.status_code == 400, response.text
+    assert [p["name"] for p in response.json()["error"]["details"]["parameters"]] == [named]
+
+
+def test_the_alpha_itself_is_authorised_first(api: Api) -> None:
+    assert api.get(path("momentum_12_1"), "testonly").json()["error"]["code"] == "run_not_allowed"
+    assert api.get(path("Test_no_such_alpha")).status_code == 404
+
+
+def test_a_key_without_the_ledger_is_403_naming_the_route(api: Api) -> None:
+    response = api.get(path("Test_planted_factor"), "no_portfolio")
+    assert response.status_code == 403
+    assert response.json()["error"]["details"]["endpoint"] == "portfolio.ledger"
+
+
+def test_every_served_path_is_documented(api: Api) -> None:
+    fields = api.ok("/v1/alphas/momentum_12_1/analytics/_doc")["data"]["fields"]
+    served: set[str] = {"contribution"}
+    for alpha in ("Test_planted_factor", "momentum_12_1"):
+        cases: list[dict[str, Any]] = [
+            {},
+            {"weight": 0.4, "reference": "Test_small_universe,Test_ledger_only"},
+        ]
+        for params in cases:
+            body = api.ok(path(alpha), **params)
+            served |= paths(body["data"], "contribution")
+            assert set(body["meta"]) - GENERIC_META <= {"run", "alpha_id", "source_alpha_id"}
+    assert "contribution.max_correlation_to_member.alpha" in served
+    undocumented = sorted(served - set(fields))
+    assert not undocumented, undocumented
+
+
+def test_etag_changes_with_the_set(api: Api) -> None:
+    first = api.get(path("Test_planted_factor"), reference="momentum_12_1")
+    assert (
+        api.get(
+            path("Test_planted_factor"),
+            headers={"If-None-Match": first.headers["etag"]},
+            reference="momentum_12_1",
+        ).status_code
+        == 304
+    )
+    assert (
+        api.get(path("Test_planted_factor"), reference="value_composite_legacy").headers["etag"]
+        != first.headers["etag"]
+    )
+
+
+def test_the_optimal_weight_on_planted_series_is_the_tangency_weight(api: Api, lake: Lake) -> None:
+    """Guards the reference itself: for two uncorrelated series the tangency weight is
+    (mu_a / var_a) / (mu_a / var_a + mu_b / var_b)."""
+    rng = np.random.default_rng(11)
+    before = pd.Series(rng.normal(0.001, 0.01, 5000))
+    alpha = pd.Series(rng.normal(0.001, 0.02, 5000))
+    alpha = alpha - before * (alpha.cov(before) / before.var())  # exactly uncorrelated in sample
+    ka, kb = alpha.mean() / alpha.var(), before.mean() / before.var()
+    assert math.isclose(best_weight(before, alpha), ka / (ka + kb), abs_tol=1e-6)
