@@ -47,7 +47,7 @@ def contribution_payload(found: SetReturns, weight: float | None) -> dict[str, A
         book_figures(before, rf_before, SESSIONS_PER_YEAR), found.risk_free_reason
     )
     after_entries = figure_entries(book_figures(after, rf_after, SESSIONS_PER_YEAR), found.risk_free_reason)
-    to_members = np.array([combination.pearson(alpha, members[:, i]) for i in range(members.shape[1])])
+    to_members = combination.pearson_with_columns(alpha, members)
     ids = found.ids[1:]
     known = np.isfinite(to_members)
     nearest = int(np.argmax(np.where(known, np.abs(to_members), -1.0))) if known.any() else None

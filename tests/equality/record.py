@@ -50,6 +50,10 @@ VOLATILE_KEYS = frozenset({"request_id", "generated_at"})
 # suffix is random per build, so every build id in a string (e.g. `meta.source`) is masked.
 BUILD_ID = re.compile(r"\b[0-9a-f]{20}-[0-9a-f]{8}\b")
 BUILD_MASK = "BUILD"
+# A catalogue-wide answer's `meta.source` names the version of the builds it is over, a digest of
+# their random build ids: masked as they are.
+CATALOGUE_TAG = re.compile(r"catalogue_index@[0-9a-f]{24}\b")
+CATALOGUE_MASK = "catalogue_index@TAG"
 
 
 def normalise(value: Any) -> Any:
@@ -59,7 +63,7 @@ def normalise(value: Any) -> Any:
     if isinstance(value, list):
         return [normalise(v) for v in value]
     if isinstance(value, str):
-        return BUILD_ID.sub(BUILD_MASK, value)
+        return CATALOGUE_TAG.sub(CATALOGUE_MASK, BUILD_ID.sub(BUILD_MASK, value))
     return value
 
 

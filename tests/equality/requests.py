@@ -61,6 +61,11 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.rolling": re.compile(r"/v1/alphas/[^/]+/analytics/rolling"),
     "analytics.costs": re.compile(r"/v1/alphas/[^/]+/analytics/costs"),
     "analytics.doc": re.compile(r"/v1/alphas/[^/]+/analytics/_doc"),
+    "analytics.combine": re.compile(r"/v1/analytics/combine"),
+    "analytics.contribution": re.compile(r"/v1/alphas/[^/]+/analytics/contribution"),
+    "analytics.checks": re.compile(r"/v1/alphas/[^/]+/analytics/checks"),
+    "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
+    "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
 }
 
 
@@ -787,6 +792,69 @@ class Generator:
             for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
                 self.add(f"/v1/alphas/{missing}/analytics/{suffix}", TOKENS)
 
+    def decisions(self, alpha: AlphaFacts) -> None:
+        """Issue 24's routes over one alpha: risk, checks and compare per book, a contribution and a
+        combination with random others, over random windows."""
+        rng = self.rng
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics"
+        others = [a.alpha_id for a in self.facts.alphas if a.alpha_id != alpha.alpha_id]
+        for book in ("long_short", "long_only", "raw_long_short"):
+            for suffix in ("risk", "checks"):
+                params = [("book", book), *self.window(alpha.sessions)]
+                self.add(f"{base}/{suffix}" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+            params = [
+                ("book", book),
+                ("with", rng.choice(others)),
+                ("window", rng.choice(("21", "63"))),
+                *self.window(alpha.sessions),
+            ]
+            self.add(f"{base}/compare" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        params = self.window(alpha.sessions, p_none=0.5)
+        if rng.random() < 0.5:
+            params.append(("reference", ",".join(rng.sample(others, rng.randint(1, 3)))))
+        if rng.random() < 0.4:
+            params.append(("weight", f"{rng.uniform(0.05, 0.6):.2f}"))
+        self.add(f"{base}/contribution" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        members = [alpha.alpha_id, *rng.sample(others, rng.randint(1, 3))]
+        weighting = rng.choice(("equal", "given", "inverse_volatility", "max_ir"))
+        params = [
+            ("alphas", ",".join(members)),
+            ("weighting", weighting),
+            *self.window(alpha.sessions, p_none=0.5),
+        ]
+        if weighting == "given":
+            params.append(("weights", ",".join(f"{rng.uniform(-0.5, 1):.2f}" for _ in members)))
+        params += self.paging(300, high=40)
+        self.add("/v1/analytics/combine" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+
+    def decision_sweeps(self) -> None:
+        """Bad input on issue 24's routes: each answer names the parameter and the rule."""
+        first, second = (a.alpha_id for a in self.facts.alphas[:2])
+        for path in (
+            f"/v1/alphas/{first}/analytics/compare",
+            f"/v1/alphas/{first}/analytics/compare?with={first}",
+            f"/v1/alphas/{first}/analytics/compare?with={UNKNOWN_ALPHA}",
+            f"/v1/alphas/{first}/analytics/compare?with={second}&window=30",
+            f"/v1/alphas/{first}/analytics/checks?min_information_ratio=-5",
+            f"/v1/alphas/{first}/analytics/checks?min_turnover=0.5&max_turnover=0.1",
+            f"/v1/alphas/{first}/analytics/risk?book=nope",
+            f"/v1/alphas/{first}/analytics/contribution?weight=2",
+            f"/v1/alphas/{first}/analytics/contribution?reference={UNKNOWN_ALPHA}",
+            "/v1/analytics/combine",
+            f"/v1/analytics/combine?alphas={first}",
+            f"/v1/analytics/combine?alphas={first},{first}",
+            f"/v1/analytics/combine?alphas={first},{second}&weighting=given",
+            f"/v1/analytics/combine?alphas={first},{second}&weighting=given&weights=1",
+            f"/v1/analytics/combine?alphas={first},{second}&shrinkage=0.5",
+            f"/v1/analytics/combine?alphas={first},{second}&book=long_only",
+            f"/v1/analytics/combine?alphas={first},{UNKNOWN_ALPHA}",
+            f"/v1/analytics/combine?alphas={first},{second}&from=2021-01-04&to=2021-01-08",
+        ):
+            self.add(path, ["raw", "testonly"])
+        for suffix in ("risk", "checks", "contribution", f"compare?with={first}"):
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/{suffix}", TOKENS)
+
     def generate(self) -> list[Request]:
         self.catalogue()
         self.descriptions()
@@ -809,6 +877,10 @@ class Generator:
         for alpha in self.facts.alphas:
             self.analytics(alpha)
         self.analytics_sweeps()
+        # Added with issue 24's routes, last, likewise.
+        for alpha in self.facts.alphas:
+            self.decisions(alpha)
+        self.decision_sweeps()
         return self.requests
 
 

@@ -42,6 +42,13 @@ fields of correlation, drawdowns and rolling take their unit from `schemas.field
 the reference and the OpenAPI document read (the two had disagreed: "ratio" against "fraction
 (0.01 = 1%)" for annualised_return, volatility and hit_rate).
 
+Issue 24 (decisions) replaced the 7 `/analytics/_doc` answers, and no other (each old request
+answered again; only those differing beyond the tolerance were replaced, and only _doc did): the
+new routes' fields, `endpoint.paths` now derived from the registry (every analytics route with its
+parameters), `endpoint.combination` and `endpoint.risk`, and the `access_limited` text naming SPY.
+It appended 234 requests for the five new routes (risk, checks, compare per book, a contribution
+and a combination per alpha, bad-input sweeps): 120 answered 200, 61 400, 33 403, 20 404.
+
 Issue 22 item 14 replaced the 7 `/analytics/_doc` answers, and no other (each re-answered; only
 those differing were replaced, and in them only `fields.significance.sessions`): `sessions` is
 null, not 0, for a key that may not read the ledger, and its meaning says so.
