@@ -5,6 +5,7 @@
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { renderCrossSection } from "./cross_section.js";
+import { alphaActions, decisionPanels } from "./decision_panels.js";
 import { renderDescription } from "./description.js";
 import { renderDownloads } from "./downloads.js";
 import { add, errorBox, fill, h, note, panel, showError } from "./dom.js";
@@ -24,6 +25,7 @@ export async function renderAlpha(main, alpha, context) {
     h("a", { href: "#/", class: "back" }, "‹ All alphas"),
     title,
     subtitle,
+    alphaActions(alpha),
   );
   const description = panel("description", "Description", "GET /v1/alphas/{alpha}");
   fill(main, header, description.section);
@@ -62,7 +64,8 @@ export async function renderAlpha(main, alpha, context) {
     "Downloads",
     "GET /v1/alphas/{alpha}/source/download, /exports and /exports/{dataset}",
   );
-  add(main, performance.section, signalQuality.section, metrics.section, crossSection.section, downloads.section);
+  add(main, performance.section, signalQuality.section, metrics.section);
+  add(main, decisionPanels(alpha, context), crossSection.section, downloads.section);
 
   renderPerformance(performance.body, alpha, context);
   loadMetrics(alpha, signalQuality.body, metrics.body, context);

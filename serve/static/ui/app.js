@@ -1,11 +1,15 @@
-// The dashboard's entry point: sign-in, the top bar, and the two views (the catalogue at #/ and an
-// alpha at #/alphas/{alpha_id}). Routing is by the URL's fragment, so the server serves one page.
+// The dashboard's entry point: sign-in, the top bar, and the views (the catalogue at #/, an alpha at
+// #/alphas/{alpha_id}, its tear sheet at #/alphas/{alpha_id}/tearsheet, #/compare and
+// #/combine). Routing is by the URL's fragment, so the server serves one page.
 
 import { renderAlpha } from "./alpha_page.js";
 import { renderCatalogue } from "./catalogue.js";
+import { renderCombine } from "./combine_page.js";
+import { renderCompare } from "./compare_page.js";
 import { add, fill, h } from "./dom.js";
 import { forgetKey, readKey } from "./session.js";
 import { checkKey, renderSignIn } from "./sign_in.js";
+import { renderTearsheet } from "./tearsheet.js";
 
 const main = document.getElementById("main");
 const identity = document.getElementById("identity");
@@ -24,6 +28,17 @@ function showIdentity(me) {
   signOut.hidden = false;
 }
 
+// The pages that are not about one alpha, linked from the top bar.
+document.querySelector(".topbar .brand").after(
+  h(
+    "nav",
+    { class: "views" },
+    h("a", { href: "#/" }, "Alphas"),
+    h("a", { href: "#/compare" }, "Compare"),
+    h("a", { href: "#/combine" }, "Combine"),
+  ),
+);
+
 function route() {
   current?.abort();
   current = new AbortController();
@@ -38,8 +53,13 @@ function route() {
     });
     return;
   }
-  const match = /^#\/alphas\/([^/?#]+)$/.exec(location.hash);
-  if (match) renderAlpha(main, decodeURIComponent(match[1]), context);
+  const hash = location.hash;
+  const alpha = /^#\/alphas\/([^/?#]+)$/.exec(hash);
+  const sheet = /^#\/alphas\/([^/?#]+)\/tearsheet$/.exec(hash);
+  if (alpha) renderAlpha(main, decodeURIComponent(alpha[1]), context);
+  else if (sheet) renderTearsheet(main, decodeURIComponent(sheet[1]), context);
+  else if (/^#\/compare(\?|$)/.test(hash)) renderCompare(main, context);
+  else if (/^#\/combine(\?|$)/.test(hash)) renderCombine(main, context);
   else renderCatalogue(main, context);
 }
 

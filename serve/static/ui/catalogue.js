@@ -29,6 +29,7 @@ const COLUMNS = [
   ["turnover", "Turnover", (row) => turnoverCell(row), "desc"],
   ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
   ["weeks", "Weeks", (row) => numberCell(int(row.weeks), row.weeks), "desc"],
+  ["pick", "Compare", (row) => pickCell(row.alpha_id), null],
 ];
 
 // The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
@@ -36,11 +37,40 @@ const RANGES = [
   ["information_ratio", "Information ratio"],
   ["mean_ic", "Mean IC"],
   ["max_drawdown_pct", "Max drawdown (%)"],
+  ["excess_sharpe", "Excess Sharpe"],
+  ["icir", "ICIR"],
+  ["turnover", "Turnover"],
+  ["sessions", "Sessions"],
 ];
 
 // Kept while the tab lives. `sort` is a screener sort (`column` or `-column`), or "" for its default
 // (catalogue order, as /v1/alphas).
 const state = { search: "", completeOnly: false, tag: "", bounds: {}, sort: "", offset: 0 };
+
+// The alphas ticked for a comparison (two at most; the oldest tick gives way to a third).
+const picked = [];
+
+function pickCell(alpha) {
+  const box = h("input", {
+    type: "checkbox",
+    class: "pick",
+    value: alpha,
+    "aria-label": `compare ${alpha}`,
+    checked: picked.includes(alpha),
+  });
+  box.addEventListener("change", () => {
+    const at = picked.indexOf(alpha);
+    if (box.checked && at < 0) picked.push(alpha);
+    if (!box.checked && at >= 0) picked.splice(at, 1);
+    if (picked.length > 2) {
+      const dropped = picked.shift();
+      const other = box.closest("tbody").querySelector(`input.pick[value="${CSS.escape(dropped)}"]`);
+      if (other) other.checked = false;
+    }
+    box.closest("#catalogue").dispatchEvent(new CustomEvent("picked"));
+  });
+  return h("td", { class: "pick" }, box);
+}
 
 function alphaLink(alpha) {
   return h("a", { href: `#/alphas/${encodeURIComponent(alpha)}`, class: "alpha-link" }, alpha);
@@ -117,6 +147,10 @@ export function renderCatalogue(main, { signal }) {
     ),
   );
   const intro = note("", "intro");
+  const compare = h("button", { type: "button", id: "compare-picked", disabled: picked.length !== 2 }, "Compare the two ticked");
+  compare.addEventListener("click", () => {
+    location.hash = `#/compare?${new URLSearchParams({ a: picked[0], b: picked[1] })}`;
+  });
   const results = h("div", { id: "catalogue-results" }, note("Loading…"));
   const form = h(
     "form",
@@ -148,8 +182,11 @@ export function renderCatalogue(main, { signal }) {
   completeOnly.addEventListener("change", () => form.requestSubmit());
   fill(
     main,
-    h("section", { class: "panel", id: "catalogue" }, h("h1", {}, "Alphas"), intro, form, results),
+    h("section", { class: "panel", id: "catalogue" }, h("h1", {}, "Alphas"), intro, form, h("div", { class: "controls" }, compare), results),
   );
+  main.querySelector("#catalogue").addEventListener("picked", () => {
+    compare.disabled = picked.length !== 2;
+  });
 
   let latest = 0; // answers to earlier searches are dropped
   let plain = null; // the screener's refusal once met: the plain listing from then on in this view
@@ -172,6 +209,7 @@ export function renderCatalogue(main, { signal }) {
       );
     }
     screenFilters.hidden = Boolean(plain);
+    compare.hidden = Boolean(plain); // the plain listing has no figures to pick by
   }
 
   async function load() {

@@ -1,0 +1,67 @@
+// Checks of the long_short book against the operator's policy (GET /v1/alphas/{alpha}/analytics/checks):
+// one row per check with its value, threshold and a verdict badge (PASS, FAIL, NOT MEASURABLE, in
+// words so it reads in black and white), and the summary's overall verdict.
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH } from "./format.js";
+import { inUnit, labelOf, verdictBadge } from "./stat_entry.js";
+
+export async function loadChecks(body, alpha, { signal }) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/analytics/checks"), { book: "long_short" }, { signal });
+  } catch (error) {
+    showError(body, error, "The checks could not be read");
+    return null;
+  }
+  renderChecks(body, answer);
+  return answer;
+}
+
+function thresholdText(threshold, unit) {
+  if (threshold === null || threshold === undefined) return DASH;
+  if (typeof threshold === "number") return inUnit(threshold, unit);
+  if (typeof threshold === "object") {
+    const parts = [];
+    if ("min" in threshold && threshold.min != null) parts.push(`≥ ${inUnit(threshold.min, unit)}`);
+    if ("max" in threshold && threshold.max != null) parts.push(`≤ ${inUnit(threshold.max, unit)}`);
+    if ("value" in threshold && threshold.op) parts.push(`${threshold.op} ${inUnit(threshold.value, unit)}`);
+    return parts.length ? parts.join(", ") : JSON.stringify(threshold);
+  }
+  return String(threshold);
+}
+
+export function renderChecks(body, answer) {
+  const data = answer.data;
+  const summary = data.summary || {};
+  const rows = (data.checks || []).map((check) => {
+    const cell = numberCell(check.value == null ? DASH : inUnit(check.value, check.unit), check.value);
+    cell.setAttribute("data-value", Number.isFinite(check.value) ? String(check.value) : "");
+    return h(
+      "tr",
+      { "data-check": check.id, "data-verdict": check.verdict },
+      h("th", { scope: "row" }, labelOf(check.id), " ", h("code", {}, check.id)),
+      cell,
+      h("td", { class: "threshold" }, thresholdText(check.threshold, check.unit)),
+      h("td", {}, verdictBadge(check.verdict)),
+      h("td", { class: "reason" }, check.reason || DASH, check.source ? h("div", { class: "muted" }, `source: ${check.source}`) : null),
+    );
+  });
+  const grid = table(["Check", "Value", "Threshold", "Verdict", "Why"], [], { className: "data checks" });
+  grid.querySelector("tbody").append(...rows);
+  fill(
+    body,
+    warningList(answer.meta && answer.meta.warnings),
+    h(
+      "p",
+      { class: "summary checks-summary", id: "checks-summary" },
+      "Overall: ",
+      verdictBadge(summary.verdict),
+      ` ${summary.passed ?? DASH} passed, ${summary.failed ?? DASH} failed, ${summary.not_measurable ?? DASH} not measurable`,
+      data.policy ? ` (policy: ${typeof data.policy === "string" ? data.policy : data.policy.origin || data.policy.name || "as configured"})` : "",
+      ".",
+    ),
+    grid,
+  );
+}

@@ -1,0 +1,172 @@
+// A combination of alphas (#/combine?alphas=a,b&weighting=…&weights=…): the alphas are ticked from
+// the listing, the weighting chosen (equal, given with one number per alpha, inverse_volatility,
+// max_ir), and GET /v1/analytics/combine (every page) draws the combined curve against SPY, with the
+// weights, the figures, the correlation matrix as a heatmap and the diversification ratio. Beneath,
+// the marginal contribution of one alpha to the others (contribution_panel.js).
+
+import { apiGetAll } from "./api.js";
+import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
+import { COLORS, timeChart } from "./charts.js";
+import { renderContribution } from "./contribution_panel.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH, dateSeconds, fixed, pct } from "./format.js";
+import { entriesOf, entryTable, entryText } from "./stat_entry.js";
+
+const WEIGHTINGS = ["equal", "given", "inverse_volatility", "max_ir"];
+
+export async function renderCombine(main, context) {
+  const { signal } = context;
+  const query = fragmentQuery();
+  const chosen = (query.get("alphas") || "").split(",").filter(Boolean);
+  const weighting = WEIGHTINGS.includes(query.get("weighting")) ? query.get("weighting") : "equal";
+  const given = (query.get("weights") || "").split(",");
+  const form = h("form", { id: "combine-form", class: "combine-form" }, note("Loading the alphas…"));
+  const results = h("div", { id: "combine-results" });
+  const contribution = h("section", { class: "panel", id: "contribution", hidden: true }); // shown with the listing
+  fill(
+    main,
+    h(
+      "section",
+      { class: "panel", id: "combine" },
+      h("h1", {}, "Combine alphas"),
+      note("GET /v1/analytics/combine?alphas=…&weighting=…&weights=…: the weighted long_short book of the alphas chosen.", "intro"),
+      form,
+      results,
+    ),
+    contribution,
+  );
+  let alphas;
+  try {
+    alphas = await readableAlphas(signal);
+  } catch (error) {
+    showError(form, error, "The alphas could not be listed");
+    return;
+  }
+  const boxes = alphas.map((a) => {
+    const at = chosen.indexOf(a.alpha_id);
+    const box = h("input", { type: "checkbox", class: "combine-alpha", value: a.alpha_id, checked: at >= 0, id: `combine-${a.alpha_id}` });
+    const weight = h("input", { type: "number", step: "any", class: "combine-weight", id: `weight-${a.alpha_id}`, value: at >= 0 ? given[at] ?? "" : "", placeholder: "weight" });
+    return { alpha: a.alpha_id, box, weight, row: h("li", {}, h("label", {}, box, " ", h("code", {}, a.alpha_id), ` ${a.name ?? ""}`), " ", weight) };
+  });
+  const select = h("select", { id: "combine-weighting" }, WEIGHTINGS.map((w) => h("option", { value: w, selected: w === weighting }, w)));
+  const showWeights = () => boxes.forEach((b) => { b.weight.hidden = select.value !== "given" || !b.box.checked; });
+  select.addEventListener("change", showWeights);
+  boxes.forEach((b) => b.box.addEventListener("change", showWeights));
+  showWeights();
+  fill(
+    form,
+    h("ul", { class: "alpha-choices" }, boxes.map((b) => b.row)),
+    h("div", { class: "controls" }, h("label", { for: "combine-weighting" }, "Weighting"), select, h("button", { type: "submit" }, "Combine")),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const ticked = boxes.filter((b) => b.box.checked);
+    const next = new URLSearchParams({ alphas: ticked.map((b) => b.alpha).join(","), weighting: select.value });
+    if (select.value === "given") next.set("weights", ticked.map((b) => b.weight.value.trim()).join(","));
+    location.hash = `#/combine?${next}`;
+  });
+  contribution.hidden = false;
+  renderContribution(contribution, alphas, chosen, context);
+  if (chosen.length === 0) {
+    fill(results, note("Tick two alphas or more."));
+    return;
+  }
+  fill(results, note("Loading…"));
+  const params = { alphas: chosen.join(","), weighting };
+  if (weighting === "given") params.weights = given.join(",");
+  let answer;
+  try {
+    answer = await apiGetAll("/v1/analytics/combine", params, { limit: 500, signal });
+  } catch (error) {
+    showError(results, error, "The combination could not be read");
+    return;
+  }
+  drawCombination(results, answer);
+}
+
+function drawCombination(results, answer) {
+  const meta = answer.meta || {};
+  const rows = answer.data;
+  const chart = h("div", { class: "stacked-charts" });
+  const last = rows.length ? rows[rows.length - 1] : null;
+  fill(
+    results,
+    warningList(meta.warnings),
+    h(
+      "p",
+      { class: "summary", id: "combine-summary" },
+      last
+        ? `${rows.length} sessions, ${rows[0].date} to ${last.date}: ${pct(last.cumulative_return)} combined, ${pct(last.benchmark_cumulative_return)} SPY. `
+        : "No common session. ",
+      `Diversification ratio ${entryText((meta.figures || {}).diversification_ratio)}.`,
+      meta.benchmark ? ` SPY on its ${meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"}.` : "",
+      meta.session_rule ? h("span", { class: "muted" }, ` Sessions: ${meta.session_rule}.`) : "",
+    ),
+    chart,
+    h("div", { class: "side-by-side" }, h("div", {}, h("h3", {}, "Weights"), weightsTable(meta.weights || [])), h("div", {}, h("h3", {}, "Figures"), entryTable(entriesOf(meta.figures || {}), { className: "data entries combine-figures" }))),
+    h("h3", {}, "Correlation of daily returns"),
+    correlationTable(meta.correlation),
+  );
+  if (rows.length) {
+    const x = rows.map((r) => dateSeconds(r.date));
+    const percent = (v) => (v == null ? null : v * 100);
+    timeChart(chart, {
+      name: "combine-curve",
+      title: "Cumulative return of the combination against SPY (%)",
+      x,
+      series: [
+        { label: "combination", values: rows.map((r) => percent(r.cumulative_return)), color: COLORS.alpha },
+        { label: `SPY (${meta.benchmark && meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"})`, values: rows.map((r) => percent(r.benchmark_cumulative_return)), color: COLORS.benchmark },
+      ],
+      format: (v) => `${v.toFixed(1)}%`,
+      sync: "combine",
+    });
+    timeChart(chart, {
+      name: "combine-drawdown",
+      title: "Drawdown of the combination (%)",
+      x,
+      series: [{ label: "drawdown", values: rows.map((r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)), color: COLORS.drawdown, fill: "rgba(192,57,43,0.15)" }],
+      format: (v) => `${v.toFixed(1)}%`,
+      sync: "combine",
+      height: 150,
+      zeroLine: false,
+    });
+  }
+}
+
+function weightsTable(weights) {
+  return table(
+    ["Alpha", "Weight"],
+    weights.map((w) => {
+      const cell = numberCell(pct(w.weight), w.weight);
+      cell.setAttribute("data-value", String(w.weight));
+      return [h("th", { scope: "row", "data-alpha": w.alpha }, w.alpha), cell];
+    }),
+    { className: "data compact combine-weights" },
+  );
+}
+
+/** The matrix as a table whose cells are shaded by the correlation (blue positive, red negative). */
+export function correlationTable(correlation) {
+  if (!correlation || !correlation.alphas) return note("No correlation matrix.");
+  const grid = table(["", ...correlation.alphas], [], { className: "data compact correlation-matrix" });
+  grid.querySelector("tbody").append(
+    ...correlation.alphas.map((name, i) =>
+      h(
+        "tr",
+        {},
+        h("th", { scope: "row" }, name),
+        correlation.matrix[i].map((value) => {
+          const cell = h("td", { class: "number heat", "data-value": value == null ? "" : String(value) }, value == null ? DASH : fixed(value, 2));
+          if (Number.isFinite(value)) {
+            // Shading through the CSS object model (allowed by the page's policy, unlike a style attribute).
+            const alpha = Math.min(1, Math.abs(value)) * 0.55;
+            cell.style.backgroundColor = value >= 0 ? `rgba(31,95,191,${alpha})` : `rgba(192,57,43,${alpha})`;
+          }
+          return cell;
+        }),
+      ),
+    ),
+  );
+  return h("div", { class: "table-scroll" }, grid);
+}

@@ -1,0 +1,43 @@
+// The decision analytics on an alpha's page: significance, drawdown episodes, rolling figures,
+// costs, risk and checks, each a panel of its own that loads on its own (a refusal, say a key
+// without `analytics.risk`, shows the server's message in that panel and the others still draw).
+
+import { h, panel } from "./dom.js";
+import { loadChecks } from "./checks_panel.js";
+import { loadCosts } from "./costs_panel.js";
+import { loadDrawdowns } from "./drawdowns_panel.js";
+import { loadRisk } from "./risk_panel.js";
+import { loadRolling } from "./rolling_panel.js";
+import { loadSignificance } from "./significance_panel.js";
+
+const PANELS = [
+  ["significance", "Significance", "GET /v1/alphas/{alpha}/analytics/significance", loadSignificance],
+  ["checks", "Checks against the policy", "GET /v1/alphas/{alpha}/analytics/checks", loadChecks],
+  ["risk", "Risk against SPY", "GET /v1/alphas/{alpha}/analytics/risk", loadRisk],
+  ["drawdown-episodes", "Drawdown episodes", "GET /v1/alphas/{alpha}/analytics/drawdowns, every page", loadDrawdowns],
+  ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
+  ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
+];
+
+/** The panels, in a container to place on the page; each starts loading at once. */
+export function decisionPanels(alpha, context) {
+  const container = h("div", { id: "decisions" });
+  for (const [id, title, intro, load] of PANELS) {
+    const { section, body } = panel(id, title, intro);
+    container.append(section);
+    load(body, alpha, context);
+  }
+  return container;
+}
+
+/** Links from an alpha's page to its tear sheet and to the comparison page. */
+export function alphaActions(alpha) {
+  const id = encodeURIComponent(alpha);
+  return h(
+    "p",
+    { class: "alpha-actions" },
+    h("a", { href: `#/alphas/${id}/tearsheet`, class: "button-link", id: "open-tearsheet" }, "Tear sheet"),
+    h("a", { href: `#/compare?a=${id}`, class: "button-link", id: "open-compare" }, "Compare with…"),
+    h("a", { href: `#/combine?alphas=${id}`, class: "button-link", id: "open-combine" }, "Combine…"),
+  );
+}

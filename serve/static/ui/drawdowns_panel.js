@@ -1,0 +1,35 @@
+// Drawdown episodes of the long_short book (every page of GET /v1/alphas/{alpha}/analytics/drawdowns,
+// deepest first as served): peak, trough, recovery (a dash while not recovered), depth, durations.
+
+import { alphaPath, apiGetAll } from "./api.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH, int, pp } from "./format.js";
+
+export async function loadDrawdowns(body, alpha, { signal }, { limit } = {}) {
+  let answer;
+  try {
+    answer = await apiGetAll(alphaPath(alpha, "/analytics/drawdowns"), { book: "long_short" }, { limit: 500, signal });
+  } catch (error) {
+    showError(body, error, "The drawdown episodes could not be read");
+    return null;
+  }
+  fill(body, warningList(answer.meta.warnings), drawdownTable(answer.data, limit), note(`${int(answer.total)} episodes of the ${answer.meta.book} book.`, "caption"));
+  return answer;
+}
+
+export function drawdownTable(rows, limit) {
+  if (rows.length === 0) return note("No drawdown: the book never fell below a peak.");
+  const shown = limit ? rows.slice(0, limit) : rows;
+  return table(
+    ["Peak", "Trough", "Recovery", "Depth", "Sessions to trough", "Sessions to recovery"],
+    shown.map((r) => [
+      h("th", { scope: "row" }, r.peak_date),
+      r.trough_date,
+      r.recovery_date ?? "not recovered",
+      numberCell(pp(r.depth_pct), null),
+      numberCell(int(r.sessions_to_trough), null),
+      numberCell(r.sessions_to_recovery == null ? DASH : int(r.sessions_to_recovery), null),
+    ]),
+    { className: "data drawdowns" },
+  );
+}

@@ -1,0 +1,102 @@
+// Significance of an alpha (GET /v1/alphas/{alpha}/analytics/significance, docs/analytics.md):
+// PSR, MinTRL and DSR with the trials they deflate by, the bootstrap's 95% intervals drawn as
+// whiskers on one scale per row, and the multiple-testing adjustments of the IC's p-value.
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH, int, num } from "./format.js";
+import { entryCell, entryTable } from "./stat_entry.js";
+import { intervalSvg } from "./svg.js";
+
+const HEADLINE = [
+  ["sharpe", "Sharpe ratio (annualised)"],
+  ["skewness", "Skewness"],
+  ["kurtosis", "Kurtosis (not excess)"],
+  ["psr", "Probabilistic Sharpe ratio"],
+  ["min_track_record", "Minimum track record (sessions)"],
+  ["dsr", "Deflated Sharpe ratio"],
+];
+const BOOTSTRAP = [
+  ["mean_ic", "Mean weekly IC"],
+  ["icir", "ICIR (per week)"],
+  ["information_ratio", "Information ratio (annualised)"],
+];
+const ADJUSTED = [
+  ["p_value", "p-value of nwt.ic"],
+  ["holm", "Holm"],
+  ["benjamini_hochberg", "Benjamini-Hochberg"],
+];
+
+export async function loadSignificance(body, alpha, { signal }) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/analytics/significance"), {}, { signal });
+  } catch (error) {
+    showError(body, error, "The significance could not be read");
+    return null;
+  }
+  renderSignificance(body, answer);
+  return answer;
+}
+
+export function renderSignificance(body, answer) {
+  const data = answer.data;
+  const named = HEADLINE.map(([key]) => [key, data[key]]);
+  const labels = Object.fromEntries(HEADLINE);
+  const trl = data.min_track_record;
+  const trials = data.dsr && data.dsr.trials;
+  fill(
+    body,
+    warningList(answer.meta && answer.meta.warnings),
+    h("p", { class: "summary" }, `${data.book}, ${int(data.sessions)} sessions${windowText(data.window)}.`),
+    entryTable(named, { labels, className: "data entries significance-headline" }),
+    h(
+      "p",
+      { class: "caption", id: "significance-notes" },
+      trl && Number.isFinite(trl.years) ? `MinTRL at ${trl.confidence * 100}%: ${num(trl.years)} years. ` : "",
+      trials
+        ? `DSR deflates by ${int(trials.count)} trials (${trials.count_source}); variance of their Sharpe ratios ${num(trials.sharpe_variance)} over ${int(trials.sharpe_variance_alphas)} alphas; expected maximum Sharpe ${num(trials.expected_max_sharpe)} (annualised).`
+        : "",
+    ),
+    h("h3", {}, "Bootstrap 95% intervals"),
+    bootstrapTable(data.bootstrap || {}),
+    data.bootstrap ? note(`${data.bootstrap.method}; ${int(data.bootstrap.resamples)} resamples, seed ${data.bootstrap.seed}.`, "caption") : null,
+    h("h3", {}, "Multiple testing"),
+    table(
+      ["Figure", "Value", "Family size"],
+      ADJUSTED.map(([key, label]) => {
+        const entry = (data.multiple_testing || {})[key];
+        return [h("th", { scope: "row", "data-figure": key }, label), entryCell(entry, { signed: false }), entry && entry.family_size != null ? int(entry.family_size) : DASH];
+      }),
+      { className: "data compact multiple-testing" },
+    ),
+  );
+}
+
+function windowText(window) {
+  if (!window || (!window.from && !window.to)) return ", whole history";
+  return `, ${window.from ?? "start"} to ${window.to ?? "end"}`;
+}
+
+function bootstrapTable(bootstrap) {
+  return table(
+    ["Statistic", "Estimate", "Lower", "Upper", "Interval", "Observations", "Block length"],
+    BOOTSTRAP.map(([key, label]) => {
+      const entry = bootstrap[key] || null;
+      const lower = entry ? entry.lower : null;
+      const upper = entry ? entry.upper : null;
+      const ends = [lower, upper, entry && entry.value, 0].filter(Number.isFinite);
+      const scale = [Math.min(...ends), Math.max(...ends)];
+      return [
+        h("th", { scope: "row", "data-figure": key }, label),
+        entryCell(entry),
+        numberCell(num(lower), lower),
+        numberCell(num(upper), upper),
+        h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale)),
+        numberCell(int(entry && entry.observations), null),
+        numberCell(int(entry && entry.block_length), null),
+      ];
+    }),
+    { className: "data bootstrap" },
+  );
+}

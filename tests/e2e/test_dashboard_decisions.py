@@ -1,0 +1,413 @@
+"""The decision analytics in the dashboard (docs/dashboard.md "Decisions"), in Chromium against the
+real server, with the fixtures of tests/e2e/test_dashboard.py (the demo lake, keys made by the
+operator CLI, a fresh browser context per test).
+
+What a user sees is compared with the API's answer to the same request, fetched by the test over
+HTTP: significance (PSR, MinTRL, DSR, the bootstrap's intervals), drawdown episodes, rolling charts,
+costs, risk, checks with their verdict badges, the comparison of two alphas (reached from the
+catalogue's screener), the combination and a contribution, and the tear sheet, whose downloaded
+HTML must name no other file or address. A key without the analytics routes sees, in each panel,
+the refusal naming the route it needs. Screenshots go to the test's tmp folder, and to
+`$ALPHA_RESULTS_ARTEFACTS/dashboard/` when that is set.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tests.e2e.test_dashboard as shared
+from tests.e2e.test_dashboard import (
+    ALPHA,
+    Site,
+    assert_drawn,
+    cell_texts,
+    check_clean,
+    error_box,
+    keep_screenshot,
+    open_dashboard,
+)
+
+# The real server over the demo lake with the CLI's keys, and a fresh browser context per test.
+site = shared.site
+tab = shared.tab
+
+OTHER = "Test_planted_factor"
+COMBINED = (ALPHA, OTHER, "value_composite_legacy")
+ANALYTICS_PANELS = {
+    "significance": "analytics.significance",
+    "checks": "analytics.checks",
+    "risk": "analytics.risk",
+    "drawdown-episodes": "analytics.drawdowns",
+    "rolling": "analytics.rolling",
+    "costs": "analytics.costs",
+}
+
+
+def close(shown: float, served: float, rel: float = 1e-12) -> bool:
+    return math.isclose(shown, served, rel_tol=rel, abs_tol=1e-15)
+
+
+def four_digits(text: str, served: float) -> None:
+    """A number shown to four significant digits (a `%` or unit after it stripped) is `served`."""
+    number = float(text.replace("%", "").replace("bps", "").strip())
+    assert math.isclose(number, served, rel_tol=6e-4, abs_tol=1e-12), (text, served)
+
+
+def entry_values(page: Any, table: str) -> dict[str, tuple[str, str]]:
+    """Figure name -> (shown text, exact value the cell carries) of an entries table."""
+    rows: list[list[str]] = page.eval_on_selector_all(
+        f"{table} tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].innerText.trim(),"
+        " tr.children[1].dataset.value])",
+    )
+    return {name: (text, value) for name, text, value in rows}
+
+
+def assert_entries(shown: dict[str, tuple[str, str]], served: dict[str, Any]) -> None:
+    """Every served entry is on screen: its value exactly (the cell's data), a dash when withheld."""
+    for name, entry in served.items():
+        text, value = shown[name]
+        if entry["value"] is None:
+            assert text == "—" and value == "", (name, text)
+        else:
+            assert close(float(value), entry["value"]), (name, value, entry)
+            if entry["unit"] == "fraction":
+                assert text == f"{entry['value'] * 100:.2f}%", (name, text, entry)
+            elif entry["unit"] == "percentage_points":
+                assert text == f"{entry['value']:.2f}%", (name, text, entry)
+            else:
+                four_digits(text, entry["value"])
+
+
+def flat_entries(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if isinstance(value, dict) and "value" in value and "status" in value:
+            out[prefix + name] = value
+        elif isinstance(value, dict) and not prefix:
+            out.update(flat_entries(value, f"{name}."))
+    return out
+
+
+@pytest.mark.e2e
+def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_checks(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    token = site.keys.full
+    base = f"/v1/alphas/{ALPHA}/analytics"
+
+    assert page.get_attribute("#open-tearsheet", "href") == f"#/alphas/{ALPHA}/tearsheet"
+    page.wait_for_selector("#significance table.bootstrap")
+    significance = site.api(f"{base}/significance", token).json()["data"]
+    shown = entry_values(page, "#significance table.significance-headline")
+    assert_entries(shown, {k: significance[k] for k in ("sharpe", "psr", "min_track_record", "dsr")})
+    years = significance["min_track_record"]["years"]
+    assert f"{years:.4g} years" in page.inner_text("#significance-notes")
+    assert f"{significance['dsr']['trials']['count']} trials" in page.inner_text("#significance-notes")
+    bootstrap = page.eval_on_selector_all(
+        "#significance table.bootstrap tbody tr",
+        "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))",
+    )
+    for row, key in zip(bootstrap, ("mean_ic", "icir", "information_ratio"), strict=True):
+        served = significance["bootstrap"][key]
+        four_digits(row[1], served["value"])
+        four_digits(row[2], served["lower"])
+        four_digits(row[3], served["upper"])
+        assert row[5] == str(served["observations"]) and row[6] == str(served["block_length"])
+    holm = entry_values(page, "#significance table.multiple-testing")["holm"]
+    assert close(float(holm[1]), significance["multiple_testing"]["holm"]["value"])
+
+    page.wait_for_selector("#drawdown-episodes table.drawdowns")
+    episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]
+    rows = page.eval_on_selector_all(
+        "#drawdown-episodes tbody tr", "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))"
+    )
+    assert len(rows) == len(episodes) > 1
+    for row, episode in zip(rows, episodes, strict=True):
+        assert row[:2] == [episode["peak_date"], episode["trough_date"]]
+        assert row[2] == (episode["recovery_date"] or "not recovered")
+        assert row[3] == f"{episode['depth_pct']:.2f}%"
+
+    assert_drawn(page, "rolling-ic")
+    assert_drawn(page, "rolling-ir")
+    rolling = site.api(f"{base}/rolling", token, window=26, limit=1000).json()["data"]
+    assert page.inner_text("#rolling .caption").startswith(f"{len(rolling)} weeks;")
+
+    page.wait_for_selector("#costs table.costs")
+    costs = site.api(f"{base}/costs", token).json()["data"]
+    assert_entries(entry_values(page, "#costs table.costs"), flat_entries(costs))
+    assert entry_values(page, "#costs table.costs")["break_even_bps"][0].endswith(" bps")
+    assert_drawn(page, "turnover-deciles")
+
+    page.wait_for_selector("#risk table.risk")
+    risk = site.api(f"{base}/risk", token).json()["data"]
+    served_risk = flat_entries(risk)
+    assert {"benchmark.beta", "sortino", "calmar", "var_95", "cvar_95", "worst_month"} <= set(served_risk)
+    assert_entries(entry_values(page, "#risk table.risk"), served_risk)
+    worst = risk["worst_day"]
+    assert f"{worst['value'] * 100:.2f}%" in page.inner_text("#risk [data-figure='worst_day'] + td")
+
+    page.wait_for_selector("#checks table.checks")
+    checks = site.api(f"{base}/checks", token).json()["data"]
+    shown_checks = page.eval_on_selector_all(
+        "#checks table.checks tbody tr",
+        "trs => trs.map(tr => [tr.dataset.check, tr.querySelector('.badge').dataset.verdict,"
+        " tr.querySelector('.badge').innerText, tr.children[1].dataset.value])",
+    )
+    assert [c[0] for c in shown_checks] == [c["id"] for c in checks["checks"]]
+    words = {"pass": "PASS", "fail": "FAIL", "not_measurable": "NOT MEASURABLE"}
+    for (_, verdict, text, value), check in zip(shown_checks, checks["checks"], strict=True):
+        assert verdict == check["verdict"] and text == words[check["verdict"]]
+        assert (value == "") if check["value"] is None else close(float(value), check["value"])
+    summary = checks["summary"]
+    shown_summary = page.inner_text("#checks-summary")
+    assert f"{summary['passed']} passed, {summary['failed']} failed" in shown_summary
+    assert page.get_attribute("#checks-summary .badge", "data-verdict") == summary["verdict"]
+    page.locator("#significance").scroll_into_view_if_needed()
+    keep_screenshot(page, tmp_path, f"decisions-{ALPHA}.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_two_alphas_ticked_in_the_screener_are_compared(site: Site, tab: Any, tmp_path: Path) -> None:
+    visit = open_dashboard(site, tab, site.keys.full)
+    page = visit.page
+    page.wait_for_selector("#catalogue table.screen")
+    assert page.is_disabled("#compare-picked")
+    page.check(f"input.pick[value='{ALPHA}']")
+    page.check(f"input.pick[value='{OTHER}']")
+    page.click("#compare-picked")
+    page.wait_for_selector("#compare-results table.compare-figures")
+    assert page.input_value("#compare-a") == ALPHA and page.input_value("#compare-b") == OTHER
+    answer = site.api(f"/v1/alphas/{ALPHA}/analytics/compare", site.keys.full, **{"with": OTHER}).json()[
+        "data"
+    ]
+    rows = page.eval_on_selector_all(
+        "#compare-results table.compare-figures tbody tr",
+        "trs => trs.map(tr => ({figure: tr.dataset.figure, a: tr.children[1].dataset.value,"
+        " b: tr.children[2].dataset.value, diff: tr.children[3].dataset.value, test: tr.children[4].innerText,"
+        " p: tr.children[6].innerText, significant: tr.children[7].innerText}))",
+    )
+    assert [r["figure"] for r in rows] == list(answer["figures"])
+    for row in rows:
+        figure = answer["figures"][row["figure"]]
+        for side, key in (("a", "alpha"), ("b", "with")):
+            served = figure[key]["value"]
+            assert (row[side] == "") if served is None else close(float(row[side]), served)
+        assert (
+            (row["diff"] == "")
+            if figure["difference"] is None
+            else close(float(row["diff"]), figure["difference"])
+        )
+        test = figure["test"]
+        if test is None:
+            assert row["test"] == "no test stated" and row["significant"] == "—"
+        else:
+            assert row["test"] == test["name"]
+            if test["p_value"] is not None:
+                four_digits(row["p"], test["p_value"])
+                assert row["significant"].startswith("yes" if test["significant"] else "no")
+    summary = page.inner_text("#compare-summary")
+    assert f"{answer['sessions']} common sessions" in summary
+    for chart in ("compare-curves", "compare-difference", "compare-rolling-returns", "compare-rolling-ic"):
+        assert_drawn(page, chart)
+    # The picker asks again for another pair and window.
+    page.select_option("#compare-b", "value_composite_legacy")
+    page.select_option("#compare-window", "21")
+    page.click("#compare-form button[type=submit]")
+    page.wait_for_function(
+        "() => document.querySelector('#compare-summary')?.innerText.includes('against value_composite_legacy')"
+    )
+    keep_screenshot(page, tmp_path, "compare.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_a_combination_shows_its_curve_weights_figures_and_correlations(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, "#/combine")
+    page = visit.page
+    page.wait_for_selector("#combine-form input.combine-alpha")
+    for alpha in COMBINED:
+        page.check(f"#combine-{alpha}")
+    page.select_option("#combine-weighting", "given")
+    weights = ("0.5", "0.3", "0.2")
+    for alpha, weight in zip(COMBINED, weights, strict=True):
+        page.fill(f"#weight-{alpha}", weight)
+    page.click("#combine-form button[type=submit]")
+    page.wait_for_selector("#combine-results table.combine-weights")
+    query = {"alphas": ",".join(COMBINED), "weighting": "given", "weights": ",".join(weights)}
+    answer = site.api("/v1/analytics/combine", site.keys.full, limit=5000, **query).json()
+    meta = answer["meta"]
+    shown_weights = page.eval_on_selector_all(
+        "table.combine-weights tbody tr",
+        "trs => trs.map(tr => [tr.children[0].innerText, tr.children[1].dataset.value])",
+    )
+    assert [(a, float(w)) for a, w in shown_weights] == [(w["alpha"], w["weight"]) for w in meta["weights"]]
+    assert [w["weight"] for w in meta["weights"]] == [float(w) for w in weights]  # used as given
+    assert_entries(entry_values(page, "table.combine-figures"), meta["figures"])
+    last = answer["data"][-1]
+    assert f"{last['cumulative_return'] * 100:.2f}% combined" in page.inner_text("#combine-summary")
+    matrix = page.eval_on_selector_all(
+        "table.correlation-matrix tbody tr",
+        "trs => trs.map(tr => [...tr.querySelectorAll('td')].map(td => td.dataset.value))",
+    )
+    for shown_row, served_row in zip(matrix, meta["correlation"]["matrix"], strict=True):
+        for text, value in zip(shown_row, served_row, strict=True):
+            assert (text == "") if value is None else close(float(text), value)
+    assert_drawn(page, "combine-curve")
+    assert_drawn(page, "combine-drawdown")
+    keep_screenshot(page, tmp_path, "combine.png")
+
+    # What adding the reversal alpha does to the three ticked.
+    added = "Test_short_term_reversal"
+    page.select_option("#contribution-alpha", added)
+    page.click("#contribution-form button[type=submit]")
+    page.wait_for_selector("#contribution-results table, #contribution-results .error")
+    response = site.api(
+        f"/v1/alphas/{added}/analytics/contribution", site.keys.full, reference=",".join(COMBINED)
+    )
+    if response.status_code != 200:  # the route is refused or not mounted: its message, in place
+        shown = error_box(page, "#contribution-results .error")
+        assert shown["code"] == response.json()["error"]["code"]
+        allowed: tuple[int, ...] = (response.status_code,)
+    else:
+        data = response.json()["data"]
+        before = {k: v for k, v in data["before"].items() if isinstance(v, dict) and "status" in v}
+        shown = page.eval_on_selector_all(
+            "#contribution-results tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
+            " tr.children[2].dataset.value])",
+        )
+        assert [row[0] for row in shown] == list(before)
+        for name, value_before, value_after in shown:
+            for text, entry in ((value_before, data["before"][name]), (value_after, data["after"][name])):
+                assert (text == "") if entry["value"] is None else close(float(text), entry["value"])
+        allowed = ()
+    keep_screenshot(page, tmp_path, "combine-contribution.png")
+    check_clean(site, visit, allowed_statuses=allowed)
+
+
+class Tags(HTMLParser):
+    """Every tag with its attributes, and the JSON of the embedded data."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.in_data = False
+        self.data = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self.in_data = tag == "script" and dict(attrs).get("id") == "tearsheet-data"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_data = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_data:
+            self.data += data
+
+
+@pytest.mark.e2e
+def test_the_tear_sheet_prints_and_downloads_as_one_self_contained_file(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    # Opened at its address (the alpha page's "Tear sheet" link, checked in the first test).
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}/tearsheet")
+    page = visit.page
+    page.wait_for_selector("#download-tearsheet:not([disabled])")
+    token = site.keys.full
+    significance = site.api(f"/v1/alphas/{ALPHA}/analytics/significance", token).json()["data"]
+    checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()["data"]
+    metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", token, granularity="overall").json()["data"]
+    for block in ("headline", "equity", "drawdowns", "risk", "checks", "significance", "costs"):
+        assert page.is_visible(f"#sheet-{block}") and not page.query_selector(f"#sheet-{block} .error"), block
+    assert_entries(
+        entry_values(page, "#sheet-headline table.headline"),
+        {
+            k: metrics["core"][k]
+            for k in ("information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct")
+        },
+    )
+    assert page.locator("#sheet-equity svg[data-chart='sheet-equity'] path[data-series]").count() == 2
+    assert cell_texts(page, "#sheet-checks tbody .badge") == [
+        {"pass": "PASS", "fail": "FAIL"}.get(c["verdict"], "NOT MEASURABLE") for c in checks["checks"]
+    ]
+    keep_screenshot(page, tmp_path, "tearsheet.png")
+    page.emulate_media(media="print")
+    assert not page.is_visible(".topbar") and not page.is_visible("#download-tearsheet")
+    keep_screenshot(page, tmp_path, "tearsheet-print.png")
+    page.emulate_media(media="screen")
+
+    with page.expect_download() as download:
+        page.click("#download-tearsheet")
+    assert download.value.suggested_filename == f"tearsheet-{ALPHA}.html"
+    html = Path(download.value.path()).read_text()
+    parsed = Tags()
+    parsed.feed(html)
+    names = {tag for tag, _ in parsed.tags}
+    assert "link" not in names and "img" not in names and "iframe" not in names
+    for tag, attrs in parsed.tags:
+        assert "src" not in attrs and "href" not in attrs, (tag, attrs)  # nothing to fetch or follow
+        if tag == "script":
+            assert attrs.get("type") == "application/json", attrs  # data, never code
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
+    assert "url(" not in html and "@import" not in html  # the inlined CSS loads nothing either
+    assert "<style>" in html and "<svg" in html and ALPHA in html
+    assert f"{significance['psr']['value']:.4g}" in html  # the figures are in the file as shown
+    embedded = json.loads(parsed.data)
+    assert embedded["alpha"] == ALPHA
+    assert embedded["answers"]["significance"]["data"]["psr"] == significance["psr"]
+    assert embedded["answers"]["checks"]["data"]["summary"] == checks["summary"]
+    # Opened on its own with every request refused, it shows the sheet and asks for nothing.
+    offline = tab.new_page()
+    asked: list[str] = []
+
+    def refuse(route: Any) -> None:
+        asked.append(route.request.url)
+        route.abort()
+
+    offline.route("**/*", refuse)
+    offline.set_content(html)
+    assert ALPHA in offline.inner_text("#tearsheet")
+    assert offline.locator("svg[data-chart='sheet-equity'] path[data-series]").count() == 2
+    assert asked == []
+    offline.close()
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_a_key_without_the_analytics_routes_sees_which_route_each_panel_needs(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """A self-service key may call the meta endpoints only: every analytics panel shows its 403 with
+    the registry id of the route it needs, and the page does not break."""
+    alpha = OTHER
+    visit = open_dashboard(site, tab, site.keys.self_service, f"#/alphas/{alpha}")
+    page = visit.page
+    for panel, endpoint in ANALYTICS_PANELS.items():
+        shown = error_box(page, f"#{panel} .error")
+        assert shown["code"] == "endpoint_not_allowed", (panel, shown)
+        assert endpoint in shown["text"], (panel, shown["text"])
+    # The comparison and the combination list the alphas first: that refusal, in place of the pickers.
+    listing = site.api("/v1/alphas", site.keys.self_service).json()["error"]
+    for view in (
+        "#/compare?a=momentum_12_1&b=Test_planted_factor",
+        "#/combine?alphas=momentum_12_1,Test_planted_factor",
+    ):
+        page.evaluate("(hash) => { location.hash = hash; }", view)
+        shown = error_box(page, "main form .error")
+        assert shown["code"] == listing["code"] == "endpoint_not_allowed"
+        assert listing["message"] in shown["text"]
+    keep_screenshot(page, tmp_path, "decisions-refused.png")
+    check_clean(site, visit, allowed_statuses=(403,))
