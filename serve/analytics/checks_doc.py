@@ -33,7 +33,7 @@ DEFINITIONS = {
 def fields() -> dict[str, dict[str, Any]]:
     """Dotted path (under "checks") -> entry built with serve.analytics.doc's _f / _stat helpers."""
     # Imported here: serve.analytics.doc imports this module while it builds its block.
-    from serve.analytics.doc import WINDOW, _f
+    from serve.analytics.doc import WINDOW, _f, window_fields
 
     assert set(DEFINITIONS) == {check.id for check in CHECKS}
     p = "checks"
@@ -46,9 +46,7 @@ def fields() -> dict[str, dict[str, Any]]:
         ),
         f"{p}.alpha": _f("The alpha served"),
         f"{p}.book": _f("The book checked"),
-        f"{p}.window": _f("The window echoed"),
-        f"{p}.window.from": _f("First session, inclusive, or null"),
-        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(p),
         f"{p}.sessions": _f(
             "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, "
             "withheld as its figures are)",

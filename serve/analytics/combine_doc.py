@@ -73,7 +73,7 @@ def figure_fields(prefix: str, book: str) -> dict[str, dict[str, Any]]:
 
 def fields() -> dict[str, dict[str, Any]]:
     """Dotted path (under "combine") -> entry built with serve.analytics.doc's _f / _stat helpers."""
-    from serve.analytics.doc import _f, _stat
+    from serve.analytics.doc import _f, _stat, window_fields
 
     r, m = "combine[]", "combine.meta"
     out = {
@@ -99,9 +99,7 @@ def fields() -> dict[str, dict[str, Any]]:
         ),
         m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
         f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
-        f"{m}.window": _f("The window echoed"),
-        f"{m}.window.from": _f("First session, inclusive, or null"),
-        f"{m}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(m),
         f"{m}.benchmark": _f(
             "The benchmark of benchmark_cumulative_return; null when the key may not read it"
         ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from serve.analytics.doc import WINDOW, _f, _stat
+from serve.analytics.doc import WINDOW, _f, _stat, window_fields
 
 COMMON = "over the common sessions (dates both books hold in the window), each side's figure included"
 COMMON_WEEKS = (
@@ -142,9 +142,7 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{p}.alpha": _f("The alpha served (meta.run)"),
         f"{p}.with": _f("The alpha compared with"),
         f"{p}.book": _f("The book of both alphas compared"),
-        f"{p}.window": _f("The window echoed"),
-        f"{p}.window.from": _f("First session, inclusive, or null"),
-        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(p),
         f"{p}.rolling_window": _f("The trailing windows of the rolling correlations"),
         f"{p}.rolling_window.sessions": _f(
             "Trailing common sessions of rolling_return_correlation (the request's window)", unit="sessions"

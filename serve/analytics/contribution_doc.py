@@ -9,7 +9,7 @@ from serve.analytics.combine_doc import SOURCE, figure_fields
 
 def fields() -> dict[str, dict[str, Any]]:
     """Dotted path (under "contribution") -> entry built with serve.analytics.doc's _f / _stat helpers."""
-    from serve.analytics.doc import _f, _stat
+    from serve.analytics.doc import _f, _stat, window_fields
 
     p = "contribution"
     out = {
@@ -28,9 +28,7 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{p}.reference.alpha_excluded": _f(
             "The alpha was in the set named (or is a production alpha) and was left out"
         ),
-        f"{p}.window": _f("The window echoed"),
-        f"{p}.window.from": _f("First session, inclusive, or null"),
-        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(p),
         f"{p}.weight": _f("The alpha's weight w in the book after"),
         f"{p}.weight.value": _f(
             "w: the request's weight, or the w in [0, 1] that maximises the information ratio after",

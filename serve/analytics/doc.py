@@ -36,6 +36,15 @@ def _f(
     }
 
 
+def window_fields(prefix: str) -> dict[str, dict[str, Any]]:
+    """The window echo every analytics body carries (`window_echo`), under `prefix`."""
+    return {
+        f"{prefix}.window": _f("The window echoed: from and to, null when open"),
+        f"{prefix}.window.from": _f("First session, inclusive, or null"),
+        f"{prefix}.window.to": _f("Last session, inclusive, or null"),
+    }
+
+
 def _stat(prefix: str, entry: dict[str, Any], **extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """A stat entry and its standard keys."""
     out = {prefix: entry}
@@ -63,9 +72,7 @@ def _significance() -> dict[str, dict[str, Any]]:
         f"{p}.alpha": _f("The alpha served (meta.run)"),
         f"{p}.alpha_id": _f("The run's research source id"),
         f"{p}.book": _f("Always long_short"),
-        f"{p}.window": _f("The window echoed: from and to, null when open"),
-        f"{p}.window.from": _f("First session, inclusive, or null"),
-        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(p),
         f"{p}.sessions": _f(
             "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
             "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
@@ -376,9 +383,7 @@ def _costs() -> dict[str, dict[str, Any]]:
         ),
         f"{p}.alpha": _f("The alpha served"),
         f"{p}.book": _f("The book measured"),
-        f"{p}.window": _f("The window echoed"),
-        f"{p}.window.from": _f("First session, inclusive, or null"),
-        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(p),
         f"{p}.sessions": _f("Sessions of the book in the window", unit="sessions", source=source),
     }
     fields |= _stat(

@@ -14,7 +14,7 @@ RETURNS = "r = ending_equity / starting_equity - 1 of the book's sessions in the
 def fields() -> dict[str, dict[str, Any]]:
     """Dotted path (under "risk") -> entry built with serve.analytics.doc's _f / _stat helpers."""
     # Imported here: serve.analytics.doc imports this module while it builds its block.
-    from serve.analytics.doc import WINDOW, _f, _stat
+    from serve.analytics.doc import WINDOW, _f, _stat, window_fields
 
     p = "risk"
     per_year = {"periods_per_year": _f("Sessions per year used to annualise", unit="sessions")}
@@ -28,9 +28,7 @@ def fields() -> dict[str, dict[str, Any]]:
         ),
         f"{p}.alpha": _f("The alpha served"),
         f"{p}.book": _f("The book measured"),
-        f"{p}.window": _f("The window echoed"),
-        f"{p}.window.from": _f("First session, inclusive, or null"),
-        f"{p}.window.to": _f("Last session, inclusive, or null"),
+        **window_fields(p),
         f"{p}.sessions": _f(
             "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, "
             "withheld as its figures are)",

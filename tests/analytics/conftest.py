@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -122,15 +123,22 @@ def lake(demo_lake: Path) -> Lake:
     return Lake(demo_lake)
 
 
-@pytest.fixture(scope="session")
-def api(demo_lake: Path) -> Iterator[Api]:
+@contextmanager
+def serving(demo_lake: Path, callers: dict[str, Caller], **settings: Any) -> Iterator[Api]:
+    """An app over the demo lake answering `callers`' tokens, with `settings` beside the lake."""
     from serve.app import create_app
     from serve.settings import Settings
 
     app = create_app(
-        Settings(lake=str(demo_lake), environment="test"),
-        authenticate=authenticator_for(CALLERS),
+        Settings(lake=str(demo_lake), environment="test", **settings),
+        authenticate=authenticator_for(callers),
         limiter=None,
     )
     with TestClient(app=app) as client:
         yield Api(client)
+
+
+@pytest.fixture(scope="session")
+def api(demo_lake: Path) -> Iterator[Api]:
+    with serving(demo_lake, CALLERS) as found:
+        yield found

@@ -30,6 +30,7 @@ from tests.analytics.conftest import (
     Window,
     endpoints_only,
     random_windows,
+    serving,
     window_params,
 )
 from tests.analytics.helpers import close
@@ -126,20 +127,12 @@ def two_alpha_key(alpha: str, production: str) -> Any:
 @pytest.fixture(scope="module")
 def loose_api(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     """An app whose operator policy is LOOSE, read from a file through the setting."""
-    from serve.app import create_app
-    from serve.settings import Settings
-
     policy = tmp_path_factory.mktemp("policy") / "checks.toml"
     policy.write_text(toml_of(LOOSE))
     callers = CALLERS | {"no_correlation": endpoints_only(DATA_IDS - {"analytics.correlation"})}
     callers |= {f"two:{a}:{p}": two_alpha_key(a, p) for a in ALPHAS for p in PRODUCTION if a != p}
-    app = create_app(
-        Settings(lake=str(demo_lake), environment="test", checks_policy_file=str(policy)),
-        authenticate=authenticator_for(callers),
-        limiter=None,
-    )
-    with TestClient(app=app) as client:
-        yield Api(client)
+    with serving(demo_lake, callers, checks_policy_file=str(policy)) as found:
+        yield found
 
 
 def app_with_policy(demo_lake: Path, path: Path) -> Any:

@@ -17,15 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from litestar.testing import TestClient
 from scipy import linalg
 
 from serve.context import AllowList
-from tests.analytics.conftest import ALPHAS, CALLERS, Api, Window, random_windows, window_params
+from tests.analytics.conftest import ALPHAS, CALLERS, Api, Window, random_windows, serving, window_params
 from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake
 from tests.analytics.test_doc import paths
-from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.callers import DATA_IDS, make_caller
 
 PATH = "/v1/analytics/combine"
 YEAR = 252
@@ -349,22 +348,14 @@ NO_BENCHMARK_IDS = frozenset(i for i in DATA_IDS if i != "benchmarks.daily")
 
 @pytest.fixture(scope="module")
 def benchmark_api(demo_lake: Path) -> Iterator[Api]:
-    from serve.app import create_app
-    from serve.settings import Settings
-
     callers = {
         **CALLERS,
         "no_benchmark": make_caller(
             endpoints=NO_BENCHMARK_IDS, endpoint_allow=AllowList.of_ids(sorted(NO_BENCHMARK_IDS))
         ),
     }
-    app = create_app(
-        Settings(lake=str(demo_lake), environment="test"),
-        authenticate=authenticator_for(callers),
-        limiter=None,
-    )
-    with TestClient(app=app) as client:
-        yield Api(client)
+    with serving(demo_lake, callers) as found:
+        yield found
 
 
 def test_a_key_without_the_benchmark_gets_the_column_null_and_told_why(benchmark_api: Api) -> None:

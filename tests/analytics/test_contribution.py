@@ -14,16 +14,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from litestar.testing import TestClient
 from scipy import optimize
 
 from serve.context import AllowList
-from tests.analytics.conftest import ALPHAS, CALLERS, PRODUCTION, Api, Window, random_windows, window_params
+from tests.analytics.conftest import (
+    ALPHAS,
+    CALLERS,
+    PRODUCTION,
+    Api,
+    Window,
+    random_windows,
+    serving,
+    window_params,
+)
 from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake
 from tests.analytics.test_combine import GENERIC_META, book_figures, common_returns, risk_free
 from tests.analytics.test_doc import paths
-from tests.callers import authenticator_for, make_caller
+from tests.callers import make_caller
 
 YEAR = 252
 MIN_SESSIONS = 20
@@ -37,18 +45,10 @@ def path(alpha: str) -> str:
 @pytest.fixture(scope="module")
 def restricted_api(demo_lake: Path) -> Iterator[Api]:
     """`restricted` reads one production alpha of the two, and three Test_ ones."""
-    from serve.app import create_app
-    from serve.settings import Settings
-
     allowed = AllowList.of_ids(RESTRICTED)
     callers = {**CALLERS, "restricted": make_caller(alphas=allowed, runs=allowed)}
-    app = create_app(
-        Settings(lake=str(demo_lake), environment="test"),
-        authenticate=authenticator_for(callers),
-        limiter=None,
-    )
-    with TestClient(app=app) as client:
-        yield Api(client)
+    with serving(demo_lake, callers) as found:
+        yield found
 
 
 def ratio(r: pd.Series) -> float:

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from litestar.testing import TestClient
 
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
@@ -27,10 +26,11 @@ from tests.analytics.conftest import (
     Window,
     endpoints_only,
     random_windows,
+    serving,
     window_params,
 )
 from tests.analytics.helpers import check_stat, check_withheld, close
-from tests.callers import DATA_IDS, authenticator_for
+from tests.callers import DATA_IDS
 
 PATH = "/v1/alphas/{alpha}/analytics/risk"
 P = 252  # the demo's sessions_per_year
@@ -141,16 +141,8 @@ def expected_risk(r: pd.Series, b: pd.Series) -> dict[str, Any]:
 def risk_api(demo_lake: Path) -> Iterator[Api]:
     """The analytics callers, plus `no_benchmark` (every data endpoint but benchmarks.daily) and
     `neither` (nor portfolio.ledger)."""
-    from serve.app import create_app
-    from serve.settings import Settings
-
-    app = create_app(
-        Settings(lake=str(demo_lake), environment="test"),
-        authenticate=authenticator_for({**CALLERS, "no_benchmark": NO_BENCHMARK, "neither": NEITHER}),
-        limiter=None,
-    )
-    with TestClient(app=app) as client:
-        yield Api(client)
+    with serving(demo_lake, {**CALLERS, "no_benchmark": NO_BENCHMARK, "neither": NEITHER}) as found:
+        yield found
 
 
 def risk(api: Api, alpha: str, book: str, window: Window, token: str | None = None) -> dict[str, Any]:

@@ -45,7 +45,8 @@ the reference and the OpenAPI document read (the two had disagreed: "ratio" agai
 Issue 24 (decisions) replaced the 7 `/analytics/_doc` answers, and no other (each old request
 answered again; only those differing beyond the tolerance were replaced, and only _doc did): the
 new routes' fields, `endpoint.paths` now derived from the registry (every analytics route with its
-parameters), `endpoint.combination` and `endpoint.risk`, and the `access_limited` text naming SPY.
+parameters), `endpoint.combination` and `endpoint.risk`, the `access_limited` text naming SPY, and
+one wording of the window echo's meaning.
 It appended 234 requests for the five new routes (risk, checks, compare per book, a contribution
 and a combination per alpha, bad-input sweeps): 120 answered 200, 61 400, 33 403, 20 404.
 
@@ -209,6 +210,7 @@ def test_recording_covers_every_endpoint_family(
     assert {request.token for request, _ in recorded_requests} >= {*TOKENS, None}
     statuses = {status for _, status in recorded_requests}
     assert {200, 400, 401, 403, 404} <= statuses
+    assert max(statuses) < 500, "a recorded answer is a server error: never record one as the baseline"
 
     # Every alpha of the corpus on every run-scoped endpoint, and with a 200 wherever it has data.
     alphas = [a.alpha_id for a in read_lake(demo_lake).alphas]
