@@ -120,6 +120,14 @@ def equity(returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return level - 1.0, (peak - level) / peak * 100.0
 
 
+def first_wipeout(returns: np.ndarray) -> int | None:
+    """The first session on which the combined book's daily return is <= -1 (it loses all its
+    equity: every later level is 0 or negative, so no cumulative return or drawdown means
+    anything after it), or None."""
+    lost = np.flatnonzero(returns <= -1.0)
+    return int(lost[0]) if lost.size else None
+
+
 def correlation_matrix(returns: np.ndarray) -> np.ndarray:
     """Pearson correlation of every pair of columns (NaN where a side is constant)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -127,6 +135,9 @@ def correlation_matrix(returns: np.ndarray) -> np.ndarray:
     stds = np.array([measurable_std(returns[:, i]) for i in range(returns.shape[1])])
     found[~np.isfinite(stds), :] = math.nan
     found[:, ~np.isfinite(stds)] = math.nan
+    # A series' correlation with itself is 1 by definition; corrcoef's rounding gives 0.9999999999999998.
+    diagonal = np.diag_indices_from(found)
+    found[diagonal] = np.where(np.isfinite(found[diagonal]), 1.0, math.nan)
     return np.asarray(found)
 
 

@@ -26,9 +26,10 @@ def mean_over_std(values: np.ndarray) -> float:
     return float(np.mean(x)) / sd if math.isfinite(sd) else math.nan
 
 
-def max_drawdown(returns: np.ndarray) -> float:
+def max_drawdown_fraction(returns: np.ndarray) -> float:
     """The deepest fall of the compounded equity from its running peak, as a positive fraction of
-    the peak: max_t (1 - E_t / max_{s<=t} E_s), E the equity (1 + r).cumprod() with the start at 1.0
+    the peak (0.25 = 25%; the server serves it x 100 as `max_drawdown_pct`, percentage points):
+    max_t (1 - E_t / max_{s<=t} E_s), E the equity (1 + r).cumprod() with the start at 1.0
     included (a first losing session is a drawdown). NaN without a session; 0 without a fall."""
     if returns.size == 0:
         return math.nan
@@ -42,7 +43,7 @@ class BookFigures:
 
     information_ratio: float  # mean / std (ddof 1) x sqrt(per_year)
     excess_sharpe: float  # the same of r - rf; NaN without a risk-free series
-    max_drawdown: float  # fraction
+    max_drawdown_pct: float  # percentage points of the peak (25.0 = 25%), as /metrics serves it
     annualised_return: float  # mean x per_year
     volatility: float  # std (ddof 1) x sqrt(per_year)
 
@@ -54,7 +55,7 @@ def book_figures(returns: np.ndarray, risk_free: np.ndarray | None, per_year: in
     return BookFigures(
         information_ratio=mean_over_std(returns) * root,
         excess_sharpe=excess,
-        max_drawdown=max_drawdown(returns),
+        max_drawdown_pct=max_drawdown_fraction(returns) * 100.0,
         annualised_return=float(np.mean(returns)) * per_year if returns.size else math.nan,
         volatility=std * root,
     )

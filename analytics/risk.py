@@ -8,8 +8,9 @@ benchmark's on the same sessions (NaN where it has none), with P sessions per ye
   over the same sessions.
 - Sortino (empyrical's convention, required return 0): mean(r) x P / (sqrt(mean(min(r, 0)^2)) x
   sqrt(P)).
-- CAGR: prod(1 + r)^(P / n) - 1; max drawdown of the compounded equity (1 + r).cumprod() with
-  the start at 1.0 (a positive fraction of the peak, 0 without a fall); Calmar = CAGR / max drawdown.
+- CAGR: prod(1 + r)^(P / n) - 1; max_drawdown_pct, the deepest fall of the compounded equity
+  (1 + r).cumprod() with the start at 1.0, in percentage points of the peak (25.0 = 25%, 0 without
+  a fall, as /metrics serves core.max_drawdown_pct); Calmar = CAGR / (max_drawdown_pct / 100).
 - Tail ratio |q95| / |q5|, historical VaR q5 and CVaR mean(r | r <= q5), q the percentiles of r
   with numpy's linear interpolation (empyrical's convention); returns over one session.
 - Best and worst session, week (ending Friday, as pandas' W-FRI) and calendar month: compounded
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics.returns import max_drawdown as fall_from_peak
+from analytics.returns import max_drawdown_fraction
 from analytics.variance import measurable_std
 
 MIN_SESSIONS = 2
@@ -112,21 +113,22 @@ def cagr(r: np.ndarray, per_year: int) -> Figure:
     return Figure(growth ** (per_year / r.size) - 1.0)
 
 
-def max_drawdown(r: np.ndarray) -> Figure:
-    """`analytics.returns.max_drawdown`: a positive fraction of the running peak."""
+def max_drawdown_pct(r: np.ndarray) -> Figure:
+    """`analytics.returns.max_drawdown_fraction` x 100: percentage points of the running peak."""
     if r.size == 0:
         return _missing("the window holds no session of this book")
-    return Figure(fall_from_peak(r))
+    return Figure(max_drawdown_fraction(r) * 100.0)
 
 
-def calmar(growth: Figure, drawdown: Figure) -> Figure:
+def calmar(growth: Figure, drawdown_pct: Figure) -> Figure:
+    """CAGR over the max drawdown as a fraction of the peak (the percentage points / 100)."""
     if growth.why_not:
         return growth
-    if drawdown.why_not:
-        return drawdown
-    if not drawdown.value > 0:
+    if drawdown_pct.why_not:
+        return drawdown_pct
+    if not drawdown_pct.value > 0:
         return _missing("no drawdown in the window")
-    return Figure(growth.value / drawdown.value)
+    return Figure(growth.value / (drawdown_pct.value / 100.0))
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,7 @@ class RiskFigures:
     sessions: int
     sortino: Figure
     cagr: Figure
-    max_drawdown: Figure
+    max_drawdown_pct: Figure
     calmar: Figure
     tail_ratio: Figure
     var_95: Figure
@@ -200,13 +202,13 @@ def risk_figures(r: np.ndarray, days: np.ndarray, per_year: int) -> RiskFigures:
     1970, ascending). Every session must have a return: the caller withholds a window where one
     has none (a starting equity of 0) rather than compound around it."""
     growth = cagr(r, per_year)
-    drawdown = max_drawdown(r)
+    drawdown = max_drawdown_pct(r)
     tails = tail(r)
     return RiskFigures(
         sessions=int(r.size),
         sortino=sortino(r, per_year),
         cagr=growth,
-        max_drawdown=drawdown,
+        max_drawdown_pct=drawdown,
         calmar=calmar(growth, drawdown),
         tail_ratio=tails.tail_ratio,
         var_95=tails.var,

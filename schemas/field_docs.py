@@ -243,7 +243,7 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         "Which sessions are combined, in words.", absent="On `/analytics/combine` only."
     ),
     ("meta", "figures"): FieldDoc(
-        "The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown, "
+        "The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown_pct, "
         "annualised_return, volatility, turnover, diversification_ratio): docs/analytics.md.",
         absent="On `/analytics/combine` only.",
     ),
@@ -276,8 +276,9 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("combined_figures", "excess_sharpe"): FieldDoc(
         "The same of the combined returns less the weighted risk-free returns the books accrued."
     ),
-    ("combined_figures", "max_drawdown"): FieldDoc(
-        "Deepest fall of the compounded equity from its running peak (a positive fraction)."
+    ("combined_figures", "max_drawdown_pct"): FieldDoc(
+        "Deepest fall of the compounded equity from its running peak, in percentage points of the peak "
+        "(25.0 = 25%), as `/metrics` serves `core.max_drawdown_pct`."
     ),
     ("combined_figures", "annualised_return"): FieldDoc("Mean combined daily return x 252."),
     ("combined_figures", "volatility"): FieldDoc(

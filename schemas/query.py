@@ -493,6 +493,9 @@ class BookWindowQuery(Query, frozen=True):
 
 MAX_SET = 50
 """Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
+MAX_WEIGHT = 10.0
+"""Largest |weight| a given combination (`weights`) may put on one alpha: ten times the book's
+capital, beyond any leverage a book of these alphas would run."""
 
 
 def _alpha_set(description: str) -> Meta:
@@ -504,11 +507,14 @@ def _alpha_set(description: str) -> Meta:
     )
 
 
-def _threshold(side: str, check: str, unit: str) -> Meta:
+def _threshold(side: str, check: str, unit: str, ge: float | None = None, le: float | None = None) -> Meta:
+    """A bound of `/analytics/checks`, within the values its figure can take (`ge`, `le`)."""
     word = "at least" if side == "min" else "at most"
     return Meta(
+        ge=ge,
+        le=le,
         description=f"Tighten the `{check}` check: pass only {word} this ({unit}); it may not be "
-        "looser than the operator's policy (400)."
+        "looser than the operator's policy (400).",
     )
 
 
@@ -542,7 +548,9 @@ class CombineQuery(Query, frozen=True):
             Meta(
                 max_length=MAX_SET * 32,
                 description="With weighting=given: one weight per alpha, in the order of `alphas`, "
-                "comma-separated decimals (fractions of the book's capital, used as given).",
+                "comma-separated decimals (fractions of the book's capital, used as given), each in "
+                f"[-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}] and not all zero (sum |w| > 0). Weights under which the "
+                "combined book loses all its equity on a session (a daily return <= -100%) are refused.",
             ),
         ]
         | None
@@ -602,19 +610,23 @@ class ChecksQuery(Query, frozen=True):
     start: From = START
     end: To = END
     min_information_ratio: Annotated[float, _threshold("min", "information_ratio", "ratio")] | None = None
-    min_deflated_sharpe: Annotated[float, _threshold("min", "deflated_sharpe", "probability")] | None = None
-    min_turnover: Annotated[float, _threshold("min", "turnover", "per session")] | None = None
-    max_turnover: Annotated[float, _threshold("max", "turnover", "per session")] | None = None
-    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction")] | None = None
+    min_deflated_sharpe: (
+        Annotated[float, _threshold("min", "deflated_sharpe", "probability", ge=0, le=1)] | None
+    ) = None
+    min_turnover: Annotated[float, _threshold("min", "turnover", "per session", ge=0)] | None = None
+    max_turnover: Annotated[float, _threshold("max", "turnover", "per session", ge=0)] | None = None
+    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0, le=1)] | None = None
     min_recent_information_ratio: (
         Annotated[float, _threshold("min", "recent_information_ratio", "ratio")] | None
     ) = None
-    min_positive_years: Annotated[float, _threshold("min", "yearly_consistency", "fraction")] | None = None
+    min_yearly_consistency: (
+        Annotated[float, _threshold("min", "yearly_consistency", "fraction of years", ge=0, le=1)] | None
+    ) = None
     min_stressed_net_information_ratio: (
         Annotated[float, _threshold("min", "stressed_net_information_ratio", "ratio")] | None
     ) = None
     max_production_correlation: (
-        Annotated[float, _threshold("max", "production_correlation", "correlation")] | None
+        Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
     ) = None
     min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
 

@@ -484,7 +484,7 @@ _NULLABLE_DATE = {"type": ["string", "null"], "format": "date"}
 COMBINED_FIGURES = (
     "information_ratio",
     "excess_sharpe",
-    "max_drawdown",
+    "max_drawdown_pct",
     "annualised_return",
     "volatility",
     "turnover",

@@ -44,11 +44,12 @@ def figure_fields(prefix: str, book: str) -> dict[str, dict[str, Any]]:
         **year,
     )
     fields |= _stat(
-        f"{prefix}.max_drawdown",
+        f"{prefix}.max_drawdown_pct",
         _f(
-            f"Deepest fall of {book}'s compounded equity from its running peak (the opening 1.0 counts)",
-            "max over sessions of (peak - level) / peak, level = prod(1 + r)",
-            "fraction",
+            f"Deepest fall of {book}'s compounded equity from its running peak (the opening 1.0 counts), in "
+            "percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct",
+            "max over sessions of (peak - level) / peak * 100, level = prod(1 + r)",
+            "percentage_points",
             source=SOURCE,
         ),
     )
@@ -143,6 +144,9 @@ def fields() -> dict[str, dict[str, Any]]:
         ),
         approximation=_f(
             "Why it is an approximation: whole histories, and no netting between alphas (an upper bound)"
+        ),
+        periods_per_year=_f(
+            "Sessions per year of a per_year turnover (252); absent for any other unit", unit="sessions"
         ),
     )
     out |= _stat(

@@ -96,10 +96,11 @@ def set_returns(
     return SetReturns(ids, days, values[:, keep].T.copy(), risk_free, reason)
 
 
-def _risk_free(
+def risk_free_rows(
     figures: CatalogueFigures, reader: LakeReader, ids: tuple[str, ...], days: np.ndarray
 ) -> tuple[np.ndarray | None, str]:
-    """The set's risk-free returns on `days`, or None and why."""
+    """The risk-free matrix's rows of `ids` on `days` (alphas x days, NaN where an alpha accrued
+    none), or None and why when the matrix lacks an alpha or a day."""
     generation = reader.catalogue().generation
     if generation is None or RISK_FREE not in generation.matrices:
         return None, NO_RISK_FREE
@@ -110,7 +111,20 @@ def _risk_free(
     missing = [alpha for alpha in ids if alpha not in matrix.rows]
     if missing or not found.all():
         return None, NO_RISK_FREE.replace("no risk-free returns", "no risk-free returns of every alpha")
-    values = np.asarray(matrix.values[[matrix.rows[alpha] for alpha in ids]])[:, at].T
+    rows = np.array([matrix.rows[alpha] for alpha in ids], dtype=np.int64)
+    if at.size and at[-1] - at[0] + 1 == at.size:  # a run of the matrix's days: read a slice, not every row
+        return np.asarray(matrix.values[rows, at[0] : at[-1] + 1]), ""
+    return np.asarray(matrix.values[np.ix_(rows, at)]), ""
+
+
+def _risk_free(
+    figures: CatalogueFigures, reader: LakeReader, ids: tuple[str, ...], days: np.ndarray
+) -> tuple[np.ndarray | None, str]:
+    """The set's risk-free returns on `days` (sessions x alphas), or None and why."""
+    rows, reason = risk_free_rows(figures, reader, ids, days)
+    if rows is None:
+        return None, reason
+    values = rows.T
     if not np.isfinite(values).all():
         return None, (
             "the catalogue index holds no risk-free return of some alpha on some common session (indexed before "
@@ -139,8 +153,8 @@ def figure_entries(found: BookFigures, risk_free_reason: str) -> dict[str, dict[
             risk_free_reason or "the book's daily excess returns have no variance over the common sessions",
             **year,
         ),
-        "max_drawdown": stat(
-            found.max_drawdown, "fraction", RETURNS_SOURCE, "not_annualisable", "no session"
+        "max_drawdown_pct": stat(
+            found.max_drawdown_pct, "percentage_points", RETURNS_SOURCE, "not_annualisable", "no session"
         ),
         "annualised_return": stat(
             found.annualised_return, "fraction", RETURNS_SOURCE, "annualised", "no session", **year
@@ -204,16 +218,24 @@ def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> dict[str, Any]:
     units = set(turnover.units)
     unit = next(iter(units)) if len(units) == 1 else None
     annualisation = {"per_year": "annualised", "period_sum": "not_annualisable"}.get(unit or "", "per_period")
+    # An annualised figure says how many sessions make its year, as every annualised entry does.
+    year = {"periods_per_year": SESSIONS_PER_YEAR} if unit == "per_year" else {}
     if not np.isfinite(turnover.values).all() or unit is None:
         reason = (
             "an alpha of the set has no turnover"
             if not np.isfinite(turnover.values).all()
             else "the alphas state turnover in different units: " + ", ".join(sorted(str(u) for u in units))
         )
-        return stat(None, unit or "ratio", "catalogue_index:turnover", annualisation, reason)
+        return stat(None, unit or "ratio", "catalogue_index:turnover", annualisation, reason, **year)
     value = float(np.sum(np.abs(weights) * turnover.values))
     return stat(
-        value, unit, "catalogue_index:turnover", annualisation, "", approximation=TURNOVER_APPROXIMATION
+        value,
+        unit,
+        "catalogue_index:turnover",
+        annualisation,
+        "",
+        approximation=TURNOVER_APPROXIMATION,
+        **year,
     )
 
 
@@ -272,12 +294,30 @@ def benchmark_cumulative(benchmark: Benchmark, days: np.ndarray) -> np.ndarray:
     return np.where(np.cumsum(known) > 0, growth - 1.0, np.nan)
 
 
+def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting) -> None:
+    """400 when the combined book loses all its equity on a common session (a daily return <= -1):
+    its level would be 0 or negative from then on, its cumulative return below -100% and its
+    drawdown above 100%, a book no one can hold. Given weights name `weights`; a computed
+    weighting names `alphas` (the set is what produced it)."""
+    lost = combination.first_wipeout(period)
+    if lost is None:
+        return
+    day = iso_dates(days[lost : lost + 1])[0]
+    rule = f"the combined book loses all its equity on {day} (a daily return of {period[lost]:.0%})"
+    if weighting.method == "given":
+        raise errors.bad_parameters({"weights": f"{rule}; scale the weights down"})
+    raise errors.bad_parameters(
+        {"alphas": f"{rule} with the {weighting.method} weights; combine other alphas"}
+    )
+
+
 def combined(
     found: SetReturns, weighting: Weighting, turnover: Turnover, benchmark: Benchmark | None
 ) -> Combined:
     """The combined book (raises combination.NotCombinable for a set no weights fit)."""
     weights, shrinkage = weights_of(found.returns, weighting)
     period = found.returns @ weights
+    _require_solvent(period, found.days, weighting)
     cumulative, drawdown_pct = combination.equity(period)
     risk_free = None if found.risk_free is None else found.risk_free @ weights
     entries = figure_entries(book_figures(period, risk_free, SESSIONS_PER_YEAR), found.risk_free_reason)

@@ -22,19 +22,19 @@ from serve.analytics.entries import conventions, stat, window_echo, withheld
 from serve.metrics import Access
 from serve.metrics.stats import Warnings, number
 
-RETURN_FIGURES = ("information_ratio", "annualised_return", "volatility", "max_drawdown")
+RETURN_FIGURES = ("information_ratio", "annualised_return", "volatility", "max_drawdown_pct")
 IC_FIGURES = ("mean_ic", "icir")
 UNITS = {
     "information_ratio": ("ratio", "annualised"),
     "annualised_return": ("fraction", "annualised"),
     "volatility": ("fraction", "annualised"),
-    "max_drawdown": ("fraction", "not_annualisable"),
+    "max_drawdown_pct": ("percentage_points", "not_annualisable"),
     "mean_ic": ("ratio", "per_period"),
     "icir": ("ratio", "per_period"),
 }
 TESTED = {"information_ratio": "sharpe", "annualised_return": "mean", "mean_ic": "mean"}
 """The figures whose difference is tested, and how: `sharpe` (Jobson-Korkie-Memmel) or `mean`
-(paired t-test); the others (volatility, max_drawdown, icir) have no test stated."""
+(paired t-test); the others (volatility, max_drawdown_pct, icir) have no test stated."""
 
 
 @dataclass(frozen=True)

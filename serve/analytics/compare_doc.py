@@ -43,11 +43,11 @@ FIGURES: dict[str, tuple[str, str, str, str, str, str, str | None]] = {
         COMMON,
         None,
     ),
-    "max_drawdown": (
-        "Largest fall of the compounded equity from a running peak, as a fraction of the peak (positive: 0.2 is "
-        "20%)",
-        "max_t (1 - E_t / max_{s<=t} E_s), E_0 = 1 before the first common session, E_t = prod(1 + r)",
-        "fraction",
+    "max_drawdown_pct": (
+        "Largest fall of the compounded equity from a running peak, in percentage points of the peak (20.0 is "
+        "20%), as /metrics core.max_drawdown_pct",
+        "max_t (1 - E_t / max_{s<=t} E_s) * 100, E_0 = 1 before the first common session, E_t = prod(1 + r)",
+        "percentage_points",
         "not_annualisable",
         "portfolio:{book}",
         COMMON,
@@ -78,7 +78,7 @@ FIGURES: dict[str, tuple[str, str, str, str, str, str, str | None]] = {
 NO_TEST = {
     "volatility": "no test is stated: the paired test of two variances (Pitman-Morgan) assumes normal "
     "returns, which daily returns are not, and its size is wrong under fat tails",
-    "max_drawdown": "no test is stated: a path statistic with no standard sampling distribution (a test "
+    "max_drawdown_pct": "no test is stated: a path statistic with no standard sampling distribution (a test "
     "would need a resampling scheme of its own)",
     "icir": "no test is stated: the weekly IC difference is tested on mean_ic, and a ratio test over a few "
     "dozen serially dependent weeks would say little more",

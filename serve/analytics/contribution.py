@@ -1,32 +1,168 @@
 """`/analytics/contribution`: a reference set's equally weighted book before and after adding
 the alpha at weight w (docs/analytics.md, "Marginal contribution").
 
-before_t = mean_i r_i,t over the reference alphas; after_t = (1 - w) before_t + w a_t, over the
-common sessions of the alpha and every reference alpha. The risk-free return of each book is the
-same mix of the alphas' own.
+The reference book is the book as it grew: on each session it holds the reference alphas that
+have a return that session, equally weighted (an alpha enters when its history starts), so a
+short or empty history among hundreds of production alphas neither shrinks the answer to its
+sessions nor refuses it. before_t = mean of r_i,t over the members with a return on t;
+after_t = (1 - w) before_t + w a_t, over the window's sessions on which the alpha has a return and
+at least one reference alpha does. The risk-free return of each book is the same mix of the
+alphas' own. Everything is a masked operation over the matrix rows: a default set of 1,000
+alphas is one pass, never a loop over members.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analytics import combination
-from analytics.combination import SESSIONS_PER_YEAR
+from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR
+from analytics.correlation import MIN_OVERLAP, pearson_between
 from analytics.returns import book_figures
+from datasets.queries import Window
+from datasets.reader import LakeReader
 from serve import errors
-from serve.analytics.combined import RETURNS_SOURCE, SESSION_RULE, SetReturns, change_entries, figure_entries
-from serve.analytics.entries import stat
+from serve.analytics import sets
+from serve.analytics.catalogue import CatalogueFigures
+from serve.analytics.combined import RETURNS_SOURCE, change_entries, figure_entries, risk_free_rows
+from serve.analytics.entries import day_bounds, stat
 
-NO_CORRELATION = "a side has no variance over the common sessions"
+MAX_LISTED = 50
+"""Reference alphas without a return that `reference.without_returns.alphas` names (all are counted)."""
+SESSION_RULE = (
+    "the window's sessions on which the alpha has a long_short return and at least one reference alpha does; "
+    "on each, the reference book holds the reference alphas with a return that session, equally weighted "
+    "(the book as it grew: an alpha enters when its history starts)"
+)
+NO_CORRELATION = "a side has no variance over the sessions"
+NO_MEMBER_CORRELATION = (
+    f"no reference alpha has a correlation with the alpha (each needs {MIN_OVERLAP} sessions in common with it "
+    "and variance on both sides)"
+)
+NO_RISK_FREE_OF_MEMBER = (
+    "the catalogue index holds no risk-free return of some alpha on a session it has a return (indexed before "
+    "they were); an operator writes them with `alpha-results lake index`"
+)
 
 
-def contribution_payload(found: SetReturns, weight: float | None) -> dict[str, Any]:
-    """The body's figures; `found` holds the alpha first, then the reference set."""
-    alpha, members = found.returns[:, 0], found.returns[:, 1:]
-    before = members.mean(axis=1)
+@dataclass(frozen=True)
+class ReferenceBook:
+    """The alpha and the reference book over the sessions counted (SESSION_RULE)."""
+
+    reference: tuple[str, ...]  # the reference alphas, in the request's order
+    days: np.ndarray  # the sessions counted, days since 1970
+    alpha: np.ndarray  # the alpha's return on each session
+    before: np.ndarray  # the reference book's: the mean over the members with a return that session
+    alpha_risk_free: np.ndarray | None  # None when not measurable (`risk_free_reason`)
+    before_risk_free: np.ndarray | None  # the mean over the same members
+    risk_free_reason: str
+    to_members: np.ndarray  # Pearson of the alpha with each member over the sessions both have, or NaN
+    shared: np.ndarray  # how many of the sessions counted each member has a return on
+
+
+def reference_book(
+    figures: CatalogueFigures, reader: LakeReader, alpha: str, reference: tuple[str, ...], window: Window
+) -> ReferenceBook:
+    """The reference book and the alpha over the sessions counted; 400 naming `alpha` when the
+    alpha has no return at all, and below MIN_SESSIONS sessions naming from/to when the whole
+    histories would have enough, else `reference`. A reference alpha without returns is a member
+    that never trades, not an error.
+
+    Everything is reduced over the window's columns of the members' rows and only then narrowed
+    to the sessions counted (the members' block is never copied again)."""
+    matrix = figures.matrix(reader, "returns")
+    own = int(sets.matrix_rows(matrix, (alpha,), "alpha")[0])
+    rows = sets.held_rows(matrix, reference)
+    low, high = day_bounds(window)
+    first, last = np.searchsorted(matrix.days, low, "left"), np.searchsorted(matrix.days, high, "right")
+    mine = np.asarray(matrix.values[own, first:last])
+    theirs = np.asarray(matrix.values[rows, first:last])
+    traded = np.isfinite(theirs)
+    holding = traded.sum(axis=0)  # members with a return on each session of the window
+    keep = np.isfinite(mine) & (holding > 0)
+    count = int(np.count_nonzero(keep))
+    if count < MIN_SESSIONS:
+        raise _too_few(matrix.values, own, rows, window, count)
+    window_days = np.asarray(matrix.days[first:last])
+    before = np.sum(theirs, axis=0, where=traded)[keep] / holding[keep]
+    alpha_rf, before_rf, reason = _risk_free(
+        figures, reader, (alpha, *reference), window_days, traded, holding, keep
+    )
+    # Days the alpha has no return pair with no member: the window's columns give each member's
+    # correlation over the sessions it shares with the alpha, all of them counted sessions.
+    to_members, shared = pearson_between(theirs, mine[None, :])
+    return ReferenceBook(
+        reference,
+        window_days[keep],
+        mine[keep],
+        before,
+        alpha_rf,
+        before_rf,
+        reason,
+        to_members[:, 0],
+        shared[:, 0],
+    )
+
+
+def _too_few(values: np.ndarray, own: int, rows: np.ndarray, window: Window, count: int) -> Exception:
+    rule = (
+        f"holds {count} session{'' if count == 1 else 's'} on which the alpha and at least one reference alpha have "
+        f"a long_short return; at least {MIN_SESSIONS} are needed"
+    )
+    whole = int(
+        np.count_nonzero(np.isfinite(values[own]) & np.isfinite(np.asarray(values[rows])).any(axis=0))
+    )
+    if whole >= MIN_SESSIONS and (window[0] is not None or window[1] is not None):
+        return errors.bad_parameters(
+            {side: f"the window {rule}" for side, bound in zip(("from", "to"), window, strict=True) if bound}
+        )
+    return errors.bad_parameters(
+        {
+            "reference": f"the alpha's history holds {whole} sessions on which at least one reference alpha has a "
+            f"long_short return; at least {MIN_SESSIONS} are needed"
+        }
+    )
+
+
+def _risk_free(
+    figures: CatalogueFigures,
+    reader: LakeReader,
+    ids: tuple[str, ...],
+    window_days: np.ndarray,
+    traded: np.ndarray,
+    holding: np.ndarray,
+    keep: np.ndarray,
+) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """The alpha's risk-free returns and the mean of the members' with a return, on the sessions
+    counted; or None and why: each alpha needs one on every session it has a return."""
+    found, reason = risk_free_rows(figures, reader, ids, window_days)
+    if found is None:
+        return None, None, reason
+    alpha_rf = found[0][keep]
+    # A member's missing risk-free return on a session it traded makes that session's sum NaN.
+    sums = np.sum(found[1:], axis=0, where=traded)[keep]
+    if not (np.isfinite(alpha_rf).all() and np.isfinite(sums).all()):
+        return None, None, NO_RISK_FREE_OF_MEMBER
+    return alpha_rf, sums / holding[keep], ""
+
+
+def coverage(found: ReferenceBook) -> dict[str, Any]:
+    """How many reference alphas the book holds on the sessions counted, and those it never holds."""
+    present = found.shared > 0
+    absent = [alpha for alpha, ok in zip(found.reference, present, strict=True) if not ok]
+    return {
+        "members_in_window": int(np.count_nonzero(present)),
+        "without_returns": {"count": len(absent), "alphas": absent[:MAX_LISTED]},
+    }
+
+
+def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str, Any]:
+    """The body's figures."""
+    alpha, before, to_members = found.alpha, found.before, found.to_members
     chosen = "given"
     if weight is None:
         chosen = "optimal"
@@ -35,39 +171,35 @@ def contribution_payload(found: SetReturns, weight: float | None) -> dict[str, A
             raise errors.bad_parameters(
                 {
                     "weight": "required here: no weight in [0, 1] gives the book a measurable information ratio "
-                    "(its returns have no variance over the common sessions)"
+                    "(its returns have no variance over the sessions)"
                 }
             )
     after = (1.0 - weight) * before + weight * alpha
-    rf_before = rf_after = None
-    if found.risk_free is not None:
-        rf_before = found.risk_free[:, 1:].mean(axis=1)
-        rf_after = (1.0 - weight) * rf_before + weight * found.risk_free[:, 0]
+    rf_after = None
+    if found.alpha_risk_free is not None and found.before_risk_free is not None:
+        rf_after = (1.0 - weight) * found.before_risk_free + weight * found.alpha_risk_free
     before_entries = figure_entries(
-        book_figures(before, rf_before, SESSIONS_PER_YEAR), found.risk_free_reason
+        book_figures(before, found.before_risk_free, SESSIONS_PER_YEAR), found.risk_free_reason
     )
     after_entries = figure_entries(book_figures(after, rf_after, SESSIONS_PER_YEAR), found.risk_free_reason)
-    to_members = combination.pearson_with_columns(alpha, members)
-    ids = found.ids[1:]
     known = np.isfinite(to_members)
     nearest = int(np.argmax(np.where(known, np.abs(to_members), -1.0))) if known.any() else None
-    none = "no reference alpha has a correlation with the alpha (a side without variance)"
     return {
         "weight": {"value": weight, "chosen": chosen},
         "sessions": int(found.days.size),
-        "session_rule": SESSION_RULE.replace("every alpha of the set", "the alpha and every reference alpha"),
+        "session_rule": SESSION_RULE,
         "before": before_entries,
         "after": after_entries,
         "change": change_entries(before_entries, after_entries),
         "correlation_to_set": _correlation(combination.pearson(alpha, before), NO_CORRELATION),
         "max_correlation_to_member": _correlation(
             math.nan if nearest is None else float(to_members[nearest]),
-            none,
-            alpha=None if nearest is None else ids[nearest],
+            NO_MEMBER_CORRELATION,
+            alpha=None if nearest is None else found.reference[nearest],
         ),
         "mean_correlation_to_member": _correlation(
             float(np.mean(to_members[known])) if known.any() else math.nan,
-            none,
+            NO_MEMBER_CORRELATION,
             members=int(np.count_nonzero(known)),
         ),
     }

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from analytics.correlation import MIN_OVERLAP
 from serve.analytics.combine_doc import SOURCE, figure_fields
+from serve.analytics.contribution import MAX_LISTED
 
 
 def fields() -> dict[str, dict[str, Any]]:
@@ -15,7 +17,8 @@ def fields() -> dict[str, dict[str, Any]]:
     out = {
         p: _f(
             "A reference set's equally weighted long_short book before and after adding the alpha at weight w, over "
-            "the window's sessions on which the alpha and every reference alpha have a return"
+            "the window's sessions on which the alpha has a return and at least one reference alpha does; on each, "
+            "the reference book holds the reference alphas with a return that session (the book as it grew)"
         ),
         f"{p}.alpha": _f("The alpha added"),
         f"{p}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
@@ -24,9 +27,22 @@ def fields() -> dict[str, dict[str, Any]]:
             "given (the request's reference) or production (every production alpha the key may read)"
         ),
         f"{p}.reference.alphas": _f("The reference alphas, the alpha itself never among them"),
-        f"{p}.reference.count": _f("How many reference alphas", unit="alphas"),
+        f"{p}.reference.count": _f("How many reference alphas were named or considered", unit="alphas"),
         f"{p}.reference.alpha_excluded": _f(
             "The alpha was in the set named (or is a production alpha) and was left out"
+        ),
+        f"{p}.reference.members_in_window": _f(
+            "How many reference alphas have a return on at least one of the sessions counted: the figures are over "
+            "these (below count when some have none)",
+            unit="alphas",
+        ),
+        f"{p}.reference.without_returns": _f(
+            "The reference alphas without a return on any session counted (a history outside the window, or no "
+            "ledger): named, counted, never held"
+        ),
+        f"{p}.reference.without_returns.count": _f("How many (count - members_in_window)", unit="alphas"),
+        f"{p}.reference.without_returns.alphas": _f(
+            f"Their ids, in the order of reference.alphas; the first {MAX_LISTED} when there are more"
         ),
         **window_fields(p),
         f"{p}.weight": _f("The alpha's weight w in the book after"),
@@ -37,11 +53,15 @@ def fields() -> dict[str, dict[str, Any]]:
             "fraction",
         ),
         f"{p}.weight.chosen": _f("given or optimal"),
-        f"{p}.sessions": _f("The common sessions the figures are over", unit="sessions"),
+        f"{p}.sessions": _f("The sessions the figures are over", unit="sessions"),
         f"{p}.session_rule": _f(
-            "Which sessions count: the intersection over the alpha and the reference set"
+            "Which sessions count: those of the window on which the alpha has a return and at least one reference "
+            "alpha does (not their intersection: a production book grows as alphas are added)"
         ),
-        f"{p}.before": _f("The reference set's book: before_t = mean_i r_i,t"),
+        f"{p}.before": _f(
+            "The reference set's book: before_t = mean of r_i,t over the reference alphas with a return on t; its "
+            "risk-free return the mean of the same alphas'"
+        ),
         f"{p}.after": _f("after_t = (1 - w) before_t + w a_t"),
         f"{p}.change": _f(
             "after - before of each figure (a stat entry each; not_measurable when either side is)"
@@ -66,7 +86,7 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{p}.max_correlation_to_member",
         _f(
             "The Pearson correlation of the alpha with the reference alpha it correlates with most in absolute value "
-            "(the signed value)",
+            "(the signed value), each over the sessions both have a return",
             "corr(a, r_k), k = argmax_i |corr(a, r_i)|",
             "ratio",
             source=SOURCE,
@@ -76,11 +96,16 @@ def fields() -> dict[str, dict[str, Any]]:
     out |= _stat(
         f"{p}.mean_correlation_to_member",
         _f(
-            "Mean Pearson correlation of the alpha with each reference alpha",
+            "Mean Pearson correlation of the alpha with each reference alpha, each over the sessions both have a "
+            "return",
             "mean_i corr(a, r_i) over the members with a correlation",
             "ratio",
             source=SOURCE,
         ),
-        members=_f("Reference alphas with a correlation (a side without variance has none)", unit="alphas"),
+        members=_f(
+            f"Reference alphas with a correlation (none below {MIN_OVERLAP} sessions in common with the alpha, or "
+            "with a side without variance)",
+            unit="alphas",
+        ),
     )
     return out

@@ -63,7 +63,7 @@ CHECKS: tuple[Check, ...] = (
     _check(
         "recent_information_ratio", "ratio", "portfolio.ledger", min=(0.5, "min_recent_information_ratio")
     ),
-    _check("yearly_consistency", "fraction", "portfolio.ledger", min=(0.6, "min_positive_years")),
+    _check("yearly_consistency", "fraction", "portfolio.ledger", min=(0.6, "min_yearly_consistency")),
     _check(
         "stressed_net_information_ratio",
         "ratio",

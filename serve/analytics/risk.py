@@ -91,7 +91,7 @@ def risk_payload(
         "benchmark": _relative(r, days, book, per_year, reason, benchmark, warnings),
         "sortino": entry("sortino", "ratio", "annualised", periods_per_year=per_year),
         "cagr": entry("cagr", FRACTION, "annualised", periods_per_year=per_year),
-        "max_drawdown": entry("max_drawdown", FRACTION, "not_annualisable"),
+        "max_drawdown_pct": entry("max_drawdown_pct", "percentage_points", "not_annualisable"),
         "calmar": entry("calmar", "ratio", "annualised", periods_per_year=per_year),
         "tail_ratio": entry("tail_ratio", "ratio", "not_annualisable"),
         "var_95": entry("var_95", FRACTION, "not_annualisable", **tail_extra),

@@ -113,12 +113,12 @@ def fields() -> dict[str, dict[str, Any]]:
         **per_year,
     )
     out |= _stat(
-        f"{p}.max_drawdown",
+        f"{p}.max_drawdown_pct",
         _f(
-            "Deepest fall of the compounded equity from its running peak, the start at 1.0 included: a positive "
-            "fraction of the peak, or 0 without a fall",
-            "max(1 - E / cummax(E)), E = (1, cumprod(1 + r))",
-            "fraction",
+            "Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in "
+            "percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct",
+            "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
+            "percentage_points",
             source=SOURCE,
         ),
     )
@@ -126,7 +126,7 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{p}.calmar",
         _f(
             "Calmar ratio over the window; not measurable without a drawdown",
-            "cagr / max_drawdown",
+            "cagr / (max_drawdown_pct / 100)",
             "ratio",
             "annualised",
             SOURCE,

@@ -10,7 +10,9 @@
 4. then data: an alpha without long_short returns in the catalogue's returns matrix (no ledger)
    is 400 naming the parameter (`matrix_rows`).
 
-A figure is never computed over fewer alphas than the request named.
+A figure is never computed over fewer alphas than the request named; the one exception is the
+reference set of a contribution, a book that grows as alphas are added (`held_rows`: an alpha
+without returns is a member without returns there, said in the body).
 """
 
 from __future__ import annotations
@@ -51,15 +53,21 @@ def admitted(caller: Caller, catalogue: Catalogue, ids: tuple[str, ...], name: s
         raise catalogue_unavailable()
 
 
-def matrix_rows(matrix: Matrix, ids: tuple[str, ...], name: str) -> np.ndarray:
-    """Each id's row of the returns matrix; 400 naming `name` for an alpha without returns, 503
-    when the matrix does not hold an alpha of the catalogue (an index written before it)."""
+def held_rows(matrix: Matrix, ids: tuple[str, ...]) -> np.ndarray:
+    """Each id's row of the returns matrix, with or without returns; 503 when the matrix does not
+    hold an alpha of the catalogue (an index written before it)."""
     if any(alpha not in matrix.rows for alpha in ids):
         raise errors.UpstreamUnavailable(
             "The catalogue's returns matrix does not hold every alpha of the catalogue yet; retry with "
             "backoff, or an operator rewrites it with `alpha-results lake index`."
         )
-    rows = np.array([matrix.rows[alpha] for alpha in ids], dtype=np.int64)
+    return np.array([matrix.rows[alpha] for alpha in ids], dtype=np.int64)
+
+
+def matrix_rows(matrix: Matrix, ids: tuple[str, ...], name: str) -> np.ndarray:
+    """Each id's row of the returns matrix (`held_rows`); 400 naming `name` for an alpha without
+    returns."""
+    rows = held_rows(matrix, ids)
     found = np.isfinite(np.asarray(matrix.values[rows])).any(axis=1)
     empty = [alpha for alpha, ok in zip(ids, found, strict=True) if not ok]
     if empty:

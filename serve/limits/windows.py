@@ -9,7 +9,6 @@ both sides of a boundary.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -38,8 +37,11 @@ class Window:
         return datetime.fromtimestamp(self.reset_epoch, UTC)
 
     def seconds_until_reset(self, now: datetime) -> int:
-        """Whole seconds from `now` until the window rolls over, rounded up and at least 1."""
-        return max(1, math.ceil(self.reset_epoch - as_utc(now).timestamp()))
+        """Whole seconds from `now` until the window rolls over, rounded up and at least 1. In exact
+        timedelta arithmetic: a float timestamp drops microseconds far from 1970 (0.999999 s before a
+        reset in 2515 came out as a whole second)."""
+        remaining = self.reset - as_utc(now)
+        return max(1, -(-remaining // ONE_SECOND))
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -16,11 +16,9 @@ the correlation matrix, which a columnar page could only carry in headers.
 from __future__ import annotations
 
 import math
-import re
 from functools import partial
 from typing import Any
 
-import numpy as np
 import pyarrow.compute as pc
 from anyio import to_thread
 from litestar import Request, Response
@@ -30,12 +28,12 @@ from analytics.combination import NotCombinable
 from datasets.queries import Page, Window
 from datasets.reader import Catalogue, LakeReader
 from schemas import choices
-from schemas.query import MAX_SET, CombineQuery, ContributionQuery
+from schemas.query import MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
 from serve import errors
 from serve.analytics import market, sets
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
-from serve.analytics.contribution import contribution_payload
+from serve.analytics.contribution import contribution_payload, coverage, reference_book
 from serve.analytics.entries import (
     catalogue_tag,
     readable_ids,
@@ -48,26 +46,33 @@ from serve.analytics.screen import MAX_REFERENCES
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.metrics.stats import Warnings
+from serve.params import NUMBER_PATTERN
 from serve.routes.base import Context, context
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
-DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 BOOK = choices.DEFAULT_BOOK
 
 
 def _weights(text: str, count: int) -> tuple[tuple[float, ...] | None, str | None]:
-    """`weights=`: one plain decimal per alpha, finite, not all zero; or the rule it breaks."""
-    items = [item.strip(" \t") for item in text.split(",")]
-    if any(not DECIMAL.fullmatch(item) for item in items):
+    """`weights=`: one plain decimal per alpha, finite, each |w| <= MAX_WEIGHT, not all zero
+    (sum |w| > 0); or the rule it breaks."""
+    # The number rule of every numeric parameter (ASCII digits: `\d` would take any Unicode digit).
+    items = text.split(",")
+    if any(not NUMBER_PATTERN.fullmatch(item) for item in items):
         return None, "comma-separated plain decimals, one per alpha (no nan, inf or empty item)"
     values = tuple(float(item) for item in items)
     if not all(math.isfinite(v) for v in values):
         return None, "every weight must be finite"
     if len(values) != count:
         return None, f"needs one weight per alpha of `alphas` ({count}), got {len(values)}"
+    if any(abs(v) > MAX_WEIGHT for v in values):
+        return (
+            None,
+            f"each weight must lie in [-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}] (a fraction of the book's capital)",
+        )
     if not any(values):
-        return None, "the weights are all zero: the book would hold nothing"
+        return None, "the weights are all zero (sum |w| must be above 0): the book would hold nothing"
     return values, None
 
 
@@ -202,13 +207,12 @@ def _contribution(
     reference: tuple[str, ...],
     window: Window,
     weight: float | None,
-) -> dict[str, Any]:
-    matrix = figures.matrix(reader, "returns")
-    own = sets.matrix_rows(matrix, (alpha,), "alpha")
-    rows = sets.matrix_rows(matrix, reference, "reference")
-    ids = (alpha, *reference)
-    found = set_returns(figures, reader, np.concatenate([own, rows]), ids, window, "reference")
-    return contribution_payload(found, weight)
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Runs in a worker thread: (the reference set's coverage, the figures). The reference book
+    grows as its alphas' histories start (not the intersection a combination uses: its weights
+    are fixed per alpha, a production book's are not)."""
+    found = reference_book(figures, reader, alpha, reference, window)
+    return coverage(found), contribution_payload(found, weight)
 
 
 @route("analytics.contribution")
@@ -256,7 +260,7 @@ async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]
     compute = partial(
         _contribution, services_of(request).catalogue, ctx.reader, alpha, reference, window, args.weight
     )
-    payload = await to_thread.run_sync(compute)
+    covered, payload = await to_thread.run_sync(compute)
     data = {
         "alpha": alpha,
         "book": BOOK,
@@ -265,6 +269,7 @@ async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]
             "alphas": list(reference),
             "count": len(reference),
             "alpha_excluded": excluded,
+            **covered,
         },
         "window": window_echo(window),
         **payload,

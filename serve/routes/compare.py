@@ -38,6 +38,9 @@ async def _other(ctx: Context, alpha: str, other: str) -> BuildView:
         raise errors.bad_parameters({"with": "must name another alpha than the one compared"})
     try:
         found = resolve.resolve_run(ctx.caller, ctx.reader, other)
+    except errors.RunNotAllowed as refused:
+        refused.details["parameter"] = "with"  # as a set's member is named (serve.analytics.sets)
+        raise
     except errors.RunNotFound:
         raise errors.bad_parameters({"with": f"no alpha {other!r}"}) from None
     return await resolve.open_view(ctx.reader, found)

@@ -18,6 +18,7 @@ import pytest
 import statsmodels.api as sm
 from litestar.testing import TestClient
 
+from schemas.query import ChecksQuery, params_of
 from serve.context import AllowList
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
@@ -66,7 +67,7 @@ PARAMETERS = {
     ("turnover", "max"): "max_turnover",
     ("max_weight", "max"): "max_weight",
     ("recent_information_ratio", "min"): "min_recent_information_ratio",
-    ("yearly_consistency", "min"): "min_positive_years",
+    ("yearly_consistency", "min"): "min_yearly_consistency",
     ("stressed_net_information_ratio", "min"): "min_stressed_net_information_ratio",
     ("production_correlation", "max"): "max_production_correlation",
     ("ic_t_stat", "min"): "min_ic_t_stat",
@@ -426,9 +427,15 @@ def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
 @pytest.mark.parametrize(("check", "side"), list(PARAMETERS))
 def test_loosening_is_a_400_naming_the_parameter(api: Api, loose_api: Api, check: str, side: str) -> None:
     parameter = PARAMETERS[(check, side)]
+    declared = {param.name: param for param in params_of(ChecksQuery)}[parameter]
+    low = -math.inf if declared.minimum is None else declared.minimum
+    high = math.inf if declared.maximum is None else declared.maximum
     for client, policy in ((api, DEFAULTS), (loose_api, LOOSE)):
         bound = policy[check][side]
-        looser = bound - 0.25 if side == "min" else bound + 0.25
+        # Looser, within the values the figure can take (beyond them the declared range refuses).
+        looser = max(bound - 0.25, low) if side == "min" else min(bound + 0.25, high)
+        if not (looser < bound if side == "min" else looser > bound):
+            continue  # a policy at or beyond the edge of the range: nothing looser can be asked
         loosened: dict[str, Any] = {parameter: repr(looser)}
         same: dict[str, Any] = {parameter: repr(bound)}
         error = error_of(client.get(PATH.format(alpha="momentum_12_1"), **loosened), 400, "bad_request")
@@ -593,3 +600,21 @@ def test_recent_and_yearly_figures_on_a_long_synthetic_history() -> None:
     assert expected[1] == 5  # 2019 .. 2023, the last with 29 sessions
     stressed = stressed_returns(starting, ending, cost)
     assert np.allclose(stressed, ending / starting - 1.0 + cost / starting, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("parameter", "value"),
+    [
+        ("max_weight", "-1"),
+        ("max_production_correlation", "-0.5"),
+        ("min_deflated_sharpe", "2"),
+        ("min_yearly_consistency", "3"),
+        ("min_turnover", "-0.1"),
+    ],
+)
+def test_a_bound_no_figure_can_reach_is_a_400(api: Api, parameter: str, value: str) -> None:
+    """A probability, a fraction or a correlation bound outside its range would make a check no
+    alpha passes: refused by the declared range, naming the parameter."""
+    error = error_of(api.get(PATH.format(alpha="momentum_12_1"), **{parameter: value}), 400, "bad_request")
+    (problem,) = error["details"]["parameters"]
+    assert problem["name"] == parameter and problem["rule"].startswith("must be"), problem

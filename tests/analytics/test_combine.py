@@ -101,7 +101,8 @@ def book_figures(r: pd.Series, rf: pd.Series | None) -> dict[str, float]:
     return {
         "information_ratio": r.mean() / r.std(ddof=1) * math.sqrt(YEAR),
         "excess_sharpe": None if excess is None else excess.mean() / excess.std(ddof=1) * math.sqrt(YEAR),
-        "max_drawdown": float(((peak - level) / peak).max()),
+        # Percentage points of the peak, as /metrics core.max_drawdown_pct.
+        "max_drawdown_pct": float(((peak - level) / peak).max()) * 100,
         "annualised_return": r.mean() * YEAR,
         "volatility": r.std(ddof=1) * math.sqrt(YEAR),
     }
@@ -167,6 +168,7 @@ def check_combination(
     figures = meta["figures"]
     for name, value in book_figures(combined, rf).items():
         check_stat(figures[name], value, (ids, window, name))
+    assert figures["max_drawdown_pct"]["unit"] == "percentage_points" and "max_drawdown" not in figures
     sd = returns.std(ddof=1)
     check_stat(
         figures["diversification_ratio"],
@@ -178,10 +180,14 @@ def check_combination(
     if all(v is not None for v, _ in turnovers) and len(units) == 1:
         expected_turnover = float(sum(abs(w) * v for w, (v, _) in zip(weights, turnovers, strict=True)))
         check_stat(figures["turnover"], expected_turnover, (ids, "turnover"))
-        assert (
-            figures["turnover"]["unit"] == units.pop()
-            and "upper bound" in figures["turnover"]["approximation"]
-        )
+        unit = units.pop()
+        assert figures["turnover"]["unit"] == unit and "upper bound" in figures["turnover"]["approximation"]
+        # An annualised turnover says its year, as every annualised entry does; no other unit has one.
+        if unit == "per_year":
+            assert figures["turnover"]["annualisation"] == "annualised"
+            assert figures["turnover"]["periods_per_year"] == YEAR
+        else:
+            assert "periods_per_year" not in figures["turnover"]
     else:
         check_stat(figures["turnover"], None, (ids, "turnover"))
     correlation = returns.corr().to_numpy()
@@ -189,6 +195,9 @@ def check_combination(
     for served_row, expected_row in zip(meta["correlation"]["matrix"], correlation, strict=True):
         for served, expected in zip(served_row, expected_row, strict=True):
             assert close(served, float(expected)), (served, expected)
+    # A series' correlation with itself is exactly 1, not corrcoef's 0.9999999999999998.
+    for i, served_row in enumerate(meta["correlation"]["matrix"]):
+        assert served_row[i] is None or served_row[i] == 1.0, meta["correlation"]
 
 
 # -- the figures ----------------------------------------------------------------------------------
@@ -277,6 +286,14 @@ def rules(response: Any) -> dict[str, str]:
             {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "0,0.0"},
             {"weights"},
         ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "10.5,0"},
+            {"weights"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "0.1,-10.01"},
+            {"weights"},
+        ),
         ({"alphas": "momentum_12_1,value_composite_legacy", "weights": "0.5,0.5"}, {"weights"}),
         ({"alphas": "momentum_12_1,value_composite_legacy", "shrinkage": "0.5"}, {"shrinkage"}),
         ({"alphas": "momentum_12_1,momentum_12_1", "shrinkage": "0.5"}, {"alphas", "shrinkage"}),
@@ -305,6 +322,67 @@ def test_the_rules_say_what_is_wrong(api: Api) -> None:
         api.get(PATH, alphas="momentum_12_1,value_composite_legacy", weighting="given", weights="1")
     )
     assert "one weight per alpha" in mismatch["weights"]
+    pair: dict[str, Any] = {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given"}
+    assert "[-10, 10]" in rules(api.get(PATH, **pair, weights="0.5,-12"))["weights"]
+    assert "sum |w| must be above 0" in rules(api.get(PATH, **pair, weights="0,-0"))["weights"]
+
+
+def first_wipeout(returns: pd.DataFrame, weights: list[float]) -> tuple[str, float] | None:
+    """The first common session on which the weighted book's return is <= -1, and that return."""
+    combined = returns @ np.array(weights)
+    lost = combined[combined <= -1.0]
+    return None if lost.empty else (str(lost.index[0]), float(lost.iloc[0]))
+
+
+def test_weights_under_which_the_book_loses_all_its_equity_are_400(api: Api, lake: Lake) -> None:
+    """Weights within the bound (|w| = 10 each) that wipe the book out: a 400 naming `weights`
+    with the first such session and its return, never rows whose cumulative return is below
+    -100% or whose drawdown is above 100%. Weights of 50 each are refused by the bound first."""
+    ids = ALPHAS
+    returns = common_returns(lake, ids, (None, None))
+    # Short every alpha that rose and long every one that fell on the session where they moved
+    # most in all: that session's combined return is -10 x sum |r_i|.
+    moved = returns.abs().sum(axis=1)
+    signs = -np.sign(returns.loc[moved.idxmax()].to_numpy())
+    weights = [float(10.0 * s) if s else 10.0 for s in signs]
+    assert moved.max() * 10 > 1.0, moved.max()  # else the test proves nothing
+    found = first_wipeout(returns, weights)
+    assert found is not None
+    day, value = found
+    given = ",".join(f"{w:g}" for w in weights)
+    rule = rules(api.get(PATH, alphas=",".join(ids), weighting="given", weights=given))
+    assert set(rule) == {"weights"}, rule
+    assert day in rule["weights"] and f"{value:.0%}" in rule["weights"], (rule, day, value)
+    assert "loses all its equity" in rule["weights"] and "scale the weights down" in rule["weights"]
+    pair = ",".join(ids[:2])
+    beyond = rules(api.get(PATH, alphas=pair, weighting="given", weights="50,50"))
+    assert set(beyond) == {"weights"} and "[-10, 10]" in beyond["weights"], beyond
+    # Scaled down so that no session reaches -1, the same book is served, its equity positive.
+    worst = float((returns @ np.array(weights)).min())
+    scale = 0.9 / abs(worst)
+    assert first_wipeout(returns, [w * scale for w in weights]) is None
+    scaled = ",".join(f"{w * scale:.9f}" for w in weights)
+    rows = api.all_rows(PATH, alphas=",".join(ids), weighting="given", weights=scaled)
+    assert len(rows) == len(returns)
+    assert all(r["cumulative_return"] > -1 and r["drawdown_pct"] < 100 for r in rows)
+
+
+def test_a_computed_weighting_that_loses_all_the_equity_names_the_alphas() -> None:
+    """Equal weights of two alphas that both lose everything on one session: the set, not a
+    parameter of weights, is what produced the book, so the 400 names `alphas`. (No demo ledger
+    loses all its equity, so the combined book is built directly from planted returns.)"""
+    from serve.analytics.combined import SetReturns, Turnover, Weighting, combined
+    from serve.errors import ApiError
+
+    rng = np.random.default_rng(11)
+    returns = rng.normal(0.0, 0.01, size=(30, 2))
+    returns[17] = -1.0  # 1970-01-18
+    found = SetReturns(("a", "b"), np.arange(30), returns, None, "no risk-free")
+    with pytest.raises(ApiError) as raised:
+        combined(found, Weighting("equal", None, None), Turnover(np.full(2, np.nan), (None, None)), None)
+    parameters = raised.value.details["parameters"]
+    assert [p["name"] for p in parameters] == ["alphas"], parameters
+    assert "1970-01-18" in parameters[0]["rule"] and "-100%" in parameters[0]["rule"], parameters
 
 
 @pytest.mark.parametrize("other", ["momentum_12_1", "prod_no_such_alpha"])

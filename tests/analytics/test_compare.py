@@ -23,7 +23,7 @@ from tests.analytics.test_doc import doc_path, paths
 PATH = "/v1/alphas/{alpha}/analytics/compare"
 WINDOWS = (21, 63, 126, 252)
 WEEKS = {21: 4, 63: 13, 126: 26, 252: 52}
-RETURN_FIGURES = ("information_ratio", "annualised_return", "volatility", "max_drawdown")
+RETURN_FIGURES = ("information_ratio", "annualised_return", "volatility", "max_drawdown_pct")
 IC_FIGURES = ("mean_ic", "icir")
 TESTS = {
     "information_ratio": "Jobson-Korkie test with Memmel's correction",
@@ -70,9 +70,10 @@ def ratio(x: np.ndarray) -> float | None:
     return float(x.mean() / sd) if sd > 0 else None
 
 
-def drawdown(r: np.ndarray) -> float:
+def drawdown_pct(r: np.ndarray) -> float:
+    """Percentage points of the peak, as /metrics core.max_drawdown_pct."""
     equity = pd.Series(np.concatenate([[1.0], np.cumprod(1.0 + r)]))
-    return float((1.0 - equity / equity.cummax()).max())
+    return float((1.0 - equity / equity.cummax()).max()) * 100
 
 
 def return_figures(r: np.ndarray) -> dict[str, float | None]:
@@ -83,7 +84,7 @@ def return_figures(r: np.ndarray) -> dict[str, float | None]:
         "information_ratio": None if ir is None else ir * math.sqrt(PER_YEAR),
         "annualised_return": float(r.mean()) * PER_YEAR,
         "volatility": float(r.std(ddof=1)) * math.sqrt(PER_YEAR),
-        "max_drawdown": drawdown(r),
+        "max_drawdown_pct": drawdown_pct(r),
     }
 
 
@@ -195,11 +196,11 @@ def check_compare(
         check_figure(figures[name], fa[name], fb[name], (*where, name))
     for name in IC_FIGURES:
         check_figure(figures[name], ia[name], ib[name], (*where, name))
-    for name in ("volatility", "max_drawdown", "icir"):
+    for name in ("volatility", "max_drawdown_pct", "icir"):
         assert figures[name]["test"] is None, (where, name)
     for name in ("information_ratio", "annualised_return", "volatility"):
         assert figures[name]["alpha"]["periods_per_year"] == PER_YEAR, (where, name)
-    assert figures["max_drawdown"]["alpha"]["unit"] == "fraction"
+    assert figures["max_drawdown_pct"]["alpha"]["unit"] == "percentage_points"
 
     tests = {
         "information_ratio": jobson_korkie_memmel(ra, rb),
@@ -373,7 +374,8 @@ def test_with_the_key_may_not_read_is_403_whether_it_exists_or_not(api: Api) -> 
     for error in (found, unknown):
         assert error["code"] == "run_not_allowed", error
     assert found["message"] == unknown["message"]
-    assert set(found["details"]) == set(unknown["details"]) == {"alpha"}
+    assert found["details"] == {"alpha": "momentum_12_1", "parameter": "with"}
+    assert unknown["details"] == {"alpha": "no_such_alpha", "parameter": "with"}
     # The path alpha is authorised first: a forbidden one is 403 whatever `with` says.
     forbidden = error_of(get(api, "momentum_12_1", "testonly", **{"with": "Test_no_such_alpha"}), 403)
     assert forbidden["code"] == "run_not_allowed" and forbidden["details"] == {"alpha": "momentum_12_1"}
@@ -424,7 +426,7 @@ def test_every_served_path_is_documented(api: Api) -> None:
         "compare.rolling_ic_correlation[].correlation",
         "compare.figures.information_ratio.test.p_value",
         "compare.figures.mean_ic.test.withheld_reason",
-        "compare.figures.max_drawdown.with.withheld_reason",
+        "compare.figures.max_drawdown_pct.with.withheld_reason",
         "compare.figures.volatility.alpha.periods_per_year",
     ):
         assert path in served, path

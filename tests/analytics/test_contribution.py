@@ -5,14 +5,17 @@ production default (only what the key may read), the set's rules and the ledger 
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from scipy import optimize
 
@@ -29,7 +32,7 @@ from tests.analytics.conftest import (
 )
 from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake
-from tests.analytics.test_combine import GENERIC_META, book_figures, common_returns, risk_free
+from tests.analytics.test_combine import GENERIC_META, book_figures
 from tests.analytics.test_doc import paths
 from tests.callers import make_caller
 
@@ -68,6 +71,51 @@ def best_weight(before: pd.Series, alpha: pd.Series) -> float:
     return max(candidates, key=lambda w: ratio((1 - w) * before + w * alpha))
 
 
+def window_returns(lake: Lake, ids: list[str], window: Window) -> pd.DataFrame:
+    """Sessions (ISO dates) x alphas of the daily long_short returns, NaN where an alpha has none
+    (every alpha's ledger, outer-joined: no intersection)."""
+    frame = pd.concat({a: lake.returns(a, "long_short", window) for a in ids}, axis=1)
+    return frame.reindex(columns=ids).sort_index()
+
+
+def ledger_risk_free(lake: Lake, ids: list[str], dates: pd.Index) -> pd.DataFrame:
+    """The ledger's risk_free_return of each alpha on `dates`, NaN where it has no row."""
+    columns = {}
+    for alpha in ids:
+        ledger = lake.ledger(alpha, "long_short")
+        assert ledger is not None
+        columns[alpha] = pd.Series(
+            ledger["risk_free_return"].to_numpy(float), index=ledger["date"].to_numpy()
+        )
+    return pd.DataFrame(columns).reindex(index=dates, columns=ids)
+
+
+def pairwise_correlation(a: pd.Series, member: pd.Series) -> float | None:
+    """Pearson over the sessions both have a return; None below 3 of them or a constant side."""
+    both = a.notna() & member.notna()
+    x, y = a[both].to_numpy(), member[both].to_numpy()
+    if both.sum() < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def assert_same_answer(served: Any, expected: Any, where: str = "data") -> None:
+    """Two bodies equal, floats to the tests' relative tolerance (the matrix products over a
+    different number of members may differ in the last bits)."""
+    if isinstance(expected, dict):
+        assert isinstance(served, dict) and served.keys() == expected.keys(), where
+        for key, value in expected.items():
+            assert_same_answer(served[key], value, f"{where}.{key}")
+    elif isinstance(expected, float) or isinstance(served, float):
+        assert close(served, expected), (where, served, expected)
+    else:
+        assert served == expected, (where, served, expected)
+
+
+def without_reference(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "reference"}
+
+
 def check_contribution(
     api: Api,
     lake: Lake,
@@ -77,23 +125,28 @@ def check_contribution(
     weight: float | None,
     token: str = "raw",
     given: bool = True,
-) -> None:
-    ids = [alpha, *reference]
-    returns = common_returns(lake, ids, window)
+) -> dict[str, Any]:
+    """The served body against the rule recomputed from the ledgers: the sessions on which the
+    alpha and at least one member have a return; the reference book on each the mean of the
+    members with one (their risk-free returns likewise); each member correlated over the
+    sessions it shares with the alpha. Returns the body's data (or {} for a 400)."""
+    returns = window_returns(lake, [alpha, *reference], window)
+    counted = returns[alpha].notna() & returns[reference].notna().any(axis=1)
+    returns = returns[counted]
     params: dict[str, Any] = {**window_params(window), "weight": weight}
     if given:
         params["reference"] = ",".join(reference)
     if len(returns) < MIN_SESSIONS:
         response = api.get(path(alpha), token, **params)
         assert response.status_code == 400, response.text
-        return
+        return {}
     body = api.ok(path(alpha), token, **params)
     data = body["data"]
     a = returns[alpha]
     members = returns[reference]
-    before = members.mean(axis=1)
-    rf = risk_free(lake, ids, returns.index)
-    rf_before = rf[reference].mean(axis=1)
+    before = members.mean(axis=1)  # skips the members without a return that session
+    rf = ledger_risk_free(lake, [alpha, *reference], returns.index)
+    rf_before = rf[reference].where(members.notna()).mean(axis=1)
     if weight is None:
         expected_w = best_weight(before, a)
         served_w = data["weight"]["value"]
@@ -112,8 +165,12 @@ def check_contribution(
     after = (1 - w) * before + w * a
     rf_after = (1 - w) * rf_before + w * rf[alpha]
 
+    held = [m for m in reference if members[m].notna().any()]
+    absent = [m for m in reference if m not in held]
     assert data["alpha"] == alpha and data["book"] == "long_short"
     assert data["reference"]["alphas"] == reference and data["reference"]["count"] == len(reference)
+    assert data["reference"]["members_in_window"] == len(held)
+    assert data["reference"]["without_returns"] == {"count": len(absent), "alphas": absent}
     assert data["reference"]["source"] == ("given" if given else "production")
     assert data["window"] == {"from": window[0], "to": window[1]}
     assert data["sessions"] == len(returns)
@@ -126,12 +183,22 @@ def check_contribution(
             data["change"][name]["value"], expected_after[name] - expected_before[name], rel_tol=1e-7
         ), name
     check_stat(data["correlation_to_set"], float(a.corr(before)), "correlation_to_set")
-    to_members = members.corrwith(a)
-    nearest = to_members.abs().idxmax()
-    check_stat(data["max_correlation_to_member"], float(to_members[nearest]), "max_correlation_to_member")
-    assert data["max_correlation_to_member"]["alpha"] == nearest
-    check_stat(data["mean_correlation_to_member"], float(to_members.mean()), "mean_correlation_to_member")
-    assert data["mean_correlation_to_member"]["members"] == len(reference)
+    to_members = {m: pairwise_correlation(a, members[m]) for m in reference}
+    known = {m: c for m, c in to_members.items() if c is not None}
+    if known:
+        nearest = max(known, key=lambda m: abs(known[m]))
+        check_stat(data["max_correlation_to_member"], known[nearest], "max_correlation_to_member")
+        assert data["max_correlation_to_member"]["alpha"] == nearest
+        check_stat(
+            data["mean_correlation_to_member"],
+            float(np.mean(list(known.values()))),
+            "mean_correlation_to_member",
+        )
+    else:
+        check_stat(data["max_correlation_to_member"], None, "max_correlation_to_member")
+        check_stat(data["mean_correlation_to_member"], None, "mean_correlation_to_member")
+    assert data["mean_correlation_to_member"]["members"] == len(known)
+    return dict(data)
 
 
 def test_random_alphas_sets_windows_and_weights(api: Api, lake: Lake) -> None:
@@ -153,7 +220,93 @@ def test_the_production_default(api: Api, lake: Lake, alpha: str) -> None:
         "alphas": list(PRODUCTION),
         "count": 2,
         "alpha_excluded": False,
+        "members_in_window": 2,
+        "without_returns": {"count": 0, "alphas": []},
     }
+
+
+SHORT = "Test_short_term_reversal"  # its ledger starts 2021-08-06, seven months after the others'
+
+
+def test_a_member_with_a_shorter_history_no_longer_shrinks_the_answer(api: Api, lake: Lake) -> None:
+    """The reference book grows: before the short member's first session the book is the other
+    member alone, after it both; the answer spans the alpha's whole history."""
+    whole = lake.returns("Test_planted_factor", "long_short", (None, None))
+    short = lake.returns(SHORT, "long_short", (None, None))
+    assert len(short) < len(whole) - MIN_SESSIONS  # the demo still has the shorter history
+    data = check_contribution(api, lake, "Test_planted_factor", ["momentum_12_1", SHORT], (None, None), 0.3)
+    assert data["sessions"] == len(whole) > len(short)
+    assert data["reference"]["members_in_window"] == 2 and data["reference"]["without_returns"]["count"] == 0
+    assert data["mean_correlation_to_member"]["members"] == 2
+
+
+def test_a_member_without_a_return_in_the_window_is_said_and_left_out(api: Api, lake: Lake) -> None:
+    """A window before the short member's history: the book is the other member alone, exactly
+    the answer naming it alone, and the body names the member it could not hold."""
+    window: Window = (None, "2021-07-30")
+    reference = ["momentum_12_1", SHORT, "value_composite_legacy"]
+    data = check_contribution(api, lake, "Test_planted_factor", reference, window, None)
+    assert data["reference"]["count"] == 3 and data["reference"]["members_in_window"] == 2
+    assert data["reference"]["without_returns"] == {"count": 1, "alphas": [SHORT]}
+    assert data["mean_correlation_to_member"]["members"] == 2
+    params: dict[str, Any] = {**window_params(window), "reference": "momentum_12_1,value_composite_legacy"}
+    alone = api.ok(path("Test_planted_factor"), **params)["data"]
+    assert alone["reference"]["without_returns"] == {"count": 0, "alphas": []}
+    assert_same_answer(without_reference(data), without_reference(alone))
+    # The short alpha as the path alpha over that window has no return: 400 naming the window.
+    response = api.get(path(SHORT), **{**params, "reference": "momentum_12_1"})
+    assert response.status_code == 400
+    assert [p["name"] for p in response.json()["error"]["details"]["parameters"]] == ["to"]
+
+
+def blank_catalogue_row(root: Path, alpha: str) -> None:
+    """Rewrite the newest catalogue generation's returns and risk_free rows of `alpha` as NaN: the
+    catalogue of an alpha whose build has no long_short ledger."""
+    generation = json.loads((root / "catalogue" / "latest.json").read_text())["generation"]
+    described = json.loads((root / "catalogue" / "generations" / f"{generation:012d}.json").read_text())
+    ids = pq.read_table(root / "catalogue" / described["index"], columns=["alpha_id"]).column("alpha_id")
+    row = ids.to_pylist().index(alpha)
+    for basis in ("returns", "risk_free"):
+        file = root / "catalogue" / described["matrices"][basis]
+        values = np.load(file)
+        values[row] = np.nan
+        np.save(file, values)
+
+
+@pytest.fixture(scope="module")
+def blank_api(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """The demo lake whose catalogue holds no return of Test_ledger_only."""
+    root = tmp_path_factory.mktemp("blank") / "lake"
+    shutil.copytree(demo_lake, root)
+    blank_catalogue_row(root, "Test_ledger_only")
+    with serving(root, CALLERS) as found:
+        yield found
+
+
+def test_a_member_without_any_return_is_no_longer_a_400(blank_api: Api, lake: Lake) -> None:
+    """A reference alpha the catalogue holds no return of is a member that never trades: named in
+    without_returns, the figures those of the other members (recomputed from their ledgers)."""
+    checked = 0
+    for window in random_windows("contribution-blank", 2):
+        named = ["momentum_12_1", "Test_ledger_only", "Test_small_universe"]
+        others = ["momentum_12_1", "Test_small_universe"]
+        alone = check_contribution(blank_api, lake, "Test_planted_factor", others, window, 0.4)
+        if not alone:
+            continue
+        params: dict[str, Any] = {**window_params(window), "weight": 0.4, "reference": ",".join(named)}
+        response = blank_api.get(path("Test_planted_factor"), **params)
+        assert response.status_code == 200, response.text
+        data = response.json()["data"]
+        assert data["reference"]["alphas"] == named and data["reference"]["count"] == 3
+        assert data["reference"]["members_in_window"] == 2
+        assert data["reference"]["without_returns"] == {"count": 1, "alphas": ["Test_ledger_only"]}
+        assert_same_answer(without_reference(data), without_reference(alone))
+        checked += 1
+    assert checked  # the whole history at least
+    # The path alpha without any return stays a 400, naming it.
+    response = blank_api.get(path("Test_ledger_only"), reference="momentum_12_1")
+    assert response.status_code == 400
+    assert [p["name"] for p in response.json()["error"]["details"]["parameters"]] == ["alpha"]
 
 
 def test_a_production_alpha_is_left_out_of_its_own_default(api: Api, lake: Lake) -> None:

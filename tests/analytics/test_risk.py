@@ -36,13 +36,13 @@ PATH = "/v1/alphas/{alpha}/analytics/risk"
 P = 252  # the demo's sessions_per_year
 MIN_SESSIONS = 2
 MIN_TAIL = 20
-OWN = ("sortino", "cagr", "max_drawdown", "calmar", "tail_ratio", "var_95", "cvar_95")
+OWN = ("sortino", "cagr", "max_drawdown_pct", "calmar", "tail_ratio", "var_95", "cvar_95")
 PERIODS = tuple(f"{side}_{name}" for name in ("day", "week", "month") for side in ("best", "worst"))
 RELATIVE = ("beta", "alpha", "tracking_error")
 UNITS = {
     "sortino": "ratio",
     "cagr": "fraction",
-    "max_drawdown": "fraction",
+    "max_drawdown_pct": "percentage_points",
     "calmar": "ratio",
     "tail_ratio": "ratio",
     "var_95": "fraction",
@@ -116,11 +116,15 @@ def expected_risk(r: pd.Series, b: pd.Series) -> dict[str, Any]:
         out |= {"sortino": None, "cagr": None}
     if n:
         equity = pd.Series(np.concatenate([[1.0], np.cumprod(1.0 + v)]))
-        out["max_drawdown"] = float((1.0 - equity / equity.cummax()).max())
+        # Percentage points of the peak, as /metrics core.max_drawdown_pct.
+        out["max_drawdown_pct"] = float((1.0 - equity / equity.cummax()).max()) * 100
     else:
-        out["max_drawdown"] = None
-    mdd = out["max_drawdown"]
-    out["calmar"] = out["cagr"] / mdd if out["cagr"] is not None and mdd is not None and mdd > 0 else None
+        out["max_drawdown_pct"] = None
+    mdd = out["max_drawdown_pct"]
+    # Calmar divides by the drawdown as a fraction of the peak.
+    out["calmar"] = (
+        out["cagr"] / (mdd / 100) if out["cagr"] is not None and mdd is not None and mdd > 0 else None
+    )
     if n >= MIN_TAIL:
         low, high = float(r.quantile(0.05)), float(r.quantile(0.95))  # pandas' default is linear
         out["tail_ratio"] = abs(high) / abs(low) if low != 0 else None
@@ -206,7 +210,7 @@ def test_the_demo_exercises_the_figures(lake: ref.Lake, spy: tuple[str, pd.Serie
     whole = expected_risk(r, spy_returns.reindex(r.index))
     assert whole["observations"] == r.size and r.size > 250
     assert abs(whole["beta"]) > 0.01 and abs(whole["alpha"]) > 0.01
-    assert whole["max_drawdown"] > 0 and whole["calmar"] is not None and whole["tail_ratio"] is not None
+    assert whole["max_drawdown_pct"] > 0 and whole["calmar"] is not None and whole["tail_ratio"] is not None
     assert whole["best_month"]["sessions"] > 15
     assert spy_returns.index[0] < r.index[0]
     short = expected_risk(*(s.iloc[:2] for s in (r, spy_returns.reindex(r.index))))
@@ -217,7 +221,7 @@ def test_the_demo_exercises_the_figures(lake: ref.Lake, spy: tuple[str, pd.Serie
     ("window", "measured", "unmeasured"),
     [
         (("2021-01-08", "2021-01-11"), {"sortino", "cagr", "beta"}, {"tail_ratio", "var_95", "cvar_95"}),
-        (("2022-03-11", None), {"max_drawdown", "best_day", "worst_month"}, {"cagr", "sortino", "beta"}),
+        (("2022-03-11", None), {"max_drawdown_pct", "best_day", "worst_month"}, {"cagr", "sortino", "beta"}),
         (("2019-01-01", "2019-12-31"), set(), {*OWN, *PERIODS, *RELATIVE}),
     ],
 )
@@ -389,9 +393,9 @@ def test_a_constant_benchmark_has_no_beta_but_a_tracking_error() -> None:
 def test_drawdown_counts_the_start_and_calmar_needs_a_fall() -> None:
     module = unit()
     falls = module.risk_figures(np.array([-0.1, 0.05, 0.02]), np.array([18000, 18001, 18002]), P)
-    assert close(falls.max_drawdown.value, 0.1)  # from the start at 1.0, before any gain
+    assert close(falls.max_drawdown_pct.value, 10.0)  # from the start at 1.0, before any gain
     rises = module.risk_figures(np.array([0.01, 0.02, 0.0]), np.array([18000, 18001, 18002]), P)
-    assert rises.max_drawdown.value == 0.0
+    assert rises.max_drawdown_pct.value == 0.0
     assert math.isnan(rises.calmar.value) and rises.calmar.why_not == "no drawdown in the window"
     assert math.isnan(rises.sortino.value) and "no session lost" in rises.sortino.why_not
 

@@ -261,15 +261,12 @@ def test_every_demo_payload_round_trips_through_the_types(
             ("analytics.risk", body(f"{base}/risk", book="long_only", **{"from": "2021-06-01"})),
             ("analytics.checks", body(f"{base}/checks")),
             ("analytics.compare", body(f"{base}/compare", **{"with": other(each)})),
+            ("analytics.contribution", body(f"{base}/contribution")),
+            (
+                "analytics.combine",
+                body("/v1/analytics/combine", alphas=f"{each},{other(each)}", weighting="max_ir"),
+            ),
         ]
-        if each != "Test_ledger_only":  # no ledger: no returns to combine
-            analytics += [
-                ("analytics.contribution", body(f"{base}/contribution")),
-                (
-                    "analytics.combine",
-                    body("/v1/analytics/combine", alphas=f"{each},{other(each)}", weighting="max_ir"),
-                ),
-            ]
         for endpoint_id, payload in analytics:
             assert_round_trip(payload, endpoints[endpoint_id].response)
     books = body(f"/v1/alphas/{alpha}/books")["data"]

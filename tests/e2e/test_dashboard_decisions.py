@@ -154,6 +154,12 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     assert_entries(entry_values(page, "#risk table.risk"), served_risk)
     worst = risk["worst_day"]
     assert f"{worst['value'] * 100:.2f}%" in page.inner_text("#risk [data-figure='worst_day'] + td")
+    # The drawdown is served in percentage points of the peak, as /metrics' max_drawdown_pct: shown
+    # as is with a % sign, never multiplied by 100 again.
+    drawdown = risk["max_drawdown_pct"]
+    assert drawdown["unit"] == "percentage_points" and "max_drawdown" not in risk
+    assert page.inner_text("#risk [data-figure='max_drawdown_pct']").startswith("Max drawdown (%)")
+    assert f"{drawdown['value']:.2f}%" in page.inner_text("#risk [data-figure='max_drawdown_pct'] + td")
 
     page.wait_for_selector("#checks table.checks")
     checks = site.api(f"{base}/checks", token).json()["data"]
@@ -255,6 +261,10 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
     assert [(a, float(w)) for a, w in shown_weights] == [(w["alpha"], w["weight"]) for w in meta["weights"]]
     assert [w["weight"] for w in meta["weights"]] == [float(w) for w in weights]  # used as given
     assert_entries(entry_values(page, "table.combine-figures"), meta["figures"])
+    drawdown = meta["figures"]["max_drawdown_pct"]
+    assert drawdown["unit"] == "percentage_points"
+    shown_drawdown = page.inner_text("table.combine-figures [data-figure='max_drawdown_pct'] + td")
+    assert f"{drawdown['value']:.2f}%" in shown_drawdown, (shown_drawdown, drawdown)
     last = answer["data"][-1]
     assert f"{last['cumulative_return'] * 100:.2f}% combined" in page.inner_text("#combine-summary")
     matrix = page.eval_on_selector_all(
@@ -276,23 +286,23 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
     response = site.api(
         f"/v1/alphas/{added}/analytics/contribution", site.keys.full, reference=",".join(COMBINED)
     )
-    if response.status_code != 200:  # the route is refused or not mounted: its message, in place
-        shown = error_box(page, "#contribution-results .error")
-        assert shown["code"] == response.json()["error"]["code"]
-        allowed: tuple[int, ...] = (response.status_code,)
-    else:
-        data = response.json()["data"]
-        before = {k: v for k, v in data["before"].items() if isinstance(v, dict) and "status" in v}
-        shown = page.eval_on_selector_all(
-            "#contribution-results tbody tr",
-            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
-            " tr.children[2].dataset.value])",
-        )
-        assert [row[0] for row in shown] == list(before)
-        for name, value_before, value_after in shown:
-            for text, entry in ((value_before, data["before"][name]), (value_after, data["after"][name])):
-                assert (text == "") if entry["value"] is None else close(float(text), entry["value"])
-        allowed = ()
+    assert response.status_code == 200, response.text
+    data = response.json()["data"]
+    before = {k: v for k, v in data["before"].items() if isinstance(v, dict) and "status" in v}
+    shown = page.eval_on_selector_all(
+        "#contribution-results tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
+        " tr.children[2].dataset.value])",
+    )
+    assert [row[0] for row in shown] == list(before)
+    for name, value_before, value_after in shown:
+        for text, entry in ((value_before, data["before"][name]), (value_after, data["after"][name])):
+            assert (text == "") if entry["value"] is None else close(float(text), entry["value"])
+    summary = page.inner_text("#contribution-summary")
+    assert f"({data['weight']['chosen']})" in summary and "—" not in summary.split(";")[0], summary
+    reference = page.inner_text("#contribution-reference")
+    assert reference.startswith(f"{data['reference']['members_in_window']} of {data['reference']['count']}")
+    allowed: tuple[int, ...] = ()
     keep_screenshot(page, tmp_path, "combine-contribution.png")
     check_clean(site, visit, allowed_statuses=allowed)
 

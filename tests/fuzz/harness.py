@@ -242,21 +242,26 @@ def book_rules(base: str, document: dict[str, Any], token: str) -> dict[str, dic
 
 @dataclass
 class Prepared:
-    """What the runs of one server share: the fuzz document, and per key its book rules."""
+    """What the runs of one server share: the fuzz document, and per key its book rules and the
+    alphas it may read."""
 
     document: Path
     books: dict[str, Path]
+    alphas: dict[str, Path]
 
 
 def prepare(base: str, tokens: dict[str, str], workdir: Path) -> Prepared:
     document = fuzz_document(base, tokens)
     path = workdir / "openapi.fuzz.json"
     path.write_text(json.dumps(document, indent=1))
-    books = {}
+    books, alphas = {}, {}
     for label, token in tokens.items():
         books[label] = workdir / f"books-{label}.json"
         books[label].write_text(json.dumps(book_rules(base, document, token), indent=1))
-    return Prepared(path, books)
+        alphas[label] = workdir / f"alphas-{label}.json"
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+            alphas[label].write_text(json.dumps(_alphas(client)))
+    return Prepared(path, books, alphas)
 
 
 @dataclass
@@ -390,6 +395,7 @@ def run_schemathesis(
         **os.environ,
         "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks",
         hooks.BOOKS_FILE: str(prepared.books[label]),
+        hooks.ALPHAS_FILE: str(prepared.alphas[label]),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
     with log.open("wb") as sink:

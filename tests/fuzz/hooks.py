@@ -9,7 +9,9 @@ them: the window and each range are put in order, a `correlated_to` without its 
 the book made one the server lists as readable for that route, its path
 values and the key (dropped where the route takes none, added where it requires one):
 `FUZZ_BOOKS_FILE`, written by the harness from the server's own answers. Its text values are also
-shortened until the request target fits the server's cap (`within_target_cap`).
+shortened until the request target fits the server's cap (`within_target_cap`). The decision
+routes' rules over the stored alphas and the operator's policy are kept likewise
+(`decision_rules`, with `FUZZ_ALPHAS_FILE`: the alphas the key may read).
 Negative cases are left as generated; they are refused for their own violation.
 """
 
@@ -24,10 +26,12 @@ from urllib.parse import quote_plus, urlencode
 
 import schemathesis
 
+from schemas.wire import BASE_BOOKS
 from serve.params import parse_date
 from serve.settings import Settings
 
 BOOKS_FILE = "FUZZ_BOOKS_FILE"
+ALPHAS_FILE = "FUZZ_ALPHAS_FILE"
 
 
 def rule_key(template: str, path_values: dict[str, Any]) -> str:
@@ -43,6 +47,67 @@ def book_rules() -> dict[str, dict[str, Any]]:
     with open(path) as handle:
         rules: dict[str, dict[str, Any]] = json.load(handle)
     return rules
+
+
+@cache
+def readable_alphas() -> tuple[str, ...]:
+    """The alphas the run's key may read (`FUZZ_ALPHAS_FILE`, written by the harness)."""
+    path = os.environ.get(ALPHAS_FILE)
+    if not path:
+        return ()
+    with open(path) as handle:
+        return tuple(json.load(handle))
+
+
+def _pick(value: Any, choices: list[str]) -> str:
+    """One of `choices`, picked by the generated value (stable)."""
+    return choices[zlib.crc32(str(value).encode()) % len(choices)]
+
+
+def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]) -> None:
+    """The decision routes' rules no schema states (docs/analytics.md): the alphas named must exist
+    and be readable (`with`, `reference`, `alphas`), `with` another alpha than the path's;
+    `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir; a set's
+    window must hold 20 common sessions (dropped: a generated window rarely does); checks' bounds
+    may only tighten the policy (each pulled to the default's side)."""
+    alphas = [a for a in readable_alphas() if a != path_values.get("alpha")]
+    if path.endswith("/analytics/compare"):
+        if alphas and query.get("with") not in alphas:
+            query["with"] = _pick(query.get("with"), alphas)
+        if query.get("book") not in (None, *BASE_BOOKS):
+            query.pop("book")  # a variant book the other alpha may not have simulated: a 400
+    if path.endswith("/analytics/contribution"):
+        query.pop("from", None), query.pop("to", None)
+        if alphas:  # the default set (production alphas the key may read) may be empty: a 400
+            query["reference"] = _pick(query.get("reference"), alphas)
+    if path.endswith("/analytics/combine"):
+        query.pop("from", None), query.pop("to", None)
+        if len(alphas) >= 2:
+            first = _pick(query.get("alphas"), alphas)
+            query["alphas"] = f"{first},{_pick(first + 'x', [a for a in alphas if a != first])}"
+        weighting = query.get("weighting", "equal")
+        if str(weighting).strip().lower() == "given":
+            query["weights"] = "0.5,0.5"
+        else:
+            query.pop("weights", None)
+        if str(weighting).strip().lower() != "max_ir":
+            query.pop("shrinkage", None)
+    if path.endswith("/analytics/checks"):
+        from serve.analytics.policy import CHECKS
+
+        for check in CHECKS:
+            for side, parameter in check.parameters.items():
+                if parameter not in query:
+                    continue
+                try:
+                    asked = float(query[parameter])
+                except (TypeError, ValueError):
+                    continue
+                default = check.defaults[side]
+                if asked < default if side == "min" else asked > default:
+                    query[parameter] = repr(default)
+            if len(check.parameters) == 2:  # a band: a tightened side past the other's default
+                query.pop(check.parameters["min"], None), query.pop(check.parameters["max"], None)
 
 
 def _is_positive(case: Any) -> bool:
@@ -120,6 +185,7 @@ def map_case(context: Any, case: Any) -> Any:
     ordered_window(query)
     ordered_ranges(query)
     path_values = case.path_parameters if isinstance(case.path_parameters, dict) else {}
+    decision_rules(case.operation.path, query, path_values)
     rule = book_rules().get(rule_key(case.operation.path, path_values))
     if rule is not None:
         readable_book(query, rule)

@@ -1693,8 +1693,10 @@ class CombinedFigures(ApiStruct, kw_only=True, frozen=True):
     excess_sharpe: StatEntry
     """The same of the combined returns less the weighted risk-free returns the books accrued."""
 
-    max_drawdown: StatEntry
-    """Deepest fall of the compounded equity from its running peak (a positive fraction)."""
+    max_drawdown_pct: StatEntry
+    """Deepest fall of the compounded equity from its running peak, in percentage points of the peak
+    (25.0 = 25%), as `/metrics` serves `core.max_drawdown_pct`.
+    """
 
     annualised_return: StatEntry
     """Mean combined daily return x 252."""
@@ -1763,7 +1765,7 @@ class CombinedRowMeta(Meta, kw_only=True, frozen=True):
     """Which sessions are combined, in words. On `/analytics/combine` only."""
 
     figures: CombinedFigures | UnsetType = UNSET
-    """The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown,
+    """The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown_pct,
     annualised_return, volatility, turnover, diversification_ratio): docs/analytics.md. On
     `/analytics/combine` only.
     """
@@ -2650,7 +2652,9 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
-            Param("min_positive_years", "min_positive_years", "number", None, required=False, enum=None),
+            Param(
+                "min_yearly_consistency", "min_yearly_consistency", "number", None, required=False, enum=None
+            ),
             Param(
                 "min_stressed_net_information_ratio",
                 "min_stressed_net_information_ratio",

@@ -513,7 +513,8 @@ class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
 
 
 class Risk(ApiStruct, kw_only=True, frozen=True):
-    """Benchmark-relative and tail figures of a book (`/analytics/risk`); returns are fractions."""
+    """Benchmark-relative and tail figures of a book (`/analytics/risk`); returns are fractions,
+    `max_drawdown_pct` percentage points."""
 
     alpha: str
     book: str
@@ -522,8 +523,10 @@ class Risk(ApiStruct, kw_only=True, frozen=True):
     benchmark: RiskBenchmark
     sortino: AnalyticsStat
     cagr: AnalyticsStat
-    max_drawdown: AnalyticsStat
+    max_drawdown_pct: AnalyticsStat
+    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
     calmar: AnalyticsStat
+    """cagr / (max_drawdown_pct / 100)."""
     tail_ratio: AnalyticsStat
     var_95: AnalyticsStat
     cvar_95: AnalyticsStat
@@ -627,7 +630,8 @@ class BookFigures(ApiStruct, kw_only=True, frozen=True):
 
     information_ratio: AnalyticsStat
     excess_sharpe: AnalyticsStat
-    max_drawdown: AnalyticsStat
+    max_drawdown_pct: AnalyticsStat
+    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
     annualised_return: AnalyticsStat
     volatility: AnalyticsStat
     turnover: AnalyticsStat | UnsetType = UNSET
@@ -636,13 +640,26 @@ class BookFigures(ApiStruct, kw_only=True, frozen=True):
     """Combine only: Σ|w_i| σ_i / σ of the combined book."""
 
 
+class ContributionAbsent(ApiStruct, kw_only=True, frozen=True):
+    """The reference alphas without a return on any session counted (a history outside the
+    window, or no ledger)."""
+
+    count: int
+    alphas: list[str]
+    """Their ids in the order of `ContributionReference.alphas`; the first 50 when there are more."""
+
+
 class ContributionReference(ApiStruct, kw_only=True, frozen=True):
     source: str
     """`given` (the `reference` parameter) or `production` (every production alpha the key may read)."""
     alphas: list[str]
     count: int
+    """How many reference alphas were named or considered."""
     alpha_excluded: bool
     """Whether the alpha itself was in the set and was left out."""
+    members_in_window: int
+    """How many have a return on at least one session counted: the figures are over these."""
+    without_returns: ContributionAbsent
 
 
 class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
@@ -653,7 +670,9 @@ class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
 
 class Contribution(ApiStruct, kw_only=True, frozen=True):
     """What adding the alpha at `weight` does to an equally weighted reference set
-    (`/analytics/contribution`), over the sessions the alpha and every reference alpha share."""
+    (`/analytics/contribution`), over the sessions on which the alpha and at least one reference
+    alpha have a return: on each, the reference book holds the reference alphas with a return that
+    session (the book as it grew)."""
 
     alpha: str
     book: str
@@ -674,7 +693,8 @@ class DifferenceTest(ApiStruct, kw_only=True, frozen=True):
     """The paired test of a difference (docs/analytics.md, Comparison)."""
 
     name: str
-    """`paired_t` (mean daily return, mean weekly IC) or `jobson_korkie_memmel` (information ratio)."""
+    """The test, in words: a paired t-test (mean daily return, mean weekly IC) or the Jobson-Korkie
+    test with Memmel's correction (information ratio)."""
     statistic: float | None
     p_value: float | None
     """Two-sided."""
@@ -691,7 +711,7 @@ class ComparedFigure(ApiStruct, kw_only=True, frozen=True):
     difference: float | None
     """alpha - with; null where either side is not measurable."""
     test: DifferenceTest | None
-    """Null for volatility, max_drawdown and icir (no test is stated for them)."""
+    """Null for volatility, max_drawdown_pct and icir (no test is stated for them)."""
 
 
 class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
@@ -700,7 +720,8 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
     annualised_return: ComparedFigure
     """Tested by a paired t-test on the daily returns."""
     volatility: ComparedFigure
-    max_drawdown: ComparedFigure
+    max_drawdown_pct: ComparedFigure
+    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
     mean_ic: ComparedFigure
     """Tested by a paired t-test on the weekly IC."""
     icir: ComparedFigure

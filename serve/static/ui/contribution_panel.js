@@ -39,7 +39,14 @@ export function renderContribution(section, alphas, reference, { signal }) {
       h(
         "p",
         { class: "summary", id: "contribution-summary" },
-        `Weight of ${select.value} after: ${isEntry(data.weight) ? entryText(data.weight) : num(data.weight)}; correlation to the set: ${isEntry(data.correlation_to_set) ? entryText(data.correlation_to_set) : num(data.correlation_to_set)}.`,
+        `Weight of ${select.value} after: ${num(data.weight.value)} (${data.weight.chosen}); correlation to the set: ${entryText(data.correlation_to_set)}.`,
+      ),
+      h(
+        "p",
+        { class: "summary", id: "contribution-reference" },
+        `${data.reference.members_in_window} of ${data.reference.count} reference alphas (${data.reference.source}) trade over the ${data.sessions} sessions` +
+          (data.reference.without_returns.count ? `; ${data.reference.without_returns.count} have no return there` : "") +
+          ".",
       ),
       table(
         ["Figure", "Before", "After", "Change"],

@@ -40,9 +40,9 @@ export function statusText(entry) {
   return entry.status;
 }
 
-/** "snake_case_name" → "Snake case name". */
+/** "snake_case_name" → "Snake case name"; a trailing "_pct" (percentage points) → " (%)". */
 export function labelOf(name) {
-  const words = String(name).split(".").pop().replaceAll("_", " ");
+  const words = String(name).split(".").pop().replace(/_pct$/, " (%)").replaceAll("_", " ");
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -57,7 +57,8 @@ export function entriesOf(object, prefix = "") {
   return rows;
 }
 
-/** Figures that are sizes, not gains or losses: their sign is not coloured (a drawdown is positive). */
+/** Figures that are sizes, not gains or losses: their sign is not coloured (max_drawdown_pct is
+ * positive percentage points of the peak). */
 const MAGNITUDES = /(drawdown|volatility|turnover|tracking_error)/;
 
 /** A table of named entries: figure, value, unit, status (with the reason when withheld). */
