@@ -178,8 +178,8 @@ class QueryParams:
     def choice(self, param: Param) -> str | None:
         text = self.values[param.name]
         options = param.enum or ()
-        value = text.strip().lower()
-        if value not in options:
+        value = chosen_value(text, options)
+        if value is None:
             note = f" ({param.note})" if param.note else ""
             self.fail(param.name, f"must be one of {', '.join(options)}{note}; got {text!r}")
             return param.default
@@ -240,6 +240,13 @@ class QueryParams:
             self.fail(name, f"must be at most {max_length} characters")
             return None
         return value
+
+
+def chosen_value(text: str, options: Iterable[str]) -> str | None:
+    """The option a choice parameter's value names (whitespace around it dropped, any case),
+    or None: the one rule of every `enum` parameter, `format=` read before the others included."""
+    value = text.strip().lower()
+    return value if value in options else None
 
 
 def tickers(text: str | None) -> tuple[str, ...] | None:

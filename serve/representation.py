@@ -30,6 +30,7 @@ from datasets.queries import Paged
 from schemas import wire
 from schemas.choices import REPRESENTATIONS
 from serve import errors
+from serve.params import chosen_value
 from serve.weights import weighted_members
 
 JSON = "json"
@@ -83,8 +84,8 @@ def chosen(request: Request[Any, Any, Any], collection: bool) -> str | None:
     if b"format=" in query:
         for name, value in parse_qsl(query.decode("latin-1")):
             if name == "format":
-                value = value.strip().lower()
-                return value if value in REPRESENTATIONS else DEFAULT
+                # The parameter's own rule; an invalid value is the parameters' 400, answered as JSON.
+                return chosen_value(value, REPRESENTATIONS) or DEFAULT
     accept = request.headers.get("accept")
     return DEFAULT if accept in _PLAIN_ACCEPTS else negotiate(accept)
 
