@@ -9,8 +9,8 @@ its recorded size; the SHA-256 of the serving files (and, on a local lake, of th
 the download route serves from the build folder) is checked once per open, in the background
 and on a budget of bytes per refresh interval (`verify_some`, run by the reader's refresh thread),
 and on every reopen after damage before the build is served again. The JSON files are checked
-whole when first read. A file written since its check (its signature changed:
-`datasets.integrity`) is hashed again before it is used: by the table access or the download
+whole when first read. A file written since its check, or since it was mapped when its check has
+not run yet (its signature changed: `datasets.integrity`), is hashed before it is used: by the table access or the download
 that notices (`verify_file`), or queued by the scrub (`check_files`). A view holds no open file: each
 serving file is mapped and its descriptor closed at once, so a worker's descriptors do not grow
 with the builds it serves (its maps are bounded by the reader's number of open builds). Each table
@@ -88,6 +88,7 @@ class _MappedTable:
         try:
             status = os.fstat(fd)
             self.inode = (status.st_dev, status.st_ino)
+            self.signature = signature(status)  # what the bytes mapped were, until a check says more
             self._check_size(status.st_size)
             # The inode just checked, not whatever the path names a moment later.
             by_fd = f"/proc/self/fd/{fd}"
@@ -229,8 +230,10 @@ class BuildView:
             status = mapped.check()
         except BuildDamaged as exc:
             raise self.damaged(exc) from None
-        if status is not None and self._changed(mapped.relative, status):
-            self.verify_file(mapped.relative)  # written since its check: hashed again before use
+        if status is not None and self._changed(mapped.relative, status, mapped.signature):
+            # Written since its check, or since it was mapped when no check has run yet (the
+            # background check may be queued behind others): hashed before its bytes are used.
+            self.verify_file(mapped.relative)
             self.raise_if_damaged()
         return mapped.table
 
@@ -315,9 +318,10 @@ class BuildView:
     def hashes_verified(self) -> bool:
         return not self._unhashed
 
-    def _changed(self, relative: str, status: os.stat_result) -> bool:
-        """Whether the file was written since its SHA-256 matched (False before its first check)."""
-        seen = self._signatures.get(relative)
+    def _changed(self, relative: str, status: os.stat_result, mapped: FileSignature | None = None) -> bool:
+        """Whether the file was written since its SHA-256 matched or, before its first check, since
+        it was `mapped` (False when neither is known)."""
+        seen = self._signatures.get(relative, mapped)
         return seen is not None and seen != signature(status)
 
     def verified_digest(self) -> bytes | None:

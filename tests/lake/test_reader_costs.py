@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from datasets import integrity
+from datasets.faults import BuildDamaged
 from datasets import reader as reader_module
 from datasets.reader import LakeReader
 from tests.lake.conftest import ALPHA, OTHER
@@ -98,3 +99,30 @@ def test_a_damaged_build_is_rechecked_less_and_less(
     reader.refresh()
     assert reader.health().alphas == {}
     assert reader.view(alpha).table("decisions") is not None
+
+
+def test_a_file_written_before_its_first_check_is_hashed_before_it_is_served(
+    template_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background check of a newly opened build may be queued behind others; a serving file
+    written after it was mapped but before that check must not be served (never a wrong number)."""
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    reader = LakeReader(str(lake), refresh_seconds=60)  # no refresh runs the background check
+    reader.refresh()
+    alpha = reader.alpha(ALPHA)
+    assert alpha is not None
+    view = reader.view(alpha)
+    hashed = hashing(monkeypatch)
+    before = view.table("positions")
+    assert before is not None and before.num_rows > 0 and not hashed  # mapped, not yet checked
+    served = Path(alpha.build_dir) / "serving" / "positions.arrow"
+    with served.open("r+b") as handle:  # 64 bytes inverted in place: same size, other numbers
+        handle.seek(served.stat().st_size // 2)
+        middle = handle.read(64)
+        handle.seek(-len(middle), 1)
+        handle.write(bytes(byte ^ 0xFF for byte in middle))
+    with pytest.raises(BuildDamaged) as raised:
+        view.table("positions")
+    assert raised.value.reason == "corrupt_file" and hashed
+    with pytest.raises(BuildDamaged):
+        view.table("decisions")  # every table of the damaged build, for good
