@@ -2,7 +2,7 @@
 
 Each entry gives a field's meaning (one sentence, in the specification's words where it has them),
 its unit, when and why it is `null`, when the key is left out of the object, and whether only a key
-with raw-book access (`field_policy.expose_raw_book`) ever sees it. serve/openapi.py attaches these
+with raw-book access (`field_policy.expose_raw_book`) ever sees it. serve/openapi/annotations.py attaches these
 to every response property of the OpenAPI document, and docs/reference.md shows them.
 
 Keys: a field name alone where the name means the same wherever it is served; `(context, field)`
@@ -12,7 +12,7 @@ field is a property of:
 - `DATA_CONTEXTS[endpoint]` for the endpoint's `data` object, or each row of its `data` array;
 - `SUMMARY_CONTEXTS[endpoint]` for its `meta.summary`;
 - `COMPONENT_CONTEXTS[name]` for a shared schema under `components.schemas`;
-- `NESTED_CONTEXTS[property]` for any other nested object (`allow`, `rate_limit`, `usage`, ...).
+- `NESTED_CONTEXTS[property]` for any other nested object (`window`, `benchmark`, `weights`, ...).
 `field_doc(context, name)` looks a field up: the `(context, name)` entry, else the `name` entry.
 
 tests/api/test_field_docs.py fails when a property of the served document has no entry, or an
@@ -106,26 +106,32 @@ SUMMARY_CONTEXTS: dict[str, str] = {
 COMPONENT_CONTEXTS: dict[str, str] = {
     "Me": "me",
     "KeyInventoryRow": "key_inventory_row",
+    "Allow": "allow",
+    "AllowList": "allow_list",
+    "FieldPolicy": "field_policy",
+    "RateLimit": "rate_limit",
+    "Usage": "usage",
     "Error": "error",
+    "ErrorBody": "error_body",
     "Pagination": "pagination",
     "Warning": "warning",
     "Health": "health",
+    "HealthLake": "health_lake",
     "StatEntry": "stat_entry",
+    "SourceDownload": "source_download",
+    "Readiness": "readiness",
+    "KeyUsage": "key_usage",
+    "BuildRow": "build_row",
+    "ExportRow": "export_row",
+    "ExportDownload": "export_download",
 }
-"""The context of each shared schema of `components.schemas`."""
+"""The context of each shared schema of `components.schemas` (the Structs of serve/openapi/bodies.py
+and those they hold; the bodies of `schemas.bodies.BODIES` are documented by their documentation
+blocks instead)."""
 
 NESTED_CONTEXTS: dict[str, str] = {
     "meta": "meta",
     "pagination": "pagination",
-    "error": "error_body",
-    "allow": "allow",
-    "endpoints": "allow_list",
-    "alphas": "allow_list",
-    "runs": "allow_list",
-    "field_policy": "field_policy",
-    "rate_limit": "rate_limit",
-    "usage": "usage",
-    "lake": "health_lake",
     "window": "window",
     "benchmark": "benchmark_echo",
     "shrinkage": "shrinkage",

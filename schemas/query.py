@@ -518,6 +518,34 @@ def _threshold(side: str, check: str, unit: str, ge: float | None = None, le: fl
     )
 
 
+Weighting = Annotated[
+    str,
+    Meta(description="How the weights are chosen (docs/analytics.md).", extra={"enum": choices.WEIGHTINGS}),
+]
+"""`weighting`, `weights` and `shrinkage`: how /analytics/combine weights its set, and how
+/analytics/contribution weights its reference set when asked to (one declaration, one rule:
+`serve.routes.combine.weighting_of`)."""
+Weights = Annotated[
+    str,
+    Meta(
+        max_length=MAX_SET * 32,
+        description="With weighting=given: one weight per alpha, in the order of `alphas`, "
+        "comma-separated decimals (fractions of the book's capital, used as given), each in "
+        f"[-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}] and not all zero (sum |w| > 0). Weights under which the "
+        "combined book loses all its equity on a session (a daily return <= -100%) are refused.",
+    ),
+]
+Shrinkage = Annotated[
+    float,
+    Meta(
+        ge=0,
+        le=1,
+        description="With weighting=max_ir: the weight of the diagonal target in the shrunk "
+        "covariance; absent: the Ledoit-Wolf estimate.",
+    ),
+]
+
+
 class CombineQuery(Query, frozen=True):
     """`/analytics/combine`: a weighted book of alphas, paged over its daily series."""
 
@@ -536,37 +564,9 @@ class CombineQuery(Query, frozen=True):
             extra={"enum": (choices.DEFAULT_BOOK,)},
         ),
     ] = choices.DEFAULT_BOOK
-    weighting: Annotated[
-        str,
-        Meta(
-            description="How the weights are chosen (docs/analytics.md).", extra={"enum": choices.WEIGHTINGS}
-        ),
-    ] = choices.WEIGHTINGS[0]
-    weights: (
-        Annotated[
-            str,
-            Meta(
-                max_length=MAX_SET * 32,
-                description="With weighting=given: one weight per alpha, in the order of `alphas`, "
-                "comma-separated decimals (fractions of the book's capital, used as given), each in "
-                f"[-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}] and not all zero (sum |w| > 0). Weights under which the "
-                "combined book loses all its equity on a session (a daily return <= -100%) are refused.",
-            ),
-        ]
-        | None
-    ) = None
-    shrinkage: (
-        Annotated[
-            float,
-            Meta(
-                ge=0,
-                le=1,
-                description="With weighting=max_ir: the weight of the diagonal target in the shrunk "
-                "covariance; absent: the Ledoit-Wolf estimate.",
-            ),
-        ]
-        | None
-    ) = None
+    weighting: Weighting = choices.WEIGHTINGS[0]
+    weights: Weights | None = None
+    shrinkage: Shrinkage | None = None
     start: From = START
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT
@@ -586,6 +586,30 @@ class ContributionQuery(Query, frozen=True):
         ]
         | None
     ) = None
+    weighting: (
+        Annotated[
+            Weighting,
+            Meta(
+                description="How the reference set is weighted, as /analytics/combine weights its `alphas` (needs "
+                "`reference`): `before` is then that combination, at its weights. Absent: the equally weighted "
+                "book as it grew (docs/analytics.md)."
+            ),
+        ]
+        | None
+    ) = None
+    weights: (
+        Annotated[
+            Weights,
+            Meta(
+                description="With weighting=given: one weight per alpha of `reference`, in its order, as "
+                "/analytics/combine's `weights` (comma-separated decimals, fractions of the book's capital used "
+                f"as given, each in [-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}], not all zero; a book that loses all its "
+                "equity on a session is refused)."
+            ),
+        ]
+        | None
+    ) = None
+    shrinkage: Shrinkage | None = None
     weight: (
         Annotated[
             float,

@@ -172,7 +172,7 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
 }
 """Wire types of the served fields no lake column carries: the catalogue's `tldr` and what
 `datasets.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as
-YYYY-MM-DD strings. Every served field is typed by `schemas.lake` or here (serve/openapi.py
+YYYY-MM-DD strings. Every served field is typed by `schemas.lake` or here (serve/openapi/bodies.py
 declares the OpenAPI types from both and refuses a field typed by neither)."""
 
 _WIRE_TYPES: dict[str, pa.DataType] = {}

@@ -55,7 +55,7 @@ from serve.envelope import (
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
-from serve.openapi import complete, openapi_config
+from serve.openapi import openapi_config, served
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import (
     admin,
@@ -107,9 +107,7 @@ MOUNTED_ENDPOINTS: tuple[str, ...] = tuple(
 def openapi_document_of(app: Litestar) -> dict[str, Any]:
     """The OpenAPI document Litestar generated from `app`'s routes, completed with what no handler
     declares (`serve.openapi.complete`)."""
-    document = app.openapi_schema
-    complete(document)
-    return document.to_schema()
+    return served(app.openapi_schema)
 
 
 def openapi_document() -> dict[str, Any]:

@@ -1,59 +1,55 @@
-"""Write `alpha_results_client/_generated.py` from the server's own declarations.
+"""Write `alpha_results_client/_generated.py` from the server's served OpenAPI document alone.
 
-A dev tool, run in the server's repository (it imports the server's packages; the client never
-does):
+A dev tool; it reads the document a running server serves (`/openapi.json`) or a saved copy, and
+nothing of the server's code:
 
-    .venv/bin/python client/scripts/generate.py          # rewrite the module
-    .venv/bin/python client/scripts/generate.py --check  # exit 1 when the committed one is stale
+    .venv/bin/python client/scripts/generate.py                       # from http://127.0.0.1:8000
+    .venv/bin/python client/scripts/generate.py --openapi openapi.json --check
+                                                   # exit 1 when the committed module is stale
 
-Sources, each read where the server itself reads it:
-- `serve.app.openapi_document()`: the body of every endpoint (rows, objects, `meta`, summaries),
-  typed from the lake's Arrow schemas, with which fields may be absent (`x-absent`, `x-raw-only`);
-- `schemas.registry`: the endpoints, their paths and query parameters (one `schemas.query` Struct
-  each, whose field names are the Python names of `from`/`to`);
-- `schemas.wire`: the column sets of `fields=` on /scores;
-- `schemas.field_docs`: the context names the server gives each object (class names here);
-- `serve.errors`: every error code with its HTTP status and default message.
+What it reads from the document:
+- `paths`: every operation with an `x-registry-id` (the endpoint's id), its path, its query
+  parameters (name, type, default, values, `x-python-name` where the wire name is no identifier,
+  `x-columns` for a column-set parameter) and `x-admin`;
+- the 200 body of each: rows or object, `meta` and its summary, every object named by its
+  component name or its `title`;
+- `components.schemas`: the shared objects and the bodies the server declares as Structs;
+- the error envelope's `code`: `x-codes`, every error code with its status and message;
+- `info.x-registry-version`.
 
 Every class derives from `alpha_results_client._struct.ApiStruct` (a msgspec Struct whose repr
-omits the fields the server did not send), as the hand-typed ones do.
-
-The document leaves six bodies open (the description, the metrics and their documentation
-block, the analytics significance and costs objects and their documentation block); their types
-are written by hand in `alpha_results_client.models` and referenced here.
-tests/client/test_generated.py fails when the committed module differs from what this writes.
+omits the fields the server did not send). tests/client/test_generated.py fails when the committed
+module differs from what this writes from the document the test server serves.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import keyword
 import re
 import shutil
 import subprocess
 import sys
 import textwrap
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+DEFAULT_SOURCE = "http://127.0.0.1:8000/openapi.json"
 TARGET = Path(__file__).resolve().parents[1] / "src" / "alpha_results_client" / "_generated.py"
 WIDTH = 106  # the project's line length (110) less the indentation of a field docstring
 
-HAND_TYPED = {
-    "catalog.alphas.get": "AlphaDescription",
-    "performance.metrics": "Metrics",
-    "performance.metrics.doc": "MetricsDoc",
-    "analytics.significance": "Significance",
-    "analytics.costs": "Costs",
-    "analytics.contribution": "Contribution",
-    "analytics.checks": "Checks",
-    "analytics.compare": "Comparison",
-    "analytics.risk": "Risk",
-    "analytics.doc": "AnalyticsDoc",
+MIXINS = {
+    "Checks": "ChecksTables",
+    "Comparison": "ComparisonTables",
+    "CombinedRowMeta": "CombinationTables",
+    "Contribution": "ContributionTables",
+    "Risk": "RiskTables",
 }
-"""Endpoints whose `data` the OpenAPI document declares as an open object: typed by hand."""
+"""Generated classes that gain the client's table methods (`alpha_results_client.tables`)."""
 
 RETRYABLE_STATUS = 503
 RETRYABLE_SUFFIX = "_unavailable"
@@ -126,7 +122,6 @@ class StructClass:
 @dataclass
 class Emitter:
     document: dict[str, Any]
-    nested_contexts: dict[str, str]
     classes: dict[str, StructClass] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
 
@@ -149,7 +144,11 @@ class Emitter:
         return resolved
 
     def annotation(self, schema: dict[str, Any], hint: str) -> str:
-        """The Python type of a property's schema; `hint` names a nested object's class."""
+        """The Python type of a property's schema; `hint` names a nested object without a title."""
+        if "anyOf" in schema:  # msgspec writes `T | None` as anyOf
+            arms = [self.annotation(arm, hint) for arm in schema["anyOf"] if arm.get("type") != "null"]
+            nullable = any(arm.get("type") == "null" for arm in schema["anyOf"])
+            return " | ".join([*arms, "None"] if nullable else arms)
         if "$ref" in schema:
             name = component_class(schema["$ref"].rsplit("/", 1)[-1])
             self.struct(name, self.resolve(schema), doc=self.resolve(schema).get("description", ""))
@@ -170,16 +169,15 @@ class Emitter:
         elif kind == "array":
             text = f"list[{self.annotation(schema.get('items', {}), hint)}]"
         elif schema.get("properties"):
-            text = self.struct(hint, schema, doc="")  # the meaning is on the property holding it
+            # The meaning is on the property holding it; the server titles each inline object.
+            text = self.struct(schema.get("title") or hint, schema, doc="")
         elif isinstance(schema.get("additionalProperties"), dict):
             text = f"dict[str, {self.annotation(schema['additionalProperties'], hint)}]"
         else:
             text = "dict[str, Any]"
         return f"{text} | None" if nullable else text
 
-    def fields_of(
-        self, schema: dict[str, Any], context_hint: str | None = None, all_optional: bool = False
-    ) -> list[StructField]:
+    def fields_of(self, schema: dict[str, Any], all_optional: bool = False) -> list[StructField]:
         required = schema.get("required")
         out = []
         for wire, prop in schema.get("properties", {}).items():
@@ -189,20 +187,25 @@ class Emitter:
                 optional = wire not in required
             else:
                 optional = "x-absent" in prop or "x-raw-only" in prop
-            hint = self.nested_contexts.get(wire, wire)
-            if wire == "summary" and context_hint:
-                hint = context_hint
             out.append(
-                StructField(wire, self.annotation(prop, camel(hint)), optional, prop.get("description", ""))
+                StructField(wire, self.annotation(prop, camel(wire)), optional, prop.get("description", ""))
             )
         return out
 
-    def struct(self, name: str, schema: dict[str, Any], doc: str, summary_hint: str | None = None) -> str:
-        return self.add(StructClass(name, doc, self.fields_of(schema, summary_hint)))
+    def struct(self, name: str, schema: dict[str, Any], doc: str) -> str:
+        return self.add(StructClass(name, doc, self.fields_of(schema)))
+
+    def data_class(self, schema: dict[str, Any], what: str) -> str:
+        """The class of an endpoint's `data` object or row: its component, or its titled inline object."""
+        target = self.resolve(schema)
+        ref = schema.get("$ref")
+        name = component_class(ref.rsplit("/", 1)[-1]) if ref else target["title"]
+        return self.struct(name, target, doc=target.get("description") or what)
 
 
 def render_struct(cls: StructClass) -> list[str]:
-    lines = [f"class {cls.name}({cls.base}, kw_only=True, frozen=True):"]
+    bases = ", ".join([cls.base, *([MIXINS[cls.name]] if cls.name in MIXINS else [])])
+    lines = [f"class {cls.name}({bases}, kw_only=True, frozen=True):"]
     lines += wrap_doc(cls.doc or f"The `{cls.name}` object.", "    ")
     for item in cls.fields[cls.base_fields :]:
         lines.append("")
@@ -223,95 +226,106 @@ def render_struct(cls: StructClass) -> list[str]:
 # -- endpoints -----------------------------------------------------------------------------------
 
 
-def openapi_path(path: str) -> str:
-    return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
-
-
 def success_schema(document: dict[str, Any], path: str) -> dict[str, Any]:
     operation = document["paths"][path]["get"]
     schema: dict[str, Any] = operation["responses"]["200"]["content"]["application/json"]["schema"]
     return schema
 
 
-def render_param(param: Any) -> str:
-    enum = "None" if param.enum is None else repr(tuple(param.enum))
-    default = param.default.isoformat() if hasattr(param.default, "isoformat") else param.default
+def render_param(param: dict[str, Any]) -> str:
+    """A `Param(...)` of the generated module from an operation's query parameter."""
+    schema = param["schema"]
+    kind = "date" if schema.get("format") == "date" else schema["type"]
+    enum = "None" if "enum" not in schema else repr(tuple(schema["enum"]))
     return (
-        f"Param({param.name!r}, {param.attr!r}, {param.type!r}, {default!r}, "
-        f"required={param.required!r}, enum={enum})"
+        f"Param({param['name']!r}, {param.get('x-python-name', param['name'])!r}, {kind!r}, "
+        f"{schema.get('default')!r}, required={param.get('required', False)!r}, enum={enum})"
     )
 
 
-def render() -> str:
-    """The source of `_generated.py`."""
-    from schemas import field_docs, wire
-    from schemas.registry import ENDPOINTS, REGISTRY_VERSION
-    from serve import errors
-    from serve.app import openapi_document
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(registry id, path, operation) of every registry route, in the document's order."""
+    return [
+        (operation["x-registry-id"], path, operation)
+        for path, item in document["paths"].items()
+        if "x-registry-id" in (operation := item.get("get", {}))
+    ]
 
-    document = openapi_document()
+
+def query_params(operation: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in operation.get("parameters", []) if p.get("in") == "query"]
+
+
+def render(document: dict[str, Any]) -> str:
+    """The source of `_generated.py`, from the served OpenAPI `document`."""
     families = status_families()
-    emitter = Emitter(document, dict(field_docs.NESTED_CONTEXTS))
+    emitter = Emitter(document)
     for name in ("Pagination", "Warning"):
         emitter.struct(component_class(name), document["components"]["schemas"][name], doc="")
     error = document["components"]["schemas"]["Error"]
-    emitter.struct("ErrorBody", error["properties"]["error"], doc="The `error` object of a failure.")
+    error_body = emitter.resolve(error["properties"]["error"])
+    emitter.struct("ErrorBody", error_body, doc="The `error` object of a failure.")
     emitter.struct("ErrorEnvelope", error, doc="The body of every failure: `{error: {...}}`.")
 
+    routes = operations(document)
+    meta_schemas = {
+        endpoint_id: success_schema(document, path)["properties"]["meta"]
+        for endpoint_id, path, _ in routes
+        if endpoint_id != "meta.health"
+    }
+    # The `meta` keys every route carries; each route's own come after them.
+    shared_keys = [
+        key
+        for key in next(iter(meta_schemas.values()))["properties"]
+        if all(key in meta["properties"] for meta in meta_schemas.values())
+    ]
     meta_names: dict[str, str] = {}
     envelope_names: dict[str, str] = {}
-    data_names: dict[str, str] = {}
     collections: dict[str, bool] = {}
     common_meta: list[StructField] | None = None
-    for endpoint in ENDPOINTS:
-        path = openapi_path(endpoint.path)
+    for endpoint_id, path, _ in routes:
         schema = success_schema(document, path)
-        if endpoint.id == "meta.health":
+        if endpoint_id == "meta.health":
             emitter.struct(
                 "Health", emitter.resolve(schema), doc="The body of `GET /v1/health` (no envelope)."
             )
-            envelope_names[endpoint.id] = "Health"
+            envelope_names[endpoint_id] = "Health"
             continue
-        data_name = HAND_TYPED.get(endpoint.id) or camel(field_docs.DATA_CONTEXTS[endpoint.id])
-        data_names[endpoint.id] = data_name
         data_schema = schema["properties"]["data"]
         collection = data_schema.get("type") == "array"
-        collections[endpoint.id] = collection
-        if endpoint.id not in HAND_TYPED:
-            target = emitter.resolve(data_schema["items"] if collection else data_schema)
-            what = "A row" if collection else "The `data` object"
-            emitter.struct(data_name, target, doc=f"{what} of `GET {path}` ({endpoint.id}).")
-        summary = field_docs.SUMMARY_CONTEXTS.get(endpoint.id)
+        collections[endpoint_id] = collection
+        what = "A row" if collection else "The `data` object"
+        target = data_schema["items"] if collection else data_schema
+        data_name = emitter.data_class(target, f"{what} of `GET {path}` ({endpoint_id}).")
         # Every `meta` key may be absent: the spec has `request_id` and `generated_at` "on
         # single-object and some list responses", and `/metrics/_doc` serves `meta: {}`.
-        meta_schema = schema["properties"]["meta"]
-        meta_fields = emitter.fields_of(meta_schema, camel(summary) if summary else None, all_optional=True)
-        shared = [f for f in meta_fields if f.wire not in endpoint.meta and f.wire != "summary"]
+        meta_fields = emitter.fields_of(meta_schemas[endpoint_id], all_optional=True)
+        shared = [f for f in meta_fields if f.wire in shared_keys]
         if common_meta is None:
             common_meta = shared
             emitter.add(StructClass("Meta", "The `meta` object every response carries.", shared))
         if shared != common_meta or meta_fields[: len(shared)] != shared:
-            raise ValueError(f"{endpoint.id}: its meta does not extend the shared one")
+            raise ValueError(f"{endpoint_id}: its meta does not extend the shared one")
         if meta_fields == common_meta:
-            meta_names[endpoint.id] = "Meta"
+            meta_names[endpoint_id] = "Meta"
         else:
             meta_name = f"{data_name}Meta"
             doc = f"The `meta` object of `GET {path}`."
             emitter.add(StructClass(meta_name, doc, meta_fields, base="Meta", base_fields=len(common_meta)))
-            meta_names[endpoint.id] = meta_name
+            meta_names[endpoint_id] = meta_name
         envelope = f"{data_name}{'Page' if collection else 'Response'}"
-        envelope_names[endpoint.id] = envelope
+        envelope_names[endpoint_id] = envelope
         data_type = f"list[{data_name}]" if collection else data_name
         envelope_fields = [StructField("data", data_type, False, "")]
         if collection:
             envelope_fields.append(StructField("pagination", "Pagination", False, ""))
-        envelope_fields.append(StructField("meta", meta_names[endpoint.id], False, ""))
-        emitter.add(StructClass(envelope, f"The 200 body of `GET {path}` ({endpoint.id}).", envelope_fields))
+        envelope_fields.append(StructField("meta", meta_names[endpoint_id], False, ""))
+        emitter.add(StructClass(envelope, f"The 200 body of `GET {path}` ({endpoint_id}).", envelope_fields))
 
     out = [
         '"""Types, endpoints and error codes of the alpha-results API, generated from the server\'s',
-        "declarations by client/scripts/generate.py. Do not edit: run",
-        "`.venv/bin/python client/scripts/generate.py` in the server's repository.",
+        "OpenAPI document (/openapi.json) by client/scripts/generate.py. Do not edit: run",
+        "`.venv/bin/python client/scripts/generate.py` against a server of the release.",
         '"""',
         "",
         "from __future__ import annotations",
@@ -329,9 +343,9 @@ def render() -> str:
         "    ApiError,",
         *(f"    {family}," for family in sorted(families.values())),
         ")",
-        f"from alpha_results_client.models import {', '.join(sorted(set(HAND_TYPED.values())))}",
+        f"from alpha_results_client.tables import {', '.join(sorted(MIXINS.values()))}",
         "",
-        f'REGISTRY_VERSION = "{REGISTRY_VERSION}"',
+        f'REGISTRY_VERSION = "{document["info"]["x-registry-version"]}"',
         '"""The endpoint registry these types were generated from (`registry_version` of /v1/health)."""',
         "",
     ]
@@ -374,48 +388,48 @@ def render() -> str:
         "",
         "ENDPOINTS: dict[str, Endpoint] = {",
     ]
-    for endpoint in ENDPOINTS:
-        params = ", ".join(render_param(p) for p in endpoint.params)
-        params = f"({params},)" if endpoint.params else "()"
+    column_sets: dict[str, dict[str, tuple[str, ...]]] = {}
+    for endpoint_id, path, operation in routes:
+        declared = query_params(operation)
+        params = ", ".join(render_param(p) for p in declared)
+        params = f"({params},)" if declared else "()"
+        admin = bool(operation.get("x-admin"))
         out += [
-            f'    "{endpoint.id}": Endpoint(',
-            f'        "{endpoint.id}",',
-            f'        "{openapi_path(endpoint.path)}",',
+            f'    "{endpoint_id}": Endpoint(',
+            f'        "{endpoint_id}",',
+            f'        "{path}",',
             f"        {params},",
-            f"        {envelope_names[endpoint.id]},",
-            f"        collection={collections.get(endpoint.id, False)!r},",
-            *([f"        admin={endpoint.admin!r},"] if endpoint.admin else []),
+            f"        {envelope_names[endpoint_id]},",
+            f"        collection={collections.get(endpoint_id, False)!r},",
+            *(["        admin=True,"] if admin else []),
             "    ),",
         ]
+        sets = [p["x-columns"] for p in declared if "x-columns" in p]
+        if len(sets) > 1:
+            raise ValueError(f"{endpoint_id}: more than one column-set parameter")
+        if sets:
+            column_sets[endpoint_id] = {value: tuple(names) for value, names in sets[0].items()}
     out += ["}", '"""Every route of the registry, by registry id."""', ""]
     out += [
         "COLUMN_SETS: dict[str, dict[str, tuple[str, ...]]] = {",
-        f'    "signals.scores": {dict(wire.SCORE_FIELD_SETS)!r},',
+        *(f"    {endpoint_id!r}: {sets!r}," for endpoint_id, sets in column_sets.items()),
         "}",
         '"""The columns each value of a column-set parameter (`fields=` on /scores) serves."""',
         "",
     ]
 
     out += ["", "# -- error codes " + "-" * 83]
-    classes = sorted(
-        (
-            value
-            for value in vars(errors).values()
-            if isinstance(value, type) and issubclass(value, errors.ApiError)
-        ),
-        key=lambda cls: (cls.status, cls.code),
-    )
+    codes = error_body["properties"]["code"]["x-codes"]
     error_names: dict[str, str] = {}
-    for cls in classes:
-        if cls.code in error_names:  # an alias (`InternalError = ApiError`)
-            continue
-        name = camel(cls.code) if cls.code.endswith("_error") else f"{camel(cls.code)}Error"
-        error_names[cls.code] = name
-        retryable = cls.status == RETRYABLE_STATUS and cls.code.endswith(RETRYABLE_SUFFIX)
-        family = families.get(cls.status, "ApiError")
+    for code, declared_code in codes.items():
+        status, message = declared_code["status"], declared_code["message"]
+        name = camel(code) if code.endswith("_error") else f"{camel(code)}Error"
+        error_names[code] = name
+        retryable = status == RETRYABLE_STATUS and code.endswith(RETRYABLE_SUFFIX)
+        family = families.get(status, "ApiError")
         out += ["", "", f"class {name}({family}):"]
-        out += wrap_doc(f"{cls.status} `{cls.code}`: {cls.default_message}", "    ")
-        out += ["", f'    code = "{cls.code}"', f"    status = {cls.status}"]
+        out += wrap_doc(f"{status} `{code}`: {message}", "    ")
+        out += ["", f'    code = "{code}"', f"    status = {status}"]
         if retryable:
             out.append("    retryable = True")
     out += ["", "", "ERROR_CLASSES: dict[str, type[ApiError]] = {"]
@@ -444,11 +458,26 @@ def formatted(source: str) -> str:
     return result.stdout
 
 
+def read_document(source: str) -> dict[str, Any]:
+    """The OpenAPI document at `source`: a server's `/openapi.json` URL or a saved file."""
+    if source.startswith(("http://", "https://")):
+        with urllib.request.urlopen(source, timeout=30) as response:
+            document: dict[str, Any] = json.load(response)
+    else:
+        document = json.loads(Path(source).read_text())
+    return document
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--openapi",
+        default=DEFAULT_SOURCE,
+        help=f"the served document: a URL or a file (default {DEFAULT_SOURCE})",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when the committed module is stale")
     args = parser.parse_args(argv)
-    source = render()
+    source = render(read_document(args.openapi))
     if args.check:
         if TARGET.read_text() != source:
             print(f"{TARGET} is stale: run client/scripts/generate.py", file=sys.stderr)

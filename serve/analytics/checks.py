@@ -40,6 +40,8 @@ CORRELATION_ENDPOINT = "analytics.correlation"
 
 WINDOW = "window"
 RECENT = "window_last_504_sessions"
+MIN_WINDOW_SESSIONS = 2
+"""Below this, no ledger check is measurable: a shorter window is a 400 (`from`/`to`)."""
 WHOLE = "whole_history"
 
 
@@ -59,6 +61,7 @@ class Figure:
     reason: str  # why not measurable (used only when value is None)
     book: str | None  # whose figures the value is built from (None: the signal's)
     horizon: str
+    extra: Mapping[str, Any] | None = None  # keys the entry appends after the common ones
 
 
 def checks_payload(
@@ -75,6 +78,11 @@ def checks_payload(
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
+    if part is not None and ledger is not None and access.ledger:
+        sessions = f"sessions of the {book} book"
+        inputs.require_window_sessions(
+            part.days.size, ledger.days.size, window, MIN_WINDOW_SESSIONS, sessions
+        )
     figures = {
         **_ledger_figures(view, book, part, per_year, access, warnings),
         "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
@@ -126,6 +134,8 @@ def _entry(
     }
     if value is None:
         entry["reason"] = figure.reason
+    if figure.extra is not None:
+        entry.update(figure.extra)
     return entry
 
 
@@ -257,15 +267,22 @@ def _max_weight(view: BuildView, book: str, window: Window, access: Access, warn
 def _production_correlation(view: BuildView, production: Production, warnings: Warnings) -> Figure:
     """The largest |Pearson| of the alpha's daily long_short returns with each production alpha
     the key may read (this one excluded), each over their common sessions of the whole history:
-    the correlation route's returns basis, from the catalogue's matrix."""
+    the correlation route's returns basis, from the catalogue's matrix. A production alpha without
+    a correlation (fewer than MIN_OVERLAP common sessions, or a side constant on them) is not
+    compared; the entry says how many were (`compared`) of how many the key may read (`of`), and
+    which gives the value (`nearest`), so a maximum over fewer alphas than asked is never silent."""
+
+    def figure(value: float | None, reason: str, compared: int | None, nearest: str | None) -> Figure:
+        of = None if compared is None else len(production.references)
+        extra = {"compared": compared, "of": of, "nearest": nearest}
+        return Figure(value, reason, "long_short", WHOLE, extra)
+
     if production.why_not is not None:
-        return Figure(None, production.why_not, "long_short", WHOLE)
+        return figure(None, production.why_not, None, None)
     matrix = production.matrix
     assert matrix is not None
     if not production.references:
-        return Figure(
-            None, "no production alpha other than this one is readable by this key", "long_short", WHOLE
-        )
+        return figure(None, "no production alpha other than this one is readable by this key", 0, None)
     if any(alpha not in matrix.rows for alpha in (view.alpha_id, *production.references)):
         raise errors.UpstreamUnavailable(
             "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
@@ -274,15 +291,17 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
     target = matrix.values[[matrix.rows[view.alpha_id]]]
     found, _ = pearson_between(matrix.values[[matrix.rows[a] for a in production.references]], target)
     magnitude = np.abs(found[:, 0])
-    magnitude = magnitude[np.isfinite(magnitude)]
-    if not magnitude.size:
-        return Figure(
+    known = np.isfinite(magnitude)
+    compared = int(np.count_nonzero(known))
+    if not compared:
+        return figure(
             None,
             "no production alpha has a correlation with it (too few common sessions, or a constant side)",
-            "long_short",
-            WHOLE,
+            0,
+            None,
         )
-    return Figure(float(magnitude.max()), "", "long_short", WHOLE)
+    nearest = int(np.argmax(np.where(known, magnitude, -1.0)))
+    return figure(float(magnitude[nearest]), "", compared, production.references[nearest])
 
 
 def production_refused(access: Access, may_call: bool, warnings: Warnings) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from analytics.checks import MIN_YEAR_SESSIONS, RECENT_SESSIONS, STRESS_MULTIPLE
+from analytics.correlation import MIN_OVERLAP
 from serve.analytics.policy import CHECKS
 
 DEFINITIONS = {
@@ -24,7 +25,8 @@ DEFINITIONS = {
     "/analytics/costs' cost rate)",
     "production_correlation": "largest |Pearson| of the alpha's daily long_short returns with each production "
     "alpha the key may read (itself excluded), each over their common sessions of the whole histories, as "
-    "/analytics/correlation basis=returns",
+    "/analytics/correlation basis=returns; a production alpha without a correlation (too little overlap) is left "
+    "out, and compared/of say how many were compared",
     "ic_t_stat": "/metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly IC (conditioned signal, "
     "whole history)",
 }
@@ -115,6 +117,23 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{c}.horizon": _f(
             f"What the value is over: window, window_last_{RECENT_SESSIONS}_sessions (recent_information_ratio) "
             "or whole_history (production_correlation, ic_t_stat: from/to do not narrow them)"
+        ),
+        f"{c}.compared": _f(
+            "production_correlation only: how many production alphas value is the maximum over, those with a "
+            f"correlation with the alpha (at least {MIN_OVERLAP} common sessions, variance on both sides); the "
+            "others are not compared. Null when the key may not have the figure",
+            unit="alphas",
+            source="catalogue:returns",
+        ),
+        f"{c}.of": _f(
+            "production_correlation only: how many production alphas the key may read, the alpha excluded (compared "
+            "is below it when some have too little overlap with the alpha); null as compared",
+            unit="alphas",
+            source="catalogue_index:production",
+        ),
+        f"{c}.nearest": _f(
+            "production_correlation only: the production alpha whose |Pearson| is value (the nearest); null when "
+            "none is compared"
         ),
         f"{p}.summary": _f("Counts of the verdicts and the overall verdict"),
         f"{p}.summary.passed": _f("Checks that pass", unit="checks"),

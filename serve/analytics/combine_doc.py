@@ -74,7 +74,7 @@ def figure_fields(prefix: str, book: str) -> dict[str, dict[str, Any]]:
 
 def fields() -> dict[str, dict[str, Any]]:
     """Dotted path (under "combine") -> entry built with serve.analytics.doc's _f / _stat helpers."""
-    from serve.analytics.doc import _f, _stat, window_fields
+    from serve.analytics.doc import _f, window_fields
 
     r, m = "combine[]", "combine.meta"
     out = {
@@ -132,12 +132,21 @@ def fields() -> dict[str, dict[str, Any]]:
             "matrix[i][j] = corr(r_i, r_j); null where a side has no variance", "Pearson", "ratio"
         ),
     }
-    out |= figure_fields(f"{m}.figures", "the combined book")
+    out |= combined_fields(f"{m}.figures", "the combined book")
+    return out
+
+
+def combined_fields(prefix: str, book: str) -> dict[str, dict[str, Any]]:
+    """A combination's figures under `prefix`: the five (`figure_fields`), the turnover and the
+    diversification ratio (combine's meta.figures, and a contribution's with a weighting)."""
+    from serve.analytics.doc import _f, _stat
+
+    out = figure_fields(prefix, book)
     out |= _stat(
-        f"{m}.figures.turnover",
+        f"{prefix}.turnover",
         _f(
-            "Approximate turnover of the combined book, in the alphas' common turnover_unit; not_measurable when "
-            "an alpha has none or their units differ",
+            f"Approximate turnover of {book}, in the alphas' common turnover_unit; not_measurable when an alpha has "
+            "none or their units differ",
             "sum_i |w_i| turnover_i, turnover_i the alpha's whole-history /metrics core.turnover",
             "turnover_unit",
             source="catalogue_index:turnover",
@@ -150,10 +159,10 @@ def fields() -> dict[str, dict[str, Any]]:
         ),
     )
     out |= _stat(
-        f"{m}.figures.diversification_ratio",
+        f"{prefix}.diversification_ratio",
         _f(
-            "Weighted volatility of the alphas over the combined book's: 1 when they move together, above 1 the more "
-            "their risks offset",
+            f"Weighted volatility of the alphas over {book}'s: 1 when they move together, above 1 the more their "
+            "risks offset",
             "sum_i |w_i| sigma_i / sigma_c (std ddof 1)",
             "ratio",
             source=SOURCE,

@@ -294,11 +294,11 @@ def benchmark_cumulative(benchmark: Benchmark, days: np.ndarray) -> np.ndarray:
     return np.where(np.cumsum(known) > 0, growth - 1.0, np.nan)
 
 
-def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting) -> None:
+def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting, name: str) -> None:
     """400 when the combined book loses all its equity on a common session (a daily return <= -1):
     its level would be 0 or negative from then on, its cumulative return below -100% and its
     drawdown above 100%, a book no one can hold. Given weights name `weights`; a computed
-    weighting names `alphas` (the set is what produced it)."""
+    weighting names the set, `name` (the set is what produced it)."""
     lost = combination.first_wipeout(period)
     if lost is None:
         return
@@ -306,34 +306,68 @@ def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting)
     rule = f"the combined book loses all its equity on {day} (a daily return of {period[lost]:.0%})"
     if weighting.method == "given":
         raise errors.bad_parameters({"weights": f"{rule}; scale the weights down"})
-    raise errors.bad_parameters(
-        {"alphas": f"{rule} with the {weighting.method} weights; combine other alphas"}
+    raise errors.bad_parameters({name: f"{rule} with the {weighting.method} weights; combine other alphas"})
+
+
+@dataclass(frozen=True)
+class Weighted:
+    """A set combined: its weights (the set's order), the shrinkage used (max_ir) and the book's
+    daily returns and risk-free returns on the set's common sessions."""
+
+    weights: np.ndarray
+    shrinkage: dict[str, Any] | None
+    period: np.ndarray
+    risk_free: np.ndarray | None
+
+
+def weighted(found: SetReturns, weighting: Weighting, name: str) -> Weighted:
+    """The set's book at its weights (raises combination.NotCombinable for a set no weights fit;
+    400 naming `weights` or `name` for a book that loses all its equity): what /analytics/combine
+    serves, and the reference book of a contribution with a weighting."""
+    weights, shrinkage = weights_of(found.returns, weighting)
+    period = found.returns @ weights
+    _require_solvent(period, found.days, weighting, name)
+    risk_free = None if found.risk_free is None else found.risk_free @ weights
+    return Weighted(weights, shrinkage, period, risk_free)
+
+
+def combined_figures(
+    returns: np.ndarray,
+    weights: np.ndarray,
+    period: np.ndarray,
+    risk_free: np.ndarray | None,
+    risk_free_reason: str,
+    turnover: Turnover,
+) -> dict[str, dict[str, Any]]:
+    """`meta.figures` of a combination: the five figures, the turnover and the diversification
+    ratio of the book `period = returns @ weights` (sessions x alphas)."""
+    entries = figure_entries(book_figures(period, risk_free, SESSIONS_PER_YEAR), risk_free_reason)
+    entries["turnover"] = _turnover_entry(weights, turnover)
+    entries["diversification_ratio"] = stat(
+        combination.diversification_ratio(returns, weights, period),
+        "ratio",
+        RETURNS_SOURCE,
+        "not_annualisable",
+        "the combined book's daily returns have no variance over the common sessions",
     )
+    return entries
 
 
 def combined(
     found: SetReturns, weighting: Weighting, turnover: Turnover, benchmark: Benchmark | None
 ) -> Combined:
     """The combined book (raises combination.NotCombinable for a set no weights fit)."""
-    weights, shrinkage = weights_of(found.returns, weighting)
-    period = found.returns @ weights
-    _require_solvent(period, found.days, weighting)
+    book = weighted(found, weighting, "alphas")
+    weights, period = book.weights, book.period
     cumulative, drawdown_pct = combination.equity(period)
-    risk_free = None if found.risk_free is None else found.risk_free @ weights
-    entries = figure_entries(book_figures(period, risk_free, SESSIONS_PER_YEAR), found.risk_free_reason)
-    entries["turnover"] = _turnover_entry(weights, turnover)
-    entries["diversification_ratio"] = stat(
-        combination.diversification_ratio(found.returns, weights, period),
-        "ratio",
-        RETURNS_SOURCE,
-        "not_annualisable",
-        "the combined book's daily returns have no variance over the common sessions",
+    entries = combined_figures(
+        found.returns, weights, period, book.risk_free, found.risk_free_reason, turnover
     )
     matrix = combination.correlation_matrix(found.returns)
     meta = {
         "alphas": list(found.ids),
         "weighting": weighting.method,
-        "shrinkage": shrinkage,
+        "shrinkage": book.shrinkage,
         "weights": [{"alpha": a, "weight": float(w)} for a, w in zip(found.ids, weights, strict=True)],
         "sessions": int(found.days.size),
         "session_rule": SESSION_RULE,

@@ -99,6 +99,16 @@ def compare_payload(
         returns = _side(
             (_returns(a, book, window), _returns(b, book, window)), names, f"ledger for {book}", "sessions"
         )
+        if returns.pairs is not None:
+            whole = _side((_returns(a, book, (None, None)), _returns(b, book, (None, None))), names, "", "")
+            assert whole.pairs is not None
+            inputs.require_window_sessions(
+                returns.pairs.size,
+                whole.pairs.size,
+                window,
+                comparison.MIN_OBSERVATIONS,
+                f"sessions on which both {book} books have a return",
+            )
     else:
         returns = Side(None, withheld("ledger", "compare.figures", warnings), True)
         for block in ("compare.equity", "compare.rolling_return_correlation", "compare.return_correlation"):

@@ -9,6 +9,12 @@ after_t = (1 - w) before_t + w a_t, over the window's sessions on which the alph
 at least one reference alpha does. The risk-free return of each book is the same mix of the
 alphas' own. Everything is a masked operation over the matrix rows: a default set of 1,000
 alphas is one pass, never a loop over members.
+
+With a `weighting`, the reference book is instead the set combined as /analytics/combine
+combines it (`weighted_book`): the same rules of the set, the same weights from its common
+sessions of the window, and the same figures (turnover and diversification ratio included), over
+those of its sessions on which the alpha has a return; so `before` is the combination's figures
+whenever the alpha trades on all of them.
 """
 
 from __future__ import annotations
@@ -20,15 +26,26 @@ from typing import Any
 import numpy as np
 
 from analytics import combination
-from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR
+from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR, NotCombinable
 from analytics.correlation import MIN_OVERLAP, pearson_between
 from analytics.returns import book_figures
 from datasets.queries import Window
-from datasets.reader import LakeReader
+from datasets.reader import Catalogue, LakeReader
 from serve import errors
 from serve.analytics import sets
 from serve.analytics.catalogue import CatalogueFigures
-from serve.analytics.combined import RETURNS_SOURCE, change_entries, figure_entries, risk_free_rows
+from serve.analytics.combined import (
+    RETURNS_SOURCE,
+    Turnover,
+    Weighting,
+    change_entries,
+    combined_figures,
+    figure_entries,
+    risk_free_rows,
+    set_returns,
+    turnover_of,
+    weighted,
+)
 from serve.analytics.entries import day_bounds, stat
 
 MAX_LISTED = 50
@@ -37,6 +54,11 @@ SESSION_RULE = (
     "the window's sessions on which the alpha has a long_short return and at least one reference alpha does; "
     "on each, the reference book holds the reference alphas with a return that session, equally weighted "
     "(the book as it grew: an alpha enters when its history starts)"
+)
+WEIGHTED_SESSION_RULE = (
+    "the window's sessions on which every reference alpha and the alpha have a long_short return; the reference "
+    "book is the set combined as /analytics/combine combines it, at the weights of reference.combination (from the "
+    "set's common sessions of the window), so over the same sessions its figures are the combination's"
 )
 NO_CORRELATION = "a side has no variance over the sessions"
 NO_MEMBER_CORRELATION = (
@@ -62,6 +84,28 @@ class ReferenceBook:
     risk_free_reason: str
     to_members: np.ndarray  # Pearson of the alpha with each member over the sessions both have, or NaN
     shared: np.ndarray  # how many of the sessions counted each member has a return on
+    combination: Combination | None = None  # with a weighting: the set combined (`weighted_book`)
+
+
+@dataclass(frozen=True)
+class Combination:
+    """The reference set combined as /analytics/combine combines it."""
+
+    method: str
+    weights: np.ndarray  # in the reference's order
+    shrinkage: dict[str, Any] | None
+    set_sessions: int  # the set's common sessions of the window: combine's meta.sessions
+    members: np.ndarray  # the members' returns, sessions counted x reference alphas
+    turnover: Turnover  # of the reference alphas and then the alpha
+
+    def echo(self, reference: tuple[str, ...]) -> dict[str, Any]:
+        pairs = zip(reference, self.weights, strict=True)
+        return {
+            "weighting": self.method,
+            "shrinkage": self.shrinkage,
+            "weights": [{"alpha": a, "weight": float(w)} for a, w in pairs],
+            "sessions": self.set_sessions,
+        }
 
 
 def reference_book(
@@ -108,23 +152,89 @@ def reference_book(
     )
 
 
-def _too_few(values: np.ndarray, own: int, rows: np.ndarray, window: Window, count: int) -> Exception:
+def _too_few(
+    values: np.ndarray, own: int, rows: np.ndarray, window: Window, count: int, every: bool = False
+) -> Exception:
+    """400 below MIN_SESSIONS: naming from/to when the whole histories hold enough, else `reference`.
+    `every`: the sessions need every reference alpha (a weighting), not at least one."""
+    members = "every reference alpha" if every else "at least one reference alpha"
     rule = (
-        f"holds {count} session{'' if count == 1 else 's'} on which the alpha and at least one reference alpha have "
+        f"holds {count} session{'' if count == 1 else 's'} on which the alpha and {members} have "
         f"a long_short return; at least {MIN_SESSIONS} are needed"
     )
+    finite = np.isfinite(np.asarray(values[rows]))
     whole = int(
-        np.count_nonzero(np.isfinite(values[own]) & np.isfinite(np.asarray(values[rows])).any(axis=0))
+        np.count_nonzero(np.isfinite(values[own]) & (finite.all(axis=0) if every else finite.any(axis=0)))
     )
     if whole >= MIN_SESSIONS and (window[0] is not None or window[1] is not None):
         return errors.bad_parameters(
             {side: f"the window {rule}" for side, bound in zip(("from", "to"), window, strict=True) if bound}
         )
+    verb = "have" if every else "has"
     return errors.bad_parameters(
         {
-            "reference": f"the alpha's history holds {whole} sessions on which at least one reference alpha has a "
+            "reference": f"the alpha's history holds {whole} sessions on which {members} {verb} a "
             f"long_short return; at least {MIN_SESSIONS} are needed"
         }
+    )
+
+
+def weighted_book(
+    figures: CatalogueFigures,
+    reader: LakeReader,
+    catalogue: Catalogue,
+    alpha: str,
+    reference: tuple[str, ...],
+    window: Window,
+    weighting: Weighting,
+) -> ReferenceBook:
+    """The reference set combined as /analytics/combine combines it (its rules: every member needs
+    returns, 400 naming `reference`; its common sessions of the window and its weights from them),
+    and the alpha, over those sessions on which the alpha has a return."""
+    matrix = figures.matrix(reader, "returns")
+    own = int(sets.matrix_rows(matrix, (alpha,), "alpha")[0])
+    rows = sets.matrix_rows(matrix, reference, "reference")
+    found = set_returns(figures, reader, rows, reference, window, "reference")
+    try:
+        book = weighted(found, weighting, "reference")
+    except NotCombinable as exc:
+        raise errors.bad_parameters(
+            {"reference": f"cannot be combined by {weighting.method}: {exc}"}
+        ) from exc
+    mine = np.asarray(matrix.values[own, np.searchsorted(matrix.days, found.days)])
+    keep = np.isfinite(mine)
+    count = int(np.count_nonzero(keep))
+    if count < MIN_SESSIONS:
+        raise _too_few(matrix.values, own, rows, window, count, every=True)
+    days, members = found.days[keep], found.returns[keep]
+    alpha_rf, before_rf, reason = None, None, found.risk_free_reason
+    if book.risk_free is not None:
+        own_rf, reason = risk_free_rows(figures, reader, (alpha,), days)
+        if own_rf is not None and np.isfinite(own_rf[0]).all():
+            alpha_rf, before_rf = own_rf[0], book.risk_free[keep]
+        elif own_rf is not None:
+            reason = NO_RISK_FREE_OF_MEMBER
+    to_members, _ = pearson_between(members.T, mine[keep][None, :])
+    combined = Combination(
+        weighting.method,
+        book.weights,
+        book.shrinkage,
+        int(found.days.size),
+        members,
+        turnover_of(catalogue, (*reference, alpha)),
+    )
+    shared = np.full(len(reference), count)
+    return ReferenceBook(
+        reference,
+        days,
+        mine[keep],
+        book.period[keep],
+        alpha_rf,
+        before_rf,
+        reason,
+        to_members[:, 0],
+        shared,
+        combined,
     )
 
 
@@ -154,10 +264,13 @@ def coverage(found: ReferenceBook) -> dict[str, Any]:
     """How many reference alphas the book holds on the sessions counted, and those it never holds."""
     present = found.shared > 0
     absent = [alpha for alpha, ok in zip(found.reference, present, strict=True) if not ok]
-    return {
+    out: dict[str, Any] = {
         "members_in_window": int(np.count_nonzero(present)),
         "without_returns": {"count": len(absent), "alphas": absent[:MAX_LISTED]},
     }
+    if found.combination is not None:
+        out["combination"] = found.combination.echo(found.reference)
+    return out
 
 
 def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str, Any]:
@@ -178,16 +291,34 @@ def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str
     rf_after = None
     if found.alpha_risk_free is not None and found.before_risk_free is not None:
         rf_after = (1.0 - weight) * found.before_risk_free + weight * found.alpha_risk_free
-    before_entries = figure_entries(
-        book_figures(before, found.before_risk_free, SESSIONS_PER_YEAR), found.risk_free_reason
-    )
-    after_entries = figure_entries(book_figures(after, rf_after, SESSIONS_PER_YEAR), found.risk_free_reason)
+    reason, mix = found.risk_free_reason, found.combination
+    if mix is None:
+        before_entries = figure_entries(
+            book_figures(before, found.before_risk_free, SESSIONS_PER_YEAR), reason
+        )
+        after_entries = figure_entries(book_figures(after, rf_after, SESSIONS_PER_YEAR), reason)
+    else:
+        # The combination's figures, turnover and diversification ratio included; after holds the
+        # alpha as one more member at w, the set's weights scaled by 1 - w.
+        turnover = mix.turnover
+        own = Turnover(turnover.values[:-1], turnover.units[:-1])
+        before_entries = combined_figures(
+            mix.members, mix.weights, before, found.before_risk_free, reason, own
+        )
+        after_entries = combined_figures(
+            np.column_stack([mix.members, alpha]),
+            np.append((1.0 - weight) * mix.weights, weight),
+            after,
+            rf_after,
+            reason,
+            turnover,
+        )
     known = np.isfinite(to_members)
     nearest = int(np.argmax(np.where(known, np.abs(to_members), -1.0))) if known.any() else None
     return {
         "weight": {"value": weight, "chosen": chosen},
         "sessions": int(found.days.size),
-        "session_rule": SESSION_RULE,
+        "session_rule": SESSION_RULE if mix is None else WEIGHTED_SESSION_RULE,
         "before": before_entries,
         "after": after_entries,
         "change": change_entries(before_entries, after_entries),

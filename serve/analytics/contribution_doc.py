@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from analytics.correlation import MIN_OVERLAP
-from serve.analytics.combine_doc import SOURCE, figure_fields
+from serve.analytics.combine_doc import SOURCE, combined_fields
 from serve.analytics.contribution import MAX_LISTED
 
 
@@ -18,7 +18,8 @@ def fields() -> dict[str, dict[str, Any]]:
         p: _f(
             "A reference set's equally weighted long_short book before and after adding the alpha at weight w, over "
             "the window's sessions on which the alpha has a return and at least one reference alpha does; on each, "
-            "the reference book holds the reference alphas with a return that session (the book as it grew)"
+            "the reference book holds the reference alphas with a return that session (the book as it grew). With a "
+            "weighting, the reference book is instead the set combined as /analytics/combine combines it"
         ),
         f"{p}.alpha": _f("The alpha added"),
         f"{p}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
@@ -44,6 +45,35 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{p}.reference.without_returns.alphas": _f(
             f"Their ids, in the order of reference.alphas; the first {MAX_LISTED} when there are more"
         ),
+        f"{p}.reference.combination": _f(
+            "With a weighting only: the reference set combined as /analytics/combine combines it (its meta's "
+            "weighting, shrinkage, weights and sessions)"
+        ),
+        f"{p}.reference.combination.weighting": _f("equal, given, inverse_volatility or max_ir"),
+        f"{p}.reference.combination.shrinkage": _f(
+            "max_ir only (null otherwise): the shrinkage of the covariance used"
+        ),
+        f"{p}.reference.combination.shrinkage.value": _f(
+            "d in Sigma_d = (1 - d) S + d diag(S)",
+            "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to [0, 1]",
+            "ratio",
+        ),
+        f"{p}.reference.combination.shrinkage.source": _f("given (the request's shrinkage) or ledoit_wolf"),
+        f"{p}.reference.combination.weights": _f(
+            "The set's weights, one per alpha in the order of reference.alphas"
+        ),
+        f"{p}.reference.combination.weights[].alpha": _f("The reference alpha"),
+        f"{p}.reference.combination.weights[].weight": _f(
+            "Its fraction of the reference book's capital, as /analytics/combine meta.weights serves it: from the "
+            "set's common sessions of the window",
+            None,
+            "fraction",
+        ),
+        f"{p}.reference.combination.sessions": _f(
+            "The set's common sessions of the window (combine's meta.sessions); sessions is below it when the alpha "
+            "has no return on some of them, and before is then over those the alpha trades",
+            unit="sessions",
+        ),
         **window_fields(p),
         f"{p}.weight": _f("The alpha's weight w in the book after"),
         f"{p}.weight.value": _f(
@@ -56,20 +86,28 @@ def fields() -> dict[str, dict[str, Any]]:
         f"{p}.sessions": _f("The sessions the figures are over", unit="sessions"),
         f"{p}.session_rule": _f(
             "Which sessions count: those of the window on which the alpha has a return and at least one reference "
-            "alpha does (not their intersection: a production book grows as alphas are added)"
+            "alpha does (not their intersection: a production book grows as alphas are added); with a weighting, "
+            "those on which every reference alpha and the alpha do"
         ),
         f"{p}.before": _f(
             "The reference set's book: before_t = mean of r_i,t over the reference alphas with a return on t; its "
-            "risk-free return the mean of the same alphas'"
+            "risk-free return the mean of the same alphas'. With a weighting: sum_i w_i r_i,t at "
+            "reference.combination's weights, with /analytics/combine's figures (turnover and diversification_ratio "
+            "too), equal to its meta.figures when sessions is reference.combination.sessions"
         ),
-        f"{p}.after": _f("after_t = (1 - w) before_t + w a_t"),
+        f"{p}.after": _f(
+            "after_t = (1 - w) before_t + w a_t (with a weighting: the alpha one more member at w, the set's "
+            "weights scaled by 1 - w)"
+        ),
         f"{p}.change": _f(
             "after - before of each figure (a stat entry each; not_measurable when either side is)"
         ),
     }
-    out |= figure_fields(f"{p}.before", "the reference book")
-    out |= figure_fields(f"{p}.after", "the book after")
-    for path, entry in figure_fields(f"{p}.change", "the book").items():
+    out |= combined_fields(f"{p}.before", "the reference book")
+    out |= combined_fields(f"{p}.after", "the book after")
+    for path, entry in combined_fields(f"{p}.change", "the book").items():
+        if path.endswith(".approximation"):
+            continue  # the change states none
         out[path] = (
             {**entry, "meaning": "after - before: " + entry["meaning"]} if path.count(".") == 2 else entry
         )

@@ -551,11 +551,14 @@ _ENDPOINT: dict[str, str] = {
     "withheld_reason}, never zero.",
     "combination": "GET /v1/analytics/combine (alphas, book = long_short, weighting = equal | given | "
     "inverse_volatility | max_ir, weights, shrinkage, from, to, limit, offset) and GET "
-    "/v1/alphas/{alpha}/analytics/contribution (reference, weight, from, to) read every alpha's daily long_short "
-    "returns from the catalogue's returns matrix, over the window's sessions on which every alpha of the set has "
-    "one (at least 20). Each id is authorised before any lookup (403 run_not_allowed whether it exists or not); "
-    "a set is 2 (contribution: 1) to 50 alphas. Both need portfolio.ledger. Combine's figures, weights and "
-    "correlation matrix are in its meta (combine.meta.*), so it is JSON only.",
+    "/v1/alphas/{alpha}/analytics/contribution (reference, weighting, weights, shrinkage, weight, from, to) read "
+    "every alpha's daily long_short returns from the catalogue's returns matrix, over the window's sessions on "
+    "which every alpha of the set has one (at least 20). Each id is authorised before any lookup (403 "
+    "run_not_allowed whether it exists or not); a set is 2 (contribution: 1) to 50 alphas. Both need "
+    "portfolio.ledger. Combine's figures, weights and correlation matrix are in its meta (combine.meta.*), so it "
+    "is JSON only. Contribution's reference book is equally weighted as it grew; with a weighting (same "
+    "parameters and rules as combine's) it is the reference set combined as combine combines it, and before "
+    "holds combine's figures over the sessions the alpha also trades.",
     "risk": "GET /v1/alphas/{alpha}/analytics/risk (book, from, to): beta, alpha and tracking error against "
     "SPY's daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
     "regression need 2 sessions, tail figures 20. Every figure needs portfolio.ledger; the benchmark block also "
@@ -600,6 +603,9 @@ _SCOPES: dict[str, tuple[str, str]] = {
         WINDOW + ": its sessions on which the alpha and every reference alpha have a return",
         "overall",
     ),
+    "contribution.before.turnover": ("whole histories (from/to do not narrow it)", "overall"),
+    "contribution.after.turnover": ("whole histories (from/to do not narrow it)", "overall"),
+    "contribution.change.turnover": ("whole histories (from/to do not narrow it)", "overall"),
     "checks": (WINDOW, "overall"),
     "checks.checks": (
         "per check: its horizon (the window, its last 504 sessions, or whole histories)",

@@ -118,3 +118,17 @@ def table_rows(view: BuildView, name: str, book: str, **equal: int) -> pa.Table 
         return table.filter(pa.array(keep))
 
     return view.memo(f"analytics:{name}:{book}:{sorted(equal.items())}", select)
+
+
+def require_window_sessions(count: int, whole: int, window: Window, minimum: int, what: str) -> None:
+    """The decision routes' rule for a window too short: a 400 naming `from`/`to` when the window
+    holds fewer than `minimum` `what` although the whole history holds enough (the caller's to
+    fix). A history too short on its own is no bad input: its figures are `not_measurable`."""
+    if count >= minimum or whole < minimum or (window[0] is None and window[1] is None):
+        return
+    rule = f"the window holds {count} {what}; at least {minimum} are needed"
+    if count == 1:
+        rule = rule.replace("holds 1 sessions", "holds 1 session")
+    raise errors.bad_parameters(
+        {side: rule for side, bound in zip(("from", "to"), window, strict=True) if bound is not None}
+    )

@@ -53,6 +53,9 @@ def risk_payload(
     part = None if ledger is None or not access.ledger else ledger.window(window)
     r = np.empty(0) if part is None else part.returns
     days = np.empty(0, np.int32) if part is None else part.days
+    if part is not None and ledger is not None:
+        sessions = f"sessions of the {book} book"
+        inputs.require_window_sessions(days.size, ledger.days.size, window, risk.MIN_SESSIONS, sessions)
     if not access.ledger:
         reason = withheld("ledger", "risk", warnings)
     elif part is None:

@@ -11,6 +11,8 @@ import copy
 from functools import cache
 from typing import Any
 
+from schemas.bodies.base import meanings
+from schemas.bodies.metrics import STAT_KEYS, Stat
 from serve.metrics.newey_west import MIN_N
 from serve.metrics.stats import WARNING_CODES
 
@@ -121,17 +123,8 @@ _PERIOD_STATS: dict[str, tuple[str, str]] = {
     ),
 }
 
-_STAT_KEYS: dict[str, tuple[str, str | None]] = {
-    "value": ("The number; null when not measurable", None),
-    "unit": ("Unit of value: ratio, percentage_points, per_year, per_session, period_sum", None),
-    "status": ("available or not_measurable", None),
-    "source": ("Where the value comes from: metrics (the run's stored metrics)", None),
-    "source_kind": ("fact, metric (stored by the run) or derived (computed by this service)", None),
-    "signal": ("IC family only: conditioned (score) or raw (raw_score)", None),
-    "annualisation": ("annualised, per_period or not_annualisable", None),
-    "periods_per_year": ("Annualisation factor applied: 52 for weekly series, 252 for daily", None),
-    "withheld_reason": ("Why the value is not measurable (present only then)", None),
-}
+_STAT_KEYS = {key: meanings(Stat)[key] for key in STAT_KEYS}
+"""The meaning of each key of a stat entry, declared on `Stat` (suffixed with the stat's name below)."""
 
 
 def _stat_fields(prefix: str, name: str, granularity: str, horizon: str) -> dict[str, dict[str, Any]]:
@@ -149,7 +142,7 @@ def _stat_fields(prefix: str, name: str, granularity: str, horizon: str) -> dict
             signal=signal,
         )
     }
-    for key, (key_meaning, _) in _STAT_KEYS.items():
+    for key, key_meaning in _STAT_KEYS.items():
         out[f"{prefix}.{key}"] = _field(
             f"{key_meaning} ({name})",
             horizon=horizon,
@@ -329,7 +322,7 @@ def _build_fields() -> dict[str, dict[str, Any]]:
         fields[prefix] = _field(
             meaning, f"stored metric {stored}", horizon=FULL, source="metrics", unit="ratio", signal=signal
         )
-        for key, (key_meaning, _) in _STAT_KEYS.items():
+        for key, key_meaning in _STAT_KEYS.items():
             fields[f"{prefix}.{key}"] = _field(key_meaning, horizon=FULL, source="metrics", signal=signal)
 
     fields["signal_processing"] = _field(

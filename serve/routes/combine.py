@@ -33,7 +33,7 @@ from serve import errors
 from serve.analytics import market, sets
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
-from serve.analytics.contribution import contribution_payload, coverage, reference_book
+from serve.analytics.contribution import contribution_payload, coverage, reference_book, weighted_book
 from serve.analytics.entries import (
     catalogue_tag,
     readable_ids,
@@ -54,9 +54,9 @@ from serve.routes.performance import caller_access
 BOOK = choices.DEFAULT_BOOK
 
 
-def _weights(text: str, count: int) -> tuple[tuple[float, ...] | None, str | None]:
-    """`weights=`: one plain decimal per alpha, finite, each |w| <= MAX_WEIGHT, not all zero
-    (sum |w| > 0); or the rule it breaks."""
+def _weights(text: str, count: int, name: str) -> tuple[tuple[float, ...] | None, str | None]:
+    """`weights=`: one plain decimal per alpha of the set `name`, finite, each |w| <= MAX_WEIGHT,
+    not all zero (sum |w| > 0); or the rule it breaks."""
     # The number rule of every numeric parameter (ASCII digits: `\d` would take any Unicode digit).
     items = text.split(",")
     if any(not NUMBER_PATTERN.fullmatch(item) for item in items):
@@ -65,7 +65,7 @@ def _weights(text: str, count: int) -> tuple[tuple[float, ...] | None, str | Non
     if not all(math.isfinite(v) for v in values):
         return None, "every weight must be finite"
     if len(values) != count:
-        return None, f"needs one weight per alpha of `alphas` ({count}), got {len(values)}"
+        return None, f"needs one weight per alpha of `{name}` ({count}), got {len(values)}"
     if any(abs(v) > MAX_WEIGHT for v in values):
         return (
             None,
@@ -76,25 +76,45 @@ def _weights(text: str, count: int) -> tuple[tuple[float, ...] | None, str | Non
     return values, None
 
 
+def weighting_of(
+    method: str | None,
+    weights: str | None,
+    shrinkage: float | None,
+    ids: tuple[str, ...] | None,
+    name: str,
+    problems: dict[str, str],
+) -> Weighting | None:
+    """The weighting of the set `name` (`alphas` of combine, `reference` of contribution) from the
+    `weighting`, `weights` and `shrinkage` parameters, one rule for both routes; each broken one is
+    added to `problems`. `ids`: the set, None when its list is broken (the weights are then not
+    counted). None: no weighting asked (a contribution's book as it grew)."""
+    shown = "absent" if method is None else method
+    given = None
+    if weights is not None:
+        if method != "given":
+            problems["weights"] = f"only with weighting=given (weighting is {shown})"
+        elif ids is not None:
+            given, rule = _weights(weights, len(ids), name)
+            if rule is not None:
+                problems["weights"] = rule
+    elif method == "given":
+        problems["weights"] = f"required with weighting=given: one weight per alpha, in the order of `{name}`"
+    if shrinkage is not None and method != "max_ir":
+        problems["shrinkage"] = f"only with weighting=max_ir (weighting is {shown})"
+    return None if method is None else Weighting(method, given, shrinkage)
+
+
 def _combine_parameters(args: CombineQuery) -> tuple[tuple[str, ...], Weighting]:
     """The set and the weighting, or one 400 naming every broken parameter."""
     ids, problem = sets.listed(args.alphas, "alphas", 2, MAX_SET)
     problems = {} if problem is None else {"alphas": problem}
-    given = None
-    if args.weights is not None:
-        if args.weighting != "given":
-            problems["weights"] = f"only with weighting=given (weighting is {args.weighting})"
-        elif problem is None:
-            given, rule = _weights(args.weights, len(ids))
-            if rule is not None:
-                problems["weights"] = rule
-    elif args.weighting == "given":
-        problems["weights"] = "required with weighting=given: one weight per alpha, in the order of `alphas`"
-    if args.shrinkage is not None and args.weighting != "max_ir":
-        problems["shrinkage"] = f"only with weighting=max_ir (weighting is {args.weighting})"
+    weighting = weighting_of(
+        args.weighting, args.weights, args.shrinkage, ids if problem is None else None, "alphas", problems
+    )
     if problems:
         raise errors.bad_parameters(problems)
-    return ids, Weighting(args.weighting, given, args.shrinkage)
+    assert weighting is not None  # combine's weighting has a default
+    return ids, weighting
 
 
 def _combination(
@@ -200,18 +220,47 @@ def _production_reference(ctx: Context, catalogue: Catalogue, alpha: str) -> tup
     return found
 
 
+def _contribution_parameters(
+    args: ContributionQuery,
+) -> tuple[tuple[str, ...] | None, Weighting | None]:
+    """The reference set named (None: the production default) and its weighting (None: the book
+    as it grew), or one 400 naming every broken parameter."""
+    problems: dict[str, str] = {}
+    given: tuple[str, ...] | None = None
+    if args.reference is not None:
+        given, problem = sets.listed(args.reference, "reference", 1, MAX_SET)
+        if problem is not None:
+            problems["reference"] = problem
+    elif args.weighting is not None:
+        problems["reference"] = (
+            "required with weighting: the reference set to combine as /analytics/combine combines it"
+        )
+    weighting = weighting_of(
+        args.weighting, args.weights, args.shrinkage, None if problems else given, "reference", problems
+    )
+    if problems:
+        raise errors.bad_parameters(problems)
+    return given, weighting
+
+
 def _contribution(
     figures: CatalogueFigures,
     reader: LakeReader,
+    catalogue: Catalogue,
     alpha: str,
     reference: tuple[str, ...],
     window: Window,
+    weighting: Weighting | None,
     weight: float | None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Runs in a worker thread: (the reference set's coverage, the figures). The reference book
-    grows as its alphas' histories start (not the intersection a combination uses: its weights
-    are fixed per alpha, a production book's are not)."""
-    found = reference_book(figures, reader, alpha, reference, window)
+    """Runs in a worker thread: (the reference set's coverage, the figures). Without a weighting the
+    reference book grows as its alphas' histories start (not the intersection a combination uses:
+    its weights are fixed per alpha, a production book's are not); with one it is the set combined
+    as /analytics/combine combines it."""
+    if weighting is None:
+        found = reference_book(figures, reader, alpha, reference, window)
+    else:
+        found = weighted_book(figures, reader, catalogue, alpha, reference, window, weighting)
     return coverage(found), contribution_payload(found, weight)
 
 
@@ -220,11 +269,7 @@ async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]
     ctx = context(request)
     build = await ctx.open_run(alpha)
     args = ctx.args(ContributionQuery)
-    given: tuple[str, ...] | None = None
-    if args.reference is not None:
-        given, problem = sets.listed(args.reference, "reference", 1, MAX_SET)
-        if problem is not None:
-            raise errors.bad_parameters({"reference": problem})
+    given, weighting = _contribution_parameters(args)
     require_readable(caller_access(ctx), "ledger")
     catalogue = ctx.reader.catalogue()
     alpha = build.alpha_id
@@ -235,6 +280,13 @@ async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]
         if not reference:
             raise errors.bad_parameters(
                 {"reference": "names only the alpha itself; name at least one other alpha"}
+            )
+        if excluded and weighting is not None and weighting.method == "given":
+            raise errors.bad_parameters(
+                {
+                    "reference": "names the alpha itself, which weighting=given cannot leave out (the weights "
+                    "would no longer be the set's); name the set without it, and its weights"
+                }
             )
         source = "given"
     else:
@@ -255,10 +307,19 @@ async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]
         repr(args.weight),
         repr(window),
         repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
+        *(() if weighting is None else (weighting.method, repr(weighting.given), repr(weighting.shrinkage))),
     )
     ctx.validate_with("contribution:" + version)
     compute = partial(
-        _contribution, services_of(request).catalogue, ctx.reader, alpha, reference, window, args.weight
+        _contribution,
+        services_of(request).catalogue,
+        ctx.reader,
+        catalogue,
+        alpha,
+        reference,
+        window,
+        weighting,
+        args.weight,
     )
     covered, payload = await to_thread.run_sync(compute)
     data = {

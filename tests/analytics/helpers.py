@@ -41,3 +41,15 @@ def check_row(served: dict[str, Any], expected: dict[str, Any], where: Any) -> N
             assert close(got, value), (where, key, got, value)
         else:
             assert got == value, (where, key, got, value)
+
+
+def check_too_short(api: Any, path: str, dates: Any, sessions: int, **params: Any) -> None:
+    """A decision route refuses a window holding fewer sessions than its figures need, when the
+    whole history holds enough: 400 naming each bound given, with the count."""
+    token = "raw" if str(params.get("book", "")).startswith("raw_") else "plain"
+    bounds = {name: value for name, value in zip(("from", "to"), dates, strict=True) if value is not None}
+    response = api.get(path, token, **params, **bounds)
+    assert response.status_code == 400, response.text
+    named = response.json()["error"]["details"]["parameters"]
+    assert [p["name"] for p in named] == sorted(bounds), named
+    assert all(f"holds {sessions} " in p["rule"] for p in named), named

@@ -34,10 +34,12 @@ from tests.analytics.conftest import (
     serving,
     window_params,
 )
-from tests.analytics.helpers import close
+from tests.analytics.helpers import check_too_short, close
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
 PATH = "/v1/alphas/{alpha}/analytics/checks"
+MIN_WINDOW_SESSIONS = 2
+"""Sessions of the book a window must hold (docs/analytics.md, "Windows, units and entries")."""
 ORDER = [
     "information_ratio",
     "deflated_sharpe",
@@ -276,6 +278,11 @@ def test_every_value_reproduces_over_random_windows_and_books(api: Api, lake: re
     for window in random_windows(f"checks:{alpha}") + EDGE_WINDOWS:
         book = rng.choice(BOOKS)
         where = (alpha, book, window)
+        window_ledger, whole = lake.ledger_in(alpha, book, window), lake.ledger_in(alpha, book, (None, None))
+        sessions = 0 if window_ledger is None else len(window_ledger)
+        if whole is not None and sessions < MIN_WINDOW_SESSIONS <= len(whole):
+            check_too_short(api, PATH.format(alpha=alpha), window, sessions, book=book)
+            continue
         data = checks(api, alpha, book=book, **span(window))
         assert data["alpha"] == alpha and data["book"] == book, where
         assert data["window"] == {"from": window[0], "to": window[1]}, where
@@ -310,16 +317,11 @@ def test_values_are_measured_somewhere_and_verdicts_vary(api: Api) -> None:
     assert verdicts == {"pass", "fail", "not_measurable"}
 
 
-def test_a_window_without_sessions_is_not_measurable_but_whole_history_checks_remain(api: Api) -> None:
-    data = checks(api, "momentum_12_1", **{"from": "2019-01-01", "to": "2019-12-31"})
-    served = by_id(data)
-    for check in ORDER:
-        entry = served[check]
-        if check in ("production_correlation", "ic_t_stat"):
-            assert entry["value"] is not None, entry
-        else:
-            assert entry["verdict"] == "not_measurable" and entry["value"] is None, entry
-    assert data["summary"]["verdict"] in ("fail", "incomplete")
+def test_a_window_without_sessions_is_a_400_naming_its_bounds(api: Api) -> None:
+    """A window before the history holds no session of a book whose history holds many: bad
+    input, as on every decision route (docs/analytics.md), not a battery of not_measurable."""
+    window = ("2019-01-01", "2019-12-31")
+    check_too_short(api, PATH.format(alpha="momentum_12_1"), window, 0, book="long_short")
 
 
 # -- policy ---------------------------------------------------------------------------------------
@@ -528,6 +530,72 @@ def test_a_restricted_key_correlates_only_with_production_alphas_it_may_read(
     # A key that may read no production alpha has nothing to compare with.
     none = by_id(checks(api, alpha, "testonly"))["production_correlation"]
     assert none["verdict"] == "not_measurable" and not none["reason"].startswith("access_limited"), none
+
+
+PRODUCTION_KEYS = ["compared", "of", "nearest"]
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_the_production_correlation_says_how_many_it_compared_and_which_is_nearest(
+    api: Api, loose_api: Api, lake: ref.Lake, alpha: str
+) -> None:
+    """`compared` of `of` production alphas, `nearest` the one giving the maximum: appended after the
+    entry's keys, on this check alone."""
+    data = checks(api, alpha)
+    for entry in data["checks"]:
+        tail = [key for key in entry if key in PRODUCTION_KEYS]
+        assert tail == (PRODUCTION_KEYS if entry["id"] == "production_correlation" else []), entry
+    entry = by_id(data)["production_correlation"]
+    assert list(entry)[-3:] == PRODUCTION_KEYS, entry
+    each = production_correlations(lake, alpha)
+    readable = [p for p in PRODUCTION if p != alpha]
+    assert (entry["compared"], entry["of"]) == (len(each), len(readable)), entry
+    assert entry["nearest"] == max(each, key=lambda a: each[a]), (entry, each)
+    assert close(entry["value"], each[entry["nearest"]])
+    # A key reading one production alpha compares with it alone; one reading none, with none.
+    for production in readable:
+        one = by_id(checks(loose_api, alpha, f"two:{alpha}:{production}"))["production_correlation"]
+        assert (one["compared"], one["of"], one["nearest"]) == (1, 1, production), one
+    if alpha.startswith("Test_"):
+        none = by_id(checks(api, alpha, "testonly"))["production_correlation"]
+        assert (none["compared"], none["of"], none["nearest"]) == (0, 0, None), none
+
+
+def test_the_production_correlation_withheld_counts_nothing(loose_api: Api) -> None:
+    for token in ("no_correlation", "no_portfolio"):
+        entry = by_id(checks(loose_api, "Test_planted_factor", token))["production_correlation"]
+        assert entry["reason"].startswith("access_limited"), entry
+        assert [entry[key] for key in PRODUCTION_KEYS] == [None, None, None], entry
+
+
+def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so() -> None:
+    """The demo's production alphas share the whole history; here one shares 2 sessions with the
+    alpha (below the correlation's 3) and one has no variance: the value is the third's, over 1 of 3."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+
+    from serve.analytics.catalogue import Matrix
+    from serve.analytics.checks import Production, _production_correlation
+    from serve.metrics.stats import Warnings
+
+    rng = np.random.default_rng(5)
+    days = np.arange(19_000, 19_060)
+    mine = rng.normal(0.0, 0.01, days.size)
+    brief = np.full(days.size, np.nan)
+    brief[-2:] = rng.normal(0.0, 0.01, 2)
+    flat = np.full(days.size, 0.001)
+    near = 0.6 * mine + rng.normal(0.0, 0.01, days.size)
+    ids = ["alpha", "brief", "flat", "near"]
+    matrix = Matrix(
+        "v", {a: i for i, a in enumerate(ids)}, pa.array(ids), days, np.vstack([mine, brief, flat, near])
+    )
+    view: Any = SimpleNamespace(alpha_id="alpha")
+    found = _production_correlation(view, Production(matrix, ["brief", "flat", "near"], None), Warnings())
+    assert found.extra == {"compared": 1, "of": 3, "nearest": "near"}
+    assert found.value is not None and close(found.value, abs(float(np.corrcoef(mine, near)[0, 1])))
+    none = _production_correlation(view, Production(matrix, ["brief", "flat"], None), Warnings())
+    assert none.value is None and none.extra == {"compared": 0, "of": 2, "nearest": None}
 
 
 def test_a_restricted_keys_dsr_uses_the_variance_of_what_it_may_read(api: Api, lake: ref.Lake) -> None:

@@ -32,7 +32,7 @@ from tests.analytics.conftest import (
 )
 from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake
-from tests.analytics.test_combine import GENERIC_META, book_figures
+from tests.analytics.test_combine import GENERIC_META, book_figures, common_returns, metrics_turnover
 from tests.analytics.test_doc import paths
 from tests.callers import make_caller
 
@@ -396,12 +396,18 @@ def test_every_served_path_is_documented(api: Api) -> None:
         cases: list[dict[str, Any]] = [
             {},
             {"weight": 0.4, "reference": "Test_small_universe,Test_ledger_only"},
+            {"reference": "Test_small_universe,Test_ledger_only", "weighting": "given", "weights": "0.6,0.4"},
+            {"reference": "Test_small_universe,Test_ledger_only", "weighting": "max_ir"},
         ]
         for params in cases:
             body = api.ok(path(alpha), **params)
             served |= paths(body["data"], "contribution")
             assert set(body["meta"]) - GENERIC_META <= {"run", "alpha_id", "source_alpha_id"}
     assert "contribution.max_correlation_to_member.alpha" in served
+    assert {
+        "contribution.reference.combination.shrinkage.source",
+        "contribution.after.turnover.approximation",
+    } <= served
     undocumented = sorted(served - set(fields))
     assert not undocumented, undocumented
 
@@ -431,3 +437,198 @@ def test_the_optimal_weight_on_planted_series_is_the_tangency_weight(api: Api, l
     alpha = alpha - before * (alpha.cov(before) / before.var())  # exactly uncorrelated in sample
     ka, kb = alpha.mean() / alpha.var(), before.mean() / before.var()
     assert math.isclose(best_weight(before, alpha), ka / (ka + kb), abs_tol=1e-6)
+
+
+# -- a weighted reference set: the combination the user built -------------------------------------
+
+COMBINATION = ["momentum_12_1", "Test_small_universe", "value_composite_legacy"]
+COMBINE = "/v1/analytics/combine"
+WEIGHTINGS: list[dict[str, Any]] = [
+    {"weighting": "given", "weights": "0.5,0.3,0.2"},
+    {"weighting": "given", "weights": "0.7,-0.2,0.4"},
+    {"weighting": "equal"},
+    {"weighting": "inverse_volatility"},
+    {"weighting": "max_ir"},
+    {"weighting": "max_ir", "shrinkage": 0.35},
+]
+WEIGHTED_WINDOWS: list[Window] = [(None, None), ("2021-03-01", "2022-01-31")]
+
+
+def combination_of(api: Api, ids: list[str], window: Window, weighting: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {"alphas": ",".join(ids), "limit": 1, **window_params(window), **weighting}
+    meta: dict[str, Any] = api.ok(COMBINE, **params)["meta"]
+    return meta
+
+
+def assert_figures_equal(served: dict[str, Any], expected: dict[str, Any], where: Any) -> None:
+    """The same entries in the same order; values to 1e-9 relative, every other key exactly."""
+    assert list(served) == list(expected), where
+    for name, entry in expected.items():
+        assert list(served[name]) == list(entry), (where, name)
+        for key, value in entry.items():
+            if isinstance(value, float):
+                assert math.isclose(served[name][key], value, rel_tol=1e-9, abs_tol=1e-15), (where, name, key)
+            else:
+                assert served[name][key] == value, (where, name, key)
+
+
+@pytest.mark.parametrize("window", WEIGHTED_WINDOWS)
+@pytest.mark.parametrize("weighting", WEIGHTINGS, ids=lambda w: "-".join(str(v) for v in w.values()))
+def test_with_a_weighting_before_is_the_combination(
+    api: Api, lake: Lake, weighting: dict[str, Any], window: Window
+) -> None:
+    """`before` equals /analytics/combine's figures for the same set, weights and window (the alpha
+    trades on every one of its sessions); `after` holds the alpha as one more member at w, its
+    turnover and diversification ratio recomputed here from /metrics and the ledgers."""
+    alpha = "Test_planted_factor"
+    meta = combination_of(api, COMBINATION, window, weighting)
+    params: dict[str, Any] = {"reference": ",".join(COMBINATION), **window_params(window), **weighting}
+    data = api.ok(path(alpha), **params)["data"]
+    where = (weighting, window)
+    assert data["reference"]["combination"] == {
+        "weighting": meta["weighting"],
+        "shrinkage": meta["shrinkage"],
+        "weights": meta["weights"],
+        "sessions": meta["sessions"],
+    }, where
+    assert list(data["reference"])[-1] == "combination"
+    assert data["sessions"] == meta["sessions"], where
+    assert data["reference"]["members_in_window"] == 3 and data["reference"]["without_returns"]["count"] == 0
+    assert_figures_equal(data["before"], meta["figures"], where)
+    assert "every reference alpha and the alpha" in data["session_rule"]
+
+    # after, from the ledgers: (1 - w) sum_i w_i r_i + w a over the common sessions.
+    returns = common_returns(lake, [*COMBINATION, alpha], window)
+    assert len(returns) == meta["sessions"]
+    weights = np.array([w["weight"] for w in meta["weights"]])
+    w = data["weight"]["value"]
+    assert data["weight"]["chosen"] == "optimal"
+    before = returns[COMBINATION] @ weights
+    a = returns[alpha]
+    assert abs(w - best_weight(before, a)) < 1e-5, (where, w)
+    after = (1 - w) * before + w * a
+    rf = ledger_risk_free(lake, [*COMBINATION, alpha], returns.index)
+    rf_after = (1 - w) * (rf[COMBINATION] @ weights) + w * rf[alpha]
+    for name, value in book_figures(after, rf_after).items():
+        check_stat(data["after"][name], value, (where, "after", name))
+    all_weights = np.append((1 - w) * weights, w)
+    turnover = [metrics_turnover(api, x) for x in [*COMBINATION, alpha]]
+    assert len({unit for _, unit in turnover}) == 1
+    expected_turnover = float(np.sum(np.abs(all_weights) * np.array([t for t, _ in turnover])))
+    check_stat(data["after"]["turnover"], expected_turnover, (where, "after turnover"))
+    assert data["after"]["turnover"]["approximation"] == meta["figures"]["turnover"]["approximation"]
+    stds = returns[[*COMBINATION, alpha]].std(ddof=1).to_numpy()
+    check_stat(
+        data["after"]["diversification_ratio"],
+        float(np.sum(np.abs(all_weights) * stds) / after.std(ddof=1)),
+        (where, "after diversification_ratio"),
+    )
+    for name in data["before"]:
+        assert close(
+            data["change"][name]["value"],
+            data["after"][name]["value"] - data["before"][name]["value"],
+            rel_tol=1e-9,
+        ), (where, name)
+
+
+def test_an_alpha_trading_on_fewer_sessions_says_so(api: Api, lake: Lake) -> None:
+    """Test_short_term_reversal trades on 151 of the set's 296 sessions: before is the combination's
+    book (its weights, from the 296) over those 151, said by the two counts."""
+    alpha = "Test_short_term_reversal"
+    weighting = {"weighting": "max_ir"}
+    meta = combination_of(api, COMBINATION, (None, None), weighting)
+    data = api.ok(path(alpha), reference=",".join(COMBINATION), **weighting)["data"]
+    returns = common_returns(lake, [*COMBINATION, alpha], (None, None))
+    assert data["sessions"] == len(returns) == 151 < data["reference"]["combination"]["sessions"] == 296
+    assert data["reference"]["combination"]["weights"] == meta["weights"]
+    weights = np.array([w["weight"] for w in meta["weights"]])
+    rf = ledger_risk_free(lake, COMBINATION, returns.index)
+    for name, value in book_figures(returns[COMBINATION] @ weights, rf @ weights).items():
+        check_stat(data["before"][name], value, ("before", name))
+    assert not close(
+        data["before"]["information_ratio"]["value"], meta["figures"]["information_ratio"]["value"]
+    )
+
+
+def test_with_given_weights_the_alpha_itself_may_not_be_named(api: Api) -> None:
+    given: dict[str, Any] = {"weighting": "given", "weights": "0.5,0.5"}
+    found = rules(api.get(path("momentum_12_1"), reference="momentum_12_1,value_composite_legacy", **given))
+    assert set(found) == {"reference"} and "weighting=given" in found["reference"], found
+    # A computed weighting leaves it out and weights the rest, as without a weighting.
+    data = api.ok(path("momentum_12_1"), reference="momentum_12_1,value_composite_legacy", weighting="equal")
+    assert data["data"]["reference"]["alpha_excluded"] is True
+    assert data["data"]["reference"]["combination"]["weights"] == [
+        {"alpha": "value_composite_legacy", "weight": 1.0}
+    ]
+
+
+def rules(response: Any) -> dict[str, str]:
+    assert response.status_code == 400, response.text
+    return {p["name"]: p["rule"] for p in response.json()["error"]["details"]["parameters"]}
+
+
+PAIR = "momentum_12_1,value_composite_legacy"
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"weighting": "given"}, {"weights"}),
+        ({"weighting": "given", "weights": "0.5"}, {"weights"}),
+        ({"weighting": "given", "weights": "0.5,abc"}, {"weights"}),
+        ({"weighting": "given", "weights": "0.5,nan"}, {"weights"}),
+        ({"weighting": "given", "weights": "0,0.0"}, {"weights"}),
+        ({"weighting": "given", "weights": "10.5,0"}, {"weights"}),
+        ({"weighting": "equal", "weights": "0.5,0.5"}, {"weights"}),
+        ({"weighting": "equal", "shrinkage": "0.5"}, {"shrinkage"}),
+        ({"weighting": "max_ir", "shrinkage": "1.5"}, {"shrinkage"}),
+        ({"weighting": "nope"}, {"weighting"}),
+    ],
+)
+def test_the_weighting_follows_combines_rule(api: Api, params: dict[str, Any], named: set[str]) -> None:
+    """One rule: the same parameters broken the same way, the same rules but for the set's name."""
+    found = rules(api.get(path("Test_planted_factor"), reference=PAIR, **params))
+    assert set(found) == named, found
+    combined = rules(api.get(COMBINE, alphas=PAIR, **params))
+    assert found == {k: v.replace("`alphas`", "`reference`") for k, v in combined.items()}
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"weighting": "equal"}, {"reference"}),
+        ({"weights": "0.5,0.5"}, {"weights"}),
+        ({"shrinkage": "0.5"}, {"shrinkage"}),
+        ({"reference": "momentum_12_1,momentum_12_1", "weighting": "given", "weights": "1"}, {"reference"}),
+        ({"reference": "Test_no_such_alpha", "weighting": "equal"}, {"reference"}),
+        ({"reference": PAIR, "weighting": "given", "weights": "0.5,0.5", "from": "2022-03-01"}, {"from"}),
+    ],
+)
+def test_a_weighting_without_its_set_is_400_naming_it(
+    api: Api, params: dict[str, Any], named: set[str]
+) -> None:
+    assert set(rules(api.get(path("Test_planted_factor"), **params))) == named
+
+
+def test_a_weighted_reference_the_key_may_not_read_is_403_before_lookup(restricted_api: Api) -> None:
+    response = restricted_api.get(
+        path("Test_planted_factor"),
+        "restricted",
+        reference="momentum_12_1,prod_no_such_alpha",
+        weighting="equal",
+    )
+    assert response.status_code == 403, response.text
+    assert response.json()["error"]["details"] == {"alpha": "prod_no_such_alpha", "parameter": "reference"}
+
+
+def test_the_etag_follows_the_weighting(api: Api) -> None:
+    cases: list[dict[str, Any]] = [
+        {},
+        {"weighting": "equal"},
+        {"weighting": "given", "weights": "0.5,0.5"},
+        {"weighting": "given", "weights": "0.4,0.6"},
+    ]
+    tags = {
+        api.get(path("Test_planted_factor"), reference=PAIR, **params).headers["etag"] for params in cases
+    }
+    assert len(tags) == 4

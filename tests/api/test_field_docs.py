@@ -7,13 +7,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import pytest
 
 from schemas import field_docs, wire
+from schemas.bodies import BODIES
 from schemas.field_docs import FIELD_DOCS, field_doc
 from serve import openapi
 from serve.app import openapi_document
-from serve.openapi import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
+from serve.openapi.annotations import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
+from serve.openapi.jsonschema import without_null
 
 Field = tuple[str, str, dict[str, Any]]
 """(context, field name, the property's schema)"""
@@ -25,8 +28,11 @@ def document() -> dict[str, Any]:
 
 
 def _types(schema: dict[str, Any]) -> list[str]:
-    declared = schema.get("type")
-    return [declared] if isinstance(declared, str) else list(declared or [])
+    """The schema's types; a Struct's `T | None`, written `anyOf: [T, null]`, has T's and null."""
+    inner, null_arm = without_null(schema)
+    declared = inner.get("type")
+    types = [declared] if isinstance(declared, str) else list(declared or [])
+    return [*types, "null"] if null_arm else types
 
 
 def _child_context(context: str, name: str, endpoint_id: str | None) -> str:
@@ -42,7 +48,8 @@ def _walk(schema: dict[str, Any], context: str, endpoint_id: str | None) -> Iter
     from `components.schemas`."""
     for name, prop in schema.get("properties", {}).items():
         yield context, name, prop
-        target = prop.get("items", {}) if "array" in _types(prop) else prop
+        inner, _ = without_null(prop)
+        target = inner.get("items", {}) if "array" in _types(inner) else inner
         if "$ref" not in target and target.get("properties"):
             yield from _walk(target, _child_context(context, name, endpoint_id), endpoint_id)
 
@@ -58,9 +65,17 @@ def served_fields(document: dict[str, Any]) -> list[Field]:
                 for content in response.get("content", {}).values():
                     root = endpoint_id or operation["operationId"]
                     fields.extend(_walk(content["schema"], root, endpoint_id))
-    for name, schema in document["components"]["schemas"].items():
+    for name, schema in field_components(document).items():
         fields.extend(_walk(schema, field_docs.COMPONENT_CONTEXTS[name], None))
     return fields
+
+
+def field_components(document: dict[str, Any]) -> dict[str, Any]:
+    """The shared components documented by `schemas.field_docs`: all but the bodies declared as
+    Structs (`schemas.bodies`), which their documentation blocks document (tests/api/test_bodies.py)."""
+    body_components = set(msgspec.json.schema_components(list(BODIES.values()))[1])
+    schemas: dict[str, Any] = document["components"]["schemas"]
+    return {name: schema for name, schema in schemas.items() if name not in body_components}
 
 
 def _all_properties(node: Any) -> int:
@@ -80,7 +95,7 @@ def test_the_walk_reaches_every_response_property(document: dict[str, Any]) -> N
         for operation in item.values()
         for response in operation["responses"].values()
     ]
-    expected = _all_properties(responses) + _all_properties(document["components"]["schemas"])
+    expected = _all_properties(responses) + _all_properties(field_components(document))
     assert len(served_fields(document)) == expected
 
 
@@ -109,7 +124,7 @@ def test_every_context_is_declared_for_a_served_schema(document: dict[str, Any])
     }
     keyed = {k[0] for k in FIELD_DOCS if isinstance(k, tuple)}
     assert keyed <= contexts | declared, sorted(keyed - contexts - declared)
-    assert set(field_docs.COMPONENT_CONTEXTS) == set(document["components"]["schemas"])
+    assert set(field_docs.COMPONENT_CONTEXTS) == set(field_components(document))
 
 
 def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(document: dict[str, Any]) -> None:

@@ -15,14 +15,9 @@ from schemas.registry import BY_ID
 from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
-from serve.openapi import (
-    DOWNLOAD_PATH,
-    EXPORT_DOWNLOAD_PATH,
-    NOT_FOUND_ENDPOINTS,
-    RATE_LIMIT_HEADERS,
-    SCHEMA_PATH,
-    error_statuses,
-)
+from serve.openapi import SCHEMA_PATH
+from serve.openapi.downloads import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH
+from serve.openapi.statuses import NOT_FOUND_ENDPOINTS, RATE_LIMIT_HEADERS, error_statuses
 from serve.routes import dashboard, developer
 from serve.settings import SETTINGS, Settings
 from tests.api.conftest import Api, fake_authenticate

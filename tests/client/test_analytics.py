@@ -82,7 +82,7 @@ def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, pla
         "references",
     }
     assert "significance.psr" in doc.data.fields and "rolling[].mean_ic" in doc.data.fields
-    assert set(doc.data.fields["significance.psr"]) == {
+    assert set(doc.data.fields["significance.psr"].__struct_fields__) == {
         "meaning",
         "formula",
         "horizon",

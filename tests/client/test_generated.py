@@ -1,11 +1,12 @@
 """The client's types stay what the server declares, and the client stays independent of it.
 
-- `_generated.py` equals what client/scripts/generate.py writes from the server's declarations
-  now (regenerated in memory);
+- `_generated.py` equals what client/scripts/generate.py writes from the OpenAPI document a
+  running server serves (`/openapi.json`, regenerated in memory), and the generator reads
+  nothing of the server but that document;
 - every endpoint of the registry has a client method, every error code a class;
-- the hand-typed metrics, analytics and description (`models.py`) cover every path the server's
-  metrics and analytics documentation blocks list, and every demo payload decodes and encodes
-  back unchanged;
+- the generated metrics, analytics and description types cover every path the server's metrics
+  and analytics documentation blocks list, and every demo payload decodes and encodes back
+  unchanged;
 - the client imports none of the server's packages.
 """
 
@@ -24,7 +25,7 @@ import alpha_results_client
 import httpx
 import msgspec
 import pytest
-from alpha_results_client import _generated, models
+from alpha_results_client import _generated
 from alpha_results_client.client import Client
 
 from tests.client.conftest import CLIENT_SRC, Api, Key
@@ -44,9 +45,29 @@ def load_generator() -> Any:
     return module
 
 
-def test_the_generated_module_is_not_stale() -> None:
+@pytest.mark.e2e
+def test_the_generated_module_is_not_stale(api: Api) -> None:
     committed = (CLIENT_SRC / "alpha_results_client" / "_generated.py").read_text()
-    assert load_generator().render() == committed, "run: .venv/bin/python client/scripts/generate.py"
+    served = httpx.get(f"{api.base_url}/openapi.json", timeout=30).json()
+    assert load_generator().render(served) == committed, (
+        "run: .venv/bin/python client/scripts/generate.py --openapi <a server's /openapi.json>"
+    )
+
+
+def test_the_generator_reads_nothing_of_the_server_but_its_document() -> None:
+    tree = ast.parse(GENERATOR.read_text())
+    imported = [
+        name
+        for node in ast.walk(tree)
+        for name in (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
+    ]
+    assert [n for n in imported if n.split(".")[0] in SERVER_PACKAGES] == []
 
 
 def test_every_endpoint_has_a_method_and_every_error_code_a_class() -> None:
@@ -54,7 +75,7 @@ def test_every_endpoint_has_a_method_and_every_error_code_a_class() -> None:
     from serve import errors
 
     assert _generated.REGISTRY_VERSION == REGISTRY_VERSION
-    assert list(_generated.ENDPOINTS) == [e.id for e in ENDPOINTS]
+    assert sorted(_generated.ENDPOINTS) == sorted(e.id for e in ENDPOINTS)
     source = (PACKAGE / "client.py").read_text()
     assert [e.id for e in ENDPOINTS if f'"{e.id}"' not in source] == []
     declared = {
@@ -106,7 +127,7 @@ print("ok", sorted(m for m in sys.modules if m.split(".")[0] in {SERVER_PACKAGES
     assert done.stdout.strip() == "ok []"
 
 
-# -- the hand-typed models -------------------------------------------------------------------------
+# -- the bodies declared as Structs ----------------------------------------------------------------------
 
 
 def struct_at(root: type[Any], path: str) -> msgspec.inspect.Type:
@@ -139,24 +160,24 @@ def test_the_metrics_model_has_every_path_the_server_documents() -> None:
     paths = list(metrics_doc()["fields"])
     assert len(paths) > 100
     for path in paths:
-        struct_at(models.Metrics, path)
+        struct_at(_generated.Metrics, path)
 
 
 def test_the_analytics_models_have_every_path_the_server_documents() -> None:
     from serve.analytics.doc import shared_analytics_doc
 
     roots: dict[str, type[Any]] = {
-        "significance": models.Significance,
-        "costs": models.Costs,
+        "significance": _generated.Significance,
+        "costs": _generated.Costs,
         "correlation[]": _generated.CorrelationRow,
         "drawdowns[]": _generated.DrawdownRow,
         "rolling[]": _generated.RollingRow,
         "combine": _generated.CombinedRowPage,  # combine.meta.*
         "combine[]": _generated.CombinedRow,
-        "contribution": models.Contribution,
-        "checks": models.Checks,
-        "compare": models.Comparison,
-        "risk": models.Risk,
+        "contribution": _generated.Contribution,
+        "checks": _generated.Checks,
+        "compare": _generated.Comparison,
+        "risk": _generated.Risk,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100
@@ -176,7 +197,7 @@ def test_the_description_model_has_every_key_the_server_fills() -> None:
 
     def walk(template: dict[str, Any], prefix: str) -> None:
         for key, shape in template.items():
-            struct_at(models.AlphaDescription, prefix + key)
+            struct_at(_generated.AlphaDescription, prefix + key)
             if isinstance(shape, dict):
                 walk(shape, f"{prefix}{key}.")
 

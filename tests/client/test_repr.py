@@ -9,10 +9,9 @@ from datetime import date
 
 import msgspec
 import pytest
-from alpha_results_client import Client, _generated, models
-from alpha_results_client._generated import Meta, ResponseWarning
+from alpha_results_client import Client, _generated
+from alpha_results_client._generated import Meta, ResponseWarning, Stat, Window
 from alpha_results_client._struct import ApiStruct
-from alpha_results_client.models import Stat, Window
 from msgspec import UNSET
 
 ALPHA = "momentum_12_1"
@@ -21,7 +20,7 @@ ALPHA = "momentum_12_1"
 def test_every_body_class_leaves_unset_fields_out_of_its_repr() -> None:
     structs = [
         value
-        for module in (_generated, models)
+        for module in (_generated,)
         for value in vars(module).values()
         if inspect.isclass(value) and issubclass(value, msgspec.Struct)
     ]
@@ -31,12 +30,20 @@ def test_every_body_class_leaves_unset_fields_out_of_its_repr() -> None:
     warning = ResponseWarning(code="kind_missing", kind="decisions")
     assert repr(warning) == "ResponseWarning(code='kind_missing', kind='decisions')"
     assert repr(Meta()) == "Meta()"
-    stat = Stat(value=None, status="not_measurable", withheld_reason="no weeks")
-    assert repr(stat) == (
-        "Stat(value=None, unit=None, status='not_measurable', source=None, source_kind=None, "
-        "withheld_reason='no weeks')"
+    stat = Stat(
+        value=None,
+        unit="ratio",
+        status="not_measurable",
+        source="metrics",
+        source_kind="metric",
+        withheld_reason="no weeks",
     )
-    assert repr(Window(to=date(2021, 6, 30))) == "Window(from_=None, to=datetime.date(2021, 6, 30))"
+    assert repr(stat) == (
+        "Stat(value=None, unit='ratio', status='not_measurable', withheld_reason='no weeks', "
+        "source='metrics', source_kind='metric')"
+    )
+    window = Window(from_=None, to=date(2021, 6, 30))
+    assert repr(window) == "Window(from_=None, to=datetime.date(2021, 6, 30))"
     assert str(warning) == repr(warning)  # print() shows the same
     assert warning == ResponseWarning(code="kind_missing", kind="decisions", block=UNSET)  # msgspec's own
 

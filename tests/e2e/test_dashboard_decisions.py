@@ -38,7 +38,10 @@ site = shared.site
 tab = shared.tab
 
 OTHER = "Test_planted_factor"
-COMBINED = (ALPHA, OTHER, "value_composite_legacy")
+# Listed in the catalogue's order (the page sends the ticked alphas in it). Adding OTHER to them at the
+# weights below has an optimal weight inside (0, 1), so before and after differ.
+COMBINED = (ALPHA, "Test_small_universe", "value_composite_legacy")
+SHORT = "Test_short_term_reversal"  # trades on 151 of the combination's 296 sessions
 ANALYTICS_PANELS = {
     "significance": "analytics.significance",
     "checks": "analytics.checks",
@@ -278,33 +281,74 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
     assert_drawn(page, "combine-drawdown")
     keep_screenshot(page, tmp_path, "combine.png")
 
-    # What adding the reversal alpha does to the three ticked.
-    added = "Test_short_term_reversal"
-    page.select_option("#contribution-alpha", added)
-    page.click("#contribution-form button[type=submit]")
-    page.wait_for_selector("#contribution-results table, #contribution-results .error")
+    # What adding one more alpha does to the combination built above: "Before" is that combination
+    # (the same set, weighting, weights and window), so its figures are the ones shown above it.
+    assert not page.query_selector(f"#contribution-alpha option[value='{ALPHA}']")  # already in it
+    contribution = contribution_shown(page, OTHER)
+    query.pop("alphas")
     response = site.api(
-        f"/v1/alphas/{added}/analytics/contribution", site.keys.full, reference=",".join(COMBINED)
+        f"/v1/alphas/{OTHER}/analytics/contribution", site.keys.full, reference=",".join(COMBINED), **query
     )
     assert response.status_code == 200, response.text
     data = response.json()["data"]
-    before = {k: v for k, v in data["before"].items() if isinstance(v, dict) and "status" in v}
-    shown = page.eval_on_selector_all(
-        "#contribution-results tbody tr",
-        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
-        " tr.children[2].dataset.value])",
-    )
-    assert [row[0] for row in shown] == list(before)
-    for name, value_before, value_after in shown:
-        for text, entry in ((value_before, data["before"][name]), (value_after, data["after"][name])):
-            assert (text == "") if entry["value"] is None else close(float(text), entry["value"])
+    assert data["reference"]["combination"]["weights"] == meta["weights"]
+    assert data["sessions"] == data["reference"]["combination"]["sessions"] == meta["sessions"]
+    assert 0 < data["weight"]["value"] < 1 and data["weight"]["chosen"] == "optimal", data["weight"]
+    assert_contribution_shown(page, contribution, data)
+    assert list(data["before"]) == list(meta["figures"])
+    for name, entry in meta["figures"].items():
+        shown_before = contribution[name][0]
+        assert (shown_before == "") if entry["value"] is None else close(float(shown_before), entry["value"])
+        after = data["after"][name]["value"]
+        if name in ("information_ratio", "volatility"):
+            assert not close(after, entry["value"], 1e-6), (name, after, entry)
+    assert "over its 296 sessions" in page.inner_text("#contribution-sessions")
     summary = page.inner_text("#contribution-summary")
     assert f"({data['weight']['chosen']})" in summary and "—" not in summary.split(";")[0], summary
     reference = page.inner_text("#contribution-reference")
     assert reference.startswith(f"{data['reference']['members_in_window']} of {data['reference']['count']}")
-    allowed: tuple[int, ...] = ()
+    page.locator("#contribution").scroll_into_view_if_needed()
     keep_screenshot(page, tmp_path, "combine-contribution.png")
-    check_clean(site, visit, allowed_statuses=allowed)
+
+    # An alpha trading on fewer of the combination's sessions: Before is the combination over those
+    # sessions, and the page says so.
+    shorter = contribution_shown(page, SHORT)
+    response = site.api(
+        f"/v1/alphas/{SHORT}/analytics/contribution", site.keys.full, reference=",".join(COMBINED), **query
+    )
+    data = response.json()["data"]
+    assert data["sessions"] < data["reference"]["combination"]["sessions"] == meta["sessions"]
+    assert_contribution_shown(page, shorter, data)
+    said = page.inner_text("#contribution-sessions")
+    assert f"over the {data['sessions']} of its {meta['sessions']} sessions on which {SHORT}" in said, said
+    keep_screenshot(page, tmp_path, "combine-contribution-shorter.png")
+    check_clean(site, visit, allowed_statuses=())
+
+
+def contribution_shown(page: Any, alpha: str) -> dict[str, list[str]]:
+    """Adds `alpha` in the contribution panel: figure -> [before, after] as the cells carry them."""
+    page.select_option("#contribution-alpha", alpha)
+    page.click("#contribution-form button[type=submit]")
+    page.wait_for_function(
+        "(alpha) => document.querySelector('#contribution-summary')?.innerText.includes(`Weight of ${alpha} `)",
+        arg=alpha,
+    )
+    rows: list[list[str]] = page.eval_on_selector_all(
+        "#contribution-results tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
+        " tr.children[2].dataset.value])",
+    )
+    return {name: [before, after] for name, before, after in rows}
+
+
+def assert_contribution_shown(page: Any, shown: dict[str, list[str]], data: dict[str, Any]) -> None:
+    assert list(shown) == list(data["before"])
+    for name, texts in shown.items():
+        for text, entry in zip(texts, (data["before"][name], data["after"][name]), strict=True):
+            assert (text == "") if entry["value"] is None else close(float(text), entry["value"]), (
+                name,
+                entry,
+            )
 
 
 class Tags(HTMLParser):

@@ -53,6 +53,23 @@ and a combination per alpha, bad-input sweeps): 120 answered 200, 61 400, 33 403
 Issue 22 item 14 replaced the 7 `/analytics/_doc` answers, and no other (each re-answered; only
 those differing were replaced, and in them only `fields.significance.sessions`): `sessions` is
 null, not 0, for a key that may not read the ledger, and its meaning says so.
+
+The issue 24 audit (checks' production correlation, a contribution's weighted reference set)
+replaced 42 responses, and no other (each old request answered again; only those differing beyond
+the tolerance were replaced, each checked to differ only there): the 35 `/analytics/checks` 200s,
+whose `production_correlation` entry gained `compared`, `of` and `nearest` after its other keys
+(every other key and value as recorded); and the 7 `/analytics/_doc` answers: those three fields,
+the contribution's `weighting`, `weights`, `shrinkage`, `reference.combination` and the
+`turnover` and `diversification_ratio` of `before`, `after` and `change` (59 new fields, the
+others in their recorded order), the changed meanings of `checks.checks[].id`, `contribution`,
+its `before`, `after` and `session_rule`, and `endpoint.paths` and `endpoint.combination` naming
+contribution's new parameters. No recorded 400 lists contribution's parameters, so none changed.
+
+The decision routes' rule for a window too short (issue 24: "a window with too few sessions gets
+a 400 naming the parameter") replaced 7 responses, and no other (each old request answered again;
+only those differing were replaced, each a recorded 200 now a 400 naming only `from`/`to` with
+the window's count): 4 `/analytics/risk`, 1 `/analytics/compare` and 2 `/analytics/checks`
+whose windows held fewer sessions than any figure of the route needs, in a history holding enough.
 """
 
 from __future__ import annotations

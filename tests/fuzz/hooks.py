@@ -68,9 +68,14 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
     """The decision routes' rules no schema states (docs/analytics.md): the alphas named must exist
     and be readable (`with`, `reference`, `alphas`), `with` another alpha than the path's;
     `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir; a set's
-    window must hold 20 common sessions (dropped: a generated window rarely does); checks' bounds
+    window must hold 20 common sessions, risk's and checks' 2 and compare's 3 (each dropped: a
+    generated window rarely does); checks' bounds
     may only tighten the policy (each pulled to the default's side)."""
     alphas = [a for a in readable_alphas() if a != path_values.get("alpha")]
+    if path.endswith(("/analytics/compare", "/analytics/risk", "/analytics/checks")):
+        # A window must hold the sessions the route's figures need (dropped: a generated window
+        # rarely falls inside the history).
+        query.pop("from", None), query.pop("to", None)
     if path.endswith("/analytics/compare"):
         if alphas and query.get("with") not in alphas:
             query["with"] = _pick(query.get("with"), alphas)
@@ -80,18 +85,16 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
         query.pop("from", None), query.pop("to", None)
         if alphas:  # the default set (production alphas the key may read) may be empty: a 400
             query["reference"] = _pick(query.get("reference"), alphas)
+            weighting_rule(query, 1)
+        else:  # a weighting needs a reference
+            for name in ("weighting", "weights", "shrinkage"):
+                query.pop(name, None)
     if path.endswith("/analytics/combine"):
         query.pop("from", None), query.pop("to", None)
         if len(alphas) >= 2:
             first = _pick(query.get("alphas"), alphas)
             query["alphas"] = f"{first},{_pick(first + 'x', [a for a in alphas if a != first])}"
-        weighting = query.get("weighting", "equal")
-        if str(weighting).strip().lower() == "given":
-            query["weights"] = "0.5,0.5"
-        else:
-            query.pop("weights", None)
-        if str(weighting).strip().lower() != "max_ir":
-            query.pop("shrinkage", None)
+        weighting_rule(query, 2)
     if path.endswith("/analytics/checks"):
         from serve.analytics.policy import CHECKS
 
@@ -108,6 +111,18 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
                     query[parameter] = repr(default)
             if len(check.parameters) == 2:  # a band: a tightened side past the other's default
                 query.pop(check.parameters["min"], None), query.pop(check.parameters["max"], None)
+
+
+def weighting_rule(query: dict[str, Any], members: int) -> None:
+    """`weights` only with weighting=given (one per member, summing to 1), `shrinkage` only with
+    weighting=max_ir: combine's rule, which contribution shares."""
+    weighting = str(query.get("weighting", "equal")).strip().lower()
+    if weighting == "given":
+        query["weights"] = ",".join([repr(1 / members)] * members)
+    else:
+        query.pop("weights", None)
+    if weighting != "max_ir":
+        query.pop("shrinkage", None)
 
 
 def _is_positive(case: Any) -> bool:

@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 
 from schemas.registry import ALL_IDS, BY_ID
 from serve.app import MOUNTED_ENDPOINTS, ROUTE_HANDLERS
-from serve.openapi import error_statuses
+from serve.openapi.statuses import error_statuses
 from tests.ops.conftest import CALLERS, AppFactory, bearer
 
 FIELDS = {"time", "request_id", "key_id", "route", "method", "path", "status", "duration_ms", "pid"}

@@ -144,15 +144,15 @@ def test_every_declared_pattern_is_checked_here() -> None:
 def test_openapi_download_patterns_are_the_declared_ones() -> None:
     """The download routes' documented patterns are derived from the patterns the route checks,
     anchored (a JSON Schema `pattern` searches), never spelt out again."""
-    from serve.openapi import _download_operation, _export_download_operation, anchored
+    from serve.openapi.downloads import anchored, download_operation, export_download_operation
 
     expected = {
         "expires": archives.EXPIRES_PATTERN,
         "holder": archives.HOLDER_PATTERN,
         "signature": archives.SIGNATURE_PATTERN,
     }
-    archive = {p["name"]: p["schema"] for p in _download_operation()["parameters"]}
-    export = {p["name"]: p["schema"] for p in _export_download_operation()["parameters"]}
+    archive = {p["name"]: p["schema"] for p in download_operation()["parameters"]}
+    export = {p["name"]: p["schema"] for p in export_download_operation()["parameters"]}
     for schemas in (archive, export):
         for name, pattern in expected.items():
             assert schemas[name]["pattern"] == anchored(pattern), name

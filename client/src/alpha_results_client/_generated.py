@@ -1,6 +1,6 @@
 """Types, endpoints and error codes of the alpha-results API, generated from the server's
-declarations by client/scripts/generate.py. Do not edit: run
-`.venv/bin/python client/scripts/generate.py` in the server's repository.
+OpenAPI document (/openapi.json) by client/scripts/generate.py. Do not edit: run
+`.venv/bin/python client/scripts/generate.py` against a server of the release.
 """
 
 from __future__ import annotations
@@ -24,17 +24,12 @@ from alpha_results_client.exceptions import (
     ServerError,
     UnavailableError,
 )
-from alpha_results_client.models import (
-    AlphaDescription,
-    AnalyticsDoc,
-    Checks,
-    Comparison,
-    Contribution,
-    Costs,
-    Metrics,
-    MetricsDoc,
-    Risk,
-    Significance,
+from alpha_results_client.tables import (
+    ChecksTables,
+    CombinationTables,
+    ComparisonTables,
+    ContributionTables,
+    RiskTables,
 )
 
 REGISTRY_VERSION = "r-c4d81f323afc"
@@ -104,7 +99,7 @@ class ErrorEnvelope(ApiStruct, kw_only=True, frozen=True):
 
 
 class HealthLake(ApiStruct, kw_only=True, frozen=True):
-    """The `HealthLake` object."""
+    """Damage found in the lake's builds."""
 
     degraded_alphas: dict[str, str]
     """Damaged builds: alpha_id (a benchmark as `benchmark:<SYMBOL>`) to reason code (`missing_file`,
@@ -150,7 +145,7 @@ class Health(ApiStruct, kw_only=True, frozen=True):
 
 
 class AllowList(ApiStruct, kw_only=True, frozen=True):
-    """The `AllowList` object."""
+    """One allow-list: every id, the ids listed, or the ids starting with a listed prefix."""
 
     mode: str
     """`all`, `list` (the ids in `ids`) or `prefix` (ids starting with a prefix)."""
@@ -163,7 +158,7 @@ class AllowList(ApiStruct, kw_only=True, frozen=True):
 
 
 class Allow(ApiStruct, kw_only=True, frozen=True):
-    """The `Allow` object."""
+    """The key's allow-lists in force: endpoints, alphas, runs."""
 
     endpoints: AllowList
     """Endpoint allow-list: registry ids the key may call."""
@@ -176,14 +171,14 @@ class Allow(ApiStruct, kw_only=True, frozen=True):
 
 
 class FieldPolicy(ApiStruct, kw_only=True, frozen=True):
-    """The `FieldPolicy` object."""
+    """The key's field policy."""
 
     expose_raw_book: bool
     """Raw-book access: when false, every `raw_*` field is stripped and `raw_` books are invisible."""
 
 
 class RateLimit(ApiStruct, kw_only=True, frozen=True):
-    """The `RateLimit` object."""
+    """The key's rate envelope; a null monthly quota is an unlimited month."""
 
     per_second: int
     """Requests allowed per second. Unit: requests."""
@@ -199,7 +194,7 @@ class RateLimit(ApiStruct, kw_only=True, frozen=True):
 
 
 class Usage(ApiStruct, kw_only=True, frozen=True):
-    """The `Usage` object."""
+    """Requests counted in each window by the enforcing limiter, and what remains of each."""
 
     second: int
     """Requests counted in the current second. Unit: requests."""
@@ -227,7 +222,7 @@ class Usage(ApiStruct, kw_only=True, frozen=True):
 
 
 class Me(ApiStruct, kw_only=True, frozen=True):
-    """The `data` object of `GET /v1/me` (meta.me)."""
+    """`GET /v1/me` `data`: the calling key, its owner and what the key may do now."""
 
     key_id: str
     """16-character key id: the part of the token between the second underscore and the dot."""
@@ -326,7 +321,7 @@ class MeResponse(ApiStruct, kw_only=True, frozen=True):
 
 
 class KeyInventoryRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/me/keys` (meta.keys)."""
+    """A row of `GET /v1/me/keys`: one unrevoked key of the caller's account."""
 
     key_id: str
     """16-character key id: the part of the token between the second underscore and the dot."""
@@ -401,37 +396,207 @@ class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class Classification(ApiStruct, kw_only=True, frozen=True):
+    """`classification` of the alpha description."""
+
+    frequency: list[str] | None
+    """Lowercase cadences from `intraday`, `daily`, `weekly`, as sealed."""
+
+    method: str | None
+    """The alpha's method, such as `blend`."""
+
+    structure: str | None
+    """The alpha's structure, such as `cross_sectional_long_short`."""
+
+    tags: list[str] | None
+    """Labels of the alpha, as sealed."""
+
+
+class DataField(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `data_requirements.fields`, as sealed."""
+
+    category: str | None | UnsetType = UNSET
+    """Kind of data, such as `price` or `liquidity`."""
+
+    name: str
+    """The data field's name, such as `close`."""
+
+    required: bool | None | UnsetType = UNSET
+    """Whether the alpha cannot run without the field."""
+
+
+class DataRequirements(ApiStruct, kw_only=True, frozen=True):
+    """`data_requirements` of the alpha description."""
+
+    adjustment: str | None
+    """Price adjustment of the inputs, such as `split_and_dividend_adjusted`."""
+
+    fields: list[DataField] | None
+    """The data fields the alpha reads, each `{name, category, required}`."""
+
+    granularity: str | None
+    """Granularity of the input bars, the unit the bar counts are counted in."""
+
+    history_requirement: str | None
+    """Prose; populated instead of the bar counts."""
+
+    lookback_bars: int | None
+    """Counted in the granularity unit; null when `history_requirement` is used instead."""
+
+    universe: str | None
+    """The universe of names the alpha scores."""
+
+    warmup_bars: int | None
+    """Bars before the first score, in the granularity unit; null when `history_requirement` is used
+    instead.
+    """
+
+
+class Parameter(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `parameters`, as sealed."""
+
+    default: int | float | str | bool | None | UnsetType = UNSET
+    """The parameter's default value."""
+
+    description: str | None | UnsetType = UNSET
+    """What the parameter controls."""
+
+    name: str
+    """The parameter's name."""
+
+    range: list[float] | None | UnsetType = UNSET
+    """Two numbers: the lower and upper bound."""
+
+    search_values: list[int | float | str | bool | None] | None | UnsetType = UNSET
+    """The values the parameter search tries."""
+
+    selected_value_by_test_year: dict[str, str | None] | None | UnsetType = UNSET
+    """Map from test year (string) to the value selected for it (string)."""
+
+    tunable: bool | None | UnsetType = UNSET
+    """Whether the parameter search tunes the parameter."""
+
+    type: str | None | UnsetType = UNSET
+    """Value type, such as `float`."""
+
+    unit: str | None | UnsetType = UNSET
+    """Unit of the value, such as `ratio`."""
+
+
+class Signal(ApiStruct, kw_only=True, frozen=True):
+    """`signal` of the alpha description."""
+
+    core_math_framework: str | None
+    """The core mathematics of the score."""
+
+    decision_timing: str | None
+    """When scores are computed and when the books act on them."""
+
+    output_contract: str | None
+    """What the signal emits per decision, and which end is attractive."""
+
+    pseudocode: list[str] | None
+    """The score's computation, one line of pseudocode per string."""
+
+    score_direction: str | None
+    """Which end of the score is held long, such as `higher_is_long`."""
+
+    signal_logic: str | None
+    """How the signal is built from its inputs, in prose."""
+
+    validity_rules: list[str] | None
+    """When a name or a week has a usable score, one rule per string."""
+
+
+class SourcePaper(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `source_papers`, as sealed."""
+
+    published_date: str | None
+    """Publication date, such as `1993-03-01`."""
+
+    rationale: str | None
+    """Why the paper is cited for this alpha."""
+
+    role: str | None
+    """`seed`, `mechanism`, `validation` or `contradiction`; exactly one `seed`."""
+
+    title: str | None
+    """Title of the paper."""
+
+
+class FalsificationCriterion(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `thesis.falsification_criteria`, as sealed."""
+
+    horizon: str | None | UnsetType = UNSET
+    """Horizon over which the metric is judged."""
+
+    metric: str | None | UnsetType = UNSET
+    """The metric the kill condition tests."""
+
+    threshold: float | str | None | UnsetType = UNSET
+    """Value of the metric at which the alpha is falsified."""
+
+
+class Thesis(ApiStruct, kw_only=True, frozen=True):
+    """`thesis` of the alpha description."""
+
+    economic_rationale: str | None
+    """Why the effect should persist: the economic rationale."""
+
+    falsification_criteria: list[FalsificationCriterion]
+    """Pre-committed kill conditions; empty on every delivered alpha."""
+
+    hypothesis: str | None
+    """The hypothesis the alpha tests."""
+
+    mechanism: str | None
+    """The mechanism by which the hypothesised effect arises."""
+
+    who_loses: str | None
+    """Who is on the other side of the trade and loses to it."""
+
+
+class AlphaDescription(ApiStruct, kw_only=True, frozen=True):
+    """The written description of one alpha: every key present, unsealed values null."""
+
+    algo_id: str
+    """The alpha identifier (collection name)."""
+
+    alpha_id: str
+    """Identical to `algo_id` (the older name, kept for compatibility)."""
+
+    classification: Classification
+    """Structure, method, frequency and tags of the alpha."""
+
+    copyright: str | None
+    """Copyright line."""
+
+    data_requirements: DataRequirements
+    """Universe, granularity, history, adjustment and data fields the alpha needs."""
+
+    name: str
+    """Display name."""
+
+    parameters: list[Parameter] | None
+    """The alpha's parameters with their defaults and search."""
+
+    signal: Signal
+    """How the score is computed, timed and read."""
+
+    source_papers: list[SourcePaper]
+    """The papers the alpha cites, exactly one with role `seed`; empty when none sealed."""
+
+    thesis: Thesis
+    """Hypothesis, mechanism, who loses, economic rationale and falsification criteria."""
+
+    tldr: str | None
+    """One-line thesis."""
+
+
 class AlphaDescriptionResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}` (catalog.alphas.get)."""
 
     data: AlphaDescription
-
-    meta: Meta
-
-
-class SourceDownload(ApiStruct, kw_only=True, frozen=True):
-    """The `data` object of `GET /v1/alphas/{alpha}/source/download` (catalog.alphas.source.download)."""
-
-    url: str
-    """Freshly signed, time-limited HTTPS GET URL of the source archive; fetch it directly."""
-
-    expires_in: int
-    """Lifetime of the signed URL (3600); do not cache it beyond. Unit: seconds."""
-
-    filename: str
-    """Archive file name, `<alpha_id>.zip`."""
-
-    size_bytes: int | None
-    """Size of the archive. Unit: bytes. Null when the run did not record it."""
-
-    sha256: str | None
-    """SHA-256 of the archive (hex). Null when the run did not record it."""
-
-
-class SourceDownloadResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/source/download` (catalog.alphas.source.download)."""
-
-    data: SourceDownload
 
     meta: Meta
 
@@ -1198,6 +1363,519 @@ class EquityRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: EquityRowMeta
 
 
+class Window(ApiStruct, kw_only=True, frozen=True):
+    """`window`: the request's `from` and `to` echoed, null where open."""
+
+    from_: dt.date | None = msgspec.field(name="from")
+    """First day of the window (inclusive) or null"""
+
+    to: dt.date | None
+    """Last day of the window (inclusive) or null"""
+
+
+class Stat(ApiStruct, kw_only=True, frozen=True):
+    """One statistic: a value with its unit, or `not_measurable` with a null value and a reason. Its
+    fields' meanings are also those of every stat entry in `/metrics/_doc`.
+    """
+
+    value: float | None
+    """The number; null when not measurable"""
+
+    unit: str
+    """Unit of value: ratio, percentage_points, per_year, per_session, period_sum"""
+
+    status: str
+    """available or not_measurable"""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the value is not measurable (present only then)"""
+
+    source: str
+    """Where the value comes from: metrics (the run's stored metrics)"""
+
+    source_kind: str
+    """fact, metric (stored by the run) or derived (computed by this service)"""
+
+    signal: str | UnsetType = UNSET
+    """IC family only: conditioned (score) or raw (raw_score)"""
+
+    annualisation: str | UnsetType = UNSET
+    """annualised, per_period or not_annualisable"""
+
+    periods_per_year: int | UnsetType = UNSET
+    """Annualisation factor applied: 52 for weekly series, 252 for daily"""
+
+    risk_free_rate: float | None | UnsetType = UNSET
+    """Annual risk-free rate the excess return is measured against (the run's, sealed overall)"""
+
+    risk_free_rate_unit: str | UnsetType = UNSET
+    """Unit of risk_free_rate (per_year)"""
+
+    risk_free_rate_source: str | None | UnsetType = UNSET
+    """Where the run took its risk-free rate from (prose from the run's metric conventions)"""
+
+    deprecated: bool | UnsetType = UNSET
+    """Always true: sharpe is kept for compatibility"""
+
+    superseded_by: str | UnsetType = UNSET
+    """Path of the field to use instead (core.information_ratio)"""
+
+
+class Tenure(ApiStruct, kw_only=True, frozen=True):
+    """`core.tenure` (and `periods[].core.tenure`) of the metrics object."""
+
+    weeks: int | None
+    """Rebalance dates in the window, pending and skipped weeks included; null with source portfolio"""
+
+    traded_weeks: int | None
+    """Rebalance dates with week_status traded; null with source portfolio"""
+
+    first_rebalance: dt.date | None
+    """First rebalance date in the window; null with source portfolio"""
+
+    last_rebalance: dt.date | None
+    """Last rebalance date in the window; null with source portfolio"""
+
+    calendar_days: int | None
+    """Elapsed days between the first and last rebalance (or, with source portfolio, the first and last
+    ledger session)
+    """
+
+    years: float | None
+    """calendar_days in years"""
+
+    source: str
+    """`rebalances`, or `portfolio` when the run has no rebalance index (week counts null)."""
+
+
+class CoreStats(ApiStruct, kw_only=True, frozen=True):
+    """Headline statistics, always of the long_short book."""
+
+    ic: Stat
+    """Mean weekly information coefficient of the conditioned score"""
+
+    icir: Stat
+    """Information ratio of the weekly IC: per week, times sqrt(52) only when the run's conventions
+    annualise it (annualisation says which); /analytics rolling and significance icir are always per
+    week
+    """
+
+    information_ratio: Stat
+    """Risk-adjusted return of the long_short book, after costs and gross of the risk-free rate (not in
+    excess of it, unlike excess_sharpe): daily returns times sqrt(252), as /analytics significance;
+    /analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs
+    """
+
+    excess_sharpe: Stat
+    """Sharpe ratio of the long_short book net of the risk-free rate"""
+
+    sharpe: Stat
+    """Deprecated alias of `information_ratio`."""
+
+    pnl: Stat
+    """Profit and loss of the long_short book over the run, in units of its starting capital (the
+    ledger is normalised to 1.0 at inception)
+    """
+
+    max_drawdown: Stat
+    """Largest fall from a running equity peak (opening equity counts)"""
+
+    max_drawdown_pct: Stat
+    """Largest drawdown as a percentage of its peak"""
+
+    turnover: Stat
+    """Turnover of the long_short book; the first sealed of annualised_turnover (per_year), turnover
+    (ratio), mean_turnover (per_session), total_turnover (period_sum)
+    """
+
+    tenure: Tenure | None
+    """How long the run has been live inside the window; null when neither a rebalance index nor a
+    readable ledger exists
+    """
+
+
+class RankIcConditioned(ApiStruct, kw_only=True, frozen=True):
+    """`rank_ic.conditioned` of the metrics object."""
+
+    hit_rate: Stat
+    """Share of weeks with IC > 0"""
+
+    dispersion: Stat
+    """Standard deviation of the weekly IC"""
+
+    coverage: Stat
+    """Mean over weeks of scored names / universe size"""
+
+
+class RankIcRaw(ApiStruct, kw_only=True, frozen=True):
+    """`rank_ic.raw` of the metrics object."""
+
+    ic: Stat
+    """Mean weekly Spearman(raw_score, forward_return)"""
+
+    icir: Stat
+    """Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised"""
+
+
+class RankIc(ApiStruct, kw_only=True, frozen=True):
+    """`rank_ic` of the metrics object."""
+
+    conditioned: RankIcConditioned
+    """Diagnostics of the conditioned score"""
+
+    raw: RankIcRaw
+    """The only place the unconditioned mean IC and ICIR are served."""
+
+
+class SignalProcessing(ApiStruct, kw_only=True, frozen=True):
+    """`signal_processing` of the metrics object, as the run sealed it."""
+
+    signal: str | None
+    """Signal family the books trade (conditioned)"""
+
+    smoothing_applied: bool | None
+    """Whether the raw score was smoothed"""
+
+    smoothing_half_life_weeks: int | float | None
+    """Half-life of the exponential smoothing, in weeks (null when none)"""
+
+    detail: str | None
+    """Prose description of the conditioning"""
+
+
+class Period(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `periods` of the metrics object."""
+
+    period: str
+    """`YYYY` (yearly) or `YYYY-MM` (monthly)."""
+
+    core: CoreStats
+    """Headline statistics of the long_short book, as the run stored them"""
+
+
+class DecileBucket(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `ic_deciles.buckets` of the metrics object."""
+
+    bucket: str
+    """`Q1` (lowest raw_score) to `Q10` (highest)."""
+
+    rank: int
+    """Bucket index 1..10"""
+
+    weeks: int
+    """Weeks contributing to the bucket"""
+
+    mean_n_symbols: float | None
+    """Mean names per week in the bucket"""
+
+    mean_score: float | None
+    """Mean of weekly mean raw_score"""
+
+    mean_score_z: float | None
+    """Mean of weekly mean raw_score_z"""
+
+    mean_long_short_weight: float | None
+    """Mean of weekly mean long_short target weight"""
+
+    mean_long_only_weight: float | None
+    """Mean of weekly mean long_only target weight"""
+
+    mean_forward_return: float | None
+    """Mean of weekly mean forward return (names with a forward return)"""
+
+    ic: float | None
+    """Mean of the weekly Spearman(raw_score, forward_return) inside the bucket"""
+
+    n_return_obs: int
+    """Forward-return observations summed over weeks"""
+
+
+class Monotonicity(ApiStruct, kw_only=True, frozen=True):
+    """`ic_deciles.monotonicity` of the metrics object."""
+
+    spearman_bucket_vs_mean_forward_return: float | None
+    """Spearman correlation of bucket index 1..10 with the bucket mean forward return"""
+
+    top_minus_bottom: float | None
+    """Mean forward return of Q10 minus that of Q1"""
+
+
+class IcDeciles(ApiStruct, kw_only=True, frozen=True):
+    """`ic_deciles` of the metrics object."""
+
+    score_field: str
+    """Score bucketed (raw_score)"""
+
+    signal: str
+    """raw"""
+
+    bucket_count: int
+    """Number of buckets (10)"""
+
+    weeks: int
+    """Weeks used: at least 20 scored names, at least 2 distinct raw_score values, and forward returns"""
+
+    buckets: list[DecileBucket]
+    """One entry per bucket, Q1..Q10"""
+
+    monotonicity: Monotonicity
+    """How monotone mean forward return is across buckets"""
+
+    forward_returns: str
+    """present when forward returns were sealed"""
+
+    weeks_skipped: int
+    """Weeks in the window not bucketed: fewer than 20 scored names, or fewer than 2 distinct raw_score
+    values (every raw_score equal)
+    """
+
+
+class NeweyWest(ApiStruct, kw_only=True, frozen=True):
+    """A Newey-West entry: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
+
+    lag: int
+    """Bartlett kernel lag used"""
+
+    n: int
+    """Observations (finite values, date order); at least 10 are required"""
+
+    mean: float
+    """Mean of the conditioned weekly IC"""
+
+    standard_error: float
+    """HAC standard error of the mean, no small-sample correction (equals statsmodels OLS(y,
+    ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))
+    """
+
+    t_stat: float
+    """mean / standard_error"""
+
+    p_value: float
+    """Two-sided p-value from the standard normal"""
+
+    source: str | UnsetType = UNSET
+    """computed (rebuilt from the rebalance cross-sections)"""
+
+    source_kind: str | UnsetType = UNSET
+    """derived"""
+
+    signal: str | UnsetType = UNSET
+    """conditioned"""
+
+    frequency: str | UnsetType = UNSET
+    """`nwt.ir` only: `weekly` or `daily`."""
+
+
+class NeweyWestTests(ApiStruct, kw_only=True, frozen=True):
+    """`nwt` of the metrics object; each test is null when it is not computed."""
+
+    ic: NeweyWest | None
+    """Newey-West test that the mean of the conditioned weekly IC is zero; null (with a warning) when
+    refused
+    """
+
+    ic_score_panel: NeweyWest | None
+    """Newey-West test that the mean of weekly Spearman(raw_score, forward_return) is zero; null (with
+    a warning) when refused
+    """
+
+    ir: NeweyWest | None
+    """Newey-West test that the mean of daily long_short returns (ending/starting - 1) is zero; null
+    (with a warning) when refused
+    """
+
+
+class WeeklyIc(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `panel.ic_weekly`."""
+
+    date: dt.date
+    """Rebalance date"""
+
+    ic: float
+    """Spearman(score, forward_return) that week"""
+
+
+class WeeklySpread(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `panel.decile_spread_weekly`."""
+
+    date: dt.date
+    """Rebalance date"""
+
+    spread: float
+    """Q10 mean forward return - Q1 mean forward return"""
+
+
+class TermPoint(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `panel.ic_term_structure`."""
+
+    horizon_weeks: int
+    """Horizon h in weeks"""
+
+    mean_ic: float | None
+    """Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)"""
+
+    weeks: int
+    """Weeks with a computable h-week IC"""
+
+    newey_west: NeweyWest | None
+    """Newey-West test that the mean of the h-week IC is zero; null (with a warning) when refused"""
+
+
+class AutocorrelationPoint(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `panel.rank_autocorrelation`."""
+
+    lag_weeks: int
+    """Lag in weeks (1..8)"""
+
+    rho: float | None
+    """Mean over weeks of Spearman(raw_score at t, raw_score at t - lag) over names scored both weeks"""
+
+    weeks: int
+    """Weeks with a computable correlation"""
+
+
+class WeeklyCoverage(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `panel.coverage`."""
+
+    date: dt.date
+    """Rebalance date"""
+
+    coverage: float
+    """cohort_size / universe size"""
+
+
+class Panel(ApiStruct, kw_only=True, frozen=True):
+    """`panel` of the metrics object (weeks without a finite value are left out of its series)."""
+
+    signal: str
+    """raw: every panel series except ic_weekly is built on raw_score"""
+
+    ic_weekly: list[WeeklyIc]
+    """Weekly conditioned IC, weeks with a computable IC; over the full window its mean is core.ic"""
+
+    decile_spread_weekly: list[WeeklySpread]
+    """Weekly Q10 minus Q1 mean forward return (eligible weeks)"""
+
+    ic_term_structure: list[TermPoint]
+    """IC of raw_score against forward returns compounded over 1, 2, 4 and 8 consecutive weeks"""
+
+    rank_autocorrelation: list[AutocorrelationPoint]
+    """Persistence of the raw_score ranking"""
+
+    coverage: list[WeeklyCoverage]
+    """Weekly coverage"""
+
+
+class AnnualisationFactors(ApiStruct, kw_only=True, frozen=True):
+    """`annualisation_factors` of the metrics object."""
+
+    weekly: int
+    """Weeks per year (52): weekly series scale by sqrt(52)"""
+
+    daily: int
+    """Sessions per year (252): daily series scale by sqrt(252)"""
+
+
+class MetricsFieldDoc(ApiStruct, kw_only=True, frozen=True):
+    """One entry of the metrics documentation block's `fields`."""
+
+    meaning: str
+    """What the field means."""
+
+    formula: str | None
+    """How the field is computed; null for an echo or an object."""
+
+    horizon: str
+    """The span the field covers: the requested window (from/to), else the run's full evaluation
+    window, which from/to do not narrow for stored figures.
+    """
+
+    granularity: str
+    """One figure for the window (`overall`), per period (`yearly or monthly`) or per week."""
+
+    source: str
+    """Where the figure comes from: `metrics` (stored by the run), `rebalances`, `portfolio`,
+    `computed` and others.
+    """
+
+    unit: str | None
+    """Unit of the field, such as `ratio`; null when it has none."""
+
+    signal: str | UnsetType = UNSET
+    """IC-family entries only: `conditioned` (score) or `raw` (raw_score)."""
+
+    availability: str | UnsetType = UNSET
+    """`ic_deciles` and `panel` entries only: when the field is null."""
+
+
+class MetricsDoc(ApiStruct, kw_only=True, frozen=True):
+    """The metrics documentation block (`/metrics/_doc`, or `data.doc` with `doc=1`)."""
+
+    schema_version: str
+    """Version of the block's schema, `2.0.0`."""
+
+    endpoint: dict[str, str]
+    """Prose on the path, identity, parameters, window semantics, access and signal families."""
+
+    fields: dict[str, MetricsFieldDoc]
+    """Dotted payload path (`core.ic`, `periods[].core.ic`) to `{meaning, formula, horizon,
+    granularity, source, unit}`.
+    """
+
+    warnings: dict[str, str]
+    """Warning code to its meaning."""
+
+
+class Metrics(ApiStruct, kw_only=True, frozen=True):
+    """Performance and signal-quality metrics of one alpha (`/metrics`)."""
+
+    granularity: str
+    """Echo of the granularity parameter: overall, yearly or monthly"""
+
+    window: Window
+    """Echo of the requested window; nulls mean the full window"""
+
+    core: CoreStats | None
+    """Headline statistics of the long_short book, as the run stored them"""
+
+    rank_ic: RankIc | None
+    """IC diagnostics the run stored; null when no stored metrics"""
+
+    signal_processing: SignalProcessing | None
+    """How the conditioned score was made from the raw score"""
+
+    periods: list[Period] | None
+    """With `granularity` yearly or monthly; null at overall."""
+
+    ic_deciles: IcDeciles | None
+    """Ten buckets of each week's raw_score (Q1 lowest); bucket statistics are means over weeks of the
+    weekly bucket means. Weeks with fewer than 20 scored names, or whose non-null raw_scores are all
+    equal (fewer than 2 distinct values, so no ranking to bucket), are skipped and counted; other
+    weeks without forward returns (pending) are dropped
+    """
+
+    nwt: NeweyWestTests
+    """Newey-West (Bartlett kernel) tests of means"""
+
+    panel: Panel | None | UnsetType = UNSET
+    """Only with `panel=True`; null whenever `ic_deciles` is null."""
+
+    doc_url: str
+    """Path of this documentation block for the alpha"""
+
+    alpha: str
+    """Collection served (equals meta.run)"""
+
+    alpha_id: str
+    """The research source id of the run"""
+
+    annualisation_factors: AnnualisationFactors
+    """Annualisation factors the run uses"""
+
+    doc: MetricsDoc | UnsetType = UNSET
+    """Only with `doc=True`."""
+
+
 class MetricsResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/metrics` (performance.metrics)."""
 
@@ -1214,103 +1892,201 @@ class MetricsDocResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
+class DsrTrials(ApiStruct, kw_only=True, frozen=True):
+    """`dsr.trials` of the significance object."""
 
-    date: dt.date
-    """Every session the market-data service holds in the window, ascending. Unit: ISO date
-    (YYYY-MM-DD).
+    count: int
+    """N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's
+    trials
     """
 
-    close: float | None
-    """Unadjusted close, as stored. Unit: price in the benchmark's currency (USD for SPY)."""
+    count_source: str
+    """`catalogue`, or `request` when `trials=` overrode the count."""
 
-    period_return: float | None
-    """`(close - previous close) / previous close`, on the summary's `return_basis` price. Unit:
-    fraction (0.01 = 1%). Null on the first row of the window.
+    sharpe_variance: float | None
+    """V, over the Sharpe ratios of the alphas the key may read (null without ledger access)."""
+
+    sharpe_variance_unit: str
+    """Unit of sharpe_variance"""
+
+    sharpe_variance_alphas: int | None
+    """How many Sharpe ratios V is over (null without ledger access)."""
+
+    expected_max_sharpe: float | None
+    """SR0 annualised (times sqrt(252)); null for a key that may not read the ledger"""
+
+    expected_max_sharpe_unit: str
+    """Unit of expected_max_sharpe"""
+
+
+class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
+    """One analytics figure: a value with its unit, or `not_measurable` with a null value and a reason."""
+
+    value: float | None
+    """The figure; null when not_measurable"""
+
+    unit: str
+    """Unit of value"""
+
+    status: str
+    """`available` or `not_measurable` (then `value` is null and `withheld_reason` says why)."""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the figure is not measurable (present only then)"""
+
+    source: str
+    """What the figure is computed from"""
+
+    annualisation: str
+    """`annualised`, `per_period` or `not_annualisable`."""
+
+    approximation: str | UnsetType = UNSET
+    """`combine` turnover: how it is approximated."""
+
+    periods_per_year: int | UnsetType = UNSET
+    """`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."""
+
+    confidence: float | UnsetType = UNSET
+    """`min_track_record`: the confidence the track record reaches (0.95)."""
+
+    sr_benchmark: float | UnsetType = UNSET
+    """`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."""
+
+    years: float | None | UnsetType = UNSET
+    """`min_track_record` in years."""
+
+    horizon_sessions: int | UnsetType = UNSET
+    """`risk.var_95`, `risk.cvar_95`: sessions the loss is measured over (1)."""
+
+    trials: DsrTrials | UnsetType = UNSET
+    """`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."""
+
+    lower: float | None | UnsetType = UNSET
+    """Bootstrap figures: the lower bound of the interval."""
+
+    upper: float | None | UnsetType = UNSET
+    """Bootstrap figures: the upper bound of the interval."""
+
+    observations: int | UnsetType = UNSET
+    """Observations of the series in the window"""
+
+    block_length: int | UnsetType = UNSET
+    """Mean block length used: round(n^(1/3)), at least 1"""
+
+    family_size: int | None | UnsetType = UNSET
+    """`holm`, `benjamini_hochberg`: the hypotheses adjusted over (the alphas the key may read whose
+    `nwt.ic` is measurable); null when the key may not read the rebalance cross-sections.
     """
 
-    cumulative_return: float | None
-    """Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same
-    name and units as the equity curve, so the two join on `date`. Unit: fraction (0.01 = 1%).
+    date: dt.date | None | UnsetType = UNSET
+    """`risk.best_*`, `risk.worst_*`: the last session of the day, week or month."""
+
+    sessions: int | None | UnsetType = UNSET
+    """`risk.best_*`, `risk.worst_*`: sessions of the window in that period."""
+
+    alpha: str | None | UnsetType = UNSET
+    """`contribution.max_correlation_to_member`: the member it is with."""
+
+    members: int | UnsetType = UNSET
+    """`contribution.mean_correlation_to_member`: the members with a correlation."""
+
+
+class Bootstrap(ApiStruct, kw_only=True, frozen=True):
+    """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
+
+    method: str
+    """The resampling scheme and the interval"""
+
+    confidence: float
+    """Confidence level of the intervals"""
+
+    resamples: int
+    """Number of resamples"""
+
+    seed: int
+    """Seed of numpy's PCG64 generator: the same request always gives the same answer"""
+
+    block_length_rule: str
+    """How the mean block length is chosen"""
+
+    streams: str
+    """The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"""
+
+    mean_ic: AnalyticsStat
+    """Mean weekly conditioned IC"""
+
+    icir: AnalyticsStat
+    """Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is
+    annualised when the run's conventions say so)
     """
 
-    drawdown_pct: float | None
-    """`(peak - close) / peak x 100`, peak measured inside the window. Unit: percentage points (1.0 =
-    1%). Null where the peak is not positive.
+    information_ratio: AnalyticsStat
+    """Information ratio of daily long_short returns (after costs, not in excess of the risk-free
+    rate), daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times
+    sqrt(52))
     """
 
 
-class BenchmarkSummary(ApiStruct, kw_only=True, frozen=True):
-    """The `BenchmarkSummary` object."""
+class MultipleTesting(ApiStruct, kw_only=True, frozen=True):
+    """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read."""
 
-    symbol: str
-    """The benchmark symbol (echo of the path `{symbol}`)."""
+    p_value: AnalyticsStat
+    """Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)"""
 
-    name: str | None
-    """Display name of the benchmark."""
+    holm: AnalyticsStat
+    """Holm step-down adjusted p-value within the family"""
 
-    return_basis: str | None
-    """`adjusted_close` only when an adjusted price exists for every row of the window (never mixed),
-    otherwise `close` (a price return excluding dividends).
-    """
+    benjamini_hochberg: AnalyticsStat
+    """Benjamini-Hochberg adjusted p-value (false discovery rate) within the family"""
 
-    first_date: dt.date | None
-    """First session of the window. Unit: ISO date (YYYY-MM-DD). Null when the window holds no session."""
 
-    last_date: dt.date | None
-    """Last session of the window. Unit: ISO date (YYYY-MM-DD). Null when the window holds no session."""
+class Significance(ApiStruct, kw_only=True, frozen=True):
+    """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
+
+    alpha: str
+    """The alpha served (meta.run)"""
+
+    alpha_id: str
+    """The run's research source id"""
+
+    book: str
+    """Always long_short"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
 
     sessions: int | None
-    """Sessions in the window (rows across all pages). Unit: trading sessions."""
+    """The window's sessions of the book; null for a key that may not read the ledger."""
 
-    first_close: float | None
-    """Unadjusted close of the window's first row. Unit: price in the benchmark's currency (USD for
-    SPY). Null when the window holds no session.
+    sharpe: AnalyticsStat
+    """Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free
+    rate: the /metrics core.information_ratio convention (daily, times sqrt(252))
     """
 
-    last_close: float | None
-    """Unadjusted close of the window's last row. Unit: price in the benchmark's currency (USD for
-    SPY). Null when the window holds no session.
+    skewness: AnalyticsStat
+    """Sample skewness of the daily returns"""
+
+    kurtosis: AnalyticsStat
+    """Sample kurtosis of the daily returns, not in excess (3 for a normal)"""
+
+    psr: AnalyticsStat
+    """Probabilistic Sharpe Ratio against `sr_benchmark`."""
+
+    min_track_record: AnalyticsStat
+    """Minimum track record length, in sessions (`.years` in years)."""
+
+    dsr: AnalyticsStat
+    """Deflated Sharpe Ratio over the catalogue's trials (`.trials`)."""
+
+    bootstrap: Bootstrap
+    """Stationary block-bootstrap 95% confidence intervals over the requested window (from/to), else
+    the whole history
     """
 
-    total_return: float | None
-    """Last `cumulative_return` of the window. Unit: fraction (0.01 = 1%). Null when the window holds
-    no session.
+    multiple_testing: MultipleTesting
+    """The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole
+    histories; from/to do not narrow it)
     """
-
-    cumulative_return_pct: float | None
-    """`100 x total_return`. Unit: percentage points (1.0 = 1%). Null when the window holds no session."""
-
-    max_drawdown_pct: float | None
-    """Largest `drawdown_pct` of the window. Unit: percentage points (1.0 = 1%). Null when the window
-    holds no session.
-    """
-
-    max_drawdown_date: dt.date | None
-    """Earliest date of the largest `drawdown_pct`. Unit: ISO date (YYYY-MM-DD). Null when the window
-    never drew down.
-    """
-
-
-class BenchmarkRowMeta(Meta, kw_only=True, frozen=True):
-    """The `meta` object of `GET /v1/benchmarks/{symbol}/daily`."""
-
-    summary: BenchmarkSummary | UnsetType = UNSET
-    """Figures over the whole requested window, computed before paging."""
-
-    symbol: str | UnsetType = UNSET
-    """Echo of the path benchmark symbol. Present on the benchmark route only."""
-
-
-class BenchmarkRowPage(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
-
-    data: list[BenchmarkRow]
-
-    pagination: Pagination
-
-    meta: BenchmarkRowMeta
 
 
 class SignificanceResponse(ApiStruct, kw_only=True, frozen=True):
@@ -1484,10 +2260,175 @@ class RollingRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: RollingRowMeta
 
 
+class InformationRatioSides(ApiStruct, kw_only=True, frozen=True):
+    """`information_ratio` of the costs object."""
+
+    gross: AnalyticsStat
+    """Information ratio of daily returns before execution costs, daily times sqrt(252)"""
+
+    net: AnalyticsStat
+    """Information ratio of daily returns after execution costs, as /metrics core.information_ratio,
+    daily times sqrt(252)
+    """
+
+
+class TurnoverBucket(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `turnover_by_decile.buckets` of the costs object."""
+
+    bucket: str
+    """`Q1` (lowest score) to `Q10`."""
+
+    rank: int
+    """1 .. 10"""
+
+    weeks: int
+    """Bucketed weeks the decile held names"""
+
+    mean_turnover: float | None
+    """Mean over bucketed weeks of the decile's one-way turnover"""
+
+
+class TurnoverByDecile(ApiStruct, kw_only=True, frozen=True):
+    """`turnover_by_decile` of the costs object."""
+
+    score_field: str
+    """The score the book trades, bucketed: `score`, or `raw_score` for raw_ books."""
+
+    weight_field: str
+    """Decision column of the book's target weight"""
+
+    weeks: int
+    """Weeks in the window with a previous week (turnover needs one)"""
+
+    bucketed_weeks: int
+    """Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"""
+
+    mean_weekly_turnover: float | None
+    """Mean over weeks of the whole book's one-way turnover"""
+
+    unbucketed_mean_turnover: float | None
+    """Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the
+    cross-section)
+    """
+
+    buckets: list[TurnoverBucket]
+    """Q1 (lowest score) .. Q10"""
+
+
+class Costs(ApiStruct, kw_only=True, frozen=True):
+    """What a book's modelled execution costs take (`/analytics/costs`), flows in normalised equity."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int
+    """Sessions of the book in the window"""
+
+    net_pnl: AnalyticsStat
+    """Net P&L, every flow included"""
+
+    execution_cost: AnalyticsStat
+    """Modelled execution cost paid"""
+
+    gross_pnl: AnalyticsStat
+    """P&L before execution costs"""
+
+    traded_notional: AnalyticsStat
+    """Notional traded, in equity units"""
+
+    break_even_multiple: AnalyticsStat
+    """Multiple m of the modelled execution cost at which the window's compounded net return is zero;
+    not measurable when the book loses before costs or paid none
+    """
+
+    break_even_bps: AnalyticsStat
+    """Cost per unit of traded notional at which the window's compounded net return is zero"""
+
+    modelled_cost_bps: AnalyticsStat
+    """The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)"""
+
+    information_ratio: InformationRatioSides
+    """Information ratio before (gross) and after (net) execution costs, side by side; gross here means
+    before costs, not the /metrics sense (not in excess of the risk-free rate: neither side is)
+    """
+
+    turnover_by_decile: TurnoverByDecile | None
+    """Null for books without target weights, in a window without a week to measure, or when the key
+    may not read the rebalance cross-sections.
+    """
+
+    holding_period: AnalyticsStat
+    """Average holding period of a position"""
+
+
 class CostsResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/costs` (analytics.costs)."""
 
     data: Costs
+
+    meta: Meta
+
+
+class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
+    """One entry of the analytics documentation block's `fields`."""
+
+    meaning: str
+    """What the field means."""
+
+    formula: str | None
+    """How the field is computed; null for an echo or an object."""
+
+    horizon: str
+    """The span the field covers: the requested window (from/to), else the whole history, a trailing
+    window, or whole histories that from/to do not narrow.
+    """
+
+    granularity: str
+    """One figure for the window (`overall`), or one row per other alpha, episode, rebalance week or
+    common session.
+    """
+
+    source: str
+    """What the figure is computed from."""
+
+    unit: str | None
+    """Unit of the field, such as `ratio`; null when it has none."""
+
+    annualisation: str
+    """`annualised`, `per_period` or `not_annualisable`."""
+
+
+class AnalyticsDoc(ApiStruct, kw_only=True, frozen=True):
+    """The analytics documentation block (`/analytics/_doc`), shaped as `MetricsDoc`."""
+
+    schema_version: str
+    """Version of the block's schema."""
+
+    endpoint: dict[str, str]
+    """Prose on the routes: `paths`, `access`, `catalogue`, `window_semantics`, `signal_families`,
+    `sharpe_convention`, `name_conventions`, `min_overlap`, `not_measurable`, `combination`, `risk`,
+    `references`.
+    """
+
+    fields: dict[str, AnalyticsFieldDoc]
+    """Dotted payload path prefixed by the route (`significance.psr`, `rolling[].mean_ic`) to
+    `{meaning, formula, horizon, granularity, source, unit, annualisation}`.
+    """
+
+    warnings: dict[str, str]
+    """Warning code (`kind_missing`, `access_limited`) to its meaning."""
+
+
+class AnalyticsDocResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/_doc` (analytics.doc)."""
+
+    data: AnalyticsDoc
 
     meta: Meta
 
@@ -1616,16 +2557,6 @@ class CombinedRow(ApiStruct, kw_only=True, frozen=True):
     """
 
 
-class Window(ApiStruct, kw_only=True, frozen=True):
-    """The `Window` object."""
-
-    from_: dt.date | None = msgspec.field(name="from")
-    """First trading day of the window, inclusive; null: the start of the history."""
-
-    to: dt.date | None
-    """Last trading day of the window, inclusive; null: the end of the history."""
-
-
 class BenchmarkEcho(ApiStruct, kw_only=True, frozen=True):
     """The `BenchmarkEcho` object."""
 
@@ -1727,7 +2658,7 @@ class CorrelationMatrix(ApiStruct, kw_only=True, frozen=True):
     """
 
 
-class CombinedRowMeta(Meta, kw_only=True, frozen=True):
+class CombinedRowMeta(Meta, CombinationTables, kw_only=True, frozen=True):
     """The `meta` object of `GET /v1/analytics/combine`."""
 
     window: Window | UnsetType = UNSET
@@ -1786,6 +2717,188 @@ class CombinedRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: CombinedRowMeta
 
 
+class ContributionAbsent(ApiStruct, kw_only=True, frozen=True):
+    """Reference alphas without a return on any session counted (history outside the window, or no
+    ledger).
+    """
+
+    count: int
+    """How many (count - members_in_window)"""
+
+    alphas: list[str]
+    """Their ids in the order of `ContributionReference.alphas`; the first 50 when there are more."""
+
+
+class CombinationShrinkage(ApiStruct, kw_only=True, frozen=True):
+    """The covariance shrinkage of a max_ir weighting."""
+
+    value: float
+    """d in Sigma_d = (1 - d) S + d diag(S)"""
+
+    source: str
+    """`given` (the request's `shrinkage`) or `ledoit_wolf`."""
+
+
+class CombinationWeight(ApiStruct, kw_only=True, frozen=True):
+    """One alpha's weight in a combination."""
+
+    alpha: str
+    """The reference alpha"""
+
+    weight: float
+    """Its fraction of the book's capital (negative: a short)."""
+
+
+class ContributionCombination(ApiStruct, kw_only=True, frozen=True):
+    """`reference.combination` of the contribution object: the set's weights, as `/analytics/combine`
+    `meta` serves them.
+    """
+
+    weighting: str
+    """equal, given, inverse_volatility or max_ir"""
+
+    shrinkage: CombinationShrinkage | None
+    """max_ir only; null otherwise."""
+
+    weights: list[CombinationWeight]
+    """In the order of `reference.alphas`."""
+
+    sessions: int
+    """The set's common sessions of the window (combine's `meta.sessions`): the weights are from them;
+    the figures are over those the alpha also trades (`sessions`).
+    """
+
+
+class ContributionReference(ApiStruct, kw_only=True, frozen=True):
+    """`reference` of the contribution object."""
+
+    source: str
+    """`given` (the `reference` parameter) or `production` (every production alpha the key may read)."""
+
+    alphas: list[str]
+    """The reference alphas, the alpha itself never among them"""
+
+    count: int
+    """How many reference alphas were named or considered."""
+
+    alpha_excluded: bool
+    """Whether the alpha itself was in the set and was left out."""
+
+    members_in_window: int
+    """How many have a return on at least one session counted: the figures are over these."""
+
+    without_returns: ContributionAbsent
+    """The reference alphas without a return on any session counted (a history outside the window, or
+    no ledger): named, counted, never held
+    """
+
+    combination: ContributionCombination | UnsetType = UNSET
+    """With a `weighting` only: the reference set combined as `/analytics/combine` does."""
+
+
+class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
+    """`weight` of the contribution object."""
+
+    value: float
+    """w: the request's weight, or the w in [0, 1] that maximises the information ratio after"""
+
+    chosen: str
+    """`given` or `optimal` (the weight that maximises the information ratio after)."""
+
+
+class BookFigures(ApiStruct, kw_only=True, frozen=True):
+    """A book's figures as stat entries: combine `meta.figures`, contribution `before`, `after`,
+    `change`.
+    """
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the reference book's daily returns (not in excess of the risk-free rate),
+    daily times sqrt(252) as /metrics core.information_ratio
+    """
+
+    excess_sharpe: AnalyticsStat
+    """Sharpe ratio of the reference book's daily returns in excess of the risk-free return its alphas'
+    ledgers accrued, weighted as the returns are; not_measurable on a catalogue index written before
+    it held risk-free returns
+    """
+
+    max_drawdown_pct: AnalyticsStat
+    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
+
+    annualised_return: AnalyticsStat
+    """Mean daily return of the reference book, annualised"""
+
+    volatility: AnalyticsStat
+    """Volatility of the reference book's daily returns, annualised"""
+
+    turnover: AnalyticsStat | UnsetType = UNSET
+    """Combine, and contribution with a `weighting`: Σ|w_i| τ_i over the alphas' whole-history turnover
+    (an upper bound).
+    """
+
+    diversification_ratio: AnalyticsStat | UnsetType = UNSET
+    """Combine, and contribution with a `weighting`: Σ|w_i| σ_i / σ of the combined book."""
+
+
+class Contribution(ApiStruct, ContributionTables, kw_only=True, frozen=True):
+    """What adding the alpha at `weight` does to a reference set, equally weighted as it grew or
+    combined at a `weighting` (`/contribution`).
+    """
+
+    alpha: str
+    """The alpha added"""
+
+    book: str
+    """Always long_short: the catalogue's returns matrix holds that book alone"""
+
+    reference: ContributionReference
+    """The reference set"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    weight: ContributionWeight
+    """The alpha's weight w in the book after"""
+
+    sessions: int
+    """The sessions the figures are over"""
+
+    session_rule: str
+    """Which sessions count: those of the window on which the alpha has a return and at least one
+    reference alpha does (not their intersection: a production book grows as alphas are added); with
+    a weighting, those on which every reference alpha and the alpha do
+    """
+
+    before: BookFigures
+    """The reference set's book: before_t = mean of r_i,t over the reference alphas with a return on t;
+    its risk-free return the mean of the same alphas'. With a weighting: sum_i w_i r_i,t at
+    reference.combination's weights, with /analytics/combine's figures (turnover and
+    diversification_ratio too), equal to its meta.figures when sessions is
+    reference.combination.sessions
+    """
+
+    after: BookFigures
+    """after_t = (1 - w) before_t + w a_t (with a weighting: the alpha one more member at w, the set's
+    weights scaled by 1 - w)
+    """
+
+    change: BookFigures
+    """after - before of each figure (a stat entry each; not_measurable when either side is)"""
+
+    correlation_to_set: AnalyticsStat
+    """Pearson correlation of the alpha's daily returns with the before book's"""
+
+    max_correlation_to_member: AnalyticsStat
+    """The Pearson correlation of the alpha with the reference alpha it correlates with most in
+    absolute value (the signed value), each over the sessions both have a return
+    """
+
+    mean_correlation_to_member: AnalyticsStat
+    """Mean Pearson correlation of the alpha with each reference alpha, each over the sessions both
+    have a return
+    """
+
+
 class ContributionResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/contribution` (analytics.contribution)."""
 
@@ -1794,12 +2907,355 @@ class ContributionResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class Bound(ApiStruct, kw_only=True, frozen=True):
+    """A check's threshold: a minimum, a maximum, or both (the turnover band)."""
+
+    min: float | UnsetType = UNSET
+    """Least value of information_ratio that passes"""
+
+    max: float | UnsetType = UNSET
+    """Largest value of turnover that passes"""
+
+
+class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
+    """`policy.thresholds` of the checks object, by check id in the battery's order."""
+
+    information_ratio: Bound
+    """The policy's thresholds of information_ratio"""
+
+    deflated_sharpe: Bound
+    """The policy's thresholds of deflated_sharpe"""
+
+    turnover: Bound
+    """The policy's thresholds of turnover"""
+
+    max_weight: Bound
+    """The policy's thresholds of max_weight"""
+
+    recent_information_ratio: Bound
+    """The policy's thresholds of recent_information_ratio"""
+
+    yearly_consistency: Bound
+    """The policy's thresholds of yearly_consistency"""
+
+    stressed_net_information_ratio: Bound
+    """The policy's thresholds of stressed_net_information_ratio"""
+
+    production_correlation: Bound
+    """The policy's thresholds of production_correlation"""
+
+    ic_t_stat: Bound
+    """The policy's thresholds of ic_t_stat"""
+
+
+class Policy(ApiStruct, kw_only=True, frozen=True):
+    """The operator's thresholds (`checks_policy_file`), echoed in every answer."""
+
+    origin: str
+    """`defaults` (no policy file) or `operator`."""
+
+    thresholds: PolicyThresholds
+    """Check id -> its policy thresholds: {min}, {max} or both"""
+
+
+class CheckResult(ApiStruct, kw_only=True, frozen=True):
+    """One check: its value against the threshold applied (the policy's, tightened by the request)."""
+
+    id: str
+    """The check: information_ratio: information ratio of the book's daily returns r = ending/starting
+    - 1 over the window: mean / std(ddof=1) times sqrt(252), as /metrics core.information_ratio;
+    deflated_sharpe: the long_short book's Deflated Sharpe Ratio over the window, as
+    /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the
+    alphas the key may read); turnover: mean over the window's sessions of the book's one-way ledger
+    turnover, 1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as
+    /metrics mean_turnover); max_weight: largest |target weight| of the book in the decisions of the
+    window's rebalances; recent_information_ratio: information_ratio over the window's last 504
+    sessions (all of them when fewer); yearly_consistency: share of the window's calendar years
+    whose compounded return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of
+    the book; stressed_net_information_ratio: information ratio of the daily returns paying 2 times
+    the modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of
+    it once; /analytics/costs' cost rate); production_correlation: largest |Pearson| of the alpha's
+    daily long_short returns with each production alpha the key may read (itself excluded), each
+    over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
+    production alpha without a correlation (too little overlap) is left out, and compared/of say how
+    many were compared; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly
+    IC (conditioned signal, whole history)
+    """
+
+    value: float | None
+    """The checked figure (see id), in its unit (see unit); null when not_measurable"""
+
+    unit: str
+    """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_session,
+    max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
+    stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic
+    (per_session: a fraction of equity traded per session)
+    """
+
+    threshold: Bound
+    """The bound applied: the policy's, tightened by the request's."""
+
+    policy_threshold: Bound
+    """The operator's bounds of the check (same shape as threshold)"""
+
+    verdict: str
+    """`pass`, `fail` or `not_measurable` (then `reason` says why)."""
+
+    source: str
+    """The registry id of the route the value comes from."""
+
+    book: str | None
+    """The book the value is measured on (null: not a book's figure, as the IC t-statistic)."""
+
+    horizon: str
+    """What the value is over: window, window_last_504_sessions (recent_information_ratio) or
+    whole_history (production_correlation, ic_t_stat: from/to do not narrow them)
+    """
+
+    reason: str | UnsetType = UNSET
+    """Why the value is not measurable (present only then); starts with access_limited when the key may
+    not read the data it is built from
+    """
+
+    compared: int | None | UnsetType = UNSET
+    """production_correlation only: the production alphas the value is the maximum over (those with a
+    correlation: enough common sessions, variance on both sides); null when the key may not have the
+    figure.
+    """
+
+    of: int | None | UnsetType = UNSET
+    """production_correlation only: the production alphas the key may read, this one excluded (compared
+    is below it when some have too little overlap); null as compared.
+    """
+
+    nearest: str | None | UnsetType = UNSET
+    """production_correlation only: the production alpha that gives the value; null without one."""
+
+
+class ChecksSummary(ApiStruct, kw_only=True, frozen=True):
+    """`summary` of the checks object."""
+
+    passed: int
+    """Checks that pass"""
+
+    failed: int
+    """Checks that fail"""
+
+    not_measurable: int
+    """Checks without a value"""
+
+    verdict: str
+    """`pass` (every check passes), `fail` (one fails) or `incomplete`."""
+
+
+class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
+    """The pass/fail battery of one alpha and book (`/analytics/checks`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book checked"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the book in the window; null for a key that may not read the ledger (a count of it,
+    withheld as its figures are)
+    """
+
+    policy: Policy
+    """The operator's policy, echoed (the request's bounds are in each check's threshold)"""
+
+    checks: list[CheckResult]
+    """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
+    recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
+    production_correlation, ic_t_stat
+    """
+
+    summary: ChecksSummary
+    """Counts of the verdicts and the overall verdict"""
+
+
 class ChecksResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/checks` (analytics.checks)."""
 
     data: Checks
 
     meta: Meta
+
+
+class RollingWindow(ApiStruct, kw_only=True, frozen=True):
+    """`rolling_window` of the comparison object: the trailing windows of the rolling series."""
+
+    sessions: int
+    """Trailing common sessions of rolling_return_correlation (the request's window)"""
+
+    weeks: int
+    """Trailing common weeks of rolling_ic_correlation: the same span (21 -> 4, 63 -> 13, 126 -> 26,
+    252 -> 52)
+    """
+
+
+class CompareEquityRow(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `equity` of the comparison object."""
+
+    date: dt.date
+    """The common session"""
+
+    cumulative_return_alpha: float | None
+    """The path alpha's compounded return to this session"""
+
+    cumulative_return_with: float | None
+    """The compared alpha's compounded return to this session"""
+
+    difference: float | None
+    """cumulative_return_alpha - cumulative_return_with"""
+
+
+class RollingCorrelationRow(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `rolling_return_correlation` or `rolling_ic_correlation`."""
+
+    date: dt.date
+    """The common session ending the trailing window"""
+
+    correlation: float | None
+    """Null until the trailing window is full, or where a side is constant over it."""
+
+
+class DifferenceTest(ApiStruct, kw_only=True, frozen=True):
+    """The paired test of a difference (docs/analytics.md, Comparison)."""
+
+    name: str
+    """The test, in words: a paired t-test (mean daily return, mean weekly IC) or the Jobson-Korkie
+    test with Memmel's correction (information ratio).
+    """
+
+    statistic: float | None
+    """The test statistic (t or z); null when the test cannot run"""
+
+    p_value: float | None
+    """Two-sided."""
+
+    significant: bool | None
+    """p_value < level; null when the test cannot run"""
+
+    level: float
+    """The significance level the test is read at (0.05)"""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the test cannot run (present only then)"""
+
+
+class ComparedFigure(ApiStruct, kw_only=True, frozen=True):
+    """One headline figure of both alphas over their common sessions (or weeks)."""
+
+    alpha: AnalyticsStat
+    """Information ratio of daily book returns (after costs, not in excess of the risk-free rate),
+    daily times sqrt(252) as /metrics core.information_ratio, of the path alpha
+    """
+
+    with_: AnalyticsStat = msgspec.field(name="with")
+    """Information ratio of daily book returns (after costs, not in excess of the risk-free rate),
+    daily times sqrt(252) as /metrics core.information_ratio, of the alpha `with` names
+    """
+
+    difference: float | None
+    """alpha - with; null where either side is not measurable."""
+
+    test: DifferenceTest | None
+    """Null for volatility, max_drawdown_pct and icir (no test is stated for them)."""
+
+
+class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
+    """`figures` of the comparison object."""
+
+    information_ratio: ComparedFigure
+    """Tested by Jobson-Korkie with Memmel's correction."""
+
+    annualised_return: ComparedFigure
+    """Tested by a paired t-test on the daily returns."""
+
+    volatility: ComparedFigure
+    """Volatility of daily book returns, annualised: both alphas over the common sessions (dates both
+    books hold in the window), each side's figure included
+    """
+
+    max_drawdown_pct: ComparedFigure
+    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
+
+    mean_ic: ComparedFigure
+    """Tested by a paired t-test on the weekly IC."""
+
+    icir: ComparedFigure
+    """Weekly IC information ratio, per week: never annualised (as rolling and significance): both
+    alphas over the common weeks (weeks both alphas have a weekly IC in the window), each side's
+    figure included
+    """
+
+
+class Comparison(ApiStruct, ComparisonTables, kw_only=True, frozen=True):
+    """Two alphas side by side over their common sessions (`/analytics/compare`)."""
+
+    alpha: str
+    """The alpha served (meta.run)"""
+
+    with_: str = msgspec.field(name="with")
+    """The alpha compared with"""
+
+    book: str
+    """The book of both alphas compared"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    rolling_window: RollingWindow
+    """The trailing windows of the rolling correlations"""
+
+    sessions: int | None
+    """Common sessions: dates both books hold in the window with a daily return on each side; null for
+    a key that may not read the ledger
+    """
+
+    weeks: int | None
+    """Common weeks: weeks both alphas have a weekly IC in the window; null for a key that may not read
+    the rebalance cross-sections
+    """
+
+    equity: list[CompareEquityRow] | None
+    """One entry per common session: both books' returns compounded from the window's first common
+    session (returns of sessions only one book holds are left out); null for a key that may not read
+    the ledger
+    """
+
+    rolling_return_correlation: list[RollingCorrelationRow] | None
+    """One entry per common session: Pearson correlation of the two books' daily returns over the
+    trailing rolling_window.sessions common sessions of the window; null for a key that may not read
+    the ledger
+    """
+
+    rolling_ic_correlation: list[RollingCorrelationRow] | None
+    """One entry per common week: Pearson correlation of the two weekly IC series over the trailing
+    rolling_window.weeks common weeks of the window; null for a key that may not read the rebalance
+    cross-sections
+    """
+
+    return_correlation: AnalyticsStat
+    """Pearson correlation of the two books' daily returns over the window's common sessions (at least
+    3, neither side constant)
+    """
+
+    ic_correlation: AnalyticsStat
+    """Pearson correlation of the two weekly conditioned IC series over the window's common weeks (at
+    least 3, neither side constant)
+    """
+
+    figures: ComparedFigures
+    """Each headline figure of both alphas over the common observations only (so the difference
+    compares like with like), the difference, and its paired test where one is stated. Annualised
+    with the path alpha's sessions_per_year on both sides
+    """
 
 
 class ComparisonMeta(Meta, kw_only=True, frozen=True):
@@ -1819,6 +3275,120 @@ class ComparisonResponse(ApiStruct, kw_only=True, frozen=True):
     meta: ComparisonMeta
 
 
+class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
+    """The book against SPY: OLS beta and annualised alpha, tracking error, on the sessions both have."""
+
+    symbol: str
+    """The benchmark: SPY"""
+
+    return_basis: str | None
+    """`adjusted_close` or `close` (SPY's total-return basis); null when the key may not read SPY."""
+
+    observations: int | None
+    """Sessions of the window with both a book and a SPY return, the sessions the figures are over;
+    null when withheld
+    """
+
+    beta: AnalyticsStat
+    """OLS slope of the book's daily returns on SPY's, with an intercept; needs 2 common sessions and a
+    SPY series with variance
+    """
+
+    alpha: AnalyticsStat
+    """The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded):
+    the return per year beyond beta times SPY's, not in excess of the risk-free rate
+    """
+
+    tracking_error: AnalyticsStat
+    """Annualised standard deviation of the book's daily return in excess of SPY's; needs 2 common
+    sessions
+    """
+
+
+class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
+    """Benchmark-relative and tail figures of a book (`/analytics/risk`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the book in the window; null for a key that may not read the ledger (a count of it,
+    withheld as its figures are)
+    """
+
+    benchmark: RiskBenchmark
+    """The book against SPY's daily total returns b on the same sessions (sessions where both have a
+    return); needs benchmarks.daily besides portfolio.ledger
+    """
+
+    sortino: AnalyticsStat
+    """Sortino ratio with required return 0 (empyrical's convention); not measurable without a losing
+    session
+    """
+
+    cagr: AnalyticsStat
+    """Compound annual growth rate of the book over the window's sessions"""
+
+    max_drawdown_pct: AnalyticsStat
+    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
+
+    calmar: AnalyticsStat
+    """cagr / (max_drawdown_pct / 100)."""
+
+    tail_ratio: AnalyticsStat
+    """Right tail over left tail of daily returns (empyrical's convention); needs 20 sessions, not
+    measurable when the 5th percentile is 0
+    """
+
+    var_95: AnalyticsStat
+    """Historical value at risk at 95% over one session, as a return (negative = a loss); needs 20
+    sessions
+    """
+
+    cvar_95: AnalyticsStat
+    """Historical conditional value at risk (expected shortfall) at 95% over one session, as a return;
+    needs 20 sessions
+    """
+
+    best_day: AnalyticsStat
+    """The highest compounded return of a session over the window's sessions (the first and last
+    periods may be cut by the window); the earliest on a tie
+    """
+
+    worst_day: AnalyticsStat
+    """The lowest compounded return of a session over the window's sessions (the first and last periods
+    may be cut by the window); the earliest on a tie
+    """
+
+    best_week: AnalyticsStat
+    """The highest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs
+    to the next Friday) over the window's sessions (the first and last periods may be cut by the
+    window); the earliest on a tie
+    """
+
+    worst_week: AnalyticsStat
+    """The lowest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs to
+    the next Friday) over the window's sessions (the first and last periods may be cut by the
+    window); the earliest on a tie
+    """
+
+    best_month: AnalyticsStat
+    """The highest compounded return of a calendar month over the window's sessions (the first and last
+    periods may be cut by the window); the earliest on a tie
+    """
+
+    worst_month: AnalyticsStat
+    """The lowest compounded return of a calendar month over the window's sessions (the first and last
+    periods may be cut by the window); the earliest on a tie
+    """
+
+
 class RiskResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/risk` (analytics.risk)."""
 
@@ -1827,16 +3397,134 @@ class RiskResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class AnalyticsDocResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/_doc` (analytics.doc)."""
+class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
+    """A row of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
 
-    data: AnalyticsDoc
+    date: dt.date
+    """Every session the market-data service holds in the window, ascending. Unit: ISO date
+    (YYYY-MM-DD).
+    """
+
+    close: float | None
+    """Unadjusted close, as stored. Unit: price in the benchmark's currency (USD for SPY)."""
+
+    period_return: float | None
+    """`(close - previous close) / previous close`, on the summary's `return_basis` price. Unit:
+    fraction (0.01 = 1%). Null on the first row of the window.
+    """
+
+    cumulative_return: float | None
+    """Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same
+    name and units as the equity curve, so the two join on `date`. Unit: fraction (0.01 = 1%).
+    """
+
+    drawdown_pct: float | None
+    """`(peak - close) / peak x 100`, peak measured inside the window. Unit: percentage points (1.0 =
+    1%). Null where the peak is not positive.
+    """
+
+
+class BenchmarkSummary(ApiStruct, kw_only=True, frozen=True):
+    """The `BenchmarkSummary` object."""
+
+    symbol: str
+    """The benchmark symbol (echo of the path `{symbol}`)."""
+
+    name: str | None
+    """Display name of the benchmark."""
+
+    return_basis: str | None
+    """`adjusted_close` only when an adjusted price exists for every row of the window (never mixed),
+    otherwise `close` (a price return excluding dividends).
+    """
+
+    first_date: dt.date | None
+    """First session of the window. Unit: ISO date (YYYY-MM-DD). Null when the window holds no session."""
+
+    last_date: dt.date | None
+    """Last session of the window. Unit: ISO date (YYYY-MM-DD). Null when the window holds no session."""
+
+    sessions: int | None
+    """Sessions in the window (rows across all pages). Unit: trading sessions."""
+
+    first_close: float | None
+    """Unadjusted close of the window's first row. Unit: price in the benchmark's currency (USD for
+    SPY). Null when the window holds no session.
+    """
+
+    last_close: float | None
+    """Unadjusted close of the window's last row. Unit: price in the benchmark's currency (USD for
+    SPY). Null when the window holds no session.
+    """
+
+    total_return: float | None
+    """Last `cumulative_return` of the window. Unit: fraction (0.01 = 1%). Null when the window holds
+    no session.
+    """
+
+    cumulative_return_pct: float | None
+    """`100 x total_return`. Unit: percentage points (1.0 = 1%). Null when the window holds no session."""
+
+    max_drawdown_pct: float | None
+    """Largest `drawdown_pct` of the window. Unit: percentage points (1.0 = 1%). Null when the window
+    holds no session.
+    """
+
+    max_drawdown_date: dt.date | None
+    """Earliest date of the largest `drawdown_pct`. Unit: ISO date (YYYY-MM-DD). Null when the window
+    never drew down.
+    """
+
+
+class BenchmarkRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/benchmarks/{symbol}/daily`."""
+
+    summary: BenchmarkSummary | UnsetType = UNSET
+    """Figures over the whole requested window, computed before paging."""
+
+    symbol: str | UnsetType = UNSET
+    """Echo of the path benchmark symbol. Present on the benchmark route only."""
+
+
+class BenchmarkRowPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
+
+    data: list[BenchmarkRow]
+
+    pagination: Pagination
+
+    meta: BenchmarkRowMeta
+
+
+class SourceDownload(ApiStruct, kw_only=True, frozen=True):
+    """`GET /v1/alphas/{alpha}/source/download` `data`: a freshly signed URL of the archive."""
+
+    url: str
+    """Freshly signed, time-limited HTTPS GET URL of the source archive; fetch it directly."""
+
+    expires_in: int
+    """Lifetime of the signed URL (3600); do not cache it beyond. Unit: seconds."""
+
+    filename: str
+    """Archive file name, `<alpha_id>.zip`."""
+
+    size_bytes: int | None
+    """Size of the archive. Unit: bytes. Null when the run did not record it."""
+
+    sha256: str | None
+    """SHA-256 of the archive (hex). Null when the run did not record it."""
+
+
+class SourceDownloadResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/source/download` (catalog.alphas.source.download)."""
+
+    data: SourceDownload
 
     meta: Meta
 
 
 class ExportRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/alphas/{alpha}/exports` (exports.list)."""
+    """A row of `GET /v1/alphas/{alpha}/exports`: one Parquet file the key may export."""
 
     dataset: str
     """The `{dataset}` to ask `/exports/{dataset}` for (decisions, rebalances, portfolio, positions,
@@ -1851,14 +3539,14 @@ class ExportRow(ApiStruct, kw_only=True, frozen=True):
     filename: str
     """`<alpha_id>.<dataset>[.<book>][.raw].parquet`; `.raw` marks the variant with raw columns."""
 
+    rows: int
+    """Rows in the file. Unit: rows."""
+
     size_bytes: int
     """Size of the Parquet file. Unit: bytes."""
 
     sha256: str
     """SHA-256 of the Parquet file (hex); check the bytes with it."""
-
-    rows: int
-    """Rows in the file. Unit: rows."""
 
     columns: list[str]
     """The file's column names, in order (`raw_*` columns only in the raw variant, for raw-book keys)."""
@@ -1878,7 +3566,7 @@ class ExportRowPage(ApiStruct, kw_only=True, frozen=True):
 
 
 class ExportDownload(ApiStruct, kw_only=True, frozen=True):
-    """The `data` object of `GET /v1/alphas/{alpha}/exports/{dataset}` (exports.download)."""
+    """`GET /v1/alphas/{alpha}/exports/{dataset}` `data`: a freshly signed URL of one Parquet file."""
 
     url: str
     """Freshly signed, time-limited GET URL of the Parquet file; fetch it directly."""
@@ -1914,7 +3602,7 @@ class ExportDownloadResponse(ApiStruct, kw_only=True, frozen=True):
 
 
 class Readiness(ApiStruct, kw_only=True, frozen=True):
-    """The `data` object of `GET /v1/admin/alphas/{alpha}/readiness` (admin.alphas.readiness)."""
+    """`GET /v1/admin/alphas/{alpha}/readiness` `data`: what the served build of one alpha holds."""
 
     alpha_id: str
     """The alpha."""
@@ -1974,7 +3662,7 @@ class ReadinessResponse(ApiStruct, kw_only=True, frozen=True):
 
 
 class KeyUsage(ApiStruct, kw_only=True, frozen=True):
-    """The `data` object of `GET /v1/admin/keys/{key_id}/usage` (admin.keys.usage)."""
+    """`GET /v1/admin/keys/{key_id}/usage` `data`: any key's envelope and live usage."""
 
     key_id: str
     """16-character key id: the part of the token between the second underscore and the dot."""
@@ -2019,7 +3707,7 @@ class KeyUsageResponse(ApiStruct, kw_only=True, frozen=True):
 
 
 class BuildRow(ApiStruct, kw_only=True, frozen=True):
-    """A row of `GET /v1/admin/builds` (admin.builds.list)."""
+    """A row of `GET /v1/admin/builds`: one build kept in the lake, of an alpha or a benchmark."""
 
     kind: str
     """`alpha` or `benchmark`."""
@@ -2165,13 +3853,6 @@ ENDPOINTS: dict[str, Endpoint] = {
         "/v1/alphas/{alpha}",
         (),
         AlphaDescriptionResponse,
-        collection=False,
-    ),
-    "catalog.alphas.source.download": Endpoint(
-        "catalog.alphas.source.download",
-        "/v1/alphas/{alpha}/source/download",
-        (),
-        SourceDownloadResponse,
         collection=False,
     ),
     "signals.rebalances.list": Endpoint(
@@ -2402,26 +4083,6 @@ ENDPOINTS: dict[str, Endpoint] = {
         MetricsDocResponse,
         collection=False,
     ),
-    "benchmarks.daily": Endpoint(
-        "benchmarks.daily",
-        "/v1/benchmarks/{symbol}/daily",
-        (
-            Param("from", "start", "date", None, required=False, enum=None),
-            Param("to", "end", "date", None, required=False, enum=None),
-            Param("limit", "limit", "integer", 500, required=False, enum=None),
-            Param("offset", "offset", "integer", 0, required=False, enum=None),
-            Param(
-                "format",
-                "format",
-                "string",
-                None,
-                required=False,
-                enum=("json", "arrow", "csv", "ndjson", "parquet"),
-            ),
-        ),
-        BenchmarkRowPage,
-        collection=True,
-    ),
     "analytics.significance": Endpoint(
         "analytics.significance",
         "/v1/alphas/{alpha}/analytics/significance",
@@ -2507,6 +4168,13 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
         ),
         CostsResponse,
+        collection=False,
+    ),
+    "analytics.doc": Endpoint(
+        "analytics.doc",
+        "/v1/alphas/{alpha}/analytics/_doc",
+        (),
+        AnalyticsDocResponse,
         collection=False,
     ),
     "analytics.screen": Endpoint(
@@ -2623,6 +4291,16 @@ ENDPOINTS: dict[str, Endpoint] = {
         "/v1/alphas/{alpha}/analytics/contribution",
         (
             Param("reference", "reference", "string", None, required=False, enum=None),
+            Param(
+                "weighting",
+                "weighting",
+                "string",
+                None,
+                required=False,
+                enum=("equal", "given", "inverse_volatility", "max_ir"),
+            ),
+            Param("weights", "weights", "string", None, required=False, enum=None),
+            Param("shrinkage", "shrinkage", "number", None, required=False, enum=None),
             Param("weight", "weight", "number", None, required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
@@ -2700,11 +4378,31 @@ ENDPOINTS: dict[str, Endpoint] = {
         RiskResponse,
         collection=False,
     ),
-    "analytics.doc": Endpoint(
-        "analytics.doc",
-        "/v1/alphas/{alpha}/analytics/_doc",
+    "benchmarks.daily": Endpoint(
+        "benchmarks.daily",
+        "/v1/benchmarks/{symbol}/daily",
+        (
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 500, required=False, enum=None),
+            Param("offset", "offset", "integer", 0, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+        ),
+        BenchmarkRowPage,
+        collection=True,
+    ),
+    "catalog.alphas.source.download": Endpoint(
+        "catalog.alphas.source.download",
+        "/v1/alphas/{alpha}/source/download",
         (),
-        AnalyticsDocResponse,
+        SourceDownloadResponse,
         collection=False,
     ),
     "exports.list": Endpoint(
@@ -3194,14 +4892,20 @@ __all__ = [
     "AccountInactiveError",
     "Allow",
     "AllowList",
+    "AlphaDescription",
     "AlphaDescriptionNotFoundError",
     "AlphaDescriptionResponse",
     "AlphaListRow",
     "AlphaListRowPage",
     "AlphaNotAllowedError",
     "AlphaNotFoundError",
+    "AnalyticsDoc",
     "AnalyticsDocResponse",
+    "AnalyticsFieldDoc",
     "AnalyticsNotBuiltError",
+    "AnalyticsStat",
+    "AnnualisationFactors",
+    "AutocorrelationPoint",
     "BadRequestError",
     "BenchmarkEcho",
     "BenchmarkNotConfiguredError",
@@ -3210,30 +4914,55 @@ __all__ = [
     "BenchmarkRowPage",
     "BenchmarkSummary",
     "BenchmarkUnavailableError",
+    "BookFigures",
     "BookRow",
     "BookRowPage",
+    "Bootstrap",
+    "Bound",
     "BuildRow",
     "BuildRowPage",
+    "CheckResult",
+    "Checks",
     "ChecksResponse",
+    "ChecksSummary",
+    "Classification",
+    "CombinationShrinkage",
+    "CombinationWeight",
     "CombinedFigures",
     "CombinedRow",
     "CombinedRowMeta",
     "CombinedRowPage",
+    "CompareEquityRow",
+    "ComparedFigure",
+    "ComparedFigures",
+    "Comparison",
     "ComparisonMeta",
     "ComparisonResponse",
+    "Contribution",
+    "ContributionAbsent",
+    "ContributionCombination",
+    "ContributionReference",
     "ContributionResponse",
+    "ContributionWeight",
+    "CoreStats",
     "CorrelationMatrix",
     "CorrelationRow",
     "CorrelationRowMeta",
     "CorrelationRowPage",
+    "Costs",
     "CostsResponse",
+    "DataField",
+    "DataRequirements",
+    "DecileBucket",
     "DecisionRow",
     "DecisionRowMeta",
     "DecisionRowPage",
+    "DifferenceTest",
     "DownloadUrlExpiredError",
     "DownloadUrlInvalidError",
     "DrawdownRow",
     "DrawdownRowPage",
+    "DsrTrials",
     "EndpointNotAllowedError",
     "EquityRow",
     "EquityRowMeta",
@@ -3249,9 +4978,12 @@ __all__ = [
     "ExportRow",
     "ExportRowPage",
     "ExportsNotBuiltError",
+    "FalsificationCriterion",
     "FieldPolicy",
     "Health",
     "HealthLake",
+    "IcDeciles",
+    "InformationRatioSides",
     "InternalError",
     "InvalidApiKeyError",
     "IpNotAllowedError",
@@ -3273,17 +5005,32 @@ __all__ = [
     "MeResponse",
     "Meta",
     "MethodNotAllowedError",
+    "Metrics",
+    "MetricsDoc",
     "MetricsDocResponse",
+    "MetricsFieldDoc",
     "MetricsResponse",
     "MissingApiKeyError",
+    "Monotonicity",
+    "MultipleTesting",
+    "NeweyWest",
+    "NeweyWestTests",
     "NotAcceptableError",
     "NotFoundError",
     "Pagination",
+    "Panel",
+    "Parameter",
+    "Period",
     "PnlRow",
     "PnlRowPage",
+    "Policy",
+    "PolicyThresholds",
     "PositionRow",
     "PositionRowPage",
     "QuotaExceededError",
+    "RankIc",
+    "RankIcConditioned",
+    "RankIcRaw",
     "RateLimit",
     "RateLimitDayError",
     "RateLimitMinuteError",
@@ -3297,10 +5044,14 @@ __all__ = [
     "RequestHeadTooLargeError",
     "RequestTargetTooLongError",
     "ResponseWarning",
+    "Risk",
+    "RiskBenchmark",
     "RiskResponse",
+    "RollingCorrelationRow",
     "RollingRow",
     "RollingRowMeta",
     "RollingRowPage",
+    "RollingWindow",
     "RunNotAllowedError",
     "RunNotFoundError",
     "ScoreRow",
@@ -3309,6 +5060,9 @@ __all__ = [
     "ScreenRow",
     "ScreenRowPage",
     "Shrinkage",
+    "Signal",
+    "SignalProcessing",
+    "Significance",
     "SignificanceResponse",
     "SourceDownload",
     "SourceDownloadNotConfiguredError",
@@ -3316,13 +5070,23 @@ __all__ = [
     "SourceDownloadUnavailableError",
     "SourceNotReadyError",
     "SourceObjectMissingError",
+    "SourcePaper",
+    "Stat",
     "StatEntry",
+    "Tenure",
+    "TermPoint",
+    "Thesis",
     "TooManyConnectionsError",
     "TradeRow",
     "TradeRowPage",
+    "TurnoverBucket",
+    "TurnoverByDecile",
     "UnknownBookError",
     "UpstreamUnavailableError",
     "Usage",
+    "WeeklyCoverage",
+    "WeeklyIc",
+    "WeeklySpread",
     "WeightEntry",
     "Window",
 ]

@@ -415,7 +415,8 @@ class Client(ClientBase):
         self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
     ) -> RiskResponse:
         """Benchmark-relative (beta, alpha and tracking error against SPY) and tail figures (Sortino,
-        Calmar, CAGR, tail ratio, 95% VaR and CVaR, best and worst day, week and month) of a book."""
+        Calmar, CAGR, tail ratio, 95% VaR and CVaR, best and worst day, week and month) of a book.
+        `.data.to_polars()` (`to_pandas`, `to_arrow`) is one row per figure with its stat entry."""
         return self._single("analytics.risk", {"alpha": alpha}, book=book, start=start, end=end)
 
     def checks(
@@ -437,7 +438,8 @@ class Client(ClientBase):
         min_ic_t_stat: float | None = None,
     ) -> ChecksResponse:
         """The pass/fail checks of a book against the operator's policy; each bound tightens it
-        (never loosens: 400). `client.checks(a).data.to_polars()` is one row per check."""
+        (never loosens: 400). `client.checks(a).data.to_polars()` (`to_pandas`, `to_arrow`) is one
+        row per check."""
         return self._single(
             "analytics.checks",
             {"alpha": alpha},
@@ -469,7 +471,9 @@ class Client(ClientBase):
         """`alpha` against `other` (sent as `with`): both equity curves and their difference, rolling
         correlations of returns (`window` sessions: 21, 63, 126 or 252) and of weekly IC, and each
         headline figure side by side with a paired test of the difference.
-        `.data.equity_frame()` is the curves as a polars DataFrame."""
+        `.data.equity_frame()`, `.data.rolling_return_correlation_frame()` and
+        `.data.rolling_ic_correlation_frame()` are the curves and the rolling correlations as polars
+        DataFrames (`library="pandas"` or `"arrow"`: the others)."""
         return self._single(
             "analytics.compare", {"alpha": alpha}, other=other, book=book, window=window, start=start, end=end
         )
@@ -477,6 +481,7 @@ class Client(ClientBase):
     def combine(
         self,
         alphas: Iterable[str],
+        book: str | None = None,
         *,
         weighting: str | None = None,
         weights: Iterable[float] | None = None,
@@ -484,14 +489,16 @@ class Client(ClientBase):
         start: DateLike | None = None,
         end: DateLike | None = None,
     ) -> Collection[CombinedRow]:
-        """The long_short books of `alphas` (2 to 50) combined by `weighting` (equal, given with
-        `weights` in the order of `alphas`, inverse_volatility, or max_ir with optional
-        `shrinkage`): the daily series (`.to_polars()`), and in `.meta` the weights, figures,
-        correlation matrix and diversification ratio."""
+        """The books of `alphas` (2 to 50; `book` long_short, the default and the only one the
+        catalogue holds) combined by `weighting` (equal, given with `weights` in the order of
+        `alphas`, inverse_volatility, or max_ir with optional `shrinkage`): the daily series
+        (`.to_polars()`), and in `.meta` the weights, figures, correlation matrix and
+        diversification ratio (`.meta.weights_frame()`, `.meta.correlation_frame()`)."""
         return self._collection(
             "analytics.combine",
             {},
             alphas=list(alphas),
+            book=book,
             weighting=weighting,
             weights=None if weights is None else [repr(float(w)) for w in weights],
             shrinkage=shrinkage,
@@ -507,15 +514,24 @@ class Client(ClientBase):
         end: DateLike | None = None,
         *,
         weight: float | None = None,
+        weighting: str | None = None,
+        weights: Iterable[float] | None = None,
+        shrinkage: float | None = None,
     ) -> ContributionResponse:
         """A reference set's figures (default: every production alpha the key may read) before and
         after adding `alpha` at `weight` (default: the weight that maximises the information ratio
-        after), their change and the alpha's correlation to the set."""
+        after), their change and the alpha's correlation to the set. With `weighting` (and
+        `weights`, `shrinkage`, as `combine` takes them) the set is the combination `combine`
+        builds of `reference`, and `before` equals its figures. `.data.to_polars()` (`to_pandas`,
+        `to_arrow`) is one row per figure: before, after, change."""
         return self._single(
             "analytics.contribution",
             {"alpha": alpha},
             reference=None if reference is None else list(reference),
             weight=weight,
+            weighting=weighting,
+            weights=None if weights is None else [repr(float(w)) for w in weights],
+            shrinkage=shrinkage,
             start=start,
             end=end,
         )

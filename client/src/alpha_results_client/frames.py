@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -63,7 +63,7 @@ def available(module: str) -> bool:
 @dataclass(frozen=True)
 class Column:
     name: str  # on the wire and in the frame
-    attr: str  # on the row Struct
+    attr: str  # on the row Struct (the key of a dict row)
     kind: str  # int, float, str, bool, date, datetime, or other (nested; left to inference)
 
 
@@ -79,6 +79,21 @@ def columns_of(row_type: type[msgspec.Struct]) -> tuple[Column, ...]:
         }
         columns.append(Column(field.encode_name, field.name, kinds.pop() if len(kinds) == 1 else "other"))
     return tuple(columns)
+
+
+@cache
+def field_columns(owner: type[msgspec.Struct], name: str) -> tuple[Column, ...]:
+    """The columns of the Structs `owner`'s field `name` (its attribute) holds: one Struct or a list
+    of them, null or unset allowed (`Comparison.equity`: the rows of a table inside an answer)."""
+    info = msgspec.inspect.type_info(owner)
+    assert isinstance(info, msgspec.inspect.StructType)
+    (field,) = (f for f in info.fields if f.name == name)
+    arms = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
+    for arm in arms:
+        item = arm.item_type if isinstance(arm, msgspec.inspect.ListType) else arm
+        if isinstance(item, msgspec.inspect.StructType):
+            return columns_of(item.cls)
+    raise TypeError(f"{owner.__name__}.{name} holds no Struct")
 
 
 def served_columns(
@@ -119,7 +134,8 @@ def arrow_columns(
 
 
 def _values(rows: Sequence[Any], column: Column) -> list[Any]:
-    values = [getattr(row, column.attr) for row in rows]
+    """The column's values of row Structs, or of dict rows (a missing key is null)."""
+    values = [row.get(column.attr) if isinstance(row, Mapping) else getattr(row, column.attr) for row in rows]
     values = [None if value is UNSET else value for value in values]
     if column.kind == "other":
         return [msgspec.to_builtins(value) if value is not None else None for value in values]
@@ -206,6 +222,18 @@ def rows_to_pandas(rows: Sequence[Any], columns: Sequence[Column]) -> Any:
         return rows_to_arrow(rows, columns).to_pandas()
     pd = require("pandas")
     return pd.DataFrame({c.name: _values(rows, c) for c in columns}, columns=[c.name for c in columns])
+
+
+ROWS_TO = {"polars": rows_to_polars, "pandas": rows_to_pandas, "arrow": rows_to_arrow}
+"""The frame of rows in each library, by the name a table method takes (`library=`)."""
+
+
+def rows_to(library: str, rows: Sequence[Any], columns: Sequence[Column]) -> Any:
+    """`rows` as a polars DataFrame, a pandas DataFrame or a `pyarrow.Table` (`library` polars,
+    pandas or arrow): the table methods of the single-object answers (tables.py)."""
+    if library not in ROWS_TO:
+        raise ValueError(f"library must be one of {', '.join(ROWS_TO)}, not {library!r}")
+    return ROWS_TO[library](rows, columns)
 
 
 def parquet_to_pandas(data: bytes, columns: Sequence[Column]) -> Any:

@@ -1,8 +1,9 @@
-// A combination of alphas (#/combine?alphas=a,b&weighting=…&weights=…): the alphas are ticked from
-// the listing, the weighting chosen (equal, given with one number per alpha, inverse_volatility,
-// max_ir), and GET /v1/analytics/combine (every page) draws the combined curve against SPY, with the
-// weights, the figures, the correlation matrix as a heatmap and the diversification ratio. Beneath,
-// the marginal contribution of one alpha to the others (contribution_panel.js).
+// A combination of alphas (#/combine?alphas=a,b&weighting=…&weights=…[&from=…&to=…]): the alphas are
+// ticked from the listing, the weighting chosen (equal, given with one number per alpha,
+// inverse_volatility, max_ir), and GET /v1/analytics/combine (every page) draws the combined curve
+// against SPY, with the weights, the figures, the correlation matrix as a heatmap and the
+// diversification ratio. Beneath, what adding one more alpha does to that combination: the same
+// set, weighting, weights and window (contribution_panel.js).
 
 import { apiGetAll } from "./api.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
@@ -20,6 +21,8 @@ export async function renderCombine(main, context) {
   const chosen = (query.get("alphas") || "").split(",").filter(Boolean);
   const weighting = WEIGHTINGS.includes(query.get("weighting")) ? query.get("weighting") : "equal";
   const given = (query.get("weights") || "").split(",");
+  // The window, when the fragment names one (kept on submit): the combination and the contribution share it.
+  const span = Object.fromEntries(["from", "to"].filter((k) => query.get(k)).map((k) => [k, query.get(k)]));
   const form = h("form", { id: "combine-form", class: "combine-form" }, note("Loading the alphas…"));
   const results = h("div", { id: "combine-results" });
   const contribution = h("section", { class: "panel", id: "contribution", hidden: true }); // shown with the listing
@@ -63,17 +66,20 @@ export async function renderCombine(main, context) {
     const ticked = boxes.filter((b) => b.box.checked);
     const next = new URLSearchParams({ alphas: ticked.map((b) => b.alpha).join(","), weighting: select.value });
     if (select.value === "given") next.set("weights", ticked.map((b) => b.weight.value.trim()).join(","));
+    Object.entries(span).forEach(([k, v]) => next.set(k, v));
     location.hash = `#/combine?${next}`;
   });
+  // The combination as asked: the contribution's reference book is this set at these weights.
+  const combination = { weighting, ...span };
+  if (weighting === "given") combination.weights = given.join(",");
   contribution.hidden = false;
-  renderContribution(contribution, alphas, chosen, context);
+  renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
   if (chosen.length === 0) {
     fill(results, note("Tick two alphas or more."));
     return;
   }
   fill(results, note("Loading…"));
-  const params = { alphas: chosen.join(","), weighting };
-  if (weighting === "given") params.weights = given.join(",");
+  const params = { alphas: chosen.join(","), ...combination };
   let answer;
   try {
     answer = await apiGetAll("/v1/analytics/combine", params, { limit: 500, signal });

@@ -1,6 +1,8 @@
 // What adding one alpha does to a reference set (GET /v1/alphas/{alpha}/analytics/contribution
 // ?reference=…): the set's figures before and after, the change, the alpha's weight and its
-// correlation to the set. The reference is the alphas ticked above (absent: every production alpha).
+// correlation to the set. The reference is the combination built above: the alphas ticked, with its
+// weighting, weights and window, so "Before" is that combination's figures (over the sessions the
+// added alpha trades, said when fewer). Nothing ticked: every production alpha, equally weighted.
 
 import { alphaPath, apiGet } from "./api.js";
 import { alphaSelect } from "./alpha_picker.js";
@@ -8,13 +10,16 @@ import { fill, h, note, numberCell, showError, table, warningList } from "./dom.
 import { DASH, num } from "./format.js";
 import { entryCell, entryText, isEntry, labelOf } from "./stat_entry.js";
 
-export function renderContribution(section, alphas, reference, { signal }) {
-  const select = alphaSelect("contribution-alpha", alphas, "");
+export function renderContribution(section, alphas, reference, { signal }, combination = null) {
+  // An alpha of the combination cannot be added to it: only the others are offered.
+  const select = alphaSelect("contribution-alpha", alphas.filter((a) => !reference.includes(a.alpha_id)), "");
   const results = h("div", { id: "contribution-results" });
+  const asked = reference.length ? { reference: reference.join(","), ...(combination || {}) } : {};
+  const shown = reference.length ? new URLSearchParams(asked).toString().replaceAll("%2C", ",") : "reference=(every production alpha)";
   fill(
     section,
-    h("h2", {}, "Before and after adding one alpha"),
-    note(`GET /v1/alphas/{alpha}/analytics/contribution?reference=${reference.length ? reference.join(",") : "(every production alpha)"}`, "intro"),
+    h("h2", {}, reference.length ? "Before and after adding one alpha to this combination" : "Before and after adding one alpha"),
+    note(`GET /v1/alphas/{alpha}/analytics/contribution?${shown}`, "intro"),
     h("form", { class: "controls", id: "contribution-form", onsubmit: (event) => { event.preventDefault(); load(); } }, h("label", { for: "contribution-alpha" }, "Add"), select, h("button", { type: "submit" }, "Show")),
     results,
   );
@@ -22,10 +27,9 @@ export function renderContribution(section, alphas, reference, { signal }) {
   async function load() {
     if (!select.value) return;
     fill(results, note("Loading…"));
-    const set = reference.filter((a) => a !== select.value);
     let answer;
     try {
-      answer = await apiGet(alphaPath(select.value, "/analytics/contribution"), { reference: set.join(",") }, { signal });
+      answer = await apiGet(alphaPath(select.value, "/analytics/contribution"), asked, { signal });
     } catch (error) {
       showError(results, error, "The contribution could not be read");
       return;
@@ -48,6 +52,7 @@ export function renderContribution(section, alphas, reference, { signal }) {
           (data.reference.without_returns.count ? `; ${data.reference.without_returns.count} have no return there` : "") +
           ".",
       ),
+      sessionsNote(data, select.value),
       table(
         ["Figure", "Before", "After", "Change"],
         names.map((name) => {
@@ -63,4 +68,15 @@ export function renderContribution(section, alphas, reference, { signal }) {
       ),
     );
   }
+}
+
+/** With a combination: whether Before is the combination's figures, or over fewer of its sessions. */
+function sessionsNote(data, added) {
+  const combined = data.reference.combination;
+  if (!combined) return null;
+  const text =
+    data.sessions === combined.sessions
+      ? `Before is the combination above (${combined.weighting} weights), over its ${combined.sessions} sessions.`
+      : `Before is the combination above (${combined.weighting} weights) over the ${data.sessions} of its ${combined.sessions} sessions on which ${added} has a return, so its figures differ from those above.`;
+  return h("p", { class: "summary", id: "contribution-sessions", "data-sessions": String(data.sessions), "data-combined-sessions": String(combined.sessions) }, text);
 }

@@ -1,0 +1,49 @@
+"""The base of every declared response body, and the window echo most of them share.
+
+The bodies here describe the `data` object the server already serves (built as plain dicts by
+serve/); they are the contract the OpenAPI document and the generated client are made from, so
+they must say exactly what is served, no more and no less. `Body` makes a served key the
+declaration lacks an error when a body is decoded (`forbid_unknown_fields`), never a key silently
+dropped: tests/api/test_bodies.py decodes every recorded answer with it.
+
+Conventions of every subclass, which msgspec reads from the declaration:
+- a key the server may leave out is `T | UnsetType = UNSET` (then it is not encoded), an explicit
+  null is `| None`; a key always served has no default;
+- fields are declared in the order the server emits the keys, because encoding follows the
+  declaration and the equality suite compares key order;
+- `kw_only=True, frozen=True` is repeated on every subclass: msgspec applies `kw_only` to the
+  fields of the class that states it only (without it a required key could not follow an optional
+  one), and type checkers take a subclass that does not state `frozen` for a mutable one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import msgspec
+
+
+def meanings(cls: type[msgspec.Struct]) -> dict[str, str]:
+    """The `Meta` description of each described field of `cls`, by wire name: a documentation
+    block that lists the same keys reads them here rather than writing them again."""
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    out = {}
+    for field in info.fields:
+        arms = field.type.types if isinstance(field.type, msgspec.inspect.UnionType) else (field.type,)
+        for arm in arms:  # `Annotated[T, Meta] | UnsetType`: the Meta is on an arm
+            schema = arm.extra_json_schema if isinstance(arm, msgspec.inspect.Metadata) else None
+            if schema and schema.get("description"):
+                out[field.encode_name] = schema["description"]
+    return out
+
+
+class Body(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """A declared response object: an undeclared served key fails decoding, never vanishes."""
+
+
+class Window(Body, kw_only=True, frozen=True):
+    """`window`: the request's `from` and `to` echoed, null where open."""
+
+    from_: dt.date | None = msgspec.field(name="from")
+    to: dt.date | None

@@ -1,0 +1,31 @@
+"""The constrained scalars of the envelope, identity, administration and download bodies: the
+formats and bounds their JSON Schemas state, declared once.
+
+A `Literal` alone makes msgspec write `{"enum": [...]}` (its values sorted) without a `type`;
+`TEXT` adds `"type": "string"`, which the document has always stated and a generated client reads.
+Timestamps stay `str` with format `date-time`: the server writes them itself (ISO 8601 UTC, `Z`,
+whole seconds), and msgspec writes no format for `datetime`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+TEXT = Meta(extra_json_schema={"type": "string"})
+"""On a `Literal` of strings: the `type` msgspec leaves out of an enum's schema."""
+
+
+def one_of(values: tuple[str, ...]) -> Meta:
+    """A string enum taken from a tuple the server already keeps (a `Literal` needs the values
+    written out)."""
+    return Meta(extra_json_schema={"enum": list(values)})
+
+
+Count = Annotated[int, Meta(ge=0)]
+Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
+Uri = Annotated[str, Meta(extra_json_schema={"format": "uri"})]
+Email = Annotated[str, Meta(extra_json_schema={"format": "email"})]
+KeyId = Annotated[str, Meta(min_length=16, max_length=16)]
+Sha256 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]

@@ -1,0 +1,161 @@
+"""The OpenAPI 3.1 document served at `/openapi.json` and `/schema/openapi.json` (outside `/v1`).
+
+Litestar generates it from the mounted route handlers (paths, path parameters, operation ids,
+operations), and `DeclaredOperation`, its `operation_class`, completes each operation from the
+registry entry the handler was mounted from: the query parameters its `schemas.query` Struct
+declares, the wire field sets of its bodies (`schemas.wire`, typed from `schemas.lake`), its
+`meta` keys and summary, so the document cannot drift from what is served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
+null or absent, raw-only), and the document refuses a property without one. Each operation
+declares only the statuses its route can answer, and the response headers
+the app sets (`X-Request-ID` and `X-Content-Type-Options` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
+`WWW-Authenticate` on 401). The signed archive download route outside `/v1` is declared too.
+
+The package splits it by job: `statuses` (error statuses and response headers), `bodies` (the
+JSON Schemas of the bodies and the shared components), `parameters` (query and path
+parameters), `downloads` (the signed download routes) and `annotations` (each property's
+`schemas.field_docs` entry); this module assembles them into Litestar's configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from litestar.datastructures import ResponseHeader
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, Info, OpenAPI, Operation, Parameter, PathItem
+from litestar.router import Router
+
+from schemas.registry import BY_ID, REGISTRY_VERSION
+from serve.openapi.annotations import documented_components, documented_responses
+from serve.openapi.bodies import success
+from serve.openapi.downloads import (
+    DOWNLOAD_PATH,
+    EXPORT_DOWNLOAD_PATH,
+    download_operation,
+    export_download_operation,
+)
+from serve.openapi.parameters import PATH_PARAMS, query_parameters
+from serve.openapi.statuses import ERROR_STATUSES, error_statuses, response_headers
+
+
+def _responses(endpoint_id: str) -> dict[str, Any]:
+    """Every status the route may answer, with the headers the app sets and its documented bodies."""
+    responses: dict[str, Any] = {"200": success(endpoint_id)}
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for status in error_statuses(endpoint_id):
+        responses[status] = {
+            "description": ERROR_STATUSES[status],
+            "headers": response_headers(endpoint_id, status),
+            "content": error_ref,
+        }
+    return documented_responses(responses, endpoint_id, endpoint_id)
+
+
+X_ADMIN = "x-admin"
+"""On an operation only a platform administrator's key may call."""
+X_REGISTRY_VERSION = "x-registry-version"
+"""In `info`: the endpoint registry the document declares (`registry_version` of /v1/health)."""
+
+TITLE = "Alpha Research Results API"
+SCHEMA_PATH = "/schema"
+"""Where Litestar serves the document it generates (`/schema/openapi.json`) and Swagger UI
+(`/schema`); `/openapi.json` and `/docs` serve the same document (serve/routes/developer.py)."""
+
+
+@dataclass
+class DeclaredOperation(Operation):
+    """The operation Litestar generates for a registry route (`operation_class`, Litestar's hook
+    for extending an operation), completed from the route's declaration: its query parameters
+    (`schemas.query`), its path parameters narrowed where the server checks more than a string,
+    every status it may answer with the headers it sets, and its documented response bodies.
+
+    Litestar cannot infer the bodies itself: a handler returns bytes its own encoder wrote
+    (serve.envelope), so they are declared from the registry entry's wire fields instead."""
+
+    def __post_init__(self) -> None:
+        endpoint_id = self.operation_id or ""
+        # Plain dicts are valid here: Litestar's `to_schema` passes a dict through as it is.
+        parameters: list[Any] = [
+            {**p.to_schema(), "schema": PATH_PARAMS.get(p.name, {"type": "string"})}
+            for p in self.parameters or []
+            if isinstance(p, Parameter) and p.param_in == "path"
+        ]
+        parameters += query_parameters(endpoint_id)
+        self.parameters = parameters
+        self.responses = _responses(endpoint_id)
+        # Litestar drops an empty security list; `[]` says the public route needs no key.
+        self.security = [] if BY_ID[endpoint_id].public else [{"bearer": []}]
+
+    def to_schema(self) -> dict[str, Any]:
+        admin = {X_ADMIN: True} if BY_ID[self.operation_id or ""].admin else {}
+        return {**super().to_schema(), "x-registry-id": self.operation_id, **admin}
+
+
+def openapi_config(version: str) -> OpenAPIConfig:
+    """Litestar's OpenAPI configuration: the document's info, the shared headers and security
+    scheme, and the router serving it under `/schema` (with Swagger UI from this origin)."""
+    from serve.routes.developer import DOCS_CSP, swagger_plugin
+
+    components = documented_components()
+    return OpenAPIConfig(
+        title=TITLE,
+        version=version,
+        description=f"Endpoint registry {REGISTRY_VERSION}: the `registry_version` of /v1/health and /v1/me.",
+        components=Components(headers=components["headers"], security_schemes=components["securitySchemes"]),
+        # The pages' headers of `/docs` on Litestar's router too (serve/routes/developer.py).
+        openapi_router=Router(
+            SCHEMA_PATH,
+            route_handlers=[],
+            include_in_schema=False,
+            response_headers=[
+                ResponseHeader(name="Cache-Control", value="no-cache"),
+                ResponseHeader(name="Content-Security-Policy", value=DOCS_CSP),
+            ],
+        ),
+        render_plugins=[swagger_plugin(paths=("/",))],
+        create_examples=False,
+        use_handler_docstrings=False,
+    )
+
+
+@dataclass
+class RegistryInfo(Info):
+    """The document's `info`, with the version of the registry it declares, so that a client can
+    be generated from the served document alone."""
+
+    def to_schema(self) -> dict[str, Any]:
+        return {**super().to_schema(), X_REGISTRY_VERSION: REGISTRY_VERSION}
+
+
+def served(document: OpenAPI) -> dict[str, Any]:
+    """The document as served (`/openapi.json` and Litestar's `/schema/openapi.json`)."""
+    complete(document)
+    return document.to_schema()
+
+
+def complete(document: OpenAPI) -> None:
+    """Add to the document Litestar generated what no route handler declares: the shared body
+    schemas the operations reference (Litestar regenerates `components.schemas` from typed
+    handlers only) and the signed download paths, which one wildcard route serves."""
+    document.components.schemas = {
+        **documented_components()["schemas"],
+        **(document.components.schemas or {}),
+    }
+    paths = dict(document.paths or {})
+    for path, operation in (
+        (DOWNLOAD_PATH, download_operation()),
+        (EXPORT_DOWNLOAD_PATH, export_download_operation()),
+    ):
+        paths[path] = PathItem(
+            get=Operation(
+                operation_id=operation["operationId"],
+                summary=operation["summary"],
+                tags=operation["tags"],
+                security=operation["security"],
+                parameters=operation["parameters"],
+                responses=documented_responses(operation["responses"], operation["operationId"], None),
+            )
+        )
+    document.paths = paths
+    document.info = RegistryInfo(**{f.name: getattr(document.info, f.name) for f in fields(Info)})

@@ -1,0 +1,242 @@
+"""The JSON Schemas of the response bodies: each route's rows (`ROW_SCHEMAS`) or single object
+(`SINGLE_SCHEMAS`), its `meta` (`META_TYPES`, `SUMMARIES`), the shared components the operations
+reference (`COMPONENTS`), and `success`, a route's 200 response. Rows are typed from `schemas.wire`
+and `schemas.lake`; every other body is a `$ref` to the component msgspec writes from its Struct
+(`schemas.bodies`), so the document cannot drift from what is served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from schemas import choices, wire
+from schemas.bodies import BODIES, Body
+from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
+from schemas.bodies.downloads import ExportDownload, ExportRow, SourceDownload
+from schemas.bodies.identity import KeyInventoryRow, Me
+from schemas.bodies.service import Error, Health, Pagination, StatEntry, Warning
+from schemas.registry import BY_ID, ENDPOINTS
+from serve.openapi import statuses
+from serve.openapi.declared import REF_TEMPLATE, struct_components
+from serve.openapi.statuses import HEADERS
+
+_NUMBER = {"type": ["number", "null"]}
+DATE = {"type": "string", "format": "date"}
+
+
+def _arrow_schema(dtype: pa.DataType) -> dict[str, Any]:
+    if pa.types.is_timestamp(dtype):
+        return {"type": ["string", "null"], "format": "date-time"}
+    if pa.types.is_date(dtype):
+        return {"type": ["string", "null"], "format": "date"}
+    if pa.types.is_boolean(dtype):
+        return {"type": ["boolean", "null"]}
+    if pa.types.is_integer(dtype):
+        return {"type": ["integer", "null"]}
+    if pa.types.is_floating(dtype):
+        return _NUMBER
+    if pa.types.is_list(dtype):
+        return {"type": ["array", "null"], "items": {"type": "string"}}
+    return {"type": ["string", "null"]}
+
+
+def _row(fields: tuple[str, ...], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    overrides = overrides or {}
+    props = {f: overrides.get(f) or _arrow_schema(wire.wire_type(f)) for f in fields}
+    return {"type": "object", "properties": props}
+
+
+_SERIES_ROW = {"date": DATE}
+# Types no lake column gives; every other field is typed from the lake or wire.COMPUTED_FIELD_TYPES.
+_ROW_TYPES: dict[str, dict[str, dict[str, Any]]] = {
+    "catalog.alphas.list": {"alpha_id": {"type": "string"}, "name": {"type": "string"}},
+    "analytics.screen": {
+        "alpha_id": {"type": "string"},
+        "name": {"type": "string"},
+        "complete": {"type": "boolean"},
+        "production": {"type": "boolean"},
+        "sessions": {"type": "integer"},
+        "weeks": {"type": "integer"},
+    },
+    "portfolio.trades": {"decision_at": DATE},
+    "portfolio.equity_curve": _SERIES_ROW,
+    "benchmarks.daily": _SERIES_ROW,
+}
+_SUMMARY_TYPES: dict[str, dict[str, dict[str, Any]]] = {
+    "portfolio.equity_curve": {"book": {"type": "string"}},
+    "benchmarks.daily": {"symbol": {"type": "string"}},
+}
+ROW_SCHEMAS: dict[str, dict[str, Any]] = {
+    e.id: _row(fields, _ROW_TYPES.get(e.id)) for e in ENDPOINTS if (fields := e.row_fields) is not None
+}
+SUMMARIES = {
+    e.id: _row(fields, _SUMMARY_TYPES.get(e.id))
+    for e in ENDPOINTS
+    if (fields := e.summary_field_names) is not None
+}
+
+SINGLE_BODIES: dict[str, type[Body]] = {
+    "meta.me": Me,
+    "catalog.alphas.source.download": SourceDownload,
+    "admin.alphas.readiness": Readiness,
+    "admin.keys.usage": KeyUsage,
+    "exports.download": ExportDownload,
+}
+"""The Struct of the `data` object of the single-object routes outside `schemas.bodies.BODIES`
+(documented by `schemas.field_docs`, as the shared components are)."""
+ROW_BODIES: dict[str, type[Body]] = {
+    "meta.keys": KeyInventoryRow,
+    "admin.builds.list": BuildRow,
+    "exports.list": ExportRow,
+}
+"""The Struct of each row of the collections whose rows no `schemas.wire` field set types."""
+SHARED_BODIES: tuple[type[Body], ...] = (Error, Pagination, Warning, StatEntry, Health)
+"""The components every operation (or `meta`) may reference: the error envelope, `pagination`,
+a `meta.warnings` entry, an analytics figure, and the health body."""
+
+
+def _ref(body: type[Body]) -> dict[str, Any]:
+    return {"$ref": REF_TEMPLATE.format(name=body.__name__)}
+
+
+ROW_SCHEMAS.update({endpoint_id: _ref(body) for endpoint_id, body in ROW_BODIES.items()})
+SINGLE_SCHEMAS: dict[str, dict[str, Any]] = {
+    endpoint_id: _ref(body) for endpoint_id, body in SINGLE_BODIES.items()
+}
+
+
+def _shared_schemas() -> dict[str, Any]:
+    """The components of the Structs above and of every Struct they hold; the error envelope's
+    `code` lists every code the server declares (`x-codes`), which only serve/ knows."""
+    # `Me` and `KeyInventoryRow` first, the shared ones next: the order the components always had.
+    first: list[type[Body]] = [Me, KeyInventoryRow, *SHARED_BODIES]
+    schemas = struct_components([*first, *SINGLE_BODIES.values(), *ROW_BODIES.values()])
+    schemas["ErrorBody"]["properties"]["code"][statuses.X_CODES] = statuses.error_codes()
+    return schemas
+
+
+COMPONENTS: dict[str, Any] = {
+    "schemas": _shared_schemas(),
+    "headers": HEADERS,
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+}
+
+
+_NULLABLE_DATE = {"type": ["string", "null"], "format": "date"}
+COMBINED_FIGURES = (
+    "information_ratio",
+    "excess_sharpe",
+    "max_drawdown_pct",
+    "annualised_return",
+    "volatility",
+    "turnover",
+    "diversification_ratio",
+)
+"""The figures of `/analytics/combine` `meta.figures` (docs/analytics.md, Combination)."""
+
+META_TYPES: dict[str, dict[str, Any]] = {
+    "key_id": {"type": "string"},
+    "date": DATE,
+    "week_status": _arrow_schema(wire.wire_type("week_status")),
+    "n_symbols": _arrow_schema(wire.wire_type("n_symbols")),
+    "fields": {"type": "string", "enum": list(choices.SCORE_FIELDS_CHOICES)},
+    "symbol": {"type": "string"},
+    "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
+    "window_weeks": {"type": "integer", "enum": [int(w) for w in choices.ROLLING_WINDOWS]},
+    "signal": {"type": "string", "enum": ["conditioned", "raw"]},
+    "window": {
+        "type": "object",
+        "required": ["from", "to"],
+        "properties": {"from": _NULLABLE_DATE, "to": _NULLABLE_DATE},
+    },
+    "benchmark": {
+        "type": ["object", "null"],
+        "required": ["symbol", "basis"],
+        "properties": {"symbol": {"type": "string"}, "basis": {"type": "string"}},
+    },
+    "alphas": {"type": "array", "items": {"type": "string"}},
+    "with_source": {"type": "string"},
+    "weighting": {"type": "string", "enum": list(choices.WEIGHTINGS)},
+    "shrinkage": {
+        "type": ["object", "null"],
+        "required": ["value", "source"],
+        "properties": {
+            "value": {"type": "number"},
+            "source": {"type": "string", "enum": ["ledoit_wolf", "given"]},
+        },
+    },
+    "weights": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["alpha", "weight"],
+            "properties": {"alpha": {"type": "string"}, "weight": {"type": "number"}},
+        },
+    },
+    "sessions": {"type": "integer"},
+    "session_rule": {"type": "string"},
+    "figures": {
+        "type": "object",
+        "required": list(COMBINED_FIGURES),
+        "properties": {name: _ref(StatEntry) for name in COMBINED_FIGURES},
+    },
+    "correlation": {
+        "type": "object",
+        "required": ["alphas", "matrix"],
+        "properties": {
+            "alphas": {"type": "array", "items": {"type": "string"}},
+            "matrix": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}},
+        },
+    },
+}
+"""The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""
+
+
+def _meta_schema(endpoint_id: str) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "run": {"type": "string"},
+        "alpha_id": {"type": "string"},
+        "source_alpha_id": {"type": "string"},
+        "book": {"type": "string"},
+        "request_id": {"type": "string"},
+        "generated_at": {"type": "string", "format": "date-time"},
+        "source": {"type": "string"},
+        "warnings": {"type": "array", "items": _ref(Warning)},
+    }
+    if endpoint_id in SUMMARIES:
+        props["summary"] = SUMMARIES[endpoint_id]
+    props.update({name: META_TYPES[name] for name in BY_ID[endpoint_id].meta})
+    return {"type": "object", "properties": props}
+
+
+def success(endpoint_id: str) -> dict[str, Any]:
+    if endpoint_id == "meta.health":
+        schema: dict[str, Any] = _ref(Health)
+    elif endpoint_id in SINGLE_SCHEMAS or endpoint_id in BODIES:
+        data = SINGLE_SCHEMAS.get(endpoint_id) or _ref(BODIES[endpoint_id])
+        schema = {
+            "type": "object",
+            "required": ["data", "meta"],
+            "properties": {"data": data, "meta": _meta_schema(endpoint_id)},
+        }
+    else:
+        schema = {
+            "type": "object",
+            "required": ["data", "pagination", "meta"],
+            "properties": {
+                "data": {"type": "array", "items": ROW_SCHEMAS[endpoint_id]},
+                "pagination": _ref(Pagination),
+                "meta": _meta_schema(endpoint_id),
+            },
+        }
+    content = {"application/json": {"schema": schema}}
+    headers = statuses.response_headers(endpoint_id, "200")
+    if BY_ID[endpoint_id].collection:
+        headers |= statuses.headers(statuses.COLLECTION_HEADERS)
+        content |= {
+            media: {"schema": {"type": "string", "contentMediaType": media}}
+            for name, media in choices.REPRESENTATIONS.items()
+            if name != "json"
+        }
+    return {"description": "OK", "headers": headers, "content": content}

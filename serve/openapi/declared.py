@@ -1,0 +1,105 @@
+"""The bodies declared as Structs (`schemas.bodies`): their JSON Schemas, written by msgspec from
+the Structs, and each property's meaning and unit taken from the documentation block that already
+documents every path of the body (`/metrics/_doc`, `/analytics/_doc`), so neither is written twice.
+
+A component reached from two paths (`core` and `periods[].core` share `CoreStats`) takes each
+property's meaning from the first path that documents it, in the order the Structs declare their
+fields; the documentation block keeps the per-path wording. A property the block does not list keeps its Struct's own `Meta` description.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+import msgspec
+
+from schemas.bodies import BODIES
+from serve.analytics.doc import shared_analytics_doc
+from serve.metrics.doc import shared_metrics_doc
+from serve.openapi.jsonschema import without_null
+
+REF_TEMPLATE = "#/components/schemas/{name}"
+X_DOCUMENTED_BY = "x-documented-by"
+"""On a body's top-level component: the registry id of the route whose `fields` document it."""
+
+_DOC_BLOCKS: dict[str, tuple[str, str]] = {
+    "performance.metrics": ("performance.metrics.doc", ""),
+    "analytics.significance": ("analytics.doc", "significance."),
+    "analytics.costs": ("analytics.doc", "costs."),
+    "analytics.contribution": ("analytics.doc", "contribution."),
+    "analytics.checks": ("analytics.doc", "checks."),
+    "analytics.compare": ("analytics.doc", "compare."),
+    "analytics.risk": ("analytics.doc", "risk."),
+}
+"""The documentation route of a body and the prefix of its paths in that route's `fields`."""
+
+
+def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]:
+    """The JSON Schema of each of `structs` and of every Struct they hold, by class name, each
+    reference written `#/components/schemas/{name}`: the one place the document's components are
+    made from Structs (the bodies here; the shared components, serve.openapi.bodies)."""
+    _, components = msgspec.json.schema_components(list(structs), ref_template=REF_TEMPLATE)
+    return components
+
+
+def _fields(doc_route: str) -> dict[str, dict[str, Any]]:
+    block = shared_metrics_doc() if doc_route == "performance.metrics.doc" else shared_analytics_doc()
+    fields: dict[str, dict[str, Any]] = block["fields"]
+    return fields
+
+
+def component_name(endpoint_id: str) -> str:
+    return BODIES[endpoint_id].__name__
+
+
+def _target(components: dict[str, Any], prop: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The object schema a property holds (through `anyOf` with null, arrays and `$ref`) and
+    whether it is an array's items."""
+    node, _ = without_null(prop)
+    array = node.get("type") == "array"
+    if array:
+        node = node.get("items", {})
+    ref = node.get("$ref", "")
+    name = ref.rsplit("/", 1)[-1] if ref else ""
+    return (components[name] if name else node), array
+
+
+def _describe(
+    components: dict[str, Any],
+    schema: dict[str, Any],
+    prefix: str,
+    fields: dict[str, dict[str, Any]],
+) -> None:
+    """Give each property of `schema` (at `prefix`) the meaning and unit of its path, unless an
+    earlier path (or the Struct's own `Meta`) gave it one: the Structs hold no cycle."""
+    for name, prop in schema.get("properties", {}).items():
+        path = f"{prefix}{name}"
+        entry = fields.get(path)
+        if entry is not None:
+            if "description" not in prop and entry.get("meaning"):
+                prop["description"] = entry["meaning"]
+            if entry.get("unit") and "x-unit" not in prop:
+                prop["x-unit"] = entry["unit"]
+        target, array = _target(components, prop)
+        if target.get("properties"):
+            _describe(components, target, f"{path}[]." if array else f"{path}.", fields)
+
+
+@cache
+def _components() -> str:
+    components = struct_components(BODIES.values())
+    for endpoint_id, (doc_route, prefix) in _DOC_BLOCKS.items():
+        name = component_name(endpoint_id)
+        components[name][X_DOCUMENTED_BY] = doc_route
+        _describe(components, components[name], prefix, _fields(doc_route))
+    return json.dumps(components)
+
+
+def body_components() -> dict[str, Any]:
+    """The JSON Schema of every body Struct and of the Structs it holds, by component name (a
+    fresh copy: the document's assembly annotates what it is given)."""
+    components: dict[str, Any] = json.loads(_components())
+    return components

@@ -1,0 +1,356 @@
+"""The declared bodies (`schemas.bodies`) are exactly what the server serves, key order included.
+
+Every 200 answer of the ten endpoints in the equality recording (tests/equality/recorded.jsonl.gz,
+a few thousand requests over the small demo lake, compared with today's server by
+tests/equality/test_equality.py) is decoded with its Struct and encoded again. Decoding fails on a
+served key the declaration lacks (`forbid_unknown_fields`) and on a value of another type; the
+encoding must give back the same JSON, with the keys in the same order at every depth (encoding
+follows the declaration, so a field declared out of place shows here) and the same JSON types
+(an integer that came back as `3.0` would be a difference for tests/equality too).
+
+No server runs for those: the recording is the server's answers, and the equality suite keeps it
+so. The bodies serve/openapi/bodies.py declares (identity, errors, health, administration,
+downloads), which the recording does not hold, are checked the same way on live answers of an app
+over the demo lake with a real key store.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import typing
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from schemas.bodies import BODIES, Body
+from schemas.bodies.service import Error, Health, Pagination, Warning
+from serve.openapi.bodies import ROW_BODIES, SHARED_BODIES, SINGLE_BODIES
+from tests.equality.requests import endpoint_of
+
+RECORDED = Path(__file__).parents[1] / "equality" / "recorded.jsonl.gz"
+SHOWN = 10  # differences listed per endpoint when the round trip fails
+
+
+def recorded_lines() -> Iterator[dict[str, Any]]:
+    with gzip.open(RECORDED, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[str, list[tuple[str, Any]]]:
+    """Registry id -> (request path, `data`) of every recorded 200 answer of the ten endpoints."""
+    found: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    for record in recorded_lines():
+        if int(record["status"]) != 200:
+            continue
+        endpoint = endpoint_of(record["path"])
+        if endpoint in BODIES:
+            found[endpoint].append((record["path"], record["body"]["data"]))
+    return dict(found)
+
+
+def differences(old: Any, new: Any, where: str = "data") -> Iterator[str]:
+    """Where `new` is not `old`: another value or type, another key set or key order, another length."""
+    if isinstance(old, dict):
+        if not isinstance(new, dict):
+            yield f"{where}: an object became {new!r}"
+        elif list(old) != list(new):
+            yield f"{where}: keys {list(old)} came back as {list(new)}"
+        else:
+            for key, value in old.items():
+                yield from differences(value, new[key], f"{where}.{key}")
+    elif isinstance(old, list):
+        if not isinstance(new, list) or len(new) != len(old):
+            yield f"{where}: a list of {len(old)} became {new!r}"
+        else:
+            for i, (a, b) in enumerate(zip(old, new, strict=True)):
+                yield from differences(a, b, f"{where}[{i}]")
+    else:
+        if type(old) is not type(new) or old != new:
+            yield f"{where}: {old!r} came back as {new!r}"
+
+
+@pytest.mark.parametrize("endpoint", list(BODIES))
+def test_recorded_answers_round_trip(endpoint: str, answers: dict[str, list[tuple[str, Any]]]) -> None:
+    body = BODIES[endpoint]
+    seen = answers.get(endpoint, [])
+    assert seen, f"the recording holds no 200 answer of {endpoint}"
+    problems: list[str] = []
+    for path, data in seen:
+        try:
+            decoded = msgspec.json.decode(msgspec.json.encode(data), type=body)
+        except msgspec.ValidationError as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        again = json.loads(msgspec.json.encode(decoded))
+        found = list(differences(data, again))
+        problems.extend(f"{path}: {problem}" for problem in found[:SHOWN])
+        if not found:
+            assert again == data
+    assert not problems, f"{len(problems)} differences, the first:\n" + "\n".join(problems[:SHOWN])
+
+
+def test_every_body_is_in_the_recording(answers: dict[str, list[tuple[str, Any]]]) -> None:
+    assert sorted(set(BODIES) - set(answers)) == []
+
+
+def structs_of(annotation: Any, found: dict[type[msgspec.Struct], None]) -> None:
+    """Every Struct class reachable from `annotation` (fields, list items, dict values, unions)."""
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        if annotation in found:
+            return
+        found[annotation] = None
+        for field in msgspec.structs.fields(annotation):
+            structs_of(field.type, found)
+    for argument in typing.get_args(annotation):
+        structs_of(argument, found)
+
+
+def test_bodies_make_schema_components() -> None:
+    bodies = list(BODIES.values())
+    _, components = msgspec.json.schema_components(bodies, ref_template="#/components/schemas/{name}")
+    found: dict[type[msgspec.Struct], None] = {}
+    for body in bodies:
+        structs_of(body, found)
+    names: dict[str, list[str]] = defaultdict(list)
+    for cls in found:
+        names[cls.__name__].append(f"{cls.__module__}.{cls.__qualname__}")
+    assert {name: where for name, where in names.items() if len(where) > 1} == {}
+    assert set(components) == set(names)
+    # An unknown key must fail at every depth, not only at the top: every Struct is a Body.
+    assert [cls.__name__ for cls in found if not issubclass(cls, Body)] == []
+    assert all(components[name].get("additionalProperties") is False for name in names)
+
+
+def test_every_body_property_is_described() -> None:
+    """Every property of every body component has a description in the served document: its
+    `Meta(description=...)`, or the meaning a documentation block attaches on the serve side."""
+    from serve.app import openapi_document
+
+    _, components = msgspec.json.schema_components(
+        list(BODIES.values()), ref_template="#/components/schemas/{name}"
+    )
+    served = openapi_document()["components"]["schemas"]
+    missing = {
+        name: [
+            key
+            for key, prop in served.get(name, {}).get("properties", {}).items()
+            if not str(prop.get("description") or "").strip()
+        ]
+        for name in components
+    }
+    assert sorted(set(components) - set(served)) == []
+    assert {name: keys for name, keys in missing.items() if keys} == {}
+    # the served components declare at least the properties msgspec generates
+    assert {
+        name: sorted(set(schema.get("properties", {})) - set(served[name].get("properties", {})))
+        for name, schema in components.items()
+        if set(schema.get("properties", {})) - set(served[name].get("properties", {}))
+    } == {}
+
+
+# -- the bodies outside the recording: identity, errors, health, administration, downloads ---------
+
+LIVE_BODIES: dict[str, type[Body]] = {
+    **SINGLE_BODIES,
+    **ROW_BODIES,
+}
+"""serve/openapi/bodies.py's Struct of each route's `data` object, or of each of its rows."""
+
+
+def round_trip(body: type[msgspec.Struct], served: Any, where: str, *, ordered: bool = True) -> list[str]:
+    """`served` decoded strictly with `body` and encoded again: the differences (key order too,
+    unless `ordered` is False)."""
+    try:
+        decoded = msgspec.json.decode(msgspec.json.encode(served), type=body)
+    except msgspec.ValidationError as exc:
+        return [f"{where}: {exc}"]
+    again = json.loads(msgspec.json.encode(decoded))
+    if not ordered:
+        return [] if again == served else [f"{where}: {served!r} came back as {again!r}"]
+    return [f"{where}: {problem}" for problem in differences(served, again, where)]
+
+
+@pytest.fixture(scope="module")
+def live(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """An app over the demo lake with a real key store, limiter and signing key, and its callers'
+    headers: an administrator, a member (unlimited month), and a member's second key with listed
+    and prefixed allow-lists, a monthly quota and an expiry."""
+    from litestar.testing import TestClient
+
+    from serve.app import create_app
+    from serve.context import AllowList
+    from serve.identity import Grants, RateLimit, open_store
+    from serve.limits import MemoryLimiter
+    from serve.settings import Settings
+    from tests.ops.keys import issue_key
+
+    folder = tmp_path_factory.mktemp("live_bodies")
+    (folder / "signing.key").write_bytes(b"k" * 32)
+    store = open_store(f"sqlite:///{folder}/keys.sqlite3")
+    settings = Settings(
+        lake=str(demo_lake),
+        environment="test",
+        signing_key_file=str(folder / "signing.key"),
+        public_base_url="https://api.example.test",
+    )
+    admin = issue_key(store, role="admin")
+    member = issue_key(store)
+    narrow = Grants(
+        AllowList.of_ids(["meta.health", "meta.keys", "meta.me"]),
+        AllowList.of_prefixes(["Test_"]),
+        AllowList.of_ids(["Test_planted_factor"]),
+        expose_raw_book=False,
+    )
+    store.create_key(
+        member.user_id,
+        "narrow",
+        grants=narrow,
+        rate_limit=RateLimit(per_second=5, per_minute=60, per_day=500, monthly_requests=900),
+        expires_at=datetime.now(UTC) + timedelta(days=30),
+    )
+    app = create_app(settings, store=store, limiter=MemoryLimiter())
+    with TestClient(app=app) as client:
+        headers = {"admin": admin.headers, "member": member.headers, "member_id": member.key_id}
+        yield client, headers
+    store.close()
+
+
+def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
+    """Registry id -> (path, `data`) of live 200 answers of every route of `LIVE_BODIES`."""
+    admin, member = headers["admin"], headers["member"]
+    requests: list[tuple[str, str, dict[str, str]]] = [
+        ("meta.me", "/v1/me", member),
+        ("meta.me", "/v1/me", admin),
+        ("meta.keys", "/v1/me/keys", member),
+        ("meta.keys", "/v1/me/keys", admin),
+        ("admin.keys.usage", f"/v1/admin/keys/{headers['member_id']}/usage", admin),
+        ("admin.builds.list", "/v1/admin/builds?limit=1000", admin),
+        ("catalog.alphas.source.download", "/v1/alphas/Test_planted_factor/source/download", member),
+    ]
+    alphas = [row["alpha_id"] for row in client.get("/v1/alphas?limit=1000", headers=member).json()["data"]]
+    for alpha in alphas:
+        requests.append(("admin.alphas.readiness", f"/v1/admin/alphas/{alpha}/readiness", admin))
+        requests.append(("exports.list", f"/v1/alphas/{alpha}/exports?limit=1000", member))
+    found: dict[str, list[tuple[str, Any]]] = defaultdict(list)
+    for endpoint, path, caller in requests:
+        response = client.get(path, headers=caller)
+        if endpoint == "exports.list" and response.status_code == 503:
+            continue  # a build published before exports (`exports_not_built`)
+        assert response.status_code == 200, (path, response.text)
+        found[endpoint].append((path, response.json()["data"]))
+    for path, rows in list(found["exports.list"])[:3]:
+        for row in rows:
+            query = f"?book={row['book']}" if row["book"] is not None else ""
+            download = path.replace("?limit=1000", f"/{row['dataset']}{query}")
+            response = client.get(download, headers=member)
+            assert response.status_code == 200, (download, response.text)
+            found["exports.download"].append((download, response.json()["data"]))
+    return dict(found)
+
+
+def test_live_answers_round_trip(live: tuple[Any, dict[str, Any]]) -> None:
+    """Real answers of the routes whose bodies serve/openapi/bodies.py declares with a Struct decode
+    strictly and encode back equal, key order included; so do the envelope's shared parts."""
+    client, headers = live
+    answers = _data_answers(client, headers)
+    assert sorted(set(LIVE_BODIES) - set(answers)) == []
+    problems: list[str] = []
+    for endpoint, seen in answers.items():
+        body = LIVE_BODIES[endpoint]
+        for path, data in seen:
+            rows = data if isinstance(data, list) else [data]
+            assert rows, path
+            for i, row in enumerate(rows):
+                problems += round_trip(body, row, f"{path} data[{i}]" if data is rows else f"{path} data")
+    # Both kinds of allow-list a key may hold, a null and a set monthly quota, both key statuses.
+    keys = [row for _, rows in answers["meta.keys"] for row in rows]
+    assert {row["allow"]["alphas"]["mode"] for row in keys} >= {"all", "prefix"}
+    assert {row["rate_limit"]["monthly_requests"] is None for row in keys} == {True, False}
+    builds = [row for _, rows in answers["admin.builds.list"] for row in rows]
+    assert {row["kind"] for row in builds} == {"alpha", "benchmark"}
+    assert not problems, f"{len(problems)} differences, the first:\n" + "\n".join(problems[:SHOWN])
+
+
+def test_live_envelopes_round_trip(live: tuple[Any, dict[str, Any]]) -> None:
+    """`pagination`, `meta.warnings` entries, errors of several statuses and the health body."""
+    client, headers = live
+    member = headers["member"]
+    problems: list[str] = []
+    page = client.get("/v1/alphas?limit=2", headers=member).json()["pagination"]
+    problems += round_trip(Pagination, page, "pagination")
+    warned = 0
+    for alpha in ("Test_low_vol_incomplete", "Test_ledger_only", "momentum_12_1"):
+        for route in ("metrics", "rebalances", "portfolio/books"):
+            meta = client.get(f"/v1/alphas/{alpha}/{route}", headers=member).json().get("meta", {})
+            for i, warning in enumerate(meta.get("warnings", [])):
+                warned += 1
+                # built in several places, not always in one key order (schemas/bodies/service.py)
+                problems += round_trip(Warning, warning, f"{alpha}/{route} warnings[{i}]", ordered=False)
+    assert warned, "no answer carried a warning"
+    errors = [
+        ("/v1/alphas/no_such_alpha/metrics", member, 404),
+        ("/v1/alphas?limit=0", member, 400),
+        ("/v1/me", {}, 401),
+        ("/v1/admin/builds", member, 403),
+        (f"/v1/admin/keys/{'0' * 16}/usage", headers["admin"], 404),
+    ]
+    for path, caller, status in errors:
+        response = client.get(path, headers=caller)
+        assert response.status_code == status, (path, response.text)
+        problems += round_trip(Error, response.json(), path)
+    problems += round_trip(Health, client.get("/v1/health").json(), "/v1/health")
+    assert not problems, f"{len(problems)} differences, the first:\n" + "\n".join(problems[:SHOWN])
+
+
+def test_a_degraded_health_body_round_trips() -> None:
+    """Every optional key of `/v1/health`, as `health_body` writes a degraded state."""
+    from serve.health import HealthState
+    from serve.routes.meta import health_body
+    from serve.settings import Settings
+
+    state = HealthState(
+        down=("lake",), degraded_alphas={"momentum_12_1": "missing_file"}, worker="out of maps"
+    )
+    body = health_body(Settings(environment="test"), state)
+    assert {"down", "lake", "worker"} <= set(body)
+    assert round_trip(Health, body, "health") == []
+
+
+def test_the_declared_schema_is_the_served_component() -> None:
+    """Each route of `LIVE_BODIES` answers a `$ref` to its Struct's component, and the component
+    is msgspec's schema of the Struct (plus the field docs and `x-codes`)."""
+    from serve.app import openapi_document
+
+    document = openapi_document()
+    served = document["components"]["schemas"]
+    _, generated = msgspec.json.schema_components(
+        [*SHARED_BODIES, *LIVE_BODIES.values()], ref_template="#/components/schemas/{name}"
+    )
+    for name, schema in generated.items():
+        properties = served[name]["properties"]
+        assert list(properties) == list(schema["properties"]), name
+        assert served[name].get("required") == schema.get("required"), name
+        for key, prop in schema["properties"].items():
+            assert {k: properties[key][k] for k in prop} == prop, (name, key)
+    assert "x-codes" in served["ErrorBody"]["properties"]["code"]
+    by_id = {
+        op["x-registry-id"]: op
+        for item in document["paths"].values()
+        for op in item.values()
+        if isinstance(op, dict) and "x-registry-id" in op
+    }
+    for endpoint, body in LIVE_BODIES.items():
+        data = by_id[endpoint]["responses"]["200"]["content"]["application/json"]["schema"]["properties"][
+            "data"
+        ]
+        ref = data["items"]["$ref"] if endpoint in ROW_BODIES else data["$ref"]
+        assert ref == f"#/components/schemas/{body.__name__}", endpoint
