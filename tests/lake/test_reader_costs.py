@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from datasets import integrity
-from datasets.faults import BuildDamaged
 from datasets import reader as reader_module
+from datasets.faults import BuildDamaged
 from datasets.reader import LakeReader
 from tests.lake.conftest import ALPHA, OTHER
 from tests.lake.test_missing_file import lake_copy
