@@ -9,8 +9,9 @@ Keys: a field name alone where the name means the same wherever it is served; `(
 where the same name means different things in different places. A context names the object the
 field is a property of:
 - a registry id for the top level of that endpoint's 200 body (`data`, `meta`, `pagination`);
-- `DATA_CONTEXTS[endpoint]` for the endpoint's `data` object, or each row of its `data` array;
-- `SUMMARY_CONTEXTS[endpoint]` for its `meta.summary`;
+- `DATA_CONTEXTS[endpoint]` for the endpoint's `data` object, or each row of its `data` array
+  (but the rows typed from the lake and `meta.summary`, whose Structs declare their fields:
+  `schemas.bodies.rows`);
 - `COMPONENT_CONTEXTS[name]` for a shared schema under `components.schemas`;
 - `NESTED_CONTEXTS[property]` for any other nested object (`window`, `benchmark`, `weights`, ...).
 `field_doc(context, name)` looks a field up: the `(context, name)` entry, else the `name` entry.
@@ -21,9 +22,17 @@ entry names a field nothing serves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from schemas import wire
+from schemas.units import (
+    BYTES,
+    DATE,
+    NAMES,
+    REQUESTS,
+    ROWS,
+    SECONDS,
+    TIMESTAMP,
+)
 
 
 @dataclass(frozen=True)
@@ -38,70 +47,28 @@ class FieldDoc:
     """Served only to keys with raw-book access (`schemas.wire.is_raw_field`): stripped otherwise."""
 
 
-# -- units ------------------------------------------------------------------------------------------
-
-FRACTION = "fraction (0.01 = 1%)"
-PERCENTAGE_POINTS = "percentage points (1.0 = 1%)"
-EQUITY = "normalised equity (1.0 = the book's equity at inception)"
-BASE_CURRENCY = "base currency"
-PRICE = "base currency per share"
-SHARES = "shares"
-DATE = "ISO date (YYYY-MM-DD)"
-TIMESTAMP = "UTC timestamp (ISO 8601, `Z`, whole seconds)"
-SESSIONS = "trading sessions"
-NAMES = "symbols"
-ROWS = "rows"
-BYTES = "bytes"
-SECONDS = "seconds"
-REQUESTS = "requests"
-SCORE_UNITS = "the alpha's own score units (no fixed range)"
-STANDARD_DEVIATIONS = "standard deviations of the week's cohort"
-RANK = "rank (1 = strongest)"
-
 # -- where each context applies --------------------------------------------------------------------
 
 DATA_CONTEXTS: dict[str, str] = {
     "meta.health": "health",
     "meta.me": "me",
     "meta.keys": "key_inventory_row",
-    "catalog.alphas.list": "alpha_list_row",
     "catalog.alphas.get": "alpha_description",
     "catalog.alphas.source.download": "source_download",
-    "signals.rebalances.list": "rebalance_index_row",
-    "signals.rebalances.get": "decision_row",
-    "signals.scores": "score_row",
-    "portfolio.books": "book_row",
-    "portfolio.ledger": "ledger_row",
-    "portfolio.positions": "position_row",
-    "portfolio.pnl": "pnl_row",
-    "portfolio.trades": "trade_row",
-    "portfolio.equity_curve": "equity_row",
     "performance.metrics": "metrics",
     "performance.metrics.doc": "metrics_doc",
-    "benchmarks.daily": "benchmark_row",
     "exports.list": "export_row",
     "exports.download": "export_download",
     "admin.alphas.readiness": "readiness",
     "admin.keys.usage": "key_usage",
     "admin.builds.list": "build_row",
     "analytics.significance": "significance",
-    "analytics.correlation": "correlation_row",
-    "analytics.drawdowns": "drawdown_row",
-    "analytics.rolling": "rolling_row",
     "analytics.costs": "costs",
-    "analytics.screen": "screen_row",
-    "analytics.combine": "combined_row",
     "analytics.contribution": "contribution",
     "analytics.doc": "analytics_doc",
 }
 """The context of each endpoint's `data`: the object of a single-object endpoint, each row of a
 collection."""
-
-SUMMARY_CONTEXTS: dict[str, str] = {
-    "portfolio.equity_curve": "equity_summary",
-    "benchmarks.daily": "benchmark_summary",
-}
-"""The context of `meta.summary`, on the two series endpoints that carry one."""
 
 COMPONENT_CONTEXTS: dict[str, str] = {
     "Me": "me",
@@ -141,14 +108,6 @@ NESTED_CONTEXTS: dict[str, str] = {
 }
 """The context of a nested object, by the name of the property holding it (besides `data` and
 `meta.summary`, whose context depends on the endpoint)."""
-
-# -- shared wording ---------------------------------------------------------------------------------
-
-_RAW_MIRROR = "Unconditioned counterpart of `{}` (before smoothing); no other field is mirrored."
-_UNSCORED = "Null for a name without a valid score that week (a data gap)."
-_EMPTY_WINDOW = "Null when the window holds no session."
-_OMITTED_UNSEALED = "Omitted where the run did not seal it."
-_SCORES_ALL_ONLY = "Only with `fields=all`."
 
 # -- the table ----------------------------------------------------------------------------------------
 
@@ -463,9 +422,6 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     "expires_at": FieldDoc("When the key expires.", unit=TIMESTAMP, null="Null means no expiry."),
     ("key_inventory_row", "created_at"): FieldDoc("When the key was issued.", unit=TIMESTAMP),
     # -- catalogue ------------------------------------------------------------------------------------
-    ("alpha_list_row", "alpha_id"): FieldDoc("Identifier used in every `/v1/alphas/{alpha}/...` path."),
-    ("alpha_list_row", "name"): FieldDoc("Readable title; falls back to `alpha_id`."),
-    ("alpha_list_row", "tldr"): FieldDoc("One-line thesis.", null="Null when none was recorded."),
     ("source_download", "url"): FieldDoc(
         "Freshly signed, time-limited HTTPS GET URL of the source archive; fetch it directly."
     ),
@@ -478,356 +434,11 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         "SHA-256 of the archive (hex).", null="Null when the run did not record it."
     ),
     # -- rebalance index ------------------------------------------------------------------------------
-    ("rebalance_index_row", "date"): FieldDoc("Weekly decision date.", unit=DATE),
-    "week_status": FieldDoc(
-        "`traded`, `pending`, or a snake_case skip reason passed through from the engine unchanged."
-    ),
-    "n_symbols": FieldDoc("Scored names in that week's cross-section.", unit=NAMES),
     # -- decision record (/rebalances/{date} rows; /scores rows) ----------------------------------------
-    ("score_row", "date"): FieldDoc("Weekly decision date of the row.", unit=DATE),
-    "symbol": FieldDoc("Ticker."),
-    "direction": FieldDoc("Sign of `score` (1, 0 or -1); 0 only for an exact zero score.", null=_UNSCORED),
-    "confidence": FieldDoc(
-        "`abs(score)`, not a probability; `score = direction x confidence`.",
-        unit=SCORE_UNITS,
-        null=_UNSCORED,
-    ),
-    "score": FieldDoc(
-        "Conditioned (smoothed) signal used for ranking and books; identical on `/rebalances/{date}` "
-        "and `/scores`.",
-        unit=SCORE_UNITS,
-        null=_UNSCORED,
-    ),
-    "raw_score": FieldDoc(
-        "Unconditioned signal before smoothing; equals `raw_direction x raw_confidence`.",
-        unit=SCORE_UNITS,
-        null=_UNSCORED,
-        raw_only=True,
-    ),
-    "score_z": FieldDoc(
-        "`(score - mean_week) / stdev_week` over the week's cohort.",
-        unit=STANDARD_DEVIATIONS,
-        null="Null for an unscored name, and for every name in a week whose scores do not vary.",
-    ),
-    "average_rank": FieldDoc(
-        "Rank in the week's cohort, 1 to `cohort_size`; may be non-integer when component ranks are "
-        "averaged.",
-        unit=RANK,
-        null=_UNSCORED,
-    ),
-    "cohort_size": FieldDoc("Names with a valid score that week; can be below `n_symbols`.", unit=NAMES),
-    "long_short_target_weight": FieldDoc(
-        "Fraction of book equity in the dollar-neutral book; positive long, negative short; 0 outside "
-        "the selection tails or when untradeable.",
-        unit=FRACTION,
-    ),
-    "long_only_target_weight": FieldDoc(
-        "Fraction of equity in the long-only book (>= 0); held names sum to 1; 0 when not held.",
-        unit=FRACTION,
-    ),
-    "next_open_tradeable": FieldDoc(
-        "False when halted, suspended, failing the liquidity screen, without borrow, or with a "
-        "price-data gap; false forces both target weights to 0 and sets `unavailability_reason`."
-    ),
-    "fill_at": FieldDoc(
-        "Execution time of the implementing fill.",
-        unit=TIMESTAMP,
-        null="Null when pending, when no trade occurred, or when untradeable.",
-    ),
-    "entry_at": FieldDoc("Next open at which the book acts.", unit=TIMESTAMP, absent=_OMITTED_UNSEALED),
-    "maturity_at": FieldDoc(
-        "One rebalance period after `entry_at`.", unit=TIMESTAMP, absent=_OMITTED_UNSEALED
-    ),
-    "forward_return": FieldDoc(
-        "Return from the open of the first bar strictly after this decision to the open of the first "
-        "bar strictly after the next decision.",
-        unit=FRACTION,
-        null="Null on pending weeks and unsealed holding periods; such weeks are dropped from IC and "
-        "decile figures, never imputed.",
-    ),
-    "unavailability_reason": FieldDoc(
-        "One of `halted`, `suspended`, `no_borrow`, `illiquid`, `data_gap`; set whenever "
-        "`next_open_tradeable` is false.",
-        null="Null when the name is tradeable.",
-    ),
-    "decision_reason": FieldDoc(
-        "Decision-layer note, for example `entered_selection`, `exited_below_threshold`, "
-        "`carried_by_smoothing`, `gated_untradeable`.",
-        null="Null for a routine hold.",
-    ),
-    "raw_direction": FieldDoc(_RAW_MIRROR.format("direction"), null=_UNSCORED, raw_only=True),
-    "raw_confidence": FieldDoc(
-        _RAW_MIRROR.format("confidence"), unit=SCORE_UNITS, null=_UNSCORED, raw_only=True
-    ),
-    "raw_score_z": FieldDoc(
-        _RAW_MIRROR.format("score_z"),
-        unit=STANDARD_DEVIATIONS,
-        null="Null for an unscored name, and for every name in a week whose scores do not vary.",
-        raw_only=True,
-    ),
-    "raw_average_rank": FieldDoc(
-        _RAW_MIRROR.format("average_rank"), unit=RANK, null=_UNSCORED, raw_only=True
-    ),
-    "raw_long_short_target_weight": FieldDoc(
-        _RAW_MIRROR.format("long_short_target_weight"), unit=FRACTION, raw_only=True
-    ),
-    "raw_long_only_target_weight": FieldDoc(
-        _RAW_MIRROR.format("long_only_target_weight"), unit=FRACTION, raw_only=True
-    ),
-    "raw_fill_at": FieldDoc(
-        _RAW_MIRROR.format("fill_at"),
-        unit=TIMESTAMP,
-        null="Null when pending, when no trade occurred, or when untradeable.",
-        raw_only=True,
-    ),
-    "raw_decision_reason": FieldDoc(
-        _RAW_MIRROR.format("decision_reason"), null="Null for a routine hold.", raw_only=True
-    ),
     # -- books ------------------------------------------------------------------------------------------
-    ("book_row", "book"): FieldDoc("Book name: the value to pass as `book=` elsewhere."),
-    ("book_row", "kind"): FieldDoc("Dataset summarised: `portfolio`, `positions`, `pnl` or `trades`."),
-    ("book_row", "raw"): FieldDoc(
-        "True when the book name starts with `raw_` (such rows are listed only to keys with raw-book access)."
-    ),
-    ("book_row", "sessions"): FieldDoc(
-        "Count of dated items: every trading day for portfolio, positions, pnl; only traded days for trades.",
-        unit=SESSIONS,
-    ),
-    ("book_row", "rows"): FieldDoc(
-        "Leaf rows: per-symbol rows for positions, pnl, trades; one per session for portfolio.",
-        unit=ROWS,
-    ),
-    ("book_row", "from"): FieldDoc(
-        "First business date with a row.", unit=DATE, null="Null when the dataset has no row."
-    ),
-    ("book_row", "to"): FieldDoc(
-        "Last business date with a row.", unit=DATE, null="Null when the dataset has no row."
-    ),
     # -- portfolio ledger, positions, P&L, trades ----------------------------------------------------------
-    "book": FieldDoc("The book the row belongs to (the `book` requested)."),
-    ("ledger_row", "date"): FieldDoc("Trading session of the row.", unit=DATE),
-    ("ledger_row", "timestamp"): FieldDoc("UTC instant of the session.", unit=TIMESTAMP),
-    ("ledger_row", "starting_equity"): FieldDoc(
-        "Previous `ending_equity`; 1.0 at inception (normalised growth multiple).", unit=EQUITY
-    ),
-    ("ledger_row", "ending_equity"): FieldDoc(
-        "`starting_equity + market_pnl + execution_cost + borrow_cashflow + cash_carry + "
-        "rounding_adjustment`.",
-        unit=EQUITY,
-    ),
-    "cash_start": FieldDoc("Opening cash.", unit=EQUITY),
-    "cash_end": FieldDoc("Closing cash.", unit=EQUITY),
-    "position_value_end": FieldDoc(
-        "Closing value of the positions: `cash_end + position_value_end = ending_equity`.", unit=EQUITY
-    ),
-    ("ledger_row", "market_pnl"): FieldDoc(
-        "Sum over positions of `quantity x (close - previous close)`.", unit=EQUITY
-    ),
-    ("ledger_row", "execution_cost"): FieldDoc(
-        "Fees and modelled impact of the day's fills (<= 0).", unit=EQUITY
-    ),
-    ("ledger_row", "borrow_cashflow"): FieldDoc(
-        "Borrow rate x short notional, accrued daily (<= 0).", unit=EQUITY
-    ),
-    "cash_carry": FieldDoc("Interest credited on cash.", unit=EQUITY),
-    "risk_free_return": FieldDoc("Session rate at which carry accrued.", unit=f"{FRACTION} per session"),
-    "rounding_adjustment": FieldDoc("Residual closing the ledger identity.", unit=EQUITY),
-    "equity_basis": FieldDoc(
-        "1.0 for a normalised ledger; divide a notional column by it for a ratio.",
-        unit="base currency per unit of normalised equity",
-    ),
-    "gross_notional": FieldDoc("Sum of absolute position values.", unit=BASE_CURRENCY),
-    "net_notional": FieldDoc("Sum of signed position values.", unit=BASE_CURRENCY),
-    ("ledger_row", "gross_exposure"): FieldDoc(
-        "Sum of absolute weights (about 2.0 for a fully invested dollar-neutral book).", unit=FRACTION
-    ),
-    ("ledger_row", "net_exposure"): FieldDoc("Sum of weights (about 0 when dollar-neutral).", unit=FRACTION),
-    "largest_abs_weight": FieldDoc("Largest absolute position weight that day.", unit=FRACTION),
-    "turnover_notional": FieldDoc(
-        "Sum of absolute traded notional over the day's fills.", unit=BASE_CURRENCY
-    ),
-    ("ledger_row", "turnover"): FieldDoc(
-        "One-sided traded fraction: half the sum of absolute weight changes.", unit=FRACTION
-    ),
-    ("position_row", "date"): FieldDoc(
-        "Trading session; one row per held name per session (names not held are absent).", unit=DATE
-    ),
-    ("pnl_row", "date"): FieldDoc(
-        "Trading session; one row per name with a position or fill that day.", unit=DATE
-    ),
-    "quantity": FieldDoc(
-        "Signed share count: positions positive long, negative short; fills positive buy, negative sell.",
-        unit=SHARES,
-    ),
-    "mark_price": FieldDoc("Official close of the primary exchange.", unit=PRICE),
-    "signed_notional": FieldDoc("`quantity x mark_price`.", unit=BASE_CURRENCY),
-    "weight": FieldDoc(
-        "`signed_notional / ending_equity` of the same day (signed); comparable to target weights.",
-        unit=FRACTION,
-    ),
-    ("pnl_row", "market_pnl"): FieldDoc("`quantity x (close - previous close)`.", unit=BASE_CURRENCY),
-    ("pnl_row", "execution_cost"): FieldDoc(
-        "Execution cost of the name's fills that day; already negative (<= 0).", unit=BASE_CURRENCY
-    ),
-    ("pnl_row", "borrow_cashflow"): FieldDoc(
-        "Borrow cost of a short position; 0 for longs; already negative (<= 0).", unit=BASE_CURRENCY
-    ),
-    "net_pnl": FieldDoc(
-        "`market_pnl + execution_cost + borrow_cashflow` (a sum; never subtract the cost columns).",
-        unit=BASE_CURRENCY,
-    ),
-    ("trade_row", "timestamp"): FieldDoc(
-        "Fill time; fills execute at the next session open after the decision date.", unit=TIMESTAMP
-    ),
-    "decision_at": FieldDoc(
-        "Rebalance date that caused the trade; joins to `/rebalances/{date}`.", unit=DATE
-    ),
-    "phase": FieldDoc(
-        "`open` (entering the book), `rebalance` (weekly re-target) or `close` (leaving the book)."
-    ),
-    "mid_price": FieldDoc("Reference mid at decision time.", unit=PRICE),
-    "fill_price": FieldDoc("Achieved price including modelled impact.", unit=PRICE),
-    "fee": FieldDoc("Per-share commission charged on the fill.", unit=BASE_CURRENCY),
-    ("trade_row", "execution_cost"): FieldDoc(
-        "Fee plus market impact of the fill, served as a cost (<= 0).", unit=BASE_CURRENCY
-    ),
-    "rebalance_adjustment_reason": FieldDoc(
-        "One of `entry`, `weight_increase`, `weight_decrease`, `exit`.",
-        null="Null when the engine recorded no reason for the fill.",
-    ),
-    "exit_reason": FieldDoc(
-        "`signal_exit` or `risk_exit` on a closing fill.", null="Null for non-closing phases."
-    ),
     # -- equity curve -------------------------------------------------------------------------------------
-    ("equity_row", "date"): FieldDoc(
-        "Trading session; one row per session in the window, ascending.", unit=DATE
-    ),
-    ("equity_row", "timestamp"): FieldDoc("UTC instant of the session.", unit=TIMESTAMP),
-    ("equity_row", "starting_equity"): FieldDoc("Ledger equity at the session's open.", unit=EQUITY),
-    ("equity_row", "ending_equity"): FieldDoc("Ledger equity at the session's close.", unit=EQUITY),
-    ("equity_row", "period_return"): FieldDoc(
-        "`(ending - starting) / starting`.",
-        unit=FRACTION,
-        null="Null when starting equity is missing or zero.",
-    ),
-    ("equity_row", "cumulative_return"): FieldDoc(
-        "Running product of `(1 + period_return)` minus 1 within the window; its base (0) is the "
-        "window's opening equity.",
-        unit=FRACTION,
-        null="Null until the window's first known `period_return`.",
-    ),
-    ("equity_row", "peak_equity"): FieldDoc(
-        "Running maximum of starting and ending equity within the window (opening equity counts).",
-        unit=EQUITY,
-    ),
-    ("equity_row", "drawdown"): FieldDoc("`peak_equity - ending_equity` (>= 0).", unit=EQUITY),
-    ("equity_row", "drawdown_pct"): FieldDoc(
-        "Drawdown as a percentage of the peak: `drawdown / peak_equity x 100`.",
-        unit=PERCENTAGE_POINTS,
-        null="Null where the peak is not positive.",
-    ),
-    ("equity_row", "gross_exposure"): FieldDoc(
-        "Sum of absolute weights, carried from the same day's ledger row.", unit=FRACTION
-    ),
-    ("equity_row", "net_exposure"): FieldDoc(
-        "Sum of weights, carried from the same day's ledger row.", unit=FRACTION
-    ),
-    ("equity_row", "turnover"): FieldDoc(
-        "One-sided traded fraction, carried from the same day's ledger row.", unit=FRACTION
-    ),
-    ("equity_summary", "book"): FieldDoc("The book the curve belongs to."),
-    ("equity_summary", "first_date"): FieldDoc("First session of the window.", unit=DATE, null=_EMPTY_WINDOW),
-    ("equity_summary", "last_date"): FieldDoc("Last session of the window.", unit=DATE, null=_EMPTY_WINDOW),
-    ("equity_summary", "sessions"): FieldDoc(
-        "Sessions in the window (rows across all pages).", unit=SESSIONS
-    ),
-    ("equity_summary", "starting_equity"): FieldDoc(
-        "`starting_equity` of the window's first row.", unit=EQUITY, null=_EMPTY_WINDOW
-    ),
-    ("equity_summary", "ending_equity"): FieldDoc(
-        "`ending_equity` of the window's last row.", unit=EQUITY, null=_EMPTY_WINDOW
-    ),
-    ("equity_summary", "peak_equity"): FieldDoc(
-        "Highest `peak_equity` of the window.", unit=EQUITY, null=_EMPTY_WINDOW
-    ),
-    ("equity_summary", "total_return"): FieldDoc(
-        "Last `cumulative_return` of the window.",
-        unit=FRACTION,
-        null="Null when the window has no known return.",
-    ),
-    ("equity_summary", "cumulative_return_pct"): FieldDoc(
-        "`100 x total_return`.", unit=PERCENTAGE_POINTS, null="Null when the window has no known return."
-    ),
-    ("equity_summary", "max_drawdown"): FieldDoc(
-        "Largest `drawdown` of the window.", unit=EQUITY, null=_EMPTY_WINDOW
-    ),
-    ("equity_summary", "max_drawdown_pct"): FieldDoc(
-        "Largest `drawdown_pct` of the window.", unit=PERCENTAGE_POINTS, null=_EMPTY_WINDOW
-    ),
-    ("equity_summary", "max_drawdown_date"): FieldDoc(
-        "Earliest date of the largest `drawdown_pct`.",
-        unit=DATE,
-        null="Null when the window never drew down.",
-    ),
     # -- benchmark -------------------------------------------------------------------------------------------
-    ("benchmark_row", "date"): FieldDoc(
-        "Every session the market-data service holds in the window, ascending.", unit=DATE
-    ),
-    "close": FieldDoc("Unadjusted close, as stored.", unit="price in the benchmark's currency (USD for SPY)"),
-    ("benchmark_row", "period_return"): FieldDoc(
-        "`(close - previous close) / previous close`, on the summary's `return_basis` price.",
-        unit=FRACTION,
-        null="Null on the first row of the window.",
-    ),
-    ("benchmark_row", "cumulative_return"): FieldDoc(
-        "Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same "
-        "name and units as the equity curve, so the two join on `date`.",
-        unit=FRACTION,
-    ),
-    ("benchmark_row", "drawdown_pct"): FieldDoc(
-        "`(peak - close) / peak x 100`, peak measured inside the window.",
-        unit=PERCENTAGE_POINTS,
-        null="Null where the peak is not positive.",
-    ),
-    ("benchmark_summary", "symbol"): FieldDoc("The benchmark symbol (echo of the path `{symbol}`)."),
-    ("benchmark_summary", "name"): FieldDoc("Display name of the benchmark."),
-    ("benchmark_summary", "return_basis"): FieldDoc(
-        "`adjusted_close` only when an adjusted price exists for every row of the window (never "
-        "mixed), otherwise `close` (a price return excluding dividends)."
-    ),
-    ("benchmark_summary", "first_date"): FieldDoc(
-        "First session of the window.", unit=DATE, null=_EMPTY_WINDOW
-    ),
-    ("benchmark_summary", "last_date"): FieldDoc(
-        "Last session of the window.", unit=DATE, null=_EMPTY_WINDOW
-    ),
-    ("benchmark_summary", "sessions"): FieldDoc(
-        "Sessions in the window (rows across all pages).", unit=SESSIONS
-    ),
-    "first_close": FieldDoc(
-        "Unadjusted close of the window's first row.",
-        unit="price in the benchmark's currency (USD for SPY)",
-        null=_EMPTY_WINDOW,
-    ),
-    "last_close": FieldDoc(
-        "Unadjusted close of the window's last row.",
-        unit="price in the benchmark's currency (USD for SPY)",
-        null=_EMPTY_WINDOW,
-    ),
-    ("benchmark_summary", "total_return"): FieldDoc(
-        "Last `cumulative_return` of the window.", unit=FRACTION, null=_EMPTY_WINDOW
-    ),
-    ("benchmark_summary", "cumulative_return_pct"): FieldDoc(
-        "`100 x total_return`.", unit=PERCENTAGE_POINTS, null=_EMPTY_WINDOW
-    ),
-    ("benchmark_summary", "max_drawdown_pct"): FieldDoc(
-        "Largest `drawdown_pct` of the window.", unit=PERCENTAGE_POINTS, null=_EMPTY_WINDOW
-    ),
-    ("benchmark_summary", "max_drawdown_date"): FieldDoc(
-        "Earliest date of the largest `drawdown_pct`.",
-        unit=DATE,
-        null="Null when the window never drew down.",
-    ),
     # -- Parquet exports ---------------------------------------------------------------------------------------
     ("export_row", "dataset"): FieldDoc(
         "The `{dataset}` to ask `/exports/{dataset}` for (decisions, rebalances, portfolio, "
@@ -913,217 +524,6 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
         absent="Present on benchmark builds only.",
     ),
 }
-
-_UNRECOVERED = "Null while the episode has not recovered by the window's last session."
-_BELOW_HALF = (
-    "Null when fewer than half the window's weeks carry a value (the standard deviation also needs 2)."
-)
-_NO_CORRELATION = "Null below 3 common observations or when either side is constant."
-FIELD_DOCS.update(
-    {
-        ("drawdown_row", "peak_date"): FieldDoc(
-            "Session of the episode's peak; the window's opening equity is dated with its first session.",
-            unit=DATE,
-        ),
-        ("drawdown_row", "trough_date"): FieldDoc(
-            "Session of the lowest ending equity before recovery (the first on a tie).", unit=DATE
-        ),
-        ("drawdown_row", "recovery_date"): FieldDoc(
-            "First session whose ending equity is at or above the peak.", unit=DATE, null=_UNRECOVERED
-        ),
-        ("drawdown_row", "depth_pct"): FieldDoc(
-            "`(peak_equity - trough_equity) / peak_equity x 100`.", unit=PERCENTAGE_POINTS
-        ),
-        ("drawdown_row", "sessions_to_trough"): FieldDoc(
-            "Sessions from the peak to the trough.", unit=SESSIONS
-        ),
-        ("drawdown_row", "sessions_to_recovery"): FieldDoc(
-            "Sessions from the peak to the recovery.", unit=SESSIONS, null=_UNRECOVERED
-        ),
-        ("drawdown_row", "peak_equity"): FieldDoc("Equity at the peak.", unit=EQUITY),
-        ("drawdown_row", "trough_equity"): FieldDoc("Equity at the trough.", unit=EQUITY),
-        ("rolling_row", "date"): FieldDoc("Rebalance week that ends the trailing window.", unit=DATE),
-        ("rolling_row", "n_ic_weeks"): FieldDoc(
-            "Weeks of the trailing window with a weekly IC.", unit="weeks"
-        ),
-        ("rolling_row", "mean_ic"): FieldDoc(
-            "Mean weekly IC over the trailing window (the family in `meta.signal`).",
-            unit="ratio",
-            null=_BELOW_HALF,
-        ),
-        ("rolling_row", "icir"): FieldDoc(
-            "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` "
-            "`core.icir` is annualised when the run's conventions say so).",
-            unit="ratio",
-            null=_BELOW_HALF,
-        ),
-        ("rolling_row", "n_return_weeks"): FieldDoc(
-            "Weeks of the trailing window with a book return.", unit="weeks"
-        ),
-        ("rolling_row", "annualised_return"): FieldDoc(
-            "Mean weekly book return times 52.", unit=FRACTION, null=_BELOW_HALF
-        ),
-        ("rolling_row", "volatility"): FieldDoc(
-            "Standard deviation (ddof 1) of weekly book returns times sqrt(52).",
-            unit=FRACTION,
-            null=_BELOW_HALF,
-        ),
-        ("rolling_row", "information_ratio"): FieldDoc(
-            "Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics` "
-            "`core.information_ratio` is daily returns times sqrt(252)).",
-            unit="ratio",
-            null=_BELOW_HALF,
-        ),
-        ("rolling_row", "hit_rate"): FieldDoc(
-            "Share of the trailing window's weeks with a positive book return.",
-            unit=FRACTION,
-            null=_BELOW_HALF,
-        ),
-        ("correlation_row", "alpha"): FieldDoc("The other alpha (one the key may read)."),
-        ("correlation_row", "correlation"): FieldDoc(
-            "The sort key: `pearson` for basis returns and ic, `spearman` for scores.",
-            unit="ratio",
-            null=_NO_CORRELATION,
-        ),
-        ("correlation_row", "pearson"): FieldDoc(
-            "Pearson correlation over common dates.",
-            unit="ratio",
-            null=_NO_CORRELATION + " Always null for scores.",
-        ),
-        ("correlation_row", "spearman"): FieldDoc(
-            "Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over "
-            "common names.",
-            unit="ratio",
-            null=_NO_CORRELATION,
-        ),
-        ("correlation_row", "overlap"): FieldDoc(
-            "Common observations behind the correlation, in `overlap_unit`.", unit="sessions or weeks"
-        ),
-        ("correlation_row", "overlap_unit"): FieldDoc("`sessions` (returns) or `weeks` (ic, scores)."),
-        ("correlation_row", "common_names"): FieldDoc(
-            "Mean common scored names per counted week.", unit=NAMES, null="Null unless basis is scores."
-        ),
-    }
-)
-
-
-_AS_METRICS = "as `/metrics` serves `core.{}` (overall, the whole history)"
-_NOT_MEASURED = "Null where `/metrics` serves it not_measurable."
-FIELD_DOCS.update(
-    {
-        ("screen_row", "alpha_id"): FieldDoc("Identifier used in every `/v1/alphas/{alpha}/...` path."),
-        ("screen_row", "name"): FieldDoc("Readable title; falls back to `alpha_id`."),
-        ("screen_row", "tldr"): FieldDoc("One-line thesis.", null="Null when none was recorded."),
-        ("screen_row", "complete"): FieldDoc("Every required kind was sealed (else the run is incomplete)."),
-        ("screen_row", "production"): FieldDoc(
-            "A production alpha: its alpha_id does not start with `Test_`."
-        ),
-        ("screen_row", "structure"): FieldDoc(
-            "Classification structure of the written description.", null="Null when none was recorded."
-        ),
-        ("screen_row", "method"): FieldDoc(
-            "Classification method of the written description.", null="Null when none was recorded."
-        ),
-        ("screen_row", "tags"): FieldDoc(
-            "Classification tags of the written description, as recorded.",
-            null="Null when none were recorded.",
-        ),
-        ("screen_row", "information_ratio"): FieldDoc(
-            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of "
-            "the risk-free rate, times sqrt(252)), " + _AS_METRICS.format("information_ratio") + ".",
-            unit="ratio",
-            null=_NOT_MEASURED,
-        ),
-        ("screen_row", "excess_sharpe"): FieldDoc(
-            "Annualised Sharpe ratio in excess of the risk-free rate, "
-            + _AS_METRICS.format("excess_sharpe")
-            + ".",
-            unit="ratio",
-            null=_NOT_MEASURED,
-        ),
-        ("screen_row", "mean_ic"): FieldDoc(
-            "Mean weekly IC of the conditioned score, " + _AS_METRICS.format("ic") + ".",
-            unit="ratio",
-            null=_NOT_MEASURED,
-        ),
-        ("screen_row", "icir"): FieldDoc(
-            "Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions "
-            "annualise it), " + _AS_METRICS.format("icir") + ".",
-            unit="ratio",
-            null=_NOT_MEASURED,
-        ),
-        ("screen_row", "max_drawdown_pct"): FieldDoc(
-            "Deepest drawdown of the long_short book, " + _AS_METRICS.format("max_drawdown_pct") + ".",
-            unit=PERCENTAGE_POINTS,
-            null=_NOT_MEASURED,
-        ),
-        ("screen_row", "turnover"): FieldDoc(
-            "Turnover, " + _AS_METRICS.format("turnover") + ", in `turnover_unit`.",
-            unit="turnover_unit",
-            null=_NOT_MEASURED,
-        ),
-        ("screen_row", "turnover_unit"): FieldDoc(
-            "Unit of `turnover`: per_year, ratio, per_session or period_sum, the first the run sealed.",
-            null="Null when the run sealed no turnover.",
-        ),
-        ("screen_row", "sessions"): FieldDoc("Sessions of the long_short ledger.", unit=SESSIONS),
-        ("screen_row", "weeks"): FieldDoc("Rebalance weeks of the rebalance index.", unit="weeks"),
-        ("screen_row", "first_date"): FieldDoc(
-            "First ledger session (the first rebalance week without a ledger).",
-            unit=DATE,
-            null="Null when the run sealed neither.",
-        ),
-        ("screen_row", "last_date"): FieldDoc(
-            "Last ledger session (the last rebalance week without a ledger).",
-            unit=DATE,
-            null="Null when the run sealed neither.",
-        ),
-    }
-)
-
-_COMBINED_FROM_FIRST = "compounded from 1.0 before the window's first common session"
-FIELD_DOCS.update(
-    {
-        ("combined_row", "date"): FieldDoc(
-            "A session on which every alpha of the set has a long_short return (the window's common sessions).",
-            unit=DATE,
-        ),
-        ("combined_row", "period_return"): FieldDoc(
-            "The combined book's return: `sum_i w_i r_i` of the alphas' daily long_short returns, with the "
-            "weights of `meta.weights`.",
-            unit=FRACTION,
-        ),
-        ("combined_row", "cumulative_return"): FieldDoc(
-            "`prod (1 + period_return) - 1`, " + _COMBINED_FROM_FIRST + ".", unit=FRACTION
-        ),
-        ("combined_row", "drawdown_pct"): FieldDoc(
-            "`(peak - level) / peak x 100` of the compounded equity `level = 1 + cumulative_return` below its "
-            "running peak (the opening 1.0 counts), as the equity curve's: 0 at a peak, positive below.",
-            unit=PERCENTAGE_POINTS,
-        ),
-        ("combined_row", "benchmark_cumulative_return"): FieldDoc(
-            "SPY's daily total returns on the same sessions, " + _COMBINED_FROM_FIRST + ".",
-            unit=FRACTION,
-            null="Null on every row for a key that may not call `benchmarks.daily` (an `access_limited` "
-            "warning says so), and before SPY's first known return.",
-        ),
-    }
-)
-
-
-def _scores_all_only() -> dict[str | tuple[str, str], FieldDoc]:
-    """`/scores` rows: the decision record, but the fields outside the core set only with `fields=all`."""
-    out: dict[str | tuple[str, str], FieldDoc] = {}
-    for name in wire.SCORE_ALL_FIELDS:
-        if name in wire.SCORE_CORE_FIELDS:
-            continue
-        doc = FIELD_DOCS[name]
-        absent = f"{doc.absent} {_SCORES_ALL_ONLY}" if doc.absent else _SCORES_ALL_ONLY
-        out[("score_row", name)] = replace(doc, absent=absent)
-    return out
-
-
-FIELD_DOCS.update(_scores_all_only())
 
 
 def field_doc(context: str, name: str) -> FieldDoc | None:

@@ -1,5 +1,9 @@
 """What goes on the wire: served field sets, orders, accepted values and warning codes.
 
+A row whose fields no lake table lists is declared by its Struct (`schemas.bodies.rows`) and its
+field set read from there; a row of a lake table keeps the table's columns, and
+tests/api/test_row_structs.py holds its Struct to them.
+
 Every column name the reader puts into SQL comes from here or from `schemas.lake`, never from a
 request. Field tuples are in the order the API serves them.
 """
@@ -9,12 +13,14 @@ from __future__ import annotations
 import pyarrow as pa
 
 from schemas import lake
+from schemas.bodies import rows
+from schemas.bodies.base import field_names
 
 # -- served rows -------------------------------------------------------------------------------
 
-ALPHA_LIST_FIELDS = ("alpha_id", "name", "tldr")
+ALPHA_LIST_FIELDS = field_names(rows.AlphaListRow)
 
-REBALANCE_INDEX_FIELDS = ("date", "week_status", "n_symbols")
+REBALANCE_INDEX_FIELDS = field_names(rows.RebalanceIndexRow)
 
 DECISION_FIELDS = tuple(f for f in lake.DECISIONS.names if f != "date")
 """A `/rebalances/{date}` row: the full decision record (the date is echoed in `meta.date`)."""
@@ -41,94 +47,21 @@ PNL_FIELDS = ("book", *lake.PNL.names)
 TRADE_FIELDS = ("book", *(f for f in lake.TRADES.names if f != "date"))
 """The lake's `date` column of trades (session of the fill) is for window filters, not served."""
 
-EQUITY_CURVE_FIELDS = (
-    "date",
-    "timestamp",
-    "starting_equity",
-    "ending_equity",
-    "period_return",
-    "cumulative_return",
-    "peak_equity",
-    "drawdown",
-    "drawdown_pct",
-    "gross_exposure",
-    "net_exposure",
-    "turnover",
-)
-EQUITY_SUMMARY_FIELDS = (
-    "book",
-    "first_date",
-    "last_date",
-    "sessions",
-    "starting_equity",
-    "ending_equity",
-    "peak_equity",
-    "total_return",
-    "cumulative_return_pct",
-    "max_drawdown",
-    "max_drawdown_pct",
-    "max_drawdown_date",
-)
+EQUITY_CURVE_FIELDS = field_names(rows.EquityRow)
+EQUITY_SUMMARY_FIELDS = field_names(rows.EquitySummary)
 
-BENCHMARK_FIELDS = ("date", "close", "period_return", "cumulative_return", "drawdown_pct")
-BENCHMARK_SUMMARY_FIELDS = (
-    "symbol",
-    "name",
-    "return_basis",
-    "first_date",
-    "last_date",
-    "sessions",
-    "first_close",
-    "last_close",
-    "total_return",
-    "cumulative_return_pct",
-    "max_drawdown_pct",
-    "max_drawdown_date",
-)
+BENCHMARK_FIELDS = field_names(rows.BenchmarkRow)
+BENCHMARK_SUMMARY_FIELDS = field_names(rows.BenchmarkSummary)
 
 DRAWDOWN_FIELDS = tuple(f for f in lake.ANALYTICS_DRAWDOWNS.names if f != "book")
 ROLLING_FIELDS = tuple(f for f in lake.ANALYTICS_ROLLING.names if f not in ("book", "window_weeks"))
-CORRELATION_FIELDS = (
-    "alpha",
-    "correlation",
-    "pearson",
-    "spearman",
-    "overlap",
-    "overlap_unit",
-    "common_names",
-)
+CORRELATION_FIELDS = field_names(rows.CorrelationRow)
 
-COMBINED_FIELDS = (
-    "date",
-    "period_return",
-    "cumulative_return",
-    "drawdown_pct",
-    "benchmark_cumulative_return",
-)
+COMBINED_FIELDS = field_names(rows.CombinedRow)
 """A `/analytics/combine` row: one session of the combined book (returns compounded from the
 window's first session) beside SPY's cumulative total return over the same sessions."""
 
-SCREEN_FIELDS = (
-    "alpha_id",
-    "name",
-    "tldr",
-    "complete",
-    "production",
-    "structure",
-    "method",
-    "tags",
-    "information_ratio",
-    "excess_sharpe",
-    "mean_ic",
-    "icir",
-    "max_drawdown_pct",
-    "turnover",
-    "turnover_unit",
-    "sessions",
-    "weeks",
-    "first_date",
-    "last_date",
-)
+SCREEN_FIELDS = field_names(rows.ScreenRow)
 """A `/analytics/screen` row: columns of the catalogue index (`schemas.lake.CATALOGUE_INDEX`), in
 this order; the only index columns the screener selects."""
 

@@ -38,6 +38,19 @@ def meanings(cls: type[msgspec.Struct]) -> dict[str, str]:
     return out
 
 
+def field_names(cls: type[msgspec.Struct]) -> tuple[str, ...]:
+    """The wire names of the fields of `cls`, in their declared order."""
+    return tuple(field.encode_name for field in msgspec.structs.fields(cls))
+
+
+def field_schemas(cls: type[msgspec.Struct]) -> dict[str, dict[str, object]]:
+    """The JSON Schema msgspec writes for each field of `cls`, by wire name: what its `Meta`
+    declares (`description`, and the `x-` keys of `schemas.bodies.formats.doc`) beside its type."""
+    _, components = msgspec.json.schema_components([cls])
+    properties: dict[str, dict[str, object]] = components[cls.__name__]["properties"]
+    return properties
+
+
 class Body(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """A declared response object: an undeclared served key fails decoding, never vanishes."""
 

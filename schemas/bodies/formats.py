@@ -29,3 +29,29 @@ Uri = Annotated[str, Meta(extra_json_schema={"format": "uri"})]
 Email = Annotated[str, Meta(extra_json_schema={"format": "email"})]
 KeyId = Annotated[str, Meta(min_length=16, max_length=16)]
 Sha256 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+
+X_UNIT = "x-unit"
+X_NULL = "x-null"
+X_ABSENT = "x-absent"
+X_RAW_ONLY = "x-raw-only"
+"""The keys a field's `doc` adds to its JSON Schema besides its `description` (its meaning)."""
+
+
+def doc(
+    meaning: str,
+    *,
+    unit: str | None = None,
+    null: str | None = None,
+    absent: str | None = None,
+    raw_only: bool = False,
+) -> Meta:
+    """A response field's meaning, declared on the field: its unit (`schemas.units`), when and why
+    it is null (None: never), when the key is left out (None: always served, raw-only aside), and
+    whether only a key with raw-book access sees it. serve/openapi/ composes the document's
+    description from these; `/analytics/_doc` reads the unit."""
+    extra: dict[str, object] = {
+        key: value for key, value in ((X_UNIT, unit), (X_NULL, null), (X_ABSENT, absent)) if value
+    }
+    if raw_only:
+        extra[X_RAW_ONLY] = True
+    return Meta(description=meaning, extra_json_schema=extra or None)

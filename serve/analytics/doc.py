@@ -13,7 +13,9 @@ from functools import cache
 from typing import Any
 
 from analytics import bootstrap, correlation, rolling, significance
-from schemas import field_docs
+from schemas.bodies.base import field_schemas
+from schemas.bodies.formats import X_UNIT
+from schemas.bodies.rows import ROWS
 from schemas.registry import ENDPOINTS, Endpoint
 
 SCHEMA_VERSION = "1.0.0"
@@ -641,20 +643,21 @@ def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ROW_CONTEXTS = {
-    "correlation[]": "correlation_row",
-    "drawdowns[]": "drawdown_row",
-    "rolling[]": "rolling_row",
-    "combine[]": "combined_row",
+ROW_STRUCTS = {
+    "correlation[]": ROWS["analytics.correlation"],
+    "drawdowns[]": ROWS["analytics.drawdowns"],
+    "rolling[]": ROWS["analytics.rolling"],
+    "combine[]": ROWS["analytics.combine"],
 }
-"""The collections' rows, whose fields `schemas.field_docs` declares (with their units) for the
-reference and the OpenAPI document: this block takes each such field's unit from there."""
+"""The collections' rows, whose Structs declare each field's unit for the reference and the
+OpenAPI document: this block takes each such field's unit from there."""
 
 
 def _declared_unit(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     rows, _, name = path.partition(".")
-    declared = field_docs.FIELD_DOCS.get((ROW_CONTEXTS.get(rows, ""), name))
-    return entry if declared is None or declared.unit is None else {**entry, "unit": declared.unit}
+    body = ROW_STRUCTS.get(rows)
+    unit = field_schemas(body).get(name, {}).get(X_UNIT) if body is not None else None
+    return entry if unit is None else {**entry, "unit": unit}
 
 
 @cache

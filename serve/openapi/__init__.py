@@ -3,9 +3,10 @@
 Litestar generates it from the mounted route handlers (paths, path parameters, operation ids,
 operations), and `DeclaredOperation`, its `operation_class`, completes each operation from the
 registry entry the handler was mounted from: the query parameters its `schemas.query` Struct
-declares, the wire field sets of its bodies (`schemas.wire`, typed from `schemas.lake`), its
-`meta` keys and summary, so the document cannot drift from what is served. Every response property carries its entry of `schemas.field_docs` (meaning, unit, when
-null or absent, raw-only), and the document refuses a property without one. Each operation
+declares, the Structs of its rows and bodies (`schemas.bodies`), its `meta` keys and summary, so
+the document cannot drift from what is served. Every response property carries its meaning (a
+row field's `doc` on its Struct, any other field's entry of `schemas.field_docs`: meaning, unit,
+when null or absent, raw-only), and the document refuses a property without one. Each operation
 declares only the statuses its route can answer, and the response headers
 the app sets (`X-Request-ID` and `X-Content-Type-Options` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
 `WWW-Authenticate` on 401). The signed archive download route outside `/v1` is declared too.

@@ -1,7 +1,8 @@
-"""The meaning of every response property: each carries its `schemas.field_docs` entry as its
-`description` and `x-` extensions (unit, when null, when absent, raw-only), and a property without
-one is refused (`KeyError`), so no field is served undocumented. The bodies declared as Structs
-are documented by their documentation blocks instead (`serve.openapi.declared`)."""
+"""The meaning of every response property: each carries its `schemas.field_docs` entry, or for a
+row its Struct's `doc` (`schemas.bodies.rows`), as its `description` and `x-` extensions (unit,
+when null, when absent, raw-only), and a property without one is refused (`KeyError`), so no
+field is served undocumented. The bodies declared as Structs are documented by their
+documentation blocks instead (`serve.openapi.declared`)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,12 @@ import re
 from typing import Any
 
 from schemas import field_docs
+from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
+from schemas.bodies.rows import ROWS, SUMMARIES
 from serve.openapi.bodies import COMPONENTS
 from serve.openapi.declared import body_components
 from serve.openapi.jsonschema import without_null
 
-X_UNIT = "x-unit"
-X_NULL = "x-null"
-X_ABSENT = "x-absent"
-X_RAW_ONLY = "x-raw-only"
 RAW_ONLY_TEXT = (
     "Raw-only: served only to keys with raw-book access (`field_policy.expose_raw_book`); stripped otherwise."
 )
@@ -64,8 +63,6 @@ def _nested_context(context: str, name: str, endpoint_id: str | None) -> str:
     """The `schemas.field_docs` context of the object held by property `name` of `context`."""
     if name == "data" and endpoint_id is not None:
         return field_docs.DATA_CONTEXTS[endpoint_id]
-    if context == "meta" and name == "summary" and endpoint_id is not None:
-        return field_docs.SUMMARY_CONTEXTS[endpoint_id]
     return field_docs.NESTED_CONTEXTS[name]
 
 
@@ -95,12 +92,34 @@ def documented_responses(responses: dict[str, Any], root: str, endpoint_id: str 
     return out
 
 
+def _compose(name: str, schema: dict[str, Any]) -> None:
+    """A row Struct's component: each property's description composed from its `doc` (meaning,
+    unit, null, absent, raw-only), as the `schemas.field_docs` entries are."""
+    for field, prop in schema["properties"].items():
+        if not prop.get("description"):
+            raise KeyError(f"row field {field!r} of {name} is declared without a `doc`")
+        prop["description"] = field_description(
+            prop["description"],
+            prop.get(X_UNIT),
+            prop.get(X_NULL),
+            prop.get(X_ABSENT),
+            bool(prop.get(X_RAW_ONLY)),
+        )
+
+
+_ROW_COMPONENTS = frozenset(body.__name__ for body in (*ROWS.values(), *SUMMARIES.values()))
+
+
 def documented_components() -> dict[str, Any]:
-    """The shared components, each property with its `schemas.field_docs` entry, and the body
-    Structs' components, which carry their documentation block's meanings (`declared`)."""
+    """The shared components, each property with its `schemas.field_docs` entry, the rows' with
+    their Structs' `doc`, and the body Structs' components, which carry their documentation
+    block's meanings (`declared`)."""
     out: dict[str, Any] = json.loads(json.dumps(COMPONENTS))
     for name, schema in out["schemas"].items():
-        _document_properties(schema, field_docs.COMPONENT_CONTEXTS[name], None)
+        if name in _ROW_COMPONENTS:
+            _compose(name, schema)
+        else:
+            _document_properties(schema, field_docs.COMPONENT_CONTEXTS[name], None)
     bodies = body_components()
     clashes = set(bodies) & set(out["schemas"])
     if clashes:

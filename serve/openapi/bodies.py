@@ -1,80 +1,27 @@
 """The JSON Schemas of the response bodies: each route's rows (`ROW_SCHEMAS`) or single object
-(`SINGLE_SCHEMAS`), its `meta` (`META_TYPES`, `SUMMARIES`), the shared components the operations
-reference (`COMPONENTS`), and `success`, a route's 200 response. Rows are typed from `schemas.wire`
-and `schemas.lake`; every other body is a `$ref` to the component msgspec writes from its Struct
-(`schemas.bodies`), so the document cannot drift from what is served."""
+(`SINGLE_SCHEMAS`), its `meta` (`META_TYPES`, `SUMMARY_SCHEMAS`), the shared components the
+operations reference (`COMPONENTS`), and `success`, a route's 200 response. Every row and body is
+a `$ref` to the component msgspec writes from its Struct (`schemas.bodies`), so the document
+cannot drift from what is served."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-import pyarrow as pa
-
-from schemas import choices, wire
+from schemas import choices
 from schemas.bodies import BODIES, Body
 from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
 from schemas.bodies.downloads import ExportDownload, ExportRow, SourceDownload
 from schemas.bodies.identity import KeyInventoryRow, Me
+from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.bodies.service import Error, Health, Pagination, StatEntry, Warning
-from schemas.registry import BY_ID, ENDPOINTS
+from schemas.registry import BY_ID
 from serve.openapi import statuses
 from serve.openapi.declared import REF_TEMPLATE, struct_components
 from serve.openapi.statuses import HEADERS
 
-_NUMBER = {"type": ["number", "null"]}
 DATE = {"type": "string", "format": "date"}
-
-
-def _arrow_schema(dtype: pa.DataType) -> dict[str, Any]:
-    if pa.types.is_timestamp(dtype):
-        return {"type": ["string", "null"], "format": "date-time"}
-    if pa.types.is_date(dtype):
-        return {"type": ["string", "null"], "format": "date"}
-    if pa.types.is_boolean(dtype):
-        return {"type": ["boolean", "null"]}
-    if pa.types.is_integer(dtype):
-        return {"type": ["integer", "null"]}
-    if pa.types.is_floating(dtype):
-        return _NUMBER
-    if pa.types.is_list(dtype):
-        return {"type": ["array", "null"], "items": {"type": "string"}}
-    return {"type": ["string", "null"]}
-
-
-def _row(fields: tuple[str, ...], overrides: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    overrides = overrides or {}
-    props = {f: overrides.get(f) or _arrow_schema(wire.wire_type(f)) for f in fields}
-    return {"type": "object", "properties": props}
-
-
-_SERIES_ROW = {"date": DATE}
-# Types no lake column gives; every other field is typed from the lake or wire.COMPUTED_FIELD_TYPES.
-_ROW_TYPES: dict[str, dict[str, dict[str, Any]]] = {
-    "catalog.alphas.list": {"alpha_id": {"type": "string"}, "name": {"type": "string"}},
-    "analytics.screen": {
-        "alpha_id": {"type": "string"},
-        "name": {"type": "string"},
-        "complete": {"type": "boolean"},
-        "production": {"type": "boolean"},
-        "sessions": {"type": "integer"},
-        "weeks": {"type": "integer"},
-    },
-    "portfolio.trades": {"decision_at": DATE},
-    "portfolio.equity_curve": _SERIES_ROW,
-    "benchmarks.daily": _SERIES_ROW,
-}
-_SUMMARY_TYPES: dict[str, dict[str, dict[str, Any]]] = {
-    "portfolio.equity_curve": {"book": {"type": "string"}},
-    "benchmarks.daily": {"symbol": {"type": "string"}},
-}
-ROW_SCHEMAS: dict[str, dict[str, Any]] = {
-    e.id: _row(fields, _ROW_TYPES.get(e.id)) for e in ENDPOINTS if (fields := e.row_fields) is not None
-}
-SUMMARIES = {
-    e.id: _row(fields, _SUMMARY_TYPES.get(e.id))
-    for e in ENDPOINTS
-    if (fields := e.summary_field_names) is not None
-}
 
 SINGLE_BODIES: dict[str, type[Body]] = {
     "meta.me": Me,
@@ -100,7 +47,12 @@ def _ref(body: type[Body]) -> dict[str, Any]:
     return {"$ref": REF_TEMPLATE.format(name=body.__name__)}
 
 
-ROW_SCHEMAS.update({endpoint_id: _ref(body) for endpoint_id, body in ROW_BODIES.items()})
+ROW_SCHEMAS: dict[str, dict[str, Any]] = {
+    endpoint_id: _ref(body) for endpoint_id, body in (ROWS | ROW_BODIES).items()
+}
+SUMMARY_SCHEMAS: dict[str, dict[str, Any]] = {
+    endpoint_id: _ref(body) for endpoint_id, body in SUMMARIES.items()
+}
 SINGLE_SCHEMAS: dict[str, dict[str, Any]] = {
     endpoint_id: _ref(body) for endpoint_id, body in SINGLE_BODIES.items()
 }
@@ -111,9 +63,21 @@ def _shared_schemas() -> dict[str, Any]:
     `code` lists every code the server declares (`x-codes`), which only serve/ knows."""
     # `Me` and `KeyInventoryRow` first, the shared ones next: the order the components always had.
     first: list[type[Body]] = [Me, KeyInventoryRow, *SHARED_BODIES]
-    schemas = struct_components([*first, *SINGLE_BODIES.values(), *ROW_BODIES.values()])
+    rows = [*ROWS.values(), *SUMMARIES.values()]
+    schemas = struct_components([*first, *SINGLE_BODIES.values(), *ROW_BODIES.values(), *rows])
     schemas["ErrorBody"]["properties"]["code"][statuses.X_CODES] = statuses.error_codes()
+    for endpoint_id, body in ROWS.items():  # the path is the route's, named where it is served
+        schemas[body.__name__]["description"] = f"A row of `GET {_path(endpoint_id)}` ({endpoint_id})."
+    for endpoint_id, body in SUMMARIES.items():
+        schemas[body.__name__]["description"] = (
+            f"`meta.summary` of `GET {_path(endpoint_id)}` ({endpoint_id}): figures over the whole window, "
+            "before paging."
+        )
     return schemas
+
+
+def _path(endpoint_id: str) -> str:
+    return re.sub(r"\{(\w+):\w+\}", r"{\1}", BY_ID[endpoint_id].path)
 
 
 COMPONENTS: dict[str, Any] = {
@@ -138,8 +102,8 @@ COMBINED_FIGURES = (
 META_TYPES: dict[str, dict[str, Any]] = {
     "key_id": {"type": "string"},
     "date": DATE,
-    "week_status": _arrow_schema(wire.wire_type("week_status")),
-    "n_symbols": _arrow_schema(wire.wire_type("n_symbols")),
+    "week_status": {"type": ["string", "null"]},
+    "n_symbols": {"type": ["integer", "null"]},
     "fields": {"type": "string", "enum": list(choices.SCORE_FIELDS_CHOICES)},
     "symbol": {"type": "string"},
     "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
@@ -204,8 +168,8 @@ def _meta_schema(endpoint_id: str) -> dict[str, Any]:
         "source": {"type": "string"},
         "warnings": {"type": "array", "items": _ref(Warning)},
     }
-    if endpoint_id in SUMMARIES:
-        props["summary"] = SUMMARIES[endpoint_id]
+    if endpoint_id in SUMMARY_SCHEMAS:
+        props["summary"] = SUMMARY_SCHEMAS[endpoint_id]
     props.update({name: META_TYPES[name] for name in BY_ID[endpoint_id].meta})
     return {"type": "object", "properties": props}
 

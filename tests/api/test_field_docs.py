@@ -1,6 +1,7 @@
-"""Every response field of the served OpenAPI document has exactly one entry in
-`schemas.field_docs`, every entry names a field something serves, and the document carries each
-entry on its property (`description`, `x-unit`, `x-null`, `x-absent`, `x-raw-only`)."""
+"""Every response field of the served OpenAPI document outside the Structs that declare their own
+(the bodies, tests/api/test_bodies.py; the rows, tests/api/test_row_structs.py) has exactly one
+entry in `schemas.field_docs`, every entry names a field something serves, and the document
+carries each entry on its property (`description`, `x-unit`, `x-null`, `x-absent`, `x-raw-only`)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ import pytest
 
 from schemas import field_docs, wire
 from schemas.bodies import BODIES
+from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.field_docs import FIELD_DOCS, field_doc
 from serve import openapi
 from serve.app import openapi_document
 from serve.openapi.annotations import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
 from serve.openapi.jsonschema import without_null
 
+ROW_COMPONENTS = {body.__name__ for body in (*ROWS.values(), *SUMMARIES.values())}
 Field = tuple[str, str, dict[str, Any]]
 """(context, field name, the property's schema)"""
 
@@ -38,8 +41,6 @@ def _types(schema: dict[str, Any]) -> list[str]:
 def _child_context(context: str, name: str, endpoint_id: str | None) -> str:
     if name == "data" and endpoint_id is not None:
         return field_docs.DATA_CONTEXTS[endpoint_id]
-    if context == "meta" and name == "summary" and endpoint_id is not None:
-        return field_docs.SUMMARY_CONTEXTS[endpoint_id]
     return field_docs.NESTED_CONTEXTS[name]
 
 
@@ -72,8 +73,9 @@ def served_fields(document: dict[str, Any]) -> list[Field]:
 
 def field_components(document: dict[str, Any]) -> dict[str, Any]:
     """The shared components documented by `schemas.field_docs`: all but the bodies declared as
-    Structs (`schemas.bodies`), which their documentation blocks document (tests/api/test_bodies.py)."""
-    body_components = set(msgspec.json.schema_components(list(BODIES.values()))[1])
+    Structs (`schemas.bodies`), which their documentation blocks document (tests/api/test_bodies.py),
+    and the rows, whose Structs declare each field's `doc` (tests/api/test_row_structs.py)."""
+    body_components = set(msgspec.json.schema_components(list(BODIES.values()))[1]) | ROW_COMPONENTS
     schemas: dict[str, Any] = document["components"]["schemas"]
     return {name: schema for name, schema in schemas.items() if name not in body_components}
 
@@ -118,7 +120,6 @@ def test_every_context_is_declared_for_a_served_schema(document: dict[str, Any])
     contexts = {c for c, _, _ in served_fields(document)}
     declared = {
         *field_docs.DATA_CONTEXTS.values(),
-        *field_docs.SUMMARY_CONTEXTS.values(),
         *field_docs.COMPONENT_CONTEXTS.values(),
         *field_docs.NESTED_CONTEXTS.values(),
     }
@@ -149,35 +150,6 @@ def test_a_documented_null_is_allowed_by_the_declared_type(document: dict[str, A
     assert not wrong, wrong
 
 
-WIRE_ROWS = {
-    "alpha_list_row": wire.ALPHA_LIST_FIELDS,
-    "rebalance_index_row": wire.REBALANCE_INDEX_FIELDS,
-    "decision_row": wire.DECISION_FIELDS,
-    "score_row": wire.SCORE_ALL_FIELDS,
-    "book_row": wire.BOOK_FIELDS,
-    "ledger_row": wire.PORTFOLIO_FIELDS,
-    "position_row": wire.POSITION_FIELDS,
-    "pnl_row": wire.PNL_FIELDS,
-    "trade_row": wire.TRADE_FIELDS,
-    "equity_row": wire.EQUITY_CURVE_FIELDS,
-    "equity_summary": wire.EQUITY_SUMMARY_FIELDS,
-    "benchmark_row": wire.BENCHMARK_FIELDS,
-    "benchmark_summary": wire.BENCHMARK_SUMMARY_FIELDS,
-}
-
-
-@pytest.mark.parametrize("context", sorted(WIRE_ROWS))
-def test_every_wire_field_is_documented_in_its_context(context: str) -> None:
-    assert [f for f in WIRE_ROWS[context] if field_doc(context, f) is None] == []
-
-
-def test_scores_fields_outside_the_core_set_say_so() -> None:
-    for name in wire.SCORE_ALL_FIELDS:
-        doc = field_doc("score_row", name)
-        assert doc is not None
-        assert ("fields=all" in (doc.absent or "")) == (name not in wire.SCORE_CORE_FIELDS), name
-
-
 def test_entries_are_sentences() -> None:
     for key, doc in FIELD_DOCS.items():
         assert doc.meaning.strip() and doc.meaning.rstrip("`").endswith((".", ")")), key
@@ -199,15 +171,6 @@ def test_every_response_property_carries_its_entry(document: dict[str, Any]) -> 
             assert f"Unit: {doc.unit}." in prop["description"]
         if doc.raw_only:
             assert "raw-book access" in prop["description"]
-
-
-def test_raw_fields_are_marked_raw_only_in_the_document(document: dict[str, Any]) -> None:
-    scores = document["paths"]["/v1/alphas/{alpha}/scores"]["get"]["responses"]["200"]
-    row = scores["content"]["application/json"]["schema"]["properties"]["data"]["items"]["properties"]
-    assert {name for name, prop in row.items() if prop.get(X_RAW_ONLY)} == {
-        name for name in wire.SCORE_ALL_FIELDS if wire.is_raw_field(name)
-    }
-    assert row["raw_score"][X_RAW_ONLY] is True and X_RAW_ONLY not in row["score"]
 
 
 def test_the_document_refuses_a_response_field_without_an_entry() -> None:
@@ -232,4 +195,4 @@ def test_the_document_refuses_a_response_field_without_an_entry() -> None:
         }
     }
     with pytest.raises(KeyError, match="undocumented"):
-        openapi.documented_responses(responses, "catalog.alphas.list", "catalog.alphas.list")
+        openapi.documented_responses(responses, "admin.builds.list", "admin.builds.list")

@@ -85,24 +85,37 @@ def test_served_bodies_validate_against_the_declared_schema(
 
 
 def test_the_fields_that_were_declared_as_numbers_are_strings(document: dict[str, Any]) -> None:
+    def resolved(schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref", "")
+        found: dict[str, Any] = document["components"]["schemas"][ref.rsplit("/", 1)[1]] if ref else schema
+        return found
+
     def summary(path: str) -> dict[str, Any]:
         schema = document["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
-        properties: dict[str, Any] = schema["properties"]["meta"]["properties"]["summary"]["properties"]
+        properties: dict[str, Any] = resolved(schema["properties"]["meta"]["properties"]["summary"])[
+            "properties"
+        ]
         return properties
 
     def typed(schema: dict[str, Any]) -> dict[str, Any]:
-        """The type keywords of a property (its description and `x-` extensions aside)."""
-        return {k: v for k, v in schema.items() if k in ("type", "format")}
+        """The type keywords of a property (its description and `x-` extensions aside), a Struct's
+        `anyOf: [T, null]` written as `type: [T, null]`."""
+        arms = schema.get("anyOf", [schema])
+        types = [t for arm in arms for t in ([arm["type"]] if isinstance(arm["type"], str) else arm["type"])]
+        formats = {arm["format"] for arm in arms if "format" in arm}
+        return {"type": types if len(types) > 1 else types[0]} | (
+            {"format": formats.pop()} if formats else {}
+        )
 
     alphas = document["paths"]["/v1/alphas"]["get"]["responses"]["200"]["content"]["application/json"]
-    assert typed(alphas["schema"]["properties"]["data"]["items"]["properties"]["tldr"]) == {
+    assert typed(resolved(alphas["schema"]["properties"]["data"]["items"])["properties"]["tldr"]) == {
         "type": ["string", "null"]
     }
     curve, bench = summary("/v1/alphas/{alpha}/equity-curve"), summary("/v1/benchmarks/{symbol}/daily")
     for fields in (curve, bench):
         for name in ("first_date", "last_date", "max_drawdown_date"):
             assert typed(fields[name]) == {"type": ["string", "null"], "format": "date"}, name
-        assert fields["sessions"]["type"] == ["integer", "null"]
+        assert typed(fields["sessions"]) == {"type": ["integer", "null"]}
     for name in ("name", "return_basis"):
         assert typed(bench[name]) == {"type": ["string", "null"]}, name
 

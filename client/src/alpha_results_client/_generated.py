@@ -1291,7 +1291,9 @@ class EquityRow(ApiStruct, kw_only=True, frozen=True):
 
 
 class EquitySummary(ApiStruct, kw_only=True, frozen=True):
-    """The `EquitySummary` object."""
+    """`meta.summary` of `GET /v1/alphas/{alpha}/equity-curve` (portfolio.equity_curve): figures over
+    the whole window, before paging.
+    """
 
     book: str
     """The book the curve belongs to."""
@@ -3425,7 +3427,9 @@ class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
 
 
 class BenchmarkSummary(ApiStruct, kw_only=True, frozen=True):
-    """The `BenchmarkSummary` object."""
+    """`meta.summary` of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily): figures over the whole
+    window, before paging.
+    """
 
     symbol: str
     """The benchmark symbol (echo of the path `{symbol}`)."""

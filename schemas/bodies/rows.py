@@ -1,0 +1,916 @@
+"""The rows of every collection typed from the lake, and the `meta.summary` of the two series, as
+Structs: each field's name, order, type and meaning declared once, on the field (`doc`: meaning,
+unit, when null, when absent, raw-only). serve/openapi/ writes the document's row components
+from them; docs/reference.md and the generated client follow; tests/api/test_bodies.py decodes
+every recorded row with them, so a served key they do not declare fails.
+
+The server builds rows from the serving tables (`schemas.wire` keeps their column order), not
+through these Structs: a key it leaves out (raw-only fields for a key without raw access, the
+`fields=all` columns of `/scores`) is `| UnsetType = UNSET`; every other key is always served,
+null where the type allows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from schemas import units
+from schemas.bodies.base import Body
+from schemas.bodies.formats import X_ABSENT, Timestamp, doc
+
+RAW_MIRROR = "Unconditioned counterpart of `{}` (before smoothing); no other field is mirrored."
+UNSCORED = "Null for a name without a valid score that week (a data gap)."
+EMPTY_WINDOW = "Null when the window holds no session."
+OMITTED_UNSEALED = "Omitted where the run did not seal it."
+SCORES_ALL_ONLY = "Only with `fields=all`."
+NOT_MEASURED = "Null where `/metrics` serves it not_measurable."
+BELOW_HALF = (
+    "Null when fewer than half the window's weeks carry a value (the standard deviation also needs 2)."
+)
+UNRECOVERED = "Null while the episode has not recovered by the window's last session."
+NO_CORRELATION = "Null below 3 common observations or when either side is constant."
+
+
+def scores_all_only(meta: Meta) -> Meta:
+    """A decision-record field as `/scores` serves it: only with `fields=all`."""
+    extra = dict(meta.extra_json_schema or {})
+    extra[X_ABSENT] = f"{extra[X_ABSENT]} {SCORES_ALL_ONLY}" if X_ABSENT in extra else SCORES_ALL_ONLY
+    return Meta(description=meta.description, extra_json_schema=extra)
+
+
+# -- meanings shared by the rows of several routes ------------------------------------------------
+
+AVERAGE_RANK = doc(
+    "Rank in the week's cohort, 1 to `cohort_size`; may be non-integer when component ranks are averaged.",
+    unit=units.RANK,
+    null=UNSCORED,
+)
+BOOK = doc("The book the row belongs to (the `book` requested).")
+CASH_CARRY = doc("Interest credited on cash.", unit=units.EQUITY)
+CASH_END = doc("Closing cash.", unit=units.EQUITY)
+CASH_START = doc("Opening cash.", unit=units.EQUITY)
+CLOSE = doc("Unadjusted close, as stored.", unit="price in the benchmark's currency (USD for SPY)")
+COHORT_SIZE = doc("Names with a valid score that week; can be below `n_symbols`.", unit=units.NAMES)
+CONFIDENCE = doc(
+    "`abs(score)`, not a probability; `score = direction x confidence`.",
+    unit=units.SCORE_UNITS,
+    null=UNSCORED,
+)
+DECISION_AT = doc("Rebalance date that caused the trade; joins to `/rebalances/{date}`.", unit=units.DATE)
+DECISION_REASON = doc(
+    "Decision-layer note, for example `entered_selection`, `exited_below_threshold`, `carried_by_smoothing`, `gated_untradeable`.",
+    null="Null for a routine hold.",
+)
+DIRECTION = doc("Sign of `score` (1, 0 or -1); 0 only for an exact zero score.", null=UNSCORED)
+ENTRY_AT = doc("Next open at which the book acts.", unit=units.TIMESTAMP, absent=OMITTED_UNSEALED)
+EQUITY_BASIS = doc(
+    "1.0 for a normalised ledger; divide a notional column by it for a ratio.",
+    unit="base currency per unit of normalised equity",
+)
+EXIT_REASON = doc("`signal_exit` or `risk_exit` on a closing fill.", null="Null for non-closing phases.")
+FEE = doc("Per-share commission charged on the fill.", unit=units.BASE_CURRENCY)
+FILL_AT = doc(
+    "Execution time of the implementing fill.",
+    unit=units.TIMESTAMP,
+    null="Null when pending, when no trade occurred, or when untradeable.",
+)
+FILL_PRICE = doc("Achieved price including modelled impact.", unit=units.PRICE)
+FIRST_CLOSE = doc(
+    "Unadjusted close of the window's first row.",
+    unit="price in the benchmark's currency (USD for SPY)",
+    null=EMPTY_WINDOW,
+)
+FORWARD_RETURN = doc(
+    "Return from the open of the first bar strictly after this decision to the open of the first bar strictly after the next decision.",
+    unit=units.FRACTION,
+    null="Null on pending weeks and unsealed holding periods; such weeks are dropped from IC and decile figures, never imputed.",
+)
+GROSS_NOTIONAL = doc("Sum of absolute position values.", unit=units.BASE_CURRENCY)
+LARGEST_ABS_WEIGHT = doc("Largest absolute position weight that day.", unit=units.FRACTION)
+LAST_CLOSE = doc(
+    "Unadjusted close of the window's last row.",
+    unit="price in the benchmark's currency (USD for SPY)",
+    null=EMPTY_WINDOW,
+)
+LONG_ONLY_TARGET_WEIGHT = doc(
+    "Fraction of equity in the long-only book (>= 0); held names sum to 1; 0 when not held.",
+    unit=units.FRACTION,
+)
+LONG_SHORT_TARGET_WEIGHT = doc(
+    "Fraction of book equity in the dollar-neutral book; positive long, negative short; 0 outside the selection tails or when untradeable.",
+    unit=units.FRACTION,
+)
+MARK_PRICE = doc("Official close of the primary exchange.", unit=units.PRICE)
+MATURITY_AT = doc("One rebalance period after `entry_at`.", unit=units.TIMESTAMP, absent=OMITTED_UNSEALED)
+MID_PRICE = doc("Reference mid at decision time.", unit=units.PRICE)
+N_SYMBOLS = doc("Scored names in that week's cross-section.", unit=units.NAMES)
+NET_NOTIONAL = doc("Sum of signed position values.", unit=units.BASE_CURRENCY)
+NET_PNL = doc(
+    "`market_pnl + execution_cost + borrow_cashflow` (a sum; never subtract the cost columns).",
+    unit=units.BASE_CURRENCY,
+)
+NEXT_OPEN_TRADEABLE = doc(
+    "False when halted, suspended, failing the liquidity screen, without borrow, or with a price-data gap; false forces both target weights to 0 and sets `unavailability_reason`."
+)
+PHASE = doc("`open` (entering the book), `rebalance` (weekly re-target) or `close` (leaving the book).")
+POSITION_VALUE_END = doc(
+    "Closing value of the positions: `cash_end + position_value_end = ending_equity`.", unit=units.EQUITY
+)
+QUANTITY = doc(
+    "Signed share count: positions positive long, negative short; fills positive buy, negative sell.",
+    unit=units.SHARES,
+)
+RAW_AVERAGE_RANK = doc(RAW_MIRROR.format("average_rank"), unit=units.RANK, null=UNSCORED, raw_only=True)
+RAW_CONFIDENCE = doc(RAW_MIRROR.format("confidence"), unit=units.SCORE_UNITS, null=UNSCORED, raw_only=True)
+RAW_DECISION_REASON = doc(
+    RAW_MIRROR.format("decision_reason"), null="Null for a routine hold.", raw_only=True
+)
+RAW_DIRECTION = doc(RAW_MIRROR.format("direction"), null=UNSCORED, raw_only=True)
+RAW_FILL_AT = doc(
+    RAW_MIRROR.format("fill_at"),
+    unit=units.TIMESTAMP,
+    null="Null when pending, when no trade occurred, or when untradeable.",
+    raw_only=True,
+)
+RAW_LONG_ONLY_TARGET_WEIGHT = doc(
+    RAW_MIRROR.format("long_only_target_weight"), unit=units.FRACTION, raw_only=True
+)
+RAW_LONG_SHORT_TARGET_WEIGHT = doc(
+    RAW_MIRROR.format("long_short_target_weight"), unit=units.FRACTION, raw_only=True
+)
+RAW_SCORE = doc(
+    "Unconditioned signal before smoothing; equals `raw_direction x raw_confidence`.",
+    unit=units.SCORE_UNITS,
+    null=UNSCORED,
+    raw_only=True,
+)
+RAW_SCORE_Z = doc(
+    RAW_MIRROR.format("score_z"),
+    unit=units.STANDARD_DEVIATIONS,
+    null="Null for an unscored name, and for every name in a week whose scores do not vary.",
+    raw_only=True,
+)
+REBALANCE_ADJUSTMENT_REASON = doc(
+    "One of `entry`, `weight_increase`, `weight_decrease`, `exit`.",
+    null="Null when the engine recorded no reason for the fill.",
+)
+RISK_FREE_RETURN = doc("Session rate at which carry accrued.", unit="fraction (0.01 = 1%) per session")
+ROUNDING_ADJUSTMENT = doc("Residual closing the ledger identity.", unit=units.EQUITY)
+SCORE = doc(
+    "Conditioned (smoothed) signal used for ranking and books; identical on `/rebalances/{date}` and `/scores`.",
+    unit=units.SCORE_UNITS,
+    null=UNSCORED,
+)
+SCORE_Z = doc(
+    "`(score - mean_week) / stdev_week` over the week's cohort.",
+    unit=units.STANDARD_DEVIATIONS,
+    null="Null for an unscored name, and for every name in a week whose scores do not vary.",
+)
+SIGNED_NOTIONAL = doc("`quantity x mark_price`.", unit=units.BASE_CURRENCY)
+SYMBOL = doc("Ticker.")
+TURNOVER_NOTIONAL = doc("Sum of absolute traded notional over the day's fills.", unit=units.BASE_CURRENCY)
+UNAVAILABILITY_REASON = doc(
+    "One of `halted`, `suspended`, `no_borrow`, `illiquid`, `data_gap`; set whenever `next_open_tradeable` is false.",
+    null="Null when the name is tradeable.",
+)
+WEEK_STATUS = doc(
+    "`traded`, `pending`, or a snake_case skip reason passed through from the engine unchanged."
+)
+WEIGHT = doc(
+    "`signed_notional / ending_equity` of the same day (signed); comparable to target weights.",
+    unit=units.FRACTION,
+)
+
+
+class AlphaListRow(Body, kw_only=True, frozen=True):
+    """A row of `catalog.alphas.list`."""
+
+    alpha_id: Annotated[str, doc("Identifier used in every `/v1/alphas/{alpha}/...` path.")]
+    name: Annotated[str, doc("Readable title; falls back to `alpha_id`.")]
+    tldr: Annotated[str | None, doc("One-line thesis.", null="Null when none was recorded.")]
+
+
+class RebalanceIndexRow(Body, kw_only=True, frozen=True):
+    """A row of `signals.rebalances.list`."""
+
+    date: Annotated[dt.date | None, doc("Weekly decision date.", unit=units.DATE)]
+    week_status: Annotated[str | None, WEEK_STATUS]
+    n_symbols: Annotated[int | None, N_SYMBOLS]
+
+
+class DecisionRow(Body, kw_only=True, frozen=True):
+    """A row of `signals.rebalances.get`."""
+
+    symbol: Annotated[str | None, SYMBOL]
+    direction: Annotated[int | None, DIRECTION]
+    confidence: Annotated[float | None, CONFIDENCE]
+    score: Annotated[float | None, SCORE]
+    raw_score: Annotated[float | None, RAW_SCORE] | UnsetType = UNSET
+    score_z: Annotated[float | None, SCORE_Z]
+    average_rank: Annotated[float | None, AVERAGE_RANK]
+    cohort_size: Annotated[int | None, COHORT_SIZE]
+    long_short_target_weight: Annotated[float | None, LONG_SHORT_TARGET_WEIGHT]
+    long_only_target_weight: Annotated[float | None, LONG_ONLY_TARGET_WEIGHT]
+    next_open_tradeable: Annotated[bool | None, NEXT_OPEN_TRADEABLE]
+    fill_at: Annotated[Timestamp | None, FILL_AT]
+    entry_at: Annotated[Timestamp | None, ENTRY_AT] | UnsetType = UNSET
+    maturity_at: Annotated[Timestamp | None, MATURITY_AT] | UnsetType = UNSET
+    forward_return: Annotated[float | None, FORWARD_RETURN]
+    unavailability_reason: Annotated[str | None, UNAVAILABILITY_REASON]
+    decision_reason: Annotated[str | None, DECISION_REASON]
+    raw_direction: Annotated[int | None, RAW_DIRECTION] | UnsetType = UNSET
+    raw_confidence: Annotated[float | None, RAW_CONFIDENCE] | UnsetType = UNSET
+    raw_score_z: Annotated[float | None, RAW_SCORE_Z] | UnsetType = UNSET
+    raw_average_rank: Annotated[float | None, RAW_AVERAGE_RANK] | UnsetType = UNSET
+    raw_long_short_target_weight: Annotated[float | None, RAW_LONG_SHORT_TARGET_WEIGHT] | UnsetType = UNSET
+    raw_long_only_target_weight: Annotated[float | None, RAW_LONG_ONLY_TARGET_WEIGHT] | UnsetType = UNSET
+    raw_fill_at: Annotated[Timestamp | None, RAW_FILL_AT] | UnsetType = UNSET
+    raw_decision_reason: Annotated[str | None, RAW_DECISION_REASON] | UnsetType = UNSET
+
+
+class ScoreRow(Body, kw_only=True, frozen=True):
+    """A row of `signals.scores`."""
+
+    date: Annotated[dt.date | None, doc("Weekly decision date of the row.", unit=units.DATE)]
+    symbol: Annotated[str | None, SYMBOL]
+    direction: Annotated[int | None, DIRECTION]
+    confidence: Annotated[float | None, scores_all_only(CONFIDENCE)] | UnsetType = UNSET
+    score: Annotated[float | None, SCORE]
+    raw_score: Annotated[float | None, RAW_SCORE] | UnsetType = UNSET
+    score_z: Annotated[float | None, SCORE_Z]
+    average_rank: Annotated[float | None, AVERAGE_RANK]
+    cohort_size: Annotated[int | None, scores_all_only(COHORT_SIZE)] | UnsetType = UNSET
+    long_short_target_weight: Annotated[float | None, LONG_SHORT_TARGET_WEIGHT]
+    long_only_target_weight: Annotated[float | None, LONG_ONLY_TARGET_WEIGHT]
+    next_open_tradeable: Annotated[bool | None, scores_all_only(NEXT_OPEN_TRADEABLE)] | UnsetType = UNSET
+    fill_at: Annotated[Timestamp | None, scores_all_only(FILL_AT)] | UnsetType = UNSET
+    entry_at: Annotated[Timestamp | None, scores_all_only(ENTRY_AT)] | UnsetType = UNSET
+    maturity_at: Annotated[Timestamp | None, scores_all_only(MATURITY_AT)] | UnsetType = UNSET
+    forward_return: Annotated[float | None, FORWARD_RETURN]
+    unavailability_reason: Annotated[str | None, scores_all_only(UNAVAILABILITY_REASON)] | UnsetType = UNSET
+    decision_reason: Annotated[str | None, scores_all_only(DECISION_REASON)] | UnsetType = UNSET
+    raw_direction: Annotated[int | None, scores_all_only(RAW_DIRECTION)] | UnsetType = UNSET
+    raw_confidence: Annotated[float | None, scores_all_only(RAW_CONFIDENCE)] | UnsetType = UNSET
+    raw_score_z: Annotated[float | None, scores_all_only(RAW_SCORE_Z)] | UnsetType = UNSET
+    raw_average_rank: Annotated[float | None, scores_all_only(RAW_AVERAGE_RANK)] | UnsetType = UNSET
+    raw_long_short_target_weight: (
+        Annotated[float | None, scores_all_only(RAW_LONG_SHORT_TARGET_WEIGHT)] | UnsetType
+    ) = UNSET
+    raw_long_only_target_weight: (
+        Annotated[float | None, scores_all_only(RAW_LONG_ONLY_TARGET_WEIGHT)] | UnsetType
+    ) = UNSET
+    raw_fill_at: Annotated[Timestamp | None, scores_all_only(RAW_FILL_AT)] | UnsetType = UNSET
+    raw_decision_reason: Annotated[str | None, scores_all_only(RAW_DECISION_REASON)] | UnsetType = UNSET
+
+
+class BookRow(Body, kw_only=True, frozen=True):
+    """A row of `portfolio.books`."""
+
+    book: Annotated[str | None, doc("Book name: the value to pass as `book=` elsewhere.")]
+    kind: Annotated[str | None, doc("Dataset summarised: `portfolio`, `positions`, `pnl` or `trades`.")]
+    raw: Annotated[
+        bool | None,
+        doc(
+            "True when the book name starts with `raw_` (such rows are listed only to keys with raw-book access)."
+        ),
+    ]
+    sessions: Annotated[
+        int | None,
+        doc(
+            "Count of dated items: every trading day for portfolio, positions, pnl; only traded days for trades.",
+            unit=units.SESSIONS,
+        ),
+    ]
+    rows: Annotated[
+        int | None,
+        doc(
+            "Leaf rows: per-symbol rows for positions, pnl, trades; one per session for portfolio.",
+            unit=units.ROWS,
+        ),
+    ]
+    from_: Annotated[
+        dt.date | None,
+        doc("First business date with a row.", unit=units.DATE, null="Null when the dataset has no row."),
+    ] = msgspec.field(name="from")
+    to: Annotated[
+        dt.date | None,
+        doc("Last business date with a row.", unit=units.DATE, null="Null when the dataset has no row."),
+    ]
+
+
+class LedgerRow(Body, kw_only=True, frozen=True):
+    """A row of `portfolio.ledger`."""
+
+    book: Annotated[str | None, BOOK]
+    date: Annotated[dt.date | None, doc("Trading session of the row.", unit=units.DATE)]
+    timestamp: Annotated[Timestamp | None, doc("UTC instant of the session.", unit=units.TIMESTAMP)]
+    starting_equity: Annotated[
+        float | None,
+        doc("Previous `ending_equity`; 1.0 at inception (normalised growth multiple).", unit=units.EQUITY),
+    ]
+    ending_equity: Annotated[
+        float | None,
+        doc(
+            "`starting_equity + market_pnl + execution_cost + borrow_cashflow + cash_carry + rounding_adjustment`.",
+            unit=units.EQUITY,
+        ),
+    ]
+    cash_start: Annotated[float | None, CASH_START]
+    cash_end: Annotated[float | None, CASH_END]
+    position_value_end: Annotated[float | None, POSITION_VALUE_END]
+    market_pnl: Annotated[
+        float | None, doc("Sum over positions of `quantity x (close - previous close)`.", unit=units.EQUITY)
+    ]
+    execution_cost: Annotated[
+        float | None, doc("Fees and modelled impact of the day's fills (<= 0).", unit=units.EQUITY)
+    ]
+    borrow_cashflow: Annotated[
+        float | None, doc("Borrow rate x short notional, accrued daily (<= 0).", unit=units.EQUITY)
+    ]
+    cash_carry: Annotated[float | None, CASH_CARRY]
+    risk_free_return: Annotated[float | None, RISK_FREE_RETURN]
+    rounding_adjustment: Annotated[float | None, ROUNDING_ADJUSTMENT]
+    equity_basis: Annotated[float | None, EQUITY_BASIS]
+    gross_notional: Annotated[float | None, GROSS_NOTIONAL]
+    net_notional: Annotated[float | None, NET_NOTIONAL]
+    gross_exposure: Annotated[
+        float | None,
+        doc(
+            "Sum of absolute weights (about 2.0 for a fully invested dollar-neutral book).",
+            unit=units.FRACTION,
+        ),
+    ]
+    net_exposure: Annotated[
+        float | None, doc("Sum of weights (about 0 when dollar-neutral).", unit=units.FRACTION)
+    ]
+    largest_abs_weight: Annotated[float | None, LARGEST_ABS_WEIGHT]
+    turnover_notional: Annotated[float | None, TURNOVER_NOTIONAL]
+    turnover: Annotated[
+        float | None,
+        doc("One-sided traded fraction: half the sum of absolute weight changes.", unit=units.FRACTION),
+    ]
+
+
+class PositionRow(Body, kw_only=True, frozen=True):
+    """A row of `portfolio.positions`."""
+
+    book: Annotated[str | None, BOOK]
+    date: Annotated[
+        dt.date | None,
+        doc(
+            "Trading session; one row per held name per session (names not held are absent).", unit=units.DATE
+        ),
+    ]
+    symbol: Annotated[str | None, SYMBOL]
+    quantity: Annotated[float | None, QUANTITY]
+    mark_price: Annotated[float | None, MARK_PRICE]
+    signed_notional: Annotated[float | None, SIGNED_NOTIONAL]
+    weight: Annotated[float | None, WEIGHT]
+
+
+class PnlRow(Body, kw_only=True, frozen=True):
+    """A row of `portfolio.pnl`."""
+
+    book: Annotated[str | None, BOOK]
+    date: Annotated[
+        dt.date | None,
+        doc("Trading session; one row per name with a position or fill that day.", unit=units.DATE),
+    ]
+    symbol: Annotated[str | None, SYMBOL]
+    market_pnl: Annotated[
+        float | None, doc("`quantity x (close - previous close)`.", unit=units.BASE_CURRENCY)
+    ]
+    execution_cost: Annotated[
+        float | None,
+        doc(
+            "Execution cost of the name's fills that day; already negative (<= 0).", unit=units.BASE_CURRENCY
+        ),
+    ]
+    borrow_cashflow: Annotated[
+        float | None,
+        doc(
+            "Borrow cost of a short position; 0 for longs; already negative (<= 0).", unit=units.BASE_CURRENCY
+        ),
+    ]
+    net_pnl: Annotated[float | None, NET_PNL]
+
+
+class TradeRow(Body, kw_only=True, frozen=True):
+    """A row of `portfolio.trades`."""
+
+    book: Annotated[str | None, BOOK]
+    timestamp: Annotated[
+        Timestamp | None,
+        doc(
+            "Fill time; fills execute at the next session open after the decision date.", unit=units.TIMESTAMP
+        ),
+    ]
+    decision_at: Annotated[dt.date, DECISION_AT]
+    symbol: Annotated[str | None, SYMBOL]
+    phase: Annotated[str | None, PHASE]
+    quantity: Annotated[float | None, QUANTITY]
+    mid_price: Annotated[float | None, MID_PRICE]
+    fill_price: Annotated[float | None, FILL_PRICE]
+    fee: Annotated[float | None, FEE]
+    execution_cost: Annotated[
+        float | None,
+        doc("Fee plus market impact of the fill, served as a cost (<= 0).", unit=units.BASE_CURRENCY),
+    ]
+    rebalance_adjustment_reason: Annotated[str | None, REBALANCE_ADJUSTMENT_REASON]
+    exit_reason: Annotated[str | None, EXIT_REASON]
+
+
+class EquityRow(Body, kw_only=True, frozen=True):
+    """A row of `portfolio.equity_curve`."""
+
+    date: Annotated[
+        dt.date, doc("Trading session; one row per session in the window, ascending.", unit=units.DATE)
+    ]
+    timestamp: Annotated[Timestamp | None, doc("UTC instant of the session.", unit=units.TIMESTAMP)]
+    starting_equity: Annotated[float | None, doc("Ledger equity at the session's open.", unit=units.EQUITY)]
+    ending_equity: Annotated[float | None, doc("Ledger equity at the session's close.", unit=units.EQUITY)]
+    period_return: Annotated[
+        float | None,
+        doc(
+            "`(ending - starting) / starting`.",
+            unit=units.FRACTION,
+            null="Null when starting equity is missing or zero.",
+        ),
+    ]
+    cumulative_return: Annotated[
+        float | None,
+        doc(
+            "Running product of `(1 + period_return)` minus 1 within the window; its base (0) is the window's opening equity.",
+            unit=units.FRACTION,
+            null="Null until the window's first known `period_return`.",
+        ),
+    ]
+    peak_equity: Annotated[
+        float | None,
+        doc(
+            "Running maximum of starting and ending equity within the window (opening equity counts).",
+            unit=units.EQUITY,
+        ),
+    ]
+    drawdown: Annotated[float | None, doc("`peak_equity - ending_equity` (>= 0).", unit=units.EQUITY)]
+    drawdown_pct: Annotated[
+        float | None,
+        doc(
+            "Drawdown as a percentage of the peak: `drawdown / peak_equity x 100`.",
+            unit=units.PERCENTAGE_POINTS,
+            null="Null where the peak is not positive.",
+        ),
+    ]
+    gross_exposure: Annotated[
+        float | None,
+        doc("Sum of absolute weights, carried from the same day's ledger row.", unit=units.FRACTION),
+    ]
+    net_exposure: Annotated[
+        float | None, doc("Sum of weights, carried from the same day's ledger row.", unit=units.FRACTION)
+    ]
+    turnover: Annotated[
+        float | None,
+        doc("One-sided traded fraction, carried from the same day's ledger row.", unit=units.FRACTION),
+    ]
+
+
+class EquitySummary(Body, kw_only=True, frozen=True):
+    """The `meta.summary` of `portfolio.equity_curve`: figures over the whole window, before paging."""
+
+    book: Annotated[str, doc("The book the curve belongs to.")]
+    first_date: Annotated[
+        dt.date | None, doc("First session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
+    ]
+    last_date: Annotated[
+        dt.date | None, doc("Last session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
+    ]
+    sessions: Annotated[
+        int | None, doc("Sessions in the window (rows across all pages).", unit=units.SESSIONS)
+    ]
+    starting_equity: Annotated[
+        float | None,
+        doc("`starting_equity` of the window's first row.", unit=units.EQUITY, null=EMPTY_WINDOW),
+    ]
+    ending_equity: Annotated[
+        float | None, doc("`ending_equity` of the window's last row.", unit=units.EQUITY, null=EMPTY_WINDOW)
+    ]
+    peak_equity: Annotated[
+        float | None, doc("Highest `peak_equity` of the window.", unit=units.EQUITY, null=EMPTY_WINDOW)
+    ]
+    total_return: Annotated[
+        float | None,
+        doc(
+            "Last `cumulative_return` of the window.",
+            unit=units.FRACTION,
+            null="Null when the window has no known return.",
+        ),
+    ]
+    cumulative_return_pct: Annotated[
+        float | None,
+        doc(
+            "`100 x total_return`.",
+            unit=units.PERCENTAGE_POINTS,
+            null="Null when the window has no known return.",
+        ),
+    ]
+    max_drawdown: Annotated[
+        float | None, doc("Largest `drawdown` of the window.", unit=units.EQUITY, null=EMPTY_WINDOW)
+    ]
+    max_drawdown_pct: Annotated[
+        float | None,
+        doc("Largest `drawdown_pct` of the window.", unit=units.PERCENTAGE_POINTS, null=EMPTY_WINDOW),
+    ]
+    max_drawdown_date: Annotated[
+        dt.date | None,
+        doc(
+            "Earliest date of the largest `drawdown_pct`.",
+            unit=units.DATE,
+            null="Null when the window never drew down.",
+        ),
+    ]
+
+
+class BenchmarkRow(Body, kw_only=True, frozen=True):
+    """A row of `benchmarks.daily`."""
+
+    date: Annotated[
+        dt.date, doc("Every session the market-data service holds in the window, ascending.", unit=units.DATE)
+    ]
+    close: Annotated[float | None, CLOSE]
+    period_return: Annotated[
+        float | None,
+        doc(
+            "`(close - previous close) / previous close`, on the summary's `return_basis` price.",
+            unit=units.FRACTION,
+            null="Null on the first row of the window.",
+        ),
+    ]
+    cumulative_return: Annotated[
+        float | None,
+        doc(
+            "Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same name and units as the equity curve, so the two join on `date`.",
+            unit=units.FRACTION,
+        ),
+    ]
+    drawdown_pct: Annotated[
+        float | None,
+        doc(
+            "`(peak - close) / peak x 100`, peak measured inside the window.",
+            unit=units.PERCENTAGE_POINTS,
+            null="Null where the peak is not positive.",
+        ),
+    ]
+
+
+class BenchmarkSummary(Body, kw_only=True, frozen=True):
+    """The `meta.summary` of `benchmarks.daily`: figures over the whole window, before paging."""
+
+    symbol: Annotated[str, doc("The benchmark symbol (echo of the path `{symbol}`).")]
+    name: Annotated[str | None, doc("Display name of the benchmark.")]
+    return_basis: Annotated[
+        str | None,
+        doc(
+            "`adjusted_close` only when an adjusted price exists for every row of the window (never mixed), otherwise `close` (a price return excluding dividends)."
+        ),
+    ]
+    first_date: Annotated[
+        dt.date | None, doc("First session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
+    ]
+    last_date: Annotated[
+        dt.date | None, doc("Last session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
+    ]
+    sessions: Annotated[
+        int | None, doc("Sessions in the window (rows across all pages).", unit=units.SESSIONS)
+    ]
+    first_close: Annotated[float | None, FIRST_CLOSE]
+    last_close: Annotated[float | None, LAST_CLOSE]
+    total_return: Annotated[
+        float | None, doc("Last `cumulative_return` of the window.", unit=units.FRACTION, null=EMPTY_WINDOW)
+    ]
+    cumulative_return_pct: Annotated[
+        float | None, doc("`100 x total_return`.", unit=units.PERCENTAGE_POINTS, null=EMPTY_WINDOW)
+    ]
+    max_drawdown_pct: Annotated[
+        float | None,
+        doc("Largest `drawdown_pct` of the window.", unit=units.PERCENTAGE_POINTS, null=EMPTY_WINDOW),
+    ]
+    max_drawdown_date: Annotated[
+        dt.date | None,
+        doc(
+            "Earliest date of the largest `drawdown_pct`.",
+            unit=units.DATE,
+            null="Null when the window never drew down.",
+        ),
+    ]
+
+
+class CorrelationRow(Body, kw_only=True, frozen=True):
+    """A row of `analytics.correlation`."""
+
+    alpha: Annotated[str | None, doc("The other alpha (one the key may read).")]
+    correlation: Annotated[
+        float | None,
+        doc(
+            "The sort key: `pearson` for basis returns and ic, `spearman` for scores.",
+            unit="ratio",
+            null=NO_CORRELATION,
+        ),
+    ]
+    pearson: Annotated[
+        float | None,
+        doc(
+            "Pearson correlation over common dates.",
+            unit="ratio",
+            null="Null below 3 common observations or when either side is constant. Always null for scores.",
+        ),
+    ]
+    spearman: Annotated[
+        float | None,
+        doc(
+            "Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over common names.",
+            unit="ratio",
+            null=NO_CORRELATION,
+        ),
+    ]
+    overlap: Annotated[
+        int | None,
+        doc("Common observations behind the correlation, in `overlap_unit`.", unit="sessions or weeks"),
+    ]
+    overlap_unit: Annotated[str | None, doc("`sessions` (returns) or `weeks` (ic, scores).")]
+    common_names: Annotated[
+        float | None,
+        doc(
+            "Mean common scored names per counted week.",
+            unit=units.NAMES,
+            null="Null unless basis is scores.",
+        ),
+    ]
+
+
+class DrawdownRow(Body, kw_only=True, frozen=True):
+    """A row of `analytics.drawdowns`."""
+
+    peak_date: Annotated[
+        dt.date | None,
+        doc(
+            "Session of the episode's peak; the window's opening equity is dated with its first session.",
+            unit=units.DATE,
+        ),
+    ]
+    trough_date: Annotated[
+        dt.date | None,
+        doc("Session of the lowest ending equity before recovery (the first on a tie).", unit=units.DATE),
+    ]
+    recovery_date: Annotated[
+        dt.date | None,
+        doc(
+            "First session whose ending equity is at or above the peak.",
+            unit=units.DATE,
+            null=UNRECOVERED,
+        ),
+    ]
+    depth_pct: Annotated[
+        float | None,
+        doc("`(peak_equity - trough_equity) / peak_equity x 100`.", unit=units.PERCENTAGE_POINTS),
+    ]
+    sessions_to_trough: Annotated[
+        int | None, doc("Sessions from the peak to the trough.", unit=units.SESSIONS)
+    ]
+    sessions_to_recovery: Annotated[
+        int | None,
+        doc(
+            "Sessions from the peak to the recovery.",
+            unit=units.SESSIONS,
+            null=UNRECOVERED,
+        ),
+    ]
+    peak_equity: Annotated[float | None, doc("Equity at the peak.", unit=units.EQUITY)]
+    trough_equity: Annotated[float | None, doc("Equity at the trough.", unit=units.EQUITY)]
+
+
+class RollingRow(Body, kw_only=True, frozen=True):
+    """A row of `analytics.rolling`."""
+
+    date: Annotated[dt.date | None, doc("Rebalance week that ends the trailing window.", unit=units.DATE)]
+    n_ic_weeks: Annotated[int | None, doc("Weeks of the trailing window with a weekly IC.", unit="weeks")]
+    mean_ic: Annotated[
+        float | None,
+        doc(
+            "Mean weekly IC over the trailing window (the family in `meta.signal`).",
+            unit="ratio",
+            null=BELOW_HALF,
+        ),
+    ]
+    icir: Annotated[
+        float | None,
+        doc(
+            "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` `core.icir` is annualised when the run's conventions say so).",
+            unit="ratio",
+            null=BELOW_HALF,
+        ),
+    ]
+    n_return_weeks: Annotated[
+        int | None, doc("Weeks of the trailing window with a book return.", unit="weeks")
+    ]
+    annualised_return: Annotated[
+        float | None,
+        doc(
+            "Mean weekly book return times 52.",
+            unit=units.FRACTION,
+            null=BELOW_HALF,
+        ),
+    ]
+    volatility: Annotated[
+        float | None,
+        doc(
+            "Standard deviation (ddof 1) of weekly book returns times sqrt(52).",
+            unit=units.FRACTION,
+            null=BELOW_HALF,
+        ),
+    ]
+    information_ratio: Annotated[
+        float | None,
+        doc(
+            "Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics` `core.information_ratio` is daily returns times sqrt(252)).",
+            unit="ratio",
+            null=BELOW_HALF,
+        ),
+    ]
+    hit_rate: Annotated[
+        float | None,
+        doc(
+            "Share of the trailing window's weeks with a positive book return.",
+            unit=units.FRACTION,
+            null=BELOW_HALF,
+        ),
+    ]
+
+
+class ScreenRow(Body, kw_only=True, frozen=True):
+    """A row of `analytics.screen`."""
+
+    alpha_id: Annotated[str, doc("Identifier used in every `/v1/alphas/{alpha}/...` path.")]
+    name: Annotated[str, doc("Readable title; falls back to `alpha_id`.")]
+    tldr: Annotated[str | None, doc("One-line thesis.", null="Null when none was recorded.")]
+    complete: Annotated[bool, doc("Every required kind was sealed (else the run is incomplete).")]
+    production: Annotated[bool, doc("A production alpha: its alpha_id does not start with `Test_`.")]
+    structure: Annotated[
+        str | None,
+        doc("Classification structure of the written description.", null="Null when none was recorded."),
+    ]
+    method: Annotated[
+        str | None,
+        doc("Classification method of the written description.", null="Null when none was recorded."),
+    ]
+    tags: Annotated[
+        list[str] | None,
+        doc(
+            "Classification tags of the written description, as recorded.",
+            null="Null when none were recorded.",
+        ),
+    ]
+    information_ratio: Annotated[
+        float | None,
+        doc(
+            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history).",
+            unit="ratio",
+            null=NOT_MEASURED,
+        ),
+    ]
+    excess_sharpe: Annotated[
+        float | None,
+        doc(
+            "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history).",
+            unit="ratio",
+            null=NOT_MEASURED,
+        ),
+    ]
+    mean_ic: Annotated[
+        float | None,
+        doc(
+            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history).",
+            unit="ratio",
+            null=NOT_MEASURED,
+        ),
+    ]
+    icir: Annotated[
+        float | None,
+        doc(
+            "Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions annualise it), as `/metrics` serves `core.icir` (overall, the whole history).",
+            unit="ratio",
+            null=NOT_MEASURED,
+        ),
+    ]
+    max_drawdown_pct: Annotated[
+        float | None,
+        doc(
+            "Deepest drawdown of the long_short book, as `/metrics` serves `core.max_drawdown_pct` (overall, the whole history).",
+            unit=units.PERCENTAGE_POINTS,
+            null=NOT_MEASURED,
+        ),
+    ]
+    turnover: Annotated[
+        float | None,
+        doc(
+            "Turnover, as `/metrics` serves `core.turnover` (overall, the whole history), in `turnover_unit`.",
+            unit="turnover_unit",
+            null=NOT_MEASURED,
+        ),
+    ]
+    turnover_unit: Annotated[
+        str | None,
+        doc(
+            "Unit of `turnover`: per_year, ratio, per_session or period_sum, the first the run sealed.",
+            null="Null when the run sealed no turnover.",
+        ),
+    ]
+    sessions: Annotated[int, doc("Sessions of the long_short ledger.", unit=units.SESSIONS)]
+    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", unit="weeks")]
+    first_date: Annotated[
+        dt.date | None,
+        doc(
+            "First ledger session (the first rebalance week without a ledger).",
+            unit=units.DATE,
+            null="Null when the run sealed neither.",
+        ),
+    ]
+    last_date: Annotated[
+        dt.date | None,
+        doc(
+            "Last ledger session (the last rebalance week without a ledger).",
+            unit=units.DATE,
+            null="Null when the run sealed neither.",
+        ),
+    ]
+
+
+class CombinedRow(Body, kw_only=True, frozen=True):
+    """A row of `analytics.combine`."""
+
+    date: Annotated[
+        dt.date | None,
+        doc(
+            "A session on which every alpha of the set has a long_short return (the window's common sessions).",
+            unit=units.DATE,
+        ),
+    ]
+    period_return: Annotated[
+        float | None,
+        doc(
+            "The combined book's return: `sum_i w_i r_i` of the alphas' daily long_short returns, with the weights of `meta.weights`.",
+            unit=units.FRACTION,
+        ),
+    ]
+    cumulative_return: Annotated[
+        float | None,
+        doc(
+            "`prod (1 + period_return) - 1`, compounded from 1.0 before the window's first common session.",
+            unit=units.FRACTION,
+        ),
+    ]
+    drawdown_pct: Annotated[
+        float | None,
+        doc(
+            "`(peak - level) / peak x 100` of the compounded equity `level = 1 + cumulative_return` below its running peak (the opening 1.0 counts), as the equity curve's: 0 at a peak, positive below.",
+            unit=units.PERCENTAGE_POINTS,
+        ),
+    ]
+    benchmark_cumulative_return: Annotated[
+        float | None,
+        doc(
+            "SPY's daily total returns on the same sessions, compounded from 1.0 before the window's first common session.",
+            unit=units.FRACTION,
+            null="Null on every row for a key that may not call `benchmarks.daily` (an `access_limited` warning says so), and before SPY's first known return.",
+        ),
+    ]
+
+
+ROWS: dict[str, type[Body]] = {
+    "catalog.alphas.list": AlphaListRow,
+    "signals.rebalances.list": RebalanceIndexRow,
+    "signals.rebalances.get": DecisionRow,
+    "signals.scores": ScoreRow,
+    "portfolio.books": BookRow,
+    "portfolio.ledger": LedgerRow,
+    "portfolio.positions": PositionRow,
+    "portfolio.pnl": PnlRow,
+    "portfolio.trades": TradeRow,
+    "portfolio.equity_curve": EquityRow,
+    "benchmarks.daily": BenchmarkRow,
+    "analytics.correlation": CorrelationRow,
+    "analytics.drawdowns": DrawdownRow,
+    "analytics.rolling": RollingRow,
+    "analytics.screen": ScreenRow,
+    "analytics.combine": CombinedRow,
+}
+"""The Struct of each row of a collection typed from the lake, by registry id."""
+
+SUMMARIES: dict[str, type[Body]] = {
+    "portfolio.equity_curve": EquitySummary,
+    "benchmarks.daily": BenchmarkSummary,
+}
+"""The Struct of `meta.summary`, by registry id."""

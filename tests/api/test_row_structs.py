@@ -1,0 +1,105 @@
+"""The row Structs (`schemas.bodies.rows`) are the one declaration of each collection row's fields:
+the fields the server puts on the wire (`schemas.wire`, in its order), each with its meaning and
+the rules the document, the reference and the client show.
+
+What a served row holds is checked against them on every recorded answer by
+tests/api/test_bodies.py; here, the declarations themselves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from schemas import wire
+from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
+from schemas.bodies.rows import ROWS, SUMMARIES
+from schemas.registry import BY_ID
+from serve.app import openapi_document
+from serve.openapi.annotations import field_description
+from serve.openapi.jsonschema import without_null
+
+DECLARED = [(endpoint, "row", body) for endpoint, body in ROWS.items()] + [
+    (endpoint, "summary", body) for endpoint, body in SUMMARIES.items()
+]
+
+
+def fields_of(body: type[msgspec.Struct]) -> dict[str, dict[str, Any]]:
+    """Each field's JSON Schema as msgspec writes it from the declaration, by wire name."""
+    _, components = msgspec.json.schema_components([body])
+    properties: dict[str, dict[str, Any]] = components[body.__name__]["properties"]
+    return properties
+
+
+def optional(body: type[msgspec.Struct]) -> set[str]:
+    """The wire names of the fields the server may leave out (`| UnsetType = UNSET`)."""
+    return {f.encode_name for f in msgspec.structs.fields(body) if f.default is msgspec.UNSET}
+
+
+@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
+def test_a_row_declares_the_wire_fields_in_their_order(endpoint: str, part: str, body: Any) -> None:
+    entry = BY_ID[endpoint]
+    served = entry.row_fields if part == "row" else entry.summary_field_names
+    assert tuple(fields_of(body)) == served
+
+
+@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
+def test_every_field_has_a_meaning_in_sentences(endpoint: str, part: str, body: Any) -> None:
+    for name, prop in fields_of(body).items():
+        meaning = prop.get("description", "")
+        assert meaning.strip() and meaning.rstrip("`").endswith((".", ")")), (endpoint, name)
+        for text in (prop.get(X_NULL), prop.get(X_ABSENT)):
+            assert text is None or (text[0].isupper() and text.endswith(".")), (endpoint, name)
+        assert prop.get(X_NULL) is None or prop[X_NULL].startswith("Null"), (endpoint, name)
+        assert prop.get(X_UNIT) is None or not prop[X_UNIT].endswith("."), (endpoint, name)
+
+
+@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
+def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(
+    endpoint: str, part: str, body: Any
+) -> None:
+    for name, prop in fields_of(body).items():
+        raw = wire.is_raw_field(name)
+        assert bool(prop.get(X_RAW_ONLY)) is raw, (endpoint, name)
+        assert not raw or name in optional(body), (endpoint, name)  # stripped: the key is left out
+
+
+@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
+def test_a_documented_null_or_absence_is_allowed_by_the_type(endpoint: str, part: str, body: Any) -> None:
+    for name, prop in fields_of(body).items():
+        _, nullable = without_null(prop)
+        assert prop.get(X_NULL) is None or nullable, (endpoint, name)
+        assert (prop.get(X_ABSENT) is not None or bool(prop.get(X_RAW_ONLY))) == (name in optional(body)), (
+            endpoint,
+            name,
+        )
+
+
+def test_scores_fields_outside_the_core_set_say_so() -> None:
+    scores = fields_of(ROWS["signals.scores"])
+    assert tuple(scores) == wire.SCORE_ALL_FIELDS
+    for name, prop in scores.items():
+        assert ("fields=all" in (prop.get(X_ABSENT) or "")) == (name not in wire.SCORE_CORE_FIELDS), name
+
+
+def test_the_document_states_each_field_with_its_rules() -> None:
+    """Each row component of the served document: the Struct's meaning with its unit, null,
+    absence and raw-only sentences composed, and each rule in its own `x-` key."""
+    served = openapi_document()["components"]["schemas"]
+    for endpoint, _, body in DECLARED:
+        component = served[body.__name__]["properties"]
+        for name, prop in fields_of(body).items():
+            expected = field_description(
+                prop["description"],
+                prop.get(X_UNIT),
+                prop.get(X_NULL),
+                prop.get(X_ABSENT),
+                bool(prop.get(X_RAW_ONLY)),
+            )
+            assert component[name]["description"] == expected, (endpoint, name)
+            for key in (X_UNIT, X_NULL, X_ABSENT, X_RAW_ONLY):
+                assert component[name].get(key) == prop.get(key), (endpoint, name, key)
+    scores = served[ROWS["signals.scores"].__name__]["properties"]
+    assert scores["raw_score"][X_RAW_ONLY] is True and X_RAW_ONLY not in scores["score"]
+    assert "raw-book access" in scores["raw_score"]["description"]
