@@ -9,11 +9,11 @@ Keys: a field name alone where the name means the same wherever it is served; `(
 where the same name means different things in different places. A context names the object the
 field is a property of:
 - a registry id for the top level of that endpoint's 200 body (`data`, `meta`, `pagination`);
-- `DATA_CONTEXTS[endpoint]` for the endpoint's `data` object, or each row of its `data` array
-  (but the rows typed from the lake and `meta.summary`, whose Structs declare their fields:
-  `schemas.bodies.rows`);
+- `DATA_CONTEXTS[endpoint]` for the endpoint's `data` object, or each row of its `data` array;
 - `COMPONENT_CONTEXTS[name]` for a shared schema under `components.schemas`;
-- `NESTED_CONTEXTS[property]` for any other nested object (`window`, `benchmark`, `weights`, ...).
+- `NESTED_CONTEXTS[property]` for any other nested object.
+The collection rows, `meta.summary` (`schemas.bodies.rows`), the keys of `meta` and the objects it
+holds (`schemas.bodies.envelope`) are not here: their Structs declare each field's meaning.
 `field_doc(context, name)` looks a field up: the `(context, name)` entry, else the `name` entry.
 
 tests/api/test_field_docs.py fails when a property of the served document has no entry, or an
@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from schemas.units import (
     BYTES,
     DATE,
-    NAMES,
     REQUESTS,
     ROWS,
     SECONDS,
@@ -97,17 +96,10 @@ and those they hold; the bodies of `schemas.bodies.BODIES` are documented by the
 blocks instead)."""
 
 NESTED_CONTEXTS: dict[str, str] = {
-    "meta": "meta",
     "pagination": "pagination",
-    "window": "window",
-    "benchmark": "benchmark_echo",
-    "shrinkage": "shrinkage",
-    "weights": "weight_entry",
-    "correlation": "correlation_matrix",
-    "figures": "combined_figures",
 }
-"""The context of a nested object, by the name of the property holding it (besides `data` and
-`meta.summary`, whose context depends on the endpoint)."""
+"""The context of a nested object, by the name of the property holding it (besides `data`, whose
+context depends on the endpoint)."""
 
 # -- the table ----------------------------------------------------------------------------------------
 
@@ -137,124 +129,6 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ),
     "pagination": FieldDoc("Paging state of this collection page."),
     # -- meta -----------------------------------------------------------------------------------------
-    ("meta", "run"): FieldDoc(
-        "The resolved alpha_id that served the response; keep it for reproducibility.",
-        absent="Present on run-scoped responses.",
-    ),
-    ("meta", "alpha_id"): FieldDoc(
-        "Informational source label (here the collection name); address endpoints with the path "
-        "alpha_id or `meta.run`.",
-        absent="Present on responses about one alpha.",
-    ),
-    ("meta", "source_alpha_id"): FieldDoc(
-        "The research source id of the run.",
-        absent="Present only when the run recorded a research source id.",
-    ),
-    ("meta", "book"): FieldDoc(
-        "The book served; on `/rebalances/{date}` the echo of the `book` parameter (the "
-        "target-weight column `min_abs_weight` and `sort=weight` act on).",
-        absent="Present on book-scoped responses only.",
-    ),
-    ("meta", "request_id"): FieldDoc("Id of this request (also in `X-Request-ID`); quote it to support."),
-    ("meta", "generated_at"): FieldDoc("When the server produced this response.", unit=TIMESTAMP),
-    ("meta", "source"): FieldDoc(
-        "What served the response: `lake:<table>@<build_id>` (the published build), `lake:catalog` "
-        "on `/alphas`, `lake:catalogue_index@<version>` on `/analytics/screen`, `limiter` for usage.",
-        absent="Absent on `/v1/me` and `/v1/me/keys`.",
-    ),
-    ("meta", "warnings"): FieldDoc(
-        "Degradations of this answer, e.g. `kind_missing` naming a dataset the run never wrote.",
-        absent="Present only when a block degraded or the data is empty.",
-    ),
-    ("meta", "summary"): FieldDoc(
-        "Figures over the whole requested window, computed before paging.",
-    ),
-    ("meta", "basis"): FieldDoc("The correlation basis applied: returns, ic or scores."),
-    ("meta", "signal"): FieldDoc(
-        "The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` (raw_score) on raw books."
-    ),
-    ("meta", "with_source"): FieldDoc(
-        "The build of the alpha compared with (`lake:portfolio@<build id>`); `source` names this alpha's.",
-        absent="On `/analytics/compare` only.",
-    ),
-    ("meta", "window"): FieldDoc(
-        "The request's window, `from` and `to` (null: open).", absent="On `/analytics/combine` only."
-    ),
-    ("meta", "benchmark"): FieldDoc(
-        "SPY and its return basis (`symbol`, `basis`): null when the key may not read SPY.",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("meta", "alphas"): FieldDoc(
-        "The alphas combined, in the order of `alphas`.", absent="On `/analytics/combine` only."
-    ),
-    ("meta", "weighting"): FieldDoc(
-        "How the weights were chosen: equal, given, inverse_volatility or max_ir.",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("meta", "shrinkage"): FieldDoc(
-        "With max_ir: the shrinkage intensity used (`value`) and its `source` (ledoit_wolf or given); else null.",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("meta", "weights"): FieldDoc(
-        "`{alpha, weight}` per alpha: the weights applied (fractions of the book's capital, negative for a short).",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("meta", "sessions"): FieldDoc(
-        "Sessions the figures are over: those of the window on which every alpha has a return.",
-        unit="sessions",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("meta", "session_rule"): FieldDoc(
-        "Which sessions are combined, in words.", absent="On `/analytics/combine` only."
-    ),
-    ("meta", "figures"): FieldDoc(
-        "The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown_pct, "
-        "annualised_return, volatility, turnover, diversification_ratio): docs/analytics.md.",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("meta", "correlation"): FieldDoc(
-        "`{alphas, matrix}`: the Pearson correlation of every pair's daily returns over the common sessions.",
-        absent="On `/analytics/combine` only.",
-    ),
-    ("window", "from"): FieldDoc(
-        "First trading day of the window, inclusive; null: the start of the history."
-    ),
-    ("window", "to"): FieldDoc("Last trading day of the window, inclusive; null: the end of the history."),
-    ("benchmark_echo", "symbol"): FieldDoc("The benchmark (SPY)."),
-    ("benchmark_echo", "basis"): FieldDoc(
-        "Its return basis: adjusted_close when every session has one, else close."
-    ),
-    ("shrinkage", "value"): FieldDoc("The weight of the diagonal target in the shrunk covariance (0 to 1)."),
-    ("shrinkage", "source"): FieldDoc("ledoit_wolf (estimated) or given (the `shrinkage` parameter)."),
-    ("weight_entry", "alpha"): FieldDoc("The alpha."),
-    ("weight_entry", "weight"): FieldDoc(
-        "Its weight: a fraction of the combined book's capital, negative for a short.", unit="fraction"
-    ),
-    ("correlation_matrix", "alphas"): FieldDoc("The rows and columns of `matrix`, in order."),
-    ("correlation_matrix", "matrix"): FieldDoc(
-        "Pearson correlation of each pair's daily returns over the common sessions; null where a side is constant.",
-        unit="ratio",
-    ),
-    ("combined_figures", "information_ratio"): FieldDoc(
-        "mean / std (ddof 1) of the combined daily returns x sqrt(252)."
-    ),
-    ("combined_figures", "excess_sharpe"): FieldDoc(
-        "The same of the combined returns less the weighted risk-free returns the books accrued."
-    ),
-    ("combined_figures", "max_drawdown_pct"): FieldDoc(
-        "Deepest fall of the compounded equity from its running peak, in percentage points of the peak "
-        "(25.0 = 25%), as `/metrics` serves `core.max_drawdown_pct`."
-    ),
-    ("combined_figures", "annualised_return"): FieldDoc("Mean combined daily return x 252."),
-    ("combined_figures", "volatility"): FieldDoc(
-        "Standard deviation (ddof 1) of the combined daily returns x sqrt(252)."
-    ),
-    ("combined_figures", "turnover"): FieldDoc(
-        "Approximated as the sum of |weight| x each alpha's whole-history turnover (an upper bound: no netting)."
-    ),
-    ("combined_figures", "diversification_ratio"): FieldDoc(
-        "Sum of |weight| x each alpha's volatility over the combined book's volatility (1: no diversification)."
-    ),
     ("stat_entry", "value"): FieldDoc("The figure; null when not_measurable."),
     ("stat_entry", "unit"): FieldDoc("Unit of value."),
     ("stat_entry", "status"): FieldDoc(
@@ -270,32 +144,6 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ),
     ("stat_entry", "approximation"): FieldDoc(
         "How the figure is approximated.", absent="On approximated figures only."
-    ),
-    ("meta", "window_weeks"): FieldDoc("The trailing window applied, in weeks (13, 26 or 52).", unit="weeks"),
-    ("meta", "key_id"): FieldDoc(
-        "The key the answer is about: the calling key on `/v1/me` and `/v1/me/keys`, the key looked "
-        "up on the administrative usage route.",
-        absent="Present on those three routes only.",
-    ),
-    ("meta", "date"): FieldDoc(
-        "Echo of the path date: the rebalance week served.",
-        unit=DATE,
-        absent="Present on `/rebalances/{date}` only.",
-    ),
-    ("meta", "week_status"): FieldDoc(
-        "Status of the week, as in the rebalance index: `traded`, `pending`, or a skip reason.",
-        absent="Present on `/rebalances/{date}` only.",
-    ),
-    ("meta", "n_symbols"): FieldDoc(
-        "Rows in the week's full cross-section before filters; `pagination.total` tracks the filtered count.",
-        unit=NAMES,
-        absent="Present on `/rebalances/{date}` only.",
-    ),
-    ("meta", "fields"): FieldDoc(
-        "Echo of the column set served: `core` or `all`.", absent="Present on `/scores` only."
-    ),
-    ("meta", "symbol"): FieldDoc(
-        "Echo of the path benchmark symbol.", absent="Present on the benchmark route only."
     ),
     # -- pagination -----------------------------------------------------------------------------------
     ("pagination", "limit"): FieldDoc("The applied page size (request value or default).", unit=ROWS),

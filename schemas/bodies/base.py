@@ -19,8 +19,11 @@ Conventions of every subclass, which msgspec reads from the declaration:
 from __future__ import annotations
 
 import datetime as dt
+from typing import Annotated
 
 import msgspec
+
+from schemas.bodies.formats import doc
 
 
 def meanings(cls: type[msgspec.Struct]) -> dict[str, str]:
@@ -58,5 +61,9 @@ class Body(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True
 class Window(Body, kw_only=True, frozen=True):
     """`window`: the request's `from` and `to` echoed, null where open."""
 
-    from_: dt.date | None = msgspec.field(name="from")
-    to: dt.date | None
+    from_: Annotated[
+        dt.date | None, doc("First trading day of the window, inclusive; null: the start of the history.")
+    ] = msgspec.field(name="from")
+    to: Annotated[
+        dt.date | None, doc("Last trading day of the window, inclusive; null: the end of the history.")
+    ]

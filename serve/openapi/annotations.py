@@ -13,7 +13,7 @@ from typing import Any
 from schemas import field_docs
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
 from schemas.bodies.rows import ROWS, SUMMARIES
-from serve.openapi.bodies import COMPONENTS
+from serve.openapi.bodies import COMPONENTS, META_NESTED
 from serve.openapi.declared import body_components
 from serve.openapi.jsonschema import without_null
 
@@ -74,6 +74,9 @@ def _document_properties(schema: dict[str, Any], context: str, endpoint_id: str 
         if doc is None:
             raise KeyError(f"response field {name!r} ({context}) has no entry in schemas.field_docs")
         prop.update(_field_annotations(doc))
+        if name == "meta":  # its keys are declared with their meanings on `EnvelopeMeta`
+            _compose(name, prop)
+            continue
         inner, _ = without_null(prop)  # a Struct's `T | None` is `anyOf: [T, null]`
         target = inner.get("items", {}) if "array" in _types(inner) else inner
         if "$ref" not in target and target.get("properties"):
@@ -93,8 +96,8 @@ def documented_responses(responses: dict[str, Any], root: str, endpoint_id: str 
 
 
 def _compose(name: str, schema: dict[str, Any]) -> None:
-    """A row Struct's component: each property's description composed from its `doc` (meaning,
-    unit, null, absent, raw-only), as the `schemas.field_docs` entries are."""
+    """An object declared by a Struct (a row, `meta`): each property's description composed from
+    its `doc` (meaning, unit, null, absent, raw-only), as the `schemas.field_docs` entries are."""
     for field, prop in schema["properties"].items():
         if not prop.get("description"):
             raise KeyError(f"row field {field!r} of {name} is declared without a `doc`")
@@ -107,7 +110,10 @@ def _compose(name: str, schema: dict[str, Any]) -> None:
         )
 
 
-_ROW_COMPONENTS = frozenset(body.__name__ for body in (*ROWS.values(), *SUMMARIES.values()))
+_DECLARED_COMPONENTS = frozenset(
+    body.__name__ for body in (*ROWS.values(), *SUMMARIES.values(), *META_NESTED)
+)
+"""The shared components whose Structs declare each field's `doc`."""
 
 
 def documented_components() -> dict[str, Any]:
@@ -116,7 +122,7 @@ def documented_components() -> dict[str, Any]:
     block's meanings (`declared`)."""
     out: dict[str, Any] = json.loads(json.dumps(COMPONENTS))
     for name, schema in out["schemas"].items():
-        if name in _ROW_COMPONENTS:
+        if name in _DECLARED_COMPONENTS:
             _compose(name, schema)
         else:
             _document_properties(schema, field_docs.COMPONENT_CONTEXTS[name], None)

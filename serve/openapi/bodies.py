@@ -13,6 +13,15 @@ from schemas import choices
 from schemas.bodies import BODIES, Body
 from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
 from schemas.bodies.downloads import ExportDownload, ExportRow, SourceDownload
+from schemas.bodies.envelope import (
+    SHARED,
+    BenchmarkEcho,
+    CombinedFigures,
+    CorrelationMatrix,
+    EnvelopeMeta,
+    Shrinkage,
+    WeightEntry,
+)
 from schemas.bodies.identity import KeyInventoryRow, Me
 from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.bodies.service import Error, Health, Pagination, StatEntry, Warning
@@ -20,8 +29,6 @@ from schemas.registry import BY_ID
 from serve.openapi import statuses
 from serve.openapi.declared import REF_TEMPLATE, struct_components
 from serve.openapi.statuses import HEADERS
-
-DATE = {"type": "string", "format": "date"}
 
 SINGLE_BODIES: dict[str, type[Body]] = {
     "meta.me": Me,
@@ -41,6 +48,16 @@ ROW_BODIES: dict[str, type[Body]] = {
 SHARED_BODIES: tuple[type[Body], ...] = (Error, Pagination, Warning, StatEntry, Health)
 """The components every operation (or `meta`) may reference: the error envelope, `pagination`,
 a `meta.warnings` entry, an analytics figure, and the health body."""
+
+
+META_NESTED: tuple[type[Body], ...] = (
+    BenchmarkEcho,
+    Shrinkage,
+    WeightEntry,
+    CombinedFigures,
+    CorrelationMatrix,
+)
+"""The objects `meta` holds besides the window, the warnings and the summary: components of their own."""
 
 
 def _ref(body: type[Body]) -> dict[str, Any]:
@@ -64,7 +81,7 @@ def _shared_schemas() -> dict[str, Any]:
     # `Me` and `KeyInventoryRow` first, the shared ones next: the order the components always had.
     first: list[type[Body]] = [Me, KeyInventoryRow, *SHARED_BODIES]
     rows = [*ROWS.values(), *SUMMARIES.values()]
-    schemas = struct_components([*first, *SINGLE_BODIES.values(), *ROW_BODIES.values(), *rows])
+    schemas = struct_components([*first, *SINGLE_BODIES.values(), *ROW_BODIES.values(), *rows, *META_NESTED])
     schemas["ErrorBody"]["properties"]["code"][statuses.X_CODES] = statuses.error_codes()
     for endpoint_id, body in ROWS.items():  # the path is the route's, named where it is served
         schemas[body.__name__]["description"] = f"A row of `GET {_path(endpoint_id)}` ({endpoint_id})."
@@ -87,90 +104,18 @@ COMPONENTS: dict[str, Any] = {
 }
 
 
-_NULLABLE_DATE = {"type": ["string", "null"], "format": "date"}
-COMBINED_FIGURES = (
-    "information_ratio",
-    "excess_sharpe",
-    "max_drawdown_pct",
-    "annualised_return",
-    "volatility",
-    "turnover",
-    "diversification_ratio",
-)
-"""The figures of `/analytics/combine` `meta.figures` (docs/analytics.md, Combination)."""
-
-META_TYPES: dict[str, dict[str, Any]] = {
-    "key_id": {"type": "string"},
-    "date": DATE,
-    "week_status": {"type": ["string", "null"]},
-    "n_symbols": {"type": ["integer", "null"]},
-    "fields": {"type": "string", "enum": list(choices.SCORE_FIELDS_CHOICES)},
-    "symbol": {"type": "string"},
-    "basis": {"type": "string", "enum": list(choices.CORRELATION_BASES)},
-    "window_weeks": {"type": "integer", "enum": [int(w) for w in choices.ROLLING_WINDOWS]},
-    "signal": {"type": "string", "enum": ["conditioned", "raw"]},
-    "window": {
-        "type": "object",
-        "required": ["from", "to"],
-        "properties": {"from": _NULLABLE_DATE, "to": _NULLABLE_DATE},
-    },
-    "benchmark": {
-        "type": ["object", "null"],
-        "required": ["symbol", "basis"],
-        "properties": {"symbol": {"type": "string"}, "basis": {"type": "string"}},
-    },
-    "alphas": {"type": "array", "items": {"type": "string"}},
-    "with_source": {"type": "string"},
-    "weighting": {"type": "string", "enum": list(choices.WEIGHTINGS)},
-    "shrinkage": {
-        "type": ["object", "null"],
-        "required": ["value", "source"],
-        "properties": {
-            "value": {"type": "number"},
-            "source": {"type": "string", "enum": ["ledoit_wolf", "given"]},
-        },
-    },
-    "weights": {
-        "type": "array",
-        "items": {
-            "type": "object",
-            "required": ["alpha", "weight"],
-            "properties": {"alpha": {"type": "string"}, "weight": {"type": "number"}},
-        },
-    },
-    "sessions": {"type": "integer"},
-    "session_rule": {"type": "string"},
-    "figures": {
-        "type": "object",
-        "required": list(COMBINED_FIGURES),
-        "properties": {name: _ref(StatEntry) for name in COMBINED_FIGURES},
-    },
-    "correlation": {
-        "type": "object",
-        "required": ["alphas", "matrix"],
-        "properties": {
-            "alphas": {"type": "array", "items": {"type": "string"}},
-            "matrix": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}},
-        },
-    },
-}
-"""The types of the `meta` keys a registry entry may echo (`Endpoint.meta`)."""
+_META_FIELDS: dict[str, dict[str, Any]] = struct_components([EnvelopeMeta])["EnvelopeMeta"]["properties"]
 
 
 def _meta_schema(endpoint_id: str) -> dict[str, Any]:
-    props: dict[str, Any] = {
-        "run": {"type": "string"},
-        "alpha_id": {"type": "string"},
-        "source_alpha_id": {"type": "string"},
-        "book": {"type": "string"},
-        "request_id": {"type": "string"},
-        "generated_at": {"type": "string", "format": "date-time"},
-        "source": {"type": "string"},
-        "warnings": {"type": "array", "items": _ref(Warning)},
-    }
-    if endpoint_id in SUMMARY_SCHEMAS:
-        props["summary"] = SUMMARY_SCHEMAS[endpoint_id]
-    props.update({name: META_TYPES[name] for name in BY_ID[endpoint_id].meta})
+    """A route's `meta`: the keys every answer may carry, `summary` on the two series (typed by the
+    route's summary Struct), and the keys its registry entry lists, as `EnvelopeMeta` declares
+    them."""
+    names = [*SHARED, *(["summary"] if endpoint_id in SUMMARY_SCHEMAS else []), *BY_ID[endpoint_id].meta]
+    props = {name: dict(_META_FIELDS[name]) for name in names}
+    if "summary" in props:
+        described = {k: v for k, v in props["summary"].items() if k not in ("type", "additionalProperties")}
+        props["summary"] = SUMMARY_SCHEMAS[endpoint_id] | described
     return {"type": "object", "properties": props}
 
 

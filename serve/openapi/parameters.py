@@ -9,7 +9,6 @@ from typing import Any
 from schemas import wire
 from schemas.query import Param
 from schemas.registry import BY_ID
-from serve.openapi.bodies import DATE
 
 
 def _param_schema(param: Param) -> dict[str, Any]:
@@ -32,7 +31,7 @@ def _param_schema(param: Param) -> dict[str, Any]:
 
 
 PATH_PARAMS: dict[str, dict[str, Any]] = {
-    "date": DATE,
+    "date": {"type": "string", "format": "date"},
     "symbol": {"type": "string", "enum": list(wire.BENCHMARK_SYMBOLS)},
 }
 """Path parameters narrower than a string: a rebalance `{date}` is YYYY-MM-DD (else 400) and a

@@ -30,8 +30,10 @@ import pytest
 
 from schemas import wire
 from schemas.bodies import BODIES, Body
+from schemas.bodies.envelope import SHARED, EnvelopeMeta
 from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.bodies.service import Error, Health, Pagination, Warning
+from schemas.registry import BY_ID
 from serve.openapi.bodies import ROW_BODIES, SHARED_BODIES, SINGLE_BODIES
 from tests.equality.requests import endpoint_of
 
@@ -114,6 +116,30 @@ def pages() -> dict[str, list[tuple[str, dict[str, Any]]]]:
         if int(record["status"]) == 200 and endpoint in ROWS:
             found[endpoint].append((record["path"], record["body"]))
     return dict(found)
+
+
+VOLATILE_META = {"request_id": "0" * 32, "generated_at": "2026-01-01T00:00:00Z"}
+
+
+def test_recorded_meta_is_what_the_route_declares() -> None:
+    """Every recorded 200 answer's `meta` decodes strictly with `EnvelopeMeta` (key order aside:
+    `meta` is built in several places) and holds only the keys its route's schema lists."""
+    problems: list[str] = []
+    seen = 0
+    for record in recorded_lines():
+        endpoint = endpoint_of(record["path"])
+        meta = record["body"].get("meta") if int(record["status"]) == 200 else None
+        if meta is None or endpoint is None:
+            continue
+        seen += 1
+        meta = VOLATILE_META | meta  # the recording leaves out what differs on every answer
+        declared = {*SHARED, *BY_ID[endpoint].meta, *(["summary"] if endpoint in SUMMARIES else [])}
+        undeclared = sorted(set(meta) - declared)
+        if undeclared:
+            problems.append(f"{record['path']}: meta keys {undeclared} not in the route's schema")
+        problems += round_trip(EnvelopeMeta, meta, record["path"], ordered=False)
+    assert seen > 1000
+    assert not problems, f"{len(problems)} differences, the first:\n" + "\n".join(problems[:SHOWN])
 
 
 def in_order(keys: list[str], order: tuple[str, ...]) -> bool:

@@ -18,9 +18,10 @@ from schemas.field_docs import FIELD_DOCS, field_doc
 from serve import openapi
 from serve.app import openapi_document
 from serve.openapi.annotations import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
+from serve.openapi.bodies import META_NESTED
 from serve.openapi.jsonschema import without_null
 
-ROW_COMPONENTS = {body.__name__ for body in (*ROWS.values(), *SUMMARIES.values())}
+ROW_COMPONENTS = {body.__name__ for body in (*ROWS.values(), *SUMMARIES.values(), *META_NESTED)}
 Field = tuple[str, str, dict[str, Any]]
 """(context, field name, the property's schema)"""
 
@@ -49,6 +50,8 @@ def _walk(schema: dict[str, Any], context: str, endpoint_id: str | None) -> Iter
     from `components.schemas`."""
     for name, prop in schema.get("properties", {}).items():
         yield context, name, prop
+        if name == "meta":  # its keys: `EnvelopeMeta` (tests/api/test_row_structs.py)
+            continue
         inner, _ = without_null(prop)
         target = inner.get("items", {}) if "array" in _types(inner) else inner
         if "$ref" not in target and target.get("properties"):
@@ -81,10 +84,15 @@ def field_components(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _all_properties(node: Any) -> int:
-    """How many properties a JSON Schema tree declares, however it nests (an independent count)."""
+    """How many properties a JSON Schema tree declares, however it nests (an independent count),
+    but those under `meta`, which `EnvelopeMeta` declares."""
     if isinstance(node, dict):
-        own = len(node["properties"]) if isinstance(node.get("properties"), dict) else 0
-        return own + sum(_all_properties(v) for v in node.values())
+        properties = node.get("properties")
+        own = len(properties) if isinstance(properties, dict) else 0
+        under = [v for k, v in node.items() if k != "properties"]
+        if isinstance(properties, dict):
+            under += [v for k, v in properties.items() if k != "meta"]
+        return own + sum(_all_properties(v) for v in under)
     if isinstance(node, list):
         return sum(_all_properties(v) for v in node)
     return 0

@@ -1,6 +1,7 @@
 """The row Structs (`schemas.bodies.rows`) are the one declaration of each collection row's fields:
 the fields the server puts on the wire (`schemas.wire`, in its order), each with its meaning and
-the rules the document, the reference and the client show.
+the rules the document, the reference and the client show; `EnvelopeMeta` and the objects it holds
+declare `meta` the same way.
 
 What a served row holds is checked against them on every recorded answer by
 tests/api/test_bodies.py; here, the declarations themselves."""
@@ -13,16 +14,23 @@ import msgspec
 import pytest
 
 from schemas import wire
+from schemas.bodies.base import Window
+from schemas.bodies.envelope import SHARED, EnvelopeMeta
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
 from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.registry import BY_ID
 from serve.app import openapi_document
 from serve.openapi.annotations import field_description
+from serve.openapi.bodies import META_NESTED
 from serve.openapi.jsonschema import without_null
 
 DECLARED = [(endpoint, "row", body) for endpoint, body in ROWS.items()] + [
     (endpoint, "summary", body) for endpoint, body in SUMMARIES.items()
 ]
+
+
+DOCUMENTED = [*ROWS.values(), *SUMMARIES.values(), EnvelopeMeta, *META_NESTED, Window]
+"""Every Struct whose fields carry their `doc`: the rows, the summaries, `meta` and what it holds."""
 
 
 def fields_of(body: type[msgspec.Struct]) -> dict[str, dict[str, Any]]:
@@ -44,8 +52,9 @@ def test_a_row_declares_the_wire_fields_in_their_order(endpoint: str, part: str,
     assert tuple(fields_of(body)) == served
 
 
-@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
-def test_every_field_has_a_meaning_in_sentences(endpoint: str, part: str, body: Any) -> None:
+@pytest.mark.parametrize("body", DOCUMENTED, ids=lambda body: body.__name__)
+def test_every_field_has_a_meaning_in_sentences(body: Any) -> None:
+    endpoint = body.__name__
     for name, prop in fields_of(body).items():
         meaning = prop.get("description", "")
         assert meaning.strip() and meaning.rstrip("`").endswith((".", ")")), (endpoint, name)
@@ -55,21 +64,27 @@ def test_every_field_has_a_meaning_in_sentences(endpoint: str, part: str, body: 
         assert prop.get(X_UNIT) is None or not prop[X_UNIT].endswith("."), (endpoint, name)
 
 
-@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
-def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(
-    endpoint: str, part: str, body: Any
-) -> None:
+@pytest.mark.parametrize("body", DOCUMENTED, ids=lambda body: body.__name__)
+def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(body: Any) -> None:
+    endpoint = body.__name__
     for name, prop in fields_of(body).items():
         raw = wire.is_raw_field(name)
         assert bool(prop.get(X_RAW_ONLY)) is raw, (endpoint, name)
         assert not raw or name in optional(body), (endpoint, name)  # stripped: the key is left out
 
 
-@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
-def test_a_documented_null_or_absence_is_allowed_by_the_type(endpoint: str, part: str, body: Any) -> None:
+@pytest.mark.parametrize("body", DOCUMENTED, ids=lambda body: body.__name__)
+def test_a_documented_null_is_allowed_by_the_type(body: Any) -> None:
     for name, prop in fields_of(body).items():
         _, nullable = without_null(prop)
-        assert prop.get(X_NULL) is None or nullable, (endpoint, name)
+        assert prop.get(X_NULL) is None or nullable, (body.__name__, name)
+        assert prop.get(X_ABSENT) is None or name in optional(body), (body.__name__, name)
+
+
+@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
+def test_a_row_key_is_left_out_exactly_where_it_says(endpoint: str, part: str, body: Any) -> None:
+    """`meta` aside (every key of it is optional: each route's schema lists its own)."""
+    for name, prop in fields_of(body).items():
         assert (prop.get(X_ABSENT) is not None or bool(prop.get(X_RAW_ONLY))) == (name in optional(body)), (
             endpoint,
             name,
@@ -103,3 +118,28 @@ def test_the_document_states_each_field_with_its_rules() -> None:
     scores = served[ROWS["signals.scores"].__name__]["properties"]
     assert scores["raw_score"][X_RAW_ONLY] is True and X_RAW_ONLY not in scores["score"]
     assert "raw-book access" in scores["raw_score"]["description"]
+
+
+def test_every_routes_meta_states_its_keys_as_declared() -> None:
+    """Each route's `meta` lists the shared keys, `summary` on the series and its registry
+    entry's keys, each with `EnvelopeMeta`'s meaning and rules composed."""
+    declared = fields_of(EnvelopeMeta)
+    document = openapi_document()
+    checked = 0
+    for item in document["paths"].values():
+        for operation in item.values():
+            endpoint = operation.get("x-registry-id")
+            schema = operation["responses"].get("200", {}).get("content", {}).get("application/json", {})
+            meta = schema.get("schema", {}).get("properties", {}).get("meta")
+            if endpoint is None or meta is None:
+                continue
+            summary = ["summary"] if endpoint in SUMMARIES else []
+            assert list(meta["properties"]) == [*SHARED, *summary, *BY_ID[endpoint].meta], endpoint
+            for name, prop in meta["properties"].items():
+                rule = declared[name]
+                expected = field_description(
+                    str(rule["description"]), rule.get(X_UNIT), rule.get(X_NULL), rule.get(X_ABSENT), False
+                )
+                assert prop["description"] == expected, (endpoint, name)
+                checked += 1
+    assert checked >= 296  # every key of every route (296 today)

@@ -1369,10 +1369,10 @@ class Window(ApiStruct, kw_only=True, frozen=True):
     """`window`: the request's `from` and `to` echoed, null where open."""
 
     from_: dt.date | None = msgspec.field(name="from")
-    """First day of the window (inclusive) or null"""
+    """First trading day of the window, inclusive; null: the start of the history."""
 
     to: dt.date | None
-    """Last day of the window (inclusive) or null"""
+    """Last trading day of the window, inclusive; null: the end of the history."""
 
 
 class Stat(ApiStruct, kw_only=True, frozen=True):
@@ -2560,7 +2560,7 @@ class CombinedRow(ApiStruct, kw_only=True, frozen=True):
 
 
 class BenchmarkEcho(ApiStruct, kw_only=True, frozen=True):
-    """The `BenchmarkEcho` object."""
+    """SPY and its return basis, as a combination used it."""
 
     symbol: str
     """The benchmark (SPY)."""
@@ -2570,7 +2570,7 @@ class BenchmarkEcho(ApiStruct, kw_only=True, frozen=True):
 
 
 class Shrinkage(ApiStruct, kw_only=True, frozen=True):
-    """The `Shrinkage` object."""
+    """The shrinkage of a maximum-information-ratio combination."""
 
     value: float
     """The weight of the diagonal target in the shrunk covariance (0 to 1)."""
@@ -2580,7 +2580,7 @@ class Shrinkage(ApiStruct, kw_only=True, frozen=True):
 
 
 class WeightEntry(ApiStruct, kw_only=True, frozen=True):
-    """The `WeightEntry` object."""
+    """One alpha's weight in a combination."""
 
     alpha: str
     """The alpha."""
@@ -2618,7 +2618,7 @@ class StatEntry(ApiStruct, kw_only=True, frozen=True):
 
 
 class CombinedFigures(ApiStruct, kw_only=True, frozen=True):
-    """The `CombinedFigures` object."""
+    """The combined book's figures, each a stat entry (docs/analytics.md, Combination)."""
 
     information_ratio: StatEntry
     """mean / std (ddof 1) of the combined daily returns x sqrt(252)."""
@@ -2649,7 +2649,7 @@ class CombinedFigures(ApiStruct, kw_only=True, frozen=True):
 
 
 class CorrelationMatrix(ApiStruct, kw_only=True, frozen=True):
-    """The `CorrelationMatrix` object."""
+    """The correlation of every pair of the combined alphas' daily returns."""
 
     alphas: list[str]
     """The rows and columns of `matrix`, in order."""

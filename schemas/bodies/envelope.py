@@ -1,0 +1,366 @@
+"""`meta`, the envelope's description of an answer, as a Struct: every key any route echoes, each
+with its meaning on the field. A route's `meta` holds the keys every answer carries (`SHARED`),
+`summary` on the two series, and the keys its registry entry lists (`Endpoint.meta`);
+serve/openapi/bodies.py writes each route's `meta` schema from those fields, and
+tests/api/test_bodies.py decodes every recorded `meta` with it (an undeclared key fails).
+
+`summary` is typed by the route's own Struct (`schemas.bodies.rows.SUMMARIES`); here it is
+declared for its meaning only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from msgspec import UNSET, Meta, UnsetType
+
+from schemas import choices, units
+from schemas.bodies.base import Body, Window
+from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
+from schemas.bodies.service import StatEntry, Warning
+
+COMBINE_ONLY = "On `/analytics/combine` only."
+
+
+class BenchmarkEcho(Body, kw_only=True, frozen=True):
+    """SPY and its return basis, as a combination used it."""
+
+    symbol: Annotated[str, doc("The benchmark (SPY).")]
+    basis: Annotated[str, doc("Its return basis: adjusted_close when every session has one, else close.")]
+
+
+class Shrinkage(Body, kw_only=True, frozen=True):
+    """The shrinkage of a maximum-information-ratio combination."""
+
+    value: Annotated[float, doc("The weight of the diagonal target in the shrunk covariance (0 to 1).")]
+    source: Annotated[
+        Literal["ledoit_wolf", "given"],
+        TEXT,
+        doc("ledoit_wolf (estimated) or given (the `shrinkage` parameter)."),
+    ]
+
+
+class WeightEntry(Body, kw_only=True, frozen=True):
+    """One alpha's weight in a combination."""
+
+    alpha: Annotated[str, doc("The alpha.")]
+    weight: Annotated[
+        float,
+        doc("Its weight: a fraction of the combined book's capital, negative for a short.", unit="fraction"),
+    ]
+
+
+class CombinedFigures(Body, kw_only=True, frozen=True):
+    """The combined book's figures, each a stat entry (docs/analytics.md, Combination)."""
+
+    information_ratio: Annotated[
+        StatEntry, doc("mean / std (ddof 1) of the combined daily returns x sqrt(252).")
+    ]
+    excess_sharpe: Annotated[
+        StatEntry,
+        doc("The same of the combined returns less the weighted risk-free returns the books accrued."),
+    ]
+    max_drawdown_pct: Annotated[
+        StatEntry,
+        doc(
+            "Deepest fall of the compounded equity from its running peak, in percentage points of the "
+            "peak (25.0 = 25%), as `/metrics` serves `core.max_drawdown_pct`."
+        ),
+    ]
+    annualised_return: Annotated[StatEntry, doc("Mean combined daily return x 252.")]
+    volatility: Annotated[
+        StatEntry, doc("Standard deviation (ddof 1) of the combined daily returns x sqrt(252).")
+    ]
+    turnover: Annotated[
+        StatEntry,
+        doc(
+            "Approximated as the sum of |weight| x each alpha's whole-history turnover (an upper "
+            "bound: no netting)."
+        ),
+    ]
+    diversification_ratio: Annotated[
+        StatEntry,
+        doc(
+            "Sum of |weight| x each alpha's volatility over the combined book's volatility (1: no "
+            "diversification)."
+        ),
+    ]
+
+
+class CorrelationMatrix(Body, kw_only=True, frozen=True):
+    """The correlation of every pair of the combined alphas' daily returns."""
+
+    alphas: Annotated[list[str], doc("The rows and columns of `matrix`, in order.")]
+    matrix: Annotated[
+        list[list[float | None]],
+        doc(
+            "Pearson correlation of each pair's daily returns over the common sessions; null where a "
+            "side is constant.",
+            unit="ratio",
+        ),
+    ]
+
+
+class EnvelopeMeta(Body, kw_only=True, frozen=True):
+    """`meta`: what served the answer, the request's echoes, and warnings."""
+
+    run: (
+        Annotated[
+            str,
+            doc(
+                "The resolved alpha_id that served the response; keep it for reproducibility.",
+                absent="Present on run-scoped responses.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    alpha_id: (
+        Annotated[
+            str,
+            doc(
+                "Informational source label (here the collection name); address endpoints with the path "
+                "alpha_id or `meta.run`.",
+                absent="Present on responses about one alpha.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    source_alpha_id: (
+        Annotated[
+            str,
+            doc(
+                "The research source id of the run.",
+                absent="Present only when the run recorded a research source id.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    book: (
+        Annotated[
+            str,
+            doc(
+                "The book served; on `/rebalances/{date}` the echo of the `book` parameter (the "
+                "target-weight column `min_abs_weight` and `sort=weight` act on).",
+                absent="Present on book-scoped responses only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    request_id: Annotated[str, doc("Id of this request (also in `X-Request-ID`); quote it to support.")]
+    generated_at: Annotated[Timestamp, doc("When the server produced this response.", unit=units.TIMESTAMP)]
+    source: (
+        Annotated[
+            str,
+            doc(
+                "What served the response: `lake:<table>@<build_id>` (the published build), `lake:catalog` "
+                "on `/alphas`, `lake:catalogue_index@<version>` on `/analytics/screen`, `limiter` for usage.",
+                absent="Absent on `/v1/me` and `/v1/me/keys`.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    warnings: (
+        Annotated[
+            list[Warning],
+            doc(
+                "Degradations of this answer, e.g. `kind_missing` naming a dataset the run never wrote.",
+                absent="Present only when a block degraded or the data is empty.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    summary: (
+        Annotated[dict[str, Any], doc("Figures over the whole requested window, computed before paging.")]
+        | UnsetType
+    ) = UNSET
+    # -- the keys a route's registry entry lists (`Endpoint.meta`) ---------------------------------
+    key_id: (
+        Annotated[
+            str,
+            doc(
+                "The key the answer is about: the calling key on `/v1/me` and `/v1/me/keys`, the key "
+                "looked up on the administrative usage route.",
+                absent="Present on those three routes only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    date: (
+        Annotated[
+            dt.date,
+            doc(
+                "Echo of the path date: the rebalance week served.",
+                unit=units.DATE,
+                absent="Present on `/rebalances/{date}` only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    week_status: (
+        Annotated[
+            str | None,
+            doc(
+                "Status of the week, as in the rebalance index: `traded`, `pending`, or a skip reason.",
+                absent="Present on `/rebalances/{date}` only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    n_symbols: (
+        Annotated[
+            int | None,
+            doc(
+                "Rows in the week's full cross-section before filters; `pagination.total` tracks the "
+                "filtered count.",
+                unit=units.NAMES,
+                absent="Present on `/rebalances/{date}` only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    fields: (
+        Annotated[
+            str,
+            one_of(choices.SCORE_FIELDS_CHOICES),
+            doc("Echo of the column set served: `core` or `all`.", absent="Present on `/scores` only."),
+        ]
+        | UnsetType
+    ) = UNSET
+    symbol: (
+        Annotated[
+            str,
+            doc("Echo of the path benchmark symbol.", absent="Present on the benchmark route only."),
+        ]
+        | UnsetType
+    ) = UNSET
+    basis: (
+        Annotated[
+            str,
+            one_of(choices.CORRELATION_BASES),
+            doc("The correlation basis applied: returns, ic or scores."),
+        ]
+        | UnsetType
+    ) = UNSET
+    window_weeks: (
+        Annotated[
+            int,
+            Meta(extra_json_schema={"enum": [int(w) for w in choices.ROLLING_WINDOWS]}),
+            doc("The trailing window applied, in weeks (13, 26 or 52).", unit="weeks"),
+        ]
+        | UnsetType
+    ) = UNSET
+    signal: (
+        Annotated[
+            Literal["conditioned", "raw"],
+            TEXT,
+            doc(
+                "The IC family of `mean_ic` and `icir`: `conditioned` (score) on base books, `raw` "
+                "(raw_score) on raw books."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    with_source: (
+        Annotated[
+            str,
+            doc(
+                "The build of the alpha compared with (`lake:portfolio@<build id>`); `source` names this "
+                "alpha's.",
+                absent="On `/analytics/compare` only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    window: (
+        Annotated[Window, doc("The request's window, `from` and `to` (null: open).", absent=COMBINE_ONLY)]
+        | UnsetType
+    ) = UNSET
+    benchmark: (
+        Annotated[
+            BenchmarkEcho | None,
+            doc(
+                "SPY and its return basis (`symbol`, `basis`): null when the key may not read SPY.",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    alphas: (
+        Annotated[list[str], doc("The alphas combined, in the order of `alphas`.", absent=COMBINE_ONLY)]
+        | UnsetType
+    ) = UNSET
+    weighting: (
+        Annotated[
+            str,
+            one_of(choices.WEIGHTINGS),
+            doc(
+                "How the weights were chosen: equal, given, inverse_volatility or max_ir.",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    shrinkage: (
+        Annotated[
+            Shrinkage | None,
+            doc(
+                "With max_ir: the shrinkage intensity used (`value`) and its `source` (ledoit_wolf or "
+                "given); else null.",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    weights: (
+        Annotated[
+            list[WeightEntry],
+            doc(
+                "`{alpha, weight}` per alpha: the weights applied (fractions of the book's capital, "
+                "negative for a short).",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    sessions: (
+        Annotated[
+            int,
+            doc(
+                "Sessions the figures are over: those of the window on which every alpha has a return.",
+                unit="sessions",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    session_rule: (
+        Annotated[str, doc("Which sessions are combined, in words.", absent=COMBINE_ONLY)] | UnsetType
+    ) = UNSET
+    figures: (
+        Annotated[
+            CombinedFigures,
+            doc(
+                "The combined book's figures as stat entries (information_ratio, excess_sharpe, "
+                "max_drawdown_pct, annualised_return, volatility, turnover, diversification_ratio): "
+                "docs/analytics.md.",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    correlation: (
+        Annotated[
+            CorrelationMatrix,
+            doc(
+                "`{alphas, matrix}`: the Pearson correlation of every pair's daily returns over the "
+                "common sessions.",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+SHARED = ("run", "alpha_id", "source_alpha_id", "book", "request_id", "generated_at", "source", "warnings")
+"""The keys of every route's `meta` schema, in this order (each present where its rule says)."""
