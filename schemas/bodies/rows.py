@@ -44,6 +44,22 @@ def scores_all_only(meta: Meta) -> Meta:
 
 # -- meanings shared by the rows of several routes ------------------------------------------------
 
+ALPHA_ID = doc("Identifier used in every `/v1/alphas/{alpha}/...` path.")
+NAME = doc("Readable title; falls back to `alpha_id`.")
+TLDR = doc("One-line thesis.", null="Null when none was recorded.")
+SESSION_INSTANT = doc("UTC instant of the session.", unit=units.TIMESTAMP)
+WINDOW_FIRST_DATE = doc("First session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
+WINDOW_LAST_DATE = doc("Last session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
+WINDOW_SESSIONS = doc("Sessions in the window (rows across all pages).", unit=units.SESSIONS)
+WINDOW_MAX_DRAWDOWN_PCT = doc(
+    "Largest `drawdown_pct` of the window.", unit=units.PERCENTAGE_POINTS, null=EMPTY_WINDOW
+)
+WINDOW_MAX_DRAWDOWN_DATE = doc(
+    "Earliest date of the largest `drawdown_pct`.",
+    unit=units.DATE,
+    null="Null when the window never drew down.",
+)
+
 AVERAGE_RANK = doc(
     "Rank in the week's cohort, 1 to `cohort_size`; may be non-integer when component ranks are averaged.",
     unit=units.RANK,
@@ -189,9 +205,9 @@ WEIGHT = doc(
 class AlphaListRow(Body, kw_only=True, frozen=True):
     """A row of `catalog.alphas.list`."""
 
-    alpha_id: Annotated[str, doc("Identifier used in every `/v1/alphas/{alpha}/...` path.")]
-    name: Annotated[str, doc("Readable title; falls back to `alpha_id`.")]
-    tldr: Annotated[str | None, doc("One-line thesis.", null="Null when none was recorded.")]
+    alpha_id: Annotated[str, ALPHA_ID]
+    name: Annotated[str, NAME]
+    tldr: Annotated[str | None, TLDR]
 
 
 class RebalanceIndexRow(Body, kw_only=True, frozen=True):
@@ -307,7 +323,7 @@ class LedgerRow(Body, kw_only=True, frozen=True):
 
     book: Annotated[str | None, BOOK]
     date: Annotated[dt.date | None, doc("Trading session of the row.", unit=units.DATE)]
-    timestamp: Annotated[Timestamp | None, doc("UTC instant of the session.", unit=units.TIMESTAMP)]
+    timestamp: Annotated[Timestamp | None, SESSION_INSTANT]
     starting_equity: Annotated[
         float | None,
         doc("Previous `ending_equity`; 1.0 at inception (normalised growth multiple).", unit=units.EQUITY),
@@ -430,7 +446,7 @@ class EquityRow(Body, kw_only=True, frozen=True):
     date: Annotated[
         dt.date, doc("Trading session; one row per session in the window, ascending.", unit=units.DATE)
     ]
-    timestamp: Annotated[Timestamp | None, doc("UTC instant of the session.", unit=units.TIMESTAMP)]
+    timestamp: Annotated[Timestamp | None, SESSION_INSTANT]
     starting_equity: Annotated[float | None, doc("Ledger equity at the session's open.", unit=units.EQUITY)]
     ending_equity: Annotated[float | None, doc("Ledger equity at the session's close.", unit=units.EQUITY)]
     period_return: Annotated[
@@ -482,15 +498,9 @@ class EquitySummary(Body, kw_only=True, frozen=True):
     """The `meta.summary` of `portfolio.equity_curve`: figures over the whole window, before paging."""
 
     book: Annotated[str, doc("The book the curve belongs to.")]
-    first_date: Annotated[
-        dt.date | None, doc("First session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
-    ]
-    last_date: Annotated[
-        dt.date | None, doc("Last session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
-    ]
-    sessions: Annotated[
-        int | None, doc("Sessions in the window (rows across all pages).", unit=units.SESSIONS)
-    ]
+    first_date: Annotated[dt.date | None, WINDOW_FIRST_DATE]
+    last_date: Annotated[dt.date | None, WINDOW_LAST_DATE]
+    sessions: Annotated[int | None, WINDOW_SESSIONS]
     starting_equity: Annotated[
         float | None,
         doc("`starting_equity` of the window's first row.", unit=units.EQUITY, null=EMPTY_WINDOW),
@@ -522,15 +532,11 @@ class EquitySummary(Body, kw_only=True, frozen=True):
     ]
     max_drawdown_pct: Annotated[
         float | None,
-        doc("Largest `drawdown_pct` of the window.", unit=units.PERCENTAGE_POINTS, null=EMPTY_WINDOW),
+        WINDOW_MAX_DRAWDOWN_PCT,
     ]
     max_drawdown_date: Annotated[
         dt.date | None,
-        doc(
-            "Earliest date of the largest `drawdown_pct`.",
-            unit=units.DATE,
-            null="Null when the window never drew down.",
-        ),
+        WINDOW_MAX_DRAWDOWN_DATE,
     ]
 
 
@@ -577,15 +583,9 @@ class BenchmarkSummary(Body, kw_only=True, frozen=True):
             "`adjusted_close` only when an adjusted price exists for every row of the window (never mixed), otherwise `close` (a price return excluding dividends)."
         ),
     ]
-    first_date: Annotated[
-        dt.date | None, doc("First session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
-    ]
-    last_date: Annotated[
-        dt.date | None, doc("Last session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
-    ]
-    sessions: Annotated[
-        int | None, doc("Sessions in the window (rows across all pages).", unit=units.SESSIONS)
-    ]
+    first_date: Annotated[dt.date | None, WINDOW_FIRST_DATE]
+    last_date: Annotated[dt.date | None, WINDOW_LAST_DATE]
+    sessions: Annotated[int | None, WINDOW_SESSIONS]
     first_close: Annotated[float | None, FIRST_CLOSE]
     last_close: Annotated[float | None, LAST_CLOSE]
     total_return: Annotated[
@@ -596,15 +596,11 @@ class BenchmarkSummary(Body, kw_only=True, frozen=True):
     ]
     max_drawdown_pct: Annotated[
         float | None,
-        doc("Largest `drawdown_pct` of the window.", unit=units.PERCENTAGE_POINTS, null=EMPTY_WINDOW),
+        WINDOW_MAX_DRAWDOWN_PCT,
     ]
     max_drawdown_date: Annotated[
         dt.date | None,
-        doc(
-            "Earliest date of the largest `drawdown_pct`.",
-            unit=units.DATE,
-            null="Null when the window never drew down.",
-        ),
+        WINDOW_MAX_DRAWDOWN_DATE,
     ]
 
 
@@ -753,9 +749,9 @@ class RollingRow(Body, kw_only=True, frozen=True):
 class ScreenRow(Body, kw_only=True, frozen=True):
     """A row of `analytics.screen`."""
 
-    alpha_id: Annotated[str, doc("Identifier used in every `/v1/alphas/{alpha}/...` path.")]
-    name: Annotated[str, doc("Readable title; falls back to `alpha_id`.")]
-    tldr: Annotated[str | None, doc("One-line thesis.", null="Null when none was recorded.")]
+    alpha_id: Annotated[str, ALPHA_ID]
+    name: Annotated[str, NAME]
+    tldr: Annotated[str | None, TLDR]
     complete: Annotated[bool, doc("Every required kind was sealed (else the run is incomplete).")]
     production: Annotated[bool, doc("A production alpha: its alpha_id does not start with `Test_`.")]
     structure: Annotated[
