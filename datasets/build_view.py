@@ -22,6 +22,7 @@ the reader's refresh notices it in the lake and marks the build.
 
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import hashlib
 import json
@@ -38,6 +39,9 @@ from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhaust
 from datasets.integrity import FileSignature, check_file, local_stats, signature, signatures_digest
 
 T = TypeVar("T")
+
+_READING: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("reading", default=None)
+"""The tables a `BuildView.memo` computation has read so far (None outside one)."""
 
 
 def manifest_problem(files: dict[str, Any], sizes: dict[str, int]) -> BuildDamaged | None:
@@ -88,7 +92,6 @@ class _MappedTable:
         try:
             status = os.fstat(fd)
             self.inode = (status.st_dev, status.st_ino)
-            self.signature = signature(status)  # what the bytes mapped were, until a check says more
             self._check_size(status.st_size)
             # The inode just checked, not whatever the path names a moment later.
             by_fd = f"/proc/self/fd/{fd}"
@@ -150,13 +153,18 @@ class BuildView:
         self.hashed = tuple(folder.rstrip("/") + "/" for folder in hashed)  # see verify_some
         self._lock = threading.Lock()
         self._tables: dict[str, _MappedTable | None] = {}
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[str, tuple[Any, frozenset[str]]] = {}  # key -> (value, tables it read)
         self.damage: BuildDamaged | None = None
         self.hashed_files = tuple(
             relative for relative in sorted(self.files) if relative.startswith(self.hashed)
         )
         self._unhashed = list(self.hashed_files)  # verify_some's queue
         self._signatures: dict[str, FileSignature] = {}  # file -> what its last matching check saw
+        # What each hashed file was when the build was opened: until its check has run, a file
+        # whose signature differs from this was written since, and is hashed before it is used.
+        self._opened = {
+            relative: signature(status) for relative, status in local_stats(folder, self.hashed_files).items()
+        }
         self._hash_lock = threading.Lock()  # one check of a file at a time (requests, background)
         index = self._read_json(layout.serving_path("", layout.SERVING_INDEX))
         if index is None:
@@ -217,6 +225,9 @@ class BuildView:
         WorkerResourceExhausted when the worker cannot map it even after `on_exhausted` (the
         reader closing its least recently used builds) freed what it could."""
         self.raise_if_damaged()
+        reading = _READING.get()
+        if reading is not None:
+            reading.add(name)
         mapped = self._tables.get(name)
         if mapped is None and name not in self._tables:
             try:
@@ -230,12 +241,15 @@ class BuildView:
             status = mapped.check()
         except BuildDamaged as exc:
             raise self.damaged(exc) from None
-        if status is not None and self._changed(mapped.relative, status, mapped.signature):
-            # Written since its check, or since it was mapped when no check has run yet (the
-            # background check may be queued behind others): hashed before its bytes are used.
+        self._recheck(mapped, status)
+        return mapped.table
+
+    def _recheck(self, mapped: _MappedTable, status: os.stat_result | None) -> None:
+        """Hashes `mapped` now when it was written since its check, or since the build was opened
+        when no check has run yet (the background check may be queued behind others)."""
+        if status is not None and self._changed(mapped.relative, status):
             self.verify_file(mapped.relative)
             self.raise_if_damaged()
-        return mapped.table
 
     def _map(self, name: str) -> _MappedTable | None:
         relative = layout.serving_path("", name).lstrip("/")
@@ -264,12 +278,28 @@ class BuildView:
         return None if found is None else (int(found[0]), int(found[1]))
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:
-        """A value derived from this build alone (metrics inputs, JSON files), computed once."""
-        if key in self._memo:
-            return self._memo[key]
-        value = compute()
-        with self._lock:
-            return self._memo.setdefault(key, value)
+        """A value derived from this build alone (metrics inputs, JSON files), computed once. A value
+        may be arrays over the mapped files, not copies: each use checks the tables its computation
+        read as a table access does (a `stat` each), so bytes written in place since are hashed
+        before it is used."""
+        found = self._memo.get(key)
+        if found is None:
+            read: set[str] = set()
+            token = _READING.set(read)
+            try:
+                computed = compute()
+            finally:
+                _READING.reset(token)
+            with self._lock:
+                found = self._memo.setdefault(key, (computed, frozenset(read)))
+        else:
+            for name in found[1]:
+                self.table(name)  # checks the file, and records it for an enclosing computation
+            return found[0]
+        enclosing = _READING.get()
+        if enclosing is not None:
+            enclosing |= found[1]  # an enclosing computation depends on them too
+        return found[0]
 
     # -- damage -----------------------------------------------------------------------------------
 
@@ -318,10 +348,10 @@ class BuildView:
     def hashes_verified(self) -> bool:
         return not self._unhashed
 
-    def _changed(self, relative: str, status: os.stat_result, mapped: FileSignature | None = None) -> bool:
+    def _changed(self, relative: str, status: os.stat_result) -> bool:
         """Whether the file was written since its SHA-256 matched or, before its first check, since
-        it was `mapped` (False when neither is known)."""
-        seen = self._signatures.get(relative, mapped)
+        the build was opened."""
+        seen = self._signatures.get(relative) or self._opened.get(relative)
         return seen is not None and seen != signature(status)
 
     def verified_digest(self) -> bytes | None:

@@ -607,8 +607,10 @@ class LakeReader:
                 hashed = (layout.SERVING_DIR, layout.EXPORTS_DIR) if local else (layout.SERVING_DIR,)
                 view = BuildView(name, build.build_id, entry, folder, hashed, self._out_of)
                 verified = self._verified.get((build.key, build.build_id))
-                if verified is not None and not verify:
-                    view.hashes_known(verified)
+                if verified is not None and not verify and not view.hashes_known(verified):
+                    # Files of a build this worker found whole have been written since: checked
+                    # before any of it is served, not on the background budget.
+                    verify = True
                 if verify:
                     view.verify_hashes()
                     view.raise_if_damaged()

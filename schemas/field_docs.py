@@ -1,9 +1,10 @@
-"""What every response field means: one table, from the API specification's field tables.
+"""What the response fields no Struct declares mean: one table, from the API specification's field
+tables (`data`, `pagination`, the identity, error, health, administration and download objects).
 
 Each entry gives a field's meaning (one sentence, in the specification's words where it has them),
-its unit, when and why it is `null`, when the key is left out of the object, and whether only a key
-with raw-book access (`field_policy.expose_raw_book`) ever sees it. serve/openapi/annotations.py attaches these
-to every response property of the OpenAPI document, and docs/reference.md shows them.
+its unit, when and why it is `null`, and when the key is left out of the object (no field here is
+raw-only: those are row fields). serve/openapi/annotations.py attaches these to the response
+properties of the OpenAPI document, and docs/reference.md shows them.
 
 Keys: a field name alone where the name means the same wherever it is served; `(context, field)`
 where the same name means different things in different places. A context names the object the
@@ -42,8 +43,6 @@ class FieldDoc:
     """When and why the value is `null`; None: the specification never serves it as null."""
     absent: str | None = None
     """When the key is left out of its object; None: always present (raw-only fields aside)."""
-    raw_only: bool = False
-    """Served only to keys with raw-book access (`schemas.wire.is_raw_field`): stripped otherwise."""
 
 
 # -- where each context applies --------------------------------------------------------------------
@@ -281,12 +280,6 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("source_download", "sha256"): FieldDoc(
         "SHA-256 of the archive (hex).", null="Null when the run did not record it."
     ),
-    # -- rebalance index ------------------------------------------------------------------------------
-    # -- decision record (/rebalances/{date} rows; /scores rows) ----------------------------------------
-    # -- books ------------------------------------------------------------------------------------------
-    # -- portfolio ledger, positions, P&L, trades ----------------------------------------------------------
-    # -- equity curve -------------------------------------------------------------------------------------
-    # -- benchmark -------------------------------------------------------------------------------------------
     # -- Parquet exports ---------------------------------------------------------------------------------------
     ("export_row", "dataset"): FieldDoc(
         "The `{dataset}` to ask `/exports/{dataset}` for (decisions, rebalances, portfolio, "

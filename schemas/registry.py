@@ -55,7 +55,7 @@ class Endpoint:
     query: type[Query] = NoQuery  # the query parameters it accepts (schemas.query)
     rows: str | None = None  # a collection's row fields: the name of a field set of schemas.wire
     summary_fields: str | None = None  # the fields of its `meta.summary`, likewise, if any
-    meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (openapi.bodies.META_TYPES)
+    meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (bodies.envelope)
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 

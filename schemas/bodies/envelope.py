@@ -47,7 +47,10 @@ class WeightEntry(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, doc("The alpha.")]
     weight: Annotated[
         float,
-        doc("Its weight: a fraction of the combined book's capital, negative for a short.", unit="fraction"),
+        doc(
+            "Its weight: a fraction of the combined book's capital, negative for a short.",
+            unit=units.FRACTION,
+        ),
     ]
 
 
@@ -97,7 +100,7 @@ class CorrelationMatrix(Body, kw_only=True, frozen=True):
         doc(
             "Pearson correlation of each pair's daily returns over the common sessions; null where a "
             "side is constant.",
-            unit="ratio",
+            unit=units.RATIO,
         ),
     ]
 
@@ -246,7 +249,7 @@ class EnvelopeMeta(Body, kw_only=True, frozen=True):
         Annotated[
             int,
             Meta(extra_json_schema={"enum": [int(w) for w in choices.ROLLING_WINDOWS]}),
-            doc("The trailing window applied, in weeks (13, 26 or 52).", unit="weeks"),
+            doc("The trailing window applied, in weeks (13, 26 or 52).", unit=units.WEEKS),
         ]
         | UnsetType
     ) = UNSET
@@ -328,7 +331,7 @@ class EnvelopeMeta(Body, kw_only=True, frozen=True):
             int,
             doc(
                 "Sessions the figures are over: those of the window on which every alpha has a return.",
-                unit="sessions",
+                unit=units.SESSIONS,
                 absent=COMBINE_ONLY,
             ),
         ]

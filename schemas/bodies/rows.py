@@ -69,7 +69,7 @@ BOOK = doc("The book the row belongs to (the `book` requested).")
 CASH_CARRY = doc("Interest credited on cash.", unit=units.EQUITY)
 CASH_END = doc("Closing cash.", unit=units.EQUITY)
 CASH_START = doc("Opening cash.", unit=units.EQUITY)
-CLOSE = doc("Unadjusted close, as stored.", unit="price in the benchmark's currency (USD for SPY)")
+CLOSE = doc("Unadjusted close, as stored.", unit=units.BENCHMARK_PRICE)
 COHORT_SIZE = doc("Names with a valid score that week; can be below `n_symbols`.", unit=units.NAMES)
 CONFIDENCE = doc(
     "`abs(score)`, not a probability; `score = direction x confidence`.",
@@ -97,7 +97,7 @@ FILL_AT = doc(
 FILL_PRICE = doc("Achieved price including modelled impact.", unit=units.PRICE)
 FIRST_CLOSE = doc(
     "Unadjusted close of the window's first row.",
-    unit="price in the benchmark's currency (USD for SPY)",
+    unit=units.BENCHMARK_PRICE,
     null=EMPTY_WINDOW,
 )
 FORWARD_RETURN = doc(
@@ -109,7 +109,7 @@ GROSS_NOTIONAL = doc("Sum of absolute position values.", unit=units.BASE_CURRENC
 LARGEST_ABS_WEIGHT = doc("Largest absolute position weight that day.", unit=units.FRACTION)
 LAST_CLOSE = doc(
     "Unadjusted close of the window's last row.",
-    unit="price in the benchmark's currency (USD for SPY)",
+    unit=units.BENCHMARK_PRICE,
     null=EMPTY_WINDOW,
 )
 LONG_ONLY_TARGET_WEIGHT = doc(
@@ -612,7 +612,7 @@ class CorrelationRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "The sort key: `pearson` for basis returns and ic, `spearman` for scores.",
-            unit="ratio",
+            unit=units.RATIO,
             null=NO_CORRELATION,
         ),
     ]
@@ -620,7 +620,7 @@ class CorrelationRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Pearson correlation over common dates.",
-            unit="ratio",
+            unit=units.RATIO,
             null="Null below 3 common observations or when either side is constant. Always null for scores.",
         ),
     ]
@@ -628,7 +628,7 @@ class CorrelationRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Spearman correlation (average ranks); for scores, the mean weekly cross-sectional Spearman over common names.",
-            unit="ratio",
+            unit=units.RATIO,
             null=NO_CORRELATION,
         ),
     ]
@@ -692,12 +692,12 @@ class RollingRow(Body, kw_only=True, frozen=True):
     """A row of `analytics.rolling`."""
 
     date: Annotated[dt.date | None, doc("Rebalance week that ends the trailing window.", unit=units.DATE)]
-    n_ic_weeks: Annotated[int | None, doc("Weeks of the trailing window with a weekly IC.", unit="weeks")]
+    n_ic_weeks: Annotated[int | None, doc("Weeks of the trailing window with a weekly IC.", unit=units.WEEKS)]
     mean_ic: Annotated[
         float | None,
         doc(
             "Mean weekly IC over the trailing window (the family in `meta.signal`).",
-            unit="ratio",
+            unit=units.RATIO,
             null=BELOW_HALF,
         ),
     ]
@@ -705,12 +705,12 @@ class RollingRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` `core.icir` is annualised when the run's conventions say so).",
-            unit="ratio",
+            unit=units.RATIO,
             null=BELOW_HALF,
         ),
     ]
     n_return_weeks: Annotated[
-        int | None, doc("Weeks of the trailing window with a book return.", unit="weeks")
+        int | None, doc("Weeks of the trailing window with a book return.", unit=units.WEEKS)
     ]
     annualised_return: Annotated[
         float | None,
@@ -732,7 +732,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics` `core.information_ratio` is daily returns times sqrt(252)).",
-            unit="ratio",
+            unit=units.RATIO,
             null=BELOW_HALF,
         ),
     ]
@@ -773,7 +773,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history).",
-            unit="ratio",
+            unit=units.RATIO,
             null=NOT_MEASURED,
         ),
     ]
@@ -781,7 +781,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history).",
-            unit="ratio",
+            unit=units.RATIO,
             null=NOT_MEASURED,
         ),
     ]
@@ -789,7 +789,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history).",
-            unit="ratio",
+            unit=units.RATIO,
             null=NOT_MEASURED,
         ),
     ]
@@ -797,7 +797,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions annualise it), as `/metrics` serves `core.icir` (overall, the whole history).",
-            unit="ratio",
+            unit=units.RATIO,
             null=NOT_MEASURED,
         ),
     ]
@@ -825,7 +825,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         ),
     ]
     sessions: Annotated[int, doc("Sessions of the long_short ledger.", unit=units.SESSIONS)]
-    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", unit="weeks")]
+    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", unit=units.WEEKS)]
     first_date: Annotated[
         dt.date | None,
         doc(

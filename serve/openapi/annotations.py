@@ -1,7 +1,7 @@
 """The meaning of every response property: each carries its `schemas.field_docs` entry, or for a
-row its Struct's `doc` (`schemas.bodies.rows`), as its `description` and `x-` extensions (unit,
-when null, when absent, raw-only), and a property without one is refused (`KeyError`), so no
-field is served undocumented. The bodies declared as Structs are documented by their
+row or a `meta` key its Struct's `doc` (`schemas.bodies.rows`, `schemas.bodies.envelope`), as its
+`description` and `x-` extensions (unit, when null, when absent, raw-only), and a property
+without one is refused (`KeyError`), so no field is served undocumented. The bodies declared as Structs are documented by their
 documentation blocks instead (`serve.openapi.declared`)."""
 
 from __future__ import annotations
@@ -38,13 +38,11 @@ def field_description(
 
 def _field_annotations(doc: field_docs.FieldDoc) -> dict[str, Any]:
     annotations: dict[str, Any] = {
-        "description": field_description(doc.meaning, doc.unit, doc.null, doc.absent, doc.raw_only)
+        "description": field_description(doc.meaning, doc.unit, doc.null, doc.absent, raw_only=False)
     }
     for key, value in ((X_UNIT, doc.unit), (X_NULL, doc.null), (X_ABSENT, doc.absent)):
         if value:
             annotations[key] = value
-    if doc.raw_only:
-        annotations[X_RAW_ONLY] = True
     return annotations
 
 
@@ -100,7 +98,7 @@ def _compose(name: str, schema: dict[str, Any]) -> None:
     its `doc` (meaning, unit, null, absent, raw-only), as the `schemas.field_docs` entries are."""
     for field, prop in schema["properties"].items():
         if not prop.get("description"):
-            raise KeyError(f"row field {field!r} of {name} is declared without a `doc`")
+            raise KeyError(f"field {field!r} of {name} is declared without a `doc`")
         prop["description"] = field_description(
             prop["description"],
             prop.get(X_UNIT),

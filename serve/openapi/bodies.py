@@ -1,5 +1,5 @@
 """The JSON Schemas of the response bodies: each route's rows (`ROW_SCHEMAS`) or single object
-(`SINGLE_SCHEMAS`), its `meta` (`META_TYPES`, `SUMMARY_SCHEMAS`), the shared components the
+(`SINGLE_SCHEMAS`), its `meta` (read from `schemas.bodies.envelope.EnvelopeMeta`; `SUMMARY_SCHEMAS`), the shared components the
 operations reference (`COMPONENTS`), and `success`, a route's 200 response. Every row and body is
 a `$ref` to the component msgspec writes from its Struct (`schemas.bodies`), so the document
 cannot drift from what is served."""

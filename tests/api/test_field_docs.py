@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from schemas import field_docs, wire
+from schemas import field_docs
 from schemas.bodies import BODIES
 from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.field_docs import FIELD_DOCS, field_doc
@@ -136,15 +136,6 @@ def test_every_context_is_declared_for_a_served_schema(document: dict[str, Any])
     assert set(field_docs.COMPONENT_CONTEXTS) == set(field_components(document))
 
 
-def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(document: dict[str, Any]) -> None:
-    wrong = sorted(
-        (c, n)
-        for c, n, _ in served_fields(document)
-        if (doc := field_doc(c, n)) is not None and doc.raw_only != wire.is_raw_field(n)
-    )
-    assert not wrong, wrong
-
-
 def test_a_documented_null_is_allowed_by_the_declared_type(document: dict[str, Any]) -> None:
     """An entry saying when a field is null needs a schema that admits null."""
     wrong = sorted(
@@ -171,14 +162,12 @@ def test_every_response_property_carries_its_entry(document: dict[str, Any]) -> 
     for context, name, prop in served_fields(document):
         doc = field_doc(context, name)
         assert doc is not None
-        expected = field_description(doc.meaning, doc.unit, doc.null, doc.absent, doc.raw_only)
+        expected = field_description(doc.meaning, doc.unit, doc.null, doc.absent, raw_only=False)
         assert prop.get("description") == expected, (context, name)
         assert (prop.get(X_UNIT), prop.get(X_NULL), prop.get(X_ABSENT)) == (doc.unit, doc.null, doc.absent)
-        assert prop.get(X_RAW_ONLY, False) is doc.raw_only, (context, name)
+        assert X_RAW_ONLY not in prop, (context, name)  # raw-only fields are row fields
         if doc.unit:
             assert f"Unit: {doc.unit}." in prop["description"]
-        if doc.raw_only:
-            assert "raw-book access" in prop["description"]
 
 
 def test_the_document_refuses_a_response_field_without_an_entry() -> None:

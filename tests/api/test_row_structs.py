@@ -115,6 +115,11 @@ def test_the_document_states_each_field_with_its_rules() -> None:
             assert component[name]["description"] == expected, (endpoint, name)
             for key in (X_UNIT, X_NULL, X_ABSENT, X_RAW_ONLY):
                 assert component[name].get(key) == prop.get(key), (endpoint, name, key)
+    pnl = served[ROWS["portfolio.pnl"].__name__]["properties"]["net_pnl"]
+    assert pnl["description"] == (
+        "`market_pnl + execution_cost + borrow_cashflow` (a sum; never subtract the cost columns). "
+        "Unit: base currency."
+    )
     scores = served[ROWS["signals.scores"].__name__]["properties"]
     assert scores["raw_score"][X_RAW_ONLY] is True and X_RAW_ONLY not in scores["score"]
     assert "raw-book access" in scores["raw_score"]["description"]
@@ -141,5 +146,7 @@ def test_every_routes_meta_states_its_keys_as_declared() -> None:
                     str(rule["description"]), rule.get(X_UNIT), rule.get(X_NULL), rule.get(X_ABSENT), False
                 )
                 assert prop["description"] == expected, (endpoint, name)
+                for key in (X_UNIT, X_NULL, X_ABSENT):
+                    assert prop.get(key) == rule.get(key), (endpoint, name, key)
                 checked += 1
     assert checked >= 296  # every key of every route (296 today)

@@ -126,3 +126,70 @@ def test_a_file_written_before_its_first_check_is_hashed_before_it_is_served(
     assert raised.value.reason == "corrupt_file" and hashed
     with pytest.raises(BuildDamaged):
         view.table("decisions")  # every table of the damaged build, for good
+
+
+def flip_middle(path: Path) -> None:
+    with path.open("r+b") as handle:  # 64 bytes inverted in place: same size, other numbers
+        handle.seek(path.stat().st_size // 2)
+        middle = handle.read(64)
+        handle.seek(-len(middle), 1)
+        handle.write(bytes(byte ^ 0xFF for byte in middle))
+
+
+def test_a_file_written_after_the_open_is_hashed_before_its_first_map(
+    template_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tables are mapped when first read: a file written after the build was opened, before its
+    table was first read, is hashed then, not trusted because nothing had mapped it yet."""
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    reader = LakeReader(str(lake), refresh_seconds=60)
+    reader.refresh()
+    alpha = reader.alpha(ALPHA)
+    assert alpha is not None
+    view = reader.view(alpha)
+    assert view.table("decisions") is not None
+    hashed = hashing(monkeypatch)
+    flip_middle(Path(alpha.build_dir) / "serving" / "positions.arrow")
+    with pytest.raises(BuildDamaged) as raised:
+        view.table("positions")
+    assert raised.value.reason == "corrupt_file" and hashed
+
+
+def test_a_build_reopened_with_files_written_since_its_check_is_checked_before_it_is_served(
+    template_lake: Path, tmp_path: Path
+) -> None:
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    reader = LakeReader(str(lake), refresh_seconds=60, max_open_builds=1)
+    reader.refresh()
+    alpha, other = reader.alpha(ALPHA), reader.alpha(OTHER)
+    assert alpha is not None and other is not None
+    reader.view(alpha).table("positions")
+    reader.refresh()  # hashes the open build in the background: the worker remembers it whole
+    reader.view(other)  # evicts ALPHA (one build open at most)
+    flip_middle(Path(alpha.build_dir) / "serving" / "positions.arrow")
+    with pytest.raises(reader_module.LakeUnavailable):
+        reader.view(alpha).table("positions")
+
+
+def test_a_value_derived_from_a_mapped_file_is_not_used_after_the_file_changed(
+    template_lake: Path, tmp_path: Path
+) -> None:
+    """`memo` keeps arrays over the mapping, not copies: its next use checks the files first."""
+    lake = lake_copy(template_lake, tmp_path / "lake")
+    reader = LakeReader(str(lake), refresh_seconds=60)
+    reader.refresh()
+    alpha = reader.alpha(ALPHA)
+    assert alpha is not None
+    view = reader.view(alpha)
+
+    def equity() -> Any:
+        table = view.table("portfolio")
+        assert table is not None
+        return table.column("ending_equity").to_numpy()
+
+    first = view.memo("equity", equity)
+    reader.refresh()  # checked whole in the background
+    assert view.hashes_verified and view.memo("equity", equity) is first
+    flip_middle(Path(alpha.build_dir) / "serving" / "portfolio.arrow")
+    with pytest.raises(BuildDamaged):
+        view.memo("equity", equity)

@@ -2586,7 +2586,9 @@ class WeightEntry(ApiStruct, kw_only=True, frozen=True):
     """The alpha."""
 
     weight: float
-    """Its weight: a fraction of the combined book's capital, negative for a short. Unit: fraction."""
+    """Its weight: a fraction of the combined book's capital, negative for a short. Unit: fraction
+    (0.01 = 1%).
+    """
 
 
 class StatEntry(ApiStruct, kw_only=True, frozen=True):
@@ -2691,7 +2693,7 @@ class CombinedRowMeta(Meta, CombinationTables, kw_only=True, frozen=True):
 
     sessions: int | UnsetType = UNSET
     """Sessions the figures are over: those of the window on which every alpha has a return. Unit:
-    sessions. On `/analytics/combine` only.
+    trading sessions. On `/analytics/combine` only.
     """
 
     session_rule: str | UnsetType = UNSET
