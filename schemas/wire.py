@@ -14,7 +14,8 @@ import pyarrow as pa
 
 from schemas import lake
 from schemas.bodies import rows
-from schemas.bodies.base import field_names
+from schemas.bodies.base import field_names, field_schemas
+from schemas.bodies.formats import X_ABSENT, X_RAW_ONLY
 
 # -- served rows -------------------------------------------------------------------------------
 
@@ -143,13 +144,25 @@ def wire_type(field: str) -> pa.DataType:
         ) from None
 
 
-OMIT_WHEN_NULL = frozenset({"entry_at", "maturity_at"})
-"""Fields the spec serves only "when sealed": a null in the lake means the run never recorded it."""
+OMIT_WHEN_NULL = frozenset(
+    name
+    for name, declared in field_schemas(rows.DecisionRow).items()
+    if declared.get(X_ABSENT) == rows.OMITTED_UNSEALED
+)
+"""Fields the spec serves only "when sealed" (a null in the lake means the run never recorded it):
+those the decision record's Struct declares omitted where the run did not seal them."""
+
+RAW_FIELDS = frozenset(
+    name
+    for body in rows.ROWS.values()
+    for name, declared in field_schemas(body).items()
+    if declared.get(X_RAW_ONLY)
+)
+"""Fields served only to keys with raw-book access: those a row Struct declares raw-only."""
 
 
 def is_raw_field(name: str) -> bool:
-    """Fields served only to keys with raw-book access."""
-    return name.startswith("raw_")
+    return name in RAW_FIELDS
 
 
 def visible_fields(fields: tuple[str, ...], expose_raw_book: bool) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from schemas import wire
+from schemas import lake, wire
 from schemas.bodies.base import Window
 from schemas.bodies.envelope import SHARED, EnvelopeMeta
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
@@ -64,13 +64,24 @@ def test_every_field_has_a_meaning_in_sentences(body: Any) -> None:
         assert prop.get(X_UNIT) is None or not prop[X_UNIT].endswith("."), (endpoint, name)
 
 
-@pytest.mark.parametrize("body", DOCUMENTED, ids=lambda body: body.__name__)
-def test_raw_only_is_exactly_the_fields_stripped_without_raw_book_access(body: Any) -> None:
-    endpoint = body.__name__
-    for name, prop in fields_of(body).items():
-        raw = wire.is_raw_field(name)
-        assert bool(prop.get(X_RAW_ONLY)) is raw, (endpoint, name)
-        assert not raw or name in optional(body), (endpoint, name)  # stripped: the key is left out
+def test_every_raw_column_of_the_lake_is_declared_raw_only() -> None:
+    """Stripping follows the declarations (`wire.RAW_FIELDS`): a `raw_` column the lake holds and no
+    Struct marked raw-only would be served to every key. The seal's naming rule and the
+    declarations must agree, over every table the server reads."""
+    tables = (lake.DECISIONS, lake.REBALANCES, lake.BOOKS, lake.PORTFOLIO, lake.POSITIONS, lake.PNL)
+    tables += (lake.TRADES, lake.BENCHMARK_DAILY, lake.ANALYTICS_DRAWDOWNS, lake.ANALYTICS_ROLLING)
+    named = {
+        name for table in (*tables, lake.CATALOGUE_INDEX) for name in table.names if name.startswith("raw_")
+    }
+    assert named == wire.RAW_FIELDS and len(named) >= 9
+    for body in DOCUMENTED:  # stripped means left out: the key may be absent
+        assert {n for n, p in fields_of(body).items() if p.get(X_RAW_ONLY)} <= optional(body), body
+
+
+def test_the_fields_omitted_where_unsealed_are_the_specs() -> None:
+    """`entry_at` and `maturity_at` are served "when sealed" (the spec): the decision record's
+    Struct says so, and the reader omits them from that declaration (`wire.OMIT_WHEN_NULL`)."""
+    assert wire.OMIT_WHEN_NULL == {"entry_at", "maturity_at"}
 
 
 @pytest.mark.parametrize("body", DOCUMENTED, ids=lambda body: body.__name__)
