@@ -90,6 +90,15 @@ Symbols = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None a
     ],
     None,
 ]
+
+
+def tickers(text: str | None) -> tuple[str, ...] | None:
+    """The tickers of a checked `symbol` value (`Symbols`), upper-cased, first occurrence first."""
+    if text is None:
+        return None
+    return tuple(dict.fromkeys(t.strip(" \t").upper() for t in text.split(",")))
+
+
 Book = Annotated[
     str, Meta(description="Book to serve (see /books); unknown or invisible books are 400 unknown_book.")
 ]

@@ -31,6 +31,7 @@ from litestar.types import (
 )
 from litestar.utils import normalize_path
 
+from datasets import answers
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
 from serve.access_log import access_log_middleware
@@ -126,6 +127,16 @@ def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiE
         return exc
     if isinstance(exc, LakeUnavailable):
         return errors.UpstreamUnavailable()
+    if isinstance(exc, answers.NotARebalance):
+        return errors.RebalanceNotFound(
+            f"{exc.day.isoformat()} is not a rebalance date of {request.path_params.get('alpha')}.",
+            details={k: v.isoformat() if v is not None else None for k, v in exc.neighbours.items()},
+        )
+    if isinstance(exc, answers.NoSuchBook):
+        return errors.UnknownBook(
+            f"No book {exc.book!r} of kind {exc.kind} for this key; see error.details.available.",
+            details={"book": exc.book, "kind": exc.kind, "available": exc.available},
+        )
     if isinstance(exc, MethodNotAllowedException):
         return errors.MethodNotAllowed(details={"method": request.method, "allowed": ["GET"]})
     if isinstance(exc, NotFoundException):

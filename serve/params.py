@@ -249,13 +249,6 @@ def chosen_value(text: str, options: Iterable[str]) -> str | None:
     return value if value in options else None
 
 
-def tickers(text: str | None) -> tuple[str, ...] | None:
-    """The tickers of a checked `symbol` value, upper-cased, first occurrence first."""
-    if text is None:
-        return None
-    return tuple(dict.fromkeys(t.strip(" \t").upper() for t in text.split(",")))
-
-
 def split_items(text: str | None) -> tuple[str, ...]:
     """The items of a checked `list` value, first occurrence first (empty when absent)."""
     if text is None:

@@ -44,7 +44,6 @@ from serve.metrics.stats import Warnings
 from serve.routes.base import Context, context, documentation_block
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
-from serve.routes.portfolio import checked_book
 
 BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
 Q = TypeVar("Q", bound=Query)
@@ -76,7 +75,7 @@ async def _opened(ctx: Context, alpha: str, query: type[Q]) -> tuple[BuildView, 
 async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple[BuildView, BookArgs, str]:
     """`_opened`, with the checked book of a book-scoped analytics route."""
     build, args = await _opened(ctx, alpha, query)
-    return build, args, checked_book(ctx, build, "portfolio", args.book)
+    return build, args, ctx.book(build, "portfolio", args.book)
 
 
 @route("analytics.significance")

@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 from litestar import Request, Response
 
+from datasets import answers
+from datasets.answers import Answer
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
@@ -23,7 +25,7 @@ from serve.auth import current_caller, endpoint_of, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
 from serve.envelope import collection as collection_envelope
-from serve.envelope import json_response, now_iso, page_links, pagination, request_id_of
+from serve.envelope import json_response, now_iso, page_links, pagination, request_id_of, with_warnings
 
 Q = TypeVar("Q", bound=Query)
 
@@ -100,6 +102,29 @@ class Context:
         link = page_links(self.request.scope, limit, offset, returned, page.total)
         return representation.columnar_response(name, body, link)
 
+    def answer(self, build: BuildView, answer: Answer) -> Response[bytes]:
+        """A run's collection answer (`datasets.answers`), with the run's identity and source in meta."""
+        meta = with_warnings(self.run_meta(build, answer.table, **answer.meta), answer.warnings)
+        return self.collection(answer.page, answer.limit, answer.offset, meta)
+
+    @property
+    def raw(self) -> bool:
+        """May the caller see raw books and raw-only fields (what `datasets.answers` is told)."""
+        return self.caller.expose_raw_book
+
+    def readable_books(self, build: BuildView, kind: str) -> list[str]:
+        return answers.readable_books(build, kind, self.raw)
+
+    def book(self, build: BuildView, kind: str, book: str) -> str:
+        """`book`, when the caller may read it for `kind`; else 400 unknown_book (after every
+        parameter's 400)."""
+        return answers.checked_book(build, kind, book, self.raw)
+
+    def books_if_missing(self, build: BuildView, kind: str) -> dict[str, Any] | None:
+        """The `error.details` a missing required `book` adds to the 400: the books it may name
+        (read only then, not on every request)."""
+        return None if "book" in self.query.values else {"available": self.readable_books(build, kind)}
+
     def row_fields(self) -> tuple[str, ...] | None:
         """The endpoint's declared row fields, as the caller may see them (the columns of a
         columnar page without rows)."""
@@ -107,7 +132,7 @@ class Context:
         fields = BY_ID[endpoint].row_fields if endpoint is not None else None
         if fields is None or self.caller is None:
             return fields
-        return wire.visible_fields(fields, self.caller.expose_raw_book)
+        return wire.visible_fields(fields, self.raw)
 
     def meta(self, **extra: Any) -> dict[str, Any]:
         return {**extra, "request_id": self.request_id, "generated_at": now_iso()}

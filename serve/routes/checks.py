@@ -30,7 +30,6 @@ from serve.metrics.stats import Warnings
 from serve.routes.base import context
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
-from serve.routes.portfolio import checked_book
 
 
 def production_mask(catalogue: Catalogue) -> np.ndarray:
@@ -52,7 +51,7 @@ async def get_checks(request: Request[Any, Any, Any], alpha: FromPath[str]) -> R
     policy = services.checks_policy
     thresholds = policy.tightened(args)
     inputs.require_built(build)
-    book = checked_book(ctx, build, "portfolio", args.book)
+    book = ctx.book(build, "portfolio", args.book)
     access = caller_access(ctx)
     catalogue = ctx.reader.catalogue()
     whole_catalogue(ctx.caller, catalogue)

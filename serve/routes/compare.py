@@ -27,7 +27,6 @@ from serve.metrics.stats import Warnings
 from serve.routes.base import Context, context
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
-from serve.routes.portfolio import checked_book, readable_books
 
 KINDS = ("portfolio", "decisions")
 
@@ -65,8 +64,8 @@ async def get_compare(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
     a = await ctx.open_run(alpha)
     args = ctx.args(CompareQuery)
     b = await _other(ctx, a.alpha_id, args.other)
-    book = checked_book(ctx, a, "portfolio", args.book)
-    if book not in readable_books(ctx, b, "portfolio"):
+    book = ctx.book(a, "portfolio", args.book)
+    if book not in ctx.readable_books(b, "portfolio"):
         raise errors.bad_parameters({"book": f"{b.alpha_id} (with) has no book {book!r}"})
     inputs.require_built(a)
     inputs.require_built(b)

@@ -29,7 +29,6 @@ from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
 from serve.routes.base import Context, context
 from serve.routes.declare import route
-from serve.routes.portfolio import books_if_missing, checked_book
 from serve.routes.source import signer_of
 
 BENCHMARK_SYMBOL = wire.BENCHMARK_SYMBOLS[0]
@@ -88,12 +87,12 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
     elif dataset.book_required and not given:
         assert dataset.kind is not None
         problems["book"] = BOOK_REQUIRED
-        details = books_if_missing(ctx, build, dataset.kind)
+        details = ctx.books_if_missing(build, dataset.kind)
     args = ctx.args(ExportQuery, problems=problems, details=details)
     if not dataset.books:
         return None
     assert dataset.kind is not None
-    return checked_book(ctx, build, dataset.kind, args.book or choices.DEFAULT_BOOK)
+    return ctx.book(build, dataset.kind, args.book or choices.DEFAULT_BOOK)
 
 
 @route("exports.download")

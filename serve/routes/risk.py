@@ -25,7 +25,6 @@ from serve.metrics.stats import Warnings
 from serve.routes.base import context
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
-from serve.routes.portfolio import checked_book
 
 
 @route("analytics.risk")
@@ -34,7 +33,7 @@ async def get_risk(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Res
     build = await ctx.open_run(alpha)
     args = ctx.args(RiskQuery)
     inputs.require_built(build)
-    book = checked_book(ctx, build, "portfolio", args.book)
+    book = ctx.book(build, "portfolio", args.book)
     bench = None
     if ctx.caller.may_call(market.ENDPOINT):
         bench = await market.benchmark(ctx.reader)

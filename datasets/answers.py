@@ -1,0 +1,214 @@
+"""The answer to each run-scoped collection route, made in one call: its page (rows and total),
+the route's own `meta` keys and its warnings. What a caller without raw-book access may see, a
+kind the run never sealed (an empty page with a `kind_missing` warning) and the default order are
+applied here, once, so a handler only reads its parameters and sends the answer.
+
+Visibility is the one fact about the caller the lake is told (`raw`: may it see raw books and
+raw-only fields); who the caller is stays in serve/. A request the build cannot answer (a date that
+is not a rebalance, a book the caller cannot see) raises a `LookupError` subclass here, which
+serve/ turns into its 4xx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from datasets import queries, series
+from datasets.build_view import BuildView
+from datasets.queries import Page, Paged
+from schemas import choices, wire
+from schemas.query import (
+    BookQuery,
+    LedgerQuery,
+    PageQuery,
+    ScoresQuery,
+    SeriesQuery,
+    TradesQuery,
+    WeekQuery,
+    tickers,
+)
+from schemas.query import WindowPageQuery as WindowQuery
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A collection answer: `meta` holds the route's own keys, in the order they are served (the
+    run's identity, the request id and the source are added by serve/)."""
+
+    page: Paged
+    table: str
+    """The lake table `meta.source` names."""
+    limit: int
+    offset: int
+    meta: dict[str, Any] = field(default_factory=dict)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+
+
+class NotARebalance(LookupError):
+    """The date is not in the run's rebalance index; `neighbours` names the dates around it
+    (None where the run has no index or no such date)."""
+
+    def __init__(self, day: date, neighbours: dict[str, date | None]) -> None:
+        super().__init__(day)
+        self.day, self.neighbours = day, neighbours
+
+
+class NoSuchBook(LookupError):
+    """The book is not one the caller may read for the kind; `available` lists those it may."""
+
+    def __init__(self, book: str, kind: str, available: list[str]) -> None:
+        super().__init__(book)
+        self.book, self.kind, self.available = book, kind, available
+
+
+Paging = (
+    WindowQuery | WeekQuery | ScoresQuery | PageQuery | BookQuery | LedgerQuery | TradesQuery | SeriesQuery
+)
+
+
+def _answer(page: Paged | None, table: str, args: Paging, columns: tuple[str, ...], **meta: Any) -> Answer:
+    """The page; or, when the run never sealed `table`, an empty page of `columns` that says so."""
+    if page is not None:
+        return Answer(page, table, args.limit, args.offset, meta)
+    return Answer(Page([], 0, columns), table, args.limit, args.offset, meta, [wire.kind_missing(table)])
+
+
+# -- signals --------------------------------------------------------------------------------------
+
+
+def rebalances(build: BuildView, args: WindowQuery) -> Answer:
+    page = (
+        queries.rebalance_index(
+            build, (args.start, args.end), wire.REBALANCE_INDEX_FIELDS, args.limit, args.offset
+        )
+        if "rebalances" in build.kinds_present
+        else None
+    )
+    return _answer(page, "rebalances", args, wire.REBALANCE_INDEX_FIELDS)
+
+
+def week(build: BuildView, day: date, args: WeekQuery, raw: bool) -> Answer:
+    """One week's cross-section, by score descending unless the request says otherwise."""
+    found = queries.find_week(build, day) if "rebalances" in build.kinds_present else None
+    if found is None or not found.found:
+        names = ("first_rebalance", "last_rebalance", "previous_rebalance", "next_rebalance")
+        raise NotARebalance(
+            day, {name: getattr(found, name) if found is not None else None for name in names}
+        )
+    meta: dict[str, Any] = {
+        "book": args.book,
+        "date": day,
+        "week_status": found.week_status,
+        "n_symbols": found.n_symbols,
+    }
+    weight_column = choices.WEIGHT_BOOKS[args.book]
+    query = queries.WeekQuery(
+        symbols=tickers(args.symbol),
+        direction=choices.DIRECTIONS[args.direction] if args.direction is not None else None,
+        min_abs_weight=args.min_abs_weight,
+        weight_column=weight_column,
+        sort_column=choices.REBALANCE_SORTS[args.sort] or weight_column,
+        order=args.order or choices.REBALANCE_DEFAULT_ORDER[args.sort],
+    )
+    columns = wire.visible_fields(wire.DECISION_FIELDS, raw)
+    page = (
+        queries.week_page(build, found, query, columns, wire.OMIT_WHEN_NULL, args.limit, args.offset)
+        if "decisions" in build.kinds_present
+        else None
+    )
+    return _answer(page, "decisions", args, columns, **meta)
+
+
+def scores(build: BuildView, args: ScoresQuery, raw: bool) -> Answer:
+    columns = wire.visible_fields(wire.SCORE_FIELD_SETS[args.fields], raw)
+    page = (
+        queries.scores_page(
+            build,
+            (args.start, args.end),
+            tickers(args.symbol),
+            columns,
+            wire.OMIT_WHEN_NULL,
+            args.limit,
+            args.offset,
+        )
+        if "decisions" in build.kinds_present
+        else None
+    )
+    return _answer(page, "decisions", args, columns, fields=args.fields)
+
+
+# -- books ----------------------------------------------------------------------------------------
+
+
+def readable_books(build: BuildView, kind: str, raw: bool) -> list[str]:
+    """Books of `kind` the caller may see, in the served order; `raw_` books do not exist for a
+    caller without raw access.
+
+    A kind the run never wrote is still addressed by the books the run simulated (its page is empty
+    with a `kind_missing` warning), so `book` is checked the same way whether or not data exists.
+    """
+    books: tuple[str, ...] | list[str] = build.books_of(kind)
+    if kind not in build.kinds_present:
+        simulated = {b for k in wire.BOOK_KINDS for b in build.books_of(k)}
+        books = [b for b in simulated if kind == "trades" or b in wire.BASE_BOOKS] or list(wire.BASE_BOOKS)
+    return wire.books_in_order([b for b in books if raw or not wire.is_raw_book(b)])
+
+
+def checked_book(build: BuildView, kind: str, book: str, raw: bool) -> str:
+    """`book`, when the caller may read it for `kind`; else `NoSuchBook`."""
+    available = readable_books(build, kind, raw)
+    if book not in available:
+        raise NoSuchBook(book, kind, available)
+    return book
+
+
+def books(build: BuildView, args: PageQuery, raw: bool) -> Answer:
+    """The run's books and the kinds each has, base books first; a warning per kind never sealed."""
+    rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
+    visible = [r for r in rows if raw or not wire.is_raw_book(r["book"])]
+    visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
+    warnings = [wire.kind_missing(kind) for kind in wire.BOOK_KINDS if kind not in build.kinds_present]
+    return Answer(
+        queries.page_of(visible, args.limit, args.offset), "books", args.limit, args.offset, {}, warnings
+    )
+
+
+BOOK_COLUMNS = {
+    "portfolio": wire.PORTFOLIO_FIELDS,
+    "positions": wire.POSITION_FIELDS,
+    "pnl": wire.PNL_FIELDS,
+    "trades": wire.TRADE_FIELDS,
+}
+"""The row fields of each book kind's page."""
+
+
+def book(build: BuildView, kind: str, args: BookQuery | LedgerQuery | TradesQuery, raw: bool) -> Answer:
+    """The rows of one book of `kind` (a lake table of the same name) in the window, in the
+    table's order: date, then symbol where rows are per name."""
+    name = checked_book(build, kind, args.book, raw)
+    symbols = None if isinstance(args, LedgerQuery) else tickers(args.symbol)
+    page = (
+        queries.book_page(
+            build, kind, name, (args.start, args.end), symbols, BOOK_COLUMNS[kind], args.limit, args.offset
+        )
+        if kind in build.kinds_present
+        else None
+    )
+    return _answer(page, kind, args, BOOK_COLUMNS[kind], book=name)
+
+
+def equity_curve(build: BuildView, args: SeriesQuery, raw: bool) -> Answer:
+    """The book's equity series in the window, with the window's summary in `meta.summary`."""
+    name = checked_book(build, "portfolio", args.book, raw)
+    result = (
+        series.equity_curve(build, name, (args.start, args.end), args.limit, args.offset)
+        if "portfolio" in build.kinds_present
+        else None
+    )
+    if result is None:
+        summary = {key: None for key in wire.EQUITY_SUMMARY_FIELDS} | {"book": name, "sessions": 0}
+        return _answer(None, "portfolio", args, wire.EQUITY_CURVE_FIELDS, book=name, summary=summary)
+    page, summary = result
+    return _answer(page, "portfolio", args, wire.EQUITY_CURVE_FIELDS, book=name, summary=summary)
