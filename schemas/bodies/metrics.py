@@ -1,24 +1,33 @@
-"""The metrics object (`GET /v1/alphas/{alpha}/metrics`), declared for the contract.
+"""The metrics object (`GET /v1/alphas/{alpha}/metrics`): its shape and, on each field, what it
+means, how it is computed, its unit and the facts `/metrics/_doc` lists (`figure`,
+schemas/bodies/figures.py). The documentation block's `fields`, the OpenAPI components and the
+generated client are all read from here.
 
-`serve.metrics` builds it as dicts; these declarations are what the OpenAPI document says of it.
-What each figure means is written once, in the documentation block (serve/metrics/doc.py), and is
-attached from there: the few descriptions here are those the hand-typed client carried (which
-values a key takes, when it is absent or null).
+`serve.metrics` builds the object as dicts. A block that fails to compute is served null
+(`block_error`), so every computed block (core, rank_ic, signal_processing, periods, ic_deciles,
+panel, each `nwt` test) may be null; the stat entries inside a block are always objects
+(`not_measurable` when there is no value, never null).
 
-A block that fails to compute is served null (`block_error`), so every computed block (core,
-rank_ic, signal_processing, periods, ic_deciles, panel, each `nwt` test) may be null; the stat
-entries inside a block are always objects (`not_measurable` when there is no value, never null).
+Facts inherited by what a field contains (`METRICS_BLOCK.inherited`): horizon, granularity,
+source, signal and availability. Defaults: the requested window, `overall`, `computed`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.base import Body, Window
+from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.docs import MetricsDoc
+from schemas.bodies.figures import Block, documented, figure
+
+FULL = "the run's full evaluation window (from/to do not narrow it)"
+WINDOW = "the requested window (from/to), else the run's full window"
+NEWEY_WEST_MIN_N = 10
+"""Observations a Newey-West test needs (serve.metrics.newey_west refuses fewer)."""
+LAG_RULE = "lag = max(floor(4 * (n/100)^(2/9)), minimum lag), capped at n-1"
 
 
 class Stat(Body, kw_only=True, frozen=True):
@@ -65,22 +74,44 @@ STAT_KEYS = (
     "periods_per_year",
     "withheld_reason",
 )
-"""The keys of a stat entry `/metrics/_doc` documents, in its order."""
+"""The keys of a stat entry `/metrics/_doc` documents under every statistic."""
 
 
 class Tenure(Body, kw_only=True, frozen=True):
     """`core.tenure` (and `periods[].core.tenure`) of the metrics object."""
 
-    weeks: int | None
-    traded_weeks: int | None
-    first_rebalance: dt.date | None
-    last_rebalance: dt.date | None
-    calendar_days: int | None
-    years: float | None
+    weeks: Annotated[
+        int | None,
+        figure(
+            "Rebalance dates in the window, pending and skipped weeks included; null with source portfolio",
+            unit="weeks",
+        ),
+    ]
+    traded_weeks: Annotated[
+        int | None,
+        figure("Rebalance dates with week_status traded; null with source portfolio", unit="weeks"),
+    ]
+    first_rebalance: Annotated[
+        dt.date | None, figure("First rebalance date in the window; null with source portfolio")
+    ]
+    last_rebalance: Annotated[
+        dt.date | None, figure("Last rebalance date in the window; null with source portfolio")
+    ]
+    calendar_days: Annotated[
+        int | None,
+        figure(
+            "Elapsed days between the first and last rebalance (or, with source "
+            "portfolio, the first and last ledger session)",
+            "last - first",
+            unit="days",
+        ),
+    ]
+    years: Annotated[float | None, figure("calendar_days in years", "calendar_days / 365.25", unit="years")]
     source: Annotated[
         str,
-        Meta(
-            description="`rebalances`, or `portfolio` when the run has no rebalance index (week counts null)."
+        figure(
+            "rebalances (the rebalance index) or portfolio (ledger session span "
+            "fallback when the run has no rebalance index)"
         ),
     ]
 
@@ -88,194 +119,546 @@ class Tenure(Body, kw_only=True, frozen=True):
 class CoreStats(Body, kw_only=True, frozen=True):
     """Headline statistics, always of the long_short book."""
 
-    ic: Stat
-    icir: Stat
-    information_ratio: Stat
-    excess_sharpe: Stat
-    sharpe: Annotated[Stat, Meta(description="Deprecated alias of `information_ratio`.")]
-    pnl: Stat
-    max_drawdown: Stat
-    max_drawdown_pct: Stat
-    turnover: Stat
-    tenure: Tenure | None
+    ic: Annotated[
+        Stat,
+        figure(
+            "Mean weekly information coefficient of the conditioned score",
+            "mean over weeks of Spearman(score, forward_return) (stored metric mean_ic)",
+            unit="ratio",
+            signal="conditioned",
+        ),
+    ]
+    icir: Annotated[
+        Stat,
+        figure(
+            "Information ratio of the weekly IC: per week, times sqrt(52) only when the run's conventions "
+            "annualise it (annualisation says which); /analytics rolling and significance icir are always per week",
+            "mean(weekly IC) / std(weekly IC, ddof=1), times sqrt(52) when annualised (stored metric icir)",
+            unit="ratio",
+            signal="conditioned",
+        ),
+    ]
+    information_ratio: Annotated[
+        Stat,
+        figure(
+            "Risk-adjusted return of the long_short book, after costs and gross of the risk-free rate (not in "
+            "excess of it, unlike excess_sharpe): daily returns times sqrt(252), as /analytics significance; "
+            "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs",
+            "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
+            unit="ratio",
+        ),
+    ]
+    excess_sharpe: Annotated[
+        Stat,
+        figure(
+            "Sharpe ratio of the long_short book net of the risk-free rate",
+            "mean / std(ddof=1) of daily (return - risk_free_return), times sqrt(252)",
+            unit="ratio",
+            keys={
+                "risk_free_rate": figure(
+                    "Annual risk-free rate the excess return is measured against (the run's, sealed overall)",
+                    "mean session risk_free_return x 252",
+                    horizon=FULL,
+                    unit="per_year",
+                ),
+                "risk_free_rate_unit": figure("Unit of risk_free_rate (per_year)", horizon=FULL),
+                "risk_free_rate_source": figure(
+                    "Where the run took its risk-free rate from (prose from the run's metric conventions)",
+                    horizon=FULL,
+                    source="alpha",
+                ),
+            },
+        ),
+    ]
+    sharpe: Annotated[
+        Stat,
+        figure(
+            "Deprecated alias of core.information_ratio (same value)",
+            "equals information_ratio",
+            unit="ratio",
+            keys={
+                "deprecated": figure("Always true: sharpe is kept for compatibility"),
+                "superseded_by": figure("Path of the field to use instead (core.information_ratio)"),
+            },
+        ),
+    ]
+    pnl: Annotated[
+        Stat,
+        figure(
+            "Profit and loss of the long_short book over the run, in units of its starting capital "
+            "(the ledger is normalised to 1.0 at inception)",
+            "last ending_equity - 1.0 (stored metric pnl, scope overall)",
+            unit="ratio",
+            where={
+                "periods[]": {
+                    "meaning": "Equity change of the long_short book over the period, in units of the book's "
+                    "starting capital (inception equity 1.0), not a return on the period's opening equity",
+                    "formula": "last ending_equity of the period - first starting_equity of the period "
+                    "(stored metric pnl, scope yearly or monthly)",
+                }
+            },
+        ),
+    ]
+    max_drawdown: Annotated[
+        Stat,
+        figure(
+            "Largest fall from a running equity peak (opening equity counts)",
+            "max over sessions of (peak_equity - ending_equity)",
+            unit="ratio",
+        ),
+    ]
+    max_drawdown_pct: Annotated[
+        Stat,
+        figure(
+            "Largest drawdown as a percentage of its peak",
+            "max over sessions of 100 * (peak_equity - ending_equity) / peak_equity",
+            unit="percentage_points",
+        ),
+    ]
+    turnover: Annotated[
+        Stat,
+        figure(
+            "Turnover of the long_short book; the first sealed of annualised_turnover (per_year), "
+            "turnover (ratio), mean_turnover (per_session), total_turnover (period_sum)",
+            "annualised = mean session turnover x 252; total = sum of session turnover; "
+            "session turnover = half the sum of absolute weight changes",
+            unit="see unit on the entry",
+        ),
+    ]
+    tenure: Annotated[
+        Tenure | None,
+        figure(
+            "How long the run has been live inside the window; null when neither a rebalance "
+            "index nor a readable ledger exists",
+            horizon=WINDOW,
+            source="rebalances",
+            where={"periods[]": {"horizon": "the period, intersected with the requested window"}},
+        ),
+    ]
 
 
 class RankIcConditioned(Body, kw_only=True, frozen=True):
     """`rank_ic.conditioned` of the metrics object."""
 
-    hit_rate: Stat
-    dispersion: Stat
-    coverage: Stat
+    hit_rate: Annotated[Stat, figure("Share of weeks with IC > 0", "stored metric ic_hit_rate", unit="ratio")]
+    dispersion: Annotated[
+        Stat, figure("Standard deviation of the weekly IC", "stored metric ic_dispersion", unit="ratio")
+    ]
+    coverage: Annotated[
+        Stat,
+        figure("Mean over weeks of scored names / universe size", "stored metric coverage", unit="ratio"),
+    ]
 
 
 class RankIcRaw(Body, kw_only=True, frozen=True):
     """`rank_ic.raw` of the metrics object."""
 
-    ic: Stat
-    icir: Stat
+    ic: Annotated[
+        Stat,
+        figure("Mean weekly Spearman(raw_score, forward_return)", "stored metric raw_mean_ic", unit="ratio"),
+    ]
+    icir: Annotated[
+        Stat,
+        figure(
+            "Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised",
+            "stored metric raw_icir",
+            unit="ratio",
+        ),
+    ]
 
 
 class RankIc(Body, kw_only=True, frozen=True):
     """`rank_ic` of the metrics object."""
 
-    conditioned: RankIcConditioned
+    conditioned: Annotated[
+        RankIcConditioned, figure("Diagnostics of the conditioned score", signal="conditioned")
+    ]
     raw: Annotated[
-        RankIcRaw, Meta(description="The only place the unconditioned mean IC and ICIR are served.")
+        RankIcRaw,
+        figure(
+            "Mean IC and ICIR of the raw (unconditioned) score; the only place they are served", signal="raw"
+        ),
     ]
 
 
 class SignalProcessing(Body, kw_only=True, frozen=True):
     """`signal_processing` of the metrics object, as the run sealed it."""
 
-    signal: str | None
-    smoothing_applied: bool | None
-    smoothing_half_life_weeks: int | float | None  # sealed as either; `float` would re-encode 3 as 3.0
-    detail: str | None
+    signal: Annotated[str | None, figure("Signal family the books trade (conditioned)")]
+    smoothing_applied: Annotated[bool | None, figure("Whether the raw score was smoothed")]
+    # sealed as either; `float` would re-encode 3 as 3.0
+    smoothing_half_life_weeks: Annotated[
+        int | float | None, figure("Half-life of the exponential smoothing, in weeks (null when none)")
+    ]
+    detail: Annotated[str | None, figure("Prose description of the conditioning")]
 
 
 class Period(Body, kw_only=True, frozen=True):
     """An entry of `periods` of the metrics object."""
 
-    period: Annotated[str, Meta(description="`YYYY` (yearly) or `YYYY-MM` (monthly).")]
-    core: CoreStats
+    period: Annotated[str, figure("Period label: YYYY (yearly) or YYYY-MM (monthly)")]
+    core: Annotated[
+        CoreStats,
+        figure("Headline statistics of the long_short book, as the run stored them", horizon="the period"),
+    ]
 
 
 class DecileBucket(Body, kw_only=True, frozen=True):
     """An entry of `ic_deciles.buckets` of the metrics object."""
 
-    bucket: Annotated[str, Meta(description="`Q1` (lowest raw_score) to `Q10` (highest).")]
-    rank: int
-    weeks: int
-    mean_n_symbols: float | None
-    mean_score: float | None
-    mean_score_z: float | None
-    mean_long_short_weight: float | None
-    mean_long_only_weight: float | None
-    mean_forward_return: float | None
-    ic: float | None
-    n_return_obs: int
+    bucket: Annotated[str, figure("Q1 (lowest raw_score) .. Q10 (highest)")]
+    rank: Annotated[int, figure("Bucket index 1..10")]
+    weeks: Annotated[int, figure("Weeks contributing to the bucket", unit="weeks")]
+    mean_n_symbols: Annotated[float | None, figure("Mean names per week in the bucket", unit="names")]
+    mean_score: Annotated[float | None, figure("Mean of weekly mean raw_score", unit="score units")]
+    mean_score_z: Annotated[float | None, figure("Mean of weekly mean raw_score_z", unit="ratio")]
+    mean_long_short_weight: Annotated[
+        float | None, figure("Mean of weekly mean long_short target weight", unit="ratio")
+    ]
+    mean_long_only_weight: Annotated[
+        float | None, figure("Mean of weekly mean long_only target weight", unit="ratio")
+    ]
+    mean_forward_return: Annotated[
+        float | None, figure("Mean of weekly mean forward return (names with a forward return)", unit="ratio")
+    ]
+    ic: Annotated[
+        float | None,
+        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket", unit="ratio"),
+    ]
+    n_return_obs: Annotated[int, figure("Forward-return observations summed over weeks", unit="names")]
 
 
 class Monotonicity(Body, kw_only=True, frozen=True):
     """`ic_deciles.monotonicity` of the metrics object."""
 
-    spearman_bucket_vs_mean_forward_return: float | None
-    top_minus_bottom: float | None
+    spearman_bucket_vs_mean_forward_return: Annotated[
+        float | None,
+        figure(
+            "Spearman correlation of bucket index 1..10 with the bucket mean forward return", unit="ratio"
+        ),
+    ]
+    top_minus_bottom: Annotated[
+        float | None,
+        figure(
+            "Mean forward return of Q10 minus that of Q1",
+            "buckets[Q10].mean_forward_return - buckets[Q1].mean_forward_return",
+            unit="ratio",
+        ),
+    ]
 
 
 class IcDeciles(Body, kw_only=True, frozen=True):
     """`ic_deciles` of the metrics object."""
 
-    score_field: str
-    signal: str
-    bucket_count: int
-    weeks: int
-    buckets: list[DecileBucket]
-    monotonicity: Monotonicity
-    forward_returns: str
-    weeks_skipped: int
+    score_field: Annotated[str, figure("Score bucketed (raw_score)")]
+    signal: Annotated[str, figure("raw")]
+    bucket_count: Annotated[int, figure("Number of buckets (10)")]
+    weeks: Annotated[
+        int,
+        figure(
+            "Weeks used: at least 20 scored names, at least 2 distinct raw_score values, and forward returns",
+            unit="weeks",
+        ),
+    ]
+    buckets: Annotated[list[DecileBucket], figure("One entry per bucket, Q1..Q10")]
+    monotonicity: Annotated[Monotonicity, figure("How monotone mean forward return is across buckets")]
+    forward_returns: Annotated[str, figure("present when forward returns were sealed")]
+    weeks_skipped: Annotated[
+        int,
+        figure(
+            "Weeks in the window not bucketed: fewer than 20 scored names, or fewer than 2 distinct "
+            "raw_score values (every raw_score equal)",
+            unit="weeks",
+        ),
+    ]
 
 
 class NeweyWest(Body, kw_only=True, frozen=True):
-    """A Newey-West entry: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
+    """A Newey-West test of a series' mean: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
 
-    lag: int
-    n: int
-    mean: float
-    standard_error: float
-    t_stat: float
-    p_value: float
-    source: str | UnsetType = UNSET
-    source_kind: str | UnsetType = UNSET
-    signal: str | UnsetType = UNSET
+    # `{what}` in a meaning is the series tested, named where the test is declared (`newey_west`).
+
+    lag: Annotated[int, figure("Bartlett kernel lag used", LAG_RULE)]
+    n: Annotated[
+        int, figure(f"Observations (finite values, date order); at least {NEWEY_WEST_MIN_N} are required")
+    ]
+    mean: Annotated[float, figure("Mean of {what}", unit="ratio")]
+    standard_error: Annotated[
+        float,
+        figure(
+            "HAC standard error of the mean, no small-sample correction (equals statsmodels "
+            "OLS(y, ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))",
+            "sqrt(sum e_t^2 + 2 sum_j (1 - j/(lag+1)) sum_t e_t e_{t-j}) / n, e = y - mean",
+            unit="ratio",
+        ),
+    ]
+    t_stat: Annotated[float, figure("mean / standard_error")]
+    p_value: Annotated[float, figure("Two-sided p-value from the standard normal", "erfc(|t| / sqrt(2))")]
+    source: (
+        Annotated[str, Meta(description="What the series is read from (the test's `keys` in /metrics/_doc).")]
+        | UnsetType
+    ) = UNSET
+    source_kind: Annotated[str, Meta(description="`derived`: computed by this service.")] | UnsetType = UNSET
+    signal: (
+        Annotated[str, Meta(description="IC tests only: `conditioned` (score) or `raw` (raw_score).")]
+        | UnsetType
+    ) = UNSET
     frequency: Annotated[str, Meta(description="`nwt.ir` only: `weekly` or `daily`.")] | UnsetType = UNSET
+
+
+def newey_west(what: str, **facts: Any) -> Meta:
+    """A Newey-West test of the mean of `what`."""
+    return figure(
+        f"Newey-West test that the mean of {what} is zero; null (with a warning) when refused",
+        what=what,
+        **facts,
+    )
 
 
 class NeweyWestTests(Body, kw_only=True, frozen=True):
     """`nwt` of the metrics object; each test is null when it is not computed."""
 
-    ic: NeweyWest | None
-    ic_score_panel: NeweyWest | None
-    ir: NeweyWest | None
+    ic: Annotated[
+        NeweyWest | None,
+        newey_west(
+            "the conditioned weekly IC",
+            horizon=FULL,
+            signal="conditioned",
+            source="weekly_signal",
+            availability="published only when mean(weekly IC) rebuilt from the cross-sections equals the sealed "
+            "mean IC within 1e-6 (else ic_reproduction_mismatch; ic_family_mismatch without cross-sections)",
+            keys={
+                "source": figure("computed (rebuilt from the rebalance cross-sections)"),
+                "source_kind": figure("derived"),
+                "signal": figure("conditioned"),
+            },
+        ),
+    ]
+    ic_score_panel: Annotated[
+        NeweyWest | None,
+        newey_west(
+            "weekly Spearman(raw_score, forward_return)",
+            signal="raw",
+            source="weekly_signal",
+            keys={
+                "source": figure("computed (from the rebalance cross-sections)"),
+                "source_kind": figure("derived"),
+                "signal": figure("raw"),
+            },
+        ),
+    ]
+    ir: Annotated[
+        NeweyWest | None,
+        newey_west(
+            "daily long_short returns (ending/starting - 1)",
+            source="portfolio",
+            keys={
+                "source": figure("portfolio (the long_short ledger)"),
+                "frequency": figure("daily: one observation per ledger session"),
+            },
+        ),
+    ]
 
 
 class WeeklyIc(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_weekly`."""
 
-    date: dt.date
-    ic: float
+    date: Annotated[dt.date, figure("Rebalance date")]
+    ic: Annotated[float, figure("Spearman(score, forward_return) that week", unit="ratio")]
 
 
 class WeeklySpread(Body, kw_only=True, frozen=True):
     """An entry of `panel.decile_spread_weekly`."""
 
-    date: dt.date
-    spread: float
+    date: Annotated[dt.date, figure("Rebalance date")]
+    spread: Annotated[float, figure("Q10 mean forward return - Q1 mean forward return", unit="ratio")]
 
 
 class TermPoint(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_term_structure`."""
 
-    horizon_weeks: int
-    mean_ic: float | None
-    weeks: int
-    newey_west: NeweyWest | None
+    horizon_weeks: Annotated[int, figure("Horizon h in weeks", unit="weeks")]
+    mean_ic: Annotated[
+        float | None,
+        figure(
+            "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
+            unit="ratio",
+        ),
+    ]
+    weeks: Annotated[int, figure("Weeks with a computable h-week IC", unit="weeks")]
+    newey_west: Annotated[
+        NeweyWest | None,
+        newey_west(
+            "the h-week IC",
+            source="weekly_term",
+            availability="null (insufficient_data) with fewer than 10 weeks; lag is at least h-1 because "
+            "h-week returns of consecutive weeks overlap",
+        ),
+    ]
 
 
 class AutocorrelationPoint(Body, kw_only=True, frozen=True):
     """An entry of `panel.rank_autocorrelation`."""
 
-    lag_weeks: int
-    rho: float | None
-    weeks: int
+    lag_weeks: Annotated[int, figure("Lag in weeks (1..8)", unit="weeks")]
+    rho: Annotated[
+        float | None,
+        figure(
+            "Mean over weeks of Spearman(raw_score at t, raw_score at t - lag) over names scored both weeks",
+            unit="ratio",
+        ),
+    ]
+    weeks: Annotated[int, figure("Weeks with a computable correlation", unit="weeks")]
 
 
 class WeeklyCoverage(Body, kw_only=True, frozen=True):
     """An entry of `panel.coverage`."""
 
-    date: dt.date
-    coverage: float
+    date: Annotated[dt.date, figure("Rebalance date")]
+    coverage: Annotated[float, figure("cohort_size / universe size", unit="ratio")]
 
 
 class Panel(Body, kw_only=True, frozen=True):
     """`panel` of the metrics object (weeks without a finite value are left out of its series)."""
 
-    signal: str
-    ic_weekly: list[WeeklyIc]
-    decile_spread_weekly: list[WeeklySpread]
-    ic_term_structure: list[TermPoint]
-    rank_autocorrelation: list[AutocorrelationPoint]
-    coverage: list[WeeklyCoverage]
+    signal: Annotated[str, figure("raw: every panel series except ic_weekly is built on raw_score")]
+    ic_weekly: Annotated[
+        list[WeeklyIc],
+        figure(
+            "Weekly conditioned IC, weeks with a computable IC; over the full window its mean is core.ic",
+            signal="conditioned",
+        ),
+    ]
+    decile_spread_weekly: Annotated[
+        list[WeeklySpread], figure("Weekly Q10 minus Q1 mean forward return (eligible weeks)")
+    ]
+    ic_term_structure: Annotated[
+        list[TermPoint],
+        figure("IC of raw_score against forward returns compounded over 1, 2, 4 and 8 consecutive weeks"),
+    ]
+    rank_autocorrelation: Annotated[
+        list[AutocorrelationPoint], figure("Persistence of the raw_score ranking")
+    ]
+    coverage: Annotated[list[WeeklyCoverage], figure("Weekly coverage", signal=None)]
 
 
 class AnnualisationFactors(Body, kw_only=True, frozen=True):
     """`annualisation_factors` of the metrics object."""
 
-    weekly: int
-    daily: int
+    weekly: Annotated[int, figure("Weeks per year (52): weekly series scale by sqrt(52)")]
+    daily: Annotated[int, figure("Sessions per year (252): daily series scale by sqrt(252)")]
+
+
+DECILES_AVAILABILITY = (
+    "null when the key may not read cross-sections (access_limited), the run has no cross-sections "
+    "(missing_kind), no forward returns (forward_returns_absent), or no usable week in the window "
+    "(insufficient_data)"
+)
 
 
 class Metrics(Body, kw_only=True, frozen=True):
     """Performance and signal-quality metrics of one alpha (`/metrics`)."""
 
-    granularity: str
-    window: Window
-    core: CoreStats | None
-    rank_ic: RankIc | None
-    signal_processing: SignalProcessing | None
-    periods: Annotated[
-        list[Period] | None, Meta(description="With `granularity` yearly or monthly; null at overall.")
+    granularity: Annotated[
+        str, figure("Echo of the granularity parameter: overall, yearly or monthly", source="request")
     ]
-    ic_deciles: IcDeciles | None
-    nwt: NeweyWestTests
+    window: Annotated[
+        Window, figure("Echo of the requested window; nulls mean the full window", source="request")
+    ]
+    core: Annotated[
+        CoreStats | None,
+        figure(
+            "Headline statistics of the long_short book, as the run stored them",
+            horizon=FULL,
+            source="metrics",
+        ),
+    ]
+    rank_ic: Annotated[
+        RankIc | None,
+        figure("IC diagnostics the run stored; null when no stored metrics", horizon=FULL, source="metrics"),
+    ]
+    signal_processing: Annotated[
+        SignalProcessing | None,
+        figure("How the conditioned score was made from the raw score", source="alpha"),
+    ]
+    periods: Annotated[
+        list[Period] | None,
+        figure(
+            "Stored statistics per calendar period overlapping the window; null at granularity overall",
+            horizon="each period (a period partly inside the window is served whole)",
+            granularity="yearly or monthly",
+            source="metrics",
+        ),
+    ]
+    ic_deciles: Annotated[
+        IcDeciles | None,
+        figure(
+            "Ten buckets of each week's raw_score (Q1 lowest); bucket statistics are means over weeks of the "
+            "weekly bucket means. Weeks with fewer than 20 scored names, or whose non-null raw_scores are all "
+            "equal (fewer than 2 distinct values, so no ranking to bucket), are skipped and counted; other weeks "
+            "without forward returns (pending) are dropped",
+            source="weekly_deciles",
+            signal="raw",
+            granularity="weekly, aggregated",
+            availability=DECILES_AVAILABILITY,
+        ),
+    ]
+    nwt: Annotated[NeweyWestTests, figure("Newey-West (Bartlett kernel) tests of means")]
     panel: (
         Annotated[
-            Panel | None, Meta(description="Only with `panel=True`; null whenever `ic_deciles` is null.")
+            Panel | None,
+            figure(
+                "Weekly series of the window (panel=1)",
+                source="weekly_signal",
+                granularity="weekly",
+                signal="raw",
+                availability="only with panel=1; null whenever ic_deciles is null",
+            ),
         ]
         | UnsetType
     ) = UNSET
-    doc_url: str
-    alpha: str
-    alpha_id: str
-    annualisation_factors: AnnualisationFactors
-    doc: Annotated[MetricsDoc, Meta(description="Only with `doc=True`.")] | UnsetType = UNSET
+    doc_url: Annotated[str, figure("Path of this documentation block for the alpha", source="service")]
+    alpha: Annotated[str, figure("Collection served (equals meta.run)", source="alpha")]
+    alpha_id: Annotated[str, figure("The research source id of the run", source="alpha")]
+    annualisation_factors: Annotated[
+        AnnualisationFactors, figure("Annualisation factors the run uses", source="alpha")
+    ]
+    doc: (
+        Annotated[
+            MetricsDoc, figure("This documentation block, embedded with doc=1", source="service", leaf=True)
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+_STAT_MEANINGS = meanings(Stat)
+
+
+def _stat_entries(path: str, entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The standard keys of the statistic at `path`: their meanings are `Stat`'s, named after the
+    statistic; the value carries its unit and, with the key `signal`, its signal family."""
+    name = path.rsplit(".", 1)[-1]
+    out = {}
+    for key in STAT_KEYS:
+        keyed = {**entry, "meaning": f"{_STAT_MEANINGS[key]} ({name})", "formula": None}
+        keyed["unit"] = entry["unit"] if key == "value" else None
+        if key not in ("value", "signal"):
+            keyed.pop("signal", None)
+        out[f"{path}.{key}"] = keyed
+    return out
+
+
+METRICS_BLOCK = Block(
+    keys=("meaning", "formula", "horizon", "granularity", "source", "unit", "signal", "availability"),
+    defaults={"horizon": WINDOW, "granularity": "overall", "source": "computed"},
+    inherited=frozenset({"horizon", "granularity", "source", "signal", "availability"}),
+    omitted_when_none=frozenset({"signal", "availability"}),
+    stat=_stat_entries,
+    stat_type=Stat,
+)
+"""How `/metrics/_doc` writes an entry: `fields` is `documented(Metrics, METRICS_BLOCK)`."""
+
+
+def metrics_fields() -> dict[str, dict[str, Any]]:
+    """The `fields` of `/metrics/_doc`, read from the declarations above."""
+    return documented(Metrics, METRICS_BLOCK)

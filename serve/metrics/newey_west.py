@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_N = 10
+from schemas.bodies.metrics import NEWEY_WEST_MIN_N
+
+MIN_N = NEWEY_WEST_MIN_N
 
 
 def lag_rule(n: int, min_lag: int = 0) -> int:

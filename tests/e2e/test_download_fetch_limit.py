@@ -116,13 +116,20 @@ def one_connection_per_worker(server: Server) -> list[http.client.HTTPConnection
     """Keep-alive connections, each served by one worker process, until two processes answer."""
     by_pid: dict[int, http.client.HTTPConnection] = {}
     opened = []
-    for _ in range(200):
+    # A worker still starting on a loaded machine accepts nothing yet: keep trying for a while,
+    # pausing so it gets the CPU, rather than a fixed count of connections in a burst.
+    deadline = time.monotonic() + 60
+    while len(by_pid) < 2 and time.monotonic() < deadline:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         opened.append(connection)  # held open, so the next connection may go to the other worker
         _, _, request_id = get(server, "/v1/health", connection=connection)
         by_pid.setdefault(server.pid_answering(request_id), connection)
-        if len(by_pid) == 2:
-            break
+        if len(opened) % 50 == 0:  # let go of the surplus, then give a starting worker the CPU
+            for held in opened:
+                if held not in by_pid.values():
+                    held.close()
+            opened = list(by_pid.values())
+            time.sleep(0.5)
     for connection in opened:
         if connection not in by_pid.values():
             connection.close()

@@ -70,6 +70,20 @@ a 400 naming the parameter") replaced 7 responses, and no other (each old reques
 only those differing were replaced, each a recorded 200 now a 400 naming only `from`/`to` with
 the window's count): 4 `/analytics/risk`, 1 `/analytics/compare` and 2 `/analytics/checks`
 whose windows held fewer sessions than any figure of the route needs, in a history holding enough.
+
+Issue 23 (`/metrics/_doc` read from the declaration of the metrics object, `figure` on each field
+of schemas/bodies/metrics.py) replaced 104 responses, and no other (every recorded request answered
+again; only those differing were replaced, each checked to differ only inside `fields`): the 19
+`/metrics/_doc` and the 85 `/metrics?doc=1` answers. Of the block's 357 paths (the same 357), 71
+entries changed, each where one rule now holds for every path instead of a per-path table: the 45
+keys of the five `rank_ic` statistics are written as `core`'s (meaning suffixed with the statistic,
+unit on `value`, signal on `value` and `signal` only); the 9 fields under `nwt.ic` carry the
+test's availability, and its `source`, `source_kind` and `signal` keys (and the 3 of
+`nwt.ic_score_panel`) the test's source and signal, as every other field under a test does; the 7
+fields of
+`panel.ic_term_structure[].newey_west` take the panel's granularity, `weekly`; `sharpe.deprecated`
+and `superseded_by` (4) and `periods[].period` take their parent's horizon; and `window.from` and
+`window.to` say what the OpenAPI document says of them (the two had worded it differently).
 """
 
 from __future__ import annotations

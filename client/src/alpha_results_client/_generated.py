@@ -1447,7 +1447,9 @@ class Tenure(ApiStruct, kw_only=True, frozen=True):
     """calendar_days in years"""
 
     source: str
-    """`rebalances`, or `portfolio` when the run has no rebalance index (week counts null)."""
+    """rebalances (the rebalance index) or portfolio (ledger session span fallback when the run has no
+    rebalance index)
+    """
 
 
 class CoreStats(ApiStruct, kw_only=True, frozen=True):
@@ -1472,7 +1474,7 @@ class CoreStats(ApiStruct, kw_only=True, frozen=True):
     """Sharpe ratio of the long_short book net of the risk-free rate"""
 
     sharpe: Stat
-    """Deprecated alias of `information_ratio`."""
+    """Deprecated alias of core.information_ratio (same value)"""
 
     pnl: Stat
     """Profit and loss of the long_short book over the run, in units of its starting capital (the
@@ -1526,7 +1528,7 @@ class RankIc(ApiStruct, kw_only=True, frozen=True):
     """Diagnostics of the conditioned score"""
 
     raw: RankIcRaw
-    """The only place the unconditioned mean IC and ICIR are served."""
+    """Mean IC and ICIR of the raw (unconditioned) score; the only place they are served"""
 
 
 class SignalProcessing(ApiStruct, kw_only=True, frozen=True):
@@ -1549,7 +1551,7 @@ class Period(ApiStruct, kw_only=True, frozen=True):
     """An entry of `periods` of the metrics object."""
 
     period: str
-    """`YYYY` (yearly) or `YYYY-MM` (monthly)."""
+    """Period label: YYYY (yearly) or YYYY-MM (monthly)"""
 
     core: CoreStats
     """Headline statistics of the long_short book, as the run stored them"""
@@ -1559,7 +1561,7 @@ class DecileBucket(ApiStruct, kw_only=True, frozen=True):
     """An entry of `ic_deciles.buckets` of the metrics object."""
 
     bucket: str
-    """`Q1` (lowest raw_score) to `Q10` (highest)."""
+    """Q1 (lowest raw_score) .. Q10 (highest)"""
 
     rank: int
     """Bucket index 1..10"""
@@ -1633,7 +1635,7 @@ class IcDeciles(ApiStruct, kw_only=True, frozen=True):
 
 
 class NeweyWest(ApiStruct, kw_only=True, frozen=True):
-    """A Newey-West entry: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
+    """A Newey-West test of a series' mean: `nwt.*` and `panel.ic_term_structure[].newey_west`."""
 
     lag: int
     """Bartlett kernel lag used"""
@@ -1642,7 +1644,7 @@ class NeweyWest(ApiStruct, kw_only=True, frozen=True):
     """Observations (finite values, date order); at least 10 are required"""
 
     mean: float
-    """Mean of the conditioned weekly IC"""
+    """Mean of the series tested"""
 
     standard_error: float
     """HAC standard error of the mean, no small-sample correction (equals statsmodels OLS(y,
@@ -1656,13 +1658,13 @@ class NeweyWest(ApiStruct, kw_only=True, frozen=True):
     """Two-sided p-value from the standard normal"""
 
     source: str | UnsetType = UNSET
-    """computed (rebuilt from the rebalance cross-sections)"""
+    """What the series is read from (the test's `keys` in /metrics/_doc)."""
 
     source_kind: str | UnsetType = UNSET
-    """derived"""
+    """`derived`: computed by this service."""
 
     signal: str | UnsetType = UNSET
-    """conditioned"""
+    """IC tests only: `conditioned` (score) or `raw` (raw_score)."""
 
     frequency: str | UnsetType = UNSET
     """`nwt.ir` only: `weekly` or `daily`."""
@@ -1673,7 +1675,9 @@ class NeweyWestTests(ApiStruct, kw_only=True, frozen=True):
 
     ic: NeweyWest | None
     """Newey-West test that the mean of the conditioned weekly IC is zero; null (with a warning) when
-    refused
+    refused (availability: published only when mean(weekly IC) rebuilt from the cross-sections
+    equals the sealed mean IC within 1e-6 (else ic_reproduction_mismatch; ic_family_mismatch without
+    cross-sections))
     """
 
     ic_score_panel: NeweyWest | None
@@ -1720,7 +1724,10 @@ class TermPoint(ApiStruct, kw_only=True, frozen=True):
     """Weeks with a computable h-week IC"""
 
     newey_west: NeweyWest | None
-    """Newey-West test that the mean of the h-week IC is zero; null (with a warning) when refused"""
+    """Newey-West test that the mean of the h-week IC is zero; null (with a warning) when refused
+    (availability: null (insufficient_data) with fewer than 10 weeks; lag is at least h-1 because
+    h-week returns of consecutive weeks overlap)
+    """
 
 
 class AutocorrelationPoint(ApiStruct, kw_only=True, frozen=True):
@@ -1847,20 +1854,24 @@ class Metrics(ApiStruct, kw_only=True, frozen=True):
     """How the conditioned score was made from the raw score"""
 
     periods: list[Period] | None
-    """With `granularity` yearly or monthly; null at overall."""
+    """Stored statistics per calendar period overlapping the window; null at granularity overall"""
 
     ic_deciles: IcDeciles | None
     """Ten buckets of each week's raw_score (Q1 lowest); bucket statistics are means over weeks of the
     weekly bucket means. Weeks with fewer than 20 scored names, or whose non-null raw_scores are all
     equal (fewer than 2 distinct values, so no ranking to bucket), are skipped and counted; other
-    weeks without forward returns (pending) are dropped
+    weeks without forward returns (pending) are dropped (availability: null when the key may not
+    read cross-sections (access_limited), the run has no cross-sections (missing_kind), no forward
+    returns (forward_returns_absent), or no usable week in the window (insufficient_data))
     """
 
     nwt: NeweyWestTests
     """Newey-West (Bartlett kernel) tests of means"""
 
     panel: Panel | None | UnsetType = UNSET
-    """Only with `panel=True`; null whenever `ic_deciles` is null."""
+    """Weekly series of the window (panel=1) (availability: only with panel=1; null whenever ic_deciles
+    is null)
+    """
 
     doc_url: str
     """Path of this documentation block for the alpha"""
@@ -1875,7 +1886,7 @@ class Metrics(ApiStruct, kw_only=True, frozen=True):
     """Annualisation factors the run uses"""
 
     doc: MetricsDoc | UnsetType = UNSET
-    """Only with `doc=True`."""
+    """This documentation block, embedded with doc=1"""
 
 
 class MetricsResponse(ApiStruct, kw_only=True, frozen=True):

@@ -1,0 +1,151 @@
+"""A single-object body's documentation, declared on its fields and read back by path.
+
+`figure(meaning, formula, unit=..., horizon=..., ...)` is a field's `msgspec.Meta`: its meaning is
+the field's `description` (what the OpenAPI document and the generated client say), its unit the
+`x-unit`, and the facts a documentation block lists (`/metrics/_doc`: horizon, granularity, source,
+signal, availability) ride in `Meta.extra`. `documented(Body, block)` walks the Struct and its
+Structs and returns the block's `fields`: one entry per dotted path (`core.ic`, `periods[].core.ic`,
+array elements written `name[]`), so the block is derived from the declaration, never written
+beside it.
+
+Facts a block names as inherited (`Block.inherited`) hold for every field a field contains unless
+that field states its own: `core` says the stored statistics describe the run's full window, and
+each statistic under it says so without repeating it. A field left out of a body where it does not
+apply (`T | UnsetType`) without a `figure` is documented only where its parent names it in
+`keys` (a Newey-West test's `frequency` exists on `nwt.ir` only); a plain `Meta` description on such
+a field is what the OpenAPI document says of it wherever it appears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from msgspec import Meta
+
+from schemas.bodies.formats import X_UNIT
+
+DOC = "doc"
+"""The `Meta.extra` key holding a field's facts."""
+FIGURE = "figure"
+"""Set in the facts `_facts` reads from a `figure` (not from a plain `Meta` description)."""
+
+
+def figure(meaning: str, formula: str | None = None, **facts: Any) -> Meta:
+    """A field's meaning, formula and facts. `keys` maps child names to `figure`s that document
+    them at this path only; `what` fills `{what}` in the meanings of the fields it contains;
+    `where` maps a path prefix (`periods[]`) to the facts that differ under it;
+    `leaf=True` documents the field but not what it contains. A fact given as None is stated as
+    none (a contained field does not inherit it)."""
+    unit, availability = facts.get("unit"), facts.get("availability")
+    described = meaning.replace("{what}", facts.get("what", "the series tested"))
+    return Meta(
+        description=f"{described} (availability: {availability})" if availability else described,
+        extra_json_schema={X_UNIT: unit} if unit else None,
+        extra={DOC: {"meaning": meaning, "formula": formula, **facts}},
+    )
+
+
+@dataclass(frozen=True)
+class Block:
+    """How a documentation block writes an entry."""
+
+    keys: tuple[str, ...]
+    """An entry's keys, in order."""
+    defaults: Mapping[str, Any]
+    inherited: frozenset[str]
+    omitted_when_none: frozenset[str] = frozenset()
+    stat: Callable[[str, dict[str, Any]], dict[str, dict[str, Any]]] | None = None
+    """For a field whose type is `stat_type`: its entries below it, from its path's entry."""
+    stat_type: type | None = None
+
+    def entry(self, facts: Mapping[str, Any]) -> dict[str, Any]:
+        out = {key: facts.get(key, self.defaults.get(key)) for key in self.keys}
+        return {k: v for k, v in out.items() if v is not None or k not in self.omitted_when_none}
+
+
+def _facts(field_type: msgspec.inspect.Type) -> tuple[dict[str, Any], msgspec.inspect.Type]:
+    """The facts declared on a field (its `figure`, or the meaning of a plain `Meta`) and the
+    type it holds, with `Annotated`, null and unset taken off."""
+    facts: dict[str, Any] = {}
+    held: list[msgspec.inspect.Type] = []
+
+    def visit(t: msgspec.inspect.Type) -> None:
+        if isinstance(t, msgspec.inspect.Metadata):
+            if t.extra and DOC in t.extra:
+                facts.update(t.extra[DOC])
+                facts[FIGURE] = True
+            elif t.extra_json_schema and "description" in t.extra_json_schema and "meaning" not in facts:
+                facts["meaning"] = t.extra_json_schema["description"]
+            visit(t.type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            for arm in t.types:
+                visit(arm)
+        elif not isinstance(t, msgspec.inspect.NoneType):  # msgspec drops UnsetType itself
+            held.append(t)
+
+    visit(field_type)
+    return facts, held[0] if held else msgspec.inspect.AnyType()
+
+
+def _contents(held: msgspec.inspect.Type) -> tuple[type | None, bool]:
+    """The Struct a field holds, directly or as an array's items, and whether as an array."""
+    array = isinstance(held, msgspec.inspect.ListType)
+    if array:
+        held = _facts(held.item_type)[1]  # type: ignore[attr-defined]
+    return (held.cls if isinstance(held, msgspec.inspect.StructType) else None), array
+
+
+def documented(body: type[msgspec.Struct], block: Block) -> dict[str, dict[str, Any]]:
+    """Every path of `body` with its entry, sorted by path."""
+    out: dict[str, dict[str, Any]] = {}
+    _walk(body, "", dict(block.defaults), {}, block, out)
+    return dict(sorted(out.items()))
+
+
+def _walk(
+    cls: type[msgspec.Struct],
+    prefix: str,
+    context: dict[str, Any],
+    keys: Mapping[str, Meta],
+    block: Block,
+    out: dict[str, dict[str, Any]],
+) -> None:
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    for declared in info.fields:
+        facts, held = _facts(declared.type)
+        named = keys.get(declared.encode_name)
+        if named is not None:
+            facts = dict(named.extra[DOC])  # type: ignore[index]
+        elif not declared.required and FIGURE not in facts:
+            continue  # its description, if any, is the OpenAPI document's; the block names it by path
+        elif "meaning" not in facts:
+            raise ValueError(f"{cls.__name__}.{declared.name} declares no meaning")
+        path = prefix + declared.encode_name
+        for within, variant in facts.get("where", {}).items():
+            if path.startswith(within):
+                facts = {**facts, **variant}
+        out[path], inner = _entry(facts, context, block)
+        contained, array = _contents(held)
+        if contained is None or facts.get("leaf"):
+            continue
+        if contained is block.stat_type and block.stat is not None:
+            out.update(block.stat(path, out[path]))
+            for name, meta in facts.get("keys", {}).items():
+                out[f"{path}.{name}"] = _entry(meta.extra[DOC], inner, block)[0]
+            continue
+        _walk(contained, f"{path}[]." if array else f"{path}.", inner, facts.get("keys", {}), block, out)
+
+
+def _entry(
+    facts: Mapping[str, Any], context: dict[str, Any], block: Block
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A field's entry, and the context of the fields it contains (what it states of the inherited
+    facts and `what` over its own context)."""
+    inner = {**context, **{k: v for k, v in facts.items() if k in block.inherited or k == "what"}}
+    meaning = facts["meaning"].replace("{what}", inner.get("what", "{what}"))
+    own = {"meaning": meaning, "formula": facts.get("formula"), "unit": facts.get("unit")}
+    return block.entry({**inner, **own}), inner
