@@ -25,10 +25,8 @@ from typing import Any
 import msgspec
 from msgspec import Meta
 
-from schemas.bodies.formats import X_UNIT
+from schemas.bodies.formats import DOC, X_UNIT
 
-DOC = "doc"
-"""The `Meta.extra` key holding a field's facts."""
 FIGURE = "figure"
 """Set in the facts `_facts` reads from a `figure` (not from a plain `Meta` description)."""
 
@@ -147,5 +145,7 @@ def _entry(
     facts and `what` over its own context)."""
     inner = {**context, **{k: v for k, v in facts.items() if k in block.inherited or k == "what"}}
     meaning = facts["meaning"].replace("{what}", inner.get("what", "{what}"))
-    own = {"meaning": meaning, "formula": facts.get("formula"), "unit": facts.get("unit")}
-    return block.entry({**inner, **own}), inner
+    own = {key: facts.get(key) for key in ("formula", "unit")} | {
+        key: value for key, value in facts.items() if key in block.keys and key != "meaning"
+    }
+    return block.entry({**inner, **own, "meaning": meaning}), inner

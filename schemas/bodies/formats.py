@@ -34,6 +34,8 @@ X_UNIT = "x-unit"
 X_NULL = "x-null"
 X_ABSENT = "x-absent"
 X_RAW_ONLY = "x-raw-only"
+DOC = "doc"
+"""The `Meta.extra` key holding what a documentation block lists of a field (`schemas.bodies.figures`)."""
 """The keys a field's `doc` adds to its JSON Schema besides its `description` (its meaning)."""
 
 
@@ -44,14 +46,20 @@ def doc(
     null: str | None = None,
     absent: str | None = None,
     raw_only: bool = False,
+    formula: str | None = None,
+    **facts: str,
 ) -> Meta:
     """A response field's meaning, declared on the field: its unit (`schemas.units`), when and why
     it is null (None: never), when the key is left out (None: always served, raw-only aside), and
     whether only a key with raw-book access sees it. serve/openapi/ composes the document's
-    description from these; `/analytics/_doc` reads the unit."""
+    description from these. `formula` and `facts` (`annualisation`, `source`) are what a
+    documentation block lists beside them (`schemas.bodies.figures.documented` reads them; its
+    meaning there is the meaning followed by the null rule)."""
     extra: dict[str, object] = {
         key: value for key, value in ((X_UNIT, unit), (X_NULL, null), (X_ABSENT, absent)) if value
     }
     if raw_only:
         extra[X_RAW_ONLY] = True
-    return Meta(description=meaning, extra_json_schema=extra or None)
+    described = f"{meaning} {null}" if null else meaning
+    block = {"meaning": described, "formula": formula, "unit": unit, **facts}
+    return Meta(description=meaning, extra_json_schema=extra or None, extra={DOC: block})

@@ -33,6 +33,8 @@ BELOW_HALF = (
 )
 UNRECOVERED = "Null while the episode has not recovered by the window's last session."
 NO_CORRELATION = "Null below 3 common observations or when either side is constant."
+LEDGER = "portfolio:{book}"
+"""The `source` of a figure read from the requested book's ledger (what `/analytics/_doc` lists)."""
 
 
 def scores_all_only(meta: Meta) -> Meta:
@@ -620,6 +622,7 @@ class CorrelationRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Pearson correlation over common dates.",
+            formula="corr(x, y)",
             unit=units.RATIO,
             null="Null below 3 common observations or when either side is constant. Always null for scores.",
         ),
@@ -655,11 +658,16 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
         doc(
             "Session of the episode's peak; the window's opening equity is dated with its first session.",
             unit=units.DATE,
+            source=LEDGER,
         ),
     ]
     trough_date: Annotated[
         dt.date | None,
-        doc("Session of the lowest ending equity before recovery (the first on a tie).", unit=units.DATE),
+        doc(
+            "Session of the lowest ending equity before recovery (the first on a tie).",
+            unit=units.DATE,
+            source=LEDGER,
+        ),
     ]
     recovery_date: Annotated[
         dt.date | None,
@@ -667,14 +675,20 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
             "First session whose ending equity is at or above the peak.",
             unit=units.DATE,
             null=UNRECOVERED,
+            source=LEDGER,
         ),
     ]
     depth_pct: Annotated[
         float | None,
-        doc("`(peak_equity - trough_equity) / peak_equity x 100`.", unit=units.PERCENTAGE_POINTS),
+        doc(
+            "Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`.",
+            formula="(peak_equity - trough_equity) / peak_equity * 100",
+            unit=units.PERCENTAGE_POINTS,
+            source=LEDGER,
+        ),
     ]
     sessions_to_trough: Annotated[
-        int | None, doc("Sessions from the peak to the trough.", unit=units.SESSIONS)
+        int | None, doc("Sessions from the peak to the trough.", unit=units.SESSIONS, source=LEDGER)
     ]
     sessions_to_recovery: Annotated[
         int | None,
@@ -682,66 +696,90 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
             "Sessions from the peak to the recovery.",
             unit=units.SESSIONS,
             null=UNRECOVERED,
+            source=LEDGER,
         ),
     ]
-    peak_equity: Annotated[float | None, doc("Equity at the peak.", unit=units.EQUITY)]
-    trough_equity: Annotated[float | None, doc("Equity at the trough.", unit=units.EQUITY)]
+    peak_equity: Annotated[float | None, doc("Equity at the peak.", unit=units.EQUITY, source=LEDGER)]
+    trough_equity: Annotated[float | None, doc("Equity at the trough.", unit=units.EQUITY, source=LEDGER)]
 
 
 class RollingRow(Body, kw_only=True, frozen=True):
     """A row of `analytics.rolling`."""
 
     date: Annotated[dt.date | None, doc("Rebalance week that ends the trailing window.", unit=units.DATE)]
-    n_ic_weeks: Annotated[int | None, doc("Weeks of the trailing window with a weekly IC.", unit=units.WEEKS)]
+    n_ic_weeks: Annotated[
+        int | None,
+        doc("Weeks of the trailing window with a weekly IC.", unit=units.WEEKS, source="weekly_signal"),
+    ]
     mean_ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC over the trailing window (the family in `meta.signal`).",
+            "Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw "
+            "(raw_ic) on raw_ books (the family in `meta.signal`).",
+            formula="mean of the weekly IC",
             unit=units.RATIO,
             null=BELOW_HALF,
+            annualisation="per_period",
+            source="weekly_signal",
         ),
     ]
     icir: Annotated[
         float | None,
         doc(
             "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` `core.icir` is annualised when the run's conventions say so).",
+            formula="mean / std(ddof=1) of weekly IC",
             unit=units.RATIO,
             null=BELOW_HALF,
+            annualisation="per_period",
+            source="weekly_signal",
         ),
     ]
     n_return_weeks: Annotated[
-        int | None, doc("Weeks of the trailing window with a book return.", unit=units.WEEKS)
+        int | None, doc("Weeks of the trailing window with a book return.", unit=units.WEEKS, source=LEDGER)
     ]
     annualised_return: Annotated[
         float | None,
         doc(
-            "Mean weekly book return times 52.",
+            "Mean weekly book return, annualised (times 52).",
+            formula="mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session "
+            "on or before d",
             unit=units.FRACTION,
             null=BELOW_HALF,
+            annualisation="annualised",
+            source=LEDGER,
         ),
     ]
     volatility: Annotated[
         float | None,
         doc(
-            "Standard deviation (ddof 1) of weekly book returns times sqrt(52).",
+            "Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)).",
+            formula="std(R, ddof=1) * sqrt(52)",
             unit=units.FRACTION,
             null=BELOW_HALF,
+            annualisation="annualised",
+            source=LEDGER,
         ),
     ]
     information_ratio: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics` `core.information_ratio` is daily returns times sqrt(252)).",
+            "Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics` "
+            "`core.information_ratio` and significance's are daily times sqrt(252)).",
+            formula="mean(R) / std(R, ddof=1) * sqrt(52)",
             unit=units.RATIO,
             null=BELOW_HALF,
+            annualisation="annualised",
+            source=LEDGER,
         ),
     ]
     hit_rate: Annotated[
         float | None,
         doc(
             "Share of the trailing window's weeks with a positive book return.",
+            formula="count(R > 0) / count(R)",
             unit=units.FRACTION,
             null=BELOW_HALF,
+            source=LEDGER,
         ),
     ]
 

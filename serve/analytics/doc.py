@@ -14,6 +14,7 @@ from typing import Any
 
 from analytics import bootstrap, correlation, rolling, significance
 from schemas.bodies.base import field_schemas
+from schemas.bodies.figures import Block, documented
 from schemas.bodies.formats import X_UNIT
 from schemas.bodies.rows import ROWS
 from schemas.registry import ENDPOINTS, Endpoint
@@ -257,121 +258,35 @@ def _significance() -> dict[str, dict[str, Any]]:
     return fields
 
 
-def _correlation() -> dict[str, dict[str, Any]]:
-    r = "correlation[]"
-    return {
-        "correlation": _f(
-            "One row per other alpha the key may read (never the alpha itself, never one it may not read)"
-        ),
-        f"{r}.alpha": _f("The other alpha"),
-        f"{r}.correlation": _f(
-            "The sort key: pearson for basis returns and ic, the mean weekly Spearman for scores",
-            unit="ratio",
-        ),
-        f"{r}.pearson": _f(
-            "Pearson correlation of the two series over common dates (null for scores)", "corr(x, y)", "ratio"
-        ),
-        f"{r}.spearman": _f(
-            "Spearman correlation (average ranks); for scores the mean over common weeks of the cross-sectional Spearman over common names",
-            None,
-            "ratio",
-        ),
-        f"{r}.overlap": _f(
-            "Common observations: sessions (returns) or weeks (ic; scores: weeks with at least 3 common scored names)",
-            unit="overlap_unit",
-        ),
-        f"{r}.overlap_unit": _f("sessions or weeks"),
-        f"{r}.common_names": _f("scores: mean common names per counted week; null otherwise", unit="names"),
-    }
+ROW_BLOCK = Block(
+    keys=("meaning", "formula", "unit", "annualisation", "source"),
+    defaults={"annualisation": "not_annualisable", "source": "computed"},
+    inherited=frozenset(),
+)
+"""How a collection row's field is listed: read from its row Struct (`schemas.bodies.rows`), where
+its meaning, null rule, unit, formula, annualisation and source are declared (`doc`)."""
 
 
-def _drawdowns() -> dict[str, dict[str, Any]]:
-    r = "drawdowns[]"
-    source = "portfolio:{book}"
-    return {
-        "drawdowns": _f("Drawdown episodes of the book over " + WINDOW + ", deepest first"),
-        f"{r}.peak_date": _f(
-            "Session of the peak (the opening equity is dated with the first session)", source=source
-        ),
-        f"{r}.trough_date": _f(
-            "Session of the lowest equity before recovery (the first on a tie)", source=source
-        ),
-        f"{r}.recovery_date": _f(
-            "First session whose ending equity is at or above the peak; null while unrecovered", source=source
-        ),
-        f"{r}.depth_pct": _f(
-            "Depth of the episode",
-            "(peak_equity - trough_equity) / peak_equity * 100",
-            "percentage_points",
-            source=source,
-        ),
-        f"{r}.sessions_to_trough": _f("Sessions from the peak to the trough", unit="sessions", source=source),
-        f"{r}.sessions_to_recovery": _f(
-            "Sessions from the peak to the recovery; null while unrecovered", unit="sessions", source=source
-        ),
-        f"{r}.peak_equity": _f("Equity at the peak", unit="ratio", source=source),
-        f"{r}.trough_equity": _f("Equity at the trough", unit="ratio", source=source),
-    }
+def _rows(route: str, meaning: str) -> dict[str, dict[str, Any]]:
+    """A collection's entry and its rows' fields (`correlation[].pearson`), from the row Struct."""
+    rows = documented(ROWS[f"analytics.{route}"], ROW_BLOCK)
+    return {route: _f(meaning)} | {f"{route}[].{path}": entry for path, entry in rows.items()}
 
 
-def _rolling() -> dict[str, dict[str, Any]]:
-    r = "rolling[]"
+def _collections() -> dict[str, dict[str, Any]]:
     need = ", ".join(f"{w} weeks: {rolling.min_observations(w)}" for w in rolling.WINDOWS)
-    return {
-        "rolling": _f(
-            f"One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at it (it may start before from). A figure needs half the window's weeks ({need}); null below"
-        ),
-        f"{r}.date": _f("The rebalance week ending the trailing window"),
-        f"{r}.n_ic_weeks": _f(
-            "Weeks of the trailing window with a weekly IC", unit="weeks", source="weekly_signal"
-        ),
-        f"{r}.mean_ic": _f(
-            "Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw (raw_ic) on raw_ books",
-            "mean of the weekly IC",
-            "ratio",
-            "per_period",
-            "weekly_signal",
-        ),
-        f"{r}.icir": _f(
-            "IC information ratio over the trailing window, per week: never annualised (/metrics core.icir is "
-            "annualised when the run's conventions say so)",
-            "mean / std(ddof=1) of weekly IC",
-            "ratio",
-            "per_period",
-            "weekly_signal",
-        ),
-        f"{r}.n_return_weeks": _f(
-            "Weeks of the trailing window with a book return", unit="weeks", source="portfolio:{book}"
-        ),
-        f"{r}.annualised_return": _f(
-            "Mean weekly book return, annualised",
-            "mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session on or before d",
-            "ratio",
-            "annualised",
-            "portfolio:{book}",
-        ),
-        f"{r}.volatility": _f(
-            "Volatility of weekly book returns, annualised",
-            "std(R, ddof=1) * sqrt(52)",
-            "ratio",
-            "annualised",
-            "portfolio:{book}",
-        ),
-        f"{r}.information_ratio": _f(
-            "Information ratio of weekly book returns, weekly times sqrt(52) (/metrics core.information_ratio and "
-            "significance's are daily times sqrt(252))",
-            "mean(R) / std(R, ddof=1) * sqrt(52)",
-            "ratio",
-            "annualised",
-            "portfolio:{book}",
-        ),
-        f"{r}.hit_rate": _f(
-            "Share of the trailing window's weeks with a positive book return",
-            "count(R > 0) / count(R)",
-            "ratio",
-            source="portfolio:{book}",
-        ),
-    }
+    return (
+        _rows(
+            "correlation",
+            "One row per other alpha the key may read (never the alpha itself, never one it may not read)",
+        )
+        | _rows("drawdowns", "Drawdown episodes of the book over " + WINDOW + ", deepest first")
+        | _rows(
+            "rolling",
+            "One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at "
+            f"it (it may start before from). A figure needs half the window's weeks ({need}); null below",
+        )
+    )
 
 
 def _costs() -> dict[str, dict[str, Any]]:
@@ -643,12 +558,7 @@ def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ROW_STRUCTS = {
-    "correlation[]": ROWS["analytics.correlation"],
-    "drawdowns[]": ROWS["analytics.drawdowns"],
-    "rolling[]": ROWS["analytics.rolling"],
-    "combine[]": ROWS["analytics.combine"],
-}
+ROW_STRUCTS = {"combine[]": ROWS["analytics.combine"]}
 """The collections' rows, whose Structs declare each field's unit for the reference and the
 OpenAPI document: this block takes each such field's unit from there."""
 
@@ -662,7 +572,7 @@ def _declared_unit(path: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 @cache
 def _doc() -> dict[str, Any]:
-    fields = _significance() | _correlation() | _drawdowns() | _rolling() | _costs()
+    fields = _significance() | _collections() | _costs()
     # Imported here: each module builds its entries with this module's helpers.
     from serve.analytics import checks_doc, combine_doc, compare_doc, contribution_doc, risk_doc
 

@@ -9,8 +9,13 @@ from __future__ import annotations
 from schemas import units
 from schemas.bodies.base import field_schemas
 from schemas.bodies.formats import X_UNIT
-from serve.analytics.doc import ROW_STRUCTS
+from schemas.bodies.rows import ROWS
 from tests.api.conftest import Api
+
+
+ROW_STRUCTS = {
+    f"{route}[]": ROWS[f"analytics.{route}"] for route in ("correlation", "drawdowns", "rolling", "combine")
+}
 
 
 def test_analytics_doc_units_are_the_declared_units(api: Api) -> None:

@@ -84,6 +84,11 @@ fields of
 `panel.ic_term_structure[].newey_west` take the panel's granularity, `weekly`; `sharpe.deprecated`
 and `superseded_by` (4) and `periods[].period` take their parent's horizon; and `window.from` and
 `window.to` say what the OpenAPI document says of them (the two had worded it differently).
+
+Then the 7 `/analytics/_doc` answers, and no other (each recorded request answered again): the
+`correlation[]`, `drawdowns[]` and `rolling[]` fields are read from their row Structs, so their 24
+meanings are now the row declaration's words followed by its null rule, as the OpenAPI document and
+docs/reference.md state them (formula, unit, annualisation and source unchanged).
 """
 
 from __future__ import annotations

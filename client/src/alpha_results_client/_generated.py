@@ -2177,7 +2177,9 @@ class DrawdownRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     depth_pct: float | None
-    """`(peak_equity - trough_equity) / peak_equity x 100`. Unit: percentage points (1.0 = 1%)."""
+    """Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`. Unit: percentage
+    points (1.0 = 1%).
+    """
 
     sessions_to_trough: int | None
     """Sessions from the peak to the trough. Unit: trading sessions."""
@@ -2214,8 +2216,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     """Weeks of the trailing window with a weekly IC. Unit: weeks."""
 
     mean_ic: float | None
-    """Mean weekly IC over the trailing window (the family in `meta.signal`). Unit: ratio. Null when
-    fewer than half the window's weeks carry a value (the standard deviation also needs 2).
+    """Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw
+    (raw_ic) on raw_ books (the family in `meta.signal`). Unit: ratio. Null when fewer than half the
+    window's weeks carry a value (the standard deviation also needs 2).
     """
 
     icir: float | None
@@ -2228,20 +2231,20 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     """Weeks of the trailing window with a book return. Unit: weeks."""
 
     annualised_return: float | None
-    """Mean weekly book return times 52. Unit: fraction (0.01 = 1%). Null when fewer than half the
-    window's weeks carry a value (the standard deviation also needs 2).
+    """Mean weekly book return, annualised (times 52). Unit: fraction (0.01 = 1%). Null when fewer than
+    half the window's weeks carry a value (the standard deviation also needs 2).
     """
 
     volatility: float | None
-    """Standard deviation (ddof 1) of weekly book returns times sqrt(52). Unit: fraction (0.01 = 1%).
-    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
-    2).
+    """Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)). Unit: fraction
+    (0.01 = 1%). Null when fewer than half the window's weeks carry a value (the standard deviation
+    also needs 2).
     """
 
     information_ratio: float | None
-    """Mean / standard deviation of weekly book returns times sqrt(52) (`/metrics`
-    `core.information_ratio` is daily returns times sqrt(252)). Unit: ratio. Null when fewer than
-    half the window's weeks carry a value (the standard deviation also needs 2).
+    """Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics`
+    `core.information_ratio` and significance's are daily times sqrt(252)). Unit: ratio. Null when
+    fewer than half the window's weeks carry a value (the standard deviation also needs 2).
     """
 
     hit_rate: float | None
