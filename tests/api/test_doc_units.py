@@ -12,7 +12,6 @@ from schemas.bodies.formats import X_UNIT
 from schemas.bodies.rows import ROWS
 from tests.api.conftest import Api
 
-
 ROW_STRUCTS = {
     f"{route}[]": ROWS[f"analytics.{route}"] for route in ("correlation", "drawdowns", "rolling", "combine")
 }
