@@ -11,11 +11,12 @@ What each figure means is in serve/analytics/*doc*.py and attached from there.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.base import Body, Window
+from schemas.bodies.base import Body, Window, meanings
+from schemas.bodies.figures import Block, figure
 
 STATUS = "`available` or `not_measurable` (then `value` is null and `withheld_reason` says why)."
 
@@ -45,11 +46,13 @@ class DsrTrials(Body, kw_only=True, frozen=True):
 class AnalyticsStat(Body, kw_only=True, frozen=True):
     """One analytics figure: a value with its unit, or `not_measurable` with a null value and a reason."""
 
-    value: float | None
-    unit: str
+    value: Annotated[float | None, Meta(description="The figure; null when not_measurable")]
+    unit: Annotated[str, Meta(description="Unit of value")]
     status: Annotated[str, Meta(description=STATUS)]
-    withheld_reason: str | UnsetType = UNSET
-    source: str
+    withheld_reason: (
+        Annotated[str, Meta(description="Why the figure is not measurable (present only then)")] | UnsetType
+    ) = UNSET
+    source: Annotated[str, Meta(description="What the figure is computed from")]
     annualisation: Annotated[str, Meta(description="`annualised`, `per_period` or `not_annualisable`.")]
     approximation: (
         Annotated[str, Meta(description="`combine` turnover: how it is approximated.")] | UnsetType
@@ -137,103 +140,416 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
     ) = UNSET
 
 
+WINDOW = "the requested window (from/to), else the whole history"
+WINDOW_ECHO = "The window echoed: from and to, null when open"
+FAMILY_SIZE = figure(
+    "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one "
+    "included)",
+    unit="hypotheses",
+    source="catalogue",
+)
+
+
+def interval(meaning: str, formula: str, annualisation: str, source: str) -> Meta:
+    """A bootstrapped figure: the statistic, with its interval's bounds."""
+    return figure(
+        meaning,
+        formula,
+        unit="ratio",
+        annualisation=annualisation,
+        source=source,
+        keys={
+            "lower": figure("Lower bound: the 2.5% quantile of the resampled statistic", unit="ratio"),
+            "upper": figure("Upper bound: the 97.5% quantile of the resampled statistic", unit="ratio"),
+            "observations": figure("Observations of the series in the window", unit="observations"),
+            "block_length": figure("Mean block length used: round(n^(1/3)), at least 1", unit="observations"),
+        },
+    )
+
+
+LEDGER = "portfolio:long_short"
+"""The `source` of a significance figure read from the long_short ledger."""
+SR_BENCHMARK = figure(
+    "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
+    unit="ratio",
+    annualisation="annualised",
+    source="request",
+)
+
+
 class Bootstrap(Body, kw_only=True, frozen=True):
     """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
 
-    method: str
-    confidence: float
-    resamples: int
-    seed: int
-    block_length_rule: str
-    streams: str
-    mean_ic: AnalyticsStat
-    icir: AnalyticsStat
-    information_ratio: AnalyticsStat
+    method: Annotated[str, figure("The resampling scheme and the interval")]
+    confidence: Annotated[float, figure("Confidence level of the intervals", unit="probability")]
+    resamples: Annotated[int, figure("Number of resamples", unit="resamples")]
+    seed: Annotated[
+        int, figure("Seed of numpy's PCG64 generator: the same request always gives the same answer")
+    ]
+    block_length_rule: Annotated[str, figure("How the mean block length is chosen")]
+    streams: Annotated[
+        str, figure("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))")
+    ]
+    mean_ic: Annotated[
+        AnalyticsStat,
+        interval("Mean weekly conditioned IC", "mean of weekly_signal.ic", "per_period", "weekly_signal"),
+    ]
+    icir: Annotated[
+        AnalyticsStat,
+        interval(
+            "Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is annualised "
+            "when the run's conventions say so)",
+            "mean / std(ddof=1) of weekly IC",
+            "per_period",
+            "weekly_signal",
+        ),
+    ]
+    information_ratio: Annotated[
+        AnalyticsStat,
+        interval(
+            "Information ratio of daily long_short returns (after costs, not in excess of the risk-free rate), "
+            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52))",
+            "mean / std(ddof=1) times sqrt(252)",
+            "annualised",
+            LEDGER,
+        ),
+    ]
 
 
 class MultipleTesting(Body, kw_only=True, frozen=True):
     """The `nwt.ic` p-value of `/metrics`, adjusted within the family of the alphas the key may read."""
 
-    p_value: AnalyticsStat
-    holm: AnalyticsStat
-    benjamini_hochberg: AnalyticsStat
+    p_value: Annotated[
+        AnalyticsStat,
+        figure(
+            "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
+            unit="probability",
+            source="nwt.ic",
+        ),
+    ]
+    holm: Annotated[
+        AnalyticsStat,
+        figure(
+            "Holm step-down adjusted p-value within the family",
+            "max over j <= k of min(1, (m - j + 1) p_(j)), k this alpha's rank",
+            unit="probability",
+            keys={"family_size": FAMILY_SIZE},
+        ),
+    ]
+    benjamini_hochberg: Annotated[
+        AnalyticsStat,
+        figure(
+            "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
+            "min over j >= k of min(1, m / j p_(j))",
+            unit="probability",
+            keys={"family_size": FAMILY_SIZE},
+        ),
+    ]
 
 
 class Significance(Body, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
-    alpha: str
-    alpha_id: str
-    book: str
-    window: Window
+    alpha: Annotated[str, figure("The alpha served (meta.run)")]
+    alpha_id: Annotated[str, figure("The run's research source id")]
+    book: Annotated[str, figure("Always long_short")]
+    window: Annotated[Window, figure(WINDOW_ECHO)]
     sessions: Annotated[
         int | None,
-        Meta(description="The window's sessions of the book; null for a key that may not read the ledger."),
+        figure(
+            "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
+            "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
+            "as its figures are)",
+            unit="sessions",
+            source=LEDGER,
+        ),
     ]
-    sharpe: AnalyticsStat
-    skewness: AnalyticsStat
-    kurtosis: AnalyticsStat
-    psr: Annotated[AnalyticsStat, Meta(description="Probabilistic Sharpe Ratio against `sr_benchmark`.")]
+    sharpe: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
+            "the /metrics core.information_ratio convention (daily, times sqrt(252))",
+            "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
+            unit="ratio",
+            annualisation="annualised",
+            source=LEDGER,
+            keys={"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")},
+        ),
+    ]
+    skewness: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sample skewness of the daily returns",
+            "m3 / m2^(3/2) (biased moments)",
+            unit="ratio",
+            source=LEDGER,
+        ),
+    ]
+    kurtosis: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sample kurtosis of the daily returns, not in excess (3 for a normal)",
+            "m4 / m2^2 (biased moments)",
+            unit="ratio",
+            source=LEDGER,
+        ),
+    ]
+    psr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark",
+            "Phi((SR - SR*) sqrt(n - 1) / sqrt(1 - skew SR + (kurt - 1) / 4 SR^2)), SR per session",
+            unit="probability",
+            keys={"sr_benchmark": SR_BENCHMARK},
+        ),
+    ]
     min_track_record: Annotated[
-        AnalyticsStat, Meta(description="Minimum track record length, in sessions (`.years` in years).")
+        AnalyticsStat,
+        figure(
+            "Minimum track record length for PSR(sr_benchmark) to reach the confidence",
+            "1 + (1 - skew SR + (kurt - 1) / 4 SR^2) (z_0.95 / (SR - SR*))^2; not measurable when SR <= SR*",
+            unit="sessions",
+            keys={
+                "confidence": figure("Confidence of the minimum track record (0.95)", unit="probability"),
+                "sr_benchmark": SR_BENCHMARK,
+                "years": figure("min_track_record in years (sessions / 252)", unit="years"),
+            },
+        ),
     ]
     dsr: Annotated[
-        AnalyticsStat, Meta(description="Deflated Sharpe Ratio over the catalogue's trials (`.trials`).")
+        AnalyticsStat,
+        figure(
+            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
+            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the "
+            "Euler-Mascheroni constant",
+            unit="probability",
+            keys={
+                "trials": figure(
+                    "The trials behind SR0: the catalogue's count, and the Sharpe variance over the alphas the key "
+                    "may read (no other alpha is named, and no figure of an alpha the key may not read enters)"
+                ),
+                "trials.count": figure(
+                    "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the "
+                    "request's trials",
+                    unit="trials",
+                    source="catalogue",
+                ),
+                "trials.count_source": figure("catalogue, or request when trials= overrides the count"),
+                "trials.sharpe_variance": figure(
+                    "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read "
+                    "(the whole catalogue's for a key that reads it all), each over its whole history; not "
+                    "measurable below 2 of them; null for a key that may not read the ledger",
+                    unit="per_session_squared",
+                    source="catalogue",
+                ),
+                "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
+                "trials.sharpe_variance_alphas": figure(
+                    "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe "
+                    "ratio; null for a key that may not read the ledger",
+                    unit="alphas",
+                    source="catalogue",
+                ),
+                "trials.expected_max_sharpe": figure(
+                    "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
+                    unit="ratio",
+                    annualisation="annualised",
+                ),
+                "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
+            },
+        ),
     ]
-    bootstrap: Bootstrap
-    multiple_testing: MultipleTesting
+    bootstrap: Annotated[
+        Bootstrap, figure("Stationary block-bootstrap confidence intervals (at `confidence`) over " + WINDOW)
+    ]
+    multiple_testing: Annotated[
+        MultipleTesting,
+        figure(
+            "The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole "
+            "histories; from/to do not narrow it)"
+        ),
+    ]
+
+
+BOOK = "portfolio:{book}"
+"""The `source` of a figure read from the requested book's ledger."""
+PERIODS_PER_YEAR = figure("Sessions per year used to annualise", unit="sessions")
+
+
+def side(meaning: str, formula: str) -> Meta:
+    """One side of the costs object's information ratio."""
+    return figure(
+        f"Information ratio of daily returns {meaning}, daily times sqrt(252)",
+        f"mean / std(ddof=1) times sqrt(252) of {formula}",
+        unit="ratio",
+        annualisation="annualised",
+        source=BOOK,
+        keys={"periods_per_year": PERIODS_PER_YEAR},
+    )
 
 
 class InformationRatioSides(Body, kw_only=True, frozen=True):
     """`information_ratio` of the costs object."""
 
-    gross: AnalyticsStat
-    net: AnalyticsStat
+    gross: Annotated[
+        AnalyticsStat, side("before execution costs", "daily g = r - execution_cost / starting_equity")
+    ]
+    net: Annotated[
+        AnalyticsStat,
+        side("after execution costs, as /metrics core.information_ratio", "daily r = ending / starting - 1"),
+    ]
 
 
 class TurnoverBucket(Body, kw_only=True, frozen=True):
     """An entry of `turnover_by_decile.buckets` of the costs object."""
 
-    bucket: Annotated[str, Meta(description="`Q1` (lowest score) to `Q10`.")]
-    rank: int
-    weeks: int
-    mean_turnover: float | None
+    bucket: Annotated[str, figure("Q1 .. Q10")]
+    rank: Annotated[int, figure("1 .. 10")]
+    weeks: Annotated[int, figure("Bucketed weeks the decile held names", unit="weeks")]
+    mean_turnover: Annotated[
+        float | None,
+        figure(
+            "Mean over bucketed weeks of the decile's one-way turnover",
+            "sum over bucketed weeks of 1/2 sum_{i in decile} |w_t,i - w_t-1,i|, divided by bucketed_weeks",
+            unit="ratio",
+        ),
+    ]
 
 
 class TurnoverByDecile(Body, kw_only=True, frozen=True):
     """`turnover_by_decile` of the costs object."""
 
-    score_field: Annotated[
-        str, Meta(description="The score the book trades, bucketed: `score`, or `raw_score` for raw_ books.")
+    score_field: Annotated[str, figure("Score bucketed: score, or raw_score for raw_ books")]
+    weight_field: Annotated[str, figure("Decision column of the book's target weight")]
+    weeks: Annotated[
+        int, figure("Weeks in the window with a previous week (turnover needs one)", unit="weeks")
     ]
-    weight_field: str
-    weeks: int
-    bucketed_weeks: int
-    mean_weekly_turnover: float | None
-    unbucketed_mean_turnover: float | None
-    buckets: list[TurnoverBucket]
+    bucketed_weeks: Annotated[
+        int,
+        figure(
+            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)", unit="weeks"
+        ),
+    ]
+    mean_weekly_turnover: Annotated[
+        float | None,
+        figure(
+            "Mean over weeks of the whole book's one-way turnover",
+            "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
+            unit="ratio",
+        ),
+    ]
+    unbucketed_mean_turnover: Annotated[
+        float | None,
+        figure(
+            "Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
+            unit="ratio",
+        ),
+    ]
+    buckets: Annotated[list[TurnoverBucket], figure("Q1 (lowest score) .. Q10")]
 
 
 class Costs(Body, kw_only=True, frozen=True):
     """What a book's modelled execution costs take (`/analytics/costs`), flows in normalised equity."""
 
-    alpha: str
-    book: str
-    window: Window
-    sessions: int
-    net_pnl: AnalyticsStat
-    execution_cost: AnalyticsStat
-    gross_pnl: AnalyticsStat
-    traded_notional: AnalyticsStat
-    break_even_multiple: AnalyticsStat
-    break_even_bps: AnalyticsStat
-    modelled_cost_bps: AnalyticsStat
-    information_ratio: InformationRatioSides
-    turnover_by_decile: Annotated[
-        TurnoverByDecile | None,
-        Meta(
-            description="Null for books without target weights, in a window without a week to measure, or "
-            "when the key may not read the rebalance cross-sections."
+    alpha: Annotated[str, figure("The alpha served")]
+    book: Annotated[str, figure("The book measured")]
+    window: Annotated[Window, figure(WINDOW_ECHO)]
+    sessions: Annotated[int, figure("Sessions of the book in the window", unit="sessions", source=BOOK)]
+    net_pnl: Annotated[
+        AnalyticsStat,
+        figure(
+            "Net P&L, every flow included", "sum(ending_equity - starting_equity)", unit="equity", source=BOOK
         ),
     ]
-    holding_period: AnalyticsStat
+    execution_cost: Annotated[
+        AnalyticsStat,
+        figure("Modelled execution cost paid", "-sum(execution_cost)", unit="equity", source=BOOK),
+    ]
+    gross_pnl: Annotated[
+        AnalyticsStat,
+        figure("P&L before execution costs", "net_pnl + execution_cost", unit="equity", source=BOOK),
+    ]
+    traded_notional: Annotated[
+        AnalyticsStat,
+        figure(
+            "Notional traded, in equity units",
+            "sum(turnover_notional / equity_basis)",
+            unit="equity",
+            source=BOOK,
+        ),
+    ]
+    break_even_multiple: Annotated[
+        AnalyticsStat,
+        figure(
+            "Multiple m of the modelled execution cost at which the window's compounded net return is zero; not "
+            "measurable when the book loses before costs or paid none",
+            "root of prod_t(1 + g_t - m k_t) = 1 (Brent's method), g_t the gross daily return, k_t = "
+            "-execution_cost_t / starting_equity_t",
+            unit="multiple",
+        ),
+    ]
+    break_even_bps: Annotated[
+        AnalyticsStat,
+        figure(
+            "Cost per unit of traded notional at which the window's compounded net return is zero",
+            "break_even_multiple * modelled_cost_bps",
+            unit="bps",
+        ),
+    ]
+    modelled_cost_bps: Annotated[
+        AnalyticsStat,
+        figure(
+            "The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)",
+            "execution_cost / traded_notional * 10^4 (both in equity units)",
+            unit="bps",
+        ),
+    ]
+    information_ratio: Annotated[
+        InformationRatioSides,
+        figure(
+            "Information ratio before (gross) and after (net) execution costs, side by side; gross here means "
+            "before costs, not the /metrics sense (not in excess of the risk-free rate: neither side is)"
+        ),
+    ]
+    turnover_by_decile: Annotated[
+        TurnoverByDecile | None,
+        figure(
+            "One-way turnover of the book's target weights by decile of the score it trades (score and the "
+            "long_short or long_only target weight; raw_score and the raw_ book's own target weight for raw_ "
+            "books; bucketed as /metrics ic_deciles); null for a book without target weights (a run without "
+            "decisions)"
+        ),
+    ]
+    holding_period: Annotated[
+        AnalyticsStat,
+        figure(
+            "Average holding period of a position",
+            "mean_t sum_i |w_t,i| / mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
+            unit="weeks",
+            source="decisions",
+        ),
+    ]
+
+
+ANALYTICS_STAT_KEYS = ("value", "unit", "status", "source", "annualisation", "withheld_reason")
+"""The keys `/analytics/_doc` documents under every figure."""
+_STAT_MEANINGS = meanings(AnalyticsStat)
+
+
+def _stat_entries(path: str, entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A figure's standard keys: `value` carries the figure's formula, unit, annualisation and
+    source; the others mean what `AnalyticsStat` says of them."""
+    plain = {key: None for key in entry} | {"annualisation": "not_annualisable", "source": "computed"}
+    out = {f"{path}.{key}": {**plain, "meaning": _STAT_MEANINGS[key]} for key in ANALYTICS_STAT_KEYS}
+    out[f"{path}.value"] = {**entry, "meaning": _STAT_MEANINGS["value"]}
+    return out
+
+
+ANALYTICS_BLOCK = Block(
+    keys=("meaning", "formula", "unit", "annualisation", "source"),
+    defaults={"annualisation": "not_annualisable", "source": "computed"},
+    inherited=frozenset(),
+    stat=_stat_entries,
+    stat_type=AnalyticsStat,
+)
+"""How `/analytics/_doc` writes an entry of a body or a row read from its declaration (its horizon
+and granularity are the route's, added by serve/analytics/doc.py)."""

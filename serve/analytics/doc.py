@@ -12,15 +12,16 @@ import re
 from functools import cache
 from typing import Any
 
-from analytics import bootstrap, correlation, rolling, significance
-from schemas.bodies.base import field_schemas
-from schemas.bodies.figures import Block, documented
+from analytics import correlation, rolling, significance
+from schemas.bodies import BODIES
+from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW, WINDOW_ECHO
+from schemas.bodies.base import Window, field_schemas, meanings
+from schemas.bodies.figures import documented
 from schemas.bodies.formats import X_UNIT
 from schemas.bodies.rows import ROWS
 from schemas.registry import ENDPOINTS, Endpoint
 
 SCHEMA_VERSION = "1.0.0"
-WINDOW = "the requested window (from/to), else the whole history"
 
 
 def _f(
@@ -40,236 +41,34 @@ def _f(
 
 
 def window_fields(prefix: str) -> dict[str, dict[str, Any]]:
-    """The window echo every analytics body carries (`window_echo`), under `prefix`."""
+    """The window echo every analytics body carries (`window_echo`), under `prefix`: what the
+    declared `Window` says of it."""
+    meaning = meanings(Window)
     return {
-        f"{prefix}.window": _f("The window echoed: from and to, null when open"),
-        f"{prefix}.window.from": _f("First session, inclusive, or null"),
-        f"{prefix}.window.to": _f("Last session, inclusive, or null"),
+        f"{prefix}.window": _f(WINDOW_ECHO),
+        f"{prefix}.window.from": _f(meaning["from"]),
+        f"{prefix}.window.to": _f(meaning["to"]),
     }
 
 
 def _stat(prefix: str, entry: dict[str, Any], **extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A stat entry and its standard keys."""
-    out = {prefix: entry}
-    out[f"{prefix}.value"] = _f(
-        "The figure; null when not_measurable",
-        entry["formula"],
-        entry["unit"],
-        entry["annualisation"],
-        entry["source"],
-    )
-    out[f"{prefix}.unit"] = _f("Unit of value")
-    out[f"{prefix}.status"] = _f("available, or not_measurable (value null, withheld_reason says why)")
-    out[f"{prefix}.source"] = _f("What the figure is computed from")
-    out[f"{prefix}.annualisation"] = _f("annualised, per_period or not_annualisable")
-    out[f"{prefix}.withheld_reason"] = _f("Why the figure is not measurable (present only then)")
+    """A stat entry and its standard keys, as a figure declared on a body Struct has them."""
+    out = {prefix: entry} | ANALYTICS_BLOCK.stat(prefix, entry)  # type: ignore[misc]
     for key, doc in extra.items():
         out[f"{prefix}.{key}"] = doc
     return out
 
 
-def _significance() -> dict[str, dict[str, Any]]:
-    p = "significance"
-    fields = {
-        p: _f("Significance of the long_short Sharpe ratio and of the IC over " + WINDOW),
-        f"{p}.alpha": _f("The alpha served (meta.run)"),
-        f"{p}.alpha_id": _f("The run's research source id"),
-        f"{p}.book": _f("Always long_short"),
-        **window_fields(p),
-        f"{p}.sessions": _f(
-            "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
-            "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
-            "as its figures are)",
-            unit="sessions",
-            source="portfolio:long_short",
-        ),
-    }
-    fields |= _stat(
-        f"{p}.sharpe",
-        _f(
-            "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
-            "the /metrics core.information_ratio convention (daily, times sqrt(252))",
-            "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
-            "ratio",
-            "annualised",
-            "portfolio:long_short",
-        ),
-        periods_per_year=_f("Sessions per year used to annualise", unit="sessions"),
-    )
-    fields |= _stat(
-        f"{p}.skewness",
-        _f(
-            "Sample skewness of the daily returns",
-            "m3 / m2^(3/2) (biased moments)",
-            "ratio",
-            source="portfolio:long_short",
-        ),
-    )
-    fields |= _stat(
-        f"{p}.kurtosis",
-        _f(
-            "Sample kurtosis of the daily returns, not in excess (3 for a normal)",
-            "m4 / m2^2 (biased moments)",
-            "ratio",
-            source="portfolio:long_short",
-        ),
-    )
-    sr_benchmark = _f(
-        "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
-        unit="ratio",
-        annualisation="annualised",
-        source="request",
-    )
-    fields |= _stat(
-        f"{p}.psr",
-        _f(
-            "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark",
-            "Phi((SR - SR*) sqrt(n - 1) / sqrt(1 - skew SR + (kurt - 1) / 4 SR^2)), SR per session",
-            "probability",
-        ),
-        sr_benchmark=sr_benchmark,
-    )
-    fields |= _stat(
-        f"{p}.min_track_record",
-        _f(
-            "Minimum track record length for PSR(sr_benchmark) to reach the confidence",
-            "1 + (1 - skew SR + (kurt - 1) / 4 SR^2) (z_0.95 / (SR - SR*))^2; not measurable when SR <= SR*",
-            "sessions",
-        ),
-        confidence=_f("Confidence of the minimum track record (0.95)", unit="probability"),
-        sr_benchmark=sr_benchmark,
-        years=_f("min_track_record in years (sessions / 252)", unit="years"),
-    )
-    fields |= _stat(
-        f"{p}.dsr",
-        _f(
-            "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
-            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the Euler-Mascheroni constant",
-            "probability",
-        ),
-        trials=_f(
-            "The trials behind SR0: the catalogue's count, and the Sharpe variance over the alphas the key may read "
-            "(no other alpha is named, and no figure of an alpha the key may not read enters)"
-        ),
-        **{
-            "trials.count": _f(
-                "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials",
-                unit="trials",
-                source="catalogue",
-            ),
-            "trials.count_source": _f("catalogue, or request when trials= overrides the count"),
-            "trials.sharpe_variance": _f(
-                "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read (the "
-                "whole catalogue's for a key that reads it all), each over its whole history; not measurable below "
-                "2 of them; null for a key that may not read the ledger",
-                unit="per_session_squared",
-                source="catalogue",
-            ),
-            "trials.sharpe_variance_unit": _f("Unit of sharpe_variance"),
-            "trials.sharpe_variance_alphas": _f(
-                "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe ratio; "
-                "null for a key that may not read the ledger",
-                unit="alphas",
-                source="catalogue",
-            ),
-            "trials.expected_max_sharpe": _f(
-                "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
-                unit="ratio",
-                annualisation="annualised",
-            ),
-            "trials.expected_max_sharpe_unit": _f("Unit of expected_max_sharpe"),
-        },
-    )
-    b = f"{p}.bootstrap"
-    fields |= {
-        b: _f(f"Stationary block-bootstrap {bootstrap.CONFIDENCE:.0%} confidence intervals over " + WINDOW),
-        f"{b}.method": _f("The resampling scheme and the interval"),
-        f"{b}.confidence": _f("Confidence level of the intervals", unit="probability"),
-        f"{b}.resamples": _f("Number of resamples", unit="resamples"),
-        f"{b}.seed": _f("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
-        f"{b}.block_length_rule": _f("How the mean block length is chosen"),
-        f"{b}.streams": _f("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"),
-    }
-    for name, meaning, formula, annualisation, source in (
-        ("mean_ic", "Mean weekly conditioned IC", "mean of weekly_signal.ic", "per_period", "weekly_signal"),
-        (
-            "icir",
-            "Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is annualised "
-            "when the run's conventions say so)",
-            "mean / std(ddof=1) of weekly IC",
-            "per_period",
-            "weekly_signal",
-        ),
-        (
-            "information_ratio",
-            "Information ratio of daily long_short returns (after costs, not in excess of the risk-free rate), "
-            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52))",
-            "mean / std(ddof=1) times sqrt(252)",
-            "annualised",
-            "portfolio:long_short",
-        ),
-    ):
-        fields |= _stat(
-            f"{b}.{name}",
-            _f(meaning, formula, "ratio", annualisation, source),
-            lower=_f("Lower bound: the 2.5% quantile of the resampled statistic", unit="ratio"),
-            upper=_f("Upper bound: the 97.5% quantile of the resampled statistic", unit="ratio"),
-            observations=_f("Observations of the series in the window", unit="observations"),
-            block_length=_f("Mean block length used: round(n^(1/3)), at least 1", unit="observations"),
-        )
-    m = f"{p}.multiple_testing"
-    fields[m] = _f(
-        "The nwt.ic p-value of /metrics adjusted within the family of the alphas the key may read (whole histories; from/to do not narrow it)"
-    )
-    family = {
-        "family_size": _f(
-            "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one included)",
-            unit="hypotheses",
-            source="catalogue",
-        )
-    }
-    fields |= _stat(
-        f"{m}.p_value",
-        _f(
-            "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
-            None,
-            "probability",
-            source="nwt.ic",
-        ),
-    )
-    fields |= _stat(
-        f"{m}.holm",
-        _f(
-            "Holm step-down adjusted p-value within the family",
-            "max over j <= k of min(1, (m - j + 1) p_(j)), k this alpha's rank",
-            "probability",
-        ),
-        **family,
-    )
-    fields |= _stat(
-        f"{m}.benjamini_hochberg",
-        _f(
-            "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
-            "min over j >= k of min(1, m / j p_(j))",
-            "probability",
-        ),
-        **family,
-    )
-    return fields
-
-
-ROW_BLOCK = Block(
-    keys=("meaning", "formula", "unit", "annualisation", "source"),
-    defaults={"annualisation": "not_annualisable", "source": "computed"},
-    inherited=frozenset(),
-)
-"""How a collection row's field is listed: read from its row Struct (`schemas.bodies.rows`), where
-its meaning, null rule, unit, formula, annualisation and source are declared (`doc`)."""
+def _body(route: str, meaning: str) -> dict[str, dict[str, Any]]:
+    """A single-object route's entry and every path of its body, read from the body's Struct,
+    where each field declares its meaning, formula, unit, annualisation and source (`figure`)."""
+    paths = documented(BODIES[f"analytics.{route}"], ANALYTICS_BLOCK)
+    return {route: _f(meaning)} | {f"{route}.{path}": entry for path, entry in paths.items()}
 
 
 def _rows(route: str, meaning: str) -> dict[str, dict[str, Any]]:
     """A collection's entry and its rows' fields (`correlation[].pearson`), from the row Struct."""
-    rows = documented(ROWS[f"analytics.{route}"], ROW_BLOCK)
+    rows = documented(ROWS[f"analytics.{route}"], ANALYTICS_BLOCK)
     return {route: _f(meaning)} | {f"{route}[].{path}": entry for path, entry in rows.items()}
 
 
@@ -287,138 +86,6 @@ def _collections() -> dict[str, dict[str, Any]]:
             f"it (it may start before from). A figure needs half the window's weeks ({need}); null below",
         )
     )
-
-
-def _costs() -> dict[str, dict[str, Any]]:
-    p = "costs"
-    source = "portfolio:{book}"
-    fields = {
-        p: _f(
-            "What the book's modelled execution costs take over "
-            + WINDOW
-            + "; flows in normalised equity (1.0 = the book's equity at inception)"
-        ),
-        f"{p}.alpha": _f("The alpha served"),
-        f"{p}.book": _f("The book measured"),
-        **window_fields(p),
-        f"{p}.sessions": _f("Sessions of the book in the window", unit="sessions", source=source),
-    }
-    fields |= _stat(
-        f"{p}.net_pnl",
-        _f(
-            "Net P&L, every flow included",
-            "sum(ending_equity - starting_equity)",
-            "equity",
-            source=source,
-        ),
-    )
-    fields |= _stat(
-        f"{p}.execution_cost",
-        _f("Modelled execution cost paid", "-sum(execution_cost)", "equity", source=source),
-    )
-    fields |= _stat(
-        f"{p}.gross_pnl",
-        _f("P&L before execution costs", "net_pnl + execution_cost", "equity", source=source),
-    )
-    fields |= _stat(
-        f"{p}.traded_notional",
-        _f(
-            "Notional traded, in equity units",
-            "sum(turnover_notional / equity_basis)",
-            "equity",
-            source=source,
-        ),
-    )
-    fields |= _stat(
-        f"{p}.break_even_multiple",
-        _f(
-            "Multiple m of the modelled execution cost at which the window's compounded net return is zero; not measurable when the book loses before costs or paid none",
-            "root of prod_t(1 + g_t - m k_t) = 1 (Brent's method), g_t the gross daily return, k_t = -execution_cost_t / starting_equity_t",
-            "multiple",
-        ),
-    )
-    fields |= _stat(
-        f"{p}.break_even_bps",
-        _f(
-            "Cost per unit of traded notional at which the window's compounded net return is zero",
-            "break_even_multiple * modelled_cost_bps",
-            "bps",
-        ),
-    )
-    fields |= _stat(
-        f"{p}.modelled_cost_bps",
-        _f(
-            "The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)",
-            "execution_cost / traded_notional * 10^4 (both in equity units)",
-            "bps",
-        ),
-    )
-    fields[f"{p}.information_ratio"] = _f(
-        "Information ratio before (gross) and after (net) execution costs, side by side; gross here means before "
-        "costs, not the /metrics sense (not in excess of the risk-free rate: neither side is)"
-    )
-    for side, formula, meaning in (
-        ("gross", "daily g = r - execution_cost / starting_equity", "before execution costs"),
-        (
-            "net",
-            "daily r = ending / starting - 1",
-            "after execution costs, as /metrics core.information_ratio",
-        ),
-    ):
-        fields |= _stat(
-            f"{p}.information_ratio.{side}",
-            _f(
-                f"Information ratio of daily returns {meaning}, daily times sqrt(252)",
-                f"mean / std(ddof=1) times sqrt(252) of {formula}",
-                "ratio",
-                "annualised",
-                source,
-            ),
-            periods_per_year=_f("Sessions per year used to annualise", unit="sessions"),
-        )
-    t = f"{p}.turnover_by_decile"
-    fields |= {
-        t: _f(
-            "One-way turnover of the book's target weights by decile of the score it trades (score and the "
-            "long_short or long_only target weight; raw_score and the raw_ book's own target weight for raw_ books; "
-            "bucketed as /metrics ic_deciles); null for a book without target weights (a run without decisions)"
-        ),
-        f"{t}.score_field": _f("Score bucketed: score, or raw_score for raw_ books"),
-        f"{t}.weight_field": _f("Decision column of the book's target weight"),
-        f"{t}.weeks": _f("Weeks in the window with a previous week (turnover needs one)", unit="weeks"),
-        f"{t}.bucketed_weeks": _f(
-            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)", unit="weeks"
-        ),
-        f"{t}.mean_weekly_turnover": _f(
-            "Mean over weeks of the whole book's one-way turnover",
-            "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
-            "ratio",
-        ),
-        f"{t}.unbucketed_mean_turnover": _f(
-            "Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
-            None,
-            "ratio",
-        ),
-        f"{t}.buckets": _f("Q1 (lowest score) .. Q10"),
-        f"{t}.buckets[].bucket": _f("Q1 .. Q10"),
-        f"{t}.buckets[].rank": _f("1 .. 10"),
-        f"{t}.buckets[].weeks": _f("Bucketed weeks the decile held names", unit="weeks"),
-        f"{t}.buckets[].mean_turnover": _f(
-            "Mean over bucketed weeks of the decile's one-way turnover",
-            "sum over bucketed weeks of 1/2 sum_{i in decile} |w_t,i - w_t-1,i|, divided by bucketed_weeks",
-            "ratio",
-        ),
-    }
-    fields |= _stat(
-        f"{p}.holding_period",
-        _f(
-            "Average holding period of a position",
-            "mean_t sum_i |w_t,i| / mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
-            "weeks",
-            source="decisions",
-        ),
-    )
-    return fields
 
 
 MAX_LISTED = 6  # values of a choice listed in `paths` (longer lists: the reference has them)
@@ -572,7 +239,16 @@ def _declared_unit(path: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 @cache
 def _doc() -> dict[str, Any]:
-    fields = _significance() | _collections() | _costs()
+    fields = (
+        _body("significance", "Significance of the long_short Sharpe ratio and of the IC over " + WINDOW)
+        | _collections()
+        | _body(
+            "costs",
+            "What the book's modelled execution costs take over "
+            + WINDOW
+            + "; flows in normalised equity (1.0 = the book's equity at inception)",
+        )
+    )
     # Imported here: each module builds its entries with this module's helpers.
     from serve.analytics import checks_doc, combine_doc, compare_doc, contribution_doc, risk_doc
 

@@ -88,7 +88,12 @@ and `superseded_by` (4) and `periods[].period` take their parent's horizon; and 
 Then the 7 `/analytics/_doc` answers, and no other (each recorded request answered again): the
 `correlation[]`, `drawdowns[]` and `rolling[]` fields are read from their row Structs, so their 24
 meanings are now the row declaration's words followed by its null rule, as the OpenAPI document and
-docs/reference.md state them (formula, unit, annualisation and source unchanged).
+docs/reference.md state them (formula, unit, annualisation and source unchanged). And once more the
+7 `/analytics/_doc` answers, and no other: the significance and costs objects are read from their
+Structs (`figure` on each field), with the same 219 paths and entries except `significance.bootstrap`,
+whose meaning no longer states the confidence level (its `confidence` field does); and the keys
+every figure shares are worded as `AnalyticsStat` declares them, on every route: 83 `status` and 83
+`annualisation` meanings, and the 7 routes' `window.from` and `window.to` (as `Window` says them).
 """
 
 from __future__ import annotations

@@ -2069,7 +2069,10 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     """The window echoed: from and to, null when open"""
 
     sessions: int | None
-    """The window's sessions of the book; null for a key that may not read the ledger."""
+    """Sessions of the long_short book in the window, as /portfolio and costs count them (the figures
+    need 3 daily returns with variance); null for a key that may not read the ledger (a count of it,
+    withheld as its figures are)
+    """
 
     sharpe: AnalyticsStat
     """Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free
@@ -2083,17 +2086,17 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
     """Sample kurtosis of the daily returns, not in excess (3 for a normal)"""
 
     psr: AnalyticsStat
-    """Probabilistic Sharpe Ratio against `sr_benchmark`."""
+    """Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark"""
 
     min_track_record: AnalyticsStat
-    """Minimum track record length, in sessions (`.years` in years)."""
+    """Minimum track record length for PSR(sr_benchmark) to reach the confidence"""
 
     dsr: AnalyticsStat
-    """Deflated Sharpe Ratio over the catalogue's trials (`.trials`)."""
+    """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials"""
 
     bootstrap: Bootstrap
-    """Stationary block-bootstrap 95% confidence intervals over the requested window (from/to), else
-    the whole history
+    """Stationary block-bootstrap confidence intervals (at `confidence`) over the requested window
+    (from/to), else the whole history
     """
 
     multiple_testing: MultipleTesting
@@ -2292,7 +2295,7 @@ class TurnoverBucket(ApiStruct, kw_only=True, frozen=True):
     """An entry of `turnover_by_decile.buckets` of the costs object."""
 
     bucket: str
-    """`Q1` (lowest score) to `Q10`."""
+    """Q1 .. Q10"""
 
     rank: int
     """1 .. 10"""
@@ -2308,7 +2311,7 @@ class TurnoverByDecile(ApiStruct, kw_only=True, frozen=True):
     """`turnover_by_decile` of the costs object."""
 
     score_field: str
-    """The score the book trades, bucketed: `score`, or `raw_score` for raw_ books."""
+    """Score bucketed: score, or raw_score for raw_ books"""
 
     weight_field: str
     """Decision column of the book's target weight"""
@@ -2375,8 +2378,10 @@ class Costs(ApiStruct, kw_only=True, frozen=True):
     """
 
     turnover_by_decile: TurnoverByDecile | None
-    """Null for books without target weights, in a window without a week to measure, or when the key
-    may not read the rebalance cross-sections.
+    """One-way turnover of the book's target weights by decile of the score it trades (score and the
+    long_short or long_only target weight; raw_score and the raw_ book's own target weight for raw_
+    books; bucketed as /metrics ic_deciles); null for a book without target weights (a run without
+    decisions)
     """
 
     holding_period: AnalyticsStat
