@@ -30,10 +30,11 @@ import numpy as np
 
 from analytics.returns import max_drawdown_fraction
 from analytics.variance import measurable_std
+from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS
 
-MIN_SESSIONS = 2
+MIN_SESSIONS = RISK_MIN_SESSIONS
 """Returns for a standard deviation, a regression or an annualised figure."""
-MIN_TAIL_SESSIONS = 20
+MIN_TAIL_SESSIONS = RISK_MIN_TAIL_SESSIONS
 """Returns for a 5% tail: with fewer, the 5th percentile interpolates the lowest one or two."""
 TAIL = 5.0  # percent: VaR and CVaR at 95%, the tail ratio's lower percentile
 FRIDAY = 4  # Monday = 0

@@ -9,9 +9,69 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.analytics import WINDOW_ECHO, AnalyticsStat
 from schemas.bodies.base import Body, Window
-from schemas.bodies.decisions import DRAWDOWN_PCT
+from schemas.bodies.figures import figure
+
+BOOK = "portfolio:{book}"
+COMMON = "over the common sessions (dates both books hold in the window), each side's figure included"
+COMMON_WEEKS = (
+    "over the common weeks (weeks both alphas have a weekly IC in the window), each side's figure included"
+)
+PERIODS_PER_YEAR = figure("Sessions per year used to annualise", unit="sessions")
+
+
+def compared(
+    meaning: str,
+    formula: str,
+    unit: str,
+    annualisation: str,
+    source: str,
+    common: str,
+    test: str | None = None,
+    untested: str | None = None,
+) -> Meta:
+    """A headline figure of both alphas: each side's figure, the difference, and its paired test
+    (`test`, the test's formula) or why none is stated (`untested`)."""
+    per_year = {"periods_per_year": PERIODS_PER_YEAR} if annualisation == "annualised" else {}
+
+    def side(who: str) -> Meta:
+        return figure(
+            f"{meaning}, of {who}",
+            formula,
+            unit=unit,
+            annualisation=annualisation,
+            source=source,
+            keys=per_year,
+        )
+
+    tested = (
+        figure(
+            f"The two-sided test of the difference: {test}",
+            keys={
+                "statistic": figure(
+                    "The test statistic (t or z); null when the test cannot run", test, unit="statistic"
+                ),
+                "p_value": figure("Two-sided p-value; null when the test cannot run", unit="probability"),
+            },
+        )
+        if test is not None
+        else figure(f"Always null: {untested}", leaf=True)
+    )
+    return figure(
+        f"{meaning}: both alphas {common}",
+        keys={
+            "alpha": side("the path alpha"),
+            "with": side("the alpha `with` names"),
+            "difference": figure(
+                "alpha minus with; null when either is not measurable",
+                "alpha.value - with.value",
+                unit=unit,
+                annualisation=annualisation,
+            ),
+            "test": tested,
+        },
+    )
 
 
 class DifferenceTest(Body, kw_only=True, frozen=True):
@@ -19,23 +79,26 @@ class DifferenceTest(Body, kw_only=True, frozen=True):
 
     name: Annotated[
         str,
-        Meta(
-            description="The test, in words: a paired t-test (mean daily return, mean weekly IC) or the "
-            "Jobson-Korkie test with Memmel's correction (information ratio)."
+        figure(
+            "The test's name, in words: a paired t-test (mean daily return, mean weekly IC) or the "
+            "Jobson-Korkie test with Memmel's correction (information ratio)"
         ),
     ]
-    statistic: float | None
-    p_value: Annotated[float | None, Meta(description="Two-sided.")]
-    significant: bool | None
-    level: float
-    withheld_reason: str | UnsetType = UNSET
+    statistic: Annotated[float | None, figure("The test statistic (t or z); null when the test cannot run")]
+    p_value: Annotated[float | None, figure("Two-sided p-value; null when the test cannot run")]
+    significant: Annotated[bool | None, figure("p_value < level; null when the test cannot run")]
+    level: Annotated[float, figure("The significance level the test is read at (0.05)", unit="probability")]
+    withheld_reason: Annotated[str, figure("Why the test cannot run (present only then)")] | UnsetType = UNSET
 
 
 class ComparedFigure(Body, kw_only=True, frozen=True):
-    """One headline figure of both alphas over their common sessions (or weeks)."""
+    """One headline figure of both alphas over their common sessions (or weeks); what each part
+    means is declared where the figure is (`compared`)."""
 
-    alpha: AnalyticsStat
-    with_: AnalyticsStat = msgspec.field(name="with")
+    alpha: Annotated[AnalyticsStat, Meta(description="The figure of the path alpha.")]
+    with_: Annotated[AnalyticsStat, Meta(description="The figure of the alpha `with` names.")] = (
+        msgspec.field(name="with")
+    )
     difference: Annotated[
         float | None, Meta(description="alpha - with; null where either side is not measurable.")
     ]
@@ -49,30 +112,117 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
     """`figures` of the comparison object."""
 
     information_ratio: Annotated[
-        ComparedFigure, Meta(description="Tested by Jobson-Korkie with Memmel's correction.")
+        ComparedFigure,
+        compared(
+            "Information ratio of daily book returns (after costs, not in excess of the risk-free rate), daily "
+            "times sqrt(252) as /metrics core.information_ratio",
+            "mean / std(ddof=1) of r = ending/starting - 1, times sqrt(252)",
+            "ratio",
+            "annualised",
+            BOOK,
+            COMMON,
+            test="Jobson-Korkie test with Memmel's (2003) correction: SR per session, rho the Pearson correlation, "
+            "z = (SR_a - SR_b) / sqrt((2 - 2 rho + (SR_a^2 + SR_b^2) / 2 - SR_a SR_b rho^2) / n), p = 2 (1 - "
+            "Phi(|z|))",
+        ),
     ]
     annualised_return: Annotated[
-        ComparedFigure, Meta(description="Tested by a paired t-test on the daily returns.")
+        ComparedFigure,
+        compared(
+            "Mean daily book return, annualised",
+            "mean(r) * 252",
+            "ratio",
+            "annualised",
+            BOOK,
+            COMMON,
+            test="Paired t-test of the daily return differences d = r_alpha - r_with (scipy.stats.ttest_rel): "
+            "t = mean(d) / (std(d, ddof=1) / sqrt(n)), n - 1 degrees of freedom, two-sided",
+        ),
     ]
-    volatility: ComparedFigure
-    max_drawdown_pct: Annotated[ComparedFigure, Meta(description=DRAWDOWN_PCT)]
-    mean_ic: Annotated[ComparedFigure, Meta(description="Tested by a paired t-test on the weekly IC.")]
-    icir: ComparedFigure
+    volatility: Annotated[
+        ComparedFigure,
+        compared(
+            "Volatility of daily book returns, annualised",
+            "std(r, ddof=1) * sqrt(252)",
+            "ratio",
+            "annualised",
+            BOOK,
+            COMMON,
+            untested="no test is stated: the paired test of two variances (Pitman-Morgan) assumes normal "
+            "returns, which daily returns are not, and its size is wrong under fat tails",
+        ),
+    ]
+    max_drawdown_pct: Annotated[
+        ComparedFigure,
+        compared(
+            "Largest fall of the compounded equity from a running peak, in percentage points of the peak (20.0 "
+            "is 20%), as /metrics core.max_drawdown_pct",
+            "max_t (1 - E_t / max_{s<=t} E_s) * 100, E_0 = 1 before the first common session, E_t = prod(1 + r)",
+            "percentage_points",
+            "not_annualisable",
+            BOOK,
+            COMMON,
+            untested="no test is stated: a path statistic with no standard sampling distribution (a test would "
+            "need a resampling scheme of its own)",
+        ),
+    ]
+    mean_ic: Annotated[
+        ComparedFigure,
+        compared(
+            "Mean weekly conditioned IC (weekly_signal.ic, whatever the book)",
+            "mean of the weekly IC",
+            "ratio",
+            "per_period",
+            "weekly_signal",
+            COMMON_WEEKS,
+            test="Paired t-test of the weekly IC differences (scipy.stats.ttest_rel): t = mean(d) / (std(d, "
+            "ddof=1) / sqrt(n)), n - 1 degrees of freedom, two-sided",
+        ),
+    ]
+    icir: Annotated[
+        ComparedFigure,
+        compared(
+            "Weekly IC information ratio, per week: never annualised (as rolling and significance)",
+            "mean / std(ddof=1) of the weekly IC",
+            "ratio",
+            "per_period",
+            "weekly_signal",
+            COMMON_WEEKS,
+            untested="no test is stated: the weekly IC difference is tested on mean_ic, and a ratio test over a "
+            "few dozen serially dependent weeks would say little more",
+        ),
+    ]
 
 
 class CompareEquityRow(Body, kw_only=True, frozen=True):
     """An entry of `equity` of the comparison object."""
 
-    date: dt.date
-    cumulative_return_alpha: float | None
-    cumulative_return_with: float | None
-    difference: float | None
+    date: Annotated[dt.date, figure("The common session", source=BOOK)]
+    cumulative_return_alpha: Annotated[
+        float | None,
+        figure(
+            "The path alpha's compounded return to this session", "prod(1 + r) - 1", unit="ratio", source=BOOK
+        ),
+    ]
+    cumulative_return_with: Annotated[
+        float | None,
+        figure(
+            "The compared alpha's compounded return to this session",
+            "prod(1 + r) - 1",
+            unit="ratio",
+            source=BOOK,
+        ),
+    ]
+    difference: Annotated[
+        float | None, figure("cumulative_return_alpha - cumulative_return_with", unit="ratio", source=BOOK)
+    ]
 
 
 class RollingCorrelationRow(Body, kw_only=True, frozen=True):
-    """An entry of `rolling_return_correlation` or `rolling_ic_correlation`."""
+    """An entry of `rolling_return_correlation` or `rolling_ic_correlation`; what each means is
+    declared where the series is."""
 
-    date: dt.date
+    date: Annotated[dt.date, Meta(description="The common session or week ending the trailing window.")]
     correlation: Annotated[
         float | None,
         Meta(description="Null until the trailing window is full, or where a side is constant over it."),
@@ -82,23 +232,114 @@ class RollingCorrelationRow(Body, kw_only=True, frozen=True):
 class RollingWindow(Body, kw_only=True, frozen=True):
     """`rolling_window` of the comparison object: the trailing windows of the rolling series."""
 
-    sessions: int
-    weeks: int
+    sessions: Annotated[
+        int,
+        figure(
+            "Trailing common sessions of rolling_return_correlation (the request's window)", unit="sessions"
+        ),
+    ]
+    weeks: Annotated[
+        int,
+        figure(
+            "Trailing common weeks of rolling_ic_correlation: the same span (21 -> 4, 63 -> 13, 126 -> 26, "
+            "252 -> 52)",
+            unit="weeks",
+        ),
+    ]
 
 
 class Comparison(Body, kw_only=True, frozen=True):
     """Two alphas side by side over their common sessions (`/analytics/compare`)."""
 
-    alpha: str
-    with_: str = msgspec.field(name="with")
-    book: str
-    window: Window
-    rolling_window: RollingWindow
-    sessions: int | None
-    weeks: int | None
-    equity: list[CompareEquityRow] | None
-    rolling_return_correlation: list[RollingCorrelationRow] | None
-    rolling_ic_correlation: list[RollingCorrelationRow] | None
-    return_correlation: AnalyticsStat
-    ic_correlation: AnalyticsStat
-    figures: ComparedFigures
+    alpha: Annotated[str, figure("The alpha served (meta.run)")]
+    with_: Annotated[str, figure("The alpha compared with")] = msgspec.field(name="with")
+    book: Annotated[str, figure("The book of both alphas compared")]
+    window: Annotated[Window, figure(WINDOW_ECHO)]
+    rolling_window: Annotated[RollingWindow, figure("The trailing windows of the rolling correlations")]
+    sessions: Annotated[
+        int | None,
+        figure(
+            "Common sessions: dates both books hold in the window with a daily return on each side; null for a "
+            "key that may not read the ledger",
+            unit="sessions",
+            source=BOOK,
+        ),
+    ]
+    weeks: Annotated[
+        int | None,
+        figure(
+            "Common weeks: weeks both alphas have a weekly IC in the window; null for a key that may not read the "
+            "rebalance cross-sections",
+            unit="weeks",
+            source="weekly_signal",
+        ),
+    ]
+    equity: Annotated[
+        list[CompareEquityRow] | None,
+        figure(
+            "One entry per common session: both books' returns compounded from the window's first common session "
+            "(returns of sessions only one book holds are left out); null for a key that may not read the ledger"
+        ),
+    ]
+    rolling_return_correlation: Annotated[
+        list[RollingCorrelationRow] | None,
+        figure(
+            "One entry per common session: Pearson correlation of the two books' daily returns over the trailing "
+            "rolling_window.sessions common sessions of the window; null for a key that may not read the ledger",
+            keys={
+                "date": figure("The common session ending the trailing window"),
+                "correlation": figure(
+                    "Pearson correlation; null until the window is full (its first rolling_window.sessions - 1 "
+                    "entries) or when a side is constant over it",
+                    "corr(r_alpha, r_with) over the trailing window",
+                    unit="ratio",
+                    source=BOOK,
+                ),
+            },
+        ),
+    ]
+    rolling_ic_correlation: Annotated[
+        list[RollingCorrelationRow] | None,
+        figure(
+            "One entry per common week: Pearson correlation of the two weekly IC series over the trailing "
+            "rolling_window.weeks common weeks of the window; null for a key that may not read the rebalance "
+            "cross-sections",
+            keys={
+                "date": figure("The common week ending the trailing window"),
+                "correlation": figure(
+                    "Pearson correlation; null until the window is full or when a side is constant over it",
+                    "corr(ic_alpha, ic_with) over the trailing window",
+                    unit="ratio",
+                    source="weekly_signal",
+                ),
+            },
+        ),
+    ]
+    return_correlation: Annotated[
+        AnalyticsStat,
+        figure(
+            "Pearson correlation of the two books' daily returns over the window's common sessions (at least 3, "
+            "neither side constant)",
+            "corr(r_alpha, r_with)",
+            unit="ratio",
+            source=BOOK,
+        ),
+    ]
+    ic_correlation: Annotated[
+        AnalyticsStat,
+        figure(
+            "Pearson correlation of the two weekly conditioned IC series over the window's common weeks (at "
+            "least 3, neither side constant)",
+            "corr(ic_alpha, ic_with)",
+            unit="ratio",
+            source="weekly_signal",
+        ),
+    ]
+    figures: Annotated[
+        ComparedFigures,
+        figure(
+            "Each headline figure of both alphas over the common observations only (so the difference compares "
+            "like with like), the difference, and its paired test where one is stated. Annualised with the path "
+            "alpha's sessions_per_year on both sides"
+        ),
+    ]

@@ -12,52 +12,208 @@ from typing import Annotated
 
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.analytics import WINDOW_ECHO, AnalyticsStat
 from schemas.bodies.base import Body, Window
+from schemas.bodies.figures import figure
 
 DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
 
 # -- /analytics/risk --------------------------------------------------------------------------------
 
+RISK_MIN_SESSIONS = 2
+"""Returns a risk figure needs for a standard deviation, a regression or an annualised figure."""
+RISK_MIN_TAIL_SESSIONS = 20
+"""Returns a 5% tail figure needs (with fewer, the 5th percentile interpolates the lowest one or two)."""
+BOOK = "portfolio:{book}"
+RELATIVE = "portfolio:{book}+benchmark:SPY"
+PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")}
+TAIL = {
+    "confidence": figure("Confidence level: 0.95", unit="probability"),
+    "horizon_sessions": figure("Horizon of the loss: one session", unit="sessions"),
+}
+
+
+def extreme(pick: str, period: str) -> Meta:
+    """The best or worst compounded return of a day, week or month."""
+    return figure(
+        f"The {pick} compounded return of a {period} over the window's sessions (the first and last periods "
+        "may be cut by the window); the earliest on a tie",
+        "prod(1 + r) - 1 over the period's sessions",
+        unit="fraction",
+        source=BOOK,
+        keys={
+            "date": figure("The period's last session in the window; null when not measurable"),
+            "sessions": figure(
+                "Sessions of the window in the period; null when not measurable", unit="sessions"
+            ),
+        },
+    )
+
+
+WEEK = "week ending Friday (pandas W-FRI; a weekend session belongs to the next Friday)"
+
 
 class RiskBenchmark(Body, kw_only=True, frozen=True):
     """The book against SPY: OLS beta and annualised alpha, tracking error, on the sessions both have."""
 
-    symbol: str
+    symbol: Annotated[str, figure("The benchmark: SPY")]
     return_basis: Annotated[
         str | None,
-        Meta(
-            description="`adjusted_close` or `close` (SPY's total-return basis); null when the key may not "
-            "read SPY."
+        figure(
+            "SPY's return basis: adjusted_close when every row of its whole series has one, else close "
+            "(as /v1/benchmarks/SPY/daily period_return); null for a key without benchmarks.daily",
+            source="benchmark:SPY",
         ),
     ]
-    observations: int | None
-    beta: AnalyticsStat
-    alpha: AnalyticsStat
-    tracking_error: AnalyticsStat
+    observations: Annotated[
+        int | None,
+        figure(
+            "Sessions of the window with both a book and a SPY return, the sessions the figures are over; null "
+            "when withheld",
+            unit="sessions",
+            source=RELATIVE,
+        ),
+    ]
+    beta: Annotated[
+        AnalyticsStat,
+        figure(
+            f"OLS slope of the book's daily returns on SPY's, with an intercept; needs {RISK_MIN_SESSIONS} common "
+            "sessions and a SPY series with variance",
+            "cov(r, b) / var(b) over the common sessions",
+            unit="ratio",
+            source=RELATIVE,
+        ),
+    ]
+    alpha: Annotated[
+        AnalyticsStat,
+        figure(
+            "The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded): "
+            "the return per year beyond beta times SPY's, not in excess of the risk-free rate",
+            "(mean(r) - beta mean(b)) * 252",
+            unit="fraction",
+            annualisation="annualised",
+            source=RELATIVE,
+            keys=PER_YEAR,
+        ),
+    ]
+    tracking_error: Annotated[
+        AnalyticsStat,
+        figure(
+            f"Annualised standard deviation of the book's daily return in excess of SPY's; needs "
+            f"{RISK_MIN_SESSIONS} common sessions",
+            "std(r - b, ddof=1) * sqrt(252)",
+            unit="fraction",
+            annualisation="annualised",
+            source=RELATIVE,
+            keys=PER_YEAR,
+        ),
+    ]
 
 
 class Risk(Body, kw_only=True, frozen=True):
     """Benchmark-relative and tail figures of a book (`/analytics/risk`)."""
 
-    alpha: str
-    book: str
-    window: Window
-    sessions: int | None
-    benchmark: RiskBenchmark
-    sortino: AnalyticsStat
-    cagr: AnalyticsStat
-    max_drawdown_pct: Annotated[AnalyticsStat, Meta(description=DRAWDOWN_PCT)]
-    calmar: Annotated[AnalyticsStat, Meta(description="cagr / (max_drawdown_pct / 100).")]
-    tail_ratio: AnalyticsStat
-    var_95: AnalyticsStat
-    cvar_95: AnalyticsStat
-    best_day: AnalyticsStat
-    worst_day: AnalyticsStat
-    best_week: AnalyticsStat
-    worst_week: AnalyticsStat
-    best_month: AnalyticsStat
-    worst_month: AnalyticsStat
+    alpha: Annotated[str, figure("The alpha served")]
+    book: Annotated[str, figure("The book measured")]
+    window: Annotated[Window, figure(WINDOW_ECHO)]
+    sessions: Annotated[
+        int | None,
+        figure(
+            "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, "
+            "withheld as its figures are)",
+            unit="sessions",
+            source=BOOK,
+        ),
+    ]
+    benchmark: Annotated[
+        RiskBenchmark,
+        figure(
+            "The book against SPY's daily total returns b on the same sessions (sessions where both have a "
+            "return); needs benchmarks.daily besides portfolio.ledger"
+        ),
+    ]
+    sortino: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sortino ratio with required return 0 (empyrical's convention); not measurable without a losing "
+            "session",
+            "mean(r) * 252 / (sqrt(mean(min(r, 0)^2)) * sqrt(252))",
+            unit="ratio",
+            annualisation="annualised",
+            source=BOOK,
+            keys=PER_YEAR,
+        ),
+    ]
+    cagr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Compound annual growth rate of the book over the window's sessions",
+            "prod(1 + r)^(252 / n) - 1, n the sessions",
+            unit="fraction",
+            annualisation="annualised",
+            source=BOOK,
+            keys=PER_YEAR,
+        ),
+    ]
+    max_drawdown_pct: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in "
+            "percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct",
+            "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
+            unit="percentage_points",
+            source=BOOK,
+        ),
+    ]
+    calmar: Annotated[
+        AnalyticsStat,
+        figure(
+            "Calmar ratio over the window; not measurable without a drawdown",
+            "cagr / (max_drawdown_pct / 100)",
+            unit="ratio",
+            annualisation="annualised",
+            source=BOOK,
+            keys=PER_YEAR,
+        ),
+    ]
+    tail_ratio: Annotated[
+        AnalyticsStat,
+        figure(
+            f"Right tail over left tail of daily returns (empyrical's convention); needs {RISK_MIN_TAIL_SESSIONS} "
+            "sessions, not measurable when the 5th percentile is 0",
+            "|percentile(r, 95)| / |percentile(r, 5)|, numpy's linear interpolation",
+            unit="ratio",
+            source=BOOK,
+        ),
+    ]
+    var_95: Annotated[
+        AnalyticsStat,
+        figure(
+            f"Historical value at risk at 95% over one session, as a return (negative = a loss); needs "
+            f"{RISK_MIN_TAIL_SESSIONS} sessions",
+            "percentile(r, 5), numpy's linear interpolation",
+            unit="fraction",
+            source=BOOK,
+            keys=TAIL,
+        ),
+    ]
+    cvar_95: Annotated[
+        AnalyticsStat,
+        figure(
+            "Historical conditional value at risk (expected shortfall) at 95% over one session, as a return; "
+            f"needs {RISK_MIN_TAIL_SESSIONS} sessions",
+            "mean(r | r <= var_95)",
+            unit="fraction",
+            source=BOOK,
+            keys=TAIL,
+        ),
+    ]
+    best_day: Annotated[AnalyticsStat, extreme("highest", "session")]
+    worst_day: Annotated[AnalyticsStat, extreme("lowest", "session")]
+    best_week: Annotated[AnalyticsStat, extreme("highest", WEEK)]
+    worst_week: Annotated[AnalyticsStat, extreme("lowest", WEEK)]
+    best_month: Annotated[AnalyticsStat, extreme("highest", "calendar month")]
+    worst_month: Annotated[AnalyticsStat, extreme("lowest", "calendar month")]
 
 
 # -- /analytics/checks ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from analytics import correlation, rolling, significance
 from schemas.bodies import BODIES
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW, WINDOW_ECHO
 from schemas.bodies.base import Window, field_schemas, meanings
+from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS
 from schemas.bodies.figures import documented
 from schemas.bodies.formats import X_UNIT
 from schemas.bodies.rows import ROWS
@@ -243,6 +244,21 @@ def _doc() -> dict[str, Any]:
         _body("significance", "Significance of the long_short Sharpe ratio and of the IC over " + WINDOW)
         | _collections()
         | _body(
+            "compare",
+            "This alpha against another (with) over one book and "
+            + WINDOW
+            + ": compounded curves, rolling correlations, and each headline figure's difference with its paired "
+            "test",
+        )
+        | _body(
+            "risk",
+            "Benchmark-relative (against SPY) and tail figures of the book's daily returns over "
+            + WINDOW
+            + "; r = ending_equity / starting_equity - 1 of the book's sessions in the window. Annualised "
+            f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; every figure "
+            "needs portfolio.ledger, the benchmark block also benchmarks.daily",
+        )
+        | _body(
             "costs",
             "What the book's modelled execution costs take over "
             + WINDOW
@@ -250,9 +266,9 @@ def _doc() -> dict[str, Any]:
         )
     )
     # Imported here: each module builds its entries with this module's helpers.
-    from serve.analytics import checks_doc, combine_doc, compare_doc, contribution_doc, risk_doc
+    from serve.analytics import checks_doc, combine_doc, contribution_doc
 
-    for module in (combine_doc, contribution_doc, checks_doc, compare_doc, risk_doc):
+    for module in (combine_doc, contribution_doc, checks_doc):
         fields |= module.fields()
     fields = {path: _declared_unit(path, entry) for path, entry in fields.items()}
     return {

@@ -94,6 +94,9 @@ Structs (`figure` on each field), with the same 219 paths and entries except `si
 whose meaning no longer states the confidence level (its `confidence` field does); and the keys
 every figure shares are worded as `AnalyticsStat` declares them, on every route: 83 `status` and 83
 `annualisation` meanings, and the 7 routes' `window.from` and `window.to` (as `Window` says them).
+Risk and compare followed (their `serve/analytics/*_doc.py` modules gone), replacing the 7
+`/analytics/_doc` answers again and only in the 3 `compare.figures.*.test.name` meanings, which now
+say which test each is (the words the OpenAPI document had).
 """
 
 from __future__ import annotations

@@ -3138,10 +3138,12 @@ class CompareEquityRow(ApiStruct, kw_only=True, frozen=True):
 
 
 class RollingCorrelationRow(ApiStruct, kw_only=True, frozen=True):
-    """An entry of `rolling_return_correlation` or `rolling_ic_correlation`."""
+    """An entry of `rolling_return_correlation` or `rolling_ic_correlation`; what each means is
+    declared where the series is.
+    """
 
     date: dt.date
-    """The common session ending the trailing window"""
+    """The common session or week ending the trailing window."""
 
     correlation: float | None
     """Null until the trailing window is full, or where a side is constant over it."""
@@ -3151,15 +3153,15 @@ class DifferenceTest(ApiStruct, kw_only=True, frozen=True):
     """The paired test of a difference (docs/analytics.md, Comparison)."""
 
     name: str
-    """The test, in words: a paired t-test (mean daily return, mean weekly IC) or the Jobson-Korkie
-    test with Memmel's correction (information ratio).
+    """The test's name, in words: a paired t-test (mean daily return, mean weekly IC) or the
+    Jobson-Korkie test with Memmel's correction (information ratio)
     """
 
     statistic: float | None
     """The test statistic (t or z); null when the test cannot run"""
 
     p_value: float | None
-    """Two-sided."""
+    """Two-sided p-value; null when the test cannot run"""
 
     significant: bool | None
     """p_value < level; null when the test cannot run"""
@@ -3172,17 +3174,15 @@ class DifferenceTest(ApiStruct, kw_only=True, frozen=True):
 
 
 class ComparedFigure(ApiStruct, kw_only=True, frozen=True):
-    """One headline figure of both alphas over their common sessions (or weeks)."""
+    """One headline figure of both alphas over their common sessions (or weeks); what each part means
+    is declared where the figure is (`compared`).
+    """
 
     alpha: AnalyticsStat
-    """Information ratio of daily book returns (after costs, not in excess of the risk-free rate),
-    daily times sqrt(252) as /metrics core.information_ratio, of the path alpha
-    """
+    """The figure of the path alpha."""
 
     with_: AnalyticsStat = msgspec.field(name="with")
-    """Information ratio of daily book returns (after costs, not in excess of the risk-free rate),
-    daily times sqrt(252) as /metrics core.information_ratio, of the alpha `with` names
-    """
+    """The figure of the alpha `with` names."""
 
     difference: float | None
     """alpha - with; null where either side is not measurable."""
@@ -3195,10 +3195,15 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
     """`figures` of the comparison object."""
 
     information_ratio: ComparedFigure
-    """Tested by Jobson-Korkie with Memmel's correction."""
+    """Information ratio of daily book returns (after costs, not in excess of the risk-free rate),
+    daily times sqrt(252) as /metrics core.information_ratio: both alphas over the common sessions
+    (dates both books hold in the window), each side's figure included
+    """
 
     annualised_return: ComparedFigure
-    """Tested by a paired t-test on the daily returns."""
+    """Mean daily book return, annualised: both alphas over the common sessions (dates both books hold
+    in the window), each side's figure included
+    """
 
     volatility: ComparedFigure
     """Volatility of daily book returns, annualised: both alphas over the common sessions (dates both
@@ -3206,10 +3211,15 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
     """
 
     max_drawdown_pct: ComparedFigure
-    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
+    """Largest fall of the compounded equity from a running peak, in percentage points of the peak
+    (20.0 is 20%), as /metrics core.max_drawdown_pct: both alphas over the common sessions (dates
+    both books hold in the window), each side's figure included
+    """
 
     mean_ic: ComparedFigure
-    """Tested by a paired t-test on the weekly IC."""
+    """Mean weekly conditioned IC (weekly_signal.ic, whatever the book): both alphas over the common
+    weeks (weeks both alphas have a weekly IC in the window), each side's figure included
+    """
 
     icir: ComparedFigure
     """Weekly IC information ratio, per week: never annualised (as rolling and significance): both
@@ -3305,7 +3315,9 @@ class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
     """The benchmark: SPY"""
 
     return_basis: str | None
-    """`adjusted_close` or `close` (SPY's total-return basis); null when the key may not read SPY."""
+    """SPY's return basis: adjusted_close when every row of its whole series has one, else close (as
+    /v1/benchmarks/SPY/daily period_return); null for a key without benchmarks.daily
+    """
 
     observations: int | None
     """Sessions of the window with both a book and a SPY return, the sessions the figures are over;
@@ -3359,10 +3371,12 @@ class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
     """Compound annual growth rate of the book over the window's sessions"""
 
     max_drawdown_pct: AnalyticsStat
-    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
+    """Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in
+    percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct
+    """
 
     calmar: AnalyticsStat
-    """cagr / (max_drawdown_pct / 100)."""
+    """Calmar ratio over the window; not measurable without a drawdown"""
 
     tail_ratio: AnalyticsStat
     """Right tail over left tail of daily returns (empyrical's convention); needs 20 sessions, not
