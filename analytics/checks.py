@@ -14,13 +14,7 @@ import math
 import numpy as np
 
 from analytics.returns import daily_returns
-
-RECENT_SESSIONS = 504
-"""The recent information ratio's sessions: the last two years of 252 sessions."""
-MIN_YEAR_SESSIONS = 20
-"""A calendar year counts in the yearly consistency with at least this many sessions."""
-STRESS_MULTIPLE = 2.0
-"""The stressed net information ratio pays this many times the modelled execution cost."""
+from schemas.checks import MIN_YEAR_SESSIONS, RECENT_SESSIONS, STRESS_MULTIPLE
 
 
 def recent(values: np.ndarray, sessions: int = RECENT_SESSIONS) -> np.ndarray:

@@ -15,6 +15,7 @@ from msgspec import UNSET, Meta, UnsetType
 from schemas.bodies.analytics import WINDOW_ECHO, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
 
 DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
 
@@ -226,55 +227,126 @@ class Bound(Body, kw_only=True, frozen=True):
     max: float | UnsetType = UNSET
 
 
+def policy_bounds(check_id: str) -> Meta:
+    """A check's thresholds in the operator's policy: the sides the battery bounds it on."""
+    check = BY_ID[check_id]
+    word = {MIN: "Least", MAX: "Largest"}
+    sides = {
+        side: figure(f"{word[side]} value of {check.id} that passes", unit=check.unit, source="policy")
+        for side in check.defaults
+    }
+    return figure(f"The policy's thresholds of {check.id}", keys=sides)
+
+
 class PolicyThresholds(Body, kw_only=True, frozen=True):
     """`policy.thresholds` of the checks object, by check id in the battery's order."""
 
-    information_ratio: Bound
-    deflated_sharpe: Bound
-    turnover: Bound
-    max_weight: Bound
-    recent_information_ratio: Bound
-    yearly_consistency: Bound
-    stressed_net_information_ratio: Bound
-    production_correlation: Bound
-    ic_t_stat: Bound
+    information_ratio: Annotated[Bound, policy_bounds("information_ratio")]
+    deflated_sharpe: Annotated[Bound, policy_bounds("deflated_sharpe")]
+    turnover: Annotated[Bound, policy_bounds("turnover")]
+    max_weight: Annotated[Bound, policy_bounds("max_weight")]
+    recent_information_ratio: Annotated[Bound, policy_bounds("recent_information_ratio")]
+    yearly_consistency: Annotated[Bound, policy_bounds("yearly_consistency")]
+    stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
+    production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
+    ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
 
 
 class Policy(Body, kw_only=True, frozen=True):
     """The operator's thresholds (`checks_policy_file`), echoed in every answer."""
 
-    origin: Annotated[str, Meta(description="`defaults` (no policy file) or `operator`.")]
-    thresholds: PolicyThresholds
+    origin: Annotated[
+        str,
+        figure(
+            "defaults (the documented thresholds) or operator (the file of the checks_policy_file setting)"
+        ),
+    ]
+    thresholds: Annotated[PolicyThresholds, figure("Check id -> its policy thresholds: {min}, {max} or both")]
+
+
+def _listed(attribute: str) -> str:
+    return ", ".join(f"{check.id} {getattr(check, attribute)}" for check in CHECKS)
 
 
 class CheckResult(Body, kw_only=True, frozen=True):
     """One check: its value against the threshold applied (the policy's, tightened by the request)."""
 
-    id: str
-    value: float | None
-    unit: str
-    threshold: Annotated[
-        Bound, Meta(description="The bound applied: the policy's, tightened by the request's.")
+    id: Annotated[
+        str, figure("The check: " + "; ".join(f"{check.id}: {check.definition}" for check in CHECKS))
     ]
-    policy_threshold: Bound
-    verdict: Annotated[str, Meta(description="`pass`, `fail` or `not_measurable` (then `reason` says why).")]
-    source: Annotated[str, Meta(description="The registry id of the route the value comes from.")]
-    book: Annotated[
-        str | None,
-        Meta(
-            description="The book the value is measured on (null: not a book's figure, as the IC "
-            "t-statistic)."
+    value: Annotated[
+        float | None,
+        figure("The checked figure (see id), in its unit (see unit); null when not_measurable", "see id"),
+    ]
+    unit: Annotated[
+        str,
+        figure(f"Unit of value: {_listed('unit')} (per_session: a fraction of equity traded per session)"),
+    ]
+    threshold: Annotated[
+        Bound,
+        figure(
+            "The bounds applied: the policy's, each tightened by the request's parameter when given "
+            "({min}, {max} or both)",
+            keys={
+                "min": figure(
+                    "value must be at least this to pass (in the check's unit)",
+                    source="policy, tightened by the request",
+                ),
+                "max": figure(
+                    "value must be at most this to pass (in the check's unit)",
+                    source="policy, tightened by the request",
+                ),
+            },
         ),
     ]
-    horizon: str
-    reason: str | UnsetType = UNSET
+    policy_threshold: Annotated[
+        Bound,
+        figure(
+            "The operator's bounds of the check (same shape as threshold)",
+            keys={
+                "min": figure("The policy's least passing value", source="policy"),
+                "max": figure("The policy's largest passing value", source="policy"),
+            },
+        ),
+    ]
+    verdict: Annotated[
+        str, figure("pass (within threshold), fail, or not_measurable (value null, reason says why)")
+    ]
+    source: Annotated[str, figure(f"The route that serves the figure: {_listed('source')}")]
+    book: Annotated[
+        str | None,
+        figure(
+            "The book whose figures the value is built from: the requested book, long_short for deflated_sharpe "
+            "and production_correlation (as significance and correlation serve them), null for ic_t_stat (the "
+            "conditioned signal)"
+        ),
+    ]
+    horizon: Annotated[
+        str,
+        figure(
+            f"What the value is over: window, window_last_{RECENT_SESSIONS}_sessions (recent_information_ratio) "
+            "or whole_history (production_correlation, ic_t_stat: from/to do not narrow them)"
+        ),
+    ]
+    reason: (
+        Annotated[
+            str,
+            figure(
+                "Why the value is not measurable (present only then); starts with access_limited when the key may "
+                "not read the data it is built from"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     compared: (
         Annotated[
             int | None,
-            Meta(
-                description="production_correlation only: the production alphas the value is the maximum over "
-                "(those with a correlation: enough common sessions, variance on both sides); null when the key "
-                "may not have the figure."
+            figure(
+                "production_correlation only: how many production alphas value is the maximum over, those with a "
+                f"correlation with the alpha (at least {MIN_OVERLAP} common sessions, variance on both sides); the "
+                "others are not compared. Null when the key may not have the figure",
+                unit="alphas",
+                source="catalogue:returns",
             ),
         ]
         | UnsetType
@@ -282,9 +354,11 @@ class CheckResult(Body, kw_only=True, frozen=True):
     of: (
         Annotated[
             int | None,
-            Meta(
-                description="production_correlation only: the production alphas the key may read, this one "
-                "excluded (compared is below it when some have too little overlap); null as compared."
+            figure(
+                "production_correlation only: how many production alphas the key may read, the alpha excluded "
+                "(compared is below it when some have too little overlap with the alpha); null as compared",
+                unit="alphas",
+                source="catalogue_index:production",
             ),
         ]
         | UnsetType
@@ -292,8 +366,9 @@ class CheckResult(Body, kw_only=True, frozen=True):
     nearest: (
         Annotated[
             str | None,
-            Meta(
-                description="production_correlation only: the production alpha that gives the value; null without one."
+            figure(
+                "production_correlation only: the production alpha whose |Pearson| is value (the nearest); null "
+                "when none is compared"
             ),
         ]
         | UnsetType
@@ -303,24 +378,35 @@ class CheckResult(Body, kw_only=True, frozen=True):
 class ChecksSummary(Body, kw_only=True, frozen=True):
     """`summary` of the checks object."""
 
-    passed: int
-    failed: int
-    not_measurable: int
-    verdict: Annotated[
-        str, Meta(description="`pass` (every check passes), `fail` (one fails) or `incomplete`.")
-    ]
+    passed: Annotated[int, figure("Checks that pass", unit="checks")]
+    failed: Annotated[int, figure("Checks that fail", unit="checks")]
+    not_measurable: Annotated[int, figure("Checks without a value", unit="checks")]
+    verdict: Annotated[str, figure("pass when every check passes, fail when any fails, else incomplete")]
 
 
 class Checks(Body, kw_only=True, frozen=True):
     """The pass/fail battery of one alpha and book (`/analytics/checks`)."""
 
-    alpha: str
-    book: str
-    window: Window
-    sessions: int | None
-    policy: Policy
-    checks: list[CheckResult]
-    summary: ChecksSummary
+    alpha: Annotated[str, figure("The alpha served")]
+    book: Annotated[str, figure("The book checked")]
+    window: Annotated[Window, figure(WINDOW_ECHO)]
+    sessions: Annotated[
+        int | None,
+        figure(
+            "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, "
+            "withheld as its figures are)",
+            unit="sessions",
+            source=BOOK,
+        ),
+    ]
+    policy: Annotated[
+        Policy, figure("The operator's policy, echoed (the request's bounds are in each check's threshold)")
+    ]
+    checks: Annotated[
+        list[CheckResult],
+        figure("The checks, in the documented order: " + ", ".join(check.id for check in CHECKS)),
+    ]
+    summary: Annotated[ChecksSummary, figure("Counts of the verdicts and the overall verdict")]
 
 
 # -- /analytics/contribution ------------------------------------------------------------------------

@@ -244,6 +244,13 @@ def _doc() -> dict[str, Any]:
         _body("significance", "Significance of the long_short Sharpe ratio and of the IC over " + WINDOW)
         | _collections()
         | _body(
+            "checks",
+            "Pass/fail checks of the alpha and book against the operator's policy (modelled on WorldQuant BRAIN's "
+            "submission checks), over "
+            + WINDOW
+            + "; the request's min_/max_ parameters may only tighten the policy",
+        )
+        | _body(
             "compare",
             "This alpha against another (with) over one book and "
             + WINDOW
@@ -266,9 +273,9 @@ def _doc() -> dict[str, Any]:
         )
     )
     # Imported here: each module builds its entries with this module's helpers.
-    from serve.analytics import checks_doc, combine_doc, contribution_doc
+    from serve.analytics import combine_doc, contribution_doc
 
-    for module in (combine_doc, contribution_doc, checks_doc):
+    for module in (combine_doc, contribution_doc):
         fields |= module.fields()
     fields = {path: _declared_unit(path, entry) for path, entry in fields.items()}
     return {

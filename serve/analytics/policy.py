@@ -18,68 +18,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from analytics import correlation
+from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP
 from schemas.query import ChecksQuery
 from serve import errors
 
-MIN, MAX = "min", "max"
 SETTING = "ALPHA_RESULTS_CHECKS_POLICY_FILE"
 
 Thresholds = Mapping[str, Mapping[str, float]]
 """check id -> {"min": x} or {"max": x} or both (the turnover band)."""
-
-
-@dataclass(frozen=True)
-class Check:
-    """One check of the battery: its bounded sides with their defaults and request parameters."""
-
-    id: str
-    defaults: Mapping[str, float]  # side -> the documented default threshold
-    parameters: Mapping[str, str]  # side -> the request parameter that tightens it
-    unit: str
-    source: str  # the route the value comes from
-
-
-def _check(id: str, unit: str, source: str, **sides: tuple[float, str]) -> Check:
-    return Check(
-        id,
-        MappingProxyType({side: value for side, (value, _) in sides.items()}),
-        MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
-        unit,
-        source,
-    )
-
-
-CHECKS: tuple[Check, ...] = (
-    _check("information_ratio", "ratio", "portfolio.ledger", min=(1.0, "min_information_ratio")),
-    _check("deflated_sharpe", "probability", "analytics.significance", min=(0.95, "min_deflated_sharpe")),
-    _check(
-        "turnover",
-        "per_session",
-        "portfolio.ledger",
-        min=(0.01, "min_turnover"),
-        max=(0.70, "max_turnover"),
-    ),
-    _check("max_weight", "fraction", "signals.rebalances.get", max=(0.10, "max_weight")),
-    _check(
-        "recent_information_ratio", "ratio", "portfolio.ledger", min=(0.5, "min_recent_information_ratio")
-    ),
-    _check("yearly_consistency", "fraction", "portfolio.ledger", min=(0.6, "min_yearly_consistency")),
-    _check(
-        "stressed_net_information_ratio",
-        "ratio",
-        "analytics.costs",
-        min=(0.5, "min_stressed_net_information_ratio"),
-    ),
-    _check(
-        "production_correlation",
-        "correlation",
-        "analytics.correlation",
-        max=(0.7, "max_production_correlation"),
-    ),
-    _check("ic_t_stat", "t_statistic", "performance.metrics", min=(2.0, "min_ic_t_stat")),
-)
-"""The battery, in the order every answer lists it."""
-BY_ID = {check.id: check for check in CHECKS}
+assert MIN_OVERLAP == correlation.MIN_OVERLAP, "the checks' documentation states the correlation's rule"
 assert {p for c in CHECKS for p in c.parameters.values()} == {
     name for name in ChecksQuery.__struct_fields__ if name.startswith(("min_", "max_"))
 }, "every bound of ChecksQuery tightens one check"

@@ -2975,7 +2975,7 @@ class Policy(ApiStruct, kw_only=True, frozen=True):
     """The operator's thresholds (`checks_policy_file`), echoed in every answer."""
 
     origin: str
-    """`defaults` (no policy file) or `operator`."""
+    """defaults (the documented thresholds) or operator (the file of the checks_policy_file setting)"""
 
     thresholds: PolicyThresholds
     """Check id -> its policy thresholds: {min}, {max} or both"""
@@ -3016,19 +3016,29 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """
 
     threshold: Bound
-    """The bound applied: the policy's, tightened by the request's."""
+    """The bounds applied: the policy's, each tightened by the request's parameter when given ({min},
+    {max} or both)
+    """
 
     policy_threshold: Bound
     """The operator's bounds of the check (same shape as threshold)"""
 
     verdict: str
-    """`pass`, `fail` or `not_measurable` (then `reason` says why)."""
+    """pass (within threshold), fail, or not_measurable (value null, reason says why)"""
 
     source: str
-    """The registry id of the route the value comes from."""
+    """The route that serves the figure: information_ratio portfolio.ledger, deflated_sharpe
+    analytics.significance, turnover portfolio.ledger, max_weight signals.rebalances.get,
+    recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
+    stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
+    ic_t_stat performance.metrics
+    """
 
     book: str | None
-    """The book the value is measured on (null: not a book's figure, as the IC t-statistic)."""
+    """The book whose figures the value is built from: the requested book, long_short for
+    deflated_sharpe and production_correlation (as significance and correlation serve them), null
+    for ic_t_stat (the conditioned signal)
+    """
 
     horizon: str
     """What the value is over: window, window_last_504_sessions (recent_information_ratio) or
@@ -3041,18 +3051,20 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """
 
     compared: int | None | UnsetType = UNSET
-    """production_correlation only: the production alphas the value is the maximum over (those with a
-    correlation: enough common sessions, variance on both sides); null when the key may not have the
-    figure.
+    """production_correlation only: how many production alphas value is the maximum over, those with a
+    correlation with the alpha (at least 3 common sessions, variance on both sides); the others are
+    not compared. Null when the key may not have the figure
     """
 
     of: int | None | UnsetType = UNSET
-    """production_correlation only: the production alphas the key may read, this one excluded (compared
-    is below it when some have too little overlap); null as compared.
+    """production_correlation only: how many production alphas the key may read, the alpha excluded
+    (compared is below it when some have too little overlap with the alpha); null as compared
     """
 
     nearest: str | None | UnsetType = UNSET
-    """production_correlation only: the production alpha that gives the value; null without one."""
+    """production_correlation only: the production alpha whose |Pearson| is value (the nearest); null
+    when none is compared
+    """
 
 
 class ChecksSummary(ApiStruct, kw_only=True, frozen=True):
@@ -3068,7 +3080,7 @@ class ChecksSummary(ApiStruct, kw_only=True, frozen=True):
     """Checks without a value"""
 
     verdict: str
-    """`pass` (every check passes), `fail` (one fails) or `incomplete`."""
+    """pass when every check passes, fail when any fails, else incomplete"""
 
 
 class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):

@@ -1,0 +1,127 @@
+"""The battery of `/analytics/checks`: each check's id, unit, the route its figure comes from, the
+sides it is bounded on with their documented defaults and the request parameter that tightens
+each, and what its figure is. Declared once: the operator's policy (serve/analytics/policy.py), the
+checks object's documentation (`schemas.bodies.decisions`) and `ChecksQuery`'s bounds (a test holds
+them equal) read it.
+
+Plain constants (no numpy), so the contract loads without the computation: the numbers a
+definition names are the ones analytics/checks.py computes with (it reads them here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+MIN, MAX = "min", "max"
+
+RECENT_SESSIONS = 504
+"""recent_information_ratio: the window's last sessions it is over (two years of sessions)."""
+MIN_YEAR_SESSIONS = 20
+"""yearly_consistency: sessions of the book a calendar year needs to count."""
+STRESS_MULTIPLE = 2.0
+"""stressed_net_information_ratio: the multiple of the modelled execution cost paid."""
+MIN_OVERLAP = 3
+"""production_correlation: common sessions a correlation needs (as /analytics/correlation)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the battery: its bounded sides with their defaults and request parameters."""
+
+    id: str
+    defaults: Mapping[str, float]  # side -> the documented default threshold
+    parameters: Mapping[str, str]  # side -> the request parameter that tightens it
+    unit: str
+    source: str  # the route the value comes from
+    definition: str  # what the checked figure is
+
+
+def _check(id: str, unit: str, source: str, definition: str, **sides: tuple[float, str]) -> Check:
+    return Check(
+        id,
+        MappingProxyType({side: value for side, (value, _) in sides.items()}),
+        MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
+        unit,
+        source,
+        definition,
+    )
+
+
+CHECKS: tuple[Check, ...] = (
+    _check(
+        "information_ratio",
+        "ratio",
+        "portfolio.ledger",
+        "information ratio of the book's daily returns r = ending/starting - 1 over the window: mean / "
+        "std(ddof=1) times sqrt(252), as /metrics core.information_ratio",
+        min=(1.0, "min_information_ratio"),
+    ),
+    _check(
+        "deflated_sharpe",
+        "probability",
+        "analytics.significance",
+        "the long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it "
+        "(the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
+        min=(0.95, "min_deflated_sharpe"),
+    ),
+    _check(
+        "turnover",
+        "per_session",
+        "portfolio.ledger",
+        "mean over the window's sessions of the book's one-way ledger turnover, 1/2 sum |quantity x mid| / "
+        "starting_equity (the column whose mean the run seals as /metrics mean_turnover)",
+        min=(0.01, "min_turnover"),
+        max=(0.70, "max_turnover"),
+    ),
+    _check(
+        "max_weight",
+        "fraction",
+        "signals.rebalances.get",
+        "largest |target weight| of the book in the decisions of the window's rebalances",
+        max=(0.10, "max_weight"),
+    ),
+    _check(
+        "recent_information_ratio",
+        "ratio",
+        "portfolio.ledger",
+        f"information_ratio over the window's last {RECENT_SESSIONS} sessions (all of them when fewer)",
+        min=(0.5, "min_recent_information_ratio"),
+    ),
+    _check(
+        "yearly_consistency",
+        "fraction",
+        "portfolio.ledger",
+        "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the "
+        f"years with at least {MIN_YEAR_SESSIONS} sessions of the book",
+        min=(0.6, "min_yearly_consistency"),
+    ),
+    _check(
+        "stressed_net_information_ratio",
+        "ratio",
+        "analytics.costs",
+        f"information ratio of the daily returns paying {STRESS_MULTIPLE:g} times the modelled execution cost: "
+        "r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
+        min=(0.5, "min_stressed_net_information_ratio"),
+    ),
+    _check(
+        "production_correlation",
+        "correlation",
+        "analytics.correlation",
+        "largest |Pearson| of the alpha's daily long_short returns with each production alpha the key may read "
+        "(itself excluded), each over their common sessions of the whole histories, as /analytics/correlation "
+        "basis=returns; a production alpha without a correlation (too little overlap) is left out, and "
+        "compared/of say how many were compared",
+        max=(0.7, "max_production_correlation"),
+    ),
+    _check(
+        "ic_t_stat",
+        "t_statistic",
+        "performance.metrics",
+        "/metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
+        min=(2.0, "min_ic_t_stat"),
+    ),
+)
+"""The battery, in the order every answer lists it."""
+BY_ID = {check.id: check for check in CHECKS}
