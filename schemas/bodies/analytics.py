@@ -5,7 +5,8 @@ Every analytics figure is one stat entry (`serve.analytics.entries.stat`): `valu
 declares them all, each absent unless its figure has it; their declared order is the order the
 server adds them wherever two meet (`min_track_record`: confidence, sr_benchmark, years; the tail
 figures: confidence, horizon_sessions; combine's turnover: approximation, periods_per_year).
-What each figure means is in serve/analytics/*doc*.py and attached from there.
+What each field means, its formula, unit, annualisation and source are declared on it (`figure`,
+schemas/bodies/figures.py); `ANALYTICS_BLOCK` says how `/analytics/_doc` lists them.
 """
 
 from __future__ import annotations

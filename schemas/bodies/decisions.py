@@ -2,8 +2,9 @@
 
 These are the answers a user decides on: is the book's risk acceptable, does it pass the operator's
 battery, what does it add to a set, is it better than another alpha. Their figures are analytics
-stat entries (`AnalyticsStat`); what each means is in serve/analytics/*_doc.py and attached from
-there.
+stat entries (`AnalyticsStat`). What each field means, its formula, unit, annualisation and source
+are declared on it (`figure`, schemas/bodies/figures.py): `/analytics/_doc`, the OpenAPI document
+and the generated client read them here.
 """
 
 from __future__ import annotations
@@ -412,20 +413,91 @@ class Checks(Body, kw_only=True, frozen=True):
 # -- /analytics/contribution ------------------------------------------------------------------------
 
 
-class BookFigures(Body, kw_only=True, frozen=True):
-    """A book's figures as stat entries: combine `meta.figures`, contribution `before`, `after`, `change`."""
+RETURNS = "catalogue:returns"
+"""The `source` of a figure read from the catalogue's returns matrix."""
+PER_YEAR_252 = {"periods_per_year": figure("Sessions per year used to annualise (252)", unit="sessions")}
+TURNOVER_PER_YEAR = figure(
+    "Sessions per year of a per_year turnover (252); absent for any other unit", unit="sessions"
+)
 
-    information_ratio: AnalyticsStat
-    excess_sharpe: AnalyticsStat
-    max_drawdown_pct: Annotated[AnalyticsStat, Meta(description=DRAWDOWN_PCT)]
-    annualised_return: AnalyticsStat
-    volatility: AnalyticsStat
+
+class BookFigures(Body, kw_only=True, frozen=True):
+    """A book's figures as stat entries: combine `meta.figures`, contribution `before`, `after`,
+    `change`; `{what}` in a meaning is the book, named where the figures are held."""
+
+    information_ratio: Annotated[
+        AnalyticsStat,
+        figure(
+            "Information ratio of {what}'s daily returns (not in excess of the risk-free rate), daily times "
+            "sqrt(252) as /metrics core.information_ratio",
+            "mean(r) / std(r, ddof=1) * sqrt(252)",
+            unit="ratio",
+            annualisation="annualised",
+            source=RETURNS,
+            keys=PER_YEAR_252,
+        ),
+    ]
+    excess_sharpe: Annotated[
+        AnalyticsStat,
+        figure(
+            "Sharpe ratio of {what}'s daily returns in excess of the risk-free return its alphas' ledgers "
+            "accrued, weighted as the returns are; not_measurable on a catalogue index written before it held "
+            "risk-free returns",
+            "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = sum_i w_i rf_i",
+            unit="ratio",
+            annualisation="annualised",
+            source="catalogue:returns,risk_free",
+            keys=PER_YEAR_252,
+        ),
+    ]
+    max_drawdown_pct: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deepest fall of {what}'s compounded equity from its running peak (the opening 1.0 counts), in "
+            "percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct",
+            "max over sessions of (peak - level) / peak * 100, level = prod(1 + r)",
+            unit="percentage_points",
+            source=RETURNS,
+        ),
+    ]
+    annualised_return: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean daily return of {what}, annualised",
+            "mean(r) * 252",
+            unit="fraction",
+            annualisation="annualised",
+            source=RETURNS,
+            keys=PER_YEAR_252,
+        ),
+    ]
+    volatility: Annotated[
+        AnalyticsStat,
+        figure(
+            "Volatility of {what}'s daily returns, annualised",
+            "std(r, ddof=1) * sqrt(252)",
+            unit="fraction",
+            annualisation="annualised",
+            source=RETURNS,
+            keys=PER_YEAR_252,
+        ),
+    ]
     turnover: (
         Annotated[
             AnalyticsStat,
-            Meta(
-                description="Combine, and contribution with a `weighting`: Σ|w_i| τ_i over the alphas' "
-                "whole-history turnover (an upper bound)."
+            figure(
+                "Approximate turnover of {what}, in the alphas' common turnover_unit; not_measurable when an "
+                "alpha has none or their units differ",
+                "sum_i |w_i| turnover_i, turnover_i the alpha's whole-history /metrics core.turnover",
+                unit="turnover_unit",
+                source="catalogue_index:turnover",
+                keys={
+                    "approximation": figure(
+                        "Why it is an approximation: whole histories, and no netting between alphas (an upper bound)"
+                    ),
+                    "periods_per_year": TURNOVER_PER_YEAR,
+                },
+                where={"change.": {"keys": {"periods_per_year": TURNOVER_PER_YEAR}}},
             ),
         ]
         | UnsetType
@@ -433,23 +505,31 @@ class BookFigures(Body, kw_only=True, frozen=True):
     diversification_ratio: (
         Annotated[
             AnalyticsStat,
-            Meta(
-                description="Combine, and contribution with a `weighting`: Σ|w_i| σ_i / σ of the combined book."
+            figure(
+                "Weighted volatility of the alphas over {what}'s: 1 when they move together, above 1 the more "
+                "their risks offset",
+                "sum_i |w_i| sigma_i / sigma_c (std ddof 1)",
+                unit="ratio",
+                source=RETURNS,
             ),
         ]
         | UnsetType
     ) = UNSET
 
 
+CONTRIBUTION_MAX_LISTED = 50
+"""Reference alphas without returns named in a contribution (the count says how many there are)."""
+
+
 class ContributionAbsent(Body, kw_only=True, frozen=True):
     """Reference alphas without a return on any session counted (history outside the window, or no ledger)."""
 
-    count: int
+    count: Annotated[int, figure("How many (count - members_in_window)", unit="alphas")]
     alphas: Annotated[
         list[str],
-        Meta(
-            description="Their ids in the order of `ContributionReference.alphas`; the first 50 when there "
-            "are more."
+        figure(
+            "Their ids, in the order of reference.alphas; the first "
+            f"{CONTRIBUTION_MAX_LISTED} when there are more"
         ),
     ]
 
@@ -457,29 +537,50 @@ class ContributionAbsent(Body, kw_only=True, frozen=True):
 class CombinationShrinkage(Body, kw_only=True, frozen=True):
     """The covariance shrinkage of a max_ir weighting."""
 
-    value: float
-    source: Annotated[str, Meta(description="`given` (the request's `shrinkage`) or `ledoit_wolf`.")]
+    value: Annotated[
+        float,
+        figure(
+            "d in Sigma_d = (1 - d) S + d diag(S)",
+            "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
+            "[0, 1]",
+            unit="ratio",
+        ),
+    ]
+    source: Annotated[str, figure("given (the request's shrinkage) or ledoit_wolf")]
 
 
 class CombinationWeight(Body, kw_only=True, frozen=True):
     """One alpha's weight in a combination."""
 
-    alpha: str
-    weight: Annotated[float, Meta(description="Its fraction of the book's capital (negative: a short).")]
+    alpha: Annotated[str, figure("The reference alpha")]
+    weight: Annotated[
+        float,
+        figure(
+            "Its fraction of the reference book's capital, as /analytics/combine meta.weights serves it: from "
+            "the set's common sessions of the window",
+            unit="fraction",
+        ),
+    ]
 
 
 class ContributionCombination(Body, kw_only=True, frozen=True):
     """`reference.combination` of the contribution object: the set's weights, as `/analytics/combine`
     `meta` serves them."""
 
-    weighting: str
-    shrinkage: Annotated[CombinationShrinkage | None, Meta(description="max_ir only; null otherwise.")]
-    weights: Annotated[list[CombinationWeight], Meta(description="In the order of `reference.alphas`.")]
+    weighting: Annotated[str, figure("equal, given, inverse_volatility or max_ir")]
+    shrinkage: Annotated[
+        CombinationShrinkage | None,
+        figure("max_ir only (null otherwise): the shrinkage of the covariance used"),
+    ]
+    weights: Annotated[
+        list[CombinationWeight], figure("The set's weights, one per alpha in the order of reference.alphas")
+    ]
     sessions: Annotated[
         int,
-        Meta(
-            description="The set's common sessions of the window (combine's `meta.sessions`): the weights are "
-            "from them; the figures are over those the alpha also trades (`sessions`)."
+        figure(
+            "The set's common sessions of the window (combine's meta.sessions); sessions is below it when the "
+            "alpha has no return on some of them, and before is then over those the alpha trades",
+            unit="sessions",
         ),
     ]
 
@@ -488,29 +589,34 @@ class ContributionReference(Body, kw_only=True, frozen=True):
     """`reference` of the contribution object."""
 
     source: Annotated[
-        str,
-        Meta(
-            description="`given` (the `reference` parameter) or `production` (every production alpha the key "
-            "may read)."
-        ),
+        str, figure("given (the request's reference) or production (every production alpha the key may read)")
     ]
-    alphas: list[str]
-    count: Annotated[int, Meta(description="How many reference alphas were named or considered.")]
+    alphas: Annotated[list[str], figure("The reference alphas, the alpha itself never among them")]
+    count: Annotated[int, figure("How many reference alphas were named or considered", unit="alphas")]
     alpha_excluded: Annotated[
-        bool, Meta(description="Whether the alpha itself was in the set and was left out.")
+        bool, figure("The alpha was in the set named (or is a production alpha) and was left out")
     ]
     members_in_window: Annotated[
         int,
-        Meta(
-            description="How many have a return on at least one session counted: the figures are over these."
+        figure(
+            "How many reference alphas have a return on at least one of the sessions counted: the figures are "
+            "over these (below count when some have none)",
+            unit="alphas",
         ),
     ]
-    without_returns: ContributionAbsent
+    without_returns: Annotated[
+        ContributionAbsent,
+        figure(
+            "The reference alphas without a return on any session counted (a history outside the window, or no "
+            "ledger): named, counted, never held"
+        ),
+    ]
     combination: (
         Annotated[
             ContributionCombination,
-            Meta(
-                description="With a `weighting` only: the reference set combined as `/analytics/combine` does."
+            figure(
+                "With a weighting only: the reference set combined as /analytics/combine combines it (its meta's "
+                "weighting, shrinkage, weights and sessions)"
             ),
         ]
         | UnsetType
@@ -520,29 +626,99 @@ class ContributionReference(Body, kw_only=True, frozen=True):
 class ContributionWeight(Body, kw_only=True, frozen=True):
     """`weight` of the contribution object."""
 
-    value: float
-    chosen: Annotated[
-        str, Meta(description="`given` or `optimal` (the weight that maximises the information ratio after).")
+    value: Annotated[
+        float,
+        figure(
+            "w: the request's weight, or the w in [0, 1] that maximises the information ratio after",
+            "tangency w* = u_a / (u_a + u_b), u_a = var_b mu_a - cov mu_b, u_b = var_a mu_b - cov mu_a, kept when "
+            "in (0, 1); the best of w*, 0 and 1",
+            unit="fraction",
+        ),
     ]
+    chosen: Annotated[str, figure("given or optimal")]
 
 
 class Contribution(Body, kw_only=True, frozen=True):
     """What adding the alpha at `weight` does to a reference set, equally weighted as it grew or
     combined at a `weighting` (`/contribution`)."""
 
-    alpha: str
-    book: str
-    reference: ContributionReference
-    window: Window
-    weight: ContributionWeight
-    sessions: int
-    session_rule: str
-    before: BookFigures
-    after: BookFigures
-    change: BookFigures
-    correlation_to_set: AnalyticsStat
-    max_correlation_to_member: AnalyticsStat
-    mean_correlation_to_member: AnalyticsStat
+    alpha: Annotated[str, figure("The alpha added")]
+    book: Annotated[str, figure("Always long_short: the catalogue's returns matrix holds that book alone")]
+    reference: Annotated[ContributionReference, figure("The reference set")]
+    window: Annotated[Window, figure(WINDOW_ECHO)]
+    weight: Annotated[ContributionWeight, figure("The alpha's weight w in the book after")]
+    sessions: Annotated[int, figure("The sessions the figures are over", unit="sessions")]
+    session_rule: Annotated[
+        str,
+        figure(
+            "Which sessions count: those of the window on which the alpha has a return and at least one "
+            "reference alpha does (not their intersection: a production book grows as alphas are added); with a "
+            "weighting, those on which every reference alpha and the alpha do"
+        ),
+    ]
+    before: Annotated[
+        BookFigures,
+        figure(
+            "The reference set's book: before_t = mean of r_i,t over the reference alphas with a return on t; its "
+            "risk-free return the mean of the same alphas'. With a weighting: sum_i w_i r_i,t at "
+            "reference.combination's weights, with /analytics/combine's figures (turnover and "
+            "diversification_ratio too), equal to its meta.figures when sessions is reference.combination.sessions",
+            what="the reference book",
+        ),
+    ]
+    after: Annotated[
+        BookFigures,
+        figure(
+            "after_t = (1 - w) before_t + w a_t (with a weighting: the alpha one more member at w, the set's "
+            "weights scaled by 1 - w)",
+            what="the book after",
+        ),
+    ]
+    change: Annotated[
+        BookFigures,
+        figure(
+            "after - before of each figure (a stat entry each; not_measurable when either side is)",
+            what="the book",
+            lead="after - before: ",
+        ),
+    ]
+    correlation_to_set: Annotated[
+        AnalyticsStat,
+        figure(
+            "Pearson correlation of the alpha's daily returns with the before book's",
+            "corr(a, before)",
+            unit="ratio",
+            source=RETURNS,
+        ),
+    ]
+    max_correlation_to_member: Annotated[
+        AnalyticsStat,
+        figure(
+            "The Pearson correlation of the alpha with the reference alpha it correlates with most in absolute "
+            "value (the signed value), each over the sessions both have a return",
+            "corr(a, r_k), k = argmax_i |corr(a, r_i)|",
+            unit="ratio",
+            source=RETURNS,
+            keys={"alpha": figure("That reference alpha")},
+        ),
+    ]
+    mean_correlation_to_member: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean Pearson correlation of the alpha with each reference alpha, each over the sessions both have a "
+            "return",
+            "mean_i corr(a, r_i) over the members with a correlation",
+            unit="ratio",
+            source=RETURNS,
+            keys={
+                "members": figure(
+                    f"Reference alphas with a correlation (none below {MIN_OVERLAP} sessions in common with the "
+                    "alpha, or with a side without variance)",
+                    unit="alphas",
+                )
+            },
+        ),
+    ]
 
 
 # -- /analytics/compare -----------------------------------------------------------------------------

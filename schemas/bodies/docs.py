@@ -1,7 +1,7 @@
 """The two documentation blocks (`/metrics/_doc`, `/analytics/_doc`), declared for the contract.
 
-Their text is written in serve/metrics/doc.py and serve/analytics/*doc*.py; only their shape is
-declared here. `endpoint` and `warnings` stay maps of prose (their keys grow with the routes and
+Their `fields` are read from the bodies' declarations (`schemas.bodies.figures.documented`), their
+prose in serve/metrics/doc.py and serve/analytics/doc.py; only their shape is declared here. `endpoint` and `warnings` stay maps of prose (their keys grow with the routes and
 the warning vocabulary, and each value is a sentence), while a `fields` entry has fixed keys, so
 it is declared as a Struct and a client reads `meaning` without probing a dict.
 """

@@ -34,7 +34,8 @@ FIGURE = "figure"
 def figure(meaning: str, formula: str | None = None, **facts: Any) -> Meta:
     """A field's meaning, formula and facts. `keys` maps child names to `figure`s that document
     them at this path only; `what` fills `{what}` in the meanings of the fields it contains;
-    `where` maps a path prefix (`periods[]`) to the facts that differ under it;
+    `where` maps a path prefix (`periods[]`) to the facts that differ under it; `lead` is written
+    before the meanings of the fields it holds directly (a difference of each figure: "after - before: ");
     `leaf=True` documents the field but not what it contains. A fact given as None is stated as
     none (a contained field does not inherit it)."""
     unit, availability = facts.get("unit"), facts.get("availability")
@@ -96,10 +97,11 @@ def _contents(held: msgspec.inspect.Type) -> tuple[type | None, bool]:
     return (held.cls if isinstance(held, msgspec.inspect.StructType) else None), array
 
 
-def documented(body: type[msgspec.Struct], block: Block) -> dict[str, dict[str, Any]]:
-    """Every path of `body` with its entry, sorted by path."""
+def documented(body: type[msgspec.Struct], block: Block, **facts: Any) -> dict[str, dict[str, Any]]:
+    """Every path of `body` with its entry, sorted by path; `facts` hold for every field (`what`,
+    where the body is held by something that names it)."""
     out: dict[str, dict[str, Any]] = {}
-    _walk(body, "", dict(block.defaults), {}, block, out)
+    _walk(body, "", {**block.defaults, **facts}, {}, block, out, "")
     return dict(sorted(out.items()))
 
 
@@ -110,6 +112,7 @@ def _walk(
     keys: Mapping[str, Meta],
     block: Block,
     out: dict[str, dict[str, Any]],
+    lead: str,
 ) -> None:
     info = msgspec.inspect.type_info(cls)
     assert isinstance(info, msgspec.inspect.StructType)
@@ -126,6 +129,8 @@ def _walk(
         for within, variant in facts.get("where", {}).items():
             if path.startswith(within):
                 facts = {**facts, **variant}
+        if lead:
+            facts = {**facts, "meaning": lead + facts["meaning"]}
         out[path], inner = _entry(facts, context, block)
         contained, array = _contents(held)
         if contained is None or facts.get("leaf"):
@@ -135,7 +140,10 @@ def _walk(
             for name, meta in facts.get("keys", {}).items():
                 out[f"{path}.{name}"] = _entry(meta.extra[DOC], inner, block)[0]
             continue
-        _walk(contained, f"{path}[]." if array else f"{path}.", inner, facts.get("keys", {}), block, out)
+        keys = facts.get("keys", {})
+        _walk(
+            contained, f"{path}[]." if array else f"{path}.", inner, keys, block, out, facts.get("lead", "")
+        )
 
 
 def _entry(

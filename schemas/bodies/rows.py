@@ -896,13 +896,16 @@ class CombinedRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "The combined book's return: `sum_i w_i r_i` of the alphas' daily long_short returns, with the weights of `meta.weights`.",
+            formula="sum_i w_i r_i",
             unit=units.FRACTION,
+            source="catalogue:returns",
         ),
     ]
     cumulative_return: Annotated[
         float | None,
         doc(
             "`prod (1 + period_return) - 1`, compounded from 1.0 before the window's first common session.",
+            formula="prod(1 + period_return) - 1",
             unit=units.FRACTION,
         ),
     ]
@@ -910,6 +913,7 @@ class CombinedRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "`(peak - level) / peak x 100` of the compounded equity `level = 1 + cumulative_return` below its running peak (the opening 1.0 counts), as the equity curve's: 0 at a peak, positive below.",
+            formula="(peak - level) / peak * 100, level = 1 + cumulative_return",
             unit=units.PERCENTAGE_POINTS,
         ),
     ]
@@ -917,7 +921,9 @@ class CombinedRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "SPY's daily total returns on the same sessions, compounded from 1.0 before the window's first common session.",
+            formula="prod(1 + spy_return) - 1",
             unit=units.FRACTION,
+            source="benchmark:SPY",
             null="Null on every row for a key that may not call `benchmarks.daily` (an `access_limited` warning says so), and before SPY's first known return.",
         ),
     ]

@@ -31,6 +31,7 @@ from analytics.correlation import MIN_OVERLAP, pearson_between
 from analytics.returns import book_figures
 from datasets.queries import Window
 from datasets.reader import Catalogue, LakeReader
+from schemas.bodies.decisions import CONTRIBUTION_MAX_LISTED
 from serve import errors
 from serve.analytics import sets
 from serve.analytics.catalogue import CatalogueFigures
@@ -48,7 +49,7 @@ from serve.analytics.combined import (
 )
 from serve.analytics.entries import day_bounds, stat
 
-MAX_LISTED = 50
+MAX_LISTED = CONTRIBUTION_MAX_LISTED
 """Reference alphas without a return that `reference.without_returns.alphas` names (all are counted)."""
 SESSION_RULE = (
     "the window's sessions on which the alpha has a long_short return and at least one reference alpha does; "

@@ -15,10 +15,9 @@ from typing import Any
 from analytics import correlation, rolling, significance
 from schemas.bodies import BODIES
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW, WINDOW_ECHO
-from schemas.bodies.base import Window, field_schemas, meanings
-from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS
+from schemas.bodies.base import Window, meanings
+from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, BookFigures
 from schemas.bodies.figures import documented
-from schemas.bodies.formats import X_UNIT
 from schemas.bodies.rows import ROWS
 from schemas.registry import ENDPOINTS, Endpoint
 
@@ -52,14 +51,6 @@ def window_fields(prefix: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _stat(prefix: str, entry: dict[str, Any], **extra: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A stat entry and its standard keys, as a figure declared on a body Struct has them."""
-    out = {prefix: entry} | ANALYTICS_BLOCK.stat(prefix, entry)  # type: ignore[misc]
-    for key, doc in extra.items():
-        out[f"{prefix}.{key}"] = doc
-    return out
-
-
 def _body(route: str, meaning: str) -> dict[str, dict[str, Any]]:
     """A single-object route's entry and every path of its body, read from the body's Struct,
     where each field declares its meaning, formula, unit, annualisation and source (`figure`)."""
@@ -86,6 +77,58 @@ def _collections() -> dict[str, dict[str, Any]]:
             "One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at "
             f"it (it may start before from). A figure needs half the window's weeks ({need}); null below",
         )
+    )
+
+
+COMMON = "over the window's sessions on which every alpha of the set has a long_short return"
+
+
+def _combine() -> dict[str, dict[str, Any]]:
+    """`/analytics/combine`: its rows and its figures read from their Structs; the other keys of its
+    `meta` (`combine.meta.*`, the envelope's own keys left out), written here."""
+    m = "combine.meta"
+    figures = documented(BookFigures, ANALYTICS_BLOCK, what="the combined book")
+    return (
+        _rows("combine", "One row per session of the combined long_short book, " + COMMON)
+        | {
+            m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
+            f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
+            **window_fields(m),
+            f"{m}.benchmark": _f(
+                "The benchmark of benchmark_cumulative_return; null when the key may not read it"
+            ),
+            f"{m}.benchmark.symbol": _f("SPY"),
+            f"{m}.benchmark.basis": _f(
+                "adjusted_close when every row has one, else close (as /v1/benchmarks)"
+            ),
+            f"{m}.alphas": _f("The alphas combined, in the request's order"),
+            f"{m}.weighting": _f("equal, given, inverse_volatility or max_ir"),
+            f"{m}.shrinkage": _f("max_ir only (null otherwise): the shrinkage of the covariance used"),
+            f"{m}.shrinkage.value": _f(
+                "d in Sigma_d = (1 - d) S + d diag(S)",
+                "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
+                "[0, 1]",
+                "ratio",
+            ),
+            f"{m}.shrinkage.source": _f("given (the request's shrinkage) or ledoit_wolf"),
+            f"{m}.weights": _f("The weights used, one per alpha in the request's order"),
+            f"{m}.weights[].alpha": _f("The alpha"),
+            f"{m}.weights[].weight": _f(
+                "Its fraction of the book's capital: 1/n (equal), as given (never renormalised), "
+                "(1/sigma_i) / sum_j (1/sigma_j) (inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
+                None,
+                "fraction",
+            ),
+            f"{m}.sessions": _f("The common sessions the figures and rows are over", unit="sessions"),
+            f"{m}.session_rule": _f("Which sessions count: their intersection over the set"),
+            f"{m}.figures": _f("The combined book's figures " + COMMON),
+            f"{m}.correlation": _f("Pearson correlations of the alphas' daily returns " + COMMON),
+            f"{m}.correlation.alphas": _f("The matrix's rows and columns, in the request's order"),
+            f"{m}.correlation.matrix": _f(
+                "matrix[i][j] = corr(r_i, r_j); null where a side has no variance", "Pearson", "ratio"
+            ),
+        }
+        | {f"{m}.figures.{path}": entry for path, entry in figures.items()}
     )
 
 
@@ -226,23 +269,18 @@ def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ROW_STRUCTS = {"combine[]": ROWS["analytics.combine"]}
-"""The collections' rows, whose Structs declare each field's unit for the reference and the
-OpenAPI document: this block takes each such field's unit from there."""
-
-
-def _declared_unit(path: str, entry: dict[str, Any]) -> dict[str, Any]:
-    rows, _, name = path.partition(".")
-    body = ROW_STRUCTS.get(rows)
-    unit = field_schemas(body).get(name, {}).get(X_UNIT) if body is not None else None
-    return entry if unit is None else {**entry, "unit": unit}
-
-
 @cache
 def _doc() -> dict[str, Any]:
     fields = (
         _body("significance", "Significance of the long_short Sharpe ratio and of the IC over " + WINDOW)
         | _collections()
+        | _body(
+            "contribution",
+            "A reference set's equally weighted long_short book before and after adding the alpha at weight w, "
+            "over the window's sessions on which the alpha has a return and at least one reference alpha does; on "
+            "each, the reference book holds the reference alphas with a return that session (the book as it grew). "
+            "With a weighting, the reference book is instead the set combined as /analytics/combine combines it",
+        )
         | _body(
             "checks",
             "Pass/fail checks of the alpha and book against the operator's policy (modelled on WorldQuant BRAIN's "
@@ -271,13 +309,8 @@ def _doc() -> dict[str, Any]:
             + WINDOW
             + "; flows in normalised equity (1.0 = the book's equity at inception)",
         )
+        | _combine()
     )
-    # Imported here: each module builds its entries with this module's helpers.
-    from serve.analytics import combine_doc, contribution_doc
-
-    for module in (combine_doc, contribution_doc):
-        fields |= module.fields()
-    fields = {path: _declared_unit(path, entry) for path, entry in fields.items()}
     return {
         "schema_version": SCHEMA_VERSION,
         "endpoint": _ENDPOINT,

@@ -96,7 +96,10 @@ every figure shares are worded as `AnalyticsStat` declares them, on every route:
 `annualisation` meanings, and the 7 routes' `window.from` and `window.to` (as `Window` says them).
 Risk and compare followed (their `serve/analytics/*_doc.py` modules gone), replacing the 7
 `/analytics/_doc` answers again and only in the 3 `compare.figures.*.test.name` meanings, which now
-say which test each is (the words the OpenAPI document had).
+say which test each is (the words the OpenAPI document had). Checks, contribution and combine
+followed (every `serve/analytics/*_doc.py` module gone): the 7 `/analytics/_doc` answers replaced
+again, and only in the 5 `combine[]` meanings, now the row Struct's words, as the other
+collections' are.
 """
 
 from __future__ import annotations

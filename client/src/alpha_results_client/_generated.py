@@ -2749,7 +2749,7 @@ class ContributionAbsent(ApiStruct, kw_only=True, frozen=True):
     """How many (count - members_in_window)"""
 
     alphas: list[str]
-    """Their ids in the order of `ContributionReference.alphas`; the first 50 when there are more."""
+    """Their ids, in the order of reference.alphas; the first 50 when there are more"""
 
 
 class CombinationShrinkage(ApiStruct, kw_only=True, frozen=True):
@@ -2759,7 +2759,7 @@ class CombinationShrinkage(ApiStruct, kw_only=True, frozen=True):
     """d in Sigma_d = (1 - d) S + d diag(S)"""
 
     source: str
-    """`given` (the request's `shrinkage`) or `ledoit_wolf`."""
+    """given (the request's shrinkage) or ledoit_wolf"""
 
 
 class CombinationWeight(ApiStruct, kw_only=True, frozen=True):
@@ -2769,7 +2769,9 @@ class CombinationWeight(ApiStruct, kw_only=True, frozen=True):
     """The reference alpha"""
 
     weight: float
-    """Its fraction of the book's capital (negative: a short)."""
+    """Its fraction of the reference book's capital, as /analytics/combine meta.weights serves it: from
+    the set's common sessions of the window
+    """
 
 
 class ContributionCombination(ApiStruct, kw_only=True, frozen=True):
@@ -2781,14 +2783,14 @@ class ContributionCombination(ApiStruct, kw_only=True, frozen=True):
     """equal, given, inverse_volatility or max_ir"""
 
     shrinkage: CombinationShrinkage | None
-    """max_ir only; null otherwise."""
+    """max_ir only (null otherwise): the shrinkage of the covariance used"""
 
     weights: list[CombinationWeight]
-    """In the order of `reference.alphas`."""
+    """The set's weights, one per alpha in the order of reference.alphas"""
 
     sessions: int
-    """The set's common sessions of the window (combine's `meta.sessions`): the weights are from them;
-    the figures are over those the alpha also trades (`sessions`).
+    """The set's common sessions of the window (combine's meta.sessions); sessions is below it when the
+    alpha has no return on some of them, and before is then over those the alpha trades
     """
 
 
@@ -2796,19 +2798,21 @@ class ContributionReference(ApiStruct, kw_only=True, frozen=True):
     """`reference` of the contribution object."""
 
     source: str
-    """`given` (the `reference` parameter) or `production` (every production alpha the key may read)."""
+    """given (the request's reference) or production (every production alpha the key may read)"""
 
     alphas: list[str]
     """The reference alphas, the alpha itself never among them"""
 
     count: int
-    """How many reference alphas were named or considered."""
+    """How many reference alphas were named or considered"""
 
     alpha_excluded: bool
-    """Whether the alpha itself was in the set and was left out."""
+    """The alpha was in the set named (or is a production alpha) and was left out"""
 
     members_in_window: int
-    """How many have a return on at least one session counted: the figures are over these."""
+    """How many reference alphas have a return on at least one of the sessions counted: the figures are
+    over these (below count when some have none)
+    """
 
     without_returns: ContributionAbsent
     """The reference alphas without a return on any session counted (a history outside the window, or
@@ -2816,7 +2820,9 @@ class ContributionReference(ApiStruct, kw_only=True, frozen=True):
     """
 
     combination: ContributionCombination | UnsetType = UNSET
-    """With a `weighting` only: the reference set combined as `/analytics/combine` does."""
+    """With a weighting only: the reference set combined as /analytics/combine combines it (its meta's
+    weighting, shrinkage, weights and sessions)
+    """
 
 
 class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
@@ -2826,41 +2832,45 @@ class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
     """w: the request's weight, or the w in [0, 1] that maximises the information ratio after"""
 
     chosen: str
-    """`given` or `optimal` (the weight that maximises the information ratio after)."""
+    """given or optimal"""
 
 
 class BookFigures(ApiStruct, kw_only=True, frozen=True):
     """A book's figures as stat entries: combine `meta.figures`, contribution `before`, `after`,
-    `change`.
+    `change`; `{what}` in a meaning is the book, named where the figures are held.
     """
 
     information_ratio: AnalyticsStat
-    """Information ratio of the reference book's daily returns (not in excess of the risk-free rate),
+    """Information ratio of the series tested's daily returns (not in excess of the risk-free rate),
     daily times sqrt(252) as /metrics core.information_ratio
     """
 
     excess_sharpe: AnalyticsStat
-    """Sharpe ratio of the reference book's daily returns in excess of the risk-free return its alphas'
+    """Sharpe ratio of the series tested's daily returns in excess of the risk-free return its alphas'
     ledgers accrued, weighted as the returns are; not_measurable on a catalogue index written before
     it held risk-free returns
     """
 
     max_drawdown_pct: AnalyticsStat
-    """Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."""
+    """Deepest fall of the series tested's compounded equity from its running peak (the opening 1.0
+    counts), in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct
+    """
 
     annualised_return: AnalyticsStat
-    """Mean daily return of the reference book, annualised"""
+    """Mean daily return of the series tested, annualised"""
 
     volatility: AnalyticsStat
-    """Volatility of the reference book's daily returns, annualised"""
+    """Volatility of the series tested's daily returns, annualised"""
 
     turnover: AnalyticsStat | UnsetType = UNSET
-    """Combine, and contribution with a `weighting`: Σ|w_i| τ_i over the alphas' whole-history turnover
-    (an upper bound).
+    """Approximate turnover of the series tested, in the alphas' common turnover_unit; not_measurable
+    when an alpha has none or their units differ
     """
 
     diversification_ratio: AnalyticsStat | UnsetType = UNSET
-    """Combine, and contribution with a `weighting`: Σ|w_i| σ_i / σ of the combined book."""
+    """Weighted volatility of the alphas over the series tested's: 1 when they move together, above 1
+    the more their risks offset
+    """
 
 
 class Contribution(ApiStruct, ContributionTables, kw_only=True, frozen=True):
