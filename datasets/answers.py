@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from datasets import queries, series
 from datasets.build_view import BuildView
@@ -27,9 +27,9 @@ from schemas.query import (
     SeriesQuery,
     TradesQuery,
     WeekQuery,
+    WindowPageQuery,
     tickers,
 )
-from schemas.query import WindowPageQuery as WindowQuery
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,14 @@ class NoSuchBook(LookupError):
         self.book, self.kind, self.available = book, kind, available
 
 
-Paging = (
-    WindowQuery | WeekQuery | ScoresQuery | PageQuery | BookQuery | LedgerQuery | TradesQuery | SeriesQuery
-)
+class Paging(Protocol):
+    """The page a request asks for (every collection's query declares both)."""
+
+    @property
+    def limit(self) -> int: ...
+
+    @property
+    def offset(self) -> int: ...
 
 
 def _answer(page: Paged | None, table: str, args: Paging, columns: tuple[str, ...], **meta: Any) -> Answer:
@@ -78,7 +83,7 @@ def _answer(page: Paged | None, table: str, args: Paging, columns: tuple[str, ..
 # -- signals --------------------------------------------------------------------------------------
 
 
-def rebalances(build: BuildView, args: WindowQuery) -> Answer:
+def rebalances(build: BuildView, args: WindowPageQuery) -> Answer:
     page = (
         queries.rebalance_index(
             build, (args.start, args.end), wire.REBALANCE_INDEX_FIELDS, args.limit, args.offset

@@ -143,6 +143,12 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
 
 WINDOW = "the requested window (from/to), else the whole history"
 WINDOW_ECHO = "The window echoed: from and to, null when open"
+WINDOW_FIELD = figure(WINDOW_ECHO)
+"""The `window` echo of every analytics object."""
+BOOK_LEDGER = "portfolio:{book}"
+"""The `source` of a figure read from the requested book's ledger."""
+PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")}
+"""The key an annualised figure adds: the sessions per year it was annualised with."""
 FAMILY_SIZE = figure(
     "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one "
     "included)",
@@ -254,7 +260,7 @@ class Significance(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
     alpha_id: Annotated[str, figure("The run's research source id")]
     book: Annotated[str, figure("Always long_short")]
-    window: Annotated[Window, figure(WINDOW_ECHO)]
+    window: Annotated[Window, WINDOW_FIELD]
     sessions: Annotated[
         int | None,
         figure(
@@ -274,7 +280,7 @@ class Significance(Body, kw_only=True, frozen=True):
             unit="ratio",
             annualisation="annualised",
             source=LEDGER,
-            keys={"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")},
+            keys=PER_YEAR,
         ),
     ]
     skewness: Annotated[
@@ -371,11 +377,6 @@ class Significance(Body, kw_only=True, frozen=True):
     ]
 
 
-BOOK = "portfolio:{book}"
-"""The `source` of a figure read from the requested book's ledger."""
-PERIODS_PER_YEAR = figure("Sessions per year used to annualise", unit="sessions")
-
-
 def side(meaning: str, formula: str) -> Meta:
     """One side of the costs object's information ratio."""
     return figure(
@@ -383,8 +384,8 @@ def side(meaning: str, formula: str) -> Meta:
         f"mean / std(ddof=1) times sqrt(252) of {formula}",
         unit="ratio",
         annualisation="annualised",
-        source=BOOK,
-        keys={"periods_per_year": PERIODS_PER_YEAR},
+        source=BOOK_LEDGER,
+        keys=PER_YEAR,
     )
 
 
@@ -453,21 +454,26 @@ class Costs(Body, kw_only=True, frozen=True):
 
     alpha: Annotated[str, figure("The alpha served")]
     book: Annotated[str, figure("The book measured")]
-    window: Annotated[Window, figure(WINDOW_ECHO)]
-    sessions: Annotated[int, figure("Sessions of the book in the window", unit="sessions", source=BOOK)]
+    window: Annotated[Window, WINDOW_FIELD]
+    sessions: Annotated[
+        int, figure("Sessions of the book in the window", unit="sessions", source=BOOK_LEDGER)
+    ]
     net_pnl: Annotated[
         AnalyticsStat,
         figure(
-            "Net P&L, every flow included", "sum(ending_equity - starting_equity)", unit="equity", source=BOOK
+            "Net P&L, every flow included",
+            "sum(ending_equity - starting_equity)",
+            unit="equity",
+            source=BOOK_LEDGER,
         ),
     ]
     execution_cost: Annotated[
         AnalyticsStat,
-        figure("Modelled execution cost paid", "-sum(execution_cost)", unit="equity", source=BOOK),
+        figure("Modelled execution cost paid", "-sum(execution_cost)", unit="equity", source=BOOK_LEDGER),
     ]
     gross_pnl: Annotated[
         AnalyticsStat,
-        figure("P&L before execution costs", "net_pnl + execution_cost", unit="equity", source=BOOK),
+        figure("P&L before execution costs", "net_pnl + execution_cost", unit="equity", source=BOOK_LEDGER),
     ]
     traded_notional: Annotated[
         AnalyticsStat,
@@ -475,7 +481,7 @@ class Costs(Body, kw_only=True, frozen=True):
             "Notional traded, in equity units",
             "sum(turnover_notional / equity_basis)",
             unit="equity",
-            source=BOOK,
+            source=BOOK_LEDGER,
         ),
     ]
     break_even_multiple: Annotated[

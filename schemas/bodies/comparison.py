@@ -9,16 +9,14 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.analytics import WINDOW_ECHO, AnalyticsStat
+from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 
-BOOK = "portfolio:{book}"
 COMMON = "over the common sessions (dates both books hold in the window), each side's figure included"
 COMMON_WEEKS = (
     "over the common weeks (weeks both alphas have a weekly IC in the window), each side's figure included"
 )
-PERIODS_PER_YEAR = figure("Sessions per year used to annualise", unit="sessions")
 
 
 def compared(
@@ -33,7 +31,7 @@ def compared(
 ) -> Meta:
     """A headline figure of both alphas: each side's figure, the difference, and its paired test
     (`test`, the test's formula) or why none is stated (`untested`)."""
-    per_year = {"periods_per_year": PERIODS_PER_YEAR} if annualisation == "annualised" else {}
+    per_year = PER_YEAR if annualisation == "annualised" else {}
 
     def side(who: str) -> Meta:
         return figure(
@@ -119,7 +117,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "mean / std(ddof=1) of r = ending/starting - 1, times sqrt(252)",
             "ratio",
             "annualised",
-            BOOK,
+            BOOK_LEDGER,
             COMMON,
             test="Jobson-Korkie test with Memmel's (2003) correction: SR per session, rho the Pearson correlation, "
             "z = (SR_a - SR_b) / sqrt((2 - 2 rho + (SR_a^2 + SR_b^2) / 2 - SR_a SR_b rho^2) / n), p = 2 (1 - "
@@ -133,7 +131,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "mean(r) * 252",
             "ratio",
             "annualised",
-            BOOK,
+            BOOK_LEDGER,
             COMMON,
             test="Paired t-test of the daily return differences d = r_alpha - r_with (scipy.stats.ttest_rel): "
             "t = mean(d) / (std(d, ddof=1) / sqrt(n)), n - 1 degrees of freedom, two-sided",
@@ -146,7 +144,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "std(r, ddof=1) * sqrt(252)",
             "ratio",
             "annualised",
-            BOOK,
+            BOOK_LEDGER,
             COMMON,
             untested="no test is stated: the paired test of two variances (Pitman-Morgan) assumes normal "
             "returns, which daily returns are not, and its size is wrong under fat tails",
@@ -160,7 +158,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "max_t (1 - E_t / max_{s<=t} E_s) * 100, E_0 = 1 before the first common session, E_t = prod(1 + r)",
             "percentage_points",
             "not_annualisable",
-            BOOK,
+            BOOK_LEDGER,
             COMMON,
             untested="no test is stated: a path statistic with no standard sampling distribution (a test would "
             "need a resampling scheme of its own)",
@@ -197,11 +195,14 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
 class CompareEquityRow(Body, kw_only=True, frozen=True):
     """An entry of `equity` of the comparison object."""
 
-    date: Annotated[dt.date, figure("The common session", source=BOOK)]
+    date: Annotated[dt.date, figure("The common session", source=BOOK_LEDGER)]
     cumulative_return_alpha: Annotated[
         float | None,
         figure(
-            "The path alpha's compounded return to this session", "prod(1 + r) - 1", unit="ratio", source=BOOK
+            "The path alpha's compounded return to this session",
+            "prod(1 + r) - 1",
+            unit="ratio",
+            source=BOOK_LEDGER,
         ),
     ]
     cumulative_return_with: Annotated[
@@ -210,11 +211,12 @@ class CompareEquityRow(Body, kw_only=True, frozen=True):
             "The compared alpha's compounded return to this session",
             "prod(1 + r) - 1",
             unit="ratio",
-            source=BOOK,
+            source=BOOK_LEDGER,
         ),
     ]
     difference: Annotated[
-        float | None, figure("cumulative_return_alpha - cumulative_return_with", unit="ratio", source=BOOK)
+        float | None,
+        figure("cumulative_return_alpha - cumulative_return_with", unit="ratio", source=BOOK_LEDGER),
     ]
 
 
@@ -254,7 +256,7 @@ class Comparison(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
     with_: Annotated[str, figure("The alpha compared with")] = msgspec.field(name="with")
     book: Annotated[str, figure("The book of both alphas compared")]
-    window: Annotated[Window, figure(WINDOW_ECHO)]
+    window: Annotated[Window, WINDOW_FIELD]
     rolling_window: Annotated[RollingWindow, figure("The trailing windows of the rolling correlations")]
     sessions: Annotated[
         int | None,
@@ -262,7 +264,7 @@ class Comparison(Body, kw_only=True, frozen=True):
             "Common sessions: dates both books hold in the window with a daily return on each side; null for a "
             "key that may not read the ledger",
             unit="sessions",
-            source=BOOK,
+            source=BOOK_LEDGER,
         ),
     ]
     weeks: Annotated[
@@ -293,7 +295,7 @@ class Comparison(Body, kw_only=True, frozen=True):
                     "entries) or when a side is constant over it",
                     "corr(r_alpha, r_with) over the trailing window",
                     unit="ratio",
-                    source=BOOK,
+                    source=BOOK_LEDGER,
                 ),
             },
         ),
@@ -322,7 +324,7 @@ class Comparison(Body, kw_only=True, frozen=True):
             "neither side constant)",
             "corr(r_alpha, r_with)",
             unit="ratio",
-            source=BOOK,
+            source=BOOK_LEDGER,
         ),
     ]
     ic_correlation: Annotated[

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.analytics import WINDOW_ECHO, AnalyticsStat
+from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
@@ -26,9 +26,14 @@ RISK_MIN_SESSIONS = 2
 """Returns a risk figure needs for a standard deviation, a regression or an annualised figure."""
 RISK_MIN_TAIL_SESSIONS = 20
 """Returns a 5% tail figure needs (with fewer, the 5th percentile interpolates the lowest one or two)."""
-BOOK = "portfolio:{book}"
 RELATIVE = "portfolio:{book}+benchmark:SPY"
-PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")}
+SESSIONS = figure(
+    "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, withheld "
+    "as its figures are)",
+    unit="sessions",
+    source=BOOK_LEDGER,
+)
+"""`sessions` of the risk and checks objects."""
 TAIL = {
     "confidence": figure("Confidence level: 0.95", unit="probability"),
     "horizon_sessions": figure("Horizon of the loss: one session", unit="sessions"),
@@ -42,7 +47,7 @@ def extreme(pick: str, period: str) -> Meta:
         "may be cut by the window); the earliest on a tie",
         "prod(1 + r) - 1 over the period's sessions",
         unit="fraction",
-        source=BOOK,
+        source=BOOK_LEDGER,
         keys={
             "date": figure("The period's last session in the window; null when not measurable"),
             "sessions": figure(
@@ -117,16 +122,8 @@ class Risk(Body, kw_only=True, frozen=True):
 
     alpha: Annotated[str, figure("The alpha served")]
     book: Annotated[str, figure("The book measured")]
-    window: Annotated[Window, figure(WINDOW_ECHO)]
-    sessions: Annotated[
-        int | None,
-        figure(
-            "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, "
-            "withheld as its figures are)",
-            unit="sessions",
-            source=BOOK,
-        ),
-    ]
+    window: Annotated[Window, WINDOW_FIELD]
+    sessions: Annotated[int | None, SESSIONS]
     benchmark: Annotated[
         RiskBenchmark,
         figure(
@@ -142,7 +139,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "mean(r) * 252 / (sqrt(mean(min(r, 0)^2)) * sqrt(252))",
             unit="ratio",
             annualisation="annualised",
-            source=BOOK,
+            source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
     ]
@@ -153,7 +150,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "prod(1 + r)^(252 / n) - 1, n the sessions",
             unit="fraction",
             annualisation="annualised",
-            source=BOOK,
+            source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
     ]
@@ -164,7 +161,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
             unit="percentage_points",
-            source=BOOK,
+            source=BOOK_LEDGER,
         ),
     ]
     calmar: Annotated[
@@ -174,7 +171,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "cagr / (max_drawdown_pct / 100)",
             unit="ratio",
             annualisation="annualised",
-            source=BOOK,
+            source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
     ]
@@ -185,7 +182,7 @@ class Risk(Body, kw_only=True, frozen=True):
             "sessions, not measurable when the 5th percentile is 0",
             "|percentile(r, 95)| / |percentile(r, 5)|, numpy's linear interpolation",
             unit="ratio",
-            source=BOOK,
+            source=BOOK_LEDGER,
         ),
     ]
     var_95: Annotated[
@@ -195,7 +192,7 @@ class Risk(Body, kw_only=True, frozen=True):
             f"{RISK_MIN_TAIL_SESSIONS} sessions",
             "percentile(r, 5), numpy's linear interpolation",
             unit="fraction",
-            source=BOOK,
+            source=BOOK_LEDGER,
             keys=TAIL,
         ),
     ]
@@ -206,7 +203,7 @@ class Risk(Body, kw_only=True, frozen=True):
             f"needs {RISK_MIN_TAIL_SESSIONS} sessions",
             "mean(r | r <= var_95)",
             unit="fraction",
-            source=BOOK,
+            source=BOOK_LEDGER,
             keys=TAIL,
         ),
     ]
@@ -390,16 +387,8 @@ class Checks(Body, kw_only=True, frozen=True):
 
     alpha: Annotated[str, figure("The alpha served")]
     book: Annotated[str, figure("The book checked")]
-    window: Annotated[Window, figure(WINDOW_ECHO)]
-    sessions: Annotated[
-        int | None,
-        figure(
-            "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, "
-            "withheld as its figures are)",
-            unit="sessions",
-            source=BOOK,
-        ),
-    ]
+    window: Annotated[Window, WINDOW_FIELD]
+    sessions: Annotated[int | None, SESSIONS]
     policy: Annotated[
         Policy, figure("The operator's policy, echoed (the request's bounds are in each check's threshold)")
     ]
@@ -645,7 +634,7 @@ class Contribution(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha added")]
     book: Annotated[str, figure("Always long_short: the catalogue's returns matrix holds that book alone")]
     reference: Annotated[ContributionReference, figure("The reference set")]
-    window: Annotated[Window, figure(WINDOW_ECHO)]
+    window: Annotated[Window, WINDOW_FIELD]
     weight: Annotated[ContributionWeight, figure("The alpha's weight w in the book after")]
     sessions: Annotated[int, figure("The sessions the figures are over", unit="sessions")]
     session_rule: Annotated[

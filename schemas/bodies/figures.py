@@ -114,6 +114,7 @@ def _walk(
     out: dict[str, dict[str, Any]],
     lead: str,
 ) -> None:
+    _check_named(cls, keys)
     info = msgspec.inspect.type_info(cls)
     assert isinstance(info, msgspec.inspect.StructType)
     for declared in info.fields:
@@ -135,15 +136,22 @@ def _walk(
         contained, array = _contents(held)
         if contained is None or facts.get("leaf"):
             continue
+        named_below = facts.get("keys", {})
         if contained is block.stat_type and block.stat is not None:
+            _check_named(contained, {name.split(".")[0]: meta for name, meta in named_below.items()})
             out.update(block.stat(path, out[path]))
-            for name, meta in facts.get("keys", {}).items():
+            for name, meta in named_below.items():
                 out[f"{path}.{name}"] = _entry(meta.extra[DOC], inner, block)[0]
             continue
-        keys = facts.get("keys", {})
-        _walk(
-            contained, f"{path}[]." if array else f"{path}.", inner, keys, block, out, facts.get("lead", "")
-        )
+        below = f"{path}[]." if array else f"{path}."
+        _walk(contained, below, inner, named_below, block, out, facts.get("lead", ""))
+
+
+def _check_named(cls: type[msgspec.Struct], keys: Mapping[str, Meta]) -> None:
+    """A name in `keys` that `cls` does not declare would document a path no answer holds."""
+    unknown = sorted(set(keys) - {field.encode_name for field in msgspec.structs.fields(cls)})
+    if unknown:
+        raise ValueError(f"keys {unknown} name no field of {cls.__name__}")
 
 
 def _entry(

@@ -415,6 +415,11 @@ def newey_west(what: str, **facts: Any) -> Meta:
     )
 
 
+def derived(source: str, signal: str) -> dict[str, Meta]:
+    """The keys of a test this service computes from the cross-sections: where from, and the signal."""
+    return {"source": figure(source), "source_kind": figure("derived"), "signal": figure(signal)}
+
+
 class NeweyWestTests(Body, kw_only=True, frozen=True):
     """`nwt` of the metrics object; each test is null when it is not computed."""
 
@@ -427,11 +432,7 @@ class NeweyWestTests(Body, kw_only=True, frozen=True):
             source="weekly_signal",
             availability="published only when mean(weekly IC) rebuilt from the cross-sections equals the sealed "
             "mean IC within 1e-6 (else ic_reproduction_mismatch; ic_family_mismatch without cross-sections)",
-            keys={
-                "source": figure("computed (rebuilt from the rebalance cross-sections)"),
-                "source_kind": figure("derived"),
-                "signal": figure("conditioned"),
-            },
+            keys=derived("computed (rebuilt from the rebalance cross-sections)", "conditioned"),
         ),
     ]
     ic_score_panel: Annotated[
@@ -440,11 +441,7 @@ class NeweyWestTests(Body, kw_only=True, frozen=True):
             "weekly Spearman(raw_score, forward_return)",
             signal="raw",
             source="weekly_signal",
-            keys={
-                "source": figure("computed (from the rebalance cross-sections)"),
-                "source_kind": figure("derived"),
-                "signal": figure("raw"),
-            },
+            keys=derived("computed (from the rebalance cross-sections)", "raw"),
         ),
     ]
     ir: Annotated[
@@ -491,7 +488,8 @@ class TermPoint(Body, kw_only=True, frozen=True):
         newey_west(
             "the h-week IC",
             source="weekly_term",
-            availability="null (insufficient_data) with fewer than 10 weeks; lag is at least h-1 because "
+            availability=f"null (insufficient_data) with fewer than {NEWEY_WEST_MIN_N} weeks; lag is at least h-1 "
+            "because "
             "h-week returns of consecutive weeks overlap",
         ),
     ]

@@ -19,6 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas import units
+from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
 from schemas.bodies.formats import X_ABSENT, Timestamp, doc
 
@@ -33,8 +34,6 @@ BELOW_HALF = (
 )
 UNRECOVERED = "Null while the episode has not recovered by the window's last session."
 NO_CORRELATION = "Null below 3 common observations or when either side is constant."
-LEDGER = "portfolio:{book}"
-"""The `source` of a figure read from the requested book's ledger (what `/analytics/_doc` lists)."""
 
 
 def scores_all_only(meta: Meta) -> Meta:
@@ -658,7 +657,7 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
         doc(
             "Session of the episode's peak; the window's opening equity is dated with its first session.",
             unit=units.DATE,
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     trough_date: Annotated[
@@ -666,7 +665,7 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
         doc(
             "Session of the lowest ending equity before recovery (the first on a tie).",
             unit=units.DATE,
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     recovery_date: Annotated[
@@ -675,7 +674,7 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
             "First session whose ending equity is at or above the peak.",
             unit=units.DATE,
             null=UNRECOVERED,
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     depth_pct: Annotated[
@@ -684,11 +683,11 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
             "Depth of the episode: `(peak_equity - trough_equity) / peak_equity x 100`.",
             formula="(peak_equity - trough_equity) / peak_equity * 100",
             unit=units.PERCENTAGE_POINTS,
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     sessions_to_trough: Annotated[
-        int | None, doc("Sessions from the peak to the trough.", unit=units.SESSIONS, source=LEDGER)
+        int | None, doc("Sessions from the peak to the trough.", unit=units.SESSIONS, source=BOOK_LEDGER)
     ]
     sessions_to_recovery: Annotated[
         int | None,
@@ -696,11 +695,13 @@ class DrawdownRow(Body, kw_only=True, frozen=True):
             "Sessions from the peak to the recovery.",
             unit=units.SESSIONS,
             null=UNRECOVERED,
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
-    peak_equity: Annotated[float | None, doc("Equity at the peak.", unit=units.EQUITY, source=LEDGER)]
-    trough_equity: Annotated[float | None, doc("Equity at the trough.", unit=units.EQUITY, source=LEDGER)]
+    peak_equity: Annotated[float | None, doc("Equity at the peak.", unit=units.EQUITY, source=BOOK_LEDGER)]
+    trough_equity: Annotated[
+        float | None, doc("Equity at the trough.", unit=units.EQUITY, source=BOOK_LEDGER)
+    ]
 
 
 class RollingRow(Body, kw_only=True, frozen=True):
@@ -735,7 +736,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
         ),
     ]
     n_return_weeks: Annotated[
-        int | None, doc("Weeks of the trailing window with a book return.", unit=units.WEEKS, source=LEDGER)
+        int | None,
+        doc("Weeks of the trailing window with a book return.", unit=units.WEEKS, source=BOOK_LEDGER),
     ]
     annualised_return: Annotated[
         float | None,
@@ -746,7 +748,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             unit=units.FRACTION,
             null=BELOW_HALF,
             annualisation="annualised",
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     volatility: Annotated[
@@ -757,7 +759,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             unit=units.FRACTION,
             null=BELOW_HALF,
             annualisation="annualised",
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     information_ratio: Annotated[
@@ -769,7 +771,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             unit=units.RATIO,
             null=BELOW_HALF,
             annualisation="annualised",
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
     hit_rate: Annotated[
@@ -779,7 +781,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
             formula="count(R > 0) / count(R)",
             unit=units.FRACTION,
             null=BELOW_HALF,
-            source=LEDGER,
+            source=BOOK_LEDGER,
         ),
     ]
 

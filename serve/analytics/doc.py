@@ -24,20 +24,9 @@ from schemas.registry import ENDPOINTS, Endpoint
 SCHEMA_VERSION = "1.0.0"
 
 
-def _f(
-    meaning: str,
-    formula: str | None = None,
-    unit: str | None = None,
-    annualisation: str = "not_annualisable",
-    source: str = "computed",
-) -> dict[str, Any]:
-    return {
-        "meaning": meaning,
-        "formula": formula,
-        "unit": unit,
-        "annualisation": annualisation,
-        "source": source,
-    }
+def _f(meaning: str, formula: str | None = None, unit: str | None = None) -> dict[str, Any]:
+    """An entry written here (a route's own entry, combine's `meta` keys), with the block's defaults."""
+    return ANALYTICS_BLOCK.entry({"meaning": meaning, "formula": formula, "unit": unit})
 
 
 def window_fields(prefix: str) -> dict[str, dict[str, Any]]:
