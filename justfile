@@ -33,7 +33,7 @@ fmt:
     ruff format .
     ruff check --fix .
 
-# Regenerate docs/reference.md from the endpoint registry and the OpenAPI document (a test fails when it is stale).
+# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document (a test fails when one is stale).
 reference:
     alpha-results reference
 

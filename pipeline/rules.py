@@ -21,6 +21,7 @@ RULES: dict[str, str] = {
     "manifest.kinds_present": "every declared kind and book has its file, and every file is declared",
     "schema.columns": "each file has exactly the columns and types of schemas/seal.py",
     "schema.not_null": "columns the seal schema marks non-nullable hold no nulls",
+    "schema.date_range": "every date and instant falls between 1900-01-01 and 2199-12-31",
     "rebalances.unique_dates": "one row per rebalance date",
     "rebalances.week_status_values": "week_status is traded, pending or a snake_case skip reason (never `skipped`)",
     "decisions.unique_date_symbol": "one row per (date, symbol)",

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from datasets.layout import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
 from pipeline.bounded_read import check_columns
@@ -159,6 +160,34 @@ def _check_schema(table: pa.Table, expected: pa.Schema, kind: str, book: str | N
                 kind,
                 f"{where}: {count:,} of {table.num_rows:,} rows have a null {field.name}",
             )
+        _check_dates(table.column(field.name), field, kind, where)
+
+
+FIRST_DAY, LAST_DAY = date(1900, 1, 1), date(2199, 12, 31)
+"""The days a seal's dates and instants may fall on. Outside them a value is damage, and one past
+year 9999 cannot even be read back as a date (polars panics, it does not raise)."""
+
+
+def _check_dates(column: pa.ChunkedArray, field: pa.Field, kind: str, where: str) -> None:
+    """Compared as the stored integers (days, or the timestamp's unit since the epoch), never
+    converted to dates before they are known to be in range."""
+    if pa.types.is_date32(field.type):
+        low, high = (pa.scalar(d, pa.date32()).cast(pa.int32()).as_py() for d in (FIRST_DAY, LAST_DAY))
+        values = column.cast(pa.int32())
+    elif pa.types.is_timestamp(field.type):
+        unit = pa.timestamp(field.type.unit)
+        ends = (datetime(1900, 1, 1), datetime(2200, 1, 1))
+        low, high = (pa.scalar(moment, unit).cast(pa.int64()).as_py() for moment in ends)
+        values = column.cast(pa.int64())
+    else:
+        return
+    bounds = pc.min_max(values).as_py()
+    if bounds["min"] is not None and (bounds["min"] < low or bounds["max"] > high):
+        raise SealRejected(
+            "schema.date_range",
+            kind,
+            f"{where}: {field.name} has a value outside {FIRST_DAY.isoformat()}..{LAST_DAY.isoformat()}",
+        )
 
 
 # --- signals ------------------------------------------------------------------------------------

@@ -1,8 +1,7 @@
 """The vocabularies of the query parameters: the values each one accepts and what they select.
 
-Plain constants with no import, so that the parameter declarations (`schemas.query`) and with them
-the endpoint registry load without pyarrow: the operator CLI reads the registry's ids and starts
-in a tenth of a second.
+Plain constants with no import, so that the parameter declarations (`schemas.query`) load without
+pyarrow.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ COMPONENT_CONTEXTS: dict[str, str] = {
     "ExportDownload": "export_download",
 }
 """The context of each shared schema of `components.schemas` (the Structs of serve/openapi/bodies.py
-and those they hold; the bodies of `schemas.bodies.BODIES` are documented by their documentation
+and those they hold; the bodies of `schemas.bodies.DOCUMENTED` are documented by their documentation
 blocks instead)."""
 
 NESTED_CONTEXTS: dict[str, str] = {
@@ -182,7 +182,7 @@ FIELD_DOCS: dict[str | tuple[str, str], FieldDoc] = {
     ("health", "environment"): FieldDoc("Deployment environment word (e.g. `live`)."),
     ("health", "version"): FieldDoc("The running build's version string."),
     "registry_version": FieldDoc(
-        "Identifies the endpoint-registry version; changes when endpoints or groups change."
+        "Identifies the endpoint-registry version; changes when an endpoint's id, group, path or admin flag changes."
     ),
     ("health", "time"): FieldDoc("Server clock at answer time.", unit=TIMESTAMP),
     ("health", "down"): FieldDoc(

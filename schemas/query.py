@@ -2,8 +2,8 @@
 
 A Struct's fields, in order, are the endpoint's parameters in documentation order: the wire name
 (`msgspec.field(name=...)` where Python needs another), the type, the default (none: required)
-and the constraints and description as `msgspec.Meta`. Each endpoint of `schemas.registry` names
-its Struct; the server parses a query string into it (`serve.params.parse`), and the OpenAPI
+and the constraints and description as `msgspec.Meta`. Each endpoint's handler names its Struct in
+its signature (`ctx: Ctx[WeekQuery]`, serve/routes/declare.py); the server parses a query string into it (`serve.params.parse`), and the OpenAPI
 document and docs/reference.md read the same fields through `params_of`.
 
 Each Struct lists all its fields, the shared ones included (`Limit`, `Offset`, `From`...): a

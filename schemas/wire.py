@@ -154,7 +154,7 @@ those the decision record's Struct declares omitted where the run did not seal t
 
 RAW_FIELDS = frozenset(
     name
-    for body in rows.ROWS.values()
+    for body in rows.DECLARED
     for name, declared in field_schemas(body).items()
     if declared.get(X_RAW_ONLY)
 )

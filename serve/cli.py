@@ -18,7 +18,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve.commands", "serve the /v1 API over the lake with uvicorn"),
     "accounts": ("serve.admin_commands", "manage accounts"),
     "keys": ("serve.admin_commands", "manage API keys"),
-    "reference": ("serve.reference", "write docs/reference.md from the registry and the OpenAPI document"),
+    "reference": (
+        "serve.reference",
+        "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",
+    ),
 }
 """Each sub-command: the module that registers it, and its line in `alpha-results --help`.
 

@@ -7,8 +7,8 @@ its Arrow columns as they are, see `datasets.queries.TablePage`). What the envel
 the rows travels in headers for every representation but JSON (`X-Total-Count`, `X-Pagination`,
 `X-Meta`, `X-Warnings`, and the `Link` every page has), and for Arrow and Parquet also in the
 schema's metadata (`pagination` and `meta`, JSON text). Column types are the served fields' wire
-types (`schemas.wire.wire_type`); rows without declared fields (the key inventory) are typed from
-their values.
+types (`schemas.wire.wire_type`); fields no wire type declares (the key inventory's, the exports
+listing's) are typed from their values, and null on an empty page.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ can describe them (`msgspec.json.schema_components`) and the client can be gener
 instead of typed by hand. tests/api/test_bodies.py decodes every recorded answer of each endpoint
 with its Struct and encodes it back, byte for byte in key order.
 
-`BODIES` maps the registry id of each endpoint to the Struct of its 200 body's `data`.
+`DOCUMENTED` lists the single-object bodies whose Structs document each field; a route names
+its own body in its declaration (`serve.routes.declare.route`).
 """
 
 from __future__ import annotations
@@ -18,21 +19,24 @@ from schemas.bodies.description import AlphaDescription
 from schemas.bodies.docs import AnalyticsDoc, MetricsDoc
 from schemas.bodies.metrics import Metrics
 
-BODIES: dict[str, type[Body]] = {
-    "catalog.alphas.get": AlphaDescription,
-    "performance.metrics": Metrics,
-    "performance.metrics.doc": MetricsDoc,
-    "analytics.significance": Significance,
-    "analytics.costs": Costs,
-    "analytics.contribution": Contribution,
-    "analytics.checks": Checks,
-    "analytics.compare": Comparison,
-    "analytics.risk": Risk,
-    "analytics.doc": AnalyticsDoc,
-}
+DOCUMENTED: tuple[type[Body], ...] = (
+    AlphaDescription,
+    Metrics,
+    MetricsDoc,
+    Significance,
+    Costs,
+    Contribution,
+    Checks,
+    Comparison,
+    Risk,
+    AnalyticsDoc,
+)
+"""The single-object bodies whose Structs declare each field's meaning (the description, the
+metrics, the analytics objects and the two documentation blocks); a route names its own body in
+its declaration (`serve.routes.declare.route`)."""
 
 __all__ = [
-    "BODIES",
+    "DOCUMENTED",
     "AlphaDescription",
     "AnalyticsDoc",
     "Body",

@@ -1,10 +1,10 @@
 """`meta`, the envelope's description of an answer, as a Struct: every key any route echoes, each
 with its meaning on the field. A route's `meta` holds the keys every answer carries (`SHARED`),
-`summary` on the two series, and the keys its registry entry lists (`Endpoint.meta`);
+`summary` on the two series, and the keys its declaration lists (`@route(..., meta=...)`);
 serve/openapi/bodies.py writes each route's `meta` schema from those fields, and
 tests/api/test_bodies.py decodes every recorded `meta` with it (an undeclared key fails).
 
-`summary` is typed by the route's own Struct (`schemas.bodies.rows.SUMMARIES`); here it is
+`summary` is typed by the route's own Struct (`meta_summary` in its declaration); here it is
 declared for its meaning only.
 """
 
@@ -177,7 +177,7 @@ class EnvelopeMeta(Body, kw_only=True, frozen=True):
         Annotated[dict[str, Any], doc("Figures over the whole requested window, computed before paging.")]
         | UnsetType
     ) = UNSET
-    # -- the keys a route's registry entry lists (`Endpoint.meta`) ---------------------------------
+    # -- the keys a route's declaration lists (`@route(..., meta=...)`) ---------------------------
     key_id: (
         Annotated[
             str,

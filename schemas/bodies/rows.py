@@ -931,28 +931,25 @@ class CombinedRow(Body, kw_only=True, frozen=True):
     ]
 
 
-ROWS: dict[str, type[Body]] = {
-    "catalog.alphas.list": AlphaListRow,
-    "signals.rebalances.list": RebalanceIndexRow,
-    "signals.rebalances.get": DecisionRow,
-    "signals.scores": ScoreRow,
-    "portfolio.books": BookRow,
-    "portfolio.ledger": LedgerRow,
-    "portfolio.positions": PositionRow,
-    "portfolio.pnl": PnlRow,
-    "portfolio.trades": TradeRow,
-    "portfolio.equity_curve": EquityRow,
-    "benchmarks.daily": BenchmarkRow,
-    "analytics.correlation": CorrelationRow,
-    "analytics.drawdowns": DrawdownRow,
-    "analytics.rolling": RollingRow,
-    "analytics.screen": ScreenRow,
-    "analytics.combine": CombinedRow,
-}
-"""The Struct of each row of a collection typed from the lake, by registry id."""
-
-SUMMARIES: dict[str, type[Body]] = {
-    "portfolio.equity_curve": EquitySummary,
-    "benchmarks.daily": BenchmarkSummary,
-}
-"""The Struct of `meta.summary`, by registry id."""
+DECLARED: tuple[type[Body], ...] = (
+    AlphaListRow,
+    RebalanceIndexRow,
+    DecisionRow,
+    ScoreRow,
+    BookRow,
+    LedgerRow,
+    PositionRow,
+    PnlRow,
+    TradeRow,
+    EquityRow,
+    BenchmarkRow,
+    CorrelationRow,
+    DrawdownRow,
+    RollingRow,
+    ScreenRow,
+    CombinedRow,
+    EquitySummary,
+    BenchmarkSummary,
+)
+"""The rows typed from the lake and the `meta.summary` objects: each field declares its meaning,
+unit and rules (`doc`). A route names its own in its declaration (`serve.routes.declare.route`)."""

@@ -4,22 +4,24 @@ with its meaning, formula, unit, annualisation and source. Identical for every a
 `fields` keys are dotted paths prefixed by the route (`significance.psr`, `rolling[].mean_ic`);
 a collection's rows are `name[]`. tests/analytics walks served answers and fails on a path
 without an entry. docs/analytics.md says the same in prose, with the references.
+
+Each route's own entry is its declaration's `documented` (`@route(..., documented=...)`) and
+every path under it is read from its body or row Struct; written here: the endpoint prose, the
+horizon and granularity of the paths whose scope is not one figure over the window, and
+combine's `meta` keys other than `figures`.
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
-from analytics import correlation, rolling, significance
-from schemas.bodies import BODIES
+from analytics import correlation, significance
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW, WINDOW_ECHO
 from schemas.bodies.base import Window, meanings
-from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, BookFigures
+from schemas.bodies.decisions import BookFigures
 from schemas.bodies.figures import documented
-from schemas.bodies.rows import ROWS
-from schemas.registry import ENDPOINTS, Endpoint
+from serve.endpoints import Endpoint, endpoints
 
 SCHEMA_VERSION = "1.0.0"
 
@@ -40,85 +42,66 @@ def window_fields(prefix: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _body(route: str, meaning: str) -> dict[str, dict[str, Any]]:
-    """A single-object route's entry and every path of its body, read from the body's Struct,
-    where each field declares its meaning, formula, unit, annualisation and source (`figure`)."""
-    paths = documented(BODIES[f"analytics.{route}"], ANALYTICS_BLOCK)
-    return {route: _f(meaning)} | {f"{route}.{path}": entry for path, entry in paths.items()}
-
-
-def _rows(route: str, meaning: str) -> dict[str, dict[str, Any]]:
-    """A collection's entry and its rows' fields (`correlation[].pearson`), from the row Struct."""
-    rows = documented(ROWS[f"analytics.{route}"], ANALYTICS_BLOCK)
-    return {route: _f(meaning)} | {f"{route}[].{path}": entry for path, entry in rows.items()}
-
-
-def _collections() -> dict[str, dict[str, Any]]:
-    need = ", ".join(f"{w} weeks: {rolling.min_observations(w)}" for w in rolling.WINDOWS)
-    return (
-        _rows(
-            "correlation",
-            "One row per other alpha the key may read (never the alpha itself, never one it may not read)",
-        )
-        | _rows("drawdowns", "Drawdown episodes of the book over " + WINDOW + ", deepest first")
-        | _rows(
-            "rolling",
-            "One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at "
-            f"it (it may start before from). A figure needs half the window's weeks ({need}); null below",
-        )
-    )
+def _routes() -> dict[str, dict[str, Any]]:
+    """Each documented analytics route's entry (its declaration's `documented`) and every path of
+    its body or rows (`correlation[].pearson`), read from the Struct, where each field declares its
+    meaning, formula, unit, annualisation and source (`figure`, `doc`)."""
+    fields: dict[str, dict[str, Any]] = {}
+    for e in endpoints().values():
+        if e.group != "analytics" or e.documented is None:
+            continue
+        route = e.id.removeprefix("analytics.")
+        prefix, struct = (f"{route}.", e.body) if e.body is not None else (f"{route}[].", e.rows)
+        assert struct is not None  # a declaration names a body or rows (serve.endpoints)
+        paths = documented(struct, ANALYTICS_BLOCK)
+        fields |= {route: _f(e.documented)} | {prefix + path: entry for path, entry in paths.items()}
+    return fields
 
 
 COMMON = "over the window's sessions on which every alpha of the set has a long_short return"
 
 
-def _combine() -> dict[str, dict[str, Any]]:
-    """`/analytics/combine`: its rows and its figures read from their Structs; the other keys of its
-    `meta` (`combine.meta.*`, the envelope's own keys left out), written here."""
+def _combine_meta() -> dict[str, dict[str, Any]]:
+    """`/analytics/combine`'s `meta`: its figures read from their Struct; its other keys
+    (`combine.meta.*`, the envelope's own keys left out), written here."""
     m = "combine.meta"
     figures = documented(BookFigures, ANALYTICS_BLOCK, what="the combined book")
-    return (
-        _rows("combine", "One row per session of the combined long_short book, " + COMMON)
-        | {
-            m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
-            f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
-            **window_fields(m),
-            f"{m}.benchmark": _f(
-                "The benchmark of benchmark_cumulative_return; null when the key may not read it"
-            ),
-            f"{m}.benchmark.symbol": _f("SPY"),
-            f"{m}.benchmark.basis": _f(
-                "adjusted_close when every row has one, else close (as /v1/benchmarks)"
-            ),
-            f"{m}.alphas": _f("The alphas combined, in the request's order"),
-            f"{m}.weighting": _f("equal, given, inverse_volatility or max_ir"),
-            f"{m}.shrinkage": _f("max_ir only (null otherwise): the shrinkage of the covariance used"),
-            f"{m}.shrinkage.value": _f(
-                "d in Sigma_d = (1 - d) S + d diag(S)",
-                "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
-                "[0, 1]",
-                "ratio",
-            ),
-            f"{m}.shrinkage.source": _f("given (the request's shrinkage) or ledoit_wolf"),
-            f"{m}.weights": _f("The weights used, one per alpha in the request's order"),
-            f"{m}.weights[].alpha": _f("The alpha"),
-            f"{m}.weights[].weight": _f(
-                "Its fraction of the book's capital: 1/n (equal), as given (never renormalised), "
-                "(1/sigma_i) / sum_j (1/sigma_j) (inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
-                None,
-                "fraction",
-            ),
-            f"{m}.sessions": _f("The common sessions the figures and rows are over", unit="sessions"),
-            f"{m}.session_rule": _f("Which sessions count: their intersection over the set"),
-            f"{m}.figures": _f("The combined book's figures " + COMMON),
-            f"{m}.correlation": _f("Pearson correlations of the alphas' daily returns " + COMMON),
-            f"{m}.correlation.alphas": _f("The matrix's rows and columns, in the request's order"),
-            f"{m}.correlation.matrix": _f(
-                "matrix[i][j] = corr(r_i, r_j); null where a side has no variance", "Pearson", "ratio"
-            ),
-        }
-        | {f"{m}.figures.{path}": entry for path, entry in figures.items()}
-    )
+    return {
+        m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
+        f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
+        **window_fields(m),
+        f"{m}.benchmark": _f(
+            "The benchmark of benchmark_cumulative_return; null when the key may not read it"
+        ),
+        f"{m}.benchmark.symbol": _f("SPY"),
+        f"{m}.benchmark.basis": _f("adjusted_close when every row has one, else close (as /v1/benchmarks)"),
+        f"{m}.alphas": _f("The alphas combined, in the request's order"),
+        f"{m}.weighting": _f("equal, given, inverse_volatility or max_ir"),
+        f"{m}.shrinkage": _f("max_ir only (null otherwise): the shrinkage of the covariance used"),
+        f"{m}.shrinkage.value": _f(
+            "d in Sigma_d = (1 - d) S + d diag(S)",
+            "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
+            "[0, 1]",
+            "ratio",
+        ),
+        f"{m}.shrinkage.source": _f("given (the request's shrinkage) or ledoit_wolf"),
+        f"{m}.weights": _f("The weights used, one per alpha in the request's order"),
+        f"{m}.weights[].alpha": _f("The alpha"),
+        f"{m}.weights[].weight": _f(
+            "Its fraction of the book's capital: 1/n (equal), as given (never renormalised), "
+            "(1/sigma_i) / sum_j (1/sigma_j) (inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
+            None,
+            "fraction",
+        ),
+        f"{m}.sessions": _f("The common sessions the figures and rows are over", unit="sessions"),
+        f"{m}.session_rule": _f("Which sessions count: their intersection over the set"),
+        f"{m}.figures": _f("The combined book's figures " + COMMON),
+        f"{m}.correlation": _f("Pearson correlations of the alphas' daily returns " + COMMON),
+        f"{m}.correlation.alphas": _f("The matrix's rows and columns, in the request's order"),
+        f"{m}.correlation.matrix": _f(
+            "matrix[i][j] = corr(r_i, r_j); null where a side has no variance", "Pearson", "ratio"
+        ),
+    } | {f"{m}.figures.{path}": entry for path, entry in figures.items()}
 
 
 MAX_LISTED = 6  # values of a choice listed in `paths` (longer lists: the reference has them)
@@ -126,21 +109,20 @@ MAX_LISTED = 6  # values of a choice listed in `paths` (longer lists: the refere
 
 def _paths() -> str:
     """Every route of the group with its parameters (and their values where they are a choice), from
-    the registry: `GET path (name, name = a | b, ...)`, one per route."""
+    the routes' declarations: `GET path (name, name = a | b, ...)`, one per route."""
 
     def listed(endpoint: Endpoint) -> str:
         params = ", ".join(
             p.name if p.enum is None or len(p.enum) > MAX_LISTED else f"{p.name} = {' | '.join(p.enum)}"
             for p in endpoint.params
         )
-        path = re.sub(r":\w+}", "}", endpoint.path)
+        path = endpoint.openapi_path
         return f"GET {path} ({params})" if params else f"GET {path}"
 
-    return "; ".join(listed(e) for e in ENDPOINTS if e.group == "analytics") + "."
+    return "; ".join(listed(e) for e in endpoints().values() if e.group == "analytics") + "."
 
 
 _ENDPOINT: dict[str, str] = {
-    "paths": _paths(),
     "access": "Group analytics, opened only by an administrator (deny by default). Figures built from the ledger "
     "need portfolio.ledger and those built from the rebalance cross-sections need signals.rebalances.get or "
     "signals.scores, as on /metrics: in significance and costs they are not_measurable with an access_limited "
@@ -195,9 +177,10 @@ _WARNINGS: dict[str, str] = {
     "from; block names it and it is not_measurable.",
 }
 
+DEFAULT_SCOPE = (WINDOW, "overall")
+"""The horizon and granularity of a path no entry of `_SCOPES` covers: one figure over the window."""
 # Path prefix -> (horizon, granularity) of the fields under it; the longest matching prefix wins.
 _SCOPES: dict[str, tuple[str, str]] = {
-    "significance": (WINDOW, "overall"),
     "significance.dsr.trials": (
         "whole histories (from/to do not narrow it): count over the catalogue, variance over the alphas the key "
         "may read",
@@ -207,7 +190,6 @@ _SCOPES: dict[str, tuple[str, str]] = {
     "correlation": (WINDOW, "one row per other alpha"),
     "drawdowns": (WINDOW + "; the peak restarts at the window's start", "one row per episode"),
     "rolling": ("the trailing window_weeks rebalance weeks ending at date", "one row per rebalance week"),
-    "costs": (WINDOW, "overall"),
     "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
     "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
     "combine": (
@@ -223,12 +205,10 @@ _SCOPES: dict[str, tuple[str, str]] = {
     "contribution.before.turnover": ("whole histories (from/to do not narrow it)", "overall"),
     "contribution.after.turnover": ("whole histories (from/to do not narrow it)", "overall"),
     "contribution.change.turnover": ("whole histories (from/to do not narrow it)", "overall"),
-    "checks": (WINDOW, "overall"),
     "checks.checks": (
         "per check: its horizon (the window, its last 504 sessions, or whole histories)",
         "overall",
     ),
-    "compare": (WINDOW, "overall"),
     "compare.equity": (WINDOW + ": compounded from its first common session", "one entry per common session"),
     "compare.rolling_return_correlation": (
         "the trailing rolling_window.sessions common sessions ending at date, inside the window",
@@ -238,15 +218,14 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "the trailing rolling_window.weeks common weeks ending at date, inside the window",
         "one entry per common week",
     ),
-    "risk": (WINDOW, "overall"),
 }
 
 
 def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
     """The entry in the `/metrics/_doc` shape: meaning, formula, horizon, granularity, source, unit,
     then annualisation."""
-    prefix = max((p for p in _SCOPES if path == p or path.startswith((p + ".", p + "["))), key=len)
-    horizon, granularity = _SCOPES[prefix]
+    prefixes = [p for p in _SCOPES if path == p or path.startswith((p + ".", p + "["))]
+    horizon, granularity = _SCOPES[max(prefixes, key=len)] if prefixes else DEFAULT_SCOPE
     return {
         "meaning": entry["meaning"],
         "formula": entry["formula"],
@@ -260,49 +239,10 @@ def _scoped(path: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 @cache
 def _doc() -> dict[str, Any]:
-    fields = (
-        _body("significance", "Significance of the long_short Sharpe ratio and of the IC over " + WINDOW)
-        | _collections()
-        | _body(
-            "contribution",
-            "A reference set's equally weighted long_short book before and after adding the alpha at weight w, "
-            "over the window's sessions on which the alpha has a return and at least one reference alpha does; on "
-            "each, the reference book holds the reference alphas with a return that session (the book as it grew). "
-            "With a weighting, the reference book is instead the set combined as /analytics/combine combines it",
-        )
-        | _body(
-            "checks",
-            "Pass/fail checks of the alpha and book against the operator's policy (modelled on WorldQuant BRAIN's "
-            "submission checks), over "
-            + WINDOW
-            + "; the request's min_/max_ parameters may only tighten the policy",
-        )
-        | _body(
-            "compare",
-            "This alpha against another (with) over one book and "
-            + WINDOW
-            + ": compounded curves, rolling correlations, and each headline figure's difference with its paired "
-            "test",
-        )
-        | _body(
-            "risk",
-            "Benchmark-relative (against SPY) and tail figures of the book's daily returns over "
-            + WINDOW
-            + "; r = ending_equity / starting_equity - 1 of the book's sessions in the window. Annualised "
-            f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; every figure "
-            "needs portfolio.ledger, the benchmark block also benchmarks.daily",
-        )
-        | _body(
-            "costs",
-            "What the book's modelled execution costs take over "
-            + WINDOW
-            + "; flows in normalised equity (1.0 = the book's equity at inception)",
-        )
-        | _combine()
-    )
+    fields = _routes() | _combine_meta()
     return {
         "schema_version": SCHEMA_VERSION,
-        "endpoint": _ENDPOINT,
+        "endpoint": {"paths": _paths(), **_ENDPOINT},
         "fields": {path: _scoped(path, fields[path]) for path in sorted(fields)},
         "warnings": _WARNINGS,
     }

@@ -2,7 +2,7 @@
 
 Litestar generates it from the mounted route handlers (paths, path parameters, operation ids,
 operations), and `DeclaredOperation`, its `operation_class`, completes each operation from the
-registry entry the handler was mounted from: the query parameters its `schemas.query` Struct
+declaration of the handler it was mounted from (`serve.endpoints`): the query parameters its `schemas.query` Struct
 declares, the Structs of its rows and bodies (`schemas.bodies`), its `meta` keys and summary, so
 the document cannot drift from what is served. Every response property carries its meaning (a
 row field's `doc` on its Struct, any other field's entry of `schemas.field_docs`: meaning, unit,
@@ -27,7 +27,8 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, Info, OpenAPI, Operation, Parameter, PathItem
 from litestar.router import Router
 
-from schemas.registry import BY_ID, REGISTRY_VERSION
+from schemas.registry import BY_ID
+from serve.endpoints import registry_version
 from serve.openapi.annotations import documented_components, documented_responses
 from serve.openapi.bodies import success
 from serve.openapi.downloads import (
@@ -72,7 +73,7 @@ class DeclaredOperation(Operation):
     every status it may answer with the headers it sets, and its documented response bodies.
 
     Litestar cannot infer the bodies itself: a handler returns bytes its own encoder wrote
-    (serve.envelope), so they are declared from the registry entry's wire fields instead."""
+    (serve.envelope), so they are declared from the Structs the handler's declaration names instead."""
 
     def __post_init__(self) -> None:
         endpoint_id = self.operation_id or ""
@@ -102,7 +103,7 @@ def openapi_config(version: str) -> OpenAPIConfig:
     return OpenAPIConfig(
         title=TITLE,
         version=version,
-        description=f"Endpoint registry {REGISTRY_VERSION}: the `registry_version` of /v1/health and /v1/me.",
+        description=f"Endpoint registry {registry_version()}: the `registry_version` of /v1/health and /v1/me.",
         components=Components(headers=components["headers"], security_schemes=components["securitySchemes"]),
         # The pages' headers of `/docs` on Litestar's router too (serve/routes/developer.py).
         openapi_router=Router(
@@ -126,7 +127,7 @@ class RegistryInfo(Info):
     be generated from the served document alone."""
 
     def to_schema(self) -> dict[str, Any]:
-        return {**super().to_schema(), X_REGISTRY_VERSION: REGISTRY_VERSION}
+        return {**super().to_schema(), X_REGISTRY_VERSION: registry_version()}
 
 
 def served(document: OpenAPI) -> dict[str, Any]:

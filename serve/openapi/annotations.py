@@ -12,8 +12,8 @@ from typing import Any
 
 from schemas import field_docs
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
-from schemas.bodies.rows import ROWS, SUMMARIES
-from serve.openapi.bodies import COMPONENTS, META_NESTED
+from schemas.bodies.rows import DECLARED
+from serve.openapi.bodies import META_NESTED, components
 from serve.openapi.declared import body_components
 from serve.openapi.jsonschema import without_null
 
@@ -108,9 +108,7 @@ def _compose(name: str, schema: dict[str, Any]) -> None:
         )
 
 
-_DECLARED_COMPONENTS = frozenset(
-    body.__name__ for body in (*ROWS.values(), *SUMMARIES.values(), *META_NESTED)
-)
+_DECLARED_COMPONENTS = frozenset(body.__name__ for body in (*DECLARED, *META_NESTED))
 """The shared components whose Structs declare each field's `doc`."""
 
 
@@ -118,7 +116,7 @@ def documented_components() -> dict[str, Any]:
     """The shared components, each property with its `schemas.field_docs` entry, the rows' with
     their Structs' `doc`, and the body Structs' components, which carry their documentation
     block's meanings (`declared`)."""
-    out: dict[str, Any] = json.loads(json.dumps(COMPONENTS))
+    out: dict[str, Any] = json.loads(json.dumps(components()))
     for name, schema in out["schemas"].items():
         if name in _DECLARED_COMPONENTS:
             _compose(name, schema)

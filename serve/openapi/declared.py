@@ -16,8 +16,9 @@ from typing import Any
 
 import msgspec
 
-from schemas.bodies import BODIES
+from schemas.bodies import DOCUMENTED
 from serve.analytics.doc import shared_analytics_doc
+from serve.endpoints import endpoint, endpoints
 from serve.metrics.doc import shared_metrics_doc
 from serve.openapi.jsonschema import without_null
 
@@ -25,16 +26,19 @@ REF_TEMPLATE = "#/components/schemas/{name}"
 X_DOCUMENTED_BY = "x-documented-by"
 """On a body's top-level component: the registry id of the route whose `fields` document it."""
 
-_DOC_BLOCKS: dict[str, tuple[str, str]] = {
-    "performance.metrics": ("performance.metrics.doc", ""),
-    "analytics.significance": ("analytics.doc", "significance."),
-    "analytics.costs": ("analytics.doc", "costs."),
-    "analytics.contribution": ("analytics.doc", "contribution."),
-    "analytics.checks": ("analytics.doc", "checks."),
-    "analytics.compare": ("analytics.doc", "compare."),
-    "analytics.risk": ("analytics.doc", "risk."),
-}
-"""The documentation route of a body and the prefix of its paths in that route's `fields`."""
+METRICS_DOC = "performance.metrics.doc"
+ANALYTICS_DOC = "analytics.doc"
+
+
+def _doc_blocks() -> dict[str, tuple[str, str]]:
+    """The documentation route of each body a block documents, and the prefix of its paths in that
+    route's `fields`: the metrics object in `/metrics/_doc` at the top, each analytics object in
+    `/analytics/_doc` under its route's name (`risk.` for `analytics.risk`)."""
+    blocks = {"performance.metrics": (METRICS_DOC, "")}
+    for e in endpoints().values():
+        if e.group == "analytics" and e.body is not None and e.id != ANALYTICS_DOC:
+            blocks[e.id] = (ANALYTICS_DOC, e.id.removeprefix("analytics.") + ".")
+    return blocks
 
 
 def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]:
@@ -46,13 +50,16 @@ def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]
 
 
 def _fields(doc_route: str) -> dict[str, dict[str, Any]]:
-    block = shared_metrics_doc() if doc_route == "performance.metrics.doc" else shared_analytics_doc()
+    block = shared_metrics_doc() if doc_route == METRICS_DOC else shared_analytics_doc()
     fields: dict[str, dict[str, Any]] = block["fields"]
     return fields
 
 
 def component_name(endpoint_id: str) -> str:
-    return BODIES[endpoint_id].__name__
+    body = endpoint(endpoint_id).body
+    if body is None:
+        raise TypeError(f"{endpoint_id} declares no body")
+    return body.__name__
 
 
 def _target(components: dict[str, Any], prop: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -90,8 +97,8 @@ def _describe(
 
 @cache
 def _components() -> str:
-    components = struct_components(BODIES.values())
-    for endpoint_id, (doc_route, prefix) in _DOC_BLOCKS.items():
+    components = struct_components(DOCUMENTED)
+    for endpoint_id, (doc_route, prefix) in _doc_blocks().items():
         name = component_name(endpoint_id)
         components[name][X_DOCUMENTED_BY] = doc_route
         _describe(components, components[name], prefix, _fields(doc_route))

@@ -8,7 +8,7 @@ from typing import Any
 
 from schemas import wire
 from schemas.query import Param
-from schemas.registry import BY_ID
+from serve.endpoints import endpoint
 
 
 def _param_schema(param: Param) -> dict[str, Any]:
@@ -50,7 +50,7 @@ COLUMN_SETS: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
 
 def query_parameters(endpoint_id: str) -> list[dict[str, Any]]:
     out = []
-    for param in BY_ID[endpoint_id].params:
+    for param in endpoint(endpoint_id).params:
         declared: dict[str, Any] = {
             "name": param.name,
             "in": "query",

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schemas.registry import BY_ID
-from serve import errors
+from serve import endpoints, errors
 
 ERROR_STATUSES = {
     "400": "Invalid parameters (bad_request, unknown_book)",
@@ -45,7 +44,7 @@ def error_statuses(endpoint_id: str) -> tuple[str, ...]:
     431, 503), `/v1/health` included, which otherwise answers 200 even when a backend is down.
     Keyed routes also authenticate (401), check allow-lists (403), meter (429) and read the key
     store (503). 404 belongs to routes that address something that may not exist."""
-    endpoint = BY_ID[endpoint_id]
+    endpoint = endpoints.endpoint(endpoint_id)
     statuses = {"400", "500", *CONNECTION_STATUSES}
     if not endpoint.public:
         statuses |= {"401", "403", "429", "503"}
@@ -119,7 +118,7 @@ def response_headers(endpoint_id: str, status: str) -> dict[str, Any]:
     """Metered routes carry the `X-RateLimit-*` headers once the request was counted (from the
     limiter's decision on; not on 401 nor before the limiter ran, and never while it is down)."""
     names = [*EVERY_ANSWER]
-    metered = not BY_ID[endpoint_id].public
+    metered = not endpoints.endpoint(endpoint_id).public
     if metered and status != "401":
         names += [f"X-RateLimit-{part}" for part in RATE_LIMIT_HEADERS]
     if status == "429":

@@ -17,10 +17,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets.queries import page_of
+from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
 from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire, services_of
@@ -28,7 +29,7 @@ from serve.envelope import single
 from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
 from serve.resolve import resolve_alpha
-from serve.routes.base import Context, context
+from serve.routes.base import Context, Ctx, Q
 from serve.routes.declare import route
 
 
@@ -44,21 +45,26 @@ def utc_seconds(value: Any) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _admin_context(request: Request[Any, Any, Any]) -> Context:
-    ctx = context(request)
+def _admin_context(ctx: Context[Q]) -> Context[Q]:
     if not ctx.caller.is_admin:
-        endpoint = endpoint_of(request.route_handler)
+        endpoint = endpoint_of(ctx.request.route_handler)
         raise errors.EndpointNotAllowed(
             "Administrative routes need a platform administrator's key.", details={"endpoint": endpoint}
         )
     return ctx
 
 
-@route("admin.alphas.readiness", sync_to_thread=True)
-def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = _admin_context(request)
+@route(
+    "admin.alphas.readiness",
+    "/v1/admin/alphas/{alpha:str}/readiness",
+    "Readiness of one alpha",
+    body=Readiness,
+    sync_to_thread=True,
+)
+def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+    ctx = _admin_context(ctx)
     build = resolve_alpha(ctx.caller, ctx.reader, alpha)
-    ctx.args(NoQuery)
+    ctx.args()
     entry = build.entry
     source = entry.get("source_archive")
     data = {
@@ -85,11 +91,18 @@ def alpha_readiness(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
     return single(data, ctx.meta(alpha_id=build.alpha_id, source=f"lake:alpha.json@{build.build_id}"))
 
 
-@route("admin.keys.usage", sync_to_thread=True)
-def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Response[bytes]:
-    ctx = _admin_context(request)
-    ctx.args(NoQuery)
-    services = services_of(request)
+@route(
+    "admin.keys.usage",
+    "/v1/admin/keys/{key_id:str}/usage",
+    "Usage of one key",
+    body=KeyUsage,
+    meta=("key_id",),
+    sync_to_thread=True,
+)
+def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[bytes]:
+    ctx = _admin_context(ctx)
+    ctx.args()
+    services = services_of(ctx.request)
     record = services.store.get_key(key_id) if services.store is not None else None
     if record is None:
         raise errors.KeyNotFound(f"No key {key_id!r}.", details={"key_id": key_id})
@@ -111,10 +124,16 @@ def key_usage(request: Request[Any, Any, Any], key_id: FromPath[str]) -> Respons
     return single(data, ctx.meta(key_id=record.key_id, source="limiter"))
 
 
-@route("admin.builds.list", sync_to_thread=True)
-def list_builds(request: Request[Any, Any, Any]) -> Response[bytes]:
-    ctx = _admin_context(request)
-    args = ctx.args(PageQuery)
+@route(
+    "admin.builds.list",
+    "/v1/admin/builds",
+    "Catalogue of published builds",
+    rows=BuildRow,
+    sync_to_thread=True,
+)
+def list_builds(ctx: Ctx[PageQuery]) -> Response[bytes]:
+    ctx = _admin_context(ctx)
+    args = ctx.args()
     limit, offset = args.limit, args.offset
     builds = [
         {**row, "built_at": utc_seconds(row["built_at"]), "sealed_at": utc_seconds(row["sealed_at"])}

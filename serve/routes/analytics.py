@@ -16,17 +16,22 @@ from functools import partial
 from typing import Any, TypeVar
 
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
+from analytics import rolling
 from datasets.queries import Page, Window, day_numbers, page_of, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import shape_of
 from schemas import wire
+from schemas.bodies.analytics import WINDOW, Costs, Significance
+from schemas.bodies.docs import AnalyticsDoc
+from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
     CorrelationQuery,
+    NoQuery,
     Query,
     RollingQuery,
     SignificanceQuery,
@@ -41,7 +46,7 @@ from serve.analytics.significance import significance_payload
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.metrics.stats import Warnings
-from serve.routes.base import Context, context, documentation_block
+from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
@@ -63,28 +68,33 @@ def _meta(
     return with_warnings(ctx.run_meta(build, table, **extra), entries)
 
 
-async def _opened(ctx: Context, alpha: str, query: type[Q]) -> tuple[BuildView, Q]:
+async def _opened(ctx: Context[Q], alpha: str) -> tuple[BuildView, Q]:
     """The build (authorised first, then found, then checked for the analytics tables) and the
     parsed parameters (a 400 comes before a 503 about the build's age)."""
     build = await ctx.open_run(alpha)
-    args = ctx.args(query)
+    args = ctx.args()
     inputs.require_built(build)
     return build, args
 
 
-async def _book_scoped(ctx: Context, alpha: str, query: type[BookArgs]) -> tuple[BuildView, BookArgs, str]:
+async def _book_scoped(ctx: Context[BookArgs], alpha: str) -> tuple[BuildView, BookArgs, str]:
     """`_opened`, with the checked book of a book-scoped analytics route."""
-    build, args = await _opened(ctx, alpha, query)
+    build, args = await _opened(ctx, alpha)
     return build, args, ctx.book(build, "portfolio", args.book)
 
 
-@route("analytics.significance")
-async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build, args = await _opened(ctx, alpha, SignificanceQuery)
+@route(
+    "analytics.significance",
+    "/v1/alphas/{alpha:str}/analytics/significance",
+    "Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's trials",
+    body=Significance,
+    documented="Significance of the long_short Sharpe ratio and of the IC over " + WINDOW,
+)
+async def get_significance(ctx: Ctx[SignificanceQuery], alpha: FromPath[str]) -> Response[bytes]:
+    build, args = await _opened(ctx, alpha)
     catalogue = ctx.reader.catalogue()
     whole_catalogue(ctx.caller, catalogue)
-    trials = await to_thread.run_sync(services_of(request).catalogue.trials, catalogue)
+    trials = await to_thread.run_sync(services_of(ctx.request).catalogue.trials, catalogue)
     seen = trials.seen(readable_mask(ctx.caller, catalogue), build.alpha_id)
     # The answer depends on the build and the catalogue figures it is given, nothing else.
     ctx.validate_with(f"{build.build_id}+{seen.tag()}")
@@ -104,10 +114,16 @@ async def get_significance(request: Request[Any, Any, Any], alpha: FromPath[str]
     return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
 
 
-@route("analytics.correlation")
-async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build, args = await _opened(ctx, alpha, CorrelationQuery)
+@route(
+    "analytics.correlation",
+    "/v1/alphas/{alpha:str}/analytics/correlation",
+    "Correlation with every other alpha the key may read",
+    rows=CorrelationRow,
+    meta=("basis",),
+    documented="One row per other alpha the key may read (never the alpha itself, never one it may not read)",
+)
+async def list_correlation(ctx: Ctx[CorrelationQuery], alpha: FromPath[str]) -> Response[bytes]:
+    build, args = await _opened(ctx, alpha)
     basis = BASES[args.basis]
     require_readable(caller_access(ctx), basis.data)
     catalogue = ctx.reader.catalogue()
@@ -117,7 +133,7 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     window: Window = (args.start, args.end)
     compute = partial(
         correlation_page,
-        services_of(request).catalogue,
+        services_of(ctx.request).catalogue,
         ctx.reader,
         build,
         catalogue,
@@ -131,27 +147,45 @@ async def list_correlation(request: Request[Any, Any, Any], alpha: FromPath[str]
     # The rows depend on the builds of the alphas the key may read and, on the scores basis, on
     # the alpha's neighbour list (rewritten under a new name when it changes).
     listed = (
-        services_of(request).catalogue.list_path(ctx.reader, build.alpha_id) if args.basis == "scores" else ""
+        services_of(ctx.request).catalogue.list_path(ctx.reader, build.alpha_id)
+        if args.basis == "scores"
+        else ""
     )
     ctx.validate_with(f"{build.build_id}+{catalogue_tag(catalogue, mask, args.basis, listed or '')}")
     meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
     return ctx.collection(page, args.limit, args.offset, meta)
 
 
-@route("analytics.drawdowns")
-async def list_drawdowns(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build, args, book = await _book_scoped(ctx, alpha, BookWindowPageQuery)
+@route(
+    "analytics.drawdowns",
+    "/v1/alphas/{alpha:str}/analytics/drawdowns",
+    "Drawdown episodes of a book",
+    rows=DrawdownRow,
+    documented="Drawdown episodes of the book over " + WINDOW + ", deepest first",
+)
+async def list_drawdowns(ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]) -> Response[bytes]:
+    build, args, book = await _book_scoped(ctx, alpha)
     require_readable(caller_access(ctx), "ledger")
     page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
     meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), Warnings(), book=book)
     return ctx.collection(page, args.limit, args.offset, meta)
 
 
-@route("analytics.rolling")
-async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build, args, book = await _book_scoped(ctx, alpha, RollingQuery)
+@route(
+    "analytics.rolling",
+    "/v1/alphas/{alpha:str}/analytics/rolling",
+    "Trailing-window IC and return figures per rebalance week",
+    rows=RollingRow,
+    meta=("window_weeks", "signal"),
+    documented=(
+        "One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at "
+        "it (it may start before from). A figure needs half the window's weeks ("
+        + ", ".join(f"{w} weeks: {rolling.min_observations(w)}" for w in rolling.WINDOWS)
+        + "); null below"
+    ),
+)
+async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response[bytes]:
+    build, args, book = await _book_scoped(ctx, alpha)
     access = caller_access(ctx)
     require_readable(access, "ledger")
     require_readable(access, "cross_sections")
@@ -177,10 +211,19 @@ async def list_rolling(request: Request[Any, Any, Any], alpha: FromPath[str]) ->
     return ctx.collection(Page(rows, total), args.limit, args.offset, meta)
 
 
-@route("analytics.costs")
-async def get_costs(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
-    build, args, book = await _book_scoped(ctx, alpha, BookWindowQuery)
+@route(
+    "analytics.costs",
+    "/v1/alphas/{alpha:str}/analytics/costs",
+    "Break-even cost, turnover by score decile and holding period of a book",
+    body=Costs,
+    documented=(
+        "What the book's modelled execution costs take over "
+        + WINDOW
+        + "; flows in normalised equity (1.0 = the book's equity at inception)"
+    ),
+)
+async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[bytes]:
+    build, args, book = await _book_scoped(ctx, alpha)
     warnings = Warnings()
     # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
     # ledger pages are, where a thread hop would cost as much as the work.
@@ -188,9 +231,15 @@ async def get_costs(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Re
     return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
 
 
-@route("analytics.doc", sync_to_thread=False)
-def get_analytics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    return documentation_block(request, alpha, shared_analytics_doc())
+@route(
+    "analytics.doc",
+    "/v1/alphas/{alpha:str}/analytics/_doc",
+    "Analytics documentation block",
+    body=AnalyticsDoc,
+    sync_to_thread=False,
+)
+def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+    return documentation_block(ctx, alpha, shared_analytics_doc())
 
 
 ROUTES = [get_significance, list_correlation, list_drawdowns, list_rolling, get_costs, get_analytics_doc]

@@ -1,16 +1,18 @@
 """What every route shares: the request context with its endpoint's declaration, and meta.
 
-A handler reads its query parameters with `Context.args`, which parses the Struct its registry
-entry declares (`schemas.query`); the same declaration feeds the OpenAPI document.
+A handler takes the context as `ctx: Ctx[WeekQuery]` (Litestar injects it): the Struct named there
+is the endpoint's query declaration (`schemas.query`), which `Context.args` parses and the OpenAPI
+document, the reference and the client read (`serve.endpoints`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from litestar import Request, Response
+from litestar.params import SkipValidation
 
 from datasets import answers
 from datasets.answers import Answer
@@ -18,12 +20,12 @@ from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
 from schemas.query import NoQuery, Query, params_of
-from schemas.registry import BY_ID
 from serve import params as p
 from serve import representation, resolve
-from serve.auth import current_caller, endpoint_of, services_of
+from serve.auth import current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
+from serve.endpoints import Handled
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_response, now_iso, page_links, pagination, request_id_of, with_warnings
 
@@ -31,7 +33,7 @@ Q = TypeVar("Q", bound=Query)
 
 
 @dataclass
-class Context:
+class Context(Generic[Q]):
     """One request as a handler sees it: who calls, the lake, the query string."""
 
     request: Request[Any, Any, Any]
@@ -39,23 +41,16 @@ class Context:
     reader: LakeReader
     query: p.QueryParams
     request_id: str
-    declared: type[Query]
+    declared: type[Q]
     representation: str | None
     """The collection's representation (`serve.representation`): by `format=` when given, else
     by `Accept`; None when Accept offers none (a 406 once the parameters are read)."""
 
-    def args(
-        self,
-        query: type[Q],
-        problems: Mapping[str, str] | None = None,
-        details: Mapping[str, Any] | None = None,
-    ) -> Q:
-        """The query parameters as `query`, the Struct this endpoint declares, or one 400 naming
-        every problem (with `problems` found in the path; see `QueryParams.parse`). Naming the
-        Struct gives the handler its type; it must be the registry's."""
-        if query is not self.declared:
-            raise TypeError(f"{query.__name__} is not the declared query of this endpoint")
-        args = self.query.parse(query, problems, details)
+    def args(self, problems: Mapping[str, str] | None = None, details: Mapping[str, Any] | None = None) -> Q:
+        """The query parameters as the Struct the handler's signature declares, or one 400 naming
+        every problem (with `problems` found in the path; see `QueryParams.parse`). Read when the
+        handler asks, not before: a 401, 403 or 404 comes first."""
+        args = self.query.parse(self.declared, problems, details)
         if self.representation is None:
             raise representation.not_acceptable(self.request.headers.get("accept", ""))
         return args
@@ -128,8 +123,7 @@ class Context:
     def row_fields(self) -> tuple[str, ...] | None:
         """The endpoint's declared row fields, as the caller may see them (the columns of a
         columnar page without rows)."""
-        endpoint = endpoint_of(self.request.route_handler)
-        fields = BY_ID[endpoint].row_fields if endpoint is not None else None
+        fields = _handled(self.request).row_fields
         if fields is None or self.caller is None:
             return fields
         return wire.visible_fields(fields, self.raw)
@@ -153,29 +147,35 @@ class Context:
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
 
 
-def documentation_block(
-    request: Request[Any, Any, Any], alpha: str, block: dict[str, Any]
-) -> Response[bytes]:
+def documentation_block(ctx: Context[NoQuery], alpha: str, block: dict[str, Any]) -> Response[bytes]:
     """A documentation route (`/metrics/_doc`, `/analytics/_doc`): the same bytes for every call
     and alpha, as an immutable cache entry must be; the request id travels in `X-Request-ID`
     only. The alpha is still authorised and looked up, as on every run-scoped route."""
-    ctx = context(request)
     resolve.resolve_run(ctx.caller, ctx.reader, alpha)
-    ctx.args(NoQuery)
+    ctx.args()
     return json_response({"data": block, "meta": {}}, headers={"Cache-Control": DOC_CACHE_CONTROL})
 
 
-def context(request: Request[Any, Any, Any], public: bool = False) -> Context:
-    endpoint = endpoint_of(request.route_handler)
-    declared = BY_ID[endpoint].query if endpoint is not None else NoQuery
+Ctx = SkipValidation[Context[Q]]
+"""A handler's `ctx` parameter: `ctx: Ctx[WeekQuery]` declares the endpoint's query parameters."""
+
+
+def _handled(request: Request[Any, Any, Any]) -> Handled:
+    handled: Handled = request.route_handler.opt["declared"]
+    return handled
+
+
+def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
+    """The `ctx` Litestar injects into a handler, after the guards authenticated the caller (the
+    public /v1/health takes no `ctx`)."""
+    declared = _handled(request).query
     params = params_of(declared)
     accepted = [param.name for param in params]
     repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
-    caller = None if public else current_caller(request)
     return Context(
         request=request,
-        caller=caller,  # type: ignore[arg-type]
+        caller=current_caller(request),
         reader=services.reader,
         query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable),
         request_id=request_id_of(request.scope),

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets import series
 from datasets.reader import LakeUnavailable
 from schemas import wire
+from schemas.bodies.rows import BenchmarkRow, BenchmarkSummary
 from schemas.query import BenchmarkQuery
 from serve import errors
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 
-@route("benchmarks.daily")
-async def get_benchmark_daily(request: Request[Any, Any, Any], symbol: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "benchmarks.daily",
+    "/v1/benchmarks/{symbol:str}/daily",
+    "Daily benchmark series",
+    rows=BenchmarkRow,
+    meta_summary=BenchmarkSummary,
+    meta=("symbol",),
+)
+async def get_benchmark_daily(ctx: Ctx[BenchmarkQuery], symbol: FromPath[str]) -> Response[bytes]:
     served = symbol in wire.BENCHMARK_SYMBOLS
     args = ctx.args(
-        BenchmarkQuery,
         problems=None
         if served
         else {"symbol": f"must be one of {', '.join(wire.BENCHMARK_SYMBOLS)}; got {symbol!r}"},

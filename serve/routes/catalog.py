@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pyarrow as pa
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets import layout
 from datasets.queries import Page, page_of
+from schemas.bodies.description import AlphaDescription
+from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
 from serve.analytics.entries import admitted_mask, catalogue_tag
 from serve.envelope import single
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 
-@route("catalog.alphas.list", sync_to_thread=False)
-def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
-    ctx = context(request)
-    args = ctx.args(CatalogueQuery)
+@route("catalog.alphas.list", "/v1/alphas", "List of alphas", rows=AlphaListRow, sync_to_thread=False)
+def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[bytes]:
+    args = ctx.args()
     complete_only, limit, offset = args.complete_only, args.limit, args.offset
 
     needle = args.search.casefold() if args.search else None
@@ -38,11 +37,12 @@ def list_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     return ctx.collection(Page(listing.rows(page.rows), page.total), limit, offset, meta)
 
 
-@route("catalog.alphas.get")
-async def get_alpha(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "catalog.alphas.get", "/v1/alphas/{alpha:str}", "Written description of one alpha", body=AlphaDescription
+)
+async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_alpha(alpha)
-    ctx.args(NoQuery)
+    ctx.args()
     description = build.json(layout.DESCRIPTION_JSON)
     if description is None:
         raise errors.AlphaDescriptionNotFound(

@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets.reader import Catalogue
 from schemas import wire
+from schemas.bodies.analytics import WINDOW
+from schemas.bodies.decisions import Checks
 from schemas.query import ChecksQuery
 from serve.analytics import inputs
 from serve.analytics.checks import CORRELATION_ENDPOINT, Production, checks_payload, production_refused
@@ -27,7 +29,7 @@ from serve.analytics.entries import catalogue_tag, readable_ids, readable_mask, 
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.metrics.stats import Warnings
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
@@ -42,12 +44,22 @@ def production_mask(catalogue: Catalogue) -> np.ndarray:
     return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
 
 
-@route("analytics.checks")
-async def get_checks(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "analytics.checks",
+    "/v1/alphas/{alpha:str}/analytics/checks",
+    "Pass/fail checks of a book against the operator's policy",
+    body=Checks,
+    documented=(
+        "Pass/fail checks of the alpha and book against the operator's policy (modelled on WorldQuant BRAIN's "
+        "submission checks), over "
+        + WINDOW
+        + "; the request's min_/max_ parameters may only tighten the policy"
+    ),
+)
+async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    args = ctx.args(ChecksQuery)
-    services = services_of(request)
+    args = ctx.args()
+    services = services_of(ctx.request)
     policy = services.checks_policy
     thresholds = policy.tightened(args)
     inputs.require_built(build)

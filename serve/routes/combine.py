@@ -21,19 +21,22 @@ from typing import Any
 
 import pyarrow.compute as pc
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from analytics.combination import NotCombinable
 from datasets.queries import Page, Window
 from datasets.reader import Catalogue, LakeReader
 from schemas import choices
+from schemas.bodies.decisions import Contribution
+from schemas.bodies.rows import CombinedRow
 from schemas.query import MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
 from serve import errors
 from serve.analytics import market, sets
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
 from serve.analytics.contribution import contribution_payload, coverage, reference_book, weighted_book
+from serve.analytics.doc import COMMON
 from serve.analytics.entries import (
     catalogue_tag,
     readable_ids,
@@ -47,7 +50,7 @@ from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.metrics.stats import Warnings
 from serve.params import NUMBER_PATTERN
-from serve.routes.base import Context, context
+from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
@@ -135,10 +138,27 @@ def _combination(
         raise errors.bad_parameters({"alphas": f"cannot be combined by {weighting.method}: {exc}"}) from exc
 
 
-@route("analytics.combine")
-async def combine_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
-    ctx = context(request)
-    args = ctx.args(CombineQuery)
+@route(
+    "analytics.combine",
+    "/v1/analytics/combine",
+    "A weighted combination of alphas: its daily series, figures, weights and correlations",
+    rows=CombinedRow,
+    meta=(
+        "window",
+        "benchmark",
+        "alphas",
+        "weighting",
+        "shrinkage",
+        "weights",
+        "sessions",
+        "session_rule",
+        "figures",
+        "correlation",
+    ),
+    documented="One row per session of the combined long_short book, " + COMMON,
+)
+async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[bytes]:
+    args = ctx.args()
     ids, weighting = _combine_parameters(args)
     require_readable(caller_access(ctx), "ledger")
     catalogue = ctx.reader.catalogue()
@@ -166,7 +186,7 @@ async def combine_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     )
     ctx.validate_with("combine:" + version)
     compute = partial(
-        _combination, services_of(request).catalogue, ctx.reader, catalogue, ids, window, weighting, spy
+        _combination, services_of(ctx.request).catalogue, ctx.reader, catalogue, ids, window, weighting, spy
     )
     found = await to_thread.run_sync(compute)
     meta = ctx.meta(
@@ -264,11 +284,21 @@ def _contribution(
     return coverage(found), contribution_payload(found, weight)
 
 
-@route("analytics.contribution")
-async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "analytics.contribution",
+    "/v1/alphas/{alpha:str}/analytics/contribution",
+    "What adding the alpha does to a reference set's figures",
+    body=Contribution,
+    documented=(
+        "A reference set's equally weighted long_short book before and after adding the alpha at weight w, "
+        "over the window's sessions on which the alpha has a return and at least one reference alpha does; on "
+        "each, the reference book holds the reference alphas with a return that session (the book as it grew). "
+        "With a weighting, the reference book is instead the set combined as /analytics/combine combines it"
+    ),
+)
+async def get_contribution(ctx: Ctx[ContributionQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    args = ctx.args(ContributionQuery)
+    args = ctx.args()
     given, weighting = _contribution_parameters(args)
     require_readable(caller_access(ctx), "ledger")
     catalogue = ctx.reader.catalogue()
@@ -312,7 +342,7 @@ async def get_contribution(request: Request[Any, Any, Any], alpha: FromPath[str]
     ctx.validate_with("contribution:" + version)
     compute = partial(
         _contribution,
-        services_of(request).catalogue,
+        services_of(ctx.request).catalogue,
         ctx.reader,
         catalogue,
         alpha,

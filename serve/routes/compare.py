@@ -13,18 +13,20 @@ from functools import partial
 from typing import Any
 
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets.reader import BuildView
 from schemas import wire
+from schemas.bodies.analytics import WINDOW
+from schemas.bodies.comparison import Comparison
 from schemas.query import CompareQuery
 from serve import errors, resolve
 from serve.analytics import inputs
 from serve.analytics.compare import compare_payload
 from serve.envelope import single, with_warnings
 from serve.metrics.stats import Warnings
-from serve.routes.base import Context, context
+from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
@@ -58,11 +60,22 @@ def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warning
     return with_warnings(meta, entries)
 
 
-@route("analytics.compare")
-async def get_compare(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "analytics.compare",
+    "/v1/alphas/{alpha:str}/analytics/compare",
+    "Two alphas side by side: curves, rolling correlations and the significance of differences",
+    body=Comparison,
+    meta=("with_source",),
+    documented=(
+        "This alpha against another (with) over one book and "
+        + WINDOW
+        + ": compounded curves, rolling correlations, and each headline figure's difference with its paired "
+        "test"
+    ),
+)
+async def get_compare(ctx: Ctx[CompareQuery], alpha: FromPath[str]) -> Response[bytes]:
     a = await ctx.open_run(alpha)
-    args = ctx.args(CompareQuery)
+    args = ctx.args()
     b = await _other(ctx, a.alpha_id, args.other)
     book = ctx.book(a, "portfolio", args.book)
     if book not in ctx.readable_books(b, "portfolio"):

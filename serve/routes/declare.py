@@ -1,29 +1,77 @@
-"""Routes mounted from the endpoint registry: a handler names its registry id, nothing else.
+"""The decorator that makes a handler an endpoint's declaration.
 
-`@route("signals.scores")` is Litestar's `@get` with the registry entry's path, the registry id as
-its OpenAPI operation id and in `opt["endpoint"]` (which the guards and the access log read), and
-`serve.openapi.DeclaredOperation` completing the operation Litestar generates from the entry, so a
-route's path, ids, parameters and documentation are declared once, in `schemas/registry.py`.
+```python
+@route("signals.rebalances.get", "/v1/alphas/{alpha:str}/rebalances/{date:str}",
+       "Cross-section of one rebalance week", rows=DecisionRow, meta=("date", ...))
+async def get_rebalance(ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]) -> ...:
+```
+
+is Litestar's `@get` with the path, the summary, the registry id as the OpenAPI operation id and in
+`opt["endpoint"]` (which the guards and the access log read), the query parameters read from the
+signature (`Ctx[WeekQuery]`: the request context, whose `args()` parses that Struct), and
+`serve.openapi.DeclaredOperation` completing the operation Litestar generates from it
+(`serve.endpoints`). The registry entry (`schemas.registry`) holds only the id, group and flags.
+
+The answer's type is named in the decorator (`body`, or `rows` and `meta_summary`, and `meta`)
+rather than in the return annotation: a handler returns the bytes of the representation the client negotiated
+(`Response[bytes]`), which Litestar must not try to describe or encode a second time.
 """
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Callable
 from typing import Any
 
 from litestar import get
+from litestar.di import Provide
 
+from schemas.bodies.base import Body
+from schemas.query import NoQuery, Query
 from schemas.registry import BY_ID
+from serve.endpoints import Handled
 from serve.openapi import DeclaredOperation
+from serve.routes.base import Context, context_of
 
 
-def route(endpoint_id: str, *, opt: dict[str, Any] | None = None, **options: Any) -> Any:
-    entry = BY_ID[endpoint_id]
-    return get(
-        entry.path,
-        opt={"endpoint": endpoint_id, **(opt or {})},
-        operation_id=endpoint_id,
-        summary=entry.summary,
-        tags=[entry.group],
-        operation_class=DeclaredOperation,
-        **options,
-    )
+def route(
+    endpoint_id: str,
+    path: str,
+    summary: str,
+    *,
+    body: type[Body] | None = None,
+    rows: type[Body] | None = None,
+    meta_summary: type[Body] | None = None,
+    meta: tuple[str, ...] = (),
+    documented: str | None = None,
+    **options: Any,
+) -> Callable[[Callable[..., Any]], Any]:
+    entry = BY_ID[endpoint_id]  # an id the registry lacks fails at import, not at request time
+
+    def mount(handler: Callable[..., Any]) -> Any:
+        handled = Handled(path, summary, query_of(handler), body, rows, meta_summary, meta, documented)
+        return get(
+            path,
+            opt={"endpoint": endpoint_id, "declared": handled},
+            operation_id=endpoint_id,
+            summary=summary,
+            tags=[entry.group],
+            operation_class=DeclaredOperation,
+            dependencies={"ctx": Provide(context_of, sync_to_thread=False)},
+            **options,
+        )(handler)
+
+    return mount
+
+
+def query_of(handler: Callable[..., Any]) -> type[Query]:
+    """The query Struct the handler's `ctx: Ctx[...]` names (NoQuery for a handler without `ctx`)."""
+    hint = typing.get_type_hints(handler, include_extras=True).get("ctx")
+    if hint is None:
+        return NoQuery
+    # Annotated[Context[Q], SkipValidationMarker] -> Context[Q]
+    context_type = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+    if typing.get_origin(context_type) is not Context:
+        raise TypeError(f"{handler.__name__}: `ctx` must be annotated Ctx[<a schemas.query Struct>]")
+    query: type[Query] = typing.get_args(context_type)[0]
+    return query

@@ -32,7 +32,7 @@ from litestar.router import Router
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from schemas.registry import REGISTRY_VERSION
+from serve.endpoints import registry_version
 from serve.envelope import JSON, json_bytes
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -128,7 +128,7 @@ def landing_page(document: dict[str, Any]) -> bytes:
     info = document.get("info", {})
     title = html.escape(str(info.get("title", "API")))
     version = html.escape(str(info.get("version", "")))
-    registry = html.escape(REGISTRY_VERSION)
+    registry = html.escape(registry_version())
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

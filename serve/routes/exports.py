@@ -16,18 +16,19 @@ from __future__ import annotations
 from typing import Any
 
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets.queries import page_of
 from datasets.reader import BuildView, LakeUnavailable
 from schemas import choices, exports, wire
+from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
 from serve.envelope import single
 from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
-from serve.routes.base import Context, context
+from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.source import signer_of
 
@@ -55,11 +56,15 @@ async def _benchmark_files(ctx: Context) -> list[ExportFile]:
         return []
 
 
-@route("exports.list")
-async def list_exports(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "exports.list",
+    "/v1/alphas/{alpha:str}/exports",
+    "Parquet exports of the alpha's datasets",
+    rows=ExportRow,
+)
+async def list_exports(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    args = ctx.args(PageQuery)
+    args = ctx.args()
     limit, offset = args.limit, args.offset
     files = alpha_exports(build)
     if ctx.caller.may_call(exports.BY_NAME[exports.BENCHMARK_DATASET].endpoint):
@@ -88,18 +93,20 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
         assert dataset.kind is not None
         problems["book"] = BOOK_REQUIRED
         details = ctx.books_if_missing(build, dataset.kind)
-    args = ctx.args(ExportQuery, problems=problems, details=details)
+    args = ctx.args(problems=problems, details=details)
     if not dataset.books:
         return None
     assert dataset.kind is not None
     return ctx.book(build, dataset.kind, args.book or choices.DEFAULT_BOOK)
 
 
-@route("exports.download")
-async def get_export(
-    request: Request[Any, Any, Any], alpha: FromPath[str], dataset: FromPath[str]
-) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "exports.download",
+    "/v1/alphas/{alpha:str}/exports/{dataset:str}",
+    "Signed download URL of one dataset as a Parquet file",
+    body=ExportDownload,
+)
+async def get_export(ctx: Ctx[ExportQuery], alpha: FromPath[str], dataset: FromPath[str]) -> Response[bytes]:
     # Not `ctx.open_run`: the answer is a freshly signed URL, never a 304 (no ETag, as /source/download).
     build = await open_run(ctx.caller, ctx.reader, alpha)
     spec = exports.BY_NAME.get(dataset)
@@ -131,7 +138,7 @@ async def get_export(
             details=details,
         )
     export = chosen[0]
-    signer = signer_of(request)
+    signer = signer_of(ctx.request)
     url = await to_thread.run_sync(sign, signer, export, ctx.caller.key_id)
     meta = ctx.run_meta(build, "exports", **({"book": book} if book is not None else {}))
     if spec.kind is None:

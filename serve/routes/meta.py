@@ -19,8 +19,9 @@ from typing import Any
 from litestar import Request, Response
 
 from datasets.queries import Page
+from schemas.bodies.identity import KeyInventoryRow, Me
+from schemas.bodies.service import Health
 from schemas.query import NoQuery, PageQuery
-from schemas.registry import REGISTRY_VERSION
 from serve import errors
 from serve.auth import (
     Services,
@@ -29,13 +30,14 @@ from serve.auth import (
     limits_from_wire,
     services_of,
 )
+from serve.endpoints import registry_version
 from serve.envelope import json_response, now_iso, single
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import Limits
 from serve.limits.windows import WINDOW_NAMES
 from serve.params import QueryParams
-from serve.routes.base import context
+from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.settings import Settings
 
@@ -56,7 +58,7 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
         "service": settings.service_name,
         "environment": settings.environment,
         "version": build_version(),
-        "registry_version": REGISTRY_VERSION,
+        "registry_version": registry_version(),
         "time": now_iso(),
     }
     if state.status == "degraded":
@@ -68,7 +70,7 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
     return body
 
 
-@route("meta.health", sync_to_thread=False)
+@route("meta.health", "/v1/health", "Health probe", body=Health, sync_to_thread=False)
 def health(request: Request[Any, Any, Any]) -> Response[bytes]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
     QueryParams(request.scope.get("query_string", b""), ()).parse(NoQuery)
@@ -108,34 +110,32 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
     }
 
 
-@route("meta.me")
-async def me(request: Request[Any, Any, Any]) -> Response[bytes]:
-    return await call_backends(services_of(request), _me, request)
+@route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", body=Me, meta=("key_id",))
+async def me(ctx: Ctx[NoQuery]) -> Response[bytes]:
+    return await call_backends(services_of(ctx.request), _me, ctx)
 
 
-def _me(request: Request[Any, Any, Any]) -> Response[bytes]:
-    ctx = context(request)
-    ctx.args(NoQuery)
-    services = services_of(request)
+def _me(ctx: Context[NoQuery]) -> Response[bytes]:
+    ctx.args()
+    services = services_of(ctx.request)
     key_record = _store(services).get_key(ctx.caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
     usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC))
-    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), REGISTRY_VERSION)
+    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), registry_version())
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 
-@route("meta.keys")
-async def my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
-    return await call_backends(services_of(request), _my_keys, request)
+@route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", rows=KeyInventoryRow, meta=("key_id",))
+async def my_keys(ctx: Ctx[PageQuery]) -> Response[bytes]:
+    return await call_backends(services_of(ctx.request), _my_keys, ctx)
 
 
-def _my_keys(request: Request[Any, Any, Any]) -> Response[bytes]:
-    ctx = context(request)
-    args = ctx.args(PageQuery)
+def _my_keys(ctx: Context[PageQuery]) -> Response[bytes]:
+    args = ctx.args()
     limit, offset = args.limit, args.offset
-    services = services_of(request)
+    services = services_of(ctx.request)
     store = _store(services)
     account = store.get_account(ctx.caller.user_id)
     if account is None:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
-from schemas.query import MetricsQuery
+from schemas.bodies.docs import MetricsDoc
+from schemas.bodies.metrics import Metrics
+from schemas.query import MetricsQuery, NoQuery
 from serve.envelope import single, with_warnings
 from serve.metrics import Access, compute_metrics, metrics_inputs, shared_metrics_doc
-from serve.routes.base import Context, context, documentation_block
+from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 
 
@@ -18,11 +18,10 @@ def caller_access(ctx: Context) -> Access:
     return Access.of(ctx.caller.may_call)
 
 
-@route("performance.metrics")
-async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route("performance.metrics", "/v1/alphas/{alpha:str}/metrics", "Metrics", body=Metrics)
+async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    args = ctx.args(MetricsQuery)
+    args = ctx.args()
     data, warnings = compute_metrics(
         metrics_inputs(build),
         args.granularity,
@@ -35,9 +34,15 @@ async def get_metrics(request: Request[Any, Any, Any], alpha: FromPath[str]) -> 
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
 
 
-@route("performance.metrics.doc", sync_to_thread=False)
-def get_metrics_doc(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    return documentation_block(request, alpha, shared_metrics_doc())
+@route(
+    "performance.metrics.doc",
+    "/v1/alphas/{alpha:str}/metrics/_doc",
+    "Metrics documentation block",
+    body=MetricsDoc,
+    sync_to_thread=False,
+)
+def get_metrics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+    return documentation_block(ctx, alpha, shared_metrics_doc())
 
 
 ROUTES = [get_metrics, get_metrics_doc]

@@ -2,58 +2,82 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets import answers
+from schemas.bodies.rows import BookRow, EquityRow, EquitySummary, LedgerRow, PnlRow, PositionRow, TradeRow
 from schemas.query import BookQuery, LedgerQuery, PageQuery, SeriesQuery, TradesQuery
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 
-@route("portfolio.books")
-async def list_books(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "portfolio.books",
+    "/v1/alphas/{alpha:str}/books",
+    "Books and kinds written",
+    rows=BookRow,
+)
+async def list_books(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.books(build, ctx.args(PageQuery), ctx.raw))
+    return ctx.answer(build, answers.books(build, ctx.args(), ctx.raw))
 
 
-@route("portfolio.ledger")
-async def get_portfolio(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "portfolio.ledger",
+    "/v1/alphas/{alpha:str}/portfolio",
+    "Daily ledger of a book",
+    rows=LedgerRow,
+)
+async def get_portfolio(ctx: Ctx[LedgerQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.book(build, "portfolio", ctx.args(LedgerQuery), ctx.raw))
+    return ctx.answer(build, answers.book(build, "portfolio", ctx.args(), ctx.raw))
 
 
-@route("portfolio.positions")
-async def list_positions(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "portfolio.positions",
+    "/v1/alphas/{alpha:str}/positions",
+    "Daily positions",
+    rows=PositionRow,
+)
+async def list_positions(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.book(build, "positions", ctx.args(BookQuery), ctx.raw))
+    return ctx.answer(build, answers.book(build, "positions", ctx.args(), ctx.raw))
 
 
-@route("portfolio.pnl")
-async def list_pnl(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "portfolio.pnl",
+    "/v1/alphas/{alpha:str}/pnl",
+    "Daily per-symbol P&L",
+    rows=PnlRow,
+)
+async def list_pnl(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.book(build, "pnl", ctx.args(BookQuery), ctx.raw))
+    return ctx.answer(build, answers.book(build, "pnl", ctx.args(), ctx.raw))
 
 
-@route("portfolio.trades")
-async def list_trades(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "portfolio.trades",
+    "/v1/alphas/{alpha:str}/trades",
+    "Fills of a book",
+    rows=TradeRow,
+)
+async def list_trades(ctx: Ctx[TradesQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    args = ctx.args(TradesQuery, details=ctx.books_if_missing(build, "trades"))
+    args = ctx.args(details=ctx.books_if_missing(build, "trades"))
     return ctx.answer(build, answers.book(build, "trades", args, ctx.raw))
 
 
-@route("portfolio.equity_curve")
-async def get_equity_curve(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "portfolio.equity_curve",
+    "/v1/alphas/{alpha:str}/equity-curve",
+    "Equity curve of a book",
+    rows=EquityRow,
+    meta_summary=EquitySummary,
+)
+async def get_equity_curve(ctx: Ctx[SeriesQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.equity_curve(build, ctx.args(SeriesQuery), ctx.raw))
+    return ctx.answer(build, answers.equity_curve(build, ctx.args(), ctx.raw))
 
 
 ROUTES = [list_books, get_portfolio, list_positions, list_pnl, list_trades, get_equity_curve]

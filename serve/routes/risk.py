@@ -13,25 +13,38 @@ from functools import partial
 from typing import Any
 
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from schemas import wire
+from schemas.bodies.analytics import WINDOW
+from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.query import RiskQuery
 from serve.analytics import inputs, market
 from serve.analytics.risk import risk_payload
 from serve.envelope import single, with_warnings
 from serve.metrics.stats import Warnings
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
 
-@route("analytics.risk")
-async def get_risk(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "analytics.risk",
+    "/v1/alphas/{alpha:str}/analytics/risk",
+    "Benchmark-relative and tail figures of a book against SPY",
+    body=Risk,
+    documented=(
+        "Benchmark-relative (against SPY) and tail figures of the book's daily returns over "
+        + WINDOW
+        + "; r = ending_equity / starting_equity - 1 of the book's sessions in the window. Annualised "
+        f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; every figure "
+        "needs portfolio.ledger, the benchmark block also benchmarks.daily"
+    ),
+)
+async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    args = ctx.args(RiskQuery)
+    args = ctx.args()
     inputs.require_built(build)
     book = ctx.book(build, "portfolio", args.book)
     bench = None

@@ -15,16 +15,16 @@ never name or count another alpha.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from anyio import to_thread
-from litestar import Request, Response
+from litestar import Response
 
 from datasets.reader import Catalogue
 from schemas import choices, wire
+from schemas.bodies.rows import ScreenRow
 from schemas.query import ScreenQuery
 from serve import errors
 from serve.analytics.correlation import BASES, within_correlation
@@ -36,7 +36,7 @@ from serve.metrics import Access
 from serve.metrics.stats import Warnings
 from serve.params import split_items
 from serve.resolve import resolve_run
-from serve.routes.base import Context, context
+from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
 
@@ -145,10 +145,14 @@ def screen_of(args: ScreenQuery, candidates: list[str] | None) -> Screen:
     )
 
 
-@route("analytics.screen")
-async def screen_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
-    ctx = context(request)
-    args = ctx.args(ScreenQuery)
+@route(
+    "analytics.screen",
+    "/v1/analytics/screen",
+    "Alphas the key may read, filtered and sorted on their headline figures and classification",
+    rows=ScreenRow,
+)
+async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[bytes]:
+    args = ctx.args()
     if not ctx.caller.may_call(FIGURES_ENDPOINT):
         raise errors.EndpointNotAllowed(
             f"These rows are the alphas' headline figures; they need {FIGURES_ENDPOINT}.",
@@ -176,7 +180,7 @@ async def screen_alphas(request: Request[Any, Any, Any]) -> Response[bytes]:
     version = catalogue_tag(catalogue, readable)
     ctx.validate_with("screen:" + version)
     page = await to_thread.run_sync(
-        screened, services_of(request).screener, catalogue.version, index, args, candidates, filters
+        screened, services_of(ctx.request).screener, catalogue.version, index, args, candidates, filters
     )
     rows = page.rows if ledger else [{**row, **dict.fromkeys(wire.SCREEN_LEDGER_FIELDS)} for row in page.rows]
     meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{version}"), list(warnings.entries))

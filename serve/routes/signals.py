@@ -2,43 +2,54 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, Response
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets import answers
+from schemas.bodies.rows import DecisionRow, RebalanceIndexRow, ScoreRow
 from schemas.query import ScoresQuery, WeekQuery, WindowPageQuery
 from serve.params import parse_date
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 
-@route("signals.rebalances.list")
-async def list_rebalances(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "signals.rebalances.list",
+    "/v1/alphas/{alpha:str}/rebalances",
+    "Rebalance index",
+    rows=RebalanceIndexRow,
+)
+async def list_rebalances(ctx: Ctx[WindowPageQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.rebalances(build, ctx.args(WindowPageQuery)))
+    return ctx.answer(build, answers.rebalances(build, ctx.args()))
 
 
-@route("signals.rebalances.get")
-async def get_rebalance(
-    request: Request[Any, Any, Any], alpha: FromPath[str], date: FromPath[str]
-) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "signals.rebalances.get",
+    "/v1/alphas/{alpha:str}/rebalances/{date:str}",
+    "Cross-section of one rebalance week",
+    rows=DecisionRow,
+    meta=("date", "week_status", "n_symbols"),
+)
+async def get_rebalance(ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
     day = parse_date(date)
     bad_date = f"path date must be a calendar date YYYY-MM-DD; got {date!r}"
-    args = ctx.args(WeekQuery, problems={"date": bad_date} if day is None else None)
+    args = ctx.args(problems={"date": bad_date} if day is None else None)
     assert day is not None
     return ctx.answer(build, answers.week(build, day, args, ctx.raw))
 
 
-@route("signals.scores")
-async def list_scores(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "signals.scores",
+    "/v1/alphas/{alpha:str}/scores",
+    "Per-symbol per-week score panel",
+    rows=ScoreRow,
+    meta=("fields",),
+)
+async def list_scores(ctx: Ctx[ScoresQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.scores(build, ctx.args(ScoresQuery), ctx.raw))
+    return ctx.answer(build, answers.scores(build, ctx.args(), ctx.raw))
 
 
 ROUTES = [list_rebalances, get_rebalance, list_scores]

@@ -16,12 +16,13 @@ from litestar.datastructures import State
 from litestar.params import FromPath
 
 from datasets import layout
+from schemas.bodies.downloads import SourceDownload
 from schemas.query import NoQuery
 from serve.archives import HmacSigner, S3Signer, signer_for, source_download
 from serve.auth import services_of
 from serve.envelope import single
 from serve.resolve import resolve_run
-from serve.routes.base import context
+from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 _SIGNER_STATE = "archive_signer"
@@ -44,12 +45,17 @@ def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
 
 
 # In a worker thread: signing may check the object store.
-@route("catalog.alphas.source.download", sync_to_thread=True)
-def get_source_download(request: Request[Any, Any, Any], alpha: FromPath[str]) -> Response[bytes]:
-    ctx = context(request)
+@route(
+    "catalog.alphas.source.download",
+    "/v1/alphas/{alpha:str}/source/download",
+    "Signed download URL of the alpha's source archive",
+    body=SourceDownload,
+    sync_to_thread=True,
+)
+def get_source_download(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
     build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
-    ctx.args(NoQuery)
-    archive = source_download(build.json(layout.SOURCE_JSON), signer_of(request), ctx.caller.key_id)
+    ctx.args()
+    archive = source_download(build.json(layout.SOURCE_JSON), signer_of(ctx.request), ctx.caller.key_id)
     return single(archive.to_wire(), ctx.run_meta(build, "source"))
 
 

@@ -26,9 +26,10 @@ from litestar.testing import TestClient
 
 import serve.auth
 import serve.routes.meta
-from schemas.registry import BY_ID, META_IDS, Endpoint
+from schemas.registry import META_IDS
 from serve.app import create_app
 from serve.context import AllowList
+from serve.endpoints import Endpoint, endpoints
 from serve.identity import Grants, RateLimit, open_store
 from serve.identity.store import SqlKeyStore
 from serve.limits import MemoryLimiter
@@ -111,7 +112,7 @@ def mounted_ids(app: Litestar) -> list[str]:
             endpoint = handler.opt.get("endpoint")
             if isinstance(endpoint, str):
                 ids.add(endpoint)
-    assert ids <= set(BY_ID), ids - set(BY_ID)
+    assert ids <= set(endpoints()), ids - set(endpoints())
     return sorted(ids)
 
 
@@ -149,7 +150,7 @@ class World:
 
 
 def endpoint_path(world: World, endpoint_id: str, alpha: str = ALPHA) -> tuple[str, dict[str, str]]:
-    return concrete_path(BY_ID[endpoint_id], alpha, world.key_ids.get("admin", "0" * 16)), dict(
+    return concrete_path(endpoints()[endpoint_id], alpha, world.key_ids.get("admin", "0" * 16)), dict(
         EXTRA_QUERY.get(endpoint_id, {})
     )
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from schemas.registry import ADMIN_IDS, BY_ID
+from schemas.registry import ADMIN_IDS
+from serve.endpoints import endpoints
 from serve.identity.tokens import BASE62, generate_token, parse_token
 from tests.access.conftest import (
     ALPHA,
@@ -20,7 +21,7 @@ from tests.access.conftest import (
 
 
 def keyed_ids(world: World) -> list[str]:
-    return [i for i in mounted_ids(world.app) if not BY_ID[i].public]
+    return [i for i in mounted_ids(world.app) if not endpoints()[i].public]
 
 
 def checksum_typo(token: str) -> str:
@@ -122,7 +123,7 @@ def test_health_needs_no_key_and_ignores_a_bad_one(world: World) -> None:
 
 
 def alpha_scoped_ids(world: World) -> list[str]:
-    return [i for i in keyed_ids(world) if "{alpha" in BY_ID[i].path and i not in ADMIN_IDS]
+    return [i for i in keyed_ids(world) if "{alpha" in endpoints()[i].path and i not in ADMIN_IDS]
 
 
 @pytest.mark.parametrize("alpha", [PRODUCTION_ALPHA, MISSING_ALPHA])

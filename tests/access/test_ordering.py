@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from schemas.registry import BY_ID
+from serve.endpoints import endpoints
 from serve.identity.authenticate import QUERY_KEY_PARAMETERS
 from serve.identity.tokens import hash_secret, parse_token
 from tests.access.conftest import PRODUCTION_ALPHA, World, endpoint_path, mounted_ids
 
 
 def keyed_paths(world: World) -> list[tuple[str, str, dict[str, str]]]:
-    return [(i, *endpoint_path(world, i)) for i in mounted_ids(world.app) if not BY_ID[i].public]
+    return [(i, *endpoint_path(world, i)) for i in mounted_ids(world.app) if not endpoints()[i].public]
 
 
 @pytest.mark.parametrize("token", [None, "not-a-token", "full_raw", "revoked"])

@@ -29,12 +29,12 @@ import msgspec
 import pytest
 
 from schemas import wire
-from schemas.bodies import BODIES, Body
+from schemas.bodies import Body
 from schemas.bodies.envelope import SHARED, EnvelopeMeta
-from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.bodies.service import Error, Health, Pagination, Warning
-from schemas.registry import BY_ID
-from serve.openapi.bodies import ROW_BODIES, SHARED_BODIES, SINGLE_BODIES
+from serve.endpoints import endpoints
+from serve.openapi.bodies import SHARED_BODIES
+from tests.declared import BODIES, ROW_BODIES, ROWS, SINGLE_BODIES, SUMMARIES
 from tests.equality.requests import endpoint_of
 
 RECORDED = Path(__file__).parents[1] / "equality" / "recorded.jsonl.gz"
@@ -133,7 +133,7 @@ def test_recorded_meta_is_what_the_route_declares() -> None:
             continue
         seen += 1
         meta = VOLATILE_META | meta  # the recording leaves out what differs on every answer
-        declared = {*SHARED, *BY_ID[endpoint].meta, *(["summary"] if endpoint in SUMMARIES else [])}
+        declared = {*SHARED, *endpoints()[endpoint].meta, *(["summary"] if endpoint in SUMMARIES else [])}
         undeclared = sorted(set(meta) - declared)
         if undeclared:
             problems.append(f"{record['path']}: meta keys {undeclared} not in the route's schema")

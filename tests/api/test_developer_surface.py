@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from schemas.registry import ENDPOINTS
 from serve.app import create_app, openapi_document
 from serve.auth import is_public
+from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import developer
 from serve.settings import Settings
@@ -227,7 +227,7 @@ def test_the_pages_are_outside_the_registry_and_the_document(client: TestClient[
     assert response.content == json_bytes(openapi_document())
     served = {path for path in response.json()["paths"]}
     assert not served & {"/", "/docs"} and not any(p.startswith("/static") for p in served)
-    assert not {e.path for e in ENDPOINTS} & set(developer.PATHS)
+    assert not {e.path for e in endpoints().values()} & set(developer.PATHS)
 
 
 def test_the_access_log_names_the_pages(client: TestClient[Any], caplog: pytest.LogCaptureFixture) -> None:

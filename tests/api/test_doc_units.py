@@ -9,8 +9,8 @@ from __future__ import annotations
 from schemas import units
 from schemas.bodies.base import field_schemas
 from schemas.bodies.formats import X_UNIT
-from schemas.bodies.rows import ROWS
 from tests.api.conftest import Api
+from tests.declared import ROWS
 
 ROW_STRUCTS = {
     f"{route}[]": ROWS[f"analytics.{route}"] for route in ("correlation", "drawdowns", "rolling", "combine")

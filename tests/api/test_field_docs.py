@@ -12,14 +12,13 @@ import msgspec
 import pytest
 
 from schemas import field_docs
-from schemas.bodies import BODIES
-from schemas.bodies.rows import ROWS, SUMMARIES
 from schemas.field_docs import FIELD_DOCS, field_doc
 from serve import openapi
 from serve.app import openapi_document
 from serve.openapi.annotations import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
 from serve.openapi.bodies import META_NESTED
 from serve.openapi.jsonschema import without_null
+from tests.declared import BODIES, ROWS, SUMMARIES
 
 ROW_COMPONENTS = {body.__name__ for body in (*ROWS.values(), *SUMMARIES.values(), *META_NESTED)}
 Field = tuple[str, str, dict[str, Any]]

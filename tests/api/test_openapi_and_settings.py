@@ -11,10 +11,10 @@ import pytest
 from litestar.testing import TestClient
 
 from schemas.query import OFFSET_MAX
-from schemas.registry import BY_ID
 from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
 from serve.archives import DOWNLOAD_ROUTE_PREFIX
+from serve.endpoints import endpoints
 from serve.openapi import SCHEMA_PATH
 from serve.openapi.downloads import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH
 from serve.openapi.statuses import NOT_FOUND_ENDPOINTS, RATE_LIMIT_HEADERS, error_statuses
@@ -31,11 +31,11 @@ def test_openapi_declares_every_served_route(api: Api) -> None:
     document = response.json()
     assert document["openapi"].startswith("3.1")
     for endpoint_id in SERVED:
-        path = re.sub(r"\{(\w+):\w+\}", r"{\1}", BY_ID[endpoint_id].path)
+        path = endpoints()[endpoint_id].openapi_path
         operation = document["paths"][path]["get"]
         assert operation["operationId"] == endpoint_id
         declared = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
-        assert list(declared) == [p.name for p in BY_ID[endpoint_id].params]
+        assert list(declared) == [p.name for p in endpoints()[endpoint_id].params]
         if "limit" in declared:
             assert (
                 declared["limit"]["schema"]["minimum"] == 1 and declared["limit"]["schema"]["maximum"] == 5000
@@ -145,7 +145,7 @@ def admin_token() -> Any:
 @pytest.mark.parametrize("endpoint_id", SERVED)
 def test_every_answer_of_a_route_is_declared(api: Api, endpoint_id: str, admin_token: str) -> None:
     document = api.get("/openapi.json", token=None).json()
-    path = re.sub(r"\{(\w+):\w+\}", r"{\1}", BY_ID[endpoint_id].path)
+    path = endpoints()[endpoint_id].openapi_path
     operation = document["paths"][path]["get"]
     declared = set(operation["responses"])
     extra = {"book": "long_short"} if endpoint_id == "portfolio.trades" else {}
@@ -162,7 +162,7 @@ def test_every_answer_of_a_route_is_declared(api: Api, endpoint_id: str, admin_t
     observed = {str(r.status_code) for r in probes}
     assert observed <= declared
     assert "400" in observed
-    if not BY_ID[endpoint_id].public:
+    if not endpoints()[endpoint_id].public:
         assert {"401", "403"} <= declared and "401" in observed
     if "{alpha}" in path:
         assert "404" in observed

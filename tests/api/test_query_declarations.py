@@ -8,8 +8,8 @@ import msgspec
 import pytest
 
 from schemas.query import MetricsQuery, Query, TradesQuery, WeekQuery, WindowPageQuery, params_of
-from schemas.registry import ENDPOINTS
 from serve import errors
+from serve.endpoints import endpoints
 from serve.params import QueryParams
 
 
@@ -43,7 +43,7 @@ def test_a_required_parameter_without_a_default_is_reported_missing() -> None:
 
 
 def test_the_documented_parameters_are_the_struct_fields_in_order() -> None:
-    for endpoint in ENDPOINTS:
+    for endpoint in endpoints().values():
         fields = msgspec.structs.fields(endpoint.query)
         assert [p.name for p in endpoint.params] == [f.encode_name for f in fields], endpoint.id
         assert [p.required for p in endpoint.params] == [f.required for f in fields], endpoint.id

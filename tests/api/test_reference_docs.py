@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from schemas.registry import BY_ID
 from serve import reference
 from serve.app import MOUNTED_ENDPOINTS
+from serve.endpoints import endpoints
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -46,7 +46,7 @@ def test_reference_lists_every_operation_with_its_id_group_parameters_and_fields
         if endpoint_id is not None:
             registry_ids.add(endpoint_id)
             assert f"| Registry id | `{endpoint_id}` |" in section
-            assert f"| Group | `{BY_ID[endpoint_id].group}` |" in section
+            assert f"| Group | `{endpoints()[endpoint_id].group}` |" in section
         for param in operation["parameters"]:
             row = next(line for line in section.splitlines() if line.startswith(f"| `{param['name']}` |"))
             default = param["schema"].get("default")

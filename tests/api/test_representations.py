@@ -20,6 +20,8 @@ import pytest
 
 from datasets.queries import Page
 from schemas import wire
+from schemas.bodies.base import field_names
+from schemas.bodies.downloads import ExportRow
 from schemas.choices import REPRESENTATIONS
 from serve.representation import Body, negotiate
 from tests.api.conftest import Api
@@ -165,6 +167,17 @@ def test_an_empty_page_keeps_its_columns(api: Api) -> None:
     assert api.get(
         f"{ALPHA}/scores", format="csv", **{"from": "1990-01-01", "to": "1990-01-31"}
     ).text.startswith('"date","symbol"')
+
+
+def test_an_empty_page_of_exports_keys_or_builds_has_its_row_structs_columns(api: Api) -> None:
+    """The collections the lake does not type have their columns too: their row Struct's fields,
+    typed null in Arrow when no row types them."""
+    csv = api.get(f"{ALPHA}/exports", format="csv", offset=10_000)
+    assert csv.status_code == 200 and csv.text.splitlines() == [
+        ",".join(f'"{n}"' for n in field_names(ExportRow))
+    ]
+    table = pa.ipc.open_stream(api.get(f"{ALPHA}/exports", format="arrow", offset=10_000).content).read_all()
+    assert table.num_rows == 0 and table.column_names == list(field_names(ExportRow))
 
 
 ACCEPTED = [

@@ -9,8 +9,8 @@ from litestar.testing import TestClient
 
 from datasets.reader import LakeUnavailable
 from schemas.query import OFFSET_MAX
-from schemas.registry import BY_ID
 from serve.app import create_app
+from serve.endpoints import endpoints
 from serve.settings import Settings
 from tests.api.conftest import Api, fake_authenticate
 
@@ -84,7 +84,7 @@ def test_every_data_route_needs_a_key(api: Api, endpoint_id: str, path: str) -> 
 
 @pytest.mark.parametrize("endpoint_id, path", sorted(DATA_PATHS.items()))
 def test_endpoint_allow_list_names_the_registry_id(api: Api, endpoint_id: str, path: str) -> None:
-    assert BY_ID[endpoint_id]
+    assert endpoints()[endpoint_id]
     error = api.error(path, 403, "endpoint_not_allowed", token="metaonly")
     assert error["details"]["endpoint"] == endpoint_id
 
@@ -196,7 +196,7 @@ def test_lake_failure_is_503_upstream_unavailable(demo_lake: Any) -> None:
 PAGED_PATHS = sorted(
     (endpoint_id, path)
     for endpoint_id, path in DATA_PATHS.items()
-    if any(p.name == "offset" for p in BY_ID[endpoint_id].params)
+    if any(p.name == "offset" for p in endpoints()[endpoint_id].params)
 )
 
 

@@ -14,19 +14,44 @@ import msgspec
 import pytest
 
 from schemas import lake, wire
-from schemas.bodies.base import Window
+from schemas.bodies import rows
+from schemas.bodies.base import Window, field_schemas
 from schemas.bodies.envelope import SHARED, EnvelopeMeta
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
-from schemas.bodies.rows import ROWS, SUMMARIES
-from schemas.registry import BY_ID
 from serve.app import openapi_document
+from serve.endpoints import endpoints
 from serve.openapi.annotations import field_description
 from serve.openapi.bodies import META_NESTED
 from serve.openapi.jsonschema import without_null
+from tests.declared import ROWS, SUMMARIES
+
+READER_FIELDS = [
+    ("ALPHA_LIST_FIELDS", rows.AlphaListRow),
+    ("REBALANCE_INDEX_FIELDS", rows.RebalanceIndexRow),
+    ("DECISION_FIELDS", rows.DecisionRow),
+    ("SCORE_ALL_FIELDS", rows.ScoreRow),
+    ("BOOK_FIELDS", rows.BookRow),
+    ("PORTFOLIO_FIELDS", rows.LedgerRow),
+    ("POSITION_FIELDS", rows.PositionRow),
+    ("PNL_FIELDS", rows.PnlRow),
+    ("TRADE_FIELDS", rows.TradeRow),
+    ("EQUITY_CURVE_FIELDS", rows.EquityRow),
+    ("EQUITY_SUMMARY_FIELDS", rows.EquitySummary),
+    ("BENCHMARK_FIELDS", rows.BenchmarkRow),
+    ("BENCHMARK_SUMMARY_FIELDS", rows.BenchmarkSummary),
+    ("CORRELATION_FIELDS", rows.CorrelationRow),
+    ("DRAWDOWN_FIELDS", rows.DrawdownRow),
+    ("ROLLING_FIELDS", rows.RollingRow),
+    ("SCREEN_FIELDS", rows.ScreenRow),
+    ("COMBINED_FIELDS", rows.CombinedRow),
+]
+"""The field sets of `schemas.wire` the reader selects (typed from the lake's Arrow schemas), and the
+row Struct each route serving them declares."""
 
 DECLARED = [(endpoint, "row", body) for endpoint, body in ROWS.items()] + [
     (endpoint, "summary", body) for endpoint, body in SUMMARIES.items()
 ]
+"""Each route's row and `meta.summary` Structs, as its handler declares them."""
 
 
 DOCUMENTED = [*ROWS.values(), *SUMMARIES.values(), EnvelopeMeta, *META_NESTED, Window]
@@ -45,11 +70,15 @@ def optional(body: type[msgspec.Struct]) -> set[str]:
     return {f.encode_name for f in msgspec.structs.fields(body) if f.default is msgspec.UNSET}
 
 
-@pytest.mark.parametrize(("endpoint", "part", "body"), DECLARED)
-def test_a_row_declares_the_wire_fields_in_their_order(endpoint: str, part: str, body: Any) -> None:
-    entry = BY_ID[endpoint]
-    served = entry.row_fields if part == "row" else entry.summary_field_names
-    assert tuple(fields_of(body)) == served
+@pytest.mark.parametrize(("fields", "body"), READER_FIELDS, ids=[name for name, _ in READER_FIELDS])
+def test_a_row_declares_the_fields_the_reader_selects_in_their_order(fields: str, body: Any) -> None:
+    assert tuple(fields_of(body)) == getattr(wire, fields)
+
+
+def test_every_route_over_lake_rows_declares_one_of_them() -> None:
+    declared = {body for _, body in READER_FIELDS}
+    assert {*ROWS.values(), *SUMMARIES.values()} == declared == set(rows.DECLARED)
+    assert all(endpoints()[e].row_fields == tuple(fields_of(body)) for e, body in ROWS.items())
 
 
 @pytest.mark.parametrize("body", DOCUMENTED, ids=lambda body: body.__name__)
@@ -150,7 +179,7 @@ def test_every_routes_meta_states_its_keys_as_declared() -> None:
             if endpoint is None or meta is None:
                 continue
             summary = ["summary"] if endpoint in SUMMARIES else []
-            assert list(meta["properties"]) == [*SHARED, *summary, *BY_ID[endpoint].meta], endpoint
+            assert list(meta["properties"]) == [*SHARED, *summary, *endpoints()[endpoint].meta], endpoint
             for name, prop in meta["properties"].items():
                 rule = declared[name]
                 expected = field_description(
@@ -161,3 +190,18 @@ def test_every_routes_meta_states_its_keys_as_declared() -> None:
                     assert prop.get(key) == rule.get(key), (endpoint, name, key)
                 checked += 1
     assert checked >= 296  # every key of every route (296 today)
+
+
+def test_every_raw_only_field_a_route_declares_is_stripped() -> None:
+    """`schemas.wire.RAW_FIELDS` (what a key without raw-book access never sees) is read from
+    `rows.DECLARED`: a route whose row Struct declares a raw-only field outside that list would
+    serve it to every key."""
+    declared = {
+        name
+        for e in endpoints().values()
+        for body in (e.rows, e.meta_summary)
+        if body is not None
+        for name, schema in field_schemas(body).items()
+        if schema.get(X_RAW_ONLY)
+    }
+    assert declared and declared <= wire.RAW_FIELDS

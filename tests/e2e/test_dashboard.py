@@ -38,9 +38,9 @@ import pytest
 from litestar.testing import TestClient
 
 import tests.e2e.test_serve_stack as serve_stack
-from schemas.registry import ENDPOINTS
 from serve.app import create_app, openapi_document
 from serve.auth import is_public
+from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import dashboard, developer
 from serve.settings import Settings
@@ -205,7 +205,7 @@ def test_the_page_is_outside_the_registry_and_the_document(client: TestClient[An
     response = client.get("/openapi.json", headers={"Accept-Encoding": "identity"})
     assert response.content == json_bytes(openapi_document())  # the dashboard adds nothing to it
     assert not any(p == "/ui" or p.startswith("/ui/") for p in response.json()["paths"])
-    assert not {e.path for e in ENDPOINTS} & set(dashboard.PATHS)
+    assert not {e.path for e in endpoints().values()} & set(dashboard.PATHS)
 
 
 def test_the_access_log_names_the_page_and_its_assets(
@@ -341,7 +341,7 @@ def make_keys(keystore: str) -> Keys:
 
 def data_endpoints(but: str) -> list[Any]:
     """Every endpoint a member may be granted, `but` one."""
-    return [e for e in ENDPOINTS if not e.admin and e.id != but]
+    return [e for e in endpoints().values() if not e.admin and e.id != but]
 
 
 @pytest.fixture(scope="module")

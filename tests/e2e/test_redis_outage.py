@@ -51,22 +51,27 @@ def test_a_killed_redis_keeps_the_per_second_limit_per_worker(
         private_redis.kill()
         admitted_per_second: Counter[int] = Counter()
         codes: Counter[str] = Counter()
+        admitted = 0
         started = time.monotonic()
         for i in range(100):  # 20/s for 5 s
             time.sleep(max(0.0, started + i * 0.05 - time.monotonic()))
             second = int(time.time())
             status, body = call(port, "/v1/alphas", key.token)
-            if status == 200:
-                admitted_per_second[second] += 1
-            else:
+            if status != 200:
                 codes[body["error"]["code"]] += 1
+                continue
+            admitted += 1
+            if int(time.time()) == second:
+                # Placed in a second only when sent and answered within it: one that straddles a
+                # boundary may have been counted by its worker in either second.
+                admitted_per_second[second] += 1
         # Each worker enforces 5/s on its own during the outage: at most 10 in any second, but for
         # the second of the kill, where what Redis admitted stands beside the workers' local
         # counts: at most (workers + 1) x 5 (docs/limits.md).
         first, *rest = sorted(admitted_per_second)
         assert admitted_per_second[first] <= 5 * (WORKERS + 1), admitted_per_second
         assert all(admitted_per_second[s] <= 5 * WORKERS for s in rest), admitted_per_second
-        assert sum(admitted_per_second.values()) <= 5 * WORKERS * 6
+        assert admitted <= 5 * WORKERS * 6
         assert set(codes) == {"rate_limit_second"}, codes
         time.sleep(1.1)  # a second of its own, so /v1/me itself is admitted
         status, body = call(port, "/v1/me", key.token)  # usage answers during the outage
@@ -74,7 +79,7 @@ def test_a_killed_redis_keeps_the_per_second_limit_per_worker(
         # The request before the kill was counted in Redis by one worker; if the other began
         # counting in the ledger before that worker wrote it there, it is the one admission the
         # documented bound allows to be lost (docs/limits.md "Bound").
-        counted = 1 + sum(admitted_per_second.values()) + 1
+        counted = 1 + admitted + 1
         assert counted - 1 <= body["data"]["usage"]["day"] <= counted
 
 

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from schemas.choices import REPRESENTATIONS
-from schemas.registry import BY_ID
+from serve.endpoints import endpoints
 from tests.equality.record import client_for
 from tests.equality.requests import endpoint_of
 from tests.equality.test_equality import differences, recorded_lines
@@ -30,7 +30,7 @@ def test_every_representation_of_every_recorded_page_equals_its_json_rows(demo_l
     pages = [
         r
         for r in recorded_lines()
-        if r["status"] == 200 and (e := endpoint_of(r["path"])) is not None and BY_ID[e].collection
+        if r["status"] == 200 and (e := endpoint_of(r["path"])) is not None and endpoints()[e].collection
     ]
     assert len(pages) >= MIN_PAGES
     diffs: list[str] = []

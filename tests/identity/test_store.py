@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from schemas.registry import REGISTRY_VERSION
 from serve.context import AllowList
+from serve.endpoints import registry_version
 from serve.identity import (
     DEFAULT_RATE_LIMIT,
     SELF_SERVICE_GRANTS,
@@ -137,7 +137,7 @@ def test_me_payload_has_every_documented_field(store: SqlKeyStore) -> None:
     key, token = store.create_key(account.user_id, "notebook")
     caller = authenticate(store, f"Bearer {token}", "198.51.100.4", datetime.now(UTC))
     usage = {**zero_usage(key.rate_limit), "minute": 3, "remaining_minute": 57}
-    payload = me_payload(caller, key, usage, None, REGISTRY_VERSION)
+    payload = me_payload(caller, key, usage, None, registry_version())
     assert set(payload) == {
         "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
         "rate_limit", "usage", "callable_endpoints", "registry_version", "ip",
@@ -158,10 +158,10 @@ def test_me_payload_has_every_documented_field(store: SqlKeyStore) -> None:
     }
     assert payload["usage"]["minute"] == 3 and payload["usage"]["remaining_month"] == 100000
     assert payload["callable_endpoints"] == ["meta.health", "meta.keys", "meta.me"]
-    assert payload["registry_version"] == REGISTRY_VERSION and payload["ip"] == "198.51.100.4"
+    assert payload["registry_version"] == registry_version() and payload["ip"] == "198.51.100.4"
     assert parse_token(token).secret not in repr(payload)
     with pytest.raises(ValueError):
-        me_payload(caller, key, {"second": 0}, None, REGISTRY_VERSION)
+        me_payload(caller, key, {"second": 0}, None, registry_version())
 
 
 def test_inventory_row_is_masked_and_clamped_at_read_time(store: SqlKeyStore) -> None:

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from schemas.registry import ALL_IDS, BY_ID
+from schemas.registry import ALL_IDS
 from serve.app import MOUNTED_ENDPOINTS, ROUTE_HANDLERS
+from serve.endpoints import endpoints
 from serve.openapi.statuses import error_statuses
 from tests.ops.conftest import CALLERS, AppFactory, bearer
 
@@ -78,13 +79,13 @@ def test_every_registry_id_is_mounted_and_documented(client: TestClient[Any]) ->
     }
     assert sorted(operations) == sorted(ALL_IDS)
     for endpoint_id, (path, operation) in operations.items():
-        assert path == re.sub(r"\{(\w+):\w+\}", r"{\1}", BY_ID[endpoint_id].path)
+        assert path == re.sub(r"\{(\w+):\w+\}", r"{\1}", endpoints()[endpoint_id].path)
         path_params = [p["name"] for p in operation["parameters"] if p["in"] == "path"]
         assert path_params == re.findall(r"\{(\w+)\}", path)
         query = [p["name"] for p in operation["parameters"] if p["in"] == "query"]
-        assert query == [p.name for p in BY_ID[endpoint_id].params], endpoint_id
+        assert query == [p.name for p in endpoints()[endpoint_id].params], endpoint_id
         assert set(operation["responses"]) == {"200", *error_statuses(endpoint_id)}
-        assert operation["security"] == ([] if BY_ID[endpoint_id].public else [{"bearer": []}])
+        assert operation["security"] == ([] if endpoints()[endpoint_id].public else [{"bearer": []}])
     builds = operations["admin.builds.list"][1]
     assert [p["name"] for p in builds["parameters"]] == ["limit", "offset", "format"]
     # What is documented is what answers: each documented path reaches its handler (not 404 not_found).

@@ -68,6 +68,7 @@ SEARCHING = {
     "serve.app._NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
+    "serve.endpoint_tables.GENERATED": "finds the generated endpoint table inside a document of docs/",
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
 MODULE_ROOTS = {

@@ -88,6 +88,21 @@ def null_cell(relative: str, column: str) -> Callable[[Path], None]:
     return mutate
 
 
+def far_date(relative: str, column: str, days: int) -> Callable[[Path], None]:
+    """Row 1's date set `days` after 1970-01-01, written as the stored integer (a date past year
+    9999 cannot be made in Python, which is the damage this stands for)."""
+
+    def mutate(seal: Path) -> None:
+        table = pq.read_table(seal / relative)
+        values = table.column(column).cast(pa.int32()).to_pylist()
+        values[1] = days
+        index = table.schema.get_field_index(column)
+        far = pa.array(values, pa.int32()).cast(pa.date32())
+        pq.write_table(table.set_column(index, table.schema.field(column), far), seal / relative)
+
+    return mutate
+
+
 def edit_description(seal: Path) -> None:
     description = json.loads((seal / "description.json").read_text())
     description["source_papers"][1]["role"] = "seed"
@@ -116,6 +131,7 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
     ("manifest.kinds_present", "pnl", lambda seal: (seal / "pnl" / "long_only.parquet").unlink()),
     ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
     ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),
+    ("schema.date_range", "pnl", far_date("pnl/long_short.parquet", "date", 3_000_000)),
     ("rebalances.unique_dates", "rebalances", on("rebalances.parquet", duplicate_first_row)),
     (
         "rebalances.week_status_values",

@@ -100,6 +100,25 @@ class ClientBase:
             raise TypeError(f"{endpoint.id} takes no parameter {', '.join(sorted(unknown))}")
         return {known[attr].name: wire_value(value) for attr, value in values.items() if value is not None}
 
+    def call(self, endpoint_id: str, /, **values: Any) -> Any:
+        """Any endpoint of the API by its registry id, from what the served document declares:
+        `client.call("analytics.risk", alpha="momentum_12_1", book="long_only")`. Path parameters
+        and query parameters are keywords alike (Python names: `start`/`end` for `from`/`to`); a
+        collection comes back as a lazy `Collection` of its typed rows, a single object as its typed
+        200 body. The named methods (`risk`, `scores`, ...) are this plus positional parameters,
+        a whole-dataset export where one matches, and a series' summary."""
+        endpoint = ENDPOINTS.get(endpoint_id)
+        if endpoint is None:
+            raise ValueError(f"no endpoint {endpoint_id!r}; the API declares {', '.join(ENDPOINTS)}")
+        names = endpoint.path_names()
+        missing = [name for name in names if values.get(name) is None]
+        if missing:
+            raise TypeError(f"{endpoint_id} needs the path parameter(s) {', '.join(missing)}")
+        path_values = {name: wire_value(values.pop(name)) for name in names}
+        if endpoint.collection:
+            return self._collection(endpoint_id, path_values, **values)
+        return self._single(endpoint_id, path_values, **values)
+
     def _single(self, endpoint_id: str, path_values: dict[str, str], **values: Any) -> Any:
         endpoint = ENDPOINTS[endpoint_id]
         path = endpoint.url_path(**path_values)

@@ -6,6 +6,7 @@ OpenAPI document (/openapi.json) by client/scripts/generate.py. Do not edit: run
 from __future__ import annotations
 
 import datetime as dt
+import string
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -124,7 +125,9 @@ class Health(ApiStruct, kw_only=True, frozen=True):
     """The running build's version string."""
 
     registry_version: str
-    """Identifies the endpoint-registry version; changes when endpoints or groups change."""
+    """Identifies the endpoint-registry version; changes when an endpoint's id, group, path or admin
+    flag changes.
+    """
 
     time: dt.datetime
     """Server clock at answer time. Unit: UTC timestamp (ISO 8601, `Z`, whole seconds)."""
@@ -258,7 +261,9 @@ class Me(ApiStruct, kw_only=True, frozen=True):
     """Registry ids the key may actually call."""
 
     registry_version: str
-    """Identifies the endpoint-registry version; changes when endpoints or groups change."""
+    """Identifies the endpoint-registry version; changes when an endpoint's id, group, path or admin
+    flag changes.
+    """
 
     ip: str
     """Caller address as the service sees it (through the configured number of trusted proxy hops)."""
@@ -3854,6 +3859,10 @@ class Endpoint:
     def url_path(self, **values: str) -> str:
         """The path with each `{name}` filled in, percent-encoded (a `/` too)."""
         return self.path.format(**{name: quote(value, safe="") for name, value in values.items()})
+
+    def path_names(self) -> tuple[str, ...]:
+        """The names of the path's parameters, in order."""
+        return tuple(name for _, name, _, _ in string.Formatter().parse(self.path) if name)
 
 
 ENDPOINTS: dict[str, Endpoint] = {

@@ -1,0 +1,125 @@
+"""Every `/v1` endpoint as its handler declares it, completed with its registry entry.
+
+A handler is the endpoint's declaration (`serve.routes.declare.route`): its decorator states the
+path, the summary, and the Structs of what its answer carries (the single object's `data`, or
+the rows and `meta.summary` of a collection) with its `meta` keys; its signature
+states the query parameters (`ctx: Ctx[WeekQuery]`, the `schemas.query` Struct) and the path
+parameters. The registry (`schemas.registry`) keeps only what no handler carries: the id, the group
+and the flags, which key allow-lists name without loading the server.
+
+The OpenAPI document, docs/reference.md and `/analytics/_doc` read the endpoints here, in registry
+order; the table is collected once from the handlers the app mounts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from functools import cache
+
+from litestar.handlers import BaseRouteHandler
+
+from schemas.bodies.base import Body, field_names
+from schemas.query import NoQuery, Param, Query, params_of
+from schemas.registry import BY_ID as ENTRIES
+from schemas.registry import Endpoint as Entry
+
+
+@dataclass(frozen=True)
+class Handled:
+    """What a handler declares about its endpoint (everything but the registry's id, group, flags)."""
+
+    path: str  # Litestar path template
+    summary: str
+    query: type[Query] = NoQuery
+    body: type[Body] | None = None  # a single object's Struct (its `data`)
+    rows: type[Body] | None = None  # a collection's row Struct
+    meta_summary: type[Body] | None = None  # the Struct of its `meta.summary`, if any
+    meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (bodies.envelope)
+    documented: str | None = None  # its entry in its group's documentation block (`/analytics/_doc`)
+
+    def __post_init__(self) -> None:
+        if (self.body is None) == (self.rows is None):
+            raise TypeError(
+                f"{self.path}: declare a single object's body or a collection's rows, not both or neither"
+            )
+        if self.meta_summary is not None and self.rows is None:
+            raise TypeError(f"{self.path}: a meta.summary belongs to a collection")
+
+    @property
+    def row_fields(self) -> tuple[str, ...] | None:
+        """The row fields, in wire order (the row Struct's)."""
+        return None if self.rows is None else field_names(self.rows)
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """The query parameters, in documentation order."""
+        return params_of(self.query)
+
+    @property
+    def collection(self) -> bool:
+        """A collection answers pages in every representation: its query declares `format`."""
+        return any(param.name == "format" for param in self.params)
+
+    @property
+    def openapi_path(self) -> str:
+        """The path as the OpenAPI document writes it (`{alpha}`, without Litestar's types)."""
+        return re.sub(r"\{(\w+):\w+\}", r"{\1}", self.path)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Endpoint(Handled):
+    """One endpoint: its handler's declaration with its registry entry's id, group and flags."""
+
+    id: str
+    group: str
+    public: bool = False  # no key needed (only /v1/health)
+    admin: bool = False  # effective only on a platform administrator's key
+
+    @classmethod
+    def of(cls, entry: Entry, handled: Handled) -> Endpoint:
+        declared = {f.name: getattr(handled, f.name) for f in fields(Handled)}
+        return cls(**declared, id=entry.id, group=entry.group, public=entry.public, admin=entry.admin)
+
+
+@cache
+def endpoints() -> dict[str, Endpoint]:
+    """Every registry endpoint by id, in registry order, as the app's handlers declare it."""
+    from serve.app import ROUTE_HANDLERS  # the mounted handlers: imported when first asked
+
+    return collected(ROUTE_HANDLERS)
+
+
+def collected(handlers: Iterable[BaseRouteHandler]) -> dict[str, Endpoint]:
+    """The declarations of `handlers`, completed with their registry entries. A registry id no
+    handler declares, or one two handlers declare, is a bug: refused here (a handler naming an id
+    the registry lacks fails when it is decorated)."""
+    handled: dict[str, Handled] = {}
+    for handler in handlers:
+        declared = handler.opt.get("declared")
+        if not isinstance(declared, Handled):
+            continue
+        endpoint_id = handler.opt["endpoint"]
+        if endpoint_id in handled:
+            raise RuntimeError(f"{endpoint_id} is declared by two handlers")
+        handled[endpoint_id] = declared
+    if set(handled) != set(ENTRIES):
+        raise RuntimeError(f"handlers and registry differ: {sorted(set(handled) ^ set(ENTRIES))}")
+    return {endpoint_id: Endpoint.of(entry, handled[endpoint_id]) for endpoint_id, entry in ENTRIES.items()}
+
+
+def endpoint(endpoint_id: str) -> Endpoint:
+    return endpoints()[endpoint_id]
+
+
+@cache
+def registry_version() -> str:
+    """Changes whenever an endpoint, its group, its path or its admin flag changes (and only then):
+    the `registry_version` of /v1/health, /v1/me and the OpenAPI document."""
+    canonical = json.dumps(
+        [[e.id, e.group, e.path, e.admin] for e in endpoints().values()], separators=(",", ":")
+    )
+    return "r-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
