@@ -328,12 +328,24 @@ def test_a_killed_collection_never_leaves_a_broken_or_hidden_build(
 
     # The window: from the first manifest deleted to the last folder gone, and a little after.
     window = 1.2 * work_window(*collect("calibration"), collected)[0]
-    outcomes: Counter[str] = Counter()
-    for round_, delay in enumerate(stratified(rng, window)):
+    seen: dict[str, list[float]] = {"mid-collection": [], "done": [], "not running": []}
+
+    def kill_round(round_: int, delay: float) -> None:
         waited, running = kill_at(*collect(f"r{round_}"), delay)
         check_served(lake, complete_answers, f"round {round_}, killed {waited:.3f} s into the collection")
         gone = sum(not folder.exists() for folder in garbage)
-        outcomes["not running" if not running else "done" if gone == len(garbage) else "mid-collection"] += 1
+        seen["not running" if not running else "done" if gone == len(garbage) else "mid-collection"].append(
+            delay
+        )
+
+    for round_, delay in enumerate(stratified(rng, window)):
+        kill_round(round_, delay)
+    # A calibration slower than the killed runs: aim below the earliest kill that came too late.
+    for round_ in range(ROUNDS, ROUNDS + EXTRA_ROUNDS):
+        if seen["mid-collection"]:
+            break
+        kill_round(round_, rng.uniform(0.0, min(seen["done"] + seen["not running"])))
+    outcomes = Counter({outcome: len(at) for outcome, at in seen.items() if at})
     leftovers = [p.name for p in lake.builds.iterdir() if p.name not in lake.named()]
     print(f"\ncollection window {window:.3f} s; kills: {dict(outcomes)}; {len(leftovers)} folders left")
     assert outcomes["mid-collection"] >= 1, outcomes
