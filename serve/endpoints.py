@@ -1,10 +1,9 @@
 """Every `/v1` endpoint as its handler declares it, completed with its registry entry.
 
 A handler is the endpoint's declaration (`serve.routes.declare.route`): its decorator states the
-path, the summary, and the Structs of what its answer carries (the single object's `data`, or
-the rows and `meta.summary` of a collection) with its `meta` keys; its signature
-states the query parameters (`ctx: Ctx[WeekQuery]`, the `schemas.query` Struct) and the path
-parameters. The registry (`schemas.registry`) keeps only what no handler carries: the id, the group
+path, the summary and its `meta` keys; its signature states the query parameters (`ctx:
+Ctx[WeekQuery]`, a `schemas.query.Query` Struct), the path parameters and the answer, as its
+return type (`Response[Collection[DecisionRow]]`: `schemas.bodies.envelope`). The registry (`schemas.registry`) keeps only what no handler carries: the id, the group
 and the flags, which key allow-lists name without loading the server.
 
 The OpenAPI document, docs/reference.md and `/analytics/_doc` read the endpoints here, in registry
@@ -16,13 +15,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cache
+from typing import Any
 
 from litestar.handlers import BaseRouteHandler
 
 from schemas.bodies.base import Body, field_names
+from schemas.bodies.envelope import Collection, Series, Single
 from schemas.query import NoQuery, Param, Query, params_of
 from schemas.registry import BY_ID as ENTRIES
 from schemas.registry import Endpoint as Entry
@@ -34,20 +36,51 @@ class Handled:
 
     path: str  # Litestar path template
     summary: str
+    answer: Any  # the handler's return type: Single[B], Collection[R], Series[R, S] or a bare body
     query: type[Query] = NoQuery
-    body: type[Body] | None = None  # a single object's Struct (its `data`)
-    rows: type[Body] | None = None  # a collection's row Struct
-    meta_summary: type[Body] | None = None  # the Struct of its `meta.summary`, if any
     meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (bodies.envelope)
     documented: str | None = None  # its entry in its group's documentation block (`/analytics/_doc`)
 
     def __post_init__(self) -> None:
-        if (self.body is None) == (self.rows is None):
+        origin, arguments = typing.get_origin(self.answer), typing.get_args(self.answer)
+        structs = arguments if origin in (Single, Collection, Series) else (self.answer,)
+        if not all(isinstance(s, type) and issubclass(s, Body) for s in structs):
             raise TypeError(
-                f"{self.path}: declare a single object's body or a collection's rows, not both or neither"
+                f"{self.path}: the answer must be Single[Body], Collection[Row], Series[Row, Summary] "
+                f"or a Body outside the envelope; got {self.answer!r}"
             )
-        if self.meta_summary is not None and self.rows is None:
-            raise TypeError(f"{self.path}: a meta.summary belongs to a collection")
+        if self.meta and self.enveloped is False:
+            raise TypeError(f"{self.path}: a body outside the envelope has no meta")
+
+    @property
+    def enveloped(self) -> bool:
+        """Whether the answer is `{data, meta}` (every route but the health probe)."""
+        return typing.get_origin(self.answer) in (Single, Collection, Series)
+
+    @property
+    def body(self) -> type[Body] | None:
+        """A single object's Struct (its `data`, or the whole body outside the envelope)."""
+        origin = typing.get_origin(self.answer)
+        if origin is Single:
+            body: type[Body] = typing.get_args(self.answer)[0]
+            return body
+        return None if origin in (Collection, Series) else typing.cast(type[Body], self.answer)
+
+    @property
+    def rows(self) -> type[Body] | None:
+        """A collection's row Struct."""
+        if typing.get_origin(self.answer) not in (Collection, Series):
+            return None
+        rows: type[Body] = typing.get_args(self.answer)[0]
+        return rows
+
+    @property
+    def meta_summary(self) -> type[Body] | None:
+        """The Struct of a series' `meta.summary`."""
+        if typing.get_origin(self.answer) is not Series:
+            return None
+        summary: type[Body] = typing.get_args(self.answer)[1]
+        return summary
 
     @property
     def row_fields(self) -> tuple[str, ...] | None:

@@ -46,9 +46,15 @@ def pagination(limit: int, offset: int, returned: int, total: int) -> dict[str, 
     }
 
 
+Encoded = Response[Any]
+"""A handler's answer: a `Response` whose content is the bytes of the representation the client
+negotiated, which Litestar sends as they are. Its declared type is the handler's return type
+(`Response[Collection[DecisionRow]]`, serve.routes.declare); `Any` lets the bytes stand for it."""
+
+
 def collection(
     rows: list[dict[str, Any]], total: int, limit: int, offset: int, meta: dict[str, Any]
-) -> Response[bytes]:
+) -> Encoded:
     return json_response(
         {"data": rows, "pagination": pagination(limit, offset, len(rows), total), "meta": meta}
     )
@@ -74,7 +80,7 @@ def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -
     )
 
 
-def single(data: dict[str, Any], meta: dict[str, Any]) -> Response[bytes]:
+def single(data: dict[str, Any], meta: dict[str, Any]) -> Encoded:
     return json_response({"data": data, "meta": meta})
 
 
@@ -82,7 +88,7 @@ def json_bytes(body: Any) -> bytes:
     return _encoder.encode(body)
 
 
-def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response[bytes]:
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Encoded:
     return Response(content=json_bytes(body), status_code=status, media_type=JSON, headers=headers)
 
 

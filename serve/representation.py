@@ -30,6 +30,7 @@ from datasets.queries import Paged
 from schemas import wire
 from schemas.choices import REPRESENTATIONS
 from serve import errors
+from serve.envelope import Encoded
 from serve.params import chosen_value
 from serve.weights import weighted_members
 
@@ -237,7 +238,7 @@ def _csv_array(values: list[Any]) -> pa.Array:
         return pa.array([None if v is None else str(v) for v in values], pa.string())
 
 
-def columnar_response(name: str, body: Body, link: str | None) -> Response[bytes]:
+def columnar_response(name: str, body: Body, link: str | None) -> Encoded:
     content, media_type = body.encode(name)
     headers = body.headers()
     if link:

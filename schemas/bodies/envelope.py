@@ -4,21 +4,26 @@ with its meaning on the field. A route's `meta` holds the keys every answer carr
 serve/openapi/bodies.py writes each route's `meta` schema from those fields, and
 tests/api/test_bodies.py decodes every recorded `meta` with it (an undeclared key fails).
 
-`summary` is typed by the route's own Struct (`meta_summary` in its declaration); here it is
-declared for its meaning only.
+`summary` is typed by the route's own Struct: `EnvelopeMeta[EquitySummary]`, in the `Series` its
+handler returns.
+
+The answer itself is declared as the handler's return type (`serve.routes.declare`):
+`Response[Single[Risk]]` (`{data, meta}`), `Response[Collection[DecisionRow]]` (`{data: [...],
+pagination, meta}`) or `Response[Series[EquityRow, EquitySummary]]` (a collection whose `meta` has
+a summary); a body outside the envelope (the health probe) is its own Struct.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas import choices, units
 from schemas.bodies.base import Body, Window
 from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
-from schemas.bodies.service import StatEntry, Warning
+from schemas.bodies.service import Pagination, StatEntry, Warning
 
 COMBINE_ONLY = "On `/analytics/combine` only."
 
@@ -105,7 +110,11 @@ class CorrelationMatrix(Body, kw_only=True, frozen=True):
     ]
 
 
-class EnvelopeMeta(Body, kw_only=True, frozen=True):
+Item = TypeVar("Item", bound=Body)
+Summary = TypeVar("Summary", bound=Body)
+
+
+class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     """`meta`: what served the answer, the request's echoes, and warnings."""
 
     run: (
@@ -174,7 +183,7 @@ class EnvelopeMeta(Body, kw_only=True, frozen=True):
         | UnsetType
     ) = UNSET
     summary: (
-        Annotated[dict[str, Any], doc("Figures over the whole requested window, computed before paging.")]
+        Annotated[Summary, doc("Figures over the whole requested window, computed before paging.")]
         | UnsetType
     ) = UNSET
     # -- the keys a route's declaration lists (`@route(..., meta=...)`) ---------------------------
@@ -363,6 +372,29 @@ class EnvelopeMeta(Body, kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+
+
+class Single(Body, Generic[Item], kw_only=True, frozen=True):
+    """A single object's answer."""
+
+    data: Item
+    meta: EnvelopeMeta[Any]
+
+
+class Collection(Body, Generic[Item], kw_only=True, frozen=True):
+    """A page of a collection's rows."""
+
+    data: list[Item]
+    pagination: Pagination
+    meta: EnvelopeMeta[Any]
+
+
+class Series(Body, Generic[Item, Summary], kw_only=True, frozen=True):
+    """A page of a series' rows, with figures over the whole window in `meta.summary`."""
+
+    data: list[Item]
+    pagination: Pagination
+    meta: EnvelopeMeta[Summary]
 
 
 SHARED = ("run", "alpha_id", "source_alpha_id", "book", "request_id", "generated_at", "source", "warnings")

@@ -72,8 +72,9 @@ class DeclaredOperation(Operation):
     (`schemas.query`), its path parameters narrowed where the server checks more than a string,
     every status it may answer with the headers it sets, and its documented response bodies.
 
-    Litestar cannot infer the bodies itself: a handler returns bytes its own encoder wrote
-    (serve.envelope), so they are declared from the Structs the handler's declaration names instead."""
+    The 200 body is the handler's return type (`Response[Collection[DecisionRow]]`), written by
+    msgspec with each field's documentation and narrowed to the route's `meta` keys
+    (`serve.openapi.bodies`) rather than by Litestar's schema generation, which knows neither."""
 
     def __post_init__(self) -> None:
         endpoint_id = self.operation_id or ""
@@ -137,13 +138,13 @@ def served(document: OpenAPI) -> dict[str, Any]:
 
 
 def complete(document: OpenAPI) -> None:
-    """Add to the document Litestar generated what no route handler declares: the shared body
-    schemas the operations reference (Litestar regenerates `components.schemas` from typed
-    handlers only) and the signed download paths, which one wildcard route serves."""
-    document.components.schemas = {
-        **documented_components()["schemas"],
-        **(document.components.schemas or {}),
-    }
+    """Add to the document Litestar generated what no route handler declares: the body schemas
+    the operations reference, and the signed download paths, which one wildcard route serves.
+
+    The schemas are the ones msgspec writes from the declared Structs with their documentation
+    (`serve.openapi.bodies`); those Litestar generated from the handlers' return types are left
+    out, as no operation references them once `DeclaredOperation` has declared its responses."""
+    document.components.schemas = documented_components()["schemas"]
     paths = dict(document.paths or {})
     for path, operation in (
         (DOWNLOAD_PATH, download_operation()),

@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+import msgspec
+
 from schemas import choices
 from schemas.bodies import DOCUMENTED, Body
 from schemas.bodies.envelope import (
@@ -16,7 +18,6 @@ from schemas.bodies.envelope import (
     BenchmarkEcho,
     CombinedFigures,
     CorrelationMatrix,
-    EnvelopeMeta,
     Shrinkage,
     WeightEntry,
 )
@@ -81,44 +82,31 @@ def components() -> dict[str, Any]:
     }
 
 
-_META_FIELDS: dict[str, dict[str, Any]] = struct_components([EnvelopeMeta])["EnvelopeMeta"]["properties"]
-
-
-def _meta_schema(endpoint_id: str) -> dict[str, Any]:
-    """A route's `meta`: the keys every answer may carry, `summary` on the two series (typed by the
-    route's summary Struct), and the keys its declaration lists, as `EnvelopeMeta` declares
-    them."""
+def _answer_schema(endpoint_id: str) -> dict[str, Any]:
+    """A route's 200 JSON body: msgspec's schema of the answer its handler returns (`Single[Risk]`,
+    `Collection[DecisionRow]`, `Series[EquityRow, EquitySummary]`: `schemas.bodies.envelope`),
+    with a `meta` of the keys every answer may carry, `summary` on a series, and the keys the
+    route's declaration lists, as `EnvelopeMeta` declares them."""
     declared = endpoint(endpoint_id)
-    summary = declared.meta_summary
-    names = [*SHARED, *(["summary"] if summary is not None else []), *declared.meta]
-    props = {name: dict(_META_FIELDS[name]) for name in names}
-    if summary is not None:
-        described = {k: v for k, v in props["summary"].items() if k not in ("type", "additionalProperties")}
-        props["summary"] = _ref(summary) | described
-    return {"type": "object", "properties": props}
+    if not declared.enveloped:  # the health probe's body stands alone
+        return _ref(declared.answer)
+    (answer,), components = msgspec.json.schema_components([declared.answer], ref_template=REF_TEMPLATE)
+    envelope = components[_name(answer)]
+    meta = components[_name(envelope["properties"]["meta"])]["properties"]
+    names = [*SHARED, *(["summary"] if declared.meta_summary is not None else []), *declared.meta]
+    properties = {
+        **envelope["properties"],
+        "meta": {"type": "object", "properties": {n: meta[n] for n in names}},
+    }
+    return {"type": "object", "required": envelope["required"], "properties": properties}
+
+
+def _name(ref: dict[str, Any]) -> str:
+    return str(ref["$ref"]).rsplit("/", 1)[-1]
 
 
 def success(endpoint_id: str) -> dict[str, Any]:
-    declared = endpoint(endpoint_id)
-    if declared.body is Health:  # the one body outside the envelope
-        schema: dict[str, Any] = _ref(Health)
-    elif declared.body is not None:
-        schema = {
-            "type": "object",
-            "required": ["data", "meta"],
-            "properties": {"data": _ref(declared.body), "meta": _meta_schema(endpoint_id)},
-        }
-    else:
-        assert declared.rows is not None  # a declaration names a body or rows (serve.endpoints)
-        schema = {
-            "type": "object",
-            "required": ["data", "pagination", "meta"],
-            "properties": {
-                "data": {"type": "array", "items": _ref(declared.rows)},
-                "pagination": _ref(Pagination),
-                "meta": _meta_schema(endpoint_id),
-            },
-        }
+    schema = _answer_schema(endpoint_id)
     content = {"application/json": {"schema": schema}}
     headers = statuses.response_headers(endpoint_id, "200")
     if endpoint(endpoint_id).collection:

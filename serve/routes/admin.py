@@ -22,6 +22,7 @@ from litestar.params import FromPath
 
 from datasets.queries import page_of
 from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
+from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire, services_of
@@ -58,10 +59,9 @@ def _admin_context(ctx: Context[Q]) -> Context[Q]:
     "admin.alphas.readiness",
     "/v1/admin/alphas/{alpha:str}/readiness",
     "Readiness of one alpha",
-    body=Readiness,
     sync_to_thread=True,
 )
-def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[Readiness]]:
     ctx = _admin_context(ctx)
     build = resolve_alpha(ctx.caller, ctx.reader, alpha)
     ctx.args()
@@ -95,11 +95,10 @@ def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
     "admin.keys.usage",
     "/v1/admin/keys/{key_id:str}/usage",
     "Usage of one key",
-    body=KeyUsage,
     meta=("key_id",),
     sync_to_thread=True,
 )
-def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[bytes]:
+def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[Single[KeyUsage]]:
     ctx = _admin_context(ctx)
     ctx.args()
     services = services_of(ctx.request)
@@ -128,10 +127,9 @@ def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[bytes]:
     "admin.builds.list",
     "/v1/admin/builds",
     "Catalogue of published builds",
-    rows=BuildRow,
     sync_to_thread=True,
 )
-def list_builds(ctx: Ctx[PageQuery]) -> Response[bytes]:
+def list_builds(ctx: Ctx[PageQuery]) -> Response[Collection[BuildRow]]:
     ctx = _admin_context(ctx)
     args = ctx.args()
     limit, offset = args.limit, args.offset

@@ -26,6 +26,7 @@ from datasets.rows import shape_of
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.docs import AnalyticsDoc
+from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
     BookWindowPageQuery,
@@ -87,10 +88,11 @@ async def _book_scoped(ctx: Context[BookArgs], alpha: str) -> tuple[BuildView, B
     "analytics.significance",
     "/v1/alphas/{alpha:str}/analytics/significance",
     "Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's trials",
-    body=Significance,
     documented="Significance of the long_short Sharpe ratio and of the IC over " + WINDOW,
 )
-async def get_significance(ctx: Ctx[SignificanceQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_significance(
+    ctx: Ctx[SignificanceQuery], alpha: FromPath[str]
+) -> Response[Single[Significance]]:
     build, args = await _opened(ctx, alpha)
     catalogue = ctx.reader.catalogue()
     whole_catalogue(ctx.caller, catalogue)
@@ -118,11 +120,12 @@ async def get_significance(ctx: Ctx[SignificanceQuery], alpha: FromPath[str]) ->
     "analytics.correlation",
     "/v1/alphas/{alpha:str}/analytics/correlation",
     "Correlation with every other alpha the key may read",
-    rows=CorrelationRow,
     meta=("basis",),
     documented="One row per other alpha the key may read (never the alpha itself, never one it may not read)",
 )
-async def list_correlation(ctx: Ctx[CorrelationQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_correlation(
+    ctx: Ctx[CorrelationQuery], alpha: FromPath[str]
+) -> Response[Collection[CorrelationRow]]:
     build, args = await _opened(ctx, alpha)
     basis = BASES[args.basis]
     require_readable(caller_access(ctx), basis.data)
@@ -160,10 +163,11 @@ async def list_correlation(ctx: Ctx[CorrelationQuery], alpha: FromPath[str]) -> 
     "analytics.drawdowns",
     "/v1/alphas/{alpha:str}/analytics/drawdowns",
     "Drawdown episodes of a book",
-    rows=DrawdownRow,
     documented="Drawdown episodes of the book over " + WINDOW + ", deepest first",
 )
-async def list_drawdowns(ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_drawdowns(
+    ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]
+) -> Response[Collection[DrawdownRow]]:
     build, args, book = await _book_scoped(ctx, alpha)
     require_readable(caller_access(ctx), "ledger")
     page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
@@ -175,7 +179,6 @@ async def list_drawdowns(ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]) ->
     "analytics.rolling",
     "/v1/alphas/{alpha:str}/analytics/rolling",
     "Trailing-window IC and return figures per rebalance week",
-    rows=RollingRow,
     meta=("window_weeks", "signal"),
     documented=(
         "One row per rebalance week from the window-th on: figures over the trailing window of weeks ending at "
@@ -184,7 +187,7 @@ async def list_drawdowns(ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]) ->
         + "); null below"
     ),
 )
-async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response[Collection[RollingRow]]:
     build, args, book = await _book_scoped(ctx, alpha)
     access = caller_access(ctx)
     require_readable(access, "ledger")
@@ -215,14 +218,13 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
     "analytics.costs",
     "/v1/alphas/{alpha:str}/analytics/costs",
     "Break-even cost, turnover by score decile and holding period of a book",
-    body=Costs,
     documented=(
         "What the book's modelled execution costs take over "
         + WINDOW
         + "; flows in normalised equity (1.0 = the book's equity at inception)"
     ),
 )
-async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Costs]]:
     build, args, book = await _book_scoped(ctx, alpha)
     warnings = Warnings()
     # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
@@ -235,10 +237,9 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
     "analytics.doc",
     "/v1/alphas/{alpha:str}/analytics/_doc",
     "Analytics documentation block",
-    body=AnalyticsDoc,
     sync_to_thread=False,
 )
-def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AnalyticsDoc]]:
     return documentation_block(ctx, alpha, shared_analytics_doc())
 
 

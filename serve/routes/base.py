@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from litestar import Request, Response
+from litestar import Request
 from litestar.params import SkipValidation
 
 from datasets import answers
@@ -26,8 +26,16 @@ from serve.auth import current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
 from serve.endpoints import Handled
+from serve.envelope import (
+    Encoded,
+    json_response,
+    now_iso,
+    page_links,
+    pagination,
+    request_id_of,
+    with_warnings,
+)
 from serve.envelope import collection as collection_envelope
-from serve.envelope import json_response, now_iso, page_links, pagination, request_id_of, with_warnings
 
 Q = TypeVar("Q", bound=Query)
 
@@ -78,7 +86,7 @@ class Context(Generic[Q]):
         )
         set_entity_tag(scope, tag)
 
-    def collection(self, page: Paged, limit: int, offset: int, meta: dict[str, Any]) -> Response[bytes]:
+    def collection(self, page: Paged, limit: int, offset: int, meta: dict[str, Any]) -> Encoded:
         """The page in the negotiated representation (the JSON envelope by default), with a `Link`
         header to the next and previous pages."""
         name = self.representation or representation.DEFAULT
@@ -97,7 +105,7 @@ class Context(Generic[Q]):
         link = page_links(self.request.scope, limit, offset, returned, page.total)
         return representation.columnar_response(name, body, link)
 
-    def answer(self, build: BuildView, answer: Answer) -> Response[bytes]:
+    def answer(self, build: BuildView, answer: Answer) -> Encoded:
         """A run's collection answer (`datasets.answers`), with the run's identity and source in meta."""
         meta = with_warnings(self.run_meta(build, answer.table, **answer.meta), answer.warnings)
         return self.collection(answer.page, answer.limit, answer.offset, meta)
@@ -147,7 +155,7 @@ class Context(Generic[Q]):
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
 
 
-def documentation_block(ctx: Context[NoQuery], alpha: str, block: dict[str, Any]) -> Response[bytes]:
+def documentation_block(ctx: Context[NoQuery], alpha: str, block: dict[str, Any]) -> Encoded:
     """A documentation route (`/metrics/_doc`, `/analytics/_doc`): the same bytes for every call
     and alpha, as an immutable cache entry must be; the request id travels in `X-Request-ID`
     only. The alpha is still authorised and looked up, as on every run-scoped route."""

@@ -9,6 +9,7 @@ from litestar.params import FromPath
 from datasets import series
 from datasets.reader import LakeUnavailable
 from schemas import wire
+from schemas.bodies.envelope import Series
 from schemas.bodies.rows import BenchmarkRow, BenchmarkSummary
 from schemas.query import BenchmarkQuery
 from serve import errors
@@ -20,11 +21,11 @@ from serve.routes.declare import route
     "benchmarks.daily",
     "/v1/benchmarks/{symbol:str}/daily",
     "Daily benchmark series",
-    rows=BenchmarkRow,
-    meta_summary=BenchmarkSummary,
     meta=("symbol",),
 )
-async def get_benchmark_daily(ctx: Ctx[BenchmarkQuery], symbol: FromPath[str]) -> Response[bytes]:
+async def get_benchmark_daily(
+    ctx: Ctx[BenchmarkQuery], symbol: FromPath[str]
+) -> Response[Series[BenchmarkRow, BenchmarkSummary]]:
     served = symbol in wire.BENCHMARK_SYMBOLS
     args = ctx.args(
         problems=None

@@ -9,6 +9,7 @@ from litestar.params import FromPath
 from datasets import layout
 from datasets.queries import Page, page_of
 from schemas.bodies.description import AlphaDescription
+from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
@@ -18,8 +19,8 @@ from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 
-@route("catalog.alphas.list", "/v1/alphas", "List of alphas", rows=AlphaListRow, sync_to_thread=False)
-def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[bytes]:
+@route("catalog.alphas.list", "/v1/alphas", "List of alphas", sync_to_thread=False)
+def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaListRow]]:
     args = ctx.args()
     complete_only, limit, offset = args.complete_only, args.limit, args.offset
 
@@ -38,9 +39,11 @@ def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[bytes]:
 
 
 @route(
-    "catalog.alphas.get", "/v1/alphas/{alpha:str}", "Written description of one alpha", body=AlphaDescription
+    "catalog.alphas.get",
+    "/v1/alphas/{alpha:str}",
+    "Written description of one alpha",
 )
-async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AlphaDescription]]:
     build = await ctx.open_alpha(alpha)
     ctx.args()
     description = build.json(layout.DESCRIPTION_JSON)

@@ -22,6 +22,7 @@ from datasets.reader import Catalogue
 from schemas import wire
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
+from schemas.bodies.envelope import Single
 from schemas.query import ChecksQuery
 from serve.analytics import inputs
 from serve.analytics.checks import CORRELATION_ENDPOINT, Production, checks_payload, production_refused
@@ -48,7 +49,6 @@ def production_mask(catalogue: Catalogue) -> np.ndarray:
     "analytics.checks",
     "/v1/alphas/{alpha:str}/analytics/checks",
     "Pass/fail checks of a book against the operator's policy",
-    body=Checks,
     documented=(
         "Pass/fail checks of the alpha and book against the operator's policy (modelled on WorldQuant BRAIN's "
         "submission checks), over "
@@ -56,7 +56,7 @@ def production_mask(catalogue: Catalogue) -> np.ndarray:
         + "; the request's min_/max_ parameters may only tighten the policy"
     ),
 )
-async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Single[Checks]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
     services = services_of(ctx.request)

@@ -29,6 +29,7 @@ from datasets.queries import Page, Window
 from datasets.reader import Catalogue, LakeReader
 from schemas import choices
 from schemas.bodies.decisions import Contribution
+from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import CombinedRow
 from schemas.query import MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
 from serve import errors
@@ -142,7 +143,6 @@ def _combination(
     "analytics.combine",
     "/v1/analytics/combine",
     "A weighted combination of alphas: its daily series, figures, weights and correlations",
-    rows=CombinedRow,
     meta=(
         "window",
         "benchmark",
@@ -157,7 +157,7 @@ def _combination(
     ),
     documented="One row per session of the combined long_short book, " + COMMON,
 )
-async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[bytes]:
+async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[CombinedRow]]:
     args = ctx.args()
     ids, weighting = _combine_parameters(args)
     require_readable(caller_access(ctx), "ledger")
@@ -288,7 +288,6 @@ def _contribution(
     "analytics.contribution",
     "/v1/alphas/{alpha:str}/analytics/contribution",
     "What adding the alpha does to a reference set's figures",
-    body=Contribution,
     documented=(
         "A reference set's equally weighted long_short book before and after adding the alpha at weight w, "
         "over the window's sessions on which the alpha has a return and at least one reference alpha does; on "
@@ -296,7 +295,9 @@ def _contribution(
         "With a weighting, the reference book is instead the set combined as /analytics/combine combines it"
     ),
 )
-async def get_contribution(ctx: Ctx[ContributionQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_contribution(
+    ctx: Ctx[ContributionQuery], alpha: FromPath[str]
+) -> Response[Single[Contribution]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
     given, weighting = _contribution_parameters(args)

@@ -20,6 +20,7 @@ from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.comparison import Comparison
+from schemas.bodies.envelope import Single
 from schemas.query import CompareQuery
 from serve import errors, resolve
 from serve.analytics import inputs
@@ -64,7 +65,6 @@ def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warning
     "analytics.compare",
     "/v1/alphas/{alpha:str}/analytics/compare",
     "Two alphas side by side: curves, rolling correlations and the significance of differences",
-    body=Comparison,
     meta=("with_source",),
     documented=(
         "This alpha against another (with) over one book and "
@@ -73,7 +73,7 @@ def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warning
         "test"
     ),
 )
-async def get_compare(ctx: Ctx[CompareQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_compare(ctx: Ctx[CompareQuery], alpha: FromPath[str]) -> Response[Single[Comparison]]:
     a = await ctx.open_run(alpha)
     args = ctx.args()
     b = await _other(ctx, a.alpha_id, args.other)

@@ -2,19 +2,22 @@
 
 ```python
 @route("signals.rebalances.get", "/v1/alphas/{alpha:str}/rebalances/{date:str}",
-       "Cross-section of one rebalance week", rows=DecisionRow, meta=("date", ...))
-async def get_rebalance(ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]) -> ...:
+       "Cross-section of one rebalance week", meta=("date", "week_status", "n_symbols"))
+async def get_rebalance(
+    ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]
+) -> Response[Collection[DecisionRow]]:
 ```
 
 is Litestar's `@get` with the path, the summary, the registry id as the OpenAPI operation id and in
-`opt["endpoint"]` (which the guards and the access log read), the query parameters read from the
-signature (`Ctx[WeekQuery]`: the request context, whose `args()` parses that Struct), and
-`serve.openapi.DeclaredOperation` completing the operation Litestar generates from it
-(`serve.endpoints`). The registry entry (`schemas.registry`) holds only the id, group and flags.
+`opt["endpoint"]` (which the guards and the access log read), and `serve.openapi.DeclaredOperation`
+completing the operation Litestar generates from it (`serve.endpoints`). The signature declares the
+rest: the query parameters (`Ctx[WeekQuery]`: the request context, whose `args()` parses that
+Struct), the path parameters, and the answer as the return type (`Single[Body]`,
+`Collection[Row]`, `Series[Row, Summary]` of `schemas.bodies.envelope`, or a body outside the
+envelope). The registry entry (`schemas.registry`) holds only the id, the group and the flags.
 
-The answer's type is named in the decorator (`body`, or `rows` and `meta_summary`, and `meta`)
-rather than in the return annotation: a handler returns the bytes of the representation the client negotiated
-(`Response[bytes]`), which Litestar must not try to describe or encode a second time.
+A handler returns a `Response` whose content is the bytes of the representation the client
+negotiated (JSON of that type by default; `serve.representation`), which Litestar sends as they are.
 """
 
 from __future__ import annotations
@@ -23,10 +26,9 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from litestar import get
+from litestar import Response, get
 from litestar.di import Provide
 
-from schemas.bodies.base import Body
 from schemas.query import NoQuery, Query
 from schemas.registry import BY_ID
 from serve.endpoints import Handled
@@ -39,9 +41,6 @@ def route(
     path: str,
     summary: str,
     *,
-    body: type[Body] | None = None,
-    rows: type[Body] | None = None,
-    meta_summary: type[Body] | None = None,
     meta: tuple[str, ...] = (),
     documented: str | None = None,
     **options: Any,
@@ -49,7 +48,7 @@ def route(
     entry = BY_ID[endpoint_id]  # an id the registry lacks fails at import, not at request time
 
     def mount(handler: Callable[..., Any]) -> Any:
-        handled = Handled(path, summary, query_of(handler), body, rows, meta_summary, meta, documented)
+        handled = Handled(path, summary, answer_of(handler), query_of(handler), meta, documented)
         return get(
             path,
             opt={"endpoint": endpoint_id, "declared": handled},
@@ -62,6 +61,14 @@ def route(
         )(handler)
 
     return mount
+
+
+def answer_of(handler: Callable[..., Any]) -> Any:
+    """The answer the handler's return type declares: `X` of its `Response[X]`."""
+    returned = typing.get_type_hints(handler).get("return")
+    if typing.get_origin(returned) is not Response:
+        raise TypeError(f"{handler.__name__}: the return type must be Response[<the answer's type>]")
+    return typing.get_args(returned)[0]
 
 
 def query_of(handler: Callable[..., Any]) -> type[Query]:

@@ -23,6 +23,7 @@ from datasets.queries import page_of
 from datasets.reader import BuildView, LakeUnavailable
 from schemas import choices, exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
+from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
 from serve.envelope import single
@@ -60,9 +61,8 @@ async def _benchmark_files(ctx: Context) -> list[ExportFile]:
     "exports.list",
     "/v1/alphas/{alpha:str}/exports",
     "Parquet exports of the alpha's datasets",
-    rows=ExportRow,
 )
-async def list_exports(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_exports(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[Collection[ExportRow]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
     limit, offset = args.limit, args.offset
@@ -104,9 +104,10 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
     "exports.download",
     "/v1/alphas/{alpha:str}/exports/{dataset:str}",
     "Signed download URL of one dataset as a Parquet file",
-    body=ExportDownload,
 )
-async def get_export(ctx: Ctx[ExportQuery], alpha: FromPath[str], dataset: FromPath[str]) -> Response[bytes]:
+async def get_export(
+    ctx: Ctx[ExportQuery], alpha: FromPath[str], dataset: FromPath[str]
+) -> Response[Single[ExportDownload]]:
     # Not `ctx.open_run`: the answer is a freshly signed URL, never a 304 (no ETag, as /source/download).
     build = await open_run(ctx.caller, ctx.reader, alpha)
     spec = exports.BY_NAME.get(dataset)

@@ -19,6 +19,7 @@ from typing import Any
 from litestar import Request, Response
 
 from datasets.queries import Page
+from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.identity import KeyInventoryRow, Me
 from schemas.bodies.service import Health
 from schemas.query import NoQuery, PageQuery
@@ -31,7 +32,7 @@ from serve.auth import (
     services_of,
 )
 from serve.endpoints import registry_version
-from serve.envelope import json_response, now_iso, single
+from serve.envelope import Encoded, json_response, now_iso, single
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import Limits
@@ -70,8 +71,8 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
     return body
 
 
-@route("meta.health", "/v1/health", "Health probe", body=Health, sync_to_thread=False)
-def health(request: Request[Any, Any, Any]) -> Response[bytes]:
+@route("meta.health", "/v1/health", "Health probe", sync_to_thread=False)
+def health(request: Request[Any, Any, Any]) -> Response[Health]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
     QueryParams(request.scope.get("query_string", b""), ()).parse(NoQuery)
     settings = services_of(request).settings
@@ -110,12 +111,12 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
     }
 
 
-@route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", body=Me, meta=("key_id",))
-async def me(ctx: Ctx[NoQuery]) -> Response[bytes]:
+@route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",))
+async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
     return await call_backends(services_of(ctx.request), _me, ctx)
 
 
-def _me(ctx: Context[NoQuery]) -> Response[bytes]:
+def _me(ctx: Context[NoQuery]) -> Encoded:
     ctx.args()
     services = services_of(ctx.request)
     key_record = _store(services).get_key(ctx.caller.key_id)
@@ -127,12 +128,12 @@ def _me(ctx: Context[NoQuery]) -> Response[bytes]:
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 
-@route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", rows=KeyInventoryRow, meta=("key_id",))
-async def my_keys(ctx: Ctx[PageQuery]) -> Response[bytes]:
+@route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", meta=("key_id",))
+async def my_keys(ctx: Ctx[PageQuery]) -> Response[Collection[KeyInventoryRow]]:
     return await call_backends(services_of(ctx.request), _my_keys, ctx)
 
 
-def _my_keys(ctx: Context[PageQuery]) -> Response[bytes]:
+def _my_keys(ctx: Context[PageQuery]) -> Encoded:
     args = ctx.args()
     limit, offset = args.limit, args.offset
     services = services_of(ctx.request)

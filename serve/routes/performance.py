@@ -6,6 +6,7 @@ from litestar import Response
 from litestar.params import FromPath
 
 from schemas.bodies.docs import MetricsDoc
+from schemas.bodies.envelope import Single
 from schemas.bodies.metrics import Metrics
 from schemas.query import MetricsQuery, NoQuery
 from serve.envelope import single, with_warnings
@@ -18,8 +19,12 @@ def caller_access(ctx: Context) -> Access:
     return Access.of(ctx.caller.may_call)
 
 
-@route("performance.metrics", "/v1/alphas/{alpha:str}/metrics", "Metrics", body=Metrics)
-async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[bytes]:
+@route(
+    "performance.metrics",
+    "/v1/alphas/{alpha:str}/metrics",
+    "Metrics",
+)
+async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[Single[Metrics]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
     data, warnings = compute_metrics(
@@ -38,10 +43,9 @@ async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[
     "performance.metrics.doc",
     "/v1/alphas/{alpha:str}/metrics/_doc",
     "Metrics documentation block",
-    body=MetricsDoc,
     sync_to_thread=False,
 )
-def get_metrics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+def get_metrics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[MetricsDoc]]:
     return documentation_block(ctx, alpha, shared_metrics_doc())
 
 

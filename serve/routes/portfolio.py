@@ -6,6 +6,7 @@ from litestar import Response
 from litestar.params import FromPath
 
 from datasets import answers
+from schemas.bodies.envelope import Collection, Series
 from schemas.bodies.rows import BookRow, EquityRow, EquitySummary, LedgerRow, PnlRow, PositionRow, TradeRow
 from schemas.query import BookQuery, LedgerQuery, PageQuery, SeriesQuery, TradesQuery
 from serve.routes.base import Ctx
@@ -16,9 +17,8 @@ from serve.routes.declare import route
     "portfolio.books",
     "/v1/alphas/{alpha:str}/books",
     "Books and kinds written",
-    rows=BookRow,
 )
-async def list_books(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_books(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[Collection[BookRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.books(build, ctx.args(), ctx.raw))
 
@@ -27,9 +27,8 @@ async def list_books(ctx: Ctx[PageQuery], alpha: FromPath[str]) -> Response[byte
     "portfolio.ledger",
     "/v1/alphas/{alpha:str}/portfolio",
     "Daily ledger of a book",
-    rows=LedgerRow,
 )
-async def get_portfolio(ctx: Ctx[LedgerQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_portfolio(ctx: Ctx[LedgerQuery], alpha: FromPath[str]) -> Response[Collection[LedgerRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.book(build, "portfolio", ctx.args(), ctx.raw))
 
@@ -38,9 +37,8 @@ async def get_portfolio(ctx: Ctx[LedgerQuery], alpha: FromPath[str]) -> Response
     "portfolio.positions",
     "/v1/alphas/{alpha:str}/positions",
     "Daily positions",
-    rows=PositionRow,
 )
-async def list_positions(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_positions(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[Collection[PositionRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.book(build, "positions", ctx.args(), ctx.raw))
 
@@ -49,9 +47,8 @@ async def list_positions(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[
     "portfolio.pnl",
     "/v1/alphas/{alpha:str}/pnl",
     "Daily per-symbol P&L",
-    rows=PnlRow,
 )
-async def list_pnl(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_pnl(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[Collection[PnlRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.book(build, "pnl", ctx.args(), ctx.raw))
 
@@ -60,9 +57,8 @@ async def list_pnl(ctx: Ctx[BookQuery], alpha: FromPath[str]) -> Response[bytes]
     "portfolio.trades",
     "/v1/alphas/{alpha:str}/trades",
     "Fills of a book",
-    rows=TradeRow,
 )
-async def list_trades(ctx: Ctx[TradesQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_trades(ctx: Ctx[TradesQuery], alpha: FromPath[str]) -> Response[Collection[TradeRow]]:
     build = await ctx.open_run(alpha)
     args = ctx.args(details=ctx.books_if_missing(build, "trades"))
     return ctx.answer(build, answers.book(build, "trades", args, ctx.raw))
@@ -72,10 +68,10 @@ async def list_trades(ctx: Ctx[TradesQuery], alpha: FromPath[str]) -> Response[b
     "portfolio.equity_curve",
     "/v1/alphas/{alpha:str}/equity-curve",
     "Equity curve of a book",
-    rows=EquityRow,
-    meta_summary=EquitySummary,
 )
-async def get_equity_curve(ctx: Ctx[SeriesQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_equity_curve(
+    ctx: Ctx[SeriesQuery], alpha: FromPath[str]
+) -> Response[Series[EquityRow, EquitySummary]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.equity_curve(build, ctx.args(), ctx.raw))
 

@@ -19,6 +19,7 @@ from litestar.params import FromPath
 from schemas import wire
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
+from schemas.bodies.envelope import Single
 from schemas.query import RiskQuery
 from serve.analytics import inputs, market
 from serve.analytics.risk import risk_payload
@@ -33,7 +34,6 @@ from serve.routes.performance import caller_access
     "analytics.risk",
     "/v1/alphas/{alpha:str}/analytics/risk",
     "Benchmark-relative and tail figures of a book against SPY",
-    body=Risk,
     documented=(
         "Benchmark-relative (against SPY) and tail figures of the book's daily returns over "
         + WINDOW
@@ -42,7 +42,7 @@ from serve.routes.performance import caller_access
         "needs portfolio.ledger, the benchmark block also benchmarks.daily"
     ),
 )
-async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[Single[Risk]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
     inputs.require_built(build)

@@ -24,6 +24,7 @@ from litestar import Response
 
 from datasets.reader import Catalogue
 from schemas import choices, wire
+from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import ScreenRow
 from schemas.query import ScreenQuery
 from serve import errors
@@ -149,9 +150,8 @@ def screen_of(args: ScreenQuery, candidates: list[str] | None) -> Screen:
     "analytics.screen",
     "/v1/analytics/screen",
     "Alphas the key may read, filtered and sorted on their headline figures and classification",
-    rows=ScreenRow,
 )
-async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[bytes]:
+async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]]:
     args = ctx.args()
     if not ctx.caller.may_call(FIGURES_ENDPOINT):
         raise errors.EndpointNotAllowed(

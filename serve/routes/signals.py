@@ -6,6 +6,7 @@ from litestar import Response
 from litestar.params import FromPath
 
 from datasets import answers
+from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import DecisionRow, RebalanceIndexRow, ScoreRow
 from schemas.query import ScoresQuery, WeekQuery, WindowPageQuery
 from serve.params import parse_date
@@ -17,9 +18,10 @@ from serve.routes.declare import route
     "signals.rebalances.list",
     "/v1/alphas/{alpha:str}/rebalances",
     "Rebalance index",
-    rows=RebalanceIndexRow,
 )
-async def list_rebalances(ctx: Ctx[WindowPageQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_rebalances(
+    ctx: Ctx[WindowPageQuery], alpha: FromPath[str]
+) -> Response[Collection[RebalanceIndexRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.rebalances(build, ctx.args()))
 
@@ -28,10 +30,11 @@ async def list_rebalances(ctx: Ctx[WindowPageQuery], alpha: FromPath[str]) -> Re
     "signals.rebalances.get",
     "/v1/alphas/{alpha:str}/rebalances/{date:str}",
     "Cross-section of one rebalance week",
-    rows=DecisionRow,
     meta=("date", "week_status", "n_symbols"),
 )
-async def get_rebalance(ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]) -> Response[bytes]:
+async def get_rebalance(
+    ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]
+) -> Response[Collection[DecisionRow]]:
     build = await ctx.open_run(alpha)
     day = parse_date(date)
     bad_date = f"path date must be a calendar date YYYY-MM-DD; got {date!r}"
@@ -44,10 +47,9 @@ async def get_rebalance(ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPat
     "signals.scores",
     "/v1/alphas/{alpha:str}/scores",
     "Per-symbol per-week score panel",
-    rows=ScoreRow,
     meta=("fields",),
 )
-async def list_scores(ctx: Ctx[ScoresQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def list_scores(ctx: Ctx[ScoresQuery], alpha: FromPath[str]) -> Response[Collection[ScoreRow]]:
     build = await ctx.open_run(alpha)
     return ctx.answer(build, answers.scores(build, ctx.args(), ctx.raw))
 

@@ -17,6 +17,7 @@ from litestar.params import FromPath
 
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
+from schemas.bodies.envelope import Single
 from schemas.query import NoQuery
 from serve.archives import HmacSigner, S3Signer, signer_for, source_download
 from serve.auth import services_of
@@ -49,10 +50,9 @@ def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
     "catalog.alphas.source.download",
     "/v1/alphas/{alpha:str}/source/download",
     "Signed download URL of the alpha's source archive",
-    body=SourceDownload,
     sync_to_thread=True,
 )
-def get_source_download(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[bytes]:
+def get_source_download(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[SourceDownload]]:
     build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
     ctx.args()
     archive = source_download(build.json(layout.SOURCE_JSON), signer_of(ctx.request), ctx.caller.key_id)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import gzip
 import json
 import typing
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -137,9 +137,34 @@ def test_recorded_meta_is_what_the_route_declares() -> None:
         undeclared = sorted(set(meta) - declared)
         if undeclared:
             problems.append(f"{record['path']}: meta keys {undeclared} not in the route's schema")
-        problems += round_trip(EnvelopeMeta, meta, record["path"], ordered=False)
+        summary = SUMMARIES.get(endpoint, Any)  # typed by the route (`Series[Row, Summary]`)
+        problems += round_trip(EnvelopeMeta[summary], meta, record["path"], ordered=False)
     assert seen > 1000
     assert not problems, f"{len(problems)} differences, the first:\n" + "\n".join(problems[:SHOWN])
+
+
+def test_recorded_answers_are_their_handlers_return_types() -> None:
+    """Every recorded 200 answer decodes strictly as the type its handler returns (the envelope,
+    its rows or object, `meta` and a series' summary at once): `Response[Collection[DecisionRow]]`
+    declares exactly the body a client reads."""
+    problems: list[str] = []
+    seen: Counter[str] = Counter()
+    for record in recorded_lines():
+        endpoint = endpoint_of(record["path"])
+        if endpoint is None or int(record["status"]) != 200:
+            continue
+        seen[endpoint] += 1
+        try:
+            body = record["body"] | {
+                "meta": VOLATILE_META | record["body"]["meta"]
+            }  # left out of the recording
+            msgspec.json.decode(msgspec.json.encode(body), type=endpoints()[endpoint].answer)
+        except msgspec.ValidationError as exc:
+            problems.append(f"{record['path']}: {exc}")
+    assert len(seen) >= 20 and sum(seen.values()) > 1000, seen
+    assert not problems, f"{len(problems)} answers are not their declared type, the first:\n" + "\n".join(
+        problems[:SHOWN]
+    )
 
 
 def in_order(keys: list[str], order: tuple[str, ...]) -> bool:
@@ -298,7 +323,7 @@ def live(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[str, Any]]]:
-    """Registry id -> (path, `data`) of live 200 answers of every route of `LIVE_BODIES`."""
+    """Registry id -> (path, body) of live 200 answers of every route of `LIVE_BODIES`."""
     admin, member = headers["admin"], headers["member"]
     requests: list[tuple[str, str, dict[str, str]]] = [
         ("meta.me", "/v1/me", member),
@@ -321,36 +346,42 @@ def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[
         if endpoint == "exports.list" and response.status_code == 503:
             continue  # a build published before exports (`exports_not_built`)
         assert response.status_code == 200, (path, response.text)
-        found[endpoint].append((path, response.json()["data"]))
-    for path, rows in list(found["exports.list"])[:3]:
-        for row in rows:
+        found[endpoint].append((path, response.json()))
+    for path, page in list(found["exports.list"])[:3]:
+        for row in page["data"]:
             query = f"?book={row['book']}" if row["book"] is not None else ""
             download = path.replace("?limit=1000", f"/{row['dataset']}{query}")
             response = client.get(download, headers=member)
             assert response.status_code == 200, (download, response.text)
-            found["exports.download"].append((download, response.json()["data"]))
+            found["exports.download"].append((download, response.json()))
     return dict(found)
 
 
 def test_live_answers_round_trip(live: tuple[Any, dict[str, Any]]) -> None:
     """Real answers of the routes whose bodies serve/openapi/bodies.py declares with a Struct decode
-    strictly and encode back equal, key order included; so do the envelope's shared parts."""
+    strictly and encode back equal, key order included; each whole answer decodes as the type its
+    handler returns."""
     client, headers = live
     answers = _data_answers(client, headers)
     assert sorted(set(LIVE_BODIES) - set(answers)) == []
     problems: list[str] = []
     for endpoint, seen in answers.items():
         body = LIVE_BODIES[endpoint]
-        for path, data in seen:
+        for path, answer in seen:
+            try:
+                msgspec.json.decode(msgspec.json.encode(answer), type=endpoints()[endpoint].answer)
+            except msgspec.ValidationError as exc:
+                problems.append(f"{path}: not its handler's return type: {exc}")
+            data = answer["data"]
             rows = data if isinstance(data, list) else [data]
             assert rows, path
             for i, row in enumerate(rows):
                 problems += round_trip(body, row, f"{path} data[{i}]" if data is rows else f"{path} data")
     # Both kinds of allow-list a key may hold, a null and a set monthly quota, both key statuses.
-    keys = [row for _, rows in answers["meta.keys"] for row in rows]
+    keys = [row for _, page in answers["meta.keys"] for row in page["data"]]
     assert {row["allow"]["alphas"]["mode"] for row in keys} >= {"all", "prefix"}
     assert {row["rate_limit"]["monthly_requests"] is None for row in keys} == {True, False}
-    builds = [row for _, rows in answers["admin.builds.list"] for row in rows]
+    builds = [row for _, page in answers["admin.builds.list"] for row in page["data"]]
     assert {row["kind"] for row in builds} == {"alpha", "benchmark"}
     assert not problems, f"{len(problems)} differences, the first:\n" + "\n".join(problems[:SHOWN])
 

@@ -4,22 +4,29 @@ request."""
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+from typing import Annotated, Any
 
+import msgspec
 import pytest
 from litestar import Response
 from litestar.params import FromPath
 
 from schemas.bodies.decisions import Risk
+from schemas.bodies.envelope import Collection, Series, Single
 from schemas.bodies.rows import DecisionRow, EquityRow, EquitySummary
-from schemas.query import NoQuery, RiskQuery, WeekQuery
+from schemas.bodies.service import Health
+from schemas.choices import DEFAULT_BOOK
+from schemas.query import Book, NoQuery, Query, RiskQuery, WeekQuery, params_of
 from serve.app import ROUTE_HANDLERS
 from serve.endpoints import Handled, collected, endpoints
+from serve.errors import BadRequest
+from serve.params import QueryParams
 from serve.routes.base import Ctx
-from serve.routes.declare import query_of, route
+from serve.routes.declare import answer_of, query_of, route
 
 
-async def _week(ctx: Ctx[WeekQuery], alpha: FromPath[str]) -> Response[bytes]:
+async def _week(ctx: Ctx[WeekQuery], alpha: FromPath[str]) -> Response[Collection[DecisionRow]]:
     raise AssertionError("never called")
 
 
@@ -27,8 +34,39 @@ async def _plain(alpha: FromPath[str]) -> Response[bytes]:
     raise AssertionError("never called")
 
 
+async def _untyped(alpha: FromPath[str]) -> bytes:
+    raise AssertionError("never called")
+
+
 async def _mistyped(ctx: int, alpha: FromPath[str]) -> Response[bytes]:
     raise AssertionError("never called")
+
+
+class _SkewQuery(Query, frozen=True):
+    """A query Struct declared beside its handler, as a new route's may be (docs/development.md)."""
+
+    book: Book = DEFAULT_BOOK
+    lags: Annotated[int, msgspec.Meta(ge=1, le=20, description="Lags.")] = 5
+
+
+async def _skew(ctx: Ctx[_SkewQuery], alpha: FromPath[str]) -> Response[Single[Risk]]:
+    raise AssertionError("never called")
+
+
+def test_a_query_struct_beside_its_handler_is_its_declaration() -> None:
+    assert query_of(_skew) is _SkewQuery
+    params = params_of(query_of(_skew))
+    assert [(param.name, param.default) for param in params] == [("book", DEFAULT_BOOK), ("lags", 5)]
+    accepted = [param.name for param in params]
+    assert QueryParams(b"lags=7", accepted).parse(_SkewQuery) == _SkewQuery(lags=7)
+    with pytest.raises(BadRequest) as refused:
+        QueryParams(b"lags=0&width=3", accepted).parse(_SkewQuery)
+    assert refused.value.details == {
+        "parameters": [
+            {"name": "lags", "rule": "must be between 1 and 20; got 0"},
+            {"name": "width", "rule": "unknown parameter; this endpoint accepts: book, lags"},
+        ]
+    }
 
 
 def test_the_query_is_the_struct_the_signature_names() -> None:
@@ -45,23 +83,39 @@ def test_every_mounted_endpoint_parses_the_struct_its_handler_names() -> None:
 
 
 @pytest.mark.parametrize(
-    "declared",
-    [
-        {"body": Risk, "rows": DecisionRow},
-        {},
-        {"body": Risk, "meta_summary": EquitySummary},
-    ],
-    ids=["body and rows", "neither", "summary of a single object"],
+    "answer",
+    [bytes, dict[str, Any], Single[dict[str, Any]], Collection[int], Risk | None],
+    ids=["bytes", "a dict", "a single dict", "rows of int", "a union"],
 )
-def test_a_declaration_that_cannot_be_one_is_refused(declared: dict[str, Any]) -> None:
+def test_an_answer_that_is_no_declared_body_is_refused(answer: Any) -> None:
     with pytest.raises(TypeError, match="/v1/x"):
-        Handled("/v1/x", "X", **declared)
-    Handled("/v1/x", "X", rows=EquityRow, meta_summary=EquitySummary)  # the one that can
+        Handled("/v1/x", "X", answer)
+
+
+def test_the_answer_is_the_return_type() -> None:
+    week = Handled("/v1/x", "X", answer_of(_week))
+    assert (week.rows, week.body, week.meta_summary, week.enveloped) == (DecisionRow, None, None, True)
+    series = Handled("/v1/x", "X", Series[EquityRow, EquitySummary])
+    assert (series.rows, series.meta_summary, series.body) == (EquityRow, EquitySummary, None)
+    single = Handled("/v1/x", "X", Single[Risk], meta=("window",))
+    assert (single.body, single.rows, single.enveloped) == (Risk, None, True)
+    bare = Handled("/v1/x", "X", Health)
+    assert (bare.body, bare.enveloped) == (Health, False)
+    with pytest.raises(TypeError, match="no meta"):
+        Handled("/v1/x", "X", Health, meta=("window",))
+    with pytest.raises(TypeError, match="Response"):
+        answer_of(_untyped)
+
+
+def test_every_mounted_endpoint_answers_its_return_type() -> None:
+    by_handler = {handler.opt["endpoint"]: handler for handler in ROUTE_HANDLERS if "declared" in handler.opt}
+    for endpoint_id, endpoint in endpoints().items():
+        assert Response[endpoint.answer] == typing.get_type_hints(by_handler[endpoint_id].fn)["return"]
 
 
 def test_an_id_the_registry_lacks_is_refused_when_decorated() -> None:
     with pytest.raises(KeyError, match="analytics.nope"):
-        route("analytics.nope", "/v1/nope", "Nope", body=Risk)
+        route("analytics.nope", "/v1/nope", "Nope")
 
 
 def test_the_handlers_and_the_registry_must_name_the_same_endpoints() -> None:
