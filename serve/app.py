@@ -56,7 +56,7 @@ from serve.envelope import (
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
-from serve.openapi import openapi_config, served
+from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import (
     admin,
@@ -117,6 +117,7 @@ def openapi_document() -> dict[str, Any]:
         Litestar(
             route_handlers=[*ROUTE_HANDLERS],
             openapi_config=openapi_config(meta.build_version()),
+            plugins=[DeclaredAnswers()],
             logging_config=None,  # a document is built, nothing is served: leave logging as it is
         )
     )
@@ -339,6 +340,7 @@ def create_app(
         before_send=[add_response_headers, conditional_response],
         compression_config=COMPRESSION,
         openapi_config=openapi_config(meta.build_version()),
+        plugins=[DeclaredAnswers()],
         # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
         logging_config=None,
         state=_state(services),

@@ -17,7 +17,7 @@ import json
 import re
 import typing
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
@@ -28,6 +28,8 @@ from schemas.bodies.envelope import Collection, Series, Single
 from schemas.query import NoQuery, Param, Query, params_of
 from schemas.registry import BY_ID as ENTRIES
 from schemas.registry import Endpoint as Entry
+
+ENVELOPES = (Single, Collection, Series)
 
 
 @dataclass(frozen=True)
@@ -40,47 +42,37 @@ class Handled:
     query: type[Query] = NoQuery
     meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (bodies.envelope)
     documented: str | None = None  # its entry in its group's documentation block (`/analytics/_doc`)
+    # Read from `answer`:
+    body: type[Body] | None = field(init=False, default=None)  # a single object's (its `data`)
+    rows: type[Body] | None = field(init=False, default=None)  # a collection's row Struct
+    meta_summary: type[Body] | None = field(init=False, default=None)  # a series' `meta.summary`
 
     def __post_init__(self) -> None:
         origin, arguments = typing.get_origin(self.answer), typing.get_args(self.answer)
-        structs = arguments if origin in (Single, Collection, Series) else (self.answer,)
-        if not all(isinstance(s, type) and issubclass(s, Body) for s in structs):
+        parts: dict[str, Any]
+        if origin in (Collection, Series):
+            parts = {"rows": arguments[0], "meta_summary": arguments[1] if origin is Series else None}
+        elif origin is Single:
+            parts = {"body": arguments[0]}
+        elif isinstance(self.answer, type) and issubclass(self.answer, Body) and self.answer.outside_envelope:
+            parts = {"body": self.answer}
+        else:
+            parts = {"body": None}
+        declared = [part for name, part in parts.items() if part is not None or name != "meta_summary"]
+        if not all(isinstance(part, type) and issubclass(part, Body) for part in declared):
             raise TypeError(
                 f"{self.path}: the answer must be Single[Body], Collection[Row], Series[Row, Summary] "
-                f"or a Body outside the envelope; got {self.answer!r}"
+                f"or a body declared outside the envelope (Health); got {self.answer!r}"
             )
-        if self.meta and self.enveloped is False:
+        if self.meta and not self.enveloped:
             raise TypeError(f"{self.path}: a body outside the envelope has no meta")
+        for name, part in parts.items():
+            object.__setattr__(self, name, part)
 
     @property
     def enveloped(self) -> bool:
         """Whether the answer is `{data, meta}` (every route but the health probe)."""
-        return typing.get_origin(self.answer) in (Single, Collection, Series)
-
-    @property
-    def body(self) -> type[Body] | None:
-        """A single object's Struct (its `data`, or the whole body outside the envelope)."""
-        origin = typing.get_origin(self.answer)
-        if origin is Single:
-            body: type[Body] = typing.get_args(self.answer)[0]
-            return body
-        return None if origin in (Collection, Series) else typing.cast(type[Body], self.answer)
-
-    @property
-    def rows(self) -> type[Body] | None:
-        """A collection's row Struct."""
-        if typing.get_origin(self.answer) not in (Collection, Series):
-            return None
-        rows: type[Body] = typing.get_args(self.answer)[0]
-        return rows
-
-    @property
-    def meta_summary(self) -> type[Body] | None:
-        """The Struct of a series' `meta.summary`."""
-        if typing.get_origin(self.answer) is not Series:
-            return None
-        summary: type[Body] = typing.get_args(self.answer)[1]
-        return summary
+        return typing.get_origin(self.answer) in ENVELOPES
 
     @property
     def row_fields(self) -> tuple[str, ...] | None:
@@ -114,7 +106,7 @@ class Endpoint(Handled):
 
     @classmethod
     def of(cls, entry: Entry, handled: Handled) -> Endpoint:
-        declared = {f.name: getattr(handled, f.name) for f in fields(Handled)}
+        declared = {f.name: getattr(handled, f.name) for f in fields(Handled) if f.init}
         return cls(**declared, id=entry.id, group=entry.group, public=entry.public, admin=entry.admin)
 
 

@@ -6,7 +6,7 @@ instead of typed by hand. tests/api/test_bodies.py decodes every recorded answer
 with its Struct and encodes it back, byte for byte in key order.
 
 `DOCUMENTED` lists the single-object bodies whose Structs document each field; a route names
-its own body in its declaration (`serve.routes.declare.route`).
+its own body in its handler's return type (`Response[Single[Risk]]`, `serve.routes.declare`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ DOCUMENTED: tuple[type[Body], ...] = (
 )
 """The single-object bodies whose Structs declare each field's meaning (the description, the
 metrics, the analytics objects and the two documentation blocks); a route names its own body in
-its declaration (`serve.routes.declare.route`)."""
+its handler's return type (`serve.routes.declare`)."""
 
 __all__ = [
     "DOCUMENTED",

@@ -19,7 +19,7 @@ Conventions of every subclass, which msgspec reads from the declaration:
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import msgspec
 
@@ -56,6 +56,10 @@ def field_schemas(cls: type[msgspec.Struct]) -> dict[str, dict[str, object]]:
 
 class Body(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """A declared response object: an undeclared served key fails decoding, never vanishes."""
+
+    outside_envelope: ClassVar[bool] = False
+    """Served as the whole body, not inside `{data, meta}` (the health probe's only): a handler
+    may return it bare (`Response[Health]`); any other body is `Single[...]`'s `data`."""
 
 
 class Window(Body, kw_only=True, frozen=True):

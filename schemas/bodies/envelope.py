@@ -38,7 +38,16 @@ class BenchmarkEcho(Body, kw_only=True, frozen=True):
 class Shrinkage(Body, kw_only=True, frozen=True):
     """The shrinkage of a maximum-information-ratio combination."""
 
-    value: Annotated[float, doc("The weight of the diagonal target in the shrunk covariance (0 to 1).")]
+    value: Annotated[
+        float,
+        doc(
+            "The weight of the diagonal target in the shrunk covariance (0 to 1): d in Sigma_d = (1 - d) S "
+            "+ d diag(S).",
+            unit=units.RATIO,
+            formula="given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, "
+            "clipped to [0, 1]",
+        ),
+    ]
     source: Annotated[
         Literal["ledoit_wolf", "given"],
         TEXT,
@@ -55,6 +64,8 @@ class WeightEntry(Body, kw_only=True, frozen=True):
         doc(
             "Its weight: a fraction of the combined book's capital, negative for a short.",
             unit=units.FRACTION,
+            formula="1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
+            "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
         ),
     ]
 
@@ -106,6 +117,7 @@ class CorrelationMatrix(Body, kw_only=True, frozen=True):
             "Pearson correlation of each pair's daily returns over the common sessions; null where a "
             "side is constant.",
             unit=units.RATIO,
+            formula="matrix[i][j] = corr(r_i, r_j), Pearson",
         ),
     ]
 

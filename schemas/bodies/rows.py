@@ -952,4 +952,5 @@ DECLARED: tuple[type[Body], ...] = (
     BenchmarkSummary,
 )
 """The rows typed from the lake and the `meta.summary` objects: each field declares its meaning,
-unit and rules (`doc`). A route names its own in its declaration (`serve.routes.declare.route`)."""
+unit and rules (`doc`). A route names its own in its handler's return type
+(`Response[Collection[DecisionRow]]`, `Response[Series[EquityRow, EquitySummary]]`)."""

@@ -10,7 +10,7 @@ order (`kind_missing` warnings put `kind` before `message`, `/metrics` ones `mes
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
@@ -74,6 +74,8 @@ class HealthLake(Body, kw_only=True, frozen=True):
 
 class Health(Body, kw_only=True, frozen=True):
     """The body of `GET /v1/health` (no envelope)."""
+
+    outside_envelope: ClassVar[bool] = True
 
     status: Annotated[Literal["ok", "degraded"], TEXT]
     service: str

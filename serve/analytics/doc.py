@@ -6,22 +6,26 @@ a collection's rows are `name[]`. tests/analytics walks served answers and fails
 without an entry. docs/analytics.md says the same in prose, with the references.
 
 Each route's own entry is its declaration's `documented` (`@route(..., documented=...)`) and
-every path under it is read from its body or row Struct; written here: the endpoint prose, the
-horizon and granularity of the paths whose scope is not one figure over the window, and
-combine's `meta` keys other than `figures`.
+every path under it is read from its body or row Struct, and combine's `meta` keys from
+`EnvelopeMeta` (its figures from `BookFigures`); written here: the endpoint prose, the horizon and
+granularity of the paths whose scope is not one figure over the window, and the two entries of
+combine's `meta` that hold for that route only.
 """
 
 from __future__ import annotations
 
+import typing
 from functools import cache
 from typing import Any
 
+import msgspec
+
 from analytics import correlation, significance
-from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW, WINDOW_ECHO
-from schemas.bodies.base import Window, meanings
+from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW
 from schemas.bodies.decisions import BookFigures
+from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import documented
-from serve.endpoints import Endpoint, endpoints
+from serve.endpoints import Endpoint, endpoint, endpoints
 
 SCHEMA_VERSION = "1.0.0"
 
@@ -29,17 +33,6 @@ SCHEMA_VERSION = "1.0.0"
 def _f(meaning: str, formula: str | None = None, unit: str | None = None) -> dict[str, Any]:
     """An entry written here (a route's own entry, combine's `meta` keys), with the block's defaults."""
     return ANALYTICS_BLOCK.entry({"meaning": meaning, "formula": formula, "unit": unit})
-
-
-def window_fields(prefix: str) -> dict[str, dict[str, Any]]:
-    """The window echo every analytics body carries (`window_echo`), under `prefix`: what the
-    declared `Window` says of it."""
-    meaning = meanings(Window)
-    return {
-        f"{prefix}.window": _f(WINDOW_ECHO),
-        f"{prefix}.window.from": _f(meaning["from"]),
-        f"{prefix}.window.to": _f(meaning["to"]),
-    }
 
 
 def _routes() -> dict[str, dict[str, Any]]:
@@ -52,7 +45,7 @@ def _routes() -> dict[str, dict[str, Any]]:
             continue
         route = e.id.removeprefix("analytics.")
         prefix, struct = (f"{route}.", e.body) if e.body is not None else (f"{route}[].", e.rows)
-        assert struct is not None  # a declaration names a body or rows (serve.endpoints)
+        assert struct is not None  # an answer is a body or rows (serve.endpoints)
         paths = documented(struct, ANALYTICS_BLOCK)
         fields |= {route: _f(e.documented)} | {prefix + path: entry for path, entry in paths.items()}
     return fields
@@ -62,46 +55,24 @@ COMMON = "over the window's sessions on which every alpha of the set has a long_
 
 
 def _combine_meta() -> dict[str, dict[str, Any]]:
-    """`/analytics/combine`'s `meta`: its figures read from their Struct; its other keys
-    (`combine.meta.*`, the envelope's own keys left out), written here."""
+    """`/analytics/combine`'s `meta`: the keys its declaration lists, read from `EnvelopeMeta`'s
+    fields and the Structs they hold (`shrinkage.value`, `weights[].weight`, ...), but `figures`,
+    read from `BookFigures` as the other books' figures are; and the two entries that hold for this
+    route only (the meta as a whole, and its `book`, a key every answer shares)."""
     m = "combine.meta"
+    keys = [key for key in endpoint("analytics.combine").meta if key != "figures"]
+    hints = typing.get_type_hints(EnvelopeMeta, include_extras=True)
+    declared = msgspec.defstruct("CombineMeta", [(key, hints[key]) for key in keys])  # the route's view
     figures = documented(BookFigures, ANALYTICS_BLOCK, what="the combined book")
-    return {
-        m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
-        f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
-        **window_fields(m),
-        f"{m}.benchmark": _f(
-            "The benchmark of benchmark_cumulative_return; null when the key may not read it"
-        ),
-        f"{m}.benchmark.symbol": _f("SPY"),
-        f"{m}.benchmark.basis": _f("adjusted_close when every row has one, else close (as /v1/benchmarks)"),
-        f"{m}.alphas": _f("The alphas combined, in the request's order"),
-        f"{m}.weighting": _f("equal, given, inverse_volatility or max_ir"),
-        f"{m}.shrinkage": _f("max_ir only (null otherwise): the shrinkage of the covariance used"),
-        f"{m}.shrinkage.value": _f(
-            "d in Sigma_d = (1 - d) S + d diag(S)",
-            "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
-            "[0, 1]",
-            "ratio",
-        ),
-        f"{m}.shrinkage.source": _f("given (the request's shrinkage) or ledoit_wolf"),
-        f"{m}.weights": _f("The weights used, one per alpha in the request's order"),
-        f"{m}.weights[].alpha": _f("The alpha"),
-        f"{m}.weights[].weight": _f(
-            "Its fraction of the book's capital: 1/n (equal), as given (never renormalised), "
-            "(1/sigma_i) / sum_j (1/sigma_j) (inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
-            None,
-            "fraction",
-        ),
-        f"{m}.sessions": _f("The common sessions the figures and rows are over", unit="sessions"),
-        f"{m}.session_rule": _f("Which sessions count: their intersection over the set"),
-        f"{m}.figures": _f("The combined book's figures " + COMMON),
-        f"{m}.correlation": _f("Pearson correlations of the alphas' daily returns " + COMMON),
-        f"{m}.correlation.alphas": _f("The matrix's rows and columns, in the request's order"),
-        f"{m}.correlation.matrix": _f(
-            "matrix[i][j] = corr(r_i, r_j); null where a side has no variance", "Pearson", "ratio"
-        ),
-    } | {f"{m}.figures.{path}": entry for path, entry in figures.items()}
+    return (
+        {
+            m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
+            f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
+            f"{m}.figures": _f("The combined book's figures " + COMMON),
+        }
+        | {f"{m}.{path}": entry for path, entry in documented(declared, ANALYTICS_BLOCK).items()}
+        | {f"{m}.figures.{path}": entry for path, entry in figures.items()}
+    )
 
 
 MAX_LISTED = 6  # values of a choice listed in `paths` (longer lists: the reference has them)

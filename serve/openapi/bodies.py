@@ -82,16 +82,25 @@ def components() -> dict[str, Any]:
     }
 
 
+@cache
+def _answers() -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """msgspec's schema of every enveloped route's answer (`Single[Risk]`, `Collection[DecisionRow]`,
+    `Series[EquityRow, EquitySummary]`: `schemas.bodies.envelope`), by registry id, and the
+    components they reference: written in one pass, once."""
+    declared = [e for e in endpoints().values() if e.enveloped]
+    refs, components = msgspec.json.schema_components([e.answer for e in declared], ref_template=REF_TEMPLATE)
+    return {e.id: ref for e, ref in zip(declared, refs, strict=True)}, components
+
+
 def _answer_schema(endpoint_id: str) -> dict[str, Any]:
-    """A route's 200 JSON body: msgspec's schema of the answer its handler returns (`Single[Risk]`,
-    `Collection[DecisionRow]`, `Series[EquityRow, EquitySummary]`: `schemas.bodies.envelope`),
-    with a `meta` of the keys every answer may carry, `summary` on a series, and the keys the
-    route's declaration lists, as `EnvelopeMeta` declares them."""
+    """A route's 200 JSON body: the schema of the answer its handler returns, with a `meta` of the
+    keys every answer may carry, `summary` on a series, and the keys the route's declaration
+    lists, as `EnvelopeMeta` declares them."""
     declared = endpoint(endpoint_id)
     if not declared.enveloped:  # the health probe's body stands alone
         return _ref(declared.answer)
-    (answer,), components = msgspec.json.schema_components([declared.answer], ref_template=REF_TEMPLATE)
-    envelope = components[_name(answer)]
+    refs, components = _answers()
+    envelope = components[_name(refs[endpoint_id])]
     meta = components[_name(envelope["properties"]["meta"])]["properties"]
     names = [*SHARED, *(["summary"] if declared.meta_summary is not None else []), *declared.meta]
     properties = {

@@ -4,7 +4,8 @@ request."""
 
 from __future__ import annotations
 
-import typing
+import json
+import re
 from typing import Annotated, Any
 
 import msgspec
@@ -84,8 +85,17 @@ def test_every_mounted_endpoint_parses_the_struct_its_handler_names() -> None:
 
 @pytest.mark.parametrize(
     "answer",
-    [bytes, dict[str, Any], Single[dict[str, Any]], Collection[int], Risk | None],
-    ids=["bytes", "a dict", "a single dict", "rows of int", "a union"],
+    [bytes, dict[str, Any], Single[dict[str, Any]], Collection[int], Risk | None, Risk, Single, Collection],
+    ids=[
+        "bytes",
+        "a dict",
+        "a single dict",
+        "rows of int",
+        "a union",
+        "a body without its envelope",
+        "Single without its body",
+        "Collection without its rows",
+    ],
 )
 def test_an_answer_that_is_no_declared_body_is_refused(answer: Any) -> None:
     with pytest.raises(TypeError, match="/v1/x"):
@@ -107,10 +117,24 @@ def test_the_answer_is_the_return_type() -> None:
         answer_of(_untyped)
 
 
-def test_every_mounted_endpoint_answers_its_return_type() -> None:
-    by_handler = {handler.opt["endpoint"]: handler for handler in ROUTE_HANDLERS if "declared" in handler.opt}
-    for endpoint_id, endpoint in endpoints().items():
-        assert Response[endpoint.answer] == typing.get_type_hints(by_handler[endpoint_id].fn)["return"]
+def test_route_reads_the_answer_and_the_query_from_the_signature() -> None:
+    week = route("analytics.risk", "/v1/x", "X")(_week).opt["declared"]
+    assert (week.answer, week.rows, week.query) == (Collection[DecisionRow], DecisionRow, WeekQuery)
+    skew = route("analytics.risk", "/v1/y", "Y")(_skew).opt["declared"]
+    assert (skew.body, skew.query) == (Risk, _SkewQuery)
+    assert endpoints()["meta.health"].body is Health and not endpoints()["meta.health"].enveloped
+    assert endpoints()["portfolio.equity_curve"].meta_summary is EquitySummary
+
+
+def test_every_reference_of_the_document_names_a_component() -> None:
+    from serve.app import openapi_document
+
+    document = openapi_document()
+    text = json.dumps(document)
+    named = set(re.findall(r'"#/components/schemas/([^"]+)"', text))
+    assert named and named <= set(document["components"]["schemas"]), sorted(
+        named - set(document["components"]["schemas"])
+    )
 
 
 def test_an_id_the_registry_lacks_is_refused_when_decorated() -> None:

@@ -99,7 +99,11 @@ Risk and compare followed (their `serve/analytics/*_doc.py` modules gone), repla
 say which test each is (the words the OpenAPI document had). Checks, contribution and combine
 followed (every `serve/analytics/*_doc.py` module gone): the 7 `/analytics/_doc` answers replaced
 again, and only in the 5 `combine[]` meanings, now the row Struct's words, as the other
-collections' are.
+collections' are. Combine's `meta` keys followed (read from `EnvelopeMeta` and its Structs): the 7
+`/analytics/_doc` answers replaced again, and only in 17 `combine.meta.*` entries (none of
+`combine.meta.figures`): their meanings are now the words the OpenAPI document gives those keys,
+the units the `schemas.units` names ("trading sessions", "fraction (0.01 = 1%)"; they were written
+"sessions" and "fraction" there), and the formulas moved onto the Structs' fields.
 """
 
 from __future__ import annotations

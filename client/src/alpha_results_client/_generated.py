@@ -2597,7 +2597,9 @@ class Shrinkage(ApiStruct, kw_only=True, frozen=True):
     """The shrinkage of a maximum-information-ratio combination."""
 
     value: float
-    """The weight of the diagonal target in the shrunk covariance (0 to 1)."""
+    """The weight of the diagonal target in the shrunk covariance (0 to 1): d in Sigma_d = (1 - d) S +
+    d diag(S). Unit: ratio.
+    """
 
     source: str
     """ledoit_wolf (estimated) or given (the `shrinkage` parameter)."""
