@@ -1,5 +1,5 @@
-"""The units response fields are stated in, each written once: the row Structs
-(`schemas.bodies.rows`) and the field table (`schemas.field_docs`) name them."""
+"""The units response fields are stated in, each written once: the fields' `doc` on the Structs
+(`schemas.bodies`) name them."""
 
 FRACTION = "fraction (0.01 = 1%)"
 PERCENTAGE_POINTS = "percentage points (1.0 = 1%)"

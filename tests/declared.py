@@ -21,7 +21,7 @@ SINGLE_BODIES: dict[str, type[Body]] = {
     for e in endpoints().values()
     if e.body is not None and e.body not in DOCUMENTED and e.body is not Health
 }
-"""The other single objects inside the envelope (documented by `schemas.field_docs`)."""
+"""The other single objects inside the envelope (documented by each field's `doc` on its Struct)."""
 ROW_BODIES: dict[str, type[Body]] = {
     e.id: e.rows for e in endpoints().values() if e.rows is not None and e.rows not in DECLARED
 }

@@ -9,55 +9,106 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, UnsetType
 
+from schemas import units
 from schemas.bodies.base import Body
-from schemas.bodies.formats import TEXT
-from schemas.bodies.identity import RateLimit, Usage
+from schemas.bodies.formats import TEXT, doc
+from schemas.bodies.identity import EXPIRES_AT, KEY_ID, KEY_NAME, RATE_LIMIT, USAGE, USER_ID, RateLimit, Usage
+
+PIPELINE_VERSION = doc(
+    "Version of the pipeline that built the build.", null="Null when not recorded (always for benchmarks)."
+)
+BUILT_AT = doc(
+    "When the build was published.",
+    unit=units.TIMESTAMP,
+    null="Null when not recorded (always for benchmarks).",
+)
+SEALED_AT = doc(
+    "When the run sealed.", unit=units.TIMESTAMP, null="Null when not recorded (always for benchmarks)."
+)
+"""The meanings of the fields `Readiness` and `BuildRow` share."""
 
 
 class Readiness(Body, kw_only=True, frozen=True):
     """`GET /v1/admin/alphas/{alpha}/readiness` `data`: what the served build of one alpha holds."""
 
-    alpha_id: str
-    complete: bool
-    kinds_present: list[str]
-    required_kinds: list[str]
-    missing_kinds: list[str]
-    build_id: str
-    pipeline_version: str | None
-    engine_version: str | None
-    built_at: str | None
-    sealed_at: str | None
-    started_at: str | None
-    has_description: bool
-    source_archive: dict[str, Any] | None
-    tables: dict[str, Any]
+    alpha_id: Annotated[str, doc("The alpha.")]
+    complete: Annotated[bool, doc("Every required kind is present.")]
+    kinds_present: Annotated[list[str], doc("Kinds the run sealed.")]
+    required_kinds: Annotated[list[str], doc("Kinds the run requires.")]
+    missing_kinds: Annotated[list[str], doc("Required kinds not sealed.")]
+    build_id: Annotated[str, doc("The alpha's served build.")]
+    pipeline_version: Annotated[str | None, PIPELINE_VERSION]
+    engine_version: Annotated[
+        str | None, doc("Version of the engine that produced the seal.", null="Null when not recorded.")
+    ]
+    built_at: Annotated[str | None, BUILT_AT]
+    sealed_at: Annotated[str | None, SEALED_AT]
+    started_at: Annotated[
+        str | None, doc("When the run started.", unit=units.TIMESTAMP, null="Null when not recorded.")
+    ]
+    has_description: Annotated[bool, doc("Whether a written description was sealed.")]
+    source_archive: Annotated[
+        dict[str, Any] | None,
+        doc("`{status, delivered}` of the source archive record.", null="Null when none was recorded."),
+    ]
+    tables: Annotated[dict[str, Any], doc("Per published table: `{rows, bytes}`.")]
 
 
 class KeyUsage(Body, kw_only=True, frozen=True):
     """`GET /v1/admin/keys/{key_id}/usage` `data`: any key's envelope and live usage."""
 
-    key_id: str
-    user_id: str
-    name: str
-    status: str
-    revoked: bool
-    expires_at: str | None
-    rate_limit: RateLimit
-    usage: Usage
+    key_id: Annotated[str, KEY_ID]
+    user_id: Annotated[str, USER_ID]
+    name: Annotated[str, KEY_NAME]
+    status: Annotated[str, doc("Key status: `active` or `suspended` (see `revoked` and `expires_at`).")]
+    revoked: Annotated[bool, doc("Whether the key was revoked.")]
+    expires_at: Annotated[str | None, EXPIRES_AT]
+    rate_limit: Annotated[RateLimit, RATE_LIMIT]
+    usage: Annotated[Usage, USAGE]
 
 
 class BuildRow(Body, kw_only=True, frozen=True):
     """A row of `GET /v1/admin/builds`: one build kept in the lake, of an alpha or a benchmark."""
 
-    kind: Annotated[Literal["alpha", "benchmark"], TEXT]
-    name: str
-    build_id: str
-    current: bool
-    built_at: str | None
-    sealed_at: str | None
-    pipeline_version: str | None
-    complete: bool | None
-    rows: int | None
-    bytes: int | None
-    first_date: dt.date | None | UnsetType = UNSET
-    last_date: dt.date | None | UnsetType = UNSET
+    kind: Annotated[Literal["alpha", "benchmark"], TEXT, doc("`alpha` or `benchmark`.")]
+    name: Annotated[str, doc("alpha_id or benchmark symbol.")]
+    build_id: Annotated[str, doc("The build.")]
+    current: Annotated[bool, doc("Whether the pointer serves this build now.")]
+    built_at: Annotated[str | None, BUILT_AT]
+    sealed_at: Annotated[str | None, SEALED_AT]
+    pipeline_version: Annotated[str | None, PIPELINE_VERSION]
+    complete: Annotated[
+        bool | None,
+        doc("Every required kind is present (true for benchmarks).", null="Null when not recorded."),
+    ]
+    rows: Annotated[
+        int | None, doc("Rows over all tables of the build.", unit=units.ROWS, null="Null when not recorded.")
+    ]
+    bytes: Annotated[
+        int | None,
+        doc("Bytes over all tables of the build.", unit=units.BYTES, null="Null when not recorded."),
+    ]
+    first_date: (
+        Annotated[
+            dt.date | None,
+            doc(
+                "First session of a benchmark's series.",
+                unit=units.DATE,
+                null="Null when not recorded.",
+                absent="Present on benchmark builds only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    last_date: (
+        Annotated[
+            dt.date | None,
+            doc(
+                "Last session of a benchmark's series.",
+                unit=units.DATE,
+                null="Null when not recorded.",
+                absent="Present on benchmark builds only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET

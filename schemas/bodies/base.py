@@ -60,6 +60,9 @@ class Body(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True
     outside_envelope: ClassVar[bool] = False
     """Served as the whole body, not inside `{data, meta}` (the health probe's only): a handler
     may return it bare (`Response[Health]`); any other body is `Single[...]`'s `data`."""
+    data_meaning: ClassVar[str | None] = None
+    """The meaning of `data` in the answer holding this body (`Single[...]`), where the body says
+    more of itself than `Single.data`'s generic meaning; None: that meaning."""
 
 
 class Window(Body, kw_only=True, frozen=True):

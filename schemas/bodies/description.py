@@ -183,6 +183,12 @@ class SourcePaper(Body, kw_only=True, frozen=True):
 class AlphaDescription(Body, kw_only=True, frozen=True):
     """The written description of one alpha: every key present, unsealed values null."""
 
+    data_meaning = (
+        "The alpha description (algo_id, alpha_id, name, tldr, copyright, classification, thesis, "
+        "signal, parameters, data_requirements, source_papers): every key is always present, "
+        "unsealed values are null."
+    )
+
     algo_id: Annotated[str, Meta(description="The alpha identifier (collection name).")]
     alpha_id: Annotated[
         str, Meta(description="Identical to `algo_id` (the older name, kept for compatibility).")

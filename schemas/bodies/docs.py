@@ -60,6 +60,12 @@ class MetricsFieldDoc(Body, kw_only=True, frozen=True):
 class MetricsDoc(Body, kw_only=True, frozen=True):
     """The metrics documentation block (`/metrics/_doc`, or `data.doc` with `doc=1`)."""
 
+    data_meaning = (
+        "The metrics documentation block: schema_version, endpoint, fields (meaning, formula, "
+        "horizon, granularity, source and unit per dotted payload path) and warnings; identical "
+        "for every alpha."
+    )
+
     schema_version: Annotated[str, Meta(description="Version of the block's schema, `2.0.0`.")]
     endpoint: Annotated[
         dict[str, str],

@@ -386,27 +386,36 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     ) = UNSET
 
 
+DATA = doc("The payload: the rows of this page on a collection endpoint, the requested object otherwise.")
+"""`data` of every answer; a body may say more of itself (`Body.data_meaning`)."""
+PAGINATION = doc("Paging state of this collection page.")
+META = doc(
+    "Response metadata: what served the answer (run, source, build) and request echoes; "
+    "warnings when a block degraded."
+)
+
+
 class Single(Body, Generic[Item], kw_only=True, frozen=True):
     """A single object's answer."""
 
-    data: Item
-    meta: EnvelopeMeta[Any]
+    data: Annotated[Item, DATA]
+    meta: Annotated[EnvelopeMeta[Any], META]
 
 
 class Collection(Body, Generic[Item], kw_only=True, frozen=True):
     """A page of a collection's rows."""
 
-    data: list[Item]
-    pagination: Pagination
-    meta: EnvelopeMeta[Any]
+    data: Annotated[list[Item], DATA]
+    pagination: Annotated[Pagination, PAGINATION]
+    meta: Annotated[EnvelopeMeta[Any], META]
 
 
 class Series(Body, Generic[Item, Summary], kw_only=True, frozen=True):
     """A page of a series' rows, with figures over the whole window in `meta.summary`."""
 
-    data: list[Item]
-    pagination: Pagination
-    meta: EnvelopeMeta[Summary]
+    data: Annotated[list[Item], DATA]
+    pagination: Annotated[Pagination, PAGINATION]
+    meta: Annotated[EnvelopeMeta[Summary], META]
 
 
 SHARED = ("run", "alpha_id", "source_alpha_id", "book", "request_id", "generated_at", "source", "warnings")

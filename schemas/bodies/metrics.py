@@ -557,6 +557,12 @@ DECILES_AVAILABILITY = (
 class Metrics(Body, kw_only=True, frozen=True):
     """Performance and signal-quality metrics of one alpha (`/metrics`)."""
 
+    data_meaning = (
+        "Performance and signal-quality metrics: granularity, window, core, rank_ic, "
+        "signal_processing, periods, ic_deciles, nwt, doc_url, alpha, alpha_id (and panel with "
+        "`panel=1`, doc with `doc=1`); each field is explained by `/metrics/_doc`."
+    )
+
     granularity: Annotated[
         str, figure("Echo of the granularity parameter: overall, yearly or monthly", source="request")
     ]

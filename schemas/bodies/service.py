@@ -14,62 +14,130 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from schemas import wire
+from schemas import units, wire
 from schemas.bodies.base import Body
-from schemas.bodies.formats import TEXT, Timestamp, one_of
+from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
 
 
 class ErrorBody(Body, kw_only=True, frozen=True):
     """The `error` object of a failure."""
 
-    code: str
-    message: str
-    details: dict[str, Any]
-    request_id: str
+    code: Annotated[str, doc("Machine-readable error code (e.g. `bad_request`, `unknown_book`).")]
+    message: Annotated[str, doc("Human-readable explanation of the failure.")]
+    details: Annotated[
+        dict[str, Any],
+        doc(
+            "Code-specific details, e.g. `parameters` for `bad_request`, `available` for `unknown_book`; "
+            "empty on `internal_error`."
+        ),
+    ]
+    request_id: Annotated[str, doc("Id of this request (also in `X-Request-ID`); quote it to support.")]
 
 
 class Error(Body, kw_only=True, frozen=True):
     """The body of every failure: `{error: {...}}`."""
 
-    error: ErrorBody
+    error: Annotated[ErrorBody, doc("The failure: code, message, details and request_id.")]
 
 
 class Pagination(Body, kw_only=True, frozen=True):
     """`pagination` of a collection: the page applied and whether another follows."""
 
-    limit: int
-    offset: int
-    returned: int
-    total: int
-    has_more: bool
+    limit: Annotated[int, doc("The applied page size (request value or default).", unit=units.ROWS)]
+    offset: Annotated[int, doc("The applied offset.", unit=units.ROWS)]
+    returned: Annotated[
+        int,
+        doc(
+            "Number of rows in this page; equals `data.length`; below `limit` on the last page.",
+            unit=units.ROWS,
+        ),
+    ]
+    total: Annotated[
+        int, doc("Rows matching the query across all pages, counted before paging.", unit=units.ROWS)
+    ]
+    has_more: Annotated[
+        bool, doc("`offset + returned < total`; false on the last page; clients stop paging when false.")
+    ]
 
 
 class Warning(Body, kw_only=True, frozen=True):
     """An entry of `meta.warnings`: a part of the answer degraded, and why."""
 
-    code: Annotated[str, one_of(wire.WARNING_CODES)]
-    block: str | UnsetType = UNSET
-    kind: str | UnsetType = UNSET
-    message: str | UnsetType = UNSET
+    code: Annotated[
+        str,
+        one_of(wire.WARNING_CODES),
+        doc("Warning code from the documented vocabulary (e.g. `kind_missing`)."),
+    ]
+    block: (
+        Annotated[
+            str,
+            doc(
+                "The `/metrics` block the warning is about (e.g. `ic`, `portfolio`).",
+                absent="Present on `/metrics` warnings that concern one block.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    kind: (
+        Annotated[
+            str,
+            doc(
+                "The dataset (seal kind) the warning is about.", absent="Present on `kind_missing` warnings."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    message: Annotated[str, doc("Human-readable explanation of the warning.")] | UnsetType = UNSET
 
 
 class StatEntry(Body, kw_only=True, frozen=True):
     """An analytics figure in the `/metrics` stat-entry shape (docs/analytics.md)."""
 
-    value: float | None
-    unit: str | None
-    status: Annotated[Literal["available", "not_measurable"], TEXT]
-    source: str
-    annualisation: Annotated[Literal["annualised", "per_period", "not_annualisable"], TEXT]
-    withheld_reason: str | UnsetType = UNSET
-    periods_per_year: int | UnsetType = UNSET
-    approximation: str | UnsetType = UNSET
+    value: Annotated[float | None, doc("The figure; null when not_measurable.")]
+    unit: Annotated[str | None, doc("Unit of value.")]
+    status: Annotated[
+        Literal["available", "not_measurable"],
+        TEXT,
+        doc("available, or not_measurable (value null, withheld_reason says why)."),
+    ]
+    source: Annotated[str, doc("What the figure is computed from.")]
+    annualisation: Annotated[
+        Literal["annualised", "per_period", "not_annualisable"],
+        TEXT,
+        doc("annualised, per_period or not_annualisable."),
+    ]
+    withheld_reason: (
+        Annotated[str, doc("Why the figure is not measurable.", absent="Present only then.")] | UnsetType
+    ) = UNSET
+    periods_per_year: (
+        Annotated[
+            int, doc("Periods per year the figure is annualised with.", absent="On annualised figures only.")
+        ]
+        | UnsetType
+    ) = UNSET
+    approximation: (
+        Annotated[str, doc("How the figure is approximated.", absent="On approximated figures only.")]
+        | UnsetType
+    ) = UNSET
 
 
 class HealthLake(Body, kw_only=True, frozen=True):
     """Damage found in the lake's builds."""
 
-    degraded_alphas: dict[str, str]
+    degraded_alphas: Annotated[
+        dict[str, str],
+        doc(
+            "Damaged builds: alpha_id (a benchmark as `benchmark:<SYMBOL>`) to reason code "
+            "(`missing_file`, `truncated_file`, `corrupt_file`, `no_manifest`, `unreadable`; "
+            "`corrupt_archive` when only the alpha's source archive does not match its SHA-256)."
+        ),
+    ]
+
+
+REGISTRY_VERSION = doc(
+    "Identifies the endpoint-registry version; changes when an endpoint's id, group, path or admin flag changes."
+)
+"""`registry_version` of `/v1/health` and `/v1/me`."""
 
 
 class Health(Body, kw_only=True, frozen=True):
@@ -77,12 +145,42 @@ class Health(Body, kw_only=True, frozen=True):
 
     outside_envelope: ClassVar[bool] = True
 
-    status: Annotated[Literal["ok", "degraded"], TEXT]
-    service: str
-    environment: str
-    version: str
-    registry_version: str
-    time: Timestamp
-    down: list[str] | UnsetType = UNSET
-    lake: HealthLake | UnsetType = UNSET
-    worker: str | UnsetType = UNSET
+    status: Annotated[
+        Literal["ok", "degraded"],
+        TEXT,
+        doc("`ok`, or `degraded` when a backend is down or a build is damaged."),
+    ]
+    service: Annotated[str, doc("Name of the service.")]
+    environment: Annotated[str, doc("Deployment environment word (e.g. `live`).")]
+    version: Annotated[str, doc("The running build's version string.")]
+    registry_version: Annotated[str, REGISTRY_VERSION]
+    time: Annotated[Timestamp, doc("Server clock at answer time.", unit=units.TIMESTAMP)]
+    down: (
+        Annotated[
+            list[str],
+            doc(
+                "Backends that cannot be used (`lake`, `keystore`, `limiter`); possibly empty.",
+                absent="Present only when `status` is `degraded`.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    lake: (
+        Annotated[
+            HealthLake,
+            doc("Damage found in the lake's builds.", absent="Present only when some build is damaged."),
+        ]
+        | UnsetType
+    ) = UNSET
+    worker: (
+        Annotated[
+            str,
+            doc(
+                "A resource (open files, memory or maps) the answering worker ran out of in the last "
+                "minute, and what it did (closed its least recently used builds). The worker's own "
+                "problem: no build is reported damaged for it.",
+                absent="Present only after such a failure, for a minute.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET

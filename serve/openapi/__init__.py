@@ -4,8 +4,8 @@ Litestar generates it from the mounted route handlers (paths, path parameters, o
 operations), and `DeclaredOperation`, its `operation_class`, completes each operation from the
 declaration of the handler it was mounted from (`serve.endpoints`): the query parameters its `schemas.query` Struct
 declares, the Structs of its rows and bodies (`schemas.bodies`), its `meta` keys and summary, so
-the document cannot drift from what is served. Every response property carries its meaning (a
-row field's `doc` on its Struct, any other field's entry of `schemas.field_docs`: meaning, unit,
+the document cannot drift from what is served. Every response property carries its meaning (the
+`doc` on its field of its Struct, or for a single-object body its documentation block: meaning, unit,
 when null or absent, raw-only), and the document refuses a property without one. Each operation
 declares only the statuses its route can answer, and the response headers
 the app sets (`X-Request-ID` and `X-Content-Type-Options` always; `X-RateLimit-*` on metered routes; `Retry-After` on 429;
@@ -14,7 +14,7 @@ the app sets (`X-Request-ID` and `X-Content-Type-Options` always; `X-RateLimit-*
 The package splits it by job: `statuses` (error statuses and response headers), `bodies` (the
 JSON Schemas of the bodies and the shared components), `parameters` (query and path
 parameters), `downloads` (the signed download routes) and `annotations` (each property's
-`schemas.field_docs` entry); this module assembles them into Litestar's configuration.
+description, composed from its field's `doc`); this module assembles them into Litestar's configuration.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _responses(endpoint_id: str) -> dict[str, Any]:
             "headers": response_headers(endpoint_id, status),
             "content": error_ref,
         }
-    return documented_responses(responses, endpoint_id, endpoint_id)
+    return documented_responses(responses, endpoint_id)
 
 
 X_ADMIN = "x-admin"
@@ -179,7 +179,7 @@ def complete(document: OpenAPI) -> None:
                 tags=operation["tags"],
                 security=operation["security"],
                 parameters=operation["parameters"],
-                responses=documented_responses(operation["responses"], operation["operationId"], None),
+                responses=documented_responses(operation["responses"], operation["operationId"]),
             )
         )
     document.paths = paths

@@ -1,19 +1,17 @@
-"""The meaning of every response property: each carries its `schemas.field_docs` entry, or for a
-row or a `meta` key its Struct's `doc` (`schemas.bodies.rows`, `schemas.bodies.envelope`), as its
-`description` and `x-` extensions (unit, when null, when absent, raw-only), and a property
-without one is refused (`KeyError`), so no field is served undocumented. The bodies declared as Structs are documented by their
+"""The meaning of every response property, as its Struct declares it on the field (`doc`,
+`schemas.bodies.formats`): msgspec writes the meaning as the property's `description` and the
+unit, when null, when absent and raw-only as its `x-` extensions, and here each `description` is
+composed from them (`field_description`). A property without a meaning is refused (`KeyError`),
+so no field is served undocumented. The bodies declared as Structs are documented by their
 documentation blocks instead (`serve.openapi.declared`)."""
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from schemas import field_docs
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
-from schemas.bodies.rows import DECLARED
-from serve.openapi.bodies import META_NESTED, components
+from serve.openapi.bodies import components
 from serve.openapi.declared import body_components
 from serve.openapi.jsonschema import without_null
 
@@ -36,67 +34,16 @@ def field_description(
     return " ".join(parts)
 
 
-def _field_annotations(doc: field_docs.FieldDoc) -> dict[str, Any]:
-    annotations: dict[str, Any] = {
-        "description": field_description(doc.meaning, doc.unit, doc.null, doc.absent, raw_only=False)
-    }
-    for key, value in ((X_UNIT, doc.unit), (X_NULL, doc.null), (X_ABSENT, doc.absent)):
-        if value:
-            annotations[key] = value
-    return annotations
-
-
-def class_name(context: str) -> str:
-    """The `title` of an inline object: its context in CamelCase (`decision_row`: `DecisionRow`),
-    the name a generated client gives its class."""
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[._\-\s]+", context) if part)
-
-
 def _types(schema: dict[str, Any]) -> list[str]:
     declared = schema.get("type")
     return [declared] if isinstance(declared, str) else list(declared or [])
 
 
-def _nested_context(context: str, name: str, endpoint_id: str | None) -> str:
-    """The `schemas.field_docs` context of the object held by property `name` of `context`."""
-    if name == "data" and endpoint_id is not None:
-        return field_docs.DATA_CONTEXTS[endpoint_id]
-    return field_docs.NESTED_CONTEXTS[name]
-
-
-def _document_properties(schema: dict[str, Any], context: str, endpoint_id: str | None) -> None:
-    """Describe every property of an inline object schema, nested ones included, in place (a
-    `$ref` is described where its component is)."""
-    for name, prop in schema.get("properties", {}).items():
-        doc = field_docs.field_doc(context, name)
-        if doc is None:
-            raise KeyError(f"response field {name!r} ({context}) has no entry in schemas.field_docs")
-        prop.update(_field_annotations(doc))
-        if name == "meta":  # its keys are declared with their meanings on `EnvelopeMeta`
-            _compose(name, prop)
-            continue
-        inner, _ = without_null(prop)  # a Struct's `T | None` is `anyOf: [T, null]`
-        target = inner.get("items", {}) if "array" in _types(inner) else inner
-        if "$ref" not in target and target.get("properties"):
-            nested = _nested_context(context, name, endpoint_id)
-            target.setdefault("title", class_name(nested))
-            _document_properties(target, nested, endpoint_id)
-
-
-def documented_responses(responses: dict[str, Any], root: str, endpoint_id: str | None) -> dict[str, Any]:
-    """A copy of `responses` whose body properties carry their `schemas.field_docs` entries
-    (`root`: the context of the bodies' top level)."""
-    out: dict[str, Any] = json.loads(json.dumps(responses))
-    for response in out.values():
-        for content in response.get("content", {}).values():
-            _document_properties(content["schema"], root, endpoint_id)
-    return out
-
-
 def _compose(name: str, schema: dict[str, Any]) -> None:
-    """An object declared by a Struct (a row, `meta`): each property's description composed from
-    its `doc` (meaning, unit, null, absent, raw-only), as the `schemas.field_docs` entries are."""
-    for field, prop in schema["properties"].items():
+    """Each property of an object schema, in place: its description composed from its field's
+    `doc` (meaning, unit, null, absent, raw-only), and so for the properties of an inline object
+    it holds (a route's `meta`); a `$ref` is composed where its component is."""
+    for field, prop in schema.get("properties", {}).items():
         if not prop.get("description"):
             raise KeyError(f"field {field!r} of {name} is declared without a `doc`")
         prop["description"] = field_description(
@@ -106,22 +53,28 @@ def _compose(name: str, schema: dict[str, Any]) -> None:
             prop.get(X_ABSENT),
             bool(prop.get(X_RAW_ONLY)),
         )
+        inner, _ = without_null(prop)  # a Struct's `T | None` is `anyOf: [T, null]`
+        target = inner.get("items", {}) if "array" in _types(inner) else inner
+        if "$ref" not in target and target.get("properties"):
+            _compose(f"{name}.{field}", target)
 
 
-_DECLARED_COMPONENTS = frozenset(body.__name__ for body in (*DECLARED, *META_NESTED))
-"""The shared components whose Structs declare each field's `doc`."""
+def documented_responses(responses: dict[str, Any], name: str) -> dict[str, Any]:
+    """A copy of `responses` whose body properties carry their fields' meanings (`name`: the
+    operation, for the error naming a property without one)."""
+    out: dict[str, Any] = json.loads(json.dumps(responses))
+    for response in out.values():
+        for content in response.get("content", {}).values():
+            _compose(name, content["schema"])
+    return out
 
 
 def documented_components() -> dict[str, Any]:
-    """The shared components, each property with its `schemas.field_docs` entry, the rows' with
-    their Structs' `doc`, and the body Structs' components, which carry their documentation
-    block's meanings (`declared`)."""
+    """The shared components, each property with its field's meaning, and the body Structs'
+    components, which carry their documentation block's meanings (`declared`)."""
     out: dict[str, Any] = json.loads(json.dumps(components()))
     for name, schema in out["schemas"].items():
-        if name in _DECLARED_COMPONENTS:
-            _compose(name, schema)
-        else:
-            _document_properties(schema, field_docs.COMPONENT_CONTEXTS[name], None)
+        _compose(name, schema)
     bodies = body_components()
     clashes = set(bodies) & set(out["schemas"])
     if clashes:

@@ -93,20 +93,28 @@ def _answers() -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
 
 
 def _answer_schema(endpoint_id: str) -> dict[str, Any]:
-    """A route's 200 JSON body: the schema of the answer its handler returns, with a `meta` of the
-    keys every answer may carry, `summary` on a series, and the keys the route's declaration
-    lists, as `EnvelopeMeta` declares them."""
+    """A route's 200 JSON body: the schema of the answer its handler returns (each property with
+    its envelope Struct's `doc`, and `data` with its body's `data_meaning` where it declares one),
+    with a `meta` of the keys every answer may carry, `summary` on a series, and the keys the
+    route's declaration lists, as `EnvelopeMeta` declares them."""
     declared = endpoint(endpoint_id)
     if not declared.enveloped:  # the health probe's body stands alone
         return _ref(declared.answer)
     refs, components = _answers()
     envelope = components[_name(refs[endpoint_id])]
-    meta = components[_name(envelope["properties"]["meta"])]["properties"]
+    meta_ref = envelope["properties"]["meta"]
+    meta = components[_name(meta_ref)]["properties"]
     names = [*SHARED, *(["summary"] if declared.meta_summary is not None else []), *declared.meta]
     properties = {
         **envelope["properties"],
-        "meta": {"type": "object", "properties": {n: meta[n] for n in names}},
+        "meta": {
+            "type": "object",
+            "properties": {n: meta[n] for n in names},
+            "description": meta_ref["description"],
+        },
     }
+    if declared.body is not None and declared.body.data_meaning is not None:
+        properties["data"] = {**properties["data"], "description": declared.body.data_meaning}
     return {"type": "object", "required": envelope["required"], "properties": properties}
 
 

@@ -1,28 +1,36 @@
-"""Every response field of the served OpenAPI document outside the Structs that declare their own
-(the bodies, tests/api/test_bodies.py; the rows, tests/api/test_row_structs.py) has exactly one
-entry in `schemas.field_docs`, every entry names a field something serves, and the document
-carries each entry on its property (`description`, `x-unit`, `x-null`, `x-absent`, `x-raw-only`)."""
+"""Every response field's meaning is declared once, on the field of its Struct (`doc`,
+`schemas.bodies.formats`): the envelope (`Single`, `Collection`, `Series`), the shared components
+(identity, errors, pagination, warnings, stat entries, health, administration, downloads), the
+rows and `meta` (tests/api/test_row_structs.py) alike; the single-object bodies are documented by
+their documentation blocks (tests/api/test_bodies.py). The served document carries each field's
+meaning on its property (`description` composed with the unit, null, absence and raw-only
+sentences; each rule in its `x-` key) and refuses a property without one."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import pytest
 
-from schemas import field_docs
-from schemas.field_docs import FIELD_DOCS, field_doc
+from schemas.bodies import DOCUMENTED, Body
+from schemas.bodies.base import field_schemas
+from schemas.bodies.envelope import Collection, EnvelopeMeta, Series, Single
+from schemas.bodies.formats import doc
 from serve import openapi
 from serve.app import openapi_document
+from serve.endpoints import endpoints
+from serve.openapi import annotations
 from serve.openapi.annotations import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, field_description
-from serve.openapi.bodies import META_NESTED
+from serve.openapi.bodies import SHARED_BODIES
+from serve.openapi.declared import struct_components
 from serve.openapi.jsonschema import without_null
-from tests.declared import BODIES, ROWS, SUMMARIES
 
-ROW_COMPONENTS = {body.__name__ for body in (*ROWS.values(), *SUMMARIES.values(), *META_NESTED)}
 Field = tuple[str, str, dict[str, Any]]
-"""(context, field name, the property's schema)"""
+"""(where: a component or an operation, field name, the property's schema)"""
+RULES = (X_UNIT, X_NULL, X_ABSENT, X_RAW_ONLY)
 
 
 @pytest.fixture(scope="module")
@@ -38,63 +46,92 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return [*types, "null"] if null_arm else types
 
 
-def _child_context(context: str, name: str, endpoint_id: str | None) -> str:
-    if name == "data" and endpoint_id is not None:
-        return field_docs.DATA_CONTEXTS[endpoint_id]
-    return field_docs.NESTED_CONTEXTS[name]
-
-
-def _walk(schema: dict[str, Any], context: str, endpoint_id: str | None) -> Iterator[Field]:
-    """Every property of an inline object schema, nested ones included; a `$ref` is walked once,
-    from `components.schemas`."""
+def _walk(schema: dict[str, Any], where: str) -> Iterator[Field]:
+    """Every property of an inline object schema, nested ones included (a route's `meta`); a
+    `$ref` is walked once, from `components.schemas`."""
     for name, prop in schema.get("properties", {}).items():
-        yield context, name, prop
-        if name == "meta":  # its keys: `EnvelopeMeta` (tests/api/test_row_structs.py)
-            continue
+        yield where, name, prop
         inner, _ = without_null(prop)
         target = inner.get("items", {}) if "array" in _types(inner) else inner
         if "$ref" not in target and target.get("properties"):
-            yield from _walk(target, _child_context(context, name, endpoint_id), endpoint_id)
+            yield from _walk(target, f"{where}.{name}")
+
+
+def _structs(annotation: Any, found: dict[Any, None]) -> None:
+    """Every Struct reachable from `annotation` (a generic one as it is parameterised)."""
+    nodes = [msgspec.inspect.type_info(annotation)]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, msgspec.inspect.StructType):
+            if node.cls in found:
+                continue
+            found[node.cls] = None
+            nodes += [field.type for field in node.fields]
+        for attribute in ("type", "item_type", "key_type", "value_type"):
+            if isinstance(getattr(node, attribute, None), msgspec.inspect.Type):
+                nodes.append(getattr(node, attribute))
+        nodes += list(getattr(node, "types", ()))
+
+
+def declared_structs() -> dict[str, type[msgspec.Struct]]:
+    """The Struct of every shared component the document serves (the envelopes themselves are
+    inlined into each route's 200 body), but the single-object bodies' (their documentation
+    blocks describe them)."""
+    found: dict[Any, None] = {}
+    for answer in (*(e.answer for e in endpoints().values()), *SHARED_BODIES):  # `Error`: no route's 200
+        _structs(answer, found)
+    bodies = set(struct_components(DOCUMENTED))
+    inlined = (Single, Collection, Series, EnvelopeMeta)  # `meta`: tests/api/test_row_structs.py
+    return {
+        cls.__name__: cls
+        for cls in found
+        if cls.__name__ not in bodies and (typing.get_origin(cls) or cls) not in inlined
+    }
 
 
 def served_fields(document: dict[str, Any]) -> list[Field]:
     """Every property of every response body the document declares: each operation's responses
-    (the context of their top level is the registry id) and the shared component schemas."""
+    and the shared component schemas (not the bodies documented by their blocks)."""
     fields: list[Field] = []
     for item in document["paths"].values():
         for operation in item.values():
-            endpoint_id = operation.get("x-registry-id")
             for response in operation["responses"].values():
                 for content in response.get("content", {}).values():
-                    root = endpoint_id or operation["operationId"]
-                    fields.extend(_walk(content["schema"], root, endpoint_id))
+                    fields.extend(_walk(content["schema"], operation["operationId"]))
     for name, schema in field_components(document).items():
-        fields.extend(_walk(schema, field_docs.COMPONENT_CONTEXTS[name], None))
+        fields.extend(_walk(schema, name))
     return fields
 
 
 def field_components(document: dict[str, Any]) -> dict[str, Any]:
-    """The shared components documented by `schemas.field_docs`: all but the bodies declared as
-    Structs (`schemas.bodies`), which their documentation blocks document (tests/api/test_bodies.py),
-    and the rows, whose Structs declare each field's `doc` (tests/api/test_row_structs.py)."""
-    body_components = set(msgspec.json.schema_components(list(BODIES.values()))[1]) | ROW_COMPONENTS
+    """The shared components whose Structs declare each field's `doc`."""
     schemas: dict[str, Any] = document["components"]["schemas"]
-    return {name: schema for name, schema in schemas.items() if name not in body_components}
+    bodies = set(struct_components(DOCUMENTED))
+    return {name: schema for name, schema in schemas.items() if name not in bodies}
 
 
 def _all_properties(node: Any) -> int:
-    """How many properties a JSON Schema tree declares, however it nests (an independent count),
-    but those under `meta`, which `EnvelopeMeta` declares."""
+    """How many properties a JSON Schema tree declares, however it nests (an independent count)."""
     if isinstance(node, dict):
         properties = node.get("properties")
         own = len(properties) if isinstance(properties, dict) else 0
         under = [v for k, v in node.items() if k != "properties"]
         if isinstance(properties, dict):
-            under += [v for k, v in properties.items() if k != "meta"]
+            under += list(properties.values())
         return own + sum(_all_properties(v) for v in under)
     if isinstance(node, list):
         return sum(_all_properties(v) for v in node)
     return 0
+
+
+def _composed(declared: dict[str, Any]) -> str:
+    return field_description(
+        str(declared["description"]),
+        declared.get(X_UNIT),
+        declared.get(X_NULL),
+        declared.get(X_ABSENT),
+        bool(declared.get(X_RAW_ONLY)),
+    )
 
 
 def test_the_walk_reaches_every_response_property(document: dict[str, Any]) -> None:
@@ -108,68 +145,86 @@ def test_the_walk_reaches_every_response_property(document: dict[str, Any]) -> N
     assert len(served_fields(document)) == expected
 
 
-def test_every_served_response_field_has_an_entry(document: dict[str, Any]) -> None:
-    missing = sorted({(c, n) for c, n, _ in served_fields(document) if field_doc(c, n) is None})
-    assert not missing, f"response fields without an entry in schemas/field_docs.py: {missing}"
+def test_every_served_response_field_has_a_meaning(document: dict[str, Any]) -> None:
+    missing = sorted({(w, n) for w, n, prop in served_fields(document) if not prop.get("description")})
+    assert not missing, f"response fields without a meaning: {missing}"
 
 
-def _entry_key(context: str, name: str) -> str | tuple[str, str]:
-    return (context, name) if (context, name) in FIELD_DOCS else name
+def test_every_shared_component_is_a_declared_struct(document: dict[str, Any]) -> None:
+    assert set(field_components(document)) == set(declared_structs())
 
 
-def test_every_entry_names_a_served_field(document: dict[str, Any]) -> None:
-    used = {_entry_key(c, n) for c, n, _ in served_fields(document)}
-    unused = sorted((k for k in FIELD_DOCS if k not in used), key=str)
-    assert not unused, f"entries of schemas/field_docs.py that no response field uses: {unused}"
+def test_every_component_property_carries_its_fields_doc(document: dict[str, Any]) -> None:
+    """The description is the field's meaning composed with its rules, each rule in its `x-` key:
+    nothing but the Struct says what a field means."""
+    served = document["components"]["schemas"]
+    checked = 0
+    for name, cls in declared_structs().items():
+        properties = served[name]["properties"]
+        declared = field_schemas(cls)
+        assert list(properties) == list(declared), name
+        for field, rule in declared.items():
+            assert rule.get("description"), f"{name}.{field} declares no `doc`"
+            assert properties[field]["description"] == _composed(rule), (name, field)
+            assert {k: properties[field].get(k) for k in RULES} == {k: rule.get(k) for k in RULES}, (
+                name,
+                field,
+            )
+            checked += 1
+    assert checked >= 340  # every field of every shared component (345 today)
 
 
-def test_every_context_is_declared_for_a_served_schema(document: dict[str, Any]) -> None:
-    contexts = {c for c, _, _ in served_fields(document)}
-    declared = {
-        *field_docs.DATA_CONTEXTS.values(),
-        *field_docs.COMPONENT_CONTEXTS.values(),
-        *field_docs.NESTED_CONTEXTS.values(),
+def test_the_envelope_declares_data_pagination_and_meta(document: dict[str, Any]) -> None:
+    """Each route's 200 body: `data`, `pagination` and `meta` with the envelope Struct's `doc`,
+    `data` with its body's own meaning where the body declares one (`Body.data_meaning`)."""
+    declared = {cls: field_schemas(cls) for cls in (Single, Collection, Series)}
+    by_id = {
+        op["x-registry-id"]: op
+        for item in document["paths"].values()
+        for op in item.values()
+        if "x-registry-id" in op
     }
-    keyed = {k[0] for k in FIELD_DOCS if isinstance(k, tuple)}
-    assert keyed <= contexts | declared, sorted(keyed - contexts - declared)
-    assert set(field_docs.COMPONENT_CONTEXTS) == set(field_components(document))
+    own = set()
+    for e in endpoints().values():
+        if not e.enveloped:
+            continue
+        body = by_id[e.id]["responses"]["200"]["content"]["application/json"]["schema"]
+        envelope = declared[typing.get_origin(e.answer)]
+        assert list(body["properties"]) == list(envelope), e.id
+        for name, prop in body["properties"].items():
+            meaning = _composed(envelope[name])
+            if name == "data" and e.body is not None and e.body.data_meaning is not None:
+                meaning = e.body.data_meaning
+                own.add(e.id)
+            assert prop["description"] == meaning, (e.id, name)
+    assert own == {"catalog.alphas.get", "performance.metrics", "performance.metrics.doc"}
 
 
 def test_a_documented_null_is_allowed_by_the_declared_type(document: dict[str, Any]) -> None:
-    """An entry saying when a field is null needs a schema that admits null."""
+    """A field saying when it is null needs a schema that admits null."""
     wrong = sorted(
-        (c, n)
-        for c, n, prop in served_fields(document)
-        if (doc := field_doc(c, n)) is not None
-        and doc.null is not None
-        and "$ref" not in prop
-        and "null" not in _types(prop)
+        (w, n)
+        for w, n, prop in served_fields(document)
+        if prop.get(X_NULL) is not None and "$ref" not in prop and "null" not in _types(prop)
     )
     assert not wrong, wrong
 
 
-def test_entries_are_sentences() -> None:
-    for key, doc in FIELD_DOCS.items():
-        assert doc.meaning.strip() and doc.meaning.rstrip("`").endswith((".", ")")), key
-        for text in (doc.null, doc.absent):
-            assert text is None or (text[0].isupper() and text.endswith(".")), key
-        assert doc.null is None or doc.null.startswith("Null"), key
-        assert doc.unit is None or not doc.unit.endswith("."), key
+def test_meanings_are_sentences() -> None:
+    structs: list[type[msgspec.Struct]] = [*declared_structs().values(), Single, Collection, Series]
+    for cls in structs:
+        for field, rule in field_schemas(cls).items():
+            meaning, null, absent = str(rule["description"]), rule.get(X_NULL), rule.get(X_ABSENT)
+            assert meaning.strip() and meaning.rstrip("`").endswith((".", ")")), (cls.__name__, field)
+            for text in (null, absent):
+                assert text is None or (str(text)[0].isupper() and str(text).endswith(".")), (cls, field)
+            assert null is None or str(null).startswith("Null"), (cls.__name__, field)
+            assert rule.get(X_UNIT) is None or not str(rule[X_UNIT]).endswith("."), (cls.__name__, field)
+    for body in DOCUMENTED:
+        assert body.data_meaning is None or body.data_meaning.endswith("."), body
 
 
-def test_every_response_property_carries_its_entry(document: dict[str, Any]) -> None:
-    for context, name, prop in served_fields(document):
-        doc = field_doc(context, name)
-        assert doc is not None
-        expected = field_description(doc.meaning, doc.unit, doc.null, doc.absent, raw_only=False)
-        assert prop.get("description") == expected, (context, name)
-        assert (prop.get(X_UNIT), prop.get(X_NULL), prop.get(X_ABSENT)) == (doc.unit, doc.null, doc.absent)
-        assert X_RAW_ONLY not in prop, (context, name)  # raw-only fields are row fields
-        if doc.unit:
-            assert f"Unit: {doc.unit}." in prop["description"]
-
-
-def test_the_document_refuses_a_response_field_without_an_entry() -> None:
+def test_the_document_refuses_a_response_field_without_a_meaning() -> None:
     responses = {
         "200": {
             "content": {
@@ -179,6 +234,7 @@ def test_the_document_refuses_a_response_field_without_an_entry() -> None:
                         "properties": {
                             "data": {
                                 "type": "array",
+                                "description": "The rows.",
                                 "items": {
                                     "type": "object",
                                     "properties": {"undocumented": {"type": "string"}},
@@ -191,4 +247,18 @@ def test_the_document_refuses_a_response_field_without_an_entry() -> None:
         }
     }
     with pytest.raises(KeyError, match="undocumented"):
-        openapi.documented_responses(responses, "admin.builds.list", "admin.builds.list")
+        openapi.documented_responses(responses, "admin.builds.list")
+
+
+class Undocumented(Body, kw_only=True, frozen=True):
+    """A shared component one of whose fields has no `doc`."""
+
+    said: Annotated[str, doc("A field with its meaning.")]
+    unsaid: str
+
+
+def test_the_document_refuses_a_struct_field_without_a_doc(monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = {"schemas": struct_components([Undocumented]), "headers": {}, "securitySchemes": {}}
+    monkeypatch.setattr(annotations, "components", lambda: shared)
+    with pytest.raises(KeyError, match="unsaid"):
+        annotations.documented_components()

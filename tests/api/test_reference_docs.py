@@ -83,7 +83,7 @@ def test_field_rows_carry_type_nullability_and_meaning() -> None:
 
 
 def test_field_rows_split_a_documented_field_into_its_columns() -> None:
-    """A property documented from `schemas.field_docs` shows its unit, null and absence and raw
+    """A property documented from its field's `doc` shows its unit, null and absence and raw
     flag in their own columns, and its meaning without them."""
     from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
     from serve.openapi.annotations import field_description

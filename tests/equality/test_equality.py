@@ -38,7 +38,7 @@ Issue 23 (representations) replaced 63 responses, and no other (each re-answered
 differing were replaced, each checked to differ only there): the 400s naming an unknown parameter
 list what the endpoint accepts, and every collection endpoint now accepts `format`, listed last.
 It also replaced the 7 `/analytics/_doc` answers, and in them only 14 fields' `unit`: the row
-fields of correlation, drawdowns and rolling take their unit from `schemas.field_docs`, which
+fields of correlation, drawdowns and rolling take their unit from schemas.field_docs (since removed), which
 the reference and the OpenAPI document read (the two had disagreed: "ratio" against "fraction
 (0.01 = 1%)" for annualised_return, volatility and hit_rate).
 
