@@ -79,7 +79,6 @@ class Handled:
         """Whether the answer is `{data, meta}` (every route but the health probe)."""
         return typing.get_origin(self.answer) in ENVELOPES
 
-
     @property
     def params(self) -> tuple[Param, ...]:
         """The query parameters, in documentation order."""

@@ -28,6 +28,7 @@ from litestar import Request, Response
 
 from datasets.queries import Paged
 from schemas import wire
+from schemas.bodies.base import field_names
 from schemas.choices import REPRESENTATIONS
 from serve import errors
 from serve.envelope import Encoded
@@ -117,7 +118,8 @@ def _names(rows: list[Any], table: pa.Table | None, fields: tuple[str, ...] | No
     if table is not None:
         return list(table.column_names)
     if rows and not isinstance(rows[0], dict):
-        return [field.encode_name for field in msgspec.structs.fields(rows[0])]
+        row_type: type[msgspec.Struct] = type(rows[0])
+        return list(field_names(row_type))
     if rows:
         return list(dict.fromkeys(name for row in rows for name in row))
     return list(fields or ())
