@@ -68,22 +68,18 @@ class _DateText:
 date_text = _DateText()
 
 
-def column_values(column: pa.Array | pa.ChunkedArray, rows: np.ndarray | None = None) -> list[Any]:
-    """One column (or its `rows`, positions in it) as Python values: floats with null as NaN
-    (msgspec writes null), dates as their ISO text."""
+def column_values(column: pa.Array | pa.ChunkedArray) -> list[Any]:
+    """One column as Python values: floats with null as NaN (msgspec writes null), dates as their
+    ISO text."""
     if isinstance(column, pa.ChunkedArray):
         column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
     kind = column.type
     if pa.types.is_floating(kind) or (pa.types.is_date32(kind) and not column.null_count):
         values: np.ndarray = column.to_numpy(zero_copy_only=False)
-        if rows is not None:
-            values = values[rows]
         if pa.types.is_date32(kind):
             return date_text(values.astype("datetime64[D]").view(np.int64))  # days since 1970
         result: list[Any] = values.tolist()
         return result
-    if rows is not None:
-        column = column.take(pa.array(rows, pa.int64()))
     if pa.types.is_date32(kind):
         days = column.cast(pa.int32()).to_pylist()
         return [None if v is None else str(EPOCH + timedelta(days=v)) for v in days]
@@ -109,7 +105,11 @@ class RowShape:
 
     def rows(self, table: pa.Table, rows: np.ndarray | None = None) -> list[msgspec.Struct]:
         """Rows of `table` in its order, or the rows at positions `rows` in that order."""
-        return self.from_columns([column_values(table.column(name), rows) for name in self.fields])
+        if rows is not None:
+            # One take over the served columns rather than one per column (a week page of 100
+            # rows of 900, 25 columns: 0.32 against 0.35 ms, interleaved in-process).
+            table = table.select(list(self.fields)).take(pa.array(rows, pa.int64()))
+        return self.from_columns([column_values(table.column(name)) for name in self.fields])
 
     def from_columns(self, columns: list[list[Any]]) -> list[msgspec.Struct]:
         """Rows from Python value lists, one per field in order."""
