@@ -14,47 +14,51 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Endpoint:
     id: str
-    group: str
     public: bool = False  # no key needed (only /v1/health)
     admin: bool = False  # effective only on a platform administrator's key
 
+    @property
+    def group(self) -> str:
+        """The id's first segment (`analytics.risk`: `analytics`): its OpenAPI tag."""
+        return self.id.split(".", 1)[0]
+
 
 ENDPOINTS: tuple[Endpoint, ...] = (
-    Endpoint("meta.health", "meta", public=True),
-    Endpoint("meta.me", "meta"),
-    Endpoint("meta.keys", "meta"),
-    Endpoint("catalog.alphas.list", "catalog"),
-    Endpoint("catalog.alphas.get", "catalog"),
-    Endpoint("catalog.alphas.source.download", "catalog"),
-    Endpoint("signals.rebalances.list", "signals"),
-    Endpoint("signals.rebalances.get", "signals"),
-    Endpoint("signals.scores", "signals"),
-    Endpoint("portfolio.books", "portfolio"),
-    Endpoint("portfolio.ledger", "portfolio"),
-    Endpoint("portfolio.positions", "portfolio"),
-    Endpoint("portfolio.pnl", "portfolio"),
-    Endpoint("portfolio.trades", "portfolio"),
-    Endpoint("portfolio.equity_curve", "portfolio"),
-    Endpoint("performance.metrics", "performance"),
-    Endpoint("performance.metrics.doc", "performance"),
-    Endpoint("benchmarks.daily", "benchmarks"),
-    Endpoint("analytics.significance", "analytics"),
-    Endpoint("analytics.correlation", "analytics"),
-    Endpoint("analytics.drawdowns", "analytics"),
-    Endpoint("analytics.rolling", "analytics"),
-    Endpoint("analytics.costs", "analytics"),
-    Endpoint("analytics.screen", "analytics"),
-    Endpoint("analytics.combine", "analytics"),
-    Endpoint("analytics.contribution", "analytics"),
-    Endpoint("analytics.checks", "analytics"),
-    Endpoint("analytics.compare", "analytics"),
-    Endpoint("analytics.risk", "analytics"),
-    Endpoint("analytics.doc", "analytics"),
-    Endpoint("exports.list", "exports"),
-    Endpoint("exports.download", "exports"),
-    Endpoint("admin.alphas.readiness", "admin", admin=True),
-    Endpoint("admin.keys.usage", "admin", admin=True),
-    Endpoint("admin.builds.list", "admin", admin=True),
+    Endpoint("meta.health", public=True),
+    Endpoint("meta.me"),
+    Endpoint("meta.keys"),
+    Endpoint("catalog.alphas.list"),
+    Endpoint("catalog.alphas.get"),
+    Endpoint("catalog.alphas.source.download"),
+    Endpoint("signals.rebalances.list"),
+    Endpoint("signals.rebalances.get"),
+    Endpoint("signals.scores"),
+    Endpoint("portfolio.books"),
+    Endpoint("portfolio.ledger"),
+    Endpoint("portfolio.positions"),
+    Endpoint("portfolio.pnl"),
+    Endpoint("portfolio.trades"),
+    Endpoint("portfolio.equity_curve"),
+    Endpoint("performance.metrics"),
+    Endpoint("performance.metrics.doc"),
+    Endpoint("benchmarks.daily"),
+    Endpoint("analytics.significance"),
+    Endpoint("analytics.correlation"),
+    Endpoint("analytics.drawdowns"),
+    Endpoint("analytics.rolling"),
+    Endpoint("analytics.costs"),
+    Endpoint("analytics.screen"),
+    Endpoint("analytics.combine"),
+    Endpoint("analytics.contribution"),
+    Endpoint("analytics.checks"),
+    Endpoint("analytics.compare"),
+    Endpoint("analytics.risk"),
+    Endpoint("analytics.doc"),
+    Endpoint("exports.list"),
+    Endpoint("exports.download"),
+    Endpoint("admin.alphas.readiness", admin=True),
+    Endpoint("admin.keys.usage", admin=True),
+    Endpoint("admin.builds.list", admin=True),
 )
 
 BY_ID: dict[str, Endpoint] = {e.id: e for e in ENDPOINTS}

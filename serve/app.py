@@ -111,14 +111,19 @@ def openapi_document_of(app: Litestar) -> dict[str, Any]:
     return served(app.openapi_schema)
 
 
+def document_options() -> dict[str, Any]:
+    """What the app's OpenAPI document is built with, for `create_app` and `openapi_document`
+    alike, so `/openapi.json` and docs/reference.md cannot differ."""
+    return {"openapi_config": openapi_config(meta.build_version()), "plugins": [DeclaredAnswers()]}
+
+
 def openapi_document() -> dict[str, Any]:
     """The document `create_app` serves, without building its services (docs/reference.md)."""
     return openapi_document_of(
         Litestar(
             route_handlers=[*ROUTE_HANDLERS],
-            openapi_config=openapi_config(meta.build_version()),
-            plugins=[DeclaredAnswers()],
             logging_config=None,  # a document is built, nothing is served: leave logging as it is
+            **document_options(),
         )
     )
 
@@ -339,8 +344,7 @@ def create_app(
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers, conditional_response],
         compression_config=COMPRESSION,
-        openapi_config=openapi_config(meta.build_version()),
-        plugins=[DeclaredAnswers()],
+        **document_options(),
         # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
         logging_config=None,
         state=_state(services),

@@ -46,9 +46,6 @@ class Handled:
     body: type[Body] | None = field(init=False, default=None)  # a single object's (its `data`)
     rows: type[Body] | None = field(init=False, default=None)  # a collection's row Struct
     meta_summary: type[Body] | None = field(init=False, default=None)  # a series' `meta.summary`
-    # The row fields in wire order (the row Struct's): read once, as a columnar page asks on
-    # every request and msgspec resolves a Struct's type hints on every `fields()` call.
-    row_fields: tuple[str, ...] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         origin, arguments = typing.get_origin(self.answer), typing.get_args(self.answer)
@@ -71,8 +68,12 @@ class Handled:
             raise TypeError(f"{self.path}: a body outside the envelope has no meta")
         for name, part in parts.items():
             object.__setattr__(self, name, part)
-        if self.rows is not None:
-            object.__setattr__(self, "row_fields", field_names(self.rows))
+
+    @property
+    def row_fields(self) -> tuple[str, ...] | None:
+        """The row fields, in wire order (the row Struct's; `field_names` is cached, as a columnar
+        page asks on every request)."""
+        return None if self.rows is None else field_names(self.rows)
 
     @property
     def enveloped(self) -> bool:

@@ -169,7 +169,8 @@ class Emitter:
         elif kind == "array":
             text = f"list[{self.annotation(schema.get('items', {}), hint)}]"
         elif schema.get("properties"):
-            # The meaning is on the property holding it; the server titles each inline object.
+            # The meaning is on the property holding it; an inline object (a route's `meta`) is
+            # named by its `title` if the server gives one, else after the property holding it.
             text = self.struct(schema.get("title") or hint, schema, doc="")
         elif isinstance(schema.get("additionalProperties"), dict):
             text = f"dict[str, {self.annotation(schema['additionalProperties'], hint)}]"
@@ -196,7 +197,8 @@ class Emitter:
         return self.add(StructClass(name, doc, self.fields_of(schema)))
 
     def data_class(self, schema: dict[str, Any], what: str) -> str:
-        """The class of an endpoint's `data` object or row: its component, or its titled inline object."""
+        """The class of an endpoint's `data` object or row: its component (every `data` the server
+        declares is one), or a titled inline object."""
         target = self.resolve(schema)
         ref = schema.get("$ref")
         name = component_class(ref.rsplit("/", 1)[-1]) if ref else target["title"]
