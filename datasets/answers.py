@@ -94,8 +94,10 @@ def rebalances(build: BuildView, args: WindowPageQuery) -> Answer:
     return _answer(page, "rebalances", args, wire.REBALANCE_INDEX_FIELDS)
 
 
-def week(build: BuildView, day: date, args: WeekQuery, raw: bool) -> Answer:
-    """One week's cross-section, by score descending unless the request says otherwise."""
+def week(build: BuildView, args: WeekQuery, raw: bool) -> Answer:
+    """One week's cross-section (the path's `date`), by score descending unless the request says
+    otherwise."""
+    day = args.date
     found = queries.find_week(build, day) if "rebalances" in build.kinds_present else None
     if found is None or not found.found:
         names = ("first_rebalance", "last_rebalance", "previous_rebalance", "next_rebalance")

@@ -16,7 +16,10 @@ What a Struct's types cannot say is in `Meta.extra`:
   string with `max_length` is free text checked against it);
 - `repeat`: the parameter may be given more than once; its values are joined by commas (a `list`);
 - `note`: a remark added to the `enum` rule's message;
-- `missing`: the rule a missing required parameter breaks, when "is required" is not enough.
+- `missing`: the rule a missing required parameter breaks, when "is required" is not enough;
+- `in`: `path` for a parameter of the route's path (`{date}`), typed here like any other and read
+  from the path with the query string (its problem named first in the same 400); `params_of`
+  lists the query string's, `path_params_of` the path's.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Annotated, Any, ClassVar, Union
 import msgspec
 from msgspec import Meta
 
-from schemas import choices
+from schemas import choices, wire
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -160,6 +163,10 @@ class WindowPageQuery(Query, frozen=True):
 
 
 class WeekQuery(Query, frozen=True):
+    date: Annotated[
+        dt.date,
+        Meta(description="The rebalance week: a date of the rebalance index.", extra={"in": "path"}),
+    ]
     symbol: Symbols = None
     direction: (
         Annotated[
@@ -281,6 +288,10 @@ class MetricsQuery(Query, frozen=True):
 
 
 class BenchmarkQuery(Query, frozen=True):
+    symbol: Annotated[
+        str,
+        Meta(description="A served benchmark.", extra={"in": "path", "enum": wire.BENCHMARK_SYMBOLS}),
+    ]
     start: From = START
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT
@@ -717,6 +728,7 @@ class Param:
     note: str | None = None
     missing: str | None = None
     repeat: bool = False  # may be given more than once (see the module's docstring)
+    in_path: bool = False  # a parameter of the route's path (see the module's docstring)
 
 
 _TYPES: dict[Any, str] = {int: "integer", float: "number", bool: "boolean", dt.date: "date", str: "string"}
@@ -739,6 +751,18 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Meta]]:
 
 @cache
 def params_of(query: type[Query]) -> tuple[Param, ...]:
+    """The query string's parameters of `query`, in documentation order."""
+    return tuple(param for param in _declared(query) if not param.in_path)
+
+
+@cache
+def path_params_of(query: type[Query]) -> tuple[Param, ...]:
+    """The path parameters `query` types (`{date}` of a rebalance week)."""
+    return tuple(param for param in _declared(query) if param.in_path)
+
+
+@cache
+def _declared(query: type[Query]) -> tuple[Param, ...]:
     hints = typing.get_type_hints(query, include_extras=True)
     params = []
     for field in msgspec.structs.fields(query):
@@ -768,6 +792,7 @@ def params_of(query: type[Query]) -> tuple[Param, ...]:
                 note=extra.get("note"),
                 missing=extra.get("missing"),
                 repeat=bool(extra.get("repeat", False)),
+                in_path=extra.get("in") == "path",
             )
         )
     return tuple(params)

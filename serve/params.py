@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
-from schemas.query import ITEM_LIST, MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of
+from schemas.query import ITEM_LIST, MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of, path_params_of
 from serve import errors
 
 SYMBOL_LIST_PATTERN = re.compile(SYMBOL_LIST)
@@ -61,6 +61,7 @@ class QueryParams:
         repeats = frozenset(repeatable)
         self.values: dict[str, str] = {}
         self.problems: dict[str, str] = {}
+        self.available: list[str] | None = None  # the values a bad path parameter may take
         for name, value in parse_qsl(text, keep_blank_values=True):
             if name not in self.accepted:
                 listed = ", ".join(self.accepted) if self.accepted else "none"
@@ -81,16 +82,22 @@ class QueryParams:
         query: type[Q],
         problems: Mapping[str, str] | None = None,
         details: Mapping[str, Any] | None = None,
+        path: Mapping[str, Any] | None = None,
     ) -> Q:
         """The endpoint's parameters as its `query` Struct, or one 400 naming every problem.
 
-        `problems` are those found outside the query string (a path parameter); `details` are
-        entries the 400 adds to `error.details` (the symbols a path may name, the books a
-        missing `book` may name)."""
+        `path` holds the route's path parameters, which the Struct may type (`path_params_of`;
+        their problems come first); `problems` are those found outside the query string that no
+        declaration states (an export's `{dataset}`); `details` are entries the 400 adds to
+        `error.details` (the books a missing `book` may name)."""
+        found = {
+            param.attr: self.path_value(param, str((path or {})[param.name]))
+            for param in path_params_of(query)
+        }
         for name, rule in (problems or {}).items():
             self.fail(name, rule)
         params = params_of(query)
-        values = {param.attr: self.read(param) for param in params}
+        values = found | {param.attr: self.read(param) for param in params}
         start, end = values.get("start"), values.get("end")
         if isinstance(start, dt.date) and isinstance(end, dt.date) and start > end:
             self.fail("from", f"must not be after to ({start.isoformat()} > {end.isoformat()})")
@@ -98,6 +105,8 @@ class QueryParams:
         self.check_ranges({param.name: values[param.attr] for param in params})
         if self.problems:
             error = errors.bad_parameters(self.problems)
+            if self.available is not None:
+                error.details["available"] = self.available
             error.details.update(details or {})
             raise error
         return query(**values)
@@ -139,6 +148,19 @@ class QueryParams:
         if param.max_length is not None:
             return self.text(param.name, param.max_length)
         return self.values[param.name]
+
+    def path_value(self, param: Param, text: str) -> Any:
+        """A path parameter by its declaration: a date, or one of its values exactly (the 400
+        lists them in `error.details.available`)."""
+        if param.type == "date":
+            value = parse_date(text)
+            if value is None:
+                self.fail(param.name, f"path {param.name} must be a calendar date YYYY-MM-DD; got {text!r}")
+            return value
+        if param.enum is not None and text not in param.enum:
+            self.fail(param.name, f"must be one of {', '.join(param.enum)}; got {text!r}")
+            self.available = list(param.enum)
+        return text
 
     # -- typed readers (each records its own problem and returns a usable fallback) ----------------
 

@@ -41,7 +41,7 @@ from serve.openapi.downloads import (
     download_operation,
     export_download_operation,
 )
-from serve.openapi.parameters import PATH_PARAMS, query_parameters
+from serve.openapi.parameters import path_parameter, query_parameters
 from serve.openapi.statuses import ERROR_STATUSES, error_statuses, response_headers
 
 if typing.TYPE_CHECKING:
@@ -76,7 +76,7 @@ SCHEMA_PATH = "/schema"
 class DeclaredOperation(Operation):
     """The operation Litestar generates for a registry route (`operation_class`, Litestar's hook
     for extending an operation), completed from the route's declaration: its query parameters
-    (`schemas.query`), its path parameters narrowed where the server checks more than a string,
+    (`schemas.query`), its path parameters typed where that Struct types them,
     every status it may answer with the headers it sets, and its documented response bodies.
 
     The 200 body is the handler's return type (`Response[Collection[DecisionRow]]`), written by
@@ -87,7 +87,7 @@ class DeclaredOperation(Operation):
         endpoint_id = self.operation_id or ""
         # Plain dicts are valid here: Litestar's `to_schema` passes a dict through as it is.
         parameters: list[Any] = [
-            {**p.to_schema(), "schema": PATH_PARAMS.get(p.name, {"type": "string"})}
+            path_parameter(endpoint_id, p.to_schema())
             for p in self.parameters or []
             if isinstance(p, Parameter) and p.param_in == "path"
         ]

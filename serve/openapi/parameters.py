@@ -1,13 +1,13 @@
 """The parameters of an operation: each query parameter a route's `schemas.query` Struct
-declares (`query_parameters`, with its Python name and column sets where it has them), and the
-path parameters the server checks more narrowly than a string (`PATH_PARAMS`)."""
+declares (`query_parameters`, with its Python name and column sets where it has them), and its
+path parameters, typed by the same Struct where it types them (`path_parameter`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from schemas import wire
-from schemas.query import Param
+from schemas.query import Param, path_params_of
 from serve.endpoints import endpoint
 
 
@@ -30,12 +30,15 @@ def _param_schema(param: Param) -> dict[str, Any]:
     return schema
 
 
-PATH_PARAMS: dict[str, dict[str, Any]] = {
-    "date": {"type": "string", "format": "date"},
-    "symbol": {"type": "string", "enum": list(wire.BENCHMARK_SYMBOLS)},
-}
-"""Path parameters narrower than a string: a rebalance `{date}` is YYYY-MM-DD (else 400) and a
-benchmark `{symbol}` one of the served symbols (else 400 with the list); others are any string."""
+def path_parameter(endpoint_id: str, declared: dict[str, Any]) -> dict[str, Any]:
+    """A path parameter Litestar declared from the route's template, typed and described by the
+    route's query Struct where it types it (a rebalance `{date}`, a benchmark `{symbol}`), else
+    any string."""
+    typed = {param.name: param for param in path_params_of(endpoint(endpoint_id).query)}
+    param = typed.get(declared["name"])
+    if param is None:
+        return {**declared, "schema": {"type": "string"}}
+    return {**declared, "description": param.description, "schema": _param_schema(param)}
 
 
 X_PYTHON_NAME = "x-python-name"

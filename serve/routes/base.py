@@ -56,9 +56,10 @@ class Context(Generic[Q]):
 
     def args(self, problems: Mapping[str, str] | None = None, details: Mapping[str, Any] | None = None) -> Q:
         """The query parameters as the Struct the handler's signature declares, or one 400 naming
-        every problem (with `problems` found in the path; see `QueryParams.parse`). Read when the
-        handler asks, not before: a 401, 403 or 404 comes first."""
-        args = self.query.parse(self.declared, problems, details)
+        every problem (the path parameters the Struct types included; `problems` found in the path
+        that no declaration states; see `QueryParams.parse`). Read when the handler asks, not
+        before: a 401, 403 or 404 comes first."""
+        args = self.query.parse(self.declared, problems, details, self.request.path_params)
         if self.representation is None:
             raise representation.not_acceptable(self.request.headers.get("accept", ""))
         return args

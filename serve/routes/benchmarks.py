@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from anyio import to_thread
 from litestar import Response
-from litestar.params import FromPath
 
 from datasets import series
 from datasets.reader import LakeUnavailable
-from schemas import wire
 from schemas.bodies.envelope import Series
 from schemas.bodies.rows import BenchmarkRow, BenchmarkSummary
 from schemas.query import BenchmarkQuery
@@ -23,16 +21,9 @@ from serve.routes.declare import route
     "Daily benchmark series",
     meta=("symbol",),
 )
-async def get_benchmark_daily(
-    ctx: Ctx[BenchmarkQuery], symbol: FromPath[str]
-) -> Response[Series[BenchmarkRow, BenchmarkSummary]]:
-    served = symbol in wire.BENCHMARK_SYMBOLS
-    args = ctx.args(
-        problems=None
-        if served
-        else {"symbol": f"must be one of {', '.join(wire.BENCHMARK_SYMBOLS)}; got {symbol!r}"},
-        details=None if served else {"available": list(wire.BENCHMARK_SYMBOLS)},
-    )
+async def get_benchmark_daily(ctx: Ctx[BenchmarkQuery]) -> Response[Series[BenchmarkRow, BenchmarkSummary]]:
+    args = ctx.args()  # the path's `symbol` is one of the served benchmarks (BenchmarkQuery), else 400
+    symbol = args.symbol
     window, limit, offset = (args.start, args.end), args.limit, args.offset
     # Market data lives in the lake; a failure to read it affects only this route (503 benchmark_*).
     try:

@@ -9,7 +9,6 @@ from datasets import answers
 from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import DecisionRow, RebalanceIndexRow, ScoreRow
 from schemas.query import ScoresQuery, WeekQuery, WindowPageQuery
-from serve.params import parse_date
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
@@ -32,15 +31,9 @@ async def list_rebalances(
     "Cross-section of one rebalance week",
     meta=("date", "week_status", "n_symbols"),
 )
-async def get_rebalance(
-    ctx: Ctx[WeekQuery], alpha: FromPath[str], date: FromPath[str]
-) -> Response[Collection[DecisionRow]]:
+async def get_rebalance(ctx: Ctx[WeekQuery], alpha: FromPath[str]) -> Response[Collection[DecisionRow]]:
     build = await ctx.open_run(alpha)
-    day = parse_date(date)
-    bad_date = f"path date must be a calendar date YYYY-MM-DD; got {date!r}"
-    args = ctx.args(problems={"date": bad_date} if day is None else None)
-    assert day is not None
-    return ctx.answer(build, answers.week(build, day, args, ctx.raw))
+    return ctx.answer(build, answers.week(build, ctx.args(), ctx.raw))
 
 
 @route(

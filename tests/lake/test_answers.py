@@ -52,7 +52,7 @@ def first_week(build: BuildView) -> date:
 def test_a_week_is_by_score_descending_unless_asked_and_nulls_come_last(reader: LakeReader) -> None:
     build = view(reader, "momentum_12_1")
     day = first_week(build)
-    answer = answers.week(build, day, WeekQuery(limit=1000), raw=True)
+    answer = answers.week(build, WeekQuery(date=day, limit=1000), raw=True)
     scores = [as_dict(r).get("score") for r in answer.page.rows]
     known = [s for s in scores if s is not None and not math.isnan(s)]
     assert len(known) > 10
@@ -61,7 +61,7 @@ def test_a_week_is_by_score_descending_unless_asked_and_nulls_come_last(reader: 
     assert answer.meta["date"] == day and answer.meta["book"] == "long_short"
     assert answer.page.total == answer.meta["n_symbols"] == len(scores)
 
-    ascending = answers.week(build, day, WeekQuery(sort="rank", limit=1000), raw=True)
+    ascending = answers.week(build, WeekQuery(date=day, sort="rank", limit=1000), raw=True)
     ranks = [as_dict(r)["average_rank"] for r in ascending.page.rows]
     assert ranks == sorted(ranks)
 
@@ -69,8 +69,8 @@ def test_a_week_is_by_score_descending_unless_asked_and_nulls_come_last(reader: 
 def test_raw_fields_and_raw_books_exist_only_for_a_caller_allowed_them(reader: LakeReader) -> None:
     build = view(reader, "momentum_12_1")
     day = first_week(build)
-    seen = set(as_dict(answers.week(build, day, WeekQuery(limit=5), raw=True).page.rows[0]))
-    hidden = set(as_dict(answers.week(build, day, WeekQuery(limit=5), raw=False).page.rows[0]))
+    seen = set(as_dict(answers.week(build, WeekQuery(date=day, limit=5), raw=True).page.rows[0]))
+    hidden = set(as_dict(answers.week(build, WeekQuery(date=day, limit=5), raw=False).page.rows[0]))
     assert wire.RAW_FIELDS & seen and not (wire.RAW_FIELDS & hidden)
     assert seen - hidden == wire.RAW_FIELDS & seen
 
@@ -108,13 +108,13 @@ def test_a_date_that_is_not_a_rebalance_names_its_neighbours(reader: LakeReader)
     build = view(reader, "momentum_12_1")
     day = first_week(build)
     with pytest.raises(answers.NotARebalance) as missed:
-        answers.week(build, day + timedelta(days=1), WeekQuery(), raw=True)
+        answers.week(build, WeekQuery(date=day + timedelta(days=1)), raw=True)
     assert missed.value.neighbours["previous_rebalance"] == day
     assert missed.value.neighbours["first_rebalance"] == day
 
     without_index = view(reader, "Test_ledger_only")
     with pytest.raises(answers.NotARebalance) as none:
-        answers.week(without_index, day, WeekQuery(), raw=True)
+        answers.week(without_index, WeekQuery(date=day), raw=True)
     assert set(none.value.neighbours.values()) == {None}
 
 
