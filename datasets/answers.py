@@ -31,6 +31,23 @@ from schemas.query import (
     tickers,
 )
 
+BUILT_EMPTY = "what is built from it is empty or null"
+"""The consequence an analytics body's `kind_missing` states (its figures are empty or null)."""
+
+
+def missing_kinds(
+    build: BuildView, kinds: tuple[str, ...], consequence: str = "the page is empty", about: str = ""
+) -> list[dict[str, str]]:
+    """A `kind_missing` warning for each of `kinds` the run never sealed, in that order: every
+    route's one rule for a kind it reads and the run lacks (`about` leads each message: the other
+    run of a comparison)."""
+    return [
+        {**entry, "message": about + entry["message"]}
+        for entry in (
+            wire.kind_missing(kind, consequence) for kind in kinds if kind not in build.kinds_present
+        )
+    ]
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -176,7 +193,7 @@ def books(build: BuildView, args: PageQuery, raw: bool) -> Answer:
     rows = queries.all_rows(build, "books", wire.BOOK_FIELDS) or []
     visible = [r for r in rows if raw or not wire.is_raw_book(r["book"])]
     visible.sort(key=lambda r: (wire.book_order_key(r["book"]), wire.kind_rank(r["kind"])))
-    warnings = [wire.kind_missing(kind) for kind in wire.BOOK_KINDS if kind not in build.kinds_present]
+    warnings = missing_kinds(build, wire.BOOK_KINDS)
     return Answer(
         queries.page_of(visible, args.limit, args.offset), "books", args.limit, args.offset, {}, warnings
     )

@@ -20,6 +20,7 @@ from litestar import Response
 from litestar.params import FromPath
 
 from analytics import rolling
+from datasets import answers
 from datasets.queries import Page, Window, day_numbers, page_of, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import shape_of
@@ -60,12 +61,7 @@ def _meta(
 ) -> dict[str, Any]:
     """`meta` with a `kind_missing` warning for each kind the run never sealed (what is built from
     it is empty or null), after the warnings the body raised."""
-    entries = list(warnings.entries)
-    entries += [
-        wire.kind_missing(kind, "what is built from it is empty or null")
-        for kind in kinds
-        if kind not in build.kinds_present
-    ]
+    entries = [*warnings.entries, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]
     return with_warnings(ctx.run_meta(build, table, **extra), entries)
 
 

@@ -18,8 +18,8 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from datasets import answers
 from datasets.reader import Catalogue
-from schemas import wire
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
 from schemas.bodies.envelope import Single
@@ -98,13 +98,8 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
         )
 
     data = await to_thread.run_sync(compute)
-    entries = list(warnings.entries)
-    entries += [
-        wire.kind_missing(kind, "what is built from it is null")
-        for kind in ("portfolio", "decisions")
-        if kind not in build.kinds_present
-    ]
-    meta = with_warnings(ctx.run_meta(build, "portfolio"), entries)
+    missing = answers.missing_kinds(build, ("portfolio", "decisions"), "what is built from it is null")
+    meta = with_warnings(ctx.run_meta(build, "portfolio"), [*warnings.entries, *missing])
     return single(data, meta)
 
 

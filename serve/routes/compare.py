@@ -16,8 +16,8 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from datasets import answers
 from datasets.reader import BuildView
-from schemas import wire
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import Single
@@ -51,12 +51,11 @@ async def _other(ctx: Context, alpha: str, other: str) -> BuildView:
 def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warnings) -> dict[str, Any]:
     """`meta` with a `kind_missing` warning for each kind either run never sealed (what is built
     from it is empty or null), after the warnings the body raised."""
-    entries = list(warnings.entries)
-    for build, prefix in ((a, ""), (b, f"{b.alpha_id} (with): ")):
-        for kind in KINDS:
-            if kind not in build.kinds_present:
-                entry = wire.kind_missing(kind, "what is built from it is empty or null")
-                entries.append({**entry, "message": prefix + entry["message"]})
+    entries = [
+        *warnings.entries,
+        *answers.missing_kinds(a, KINDS, answers.BUILT_EMPTY),
+        *answers.missing_kinds(b, KINDS, answers.BUILT_EMPTY, about=f"{b.alpha_id} (with): "),
+    ]
     meta = ctx.run_meta(a, "portfolio", book=book, with_source=f"lake:portfolio@{b.build_id}")
     return with_warnings(meta, entries)
 

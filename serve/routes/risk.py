@@ -16,7 +16,7 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from schemas import wire
+from datasets import answers
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.bodies.envelope import Single
@@ -57,9 +57,7 @@ async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[Single
     # thread, as significance, not on the event loop.
     compute = partial(risk_payload, build, book, (args.start, args.end), caller_access(ctx), bench, warnings)
     data = await to_thread.run_sync(compute)
-    entries = list(warnings.entries)
-    if "portfolio" not in build.kinds_present:
-        entries.append(wire.kind_missing("portfolio", "what is built from it is empty or null"))
+    entries = [*warnings.entries, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
     return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
 
 
