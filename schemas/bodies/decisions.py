@@ -9,13 +9,14 @@ and the generated client read them here.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.bodies.formats import TEXT
 from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
 
 DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
@@ -524,29 +525,38 @@ class ContributionAbsent(Body, kw_only=True, frozen=True):
 
 
 class CombinationShrinkage(Body, kw_only=True, frozen=True):
-    """The covariance shrinkage of a max_ir weighting."""
+    """The covariance shrinkage of a max_ir weighting (combine `meta.shrinkage`, a contribution's
+    `reference.combination.shrinkage`)."""
 
     value: Annotated[
         float,
         figure(
-            "d in Sigma_d = (1 - d) S + d diag(S)",
+            "The weight of the diagonal target in the shrunk covariance (0 to 1): d in Sigma_d = (1 - d) S "
+            "+ d diag(S)",
             "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
             "[0, 1]",
             unit="ratio",
         ),
     ]
-    source: Annotated[str, figure("given (the request's shrinkage) or ledoit_wolf")]
+    source: Annotated[
+        Literal["ledoit_wolf", "given"],
+        TEXT,
+        figure("ledoit_wolf (estimated) or given (the request's `shrinkage`)"),
+    ]
 
 
 class CombinationWeight(Body, kw_only=True, frozen=True):
-    """One alpha's weight in a combination."""
+    """One alpha's weight in a combination (combine `meta.weights`, a contribution's
+    `reference.combination.weights`)."""
 
-    alpha: Annotated[str, figure("The reference alpha")]
+    alpha: Annotated[str, figure("The alpha")]
     weight: Annotated[
         float,
         figure(
-            "Its fraction of the reference book's capital, as /analytics/combine meta.weights serves it: from "
-            "the set's common sessions of the window",
+            "Its weight: a fraction of the combined book's capital, negative for a short, from the set's "
+            "common sessions of the window",
+            "1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
+            "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
             unit="fraction",
         ),
     ]

@@ -22,8 +22,9 @@ from msgspec import UNSET, Meta, UnsetType
 
 from schemas import choices, units
 from schemas.bodies.base import Body, Window
+from schemas.bodies.decisions import BookFigures, CombinationShrinkage, CombinationWeight
 from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
-from schemas.bodies.service import Pagination, StatEntry, Warning
+from schemas.bodies.service import Pagination, Warning
 
 COMBINE_ONLY = "On `/analytics/combine` only."
 
@@ -33,78 +34,6 @@ class BenchmarkEcho(Body, kw_only=True, frozen=True):
 
     symbol: Annotated[str, doc("The benchmark (SPY).")]
     basis: Annotated[str, doc("Its return basis: adjusted_close when every session has one, else close.")]
-
-
-class Shrinkage(Body, kw_only=True, frozen=True):
-    """The shrinkage of a maximum-information-ratio combination."""
-
-    value: Annotated[
-        float,
-        doc(
-            "The weight of the diagonal target in the shrunk covariance (0 to 1): d in Sigma_d = (1 - d) S "
-            "+ d diag(S).",
-            unit=units.RATIO,
-            formula="given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, "
-            "clipped to [0, 1]",
-        ),
-    ]
-    source: Annotated[
-        Literal["ledoit_wolf", "given"],
-        TEXT,
-        doc("ledoit_wolf (estimated) or given (the `shrinkage` parameter)."),
-    ]
-
-
-class WeightEntry(Body, kw_only=True, frozen=True):
-    """One alpha's weight in a combination."""
-
-    alpha: Annotated[str, doc("The alpha.")]
-    weight: Annotated[
-        float,
-        doc(
-            "Its weight: a fraction of the combined book's capital, negative for a short.",
-            unit=units.FRACTION,
-            formula="1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
-            "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
-        ),
-    ]
-
-
-class CombinedFigures(Body, kw_only=True, frozen=True):
-    """The combined book's figures, each a stat entry (docs/analytics.md, Combination)."""
-
-    information_ratio: Annotated[
-        StatEntry, doc("mean / std (ddof 1) of the combined daily returns x sqrt(252).")
-    ]
-    excess_sharpe: Annotated[
-        StatEntry,
-        doc("The same of the combined returns less the weighted risk-free returns the books accrued."),
-    ]
-    max_drawdown_pct: Annotated[
-        StatEntry,
-        doc(
-            "Deepest fall of the compounded equity from its running peak, in percentage points of the "
-            "peak (25.0 = 25%), as `/metrics` serves `core.max_drawdown_pct`."
-        ),
-    ]
-    annualised_return: Annotated[StatEntry, doc("Mean combined daily return x 252.")]
-    volatility: Annotated[
-        StatEntry, doc("Standard deviation (ddof 1) of the combined daily returns x sqrt(252).")
-    ]
-    turnover: Annotated[
-        StatEntry,
-        doc(
-            "Approximated as the sum of |weight| x each alpha's whole-history turnover (an upper "
-            "bound: no netting)."
-        ),
-    ]
-    diversification_ratio: Annotated[
-        StatEntry,
-        doc(
-            "Sum of |weight| x each alpha's volatility over the combined book's volatility (1: no "
-            "diversification)."
-        ),
-    ]
 
 
 class CorrelationMatrix(Body, kw_only=True, frozen=True):
@@ -327,7 +256,7 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     ) = UNSET
     shrinkage: (
         Annotated[
-            Shrinkage | None,
+            CombinationShrinkage | None,
             doc(
                 "With max_ir: the shrinkage intensity used (`value`) and its `source` (ledoit_wolf or "
                 "given); else null.",
@@ -338,7 +267,7 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     ) = UNSET
     weights: (
         Annotated[
-            list[WeightEntry],
+            list[CombinationWeight],
             doc(
                 "`{alpha, weight}` per alpha: the weights applied (fractions of the book's capital, "
                 "negative for a short).",
@@ -363,11 +292,11 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     ) = UNSET
     figures: (
         Annotated[
-            CombinedFigures,
+            BookFigures,
             doc(
                 "The combined book's figures as stat entries (information_ratio, excess_sharpe, "
-                "max_drawdown_pct, annualised_return, volatility, turnover, diversification_ratio): "
-                "docs/analytics.md.",
+                "max_drawdown_pct, annualised_return, volatility, turnover, diversification_ratio) over "
+                "the window's sessions on which every alpha of the set has a long_short return.",
                 absent=COMBINE_ONLY,
             ),
         ]

@@ -1,11 +1,10 @@
 """The bodies every route shares, and the health body: the error envelope (serve/envelope.py
-`error_response`), `pagination`, a `meta.warnings` entry, the stat entry of analytics figures,
-and `GET /v1/health` (serve/routes/meta.py `health_body`, served without an envelope).
+`error_response`), `pagination`, a `meta.warnings` entry, and `GET /v1/health`
+(serve/routes/meta.py `health_body`, served without an envelope).
 
-`Warning` and `StatEntry` are built in more than one place, not always with their keys in one
-order (`kind_missing` warnings put `kind` before `message`, `/metrics` ones `message` before
-`block`; a not-measurable stat entry puts `withheld_reason` after `status`, combined turnover
-`approximation` before `periods_per_year`); they keep the order the document has always listed.
+`Warning` is built in more than one place, not always with its keys in one order
+(`kind_missing` warnings put `kind` before `message`, `/metrics` ones `message` before `block`);
+it keeps the order the document has always listed.
 """
 
 from __future__ import annotations
@@ -88,37 +87,6 @@ class Warning(Body, kw_only=True, frozen=True):
         | UnsetType
     ) = UNSET
     message: Annotated[str, doc("Human-readable explanation of the warning.")] | UnsetType = UNSET
-
-
-class StatEntry(Body, kw_only=True, frozen=True):
-    """An analytics figure in the `/metrics` stat-entry shape (docs/analytics.md)."""
-
-    value: Annotated[float | None, doc("The figure; null when not_measurable.")]
-    unit: Annotated[str | None, doc("Unit of value.")]
-    status: Annotated[
-        Literal["available", "not_measurable"],
-        TEXT,
-        doc("available, or not_measurable (value null, withheld_reason says why)."),
-    ]
-    source: Annotated[str, doc("What the figure is computed from.")]
-    annualisation: Annotated[
-        Literal["annualised", "per_period", "not_annualisable"],
-        TEXT,
-        doc("annualised, per_period or not_annualisable."),
-    ]
-    withheld_reason: (
-        Annotated[str, doc("Why the figure is not measurable.", absent="Present only then.")] | UnsetType
-    ) = UNSET
-    periods_per_year: (
-        Annotated[
-            int, doc("Periods per year the figure is annualised with.", absent="On annualised figures only.")
-        ]
-        | UnsetType
-    ) = UNSET
-    approximation: (
-        Annotated[str, doc("How the figure is approximated.", absent="On approximated figures only.")]
-        | UnsetType
-    ) = UNSET
 
 
 class HealthLake(Body, kw_only=True, frozen=True):

@@ -22,7 +22,6 @@ import msgspec
 
 from analytics import correlation, significance
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW
-from schemas.bodies.decisions import BookFigures
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import documented
 from serve.endpoints import Endpoint, endpoint, endpoints
@@ -56,23 +55,20 @@ COMMON = "over the window's sessions on which every alpha of the set has a long_
 
 def _combine_meta() -> dict[str, dict[str, Any]]:
     """`/analytics/combine`'s `meta`: the keys its declaration lists, read from `EnvelopeMeta`'s
-    fields and the Structs they hold (`shrinkage.value`, `weights[].weight`, ...), but `figures`,
-    read from `BookFigures` as the other books' figures are; and the two entries that hold for this
-    route only (the meta as a whole, and its `book`, a key every answer shares)."""
+    fields and the Structs they hold (`shrinkage.value`, `weights[].weight`, `figures.*`, the
+    figures as `BookFigures` words them of the combined book); and the two entries that hold for
+    this route only (the meta as a whole, and its `book`, a key every answer shares)."""
     m = "combine.meta"
-    keys = [key for key in endpoint("analytics.combine").meta if key != "figures"]
+    keys = endpoint("analytics.combine").meta
     hints = typing.get_type_hints(EnvelopeMeta, include_extras=True)
     declared = msgspec.defstruct("CombineMeta", [(key, hints[key]) for key in keys])  # the route's view
-    figures = documented(BookFigures, ANALYTICS_BLOCK, what="the combined book")
-    return (
-        {
-            m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
-            f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
-            f"{m}.figures": _f("The combined book's figures " + COMMON),
-        }
-        | {f"{m}.{path}": entry for path, entry in documented(declared, ANALYTICS_BLOCK).items()}
-        | {f"{m}.figures.{path}": entry for path, entry in figures.items()}
-    )
+    return {
+        m: _f("The combination's description and figures, in the page's meta (the same on every page)"),
+        f"{m}.book": _f("Always long_short: the catalogue's returns matrix holds that book alone"),
+    } | {
+        f"{m}.{path}": entry
+        for path, entry in documented(declared, ANALYTICS_BLOCK, what="the combined book").items()
+    }
 
 
 MAX_LISTED = 6  # values of a choice listed in `paths` (longer lists: the reference has them)

@@ -16,32 +16,25 @@ from schemas.bodies import DOCUMENTED, Body
 from schemas.bodies.envelope import (
     SHARED,
     BenchmarkEcho,
-    CombinedFigures,
     CorrelationMatrix,
-    Shrinkage,
-    WeightEntry,
 )
 from schemas.bodies.identity import KeyInventoryRow, Me
 from schemas.bodies.rows import DECLARED
-from schemas.bodies.service import Error, Health, Pagination, StatEntry, Warning
+from schemas.bodies.service import Error, Health, Pagination, Warning
 from serve.endpoints import endpoint, endpoints
 from serve.openapi import statuses
 from serve.openapi.declared import REF_TEMPLATE, struct_components
 from serve.openapi.statuses import HEADERS
 
-SHARED_BODIES: tuple[type[Body], ...] = (Error, Pagination, Warning, StatEntry, Health)
+SHARED_BODIES: tuple[type[Body], ...] = (Error, Pagination, Warning, Health)
 """The components every operation (or `meta`) may reference: the error envelope, `pagination`,
-a `meta.warnings` entry, an analytics figure, and the health body."""
+a `meta.warnings` entry, and the health body."""
 
 
-META_NESTED: tuple[type[Body], ...] = (
-    BenchmarkEcho,
-    Shrinkage,
-    WeightEntry,
-    CombinedFigures,
-    CorrelationMatrix,
-)
-"""The objects `meta` holds besides the window, the warnings and the summary: components of their own."""
+META_NESTED: tuple[type[Body], ...] = (BenchmarkEcho, CorrelationMatrix)
+"""The objects `meta` holds besides the window, the warnings, the summary and combine's weights,
+shrinkage and figures (which are the contribution's Structs, components with the documented
+bodies): components of their own."""
 
 
 def _ref(body: type[Body]) -> dict[str, Any]:

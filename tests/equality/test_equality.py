@@ -103,7 +103,13 @@ collections' are. Combine's `meta` keys followed (read from `EnvelopeMeta` and i
 `/analytics/_doc` answers replaced again, and only in 17 `combine.meta.*` entries (none of
 `combine.meta.figures`): their meanings are now the words the OpenAPI document gives those keys,
 the units the `schemas.units` names ("trading sessions", "fraction (0.01 = 1%)"; they were written
-"sessions" and "fraction" there), and the formulas moved onto the Structs' fields.
+"sessions" and "fraction" there), and the formulas moved onto the Structs' fields. Then combine's
+`meta` took the contribution's Structs for its figures, shrinkage and weights (`BookFigures`,
+`CombinationShrinkage`, `CombinationWeight`: one declaration where there were two, worded
+differently): the 7 answers replaced again, and only in 9 entries, `combine.meta.figures`,
+`combine.meta.shrinkage.{value,source}`, `combine.meta.weights[].{alpha,weight}` and the same four
+under `contribution.reference.combination`, now worded once for both routes (a weight's unit
+"fraction", as every analytics figure's).
 """
 
 from __future__ import annotations

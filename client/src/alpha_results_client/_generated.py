@@ -2593,86 +2593,69 @@ class BenchmarkEcho(ApiStruct, kw_only=True, frozen=True):
     """Its return basis: adjusted_close when every session has one, else close."""
 
 
-class Shrinkage(ApiStruct, kw_only=True, frozen=True):
-    """The shrinkage of a maximum-information-ratio combination."""
+class CombinationShrinkage(ApiStruct, kw_only=True, frozen=True):
+    """The covariance shrinkage of a max_ir weighting (combine `meta.shrinkage`, a contribution's
+    `reference.combination.shrinkage`).
+    """
 
     value: float
     """The weight of the diagonal target in the shrunk covariance (0 to 1): d in Sigma_d = (1 - d) S +
-    d diag(S). Unit: ratio.
+    d diag(S)
     """
 
     source: str
-    """ledoit_wolf (estimated) or given (the `shrinkage` parameter)."""
+    """ledoit_wolf (estimated) or given (the request's `shrinkage`)"""
 
 
-class WeightEntry(ApiStruct, kw_only=True, frozen=True):
-    """One alpha's weight in a combination."""
+class CombinationWeight(ApiStruct, kw_only=True, frozen=True):
+    """One alpha's weight in a combination (combine `meta.weights`, a contribution's
+    `reference.combination.weights`).
+    """
 
     alpha: str
-    """The alpha."""
+    """The alpha"""
 
     weight: float
-    """Its weight: a fraction of the combined book's capital, negative for a short. Unit: fraction
-    (0.01 = 1%).
+    """Its weight: a fraction of the combined book's capital, negative for a short, from the set's
+    common sessions of the window
     """
 
 
-class StatEntry(ApiStruct, kw_only=True, frozen=True):
-    """An analytics figure in the `/metrics` stat-entry shape (docs/analytics.md)."""
-
-    value: float | None
-    """The figure; null when not_measurable."""
-
-    unit: str | None
-    """Unit of value."""
-
-    status: str
-    """available, or not_measurable (value null, withheld_reason says why)."""
-
-    source: str
-    """What the figure is computed from."""
-
-    annualisation: str
-    """annualised, per_period or not_annualisable."""
-
-    withheld_reason: str | UnsetType = UNSET
-    """Why the figure is not measurable. Present only then."""
-
-    periods_per_year: int | UnsetType = UNSET
-    """Periods per year the figure is annualised with. On annualised figures only."""
-
-    approximation: str | UnsetType = UNSET
-    """How the figure is approximated. On approximated figures only."""
-
-
-class CombinedFigures(ApiStruct, kw_only=True, frozen=True):
-    """The combined book's figures, each a stat entry (docs/analytics.md, Combination)."""
-
-    information_ratio: StatEntry
-    """mean / std (ddof 1) of the combined daily returns x sqrt(252)."""
-
-    excess_sharpe: StatEntry
-    """The same of the combined returns less the weighted risk-free returns the books accrued."""
-
-    max_drawdown_pct: StatEntry
-    """Deepest fall of the compounded equity from its running peak, in percentage points of the peak
-    (25.0 = 25%), as `/metrics` serves `core.max_drawdown_pct`.
+class BookFigures(ApiStruct, kw_only=True, frozen=True):
+    """A book's figures as stat entries: combine `meta.figures`, contribution `before`, `after`,
+    `change`; `{what}` in a meaning is the book, named where the figures are held.
     """
 
-    annualised_return: StatEntry
-    """Mean combined daily return x 252."""
-
-    volatility: StatEntry
-    """Standard deviation (ddof 1) of the combined daily returns x sqrt(252)."""
-
-    turnover: StatEntry
-    """Approximated as the sum of |weight| x each alpha's whole-history turnover (an upper bound: no
-    netting).
+    information_ratio: AnalyticsStat
+    """Information ratio of the series tested's daily returns (not in excess of the risk-free rate),
+    daily times sqrt(252) as /metrics core.information_ratio
     """
 
-    diversification_ratio: StatEntry
-    """Sum of |weight| x each alpha's volatility over the combined book's volatility (1: no
-    diversification).
+    excess_sharpe: AnalyticsStat
+    """Sharpe ratio of the series tested's daily returns in excess of the risk-free return its alphas'
+    ledgers accrued, weighted as the returns are; not_measurable on a catalogue index written before
+    it held risk-free returns
+    """
+
+    max_drawdown_pct: AnalyticsStat
+    """Deepest fall of the series tested's compounded equity from its running peak (the opening 1.0
+    counts), in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct
+    """
+
+    annualised_return: AnalyticsStat
+    """Mean daily return of the series tested, annualised"""
+
+    volatility: AnalyticsStat
+    """Volatility of the series tested's daily returns, annualised"""
+
+    turnover: AnalyticsStat | UnsetType = UNSET
+    """Approximate turnover of the series tested, in the alphas' common turnover_unit; not_measurable
+    when an alpha has none or their units differ
+    """
+
+    diversification_ratio: AnalyticsStat | UnsetType = UNSET
+    """Weighted volatility of the alphas over the series tested's: 1 when they move together, above 1
+    the more their risks offset
     """
 
 
@@ -2707,12 +2690,12 @@ class CombinedRowMeta(Meta, CombinationTables, kw_only=True, frozen=True):
     only.
     """
 
-    shrinkage: Shrinkage | None | UnsetType = UNSET
+    shrinkage: CombinationShrinkage | None | UnsetType = UNSET
     """With max_ir: the shrinkage intensity used (`value`) and its `source` (ledoit_wolf or given);
     else null. On `/analytics/combine` only.
     """
 
-    weights: list[WeightEntry] | UnsetType = UNSET
+    weights: list[CombinationWeight] | UnsetType = UNSET
     """`{alpha, weight}` per alpha: the weights applied (fractions of the book's capital, negative for
     a short). On `/analytics/combine` only.
     """
@@ -2725,10 +2708,10 @@ class CombinedRowMeta(Meta, CombinationTables, kw_only=True, frozen=True):
     session_rule: str | UnsetType = UNSET
     """Which sessions are combined, in words. On `/analytics/combine` only."""
 
-    figures: CombinedFigures | UnsetType = UNSET
+    figures: BookFigures | UnsetType = UNSET
     """The combined book's figures as stat entries (information_ratio, excess_sharpe, max_drawdown_pct,
-    annualised_return, volatility, turnover, diversification_ratio): docs/analytics.md. On
-    `/analytics/combine` only.
+    annualised_return, volatility, turnover, diversification_ratio) over the window's sessions on
+    which every alpha of the set has a long_short return. On `/analytics/combine` only.
     """
 
     correlation: CorrelationMatrix | UnsetType = UNSET
@@ -2757,28 +2740,6 @@ class ContributionAbsent(ApiStruct, kw_only=True, frozen=True):
 
     alphas: list[str]
     """Their ids, in the order of reference.alphas; the first 50 when there are more"""
-
-
-class CombinationShrinkage(ApiStruct, kw_only=True, frozen=True):
-    """The covariance shrinkage of a max_ir weighting."""
-
-    value: float
-    """d in Sigma_d = (1 - d) S + d diag(S)"""
-
-    source: str
-    """given (the request's shrinkage) or ledoit_wolf"""
-
-
-class CombinationWeight(ApiStruct, kw_only=True, frozen=True):
-    """One alpha's weight in a combination."""
-
-    alpha: str
-    """The reference alpha"""
-
-    weight: float
-    """Its fraction of the reference book's capital, as /analytics/combine meta.weights serves it: from
-    the set's common sessions of the window
-    """
 
 
 class ContributionCombination(ApiStruct, kw_only=True, frozen=True):
@@ -2840,44 +2801,6 @@ class ContributionWeight(ApiStruct, kw_only=True, frozen=True):
 
     chosen: str
     """given or optimal"""
-
-
-class BookFigures(ApiStruct, kw_only=True, frozen=True):
-    """A book's figures as stat entries: combine `meta.figures`, contribution `before`, `after`,
-    `change`; `{what}` in a meaning is the book, named where the figures are held.
-    """
-
-    information_ratio: AnalyticsStat
-    """Information ratio of the series tested's daily returns (not in excess of the risk-free rate),
-    daily times sqrt(252) as /metrics core.information_ratio
-    """
-
-    excess_sharpe: AnalyticsStat
-    """Sharpe ratio of the series tested's daily returns in excess of the risk-free return its alphas'
-    ledgers accrued, weighted as the returns are; not_measurable on a catalogue index written before
-    it held risk-free returns
-    """
-
-    max_drawdown_pct: AnalyticsStat
-    """Deepest fall of the series tested's compounded equity from its running peak (the opening 1.0
-    counts), in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct
-    """
-
-    annualised_return: AnalyticsStat
-    """Mean daily return of the series tested, annualised"""
-
-    volatility: AnalyticsStat
-    """Volatility of the series tested's daily returns, annualised"""
-
-    turnover: AnalyticsStat | UnsetType = UNSET
-    """Approximate turnover of the series tested, in the alphas' common turnover_unit; not_measurable
-    when an alpha has none or their units differ
-    """
-
-    diversification_ratio: AnalyticsStat | UnsetType = UNSET
-    """Weighted volatility of the alphas over the series tested's: 1 when they move together, above 1
-    the more their risks offset
-    """
 
 
 class Contribution(ApiStruct, ContributionTables, kw_only=True, frozen=True):
@@ -5000,7 +4923,6 @@ __all__ = [
     "Classification",
     "CombinationShrinkage",
     "CombinationWeight",
-    "CombinedFigures",
     "CombinedRow",
     "CombinedRowMeta",
     "CombinedRowPage",
@@ -5131,7 +5053,6 @@ __all__ = [
     "ScoreRowPage",
     "ScreenRow",
     "ScreenRowPage",
-    "Shrinkage",
     "Signal",
     "SignalProcessing",
     "Significance",
@@ -5144,7 +5065,6 @@ __all__ = [
     "SourceObjectMissingError",
     "SourcePaper",
     "Stat",
-    "StatEntry",
     "Tenure",
     "TermPoint",
     "Thesis",
@@ -5159,6 +5079,5 @@ __all__ = [
     "WeeklyCoverage",
     "WeeklyIc",
     "WeeklySpread",
-    "WeightEntry",
     "Window",
 ]
