@@ -50,18 +50,20 @@ def refreshed(text: str, table: list[str]) -> str:
     return GENERATED.sub(lambda _: "\n".join([BEGIN, *table, END]), text)
 
 
+def _updates() -> dict[Path, str]:
+    """Each document whose table is stale, with its text refreshed."""
+    texts = {path: path.read_text(encoding="utf-8") for path in TABLES}
+    fresh = {path: refreshed(text, TABLES[path]()) for path, text in texts.items()}
+    return {path: text for path, text in fresh.items() if text != texts[path]}
+
+
 def stale() -> list[Path]:
-    return [
-        path
-        for path, table in TABLES.items()
-        if path.read_text(encoding="utf-8") != refreshed(path.read_text(encoding="utf-8"), table())
-    ]
+    return list(_updates())
 
 
 def write() -> list[Path]:
     """Rewrite the tables that changed; the files written."""
-    written = []
-    for path in stale():
-        path.write_text(refreshed(path.read_text(encoding="utf-8"), TABLES[path]()), encoding="utf-8")
-        written.append(path)
-    return written
+    updates = _updates()
+    for path, text in updates.items():
+        path.write_text(text, encoding="utf-8")
+    return list(updates)

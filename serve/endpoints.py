@@ -49,25 +49,22 @@ class Handled:
 
     def __post_init__(self) -> None:
         origin, arguments = typing.get_origin(self.answer), typing.get_args(self.answer)
-        parts: dict[str, Any]
-        if origin in (Collection, Series):
-            parts = {"rows": arguments[0], "meta_summary": arguments[1] if origin is Series else None}
-        elif origin is Single:
-            parts = {"body": arguments[0]}
-        elif isinstance(self.answer, type) and issubclass(self.answer, Body) and self.answer.outside_envelope:
-            parts = {"body": self.answer}
-        else:
-            parts = {"body": None}
-        declared = [part for name, part in parts.items() if part is not None or name != "meta_summary"]
-        if not all(isinstance(part, type) and issubclass(part, Body) for part in declared):
+        bare = (
+            isinstance(self.answer, type) and issubclass(self.answer, Body) and self.answer.outside_envelope
+        )
+        structs = arguments if origin in ENVELOPES else (self.answer,) if bare else ()
+        if not structs or not all(isinstance(s, type) and issubclass(s, Body) for s in structs):
             raise TypeError(
                 f"{self.path}: the answer must be Single[Body], Collection[Row], Series[Row, Summary] "
                 f"or a body declared outside the envelope (Health); got {self.answer!r}"
             )
         if self.meta and not self.enveloped:
             raise TypeError(f"{self.path}: a body outside the envelope has no meta")
-        for name, part in parts.items():
-            object.__setattr__(self, name, part)
+        if origin in (Collection, Series):
+            object.__setattr__(self, "rows", arguments[0])
+            object.__setattr__(self, "meta_summary", arguments[1] if origin is Series else None)
+        else:
+            object.__setattr__(self, "body", structs[0])
 
     @property
     def row_fields(self) -> tuple[str, ...] | None:

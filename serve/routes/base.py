@@ -101,7 +101,10 @@ class Context(Generic[Q]):
         table = page.table if isinstance(page, TablePage) else None
         returned = table.num_rows if table is not None else len(page.rows)
         paging = pagination(limit, offset, returned, page.total)
-        fields = getattr(page, "fields", None) or self.row_fields()
+        # The declared columns name the header of a page with neither a table nor rows.
+        fields = (
+            None if table is not None or page.rows else getattr(page, "fields", None) or self.row_fields()
+        )
         body = representation.Body(page, table, fields, paging, meta)
         link = page_links(self.request.scope, limit, offset, returned, page.total)
         return representation.columnar_response(name, body, link)
