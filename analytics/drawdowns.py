@@ -5,13 +5,24 @@ equity (the equity curve's convention: the peak includes the opening equity). An
 at a running peak the level then falls below, reaches its trough (the lowest level before
 recovery; the first one on a tie), and recovers at the first level at or above the peak; an
 episode still under water at the end has no recovery.
+
+`drawdown_rows` serves a book's episodes: the pipeline's table for the whole history, the same
+function over the window's sessions when `from`/`to` narrow it (the peak restarts at the window's
+start).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from analytics import inputs
+from datasets.queries import Window
+from datasets.reader import BuildView
+from datasets.rows import date_text, shape_of
+from schemas import wire
 
 
 @dataclass(frozen=True)
@@ -94,3 +105,21 @@ def episode_columns(
         "peak_equity": [e.peak_level for e in found],
         "trough_equity": [e.trough_level for e in found],
     }
+
+
+def drawdown_rows(view: BuildView, book: str, window: Window) -> list[Any]:
+    shape = shape_of(wire.DRAWDOWN_FIELDS)
+    if window == (None, None):
+        table = inputs.table_rows(view, "analytics_drawdowns", book)
+        return [] if table is None else shape.rows(table)
+    ledger = inputs.ledger(view, book)
+    if ledger is None:
+        return []
+    part = ledger.window(window)
+    columns = episode_columns(part.days.astype(np.int64), part.starting_equity, part.ending_equity)
+    for name in ("peak_date", "trough_date"):
+        columns[name] = date_text(np.asarray(columns[name], dtype=np.int64))
+    recovered = [d for d in columns["recovery_date"] if d is not None]
+    texts = iter(date_text(np.asarray(recovered, dtype=np.int64)))
+    columns["recovery_date"] = [None if d is None else next(texts) for d in columns["recovery_date"]]
+    return shape.from_columns([columns[name] for name in wire.DRAWDOWN_FIELDS])

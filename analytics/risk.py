@@ -18,19 +18,34 @@ benchmark's on the same sessions (NaN where it has none), with P sessions per ye
 
 Minimum sessions: 1 for the extremes and the drawdown, MIN_SESSIONS (2) for every annualised figure
 and the regression, MIN_TAIL_SESSIONS (20) for the tail figures. A figure that cannot be measured
-is NaN (days -1) and `why_not` says why; nothing here knows the server.
+is NaN (days -1) and `why_not` says why.
+
+`risk_payload` is the answer over one book and window: every figure is built from the ledger
+(`portfolio.ledger`); beta, alpha and tracking error also from the benchmark's daily series
+(`benchmark` is None for a caller that may not read it, `benchmarks.daily`), as are the
+benchmark's return basis and the count of sessions both have.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 import numpy as np
 
+from analytics import inputs
+from analytics.access import Access, withheld
+from analytics.entries import Warnings, conventions, stat, window_echo
 from analytics.returns import max_drawdown_fraction
 from analytics.variance import measurable_std
+from datasets.queries import Window
+from datasets.reader import BuildView
+from datasets.rows import EPOCH
+from datasets.series import BenchmarkSeries
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 MIN_SESSIONS = RISK_MIN_SESSIONS
 """Returns for a standard deviation, a regression or an annualised figure."""
@@ -218,3 +233,123 @@ def risk_figures(r: np.ndarray, days: np.ndarray, per_year: int) -> RiskFigures:
         week=extremes(r, days, week_ends(days)),
         month=extremes(r, days, month_keys(days)),
     )
+
+
+FRACTION = "fraction"
+CONFIDENCE = 0.95
+BENCHMARK_BLOCK = "risk.benchmark"
+
+
+def benchmark_withheld(symbol: str, block: str, warnings: Warnings) -> str:
+    """`access.withheld` for figures built from a benchmark's daily series, which the caller may not
+    read."""
+    why = f"built from {symbol}'s daily series, which this key may not read ({BENCHMARK_ENDPOINT})"
+    warnings.add("access_limited", f"{block} is {why}.", block=block)
+    return f"access_limited: {why}"
+
+
+def _iso(day: int) -> str:
+    return (EPOCH + timedelta(days=day)).isoformat()
+
+
+def risk_payload(
+    view: BuildView,
+    book: str,
+    window: Window,
+    access: Access,
+    benchmark: BenchmarkSeries | None,
+    warnings: Warnings,
+    symbol: str = MARKET_BENCHMARK,
+) -> dict[str, Any]:
+    per_year = conventions(view).sessions_per_year
+    source = f"portfolio:{book}"
+    ledger = inputs.ledger(view, book)
+    part = None if ledger is None or not access.ledger else ledger.window(window)
+    r = np.empty(0) if part is None else part.returns
+    days = np.empty(0, np.int32) if part is None else part.days
+    if part is not None and ledger is not None:
+        sessions = f"sessions of the {book} book"
+        inputs.require_window_sessions(days.size, ledger.days.size, window, MIN_SESSIONS, sessions)
+    if not access.ledger:
+        reason = withheld("ledger", "risk", warnings)
+    elif part is None:
+        reason = "the run has no ledger for this book"
+    elif not np.isfinite(r).all():
+        reason = "a session of the window has no return (its starting equity is 0)"
+    else:
+        reason = ""
+    f = None if reason else risk_figures(r, days, per_year)
+
+    def entry(pick: str, unit: str, annualisation: str, **extra: Any) -> dict[str, Any]:
+        figure: Figure | None = None if f is None else getattr(f, pick)
+        value = None if figure is None else figure.value
+        why = reason if figure is None else figure.why_not
+        return stat(value, unit, source, annualisation, why, **extra)
+
+    def period(found: Period | None) -> dict[str, Any]:
+        measured = found is not None and not found.why_not
+        return stat(
+            None if found is None else found.value,
+            FRACTION,
+            source,
+            "not_annualisable",
+            reason if found is None else found.why_not,
+            date=_iso(found.day) if found is not None and measured else None,
+            sessions=found.sessions if found is not None and measured else None,
+        )
+
+    tail_extra = {"confidence": CONFIDENCE, "horizon_sessions": 1}
+    out: dict[str, Any] = {
+        "alpha": view.alpha_id,
+        "book": book,
+        "window": window_echo(window),
+        # A count of the ledger: withheld (null) as its figures are for a key that may not read it.
+        "sessions": None if not access.ledger else int(days.size),
+        "benchmark": _relative(r, days, book, per_year, reason, symbol, benchmark, warnings),
+        "sortino": entry("sortino", "ratio", "annualised", periods_per_year=per_year),
+        "cagr": entry("cagr", FRACTION, "annualised", periods_per_year=per_year),
+        "max_drawdown_pct": entry("max_drawdown_pct", "percentage_points", "not_annualisable"),
+        "calmar": entry("calmar", "ratio", "annualised", periods_per_year=per_year),
+        "tail_ratio": entry("tail_ratio", "ratio", "not_annualisable"),
+        "var_95": entry("var_95", FRACTION, "not_annualisable", **tail_extra),
+        "cvar_95": entry("cvar_95", FRACTION, "not_annualisable", **tail_extra),
+    }
+    for name in ("day", "week", "month"):
+        found: Extremes | None = None if f is None else getattr(f, name)
+        out[f"best_{name}"] = period(None if found is None else found.best)
+        out[f"worst_{name}"] = period(None if found is None else found.worst)
+    return out
+
+
+def _relative(
+    r: np.ndarray,
+    days: np.ndarray,
+    book: str,
+    per_year: int,
+    reason: str,
+    symbol: str,
+    benchmark: BenchmarkSeries | None,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    """The `benchmark` block: the benchmark, its return basis and the figures against it."""
+    source = f"portfolio:{book}+benchmark:{symbol}"
+    if benchmark is None:
+        why = benchmark_withheld(symbol, BENCHMARK_BLOCK, warnings)
+        # The ledger's withholding reason comes first: either one withholds the figure.
+        reason = reason or why
+    found = None if reason or benchmark is None else relative(r, benchmark.on(days), per_year)
+
+    def entry(pick: str, unit: str, annualisation: str, **extra: Any) -> dict[str, Any]:
+        figure: Figure | None = None if found is None else getattr(found, pick)
+        value = None if figure is None else figure.value
+        why = reason if figure is None else figure.why_not
+        return stat(value, unit, source, annualisation, why, **extra)
+
+    return {
+        "symbol": symbol,
+        "return_basis": None if benchmark is None else benchmark.basis,
+        "observations": None if found is None else found.observations,
+        "beta": entry("beta", "ratio", "not_annualisable"),
+        "alpha": entry("alpha", FRACTION, "annualised", periods_per_year=per_year),
+        "tracking_error": entry("tracking_error", FRACTION, "annualised", periods_per_year=per_year),
+    }

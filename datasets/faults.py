@@ -90,3 +90,29 @@ def lake_errors(root: str) -> Iterator[None]:
             raise resource from exc  # the worker's problem, logged once by the reader
         log.warning("lake read failed under %s: %s", root, exc)
         raise LakeUnavailable(str(exc)) from exc
+
+
+CATALOGUE_UNREADABLE = (
+    "A published build of the catalogue cannot be read, so the catalogue-wide figures are "
+    "unavailable; retry with backoff."
+)
+"""Never names the alpha: the caller may not be allowed to know it exists."""
+
+
+class CatalogueIncomplete(Exception):
+    """The catalogue-wide figures cannot be read whole (a published build unreadable, the index, a
+    matrix or a neighbour list absent or unreadable): never a figure over fewer alphas than the
+    caller may read. The message says what an operator does about it and names no alpha."""
+
+    def __init__(self, message: str = CATALOGUE_UNREADABLE) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class BenchmarkMissing(Exception):
+    """A benchmark series that is not published in the lake (`configured` False) or cannot be read."""
+
+    def __init__(self, symbol: str, configured: bool) -> None:
+        super().__init__(f"benchmark {symbol} {'cannot be read' if configured else 'is not published'}")
+        self.symbol = symbol
+        self.configured = configured

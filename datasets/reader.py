@@ -42,27 +42,27 @@ import resource
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView, manifest_problem
+from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
 from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, lake_errors
 from datasets.integrity import ArchiveChecks, VerifiedFiles, local_stats
 from datasets.local_cache import LocalCache, served_files
+from datasets.served import BENCHMARK_KEY, AlphaBuild, BenchmarkBuild, Catalogue, Listing
 from datasets.storage import Storage
 
-__all__ = ["AlphaBuild", "BenchmarkBuild", "BuildView", "LakeHealth", "LakeReader", "LakeUnavailable"]
+__all__ = ["BuildView", "LakeHealth", "LakeReader", "LakeUnavailable"]
 
 log = logging.getLogger("datasets.reader")
 
-BENCHMARK_KEY = "benchmark:"
 RESOURCE_MEMORY_SECONDS = 60.0
 """How long health reports a resource failure after the last one."""
 VERIFIED_BUILDS = 65_536
@@ -74,129 +74,9 @@ sees it back at once), then after half its age of damage, at most the second: ea
 its files whole, so a build left damaged costs less and less."""
 
 
-@dataclass(frozen=True)
-class AlphaBuild:
-    """The current build of one alpha as the catalogue knows it: its alpha.json, without the file
-    manifest (read when the build is opened), as JSON text. Kept as text: a worker holds one per
-    alpha of the catalogue, and parsed they cost about 50 KiB each."""
-
-    alpha_id: str
-    build_id: str
-    build_dir: str
-    summary: str = field(hash=False, compare=False, repr=False)
-
-    @property
-    def key(self) -> str:
-        return self.alpha_id
-
-    @property
-    def entry(self) -> dict[str, Any]:
-        """alpha.json without `files`, parsed now (an opened build's view holds the whole file)."""
-        found: dict[str, Any] = json.loads(self.summary)
-        return found
-
-
-@dataclass(frozen=True)
-class BenchmarkBuild:
-    symbol: str
-    build_id: str
-    build_dir: str
-    entry: dict[str, Any] = field(hash=False, compare=False)
-
-    @property
-    def key(self) -> str:
-        return BENCHMARK_KEY + self.symbol
-
-
-@dataclass(frozen=True)
-class Catalogue:
-    alphas: dict[str, AlphaBuild]
-    unreadable: dict[str, str]  # published alphas whose pointer or alpha.json is corrupt
-    benchmarks: dict[str, BenchmarkBuild]
-    failure: str | None = None  # why the last re-read failed (the lake could not be listed)
-    index: pa.Table | None = None  # the catalogue index it was read from (None: a lake without one)
-    version: str = ""  # changes whenever any listed alpha's build changes (the catalogue's ETag)
-    order: tuple[str, ...] = ()  # readable alpha ids in catalogue order (`catalog.catalogue_order`)
-    listing: Listing | None = None  # what `/v1/alphas` filters on, aligned with `order`
-    generation: catalogue_index.Generation | None = None  # of the index it was read from
-
-
-@dataclass(frozen=True)
-class Listing:
-    """The catalogue's listed fields as Arrow arrays in catalogue order, built once per catalogue
-    so a `/v1/alphas` request filters with vectorised kernels instead of a loop over every alpha."""
-
-    ids: pa.Array  # alpha_id
-    fingerprints: np.ndarray  # uint64 of each alpha: its build and when its index row was computed
-    names: pa.Array  # name, or alpha_id when the run has none
-    tldrs: pa.Array  # tldr (null when none)
-    complete: pa.Array  # bool
-    text: pa.Array  # alpha_id, name and tldr, casefolded, joined by NUL
-
-    @classmethod
-    def of(
-        cls, ids: list[str], versions: list[str], names: list[Any], tldrs: list[Any], complete: list[Any]
-    ) -> Listing:
-        """`versions`: what identifies each alpha's figures (its build, and when its index row was
-        computed: `lake index` recomputes figures of unchanged builds)."""
-        names = [str(name or alpha) for alpha, name in zip(ids, names, strict=True)]
-        tldrs = [None if tldr is None else str(tldr) for tldr in tldrs]
-        texts = [
-            SEPARATOR.join(v.casefold() for v in (alpha, name, tldr or ""))
-            for alpha, name, tldr in zip(ids, names, tldrs, strict=True)
-        ]
-        return cls(
-            pa.array(ids, pa.string()),
-            np.array(
-                [fingerprint(alpha, version) for alpha, version in zip(ids, versions, strict=True)], np.uint64
-            ),
-            pa.array(names, pa.string()),
-            pa.array(tldrs, pa.string()),
-            pa.array([bool(c) for c in complete], pa.bool_()),
-            pa.array(texts, pa.string()),
-        )
-
-    def rows(self, positions: Sequence[int] | np.ndarray) -> list[dict[str, Any]]:
-        """`/v1/alphas` rows of the alphas at `positions`."""
-        taken = pa.array(positions, pa.int64())
-        columns = (self.ids.take(taken), self.names.take(taken), self.tldrs.take(taken))
-        return [
-            {"alpha_id": alpha, "name": name, "tldr": tldr}
-            for alpha, name, tldr in zip(*(c.to_pylist() for c in columns), strict=True)
-        ]
-
-    def select(
-        self, readable: pa.Array | None, complete_only: bool, needle: str | None
-    ) -> np.ndarray | range:
-        """Positions (catalogue order) of the alphas `readable` admits (None: all), complete
-        when asked, whose alpha_id, name or tldr contains the casefolded `needle`; a numpy array or
-        a range, so that a page of them is sliced without a list of the whole catalogue."""
-        keep = readable
-        if complete_only:
-            keep = self.complete if keep is None else pc.and_(keep, self.complete)
-        if needle is not None:
-            if SEPARATOR in needle:
-                return range(0)  # no field holds the separator
-            found = pc.match_substring(self.text, needle)
-            keep = found if keep is None else pc.and_(keep, found)
-        if keep is None:
-            return range(len(self.ids))
-        positions: np.ndarray = pc.indices_nonzero(pc.fill_null(keep, False)).to_numpy()
-        return positions
-
-
-SEPARATOR = "\x00"
-
-
 def _column(table: pa.Table, name: str) -> list[Any]:
     """A column of the index as a list; nulls when an older index has no such column."""
     return table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
-
-
-def fingerprint(alpha_id: str, version: str) -> int:
-    """64 bits of an alpha's figures (its id and `version`): the answers built from many alphas are
-    tagged by their fingerprints, gathered for the alphas a key may read without a loop."""
-    return int.from_bytes(hashlib.blake2b(f"{alpha_id}@{version}".encode(), digest_size=8).digest(), "big")
 
 
 @dataclass(frozen=True)
@@ -250,6 +130,7 @@ class LakeReader:
         self._storage = Storage(root)
         self._cache = None if self._storage.is_local else LocalCache(cache_dir, cache_bytes)
         self._catalogue: Catalogue | None = None
+        self._catalogue_cache = CatalogueCache()  # what snapshots map once per catalogue generation
         self._bug: Exception | None = None  # a failed refresh that was not the lake's fault
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}  # (key, build_id) -> manifest
         self._views: OrderedDict[str, BuildView] = OrderedDict()  # key -> opened build, LRU first
@@ -332,6 +213,12 @@ class LakeReader:
         if catalogue.failure is not None:
             raise LakeUnavailable(catalogue.failure)
         return catalogue
+
+    def snapshot(self) -> CatalogueSnapshot:
+        """The catalogue as one request reads it (`datasets.catalogue_snapshot`): every
+        catalogue-wide figure of an answer comes from this one generation. Raises LakeUnavailable
+        as `catalogue` does."""
+        return CatalogueSnapshot(self.catalogue(), self._storage, self.root, self._catalogue_cache)
 
     def alphas(self) -> dict[str, AlphaBuild]:
         """Every readable published alpha's current build. Raises LakeUnavailable when the last

@@ -13,6 +13,7 @@ is null where the peak is not positive. Aggregates of the summary skip nulls.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from datasets.build_view import BuildView
+from datasets.faults import BenchmarkMissing, LakeUnavailable
 from datasets.queries import Page, Window, day_numbers, window_bounds
 from datasets.rows import column_values, date_at, floats, shape_of
 from schemas import wire
@@ -223,3 +225,42 @@ def benchmark_table(daily: pa.Table) -> pa.Table:
         **{n: pa.array(computed[n], pa.float64()) for n in BENCHMARK_COMPUTED},
     }
     return pa.table({n: columns[n] for n in wire.BENCHMARK_FIELDS})
+
+
+@dataclass(frozen=True)
+class BenchmarkSeries:
+    """A benchmark's sessions (days since 1970, ascending) and daily total returns (NaN on its first
+    session), as `/benchmarks/{symbol}/daily` serves `period_return` over the whole history."""
+
+    symbol: str
+    build_id: str
+    basis: str  # adjusted_close or close
+    days: np.ndarray
+    returns: np.ndarray
+
+    def on(self, days: np.ndarray) -> np.ndarray:
+        """The benchmark's return on each of `days` (NaN where it has no session)."""
+        at = np.searchsorted(self.days, days)
+        inside = at < self.days.size
+        found = np.full(days.shape, np.nan)
+        hit = inside.copy()
+        hit[inside] = self.days[at[inside]] == days[inside]
+        found[hit] = self.returns[at[hit]]
+        return found
+
+
+def benchmark_series(view: BuildView, symbol: str) -> BenchmarkSeries:
+    """The whole daily series of a benchmark's build view, read once per build; `BenchmarkMissing`
+    (configured) when the build cannot be read."""
+
+    def read() -> BenchmarkSeries:
+        table = view.table("daily")
+        if table is None:
+            raise BenchmarkMissing(symbol, configured=True)
+        basis, returns = benchmark_returns(table)
+        return BenchmarkSeries(symbol, view.build_id, basis, day_numbers(table), returns)
+
+    try:
+        return view.memo("benchmark:series", read)
+    except LakeUnavailable as exc:
+        raise BenchmarkMissing(symbol, configured=True) from exc

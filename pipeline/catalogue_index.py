@@ -23,7 +23,11 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analytics.access import Access
 from analytics.correlation import Pairing
+from analytics.entries import Warnings
+from analytics.metrics.blocks import core_stats, nwt_ic_block
+from analytics.metrics.inputs import metrics_inputs
 from analytics.returns import daily_returns
 from analytics.significance import moments
 from datasets import catalog, catalogue_index, layout
@@ -33,9 +37,6 @@ from datasets.local_cache import LocalCache
 from datasets.storage import Storage
 from pipeline import catalogue_neighbours
 from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
-from serve.metrics.blocks import core_stats, nwt_ic_block
-from serve.metrics.inputs import Access, metrics_inputs
-from serve.metrics.stats import Warnings
 
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
 SERIES = "_series"

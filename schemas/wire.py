@@ -243,3 +243,7 @@ def kind_missing(kind: str, consequence: str = "the page is empty") -> dict[str,
 # -- benchmarks --------------------------------------------------------------------------------------
 
 BENCHMARK_SYMBOLS = ("SPY",)
+MARKET_BENCHMARK = BENCHMARK_SYMBOLS[0]
+"""The benchmark the decision routes measure a book against (risk's beta, combine's curve)."""
+BENCHMARK_ENDPOINT = "benchmarks.daily"
+"""The route whose grant lets a key read a benchmark's series, and so the figures built from it."""

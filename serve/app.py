@@ -31,7 +31,9 @@ from litestar.types import (
 )
 from litestar.utils import normalize_path
 
+from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable, NotReadable
 from datasets import answers
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
 from serve.access_log import access_log_middleware
@@ -133,6 +135,19 @@ def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiE
         return exc
     if isinstance(exc, LakeUnavailable):
         return errors.UpstreamUnavailable()
+    if isinstance(exc, BadParameters):
+        return errors.bad_parameters(exc.problems, exc.details)
+    if isinstance(exc, NotReadable):
+        return errors.RunNotAllowed(details={"alpha": exc.alpha, "parameter": exc.parameter})
+    if isinstance(exc, DataNotReadable):
+        return errors.EndpointNotAllowed(exc.message, details={"endpoint": exc.endpoint})
+    if isinstance(exc, AnalyticsNotBuilt):
+        return errors.AnalyticsNotBuilt(exc.message, details=exc.details)
+    if isinstance(exc, CatalogueIncomplete):
+        return errors.UpstreamUnavailable(exc.message)
+    if isinstance(exc, BenchmarkMissing):
+        missing = errors.BenchmarkUnavailable if exc.configured else errors.BenchmarkNotConfigured
+        return missing(details={"symbol": exc.symbol})
     if isinstance(exc, answers.NotARebalance):
         return errors.RebalanceNotFound(
             f"{exc.day.isoformat()} is not a rebalance date of {request.path_params.get('alpha')}.",

@@ -56,9 +56,12 @@ class Services:
     authenticate: Authenticator
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
-    catalogue: CatalogueFigures = field(default_factory=CatalogueFigures)  # the analytics' catalogue figures
     screener: Screener = field(default_factory=Screener)  # /analytics/screen's DuckDB database
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
+
+    @property
+    def catalogue(self) -> CatalogueFigures:  # TEMPORARY (issue 34): see serve/analytics/catalogue.py
+        return CatalogueFigures(self.reader)
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

@@ -126,3 +126,7 @@ class Caller:
 
     def may_read_run(self, alpha_id: str) -> bool:
         return self.runs.permits(alpha_id)
+
+    def may_read(self, alpha_id: str) -> bool:
+        """May read the alpha and its run: what a set of alphas a parameter names needs of each."""
+        return self.may_read_alpha(alpha_id) and self.may_read_run(alpha_id)

@@ -6,6 +6,7 @@ app turns them into the envelope `{error: {code, message, details, request_id}}`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 
@@ -305,10 +306,13 @@ class ExportDownloadNotConfigured(ApiError):
     )
 
 
-def bad_parameters(problems: dict[str, str]) -> ApiError:
-    """A 400 naming every offending parameter and the constraint it broke."""
+def bad_parameters(problems: Mapping[str, str], details: Mapping[str, Any] | None = None) -> ApiError:
+    """A 400 naming every offending parameter and the constraint it broke (and `details` besides)."""
     names = ", ".join(sorted(problems))
     return BadRequest(
         f"Invalid parameter(s): {names}.",
-        details={"parameters": [{"name": k, "rule": v} for k, v in sorted(problems.items())]},
+        details={
+            "parameters": [{"name": k, "rule": v} for k, v in sorted(problems.items())],
+            **(details or {}),
+        },
     )

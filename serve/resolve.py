@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from anyio import to_thread
 
-from datasets.reader import AlphaBuild, BuildView, LakeReader
+from datasets.reader import BuildView, LakeReader
+from datasets.served import AlphaBuild
 from serve import errors
 from serve.context import Caller
 

@@ -26,7 +26,7 @@ from schemas.bodies.figures import Block, documented, figure
 FULL = "the run's full evaluation window (from/to do not narrow it)"
 WINDOW = "the requested window (from/to), else the run's full window"
 NEWEY_WEST_MIN_N = 10
-"""Observations a Newey-West test needs (serve.metrics.newey_west refuses fewer)."""
+"""Observations a Newey-West test needs (analytics.newey_west refuses fewer)."""
 LAG_RULE = "lag = max(floor(4 * (n/100)^(2/9)), minimum lag), capped at n-1"
 
 

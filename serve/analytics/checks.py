@@ -20,21 +20,20 @@ from typing import Any
 import numpy as np
 
 from analytics import checks as formulas
-from analytics import significance
+from analytics import inputs, significance
+from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
+from analytics.entries import Warnings, conventions, number, window_echo
+from analytics.metrics import metrics_inputs
+from analytics.metrics.blocks import nwt_ic_block
 from datasets.queries import Window, day_numbers, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import floats
 from schemas import wire
 from serve import errors
-from serve.analytics import inputs
 from serve.analytics.catalogue import Matrix, Seen
-from serve.analytics.entries import conventions, window_echo, withheld
 from serve.analytics.policy import BY_ID, CHECKS, MAX, MIN, Policy
-from serve.metrics import Access, metrics_inputs
-from serve.metrics.blocks import nwt_ic_block
-from serve.metrics.stats import Warnings, number
 
 CORRELATION_ENDPOINT = "analytics.correlation"
 

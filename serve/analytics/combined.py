@@ -20,12 +20,13 @@ import pyarrow.compute as pc
 
 from analytics import combination
 from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR
+from analytics.entries import day_bounds, stat
 from analytics.returns import BookFigures, book_figures
 from datasets.queries import Window
-from datasets.reader import Catalogue, LakeReader
+from datasets.reader import LakeReader
+from datasets.served import Catalogue
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures, Matrix
-from serve.analytics.entries import day_bounds, stat
 from serve.analytics.market import Benchmark
 
 RISK_FREE = "risk_free"

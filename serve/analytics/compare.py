@@ -13,14 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from analytics import comparison
+from analytics import comparison, inputs
+from analytics.access import Access, withheld
 from analytics.comparison import DifferenceTest, Paired
+from analytics.entries import Warnings, conventions, number, stat, window_echo
 from datasets.queries import Window
 from datasets.reader import BuildView
-from serve.analytics import inputs
-from serve.analytics.entries import conventions, stat, window_echo, withheld
-from serve.metrics import Access
-from serve.metrics.stats import Warnings, number
 
 RETURN_FIGURES = ("information_ratio", "annualised_return", "volatility", "max_drawdown_pct")
 IC_FIGURES = ("mean_ic", "icir")

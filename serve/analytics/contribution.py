@@ -25,15 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from analytics import combination
+from analytics import combination, sets
 from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR, NotCombinable
 from analytics.correlation import MIN_OVERLAP, pearson_between
+from analytics.entries import day_bounds, stat
 from analytics.returns import book_figures
 from datasets.queries import Window
-from datasets.reader import Catalogue, LakeReader
+from datasets.reader import LakeReader
+from datasets.served import Catalogue
 from schemas.bodies.decisions import CONTRIBUTION_MAX_LISTED
 from serve import errors
-from serve.analytics import sets
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import (
     RETURNS_SOURCE,
@@ -47,7 +48,6 @@ from serve.analytics.combined import (
     turnover_of,
     weighted,
 )
-from serve.analytics.entries import day_bounds, stat
 
 MAX_LISTED = CONTRIBUTION_MAX_LISTED
 """Reference alphas without a return that `reference.without_returns.alphas` names (all are counted)."""

@@ -19,7 +19,7 @@ import msgspec
 from schemas.bodies import DOCUMENTED
 from serve.analytics.doc import shared_analytics_doc
 from serve.endpoints import endpoint, endpoints
-from serve.metrics.doc import shared_metrics_doc
+from serve.metrics_doc import shared_metrics_doc
 from serve.openapi.jsonschema import without_null
 
 REF_TEMPLATE = "#/components/schemas/{name}"

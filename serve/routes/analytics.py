@@ -19,7 +19,12 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import rolling
+from analytics import inputs, rolling, significance
+from analytics.access import require_readable
+from analytics.correlation import BASES, correlation_page
+from analytics.costs import costs_payload
+from analytics.drawdowns import drawdown_rows
+from analytics.entries import Warnings
 from datasets import answers
 from datasets.queries import Page, Window, day_numbers, page_of, window_bounds
 from datasets.reader import BuildView
@@ -38,16 +43,9 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
-from serve.analytics import inputs
-from serve.analytics.correlation import BASES, correlation_page
-from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
-from serve.analytics.entries import catalogue_tag, readable_mask, require_readable, whole_catalogue
-from serve.analytics.episodes import drawdown_rows
-from serve.analytics.significance import significance_payload
-from serve.auth import services_of
 from serve.envelope import single, with_warnings
-from serve.metrics.stats import Warnings
+from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
@@ -90,16 +88,16 @@ async def get_significance(
     ctx: Ctx[SignificanceQuery], alpha: FromPath[str]
 ) -> Response[Single[Significance]]:
     build, args = await _opened(ctx, alpha)
-    catalogue = ctx.reader.catalogue()
-    whole_catalogue(ctx.caller, catalogue)
-    trials = await to_thread.run_sync(services_of(ctx.request).catalogue.trials, catalogue)
-    seen = trials.seen(readable_mask(ctx.caller, catalogue), build.alpha_id)
+    snapshot = ctx.reader.snapshot()
+    whole_catalogue(ctx.caller, snapshot.catalogue)
+    trials = await to_thread.run_sync(snapshot.trials)
+    seen = significance.seen(trials, readable_mask(ctx.caller, snapshot.catalogue), build.alpha_id)
     # The answer depends on the build and the catalogue figures it is given, nothing else.
     ctx.validate_with(f"{build.build_id}+{seen.tag()}")
     warnings = Warnings()
     data = await to_thread.run_sync(
         partial(
-            significance_payload,
+            significance.significance_payload,
             build,
             (args.start, args.end),
             args.sr_benchmark,
@@ -125,32 +123,20 @@ async def list_correlation(
     build, args = await _opened(ctx, alpha)
     basis = BASES[args.basis]
     require_readable(caller_access(ctx), basis.data)
-    catalogue = ctx.reader.catalogue()
-    whole_catalogue(ctx.caller, catalogue)
+    snapshot = ctx.reader.snapshot()
+    whole_catalogue(ctx.caller, snapshot.catalogue)
     # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
-    mask = readable_mask(ctx.caller, catalogue)
+    mask = readable_mask(ctx.caller, snapshot.catalogue)
     window: Window = (args.start, args.end)
     compute = partial(
-        correlation_page,
-        services_of(ctx.request).catalogue,
-        ctx.reader,
-        build,
-        catalogue,
-        mask,
-        args.basis,
-        window,
-        args.limit,
-        args.offset,
+        correlation_page, snapshot, build.alpha_id, mask, args.basis, window, args.limit, args.offset
     )
     page = await to_thread.run_sync(compute)
     # The rows depend on the builds of the alphas the key may read and, on the scores basis, on
     # the alpha's neighbour list (rewritten under a new name when it changes).
-    listed = (
-        services_of(ctx.request).catalogue.list_path(ctx.reader, build.alpha_id)
-        if args.basis == "scores"
-        else ""
-    )
-    ctx.validate_with(f"{build.build_id}+{catalogue_tag(catalogue, mask, args.basis, listed or '')}")
+    listed = snapshot.list_path(build.alpha_id) if args.basis == "scores" else ""
+    tag = catalogue_tag(snapshot.catalogue, mask, args.basis, listed or "")
+    ctx.validate_with(f"{build.build_id}+{tag}")
     meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
     return ctx.collection(page, args.limit, args.offset, meta)
 

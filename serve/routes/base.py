@@ -11,11 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from anyio import to_thread
 from litestar import Request
 from litestar.params import SkipValidation
 
 from datasets import answers
 from datasets.answers import Answer
+from datasets.faults import BenchmarkMissing, LakeUnavailable
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
@@ -74,6 +76,18 @@ class Context(Generic[Q]):
         build = await resolve.open_alpha(self.caller, self.reader, alpha)
         self.validate_with(build.build_id)
         return build
+
+    async def open_benchmark(self, symbol: str) -> BuildView:
+        """The served build of benchmark `symbol`, the one way every route reads a benchmark;
+        `BenchmarkMissing` (503 benchmark_not_configured or benchmark_unavailable) otherwise."""
+        try:
+            build = self.reader.benchmark(symbol)
+            if build is None:
+                raise BenchmarkMissing(symbol, configured=False)
+            view = self.reader.ready_view(build)
+            return view if view is not None else await to_thread.run_sync(self.reader.view, build)
+        except LakeUnavailable as exc:
+            raise BenchmarkMissing(symbol, configured=True) from exc
 
     def validate_with(self, version: str) -> None:
         """This answer's data is fixed by `version` (a build id): it gets an ETag and may be a 304."""

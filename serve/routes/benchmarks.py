@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from anyio import to_thread
 from litestar import Response
 
 from datasets import series
-from datasets.reader import LakeUnavailable
+from datasets.faults import BenchmarkMissing, LakeUnavailable
 from schemas.bodies.envelope import Series
 from schemas.bodies.rows import BenchmarkRow, BenchmarkSummary
 from schemas.query import BenchmarkQuery
-from serve import errors
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
@@ -26,19 +24,14 @@ async def get_benchmark_daily(ctx: Ctx[BenchmarkQuery]) -> Response[Series[Bench
     symbol = args.symbol
     window, limit, offset = (args.start, args.end), args.limit, args.offset
     # Market data lives in the lake; a failure to read it affects only this route (503 benchmark_*).
+    view = await ctx.open_benchmark(symbol)
+    ctx.validate_with(f"benchmarks/{symbol}@{view.build_id}")
+    name = view.entry.get("name") or symbol
     try:
-        bench = ctx.reader.benchmark(symbol)
-        if bench is None:
-            raise errors.BenchmarkNotConfigured(details={"symbol": symbol})
-        view = ctx.reader.ready_view(bench)
-        if view is None:
-            view = await to_thread.run_sync(ctx.reader.view, bench)
-        ctx.validate_with(f"benchmarks/{symbol}@{bench.build_id}")
-        name = bench.entry.get("name") or symbol
         page, summary = series.benchmark_daily(view, symbol, name, window, limit, offset)
     except LakeUnavailable as exc:
-        raise errors.BenchmarkUnavailable(details={"symbol": symbol}) from exc
-    meta = ctx.meta(symbol=symbol, summary=summary, source=f"lake:benchmarks/{symbol}@{bench.build_id}")
+        raise BenchmarkMissing(symbol, configured=True) from exc
+    meta = ctx.meta(symbol=symbol, summary=summary, source=f"lake:benchmarks/{symbol}@{view.build_id}")
     return ctx.collection(page, limit, offset, meta)
 
 

@@ -13,8 +13,8 @@ from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
-from serve.analytics.entries import admitted_mask, catalogue_tag
 from serve.envelope import single
+from serve.readable import admitted_mask, catalogue_tag
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 

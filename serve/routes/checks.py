@@ -18,18 +18,18 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics import inputs
+from analytics.entries import Warnings
 from datasets import answers
-from datasets.reader import Catalogue
+from datasets.served import Catalogue
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
 from schemas.bodies.envelope import Single
 from schemas.query import ChecksQuery
-from serve.analytics import inputs
 from serve.analytics.checks import CORRELATION_ENDPOINT, Production, checks_payload, production_refused
-from serve.analytics.entries import catalogue_tag, readable_ids, readable_mask, whole_catalogue
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
-from serve.metrics.stats import Warnings
+from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access

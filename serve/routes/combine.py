@@ -24,33 +24,29 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics import sets
+from analytics.access import require_readable
 from analytics.combination import NotCombinable
+from analytics.entries import Warnings, window_echo
 from datasets.queries import Page, Window
-from datasets.reader import Catalogue, LakeReader
+from datasets.reader import LakeReader
+from datasets.served import Catalogue
 from schemas import choices
 from schemas.bodies.decisions import Contribution
 from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import CombinedRow
 from schemas.query import MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
 from serve import errors
-from serve.analytics import market, sets
+from serve.analytics import market
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
 from serve.analytics.contribution import contribution_payload, coverage, reference_book, weighted_book
 from serve.analytics.doc import COMMON
-from serve.analytics.entries import (
-    catalogue_tag,
-    readable_ids,
-    readable_mask,
-    require_readable,
-    whole_catalogue,
-    window_echo,
-)
 from serve.analytics.screen import MAX_REFERENCES
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
-from serve.metrics.stats import Warnings
 from serve.params import NUMBER_PATTERN
+from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
@@ -162,11 +158,11 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
     ids, weighting = _combine_parameters(args)
     require_readable(caller_access(ctx), "ledger")
     catalogue = ctx.reader.catalogue()
-    sets.admitted(ctx.caller, catalogue, ids, "alphas")
+    sets.admitted(ctx.caller.may_read, catalogue, ids, "alphas")
     warnings = Warnings()
     spy = None
     if ctx.caller.may_call(market.ENDPOINT):
-        spy = await market.benchmark(ctx.reader)
+        spy = await market.benchmark(ctx)
     else:
         withheld_benchmark(warnings)
     window: Window = (args.start, args.end)
@@ -305,7 +301,7 @@ async def get_contribution(
     catalogue = ctx.reader.catalogue()
     alpha = build.alpha_id
     if given is not None:
-        sets.admitted(ctx.caller, catalogue, given, "reference")
+        sets.admitted(ctx.caller.may_read, catalogue, given, "reference")
         reference = tuple(a for a in given if a != alpha)
         excluded = len(reference) < len(given)
         if not reference:

@@ -16,6 +16,8 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics import inputs
+from analytics.entries import Warnings
 from datasets import answers
 from datasets.reader import BuildView
 from schemas.bodies.analytics import WINDOW
@@ -23,10 +25,8 @@ from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import Single
 from schemas.query import CompareQuery
 from serve import errors, resolve
-from serve.analytics import inputs
 from serve.analytics.compare import compare_payload
 from serve.envelope import single, with_warnings
-from serve.metrics.stats import Warnings
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access

@@ -19,8 +19,9 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from datasets.faults import BenchmarkMissing
 from datasets.queries import page_of
-from datasets.reader import BuildView, LakeUnavailable
+from datasets.reader import BuildView
 from schemas import choices, exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
@@ -33,27 +34,15 @@ from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.routes.source import signer_of
 
-BENCHMARK_SYMBOL = wire.BENCHMARK_SYMBOLS[0]
-
-
-async def _benchmark_view(ctx: Context) -> BuildView:
-    """The served SPY build, or 503 `benchmark_not_configured` / `benchmark_unavailable`."""
-    try:
-        bench = ctx.reader.benchmark(BENCHMARK_SYMBOL)
-        if bench is None:
-            raise errors.BenchmarkNotConfigured(details={"symbol": BENCHMARK_SYMBOL})
-        view = ctx.reader.ready_view(bench)
-        return view if view is not None else await to_thread.run_sync(ctx.reader.view, bench)
-    except LakeUnavailable as exc:
-        raise errors.BenchmarkUnavailable(details={"symbol": BENCHMARK_SYMBOL}) from exc
+BENCHMARK_SYMBOL = wire.MARKET_BENCHMARK
 
 
 async def _benchmark_files(ctx: Context) -> list[ExportFile]:
     """The benchmark's exports, or none when the deployment has no readable benchmark with
     exports (`/exports/benchmark` names which)."""
     try:
-        return benchmark_exports(await _benchmark_view(ctx))
-    except (errors.BenchmarkNotConfigured, errors.BenchmarkUnavailable, errors.ExportsNotBuilt):
+        return benchmark_exports(await ctx.open_benchmark(BENCHMARK_SYMBOL))
+    except (BenchmarkMissing, errors.ExportsNotBuilt):
         return []
 
 
@@ -123,7 +112,7 @@ async def get_export(
         )
     book = _book(ctx, build, spec)
     if spec.kind is None:
-        bench = await _benchmark_view(ctx)
+        bench = await ctx.open_benchmark(BENCHMARK_SYMBOL)
         files = benchmark_exports(bench)
     else:
         files = alpha_exports(build)

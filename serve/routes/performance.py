@@ -5,12 +5,14 @@ from __future__ import annotations
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics.access import Access
+from analytics.metrics import compute_metrics, metrics_inputs
 from schemas.bodies.docs import MetricsDoc
 from schemas.bodies.envelope import Single
 from schemas.bodies.metrics import Metrics
 from schemas.query import MetricsQuery, NoQuery
 from serve.envelope import single, with_warnings
-from serve.metrics import Access, compute_metrics, metrics_inputs, shared_metrics_doc
+from serve.metrics_doc import shared_metrics_doc
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 
@@ -34,8 +36,9 @@ async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[
         args.end,
         args.panel,
         caller_access(ctx),
-        doc=args.doc,
     )
+    if args.doc:
+        data["doc"] = shared_metrics_doc()
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
 
 

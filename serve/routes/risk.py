@@ -1,8 +1,8 @@
-"""`/analytics/risk`: benchmark-relative and tail figures of one book against SPY
+"""`/analytics/risk`: benchmark-relative and tail figures of one book against the market benchmark
 (docs/analytics.md, "Risk").
 
 Authorised and resolved first, as every run-scoped route; then the parameters (a 400 before a 503
-about the build's age) and the book. SPY's series is read only for a key that may call
+about the build's age) and the book. The benchmark's series is read only for a key that may call
 `benchmarks.daily` (the figures built from it are withheld otherwise), and the answer's `ETag` then
 depends on both builds.
 """
@@ -16,15 +16,17 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics import inputs
+from analytics.entries import Warnings
+from analytics.risk import risk_payload
 from datasets import answers
+from datasets.series import benchmark_series
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.bodies.envelope import Single
 from schemas.query import RiskQuery
-from serve.analytics import inputs, market
-from serve.analytics.risk import risk_payload
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
-from serve.metrics.stats import Warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 from serve.routes.performance import caller_access
@@ -33,9 +35,9 @@ from serve.routes.performance import caller_access
 @route(
     "analytics.risk",
     "/v1/alphas/{alpha:str}/analytics/risk",
-    "Benchmark-relative and tail figures of a book against SPY",
+    "Benchmark-relative and tail figures of a book against " + MARKET_BENCHMARK,
     documented=(
-        "Benchmark-relative (against SPY) and tail figures of the book's daily returns over "
+        f"Benchmark-relative (against {MARKET_BENCHMARK}) and tail figures of the book's daily returns over "
         + WINDOW
         + "; r = ending_equity / starting_equity - 1 of the book's sessions in the window. Annualised "
         f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; every figure "
@@ -48,9 +50,9 @@ async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[Single
     inputs.require_built(build)
     book = ctx.book(build, "portfolio", args.book)
     bench = None
-    if ctx.caller.may_call(market.ENDPOINT):
-        bench = await market.benchmark(ctx.reader)
-        # The answer depends on the run's build and SPY's (replaces the tag open_run set).
+    if ctx.caller.may_call(BENCHMARK_ENDPOINT):
+        bench = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
+        # The answer depends on the run's build and the benchmark's (replaces the tag open_run set).
         ctx.validate_with(f"{build.build_id}+{bench.build_id}")
     warnings = Warnings()
     # About 2.5 ms of numpy over ten years of sessions (measured on a loaded machine): in a worker

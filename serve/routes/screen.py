@@ -22,20 +22,20 @@ import pyarrow.compute as pc
 from anyio import to_thread
 from litestar import Response
 
-from datasets.reader import Catalogue
+from analytics.access import Access, require_readable, withheld
+from analytics.correlation import BASES, within_correlation
+from analytics.entries import Warnings
+from datasets.served import Catalogue
 from schemas import choices, wire
 from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import ScreenRow
 from schemas.query import ScreenQuery
 from serve import errors
-from serve.analytics.correlation import BASES, within_correlation
-from serve.analytics.entries import catalogue_tag, readable_ids, readable_mask, require_readable, withheld
 from serve.analytics.screen import MAX_REFERENCES, CandidateFilter, Page, Screen, Screener
 from serve.auth import services_of
 from serve.envelope import with_warnings
-from serve.metrics import Access
-from serve.metrics.stats import Warnings
 from serve.params import split_items
+from serve.readable import catalogue_tag, readable_ids, readable_mask
 from serve.resolve import resolve_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route

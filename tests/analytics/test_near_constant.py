@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from analytics import inputs
+from analytics.inputs import Ledger
 from datasets.reader import BuildView
-from serve.analytics import inputs
-from serve.analytics.inputs import Ledger
 from tests.analytics.conftest import Api
 
 ALPHA = "Test_planted_factor"

@@ -155,7 +155,7 @@ def _unwrap(info: msgspec.inspect.Type) -> msgspec.inspect.Type:
 
 
 def test_the_metrics_model_has_every_path_the_server_documents() -> None:
-    from serve.metrics.doc import metrics_doc
+    from serve.metrics_doc import metrics_doc
 
     paths = list(metrics_doc()["fields"])
     assert len(paths) > 100

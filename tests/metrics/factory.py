@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from serve.metrics import Access, Conventions, MetricsInputs
+from analytics.access import Access
+from analytics.metrics import Conventions, MetricsInputs
 
 FIRST_WEEK = np.datetime64("2021-01-08", "D")
 FIRST_SESSION = np.datetime64("2021-01-04", "D")

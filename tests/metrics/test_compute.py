@@ -10,7 +10,8 @@ import pytest
 import statsmodels.api as sm
 from scipy.stats import spearmanr
 
-from serve.metrics import Access, compute_metrics
+from analytics.access import Access
+from analytics.metrics import compute_metrics
 from tests.metrics.factory import ALL_ACCESS, make_inputs
 
 REL = 1e-9
@@ -321,8 +322,3 @@ def test_panel_series(start: dt.date | None, end: dt.date | None) -> None:
         assert entry["rho"] == pytest.approx(values.mean(), rel=REL) and entry["weeks"] == values.size
     spreads = weekly["decile_spread"][inside]
     assert [s["spread"] for s in panel["decile_spread_weekly"]] == spreads[np.isfinite(spreads)].tolist()
-
-
-def test_doc_is_embedded_with_doc_flag() -> None:
-    data, _ = compute_metrics(make_inputs(), "overall", None, None, False, ALL_ACCESS, doc=True)
-    assert data["doc"]["schema_version"] == "2.0.0"

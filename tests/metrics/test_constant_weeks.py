@@ -16,10 +16,11 @@ import polars as pl
 import pytest
 from scipy.stats import spearmanr
 
+from analytics.metrics import Conventions, MetricsInputs, compute_metrics
+from analytics.metrics.inputs import columns_from_table
 from pipeline.publish import lake_table
 from pipeline.weekly import weekly_tables
-from serve.metrics import Conventions, MetricsInputs, compute_metrics, metrics_doc
-from serve.metrics.inputs import columns_from_table
+from serve.metrics_doc import metrics_doc
 from tests.api import lakedata
 from tests.metrics.conftest import Api
 from tests.metrics.factory import ALL_ACCESS

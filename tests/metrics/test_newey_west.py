@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from serve.metrics.newey_west import (
+from analytics.newey_west import (
     MIN_N,
     InsufficientData,
     NonpositiveVariance,

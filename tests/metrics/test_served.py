@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from serve.metrics.newey_west import lag_rule
+from analytics.newey_west import lag_rule
 from tests.metrics import reference as ref
 from tests.metrics.conftest import Api
 

@@ -1,4 +1,10 @@
-"""Small pieces every block uses: warnings, stat entries, date windows, JSON-safe numbers."""
+"""What every figure shares: warnings, stat entries, the run's conventions, date windows and their
+echo, JSON-safe numbers.
+
+Stat entries have the shape of `/metrics` core entries: `{value, unit, status, source,
+annualisation}` plus what the entry needs; a figure that cannot be measured is `not_measurable`
+with a `withheld_reason`, never zero.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from datasets.queries import Window
+from datasets.reader import BuildView
+from datasets.rows import day_number
 from schemas.wire import WARNING_CODES
-
-__all__ = ["WARNING_CODES", "Warnings", "Window", "iso", "not_measurable", "number", "stored_stat"]
 
 
 @dataclass
@@ -41,8 +48,8 @@ def number(value: Any) -> float | None:
 
 
 @dataclass(frozen=True)
-class Window:
-    """Inclusive date bounds; None means open on that side."""
+class DateWindow:
+    """Inclusive date bounds; None means open on that side (the metrics blocks' window)."""
 
     start: dt.date | None = None
     end: dt.date | None = None
@@ -61,10 +68,10 @@ class Window:
         )
         return slice(lo, max(lo, hi))
 
-    def intersect(self, other: Window) -> Window:
+    def intersect(self, other: DateWindow) -> DateWindow:
         starts = [d for d in (self.start, other.start) if d is not None]
         ends = [d for d in (self.end, other.end) if d is not None]
-        return Window(max(starts) if starts else None, min(ends) if ends else None)
+        return DateWindow(max(starts) if starts else None, min(ends) if ends else None)
 
 
 def iso(day: np.datetime64) -> str:
@@ -104,3 +111,57 @@ def stored_stat(
         )
         return not_measurable(reason, unit=unit, **extra)
     return {"value": value, "unit": unit, "status": "available", **extra}
+
+
+def stat(
+    value: float | None, unit: str, source: str, annualisation: str, reason: str, **extra: Any
+) -> dict[str, Any]:
+    """An available entry, or a not_measurable one with `reason` when `value` is not finite."""
+    clean = number(value)
+    if clean is None:
+        return not_measurable(reason, unit=unit, source=source, annualisation=annualisation, **extra)
+    return {
+        "value": clean,
+        "unit": unit,
+        "status": "available",
+        "source": source,
+        "annualisation": annualisation,
+        **extra,
+    }
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """The run's conventions (`metric_conventions` of its manifest), as its figures annualise."""
+
+    weeks_per_year: int = 52
+    sessions_per_year: int = 252
+    icir_annualised: bool = False
+    risk_free_rate_source: str | None = None
+
+
+def conventions(view: BuildView) -> Conventions:
+    found = view.entry.get("metric_conventions") or {}
+    return Conventions(
+        weeks_per_year=int(found.get("weeks_per_year") or 52),
+        sessions_per_year=int(found.get("sessions_per_year") or 252),
+        icir_annualised=bool(found.get("icir_annualised", False)),
+        risk_free_rate_source=found.get("risk_free_rate_source"),
+    )
+
+
+def window_echo(window: Window) -> dict[str, str | None]:
+    start, end = window
+    return {
+        "from": None if start is None else start.isoformat(),
+        "to": None if end is None else end.isoformat(),
+    }
+
+
+def day_bounds(window: Window) -> tuple[int, int]:
+    """The inclusive window as days since 1970 (open sides as the int32 range)."""
+    start, end = window
+    return (
+        -(2**31) if start is None else day_number(start),
+        2**31 - 1 if end is None else day_number(end),
+    )

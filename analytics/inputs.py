@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from analytics.errors import AnalyticsNotBuilt, BadParameters
 from analytics.returns import daily_returns
 from datasets.queries import Window, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import floats
-from serve import errors
 
 MARKER_TABLE = "analytics_drawdowns"
 """Written for every build from pipeline 2.2 on (empty without a ledger)."""
@@ -53,7 +53,7 @@ def require_built(view: BuildView) -> None:
     """503 `analytics_not_built` for a build published before the analytics tables."""
     if view.table(MARKER_TABLE) is None:
         version = view.entry.get("pipeline_version")
-        raise errors.AnalyticsNotBuilt(
+        raise AnalyticsNotBuilt(
             f"The served build {view.build_id} of {view.alpha_id} was published by pipeline {version}, "
             "before the analytics tables; an operator rebuilds it with `alpha-results build` "
             "(pipeline 2.2 or later).",
@@ -129,6 +129,6 @@ def require_window_sessions(count: int, whole: int, window: Window, minimum: int
     rule = f"the window holds {count} {what}; at least {minimum} are needed"
     if count == 1:
         rule = rule.replace("holds 1 sessions", "holds 1 session")
-    raise errors.bad_parameters(
+    raise BadParameters(
         {side: rule for side, bound in zip(("from", "to"), window, strict=True) if bound is not None}
     )

@@ -17,14 +17,16 @@ without returns is a member without returns there, said in the body).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from datasets.reader import Catalogue
-from serve import errors
-from serve.analytics.catalogue import Matrix, catalogue_unavailable
-from serve.context import Caller
+from analytics.errors import BadParameters, NotReadable
+from datasets.catalogue_snapshot import Matrix
+from datasets.faults import CatalogueIncomplete
+from datasets.served import Catalogue
 
 
 def listed(text: str | None, name: str, minimum: int, maximum: int) -> tuple[tuple[str, ...], str | None]:
@@ -41,23 +43,24 @@ def listed(text: str | None, name: str, minimum: int, maximum: int) -> tuple[tup
     return ids, None
 
 
-def admitted(caller: Caller, catalogue: Catalogue, ids: tuple[str, ...], name: str) -> None:
-    """Authorises every id, then finds every one (the rules 2 and 3 above)."""
+def admitted(may_read: Callable[[str], bool], catalogue: Catalogue, ids: tuple[str, ...], name: str) -> None:
+    """Authorises every id (`may_read`: may the caller read this alpha and its run), then finds
+    every one (the rules 2 and 3 above)."""
     for alpha in ids:
-        if not (caller.may_read_alpha(alpha) and caller.may_read_run(alpha)):
-            raise errors.RunNotAllowed(details={"alpha": alpha, "parameter": name})
+        if not may_read(alpha):
+            raise NotReadable(alpha, name)
     unknown = [alpha for alpha in ids if alpha not in catalogue.alphas and alpha not in catalogue.unreadable]
     if unknown:
-        raise errors.bad_parameters({name: f"names alphas the catalogue does not hold: {', '.join(unknown)}"})
+        raise BadParameters({name: f"names alphas the catalogue does not hold: {', '.join(unknown)}"})
     if any(alpha in catalogue.unreadable for alpha in ids):
-        raise catalogue_unavailable()
+        raise CatalogueIncomplete()
 
 
 def held_rows(matrix: Matrix, ids: tuple[str, ...]) -> np.ndarray:
     """Each id's row of the returns matrix, with or without returns; 503 when the matrix does not
     hold an alpha of the catalogue (an index written before it)."""
     if any(alpha not in matrix.rows for alpha in ids):
-        raise errors.UpstreamUnavailable(
+        raise CatalogueIncomplete(
             "The catalogue's returns matrix does not hold every alpha of the catalogue yet; retry with "
             "backoff, or an operator rewrites it with `alpha-results lake index`."
         )
@@ -71,7 +74,7 @@ def matrix_rows(matrix: Matrix, ids: tuple[str, ...], name: str) -> np.ndarray:
     found = np.isfinite(np.asarray(matrix.values[rows])).any(axis=1)
     empty = [alpha for alpha, ok in zip(ids, found, strict=True) if not ok]
     if empty:
-        raise errors.bad_parameters(
+        raise BadParameters(
             {
                 name: f"{', '.join(empty)} {'has' if len(empty) == 1 else 'have'} no long_short returns (no ledger)"
             }

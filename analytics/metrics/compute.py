@@ -11,10 +11,10 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from serve.metrics import blocks
-from serve.metrics.doc import shared_metrics_doc
-from serve.metrics.inputs import Access, MetricsInputs
-from serve.metrics.stats import Warnings, Window
+from analytics.access import Access
+from analytics.entries import DateWindow, Warnings
+from analytics.metrics import blocks
+from analytics.metrics.inputs import MetricsInputs
 
 log = logging.getLogger(__name__)
 GRANULARITIES = ("overall", "yearly", "monthly")
@@ -37,12 +37,11 @@ def compute_metrics(
     window_to: dt.date | None,
     panel: bool,
     access: Access,
-    doc: bool = False,
 ) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """Returns (data, warnings); warnings are `{code, message, block?, kind?}` entries."""
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity must be one of {GRANULARITIES}")
-    window = Window(window_from, window_to)
+    window = DateWindow(window_from, window_to)
     warnings = Warnings()
     if window.narrowed:
         for block in ("core", "rank_ic", "nwt.ic"):
@@ -109,8 +108,6 @@ def compute_metrics(
         "weekly": inputs.conventions.weeks_per_year,
         "daily": inputs.conventions.sessions_per_year,
     }
-    if doc:
-        data["doc"] = shared_metrics_doc()
     return data, warnings.entries
 
 

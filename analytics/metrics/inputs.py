@@ -8,47 +8,17 @@ Request-time work then only slices these arrays by date and aggregates ~290 numb
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from analytics.entries import Conventions
+from analytics.entries import conventions as conventions_of
 from datasets.reader import BuildView
 
 Columns = dict[str, np.ndarray]
-
-
-@dataclass(frozen=True)
-class Conventions:
-    weeks_per_year: int = 52
-    sessions_per_year: int = 252
-    icir_annualised: bool = False
-    risk_free_rate_source: str | None = None
-
-
-DATA_ENDPOINTS: dict[str, tuple[str, ...]] = {
-    "cross_sections": ("signals.rebalances.get", "signals.scores"),
-    "ledger": ("portfolio.ledger",),
-}
-"""The data a figure may be rebuilt from, and the routes of which any one lets a key read it
-(the `/metrics` rule, which the analytics routes follow too)."""
-
-
-@dataclass(frozen=True)
-class Access:
-    """What the caller may read besides the metrics endpoint itself (fields named as DATA_ENDPOINTS)."""
-
-    cross_sections: bool
-    ledger: bool
-
-    @classmethod
-    def of(cls, may_call: Callable[[str], bool]) -> Access:
-        return cls(**{data: any(map(may_call, ids)) for data, ids in DATA_ENDPOINTS.items()})
-
-    def may_read(self, data: str) -> bool:
-        return bool(getattr(self, data))
 
 
 # scope -> period -> metric -> value ("" is the period of scope overall)
@@ -152,13 +122,7 @@ def _ledger(view: BuildView) -> Columns | None:
 def read_inputs(view: BuildView) -> MetricsInputs:
     """Read every table the metrics need from one build's view (absent tables stay None)."""
     facts = view.entry
-    conventions_raw = facts.get("metric_conventions") or {}
-    conventions = Conventions(
-        weeks_per_year=int(conventions_raw.get("weeks_per_year") or 52),
-        sessions_per_year=int(conventions_raw.get("sessions_per_year") or 252),
-        icir_annualised=bool(conventions_raw.get("icir_annualised", False)),
-        risk_free_rate_source=conventions_raw.get("risk_free_rate_source"),
-    )
+    conventions = conventions_of(view)
     tables: dict[str, Columns | None] = {}
     for name, names in _TABLE_COLUMNS.items():
         table = view.table(name)

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from serve.metrics.inputs import Access, Columns, Conventions, MetricsInputs
-from serve.metrics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
-from serve.metrics.stats import Warnings, Window, iso, not_measurable, number, stored_stat
+from analytics.access import Access
+from analytics.entries import DateWindow, Warnings, iso, not_measurable, number, stored_stat
+from analytics.metrics.inputs import Columns, Conventions, MetricsInputs
+from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
 
 BUCKET_COUNT = 10
 TERM_HORIZONS = (1, 2, 4, 8)
@@ -109,7 +110,7 @@ def core_stats(
 
 
 def tenure(
-    inputs: MetricsInputs, window: Window, access: Access, warnings: Warnings
+    inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
 ) -> dict[str, Any] | None:
     """Weeks and span of the run inside the window (rebalance index; ledger fallback)."""
     rebalances = inputs.rebalances
@@ -157,7 +158,9 @@ def tenure(
     }
 
 
-def core_block(inputs: MetricsInputs, window: Window, access: Access, warnings: Warnings) -> dict[str, Any]:
+def core_block(
+    inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
+) -> dict[str, Any]:
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     if inputs.stored is None:
         warnings.add("missing_kind", "The run sealed no stored metrics.", block="core", kind="metrics")
@@ -211,18 +214,18 @@ def signal_processing_block(inputs: MetricsInputs) -> dict[str, Any] | None:
     }
 
 
-def period_bounds(period: str) -> Window:
+def period_bounds(period: str) -> DateWindow:
     """`2023` -> the year, `2023-04` -> the month."""
     if len(period) == 4:
         year = int(period)
-        return Window(dt.date(year, 1, 1), dt.date(year, 12, 31))
+        return DateWindow(dt.date(year, 1, 1), dt.date(year, 12, 31))
     year, month = int(period[:4]), int(period[5:7])
     following = dt.date(year + 1, 1, 1) if month == 12 else dt.date(year, month + 1, 1)
-    return Window(dt.date(year, month, 1), following - dt.timedelta(days=1))
+    return DateWindow(dt.date(year, month, 1), following - dt.timedelta(days=1))
 
 
 def periods_block(
-    inputs: MetricsInputs, granularity: str, window: Window, access: Access, warnings: Warnings
+    inputs: MetricsInputs, granularity: str, window: DateWindow, access: Access, warnings: Warnings
 ) -> list[dict[str, Any]] | None:
     if granularity == "overall":
         return None
@@ -308,7 +311,7 @@ _BUCKET_MEANS = (
 )
 
 
-def ic_deciles_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> dict[str, Any] | None:
+def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> dict[str, Any] | None:
     """Means of the weekly bucket means over eligible weeks with forward returns in the window.
 
     A week is eligible as the pipeline marked it (`decile_eligible`: at least 20 raw-scored names
@@ -433,7 +436,7 @@ def ic_reproduction_mismatch(inputs: MetricsInputs) -> str | None:
 
 
 def nwt_ic_score_panel_block(
-    inputs: MetricsInputs, window: Window, access: Access, warnings: Warnings
+    inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
 ) -> dict[str, Any] | None:
     if not signal_series_available(inputs, access, warnings, "nwt.ic_score_panel"):
         return None
@@ -444,7 +447,7 @@ def nwt_ic_score_panel_block(
     return _hac_block(raw_ic, warnings, "nwt.ic_score_panel", extra)
 
 
-def daily_returns(ledger: Columns, window: Window) -> tuple[np.ndarray, np.ndarray]:
+def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.ndarray]:
     part = window.mask_sorted(ledger["date"])
     starting = ledger["starting_equity"][part]
     ending = ledger["ending_equity"][part]
@@ -453,7 +456,7 @@ def daily_returns(ledger: Columns, window: Window) -> tuple[np.ndarray, np.ndarr
 
 
 def nwt_ir_block(
-    inputs: MetricsInputs, window: Window, access: Access, warnings: Warnings
+    inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
 ) -> dict[str, Any] | None:
     if not access.ledger:
         warnings.add(
@@ -475,7 +478,7 @@ def nwt_ir_block(
 
 
 def _level_values(
-    table: Columns | None, level_column: str, level: int, value_column: str, window: Window
+    table: Columns | None, level_column: str, level: int, value_column: str, window: DateWindow
 ) -> np.ndarray:
     """Finite weekly values of one level (a horizon, a lag) of a per-week-and-level series, in the window."""
     if table is None:
@@ -485,7 +488,7 @@ def _level_values(
     return values[np.isfinite(values)]
 
 
-def panel_block(inputs: MetricsInputs, window: Window, warnings: Warnings) -> dict[str, Any]:
+def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> dict[str, Any]:
     """Weekly series of the window (served only with panel=1 and only when ic_deciles is)."""
     weekly = inputs.weekly_signal
     assert weekly is not None

@@ -1,0 +1,223 @@
+"""The catalogue as one request reads it: its index, its date-aligned matrices, the trials columns
+and each alpha's score neighbours, all of one generation.
+
+A request takes one `CatalogueSnapshot` (`LakeReader.snapshot()`), as it takes one view per build:
+every catalogue-wide figure of its answer is read from the same catalogue, so a refresh between two
+reads cannot mix two generations under an ETag computed from the first. What is mapped or decoded
+once per catalogue generation (the matrices, the trials columns, the neighbour-list paths) is kept
+in the reader's `CatalogueCache`, keyed by the catalogue's version; the score neighbour lists of
+the NEIGHBOUR_LISTS alphas asked for last are kept too (`pipeline/catalogue_neighbours.py` writes
+them, one small file per alpha).
+
+A catalogue figure is exact or absent: the index, a matrix or a list that cannot be read raises
+`CatalogueIncomplete` (503), never a figure over fewer alphas than published.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from datasets import catalogue_index
+from datasets.faults import CatalogueIncomplete, CorruptLakeFile, LakeUnavailable
+from datasets.served import Catalogue
+from datasets.storage import Storage
+from schemas.lake import SCORE_NEIGHBOURS
+
+NEIGHBOUR_LISTS = 256
+"""Score neighbour lists a worker keeps (each a few tens of KiB: 50 pairings of weekly series)."""
+
+
+@dataclass(frozen=True)
+class ScoreNeighbour:
+    """One score neighbour of an alpha: per common week (days since 1970, ascending), the two
+    alphas' rank correlation (`rho`) and the names behind it (`names`)."""
+
+    alpha_id: str
+    build_id: str  # the neighbour's build it was paired with
+    days: np.ndarray
+    rho: np.ndarray
+    names: np.ndarray
+
+
+@dataclass(frozen=True)
+class Trials:
+    """Columns of the catalogue index for the listed alphas, in the listing's order."""
+
+    version: str  # of the catalogue they were read from (`Catalogue.version`)
+    rows: dict[str, int]  # alpha -> its row
+    sharpes: np.ndarray  # per-session Sharpe of each alpha's whole long_short history; NaN: none
+    p_values: np.ndarray  # nwt.ic p-value of each alpha; NaN where not measurable
+    count: int  # alphas with a measurable Sharpe ratio, and the unreadable ones
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """One basis of the catalogue's date-aligned matrices (`pipeline/catalogue_index.py`): a row per
+    alpha of the index (`rows`), a column per date (`days`, days since 1970), NaN where none."""
+
+    version: str
+    rows: dict[str, int]
+    ids: pa.Array  # alpha_id of each row
+    days: np.ndarray
+    values: np.ndarray
+
+    def series(self, alpha: str) -> tuple[np.ndarray, np.ndarray]:
+        """(days, values) where the alpha has a finite value."""
+        values = np.asarray(self.values[self.rows[alpha]])
+        finite = np.isfinite(values)
+        return self.days[finite], values[finite]
+
+
+class CatalogueCache:
+    """What the reader keeps per catalogue generation; one per reader, thread-safe (routes compute
+    in worker threads)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.trials: Trials | None = None
+        self.matrices: dict[str, Matrix] = {}
+        self.neighbours: OrderedDict[str, list[ScoreNeighbour]] = OrderedDict()
+        self.paths: tuple[str, dict[str, str | None]] | None = None
+
+
+@dataclass(frozen=True)
+class CatalogueSnapshot:
+    """The catalogue of one request (see the module's docstring)."""
+
+    catalogue: Catalogue
+    storage: Storage
+    root: str
+    cache: CatalogueCache
+
+    @property
+    def version(self) -> str:
+        return self.catalogue.version
+
+    def trials(self) -> Trials:
+        """The trials columns (each alpha's Sharpe ratio and nwt.ic p-value) of the listed alphas."""
+        catalogue, cache = self.catalogue, self.cache
+        cached = cache.trials
+        if cached is not None and cached.version == catalogue.version:
+            return cached
+        if catalogue.index is None:
+            raise CatalogueIncomplete(
+                "The lake has no catalogue index, which the catalogue-wide figures are read from; an "
+                "operator writes it with `alpha-results lake index`."
+            )
+        # The listed alphas' rows, in the listing's order (the readable mask's): an unreadable
+        # alpha has no figures in the index, and whether it stops an answer is the route's rule
+        # (only when the key may read it).
+        listing = catalogue.listing
+        assert listing is not None
+        index = catalogue.index
+        rows = pc.index_in(listing.ids, value_set=index.column("alpha_id")).to_numpy(zero_copy_only=False)
+        sharpes = _floats(index.column("sharpe_per_session"))[rows]
+        found = Trials(
+            catalogue.version,
+            {alpha: row for row, alpha in enumerate(listing.ids.to_pylist())},
+            sharpes,
+            _floats(index.column("nwt_ic_p_value"))[rows],
+            # An unreadable alpha was run too: counted as a trial (deflating by fewer trials than
+            # were run would flatter), and a key that may not read it sees N as it was.
+            int(np.count_nonzero(np.isfinite(sharpes))) + len(catalogue.unreadable),
+        )
+        with cache.lock:
+            cache.trials = found
+        return found
+
+    def matrix(self, basis: str) -> Matrix:
+        """The catalogue's matrix of `basis` (returns, ic), mapped once per catalogue generation."""
+        catalogue, cache = self.catalogue, self.cache
+        cached = cache.matrices.get(basis)
+        if cached is not None and cached.version == catalogue.version:
+            return cached
+        generation, index = catalogue.generation, catalogue.index
+        values = days = None
+        if generation is not None and index is not None:
+            try:
+                days = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_days")
+                values = catalogue_index.read_matrix(self.storage, self.root, generation, basis)
+            except (OSError, LakeUnavailable) as exc:
+                raise CatalogueIncomplete() from exc
+        if values is None or days is None or index is None:
+            raise CatalogueIncomplete(
+                "The catalogue index has no correlation matrices; an operator writes them with "
+                "`alpha-results lake index`."
+            )
+        ids = index.column("alpha_id").combine_chunks()
+        rows = {alpha: row for row, alpha in enumerate(ids.to_pylist())}
+        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values)
+        with cache.lock:
+            cache.matrices[basis] = found
+        return found
+
+    def score_neighbours(self, alpha: str) -> list[ScoreNeighbour] | None:
+        """The score neighbours of `alpha` as its row of the catalogue index names them (stale
+        entries included: the caller keeps those whose neighbour is still served from the build
+        named); None when its build has no decisions."""
+        index = self.catalogue.index
+        if index is None or "score_neighbours" not in index.column_names:
+            raise CatalogueIncomplete(
+                "The catalogue index has no score neighbours; an operator writes them with "
+                "`alpha-results lake index`."
+            )
+        path = self.list_path(alpha)
+        if path is None:
+            return None
+        cache = self.cache
+        with cache.lock:
+            found = cache.neighbours.get(path)
+            if found is not None:
+                cache.neighbours.move_to_end(path)
+                return found
+        try:
+            table = catalogue_index.read_table(self.storage, self.root, path, SCORE_NEIGHBOURS)
+        except (OSError, CorruptLakeFile) as exc:
+            raise CatalogueIncomplete() from exc
+        found = [
+            ScoreNeighbour(alpha_id, build_id, days, rho, names)
+            for alpha_id, build_id, _, days, rho, names in catalogue_index.neighbour_entries(table)
+        ]
+        with cache.lock:
+            cache.neighbours[path] = found
+            while len(cache.neighbours) > NEIGHBOUR_LISTS:
+                cache.neighbours.popitem(last=False)
+        return found
+
+    def list_path(self, alpha: str) -> str | None:
+        """The path of `alpha`'s score neighbours list (None: it has none)."""
+        return self._list_paths().get(alpha)
+
+    def _list_paths(self) -> dict[str, str | None]:
+        """alpha -> the path of its score neighbours list, once per catalogue version."""
+        catalogue, cache = self.catalogue, self.cache
+        cached = cache.paths
+        if cached is not None and cached[0] == catalogue.version:
+            return cached[1]
+        index = catalogue.index
+        assert index is not None
+        paths = dict(
+            zip(
+                index.column("alpha_id").to_pylist(),
+                index.column("score_neighbours").to_pylist(),
+                strict=True,
+            )
+        )
+        cache.paths = (catalogue.version, paths)
+        return paths
+
+    def build_id(self, alpha: str) -> str | None:
+        """The build `alpha` is served from in this catalogue (None: not published)."""
+        build = self.catalogue.alphas.get(alpha)
+        return None if build is None else build.build_id
+
+
+def _floats(column: pa.ChunkedArray) -> np.ndarray:
+    """A float column of the index as numpy, NaN for null."""
+    return np.asarray(column.to_numpy(), dtype=np.float64)
