@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,10 @@ import numpy as np
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import day_number
+from schemas.bodies.analytics import ANALYTICS_BLOCK, AnalyticsStat
+from schemas.bodies.base import Body
+from schemas.bodies.base import Window as WindowEcho
+from schemas.bodies.figures import field_facts
 from schemas.wire import WARNING_CODES
 
 
@@ -130,6 +135,44 @@ def stat(
     }
 
 
+def analytics_stat(
+    value: float | None, unit: str, source: str, annualisation: str, reason: str, **extra: Any
+) -> AnalyticsStat:
+    """An available entry, or a not_measurable one with `reason` when `value` is not finite."""
+    clean = number(value)
+    if clean is None:
+        return AnalyticsStat(
+            value=None,
+            unit=unit,
+            status="not_measurable",
+            withheld_reason=reason,
+            source=source,
+            annualisation=annualisation,
+            **extra,
+        )
+    return AnalyticsStat(
+        value=clean, unit=unit, status="available", source=source, annualisation=annualisation, **extra
+    )
+
+
+def declared_stat(
+    body: type[Body],
+    name: str,
+    value: float | None,
+    reason: str,
+    context: Mapping[str, str] | None = None,
+    **extra: Any,
+) -> AnalyticsStat:
+    """The stat entry of `body`'s field `name`: its unit, annualisation and source as the field
+    declares them (`figure(...)`, with `/analytics/_doc`'s defaults where it is silent; `context`
+    fills the source's `{book}`), its value or not_measurable with `reason`, and `extra` keys."""
+    facts = field_facts(body, name)
+    defaults = ANALYTICS_BLOCK.defaults
+    source = (facts.get("source") or defaults["source"]).format_map(context or {})
+    annualisation = facts.get("annualisation") or defaults["annualisation"]
+    return analytics_stat(value, facts["unit"], source, annualisation, reason, **extra)
+
+
 @dataclass(frozen=True)
 class Conventions:
     """The run's conventions (`metric_conventions` of its manifest), as its figures annualise."""
@@ -150,12 +193,9 @@ def conventions(view: BuildView) -> Conventions:
     )
 
 
-def window_echo(window: Window) -> dict[str, str | None]:
-    start, end = window
-    return {
-        "from": None if start is None else start.isoformat(),
-        "to": None if end is None else end.isoformat(),
-    }
+def window_echo(window: Window) -> WindowEcho:
+    """The request's window, echoed: from and to, null where open."""
+    return WindowEcho(from_=window[0], to=window[1])
 
 
 def day_bounds(window: Window) -> tuple[int, int]:

@@ -28,6 +28,7 @@ benchmark's return basis and the count of sessions both have.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,14 +38,15 @@ import numpy as np
 
 from analytics import inputs
 from analytics.access import Access, withheld
-from analytics.entries import Warnings, conventions, stat, window_echo
+from analytics.entries import Warnings, conventions, declared_stat, window_echo
 from analytics.returns import max_drawdown_fraction
 from analytics.variance import measurable_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import EPOCH
 from datasets.series import BenchmarkSeries
-from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk, RiskBenchmark
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 MIN_SESSIONS = RISK_MIN_SESSIONS
@@ -248,8 +250,8 @@ def benchmark_withheld(symbol: str, block: str, warnings: Warnings) -> str:
     return f"access_limited: {why}"
 
 
-def _iso(day: int) -> str:
-    return (EPOCH + timedelta(days=day)).isoformat()
+def _date(day: int) -> dt.date:
+    return EPOCH + timedelta(days=day)
 
 
 def risk_payload(
@@ -260,9 +262,9 @@ def risk_payload(
     benchmark: BenchmarkSeries | None,
     warnings: Warnings,
     symbol: str = MARKET_BENCHMARK,
-) -> dict[str, Any]:
+) -> Risk:
     per_year = conventions(view).sessions_per_year
-    source = f"portfolio:{book}"
+    context = {"book": book}
     ledger = inputs.ledger(view, book)
     part = None if ledger is None or not access.ledger else ledger.window(window)
     r = np.empty(0) if part is None else part.returns
@@ -280,45 +282,50 @@ def risk_payload(
         reason = ""
     f = None if reason else risk_figures(r, days, per_year)
 
-    def entry(pick: str, unit: str, annualisation: str, **extra: Any) -> dict[str, Any]:
+    def entry(pick: str, **extra: Any) -> AnalyticsStat:
         figure: Figure | None = None if f is None else getattr(f, pick)
         value = None if figure is None else figure.value
         why = reason if figure is None else figure.why_not
-        return stat(value, unit, source, annualisation, why, **extra)
+        return declared_stat(Risk, pick, value, why, context, **extra)
 
-    def period(found: Period | None) -> dict[str, Any]:
+    def period(name: str, found: Period | None) -> AnalyticsStat:
         measured = found is not None and not found.why_not
-        return stat(
+        return declared_stat(
+            Risk,
+            name,
             None if found is None else found.value,
-            FRACTION,
-            source,
-            "not_annualisable",
             reason if found is None else found.why_not,
-            date=_iso(found.day) if found is not None and measured else None,
+            context,
+            date=_date(found.day) if found is not None and measured else None,
             sessions=found.sessions if found is not None and measured else None,
         )
 
-    tail_extra = {"confidence": CONFIDENCE, "horizon_sessions": 1}
-    out: dict[str, Any] = {
-        "alpha": view.alpha_id,
-        "book": book,
-        "window": window_echo(window),
+    def extremes_of(name: str) -> Extremes | None:
+        return None if f is None else getattr(f, name)
+
+    tail = {"confidence": CONFIDENCE, "horizon_sessions": 1}
+    return Risk(
+        alpha=view.alpha_id,
+        book=book,
+        window=window_echo(window),
         # A count of the ledger: withheld (null) as its figures are for a key that may not read it.
-        "sessions": None if not access.ledger else int(days.size),
-        "benchmark": _relative(r, days, book, per_year, reason, symbol, benchmark, warnings),
-        "sortino": entry("sortino", "ratio", "annualised", periods_per_year=per_year),
-        "cagr": entry("cagr", FRACTION, "annualised", periods_per_year=per_year),
-        "max_drawdown_pct": entry("max_drawdown_pct", "percentage_points", "not_annualisable"),
-        "calmar": entry("calmar", "ratio", "annualised", periods_per_year=per_year),
-        "tail_ratio": entry("tail_ratio", "ratio", "not_annualisable"),
-        "var_95": entry("var_95", FRACTION, "not_annualisable", **tail_extra),
-        "cvar_95": entry("cvar_95", FRACTION, "not_annualisable", **tail_extra),
-    }
-    for name in ("day", "week", "month"):
-        found: Extremes | None = None if f is None else getattr(f, name)
-        out[f"best_{name}"] = period(None if found is None else found.best)
-        out[f"worst_{name}"] = period(None if found is None else found.worst)
-    return out
+        sessions=None if not access.ledger else int(days.size),
+        benchmark=_relative(r, days, book, per_year, reason, symbol, benchmark, warnings),
+        sortino=entry("sortino", periods_per_year=per_year),
+        cagr=entry("cagr", periods_per_year=per_year),
+        max_drawdown_pct=entry("max_drawdown_pct"),
+        calmar=entry("calmar", periods_per_year=per_year),
+        tail_ratio=entry("tail_ratio"),
+        var_95=entry("var_95", **tail),
+        cvar_95=entry("cvar_95", **tail),
+        **{
+            f"{side}_{name}": period(
+                f"{side}_{name}", None if (found := extremes_of(name)) is None else getattr(found, side)
+            )
+            for name in ("day", "week", "month")
+            for side in ("best", "worst")
+        },
+    )
 
 
 def _relative(
@@ -330,26 +337,25 @@ def _relative(
     symbol: str,
     benchmark: BenchmarkSeries | None,
     warnings: Warnings,
-) -> dict[str, Any]:
+) -> RiskBenchmark:
     """The `benchmark` block: the benchmark, its return basis and the figures against it."""
-    source = f"portfolio:{book}+benchmark:{symbol}"
     if benchmark is None:
         why = benchmark_withheld(symbol, BENCHMARK_BLOCK, warnings)
         # The ledger's withholding reason comes first: either one withholds the figure.
         reason = reason or why
     found = None if reason or benchmark is None else relative(r, benchmark.on(days), per_year)
 
-    def entry(pick: str, unit: str, annualisation: str, **extra: Any) -> dict[str, Any]:
+    def entry(pick: str, **extra: Any) -> AnalyticsStat:
         figure: Figure | None = None if found is None else getattr(found, pick)
         value = None if figure is None else figure.value
         why = reason if figure is None else figure.why_not
-        return stat(value, unit, source, annualisation, why, **extra)
+        return declared_stat(RiskBenchmark, pick, value, why, {"book": book}, **extra)
 
-    return {
-        "symbol": symbol,
-        "return_basis": None if benchmark is None else benchmark.basis,
-        "observations": None if found is None else found.observations,
-        "beta": entry("beta", "ratio", "not_annualisable"),
-        "alpha": entry("alpha", FRACTION, "annualised", periods_per_year=per_year),
-        "tracking_error": entry("tracking_error", FRACTION, "annualised", periods_per_year=per_year),
-    }
+    return RiskBenchmark(
+        symbol=symbol,
+        return_basis=None if benchmark is None else benchmark.basis,
+        observations=None if found is None else found.observations,
+        beta=entry("beta"),
+        alpha=entry("alpha", periods_per_year=per_year),
+        tracking_error=entry("tracking_error", periods_per_year=per_year),
+    )

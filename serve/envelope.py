@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 import msgspec
 from litestar import Response
 
+from schemas.bodies.base import Body
 from serve import errors
 from serve.exchange import exchange_of
 from serve.identity.tokens import redact_tokens
@@ -80,7 +81,7 @@ def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -
     )
 
 
-def single(data: dict[str, Any], meta: dict[str, Any]) -> Encoded:
+def single(data: Body | dict[str, Any], meta: dict[str, Any]) -> Encoded:
     return json_response({"data": data, "meta": meta})
 
 

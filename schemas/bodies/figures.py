@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -87,6 +89,18 @@ def _facts(field_type: msgspec.inspect.Type) -> tuple[dict[str, Any], msgspec.in
 
     visit(field_type)
     return facts, held[0] if held else msgspec.inspect.AnyType()
+
+
+@cache
+def field_facts(body: type[msgspec.Struct], name: str) -> Mapping[str, Any]:
+    """The facts declared on `body`'s field `name` (its `figure` or `doc`: meaning, formula, unit,
+    annualisation, source, ...): what a computation reads instead of restating them."""
+    info = msgspec.inspect.type_info(body)
+    assert isinstance(info, msgspec.inspect.StructType)
+    for declared in info.fields:
+        if declared.name == name:
+            return MappingProxyType(_facts(declared.type)[0])
+    raise KeyError(f"{body.__name__} declares no field {name!r}")
 
 
 def _contents(held: msgspec.inspect.Type) -> tuple[type | None, bool]:
