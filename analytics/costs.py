@@ -19,19 +19,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy import optimize
 
 from analytics import inputs
 from analytics.access import Access, withheld
-from analytics.entries import Warnings, conventions, day_bounds, not_measurable, number, stat, window_echo
+from analytics.entries import Warnings, conventions, day_bounds, declared_stat, number, window_echo
 from analytics.metrics.blocks import BUCKET_COUNT
 from analytics.returns import daily_returns, mean_over_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from schemas import wire
+from schemas.bodies.analytics import (
+    AnalyticsStat,
+    Costs,
+    InformationRatioSides,
+    TurnoverBucket,
+    TurnoverByDecile,
+)
 
 BPS = 10_000.0
 MAX_MULTIPLE = 1e6  # beyond this, costs are immaterial: reported as not measurable
@@ -132,14 +138,9 @@ def holding_period_weeks(gross_weight: np.ndarray, turnover: np.ndarray) -> floa
     return float(np.mean(gross_weight)) / mean_turnover if mean_turnover > 0 else math.nan
 
 
-EQUITY = "equity"  # normalised equity: 1.0 = the book's equity at inception
-
-
-def costs_payload(
-    view: BuildView, book: str, window: Window, access: Access, warnings: Warnings
-) -> dict[str, Any]:
+def costs_payload(view: BuildView, book: str, window: Window, access: Access, warnings: Warnings) -> Costs:
     per_year = conventions(view).sessions_per_year
-    source = f"portfolio:{book}"
+    context = {"book": book}
     ledger = inputs.ledger(view, book)
     part = None if ledger is None or not access.ledger else ledger.window(window)
     f = None
@@ -160,51 +161,45 @@ def costs_payload(
         )
         reason = f.why_not or ""
 
-    def flow(value: float | None) -> dict[str, Any]:
-        # + 0.0: a sum of zero costs is -0.0, served as 0.0
-        return stat(None if value is None else value + 0.0, EQUITY, source, "not_annualisable", reason)
+    def entry(name: str, value: float | None, why: str = reason) -> AnalyticsStat:
+        return declared_stat(Costs, name, value, why, context)
 
-    out: dict[str, Any] = {
-        "alpha": view.alpha_id,
-        "book": book,
-        "window": window_echo(window),
-        "sessions": 0 if f is None else f.sessions,
-        "net_pnl": flow(None if f is None else f.net_pnl),
-        "execution_cost": flow(None if f is None else f.execution_cost),
-        "gross_pnl": flow(None if f is None else f.gross_pnl),
-        "traded_notional": flow(None if f is None else f.traded_notional),
-        "break_even_multiple": stat(
-            None if f is None else f.break_even_multiple, "multiple", "computed", "not_annualisable", reason
-        ),
-        "break_even_bps": stat(
-            None if f is None else f.break_even_bps, "bps", "computed", "not_annualisable", reason
-        ),
-        "modelled_cost_bps": stat(
+    def flow(name: str, value: float | None) -> AnalyticsStat:
+        # + 0.0: a sum of zero costs is -0.0, served as 0.0
+        return entry(name, None if value is None else value + 0.0)
+
+    def ir(side: str) -> AnalyticsStat:
+        value = None if f is None else getattr(f, f"{side}_information_ratio")
+        why = reason if f is None else "fewer than 2 daily returns with variance in the window"
+        return declared_stat(InformationRatioSides, side, value, why, context, periods_per_year=per_year)
+
+    turnover_by_decile, holding_period = _turnover(view, book, window, access, warnings)
+    return Costs(
+        alpha=view.alpha_id,
+        book=book,
+        window=window_echo(window),
+        sessions=0 if f is None else f.sessions,
+        net_pnl=flow("net_pnl", None if f is None else f.net_pnl),
+        execution_cost=flow("execution_cost", None if f is None else f.execution_cost),
+        gross_pnl=flow("gross_pnl", None if f is None else f.gross_pnl),
+        traded_notional=flow("traded_notional", None if f is None else f.traded_notional),
+        break_even_multiple=entry("break_even_multiple", None if f is None else f.break_even_multiple),
+        break_even_bps=entry("break_even_bps", None if f is None else f.break_even_bps),
+        modelled_cost_bps=entry(
+            "modelled_cost_bps",
             None if f is None else f.modelled_cost_bps,
-            "bps",
-            "computed",
-            "not_annualisable",
             reason if f is None else "the book traded nothing in the window",
         ),
-        "information_ratio": {
-            side: stat(
-                None if f is None else getattr(f, f"{side}_information_ratio"),
-                "ratio",
-                "computed",
-                "annualised",
-                reason if f is None else "fewer than 2 daily returns with variance in the window",
-                periods_per_year=per_year,
-            )
-            for side in ("gross", "net")
-        },
-    }
-    out.update(_turnover(view, book, window, access, warnings))
-    return out
+        information_ratio=InformationRatioSides(gross=ir("gross"), net=ir("net")),
+        turnover_by_decile=turnover_by_decile,
+        holding_period=holding_period,
+    )
 
 
 def _turnover(
     view: BuildView, book: str, window: Window, access: Access, warnings: Warnings
-) -> dict[str, Any]:
+) -> tuple[TurnoverByDecile | None, AnalyticsStat]:
+    """`turnover_by_decile` and `holding_period`."""
     found = inputs.table_rows(view, "analytics_turnover", book)
     rows = found if found is not None and found.num_rows else None
     if not access.cross_sections:
@@ -218,12 +213,7 @@ def _turnover(
     keep = (days >= low) & (days <= high)
     if rows is None or reason or not keep.any():
         why = reason or "no week of the window has a previous week with a cross-section"
-        return {
-            "turnover_by_decile": None,
-            "holding_period": not_measurable(
-                why, unit="weeks", source="decisions", annualisation="not_annualisable"
-            ),
-        }
+        return None, declared_stat(Costs, "holding_period", None, why)
     bucket = rows.column("bucket").to_numpy()[keep].astype(np.int64)
     turnover = rows.column("turnover").to_numpy()[keep]
     gross = rows.column("gross_weight").to_numpy()[keep]
@@ -237,31 +227,23 @@ def _turnover(
         mine = bucket == q
         mean = float(np.sum(turnover[mine]) / bucketed_weeks) if bucketed_weeks else math.nan
         deciles.append(
-            {
-                "bucket": f"Q{q}",
-                "rank": q,
-                "weeks": int(np.count_nonzero(mine)),
-                "mean_turnover": number(mean),
-            }
+            TurnoverBucket(
+                bucket=f"Q{q}", rank=q, weeks=int(np.count_nonzero(mine)), mean_turnover=number(mean)
+            )
         )
-    return {
-        "turnover_by_decile": {
-            "score_field": wire.traded_score(book),
-            "weight_field": f"{book}_target_weight",
-            "weeks": int(weeks.size),
-            "bucketed_weeks": int(bucketed_weeks),
-            "mean_weekly_turnover": number(float(np.mean(per_week_turnover))),
-            "unbucketed_mean_turnover": number(float(np.sum(turnover[bucket == 0]) / weeks.size)),
-            "buckets": deciles,
-        },
-        "holding_period": stat(
-            holding_period_weeks(per_week_gross, per_week_turnover),
-            "weeks",
-            "decisions",
-            "not_annualisable",
-            "no turnover of target weights in the window",
-        ),
-    }
+    by_decile = TurnoverByDecile(
+        score_field=wire.traded_score(book),
+        weight_field=f"{book}_target_weight",
+        weeks=int(weeks.size),
+        bucketed_weeks=int(bucketed_weeks),
+        mean_weekly_turnover=number(float(np.mean(per_week_turnover))),
+        unbucketed_mean_turnover=number(float(np.sum(turnover[bucket == 0]) / weeks.size)),
+        buckets=deciles,
+    )
+    holding = holding_period_weeks(per_week_gross, per_week_turnover)
+    return by_decile, declared_stat(
+        Costs, "holding_period", holding, "no turnover of target weights in the window"
+    )
 
 
 def _no_target_weights(view: BuildView, book: str) -> str:

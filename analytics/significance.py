@@ -21,20 +21,20 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from analytics import bootstrap, inputs, multiple_testing
 from analytics.access import Access, withheld
-from analytics.entries import Warnings, conventions, number, stat, window_echo
+from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
 from analytics.metrics import metrics_inputs
 from analytics.metrics.blocks import ic_reproduction_mismatch
 from analytics.variance import measurable_std
 from datasets.catalogue_snapshot import Trials
 from datasets.queries import Window
 from datasets.reader import BuildView
+from schemas.bodies.analytics import AnalyticsStat, Bootstrap, DsrTrials, MultipleTesting, Significance
 
 EULER_GAMMA = 0.5772156649015329
 MIN_TRL_CONFIDENCE = 0.95
@@ -137,10 +137,6 @@ def seen(trials: Trials, readable: np.ndarray, alpha: str) -> Seen:
     return Seen(trials.count, variance, int(sharpes.size), trials.p_values[family_mask], own)
 
 
-LEDGER_SOURCE = "portfolio:long_short"
-IC_SOURCE = "weekly_signal"
-
-
 def significance_payload(
     view: BuildView,
     window: Window,
@@ -149,7 +145,7 @@ def significance_payload(
     seen: Seen,
     access: Access,
     warnings: Warnings,
-) -> dict[str, Any]:
+) -> Significance:
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, "long_short")
     returns = np.empty(0) if ledger is None else ledger.window(window).returns
@@ -163,78 +159,68 @@ def significance_payload(
     benchmark = sr_benchmark / math.sqrt(per_year)
     n_trials = seen.count if trials_override is None else trials_override
     variance = seen.sharpe_variance
-    out: dict[str, Any] = {
-        "alpha": view.alpha_id,
-        "alpha_id": str(view.entry.get("source_alpha_id") or view.alpha_id),
-        "book": "long_short",
-        "window": window_echo(window),
-        # The window's sessions, as /portfolio and costs count them (the figures need 3 of them)
-        "sessions": int(returns.size) if access.ledger else None,  # withheld: a count of the ledger
-        "sharpe": stat(
-            None if m is None else m.sharpe * math.sqrt(per_year),
-            "ratio",
-            LEDGER_SOURCE,
-            "annualised",
-            reason,
-            periods_per_year=per_year,
-        ),
-        "skewness": stat(
-            None if m is None else m.skewness, "ratio", LEDGER_SOURCE, "not_annualisable", reason
-        ),
-        "kurtosis": stat(
-            None if m is None else m.kurtosis, "ratio", LEDGER_SOURCE, "not_annualisable", reason
-        ),
-        "psr": stat(
-            None if m is None else psr(m, benchmark),
-            "probability",
-            "computed",
-            "not_annualisable",
-            reason,
-            sr_benchmark=sr_benchmark,
-        ),
-    }
     trl = math.nan if m is None else min_track_record(m, benchmark)
-    out["min_track_record"] = stat(
-        trl,
-        "sessions",
-        "computed",
-        "not_annualisable",
-        reason if m is None else "the Sharpe ratio does not exceed sr_benchmark: no track record suffices",
-        confidence=MIN_TRL_CONFIDENCE,
-        sr_benchmark=sr_benchmark,
-        years=number(trl / per_year),
-    )
     expected = expected_max_sharpe(n_trials, variance)
+    dsr_reason = reason
     if m is not None and not math.isfinite(variance):
-        reason = (
+        dsr_reason = (
             "fewer than 2 alphas this key may read have a measurable Sharpe ratio, so the variance of the "
             "trials' Sharpe ratios is unknown"
         )
-    out["dsr"] = stat(
-        None if m is None else dsr(m, n_trials, variance),
-        "probability",
-        "computed",
-        "not_annualisable",
-        reason,
-        trials={
-            "count": n_trials,
-            "count_source": "catalogue" if trials_override is None else "request",
-            # Built from the readable alphas' ledgers: not for a key that may not read ledgers.
-            "sharpe_variance": number(variance) if access.ledger else None,
-            "sharpe_variance_unit": "per_session_squared",
-            "sharpe_variance_alphas": seen.sharpe_variance_alphas if access.ledger else None,
-            "expected_max_sharpe": number(expected * math.sqrt(per_year)) if access.ledger else None,
-            "expected_max_sharpe_unit": "annualised",
-        },
+    return Significance(
+        alpha=view.alpha_id,
+        alpha_id=str(view.entry.get("source_alpha_id") or view.alpha_id),
+        book="long_short",
+        window=window_echo(window),
+        # The window's sessions, as /portfolio and costs count them (the figures need 3 of them)
+        sessions=int(returns.size) if access.ledger else None,  # withheld: a count of the ledger
+        sharpe=declared_stat(
+            Significance,
+            "sharpe",
+            None if m is None else m.sharpe * math.sqrt(per_year),
+            reason,
+            periods_per_year=per_year,
+        ),
+        skewness=declared_stat(Significance, "skewness", None if m is None else m.skewness, reason),
+        kurtosis=declared_stat(Significance, "kurtosis", None if m is None else m.kurtosis, reason),
+        psr=declared_stat(
+            Significance, "psr", None if m is None else psr(m, benchmark), reason, sr_benchmark=sr_benchmark
+        ),
+        min_track_record=declared_stat(
+            Significance,
+            "min_track_record",
+            trl,
+            reason
+            if m is None
+            else "the Sharpe ratio does not exceed sr_benchmark: no track record suffices",
+            confidence=MIN_TRL_CONFIDENCE,
+            sr_benchmark=sr_benchmark,
+            years=number(trl / per_year),
+        ),
+        dsr=declared_stat(
+            Significance,
+            "dsr",
+            None if m is None else dsr(m, n_trials, variance),
+            dsr_reason,
+            trials=DsrTrials(
+                count=n_trials,
+                count_source="catalogue" if trials_override is None else "request",
+                # Built from the readable alphas' ledgers: not for a key that may not read ledgers.
+                sharpe_variance=number(variance) if access.ledger else None,
+                sharpe_variance_unit="per_session_squared",
+                sharpe_variance_alphas=seen.sharpe_variance_alphas if access.ledger else None,
+                expected_max_sharpe=number(expected * math.sqrt(per_year)) if access.ledger else None,
+                expected_max_sharpe_unit="annualised",
+            ),
+        ),
+        bootstrap=_bootstrap(view, window, returns if access.ledger else None, access, warnings),
+        multiple_testing=_multiple_testing(seen, access, warnings),
     )
-    out["bootstrap"] = _bootstrap(view, window, returns if access.ledger else None, access, warnings)
-    out["multiple_testing"] = _multiple_testing(seen, access, warnings)
-    return out
 
 
 def _bootstrap(
     view: BuildView, window: Window, returns: np.ndarray | None, access: Access, warnings: Warnings
-) -> dict[str, Any]:
+) -> Bootstrap:
     """The intervals; computed once per build for the whole history, per request for a window."""
     per_year = conventions(view).sessions_per_year
     ic = inputs.weekly_ic(view)
@@ -246,19 +232,17 @@ def _bootstrap(
     ir_reason = None if returns is not None else withheld("ledger", "significance.bootstrap", warnings)
     ic_values = np.empty(0) if ic is None or ic_reason else ic.window(window).values
 
-    def compute() -> dict[str, Any]:
-        figures: dict[str, Any] = {}
-        for stream, (name, series, statistic, scale, annualisation, source, why) in enumerate(
+    def compute() -> Bootstrap:
+        figures: dict[str, AnalyticsStat] = {}
+        for stream, (name, series, statistic, scale, why) in enumerate(
             (
-                ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
-                ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+                ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, ic_reason),
+                ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, ic_reason),
                 (
                     "information_ratio",
                     np.empty(0) if returns is None else returns,
                     bootstrap.ratio_of_rows,
                     math.sqrt(per_year),
-                    "annualised",
-                    LEDGER_SOURCE,
                     ir_reason,
                 ),
             )
@@ -266,27 +250,26 @@ def _bootstrap(
             lower, upper, block = bootstrap.interval(
                 series, statistic, bootstrap.generator(bootstrap.SEED, stream)
             )
-            figures[name] = stat(
+            figures[name] = declared_stat(
+                Bootstrap,
+                name,
                 bootstrap.point(series, statistic) * scale,
-                "ratio",
-                source,
-                annualisation,
                 why or "fewer than 3 observations in the window",
                 lower=number(lower * scale),
                 upper=number(upper * scale),
                 observations=int(np.count_nonzero(np.isfinite(series))),
                 block_length=block,
             )
-        return {
-            "method": "stationary block bootstrap (Politis and Romano 1994), percentile intervals",
-            "confidence": bootstrap.CONFIDENCE,
-            "resamples": bootstrap.RESAMPLES,
-            "seed": bootstrap.SEED,
-            "block_length_rule": "mean block length round(n^(1/3)), at least 1, n = observations of the series",
-            "streams": "each statistic its own generator: PCG64(SeedSequence([seed, stream])), stream 0 mean_ic, "
+        return Bootstrap(
+            method="stationary block bootstrap (Politis and Romano 1994), percentile intervals",
+            confidence=bootstrap.CONFIDENCE,
+            resamples=bootstrap.RESAMPLES,
+            seed=bootstrap.SEED,
+            block_length_rule="mean block length round(n^(1/3)), at least 1, n = observations of the series",
+            streams="each statistic its own generator: PCG64(SeedSequence([seed, stream])), stream 0 mean_ic, "
             "1 icir, 2 information_ratio",
             **figures,
-        }
+        )
 
     if window == (None, None):
         key = f"analytics:bootstrap:{int(access.cross_sections)}{int(access.ledger)}"
@@ -308,7 +291,7 @@ def _warn_if_ic_does_not_reproduce(view: BuildView, warnings: Warnings) -> None:
         )
 
 
-def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> dict[str, Any]:
+def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> MultipleTesting:
     own = holm = bh = None
     if not access.cross_sections:
         reason = withheld("cross_sections", "significance.multiple_testing", warnings)
@@ -318,9 +301,9 @@ def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> dict[st
         own = float(seen.family[seen.own])
         holm = float(multiple_testing.holm(seen.family)[seen.own])
         bh = float(multiple_testing.benjamini_hochberg(seen.family)[seen.own])
-    size = {"family_size": int(seen.family.size) if access.cross_sections else None}
-    return {
-        "p_value": stat(own, "probability", "nwt.ic", "not_annualisable", reason),
-        "holm": stat(holm, "probability", "computed", "not_annualisable", reason, **size),
-        "benjamini_hochberg": stat(bh, "probability", "computed", "not_annualisable", reason, **size),
-    }
+    size = int(seen.family.size) if access.cross_sections else None
+    return MultipleTesting(
+        p_value=declared_stat(MultipleTesting, "p_value", own, reason),
+        holm=declared_stat(MultipleTesting, "holm", holm, reason, family_size=size),
+        benjamini_hochberg=declared_stat(MultipleTesting, "benjamini_hochberg", bh, reason, family_size=size),
+    )
