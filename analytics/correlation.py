@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -37,6 +36,7 @@ from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
 from datasets.faults import CatalogueIncomplete
 from datasets.queries import Page, Window, page_of
 from schemas import choices
+from schemas.bodies.rows import CorrelationRow
 
 MIN_OVERLAP = MIN_PAIRS
 
@@ -206,23 +206,25 @@ BASES = {
 assert tuple(BASES) == choices.CORRELATION_BASES
 
 
-def correlation_row(alpha: str, basis: str, found: Correlation) -> dict[str, Any]:
+def correlation_row(alpha: str, basis: str, found: Correlation) -> CorrelationRow:
+    """A row; NaN stands for null (msgspec writes null)."""
     headline = found.spearman if basis == "scores" else found.pearson
-    return {
-        "alpha": alpha,
-        "correlation": headline,
-        "pearson": found.pearson,
-        "spearman": found.spearman,
-        "overlap": found.overlap,
-        "overlap_unit": BASES[basis].unit,
-        "common_names": found.common_names,
-    }
+    return CorrelationRow(
+        alpha=alpha,
+        correlation=headline,
+        pearson=found.pearson,
+        spearman=found.spearman,
+        overlap=found.overlap,
+        overlap_unit=BASES[basis].unit,
+        common_names=found.common_names,
+    )
 
 
-def _row_order(row: dict[str, Any]) -> tuple[bool, float, str]:
+def _row_order(row: CorrelationRow) -> tuple[bool, float, str]:
     """Absolute correlation descending, NaN last, ties (NaN among them) by alpha id."""
-    missing = math.isnan(row["correlation"])
-    return (missing, 0.0 if missing else -abs(row["correlation"]), row["alpha"])
+    value = row.correlation
+    missing = value is None or math.isnan(value)
+    return (missing, 0.0 if missing or value is None else -abs(value), row.alpha or "")
 
 
 def _order(alphas: pa.Array, correlations: np.ndarray) -> np.ndarray:

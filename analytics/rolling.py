@@ -11,7 +11,11 @@ import warnings
 
 import numpy as np
 
-from schemas import choices
+from analytics import inputs
+from datasets.queries import Page, Window, day_numbers, window_bounds
+from datasets.reader import BuildView
+from datasets.rows import shape_of
+from schemas import choices, wire
 
 WINDOWS = tuple(int(weeks) for weeks in choices.ROLLING_WINDOWS)
 
@@ -84,3 +88,16 @@ COLUMNS = (
     "hit_rate",
 )
 """The keys of `rolling_figures`, in the order it fills them (the table's column order)."""
+
+
+def rolling_page(
+    view: BuildView, book: str, window_weeks: int, window: Window, limit: int, offset: int
+) -> Page:
+    """The page of `/analytics/rolling`: the pipeline's rows (`analytics_rolling`) of the book for
+    `window_weeks`, those of the rebalance weeks in `window`."""
+    table = inputs.table_rows(view, "analytics_rolling", book, window_weeks=window_weeks)
+    if table is None:
+        return Page([], 0)
+    a, b = window_bounds(day_numbers(table), window)
+    rows = shape_of(wire.ROLLING_FIELDS).rows(table.slice(a, b - a).slice(offset, limit))
+    return Page(rows, b - a)

@@ -26,9 +26,8 @@ from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
 from analytics.entries import Warnings
 from datasets import answers
-from datasets.queries import Page, Window, day_numbers, page_of, window_bounds
+from datasets.queries import Window, page_of
 from datasets.reader import BuildView
-from datasets.rows import shape_of
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.docs import AnalyticsDoc
@@ -175,13 +174,7 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
     require_readable(access, "ledger")
     require_readable(access, "cross_sections")
     window_weeks = int(args.window)
-    table = inputs.table_rows(build, "analytics_rolling", book, window_weeks=window_weeks)
-    rows: list[Any] = []
-    total = 0
-    if table is not None:
-        a, b = window_bounds(day_numbers(table), (args.start, args.end))
-        total = b - a
-        rows = shape_of(wire.ROLLING_FIELDS).rows(table.slice(a, total).slice(args.offset, args.limit))
+    page = rolling.rolling_page(build, book, window_weeks, (args.start, args.end), args.limit, args.offset)
     signal = "raw" if wire.is_raw_book(book) else "conditioned"
     meta = _meta(
         ctx,
@@ -193,7 +186,7 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
         window_weeks=window_weeks,
         signal=signal,
     )
-    return ctx.collection(Page(rows, total), args.limit, args.offset, meta)
+    return ctx.collection(page, args.limit, args.offset, meta)
 
 
 @route(
