@@ -23,7 +23,7 @@ from schemas.bodies.analytics import ANALYTICS_BLOCK, AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.base import Window as WindowEcho
 from schemas.bodies.figures import field_facts
-from schemas.wire import WARNING_CODES
+from schemas.choices import WARNING_CODES
 
 
 @dataclass

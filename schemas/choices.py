@@ -1,4 +1,5 @@
-"""The vocabularies of the query parameters: the values each one accepts and what they select.
+"""The vocabularies of the contract: the values each query parameter accepts and what they select,
+the warning codes and the export datasets.
 
 Plain constants with no import, so that the parameter declarations (`schemas.query`) load without
 pyarrow.
@@ -81,3 +82,31 @@ REPRESENTATIONS = {
 }
 """The representations of every collection: `format=<name>` or `Accept: <media type>`, in the
 server's order of preference between media types of equal weight (JSON, the envelope, first)."""
+
+
+WARNING_CODES = (
+    "missing_kind",
+    "missing_core_metrics",
+    "access_limited",
+    "forward_returns_absent",
+    "insufficient_data",
+    "nonpositive_variance",
+    "window_lifetime_only",
+    "block_error",
+    "ic_family_mismatch",
+    "ic_reproduction_mismatch",
+    "kind_missing",
+)
+"""The codes of `meta.warnings` (the spec's vocabulary; `schemas.wire.kind_missing` makes one)."""
+
+EXPORT_DATASETS = (
+    "decisions",
+    "rebalances",
+    "portfolio",
+    "positions",
+    "pnl",
+    "trades",
+    "equity-curve",
+    "benchmark",
+)
+"""The datasets of the Parquet exports, in their listing's order (`schemas.exports.DATASETS`)."""

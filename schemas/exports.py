@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schemas import wire
+from schemas import choices, wire
 
 EXPORT_FORMAT = 1
 """`format` of a build's `exports/index.json`; a server reads only the format it knows."""
@@ -50,6 +50,7 @@ DATASETS: tuple[ExportDataset, ...] = (
 
 BY_NAME: dict[str, ExportDataset] = {d.name: d for d in DATASETS}
 DATASET_NAMES: tuple[str, ...] = tuple(BY_NAME)
+assert DATASET_NAMES == choices.EXPORT_DATASETS
 BOOK_DATASETS: tuple[str, ...] = tuple(d.name for d in DATASETS if d.books)
 BENCHMARK_DATASET = "benchmark"
 

@@ -65,3 +65,7 @@ BY_ID: dict[str, Endpoint] = {e.id: e for e in ENDPOINTS}
 ALL_IDS: tuple[str, ...] = tuple(e.id for e in ENDPOINTS)
 ADMIN_IDS: frozenset[str] = frozenset(e.id for e in ENDPOINTS if e.admin)
 META_IDS: tuple[str, ...] = ("meta.health", "meta.keys", "meta.me")  # the self-created default
+
+X_REGISTRY_VERSION = "x-registry-version"
+"""In the OpenAPI document's `info`: the registry version it declares (`registry_version` of
+/v1/health and /v1/me), so that a client generated from the document alone knows it."""

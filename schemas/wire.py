@@ -217,20 +217,6 @@ ORDER_TRADES = (("timestamp", "asc"), ("symbol", "asc"), ("phase", "asc"), ("qua
 
 # -- warnings ---------------------------------------------------------------------------------------
 
-WARNING_CODES = (
-    "missing_kind",
-    "missing_core_metrics",
-    "access_limited",
-    "forward_returns_absent",
-    "insufficient_data",
-    "nonpositive_variance",
-    "window_lifetime_only",
-    "block_error",
-    "ic_family_mismatch",
-    "ic_reproduction_mismatch",
-    "kind_missing",
-)
-
 
 def kind_missing(kind: str, consequence: str = "the page is empty") -> dict[str, str]:
     return {

@@ -38,6 +38,7 @@ from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
 from serve.access_log import access_log_middleware
 from serve.analytics.policy import load_policy
+from serve.analytics_doc import shared_analytics_doc
 from serve.auth import (
     Authenticator,
     Services,
@@ -48,6 +49,7 @@ from serve.auth import (
 )
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
+from serve.endpoints import registry_version
 from serve.envelope import (
     CONTENT_TYPE_OPTIONS,
     REQUEST_ID_HEADER,
@@ -60,46 +62,11 @@ from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.identity.tokens import redact_tokens
 from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.resources import limit_memory_arenas, log_open_files_limit
-from serve.routes import (
-    admin,
-    analytics,
-    benchmarks,
-    catalog,
-    checks,
-    combine,
-    compare,
-    downloads,
-    exports,
-    meta,
-    performance,
-    portfolio,
-    risk,
-    screen,
-    signals,
-    source,
-)
+from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta
 from serve.settings import Settings
 
 log = logging.getLogger("serve.app")
 
-ROUTE_HANDLERS = [
-    *meta.ROUTES,
-    *catalog.ROUTES,
-    *signals.ROUTES,
-    *portfolio.ROUTES,
-    *performance.ROUTES,
-    *analytics.ROUTES,
-    *screen.ROUTES,
-    *combine.ROUTES,
-    *checks.ROUTES,
-    *compare.ROUTES,
-    *risk.ROUTES,
-    *benchmarks.ROUTES,
-    *source.ROUTES,
-    *exports.ROUTES,
-    *admin.ROUTES,
-    *downloads.ROUTES,
-]
 
 MOUNTED_ENDPOINTS: tuple[str, ...] = tuple(
     endpoint for handler in ROUTE_HANDLERS if isinstance(endpoint := handler.opt.get("endpoint"), str)
@@ -253,17 +220,17 @@ def health_fast_path(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     The body is `meta.health_body`, as the routed handler (kept for the rest: a query string is
     400, another method 404) answers it; the access line names the route as usual.
     """
-    from serve.routes.meta import health, health_body
-
-    settings: Settings = litestar.state["services"].settings
+    services: Services = litestar.state["services"]
 
     async def answer(scope: Scope, receive: Receive, send: Send) -> None:
         routed = scope["type"] != "http" or scope.get("method") != "GET" or scope.get("query_string")
         if routed or scope["path"] != "/v1/health":
             await app(scope, receive, send)
             return
-        scope["route_handler"] = health  # for the access line
-        body = json_bytes(health_body(settings, monitor_of(litestar).current()))
+        scope["route_handler"] = meta.health  # for the access line
+        body = json_bytes(
+            meta.health_body(services.settings, services.registry_version, monitor_of(litestar).current())
+        )
         await send_json(send, 200, body, request_id_of(scope))
 
     return answer
@@ -343,12 +310,13 @@ def create_app(
             hash_bytes_per_pass=settings.hash_bytes_per_pass,
         ),
         authenticate=authenticate,
+        registry_version=registry_version(),
+        analytics_doc=shared_analytics_doc(),
         limiter=limiter,
         store=store,
         # A bad policy file stops the start here, with a message naming the setting and the rule.
         checks_policy=load_policy(settings.checks_policy_file),
     )
-    from serve.routes import dashboard, developer
 
     app = Litestar(
         # `/`, `/docs`, `/openapi.json` and the assets: public, unmetered, outside the registry

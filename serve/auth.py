@@ -54,6 +54,8 @@ class Services:
     settings: Settings
     reader: LakeReader
     authenticate: Authenticator
+    registry_version: str  # of the endpoints the app mounts (serve.endpoints), for /v1/health and /v1/me
+    analytics_doc: Mapping[str, Any]  # the `/analytics/_doc` block, derived from the declarations
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
     screener: Screener = field(default_factory=Screener)  # /analytics/screen's DuckDB database

@@ -1,118 +1,27 @@
-"""Every `/v1` endpoint as its handler declares it, completed with its registry entry.
-
-A handler is the endpoint's declaration (`serve.routes.declare.route`): its decorator states the
-path, the summary and its `meta` keys; its signature states the query parameters (`ctx:
-Ctx[WeekQuery]`, a `schemas.query.Query` Struct), the path parameters and the answer, as its
-return type (`Response[Collection[DecisionRow]]`: `schemas.bodies.envelope`). The registry (`schemas.registry`) keeps only what no handler carries: the id, the group
-and the flags, which key allow-lists name without loading the server.
-
-The OpenAPI document, docs/reference.md and `/analytics/_doc` read the endpoints here, in registry
-order; the table is collected once from the handlers the app mounts.
+"""Every `/v1` endpoint as its handler declares it (`serve.declaration`), completed with its
+registry entry, collected once from the handlers the app mounts (`serve.routes.ROUTE_HANDLERS`),
+in registry order: what the OpenAPI document, docs/reference.md, `/analytics/_doc` and the
+`registry_version` read. No route module imports this one (a route that needs what it computes is
+given it by the app: `serve.auth.Services`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-import typing
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Any
 
 from litestar.handlers import BaseRouteHandler
 
-from schemas.bodies.base import Body, field_names
-from schemas.bodies.envelope import Collection, Series, Single
-from schemas.query import NoQuery, Param, Query, params_of
 from schemas.registry import BY_ID as ENTRIES
-from schemas.registry import Endpoint as Entry
-
-ENVELOPES = (Single, Collection, Series)
-
-
-@dataclass(frozen=True)
-class Handled:
-    """What a handler declares about its endpoint (everything but the registry's id, group, flags)."""
-
-    path: str  # Litestar path template
-    summary: str
-    answer: Any  # the handler's return type: Single[B], Collection[R], Series[R, S] or a bare body
-    query: type[Query] = NoQuery
-    meta: tuple[str, ...] = ()  # `meta` keys it echoes besides the shared ones (bodies.envelope)
-    documented: str | None = None  # its entry in its group's documentation block (`/analytics/_doc`)
-    # Read from `answer`:
-    body: type[Body] | None = field(init=False, default=None)  # a single object's (its `data`)
-    rows: type[Body] | None = field(init=False, default=None)  # a collection's row Struct
-    meta_summary: type[Body] | None = field(init=False, default=None)  # a series' `meta.summary`
-
-    def __post_init__(self) -> None:
-        origin, arguments = typing.get_origin(self.answer), typing.get_args(self.answer)
-        bare = (
-            isinstance(self.answer, type) and issubclass(self.answer, Body) and self.answer.outside_envelope
-        )
-        structs = arguments if origin in ENVELOPES else (self.answer,) if bare else ()
-        if not structs or not all(isinstance(s, type) and issubclass(s, Body) for s in structs):
-            raise TypeError(
-                f"{self.path}: the answer must be Single[Body], Collection[Row], Series[Row, Summary] "
-                f"or a body declared outside the envelope (Health); got {self.answer!r}"
-            )
-        if self.meta and not self.enveloped:
-            raise TypeError(f"{self.path}: a body outside the envelope has no meta")
-        if origin in (Collection, Series):
-            object.__setattr__(self, "rows", arguments[0])
-            object.__setattr__(self, "meta_summary", arguments[1] if origin is Series else None)
-        else:
-            object.__setattr__(self, "body", structs[0])
-
-    @property
-    def row_fields(self) -> tuple[str, ...] | None:
-        """The row fields, in wire order (the row Struct's; `field_names` is cached, as a columnar
-        page asks on every request)."""
-        return None if self.rows is None else field_names(self.rows)
-
-    @property
-    def enveloped(self) -> bool:
-        """Whether the answer is `{data, meta}` (every route but the health probe)."""
-        return typing.get_origin(self.answer) in ENVELOPES
-
-    @property
-    def params(self) -> tuple[Param, ...]:
-        """The query parameters, in documentation order."""
-        return params_of(self.query)
-
-    @property
-    def collection(self) -> bool:
-        """A collection answers pages in every representation: its query declares `format`."""
-        return any(param.name == "format" for param in self.params)
-
-    @property
-    def openapi_path(self) -> str:
-        """The path as the OpenAPI document writes it (`{alpha}`, without Litestar's types)."""
-        return re.sub(r"\{(\w+):\w+\}", r"{\1}", self.path)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Endpoint(Handled):
-    """One endpoint: its handler's declaration with its registry entry's id, group and flags."""
-
-    id: str
-    group: str
-    public: bool = False  # no key needed (only /v1/health)
-    admin: bool = False  # effective only on a platform administrator's key
-
-    @classmethod
-    def of(cls, entry: Entry, handled: Handled) -> Endpoint:
-        declared = {f.name: getattr(handled, f.name) for f in fields(Handled) if f.init}
-        return cls(**declared, id=entry.id, group=entry.group, public=entry.public, admin=entry.admin)
+from serve.declaration import Endpoint, Handled
+from serve.routes import ROUTE_HANDLERS
 
 
 @cache
 def endpoints() -> dict[str, Endpoint]:
     """Every registry endpoint by id, in registry order, as the app's handlers declare it."""
-    from serve.app import ROUTE_HANDLERS  # the mounted handlers: imported when first asked
-
     return collected(ROUTE_HANDLERS)
 
 

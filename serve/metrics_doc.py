@@ -13,9 +13,9 @@ import copy
 from functools import cache
 from typing import Any
 
-from analytics.entries import WARNING_CODES
 from analytics.newey_west import MIN_N
 from schemas.bodies.metrics import LAG_RULE, metrics_fields
+from schemas.choices import WARNING_CODES
 
 SCHEMA_VERSION = "2.0.0"
 

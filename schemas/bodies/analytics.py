@@ -142,6 +142,8 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
 
 
 WINDOW = "the requested window (from/to), else the whole history"
+SET_SESSIONS = "over the window's sessions on which every alpha of the set has a long_short return"
+"""The sessions a combination of alphas is measured over (`/analytics/combine`)."""
 WINDOW_ECHO = "The window echoed: from and to, null when open"
 WINDOW_FIELD = figure(WINDOW_ECHO)
 """The `window` echo of every analytics object."""
@@ -559,4 +561,4 @@ ANALYTICS_BLOCK = Block(
     stat_type=AnalyticsStat,
 )
 """How `/analytics/_doc` writes an entry of a body or a row read from its declaration (its horizon
-and granularity are the route's, added by serve/analytics/doc.py)."""
+and granularity are the route's, added by serve/analytics_doc.py)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from schemas import exports, units
+from schemas import choices, units
 from schemas.bodies.base import Body
 from schemas.bodies.formats import Count, Sha256, Uri, doc, one_of
 
@@ -44,7 +44,7 @@ class ExportRow(Body, kw_only=True, frozen=True):
 
     dataset: Annotated[
         str,
-        one_of(exports.DATASET_NAMES),
+        one_of(choices.EXPORT_DATASETS),
         doc(
             "The `{dataset}` to ask `/exports/{dataset}` for (decisions, rebalances, portfolio, "
             "positions, pnl, trades, equity-curve, benchmark)."

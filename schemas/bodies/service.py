@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from schemas import units, wire
+from schemas import choices, units
 from schemas.bodies.base import Body
 from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
 
@@ -64,7 +64,7 @@ class Warning(Body, kw_only=True, frozen=True):
 
     code: Annotated[
         str,
-        one_of(wire.WARNING_CODES),
+        one_of(choices.WARNING_CODES),
         doc("Warning code from the documented vocabulary (e.g. `kind_missing`)."),
     ]
     block: (

@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document served at `/openapi.json` and `/schema/openapi.json` (outside `/v1`).
 
 Litestar generates it from the mounted route handlers (paths, path parameters, operation ids,
-operations), and `DeclaredOperation`, its `operation_class`, completes each operation from the
+operations), and `complete` replaces each operation by a `DeclaredOperation`, completed from the
 declaration of the handler it was mounted from (`serve.endpoints`): the query parameters its `schemas.query` Struct
 declares, the Structs of its rows and bodies (`schemas.bodies`), its `meta` keys and summary, so
 the document cannot drift from what is served. Every response property carries its meaning (the
@@ -31,7 +31,7 @@ from litestar.router import Router
 from litestar.typing import FieldDefinition
 
 from schemas.bodies.base import Body
-from schemas.registry import BY_ID
+from schemas.registry import BY_ID, X_REGISTRY_VERSION
 from serve.endpoints import registry_version
 from serve.openapi.annotations import documented_components, documented_responses
 from serve.openapi.bodies import success
@@ -63,8 +63,6 @@ def _responses(endpoint_id: str) -> dict[str, Any]:
 
 X_ADMIN = "x-admin"
 """On an operation only a platform administrator's key may call."""
-X_REGISTRY_VERSION = "x-registry-version"
-"""In `info`: the endpoint registry the document declares (`registry_version` of /v1/health)."""
 
 TITLE = "Alpha Research Results API"
 SCHEMA_PATH = "/schema"
@@ -74,8 +72,8 @@ SCHEMA_PATH = "/schema"
 
 @dataclass
 class DeclaredOperation(Operation):
-    """The operation Litestar generates for a registry route (`operation_class`, Litestar's hook
-    for extending an operation), completed from the route's declaration: its query parameters
+    """The operation Litestar generated for a registry route, completed from the route's
+    declaration when the document is completed (`complete`): its query parameters
     (`schemas.query`), its path parameters typed where that Struct types them,
     every status it may answer with the headers it sets, and its documented response bodies.
 
@@ -168,6 +166,10 @@ def complete(document: OpenAPI) -> None:
     out, as no operation references them once `DeclaredOperation` has declared its responses."""
     document.components.schemas = documented_components()["schemas"]
     paths = dict(document.paths or {})
+    for item in paths.values():
+        declared = item.get
+        if declared is not None and declared.operation_id in BY_ID:
+            item.get = DeclaredOperation(**{f.name: getattr(declared, f.name) for f in fields(Operation)})
     for path, operation in (
         (DOWNLOAD_PATH, download_operation()),
         (EXPORT_DOWNLOAD_PATH, export_download_operation()),

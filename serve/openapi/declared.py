@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from schemas.bodies import DOCUMENTED
-from serve.analytics.doc import shared_analytics_doc
+from serve.analytics_doc import shared_analytics_doc
 from serve.endpoints import endpoint, endpoints
 from serve.metrics_doc import shared_metrics_doc
 from serve.openapi.jsonschema import without_null

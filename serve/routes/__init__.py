@@ -1,1 +1,44 @@
-"""Route handlers, one module per resource group; `ROUTES` is what the app mounts."""
+"""Route handlers, one module per resource group; `ROUTE_HANDLERS` is what the app mounts (the
+landing page, `/docs` and the dashboard's pages aside: `developer.routes()`, `dashboard.routes()`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from serve.routes import (
+    admin,
+    analytics,
+    benchmarks,
+    catalog,
+    checks,
+    combine,
+    compare,
+    downloads,
+    exports,
+    meta,
+    performance,
+    portfolio,
+    risk,
+    screen,
+    signals,
+    source,
+)
+
+ROUTE_HANDLERS: list[Any] = [
+    *meta.ROUTES,
+    *catalog.ROUTES,
+    *signals.ROUTES,
+    *portfolio.ROUTES,
+    *performance.ROUTES,
+    *analytics.ROUTES,
+    *screen.ROUTES,
+    *combine.ROUTES,
+    *checks.ROUTES,
+    *compare.ROUTES,
+    *risk.ROUTES,
+    *benchmarks.ROUTES,
+    *source.ROUTES,
+    *exports.ROUTES,
+    *admin.ROUTES,
+    *downloads.ROUTES,
+]

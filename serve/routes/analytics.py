@@ -42,7 +42,7 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
-from serve.analytics.doc import shared_analytics_doc
+from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
@@ -215,7 +215,7 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
     sync_to_thread=False,
 )
 def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AnalyticsDoc]]:
-    return documentation_block(ctx, alpha, shared_analytics_doc())
+    return documentation_block(ctx, alpha, services_of(ctx.request).analytics_doc)
 
 
 ROUTES = [get_significance, list_correlation, list_drawdowns, list_rolling, get_costs, get_analytics_doc]

@@ -27,7 +27,7 @@ from serve import representation, resolve
 from serve.auth import current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
-from serve.endpoints import Handled
+from serve.declaration import Handled
 from serve.envelope import (
     Encoded,
     json_response,
@@ -173,7 +173,7 @@ class Context(Generic[Q]):
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"
 
 
-def documentation_block(ctx: Context[NoQuery], alpha: str, block: dict[str, Any]) -> Encoded:
+def documentation_block(ctx: Context[NoQuery], alpha: str, block: Mapping[str, Any]) -> Encoded:
     """A documentation route (`/metrics/_doc`, `/analytics/_doc`): the same bytes for every call
     and alpha, as an immutable cache entry must be; the request id travels in `X-Request-ID`
     only. The alpha is still authorised and looked up, as on every run-scoped route."""

@@ -32,6 +32,7 @@ from datasets.queries import Page, Window
 from datasets.reader import LakeReader
 from datasets.served import Catalogue
 from schemas import choices
+from schemas.bodies.analytics import SET_SESSIONS
 from schemas.bodies.decisions import Contribution
 from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import CombinedRow
@@ -41,7 +42,6 @@ from serve.analytics import market
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
 from serve.analytics.contribution import contribution_payload, coverage, reference_book, weighted_book
-from serve.analytics.doc import COMMON
 from serve.analytics.screen import MAX_REFERENCES
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
@@ -151,7 +151,7 @@ def _combination(
         "figures",
         "correlation",
     ),
-    documented="One row per session of the combined long_short book, " + COMMON,
+    documented="One row per session of the combined long_short book, " + SET_SESSIONS,
 )
 async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[CombinedRow]]:
     args = ctx.args()

@@ -31,8 +31,7 @@ from litestar.di import Provide
 
 from schemas.query import NoQuery, Query
 from schemas.registry import BY_ID
-from serve.endpoints import Handled
-from serve.openapi import DeclaredOperation
+from serve.declaration import Handled
 from serve.routes.base import Context, context_of
 
 
@@ -55,7 +54,6 @@ def route(
             operation_id=endpoint_id,
             summary=summary,
             tags=[entry.group],
-            operation_class=DeclaredOperation,
             dependencies={"ctx": Provide(context_of, sync_to_thread=False)},
             **options,
         )(handler)

@@ -32,7 +32,7 @@ from litestar.router import Router
 from litestar.static_files import create_static_files_router
 from litestar.types import ControllerRouterHandler
 
-from serve.endpoints import registry_version
+from schemas.registry import X_REGISTRY_VERSION
 from serve.envelope import JSON, json_bytes
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -128,7 +128,7 @@ def landing_page(document: dict[str, Any]) -> bytes:
     info = document.get("info", {})
     title = html.escape(str(info.get("title", "API")))
     version = html.escape(str(info.get("version", "")))
-    registry = html.escape(registry_version())
+    registry = html.escape(str(info.get(X_REGISTRY_VERSION, "")))
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

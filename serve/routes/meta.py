@@ -31,7 +31,6 @@ from serve.auth import (
     limits_from_wire,
     services_of,
 )
-from serve.endpoints import registry_version
 from serve.envelope import Encoded, json_response, now_iso, single
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
@@ -52,14 +51,14 @@ def build_version() -> str:
         return "0+unknown"
 
 
-def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
+def health_body(settings: Settings, registry_version: str, state: HealthState) -> dict[str, Any]:
     """The health body of the monitor's last state (serve/health.py): no backend is touched."""
     body: dict[str, Any] = {
         "status": state.status,
         "service": settings.service_name,
         "environment": settings.environment,
         "version": build_version(),
-        "registry_version": registry_version(),
+        "registry_version": registry_version,
         "time": now_iso(),
     }
     if state.status == "degraded":
@@ -75,8 +74,10 @@ def health_body(settings: Settings, state: HealthState) -> dict[str, Any]:
 def health(request: Request[Any, Any, Any]) -> Response[Health]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
     QueryParams(request.scope.get("query_string", b""), ()).parse(NoQuery)
-    settings = services_of(request).settings
-    return json_response(health_body(settings, monitor_of(request.app).current()))
+    services = services_of(request)
+    return json_response(
+        health_body(services.settings, services.registry_version, monitor_of(request.app).current())
+    )
 
 
 def _store(services: Services) -> Any:
@@ -124,7 +125,7 @@ def _me(ctx: Context[NoQuery]) -> Encoded:
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
     usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC))
-    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), registry_version())
+    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), services.registry_version)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 

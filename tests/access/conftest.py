@@ -29,7 +29,8 @@ import serve.routes.meta
 from schemas.registry import META_IDS
 from serve.app import create_app
 from serve.context import AllowList
-from serve.endpoints import Endpoint, endpoints
+from serve.declaration import Endpoint
+from serve.endpoints import endpoints
 from serve.identity import Grants, RateLimit, open_store
 from serve.identity.store import SqlKeyStore
 from serve.limits import MemoryLimiter

@@ -20,7 +20,8 @@ from schemas.bodies.service import Health
 from schemas.choices import DEFAULT_BOOK
 from schemas.query import Book, NoQuery, Query, RiskQuery, WeekQuery, params_of
 from serve.app import ROUTE_HANDLERS
-from serve.endpoints import Handled, collected, endpoints
+from serve.declaration import Handled
+from serve.endpoints import collected, endpoints
 from serve.errors import BadRequest
 from serve.params import QueryParams
 from serve.routes.base import Ctx

@@ -55,6 +55,8 @@ def guard_app(keystore_url: str) -> tuple[Litestar, str]:
         settings=Settings(keystore_url=keystore_url),
         reader=None,  # type: ignore[arg-type]  # the guards never read the lake
         authenticate=lambda header, ip, now: authenticate(store, header, ip, now),
+        registry_version="r-bench",
+        analytics_doc={},
         limiter=MemoryLimiter(),
         store=store,
     )

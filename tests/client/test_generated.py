@@ -164,7 +164,7 @@ def test_the_metrics_model_has_every_path_the_server_documents() -> None:
 
 
 def test_the_analytics_models_have_every_path_the_server_documents() -> None:
-    from serve.analytics.doc import shared_analytics_doc
+    from serve.analytics_doc import shared_analytics_doc
 
     roots: dict[str, type[Any]] = {
         "significance": _generated.Significance,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from schemas.wire import WARNING_CODES
+from schemas.choices import WARNING_CODES
 from serve.metrics_doc import metrics_doc
 from tests.metrics.conftest import Api
 

@@ -24,7 +24,8 @@ from analytics import correlation, significance
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import documented
-from serve.endpoints import Endpoint, endpoint, endpoints
+from serve.declaration import Endpoint
+from serve.endpoints import endpoint, endpoints
 
 SCHEMA_VERSION = "1.0.0"
 
@@ -48,9 +49,6 @@ def _routes() -> dict[str, dict[str, Any]]:
         paths = documented(struct, ANALYTICS_BLOCK)
         fields |= {route: _f(e.documented)} | {prefix + path: entry for path, entry in paths.items()}
     return fields
-
-
-COMMON = "over the window's sessions on which every alpha of the set has a long_short return"
 
 
 def _combine_meta() -> dict[str, dict[str, Any]]:
