@@ -18,7 +18,7 @@ from typing import Any
 
 from anyio import to_thread
 from litestar import Litestar, Request, Response
-from litestar.datastructures import MutableScopeHeaders
+from litestar.datastructures import MutableScopeHeaders, State
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 from litestar.types import (
     ASGIApp,
@@ -49,6 +49,7 @@ from serve.auth import (
 )
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
+from serve.deferred_store import open_store_or_defer
 from serve.endpoints import registry_version
 from serve.envelope import (
     CONTENT_TYPE_OPTIONS,
@@ -59,7 +60,10 @@ from serve.envelope import (
 )
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
+from serve.identity import authenticate
 from serve.identity.tokens import redact_tokens
+from serve.identity.usage_ledger import SqlUsageLedger
+from serve.limits import open_limiter
 from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta
@@ -262,8 +266,6 @@ def guards_for(store: Any, limiter: Any) -> Any:
 
 
 def default_authenticator(store: Any) -> Authenticator:
-    from serve.identity import authenticate
-
     def run(authorization: str | None, client_ip: str, now: Any) -> Any:
         return authenticate(store, authorization, client_ip, now)
 
@@ -287,14 +289,9 @@ def create_app(
     opened_limiter: Any = None  # a limiter passed in belongs to the caller, who starts and closes it
     if authenticate is None:
         if store is None:
-            from serve.deferred_store import open_store_or_defer
-
             store = open_store_or_defer(settings.keystore_url)
         authenticate = default_authenticator(store)
         if limiter is None:
-            from serve.identity.usage_ledger import SqlUsageLedger
-            from serve.limits import open_limiter
-
             # Day and month usage is durable in the key store, whatever holds the live counters.
             limiter = opened_limiter = open_limiter(settings.limiter_url, ledger=SqlUsageLedger(store))
     services = Services(
@@ -360,6 +357,5 @@ def usage_sync_stop(limiter: Any | None) -> list[Any]:
 
 
 def _state(services: Services) -> Any:
-    from litestar.datastructures import State
 
     return State({"services": services})

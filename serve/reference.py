@@ -19,9 +19,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
 from schemas.registry import BY_ID
 from serve import endpoint_tables
+from serve.app import openapi_document
 from serve.endpoints import registry_version
+from serve.openapi.annotations import field_description
+from serve.openapi.jsonschema import without_null
 
 REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "reference.md"
 MAX_DEPTH = 6
@@ -30,8 +34,6 @@ MAX_DEPTH = 6
 
 def current_document() -> dict[str, Any]:
     """The OpenAPI document `/openapi.json` serves, for the routes the app mounts."""
-    from serve.app import openapi_document
-
     return openapi_document()
 
 
@@ -88,7 +90,6 @@ def _constraints(schema: dict[str, Any]) -> list[str]:
 
 def type_text(document: dict[str, Any], schema: dict[str, Any]) -> str:
     """`string (date), nullable`, `array of Warning`, `integer`, ... for one schema."""
-    from serve.openapi.jsonschema import without_null
 
     schema, null_arm = without_null(schema)
     resolved, name = _resolve(document, schema)
@@ -121,8 +122,6 @@ class FieldRow(NamedTuple):
 def _meaning(prop: dict[str, Any], target: dict[str, Any]) -> str:
     """The meaning alone: a field's `description` without the unit, null, absence and raw-only
     sentences `serve.openapi.annotations.field_description` appends (they have their own columns)."""
-    from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
-    from serve.openapi.annotations import field_description
 
     description = str(prop.get("description") or target.get("description") or "")
     tail = field_description(
@@ -136,8 +135,6 @@ def field_rows(
 ) -> Iterator[FieldRow]:
     """One row for every property of an object schema, nested ones included
     (`meta.summary.first_date`, `data[].allow.endpoints.mode`)."""
-    from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
-    from serve.openapi.jsonschema import without_null
 
     resolved, _ = _resolve(document, schema)
     required = set(resolved.get("required", ()))

@@ -43,6 +43,7 @@ from serve.openapi.downloads import (
 )
 from serve.openapi.parameters import path_parameter, query_parameters
 from serve.openapi.statuses import ERROR_STATUSES, error_statuses, response_headers
+from serve.routes.developer import DOCS_CSP, swagger_plugin
 
 if typing.TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
@@ -118,8 +119,6 @@ class DeclaredAnswers(OpenAPISchemaPlugin):
 def openapi_config(version: str) -> OpenAPIConfig:
     """Litestar's OpenAPI configuration: the document's info, the shared headers and security
     scheme, and the router serving it under `/schema` (with Swagger UI from this origin)."""
-    from serve.routes.developer import DOCS_CSP, swagger_plugin
-
     components = documented_components()
     return OpenAPIConfig(
         title=TITLE,
