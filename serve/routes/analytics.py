@@ -47,7 +47,6 @@ from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
-from serve.routes.performance import caller_access
 
 BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
 Q = TypeVar("Q", bound=Query)
@@ -102,7 +101,7 @@ async def get_significance(
             args.sr_benchmark,
             args.trials,
             seen,
-            caller_access(ctx),
+            ctx.access,
             warnings,
         )
     )
@@ -121,7 +120,7 @@ async def list_correlation(
 ) -> Response[Collection[CorrelationRow]]:
     build, args = await _opened(ctx, alpha)
     basis = BASES[args.basis]
-    require_readable(caller_access(ctx), basis.data)
+    require_readable(ctx.access, basis.data)
     snapshot = ctx.reader.snapshot()
     whole_catalogue(ctx.caller, snapshot.catalogue)
     # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
@@ -150,7 +149,7 @@ async def list_drawdowns(
     ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]
 ) -> Response[Collection[DrawdownRow]]:
     build, args, book = await _book_scoped(ctx, alpha)
-    require_readable(caller_access(ctx), "ledger")
+    require_readable(ctx.access, "ledger")
     page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
     meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), Warnings(), book=book)
     return ctx.collection(page, args.limit, args.offset, meta)
@@ -170,7 +169,7 @@ async def list_drawdowns(
 )
 async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response[Collection[RollingRow]]:
     build, args, book = await _book_scoped(ctx, alpha)
-    access = caller_access(ctx)
+    access = ctx.access
     require_readable(access, "ledger")
     require_readable(access, "cross_sections")
     window_weeks = int(args.window)
@@ -204,7 +203,7 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
     warnings = Warnings()
     # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
     # ledger pages are, where a thread hop would cost as much as the work.
-    data = costs_payload(build, book, (args.start, args.end), caller_access(ctx), warnings)
+    data = costs_payload(build, book, (args.start, args.end), ctx.access, warnings)
     return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
 
 

@@ -15,6 +15,7 @@ from anyio import to_thread
 from litestar import Request
 from litestar.params import SkipValidation
 
+from analytics.access import Access
 from datasets import answers
 from datasets.answers import Answer
 from datasets.faults import BenchmarkMissing, LakeUnavailable
@@ -127,6 +128,11 @@ class Context(Generic[Q]):
         """A run's collection answer (`datasets.answers`), with the run's identity and source in meta."""
         meta = with_warnings(self.run_meta(build, answer.table, **answer.meta), answer.warnings)
         return self.collection(answer.page, answer.limit, answer.offset, meta)
+
+    @property
+    def access(self) -> Access:
+        """What the caller may read besides this route: the data figures are built from."""
+        return Access.of(self.caller.may_call)
 
     @property
     def raw(self) -> bool:

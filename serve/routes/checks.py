@@ -32,7 +32,6 @@ from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
 from serve.routes.base import Ctx
 from serve.routes.declare import route
-from serve.routes.performance import caller_access
 
 
 def production_mask(catalogue: Catalogue) -> np.ndarray:
@@ -64,7 +63,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     thresholds = policy.tightened(args)
     inputs.require_built(build)
     book = ctx.book(build, "portfolio", args.book)
-    access = caller_access(ctx)
+    access = ctx.access
     catalogue = ctx.reader.catalogue()
     whole_catalogue(ctx.caller, catalogue)
     trials = await to_thread.run_sync(services.catalogue.trials, catalogue)

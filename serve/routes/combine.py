@@ -49,7 +49,6 @@ from serve.params import NUMBER_PATTERN
 from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
-from serve.routes.performance import caller_access
 
 BOOK = choices.DEFAULT_BOOK
 
@@ -156,7 +155,7 @@ def _combination(
 async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[CombinedRow]]:
     args = ctx.args()
     ids, weighting = _combine_parameters(args)
-    require_readable(caller_access(ctx), "ledger")
+    require_readable(ctx.access, "ledger")
     catalogue = ctx.reader.catalogue()
     sets.admitted(ctx.caller.may_read, catalogue, ids, "alphas")
     warnings = Warnings()
@@ -297,7 +296,7 @@ async def get_contribution(
     build = await ctx.open_run(alpha)
     args = ctx.args()
     given, weighting = _contribution_parameters(args)
-    require_readable(caller_access(ctx), "ledger")
+    require_readable(ctx.access, "ledger")
     catalogue = ctx.reader.catalogue()
     alpha = build.alpha_id
     if given is not None:

@@ -29,7 +29,6 @@ from serve.analytics.compare import compare_payload
 from serve.envelope import single, with_warnings
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
-from serve.routes.performance import caller_access
 
 KINDS = ("portfolio", "decisions")
 
@@ -87,7 +86,7 @@ async def get_compare(ctx: Ctx[CompareQuery], alpha: FromPath[str]) -> Response[
     # A row per common session in three series: milliseconds over a long history, so in a worker
     # thread, as significance's bootstrap.
     compute = partial(
-        compare_payload, a, b, book, (args.start, args.end), int(args.window), caller_access(ctx), warnings
+        compare_payload, a, b, book, (args.start, args.end), int(args.window), ctx.access, warnings
     )
     data = await to_thread.run_sync(compute)
     return single(data, _meta(ctx, a, b, book, warnings))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics.access import Access
 from analytics.metrics import compute_metrics, metrics_inputs
 from schemas.bodies.docs import MetricsDoc
 from schemas.bodies.envelope import Single
@@ -13,12 +12,8 @@ from schemas.bodies.metrics import Metrics
 from schemas.query import MetricsQuery, NoQuery
 from serve.envelope import single, with_warnings
 from serve.metrics_doc import shared_metrics_doc
-from serve.routes.base import Context, Ctx, documentation_block
+from serve.routes.base import Ctx, documentation_block
 from serve.routes.declare import route
-
-
-def caller_access(ctx: Context) -> Access:
-    return Access.of(ctx.caller.may_call)
 
 
 @route(
@@ -35,7 +30,7 @@ async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[
         args.start,
         args.end,
         args.panel,
-        caller_access(ctx),
+        ctx.access,
     )
     if args.doc:
         data["doc"] = shared_metrics_doc()

@@ -29,7 +29,6 @@ from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
-from serve.routes.performance import caller_access
 
 
 @route(
@@ -57,7 +56,7 @@ async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[Single
     warnings = Warnings()
     # About 2.5 ms of numpy over ten years of sessions (measured on a loaded machine): in a worker
     # thread, as significance, not on the event loop.
-    compute = partial(risk_payload, build, book, (args.start, args.end), caller_access(ctx), bench, warnings)
+    compute = partial(risk_payload, build, book, (args.start, args.end), ctx.access, bench, warnings)
     data = await to_thread.run_sync(compute)
     entries = [*warnings.entries, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
     return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))

@@ -39,7 +39,6 @@ from serve.readable import catalogue_tag, readable_ids, readable_mask
 from serve.resolve import resolve_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
-from serve.routes.performance import caller_access
 
 FIGURES_ENDPOINT = "performance.metrics"
 """The route that serves the figures the screener filters on and returns."""
@@ -65,7 +64,7 @@ def candidate_filters(
             f"max_correlation is a correlation figure; it needs {CORRELATION_ENDPOINT}.",
             details={"endpoint": CORRELATION_ENDPOINT},
         )
-    require_readable(caller_access(ctx), BASES[args.correlation_basis].data)
+    require_readable(ctx.access, BASES[args.correlation_basis].data)
     if args.correlated_to is not None:
         references = [resolve_run(caller, ctx.reader, args.correlated_to).alpha_id]
     else:
@@ -166,7 +165,7 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
             "`alpha-results lake index`."
         )
     warnings = Warnings()
-    access = caller_access(ctx)
+    access = ctx.access
     ledger = access.ledger
     if not ledger:
         _refuse_ledger_filters(args, access)
