@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl
 
 from anyio import to_thread
 from litestar.connection import ASGIConnection
@@ -192,8 +191,7 @@ def authenticate_caller(connection: ASGIConnection[Any, Any, Any, Any], handler:
     endpoint = endpoint_of(handler)
     assert endpoint is not None
     # Before the header is read: a key sent in a URL is refused even next to a valid header.
-    query = connection.scope.get("query_string", b"").decode("latin-1")
-    reject_key_in_query(parse_qsl(query, keep_blank_values=True))
+    reject_key_in_query(exchange_of(connection.scope).query)
     caller = current_caller(connection)
     if not caller.may_call(endpoint):
         raise errors.EndpointNotAllowed(f"This key may not call {endpoint}.", details={"endpoint": endpoint})

@@ -18,7 +18,8 @@ the 200 it replaces (docs/api.md "Caching and conditional requests").
 from __future__ import annotations
 
 import hashlib
-from urllib.parse import parse_qsl, urlencode
+from collections.abc import Iterable
+from urllib.parse import urlencode
 
 from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
@@ -29,13 +30,14 @@ DATA_CACHE_CONTROL = "private, no-cache"
 DATA_VARY = "Authorization, Accept, Accept-Encoding"
 
 
-def normalised_query(query_string: bytes) -> str:
-    pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+def normalised_query(pairs: Iterable[tuple[str, str]]) -> str:
     return urlencode(sorted(pairs, key=lambda pair: pair[0]))
 
 
-def entity_tag(build_id: str, path: str, query_string: bytes, field_policy: str, representation: str) -> str:
-    material = "\n".join((build_id, path, normalised_query(query_string), field_policy))
+def entity_tag(
+    build_id: str, path: str, query: Iterable[tuple[str, str]], field_policy: str, representation: str
+) -> str:
+    material = "\n".join((build_id, path, normalised_query(query), field_policy))
     if representation != "json":  # JSON tags stay those issued before the other representations
         material += f"\n{representation}"
     return hashlib.sha256(material.encode()).hexdigest()[:32]

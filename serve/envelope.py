@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import quote, urlencode
 
 import msgspec
 from litestar import Response
@@ -65,11 +65,7 @@ def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -
     """RFC 8288 `Link` to the next and previous pages: the request's own path and query with the
     applied `limit` and a new `offset` (path-absolute, so they resolve against whatever host and
     scheme the client used)."""
-    pairs = [
-        (name, value)
-        for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-        if name not in ("limit", "offset")
-    ]
+    pairs = [(name, value) for name, value in exchange_of(scope).query if name not in ("limit", "offset")]
     links = []
     if offset + returned < total:
         links.append((offset + returned, "next"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 from serve.context import Caller
 
@@ -25,6 +26,14 @@ class Exchange:
     entity_tag: str | None = None
     """The digest the answer is validated by (serve/conditional.py); set by data routes only."""
     not_modified: bool = False
+    query: tuple[tuple[str, str], ...] = ()
+    """The query string's (name, value) pairs, in order, blanks kept: parsed once, when the exchange
+    is made, and read by everything that looks at the query (the key-in-URL refusal, the
+    representation's `format`, the parameters' parser, the entity tag, the `Link` header)."""
+
+
+def query_pairs(query_string: bytes) -> tuple[tuple[str, str], ...]:
+    return tuple(parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
 
 
 def exchange_of(scope: Any) -> Exchange:
@@ -32,5 +41,7 @@ def exchange_of(scope: Any) -> Exchange:
     state = scope.setdefault("state", {})
     exchange = state.get(_STATE_KEY)
     if exchange is None:
-        exchange = state[_STATE_KEY] = Exchange(request_id="req_" + uuid.uuid4().hex)
+        exchange = state[_STATE_KEY] = Exchange(
+            request_id="req_" + uuid.uuid4().hex, query=query_pairs(scope.get("query_string", b""))
+        )
     return exchange

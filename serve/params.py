@@ -11,7 +11,6 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl
 
 from schemas.query import ITEM_LIST, MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of, path_params_of
 from serve import errors
@@ -45,24 +44,24 @@ def parse_date(text: str) -> dt.date | None:
 
 
 class QueryParams:
-    """The query string of one request, checked against the parameters its endpoint accepts."""
+    """The query of one request (its parsed (name, value) pairs, `serve.exchange.Exchange.query`),
+    checked against the parameters its endpoint accepts."""
 
     def __init__(
         self,
-        query_string: bytes | str,
+        query: Iterable[tuple[str, str]],
         accepted: Iterable[str],
         refused: Mapping[str, str] | None = None,
         repeatable: Iterable[str] = (),
     ) -> None:
         """`repeatable`: accepted names that may be given more than once (their values are
         joined by commas, as one comma-separated list)."""
-        text = query_string.decode("latin-1") if isinstance(query_string, bytes) else query_string
         self.accepted = tuple(accepted)
         repeats = frozenset(repeatable)
         self.values: dict[str, str] = {}
         self.problems: dict[str, str] = {}
         self.available: list[str] | None = None  # the values a bad path parameter may take
-        for name, value in parse_qsl(text, keep_blank_values=True):
+        for name, value in query:
             if name not in self.accepted:
                 listed = ", ".join(self.accepted) if self.accepted else "none"
                 rule = (refused or {}).get(name, f"unknown parameter; this endpoint accepts: {listed}")

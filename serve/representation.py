@@ -16,8 +16,8 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
-from urllib.parse import parse_qsl
 
 import msgspec
 import pyarrow as pa
@@ -77,17 +77,17 @@ def negotiate(accept: str | None) -> str | None:
     return best if weights.get(best, (0, 0.0))[1] > 0 else None
 
 
-def chosen(request: Request[Any, Any, Any], collection: bool) -> str | None:
+def chosen(request: Request[Any, Any, Any], query: Iterable[tuple[str, str]], collection: bool) -> str | None:
     """The representation of a request's answer: JSON unless the route serves a collection; then
-    `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`."""
+    `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`. `query`
+    is the request's parsed query (`Exchange.query`), read as the parameters' parser reads it, so a
+    percent-encoded name means what it means there."""
     if not collection:
         return DEFAULT
-    query = request.scope.get("query_string", b"")
-    if b"format=" in query:
-        for name, value in parse_qsl(query.decode("latin-1")):
-            if name == "format":
-                # The parameter's own rule; an invalid value is the parameters' 400, answered as JSON.
-                return chosen_value(value, REPRESENTATIONS) or DEFAULT
+    for name, value in query:
+        if name == "format":
+            # The parameter's own rule; an invalid value is the parameters' 400, answered as JSON.
+            return chosen_value(value, REPRESENTATIONS) or DEFAULT
     accept = request.headers.get("accept")
     return DEFAULT if accept in _PLAIN_ACCEPTS else negotiate(accept)
 

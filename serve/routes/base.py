@@ -35,10 +35,10 @@ from serve.envelope import (
     now_iso,
     page_links,
     pagination,
-    request_id_of,
     with_warnings,
 )
 from serve.envelope import collection as collection_envelope
+from serve.exchange import exchange_of
 
 Q = TypeVar("Q", bound=Query)
 
@@ -96,7 +96,7 @@ class Context(Generic[Q]):
         tag = entity_tag(
             version,
             scope["path"],
-            scope.get("query_string", b""),
+            exchange_of(scope).query,
             self.caller.field_policy,
             self.representation or representation.DEFAULT,
         )
@@ -205,12 +205,13 @@ def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
     accepted = [param.name for param in params]
     repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
+    exchange = exchange_of(request.scope)
     return Context(
         request=request,
         caller=current_caller(request),
         reader=services.reader,
-        query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable),
-        request_id=request_id_of(request.scope),
+        query=p.QueryParams(exchange.query, accepted, declared.refused, repeatable),
+        request_id=exchange.request_id,
         declared=declared,
-        representation=representation.chosen(request, "format" in accepted),
+        representation=representation.chosen(request, exchange.query, "format" in accepted),
     )

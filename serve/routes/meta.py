@@ -32,6 +32,7 @@ from serve.auth import (
     services_of,
 )
 from serve.envelope import Encoded, json_response, now_iso, single
+from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import Limits
@@ -73,7 +74,7 @@ def health_body(settings: Settings, registry_version: str, state: HealthState) -
 @route("meta.health", "/v1/health", "Health probe", sync_to_thread=False)
 def health(request: Request[Any, Any, Any]) -> Response[Health]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
-    QueryParams(request.scope.get("query_string", b""), ()).parse(NoQuery)
+    QueryParams(exchange_of(request.scope).query, ()).parse(NoQuery)
     services = services_of(request)
     return json_response(
         health_body(services.settings, services.registry_version, monitor_of(request.app).current())

@@ -23,6 +23,7 @@ from serve.app import ROUTE_HANDLERS
 from serve.declaration import Handled
 from serve.endpoints import collected, endpoints
 from serve.errors import BadRequest
+from serve.exchange import query_pairs
 from serve.params import QueryParams
 from serve.routes.base import Ctx
 from serve.routes.declare import answer_of, query_of, route
@@ -60,9 +61,9 @@ def test_a_query_struct_beside_its_handler_is_its_declaration() -> None:
     params = params_of(query_of(_skew))
     assert [(param.name, param.default) for param in params] == [("book", DEFAULT_BOOK), ("lags", 5)]
     accepted = [param.name for param in params]
-    assert QueryParams(b"lags=7", accepted).parse(_SkewQuery) == _SkewQuery(lags=7)
+    assert QueryParams(query_pairs(b"lags=7"), accepted).parse(_SkewQuery) == _SkewQuery(lags=7)
     with pytest.raises(BadRequest) as refused:
-        QueryParams(b"lags=0&width=3", accepted).parse(_SkewQuery)
+        QueryParams(query_pairs(b"lags=0&width=3"), accepted).parse(_SkewQuery)
     assert refused.value.details == {
         "parameters": [
             {"name": "lags", "rule": "must be between 1 and 20; got 0"},

@@ -24,6 +24,7 @@ from schemas import wire
 from schemas.query import MAX_SYMBOLS, TEXT_MAX_LENGTH
 from schemas.wire import wire_type
 from serve import params
+from serve.exchange import query_pairs
 from tests.api.conftest import Api
 
 ALPHA = "/v1/alphas/Test_planted_factor"
@@ -141,7 +142,7 @@ def ecma_match(pattern: str, value: str) -> bool:
 
 
 def _accepted(value: str) -> bool:
-    query = params.QueryParams(urlencode({"symbol": value}), ["symbol"])
+    query = params.QueryParams(query_pairs(urlencode({"symbol": value}).encode()), ["symbol"])
     return query.tickers("symbol") is not None and not query.problems
 
 
@@ -205,7 +206,7 @@ def test_path_parameters_declare_their_accepted_values(api: Api, document: dict[
 
 
 def _tags_accepted(value: str) -> bool:
-    query = params.QueryParams(urlencode({"tag": value}), ["tag"])
+    query = params.QueryParams(query_pairs(urlencode({"tag": value}).encode()), ["tag"])
     return query.items("tag", TEXT_MAX_LENGTH) is not None and not query.problems
 
 

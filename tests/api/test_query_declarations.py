@@ -20,13 +20,14 @@ from schemas.query import (
 )
 from serve import errors
 from serve.endpoints import endpoints
+from serve.exchange import query_pairs
 from serve.params import QueryParams
 
 
 def parse(query_string: str, query: type[Query], path: dict[str, str] | None = None) -> Query:
-    return QueryParams(query_string, [p.name for p in params_of(query)], query.refused).parse(
-        query, path=path
-    )
+    return QueryParams(
+        query_pairs(query_string.encode()), [p.name for p in params_of(query)], query.refused
+    ).parse(query, path=path)
 
 
 def test_values_arrive_typed_with_the_declared_defaults() -> None:

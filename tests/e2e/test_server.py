@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import subprocess
@@ -89,3 +90,21 @@ def test_router_and_auth_errors_over_http(server: dict[str, Any]) -> None:
     assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
     openapi = httpx.get(f"{server['base']}/openapi.json")
     assert "/v1/alphas/{alpha}/rebalances/{date}" in openapi.json()["paths"]
+
+
+def test_a_percent_encoded_format_name_is_the_format(server: dict[str, Any]) -> None:
+    """`?%66ormat=csv` is `format=csv` for the parameters' parser, so it is for the representation
+    too: one parse of the query string (issue 33, item 21; issue 34). It answered JSON while its
+    `Link` said `format=csv`."""
+    connection = http.client.HTTPConnection("127.0.0.1", int(server["base"].rsplit(":", 1)[1]), timeout=30)
+    try:
+        path = "/v1/alphas/momentum_12_1/rebalances?%66ormat=csv&limit=2"
+        connection.request("GET", path, headers={"Authorization": f"Bearer {server['admin']}"})
+        response = connection.getresponse()
+        body = response.read().decode()
+        assert response.status == 200, body
+        assert (response.getheader("content-type") or "").startswith("text/csv"), body[:200]
+        assert "format=csv" in (response.getheader("link") or "")
+        assert body.splitlines()[0].startswith('"date",')
+    finally:
+        connection.close()
