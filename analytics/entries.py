@@ -79,43 +79,11 @@ class DateWindow:
         return DateWindow(max(starts) if starts else None, min(ends) if ends else None)
 
 
-def iso(day: np.datetime64) -> str:
-    return str(np.datetime_as_string(day, unit="D"))
-
-
 def not_measurable(reason: str, **extra: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {"value": None, "unit": extra.pop("unit", None), "status": "not_measurable"}
     entry["withheld_reason"] = reason
     entry.update(extra)
     return entry
-
-
-def stored_stat(
-    metrics: dict[str, float | None] | None,
-    name: str,
-    *,
-    unit: str,
-    annualisation: str | None = None,
-    signal: str | None = None,
-) -> dict[str, Any]:
-    """A stat entry read from the run's stored metrics, or a not_measurable entry.
-
-    Keys in the spec's order: value, unit, status, source, source_kind, then signal, annualisation.
-    """
-    extra: dict[str, Any] = {"source": "metrics", "source_kind": "metric"}
-    if signal is not None:
-        extra["signal"] = signal
-    if annualisation is not None:
-        extra["annualisation"] = annualisation
-    if metrics is None:
-        return not_measurable("the run sealed no stored metrics", unit=unit, **extra)
-    value = metrics.get(name)
-    if value is None:
-        reason = (
-            f"stored metric {name!r} is not finite" if name in metrics else f"the run did not seal {name!r}"
-        )
-        return not_measurable(reason, unit=unit, **extra)
-    return {"value": value, "unit": unit, "status": "available", **extra}
 
 
 def stat(

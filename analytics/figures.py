@@ -88,7 +88,7 @@ class Figures:
             metrics.metrics_inputs(self.build(alpha)), q.granularity, q.start, q.end, q.panel, FULL_ACCESS
         )
         _collect(warnings, entries)
-        return found  # type: ignore[return-value]  # a dict until analytics.metrics builds Metrics
+        return found
 
     def significance(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Significance:
         """`/analytics/significance` (`SignificanceQuery`), its catalogue figures over every alpha."""

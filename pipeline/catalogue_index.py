@@ -36,6 +36,7 @@ from datasets.faults import CorruptLakeFile
 from datasets.local_cache import LocalCache
 from datasets.storage import Storage
 from pipeline import catalogue_neighbours
+from schemas.bodies.metrics import Stat
 from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
 
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
@@ -97,9 +98,9 @@ def read_scores(
         return None if frame is None else frame.clone()  # not the mapped file, closed on return
 
 
-def _value(stat: dict[str, Any]) -> float | None:
-    value = stat.get("value")
-    return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+def _value(stat: Stat) -> float | None:
+    value = stat.value
+    return float(value) if value is not None and math.isfinite(value) else None
 
 
 def _day(value: Any) -> date | None:
@@ -117,7 +118,7 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     core = core_stats(overall, inputs.conventions, overall)
     nwt = nwt_ic_block(inputs, FULL_ACCESS, Warnings())
-    p_value = None if nwt is None else nwt.get("p_value")
+    p_value = None if nwt is None else nwt.p_value
     ledger = inputs.ledger
     found = None
     first = last = None
@@ -151,13 +152,13 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
         "pipeline_version": entry.get("pipeline_version"),
         "built_at": entry.get("built_at"),
         "indexed_at": datetime.now(UTC),
-        "information_ratio": _value(core["information_ratio"]),
-        "excess_sharpe": _value(core["excess_sharpe"]),
-        "mean_ic": _value(core["ic"]),
-        "icir": _value(core["icir"]),
-        "max_drawdown_pct": _value(core["max_drawdown_pct"]),
-        "turnover": _value(core["turnover"]),
-        "turnover_unit": core["turnover"].get("unit"),
+        "information_ratio": _value(core.information_ratio),
+        "excess_sharpe": _value(core.excess_sharpe),
+        "mean_ic": _value(core.ic),
+        "icir": _value(core.icir),
+        "max_drawdown_pct": _value(core.max_drawdown_pct),
+        "turnover": _value(core.turnover),
+        "turnover_unit": core.turnover.unit,
         "sessions": sessions,
         "weeks": weeks,
         "first_date": _day(first),

@@ -1,4 +1,6 @@
-"""The blocks of the `/metrics` payload, each a function of (inputs, request) -> dict or None.
+"""The blocks of the `/metrics` object, each a function of (inputs, request) -> its Struct or None
+(`schemas.bodies.metrics`: each statistic's unit, annualisation and signal read from its field's
+declaration, `declared_metric`).
 
 Stored metrics (core, rank_ic, periods) are served as sealed; derived blocks aggregate the weekly
 series the pipeline materialised (weekly_signal, weekly_deciles, weekly_term, weekly_autocorr) and
@@ -11,12 +13,36 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec import UNSET
 
 from analytics.access import Access
-from analytics.entries import DateWindow, Warnings, iso, not_measurable, number, stored_stat
+from analytics.entries import DateWindow, Warnings, number
 from analytics.metrics.inputs import Columns, Conventions, MetricsInputs
 from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
+from schemas.bodies.base import Body
+from schemas.bodies.figures import field_facts, key_facts
+from schemas.bodies.metrics import (
+    AutocorrelationPoint,
+    CoreStats,
+    DecileBucket,
+    IcDeciles,
+    Monotonicity,
+    NeweyWest,
+    Panel,
+    Period,
+    RankIc,
+    RankIcConditioned,
+    RankIcRaw,
+    SignalProcessing,
+    Stat,
+    Tenure,
+    TermPoint,
+    WeeklyCoverage,
+    WeeklyIc,
+    WeeklySpread,
+)
 
 BUCKET_COUNT = 10
 TERM_HORIZONS = (1, 2, 4, 8)
@@ -45,73 +71,126 @@ CORE_STAT_NAMES = (
 
 # ---------------------------------------------------------------- core (stored, full window)
 
+StoredValues = dict[str, float | None]
 
-def _turnover(metrics: dict[str, float | None] | None, conventions: Conventions) -> dict[str, Any]:
+
+def stored_metric(
+    metrics: StoredValues | None,
+    name: str,
+    *,
+    unit: str,
+    annualisation: str | None = None,
+    signal: str | None = None,
+    periods_per_year: int | None = None,
+) -> Stat:
+    """A statistic read from the run's stored metrics (`name`), or not_measurable saying why."""
+    reason = None
+    if metrics is None:
+        reason = "the run sealed no stored metrics"
+    elif metrics.get(name) is None:
+        reason = (
+            f"stored metric {name!r} is not finite" if name in metrics else f"the run did not seal {name!r}"
+        )
+    return Stat(
+        value=None if reason is not None or metrics is None else metrics[name],
+        unit=unit,
+        status="available" if reason is None else "not_measurable",
+        withheld_reason=UNSET if reason is None else reason,
+        source="metrics",
+        source_kind="metric",
+        signal=UNSET if signal is None else signal,
+        annualisation=UNSET if annualisation is None else annualisation,
+        periods_per_year=UNSET if periods_per_year is None else periods_per_year,
+    )
+
+
+def declared_metric(
+    body: type[Body],
+    field: str,
+    metrics: StoredValues | None,
+    name: str,
+    signal: str | None = None,
+    **run_facts: Any,
+) -> Stat:
+    """The stored statistic `name` served at `body.field`: its unit, annualisation and signal as
+    the field declares them (`signal` where the field's parent declares it); `run_facts` are
+    those the run decides (`annualisation` and `periods_per_year` of the ICIR)."""
+    facts = field_facts(body, field)
+    return stored_metric(
+        metrics,
+        name,
+        unit=facts["unit"],
+        annualisation=run_facts.pop("annualisation", facts.get("annualisation")),
+        signal=facts.get("signal", signal),
+        **run_facts,
+    )
+
+
+def _turnover(metrics: StoredValues | None, conventions: Conventions) -> Stat:
+    """The first turnover the run sealed, in its own unit (TURNOVER_PREFERENCE: the one place the
+    stored turnovers' units and annualisations are stated)."""
     for name, unit, annualisation in TURNOVER_PREFERENCE:
         if metrics is not None and metrics.get(name) is not None:
-            entry = stored_stat(metrics, name, unit=unit, annualisation=annualisation)
-            if annualisation == "annualised":
-                entry["periods_per_year"] = conventions.sessions_per_year
-            return entry
-    return not_measurable(
-        "the run sealed none of " + ", ".join(n for n, _, _ in TURNOVER_PREFERENCE),
+            per_year = conventions.sessions_per_year if annualisation == "annualised" else None
+            return stored_metric(
+                metrics, name, unit=unit, annualisation=annualisation, periods_per_year=per_year
+            )
+    return Stat(
+        value=None,
         unit="ratio",
+        status="not_measurable",
+        withheld_reason="the run sealed none of " + ", ".join(n for n, _, _ in TURNOVER_PREFERENCE),
         source="metrics",
         source_kind="metric",
     )
 
 
+def _icir_facts(conventions: Conventions) -> dict[str, Any]:
+    """The ICIR's annualisation, as the run's conventions say (weekly, times sqrt(52) or not)."""
+    if conventions.icir_annualised:
+        return {"annualisation": "annualised", "periods_per_year": conventions.weeks_per_year}
+    return {"annualisation": "per_period"}
+
+
 def core_stats(
-    metrics: dict[str, float | None] | None,
+    metrics: StoredValues | None,
     conventions: Conventions,
-    risk_free: dict[str, float | None] | None,
-) -> dict[str, Any]:
-    """The stat entries of `core` (overall or one period), in the documented order.
+    risk_free: StoredValues | None,
+    tenure: Tenure | None = None,
+) -> CoreStats:
+    """`core` (overall or one period) from its stored metrics.
 
     `risk_free` is the overall stored metrics: the run's risk-free rate is sealed once, overall.
     """
-    icir_annualised = conventions.icir_annualised
-    core: dict[str, Any] = {
-        "ic": stored_stat(metrics, "mean_ic", unit="ratio", annualisation="per_period", signal="conditioned"),
-        "icir": stored_stat(
-            metrics,
-            "icir",
-            unit="ratio",
-            annualisation="annualised" if icir_annualised else "per_period",
-            signal="conditioned",
+    per_year = conventions.sessions_per_year
+
+    def metric(field: str, name: str, **run_facts: Any) -> Stat:
+        return declared_metric(CoreStats, field, metrics, name, **run_facts)
+
+    information_ratio = metric("information_ratio", "information_ratio", periods_per_year=per_year)
+    excess = metric("excess_sharpe", "excess_sharpe", periods_per_year=per_year)
+    return CoreStats(
+        ic=metric("ic", "mean_ic"),
+        icir=metric("icir", "icir", **_icir_facts(conventions)),
+        information_ratio=information_ratio,
+        excess_sharpe=msgspec.structs.replace(
+            excess,
+            risk_free_rate=None if risk_free is None else risk_free.get("risk_free_rate"),
+            risk_free_rate_unit=key_facts(CoreStats, "excess_sharpe", "risk_free_rate")["unit"],
+            risk_free_rate_source=conventions.risk_free_rate_source,
         ),
-        "information_ratio": stored_stat(
-            metrics, "information_ratio", unit="ratio", annualisation="annualised"
+        sharpe=msgspec.structs.replace(
+            information_ratio, deprecated=True, superseded_by="core.information_ratio"
         ),
-        "excess_sharpe": stored_stat(metrics, "excess_sharpe", unit="ratio", annualisation="annualised"),
-    }
-    if icir_annualised:
-        core["icir"]["periods_per_year"] = conventions.weeks_per_year
-    core["information_ratio"]["periods_per_year"] = conventions.sessions_per_year
-    excess = core["excess_sharpe"]
-    excess["periods_per_year"] = conventions.sessions_per_year
-    excess["risk_free_rate"] = None if risk_free is None else risk_free.get("risk_free_rate")
-    excess["risk_free_rate_unit"] = "per_year"
-    excess["risk_free_rate_source"] = conventions.risk_free_rate_source
-    core["sharpe"] = {
-        **core["information_ratio"],
-        "deprecated": True,
-        "superseded_by": "core.information_ratio",
-    }
-    core["pnl"] = stored_stat(metrics, "pnl", unit="ratio", annualisation="not_annualisable")
-    core["max_drawdown"] = stored_stat(
-        metrics, "max_drawdown", unit="ratio", annualisation="not_annualisable"
+        pnl=metric("pnl", "pnl"),
+        max_drawdown=metric("max_drawdown", "max_drawdown"),
+        max_drawdown_pct=metric("max_drawdown_pct", "max_drawdown_pct"),
+        turnover=_turnover(metrics, conventions),
+        tenure=tenure,
     )
-    core["max_drawdown_pct"] = stored_stat(
-        metrics, "max_drawdown_pct", unit="percentage_points", annualisation="not_annualisable"
-    )
-    core["turnover"] = _turnover(metrics, conventions)
-    return core
 
 
-def tenure(
-    inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
-) -> dict[str, Any] | None:
+def tenure(inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings) -> Tenure | None:
     """Weeks and span of the run inside the window (rebalance index; ledger fallback)."""
     rebalances = inputs.rebalances
     if rebalances is not None:
@@ -121,15 +200,15 @@ def tenure(
         first = dates[0] if dates.size else None
         last = dates[-1] if dates.size else None
         days = None if first is None or last is None else int((last - first).astype(int))
-        return {
-            "weeks": int(dates.size),
-            "traded_weeks": int(np.count_nonzero(status == "traded")),
-            "first_rebalance": None if first is None else iso(first),
-            "last_rebalance": None if last is None else iso(last),
-            "calendar_days": days,
-            "years": None if days is None else days / 365.25,
-            "source": "rebalances",
-        }
+        return Tenure(
+            weeks=int(dates.size),
+            traded_weeks=int(np.count_nonzero(status == "traded")),
+            first_rebalance=None if first is None else first.item(),
+            last_rebalance=None if last is None else last.item(),
+            calendar_days=days,
+            years=None if days is None else days / 365.25,
+            source="rebalances",
+        )
     if inputs.ledger is None:
         warnings.add(
             "missing_kind",
@@ -147,71 +226,67 @@ def tenure(
         return None
     sessions = inputs.ledger["date"][window.mask_sorted(inputs.ledger["date"])]
     days = int((sessions[-1] - sessions[0]).astype(int)) if sessions.size else None
-    return {
-        "weeks": None,
-        "traded_weeks": None,
-        "first_rebalance": None,
-        "last_rebalance": None,
-        "calendar_days": days,
-        "years": None if days is None else days / 365.25,
-        "source": "portfolio",
-    }
+    return Tenure(
+        weeks=None,
+        traded_weeks=None,
+        first_rebalance=None,
+        last_rebalance=None,
+        calendar_days=days,
+        years=None if days is None else days / 365.25,
+        source="portfolio",
+    )
 
 
-def core_block(
-    inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
-) -> dict[str, Any]:
+def core_block(inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings) -> CoreStats:
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     if inputs.stored is None:
         warnings.add("missing_kind", "The run sealed no stored metrics.", block="core", kind="metrics")
     core = core_stats(overall, inputs.conventions, overall)
-    missing = [name for name in CORE_STAT_NAMES if name != "sharpe" and core[name]["status"] != "available"]
+    missing = [
+        name for name in CORE_STAT_NAMES if name != "sharpe" and getattr(core, name).status != "available"
+    ]
     if missing:
         warnings.add(
             "missing_core_metrics",
             "Stored metrics absent for: " + ", ".join(missing) + "; they are served as not_measurable.",
             block="core",
         )
-    core["tenure"] = tenure(inputs, window, access, warnings)
-    return core
+    return msgspec.structs.replace(core, tenure=tenure(inputs, window, access, warnings))
 
 
-def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> dict[str, Any] | None:
+def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> RankIc | None:
     if inputs.stored is None:
         return None
     overall = inputs.stored.get("overall", {}).get("")
-    raw_icir = stored_stat(
-        overall,
-        "raw_icir",
-        unit="ratio",
-        annualisation="annualised" if inputs.conventions.icir_annualised else "per_period",
-        signal="raw",
+    conditioned = field_facts(RankIc, "conditioned")["signal"]
+    raw = field_facts(RankIc, "raw")["signal"]
+
+    def metric(body: type[Body], field: str, name: str, signal: str, **run_facts: Any) -> Stat:
+        return declared_metric(body, field, overall, name, signal, **run_facts)
+
+    return RankIc(
+        conditioned=RankIcConditioned(
+            hit_rate=metric(RankIcConditioned, "hit_rate", "ic_hit_rate", conditioned),
+            dispersion=metric(RankIcConditioned, "dispersion", "ic_dispersion", conditioned),
+            coverage=metric(RankIcConditioned, "coverage", "coverage", conditioned),
+        ),
+        raw=RankIcRaw(
+            ic=metric(RankIcRaw, "ic", "raw_mean_ic", raw),
+            icir=metric(RankIcRaw, "icir", "raw_icir", raw, **_icir_facts(inputs.conventions)),
+        ),
     )
-    if inputs.conventions.icir_annualised:
-        raw_icir["periods_per_year"] = inputs.conventions.weeks_per_year
-    return {
-        "conditioned": {
-            "hit_rate": stored_stat(overall, "ic_hit_rate", unit="ratio", signal="conditioned"),
-            "dispersion": stored_stat(overall, "ic_dispersion", unit="ratio", signal="conditioned"),
-            "coverage": stored_stat(overall, "coverage", unit="ratio", signal="conditioned"),
-        },
-        "raw": {
-            "ic": stored_stat(overall, "raw_mean_ic", unit="ratio", annualisation="per_period", signal="raw"),
-            "icir": raw_icir,
-        },
-    }
 
 
-def signal_processing_block(inputs: MetricsInputs) -> dict[str, Any] | None:
+def signal_processing_block(inputs: MetricsInputs) -> SignalProcessing | None:
     facts = inputs.signal_processing
     if not facts:
         return None
-    return {
-        "signal": facts.get("signal"),
-        "smoothing_applied": facts.get("smoothing_applied"),
-        "smoothing_half_life_weeks": facts.get("smoothing_half_life_weeks"),
-        "detail": facts.get("detail"),
-    }
+    return SignalProcessing(
+        signal=facts.get("signal"),
+        smoothing_applied=facts.get("smoothing_applied"),
+        smoothing_half_life_weeks=facts.get("smoothing_half_life_weeks"),
+        detail=facts.get("detail"),
+    )
 
 
 def period_bounds(period: str) -> DateWindow:
@@ -226,7 +301,7 @@ def period_bounds(period: str) -> DateWindow:
 
 def periods_block(
     inputs: MetricsInputs, granularity: str, window: DateWindow, access: Access, warnings: Warnings
-) -> list[dict[str, Any]] | None:
+) -> list[Period] | None:
     if granularity == "overall":
         return None
     if inputs.stored is None:
@@ -238,9 +313,9 @@ def periods_block(
         inside = bounds.intersect(window)
         if inside.start is not None and inside.end is not None and inside.start > inside.end:
             continue
-        core = core_stats(inputs.stored[granularity][period], inputs.conventions, overall)
-        core["tenure"] = tenure(inputs, inside, access, warnings)
-        out.append({"period": period, "core": core})
+        stored = inputs.stored[granularity][period]
+        core = core_stats(stored, inputs.conventions, overall, tenure(inputs, inside, access, warnings))
+        out.append(Period(period=period, core=core))
     return out
 
 
@@ -311,7 +386,7 @@ _BUCKET_MEANS = (
 )
 
 
-def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> dict[str, Any] | None:
+def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> IcDeciles | None:
     """Means of the weekly bucket means over eligible weeks with forward returns in the window.
 
     A week is eligible as the pipeline marked it (`decile_eligible`: at least 20 raw-scored names
@@ -345,39 +420,38 @@ def ic_deciles_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnin
         out: _nanmean_by(bucket_index, deciles[column][rows][keep], BUCKET_COUNT)[0]
         for out, column in _BUCKET_MEANS
     }
-    buckets = []
-    for b in range(BUCKET_COUNT):
-        bucket: dict[str, Any] = {
-            "bucket": f"Q{b + 1}",
-            "rank": b + 1,
-            "weeks": int(weeks_per_bucket[b]),
-            "mean_n_symbols": number(mean_n_symbols[b]),
-        }
-        for out, _ in _BUCKET_MEANS:
-            bucket[out] = number(means[out][b])
-        bucket["n_return_obs"] = int(n_return_obs[b])
-        buckets.append(bucket)
+    buckets = [
+        DecileBucket(
+            bucket=f"Q{b + 1}",
+            rank=b + 1,
+            weeks=int(weeks_per_bucket[b]),
+            mean_n_symbols=number(mean_n_symbols[b]),
+            **{out: number(means[out][b]) for out, _ in _BUCKET_MEANS},
+            n_return_obs=int(n_return_obs[b]),
+        )
+        for b in range(BUCKET_COUNT)
+    ]
     forward = means["mean_forward_return"]
     finite = np.isfinite(forward)
     rank_index = np.arange(1, BUCKET_COUNT + 1, dtype=np.float64)
-    return {
-        "score_field": "raw_score",
-        "signal": "raw",
-        "bucket_count": BUCKET_COUNT,
-        "weeks": int(used_weeks.size),
-        "buckets": buckets,
-        "monotonicity": {
-            "spearman_bucket_vs_mean_forward_return": spearman(rank_index[finite], forward[finite]),
-            "top_minus_bottom": number(forward[-1] - forward[0]),
-        },
-        "forward_returns": "present",
-        "weeks_skipped": int(np.count_nonzero(~eligible)),
-    }
+    return IcDeciles(
+        score_field="raw_score",
+        signal="raw",
+        bucket_count=BUCKET_COUNT,
+        weeks=int(used_weeks.size),
+        buckets=buckets,
+        monotonicity=Monotonicity(
+            spearman_bucket_vs_mean_forward_return=spearman(rank_index[finite], forward[finite]),
+            top_minus_bottom=number(forward[-1] - forward[0]),
+        ),
+        forward_returns="present",
+        weeks_skipped=int(np.count_nonzero(~eligible)),
+    )
 
 
 def _hac_block(
     values: np.ndarray, warnings: Warnings, block: str, extra: dict[str, Any], min_lag: int = 0
-) -> dict[str, Any] | None:
+) -> NeweyWest | None:
     try:
         estimate = newey_west_mean(values, min_lag=min_lag)
     except InsufficientData as exc:
@@ -386,10 +460,18 @@ def _hac_block(
     except NonpositiveVariance as exc:
         warnings.add("nonpositive_variance", f"{block}: {exc}.", block=block)
         return None
-    return {**estimate.as_dict(), **extra}
+    return NeweyWest(
+        lag=estimate.lag,
+        n=estimate.n,
+        mean=estimate.mean,
+        standard_error=estimate.standard_error,
+        t_stat=estimate.t_stat,
+        p_value=estimate.p_value,
+        **extra,
+    )
 
 
-def nwt_ic_block(inputs: MetricsInputs, access: Access, warnings: Warnings) -> dict[str, Any] | None:
+def nwt_ic_block(inputs: MetricsInputs, access: Access, warnings: Warnings) -> NeweyWest | None:
     """HAC test of the conditioned weekly IC over the whole evaluation window."""
     if not access.cross_sections:
         warnings.add(
@@ -437,7 +519,7 @@ def ic_reproduction_mismatch(inputs: MetricsInputs) -> str | None:
 
 def nwt_ic_score_panel_block(
     inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
-) -> dict[str, Any] | None:
+) -> NeweyWest | None:
     if not signal_series_available(inputs, access, warnings, "nwt.ic_score_panel"):
         return None
     weekly = inputs.weekly_signal
@@ -457,7 +539,7 @@ def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.n
 
 def nwt_ir_block(
     inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings
-) -> dict[str, Any] | None:
+) -> NeweyWest | None:
     if not access.ledger:
         warnings.add(
             "access_limited",
@@ -488,18 +570,17 @@ def _level_values(
     return values[np.isfinite(values)]
 
 
-def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> dict[str, Any]:
+def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -> Panel:
     """Weekly series of the window (served only with panel=1 and only when ic_deciles is)."""
     weekly = inputs.weekly_signal
     assert weekly is not None
     part = window.mask_sorted(weekly["date"])
     dates = weekly["date"][part]
 
-    def series(column: str, name: str) -> list[dict[str, Any]]:
+    def series(column: str) -> list[tuple[dt.date, float]]:
         values = weekly[column][part]
         ok = np.isfinite(values)
-        texts = np.datetime_as_string(dates[ok], unit="D").tolist()  # one call, not one per week
-        return [{"date": d, name: v} for d, v in zip(texts, values[ok].tolist(), strict=True)]
+        return list(zip(dates[ok].tolist(), values[ok].tolist(), strict=True))
 
     term_structure = []
     term = inputs.weekly_term
@@ -507,26 +588,28 @@ def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -
         ic = _level_values(term, "horizon_weeks", horizon, "ic", window)
         block = f"panel.ic_term_structure[{horizon}]"
         term_structure.append(
-            {
-                "horizon_weeks": horizon,
-                "mean_ic": number(ic.mean()) if ic.size else None,
-                "weeks": int(ic.size),
+            TermPoint(
+                horizon_weeks=horizon,
+                mean_ic=number(ic.mean()) if ic.size else None,
+                weeks=int(ic.size),
                 # Overlapping h-week returns are autocorrelated by construction: lag >= h-1.
-                "newey_west": _hac_block(ic, warnings, block, {}, min_lag=horizon - 1),
-            }
+                newey_west=_hac_block(ic, warnings, block, {}, min_lag=horizon - 1),
+            )
         )
-    autocorrelation = []
     autocorr = inputs.weekly_autocorr
+    autocorrelation = []
     for lag in AUTOCORR_LAGS:
         rho = _level_values(autocorr, "lag_weeks", lag, "rho", window)
         autocorrelation.append(
-            {"lag_weeks": lag, "rho": number(rho.mean()) if rho.size else None, "weeks": int(rho.size)}
+            AutocorrelationPoint(
+                lag_weeks=lag, rho=number(rho.mean()) if rho.size else None, weeks=int(rho.size)
+            )
         )
-    return {
-        "signal": "raw",
-        "ic_weekly": series("ic", "ic"),
-        "decile_spread_weekly": series("decile_spread", "spread"),
-        "ic_term_structure": term_structure,
-        "rank_autocorrelation": autocorrelation,
-        "coverage": series("coverage", "coverage"),
-    }
+    return Panel(
+        signal="raw",
+        ic_weekly=[WeeklyIc(date=d, ic=v) for d, v in series("ic")],
+        decile_spread_weekly=[WeeklySpread(date=d, spread=v) for d, v in series("decile_spread")],
+        ic_term_structure=term_structure,
+        rank_autocorrelation=autocorrelation,
+        coverage=[WeeklyCoverage(date=d, coverage=v) for d, v in series("coverage")],
+    )

@@ -1,4 +1,5 @@
-"""`compute_metrics`: the `/metrics` payload from one build's inputs and the request.
+"""`compute_metrics`: the `/metrics` object (`schemas.bodies.metrics.Metrics`) from one build's
+inputs and the request.
 
 Pure: no I/O, no HTTP. Never raises for partial data; a block that fails is served as null with a
 `block_error` warning (and logged), so the endpoint answers 200 with what it could compute.
@@ -9,12 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from msgspec import UNSET, UnsetType
 
 from analytics.access import Access
-from analytics.entries import DateWindow, Warnings
+from analytics.entries import DateWindow, Warnings, window_echo
 from analytics.metrics import blocks
 from analytics.metrics.inputs import MetricsInputs
+from schemas.bodies.metrics import AnnualisationFactors, Metrics, NeweyWest, NeweyWestTests, Panel
 
 log = logging.getLogger(__name__)
 GRANULARITIES = ("overall", "yearly", "monthly")
@@ -37,8 +41,8 @@ def compute_metrics(
     window_to: dt.date | None,
     panel: bool,
     access: Access,
-) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """Returns (data, warnings); warnings are `{code, message, block?, kind?}` entries."""
+) -> tuple[Metrics, list[dict[str, str]]]:
+    """Returns (the metrics object, warnings); warnings are `{code, message, block?, kind?}` entries."""
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity must be one of {GRANULARITIES}")
     window = DateWindow(window_from, window_to)
@@ -74,40 +78,38 @@ def compute_metrics(
         if deciles_ready
         else None
     )
-    nwt = {
-        "ic": _guarded("nwt.ic", warnings, lambda: _cached_nwt_ic(inputs, access, warnings)),
-        "ic_score_panel": _guarded(
+    nwt = NeweyWestTests(
+        ic=_guarded("nwt.ic", warnings, lambda: _cached_nwt_ic(inputs, access, warnings)),
+        ic_score_panel=_guarded(
             "nwt.ic_score_panel",
             warnings,
             lambda: blocks.nwt_ic_score_panel_block(inputs, window, access, warnings),
         ),
-        "ir": _guarded("nwt.ir", warnings, lambda: blocks.nwt_ir_block(inputs, window, access, warnings)),
-    }
-    data: dict[str, Any] = {
-        "granularity": granularity,
-        "window": {
-            "from": None if window_from is None else window_from.isoformat(),
-            "to": None if window_to is None else window_to.isoformat(),
-        },
-        "core": core,
-        "rank_ic": rank_ic,
-        "signal_processing": signal_processing,
-        "periods": periods,
-        "ic_deciles": ic_deciles,
-        "nwt": nwt,
-    }
+        ir=_guarded("nwt.ir", warnings, lambda: blocks.nwt_ir_block(inputs, window, access, warnings)),
+    )
+    panel_block: Panel | None | UnsetType = UNSET
     if panel and ic_deciles is not None:
-        data["panel"] = _guarded("panel", warnings, lambda: blocks.panel_block(inputs, window, warnings))
+        panel_block = _guarded("panel", warnings, lambda: blocks.panel_block(inputs, window, warnings))
     elif panel:
         _explain_null_panel(inputs, access, warnings)
-        data["panel"] = None
-    data["doc_url"] = f"/v1/alphas/{inputs.alpha}/metrics/_doc"
-    data["alpha"] = inputs.alpha
-    data["alpha_id"] = inputs.source_alpha_id
-    data["annualisation_factors"] = {
-        "weekly": inputs.conventions.weeks_per_year,
-        "daily": inputs.conventions.sessions_per_year,
-    }
+        panel_block = None
+    data = Metrics(
+        granularity=granularity,
+        window=window_echo((window_from, window_to)),
+        core=core,
+        rank_ic=rank_ic,
+        signal_processing=signal_processing,
+        periods=periods,
+        ic_deciles=ic_deciles,
+        nwt=nwt,
+        panel=panel_block,
+        doc_url=f"/v1/alphas/{inputs.alpha}/metrics/_doc",
+        alpha=inputs.alpha,
+        alpha_id=inputs.source_alpha_id,
+        annualisation_factors=AnnualisationFactors(
+            weekly=inputs.conventions.weeks_per_year, daily=inputs.conventions.sessions_per_year
+        ),
+    )
     return data, warnings.entries
 
 
@@ -122,7 +124,7 @@ def _explain_null_panel(inputs: MetricsInputs, access: Access, warnings: Warning
         )
 
 
-def _cached_nwt_ic(inputs: MetricsInputs, access: Access, warnings: Warnings) -> dict[str, Any] | None:
+def _cached_nwt_ic(inputs: MetricsInputs, access: Access, warnings: Warnings) -> NeweyWest | None:
     """nwt.ic never depends on the window: computed once per build, warnings replayed."""
     if not access.cross_sections:
         return blocks.nwt_ic_block(inputs, access, warnings)
@@ -134,4 +136,4 @@ def _cached_nwt_ic(inputs: MetricsInputs, access: Access, warnings: Warnings) ->
     result, entries = cached
     for entry in entries:
         warnings.add(entry["code"], entry["message"], block=entry.get("block"), kind=entry.get("kind"))
-    return dict(result) if result is not None else None
+    return result

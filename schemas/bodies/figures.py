@@ -103,6 +103,13 @@ def field_facts(body: type[msgspec.Struct], name: str) -> Mapping[str, Any]:
     raise KeyError(f"{body.__name__} declares no field {name!r}")
 
 
+def key_facts(body: type[msgspec.Struct], name: str, key: str) -> Mapping[str, Any]:
+    """The facts of `key`, a child the field `name` of `body` documents in its `keys`."""
+    meta: Meta = field_facts(body, name)["keys"][key]
+    assert meta.extra is not None
+    return MappingProxyType(meta.extra[DOC])
+
+
 def _contents(held: msgspec.inspect.Type) -> tuple[type | None, bool]:
     """The Struct a field holds, directly or as an array's items, and whether as an array."""
     array = isinstance(held, msgspec.inspect.ListType)

@@ -125,6 +125,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Mean weekly information coefficient of the conditioned score",
             "mean over weeks of Spearman(score, forward_return) (stored metric mean_ic)",
             unit="ratio",
+            annualisation="per_period",
             signal="conditioned",
         ),
     ]
@@ -146,6 +147,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs",
             "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
             unit="ratio",
+            annualisation="annualised",
         ),
     ]
     excess_sharpe: Annotated[
@@ -154,6 +156,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Sharpe ratio of the long_short book net of the risk-free rate",
             "mean / std(ddof=1) of daily (return - risk_free_return), times sqrt(252)",
             unit="ratio",
+            annualisation="annualised",
             keys={
                 "risk_free_rate": figure(
                     "Annual risk-free rate the excess return is measured against (the run's, sealed overall)",
@@ -176,6 +179,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Deprecated alias of core.information_ratio (same value)",
             "equals information_ratio",
             unit="ratio",
+            annualisation="annualised",
             keys={
                 "deprecated": figure("Always true: sharpe is kept for compatibility"),
                 "superseded_by": figure("Path of the field to use instead (core.information_ratio)"),
@@ -189,6 +193,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "(the ledger is normalised to 1.0 at inception)",
             "last ending_equity - 1.0 (stored metric pnl, scope overall)",
             unit="ratio",
+            annualisation="not_annualisable",
             where={
                 "periods[]": {
                     "meaning": "Equity change of the long_short book over the period, in units of the book's "
@@ -205,6 +210,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Largest fall from a running equity peak (opening equity counts)",
             "max over sessions of (peak_equity - ending_equity)",
             unit="ratio",
+            annualisation="not_annualisable",
         ),
     ]
     max_drawdown_pct: Annotated[
@@ -213,6 +219,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Largest drawdown as a percentage of its peak",
             "max over sessions of 100 * (peak_equity - ending_equity) / peak_equity",
             unit="percentage_points",
+            annualisation="not_annualisable",
         ),
     ]
     turnover: Annotated[
@@ -255,7 +262,12 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
 
     ic: Annotated[
         Stat,
-        figure("Mean weekly Spearman(raw_score, forward_return)", "stored metric raw_mean_ic", unit="ratio"),
+        figure(
+            "Mean weekly Spearman(raw_score, forward_return)",
+            "stored metric raw_mean_ic",
+            unit="ratio",
+            annualisation="per_period",
+        ),
     ]
     icir: Annotated[
         Stat,

@@ -329,7 +329,7 @@ def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
         own = Warnings()
         block = nwt_ic_block(metrics_inputs(view), access, own)
         if block is not None:
-            return float(block["t_stat"]), ""
+            return float(block.t_stat), ""
         why = "; ".join(f"{w['code']}: {w['message']}" for w in own.entries) or "nwt.ic is null on /metrics"
         return None, why
 

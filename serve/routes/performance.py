@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 from litestar import Response
 from litestar.params import FromPath
 
@@ -33,7 +34,7 @@ async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[
         ctx.access,
     )
     if args.doc:
-        data["doc"] = shared_metrics_doc()
+        data = msgspec.structs.replace(data, doc=shared_metrics_doc())
     return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
 
 

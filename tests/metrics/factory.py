@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from analytics.access import Access
-from analytics.metrics import Conventions, MetricsInputs
+from analytics.metrics import Conventions, MetricsInputs, compute_metrics
 
 FIRST_WEEK = np.datetime64("2021-01-08", "D")
 FIRST_SESSION = np.datetime64("2021-01-04", "D")
@@ -154,3 +155,9 @@ def make_inputs(weeks: int = 80, seed: int = 3, **overrides: Any) -> MetricsInpu
         ledger=ledger,
     )
     return dataclasses.replace(base, derived={}, **overrides)
+
+
+def metrics_json(*args: Any) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """`compute_metrics(*args)` as a client reads it: the object as JSON values, and the warnings."""
+    found, warnings = compute_metrics(*args)
+    return msgspec.to_builtins(found), warnings

@@ -11,8 +11,7 @@ import statsmodels.api as sm
 from scipy.stats import spearmanr
 
 from analytics.access import Access
-from analytics.metrics import compute_metrics
-from tests.metrics.factory import ALL_ACCESS, make_inputs
+from tests.metrics.factory import ALL_ACCESS, make_inputs, metrics_json
 
 REL = 1e-9
 
@@ -46,7 +45,7 @@ WINDOWS = [
 @pytest.mark.parametrize(("start", "end"), WINDOWS)
 def test_ic_deciles_are_means_of_weekly_means(start: dt.date | None, end: dt.date | None) -> None:
     inputs = make_inputs()
-    data, _ = compute_metrics(inputs, "overall", start, end, False, ALL_ACCESS)
+    data, _ = metrics_json(inputs, "overall", start, end, False, ALL_ACCESS)
     deciles = data["ic_deciles"]
     weekly, rows = inputs.weekly_signal, inputs.weekly_deciles
     assert weekly is not None and rows is not None
@@ -80,7 +79,7 @@ def test_window_narrowed_newey_west_blocks_match_statsmodels(
     start: dt.date | None, end: dt.date | None
 ) -> None:
     inputs = make_inputs()
-    data, _ = compute_metrics(inputs, "overall", start, end, False, ALL_ACCESS)
+    data, _ = metrics_json(inputs, "overall", start, end, False, ALL_ACCESS)
     weekly, ledger = inputs.weekly_signal, inputs.ledger
     assert weekly is not None and ledger is not None
     raw_ic = weekly["raw_ic"][in_window(weekly["date"], start, end)]
@@ -102,8 +101,8 @@ def test_window_narrowed_newey_west_blocks_match_statsmodels(
 
 def test_nwt_ic_covers_the_whole_window_and_is_published_when_it_reproduces() -> None:
     inputs = make_inputs()
-    full, _ = compute_metrics(inputs, "overall", None, None, False, ALL_ACCESS)
-    narrowed, warnings = compute_metrics(
+    full, _ = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
+    narrowed, warnings = metrics_json(
         inputs, "overall", dt.date(2021, 6, 1), dt.date(2021, 7, 1), False, ALL_ACCESS
     )
     assert full["nwt"]["ic"] == narrowed["nwt"]["ic"]
@@ -120,7 +119,7 @@ def test_nwt_ic_covers_the_whole_window_and_is_published_when_it_reproduces() ->
 def test_nwt_ic_is_withheld_when_the_sealed_mean_does_not_reproduce() -> None:
     inputs = make_inputs()
     inputs.stored["overall"][""]["mean_ic"] += 0.005  # type: ignore[index,operator]
-    data, warnings = compute_metrics(inputs, "overall", None, None, False, ALL_ACCESS)
+    data, warnings = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     assert data["nwt"]["ic"] is None
     assert ("ic_reproduction_mismatch", "nwt.ic") in codes(warnings)
     assert data["core"]["ic"]["status"] == "available"  # the stored figure is still served
@@ -128,7 +127,7 @@ def test_nwt_ic_is_withheld_when_the_sealed_mean_does_not_reproduce() -> None:
 
 def test_without_cross_sections_ic_family_is_mismatched_and_signal_blocks_are_null() -> None:
     inputs = make_inputs(weekly_signal=None, weekly_deciles=None, weekly_term=None, weekly_autocorr=None)
-    data, warnings = compute_metrics(inputs, "overall", None, None, True, ALL_ACCESS)
+    data, warnings = metrics_json(inputs, "overall", None, None, True, ALL_ACCESS)
     assert data["nwt"]["ic"] is None and data["ic_deciles"] is None and data["panel"] is None
     assert data["nwt"]["ir"] is not None
     assert ("ic_family_mismatch", "nwt.ic") in codes(warnings)
@@ -137,7 +136,7 @@ def test_without_cross_sections_ic_family_is_mismatched_and_signal_blocks_are_nu
 
 def test_access_limited_blocks_are_null_and_say_why() -> None:
     inputs = make_inputs(rebalances=None)  # tenure must fall back to the ledger
-    data, warnings = compute_metrics(
+    data, warnings = metrics_json(
         inputs, "overall", None, None, True, Access(cross_sections=False, ledger=False)
     )
     for value in (
@@ -155,7 +154,7 @@ def test_access_limited_blocks_are_null_and_say_why() -> None:
 
 
 def test_absent_stored_metrics_are_not_measurable_never_zero() -> None:
-    data, warnings = compute_metrics(make_inputs(stored=None), "monthly", None, None, False, ALL_ACCESS)
+    data, warnings = metrics_json(make_inputs(stored=None), "monthly", None, None, False, ALL_ACCESS)
     for name in (
         "ic",
         "icir",
@@ -179,14 +178,14 @@ def test_partly_absent_stored_metrics_name_what_is_missing() -> None:
     overall = inputs.stored["overall"][""]  # type: ignore[index]
     del overall["mean_ic"], overall["icir"]
     overall["pnl"] = None
-    data, warnings = compute_metrics(inputs, "overall", None, None, False, ALL_ACCESS)
+    data, warnings = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     message = next(w["message"] for w in warnings if w["code"] == "missing_core_metrics")
     assert "ic, icir" in message and "pnl" in message
     assert data["core"]["information_ratio"]["value"] == 0.9
 
 
 def test_core_stat_entries_follow_the_rules() -> None:
-    data, warnings = compute_metrics(make_inputs(), "overall", None, None, False, ALL_ACCESS)
+    data, warnings = metrics_json(make_inputs(), "overall", None, None, False, ALL_ACCESS)
     core = data["core"]
     assert warnings == []
     assert core["ic"]["annualisation"] == "per_period" and core["ic"]["signal"] == "conditioned"
@@ -218,7 +217,7 @@ def test_turnover_preference_order(present: tuple[str, ...], unit: str) -> None:
     for name in ("annualised_turnover", "mean_turnover", "total_turnover"):
         if name not in present:
             del overall[name]
-    data, _ = compute_metrics(inputs, "overall", None, None, False, ALL_ACCESS)
+    data, _ = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     assert data["core"]["turnover"]["unit"] == unit
     assert data["core"]["turnover"]["value"] == overall[present[0]]
 
@@ -226,7 +225,7 @@ def test_turnover_preference_order(present: tuple[str, ...], unit: str) -> None:
 def test_periods_overlap_the_window_and_tenure_is_narrowed() -> None:
     inputs = make_inputs()
     start, end = dt.date(2021, 3, 10), dt.date(2021, 6, 2)
-    data, _ = compute_metrics(inputs, "monthly", start, end, False, ALL_ACCESS)
+    data, _ = metrics_json(inputs, "monthly", start, end, False, ALL_ACCESS)
     assert [p["period"] for p in data["periods"]] == ["2021-03", "2021-04", "2021-05", "2021-06"]
     march = data["periods"][0]["core"]
     assert march["ic"]["value"] == 0.01 and march["turnover"]["unit"] == "period_sum"
@@ -234,22 +233,22 @@ def test_periods_overlap_the_window_and_tenure_is_narrowed() -> None:
     tenure = data["core"]["tenure"]
     dates = inputs.rebalances["date"]  # type: ignore[index]
     assert tenure["weeks"] == int(in_window(dates, start, end).sum())
-    yearly, _ = compute_metrics(inputs, "yearly", None, None, False, ALL_ACCESS)
+    yearly, _ = metrics_json(inputs, "yearly", None, None, False, ALL_ACCESS)
     assert [p["period"] for p in yearly["periods"]] == ["2021", "2022"]
-    overall, _ = compute_metrics(inputs, "overall", None, None, False, ALL_ACCESS)
+    overall, _ = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     assert overall["periods"] is None
 
 
 def test_tenure_counts_pending_and_skipped_weeks_but_traded_only_once_traded() -> None:
     inputs = make_inputs(weeks=30)
-    data, _ = compute_metrics(inputs, "overall", None, None, False, ALL_ACCESS)
+    data, _ = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     tenure = data["core"]["tenure"]
     assert (tenure["weeks"], tenure["traded_weeks"], tenure["source"]) == (30, 28, "rebalances")
     assert tenure["calendar_days"] == 29 * 7
 
 
 def test_tenure_falls_back_to_the_ledger_span() -> None:
-    data, _ = compute_metrics(make_inputs(rebalances=None), "overall", None, None, False, ALL_ACCESS)
+    data, _ = metrics_json(make_inputs(rebalances=None), "overall", None, None, False, ALL_ACCESS)
     tenure = data["core"]["tenure"]
     assert tenure["source"] == "portfolio" and tenure["weeks"] is None and tenure["traded_weeks"] is None
     assert tenure["calendar_days"] > 0
@@ -259,7 +258,7 @@ def test_a_failing_block_is_null_with_block_error_and_the_rest_is_served() -> No
     inputs = make_inputs()
     broken = dict(inputs.weekly_deciles)  # type: ignore[arg-type]
     del broken["mean_score"]
-    data, warnings = compute_metrics(
+    data, warnings = metrics_json(
         dataclasses.replace(inputs, weekly_deciles=broken), "overall", None, None, True, ALL_ACCESS
     )
     assert data["ic_deciles"] is None and data["panel"] is None
@@ -271,7 +270,7 @@ def test_forward_returns_absent() -> None:
     inputs = make_inputs()
     weekly = dict(inputs.weekly_signal)  # type: ignore[arg-type]
     weekly["n_forward_returns"] = np.zeros_like(weekly["n_forward_returns"])
-    data, warnings = compute_metrics(
+    data, warnings = metrics_json(
         dataclasses.replace(inputs, weekly_signal=weekly), "overall", None, None, True, ALL_ACCESS
     )
     assert data["ic_deciles"] is None and data["panel"] is None
@@ -279,7 +278,7 @@ def test_forward_returns_absent() -> None:
 
 
 def test_short_window_is_insufficient_data_not_an_error() -> None:
-    data, warnings = compute_metrics(
+    data, warnings = metrics_json(
         make_inputs(), "overall", dt.date(2021, 2, 1), dt.date(2021, 2, 20), False, ALL_ACCESS
     )
     assert data["nwt"]["ic_score_panel"] is None
@@ -289,7 +288,7 @@ def test_short_window_is_insufficient_data_not_an_error() -> None:
 @pytest.mark.parametrize(("start", "end"), WINDOWS)
 def test_panel_series(start: dt.date | None, end: dt.date | None) -> None:
     inputs = make_inputs()
-    data, _ = compute_metrics(inputs, "overall", start, end, True, ALL_ACCESS)
+    data, _ = metrics_json(inputs, "overall", start, end, True, ALL_ACCESS)
     panel = data["panel"]
     weekly = inputs.weekly_signal
     assert weekly is not None

@@ -16,14 +16,14 @@ import polars as pl
 import pytest
 from scipy.stats import spearmanr
 
-from analytics.metrics import Conventions, MetricsInputs, compute_metrics
+from analytics.metrics import Conventions, MetricsInputs
 from analytics.metrics.inputs import columns_from_table
 from pipeline.publish import lake_table
 from pipeline.weekly import weekly_tables
 from serve.metrics_doc import metrics_doc
 from tests.api import lakedata
 from tests.metrics.conftest import Api
-from tests.metrics.factory import ALL_ACCESS
+from tests.metrics.factory import ALL_ACCESS, metrics_json
 
 WEEKS = [dt.date(2021, 1, 8) + dt.timedelta(days=7 * i) for i in range(8)]
 FLAT = WEEKS[2]  # every raw_score 0.0 (two names unscored): >= 20 names, 1 distinct value
@@ -113,7 +113,7 @@ def test_constant_week_has_no_deciles_and_no_spread(tables: dict[str, pl.DataFra
 
 
 def test_metrics_counts_the_constant_week_as_skipped(tables: dict[str, pl.DataFrame]) -> None:
-    data, warnings = compute_metrics(inputs_of(tables), "overall", None, None, True, ALL_ACCESS)
+    data, warnings = metrics_json(inputs_of(tables), "overall", None, None, True, ALL_ACCESS)
     deciles = data["ic_deciles"]
     assert (deciles["weeks"], deciles["weeks_skipped"]) == (len(WEEKS) - 2, 2)  # FLAT and THIN
     assert all(bucket["weeks"] == len(WEEKS) - 2 for bucket in deciles["buckets"])
@@ -121,7 +121,7 @@ def test_metrics_counts_the_constant_week_as_skipped(tables: dict[str, pl.DataFr
     assert FLAT.isoformat() not in spreads and NEARLY_FLAT.isoformat() in spreads
 
     # A window holding only the constant week: ic_deciles (and so panel) are null, and say why.
-    data, warnings = compute_metrics(inputs_of(tables), "overall", FLAT, FLAT, True, ALL_ACCESS)
+    data, warnings = metrics_json(inputs_of(tables), "overall", FLAT, FLAT, True, ALL_ACCESS)
     assert data["ic_deciles"] is None and data["panel"] is None
     messages = {w["block"]: w["message"] for w in warnings if w["code"] == "insufficient_data"}
     assert "2 distinct raw_score values" in messages["ic_deciles"]
