@@ -659,7 +659,7 @@ class ChecksQuery(Query, frozen=True):
     ) = None
     min_turnover: Annotated[float, _threshold("min", "turnover", "per session", ge=0)] | None = None
     max_turnover: Annotated[float, _threshold("max", "turnover", "per session", ge=0)] | None = None
-    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0, le=1)] | None = None
+    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0)] | None = None
     min_recent_information_ratio: (
         Annotated[float, _threshold("min", "recent_information_ratio", "ratio")] | None
     ) = None

@@ -9,6 +9,7 @@ and the generated client read them here.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
@@ -327,16 +328,19 @@ class CheckResult(Body, kw_only=True, frozen=True):
             "or whole_history (production_correlation, ic_t_stat: from/to do not narrow them)"
         ),
     ]
-    reason: (
-        Annotated[
-            str,
-            figure(
-                "Why the value is not measurable (present only then); starts with access_limited when the key may "
-                "not read the data it is built from"
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
+    reason: Annotated[
+        str,
+        figure(
+            "Why the verdict, in words. A pass or a fail: the comparison that decided it, the value against the "
+            "threshold it was held to ('0.744 < 0.95', '0.01 <= 0.0823 <= 0.7'; fractions in percent, as '13.9% > "
+            "10%'; as many digits as keep the two apart), then what the value means ('the probability that "
+            "...'), from the check's declaration: "
+            + "; ".join(f"{check.id}: {check.meaning}" for check in CHECKS)
+            + " ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest "
+            "production alpha). not_measurable: why there is no value; starts with access_limited when the key "
+            "may not read the data it is built from"
+        ),
+    ]
     compared: (
         Annotated[
             int | None,
@@ -368,6 +372,26 @@ class CheckResult(Body, kw_only=True, frozen=True):
             figure(
                 "production_correlation only: the production alpha whose |Pearson| is value (the nearest); null "
                 "when none is compared"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    symbol: (
+        Annotated[
+            str | None,
+            figure(
+                "max_weight only: the name held at the largest |weight| (the first by date, then symbol, on a "
+                "tie); null when not measurable"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    date: (
+        Annotated[
+            dt.date | None,
+            figure(
+                "max_weight only: the session at whose close symbol was held at that weight; null when not "
+                "measurable"
             ),
         ]
         | UnsetType

@@ -169,13 +169,17 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     shown_checks = page.eval_on_selector_all(
         "#checks table.checks tbody tr",
         "trs => trs.map(tr => [tr.dataset.check, tr.querySelector('.badge').dataset.verdict,"
-        " tr.querySelector('.badge').innerText, tr.children[1].dataset.value])",
+        " tr.querySelector('.badge').innerText, tr.children[1].dataset.value,"
+        " tr.querySelector('td.reason .why').innerText])",
     )
     assert [c[0] for c in shown_checks] == [c["id"] for c in checks["checks"]]
     words = {"pass": "PASS", "fail": "FAIL", "not_measurable": "NOT MEASURABLE"}
-    for (_, verdict, text, value), check in zip(shown_checks, checks["checks"], strict=True):
+    for (_, verdict, text, value, why), check in zip(shown_checks, checks["checks"], strict=True):
         assert verdict == check["verdict"] and text == words[check["verdict"]]
         assert (value == "") if check["value"] is None else close(float(value), check["value"])
+        # Every row says why, a pass as a fail: the comparison and what the value means (issue 33, item 4)
+        assert why == check["reason"] and why, (why, check)
+    assert {c["verdict"] for c in checks["checks"]} >= {"pass", "fail"}
     summary = checks["summary"]
     shown_summary = page.inner_text("#checks-summary")
     assert f"{summary['passed']} passed, {summary['failed']} failed" in shown_summary
