@@ -577,13 +577,38 @@ class CombinationWeight(Body, kw_only=True, frozen=True):
     weight: Annotated[
         float,
         figure(
-            "Its weight: a fraction of the combined book's capital, negative for a short, from the set's "
-            "common sessions of the window",
+            "Its weight: a fraction of the combined book's capital, negative for a short (a computed weighting's "
+            "negative weight is warned as negative_weights), from the set's common sessions of the window (up "
+            "to fit_to when it is given)",
             "1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
             "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
             unit="fraction",
         ),
     ]
+
+
+class CombinationFit(Body, kw_only=True, frozen=True):
+    """Which sessions a fitted weighting's weights (inverse_volatility, max_ir) are estimated from
+    (combine `meta.fit`, a contribution's `reference.combination.fit`)."""
+
+    fit_to: Annotated[
+        dt.date | None,
+        figure(
+            "The request's fit_to: the weights are fitted on the set's common sessions of the window up to and "
+            "including it, and judged on those after it; null: fitted on the sessions they are judged on"
+        ),
+    ]
+    sample: Annotated[
+        Literal["in_sample", "out_of_sample"],
+        TEXT,
+        figure(
+            "in_sample: the weights are fitted on the very sessions the figures are over, so the figures "
+            "overstate what they would have earned (an in_sample_weights warning says so); out_of_sample: "
+            "fitted on the sessions up to fit_to, the figures over those after it"
+        ),
+    ]
+    sessions: Annotated[int, figure("The sessions the weights are fitted on", unit="sessions")]
+    rule: Annotated[str, figure("Which sessions fit the weights and which judge them, in words")]
 
 
 class ContributionCombination(Body, kw_only=True, frozen=True):
@@ -598,11 +623,19 @@ class ContributionCombination(Body, kw_only=True, frozen=True):
     weights: Annotated[
         list[CombinationWeight], figure("The set's weights, one per alpha in the order of reference.alphas")
     ]
+    fit: Annotated[
+        CombinationFit | None,
+        figure(
+            "inverse_volatility and max_ir (null otherwise): the sessions the weights are fitted on, as combine's "
+            "meta.fit"
+        ),
+    ]
     sessions: Annotated[
         int,
         figure(
-            "The set's common sessions of the window (combine's meta.sessions); sessions is below it when the "
-            "alpha has no return on some of them, and before is then over those the alpha trades",
+            "The set's common sessions of the window judged (combine's meta.sessions: after fit_to when it is "
+            "given); sessions is below it when the alpha has no return on some of them, and before is then over "
+            "those the alpha trades",
             unit="sessions",
         ),
     ]
