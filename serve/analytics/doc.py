@@ -165,10 +165,14 @@ _SCOPES: dict[str, tuple[str, str]] = {
     "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
     "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
     "combine": (
-        WINDOW + ": its sessions on which every alpha of the set has a return",
+        WINDOW + ": its sessions on which every alpha of the set has a return (after fit_to when given)",
         "one row per common session",
     ),
-    "combine.meta": (WINDOW + ": its sessions on which every alpha of the set has a return", "overall"),
+    "combine.meta": (
+        WINDOW + ": its sessions on which every alpha of the set has a return (after fit_to when given)",
+        "overall",
+    ),
+    "combine.meta.fit": (WINDOW + ": its common sessions up to fit_to (all of them without it)", "overall"),
     "combine.meta.figures.turnover": ("whole histories (from/to do not narrow it)", "overall"),
     "contribution": (
         WINDOW + ": its sessions on which the alpha and every reference alpha have a return",
