@@ -36,7 +36,7 @@ export async function renderCombine(main, context) {
       "section",
       { class: "panel", id: "combine" },
       h("h1", {}, "Combine alphas"),
-      note("GET /v1/analytics/combine?alphas=…&weighting=…&weights=…: the weighted long_short book of the alphas chosen.", "intro"),
+      note("GET /v1/analytics/combine?alphas=…&weighting=…&weights=…&fit_to=…: the weighted long_short book of the alphas chosen.", "intro"),
       form,
       results,
     ),
@@ -156,8 +156,7 @@ function drawCombination(results, answer) {
 /** Which sessions fitted the weights (meta.fit, null for equal and given weights), as the server words it. */
 function fitNote(fit) {
   if (!fit) return null;
-  const words = fit.sample === "in_sample" ? "In-sample weights" : `Out-of-sample weights (fit_to ${fit.fit_to})`;
-  return h("p", { class: `summary fit ${fit.sample}`, id: "combine-fit", "data-sample": fit.sample }, h("strong", {}, `${words}: `), fit.rule, ".");
+  return h("p", { class: `summary fit ${fit.sample}`, id: "combine-fit", "data-sample": fit.sample }, h("strong", {}, "Weights: "), fit.rule, ".");
 }
 
 function weightsTable(weights) {
