@@ -11,7 +11,6 @@ definition names are the ones analytics/checks.py computes with (it reads them h
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -42,11 +41,6 @@ class Check:
     source: str  # the route the value comes from
     definition: str  # what the checked figure is, with its formula
     meaning: str  # what the value says, in words: the `reason` after the comparison ({names}: the figure's)
-
-    @property
-    def context(self) -> frozenset[str]:
-        """The names `meaning` is filled with: each measured figure of the check states them."""
-        return frozenset(name for _, name, _, _ in string.Formatter().parse(self.meaning) if name)
 
 
 def _check(
