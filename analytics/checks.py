@@ -1,6 +1,7 @@
 """The figures of `/analytics/checks` that no other route serves (docs/analytics.md "Checks"):
 the information ratio of a book's recent sessions, the share of its calendar years that made
-money, and its information ratio with the modelled execution cost doubled.
+money, its information ratio with the modelled execution cost doubled and the largest weight it
+held; and each check's verdict with its reason in words.
 
 Returns and cost rates are as `analytics.costs` defines them: the daily net return r_t =
 ending_t / starting_t - 1 (after the modelled costs), the cost rate k_t = -execution_cost_t /
@@ -10,11 +11,15 @@ starting_t (the ledger books costs as negative flows), the gross return g_t = r_
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
 from analytics.returns import daily_returns
-from schemas.checks import MIN_YEAR_SESSIONS, RECENT_SESSIONS, STRESS_MULTIPLE
+from schemas.checks import MAX, MIN, MIN_YEAR_SESSIONS, PERCENT_UNITS, RECENT_SESSIONS, STRESS_MULTIPLE, Check
+
+MAX_DIGITS = 17
+"""Significant digits that tell any two distinct doubles apart (`verdict`'s numbers stop there)."""
 
 
 def recent(values: np.ndarray, sessions: int = RECENT_SESSIONS) -> np.ndarray:
@@ -53,3 +58,51 @@ def positive_years(
 
 def share(part: int, whole: int) -> float:
     return part / whole if whole else math.nan
+
+
+def largest_weight(weights: np.ndarray) -> int | None:
+    """The index of the largest |weight| (the first on a tie), ignoring non-finite ones; None when
+    there is none."""
+    magnitude = np.abs(weights)
+    finite = np.isfinite(magnitude)
+    if not finite.any():
+        return None
+    return int(np.argmax(np.where(finite, magnitude, -1.0)))
+
+
+def verdict(
+    check: Check, value: float | None, bound: Mapping[str, float], context: Mapping[str, object]
+) -> tuple[str, str | None]:
+    """(pass, fail or not_measurable; the reason of a pass or a fail): the comparison that decided
+    it, then what the value means (the check's `meaning` filled with `context`), e.g.
+    "0.744 < 0.95: the probability that ...". A pass needs min <= value <= max on the sides
+    `bound` has. None for not_measurable: its reason is why there is no value."""
+    if value is None:
+        return "not_measurable", None
+    low, high = bound.get(MIN), bound.get(MAX)
+    shown, lower, upper = numbers((value, low, high), check.unit)
+    if low is not None and value < low:
+        found, comparison = "fail", f"{shown} < {lower}"
+    elif high is not None and value > high:
+        found, comparison = "fail", f"{shown} > {upper}"
+    elif low is not None and high is not None:
+        found, comparison = "pass", f"{lower} <= {shown} <= {upper}"
+    else:
+        found, comparison = "pass", f"{shown} >= {lower}" if low is not None else f"{shown} <= {upper}"
+    # Counts read as counts elsewhere on the site: 1,406 sessions
+    named = {k: f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else v for k, v in context.items()}
+    return found, f"{comparison}: {check.meaning.format(**named)}"
+
+
+def numbers(values: tuple[float | None, ...], unit: str) -> list[str]:
+    """`values` as a reason writes them (None as ""): in percent for PERCENT_UNITS, with the
+    fewest significant digits (3 at least) that keep distinct values distinct, so 0.9496 against
+    0.95 never reads "0.95 < 0.95"."""
+    scale, suffix = (100.0, "%") if unit in PERCENT_UNITS else (1.0, "")
+    given = [v * scale for v in values if v is not None]
+    for digits in range(3, MAX_DIGITS + 1):
+        texts = [f"{v:.{digits}g}" for v in given]
+        if len(set(texts)) == len(set(given)):
+            break
+    out = iter(texts)
+    return ["" if v is None else next(out) + suffix for v in values]

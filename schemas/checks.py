@@ -1,8 +1,9 @@
 """The battery of `/analytics/checks`: each check's id, unit, the route its figure comes from, the
 sides it is bounded on with their documented defaults and the request parameter that tightens
-each, and what its figure is. Declared once: the operator's policy (serve/analytics/policy.py), the
-checks object's documentation (`schemas.bodies.decisions`) and `ChecksQuery`'s bounds (a test holds
-them equal) read it.
+each, what its figure is, and what it means in words. Declared once: the operator's policy
+(serve/analytics/policy.py), the checks object's documentation (`schemas.bodies.decisions`),
+`ChecksQuery`'s bounds (a test holds them equal) and each check's `reason`
+(`analytics.checks.verdict`: the comparison, then the `meaning`) read it.
 
 Plain constants (no numpy), so the contract loads without the computation: the numbers a
 definition names are the ones analytics/checks.py computes with (it reads them here).
@@ -24,6 +25,9 @@ STRESS_MULTIPLE = 2.0
 """stressed_net_information_ratio: the multiple of the modelled execution cost paid."""
 MIN_OVERLAP = 3
 """production_correlation: common sessions a correlation needs (as /analytics/correlation)."""
+PERCENT_UNITS = ("fraction",)
+"""Units whose values a check's `reason` writes in percent (13.9%), as the dashboard shows them;
+any other unit is written as a plain number."""
 
 
 @dataclass(frozen=True)
@@ -35,10 +39,13 @@ class Check:
     parameters: Mapping[str, str]  # side -> the request parameter that tightens it
     unit: str
     source: str  # the route the value comes from
-    definition: str  # what the checked figure is
+    definition: str  # what the checked figure is, with its formula
+    meaning: str  # what the value says, in words: the `reason` after the comparison ({names}: the figure's)
 
 
-def _check(id: str, unit: str, source: str, definition: str, **sides: tuple[float, str]) -> Check:
+def _check(
+    id: str, unit: str, source: str, definition: str, meaning: str, **sides: tuple[float, str]
+) -> Check:
     return Check(
         id,
         MappingProxyType({side: value for side, (value, _) in sides.items()}),
@@ -46,6 +53,7 @@ def _check(id: str, unit: str, source: str, definition: str, **sides: tuple[floa
         unit,
         source,
         definition,
+        meaning,
     )
 
 
@@ -56,6 +64,7 @@ CHECKS: tuple[Check, ...] = (
         "portfolio.ledger",
         "information ratio of the book's daily returns r = ending/starting - 1 over the window: mean / "
         "std(ddof=1) times sqrt(252), as /metrics core.information_ratio",
+        "the book's annualised information ratio over the window's {sessions} sessions",
         min=(1.0, "min_information_ratio"),
     ),
     _check(
@@ -64,6 +73,8 @@ CHECKS: tuple[Check, ...] = (
         "analytics.significance",
         "the long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it "
         "(the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
+        "the probability that the long_short book's Sharpe ratio is above what the best of {trials} trials "
+        "without skill would reach by chance (the Deflated Sharpe Ratio)",
         min=(0.95, "min_deflated_sharpe"),
     ),
     _check(
@@ -72,14 +83,20 @@ CHECKS: tuple[Check, ...] = (
         "portfolio.ledger",
         "mean over the window's sessions of the book's one-way ledger turnover, 1/2 sum |quantity x mid| / "
         "starting_equity (the column whose mean the run seals as /metrics mean_turnover)",
+        "the mean fraction of the book's equity traded per session (one way) over {sessions} sessions",
         min=(0.01, "min_turnover"),
         max=(0.70, "max_turnover"),
     ),
     _check(
         "max_weight",
         "fraction",
-        "signals.rebalances.get",
-        "largest |target weight| of the book in the decisions of the window's rebalances",
+        "portfolio.positions",
+        "largest |weight| the book held in the window's sessions: its positions' weight = signed_notional / "
+        "ending_equity at each session's close (the realised weight, as the ledger's largest_abs_weight; not "
+        "the decisions' target weights, which the book drifts from between rebalances); symbol and date name "
+        "the position",
+        "the largest absolute weight the book held, {symbol} at the close of {date} (its realised weight, not "
+        "a target)",
         max=(0.10, "max_weight"),
     ),
     _check(
@@ -87,6 +104,7 @@ CHECKS: tuple[Check, ...] = (
         "ratio",
         "portfolio.ledger",
         f"information_ratio over the window's last {RECENT_SESSIONS} sessions (all of them when fewer)",
+        "the book's annualised information ratio over the window's last {sessions} sessions",
         min=(0.5, "min_recent_information_ratio"),
     ),
     _check(
@@ -95,6 +113,7 @@ CHECKS: tuple[Check, ...] = (
         "portfolio.ledger",
         "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the "
         f"years with at least {MIN_YEAR_SESSIONS} sessions of the book",
+        "the share of the window's calendar years in which the book made money ({positive} of {years})",
         min=(0.6, "min_yearly_consistency"),
     ),
     _check(
@@ -103,6 +122,7 @@ CHECKS: tuple[Check, ...] = (
         "analytics.costs",
         f"information ratio of the daily returns paying {STRESS_MULTIPLE:g} times the modelled execution cost: "
         "r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
+        f"the book's annualised information ratio paying {STRESS_MULTIPLE:g} times its modelled execution cost",
         min=(0.5, "min_stressed_net_information_ratio"),
     ),
     _check(
@@ -113,6 +133,8 @@ CHECKS: tuple[Check, ...] = (
         "(itself excluded), each over their common sessions of the whole histories, as /analytics/correlation "
         "basis=returns; a production alpha without a correlation (too little overlap) is left out, and "
         "compared/of say how many were compared",
+        "the largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of "
+        "{compared} compared)",
         max=(0.7, "max_production_correlation"),
     ),
     _check(
@@ -120,6 +142,8 @@ CHECKS: tuple[Check, ...] = (
         "t_statistic",
         "performance.metrics",
         "/metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
+        "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
+        "distinguishable from 0?)",
         min=(2.0, "min_ic_t_stat"),
     ),
 )

@@ -64,6 +64,9 @@ the catalogue index holds (`scores` has none: its correlation pairs two builds' 
 WEIGHTINGS = ("equal", "given", "inverse_volatility", "max_ir")
 """`weighting` on `/analytics/combine`: equal weights, the weights given (`weights=`), inverse
 volatility, or the maximum information ratio of a shrunk covariance (docs/analytics.md)."""
+FITTED_WEIGHTINGS = ("inverse_volatility", "max_ir")
+"""The weightings estimated from the set's returns: in-sample unless `fit_to` fits them on earlier
+sessions than those judged (docs/analytics.md "Combination")."""
 
 COMPARE_WINDOWS = ("21", "63", "126", "252")
 """`window` on `/analytics/compare`: the rolling correlation's trailing sessions (a month, a
@@ -96,6 +99,8 @@ WARNING_CODES = (
     "ic_family_mismatch",
     "ic_reproduction_mismatch",
     "kind_missing",
+    "in_sample_weights",
+    "negative_weights",
 )
 """The codes of `meta.warnings` (the spec's vocabulary; `schemas.wire.kind_missing` makes one)."""
 

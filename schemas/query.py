@@ -513,6 +513,9 @@ class BookWindowQuery(Query, frozen=True):
 
 MAX_SET = 50
 """Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
+MIN_SET_SESSIONS = 20
+"""Common sessions a combination needs (its covariance has n(n+1)/2 entries to estimate), and each
+side of its `fit_to`: the sessions fitting the weights and those judging them."""
 MAX_WEIGHT = 10.0
 """Largest |weight| a given combination (`weights`) may put on one alpha: ten times the book's
 capital, beyond any leverage a book of these alphas would run."""
@@ -565,6 +568,17 @@ Shrinkage = Annotated[
     ),
 ]
 
+FitTo = Annotated[
+    dt.date | None,
+    Meta(
+        description="With weighting=inverse_volatility or max_ir: fit the weights on the set's common sessions "
+        "of the window up to and including this date (YYYY-MM-DD), and judge them (rows, figures, "
+        f"correlations) on those after it; each side needs at least {MIN_SET_SESSIONS} sessions, and it "
+        "must lie in the window (on or after `from`, before `to`). Absent: the weights are fitted on the "
+        "sessions they are judged on (in-sample, warned as `in_sample_weights`).",
+    ),
+]
+
 
 class CombineQuery(Query, frozen=True):
     """`/analytics/combine`: a weighted book of alphas, paged over its daily series."""
@@ -587,6 +601,7 @@ class CombineQuery(Query, frozen=True):
     weighting: Weighting = choices.WEIGHTINGS[0]
     weights: Weights | None = None
     shrinkage: Shrinkage | None = None
+    fit_to: FitTo = None
     start: From = START
     end: To = END
     limit: Limit = SERIES_DEFAULT_LIMIT
@@ -630,6 +645,7 @@ class ContributionQuery(Query, frozen=True):
         | None
     ) = None
     shrinkage: Shrinkage | None = None
+    fit_to: FitTo = None
     weight: (
         Annotated[
             float,
@@ -659,7 +675,7 @@ class ChecksQuery(Query, frozen=True):
     ) = None
     min_turnover: Annotated[float, _threshold("min", "turnover", "per session", ge=0)] | None = None
     max_turnover: Annotated[float, _threshold("max", "turnover", "per session", ge=0)] | None = None
-    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0, le=1)] | None = None
+    max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0)] | None = None
     min_recent_information_ratio: (
         Annotated[float, _threshold("min", "recent_information_ratio", "ratio")] | None
     ) = None

@@ -217,6 +217,17 @@ ORDER_TRADES = (("timestamp", "asc"), ("symbol", "asc"), ("phase", "asc"), ("qua
 
 # -- warnings ---------------------------------------------------------------------------------------
 
+WEIGHT_WARNINGS = {
+    "in_sample_weights": "A combination's inverse_volatility or max_ir weights were fitted on the very sessions "
+    "its figures are over (/analytics/combine, /analytics/contribution with a weighting): the figures overstate "
+    "what the weights would have earned; fit_to fits them on earlier sessions and judges them on the later "
+    "ones.",
+    "negative_weights": "A computed weighting (max_ir) shorts some alphas of the set: the combination sells their "
+    "returns; the message names them, with their weights, and says which are production alphas.",
+}
+"""The meaning of the warnings of a fitted combination, stated in every documentation block of the
+warning codes."""
+
 
 def kind_missing(kind: str, consequence: str = "the page is empty") -> dict[str, str]:
     return {

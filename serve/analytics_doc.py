@@ -24,6 +24,7 @@ from analytics import correlation, significance
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import documented
+from schemas.wire import WEIGHT_WARNINGS
 from serve.declaration import Endpoint
 from serve.endpoints import endpoint, endpoints
 
@@ -114,15 +115,18 @@ _ENDPOINT: dict[str, str] = {
     "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
     "withheld_reason}, never zero.",
     "combination": "GET /v1/analytics/combine (alphas, book = long_short, weighting = equal | given | "
-    "inverse_volatility | max_ir, weights, shrinkage, from, to, limit, offset) and GET "
-    "/v1/alphas/{alpha}/analytics/contribution (reference, weighting, weights, shrinkage, weight, from, to) read "
+    "inverse_volatility | max_ir, weights, shrinkage, fit_to, from, to, limit, offset) and GET "
+    "/v1/alphas/{alpha}/analytics/contribution (reference, weighting, weights, shrinkage, fit_to, weight, from, "
+    "to) read "
     "every alpha's daily long_short returns from the catalogue's returns matrix, over the window's sessions on "
     "which every alpha of the set has one (at least 20). Each id is authorised before any lookup (403 "
     "run_not_allowed whether it exists or not); a set is 2 (contribution: 1) to 50 alphas. Both need "
     "portfolio.ledger. Combine's figures, weights and correlation matrix are in its meta (combine.meta.*), so it "
     "is JSON only. Contribution's reference book is equally weighted as it grew; with a weighting (same "
     "parameters and rules as combine's) it is the reference set combined as combine combines it, and before "
-    "holds combine's figures over the sessions the alpha also trades.",
+    "holds combine's figures over the sessions the alpha also trades. inverse_volatility and max_ir weights are "
+    "fitted on the sessions they are judged on (meta.fit, an in_sample_weights warning) unless fit_to fits them "
+    "on the window's common sessions up to it and judges them on those after it (at least 20 each side).",
     "risk": "GET /v1/alphas/{alpha}/analytics/risk (book, from, to): beta, alpha and tracking error against "
     "SPY's daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
     "regression need 2 sessions, tail figures 20. Every figure needs portfolio.ledger; the benchmark block also "
@@ -137,9 +141,10 @@ _ENDPOINT: dict[str, str] = {
 _WARNINGS: dict[str, str] = {
     "kind_missing": "The run never sealed the kind a route's figures are built from (kind names it): collections "
     "are empty, figures null.",
-    "access_limited": "The key may not read the ledger (portfolio.ledger) or the rebalance cross-sections "
-    "(signals.rebalances.get or signals.scores), or SPY's daily series (benchmarks.daily), a figure is built "
-    "from; block names it and it is not_measurable.",
+    "access_limited": "The key may not read the ledger (portfolio.ledger), a book's positions "
+    "(portfolio.positions), the rebalance cross-sections (signals.rebalances.get or signals.scores), or SPY's "
+    "daily series (benchmarks.daily), a figure is built from; block names it and it is not_measurable.",
+    **WEIGHT_WARNINGS,
 }
 
 DEFAULT_SCOPE = (WINDOW, "overall")
@@ -158,10 +163,14 @@ _SCOPES: dict[str, tuple[str, str]] = {
     "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
     "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
     "combine": (
-        WINDOW + ": its sessions on which every alpha of the set has a return",
+        WINDOW + ": its sessions on which every alpha of the set has a return (after fit_to when given)",
         "one row per common session",
     ),
-    "combine.meta": (WINDOW + ": its sessions on which every alpha of the set has a return", "overall"),
+    "combine.meta": (
+        WINDOW + ": its sessions on which every alpha of the set has a return (after fit_to when given)",
+        "overall",
+    ),
+    "combine.meta.fit": (WINDOW + ": its common sessions up to fit_to (all of them without it)", "overall"),
     "combine.meta.figures.turnover": ("whole histories (from/to do not narrow it)", "overall"),
     "contribution": (
         WINDOW + ": its sessions on which the alpha and every reference alpha have a return",

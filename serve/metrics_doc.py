@@ -16,6 +16,7 @@ from typing import Any
 from analytics.newey_west import MIN_N
 from schemas.bodies.metrics import LAG_RULE, metrics_fields
 from schemas.choices import WARNING_CODES
+from schemas.wire import WEIGHT_WARNINGS
 
 SCHEMA_VERSION = "2.0.0"
 
@@ -41,6 +42,7 @@ _WARNINGS: dict[str, str] = {
     "IC by more than 1e-6 (or no mean IC was sealed); nwt.ic is null because it would not test core.ic.",
     "kind_missing": "Emitted by collection endpoints for a kind that was not sealed; the metrics endpoint "
     "reports the same condition as missing_kind.",
+    **WEIGHT_WARNINGS,
 }
 
 _ENDPOINT: dict[str, str] = {

@@ -9,6 +9,7 @@ and the generated client read them here.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
@@ -327,16 +328,19 @@ class CheckResult(Body, kw_only=True, frozen=True):
             "or whole_history (production_correlation, ic_t_stat: from/to do not narrow them)"
         ),
     ]
-    reason: (
-        Annotated[
-            str,
-            figure(
-                "Why the value is not measurable (present only then); starts with access_limited when the key may "
-                "not read the data it is built from"
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
+    reason: Annotated[
+        str,
+        figure(
+            "Why the verdict, in words. A pass or a fail: the comparison that decided it, the value against the "
+            "threshold it was held to ('0.744 < 0.95', '0.01 <= 0.0823 <= 0.7'; fractions in percent, as '13.9% > "
+            "10%'; as many digits as keep the two apart), then what the value means ('the probability that "
+            "...'), from the check's declaration: "
+            + "; ".join(f"{check.id}: {check.meaning}" for check in CHECKS)
+            + " ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest "
+            "production alpha). not_measurable: why there is no value; starts with access_limited when the key "
+            "may not read the data it is built from"
+        ),
+    ]
     compared: (
         Annotated[
             int | None,
@@ -368,6 +372,26 @@ class CheckResult(Body, kw_only=True, frozen=True):
             figure(
                 "production_correlation only: the production alpha whose |Pearson| is value (the nearest); null "
                 "when none is compared"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    symbol: (
+        Annotated[
+            str | None,
+            figure(
+                "max_weight only: the name held at the largest |weight| (the first by date, then symbol, on a "
+                "tie); null when not measurable"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    date: (
+        Annotated[
+            dt.date | None,
+            figure(
+                "max_weight only: the session at whose close symbol was held at that weight; null when not "
+                "measurable"
             ),
         ]
         | UnsetType
@@ -553,13 +577,38 @@ class CombinationWeight(Body, kw_only=True, frozen=True):
     weight: Annotated[
         float,
         figure(
-            "Its weight: a fraction of the combined book's capital, negative for a short, from the set's "
-            "common sessions of the window",
+            "Its weight: a fraction of the combined book's capital, negative for a short (a computed weighting's "
+            "negative weight is warned as negative_weights), from the set's common sessions of the window (up "
+            "to fit_to when it is given)",
             "1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
             "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
             unit="fraction",
         ),
     ]
+
+
+class CombinationFit(Body, kw_only=True, frozen=True):
+    """Which sessions a fitted weighting's weights (inverse_volatility, max_ir) are estimated from
+    (combine `meta.fit`, a contribution's `reference.combination.fit`)."""
+
+    fit_to: Annotated[
+        dt.date | None,
+        figure(
+            "The request's fit_to: the weights are fitted on the set's common sessions of the window up to and "
+            "including it, and judged on those after it; null: fitted on the sessions they are judged on"
+        ),
+    ]
+    sample: Annotated[
+        Literal["in_sample", "out_of_sample"],
+        TEXT,
+        figure(
+            "in_sample: the weights are fitted on the very sessions the figures are over, so the figures "
+            "overstate what they would have earned (an in_sample_weights warning says so); out_of_sample: "
+            "fitted on the sessions up to fit_to, the figures over those after it"
+        ),
+    ]
+    sessions: Annotated[int, figure("The sessions the weights are fitted on", unit="sessions")]
+    rule: Annotated[str, figure("Which sessions fit the weights and which judge them, in words")]
 
 
 class ContributionCombination(Body, kw_only=True, frozen=True):
@@ -574,11 +623,19 @@ class ContributionCombination(Body, kw_only=True, frozen=True):
     weights: Annotated[
         list[CombinationWeight], figure("The set's weights, one per alpha in the order of reference.alphas")
     ]
+    fit: Annotated[
+        CombinationFit | None,
+        figure(
+            "inverse_volatility and max_ir (null otherwise): the sessions the weights are fitted on, as combine's "
+            "meta.fit"
+        ),
+    ]
     sessions: Annotated[
         int,
         figure(
-            "The set's common sessions of the window (combine's meta.sessions); sessions is below it when the "
-            "alpha has no return on some of them, and before is then over those the alpha trades",
+            "The set's common sessions of the window judged (combine's meta.sessions: after fit_to when it is "
+            "given); sessions is below it when the alpha has no return on some of them, and before is then over "
+            "those the alpha trades",
             unit="sessions",
         ),
     ]

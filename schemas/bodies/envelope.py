@@ -22,7 +22,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from schemas import choices, units
 from schemas.bodies.base import Body, Window
-from schemas.bodies.decisions import BookFigures, CombinationShrinkage, CombinationWeight
+from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShrinkage, CombinationWeight
 from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
 from schemas.bodies.service import Pagination, Warning
 
@@ -276,11 +276,24 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    fit: (
+        Annotated[
+            CombinationFit | None,
+            doc(
+                "With inverse_volatility or max_ir: the sessions the weights are fitted on (`fit_to` echoed, "
+                "`sample` in_sample or out_of_sample, `sessions`, `rule` in words); null for equal and given "
+                "weights, which are not fitted.",
+                absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     sessions: (
         Annotated[
             int,
             doc(
-                "Sessions the figures are over: those of the window on which every alpha has a return.",
+                "Sessions the rows and figures are over: those of the window on which every alpha has a "
+                "return (after `fit_to` when it is given).",
                 unit=units.SESSIONS,
                 absent=COMBINE_ONLY,
             ),

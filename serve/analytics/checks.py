@@ -6,12 +6,14 @@ ledger's information ratios (`analytics.returns`), the significance route's DSR
 (`analytics.significance` with the catalogue's trials, `Seen`), the costs route's cost rate
 (`analytics.checks.stressed_returns`), the correlation route's Pearson correlations over the
 catalogue's returns matrix (never opening another alpha's build), `/metrics` nwt.ic, and the
-decisions' target weights. A value the key may not build is `not_measurable` with a reason
-starting `access_limited` and an `access_limited` warning naming its check.
+weights the book held (its positions). A value the key may not build is `not_measurable` with a
+reason starting `access_limited` and an `access_limited` warning naming its check. Every check
+says why its verdict is what it is (`reason`, `analytics.checks.verdict`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,12 +32,12 @@ from analytics.metrics.blocks import nwt_ic_block
 from datasets.queries import Window, day_numbers, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import floats
-from schemas import wire
 from serve import errors
 from serve.analytics.catalogue import Matrix, Seen
-from serve.analytics.policy import BY_ID, CHECKS, MAX, MIN, Policy
+from serve.analytics.policy import BY_ID, CHECKS, Policy
 
 CORRELATION_ENDPOINT = "analytics.correlation"
+POSITIONS_ENDPOINT = "portfolio.positions"
 
 WINDOW = "window"
 RECENT = "window_last_504_sessions"
@@ -61,6 +63,7 @@ class Figure:
     book: str | None  # whose figures the value is built from (None: the signal's)
     horizon: str
     extra: Mapping[str, Any] | None = None  # keys the entry appends after the common ones
+    context: Mapping[str, Any] | None = None  # what the check's `meaning` names (a measured value only)
 
 
 def checks_payload(
@@ -72,8 +75,10 @@ def checks_payload(
     seen: Seen,
     production: Production,
     access: Access,
+    positions: str | None,
     warnings: Warnings,
 ) -> dict[str, Any]:
+    """`positions`: why the key may not read the book's positions (None: it may)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
@@ -85,7 +90,7 @@ def checks_payload(
     figures = {
         **_ledger_figures(view, book, part, per_year, access, warnings),
         "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
-        "max_weight": _max_weight(view, book, window, access, warnings),
+        "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
         "ic_t_stat": _ic_t_stat(view, access, warnings),
     }
@@ -115,11 +120,7 @@ def _entry(
     check = BY_ID[check_id]
     bound = dict(thresholds[check_id])
     value = number(figure.value)
-    if value is None:
-        verdict = "not_measurable"
-    else:
-        ok = (MIN not in bound or value >= bound[MIN]) and (MAX not in bound or value <= bound[MAX])
-        verdict = "pass" if ok else "fail"
+    verdict, reason = formulas.verdict(check, value, bound, figure.context or {})
     entry: dict[str, Any] = {
         "id": check_id,
         "value": value,
@@ -130,9 +131,8 @@ def _entry(
         "source": check.source,
         "book": figure.book,
         "horizon": figure.horizon,
+        "reason": figure.reason if reason is None else reason,
     }
-    if value is None:
-        entry["reason"] = figure.reason
     if figure.extra is not None:
         entry.update(figure.extra)
     return entry
@@ -176,25 +176,31 @@ def _ledger_figures(
     positive, years = formulas.positive_years(part.days, returns)
     stressed = formulas.stressed_returns(part.starting_equity, part.ending_equity, part.execution_cost)
     recent = formulas.recent(returns)
+    sessions = {"sessions": int(part.days.size)}
     return {
-        "information_ratio": Figure(information_ratio(returns, per_year), few, book, WINDOW),
+        "information_ratio": Figure(
+            information_ratio(returns, per_year), few, book, WINDOW, context=sessions
+        ),
         "turnover": Figure(
             float(np.mean(turnover)) if turnover.size else None,
             "no session of the window has a turnover",
             book,
             WINDOW,
+            context={"sessions": int(turnover.size)},
         ),
         "recent_information_ratio": Figure(
             information_ratio(recent, per_year),
             f"fewer than 2 daily returns with variance in the window's last {formulas.RECENT_SESSIONS} sessions",
             book,
             RECENT,
+            context={"sessions": int(recent.size)},
         ),
         "yearly_consistency": Figure(
             formulas.share(positive, years),
             f"no calendar year of the window holds {formulas.MIN_YEAR_SESSIONS} sessions of this book",
             book,
             WINDOW,
+            context={"positive": positive, "years": years},
         ),
         "stressed_net_information_ratio": Figure(information_ratio(stressed, per_year), few, book, WINDOW),
     }
@@ -238,29 +244,43 @@ def _deflated_sharpe(
             "fewer than 2 alphas this key may read have a measurable Sharpe ratio, so the variance of the "
             "trials' Sharpe ratios is unknown"
         )
-    return Figure(significance.dsr(m, seen.count, seen.sharpe_variance), reason, "long_short", WINDOW)
+    value = significance.dsr(m, seen.count, seen.sharpe_variance)
+    return Figure(value, reason, "long_short", WINDOW, context={"trials": seen.count})
 
 
-def _max_weight(view: BuildView, book: str, window: Window, access: Access, warnings: Warnings) -> Figure:
-    """The largest |target weight| of the book in the window's rebalances (the decisions)."""
-    if not access.cross_sections:
-        return Figure(None, withheld("cross_sections", "checks.max_weight", warnings), book, WINDOW)
-    column = f"{book}_target_weight"
-    table = view.table("decisions")
-    if book not in wire.BASE_BOOKS:
-        why = f"only {', '.join(wire.BASE_BOOKS)} have target weights in the decisions"
-    elif table is None or "decisions" not in view.kinds_present:
-        why = "the run sealed no decisions, so no book has target weights"
-    elif column not in table.column_names:
-        why = f"the decisions hold no {column}"
-    else:
-        a, b = window_bounds(day_numbers(table), window)
-        weights = np.abs(floats(table.column(column).slice(a, b - a)))
-        weights = weights[np.isfinite(weights)]
-        if weights.size:
-            return Figure(float(weights.max()), "", book, WINDOW)
-        why = "no rebalance of the window holds a target weight of this book"
-    return Figure(None, why, book, WINDOW)
+def _max_weight(view: BuildView, book: str, window: Window, refused: str | None) -> Figure:
+    """The largest |weight| the book held in the window's sessions: its positions' weight
+    (signed_notional / ending_equity at the close), the realised weight the ledger's
+    largest_abs_weight summarises, with the position's symbol and date; not the decisions' target
+    weights, which the book drifts from between rebalances. `refused`: why the key may not read
+    the positions."""
+
+    def figure(value: float | None, why: str, symbol: str | None, day: dt.date | None) -> Figure:
+        context = None if value is None else {"symbol": symbol, "date": day}
+        return Figure(value, why, book, WINDOW, {"symbol": symbol, "date": day}, context)
+
+    if refused is not None:
+        return figure(None, refused, None, None)
+    table = view.table("positions") if "positions" in view.kinds_present else None
+    found = None if table is None else view.book_range("positions", book)
+    if table is None:
+        return figure(None, "the run sealed no positions, so no book has a weight held", None, None)
+    if found is None:
+        return figure(None, "the run has no positions of this book", None, None)
+
+    def read() -> tuple[np.ndarray, np.ndarray]:
+        rows = table.slice(found[0], found[1] - found[0])
+        return day_numbers(rows), floats(rows.column("weight"))
+
+    days, weights = view.memo(f"analytics:checks:weights:{book}", read)
+    a, b = window_bounds(days, window)
+    at = formulas.largest_weight(weights[a:b])
+    if at is None:
+        return figure(None, "the book held no position in the window", None, None)
+    row = found[0] + a + at
+    symbol = table.column("symbol")[row].as_py()
+    day = np.datetime64(int(days[a + at]), "D").item()
+    return figure(abs(float(weights[a + at])), "", symbol, day)
 
 
 def _production_correlation(view: BuildView, production: Production, warnings: Warnings) -> Figure:
@@ -274,7 +294,8 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
     def figure(value: float | None, reason: str, compared: int | None, nearest: str | None) -> Figure:
         of = None if compared is None else len(production.references)
         extra = {"compared": compared, "of": of, "nearest": nearest}
-        return Figure(value, reason, "long_short", WHOLE, extra)
+        context = {"compared": compared, "nearest": nearest}
+        return Figure(value, reason, "long_short", WHOLE, extra, context)
 
     if production.why_not is not None:
         return figure(None, production.why_not, None, None)
@@ -301,6 +322,16 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
         )
     nearest = int(np.argmax(np.where(known, magnitude, -1.0)))
     return figure(float(magnitude[nearest]), "", compared, production.references[nearest])
+
+
+def positions_refused(may_call: bool, warnings: Warnings) -> str | None:
+    """Why the key may not have max_weight (None: it may): the weights held are the book's
+    positions, which it reads with portfolio.positions."""
+    if may_call:
+        return None
+    why = f"built from the book's positions, which this key may not read ({POSITIONS_ENDPOINT})"
+    warnings.add("access_limited", f"checks.max_weight is {why}.", block="checks.max_weight")
+    return f"access_limited: {why}"
 
 
 def production_refused(access: Access, may_call: bool, warnings: Warnings) -> str | None:

@@ -25,9 +25,11 @@ from analytics.returns import BookFigures, book_figures
 from datasets.queries import Window
 from datasets.reader import LakeReader
 from datasets.served import Catalogue
+from schemas import choices
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures, Matrix
 from serve.analytics.market import Benchmark
+from serve.metrics.stats import Warnings
 
 RISK_FREE = "risk_free"
 RETURNS_SOURCE = "catalogue:returns"
@@ -36,6 +38,7 @@ SESSION_RULE = (
     "the window's sessions on which every alpha of the set has a long_short return (their intersection): "
     "a session one of them did not trade is left out for all"
 )
+AFTER_FIT = "; of those, the sessions after fit_to (the ones up to it fit the weights)"
 NO_RISK_FREE = (
     "the catalogue index holds no risk-free returns (written before they were indexed); an operator writes "
     "them with `alpha-results lake index`"
@@ -184,6 +187,12 @@ class Weighting:
     method: str  # one of choices.WEIGHTINGS
     given: tuple[float, ...] | None  # weighting=given
     shrinkage: float | None  # weighting=max_ir: the request's, else Ledoit-Wolf
+    fit_to: date | None = None  # a fitted weighting: the last session the weights are fitted on
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the weights are estimated from the set's returns (inverse_volatility, max_ir)."""
+        return self.method in choices.FITTED_WEIGHTINGS
 
 
 @dataclass(frozen=True)
@@ -312,24 +321,124 @@ def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting,
 
 @dataclass(frozen=True)
 class Weighted:
-    """A set combined: its weights (the set's order), the shrinkage used (max_ir) and the book's
-    daily returns and risk-free returns on the set's common sessions."""
+    """A set combined: its weights (the set's order), the shrinkage used (max_ir), the sessions the
+    weights were fitted on (`fit`, null for weights not fitted) and the book's daily returns and
+    risk-free returns on the sessions judged (`judged`: the set's common sessions of the window,
+    after fit_to when it is given)."""
 
     weights: np.ndarray
     shrinkage: dict[str, Any] | None
+    fit: dict[str, Any] | None
+    judged: SetReturns
     period: np.ndarray
     risk_free: np.ndarray | None
 
 
+def _sessions(found: SetReturns, part: slice) -> SetReturns:
+    risk_free = None if found.risk_free is None else found.risk_free[part]
+    return SetReturns(found.ids, found.days[part], found.returns[part], risk_free, found.risk_free_reason)
+
+
+def split_at_fit(found: SetReturns, weighting: Weighting) -> tuple[SetReturns, SetReturns]:
+    """(the sessions the weights are fitted on, the sessions judged): without fit_to both are the
+    set's common sessions of the window (in-sample); with it, those up to and including fit_to and
+    those after it, each at least MIN_SESSIONS, else 400 naming fit_to."""
+    if weighting.fit_to is None:
+        return found, found
+    cut = int(np.searchsorted(found.days, (weighting.fit_to - EPOCH).days, "right"))
+    for count, where, need in (
+        (cut, "on or before it", "to fit the weights"),
+        (found.days.size - cut, "after it", "to judge them"),
+    ):
+        if count < MIN_SESSIONS:
+            raise errors.bad_parameters(
+                {
+                    "fit_to": f"leaves {count} of the set's {found.days.size} common sessions of the window {where}; "
+                    f"at least {MIN_SESSIONS} are needed {need}"
+                }
+            )
+    return _sessions(found, slice(0, cut)), _sessions(found, slice(cut, None))
+
+
+def _fit_echo(weighting: Weighting, fit: SetReturns, judged: SetReturns) -> dict[str, Any] | None:
+    """meta.fit: which sessions fit the weights and which judge them (null: weights not fitted)."""
+    if not weighting.fitted:
+        return None
+    method, n = weighting.method, int(fit.days.size)
+    if weighting.fit_to is None:
+        rule = (
+            f"in-sample: the {method} weights are fitted on the same {n} sessions the figures are over, so the "
+            "figures overstate what the weights would have earned; fit_to fits them on the sessions up to a date "
+            "and judges them on those after it"
+        )
+    else:
+        first, last = iso_dates(fit.days[[0, -1]])
+        after = iso_dates(judged.days[[0, -1]])
+        rule = (
+            f"out-of-sample: the {method} weights are fitted on the set's {n} common sessions of the window up to "
+            f"and including fit_to ({first} to {last}); the rows and figures are over the {judged.days.size} after "
+            f"it ({after[0]} to {after[1]})"
+        )
+    return {
+        "fit_to": None if weighting.fit_to is None else weighting.fit_to.isoformat(),
+        "sample": "in_sample" if weighting.fit_to is None else "out_of_sample",
+        "sessions": n,
+        "rule": rule,
+    }
+
+
 def weighted(found: SetReturns, weighting: Weighting, name: str) -> Weighted:
-    """The set's book at its weights (raises combination.NotCombinable for a set no weights fit;
-    400 naming `weights` or `name` for a book that loses all its equity): what /analytics/combine
-    serves, and the reference book of a contribution with a weighting."""
-    weights, shrinkage = weights_of(found.returns, weighting)
-    period = found.returns @ weights
-    _require_solvent(period, found.days, weighting, name)
-    risk_free = None if found.risk_free is None else found.risk_free @ weights
-    return Weighted(weights, shrinkage, period, risk_free)
+    """The set's book at its weights, fitted on the sessions up to fit_to and judged on those after
+    it (all of them, in-sample, without fit_to; 400 naming fit_to when a side holds too few; raises
+    combination.NotCombinable for a set no weights fit; 400 naming `weights` or `name` for a book
+    that loses all its equity): what /analytics/combine serves, and the reference book of a
+    contribution with a weighting."""
+    fit, judged = split_at_fit(found, weighting)
+    weights, shrinkage = weights_of(fit.returns, weighting)
+    period = judged.returns @ weights
+    _require_solvent(period, judged.days, weighting, name)
+    risk_free = None if judged.risk_free is None else judged.risk_free @ weights
+    return Weighted(weights, shrinkage, _fit_echo(weighting, fit, judged), judged, period, risk_free)
+
+
+def weight_warnings(
+    book: Weighted, weighting: Weighting, production: frozenset[str], block: str, warnings: Warnings
+) -> None:
+    """Warns of weights fitted on the sessions they are judged on (in_sample_weights) and of a
+    computed weighting that shorts alphas of the set (negative_weights, naming them with their
+    weights and saying which are production alphas): a given weight is the caller's own choice."""
+    judged = int(book.judged.days.size)
+    if weighting.fitted and weighting.fit_to is None:
+        warnings.add(
+            "in_sample_weights",
+            f"The {weighting.method} weights are fitted on the same {judged} sessions the figures are over "
+            "(in-sample): the figures overstate what the weights would have earned. Pass fit_to=YYYY-MM-DD to fit "
+            "them on the sessions up to that date and judge them on those after it.",
+            block=block,
+        )
+    if weighting.fitted:
+        shorts = [
+            f"{alpha} ({weight:.2%}{', a production alpha' if alpha in production else ''})"
+            for alpha, weight in zip(book.judged.ids, book.weights, strict=True)
+            if weight < 0
+        ]
+        if shorts:
+            one = len(shorts) == 1
+            warnings.add(
+                "negative_weights",
+                f"The {weighting.method} weights short {len(shorts)} alpha{'' if one else 's'} of the set: "
+                f"{', '.join(shorts)}; the combination sells {'its' if one else 'their'} returns.",
+                block=block,
+            )
+
+
+def production_of(catalogue: Catalogue, ids: tuple[str, ...]) -> frozenset[str]:
+    """Which of `ids` the catalogue index marks as production alphas."""
+    index = catalogue.index
+    assert index is not None  # the returns matrix was read from it
+    flags = pc.fill_null(index.column("production"), False)
+    produced = index.filter(flags).column("alpha_id").to_pylist()
+    return frozenset(produced) & frozenset(ids)
 
 
 def combined_figures(
@@ -355,25 +464,33 @@ def combined_figures(
 
 
 def combined(
-    found: SetReturns, weighting: Weighting, turnover: Turnover, benchmark: Benchmark | None
+    found: SetReturns,
+    weighting: Weighting,
+    turnover: Turnover,
+    benchmark: Benchmark | None,
+    production: frozenset[str],
+    warnings: Warnings,
 ) -> Combined:
-    """The combined book (raises combination.NotCombinable for a set no weights fit)."""
+    """The combined book over the sessions judged (raises combination.NotCombinable for a set no
+    weights fit)."""
     book = weighted(found, weighting, "alphas")
-    weights, period = book.weights, book.period
+    weight_warnings(book, weighting, production, "weights", warnings)
+    weights, period, judged = book.weights, book.period, book.judged
     cumulative, drawdown_pct = combination.equity(period)
     entries = combined_figures(
-        found.returns, weights, period, book.risk_free, found.risk_free_reason, turnover
+        judged.returns, weights, period, book.risk_free, judged.risk_free_reason, turnover
     )
-    matrix = combination.correlation_matrix(found.returns)
+    matrix = combination.correlation_matrix(judged.returns)
     meta = {
-        "alphas": list(found.ids),
+        "alphas": list(judged.ids),
         "weighting": weighting.method,
         "shrinkage": book.shrinkage,
-        "weights": [{"alpha": a, "weight": float(w)} for a, w in zip(found.ids, weights, strict=True)],
-        "sessions": int(found.days.size),
-        "session_rule": SESSION_RULE,
+        "weights": [{"alpha": a, "weight": float(w)} for a, w in zip(judged.ids, weights, strict=True)],
+        "fit": book.fit,
+        "sessions": int(judged.days.size),
+        "session_rule": SESSION_RULE if weighting.fit_to is None else SESSION_RULE + AFTER_FIT,
         "figures": entries,
-        "correlation": {"alphas": list(found.ids), "matrix": [_nullable(row) for row in matrix]},
+        "correlation": {"alphas": list(judged.ids), "matrix": [_nullable(row) for row in matrix]},
     }
-    spy = None if benchmark is None else benchmark_cumulative(benchmark, found.days)
-    return Combined(found.days, period, cumulative, drawdown_pct, spy, meta)
+    spy = None if benchmark is None else benchmark_cumulative(benchmark, judged.days)
+    return Combined(judged.days, period, cumulative, drawdown_pct, spy, meta)

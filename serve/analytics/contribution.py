@@ -28,7 +28,7 @@ import numpy as np
 from analytics import combination, sets
 from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR, NotCombinable
 from analytics.correlation import MIN_OVERLAP, pearson_between
-from analytics.entries import day_bounds, stat
+from analytics.entries import Warnings, day_bounds, stat
 from analytics.returns import book_figures
 from datasets.queries import Window
 from datasets.reader import LakeReader
@@ -37,15 +37,18 @@ from schemas.bodies.decisions import CONTRIBUTION_MAX_LISTED
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures
 from serve.analytics.combined import (
+    AFTER_FIT,
     RETURNS_SOURCE,
     Turnover,
     Weighting,
     change_entries,
     combined_figures,
     figure_entries,
+    production_of,
     risk_free_rows,
     set_returns,
     turnover_of,
+    weight_warnings,
     weighted,
 )
 
@@ -95,7 +98,8 @@ class Combination:
     method: str
     weights: np.ndarray  # in the reference's order
     shrinkage: dict[str, Any] | None
-    set_sessions: int  # the set's common sessions of the window: combine's meta.sessions
+    fit: dict[str, Any] | None  # the sessions the weights are fitted on: combine's meta.fit
+    set_sessions: int  # the set's common sessions of the window judged: combine's meta.sessions
     members: np.ndarray  # the members' returns, sessions counted x reference alphas
     turnover: Turnover  # of the reference alphas and then the alpha
 
@@ -105,6 +109,7 @@ class Combination:
             "weighting": self.method,
             "shrinkage": self.shrinkage,
             "weights": [{"alpha": a, "weight": float(w)} for a, w in pairs],
+            "fit": self.fit,
             "sessions": self.set_sessions,
         }
 
@@ -188,10 +193,12 @@ def weighted_book(
     reference: tuple[str, ...],
     window: Window,
     weighting: Weighting,
+    warnings: Warnings,
 ) -> ReferenceBook:
     """The reference set combined as /analytics/combine combines it (its rules: every member needs
-    returns, 400 naming `reference`; its common sessions of the window and its weights from them),
-    and the alpha, over those sessions on which the alpha has a return."""
+    returns, 400 naming `reference`; its common sessions of the window, its weights fitted on them
+    or on those up to fit_to, and its warnings), and the alpha, over those sessions judged on which
+    the alpha has a return."""
     matrix = figures.matrix(reader, "returns")
     own = int(sets.matrix_rows(matrix, (alpha,), "alpha")[0])
     rows = sets.matrix_rows(matrix, reference, "reference")
@@ -202,6 +209,10 @@ def weighted_book(
         raise errors.bad_parameters(
             {"reference": f"cannot be combined by {weighting.method}: {exc}"}
         ) from exc
+    weight_warnings(
+        book, weighting, production_of(catalogue, reference), "reference.combination.weights", warnings
+    )
+    found = book.judged
     mine = np.asarray(matrix.values[own, np.searchsorted(matrix.days, found.days)])
     keep = np.isfinite(mine)
     count = int(np.count_nonzero(keep))
@@ -220,6 +231,7 @@ def weighted_book(
         weighting.method,
         book.weights,
         book.shrinkage,
+        book.fit,
         int(found.days.size),
         members,
         turnover_of(catalogue, (*reference, alpha)),
@@ -319,7 +331,7 @@ def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str
     return {
         "weight": {"value": weight, "chosen": chosen},
         "sessions": int(found.days.size),
-        "session_rule": SESSION_RULE if mix is None else WEIGHTED_SESSION_RULE,
+        "session_rule": _session_rule(mix),
         "before": before_entries,
         "after": after_entries,
         "change": change_entries(before_entries, after_entries),
@@ -335,6 +347,13 @@ def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str
             members=int(np.count_nonzero(known)),
         ),
     }
+
+
+def _session_rule(mix: Combination | None) -> str:
+    if mix is None:
+        return SESSION_RULE
+    fitted = mix.fit is not None and mix.fit["fit_to"] is not None
+    return WEIGHTED_SESSION_RULE + (AFTER_FIT if fitted else "")
 
 
 def _correlation(value: float, reason: str, **extra: Any) -> dict[str, Any]:

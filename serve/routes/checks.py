@@ -26,7 +26,14 @@ from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
 from schemas.bodies.envelope import Single
 from schemas.query import ChecksQuery
-from serve.analytics.checks import CORRELATION_ENDPOINT, Production, checks_payload, production_refused
+from serve.analytics.checks import (
+    CORRELATION_ENDPOINT,
+    POSITIONS_ENDPOINT,
+    Production,
+    checks_payload,
+    positions_refused,
+    production_refused,
+)
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
@@ -72,6 +79,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     produced = readable & production_mask(catalogue)
     warnings = Warnings()
     refused = production_refused(access, ctx.caller.may_call(CORRELATION_ENDPOINT), warnings)
+    positions = positions_refused(ctx.caller.may_call(POSITIONS_ENDPOINT), warnings)
     references = [a for a in readable_ids(catalogue, produced).to_pylist() if a != build.alpha_id]
     # The answer depends on the build, the policy, the trials it is given, the builds of the
     # production alphas the key may read, and what the key may read; nothing else.
@@ -82,7 +90,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
                 policy.tag(),
                 seen.tag(),
                 catalogue_tag(catalogue, produced, "checks.production", "returns"),
-                f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}",
+                f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}{int(positions is None)}",
             )
         )
     )
@@ -93,11 +101,22 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
         matrix = None if refused is not None else figures.matrix(reader, "returns")
         production = Production(matrix, references, refused)
         return checks_payload(
-            build, book, (args.start, args.end), thresholds, policy, seen, production, access, warnings
+            build,
+            book,
+            (args.start, args.end),
+            thresholds,
+            policy,
+            seen,
+            production,
+            access,
+            positions,
+            warnings,
         )
 
     data = await to_thread.run_sync(compute)
-    missing = answers.missing_kinds(build, ("portfolio", "decisions"), "what is built from it is null")
+    missing = answers.missing_kinds(
+        build, ("portfolio", "positions", "decisions"), "what is built from it is null"
+    )
     meta = with_warnings(ctx.run_meta(build, "portfolio"), [*warnings.entries, *missing])
     return single(data, meta)
 

@@ -15,6 +15,7 @@ the correlation matrix, which a columnar page could only carry in headers.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from functools import partial
 from typing import Any
@@ -40,7 +41,7 @@ from schemas.query import MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
 from serve import errors
 from serve.analytics import market
 from serve.analytics.catalogue import CatalogueFigures
-from serve.analytics.combined import Combined, Weighting, combined, set_returns, turnover_of
+from serve.analytics.combined import Combined, Weighting, combined, production_of, set_returns, turnover_of
 from serve.analytics.contribution import contribution_payload, coverage, reference_book, weighted_book
 from serve.analytics.screen import MAX_REFERENCES
 from serve.auth import services_of
@@ -76,17 +77,18 @@ def _weights(text: str, count: int, name: str) -> tuple[tuple[float, ...] | None
 
 
 def weighting_of(
+    args: CombineQuery | ContributionQuery,
     method: str | None,
-    weights: str | None,
-    shrinkage: float | None,
     ids: tuple[str, ...] | None,
     name: str,
     problems: dict[str, str],
 ) -> Weighting | None:
     """The weighting of the set `name` (`alphas` of combine, `reference` of contribution) from the
-    `weighting`, `weights` and `shrinkage` parameters, one rule for both routes; each broken one is
-    added to `problems`. `ids`: the set, None when its list is broken (the weights are then not
-    counted). None: no weighting asked (a contribution's book as it grew)."""
+    `weighting` (`method`), `weights`, `shrinkage` and `fit_to` parameters, one rule for both
+    routes; each broken one is added to `problems`. `ids`: the set, None when its list is broken
+    (the weights are then not counted). None: no weighting asked (a contribution's book as it
+    grew)."""
+    weights, shrinkage, fit_to = args.weights, args.shrinkage, args.fit_to
     shown = "absent" if method is None else method
     given = None
     if weights is not None:
@@ -100,16 +102,34 @@ def weighting_of(
         problems["weights"] = f"required with weighting=given: one weight per alpha, in the order of `{name}`"
     if shrinkage is not None and method != "max_ir":
         problems["shrinkage"] = f"only with weighting=max_ir (weighting is {shown})"
-    return None if method is None else Weighting(method, given, shrinkage)
+    if fit_to is not None:
+        rule = _fit_to_rule(fit_to, method, shown, args.start, args.end)
+        if rule is not None:
+            problems["fit_to"] = rule
+    return None if method is None else Weighting(method, given, shrinkage, fit_to)
+
+
+def _fit_to_rule(
+    fit_to: dt.date, method: str | None, shown: str, start: dt.date | None, end: dt.date | None
+) -> str | None:
+    """The rule `fit_to` breaks before any data is read (None: none): only a fitted weighting has
+    weights to fit, and the date must leave the window sessions on both sides (the counts are
+    checked on the set's sessions, `combined.split_at_fit`)."""
+    if method not in choices.FITTED_WEIGHTINGS:
+        fitted = " or ".join(choices.FITTED_WEIGHTINGS)
+        return f"only with weighting={fitted} (weighting is {shown}): equal and given weights are not fitted"
+    if start is not None and fit_to < start:
+        return f"must lie in the window: on or after from ({start.isoformat()}); the weights are fitted on the window's sessions up to it"
+    if end is not None and fit_to >= end:
+        return f"must lie in the window: before to ({end.isoformat()}); the sessions after it are the ones judged"
+    return None
 
 
 def _combine_parameters(args: CombineQuery) -> tuple[tuple[str, ...], Weighting]:
     """The set and the weighting, or one 400 naming every broken parameter."""
     ids, problem = sets.listed(args.alphas, "alphas", 2, MAX_SET)
     problems = {} if problem is None else {"alphas": problem}
-    weighting = weighting_of(
-        args.weighting, args.weights, args.shrinkage, ids if problem is None else None, "alphas", problems
-    )
+    weighting = weighting_of(args, args.weighting, ids if problem is None else None, "alphas", problems)
     if problems:
         raise errors.bad_parameters(problems)
     assert weighting is not None  # combine's weighting has a default
@@ -124,12 +144,15 @@ def _combination(
     window: Window,
     weighting: Weighting,
     spy: market.Benchmark | None,
+    warnings: Warnings,
 ) -> Combined:
     """Runs in a worker thread: the matrix is mapped and sliced there."""
     rows = sets.matrix_rows(figures.matrix(reader, "returns"), ids, "alphas")
     found = set_returns(figures, reader, rows, ids, window, "alphas")
     try:
-        return combined(found, weighting, turnover_of(catalogue, ids), spy)
+        return combined(
+            found, weighting, turnover_of(catalogue, ids), spy, production_of(catalogue, ids), warnings
+        )
     except NotCombinable as exc:
         raise errors.bad_parameters({"alphas": f"cannot be combined by {weighting.method}: {exc}"}) from exc
 
@@ -145,6 +168,7 @@ def _combination(
         "weighting",
         "shrinkage",
         "weights",
+        "fit",
         "sessions",
         "session_rule",
         "figures",
@@ -175,13 +199,22 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
         weighting.method,
         repr(weighting.given),
         repr(weighting.shrinkage),
+        repr(weighting.fit_to),
         repr(window),
         "spy:" + ("withheld" if spy is None else spy.build_id),
         repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
     )
     ctx.validate_with("combine:" + version)
     compute = partial(
-        _combination, services_of(ctx.request).catalogue, ctx.reader, catalogue, ids, window, weighting, spy
+        _combination,
+        services_of(ctx.request).catalogue,
+        ctx.reader,
+        catalogue,
+        ids,
+        window,
+        weighting,
+        spy,
+        warnings,
     )
     found = await to_thread.run_sync(compute)
     meta = ctx.meta(
@@ -250,9 +283,7 @@ def _contribution_parameters(
         problems["reference"] = (
             "required with weighting: the reference set to combine as /analytics/combine combines it"
         )
-    weighting = weighting_of(
-        args.weighting, args.weights, args.shrinkage, None if problems else given, "reference", problems
-    )
+    weighting = weighting_of(args, args.weighting, None if problems else given, "reference", problems)
     if problems:
         raise errors.bad_parameters(problems)
     return given, weighting
@@ -267,6 +298,7 @@ def _contribution(
     window: Window,
     weighting: Weighting | None,
     weight: float | None,
+    warnings: Warnings,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Runs in a worker thread: (the reference set's coverage, the figures). Without a weighting the
     reference book grows as its alphas' histories start (not the intersection a combination uses:
@@ -275,7 +307,7 @@ def _contribution(
     if weighting is None:
         found = reference_book(figures, reader, alpha, reference, window)
     else:
-        found = weighted_book(figures, reader, catalogue, alpha, reference, window, weighting)
+        found = weighted_book(figures, reader, catalogue, alpha, reference, window, weighting, warnings)
     return coverage(found), contribution_payload(found, weight)
 
 
@@ -333,9 +365,14 @@ async def get_contribution(
         repr(args.weight),
         repr(window),
         repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
-        *(() if weighting is None else (weighting.method, repr(weighting.given), repr(weighting.shrinkage))),
+        *(
+            ()
+            if weighting is None
+            else (weighting.method, repr(weighting.given), repr(weighting.shrinkage), repr(weighting.fit_to))
+        ),
     )
     ctx.validate_with("contribution:" + version)
+    warnings = Warnings()
     compute = partial(
         _contribution,
         services_of(ctx.request).catalogue,
@@ -346,6 +383,7 @@ async def get_contribution(
         window,
         weighting,
         args.weight,
+        warnings,
     )
     covered, payload = await to_thread.run_sync(compute)
     data = {
@@ -363,7 +401,7 @@ async def get_contribution(
     }
     meta = ctx.run_meta(build, "catalogue_index")
     meta["source"] = f"lake:catalogue_index@{version}"
-    return single(data, meta)
+    return single(data, with_warnings(meta, list(warnings.entries)))
 
 
 ROUTES = [combine_alphas, get_contribution]

@@ -74,6 +74,21 @@ class Lake:
         return frame.sort_values("date", kind="stable").reset_index(drop=True)
 
     @cache  # noqa: B019
+    def positions(self, alpha: str, book: str) -> pd.DataFrame | None:
+        """The book's positions, each with `held`: its weight recomputed from the raw columns,
+        quantity x mark_price / the ledger's ending_equity of the day (never the lake's derived
+        `weight`)."""
+        path = self.build(alpha) / "positions" / f"book={book}" / "part-0.parquet"
+        ledger = self.ledger(alpha, book)
+        if not path.exists() or ledger is None:
+            return None
+        frame = pd.read_parquet(path)
+        frame["date"] = iso(frame["date"])
+        frame = frame.merge(ledger[["date", "ending_equity"]], on="date", how="left", validate="many_to_one")
+        frame["held"] = frame["quantity"] * frame["mark_price"] / frame["ending_equity"]
+        return frame.sort_values(["date", "symbol"], kind="stable").reset_index(drop=True)
+
+    @cache  # noqa: B019
     def weekly_signal(self, alpha: str) -> pd.DataFrame | None:
         path = self.build(alpha) / "weekly_signal.parquet"
         if not path.exists():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,23 +79,25 @@ SOURCES = {
     "information_ratio": "portfolio.ledger",
     "deflated_sharpe": "analytics.significance",
     "turnover": "portfolio.ledger",
-    "max_weight": "signals.rebalances.get",
+    "max_weight": "portfolio.positions",
     "recent_information_ratio": "portfolio.ledger",
     "yearly_consistency": "portfolio.ledger",
     "stressed_net_information_ratio": "analytics.costs",
     "production_correlation": "analytics.correlation",
     "ic_t_stat": "performance.metrics",
 }
-LEDGER_CHECKS = {
+PORTFOLIO_CHECKS = {
     "information_ratio",
     "deflated_sharpe",
     "turnover",
+    "max_weight",
     "recent_information_ratio",
     "yearly_consistency",
     "stressed_net_information_ratio",
     "production_correlation",
 }
-CROSS_SECTION_CHECKS = {"max_weight", "ic_t_stat"}
+"""Built from the ledger, and max_weight from the positions: withheld from a key without portfolio.*."""
+CROSS_SECTION_CHECKS = {"ic_t_stat"}
 # A loose operator policy: every measurable value of the demo passes it, so each check can be
 # tightened from pass to fail.
 LOOSE = {
@@ -132,7 +135,10 @@ def loose_api(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
     """An app whose operator policy is LOOSE, read from a file through the setting."""
     policy = tmp_path_factory.mktemp("policy") / "checks.toml"
     policy.write_text(toml_of(LOOSE))
-    callers = CALLERS | {"no_correlation": endpoints_only(DATA_IDS - {"analytics.correlation"})}
+    callers = CALLERS | {
+        "no_correlation": endpoints_only(DATA_IDS - {"analytics.correlation"}),
+        "no_positions": endpoints_only(DATA_IDS - {"portfolio.positions"}),
+    }
     callers |= {f"two:{a}:{p}": two_alpha_key(a, p) for a in ALPHAS for p in PRODUCTION if a != p}
     with serving(demo_lake, callers, checks_policy_file=str(policy)) as found:
         yield found
@@ -166,14 +172,30 @@ def yearly(ledger: pd.DataFrame) -> float | None:
     return sum(float(np.prod(1.0 + g["r"].to_numpy())) > 1.0 for g in counted) / len(counted)
 
 
-def max_weight(lake: ref.Lake, alpha: str, book: str, window: Window) -> float | None:
-    decisions = lake.decisions(alpha)
-    column = f"{book}_target_weight"
-    if decisions is None or column not in decisions.columns:
+def largest_held(lake: ref.Lake, alpha: str, book: str, window: Window) -> tuple[float, str, str] | None:
+    """(|weight|, symbol, date) of the largest weight the book held in the window, the first by
+    date then symbol on a tie: weights recomputed from the positions' quantity and mark price
+    over the ledger's ending equity; checked against the ledger's own largest_abs_weight."""
+    positions = lake.positions(alpha, book)
+    if positions is None:
         return None
-    weights = decisions.loc[ref.in_window(decisions["date"], window), column].astype(float).abs()
-    weights = weights[np.isfinite(weights)]
-    return float(weights.max()) if len(weights) else None
+    held = positions[ref.in_window(positions["date"], window)]
+    held = held[np.isfinite(held["held"])]
+    if held.empty:
+        return None
+    best = held.assign(size=held["held"].abs()).sort_values(
+        ["size", "date", "symbol"], ascending=[False, True, True], kind="stable"
+    )
+    top = best.iloc[0]
+    ledger = lake.ledger_in(alpha, book, window)
+    assert ledger is not None
+    assert close(float(ledger["largest_abs_weight"].max()), float(top["size"]), 1e-9), (alpha, book, window)
+    return float(top["size"]), str(top["symbol"]), str(top["date"])
+
+
+def max_weight(lake: ref.Lake, alpha: str, book: str, window: Window) -> float | None:
+    found = largest_held(lake, alpha, book, window)
+    return None if found is None else found[0]
 
 
 def production_correlations(lake: ref.Lake, alpha: str, readable: Any = lambda a: True) -> dict[str, float]:
@@ -257,9 +279,9 @@ def assert_consistent(data: dict[str, Any], policy: dict[str, dict[str, float]],
         assert entry["policy_threshold"] == policy[entry["id"]], (where, entry)
         assert entry["source"] == SOURCES[entry["id"]], (where, entry)
         assert entry["verdict"] == verdict_of(entry["value"], entry["threshold"]), (where, entry)
-        assert ("reason" in entry) == (entry["verdict"] == "not_measurable"), (where, entry)
-        if "reason" in entry:
-            assert isinstance(entry["reason"], str) and entry["reason"], (where, entry)
+        assert isinstance(entry["reason"], str) and entry["reason"], (where, entry)
+        if entry["verdict"] != "not_measurable":
+            assert_reason_states_the_comparison(entry, where)
     verdicts = [e["verdict"] for e in data["checks"]]
     summary = data["summary"]
     assert summary["passed"] == verdicts.count("pass"), where
@@ -267,6 +289,49 @@ def assert_consistent(data: dict[str, Any], policy: dict[str, dict[str, float]],
     assert summary["not_measurable"] == verdicts.count("not_measurable"), where
     expected = "fail" if "fail" in verdicts else ("incomplete" if "not_measurable" in verdicts else "pass")
     assert summary["verdict"] == expected, where
+
+
+PERCENT_UNITS = {"fraction"}
+"""The units a reason writes in percent, as the dashboard shows them."""
+COMPARISON = re.compile(
+    r"^(?:(?P<low>\S+) <= )?(?P<value>\S+) (?P<op><|>|<=|>=) (?P<bound>\S+): (?P<meaning>.+)$"
+)
+
+
+def number_in_reason(text: str, unit: str) -> float:
+    if unit in PERCENT_UNITS:
+        assert text.endswith("%"), text
+        return float(text[:-1]) / 100.0
+    assert not text.endswith("%"), text
+    return float(text)
+
+
+def assert_reason_states_the_comparison(entry: dict[str, Any], where: Any) -> None:
+    """A pass or a fail says which comparison decided it, with the value and the threshold it was
+    held to (each shown to at least 3 significant digits), then what the value means."""
+    found = COMPARISON.match(entry["reason"])
+    assert found is not None, (where, entry)
+    unit, value, threshold = entry["unit"], entry["value"], entry["threshold"]
+    op = found["op"]
+    shown = number_in_reason(found["value"], unit)
+    bound = number_in_reason(found["bound"], unit)
+    assert math.isclose(shown, value, rel_tol=5e-3, abs_tol=1e-12), (where, entry)
+    # Shown to the digits that tell them apart: never "0.95 < 0.95"
+    assert (found["value"] == found["bound"]) == (shown == bound == value), (where, entry)
+    if entry["verdict"] == "fail":
+        side = "min" if op == "<" else "max"
+        assert op in ("<", ">") and found["low"] is None, (where, entry)
+        assert bound == pytest.approx(threshold[side], rel=1e-12), (where, entry)
+        assert (value < threshold[side]) if side == "min" else (value > threshold[side]), (where, entry)
+    elif found["low"] is not None:  # a band passed: min <= value <= max
+        assert op == "<=" and set(threshold) == {"min", "max"}, (where, entry)
+        assert number_in_reason(found["low"], unit) == pytest.approx(threshold["min"], rel=1e-12)
+        assert bound == pytest.approx(threshold["max"], rel=1e-12), (where, entry)
+    else:
+        side = "min" if op == ">=" else "max"
+        assert op in (">=", "<=") and set(threshold) == {side}, (where, entry)
+        assert bound == pytest.approx(threshold[side], rel=1e-12), (where, entry)
+    assert found["meaning"], (where, entry)
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -296,10 +361,72 @@ def test_every_value_reproduces_over_random_windows_and_books(api: Api, lake: re
             entry = served[check]
             assert close(entry["value"], value), (where, check, entry, value)
             assert entry["threshold"] == DEFAULTS[check], (where, entry)
+        held = largest_held(lake, alpha, book, window)
+        weight = served["max_weight"]
+        assert [weight["symbol"], weight["date"]] == ([None, None] if held is None else list(held[1:])), where
+        if held is not None:
+            assert f"{held[1]} at the close of {held[2]}" in weight["reason"], (where, weight)
         assert served["deflated_sharpe"]["book"] == "long_short"
         assert served["information_ratio"]["book"] == book
         assert served["ic_t_stat"]["book"] is None
         assert served["production_correlation"]["horizon"] == "whole_history"
+
+
+def test_max_weight_reads_the_weight_held_not_the_target(loose_api: Api, lake: ref.Lake) -> None:
+    """Issue 33, item 5: between rebalances the book drifts from its targets. With a bound between
+    the largest target weight and the largest weight held, the check fails, naming the position,
+    where a check of the targets would pass; its value is the served positions' and the ledger's
+    largest_abs_weight, recomputed here from quantity x mark_price / ending_equity."""
+    alpha = "Test_planted_factor"
+    for book in ("long_short", "long_only"):
+        decisions = lake.decisions(alpha)
+        assert decisions is not None
+        target = float(decisions[f"{book}_target_weight"].astype(float).abs().max())
+        held = largest_held(lake, alpha, book, (None, None))
+        assert held is not None and held[0] > target * 1.01, (book, held, target)
+        bound = (target + held[0]) / 2
+        entry = by_id(checks(loose_api, alpha, book=book, max_weight=repr(bound)))["max_weight"]
+        assert entry["verdict"] == "fail", entry
+        assert close(entry["value"], held[0]) and [entry["symbol"], entry["date"]] == list(held[1:]), entry
+        assert entry["source"] == "portfolio.positions"
+        assert entry["reason"].startswith(f"{held[0] * 100:.3g}% > {bound * 100:.3g}%: "), entry
+        assert f"{held[1]} at the close of {held[2]}" in entry["reason"], entry
+        # The served rows say the same: the position at that date, and the ledger's figure that day.
+        day_of = {"book": book, "from": held[2], "to": held[2]}
+        rows = loose_api.all_rows(f"/v1/alphas/{alpha}/positions", "raw", **day_of)
+        row = max(rows, key=lambda r: abs(r["weight"]))
+        assert row["symbol"] == held[1] and close(abs(row["weight"]), entry["value"]), row
+        (day,) = loose_api.all_rows(f"/v1/alphas/{alpha}/portfolio", "raw", **day_of)
+        assert close(day["largest_abs_weight"], entry["value"]), day
+
+
+def test_every_reason_says_what_the_value_means(api: Api, lake: ref.Lake) -> None:
+    """The meaning after the comparison names the figure's own context: the trials of the DSR (as
+    /analytics/significance counts them), the sessions counted, the years, the nearest production
+    alpha; a not_measurable check says why there is no value."""
+    alpha = "Test_planted_factor"
+    data = checks(api, alpha)
+    served = by_id(data)
+    trials = api.ok(f"/v1/alphas/{alpha}/analytics/significance")["data"]["dsr"]["trials"]["count"]
+    assert (
+        f"the best of {trials} trials without skill would reach by chance"
+        in served["deflated_sharpe"]["reason"]
+    )
+    ledger = lake.ledger_in(alpha, "long_short", (None, None))
+    assert ledger is not None
+    assert served["information_ratio"]["reason"].endswith(f"over the window's {len(ledger):,} sessions")
+    recent = min(len(ledger), RECENT_SESSIONS)
+    assert served["recent_information_ratio"]["reason"].endswith(
+        f"over the window's last {recent:,} sessions"
+    )
+    production = served["production_correlation"]
+    assert f"{production['nearest']}'s (of {production['compared']} compared)" in production["reason"]
+    years = served["yearly_consistency"]
+    assert years["reason"].startswith(f"{years['value'] * 100:.3g}% ")
+    ledgerless = by_id(checks(api, "Test_ledger_only"))
+    for entry in [*ledgerless.values(), *served.values()]:
+        if entry["verdict"] == "not_measurable":
+            assert not COMPARISON.match(entry["reason"]), entry
 
 
 def test_values_are_measured_somewhere_and_verdicts_vary(api: Api) -> None:
@@ -480,7 +607,7 @@ def warned_blocks(body: dict[str, Any]) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    ("token", "withheld"), [("no_portfolio", LEDGER_CHECKS), ("no_signals", CROSS_SECTION_CHECKS)]
+    ("token", "withheld"), [("no_portfolio", PORTFOLIO_CHECKS), ("no_signals", CROSS_SECTION_CHECKS)]
 )
 def test_data_the_key_may_not_read_is_withheld(
     api: Api, lake: ref.Lake, token: str, withheld: set[str]
@@ -499,6 +626,15 @@ def test_data_the_key_may_not_read_is_withheld(
     assert warned_blocks(body) == {f"checks.{check}" for check in withheld}
     assert (data["sessions"] is None) == (token == "no_portfolio")
     assert data["summary"]["verdict"] in ("fail", "incomplete")
+
+
+def test_the_weight_held_needs_the_positions_route(loose_api: Api, lake: ref.Lake) -> None:
+    body = loose_api.ok(PATH.format(alpha="Test_planted_factor"), "no_positions")
+    entry = by_id(body["data"])["max_weight"]
+    assert entry["verdict"] == "not_measurable" and entry["reason"].startswith("access_limited"), entry
+    assert "portfolio.positions" in entry["reason"] and [entry["symbol"], entry["date"]] == [None, None]
+    assert warned_blocks(body) == {"checks.max_weight"}
+    assert by_id(body["data"])["information_ratio"]["value"] is not None
 
 
 def test_the_production_correlation_needs_the_correlation_route(loose_api: Api) -> None:

@@ -117,10 +117,17 @@ def combine_params(ids: list[str], window: Window, **extra: Any) -> dict[str, An
     return {"alphas": ",".join(ids), **window_params(window), **extra}
 
 
+FITTED = ("inverse_volatility", "max_ir")
+PRODUCTION = {"momentum_12_1", "value_composite_legacy"}
+
+
 def check_combination(
     api: Api, lake: Lake, root: Path, ids: list[str], window: Window, weighting: str = "equal", **extra: Any
 ) -> None:
+    """Everything served against the recomputation. With `fit_to` the weights are recomputed from
+    the common sessions up to and including it, and every row and figure from those after it."""
     returns = common_returns(lake, ids, window)
+    fit_to = extra.get("fit_to")
     params = combine_params(ids, window, weighting=weighting, **extra)
     if len(returns) < MIN_SESSIONS:
         response = api.get(PATH, **params, limit=1)
@@ -132,7 +139,10 @@ def check_combination(
         )
         return
     given = [float(v) for v in extra["weights"].split(",")] if "weights" in extra else None
-    weights, delta = expected_weights(returns, weighting, given, extra.get("shrinkage"))
+    fit = returns if fit_to is None else returns[returns.index <= fit_to]
+    returns = returns if fit_to is None else returns[returns.index > fit_to]
+    assert len(fit) >= MIN_SESSIONS and len(returns) >= MIN_SESSIONS, (ids, window, fit_to)
+    weights, delta = expected_weights(fit, weighting, given, extra.get("shrinkage"))
     combined = returns @ weights
     rf = risk_free(lake, ids, returns.index) @ weights
 
@@ -156,6 +166,7 @@ def check_combination(
     assert meta["window"] == {"from": window[0], "to": window[1]}
     assert meta["sessions"] == len(returns) == body["pagination"]["total"]
     assert "intersection" in meta["session_rule"]
+    check_fit(meta, weighting, fit_to, fit, returns, ids, weights)
     assert [w["alpha"] for w in meta["weights"]] == ids
     for served, expected in zip(meta["weights"], weights, strict=True):
         assert close(served["weight"], float(expected)), (meta["weights"], weights)
@@ -200,6 +211,44 @@ def check_combination(
         assert served_row[i] is None or served_row[i] == 1.0, meta["correlation"]
 
 
+def check_fit(
+    meta: dict[str, Any],
+    weighting: str,
+    fit_to: str | None,
+    fit: pd.DataFrame,
+    judged: pd.DataFrame,
+    ids: list[str],
+    weights: np.ndarray,
+) -> None:
+    """meta.fit and the warnings of a fitted weighting (issue 33, item 6): in-sample without
+    fit_to, said in meta and warned of; a short of a computed weighting warned of, naming it."""
+    codes = {w["code"]: w for w in meta.get("warnings", [])}
+    if weighting not in FITTED:
+        assert meta["fit"] is None and not {"in_sample_weights", "negative_weights"} & set(codes), meta
+        return
+    fitted = meta["fit"]
+    assert fitted["fit_to"] == fit_to and fitted["sessions"] == len(fit), fitted
+    assert fitted["sample"] == ("in_sample" if fit_to is None else "out_of_sample"), fitted
+    if fit_to is None:
+        assert fitted["rule"].startswith(
+            f"in-sample: the {weighting} weights are fitted on the same {len(judged)} "
+        )
+        assert codes["in_sample_weights"]["block"] == "weights"
+        assert f"fitted on the same {len(judged)} sessions" in codes["in_sample_weights"]["message"]
+    else:
+        assert "in_sample_weights" not in codes, codes
+        assert f"({fit.index[0]} to {fit.index[-1]})" in fitted["rule"], fitted
+        assert f"the {len(judged)} after it ({judged.index[0]} to {judged.index[-1]})" in fitted["rule"]
+        assert "after fit_to" in meta["session_rule"]
+    shorts = [(a, w) for a, w in zip(ids, weights, strict=True) if w < 0]
+    assert ("negative_weights" in codes) == bool(shorts), (codes, shorts)
+    if shorts:
+        message = codes["negative_weights"]["message"]
+        for alpha, weight in shorts:
+            production = ", a production alpha" if alpha in PRODUCTION else ""
+            assert f"{alpha} ({weight:.2%}{production})" in message, (message, alpha, weight)
+
+
 # -- the figures ----------------------------------------------------------------------------------
 
 
@@ -218,6 +267,49 @@ def test_random_sets_and_windows(api: Api, lake: Lake, demo_lake: Path, weightin
 def test_max_ir_with_a_given_shrinkage(api: Api, lake: Lake, demo_lake: Path, shrinkage: float) -> None:
     ids = ["momentum_12_1", "value_composite_legacy", "Test_planted_factor", "Test_small_universe"]
     check_combination(api, lake, demo_lake, ids, ("2021-03-01", "2021-12-31"), "max_ir", shrinkage=shrinkage)
+
+
+@pytest.mark.parametrize("weighting", FITTED)
+def test_fit_to_fits_the_weights_on_the_earlier_sessions_and_judges_them_on_the_later(
+    api: Api, lake: Lake, demo_lake: Path, weighting: str
+) -> None:
+    """Issue 33, item 6: the weights equal the recomputation (numpy, scipy) over the common sessions
+    up to and including fit_to; rows, figures and correlations are over the sessions after it."""
+    rng = random.Random(f"fit_to-{weighting}")
+    checked = 0
+    for window in [(None, None), *random_windows(f"fit_to-{weighting}", 4)]:
+        ids = rng.sample(ALPHAS, rng.randint(2, 4))
+        dates = list(common_returns(lake, ids, window).index)
+        if len(dates) < 2 * MIN_SESSIONS:
+            continue
+        fit_to = dates[rng.randint(MIN_SESSIONS - 1, len(dates) - MIN_SESSIONS - 1)]
+        check_combination(api, lake, demo_lake, ids, window, weighting, fit_to=fit_to)
+        checked += 1
+    assert checked >= 2
+    # A non-session date fits on the sessions before it: the same split as the last session before it.
+    ids = ["momentum_12_1", "Test_small_universe", "value_composite_legacy"]
+    check_combination(api, lake, demo_lake, ids, (None, None), weighting, fit_to="2021-07-04")
+    on_sunday = api.ok(PATH, alphas=",".join(ids), weighting=weighting, fit_to="2021-07-04", limit=1)["meta"]
+    on_friday = api.ok(PATH, alphas=",".join(ids), weighting=weighting, fit_to="2021-07-02", limit=1)["meta"]
+    assert on_sunday["weights"] == on_friday["weights"]
+
+
+def test_max_ir_fitted_out_of_sample_can_short_a_production_alpha_and_says_so(
+    api: Api, lake: Lake, demo_lake: Path
+) -> None:
+    """In sample the demo set's max_ir weights are all long; fitted on its first half they short
+    value_composite_legacy, a production alpha: warned of by name, as the recomputation finds."""
+    ids = ["momentum_12_1", "Test_small_universe", "value_composite_legacy"]
+    returns = common_returns(lake, ids, (None, None))
+    inside, _ = expected_weights(returns, "max_ir", None, None)
+    fit_to = "2021-06-30"
+    outside, _ = expected_weights(returns[returns.index <= fit_to], "max_ir", None, None)
+    assert (inside > 0).all() and outside[2] < 0 < outside[0], (inside, outside)
+    check_combination(api, lake, demo_lake, ids, (None, None), "max_ir")
+    check_combination(api, lake, demo_lake, ids, (None, None), "max_ir", fit_to=fit_to)
+    meta = api.ok(PATH, alphas=",".join(ids), weighting="max_ir", fit_to=fit_to, limit=1)["meta"]
+    (warning,) = meta["warnings"]
+    assert warning["code"] == "negative_weights" and "value_composite_legacy" in warning["message"]
 
 
 def test_max_ir_without_shrinkage_maximises_the_in_sample_ratio(api: Api, lake: Lake) -> None:
@@ -303,6 +395,24 @@ def rules(response: Any) -> dict[str, str]:
             {"from", "to"},
         ),
         ({"alphas": "momentum_12_1,value_composite_legacy", "from": "2022-02-20"}, {"from"}),
+        ({"alphas": "momentum_12_1,value_composite_legacy", "fit_to": "2021-06-30"}, {"fit_to"}),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given", "weights": "1,1"}
+            | {"fit_to": "2021-06-30"},
+            {"fit_to"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "max_ir", "fit_to": "2021-6-30"},
+            {"fit_to"},
+        ),
+        (
+            {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "max_ir", "fit_to": "soon"},
+            {"fit_to"},
+        ),
+        (
+            {"alphas": "momentum_12_1,momentum_12_1", "weighting": "equal", "fit_to": "2021-06-30"},
+            {"alphas", "fit_to"},
+        ),
     ],
 )
 def test_bad_parameters_are_400_naming_them(api: Api, params: dict[str, Any], named: set[str]) -> None:
@@ -325,6 +435,41 @@ def test_the_rules_say_what_is_wrong(api: Api) -> None:
     pair: dict[str, Any] = {"alphas": "momentum_12_1,value_composite_legacy", "weighting": "given"}
     assert "[-10, 10]" in rules(api.get(PATH, **pair, weights="0.5,-12"))["weights"]
     assert "sum |w| must be above 0" in rules(api.get(PATH, **pair, weights="0,-0"))["weights"]
+
+
+@pytest.mark.parametrize("weighting", FITTED)
+def test_a_fit_to_outside_the_window_or_leaving_too_few_sessions_is_a_400(
+    api: Api, lake: Lake, weighting: str
+) -> None:
+    """fit_to must lie in the window (on or after from, before to), and leave MIN_SESSIONS common
+    sessions on each side: the 20th session is the earliest fit_to, the 21st from the end the
+    latest. Each refusal names fit_to and its rule."""
+    ids = ["momentum_12_1", "value_composite_legacy"]
+    base: dict[str, Any] = {"alphas": ",".join(ids), "weighting": weighting, "limit": 1}
+    window: Window = ("2021-03-01", "2021-12-31")
+    dates = list(common_returns(lake, ids, window).index)
+    span = {"from": window[0], "to": window[1]}
+    assert (
+        "on or after from (2021-03-01)" in rules(api.get(PATH, **base, **span, fit_to="2021-02-26"))["fit_to"]
+    )
+    assert "before to (2021-12-31)" in rules(api.get(PATH, **base, **span, fit_to="2021-12-31"))["fit_to"]
+    assert "before to" in rules(api.get(PATH, **base, **span, fit_to="2022-01-03"))["fit_to"]
+    few = rules(api.get(PATH, **base, **span, fit_to=dates[MIN_SESSIONS - 2]))["fit_to"]
+    assert few == (
+        f"leaves {MIN_SESSIONS - 1} of the set's {len(dates)} common sessions of the window on or before it; "
+        f"at least {MIN_SESSIONS} are needed to fit the weights"
+    ), few
+    late = rules(api.get(PATH, **base, **span, fit_to=dates[-MIN_SESSIONS]))["fit_to"]
+    assert late.startswith(
+        f"leaves {MIN_SESSIONS - 1} of the set's {len(dates)} common sessions of the window after it"
+    )
+    for fit_to in (dates[MIN_SESSIONS - 1], dates[-MIN_SESSIONS - 1]):
+        meta = api.ok(PATH, **base, **span, fit_to=fit_to)["meta"]
+        assert meta["fit"]["sessions"] + meta["sessions"] == len(dates), meta["fit"]
+    # The window open: the set's whole common history is the window.
+    whole = list(common_returns(lake, ids, (None, None)).index)
+    assert "on or before it" in rules(api.get(PATH, **base, fit_to="2019-01-01"))["fit_to"]
+    assert "after it" in rules(api.get(PATH, **base, fit_to=whole[-1]))["fit_to"]
 
 
 def first_wipeout(returns: pd.DataFrame, weights: list[float]) -> tuple[str, float] | None:
@@ -371,6 +516,8 @@ def test_a_computed_weighting_that_loses_all_the_equity_names_the_alphas() -> No
     """Equal weights of two alphas that both lose everything on one session: the set, not a
     parameter of weights, is what produced the book, so the 400 names `alphas`. (No demo ledger
     loses all its equity, so the combined book is built directly from planted returns.)"""
+    from serve.metrics.stats import Warnings
+
     from serve.analytics.combined import SetReturns, Turnover, Weighting, combined
     from serve.errors import ApiError
 
@@ -379,7 +526,14 @@ def test_a_computed_weighting_that_loses_all_the_equity_names_the_alphas() -> No
     returns[17] = -1.0  # 1970-01-18
     found = SetReturns(("a", "b"), np.arange(30), returns, None, "no risk-free")
     with pytest.raises(ApiError) as raised:
-        combined(found, Weighting("equal", None, None), Turnover(np.full(2, np.nan), (None, None)), None)
+        combined(
+            found,
+            Weighting("equal", None, None),
+            Turnover(np.full(2, np.nan), (None, None)),
+            None,
+            frozenset(),
+            Warnings(),
+        )
     parameters = raised.value.details["parameters"]
     assert [p["name"] for p in parameters] == ["alphas"], parameters
     assert "1970-01-18" in parameters[0]["rule"] and "-100%" in parameters[0]["rule"], parameters
@@ -457,6 +611,7 @@ def test_every_served_path_is_documented(api: Api) -> None:
     for params in (
         {"alphas": "momentum_12_1,value_composite_legacy,Test_ledger_only"},
         {"alphas": "momentum_12_1,Test_small_universe", "weighting": "max_ir"},
+        {"alphas": "momentum_12_1,Test_small_universe", "weighting": "max_ir", "fit_to": "2021-06-30"},
         {"alphas": "momentum_12_1,Test_small_universe", "weighting": "given", "weights": "0.7,-0.2"},
     ):
         body = api.ok(PATH, **params, limit=3)
@@ -465,6 +620,7 @@ def test_every_served_path_is_documented(api: Api) -> None:
         served |= paths({k: v for k, v in body["meta"].items() if k not in GENERIC_META}, "combine.meta")
     assert "combine.meta.figures.turnover.approximation" in served
     assert "combine.meta.weights[].weight" in served and "combine.meta.shrinkage.source" in served
+    assert "combine.meta.fit.rule" in served and "combine.meta.fit.fit_to" in served
     undocumented = sorted(served - set(fields))
     assert not undocumented, undocumented
     assert fields["combine[].drawdown_pct"]["unit"] == "percentage points (1.0 = 1%)"
@@ -478,6 +634,8 @@ def test_etag_and_304(api: Api) -> None:
     assert again.status_code == 304
     other = api.get(PATH, **{**params, "weighting": "inverse_volatility"})
     assert other.headers["etag"] != tag
+    fitted = api.get(PATH, **{**params, "weighting": "inverse_volatility", "fit_to": "2021-06-30"})
+    assert fitted.headers["etag"] not in (tag, other.headers["etag"])
 
 
 def test_only_json_is_served(api: Api) -> None:

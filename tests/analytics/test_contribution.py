@@ -450,6 +450,8 @@ WEIGHTINGS: list[dict[str, Any]] = [
     {"weighting": "inverse_volatility"},
     {"weighting": "max_ir"},
     {"weighting": "max_ir", "shrinkage": 0.35},
+    {"weighting": "max_ir", "fit_to": "2021-06-30"},
+    {"weighting": "inverse_volatility", "fit_to": "2021-09-30"},
 ]
 WEIGHTED_WINDOWS: list[Window] = [(None, None), ("2021-03-01", "2022-01-31")]
 
@@ -489,16 +491,26 @@ def test_with_a_weighting_before_is_the_combination(
         "weighting": meta["weighting"],
         "shrinkage": meta["shrinkage"],
         "weights": meta["weights"],
+        "fit": meta["fit"],
         "sessions": meta["sessions"],
     }, where
+    # The same warnings as combine's (in-sample, shorts), said of the reference's weights.
+    warned = api.ok(path(alpha), **params)["meta"].get("warnings", [])
+    assert [(w["code"], w["message"]) for w in warned] == [
+        (w["code"], w["message"]) for w in meta.get("warnings", [])
+    ], where
+    assert all(w["block"] == "reference.combination.weights" for w in warned)
     assert list(data["reference"])[-1] == "combination"
     assert data["sessions"] == meta["sessions"], where
     assert data["reference"]["members_in_window"] == 3 and data["reference"]["without_returns"]["count"] == 0
     assert_figures_equal(data["before"], meta["figures"], where)
     assert "every reference alpha and the alpha" in data["session_rule"]
 
-    # after, from the ledgers: (1 - w) sum_i w_i r_i + w a over the common sessions.
+    # after, from the ledgers: (1 - w) sum_i w_i r_i + w a over the common sessions (after fit_to).
     returns = common_returns(lake, [*COMBINATION, alpha], window)
+    if "fit_to" in weighting:
+        returns = returns[returns.index > weighting["fit_to"]]
+        assert "after fit_to" in data["session_rule"]
     assert len(returns) == meta["sessions"]
     weights = np.array([w["weight"] for w in meta["weights"]])
     w = data["weight"]["value"]
@@ -583,6 +595,11 @@ PAIR = "momentum_12_1,value_composite_legacy"
         ({"weighting": "equal", "shrinkage": "0.5"}, {"shrinkage"}),
         ({"weighting": "max_ir", "shrinkage": "1.5"}, {"shrinkage"}),
         ({"weighting": "nope"}, {"weighting"}),
+        ({"weighting": "equal", "fit_to": "2021-06-30"}, {"fit_to"}),
+        ({"weighting": "max_ir", "fit_to": "2021-01-05"}, {"fit_to"}),
+        ({"weighting": "max_ir", "fit_to": "2022-03-10"}, {"fit_to"}),
+        ({"weighting": "max_ir", "fit_to": "2021-06-30", "to": "2021-06-30"}, {"fit_to"}),
+        ({"weighting": "max_ir", "fit_to": "2021-06-30", "from": "2021-07-01"}, {"fit_to"}),
     ],
 )
 def test_the_weighting_follows_combines_rule(api: Api, params: dict[str, Any], named: set[str]) -> None:
@@ -599,6 +616,8 @@ def test_the_weighting_follows_combines_rule(api: Api, params: dict[str, Any], n
         ({"weighting": "equal"}, {"reference"}),
         ({"weights": "0.5,0.5"}, {"weights"}),
         ({"shrinkage": "0.5"}, {"shrinkage"}),
+        ({"fit_to": "2021-06-30"}, {"fit_to"}),
+        ({"reference": PAIR, "fit_to": "2021-06-30"}, {"fit_to"}),
         ({"reference": "momentum_12_1,momentum_12_1", "weighting": "given", "weights": "1"}, {"reference"}),
         ({"reference": "Test_no_such_alpha", "weighting": "equal"}, {"reference"}),
         ({"reference": PAIR, "weighting": "given", "weights": "0.5,0.5", "from": "2022-03-01"}, {"from"}),
@@ -627,8 +646,10 @@ def test_the_etag_follows_the_weighting(api: Api) -> None:
         {"weighting": "equal"},
         {"weighting": "given", "weights": "0.5,0.5"},
         {"weighting": "given", "weights": "0.4,0.6"},
+        {"weighting": "max_ir"},
+        {"weighting": "max_ir", "fit_to": "2021-06-30"},
     ]
     tags = {
         api.get(path("Test_planted_factor"), reference=PAIR, **params).headers["etag"] for params in cases
     }
-    assert len(tags) == 4
+    assert len(tags) == 6

@@ -12,7 +12,7 @@ from tests.analytics.conftest import ALPHAS, BOOKS, Api
 
 TOP_LEVEL = {"schema_version", "endpoint", "fields", "warnings"}
 FIELD_KEYS = {"meaning", "formula", "horizon", "granularity", "source", "unit", "annualisation"}
-WARNINGS = {"kind_missing", "access_limited"}
+WARNINGS = {"kind_missing", "access_limited", "in_sample_weights", "negative_weights"}
 WINDOWS = [{}, {"from": "2021-05-01", "to": "2021-09-30"}, {"from": "2021-01-08", "to": "2021-01-11"}]
 
 

@@ -109,6 +109,29 @@ def test_combine_pages_equal_the_raw_route(api: Api, plain_key: Key, plain: Clie
     assert frame.height == len(rows) and frame["period_return"].to_list() == [r.period_return for r in rows]
 
 
+def test_combine_and_contribution_fit_out_of_sample(api: Api, plain_key: Key, plain: Client) -> None:
+    """`fit_to` (a date) reaches both routes: the same answer as the raw route, said out of sample."""
+    alphas = [ALPHA, OTHER, "Test_planted_factor"]
+    combined = plain.combine(alphas, weighting="max_ir", fit_to=date(2021, 6, 30))
+    body = raw(
+        api,
+        plain_key,
+        "/v1/analytics/combine",
+        alphas=",".join(alphas),
+        weighting="max_ir",
+        fit_to="2021-06-30",
+    )
+    assert stable(combined.meta) == stable(body["meta"])
+    assert combined.meta.fit is not None and combined.meta.fit.sample == "out_of_sample"
+    assert combined.meta.fit.fit_to == date(2021, 6, 30) and combined.to_list()[0].date > date(2021, 6, 30)
+    added = plain.contribution("Test_small_universe", alphas, weighting="max_ir", fit_to="2021-06-30")
+    fit = added.data.reference.combination.fit
+    assert fit is not None and fit.sessions == combined.meta.fit.sessions
+    assert [w.weight for w in added.data.reference.combination.weights] == [
+        w.weight for w in combined.meta.weights
+    ]
+
+
 LIBRARIES = ("polars", "pandas", "arrow")
 
 

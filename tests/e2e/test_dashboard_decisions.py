@@ -169,13 +169,17 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     shown_checks = page.eval_on_selector_all(
         "#checks table.checks tbody tr",
         "trs => trs.map(tr => [tr.dataset.check, tr.querySelector('.badge').dataset.verdict,"
-        " tr.querySelector('.badge').innerText, tr.children[1].dataset.value])",
+        " tr.querySelector('.badge').innerText, tr.children[1].dataset.value,"
+        " tr.querySelector('td.reason .why').innerText])",
     )
     assert [c[0] for c in shown_checks] == [c["id"] for c in checks["checks"]]
     words = {"pass": "PASS", "fail": "FAIL", "not_measurable": "NOT MEASURABLE"}
-    for (_, verdict, text, value), check in zip(shown_checks, checks["checks"], strict=True):
+    for (_, verdict, text, value, why), check in zip(shown_checks, checks["checks"], strict=True):
         assert verdict == check["verdict"] and text == words[check["verdict"]]
         assert (value == "") if check["value"] is None else close(float(value), check["value"])
+        # Every row says why, a pass as a fail: the comparison and what the value means (issue 33, item 4)
+        assert why == check["reason"] and why, (why, check)
+    assert {c["verdict"] for c in checks["checks"]} >= {"pass", "fail"}
     summary = checks["summary"]
     shown_summary = page.inner_text("#checks-summary")
     assert f"{summary['passed']} passed, {summary['failed']} failed" in shown_summary
@@ -322,6 +326,69 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
     said = page.inner_text("#contribution-sessions")
     assert f"over the {data['sessions']} of its {meta['sessions']} sessions on which {SHORT}" in said, said
     keep_screenshot(page, tmp_path, "combine-contribution-shorter.png")
+    check_clean(site, visit, allowed_statuses=())
+
+
+@pytest.mark.e2e
+def test_a_max_ir_combination_warns_it_is_in_sample_and_fits_out_of_sample(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """Issue 33, item 6: max_ir weights fitted on the sessions they are judged on are said to be
+    in-sample (the warning and the fit note); a fit_to date fits them on the sessions up to it, and
+    the page shows the weights, figures and warnings the API serves for it (a short is warned of)."""
+    visit = open_dashboard(site, tab, site.keys.full, "#/combine")
+    page = visit.page
+    page.wait_for_selector("#combine-form input.combine-alpha")
+    assert page.is_hidden("#combine-fit-to")  # equal weights are not fitted
+    for alpha in COMBINED:
+        page.check(f"#combine-{alpha}")
+    page.select_option("#combine-weighting", "max_ir")
+    assert page.is_visible("#combine-fit-to")
+    page.click("#combine-form button[type=submit]")
+    page.wait_for_selector("#combine-fit[data-sample='in_sample']")
+    query = {"alphas": ",".join(COMBINED), "weighting": "max_ir"}
+    meta = site.api("/v1/analytics/combine", site.keys.full, limit=1, **query).json()["meta"]
+    assert [w["code"] for w in meta["warnings"]] == ["in_sample_weights"]
+    warned = page.inner_text("#combine-results ul.warnings")
+    assert "in_sample_weights" in warned and meta["warnings"][0]["message"] in warned, warned
+    assert meta["fit"]["rule"] in page.inner_text("#combine-fit")
+
+    fit_to = "2021-06-30"
+    page.fill("#combine-fit-to", fit_to)
+    page.click("#combine-form button[type=submit]")
+    page.wait_for_selector("#combine-fit[data-sample='out_of_sample']")
+    assert f"fit_to={fit_to}" in page.evaluate("location.hash")
+    answer = site.api("/v1/analytics/combine", site.keys.full, limit=5000, fit_to=fit_to, **query).json()
+    meta = answer["meta"]
+    assert meta["fit"]["fit_to"] == fit_to and meta["sessions"] == len(answer["data"])
+    assert answer["data"][0]["date"] > fit_to
+    shown_weights = page.eval_on_selector_all(
+        "table.combine-weights tbody tr",
+        "trs => trs.map(tr => [tr.children[0].innerText, tr.children[1].dataset.value])",
+    )
+    assert [(a, float(w)) for a, w in shown_weights] == [(w["alpha"], w["weight"]) for w in meta["weights"]]
+    assert_entries(entry_values(page, "table.combine-figures"), meta["figures"])
+    codes = [w["code"] for w in meta.get("warnings", [])]
+    assert "in_sample_weights" not in codes
+    warned = page.inner_text("#combine-results ul.warnings") if meta.get("warnings") else ""
+    for warning in meta.get("warnings", []):
+        assert warning["message"] in warned, (warning, warned)
+    if any(w["weight"] < 0 for w in meta["weights"]):
+        assert "negative_weights" in codes
+    assert meta["fit"]["rule"] in page.inner_text("#combine-fit")
+    # The contribution beneath combines the same set the same way: fitted up to fit_to too.
+    contribution_shown(page, OTHER)
+    response = site.api(
+        f"/v1/alphas/{OTHER}/analytics/contribution",
+        site.keys.full,
+        reference=",".join(COMBINED),
+        weighting="max_ir",
+        fit_to=fit_to,
+    )
+    assert response.status_code == 200, response.text
+    combination = response.json()["data"]["reference"]["combination"]
+    assert combination["weights"] == meta["weights"] and combination["fit"] == meta["fit"]
+    keep_screenshot(page, tmp_path, "combine-fit-to.png")
     check_clean(site, visit, allowed_statuses=())
 
 

@@ -67,7 +67,7 @@ def _pick(value: Any, choices: list[str]) -> str:
 def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]) -> None:
     """The decision routes' rules no schema states (docs/analytics.md): the alphas named must exist
     and be readable (`with`, `reference`, `alphas`), `with` another alpha than the path's;
-    `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir; a set's
+    `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir, no `fit_to`; a set's
     window must hold 20 common sessions, risk's and checks' 2 and compare's 3 (each dropped: a
     generated window rarely does); checks' bounds
     may only tighten the policy (each pulled to the default's side)."""
@@ -87,7 +87,7 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             query["reference"] = _pick(query.get("reference"), alphas)
             weighting_rule(query, 1)
         else:  # a weighting needs a reference
-            for name in ("weighting", "weights", "shrinkage"):
+            for name in ("weighting", "weights", "shrinkage", "fit_to"):
                 query.pop(name, None)
     if path.endswith("/analytics/combine"):
         query.pop("from", None), query.pop("to", None)
@@ -115,7 +115,8 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
 
 def weighting_rule(query: dict[str, Any], members: int) -> None:
     """`weights` only with weighting=given (one per member, summing to 1), `shrinkage` only with
-    weighting=max_ir: combine's rule, which contribution shares."""
+    weighting=max_ir: combine's rule, which contribution shares. `fit_to` is dropped: a generated
+    date rarely leaves 20 common sessions on each side of it."""
     weighting = str(query.get("weighting", "equal")).strip().lower()
     if weighting == "given":
         query["weights"] = ",".join([repr(1 / members)] * members)
@@ -123,6 +124,7 @@ def weighting_rule(query: dict[str, Any], members: int) -> None:
         query.pop("weights", None)
     if weighting != "max_ir":
         query.pop("shrinkage", None)
+    query.pop("fit_to", None)
 
 
 def _is_positive(case: Any) -> bool:

@@ -2616,9 +2616,33 @@ class CombinationWeight(ApiStruct, kw_only=True, frozen=True):
     """The alpha"""
 
     weight: float
-    """Its weight: a fraction of the combined book's capital, negative for a short, from the set's
-    common sessions of the window
+    """Its weight: a fraction of the combined book's capital, negative for a short (a computed
+    weighting's negative weight is warned as negative_weights), from the set's common sessions of
+    the window (up to fit_to when it is given)
     """
+
+
+class CombinationFit(ApiStruct, kw_only=True, frozen=True):
+    """Which sessions a fitted weighting's weights (inverse_volatility, max_ir) are estimated from
+    (combine `meta.fit`, a contribution's `reference.combination.fit`).
+    """
+
+    fit_to: dt.date | None
+    """The request's fit_to: the weights are fitted on the set's common sessions of the window up to
+    and including it, and judged on those after it; null: fitted on the sessions they are judged on
+    """
+
+    sample: str
+    """in_sample: the weights are fitted on the very sessions the figures are over, so the figures
+    overstate what they would have earned (an in_sample_weights warning says so); out_of_sample:
+    fitted on the sessions up to fit_to, the figures over those after it
+    """
+
+    sessions: int
+    """The sessions the weights are fitted on"""
+
+    rule: str
+    """Which sessions fit the weights and which judge them, in words"""
 
 
 class BookFigures(ApiStruct, kw_only=True, frozen=True):
@@ -2700,9 +2724,15 @@ class CombinedRowMeta(Meta, CombinationTables, kw_only=True, frozen=True):
     a short). On `/analytics/combine` only.
     """
 
+    fit: CombinationFit | None | UnsetType = UNSET
+    """With inverse_volatility or max_ir: the sessions the weights are fitted on (`fit_to` echoed,
+    `sample` in_sample or out_of_sample, `sessions`, `rule` in words); null for equal and given
+    weights, which are not fitted. On `/analytics/combine` only.
+    """
+
     sessions: int | UnsetType = UNSET
-    """Sessions the figures are over: those of the window on which every alpha has a return. Unit:
-    trading sessions. On `/analytics/combine` only.
+    """Sessions the rows and figures are over: those of the window on which every alpha has a return
+    (after `fit_to` when it is given). Unit: trading sessions. On `/analytics/combine` only.
     """
 
     session_rule: str | UnsetType = UNSET
@@ -2756,9 +2786,15 @@ class ContributionCombination(ApiStruct, kw_only=True, frozen=True):
     weights: list[CombinationWeight]
     """The set's weights, one per alpha in the order of reference.alphas"""
 
+    fit: CombinationFit | None
+    """inverse_volatility and max_ir (null otherwise): the sessions the weights are fitted on, as
+    combine's meta.fit
+    """
+
     sessions: int
-    """The set's common sessions of the window (combine's meta.sessions); sessions is below it when the
-    alpha has no return on some of them, and before is then over those the alpha trades
+    """The set's common sessions of the window judged (combine's meta.sessions: after fit_to when it is
+    given); sessions is below it when the alpha has no return on some of them, and before is then
+    over those the alpha trades
     """
 
 
@@ -2931,13 +2967,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the
     alphas the key may read); turnover: mean over the window's sessions of the book's one-way ledger
     turnover, 1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as
-    /metrics mean_turnover); max_weight: largest |target weight| of the book in the decisions of the
-    window's rebalances; recent_information_ratio: information_ratio over the window's last 504
-    sessions (all of them when fewer); yearly_consistency: share of the window's calendar years
-    whose compounded return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of
-    the book; stressed_net_information_ratio: information ratio of the daily returns paying 2 times
-    the modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of
-    it once; /analytics/costs' cost rate); production_correlation: largest |Pearson| of the alpha's
+    /metrics mean_turnover); max_weight: largest |weight| the book held in the window's sessions:
+    its positions' weight = signed_notional / ending_equity at each session's close (the realised
+    weight, as the ledger's largest_abs_weight; not the decisions' target weights, which the book
+    drifts from between rebalances); symbol and date name the position; recent_information_ratio:
+    information_ratio over the window's last 504 sessions (all of them when fewer);
+    yearly_consistency: share of the window's calendar years whose compounded return prod(1 + r) - 1
+    is above 0, over the years with at least 20 sessions of the book;
+    stressed_net_information_ratio: information ratio of the daily returns paying 2 times the
+    modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of it
+    once; /analytics/costs' cost rate); production_correlation: largest |Pearson| of the alpha's
     daily long_short returns with each production alpha the key may read (itself excluded), each
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
@@ -2968,7 +3007,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
 
     source: str
     """The route that serves the figure: information_ratio portfolio.ledger, deflated_sharpe
-    analytics.significance, turnover portfolio.ledger, max_weight signals.rebalances.get,
+    analytics.significance, turnover portfolio.ledger, max_weight portfolio.positions,
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
     ic_t_stat performance.metrics
@@ -2985,9 +3024,26 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     whole_history (production_correlation, ic_t_stat: from/to do not narrow them)
     """
 
-    reason: str | UnsetType = UNSET
-    """Why the value is not measurable (present only then); starts with access_limited when the key may
-    not read the data it is built from
+    reason: str
+    """Why the verdict, in words. A pass or a fail: the comparison that decided it, the value against
+    the threshold it was held to ('0.744 < 0.95', '0.01 <= 0.0823 <= 0.7'; fractions in percent, as
+    '13.9% > 10%'; as many digits as keep the two apart), then what the value means ('the
+    probability that ...'), from the check's declaration: information_ratio: the book's annualised
+    information ratio over the window's {sessions} sessions; deflated_sharpe: the probability that
+    the long_short book's Sharpe ratio is above what the best of {trials} trials without skill would
+    reach by chance (the Deflated Sharpe Ratio); turnover: the mean fraction of the book's equity
+    traded per session (one way) over {sessions} sessions; max_weight: the largest absolute weight
+    the book held, {symbol} at the close of {date} (its realised weight, not a target);
+    recent_information_ratio: the book's annualised information ratio over the window's last
+    {sessions} sessions; yearly_consistency: the share of the window's calendar years in which the
+    book made money ({positive} of {years}); stressed_net_information_ratio: the book's annualised
+    information ratio paying 2 times its modelled execution cost; production_correlation: the
+    largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
+    {compared} compared); ic_t_stat: the Newey-West t-statistic of the signal's mean weekly IC over
+    the whole history (is the IC distinguishable from 0?) ({names} are the figure's own: sessions
+    counted, trials, the symbol and date held, the nearest production alpha). not_measurable: why
+    there is no value; starts with access_limited when the key may not read the data it is built
+    from
     """
 
     compared: int | None | UnsetType = UNSET
@@ -3004,6 +3060,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     nearest: str | None | UnsetType = UNSET
     """production_correlation only: the production alpha whose |Pearson| is value (the nearest); null
     when none is compared
+    """
+
+    symbol: str | None | UnsetType = UNSET
+    """max_weight only: the name held at the largest |weight| (the first by date, then symbol, on a
+    tie); null when not measurable
+    """
+
+    date: dt.date | None | UnsetType = UNSET
+    """max_weight only: the session at whose close symbol was held at that weight; null when not
+    measurable
     """
 
 
@@ -4273,6 +4339,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             ),
             Param("weights", "weights", "string", None, required=False, enum=None),
             Param("shrinkage", "shrinkage", "number", None, required=False, enum=None),
+            Param("fit_to", "fit_to", "date", None, required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
             Param("limit", "limit", "integer", 500, required=False, enum=None),
@@ -4296,6 +4363,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             ),
             Param("weights", "weights", "string", None, required=False, enum=None),
             Param("shrinkage", "shrinkage", "number", None, required=False, enum=None),
+            Param("fit_to", "fit_to", "date", None, required=False, enum=None),
             Param("weight", "weight", "number", None, required=False, enum=None),
             Param("from", "start", "date", None, required=False, enum=None),
             Param("to", "end", "date", None, required=False, enum=None),
@@ -4921,6 +4989,7 @@ __all__ = [
     "ChecksResponse",
     "ChecksSummary",
     "Classification",
+    "CombinationFit",
     "CombinationShrinkage",
     "CombinationWeight",
     "CombinedRow",

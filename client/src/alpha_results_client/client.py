@@ -486,6 +486,7 @@ class Client(ClientBase):
         weighting: str | None = None,
         weights: Iterable[float] | None = None,
         shrinkage: float | None = None,
+        fit_to: DateLike | None = None,
         start: DateLike | None = None,
         end: DateLike | None = None,
     ) -> Collection[CombinedRow]:
@@ -493,7 +494,9 @@ class Client(ClientBase):
         catalogue holds) combined by `weighting` (equal, given with `weights` in the order of
         `alphas`, inverse_volatility, or max_ir with optional `shrinkage`): the daily series
         (`.to_polars()`), and in `.meta` the weights, figures, correlation matrix and
-        diversification ratio (`.meta.weights_frame()`, `.meta.correlation_frame()`)."""
+        diversification ratio (`.meta.weights_frame()`, `.meta.correlation_frame()`). Computed
+        weights (inverse_volatility, max_ir) are fitted on the sessions they are judged on unless
+        `fit_to` fits them on the sessions up to it (`.meta.fit`, the `in_sample_weights` warning)."""
         return self._collection(
             "analytics.combine",
             {},
@@ -502,6 +505,7 @@ class Client(ClientBase):
             weighting=weighting,
             weights=None if weights is None else [repr(float(w)) for w in weights],
             shrinkage=shrinkage,
+            fit_to=fit_to,
             start=start,
             end=end,
         )
@@ -517,11 +521,12 @@ class Client(ClientBase):
         weighting: str | None = None,
         weights: Iterable[float] | None = None,
         shrinkage: float | None = None,
+        fit_to: DateLike | None = None,
     ) -> ContributionResponse:
         """A reference set's figures (default: every production alpha the key may read) before and
         after adding `alpha` at `weight` (default: the weight that maximises the information ratio
         after), their change and the alpha's correlation to the set. With `weighting` (and
-        `weights`, `shrinkage`, as `combine` takes them) the set is the combination `combine`
+        `weights`, `shrinkage`, `fit_to`, as `combine` takes them) the set is the combination `combine`
         builds of `reference`, and `before` equals its figures. `.data.to_polars()` (`to_pandas`,
         `to_arrow`) is one row per figure: before, after, change."""
         return self._single(
@@ -532,6 +537,7 @@ class Client(ClientBase):
             weighting=weighting,
             weights=None if weights is None else [repr(float(w)) for w in weights],
             shrinkage=shrinkage,
+            fit_to=fit_to,
             start=start,
             end=end,
         )

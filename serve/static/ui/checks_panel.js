@@ -1,6 +1,6 @@
 // Checks of the long_short book against the operator's policy (GET /v1/alphas/{alpha}/analytics/checks):
-// one row per check with its value, threshold and a verdict badge (PASS, FAIL, NOT MEASURABLE, in
-// words so it reads in black and white), and the summary's overall verdict.
+// one row per check with its value, threshold, a verdict badge (PASS, FAIL, NOT MEASURABLE, in words so it
+// reads in black and white) and why (the check's `reason`), and the summary's overall verdict.
 
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, numberCell, showError, table, warningList } from "./dom.js";
@@ -45,7 +45,9 @@ export function renderChecks(body, answer) {
       cell,
       h("td", { class: "threshold" }, thresholdText(check.threshold, check.unit)),
       h("td", {}, verdictBadge(check.verdict)),
-      h("td", { class: "reason" }, check.reason || DASH, check.source ? h("div", { class: "muted" }, `source: ${check.source}`) : null),
+      // Why: the server's words for the verdict (the comparison that decided it and what the value means, or
+      // why there is no value), as the API serves them; then the route the figure comes from.
+      h("td", { class: "reason" }, h("span", { class: "why" }, check.reason || DASH), check.source ? h("div", { class: "muted" }, `source: ${check.source}`) : null),
     );
   });
   const grid = table(["Check", "Value", "Threshold", "Verdict", "Why"], [], { className: "data checks" });

@@ -1,9 +1,11 @@
-// A combination of alphas (#/combine?alphas=a,b&weighting=…&weights=…[&from=…&to=…]): the alphas are
-// ticked from the listing, the weighting chosen (equal, given with one number per alpha,
-// inverse_volatility, max_ir), and GET /v1/analytics/combine (every page) draws the combined curve
-// against SPY, with the weights, the figures, the correlation matrix as a heatmap and the
-// diversification ratio. Beneath, what adding one more alpha does to that combination: the same
-// set, weighting, weights and window (contribution_panel.js).
+// A combination of alphas (#/combine?alphas=a,b&weighting=…&weights=…[&fit_to=…][&from=…&to=…]): the
+// alphas are ticked from the listing, the weighting chosen (equal, given with one number per alpha,
+// inverse_volatility, max_ir; the last two fitted on the sessions they are judged on unless a fit_to
+// date fits them on the sessions up to it), and GET /v1/analytics/combine (every page) draws the
+// combined curve against SPY, with the weights, which sessions fitted them, the figures, the
+// correlation matrix as a heatmap and the diversification ratio; the answer's warnings (in-sample
+// weights, a weighting that shorts an alpha) head it. Beneath, what adding one more alpha does to that
+// combination: the same set, weighting, weights, fit_to and window (contribution_panel.js).
 
 import { apiGetAll } from "./api.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
@@ -14,6 +16,7 @@ import { DASH, dateSeconds, fixed, pct } from "./format.js";
 import { entriesOf, entryTable, entryText } from "./stat_entry.js";
 
 const WEIGHTINGS = ["equal", "given", "inverse_volatility", "max_ir"];
+const FITTED = ["inverse_volatility", "max_ir"]; // estimated from the returns: fit_to applies to them
 
 export async function renderCombine(main, context) {
   const { signal } = context;
@@ -21,6 +24,7 @@ export async function renderCombine(main, context) {
   const chosen = (query.get("alphas") || "").split(",").filter(Boolean);
   const weighting = WEIGHTINGS.includes(query.get("weighting")) ? query.get("weighting") : "equal";
   const given = (query.get("weights") || "").split(",");
+  const fitTo = FITTED.includes(weighting) ? query.get("fit_to") || "" : "";
   // The window, when the fragment names one (kept on submit): the combination and the contribution share it.
   const span = Object.fromEntries(["from", "to"].filter((k) => query.get(k)).map((k) => [k, query.get(k)]));
   const form = h("form", { id: "combine-form", class: "combine-form" }, note("Loading the alphas…"));
@@ -32,7 +36,7 @@ export async function renderCombine(main, context) {
       "section",
       { class: "panel", id: "combine" },
       h("h1", {}, "Combine alphas"),
-      note("GET /v1/analytics/combine?alphas=…&weighting=…&weights=…: the weighted long_short book of the alphas chosen.", "intro"),
+      note("GET /v1/analytics/combine?alphas=…&weighting=…&weights=…&fit_to=…: the weighted long_short book of the alphas chosen.", "intro"),
       form,
       results,
     ),
@@ -52,26 +56,34 @@ export async function renderCombine(main, context) {
     return { alpha: a.alpha_id, box, weight, row: h("li", {}, h("label", {}, box, " ", h("code", {}, a.alpha_id), ` ${a.name ?? ""}`), " ", weight) };
   });
   const select = h("select", { id: "combine-weighting" }, WEIGHTINGS.map((w) => h("option", { value: w, selected: w === weighting }, w)));
-  const showWeights = () => boxes.forEach((b) => { b.weight.hidden = select.value !== "given" || !b.box.checked; });
+  // Out of sample: the weights fitted on the common sessions up to this date, judged on those after it.
+  const fitInput = h("input", { type: "date", id: "combine-fit-to", value: fitTo });
+  const fitControl = h("span", { class: "fit-to" }, h("label", { for: "combine-fit-to" }, "Fit weights up to (fit_to)"), " ", fitInput, h("span", { class: "muted" }, " empty: fitted on the sessions judged (in-sample)"));
+  const showWeights = () => {
+    boxes.forEach((b) => { b.weight.hidden = select.value !== "given" || !b.box.checked; });
+    fitControl.hidden = !FITTED.includes(select.value);
+  };
   select.addEventListener("change", showWeights);
   boxes.forEach((b) => b.box.addEventListener("change", showWeights));
   showWeights();
   fill(
     form,
     h("ul", { class: "alpha-choices" }, boxes.map((b) => b.row)),
-    h("div", { class: "controls" }, h("label", { for: "combine-weighting" }, "Weighting"), select, h("button", { type: "submit" }, "Combine")),
+    h("div", { class: "controls" }, h("label", { for: "combine-weighting" }, "Weighting"), select, fitControl, h("button", { type: "submit" }, "Combine")),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const ticked = boxes.filter((b) => b.box.checked);
     const next = new URLSearchParams({ alphas: ticked.map((b) => b.alpha).join(","), weighting: select.value });
     if (select.value === "given") next.set("weights", ticked.map((b) => b.weight.value.trim()).join(","));
+    if (FITTED.includes(select.value) && fitInput.value) next.set("fit_to", fitInput.value);
     Object.entries(span).forEach(([k, v]) => next.set(k, v));
     location.hash = `#/combine?${next}`;
   });
   // The combination as asked: the contribution's reference book is this set at these weights.
   const combination = { weighting, ...span };
   if (weighting === "given") combination.weights = given.join(",");
+  if (fitTo) combination.fit_to = fitTo;
   contribution.hidden = false;
   renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
   if (chosen.length === 0) {
@@ -108,6 +120,7 @@ function drawCombination(results, answer) {
       meta.benchmark ? ` SPY on its ${meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"}.` : "",
       meta.session_rule ? h("span", { class: "muted" }, ` Sessions: ${meta.session_rule}.`) : "",
     ),
+    fitNote(meta.fit),
     chart,
     h("div", { class: "side-by-side" }, h("div", {}, h("h3", {}, "Weights"), weightsTable(meta.weights || [])), h("div", {}, h("h3", {}, "Figures"), entryTable(entriesOf(meta.figures || {}), { className: "data entries combine-figures" }))),
     h("h3", {}, "Correlation of daily returns"),
@@ -140,12 +153,19 @@ function drawCombination(results, answer) {
   }
 }
 
+/** Which sessions fitted the weights (meta.fit, null for equal and given weights), as the server words it. */
+function fitNote(fit) {
+  if (!fit) return null;
+  return h("p", { class: `summary fit ${fit.sample}`, id: "combine-fit", "data-sample": fit.sample }, h("strong", {}, "Weights: "), fit.rule, ".");
+}
+
 function weightsTable(weights) {
   return table(
     ["Alpha", "Weight"],
     weights.map((w) => {
       const cell = numberCell(pct(w.weight), w.weight);
       cell.setAttribute("data-value", String(w.weight));
+      if (w.weight < 0) cell.title = "a short: the combination sells this alpha's returns";
       return [h("th", { scope: "row", "data-alpha": w.alpha }, w.alpha), cell];
     }),
     { className: "data compact combine-weights" },
