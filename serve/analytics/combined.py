@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from analytics import combination
 from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR
-from analytics.entries import day_bounds, stat
+from analytics.entries import Warnings, day_bounds, stat
 from analytics.returns import BookFigures, book_figures
 from datasets.queries import Window
 from datasets.reader import LakeReader
@@ -29,7 +29,6 @@ from schemas import choices
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures, Matrix
 from serve.analytics.market import Benchmark
-from serve.metrics.stats import Warnings
 
 RISK_FREE = "risk_free"
 RETURNS_SOURCE = "catalogue:returns"

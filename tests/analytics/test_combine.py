@@ -516,8 +516,7 @@ def test_a_computed_weighting_that_loses_all_the_equity_names_the_alphas() -> No
     """Equal weights of two alphas that both lose everything on one session: the set, not a
     parameter of weights, is what produced the book, so the 400 names `alphas`. (No demo ledger
     loses all its equity, so the combined book is built directly from planted returns.)"""
-    from serve.metrics.stats import Warnings
-
+    from analytics.entries import Warnings
     from serve.analytics.combined import SetReturns, Turnover, Weighting, combined
     from serve.errors import ApiError
 
