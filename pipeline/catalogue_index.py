@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analytics.correlation import Pairing
+from analytics.ic import icir_on_one_basis
 from analytics.returns import daily_returns
 from analytics.significance import moments
 from datasets import catalog, catalogue_index, layout
@@ -33,8 +34,8 @@ from datasets.local_cache import LocalCache
 from datasets.storage import Storage
 from pipeline import catalogue_neighbours
 from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
-from serve.metrics.blocks import core_stats, nwt_ic_block
-from serve.metrics.inputs import Access, metrics_inputs
+from serve.metrics.blocks import core_stats, ic_reproduction_mismatch, nwt_ic_block
+from serve.metrics.inputs import Access, MetricsInputs, metrics_inputs
 from serve.metrics.stats import Warnings
 
 FULL_ACCESS = Access(cross_sections=True, ledger=True)
@@ -153,7 +154,10 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
         "information_ratio": _value(core["information_ratio"]),
         "excess_sharpe": _value(core["excess_sharpe"]),
         "mean_ic": _value(core["ic"]),
-        "icir": _value(core["icir"]),
+        "icir_annualised": icir_on_one_basis(
+            _value(core["icir"]), inputs.conventions.icir_annualised, inputs.conventions.weeks_per_year
+        ),
+        "ic_reproduces": _ic_reproduces(inputs, _value(core["ic"])),
         "max_drawdown_pct": _value(core["max_drawdown_pct"]),
         "turnover": _value(core["turnover"]),
         "turnover_unit": core["turnover"].get("unit"),
@@ -168,6 +172,15 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
         SERIES: series,
         SCORES: score_frame(view) if scores else None,
     }
+
+
+def _ic_reproduces(inputs: MetricsInputs, mean_ic: float | None) -> bool | None:
+    """Whether the weekly IC rebuilt from the cross-sections reproduces the sealed mean IC (the
+    `ic_reproduction_mismatch` rule of `/metrics`); None when there is nothing to check: no sealed
+    mean IC, or no cross-sections to rebuild it from."""
+    if mean_ic is None or inputs.weekly_signal is None:
+        return None
+    return ic_reproduction_mismatch(inputs) is None
 
 
 def _days(dates: np.ndarray) -> np.ndarray:

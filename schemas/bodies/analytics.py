@@ -149,6 +149,12 @@ BOOK_LEDGER = "portfolio:{book}"
 """The `source` of a figure read from the requested book's ledger."""
 PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")}
 """The key an annualised figure adds: the sessions per year it was annualised with."""
+WEEKS_PER_YEAR = {
+    "periods_per_year": figure(
+        "Weeks per year used to annualise (the run's weeks_per_year, 52)", unit="weeks"
+    )
+}
+"""The key an annualised figure of weekly values (the ICIR) adds: the weeks per year it was annualised with."""
 FAMILY_SIZE = figure(
     "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one "
     "included)",

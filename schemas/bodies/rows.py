@@ -828,7 +828,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     mean_ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history).",
+            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out.",
             unit=units.RATIO,
             null=NOT_MEASURED,
         ),
@@ -836,9 +836,18 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions annualise it), as `/metrics` serves `core.icir` (overall, the whole history).",
+            "Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for every alpha: `/metrics` `core.icir` (overall, the whole history) where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52). One basis, so alphas rank and bound alike; `core.icir` itself is served as sealed, its `annualisation` saying which.",
             unit=units.RATIO,
             null=NOT_MEASURED,
+            formula="core.icir if annualised, else core.icir * sqrt(weeks_per_year)",
+            annualisation="annualised",
+        ),
+    ]
+    ic_reproduces: Annotated[
+        bool | None,
+        doc(
+            "Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags a `mean_ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds.",
+            null="Null when there is nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for a key that may not read the cross-sections (signals.rebalances.get or signals.scores).",
         ),
     ]
     max_drawdown_pct: Annotated[
