@@ -210,10 +210,10 @@ class Bootstrap(Body, kw_only=True, frozen=True):
     icir: Annotated[
         AnalyticsStat,
         interval(
-            "Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is annualised "
-            "when the run's conventions say so)",
-            "mean / std(ddof=1) of weekly IC",
-            "per_period",
+            "Weekly IC information ratio, annualised with the run's weeks_per_year (52), bounds included: the "
+            "basis of every icir but /metrics core.icir (served as the run sealed it, per week or annualised)",
+            "mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
+            "annualised",
             "weekly_signal",
         ),
     ]

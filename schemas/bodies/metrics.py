@@ -122,7 +122,9 @@ class CoreStats(Body, kw_only=True, frozen=True):
     ic: Annotated[
         Stat,
         figure(
-            "Mean weekly information coefficient of the conditioned score",
+            "Mean weekly information coefficient of the conditioned score, as the run sealed it (an "
+            "ic_reproduction_mismatch warning says when the weekly IC rebuilt from its cross-sections does not "
+            "reproduce it; the screener's ic_reproduces is that flag)",
             "mean over weeks of Spearman(score, forward_return) (stored metric mean_ic)",
             unit="ratio",
             signal="conditioned",
@@ -131,8 +133,9 @@ class CoreStats(Body, kw_only=True, frozen=True):
     icir: Annotated[
         Stat,
         figure(
-            "Information ratio of the weekly IC: per week, times sqrt(52) only when the run's conventions "
-            "annualise it (annualisation says which); /analytics rolling and significance icir are always per week",
+            "Information ratio of the weekly IC, as the run sealed it: per week, times sqrt(52) only when the run's "
+            "conventions annualise it (annualisation says which); every other icir (the screener, /analytics "
+            "compare, rolling, significance) is annualised for every run",
             "mean(weekly IC) / std(weekly IC, ddof=1), times sqrt(52) when annualised (stored metric icir)",
             unit="ratio",
             signal="conditioned",

@@ -727,11 +727,11 @@ class RollingRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` `core.icir` is annualised when the run's conventions say so).",
-            formula="mean / std(ddof=1) of weekly IC",
+            "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir` but `/metrics` `core.icir` (served as the run sealed it). The lake's analytics_rolling stores it per week.",
+            formula="mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
             unit=units.RATIO,
             null=BELOW_HALF,
-            annualisation="per_period",
+            annualisation="annualised",
             source="weekly_signal",
         ),
     ]

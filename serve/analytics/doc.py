@@ -110,8 +110,9 @@ _ENDPOINT: dict[str, str] = {
     "Annualised figures use the run's sessions_per_year (252) and weeks_per_year (52).",
     "name_conventions": "Same names, different conventions: information_ratio is daily returns times sqrt(252) in "
     "/metrics core and significance, weekly returns times sqrt(52) in rolling; gross is before costs in costs "
-    "(gross of the risk-free rate in /metrics, where no figure is before costs); icir is per week in rolling and "
-    "significance, and in /metrics core per week unless the run's conventions annualise it (times sqrt(52)).",
+    "(gross of the risk-free rate in /metrics, where no figure is before costs); icir is annualised (the per-week "
+    "ratio times sqrt(weeks_per_year)) on every route but /metrics, whose core.icir is as the run sealed it: per "
+    "week unless the run's conventions annualise it (annualisation says which).",
     "min_overlap": f"A correlation needs {correlation.MIN_OVERLAP} common observations and both sides non-constant.",
     "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
     "withheld_reason}, never zero.",

@@ -18,6 +18,7 @@ import numpy as np
 
 from analytics import bootstrap, multiple_testing
 from analytics import significance as formulas
+from analytics.ic import annualisation_factor
 from datasets.queries import Window
 from datasets.reader import BuildView
 from serve.analytics import inputs
@@ -126,7 +127,7 @@ def _bootstrap(
     view: BuildView, window: Window, returns: np.ndarray | None, access: Access, warnings: Warnings
 ) -> dict[str, Any]:
     """The intervals; computed once per build for the whole history, per request for a window."""
-    per_year = conventions(view).sessions_per_year
+    per_year, weeks_per_year = conventions(view).sessions_per_year, conventions(view).weeks_per_year
     ic = inputs.weekly_ic(view)
     ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else None
     if not access.cross_sections:
@@ -141,7 +142,15 @@ def _bootstrap(
         for stream, (name, series, statistic, scale, annualisation, source, why) in enumerate(
             (
                 ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
-                ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, "per_period", IC_SOURCE, ic_reason),
+                (
+                    "icir",
+                    ic_values,
+                    bootstrap.ratio_of_rows,
+                    annualisation_factor(weeks_per_year),
+                    "annualised",
+                    IC_SOURCE,
+                    ic_reason,
+                ),
                 (
                     "information_ratio",
                     np.empty(0) if returns is None else returns,

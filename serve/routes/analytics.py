@@ -15,11 +15,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, TypeVar
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
 from analytics import rolling
+from analytics.ic import annualisation_factor
 from datasets import answers
 from datasets.queries import Page, Window, day_numbers, page_of, window_bounds
 from datasets.reader import BuildView
@@ -42,7 +45,13 @@ from serve.analytics import inputs
 from serve.analytics.correlation import BASES, correlation_page
 from serve.analytics.costs import costs_payload
 from serve.analytics.doc import shared_analytics_doc
-from serve.analytics.entries import catalogue_tag, readable_mask, require_readable, whole_catalogue
+from serve.analytics.entries import (
+    catalogue_tag,
+    conventions,
+    readable_mask,
+    require_readable,
+    whole_catalogue,
+)
 from serve.analytics.episodes import drawdown_rows
 from serve.analytics.significance import significance_payload
 from serve.auth import services_of
@@ -195,7 +204,8 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
     if table is not None:
         a, b = window_bounds(day_numbers(table), (args.start, args.end))
         total = b - a
-        rows = shape_of(wire.ROLLING_FIELDS).rows(table.slice(a, total).slice(args.offset, args.limit))
+        page = table.slice(a, total).slice(args.offset, args.limit)
+        rows = shape_of(wire.ROLLING_FIELDS).rows(_icir_annualised(page, conventions(build).weeks_per_year))
     signal = "raw" if wire.is_raw_book(book) else "conditioned"
     meta = _meta(
         ctx,
@@ -208,6 +218,15 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
         signal=signal,
     )
     return ctx.collection(Page(rows, total), args.limit, args.offset, meta)
+
+
+def _icir_annualised(rows: pa.Table, weeks_per_year: int) -> pa.Table:
+    """`rows` of analytics_rolling with their ICIR annualised: the lake stores it per week (the
+    Parquet analysts read, whatever pipeline built it), and every served `icir` but `/metrics`
+    `core.icir` is annualised (analytics/ic.py), as the rows' information ratio is."""
+    at = rows.schema.get_field_index("icir")
+    annualised = pc.multiply(rows.column(at), annualisation_factor(weeks_per_year))
+    return rows.set_column(at, rows.schema.field(at), annualised)
 
 
 @route(

@@ -123,16 +123,17 @@ def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
 CONVENTIONS = {
     "significance.sharpe": ("sqrt(252)", "not in excess of the risk-free rate"),
     "significance.bootstrap.information_ratio": ("sqrt(252)", "rolling's is weekly times sqrt(52)"),
-    "significance.bootstrap.icir": ("per week", "never annualised"),
+    "significance.bootstrap.icir": ("annualised with the run's weeks_per_year", "/metrics core.icir"),
     "rolling[].information_ratio": ("sqrt(52)", "daily times sqrt(252)"),
-    "rolling[].icir": ("per week", "never annualised"),
+    "rolling[].icir": ("annualised with the run's weeks_per_year", "`/metrics` `core.icir`"),
+    "compare.figures.icir": ("annualised with the path alpha's weeks_per_year", "/metrics core.icir"),
     "costs.information_ratio": ("before", "not the /metrics sense"),
     "costs.information_ratio.gross": ("before execution costs", "sqrt(252)"),
     "costs.information_ratio.net": ("after execution costs", "sqrt(252)"),
 }
 METRICS_CONVENTIONS = {
     "core.information_ratio": ("gross of the risk-free rate", "weekly times sqrt(52)", "before costs"),
-    "core.icir": ("per week", "only when the run's conventions annualise it"),
+    "core.icir": ("per week", "only when the run's conventions annualise it", "every other icir"),
 }
 
 
