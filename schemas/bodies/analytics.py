@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.figures import Block, figure
 
@@ -221,7 +222,8 @@ class Bootstrap(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         interval(
             "Information ratio of daily long_short returns (after costs, not in excess of the risk-free rate), "
-            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52))",
+            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52)): "
+            f"{libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) times sqrt(252)",
             "annualised",
             LEDGER,
@@ -281,7 +283,7 @@ class Significance(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
-            "the /metrics core.information_ratio convention (daily, times sqrt(252))",
+            f"the /metrics core.information_ratio convention (daily, times sqrt(252)), {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
             unit="ratio",
             annualisation="annualised",
@@ -386,7 +388,7 @@ class Significance(Body, kw_only=True, frozen=True):
 def side(meaning: str, formula: str) -> Meta:
     """One side of the costs object's information ratio."""
     return figure(
-        f"Information ratio of daily returns {meaning}, daily times sqrt(252)",
+        f"Information ratio of daily returns {meaning}, daily times sqrt(252): {libraries.INFORMATION_RATIO}",
         f"mean / std(ddof=1) times sqrt(252) of {formula}",
         unit="ratio",
         annualisation="annualised",
@@ -403,7 +405,11 @@ class InformationRatioSides(Body, kw_only=True, frozen=True):
     ]
     net: Annotated[
         AnalyticsStat,
-        side("after execution costs, as /metrics core.information_ratio", "daily r = ending / starting - 1"),
+        side(
+            "after execution costs, with the convention of /metrics core.information_ratio but over the window "
+            "(/metrics never narrows core: its figure is the whole history's, so the two agree only there)",
+            "daily r = ending / starting - 1",
+        ),
     ]
 
 

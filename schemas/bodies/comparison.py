@@ -9,6 +9,7 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -115,7 +116,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         ComparedFigure,
         compared(
             "Information ratio of daily book returns (after costs, not in excess of the risk-free rate), daily "
-            "times sqrt(252) as /metrics core.information_ratio",
+            f"times sqrt(252) as /metrics core.information_ratio: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of r = ending/starting - 1, times sqrt(252)",
             "ratio",
             "annualised",
@@ -129,7 +130,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
     annualised_return: Annotated[
         ComparedFigure,
         compared(
-            "Mean daily book return, annualised",
+            f"Mean daily book return, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
             "ratio",
             "annualised",

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.docs import MetricsDoc
 from schemas.bodies.figures import Block, documented, figure
@@ -146,7 +147,8 @@ class CoreStats(Body, kw_only=True, frozen=True):
         figure(
             "Risk-adjusted return of the long_short book, after costs and gross of the risk-free rate (not in "
             "excess of it, unlike excess_sharpe): daily returns times sqrt(252), as /analytics significance; "
-            "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs",
+            "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs. "
+            f"Elsewhere: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
             unit="ratio",
         ),
@@ -154,7 +156,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
     excess_sharpe: Annotated[
         Stat,
         figure(
-            "Sharpe ratio of the long_short book net of the risk-free rate",
+            f"Sharpe ratio of the long_short book net of the risk-free rate: {libraries.EXCESS_SHARPE}",
             "mean / std(ddof=1) of daily (return - risk_free_return), times sqrt(252)",
             unit="ratio",
             keys={
@@ -205,7 +207,8 @@ class CoreStats(Body, kw_only=True, frozen=True):
     max_drawdown: Annotated[
         Stat,
         figure(
-            "Largest fall from a running equity peak (opening equity counts)",
+            "Largest fall from a running equity peak (opening equity counts), in equity units (starting capital "
+            f"1.0); {libraries.MAX_DRAWDOWN}",
             "max over sessions of (peak_equity - ending_equity)",
             unit="ratio",
         ),
@@ -213,7 +216,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
     max_drawdown_pct: Annotated[
         Stat,
         figure(
-            "Largest drawdown as a percentage of its peak",
+            f"Largest drawdown as a percentage of its peak, positive; {libraries.MAX_DRAWDOWN}",
             "max over sessions of 100 * (peak_equity - ending_equity) / peak_equity",
             unit="percentage_points",
         ),

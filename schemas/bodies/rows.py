@@ -19,6 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas import units
+from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
 from schemas.bodies.formats import X_ABSENT, Timestamp, doc
@@ -742,7 +743,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
     annualised_return: Annotated[
         float | None,
         doc(
-            "Mean weekly book return, annualised (times 52).",
+            f"Mean weekly book return, annualised (times 52): {libraries.ANNUALISED_RETURN}.",
             formula="mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session "
             "on or before d",
             unit=units.FRACTION,
@@ -766,7 +767,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics` "
-            "`core.information_ratio` and significance's are daily times sqrt(252)).",
+            "`core.information_ratio` and significance's are daily times sqrt(252)): "
+            f"{libraries.information_ratio(52)}.",
             formula="mean(R) / std(R, ddof=1) * sqrt(52)",
             unit=units.RATIO,
             null=BELOW_HALF,
@@ -812,7 +814,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     information_ratio: Annotated[
         float | None,
         doc(
-            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history).",
+            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history): "
+            f"{libraries.INFORMATION_RATIO}.",
             unit=units.RATIO,
             null=NOT_MEASURED,
         ),
@@ -820,7 +823,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     excess_sharpe: Annotated[
         float | None,
         doc(
-            "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history).",
+            "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history): "
+            f"{libraries.EXCESS_SHARPE}.",
             unit=units.RATIO,
             null=NOT_MEASURED,
         ),

@@ -128,7 +128,8 @@ _ENDPOINT: dict[str, str] = {
     "holds combine's figures over the sessions the alpha also trades.",
     "risk": "GET /v1/alphas/{alpha}/analytics/risk (book, from, to): beta, alpha and tracking error against "
     "SPY's daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
-    "regression need 2 sessions, tail figures 20. Every figure needs portfolio.ledger; the benchmark block also "
+    "regression need 2 sessions, tail figures 20; a window holding fewer than 2 sessions of the book (none "
+    "included) is a 400 naming from and/or to. Every figure needs portfolio.ledger; the benchmark block also "
     "benchmarks.daily (else not_measurable, access_limited warning block risk.benchmark).",
     "references": "Bailey and López de Prado (2012), The Sharpe Ratio Efficient Frontier, Journal of Risk 15(2) "
     "(PSR, MinTRL); Bailey and López de Prado (2014), The Deflated Sharpe Ratio, Journal of Portfolio "
