@@ -222,19 +222,9 @@ def _table(ordered: list[dict[str, Any]]) -> pa.Table:
 
 
 def _conformed(index: pa.Table | None) -> pa.Table:
-    """`index` with the columns of CATALOGUE_INDEX, in its order and types (null where an index
-    written by an older pipeline lacks one); an empty table without an index."""
-    if index is None:
-        return CATALOGUE_INDEX.empty_table()
-    return pa.table(
-        [
-            index.column(f.name).cast(f.type)
-            if f.name in index.column_names
-            else pa.nulls(index.num_rows, f.type)
-            for f in CATALOGUE_INDEX
-        ],
-        schema=CATALOGUE_INDEX,
-    )
+    """`index` with the columns of CATALOGUE_INDEX (`catalogue_index.conformed`); an empty table
+    without an index."""
+    return CATALOGUE_INDEX.empty_table() if index is None else catalogue_index.conformed(index)
 
 
 def _rows_of(index: pa.Table, alphas: list[str]) -> dict[str, dict[str, Any]]:

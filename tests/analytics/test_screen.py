@@ -726,6 +726,37 @@ def test_a_new_catalogue_version_is_screened_at_once(demo_lake: Path, tmp_path: 
         assert len(screener.tables()) == 2  # one table per version screened
 
 
+def test_an_index_written_before_the_one_icir_basis_serves_no_icir(demo_lake: Path, tmp_path: Path) -> None:
+    """A generation written before `icir_annualised` held `icir` as each run sealed it (per week or
+    annualised): the server reads no such column as the annualised one. Its ICIR and flag are null
+    (not measurable) until `lake index` rewrites the rows; every other figure is served."""
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    root = str(symlinked_lake(demo_lake, tmp_path / "lake", copy_catalogue=True))
+
+    def as_before(current: catalogue_index.Generation | None, table: pa.Table | None) -> catalogue_index.Next:
+        assert current is not None and table is not None
+        sealed = pa.array(
+            [-0.39 if a == "value_composite_legacy" else 1.5 for a in table["alpha_id"].to_pylist()]
+        )
+        old = table.drop_columns(["icir_annualised", "ic_reproduces"]).append_column("icir", sealed)
+        return catalogue_index.Next(old, current.benchmarks, [])
+
+    catalogue_index.commit(Storage(root), root, as_before)
+    app = create_app(
+        Settings(lake=root, environment="test"), authenticate=authenticator_for(SCREEN_CALLERS), limiter=None
+    )
+    with TestClient(app=app) as client:
+        api = Api(client)
+        rows = api.ok(PATH, sort="-icir", limit=100)["data"]
+        assert [r["alpha_id"] for r in rows] == sorted(r["alpha_id"] for r in rows)  # all null: by alpha_id
+        assert all(r["icir"] is None and r["ic_reproduces"] is None for r in rows)
+        assert any(r["information_ratio"] is not None for r in rows)
+        assert api.ok(PATH, max_icir="0")["pagination"]["total"] == 0  # a null fails a bound
+        assert api.ok(PATH, ic_reproduces="false")["pagination"]["total"] == 0
+
+
 def test_a_lake_without_an_index_answers_503(demo_lake: Path, tmp_path: Path) -> None:
     from serve.app import create_app
     from serve.settings import Settings
