@@ -93,7 +93,8 @@ def compare_payload(
     warnings: Warnings,
 ) -> dict[str, Any]:
     # The path alpha's conventions annualise both sides (sessions for returns, weeks for the ICIR).
-    per_year, weeks_per_year = conventions(a).sessions_per_year, conventions(a).weeks_per_year
+    run = conventions(a)
+    per_year, weeks_per_year = run.sessions_per_year, run.weeks_per_year
     weeks_window = comparison.WEEKS_OF_SESSIONS[sessions_window]
     names = (a.alpha_id, b.alpha_id)
     if access.ledger:

@@ -127,7 +127,8 @@ def _bootstrap(
     view: BuildView, window: Window, returns: np.ndarray | None, access: Access, warnings: Warnings
 ) -> dict[str, Any]:
     """The intervals; computed once per build for the whole history, per request for a window."""
-    per_year, weeks_per_year = conventions(view).sessions_per_year, conventions(view).weeks_per_year
+    run = conventions(view)
+    per_year, weeks_per_year = run.sessions_per_year, run.weeks_per_year
     ic = inputs.weekly_ic(view)
     ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else None
     if not access.cross_sections:
