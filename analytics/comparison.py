@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from analytics.ic import annualised_icir
 from analytics.returns import BookFigures, book_figures, mean_over_std
 from analytics.variance import measurable_std
 
@@ -155,11 +156,11 @@ def return_figures(r: np.ndarray, per_year: int) -> BookFigures:
 
 @dataclass(frozen=True)
 class IcFigures:
-    mean_ic: float
-    icir: float  # mean / std(ddof=1), per week
+    mean_ic: float  # per week
+    icir: float  # mean / std(ddof=1), annualised (analytics.ic: the one basis an ICIR is compared on)
 
 
-def ic_figures(ic: np.ndarray) -> IcFigures:
+def ic_figures(ic: np.ndarray, weeks_per_year: int) -> IcFigures:
     if ic.size < MIN_OBSERVATIONS:
         return IcFigures(math.nan, math.nan)
-    return IcFigures(float(np.mean(ic)), mean_over_std(ic))
+    return IcFigures(float(np.mean(ic)), annualised_icir(mean_over_std(ic), weeks_per_year))

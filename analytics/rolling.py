@@ -10,8 +10,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics import inputs
+from analytics.entries import conventions
+from analytics.ic import annualisation_factor
 from datasets.queries import Page, Window, day_numbers, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import shape_of
@@ -99,5 +103,14 @@ def rolling_page(
     if table is None:
         return Page([], 0)
     a, b = window_bounds(day_numbers(table), window)
-    rows = shape_of(wire.ROLLING_FIELDS).rows(table.slice(a, b - a).slice(offset, limit))
-    return Page(rows, b - a)
+    page = _icir_annualised(table.slice(a, b - a).slice(offset, limit), conventions(view).weeks_per_year)
+    return Page(shape_of(wire.ROLLING_FIELDS).rows(page), b - a)
+
+
+def _icir_annualised(rows: pa.Table, weeks_per_year: int) -> pa.Table:
+    """`rows` of analytics_rolling with their ICIR annualised: the lake stores it per week (the
+    Parquet analysts read, whatever pipeline built it), and every served `icir` but `/metrics`
+    `core.icir` is annualised (analytics/ic.py), as the rows' information ratio is."""
+    at = rows.schema.get_field_index("icir")
+    annualised = pc.multiply(rows.column(at), annualisation_factor(weeks_per_year))
+    return rows.set_column(at, rows.schema.field(at), annualised)

@@ -28,6 +28,7 @@ from scipy import stats
 from analytics import bootstrap, inputs, multiple_testing
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
+from analytics.ic import annualisation_factor
 from analytics.metrics import metrics_inputs
 from analytics.metrics.blocks import ic_reproduction_mismatch
 from analytics.variance import measurable_std
@@ -222,7 +223,8 @@ def _bootstrap(
     view: BuildView, window: Window, returns: np.ndarray | None, access: Access, warnings: Warnings
 ) -> Bootstrap:
     """The intervals; computed once per build for the whole history, per request for a window."""
-    per_year = conventions(view).sessions_per_year
+    run = conventions(view)
+    per_year, weeks_per_year = run.sessions_per_year, run.weeks_per_year
     ic = inputs.weekly_ic(view)
     ic_reason = "the run has no weekly IC (no rebalance cross-sections)" if ic is None else None
     if not access.cross_sections:
@@ -237,7 +239,7 @@ def _bootstrap(
         for stream, (name, series, statistic, scale, why) in enumerate(
             (
                 ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, ic_reason),
-                ("icir", ic_values, bootstrap.ratio_of_rows, 1.0, ic_reason),
+                ("icir", ic_values, bootstrap.ratio_of_rows, annualisation_factor(weeks_per_year), ic_reason),
                 (
                     "information_ratio",
                     np.empty(0) if returns is None else returns,

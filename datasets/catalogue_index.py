@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 from datasets import layout
 from datasets.faults import CorruptLakeFile
 from datasets.storage import Storage
+from schemas.lake import CATALOGUE_INDEX
 
 log = logging.getLogger("datasets.catalogue_index")
 
@@ -167,7 +168,8 @@ def _age(generation: Generation) -> float:
 def read_index(
     storage: Storage, root: str, generation: Generation, columns: list[str] | None = None
 ) -> pa.Table:
-    """The generation's index (only `columns`, those of them it has, when given)."""
+    """The generation's index (only `columns`, those of them it has, when given), with the
+    columns of `CATALOGUE_INDEX` (`conformed`) when read whole."""
     path = layout.join(catalogue_dir(root), generation.index)
     try:
         # One thread: Arrow's pool threads would release the buffer over Python bytes, which at
@@ -175,9 +177,27 @@ def read_index(
         file = pq.ParquetFile(pa.BufferReader(storage.read_bytes(path)))
         if columns is not None:
             columns = [c for c in columns if c in file.schema_arrow.names]
-        return file.read(columns=columns, use_threads=False)
+            return file.read(columns=columns, use_threads=False)
+        return conformed(file.read(use_threads=False))
     except (pa.ArrowException, ValueError) as exc:
         raise CorruptLakeFile(f"{path} is not a catalogue index: {exc}") from exc
+
+
+def conformed(index: pa.Table) -> pa.Table:
+    """`index` with the columns of `CATALOGUE_INDEX`, in its order and types: null where an index
+    written by an older pipeline lacks one (until `alpha-results lake index` rewrites the rows), and
+    without a column the schema no longer has (`icir`, the ICIR as each run sealed it, before
+    `icir_annualised` put every run on one basis). So no reader meets a missing column, and none
+    reads an old column as if it meant what a new one means."""
+    return pa.table(
+        [
+            index.column(f.name).cast(f.type)
+            if f.name in index.column_names
+            else pa.nulls(index.num_rows, f.type)
+            for f in CATALOGUE_INDEX
+        ],
+        schema=CATALOGUE_INDEX,
+    )
 
 
 def indexed_by_folder(storage: Storage, root: str, now: float | None = None) -> dict[str, frozenset[str]]:

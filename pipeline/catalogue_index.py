@@ -23,11 +23,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analytics.access import Access
+from analytics.access import FULL_ACCESS
 from analytics.correlation import Pairing
 from analytics.entries import Warnings
-from analytics.metrics.blocks import core_stats, nwt_ic_block
-from analytics.metrics.inputs import metrics_inputs
+from analytics.ic import icir_on_one_basis
+from analytics.metrics.blocks import core_stats, ic_reproduction_mismatch, nwt_ic_block
+from analytics.metrics.inputs import MetricsInputs, metrics_inputs
 from analytics.returns import daily_returns
 from analytics.significance import moments
 from datasets import catalog, catalogue_index, layout
@@ -39,7 +40,6 @@ from pipeline import catalogue_neighbours
 from schemas.bodies.metrics import Stat
 from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
 
-FULL_ACCESS = Access(cross_sections=True, ledger=True)
 SERIES = "_series"
 """A row's dated series (basis -> (days since 1970, values)), which go into the matrices, not the table."""
 SCORES = "_scores"
@@ -155,7 +155,10 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
         "information_ratio": _value(core.information_ratio),
         "excess_sharpe": _value(core.excess_sharpe),
         "mean_ic": _value(core.ic),
-        "icir": _value(core.icir),
+        "icir_annualised": icir_on_one_basis(
+            _value(core.icir), inputs.conventions.icir_annualised, inputs.conventions.weeks_per_year
+        ),
+        "ic_reproduces": _ic_reproduces(inputs, _value(core.ic)),
         "max_drawdown_pct": _value(core.max_drawdown_pct),
         "turnover": _value(core.turnover),
         "turnover_unit": core.turnover.unit,
@@ -170,6 +173,15 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
         SERIES: series,
         SCORES: score_frame(view) if scores else None,
     }
+
+
+def _ic_reproduces(inputs: MetricsInputs, mean_ic: float | None) -> bool | None:
+    """Whether the weekly IC rebuilt from the cross-sections reproduces the sealed mean IC (the
+    `ic_reproduction_mismatch` rule of `/metrics`); None when there is nothing to check: no sealed
+    mean IC, or no cross-sections to rebuild it from."""
+    if mean_ic is None or inputs.weekly_signal is None:
+        return None
+    return ic_reproduction_mismatch(inputs) is None
 
 
 def _days(dates: np.ndarray) -> np.ndarray:
@@ -211,19 +223,9 @@ def _table(ordered: list[dict[str, Any]]) -> pa.Table:
 
 
 def _conformed(index: pa.Table | None) -> pa.Table:
-    """`index` with the columns of CATALOGUE_INDEX, in its order and types (null where an index
-    written by an older pipeline lacks one); an empty table without an index."""
-    if index is None:
-        return CATALOGUE_INDEX.empty_table()
-    return pa.table(
-        [
-            index.column(f.name).cast(f.type)
-            if f.name in index.column_names
-            else pa.nulls(index.num_rows, f.type)
-            for f in CATALOGUE_INDEX
-        ],
-        schema=CATALOGUE_INDEX,
-    )
+    """`index` with the columns of CATALOGUE_INDEX (`catalogue_index.conformed`); an empty table
+    without an index."""
+    return CATALOGUE_INDEX.empty_table() if index is None else catalogue_index.conformed(index)
 
 
 def _rows_of(index: pa.Table, alphas: list[str]) -> dict[str, dict[str, Any]]:

@@ -237,11 +237,16 @@ CATALOGUE_INDEX = pa.schema(
         ("tags", pa.list_(pa.string())),
         ("pipeline_version", pa.string()),
         ("built_at", pa.string()),
-        # headline figures, as /metrics serves them (core, overall; null where not measurable)
+        # headline figures, as /metrics serves them (core, overall; null where not measurable), but
+        # the ICIR on one basis: core.icir annualised, times sqrt(weeks_per_year) where the run
+        # sealed it per week (analytics/ic.py; a generation written before held `icir` as sealed)
         ("information_ratio", pa.float64()),
         ("excess_sharpe", pa.float64()),
         ("mean_ic", pa.float64()),
-        ("icir", pa.float64()),
+        ("icir_annualised", pa.float64()),
+        # whether the weekly IC rebuilt from the cross-sections reproduces the sealed mean IC (the
+        # /metrics ic_reproduction_mismatch rule); null without cross-sections or a sealed mean IC
+        ("ic_reproduces", pa.bool_()),
         ("max_drawdown_pct", pa.float64()),
         ("turnover", pa.float64()),
         ("turnover_unit", pa.string()),

@@ -400,6 +400,18 @@ class ScreenQuery(Query, frozen=True):
         ]
         | None
     ) = None
+    ic_reproduces: (
+        Annotated[
+            bool,
+            Meta(
+                description="true: alphas whose sealed mean IC the weekly IC rebuilt from their cross-sections "
+                "reproduces; false: those whose does not (the `ic_reproduces` flag); absent: both. An alpha with "
+                "nothing to check (`ic_reproduces` null) passes neither. Needs the cross-sections "
+                "(signals.rebalances.get or signals.scores)."
+            ),
+        ]
+        | None
+    ) = None
     min_information_ratio: (
         Annotated[float, Meta(description=_bound("min", "information_ratio", "annualised ratio"))] | None
     ) = None
@@ -414,8 +426,8 @@ class ScreenQuery(Query, frozen=True):
     ) = None
     min_mean_ic: Annotated[float, Meta(description=_bound("min", "mean_ic", "ratio"))] | None = None
     max_mean_ic: Annotated[float, Meta(description=_bound("max", "mean_ic", "ratio"))] | None = None
-    min_icir: Annotated[float, Meta(description=_bound("min", "icir", "ratio"))] | None = None
-    max_icir: Annotated[float, Meta(description=_bound("max", "icir", "ratio"))] | None = None
+    min_icir: Annotated[float, Meta(description=_bound("min", "icir", "annualised ratio"))] | None = None
+    max_icir: Annotated[float, Meta(description=_bound("max", "icir", "annualised ratio"))] | None = None
     min_max_drawdown_pct: (
         Annotated[float, Meta(description=_bound("min", "max_drawdown_pct", "percentage points"))] | None
     ) = None

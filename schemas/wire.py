@@ -64,12 +64,30 @@ window's first session) beside SPY's cumulative total return over the same sessi
 
 SCREEN_FIELDS = field_names(rows.ScreenRow)
 """A `/analytics/screen` row: columns of the catalogue index (`schemas.lake.CATALOGUE_INDEX`), in
-this order; the only index columns the screener selects."""
+this order (each read from `SCREEN_INDEX_COLUMNS`' column where it names one); the only index
+columns the screener selects."""
 
-SCREEN_LEDGER_FIELDS = ("sessions", "first_date", "last_date")
-"""Screener fields read off the long_short ledger (the dates fall back to the rebalances only
-without one): null for a key that may not read the ledger, and not a filter or sort it may use
-(the `/metrics` rule: 403 naming `portfolio.ledger`)."""
+SCREEN_INDEX_COLUMNS: dict[str, str] = {"icir": "icir_annualised"}
+"""Screener fields read from an index column of another name. The index names the ICIR's basis:
+a generation written before it held `icir` as each run sealed it (per week or annualised), so a
+server reading such an index finds no `icir_annualised` and serves the ICIR null until
+`alpha-results lake index` rewrites the rows, instead of ranking the two bases together."""
+
+
+def screen_index_column(field: str) -> str:
+    """The catalogue index column a screener field is read from."""
+    return SCREEN_INDEX_COLUMNS.get(field, field)
+
+
+SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
+    "ledger": ("sessions", "first_date", "last_date"),
+    "cross_sections": ("ic_reproduces",),
+}
+"""Screener fields built from data a key may not read (named as `serve.metrics.inputs.DATA_ENDPOINTS`):
+`sessions` and the dates are read off the long_short ledger (the dates fall back to the rebalances
+only without one), `ic_reproduces` compares the IC rebuilt from the rebalance cross-sections with
+the sealed one. Null for a key that may not read that data, and not a filter or sort it may use
+(the `/metrics` rule: 403 naming the route that serves it)."""
 
 COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "tldr": pa.string(),
@@ -128,7 +146,7 @@ _WIRE_TYPES["book"] = pa.string()
 for _name, _type in COMPUTED_FIELD_TYPES.items():
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
 for _name in SCREEN_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
-    _type = lake.CATALOGUE_INDEX.field(_name).type
+    _type = lake.CATALOGUE_INDEX.field(screen_index_column(_name)).type
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the index and wire types differ"
 
 

@@ -109,8 +109,9 @@ _ENDPOINT: dict[str, str] = {
     "Annualised figures use the run's sessions_per_year (252) and weeks_per_year (52).",
     "name_conventions": "Same names, different conventions: information_ratio is daily returns times sqrt(252) in "
     "/metrics core and significance, weekly returns times sqrt(52) in rolling; gross is before costs in costs "
-    "(gross of the risk-free rate in /metrics, where no figure is before costs); icir is per week in rolling and "
-    "significance, and in /metrics core per week unless the run's conventions annualise it (times sqrt(52)).",
+    "(gross of the risk-free rate in /metrics, where no figure is before costs); icir is annualised (the per-week "
+    "ratio times sqrt(weeks_per_year)) on every route but /metrics, whose core.icir is as the run sealed it: per "
+    "week unless the run's conventions annualise it (annualisation says which).",
     "min_overlap": f"A correlation needs {correlation.MIN_OVERLAP} common observations and both sides non-constant.",
     "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
     "withheld_reason}, never zero.",
@@ -129,7 +130,8 @@ _ENDPOINT: dict[str, str] = {
     "on the window's common sessions up to it and judges them on those after it (at least 20 each side).",
     "risk": "GET /v1/alphas/{alpha}/analytics/risk (book, from, to): beta, alpha and tracking error against "
     "SPY's daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
-    "regression need 2 sessions, tail figures 20. Every figure needs portfolio.ledger; the benchmark block also "
+    "regression need 2 sessions, tail figures 20; a window holding fewer than 2 sessions of the book (none "
+    "included) is a 400 naming from and/or to. Every figure needs portfolio.ledger; the benchmark block also "
     "benchmarks.daily (else not_measurable, access_limited warning block risk.benchmark).",
     "references": "Bailey and López de Prado (2012), The Sharpe Ratio Efficient Frontier, Journal of Risk 15(2) "
     "(PSR, MinTRL); Bailey and López de Prado (2014), The Deflated Sharpe Ratio, Journal of Portfolio "

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.figures import Block, figure
 
@@ -151,6 +152,12 @@ BOOK_LEDGER = "portfolio:{book}"
 """The `source` of a figure read from the requested book's ledger."""
 PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")}
 """The key an annualised figure adds: the sessions per year it was annualised with."""
+WEEKS_PER_YEAR = {
+    "periods_per_year": figure(
+        "Weeks per year used to annualise (the run's weeks_per_year, 52)", unit="weeks"
+    )
+}
+"""The key an annualised figure of weekly values (the ICIR) adds: the weeks per year it was annualised with."""
 FAMILY_SIZE = figure(
     "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one "
     "included)",
@@ -206,10 +213,10 @@ class Bootstrap(Body, kw_only=True, frozen=True):
     icir: Annotated[
         AnalyticsStat,
         interval(
-            "Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is annualised "
-            "when the run's conventions say so)",
-            "mean / std(ddof=1) of weekly IC",
-            "per_period",
+            "Weekly IC information ratio, annualised with the run's weeks_per_year (52), bounds included: the "
+            "basis of every icir but /metrics core.icir (served as the run sealed it, per week or annualised)",
+            "mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
+            "annualised",
             "weekly_signal",
         ),
     ]
@@ -217,7 +224,8 @@ class Bootstrap(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         interval(
             "Information ratio of daily long_short returns (after costs, not in excess of the risk-free rate), "
-            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52))",
+            "daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times sqrt(52)): "
+            f"{libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) times sqrt(252)",
             "annualised",
             LEDGER,
@@ -277,7 +285,7 @@ class Significance(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
-            "the /metrics core.information_ratio convention (daily, times sqrt(252))",
+            f"the /metrics core.information_ratio convention (daily, times sqrt(252)), {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
             unit="ratio",
             annualisation="annualised",
@@ -382,7 +390,7 @@ class Significance(Body, kw_only=True, frozen=True):
 def side(meaning: str, formula: str) -> Meta:
     """One side of the costs object's information ratio."""
     return figure(
-        f"Information ratio of daily returns {meaning}, daily times sqrt(252)",
+        f"Information ratio of daily returns {meaning}, daily times sqrt(252): {libraries.INFORMATION_RATIO}",
         f"mean / std(ddof=1) times sqrt(252) of {formula}",
         unit="ratio",
         annualisation="annualised",
@@ -399,7 +407,11 @@ class InformationRatioSides(Body, kw_only=True, frozen=True):
     ]
     net: Annotated[
         AnalyticsStat,
-        side("after execution costs, as /metrics core.information_ratio", "daily r = ending / starting - 1"),
+        side(
+            "after execution costs, with the convention of /metrics core.information_ratio but over the window "
+            "(/metrics never narrows core: its figure is the whole history's, so the two agree only there)",
+            "daily r = ending / starting - 1",
+        ),
     ]
 
 

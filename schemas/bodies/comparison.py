@@ -9,7 +9,8 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
+from schemas.bodies import libraries
+from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 
@@ -28,10 +29,12 @@ def compared(
     common: str,
     test: str | None = None,
     untested: str | None = None,
+    annualised_with: dict[str, Meta] = PER_YEAR,
 ) -> Meta:
     """A headline figure of both alphas: each side's figure, the difference, and its paired test
-    (`test`, the test's formula) or why none is stated (`untested`)."""
-    per_year = PER_YEAR if annualisation == "annualised" else {}
+    (`test`, the test's formula) or why none is stated (`untested`); an annualised one states
+    `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR)."""
+    per_year = annualised_with if annualisation == "annualised" else {}
 
     def side(who: str) -> Meta:
         return figure(
@@ -113,7 +116,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         ComparedFigure,
         compared(
             "Information ratio of daily book returns (after costs, not in excess of the risk-free rate), daily "
-            "times sqrt(252) as /metrics core.information_ratio",
+            f"times sqrt(252) as /metrics core.information_ratio: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of r = ending/starting - 1, times sqrt(252)",
             "ratio",
             "annualised",
@@ -127,7 +130,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
     annualised_return: Annotated[
         ComparedFigure,
         compared(
-            "Mean daily book return, annualised",
+            f"Mean daily book return, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
             "ratio",
             "annualised",
@@ -180,14 +183,17 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
     icir: Annotated[
         ComparedFigure,
         compared(
-            "Weekly IC information ratio, per week: never annualised (as rolling and significance)",
-            "mean / std(ddof=1) of the weekly IC",
+            "Weekly IC information ratio (conditioned IC, whatever the book), annualised with the path alpha's "
+            "weeks_per_year (52) on both sides: the screener's basis (/metrics core.icir is served as sealed, "
+            "per week or annualised)",
+            "mean / std(ddof=1) of the weekly IC, times sqrt(weeks_per_year)",
             "ratio",
-            "per_period",
+            "annualised",
             "weekly_signal",
             COMMON_WEEKS,
             untested="no test is stated: the weekly IC difference is tested on mean_ic, and a ratio test over a "
             "few dozen serially dependent weeks would say little more",
+            annualised_with=WEEKS_PER_YEAR,
         ),
     ]
 

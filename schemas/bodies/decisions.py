@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
@@ -42,11 +43,12 @@ TAIL = {
 }
 
 
-def extreme(pick: str, period: str) -> Meta:
-    """The best or worst compounded return of a day, week or month."""
+def extreme(pick: str, period: str, elsewhere: str | None = None) -> Meta:
+    """The best or worst compounded return of a day, week or month (`elsewhere`: how other libraries'
+    same-named figures differ)."""
     return figure(
         f"The {pick} compounded return of a {period} over the window's sessions (the first and last periods "
-        "may be cut by the window); the earliest on a tie",
+        "may be cut by the window); the earliest on a tie" + ("" if elsewhere is None else f"; {elsewhere}"),
         "prod(1 + r) - 1 over the period's sessions",
         unit="fraction",
         source=BOOK_LEDGER,
@@ -97,7 +99,7 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded): "
-            "the return per year beyond beta times SPY's, not in excess of the risk-free rate",
+            f"the return per year beyond beta times SPY's, not in excess of the risk-free rate; {libraries.ALPHA}",
             "(mean(r) - beta mean(b)) * 252",
             unit="fraction",
             annualisation="annualised",
@@ -160,7 +162,8 @@ class Risk(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in "
-            "percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct",
+            "percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct; "
+            f"{libraries.MAX_DRAWDOWN}",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
             unit="percentage_points",
             source=BOOK_LEDGER,
@@ -191,7 +194,7 @@ class Risk(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             f"Historical value at risk at 95% over one session, as a return (negative = a loss); needs "
-            f"{RISK_MIN_TAIL_SESSIONS} sessions",
+            f"{RISK_MIN_TAIL_SESSIONS} sessions; {libraries.VALUE_AT_RISK}",
             "percentile(r, 5), numpy's linear interpolation",
             unit="fraction",
             source=BOOK_LEDGER,
@@ -202,7 +205,7 @@ class Risk(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Historical conditional value at risk (expected shortfall) at 95% over one session, as a return; "
-            f"needs {RISK_MIN_TAIL_SESSIONS} sessions",
+            f"needs {RISK_MIN_TAIL_SESSIONS} sessions; {libraries.CONDITIONAL_VALUE_AT_RISK}",
             "mean(r | r <= var_95)",
             unit="fraction",
             source=BOOK_LEDGER,
@@ -211,10 +214,10 @@ class Risk(Body, kw_only=True, frozen=True):
     ]
     best_day: Annotated[AnalyticsStat, extreme("highest", "session")]
     worst_day: Annotated[AnalyticsStat, extreme("lowest", "session")]
-    best_week: Annotated[AnalyticsStat, extreme("highest", WEEK)]
-    worst_week: Annotated[AnalyticsStat, extreme("lowest", WEEK)]
-    best_month: Annotated[AnalyticsStat, extreme("highest", "calendar month")]
-    worst_month: Annotated[AnalyticsStat, extreme("lowest", "calendar month")]
+    best_week: Annotated[AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK)]
+    worst_week: Annotated[AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK)]
+    best_month: Annotated[AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH)]
+    worst_month: Annotated[AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH)]
 
 
 # -- /analytics/checks ------------------------------------------------------------------------------
@@ -443,7 +446,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Information ratio of {what}'s daily returns (not in excess of the risk-free rate), daily times "
-            "sqrt(252) as /metrics core.information_ratio",
+            f"sqrt(252) as /metrics core.information_ratio: {libraries.INFORMATION_RATIO}",
             "mean(r) / std(r, ddof=1) * sqrt(252)",
             unit="ratio",
             annualisation="annualised",
@@ -456,7 +459,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
         figure(
             "Sharpe ratio of {what}'s daily returns in excess of the risk-free return its alphas' ledgers "
             "accrued, weighted as the returns are; not_measurable on a catalogue index written before it held "
-            "risk-free returns",
+            f"risk-free returns; {libraries.EXCESS_SHARPE}",
             "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = sum_i w_i rf_i",
             unit="ratio",
             annualisation="annualised",
@@ -477,7 +480,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
     annualised_return: Annotated[
         AnalyticsStat,
         figure(
-            "Mean daily return of {what}, annualised",
+            f"Mean daily return of {{what}}, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
             unit="fraction",
             annualisation="annualised",

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 from msgspec import UNSET, Meta, UnsetType
 
+from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.docs import MetricsDoc
 from schemas.bodies.figures import Block, documented, figure
@@ -122,7 +123,9 @@ class CoreStats(Body, kw_only=True, frozen=True):
     ic: Annotated[
         Stat,
         figure(
-            "Mean weekly information coefficient of the conditioned score",
+            "Mean weekly information coefficient of the conditioned score, as the run sealed it (an "
+            "ic_reproduction_mismatch warning says when the weekly IC rebuilt from its cross-sections does not "
+            "reproduce it; the screener's ic_reproduces is that flag)",
             "mean over weeks of Spearman(score, forward_return) (stored metric mean_ic)",
             unit="ratio",
             annualisation="per_period",
@@ -132,8 +135,9 @@ class CoreStats(Body, kw_only=True, frozen=True):
     icir: Annotated[
         Stat,
         figure(
-            "Information ratio of the weekly IC: per week, times sqrt(52) only when the run's conventions "
-            "annualise it (annualisation says which); /analytics rolling and significance icir are always per week",
+            "Information ratio of the weekly IC, as the run sealed it: per week, times sqrt(52) only when the run's "
+            "conventions annualise it (annualisation says which); every other icir (the screener, /analytics "
+            "compare, rolling, significance) is annualised for every run",
             "mean(weekly IC) / std(weekly IC, ddof=1), times sqrt(52) when annualised (stored metric icir)",
             unit="ratio",
             signal="conditioned",
@@ -144,7 +148,8 @@ class CoreStats(Body, kw_only=True, frozen=True):
         figure(
             "Risk-adjusted return of the long_short book, after costs and gross of the risk-free rate (not in "
             "excess of it, unlike excess_sharpe): daily returns times sqrt(252), as /analytics significance; "
-            "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs",
+            "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs. "
+            f"Elsewhere: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
             unit="ratio",
             annualisation="annualised",
@@ -153,7 +158,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
     excess_sharpe: Annotated[
         Stat,
         figure(
-            "Sharpe ratio of the long_short book net of the risk-free rate",
+            f"Sharpe ratio of the long_short book net of the risk-free rate: {libraries.EXCESS_SHARPE}",
             "mean / std(ddof=1) of daily (return - risk_free_return), times sqrt(252)",
             unit="ratio",
             annualisation="annualised",
@@ -207,7 +212,8 @@ class CoreStats(Body, kw_only=True, frozen=True):
     max_drawdown: Annotated[
         Stat,
         figure(
-            "Largest fall from a running equity peak (opening equity counts)",
+            "Largest fall from a running equity peak (opening equity counts), in equity units (starting capital "
+            f"1.0); {libraries.MAX_DRAWDOWN}",
             "max over sessions of (peak_equity - ending_equity)",
             unit="ratio",
             annualisation="not_annualisable",
@@ -216,7 +222,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
     max_drawdown_pct: Annotated[
         Stat,
         figure(
-            "Largest drawdown as a percentage of its peak",
+            f"Largest drawdown as a percentage of its peak, positive; {libraries.MAX_DRAWDOWN}",
             "max over sessions of 100 * (peak_equity - ending_equity) / peak_equity",
             unit="percentage_points",
             annualisation="not_annualisable",

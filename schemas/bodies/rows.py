@@ -19,6 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas import units
+from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
 from schemas.bodies.formats import X_ABSENT, Timestamp, doc
@@ -727,11 +728,11 @@ class RollingRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics` `core.icir` is annualised when the run's conventions say so).",
-            formula="mean / std(ddof=1) of weekly IC",
+            "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir` but `/metrics` `core.icir` (served as the run sealed it). The lake's analytics_rolling stores it per week.",
+            formula="mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
             unit=units.RATIO,
             null=BELOW_HALF,
-            annualisation="per_period",
+            annualisation="annualised",
             source="weekly_signal",
         ),
     ]
@@ -742,7 +743,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
     annualised_return: Annotated[
         float | None,
         doc(
-            "Mean weekly book return, annualised (times 52).",
+            f"Mean weekly book return, annualised (times 52): {libraries.ANNUALISED_RETURN}.",
             formula="mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session "
             "on or before d",
             unit=units.FRACTION,
@@ -766,7 +767,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics` "
-            "`core.information_ratio` and significance's are daily times sqrt(252)).",
+            "`core.information_ratio` and significance's are daily times sqrt(252)): "
+            f"{libraries.information_ratio(52)}.",
             formula="mean(R) / std(R, ddof=1) * sqrt(52)",
             unit=units.RATIO,
             null=BELOW_HALF,
@@ -812,7 +814,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     information_ratio: Annotated[
         float | None,
         doc(
-            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history).",
+            "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history): "
+            f"{libraries.INFORMATION_RATIO}.",
             unit=units.RATIO,
             null=NOT_MEASURED,
         ),
@@ -820,7 +823,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     excess_sharpe: Annotated[
         float | None,
         doc(
-            "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history).",
+            "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history): "
+            f"{libraries.EXCESS_SHARPE}.",
             unit=units.RATIO,
             null=NOT_MEASURED,
         ),
@@ -828,7 +832,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     mean_ic: Annotated[
         float | None,
         doc(
-            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history).",
+            "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out.",
             unit=units.RATIO,
             null=NOT_MEASURED,
         ),
@@ -836,9 +840,18 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions annualise it), as `/metrics` serves `core.icir` (overall, the whole history).",
+            "Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for every alpha: `/metrics` `core.icir` (overall, the whole history) where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52). One basis, so alphas rank and bound alike; `core.icir` itself is served as sealed, its `annualisation` saying which.",
             unit=units.RATIO,
             null=NOT_MEASURED,
+            formula="core.icir if annualised, else core.icir * sqrt(weeks_per_year)",
+            annualisation="annualised",
+        ),
+    ]
+    ic_reproduces: Annotated[
+        bool | None,
+        doc(
+            "Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags a `mean_ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out; filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds.",
+            null="Null when there is nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for a key that may not read the cross-sections (signals.rebalances.get or signals.scores).",
         ),
     ]
     max_drawdown_pct: Annotated[

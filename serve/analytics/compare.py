@@ -28,7 +28,7 @@ UNITS = {
     "volatility": ("fraction", "annualised"),
     "max_drawdown_pct": ("percentage_points", "not_annualisable"),
     "mean_ic": ("ratio", "per_period"),
-    "icir": ("ratio", "per_period"),
+    "icir": ("ratio", "annualised"),
 }
 TESTED = {"information_ratio": "sharpe", "annualised_return": "mean", "mean_ic": "mean"}
 """The figures whose difference is tested, and how: `sharpe` (Jobson-Korkie-Memmel) or `mean`
@@ -90,7 +90,9 @@ def compare_payload(
     access: Access,
     warnings: Warnings,
 ) -> dict[str, Any]:
-    per_year = conventions(a).sessions_per_year
+    # The path alpha's conventions annualise both sides (sessions for returns, weeks for the ICIR).
+    run = conventions(a)
+    per_year, weeks_per_year = run.sessions_per_year, run.weeks_per_year
     weeks_window = comparison.WEEKS_OF_SESSIONS[sessions_window]
     names = (a.alpha_id, b.alpha_id)
     if access.ledger:
@@ -139,7 +141,7 @@ def compare_payload(
     i = ics.pairs
     ia = ib = None
     if i is not None and not ics.reason:
-        ia, ib = comparison.ic_figures(i.a), comparison.ic_figures(i.b)
+        ia, ib = comparison.ic_figures(i.a, weeks_per_year), comparison.ic_figures(i.b, weeks_per_year)
     for name in IC_FIGURES:
         figures[name] = _figure(
             name,
@@ -148,6 +150,7 @@ def compare_payload(
             "weekly_signal",
             ics,
             "weeks",
+            periods_per_year=weeks_per_year if UNITS[name][1] == "annualised" else None,
         )
 
     return {

@@ -55,7 +55,8 @@ FIELDS = wire.SCREEN_FIELDS
 FOLDED = ("search_text", "tag_keys", "structure_key", "method_key", "position")
 """The columns a version's table adds to FIELDS (filled by `_table`)."""
 for _column in {*RANGES, *SORTS, *FIELDS}:
-    assert _column in lake.CATALOGUE_INDEX.names, f"{_column} is not a column of the catalogue index"
+    _read = wire.screen_index_column(_column)
+    assert _read in lake.CATALOGUE_INDEX.names, f"{_read} is not a column of the catalogue index"
 assert not set(FOLDED) & set(lake.CATALOGUE_INDEX.names)
 SEPARATOR = "\x00"  # between the search fields, as `datasets.reader.Listing` joins them
 CANDIDATES = "screen_candidates"
@@ -82,6 +83,7 @@ class Screen:
     method: str | None = None  # matched casefolded
     complete_only: bool = False
     production: bool | None = None
+    ic_reproduces: bool | None = None  # the flag's value; a null flag matches neither
     ranges: tuple[tuple[str, float | None, float | None], ...] = ()  # (column of RANGES, min, max)
     sort: str | None = None  # a column of SORTS; None: catalogue order
     descending: bool = False
@@ -114,6 +116,9 @@ def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, 
     if screen.production is not None:
         where.append("production = ?")
         values.append(screen.production)
+    if screen.ic_reproduces is not None:
+        where.append("ic_reproduces = ?")
+        values.append(screen.ic_reproduces)
     for column, low, high in screen.ranges:
         if column not in RANGES:
             raise ValueError(f"{column!r} is not a screened figure")
@@ -160,7 +165,7 @@ def _table(index: pa.Table) -> pa.Table:
         for alpha, name, tldr in zip(ids, names, tldrs, strict=True)
     ]
     tags = [None if t is None else _folded(t) for t in index.column("tags").to_pylist()]
-    columns = {name: index.column(name) for name in FIELDS}
+    columns = {name: index.column(wire.screen_index_column(name)) for name in FIELDS}
     folded = {
         "search_text": pa.array(text, pa.string()),
         "tag_keys": pa.array(tags, pa.list_(pa.string())),

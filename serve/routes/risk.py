@@ -39,8 +39,10 @@ from serve.routes.declare import route
         f"Benchmark-relative (against {MARKET_BENCHMARK}) and tail figures of the book's daily returns over "
         + WINDOW
         + "; r = ending_equity / starting_equity - 1 of the book's sessions in the window. Annualised "
-        f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; every figure "
-        "needs portfolio.ledger, the benchmark block also benchmarks.daily"
+        f"figures need {RISK_MIN_SESSIONS} sessions, tail figures {RISK_MIN_TAIL_SESSIONS}; a window holding "
+        f"fewer than {RISK_MIN_SESSIONS} sessions of the book (none included) is a 400 naming from and/or to "
+        "when the whole history holds more. Every figure needs portfolio.ledger, the benchmark block also "
+        "benchmarks.daily"
     ),
 )
 async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[Single[Risk]]:

@@ -137,6 +137,7 @@ def screen_of(args: ScreenQuery, candidates: list[str] | None) -> Screen:
         method=args.method,
         complete_only=args.complete_only,
         production=args.production,
+        ic_reproduces=args.ic_reproduces,
         ranges=tuple(r for r in ranges if r[1] is not None or r[2] is not None),
         sort=None if sort is None else sort.removeprefix("-"),
         descending=sort is not None and sort.startswith("-"),
@@ -166,10 +167,13 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
         )
     warnings = Warnings()
     access = ctx.access
-    ledger = access.ledger
-    if not ledger:
-        _refuse_ledger_filters(args, access)
-        withheld("ledger", ", ".join(wire.SCREEN_LEDGER_FIELDS), warnings)
+    # Fields built from data the key may not read: null, with a warning, and no filter or sort on them.
+    hidden: dict[str, None] = {}
+    for data, fields in wire.SCREEN_WITHHELD_FIELDS.items():
+        if not access.may_read(data):
+            _refuse_filters_on(fields, args, access, data)
+            withheld(data, ", ".join(fields), warnings)
+            hidden |= dict.fromkeys(fields)
     readable = readable_mask(ctx.caller, catalogue)
     filters = candidate_filters(ctx, args, catalogue, readable)
     # Every alpha of the index a key that reads them all: the statement needs no candidate list.
@@ -181,21 +185,21 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
     page = await to_thread.run_sync(
         screened, services_of(ctx.request).screener, catalogue.version, index, args, candidates, filters
     )
-    rows = page.rows if ledger else [{**row, **dict.fromkeys(wire.SCREEN_LEDGER_FIELDS)} for row in page.rows]
+    rows = [{**row, **hidden} for row in page.rows] if hidden else page.rows
     meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{version}"), list(warnings.entries))
     return ctx.collection(Page(rows, page.total), args.limit, args.offset, meta)
 
 
-def _refuse_ledger_filters(args: ScreenQuery, access: Access) -> None:
-    """A key that may not read the ledger filters or sorts on none of its fields (a filter's
-    answer would reveal them): 403 naming the route that serves them."""
-    ranged = any(
-        getattr(args, f"{bound}_{field}", None) is not None
-        for field in wire.SCREEN_LEDGER_FIELDS
-        for bound in ("min", "max")
+def _refuse_filters_on(fields: tuple[str, ...], args: ScreenQuery, access: Access, data: str) -> None:
+    """A key that may not read `data` filters or sorts on none of the `fields` built from it (a
+    filter's answer would reveal them): 403 naming the route that serves it."""
+    filtered = any(
+        getattr(args, name, None) is not None
+        for field in fields
+        for name in (field, f"min_{field}", f"max_{field}")
     )
-    if ranged or (args.sort is not None and args.sort.removeprefix("-") in wire.SCREEN_LEDGER_FIELDS):
-        require_readable(access, "ledger")
+    if filtered or (args.sort is not None and args.sort.removeprefix("-") in fields):
+        require_readable(access, data)
 
 
 ROUTES = [screen_alphas]

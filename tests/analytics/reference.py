@@ -243,7 +243,7 @@ def bootstrap_points(lake: Lake, alpha: str, window: Window) -> dict[str, tuple[
 
     return {
         "mean_ic": (float(ic.mean()) if ic.size >= 3 else None, int(ic.size)),
-        "icir": (ratio(ic, 1.0), int(ic.size)),
+        "icir": (ratio(ic, math.sqrt(WEEKS_PER_YEAR)), int(ic.size)),
         "information_ratio": (ratio(r, math.sqrt(SESSIONS_PER_YEAR)), int(r.size)),
     }
 
@@ -417,7 +417,8 @@ def rolling_rows(
                 "date": d,
                 "n_ic_weeks": int(n_ic[k]),
                 "mean_ic": finite(mean_ic[k]),
-                "icir": finite(mean_ic[k] / std_ic[k]) if std_ic[k] > 0 else None,
+                # annualised, as the row's information ratio (the lake stores it per week)
+                "icir": finite(mean_ic[k] / std_ic[k] * math.sqrt(WEEKS_PER_YEAR)) if std_ic[k] > 0 else None,
                 "n_return_weeks": int(n_r[k]),
                 "annualised_return": finite(mean_r[k] * WEEKS_PER_YEAR),
                 "volatility": finite(std_r[k] * math.sqrt(WEEKS_PER_YEAR)),

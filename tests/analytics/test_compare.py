@@ -36,6 +36,8 @@ TESTS = {
 }
 LEVEL = 0.05
 PER_YEAR = 252
+WEEKS_PER_YEAR = 52
+"""The demo runs' metric conventions: compare annualises the ICIR of either side with the path alpha's."""
 
 
 def token_for(book: str) -> str:
@@ -93,9 +95,11 @@ def return_figures(r: np.ndarray) -> dict[str, float | None]:
 
 
 def ic_figures(ic: np.ndarray) -> dict[str, float | None]:
+    """Mean weekly IC, and the ICIR annualised (the screener's basis): mean / std x sqrt(52)."""
     if ic.size < 3:
         return dict.fromkeys(IC_FIGURES)
-    return {"mean_ic": float(ic.mean()), "icir": ratio(ic)}
+    icir = ratio(ic)
+    return {"mean_ic": float(ic.mean()), "icir": None if icir is None else icir * math.sqrt(WEEKS_PER_YEAR)}
 
 
 def t_test(a: np.ndarray, b: np.ndarray) -> tuple[float, float] | None:
@@ -210,6 +214,10 @@ def check_compare(
         assert figures[name]["test"] is None, (where, name)
     for name in ("information_ratio", "annualised_return", "volatility"):
         assert figures[name]["alpha"]["periods_per_year"] == PER_YEAR, (where, name)
+    for side in ("alpha", "with"):
+        assert figures["icir"][side]["annualisation"] == "annualised", where
+        assert figures["icir"][side]["periods_per_year"] == WEEKS_PER_YEAR, where
+        assert figures["mean_ic"][side]["annualisation"] == "per_period", where
     assert figures["max_drawdown_pct"]["alpha"]["unit"] == "percentage_points"
 
     tests = {
@@ -256,6 +264,27 @@ def test_every_rolling_window_and_both_test_outcomes(api: Api, lake: ref.Lake) -
         ):
             check_compare(api, lake, alpha, other, "long_short", (None, None), rolling, seen)
     assert all(seen.values()), seen
+
+
+def test_the_icir_is_on_the_screeners_basis(api: Api, lake: ref.Lake) -> None:
+    """The ICIR of an alpha is annualised on the compare page as in the catalogue: over two whole
+    histories whose common weeks are all of the alpha's weekly IC, compare's figure is the screener's.
+    value_composite_legacy's sealed IC does not reproduce (the screener flags it), so there compare's
+    ICIR, rebuilt from the weekly IC, is the per-week ratio of that IC times sqrt(52), not the seal's."""
+    screened = {r["alpha_id"]: r for r in api.ok("/v1/analytics/screen", "plain", limit=100)["data"]}
+    for alpha in ("momentum_12_1", "Test_small_universe"):  # every week of theirs is common with the other
+        data = compare(api, alpha, "Test_planted_factor", "long_short", (None, None), 63)["data"]
+        assert np.isfinite(lake.ic(alpha, (None, None)).to_numpy(float)).sum() == data["weeks"], alpha
+        assert close(data["figures"]["icir"]["alpha"]["value"], screened[alpha]["icir"]), (
+            alpha,
+            data["figures"],
+        )
+    legacy = compare(api, "value_composite_legacy", "momentum_12_1", "long_short", (None, None), 63)["data"]
+    weeks = common(lake.ic("value_composite_legacy", (None, None)), lake.ic("momentum_12_1", (None, None)))
+    per_week = ratio(weeks["a"].to_numpy(float))
+    assert per_week is not None
+    assert close(legacy["figures"]["icir"]["alpha"]["value"], per_week * math.sqrt(52))
+    assert screened["value_composite_legacy"]["ic_reproduces"] is False
 
 
 def test_too_few_common_sessions(api: Api) -> None:

@@ -94,6 +94,26 @@ def test_whole_history_bucket_means_add_up(api: Api, lake: ref.Lake) -> None:
         )
 
 
+def test_the_net_information_ratio_is_metrics_convention_not_its_figure_over_a_window(
+    api: Api, lake: ref.Lake
+) -> None:
+    """docs/analytics.md, "Costs": the net information ratio has `/metrics` `core.information_ratio`'s
+    convention, over the window; `/metrics` never narrows `core` (window_lifetime_only), so the two are
+    the same figure over the whole history only."""
+    metrics_path = "/v1/alphas/momentum_12_1/metrics"
+    whole = api.ok(metrics_path)["data"]["core"]["information_ratio"]["value"]
+    over_all = costs(api, "momentum_12_1", "long_short", (None, None))["information_ratio"]["net"]["value"]
+    assert close(over_all, whole)
+    window = ("2021-01-01", "2021-12-31")
+    net = costs(api, "momentum_12_1", "long_short", window)["information_ratio"]["net"]["value"]
+    r = lake.returns("momentum_12_1", "long_short", window).to_numpy(float)
+    assert close(net, float(r.mean() / r.std(ddof=1)) * math.sqrt(252))  # over the window's sessions
+    narrowed = api.ok(metrics_path, **window_params(window))
+    assert narrowed["data"]["core"]["information_ratio"]["value"] == whole  # not narrowed
+    assert "window_lifetime_only" in {w["code"] for w in narrowed["meta"]["warnings"]}
+    assert abs(net - whole) > 0.05
+
+
 def test_a_window_without_sessions_has_no_figures(api: Api) -> None:
     """Not 0.0: every figure null and not_measurable, no session counted."""
     for book in ("long_short", "long_only"):

@@ -123,17 +123,63 @@ def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
 CONVENTIONS = {
     "significance.sharpe": ("sqrt(252)", "not in excess of the risk-free rate"),
     "significance.bootstrap.information_ratio": ("sqrt(252)", "rolling's is weekly times sqrt(52)"),
-    "significance.bootstrap.icir": ("per week", "never annualised"),
+    "significance.bootstrap.icir": ("annualised with the run's weeks_per_year", "/metrics core.icir"),
     "rolling[].information_ratio": ("sqrt(52)", "daily times sqrt(252)"),
-    "rolling[].icir": ("per week", "never annualised"),
+    "rolling[].icir": ("annualised with the run's weeks_per_year", "`/metrics` `core.icir`"),
+    "compare.figures.icir": ("annualised with the path alpha's weeks_per_year", "/metrics core.icir"),
     "costs.information_ratio": ("before", "not the /metrics sense"),
     "costs.information_ratio.gross": ("before execution costs", "sqrt(252)"),
-    "costs.information_ratio.net": ("after execution costs", "sqrt(252)"),
+    "costs.information_ratio.net": ("after execution costs", "sqrt(252)", "/metrics never narrows core"),
+    # Not a name, a rule the docs once stated wrongly: an empty window is a 400, not a page of nulls.
+    "risk": ("fewer than 2 sessions of the book (none included) is a 400 naming from and/or to",),
 }
 METRICS_CONVENTIONS = {
     "core.information_ratio": ("gross of the risk-free rate", "weekly times sqrt(52)", "before costs"),
-    "core.icir": ("per week", "only when the run's conventions annualise it"),
+    "core.icir": ("per week", "only when the run's conventions annualise it", "every other icir"),
 }
+
+
+# Names other libraries use differently (docs/analytics.md): each such field names the library's convention.
+LIBRARIES = {
+    "significance.bootstrap.information_ratio": (
+        "quantstats' sharpe(r)",
+        "not quantstats' information_ratio",
+    ),
+    "significance.sharpe": ("quantstats' sharpe(r)", "empyrical's sharpe_ratio"),
+    "costs.information_ratio.net": ("quantstats' sharpe(r)", "not quantstats' information_ratio"),
+    "compare.figures.information_ratio": ("quantstats' sharpe(r)", "not quantstats' information_ratio"),
+    "compare.figures.annualised_return": (
+        "arithmetic",
+        "empyrical's annual_return and quantstats' cagr compound",
+    ),
+    "rolling[].information_ratio": ("quantstats' sharpe(r, periods=52)",),
+    "rolling[].annualised_return": ("empyrical's annual_return",),
+    "risk.var_95": ("historical", "quantstats' value_at_risk (var) is parametric"),
+    "risk.cvar_95": ("empyrical's conditional_value_at_risk", "quantstats' cvar"),
+    "risk.benchmark.alpha": ("arithmetic", "empyrical's alpha(r, b) compounds"),
+    "risk.max_drawdown_pct": ("negative fraction of the peak",),
+    "risk.best_week": ("quantstats' best/worst by week", "ISO week number"),
+    "risk.worst_week": ("quantstats' best/worst by week", "ISO week number"),
+    "risk.best_month": ("aggregate='ME'", "pools each calendar month across years"),
+    "risk.worst_month": ("aggregate='ME'", "pools each calendar month across years"),
+    "combine.meta.figures.information_ratio": ("quantstats' sharpe(r)",),
+}
+METRICS_LIBRARIES = {
+    "core.information_ratio": ("quantstats' sharpe(r)", "not quantstats' information_ratio"),
+    "core.excess_sharpe": ("quantstats' sharpe(r, rf)", "not empyrical's excess_sharpe"),
+    "core.max_drawdown": ("equity units", "negative fraction of the peak"),
+    "core.max_drawdown_pct": ("negative fraction of the peak",),
+}
+
+
+def test_fields_named_as_in_other_libraries_state_how_they_differ(api: Api) -> None:
+    fields = api.ok(doc_path("momentum_12_1"))["data"]["fields"]
+    metrics = api.ok("/v1/alphas/momentum_12_1/metrics/_doc")["data"]["fields"]
+    for documented, conventions in ((fields, LIBRARIES), (metrics, METRICS_LIBRARIES)):
+        for path, phrases in conventions.items():
+            meaning = documented[path]["meaning"]
+            for phrase in phrases:
+                assert phrase in meaning, (path, phrase, meaning)
 
 
 def test_fields_sharing_a_name_state_their_own_convention(api: Api) -> None:

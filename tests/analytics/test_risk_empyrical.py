@@ -106,3 +106,23 @@ def test_risk_equals_empyrical(
                 below = count.get(name, data["sessions"]) < EMPYRICAL_MINIMUM[name]
                 assert below or not math.isfinite(want), (where, entry, want)
     assert compared == set(EMPYRICAL_MINIMUM), (alpha, book, set(EMPYRICAL_MINIMUM) - compared)
+
+
+def test_the_alpha_differs_from_empyricals_as_documented(
+    api: Api, lake: ref.Lake, spy: tuple[str, pd.Series]
+) -> None:
+    """docs/analytics.md ("Names other libraries use differently") and the field's documentation say
+    empyrical's alpha compounds the daily intercept, (1 + a)^252 - 1, where the route's is a x 252:
+    empyrical's own function agrees, and the two differ by more than rounding."""
+    _, spy_returns = spy
+    returns = lake.returns("momentum_12_1", "long_short", (None, None))
+    r, b = returns.to_numpy(float), spy_returns.reindex(returns.index).to_numpy(float)
+    both = ~np.isnan(b)
+    served = base.risk(api, "momentum_12_1", "long_short", (None, None))["data"]["benchmark"]["alpha"][
+        "value"
+    ]
+    compounded = float(empyrical.alpha(r[both], b[both], risk_free=0.0, period=empyrical.DAILY))
+    assert close(compounded, (1 + served / P) ** P - 1)
+    assert abs(compounded - served) > 1e-3 * abs(served)
+    documented = api.ok("/v1/alphas/momentum_12_1/analytics/_doc")["data"]["fields"]["risk.benchmark.alpha"]
+    assert "empyrical's alpha(r, b) compounds the daily intercept" in documented["meaning"]

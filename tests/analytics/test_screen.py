@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
@@ -33,6 +34,7 @@ from serve.analytics.screen import KEEP_VERSIONS, Screen, Screener, statement
 from serve.context import AllowList, Caller
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, PRODUCTION, Api, endpoints_only
+from tests.analytics.helpers import close as ref_close
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
 PATH = "/v1/analytics/screen"
@@ -73,9 +75,16 @@ def index_path(root: Path) -> Path:
     return root / "catalogue" / document["index"]
 
 
+def as_screened(index: pa.Table) -> pl.DataFrame:
+    """An index with its columns named as the screener serves them: `icir_annualised` is `icir`."""
+    frame = pl.from_arrow(index)
+    assert isinstance(frame, pl.DataFrame)
+    return frame.rename({"icir_annualised": "icir"})
+
+
 @pytest.fixture(scope="module")
 def index(demo_lake: Path) -> pl.DataFrame:
-    return pl.read_parquet(index_path(demo_lake))
+    return as_screened(pq.read_table(index_path(demo_lake)))
 
 
 # -- the independent recomputation ------------------------------------------------------------------
@@ -116,6 +125,8 @@ def expected_rows(
         df = df.filter(pl.col("complete"))
     if "production" in params:
         df = df.filter(pl.col("production") == (params["production"] == "true"))
+    if "ic_reproduces" in params:  # a null flag matches neither value
+        df = df.filter(pl.col("ic_reproduces") == (params["ic_reproduces"] == "true"))
     for column in choices.SCREEN_RANGES:
         if f"min_{column}" in params:
             df = df.filter(pl.col(column) >= float(params[f"min_{column}"]))
@@ -161,6 +172,8 @@ def random_params(rng: random.Random, frame: pl.DataFrame) -> dict[str, Any]:
         params["complete_only"] = rng.choice(["true", "false"])
     if rng.random() < 0.3:
         params["production"] = rng.choice(["true", "false"])
+    if rng.random() < 0.2:
+        params["ic_reproduces"] = rng.choice(["true", "false"])
     for column in choices.SCREEN_RANGES:
         if rng.random() >= 0.25:
             continue
@@ -190,7 +203,8 @@ def test_the_query_bounds_exactly_the_whitelisted_figures() -> None:
     bounds = [n for n in names if n.startswith(("min_", "max_")) and n != "max_correlation"]
     assert bounds == [f"{side}_{c}" for c in choices.SCREEN_RANGES for side in ("min", "max")]
     index_columns = set(lake.CATALOGUE_INDEX.names)
-    assert set(choices.SCREEN_RANGES) <= set(wire.SCREEN_FIELDS) <= index_columns
+    assert set(choices.SCREEN_RANGES) <= set(wire.SCREEN_FIELDS)
+    assert {wire.screen_index_column(f) for f in wire.SCREEN_FIELDS} <= index_columns
     assert set(choices.SCREEN_SORTS) <= set(wire.SCREEN_FIELDS)
 
 
@@ -230,6 +244,8 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
         {"complete_only": "true"},
         {"production": "true"},
         {"production": "false"},
+        {"ic_reproduces": "true"},
+        {"ic_reproduces": "false"},
         {"search": "MOMENTUM"},
         {"search": "reversal"},
         {"min_information_ratio": "0.5"},
@@ -340,10 +356,11 @@ def test_a_key_that_may_not_read_the_ledger_gets_no_ledger_field(screen_api: Api
     full = {r["alpha_id"]: r for r in screen_api.ok(PATH, "plain", limit=100)["data"]}
     body = screen_api.ok(PATH, "no_portfolio", limit=100)
     assert [r["alpha_id"] for r in body["data"]] == list(full)
+    ledger_fields = wire.SCREEN_WITHHELD_FIELDS["ledger"]
     for row in body["data"]:
-        assert [row[f] for f in wire.SCREEN_LEDGER_FIELDS] == [None] * 3, row
-        assert {k: v for k, v in row.items() if k not in wire.SCREEN_LEDGER_FIELDS} == {
-            k: v for k, v in full[row["alpha_id"]].items() if k not in wire.SCREEN_LEDGER_FIELDS
+        assert [row[f] for f in ledger_fields] == [None] * 3, row
+        assert {k: v for k, v in row.items() if k not in ledger_fields} == {
+            k: v for k, v in full[row["alpha_id"]].items() if k not in ledger_fields
         }
     assert any(full[a]["sessions"] for a in full)  # the full key does see them
     [warning] = body["meta"]["warnings"]
@@ -359,6 +376,92 @@ def test_a_key_that_may_not_read_the_ledger_gets_no_ledger_field(screen_api: Api
         error = response.json()["error"]
         assert (error["code"], error["details"]) == ("endpoint_not_allowed", {"endpoint": "portfolio.ledger"})
     assert screen_api.get(PATH, "no_portfolio", sort="-weeks").status_code == 200  # from the rebalances
+
+
+# -- one ICIR basis, and a sealed IC the cross-sections do not reproduce --------------------------------
+
+
+def sealed_overall(seals: Path, alpha: str) -> tuple[dict[str, float], dict[str, Any]]:
+    """The run's own overall metrics and metric conventions, read from its seal (not the lake)."""
+    frame = pl.read_parquet(seals / alpha / "metrics.parquet").filter(pl.col("scope") == "overall")
+    metrics = {m: v for m, v in zip(frame["metric"], frame["value"], strict=True) if v is not None}
+    conventions = json.loads((seals / alpha / "manifest.json").read_text())["metric_conventions"]
+    return metrics, conventions
+
+
+def test_icir_is_annualised_for_every_alpha_and_ranks_on_that_basis(
+    screen_api: Api, demo_seals: Path
+) -> None:
+    """A run that sealed its ICIR per week (value_composite_legacy) is served times sqrt(weeks_per_year),
+    so `sort=-icir` and the bounds compare one basis (docs/analytics.md, "Screener")."""
+    rows = {r["alpha_id"]: r for r in screen_api.ok(PATH, limit=100)["data"]}
+    expected: dict[str, float | None] = {}
+    per_week = []
+    for alpha in rows:
+        metrics, conventions = sealed_overall(demo_seals, alpha)
+        sealed = metrics.get("icir")
+        if not conventions["icir_annualised"]:
+            per_week.append(alpha)
+        if sealed is None:
+            expected[alpha] = None
+        elif conventions["icir_annualised"]:
+            expected[alpha] = sealed
+        else:
+            expected[alpha] = sealed * conventions["weeks_per_year"] ** 0.5
+    assert per_week == ["value_composite_legacy"] and len(expected) == 7  # both kinds of seal
+    for alpha, row in rows.items():
+        assert ref_close(row["icir"], expected[alpha]), (alpha, row["icir"], expected[alpha])
+    legacy, _ = sealed_overall(demo_seals, "value_composite_legacy")
+    assert abs(rows["value_composite_legacy"]["icir"]) > 7 * abs(legacy["icir"])  # x sqrt(52), not as sealed
+    ranked = [r["alpha_id"] for r in screen_api.ok(PATH, sort="-icir", limit=100)["data"]]
+    measured = sorted(
+        (a for a in expected if expected[a] is not None), key=lambda a: (-(expected[a] or 0.0), a)
+    )
+    assert ranked == measured + sorted(a for a in expected if expected[a] is None)
+    # A bound compares the same basis: on the sealed per-week value the legacy alpha would pass neither.
+    below = [r["alpha_id"] for r in screen_api.ok(PATH, max_icir="-1", limit=100)["data"]]
+    assert below == [a for a in rows if (expected[a] or 0.0) <= -1] == ["value_composite_legacy"]
+
+
+def test_a_sealed_ic_that_does_not_reproduce_is_flagged_and_filterable(
+    screen_api: Api, demo_seals: Path, lake: ref.Lake
+) -> None:
+    """`ic_reproduces` is the `/metrics` rule, recomputed here from the seal's mean IC and the lake's
+    weekly IC (rebuilt from the cross-sections by the pipeline): null with nothing to check."""
+    rows = {r["alpha_id"]: r for r in screen_api.ok(PATH, limit=100)["data"]}
+    expected: dict[str, bool | None] = {}
+    for alpha in rows:
+        sealed = sealed_overall(demo_seals, alpha)[0].get("mean_ic")
+        weekly = lake.weekly_signal(alpha)
+        if sealed is None or weekly is None:
+            expected[alpha] = None
+            continue
+        ic = weekly["ic"].to_numpy(float)
+        expected[alpha] = bool(abs(ic[ic == ic].mean() - sealed) <= 1e-6)
+    assert {a: r["ic_reproduces"] for a, r in rows.items()} == expected
+    assert expected["value_composite_legacy"] is False and expected["Test_ledger_only"] is None
+    assert sum(v is True for v in expected.values()) == 5
+    warned = screen_api.ok("/v1/alphas/value_composite_legacy/metrics")["meta"]["warnings"]
+    assert "ic_reproduction_mismatch" in {w["code"] for w in warned}  # the alpha's own page says so too
+    for value in (True, False):
+        kept = screen_api.ok(PATH, ic_reproduces=str(value).lower(), limit=100)["data"]
+        assert [r["alpha_id"] for r in kept] == [a for a in rows if expected[a] is value]
+    flagged = screen_api.ok(PATH, ic_reproduces="false", sort="-mean_ic")["data"]
+    assert [r["alpha_id"] for r in flagged] == ["value_composite_legacy"]
+    # Rebuilt from the cross-sections: withheld from a key that may not read them, as on /metrics.
+    body = screen_api.ok(PATH, "no_signals", limit=100)
+    assert [r["alpha_id"] for r in body["data"]] == list(rows)
+    assert all(r["ic_reproduces"] is None for r in body["data"])
+    assert [r["mean_ic"] for r in body["data"]] == [r["mean_ic"] for r in rows.values()]
+    [warning] = body["meta"]["warnings"]
+    assert warning["code"] == "access_limited" and "ic_reproduces" in warning["message"]
+    assert "signals.scores" in warning["message"]
+    response = screen_api.get(PATH, "no_signals", ic_reproduces="true")
+    assert response.status_code == 403, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["details"]) == ("endpoint_not_allowed", {"endpoint": "signals.scores"})
+    refused = screen_api.get(PATH, ic_reproduces="maybe")
+    assert refused.status_code == 400 and "ic_reproduces" in refused.text
 
 
 # -- max_correlation ---------------------------------------------------------------------------------
@@ -623,6 +726,37 @@ def test_a_new_catalogue_version_is_screened_at_once(demo_lake: Path, tmp_path: 
         assert len(screener.tables()) == 2  # one table per version screened
 
 
+def test_an_index_written_before_the_one_icir_basis_serves_no_icir(demo_lake: Path, tmp_path: Path) -> None:
+    """A generation written before `icir_annualised` held `icir` as each run sealed it (per week or
+    annualised): the server reads no such column as the annualised one. Its ICIR and flag are null
+    (not measurable) until `lake index` rewrites the rows; every other figure is served."""
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    root = str(symlinked_lake(demo_lake, tmp_path / "lake", copy_catalogue=True))
+
+    def as_before(current: catalogue_index.Generation | None, table: pa.Table | None) -> catalogue_index.Next:
+        assert current is not None and table is not None
+        sealed = pa.array(
+            [-0.39 if a == "value_composite_legacy" else 1.5 for a in table["alpha_id"].to_pylist()]
+        )
+        old = table.drop_columns(["icir_annualised", "ic_reproduces"]).append_column("icir", sealed)
+        return catalogue_index.Next(old, current.benchmarks, [])
+
+    catalogue_index.commit(Storage(root), root, as_before)
+    app = create_app(
+        Settings(lake=root, environment="test"), authenticate=authenticator_for(SCREEN_CALLERS), limiter=None
+    )
+    with TestClient(app=app) as client:
+        api = Api(client)
+        rows = api.ok(PATH, sort="-icir", limit=100)["data"]
+        assert [r["alpha_id"] for r in rows] == sorted(r["alpha_id"] for r in rows)  # all null: by alpha_id
+        assert all(r["icir"] is None and r["ic_reproduces"] is None for r in rows)
+        assert any(r["information_ratio"] is not None for r in rows)
+        assert api.ok(PATH, max_icir="0")["pagination"]["total"] == 0  # a null fails a bound
+        assert api.ok(PATH, ic_reproduces="false")["pagination"]["total"] == 0
+
+
 def test_a_lake_without_an_index_answers_503(demo_lake: Path, tmp_path: Path) -> None:
     from serve.app import create_app
     from serve.settings import Settings
@@ -675,7 +809,8 @@ def synthetic_index(seed: int, size: int = 400) -> pa.Table:
             "information_ratio": maybe(round(rng.gauss(0, 1), rng.choice([1, 6]))),
             "excess_sharpe": maybe(rng.gauss(0, 1)),
             "mean_ic": maybe(rng.choice([0.0, -0.0, 0.01, rng.gauss(0, 0.05)])),
-            "icir": maybe(rng.gauss(0, 1)),
+            "icir_annualised": maybe(rng.gauss(0, 1)),
+            "ic_reproduces": maybe(rng.random() < 0.8),
             "max_drawdown_pct": maybe(rng.uniform(0, 60)),
             "turnover": maybe(rng.choice([5.0, rng.uniform(0, 50)])),
             "turnover_unit": "per_year",
@@ -715,6 +850,7 @@ def screen_from(params: dict[str, Any], candidates: list[str]) -> Screen:
         method=params.get("method"),
         complete_only=params.get("complete_only") == "true",
         production=None if "production" not in params else params["production"] == "true",
+        ic_reproduces=None if "ic_reproduces" not in params else params["ic_reproduces"] == "true",
         ranges=tuple(ranges),
         sort=None if sort is None else sort.removeprefix("-"),
         descending=sort is not None and sort.startswith("-"),
@@ -725,8 +861,7 @@ def screen_from(params: dict[str, Any], candidates: list[str]) -> Screen:
 
 def test_the_engine_reproduces_on_a_synthetic_index() -> None:
     table = synthetic_index(11)
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
+    frame = as_screened(table)
     screener = Screener()
     rng = random.Random("screen:engine")
     for _ in range(300):
@@ -783,7 +918,7 @@ def test_concurrent_requests_on_changing_versions_each_see_their_own() -> None:
     """Threads screen alternating versions (each installing and evicting the others' tables) and
     every answer is its own version's."""
     tables = {f"g{n}": synthetic_index(100 + n, 120) for n in range(KEEP_VERSIONS + 2)}
-    frames = {v: pl.from_arrow(t) for v, t in tables.items()}
+    frames = {v: as_screened(t) for v, t in tables.items()}
     screener = Screener()
     failures: list[Any] = []
 

@@ -257,7 +257,12 @@ def test_served_bootstrap_bounds_are_the_quantiles_of_the_resamples(
     for stream, (name, series, statistic, scale) in enumerate(
         (
             ("mean_ic", ic, resample_means, 1.0),
-            ("icir", ic, resample_ratios, 1.0),
+            (
+                "icir",
+                ic,
+                resample_ratios,
+                math.sqrt(ref.WEEKS_PER_YEAR),
+            ),  # annualised, as every icir off /metrics
             ("information_ratio", returns, resample_ratios, math.sqrt(ref.SESSIONS_PER_YEAR)),
         )
     ):
@@ -293,7 +298,12 @@ def test_bootstrap_of_three_observations_ignores_resamples_of_one_value(
             three_value_windows(list(returns.index)),
             math.sqrt(ref.SESSIONS_PER_YEAR),
         ),
-        ("icir", lambda w: lake.ic(alpha, w).to_numpy(), three_value_windows(list(weeks.index)), 1.0),
+        (
+            "icir",
+            lambda w: lake.ic(alpha, w).to_numpy(),
+            three_value_windows(list(weeks.index)),
+            math.sqrt(ref.WEEKS_PER_YEAR),
+        ),
     ):
         stream = {"icir": 1, "information_ratio": 2}[name]
         for window in windows[::3]:

@@ -573,7 +573,7 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
         "Info. ratio",
         "Excess Sharpe",
         "Mean IC",
-        "ICIR",
+        "ICIR (annualised)",
         "Max drawdown",
         "Turnover",
         "Sessions",
@@ -645,6 +645,86 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
     assert refused["code"] == "bad_request" and "min_information_ratio" in refused["text"]
     assert page.is_visible("#catalogue-max-information_ratio")  # still there to mend
     check_clean(site, visit, allowed_statuses=(400,))
+
+
+ROW_CELLS = (
+    "trs => trs.map(tr => ({alpha: tr.querySelector('a.alpha-link').innerText,"
+    " cells: [...tr.children].map(td => ({text: td.innerText.trim(), classes: td.className}))}))"
+)
+COLUMN_OF = (
+    "field => [...document.querySelectorAll('#catalogue table.screen thead th')]"
+    ".findIndex(th => th.querySelector(`[data-sort='${field}']`))"
+)
+
+
+@pytest.mark.e2e
+def test_the_catalogue_shows_one_icir_basis_and_flags_an_ic_that_does_not_reproduce(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """The ICIR column says its basis and shows the screener's annualised figure for every alpha
+    (value_composite_legacy's sealed per-week ICIR times sqrt(52)); a mean IC the alpha's
+    cross-sections do not reproduce carries a badge and no gain colour, and the filter finds it.
+    Its own page flags core.ic and core.icir, and labels the ICIR as sealed: per week."""
+    visit = open_dashboard(site, tab, site.keys.full)
+    page = visit.page
+    page.wait_for_selector("#catalogue table.screen")
+    headers = cell_texts(page, "#catalogue table.screen thead th")
+    assert "ICIR (annualised)" in headers and "Mean IC" in headers, headers
+    served = {r["alpha_id"]: r for r in site.api(SCREEN, site.keys.full, limit=100).json()["data"]}
+    mean_ic_at, icir_at = page.evaluate(COLUMN_OF, "mean_ic"), page.evaluate(COLUMN_OF, "icir")
+    assert min(mean_ic_at, icir_at) >= 0
+    shown = page.eval_on_selector_all("#catalogue-results tbody tr", ROW_CELLS)
+    assert {row["alpha"] for row in shown} == set(served)
+    flagged = []
+    for row in shown:
+        screened = served[row["alpha"]]
+        ic, icir = row["cells"][mean_ic_at], row["cells"][icir_at]
+        if screened["icir"] is not None:
+            assert float(icir["text"].split()[0]) == float(f"{screened['icir']:.4g}"), (row, screened)
+        if screened["ic_reproduces"] is False:
+            flagged.append(row["alpha"])
+            for cell in (ic, icir):
+                assert "not reproduced" in cell["text"] and "ic-unreproduced" in cell["classes"], row
+                assert "positive" not in cell["classes"] and "negative" not in cell["classes"], row
+        else:
+            assert "not reproduced" not in ic["text"] + icir["text"], row
+    assert flagged == ["value_composite_legacy"]
+    legacy_row = next(r for r in shown if r["alpha"] == "value_composite_legacy")
+    legacy = float(legacy_row["cells"][icir_at]["text"].split()[0])
+    sealed = site.api("/v1/alphas/value_composite_legacy/metrics", site.keys.full).json()["data"]["core"][
+        "icir"
+    ]
+    assert sealed["annualisation"] == "per_period"  # sealed per week, shown annualised
+    assert legacy == float(f"{sealed['value'] * 52**0.5:.4g}")
+
+    page.select_option("#catalogue-ic-reproduces", "false")
+    page.click("#catalogue-form button[type=submit]")
+    wait_for_ids(page, ["value_composite_legacy"])
+    assert screen_requests(visit)[-1]["ic_reproduces"] == "false"
+    page.select_option("#catalogue-ic-reproduces", "true")
+    page.click("#catalogue-form button[type=submit]")
+    wait_for_ids(page, [a for a, r in served.items() if r["ic_reproduces"] is True])
+    keep_screenshot(page, tmp_path, "catalogue-ic-flag.png")
+
+    # The alpha's own metrics table: the sealed figures flagged, the ICIR's basis as sealed.
+    page.evaluate("location.hash = '#/alphas/value_composite_legacy'")
+    page.wait_for_selector("#metrics table.metrics-core")
+    core_rows = page.eval_on_selector_all(
+        "#metrics table.metrics-core tbody tr",
+        "trs => trs.map(tr => ({path: tr.querySelector('code').innerText, label: tr.children[0].innerText,"
+        " flag: tr.querySelector('.badge.ic-unreproduced')?.title ?? null}))",
+    )
+    metrics = site.api("/v1/alphas/value_composite_legacy/metrics", site.keys.full).json()
+    [mismatch] = [
+        w["message"] for w in metrics["meta"]["warnings"] if w["code"] == "ic_reproduction_mismatch"
+    ]
+    assert {row["path"]: row["flag"] for row in core_rows if row["flag"]} == {
+        "core.ic": mismatch,
+        "core.icir": mismatch,
+    }
+    [icir_row] = [row for row in core_rows if row["path"] == "core.icir"]
+    assert icir_row["label"].startswith("ICIR (per week)"), icir_row
+    check_clean(site, visit)
 
 
 @pytest.mark.e2e

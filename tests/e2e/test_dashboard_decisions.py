@@ -228,6 +228,9 @@ def test_two_alphas_ticked_in_the_screener_are_compared(site: Site, tab: Any, tm
             if test["p_value"] is not None:
                 four_digits(row["p"], test["p_value"])
                 assert row["significant"].startswith("yes" if test["significant"] else "no")
+    # The ICIR says its basis: annualised, as the catalogue's (not "Icir" without a unit).
+    assert answer["figures"]["icir"]["alpha"]["annualisation"] == "annualised"
+    assert page.inner_text("#compare-results tr[data-figure='icir'] th").startswith("ICIR (annualised)")
     summary = page.inner_text("#compare-summary")
     assert f"{answer['sessions']} common sessions" in summary
     for chart in ("compare-curves", "compare-difference", "compare-rolling-returns", "compare-rolling-ic"):

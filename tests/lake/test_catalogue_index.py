@@ -125,18 +125,29 @@ def test_index_rows_carry_what_metrics_serves(seals: list[Path], tmp_path: Path)
     app = create_app(Settings(lake=root, environment="test"), authenticate=fake_authenticate, limiter=None)
     with TestClient(app=app) as client:
         for row in index.to_pylist():
-            core = client.get(
+            metrics = client.get(
                 f"/v1/alphas/{row['alpha_id']}/metrics", headers={"Authorization": "Bearer raw"}
-            ).json()["data"]["core"]
+            ).json()
+            core = metrics["data"]["core"]
             for column, stat in (
                 ("information_ratio", "information_ratio"),
                 ("excess_sharpe", "excess_sharpe"),
                 ("mean_ic", "ic"),
-                ("icir", "icir"),
                 ("max_drawdown_pct", "max_drawdown_pct"),
                 ("turnover", "turnover"),
             ):
                 assert row[column] == core[stat]["value"], column  # the same function, same bytes
+            # The ICIR on one basis: as sealed when annualised, else the per-week value times sqrt(52).
+            icir = core["icir"]
+            scale = 1.0 if icir["annualisation"] == "annualised" else math.sqrt(52)
+            if icir["value"] is None:
+                assert row["icir_annualised"] is None
+            else:
+                assert row["icir_annualised"] == pytest.approx(icir["value"] * scale, rel=1e-12)
+            # The flag is /metrics' rule: false exactly where it warns that the IC does not reproduce.
+            codes = {w["code"] for w in metrics["meta"]["warnings"]}
+            checked = core["ic"]["value"] is not None and "ic_family_mismatch" not in codes
+            assert row["ic_reproduces"] == (("ic_reproduction_mismatch" not in codes) if checked else None)
             entry = json.loads(row["entry"])
             assert entry["alpha_id"] == row["alpha_id"] and entry["build_id"] == row["build_id"]
 

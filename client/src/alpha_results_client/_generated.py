@@ -1461,22 +1461,31 @@ class CoreStats(ApiStruct, kw_only=True, frozen=True):
     """Headline statistics, always of the long_short book."""
 
     ic: Stat
-    """Mean weekly information coefficient of the conditioned score"""
+    """Mean weekly information coefficient of the conditioned score, as the run sealed it (an
+    ic_reproduction_mismatch warning says when the weekly IC rebuilt from its cross-sections does
+    not reproduce it; the screener's ic_reproduces is that flag)
+    """
 
     icir: Stat
-    """Information ratio of the weekly IC: per week, times sqrt(52) only when the run's conventions
-    annualise it (annualisation says which); /analytics rolling and significance icir are always per
-    week
+    """Information ratio of the weekly IC, as the run sealed it: per week, times sqrt(52) only when the
+    run's conventions annualise it (annualisation says which); every other icir (the screener,
+    /analytics compare, rolling, significance) is annualised for every run
     """
 
     information_ratio: Stat
     """Risk-adjusted return of the long_short book, after costs and gross of the risk-free rate (not in
     excess of it, unlike excess_sharpe): daily returns times sqrt(252), as /analytics significance;
-    /analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs
+    /analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs.
+    Elsewhere: quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats'
+    information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not
+    annualised
     """
 
     excess_sharpe: Stat
-    """Sharpe ratio of the long_short book net of the risk-free rate"""
+    """Sharpe ratio of the long_short book net of the risk-free rate: quantstats' sharpe(r, rf) with
+    the run's risk-free rate; not empyrical's excess_sharpe(r, benchmark), relative to a benchmark
+    and not annualised
+    """
 
     sharpe: Stat
     """Deprecated alias of core.information_ratio (same value)"""
@@ -1487,10 +1496,15 @@ class CoreStats(ApiStruct, kw_only=True, frozen=True):
     """
 
     max_drawdown: Stat
-    """Largest fall from a running equity peak (opening equity counts)"""
+    """Largest fall from a running equity peak (opening equity counts), in equity units (starting
+    capital 1.0); quantstats' and empyrical's max_drawdown are the same fall as a negative fraction
+    of the peak
+    """
 
     max_drawdown_pct: Stat
-    """Largest drawdown as a percentage of its peak"""
+    """Largest drawdown as a percentage of its peak, positive; quantstats' and empyrical's max_drawdown
+    are the same fall as a negative fraction of the peak
+    """
 
     turnover: Stat
     """Turnover of the long_short book; the first sealed of annualised_turnover (per_year), turnover
@@ -2034,14 +2048,16 @@ class Bootstrap(ApiStruct, kw_only=True, frozen=True):
     """Mean weekly conditioned IC"""
 
     icir: AnalyticsStat
-    """Weekly IC information ratio, per week: never annualised (as rolling; /metrics core.icir is
-    annualised when the run's conventions say so)
+    """Weekly IC information ratio, annualised with the run's weeks_per_year (52), bounds included: the
+    basis of every icir but /metrics core.icir (served as the run sealed it, per week or annualised)
     """
 
     information_ratio: AnalyticsStat
     """Information ratio of daily long_short returns (after costs, not in excess of the risk-free
     rate), daily times sqrt(252) as /metrics core.information_ratio (rolling's is weekly times
-    sqrt(52))
+    sqrt(52)): quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats'
+    information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not
+    annualised
     """
 
 
@@ -2081,7 +2097,9 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
 
     sharpe: AnalyticsStat
     """Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free
-    rate: the /metrics core.information_ratio convention (daily, times sqrt(252))
+    rate: the /metrics core.information_ratio convention (daily, times sqrt(252)), quantstats'
+    sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
+    benchmark), the mean over the standard deviation of r - benchmark, not annualised
     """
 
     skewness: AnalyticsStat
@@ -2230,17 +2248,20 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     icir: float | None
-    """Mean / standard deviation (ddof 1) of the weekly IC, per week: never annualised (`/metrics`
-    `core.icir` is annualised when the run's conventions say so). Unit: ratio. Null when fewer than
-    half the window's weeks carry a value (the standard deviation also needs 2).
+    """Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with
+    the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every
+    `icir` but `/metrics` `core.icir` (served as the run sealed it). The lake's analytics_rolling
+    stores it per week. Unit: ratio. Null when fewer than half the window's weeks carry a value (the
+    standard deviation also needs 2).
     """
 
     n_return_weeks: int | None
     """Weeks of the trailing window with a book return. Unit: weeks."""
 
     annualised_return: float | None
-    """Mean weekly book return, annualised (times 52). Unit: fraction (0.01 = 1%). Null when fewer than
-    half the window's weeks carry a value (the standard deviation also needs 2).
+    """Mean weekly book return, annualised (times 52): arithmetic; empyrical's annual_return and
+    quantstats' cagr compound (the risk route's cagr). Unit: fraction (0.01 = 1%). Null when fewer
+    than half the window's weeks carry a value (the standard deviation also needs 2).
     """
 
     volatility: float | None
@@ -2251,8 +2272,11 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
 
     information_ratio: float | None
     """Information ratio of weekly book returns, weekly times sqrt(52) (`/metrics`
-    `core.information_ratio` and significance's are daily times sqrt(252)). Unit: ratio. Null when
-    fewer than half the window's weeks carry a value (the standard deviation also needs 2).
+    `core.information_ratio` and significance's are daily times sqrt(252)): quantstats' sharpe(r,
+    periods=52) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
+    benchmark), the mean over the standard deviation of r - benchmark, not annualised. Unit: ratio.
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
     """
 
     hit_rate: float | None
@@ -2288,11 +2312,17 @@ class InformationRatioSides(ApiStruct, kw_only=True, frozen=True):
     """`information_ratio` of the costs object."""
 
     gross: AnalyticsStat
-    """Information ratio of daily returns before execution costs, daily times sqrt(252)"""
+    """Information ratio of daily returns before execution costs, daily times sqrt(252): quantstats'
+    sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r,
+    benchmark), the mean over the standard deviation of r - benchmark, not annualised
+    """
 
     net: AnalyticsStat
-    """Information ratio of daily returns after execution costs, as /metrics core.information_ratio,
-    daily times sqrt(252)
+    """Information ratio of daily returns after execution costs, with the convention of /metrics
+    core.information_ratio but over the window (/metrics never narrows core: its figure is the whole
+    history's, so the two agree only there), daily times sqrt(252): quantstats' sharpe(r) and
+    empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r, benchmark), the
+    mean over the standard deviation of r - benchmark, not annualised
     """
 
 
@@ -2489,24 +2519,39 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     information_ratio: float | None
     """Annualised information ratio of the long_short book (daily returns after costs, not in excess of
     the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall,
-    the whole history). Unit: ratio. Null where `/metrics` serves it not_measurable.
+    the whole history): quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not
+    quantstats' information_ratio(r, benchmark), the mean over the standard deviation of r -
+    benchmark, not annualised. Unit: ratio. Null where `/metrics` serves it not_measurable.
     """
 
     excess_sharpe: float | None
     """Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves
-    `core.excess_sharpe` (overall, the whole history). Unit: ratio. Null where `/metrics` serves it
-    not_measurable.
+    `core.excess_sharpe` (overall, the whole history): quantstats' sharpe(r, rf) with the run's
+    risk-free rate; not empyrical's excess_sharpe(r, benchmark), relative to a benchmark and not
+    annualised. Unit: ratio. Null where `/metrics` serves it not_measurable.
     """
 
     mean_ic: float | None
     """Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole
-    history). Unit: ratio. Null where `/metrics` serves it not_measurable.
+    history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections
+    bear it out. Unit: ratio. Null where `/metrics` serves it not_measurable.
     """
 
     icir: float | None
-    """Mean / standard deviation of the weekly IC (per week, times sqrt(52) when the run's conventions
-    annualise it), as `/metrics` serves `core.icir` (overall, the whole history). Unit: ratio. Null
-    where `/metrics` serves it not_measurable.
+    """Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for
+    every alpha: `/metrics` `core.icir` (overall, the whole history) where the run sealed it
+    annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52).
+    One basis, so alphas rank and bound alike; `core.icir` itself is served as sealed, its
+    `annualisation` saying which. Unit: ratio. Null where `/metrics` serves it not_measurable.
+    """
+
+    ic_reproduces: bool | None
+    """Whether the weekly IC rebuilt from the run's rebalance cross-sections reproduces its sealed mean
+    IC (within 1e-6, the `/metrics` rule that warns `ic_reproduction_mismatch`). `false` flags a
+    `mean_ic` (and the `icir` sealed with it) that the run's own cross-sections do not bear out;
+    filter with `ic_reproduces=true` to keep only alphas whose IC was checked and holds. Null when
+    there is nothing to check (no sealed mean IC, or no cross-sections to rebuild it from), and for
+    a key that may not read the cross-sections (signals.rebalances.get or signals.scores).
     """
 
     max_drawdown_pct: float | None
@@ -2652,13 +2697,16 @@ class BookFigures(ApiStruct, kw_only=True, frozen=True):
 
     information_ratio: AnalyticsStat
     """Information ratio of the series tested's daily returns (not in excess of the risk-free rate),
-    daily times sqrt(252) as /metrics core.information_ratio
+    daily times sqrt(252) as /metrics core.information_ratio: quantstats' sharpe(r) and empyrical's
+    sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r, benchmark), the mean over
+    the standard deviation of r - benchmark, not annualised
     """
 
     excess_sharpe: AnalyticsStat
     """Sharpe ratio of the series tested's daily returns in excess of the risk-free return its alphas'
     ledgers accrued, weighted as the returns are; not_measurable on a catalogue index written before
-    it held risk-free returns
+    it held risk-free returns; quantstats' sharpe(r, rf) with the run's risk-free rate; not
+    empyrical's excess_sharpe(r, benchmark), relative to a benchmark and not annualised
     """
 
     max_drawdown_pct: AnalyticsStat
@@ -2667,7 +2715,9 @@ class BookFigures(ApiStruct, kw_only=True, frozen=True):
     """
 
     annualised_return: AnalyticsStat
-    """Mean daily return of the series tested, annualised"""
+    """Mean daily return of the series tested, annualised: arithmetic; empyrical's annual_return and
+    quantstats' cagr compound (the risk route's cagr)
+    """
 
     volatility: AnalyticsStat
     """Volatility of the series tested's daily returns, annualised"""
@@ -3214,13 +3264,16 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
 
     information_ratio: ComparedFigure
     """Information ratio of daily book returns (after costs, not in excess of the risk-free rate),
-    daily times sqrt(252) as /metrics core.information_ratio: both alphas over the common sessions
+    daily times sqrt(252) as /metrics core.information_ratio: quantstats' sharpe(r) and empyrical's
+    sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r, benchmark), the mean over
+    the standard deviation of r - benchmark, not annualised: both alphas over the common sessions
     (dates both books hold in the window), each side's figure included
     """
 
     annualised_return: ComparedFigure
-    """Mean daily book return, annualised: both alphas over the common sessions (dates both books hold
-    in the window), each side's figure included
+    """Mean daily book return, annualised: arithmetic; empyrical's annual_return and quantstats' cagr
+    compound (the risk route's cagr): both alphas over the common sessions (dates both books hold in
+    the window), each side's figure included
     """
 
     volatility: ComparedFigure
@@ -3240,9 +3293,10 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
     """
 
     icir: ComparedFigure
-    """Weekly IC information ratio, per week: never annualised (as rolling and significance): both
-    alphas over the common weeks (weeks both alphas have a weekly IC in the window), each side's
-    figure included
+    """Weekly IC information ratio (conditioned IC, whatever the book), annualised with the path
+    alpha's weeks_per_year (52) on both sides: the screener's basis (/metrics core.icir is served as
+    sealed, per week or annualised): both alphas over the common weeks (weeks both alphas have a
+    weekly IC in the window), each side's figure included
     """
 
 
@@ -3349,7 +3403,9 @@ class RiskBenchmark(ApiStruct, kw_only=True, frozen=True):
 
     alpha: AnalyticsStat
     """The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded):
-    the return per year beyond beta times SPY's, not in excess of the risk-free rate
+    the return per year beyond beta times SPY's, not in excess of the risk-free rate; arithmetic, as
+    quantstats' greeks(r, b) alpha; empyrical's alpha(r, b) compounds the daily intercept, (1 +
+    a)^252 - 1
     """
 
     tracking_error: AnalyticsStat
@@ -3390,7 +3446,9 @@ class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
 
     max_drawdown_pct: AnalyticsStat
     """Deepest fall of the compounded equity from its running peak, the start at 1.0 included, in
-    percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct
+    percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics
+    core.max_drawdown_pct; quantstats' and empyrical's max_drawdown are the same fall as a negative
+    fraction of the peak
     """
 
     calmar: AnalyticsStat
@@ -3403,12 +3461,14 @@ class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
 
     var_95: AnalyticsStat
     """Historical value at risk at 95% over one session, as a return (negative = a loss); needs 20
-    sessions
+    sessions; historical, as empyrical's value_at_risk(r, 0.05); quantstats' value_at_risk (var) is
+    parametric, the 5% quantile of a normal law of mean(r) and std(r)
     """
 
     cvar_95: AnalyticsStat
     """Historical conditional value at risk (expected shortfall) at 95% over one session, as a return;
-    needs 20 sessions
+    needs 20 sessions; as empyrical's conditional_value_at_risk(r, 0.05), but for a return equal to
+    the 5th percentile; quantstats' cvar averages the returns below its parametric value at risk
     """
 
     best_day: AnalyticsStat
@@ -3424,23 +3484,31 @@ class Risk(ApiStruct, RiskTables, kw_only=True, frozen=True):
     best_week: AnalyticsStat
     """The highest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs
     to the next Friday) over the window's sessions (the first and last periods may be cut by the
-    window); the earliest on a tie
+    window); the earliest on a tie; not quantstats' best/worst by week: aggregate='W' groups by
+    calendar year and ISO week number (Monday to Sunday, a week spanning New Year split between
+    years), aggregate='week' pools each week number across years
     """
 
     worst_week: AnalyticsStat
     """The lowest compounded return of a week ending Friday (pandas W-FRI; a weekend session belongs to
     the next Friday) over the window's sessions (the first and last periods may be cut by the
-    window); the earliest on a tie
+    window); the earliest on a tie; not quantstats' best/worst by week: aggregate='W' groups by
+    calendar year and ISO week number (Monday to Sunday, a week spanning New Year split between
+    years), aggregate='week' pools each week number across years
     """
 
     best_month: AnalyticsStat
     """The highest compounded return of a calendar month over the window's sessions (the first and last
-    periods may be cut by the window); the earliest on a tie
+    periods may be cut by the window); the earliest on a tie; as quantstats'
+    best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each
+    calendar month across years, and 'M' aggregates nothing (days)
     """
 
     worst_month: AnalyticsStat
     """The lowest compounded return of a calendar month over the window's sessions (the first and last
-    periods may be cut by the window); the earliest on a tie
+    periods may be cut by the window); the earliest on a tie; as quantstats'
+    best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each
+    calendar month across years, and 'M' aggregates nothing (days)
     """
 
 
@@ -4248,6 +4316,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("method", "method", "string", None, required=False, enum=None),
             Param("complete_only", "complete_only", "boolean", False, required=False, enum=None),
             Param("production", "production", "boolean", None, required=False, enum=None),
+            Param("ic_reproduces", "ic_reproduces", "boolean", None, required=False, enum=None),
             Param(
                 "min_information_ratio", "min_information_ratio", "number", None, required=False, enum=None
             ),

@@ -364,6 +364,7 @@ class Client(ClientBase):
         method: str | None = None,
         complete_only: bool | None = None,
         production: bool | None = None,
+        ic_reproduces: bool | None = None,
         min_information_ratio: float | None = None,
         max_information_ratio: float | None = None,
         min_excess_sharpe: float | None = None,
@@ -382,8 +383,10 @@ class Client(ClientBase):
     ) -> Collection[ScreenRow]:
         """The alphas this key may read whose headline figures and classification pass every
         filter: `tag` (one tag or several, all required), `structure`, `method`, `production`
-        (True: production only, False: `Test_` only) and the inclusive `min_`/`max_` bounds (a
-        null figure fails a bound on it). `sort` is a column, `-` first for descending (default:
+        (True: production only, False: `Test_` only), `ic_reproduces` (True: the sealed mean IC
+        is reproduced by the run's cross-sections, False: it is not) and the inclusive
+        `min_`/`max_` bounds (a null figure fails a bound on it; `icir` is annualised for every
+        alpha). `sort` is a column, `-` first for descending (default:
         catalogue order): `client.screen(tag=["momentum"], min_information_ratio=0.5, sort="-icir")`."""
         return self._collection(
             "analytics.screen",
@@ -394,6 +397,7 @@ class Client(ClientBase):
             method=method,
             complete_only=complete_only,
             production=production,
+            ic_reproduces=ic_reproduces,
             min_information_ratio=min_information_ratio,
             max_information_ratio=max_information_ratio,
             min_excess_sharpe=min_excess_sharpe,

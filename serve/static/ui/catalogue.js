@@ -4,6 +4,9 @@
 // runs and the bounds of a few figures. A key the screener refuses (403 endpoint_not_allowed), or a
 // lake without a catalogue index (503 upstream_unavailable), gets the plain listing of /v1/alphas
 // (search and complete runs only), as before. Paged either way.
+// The ICIR column is the screener's, annualised for every alpha (a run that sealed it per week is
+// converted: docs/analytics.md "Screener"); a mean IC (and the ICIR sealed with it) that the run's
+// own cross-sections do not reproduce (`ic_reproduces` false) is flagged, never shown in green.
 
 import { apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table } from "./dom.js";
@@ -23,8 +26,8 @@ const COLUMNS = [
   ["name", "Name", (row) => nameCell(row), "asc"],
   ["information_ratio", "Info. ratio", (row) => signedCell(num(row.information_ratio), row.information_ratio), "desc"],
   ["excess_sharpe", "Excess Sharpe", (row) => signedCell(num(row.excess_sharpe), row.excess_sharpe), "desc"],
-  ["mean_ic", "Mean IC", (row) => signedCell(num(row.mean_ic), row.mean_ic), "desc"],
-  ["icir", "ICIR", (row) => signedCell(num(row.icir), row.icir), "desc"],
+  ["mean_ic", "Mean IC", (row) => icCell(row, row.mean_ic), "desc"],
+  ["icir", "ICIR (annualised)", (row) => icCell(row, row.icir), "desc"],
   ["max_drawdown_pct", "Max drawdown", (row) => numberCell(pp(row.max_drawdown_pct), row.max_drawdown_pct), "desc"],
   ["turnover", "Turnover", (row) => turnoverCell(row), "desc"],
   ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
@@ -38,14 +41,24 @@ const RANGES = [
   ["mean_ic", "Mean IC"],
   ["max_drawdown_pct", "Max drawdown (%)"],
   ["excess_sharpe", "Excess Sharpe"],
-  ["icir", "ICIR"],
+  ["icir", "ICIR (annualised)"],
   ["turnover", "Turnover"],
   ["sessions", "Sessions"],
 ];
 
 // Kept while the tab lives. `sort` is a screener sort (`column` or `-column`), or "" for its default
 // (catalogue order, as /v1/alphas).
-const state = { search: "", completeOnly: false, tag: "", bounds: {}, sort: "", offset: 0 };
+const state = { search: "", completeOnly: false, tag: "", icReproduces: "", bounds: {}, sort: "", offset: 0 };
+
+// The choices of the screener's `ic_reproduces` filter: [value sent ("" = not sent), label].
+const IC_REPRODUCES = [
+  ["", "any"],
+  ["true", "reproduces"],
+  ["false", "does not reproduce"],
+];
+const UNREPRODUCED =
+  "The weekly IC rebuilt from this run's cross-sections does not reproduce its sealed mean IC " +
+  "(ic_reproduction_mismatch): the sealed mean IC and ICIR are not borne out by the run's own data.";
 
 // The alphas ticked for a comparison (two at most; the oldest tick gives way to a third).
 const picked = [];
@@ -90,6 +103,14 @@ function signedCell(text, value) {
   return numberCell(text, value, { signed: true });
 }
 
+// A figure of the sealed IC: flagged, and not coloured as a gain, when the run's cross-sections do not
+// reproduce it (`ic_reproduces` false); a null flag (nothing to check, or withheld) shows the figure as is.
+function icCell(row, value) {
+  if (row.ic_reproduces !== false) return signedCell(num(value), value);
+  const flag = h("span", { class: "badge ic-unreproduced", title: UNREPRODUCED }, "not reproduced");
+  return h("td", { class: "number ic-unreproduced", title: UNREPRODUCED }, num(value), " ", flag);
+}
+
 function turnoverCell(row) {
   const unit = row.turnover != null && row.turnover_unit ? h("span", { class: "unit" }, ` ${row.turnover_unit}`) : null;
   return numberCell(h("span", {}, num(row.turnover), unit), row.turnover);
@@ -120,6 +141,11 @@ export function renderCatalogue(main, { signal }) {
     value: state.tag,
     placeholder: "tag, or tags comma-separated",
   });
+  const icReproduces = h(
+    "select",
+    { id: "catalogue-ic-reproduces", name: "ic_reproduces" },
+    IC_REPRODUCES.map(([value, label]) => h("option", { value, selected: value === state.icReproduces }, label)),
+  );
   const bounds = Object.fromEntries(
     RANGES.map(([figure]) => [
       figure,
@@ -135,6 +161,8 @@ export function renderCatalogue(main, { signal }) {
     { class: "controls screen-filters", id: "catalogue-screen-filters", hidden: true },
     h("label", { for: "catalogue-tag" }, "Tags"),
     tag,
+    h("label", { for: "catalogue-ic-reproduces" }, "Sealed IC"),
+    icReproduces,
     RANGES.map(([figure, label]) =>
       h(
         "span",
@@ -170,6 +198,7 @@ export function renderCatalogue(main, { signal }) {
     state.search = search.value.trim();
     state.completeOnly = completeOnly.checked;
     state.tag = tag.value.trim();
+    state.icReproduces = icReproduces.value;
     state.bounds = {};
     for (const [figure, inputs] of Object.entries(bounds)) {
       for (const [side, input] of Object.entries(inputs)) {
@@ -222,7 +251,7 @@ export function renderCatalogue(main, { signal }) {
         try {
           const answer = await apiGet(
             SCREEN,
-            { ...common, tag: state.tag, ...state.bounds, sort: state.sort, ...page },
+            { ...common, tag: state.tag, ic_reproduces: state.icReproduces, ...state.bounds, sort: state.sort, ...page },
             { signal },
           );
           if (ticket === latest) {

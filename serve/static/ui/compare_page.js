@@ -8,7 +8,7 @@ import { alphaSelect, fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, int, num, pct } from "./format.js";
-import { entryCell, entryText, inUnit, labelOf } from "./stat_entry.js";
+import { entryCell, entryText, icirLabel, inUnit, labelOf } from "./stat_entry.js";
 
 const WINDOWS = ["63", "21", "126", "252"];
 
@@ -155,7 +155,7 @@ function figuresTable(data) {
       return h(
         "tr",
         { "data-figure": name },
-        h("th", { scope: "row" }, labelOf(name), " ", h("code", {}, name)),
+        h("th", { scope: "row" }, name === "icir" ? icirLabel(figure.alpha) : labelOf(name), " ", h("code", {}, name)),
         entryCell(figure.alpha),
         entryCell(figure.with),
         diff,

@@ -4,6 +4,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, fixed, int, num, statValue } from "./format.js";
+import { icirLabel, unreproducedBadge } from "./stat_entry.js";
 
 const CORE = [
   ["ic", "Mean rank IC"],
@@ -45,13 +46,23 @@ function statusText(entry) {
   return entry.status;
 }
 
-function coreTable(core) {
+// The sealed IC figures, flagged when the cross-sections do not reproduce the sealed mean IC.
+const SEALED_IC = new Set(["ic", "icir"]);
+
+function coreTable(core, warnings) {
   return table(
     ["Statistic", "Value", "Unit", "Annualisation", "Signal", "Status"],
     CORE.map(([key, label]) => {
       const entry = core[key];
       return [
-        h("span", {}, label, " ", h("code", {}, `core.${key}`)),
+        h(
+          "span",
+          {},
+          key === "icir" ? icirLabel(entry) : label,
+          " ",
+          h("code", {}, `core.${key}`),
+          SEALED_IC.has(key) ? unreproducedBadge(warnings) : null,
+        ),
         statCell(entry),
         entry ? entry.unit : DASH,
         entry && entry.annualisation ? entry.annualisation : DASH,
@@ -118,8 +129,9 @@ function nwtTable(nwt, warnings) {
 
 function periodsTable(periods) {
   if (!periods || periods.length === 0) return note("No periods at this granularity.");
+  const label = (key, text) => (key === "icir" ? icirLabel(periods[0].core.icir) : text);
   return table(
-    ["Period", ...PERIOD_COLUMNS.map(([, label]) => label), "Weeks"],
+    ["Period", ...PERIOD_COLUMNS.map(([key, text]) => label(key, text)), "Weeks"],
     periods.map((p) => [
       h("th", { scope: "row" }, p.period),
       ...PERIOD_COLUMNS.map(([key]) => statCell(p.core[key])),
@@ -157,7 +169,7 @@ export function renderMetrics(body, alpha, metrics, granularity, { signal }) {
     body,
     warningList(warnings),
     h("h3", {}, "Core statistics (long/short book, whole run)"),
-    coreTable(data.core || {}),
+    coreTable(data.core || {}, warnings),
     tenureLine(data.core ? data.core.tenure : null),
     h("h3", {}, "Rank IC"),
     rankIcTable(data.rank_ic),

@@ -5,7 +5,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, int, num } from "./format.js";
-import { entryCell, entryTable } from "./stat_entry.js";
+import { entryCell, entryTable, icirLabel } from "./stat_entry.js";
 import { intervalSvg } from "./svg.js";
 
 const HEADLINE = [
@@ -18,7 +18,7 @@ const HEADLINE = [
 ];
 const BOOTSTRAP = [
   ["mean_ic", "Mean weekly IC"],
-  ["icir", "ICIR (per week)"],
+  ["icir", "ICIR"], // labelled with the basis its entry states (icirLabel)
   ["information_ratio", "Information ratio (annualised)"],
 ];
 const ADJUSTED = [
@@ -88,7 +88,7 @@ function bootstrapTable(bootstrap) {
       const ends = [lower, upper, entry && entry.value, 0].filter(Number.isFinite);
       const scale = [Math.min(...ends), Math.max(...ends)];
       return [
-        h("th", { scope: "row", "data-figure": key }, label),
+        h("th", { scope: "row", "data-figure": key }, key === "icir" ? icirLabel(entry) : label),
         entryCell(entry),
         numberCell(num(lower), lower),
         numberCell(num(upper), upper),

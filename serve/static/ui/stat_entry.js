@@ -89,3 +89,20 @@ export function verdictBadge(verdict) {
   const text = { pass: "PASS", fail: "FAIL", not_measurable: "NOT MEASURABLE" }[known] || String(verdict);
   return h("span", { class: `badge verdict-${known}`, "data-verdict": verdict }, text);
 }
+
+/** "ICIR" with its basis, read off the entry: the screener and compare serve it annualised, /metrics
+ * `core.icir` as the run sealed it (`annualisation` says which; per_period is per week). */
+export function icirLabel(entry) {
+  const basis = { annualised: "annualised", per_period: "per week" }[entry ? entry.annualisation : ""];
+  return basis ? `ICIR (${basis})` : "ICIR";
+}
+
+export const IC_MISMATCH = "ic_reproduction_mismatch";
+
+/** A badge flagging the sealed mean IC (and the ICIR sealed with it) when /metrics warns that the weekly
+ * IC rebuilt from the cross-sections does not reproduce it; null otherwise. */
+export function unreproducedBadge(warnings) {
+  const found = (warnings || []).find((w) => w.code === IC_MISMATCH);
+  if (!found) return null;
+  return h("span", { class: "badge ic-unreproduced", title: found.message || IC_MISMATCH }, "not reproduced");
+}

@@ -12,7 +12,7 @@ import { drawdownTable } from "./drawdowns_panel.js";
 import { pct, pp } from "./format.js";
 import { renderRisk } from "./risk_panel.js";
 import { renderSignificance } from "./significance_panel.js";
-import { entryTable } from "./stat_entry.js";
+import { entryTable, icirLabel, unreproducedBadge } from "./stat_entry.js";
 import { legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
 
@@ -96,9 +96,7 @@ function drawSheet(sheet, alpha, got, benchmark) {
       h("p", { class: "subtitle" }, h("code", { class: "sheet-alpha" }, alpha), described && described.tldr ? ` · ${described.tldr}` : ""),
       h("p", { class: "muted" }, `Tear sheet generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC from this server's /v1 API.`),
     ),
-    block("headline", "Headline metrics", got.metrics, (body, answer) =>
-      add(body, entryTable(HEADLINE.map(([key]) => [key, answer.data.core[key]]), { labels: Object.fromEntries(HEADLINE), className: "data entries headline" })),
-    ),
+    block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
     block("equity", "Cumulative return against SPY", got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
     block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
       add(body, drawdownTable(answer.data, EPISODES_SHOWN), note(`${answer.data.length} episodes in all; the ${Math.min(EPISODES_SHOWN, answer.data.length)} deepest shown.`, "caption")),
@@ -108,6 +106,23 @@ function drawSheet(sheet, alpha, got, benchmark) {
     block("significance", "Significance", got.significance, (body, answer) => renderSignificance(body, answer)),
     block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { labels: COST_LABELS, className: "data entries costs" }))),
   );
+}
+
+// /metrics core figures: the ICIR labelled with the basis the run sealed it on, and the sealed IC figures
+// flagged when the cross-sections do not reproduce the sealed mean IC.
+function headlineTable(answer) {
+  const core = answer.data.core;
+  const flag = unreproducedBadge(answer.meta.warnings);
+  const labels = Object.fromEntries(HEADLINE);
+  labels.icir = [icirLabel(core.icir), flag && flag.cloneNode(true)];
+  labels.ic = [labels.ic, flag];
+  const grid = entryTable(HEADLINE.map(([key]) => [key, core[key]]), { labels, className: "data entries headline" });
+  for (const key of flag ? ["ic", "icir"] : []) {
+    const cell = grid.querySelector(`th[data-figure='${key}'] + td`); // a flagged figure is not coloured as a gain
+    cell.classList.remove("positive", "negative");
+    cell.classList.add("ic-unreproduced");
+  }
+  return grid;
 }
 
 function drawEquity(body, alpha, equity, benchmark) {
