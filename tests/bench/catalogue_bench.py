@@ -418,8 +418,9 @@ def timed_publish_child(seal: str, lake: str) -> None:
     `catalogue_index.record` (the catalogue index step: the alpha's row and the next generation's
     index and matrices), and the catalogue-wide steps after the publish (`run_catalogue_steps`:
     the lake's garbage collection). Prints one PUBLISH_TIMES JSON line."""
-    from pipeline import build, catalogue_index, commands
-    from serve.cli import main as cli_main
+    from cli import lake as commands
+    from cli.main import main as cli_main
+    from pipeline import build, catalogue_index
 
     times: dict[str, list[float]] = {"publish_seal": [], "record": [], "catalogue_steps": []}
 

@@ -1,4 +1,4 @@
-"""The operator CLI, run in-process through `serve.cli.main`, on both stores."""
+"""The operator CLI, run in-process through `cli.main.main`, on both stores."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from cli.main import main
 from serve import errors
-from serve.cli import main
 from serve.identity import authenticate, open_store
 from serve.identity.tokens import hash_secret, parse_token
 

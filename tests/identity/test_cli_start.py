@@ -18,7 +18,7 @@ import pytest
 HEAVY = ("numpy", "scipy", "pyarrow", "duckdb", "polars", "litestar", "uvicorn", "pipeline.demo.engine")
 PROBE = """
 import json, sys
-from serve.cli import main
+from cli.main import main
 try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
@@ -40,7 +40,7 @@ def imported_by(argv: list[str], tmp_path: Path) -> set[str]:
 
 def a_key(tmp_path: Path) -> str:
     """An account `a@example.com` with one key in the test's store; the key's id."""
-    from serve.cli import main
+    from cli.main import main
 
     store = ["--keystore", f"sqlite:///{tmp_path}/keys.sqlite3"]
     assert main(["accounts", *store, "create", "--email", "a@example.com"]) == 0
@@ -48,7 +48,7 @@ def a_key(tmp_path: Path) -> str:
         [
             sys.executable,
             "-m",
-            "serve.cli",
+            "cli.main",
             "keys",
             *store,
             "create",

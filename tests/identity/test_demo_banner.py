@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from serve.commands import init_demo
+from cli.serve import init_demo
 from serve.identity import authenticate, open_store
 from serve.identity.demo import DEMO_IDENTITIES, limits_text
 from serve.identity.tokens import parse_token

@@ -284,7 +284,7 @@ def test_serve_init_demo_indexes_a_lake_published_before_the_index(
 ) -> None:
     import shutil
 
-    from serve.commands import index_if_absent
+    from cli.serve import index_if_absent
 
     root = str(tmp_path / "lake")
     for seal in seals[:2]:
@@ -303,7 +303,7 @@ def test_serve_init_demo_indexes_a_lake_published_before_the_index(
 def test_a_deferred_backfill_is_served_once_the_lake_is_indexed(
     seals: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from serve.cli import main
+    from cli.main import main
 
     root = str(tmp_path / "lake")
     publish_seal(str(seals[0]), root)

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from serve.cli import main as cli
-from serve.commands import init_demo
+from cli.main import main as cli
+from cli.serve import init_demo
 from serve.identity import authenticate, open_store
 from serve.settings import Settings
 
@@ -125,7 +125,7 @@ def test_ctrl_c_in_a_terminal_reaches_the_server_alone_and_it_exits_0(
     demo_lake: Path, tmp_path: Path
 ) -> None:
     port = free_port()
-    server = [sys.executable, "-m", "serve.cli", "serve"]
+    server = [sys.executable, "-m", "cli.main", "serve"]
     code, shown = ctrl_c_on_a_terminal(
         [sys.executable, "-c", PARENT, *server], serve_env(demo_lake, tmp_path, port), REPO, port
     )

@@ -12,12 +12,12 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("pipeline.demo.commands", "write the demo corpus of seals (deterministic from the seed)"),
-    "build": ("pipeline.commands", "validate seals and publish them into the lake"),
-    "lake": ("pipeline.commands", "inspect the lake (show, gc)"),
-    "serve": ("serve.commands", "serve the /v1 API over the lake with uvicorn"),
-    "accounts": ("serve.admin_commands", "manage accounts"),
-    "keys": ("serve.admin_commands", "manage API keys"),
+    "demo": ("cli.demo", "write the demo corpus of seals (deterministic from the seed)"),
+    "build": ("cli.lake", "validate seals and publish them into the lake"),
+    "lake": ("cli.lake", "inspect the lake (show, gc)"),
+    "serve": ("cli.serve", "serve the /v1 API over the lake with uvicorn"),
+    "accounts": ("cli.admin", "manage accounts"),
+    "keys": ("cli.admin", "manage API keys"),
     "reference": (
         "serve.reference",
         "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",

@@ -1,0 +1,1 @@
+"""The `alpha-results` console script (`cli.main`): one module per group of commands."""
