@@ -19,14 +19,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "accounts": ("cli.admin", "manage accounts"),
     "keys": ("cli.admin", "manage API keys"),
     "reference": (
-        "serve.reference",
+        "cli.reference",
         "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",
     ),
 }
 """Each sub-command: the module that registers it, and its line in `alpha-results --help`.
 
-Only the module of the command being run is imported: the others pull in numpy, scipy, pyarrow
-or the server, which would make every `keys` or `--help` wait for them (seconds, not 0.1 s)."""
+Only the module of the command being run is imported, and it imports what the command needs
+to run only when it runs (cli/__init__.py), so `--help` and the `keys` commands start in about
+0.1 s, not the seconds numpy, scipy, pyarrow or the server take to import."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
