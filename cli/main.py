@@ -63,7 +63,11 @@ def _command_of(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command_of(arguments)).parse_args(arguments)
-    result = args.handler(args)
+    try:
+        result = args.handler(args)
+    except KeyboardInterrupt:  # Ctrl-C before the command finished (a server stopped by it exits 0)
+        print(f"alpha-results {args.command}: interrupted", file=sys.stderr)
+        return 130
     return int(result or 0)
 
 

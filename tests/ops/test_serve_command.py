@@ -192,6 +192,31 @@ def test_sigint_to_dev_serve_without_a_terminal_ends_quietly_with_status_0(
     assert "error" not in after and "Traceback" not in shown, shown
 
 
+def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during the first `./dev serve`'s build: one line and status 130 (the lake is not
+    built), not a traceback. The build's worker processes end silently (`pipeline.build`)."""
+    from pipeline.demo import corpus
+
+    def interrupted(*args: object, **kwargs: object) -> list[Path]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(corpus, "write_corpus", interrupted)
+    port = free_port()
+    # Given here, so that what `serve` exports for its workers is undone after the test.
+    for name, value in serve_env(tmp_path / "lake", tmp_path, port).items():
+        if name.startswith("ALPHA_RESULTS_"):
+            monkeypatch.setenv(name, value)
+    monkeypatch.setenv("ALPHA_RESULTS_WORKERS", "1")
+    monkeypatch.setenv("ALPHA_RESULTS_PUBLIC_BASE_URL", f"http://127.0.0.1:{port}")
+    code = cli(["serve", "--init-demo"])
+    said = capsys.readouterr()
+    assert code == 130
+    assert said.err == "alpha-results serve: interrupted\n"
+    assert "holds no alpha: writing the demo corpus" in said.out
+
+
 def test_a_second_init_demo_names_the_commands_that_make_another_key(
     demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
