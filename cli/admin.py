@@ -17,8 +17,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from cli.access import clamp_warning
 from schemas.registry import ALL_IDS
-from serve.ceiling_hint import clamp_warning
 from serve.context import AllowList
 from serve.identity.access import callable_endpoints, clamp
 from serve.identity.backends import open_store
