@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("cli.demo", "write the demo corpus of seals (deterministic from the seed)"),
@@ -53,6 +54,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def _unavailable(name: str) -> int:
     print(f"alpha-results {name}: not installed in this environment", file=sys.stderr)
     return 2
+
+
+def console_script() -> str:
+    """How to run `alpha-results` from here, for the commands the CLI prints: `.venv/bin/alpha-results`
+    under `./dev` (the script's path relative to the working folder), else the bare name."""
+    script = Path(sys.argv[0])
+    if script.name != "alpha-results":
+        return "alpha-results"
+    try:
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return "alpha-results"
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
