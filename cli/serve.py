@@ -11,7 +11,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from cli.access import KeyAccess
 from cli.main import console_script
 from serve.settings import Settings
 
@@ -204,6 +203,7 @@ def init_demo(settings: Settings) -> None:
             print(f"  {outcome.line()}", flush=True)
     else:
         index_if_absent(settings.lake)
+    from cli.access import KeyAccess
     from serve.identity import ensure_demo_identities, open_store
     from serve.identity.demo import DEMO_IDENTITIES, limits_text
 
