@@ -85,7 +85,7 @@ def test_cli_prints_the_token_once_and_never_a_hash(make_world: Any, capsys: Any
     cli("accounts", "create", "--email", "ops@example.com")
     created_json = cli("keys", "create", "--user", "ops@example.com", "--name", "one", "--json")
     created_text = cli("keys", "create", "--user", "ops@example.com", "--name", "two")
-    first = json.loads(created_json)
+    first = json.loads(created_json.splitlines()[0])  # stdout's one line; stderr follows it
     second_token = next(w for w in created_text.split() if w.startswith("ar_live_"))
     world.tokens.update(one=first["token"], two=second_token)
     secrets = secrets_of(world)
