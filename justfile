@@ -5,7 +5,7 @@ seals := "var/seals"
 
 default: test
 
-# Build the demo lake (and demo keys) when absent, then serve the API on 127.0.0.1:8000.
+# Build the demo lake (and demo keys) when absent, then serve the API on 127.0.0.1:8000 (`--port N` for another). `./dev serve` runs this command itself, without `just` (dev says why).
 serve *ARGS:
     alpha-results serve --init-demo {{ARGS}}
 
@@ -28,6 +28,7 @@ lint:
     ruff check .
     ruff format --check .
     mypy
+    lint-imports
 
 fmt:
     ruff format .

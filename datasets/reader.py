@@ -365,13 +365,6 @@ class LakeReader:
 
     def _scan_pointers(self) -> Catalogue:
         """A lake without a catalogue index (published before it): every pointer, every pass."""
-        if not self._warned_unindexed:
-            log.warning(
-                "the lake %s has no catalogue index: every refresh reads every pointer; "
-                "`alpha-results lake index` writes one",
-                self.root,
-            )
-            self._warned_unindexed = True
         alphas: dict[str, AlphaBuild] = {}
         entries: dict[str, dict[str, Any]] = {}
         unreadable: dict[str, str] = {}
@@ -396,6 +389,14 @@ class LakeReader:
                 key = BENCHMARK_KEY + symbol
                 entry = self._entry(key, bench.build_id, layout.join(bench.build_dir, layout.BENCHMARK_JSON))
                 benchmarks[symbol] = BenchmarkBuild(symbol, bench.build_id, bench.build_dir, entry)
+        # An empty lake (a first `serve --init-demo`, about to build one) has nothing to index.
+        if (alphas or unreadable or benchmarks) and not self._warned_unindexed:
+            log.warning(
+                "the lake %s has no catalogue index: every refresh reads every pointer; "
+                "`alpha-results lake index` writes one",
+                self.root,
+            )
+            self._warned_unindexed = True
         self._log_unreadable(unreadable)
         order = tuple(
             sorted(alphas, key=lambda alpha: catalog.catalogue_order({**entries[alpha], "alpha_id": alpha}))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -121,7 +122,12 @@ def build_many(
     else:
         # spawn, not fork: polars and DuckDB hold thread pools that a forked child must not inherit.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        # Ctrl-C reaches the workers too: they end at once and silently (the default action), and
+        # the interrupted command says so once (cli.main), not with a traceback per worker.
+        quiet_interrupt = (signal.SIGINT, signal.SIG_DFL)
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=signal.signal, initargs=quiet_interrupt
+        ) as pool:
             futures = {
                 pool.submit(
                     build_chain, [seal_paths[i] for i in indexes], lake_root, indexed, limits

@@ -33,7 +33,7 @@ service facing hostile clients needs on each connection before any request reach
   keep-alive request instead of 0.5 ms. uvloop sets it on every TCP handle, but the server must not
   depend on which event loop runs it.
 
-Imported only by uvicorn in each worker (by name, from `serve.commands.uvicorn_options`), so the
+Imported only by uvicorn in each worker (by name, from `cli.serve.uvicorn_options`), so the
 CLI's other commands do not pay for importing uvicorn's protocol modules.
 """
 

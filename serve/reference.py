@@ -5,17 +5,16 @@ unit, when null or absent, whether raw-only, and meaning, as their declarations 
 field's `doc` on its Struct, `schemas.bodies`; the single-object bodies' documentation blocks);
 error statuses and headers).
 
-`alpha-results reference` (or `python -m serve.reference`, `just reference`) rewrites the file;
+`alpha-results reference` (`just reference`; its arguments: cli/reference.py) rewrites the file;
 `--check` only compares and exits 1 when it is stale, as tests/api/test_reference_docs.py does.
 Nothing here reads the lake or the settings, so the output depends on the code alone.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -336,30 +335,3 @@ def run(out: Path, check: bool) -> int:
     for path in endpoint_tables.write() if tables else []:
         print(f"wrote the endpoint table of {path}")
     return 0
-
-
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=REFERENCE_PATH,
-        help="file to write (docs/reference.md; the endpoint tables of docs/access.md and docs/api.md are written with it)",
-    )
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
-
-
-def register(sub: Any) -> None:
-    parser = sub.add_parser("reference")
-    _add_arguments(parser)
-    parser.set_defaults(handler=lambda args: run(args.out, args.check))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serve.reference", description=__doc__.splitlines()[0])
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    return run(args.out, args.check)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 
 from pipeline.demo.alphas import ALPHAS, alpha_spec
 from pipeline.demo.engine import SealContent, benchmark_table, run_alpha
-from pipeline.demo.market import SIZES, simulate_market
+from pipeline.demo.market import simulate_market
+from pipeline.demo.sizes import SIZES
 
 BENCHMARK_SEAL = "benchmark_SPY"
 BENCHMARK_MANIFEST = {

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.demo import calendar
+from pipeline.demo.sizes import SIZES
 
 FIRST_PUBLISHED_SESSION = dt.date(2021, 1, 4)
 WARMUP_SESSIONS = 260
@@ -67,15 +68,6 @@ PAYOFF_REGIMES = {
 # weeks whose decision finds the market below its level MOMENTUM_CRASH_LOOKBACK weeks earlier.
 MOMENTUM_CRASH = 2.0
 MOMENTUM_CRASH_LOOKBACK = 26
-
-
-@dataclass(frozen=True)
-class MarketSize:
-    n_names: int
-    n_sessions: int
-
-
-SIZES = {"full": MarketSize(n_names=500, n_sessions=1410), "small": MarketSize(n_names=60, n_sessions=300)}
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from schemas.registry import ADMIN_IDS, META_IDS
-from serve.cli import main
 from tests.access.conftest import ALPHA, PRODUCTION_ALPHA, World
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from serve.cli import main
+from cli.main import main
 from serve.identity.tokens import hash_secret, parse_token
 from tests.access.conftest import World, endpoint_path, mounted_ids
 from tests.access.test_matrix import checksum_typo
@@ -85,7 +85,7 @@ def test_cli_prints_the_token_once_and_never_a_hash(make_world: Any, capsys: Any
     cli("accounts", "create", "--email", "ops@example.com")
     created_json = cli("keys", "create", "--user", "ops@example.com", "--name", "one", "--json")
     created_text = cli("keys", "create", "--user", "ops@example.com", "--name", "two")
-    first = json.loads(created_json)
+    first = json.loads(created_json.splitlines()[0])  # stdout's one line; stderr follows it
     second_token = next(w for w in created_text.split() if w.startswith("ar_live_"))
     world.tokens.update(one=first["token"], two=second_token)
     secrets = secrets_of(world)

@@ -502,7 +502,7 @@ def test_a_bad_policy_file_stops_the_start(demo_lake: Path, tmp_path: Path, text
 def test_a_missing_policy_file_stops_the_serve_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from serve.cli import main
+    from cli.main import main
 
     missing = tmp_path / "nowhere.toml"
     monkeypatch.setenv("ALPHA_RESULTS_CHECKS_POLICY_FILE", str(missing))

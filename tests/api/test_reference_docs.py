@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from cli.main import main as cli
 from serve import reference
 from serve.app import MOUNTED_ENDPOINTS
 from serve.endpoints import endpoints
@@ -110,10 +111,10 @@ def test_field_rows_split_a_documented_field_into_its_columns() -> None:
 def test_check_reports_a_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "reference.md"
     out.write_text("# stale\n")
-    assert reference.main(["--out", str(out), "--check"]) == 1
+    assert cli(["reference", "--out", str(out), "--check"]) == 1
     assert "just reference" in capsys.readouterr().err
-    assert reference.main(["--out", str(out)]) == 0
-    assert reference.main(["--out", str(out), "--check"]) == 0
+    assert cli(["reference", "--out", str(out)]) == 0
+    assert cli(["reference", "--out", str(out), "--check"]) == 0
 
 
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|^\[[^\]]+\]:\s*(\S+)", re.M)

@@ -418,8 +418,8 @@ def timed_publish_child(seal: str, lake: str) -> None:
     `catalogue_index.record` (the catalogue index step: the alpha's row and the next generation's
     index and matrices), and the catalogue-wide steps after the publish (`run_catalogue_steps`:
     the lake's garbage collection). Prints one PUBLISH_TIMES JSON line."""
-    from pipeline import build, catalogue_index, commands
-    from serve.cli import main as cli_main
+    from cli.main import main as cli_main
+    from pipeline import build, catalogue_index, catalogue_steps
 
     times: dict[str, list[float]] = {"publish_seal": [], "record": [], "catalogue_steps": []}
 
@@ -435,7 +435,8 @@ def timed_publish_child(seal: str, lake: str) -> None:
 
     build.publish_seal = timed("publish_seal", build.publish_seal)
     catalogue_index.record = timed("record", catalogue_index.record)
-    commands.run_catalogue_steps = timed("catalogue_steps", commands.run_catalogue_steps)
+    # `alpha-results build` imports it when it runs (cli/ defers the pipeline's imports)
+    catalogue_steps.run_catalogue_steps = timed("catalogue_steps", catalogue_steps.run_catalogue_steps)
     code = cli_main(["build", seal, "--lake", lake, "--jobs", "1"])
     print(PUBLISH_TIMES + json.dumps({"code": code, **times}), flush=True)
 

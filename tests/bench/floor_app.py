@@ -3,8 +3,8 @@ same uvicorn options as `alpha-results serve`, so a route's ratio to it measures
 
     python -m tests.bench.floor_app --port 8001 [--workers 2]
 
-The options come from `serve.commands.uvicorn_options(settings)` (the one place they live) when
-that exists; otherwise from a copy of the arguments `serve.commands.run` passes to `uvicorn.run`
+The options come from `cli.serve.uvicorn_options(settings)` (the one place they live) when
+that exists; otherwise from a copy of the arguments `cli.serve.run` passes to `uvicorn.run`
 today. Both this launcher and the benchmark print which one was used. Whatever the options say
 about the app, this launcher serves its own app (`create_app`, a factory).
 """
@@ -34,18 +34,18 @@ def create_app() -> Litestar:
 
 def uvicorn_run_options(host: str, port: int, workers: int) -> tuple[dict[str, Any], str]:
     """The keyword arguments `alpha-results serve` hands to `uvicorn.run`, and where they came from."""
-    from serve import commands
+    from cli import serve as commands
     from serve.settings import Settings
 
     settings = Settings.from_env(host=host, port=port, workers=workers)
     shared = getattr(commands, "uvicorn_options", None)
     if callable(shared):
         options = dict(shared(settings))
-        source = "serve.commands.uvicorn_options(settings)"
+        source = "cli.serve.uvicorn_options(settings)"
     else:
         from serve.access_log import log_config
 
-        # The arguments of `uvicorn.run` in serve/commands.py before uvicorn_options existed.
+        # The arguments of `uvicorn.run` in cli/serve.py before uvicorn_options existed.
         options = {
             "factory": True,
             "host": settings.host,
@@ -55,7 +55,7 @@ def uvicorn_run_options(host: str, port: int, workers: int) -> tuple[dict[str, A
             "log_config": log_config(settings.log_level),
             "access_log": False,
         }
-        source = "fallback: the uvicorn.run arguments of serve/commands.py (no uvicorn_options there)"
+        source = "fallback: the uvicorn.run arguments of cli/serve.py (no uvicorn_options there)"
     # The app is ours; where it listens and how many workers run are the benchmark's choice.
     options.pop("app", None)
     options.update(factory=True, host=host, port=port, workers=workers)

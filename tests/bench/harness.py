@@ -161,7 +161,7 @@ def free_port() -> int:
 def cli() -> list[str]:
     """The `alpha-results` console script of this interpreter's environment."""
     script = Path(sys.executable).with_name("alpha-results")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
 
 
 # -- servers ---------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def main() -> int:
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     seals, lake = work / "seals", work / "lake"
-    cli = [sys.executable, "-m", "serve.cli"]
+    cli = [sys.executable, "-m", "cli.main"]
     generate = run_step([*cli, "demo", "--size", "full", "--only", ALPHA, "--out", str(seals)])
     build = run_step([*cli, "build", str(seals / ALPHA), "--lake", str(lake), "--jobs", "1"])
     print(f"{'step':<10} {'wall s':>8} {'peak MiB':>9} {'bytes':>12}")

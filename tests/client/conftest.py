@@ -38,7 +38,7 @@ EXPORT_IDS = ("exports.list", "exports.download")
 
 def cli(keystore_url: str, *args: str) -> str:
     """`alpha-results <group> --keystore URL <action> ...`, in-process; its standard output."""
-    from serve.cli import main
+    from cli.main import main
 
     group, *rest = args
     out = io.StringIO()

@@ -5,8 +5,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from cli.main import main
 from pipeline.demo.corpus import write_corpus
-from serve.cli import main
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -287,7 +287,7 @@ def cli(keystore: str, *args: str) -> Any:
     """`alpha-results <args>` on the test's key store; its JSON output."""
     env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore}
     done = subprocess.run(
-        [sys.executable, "-m", "serve.cli", *args], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "cli.main", *args], env=env, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, (args, done.stdout, done.stderr)
     return json.loads(done.stdout)

@@ -71,7 +71,7 @@ def serving(lake: Path, keystore_url: str, signing_key: Path) -> Iterator[Server
         "ALPHA_RESULTS_ENVIRONMENT": "e2e",
     }
     env.pop("ALPHA_RESULTS_PUBLIC_BASE_URL", None)  # signed URLs then point at this server
-    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(lake)]
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(lake)]
     command += ["--workers", "2"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     server = Server(process, port)

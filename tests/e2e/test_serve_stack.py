@@ -33,7 +33,7 @@ def serving(
     """
     port = free_port()
     settings = {"ALPHA_RESULTS_KEYSTORE_URL": keystore_url, "ALPHA_RESULTS_ENVIRONMENT": "e2e", **(env or {})}
-    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(lake)]
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(lake)]
     command += ["--workers", str(workers)]
     process = subprocess.Popen(
         command, env={**os.environ, **settings}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

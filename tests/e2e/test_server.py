@@ -33,7 +33,7 @@ def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     assert tokens is not None
     port = free_port()
     env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore, "ALPHA_RESULTS_ENVIRONMENT": "e2e"}
-    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(demo_lake)]
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(demo_lake)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -96,7 +96,7 @@ def serving(lake: Path, keystore_url: str, workdir: Path) -> Iterator[Server]:
         "ALPHA_RESULTS_PUBLIC_BASE_URL": base,
         "ALPHA_RESULTS_LOG_LEVEL": "warning",
     }
-    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", str(lake)]
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(lake)]
     log = workdir / "server.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=workdir)

@@ -1,4 +1,4 @@
-"""The operator CLI, run in-process through `serve.cli.main`, on both stores."""
+"""The operator CLI, run in-process through `cli.main.main`, on both stores."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from cli.main import main
+from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
 from serve import errors
-from serve.cli import main
 from serve.identity import authenticate, open_store
 from serve.identity.tokens import hash_secret, parse_token
 
@@ -217,3 +218,90 @@ def test_the_widening_command_never_narrows_the_ceiling(cli: Cli) -> None:
     cli.json("keys", "grant", key_id, "--alphas", "list:momentum_12_1")
     widen = next(line for line in cli.outputs[-1].splitlines() if line.startswith("to widen the ceiling: "))
     assert widen.endswith("--alphas all"), widen
+
+
+def printed_commands(said: str) -> list[list[str]]:
+    """The `alpha-results ...` commands printed on lines of their own, as argv after the script."""
+    return [
+        line.strip().removeprefix("alpha-results ").split()
+        for line in said.splitlines()
+        if line.strip().startswith("alpha-results keys ")
+    ]
+
+
+@pytest.mark.parametrize("json_output", [False, True], ids=["token", "json"])
+def test_a_new_key_says_what_it_reads_and_how_to_give_it_what_the_ceiling_allows(
+    cli: Cli, store_url: str, json_output: bool
+) -> None:
+    """A new key on an account whose ceiling is `all` reads only `Test_` alphas and runs until a
+    `keys grant` (issue 33): `keys create` says so, with the commands that widen it."""
+    cli.json("accounts", "create", "--email", "wide@example.com")
+    cli.json(
+        "accounts", "set-ceiling", "wide@example.com", "--endpoints", "all", "--alphas", "all", "--runs", "all",
+        "--raw-book", "on",
+    )  # fmt: skip
+    out = cli.run(
+        "keys", "create", "--user", "wide@example.com", "--name", "k", *(["--json"] if json_output else [])
+    )
+    said = cli.outputs[-1]
+    token = json.loads(out)["token"] if json_output else out.strip()
+    key_id = parse_token(token).key_id
+    member_endpoints = len([i for i in ALL_IDS if i not in ADMIN_IDS])  # a member never calls admin routes
+    assert said.splitlines()[1:6] == [
+        "It reads:",
+        f"  endpoints: all ({member_endpoints} callable)",
+        "  alphas: prefix:Test_",
+        "  runs: prefix:Test_",
+        "  raw books and raw fields: off",
+    ]
+    assert (
+        "The ceiling of account wide@example.com allows more than this key's grants "
+        "(alphas all, runs all, raw books and raw fields); to give it to this key:"
+    ) in said
+    commands = printed_commands(said)
+    assert commands == [
+        ["keys", "grant", key_id, "--alphas", "all", "--runs", "all"],
+        ["keys", "set-raw-book", key_id, "on"],
+    ]
+    store = open_store(store_url)
+    try:
+        before = authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+        assert not before.may_read_alpha("momentum_12_1") and not before.expose_raw_book
+        for command in commands:  # run as printed
+            cli.json(*command)
+        after = authenticate(store, f"Bearer {token}", "127.0.0.1", NOW)
+    finally:
+        store.close()
+    assert after.may_read_alpha("momentum_12_1") and after.may_read_run("momentum_12_1")
+    assert after.expose_raw_book
+
+
+def test_a_new_key_at_its_ceiling_names_the_ceiling_as_the_limit(cli: Cli) -> None:
+    cli.json("accounts", "create", "--email", "new@example.com")  # the self-service ceiling
+    out = cli.run("keys", "create", "--user", "new@example.com", "--name", "k")
+    said = cli.outputs[-1]
+    assert parse_token(out.strip())
+    assert said.splitlines()[1:7] == [
+        "It reads:",
+        f"  endpoints: {','.join(META_IDS)} ({len(META_IDS)} callable)",
+        "  alphas: prefix:Test_",
+        "  runs: prefix:Test_",
+        "  raw books and raw fields: off",
+        "That is all the ceiling of account new@example.com allows; to widen the ceiling (here to "
+        "everything): alpha-results accounts set-ceiling new@example.com --endpoints all --alphas all "
+        "--runs all --raw-book on",
+    ]
+    assert printed_commands(said) == []  # no `keys grant` can give it more
+
+
+def test_a_new_key_of_an_administrator_calls_every_route_but_reads_test_alphas_only(cli: Cli) -> None:
+    cli.json("accounts", "create", "--email", "root@example.com", "--role", "admin")
+    out = cli.run("keys", "create", "--user", "root@example.com", "--name", "k")
+    said = cli.outputs[-1]
+    key_id = parse_token(out.strip()).key_id
+    # An administrator's ceiling is everything, admin routes included; the key starts at Test_.
+    assert f"  endpoints: all ({len(ALL_IDS)} callable)" in said and "  alphas: prefix:Test_" in said
+    assert printed_commands(said) == [
+        ["keys", "grant", key_id, "--alphas", "all", "--runs", "all"],
+        ["keys", "set-raw-book", key_id, "on"],
+    ]

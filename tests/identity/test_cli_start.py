@@ -1,13 +1,15 @@
-"""`alpha-results --help` and the operator commands import only what they use.
+"""`alpha-results --help`, every command's and sub-command's `--help` and the operator commands
+import only what they use.
 
 Not a timed test (the machine is shared): it checks the cause of a slow start instead, that the
-numerical and columnar stacks (numpy, scipy, pyarrow, duckdb, polars) and the server (litestar,
-uvicorn) are not imported. Their import alone took 3-5 s; the measured start is in
-docs/benchmarks.md ("CLI start").
+numerical and columnar stacks (numpy, scipy, pandas, pyarrow, duckdb, polars) and the server
+(litestar, uvicorn) are not imported. Their import alone took 3-5 s (13 s for `build --help` on a
+loaded machine); the measured start is in docs/benchmarks.md ("CLI start").
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -15,10 +17,22 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("numpy", "scipy", "pyarrow", "duckdb", "polars", "litestar", "uvicorn", "pipeline.demo.engine")
+from cli.main import COMMANDS, build_parser
+
+HEAVY = (
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "polars",
+    "litestar",
+    "uvicorn",
+    "pipeline.demo.engine",
+)
 PROBE = """
 import json, sys
-from serve.cli import main
+from cli.main import main
 try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
@@ -40,7 +54,7 @@ def imported_by(argv: list[str], tmp_path: Path) -> set[str]:
 
 def a_key(tmp_path: Path) -> str:
     """An account `a@example.com` with one key in the test's store; the key's id."""
-    from serve.cli import main
+    from cli.main import main
 
     store = ["--keystore", f"sqlite:///{tmp_path}/keys.sqlite3"]
     assert main(["accounts", *store, "create", "--email", "a@example.com"]) == 0
@@ -48,7 +62,7 @@ def a_key(tmp_path: Path) -> str:
         [
             sys.executable,
             "-m",
-            "serve.cli",
+            "cli.main",
             "keys",
             *store,
             "create",
@@ -82,4 +96,40 @@ def a_key(tmp_path: Path) -> str:
 def test_the_operator_commands_import_no_heavy_stack(argv: list[str], tmp_path: Path) -> None:
     key_id = a_key(tmp_path)
     modules = imported_by([arg.format(key_id=key_id) for arg in argv], tmp_path)
+    assert not {m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY}
+
+
+def every_help() -> list[list[str]]:
+    """`--help` of the script, of every command and of every sub-command, read from the parser."""
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> list[list[str]]:
+        found = [[*path, "--help"]]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found += walk(sub, [*path, name])
+        return found
+
+    found = [["--help"]]
+    for command in COMMANDS:
+        found += next(
+            walk(action.choices[command], [command])
+            for action in build_parser(command)._actions
+            if isinstance(action, argparse._SubParsersAction)
+        )
+    return found
+
+
+HELPS = every_help()
+
+
+def test_every_command_and_sub_command_is_probed() -> None:
+    probed = {" ".join(argv) for argv in HELPS}
+    assert {"demo --help", "build --help", "lake show --help", "lake index --help", "serve --help"} <= probed
+    assert {"keys create --help", "accounts set-ceiling --help", "reference --help"} <= probed
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=" ".join)
+def test_every_help_imports_no_heavy_stack(argv: list[str], tmp_path: Path) -> None:
+    modules = imported_by(argv, tmp_path)
     assert not {m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY}

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from serve.commands import init_demo
+from cli.serve import init_demo
+from schemas.registry import ALL_IDS, META_IDS
 from serve.identity import authenticate, open_store
 from serve.identity.demo import DEMO_IDENTITIES, limits_text
 from serve.identity.tokens import parse_token
@@ -48,6 +49,16 @@ def test_the_banner_states_each_demo_key_and_its_limits(
         assert not member.may_call("signals.scores") and not member.expose_raw_book
     finally:
         store.close()
+    # What each key reads, from the stored key and account (the member is at its ceiling).
+    assert (
+        f"reads:  endpoints: all ({len(ALL_IDS)} callable); alphas: all; runs: all; "
+        "raw books and raw fields: on"
+    ) in banner
+    assert (
+        f"reads:  endpoints: {','.join(META_IDS)} ({len(META_IDS)} callable); alphas: prefix:Test_; "
+        "runs: prefix:Test_; raw books and raw fields: off"
+    ) in banner
+    assert "That is all the ceiling of account demo@example.com allows" in banner
     assert "200/s, 12,000/min, 1,000,000/day, unlimited/month" in banner  # the administrator's
     assert "5/s, 60/min, 5,000/day, 100,000/month" in banner  # the member's (a new key's default)
     init_demo(settings)

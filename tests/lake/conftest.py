@@ -242,7 +242,7 @@ def serving(
         "ALPHA_RESULTS_LOG_LEVEL": "warning",
         **(env_extra or {}),
     }
-    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--lake", lake]
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", lake]
     command += ["--workers", str(workers)]
     log = folder / f"server-{port}.log"
     with log.open("wb") as sink:

@@ -295,7 +295,7 @@ def test_serve_init_demo_indexes_a_lake_published_before_the_index(
 ) -> None:
     import shutil
 
-    from serve.commands import index_if_absent
+    from cli.serve import index_if_absent
 
     root = str(tmp_path / "lake")
     for seal in seals[:2]:
@@ -311,10 +311,56 @@ def test_serve_init_demo_indexes_a_lake_published_before_the_index(
     assert newest_index(root)[0].number == 1
 
 
+def test_only_a_lake_with_published_builds_is_warned_of_a_missing_index(
+    seals: list[Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An empty lake has nothing to index: a first `serve --init-demo` said the lake had no
+    catalogue index just before building one (issue 33)."""
+    import shutil
+
+    root = tmp_path / "lake"
+    root.mkdir()
+    assert LakeReader(str(root), refresh_seconds=60).alphas() == {}
+    assert "catalogue index" not in caplog.text
+    publish_seal(str(seals[0]), str(root))
+    shutil.rmtree(root / "catalogue")  # as published before the index
+    assert list(LakeReader(str(root), refresh_seconds=60).alphas()) == ["Test_index_0"]
+    assert f"the lake {root} has no catalogue index" in caplog.text
+
+
+def test_a_first_init_demo_says_nothing_of_an_index_before_building_the_lake(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cli.serve import init_demo
+    from pipeline.demo import corpus
+
+    class Built(Exception):
+        """Stands for the demo corpus (a minute of work): what came before it is the point."""
+
+    def write_corpus(*args: Any, **kwargs: Any) -> list[Path]:
+        raise Built
+
+    monkeypatch.setattr(corpus, "write_corpus", write_corpus)
+    (tmp_path / "lake").mkdir()
+    settings = Settings(
+        lake=str(tmp_path / "lake"),
+        keystore_url=f"sqlite:///{tmp_path}/keys.sqlite3",
+        signing_key_file=str(tmp_path / "signing.key"),
+    )
+    with pytest.raises(Built):
+        init_demo(settings)
+    said = capsys.readouterr()
+    assert f"The lake {tmp_path / 'lake'} holds no alpha: writing the demo corpus" in said.out
+    assert "catalogue index" not in said.out + said.err + caplog.text
+
+
 def test_a_deferred_backfill_is_served_once_the_lake_is_indexed(
     seals: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from serve.cli import main
+    from cli.main import main
 
     root = str(tmp_path / "lake")
     publish_seal(str(seals[0]), root)

@@ -144,7 +144,7 @@ def check_served(lake: Lake, complete: dict[str, dict[str, dict[str, Any]]], con
 
 def cli(*args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "serve.cli", *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        [sys.executable, "-m", "cli.main", *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
 
 

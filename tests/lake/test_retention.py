@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
+from cli.main import main
 from datasets import catalog, layout, retention
 from datasets.build_view import local_sizes, manifest_problem
 from datasets.storage import Storage
 from datasets.writer import BuildWriter
 from pipeline import publish
 from pipeline.publish import publish_seal
-from serve.cli import main
 from tests.lake.conftest import ALPHA, pointer
 
 RETENTION = layout.BUILD_RETENTION_SECONDS

@@ -1,10 +1,12 @@
-"""`alpha-results serve` as a person runs it from a terminal (`./dev serve`, which is `just serve`).
+"""`alpha-results serve` as a person runs it (`./dev serve`, or `just serve`).
 
 - Ctrl-C stops the server quietly: the terminal's SIGINT reaches the server alone (it serves as
   the terminal's foreground process group), so `just`, which reports any SIGINT it receives as an
   error (exit 130), never sees it, and the server exits 0 after its graceful shutdown. Checked on
   a real pseudo-terminal, with a stand-in for `just` (a parent in the same process group that
   records whether it received SIGINT) and with `just` itself when it is installed.
+- Without a terminal (an IDE, a supervisor), SIGINT reaches the whole process group of
+  `./dev serve`: the server runs there in `./dev`'s place, not under `just`, and exits 0.
 - A second `serve --init-demo` names the commands that make another key, and they work.
 """
 
@@ -17,6 +19,7 @@ import shlex
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import time
 import urllib.request
@@ -25,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from serve.cli import main as cli
-from serve.commands import init_demo
+from cli.main import main as cli
+from cli.serve import init_demo
 from serve.identity import authenticate, open_store
 from serve.settings import Settings
 
@@ -125,7 +128,7 @@ def test_ctrl_c_in_a_terminal_reaches_the_server_alone_and_it_exits_0(
     demo_lake: Path, tmp_path: Path
 ) -> None:
     port = free_port()
-    server = [sys.executable, "-m", "serve.cli", "serve"]
+    server = [sys.executable, "-m", "cli.main", "serve"]
     code, shown = ctrl_c_on_a_terminal(
         [sys.executable, "-c", PARENT, *server], serve_env(demo_lake, tmp_path, port), REPO, port
     )
@@ -136,7 +139,7 @@ def test_ctrl_c_in_a_terminal_reaches_the_server_alone_and_it_exits_0(
 
 @pytest.mark.skipif(not hasattr(os, "forkpty"), reason="needs a POSIX pseudo-terminal")
 def test_ctrl_c_on_just_serve_ends_quietly_with_status_0(demo_lake: Path, tmp_path: Path) -> None:
-    """`./dev serve` is `exec just serve`: the real recipe, on a terminal."""
+    """`just serve`: the real recipe, on a terminal."""
     just = shutil.which("just", path=f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     if just is None:
         pytest.skip("just is not installed (./dev serve installs it)")
@@ -146,6 +149,72 @@ def test_ctrl_c_on_just_serve_ends_quietly_with_status_0(demo_lake: Path, tmp_pa
     assert code == 0, shown
     assert "error" not in shown.split("Finished server process", 1)[-1], shown
     assert "Demo API keys" in shown  # the recipe's --init-demo ran (a fresh key store)
+
+
+def test_sigint_to_dev_serve_without_a_terminal_ends_quietly_with_status_0(
+    demo_lake: Path, tmp_path: Path
+) -> None:
+    """`./dev serve` started without a terminal and stopped by a SIGINT to its process group (what
+    a terminal's Ctrl-C does, an IDE's stop button, `kill -INT -PGID`): under `just` it ended in
+    `error: recipe `serve` was terminated ... by signal 2` (issue 33)."""
+    if not (REPO / ".uv" / "bin" / "uv").exists():
+        pytest.skip("./dev has not fetched uv into .uv/ here (any ./dev run does)")
+    port = free_port()
+    server = subprocess.Popen(
+        [str(REPO / "dev"), "serve", "--port", str(port)],
+        env=serve_env(demo_lake, tmp_path, port),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # no controlling terminal; its own process group, as a job's
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert server.poll() is None, server.communicate()[0]
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=1) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "./dev serve did not answer /v1/health"
+            time.sleep(0.2)
+        os.killpg(server.pid, signal.SIGINT)
+        shown, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    assert server.returncode == 0, shown
+    assert "Finished server process" in shown, shown
+    after = shown.split("Finished server process", 1)[-1]
+    assert "error" not in after and "Traceback" not in shown, shown
+
+
+def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during the first `./dev serve`'s build: one line and status 130 (the lake is not
+    built), not a traceback. The build's worker processes end silently (`pipeline.build`)."""
+    from pipeline.demo import corpus
+
+    def interrupted(*args: object, **kwargs: object) -> list[Path]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(corpus, "write_corpus", interrupted)
+    port = free_port()
+    # Given here, so that what `serve` exports for its workers is undone after the test.
+    for name, value in serve_env(tmp_path / "lake", tmp_path, port).items():
+        if name.startswith("ALPHA_RESULTS_"):
+            monkeypatch.setenv(name, value)
+    monkeypatch.setenv("ALPHA_RESULTS_WORKERS", "1")
+    monkeypatch.setenv("ALPHA_RESULTS_PUBLIC_BASE_URL", f"http://127.0.0.1:{port}")
+    code = cli(["serve", "--init-demo"])
+    said = capsys.readouterr()
+    assert code == 130
+    assert said.err == "alpha-results serve: interrupted\n"
+    assert "holds no alpha: writing the demo corpus" in said.out
 
 
 def test_a_second_init_demo_names_the_commands_that_make_another_key(

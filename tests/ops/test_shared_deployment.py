@@ -68,7 +68,7 @@ def deployment(
         "ALPHA_RESULTS_LAKE": s3_demo_lake,
         "ALPHA_RESULTS_ENVIRONMENT": "shared-test",
     }
-    command = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port), "--workers", "2"]
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--workers", "2"]
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(command, env=env, stdout=log_file, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -25,13 +25,14 @@ import distributed
 import fsspec
 import pytest
 
+from cli.lake import executor_of
+from cli.main import main
 from datasets import catalog, layout, retention
 from datasets.storage import Storage
 from pipeline import build as local_build
 from pipeline import dask_build
 from pipeline.build import Failure, SealResult
 from pipeline.catalogue_steps import CatalogueStep, run_catalogue_steps
-from pipeline.commands import executor_of
 from pipeline.dask_build import (
     BuildProgress,
     SchedulerAddressError,
@@ -41,7 +42,6 @@ from pipeline.dask_build import (
     scheduler_address,
 )
 from pipeline.seal_limits import SealLimits
-from serve.cli import main
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.factory import write_factory_seal
 from tests.s3_server import free_port

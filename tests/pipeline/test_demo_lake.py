@@ -216,14 +216,14 @@ def test_deciles_term_and_autocorrelation_match_independent_code(demo_lake: Path
 def test_cli_builds_the_whole_corpus_in_parallel(demo_seals: Path, tmp_path: Path) -> None:
     seals = sorted(str(p) for p in demo_seals.iterdir())
     lake = tmp_path / "lake"
-    run = [sys.executable, "-m", "serve.cli", "build", *seals, "--lake", str(lake), "--jobs", "2"]
+    run = [sys.executable, "-m", "cli.main", "build", *seals, "--lake", str(lake), "--jobs", "2"]
     first = subprocess.run(run, capture_output=True, text=True, check=False)
     assert first.returncode == 0, first.stdout + first.stderr
     assert first.stdout.count("published") == len(seals)
     second = subprocess.run(run, capture_output=True, text=True, check=False)
     assert second.returncode == 0 and second.stdout.count("unchanged") == len(seals)
     show = subprocess.run(
-        [sys.executable, "-m", "serve.cli", "lake", "show", "--lake", str(lake)],
+        [sys.executable, "-m", "cli.main", "lake", "show", "--lake", str(lake)],
         capture_output=True,
         text=True,
         check=True,

@@ -38,7 +38,7 @@ def cluster() -> Iterator[Any]:
 
 def index_command(lake: Path, *extra: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "serve.cli", "lake", "index", "--lake", str(lake), *extra],
+        [sys.executable, "-m", "cli.main", "lake", "index", "--lake", str(lake), *extra],
         cwd=REPO,
         capture_output=True,
         text=True,

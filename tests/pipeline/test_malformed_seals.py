@@ -23,11 +23,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from pipeline import build
 from pipeline.build import Failure, build_many
 from pipeline.publish import Outcome
 from pipeline.rules import RULES
-from serve.cli import main
 from tests.pipeline.conftest import cli_build, copy_seal
 from tests.pipeline.factory import write_factory_seal
 

@@ -304,7 +304,7 @@ def test_every_rule_has_a_refusal_test() -> None:
 
 
 def test_cli_exits_non_zero_and_prints_the_report(tmp_path: Path, factory_seal: Path, capsys) -> None:
-    from serve.cli import main
+    from cli.main import main
 
     broken = copy_seal(factory_seal, tmp_path / "broken")
     edit_description(broken)
@@ -318,7 +318,7 @@ def test_a_tldr_that_differs_between_manifest_and_description_is_refused_with_bo
 ) -> None:
     """The catalogue serves the manifest's tldr and the description description.json's: a seal
     saying two things is refused, the report quoting both and saying how to fix the seal."""
-    from serve.cli import main
+    from cli.main import main
 
     broken = copy_seal(factory_seal, tmp_path / "broken")
     reseal_manifest_tldr_only(broken)

@@ -144,8 +144,8 @@ class Publish:
 
 PUBLISHER = r"""
 import contextlib, io, json, sys, time
-from pipeline.commands import run_build
-from serve.cli import build_parser
+from cli.lake import run_build
+from cli.main import build_parser
 
 lake = sys.argv[1]
 print("ready", flush=True)

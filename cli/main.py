@@ -10,23 +10,25 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("pipeline.demo.commands", "write the demo corpus of seals (deterministic from the seed)"),
-    "build": ("pipeline.commands", "validate seals and publish them into the lake"),
-    "lake": ("pipeline.commands", "inspect the lake (show, gc)"),
-    "serve": ("serve.commands", "serve the /v1 API over the lake with uvicorn"),
-    "accounts": ("serve.admin_commands", "manage accounts"),
-    "keys": ("serve.admin_commands", "manage API keys"),
+    "demo": ("cli.demo", "write the demo corpus of seals (deterministic from the seed)"),
+    "build": ("cli.lake", "validate seals and publish them into the lake"),
+    "lake": ("cli.lake", "inspect the lake (show, gc)"),
+    "serve": ("cli.serve", "serve the /v1 API over the lake with uvicorn"),
+    "accounts": ("cli.admin", "manage accounts"),
+    "keys": ("cli.admin", "manage API keys"),
     "reference": (
-        "serve.reference",
+        "cli.reference",
         "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",
     ),
 }
 """Each sub-command: the module that registers it, and its line in `alpha-results --help`.
 
-Only the module of the command being run is imported: the others pull in numpy, scipy, pyarrow
-or the server, which would make every `keys` or `--help` wait for them (seconds, not 0.1 s)."""
+Only the module of the command being run is imported, and it imports what the command needs
+to run only when it runs (cli/__init__.py), so `--help` and the `keys` commands start in about
+0.1 s, not the seconds numpy, scipy, pyarrow or the server take to import."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -54,6 +56,18 @@ def _unavailable(name: str) -> int:
     return 2
 
 
+def console_script() -> str:
+    """How to run `alpha-results` from here, for the commands the CLI prints: `.venv/bin/alpha-results`
+    under `./dev` (the script's path relative to the working folder), else the bare name."""
+    script = Path(sys.argv[0])
+    if script.name != "alpha-results":
+        return "alpha-results"
+    try:
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return "alpha-results"
+
+
 def _command_of(argv: Sequence[str]) -> str | None:
     """The sub-command named in `argv`: its first argument not an option."""
     return next((arg for arg in argv if not arg.startswith("-")), None)
@@ -62,7 +76,11 @@ def _command_of(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command_of(arguments)).parse_args(arguments)
-    result = args.handler(args)
+    try:
+        result = args.handler(args)
+    except KeyboardInterrupt:  # Ctrl-C before the command finished (a server stopped by it exits 0)
+        print(f"alpha-results {args.command}: interrupted", file=sys.stderr)
+        return 130
     return int(result or 0)
 
 

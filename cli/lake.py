@@ -15,13 +15,11 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from datasets import catalog, retention
-from pipeline.build import Failure, SealResult, build_many, expand_seal_prefix
-from pipeline.catalogue_steps import StepReport, run_catalogue_steps
-from pipeline.rules import SealRejected
-from pipeline.seal_limits import SealLimits
+if TYPE_CHECKING:
+    from pipeline.build import SealResult
+    from pipeline.catalogue_steps import StepReport
 
 DEFAULT_LAKE = "var/lake"
 DASK_SCHEDULER_ENV = "ALPHA_RESULTS_DASK_SCHEDULER"
@@ -104,6 +102,10 @@ def executor_of(flag: str | None) -> str | None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    from pipeline.build import build_many, expand_seal_prefix
+    from pipeline.catalogue_steps import run_catalogue_steps
+    from pipeline.seal_limits import SealLimits
+
     lake_root = args.lake or default_lake()
     try:
         scheduler = executor_of(args.executor)
@@ -165,6 +167,9 @@ def run_build(args: argparse.Namespace) -> int:
 
 def print_results(results: Sequence[SealResult], lake_root: str) -> int:
     """Each seal's line (and a refusal's report), then the counts; returns how many did not build."""
+    from pipeline.build import Failure
+    from pipeline.rules import SealRejected
+
     refused = failed = 0
     for result in results:
         print(result.line())
@@ -192,6 +197,8 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 
 def run_gc(args: argparse.Namespace) -> int:
+    from datasets import retention
+
     lake_root = args.lake or default_lake()
     found = retention.collect_lake(lake_root) if args.apply else retention.lake_garbage(lake_root)
     verb = "deleted" if args.apply else "garbage"
@@ -234,6 +241,8 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from datasets import catalog
+
     lake_root = args.lake or default_lake()
     alphas = catalog.list_alphas(lake_root)
     print(f"lake {lake_root}: {len(alphas)} alphas")

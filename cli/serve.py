@@ -11,6 +11,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from cli.main import console_script
 from serve.settings import Settings
 
 DEMO_SEALS = "var/seals"
@@ -142,24 +143,12 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _console_script() -> str:
-    """How to run `alpha-results` from here: `.venv/bin/alpha-results` under `./dev` (the script's
-    path relative to the working folder), else the bare name."""
-    script = Path(sys.argv[0])
-    if script.name != "alpha-results":
-        return "alpha-results"
-    try:
-        return str(script.resolve().relative_to(Path.cwd().resolve()))
-    except (OSError, ValueError):
-        return "alpha-results"
-
-
 def keys_exist_message() -> str:
     """What a later `serve --init-demo` says: the demo tokens are not shown again, and the commands
     that make another key (README.md, "Create your own key")."""
     from serve.identity.demo import DEMO_ADMIN_EMAIL
 
-    cli = _console_script()
+    cli = console_script()
     return "\n".join(
         (
             "Demo keys already exist; their tokens were printed once, when they were created. Another key "
@@ -214,23 +203,34 @@ def init_demo(settings: Settings) -> None:
             print(f"  {outcome.line()}", flush=True)
     else:
         index_if_absent(settings.lake)
+    from cli.access import KeyAccess
     from serve.identity import ensure_demo_identities, open_store
     from serve.identity.demo import DEMO_IDENTITIES, limits_text
 
-    created = ensure_demo_identities(open_store(settings.keystore_url))
+    store = open_store(settings.keystore_url)
+    try:
+        created = ensure_demo_identities(store)
+        if not created:
+            print(keys_exist_message(), flush=True)
+            return
+        print("\nDemo API keys (shown once; keep them):", flush=True)
+        for demo in DEMO_IDENTITIES:
+            if demo.label not in created:
+                continue
+            identity = created[demo.label]
+            key, account = store.get_key(identity["key_id"]), store.get_account(identity["user_id"])
+            assert key is not None and account is not None  # created just now
+            access = KeyAccess.of(key, account, console_script())
+            print(f"  {demo.label:<7} {identity['email']:<26} {identity['token']}", flush=True)
+            print(f"          can:    {demo.can}", flush=True)
+            print(f"          cannot: {demo.cannot}", flush=True)
+            print(f"          limits: {limits_text(demo.rate_limit)}", flush=True)
+            print(f"          reads:  {'; '.join(access.reads)}", flush=True)
+            for line in [*([access.note] if access.note else []), *(f"  {c}" for c in access.widen)]:
+                print(f"          {line}", flush=True)
+    finally:
+        store.close()
     base = f"http://{settings.host}:{settings.port}"
-    if not created:
-        print(keys_exist_message(), flush=True)
-        return
-    print("\nDemo API keys (shown once; keep them):", flush=True)
-    for demo in DEMO_IDENTITIES:
-        if demo.label not in created:
-            continue
-        identity = created[demo.label]
-        print(f"  {demo.label:<7} {identity['email']:<26} {identity['token']}", flush=True)
-        print(f"          can:    {demo.can}", flush=True)
-        print(f"          cannot: {demo.cannot}", flush=True)
-        print(f"          limits: {limits_text(demo.rate_limit)}", flush=True)
     token = next(iter(created.values()))["token"]
     print("\nTry:", flush=True)
     print(f"  curl {base}/v1/health", flush=True)

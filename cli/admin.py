@@ -17,8 +17,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from cli.access import KeyAccess, clamp_warning
+from cli.main import console_script
 from schemas.registry import ALL_IDS
-from serve.ceiling_hint import clamp_warning
 from serve.context import AllowList
 from serve.identity.access import callable_endpoints, clamp
 from serve.identity.backends import open_store
@@ -200,13 +201,15 @@ def keys_create(store: SqlKeyStore, args: argparse.Namespace) -> None:
     key, token = store.create_key(account.user_id, args.name, env=args.env)
     if args.json:
         print(json.dumps({"token": token, **key_view(key, account)}, ensure_ascii=False))
-        return
-    print(token)
-    print(
-        f"key_id {key.key_id} for {account.email}. The token above is shown only once; "
-        "store it now (only its hash is kept).",
-        file=sys.stderr,
-    )
+        said = f"key_id {key.key_id} for {account.email} (its token is in the JSON above, shown only once)."
+    else:
+        print(token)
+        said = (
+            f"key_id {key.key_id} for {account.email}. The token above is shown only once; "
+            "store it now (only its hash is kept)."
+        )
+    # On stderr, so that stdout stays the token (or one JSON object) for a script to read.
+    print("\n".join([said, *KeyAccess.of(key, account, console_script()).lines()]), file=sys.stderr)
 
 
 def keys_list(store: SqlKeyStore, args: argparse.Namespace) -> None:

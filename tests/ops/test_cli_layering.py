@@ -1,0 +1,46 @@
+"""The command-line interface is its own package, cli/: the console script and every command's
+module live there, and no package of the service imports it (cli/__init__.py)."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+from cli.main import COMMANDS
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICE_PACKAGES = ("serve", "pipeline", "datasets", "schemas", "analytics")
+
+
+def imported_modules(path: Path) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def test_the_console_script_and_every_command_live_in_cli() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["scripts"]["alpha-results"] == "cli.main:main"
+    assert {module for module, _ in COMMANDS.values()} == {
+        "cli.demo",
+        "cli.lake",
+        "cli.serve",
+        "cli.admin",
+        "cli.reference",
+    }
+
+
+def test_no_service_package_imports_cli() -> None:
+    offending = [
+        (str(path.relative_to(ROOT)), name)
+        for package in SERVICE_PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for name in imported_modules(path)
+        if name == "cli" or name.startswith("cli.")
+    ]
+    assert offending == []
