@@ -17,15 +17,34 @@ The tests, each two-sided at LEVEL:
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from msgspec import UNSET
 from scipy import stats
 
+from analytics import inputs
+from analytics.access import Access, withheld
+from analytics.entries import Warnings, analytics_stat, conventions, declared_stat, number, window_echo
 from analytics.ic import annualised_icir
 from analytics.returns import BookFigures, book_figures, mean_over_std
 from analytics.variance import measurable_std
+from datasets.queries import Window
+from datasets.reader import BuildView
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.comparison import (
+    ComparedFigure,
+    ComparedFigures,
+    CompareEquityRow,
+    Comparison,
+    RollingCorrelationRow,
+    RollingWindow,
+)
+from schemas.bodies.comparison import DifferenceTest as DifferenceTestBody
+from schemas.bodies.figures import key_facts
 
 MIN_OBSERVATIONS = 3
 LEVEL = 0.05
@@ -164,3 +183,223 @@ def ic_figures(ic: np.ndarray, weeks_per_year: int) -> IcFigures:
     if ic.size < MIN_OBSERVATIONS:
         return IcFigures(math.nan, math.nan)
     return IcFigures(float(np.mean(ic)), annualised_icir(mean_over_std(ic), weeks_per_year))
+
+
+RETURN_FIGURES = ("information_ratio", "annualised_return", "volatility", "max_drawdown_pct")
+IC_FIGURES = ("mean_ic", "icir")
+TESTED = {"information_ratio": "sharpe", "annualised_return": "mean", "mean_ic": "mean"}
+"""The figures whose difference is tested, and how: `sharpe` (Jobson-Korkie-Memmel) or `mean`
+(paired t-test); the others (volatility, max_drawdown_pct, icir) have no test stated."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """What one data source gives the comparison: the common observations, or why there are none."""
+
+    pairs: Paired | None
+    reason: str  # why the figures are not measurable ("" when they may be)
+    withheld: bool
+
+
+def _dates(days: np.ndarray) -> list[dt.date]:
+    return days.astype("datetime64[D]").tolist()
+
+
+def _returns(view: BuildView, book: str, window: Window) -> tuple[np.ndarray, np.ndarray] | None:
+    ledger = inputs.ledger(view, book)
+    if ledger is None:
+        return None
+    part = ledger.window(window)
+    return part.days, part.returns
+
+
+def _ic(view: BuildView, window: Window) -> tuple[np.ndarray, np.ndarray] | None:
+    series = inputs.weekly_ic(view)
+    if series is None:
+        return None
+    part = series.window(window)
+    return part.days, part.values
+
+
+def _side(
+    found: tuple[tuple[np.ndarray, np.ndarray] | None, ...],
+    names: tuple[str, str],
+    missing: str,
+    unit: str,
+) -> Side:
+    a, b = found
+    for series, name in zip((a, b), names, strict=True):
+        if series is None:
+            return Side(None, f"{name} has no {missing}", False)
+    assert a is not None and b is not None
+    pairs = paired(a[0], a[1], b[0], b[1])
+    short = pairs.size < MIN_OBSERVATIONS
+    reason = f"fewer than {MIN_OBSERVATIONS} common {unit} in the window ({pairs.size})"
+    return Side(pairs, reason if short else "", False)
+
+
+def compare_payload(
+    a: BuildView,
+    b: BuildView,
+    book: str,
+    window: Window,
+    sessions_window: int,
+    access: Access,
+    warnings: Warnings,
+) -> Comparison:
+    # The path alpha's conventions annualise both sides (sessions for returns, weeks for the ICIR).
+    run = conventions(a)
+    per_year, weeks_per_year = run.sessions_per_year, run.weeks_per_year
+    weeks_window = WEEKS_OF_SESSIONS[sessions_window]
+    names = (a.alpha_id, b.alpha_id)
+    if access.ledger:
+        returns = _side(
+            (_returns(a, book, window), _returns(b, book, window)), names, f"ledger for {book}", "sessions"
+        )
+        if returns.pairs is not None:
+            whole = _side((_returns(a, book, (None, None)), _returns(b, book, (None, None))), names, "", "")
+            assert whole.pairs is not None
+            inputs.require_window_sessions(
+                returns.pairs.size,
+                whole.pairs.size,
+                window,
+                MIN_OBSERVATIONS,
+                f"sessions on which both {book} books have a return",
+            )
+    else:
+        returns = Side(None, withheld("ledger", "compare.figures", warnings), True)
+        for block in ("compare.equity", "compare.rolling_return_correlation", "compare.return_correlation"):
+            withheld("ledger", block, warnings)
+    if access.cross_sections:
+        ics = _side(
+            (_ic(a, window), _ic(b, window)), names, "weekly IC (no rebalance cross-sections)", "weeks"
+        )
+    else:
+        ics = Side(None, withheld("cross_sections", "compare.figures", warnings), True)
+        for block in ("compare.rolling_ic_correlation", "compare.ic_correlation"):
+            withheld("cross_sections", block, warnings)
+
+    context = {"book": book}
+    r = returns.pairs
+    fa = fb = None
+    if r is not None and not returns.reason:
+        fa, fb = return_figures(r.a, per_year), return_figures(r.b, per_year)
+    i = ics.pairs
+    ia = ib = None
+    if i is not None and not ics.reason:
+        ia, ib = ic_figures(i.a, weeks_per_year), ic_figures(i.b, weeks_per_year)
+
+    def figure_of(
+        name: str, side: Side, found: tuple[Any, Any], unit_of_count: str, year: int
+    ) -> ComparedFigure:
+        values = tuple(None if f is None else getattr(f, name) for f in found)
+        return _figure(name, values[0], values[1], side, unit_of_count, year, context)
+
+    return Comparison(
+        alpha=a.alpha_id,
+        with_=b.alpha_id,
+        book=book,
+        window=window_echo(window),
+        rolling_window=RollingWindow(sessions=sessions_window, weeks=weeks_window),
+        sessions=None if returns.withheld else (0 if r is None else r.size),
+        weeks=None if ics.withheld else (0 if i is None else i.size),
+        equity=None if returns.withheld else _equity(r),
+        rolling_return_correlation=None if returns.withheld else _rolling(r, sessions_window),
+        rolling_ic_correlation=None if ics.withheld else _rolling(i, weeks_window),
+        return_correlation=_correlation("return_correlation", returns, context),
+        ic_correlation=_correlation("ic_correlation", ics, context),
+        figures=ComparedFigures(
+            **{name: figure_of(name, returns, (fa, fb), "sessions", per_year) for name in RETURN_FIGURES},
+            **{name: figure_of(name, ics, (ia, ib), "weeks", weeks_per_year) for name in IC_FIGURES},
+        ),
+    )
+
+
+def _figure(
+    name: str,
+    value_a: float | None,
+    value_b: float | None,
+    side: Side,
+    unit_of_count: str,
+    per_year: int,
+    context: dict[str, str],
+) -> ComparedFigure:
+    """Both sides of a headline figure, as `ComparedFigures` declares it: unit, annualisation and
+    source, and `periods_per_year` for an annualised one."""
+    facts = key_facts(ComparedFigures, name, "alpha")
+    annualised = facts["annualisation"] == "annualised"
+    reason = side.reason or f"not measurable over the common {unit_of_count} (no measurable variance)"
+
+    def entry(value: float | None) -> AnalyticsStat:
+        return analytics_stat(
+            value,
+            facts["unit"],
+            facts["source"].format_map(context),
+            facts["annualisation"],
+            reason,
+            **({"periods_per_year": per_year} if annualised else {}),
+        )
+
+    alpha, other = entry(value_a), entry(value_b)
+    x, y = alpha.value, other.value
+    return ComparedFigure(
+        alpha=alpha,
+        with_=other,
+        difference=None if x is None or y is None else number(x - y),
+        test=_test(name, side, unit_of_count),
+    )
+
+
+def _test(name: str, side: Side, unit_of_count: str) -> DifferenceTestBody | None:
+    how = TESTED.get(name)
+    if how is None:
+        return None
+    found: DifferenceTest
+    test_name = JOBSON_KORKIE_MEMMEL if how == "sharpe" else PAIRED_T
+    if side.pairs is None or side.reason:
+        found = DifferenceTest(test_name, math.nan, math.nan, side.reason)
+    elif how == "sharpe":
+        found = sharpe_difference_test(side.pairs, unit_of_count)
+    else:
+        found = paired_t_test(side.pairs, unit_of_count)
+    p_value = number(found.p_value)
+    return DifferenceTestBody(
+        name=found.name,
+        statistic=number(found.statistic),
+        p_value=p_value,
+        significant=found.significant,
+        level=LEVEL,
+        withheld_reason=(found.why_not or "not computable") if p_value is None else UNSET,
+    )
+
+
+def _equity(pairs: Paired | None) -> list[CompareEquityRow]:
+    if pairs is None:
+        return []
+    ca, cb = cumulative_returns(pairs.a), cumulative_returns(pairs.b)
+    return [
+        CompareEquityRow(
+            date=d,
+            cumulative_return_alpha=number(x),
+            cumulative_return_with=number(y),
+            difference=number(x - y),
+        )
+        for d, x, y in zip(_dates(pairs.days), ca.tolist(), cb.tolist(), strict=True)
+    ]
+
+
+def _rolling(pairs: Paired | None, window: int) -> list[RollingCorrelationRow]:
+    if pairs is None:
+        return []
+    found = rolling_pearson(pairs.a, pairs.b, window)
+    return [
+        RollingCorrelationRow(date=d, correlation=number(c))
+        for d, c in zip(_dates(pairs.days), found.tolist(), strict=True)
+    ]
+
+
+def _correlation(name: str, side: Side, context: dict[str, str]) -> AnalyticsStat:
+    value = None if side.pairs is None or side.reason else pearson(side.pairs.a, side.pairs.b)
+    return declared_stat(
+        Comparison, name, value, side.reason or "a side is constant over the window", context
+    )

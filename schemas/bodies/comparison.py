@@ -132,7 +132,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             f"Mean daily book return, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
-            "ratio",
+            "fraction",
             "annualised",
             BOOK_LEDGER,
             COMMON,
@@ -145,7 +145,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             "Volatility of daily book returns, annualised",
             "std(r, ddof=1) * sqrt(252)",
-            "ratio",
+            "fraction",
             "annualised",
             BOOK_LEDGER,
             COMMON,

@@ -17,6 +17,7 @@ from litestar import Response
 from litestar.params import FromPath
 
 from analytics import inputs
+from analytics.comparison import compare_payload
 from analytics.entries import Warnings
 from datasets import answers
 from datasets.reader import BuildView
@@ -25,7 +26,6 @@ from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import Single
 from schemas.query import CompareQuery
 from serve import errors, resolve
-from serve.analytics.compare import compare_payload
 from serve.envelope import single, with_warnings
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
