@@ -10,12 +10,30 @@ starting_t (the ledger books costs as negative flows), the gross return g_t = r_
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from analytics import inputs, significance
+from analytics.access import Access, withheld
+from analytics.correlation import pearson_between
+from analytics.costs import information_ratio
+from analytics.entries import Warnings, conventions, number, window_echo
+from analytics.metrics import metrics_inputs
+from analytics.metrics.blocks import nwt_ic_block
+from analytics.policy import BY_ID, CHECKS, Policy
 from analytics.returns import daily_returns
+from analytics.significance import Seen
+from datasets.catalogue_snapshot import Matrix
+from datasets.faults import CatalogueIncomplete
+from datasets.queries import Window, day_numbers, window_bounds
+from datasets.reader import BuildView
+from datasets.rows import floats
+from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
 from schemas.checks import MAX, MIN, MIN_YEAR_SESSIONS, PERCENT_UNITS, RECENT_SESSIONS, STRESS_MULTIPLE, Check
 
 MAX_DIGITS = 17
@@ -106,3 +124,333 @@ def numbers(values: tuple[float | None, ...], unit: str) -> list[str]:
             break
     out = iter(texts)
     return ["" if v is None else next(out) + suffix for v in values]
+
+
+CORRELATION_ENDPOINT = "analytics.correlation"
+POSITIONS_ENDPOINT = "portfolio.positions"
+
+WINDOW = "window"
+RECENT = "window_last_504_sessions"
+MIN_WINDOW_SESSIONS = 2
+"""Below this, no ledger check is measurable: a shorter window is a 400 (`from`/`to`)."""
+WHOLE = "whole_history"
+
+
+@dataclass(frozen=True)
+class Production:
+    """What the production correlation is computed from: the catalogue's returns matrix and the
+    production alphas the key may read (this one excluded), or why it is not measurable."""
+
+    matrix: Matrix | None
+    references: list[str]
+    why_not: str | None
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float | None
+    reason: str  # why not measurable (used only when value is None)
+    book: str | None  # whose figures the value is built from (None: the signal's)
+    horizon: str
+    extra: Mapping[str, Any] | None = None  # keys the entry appends after the common ones
+    context: Mapping[str, Any] | None = None  # what the check's `meaning` names (a measured value only)
+
+
+def checks_payload(
+    view: BuildView,
+    book: str,
+    window: Window,
+    thresholds: Mapping[str, Mapping[str, float]],
+    policy: Policy,
+    seen: Seen,
+    production: Production,
+    access: Access,
+    positions: str | None,
+    warnings: Warnings,
+) -> Checks:
+    """`positions`: why the key may not read the book's positions (None: it may)."""
+    per_year = conventions(view).sessions_per_year
+    ledger = inputs.ledger(view, book)
+    part = None if ledger is None else ledger.window(window)
+    if part is not None and ledger is not None and access.ledger:
+        sessions = f"sessions of the {book} book"
+        inputs.require_window_sessions(
+            part.days.size, ledger.days.size, window, MIN_WINDOW_SESSIONS, sessions
+        )
+    figures = {
+        **_ledger_figures(view, book, part, per_year, access, warnings),
+        "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
+        "max_weight": _max_weight(view, book, window, positions),
+        "production_correlation": _production_correlation(view, production, warnings),
+        "ic_t_stat": _ic_t_stat(view, access, warnings),
+    }
+    entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
+    verdicts = [entry.verdict for entry in entries]
+    failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
+    return Checks(
+        alpha=view.alpha_id,
+        book=book,
+        window=window_echo(window),
+        # The window's sessions of the book (a count of the ledger: null when it is withheld)
+        sessions=None if not access.ledger else (0 if part is None else int(part.days.size)),
+        policy=policy.echo(),
+        checks=entries,
+        summary=ChecksSummary(
+            passed=verdicts.count("pass"),
+            failed=failed,
+            not_measurable=unmeasured,
+            verdict="fail" if failed else ("incomplete" if unmeasured else "pass"),
+        ),
+    )
+
+
+def _entry(
+    check_id: str, figure: Figure, thresholds: Mapping[str, Mapping[str, float]], policy: Policy
+) -> CheckResult:
+    check = BY_ID[check_id]
+    bound = dict(thresholds[check_id])
+    value = number(figure.value)
+    verdict_, reason = verdict(check, value, bound, figure.context or {})
+    return CheckResult(
+        id=check_id,
+        value=value,
+        unit=check.unit,
+        threshold=Bound(**bound),
+        policy_threshold=Bound(**policy.thresholds[check_id]),
+        verdict=verdict_,
+        source=check.source,
+        book=figure.book,
+        horizon=figure.horizon,
+        reason=figure.reason if reason is None else reason,
+        **(figure.extra or {}),
+    )
+
+
+def _ledger_figures(
+    view: BuildView,
+    book: str,
+    part: inputs.Ledger | None,
+    per_year: int,
+    access: Access,
+    warnings: Warnings,
+) -> dict[str, Figure]:
+    """information_ratio, turnover, recent_information_ratio, yearly_consistency and
+    stressed_net_information_ratio: the book's ledger over the window."""
+    names = (
+        "information_ratio",
+        "turnover",
+        "recent_information_ratio",
+        "yearly_consistency",
+        "stressed_net_information_ratio",
+    )
+    horizons = dict.fromkeys(names, WINDOW) | {"recent_information_ratio": RECENT}
+    if not access.ledger:
+        return {
+            name: Figure(None, withheld("ledger", f"checks.{name}", warnings), book, horizons[name])
+            for name in names
+        }
+    if part is None:
+        return {
+            name: Figure(None, "the run has no ledger for this book", book, horizons[name]) for name in names
+        }
+    if part.days.size == 0:
+        return {
+            name: Figure(None, "the window holds no session of this book", book, horizons[name])
+            for name in names
+        }
+    returns = part.returns
+    few = "fewer than 2 daily returns with variance in the window"
+    turnover = _turnover(view, book, part)
+    positive, years = positive_years(part.days, returns)
+    stressed = stressed_returns(part.starting_equity, part.ending_equity, part.execution_cost)
+    last = recent(returns)
+    sessions = {"sessions": int(part.days.size)}
+    return {
+        "information_ratio": Figure(
+            information_ratio(returns, per_year), few, book, WINDOW, context=sessions
+        ),
+        "turnover": Figure(
+            float(np.mean(turnover)) if turnover.size else None,
+            "no session of the window has a turnover",
+            book,
+            WINDOW,
+            context={"sessions": int(turnover.size)},
+        ),
+        "recent_information_ratio": Figure(
+            information_ratio(last, per_year),
+            f"fewer than 2 daily returns with variance in the window's last {RECENT_SESSIONS} sessions",
+            book,
+            RECENT,
+            context={"sessions": int(last.size)},
+        ),
+        "yearly_consistency": Figure(
+            share(positive, years),
+            f"no calendar year of the window holds {MIN_YEAR_SESSIONS} sessions of this book",
+            book,
+            WINDOW,
+            context={"positive": positive, "years": years},
+        ),
+        "stressed_net_information_ratio": Figure(information_ratio(stressed, per_year), few, book, WINDOW),
+    }
+
+
+def _turnover(view: BuildView, book: str, part: inputs.Ledger) -> np.ndarray:
+    """The finite one-way `turnover` of the window's sessions (1/2 sum |quantity x mid| /
+    starting_equity: the column whose mean the run seals as /metrics' mean_turnover)."""
+
+    def read() -> tuple[np.ndarray, np.ndarray]:
+        table = view.table("portfolio")
+        found = view.book_range("portfolio", book)
+        assert table is not None and found is not None  # the ledger was read from them
+        rows = table.slice(found[0], found[1] - found[0])
+        return day_numbers(rows), floats(rows.column("turnover"))
+
+    days, values = view.memo(f"analytics:checks:turnover:{book}", read)
+    if part.days.size == 0:
+        return np.empty(0)
+    first, last = np.searchsorted(days, part.days[0], "left"), np.searchsorted(days, part.days[-1], "right")
+    window = values[first:last]
+    return window[np.isfinite(window)]
+
+
+def _deflated_sharpe(
+    view: BuildView, window: Window, seen: Seen, access: Access, warnings: Warnings
+) -> Figure:
+    """The significance route's `dsr` over the window: the long_short book's, whatever the book,
+    with the catalogue's trials (no `trials` override)."""
+    if not access.ledger:
+        return Figure(None, withheld("ledger", "checks.deflated_sharpe", warnings), "long_short", WINDOW)
+    ledger = inputs.ledger(view, "long_short")
+    if ledger is None:
+        return Figure(None, "the run has no long_short ledger", "long_short", WINDOW)
+    m = significance.moments(ledger.window(window).returns)
+    if m is None:
+        return Figure(None, "fewer than 3 daily returns with variance in the window", "long_short", WINDOW)
+    reason = "the DSR is not measurable (its dispersion term is not positive)"
+    if not math.isfinite(seen.sharpe_variance):
+        reason = (
+            "fewer than 2 alphas this key may read have a measurable Sharpe ratio, so the variance of the "
+            "trials' Sharpe ratios is unknown"
+        )
+    value = significance.dsr(m, seen.count, seen.sharpe_variance)
+    return Figure(value, reason, "long_short", WINDOW, context={"trials": seen.count})
+
+
+def _max_weight(view: BuildView, book: str, window: Window, refused: str | None) -> Figure:
+    """The largest |weight| the book held in the window's sessions: its positions' weight
+    (signed_notional / ending_equity at the close), the realised weight the ledger's
+    largest_abs_weight summarises, with the position's symbol and date; not the decisions' target
+    weights, which the book drifts from between rebalances. `refused`: why the key may not read
+    the positions."""
+
+    def figure(value: float | None, why: str, symbol: str | None, day: dt.date | None) -> Figure:
+        context = None if value is None else {"symbol": symbol, "date": day}
+        return Figure(value, why, book, WINDOW, {"symbol": symbol, "date": day}, context)
+
+    if refused is not None:
+        return figure(None, refused, None, None)
+    table = view.table("positions") if "positions" in view.kinds_present else None
+    found = None if table is None else view.book_range("positions", book)
+    if table is None:
+        return figure(None, "the run sealed no positions, so no book has a weight held", None, None)
+    if found is None:
+        return figure(None, "the run has no positions of this book", None, None)
+
+    def read() -> tuple[np.ndarray, np.ndarray]:
+        rows = table.slice(found[0], found[1] - found[0])
+        return day_numbers(rows), floats(rows.column("weight"))
+
+    days, weights = view.memo(f"analytics:checks:weights:{book}", read)
+    a, b = window_bounds(days, window)
+    at = largest_weight(weights[a:b])
+    if at is None:
+        return figure(None, "the book held no position in the window", None, None)
+    row = found[0] + a + at
+    symbol = table.column("symbol")[row].as_py()
+    day = np.datetime64(int(days[a + at]), "D").item()
+    return figure(abs(float(weights[a + at])), "", symbol, day)
+
+
+def _production_correlation(view: BuildView, production: Production, warnings: Warnings) -> Figure:
+    """The largest |Pearson| of the alpha's daily long_short returns with each production alpha
+    the key may read (this one excluded), each over their common sessions of the whole history:
+    the correlation route's returns basis, from the catalogue's matrix. A production alpha without
+    a correlation (fewer than MIN_OVERLAP common sessions, or a side constant on them) is not
+    compared; the entry says how many were (`compared`) of how many the key may read (`of`), and
+    which gives the value (`nearest`), so a maximum over fewer alphas than asked is never silent."""
+
+    def figure(value: float | None, reason: str, compared: int | None, nearest: str | None) -> Figure:
+        of = None if compared is None else len(production.references)
+        extra = {"compared": compared, "of": of, "nearest": nearest}
+        context = {"compared": compared, "nearest": nearest}
+        return Figure(value, reason, "long_short", WHOLE, extra, context)
+
+    if production.why_not is not None:
+        return figure(None, production.why_not, None, None)
+    matrix = production.matrix
+    assert matrix is not None
+    if not production.references:
+        return figure(None, "no production alpha other than this one is readable by this key", 0, None)
+    if any(alpha not in matrix.rows for alpha in (view.alpha_id, *production.references)):
+        raise CatalogueIncomplete(
+            "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
+            "retry with backoff."
+        )
+    target = matrix.values[[matrix.rows[view.alpha_id]]]
+    found, _ = pearson_between(matrix.values[[matrix.rows[a] for a in production.references]], target)
+    magnitude = np.abs(found[:, 0])
+    known = np.isfinite(magnitude)
+    compared = int(np.count_nonzero(known))
+    if not compared:
+        return figure(
+            None,
+            "no production alpha has a correlation with it (too few common sessions, or a constant side)",
+            0,
+            None,
+        )
+    nearest = int(np.argmax(np.where(known, magnitude, -1.0)))
+    return figure(float(magnitude[nearest]), "", compared, production.references[nearest])
+
+
+def positions_refused(may_call: bool, warnings: Warnings) -> str | None:
+    """Why the key may not have max_weight (None: it may): the weights held are the book's
+    positions, which it reads with portfolio.positions."""
+    if may_call:
+        return None
+    why = f"built from the book's positions, which this key may not read ({POSITIONS_ENDPOINT})"
+    warnings.add("access_limited", f"checks.max_weight is {why}.", block="checks.max_weight")
+    return f"access_limited: {why}"
+
+
+def production_refused(access: Access, may_call: bool, warnings: Warnings) -> str | None:
+    """Why the key may not have the production correlation (None: it may): it is a correlation
+    figure (the key needs analytics.correlation) over daily returns (the ledger)."""
+    if not may_call:
+        why = f"a correlation figure, which needs {CORRELATION_ENDPOINT}"
+        warnings.add(
+            "access_limited",
+            f"checks.production_correlation is {why}.",
+            block="checks.production_correlation",
+        )
+        return f"access_limited: {why}"
+    if not access.ledger:
+        return withheld("ledger", "checks.production_correlation", warnings)
+    return None
+
+
+def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
+    """`/metrics` nwt.ic t_stat: the Newey-West t-statistic of the mean weekly IC of the whole
+    history (the conditioned signal, not a book's)."""
+    if not access.cross_sections:
+        return Figure(None, withheld("cross_sections", "checks.ic_t_stat", warnings), None, WHOLE)
+
+    def compute() -> tuple[float | None, str]:
+        own = Warnings()
+        block = nwt_ic_block(metrics_inputs(view), access, own)
+        if block is not None:
+            return float(block.t_stat), ""
+        why = "; ".join(f"{w['code']}: {w['message']}" for w in own.entries) or "nwt.ic is null on /metrics"
+        return None, why
+
+    value, why = view.memo("analytics:checks:nwt_ic", compute)
+    return Figure(value, why, None, WHOLE)

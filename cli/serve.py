@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=args.lake)
-    from serve.analytics.policy import PolicyError, load_policy
+    from analytics.policy import PolicyError, load_policy
 
     try:  # each worker reads it again; a bad file is refused here first, with the message alone
         load_policy(settings.checks_policy_file)

@@ -1,7 +1,7 @@
 """The battery of `/analytics/checks`: each check's id, unit, the route its figure comes from, the
 sides it is bounded on with their documented defaults and the request parameter that tightens
 each, what its figure is, and what it means in words. Declared once: the operator's policy
-(serve/analytics/policy.py), the checks object's documentation (`schemas.bodies.decisions`),
+(analytics/policy.py), the checks object's documentation (`schemas.bodies.decisions`),
 `ChecksQuery`'s bounds (a test holds them equal) and each check's `reason`
 (`analytics.checks.verdict`: the comparison, then the `meaning`) read it.
 

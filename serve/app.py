@@ -32,12 +32,12 @@ from litestar.types import (
 from litestar.utils import normalize_path
 
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable, NotReadable
+from analytics.policy import load_policy
 from datasets import answers
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.reader import LakeReader, LakeUnavailable
 from serve import errors
 from serve.access_log import access_log_middleware
-from serve.analytics.policy import load_policy
 from serve.analytics_doc import shared_analytics_doc
 from serve.auth import (
     Authenticator,

@@ -25,11 +25,11 @@ from anyio import to_thread
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
+from analytics.policy import Policy, default_policy
 from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.analytics.catalogue import CatalogueFigures
-from serve.analytics.policy import Policy, default_policy
 from serve.analytics.screen import Screener
 from serve.context import Caller
 from serve.exchange import exchange_of

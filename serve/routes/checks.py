@@ -1,6 +1,6 @@
 """`/analytics/checks`: pass/fail checks of one alpha and book against the operator's policy
-(docs/analytics.md "Checks"; the battery in `serve.analytics.checks`, the policy in
-`serve.analytics.policy`).
+(docs/analytics.md "Checks"; the battery in `analytics.checks`, the policy in
+`analytics.policy`).
 
 Authorised and resolved first, as every run-scoped route; then the parameters (a bound looser than
 the policy is a 400); then the build and the catalogue figures the battery reads: the DSR's trials
@@ -10,23 +10,14 @@ counting or naming another).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pyarrow.compute as pc
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import inputs
-from analytics.entries import Warnings
-from datasets import answers
-from datasets.served import Catalogue
-from schemas.bodies.analytics import WINDOW
-from schemas.bodies.decisions import Checks
-from schemas.bodies.envelope import Single
-from schemas.query import ChecksQuery
-from serve.analytics.checks import (
+from analytics import inputs, significance
+from analytics.checks import (
     CORRELATION_ENDPOINT,
     POSITIONS_ENDPOINT,
     Production,
@@ -34,6 +25,13 @@ from serve.analytics.checks import (
     positions_refused,
     production_refused,
 )
+from analytics.entries import Warnings
+from datasets import answers
+from datasets.served import Catalogue
+from schemas.bodies.analytics import WINDOW
+from schemas.bodies.decisions import Checks
+from schemas.bodies.envelope import Single
+from schemas.query import ChecksQuery
 from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
@@ -71,11 +69,12 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     inputs.require_built(build)
     book = ctx.book(build, "portfolio", args.book)
     access = ctx.access
-    catalogue = ctx.reader.catalogue()
+    snapshot = ctx.reader.snapshot()
+    catalogue = snapshot.catalogue
     whole_catalogue(ctx.caller, catalogue)
-    trials = await to_thread.run_sync(services.catalogue.trials, catalogue)
+    trials = await to_thread.run_sync(snapshot.trials)
     readable = readable_mask(ctx.caller, catalogue)
-    seen = trials.seen(readable, build.alpha_id)
+    seen = significance.seen(trials, readable, build.alpha_id)
     produced = readable & production_mask(catalogue)
     warnings = Warnings()
     refused = production_refused(access, ctx.caller.may_call(CORRELATION_ENDPOINT), warnings)
@@ -94,11 +93,10 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
             )
         )
     )
-    figures, reader = services.catalogue, ctx.reader
 
-    def compute() -> dict[str, Any]:
+    def compute() -> Checks:
         # In the worker thread: mapping the catalogue's matrix may read files.
-        matrix = None if refused is not None else figures.matrix(reader, "returns")
+        matrix = None if refused is not None else snapshot.matrix("returns")
         production = Production(matrix, references, refused)
         return checks_payload(
             build,

@@ -711,9 +711,9 @@ def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so(
 
     import pyarrow as pa
 
+    from analytics.checks import Production, _production_correlation
     from analytics.entries import Warnings
     from serve.analytics.catalogue import Matrix
-    from serve.analytics.checks import Production, _production_correlation
 
     rng = np.random.default_rng(5)
     days = np.arange(19_000, 19_060)

@@ -96,7 +96,7 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             query["alphas"] = f"{first},{_pick(first + 'x', [a for a in alphas if a != first])}"
         weighting_rule(query, 2)
     if path.endswith("/analytics/checks"):
-        from serve.analytics.policy import CHECKS
+        from analytics.policy import CHECKS
 
         for check in CHECKS:
             for side, parameter in check.parameters.items():

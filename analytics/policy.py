@@ -19,9 +19,11 @@ from types import MappingProxyType
 from typing import Any
 
 from analytics import correlation
+from analytics.errors import BadParameters
+from schemas.bodies.decisions import Bound, PolicyThresholds
+from schemas.bodies.decisions import Policy as PolicyEcho
 from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP
 from schemas.query import ChecksQuery
-from serve import errors
 
 SETTING = "ALPHA_RESULTS_CHECKS_POLICY_FILE"
 
@@ -42,9 +44,10 @@ class Policy:
     thresholds: Thresholds
     origin: str  # "defaults" or "operator" (a file was read)
 
-    def echo(self) -> dict[str, Any]:
+    def echo(self) -> PolicyEcho:
         """The policy as answers echo it (never the file's path: it is the operator's)."""
-        return {"origin": self.origin, "thresholds": {k: dict(v) for k, v in self.thresholds.items()}}
+        thresholds = {k: Bound(**v) for k, v in self.thresholds.items()}
+        return PolicyEcho(origin=self.origin, thresholds=PolicyThresholds(**thresholds))
 
     def tag(self) -> str:
         """A version of the thresholds: an answer's ETag changes when the operator's policy does."""
@@ -84,7 +87,7 @@ class Policy:
                 )
             out[check.id] = sides
         if problems:
-            raise errors.bad_parameters(problems)
+            raise BadParameters(problems)
         return out
 
 
