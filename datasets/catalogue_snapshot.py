@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from datasets import catalogue_index
 from datasets.faults import CatalogueIncomplete, CorruptLakeFile, LakeUnavailable
+from datasets.screener import Screener
 from datasets.served import Catalogue
 from datasets.storage import Storage
 from schemas.lake import SCORE_NEIGHBOURS
@@ -94,6 +95,7 @@ class CatalogueSnapshot:
     storage: Storage
     root: str
     cache: CatalogueCache
+    screener: Screener  # the reader's DuckDB database over the catalogue index (/analytics/screen)
 
     @property
     def version(self) -> str:

@@ -56,6 +56,7 @@ from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
 from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, lake_errors
 from datasets.integrity import ArchiveChecks, VerifiedFiles, local_stats
 from datasets.local_cache import LocalCache, served_files
+from datasets.screener import Screener
 from datasets.served import BENCHMARK_KEY, AlphaBuild, BenchmarkBuild, Catalogue, Listing
 from datasets.storage import Storage
 
@@ -131,6 +132,7 @@ class LakeReader:
         self._cache = None if self._storage.is_local else LocalCache(cache_dir, cache_bytes)
         self._catalogue: Catalogue | None = None
         self._catalogue_cache = CatalogueCache()  # what snapshots map once per catalogue generation
+        self._screener = Screener()  # the screener's DuckDB database over the catalogue index
         self._bug: Exception | None = None  # a failed refresh that was not the lake's fault
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}  # (key, build_id) -> manifest
         self._views: OrderedDict[str, BuildView] = OrderedDict()  # key -> opened build, LRU first
@@ -218,7 +220,9 @@ class LakeReader:
         """The catalogue as one request reads it (`datasets.catalogue_snapshot`): every
         catalogue-wide figure of an answer comes from this one generation. Raises LakeUnavailable
         as `catalogue` does."""
-        return CatalogueSnapshot(self.catalogue(), self._storage, self.root, self._catalogue_cache)
+        return CatalogueSnapshot(
+            self.catalogue(), self._storage, self.root, self._catalogue_cache, self._screener
+        )
 
     def alphas(self) -> dict[str, AlphaBuild]:
         """Every readable published alpha's current build. Raises LakeUnavailable when the last

@@ -525,6 +525,9 @@ class BookWindowQuery(Query, frozen=True):
 
 MAX_SET = 50
 """Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
+MAX_REFERENCES = 1_000
+"""The most alphas `max_correlation` compares each candidate with (the production set a key may
+read): its cost is one block of matrix products, candidates x references x dates."""
 MIN_SET_SESSIONS = 20
 """Common sessions a combination needs (its covariance has n(n+1)/2 entries to estimate), and each
 side of its `fit_to`: the sessions fitting the weights and those judging them."""

@@ -29,8 +29,6 @@ from analytics.policy import Policy, default_policy
 from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
-from serve.analytics.catalogue import CatalogueFigures
-from serve.analytics.screen import Screener
 from serve.context import Caller
 from serve.exchange import exchange_of
 from serve.identity.authenticate import bearer_token, reject_key_in_query
@@ -57,12 +55,7 @@ class Services:
     analytics_doc: Mapping[str, Any]  # the `/analytics/_doc` block, derived from the declarations
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
-    screener: Screener = field(default_factory=Screener)  # /analytics/screen's DuckDB database
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
-
-    @property
-    def catalogue(self) -> CatalogueFigures:  # TEMPORARY (issue 34): see serve/analytics/catalogue.py
-        return CatalogueFigures(self.reader)
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

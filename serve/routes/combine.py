@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as dt
 import math
 from functools import partial
-from typing import Any
 
 import pyarrow.compute as pc
 from anyio import to_thread
@@ -28,23 +27,22 @@ from litestar.params import FromPath
 from analytics import sets
 from analytics.access import require_readable
 from analytics.combination import NotCombinable
+from analytics.combined import Combined, Weighting, combined, production_of, set_returns, turnover_of
+from analytics.contribution import contribution, reference_book, weighted_book
 from analytics.entries import Warnings, window_echo
+from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.faults import CatalogueIncomplete
 from datasets.queries import Page, Window
-from datasets.reader import LakeReader
+from datasets.series import BenchmarkSeries, benchmark_series
 from datasets.served import Catalogue
 from schemas import choices
 from schemas.bodies.analytics import SET_SESSIONS
 from schemas.bodies.decisions import Contribution
-from schemas.bodies.envelope import Collection, Single
+from schemas.bodies.envelope import BenchmarkEcho, Collection, Single
 from schemas.bodies.rows import CombinedRow
-from schemas.query import MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
+from schemas.query import MAX_REFERENCES, MAX_SET, MAX_WEIGHT, CombineQuery, ContributionQuery
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve import errors
-from serve.analytics import market
-from serve.analytics.catalogue import CatalogueFigures
-from serve.analytics.combined import Combined, Weighting, combined, production_of, set_returns, turnover_of
-from serve.analytics.contribution import contribution_payload, coverage, reference_book, weighted_book
-from serve.analytics.screen import MAX_REFERENCES
-from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.params import NUMBER_PATTERN
 from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
@@ -137,21 +135,20 @@ def _combine_parameters(args: CombineQuery) -> tuple[tuple[str, ...], Weighting]
 
 
 def _combination(
-    figures: CatalogueFigures,
-    reader: LakeReader,
-    catalogue: Catalogue,
+    snapshot: CatalogueSnapshot,
     ids: tuple[str, ...],
     window: Window,
     weighting: Weighting,
-    spy: market.Benchmark | None,
+    benchmark: BenchmarkSeries | None,
     warnings: Warnings,
 ) -> Combined:
     """Runs in a worker thread: the matrix is mapped and sliced there."""
-    rows = sets.matrix_rows(figures.matrix(reader, "returns"), ids, "alphas")
-    found = set_returns(figures, reader, rows, ids, window, "alphas")
+    catalogue = snapshot.catalogue
+    rows = sets.matrix_rows(snapshot.matrix("returns"), ids, "alphas")
+    found = set_returns(snapshot, rows, ids, window, "alphas")
     try:
         return combined(
-            found, weighting, turnover_of(catalogue, ids), spy, production_of(catalogue, ids), warnings
+            found, weighting, turnover_of(catalogue, ids), benchmark, production_of(catalogue, ids), warnings
         )
     except NotCombinable as exc:
         raise errors.bad_parameters({"alphas": f"cannot be combined by {weighting.method}: {exc}"}) from exc
@@ -180,12 +177,13 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
     args = ctx.args()
     ids, weighting = _combine_parameters(args)
     require_readable(ctx.access, "ledger")
-    catalogue = ctx.reader.catalogue()
+    snapshot = ctx.reader.snapshot()
+    catalogue = snapshot.catalogue
     sets.admitted(ctx.caller.may_read, catalogue, ids, "alphas")
     warnings = Warnings()
     spy = None
-    if ctx.caller.may_call(market.ENDPOINT):
-        spy = await market.benchmark(ctx)
+    if ctx.caller.may_call(BENCHMARK_ENDPOINT):
+        spy = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
     else:
         withheld_benchmark(warnings)
     window: Window = (args.start, args.end)
@@ -205,23 +203,12 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
         repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
     )
     ctx.validate_with("combine:" + version)
-    compute = partial(
-        _combination,
-        services_of(ctx.request).catalogue,
-        ctx.reader,
-        catalogue,
-        ids,
-        window,
-        weighting,
-        spy,
-        warnings,
-    )
-    found = await to_thread.run_sync(compute)
+    found = await to_thread.run_sync(partial(_combination, snapshot, ids, window, weighting, spy, warnings))
     meta = ctx.meta(
         source=f"lake:catalogue_index@{version}",
         book=BOOK,
         window=window_echo(window),
-        benchmark=None if spy is None else {"symbol": market.SYMBOL, "basis": spy.basis},
+        benchmark=None if spy is None else BenchmarkEcho(symbol=spy.symbol, basis=spy.basis),
         **found.meta,
     )
     page = Page(found.rows(args.limit, args.offset), int(found.days.size))
@@ -229,11 +216,11 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
 
 
 def withheld_benchmark(warnings: Warnings) -> None:
-    """The warning of a combination whose key may not read SPY's series."""
+    """The warning of a combination whose key may not read the benchmark's series."""
     warnings.add(
         "access_limited",
-        "benchmark_cumulative_return is built from SPY's daily series, which this key may not read "
-        f"({market.ENDPOINT}): it is null on every row.",
+        f"benchmark_cumulative_return is built from {MARKET_BENCHMARK}'s daily series, which this key may not "
+        f"read ({BENCHMARK_ENDPOINT}): it is null on every row.",
         block="benchmark_cumulative_return",
     )
 
@@ -247,7 +234,7 @@ def _production_reference(ctx: Context, catalogue: Catalogue, alpha: str) -> tup
     whole_catalogue(ctx.caller, catalogue)  # a production alpha it may read could be missing
     index = catalogue.index
     if index is None:
-        raise errors.UpstreamUnavailable(
+        raise CatalogueIncomplete(
             "The lake has no catalogue index, which the contribution is read from; an operator writes it with "
             "`alpha-results lake index`."
         )
@@ -290,25 +277,24 @@ def _contribution_parameters(
 
 
 def _contribution(
-    figures: CatalogueFigures,
-    reader: LakeReader,
-    catalogue: Catalogue,
+    snapshot: CatalogueSnapshot,
     alpha: str,
     reference: tuple[str, ...],
+    source: str,
+    excluded: bool,
     window: Window,
     weighting: Weighting | None,
     weight: float | None,
     warnings: Warnings,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Runs in a worker thread: (the reference set's coverage, the figures). Without a weighting the
-    reference book grows as its alphas' histories start (not the intersection a combination uses:
-    its weights are fixed per alpha, a production book's are not); with one it is the set combined
-    as /analytics/combine combines it."""
+) -> Contribution:
+    """Runs in a worker thread. Without a weighting the reference book grows as its alphas'
+    histories start (not the intersection a combination uses: its weights are fixed per alpha, a
+    production book's are not); with one it is the set combined as /analytics/combine combines it."""
     if weighting is None:
-        found = reference_book(figures, reader, alpha, reference, window)
+        found = reference_book(snapshot, alpha, reference, window)
     else:
-        found = weighted_book(figures, reader, catalogue, alpha, reference, window, weighting, warnings)
-    return coverage(found), contribution_payload(found, weight)
+        found = weighted_book(snapshot, alpha, reference, window, weighting, warnings)
+    return contribution(alpha, reference, source, excluded, window, found, weight)
 
 
 @route(
@@ -329,7 +315,8 @@ async def get_contribution(
     args = ctx.args()
     given, weighting = _contribution_parameters(args)
     require_readable(ctx.access, "ledger")
-    catalogue = ctx.reader.catalogue()
+    snapshot = ctx.reader.snapshot()
+    catalogue = snapshot.catalogue
     alpha = build.alpha_id
     if given is not None:
         sets.admitted(ctx.caller.may_read, catalogue, given, "reference")
@@ -374,31 +361,9 @@ async def get_contribution(
     ctx.validate_with("contribution:" + version)
     warnings = Warnings()
     compute = partial(
-        _contribution,
-        services_of(ctx.request).catalogue,
-        ctx.reader,
-        catalogue,
-        alpha,
-        reference,
-        window,
-        weighting,
-        args.weight,
-        warnings,
+        _contribution, snapshot, alpha, reference, source, excluded, window, weighting, args.weight, warnings
     )
-    covered, payload = await to_thread.run_sync(compute)
-    data = {
-        "alpha": alpha,
-        "book": BOOK,
-        "reference": {
-            "source": source,
-            "alphas": list(reference),
-            "count": len(reference),
-            "alpha_excluded": excluded,
-            **covered,
-        },
-        "window": window_echo(window),
-        **payload,
-    }
+    data = await to_thread.run_sync(compute)
     meta = ctx.run_meta(build, "catalogue_index")
     meta["source"] = f"lake:catalogue_index@{version}"
     return single(data, with_warnings(meta, list(warnings.entries)))

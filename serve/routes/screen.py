@@ -8,7 +8,7 @@ where its segment would be read as an alpha id. Like the other routes outside th
 The rows are the `/metrics` headline figures of each alpha, so a key also needs
 `performance.metrics`, the route that serves them (else 403 naming it, as a collection built from
 data the key may not read). The candidates are the alphas both allow-lists of the key admit; the
-statement (`serve.analytics.screen`) sees nothing else, so the total, the rows and the errors
+statement (`datasets.screener`) sees nothing else, so the total, the rows and the errors
 never name or count another alpha.
 """
 
@@ -25,14 +25,13 @@ from litestar import Response
 from analytics.access import Access, require_readable, withheld
 from analytics.correlation import BASES, within_correlation
 from analytics.entries import Warnings
-from datasets.served import Catalogue
+from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.screener import CandidateFilter, Page, Screen, Screener
 from schemas import choices, wire
 from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import ScreenRow
-from schemas.query import ScreenQuery
+from schemas.query import MAX_REFERENCES, ScreenQuery
 from serve import errors
-from serve.analytics.screen import MAX_REFERENCES, CandidateFilter, Page, Screen, Screener
-from serve.auth import services_of
 from serve.envelope import with_warnings
 from serve.params import split_items
 from serve.readable import catalogue_tag, readable_ids, readable_mask
@@ -47,9 +46,9 @@ CORRELATION_ENDPOINT = "analytics.correlation"
 
 
 def candidate_filters(
-    ctx: Context, args: ScreenQuery, catalogue: Catalogue, readable: np.ndarray
+    ctx: Context, args: ScreenQuery, snapshot: CatalogueSnapshot, readable: np.ndarray
 ) -> tuple[CandidateFilter, ...]:
-    """The request's filters over candidate ids (`serve.analytics.screen.CandidateFilter`), for
+    """The request's filters over candidate ids (`datasets.screener.CandidateFilter`), for
     parameters the index's columns cannot answer: `max_correlation`, which reads the catalogue's
     matrices, so the key needs `analytics.correlation` and the data of the basis. `readable`: the
     request's readable mask (`readable_mask`)."""
@@ -68,6 +67,7 @@ def candidate_filters(
     if args.correlated_to is not None:
         references = [resolve_run(caller, ctx.reader, args.correlated_to).alpha_id]
     else:
+        catalogue = snapshot.catalogue
         index = catalogue.index
         assert index is not None  # the route checked it
         produced = index.filter(pc.fill_null(index.column("production"), False)).column("alpha_id")
@@ -80,16 +80,11 @@ def candidate_filters(
                     f"alphas, above the {MAX_REFERENCES:,} max_correlation compares with"
                 }
             )
-    figures, reader, basis, bound = (
-        services_of(ctx.request).catalogue,
-        ctx.reader,
-        args.correlation_basis,
-        bound,
-    )
+    basis = args.correlation_basis
 
     def within(candidates: list[str]) -> list[str]:
         # Called in the worker thread the statement runs in: mapping the matrix may read files.
-        return within_correlation(candidates, figures.matrix(reader, basis), references, bound)
+        return within_correlation(candidates, snapshot.matrix(basis), references, bound)
 
     return (within,)
 
@@ -158,7 +153,8 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
             f"These rows are the alphas' headline figures; they need {FIGURES_ENDPOINT}.",
             details={"endpoint": FIGURES_ENDPOINT},
         )
-    catalogue = ctx.reader.catalogue()
+    snapshot = ctx.reader.snapshot()
+    catalogue = snapshot.catalogue
     index: pa.Table | None = catalogue.index
     if index is None:
         raise errors.UpstreamUnavailable(
@@ -175,7 +171,7 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
             withheld(data, ", ".join(fields), warnings)
             hidden |= dict.fromkeys(fields)
     readable = readable_mask(ctx.caller, catalogue)
-    filters = candidate_filters(ctx, args, catalogue, readable)
+    filters = candidate_filters(ctx, args, snapshot, readable)
     # Every alpha of the index a key that reads them all: the statement needs no candidate list.
     candidates = None if readable.all() else readable_ids(catalogue, readable)
     # Every figure, matrix row and position an answer holds is of a build of an alpha the key
@@ -183,7 +179,7 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
     version = catalogue_tag(catalogue, readable)
     ctx.validate_with("screen:" + version)
     page = await to_thread.run_sync(
-        screened, services_of(ctx.request).screener, catalogue.version, index, args, candidates, filters
+        screened, snapshot.screener, catalogue.version, index, args, candidates, filters
     )
     rows = [{**row, **hidden} for row in page.rows] if hidden else page.rows
     meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{version}"), list(warnings.entries))

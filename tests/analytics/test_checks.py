@@ -713,7 +713,7 @@ def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so(
 
     from analytics.checks import Production, _production_correlation
     from analytics.entries import Warnings
-    from serve.analytics.catalogue import Matrix
+    from datasets.catalogue_snapshot import Matrix
 
     rng = np.random.default_rng(5)
     days = np.arange(19_000, 19_060)

@@ -516,15 +516,15 @@ def test_a_computed_weighting_that_loses_all_the_equity_names_the_alphas() -> No
     """Equal weights of two alphas that both lose everything on one session: the set, not a
     parameter of weights, is what produced the book, so the 400 names `alphas`. (No demo ledger
     loses all its equity, so the combined book is built directly from planted returns.)"""
+    from analytics.combined import SetReturns, Turnover, Weighting, combined
     from analytics.entries import Warnings
-    from serve.analytics.combined import SetReturns, Turnover, Weighting, combined
-    from serve.errors import ApiError
+    from analytics.errors import BadParameters
 
     rng = np.random.default_rng(11)
     returns = rng.normal(0.0, 0.01, size=(30, 2))
     returns[17] = -1.0  # 1970-01-18
     found = SetReturns(("a", "b"), np.arange(30), returns, None, "no risk-free")
-    with pytest.raises(ApiError) as raised:
+    with pytest.raises(BadParameters) as raised:
         combined(
             found,
             Weighting("equal", None, None),
@@ -533,9 +533,9 @@ def test_a_computed_weighting_that_loses_all_the_equity_names_the_alphas() -> No
             frozenset(),
             Warnings(),
         )
-    parameters = raised.value.details["parameters"]
-    assert [p["name"] for p in parameters] == ["alphas"], parameters
-    assert "1970-01-18" in parameters[0]["rule"] and "-100%" in parameters[0]["rule"], parameters
+    problems = raised.value.problems
+    assert list(problems) == ["alphas"], problems
+    assert "1970-01-18" in problems["alphas"] and "-100%" in problems["alphas"], problems
 
 
 @pytest.mark.parametrize("other", ["momentum_12_1", "prod_no_such_alpha"])

@@ -27,10 +27,10 @@ from litestar.testing import TestClient
 
 from datasets import catalogue_index
 from datasets.reader import LakeReader
+from datasets.screener import KEEP_VERSIONS, Screen, Screener, statement
 from datasets.storage import Storage
 from schemas import choices, lake, wire
 from schemas.query import ScreenQuery
-from serve.analytics.screen import KEEP_VERSIONS, Screen, Screener, statement
 from serve.context import AllowList, Caller
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, PRODUCTION, Api, endpoints_only
@@ -722,7 +722,7 @@ def test_a_new_catalogue_version_is_screened_at_once(demo_lake: Path, tmp_path: 
             api.ok(PATH, "testonly", sort="-information_ratio")["data"][0]["alpha_id"]
             == "Test_planted_factor"
         )
-        screener = app.state["services"].screener
+        screener = app.state["services"].reader.snapshot().screener
         assert len(screener.tables()) == 2  # one table per version screened
 
 

@@ -42,9 +42,6 @@ CandidateFilter = Callable[[list[str]], list[str]]
 matrices): given candidate ids, in order, it returns those it keeps. Filters run in turn on what
 the statement's own filters kept (`serve/routes/screen.py`, `screened`)."""
 
-MAX_REFERENCES = 1_000
-"""The most alphas `max_correlation` compares each candidate with (the production set a key may
-read): its cost is one block of matrix products, candidates x references x dates."""
 
 KEEP_VERSIONS = 4
 """Catalogue versions whose tables a worker keeps (the newest and those requests may still hold)."""

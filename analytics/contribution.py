@@ -24,26 +24,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from msgspec import UNSET
 
-from analytics import combination, sets
-from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR, NotCombinable
-from analytics.correlation import MIN_OVERLAP, pearson_between
-from analytics.entries import Warnings, day_bounds, stat
-from analytics.returns import book_figures
-from datasets.queries import Window
-from datasets.reader import LakeReader
-from datasets.served import Catalogue
-from schemas.bodies.decisions import CONTRIBUTION_MAX_LISTED
-from serve import errors
-from serve.analytics.catalogue import CatalogueFigures
-from serve.analytics.combined import (
+from analytics import sets
+from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR, NotCombinable, optimal_weight, pearson
+from analytics.combined import (
     AFTER_FIT,
-    RETURNS_SOURCE,
     Turnover,
     Weighting,
+    book_entries,
     change_entries,
+    combination_weights,
     combined_figures,
-    figure_entries,
     production_of,
     risk_free_rows,
     set_returns,
@@ -51,6 +43,24 @@ from serve.analytics.combined import (
     weight_warnings,
     weighted,
 )
+from analytics.correlation import MIN_OVERLAP, pearson_between
+from analytics.entries import Warnings, day_bounds, declared_stat, window_echo
+from analytics.errors import BadParameters
+from analytics.returns import book_figures
+from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.queries import Window
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.decisions import (
+    CONTRIBUTION_MAX_LISTED,
+    CombinationFit,
+    CombinationShrinkage,
+    Contribution,
+    ContributionAbsent,
+    ContributionCombination,
+    ContributionReference,
+    ContributionWeight,
+)
+from schemas.choices import DEFAULT_BOOK as BOOK
 
 MAX_LISTED = CONTRIBUTION_MAX_LISTED
 """Reference alphas without a return that `reference.without_returns.alphas` names (all are counted)."""
@@ -97,25 +107,24 @@ class Combination:
 
     method: str
     weights: np.ndarray  # in the reference's order
-    shrinkage: dict[str, Any] | None
-    fit: dict[str, Any] | None  # the sessions the weights are fitted on: combine's meta.fit
+    shrinkage: CombinationShrinkage | None
+    fit: CombinationFit | None  # the sessions the weights are fitted on: combine's meta.fit
     set_sessions: int  # the set's common sessions of the window judged: combine's meta.sessions
     members: np.ndarray  # the members' returns, sessions counted x reference alphas
     turnover: Turnover  # of the reference alphas and then the alpha
 
-    def echo(self, reference: tuple[str, ...]) -> dict[str, Any]:
-        pairs = zip(reference, self.weights, strict=True)
-        return {
-            "weighting": self.method,
-            "shrinkage": self.shrinkage,
-            "weights": [{"alpha": a, "weight": float(w)} for a, w in pairs],
-            "fit": self.fit,
-            "sessions": self.set_sessions,
-        }
+    def echo(self, reference: tuple[str, ...]) -> ContributionCombination:
+        return ContributionCombination(
+            weighting=self.method,
+            shrinkage=self.shrinkage,
+            weights=combination_weights(reference, self.weights),
+            fit=self.fit,
+            sessions=self.set_sessions,
+        )
 
 
 def reference_book(
-    figures: CatalogueFigures, reader: LakeReader, alpha: str, reference: tuple[str, ...], window: Window
+    snapshot: CatalogueSnapshot, alpha: str, reference: tuple[str, ...], window: Window
 ) -> ReferenceBook:
     """The reference book and the alpha over the sessions counted; 400 naming `alpha` when the
     alpha has no return at all, and below MIN_SESSIONS sessions naming from/to when the whole
@@ -124,7 +133,7 @@ def reference_book(
 
     Everything is reduced over the window's columns of the members' rows and only then narrowed
     to the sessions counted (the members' block is never copied again)."""
-    matrix = figures.matrix(reader, "returns")
+    matrix = snapshot.matrix("returns")
     own = int(sets.matrix_rows(matrix, (alpha,), "alpha")[0])
     rows = sets.held_rows(matrix, reference)
     low, high = day_bounds(window)
@@ -140,7 +149,7 @@ def reference_book(
     window_days = np.asarray(matrix.days[first:last])
     before = np.sum(theirs, axis=0, where=traded)[keep] / holding[keep]
     alpha_rf, before_rf, reason = _risk_free(
-        figures, reader, (alpha, *reference), window_days, traded, holding, keep
+        snapshot, (alpha, *reference), window_days, traded, holding, keep
     )
     # Days the alpha has no return pair with no member: the window's columns give each member's
     # correlation over the sessions it shares with the alpha, all of them counted sessions.
@@ -173,11 +182,11 @@ def _too_few(
         np.count_nonzero(np.isfinite(values[own]) & (finite.all(axis=0) if every else finite.any(axis=0)))
     )
     if whole >= MIN_SESSIONS and (window[0] is not None or window[1] is not None):
-        return errors.bad_parameters(
+        return BadParameters(
             {side: f"the window {rule}" for side, bound in zip(("from", "to"), window, strict=True) if bound}
         )
     verb = "have" if every else "has"
-    return errors.bad_parameters(
+    return BadParameters(
         {
             "reference": f"the alpha's history holds {whole} sessions on which {members} {verb} a "
             f"long_short return; at least {MIN_SESSIONS} are needed"
@@ -186,9 +195,7 @@ def _too_few(
 
 
 def weighted_book(
-    figures: CatalogueFigures,
-    reader: LakeReader,
-    catalogue: Catalogue,
+    snapshot: CatalogueSnapshot,
     alpha: str,
     reference: tuple[str, ...],
     window: Window,
@@ -199,16 +206,15 @@ def weighted_book(
     returns, 400 naming `reference`; its common sessions of the window, its weights fitted on them
     or on those up to fit_to, and its warnings), and the alpha, over those sessions judged on which
     the alpha has a return."""
-    matrix = figures.matrix(reader, "returns")
+    catalogue = snapshot.catalogue
+    matrix = snapshot.matrix("returns")
     own = int(sets.matrix_rows(matrix, (alpha,), "alpha")[0])
     rows = sets.matrix_rows(matrix, reference, "reference")
-    found = set_returns(figures, reader, rows, reference, window, "reference")
+    found = set_returns(snapshot, rows, reference, window, "reference")
     try:
         book = weighted(found, weighting, "reference")
     except NotCombinable as exc:
-        raise errors.bad_parameters(
-            {"reference": f"cannot be combined by {weighting.method}: {exc}"}
-        ) from exc
+        raise BadParameters({"reference": f"cannot be combined by {weighting.method}: {exc}"}) from exc
     weight_warnings(
         book, weighting, production_of(catalogue, reference), "reference.combination.weights", warnings
     )
@@ -221,7 +227,7 @@ def weighted_book(
     days, members = found.days[keep], found.returns[keep]
     alpha_rf, before_rf, reason = None, None, found.risk_free_reason
     if book.risk_free is not None:
-        own_rf, reason = risk_free_rows(figures, reader, (alpha,), days)
+        own_rf, reason = risk_free_rows(snapshot, (alpha,), days)
         if own_rf is not None and np.isfinite(own_rf[0]).all():
             alpha_rf, before_rf = own_rf[0], book.risk_free[keep]
         elif own_rf is not None:
@@ -252,8 +258,7 @@ def weighted_book(
 
 
 def _risk_free(
-    figures: CatalogueFigures,
-    reader: LakeReader,
+    snapshot: CatalogueSnapshot,
     ids: tuple[str, ...],
     window_days: np.ndarray,
     traded: np.ndarray,
@@ -262,7 +267,7 @@ def _risk_free(
 ) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """The alpha's risk-free returns and the mean of the members' with a return, on the sessions
     counted; or None and why: each alpha needs one on every session it has a return."""
-    found, reason = risk_free_rows(figures, reader, ids, window_days)
+    found, reason = risk_free_rows(snapshot, ids, window_days)
     if found is None:
         return None, None, reason
     alpha_rf = found[0][keep]
@@ -273,43 +278,37 @@ def _risk_free(
     return alpha_rf, sums / holding[keep], ""
 
 
-def coverage(found: ReferenceBook) -> dict[str, Any]:
-    """How many reference alphas the book holds on the sessions counted, and those it never holds."""
-    present = found.shared > 0
-    absent = [alpha for alpha, ok in zip(found.reference, present, strict=True) if not ok]
-    out: dict[str, Any] = {
-        "members_in_window": int(np.count_nonzero(present)),
-        "without_returns": {"count": len(absent), "alphas": absent[:MAX_LISTED]},
-    }
-    if found.combination is not None:
-        out["combination"] = found.combination.echo(found.reference)
-    return out
-
-
-def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str, Any]:
-    """The body's figures."""
-    alpha, before, to_members = found.alpha, found.before, found.to_members
+def contribution(
+    alpha: str,
+    reference: tuple[str, ...],
+    source: str,
+    excluded: bool,
+    window: Window,
+    found: ReferenceBook,
+    weight: float | None,
+) -> Contribution:
+    """The contribution of `alpha` to the reference book `found` at `weight` (None: the optimal
+    weight, 400 naming `weight` when there is none)."""
+    alpha_r, before, to_members = found.alpha, found.before, found.to_members
     chosen = "given"
     if weight is None:
         chosen = "optimal"
-        weight = combination.optimal_weight(before, alpha)
+        weight = optimal_weight(before, alpha_r)
         if not math.isfinite(weight):
-            raise errors.bad_parameters(
+            raise BadParameters(
                 {
                     "weight": "required here: no weight in [0, 1] gives the book a measurable information ratio "
                     "(its returns have no variance over the sessions)"
                 }
             )
-    after = (1.0 - weight) * before + weight * alpha
+    after = (1.0 - weight) * before + weight * alpha_r
     rf_after = None
     if found.alpha_risk_free is not None and found.before_risk_free is not None:
         rf_after = (1.0 - weight) * found.before_risk_free + weight * found.alpha_risk_free
     reason, mix = found.risk_free_reason, found.combination
     if mix is None:
-        before_entries = figure_entries(
-            book_figures(before, found.before_risk_free, SESSIONS_PER_YEAR), reason
-        )
-        after_entries = figure_entries(book_figures(after, rf_after, SESSIONS_PER_YEAR), reason)
+        before_entries = book_entries(book_figures(before, found.before_risk_free, SESSIONS_PER_YEAR), reason)
+        after_entries = book_entries(book_figures(after, rf_after, SESSIONS_PER_YEAR), reason)
     else:
         # The combination's figures, turnover and diversification ratio included; after holds the
         # alpha as one more member at w, the set's weights scaled by 1 - w.
@@ -319,7 +318,7 @@ def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str
             mix.members, mix.weights, before, found.before_risk_free, reason, own
         )
         after_entries = combined_figures(
-            np.column_stack([mix.members, alpha]),
+            np.column_stack([mix.members, alpha_r]),
             np.append((1.0 - weight) * mix.weights, weight),
             after,
             rf_after,
@@ -328,33 +327,49 @@ def contribution_payload(found: ReferenceBook, weight: float | None) -> dict[str
         )
     known = np.isfinite(to_members)
     nearest = int(np.argmax(np.where(known, np.abs(to_members), -1.0))) if known.any() else None
-    return {
-        "weight": {"value": weight, "chosen": chosen},
-        "sessions": int(found.days.size),
-        "session_rule": _session_rule(mix),
-        "before": before_entries,
-        "after": after_entries,
-        "change": change_entries(before_entries, after_entries),
-        "correlation_to_set": _correlation(combination.pearson(alpha, before), NO_CORRELATION),
-        "max_correlation_to_member": _correlation(
+    present = found.shared > 0
+    absent = [a for a, ok in zip(found.reference, present, strict=True) if not ok]
+    return Contribution(
+        alpha=alpha,
+        book=BOOK,
+        reference=ContributionReference(
+            source=source,
+            alphas=list(reference),
+            count=len(reference),
+            alpha_excluded=excluded,
+            members_in_window=int(np.count_nonzero(present)),
+            without_returns=ContributionAbsent(count=len(absent), alphas=absent[:MAX_LISTED]),
+            combination=UNSET if mix is None else mix.echo(found.reference),
+        ),
+        window=window_echo(window),
+        weight=ContributionWeight(value=weight, chosen=chosen),
+        sessions=int(found.days.size),
+        session_rule=_session_rule(mix),
+        before=before_entries,
+        after=after_entries,
+        change=change_entries(before_entries, after_entries),
+        correlation_to_set=_correlation("correlation_to_set", pearson(alpha_r, before), NO_CORRELATION),
+        max_correlation_to_member=_correlation(
+            "max_correlation_to_member",
             math.nan if nearest is None else float(to_members[nearest]),
             NO_MEMBER_CORRELATION,
             alpha=None if nearest is None else found.reference[nearest],
         ),
-        "mean_correlation_to_member": _correlation(
+        mean_correlation_to_member=_correlation(
+            "mean_correlation_to_member",
             float(np.mean(to_members[known])) if known.any() else math.nan,
             NO_MEMBER_CORRELATION,
             members=int(np.count_nonzero(known)),
         ),
-    }
+    )
 
 
 def _session_rule(mix: Combination | None) -> str:
     if mix is None:
         return SESSION_RULE
-    fitted = mix.fit is not None and mix.fit["fit_to"] is not None
+    fitted = mix.fit is not None and mix.fit.fit_to is not None
     return WEIGHTED_SESSION_RULE + (AFTER_FIT if fitted else "")
 
 
-def _correlation(value: float, reason: str, **extra: Any) -> dict[str, Any]:
-    return stat(value, "ratio", RETURNS_SOURCE, "not_annualisable", reason, **extra)
+def _correlation(name: str, value: float, reason: str, **extra: Any) -> AnalyticsStat:
+    return declared_stat(Contribution, name, value, reason, **extra)

@@ -17,22 +17,37 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from msgspec import UNSET, UnsetType
 
-from analytics import combination
-from analytics.combination import MIN_SESSIONS, SESSIONS_PER_YEAR
-from analytics.entries import Warnings, day_bounds, stat
-from analytics.returns import BookFigures, book_figures
+from analytics.combination import (
+    MIN_SESSIONS,
+    SESSIONS_PER_YEAR,
+    common_sessions,
+    correlation_matrix,
+    diversification_ratio,
+    equal_weights,
+    equity,
+    first_wipeout,
+    inverse_volatility_weights,
+    ledoit_wolf_intensity,
+    max_ir_weights,
+)
+from analytics.entries import Warnings, analytics_stat, day_bounds, declared_stat
+from analytics.errors import BadParameters
+from analytics.returns import BookFigures as BookFiguresOf
+from analytics.returns import book_figures
+from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
 from datasets.queries import Window
-from datasets.reader import LakeReader
+from datasets.series import BenchmarkSeries
 from datasets.served import Catalogue
 from schemas import choices
-from serve import errors
-from serve.analytics.catalogue import CatalogueFigures, Matrix
-from serve.analytics.market import Benchmark
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.base import field_names
+from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShrinkage, CombinationWeight
+from schemas.bodies.envelope import CorrelationMatrix
+from schemas.bodies.rows import CombinedRow
 
 RISK_FREE = "risk_free"
-RETURNS_SOURCE = "catalogue:returns"
-RISK_FREE_SOURCE = "catalogue:returns,risk_free"
 SESSION_RULE = (
     "the window's sessions on which every alpha of the set has a long_short return (their intersection): "
     "a session one of them did not trade is left out for all"
@@ -57,8 +72,7 @@ class SetReturns:
 
 
 def set_returns(
-    figures: CatalogueFigures,
-    reader: LakeReader,
+    snapshot: CatalogueSnapshot,
     rows: np.ndarray,
     ids: tuple[str, ...],
     window: Window,
@@ -67,11 +81,11 @@ def set_returns(
     """The set's returns (`rows` of the returns matrix, `sets.matrix_rows`) over the window's
     common sessions; 400 below MIN_SESSIONS of them, naming from/to when the whole histories
     would have enough, else `name` (the set)."""
-    matrix = figures.matrix(reader, "returns")
+    matrix = snapshot.matrix("returns")
     low, high = day_bounds(window)
     first, last = np.searchsorted(matrix.days, low, "left"), np.searchsorted(matrix.days, high, "right")
     values = np.asarray(matrix.values[rows])
-    common = combination.common_sessions(values)
+    common = common_sessions(values)
     inside = np.zeros_like(common)
     inside[first:last] = True
     count = int(np.count_nonzero(common & inside))
@@ -87,27 +101,27 @@ def set_returns(
                 for side, bound in zip(("from", "to"), window, strict=True)
                 if bound
             }
-            raise errors.bad_parameters(problems)
-        raise errors.bad_parameters(
+            raise BadParameters(problems)
+        raise BadParameters(
             {
                 name: f"the alphas' histories have {whole} sessions in common; at least {MIN_SESSIONS} are needed"
             }
         )
     keep = common & inside
     days = np.asarray(matrix.days[keep])
-    risk_free, reason = _risk_free(figures, reader, ids, days)
+    risk_free, reason = _risk_free(snapshot, ids, days)
     return SetReturns(ids, days, values[:, keep].T.copy(), risk_free, reason)
 
 
 def risk_free_rows(
-    figures: CatalogueFigures, reader: LakeReader, ids: tuple[str, ...], days: np.ndarray
+    snapshot: CatalogueSnapshot, ids: tuple[str, ...], days: np.ndarray
 ) -> tuple[np.ndarray | None, str]:
     """The risk-free matrix's rows of `ids` on `days` (alphas x days, NaN where an alpha accrued
     none), or None and why when the matrix lacks an alpha or a day."""
-    generation = reader.catalogue().generation
+    generation = snapshot.catalogue.generation
     if generation is None or RISK_FREE not in generation.matrices:
         return None, NO_RISK_FREE
-    matrix: Matrix = figures.matrix(reader, RISK_FREE)
+    matrix: Matrix = snapshot.matrix(RISK_FREE)
     at = np.searchsorted(matrix.days, days)
     found = at < matrix.days.size
     found[found] = matrix.days[at[found]] == days[found]
@@ -121,10 +135,10 @@ def risk_free_rows(
 
 
 def _risk_free(
-    figures: CatalogueFigures, reader: LakeReader, ids: tuple[str, ...], days: np.ndarray
+    snapshot: CatalogueSnapshot, ids: tuple[str, ...], days: np.ndarray
 ) -> tuple[np.ndarray | None, str]:
     """The set's risk-free returns on `days` (sessions x alphas), or None and why."""
-    rows, reason = risk_free_rows(figures, reader, ids, days)
+    rows, reason = risk_free_rows(snapshot, ids, days)
     if rows is None:
         return None, reason
     values = rows.T
@@ -140,42 +154,49 @@ def iso_dates(days: np.ndarray) -> list[str]:
     return [(EPOCH + timedelta(days=int(day))).isoformat() for day in days]
 
 
-def figure_entries(found: BookFigures, risk_free_reason: str) -> dict[str, dict[str, Any]]:
-    """The five figures of a book as stat entries (the /metrics core entry shape)."""
-    year = {"periods_per_year": SESSIONS_PER_YEAR}
+def book_entries(
+    found: BookFiguresOf,
+    risk_free_reason: str,
+    turnover: AnalyticsStat | UnsetType = UNSET,
+    **more: AnalyticsStat,
+) -> BookFigures:
+    """The five figures of a book as its declaration states them (`BookFigures`: units, sources,
+    annualisation), with the turnover and the diversification ratio where a route adds them."""
     no_variance = "the book's daily returns have no variance over the common sessions"
-    return {
-        "information_ratio": stat(
-            found.information_ratio, "ratio", RETURNS_SOURCE, "annualised", no_variance, **year
-        ),
-        "excess_sharpe": stat(
-            found.excess_sharpe,
-            "ratio",
-            RISK_FREE_SOURCE,
-            "annualised",
-            risk_free_reason or "the book's daily excess returns have no variance over the common sessions",
-            **year,
-        ),
-        "max_drawdown_pct": stat(
-            found.max_drawdown_pct, "percentage_points", RETURNS_SOURCE, "not_annualisable", "no session"
-        ),
-        "annualised_return": stat(
-            found.annualised_return, "fraction", RETURNS_SOURCE, "annualised", "no session", **year
-        ),
-        "volatility": stat(found.volatility, "fraction", RETURNS_SOURCE, "annualised", "no session", **year),
-    }
+    no_excess = "the book's daily excess returns have no variance over the common sessions"
+    year = {"periods_per_year": SESSIONS_PER_YEAR}
+
+    def entry(name: str, reason: str, **extra: Any) -> AnalyticsStat:
+        return declared_stat(BookFigures, name, getattr(found, name), reason, **extra)
+
+    return BookFigures(
+        information_ratio=entry("information_ratio", no_variance, **year),
+        excess_sharpe=entry("excess_sharpe", risk_free_reason or no_excess, **year),
+        max_drawdown_pct=entry("max_drawdown_pct", "no session"),
+        annualised_return=entry("annualised_return", "no session", **year),
+        volatility=entry("volatility", "no session", **year),
+        turnover=turnover,
+        **more,
+    )
 
 
-def change_entries(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def change_entries(before: BookFigures, after: BookFigures) -> BookFigures:
     """after - before of each figure, not_measurable where either side is."""
-    out = {}
-    for name, entry in after.items():
-        old, new = before[name]["value"], entry["value"]
+    changed: dict[str, Any] = {}
+    for name in field_names(BookFigures):
+        entry, old_entry = getattr(after, name), getattr(before, name)
+        if entry is UNSET:
+            continue
+        old, new = old_entry.value, entry.value
         value = math.nan if old is None or new is None else new - old
-        reason = before[name].get("withheld_reason") or entry.get("withheld_reason") or ""
-        extra = {"periods_per_year": entry["periods_per_year"]} if "periods_per_year" in entry else {}
-        out[name] = stat(value, entry["unit"], entry["source"], entry["annualisation"], reason, **extra)
-    return out
+        reason = _reason(old_entry) or _reason(entry)
+        extra = {} if entry.periods_per_year is UNSET else {"periods_per_year": entry.periods_per_year}
+        changed[name] = analytics_stat(value, entry.unit, entry.source, entry.annualisation, reason, **extra)
+    return BookFigures(**changed)
+
+
+def _reason(entry: AnalyticsStat) -> str:
+    return "" if entry.withheld_reason is UNSET else entry.withheld_reason
 
 
 # -- /analytics/combine ---------------------------------------------------------------------------
@@ -223,7 +244,9 @@ TURNOVER_APPROXIMATION = (
 )
 
 
-def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> dict[str, Any]:
+def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> AnalyticsStat:
+    """The combined book's turnover in the unit its alphas state theirs in (their whole-history
+    /metrics core.turnover; not measurable when one has none or their units differ)."""
     units = set(turnover.units)
     unit = next(iter(units)) if len(units) == 1 else None
     annualisation = {"per_year": "annualised", "period_sum": "not_annualisable"}.get(unit or "", "per_period")
@@ -235,9 +258,11 @@ def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> dict[str, Any]:
             if not np.isfinite(turnover.values).all()
             else "the alphas state turnover in different units: " + ", ".join(sorted(str(u) for u in units))
         )
-        return stat(None, unit or "ratio", "catalogue_index:turnover", annualisation, reason, **year)
+        return analytics_stat(
+            None, unit or "ratio", "catalogue_index:turnover", annualisation, reason, **year
+        )
     value = float(np.sum(np.abs(weights) * turnover.values))
-    return stat(
+    return analytics_stat(
         value,
         unit,
         "catalogue_index:turnover",
@@ -248,20 +273,20 @@ def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> dict[str, Any]:
     )
 
 
-def weights_of(returns: np.ndarray, weighting: Weighting) -> tuple[np.ndarray, dict[str, Any] | None]:
-    """The weights and, for max_ir, the shrinkage used ({value, source})."""
+def weights_of(returns: np.ndarray, weighting: Weighting) -> tuple[np.ndarray, CombinationShrinkage | None]:
+    """The weights and, for max_ir, the shrinkage used."""
     n = returns.shape[1]
     if weighting.method == "equal":
-        return combination.equal_weights(n), None
+        return equal_weights(n), None
     if weighting.method == "given":
         assert weighting.given is not None
         return np.array(weighting.given, dtype=np.float64), None
     if weighting.method == "inverse_volatility":
-        return combination.inverse_volatility_weights(returns), None
+        return inverse_volatility_weights(returns), None
     given = weighting.shrinkage
-    intensity = combination.ledoit_wolf_intensity(returns) if given is None else given
-    used = {"value": intensity, "source": "ledoit_wolf" if given is None else "given"}
-    return combination.max_ir_weights(returns, intensity), used
+    intensity = ledoit_wolf_intensity(returns) if given is None else given
+    used = CombinationShrinkage(value=intensity, source="ledoit_wolf" if given is None else "given")
+    return max_ir_weights(returns, intensity), used
 
 
 @dataclass(frozen=True)
@@ -270,23 +295,23 @@ class Combined:
     period: np.ndarray
     cumulative: np.ndarray
     drawdown_pct: np.ndarray
-    benchmark: np.ndarray | None  # SPY cumulative; None: the key may not read it
-    meta: dict[str, Any]
+    benchmark: np.ndarray | None  # the benchmark's cumulative return; None: the key may not read it
+    meta: dict[str, Any]  # the combination's `meta` keys (`EnvelopeMeta`), as their Structs
 
-    def rows(self, limit: int, offset: int) -> list[dict[str, Any]]:
+    def rows(self, limit: int, offset: int) -> list[CombinedRow]:
         page = slice(offset, offset + limit)
-        dates = iso_dates(self.days[page])
+        dates = self.days[page].astype("datetime64[D]").tolist()
         columns = [self.period[page], self.cumulative[page], self.drawdown_pct[page]]
         spy = [None] * len(dates) if self.benchmark is None else _nullable(self.benchmark[page])
         return [
-            {
-                "date": day,
-                "period_return": float(r),
-                "cumulative_return": float(c),
-                "drawdown_pct": float(d),
-                "benchmark_cumulative_return": s,
-            }
-            for day, r, c, d, s in zip(dates, *columns, spy, strict=True)
+            CombinedRow(
+                date=day,
+                period_return=float(r),
+                cumulative_return=float(c),
+                drawdown_pct=float(d),
+                benchmark_cumulative_return=b,
+            )
+            for day, r, c, d, b in zip(dates, *columns, spy, strict=True)
         ]
 
 
@@ -294,9 +319,9 @@ def _nullable(values: np.ndarray) -> list[float | None]:
     return [float(v) if math.isfinite(v) else None for v in values]
 
 
-def benchmark_cumulative(benchmark: Benchmark, days: np.ndarray) -> np.ndarray:
-    """SPY's returns on the combined book's sessions, compounded from the first (a session SPY
-    lacks counts as 0, null until its first known return, as the equity curve does)."""
+def benchmark_cumulative(benchmark: BenchmarkSeries, days: np.ndarray) -> np.ndarray:
+    """The benchmark's returns on the combined book's sessions, compounded from the first (a
+    session it lacks counts as 0, null until its first known return, as the equity curve does)."""
     returns = benchmark.on(days)
     known = np.isfinite(returns)
     growth = np.cumprod(np.where(known, 1.0 + returns, 1.0))
@@ -308,14 +333,14 @@ def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting,
     its level would be 0 or negative from then on, its cumulative return below -100% and its
     drawdown above 100%, a book no one can hold. Given weights name `weights`; a computed
     weighting names the set, `name` (the set is what produced it)."""
-    lost = combination.first_wipeout(period)
+    lost = first_wipeout(period)
     if lost is None:
         return
     day = iso_dates(days[lost : lost + 1])[0]
     rule = f"the combined book loses all its equity on {day} (a daily return of {period[lost]:.0%})"
     if weighting.method == "given":
-        raise errors.bad_parameters({"weights": f"{rule}; scale the weights down"})
-    raise errors.bad_parameters({name: f"{rule} with the {weighting.method} weights; combine other alphas"})
+        raise BadParameters({"weights": f"{rule}; scale the weights down"})
+    raise BadParameters({name: f"{rule} with the {weighting.method} weights; combine other alphas"})
 
 
 @dataclass(frozen=True)
@@ -326,8 +351,8 @@ class Weighted:
     after fit_to when it is given)."""
 
     weights: np.ndarray
-    shrinkage: dict[str, Any] | None
-    fit: dict[str, Any] | None
+    shrinkage: CombinationShrinkage | None
+    fit: CombinationFit | None
     judged: SetReturns
     period: np.ndarray
     risk_free: np.ndarray | None
@@ -350,7 +375,7 @@ def split_at_fit(found: SetReturns, weighting: Weighting) -> tuple[SetReturns, S
         (found.days.size - cut, "after it", "to judge them"),
     ):
         if count < MIN_SESSIONS:
-            raise errors.bad_parameters(
+            raise BadParameters(
                 {
                     "fit_to": f"leaves {count} of the set's {found.days.size} common sessions of the window {where}; "
                     f"at least {MIN_SESSIONS} are needed {need}"
@@ -359,7 +384,7 @@ def split_at_fit(found: SetReturns, weighting: Weighting) -> tuple[SetReturns, S
     return _sessions(found, slice(0, cut)), _sessions(found, slice(cut, None))
 
 
-def _fit_echo(weighting: Weighting, fit: SetReturns, judged: SetReturns) -> dict[str, Any] | None:
+def _fit_echo(weighting: Weighting, fit: SetReturns, judged: SetReturns) -> CombinationFit | None:
     """meta.fit: which sessions fit the weights and which judge them (null: weights not fitted)."""
     if not weighting.fitted:
         return None
@@ -378,12 +403,12 @@ def _fit_echo(weighting: Weighting, fit: SetReturns, judged: SetReturns) -> dict
             f"and including fit_to ({first} to {last}); the rows and figures are over the {judged.days.size} after "
             f"it ({after[0]} to {after[1]})"
         )
-    return {
-        "fit_to": None if weighting.fit_to is None else weighting.fit_to.isoformat(),
-        "sample": "in_sample" if weighting.fit_to is None else "out_of_sample",
-        "sessions": n,
-        "rule": rule,
-    }
+    return CombinationFit(
+        fit_to=weighting.fit_to,
+        sample="in_sample" if weighting.fit_to is None else "out_of_sample",
+        sessions=n,
+        rule=rule,
+    )
 
 
 def weighted(found: SetReturns, weighting: Weighting, name: str) -> Weighted:
@@ -431,6 +456,10 @@ def weight_warnings(
             )
 
 
+def combination_weights(ids: tuple[str, ...], weights: np.ndarray) -> list[CombinationWeight]:
+    return [CombinationWeight(alpha=a, weight=float(w)) for a, w in zip(ids, weights, strict=True)]
+
+
 def production_of(catalogue: Catalogue, ids: tuple[str, ...]) -> frozenset[str]:
     """Which of `ids` the catalogue index marks as production alphas."""
     index = catalogue.index
@@ -447,26 +476,28 @@ def combined_figures(
     risk_free: np.ndarray | None,
     risk_free_reason: str,
     turnover: Turnover,
-) -> dict[str, dict[str, Any]]:
+) -> BookFigures:
     """`meta.figures` of a combination: the five figures, the turnover and the diversification
     ratio of the book `period = returns @ weights` (sessions x alphas)."""
-    entries = figure_entries(book_figures(period, risk_free, SESSIONS_PER_YEAR), risk_free_reason)
-    entries["turnover"] = _turnover_entry(weights, turnover)
-    entries["diversification_ratio"] = stat(
-        combination.diversification_ratio(returns, weights, period),
-        "ratio",
-        RETURNS_SOURCE,
-        "not_annualisable",
+    diversification = declared_stat(
+        BookFigures,
+        "diversification_ratio",
+        diversification_ratio(returns, weights, period),
         "the combined book's daily returns have no variance over the common sessions",
     )
-    return entries
+    return book_entries(
+        book_figures(period, risk_free, SESSIONS_PER_YEAR),
+        risk_free_reason,
+        _turnover_entry(weights, turnover),
+        diversification_ratio=diversification,
+    )
 
 
 def combined(
     found: SetReturns,
     weighting: Weighting,
     turnover: Turnover,
-    benchmark: Benchmark | None,
+    benchmark: BenchmarkSeries | None,
     production: frozenset[str],
     warnings: Warnings,
 ) -> Combined:
@@ -475,21 +506,21 @@ def combined(
     book = weighted(found, weighting, "alphas")
     weight_warnings(book, weighting, production, "weights", warnings)
     weights, period, judged = book.weights, book.period, book.judged
-    cumulative, drawdown_pct = combination.equity(period)
+    cumulative, drawdown_pct = equity(period)
     entries = combined_figures(
         judged.returns, weights, period, book.risk_free, judged.risk_free_reason, turnover
     )
-    matrix = combination.correlation_matrix(judged.returns)
+    matrix = correlation_matrix(judged.returns)
     meta = {
         "alphas": list(judged.ids),
         "weighting": weighting.method,
         "shrinkage": book.shrinkage,
-        "weights": [{"alpha": a, "weight": float(w)} for a, w in zip(judged.ids, weights, strict=True)],
+        "weights": combination_weights(judged.ids, weights),
         "fit": book.fit,
         "sessions": int(judged.days.size),
         "session_rule": SESSION_RULE if weighting.fit_to is None else SESSION_RULE + AFTER_FIT,
         "figures": entries,
-        "correlation": {"alphas": list(judged.ids), "matrix": [_nullable(row) for row in matrix]},
+        "correlation": CorrelationMatrix(alphas=list(judged.ids), matrix=[_nullable(row) for row in matrix]),
     }
     spy = None if benchmark is None else benchmark_cumulative(benchmark, judged.days)
     return Combined(judged.days, period, cumulative, drawdown_pct, spy, meta)
