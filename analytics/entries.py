@@ -1,9 +1,9 @@
 """What every figure shares: warnings, stat entries, the run's conventions, date windows and their
 echo, JSON-safe numbers.
 
-Stat entries have the shape of `/metrics` core entries: `{value, unit, status, source,
-annualisation}` plus what the entry needs; a figure that cannot be measured is `not_measurable`
-with a `withheld_reason`, never zero.
+Stat entries have the shape of `/metrics` core entries (`schemas.bodies.metrics.Stat`): `{value,
+unit, status, source, annualisation}` plus what the entry needs; a figure that cannot be measured
+has status `not_measurable` and a `withheld_reason`, never zero.
 """
 
 from __future__ import annotations
@@ -79,20 +79,21 @@ class DateWindow:
         return DateWindow(max(starts) if starts else None, min(ends) if ends else None)
 
 
-def not_measurable(reason: str, **extra: Any) -> dict[str, Any]:
-    entry: dict[str, Any] = {"value": None, "unit": extra.pop("unit", None), "status": "not_measurable"}
-    entry["withheld_reason"] = reason
-    entry.update(extra)
-    return entry
-
-
 def stat(
     value: float | None, unit: str, source: str, annualisation: str, reason: str, **extra: Any
 ) -> dict[str, Any]:
     """An available entry, or a not_measurable one with `reason` when `value` is not finite."""
     clean = number(value)
     if clean is None:
-        return not_measurable(reason, unit=unit, source=source, annualisation=annualisation, **extra)
+        return {
+            "value": None,
+            "unit": unit,
+            "status": "not_measurable",
+            "withheld_reason": reason,
+            "source": source,
+            "annualisation": annualisation,
+            **extra,
+        }
     return {
         "value": clean,
         "unit": unit,

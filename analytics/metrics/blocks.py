@@ -24,12 +24,15 @@ from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_we
 from schemas.bodies.base import Body
 from schemas.bodies.figures import field_facts, key_facts
 from schemas.bodies.metrics import (
+    TURNOVERS,
+    UNSEALED_TURNOVER_UNIT,
     AutocorrelationPoint,
     CoreStats,
     DecileBucket,
     IcDeciles,
     Monotonicity,
     NeweyWest,
+    NeweyWestTests,
     Panel,
     Period,
     RankIc,
@@ -50,23 +53,6 @@ AUTOCORR_LAGS = tuple(range(1, 9))
 # Absolute tolerance within which mean(weekly IC) must equal the sealed mean IC for nwt.ic to be
 # published: both are float64 means of the same Spearman values, so only summation order differs.
 IC_REPRODUCTION_TOLERANCE = 1e-6
-TURNOVER_PREFERENCE = (
-    ("annualised_turnover", "per_year", "annualised"),
-    ("turnover", "ratio", "per_period"),
-    ("mean_turnover", "per_session", "per_period"),
-    ("total_turnover", "period_sum", "not_annualisable"),
-)
-CORE_STAT_NAMES = (
-    "ic",
-    "icir",
-    "information_ratio",
-    "excess_sharpe",
-    "sharpe",
-    "pnl",
-    "max_drawdown",
-    "max_drawdown_pct",
-    "turnover",
-)
 
 
 # ---------------------------------------------------------------- core (stored, full window)
@@ -127,9 +113,8 @@ def declared_metric(
 
 
 def _turnover(metrics: StoredValues | None, conventions: Conventions) -> Stat:
-    """The first turnover the run sealed, in its own unit (TURNOVER_PREFERENCE: the one place the
-    stored turnovers' units and annualisations are stated)."""
-    for name, unit, annualisation in TURNOVER_PREFERENCE:
+    """The first turnover the run sealed, in its own unit and annualisation (as TURNOVERS states them)."""
+    for name, unit, annualisation in TURNOVERS:
         if metrics is not None and metrics.get(name) is not None:
             per_year = conventions.sessions_per_year if annualisation == "annualised" else None
             return stored_metric(
@@ -137,9 +122,9 @@ def _turnover(metrics: StoredValues | None, conventions: Conventions) -> Stat:
             )
     return Stat(
         value=None,
-        unit="ratio",
+        unit=UNSEALED_TURNOVER_UNIT,
         status="not_measurable",
-        withheld_reason="the run sealed none of " + ", ".join(n for n, _, _ in TURNOVER_PREFERENCE),
+        withheld_reason="the run sealed none of " + ", ".join(n for n, _, _ in TURNOVERS),
         source="metrics",
         source_kind="metric",
     )
@@ -237,14 +222,18 @@ def tenure(inputs: MetricsInputs, window: DateWindow, access: Access, warnings: 
     )
 
 
+def _core_entries(core: CoreStats) -> list[tuple[str, Stat]]:
+    """core's statistics in declared order, the deprecated alias (sharpe) left out."""
+    entries = ((name, getattr(core, name)) for name in core.__struct_fields__)
+    return [(name, e) for name, e in entries if isinstance(e, Stat) and e.deprecated is not True]
+
+
 def core_block(inputs: MetricsInputs, window: DateWindow, access: Access, warnings: Warnings) -> CoreStats:
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     if inputs.stored is None:
         warnings.add("missing_kind", "The run sealed no stored metrics.", block="core", kind="metrics")
     core = core_stats(overall, inputs.conventions, overall)
-    missing = [
-        name for name in CORE_STAT_NAMES if name != "sharpe" and getattr(core, name).status != "available"
-    ]
+    missing = [name for name, entry in _core_entries(core) if entry.status != "available"]
     if missing:
         warnings.add(
             "missing_core_metrics",
@@ -492,8 +481,16 @@ def nwt_ic_block(inputs: MetricsInputs, access: Access, warnings: Warnings) -> N
         warnings.add("ic_reproduction_mismatch", f"{mismatch}; nwt.ic is null.", block="nwt.ic")
         return None
     weekly_ic = inputs.weekly_signal["ic"]
-    extra = {"source": "computed", "source_kind": "derived", "signal": "conditioned"}
-    return _hac_block(weekly_ic[np.isfinite(weekly_ic)], warnings, "nwt.ic", extra)
+    return _hac_block(weekly_ic[np.isfinite(weekly_ic)], warnings, "nwt.ic", _derived_keys("ic"))
+
+
+def _derived_keys(test: str) -> dict[str, Any]:
+    """The keys of an IC test this service computes: its signal as `nwt.{test}` declares it."""
+    return {
+        "source": "computed",
+        "source_kind": "derived",
+        "signal": field_facts(NeweyWestTests, test)["signal"],
+    }
 
 
 def ic_reproduction_mismatch(inputs: MetricsInputs) -> str | None:
@@ -525,8 +522,7 @@ def nwt_ic_score_panel_block(
     weekly = inputs.weekly_signal
     assert weekly is not None
     raw_ic = weekly["raw_ic"][window.mask_sorted(weekly["date"])]
-    extra = {"source": "computed", "source_kind": "derived", "signal": "raw"}
-    return _hac_block(raw_ic, warnings, "nwt.ic_score_panel", extra)
+    return _hac_block(raw_ic, warnings, "nwt.ic_score_panel", _derived_keys("ic_score_panel"))
 
 
 def daily_returns(ledger: Columns, window: DateWindow) -> tuple[np.ndarray, np.ndarray]:
@@ -556,7 +552,8 @@ def nwt_ir_block(
         )
         return None
     _, returns = daily_returns(inputs.ledger, window)
-    return _hac_block(returns, warnings, "nwt.ir", {"source": "portfolio", "frequency": "daily"})
+    source = field_facts(NeweyWestTests, "ir")["source"]
+    return _hac_block(returns, warnings, "nwt.ir", {"source": source, "frequency": "daily"})
 
 
 def _level_values(

@@ -3,7 +3,8 @@ means, how it is computed, its unit and the facts `/metrics/_doc` lists (`figure
 schemas/bodies/figures.py). The documentation block's `fields`, the OpenAPI components and the
 generated client are all read from here.
 
-`serve.metrics` builds the object as dicts. A block that fails to compute is served null
+`analytics.metrics` builds the object as these Structs, reading each statistic's unit,
+annualisation and signal from its field (`field_facts`). A block that fails to compute is served null
 (`block_error`), so every computed block (core, rank_ic, signal_processing, periods, ic_deciles,
 panel, each `nwt` test) may be null; the stat entries inside a block are always objects
 (`not_measurable` when there is no value, never null).
@@ -29,6 +30,16 @@ WINDOW = "the requested window (from/to), else the run's full window"
 NEWEY_WEST_MIN_N = 10
 """Observations a Newey-West test needs (analytics.newey_west refuses fewer)."""
 LAG_RULE = "lag = max(floor(4 * (n/100)^(2/9)), minimum lag), capped at n-1"
+TURNOVERS = (
+    ("annualised_turnover", "per_year", "annualised"),
+    ("turnover", "ratio", "per_period"),
+    ("mean_turnover", "per_session", "per_period"),
+    ("total_turnover", "period_sum", "not_annualisable"),
+)
+"""The stored turnovers `core.turnover` serves, in order of preference: (stored name, unit,
+annualisation); the one place their units are stated."""
+UNSEALED_TURNOVER_UNIT = "ratio"
+"""The unit of `core.turnover` when the run sealed none of TURNOVERS (its value is then null)."""
 
 
 class Stat(Body, kw_only=True, frozen=True):
@@ -231,8 +242,8 @@ class CoreStats(Body, kw_only=True, frozen=True):
     turnover: Annotated[
         Stat,
         figure(
-            "Turnover of the long_short book; the first sealed of annualised_turnover (per_year), "
-            "turnover (ratio), mean_turnover (per_session), total_turnover (period_sum)",
+            "Turnover of the long_short book; the first sealed of "
+            + ", ".join(f"{name} ({unit})" for name, unit, _ in TURNOVERS),
             "annualised = mean session turnover x 252; total = sum of session turnover; "
             "session turnover = half the sum of absolute weight changes",
             unit="see unit on the entry",

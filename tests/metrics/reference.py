@@ -1,6 +1,6 @@
 """Independent recomputation of the metrics from served rows (scipy, statsmodels, numpy).
 
-Written from the spec and docs/lake.md, not from serve/metrics: per-week Python loops over the
+Written from the spec and docs/lake.md, not from analytics/metrics: per-week Python loops over the
 cross-sections, scipy's spearmanr, statsmodels' HAC.
 """
 
