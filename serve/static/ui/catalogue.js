@@ -7,7 +7,8 @@
 
 import { apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table } from "./dom.js";
-import { DASH, int, num, pp } from "./format.js";
+import { DASH, int } from "./format.js";
+import { figureName, inUnit, valueTone } from "./labels.js";
 
 const PAGE_SIZE = 25;
 const SCREEN = "/v1/analytics/screen";
@@ -17,19 +18,20 @@ const LISTING = "/v1/alphas";
 const FALLBACK_CODES = new Set(["endpoint_not_allowed", "upstream_unavailable"]);
 
 // The screener's columns: [field, header, cell, first direction of a click (null: not sortable)].
-// The name's cell also holds the thesis (`tldr`) and the tags.
+// The name's cell also holds the thesis (`tldr`) and the tags. The tick boxes come first, so they
+// stay in view however narrow the window (the table scrolls sideways past its width).
 const COLUMNS = [
+  ["pick", "Compare", (row) => pickCell(row.alpha_id), null],
   ["alpha_id", "Alpha", (row) => alphaLink(row.alpha_id), "asc"],
   ["name", "Name", (row) => nameCell(row), "asc"],
-  ["information_ratio", "Info. ratio", (row) => signedCell(num(row.information_ratio), row.information_ratio), "desc"],
-  ["excess_sharpe", "Excess Sharpe", (row) => signedCell(num(row.excess_sharpe), row.excess_sharpe), "desc"],
-  ["mean_ic", "Mean IC", (row) => signedCell(num(row.mean_ic), row.mean_ic), "desc"],
-  ["icir", "ICIR", (row) => signedCell(num(row.icir), row.icir), "desc"],
-  ["max_drawdown_pct", "Max drawdown", (row) => numberCell(pp(row.max_drawdown_pct), row.max_drawdown_pct), "desc"],
-  ["turnover", "Turnover", (row) => turnoverCell(row), "desc"],
+  ["information_ratio", figureName("information_ratio"), (row) => figureCell(row, "information_ratio", "ratio"), "desc"],
+  ["excess_sharpe", figureName("excess_sharpe"), (row) => figureCell(row, "excess_sharpe", "ratio"), "desc"],
+  ["mean_ic", figureName("mean_ic"), (row) => figureCell(row, "mean_ic", "ratio"), "desc"],
+  ["icir", figureName("icir"), (row) => figureCell(row, "icir", "ratio"), "desc"],
+  ["max_drawdown_pct", figureName("max_drawdown_pct"), (row) => figureCell(row, "max_drawdown_pct", "percentage_points"), "desc"],
+  ["turnover", figureName("turnover"), (row) => figureCell(row, "turnover", row.turnover_unit), "desc"],
   ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
   ["weeks", "Weeks", (row) => numberCell(int(row.weeks), row.weeks), "desc"],
-  ["pick", "Compare", (row) => pickCell(row.alpha_id), null],
 ];
 
 // The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
@@ -86,13 +88,11 @@ function nameCell(row) {
   );
 }
 
-function signedCell(text, value) {
-  return numberCell(text, value, { signed: true });
-}
-
-function turnoverCell(row) {
-  const unit = row.turnover != null && row.turnover_unit ? h("span", { class: "unit" }, ` ${row.turnover_unit}`) : null;
-  return numberCell(h("span", {}, num(row.turnover), unit), row.turnover);
+/** A screener figure in its unit (the screener's row fields: schemas/bodies/rows.py ScreenRow). */
+function figureCell(row, field, unit) {
+  const cell = numberCell(inUnit(row[field], unit), row[field], { tone: valueTone(field, row[field]) });
+  cell.setAttribute("data-value", row[field] == null ? "" : String(row[field]));
+  return cell;
 }
 
 function numberInput(id, name, value, placeholder) {

@@ -10,7 +10,7 @@ import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
 import { renderContribution } from "./contribution_panel.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
-import { DASH, dateSeconds, fixed, pct } from "./format.js";
+import { DASH, dateSeconds, fixed, pct, pp } from "./format.js";
 import { entriesOf, entryTable, entryText } from "./stat_entry.js";
 
 const WEIGHTINGS = ["equal", "given", "inverse_volatility", "max_ir"];
@@ -124,7 +124,7 @@ function drawCombination(results, answer) {
         { label: "combination", values: rows.map((r) => percent(r.cumulative_return)), color: COLORS.alpha },
         { label: `SPY (${meta.benchmark && meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"})`, values: rows.map((r) => percent(r.benchmark_cumulative_return)), color: COLORS.benchmark },
       ],
-      format: (v) => `${v.toFixed(1)}%`,
+      format: (v) => pp(v, 1),
       sync: "combine",
     });
     timeChart(chart, {
@@ -132,7 +132,7 @@ function drawCombination(results, answer) {
       title: "Drawdown of the combination (%)",
       x,
       series: [{ label: "drawdown", values: rows.map((r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)), color: COLORS.drawdown, fill: "rgba(192,57,43,0.15)" }],
-      format: (v) => `${v.toFixed(1)}%`,
+      format: (v) => pp(v, 1),
       sync: "combine",
       height: 150,
       zeroLine: false,

@@ -8,7 +8,8 @@ import { alphaPath, apiGet } from "./api.js";
 import { alphaSelect } from "./alpha_picker.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, num } from "./format.js";
-import { entryCell, entryText, isEntry, labelOf } from "./stat_entry.js";
+import { changeTone } from "./labels.js";
+import { entryCell, entryText, figureHeader, isEntry } from "./stat_entry.js";
 
 export function renderContribution(section, alphas, reference, { signal }, combination = null) {
   // An alpha of the combination cannot be added to it: only the others are offered.
@@ -58,10 +59,12 @@ export function renderContribution(section, alphas, reference, { signal }, combi
         names.map((name) => {
           const change = (data.change || {})[name];
           return [
-            h("th", { scope: "row", "data-figure": name }, labelOf(name)),
-            entryCell(data.before[name]),
-            entryCell((data.after || {})[name]),
-            isEntry(change) ? entryCell(change) : numberCell(change == null ? DASH : num(valueOf(change)), valueOf(change), { signed: true }),
+            figureHeader(name),
+            entryCell(data.before[name], name),
+            entryCell((data.after || {})[name], name),
+            isEntry(change)
+              ? entryCell(change, name, { change: true })
+              : numberCell(change == null ? DASH : num(valueOf(change)), valueOf(change), { tone: changeTone(name, valueOf(change)) }),
           ];
         }),
         { className: "data contribution" },

@@ -6,7 +6,7 @@
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { renderChecks } from "./checks_panel.js";
-import { COST_LABELS, costFigures } from "./costs_panel.js";
+import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { drawdownTable } from "./drawdowns_panel.js";
 import { pct, pp } from "./format.js";
@@ -16,14 +16,7 @@ import { entryTable } from "./stat_entry.js";
 import { legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
 
-const HEADLINE = [
-  ["information_ratio", "Information ratio"],
-  ["excess_sharpe", "Excess Sharpe"],
-  ["ic", "Mean rank IC"],
-  ["icir", "ICIR"],
-  ["max_drawdown_pct", "Max drawdown (%)"],
-  ["turnover", "Turnover"],
-];
+const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
 const EPISODES_SHOWN = 10;
 
 export async function renderTearsheet(main, alpha, { signal }) {
@@ -97,7 +90,7 @@ function drawSheet(sheet, alpha, got, benchmark) {
       h("p", { class: "muted" }, `Tear sheet generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC from this server's /v1 API.`),
     ),
     block("headline", "Headline metrics", got.metrics, (body, answer) =>
-      add(body, entryTable(HEADLINE.map(([key]) => [key, answer.data.core[key]]), { labels: Object.fromEntries(HEADLINE), className: "data entries headline" })),
+      add(body, entryTable(HEADLINE.map((key) => [key, answer.data.core[key]]), { className: "data entries headline" })),
     ),
     block("equity", "Cumulative return against SPY", got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
     block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
@@ -106,7 +99,7 @@ function drawSheet(sheet, alpha, got, benchmark) {
     block("risk", "Risk against SPY", got.risk, (body, answer) => renderRisk(body, answer)),
     block("checks", "Checks against the policy", got.checks, (body, answer) => renderChecks(body, answer)),
     block("significance", "Significance", got.significance, (body, answer) => renderSignificance(body, answer)),
-    block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { labels: COST_LABELS, className: "data entries costs" }))),
+    block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" }))),
   );
 }
 
