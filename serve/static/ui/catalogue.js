@@ -36,12 +36,12 @@ const COLUMNS = [
 
 // The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
 const RANGES = [
-  ["information_ratio", "Information ratio"],
-  ["mean_ic", "Mean IC"],
-  ["max_drawdown_pct", "Max drawdown (%)"],
-  ["excess_sharpe", "Excess Sharpe"],
-  ["icir", "ICIR"],
-  ["turnover", "Turnover"],
+  ["information_ratio", figureName("information_ratio")],
+  ["mean_ic", figureName("mean_ic")],
+  ["max_drawdown_pct", `${figureName("max_drawdown_pct")} (%)`],
+  ["excess_sharpe", figureName("excess_sharpe")],
+  ["icir", figureName("icir")],
+  ["turnover", figureName("turnover")],
   ["sessions", "Sessions"],
 ];
 

@@ -8,7 +8,7 @@ import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { renderChecks } from "./checks_panel.js";
 import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
-import { drawdownTable } from "./drawdowns_panel.js";
+import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { pct, pp } from "./format.js";
 import { renderRisk } from "./risk_panel.js";
 import { renderSignificance } from "./significance_panel.js";
@@ -17,7 +17,6 @@ import { legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
 
 const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
-const EPISODES_SHOWN = 10;
 
 export async function renderTearsheet(main, alpha, { signal }) {
   const id = encodeURIComponent(alpha);
@@ -94,7 +93,7 @@ function drawSheet(sheet, alpha, got, benchmark) {
     ),
     block("equity", "Cumulative return against SPY", got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
     block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
-      add(body, drawdownTable(answer.data, EPISODES_SHOWN), note(`${answer.data.length} episodes in all; the ${Math.min(EPISODES_SHOWN, answer.data.length)} deepest shown.`, "caption")),
+      add(body, drawdownTable(answer.data, DEEPEST), note(`${answer.data.length} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown.`, "caption")),
     ),
     block("risk", "Risk against SPY", got.risk, (body, answer) => renderRisk(body, answer)),
     block("checks", "Checks against the policy", got.checks, (body, answer) => renderChecks(body, answer)),
