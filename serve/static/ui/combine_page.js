@@ -4,8 +4,13 @@
 // against SPY, with the weights, the figures, the correlation matrix as a heatmap and the
 // diversification ratio. Beneath, what adding one more alpha does to that combination: the same
 // set, weighting, weights and window (contribution_panel.js).
+//
+// `add=x` (the "Combine…" link of x's page) makes x the alpha added: the before/after adds x to the
+// rest of the combination, and shows it at once. Alone (`#/combine?add=x`), x is combined with the
+// first production alpha of the catalogue the key may read (GET /v1/analytics/screen?production=true),
+// or, for a key without the screener, the first other alpha of the listing.
 
-import { apiGetAll } from "./api.js";
+import { apiGet, apiGetAll, isAbort } from "./api.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
 import { renderContribution } from "./contribution_panel.js";
@@ -19,6 +24,7 @@ export async function renderCombine(main, context) {
   const { signal } = context;
   const query = fragmentQuery();
   const chosen = (query.get("alphas") || "").split(",").filter(Boolean);
+  const added = query.get("add") || "";
   const weighting = WEIGHTINGS.includes(query.get("weighting")) ? query.get("weighting") : "equal";
   const given = (query.get("weights") || "").split(",");
   // The window, when the fragment names one (kept on submit): the combination and the contribution share it.
@@ -45,6 +51,21 @@ export async function renderCombine(main, context) {
     showError(form, error, "The alphas could not be listed");
     return;
   }
+  if (added && !chosen.some((a) => a !== added)) {
+    let partner;
+    try {
+      partner = await partnerOf(added, alphas, signal);
+    } catch (error) {
+      showError(form, error, "The alphas could not be listed");
+      return;
+    }
+    if (partner) {
+      const next = new URLSearchParams({ alphas: `${partner},${added}`, add: added, weighting });
+      Object.entries(span).forEach(([k, v]) => next.set(k, v));
+      location.replace(`#/combine?${next}`); // the router draws the combination
+      return;
+    }
+  }
   const boxes = alphas.map((a) => {
     const at = chosen.indexOf(a.alpha_id);
     const box = h("input", { type: "checkbox", class: "combine-alpha", value: a.alpha_id, checked: at >= 0, id: `combine-${a.alpha_id}` });
@@ -66,6 +87,7 @@ export async function renderCombine(main, context) {
     const ticked = boxes.filter((b) => b.box.checked);
     const next = new URLSearchParams({ alphas: ticked.map((b) => b.alpha).join(","), weighting: select.value });
     if (select.value === "given") next.set("weights", ticked.map((b) => b.weight.value.trim()).join(","));
+    if (ticked.some((b) => b.alpha === added)) next.set("add", added);
     Object.entries(span).forEach(([k, v]) => next.set(k, v));
     location.hash = `#/combine?${next}`;
   });
@@ -73,7 +95,15 @@ export async function renderCombine(main, context) {
   const combination = { weighting, ...span };
   if (weighting === "given") combination.weights = given.join(",");
   contribution.hidden = false;
-  renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
+  if (added && chosen.includes(added)) {
+    // The before/after adds `added` to the rest: the rest keeps its own weights.
+    const rest = chosen.filter((a) => a !== added);
+    const restCombination = { ...combination };
+    if (weighting === "given") restCombination.weights = given.filter((_, i) => chosen[i] !== added).join(",");
+    renderContribution(contribution, alphas, rest, context, restCombination, added);
+  } else {
+    renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
+  }
   if (chosen.length === 0) {
     fill(results, note("Tick two alphas or more."));
     return;
@@ -88,6 +118,19 @@ export async function renderCombine(main, context) {
     return;
   }
   drawCombination(results, answer);
+}
+
+/** The partner `alpha` is combined with when it comes alone: a production alpha, else any other. */
+async function partnerOf(alpha, alphas, signal) {
+  try {
+    const production = await apiGet("/v1/analytics/screen", { production: "true", limit: 100 }, { signal });
+    const first = production.data.map((r) => r.alpha_id).find((a) => a !== alpha);
+    if (first) return first;
+  } catch (error) {
+    if (isAbort(error) || !["endpoint_not_allowed", "upstream_unavailable"].includes(error.code)) throw error;
+  }
+  const other = alphas.find((a) => a.alpha_id !== alpha);
+  return other ? other.alpha_id : null;
 }
 
 function drawCombination(results, answer) {
