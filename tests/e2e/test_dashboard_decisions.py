@@ -570,7 +570,7 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
         "#risk [data-figure='max_drawdown_pct'] + td",
         "#costs [data-figure='execution_cost'] + td",
         "#costs [data-figure='traded_notional'] + td",
-        "#metrics table.metrics-core [data-figure='core.turnover'] ~ td",
+        "#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)",
     ):
         assert tone(page, cell) == set(), cell
 
@@ -587,7 +587,8 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
     assert shown.endswith(" per year")
     four_digits(shown, turnover["value"] * 252)
     four_digits(
-        page.inner_text("#metrics table.metrics-core [data-figure='core.turnover'] + td"), core["value"]
+        page.inner_text("#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)"),
+        core["value"],
     )
     bounds = page.inner_text("#checks tr[data-check='turnover'] td.threshold")
     low, high = (shown_number(part.lstrip("≥≤ ")) for part in bounds.split(", "))
