@@ -79,31 +79,6 @@ class DateWindow:
         return DateWindow(max(starts) if starts else None, min(ends) if ends else None)
 
 
-def stat(
-    value: float | None, unit: str, source: str, annualisation: str, reason: str, **extra: Any
-) -> dict[str, Any]:
-    """An available entry, or a not_measurable one with `reason` when `value` is not finite."""
-    clean = number(value)
-    if clean is None:
-        return {
-            "value": None,
-            "unit": unit,
-            "status": "not_measurable",
-            "withheld_reason": reason,
-            "source": source,
-            "annualisation": annualisation,
-            **extra,
-        }
-    return {
-        "value": clean,
-        "unit": unit,
-        "status": "available",
-        "source": source,
-        "annualisation": annualisation,
-        **extra,
-    }
-
-
 def analytics_stat(
     value: float | None, unit: str, source: str, annualisation: str, reason: str, **extra: Any
 ) -> AnalyticsStat:

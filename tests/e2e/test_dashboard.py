@@ -416,11 +416,16 @@ def check_clean(site: Site, visit: Visit, allowed_statuses: tuple[int, ...] = ()
 def keep_screenshot(page: Any, folder: Path, name: str) -> Path:
     path = folder / name
     page.screenshot(path=str(path), full_page=True)
+    return keep_artefact(path)
+
+
+def keep_artefact(path: Path) -> Path:
+    """Copy a screenshot or a printed page to `$ALPHA_RESULTS_ARTEFACTS/dashboard/` when set (CI)."""
     artefacts = os.environ.get("ALPHA_RESULTS_ARTEFACTS")
     if artefacts:
         target = Path(artefacts) / "dashboard"
         target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target / name)
+        shutil.copyfile(path, target / path.name)
     return path
 
 
@@ -570,8 +575,8 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
 
     headers = cell_texts(page, "#catalogue table.screen thead th")
     for label in (
-        "Info. ratio",
-        "Excess Sharpe",
+        "Information ratio",
+        "Excess Sharpe ratio",
         "Mean IC",
         "ICIR (annualised)",
         "Max drawdown",
@@ -588,7 +593,7 @@ def test_the_catalogue_sorts_filters_and_pages_with_the_screener(
     by_ir = screened(sort="-information_ratio", offset=0)
     wait_for_ids(page, [r["alpha_id"] for r in by_ir["data"]])
     assert page.get_attribute("th[aria-sort]", "aria-sort") == "descending"
-    cells = cell_texts(page, "#catalogue-results tbody tr td:nth-child(3)")
+    cells = cell_texts(page, "#catalogue-results tbody tr td:nth-child(4)")  # after Compare, Alpha, Name
     shown_ir = [float(t) for t in cells if t != "—"]  # a null is a dash, and sorts last
     assert cells[: len(shown_ir)] == [t for t in cells if t != "—"]
     assert shown_ir and shown_ir == sorted(shown_ir, reverse=True)  # highest first, to the digit shown

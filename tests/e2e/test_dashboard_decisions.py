@@ -15,20 +15,24 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 import tests.e2e.test_dashboard as shared
 from tests.e2e.test_dashboard import (
     ALPHA,
+    SCREEN,
     Site,
     assert_drawn,
     cell_texts,
     check_clean,
     error_box,
+    keep_artefact,
     keep_screenshot,
     open_dashboard,
 )
@@ -56,10 +60,16 @@ def close(shown: float, served: float, rel: float = 1e-12) -> bool:
     return math.isclose(shown, served, rel_tol=rel, abs_tol=1e-15)
 
 
+def shown_number(text: str) -> float:
+    """The number a cell shows, its unit after it ("%", "bps", "per year") and thousands commas stripped."""
+    matched = re.match(r"-?[\d,]*\.?\d+(?:e[-+]?\d+)?", text.strip())
+    assert matched, text
+    return float(matched[0].replace(",", ""))
+
+
 def four_digits(text: str, served: float) -> None:
-    """A number shown to four significant digits (a `%` or unit after it stripped) is `served`."""
-    number = float(text.replace("%", "").replace("bps", "").strip())
-    assert math.isclose(number, served, rel_tol=6e-4, abs_tol=1e-12), (text, served)
+    """A number shown to four significant digits (a unit after it stripped) is `served`."""
+    assert math.isclose(shown_number(text), served, rel_tol=6e-4, abs_tol=1e-12), (text, served)
 
 
 def entry_values(page: Any, table: str) -> dict[str, tuple[str, str]]:
@@ -81,9 +91,13 @@ def assert_entries(shown: dict[str, tuple[str, str]], served: dict[str, Any]) ->
         else:
             assert close(float(value), entry["value"]), (name, value, entry)
             if entry["unit"] == "fraction":
-                assert text == f"{entry['value'] * 100:.2f}%", (name, text, entry)
+                assert text == f"{entry['value'] * 100:.2f}%".replace("-0.00%", "0.00%"), (name, text, entry)
             elif entry["unit"] == "percentage_points":
-                assert text == f"{entry['value']:.2f}%", (name, text, entry)
+                assert text == f"{entry['value']:.2f}%".replace("-0.00%", "0.00%"), (name, text, entry)
+            elif entry["unit"] in ("per_year", "per_session"):
+                per_year = entry["value"] * (252 if entry["unit"] == "per_session" else 1)
+                assert text.endswith(" per year"), (name, text, entry)  # one turnover basis, per year
+                four_digits(text, per_year)
             else:
                 four_digits(text, entry["value"])
 
@@ -130,6 +144,10 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
 
     page.wait_for_selector("#drawdown-episodes table.drawdowns")
     episodes = site.api(f"{base}/drawdowns", token, limit=1000).json()["data"]
+    page.click("#drawdowns-show-all")  # the ten deepest first (test_figures_... counts them)
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#drawdown-episodes tbody tr').length === n", arg=len(episodes)
+    )
     rows = page.eval_on_selector_all(
         "#drawdown-episodes tbody tr", "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))"
     )
@@ -161,7 +179,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     # as is with a % sign, never multiplied by 100 again.
     drawdown = risk["max_drawdown_pct"]
     assert drawdown["unit"] == "percentage_points" and "max_drawdown" not in risk
-    assert page.inner_text("#risk [data-figure='max_drawdown_pct']").startswith("Max drawdown (%)")
+    assert page.inner_text("#risk [data-figure='max_drawdown_pct']").startswith("Max drawdown")
     assert f"{drawdown['value']:.2f}%" in page.inner_text("#risk [data-figure='max_drawdown_pct'] + td")
 
     page.wait_for_selector("#checks table.checks")
@@ -471,6 +489,19 @@ def test_the_tear_sheet_prints_and_downloads_as_one_self_contained_file(
     page.emulate_media(media="print")
     assert not page.is_visible(".topbar") and not page.is_visible("#download-tearsheet")
     keep_screenshot(page, tmp_path, "tearsheet-print.png")
+    # Printed to PDF as Chromium prints it: the chart's legend names both series, in print too.
+    legend = page.eval_on_selector_all(
+        "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"
+    )
+    assert legend[0] == f"{ALPHA} (long_short)" and legend[1].startswith("SPY ("), legend
+    assert page.is_visible("#sheet-equity svg.svg-legend")
+    assert ": —" not in page.inner_text("#tearsheet") and not NEGATIVE_ZERO.search(
+        page.inner_text("#tearsheet")
+    )
+    printed = tmp_path / "tearsheet.pdf"
+    page.pdf(path=str(printed), format="A4")
+    assert printed.read_bytes().startswith(b"%PDF-")
+    keep_artefact(printed)
     page.emulate_media(media="screen")
 
     with page.expect_download() as download:
@@ -535,3 +566,208 @@ def test_a_key_without_the_analytics_routes_sees_which_route_each_panel_needs(
         assert listing["message"] in shown["text"]
     keep_screenshot(page, tmp_path, "decisions-refused.png")
     check_clean(site, visit, allowed_statuses=(403,))
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 33: names, units and colours a reader understands; the Combine link; the catalogue at
+# 1,440 px; the alpha page's section links and drawdown episodes (docs/dashboard.md).
+# ---------------------------------------------------------------------------------------------
+
+NEGATIVE_ZERO = re.compile(r"(?<![\d.])-0(?:\.0+)?(?![\d.])")  # "-0", "-0.0", "-0.00" (not "-0.02")
+IDLE_COLON = """(chart) => [...document.querySelectorAll(`[data-chart="${chart}"] .u-legend th`)]
+  .map((th) => getComputedStyle(th, "::after").content)"""
+
+
+def tone(page: Any, selector: str) -> set[str]:
+    """The colour classes of a cell: better, worse, or none."""
+    classes = (page.get_attribute(selector, "class") or "").split()
+    return set(classes) & {"better", "worse", "positive", "negative"}
+
+
+@pytest.mark.e2e
+def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}")
+    page = visit.page
+    token = site.keys.full
+    for table in ("risk table.risk", "checks table.checks", "significance table.significance-headline"):
+        page.wait_for_selector(f"#{table}")
+    for table in ("metrics table.metrics-core", "costs table.costs", "drawdown-episodes table.drawdowns"):
+        page.wait_for_selector(f"#{table}")
+    text = page.inner_text("main")
+    for wrong in (
+        "Mean ic",
+        "Icir",
+        "Ic t stat",
+        "Cagr",
+        "Var 95",
+        "Cvar 95",
+        "Deflated sharpe",
+        "Info. ratio",
+    ):
+        assert wrong not in text, wrong
+    for right in ("Mean IC", "ICIR", "t-statistic of mean IC", "CAGR", "VaR 95 %", "CVaR 95 %"):
+        assert right in text, right
+    assert page.inner_text("#checks tr[data-check='deflated_sharpe'] th").startswith("Deflated Sharpe ratio")
+    assert page.inner_text("#significance [data-figure='dsr']").startswith("Deflated Sharpe ratio")
+    # The unit beside a value is the one it is shown in: never the API's code ("fraction" beside 9.41%).
+    units = cell_texts(page, "table.entries tbody td:nth-child(3), table.metrics-core tbody td:nth-child(3)")
+    assert units and not [u for u in units if "_" in u or u in ("fraction", "equity", "multiple")], units
+    risk = site.api(f"/v1/alphas/{ALPHA}/analytics/risk", token).json()["data"]
+    assert risk["cagr"]["unit"] == "fraction"
+    assert page.inner_text("#risk [data-figure='cagr'] + td + td") == "%"
+    # No negative zero: not on this page, nor from the formatter for a value that rounds to zero.
+    assert not NEGATIVE_ZERO.search(text), NEGATIVE_ZERO.search(text)
+    formatted = page.evaluate(
+        """async () => {
+          const url = document.querySelector("script[src$='/app.js']").src.replace(/app\\.js$/, "format.js");
+          const f = await import(url);
+          return [f.pct(-0.00001, 1), f.pp(-0.001), f.fixed(-0.00001, 2), f.int(-0.3), f.pct(-0.0002)];
+        }"""
+    )
+    assert formatted == ["0.0%", "0.00%", "0.00", "0", "-0.02%"]
+
+    # Colour only where better and worse are declared: a ratio above zero is better; kurtosis,
+    # volatility, costs and a drawdown's size are not coloured.
+    significance = site.api(f"/v1/alphas/{ALPHA}/analytics/significance", token).json()["data"]
+    assert significance["sharpe"]["value"] > 0
+    assert tone(page, "#significance [data-figure='sharpe'] + td") == {"better"}
+    for cell in (
+        "#significance [data-figure='kurtosis'] + td",
+        "#significance [data-figure='skewness'] + td",
+        "#risk [data-figure='benchmark.tracking_error'] + td",
+        "#risk [data-figure='max_drawdown_pct'] + td",
+        "#costs [data-figure='execution_cost'] + td",
+        "#costs [data-figure='traded_notional'] + td",
+        "#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)",
+    ):
+        assert tone(page, cell) == set(), cell
+
+    # One turnover basis on the page, per year: the checks' per-session turnover is annualised as
+    # /metrics annualises it (x 252 sessions), its bounds too.
+    metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", token).json()["data"]
+    assert metrics["annualisation_factors"]["daily"] == 252
+    core = metrics["core"]["turnover"]
+    assert core["unit"] == "per_year" and core["periods_per_year"] == 252
+    checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()["data"]["checks"]
+    turnover = next(c for c in checks if c["id"] == "turnover")
+    assert turnover["unit"] == "per_session"
+    shown = page.inner_text("#checks tr[data-check='turnover'] td.number")
+    assert shown.endswith(" per year")
+    four_digits(shown, turnover["value"] * 252)
+    four_digits(
+        page.inner_text("#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)"),
+        core["value"],
+    )
+    bounds = page.inner_text("#checks tr[data-check='turnover'] td.threshold")
+    low, high = (shown_number(part.lstrip("≥≤ ")) for part in bounds.split(", "))
+    assert math.isclose(low, turnover["threshold"]["min"] * 252, rel_tol=6e-4), bounds
+    assert math.isclose(high, turnover["threshold"]["max"] * 252, rel_tol=6e-4), bounds
+    assert "per session" not in text and "per_session" not in text
+
+    # Legends read without a pointer (and so in print): a time chart's latest values, a category
+    # chart's series name alone; never "name: —".
+    equity = site.api(f"/v1/alphas/{ALPHA}/equity-curve", token, limit=5000).json()["data"]
+    for chart in ("cumulative-return", "drawdown", "ic-weekly", "rolling-ic", "rolling-ir"):
+        assert_drawn(page, chart)
+        legend = page.inner_text(f"[data-chart='{chart}'] .u-legend")
+        assert "—" not in legend and "(latest)" in legend, (chart, legend)
+    latest = page.inner_text("[data-chart='cumulative-return'] .u-legend .u-series:nth-child(2) .u-value")
+    assert latest == f"{equity[-1]['cumulative_return'] * 100:.1f}%", latest
+    for chart in ("ic-deciles", "ic-term-structure", "rank-autocorrelation", "turnover-deciles"):
+        assert_drawn(page, chart)
+        legend = page.inner_text(f"[data-chart='{chart}'] .u-legend")
+        assert "—" not in legend and legend.strip() == page.inner_text(f"[data-chart='{chart}'] figcaption")
+        assert set(page.evaluate(IDLE_COLON, chart)) <= {"none"}, chart  # no "name:" either
+
+    # Section links: one per panel, in order, in a bar that stays at the top while scrolling.
+    panels = page.eval_on_selector_all("main section.panel[id]", "ss => ss.map(s => s.id)")
+    linked = page.eval_on_selector_all("#section-nav a", "as => as.map(a => a.dataset.section)")
+    assert linked == panels and "drawdown-episodes" in panels and len(panels) >= 12
+    route = page.evaluate("location.hash")
+    page.click("#section-nav a[data-section='drawdown-episodes']")
+    page.wait_for_function(
+        "() => { const top = document.querySelector('#drawdown-episodes').getBoundingClientRect().top;"
+        " return top > 0 && top < 150; }"
+    )
+    assert page.evaluate("location.hash") == route  # still this alpha's page
+    assert page.evaluate("document.querySelector('#section-nav').getBoundingClientRect().top") == 0
+    # The ten deepest drawdown episodes, and a button for all of them.
+    episodes = site.api(f"/v1/alphas/{ALPHA}/analytics/drawdowns", token, limit=1000).json()["data"]
+    assert len(episodes) > 10
+    peaks = cell_texts(page, "#drawdown-episodes tbody th")
+    assert peaks == [e["peak_date"] for e in episodes[:10]]
+    assert page.inner_text("#drawdowns-show-all") == f"Show all {len(episodes)} episodes"
+    keep_screenshot(page, tmp_path, f"alpha-{ALPHA}.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_the_combine_link_adds_the_alpha_to_a_production_alpha(site: Site, tab: Any, tmp_path: Path) -> None:
+    """`Combine…` on an alpha's page opens the combination of that alpha with the first production
+    alpha of the catalogue, and the before/after with the alpha as the one added."""
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{OTHER}")
+    page = visit.page
+    assert page.get_attribute("#open-combine", "href") == f"#/combine?add={OTHER}"
+    production = site.api(SCREEN, site.keys.full, production="true").json()["data"]
+    partner = next(r["alpha_id"] for r in production if r["alpha_id"] != OTHER)
+    page.click("#open-combine")
+    page.wait_for_function(
+        "(alpha) => document.querySelector('#contribution-summary')?.innerText.includes(`Weight of ${alpha} `)",
+        arg=OTHER,
+    )
+    fragment = page.evaluate("location.hash")
+    query = dict(httpx.QueryParams(fragment.split("?", 1)[1]))
+    assert query["alphas"] == f"{partner},{OTHER}" and query["add"] == OTHER, fragment
+    assert cell_texts(page, "table.combine-weights tbody th") == [partner, OTHER]
+    assert page.input_value("#contribution-alpha") == OTHER
+    data = site.api(
+        f"/v1/alphas/{OTHER}/analytics/contribution", site.keys.full, reference=partner, weighting="equal"
+    ).json()["data"]
+    assert data["reference"]["alphas"] == [partner] and not data["reference"]["alpha_excluded"]
+    rows = page.eval_on_selector_all(
+        "#contribution-results tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
+        " tr.children[2].dataset.value])",
+    )
+    assert_contribution_shown(page, {name: [before, after] for name, before, after in rows}, data)
+    # A smaller drawdown is the better change (green), a larger one the worse.
+    change = data["change"]["max_drawdown_pct"]["value"]
+    assert tone(page, "#contribution-results [data-figure='max_drawdown_pct'] ~ td:nth-child(4)") == {
+        "better" if change < 0 else "worse"
+    }
+    assert tone(page, "#contribution-results [data-figure='volatility'] ~ td:nth-child(4)") == set()
+    assert not [r.url for r in visit.responses if r.status >= 400]
+    keep_screenshot(page, tmp_path, "combine-from-alpha.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+def test_the_catalogue_fits_a_1440_px_window_with_its_compare_column(site: Site, tmp_path: Path) -> None:
+    context = site.browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        visit = open_dashboard(site, context, site.keys.full)
+        page = visit.page
+        page.wait_for_selector("#catalogue table.screen input.pick")
+        geometry = page.evaluate(
+            """() => {
+              const scroller = document.querySelector('#catalogue-results .table-scroll');
+              const frame = scroller.getBoundingClientRect();
+              const boxes = [...scroller.querySelectorAll('input.pick')].map((b) => b.getBoundingClientRect());
+              return { scroll: scroller.scrollWidth, client: scroller.clientWidth, left: frame.left,
+                       right: frame.right, boxes: boxes.map((b) => [b.left, b.right]), width: innerWidth };
+            }"""
+        )
+        assert geometry["scroll"] <= geometry["client"], geometry  # nothing cut off
+        assert geometry["boxes"]
+        for left, right in geometry["boxes"]:
+            assert geometry["left"] <= left and right <= min(geometry["right"], geometry["width"]), geometry
+        assert cell_texts(page, "#catalogue table.screen thead th")[0] == "Compare"
+        page.check(f"input.pick[value='{ALPHA}']")
+        page.check(f"input.pick[value='{OTHER}']")
+        assert page.is_enabled("#compare-picked")
+        keep_screenshot(page, tmp_path, "catalogue-1440.png")
+        check_clean(site, visit)
+    finally:
+        context.close()

@@ -2,6 +2,7 @@
 // downloads. The description is asked for first: a key that may not read the alpha (403
 // alpha_not_allowed) or an unknown alpha (404) stops there with the server's refusal. Each panel
 // then loads on its own, so a refusal of one endpoint shows in its panel and the others still draw.
+// A bar that stays at the top of the window links every panel, as the page is long.
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { renderCrossSection } from "./cross_section.js";
@@ -28,7 +29,8 @@ export async function renderAlpha(main, alpha, context) {
     alphaActions(alpha),
   );
   const description = panel("description", "Description", "GET /v1/alphas/{alpha}");
-  fill(main, header, description.section);
+  const sections = h("nav", { class: "section-nav", id: "section-nav", "aria-label": "Sections of this page" });
+  fill(main, header, sections, description.section);
 
   let described = null;
   try {
@@ -66,11 +68,30 @@ export async function renderAlpha(main, alpha, context) {
   );
   add(main, performance.section, signalQuality.section, metrics.section);
   add(main, decisionPanels(alpha, context), crossSection.section, downloads.section);
+  fill(sections, sectionLinks(main, alpha));
 
   renderPerformance(performance.body, alpha, context);
   loadMetrics(alpha, signalQuality.body, metrics.body, context);
   renderCrossSection(crossSection.body, alpha, context);
   renderDownloads(downloads.body, alpha, context);
+}
+
+/** One link per panel of the page, scrolling to it (the fragment stays the alpha's route). */
+function sectionLinks(main, alpha) {
+  return [...main.querySelectorAll("section.panel[id]")].map((section) =>
+    h(
+      "a",
+      {
+        href: `#/alphas/${encodeURIComponent(alpha)}`,
+        "data-section": section.id,
+        onclick: (event) => {
+          event.preventDefault();
+          section.scrollIntoView({ block: "start" });
+        },
+      },
+      section.querySelector("h2").textContent,
+    ),
+  );
 }
 
 async function loadMetrics(alpha, signalBody, metricsBody, context) {

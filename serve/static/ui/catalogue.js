@@ -10,7 +10,8 @@
 
 import { apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table } from "./dom.js";
-import { DASH, int, num, pp } from "./format.js";
+import { DASH, int } from "./format.js";
+import { figureName, inUnit, valueTone } from "./labels.js";
 
 const PAGE_SIZE = 25;
 const SCREEN = "/v1/analytics/screen";
@@ -20,29 +21,30 @@ const LISTING = "/v1/alphas";
 const FALLBACK_CODES = new Set(["endpoint_not_allowed", "upstream_unavailable"]);
 
 // The screener's columns: [field, header, cell, first direction of a click (null: not sortable)].
-// The name's cell also holds the thesis (`tldr`) and the tags.
+// The name's cell also holds the thesis (`tldr`) and the tags. The tick boxes come first, so they
+// stay in view however narrow the window (the table scrolls sideways past its width).
 const COLUMNS = [
+  ["pick", "Compare", (row) => pickCell(row.alpha_id), null],
   ["alpha_id", "Alpha", (row) => alphaLink(row.alpha_id), "asc"],
   ["name", "Name", (row) => nameCell(row), "asc"],
-  ["information_ratio", "Info. ratio", (row) => signedCell(num(row.information_ratio), row.information_ratio), "desc"],
-  ["excess_sharpe", "Excess Sharpe", (row) => signedCell(num(row.excess_sharpe), row.excess_sharpe), "desc"],
-  ["mean_ic", "Mean IC", (row) => icCell(row, row.mean_ic), "desc"],
-  ["icir", "ICIR (annualised)", (row) => icCell(row, row.icir), "desc"],
-  ["max_drawdown_pct", "Max drawdown", (row) => numberCell(pp(row.max_drawdown_pct), row.max_drawdown_pct), "desc"],
-  ["turnover", "Turnover", (row) => turnoverCell(row), "desc"],
+  ["information_ratio", figureName("information_ratio"), (row) => figureCell(row, "information_ratio", "ratio"), "desc"],
+  ["excess_sharpe", figureName("excess_sharpe"), (row) => figureCell(row, "excess_sharpe", "ratio"), "desc"],
+  ["mean_ic", figureName("mean_ic"), (row) => icCell(row, "mean_ic"), "desc"],
+  ["icir", `${figureName("icir")} (annualised)`, (row) => icCell(row, "icir"), "desc"],
+  ["max_drawdown_pct", figureName("max_drawdown_pct"), (row) => figureCell(row, "max_drawdown_pct", "percentage_points"), "desc"],
+  ["turnover", figureName("turnover"), (row) => figureCell(row, "turnover", row.turnover_unit), "desc"],
   ["sessions", "Sessions", (row) => numberCell(int(row.sessions), row.sessions), "desc"],
   ["weeks", "Weeks", (row) => numberCell(int(row.weeks), row.weeks), "desc"],
-  ["pick", "Compare", (row) => pickCell(row.alpha_id), null],
 ];
 
 // The figures whose bounds the form sends (`min_<figure>`, `max_<figure>`; schemas/query.py ScreenQuery).
 const RANGES = [
-  ["information_ratio", "Information ratio"],
-  ["mean_ic", "Mean IC"],
-  ["max_drawdown_pct", "Max drawdown (%)"],
-  ["excess_sharpe", "Excess Sharpe"],
-  ["icir", "ICIR (annualised)"],
-  ["turnover", "Turnover"],
+  ["information_ratio", figureName("information_ratio")],
+  ["mean_ic", figureName("mean_ic")],
+  ["max_drawdown_pct", `${figureName("max_drawdown_pct")} (%)`],
+  ["excess_sharpe", figureName("excess_sharpe")],
+  ["icir", `${figureName("icir")} (annualised)`],
+  ["turnover", figureName("turnover")],
   ["sessions", "Sessions"],
 ];
 
@@ -99,21 +101,21 @@ function nameCell(row) {
   );
 }
 
-function signedCell(text, value) {
-  return numberCell(text, value, { signed: true });
+/** A screener figure in its unit (the screener's row fields: schemas/bodies/rows.py ScreenRow). */
+function figureCell(row, field, unit) {
+  const cell = numberCell(inUnit(row[field], unit), row[field], { tone: valueTone(field, row[field]) });
+  cell.setAttribute("data-value", row[field] == null ? "" : String(row[field]));
+  return cell;
 }
 
 // A figure of the sealed IC: flagged, and not coloured as a gain, when the run's cross-sections do not
 // reproduce it (`ic_reproduces` false); a null flag (nothing to check, or withheld) shows the figure as is.
-function icCell(row, value) {
-  if (row.ic_reproduces !== false) return signedCell(num(value), value);
+function icCell(row, field) {
+  if (row.ic_reproduces !== false) return figureCell(row, field, "ratio");
   const flag = h("span", { class: "badge ic-unreproduced", title: UNREPRODUCED }, "not reproduced");
-  return h("td", { class: "number ic-unreproduced", title: UNREPRODUCED }, num(value), " ", flag);
-}
-
-function turnoverCell(row) {
-  const unit = row.turnover != null && row.turnover_unit ? h("span", { class: "unit" }, ` ${row.turnover_unit}`) : null;
-  return numberCell(h("span", {}, num(row.turnover), unit), row.turnover);
+  const cell = h("td", { class: "number ic-unreproduced", title: UNREPRODUCED }, inUnit(row[field], "ratio"), " ", flag);
+  cell.setAttribute("data-value", row[field] == null ? "" : String(row[field]));
+  return cell;
 }
 
 function numberInput(id, name, value, placeholder) {

@@ -1,6 +1,10 @@
 // Charts drawn with the vendored uPlot (vendor/uplot, see vendor/README.md): time series and
 // category bars. Each chart's wrapper carries `data-chart` (its name) and, once drawn,
 // `data-drawn` and `data-series-colors` (the colours its series are stroked with).
+//
+// The legend reads without a pointer, so a printed page shows it too: with nothing hovered, a time
+// chart's legend gives each series' latest value and the date of the last session, and a category
+// chart's legend names its series alone (the values of the category hovered appear on hover).
 
 import uPlot from "./vendor/uplot/uPlot.esm.js";
 import { add, h } from "./dom.js";
@@ -65,14 +69,19 @@ export function timeChart(container, { name, title, x, series, format, height = 
     title,
     series.map((s) => s.color),
   );
+  const day = (v) => utc(v).toISOString().slice(0, 10);
+  const latest = series.map((s) => lastFinite(s.values)); // shown while nothing is hovered
   const options = {
     tzDate: utc,
     cursor: sync ? { sync: { key: sync } } : {},
     scales: { x: { time: true } },
     axes: [{ ...AXIS }, { ...AXIS, size: 64, values: (u, splits) => splits.map((v) => format(v)) }],
     series: [
-      { label: "Date", value: (u, v) => (v == null ? "" : utc(v).toISOString().slice(0, 10)) },
-      ...series.map((s) => ({
+      {
+        label: "Date",
+        value: (u, v, sidx, idx) => (idx == null ? (x.length ? `${day(x[x.length - 1])} (latest)` : "") : v == null ? "" : day(v)),
+      },
+      ...series.map((s, k) => ({
         label: s.label,
         stroke: s.color,
         width: s.bars ? 0 : 2,
@@ -80,7 +89,10 @@ export function timeChart(container, { name, title, x, series, format, height = 
         paths: s.bars ? uPlot.paths.bars({ size: [0.8, 12] }) : undefined,
         points: { show: false },
         spanGaps: true,
-        value: (u, v) => (v == null ? DASH : format(v)),
+        value: (u, v, sidx, idx) => {
+          const shown = idx == null ? latest[k] : v;
+          return shown == null ? DASH : format(shown);
+        },
       })),
     ],
     hooks: zeroLine ? { drawAxes: [drawZeroLine] } : {},
@@ -93,7 +105,7 @@ export function timeChart(container, { name, title, x, series, format, height = 
  */
 export function categoryChart(
   container,
-  { name, title, labels, values, color, format, line = false, height = HEIGHT },
+  { name, title, labels, values, color, format, axis, line = false, height = HEIGHT },
 ) {
   const wrapper = wrapperFor(name, title, [color]);
   const x = labels.map((_, i) => i + 1);
@@ -110,7 +122,7 @@ export function categoryChart(
       { ...AXIS, size: 64, values: (u, splits) => splits.map((v) => format(v)) },
     ],
     series: [
-      { label: "", value: (u, v) => label(v) },
+      { label: axis, value: (u, v) => label(v) },
       {
         label: title,
         stroke: color,
@@ -121,9 +133,19 @@ export function categoryChart(
         value: (u, v) => (v == null ? DASH : format(v)),
       },
     ],
-    hooks: { drawAxes: [drawZeroLine] },
+    hooks: { drawAxes: [drawZeroLine], setLegend: [markIdle] },
   };
   return mount(wrapper, container, options, [x, values], height);
+}
+
+/** The legend without values while no category is hovered (styled in dashboard.css). */
+function markIdle(u) {
+  u.root.querySelector(".u-legend")?.classList.toggle("idle", u.legend.idx == null);
+}
+
+function lastFinite(values) {
+  for (let i = values.length - 1; i >= 0; i -= 1) if (Number.isFinite(values[i])) return values[i];
+  return null;
 }
 
 function paddedIncludingZero(min, max) {

@@ -5,7 +5,8 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH } from "./format.js";
-import { inUnit, labelOf, verdictBadge } from "./stat_entry.js";
+import { figureName, inUnit } from "./labels.js";
+import { verdictBadge } from "./stat_entry.js";
 
 export async function loadChecks(body, alpha, { signal }) {
   let answer;
@@ -41,7 +42,7 @@ export function renderChecks(body, answer) {
     return h(
       "tr",
       { "data-check": check.id, "data-verdict": check.verdict },
-      h("th", { scope: "row" }, labelOf(check.id), " ", h("code", {}, check.id)),
+      h("th", { scope: "row" }, figureName(check.id), " ", h("code", {}, check.id)),
       cell,
       h("td", { class: "threshold" }, thresholdText(check.threshold, check.unit)),
       h("td", {}, verdictBadge(check.verdict)),

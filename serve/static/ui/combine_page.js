@@ -6,13 +6,18 @@
 // correlation matrix as a heatmap and the diversification ratio; the answer's warnings (in-sample
 // weights, a weighting that shorts an alpha) head it. Beneath, what adding one more alpha does to that
 // combination: the same set, weighting, weights, fit_to and window (contribution_panel.js).
+//
+// `add=x` (the "Combine…" link of x's page) makes x the alpha added: the before/after adds x to the
+// rest of the combination, and shows it at once. Alone (`#/combine?add=x`), x is combined with the
+// first production alpha of the catalogue the key may read (GET /v1/analytics/screen?production=true),
+// or, for a key without the screener, the first other alpha of the listing.
 
-import { apiGetAll } from "./api.js";
+import { apiGet, apiGetAll, isAbort } from "./api.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
 import { renderContribution } from "./contribution_panel.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
-import { DASH, dateSeconds, fixed, pct } from "./format.js";
+import { DASH, dateSeconds, fixed, pct, pp } from "./format.js";
 import { entriesOf, entryTable, entryText } from "./stat_entry.js";
 
 const WEIGHTINGS = ["equal", "given", "inverse_volatility", "max_ir"];
@@ -22,6 +27,7 @@ export async function renderCombine(main, context) {
   const { signal } = context;
   const query = fragmentQuery();
   const chosen = (query.get("alphas") || "").split(",").filter(Boolean);
+  const added = query.get("add") || "";
   const weighting = WEIGHTINGS.includes(query.get("weighting")) ? query.get("weighting") : "equal";
   const given = (query.get("weights") || "").split(",");
   const fitTo = FITTED.includes(weighting) ? query.get("fit_to") || "" : "";
@@ -48,6 +54,21 @@ export async function renderCombine(main, context) {
   } catch (error) {
     showError(form, error, "The alphas could not be listed");
     return;
+  }
+  if (added && !chosen.some((a) => a !== added)) {
+    let partner;
+    try {
+      partner = await partnerOf(added, alphas, signal);
+    } catch (error) {
+      showError(form, error, "The alphas could not be listed");
+      return;
+    }
+    if (partner) {
+      const next = new URLSearchParams({ alphas: `${partner},${added}`, add: added, weighting });
+      Object.entries(span).forEach(([k, v]) => next.set(k, v));
+      location.replace(`#/combine?${next}`); // the router draws the combination
+      return;
+    }
   }
   const boxes = alphas.map((a) => {
     const at = chosen.indexOf(a.alpha_id);
@@ -77,6 +98,7 @@ export async function renderCombine(main, context) {
     const next = new URLSearchParams({ alphas: ticked.map((b) => b.alpha).join(","), weighting: select.value });
     if (select.value === "given") next.set("weights", ticked.map((b) => b.weight.value.trim()).join(","));
     if (FITTED.includes(select.value) && fitInput.value) next.set("fit_to", fitInput.value);
+    if (ticked.some((b) => b.alpha === added)) next.set("add", added);
     Object.entries(span).forEach(([k, v]) => next.set(k, v));
     location.hash = `#/combine?${next}`;
   });
@@ -85,7 +107,15 @@ export async function renderCombine(main, context) {
   if (weighting === "given") combination.weights = given.join(",");
   if (fitTo) combination.fit_to = fitTo;
   contribution.hidden = false;
-  renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
+  if (added && chosen.includes(added)) {
+    // The before/after adds `added` to the rest: the rest keeps its own weights.
+    const rest = chosen.filter((a) => a !== added);
+    const restCombination = { ...combination };
+    if (weighting === "given") restCombination.weights = given.filter((_, i) => chosen[i] !== added).join(",");
+    renderContribution(contribution, alphas, rest, context, restCombination, added);
+  } else {
+    renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
+  }
   if (chosen.length === 0) {
     fill(results, note("Tick two alphas or more."));
     return;
@@ -100,6 +130,19 @@ export async function renderCombine(main, context) {
     return;
   }
   drawCombination(results, answer);
+}
+
+/** The partner `alpha` is combined with when it comes alone: a production alpha, else any other. */
+async function partnerOf(alpha, alphas, signal) {
+  try {
+    const production = await apiGet("/v1/analytics/screen", { production: "true", limit: 100 }, { signal });
+    const first = production.data.map((r) => r.alpha_id).find((a) => a !== alpha);
+    if (first) return first;
+  } catch (error) {
+    if (isAbort(error) || !["endpoint_not_allowed", "upstream_unavailable"].includes(error.code)) throw error;
+  }
+  const other = alphas.find((a) => a.alpha_id !== alpha);
+  return other ? other.alpha_id : null;
 }
 
 function drawCombination(results, answer) {
@@ -137,7 +180,7 @@ function drawCombination(results, answer) {
         { label: "combination", values: rows.map((r) => percent(r.cumulative_return)), color: COLORS.alpha },
         { label: `SPY (${meta.benchmark && meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"})`, values: rows.map((r) => percent(r.benchmark_cumulative_return)), color: COLORS.benchmark },
       ],
-      format: (v) => `${v.toFixed(1)}%`,
+      format: (v) => pp(v, 1),
       sync: "combine",
     });
     timeChart(chart, {
@@ -145,7 +188,7 @@ function drawCombination(results, answer) {
       title: "Drawdown of the combination (%)",
       x,
       series: [{ label: "drawdown", values: rows.map((r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)), color: COLORS.drawdown, fill: "rgba(192,57,43,0.15)" }],
-      format: (v) => `${v.toFixed(1)}%`,
+      format: (v) => pp(v, 1),
       sync: "combine",
       height: 150,
       zeroLine: false,

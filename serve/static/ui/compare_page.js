@@ -7,8 +7,9 @@ import { alphaPath, apiGet } from "./api.js";
 import { alphaSelect, fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { COLORS, timeChart } from "./charts.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
-import { DASH, dateSeconds, fixed, int, num, pct } from "./format.js";
-import { entryCell, entryText, icirLabel, inUnit, labelOf } from "./stat_entry.js";
+import { DASH, dateSeconds, fixed, int, num, pct, pp } from "./format.js";
+import { changeTone, inUnit } from "./labels.js";
+import { entryCell, entryText, figureHeader } from "./stat_entry.js";
 
 const WINDOWS = ["63", "21", "126", "252"];
 
@@ -90,7 +91,7 @@ function drawComparison(results, answer) {
   if (equity.length) {
     const x = equity.map((r) => dateSeconds(r.date));
     const percent = (v) => (v == null ? null : v * 100);
-    const fmt = (v) => `${v.toFixed(1)}%`;
+    const fmt = (v) => pp(v, 1);
     const sync = "compare";
     timeChart(charts, {
       name: "compare-curves",
@@ -150,14 +151,14 @@ function figuresTable(data) {
       const test = figure.test;
       const unit = figure.alpha ? figure.alpha.unit : null;
       const significant = test && test.p_value != null ? (test.significant ? "yes" : "no") : DASH;
-      const diff = numberCell(figure.difference == null ? DASH : inUnit(figure.difference, unit), figure.difference, { signed: true });
+      const diff = numberCell(figure.difference == null ? DASH : inUnit(figure.difference, unit), figure.difference, { tone: changeTone(name, figure.difference) });
       diff.setAttribute("data-value", figure.difference == null ? "" : String(figure.difference));
       return h(
         "tr",
         { "data-figure": name },
-        h("th", { scope: "row" }, name === "icir" ? icirLabel(figure.alpha) : labelOf(name), " ", h("code", {}, name)),
-        entryCell(figure.alpha),
-        entryCell(figure.with),
+        figureHeader(name, figure.alpha),
+        entryCell(figure.alpha, name),
+        entryCell(figure.with, name),
         diff,
         h("td", {}, test ? test.name : "no test stated"),
         numberCell(test ? num(test.statistic) : DASH, null),

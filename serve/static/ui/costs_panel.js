@@ -1,31 +1,31 @@
 // Costs (GET /v1/alphas/{alpha}/analytics/costs): the break-even cost against the modelled one,
-// the information ratio before and after costs, P&L gross and net, and turnover by score decile.
+// the information ratio before and after costs, P&L gross and net, and turnover by score decile
+// (weekly one-way turnover, annualised x 52 to the page's one turnover basis, per year).
 
 import { alphaPath, apiGet } from "./api.js";
 import { COLORS, categoryChart } from "./charts.js";
 import { fill, h, note, showError, warningList } from "./dom.js";
-import { int, num, pct } from "./format.js";
+import { int, num } from "./format.js";
+import { inUnit, WEEKS_PER_YEAR } from "./labels.js";
 import { entryTable } from "./stat_entry.js";
 
 const FIGURES = [
-  ["break_even_bps", "Break-even cost"],
-  ["modelled_cost_bps", "Modelled cost"],
-  ["break_even_multiple", "Break-even multiple of the modelled cost"],
-  ["information_ratio.gross", "Information ratio before costs"],
-  ["information_ratio.net", "Information ratio after costs"],
-  ["gross_pnl", "Gross P&L"],
-  ["execution_cost", "Execution cost"],
-  ["net_pnl", "Net P&L"],
-  ["traded_notional", "Traded notional"],
-  ["holding_period", "Holding period"],
+  "break_even_bps",
+  "modelled_cost_bps",
+  "break_even_multiple",
+  "information_ratio.gross",
+  "information_ratio.net",
+  "gross_pnl",
+  "execution_cost",
+  "net_pnl",
+  "traded_notional",
+  "holding_period",
 ];
 
 export function costFigures(data) {
   const pick = (path) => path.split(".").reduce((o, k) => (o ? o[k] : undefined), data);
-  return FIGURES.map(([path]) => [path, pick(path)]);
+  return FIGURES.map((path) => [path, pick(path)]);
 }
-
-export const COST_LABELS = Object.fromEntries(FIGURES);
 
 export async function loadCosts(body, alpha, { signal }) {
   let answer;
@@ -41,22 +41,23 @@ export async function loadCosts(body, alpha, { signal }) {
   fill(
     body,
     warningList(answer.meta.warnings),
-    entryTable(costFigures(data), { labels: COST_LABELS, className: "data entries costs" }),
+    entryTable(costFigures(data), { className: "data entries costs" }),
     chart,
   );
   if (deciles && deciles.buckets && deciles.buckets.length) {
     categoryChart(chart, {
       name: "turnover-deciles",
-      title: "Mean weekly turnover by score decile",
+      title: "Mean turnover by score decile (per year)",
       labels: deciles.buckets.map((b) => b.bucket),
-      values: deciles.buckets.map((b) => b.mean_turnover),
+      values: deciles.buckets.map((b) => (b.mean_turnover == null ? null : b.mean_turnover * WEEKS_PER_YEAR)),
       color: COLORS.deciles,
-      format: (v) => pct(v, 1),
+      format: num,
+      axis: "Decile",
       height: 200,
     });
     chart.append(
       note(
-        `${int(deciles.bucketed_weeks)} of ${int(deciles.weeks)} weeks bucketed by ${deciles.score_field}; mean weekly turnover ${num(deciles.mean_weekly_turnover)} (${deciles.weight_field}).`,
+        `${int(deciles.bucketed_weeks)} of ${int(deciles.weeks)} weeks bucketed by ${deciles.score_field}; the book's mean turnover ${inUnit(deciles.mean_weekly_turnover, "per_week")} (${deciles.weight_field}; weekly one-way turnover x ${WEEKS_PER_YEAR}).`,
         "caption",
       ),
     );

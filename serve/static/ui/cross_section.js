@@ -130,14 +130,14 @@ export async function renderCrossSection(body, alpha, { signal }) {
     );
     const rows = page.data.map((r) => [
       h("th", { scope: "row" }, r.symbol ?? DASH),
-      numberCell(r.direction == null ? DASH : String(r.direction), r.direction, { signed: true }),
-      numberCell(num(r.score), r.score, { signed: true }),
+      numberCell(r.direction == null ? DASH : String(r.direction), r.direction),
+      numberCell(num(r.score), r.score),
       numberCell(fixed(r.score_z, 2), r.score_z),
       numberCell(r.average_rank == null ? DASH : String(r.average_rank), r.average_rank),
-      numberCell(pct(r.long_short_target_weight), r.long_short_target_weight, { signed: true }),
+      numberCell(pct(r.long_short_target_weight), r.long_short_target_weight),
       numberCell(pct(r.long_only_target_weight), r.long_only_target_weight),
       r.next_open_tradeable == null ? DASH : r.next_open_tradeable ? "yes" : `no (${r.unavailability_reason ?? "?"})`,
-      numberCell(pct(r.forward_return), r.forward_return, { signed: true }),
+      numberCell(pct(r.forward_return), r.forward_return),
       r.decision_reason ?? DASH,
     ]);
     fill(

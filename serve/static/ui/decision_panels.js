@@ -30,7 +30,10 @@ export function decisionPanels(alpha, context) {
   return container;
 }
 
-/** Links from an alpha's page to its tear sheet and to the comparison page. */
+/**
+ * Links from an alpha's page to its tear sheet, the comparison page, and the combination page with
+ * the alpha as the one added (the combination page chooses its partner: combine_page.js).
+ */
 export function alphaActions(alpha) {
   const id = encodeURIComponent(alpha);
   return h(
@@ -38,6 +41,6 @@ export function alphaActions(alpha) {
     { class: "alpha-actions" },
     h("a", { href: `#/alphas/${id}/tearsheet`, class: "button-link", id: "open-tearsheet" }, "Tear sheet"),
     h("a", { href: `#/compare?a=${id}`, class: "button-link", id: "open-compare" }, "Compare with…"),
-    h("a", { href: `#/combine?alphas=${id}`, class: "button-link", id: "open-combine" }, "Combine…"),
+    h("a", { href: `#/combine?add=${id}`, class: "button-link", id: "open-combine" }, "Combine…"),
   );
 }

@@ -103,10 +103,13 @@ function asCell(cell) {
   return cell instanceof Element && (cell.tagName === "TD" || cell.tagName === "TH") ? cell : h("td", {}, cell);
 }
 
-/** A table cell right-aligned for numbers, coloured by sign when `signed`. */
-export function numberCell(text, value, { signed = false } = {}) {
-  const sign = signed && Number.isFinite(value) ? (value > 0 ? " positive" : value < 0 ? " negative" : "") : "";
-  return h("td", { class: `number${sign}` }, text);
+/**
+ * A table cell right-aligned for numbers. `tone` ("better" or "worse", from labels.js) colours it,
+ * unless the text shown is a zero: only a figure whose better direction is declared is coloured.
+ */
+export function numberCell(text, value, { tone = "" } = {}) {
+  const shown = tone && /[1-9]/.test(String(text)) ? ` ${tone}` : "";
+  return h("td", { class: `number${shown}` }, text);
 }
 
 /** Warnings of a response's meta, one line each (`code: message`). */

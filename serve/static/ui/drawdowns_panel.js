@@ -1,11 +1,14 @@
 // Drawdown episodes of the long_short book (every page of GET /v1/alphas/{alpha}/analytics/drawdowns,
 // deepest first as served): peak, trough, recovery (a dash while not recovered), depth, durations.
+// The ten deepest are shown, and a button shows them all.
 
 import { alphaPath, apiGetAll } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, int, pp } from "./format.js";
 
-export async function loadDrawdowns(body, alpha, { signal }, { limit } = {}) {
+export const DEEPEST = 10;
+
+export async function loadDrawdowns(body, alpha, { signal }) {
   let answer;
   try {
     answer = await apiGetAll(alphaPath(alpha, "/analytics/drawdowns"), { book: "long_short" }, { limit: 500, signal });
@@ -13,7 +16,18 @@ export async function loadDrawdowns(body, alpha, { signal }, { limit } = {}) {
     showError(body, error, "The drawdown episodes could not be read");
     return null;
   }
-  fill(body, warningList(answer.meta.warnings), drawdownTable(answer.data, limit), note(`${int(answer.total)} episodes of the ${answer.meta.book} book.`, "caption"));
+  const episodes = answer.data;
+  const list = h("div", { id: "drawdown-list" }, drawdownTable(episodes, DEEPEST));
+  const caption = (shown) =>
+    `${int(answer.total)} episodes of the ${answer.meta.book} book${shown < episodes.length ? `; the ${shown} deepest shown` : ""}.`;
+  const said = note(caption(Math.min(DEEPEST, episodes.length)), "caption");
+  const all = h("button", { type: "button", id: "drawdowns-show-all" }, `Show all ${int(episodes.length)} episodes`);
+  all.addEventListener("click", () => {
+    fill(list, drawdownTable(episodes));
+    said.textContent = caption(episodes.length);
+    all.remove();
+  });
+  fill(body, warningList(answer.meta.warnings), list, said, episodes.length > DEEPEST ? all : null);
   return answer;
 }
 

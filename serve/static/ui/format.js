@@ -1,23 +1,29 @@
 // Number and date formatting. Ratios (0.01 = 1%) are shown as percentages, percentage points as
-// percentages as they are; a null, missing or non-finite value is an em dash, never a zero.
+// percentages as they are; a null, missing or non-finite value is an em dash, never a zero. A value
+// that rounds to zero is shown without a sign ("0.0%", never "-0.0%").
 
 export const DASH = "—";
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
 
+/** The text without its minus when every digit shown is a zero ("-0.00" → "0.00"). */
+function unsignedZero(text) {
+  return /^-[0.]*(?:$|[^0-9.e])/.test(text) ? text.slice(1) : text;
+}
+
 /** A ratio as a percentage: 0.0123 → "1.23%". */
 export function pct(value, digits = 2) {
-  return finite(value) ? `${(value * 100).toFixed(digits)}%` : DASH;
+  return finite(value) ? `${unsignedZero((value * 100).toFixed(digits))}%` : DASH;
 }
 
 /** Percentage points as a percentage: 17.4 → "17.40%". */
 export function pp(value, digits = 2) {
-  return finite(value) ? `${value.toFixed(digits)}%` : DASH;
+  return finite(value) ? `${unsignedZero(value.toFixed(digits))}%` : DASH;
 }
 
 /** A plain number with `digits` decimals. */
 export function fixed(value, digits = 4) {
-  return finite(value) ? value.toFixed(digits) : DASH;
+  return finite(value) ? unsignedZero(value.toFixed(digits)) : DASH;
 }
 
 /** A number to four significant digits, without exponent for ordinary magnitudes. */
@@ -30,7 +36,7 @@ export function num(value) {
 }
 
 export function int(value) {
-  return finite(value) ? Math.round(value).toLocaleString("en-US") : DASH;
+  return finite(value) ? unsignedZero(Math.round(value).toLocaleString("en-US")) : DASH;
 }
 
 export function bytes(value) {
@@ -46,12 +52,5 @@ export function dateSeconds(date) {
   return Date.UTC(y, m - 1, d) / 1000;
 }
 
-/** A stat entry of /metrics (`{value, unit, status, ...}`) formatted by its unit. */
-export function statValue(entry) {
-  if (!entry) return DASH;
-  if (entry.status === "not_measurable" || entry.value === null || entry.value === undefined) return DASH;
-  if (entry.unit === "percentage_points") return pp(entry.value);
-  return num(entry.value);
-}
 
 export const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

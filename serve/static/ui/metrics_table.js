@@ -1,42 +1,30 @@
 // The metrics table of /v1/alphas/{alpha}/metrics: core statistics, rank IC, Newey-West t-stats with
-// their lags (nwt), and per-period statistics at the chosen granularity (periods).
+// their lags (nwt), and per-period statistics at the chosen granularity (periods). Names, units and
+// colours are labels.js's; a period's turnover (summed over the period) is shown per year, the
+// page's one turnover basis, over the period's span (`tenure.years`).
 
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
-import { DASH, fixed, int, num, statValue } from "./format.js";
-import { icirLabel, unreproducedBadge } from "./stat_entry.js";
+import { DASH, fixed, int, num } from "./format.js";
+import { figureName, unitText, valueTone } from "./labels.js";
+import { entryCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
 
-const CORE = [
-  ["ic", "Mean rank IC"],
-  ["icir", "ICIR"],
-  ["information_ratio", "Information ratio"],
-  ["excess_sharpe", "Excess Sharpe"],
-  ["sharpe", "Sharpe (deprecated alias)"],
-  ["pnl", "P&L"],
-  ["max_drawdown", "Max drawdown"],
-  ["max_drawdown_pct", "Max drawdown (%)"],
-  ["turnover", "Turnover"],
-];
+const CORE = ["ic", "icir", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "turnover"];
+// core.sharpe is the information ratio under its former name (docs/api.md).
+const ALIASES = { sharpe: "deprecated alias of the information ratio" };
 const NWT = [
   ["ic", "Mean IC (conditioned)"],
   ["ic_score_panel", "Mean IC of the raw score panel"],
   ["ir", "Mean daily return of the long/short book"],
 ];
-const PERIOD_COLUMNS = [
-  ["ic", "IC"],
-  ["icir", "ICIR"],
-  ["information_ratio", "IR"],
-  ["excess_sharpe", "Excess Sharpe"],
-  ["pnl", "P&L"],
-  ["max_drawdown_pct", "Max DD"],
-  ["turnover", "Turnover"],
-];
+const PERIOD_COLUMNS = ["ic", "icir", "information_ratio", "excess_sharpe", "pnl", "max_drawdown_pct", "turnover"];
 
-function statCell(entry) {
-  const value = entry ? entry.value : null;
-  const cell = numberCell(statValue(entry), value);
-  if (entry && entry.status === "not_measurable") cell.title = entry.withheld_reason || "not measurable";
-  return cell;
+/** A period's turnover (`period_sum`) per year over the period's span; other units as served. */
+function perYear(entry, tenure) {
+  if (!entry || entry.unit !== "period_sum" || entry.value == null) return entry;
+  const years = tenure ? tenure.years : null;
+  const value = Number.isFinite(years) && years > 0 ? entry.value / years : null;
+  return { ...entry, value, unit: "per_year", status: value == null ? "not_measurable" : entry.status };
 }
 
 function statusText(entry) {
@@ -52,20 +40,21 @@ const SEALED_IC = new Set(["ic", "icir"]);
 function coreTable(core, warnings) {
   return table(
     ["Statistic", "Value", "Unit", "Annualisation", "Signal", "Status"],
-    CORE.map(([key, label]) => {
+    CORE.map((key) => {
       const entry = core[key];
+      const name = ALIASES[key] ? `${figureName(key)} (${ALIASES[key]})` : figureName(key);
       return [
         h(
           "span",
-          {},
-          key === "icir" ? icirLabel(entry) : label,
+          { "data-figure": `core.${key}` },
+          key === "icir" ? icirLabel(entry) : name,
           " ",
           h("code", {}, `core.${key}`),
           SEALED_IC.has(key) ? unreproducedBadge(warnings) : null,
         ),
-        statCell(entry),
-        entry ? entry.unit : DASH,
-        entry && entry.annualisation ? entry.annualisation : DASH,
+        entryCell(entry, key),
+        entry ? unitText(entry.unit) : DASH,
+        entry && entry.annualisation ? entry.annualisation.replaceAll("_", " ") : DASH,
         entry && entry.signal ? entry.signal : DASH,
         statusText(entry),
       ];
@@ -89,9 +78,9 @@ function rankIcTable(rankIc) {
   for (const [family, entries] of Object.entries(rankIc)) {
     for (const [key, entry] of Object.entries(entries || {})) {
       rows.push([
-        h("code", {}, `rank_ic.${family}.${key}`),
-        statCell(entry),
-        entry ? entry.unit : DASH,
+        h("span", { "data-figure": `rank_ic.${family}.${key}` }, `${figureName(key)} (${family} score)`, " ", h("code", {}, `rank_ic.${family}.${key}`)),
+        entryCell(entry, key),
+        entry ? unitText(entry.unit) : DASH,
         statusText(entry),
       ]);
     }
@@ -115,7 +104,7 @@ function nwtTable(nwt, warnings) {
         h("span", {}, label, " ", h("code", {}, `nwt.${key}`)),
         numberCell(num(block.mean), block.mean),
         numberCell(num(block.standard_error), block.standard_error),
-        numberCell(fixed(block.t_stat, 2), block.t_stat, { signed: true }),
+        numberCell(fixed(block.t_stat, 2), block.t_stat, { tone: valueTone("ic_t_stat", block.t_stat) }),
         numberCell(fixed(block.p_value, 3), block.p_value),
         numberCell(int(block.lag), block.lag),
         numberCell(int(block.n), block.n),
@@ -129,12 +118,17 @@ function nwtTable(nwt, warnings) {
 
 function periodsTable(periods) {
   if (!periods || periods.length === 0) return note("No periods at this granularity.");
-  const label = (key, text) => (key === "icir" ? icirLabel(periods[0].core.icir) : text);
   return table(
-    ["Period", ...PERIOD_COLUMNS.map(([key, text]) => label(key, text)), "Weeks"],
+    [
+      "Period",
+      ...PERIOD_COLUMNS.map((key) =>
+        key === "turnover" ? `${figureName(key)} (per year)` : key === "icir" ? icirLabel(periods[0].core.icir) : figureName(key),
+      ),
+      "Weeks",
+    ],
     periods.map((p) => [
       h("th", { scope: "row" }, p.period),
-      ...PERIOD_COLUMNS.map(([key]) => statCell(p.core[key])),
+      ...PERIOD_COLUMNS.map((key) => entryCell(key === "turnover" ? perYear(p.core[key], p.core.tenure) : p.core[key], key)),
       numberCell(p.core.tenure && p.core.tenure.weeks != null ? int(p.core.tenure.weeks) : DASH, null),
     ]),
     { className: "data periods" },

@@ -3,6 +3,9 @@
 
 import { fill, h, numberCell, table } from "./dom.js";
 import { DASH, MONTHS, pct } from "./format.js";
+import { valueTone } from "./labels.js";
+
+const returnCell = (growth, digits) => numberCell(pct(growth - 1, digits), growth - 1, { tone: valueTone("period_return", growth - 1) });
 
 function compound(rows) {
   const totals = new Map();
@@ -33,11 +36,11 @@ export function renderReturnsTable(target, equityRows, benchmarkRows, benchmarkN
       const growth = months.get(`${year}-${String(i + 1).padStart(2, "0")}`);
       return growth === undefined
         ? numberCell(DASH, null)
-        : numberCell(pct(growth - 1, 1), growth - 1, { signed: true });
+        : returnCell(growth, 1);
     }),
-    numberCell(pct(years.get(year) - 1, 2), years.get(year) - 1, { signed: true }),
+    returnCell(years.get(year), 2),
     benchmarkYears.has(year)
-      ? numberCell(pct(benchmarkYears.get(year) - 1, 2), benchmarkYears.get(year) - 1, { signed: true })
+      ? returnCell(benchmarkYears.get(year), 2)
       : numberCell(DASH, null),
   ]);
   fill(target, table(["Year", ...MONTHS, "Full year", benchmarkName], rows, { className: "data returns" }));

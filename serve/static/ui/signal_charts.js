@@ -5,6 +5,7 @@
 import { categoryChart, COLORS, timeChart } from "./charts.js";
 import { add, fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { dateSeconds, fixed, int, num, pct, pp } from "./format.js";
+import { valueTone } from "./labels.js";
 
 const BLOCKS = new Set(["panel", "ic_deciles"]);
 const IC_MISMATCH = "ic_reproduction_mismatch"; // the weekly IC does not reproduce core.ic
@@ -65,6 +66,7 @@ export function renderSignal(body, metrics) {
       values: buckets.map((b) => (b.mean_forward_return == null ? null : b.mean_forward_return * 100)),
       color: COLORS.deciles,
       format: (v) => pp(v),
+      axis: "Decile",
     });
     const m = deciles.monotonicity || {};
     add(
@@ -83,8 +85,8 @@ export function renderSignal(body, metrics) {
             b.bucket,
             numberCell(num(b.mean_score), b.mean_score),
             numberCell(fixed(b.mean_score_z, 2), b.mean_score_z),
-            numberCell(pct(b.mean_forward_return, 3), b.mean_forward_return, { signed: true }),
-            numberCell(num(b.ic), b.ic, { signed: true }),
+            numberCell(pct(b.mean_forward_return, 3), b.mean_forward_return),
+            numberCell(num(b.ic), b.ic, { tone: valueTone("ic", b.ic) }),
             numberCell(int(b.n_return_obs), b.n_return_obs),
           ]),
         ),
@@ -103,6 +105,7 @@ export function renderSignal(body, metrics) {
       values: terms.map((t) => t.mean_ic),
       color: COLORS.term,
       format: (v) => fixed(v, 3),
+      axis: "Horizon",
     });
     add(
       cell,
@@ -112,7 +115,7 @@ export function renderSignal(body, metrics) {
           const nw = t.newey_west || {};
           return [
             `${t.horizon_weeks} w`,
-            numberCell(num(t.mean_ic), t.mean_ic, { signed: true }),
+            numberCell(num(t.mean_ic), t.mean_ic, { tone: valueTone("mean_ic", t.mean_ic) }),
             numberCell(int(t.weeks), t.weeks),
             numberCell(fixed(nw.t_stat, 2), nw.t_stat),
             numberCell(fixed(nw.p_value, 3), nw.p_value),
@@ -135,6 +138,7 @@ export function renderSignal(body, metrics) {
       values: lags.map((l) => l.rho),
       color: COLORS.autocorrelation,
       format: (v) => fixed(v, 2),
+      axis: "Lag",
       line: true,
     });
     add(

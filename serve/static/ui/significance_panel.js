@@ -8,14 +8,7 @@ import { DASH, int, num } from "./format.js";
 import { entryCell, entryTable, icirLabel } from "./stat_entry.js";
 import { intervalSvg } from "./svg.js";
 
-const HEADLINE = [
-  ["sharpe", "Sharpe ratio (annualised)"],
-  ["skewness", "Skewness"],
-  ["kurtosis", "Kurtosis (not excess)"],
-  ["psr", "Probabilistic Sharpe ratio"],
-  ["min_track_record", "Minimum track record (sessions)"],
-  ["dsr", "Deflated Sharpe ratio"],
-];
+const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr"];
 const BOOTSTRAP = [
   ["mean_ic", "Mean weekly IC"],
   ["icir", "ICIR"], // labelled with the basis its entry states (icirLabel)
@@ -41,15 +34,14 @@ export async function loadSignificance(body, alpha, { signal }) {
 
 export function renderSignificance(body, answer) {
   const data = answer.data;
-  const named = HEADLINE.map(([key]) => [key, data[key]]);
-  const labels = Object.fromEntries(HEADLINE);
+  const named = HEADLINE.map((key) => [key, data[key]]);
   const trl = data.min_track_record;
   const trials = data.dsr && data.dsr.trials;
   fill(
     body,
     warningList(answer.meta && answer.meta.warnings),
     h("p", { class: "summary" }, `${data.book}, ${int(data.sessions)} sessions${windowText(data.window)}.`),
-    entryTable(named, { labels, className: "data entries significance-headline" }),
+    entryTable(named, { className: "data entries significance-headline" }),
     h(
       "p",
       { class: "caption", id: "significance-notes" },
@@ -66,7 +58,7 @@ export function renderSignificance(body, answer) {
       ["Figure", "Value", "Family size"],
       ADJUSTED.map(([key, label]) => {
         const entry = (data.multiple_testing || {})[key];
-        return [h("th", { scope: "row", "data-figure": key }, label), entryCell(entry, { signed: false }), entry && entry.family_size != null ? int(entry.family_size) : DASH];
+        return [h("th", { scope: "row", "data-figure": key }, label), entryCell(entry, "p_value"), entry && entry.family_size != null ? int(entry.family_size) : DASH];
       }),
       { className: "data compact multiple-testing" },
     ),
@@ -89,7 +81,7 @@ function bootstrapTable(bootstrap) {
       const scale = [Math.min(...ends), Math.max(...ends)];
       return [
         h("th", { scope: "row", "data-figure": key }, key === "icir" ? icirLabel(entry) : label),
-        entryCell(entry),
+        entryCell(entry, key),
         numberCell(num(lower), lower),
         numberCell(num(upper), upper),
         h("td", {}, intervalSvg(entry && entry.value, lower, upper, scale)),

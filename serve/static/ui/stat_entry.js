@@ -3,7 +3,8 @@
 // not measure is a dash with its reason, never a zero. Verdicts of /analytics/checks as badges.
 
 import { h, numberCell, table } from "./dom.js";
-import { DASH, num, pct, pp } from "./format.js";
+import { DASH } from "./format.js";
+import { changeTone, figureName, inUnit, unitText, valueTone } from "./labels.js";
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
 
@@ -12,23 +13,19 @@ export function isEntry(value) {
   return value !== null && typeof value === "object" && "value" in value && "status" in value;
 }
 
-/** A value in its unit: percentage points and ratios of returns with a % sign, the rest 4 digits. */
-export function inUnit(value, unit) {
-  if (!finite(value)) return DASH;
-  if (unit === "percentage_points") return pp(value);
-  if (unit === "fraction" || unit === "return") return pct(value);
-  if (unit === "bps") return `${num(value)} bps`;
-  return num(value);
-}
-
 export function entryText(entry) {
   if (!entry || entry.status === "not_measurable" || !finite(entry.value)) return DASH;
   return inUnit(entry.value, entry.unit);
 }
 
-/** The entry's value, right-aligned and signed, titled with its withheld reason when not measured. */
-export function entryCell(entry, { signed = true } = {}) {
-  const cell = numberCell(entryText(entry), entry ? entry.value : null, { signed });
+/**
+ * The value of the figure `name`, right-aligned, titled with its withheld reason when not measured.
+ * Coloured as labels.js declares the figure; `change`: the entry is a difference or a change.
+ */
+export function entryCell(entry, name, { change = false } = {}) {
+  const value = entry ? entry.value : null;
+  const tone = change ? changeTone(name, value) : valueTone(name, value);
+  const cell = numberCell(entryText(entry), value, { tone });
   cell.setAttribute("data-value", entry && finite(entry.value) ? String(entry.value) : "");
   if (entry && entry.status === "not_measurable") cell.title = entry.withheld_reason || "not measurable";
   return cell;
@@ -38,12 +35,6 @@ export function statusText(entry) {
   if (!entry) return "not served";
   if (entry.status === "not_measurable") return `not measurable${entry.withheld_reason ? `: ${entry.withheld_reason}` : ""}`;
   return entry.status;
-}
-
-/** "snake_case_name" → "Snake case name"; a trailing "_pct" (percentage points) → " (%)". */
-export function labelOf(name) {
-  const words = String(name).split(".").pop().replace(/_pct$/, " (%)").replaceAll("_", " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** Every stat entry of `object` (one level, or nested one level as `parent.child`), in served order. */
@@ -57,18 +48,21 @@ export function entriesOf(object, prefix = "") {
   return rows;
 }
 
-/** Figures that are sizes, not gains or losses: their sign is not coloured (max_drawdown_pct is
- * positive percentage points of the peak). */
-const MAGNITUDES = /(drawdown|volatility|turnover|tracking_error)/;
+/** The row header of a figure: its name (labels.js) and the key the API serves it under. */
+export function figureHeader(name, entry) {
+  // An ICIR says its basis, read off its entry (annualised, or per week as /metrics may serve it).
+  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(name);
+  return h("th", { scope: "row", "data-figure": name }, label, " ", h("code", {}, name));
+}
 
-/** A table of named entries: figure, value, unit, status (with the reason when withheld). */
-export function entryTable(named, { className = "data entries", labels = {} } = {}) {
+/** A table of named entries: figure, value, unit (as shown), status (with the reason when withheld). */
+export function entryTable(named, { className = "data entries" } = {}) {
   return table(
     ["Figure", "Value", "Unit", "Status"],
     named.map(([name, entry]) => [
-      h("th", { scope: "row", "data-figure": name }, labels[name] || labelOf(name), " ", h("code", {}, name)),
-      entryCell(entry, { signed: !MAGNITUDES.test(name) }),
-      entry && entry.unit ? entry.unit : DASH,
+      figureHeader(name, entry),
+      entryCell(entry, name),
+      entry ? unitText(entry.unit) : DASH,
       [statusText(entry), detailOf(entry)].filter(Boolean).join(" · "),
     ]),
     { className },

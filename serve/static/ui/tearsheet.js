@@ -6,25 +6,17 @@
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { renderChecks } from "./checks_panel.js";
-import { COST_LABELS, costFigures } from "./costs_panel.js";
+import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
-import { drawdownTable } from "./drawdowns_panel.js";
+import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { pct, pp } from "./format.js";
 import { renderRisk } from "./risk_panel.js";
 import { renderSignificance } from "./significance_panel.js";
-import { entryTable, icirLabel, unreproducedBadge } from "./stat_entry.js";
+import { entryTable, unreproducedBadge } from "./stat_entry.js";
 import { legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
 
-const HEADLINE = [
-  ["information_ratio", "Information ratio"],
-  ["excess_sharpe", "Excess Sharpe"],
-  ["ic", "Mean rank IC"],
-  ["icir", "ICIR"],
-  ["max_drawdown_pct", "Max drawdown (%)"],
-  ["turnover", "Turnover"],
-];
-const EPISODES_SHOWN = 10;
+const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
 
 export async function renderTearsheet(main, alpha, { signal }) {
   const id = encodeURIComponent(alpha);
@@ -99,12 +91,12 @@ function drawSheet(sheet, alpha, got, benchmark) {
     block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
     block("equity", "Cumulative return against SPY", got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
     block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
-      add(body, drawdownTable(answer.data, EPISODES_SHOWN), note(`${answer.data.length} episodes in all; the ${Math.min(EPISODES_SHOWN, answer.data.length)} deepest shown.`, "caption")),
+      add(body, drawdownTable(answer.data, DEEPEST), note(`${answer.data.length} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown.`, "caption")),
     ),
     block("risk", "Risk against SPY", got.risk, (body, answer) => renderRisk(body, answer)),
     block("checks", "Checks against the policy", got.checks, (body, answer) => renderChecks(body, answer)),
     block("significance", "Significance", got.significance, (body, answer) => renderSignificance(body, answer)),
-    block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { labels: COST_LABELS, className: "data entries costs" }))),
+    block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" }))),
   );
 }
 
@@ -112,14 +104,12 @@ function drawSheet(sheet, alpha, got, benchmark) {
 // flagged when the cross-sections do not reproduce the sealed mean IC.
 function headlineTable(answer) {
   const core = answer.data.core;
+  const grid = entryTable(HEADLINE.map((key) => [key, core[key]]), { className: "data entries headline" });
   const flag = unreproducedBadge(answer.meta.warnings);
-  const labels = Object.fromEntries(HEADLINE);
-  labels.icir = [icirLabel(core.icir), flag && flag.cloneNode(true)];
-  labels.ic = [labels.ic, flag];
-  const grid = entryTable(HEADLINE.map(([key]) => [key, core[key]]), { labels, className: "data entries headline" });
   for (const key of flag ? ["ic", "icir"] : []) {
+    grid.querySelector(`th[data-figure='${key}']`).append(" ", flag.cloneNode(true));
     const cell = grid.querySelector(`th[data-figure='${key}'] + td`); // a flagged figure is not coloured as a gain
-    cell.classList.remove("positive", "negative");
+    cell.classList.remove("better", "worse");
     cell.classList.add("ic-unreproduced");
   }
   return grid;

@@ -1,0 +1,151 @@
+// What a reader sees of a figure: its name, its unit as displayed, and whether a higher or a lower
+// value is the better one. The one table of the dashboard (docs/dashboard.md "Names, units and
+// colours"); every page and the tear sheet read it.
+//
+// Units are not listed per figure: each value carries the unit the API declares for it (a stat
+// entry's `unit`, a check's `unit`, the screener's `turnover_unit`; /v1/.../_doc and the OpenAPI
+// `x-unit` document the same), and UNITS says how a value in that unit is shown. The API declares
+// no display names, so FIGURES names them here, once.
+
+import { DASH, fixed, int, num, pct, pp } from "./format.js";
+
+// Sessions in a year, as the API annualises daily figures (/metrics `annualisation_factors.daily`,
+// `core.turnover.periods_per_year`), and weeks in a year (`annualisation_factors.weekly`).
+export const SESSIONS_PER_YEAR = 252;
+export const WEEKS_PER_YEAR = 52;
+
+const PER_YEAR = "per year";
+
+// The API's unit codes: how a value is shown (`show`) and the unit written beside it (`text`).
+// Turnover has one basis on every page, per year: a per-session or per-week figure is annualised
+// as the API annualises (x 252, x 52) before it is shown.
+export const UNITS = {
+  fraction: { show: (v) => pct(v), text: "%" },
+  return: { show: (v) => pct(v), text: "%" },
+  percentage_points: { show: (v) => pp(v), text: "% of peak" },
+  bps: { show: (v) => `${num(v)} bps`, text: "bps" },
+  ratio: { show: num, text: "ratio" },
+  correlation: { show: num, text: "correlation" },
+  t_statistic: { show: (v) => fixed(v, 2), text: "t-statistic" },
+  probability: { show: num, text: "probability (0 to 1)" },
+  multiple: { show: num, text: "× the modelled cost" },
+  equity: { show: num, text: "× starting equity" },
+  sessions: { show: int, text: "sessions" },
+  weeks: { show: num, text: "weeks" },
+  years: { show: num, text: "years" },
+  per_year: { show: (v) => `${num(v)} ${PER_YEAR}`, text: PER_YEAR },
+  per_session: { show: (v) => `${num(v * SESSIONS_PER_YEAR)} ${PER_YEAR}`, text: PER_YEAR, perYear: SESSIONS_PER_YEAR },
+  per_week: { show: (v) => `${num(v * WEEKS_PER_YEAR)} ${PER_YEAR}`, text: PER_YEAR, perYear: WEEKS_PER_YEAR },
+};
+
+const finite = (value) => typeof value === "number" && Number.isFinite(value);
+
+/** A value in its unit as the page shows it (a dash when null or not finite). */
+export function inUnit(value, unit) {
+  if (!finite(value)) return DASH;
+  const known = UNITS[unit];
+  return known ? known.show(value) : num(value);
+}
+
+/** The unit beside a value, as shown ("%", "per year"); the code itself when the table lacks it. */
+export function unitText(unit) {
+  if (!unit) return DASH;
+  return UNITS[unit] ? UNITS[unit].text : String(unit).replaceAll("_", " ");
+}
+
+// Figures by the key the API serves them under (a full path like `benchmark.alpha` first, else the
+// last segment). `better`: "higher" or "lower" when one direction is better, so a difference or a
+// change is coloured; `signed`: the value's own sign is a gain or a loss (green above zero, red
+// below). A figure with neither is never coloured (kurtosis, beta, volatility, turnover, costs).
+export const FIGURES = {
+  ic: { name: "Mean IC", better: "higher", signed: true },
+  mean_ic: { name: "Mean IC", better: "higher", signed: true },
+  icir: { name: "ICIR", better: "higher", signed: true },
+  information_ratio: { name: "Information ratio", better: "higher", signed: true },
+  "information_ratio.gross": { name: "Information ratio before costs", better: "higher", signed: true },
+  "information_ratio.net": { name: "Information ratio after costs", better: "higher", signed: true },
+  recent_information_ratio: { name: "Information ratio, last 504 sessions", better: "higher", signed: true },
+  stressed_net_information_ratio: { name: "Information ratio at twice the modelled cost", better: "higher", signed: true },
+  excess_sharpe: { name: "Excess Sharpe ratio", better: "higher", signed: true },
+  sharpe: { name: "Sharpe ratio", better: "higher", signed: true },
+  sortino: { name: "Sortino ratio", better: "higher", signed: true },
+  calmar: { name: "Calmar ratio", better: "higher", signed: true },
+  pnl: { name: "P&L", better: "higher", signed: true },
+  gross_pnl: { name: "Gross P&L", better: "higher", signed: true },
+  net_pnl: { name: "Net P&L", better: "higher", signed: true },
+  annualised_return: { name: "Annualised return", better: "higher", signed: true },
+  period_return: { name: "Return", better: "higher", signed: true },
+  cagr: { name: "CAGR", better: "higher", signed: true },
+  "benchmark.alpha": { name: "Alpha against SPY", better: "higher", signed: true },
+  "benchmark.beta": { name: "Beta to SPY" },
+  "benchmark.tracking_error": { name: "Tracking error" },
+  max_drawdown: { name: "Max drawdown (fraction of the peak)", better: "lower" },
+  max_drawdown_pct: { name: "Max drawdown", better: "lower" },
+  depth_pct: { name: "Depth", better: "lower" },
+  volatility: { name: "Volatility" },
+  turnover: { name: "Turnover" },
+  tail_ratio: { name: "Tail ratio", better: "higher" },
+  var_95: { name: "VaR 95 %", better: "higher" },
+  cvar_95: { name: "CVaR 95 %", better: "higher" },
+  best_day: { name: "Best day" },
+  worst_day: { name: "Worst day" },
+  best_week: { name: "Best week" },
+  worst_week: { name: "Worst week" },
+  best_month: { name: "Best month" },
+  worst_month: { name: "Worst month" },
+  skewness: { name: "Skewness" },
+  kurtosis: { name: "Kurtosis (not excess)" },
+  psr: { name: "Probabilistic Sharpe ratio", better: "higher" },
+  dsr: { name: "Deflated Sharpe ratio", better: "higher" },
+  deflated_sharpe: { name: "Deflated Sharpe ratio", better: "higher" },
+  min_track_record: { name: "Minimum track record length", better: "lower" },
+  ic_t_stat: { name: "t-statistic of mean IC", better: "higher", signed: true },
+  max_weight: { name: "Largest weight" },
+  yearly_consistency: { name: "Share of years with a gain", better: "higher" },
+  production_correlation: { name: "Largest correlation to a production alpha", better: "lower" },
+  diversification_ratio: { name: "Diversification ratio", better: "higher" },
+  break_even_bps: { name: "Break-even cost", better: "higher" },
+  modelled_cost_bps: { name: "Modelled cost" },
+  break_even_multiple: { name: "Break-even cost over the modelled cost", better: "higher" },
+  execution_cost: { name: "Execution cost" },
+  traded_notional: { name: "Traded notional" },
+  holding_period: { name: "Holding period" },
+  hit_rate: { name: "Hit rate (share of weeks with IC above 0)", better: "higher" },
+  dispersion: { name: "IC dispersion" },
+  coverage: { name: "Coverage" },
+  p_value: { name: "p-value", better: "lower" },
+};
+
+// Words written in capitals in a name the table does not hold (a figure added later).
+const ACRONYMS = { ic: "IC", icir: "ICIR", ir: "IR", cagr: "CAGR", var: "VaR", cvar: "CVaR", psr: "PSR", dsr: "DSR", pnl: "P&L", spy: "SPY", nw: "NW" };
+
+function figure(key) {
+  const name = String(key);
+  return FIGURES[name] || FIGURES[name.split(".").pop()] || null;
+}
+
+/** The name a reader sees for a figure served under `key` ("core.icir" → "ICIR"). */
+export function figureName(key) {
+  const known = figure(key);
+  if (known) return known.name;
+  const words = String(key).split(".").pop().split("_").map((w) => ACRONYMS[w] || w);
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "better", "worse" or "" for a value of `key`: only for a figure whose sign is a gain or a loss. */
+export function valueTone(key, value) {
+  const known = figure(key);
+  return known && known.signed ? toneBy(known.better, value) : "";
+}
+
+/** "better", "worse" or "" for a difference or a change of `key` (a smaller drawdown is better). */
+export function changeTone(key, value) {
+  const known = figure(key);
+  return known ? toneBy(known.better, value) : "";
+}
+
+function toneBy(better, value) {
+  if (!better || !finite(value) || value === 0) return "";
+  return (value > 0) === (better === "higher") ? "better" : "worse";
+}
