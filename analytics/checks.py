@@ -270,7 +270,7 @@ def _ledger_figures(
             information_ratio(returns, per_year), few, book, WINDOW, context=sessions
         ),
         "turnover": Figure(
-            float(np.mean(turnover)) if turnover.size else None,
+            float(np.mean(turnover)) * per_year if turnover.size else None,
             "no session of the window has a turnover",
             book,
             WINDOW,

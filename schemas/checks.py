@@ -79,13 +79,14 @@ CHECKS: tuple[Check, ...] = (
     ),
     _check(
         "turnover",
-        "per_session",
+        "per_year",
         "portfolio.ledger",
-        "mean over the window's sessions of the book's one-way ledger turnover, 1/2 sum |quantity x mid| / "
-        "starting_equity (the column whose mean the run seals as /metrics mean_turnover)",
-        "the mean fraction of the book's equity traded per session (one way) over {sessions} sessions",
-        min=(0.01, "min_turnover"),
-        max=(0.70, "max_turnover"),
+        "the book's one-way ledger turnover over the window, annualised: the mean over the window's sessions of "
+        "1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as mean_turnover), times "
+        "the run's sessions per year (252), the basis of /metrics core.turnover",
+        "the fraction of the book's equity it trades in a year (one way), from its {sessions} sessions",
+        min=(2.5, "min_turnover"),
+        max=(175.0, "max_turnover"),
     ),
     _check(
         "max_weight",

@@ -688,8 +688,8 @@ class ChecksQuery(Query, frozen=True):
     min_deflated_sharpe: (
         Annotated[float, _threshold("min", "deflated_sharpe", "probability", ge=0, le=1)] | None
     ) = None
-    min_turnover: Annotated[float, _threshold("min", "turnover", "per session", ge=0)] | None = None
-    max_turnover: Annotated[float, _threshold("max", "turnover", "per session", ge=0)] | None = None
+    min_turnover: Annotated[float, _threshold("min", "turnover", "per year", ge=0)] | None = None
+    max_turnover: Annotated[float, _threshold("max", "turnover", "per year", ge=0)] | None = None
     max_weight: Annotated[float, _threshold("max", "max_weight", "fraction", ge=0)] | None = None
     min_recent_information_ratio: (
         Annotated[float, _threshold("min", "recent_information_ratio", "ratio")] | None

@@ -55,7 +55,7 @@ ORDER = [
 DEFAULTS = {
     "information_ratio": {"min": 1.0},
     "deflated_sharpe": {"min": 0.95},
-    "turnover": {"min": 0.01, "max": 0.70},
+    "turnover": {"min": 2.5, "max": 175.0},
     "max_weight": {"max": 0.10},
     "recent_information_ratio": {"min": 0.5},
     "yearly_consistency": {"min": 0.6},
@@ -103,7 +103,7 @@ CROSS_SECTION_CHECKS = {"ic_t_stat"}
 LOOSE = {
     "information_ratio": {"min": -50.0},
     "deflated_sharpe": {"min": 0.0},
-    "turnover": {"min": 0.0, "max": 5.0},
+    "turnover": {"min": 0.0, "max": 1260.0},
     "max_weight": {"max": 5.0},
     "recent_information_ratio": {"min": -50.0},
     "yearly_consistency": {"min": 0.0},
@@ -242,7 +242,7 @@ def expected_values(
     return {
         "information_ratio": ratio(r),
         "deflated_sharpe": ref.significance(lake, alpha, window, readable=readable)["dsr"],
-        "turnover": float(turnover.mean()) if turnover.size else None,
+        "turnover": float(turnover.mean()) * 252 if turnover.size else None,  # per year
         "max_weight": max_weight(lake, alpha, book, window),
         "recent_information_ratio": ratio(r[-RECENT_SESSIONS:]),
         "yearly_consistency": yearly(ledger),
@@ -466,11 +466,11 @@ def test_the_policy_file_is_read_and_echoed(loose_api: Api, lake: ref.Lake) -> N
 
 def test_a_partial_policy_file_keeps_the_other_defaults(demo_lake: Path, tmp_path: Path) -> None:
     path = tmp_path / "partial.toml"
-    path.write_text("[checks.turnover]\nmax = 0.5\n\n[checks.ic_t_stat]\nmin = 3\n")
+    path.write_text("[checks.turnover]\nmax = 126\n\n[checks.ic_t_stat]\nmin = 3\n")
     with TestClient(app=app_with_policy(demo_lake, path)) as client:
         body = Api(client).ok(PATH.format(alpha="momentum_12_1"))
     thresholds = body["data"]["policy"]["thresholds"]
-    assert thresholds == DEFAULTS | {"turnover": {"min": 0.01, "max": 0.5}, "ic_t_stat": {"min": 3.0}}
+    assert thresholds == DEFAULTS | {"turnover": {"min": 2.5, "max": 126.0}, "ic_t_stat": {"min": 3.0}}
 
 
 @pytest.mark.parametrize(
@@ -481,8 +481,8 @@ def test_a_partial_policy_file_keeps_the_other_defaults(demo_lake: Path, tmp_pat
         ('[checks.max_weight]\nmax = "0.1"\n', "checks.max_weight.max"),
         ("[checks.max_weight]\nmax = true\n", "checks.max_weight.max"),
         ("[checks.ic_t_stat]\nmin = nan\n", "checks.ic_t_stat.min"),
-        ("[checks.turnover]\nmin = 0.8\n", "checks.turnover"),
-        ("[checks.turnover]\nmin = 0.5\nmax = 0.2\n", "checks.turnover"),
+        ("[checks.turnover]\nmin = 200\n", "checks.turnover"),
+        ("[checks.turnover]\nmin = 126\nmax = 50\n", "checks.turnover"),
         ("[limits]\nx = 1\n", "limits"),
         ("[checks\nmin = 1\n", "not valid TOML"),
         ("checks = 3\n", "checks"),
@@ -577,10 +577,10 @@ def test_loosening_is_a_400_naming_the_parameter(api: Api, loose_api: Api, check
 
 
 def test_a_band_left_empty_is_a_400(api: Api) -> None:
-    error = error_of(api.get(PATH.format(alpha="momentum_12_1"), min_turnover="0.8"), 400, "bad_request")
+    error = error_of(api.get(PATH.format(alpha="momentum_12_1"), min_turnover="200"), 400, "bad_request")
     assert [p["name"] for p in error["details"]["parameters"]] == ["min_turnover"]
     error = error_of(
-        api.get(PATH.format(alpha="momentum_12_1"), min_turnover="0.5", max_turnover="0.3"),
+        api.get(PATH.format(alpha="momentum_12_1"), min_turnover="126", max_turnover="50"),
         400,
         "bad_request",
     )

@@ -644,26 +644,26 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
     ):
         assert tone(page, cell) == set(), cell
 
-    # One turnover basis on the page, per year: the checks' per-session turnover is annualised as
-    # /metrics annualises it (x 252 sessions), its bounds too.
+    # One turnover basis on the page, per year: the checks serve their turnover annualised, as
+    # /metrics serves core.turnover (x 252 sessions), and the page shows both as served.
     metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", token).json()["data"]
     assert metrics["annualisation_factors"]["daily"] == 252
     core = metrics["core"]["turnover"]
     assert core["unit"] == "per_year" and core["periods_per_year"] == 252
     checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()["data"]["checks"]
     turnover = next(c for c in checks if c["id"] == "turnover")
-    assert turnover["unit"] == "per_session"
+    assert turnover["unit"] == "per_year"
     shown = page.inner_text("#checks tr[data-check='turnover'] td.number")
     assert shown.endswith(" per year")
-    four_digits(shown, turnover["value"] * 252)
+    four_digits(shown, turnover["value"])
     four_digits(
         page.inner_text("#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)"),
         core["value"],
     )
     bounds = page.inner_text("#checks tr[data-check='turnover'] td.threshold")
     low, high = (shown_number(part.lstrip("≥≤ ")) for part in bounds.split(", "))
-    assert math.isclose(low, turnover["threshold"]["min"] * 252, rel_tol=6e-4), bounds
-    assert math.isclose(high, turnover["threshold"]["max"] * 252, rel_tol=6e-4), bounds
+    assert math.isclose(low, turnover["threshold"]["min"], rel_tol=6e-4), bounds
+    assert math.isclose(high, turnover["threshold"]["max"], rel_tol=6e-4), bounds
     assert "per session" not in text and "per_session" not in text
 
     # Legends read without a pointer (and so in print): a time chart's latest values, a category
