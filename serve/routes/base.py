@@ -185,12 +185,13 @@ def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
     accepted = [param.name for param in params]
     repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
+    query = p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable)
     return Context(
         request=request,
         caller=current_caller(request),
         reader=services.reader,
-        query=p.QueryParams(request.scope.get("query_string", b""), accepted, declared.refused, repeatable),
+        query=query,
         request_id=request_id_of(request.scope),
         declared=declared,
-        representation=representation.chosen(request, "format" in accepted),
+        representation=representation.chosen(request, query.values.get("format"), "format" in accepted),
     )
