@@ -265,7 +265,8 @@ def _neutralised(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArr
     risky = pc.match_substring_regex(column, _FORMULA_START)
     if not pc.any(risky).as_py():
         return column
-    return pc.if_else(risky, pc.binary_join_element_wise("'", column, ""), column)
+    quoted = pc.binary_join_element_wise(pa.scalar("'", column.type), column, pa.scalar("", column.type))
+    return pc.if_else(risky, quoted, column)
 
 
 def _csv_table(table: pa.Table) -> pa.Table:
