@@ -9,7 +9,9 @@ path, the expiry and the holder (the key id it was signed for) in constant time 
 `download_url_invalid`, 403 `download_url_expired`); then the holder's key is read from the key
 store, as every API request reads it: a key that could no longer make a request (revoked,
 suspended, expired, its account inactive) has no working URL either (403 `download_url_invalid`
-with `details.reason`, the code that key gets on the API). Each URL answers with the file at most
+with `details.reason`, the code that key gets on the API), nor one that may no longer fetch this
+file with its grants of now: call the route that signed the URL, read the alpha and its run, call
+the JSON route of an export's rows, and for a raw file read raw books (`grants_refusal`). Each URL answers with the file at most
 `download_fetch_limit` times (a key's URL is its own, and so is its count); the next fetch is 403
 `download_url_expired` with `details.fetch_limit` (serve.identity.download_fetches counts them in
 the key store's database, so every worker and machine shares one count). A fetch is counted
