@@ -297,14 +297,3 @@ def test_parquet_is_never_compressed_again_and_arrow_is_over_http(api: Api) -> N
     ) as writer:
         writer.write_table(table)
     assert len(zstd_ipc.getvalue().to_pybytes()) < 0.9 * len(arrow.content)  # so the check can tell
-
-
-@pytest.mark.parametrize("query", ["%66ormat=csv", "f%6Frmat=csv", "format=%63sv", "format=csv"])
-def test_format_is_read_once_however_it_is_percent_encoded(api: Api, query: str) -> None:
-    """`?%66ormat=csv` decodes to `format=csv`: the parser accepted it while the answer was JSON
-    and its `Link` said `format=csv` (issue 33, audit item 21). One reading decides all three."""
-    response = api.client.get(f"{ALPHA}/rebalances?{query}&limit=2", headers={"Authorization": "Bearer raw"})
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"] == "text/csv; charset=utf-8"
-    assert response.text.splitlines()[0].startswith('"date"')
-    assert 'format=csv&limit=2&offset=2>; rel="next"' in response.headers["link"]
