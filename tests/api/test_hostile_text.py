@@ -166,3 +166,17 @@ def test_the_old_builds_lake_is_what_the_tests_claim(tmp_path: Path) -> None:
     with pytest.raises(SealRejected) as caught:
         publish_seal(str(seal), str(tmp_path / "lake"))
     assert caught.value.rule == "manifest.text_bounds"
+
+
+def test_a_column_mixing_text_and_numbers_neutralises_only_the_text() -> None:
+    """A page made from rows (no serving table) whose column mixes kinds is written as text: the
+    cells that were text are neutralised, a negative number among them is not."""
+    from datasets.queries import Page
+    from serve.representation import Body
+
+    values = ["=1+1", -2.5, "-x", None, "safe"]
+    rows = [{"n": n, "value": value} for n, value in enumerate(values)]
+    paging = {"limit": 5, "offset": 0, "returned": 5, "total": 5, "has_more": False}
+    content, _ = Body(Page(rows, 5), None, None, paging, {}).encode("csv")
+    cells = [row["value"] for row in csv.DictReader(io.StringIO(content.decode(), newline=""))]
+    assert cells == ["'=1+1", "-2.5", "'-x", "", "safe"]
