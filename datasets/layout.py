@@ -135,6 +135,14 @@ def export_file_name(dataset: str, book: str | None = None, raw_variant: bool = 
     return ".".join([dataset, *([book] if book else []), *(["raw"] if raw_variant else [])]) + EXPORT_SUFFIX
 
 
+def export_file_parts(name: str) -> tuple[str, str | None, bool]:
+    """`(dataset, book, raw_variant)` of an export file name, `export_file_name`'s inverse."""
+    parts = name.removesuffix(EXPORT_SUFFIX).split(".")
+    raw_variant = len(parts) > 1 and parts[-1] == "raw"
+    book = ".".join(parts[1 : len(parts) - raw_variant]) or None
+    return parts[0], book, raw_variant
+
+
 def export_path(build_dir: str, name: str) -> str:
     """Path of an export file (or of `index.json`) inside a build."""
     return join(build_dir, EXPORTS_DIR, name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 
@@ -20,6 +21,7 @@ from pipeline.bounded_read import check_columns
 from pipeline.rules import SealRejected, differs, fail_if_any
 from pipeline.seal import BENCHMARK_DAILY, DESCRIPTION, MANIFEST, SOURCE_ZIP, Seal, expected_files
 from schemas import seal as S
+from schemas.query import TICKER
 
 # Matched whole (`fullmatch`; in polars, anchored): `re.match` with `$` lets a trailing newline through.
 BOOK_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -34,6 +36,7 @@ def validate(seal: Seal) -> None:
     check_manifest(seal.manifest)
     check_kinds_present(seal)
     check_schemas(seal)
+    check_symbols(seal)
     frames = {key: pl.DataFrame(t) for key, t in seal.tables.items()}
     rebalances = frames.get(("rebalances", None))
     decisions = frames.get(("decisions", None))
@@ -50,6 +53,7 @@ def validate(seal: Seal) -> None:
     trades = {b: f for (k, b), f in frames.items() if k == "trades" and b is not None}
     check_trades(trades, rebalances)
     if seal.description is not None:
+        check_text(seal.description, "description")
         check_description(seal.description)
         check_description_tldr(seal.description, seal.manifest)
     check_source_archive(seal)
@@ -124,6 +128,100 @@ def check_manifest(manifest: dict[str, Any]) -> None:
             problems.append("source_archive.filename must be a string")
     if problems:
         raise SealRejected("manifest.fields", "manifest", "; ".join(problems))
+    check_text(manifest, "manifest")
+
+
+# --- text of manifest.json and description.json ------------------------------------------------
+
+BIDI_CONTROL = re.compile(f"[{S.BIDI_CONTROLS}]")
+
+
+def _texts(value: Any, path: str = "") -> Iterator[tuple[str, str, bool]]:
+    """Every text of a JSON document as (path, text, is_key): `classification.tags[]` for a
+    tag, the key itself for an object's key."""
+    if isinstance(value, str):
+        yield path, value, False
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{path}.{key}" if path else str(key)
+            yield inner, str(key), True
+            yield from _texts(item, inner)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item, f"{path}[]")
+
+
+def _lists(value: Any, path: str = "") -> Iterator[tuple[str, int]]:
+    """Every list of a JSON document as (path, number of items)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _lists(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        yield path, len(value)
+        for item in value:
+            yield from _lists(item, f"{path}[]")
+
+
+def check_text(document: dict[str, Any], kind: str) -> None:
+    """`<kind>.text_bounds` and `<kind>.no_bidi_controls` over every text, key and list of
+    manifest.json or description.json (`kind`), bounds from schemas/seal.py."""
+    default = S.MANIFEST_TEXT_MAX_CHARS if kind == "manifest" else S.DESCRIPTION_TEXT_MAX_CHARS
+    over: list[dict[str, Any]] = []
+    bidi: list[dict[str, Any]] = []
+    for path, text, is_key in _texts(document):
+        bound = S.KEY_MAX_CHARS if is_key else S.TEXT_MAX_CHARS.get(path, default)
+        if len(text) > bound:
+            over.append(
+                {"path": path, "key" if is_key else "text": text[:60], "chars": len(text), "limit": bound}
+            )
+        found = BIDI_CONTROL.search(text)
+        if found is not None:
+            bidi.append({"path": path, "character": f"U+{ord(found[0]):04X}", "at": found.start()})
+    for path, items in _lists(document):
+        bound = S.LIST_MAX_ITEMS.get(path, S.DEFAULT_LIST_MAX_ITEMS)
+        if items > bound:
+            over.append({"path": path, "items": items, "limit": bound})
+    if over:
+        first = over[0]
+        what = f"{first['items']:,} items" if "items" in first else f"{first['chars']:,} characters"
+        raise SealRejected(
+            f"{kind}.text_bounds",
+            kind,
+            f"{len(over)} value(s) over their bound; {first['path']} has {what}, at most "
+            f'{first["limit"]:,} (docs/seal.md "Text")',
+            samples=over,
+        )
+    if bidi:
+        raise SealRejected(
+            f"{kind}.no_bidi_controls",
+            kind,
+            f"{len(bidi)} text(s) hold a bidirectional control character, which would reorder the "
+            f"text shown beside them; {bidi[0]['path']} holds {bidi[0]['character']}",
+            samples=bidi,
+        )
+
+
+# --- symbols ------------------------------------------------------------------------------------
+
+
+def check_symbols(seal: Seal) -> None:
+    """Every `symbol` is a ticker as the API's `symbol=` takes it: a text a spreadsheet would run
+    (`=HYPERLINK(...)`) or one that reorders its neighbours has no business there."""
+    for (kind, book), table in sorted(seal.tables.items(), key=lambda item: str(item[0])):
+        if "symbol" not in table.column_names:
+            continue
+        frame = pl.DataFrame(table.select(["symbol"]))
+        where = f"{kind}/{book}" if book else kind
+        fail_if_any(
+            "symbols.ticker_pattern",
+            kind,
+            frame.with_columns(file=pl.lit(where)),
+            # Anchored by hand, as week_status is: Rust's `$` is the end of the text, never before a
+            # final newline.
+            ~pl.col("symbol").str.contains(f"^(?:{TICKER})$"),
+            f"{where}: symbol is not a ticker (ASCII letters, digits, `.`, `_`, `-`; starting with a "
+            "letter or digit; at most 24 characters)",
+        )
 
 
 def check_kinds_present(seal: Seal) -> None:
@@ -266,6 +364,19 @@ def check_decisions(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) ->
         | (pl.col("confidence") < 0).fill_null(False)
         | (pl.col("raw_confidence") < 0).fill_null(False),
         "direction is not the sign of the score (or a confidence is negative)",
+    )
+    fail_if_any(
+        "decisions.reason_values",
+        kind,
+        decisions,
+        ~(
+            (pl.col("decision_reason").is_in(S.DECISION_REASONS) | pl.col("decision_reason").is_null())
+            & (
+                pl.col("raw_decision_reason").is_in(S.DECISION_REASONS)
+                | pl.col("raw_decision_reason").is_null()
+            )
+        ),
+        f"decision_reason or raw_decision_reason is not one of {', '.join(S.DECISION_REASONS)} (or null)",
     )
     weights = [
         "long_short_target_weight",
@@ -510,6 +621,7 @@ def validate_benchmark(seal: Seal) -> None:
             problems.append(f"{key} must be a string")
     if problems:
         raise SealRejected("manifest.fields", "manifest", "; ".join(problems))
+    check_text(manifest, "manifest")
     if set(seal.files) - {MANIFEST} != {BENCHMARK_DAILY}:
         raise SealRejected(
             "manifest.kinds_present",

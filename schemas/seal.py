@@ -172,3 +172,37 @@ def kind_path(kind: str, book: str | None = None) -> str:
             raise ValueError(f"kind {kind!r} is sealed per book")
         return f"{kind}/{book}.parquet"
     return f"{kind}.parquet"
+
+
+# -- Text of manifest.json and description.json (docs/seal.md "Text") ---------------------------
+# Seal text reaches the catalogue of every key, the dashboard, CSV cells and response headers
+# (`meta.source_alpha_id` in X-Meta). Bounds are generous for real writing (the demo's longest text
+# is 214 characters) and keep one alpha from making every catalogue page heavy. Lengths are in
+# characters (code points). A path names a key from the file's root; `[]` marks a list's items.
+
+TEXT_MAX_CHARS: dict[str, int] = {
+    "source_alpha_id": 128,
+    "name": 200,
+    "tldr": 2_000,
+    "engine_version": 200,
+    "classification.structure": 128,
+    "classification.method": 128,
+    "classification.frequency[]": 64,
+    "classification.tags[]": 64,
+}
+"""Texts with their own bound, in either file (`name` and `tldr` are in both)."""
+MANIFEST_TEXT_MAX_CHARS = 2_000
+"""Any other text of manifest.json (`signal_processing.detail`, an archive's filename)."""
+DESCRIPTION_TEXT_MAX_CHARS = 20_000
+"""Any other text of description.json: a thesis paragraph, one line of pseudocode."""
+KEY_MAX_CHARS = 128
+"""Every key of an object (a parameter's name, a test year)."""
+LIST_MAX_ITEMS: dict[str, int] = {"classification.tags": 32}
+"""Lists with their own bound."""
+DEFAULT_LIST_MAX_ITEMS = 500
+"""Any other list (pseudocode lines, validity rules, source papers, parameters)."""
+
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+"""Bidirectional formatting characters (ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI,
+PDI): in seal text they reverse or reorder the text shown beside it (a name, a number), so no
+text or key of manifest.json or description.json may hold one."""

@@ -35,6 +35,8 @@ from serve.identity.tokens import KEY_ID_LENGTH
 log = logging.getLogger("serve.archives")
 
 URL_LIFETIME_SECONDS = 3600
+SOURCE_ENDPOINT = "catalog.alphas.source.download"
+"""The route that signs an archive URL; every fetch of the URL needs it still (serve.routes.downloads)."""
 DOWNLOAD_ROUTE_PREFIX = "/downloads"
 SHA256_HEX_PATTERN = re.compile(r"[0-9a-f]{64}")
 """A SHA-256 (or HMAC-SHA256) in lowercase hex."""

@@ -35,6 +35,8 @@ from serve.context import Caller
 log = logging.getLogger("serve.exports")
 
 PARQUET = "application/vnd.apache.parquet"
+EXPORT_ENDPOINT = "exports.download"
+"""The route that signs an export URL; every fetch of the URL needs it still (serve.routes.downloads)."""
 EXPORT_OBJECT_PATH = re.compile(
     rf"(?:alphas/(?P<alpha>{layout.ALPHA_ID_PATTERN.pattern})|benchmarks/(?P<symbol>{layout.BENCHMARK_SYMBOL_PATTERN.pattern}))"
     r"/builds/(?P<build>[0-9a-f]{20}(?:-[0-9a-f]{8})?)/exports/(?P<file>[a-z][a-z-]*(?:\.[A-Za-z0-9_]+)*\.parquet)"
@@ -50,6 +52,21 @@ def export_filename(object_path: str) -> str | None:
     if match is None:
         return None
     return f"{match['alpha'] or match['symbol']}.{match['file']}"
+
+
+def export_needs(object_path: str) -> tuple[tuple[str, ...], bool] | None:
+    """What a key needs to fetch the export at `object_path`, read from the path alone: the
+    endpoints (the signing route, then the JSON route of the same rows) and whether the file is
+    for raw-book keys only (audience `raw`). None when the path names no export of a known dataset."""
+    match = EXPORT_OBJECT_PATH.fullmatch(object_path)
+    if match is None:
+        return None
+    name, book, raw_variant = layout.export_file_parts(match["file"])
+    dataset = exports.BY_NAME.get(name)
+    if dataset is None:
+        return None
+    raw_only = exports.audience_of(dataset.fields, book, raw_variant) == "raw"
+    return (EXPORT_ENDPOINT, dataset.endpoint), raw_only
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Iterable
+import re
 from typing import Any
 
 import msgspec
@@ -41,6 +41,11 @@ MEDIA_TYPES = {media: name for name, media in REPRESENTATIONS.items()}
 CSV_MEDIA_TYPE = "text/csv"  # Litestar adds `; charset=utf-8` to every text/* type
 NDJSON_MEDIA_TYPE = "application/x-ndjson"
 PARQUET_COMPRESSION = "zstd"
+META_HEADER_BYTES = 8192
+"""X-Meta and X-Warnings together stay within this many bytes, whatever text a lake holds: a longer
+value is replaced by `{"omitted": "too_large", "bytes": N, "limit": 8192}` (X-Meta first), and
+the page's meta is read from its JSON representation or, for Arrow and Parquet, from the schema
+metadata, which no header limit binds (docs/api.md "Representations")."""
 """Parquet pages are compressed inside the file (zstd pages) and never again over HTTP; Arrow
 streams are written without IPC compression and compressed over HTTP when the client accepts it
 (never both)."""
@@ -77,17 +82,18 @@ def negotiate(accept: str | None) -> str | None:
     return best if weights.get(best, (0, 0.0))[1] > 0 else None
 
 
-def chosen(request: Request[Any, Any, Any], query: Iterable[tuple[str, str]], collection: bool) -> str | None:
+def chosen(request: Request[Any, Any, Any], format_: str | None, collection: bool) -> str | None:
     """The representation of a request's answer: JSON unless the route serves a collection; then
-    `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`. `query`
-    is the request's parsed query (`Exchange.query`), read as the parameters' parser reads it, so a
-    percent-encoded name means what it means there."""
+    `format=` when given and valid (an invalid one is the parameters' 400), else `Accept`.
+
+    `format_` is the value the query parser read (`serve.params.QueryParams.values`): one reading
+    of the query string, so `?%66ormat=csv`, which decodes to `format=csv`, is CSV here as it is
+    for the parser and the `Link` header."""
     if not collection:
         return DEFAULT
-    for name, value in query:
-        if name == "format":
-            # The parameter's own rule; an invalid value is the parameters' 400, answered as JSON.
-            return chosen_value(value, REPRESENTATIONS) or DEFAULT
+    if format_ is not None:
+        # The parameter's own rule; an invalid value is the parameters' 400, answered as JSON.
+        return chosen_value(format_, REPRESENTATIONS) or DEFAULT
     accept = request.headers.get("accept")
     return DEFAULT if accept in _PLAIN_ACCEPTS else negotiate(accept)
 
@@ -192,10 +198,18 @@ class Body:
         headers = {
             "X-Total-Count": str(self.pagination["total"]),
             "X-Pagination": _ascii_json(self.pagination),
-            "X-Meta": _ascii_json(self.meta),
         }
-        if self.meta.get("warnings"):
-            headers["X-Warnings"] = _ascii_json(self.meta["warnings"])
+        meta = _ascii_json(self.meta)
+        warnings = _ascii_json(self.meta["warnings"]) if self.meta.get("warnings") else None
+        # Seal text reaches meta (`source_alpha_id`, a benchmark's name): whatever a lake holds,
+        # X-Meta and X-Warnings together stay within the bound, the larger given up first.
+        if len(meta) + len(warnings or "") > META_HEADER_BYTES:
+            meta = _omitted(meta)
+        if warnings is not None and len(meta) + len(warnings) > META_HEADER_BYTES:
+            warnings = _omitted(warnings)
+        headers["X-Meta"] = meta
+        if warnings is not None:
+            headers["X-Warnings"] = warnings
         return headers
 
     def table(self) -> pa.Table:
@@ -206,7 +220,7 @@ class Body:
     def encode(self, name: str) -> tuple[bytes, str]:
         """The body and its media type."""
         if name == "ndjson":
-            return msgspec.json.Encoder().encode_lines(self.rows), NDJSON_MEDIA_TYPE
+            return _escape_line_separators(msgspec.json.Encoder().encode_lines(self.rows)), NDJSON_MEDIA_TYPE
         if name == "csv":
             return self.csv(), CSV_MEDIA_TYPE
         table = self.table()
@@ -220,24 +234,96 @@ class Body:
 
     def csv(self) -> bytes:
         """A header line of the field names, then one line per row; dates and times as the JSON
-        rows write them, nested values (lists, objects) as JSON text, null as an empty cell."""
-        builtins: list[dict[str, Any]] = msgspec.to_builtins(self.rows)
-        columns = {name: _csv_array([row.get(name) for row in builtins]) for name in self.names}
+        rows write them, nested values (lists, objects) as JSON text, null as an empty cell, and
+        a text cell that a spreadsheet would run as a formula neutralised (`_neutralised`).
+
+        A page cut from a serving table is written from its Arrow columns by Arrow's CSV writer,
+        without a Python object per cell (docs/benchmarks.md "CSV pages"); other pages (a few
+        hundred rows at most: the catalogue, the key inventory) from their rows."""
+        if self._table is not None:
+            table = _csv_table(self._table)
+        else:
+            builtins: list[dict[str, Any]] = msgspec.to_builtins(self.rows)
+            table = pa.table({name: _csv_array([row.get(name) for row in builtins]) for name in self.names})
         sink = io.BytesIO()
-        pa_csv.write_csv(pa.table(columns), sink)
+        pa_csv.write_csv(table, sink)
         return sink.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet may run when a cell begins with it (OWASP, "CSV Injection"): such a text
+cell is written with a single quote before it, so it is shown as the text it is. Numbers,
+dates and booleans are never text cells: a negative number stays a number."""
+_FORMULA_START = "^[" + "".join("\\-" if c == "-" else c for c in FORMULA_STARTS) + "]"
+
+
+def _neutralised(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A text column with every cell that begins with a `FORMULA_STARTS` character prefixed
+    with `'` (other columns as they are)."""
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return column
+    risky = pc.match_substring_regex(column, _FORMULA_START)
+    if not pc.any(risky).as_py():
+        return column
+    quoted = pc.binary_join_element_wise(pa.scalar("'", column.type), column, pa.scalar("", column.type))
+    return pc.if_else(risky, quoted, column)
+
+
+def _csv_table(table: pa.Table) -> pa.Table:
+    """A serving table's page as its CSV cells, each as the JSON rows write it: floats as float64
+    with NaN and infinities null, instants as the ISO text the table stores, dates as their ISO
+    text; text cells neutralised."""
+    columns = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        if pa.types.is_floating(field.type):
+            column = column.cast(pa.float64())
+            if not pc.all(pc.is_finite(column)).as_py():
+                column = pc.if_else(pc.is_finite(column), column, pa.scalar(None, pa.float64()))
+        elif pa.types.is_date(field.type):
+            column = column.cast(pa.string())  # quoted, as the JSON rows' text is
+        columns.append(_neutralised(column))
+    return pa.table(columns, names=table.column_names)
 
 
 def _csv_array(values: list[Any]) -> pa.Array:
     """One CSV column from JSON values: NaN (null in JSON) as an empty cell, lists and objects as
-    JSON text, a column mixing kinds as text."""
+    JSON text, a column mixing kinds as text, text cells neutralised."""
     if any(isinstance(v, list | dict) for v in values):
         values = [None if v is None else json.dumps(v, separators=(",", ":")) for v in values]
     values = [None if isinstance(v, float) and not math.isfinite(v) else v for v in values]
     try:
-        return pa.array(values)
+        return _neutralised(pa.array(values))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array([None if v is None else str(v) for v in values], pa.string())
+        # Only the cells that were text are neutralised: a number among them stays a number.
+        return pa.array(
+            [
+                None
+                if v is None
+                else "'" + v
+                if isinstance(v, str) and v.startswith(FORMULA_STARTS)
+                else str(v)
+                for v in values
+            ],
+            pa.string(),
+        )
+
+
+_LINE_SEPARATORS = re.compile("\u2028|\u2029".encode())
+
+
+def _escape_line_separators(lines: bytes) -> bytes:
+    """U+2028 and U+2029 as JSON escapes: JSON allows them raw inside strings, but a reader that
+    splits on every Unicode line break (Python's `str.splitlines`, JavaScript before ES2019) would
+    cut an NDJSON record in two. They occur only inside strings, where the escape is the same
+    text. A page without their lead byte (any ASCII page) is returned untouched after one memchr."""
+    if b"\xe2" not in lines:
+        return lines
+    return _LINE_SEPARATORS.sub(lambda match: f"\\u{ord(match[0].decode()):04x}".encode(), lines)
+
+
+def _omitted(header: str) -> str:
+    """What stands for an X-Meta or X-Warnings value over `META_HEADER_BYTES`."""
+    return _ascii_json({"omitted": "too_large", "bytes": len(header), "limit": META_HEADER_BYTES})
 
 
 def columnar_response(name: str, body: Body, link: str | None) -> Encoded:

@@ -91,7 +91,8 @@ def download_operation() -> dict[str, Any]:
             },
             "403": error(
                 "download_url_invalid (signature missing, malformed or not matching; or the holder's key "
-                "revoked, suspended, expired or of an inactive account: details.reason) or download_url_expired"
+                "revoked, suspended, expired or of an inactive account, or its grants no longer cover the "
+                "file: details.reason) or download_url_expired"
             ),
             "404": error(
                 "source_object_missing (deleted since signing), or not_found (not an archive path, "

@@ -206,12 +206,13 @@ def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
     repeatable = [param.name for param in params if param.repeat]
     services = services_of(request)
     exchange = exchange_of(request.scope)
+    query = p.QueryParams(exchange.query, accepted, declared.refused, repeatable)
     return Context(
         request=request,
         caller=current_caller(request),
         reader=services.reader,
-        query=p.QueryParams(exchange.query, accepted, declared.refused, repeatable),
+        query=query,
         request_id=exchange.request_id,
         declared=declared,
-        representation=representation.chosen(request, exchange.query, "format" in accepted),
+        representation=representation.chosen(request, query.values.get("format"), "format" in accepted),
     )

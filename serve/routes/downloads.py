@@ -9,7 +9,9 @@ path, the expiry and the holder (the key id it was signed for) in constant time 
 `download_url_invalid`, 403 `download_url_expired`); then the holder's key is read from the key
 store, as every API request reads it: a key that could no longer make a request (revoked,
 suspended, expired, its account inactive) has no working URL either (403 `download_url_invalid`
-with `details.reason`, the code that key gets on the API). Each URL answers with the file at most
+with `details.reason`, the code that key gets on the API), nor one that may no longer fetch this
+file with its grants of now: call the route that signed the URL, read the alpha and its run, call
+the JSON route of an export's rows, and for a raw file read raw books (`grants_refusal`). Each URL answers with the file at most
 `download_fetch_limit` times (a key's URL is its own, and so is its count); the next fetch is 403
 `download_url_expired` with `details.fetch_limit` (serve.identity.download_fetches counts them in
 the key store's database, so every worker and machine shares one count). A fetch is counted
@@ -46,12 +48,15 @@ from serve import errors
 from serve.archives import (
     ARCHIVE_OBJECT_PATH,
     DOWNLOAD_ROUTE_PREFIX,
+    SOURCE_ENDPOINT,
     HmacSigner,
     stored_object,
 )
 from serve.auth import services_of
 from serve.compression import SKIP_COMPRESSION
-from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename
+from serve.context import Caller
+from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
+from serve.identity.access import build_caller
 from serve.identity.authenticate import standing_refusal
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.records import AccountRecord, KeyRecord
@@ -96,6 +101,9 @@ class _Object:
     unavailable: type[errors.ApiError]  # the store or the fetch count is unreachable, the file damaged
     not_configured: type[errors.ApiError]  # no usable signing key
     verified: Callable[[LakeReader], str | None]  # its local path once whole; None when not recorded
+    alpha: str | None  # the alpha (and run) a fetch needs; None for the benchmark's exports
+    endpoints: tuple[str, ...]  # the routes a fetch needs: the one that signed it, and its data's
+    raw_only: bool  # for keys with raw-book access only (a `.raw` export, a `raw_` book's)
 
 
 def _object_of(object_path: str) -> _Object | None:
@@ -109,10 +117,14 @@ def _object_of(object_path: str) -> _Object | None:
             errors.SourceDownloadUnavailable,
             errors.SourceDownloadNotConfigured,
             lambda reader: reader.verified_archive(archive["alpha"], object_path, archive["sha256"]),
+            archive["alpha"],
+            (SOURCE_ENDPOINT,),
+            False,
         )
     export = EXPORT_OBJECT_PATH.fullmatch(object_path)
     export_name = export_filename(object_path)
-    if export is not None and export_name is not None:
+    needs = export_needs(object_path)
+    if export is not None and export_name is not None and needs is not None:
         return _Object(
             export_name,
             PARQUET,
@@ -129,6 +141,8 @@ def _object_of(object_path: str) -> _Object | None:
                 f"{layout.EXPORTS_DIR}/{export['file']}",
                 benchmark=export["alpha"] is None,
             ),
+            export["alpha"],
+            *needs,
         )
     return None
 
@@ -172,12 +186,35 @@ def holder_refusal(key: KeyRecord | None, account: AccountRecord | None, now: da
     return None if refused is None else refused.code
 
 
-def _check_holder(
-    request: Request[Any, Any, Any], holder: str, now: float, unavailable: type[errors.ApiError]
-) -> None:
-    """403 `download_url_invalid` unless the key the URL was signed for may still make requests,
-    read from the key store on every fetch (503 `unavailable` when it cannot be reached). An app
-    built without a key store (a test rig with its own authenticator) has no key to read."""
+def grants_refusal(caller: Caller, target: _Object) -> tuple[str, dict[str, Any]] | None:
+    """Why the holder may no longer fetch `target` with its grants of now, in the API's order
+    (the endpoint that signed the URL, the alpha and run, the endpoint of the data, raw books):
+    the code it would get (`details.reason`) and the details naming what it lacks; None when it may."""
+    signer, *data = target.endpoints
+    if not caller.may_call(signer):
+        return errors.EndpointNotAllowed.code, {"endpoint": signer}
+    if target.alpha is not None and not (
+        caller.may_read_alpha(target.alpha) and caller.may_read_run(target.alpha)
+    ):
+        return errors.RunNotAllowed.code, {"alpha": target.alpha}
+    for endpoint in data:
+        if not caller.may_call(endpoint):
+            return errors.EndpointNotAllowed.code, {"endpoint": endpoint}
+    if target.raw_only and not caller.expose_raw_book:
+        return RAW_BOOK_NOT_ALLOWED, {}
+    return None
+
+
+RAW_BOOK_NOT_ALLOWED = "raw_book_not_allowed"
+"""`details.reason` of a raw file's URL once its key may no longer read raw books (the API has no
+such error: there the key simply gets the plain variant)."""
+
+
+def _check_holder(request: Request[Any, Any, Any], holder: str, now: float, target: _Object) -> None:
+    """403 `download_url_invalid` unless the key the URL was signed for may still make requests
+    and may still fetch this file with its grants of now (`grants_refusal`), read from the key
+    store on every fetch (503 `target.unavailable` when it cannot be reached). An app built
+    without a key store (a test rig with its own authenticator) has no key to read."""
     store = services_of(request).store
     if store is None:
         return
@@ -185,7 +222,7 @@ def _check_holder(
         key = store.get_key(holder)
         account = None if key is None else store.get_account(key.user_id)
     except KeyStoreUnavailable as exc:
-        raise unavailable(
+        raise target.unavailable(
             "The download cannot be checked right now (the key store is unreachable); retry with backoff."
         ) from exc
     refusal = holder_refusal(key, account, datetime.fromtimestamp(now, UTC))
@@ -194,6 +231,16 @@ def _check_holder(
             f"The API key this URL was signed for can no longer make requests ({refusal}); "
             "request a new URL with an active key.",
             details={"reason": refusal},
+        )
+    assert key is not None and account is not None  # holder_refusal refuses a missing one
+    client = request.client.host if request.client is not None else ""
+    narrowed = grants_refusal(build_caller(key, account, client), target)
+    if narrowed is not None:
+        reason, details = narrowed
+        raise errors.DownloadUrlInvalid(
+            f"The API key this URL was signed for may no longer fetch this file ({reason}); "
+            "request a new URL, which gets what the key may read now.",
+            details={"reason": reason, **details},
         )
 
 
@@ -220,7 +267,7 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     expires, holder, signature = query["expires"], query["holder"], query["signature"]
     now = time.time()
     signer.verify(object_path, expires, holder, signature, now)
-    _check_holder(request, holder, now, target.unavailable)
+    _check_holder(request, holder, now, target)
     storage = signer.storage
     try:
         path = stored_object(storage, object_path)

@@ -28,7 +28,7 @@ from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
 from serve.envelope import single
-from serve.exports import ExportFile, alpha_exports, benchmark_exports, sign
+from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
@@ -90,7 +90,7 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
 
 
 @route(
-    "exports.download",
+    EXPORT_ENDPOINT,
     "/v1/alphas/{alpha:str}/exports/{dataset:str}",
     "Signed download URL of one dataset as a Parquet file",
 )

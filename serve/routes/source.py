@@ -19,7 +19,7 @@ from datasets import layout
 from schemas.bodies.downloads import SourceDownload
 from schemas.bodies.envelope import Single
 from schemas.query import NoQuery
-from serve.archives import HmacSigner, S3Signer, signer_for, source_download
+from serve.archives import SOURCE_ENDPOINT, HmacSigner, S3Signer, signer_for, source_download
 from serve.auth import services_of
 from serve.envelope import single
 from serve.resolve import resolve_run
@@ -47,7 +47,7 @@ def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
 
 # In a worker thread: signing may check the object store.
 @route(
-    "catalog.alphas.source.download",
+    SOURCE_ENDPOINT,
     "/v1/alphas/{alpha:str}/source/download",
     "Signed download URL of the alpha's source archive",
     sync_to_thread=True,

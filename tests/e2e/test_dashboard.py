@@ -396,6 +396,7 @@ def open_dashboard(site: Site, context: Any, token: str | None, fragment: str = 
 
     page.on("console", console)
     page.on("pageerror", lambda error: visit.problems.append(str(error)))
+
     def failed(request: Any) -> None:
         # The dashboard aborts the requests of a page the user leaves (api.js, AbortController): on
         # a slow machine a click can come before a page finished loading. Any other failure counts.

@@ -69,6 +69,8 @@ SEARCHING = {
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
     "serve.endpoint_tables.GENERATED": "finds the generated endpoint table inside a document of docs/",
+    "pipeline.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
+    "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
 MODULE_ROOTS = {
@@ -216,3 +218,17 @@ def test_a_token_with_a_trailing_newline_is_malformed() -> None:
     assert parse_token(token).key_id
     with pytest.raises(errors.MalformedApiKey):
         parse_token(token + "\n")
+
+
+def test_a_symbol_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
+    """Symbols are checked in polars against the API's ticker pattern, anchored by hand."""
+    seal = write_factory_seal(tmp_path / "seal")
+    table = pq.read_table(seal / "positions" / "long_short.parquet")
+    symbols = table.column("symbol").to_pylist()
+    symbols[0] += "\n"
+    index = table.schema.get_field_index("symbol")
+    table = table.set_column(index, table.schema.field(index), [symbols])
+    pq.write_table(table, seal / "positions" / "long_short.parquet")
+    with pytest.raises(SealRejected) as refused:
+        publish_seal(str(seal), str(tmp_path / "lake"))
+    assert (refused.value.rule, refused.value.kind) == ("symbols.ticker_pattern", "positions")

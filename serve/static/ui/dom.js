@@ -1,5 +1,6 @@
 // Small DOM helpers: build elements, show an API error, show a note. Text is always set as text
-// (never parsed as HTML), so nothing the API returns can inject markup.
+// (never parsed as HTML), so nothing the API returns can inject markup, and it is isolated
+// (`isolated`), so no bidirectional control in it can reorder the text shown beside it.
 
 import { isAbort } from "./api.js";
 
@@ -21,8 +22,26 @@ function append(element, children) {
   for (const child of children) {
     if (child === undefined || child === null || child === false) continue;
     if (Array.isArray(child)) append(element, child);
-    else element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    else element.append(child instanceof Node ? child : document.createTextNode(isolated(child)));
   }
+}
+
+// Bidirectional formatting characters: ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI
+// (schemas/seal.py BIDI_CONTROLS, which the build refuses in seal text).
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, "g");
+
+/**
+ * Text as the page shows it. Text holding a bidirectional control (a seal built before the build
+ * refused them) is shown without the controls, between FSI and PDI: its own direction is kept and
+ * it cannot reverse or reorder what stands beside it (a name turning the figures after it around).
+ * The controls are dropped, not kept inside the isolate, because a PDI of the text's own would
+ * close the isolate early and let an override after it run on. Plain text is returned as it is.
+ * Works wherever text goes, `<option>` labels and `textContent` included, where no `<bdi>` fits.
+ */
+export function isolated(value) {
+  const text = String(value);
+  return BIDI_CONTROL.test(text) ? `\u2068${text.replace(BIDI_CONTROLS, "")}\u2069` : text;
 }
 
 export function clear(element) {
