@@ -3015,15 +3015,16 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     - 1 over the window: mean / std(ddof=1) times sqrt(252), as /metrics core.information_ratio;
     deflated_sharpe: the long_short book's Deflated Sharpe Ratio over the window, as
     /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the
-    alphas the key may read); turnover: mean over the window's sessions of the book's one-way ledger
-    turnover, 1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as
-    /metrics mean_turnover); max_weight: largest |weight| the book held in the window's sessions:
-    its positions' weight = signed_notional / ending_equity at each session's close (the realised
-    weight, as the ledger's largest_abs_weight; not the decisions' target weights, which the book
-    drifts from between rebalances); symbol and date name the position; recent_information_ratio:
-    information_ratio over the window's last 504 sessions (all of them when fewer);
-    yearly_consistency: share of the window's calendar years whose compounded return prod(1 + r) - 1
-    is above 0, over the years with at least 20 sessions of the book;
+    alphas the key may read); turnover: the book's one-way ledger turnover over the window,
+    annualised: the mean over the window's sessions of 1/2 sum |quantity x mid| / starting_equity
+    (the column whose mean the run seals as mean_turnover), times the run's sessions per year (252),
+    the basis of /metrics core.turnover; max_weight: largest |weight| the book held in the window's
+    sessions: its positions' weight = signed_notional / ending_equity at each session's close (the
+    realised weight, as the ledger's largest_abs_weight; not the decisions' target weights, which
+    the book drifts from between rebalances); symbol and date name the position;
+    recent_information_ratio: information_ratio over the window's last 504 sessions (all of them
+    when fewer); yearly_consistency: share of the window's calendar years whose compounded return
+    prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book;
     stressed_net_information_ratio: information ratio of the daily returns paying 2 times the
     modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of it
     once; /analytics/costs' cost rate); production_correlation: largest |Pearson| of the alpha's
@@ -3038,7 +3039,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """The checked figure (see id), in its unit (see unit); null when not_measurable"""
 
     unit: str
-    """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_session,
+    """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_year,
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic
     (per_session: a fraction of equity traded per session)
@@ -3081,9 +3082,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     probability that ...'), from the check's declaration: information_ratio: the book's annualised
     information ratio over the window's {sessions} sessions; deflated_sharpe: the probability that
     the long_short book's Sharpe ratio is above what the best of {trials} trials without skill would
-    reach by chance (the Deflated Sharpe Ratio); turnover: the mean fraction of the book's equity
-    traded per session (one way) over {sessions} sessions; max_weight: the largest absolute weight
-    the book held, {symbol} at the close of {date} (its realised weight, not a target);
+    reach by chance (the Deflated Sharpe Ratio); turnover: the fraction of the book's equity it
+    trades in a year (one way), from its {sessions} sessions; max_weight: the largest absolute
+    weight the book held, {symbol} at the close of {date} (its realised weight, not a target);
     recent_information_ratio: the book's annualised information ratio over the window's last
     {sessions} sessions; yearly_consistency: the share of the window's calendar years in which the
     book made money ({positive} of {years}); stressed_net_information_ratio: the book's annualised
