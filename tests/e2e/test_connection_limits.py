@@ -26,6 +26,7 @@ import pytest
 from serve.http_protocol import ConnectionLimits
 from serve.routes.developer import STATIC_DIR, SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from serve.settings import Settings
+from tests.bench.connections_bench import Hostile
 from tests.e2e.test_serve_stack import serving
 
 pytestmark = pytest.mark.e2e
@@ -336,52 +337,6 @@ def busy_reader(port: int) -> socket.socket:
     return sock
 
 
-class Hostile:
-    """One client (127.0.0.1) holding `count` connections that ask nothing or, `kept_alive`, one
-    health request each and nothing more, reopening each one the server closes, until it stops."""
-
-    def __init__(self, port: int, count: int, kept_alive: bool) -> None:
-        self.port, self.count, self.kept_alive = port, count, kept_alive
-        self.peers: list[Peer] = []
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run)
-
-    def __enter__(self) -> Hostile:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stopping.set()
-        self.thread.join(30)
-
-    def holding(self) -> bool:
-        return len(self.peers) == self.count
-
-    def open(self) -> None:
-        try:
-            peer = Peer(self.port)
-            if self.kept_alive:
-                peer.send(HEALTH)
-                if peer.answer().status != 200:
-                    peer.close()
-                    return
-        except (OSError, AssertionError):
-            return  # closed before its answer: opened again on the next round
-        self.peers.append(peer)
-
-    def run(self) -> None:
-        deadline = time.monotonic() + 300  # bounded, whatever the test does
-        while not self.stopping.is_set() and time.monotonic() < deadline:
-            for _ in range(self.count - len(self.peers)):
-                self.open()
-            readable, _, _ = select.select([peer.sock for peer in self.peers], [], [], 0.02)
-            for peer in [peer for peer in self.peers if peer.sock in readable]:
-                self.peers.remove(peer)  # closed by the server (or refused, before the fix)
-                peer.close()
-        for peer in self.peers:
-            peer.close()
-
-
 @pytest.mark.parametrize("kept_alive", [False, True], ids=["silent", "kept_alive"])
 def test_idle_connections_of_one_client_do_not_lock_another_out(tmp_path: Path, kept_alive: bool) -> None:
     """One client holds every connection of the worker, each idle (never sending, or kept alive
@@ -396,7 +351,7 @@ def test_idle_connections_of_one_client_do_not_lock_another_out(tmp_path: Path, 
         request_head_timeout_seconds="30",  # silent connections are not closed for it meanwhile
     ) as (port, output):
         statuses = []
-        with Hostile(port, cap, kept_alive) as hostile:
+        with Hostile(port, cap, kept_alive=kept_alive) as hostile:
             for _ in range(tries):
                 wait_for(hostile.holding, f"the hostile client holding {cap} connections")
                 peer = Peer(port, source="127.0.0.2")
