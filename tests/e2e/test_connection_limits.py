@@ -497,6 +497,27 @@ def test_clients_that_never_read_a_large_answer_cannot_hold_the_connections(tmp_
         assert not [line for line in output if "Traceback" in line or "Exception in ASGI" in line]
 
 
+def test_a_slow_reader_of_a_large_answer_is_served_whole(tmp_path: Path) -> None:
+    """A client that reads the bundle in small bites is never dropped, whatever the worker's
+    buffer holds at each check: it took some bytes in each send-timeout period, even when the
+    worker refilled its buffer with the file's next 1 MB chunk in between (more bytes waiting)."""
+    bundle = (STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION / "swagger-ui-bundle.js").read_bytes()
+    with server_and_output(tmp_path, send_timeout_seconds="1") as (port, output):
+        sock = non_reader(port)
+        sock.settimeout(10)
+        received = b""
+        while b"\r\n\r\n" not in received or len(received.partition(b"\r\n\r\n")[2]) < len(bundle):
+            chunk = sock.recv(4096)  # a bite at a time, a pause between bites: about 300 KB/s
+            assert chunk, f"closed after {len(received):,} bytes"
+            received += chunk
+            time.sleep(0.01)
+        sock.close()
+        head, _, body = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200 ")
+        assert body == bundle
+        assert not [line for line in output if "dropped a connection" in line]
+
+
 TCP_STATES = {1: "ESTABLISHED", 4: "FIN_WAIT1", 5: "FIN_WAIT2", 6: "TIME_WAIT", 7: "CLOSE", 8: "CLOSE_WAIT"}
 
 
