@@ -16,7 +16,7 @@ service facing hostile clients needs on each connection before any request reach
   `max_connections_per_worker`: each costs a descriptor and some memory, and a worker also needs
   descriptors for its backends and builds (docs/operations.md, "File limits"). At the limit a new
   connection closes the idle connection held longest (one that has sent no byte of a request yet,
-  or kept alive after its answers): refusing the newcomer instead let one client holding 512
+  or kept alive after its answers, all sent): refusing the newcomer instead let one client holding 512
   silent connections, reopened as they closed, get 158 of 159 other clients' connections refused.
   Only when every held connection is busy (a request being read or answered, an answer being
   sent) is the newcomer answered 503 and closed at once. The idle connections are kept oldest
@@ -351,8 +351,9 @@ class ServiceHttpProtocol(HttpToolsProtocol):
 
     def evictable(self) -> bool:
         """Idle now: no request byte waits unread (the client may have just sent one: closing then
-        would reset the connection), and the client has taken its answers whole (closing would
-        leave what it has not taken queued in the kernel)."""
+        would reset the connection), and its answers have left the server whole, none waiting in
+        the worker or unsent in the kernel (a client that does not read them is not idle, and
+        closing would leave them queued in the kernel)."""
         transport = self.transport
         return (
             not transport.is_closing()
