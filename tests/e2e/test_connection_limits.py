@@ -307,6 +307,11 @@ def wait_for(condition: Callable[[], object], what: str, seconds: float = 30) ->
         time.sleep(0.02)
 
 
+def logged(output: list[str], text: str) -> None:
+    """Wait for a line of the server's output holding `text` (read by a thread as it is written)."""
+    wait_for(lambda: any(text in line for line in output), f"a log line with {text!r}")
+
+
 def asset_request(name: str) -> bytes:
     return f"GET {SWAGGER_UI_URL}/{name} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
 
@@ -359,7 +364,7 @@ def test_idle_connections_of_one_client_do_not_lock_another_out(tmp_path: Path, 
                 statuses.append(peer.answer().status)
                 peer.close()
         assert statuses == [200] * tries
-        assert any("closed an idle connection from 127.0.0.1" in line for line in output)
+        logged(output, "closed an idle connection from 127.0.0.1")
 
 
 def test_a_connection_is_refused_only_when_every_held_one_is_busy(tmp_path: Path) -> None:
@@ -388,7 +393,7 @@ def test_a_connection_is_refused_only_when_every_held_one_is_busy(tmp_path: Path
         assert answer.headers["retry-after"] == "1"
         assert answer.error["details"] == {"limit": cap, "per": "worker"}
         assert extra.closed_within(5)
-        assert any("refused a connection: 16 busy (max_connections_per_worker)" in line for line in output)
+        logged(output, "refused a connection: 16 busy (max_connections_per_worker)")
         for sock in readers:
             sock.close()
         again = Peer(port, source="127.0.0.2")
@@ -416,10 +421,7 @@ def test_one_peer_holds_at_most_its_share_of_a_worker(tmp_path: Path) -> None:
             "This server process holds 4 connections from your address, each busy; retry shortly."
         )
         assert fifth.closed_within(5)
-        assert any(
-            "refused a connection from 127.0.0.2: 4 busy (max_connections_per_peer)" in line
-            for line in output
-        )
+        logged(output, "refused a connection from 127.0.0.2: 4 busy (max_connections_per_peer)")
         # Another address is served meanwhile, and stays held, idle, after its answer.
         other = Peer(port, source="127.0.0.3")
         other.send(HEALTH)
