@@ -469,8 +469,9 @@ def test_clients_that_never_read_a_large_answer_cannot_hold_the_connections(tmp_
     """Requests for the Swagger UI bundle (1.7 MB, no key needed) whose answers are never read held
     their connection for ever, so as many such clients as the connection cap locked every other
     client out (503, still after 12 s). Each is now dropped once it has read nothing for the send
-    timeout. Six requests pipelined on each connection: more than the kernel's buffers (up to 4 MB
-    of send buffer on Linux) absorb, so the answer waits in the server process."""
+    timeout. Six requests pipelined on each connection: more than the kernel's buffers absorb even
+    at Linux's default 4 MiB send buffer (the server's is 256 KiB), so the answer waits in the
+    server process."""
     cap, send_timeout, pipelined = 3, 1.0, 6
     request = f"GET {SWAGGER_UI_URL}/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n".encode()
     with server_and_output(
