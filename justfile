@@ -98,6 +98,10 @@ soak *ARGS:
 bench-export *ARGS:
     python -m tests.bench.export_bench {{ARGS}}
 
+# Hostile connections against the default settings, one worker [--base CHECKOUT] [--tries 100] [--hold 512] [--watch 75]: another client's health answers while one holds 512 idle connections; sockets and bytes the kernel keeps for 20 unread 1.7 MB answers (issue 33).
+bench-connections *ARGS:
+    python -m tests.bench.connections_bench {{ARGS}}
+
 # The decision routes (checks, compare, risk, combine and contribution over 20 alphas) over bench-catalogue's N alphas (default 1,000), one worker: p50/p95 per route (issue 24).
 bench-decisions *ARGS:
     python -m tests.bench.decisions_bench {{ARGS}}

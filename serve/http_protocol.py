@@ -12,9 +12,21 @@ service facing hostile clients needs on each connection before any request reach
   keep-alive connection after 5 s, and kept a connection that never sent a byte for ever).
 - **No request bodies.** The API reads none; a request that announces one is answered and its
   connection closed, so a body trickled after the answer cannot hold the connection.
-- **Connections per worker.** One more than `max_connections_per_worker` is answered 503 and
-  closed at once: each costs a descriptor and some memory, and a worker also needs descriptors for
-  its backends and builds (docs/operations.md, "File limits").
+- **Connections per worker, idle ones first to go.** A worker holds at most
+  `max_connections_per_worker`: each costs a descriptor and some memory, and a worker also needs
+  descriptors for its backends and builds (docs/operations.md, "File limits"). At the limit a new
+  connection closes the idle connection held longest (one that has sent no byte of a request yet,
+  or kept alive after its answers, all sent): refusing the newcomer instead let one client holding 512
+  silent connections, reopened as they closed, get 158 of 159 other clients' connections refused.
+  Only when every held connection is busy (a request being read or answered, an answer being
+  sent) is the newcomer answered 503 and closed at once. The idle connections are kept oldest
+  first, so choosing one is O(1).
+- **Connections per peer.** A worker holds at most `max_connections_per_peer` connections from
+  one client address (an IPv6 client's /64, which one host commonly holds whole): at the bound
+  the peer's new connection closes the peer's own oldest idle one, else it is refused, so one
+  client's busy connections cannot fill the worker. Loopback is a peer like any other. Behind
+  trusted proxies (`trusted_proxy_hops` > 0) every connection comes from a proxy, so the bound is
+  not applied: bounding each client is the proxy's to do.
 - **Refusals in the error envelope**, like every other answer of the service, not uvicorn's plain
   text: these, and a request the parser refuses (a NUL byte in a header). A refusal comes after the
   answers of the requests read before it on the connection (a pipelined request keeps its answer),
@@ -24,8 +36,17 @@ service facing hostile clients needs on each connection before any request reach
   app's send blocks, and a closing connection waits for them to drain, so a client that asks for a
   large body (the 1.4 MB Swagger UI bundle needs no key) and never reads held its connection for
   ever, and 512 of them filled a worker. While answer bytes wait, the client must take some of
-  them every `send_timeout_seconds`, else the connection is dropped (aborted: there is no way to
-  say anything more to a client that reads nothing). A slow reader that makes progress is served.
+  them every `send_timeout_seconds`, else the connection is dropped with a reset (there is no way
+  to say anything more to a client that reads nothing, and a plain close leaves the unsent bytes
+  queued in the kernel). A slow reader that makes progress is served.
+- **A bounded kernel send buffer.** Linux grows a connection's send buffer up to 4 MiB by default,
+  so a whole 1.7 MB answer went into the kernel, out of reach of the send timeout: the worker
+  closed the connection after the keep-alive timeout, and the kernel kept the closed socket
+  (FIN-WAIT-1) with its 1.7 MB queued for minutes, 20 such clients 48 MB. Each connection's
+  SO_SNDBUF is `send_buffer_bytes`, so what the client does not take waits in the worker, and
+  TCP_USER_TIMEOUT (twice the send timeout: the worker's own check acts first on an open
+  connection) makes the kernel drop a connection, closed or not, whose queued bytes make no
+  progress.
 - **TCP_NODELAY** on every accepted connection. With `--workers 2` uvicorn binds the listening
   socket itself (`socket.socket(AF_INET)`, protocol number 0), and asyncio sets TCP_NODELAY only on
   sockets whose protocol number is `IPPROTO_TCP`. A response leaves as two writes (head, then body),
@@ -40,15 +61,21 @@ CLI's other commands do not pay for importing uvicorn's protocol modules.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import functools
 import http
+import ipaddress
 import logging
 import socket
+import struct
+import termios
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.utils import get_remote_addr
 
 from serve import errors
 from serve.envelope import CONTENT_TYPE_OPTIONS, JSON, REQUEST_ID_HEADER, error_response, request_id_of
@@ -67,7 +94,9 @@ class ConnectionLimits:
     head_bytes: int
     head_timeout_seconds: float
     connections: int
+    connections_per_peer: int | None  # None behind trusted proxies: the peer is a proxy
     send_timeout_seconds: float
+    send_buffer_bytes: int
 
     @classmethod
     def of(cls, settings: Settings) -> ConnectionLimits:
@@ -76,7 +105,11 @@ class ConnectionLimits:
             head_bytes=settings.max_request_head_bytes,
             head_timeout_seconds=settings.request_head_timeout_seconds,
             connections=settings.max_connections_per_worker,
+            connections_per_peer=settings.max_connections_per_peer
+            if not settings.trusted_proxy_hops
+            else None,
             send_timeout_seconds=settings.send_timeout_seconds,
+            send_buffer_bytes=settings.send_buffer_bytes,
         )
 
 
@@ -86,11 +119,109 @@ def worker_limits() -> ConnectionLimits:
     return ConnectionLimits.of(Settings.from_env())
 
 
-def set_nodelay(transport: asyncio.BaseTransport) -> None:
-    """TCP_NODELAY on the transport's socket, when it is a TCP socket (not a Unix socket)."""
+def tcp_socket(transport: asyncio.BaseTransport) -> Any:
+    """The transport's socket when it is a TCP socket (not a Unix socket), else None."""
     sock = transport.get_extra_info("socket")
-    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+    return sock if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6) else None
+
+
+def tune_socket(transport: asyncio.BaseTransport, limits: ConnectionLimits) -> None:
+    """TCP_NODELAY, the bounded send buffer, and the kernel's own send timeout (twice the
+    worker's, in milliseconds), on an accepted TCP connection."""
+    if (sock := tcp_socket(transport)) is not None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, limits.send_buffer_bytes)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(limits.send_timeout_seconds * 2000))
+
+
+def reset_on_close(transport: asyncio.BaseTransport) -> None:
+    """SO_LINGER 0: closing sends a reset and the kernel discards what is still queued, instead of
+    keeping the closed socket and its bytes until the client reads them or the kernel gives up."""
+    if (sock := tcp_socket(transport)) is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+SIOCOUTQNSD = 0x894B
+"""Linux's ioctl (linux/sockios.h) for the bytes a TCP socket holds and has not sent yet: those
+the client's window has no room for. Bytes sent and not yet acknowledged are on their way."""
+
+
+def queued_bytes(transport: asyncio.BaseTransport) -> tuple[int, int]:
+    """Bytes in the kernel's queues of the transport's socket: received and not read by the worker
+    (FIONREAD), and not sent to the client yet (SIOCOUTQNSD); (0, 0) for a non-TCP socket."""
+    if (sock := tcp_socket(transport)) is None:
+        return 0, 0
+    unread, unsent = (
+        struct.unpack("i", fcntl.ioctl(sock.fileno(), request, b"\0\0\0\0"))[0]
+        for request in (termios.FIONREAD, SIOCOUTQNSD)
+    )
+    return unread, unsent
+
+
+def peer_of(client: tuple[str, int] | None) -> str:
+    """The address a peer's connections are counted under: its IP address, an IPv6 one's /64 (one
+    host commonly holds a whole /64), an IPv4-mapped IPv6 one's IPv4 address."""
+    host = client[0] if client else ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a Unix socket: one peer
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
+
+
+class HeldConnections:
+    """The connections a worker holds: how many per peer, and the idle ones, oldest first, in all
+    and per peer (ordered dicts: adding, removing and taking the oldest are O(1))."""
+
+    def __init__(self) -> None:
+        self.per_peer: Counter[str] = Counter()
+        self.idle: OrderedDict[ServiceHttpProtocol, None] = OrderedDict()
+        self.idle_per_peer: dict[str, OrderedDict[ServiceHttpProtocol, None]] = {}
+
+    def hold(self, connection: ServiceHttpProtocol) -> None:
+        self.per_peer[connection.peer] += 1
+        self.mark_idle(connection)
+
+    def release(self, connection: ServiceHttpProtocol) -> None:
+        self.mark_busy(connection)
+        self.per_peer[connection.peer] -= 1
+        if not self.per_peer[connection.peer]:
+            del self.per_peer[connection.peer]
+            self.idle_per_peer.pop(connection.peer, None)
+
+    def mark_idle(self, connection: ServiceHttpProtocol) -> None:
+        connection.idle = True
+        self.idle[connection] = None
+        self.idle_per_peer.setdefault(connection.peer, OrderedDict())[connection] = None
+
+    def mark_busy(self, connection: ServiceHttpProtocol) -> None:
+        if connection.idle:
+            connection.idle = False
+            del self.idle[connection]
+            del self.idle_per_peer[connection.peer][connection]
+
+    def evict_oldest_idle(self, peer: str | None = None) -> bool:
+        """Close the idle connection held longest (of `peer`, when given); False when none is.
+        One found busy after all (bytes of a request not read yet, or of an answer not sent)
+        leaves the idle ones: it is marked idle again when its next answer is sent, and an idle
+        keep-alive connection is closed by uvicorn's keep-alive timeout anyway."""
+        idle = self.idle if peer is None else self.idle_per_peer.get(peer)
+        while idle:
+            connection = next(iter(idle))
+            self.mark_busy(connection)
+            if connection.evictable():
+                connection.evict()
+                return True
+        return False
+
+
+@functools.cache
+def worker_connections() -> HeldConnections:
+    return HeldConnections()
 
 
 def refusal(error: errors.ApiError) -> bytes:
@@ -141,10 +272,12 @@ def head_timeout(seconds: float) -> errors.ApiError:
     )
 
 
-def too_many_connections(limit: int) -> errors.ApiError:
+def too_many_connections(limit: int, per: str) -> errors.ApiError:
+    """503 for a connection beyond `limit` busy connections `per` worker, or per peer address."""
+    held = f"its {limit:,} connections" if per == "worker" else f"{limit:,} connections from your address"
     return errors.TooManyConnections(
-        f"This server process holds its {limit:,} connections; retry shortly.",
-        details={"limit": limit},
+        f"This server process holds {held}, each busy; retry shortly.",
+        details={"limit": limit, "per": per},
         headers={"Retry-After": "1"},
     )
 
@@ -172,6 +305,10 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.limits = worker_limits()
+        self.held = worker_connections()
+        self.peer = ""  # peer_of(client), counted in `held` once the connection is admitted
+        self.admitted = False
+        self.idle = False  # in `held`'s idle connections: may be closed to admit another
         self.head_open = True  # the next bytes read belong to a request head (or come before one)
         self.head_begun = False  # a head's first byte was parsed, and not its end
         self.head_bytes = 0  # bytes read since the head opened (those of its first read may be missed)
@@ -179,24 +316,61 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.refused: bytes | None = None  # the refusal, written or waiting for earlier answers
         self.refused_by_callback: errors.ApiError | None = None
         self.send_timer: asyncio.TimerHandle | None = None
+        self.took_some = False  # the client took answer bytes since the send timer was armed
         self.cycles: list[Any] = []  # the requests read and not yet answered whole, in order
 
     # -- the connection ------------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        set_nodelay(transport)
-        if len(self.connections) >= self.limits.connections:
-            log.warning("refused a connection: %d open (max_connections_per_worker)", len(self.connections))
+        tune_socket(transport, self.limits)
+        self.peer = peer_of(get_remote_addr(transport))
+        if (refused := self.admission()) is not None:
             self.transport, self.refused = transport, b""
-            transport.write(refusal(too_many_connections(self.limits.connections)))
+            transport.write(refusal(refused))
             transport.close()  # at once: lingering would hold the descriptor the limit protects
             return
         super().connection_made(transport)
+        self.admitted = True
+        self.held.hold(self)
         self.arm_head_timer()
+
+    def admission(self) -> errors.ApiError | None:
+        """None when this connection may be held, making room by closing an idle one if needed;
+        else the refusal. A peer at its bound makes room among its own connections only."""
+        per_peer = self.limits.connections_per_peer
+        if per_peer is not None and self.held.per_peer[self.peer] >= per_peer:
+            if not self.held.evict_oldest_idle(self.peer):
+                log.warning(
+                    "refused a connection from %s: %d busy (max_connections_per_peer)", self.peer, per_peer
+                )
+                return too_many_connections(per_peer, "peer_address")
+        elif len(self.connections) >= self.limits.connections and not self.held.evict_oldest_idle():
+            log.warning("refused a connection: %d busy (max_connections_per_worker)", len(self.connections))
+            return too_many_connections(self.limits.connections, "worker")
+        return None
+
+    def evictable(self) -> bool:
+        """Idle now: no request byte waits unread (the client may have just sent one: closing then
+        would reset the connection), and its answers have left the server whole, none waiting in
+        the worker or unsent in the kernel (a client that does not read them is not idle, and
+        closing would leave them queued in the kernel)."""
+        transport = self.transport
+        return (
+            not transport.is_closing()
+            and not transport.get_write_buffer_size()
+            and queued_bytes(transport) == (0, 0)
+        )
+
+    def evict(self) -> None:
+        log.info("closed an idle connection from %s to hold another", _peer(self.client))
+        self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.stop_head_timer()
         self.stop_send_timer()
+        if self.admitted:
+            self.admitted = False
+            self.held.release(self)
         super().connection_lost(exc)
 
     # -- answers the client does not read --------------------------------------------------------
@@ -205,12 +379,17 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         super().pause_writing()
         self.watch_sending()
 
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self.took_some = True  # the buffer fell below its low mark: the kernel sent, the client read
+
     def watch_sending(self) -> None:
         """Check, `send_timeout_seconds` from now, that the client took some of the answer bytes
         waiting now (the transport's buffer; the kernel's buffers are full before it holds any)."""
         if self.send_timer is None:  # closing too: a close waits for the bytes to drain
             waiting = self.transport.get_write_buffer_size()
             if waiting:
+                self.took_some = False
                 self.send_timer = self.loop.call_later(
                     self.limits.send_timeout_seconds, self.check_sending, waiting
                 )
@@ -220,7 +399,9 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         waiting = self.transport.get_write_buffer_size()
         if not waiting:
             return
-        if waiting < waiting_before:
+        # Fewer bytes wait, or the buffer fell below its low mark and the app refilled it with its
+        # next chunk (up to 1 MB for a file): comparing the counts alone would miss that reader.
+        if waiting < waiting_before or self.took_some:
             self.watch_sending()  # a slow reader, but a reader
             return
         log.info(
@@ -235,6 +416,7 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         for cycle in self.cycles:
             cycle.disconnected = cycle.disconnected or not cycle.response_complete
             cycle.message_event.set()
+        reset_on_close(self.transport)
         self.transport.abort()
 
     def stop_send_timer(self) -> None:
@@ -245,6 +427,7 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self.refused is not None:
             return  # dropped: nothing after a refusal is read
+        self.held.mark_busy(self)
         self._unset_keepalive_if_required()
         if self.head_open:
             self.head_bytes += len(data)
@@ -323,6 +506,7 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def refuse(self, error: errors.ApiError) -> None:
         """Answer `error` and close, after the answers of the requests read before it."""
         log.info("refused a request from %s: %d %s", _peer(self.client), error.status, error.code)
+        self.held.mark_busy(self)
         self.stop_head_timer()
         self.refused = refusal(error)
         if not self.answering():
@@ -331,6 +515,12 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self.watch_sending()  # the answer's tail may still wait, below the pause threshold
+        if (
+            self.timeout_keep_alive_task is not None
+            and self.refused is None
+            and not (self.head_begun or self.head_bytes)
+        ):
+            self.held.mark_idle(self)  # kept alive, and nothing of a next request read yet
         if self.refused and not self.answering() and not self.transport.is_closing():
             self.send_refusal()
 

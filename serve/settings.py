@@ -200,14 +200,34 @@ SETTINGS: tuple[Setting, ...] = (
         "max_connections_per_worker",
         512,
         _positive_int,
-        "Connections a worker holds at once; one more is answered 503 too_many_connections and closed.",
+        "Connections a worker holds at once. At the limit a new connection closes the idle one held "
+        "longest (nothing asked yet, or kept alive after an answer); only when every one is busy is it "
+        "answered 503 too_many_connections and closed.",
+    ),
+    Setting(
+        "max_connections_per_peer",
+        128,
+        _positive_int,
+        "Connections a worker holds from one client address (an IPv6 client's /64). At the bound the "
+        "client's new connection closes its own idle one held longest, else it is answered 503 "
+        "too_many_connections. Not applied when ALPHA_RESULTS_TRUSTED_PROXY_HOPS > 0: every "
+        "connection then comes from the proxy.",
     ),
     Setting(
         "send_timeout_seconds",
         30.0,
         _positive_seconds,
         "Time an answer waiting to be sent may go without the client reading any of it; then the "
-        "connection is closed (a client that never reads cannot hold one of the worker's connections).",
+        "connection is closed with a reset (a client that never reads cannot hold one of the worker's "
+        "connections), and the kernel drops a connection whose queued bytes make no progress for twice this.",
+    ),
+    Setting(
+        "send_buffer_bytes",
+        256 << 10,
+        _positive_int,
+        "Kernel send buffer of each connection (SO_SNDBUF; Linux queues about 1.5 times this). An answer "
+        "larger waits in the worker, where the send timeout applies; a connection's throughput is at "
+        "most about this per round trip.",
     ),
     Setting(
         "checks_policy_file",
@@ -247,7 +267,9 @@ class Settings:
     max_request_head_bytes: int = 64 << 10
     request_head_timeout_seconds: float = 10.0
     max_connections_per_worker: int = 512
+    max_connections_per_peer: int = 128
     send_timeout_seconds: float = 30.0
+    send_buffer_bytes: int = 256 << 10
     checks_policy_file: str = ""
 
     @classmethod

@@ -7,12 +7,15 @@ pipelined request read before it."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import select
 import socket
+import struct
+import termios
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +24,9 @@ from typing import Any
 import pytest
 
 from serve.http_protocol import ConnectionLimits
-from serve.routes.developer import SWAGGER_UI_URL
+from serve.routes.developer import STATIC_DIR, SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from serve.settings import Settings
+from tests.bench.connections_bench import Hostile
 from tests.e2e.test_serve_stack import serving
 
 pytestmark = pytest.mark.e2e
@@ -43,8 +47,9 @@ class Answer:
 class Peer:
     """One raw client connection that reads whole HTTP/1.1 responses (by `content-length`, or chunked)."""
 
-    def __init__(self, port: int, timeout: float = 10) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port: int, timeout: float = 10, source: str = "127.0.0.1") -> None:
+        """`source`: the client's address, another one of 127.0.0.0/8 to be another peer."""
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
         self.buffer = b""
 
     def send(self, data: bytes) -> None:
@@ -291,28 +296,146 @@ def test_a_request_body_cannot_hold_the_connection_open(port: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Connections per worker
+# Connections per worker and per peer
 # ---------------------------------------------------------------------------------------------
 
 
-def test_each_worker_holds_at_most_its_connection_limit(tmp_path: Path) -> None:
-    with server(tmp_path, max_connections_per_worker="5", request_head_timeout_seconds="30") as port:
-        held = [Peer(port) for _ in range(5)]
-        for peer in held:
-            peer.send(HEALTH)
-            assert peer.answer().status == 200  # each is open, answered, kept alive
-        extra = Peer(port)
+def wait_for(condition: Callable[[], object], what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {seconds:g} s: {what}"
+        time.sleep(0.02)
+
+
+def logged(output: list[str], text: str) -> None:
+    """Wait for a line of the server's output holding `text` (read by a thread as it is written)."""
+    wait_for(lambda: any(text in line for line in output), f"a log line with {text!r}")
+
+
+def asset_request(name: str) -> bytes:
+    return f"GET {SWAGGER_UI_URL}/{name} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+
+
+BUNDLE = asset_request("swagger-ui-bundle.js")
+"""The Swagger UI bundle: 1.7 MB, no key needed, larger than what the kernel queues for a connection."""
+
+
+def non_reader(port: int, request: bytes = BUNDLE, source: str = "127.0.0.1") -> socket.socket:
+    """A client that asks for `request` and never reads it, with a 4 KiB receive buffer (the
+    kernel takes little of the answer on its side)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(request)
+    return sock
+
+
+def received_bytes(sock: socket.socket) -> int:
+    return int(struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0])
+
+
+def busy_reader(port: int) -> socket.socket:
+    """A connection busy sending the bundle to a client that does not read it."""
+    sock = non_reader(port)
+    wait_for(lambda: received_bytes(sock) > 0, "the answer arriving")
+    return sock
+
+
+@pytest.mark.parametrize("kept_alive", [False, True], ids=["silent", "kept_alive"])
+def test_idle_connections_of_one_client_do_not_lock_another_out(tmp_path: Path, kept_alive: bool) -> None:
+    """One client holds every connection of the worker, each idle (never sending, or kept alive
+    after one request), and reopens each one the server closes: before, every other client got 503
+    too_many_connections (158 of 159 tries at the default 512). Now a newcomer closes the idle
+    connection held longest, and every try of another client is answered."""
+    cap, tries = 16, 20
+    with server_and_output(
+        tmp_path,
+        max_connections_per_worker=str(cap),
+        max_connections_per_peer=str(cap),  # the worker's limit alone
+        request_head_timeout_seconds="30",  # silent connections are not closed for it meanwhile
+    ) as (port, output):
+        statuses = []
+        with Hostile(port, cap, kept_alive=kept_alive) as hostile:
+            for _ in range(tries):
+                wait_for(hostile.holding, f"the hostile client holding {cap} connections")
+                peer = Peer(port, source="127.0.0.2")
+                peer.send(HEALTH)
+                statuses.append(peer.answer().status)
+                peer.close()
+        assert statuses == [200] * tries
+        logged(output, "closed an idle connection from 127.0.0.1")
+
+
+def test_a_connection_is_refused_only_when_every_held_one_is_busy(tmp_path: Path) -> None:
+    """Busy connections (here answers being sent to clients that do not read them) are never
+    closed to make room; an idle one is. A newcomer is refused only when all are busy."""
+    cap = 16
+    with server_and_output(
+        tmp_path,
+        max_connections_per_worker=str(cap),
+        max_connections_per_peer=str(cap),
+        request_head_timeout_seconds="30",
+        send_timeout_seconds="60",  # the non-readers stay busy for the test's length
+    ) as (port, output):
+        readers = [busy_reader(port) for _ in range(cap - 1)]
+        silent = Peer(port)
+        newcomer = Peer(port, source="127.0.0.2")
+        newcomer.send(HEALTH)
+        assert newcomer.answer().status == 200  # the silent connection made room
+        assert silent.closed_within(10)
+        assert silent.buffer == b""  # nothing was asked, nothing is answered
+        newcomer.close()
+        readers.append(busy_reader(port))  # takes the newcomer's place (closing it, if still held)
+        extra = Peer(port, source="127.0.0.2")
         answer = extra.answer()
         assert_refused(answer, 503, "too_many_connections")
         assert answer.headers["retry-after"] == "1"
-        assert answer.error["details"] == {"limit": 5}
+        assert answer.error["details"] == {"limit": cap, "per": "worker"}
         assert extra.closed_within(5)
-        held.pop().close()
-        time.sleep(0.2)
-        again = Peer(port)
+        logged(output, "refused a connection: 16 busy (max_connections_per_worker)")
+        for sock in readers:
+            sock.close()
+        again = Peer(port, source="127.0.0.2")
         again.send(HEALTH)
         assert again.answer().status == 200
-        for peer in [*held, again]:
+        again.close()
+
+
+def test_one_peer_holds_at_most_its_share_of_a_worker(tmp_path: Path) -> None:
+    cap, share = 16, 4
+    with server_and_output(
+        tmp_path,
+        max_connections_per_worker=str(cap),
+        max_connections_per_peer=str(share),
+        request_head_timeout_seconds="30",
+    ) as (port, output):
+        busy = [Peer(port, source="127.0.0.2") for _ in range(share)]
+        for peer in busy:
+            peer.send(b"GET /v1/health HTTP/1.1\r\n")  # a request being read: busy
+        fifth = Peer(port, source="127.0.0.2")
+        answer = fifth.answer()
+        assert_refused(answer, 503, "too_many_connections")
+        assert answer.error["details"] == {"limit": share, "per": "peer_address"}
+        assert answer.error["message"] == (
+            "This server process holds 4 connections from your address, each busy; retry shortly."
+        )
+        assert fifth.closed_within(5)
+        logged(output, "refused a connection from 127.0.0.2: 4 busy (max_connections_per_peer)")
+        # Another address is served meanwhile, and stays held, idle, after its answer.
+        other = Peer(port, source="127.0.0.3")
+        other.send(HEALTH)
+        assert other.answer().status == 200
+        # The peer's own idle connection, not another peer's, makes room for its newcomer.
+        busy[0].send(b"Host: x\r\n\r\n")
+        assert busy[0].answer().status == 200
+        newcomer = Peer(port, source="127.0.0.2")
+        newcomer.send(HEALTH)
+        assert newcomer.answer().status == 200
+        assert busy[0].closed_within(5)
+        other.send(HEALTH)
+        assert other.answer().status == 200
+        for peer in [*busy, other, newcomer]:
             peer.close()
 
 
@@ -346,8 +469,9 @@ def test_clients_that_never_read_a_large_answer_cannot_hold_the_connections(tmp_
     """Requests for the Swagger UI bundle (1.7 MB, no key needed) whose answers are never read held
     their connection for ever, so as many such clients as the connection cap locked every other
     client out (503, still after 12 s). Each is now dropped once it has read nothing for the send
-    timeout. Six requests pipelined on each connection: more than the kernel's buffers (up to 4 MB
-    of send buffer on Linux) absorb, so the answer waits in the server process."""
+    timeout. Six requests pipelined on each connection: more than the kernel's buffers absorb even
+    at Linux's default 4 MiB send buffer (the server's is 256 KiB), so the answer waits in the
+    server process."""
     cap, send_timeout, pipelined = 3, 1.0, 6
     request = f"GET {SWAGGER_UI_URL}/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n".encode()
     with server_and_output(
@@ -376,6 +500,76 @@ def test_clients_that_never_read_a_large_answer_cannot_hold_the_connections(tmp_
         assert not [line for line in output if "Traceback" in line or "Exception in ASGI" in line]
 
 
+def test_a_slow_reader_of_a_large_answer_is_served_whole(tmp_path: Path) -> None:
+    """A client that reads the bundle in small bites is never dropped, whatever the worker's
+    buffer holds at each check: it took some bytes in each send-timeout period, even when the
+    worker refilled its buffer with the file's next 1 MB chunk in between (more bytes waiting)."""
+    bundle = (STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION / "swagger-ui-bundle.js").read_bytes()
+    with server_and_output(tmp_path, send_timeout_seconds="1") as (port, output):
+        sock = non_reader(port)
+        sock.settimeout(10)
+        received = b""
+        while b"\r\n\r\n" not in received or len(received.partition(b"\r\n\r\n")[2]) < len(bundle):
+            chunk = sock.recv(4096)  # a bite at a time, a pause between bites: about 300 KB/s
+            assert chunk, f"closed after {len(received):,} bytes"
+            received += chunk
+            time.sleep(0.01)
+        sock.close()
+        head, _, body = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200 ")
+        assert body == bundle
+        assert not [line for line in output if "dropped a connection" in line]
+
+
+TCP_STATES = {1: "ESTABLISHED", 4: "FIN_WAIT1", 5: "FIN_WAIT2", 6: "TIME_WAIT", 7: "CLOSE", 8: "CLOSE_WAIT"}
+
+
+def server_sockets(port: int) -> dict[int, tuple[str, int]]:
+    """The server's TCP connections on `port`, from the kernel's table (/proc/net/tcp), by the
+    client's port: (state, bytes queued to send)."""
+    sockets = {}
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        _, local, remote, state, queues, *_ = line.split()
+        if int(local.rpartition(":")[2], 16) == port and (client_port := int(remote.rpartition(":")[2], 16)):
+            sockets[client_port] = (TCP_STATES.get(int(state, 16), state), int(queues.partition(":")[0], 16))
+    return sockets
+
+
+@pytest.mark.parametrize(
+    "asset",
+    ["swagger-ui-bundle.js", "swagger-ui.css"],
+    ids=["larger_than_the_send_buffer", "within_the_send_buffer"],
+)
+def test_an_answer_the_client_does_not_read_is_not_left_in_the_kernel(tmp_path: Path, asset: str) -> None:
+    """A client with a small receive buffer asks for a public asset and never reads. Before, the
+    kernel took the whole answer (its send buffer grows to 4 MiB), the worker closed the
+    connection after its keep-alive timeout, and the kernel kept the closed socket in FIN-WAIT-1
+    with the answer queued for minutes (1.7 MB for the bundle, 20 clients 48 MB). Now the kernel
+    holds at most the bounded send buffer: the rest waits in the worker, which drops the
+    connection with a reset once the client has taken nothing for the send timeout; what fits in
+    the kernel is dropped by it (TCP_USER_TIMEOUT) soon after. Either way the server's socket and
+    its queue are gone, and the client, once it reads, meets the reset."""
+    with server_and_output(tmp_path, send_timeout_seconds="1") as (port, output):
+        sock = non_reader(port, asset_request(asset))
+        client_port = sock.getsockname()[1]
+        wait_for(
+            lambda: server_sockets(port).get(client_port, ("", 0))[1] > 0, "the answer queued in the kernel"
+        )
+        wait_for(
+            lambda: client_port not in server_sockets(port),
+            f"the server's socket gone with its queue: {server_sockets(port).get(client_port)}",
+            seconds=60,
+        )
+        sock.settimeout(10)
+        received = 0
+        with pytest.raises(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                received += len(chunk)
+        assert received < (STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION / asset).stat().st_size
+        sock.close()
+        assert not [line for line in output if "Traceback" in line or "Exception" in line]
+
+
 # ---------------------------------------------------------------------------------------------
 # The settings
 # ---------------------------------------------------------------------------------------------
@@ -387,14 +581,23 @@ def test_the_limits_are_settings_and_a_bad_value_refuses_to_start() -> None:
         head_bytes=65536,
         head_timeout_seconds=10.0,
         connections=512,
+        connections_per_peer=128,
         send_timeout_seconds=30.0,
+        send_buffer_bytes=262144,
+    )
+    # Behind trusted proxies every connection comes from a proxy: no bound per peer.
+    assert (
+        ConnectionLimits.of(Settings.from_env({"ALPHA_RESULTS_TRUSTED_PROXY_HOPS": "1"})).connections_per_peer
+        is None
     )
     bad = {
         "ALPHA_RESULTS_MAX_REQUEST_TARGET_BYTES": "0",
         "ALPHA_RESULTS_MAX_REQUEST_HEAD_BYTES": "-1",
         "ALPHA_RESULTS_REQUEST_HEAD_TIMEOUT_SECONDS": "inf",
         "ALPHA_RESULTS_MAX_CONNECTIONS_PER_WORKER": "many",
+        "ALPHA_RESULTS_MAX_CONNECTIONS_PER_PEER": "0",
         "ALPHA_RESULTS_SEND_TIMEOUT_SECONDS": "0",
+        "ALPHA_RESULTS_SEND_BUFFER_BYTES": "-4096",
     }
     for name, value in bad.items():
         with pytest.raises(ValueError, match=name):
