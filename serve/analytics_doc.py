@@ -24,7 +24,7 @@ from analytics import correlation, significance
 from schemas.bodies.analytics import ANALYTICS_BLOCK, WINDOW
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import documented
-from schemas.wire import WEIGHT_WARNINGS
+from schemas.wire import MARKET_BENCHMARK, WEIGHT_WARNINGS
 from serve.declaration import Endpoint
 from serve.endpoints import endpoint, endpoints
 
@@ -129,7 +129,7 @@ _ENDPOINT: dict[str, str] = {
     "fitted on the sessions they are judged on (meta.fit, an in_sample_weights warning) unless fit_to fits them "
     "on the window's common sessions up to it and judges them on those after it (at least 20 each side).",
     "risk": "GET /v1/alphas/{alpha}/analytics/risk (book, from, to): beta, alpha and tracking error against "
-    "SPY's daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
+    f"{MARKET_BENCHMARK}'s daily total returns (its return_basis) and the book's tail figures. Annualised figures and the "
     "regression need 2 sessions, tail figures 20; a window holding fewer than 2 sessions of the book (none "
     "included) is a 400 naming from and/or to. Every figure needs portfolio.ledger; the benchmark block also "
     "benchmarks.daily (else not_measurable, access_limited warning block risk.benchmark).",
@@ -144,7 +144,8 @@ _WARNINGS: dict[str, str] = {
     "kind_missing": "The run never sealed the kind a route's figures are built from (kind names it): collections "
     "are empty, figures null.",
     "access_limited": "The key may not read the ledger (portfolio.ledger), a book's positions "
-    "(portfolio.positions), the rebalance cross-sections (signals.rebalances.get or signals.scores), or SPY's "
+    "(portfolio.positions), the rebalance cross-sections (signals.rebalances.get or signals.scores), or "
+    f"{MARKET_BENCHMARK}'s "
     "daily series (benchmarks.daily), a figure is built from; block names it and it is not_measurable.",
     **WEIGHT_WARNINGS,
 }

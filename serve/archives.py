@@ -22,14 +22,19 @@ import hashlib
 import hmac
 import logging
 import re
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode
 
+from litestar import Request
+from litestar.datastructures import State
+
 from datasets import layout
 from datasets.storage import Storage
 from serve import errors
+from serve.auth import services_of
 from serve.identity.tokens import KEY_ID_LENGTH
 
 log = logging.getLogger("serve.archives")
@@ -279,3 +284,22 @@ def signer_for(lake: str, signing_key_file: str, public_base_url: str) -> HmacSi
         log.warning("no signing key in %s: source downloads are not configured", signing_key_file)
         return None
     return HmacSigner(storage, key, public_base_url)
+
+
+_SIGNER_STATE = "archive_signer"
+_signer_lock = threading.Lock()
+
+
+def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
+    """The app's archive signer, built on first use and kept for the app's lifetime: the signing
+    key file is read once, so a key added or repaired later takes a restart, like every other
+    setting. An absent, empty or unreadable key leaves it None (503 not configured)."""
+    state: State = request.app.state
+    with _signer_lock:
+        if _SIGNER_STATE not in state:
+            settings = services_of(request).settings
+            state[_SIGNER_STATE] = signer_for(
+                settings.lake, settings.signing_key_file, settings.public_base_url
+            )
+        signer: HmacSigner | S3Signer | None = state[_SIGNER_STATE]
+    return signer

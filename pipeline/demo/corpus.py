@@ -14,12 +14,13 @@ from pipeline.demo.alphas import ALPHAS, alpha_spec
 from pipeline.demo.engine import SealContent, benchmark_table, run_alpha
 from pipeline.demo.market import simulate_market
 from pipeline.demo.sizes import SIZES
+from schemas.wire import MARKET_BENCHMARK
 
-BENCHMARK_SEAL = "benchmark_SPY"
+BENCHMARK_SEAL = f"benchmark_{MARKET_BENCHMARK}"
 BENCHMARK_MANIFEST = {
     "seal_format": "1",
     "type": "benchmark",
-    "symbol": "SPY",
+    "symbol": MARKET_BENCHMARK,
     "name": "SPDR S&P 500 ETF Trust (demo market index)",
     "currency": "USD",
 }
@@ -59,7 +60,7 @@ def write_corpus(
 ) -> list[Path]:
     """Write the seals of the demo corpus under `out_dir` and return their folders.
 
-    `only` restricts the alphas written (by alpha_id; `benchmark_SPY` selects the benchmark).
+    `only` restricts the alphas written (by alpha_id; `BENCHMARK_SEAL` selects the benchmark).
     `report(seal_id, rows, bytes)` is called after each seal is written.
     """
     if size not in SIZES:

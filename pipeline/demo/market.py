@@ -28,6 +28,7 @@ import numpy as np
 
 from pipeline.demo import calendar
 from pipeline.demo.sizes import SIZES
+from schemas.wire import MARKET_BENCHMARK
 
 FIRST_PUBLISHED_SESSION = dt.date(2021, 1, 4)
 WARMUP_SESSIONS = 260
@@ -93,7 +94,7 @@ class Market:
     value: np.ndarray  # (W, N) slow characteristic
     outage_block: np.ndarray  # (N,) names served by the vendor feed that had an outage
     risk_free_annual: np.ndarray  # (T,)
-    index_close: np.ndarray  # (T,) SPY-like price index (drops on ex-dividend sessions)
+    index_close: np.ndarray  # (T,) the market benchmark's price index (drops on ex-dividend sessions)
     index_total_return: np.ndarray  # (T,) the same index with dividends reinvested
 
     @property
@@ -128,7 +129,7 @@ class Market:
 
 def _symbols(rng: np.random.Generator, n: int) -> np.ndarray:
     letters = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-    seen: set[str] = {"SPY"}
+    seen: set[str] = {MARKET_BENCHMARK}
     out: list[str] = []
     while len(out) < n:
         length = 3 if rng.random() < 0.55 else 4
@@ -353,7 +354,7 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     carried = np.vstack([close[:1], close[:-1]])
     open_ = np.where(no_print, carried, true_open)
 
-    # The SPY-like index: cap-weighted over the true prices, a ~1.5%/yr dividend paid quarterly.
+    # The market benchmark's index: cap-weighted over the true prices, a ~1.5%/yr dividend paid quarterly.
     shares = np.exp(rng.normal(np.log(2.0e9), 1.0, n)) / true_close[0]
     ret = np.zeros(t_all)
     ret[1:] = (shares * true_close[1:]).sum(axis=1) / (shares * true_close[:-1]).sum(axis=1) - 1.0

@@ -43,7 +43,7 @@ from serve.openapi.downloads import (
 )
 from serve.openapi.parameters import path_parameter, query_parameters
 from serve.openapi.statuses import ERROR_STATUSES, error_statuses, response_headers
-from serve.routes.developer import DOCS_CSP, swagger_plugin
+from serve.pages import DOCS_CSP, swagger_plugin
 
 if typing.TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator

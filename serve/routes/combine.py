@@ -187,7 +187,7 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
     else:
         withheld_benchmark(warnings)
     window: Window = (args.start, args.end)
-    # The answer depends on the set's builds (their index rows and matrix rows), SPY's build and
+    # The answer depends on the set's builds (their index rows and matrix rows), the benchmark's build and
     # the parameters: never on another alpha.
     version = catalogue_tag(
         catalogue,

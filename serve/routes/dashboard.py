@@ -31,7 +31,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
-from serve.routes.developer import ASSET_CACHE, DASHBOARD_PATH, PAGE_HEADERS, STATIC_DIR
+from serve.pages import ASSET_CACHE, DASHBOARD_PATH, PAGE_HEADERS, STATIC_DIR
 
 UI_DIR = STATIC_DIR / "ui"
 ASSET_PREFIX = f"{DASHBOARD_PATH}/assets"

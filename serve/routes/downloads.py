@@ -50,6 +50,7 @@ from serve.archives import (
     DOWNLOAD_ROUTE_PREFIX,
     SOURCE_ENDPOINT,
     HmacSigner,
+    signer_of,
     stored_object,
 )
 from serve.auth import services_of
@@ -61,7 +62,6 @@ from serve.identity.authenticate import standing_refusal
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.records import AccountRecord, KeyRecord
 from serve.identity.store import KeyStoreUnavailable
-from serve.routes.source import signer_of
 
 log = logging.getLogger("serve.downloads")
 

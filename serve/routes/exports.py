@@ -8,7 +8,8 @@
 
 Both authorise the run first (403 `run_not_allowed` / 404 `run_not_found`, serve.resolve), as
 every alpha route. The responses stay JSON; the bytes come from the signed URL, never through
-`/v1`. The benchmark dataset is the SPY series of its own build (`build` names that build).
+`/v1`. The benchmark dataset is the market benchmark's series (`schemas.wire.MARKET_BENCHMARK`) of
+its own build (`build` names that build).
 """
 
 from __future__ import annotations
@@ -27,12 +28,12 @@ from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
+from serve.archives import signer_of
 from serve.envelope import single
 from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
-from serve.routes.source import signer_of
 
 BENCHMARK_SYMBOL = wire.MARKET_BENCHMARK
 

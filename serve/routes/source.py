@@ -8,41 +8,18 @@ on this server's `/downloads/...` route for a local lake, none without a signing
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
-from litestar import Request, Response
-from litestar.datastructures import State
+from litestar import Response
 from litestar.params import FromPath
 
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
 from schemas.bodies.envelope import Single
 from schemas.query import NoQuery
-from serve.archives import SOURCE_ENDPOINT, HmacSigner, S3Signer, signer_for, source_download
-from serve.auth import services_of
+from serve.archives import SOURCE_ENDPOINT, signer_of, source_download
 from serve.envelope import single
 from serve.resolve import resolve_run
 from serve.routes.base import Ctx
 from serve.routes.declare import route
-
-_SIGNER_STATE = "archive_signer"
-_signer_lock = threading.Lock()
-
-
-def signer_of(request: Request[Any, Any, Any]) -> HmacSigner | S3Signer | None:
-    """The app's archive signer, built on first use and kept for the app's lifetime: the signing
-    key file is read once, so a key added or repaired later takes a restart, like every other
-    setting. An absent, empty or unreadable key leaves it None (503 not configured)."""
-    state: State = request.app.state
-    with _signer_lock:
-        if _SIGNER_STATE not in state:
-            settings = services_of(request).settings
-            state[_SIGNER_STATE] = signer_for(
-                settings.lake, settings.signing_key_file, settings.public_base_url
-            )
-        signer: HmacSigner | S3Signer | None = state[_SIGNER_STATE]
-    return signer
 
 
 # In a worker thread: signing may check the object store.

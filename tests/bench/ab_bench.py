@@ -27,6 +27,7 @@ from tests.bench.harness import (
     BenchError,
     Children,
     Wrk,
+    cli_of,
     create_admin_key,
     git_revision,
     server_env,
@@ -65,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         env_base = {**env_here, "PYTHONPATH": str(args.base.resolve())}
         servers = {
             "here": start_api(children, "here", env=env_here, workers=1, log=work / "here.log"),
-            "base": start_api(children, "base", env=env_base, workers=1, log=work / "base.log"),
+            "base": start_api(
+                children, "base", env=env_base, workers=1, log=work / "base.log", command=cli_of(args.base)
+            ),
         }
         facts = LakeFacts.read(args.lake, args.alpha)
         wrk = Wrk(children, work, threads=1)

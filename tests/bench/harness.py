@@ -164,6 +164,13 @@ def cli() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
 
 
+def cli_of(checkout: Path) -> list[str]:
+    """Another checkout's command line, run from its own modules (PYTHONPATH): its `cli` package,
+    or `serve.cli` in the commits before the command line had a package of its own."""
+    module = "cli.main" if (checkout / "cli" / "main.py").exists() else "serve.cli"
+    return [sys.executable, "-P", "-m", module]  # -P: not this tree from the working directory
+
+
 # -- servers ---------------------------------------------------------------------------------
 
 
@@ -231,10 +238,27 @@ def server_env(lake: str, keystore_url: str, limiter_url: str = "memory://") -> 
     return env
 
 
-def start_api(children: Children, name: str, *, env: Mapping[str, str], workers: int, log: Path) -> Server:
-    """`alpha-results serve` on a free port."""
+def start_api(
+    children: Children,
+    name: str,
+    *,
+    env: Mapping[str, str],
+    workers: int,
+    log: Path,
+    command: list[str] | None = None,
+) -> Server:
+    """`alpha-results serve` (or `command`, another checkout's) on a free port."""
     port = free_port()
-    argv = [*cli(), "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+    argv = [
+        *(command or cli()),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+    ]
     return start_server(children, name, argv, env=env, port=port, ready_path="/v1/health", log=log)
 
 

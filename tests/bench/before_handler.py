@@ -1,0 +1,142 @@
+"""`just bench-before-handler [--base CHECKOUT]`: what a request costs before its handler runs.
+
+    python -m tests.bench.before_handler [--base /path/to/other/checkout] [--requests 3000]
+
+For `/v1/me` and a 100-row week page, in-process (the app over the lake at `--lake`, one admin key
+in a fresh SQLite key store, never throttled): the time from the ASGI app's entry to the handler's entry
+(routing, the key, limits, the query's parse, negotiation: every middleware and guard), the whole
+request, and how many times `urllib.parse.parse_qsl` ran per request (how often the query string
+was read). Each tree runs in its own process (`--base`: the other checkout's modules, `python -P`
+so this tree's working directory does not shadow them), alternating, `--rounds` times; prints the
+medians. Timing hooks: the app's `__call__` and each route handler's `fn` are wrapped, nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.bench.harness import REPO, create_admin_key, server_env
+
+PROBE = r"""
+import asyncio, json, sys, time, urllib.parse
+from collections import Counter
+
+requests, paths, token = int(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+from serve.app import create_app
+from litestar.testing import TestClient
+
+calls = Counter()
+real_parse_qsl = urllib.parse.parse_qsl
+def counting_parse_qsl(*args, **kwargs):
+    calls["parse_qsl"] += 1
+    return real_parse_qsl(*args, **kwargs)
+urllib.parse.parse_qsl = counting_parse_qsl
+for name, module in list(sys.modules.items()):
+    if name.split(".")[0] in ("serve", "schemas", "datasets", "analytics") and getattr(module, "parse_qsl", None) is real_parse_qsl:
+        module.parse_qsl = counting_parse_qsl
+
+app = create_app()
+marks = {}
+for route in app.routes:
+    for handler in getattr(route, "route_handlers", ()):
+        fn = handler.fn
+        if handler.has_sync_callable:
+            def wrapped(*a, __fn=fn, **k):
+                marks["handler"] = time.perf_counter()
+                return __fn(*a, **k)
+        else:
+            async def wrapped(*a, __fn=fn, **k):
+                marks["handler"] = time.perf_counter()
+                return await __fn(*a, **k)
+        handler._fn = wrapped
+asgi = app.asgi_handler  # Litestar.__call__ hands every http scope to it, middleware first
+async def timed(scope, receive, send):
+    marks["entry"] = time.perf_counter()
+    await asgi(scope, receive, send)
+    marks["done"] = time.perf_counter()
+app.asgi_handler = timed
+
+out = {}
+with TestClient(app=app, base_url="http://127.0.0.1") as client:
+    headers = {"Authorization": f"Bearer {token}"}
+    for label, path in paths.items():
+        for _ in range(50):
+            assert client.get(path, headers=headers).status_code == 200, client.get(path, headers=headers).text
+        before, whole = [], []
+        calls.clear()
+        for _ in range(requests):
+            marks.clear()
+            response = client.get(path, headers=headers)
+            assert response.status_code == 200
+            before.append(marks["handler"] - marks["entry"])
+            whole.append(marks["done"] - marks["entry"])
+        out[label] = {
+            "before_handler_us": sorted(before)[len(before) // 2] * 1e6,
+            "request_us": sorted(whole)[len(whole) // 2] * 1e6,
+            "parse_qsl_per_request": calls["parse_qsl"] / requests,
+        }
+print(json.dumps(out))
+"""
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", type=Path, help="another checkout to measure beside this tree")
+    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--lake", default=str(REPO / "var" / "lake"))
+    parser.add_argument("--alpha", default="momentum_12_1")
+    return parser.parse_args(argv)
+
+
+def week_path(lake: str, alpha: str) -> str:
+    from tests.bench.families import LakeFacts
+
+    facts = LakeFacts.read(lake, alpha)
+    return f"/v1/alphas/{alpha}/rebalances/{facts.weeks[len(facts.weeks) // 2]}?limit=100&offset=200"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    trees = {"this tree": REPO, **({"base": args.base.resolve()} if args.base else {})}
+    paths = {"/v1/me": "/v1/me", "100-row week page": week_path(args.lake, args.alpha)}
+    results: dict[str, list[dict[str, dict[str, float]]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="before-handler-") as folder:
+        keystore = f"sqlite:///{folder}/keys.sqlite3"
+        env = server_env(args.lake, keystore)
+        key = create_admin_key(keystore, env)
+        for round_ in range(args.rounds):
+            order = list(trees.items()) if round_ % 2 == 0 else list(reversed(trees.items()))
+            for name, tree in order:
+                here = {**env, "PYTHONPATH": str(tree)}
+                argv_ = [sys.executable, "-P", "-c", PROBE, str(args.requests), json.dumps(paths), key.token]
+                done = subprocess.run(
+                    argv_, env=here, cwd=folder, capture_output=True, text=True, check=False
+                )
+                if done.returncode != 0:
+                    raise SystemExit(f"{name}: {done.stderr[-3000:]}")
+                results[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(
+        f"before-handler: {args.requests} requests per path and round, {args.rounds} rounds, lake {args.lake}"
+    )
+    print(
+        "| tree | path | before the handler (median) | whole request in the app (median) | parse_qsl per request |"
+    )
+    print("|---|---|---|---|---|")
+    for name, runs in results.items():
+        for label in paths:
+            before = statistics.median(r[label]["before_handler_us"] for r in runs)
+            whole = statistics.median(r[label]["request_us"] for r in runs)
+            parses = runs[0][label]["parse_qsl_per_request"]
+            print(f"| {name} | {label} | {before:.0f} µs | {whole:.0f} µs | {parses:g} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
