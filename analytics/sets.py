@@ -29,10 +29,9 @@ from datasets.faults import CatalogueIncomplete
 from datasets.served import Catalogue
 
 
-def listed(text: str | None, name: str, minimum: int, maximum: int) -> tuple[tuple[str, ...], str | None]:
-    """The ids of a list parameter (the parser joined repeats with commas and stripped each item)
-    and the rule it breaks, or None."""
-    ids = tuple(text.split(",")) if text else ()
+def listed(ids: tuple[str, ...], name: str, minimum: int, maximum: int) -> tuple[tuple[str, ...], str | None]:
+    """The ids of a list parameter (the parser joined repeats and stripped each item) and the rule
+    they break, or None."""
     repeated = sorted({alpha for alpha in ids if ids.count(alpha) > 1})
     if repeated:
         return ids, f"names {', '.join(repeated)} more than once; name each alpha once"

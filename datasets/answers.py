@@ -28,7 +28,6 @@ from schemas.query import (
     TradesQuery,
     WeekQuery,
     WindowPageQuery,
-    tickers,
 )
 
 BUILT_EMPTY = "what is built from it is empty or null"
@@ -129,7 +128,7 @@ def week(build: BuildView, args: WeekQuery, raw: bool) -> Answer:
     }
     weight_column = choices.WEIGHT_BOOKS[args.book]
     query = queries.WeekQuery(
-        symbols=tickers(args.symbol),
+        symbols=args.symbol,
         direction=choices.DIRECTIONS[args.direction] if args.direction is not None else None,
         min_abs_weight=args.min_abs_weight,
         weight_column=weight_column,
@@ -151,7 +150,7 @@ def scores(build: BuildView, args: ScoresQuery, raw: bool) -> Answer:
         queries.scores_page(
             build,
             (args.start, args.end),
-            tickers(args.symbol),
+            args.symbol,
             columns,
             wire.OMIT_WHEN_NULL,
             args.limit,
@@ -212,7 +211,7 @@ def book(build: BuildView, kind: str, args: BookQuery | LedgerQuery | TradesQuer
     """The rows of one book of `kind` (a lake table of the same name) in the window, in the
     table's order: date, then symbol where rows are per name."""
     name = checked_book(build, kind, args.book, raw)
-    symbols = None if isinstance(args, LedgerQuery) else tickers(args.symbol)
+    symbols = None if isinstance(args, LedgerQuery) else args.symbol
     page = (
         queries.book_page(
             build, kind, name, (args.start, args.end), symbols, BOOK_COLUMNS[kind], args.limit, args.offset

@@ -13,7 +13,9 @@ a Struct inheriting a page of `limit, offset` would put them first.
 What a Struct's types cannot say is in `Meta.extra`:
 - `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
 - `read`: `tickers` for a symbol list, `list` for a comma-separated list of free-text items (a
-  string with `max_length` is free text checked against it);
+  string with `max_length` is free text checked against it); both are a string on the wire (its
+  `pattern` and `max_length` are the text's) and a `tuple[str, ...]` in the Struct: the parser
+  checks the text and splits it once, so no handler splits a parameter;
 - `repeat`: the parameter may be given more than once; its values are joined by commas (a `list`);
 - `note`: a remark added to the `enum` rule's message;
 - `missing`: the rule a missing required parameter breaks, when "is required" is not enough;
@@ -84,7 +86,7 @@ To = Annotated[
 ]
 Symbols = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None at runtime)
     Annotated[
-        str,
+        tuple[str, ...],
         Meta(
             pattern=f"^(?:{SYMBOL_LIST})$",
             description="One ticker or a comma-separated list (matched upper-cased).",
@@ -95,11 +97,15 @@ Symbols = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None a
 ]
 
 
-def tickers(text: str | None) -> tuple[str, ...] | None:
+def tickers(text: str) -> tuple[str, ...]:
     """The tickers of a checked `symbol` value (`Symbols`), upper-cased, first occurrence first."""
-    if text is None:
-        return None
     return tuple(dict.fromkeys(t.strip(" \t").upper() for t in text.split(",")))
+
+
+def items(text: str) -> tuple[str, ...]:
+    """The items of a checked `list` value (spaces and tabs around each dropped), in the order
+    given, repeats kept (a set parameter names the alpha it repeats)."""
+    return tuple(item.strip(" \t") for item in text.split(","))
 
 
 Book = Annotated[
@@ -362,7 +368,7 @@ class ScreenQuery(Query, frozen=True):
     search: Search = None
     tag: (
         Annotated[
-            str,
+            tuple[str, ...],
             Meta(
                 max_length=TEXT_MAX_LENGTH,
                 pattern=f"^(?:{ITEM_LIST})$",
@@ -599,7 +605,7 @@ class CombineQuery(Query, frozen=True):
     """`/analytics/combine`: a weighted book of alphas, paged over its daily series."""
 
     alphas: Annotated[
-        str,
+        tuple[str, ...],
         _alpha_set(
             f"The alphas to combine: 2 to {MAX_SET} ids, comma-separated or the parameter repeated, "
             "each one the key may read; no id twice."
@@ -628,7 +634,7 @@ class ContributionQuery(Query, frozen=True):
 
     reference: (
         Annotated[
-            str,
+            tuple[str, ...],
             _alpha_set(
                 f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left "
                 "out); absent: every production alpha the key may read."
@@ -762,7 +768,14 @@ class Param:
     in_path: bool = False  # a parameter of the route's path (see the module's docstring)
 
 
-_TYPES: dict[Any, str] = {int: "integer", float: "number", bool: "boolean", dt.date: "date", str: "string"}
+_TYPES: dict[Any, str] = {
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    dt.date: "date",
+    str: "string",
+    tuple[str, ...]: "string",  # a list (`read`): comma-separated text on the wire
+}
 
 
 def _unwrap(annotation: Any) -> tuple[Any, list[Meta]]:

@@ -24,14 +24,6 @@ DOCS_INIT_PATH = f"{DOCS_PATH}/swagger-init.js"
 DOCS_INIT_SCRIPT = (STATIC_DIR / "docs" / "swagger-init.js").read_bytes()
 OPENAPI_PATH = "/openapi.json"
 LANDING_PATH = "/"
-PATHS: tuple[str, ...] = (
-    LANDING_PATH,
-    DOCS_PATH,
-    DOCS_INIT_PATH,
-    OPENAPI_PATH,
-    f"{SWAGGER_UI_URL}/{{file_path:path}}",
-)
-"""The route paths this module mounts (none of them is in the OpenAPI document)."""
 
 DASHBOARD_PATH = "/ui"
 """The research dashboard's path (serve/routes/dashboard.py mounts it), linked from the landing page."""

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from schemas import query as declared
 from schemas.query import ITEM_LIST, MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of, path_params_of
 from serve import errors
 
@@ -228,8 +229,8 @@ class QueryParams:
             return None
         return value
 
-    def tickers(self, name: str) -> str | None:
-        """One ticker or a comma-separated list; `tickers` splits the checked text."""
+    def tickers(self, name: str) -> tuple[str, ...] | None:
+        """One ticker or a comma-separated list, as its tickers (`schemas.query.tickers`)."""
         text = self.values[name]
         count = text.count(",") + 1
         if count > MAX_SYMBOLS:
@@ -241,11 +242,10 @@ class QueryParams:
                 name, "must be one ticker or a comma-separated list of tickers (letters, digits, . _ -)"
             )
             return None
-        return text
+        return declared.tickers(text)
 
-    def items(self, name: str, max_length: int | None) -> str | None:
-        """A comma-separated list of free-text items (spaces and tabs around each dropped), as
-        `item,item`; `split_items` splits the checked text."""
+    def items(self, name: str, max_length: int | None) -> tuple[str, ...] | None:
+        """A comma-separated list of free-text items, as its items (`schemas.query.items`)."""
         text = self.values[name]
         if max_length is not None and len(text) > max_length:
             self.fail(name, f"must be at most {max_length} characters")
@@ -253,7 +253,7 @@ class QueryParams:
         if not ITEM_LIST_PATTERN.fullmatch(text):
             self.fail(name, "must list non-empty values separated by commas (or the parameter repeated)")
             return None
-        return ",".join(item.strip(" \t") for item in text.split(","))
+        return declared.items(text)
 
     def text(self, name: str, max_length: int) -> str | None:
         value = self.values[name]
@@ -268,13 +268,6 @@ def chosen_value(text: str, options: Iterable[str]) -> str | None:
     or None: the one rule of every `enum` parameter, `format=` read before the others included."""
     value = text.strip().lower()
     return value if value in options else None
-
-
-def split_items(text: str | None) -> tuple[str, ...]:
-    """The items of a checked `list` value, first occurrence first (empty when absent)."""
-    if text is None:
-        return ()
-    return tuple(dict.fromkeys(text.split(",")))
 
 
 def _bounds(minimum: float | None, maximum: float | None) -> str:

@@ -48,6 +48,15 @@ from serve.pages import (
     swagger_plugin,
 )
 
+PATHS: tuple[str, ...] = (
+    LANDING_PATH,
+    DOCS_PATH,
+    DOCS_INIT_PATH,
+    OPENAPI_PATH,
+    f"{SWAGGER_UI_URL}/{{file_path:path}}",
+)
+"""The route paths this module mounts (none of them is in the OpenAPI document)."""
+
 
 def landing_page(document: dict[str, Any]) -> bytes:
     """The short HTML page at `/`: what the service is and where to go next."""

@@ -33,7 +33,6 @@ from schemas.bodies.rows import ScreenRow
 from schemas.query import MAX_REFERENCES, ScreenQuery
 from serve import errors
 from serve.envelope import with_warnings
-from serve.params import split_items
 from serve.readable import catalogue_tag, readable_ids, readable_mask
 from serve.resolve import resolve_run
 from serve.routes.base import Context, Ctx
@@ -127,7 +126,7 @@ def screen_of(args: ScreenQuery, candidates: list[str] | None) -> Screen:
     return Screen(
         candidates=candidates,
         search=args.search or None,
-        tags=split_items(args.tag),
+        tags=() if args.tag is None else tuple(dict.fromkeys(args.tag)),
         structure=args.structure,
         method=args.method,
         complete_only=args.complete_only,

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from serve import pages
 from serve.app import create_app, openapi_document
 from serve.auth import is_public
 from serve.endpoints import endpoints
@@ -23,7 +24,7 @@ from serve.envelope import json_bytes
 from serve.routes import developer
 from serve.settings import Settings
 
-ASSETS = developer.STATIC_DIR / "swagger-ui" / developer.SWAGGER_UI_VERSION
+ASSETS = pages.STATIC_DIR / "swagger-ui" / pages.SWAGGER_UI_VERSION
 
 
 class NeverCalled:
@@ -102,7 +103,7 @@ def test_landing_page_links_the_docs_the_document_and_health(client: TestClient[
     text = " ".join("".join(page.text).split())
     assert "Alpha Research Results API" in text
     # The research dashboard (serve/routes/dashboard.py; tests/e2e/test_dashboard.py).
-    assert developer.DASHBOARD_PATH == "/ui" and "not served yet" not in text
+    assert pages.DASHBOARD_PATH == "/ui" and "not served yet" not in text
 
 
 def test_docs_is_swagger_ui_over_the_served_document(client: TestClient[Any]) -> None:
@@ -117,18 +118,18 @@ def test_docs_is_swagger_ui_over_the_served_document(client: TestClient[Any]) ->
     assert "<style" not in response.text and " style=" not in response.text.split(DOCUMENT_BLOCK)[0]
     # No inline script: each is a file of this origin, or the document as a JSON data block.
     assert scripts(response.text) == [
-        f'<script src="{developer.SWAGGER_UI_URL}/swagger-ui-bundle.js">',
-        f'<script src="{developer.SWAGGER_UI_URL}/swagger-ui-standalone-preset.js">',
+        f'<script src="{pages.SWAGGER_UI_URL}/swagger-ui-bundle.js">',
+        f'<script src="{pages.SWAGGER_UI_URL}/swagger-ui-standalone-preset.js">',
         DOCUMENT_BLOCK,
-        f'<script src="{developer.DOCS_INIT_PATH}">',
+        f'<script src="{pages.DOCS_INIT_PATH}">',
     ]
     assert embedded_spec(response.text) == client.get("/openapi.json").json()
     urls = [url for _, url in parsed(response.text).urls]
     assert sorted(urls) == sorted(
         [
-            developer.DOCS_INIT_PATH,
+            pages.DOCS_INIT_PATH,
             *(
-                f"{developer.SWAGGER_UI_URL}/{name}"
+                f"{pages.SWAGGER_UI_URL}/{name}"
                 for name in (
                     "swagger-ui.css",
                     "swagger-ui-bundle.js",
@@ -142,17 +143,17 @@ def test_docs_is_swagger_ui_over_the_served_document(client: TestClient[Any]) ->
 
 
 def test_the_start_up_script_is_served_from_this_origin(client: TestClient[Any]) -> None:
-    response = client.get(developer.DOCS_INIT_PATH)
+    response = client.get(pages.DOCS_INIT_PATH)
     assert response.status_code == 200
     assert response.headers["content-type"] == "text/javascript; charset=utf-8"
     assert response.headers["cache-control"] == "no-cache"  # not versioned: revalidated
-    assert response.content == (developer.STATIC_DIR / "docs" / "swagger-init.js").read_bytes()
+    assert response.content == (pages.STATIC_DIR / "docs" / "swagger-init.js").read_bytes()
     assert b"SwaggerUIBundle(" in response.content and b"openapi-document" in response.content
 
 
 def test_docs_assets_are_the_vendored_files_with_a_year_long_immutable_cache(client: TestClient[Any]) -> None:
     for _, url in parsed(client.get("/docs").text).urls:
-        if url == developer.DOCS_INIT_PATH:
+        if url == pages.DOCS_INIT_PATH:
             continue  # the project's own script (above), not a vendored file
         response = client.get(url)
         assert response.status_code == 200, url
@@ -165,20 +166,20 @@ def test_docs_assets_are_the_vendored_files_with_a_year_long_immutable_cache(cli
 
 def test_the_vendored_release_carries_its_licence_and_version() -> None:
     package = json.loads((ASSETS / "package.json").read_text())
-    assert (package["name"], package["version"]) == ("swagger-ui-dist", developer.SWAGGER_UI_VERSION)
+    assert (package["name"], package["version"]) == ("swagger-ui-dist", pages.SWAGGER_UI_VERSION)
     assert package["license"] == "Apache-2.0" and "Apache License" in (ASSETS / "LICENSE").read_text()
     for script in ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"):
         assert (ASSETS / f"{script}.LICENSE.txt").exists()
-    notes = (developer.STATIC_DIR / "swagger-ui" / "README.md").read_text()
-    assert f"| Version | {developer.SWAGGER_UI_VERSION} " in notes
-    assert [p.name for p in (developer.STATIC_DIR / "swagger-ui").iterdir() if p.is_dir()] == [
-        developer.SWAGGER_UI_VERSION
+    notes = (pages.STATIC_DIR / "swagger-ui" / "README.md").read_text()
+    assert f"| Version | {pages.SWAGGER_UI_VERSION} " in notes
+    assert [p.name for p in (pages.STATIC_DIR / "swagger-ui").iterdir() if p.is_dir()] == [
+        pages.SWAGGER_UI_VERSION
     ]
 
 
 def test_the_pages_read_no_key_and_are_not_metered(client: TestClient[Any]) -> None:
     # The app's authenticator and limiter fail the test if called (fixture).
-    asset = f"{developer.SWAGGER_UI_URL}/swagger-ui.css"
+    asset = f"{pages.SWAGGER_UI_URL}/swagger-ui.css"
     for path in ("/", "/docs", asset):
         for headers in ({}, {"Authorization": "Bearer not-a-key"}):
             response = client.get(path, headers=headers)
@@ -198,12 +199,12 @@ def test_the_pages_read_no_key_and_are_not_metered(client: TestClient[Any]) -> N
         "/index.html",
         "/docs/index.html",
         "/%64ocs",  # an encoded unreserved character: a second spelling of /docs
-        f"{developer.SWAGGER_UI_URL}/",
-        f"{developer.SWAGGER_UI_URL}//swagger-ui.css",
-        f"{developer.SWAGGER_UI_URL}/missing.js",
-        f"{developer.STATIC_PREFIX}/../pyproject.toml",
-        f"{developer.STATIC_PREFIX}/%2e%2e/serve/app.py",
-        f"{developer.STATIC_PREFIX}",
+        f"{pages.SWAGGER_UI_URL}/",
+        f"{pages.SWAGGER_UI_URL}//swagger-ui.css",
+        f"{pages.SWAGGER_UI_URL}/missing.js",
+        f"{pages.STATIC_PREFIX}/../pyproject.toml",
+        f"{pages.STATIC_PREFIX}/%2e%2e/serve/app.py",
+        f"{pages.STATIC_PREFIX}",
     ],
 )
 def test_other_spellings_are_not_found(client: TestClient[Any], path: str) -> None:
@@ -212,7 +213,7 @@ def test_other_spellings_are_not_found(client: TestClient[Any], path: str) -> No
     assert response.json()["error"]["code"] == "not_found"
 
 
-@pytest.mark.parametrize("path", ["/", "/docs", f"{developer.SWAGGER_UI_URL}/swagger-ui.css"])
+@pytest.mark.parametrize("path", ["/", "/docs", f"{pages.SWAGGER_UI_URL}/swagger-ui.css"])
 @pytest.mark.parametrize("method", ["HEAD", "POST", "OPTIONS"])
 def test_only_get_is_served(client: TestClient[Any], path: str, method: str) -> None:
     response = client.request(method, path)
@@ -231,7 +232,7 @@ def test_the_pages_are_outside_the_registry_and_the_document(client: TestClient[
 
 
 def test_the_access_log_names_the_pages(client: TestClient[Any], caplog: pytest.LogCaptureFixture) -> None:
-    paths = ["/", "/docs", f"{developer.SWAGGER_UI_URL}/swagger-ui.css"]
+    paths = ["/", "/docs", f"{pages.SWAGGER_UI_URL}/swagger-ui.css"]
     with caplog.at_level(logging.INFO, logger="serve.access"):
         for path in paths:
             client.get(path)
@@ -272,10 +273,10 @@ def test_litestar_schema_router_serves_the_same_document_and_page(client: TestCl
     assert served.status_code == 200 and served.json() == document
     page = client.get("/schema")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert page.headers["content-security-policy"] == developer.DOCS_CSP
+    assert page.headers["content-security-policy"] == pages.DOCS_CSP
     assert page.headers["cache-control"] == "no-cache"
     assert embedded_spec(page.text) == document
-    assert "cdn" not in page.text.lower() and developer.SWAGGER_UI_URL in page.text
+    assert "cdn" not in page.text.lower() and pages.SWAGGER_UI_URL in page.text
     assert client.get("/schema/nothing.json").json()["error"]["code"] == "not_found"
 
 

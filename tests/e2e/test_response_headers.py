@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from serve.routes import developer
+from serve import pages
 from tests.e2e.test_serve_stack import serving
 
 pytestmark = pytest.mark.e2e
@@ -27,7 +27,7 @@ ANSWERS = [
     ("GET", "/docs", 200),
     ("GET", "/openapi.json", 200),
     ("GET", "/schema", 200),
-    ("GET", f"{developer.SWAGGER_UI_URL}/swagger-ui.css", 200),
+    ("GET", f"{pages.SWAGGER_UI_URL}/swagger-ui.css", 200),
     ("GET", "/ui", 200),
 ]
 
