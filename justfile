@@ -105,3 +105,7 @@ bench-connections *ARGS:
 # The decision routes (checks, compare, risk, combine and contribution over 20 alphas) over bench-catalogue's N alphas (default 1,000), one worker: p50/p95 per route (issue 24).
 bench-decisions *ARGS:
     python -m tests.bench.decisions_bench {{ARGS}}
+
+# The cost of a request before its handler, the whole request and its CPU, in-process, per route family, this tree [against --base CHECKOUT] (issue 34): `just bench-before-handler --base /tmp/base --families me,week100`.
+bench-before-handler *ARGS:
+    python -m tests.bench.before_handler {{ARGS}}

@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, urlencode
 
 from litestar import Request
@@ -92,6 +92,7 @@ def stored_object(storage: Storage, object_path: str) -> str | None:
     return None
 
 
+@runtime_checkable  # a handler's dependency: Litestar checks the value it is given against it
 class ArchiveSigner(Protocol):
     def object_exists(self, object_path: str) -> bool: ...
 

@@ -66,11 +66,11 @@ def backends_in_process(store: Any | None, limiter: Any | None) -> bool:
     return all(getattr(backend, "in_process", False) for backend in (store, limiter) if backend is not None)
 
 
-async def call_backends(services: Services, fn: Callable[..., T], *args: Any) -> T:
+async def call_backends(store: Any | None, limiter: Any | None, fn: Callable[..., T], *args: Any) -> T:
     """`fn(*args)`, which reads the key store or the limiter: on the event loop when both answer
     in-process (no thread hop: microseconds of work), else in a worker thread, so a slow or silent
     database never stalls the loop (and with it `/v1/health`)."""
-    if backends_in_process(services.store, services.limiter):
+    if backends_in_process(store, limiter):
         return fn(*args)
     return await to_thread.run_sync(partial(fn, *args))
 

@@ -29,7 +29,7 @@ from datasets.exports import INDEX_PATH, index_entries
 from datasets.reader import BuildView
 from schemas import exports, wire
 from serve import errors
-from serve.archives import URL_LIFETIME_SECONDS, HmacSigner, S3Signer
+from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 from serve.context import Caller
 
 log = logging.getLogger("serve.exports")
@@ -171,7 +171,7 @@ def benchmark_exports(view: BuildView) -> list[ExportFile]:
     )
 
 
-def sign(signer: HmacSigner | S3Signer | None, export: ExportFile, key_id: str) -> str:
+def sign(signer: ArchiveSigner | None, export: ExportFile, key_id: str) -> str:
     """A freshly signed URL of the export for the API key `key_id` (valid `URL_LIFETIME_SECONDS`,
     its own: `serve.archives`), or the named 503."""
     if signer is None:

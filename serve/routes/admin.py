@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from litestar import Response
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from datasets.queries import page_of
@@ -25,7 +26,8 @@ from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
 from serve import errors
-from serve.auth import endpoint_of, limits_from_wire, services_of
+from serve.auth import endpoint_of, limits_from_wire
+from serve.dependencies import KeyBackends
 from serve.envelope import single
 from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
@@ -98,18 +100,19 @@ def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[
     meta=("key_id",),
     sync_to_thread=True,
 )
-def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[Single[KeyUsage]]:
+def key_usage(
+    ctx: Ctx[NoQuery], key_id: FromPath[str], keys: NamedDependency[KeyBackends]
+) -> Response[Single[KeyUsage]]:
     ctx = _admin_context(ctx)
     ctx.args()
-    services = services_of(ctx.request)
-    record = services.store.get_key(key_id) if services.store is not None else None
+    record = keys.store.get_key(key_id) if keys.store is not None else None
     if record is None:
         raise errors.KeyNotFound(f"No key {key_id!r}.", details={"key_id": key_id})
     rate_limit = record.rate_limit.to_wire()
-    if services.limiter is None:
+    if keys.limiter is None:
         usage: dict[str, int | None] = zero_usage(record.rate_limit)
     else:
-        usage = services.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
+        usage = keys.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
     data = {
         "key_id": record.key_id,
         "user_id": record.user_id,

@@ -12,11 +12,13 @@ figures, pairings) runs in a worker thread.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any, TypeVar
 
 from anyio import to_thread
 from litestar import Response
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from analytics import inputs, rolling, significance
@@ -42,7 +44,6 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
-from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
@@ -213,8 +214,10 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
     "Analytics documentation block",
     sync_to_thread=False,
 )
-def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AnalyticsDoc]]:
-    return documentation_block(ctx, alpha, services_of(ctx.request).analytics_doc)
+def get_analytics_doc(
+    ctx: Ctx[NoQuery], alpha: FromPath[str], analytics_doc: NamedDependency[Mapping[str, Any]]
+) -> Response[Single[AnalyticsDoc]]:
+    return documentation_block(ctx, alpha, analytics_doc)
 
 
 ROUTES = [get_significance, list_correlation, list_drawdowns, list_rolling, get_costs, get_analytics_doc]

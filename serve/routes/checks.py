@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow.compute as pc
 from anyio import to_thread
 from litestar import Response
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from analytics import inputs, significance
@@ -26,13 +27,13 @@ from analytics.checks import (
     production_refused,
 )
 from analytics.entries import Warnings
+from analytics.policy import Policy
 from datasets import answers
 from datasets.served import Catalogue
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
 from schemas.bodies.envelope import Single
 from schemas.query import ChecksQuery
-from serve.auth import services_of
 from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
 from serve.routes.base import Ctx
@@ -60,11 +61,11 @@ def production_mask(catalogue: Catalogue) -> np.ndarray:
         + "; the request's min_/max_ parameters may only tighten the policy"
     ),
 )
-async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Single[Checks]]:
+async def get_checks(
+    ctx: Ctx[ChecksQuery], alpha: FromPath[str], policy: NamedDependency[Policy]
+) -> Response[Single[Checks]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
-    services = services_of(ctx.request)
-    policy = services.checks_policy
     thresholds = policy.tightened(args)
     inputs.require_built(build)
     book = ctx.book(build, "portfolio", args.book)

@@ -32,6 +32,7 @@ from litestar.di import Provide
 from schemas.query import NoQuery, Query
 from schemas.registry import BY_ID
 from serve.declaration import Handled
+from serve.dependencies import DEPENDENCIES
 from serve.routes.base import Context, context_of
 
 
@@ -54,7 +55,7 @@ def route(
             operation_id=endpoint_id,
             summary=summary,
             tags=[entry.group],
-            dependencies={"ctx": Provide(context_of, sync_to_thread=False)},
+            dependencies={"ctx": Provide(context_of, sync_to_thread=False), **DEPENDENCIES},
             **options,
         )(handler)
 

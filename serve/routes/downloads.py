@@ -38,6 +38,7 @@ from typing import IO, Any
 
 from litestar import Request, Response, get
 from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath
 from litestar.response import Stream
 
@@ -49,19 +50,20 @@ from serve.archives import (
     ARCHIVE_OBJECT_PATH,
     DOWNLOAD_ROUTE_PREFIX,
     SOURCE_ENDPOINT,
+    ArchiveSigner,
     HmacSigner,
-    signer_of,
     stored_object,
 )
-from serve.auth import services_of
 from serve.compression import SKIP_COMPRESSION
 from serve.context import Caller
+from serve.dependencies import DEPENDENCIES, KeyBackends
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
 from serve.identity.access import build_caller
 from serve.identity.authenticate import standing_refusal
 from serve.identity.download_fetches import DownloadFetches
 from serve.identity.records import AccountRecord, KeyRecord
 from serve.identity.store import KeyStoreUnavailable
+from serve.settings import Settings
 
 log = logging.getLogger("serve.downloads")
 
@@ -71,21 +73,23 @@ _FETCHES_STATE = "download_fetches"
 _fetches_lock = threading.Lock()
 
 
-def fetches_of(request: Request[Any, Any, Any]) -> DownloadFetches:
-    """The app's fetch counter, built on first use over the app's key store.
+def fetches_of(
+    request: Request[Any, Any, Any], keys: NamedDependency[KeyBackends], settings: NamedDependency[Settings]
+) -> DownloadFetches:
+    """The app's fetch counter, built on first use over the app's key store (a dependency of
+    `download_archive`).
 
     An app built without a key store (a test rig with its own authenticator) counts in a private
     in-memory SQLite database, so the cap holds there too (per process)."""
     state: State = request.app.state
     with _fetches_lock:
         if _FETCHES_STATE not in state:
-            services = services_of(request)
-            store = services.store
+            store = keys.store
             if store is None:
                 from serve.identity import open_store
 
                 store = open_store("sqlite:///:memory:")
-            state[_FETCHES_STATE] = DownloadFetches(store, services.settings.download_fetch_limit)
+            state[_FETCHES_STATE] = DownloadFetches(store, settings.download_fetch_limit)
         fetches: DownloadFetches = state[_FETCHES_STATE]
     return fetches
 
@@ -154,7 +158,7 @@ def _chunks(handle: IO[bytes]) -> Iterator[bytes]:
 
 
 def _count_fetch(
-    request: Request[Any, Any, Any],
+    fetches: DownloadFetches,
     signature: str,
     expires: str,
     now: float,
@@ -163,7 +167,6 @@ def _count_fetch(
     """Count this fetch of a verified URL, or raise 403 `download_url_expired` when the URL has
     had its `download_fetch_limit` fetches (503 `unavailable` when the count cannot be reached:
     never an uncounted file)."""
-    fetches = fetches_of(request)
     try:
         counted = fetches.count_fetch(signature, int(expires), now)
     except KeyStoreUnavailable as exc:  # logged by the app's exception handler, as every 503
@@ -210,12 +213,13 @@ RAW_BOOK_NOT_ALLOWED = "raw_book_not_allowed"
 such error: there the key simply gets the plain variant)."""
 
 
-def _check_holder(request: Request[Any, Any, Any], holder: str, now: float, target: _Object) -> None:
+def _check_holder(
+    request: Request[Any, Any, Any], store: Any | None, holder: str, now: float, target: _Object
+) -> None:
     """403 `download_url_invalid` unless the key the URL was signed for may still make requests
     and may still fetch this file with its grants of now (`grants_refusal`), read from the key
     store on every fetch (503 `target.unavailable` when it cannot be reached). An app built
     without a key store (a test rig with its own authenticator) has no key to read."""
-    store = services_of(request).store
     if store is None:
         return
     try:
@@ -249,13 +253,21 @@ def _check_holder(request: Request[Any, Any, Any], holder: str, now: float, targ
     sync_to_thread=True,
     include_in_schema=False,
     opt={SKIP_COMPRESSION: True},  # zip and zstd Parquet: compressed already
+    dependencies={**DEPENDENCIES, "fetches": Provide(fetches_of, sync_to_thread=False)},
 )
-def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]) -> Response[Any]:
+def download_archive(
+    request: Request[Any, Any, Any],
+    object_path: FromPath[str],
+    settings: NamedDependency[Settings],
+    keys: NamedDependency[KeyBackends],
+    reader: NamedDependency[LakeReader],
+    signer: NamedDependency[ArchiveSigner | None],
+    fetches: NamedDependency[DownloadFetches],
+) -> Response[Any]:
     object_path = object_path.lstrip("/")
     target = _object_of(object_path)
-    if target is None or services_of(request).settings.lake.startswith("s3://"):
+    if target is None or settings.lake.startswith("s3://"):
         raise errors.NotFound(f"No such path: {request.url.path}", details={"path": request.url.path})
-    signer = signer_of(request)
     if not isinstance(signer, HmacSigner):
         raise target.not_configured()
     query = request.query_params
@@ -267,13 +279,13 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     expires, holder, signature = query["expires"], query["holder"], query["signature"]
     now = time.time()
     signer.verify(object_path, expires, holder, signature, now)
-    _check_holder(request, holder, now, target)
+    _check_holder(request, keys.store, holder, now, target)
     storage = signer.storage
     try:
         path = stored_object(storage, object_path)
         # Never bytes other than those recorded: checked against the build's manifest (an export)
         # or its content address (an archive); hashed unless checked and unchanged since.
-        if path is None or target.verified(services_of(request).reader) is None:
+        if path is None or target.verified(reader) is None:
             raise target.missing
         size = storage.size(path)
         handle = storage.fs.open(path, "rb")
@@ -295,7 +307,7 @@ def download_archive(request: Request[Any, Any, Any], object_path: FromPath[str]
     # pass the check before the first one finished. A transfer broken after this point counts (the
     # server cannot tell how much the client kept); the limit leaves room for such retries.
     try:
-        _count_fetch(request, signature, expires, now, target.unavailable)
+        _count_fetch(fetches, signature, expires, now, target.unavailable)
     except BaseException:
         handle.close()
         raise

@@ -18,6 +18,7 @@ from typing import Any
 
 from anyio import to_thread
 from litestar import Response
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from datasets.faults import BenchmarkMissing
@@ -28,7 +29,7 @@ from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
-from serve.archives import signer_of
+from serve.archives import ArchiveSigner
 from serve.envelope import single
 from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
@@ -96,7 +97,10 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
     "Signed download URL of one dataset as a Parquet file",
 )
 async def get_export(
-    ctx: Ctx[ExportQuery], alpha: FromPath[str], dataset: FromPath[str]
+    ctx: Ctx[ExportQuery],
+    alpha: FromPath[str],
+    dataset: FromPath[str],
+    signer: NamedDependency[ArchiveSigner | None],
 ) -> Response[Single[ExportDownload]]:
     # Not `ctx.open_run`: the answer is a freshly signed URL, never a 304 (no ETag, as /source/download).
     build = await open_run(ctx.caller, ctx.reader, alpha)
@@ -129,7 +133,6 @@ async def get_export(
             details=details,
         )
     export = chosen[0]
-    signer = signer_of(ctx.request)
     url = await to_thread.run_sync(sign, signer, export, ctx.caller.key_id)
     meta = ctx.run_meta(build, "exports", **({"book": book} if book is not None else {}))
     if spec.kind is None:

@@ -17,6 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from litestar import Request, Response
+from litestar.di import NamedDependency
 
 from datasets.queries import Page
 from schemas.bodies.envelope import Collection, Single
@@ -25,18 +26,15 @@ from schemas.bodies.service import Health
 from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import (
-    Services,
-    call_backends,
     caller_limits,
     limits_from_wire,
-    services_of,
 )
+from serve.dependencies import KeyBackends
 from serve.envelope import Encoded, json_response, now_iso, single
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
 from serve.limits.model import Limits
-from serve.limits.windows import WINDOW_NAMES
 from serve.params import QueryParams
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
@@ -72,36 +70,14 @@ def health_body(settings: Settings, registry_version: str, state: HealthState) -
 
 
 @route("meta.health", "/v1/health", "Health probe", sync_to_thread=False)
-def health(request: Request[Any, Any, Any]) -> Response[Health]:
+def health(
+    request: Request[Any, Any, Any],
+    settings: NamedDependency[Settings],
+    registry_version: NamedDependency[str],
+) -> Response[Health]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
     QueryParams(exchange_of(request.scope).query, ()).parse(NoQuery)
-    services = services_of(request)
-    return json_response(
-        health_body(services.settings, services.registry_version, monitor_of(request.app).current())
-    )
-
-
-def _store(services: Services) -> Any:
-    if services.store is None:
-        # Only a test app built with its own authenticator and no store gets here.
-        raise errors.UpstreamUnavailable("This deployment has no key store to read keys from.")
-    return services.store
-
-
-def usage_of(services: Services, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
-    """The key's counters in the windows containing `now`, read from the enforcing limiter.
-
-    Without a limiter nothing is metered, so every window reads 0 and `remaining_*` the envelope.
-    During a Redis outage the limiter answers from what it enforces meanwhile (local second and
-    minute counts, the key store's day and month counts).
-    """
-    if services.limiter is None:
-        usage: dict[str, int | None] = {name: 0 for name in WINDOW_NAMES}
-        for name, limit in zip(WINDOW_NAMES, limits.as_tuple(), strict=True):
-            usage[f"remaining_{name}"] = limit
-        return usage
-    counted: dict[str, int | None] = services.limiter.usage(key_id, limits, now)
-    return counted
+    return json_response(health_body(settings, registry_version, monitor_of(request.app).current()))
 
 
 def _envelope(limits: Limits) -> dict[str, int | None]:
@@ -114,32 +90,34 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
 
 
 @route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",))
-async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
-    return await call_backends(services_of(ctx.request), _me, ctx)
+async def me(
+    ctx: Ctx[NoQuery], keys: NamedDependency[KeyBackends], registry_version: NamedDependency[str]
+) -> Response[Single[Me]]:
+    return await keys.call(_me, ctx, keys, registry_version)
 
 
-def _me(ctx: Context[NoQuery]) -> Encoded:
+def _me(ctx: Context[NoQuery], keys: KeyBackends, registry_version: str) -> Encoded:
     ctx.args()
-    services = services_of(ctx.request)
-    key_record = _store(services).get_key(ctx.caller.key_id)
+    key_record = keys.required_store().get_key(ctx.caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
-    usage = usage_of(services, ctx.caller.key_id, limits, datetime.now(UTC))
-    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), services.registry_version)
+    usage = keys.usage(ctx.caller.key_id, limits, datetime.now(UTC))
+    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), registry_version)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 
 @route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", meta=("key_id",))
-async def my_keys(ctx: Ctx[PageQuery]) -> Response[Collection[KeyInventoryRow]]:
-    return await call_backends(services_of(ctx.request), _my_keys, ctx)
+async def my_keys(
+    ctx: Ctx[PageQuery], keys: NamedDependency[KeyBackends]
+) -> Response[Collection[KeyInventoryRow]]:
+    return await keys.call(_my_keys, ctx, keys)
 
 
-def _my_keys(ctx: Context[PageQuery]) -> Encoded:
+def _my_keys(ctx: Context[PageQuery], backends: KeyBackends) -> Encoded:
     args = ctx.args()
     limit, offset = args.limit, args.offset
-    services = services_of(ctx.request)
-    store = _store(services)
+    store = backends.required_store()
     account = store.get_account(ctx.caller.user_id)
     if account is None:
         raise errors.AccountInactive()
@@ -148,7 +126,7 @@ def _my_keys(ctx: Context[PageQuery]) -> Encoded:
     now = datetime.now(UTC)
     rows = []
     for key in keys[offset : offset + limit]:  # usage is read only for the keys on this page
-        usage = usage_of(services, key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
+        usage = backends.usage(key.key_id, limits_from_wire(key.rate_limit.to_wire()), now)
         rows.append(key_inventory_row(key, account, usage))
     return ctx.collection(Page(rows, len(keys)), limit, offset, ctx.meta(key_id=ctx.caller.key_id))
 
