@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import inputs, significance
+from analytics import inputs, sets, significance
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
@@ -33,6 +33,7 @@ from datasets.faults import CatalogueIncomplete
 from datasets.queries import Window, day_numbers, window_bounds
 from datasets.reader import BuildView
 from datasets.rows import floats
+from datasets.served import Catalogue
 from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
 from schemas.checks import MAX, MIN, MIN_YEAR_SESSIONS, PERCENT_UNITS, RECENT_SESSIONS, STRESS_MULTIPLE, Check
 
@@ -410,6 +411,16 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
         )
     nearest = int(np.argmax(np.where(known, magnitude, -1.0)))
     return figure(float(magnitude[nearest]), "", compared, production.references[nearest])
+
+
+def production_references(
+    catalogue: Catalogue, readable: np.ndarray, alpha: str
+) -> tuple[np.ndarray, list[str]]:
+    """The production alphas `readable` (the caller's readable mask) admits, as a mask (catalogue
+    order: what the answer's version is built from), and their ids in catalogue order, `alpha`
+    excepted: those the production correlation compares with."""
+    produced = readable & sets.production_mask(catalogue)
+    return produced, [a for a in sets.readable_ids(catalogue, produced).to_pylist() if a != alpha]
 
 
 def positions_refused(may_call: bool, warnings: Warnings) -> str | None:

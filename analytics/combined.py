@@ -19,9 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from msgspec import UNSET, UnsetType
 
+from analytics import sets
 from analytics.combination import (
     MIN_SESSIONS,
     SESSIONS_PER_YEAR,
+    NotCombinable,
     common_sessions,
     correlation_matrix,
     diversification_ratio,
@@ -46,6 +48,8 @@ from schemas.bodies.base import field_names
 from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShrinkage, CombinationWeight
 from schemas.bodies.envelope import CorrelationMatrix
 from schemas.bodies.rows import CombinedRow
+from schemas.query import MAX_SET, MAX_WEIGHT
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 RISK_FREE = "risk_free"
 SESSION_RULE = (
@@ -213,6 +217,76 @@ class Weighting:
     def fitted(self) -> bool:
         """Whether the weights are estimated from the set's returns (inverse_volatility, max_ir)."""
         return self.method in choices.FITTED_WEIGHTINGS
+
+
+def weighting_of(
+    method: str | None,
+    weights: tuple[float, ...] | None,
+    shrinkage: float | None,
+    fit_to: date | None,
+    window: Window,
+    ids: tuple[str, ...] | None,
+    name: str,
+    problems: dict[str, str],
+    unreadable: str | None = None,
+) -> Weighting | None:
+    """The weighting of the set `name` (`alphas` of combine, `reference` of contribution) from the
+    `weighting` (`method`), `weights`, `shrinkage` and `fit_to` parameters, one rule for both
+    routes; each broken one is added to `problems`. `ids`: the set, None when its list is broken
+    (the weights are then not counted). `unreadable`: the rule the weights' text broke before they
+    were numbers (the server's parse), said in the place of the values' rule. None: no weighting
+    asked (a contribution's book as it grew)."""
+    shown = "absent" if method is None else method
+    if method is not None and method not in choices.WEIGHTINGS:  # the server's parser refused it
+        problems["weighting"] = f"one of {', '.join(choices.WEIGHTINGS)}"
+    given = None
+    if weights is not None or unreadable is not None:
+        if method != "given":
+            problems["weights"] = f"only with weighting=given (weighting is {shown})"
+        elif ids is not None:
+            rule = unreadable if weights is None else _given_weights_rule(weights, len(ids), name)
+            if rule is None:
+                given = weights
+            else:
+                problems["weights"] = rule
+    elif method == "given":
+        problems["weights"] = f"required with weighting=given: one weight per alpha, in the order of `{name}`"
+    if shrinkage is not None and method != "max_ir":
+        problems["shrinkage"] = f"only with weighting=max_ir (weighting is {shown})"
+    if fit_to is not None:
+        rule = _fit_to_rule(fit_to, method, shown, window)
+        if rule is not None:
+            problems["fit_to"] = rule
+    return None if method is None else Weighting(method, given, shrinkage, fit_to)
+
+
+def _given_weights_rule(values: tuple[float, ...], count: int, name: str) -> str | None:
+    """The rule given weights break (one per alpha of the set `name`, finite, each |w| <=
+    MAX_WEIGHT, not all zero: sum |w| > 0), or None."""
+    if not all(math.isfinite(v) for v in values):
+        return "every weight must be finite"
+    if len(values) != count:
+        return f"needs one weight per alpha of `{name}` ({count}), got {len(values)}"
+    if any(abs(v) > MAX_WEIGHT for v in values):
+        return f"each weight must lie in [-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}] (a fraction of the book's capital)"
+    if not any(values):
+        return "the weights are all zero (sum |w| must be above 0): the book would hold nothing"
+    return None
+
+
+def _fit_to_rule(fit_to: date, method: str | None, shown: str, window: Window) -> str | None:
+    """The rule `fit_to` breaks before any data is read (None: none): only a fitted weighting has
+    weights to fit, and the date must leave the window sessions on both sides (the counts are
+    checked on the set's sessions, `split_at_fit`)."""
+    start, end = window
+    if method not in choices.FITTED_WEIGHTINGS:
+        fitted = " or ".join(choices.FITTED_WEIGHTINGS)
+        return f"only with weighting={fitted} (weighting is {shown}): equal and given weights are not fitted"
+    if start is not None and fit_to < start:
+        return f"must lie in the window: on or after from ({start.isoformat()}); the weights are fitted on the window's sessions up to it"
+    if end is not None and fit_to >= end:
+        return f"must lie in the window: before to ({end.isoformat()}); the sessions after it are the ones judged"
+    return None
 
 
 @dataclass(frozen=True)
@@ -524,3 +598,62 @@ def combined(
     }
     spy = None if benchmark is None else benchmark_cumulative(benchmark, judged.days)
     return Combined(judged.days, period, cumulative, drawdown_pct, spy, meta)
+
+
+def combine_weighting(
+    ids: tuple[str, ...],
+    method: str,
+    weights: tuple[float, ...] | None,
+    shrinkage: float | None,
+    fit_to: date | None,
+    window: Window,
+    unreadable: str | None = None,
+) -> Weighting:
+    """The weighting of the set `ids` (`alphas`, 2 to MAX_SET of them), or one BadParameters
+    naming every broken parameter (`weighting_of`)."""
+    problem = sets.listed(ids, 2, MAX_SET)
+    problems = {} if problem is None else {"alphas": problem}
+    found = weighting_of(
+        method,
+        weights,
+        shrinkage,
+        fit_to,
+        window,
+        ids if problem is None else None,
+        "alphas",
+        problems,
+        unreadable,
+    )
+    if problems:
+        raise BadParameters(problems)
+    assert found is not None  # combine's weighting has a default
+    return found
+
+
+def combination(
+    snapshot: CatalogueSnapshot,
+    ids: tuple[str, ...],
+    window: Window,
+    weighting: Weighting,
+    benchmark: BenchmarkSeries | None,
+    warnings: Warnings,
+) -> Combined:
+    """/analytics/combine: the set `ids` (admitted: `sets.admitted`) combined over the window, its
+    rows compounded against `benchmark` (None: the caller may not read it, warned as such). Maps
+    the returns matrix, so the server runs it in a worker thread."""
+    if benchmark is None:
+        warnings.add(
+            "access_limited",
+            f"benchmark_cumulative_return is built from {MARKET_BENCHMARK}'s daily series, which this key may not "
+            f"read ({BENCHMARK_ENDPOINT}): it is null on every row.",
+            block="benchmark_cumulative_return",
+        )
+    catalogue = snapshot.catalogue
+    rows = sets.matrix_rows(snapshot.matrix("returns"), ids, "alphas")
+    found = set_returns(snapshot, rows, ids, window, "alphas")
+    try:
+        return combined(
+            found, weighting, turnover_of(catalogue, ids), benchmark, production_of(catalogue, ids), warnings
+        )
+    except NotCombinable as exc:
+        raise BadParameters({"alphas": f"cannot be combined by {weighting.method}: {exc}"}) from exc

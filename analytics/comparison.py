@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from scipy import stats
 from analytics import inputs
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, analytics_stat, conventions, declared_stat, number, window_echo
+from analytics.errors import BadParameters
 from analytics.ic import annualised_icir
 from analytics.returns import BookFigures, book_figures, mean_over_std
 from analytics.variance import measurable_std
@@ -236,6 +238,19 @@ def _side(
     short = pairs.size < MIN_OBSERVATIONS
     reason = f"fewer than {MIN_OBSERVATIONS} common {unit} in the window ({pairs.size})"
     return Side(pairs, reason if short else "", False)
+
+
+def require_other(alpha: str, other: str) -> None:
+    """`with` must name another alpha than the one compared (else 400 naming it)."""
+    if other == alpha:
+        raise BadParameters({"with": "must name another alpha than the one compared"})
+
+
+def require_book(other: BuildView, book: str, books: Collection[str]) -> None:
+    """The other alpha must hold `book` among `books`, those of its books the caller may read (else
+    400 naming `book`)."""
+    if book not in books:
+        raise BadParameters({"book": f"{other.alpha_id} (with) has no book {book!r}"})
 
 
 def compare_payload(

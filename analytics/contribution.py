@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 from msgspec import UNSET
 
 from analytics import sets
@@ -42,13 +44,16 @@ from analytics.combined import (
     turnover_of,
     weight_warnings,
     weighted,
+    weighting_of,
 )
 from analytics.correlation import MIN_OVERLAP, pearson_between
 from analytics.entries import Warnings, day_bounds, declared_stat, window_echo
 from analytics.errors import BadParameters
 from analytics.returns import book_figures
 from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.faults import CatalogueIncomplete
 from datasets.queries import Window
+from datasets.served import Catalogue
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.decisions import (
     CONTRIBUTION_MAX_LISTED,
@@ -61,6 +66,7 @@ from schemas.bodies.decisions import (
     ContributionWeight,
 )
 from schemas.choices import DEFAULT_BOOK as BOOK
+from schemas.query import MAX_REFERENCES, MAX_SET
 
 MAX_LISTED = CONTRIBUTION_MAX_LISTED
 """Reference alphas without a return that `reference.without_returns.alphas` names (all are counted)."""
@@ -121,6 +127,120 @@ class Combination:
             fit=self.fit,
             sessions=self.set_sessions,
         )
+
+
+# -- the reference set ----------------------------------------------------------------------------
+
+
+def contribution_parameters(
+    reference: tuple[str, ...] | None,
+    method: str | None,
+    weights: tuple[float, ...] | None,
+    shrinkage: float | None,
+    fit_to: date | None,
+    window: Window,
+    unreadable: str | None = None,
+) -> Weighting | None:
+    """The weighting of the reference set (`reference`: the ids named, 1 to MAX_SET of them; None:
+    the production default), None for the book as it grew; or one BadParameters naming every
+    broken parameter (`weighting_of`)."""
+    problems: dict[str, str] = {}
+    if reference is not None:
+        problem = sets.listed(reference, 1, MAX_SET)
+        if problem is not None:
+            problems["reference"] = problem
+    elif method is not None:
+        problems["reference"] = (
+            "required with weighting: the reference set to combine as /analytics/combine combines it"
+        )
+    weighting = weighting_of(
+        method,
+        weights,
+        shrinkage,
+        fit_to,
+        window,
+        None if problems else reference,
+        "reference",
+        problems,
+        unreadable,
+    )
+    if problems:
+        raise BadParameters(problems)
+    return weighting
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The reference set of one contribution: its alphas (the alpha itself never among them), where
+    they come from (`given` or `production`), and whether the alpha was left out of them."""
+
+    alphas: tuple[str, ...]
+    source: str
+    excluded: bool
+
+
+def given_reference(alpha: str, given: tuple[str, ...], weighting: Weighting | None) -> Reference:
+    """The set a request names (admitted: `sets.admitted`), the alpha left out; 400 naming
+    `reference` when nothing else is left, or when given weights would no longer be the set's."""
+    reference = tuple(a for a in given if a != alpha)
+    excluded = len(reference) < len(given)
+    if not reference:
+        raise BadParameters({"reference": "names only the alpha itself; name at least one other alpha"})
+    if excluded and weighting is not None and weighting.method == "given":
+        raise BadParameters(
+            {
+                "reference": "names the alpha itself, which weighting=given cannot leave out (the weights "
+                "would no longer be the set's); name the set without it, and its weights"
+            }
+        )
+    return Reference(reference, "given", excluded)
+
+
+def production_reference(catalogue: Catalogue, readable: np.ndarray, alpha: str) -> Reference:
+    """Every production alpha `readable` (the caller's readable mask) admits, the alpha excepted;
+    400 asking for `reference` beyond MAX_REFERENCES or when there is none."""
+    index = catalogue.index
+    if index is None:
+        raise CatalogueIncomplete(
+            "The lake has no catalogue index, which the contribution is read from; an operator writes it with "
+            "`alpha-results lake index`."
+        )
+    found = tuple(a for a in sets.readable_production(catalogue, readable) if a != alpha)
+    if len(found) > MAX_REFERENCES:
+        raise BadParameters(
+            {
+                "reference": f"required here: the production set you may read holds {len(found):,} alphas, above "
+                f"the {MAX_REFERENCES:,} a contribution compares with by default"
+            }
+        )
+    if not found:
+        raise BadParameters({"reference": "required here: you may read no production alpha besides this one"})
+    own = index.filter(pc.equal(index.column("alpha_id"), alpha)).column("production").to_pylist()
+    return Reference(found, "production", bool(own and own[0]))
+
+
+def contribution_of(
+    snapshot: CatalogueSnapshot,
+    alpha: str,
+    reference: Reference,
+    window: Window,
+    weighting: Weighting | None,
+    weight: float | None,
+    warnings: Warnings,
+) -> Contribution:
+    """/analytics/contribution. Without a weighting the reference book grows as its alphas'
+    histories start (not the intersection a combination uses: its weights are fixed per alpha, a
+    production book's are not); with one it is the set combined as /analytics/combine combines it.
+    Maps the returns matrix, so the server runs it in a worker thread."""
+    alphas = reference.alphas
+    if weighting is None:
+        found = reference_book(snapshot, alpha, alphas, window)
+    else:
+        found = weighted_book(snapshot, alpha, alphas, window, weighting, warnings)
+    return contribution(alpha, alphas, reference.source, reference.excluded, window, found, weight)
+
+
+# -- the books ------------------------------------------------------------------------------------
 
 
 def reference_book(

@@ -7,47 +7,87 @@ route's figure of an alpha, a set or a window, as the same Struct the API serves
     figures = Figures.open("var/lake")
     risk = figures.risk("momentum_12_1", start=date(2022, 1, 1))   # schemas.bodies.decisions.Risk
     page = figures.correlation("momentum_12_1", basis="ic", limit=10)
+    book = figures.combine(("momentum_12_1", "Test_planted_factor"), weighting="max_ir")
     risk.sortino.value, risk.sortino.unit
     msgspec.json.encode(risk)   # byte for byte the `data` of /v1/alphas/momentum_12_1/analytics/risk
 
 Each method takes the route's query parameters as keywords, with the route's defaults and names
-(its `schemas.query` Struct: `from`/`to` are `start`/`end`). A notebook reads as a key that may read everything: every alpha and book, raw books included, and
-every dataset a figure is built from. The computation is the server's own (the same functions, the
-same builds): the served `data` of a route and the Struct returned here encode to the same bytes
-(tests/analytics/test_in_process.py). Warnings the API would put in `meta.warnings` are collected
-in `warnings` when one is given. A bad argument raises the domain error the API answers 400 for
-(`analytics.errors.BadParameters`); an unknown alpha or book raises `LookupError`.
+(its `schemas.query` Struct: `from`/`to` are `start`/`end`, `with` is `other`); a list the API
+takes comma-separated is a sequence here (`alphas`, `reference`, `tag`), and `weights` a sequence
+in the set's order or a mapping from alpha to weight. A notebook reads as a key that may read
+everything: every alpha and book, raw books included, and every dataset a figure is built from;
+`checks` judges against the policy it is given (a `Policy` or a policy file, as the server's
+`checks_policy_file`; by default the built-in one). The computation is the server's own (the same
+functions, the same builds): the served `data` of a route and the Struct (or the page's rows)
+returned here encode to the same bytes (tests/analytics/test_in_process.py). Warnings the API
+would put in `meta.warnings` are collected in `warnings` when one is given. A bad argument raises
+the domain error the API answers 400 for (`analytics.errors.BadParameters`); an unknown alpha or
+book raises `LookupError`; a lake that cannot answer raises the lake's fault
+(`datasets.faults.CatalogueIncomplete`, `BenchmarkMissing`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from analytics import correlation, costs, drawdowns, metrics, risk, rolling, significance
+from analytics import (
+    checks,
+    comparison,
+    correlation,
+    costs,
+    drawdowns,
+    metrics,
+    risk,
+    rolling,
+    screen,
+    sets,
+    significance,
+)
 from analytics.access import FULL_ACCESS
+from analytics.combined import Combined, combination, combine_weighting
+from analytics.contribution import (
+    contribution_of,
+    contribution_parameters,
+    given_reference,
+    production_reference,
+)
 from analytics.entries import Warnings
+from analytics.errors import BadParameters
 from analytics.inputs import require_built
+from analytics.policy import Policy, load_policy
 from datasets import answers
 from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, page_of
-from datasets.reader import BuildView, LakeReader
-from datasets.series import benchmark_series
-from schemas import wire
+from datasets.reader import AlphaBuild, BuildView, LakeReader
+from datasets.series import BenchmarkSeries, benchmark_series
+from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
-from schemas.bodies.decisions import Risk
+from schemas.bodies.comparison import Comparison
+from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.metrics import Metrics
 from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
+    ChecksQuery,
+    CompareQuery,
     CorrelationQuery,
     MetricsQuery,
     RiskQuery,
     RollingQuery,
+    ScreenQuery,
     SignificanceQuery,
 )
+
+Weights = Mapping[str, float] | Sequence[float]
+"""Given weights (`weighting="given"`): one per alpha of the set, in its order, or by alpha."""
+Date = dt.date | None
 
 
 @dataclass
@@ -65,10 +105,13 @@ class Figures:
 
     def build(self, alpha: str) -> BuildView:
         """The served build of `alpha`; `LookupError` when the lake publishes none."""
+        return self.reader.view(self._published(alpha))
+
+    def _published(self, alpha: str) -> AlphaBuild:
         found = self.reader.alpha(alpha)
         if found is None:
             raise LookupError(f"no alpha {alpha!r} in {self.reader.root}")
-        return self.reader.view(found)
+        return found
 
     def _analytics_build(self, alpha: str) -> BuildView:
         view = self.build(alpha)
@@ -94,7 +137,7 @@ class Figures:
         """`/analytics/significance` (`SignificanceQuery`), its catalogue figures over every alpha."""
         q = SignificanceQuery(**params)
         view = self._analytics_build(alpha)
-        snapshot = self.reader.snapshot()
+        snapshot = self._catalogue_wide()
         seen = significance.seen(snapshot.trials(), self._everything(snapshot), view.alpha_id)
         return significance.significance_payload(
             view, (q.start, q.end), q.sr_benchmark, q.trials, seen, FULL_ACCESS, warnings or Warnings()
@@ -112,18 +155,15 @@ class Figures:
         q = RiskQuery(**params)
         view = self._analytics_build(alpha)
         book = self._book(view, q.book)
-        symbol = wire.MARKET_BENCHMARK
-        found = self.reader.benchmark(symbol)
-        bench = None if found is None else benchmark_series(self.reader.view(found), symbol)
         return risk.risk_payload(
-            view, book, (q.start, q.end), FULL_ACCESS, bench, warnings or Warnings(), symbol
+            view, book, (q.start, q.end), FULL_ACCESS, self._market(), warnings or Warnings()
         )
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""
         q = CorrelationQuery(**params)
         view = self._analytics_build(alpha)
-        snapshot = self.reader.snapshot()
+        snapshot = self._catalogue_wide()
         return correlation.correlation_page(
             snapshot, view.alpha_id, self._everything(snapshot), q.basis, (q.start, q.end), q.limit, q.offset
         )
@@ -142,6 +182,140 @@ class Figures:
         book = self._book(view, q.book)
         return rolling.rolling_page(view, book, int(q.window), (q.start, q.end), q.limit, q.offset)
 
+    def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
+        """`/analytics/compare` of `alpha` with `other` (the route's `with`) over one book
+        (`CompareQuery`: `book`, `window` in sessions, `start`, `end`)."""
+        q = CompareQuery(other=other, **params)
+        a = self.build(alpha)
+        comparison.require_other(a.alpha_id, q.other)
+        b = self.build(q.other)
+        book = self._book(a, q.book)
+        comparison.require_book(b, book, answers.readable_books(b, "portfolio", raw=True))
+        require_built(a)
+        require_built(b)
+        return comparison.compare_payload(
+            a, b, book, (q.start, q.end), int(q.window), FULL_ACCESS, warnings or Warnings()
+        )
+
+    def checks(
+        self,
+        alpha: str,
+        policy: Policy | str | os.PathLike[str] | None = None,
+        warnings: Warnings | None = None,
+        **params: Any,
+    ) -> Checks:
+        """`/analytics/checks` of one book (`ChecksQuery`: `book`, `start`, `end` and the
+        `min_`/`max_` bounds, which may only tighten the policy) against `policy`: a `Policy`, the
+        path of a policy file (what the server's `checks_policy_file` names, read by the same
+        `analytics.policy.load_policy`), or None, the built-in defaults."""
+        q = ChecksQuery(**params)
+        view = self.build(alpha)
+        judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
+        thresholds = judged.tightened(q)
+        require_built(view)
+        book = self._book(view, q.book)
+        snapshot = self._catalogue_wide()
+        readable = self._everything(snapshot)
+        seen = significance.seen(snapshot.trials(), readable, view.alpha_id)
+        _, references = checks.production_references(snapshot.catalogue, readable, view.alpha_id)
+        # Nothing is refused to a caller that reads everything: the production correlation and the
+        # positions are measured.
+        production = checks.Production(snapshot.matrix("returns"), references, None)
+        window = (q.start, q.end)
+        found = warnings or Warnings()
+        return checks.checks_payload(
+            view, book, window, thresholds, judged, seen, production, FULL_ACCESS, None, found
+        )
+
+    def combine(
+        self,
+        alphas: Sequence[str],
+        weights: Weights | None = None,
+        warnings: Warnings | None = None,
+        *,
+        weighting: str = choices.WEIGHTINGS[0],
+        shrinkage: float | None = None,
+        fit_to: Date = None,
+        start: Date = None,
+        end: Date = None,
+    ) -> Combined:
+        """`/v1/analytics/combine` of the set `alphas` (long_short books, from the catalogue's
+        matrices). The answer's pages are `rows(limit, offset)` (the `data` of the route's pages,
+        `CombinedRow`s), its weights, figures and correlations `meta` (the route's `meta` keys), its
+        series `days`, `period`, `cumulative`, `drawdown_pct` and `benchmark` (SPY's cumulative
+        return) as arrays."""
+        ids = tuple(alphas)
+        window = (start, end)
+        found = combine_weighting(ids, weighting, _weights(weights, ids), shrinkage, fit_to, window)
+        snapshot = self.reader.snapshot()
+        sets.admitted(_anyone, snapshot.catalogue, ids, "alphas")
+        return combination(snapshot, ids, window, found, self._market(), warnings or Warnings())
+
+    def contribution(
+        self,
+        alpha: str,
+        reference: Sequence[str] | None = None,
+        weights: Weights | None = None,
+        warnings: Warnings | None = None,
+        *,
+        weighting: str | None = None,
+        shrinkage: float | None = None,
+        fit_to: Date = None,
+        weight: float | None = None,
+        start: Date = None,
+        end: Date = None,
+    ) -> Contribution:
+        """`/analytics/contribution`: what adding `alpha` at `weight` (None: the optimal weight)
+        does to the `reference` set (None: every production alpha but the alpha), equally weighted
+        as it grew, or combined by `weighting` as `combine` combines it."""
+        view = self.build(alpha)
+        given = None if reference is None else tuple(reference)
+        window = (start, end)
+        found = contribution_parameters(
+            given, weighting, _weights(weights, given or ()), shrinkage, fit_to, window
+        )
+        if given is not None:
+            snapshot = self.reader.snapshot()
+            sets.admitted(_anyone, snapshot.catalogue, given, "reference")
+            members = given_reference(view.alpha_id, given, found)
+        else:
+            snapshot = self._catalogue_wide()
+            members = production_reference(snapshot.catalogue, self._everything(snapshot), view.alpha_id)
+        return contribution_of(
+            snapshot, view.alpha_id, members, window, found, weight, warnings or Warnings()
+        )
+
+    def screen(self, tag: Sequence[str] = (), **params: Any) -> Page:
+        """`/v1/analytics/screen` (`ScreenQuery`; `tag` the tags every alpha kept carries): the
+        alphas of the catalogue index, filtered, sorted and paged."""
+        q = ScreenQuery(tag=tuple(tag) or None, **params)
+        snapshot = self.reader.snapshot()
+        index = screen.require_index(snapshot.catalogue)
+        readable = self._everything(snapshot)
+        named = q.correlated_to if q.max_correlation is not None else None
+        correlated = None if named is None else self._published(named).alpha_id
+        filters = screen.candidate_filters(snapshot, q, correlated, readable)
+        # A caller that reads everything: no field is withheld.
+        return screen.screen_page(snapshot, index, q, readable, filters, {})
+
+    def _catalogue_wide(self) -> CatalogueSnapshot:
+        """The catalogue snapshot of a figure over every alpha the caller may read, which for a
+        notebook is every one: `CatalogueIncomplete` when one is published but cannot be read, as
+        the server refuses (`serve.readable.whole_catalogue`), never a figure over fewer."""
+        snapshot = self.reader.snapshot()
+        if snapshot.catalogue.unreadable:
+            raise CatalogueIncomplete()
+        return snapshot
+
+    def _market(self) -> BenchmarkSeries:
+        """The market benchmark's daily series (SPY), as the server reads it: `BenchmarkMissing`
+        when the lake does not publish it."""
+        symbol = wire.MARKET_BENCHMARK
+        found = self.reader.benchmark(symbol)
+        if found is None:
+            raise BenchmarkMissing(symbol, configured=False)
+        return benchmark_series(self.reader.view(found), symbol)
+
     @staticmethod
     def _everything(snapshot: CatalogueSnapshot) -> np.ndarray:
         """The readable mask of a caller that may read every alpha."""
@@ -154,3 +328,19 @@ def _collect(warnings: Warnings | None, entries: list[dict[str, str]]) -> None:
     if warnings is not None:
         for entry in entries:
             warnings.add(entry["code"], entry["message"], block=entry.get("block"), kind=entry.get("kind"))
+
+
+def _anyone(alpha: str) -> bool:
+    """A notebook may read every alpha (`sets.admitted`'s predicate)."""
+    return True
+
+
+def _weights(weights: Weights | None, ids: tuple[str, ...]) -> tuple[float, ...] | None:
+    """Given weights in the order of the set `ids`; a mapping names each alpha of it once."""
+    if weights is None:
+        return None
+    if isinstance(weights, Mapping):
+        if set(weights) != set(ids):
+            raise BadParameters({"weights": "a mapping names every alpha of the set, and no other, once"})
+        return tuple(float(weights[alpha]) for alpha in ids)
+    return tuple(float(w) for w in weights)

@@ -2,7 +2,7 @@
 /analytics/contribution): one set of rules, in one order (docs/analytics.md, "Combination").
 
 1. the list itself: no id twice, between `minimum` and `maximum` ids (400 naming the parameter;
-   `listed` reports it with the request's other parameter problems, in one 400);
+   `listed` says the rule, reported with the request's other parameter problems, in one 400);
 2. authorisation, for every id before any lookup: an id the key may not read is 403
    `run_not_allowed` whether it exists or not (`admitted`);
 3. then lookup: ids the key may read that the catalogue does not hold are 400 naming the
@@ -29,17 +29,16 @@ from datasets.faults import CatalogueIncomplete
 from datasets.served import Catalogue
 
 
-def listed(ids: tuple[str, ...], name: str, minimum: int, maximum: int) -> tuple[tuple[str, ...], str | None]:
-    """The ids of a list parameter (the parser joined repeats and stripped each item) and the rule
-    they break, or None."""
+def listed(ids: tuple[str, ...], minimum: int, maximum: int) -> str | None:
+    """The rule the ids a set parameter lists break (rule 1 above), or None."""
     repeated = sorted({alpha for alpha in ids if ids.count(alpha) > 1})
     if repeated:
-        return ids, f"names {', '.join(repeated)} more than once; name each alpha once"
+        return f"names {', '.join(repeated)} more than once; name each alpha once"
     if len(ids) < minimum:
-        return ids, f"needs at least {minimum} alpha{'s' if minimum > 1 else ''}, got {len(ids)}"
+        return f"needs at least {minimum} alpha{'s' if minimum > 1 else ''}, got {len(ids)}"
     if len(ids) > maximum:
-        return ids, f"names at most {maximum} alphas, got {len(ids)}"
-    return ids, None
+        return f"names at most {maximum} alphas, got {len(ids)}"
+    return None
 
 
 def admitted(may_read: Callable[[str], bool], catalogue: Catalogue, ids: tuple[str, ...], name: str) -> None:
@@ -79,6 +78,36 @@ def matrix_rows(matrix: Matrix, ids: tuple[str, ...], name: str) -> np.ndarray:
             }
         )
     return rows
+
+
+def readable_ids(catalogue: Catalogue, mask: np.ndarray) -> pa.Array:
+    """The ids of the catalogue's alphas (catalogue order) that `mask` admits (a caller's readable
+    mask, `serve.readable.readable_mask`, or a part of it)."""
+    listing = catalogue.listing
+    assert listing is not None
+    return listing.ids if mask.all() else listing.ids.filter(pa.array(mask))
+
+
+def production_mask(catalogue: Catalogue) -> np.ndarray:
+    """Which of the catalogue's alphas (catalogue order, as a readable mask) the index marks as
+    production."""
+    listing, index = catalogue.listing, catalogue.index
+    assert listing is not None and index is not None  # the caller read the index
+    rows = pc.index_in(listing.ids, value_set=index.column("alpha_id"))
+    flags = pc.fill_null(pc.take(index.column("production"), rows), False)
+    return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def readable_production(catalogue: Catalogue, readable: np.ndarray) -> list[str]:
+    """The production alphas `readable` (a readable mask) admits, in the index's order: the
+    reference set of a contribution, and of the screener's `max_correlation`, when the request
+    names none."""
+    index = catalogue.index
+    assert index is not None  # the caller read the index
+    produced = index.filter(pc.fill_null(index.column("production"), False)).column("alpha_id")
+    allowed = readable_ids(catalogue, readable)
+    found: list[str] = produced.filter(pc.is_in(produced, value_set=allowed)).to_pylist()
+    return found
 
 
 def set_mask(catalogue: Catalogue, ids: tuple[str, ...] | list[str]) -> np.ndarray:

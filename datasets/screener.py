@@ -40,7 +40,7 @@ T = TypeVar("T")
 CandidateFilter = Callable[[list[str]], list[str]]
 """A filter the index's columns cannot express (`max_correlation` reads the catalogue's
 matrices): given candidate ids, in order, it returns those it keeps. Filters run in turn on what
-the statement's own filters kept (`serve/routes/screen.py`, `screened`)."""
+the statement's own filters kept (`analytics/screen.py`, `screen_page`)."""
 
 
 KEEP_VERSIONS = 4

@@ -568,7 +568,7 @@ Weighting = Annotated[
 ]
 """`weighting`, `weights` and `shrinkage`: how /analytics/combine weights its set, and how
 /analytics/contribution weights its reference set when asked to (one declaration, one rule:
-`serve.routes.combine.weighting_of`)."""
+`analytics.combined.weighting_of`)."""
 Weights = Annotated[
     str,
     Meta(

@@ -1,5 +1,6 @@
-"""Which of the catalogue's alphas a caller may read, as the masks and ids the figures take
-(figures know no keys: a readable set is data), and the version of an answer built from them.
+"""Which of the catalogue's alphas a caller may read, as the mask the figures take (figures know
+no keys: a readable set is data; `analytics.sets.readable_ids` names its alphas), and the version
+of an answer built from them.
 """
 
 from __future__ import annotations
@@ -7,7 +8,6 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets.faults import CatalogueIncomplete
@@ -43,13 +43,6 @@ def admitted_mask(catalogue: Catalogue, *allow_lists: AllowList) -> np.ndarray:
     for other in masks[1:]:
         keep = pc.and_(keep, other)
     return np.asarray(pc.fill_null(keep, False).to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def readable_ids(catalogue: Catalogue, mask: np.ndarray) -> pa.Array:
-    """The ids of the catalogue's alphas (catalogue order) that `mask` (`readable_mask`) admits."""
-    listing = catalogue.listing
-    assert listing is not None
-    return listing.ids if mask.all() else listing.ids.filter(pa.array(mask))
 
 
 def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:

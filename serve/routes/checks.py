@@ -10,8 +10,6 @@ counting or naming another).
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow.compute as pc
 from anyio import to_thread
 from litestar import Response
 from litestar.di import NamedDependency
@@ -24,30 +22,20 @@ from analytics.checks import (
     Production,
     checks_payload,
     positions_refused,
+    production_references,
     production_refused,
 )
 from analytics.entries import Warnings
 from analytics.policy import Policy
 from datasets import answers
-from datasets.served import Catalogue
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
 from schemas.bodies.envelope import Single
 from schemas.query import ChecksQuery
 from serve.envelope import single, with_warnings
-from serve.readable import catalogue_tag, readable_ids, readable_mask, whole_catalogue
+from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Ctx
 from serve.routes.declare import route
-
-
-def production_mask(catalogue: Catalogue) -> np.ndarray:
-    """Which of the catalogue's alphas (catalogue order, as `readable_mask`) the index marks as
-    production."""
-    listing, index = catalogue.listing, catalogue.index
-    assert listing is not None and index is not None  # the trials were read from the index
-    rows = pc.index_in(listing.ids, value_set=index.column("alpha_id"))
-    flags = pc.fill_null(pc.take(index.column("production"), rows), False)
-    return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 @route(
@@ -76,11 +64,10 @@ async def get_checks(
     trials = await to_thread.run_sync(snapshot.trials)
     readable = readable_mask(ctx.caller, catalogue)
     seen = significance.seen(trials, readable, build.alpha_id)
-    produced = readable & production_mask(catalogue)
+    produced, references = production_references(catalogue, readable, build.alpha_id)
     warnings = Warnings()
     refused = production_refused(access, ctx.caller.may_call(CORRELATION_ENDPOINT), warnings)
     positions = positions_refused(ctx.caller.may_call(POSITIONS_ENDPOINT), warnings)
-    references = [a for a in readable_ids(catalogue, produced).to_pylist() if a != build.alpha_id]
     # The answer depends on the build, the policy, the trials it is given, the builds of the
     # production alphas the key may read, and what the key may read; nothing else.
     ctx.validate_with(

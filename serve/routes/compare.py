@@ -17,7 +17,7 @@ from litestar import Response
 from litestar.params import FromPath
 
 from analytics import inputs
-from analytics.comparison import compare_payload
+from analytics.comparison import compare_payload, require_book, require_other
 from analytics.entries import Warnings
 from datasets import answers
 from datasets.reader import BuildView
@@ -35,8 +35,7 @@ KINDS = ("portfolio", "decisions")
 
 async def _other(ctx: Context, alpha: str, other: str) -> BuildView:
     """The build of `with`: authorised before lookup, as the path alpha is."""
-    if other == alpha:
-        raise errors.bad_parameters({"with": "must name another alpha than the one compared"})
+    require_other(alpha, other)
     try:
         found = resolve.resolve_run(ctx.caller, ctx.reader, other)
     except errors.RunNotAllowed as refused:
@@ -76,8 +75,7 @@ async def get_compare(ctx: Ctx[CompareQuery], alpha: FromPath[str]) -> Response[
     args = ctx.args()
     b = await _other(ctx, a.alpha_id, args.other)
     book = ctx.book(a, "portfolio", args.book)
-    if book not in ctx.readable_books(b, "portfolio"):
-        raise errors.bad_parameters({"book": f"{b.alpha_id} (with) has no book {book!r}"})
+    require_book(b, book, ctx.readable_books(b, "portfolio"))
     inputs.require_built(a)
     inputs.require_built(b)
     # The answer depends on both builds (and the query and key, which the tag includes).

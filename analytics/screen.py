@@ -1,0 +1,146 @@
+"""`/analytics/screen`: the alphas a caller may read, filtered on the catalogue index's headline
+figures and classification, sorted and paged (docs/analytics.md "Screener").
+
+The statement (`datasets.screener`) answers what the index's columns can; a filter they cannot
+express is a candidate filter run on what the statement's own filters kept (`max_correlation`,
+over the catalogue's matrices), so the total stays exact; fields built from data the caller may
+not read are null on every row, and a filter or sort on one is refused. The candidates are the
+alphas the caller may read (a readable mask), so rows, totals and errors never name or count
+another alpha.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyarrow as pa
+
+from analytics import sets
+from analytics.access import Access, require_readable, withheld
+from analytics.correlation import within_correlation
+from analytics.entries import Warnings
+from analytics.errors import BadParameters
+from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.faults import CatalogueIncomplete
+from datasets.screener import CandidateFilter, Page, Screen
+from datasets.served import Catalogue
+from schemas import choices, wire
+from schemas.query import MAX_REFERENCES, ScreenQuery
+
+
+def require_index(catalogue: Catalogue) -> pa.Table:
+    """The catalogue index the screener queries; 503 when the lake has none."""
+    if catalogue.index is None:
+        raise CatalogueIncomplete(
+            "The lake has no catalogue index, which the screener queries; an operator writes it with "
+            "`alpha-results lake index`."
+        )
+    return catalogue.index
+
+
+def withheld_fields(args: ScreenQuery, access: Access, warnings: Warnings) -> dict[str, None]:
+    """The fields built from data the caller may not read (`wire.SCREEN_WITHHELD_FIELDS`), each
+    null on every row and warned of; a filter or sort on one is 403 naming the route that serves
+    its data (its answer would reveal them)."""
+    hidden: dict[str, None] = {}
+    for data, fields in wire.SCREEN_WITHHELD_FIELDS.items():
+        if not access.may_read(data):
+            filtered = any(
+                getattr(args, name, None) is not None
+                for field in fields
+                for name in (field, f"min_{field}", f"max_{field}")
+            )
+            if filtered or (args.sort is not None and args.sort.removeprefix("-") in fields):
+                require_readable(access, data)
+            withheld(data, ", ".join(fields), warnings)
+            hidden |= dict.fromkeys(fields)
+    return hidden
+
+
+def candidate_filters(
+    snapshot: CatalogueSnapshot, args: ScreenQuery, correlated: str | None, readable: np.ndarray
+) -> tuple[CandidateFilter, ...]:
+    """The request's filters over candidate ids (`datasets.screener.CandidateFilter`), for
+    parameters the index's columns cannot answer: `max_correlation`, against `correlated` (the
+    alpha `correlated_to` names, authorised and found by the caller) or else every production
+    alpha `readable` (the caller's readable mask) admits, at most MAX_REFERENCES of them."""
+    bound = args.max_correlation
+    if bound is None:
+        if args.correlated_to is not None:
+            raise BadParameters({"correlated_to": "needs max_correlation, the bound it applies"})
+        return ()
+    if correlated is not None:
+        references = [correlated]
+    else:
+        references = sets.readable_production(snapshot.catalogue, readable)
+        if len(references) > MAX_REFERENCES:
+            raise BadParameters(
+                {
+                    "correlated_to": f"required here: the production set you may read holds {len(references):,} "
+                    f"alphas, above the {MAX_REFERENCES:,} max_correlation compares with"
+                }
+            )
+    basis = args.correlation_basis
+
+    def within(candidates: list[str]) -> list[str]:
+        # Called in the worker thread the statement runs in: mapping the matrix may read files.
+        return within_correlation(candidates, snapshot.matrix(basis), references, bound)
+
+    return (within,)
+
+
+def screen_page(
+    snapshot: CatalogueSnapshot,
+    index: pa.Table,
+    args: ScreenQuery,
+    readable: np.ndarray,
+    filters: tuple[CandidateFilter, ...],
+    hidden: dict[str, None],
+) -> Page:
+    """The page asked for (`index`: `require_index`), over the
+    alphas `readable` admits, the `hidden` fields null. With candidate filters, the statement's own filters run first (every
+    matching id, in order), the candidate filters on what they kept, then the page is selected: a
+    costly filter sees the fewest alphas, and the total stays exact. Runs the statement, so the
+    server runs it in a worker thread."""
+    catalogue = snapshot.catalogue
+    screener, version = snapshot.screener, catalogue.version
+    # Every alpha of the index for a caller that reads them all: the statement needs no candidates.
+    candidates = None if readable.all() else sets.readable_ids(catalogue, readable)
+    if not filters:
+        page = screener.page(version, index, _screen(args, candidates))
+    else:
+        matched = screener.matching(version, index, _screen(args, candidates))
+        kept = matched
+        for keep in filters:
+            kept = keep(kept)
+        keeping = set(kept)
+        ordered = [alpha for alpha in matched if alpha in keeping]
+        chosen = ordered[args.offset : args.offset + args.limit]
+        selected = replace(_screen(args, chosen), limit=max(len(chosen), 1), offset=0)
+        page = Page(screener.page(version, index, selected).rows, len(ordered))
+    rows = [{**row, **hidden} for row in page.rows] if hidden else page.rows
+    return Page(rows, page.total)
+
+
+def _screen(args: ScreenQuery, candidates: pa.Array | list[str] | None) -> Screen:
+    sort = args.sort
+    ranges = tuple(
+        (column, getattr(args, f"min_{column}"), getattr(args, f"max_{column}"))
+        for column in choices.SCREEN_RANGES
+    )
+    return Screen(
+        candidates=candidates,
+        search=args.search or None,
+        tags=tuple(dict.fromkeys(args.tag or ())),  # a tag named twice filters once
+        structure=args.structure,
+        method=args.method,
+        complete_only=args.complete_only,
+        production=args.production,
+        ic_reproduces=args.ic_reproduces,
+        ranges=tuple(r for r in ranges if r[1] is not None or r[2] is not None),
+        sort=None if sort is None else sort.removeprefix("-"),
+        descending=sort is not None and sort.startswith("-"),
+        limit=args.limit,
+        offset=args.offset,
+    )
