@@ -26,6 +26,7 @@ from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import default_policy, load_policy
 from schemas import choices
+from schemas.registry import BY_ID
 from tests.analytics.conftest import (
     ALPHAS,
     BOOKS,
@@ -381,3 +382,17 @@ def test_the_figures_of_a_returns_frame_are_the_lake_backed_ones(demo_lake: Path
     assert len(claims) >= 4
     for value, expected in claims:
         assert eval(value, names) == eval(expected, names), (value, expected)
+
+
+def test_every_analytics_route_has_its_figures_method() -> None:
+    """A notebook gets every route's figure: each analytics endpoint and `/metrics` (their `_doc`
+    blocks aside) has the `Figures` method named after its id, which the tests above compare with
+    the served answer. A new analytics route without one fails here."""
+    figure_ids = [
+        endpoint_id
+        for endpoint_id, entry in BY_ID.items()
+        if (entry.group == "analytics" or endpoint_id == "performance.metrics")
+        and not endpoint_id.endswith("doc")
+    ]
+    missing = [i for i in figure_ids if not callable(getattr(Figures, i.rsplit(".", 1)[-1], None))]
+    assert len(figure_ids) == 12 and not missing, (figure_ids, missing)
