@@ -21,7 +21,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import os
 import re
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -246,8 +248,6 @@ def ensure_signing_key(path: str) -> bool:
     Returns True when a key was created. The file is created exclusively with mode 0600, so an
     existing key is never overwritten and the secret is never briefly world-readable.
     """
-    import os
-    import secrets
 
     folder = os.path.dirname(path)
     if folder:

@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Any
 
+from serve.identity import KeyStoreUnavailable, open_store
+
 log = logging.getLogger("serve.identity")
 
 LOCK_WAIT_SECONDS = 2.0
@@ -32,7 +34,6 @@ class DeferredStore:
         self._retry_at = time.monotonic() + RETRY_OPEN_AFTER_SECONDS
 
     def _opened(self) -> Any:
-        from serve.identity import KeyStoreUnavailable, open_store
 
         if not self._lock.acquire(timeout=LOCK_WAIT_SECONDS):
             raise KeyStoreUnavailable()
@@ -64,7 +65,6 @@ def open_store_or_defer(url: str) -> Any:
 
     The server never creates a SQLite key store (or its folder): a missing file is unavailable.
     """
-    from serve.identity import KeyStoreUnavailable, open_store
 
     try:
         return open_store(url, create=False)

@@ -12,6 +12,7 @@ so they sort as text and read back identically; allow-lists are stored as their 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import secrets
@@ -232,7 +233,6 @@ def _check_rate_limit(rate_limit: RateLimit) -> None:
 
 def normalise_ip_allow(entries: Sequence[str] | None) -> tuple[str, ...] | None:
     """Each entry an address or a CIDR block, stored in canonical network form; None means any."""
-    import ipaddress
 
     if entries is None:
         return None

@@ -58,6 +58,7 @@ from serve.compression import SKIP_COMPRESSION
 from serve.context import Caller
 from serve.dependencies import DEPENDENCIES, KeyBackends
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
+from serve.identity import open_store
 from serve.identity.access import build_caller
 from serve.identity.authenticate import standing_refusal
 from serve.identity.download_fetches import DownloadFetches
@@ -86,8 +87,6 @@ def fetches_of(
         if _FETCHES_STATE not in state:
             store = keys.store
             if store is None:
-                from serve.identity import open_store
-
                 store = open_store("sqlite:///:memory:")
             state[_FETCHES_STATE] = DownloadFetches(store, settings.download_fetch_limit)
         fetches: DownloadFetches = state[_FETCHES_STATE]
