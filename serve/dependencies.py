@@ -1,12 +1,14 @@
-"""What a handler receives besides `ctx`, by Litestar's dependency injection (`Provide`, as
-litestar-fullstack's controllers do): each a typed service built once with the app
-(`serve.auth.Services`), given to the handlers whose signature names it (`policy: Policy`,
-`keys: KeyBackends`, ...). Every route is declared with these (serve/routes/declare.py), so no
-route module reads the app's state itself."""
+"""The app's services as typed values (`KeyBackends`: the key store and the limiter), and Litestar
+dependencies (`Provide`, as litestar-fullstack's controllers do) for the handlers that have no
+`ctx`: `/v1/health` (before any key) and the signed downloads (the URL is the credential). A
+handler with `ctx` gets the same services on it, typed (`ctx.keys`, `ctx.policy`, `ctx.signer`,
+serve/routes/base.py): one injected dependency, because Litestar resolves two or more
+dependencies of a handler concurrently in an anyio task group, which cost /v1/me 100 µs a request
+(docs/benchmarks.md, issue 34). No route module reads the app's state itself."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -14,7 +16,6 @@ from typing import Any, TypeVar
 from litestar import Request
 from litestar.di import Provide
 
-from analytics.policy import Policy
 from datasets.reader import LakeReader
 from serve import errors
 from serve.archives import ArchiveSigner, signer_of
@@ -58,14 +59,6 @@ class KeyBackends:
         return counted
 
 
-def _policy(request: Request[Any, Any, Any]) -> Policy:
-    return services_of(request).checks_policy
-
-
-def _analytics_doc(request: Request[Any, Any, Any]) -> Mapping[str, Any]:
-    return services_of(request).analytics_doc
-
-
 def _settings(request: Request[Any, Any, Any]) -> Settings:
     return services_of(request).settings
 
@@ -88,8 +81,6 @@ def _signer(request: Request[Any, Any, Any]) -> ArchiveSigner | None:
 
 
 DEPENDENCIES: dict[str, Provide] = {
-    "policy": Provide(_policy, sync_to_thread=False),
-    "analytics_doc": Provide(_analytics_doc, sync_to_thread=False),
     "settings": Provide(_settings, sync_to_thread=False),
     "registry_version": Provide(_registry_version, sync_to_thread=False),
     "reader": Provide(_reader, sync_to_thread=False),

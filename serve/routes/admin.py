@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from litestar import Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from datasets.queries import page_of
@@ -27,7 +26,6 @@ from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire
-from serve.dependencies import KeyBackends
 from serve.envelope import single
 from serve.identity.payloads import zero_usage
 from serve.identity.records import iso
@@ -100,10 +98,9 @@ def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[
     meta=("key_id",),
     sync_to_thread=True,
 )
-def key_usage(
-    ctx: Ctx[NoQuery], key_id: FromPath[str], keys: NamedDependency[KeyBackends]
-) -> Response[Single[KeyUsage]]:
+def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[Single[KeyUsage]]:
     ctx = _admin_context(ctx)
+    keys = ctx.keys
     ctx.args()
     record = keys.store.get_key(key_id) if keys.store is not None else None
     if record is None:

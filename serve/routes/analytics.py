@@ -12,13 +12,11 @@ figures, pairings) runs in a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 from typing import Any, TypeVar
 
 from anyio import to_thread
 from litestar import Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from analytics import inputs, rolling, significance
@@ -214,10 +212,8 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
     "Analytics documentation block",
     sync_to_thread=False,
 )
-def get_analytics_doc(
-    ctx: Ctx[NoQuery], alpha: FromPath[str], analytics_doc: NamedDependency[Mapping[str, Any]]
-) -> Response[Single[AnalyticsDoc]]:
-    return documentation_block(ctx, alpha, analytics_doc)
+def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AnalyticsDoc]]:
+    return documentation_block(ctx, alpha, ctx.analytics_doc)
 
 
 ROUTES = [get_significance, list_correlation, list_drawdowns, list_rolling, get_costs, get_analytics_doc]

@@ -16,6 +16,7 @@ from litestar import Request
 from litestar.params import SkipValidation
 
 from analytics.access import Access
+from analytics.policy import Policy
 from datasets import answers
 from datasets.answers import Answer
 from datasets.faults import BenchmarkMissing, LakeUnavailable
@@ -25,10 +26,12 @@ from schemas import wire
 from schemas.query import NoQuery, Query, params_of
 from serve import params as p
 from serve import representation, resolve
-from serve.auth import current_caller, services_of
+from serve.archives import ArchiveSigner, signer_of
+from serve.auth import Services, current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
 from serve.context import Caller
 from serve.declaration import Handled
+from serve.dependencies import KeyBackends
 from serve.envelope import (
     Encoded,
     json_response,
@@ -56,6 +59,31 @@ class Context(Generic[Q]):
     representation: str | None
     """The collection's representation (`serve.representation`): by `format=` when given, else
     by `Accept`; None when Accept offers none (a 406 once the parameters are read)."""
+    services: Services
+    """The app's services, read through the typed properties below (`ctx.keys`, `ctx.policy`...)."""
+
+    # The services a handler asks for, typed. On the one injected `ctx`, not as dependencies of
+    # their own: Litestar resolves two or more dependencies of a handler concurrently in an anyio
+    # task group, which cost /v1/me 100 µs a request (docs/benchmarks.md, issue 34).
+    @property
+    def keys(self) -> KeyBackends:
+        return KeyBackends(self.services.store, self.services.limiter)
+
+    @property
+    def policy(self) -> Policy:
+        return self.services.checks_policy
+
+    @property
+    def signer(self) -> ArchiveSigner | None:
+        return signer_of(self.request)
+
+    @property
+    def registry_version(self) -> str:
+        return self.services.registry_version
+
+    @property
+    def analytics_doc(self) -> Mapping[str, Any]:
+        return self.services.analytics_doc
 
     def args(self, problems: Mapping[str, str] | None = None, details: Mapping[str, Any] | None = None) -> Q:
         """The query parameters as the Struct the handler's signature declares, or one 400 naming
@@ -215,4 +243,5 @@ def context_of(request: Request[Any, Any, Any]) -> Context[Any]:
         request_id=exchange.request_id,
         declared=declared,
         representation=representation.chosen(request, query.values.get("format"), "format" in accepted),
+        services=services,
     )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from anyio import to_thread
 from litestar import Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from analytics import inputs, significance
@@ -26,7 +25,6 @@ from analytics.checks import (
     production_refused,
 )
 from analytics.entries import Warnings
-from analytics.policy import Policy
 from datasets import answers
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
@@ -49,11 +47,10 @@ from serve.routes.declare import route
         + "; the request's min_/max_ parameters may only tighten the policy"
     ),
 )
-async def get_checks(
-    ctx: Ctx[ChecksQuery], alpha: FromPath[str], policy: NamedDependency[Policy]
-) -> Response[Single[Checks]]:
+async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Single[Checks]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
+    policy = ctx.policy
     thresholds = policy.tightened(args)
     inputs.require_built(build)
     book = ctx.book(build, "portfolio", args.book)

@@ -38,8 +38,8 @@ from typing import IO, Any
 
 from litestar import Request, Response, get
 from litestar.datastructures import State
-from litestar.di import NamedDependency, Provide
-from litestar.params import FromPath
+from litestar.di import Provide
+from litestar.params import FromPath, SkipValidation
 from litestar.response import Stream
 
 from datasets import layout
@@ -75,7 +75,7 @@ _fetches_lock = threading.Lock()
 
 
 def fetches_of(
-    request: Request[Any, Any, Any], keys: NamedDependency[KeyBackends], settings: NamedDependency[Settings]
+    request: Request[Any, Any, Any], keys: SkipValidation[KeyBackends], settings: SkipValidation[Settings]
 ) -> DownloadFetches:
     """The app's fetch counter, built on first use over the app's key store (a dependency of
     `download_archive`).
@@ -257,11 +257,11 @@ def _check_holder(
 def download_archive(
     request: Request[Any, Any, Any],
     object_path: FromPath[str],
-    settings: NamedDependency[Settings],
-    keys: NamedDependency[KeyBackends],
-    reader: NamedDependency[LakeReader],
-    signer: NamedDependency[ArchiveSigner | None],
-    fetches: NamedDependency[DownloadFetches],
+    settings: SkipValidation[Settings],
+    keys: SkipValidation[KeyBackends],
+    reader: SkipValidation[LakeReader],
+    signer: SkipValidation[ArchiveSigner | None],
+    fetches: SkipValidation[DownloadFetches],
 ) -> Response[Any]:
     object_path = object_path.lstrip("/")
     target = _object_of(object_path)

@@ -18,7 +18,6 @@ from typing import Any
 
 from anyio import to_thread
 from litestar import Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from datasets.faults import BenchmarkMissing
@@ -29,7 +28,6 @@ from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
 from serve import errors
-from serve.archives import ArchiveSigner
 from serve.envelope import single
 from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run
@@ -97,10 +95,7 @@ def _book(ctx: Context, build: BuildView, dataset: exports.ExportDataset) -> str
     "Signed download URL of one dataset as a Parquet file",
 )
 async def get_export(
-    ctx: Ctx[ExportQuery],
-    alpha: FromPath[str],
-    dataset: FromPath[str],
-    signer: NamedDependency[ArchiveSigner | None],
+    ctx: Ctx[ExportQuery], alpha: FromPath[str], dataset: FromPath[str]
 ) -> Response[Single[ExportDownload]]:
     # Not `ctx.open_run`: the answer is a freshly signed URL, never a 304 (no ETag, as /source/download).
     build = await open_run(ctx.caller, ctx.reader, alpha)
@@ -133,7 +128,7 @@ async def get_export(
             details=details,
         )
     export = chosen[0]
-    url = await to_thread.run_sync(sign, signer, export, ctx.caller.key_id)
+    url = await to_thread.run_sync(sign, ctx.signer, export, ctx.caller.key_id)
     meta = ctx.run_meta(build, "exports", **({"book": book} if book is not None else {}))
     if spec.kind is None:
         meta["source"] = f"lake:benchmarks/{BENCHMARK_SYMBOL}/exports@{export.build}"

@@ -17,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from litestar import Request, Response
-from litestar.di import NamedDependency
+from litestar.params import SkipValidation
 
 from datasets.queries import Page
 from schemas.bodies.envelope import Collection, Single
@@ -29,7 +29,6 @@ from serve.auth import (
     caller_limits,
     limits_from_wire,
 )
-from serve.dependencies import KeyBackends
 from serve.envelope import Encoded, json_response, now_iso, single
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
@@ -72,8 +71,8 @@ def health_body(settings: Settings, registry_version: str, state: HealthState) -
 @route("meta.health", "/v1/health", "Health probe", sync_to_thread=False)
 def health(
     request: Request[Any, Any, Any],
-    settings: NamedDependency[Settings],
-    registry_version: NamedDependency[str],
+    settings: SkipValidation[Settings],
+    registry_version: SkipValidation[str],
 ) -> Response[Health]:
     """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
     QueryParams(exchange_of(request.scope).query, ()).parse(NoQuery)
@@ -90,31 +89,29 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
 
 
 @route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",))
-async def me(
-    ctx: Ctx[NoQuery], keys: NamedDependency[KeyBackends], registry_version: NamedDependency[str]
-) -> Response[Single[Me]]:
-    return await keys.call(_me, ctx, keys, registry_version)
+async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
+    return await ctx.keys.call(_me, ctx)
 
 
-def _me(ctx: Context[NoQuery], keys: KeyBackends, registry_version: str) -> Encoded:
+def _me(ctx: Context[NoQuery]) -> Encoded:
     ctx.args()
+    keys = ctx.keys
     key_record = keys.required_store().get_key(ctx.caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
     usage = keys.usage(ctx.caller.key_id, limits, datetime.now(UTC))
-    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), registry_version)
+    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), ctx.registry_version)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 
 
 @route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", meta=("key_id",))
-async def my_keys(
-    ctx: Ctx[PageQuery], keys: NamedDependency[KeyBackends]
-) -> Response[Collection[KeyInventoryRow]]:
-    return await keys.call(_my_keys, ctx, keys)
+async def my_keys(ctx: Ctx[PageQuery]) -> Response[Collection[KeyInventoryRow]]:
+    return await ctx.keys.call(_my_keys, ctx)
 
 
-def _my_keys(ctx: Context[PageQuery], backends: KeyBackends) -> Encoded:
+def _my_keys(ctx: Context[PageQuery]) -> Encoded:
+    backends = ctx.keys
     args = ctx.args()
     limit, offset = args.limit, args.offset
     store = backends.required_store()

@@ -9,14 +9,13 @@ on this server's `/downloads/...` route for a local lake, none without a signing
 from __future__ import annotations
 
 from litestar import Response
-from litestar.di import NamedDependency
 from litestar.params import FromPath
 
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
 from schemas.bodies.envelope import Single
 from schemas.query import NoQuery
-from serve.archives import SOURCE_ENDPOINT, ArchiveSigner, source_download
+from serve.archives import SOURCE_ENDPOINT, source_download
 from serve.envelope import single
 from serve.resolve import resolve_run
 from serve.routes.base import Ctx
@@ -30,12 +29,10 @@ from serve.routes.declare import route
     "Signed download URL of the alpha's source archive",
     sync_to_thread=True,
 )
-def get_source_download(
-    ctx: Ctx[NoQuery], alpha: FromPath[str], signer: NamedDependency[ArchiveSigner | None]
-) -> Response[Single[SourceDownload]]:
+def get_source_download(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[SourceDownload]]:
     build = ctx.reader.view(resolve_run(ctx.caller, ctx.reader, alpha))
     ctx.args()
-    archive = source_download(build.json(layout.SOURCE_JSON), signer, ctx.caller.key_id)
+    archive = source_download(build.json(layout.SOURCE_JSON), ctx.signer, ctx.caller.key_id)
     return single(archive.to_wire(), ctx.run_meta(build, "source"))
 
 

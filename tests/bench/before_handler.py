@@ -5,14 +5,14 @@
 
 For each route family (tests/bench/families.py; `--paths` random paths of it, seed 7, the same for
 both trees), in-process (the app over the lake at `--lake`, one admin key in a fresh SQLite key
-store, never throttled): the time from the app's ASGI handler's entry to the route handler's entry
+store, never throttled; each GET handed straight to the app's ASGI callable on one thread, the
+work a handler sends to a worker thread run inline, so all of it is timed and a busy machine's
+other threads disturb it least): the time from the app's entry to the route handler's entry
 (routing, the key, limits, the query's parse, negotiation: every middleware and guard), the whole
-request in the app, the process's CPU time per request (what a busy machine's other work disturbs
-least), and how many times `urllib.parse.parse_qsl` ran per request (how often the query string
+request in the app, the process's CPU time per request, and how many times `urllib.parse.parse_qsl` ran per request (how often the query string
 was read). Each tree runs in its own process (`--base`: the other checkout's modules, `python -P`
 so this tree's working directory does not shadow them), alternating, `--rounds` times; prints the
-medians. Timing hooks: the app's ASGI handler and each route handler's `fn` are wrapped, nothing
-else.
+medians. Timing hooks: each route handler's `fn` is wrapped, nothing else.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ PROBE = r"""
 import asyncio, json, sys, time, urllib.parse
 from collections import Counter
 
-requests, token = int(sys.argv[1]), sys.argv[3]
+import anyio.to_thread
+
+requests, token = int(sys.argv[1]), sys.argv[3].encode()
 paths = json.loads(open(sys.argv[2]).read())  # label -> paths
 from serve.app import create_app
-from litestar.testing import TestClient
 
 calls = Counter()
 real_parse_qsl = urllib.parse.parse_qsl
@@ -47,6 +48,10 @@ urllib.parse.parse_qsl = counting_parse_qsl
 for name, module in list(sys.modules.items()):
     if name.split(".")[0] in ("serve", "schemas", "datasets", "analytics") and getattr(module, "parse_qsl", None) is real_parse_qsl:
         module.parse_qsl = counting_parse_qsl
+
+async def inline(fn, *args, **kwargs):  # a handler's thread work in this thread: all of it is timed
+    return fn(*args)
+anyio.to_thread.run_sync = inline
 
 app = create_app()
 marks = {}
@@ -62,26 +67,39 @@ for route in app.routes:
                 marks["handler"] = time.perf_counter()
                 return await __fn(*a, **k)
         handler._fn = wrapped
-asgi = app.asgi_handler  # Litestar.__call__ hands every http scope to it, middleware first
-async def timed(scope, receive, send):
-    marks["entry"] = time.perf_counter()
-    await asgi(scope, receive, send)
-    marks["done"] = time.perf_counter()
-app.asgi_handler = timed
 
-out = {}
-with TestClient(app=app, base_url="http://127.0.0.1") as client:
-    headers = {"Authorization": f"Bearer {token}"}
+async def get(path):
+    # One GET straight into the app's ASGI callable, on this thread: no client, no socket.
+    route, _, query = path.partition("?")
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": route, "raw_path": route.encode(), "query_string": query.encode(),
+        "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80), "state": {},
+        "headers": [(b"host", b"127.0.0.1"), (b"authorization", b"Bearer " + token),
+                    (b"accept-encoding", b"identity")],
+    }
+    status = []
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+    async def send(message):
+        if message["type"] == "http.response.start":
+            status.append(message["status"])
+    marks["entry"] = time.perf_counter()
+    await app(scope, receive, send)
+    marks["done"] = time.perf_counter()
+    return status[0]
+
+async def main():
+    out = {}
     for label, path in paths.items():
         # A random window may hold too few sessions for a set (a 400): only the paths answered 200.
-        path = [candidate for candidate in path if client.get(candidate, headers=headers).status_code == 200]
+        path = [candidate for candidate in path if await get(candidate) == 200]
         before, whole = [], []
         calls.clear()
         cpu = time.process_time()
         for i in range(requests):
             marks.clear()
-            response = client.get(path[i % len(path)], headers=headers)
-            assert response.status_code == 200, response.text
+            assert await get(path[i % len(path)]) == 200
             before.append(marks["handler"] - marks["entry"])
             whole.append(marks["done"] - marks["entry"])
         out[label] = {
@@ -91,7 +109,9 @@ with TestClient(app=app, base_url="http://127.0.0.1") as client:
             "parse_qsl_per_request": calls["parse_qsl"] / requests,
             "paths": len(path),
         }
-print(json.dumps(out))
+    print(json.dumps(out))
+
+asyncio.run(main())
 """
 
 
