@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pyarrow as pa
+from botocore.exceptions import BotoCoreError  # botocore: a core dependency, through s3fs
 
 log = logging.getLogger("datasets.reader")
 
@@ -59,22 +60,13 @@ def exhausted(exc: BaseException) -> WorkerResourceExhausted | None:
     return WorkerResourceExhausted(RESOURCE_ERRNOS[code], f"{errno.errorcode[code]}: {found}")
 
 
-def _store_errors() -> tuple[type[BaseException], ...]:
-    # s3fs lets botocore's connection errors (refused, timed out, DNS) through untranslated.
-    try:
-        from botocore.exceptions import BotoCoreError
-    except ImportError:  # a local-only install without the S3 extras
-        return ()
-    return (BotoCoreError,)
-
-
 # What reading the lake raises when the lake (not this code) is at fault: unreachable or missing
 # files, unreadable Parquet or Arrow, unparsable JSON. ValueError and KeyError are not here: from
 # this code they are bugs, and a bug must be a 500, not a 503 that invites a retry.
 STORE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
     pa.ArrowException,
-    *_store_errors(),
+    BotoCoreError,  # s3fs lets botocore's connection errors (refused, timed out, DNS) through untranslated
 )
 
 

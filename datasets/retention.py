@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from datasets import catalog, layout
+from datasets import catalog, catalogue_index, layout
 from datasets.storage import Storage
 
 log = logging.getLogger("datasets.retention")
@@ -165,8 +165,6 @@ def find_garbage(
     leased = {b for b, expires in leases(storage, builds_dir).items() if expires > now}
     named = history(catalog.read_json(storage, pointer_path))
     if indexed is None:
-        from datasets import catalogue_index  # pyarrow: not for the operator CLI's start
-
         indexed = catalogue_index.indexed_builds(storage, builds_dir, now)
     named |= indexed
     return [
@@ -244,8 +242,6 @@ def _every_alpha(
 ) -> list[Garbage]:
     storage = storage or Storage(root)
     found: list[Garbage] = []
-    from datasets import catalogue_index  # pyarrow: not for the operator CLI's start
-
     indexed = catalogue_index.indexed_by_folder(storage, root, now)  # read once for the whole lake
     folders = _build_folders(root, storage) if targets is None else _target_folders(root, targets)
     for builds_dir, pointer_path in folders:

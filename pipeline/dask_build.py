@@ -46,7 +46,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from pipeline import PIPELINE_VERSION
+from datasets import catalog
+from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.build import Failure, SealResult, build_one, chains_by_target, seal_target
 from pipeline.catalogue_steps import StepReport, run_catalogue_steps
 from pipeline.seal_limits import SealLimits
@@ -157,7 +158,7 @@ class PrintedProgress(BuildProgress):
 
 def _announce(topic: str, message: dict[str, Any]) -> None:
     """Logs an event on the run's topic from inside a task (nothing outside a worker)."""
-    from distributed import get_worker
+    from distributed import get_worker  # the optional `dask` extra: imported where a Dask run needs it
 
     try:
         worker = get_worker()
@@ -242,7 +243,7 @@ def build_on_dask(
     """Builds every seal as a task on the cluster at `scheduler` (a Dask address), then runs the
     catalogue-wide steps once. Results in the order of `seal_paths`. `limits` (the client's,
     `alpha-results build` reads them once) travel with each task."""
-    from distributed import Client, as_completed
+    from distributed import Client, as_completed  # the optional `dask` extra
 
     progress = progress or BuildProgress()
     seals = [shared_path(p) for p in seal_paths]
@@ -347,10 +348,7 @@ def rebuild_index_on_dask(lake_root: str, scheduler: str) -> int:
     """`lake index --executor dask://...`: every published alpha's catalogue index row, one Dask
     task per alpha, then the score pairings of the rebuild's plan, one task per chunk of
     PAIR_CHUNK alphas; this process commits them as one generation."""
-    from distributed import Client
-
-    from datasets import catalog
-    from pipeline import catalogue_index
+    from distributed import Client  # the optional `dask` extra
 
     root = shared_path(lake_root)
     alphas = catalog.published_alpha_ids(root)

@@ -266,6 +266,8 @@ def _has_object_store_credentials(storage: Storage) -> bool:
     resolves (environment, shared files, instance role)."""
     if getattr(storage.fs, "key", None) and getattr(storage.fs, "secret", None):
         return True
+    # Start-up time: botocore.session takes about 0.5 s to import (botocore is a core dependency,
+    # through s3fs); a worker serving a local lake, which never asks, starts without it.
     import botocore.session
 
     return botocore.session.get_session().get_credentials() is not None

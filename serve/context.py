@@ -57,7 +57,9 @@ class AllowList:
 
     def mask(self, values: pa.Array) -> pa.Array | None:
         """`permits` of every value, vectorised; None when every value is permitted."""
-        import numpy as np  # not at import: the operator CLI starts without the data stack
+        # Start-up time: the operator CLI (`keys`, `accounts`) imports this module and starts without
+        # numpy and pyarrow (tests/identity/test_cli_start.py).
+        import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
 

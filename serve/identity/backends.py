@@ -3,6 +3,7 @@ which build on `serve.identity.store`, are imported by nothing that they import.
 
 from __future__ import annotations
 
+from serve.identity.sqlite_store import SqliteKeyStore
 from serve.identity.store import DEFAULT_KEYSTORE_URL, SqlKeyStore
 
 
@@ -14,10 +15,11 @@ def open_store(url: str | None = None, create: bool = True) -> SqlKeyStore:
     """
     url = url or DEFAULT_KEYSTORE_URL
     if url.startswith("sqlite://"):
-        from serve.identity.sqlite_store import SqliteKeyStore
-
         return SqliteKeyStore(url, create=create)
     if url.startswith(("postgresql://", "postgres://")):
+        # Start-up time: psycopg (a core dependency) takes 0.3-0.5 s to import, which the operator
+        # commands (`keys`, `accounts`: 0.07 s, docs/benchmarks.md "CLI start") and a server on
+        # a SQLite store would pay for a driver they never use.
         from serve.identity.postgres_store import PostgresKeyStore
 
         return PostgresKeyStore(url)
