@@ -3,8 +3,11 @@ group registers its commands' arguments and runs them (`demo`, `lake` for build 
 `admin` for accounts and keys, `reference`).
 
 The import rule, both ways:
-- cli/ may import `pipeline/`, `serve/`, `datasets/` and `schemas/`; none of them imports cli/
-  (tests/ops/test_cli_layering.py holds both).
+- cli/ imports `serve/` and `pipeline/` only, never `analytics/`, `datasets/` or `schemas/`
+  directly: a command parses its arguments, calls a function of the package that owns the work
+  (`pipeline.lake_upkeep` for `lake show` and `lake gc`, `serve.startup` for what `serve`
+  prepares) and prints. No package of the service imports cli/. Both held by
+  tests/ops/test_cli_layering.py and by `lint-imports` (a `forbidden` contract in pyproject.toml).
 - A command module imports at its top only what reading its arguments needs (argparse, the
   settings, small constant tables). What a command needs to run (numpy, scipy, pandas, pyarrow,
   polars, duckdb, litestar, uvicorn, the server, the pipeline) is imported inside its handler,

@@ -19,9 +19,8 @@ from typing import Any
 
 from cli.access import KeyAccess, clamp_warning
 from cli.main import console_script
-from schemas.registry import ALL_IDS
 from serve.context import AllowList
-from serve.identity.access import callable_endpoints, clamp
+from serve.identity.access import callable_endpoints, clamp, endpoint_allow
 from serve.identity.backends import open_store
 from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
 from serve.identity.store import (
@@ -40,13 +39,10 @@ def parse_endpoint_allow(text: str) -> AllowList:
     """`all` or a comma-separated list of registry ids."""
     if text.strip() == "all":
         return AllowList.all()
-    ids = [i.strip() for i in text.split(",") if i.strip()]
-    unknown = sorted(set(ids) - set(ALL_IDS))
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown endpoint id(s): {', '.join(unknown)} (known: {', '.join(ALL_IDS)})"
-        )
-    return AllowList.of_ids(ids)
+    try:
+        return endpoint_allow(i.strip() for i in text.split(",") if i.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def parse_alpha_allow(text: str) -> AllowList:

@@ -197,13 +197,13 @@ def print_steps(reports: Sequence[StepReport]) -> int:
 
 
 def run_gc(args: argparse.Namespace) -> int:
-    from datasets import retention
+    from pipeline.lake_upkeep import garbage
 
     lake_root = args.lake or default_lake()
-    found = retention.collect_lake(lake_root) if args.apply else retention.lake_garbage(lake_root)
+    found = garbage(lake_root, delete=args.apply)
     verb = "deleted" if args.apply else "garbage"
-    for garbage in found:
-        print(f"{verb}  {garbage.path}")
+    for path in found:
+        print(f"{verb}  {path}")
     if args.apply:
         print(f"{len(found)} build folders deleted  (lake {lake_root})")
     else:
@@ -241,27 +241,8 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from datasets import catalog
+    from pipeline.lake_upkeep import listing
 
-    lake_root = args.lake or default_lake()
-    alphas = catalog.list_alphas(lake_root)
-    print(f"lake {lake_root}: {len(alphas)} alphas")
-    for entry in alphas:
-        rows = sum(t["rows"] for t in entry["tables"].values())
-        state = (
-            "complete"
-            if entry["complete"]
-            else "incomplete (missing " + ", ".join(entry["missing_kinds"]) + ")"
-        )
-        print(f"  {entry['alpha_id']:<28} build {entry['build_id']}  {state}")
-        print(
-            f"  {'':<28} kinds {', '.join(entry['kinds_present']) or '-'}  {rows:,} rows  {entry['build_bytes']:,} bytes"
-        )
-    benchmarks = catalog.list_benchmarks(lake_root)
-    print(f"{len(benchmarks)} benchmarks")
-    for info in benchmarks:
-        print(
-            f"  {info.get('symbol')}  {info.get('name')}  {info.get('rows', '?')} sessions  "
-            f"{info.get('first_date')} .. {info.get('last_date')}"
-        )
+    for line in listing(args.lake or default_lake()):
+        print(line)
     return 0

@@ -39,23 +39,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=args.lake)
-    from analytics.policy import PolicyError, load_policy
+    from serve.startup import StartRefused, prepare
 
-    try:  # each worker reads it again; a bad file is refused here first, with the message alone
-        load_policy(settings.checks_policy_file)
-    except PolicyError as exc:
+    try:
+        prepare(settings)
+    except StartRefused as exc:
         print(f"alpha-results serve: {exc}", file=sys.stderr)
         return 2
-    # Workers re-create the app from the environment, so the resolved settings travel through it.
-    os.environ["ALPHA_RESULTS_LAKE"] = settings.lake
-    os.environ["ALPHA_RESULTS_HOST"] = settings.host
-    os.environ["ALPHA_RESULTS_PORT"] = str(settings.port)
-    os.environ["ALPHA_RESULTS_WORKERS"] = str(settings.workers)
-    # Without an explicit public URL, signed download URLs point at the address being served.
-    if "ALPHA_RESULTS_PUBLIC_BASE_URL" not in os.environ:
-        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-        os.environ["ALPHA_RESULTS_PUBLIC_BASE_URL"] = f"http://{host}:{settings.port}"
-    _ensure_local_folders(settings)
     if args.init_demo:
         init_demo(settings)
     import uvicorn
@@ -163,19 +153,11 @@ def keys_exist_message() -> str:
     )
 
 
-def _ensure_local_folders(settings: Settings) -> None:
-    if "://" not in settings.lake:
-        Path(settings.lake).mkdir(parents=True, exist_ok=True)
-    # Not the key store's folder: a mistyped path must be an unavailable store, not a new empty
-    # one (`--init-demo` and the `accounts`/`keys` commands create it).
-
-
 def index_if_absent(lake: str) -> None:
     """A lake published before the catalogue index gets one (`alpha-results lake index`)."""
-    from datasets import catalogue_index
-    from datasets.storage import Storage
+    from pipeline.lake_upkeep import has_catalogue_index
 
-    if catalogue_index.newest(Storage(lake), lake) is None:
+    if not has_catalogue_index(lake):
         from pipeline.catalogue_index import rebuild
 
         print(f"The lake {lake} has no catalogue index (published before it): writing it ...", flush=True)
@@ -183,13 +165,13 @@ def index_if_absent(lake: str) -> None:
 
 
 def init_demo(settings: Settings) -> None:
-    from datasets.reader import LakeReader
+    from pipeline.lake_upkeep import holds_alphas
     from serve.archives import ensure_signing_key
 
     if "://" not in settings.lake and ensure_signing_key(settings.signing_key_file):
         print(f"Created the source-download signing key {settings.signing_key_file} (mode 0600).", flush=True)
 
-    if not LakeReader(settings.lake).alphas():
+    if not holds_alphas(settings.lake):
         from pipeline.build import build_many
         from pipeline.demo.corpus import write_corpus
 

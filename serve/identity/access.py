@@ -21,6 +21,16 @@ def clamp(key_grants: Grants, account: AccountRecord) -> Grants:
     return _effective(key_grants, account.effective_ceiling, account.is_admin)[0]
 
 
+def endpoint_allow(ids: Iterable[str]) -> AllowList:
+    """The endpoint allow-list of `ids`, registry ids. Raises ValueError naming the ids the registry
+    does not know (and the ones it does)."""
+    named = list(ids)
+    unknown = sorted(set(named) - set(ALL_IDS))
+    if unknown:
+        raise ValueError(f"unknown endpoint id(s): {', '.join(unknown)} (known: {', '.join(ALL_IDS)})")
+    return AllowList.of_ids(named)
+
+
 def callable_endpoints(
     endpoints: AllowList, is_admin: bool, registry_ids: Iterable[str] = ALL_IDS
 ) -> list[str]:

@@ -1,5 +1,7 @@
 """The command-line interface is its own package, cli/: the console script and every command's
-module live there, and no package of the service imports it (cli/__init__.py)."""
+module live there, it imports `serve` and `pipeline` only of the project's packages (never
+`analytics`, `datasets` or `schemas` directly), and no package of the service imports it
+(cli/__init__.py, docs/development.md "Layers")."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from cli.main import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE_PACKAGES = ("serve", "pipeline", "datasets", "schemas", "analytics")
+CLI_MAY_IMPORT = ("serve", "pipeline")
 
 
 def imported_modules(path: Path) -> list[str]:
@@ -44,3 +47,27 @@ def test_no_service_package_imports_cli() -> None:
         if name == "cli" or name.startswith("cli.")
     ]
     assert offending == []
+
+
+def test_cli_imports_serve_and_pipeline_only() -> None:
+    """Every import of a command module, those deferred into a handler included: a command parses
+    its arguments and calls the package that owns the work, never reaching past it."""
+    offending = [
+        (str(path.relative_to(ROOT)), name)
+        for path in sorted((ROOT / "cli").rglob("*.py"))
+        for name in imported_modules(path)
+        if name.split(".")[0] in SERVICE_PACKAGES and name.split(".")[0] not in CLI_MAY_IMPORT
+    ]
+    assert offending == []
+
+
+def test_lint_imports_forbids_cli_the_lower_layers() -> None:
+    """`just lint` holds the rule too: a `forbidden` contract beside the layers."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = project["tool"]["importlinter"]["contracts"]
+    assert any(
+        contract["type"] == "forbidden"
+        and contract["source_modules"] == ["cli"]
+        and set(contract["forbidden_modules"]) == set(SERVICE_PACKAGES) - set(CLI_MAY_IMPORT)
+        for contract in contracts
+    )
