@@ -460,7 +460,7 @@ def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
         block = nwt_ic_block(metrics_inputs(view), access, own)
         if block is not None:
             return float(block.t_stat), ""
-        why = "; ".join(f"{w['code']}: {w['message']}" for w in own.entries) or "nwt.ic is null on /metrics"
+        why = "; ".join(f"{w.code}: {w.message}" for w in own.entries) or "nwt.ic is null on /metrics"
         return None, why
 
     value, why = view.memo("analytics:checks:nwt_ic", compute)

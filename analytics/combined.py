@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,7 +47,8 @@ from schemas import choices
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.base import field_names
 from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShrinkage, CombinationWeight
-from schemas.bodies.envelope import CorrelationMatrix
+from schemas.bodies.envelope import CorrelationMatrix, EnvelopeMeta
+from schemas.bodies.metrics import TURNOVER_ANNUALISATIONS, UNSEALED_TURNOVER_UNIT
 from schemas.bodies.rows import CombinedRow
 from schemas.query import MAX_SET, MAX_WEIGHT
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
@@ -323,7 +325,7 @@ def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> AnalyticsStat:
     /metrics core.turnover; not measurable when one has none or their units differ)."""
     units = set(turnover.units)
     unit = next(iter(units)) if len(units) == 1 else None
-    annualisation = {"per_year": "annualised", "period_sum": "not_annualisable"}.get(unit or "", "per_period")
+    annualisation = TURNOVER_ANNUALISATIONS.get(unit or "", "per_period")
     # An annualised figure says how many sessions make its year, as every annualised entry does.
     year = {"periods_per_year": SESSIONS_PER_YEAR} if unit == "per_year" else {}
     if not np.isfinite(turnover.values).all() or unit is None:
@@ -333,7 +335,7 @@ def _turnover_entry(weights: np.ndarray, turnover: Turnover) -> AnalyticsStat:
             else "the alphas state turnover in different units: " + ", ".join(sorted(str(u) for u in units))
         )
         return analytics_stat(
-            None, unit or "ratio", "catalogue_index:turnover", annualisation, reason, **year
+            None, unit or UNSEALED_TURNOVER_UNIT, "catalogue_index:turnover", annualisation, reason, **year
         )
     value = float(np.sum(np.abs(weights) * turnover.values))
     return analytics_stat(
@@ -370,7 +372,32 @@ class Combined:
     cumulative: np.ndarray
     drawdown_pct: np.ndarray
     benchmark: np.ndarray | None  # the benchmark's cumulative return; None: the key may not read it
-    meta: dict[str, Any]  # the combination's `meta` keys (`EnvelopeMeta`), as their Structs
+    # The combination's own `meta` keys (`EnvelopeMeta` declares them): the set, its weights and fit,
+    # the sessions combined, the book's figures and the set's correlations.
+    alphas: list[str]
+    weighting: str
+    shrinkage: CombinationShrinkage | None
+    weights: list[CombinationWeight]
+    fit: CombinationFit | None
+    session_rule: str
+    figures: BookFigures
+    correlation: CorrelationMatrix
+
+    def meta(self, request: EnvelopeMeta[Any]) -> EnvelopeMeta[Any]:
+        """The route's `meta`: `request`'s keys (the request's echoes, source and id) with the
+        combination's."""
+        return msgspec.structs.replace(
+            request,
+            alphas=self.alphas,
+            weighting=self.weighting,
+            shrinkage=self.shrinkage,
+            weights=self.weights,
+            fit=self.fit,
+            sessions=int(self.days.size),
+            session_rule=self.session_rule,
+            figures=self.figures,
+            correlation=self.correlation,
+        )
 
     def rows(self, limit: int, offset: int) -> list[CombinedRow]:
         page = slice(offset, offset + limit)
@@ -585,19 +612,22 @@ def combined(
         judged.returns, weights, period, book.risk_free, judged.risk_free_reason, turnover
     )
     matrix = correlation_matrix(judged.returns)
-    meta = {
-        "alphas": list(judged.ids),
-        "weighting": weighting.method,
-        "shrinkage": book.shrinkage,
-        "weights": combination_weights(judged.ids, weights),
-        "fit": book.fit,
-        "sessions": int(judged.days.size),
-        "session_rule": SESSION_RULE if weighting.fit_to is None else SESSION_RULE + AFTER_FIT,
-        "figures": entries,
-        "correlation": CorrelationMatrix(alphas=list(judged.ids), matrix=[_nullable(row) for row in matrix]),
-    }
     spy = None if benchmark is None else benchmark_cumulative(benchmark, judged.days)
-    return Combined(judged.days, period, cumulative, drawdown_pct, spy, meta)
+    return Combined(
+        judged.days,
+        period,
+        cumulative,
+        drawdown_pct,
+        spy,
+        alphas=list(judged.ids),
+        weighting=weighting.method,
+        shrinkage=book.shrinkage,
+        weights=combination_weights(judged.ids, weights),
+        fit=book.fit,
+        session_rule=SESSION_RULE if weighting.fit_to is None else SESSION_RULE + AFTER_FIT,
+        figures=entries,
+        correlation=CorrelationMatrix(alphas=list(judged.ids), matrix=[_nullable(row) for row in matrix]),
+    )
 
 
 def combine_weighting(

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from msgspec import UNSET
 
 from datasets.queries import Window
 from datasets.reader import BuildView
@@ -23,25 +24,33 @@ from schemas.bodies.analytics import ANALYTICS_BLOCK, AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.base import Window as WindowEcho
 from schemas.bodies.figures import field_facts
+from schemas.bodies.service import Warning
 from schemas.choices import WARNING_CODES
 
 
 @dataclass
 class Warnings:
-    """Collects `{code, message, block?, kind?}` entries once each, in emission order."""
+    """Collects `meta.warnings` entries (`{code, message, block?, kind?}`) once each, in emission
+    order."""
 
-    entries: list[dict[str, str]] = field(default_factory=list)
+    entries: list[Warning] = field(default_factory=list)
 
     def add(self, code: str, message: str, *, block: str | None = None, kind: str | None = None) -> None:
         if code not in WARNING_CODES:
             raise ValueError(f"warning code {code!r} is not in the spec vocabulary")
-        entry = {"code": code, "message": message}
-        if block is not None:
-            entry["block"] = block
-        if kind is not None:
-            entry["kind"] = kind
-        if entry not in self.entries:
-            self.entries.append(entry)
+        entry = Warning(
+            code=code,
+            message=message,
+            block=UNSET if block is None else block,
+            kind=UNSET if kind is None else kind,
+        )
+        self.extend((entry,))
+
+    def extend(self, entries: Iterable[Warning]) -> None:
+        """Add entries another collection made (a memoised block's), each once."""
+        for entry in entries:
+            if entry not in self.entries:
+                self.entries.append(entry)
 
 
 def number(value: Any) -> float | None:

@@ -72,6 +72,7 @@ from schemas.bodies.analytics import Costs, Significance
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.metrics import Metrics
+from schemas.bodies.service import Warning
 from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
@@ -241,7 +242,7 @@ class Figures:
     ) -> Combined:
         """`/v1/analytics/combine` of the set `alphas` (long_short books, from the catalogue's
         matrices). The answer's pages are `rows(limit, offset)` (the `data` of the route's pages,
-        `CombinedRow`s), its weights, figures and correlations `meta` (the route's `meta` keys), its
+        `CombinedRow`s), its `meta` keys as attributes (`weights`, `figures`, `correlation`...), its
         series `days`, `period`, `cumulative`, `drawdown_pct` and `benchmark` (SPY's cumulative
         return) as arrays."""
         ids = tuple(alphas)
@@ -324,10 +325,9 @@ class Figures:
         return np.ones(len(listing.ids), dtype=bool)
 
 
-def _collect(warnings: Warnings | None, entries: list[dict[str, str]]) -> None:
+def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:
     if warnings is not None:
-        for entry in entries:
-            warnings.add(entry["code"], entry["message"], block=entry.get("block"), kind=entry.get("kind"))
+        warnings.extend(entries)
 
 
 def _anyone(alpha: str) -> bool:

@@ -237,7 +237,6 @@ def risk_figures(r: np.ndarray, days: np.ndarray, per_year: int) -> RiskFigures:
     )
 
 
-FRACTION = "fraction"
 CONFIDENCE = 0.95
 BENCHMARK_BLOCK = "risk.benchmark"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 
@@ -119,7 +120,7 @@ def screen_page(
         chosen = ordered[args.offset : args.offset + args.limit]
         selected = replace(_screen(args, chosen), limit=max(len(chosen), 1), offset=0)
         page = Page(screener.page(version, index, selected).rows, len(ordered))
-    rows = [{**row, **hidden} for row in page.rows] if hidden else page.rows
+    rows = [msgspec.structs.replace(row, **hidden) for row in page.rows] if hidden else page.rows
     return Page(rows, page.total)
 
 

@@ -208,10 +208,8 @@ def significance_payload(
                 count_source="catalogue" if trials_override is None else "request",
                 # Built from the readable alphas' ledgers: not for a key that may not read ledgers.
                 sharpe_variance=number(variance) if access.ledger else None,
-                sharpe_variance_unit="per_session_squared",
                 sharpe_variance_alphas=seen.sharpe_variance_alphas if access.ledger else None,
                 expected_max_sharpe=number(expected * math.sqrt(per_year)) if access.ledger else None,
-                expected_max_sharpe_unit="annualised",
             ),
         ),
         bootstrap=_bootstrap(view, window, returns if access.ledger else None, access, warnings),

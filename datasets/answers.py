@@ -15,10 +15,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
-from datasets import queries, series
+import msgspec
+
+from datasets import layout, queries, series
 from datasets.build_view import BuildView
+from datasets.faults import BuildDamaged
 from datasets.queries import Page, Paged
 from schemas import choices, wire
+from schemas.bodies.description import AlphaDescription
+from schemas.bodies.service import Warning
 from schemas.query import (
     BookQuery,
     LedgerQuery,
@@ -36,16 +41,37 @@ BUILT_EMPTY = "what is built from it is empty or null"
 
 def missing_kinds(
     build: BuildView, kinds: tuple[str, ...], consequence: str = "the page is empty", about: str = ""
-) -> list[dict[str, str]]:
+) -> list[Warning]:
     """A `kind_missing` warning for each of `kinds` the run never sealed, in that order: every
     route's one rule for a kind it reads and the run lacks (`about` leads each message: the other
     run of a comparison)."""
     return [
-        {**entry, "message": about + entry["message"]}
+        msgspec.structs.replace(entry, message=about + entry.message)
         for entry in (
             wire.kind_missing(kind, consequence) for kind in kinds if kind not in build.kinds_present
         )
     ]
+
+
+def description(build: BuildView) -> AlphaDescription | None:
+    """The run's written description as `/v1/alphas/{alpha}` serves it (the pipeline wrote it with
+    every key, `pipeline.description`), or None when the run sealed none. A file that is not that
+    shape is a damaged build (503), never a 500 or a partial answer."""
+
+    def read() -> AlphaDescription | None:
+        document = build.json(layout.DESCRIPTION_JSON)
+        if document is None:
+            return None
+        try:
+            return msgspec.convert(
+                {**document, "algo_id": build.alpha_id, "alpha_id": build.alpha_id}, AlphaDescription
+            )
+        except msgspec.ValidationError as exc:
+            raise BuildDamaged(
+                "corrupt_file", f"{layout.DESCRIPTION_JSON} of {build.build_id}: {exc}"
+            ) from None
+
+    return build.memo("answers:description", read)
 
 
 @dataclass(frozen=True)
@@ -59,7 +85,7 @@ class Answer:
     limit: int
     offset: int
     meta: dict[str, Any] = field(default_factory=dict)
-    warnings: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
 
 
 class NotARebalance(LookupError):

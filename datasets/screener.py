@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 
 from datasets.queries import Page
 from schemas import choices, lake, wire
+from schemas.bodies.rows import ScreenRow
 
 T = TypeVar("T")
 CandidateFilter = Callable[[list[str]], list[str]]
@@ -233,7 +234,7 @@ class Screener:
     def _run(cursor: duckdb.DuckDBPyConnection, table: str, *, screen: Screen) -> Page:
         sql, values, count_sql, count_values = statement(table, screen)
         found = cursor.execute(sql, values).fetchall()
-        rows = [dict(zip(FIELDS, row[:-1], strict=True)) for row in found]
+        rows = [ScreenRow(**dict(zip(FIELDS, row[:-1], strict=True))) for row in found]
         if found:
             total = int(found[0][-1])
         elif screen.offset == 0:

@@ -16,6 +16,7 @@ from schemas import lake
 from schemas.bodies import rows
 from schemas.bodies.base import field_names, field_schemas
 from schemas.bodies.formats import X_ABSENT, X_RAW_ONLY
+from schemas.bodies.service import Warning
 
 # -- served rows -------------------------------------------------------------------------------
 
@@ -83,7 +84,7 @@ SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
     "ledger": ("sessions", "first_date", "last_date"),
     "cross_sections": ("ic_reproduces",),
 }
-"""Screener fields built from data a key may not read (named as `serve.metrics.inputs.DATA_ENDPOINTS`):
+"""Screener fields built from data a key may not read (named as `analytics.access.DATA_ENDPOINTS`):
 `sessions` and the dates are read off the long_short ledger (the dates fall back to the rebalances
 only without one), `ic_reproduces` compares the IC rebuilt from the rebalance cross-sections with
 the sealed one. Null for a key that may not read that data, and not a filter or sort it may use
@@ -247,12 +248,10 @@ WEIGHT_WARNINGS = {
 warning codes."""
 
 
-def kind_missing(kind: str, consequence: str = "the page is empty") -> dict[str, str]:
-    return {
-        "code": "kind_missing",
-        "kind": kind,
-        "message": f"The run did not write the {kind} dataset; {consequence}.",
-    }
+def kind_missing(kind: str, consequence: str = "the page is empty") -> Warning:
+    return Warning(
+        code="kind_missing", message=f"The run did not write the {kind} dataset; {consequence}.", kind=kind
+    )
 
 
 # -- benchmarks --------------------------------------------------------------------------------------

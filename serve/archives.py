@@ -35,6 +35,7 @@ from litestar.datastructures import State
 
 from datasets import layout
 from datasets.storage import Storage
+from schemas.bodies.downloads import SourceDownload
 from serve import errors
 from serve.auth import services_of
 from serve.identity.tokens import KEY_ID_LENGTH
@@ -111,14 +112,14 @@ class Archive:
     size_bytes: int | None
     sha256: str | None
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "url": self.url,
-            "expires_in": self.expires_in,
-            "filename": self.filename,
-            "size_bytes": self.size_bytes,
-            "sha256": self.sha256,
-        }
+    def to_wire(self) -> SourceDownload:
+        return SourceDownload(
+            url=self.url,
+            expires_in=self.expires_in,
+            filename=self.filename,
+            size_bytes=self.size_bytes,
+            sha256=self.sha256,
+        )
 
 
 def hmac_signature(key: bytes, object_path: str, expires: int | str, holder: str) -> str:

@@ -6,6 +6,7 @@ bytes, so no framework serialiser walks the rows again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -14,6 +15,8 @@ import msgspec
 from litestar import Response
 
 from schemas.bodies.base import Body
+from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
+from schemas.bodies.service import Error, ErrorBody, Pagination, Warning
 from serve import errors
 from serve.exchange import exchange_of
 from serve.identity.tokens import redact_tokens
@@ -37,14 +40,10 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def pagination(limit: int, offset: int, returned: int, total: int) -> dict[str, Any]:
-    return {
-        "limit": limit,
-        "offset": offset,
-        "returned": returned,
-        "total": total,
-        "has_more": offset + returned < total,
-    }
+def pagination(limit: int, offset: int, returned: int, total: int) -> Pagination:
+    return Pagination(
+        limit=limit, offset=offset, returned=returned, total=total, has_more=offset + returned < total
+    )
 
 
 Encoded = Response[Any]
@@ -53,12 +52,14 @@ negotiated, which Litestar sends as they are. Its declared type is the handler's
 (`Response[Collection[DecisionRow]]`, serve.routes.declare); `Any` lets the bytes stand for it."""
 
 
-def collection(
-    rows: list[dict[str, Any]], total: int, limit: int, offset: int, meta: dict[str, Any]
-) -> Encoded:
-    return json_response(
-        {"data": rows, "pagination": pagination(limit, offset, len(rows), total), "meta": meta}
+def collection(rows: list[Any], total: int, limit: int, offset: int, meta: EnvelopeMeta[Any]) -> Encoded:
+    """A page in the JSON envelope. Its rows are row Structs where a figure made them, and the
+    lake's rows as read where the page is a served table's (their Struct declares them; making
+    5,000 Structs of a page only to encode them would cost more than the encoding)."""
+    body: Collection[Any] = Collection(
+        data=rows, pagination=pagination(limit, offset, len(rows), total), meta=meta
     )
+    return json_response(body)
 
 
 def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -> str:
@@ -77,8 +78,8 @@ def page_links(scope: Any, limit: int, offset: int, returned: int, total: int) -
     )
 
 
-def single(data: Body | dict[str, Any], meta: dict[str, Any]) -> Encoded:
-    return json_response({"data": data, "meta": meta})
+def single(data: Body, meta: EnvelopeMeta[Any]) -> Encoded:
+    return json_response(Single(data=data, meta=meta))
 
 
 def json_bytes(body: Any) -> bytes:
@@ -101,19 +102,17 @@ def _redacted(value: Any) -> Any:
 
 
 def error_response(exc: errors.ApiError, request_id: str) -> Response[bytes]:
-    body = {
-        "error": {
-            "code": exc.code,
-            "message": redact_tokens(exc.message),
-            "details": _redacted(exc.details),
-            "request_id": request_id,
-        }
-    }
+    body = Error(
+        error=ErrorBody(
+            code=exc.code,
+            message=redact_tokens(exc.message),
+            details=_redacted(exc.details),
+            request_id=request_id,
+        )
+    )
     return json_response(body, status=exc.status, headers=dict(exc.headers))
 
 
-def with_warnings(meta: dict[str, Any], warnings: list[dict[str, Any]]) -> dict[str, Any]:
+def with_warnings(meta: EnvelopeMeta[Any], warnings: Sequence[Warning]) -> EnvelopeMeta[Any]:
     """`meta.warnings` is present only when a block degraded."""
-    if warnings:
-        meta["warnings"] = warnings
-    return meta
+    return msgspec.structs.replace(meta, warnings=list(warnings)) if warnings else meta

@@ -22,12 +22,12 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from datasets import layout
 from datasets.exports import INDEX_PATH, index_entries
 from datasets.reader import BuildView
 from schemas import exports, wire
+from schemas.bodies.downloads import ExportDownload, ExportRow
 from serve import errors
 from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 from serve.context import Caller
@@ -97,31 +97,31 @@ class ExportFile:
         """`/exports` order: datasets as declared, then books in the API's book order."""
         return exports.DATASET_NAMES.index(self.dataset), wire.book_order_key(self.book or "")
 
-    def listing(self) -> dict[str, Any]:
+    def listing(self) -> ExportRow:
         """A row of `/exports`."""
-        return {
-            "dataset": self.dataset,
-            "book": self.book,
-            "filename": self.filename,
-            "rows": self.rows,
-            "size_bytes": self.size_bytes,
-            "sha256": self.sha256,
-            "columns": list(self.columns),
-            "build": self.build,
-        }
+        return ExportRow(
+            dataset=self.dataset,
+            book=self.book,
+            filename=self.filename,
+            rows=self.rows,
+            size_bytes=self.size_bytes,
+            sha256=self.sha256,
+            columns=list(self.columns),
+            build=self.build,
+        )
 
-    def download(self, url: str) -> dict[str, Any]:
+    def download(self, url: str) -> ExportDownload:
         """`data` of `/exports/{dataset}`."""
-        return {
-            "url": url,
-            "expires_in": URL_LIFETIME_SECONDS,
-            "filename": self.filename,
-            "size_bytes": self.size_bytes,
-            "sha256": self.sha256,
-            "rows": self.rows,
-            "columns": list(self.columns),
-            "build": self.build,
-        }
+        return ExportDownload(
+            url=url,
+            expires_in=URL_LIFETIME_SECONDS,
+            filename=self.filename,
+            size_bytes=self.size_bytes,
+            sha256=self.sha256,
+            rows=self.rows,
+            columns=list(self.columns),
+            build=self.build,
+        )
 
 
 def build_exports(view: BuildView, build_dir: str) -> list[ExportFile]:

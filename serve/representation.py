@@ -29,6 +29,8 @@ from litestar import Request, Response
 from datasets.queries import Paged
 from schemas import wire
 from schemas.bodies.base import field_names
+from schemas.bodies.envelope import EnvelopeMeta
+from schemas.bodies.service import Pagination
 from schemas.choices import REPRESENTATIONS
 from serve import errors
 from serve.envelope import Encoded
@@ -181,8 +183,8 @@ class Body:
         page: Paged,
         table: pa.Table | None,
         fields: tuple[str, ...] | None,
-        pagination: dict[str, Any],
-        meta: dict[str, Any],
+        pagination: Pagination,
+        meta: EnvelopeMeta[Any],
     ) -> None:
         """`table`: the page's rows as Arrow columns when it has them (a `TablePage`), so Arrow
         and Parquet never make its rows; `fields`: the endpoint's declared row fields."""
@@ -196,11 +198,11 @@ class Body:
 
     def headers(self) -> dict[str, str]:
         headers = {
-            "X-Total-Count": str(self.pagination["total"]),
+            "X-Total-Count": str(self.pagination.total),
             "X-Pagination": _ascii_json(self.pagination),
         }
         meta = _ascii_json(self.meta)
-        warnings = _ascii_json(self.meta["warnings"]) if self.meta.get("warnings") else None
+        warnings = _ascii_json(self.meta.warnings) if self.meta.warnings else None
         # Seal text reaches meta (`source_alpha_id`, a benchmark's name): whatever a lake holds,
         # X-Meta and X-Warnings together stay within the bound, the larger given up first.
         if len(meta) + len(warnings or "") > META_HEADER_BYTES:

@@ -19,6 +19,7 @@ from analytics.entries import DateWindow, Warnings, window_echo
 from analytics.metrics import blocks
 from analytics.metrics.inputs import MetricsInputs
 from schemas.bodies.metrics import AnnualisationFactors, Metrics, NeweyWest, NeweyWestTests, Panel
+from schemas.bodies.service import Warning
 
 log = logging.getLogger(__name__)
 GRANULARITIES = ("overall", "yearly", "monthly")
@@ -41,8 +42,8 @@ def compute_metrics(
     window_to: dt.date | None,
     panel: bool,
     access: Access,
-) -> tuple[Metrics, list[dict[str, str]]]:
-    """Returns (the metrics object, warnings); warnings are `{code, message, block?, kind?}` entries."""
+) -> tuple[Metrics, list[Warning]]:
+    """Returns (the metrics object, its `meta.warnings`)."""
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity must be one of {GRANULARITIES}")
     window = DateWindow(window_from, window_to)
@@ -134,6 +135,5 @@ def _cached_nwt_ic(inputs: MetricsInputs, access: Access, warnings: Warnings) ->
         cached = (blocks.nwt_ic_block(inputs, access, own), own.entries)
         inputs.derived["nwt.ic"] = cached
     result, entries = cached
-    for entry in entries:
-        warnings.add(entry["code"], entry["message"], block=entry.get("block"), kind=entry.get("kind"))
+    warnings.extend(entries)
     return result

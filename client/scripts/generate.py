@@ -153,7 +153,9 @@ class Emitter:
             name = component_class(schema["$ref"].rsplit("/", 1)[-1])
             self.struct(name, self.resolve(schema), doc=self.resolve(schema).get("description", ""))
             return name
-        declared = schema.get("type", "object")
+        # msgspec writes a Literal as `enum` alone: its values' type is the property's.
+        enum_type = "string" if all(isinstance(v, str) for v in schema.get("enum") or [0]) else "object"
+        declared = schema.get("type", enum_type)
         types = [declared] if isinstance(declared, str) else list(declared)
         nullable = "null" in types
         kinds = [t for t in types if t != "null"] or ["object"]
@@ -185,7 +187,8 @@ class Emitter:
             if all_optional:
                 optional = True
             elif required is not None:
-                optional = wire not in required
+                # A field with a default is always served (the server encodes defaults).
+                optional = wire not in required and "default" not in prop
             else:
                 optional = "x-absent" in prop or "x-raw-only" in prop
             out.append(

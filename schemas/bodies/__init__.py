@@ -1,8 +1,8 @@
-"""The `data` objects the OpenAPI document could once declare only as an open `object`, as Structs.
+"""The answers as Structs: the contract, and the values the server sends.
 
-The server builds these answers as dicts; the Structs are their contract, so the OpenAPI document
-can describe them (`msgspec.json.schema_components`) and the client can be generated from it
-instead of typed by hand. tests/api/test_bodies.py decodes every recorded answer of each endpoint
+Figures (analytics/) and handlers build these Structs and msgspec encodes them, so each field's
+meaning, unit, annualisation and null rule is declared once, on the field; the OpenAPI document
+describes them (`msgspec.json.schema_components`) and the client is generated from it. tests/api/test_bodies.py decodes every recorded answer of each endpoint
 with its Struct and encodes it back, byte for byte in key order.
 
 `DOCUMENTED` lists the single-object bodies whose Structs document each field; a route names

@@ -5,7 +5,7 @@ as the document has always said."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from msgspec import UNSET, UnsetType
 
@@ -28,6 +28,20 @@ SEALED_AT = doc(
 """The meanings of the fields `Readiness` and `BuildRow` share."""
 
 
+class SourceArchiveState(Body, kw_only=True, frozen=True):
+    """`source_archive` of a readiness: the run's source archive record."""
+
+    status: Annotated[str | None, doc("The archive record's status, as the run recorded it.")]
+    delivered: Annotated[bool, doc("Whether the archive was delivered to the lake.")]
+
+
+class TableSize(Body, kw_only=True, frozen=True):
+    """A published table's size, in `tables` of a readiness."""
+
+    rows: Annotated[int, doc("Rows of the table.", unit=units.ROWS)]
+    bytes: Annotated[int, doc("Bytes of the table's files.", unit=units.BYTES)]
+
+
 class Readiness(Body, kw_only=True, frozen=True):
     """`GET /v1/admin/alphas/{alpha}/readiness` `data`: what the served build of one alpha holds."""
 
@@ -48,10 +62,10 @@ class Readiness(Body, kw_only=True, frozen=True):
     ]
     has_description: Annotated[bool, doc("Whether a written description was sealed.")]
     source_archive: Annotated[
-        dict[str, Any] | None,
+        SourceArchiveState | None,
         doc("`{status, delivered}` of the source archive record.", null="Null when none was recorded."),
     ]
-    tables: Annotated[dict[str, Any], doc("Per published table: `{rows, bytes}`.")]
+    tables: Annotated[dict[str, TableSize], doc("Per published table: `{rows, bytes}`, by table name.")]
 
 
 class KeyUsage(Body, kw_only=True, frozen=True):

@@ -1,6 +1,6 @@
 """The analytics stat entry, and the significance and costs objects, declared for the contract.
 
-Every analytics figure is one stat entry (`serve.analytics.entries.stat`): `value, unit, status,
+Every analytics figure is one stat entry (`analytics.entries.declared_stat`): `value, unit, status,
 [withheld_reason], source, annualisation`, then the keys its figure adds. One `AnalyticsStat`
 declares them all, each absent unless its figure has it; their declared order is the order the
 server adds them wherever two meet (`min_track_record`: confidence, sr_benchmark, years; the tail
@@ -12,7 +12,7 @@ schemas/bodies/figures.py); `ANALYTICS_BLOCK` says how `/analytics/_doc` lists t
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, UnsetType
 
@@ -37,12 +37,12 @@ class DsrTrials(Body, kw_only=True, frozen=True):
             "access)."
         ),
     ]
-    sharpe_variance_unit: str
+    sharpe_variance_unit: Literal["per_session_squared"] = "per_session_squared"
     sharpe_variance_alphas: Annotated[
         int | None, Meta(description="How many Sharpe ratios V is over (null without ledger access).")
     ]
     expected_max_sharpe: float | None
-    expected_max_sharpe_unit: str
+    expected_max_sharpe_unit: Literal["annualised"] = "annualised"
 
 
 class AnalyticsStat(Body, kw_only=True, frozen=True):

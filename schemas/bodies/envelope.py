@@ -56,7 +56,11 @@ Summary = TypeVar("Summary", bound=Body)
 
 
 class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
-    """`meta`: what served the answer, the request's echoes, and warnings."""
+    """`meta`: what served the answer, the request's echoes, and warnings.
+
+    The value every handler sends (`Context.meta`, `Context.run_meta`), so its keys are written in
+    the order declared here: the run's identity, the request's echoes, a combination's figures,
+    then this request's id and time, what served it and its warnings."""
 
     run: (
         Annotated[
@@ -100,34 +104,6 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
-    request_id: Annotated[str, doc("Id of this request (also in `X-Request-ID`); quote it to support.")]
-    generated_at: Annotated[Timestamp, doc("When the server produced this response.", unit=units.TIMESTAMP)]
-    source: (
-        Annotated[
-            str,
-            doc(
-                "What served the response: `lake:<table>@<build_id>` (the published build), `lake:catalog` "
-                "on `/alphas`, `lake:catalogue_index@<version>` on `/analytics/screen`, `limiter` for usage.",
-                absent="Absent on `/v1/me` and `/v1/me/keys`.",
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
-    warnings: (
-        Annotated[
-            list[Warning],
-            doc(
-                "Degradations of this answer, e.g. `kind_missing` naming a dataset the run never wrote.",
-                absent="Present only when a block degraded or the data is empty.",
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
-    summary: (
-        Annotated[Summary, doc("Figures over the whole requested window, computed before paging.")]
-        | UnsetType
-    ) = UNSET
-    # -- the keys a route's declaration lists (`@route(..., meta=...)`) ---------------------------
     key_id: (
         Annotated[
             str,
@@ -223,6 +199,10 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
                 absent="On `/analytics/compare` only.",
             ),
         ]
+        | UnsetType
+    ) = UNSET
+    summary: (
+        Annotated[Summary, doc("Figures over the whole requested window, computed before paging.")]
         | UnsetType
     ) = UNSET
     window: (
@@ -322,6 +302,29 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
                 "`{alphas, matrix}`: the Pearson correlation of every pair's daily returns over the "
                 "common sessions.",
                 absent=COMBINE_ONLY,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    request_id: Annotated[str, doc("Id of this request (also in `X-Request-ID`); quote it to support.")]
+    generated_at: Annotated[Timestamp, doc("When the server produced this response.", unit=units.TIMESTAMP)]
+    source: (
+        Annotated[
+            str,
+            doc(
+                "What served the response: `lake:<table>@<build_id>` (the published build), `lake:catalog` "
+                "on `/alphas`, `lake:catalogue_index@<version>` on `/analytics/screen`, `limiter` for usage.",
+                absent="Absent on `/v1/me` and `/v1/me/keys`.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    warnings: (
+        Annotated[
+            list[Warning],
+            doc(
+                "Degradations of this answer, e.g. `kind_missing` naming a dataset the run never wrote.",
+                absent="Present only when a block degraded or the data is empty.",
             ),
         ]
         | UnsetType

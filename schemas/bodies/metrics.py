@@ -38,6 +38,8 @@ TURNOVERS = (
 )
 """The stored turnovers `core.turnover` serves, in order of preference: (stored name, unit,
 annualisation); the one place their units are stated."""
+TURNOVER_ANNUALISATIONS = {unit: annualisation for _, unit, annualisation in TURNOVERS}
+"""The annualisation of a turnover stated in each of TURNOVERS' units."""
 UNSEALED_TURNOVER_UNIT = "ratio"
 """The unit of `core.turnover` when the run sealed none of TURNOVERS (its value is then null)."""
 

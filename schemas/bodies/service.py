@@ -67,6 +67,7 @@ class Warning(Body, kw_only=True, frozen=True):
         one_of(choices.WARNING_CODES),
         doc("Warning code from the documented vocabulary (e.g. `kind_missing`)."),
     ]
+    message: Annotated[str, doc("Human-readable explanation of the warning.")]
     block: (
         Annotated[
             str,
@@ -86,7 +87,6 @@ class Warning(Body, kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
-    message: Annotated[str, doc("Human-readable explanation of the warning.")] | UnsetType = UNSET
 
 
 class HealthLake(Body, kw_only=True, frozen=True):

@@ -1,4 +1,5 @@
-"""Wire objects of `/v1/me` and `/v1/me/keys`; routes wrap them in the envelope.
+"""`data` of `/v1/me`, the rows of `/v1/me/keys` and the administrative key usage, as their
+Structs (schemas/bodies/identity.py, admin.py); routes wrap them in the envelope.
 
 `usage` comes from the rate limiter (a dict with the eight documented windows); `zero_usage`
 gives the documented shape for a key with no traffic.
@@ -7,8 +8,13 @@ gives the documented shape for a key with no traffic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, cast
 
+import msgspec
+
+from schemas.bodies.admin import KeyUsage
+from schemas.bodies.identity import Allow, FieldPolicy, KeyInventoryRow, Me, Usage
+from schemas.bodies.identity import RateLimit as RateLimitBody
 from serve.context import Caller
 from serve.identity.access import clamp
 from serve.identity.records import AccountRecord, KeyRecord, RateLimit, iso
@@ -26,6 +32,10 @@ USAGE_FIELDS = (
 )
 
 
+Role = Literal["admin", "member"]
+KeyStatus = Literal["active", "suspended"]
+
+
 def zero_usage(rate_limit: RateLimit) -> dict[str, int | None]:
     """Usage of a key with no requests counted yet: remaining = the whole envelope."""
     return {
@@ -40,11 +50,20 @@ def zero_usage(rate_limit: RateLimit) -> dict[str, int | None]:
     }
 
 
-def _usage(usage: Mapping[str, int | None]) -> dict[str, int | None]:
+def _usage(usage: Mapping[str, int | None]) -> Usage:
     missing = [f for f in USAGE_FIELDS if f not in usage]
     if missing:
         raise ValueError(f"usage lacks {', '.join(missing)}")
-    return {f: usage[f] for f in USAGE_FIELDS}
+    return msgspec.convert({f: usage[f] for f in USAGE_FIELDS}, Usage)
+
+
+def _allow(allow: Mapping[str, Any]) -> Allow:
+    """The allow-lists as stored (`Grants.allow_to_wire`), as the answer's Struct."""
+    return msgspec.convert(allow, Allow)
+
+
+def _rate_limit(rate_limit: Mapping[str, int | None]) -> RateLimitBody:
+    return msgspec.convert(rate_limit, RateLimitBody)
 
 
 def me_payload(
@@ -53,43 +72,61 @@ def me_payload(
     usage: Mapping[str, int | None],
     rate_limit: Mapping[str, int | None] | None,
     registry_version: str,
-) -> dict[str, Any]:
+) -> Me:
     """`GET /v1/me` `data`. `rate_limit` is the envelope the limiter enforces (the key's when None)."""
-    return {
-        "key_id": caller.key_id,
-        "key_name": caller.key_name,
-        "user_id": caller.user_id,
-        "email": caller.email,
-        "role": caller.role,
-        "is_admin": caller.is_admin,
-        "allow": {
-            "endpoints": caller.endpoint_allow.to_wire(),
-            "alphas": caller.alphas.to_wire(),
-            "runs": caller.runs.to_wire(),
-        },
-        "field_policy": {"expose_raw_book": caller.expose_raw_book},
-        "rate_limit": dict(rate_limit) if rate_limit is not None else key_record.rate_limit.to_wire(),
-        "usage": _usage(usage),
-        "callable_endpoints": sorted(caller.endpoints),
-        "registry_version": registry_version,
-        "ip": caller.ip,
-    }
+    return Me(
+        key_id=caller.key_id,
+        key_name=caller.key_name,
+        user_id=caller.user_id,
+        email=caller.email,
+        role=cast(Role, caller.role),  # one of ROLES: the store refuses any other
+        is_admin=caller.is_admin,
+        allow=_allow(
+            {
+                "endpoints": caller.endpoint_allow.to_wire(),
+                "alphas": caller.alphas.to_wire(),
+                "runs": caller.runs.to_wire(),
+            }
+        ),
+        field_policy=FieldPolicy(expose_raw_book=caller.expose_raw_book),
+        rate_limit=_rate_limit(rate_limit if rate_limit is not None else key_record.rate_limit.to_wire()),
+        usage=_usage(usage),
+        callable_endpoints=sorted(caller.endpoints),
+        registry_version=registry_version,
+        ip=caller.ip,
+    )
 
 
 def key_inventory_row(
     key_record: KeyRecord, account: AccountRecord, usage: Mapping[str, int | None]
-) -> dict[str, Any]:
+) -> KeyInventoryRow:
     """One `GET /v1/me/keys` row: allow-lists clamped to the owner's ceiling now, no secret."""
     effective = clamp(key_record.grants, account)
-    return {
-        "key_id": key_record.key_id,
-        "display_prefix": display_prefix(key_record.env, key_record.key_id),
-        "name": key_record.name,
-        "status": key_record.status,
-        "allow": effective.allow_to_wire(),
-        "field_policy": {"expose_raw_book": effective.expose_raw_book},
-        "rate_limit": key_record.rate_limit.to_wire(),
-        "usage": _usage(usage),
-        "expires_at": iso(key_record.expires_at),
-        "created_at": iso(key_record.created_at),
-    }
+    created_at = iso(key_record.created_at)
+    assert created_at is not None  # every key has one
+    return KeyInventoryRow(
+        key_id=key_record.key_id,
+        display_prefix=display_prefix(key_record.env, key_record.key_id),
+        name=key_record.name,
+        status=cast(KeyStatus, key_record.status),  # one of KEY_STATUSES, as stored
+        allow=_allow(effective.allow_to_wire()),
+        field_policy=FieldPolicy(expose_raw_book=effective.expose_raw_book),
+        rate_limit=_rate_limit(key_record.rate_limit.to_wire()),
+        usage=_usage(usage),
+        expires_at=iso(key_record.expires_at),
+        created_at=created_at,
+    )
+
+
+def key_usage(key_record: KeyRecord, usage: Mapping[str, int | None]) -> KeyUsage:
+    """`data` of the administrative `/v1/admin/keys/{key_id}/usage`."""
+    return KeyUsage(
+        key_id=key_record.key_id,
+        user_id=key_record.user_id,
+        name=key_record.name,
+        status=key_record.status,
+        revoked=key_record.is_revoked,
+        expires_at=iso(key_record.expires_at),
+        rate_limit=_rate_limit(key_record.rate_limit.to_wire()),
+        usage=_usage(usage),
+    )

@@ -17,18 +17,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from litestar import Response
 from litestar.params import FromPath
 
 from datasets.queries import page_of
-from schemas.bodies.admin import BuildRow, KeyUsage, Readiness
+from schemas.bodies.admin import BuildRow, KeyUsage, Readiness, SourceArchiveState, TableSize
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import endpoint_of, limits_from_wire
 from serve.envelope import single
+from serve.identity.payloads import key_usage as key_usage_of
 from serve.identity.payloads import zero_usage
-from serve.identity.records import iso
 from serve.resolve import resolve_alpha
 from serve.routes.base import Context, Ctx, Q
 from serve.routes.declare import route
@@ -67,27 +68,27 @@ def alpha_readiness(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[
     ctx.args()
     entry = build.entry
     source = entry.get("source_archive")
-    data = {
-        "alpha_id": build.alpha_id,
-        "complete": bool(entry.get("complete", False)),
-        "kinds_present": list(entry.get("kinds_present") or []),
-        "required_kinds": list(entry.get("required_kinds") or []),
-        "missing_kinds": list(entry.get("missing_kinds") or []),
-        "build_id": build.build_id,
-        "pipeline_version": entry.get("pipeline_version"),
-        "engine_version": entry.get("engine_version"),
-        "built_at": utc_seconds(entry.get("built_at")),
-        "sealed_at": utc_seconds(entry.get("sealed_at")),
-        "started_at": utc_seconds(entry.get("started_at")),
-        "has_description": bool(entry.get("has_description", False)),
-        "source_archive": None
+    data = Readiness(
+        alpha_id=build.alpha_id,
+        complete=bool(entry.get("complete", False)),
+        kinds_present=list(entry.get("kinds_present") or []),
+        required_kinds=list(entry.get("required_kinds") or []),
+        missing_kinds=list(entry.get("missing_kinds") or []),
+        build_id=build.build_id,
+        pipeline_version=entry.get("pipeline_version"),
+        engine_version=entry.get("engine_version"),
+        built_at=utc_seconds(entry.get("built_at")),
+        sealed_at=utc_seconds(entry.get("sealed_at")),
+        started_at=utc_seconds(entry.get("started_at")),
+        has_description=bool(entry.get("has_description", False)),
+        source_archive=None
         if not source
-        else {"status": source.get("status"), "delivered": bool(source.get("delivered"))},
-        "tables": {
-            name: {"rows": int(totals.get("rows", 0)), "bytes": int(totals.get("bytes", 0))}
+        else SourceArchiveState(status=source.get("status"), delivered=bool(source.get("delivered"))),
+        tables={
+            name: TableSize(rows=int(totals.get("rows", 0)), bytes=int(totals.get("bytes", 0)))
             for name, totals in sorted((entry.get("tables") or {}).items())
         },
-    }
+    )
     return single(data, ctx.meta(alpha_id=build.alpha_id, source=f"lake:alpha.json@{build.build_id}"))
 
 
@@ -110,17 +111,7 @@ def key_usage(ctx: Ctx[NoQuery], key_id: FromPath[str]) -> Response[Single[KeyUs
         usage: dict[str, int | None] = zero_usage(record.rate_limit)
     else:
         usage = keys.limiter.usage(key_id, limits_from_wire(rate_limit), datetime.now(UTC))
-    data = {
-        "key_id": record.key_id,
-        "user_id": record.user_id,
-        "name": record.name,
-        "status": record.status,
-        "revoked": record.is_revoked,
-        "expires_at": iso(record.expires_at),
-        "rate_limit": rate_limit,
-        "usage": usage,
-    }
-    return single(data, ctx.meta(key_id=record.key_id, source="limiter"))
+    return single(key_usage_of(record, usage), ctx.meta(key_id=record.key_id, source="limiter"))
 
 
 @route(
@@ -134,7 +125,10 @@ def list_builds(ctx: Ctx[PageQuery]) -> Response[Collection[BuildRow]]:
     args = ctx.args()
     limit, offset = args.limit, args.offset
     builds = [
-        {**row, "built_at": utc_seconds(row["built_at"]), "sealed_at": utc_seconds(row["sealed_at"])}
+        msgspec.convert(
+            {**row, "built_at": utc_seconds(row["built_at"]), "sealed_at": utc_seconds(row["sealed_at"])},
+            BuildRow,
+        )
         for row in ctx.reader.builds()
     ]
     page = page_of(builds, limit, offset)

@@ -2,8 +2,8 @@
 and their documentation block (docs/analytics.md).
 
 Each route authorises and resolves the alpha first (as every run-scoped route), then reads its
-build; the per-build tables come from the pipeline, the catalogue-wide figures from
-`serve.analytics.catalogue`. Figures built from the ledger or from the rebalance cross-sections
+build; the per-build tables come from the pipeline, the catalogue-wide figures from the request's
+catalogue snapshot (`LakeReader.snapshot`), each figure from `analytics/`. Figures built from the ledger or from the rebalance cross-sections
 follow the `/metrics` rule: a key that may not read that data gets them `not_measurable` with an
 `access_limited` warning in a single object, and 403 naming the route it lacks for a collection
 whose rows are built from it. Work that can take milliseconds (the bootstrap, the catalogue's
@@ -31,7 +31,7 @@ from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.docs import AnalyticsDoc
-from schemas.bodies.envelope import Collection, Single
+from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
     BookWindowPageQuery,
@@ -53,7 +53,7 @@ Q = TypeVar("Q", bound=Query)
 
 def _meta(
     ctx: Context, build: BuildView, table: str, kinds: tuple[str, ...], warnings: Warnings, **extra: Any
-) -> dict[str, Any]:
+) -> EnvelopeMeta[Any]:
     """`meta` with a `kind_missing` warning for each kind the run never sealed (what is built from
     it is empty or null), after the warnings the body raised."""
     entries = [*warnings.entries, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]

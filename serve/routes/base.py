@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from anyio import to_thread
 from litestar import Request
 from litestar.params import SkipValidation
+from msgspec import UNSET
 
 from analytics.access import Access
 from analytics.policy import Policy
@@ -23,6 +24,7 @@ from datasets.faults import BenchmarkMissing, LakeUnavailable
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
+from schemas.bodies.envelope import EnvelopeMeta
 from schemas.query import NoQuery, Query, params_of
 from serve import params as p
 from serve import representation, resolve
@@ -130,7 +132,7 @@ class Context(Generic[Q]):
         )
         set_entity_tag(scope, tag)
 
-    def collection(self, page: Paged, limit: int, offset: int, meta: dict[str, Any]) -> Encoded:
+    def collection(self, page: Paged, limit: int, offset: int, meta: EnvelopeMeta[Any]) -> Encoded:
         """The page in the negotiated representation (the JSON envelope by default), with a `Link`
         header to the next and previous pages."""
         name = self.representation or representation.DEFAULT
@@ -188,20 +190,21 @@ class Context(Generic[Q]):
             return fields
         return wire.visible_fields(fields, self.raw)
 
-    def meta(self, **extra: Any) -> dict[str, Any]:
-        return {**extra, "request_id": self.request_id, "generated_at": now_iso()}
+    def meta(self, **extra: Any) -> EnvelopeMeta[Any]:
+        """This answer's `meta`: the keys given (each an `EnvelopeMeta` field), with the request's
+        id and time."""
+        return EnvelopeMeta(**extra, request_id=self.request_id, generated_at=now_iso())
 
-    def run_meta(self, build: BuildView, table: str, **extra: Any) -> dict[str, Any]:
-        meta: dict[str, Any] = {
-            "run": build.alpha_id,
-            "alpha_id": build.alpha_id,
-        }
+    def run_meta(self, build: BuildView, table: str, **extra: Any) -> EnvelopeMeta[Any]:
+        """The `meta` of an answer about one run: its identity, and `source` the build's `table`
+        (unless `extra` names another)."""
         source_alpha_id = build.entry.get("source_alpha_id")
-        if source_alpha_id is not None:
-            meta["source_alpha_id"] = source_alpha_id
-        meta.update(extra)
-        meta.update(self.meta(source=f"lake:{table}@{build.build_id}"))
-        return meta
+        return self.meta(
+            run=build.alpha_id,
+            alpha_id=build.alpha_id,
+            source_alpha_id=UNSET if source_alpha_id is None else source_alpha_id,
+            **{"source": f"lake:{table}@{build.build_id}", **extra},
+        )
 
 
 DOC_CACHE_CONTROL = "public, max-age=86400, immutable"

@@ -6,7 +6,7 @@ import pyarrow as pa
 from litestar import Response
 from litestar.params import FromPath
 
-from datasets import layout
+from datasets import answers
 from datasets.queries import Page, page_of
 from schemas.bodies.description import AlphaDescription
 from schemas.bodies.envelope import Collection, Single
@@ -46,17 +46,13 @@ def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaListRow]]:
 async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[AlphaDescription]]:
     build = await ctx.open_alpha(alpha)
     ctx.args()
-    description = build.json(layout.DESCRIPTION_JSON)
+    description = answers.description(build)
     if description is None:
         raise errors.AlphaDescriptionNotFound(
             f"The run {alpha!r} sealed no written description; its data endpoints still answer.",
             details={"alpha": alpha},
         )
-    data = dict(description)
-    data["algo_id"] = build.alpha_id
-    data["alpha_id"] = build.alpha_id
-    meta = ctx.run_meta(build, "description")
-    return single(data, meta)
+    return single(description, ctx.run_meta(build, "description"))
 
 
 ROUTES = [list_alphas, get_alpha]

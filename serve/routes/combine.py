@@ -120,10 +120,9 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
         book=BOOK,
         window=window_echo(window),
         benchmark=None if spy is None else BenchmarkEcho(symbol=spy.symbol, basis=spy.basis),
-        **found.meta,
     )
     page = Page(found.rows(args.limit, args.offset), int(found.days.size))
-    return ctx.collection(page, args.limit, args.offset, with_warnings(meta, list(warnings.entries)))
+    return ctx.collection(page, args.limit, args.offset, with_warnings(found.meta(meta), warnings.entries))
 
 
 # -- contribution ---------------------------------------------------------------------------------
@@ -181,9 +180,8 @@ async def get_contribution(
     warnings = Warnings()
     compute = partial(contribution_of, snapshot, alpha, reference, window, weighting, args.weight, warnings)
     data = await to_thread.run_sync(compute)
-    meta = ctx.run_meta(build, "catalogue_index")
-    meta["source"] = f"lake:catalogue_index@{version}"
-    return single(data, with_warnings(meta, list(warnings.entries)))
+    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{version}")
+    return single(data, with_warnings(meta, warnings.entries))
 
 
 ROUTES = [combine_alphas, get_contribution]

@@ -23,7 +23,7 @@ from datasets import answers
 from datasets.reader import BuildView
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.comparison import Comparison
-from schemas.bodies.envelope import Single
+from schemas.bodies.envelope import EnvelopeMeta, Single
 from schemas.query import CompareQuery
 from serve import errors, resolve
 from serve.envelope import single, with_warnings
@@ -39,14 +39,14 @@ async def _other(ctx: Context, alpha: str, other: str) -> BuildView:
     try:
         found = resolve.resolve_run(ctx.caller, ctx.reader, other)
     except errors.RunNotAllowed as refused:
-        refused.details["parameter"] = "with"  # as a set's member is named (serve.analytics.sets)
+        refused.details["parameter"] = "with"  # as a set's member is named (analytics.sets)
         raise
     except errors.RunNotFound:
         raise errors.bad_parameters({"with": f"no alpha {other!r}"}) from None
     return await resolve.open_view(ctx.reader, found)
 
 
-def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warnings) -> dict[str, Any]:
+def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warnings) -> EnvelopeMeta[Any]:
     """`meta` with a `kind_missing` warning for each kind either run never sealed (what is built
     from it is empty or null), after the warnings the body raised."""
     entries = [

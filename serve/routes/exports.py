@@ -19,6 +19,7 @@ from typing import Any
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
+from msgspec import UNSET
 
 from datasets.faults import BenchmarkMissing
 from datasets.queries import page_of
@@ -129,9 +130,13 @@ async def get_export(
         )
     export = chosen[0]
     url = await to_thread.run_sync(sign, ctx.signer, export, ctx.caller.key_id)
-    meta = ctx.run_meta(build, "exports", **({"book": book} if book is not None else {}))
-    if spec.kind is None:
-        meta["source"] = f"lake:benchmarks/{BENCHMARK_SYMBOL}/exports@{export.build}"
+    source = None if spec.kind is not None else f"lake:benchmarks/{BENCHMARK_SYMBOL}/exports@{export.build}"
+    meta = ctx.run_meta(
+        build,
+        "exports",
+        book=UNSET if book is None else book,
+        **({} if source is None else {"source": source}),
+    )
     return single(export.download(url), meta)
 
 

@@ -18,11 +18,12 @@ from typing import Any
 
 from litestar import Request, Response
 from litestar.params import SkipValidation
+from msgspec import UNSET
 
 from datasets.queries import Page
 from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.identity import KeyInventoryRow, Me
-from schemas.bodies.service import Health
+from schemas.bodies.service import Health, HealthLake
 from schemas.query import NoQuery, PageQuery
 from serve import errors
 from serve.auth import (
@@ -49,23 +50,20 @@ def build_version() -> str:
         return "0+unknown"
 
 
-def health_body(settings: Settings, registry_version: str, state: HealthState) -> dict[str, Any]:
+def health_body(settings: Settings, registry_version: str, state: HealthState) -> Health:
     """The health body of the monitor's last state (serve/health.py): no backend is touched."""
-    body: dict[str, Any] = {
-        "status": state.status,
-        "service": settings.service_name,
-        "environment": settings.environment,
-        "version": build_version(),
-        "registry_version": registry_version,
-        "time": now_iso(),
-    }
-    if state.status == "degraded":
-        body["down"] = list(state.down)
-    if state.degraded_alphas:
-        body["lake"] = {"degraded_alphas": dict(state.degraded_alphas)}
-    if state.worker:
-        body["worker"] = state.worker  # this worker's own problem, no build's (datasets.reader)
-    return body
+    return Health(
+        status="degraded" if state.status == "degraded" else "ok",
+        service=settings.service_name,
+        environment=settings.environment,
+        version=build_version(),
+        registry_version=registry_version,
+        time=now_iso(),
+        down=list(state.down) if state.status == "degraded" else UNSET,
+        lake=HealthLake(degraded_alphas=dict(state.degraded_alphas)) if state.degraded_alphas else UNSET,
+        # this worker's own problem, no build's (datasets.reader)
+        worker=state.worker if state.worker else UNSET,
+    )
 
 
 @route("meta.health", "/v1/health", "Health probe", sync_to_thread=False)

@@ -903,7 +903,7 @@ def test_versions_are_installed_once_and_old_ones_dropped() -> None:
     for version, table in tables.items():
         ids = table["alpha_id"].to_pylist()
         page = screener.page(version, table, Screen(candidates=ids, limit=5000))
-        assert [r["alpha_id"] for r in page.rows] == [
+        assert [r.alpha_id for r in page.rows] == [
             a for a, u in zip(ids, table["unreadable"].to_pylist(), strict=True) if u is None
         ]
     assert screener.tables() == list(tables)[-KEEP_VERSIONS:]

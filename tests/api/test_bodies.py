@@ -425,7 +425,7 @@ def test_a_degraded_health_body_round_trips() -> None:
     state = HealthState(
         down=("lake",), degraded_alphas={"momentum_12_1": "missing_file"}, worker="out of maps"
     )
-    body = health_body(Settings(environment="test"), "r-test", state)
+    body = msgspec.to_builtins(health_body(Settings(environment="test"), "r-test", state))
     assert {"down", "lake", "worker"} <= set(body)
     assert round_trip(Health, body, "health") == []
 

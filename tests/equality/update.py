@@ -27,6 +27,8 @@ from tests.equality.requests import Request, endpoint_of, generate
 from tests.equality.test_equality import MAX_DIFFS, differences
 
 INDEX = re.compile(r"\[\d+\]")
+KIND = re.compile(r"[a-z ]*")
+"""`key order`, `keys missing now`, `recorded` (a value), `status`: the start of a difference."""
 
 
 def main(argv: list[str]) -> int:
@@ -43,7 +45,7 @@ def main(argv: list[str]) -> int:
             print("the recording's requests are not a prefix of today's generator's", file=sys.stderr)
             return 1
         by_endpoint: Counter[str] = Counter()
-        by_path: Counter[tuple[str, str]] = Counter()
+        by_path: Counter[tuple[str, str, str]] = Counter()
         out = []
         with client_for(lake) as client:
             for index, request in enumerate(requests):
@@ -63,14 +65,16 @@ def main(argv: list[str]) -> int:
                 endpoint = str(endpoint_of(request.path))
                 by_endpoint[endpoint] += 1
                 for line in found:
-                    by_path[(endpoint, INDEX.sub("[]", line.split(":", 1)[0]))] += 1
+                    where, what = line.split(": ", 1)
+                    # What kind of difference: the words before the recorded value.
+                    by_path[(endpoint, INDEX.sub("[]", where), KIND.match(what).group(0))] += 1
                 out.append(now)
     print(f"{sum(by_endpoint.values())} of {len(requests)} answers differ or are new")
     for endpoint, count in sorted(by_endpoint.items()):
         print(f"  {count:5d}  {endpoint}")
-    print("differing paths (endpoint, path: count of differences)")
-    for (endpoint, path), count in sorted(by_path.items()):
-        print(f"  {endpoint} {path}: {count}")
+    print("differing paths (endpoint, path, kind of difference: count)")
+    for (endpoint, path, kind), count in sorted(by_path.items()):
+        print(f"  {endpoint} {path} [{kind.strip()}]: {count}")
     if write:
         count = write_records(RECORDED, out)
         print(f"{count} records written to {RECORDED}")

@@ -62,6 +62,9 @@ class ResponseWarning(ApiStruct, kw_only=True, frozen=True):
     code: str
     """Warning code from the documented vocabulary (e.g. `kind_missing`)."""
 
+    message: str
+    """Human-readable explanation of the warning."""
+
     block: str | UnsetType = UNSET
     """The `/metrics` block the warning is about (e.g. `ic`, `portfolio`). Present on `/metrics`
     warnings that concern one block.
@@ -69,9 +72,6 @@ class ResponseWarning(ApiStruct, kw_only=True, frozen=True):
 
     kind: str | UnsetType = UNSET
     """The dataset (seal kind) the warning is about. Present on `kind_missing` warnings."""
-
-    message: str | UnsetType = UNSET
-    """Human-readable explanation of the warning."""
 
 
 class ErrorBody(ApiStruct, kw_only=True, frozen=True):
@@ -3727,6 +3727,26 @@ class ExportDownloadResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class SourceArchiveState(ApiStruct, kw_only=True, frozen=True):
+    """`source_archive` of a readiness: the run's source archive record."""
+
+    status: str | None
+    """The archive record's status, as the run recorded it."""
+
+    delivered: bool
+    """Whether the archive was delivered to the lake."""
+
+
+class TableSize(ApiStruct, kw_only=True, frozen=True):
+    """A published table's size, in `tables` of a readiness."""
+
+    rows: int
+    """Rows of the table. Unit: rows."""
+
+    bytes: int
+    """Bytes of the table's files. Unit: bytes."""
+
+
 class Readiness(ApiStruct, kw_only=True, frozen=True):
     """`GET /v1/admin/alphas/{alpha}/readiness` `data`: what the served build of one alpha holds."""
 
@@ -3772,11 +3792,11 @@ class Readiness(ApiStruct, kw_only=True, frozen=True):
     has_description: bool
     """Whether a written description was sealed."""
 
-    source_archive: dict[str, Any] | None
+    source_archive: SourceArchiveState | None
     """`{status, delivered}` of the source archive record. Null when none was recorded."""
 
-    tables: dict[str, Any]
-    """Per published table: `{rows, bytes}`."""
+    tables: dict[str, TableSize]
+    """Per published table: `{rows, bytes}`, by table name."""
 
 
 class ReadinessResponse(ApiStruct, kw_only=True, frozen=True):
@@ -5196,6 +5216,7 @@ __all__ = [
     "SignalProcessing",
     "Significance",
     "SignificanceResponse",
+    "SourceArchiveState",
     "SourceDownload",
     "SourceDownloadNotConfiguredError",
     "SourceDownloadResponse",
@@ -5204,6 +5225,7 @@ __all__ = [
     "SourceObjectMissingError",
     "SourcePaper",
     "Stat",
+    "TableSize",
     "Tenure",
     "TermPoint",
     "Thesis",
