@@ -9,13 +9,13 @@ from __future__ import annotations
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
+from tests.health_wait import wait_until
 from tests.s3_server import free_port
 
 
@@ -33,16 +33,18 @@ class PrivateRedis:
         command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
         command += ["--appendonly", "no", "--dir", str(self._folder), "--logfile", ""]
         self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2, socket_timeout=0.2)
-        deadline = time.monotonic() + 10
-        while True:
+        client = redis.Redis(port=self.port, socket_connect_timeout=1, socket_timeout=1)
+        process = self._process
+
+        def answers() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"private redis-server on port {self.port} ended at start")
             try:
-                client.ping()
-                break
+                return bool(client.ping())
             except redis.RedisError:
-                if time.monotonic() > deadline or self._process.poll() is not None:
-                    raise RuntimeError(f"private redis-server on port {self.port} did not start") from None
-                time.sleep(0.02)
+                return False
+
+        wait_until(answers, f"private redis-server on port {self.port} answering")
         client.close()
 
     def kill(self) -> None:

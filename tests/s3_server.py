@@ -14,7 +14,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,8 @@ from pathlib import Path
 import fsspec
 import httpx
 import pytest
+
+from tests.health_wait import wait_for_start
 
 S3_ENV = {
     "AWS_ACCESS_KEY_ID": "alpha-results-test",
@@ -46,17 +47,22 @@ def s3_endpoint() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(endpoint, timeout=0.5)
-                break
-            except httpx.HTTPError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    from tests.conftest import backend_unavailable  # tests/conftest.py imports this module
 
-                    backend_unavailable(f"moto S3 server did not start on {endpoint}")
-                time.sleep(0.1)
+        def answers() -> bool:
+            try:
+                httpx.get(endpoint, timeout=5)
+                return True
+            except httpx.HTTPError:
+                return False
+
+        try:
+            wait_for_start(
+                process, answers, lambda: "(its output is not kept)", f"moto S3 server on {endpoint}"
+            )
+        except AssertionError as failed:
+            from tests.conftest import backend_unavailable  # tests/conftest.py imports this module
+
+            backend_unavailable(str(failed))
         saved = {k: os.environ.get(k) for k in [*S3_ENV, "AWS_ENDPOINT_URL"]}
         os.environ.update(S3_ENV, AWS_ENDPOINT_URL=endpoint)
         yield endpoint

@@ -23,7 +23,7 @@ PAGE = "/v1/alphas/Test_planted_factor/scores?limit=5000&fields=all"
 
 
 def fetch(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     connection.request("GET", path, headers=headers)
     response = connection.getresponse()
     body = response.read()
@@ -74,7 +74,7 @@ def test_a_304_over_the_wire_has_no_body_and_names_the_coding(demo_lake: Path, t
         )
         assert (status, body) == (304, b"") and headers["etag"] == tag.replace("-gzip", "")
         # Keep-alive survives a 304: the next request on the connection is answered in full.
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         connection.request("GET", PAGE, headers={**auth, "If-None-Match": tag})
         first = connection.getresponse()
         assert first.status == 304 and first.read() == b""

@@ -48,7 +48,7 @@ from tests.api.test_developer_surface import NeverCalled, parsed
 from tests.conftest import backend_unavailable
 
 CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 20_000
+TIMEOUT_MS = 120_000  # a limit that only catches a hang, on a busy machine too (tests/health_wait.py)
 ALPHA = "momentum_12_1"  # the demo lake's full-size alpha: every chart has data
 CHARTS = (
     "cumulative-return",

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from serve.identity import open_store
 from tests.e2e.test_server import free_port
+from tests.health_wait import health_answers, wait_for_start, wait_until, workers_ready
 from tests.ops.keys import issue_key
 
 pytestmark = pytest.mark.e2e
@@ -53,10 +53,8 @@ class Server:
                 self.pid_of_request[record["request_id"]] = record["pid"]
 
     def pid_answering(self, request_id: str) -> int:
-        deadline = time.monotonic() + 5  # the access line is written once the response is sent
-        while request_id not in self.pid_of_request:
-            assert time.monotonic() < deadline, f"no access line for {request_id}"
-            time.sleep(0.01)
+        # The access line is written once the response is sent: waited for, not assumed.
+        wait_until(lambda: request_id in self.pid_of_request, f"the access line of {request_id}")
         return self.pid_of_request[request_id]
 
 
@@ -76,18 +74,19 @@ def serving(lake: Path, keystore_url: str, signing_key: Path) -> Iterator[Server
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     server = Server(process, port)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if get(server, "/v1/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                process.wait(timeout=10)
-                pytest.fail("server did not start:\n" + "".join(server.lines))
-            time.sleep(0.2)
+        # Both workers up (each logs its ready line), not only the first: a second worker took
+        # 20 s to start beside one busy loop, and the test needs both.
+        try:
+            wait_for_start(
+                process,
+                lambda: workers_ready(server.lines, 2) and health_answers(port),
+                lambda: "".join(server.lines),
+                "alpha-results serve --workers 2",
+            )
+        except AssertionError as failed:
+            process.kill()
+            process.wait(timeout=10)
+            pytest.fail(str(failed))
         yield server
     finally:
         process.terminate()
@@ -102,7 +101,7 @@ def get(
 ) -> tuple[int, bytes, str]:
     """(status, body, request id), on `connection` (kept open) or a new one."""
     own = connection is None
-    connection = connection or http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection = connection or http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
     try:
         connection.request("GET", path, headers=headers or {})
         response = connection.getresponse()
@@ -115,25 +114,28 @@ def get(
 def one_connection_per_worker(server: Server) -> list[http.client.HTTPConnection]:
     """Keep-alive connections, each served by one worker process, until two processes answer."""
     by_pid: dict[int, http.client.HTTPConnection] = {}
-    opened = []
-    # A worker still starting on a loaded machine accepts nothing yet: keep trying for a while,
-    # pausing so it gets the CPU, rather than a fixed count of connections in a burst.
-    deadline = time.monotonic() + 60
-    while len(by_pid) < 2 and time.monotonic() < deadline:
-        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    opened: list[http.client.HTTPConnection] = []
+    # Both workers logged their ready line (`serving`), but which accepts a connection is the
+    # kernel's choice: keep opening connections until each worker has answered one (a pause
+    # between tries, so that a worker that lost the race gets the CPU).
+
+    def both_answered() -> bool:
+        nonlocal opened
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
         opened.append(connection)  # held open, so the next connection may go to the other worker
         _, _, request_id = get(server, "/v1/health", connection=connection)
         by_pid.setdefault(server.pid_answering(request_id), connection)
-        if len(opened) % 50 == 0:  # let go of the surplus, then give a starting worker the CPU
+        if len(opened) % 50 == 0:  # let go of the surplus
             for held in opened:
                 if held not in by_pid.values():
                     held.close()
             opened = list(by_pid.values())
-            time.sleep(0.5)
+        return len(by_pid) == 2
+
+    wait_until(both_answered, "each worker process answering a connection of its own")
     for connection in opened:
         if connection not in by_pid.values():
             connection.close()
-    assert len(by_pid) == 2, "one worker process accepted every connection"
     return list(by_pid.values())
 
 

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 
 
 def get(port: int, path: str, headers: list[tuple[str, str]]) -> tuple[int, dict[str, Any]]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     connection.putrequest("GET", path)
     for name, value in headers:  # repeated names go out as separate header lines
         connection.putheader(name, value)

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 
 
 def get(port: int, path: str, token: str | None) -> tuple[int, dict[str, Any], str]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     connection.request("GET", path, headers=headers)
     response = connection.getresponse()

@@ -21,7 +21,7 @@ BROKEN_REQUESTS = (
 
 
 def exchange(port: int, raw: bytes) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
         sock.sendall(raw)
         chunks = []
         while chunk := sock.recv(65536):

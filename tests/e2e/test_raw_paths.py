@@ -30,7 +30,7 @@ def test_the_refused_escapes_are_exactly_slash_and_the_unreserved_characters() -
 
 
 def get(port: int, raw_path: str, token: str | None) -> tuple[int, dict[str, Any]]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     connection.putrequest("GET", raw_path, skip_accept_encoding=True)
     if token is not None:
         connection.putheader("Authorization", f"Bearer {token}")

@@ -42,7 +42,7 @@ def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
 
 @pytest.mark.parametrize(("method", "path", "status"), ANSWERS)
 def test_every_answer_forbids_content_sniffing(port: int, method: str, path: str, status: int) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     connection.request(method, path)
     response = connection.getresponse()
     response.read()

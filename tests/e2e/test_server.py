@@ -7,13 +7,14 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.health_wait import health_answers, wait_for_start
 
 pytestmark = pytest.mark.e2e
 
@@ -28,26 +29,19 @@ def free_port() -> int:
 def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from serve.identity import ensure_demo_identities, open_store
 
-    keystore = f"sqlite:///{tmp_path_factory.mktemp('keys')}/keys.sqlite3"
+    folder = tmp_path_factory.mktemp("keys")
+    keystore = f"sqlite:///{folder}/keys.sqlite3"
     tokens = ensure_demo_identities(open_store(keystore))
     assert tokens is not None
     port = free_port()
     env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore, "ALPHA_RESULTS_ENVIRONMENT": "e2e"}
     command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(demo_lake)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = folder / "server.log"  # a file, not a pipe: a pipe nobody reads would fill and stall the server
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read() if process.stdout else ""
-                pytest.fail(f"server did not start:\n{output}")
-            time.sleep(0.2)
+        wait_for_start(process, lambda: health_answers(port), log.read_text)
         yield {"base": base, "admin": tokens["admin"]["token"], "member": tokens["member"]["token"]}
     finally:
         process.terminate()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from serve.identity.postgres_store import PostgresKeyStore
 from serve.identity.tokens import generate_token
 from serve.limits import MemoryLimiter
 from serve.settings import Settings
-from tests.health_wait import down_is, health_when, is_ok
+from tests.health_wait import down_is, health_when, is_ok, wait_until
 
 from .conftest import POSTGRES_TEST_URL
 
@@ -46,11 +45,16 @@ def test_a_terminated_postgres_connection_is_reopened(postgres_schema_url: str) 
         rows, _ = store._execute("SELECT pg_backend_pid()")
         with psycopg.connect(POSTGRES_TEST_URL, autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s)", (rows[0][0],))
-            for _ in range(100):  # termination is asynchronous; wait until the backend is gone
-                gone = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (rows[0][0],))
-                if gone.fetchone() == (0,):
-                    break
-                time.sleep(0.02)
+            # Termination is asynchronous: wait until the backend is gone.
+            wait_until(
+                lambda: (
+                    admin.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (rows[0][0],)
+                    ).fetchone()
+                    == (0,)
+                ),
+                "the terminated backend gone",
+            )
         stale = store._connection
         store.ping()
         assert store._connection is not stale
@@ -119,8 +123,12 @@ def test_a_store_created_after_start_is_picked_up(tmp_path: Path, demo_lake: Pat
         store = open_store(url)  # what the CLI does: create the folder and the file
         account = store.create_account("late@example.com")
         _, token = store.create_key(account.user_id, "k")
-        time.sleep(RETRY_OPEN_AFTER_SECONDS + 0.1)
-        assert client.get("/v1/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        # Opened again no sooner than RETRY_OPEN_AFTER_SECONDS after the last try: a request
+        # then finds the new store (until then 503, as above).
+        wait_until(
+            lambda: client.get("/v1/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200,
+            f"the store opened again (tried every {RETRY_OPEN_AFTER_SECONDS:g} s)",
+        )
         health_when(lambda: client.get("/v1/health"), is_ok)
         store.close()
 

@@ -17,8 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -34,6 +33,7 @@ from pipeline.seal import open_seal
 from serve.app import create_app
 from serve.settings import Settings
 from tests.api.conftest import fake_authenticate
+from tests.health_wait import wait_for_start
 from tests.ops.keys import issue_key
 from tests.pipeline.factory import write_factory_seal
 
@@ -136,18 +136,6 @@ def pointer(root: Path, alpha: str = ALPHA) -> dict[str, Any]:
     return document
 
 
-def wait_until(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
-    """The first truthy `check()`; fails after `timeout` seconds naming `what`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        outcome = check()
-        if outcome:
-            return outcome
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout:g} s: {what}")
-        time.sleep(interval)
-
-
 # -- the real server ----------------------------------------------------------------------------------
 
 
@@ -160,7 +148,7 @@ def free_port() -> int:
 class Http:
     """One keep-alive connection, as a client library keeps it."""
 
-    def __init__(self, port: int, headers: dict[str, str] | None = None, timeout: float = 20) -> None:
+    def __init__(self, port: int, headers: dict[str, str] | None = None, timeout: float = 60) -> None:
         self.port = port
         self.headers = headers or {}
         self.timeout = timeout
@@ -257,17 +245,17 @@ def serving(
             preexec_fn=None if nofile is None else partial(limit_open_files, nofile),
         )
     served = Served(port, process, log, headers)
+
+    def answers() -> bool:
+        try:
+            return served.get("/v1/health")[0] == 200
+        except OSError:
+            return False
+
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if served.get("/v1/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the server did not start:\n{served.output()}")
-            time.sleep(0.2)
+        # Health answering (the log is at WARNING: no ready lines to count): a worker still
+        # starting leaves connections in the shared backlog for one that is up.
+        wait_for_start(process, answers, served.output, f"alpha-results serve --workers {workers}")
         yield served
     finally:
         stop(process)

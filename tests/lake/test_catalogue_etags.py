@@ -22,7 +22,8 @@ import pytest
 from pipeline.publish import publish_seal
 from serve.context import AllowList
 from serve.identity import Grants, open_store
-from tests.lake.conftest import serving, wait_until
+from tests.health_wait import wait_until
+from tests.lake.conftest import serving
 from tests.ops.keys import issue_key
 
 pytestmark = pytest.mark.e2e
@@ -72,7 +73,7 @@ def test_catalogue_etags_follow_only_what_the_answer_depends_on(
             before = served_build(alpha)
             seal = renamed_seal(demo_seals, alpha, tmp_path / f"seal-{alpha}")
             assert publish_seal(str(seal), str(lake)).status == "published"
-            wait_until(lambda: served_build(alpha) != before, 20, f"the server serves {alpha}'s new build")
+            wait_until(lambda: served_build(alpha) != before, f"the server serves {alpha}'s new build")
 
         first = {path: get(path, test_only) for path in (SIGNIFICANCE, *LISTS)}
         for path, answer in first.items():

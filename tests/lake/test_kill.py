@@ -41,6 +41,7 @@ from pipeline.publish import publish_seal
 from serve.app import create_app
 from serve.settings import Settings
 from tests.api.conftest import fake_authenticate
+from tests.health_wait import wait_until
 from tests.lake.conftest import (
     ALPHA,
     FULL_REQUESTS,
@@ -50,7 +51,6 @@ from tests.lake.conftest import (
     content_id_of,
     content_of_build,
     pointer,
-    wait_until,
 )
 
 pytestmark = pytest.mark.slow
@@ -160,7 +160,7 @@ def kill_at(
 ) -> tuple[float, bool]:
     """SIGKILL `process` `delay` seconds after `started()` first holds; returns (the time from
     `started()` to the kill, whether the process was still running when killed)."""
-    wait_until(lambda: started() or process.poll() is not None, 120, "the process starts its work", 0.002)
+    wait_until(lambda: started() or process.poll() is not None, "the process starts its work", interval=0.002)
     begun = time.monotonic()
     time.sleep(delay)
     running = process.poll() is None
@@ -174,9 +174,9 @@ def work_window(
 ) -> tuple[float, float]:
     """When nobody kills the process: seconds from `started()` first holding to `done()` holding,
     and to the process's exit."""
-    wait_until(lambda: started() or process.poll() is not None, 120, "the process starts its work", 0.002)
+    wait_until(lambda: started() or process.poll() is not None, "the process starts its work", interval=0.002)
     begun = time.monotonic()
-    wait_until(lambda: done() or process.poll() is not None, 120, "the process does its work", 0.002)
+    wait_until(lambda: done() or process.poll() is not None, "the process does its work", interval=0.002)
     finished = time.monotonic() - begun
     output, _ = process.communicate(timeout=120)
     assert process.returncode == 0, output.decode(errors="replace")

@@ -27,6 +27,7 @@ from datasets import catalog, catalogue_index, layout, retention
 from datasets.reader import LakeReader
 from datasets.storage import Storage
 from pipeline.publish import publish_seal
+from tests.health_wait import wait_until
 from tests.lake.conftest import (
     ALPHA,
     REPO,
@@ -36,7 +37,6 @@ from tests.lake.conftest import (
     comparable,
     content_of_build,
     serving,
-    wait_until,
 )
 
 pytestmark = pytest.mark.e2e
@@ -192,7 +192,7 @@ def check_storm(
     try:
         first = publisher.publish([versions[-1]])[0]["build_id"]  # each round then starts with v1
         with serving(root, key, folder, workers=2, refresh_seconds=REFRESH) as served:
-            wait_until(lambda: serves(served, first), 30, "both workers serve the first build")
+            wait_until(lambda: serves(served, first), "both workers serve the first build")
             spans, durations = [], []
             started = time.monotonic()
             with Load(served, complete) as load:
@@ -201,8 +201,10 @@ def check_storm(
                     done = publisher.publish(versions)
                     durations.append(time.monotonic() - begun)
                     spans.append(done[-1]["at"] - done[0]["at"])
-                    time.sleep(REFRESH)
-                time.sleep(2 * REFRESH)
+                    time.sleep(REFRESH)  # the storm's pace: a refresh between two rounds
+                # The clients go on until they have read enough to show something (20 answers a
+                # round), however slowly a busy machine lets them.
+                wait_until(lambda: load.answers >= 20 * rounds, f"{20 * rounds} answers to the clients")
             elapsed = time.monotonic() - started
             assert served.process.poll() is None, served.output()
         print(
@@ -213,7 +215,6 @@ def check_storm(
         assert not load.failures, f"{len(load.failures)} bad answers, first ones:\n" + "\n".join(
             load.failures[:20]
         )
-        assert load.answers >= 20 * rounds, load.answers
         assert len(load.versions) >= 2, load.versions  # the clients saw the storm
     finally:
         publisher.close()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
 import uuid
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 import redis
@@ -79,3 +81,79 @@ def make_limiter(request: pytest.FixtureRequest) -> Iterator[Callable[[], Limite
 @pytest.fixture
 def limiter(make_limiter: Callable[[], Limiter]) -> Limiter:
     return make_limiter()
+
+
+class RetryClock:
+    """Stands in for the `time` module of serve/limits/redis_backend.py, whose one use of it is
+    `time.monotonic()`: when Redis was last found failing, and whether `RETRY_SECONDS` have passed
+    since. The test moves it on instead of sleeping, so what is counted per retry interval does not
+    depend on how fast the machine runs the requests."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def retry_clock(monkeypatch: pytest.MonkeyPatch) -> RetryClock:
+    from serve.limits import redis_backend
+
+    clock = RetryClock()
+    monkeypatch.setattr(redis_backend, "time", clock)
+    return clock
+
+
+class SilentServer:
+    """A TCP port that accepts connections (the kernel's backlog) and never answers, like a frozen
+    Redis; counts the connections made to it (each contact of a limiter: redis-py drops a
+    connection whose read timed out, so the next contact opens another)."""
+
+    def __init__(self) -> None:
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(1024)
+        self._listener.setblocking(False)
+        self._held: list[socket.socket] = []
+        self.url = f"redis://127.0.0.1:{self._listener.getsockname()[1]}/0"
+
+    def connections(self) -> int:
+        """Connections made so far: every connect that returned is in the backlog, so taking
+        them all now counts exactly, with no race against a thread."""
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except BlockingIOError:
+                return len(self._held)
+            self._held.append(sock)  # held, never answered
+
+    def close(self) -> None:
+        for sock in self._held:
+            sock.close()
+        self._listener.close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[SilentServer]:
+    server = SilentServer()
+    yield server
+    server.close()
+
+
+class CountedCommands:
+    """Counts the commands a limiter's Redis client sends (each one a contact with Redis)."""
+
+    def __init__(self, limiter: Limiter, monkeypatch: pytest.MonkeyPatch) -> None:
+        client = limiter._client  # type: ignore[attr-defined]
+        send = client.execute_command
+        self.count = 0
+
+        def counted(*args: Any, **options: Any) -> Any:
+            self.count += 1
+            return send(*args, **options)
+
+        monkeypatch.setattr(client, "execute_command", counted)

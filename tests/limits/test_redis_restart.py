@@ -7,7 +7,6 @@ each counter from it, and during the outage the ledger counts.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from serve.identity import open_store
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, Limits, open_limiter
 from serve.limits.redis_backend import RETRY_SECONDS
+from tests.limits.conftest import CountedCommands, RetryClock
 from tests.private_redis import PrivateRedis
 
 NOW = datetime(2030, 1, 15, 12, 0, 30, tzinfo=UTC)
@@ -99,7 +99,7 @@ def test_a_failure_writes_what_redis_last_said_before_counting_locally(
 
 
 def test_an_outage_counts_in_the_ledger_and_redis_resumes_from_it(
-    private_redis: PrivateRedis, ledger: SqlUsageLedger
+    private_redis: PrivateRedis, ledger: SqlUsageLedger, retry_clock: RetryClock
 ) -> None:
     daily = Limits(**ROOMY_RATES, per_day=40, monthly_requests=None)
     workers = [open_limiter(private_redis.url, ledger=ledger) for _ in range(2)]
@@ -111,27 +111,33 @@ def test_an_outage_counts_in_the_ledger_and_redis_resumes_from_it(
     assert sum(admitted(worker, daily, 10) for worker in workers) == 20
     assert workers[0].usage("k", daily, NOW)["day"] == 30  # usage answers during the outage
     private_redis.start()
-    time.sleep(RETRY_SECONDS + 0.1)
+    retry_clock.advance(RETRY_SECONDS)
     # Redis is asked again; it starts from the ledger's 30, so 10 more are admitted in all.
     assert sum(admitted(worker, daily, 10) for worker in workers) == 10
     assert workers[1].usage("k", daily, NOW)["remaining_day"] == 0
 
 
 def test_a_frozen_redis_enforces_locally_then_resumes(
-    private_redis: PrivateRedis, ledger: SqlUsageLedger
+    private_redis: PrivateRedis,
+    ledger: SqlUsageLedger,
+    retry_clock: RetryClock,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     limits = Limits(per_second=5, per_minute=1000, per_day=1000, monthly_requests=None)
     limiter = open_limiter(private_redis.url, ledger=ledger)
+    commands = CountedCommands(limiter, monkeypatch)
     private_redis.freeze()
     try:
-        started = time.perf_counter()
         codes = [limiter.hit("k", limits, NOW).error_code for _ in range(20)]
-        elapsed = time.perf_counter() - started
     finally:
         private_redis.thaw()
     assert codes == [None] * 5 + ["rate_limit_second"] * 15
-    assert elapsed < 0.25  # one timeout for the first request, none for the 19 others
-    time.sleep(RETRY_SECONDS + 0.1)
+    # One timeout for the first request (the one command sent to the frozen Redis), none for the
+    # 19 others: they are counted locally until the retry interval has passed.
+    assert commands.count == 1
+    assert limiter.in_outage  # type: ignore[attr-defined]
+    retry_clock.advance(RETRY_SECONDS)
     later = datetime(2030, 1, 15, 12, 0, 31, tzinfo=UTC)
     assert limiter.hit("k", limits, later).allowed
+    assert commands.count >= 2  # Redis asked again
     assert not limiter.in_outage  # type: ignore[attr-defined]

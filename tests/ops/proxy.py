@@ -25,6 +25,8 @@ class TcpProxy:
         self._lock = threading.Lock()
         self._stopped = False
         self.frozen = threading.Event()
+        self.swallowed = 0
+        """Bytes received while frozen and never passed on: a test waits for a request to be stuck."""
         threading.Thread(target=self._accept, daemon=True).start()
 
     def freeze(self) -> None:
@@ -58,6 +60,8 @@ class TcpProxy:
         try:
             while data := source.recv(65536):
                 if self.frozen.is_set():
+                    with self._lock:
+                        self.swallowed += len(data)
                     continue  # swallowed: the peer waits for an answer that never comes
                 target.sendall(data)
         except OSError:

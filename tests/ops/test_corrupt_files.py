@@ -23,13 +23,13 @@ from urllib.parse import urlsplit
 import pytest
 
 from serve.identity import open_store
-from tests.lake.conftest import Served, serving, wait_until
+from tests.health_wait import wait_until
+from tests.lake.conftest import Served, serving
 from tests.ops.keys import issue_key
 
 pytestmark = pytest.mark.e2e
 
 REFRESH = 0.5
-SETTLE = 10 * REFRESH + 3  # a few refresh intervals plus a health probe, on a loaded machine
 
 
 def pnl(alpha: str) -> str:
@@ -115,11 +115,11 @@ def test_a_served_file_with_flipped_bytes_answers_503_never_a_wrong_number(
             return None
         return after
 
-    after = wait_until(refused, SETTLE, "the damaged build answers 503")
+    after = wait_until(refused, "the damaged build answers 503")
     assert after["error"]["code"] == "upstream_unavailable", after
     status, other = served.get(f"/v1/alphas/{alpha}/books")  # every route of the damaged build
     assert (status, other["error"]["code"]) == (503, "upstream_unavailable"), other
-    wait_until(lambda: degraded(served).get(alpha) == "corrupt_file", SETTLE, "health names the build")
+    wait_until(lambda: degraded(served).get(alpha) == "corrupt_file", "health names the build")
     assert served.get(pnl(alpha))[0] == 503  # for good
 
 
@@ -145,7 +145,7 @@ def test_a_damaged_export_is_503_never_a_200_with_other_bytes(
     assert status == 503, f"{status} with {len(body)} bytes"
     assert error_code(body) == "export_download_unavailable"
     assert json.loads(body)["error"]["details"] == {"reason": reason}
-    wait_until(lambda: degraded(served).get(alpha) == reason, SETTLE, "health names the build")
+    wait_until(lambda: degraded(served).get(alpha) == reason, "health names the build")
     assert served.get(pnl(alpha))[0] == 503  # the export is a file of the build: the build is damaged
 
 
@@ -162,10 +162,10 @@ def test_a_corrupt_source_archive_is_503_and_health_says_so_until_restored(
     status, body = fetch(served, signed["data"]["url"])
     assert status == 503, f"{status} with {len(body)} bytes"
     assert error_code(body) == "source_download_unavailable"
-    wait_until(lambda: degraded(served).get(alpha) == "corrupt_archive", SETTLE, "health names the alpha")
+    wait_until(lambda: degraded(served).get(alpha) == "corrupt_archive", "health names the alpha")
     assert served.get(pnl(alpha))[0] == 200  # the build itself is whole: its routes are served
 
     archive.write_bytes(original)
-    wait_until(lambda: alpha not in degraded(served), SETTLE, "health ok once the archive is restored")
+    wait_until(lambda: alpha not in degraded(served), "health ok once the archive is restored")
     status, content = fetch(served, signed["data"]["url"])
     assert status == 200 and hashlib.sha256(content).hexdigest() == signed["data"]["sha256"]

@@ -1,11 +1,14 @@
-"""Every dependency failure maps to its documented answer, quickly, and never leaks detail."""
+"""Every dependency failure maps to its documented answer, never hangs, and never leaks detail.
+
+Each call to a dead backend runs under `returns`, which fails the test instead of hanging the
+suite; what is asserted is the answer, not how long it took (issue 33, item 15).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from serve.identity.tokens import generate_token
 from serve.limits import MemoryLimiter, open_limiter
 from serve.settings import Settings
 from tests.conftest import backend_unavailable
-from tests.health_wait import down_is, health_when, is_ok
+from tests.health_wait import down_is, health_when, is_ok, returns
 from tests.ops.conftest import AppFactory, assert_error, bearer, refresh_lake
 from tests.ops.keys import issue_key
 from tests.ops.proxy import TcpProxy, closed_port
@@ -89,15 +92,15 @@ def test_s3_endpoint_on_a_closed_port(make_client: AppFactory, monkeypatch: pyte
     S3FileSystem.clear_instance_cache()
     try:
         client = make_client(lake="s3://nowhere/lake")
-        started = time.monotonic()
-        assert_error(client.get("/v1/alphas", headers=bearer("member")), 503, "upstream_unavailable")
-        assert_error(
-            client.get("/v1/benchmarks/SPY/daily", headers=bearer("member")), 503, "benchmark_unavailable"
-        )
-        assert_error(client.get("/v1/admin/builds", headers=bearer("admin")), 503, "upstream_unavailable")
+
+        def get(path: str, token: str) -> Any:
+            return returns(lambda: client.get(path, headers=bearer(token)), path)  # retries bounded
+
+        assert_error(get("/v1/alphas", "member"), 503, "upstream_unavailable")
+        assert_error(get("/v1/benchmarks/SPY/daily", "member"), 503, "benchmark_unavailable")
+        assert_error(get("/v1/admin/builds", "admin"), 503, "upstream_unavailable")
         body = health(client)
         assert body["status"] == "degraded" and "lake" in body["down"]
-        assert time.monotonic() - started < 15  # bounded retries, no hang
     finally:
         S3FileSystem.clear_instance_cache()
 
@@ -137,10 +140,8 @@ def test_key_store_on_a_closed_port(lake_copy: Path) -> None:
     # The server still starts (no crash loop) and answers within the connect timeout.
     app = create_app(Settings(lake=str(lake_copy), keystore_url=url), limiter=MemoryLimiter())
     with TestClient(app=app) as client:
-        started = time.monotonic()
         token = generate_token("live").token  # well-formed, so the store must be asked
-        response = client.get("/v1/alphas", headers={"Authorization": f"Bearer {token}"})
-        assert time.monotonic() - started < 6
+        response = returns(lambda: client.get("/v1/alphas", headers={"Authorization": f"Bearer {token}"}))
         error = assert_error(response, 503, "upstream_unavailable")
         assert "5432" not in error["message"] and "postgres" not in error["message"].lower()
         body = health(client)
@@ -188,7 +189,6 @@ def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp
     limiter = open_limiter(f"redis://127.0.0.1:{closed_port()}/0", ledger=SqlUsageLedger(store))
     app = create_app(Settings(lake=str(lake_copy)), store=store, limiter=limiter)
     with TestClient(app=app) as client:
-        started = time.monotonic()
         for used in (1, 2):
             response = client.get("/v1/alphas", headers=tight.headers)
             assert response.status_code == 200
@@ -200,7 +200,6 @@ def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp
         assert refused["details"]["window"] == "day"
         usage = client.get(f"/v1/admin/keys/{tight.key_id}/usage", headers=admin.headers)
         assert usage.status_code == 200 and usage.json()["data"]["usage"]["remaining_day"] == 0
-        assert time.monotonic() - started < 3
         body = health(client)
         assert body["status"] == "degraded" and body["down"] == ["limiter"]
     store.close()

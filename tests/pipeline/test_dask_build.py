@@ -42,6 +42,7 @@ from pipeline.dask_build import (
     scheduler_address,
 )
 from pipeline.seal_limits import SealLimits
+from tests.health_wait import HANG_LIMIT
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.factory import write_factory_seal
 from tests.s3_server import free_port
@@ -70,7 +71,7 @@ def dask_url(cluster: Any) -> str:
 @pytest.fixture
 def client(cluster: Any) -> Iterator[Any]:
     with distributed.Client(cluster, set_as_default=False) as dask_client:
-        dask_client.wait_for_workers(2, timeout=60)
+        dask_client.wait_for_workers(2, timeout=HANG_LIMIT)
         yield dask_client
 
 
@@ -504,7 +505,7 @@ def test_a_fifo_manifest_never_holds_up_the_client(factory_seal: Path, tmp_path:
     found: list[list[str]] = []
     reader = threading.Thread(target=lambda: found.append(dask_build.seal_targets([str(seal)])), daemon=True)
     reader.start()
-    reader.join(timeout=20)
+    reader.join(timeout=HANG_LIMIT)  # blocked on the fifo, it would never return
     if reader.is_alive():  # blocked opening the fifo: a writer that closes at once lets it go
         os.close(os.open(seal / "manifest.json", os.O_WRONLY | os.O_NONBLOCK))
         reader.join(timeout=20)
