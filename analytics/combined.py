@@ -230,23 +230,21 @@ def weighting_of(
     ids: tuple[str, ...] | None,
     name: str,
     problems: dict[str, str],
-    unreadable: str | None = None,
 ) -> Weighting | None:
     """The weighting of the set `name` (`alphas` of combine, `reference` of contribution) from the
     `weighting` (`method`), `weights`, `shrinkage` and `fit_to` parameters, one rule for both
     routes; each broken one is added to `problems`. `ids`: the set, None when its list is broken
-    (the weights are then not counted). `unreadable`: the rule the weights' text broke before they
-    were numbers (the server's parse), said in the place of the values' rule. None: no weighting
-    asked (a contribution's book as it grew)."""
+    (the weights are then not counted). None: no weighting asked (a contribution's book as it
+    grew)."""
     shown = "absent" if method is None else method
     if method is not None and method not in choices.WEIGHTINGS:  # the server's parser refused it
         problems["weighting"] = f"one of {', '.join(choices.WEIGHTINGS)}"
     given = None
-    if weights is not None or unreadable is not None:
+    if weights is not None:
         if method != "given":
             problems["weights"] = f"only with weighting=given (weighting is {shown})"
         elif ids is not None:
-            rule = unreadable if weights is None else _given_weights_rule(weights, len(ids), name)
+            rule = _given_weights_rule(weights, len(ids), name)
             if rule is None:
                 given = weights
             else:
@@ -637,7 +635,6 @@ def combine_weighting(
     shrinkage: float | None,
     fit_to: date | None,
     window: Window,
-    unreadable: str | None = None,
 ) -> Weighting:
     """The weighting of the set `ids` (`alphas`, 2 to MAX_SET of them), or one BadParameters
     naming every broken parameter (`weighting_of`)."""
@@ -652,7 +649,6 @@ def combine_weighting(
         ids if problem is None else None,
         "alphas",
         problems,
-        unreadable,
     )
     if problems:
         raise BadParameters(problems)

@@ -139,7 +139,6 @@ def contribution_parameters(
     shrinkage: float | None,
     fit_to: date | None,
     window: Window,
-    unreadable: str | None = None,
 ) -> Weighting | None:
     """The weighting of the reference set (`reference`: the ids named, 1 to MAX_SET of them; None:
     the production default), None for the book as it grew; or one BadParameters naming every
@@ -162,7 +161,6 @@ def contribution_parameters(
         None if problems else reference,
         "reference",
         problems,
-        unreadable,
     )
     if problems:
         raise BadParameters(problems)

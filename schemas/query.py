@@ -13,9 +13,10 @@ a Struct inheriting a page of `limit, offset` would put them first.
 What a Struct's types cannot say is in `Meta.extra`:
 - `enum`: the accepted values of a string, in documentation order (matched case-insensitively);
 - `read`: `tickers` for a symbol list, `list` for a comma-separated list of free-text items (a
-  string with `max_length` is free text checked against it); both are a string on the wire (its
-  `pattern` and `max_length` are the text's) and a `tuple[str, ...]` in the Struct: the parser
-  checks the text and splits it once, so no handler splits a parameter;
+  string with `max_length` is free text checked against it), `numbers` for a comma-separated list
+  of plain decimals; each is a string on the wire (its `pattern` and `max_length` are the text's)
+  and a tuple in the Struct (`tuple[str, ...]`, `tuple[float, ...]`): the parser checks the text
+  and splits it once, so no handler splits a parameter;
 - `repeat`: the parameter may be given more than once; its values are joined by commas (a `list`);
 - `note`: a remark added to the `enum` rule's message;
 - `missing`: the rule a missing required parameter breaks, when "is required" is not enough;
@@ -100,6 +101,11 @@ Symbols = Union[  # noqa: UP007 (a `|` cannot join an Annotated alias and None a
 def tickers(text: str) -> tuple[str, ...]:
     """The tickers of a checked `symbol` value (`Symbols`), upper-cased, first occurrence first."""
     return tuple(dict.fromkeys(t.strip(" \t").upper() for t in text.split(",")))
+
+
+def numbers(text: str) -> tuple[float, ...]:
+    """The decimals of a checked `numbers` value, in the order given."""
+    return tuple(float(item) for item in text.split(","))
 
 
 def items(text: str) -> tuple[str, ...]:
@@ -570,9 +576,10 @@ Weighting = Annotated[
 /analytics/contribution weights its reference set when asked to (one declaration, one rule:
 `analytics.combined.weighting_of`)."""
 Weights = Annotated[
-    str,
+    tuple[float, ...],
     Meta(
         max_length=MAX_SET * 32,
+        extra={"read": "numbers"},
         description="With weighting=given: one weight per alpha, in the order of `alphas`, "
         "comma-separated decimals (fractions of the book's capital, used as given), each in "
         f"[-{MAX_WEIGHT:g}, {MAX_WEIGHT:g}] and not all zero (sum |w| > 0). Weights under which the "
@@ -775,6 +782,7 @@ _TYPES: dict[Any, str] = {
     dt.date: "date",
     str: "string",
     tuple[str, ...]: "string",  # a list (`read`): comma-separated text on the wire
+    tuple[float, ...]: "string",  # numbers (`read`): comma-separated decimals on the wire
 }
 
 

@@ -145,6 +145,8 @@ class QueryParams:
             return self.tickers(param.name)
         if param.read == "list":
             return self.items(param.name, param.max_length)
+        if param.read == "numbers":
+            return self.numbers(param.name, param.max_length)
         if param.max_length is not None:
             return self.text(param.name, param.max_length)
         return self.values[param.name]
@@ -254,6 +256,18 @@ class QueryParams:
             self.fail(name, "must list non-empty values separated by commas (or the parameter repeated)")
             return None
         return declared.items(text)
+
+    def numbers(self, name: str, max_length: int | None) -> tuple[float, ...] | None:
+        """A comma-separated list of plain decimals (`schemas.query.numbers`): each item as the
+        number rule of every numeric parameter reads one (ASCII digits, no nan or inf)."""
+        text = self.values[name]
+        if max_length is not None and len(text) > max_length:
+            self.fail(name, f"must be at most {max_length} characters")
+            return None
+        if any(not NUMBER_PATTERN.fullmatch(item) for item in text.split(",")):
+            self.fail(name, "comma-separated plain decimals, one per alpha (no nan, inf or empty item)")
+            return None
+        return declared.numbers(text)
 
     def text(self, name: str, max_length: int) -> str | None:
         value = self.values[name]

@@ -43,24 +43,11 @@ from schemas.bodies.rows import CombinedRow
 from schemas.query import CombineQuery, ContributionQuery
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
-from serve.params import NUMBER_PATTERN
 from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 BOOK = choices.DEFAULT_BOOK
-
-
-def weights_of(text: str | None) -> tuple[tuple[float, ...] | None, str | None]:
-    """`weights=` as numbers, or the rule its text breaks (`analytics.combined.weighting_of` says it
-    in the place of the values' rules)."""
-    if text is None:
-        return None, None
-    items = text.split(",")
-    # The number rule of every numeric parameter (ASCII digits: `\d` would take any Unicode digit).
-    if any(not NUMBER_PATTERN.fullmatch(item) for item in items):
-        return None, "comma-separated plain decimals, one per alpha (no nan, inf or empty item)"
-    return tuple(float(item) for item in items), None
 
 
 @route(
@@ -86,10 +73,7 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
     args = ctx.args()
     window: Window = (args.start, args.end)
     ids = args.alphas
-    weights, unreadable = weights_of(args.weights)
-    weighting = combine_weighting(
-        ids, args.weighting, weights, args.shrinkage, args.fit_to, window, unreadable
-    )
+    weighting = combine_weighting(ids, args.weighting, args.weights, args.shrinkage, args.fit_to, window)
     require_readable(ctx.access, "ledger")
     snapshot = ctx.reader.snapshot()
     catalogue = snapshot.catalogue
@@ -146,9 +130,8 @@ async def get_contribution(
     args = ctx.args()
     window: Window = (args.start, args.end)
     given = args.reference
-    weights, unreadable = weights_of(args.weights)
     weighting = contribution_parameters(
-        given, args.weighting, weights, args.shrinkage, args.fit_to, window, unreadable
+        given, args.weighting, args.weights, args.shrinkage, args.fit_to, window
     )
     require_readable(ctx.access, "ledger")
     snapshot = ctx.reader.snapshot()
