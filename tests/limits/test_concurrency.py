@@ -10,7 +10,9 @@ from datetime import UTC, datetime
 import pytest
 
 from serve.limits import Limiter, Limits, open_limiter
+from tests.health_wait import HANG_LIMIT
 from tests.limits.concurrent_workers import burst, hit_from_threads
+from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS
 
 FIVE_PER_SECOND = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
 # Far in the future, so every request falls in the same second whatever the wall clock does.
@@ -40,14 +42,14 @@ def test_fifty_requests_from_two_processes_admit_exactly_five(redis_url: str, re
     ]
     for process in processes:
         process.start()
-    admitted = [allowed for _ in processes for allowed in results.get(timeout=60)]
+    admitted = [allowed for _ in processes for allowed in results.get(timeout=HANG_LIMIT)]
     for process in processes:
-        process.join(timeout=30)
+        process.join(timeout=HANG_LIMIT)
         assert process.exitcode == 0
 
     assert len(admitted) == 50
     assert sum(admitted) == 5
 
-    with open_limiter(redis_url, key_prefix=redis_prefix) as reader:
+    with open_limiter(redis_url, key_prefix=redis_prefix, timeout_seconds=COUNTING_TIMEOUT_SECONDS) as reader:
         usage = reader.usage("shared-key", FIVE_PER_SECOND, FIXED_NOW)
     assert (usage["second"], usage["minute"], usage["day"], usage["month"]) == (5, 5, 5, 5)

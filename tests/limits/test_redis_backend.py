@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from serve.limits import Limits, RedisLimiter, open_limiter, redis_backend
+from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS
 
 pytestmark = pytest.mark.redis
 
@@ -34,7 +35,7 @@ def test_counters_use_documented_key_names_and_expire_after_their_window(
         "day": f"ar:rl:{key_id}:day:{int(datetime(2030, 12, 31, tzinfo=UTC).timestamp())}",
         "month": f"ar:rl:{key_id}:month:{int(datetime(2030, 12, 1, tzinfo=UTC).timestamp())}",
     }
-    limiter = open_limiter(redis_url)
+    limiter = open_limiter(redis_url, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     try:
         assert limiter.hit(key_id, ENVELOPE, now).allowed
         assert sorted(k.decode() for k in client.scan_iter(match=f"ar:rl:{key_id}:*")) == sorted(
@@ -61,7 +62,7 @@ def test_script_missing_from_the_cache_falls_back_to_eval(
     # An unknown digest is what EVALSHA meets after a restart or SCRIPT FLUSH; flushing the real
     # cache would disturb other tests sharing this Redis.
     monkeypatch.setattr(redis_backend, "ADMIT_SCRIPT_SHA", "0" * 40)
-    limiter = RedisLimiter(redis_url, key_prefix=redis_prefix)
+    limiter = RedisLimiter(redis_url, key_prefix=redis_prefix, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     try:
         now = datetime(2030, 1, 1, tzinfo=UTC)
         assert [limiter.hit("k", Limits(2, 9, 9, 9), now).allowed for _ in range(3)] == [True, True, False]
@@ -72,7 +73,7 @@ def test_script_missing_from_the_cache_falls_back_to_eval(
 
 
 def test_ping_succeeds_on_a_live_redis(redis_url: str) -> None:
-    limiter = open_limiter(redis_url)
+    limiter = open_limiter(redis_url, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     try:
         limiter.ping()
     finally:

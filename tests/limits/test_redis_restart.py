@@ -17,7 +17,7 @@ from serve.identity import open_store
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, Limits, open_limiter
 from serve.limits.redis_backend import RETRY_SECONDS
-from tests.limits.conftest import CountedCommands, RetryClock
+from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, CountedCommands, RetryClock
 from tests.private_redis import PrivateRedis
 
 NOW = datetime(2030, 1, 15, 12, 0, 30, tzinfo=UTC)
@@ -37,7 +37,7 @@ def admitted(limiter: Limiter, limits: Limits, count: int, key: str = "k") -> in
 
 def test_a_restarted_redis_keeps_the_month(private_redis: PrivateRedis, ledger: SqlUsageLedger) -> None:
     monthly = Limits(**ROOMY_RATES, per_day=1000, monthly_requests=30)
-    limiter = open_limiter(private_redis.url, ledger=ledger)
+    limiter = open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     assert admitted(limiter, monthly, 20) == 20
     limiter.sync()  # what the sync thread does every second
     private_redis.kill()
@@ -45,7 +45,7 @@ def test_a_restarted_redis_keeps_the_month(private_redis: PrivateRedis, ledger: 
     assert admitted(limiter, monthly, 20) == 10  # was 20: the month had been reset to 0
     assert limiter.hit("k", monthly, NOW).error_code == "quota_exceeded"
     # A worker started after the restart (no copy of the floors) reads the ledger.
-    fresh = open_limiter(private_redis.url, ledger=ledger)
+    fresh = open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     assert fresh.usage("k", monthly, NOW)["month"] == 30
     assert admitted(fresh, monthly, 5) == 0
 
@@ -56,7 +56,10 @@ def test_a_restart_nobody_saw_starts_from_the_ledger_not_a_workers_old_copy(
     """Worker A's copy of the ledger predates worker B's counts; after an empty restart that no
     call saw fail, A must not restore Redis from its copy (the script asks for the ledger afresh)."""
     monthly = Limits(**ROOMY_RATES, per_day=1000, monthly_requests=12)
-    a, b = (open_limiter(private_redis.url, ledger=ledger) for _ in range(2))
+    a, b = (
+        open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
+        for _ in range(2)
+    )
     assert admitted(a, monthly, 2) == 2
     a.sync()  # A's copy: 2
     assert admitted(b, monthly, 6) == 6
@@ -72,7 +75,7 @@ def test_counts_not_yet_synced_are_the_documented_bound(
 ) -> None:
     """Requests admitted after the last sync are lost with Redis: at most one sync interval's."""
     monthly = Limits(**ROOMY_RATES, per_day=1000, monthly_requests=30)
-    limiter = open_limiter(private_redis.url, ledger=ledger)
+    limiter = open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     assert admitted(limiter, monthly, 12) == 12
     limiter.sync()
     assert admitted(limiter, monthly, 3) == 3  # not synced when Redis dies
@@ -87,7 +90,7 @@ def test_a_failure_writes_what_redis_last_said_before_counting_locally(
     """Admissions since the last sync are not lost when Redis dies: the worker writes Redis's last
     answer to the ledger before its first local count, and counts the second on from it."""
     limits = Limits(per_second=8, per_minute=100_000, per_day=1000, monthly_requests=30)
-    limiter = open_limiter(private_redis.url, ledger=ledger)
+    limiter = open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     assert admitted(limiter, limits, 6) == 6  # never synced
     private_redis.kill()
     # Same second: 2 more, not 8 more; then the month ends at exactly 30.
@@ -102,7 +105,10 @@ def test_an_outage_counts_in_the_ledger_and_redis_resumes_from_it(
     private_redis: PrivateRedis, ledger: SqlUsageLedger, retry_clock: RetryClock
 ) -> None:
     daily = Limits(**ROOMY_RATES, per_day=40, monthly_requests=None)
-    workers = [open_limiter(private_redis.url, ledger=ledger) for _ in range(2)]
+    workers = [
+        open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
+        for _ in range(2)
+    ]
     assert sum(admitted(worker, daily, 5) for worker in workers) == 10
     for worker in workers:
         worker.sync()

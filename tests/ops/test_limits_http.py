@@ -32,10 +32,10 @@ def limiter(request: pytest.FixtureRequest) -> Iterator[Any]:
     if request.param == "memory":
         yield open_limiter("memory://")
         return
-    from tests.limits.conftest import delete_prefix, redis_or_skip
+    from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, delete_prefix, redis_or_skip
 
     prefix = f"ar:rltest:{uuid.uuid4().hex}"
-    opened = open_limiter(redis_or_skip(), key_prefix=prefix)
+    opened = open_limiter(redis_or_skip(), key_prefix=prefix, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     yield opened
     opened.close()
     delete_prefix(prefix)
