@@ -401,7 +401,7 @@ class Combined:
         page = slice(offset, offset + limit)
         dates = self.days[page].astype("datetime64[D]").tolist()
         columns = [self.period[page], self.cumulative[page], self.drawdown_pct[page]]
-        spy = [None] * len(dates) if self.benchmark is None else _nullable(self.benchmark[page])
+        market = [None] * len(dates) if self.benchmark is None else _nullable(self.benchmark[page])
         return [
             CombinedRow(
                 date=day,
@@ -410,7 +410,7 @@ class Combined:
                 drawdown_pct=float(d),
                 benchmark_cumulative_return=b,
             )
-            for day, r, c, d, b in zip(dates, *columns, spy, strict=True)
+            for day, r, c, d, b in zip(dates, *columns, market, strict=True)
         ]
 
 
@@ -610,13 +610,13 @@ def combined(
         judged.returns, weights, period, book.risk_free, judged.risk_free_reason, turnover
     )
     matrix = correlation_matrix(judged.returns)
-    spy = None if benchmark is None else benchmark_cumulative(benchmark, judged.days)
+    market = None if benchmark is None else benchmark_cumulative(benchmark, judged.days)
     return Combined(
         judged.days,
         period,
         cumulative,
         drawdown_pct,
-        spy,
+        market,
         alphas=list(judged.ids),
         weighting=weighting.method,
         shrinkage=book.shrinkage,

@@ -63,7 +63,7 @@ from analytics.inputs import require_built
 from analytics.policy import Policy, load_policy
 from datasets import answers
 from datasets.catalogue_snapshot import CatalogueSnapshot
-from datasets.faults import BenchmarkMissing, CatalogueIncomplete
+from datasets.faults import CatalogueIncomplete
 from datasets.queries import Page, page_of
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
@@ -243,7 +243,7 @@ class Figures:
         """`/v1/analytics/combine` of the set `alphas` (long_short books, from the catalogue's
         matrices). The answer's pages are `rows(limit, offset)` (the `data` of the route's pages,
         `CombinedRow`s), its `meta` keys as attributes (`weights`, `figures`, `correlation`...), its
-        series `days`, `period`, `cumulative`, `drawdown_pct` and `benchmark` (SPY's cumulative
+        series `days`, `period`, `cumulative`, `drawdown_pct` and `benchmark` (the market benchmark's cumulative
         return) as arrays."""
         ids = tuple(alphas)
         window = (start, end)
@@ -309,13 +309,12 @@ class Figures:
         return snapshot
 
     def _market(self) -> BenchmarkSeries:
-        """The market benchmark's daily series (SPY), as the server reads it: `BenchmarkMissing`
+        """The market benchmark's daily series (`schemas.wire.MARKET_BENCHMARK`), as the server reads it: `BenchmarkMissing`
         when the lake does not publish it."""
         symbol = wire.MARKET_BENCHMARK
-        found = self.reader.benchmark(symbol)
-        if found is None:
-            raise BenchmarkMissing(symbol, configured=False)
-        return benchmark_series(self.reader.view(found), symbol)
+        view = self.reader.benchmark_view(symbol)
+        assert view is not None  # opened, or BenchmarkMissing raised
+        return benchmark_series(view, symbol)
 
     @staticmethod
     def _everything(snapshot: CatalogueSnapshot) -> np.ndarray:

@@ -53,7 +53,13 @@ import pyarrow.compute as pc
 from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView, manifest_problem
 from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
-from datasets.faults import BuildDamaged, LakeUnavailable, WorkerResourceExhausted, lake_errors
+from datasets.faults import (
+    BenchmarkMissing,
+    BuildDamaged,
+    LakeUnavailable,
+    WorkerResourceExhausted,
+    lake_errors,
+)
 from datasets.integrity import ArchiveChecks, VerifiedFiles, local_stats
 from datasets.local_cache import LocalCache, served_files
 from datasets.screener import Screener
@@ -247,6 +253,19 @@ class LakeReader:
         if catalogue.failure is not None:
             raise LakeUnavailable(catalogue.failure)
         return catalogue.benchmarks.get(symbol)
+
+    def benchmark_view(self, symbol: str, *, ready_only: bool = False) -> BuildView | None:
+        """The served build of benchmark `symbol`, opened: the one way anything reads a benchmark
+        (the server's routes, a notebook's figures). `BenchmarkMissing` when the lake publishes no
+        such benchmark (`configured` False) or cannot read it (True). `ready_only`: None instead of
+        opening a build not open yet (no I/O: the server then opens it in a worker thread)."""
+        try:
+            build = self.benchmark(symbol)
+            if build is None:
+                raise BenchmarkMissing(symbol, configured=False)
+            return self.ready_view(build) if ready_only else self.view(build)
+        except LakeUnavailable as exc:
+            raise BenchmarkMissing(symbol, configured=True) from exc
 
     def builds(self) -> list[dict[str, Any]]:
         """Every build kept in the lake (`catalog.list_builds`), read now, not cached."""

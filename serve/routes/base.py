@@ -20,7 +20,6 @@ from analytics.access import Access
 from analytics.policy import Policy
 from datasets import answers
 from datasets.answers import Answer
-from datasets.faults import BenchmarkMissing, LakeUnavailable
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
 from schemas import wire
@@ -111,14 +110,11 @@ class Context(Generic[Q]):
     async def open_benchmark(self, symbol: str) -> BuildView:
         """The served build of benchmark `symbol`, the one way every route reads a benchmark;
         `BenchmarkMissing` (503 benchmark_not_configured or benchmark_unavailable) otherwise."""
-        try:
-            build = self.reader.benchmark(symbol)
-            if build is None:
-                raise BenchmarkMissing(symbol, configured=False)
-            view = self.reader.ready_view(build)
-            return view if view is not None else await to_thread.run_sync(self.reader.view, build)
-        except LakeUnavailable as exc:
-            raise BenchmarkMissing(symbol, configured=True) from exc
+        view = self.reader.benchmark_view(symbol, ready_only=True)
+        if view is None:
+            view = await to_thread.run_sync(self.reader.benchmark_view, symbol)
+        assert view is not None  # opened, or BenchmarkMissing raised
+        return view
 
     def validate_with(self, version: str) -> None:
         """This answer's data is fixed by `version` (a build id): it gets an ETag and may be a 304."""

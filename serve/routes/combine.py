@@ -79,10 +79,10 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
     catalogue = snapshot.catalogue
     sets.admitted(ctx.caller.may_read, catalogue, ids, "alphas")
     warnings = Warnings()
-    spy = None
+    market = None
     if ctx.caller.may_call(BENCHMARK_ENDPOINT):
-        spy = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
-    # The answer depends on the set's builds (their index rows and matrix rows), SPY's build and
+        market = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
+    # The answer depends on the set's builds (their index rows and matrix rows), the benchmark's build and
     # the parameters: never on another alpha.
     version = catalogue_tag(
         catalogue,
@@ -94,16 +94,16 @@ async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[Combined
         repr(weighting.shrinkage),
         repr(weighting.fit_to),
         repr(window),
-        "spy:" + ("withheld" if spy is None else spy.build_id),
+        "benchmark:" + ("withheld" if market is None else market.build_id),
         repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
     )
     ctx.validate_with("combine:" + version)
-    found = await to_thread.run_sync(partial(combination, snapshot, ids, window, weighting, spy, warnings))
+    found = await to_thread.run_sync(partial(combination, snapshot, ids, window, weighting, market, warnings))
     meta = ctx.meta(
         source=f"lake:catalogue_index@{version}",
         book=BOOK,
         window=window_echo(window),
-        benchmark=None if spy is None else BenchmarkEcho(symbol=spy.symbol, basis=spy.basis),
+        benchmark=None if market is None else BenchmarkEcho(symbol=market.symbol, basis=market.basis),
     )
     page = Page(found.rows(args.limit, args.offset), int(found.days.size))
     return ctx.collection(page, args.limit, args.offset, with_warnings(found.meta(meta), warnings.entries))

@@ -31,6 +31,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import FromPath
 from litestar.types import ControllerRouterHandler
 
+from schemas.wire import MARKET_BENCHMARK
 from serve.pages import ASSET_CACHE, DASHBOARD_PATH, PAGE_HEADERS, STATIC_DIR
 
 UI_DIR = STATIC_DIR / "ui"
@@ -43,7 +44,8 @@ MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; chars
 READMEs, licences) is not."""
 
 PAGE_TEMPLATE = UI_DIR / "dashboard.html"
-"""The page, with `{{assets}}` where the versioned asset URL goes."""
+"""The page, with `{{assets}}` where the versioned asset URL goes and `{{benchmark}}` the market
+benchmark's symbol."""
 
 DASHBOARD_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -85,9 +87,10 @@ ASSET_URL = f"{ASSET_PREFIX}/{ASSET_VERSION}"
 
 
 def page(template: str = "", asset_url: str = ASSET_URL) -> bytes:
-    """The HTML page with its asset URLs filled in."""
+    """The HTML page with its asset URLs and the market benchmark (`market.js` reads it) filled in."""
     text = template or PAGE_TEMPLATE.read_text(encoding="utf-8")
-    return text.replace("{{assets}}", html.escape(asset_url)).encode()
+    filled = text.replace("{{assets}}", html.escape(asset_url))
+    return filled.replace("{{benchmark}}", html.escape(MARKET_BENCHMARK)).encode()
 
 
 def routes() -> list[ControllerRouterHandler]:

@@ -1,4 +1,4 @@
-// One alpha: its description, performance against SPY, signal quality, metrics, cross-sections and
+// One alpha: its description, performance against the market benchmark, signal quality, metrics, cross-sections and
 // downloads. The description is asked for first: a key that may not read the alpha (403
 // alpha_not_allowed) or an unknown alpha (404) stops there with the server's refusal. Each panel
 // then loads on its own, so a refusal of one endpoint shows in its panel and the others still draw.
@@ -13,6 +13,7 @@ import { add, errorBox, fill, h, isolated, note, panel, showError } from "./dom.
 import { renderMetrics } from "./metrics_table.js";
 import { renderPerformance } from "./performance.js";
 import { renderSignal } from "./signal_charts.js";
+import { BENCHMARK } from "./market.js";
 
 const STOP_CODES = new Set(["alpha_not_allowed", "alpha_not_found", "run_not_allowed", "run_not_found"]);
 const METRICS_GRANULARITY = "yearly";
@@ -51,8 +52,8 @@ export async function renderAlpha(main, alpha, context) {
 
   const performance = panel(
     "performance",
-    "Performance against SPY",
-    "GET /v1/alphas/{alpha}/equity-curve and /v1/benchmarks/SPY/daily, every page",
+    `Performance against ${BENCHMARK}`,
+    `GET /v1/alphas/{alpha}/equity-curve and /v1/benchmarks/${BENCHMARK}/daily, every page`,
   );
   const signalQuality = panel("signal", "Signal quality", "GET /v1/alphas/{alpha}/metrics?panel=true");
   const metrics = panel("metrics", "Metrics", "GET /v1/alphas/{alpha}/metrics?granularity=…");

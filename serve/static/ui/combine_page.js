@@ -2,7 +2,7 @@
 // alphas are ticked from the listing, the weighting chosen (equal, given with one number per alpha,
 // inverse_volatility, max_ir; the last two fitted on the sessions they are judged on unless a fit_to
 // date fits them on the sessions up to it), and GET /v1/analytics/combine (every page) draws the
-// combined curve against SPY, with the weights, which sessions fitted them, the figures, the
+// combined curve against the market benchmark, with the weights, which sessions fitted them, the figures, the
 // correlation matrix as a heatmap and the diversification ratio; the answer's warnings (in-sample
 // weights, a weighting that shorts an alpha) head it. Beneath, what adding one more alpha does to that
 // combination: the same set, weighting, weights, fit_to and window (contribution_panel.js).
@@ -19,6 +19,7 @@ import { renderContribution } from "./contribution_panel.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, pct, pp } from "./format.js";
 import { entriesOf, entryTable, entryText } from "./stat_entry.js";
+import { BENCHMARK } from "./market.js";
 
 const WEIGHTINGS = ["equal", "given", "inverse_volatility", "max_ir"];
 const FITTED = ["inverse_volatility", "max_ir"]; // estimated from the returns: fit_to applies to them
@@ -157,10 +158,10 @@ function drawCombination(results, answer) {
       "p",
       { class: "summary", id: "combine-summary" },
       last
-        ? `${rows.length} sessions, ${rows[0].date} to ${last.date}: ${pct(last.cumulative_return)} combined, ${pct(last.benchmark_cumulative_return)} SPY. `
+        ? `${rows.length} sessions, ${rows[0].date} to ${last.date}: ${pct(last.cumulative_return)} combined, ${pct(last.benchmark_cumulative_return)} ${BENCHMARK}. `
         : "No common session. ",
       `Diversification ratio ${entryText((meta.figures || {}).diversification_ratio)}.`,
-      meta.benchmark ? ` SPY on its ${meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"}.` : "",
+      meta.benchmark ? ` ${meta.benchmark.symbol} on its ${meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"}.` : "",
       meta.session_rule ? h("span", { class: "muted" }, ` Sessions: ${meta.session_rule}.`) : "",
     ),
     fitNote(meta.fit),
@@ -174,11 +175,11 @@ function drawCombination(results, answer) {
     const percent = (v) => (v == null ? null : v * 100);
     timeChart(chart, {
       name: "combine-curve",
-      title: "Cumulative return of the combination against SPY (%)",
+      title: `Cumulative return of the combination against ${BENCHMARK} (%)`,
       x,
       series: [
         { label: "combination", values: rows.map((r) => percent(r.cumulative_return)), color: COLORS.alpha },
-        { label: `SPY (${meta.benchmark && meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"})`, values: rows.map((r) => percent(r.benchmark_cumulative_return)), color: COLORS.benchmark },
+        { label: `${BENCHMARK} (${meta.benchmark && meta.benchmark.basis === "adjusted_close" ? "adjusted close" : "close"})`, values: rows.map((r) => percent(r.benchmark_cumulative_return)), color: COLORS.benchmark },
       ],
       format: (v) => pp(v, 1),
       sync: "combine",

@@ -9,11 +9,12 @@ import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
 import { loadRolling } from "./rolling_panel.js";
 import { loadSignificance } from "./significance_panel.js";
+import { BENCHMARK } from "./market.js";
 
 const PANELS = [
   ["significance", "Significance", "GET /v1/alphas/{alpha}/analytics/significance", loadSignificance],
   ["checks", "Checks against the policy", "GET /v1/alphas/{alpha}/analytics/checks", loadChecks],
-  ["risk", "Risk against SPY", "GET /v1/alphas/{alpha}/analytics/risk", loadRisk],
+  ["risk", `Risk against ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/risk", loadRisk],
   ["drawdown-episodes", "Drawdown episodes", "GET /v1/alphas/{alpha}/analytics/drawdowns, every page", loadDrawdowns],
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],

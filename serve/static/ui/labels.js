@@ -8,6 +8,7 @@
 // no display names, so FIGURES names them here, once.
 
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
+import { BENCHMARK } from "./market.js";
 
 // Sessions in a year, as the API annualises daily figures (/metrics `annualisation_factors.daily`,
 // `core.turnover.periods_per_year`), and weeks in a year (`annualisation_factors.weekly`).
@@ -76,8 +77,8 @@ export const FIGURES = {
   annualised_return: { name: "Annualised return", better: "higher", signed: true },
   period_return: { name: "Return", better: "higher", signed: true },
   cagr: { name: "CAGR", better: "higher", signed: true },
-  "benchmark.alpha": { name: "Alpha against SPY", better: "higher", signed: true },
-  "benchmark.beta": { name: "Beta to SPY" },
+  "benchmark.alpha": { name: `Alpha against ${BENCHMARK}`, better: "higher", signed: true },
+  "benchmark.beta": { name: `Beta to ${BENCHMARK}` },
   "benchmark.tracking_error": { name: "Tracking error" },
   max_drawdown: { name: "Max drawdown (fraction of the peak)", better: "lower" },
   max_drawdown_pct: { name: "Max drawdown", better: "lower" },
@@ -117,7 +118,7 @@ export const FIGURES = {
 };
 
 // Words written in capitals in a name the table does not hold (a figure added later).
-const ACRONYMS = { ic: "IC", icir: "ICIR", ir: "IR", cagr: "CAGR", var: "VaR", cvar: "CVaR", psr: "PSR", dsr: "DSR", pnl: "P&L", spy: "SPY", nw: "NW" };
+const ACRONYMS = { ic: "IC", icir: "ICIR", ir: "IR", cagr: "CAGR", var: "VaR", cvar: "CVaR", psr: "PSR", dsr: "DSR", pnl: "P&L", nw: "NW" };
 
 function figure(key) {
   const name = String(key);

@@ -1,5 +1,5 @@
-// Cumulative return of a book against SPY, its drawdown beneath, and the table of monthly and
-// yearly returns. Every row of /v1/alphas/{alpha}/equity-curve and of /v1/benchmarks/SPY/daily
+// Cumulative return of a book against the market benchmark, its drawdown beneath, and the table of
+// monthly and yearly returns. Every row of /v1/alphas/{alpha}/equity-curve and of the benchmark's
 // (over the same dates) is read, page by page.
 
 import { alphaPath, apiGetAll, isAbort } from "./api.js";
@@ -7,8 +7,8 @@ import { COLORS, timeChart } from "./charts.js";
 import { errorBox, fill, h, note, showError, warningList } from "./dom.js";
 import { dateSeconds, pct, pp } from "./format.js";
 import { renderReturnsTable } from "./returns_table.js";
+import { BENCHMARK } from "./market.js";
 
-const BENCHMARK = "SPY";
 const BOOKS = ["long_short", "long_only"];
 // The price a benchmark window's returns use (`meta.summary.return_basis`, docs/api.md): the
 // adjusted close when every session of the window has one, else the close for all of them.

@@ -1,4 +1,4 @@
-// Risk of the long_short book against SPY (GET /v1/alphas/{alpha}/analytics/risk): the
+// Risk of the long_short book against the market benchmark (GET /v1/alphas/{alpha}/analytics/risk): the
 // benchmark-relative block (beta, alpha, tracking error) and the tail and path figures (Sortino,
 // Calmar, CAGR, tail ratio, VaR and CVaR, best and worst day, week, month). Every stat entry the
 // answer holds is shown, in the order served, so a figure added later appears without a change here.

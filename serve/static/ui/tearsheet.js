@@ -1,5 +1,5 @@
 // A printable tear sheet of one alpha (#/alphas/{alpha}/tearsheet): headline metrics, the
-// cumulative return against SPY, the drawdown episodes, risk, checks, significance and costs on one
+// cumulative return against the market benchmark, the drawdown episodes, risk, checks, significance and costs on one
 // page. Its charts are SVG, so the page prints (print CSS in dashboard.css: no navigation, page
 // breaks between blocks, dashes on the second line for black and white) and "Download HTML" saves
 // it as one self-contained file (tearsheet_export.js). Each block that fails shows its error.
@@ -15,6 +15,7 @@ import { renderSignificance } from "./significance_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
 import { legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
+import { BENCHMARK } from "./market.js";
 
 const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
 
@@ -53,7 +54,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
   if (equity && equity.data.length) {
     const [first, last] = [equity.data[0].date, equity.data[equity.data.length - 1].date];
     try {
-      benchmark = { status: "fulfilled", value: await apiGetAll("/v1/benchmarks/SPY/daily", { from: first, to: last }, { limit: 500, signal }) };
+      benchmark = { status: "fulfilled", value: await apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from: first, to: last }, { limit: 500, signal }) };
     } catch (error) {
       if (isAbort(error)) return;
       benchmark = { status: "rejected", reason: error };
@@ -89,11 +90,11 @@ function drawSheet(sheet, alpha, got, benchmark) {
       h("p", { class: "muted" }, `Tear sheet generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC from this server's /v1 API.`),
     ),
     block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
-    block("equity", "Cumulative return against SPY", got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
+    block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
     block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
       add(body, drawdownTable(answer.data, DEEPEST), note(`${answer.data.length} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown.`, "caption")),
     ),
-    block("risk", "Risk against SPY", got.risk, (body, answer) => renderRisk(body, answer)),
+    block("risk", `Risk against ${BENCHMARK}`, got.risk, (body, answer) => renderRisk(body, answer)),
     block("checks", "Checks against the policy", got.checks, (body, answer) => renderChecks(body, answer)),
     block("significance", "Significance", got.significance, (body, answer) => renderSignificance(body, answer)),
     block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" }))),
@@ -121,11 +122,11 @@ function drawEquity(body, alpha, equity, benchmark) {
     return;
   }
   const bench = benchmark && benchmark.status === "fulfilled" ? benchmark.value : null;
-  const spy = new Map((bench ? bench.data : []).map((r) => [r.date, r.cumulative_return]));
+  const market = new Map((bench ? bench.data : []).map((r) => [r.date, r.cumulative_return]));
   const dates = equity.data.map((r) => r.date);
   const basis = bench && bench.meta.summary ? bench.meta.summary.return_basis : null;
   const series = [{ label: `${alpha} (long_short)`, values: equity.data.map((r) => (r.cumulative_return == null ? null : r.cumulative_return * 100)), color: "#1f5fbf" }];
-  if (bench) series.push({ label: `SPY (${basis === "adjusted_close" ? "adjusted close" : "close"})`, values: dates.map((d) => (spy.has(d) && spy.get(d) != null ? spy.get(d) * 100 : null)), color: "#e07b00", dash: "6 3" });
+  if (bench) series.push({ label: `${BENCHMARK} (${basis === "adjusted_close" ? "adjusted close" : "close"})`, values: dates.map((d) => (market.has(d) && market.get(d) != null ? market.get(d) * 100 : null)), color: "#e07b00", dash: "6 3" });
   const summary = equity.meta.summary || {};
   add(
     body,
@@ -133,10 +134,10 @@ function drawEquity(body, alpha, equity, benchmark) {
       "p",
       { class: "summary", id: "sheet-equity-summary" },
       `${pct(summary.total_return)} over ${summary.sessions} sessions (${summary.first_date} to ${summary.last_date}); max drawdown ${pp(summary.max_drawdown_pct)}.`,
-      bench && bench.meta.summary ? ` SPY: ${pct(bench.meta.summary.total_return)}.` : "",
+      bench && bench.meta.summary ? ` ${BENCHMARK}: ${pct(bench.meta.summary.total_return)}.` : "",
     ),
     legendSvg(series),
     lineChartSvg({ name: "sheet-equity", title: "Cumulative return (%)", dates, series, format: (v) => `${v.toFixed(0)}%` }),
-    benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, "SPY could not be read") : null,
+    benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, `${BENCHMARK} could not be read`) : null,
   );
 }
