@@ -110,6 +110,42 @@ differently): the 7 answers replaced again, and only in 9 entries, `combine.meta
 `combine.meta.shrinkage.{value,source}`, `combine.meta.weights[].{alpha,weight}` and the same four
 under `contribution.reference.combination`, now worded once for both routes (a weight's unit
 "fraction", as every analytics figure's).
+
+Issue 34 (one home for every figure) moved every computation into analytics/ and made the answers
+the contract's Structs; two replacements, and no other answer changed:
+- 41 `/analytics/costs` answers (cd4607f), only in `information_ratio.gross.source` and
+  `.net.source`, now `portfolio:{book}` as the Struct declares them;
+- 7 `/analytics/_doc` answers (f1cec76), only the unit of `annualised_return` and `volatility` on
+  compare, declared as the fractions they are served as.
+
+Issue 33 (one convention per name, the audit's defects) replaced 284 answers (10b0b59), each
+re-answered and checked to differ only where said:
+- the 33 `/analytics/checks` 200s: every check gained `reason` (the comparison and what it
+  means); `max_weight` reads the weight held (`source` portfolio.positions, not
+  signals.rebalances.get), so its `value` (29), and in 4 answers its verdict, the summary's
+  `failed` and `not_measurable` counts and the `reason` changed (the weight held breached the
+  policy where the target did not);
+- the 7 `/analytics/combine` answers: `meta.fit` (which sessions fitted the weights) and
+  `meta.warnings` (`in_sample_weights`);
+- the 34 `/analytics/compare` 200s: `figures.icir` on one basis, annualised (`annualisation`
+  annualised, `periods_per_year` 52; value and difference of the 26 with a measurable ICIR);
+- the 45 `/analytics/rolling` and 54 `/analytics/significance` answers: the rolling `icir` rows
+  and `bootstrap.icir` annualised likewise;
+- the 85 `/metrics?doc=1` and 19 `/metrics/_doc` answers and the 7 `/analytics/_doc` answers:
+  meanings naming the conventions other libraries use differently (information_ratio,
+  excess_sharpe, ic, icir, max_drawdown, max_drawdown_pct), the two new warning codes, and on
+  `/analytics/_doc` the checks' `reason` and `source`, `fit_to` in `endpoint.paths`,
+  `endpoint.combination`, `endpoint.risk`, `endpoint.name_conventions` and the combination's
+  `meta` entries' horizon.
+Then one turnover basis (dd17ae5): the 33 `/analytics/checks` answers, only the turnover check's
+row and the policy's turnover band (per year, as `/metrics` `core.turnover`), and the 7
+`/analytics/_doc` answers, only the checks' meanings and the band's unit.
+
+Issue 34 item 2 (the answers sent are their Structs, 250b914) replaced 151 answers, only in key
+order (`tests.equality.update` names each difference's kind): the 7 `/analytics/combine` answers,
+whose `meta.source` now follows the combination's keys (`EnvelopeMeta` declares one order for every
+route), and 144 answers whose `kind_missing` warnings now read `code, message, kind` (the
+`Warning` Struct's order, which every other warning already had) instead of `code, kind, message`.
 """
 
 from __future__ import annotations
