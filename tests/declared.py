@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
-from schemas.bodies import DOCUMENTED, Body
+from schemas.bodies.base import Body
 from schemas.bodies.rows import DECLARED
 from schemas.bodies.service import Health
 from serve.endpoints import endpoints
+from serve.openapi.declared import documented
+
+DOCUMENTED = documented()
 
 ROWS: dict[str, type[Body]] = {e.id: e.rows for e in endpoints().values() if e.rows in DECLARED}
 """The row Struct of each collection typed from the lake."""

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from schemas import choices
-from schemas.bodies import DOCUMENTED, Body
+from schemas.bodies.base import Body
 from schemas.bodies.envelope import (
     SHARED,
     BenchmarkEcho,
@@ -23,7 +23,7 @@ from schemas.bodies.rows import DECLARED
 from schemas.bodies.service import Error, Health, Pagination, Warning
 from serve.endpoints import endpoint, endpoints
 from serve.openapi import statuses
-from serve.openapi.declared import REF_TEMPLATE, struct_components
+from serve.openapi.declared import REF_TEMPLATE, documented, struct_components
 from serve.openapi.statuses import HEADERS
 
 SHARED_BODIES: tuple[type[Body], ...] = (Error, Pagination, Warning, Health)
@@ -47,11 +47,12 @@ def _shared_schemas() -> dict[str, Any]:
     # `Me` and `KeyInventoryRow` first, the shared ones next: the order the components always had.
     first: list[type[Body]] = [Me, KeyInventoryRow, *SHARED_BODIES]
     declared = list(endpoints().values())
+    bodies_documented = documented()
     others = [
         s
         for e in declared
         for s in (e.body, e.rows)
-        if s is not None and s not in DOCUMENTED and s not in DECLARED
+        if s is not None and s not in bodies_documented and s not in DECLARED
     ]
     schemas = struct_components([*first, *others, *DECLARED, *META_NESTED])
     schemas["ErrorBody"]["properties"]["code"][statuses.X_CODES] = statuses.error_codes()

@@ -16,7 +16,6 @@ from typing import Any
 
 import msgspec
 
-from schemas.bodies import DOCUMENTED
 from serve.analytics_doc import shared_analytics_doc
 from serve.endpoints import endpoint, endpoints
 from serve.metrics_doc import shared_metrics_doc
@@ -95,9 +94,17 @@ def _describe(
             _describe(components, target, f"{path}[]." if array else f"{path}.", fields)
 
 
+def documented() -> list[type[msgspec.Struct]]:
+    """The bodies a documentation block documents (`_doc_blocks`: the metrics object and every
+    single-object analytics body) and the two blocks' own, read from the handlers' return types,
+    so a new route's body is described without being listed anywhere."""
+    ids = [*_doc_blocks(), METRICS_DOC, ANALYTICS_DOC]
+    return [body for body in (endpoint(endpoint_id).body for endpoint_id in ids) if body is not None]
+
+
 @cache
 def _components() -> str:
-    components = struct_components(DOCUMENTED)
+    components = struct_components(documented())
     for endpoint_id, (doc_route, prefix) in _doc_blocks().items():
         name = component_name(endpoint_id)
         components[name][X_DOCUMENTED_BY] = doc_route

@@ -29,7 +29,7 @@ import msgspec
 import pytest
 
 from schemas import wire
-from schemas.bodies import Body
+from schemas.bodies.base import Body
 from schemas.bodies.envelope import SHARED, EnvelopeMeta
 from schemas.bodies.service import Error, Health, Pagination, Warning
 from serve.endpoints import endpoints

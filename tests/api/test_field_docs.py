@@ -15,8 +15,7 @@ from typing import Annotated, Any
 import msgspec
 import pytest
 
-from schemas.bodies import DOCUMENTED, Body
-from schemas.bodies.base import field_schemas
+from schemas.bodies.base import Body, field_schemas
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Series, Single
 from schemas.bodies.formats import doc
 from serve import openapi
@@ -27,6 +26,7 @@ from serve.openapi.annotations import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT, fiel
 from serve.openapi.bodies import SHARED_BODIES
 from serve.openapi.declared import struct_components
 from serve.openapi.jsonschema import without_null
+from tests.declared import DOCUMENTED
 
 Field = tuple[str, str, dict[str, Any]]
 """(where: a component or an operation, field name, the property's schema)"""
