@@ -251,6 +251,7 @@ def test_two_alphas_ticked_in_the_screener_are_compared(site: Site, tab: Any, tm
     assert page.inner_text("#compare-results tr[data-figure='icir'] th").startswith("ICIR (annualised)")
     summary = page.inner_text("#compare-summary")
     assert f"{answer['sessions']} common sessions" in summary
+    assert_named_as_shown(page, "#compare-results")
     for chart in ("compare-curves", "compare-difference", "compare-rolling-returns", "compare-rolling-ic"):
         assert_drawn(page, chart)
     # The picker asks again for another pair and window.
@@ -293,6 +294,7 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
     assert drawdown["unit"] == "percentage_points"
     shown_drawdown = page.inner_text("table.combine-figures [data-figure='max_drawdown_pct'] + td")
     assert f"{drawdown['value']:.2f}%" in shown_drawdown, (shown_drawdown, drawdown)
+    assert_named_as_shown(page, "#combine-results")
     last = answer["data"][-1]
     assert f"{last['cumulative_return'] * 100:.2f}% combined" in page.inner_text("#combine-summary")
     matrix = page.eval_on_selector_all(
@@ -495,9 +497,9 @@ def test_the_tear_sheet_prints_and_downloads_as_one_self_contained_file(
     )
     assert legend[0] == f"{ALPHA} (long_short)" and legend[1].startswith("SPY ("), legend
     assert page.is_visible("#sheet-equity svg.svg-legend")
-    assert ": —" not in page.inner_text("#tearsheet") and not NEGATIVE_ZERO.search(
-        page.inner_text("#tearsheet")
-    )
+    assert ": —" not in page.inner_text("#tearsheet")
+    assert_named_as_shown(page, "#tearsheet")
+    assert cell_texts(page, "#tearsheet table.entries tbody td:nth-child(3)")  # units are shown
     printed = tmp_path / "tearsheet.pdf"
     page.pdf(path=str(printed), format="A4")
     assert printed.read_bytes().startswith(b"%PDF-")
@@ -574,6 +576,25 @@ def test_a_key_without_the_analytics_routes_sees_which_route_each_panel_needs(
 # ---------------------------------------------------------------------------------------------
 
 NEGATIVE_ZERO = re.compile(r"(?<![\d.])-0(?:\.0+)?(?![\d.])")  # "-0", "-0.0", "-0.00" (not "-0.02")
+RAW_NAMES = ("Mean ic", "Icir", "Ic t stat", "Cagr", "Var 95", "Cvar 95", "Deflated sharpe", "Info. ratio")
+"""Field names prettified by capitalising them, which the pages once showed for the figures'
+proper names (issue 33, item 3)."""
+UNIT_CELLS = "table.entries tbody td:nth-child(3), table.metrics-core tbody td:nth-child(3)"
+"""The unit column of every table of stat entries."""
+
+
+def assert_named_as_shown(page: Any, scope: str) -> None:
+    """What every page showing figures holds to (issue 33, item 3): each figure under its proper
+    name, never a field name prettified; a unit beside a value is the one it is shown in, never the
+    API's code ("fraction" beside 11.36 %); no negative zero; one turnover basis (per year)."""
+    text = page.inner_text(scope)
+    assert not [wrong for wrong in RAW_NAMES if wrong in text], text
+    units = cell_texts(page, ", ".join(f"{scope} {cells}" for cells in UNIT_CELLS.split(", ")))
+    assert not [u for u in units if "_" in u or u in ("fraction", "equity", "multiple")], units
+    assert not NEGATIVE_ZERO.search(text), NEGATIVE_ZERO.search(text)
+    assert "per session" not in text and "per_session" not in text
+
+
 IDLE_COLON = """(chart) => [...document.querySelectorAll(`[data-chart="${chart}"] .u-legend th`)]
   .map((th) => getComputedStyle(th, "::after").content)"""
 
