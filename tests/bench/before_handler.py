@@ -9,8 +9,8 @@ store, never throttled; each GET handed straight to the app's ASGI callable on o
 work a handler sends to a worker thread run inline, so all of it is timed and a busy machine's
 other threads disturb it least): the time from the app's entry to the route handler's entry
 (routing, the key, limits, the query's parse, negotiation: every middleware and guard), the whole
-request in the app, the process's CPU time per request, and how many times `urllib.parse.parse_qsl` ran per request (how often the query string
-was read). Each tree runs in its own process (`--base`: the other checkout's modules, `python -P`
+request in the app, the process's CPU time per request, and how many times `urllib.parse.parse_qsl` ran per request, ours or Litestar's (how often the
+query string was read). Each tree runs in its own process (`--base`: the other checkout's modules, `python -P`
 so this tree's working directory does not shadow them), alternating, `--rounds` times; prints the
 medians. Timing hooks: each route handler's `fn` is wrapped, nothing else.
 """
@@ -45,9 +45,12 @@ def counting_parse_qsl(*args, **kwargs):
     calls["parse_qsl"] += 1
     return real_parse_qsl(*args, **kwargs)
 urllib.parse.parse_qsl = counting_parse_qsl
+# Every module that bound the function under any name: ours, and Litestar's own reading of the
+# query string (`litestar._parsers._parse_qsl`, behind `request.query_params`).
 for name, module in list(sys.modules.items()):
-    if name.split(".")[0] in ("serve", "schemas", "datasets", "analytics") and getattr(module, "parse_qsl", None) is real_parse_qsl:
-        module.parse_qsl = counting_parse_qsl
+    for attribute in ("parse_qsl", "_parse_qsl"):
+        if getattr(module, attribute, None) is real_parse_qsl:
+            setattr(module, attribute, counting_parse_qsl)
 
 async def inline(fn, *args, **kwargs):  # a handler's thread work in this thread: all of it is timed
     return fn(*args)
