@@ -110,6 +110,10 @@ bench-connections *ARGS:
 bench-decisions *ARGS:
     python -m tests.bench.decisions_bench {{ARGS}}
 
+# How long a worker takes to make its app (import serve.app, create_app over the lake), fresh interpreters, this tree [against --base CHECKOUT] (issue 34).
+bench-app-start *ARGS:
+    python -m tests.bench.app_start {{ARGS}}
+
 # The cost of a request before its handler, the whole request and its CPU, in-process, per route family, this tree [against --base CHECKOUT] (issue 34): `just bench-before-handler --base /tmp/base --families me,week100`.
 bench-before-handler *ARGS:
     python -m tests.bench.before_handler {{ARGS}}
