@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pytest
 
 from serve.context import AllowList
@@ -137,7 +138,7 @@ def test_me_payload_has_every_documented_field(store: SqlKeyStore) -> None:
     key, token = store.create_key(account.user_id, "notebook")
     caller = authenticate(store, f"Bearer {token}", "198.51.100.4", datetime.now(UTC))
     usage = {**zero_usage(key.rate_limit), "minute": 3, "remaining_minute": 57}
-    payload = me_payload(caller, key, usage, None, registry_version())
+    payload = msgspec.to_builtins(me_payload(caller, key, usage, None, registry_version()))  # as served
     assert set(payload) == {
         "key_id", "key_name", "user_id", "email", "role", "is_admin", "allow", "field_policy",
         "rate_limit", "usage", "callable_endpoints", "registry_version", "ip",
@@ -170,7 +171,7 @@ def test_inventory_row_is_masked_and_clamped_at_read_time(store: SqlKeyStore) ->
     key = store.set_key_grants(
         key.key_id, replace(SELF_SERVICE_GRANTS, endpoints=AllowList.all(), alphas=AllowList.all())
     )
-    row = key_inventory_row(key, account, zero_usage(key.rate_limit))
+    row = msgspec.to_builtins(key_inventory_row(key, account, zero_usage(key.rate_limit)))  # as served
     assert set(row) == {
         "key_id", "display_prefix", "name", "status", "allow", "field_policy", "rate_limit", "usage",
         "expires_at", "created_at",
@@ -185,7 +186,7 @@ def test_inventory_row_is_masked_and_clamped_at_read_time(store: SqlKeyStore) ->
         account.user_id,
         replace(SELF_SERVICE_GRANTS, endpoints=AllowList.of_ids(["meta.me", "catalog.alphas.list"])),
     )
-    row = key_inventory_row(key, widened, zero_usage(key.rate_limit))
+    row = msgspec.to_builtins(key_inventory_row(key, widened, zero_usage(key.rate_limit)))
     assert row["allow"]["endpoints"] == {"mode": "list", "ids": ["catalog.alphas.list", "meta.me"]}
 
 
