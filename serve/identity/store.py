@@ -1,9 +1,9 @@
 """The key store: the `KeyStore` interface and the rules shared by every backend (`open_store`, in
 serve/identity/backends.py, picks a backend; the backends import this module, never the reverse).
 
-Backends (`sqlite_store`, `postgres_store`) only open connections, create tables and run one
-parameterised statement at a time; every rule (who may be changed, what a new key gets) lives
-here so both behave identically. Nothing is cached: every read goes to the database, which is
+The database (`records.sql`: SQLite or PostgreSQL, shared with the records) only opens
+connections, creates tables and runs one parameterised statement at a time; every rule (who may be
+changed, what a new key gets) lives here so both behave identically. Nothing is cached: every read goes to the database, which is
 what makes a suspension or a deactivation effective on the very next request.
 
 Timestamps are stored as fixed-width UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) in both backends,
@@ -16,12 +16,13 @@ import ipaddress
 import json
 import logging
 import secrets
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Protocol
 
+from records import sql as sql_backend
+from records.sql import Database, Rows
 from serve import errors
 from serve.context import AllowList
 from serve.identity.records import (
@@ -250,23 +251,35 @@ def normalise_ip_allow(entries: Sequence[str] | None) -> tuple[str, ...] | None:
 # -- the shared implementation --------------------------------------------------------------
 
 
-class SqlKeyStore(ABC):
-    """Every rule of the key store, over a backend that runs parameterised SQL with `?` markers."""
+class SqlKeyStore:
+    """Every rule of the key store, over a database that runs parameterised SQL with `?` markers
+    (`records.sql`: SQLite or PostgreSQL)."""
 
-    in_process: bool = False
-    """True when a statement runs in this process without network I/O (SQLite), so the request
-    path may call the store on the event loop; False (PostgreSQL) means it may wait on a socket."""
+    def __init__(self, database: Database) -> None:
+        self._database = database
+        self.in_process = database.in_process
+        """True when a statement runs in this process without network I/O (SQLite), so the
+        request path may call the store on the event loop; False (PostgreSQL) means it may wait
+        on a socket."""
 
-    @abstractmethod
-    def _execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[list[tuple[Any, ...]], int]:
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run one statement; return (rows, rowcount). Raise `StoreConflict` on a unique violation
         and `KeyStoreUnavailable` when the database cannot be reached."""
+        try:
+            return self._database.execute(sql, params)
+        except sql_backend.Conflict as exc:
+            raise StoreConflict(str(exc)) from None
+        except sql_backend.Unavailable as exc:
+            raise KeyStoreUnavailable() from exc
 
-    @abstractmethod
-    def close(self) -> None: ...
+    def close(self) -> None:
+        self._database.close()
 
     def ping(self) -> None:
-        self._execute("SELECT 1")
+        try:
+            self._database.ping()
+        except sql_backend.Unavailable as exc:
+            raise KeyStoreUnavailable() from exc
 
     # accounts
 

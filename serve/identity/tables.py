@@ -1,13 +1,16 @@
 """The key store's tables, declared once for SQLite and PostgreSQL.
 
-`flag` is the dialect's type of a 0/1 column and `bigint` its 64-bit integer type (SQLite's
+The dialect's `flag` is its type of a 0/1 column and `bigint` its 64-bit integer type (SQLite's
 INTEGER is both).
 """
 
 from __future__ import annotations
 
+from records.sql import Dialect
 
-def key_store_schema(flag: str, bigint: str) -> tuple[str, ...]:
+
+def key_store_schema(dialect: Dialect) -> tuple[str, ...]:
+    flag, bigint = dialect.flag, dialect.bigint
     return (
         f"""
         CREATE TABLE IF NOT EXISTS accounts (

@@ -10,10 +10,10 @@ import psycopg
 import pytest
 from litestar.testing import TestClient
 
+from records.postgres import PostgresDatabase
 from serve.app import create_app
 from serve.deferred_store import RETRY_OPEN_AFTER_SECONDS
 from serve.identity import KeyStoreUnavailable, open_store
-from serve.identity.postgres_store import PostgresKeyStore
 from serve.identity.tokens import generate_token
 from serve.limits import MemoryLimiter
 from serve.settings import Settings
@@ -39,7 +39,8 @@ def test_unsupported_store_urls_are_refused() -> None:
 @pytest.mark.postgres
 def test_a_terminated_postgres_connection_is_reopened(postgres_schema_url: str) -> None:
     store = open_store(postgres_schema_url)
-    assert isinstance(store, PostgresKeyStore)
+    database = store._database
+    assert isinstance(database, PostgresDatabase)
     try:
         account = store.create_account("reconnect@example.com")
         rows, _ = store._execute("SELECT pg_backend_pid()")
@@ -55,9 +56,9 @@ def test_a_terminated_postgres_connection_is_reopened(postgres_schema_url: str) 
                 ),
                 "the terminated backend gone",
             )
-        stale = store._connection
+        stale = database._connection
         store.ping()
-        assert store._connection is not stale
+        assert database._connection is not stale
         assert store.get_account(account.user_id) == account
     finally:
         store.close()

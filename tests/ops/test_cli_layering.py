@@ -1,6 +1,6 @@
 """The command-line interface is its own package, cli/: the console script and every command's
 module live there, it imports `serve` and `pipeline` only of the project's packages (never
-`analytics`, `datasets` or `schemas` directly), and no package of the service imports it
+`analytics`, `records`, `datasets` or `schemas` directly), and no package of the service imports it
 (cli/__init__.py, docs/development.md "Layers")."""
 
 from __future__ import annotations
@@ -12,7 +12,14 @@ from pathlib import Path
 from cli.main import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVICE_PACKAGES = ("serve", "pipeline", "datasets", "schemas", "analytics")
+SERVICE_PACKAGES = tuple(
+    package
+    for package in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "importlinter"
+    ]["root_packages"]
+    if package != "cli"
+)
+"""The project's packages besides cli/, as import-linter knows them."""
 CLI_MAY_IMPORT = ("serve", "pipeline")
 
 

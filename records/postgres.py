@@ -1,0 +1,144 @@
+"""PostgreSQL, for several server processes or machines sharing the key store and the records.
+
+The URL is handed to libpq, so `?options=-csearch_path%3Dmyschema` selects a schema; the store adds
+its timeouts (below) to what the URL says, and the URL's own `connect_timeout`, `keepalives*` and
+`tcp_user_timeout` win over the defaults here.
+
+Every wait is bounded, so a database that accepts TCP and never answers costs a request at most
+about `LOCK_WAIT_SECONDS` (waiting for the one connection) or `QUERY_DEADLINE_SECONDS` (holding it),
+never hangs it: `Unavailable` (503 `upstream_unavailable` on a request).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+import psycopg.errors
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.pq import TransactionStatus
+from psycopg.rows import TupleRow
+
+from records.sql import POSTGRES, Conflict, Database, Rows, Schema, Unavailable
+
+# Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT
+# EXISTS alone can race on the catalogue); an arbitrary constant of this project.
+_SCHEMA_LOCK_ID = 0x61725F6B657973
+
+
+STATEMENT_TIMEOUT_MS = 2000
+"""Server side: the database cancels any statement of this store that runs longer."""
+QUERY_DEADLINE_SECONDS = 3.0
+"""Client side: a statement whose answer has not arrived by then is abandoned with its connection
+(covers a server or network path that accepted the query and went silent, where
+`statement_timeout` never fires)."""
+LOCK_WAIT_SECONDS = 2.0
+"""How long a statement waits for the database's one connection before `Unavailable`."""
+RECONNECT_BACKOFF_SECONDS = 2.0
+"""After a failed connect (or an abandoned statement), requests answer 503 at once for this long
+instead of each waiting the connect timeout again."""
+CONNECTION_DEFAULTS = {
+    "connect_timeout": "3",
+    # Detect a dead peer on an idle connection (keepalives) and unacknowledged sends (tcp_user_timeout, ms).
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "10000",
+}
+
+
+def connection_info(url: str) -> str:
+    """The libpq connection string: the URL's parameters, the defaults above and `statement_timeout`."""
+    params: dict[str, Any] = conninfo_to_dict(url)
+    for name, value in CONNECTION_DEFAULTS.items():
+        params.setdefault(name, value)
+    # Appended to any `options` of the URL (a search_path, say) rather than replacing them.
+    params["options"] = f"{params.get('options', '')} -c statement_timeout={STATEMENT_TIMEOUT_MS}".strip()
+    return make_conninfo("", **params)
+
+
+class _DeadlineConnection(psycopg.Connection[TupleRow]):
+    """A connection whose every wait on the server (query, commit) ends after `QUERY_DEADLINE_SECONDS`."""
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        return super().wait(
+            gen, interval=interval, timeout=QUERY_DEADLINE_SECONDS if timeout is None else timeout
+        )
+
+
+class PostgresDatabase(Database):
+    def __init__(self, url: str, schema: Schema) -> None:
+        self._conninfo = connection_info(url)
+        self._lock = threading.Lock()
+        self._connection: psycopg.Connection[Any] | None = None
+        self._retry_at = 0.0
+        with self._lock:
+            connection = self._connect()
+            try:
+                with connection.transaction():
+                    connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK_ID,))
+                    for statement in schema(POSTGRES):
+                        connection.execute(statement)
+            except psycopg.OperationalError as exc:
+                connection.close()
+                raise Unavailable("the database refused the schema") from exc
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        if self._connection is None or self._connection.closed:
+            if time.monotonic() < self._retry_at:
+                raise Unavailable("the last connection attempt failed; waiting before the next")
+            try:
+                self._connection = _DeadlineConnection.connect(self._conninfo, autocommit=True)
+            except psycopg.OperationalError as exc:
+                self._retry_at = time.monotonic() + RECONNECT_BACKOFF_SECONDS
+                raise Unavailable("cannot connect to the database") from exc
+        return self._connection
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        # The shared SQL uses `?` markers and contains no literal `?` or `%`.
+        sql = sql.replace("?", "%s")
+        if not self._lock.acquire(timeout=LOCK_WAIT_SECONDS):
+            raise Unavailable("the database's connection is busy")
+        try:
+            try:
+                return self._run(sql, params)
+            except psycopg.OperationalError as exc:
+                if self._connection is None or not self._connection.broken:
+                    self._abandon_if_stuck()
+                    raise Unavailable("the statement failed or ran past its deadline") from exc
+            # The server closed an idle connection (restart, failover): reopen once and retry.
+            self._connection.close()
+            try:
+                return self._run(sql, params)
+            except psycopg.OperationalError as exc:
+                self._abandon_if_stuck()
+                raise Unavailable("the statement failed after reconnecting") from exc
+        finally:
+            self._lock.release()
+
+    def _abandon_if_stuck(self) -> None:
+        """A statement still in flight after its deadline leaves the connection unusable: drop it."""
+        connection = self._connection
+        if connection is None or connection.closed:
+            return
+        if connection.pgconn.transaction_status != TransactionStatus.IDLE:
+            connection.close()
+            self._retry_at = time.monotonic() + RECONNECT_BACKOFF_SECONDS
+
+    def _run(self, sql: str, params: Sequence[Any]) -> Rows:
+        try:
+            cursor = self._connect().execute(sql, tuple(params))
+        except psycopg.errors.UniqueViolation as exc:
+            raise Conflict(str(exc)) from None
+        rows = cursor.fetchall() if cursor.description is not None else []
+        return rows, cursor.rowcount
+
+    def close(self) -> None:
+        # Waits for a statement in flight, which its deadline bounds.
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
