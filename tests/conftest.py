@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,24 +23,43 @@ def backend_unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder `build` fills once per run, shared by the xdist workers: the first to ask builds
+    it (holding a lock), the others wait for it and read it. Only for what tests never change.
+
+    Each worker building its own demo lake cost the suite about a minute of one core's time."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's folder
+    folder = shared / f"shared-{name}"
+    with (shared / f"shared-{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if `build` fails
+        done = shared / f"shared-{name}.built"  # beside the folder: tests list what is in it
+        if not done.exists():
+            if folder.exists():
+                shutil.rmtree(folder)  # a build that failed half-way, in another worker
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo engine's small corpus: every state the spec names, written once per session."""
+    """The demo engine's small corpus: every state the spec names, written once per run."""
     from pipeline.demo.corpus import write_corpus
 
-    out = tmp_path_factory.mktemp("demo_seals")
-    write_corpus(out, size="small", seed=7)
-    return out
+    return built_once(tmp_path_factory, "demo_seals", lambda out: write_corpus(out, size="small", seed=7))
 
 
 @pytest.fixture(scope="session")
 def demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
-    """The small corpus built into a local lake."""
+    """The small corpus built into a local lake, once per run (tests copy it before changing it)."""
     from pipeline.build import build_many
 
-    lake = tmp_path_factory.mktemp("demo_lake")
-    seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
-    outcomes = build_many(seals, str(lake), jobs=2)
-    refused = [o for o in outcomes if o.status == "refused"]
-    assert not refused, refused
-    return lake
+    def build(lake: Path) -> None:
+        seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
+        outcomes = build_many(seals, str(lake), jobs=2)
+        refused = [o for o in outcomes if o.status == "refused"]
+        assert not refused, refused
+
+    return built_once(tmp_path_factory, "demo_lake", build)

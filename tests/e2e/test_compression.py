@@ -6,16 +6,12 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import zstandard
 
-from serve.identity import open_store
-from tests.e2e.test_serve_stack import serving
-from tests.ops.keys import issue_key
+from tests.e2e.conftest import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -36,52 +32,46 @@ def data_of(body: bytes) -> Any:
     return decoded["data"], decoded["pagination"]
 
 
-def test_gzip_and_zstd_round_trip_and_small_bodies_stay_plain(demo_lake: Path, tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    key = issue_key(open_store(url))
+def test_gzip_and_zstd_round_trip_and_small_bodies_stay_plain(shared_server: SharedServer) -> None:
+    key, port = shared_server.key(), shared_server.port
     auth = {"Authorization": f"Bearer {key.token}"}
-    with serving(demo_lake, url, workers=1) as (port, _):
-        status, headers, plain = fetch(port, PAGE, {**auth, "Accept-Encoding": "identity"})
-        assert status == 200 and "content-encoding" not in headers and len(plain) > 100_000
-        status, headers, packed = fetch(port, PAGE, {**auth, "Accept-Encoding": "gzip"})
-        assert status == 200 and headers["content-encoding"] == "gzip"
-        assert int(headers["content-length"]) == len(packed) < len(plain) / 3
-        assert data_of(gzip.decompress(packed)) == data_of(plain)
-        for accept in ("zstd", "gzip, deflate, br, zstd"):
-            status, headers, packed = fetch(port, PAGE, {**auth, "Accept-Encoding": accept})
-            assert status == 200 and headers["content-encoding"] == "zstd"
-            whole = zstandard.ZstdDecompressor().decompressobj().decompress(packed)
-            assert data_of(whole) == data_of(plain)
-        # Under 1 KiB: sent as is, whatever the client accepts.
-        status, headers, small = fetch(port, "/v1/alphas/Test_planted_factor/books?limit=0", auth)
-        assert status == 400 and len(small) < 1024 and "content-encoding" not in headers
+    status, headers, plain = fetch(port, PAGE, {**auth, "Accept-Encoding": "identity"})
+    assert status == 200 and "content-encoding" not in headers and len(plain) > 100_000
+    status, headers, packed = fetch(port, PAGE, {**auth, "Accept-Encoding": "gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip"
+    assert int(headers["content-length"]) == len(packed) < len(plain) / 3
+    assert data_of(gzip.decompress(packed)) == data_of(plain)
+    for accept in ("zstd", "gzip, deflate, br, zstd"):
+        status, headers, packed = fetch(port, PAGE, {**auth, "Accept-Encoding": accept})
+        assert status == 200 and headers["content-encoding"] == "zstd"
+        whole = zstandard.ZstdDecompressor().decompressobj().decompress(packed)
+        assert data_of(whole) == data_of(plain)
+    # Under 1 KiB: sent as is, whatever the client accepts.
+    status, headers, small = fetch(port, "/v1/alphas/Test_planted_factor/books?limit=0", auth)
+    assert status == 400 and len(small) < 1024 and "content-encoding" not in headers
 
 
-def test_a_304_over_the_wire_has_no_body_and_names_the_coding(demo_lake: Path, tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    key = issue_key(open_store(url))
+def test_a_304_over_the_wire_has_no_body_and_names_the_coding(shared_server: SharedServer) -> None:
+    key, port = shared_server.key(), shared_server.port
     auth = {"Authorization": f"Bearer {key.token}"}
-    with serving(demo_lake, url, workers=1) as (port, _):
-        _, headers, _ = fetch(port, PAGE, {**auth, "Accept-Encoding": "gzip"})
-        tag = headers["etag"]
-        assert tag.endswith('-gzip"') and headers["vary"] == "Authorization, Accept, Accept-Encoding"
-        status, headers, body = fetch(port, PAGE, {**auth, "Accept-Encoding": "gzip", "If-None-Match": tag})
-        assert (status, body) == (304, b"")
-        assert headers["etag"] == tag and "content-encoding" not in headers
-        # The same content without compression has its own tag, and the old one still validates it.
-        status, headers, body = fetch(
-            port, PAGE, {**auth, "Accept-Encoding": "identity", "If-None-Match": tag}
-        )
-        assert (status, body) == (304, b"") and headers["etag"] == tag.replace("-gzip", "")
-        # Keep-alive survives a 304: the next request on the connection is answered in full.
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        connection.request("GET", PAGE, headers={**auth, "If-None-Match": tag})
-        first = connection.getresponse()
-        assert first.status == 304 and first.read() == b""
-        connection.request("GET", PAGE, headers=auth)
-        second = connection.getresponse()
-        assert second.status == 200 and len(second.read()) > 100_000
-        connection.close()
+    _, headers, _ = fetch(port, PAGE, {**auth, "Accept-Encoding": "gzip"})
+    tag = headers["etag"]
+    assert tag.endswith('-gzip"') and headers["vary"] == "Authorization, Accept, Accept-Encoding"
+    status, headers, body = fetch(port, PAGE, {**auth, "Accept-Encoding": "gzip", "If-None-Match": tag})
+    assert (status, body) == (304, b"")
+    assert headers["etag"] == tag and "content-encoding" not in headers
+    # The same content without compression has its own tag, and the old one still validates it.
+    status, headers, body = fetch(port, PAGE, {**auth, "Accept-Encoding": "identity", "If-None-Match": tag})
+    assert (status, body) == (304, b"") and headers["etag"] == tag.replace("-gzip", "")
+    # Keep-alive survives a 304: the next request on the connection is answered in full.
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", PAGE, headers={**auth, "If-None-Match": tag})
+    first = connection.getresponse()
+    assert first.status == 304 and first.read() == b""
+    connection.request("GET", PAGE, headers=auth)
+    second = connection.getresponse()
+    assert second.status == 200 and len(second.read()) > 100_000
+    connection.close()
 
 
 @pytest.mark.parametrize(
@@ -103,9 +93,10 @@ def test_a_304_over_the_wire_has_no_body_and_names_the_coding(demo_lake: Path, t
     ],
 )
 def test_the_coding_follows_the_clients_weights_and_ignores_case(
-    served_documents: int, accept: str, coding: str | None
+    shared_server: SharedServer, accept: str, coding: str | None
 ) -> None:
-    status, headers, body = fetch(served_documents, "/openapi.json", {"Accept-Encoding": accept})
+    """`/openapi.json` (public, 100+ KB) in every coding the client's header allows."""
+    status, headers, body = fetch(shared_server.port, "/openapi.json", {"Accept-Encoding": accept})
     assert status == 200 and headers.get("content-encoding") == coding, (accept, headers)
     if coding == "zstd":
         body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
@@ -114,49 +105,36 @@ def test_the_coding_follows_the_clients_weights_and_ignores_case(
     assert json.loads(body)["openapi"].startswith("3.")
 
 
-@pytest.fixture(scope="module")
-def served_documents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """A server over an empty lake: `/openapi.json` (public, 100+ KB) is all these tests read."""
-    folder = tmp_path_factory.mktemp("documents")
-    (folder / "lake").mkdir()
-    with serving(folder / "lake", f"sqlite:///{folder}/keys.sqlite3", workers=1) as (port, _):
-        yield port
-
-
-def test_representations_over_the_wire(demo_lake: Path, tmp_path: Path) -> None:
+def test_representations_over_the_wire(shared_server: SharedServer) -> None:
     """Arrow is compressed over HTTP like JSON (no IPC compression); Parquet, compressed inside,
     is sent as it is whatever the client accepts; an unsupported Accept is a JSON 406."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    key = issue_key(open_store(url))
+    key, port = shared_server.key(), shared_server.port
     auth = {"Authorization": f"Bearer {key.token}", "Accept-Encoding": "zstd, gzip"}
-    with serving(demo_lake, url, workers=1) as (port, _):
-        _, _, plain = fetch(port, PAGE, {**auth, "Accept-Encoding": "identity"})
-        rows, pagination = data_of(plain)
+    _, _, plain = fetch(port, PAGE, {**auth, "Accept-Encoding": "identity"})
+    rows, pagination = data_of(plain)
 
-        status, headers, packed = fetch(port, PAGE, {**auth, "Accept": "application/vnd.apache.arrow.stream"})
-        assert status == 200 and headers["content-encoding"] == "zstd"
-        assert headers["content-type"] == "application/vnd.apache.arrow.stream"
-        table = pa.ipc.open_stream(zstandard.ZstdDecompressor().decompressobj().decompress(packed)).read_all()
-        assert table.num_rows == len(rows) and table.column("symbol").to_pylist() == [
-            r["symbol"] for r in rows
-        ]
-        assert json.loads(headers["x-pagination"]) == pagination
+    status, headers, packed = fetch(port, PAGE, {**auth, "Accept": "application/vnd.apache.arrow.stream"})
+    assert status == 200 and headers["content-encoding"] == "zstd"
+    assert headers["content-type"] == "application/vnd.apache.arrow.stream"
+    table = pa.ipc.open_stream(zstandard.ZstdDecompressor().decompressobj().decompress(packed)).read_all()
+    assert table.num_rows == len(rows) and table.column("symbol").to_pylist() == [r["symbol"] for r in rows]
+    assert json.loads(headers["x-pagination"]) == pagination
 
-        status, headers, body = fetch(port, PAGE + "&format=parquet", auth)
-        assert status == 200 and "content-encoding" not in headers
-        assert int(headers["content-length"]) == len(body)
-        assert pq.read_table(pa.BufferReader(body)).column("score").to_pylist() == [r["score"] for r in rows]
+    status, headers, body = fetch(port, PAGE + "&format=parquet", auth)
+    assert status == 200 and "content-encoding" not in headers
+    assert int(headers["content-length"]) == len(body)
+    assert pq.read_table(pa.BufferReader(body)).column("score").to_pylist() == [r["score"] for r in rows]
 
-        status, headers, body = fetch(port, PAGE, {**auth, "Accept": "text/html"})
-        assert status == 406 and headers["content-type"].startswith("application/json")
-        assert (
-            json.loads(
-                zstandard.ZstdDecompressor().decompressobj().decompress(body)
-                if headers.get("content-encoding") == "zstd"
-                else body
-            )["error"]["code"]
-            == "not_acceptable"
-        )
+    status, headers, body = fetch(port, PAGE, {**auth, "Accept": "text/html"})
+    assert status == 406 and headers["content-type"].startswith("application/json")
+    assert (
+        json.loads(
+            zstandard.ZstdDecompressor().decompressobj().decompress(body)
+            if headers.get("content-encoding") == "zstd"
+            else body
+        )["error"]["code"]
+        == "not_acceptable"
+    )

@@ -27,14 +27,13 @@ from serve.http_protocol import ConnectionLimits
 from serve.routes.developer import STATIC_DIR, SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from serve.settings import Settings
 from tests.bench.connections_bench import Hostile
+from tests.e2e.conftest import HEAD_TIMEOUT, SharedServer
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import HANG_LIMIT, wait_until
 
 pytestmark = pytest.mark.e2e
 
 HEALTH = b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
-HEAD_TIMEOUT = 1.5
-"""The head timeout these servers run with (seconds): short, so the tests of it are quick."""
 
 
 @dataclass
@@ -128,12 +127,39 @@ def server_and_output(tmp_path: Path, **settings: str) -> Iterator[tuple[int, li
         yield port, output
 
 
+@pytest.fixture
+def port(short_head_server: SharedServer) -> int:
+    """The server with the default limits (and the short head timeout) for the tests that need
+    nothing else of it, shared."""
+    return short_head_server.port
+
+
 @pytest.fixture(scope="module")
-def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """One server with the default limits (and the short head timeout) for the tests that need
-    nothing else of it."""
-    with server(tmp_path_factory.mktemp("serve")) as port:
-        yield port
+def capped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, list[str]]]:
+    """16 connections per worker (and per peer: the worker's limit alone), and heads and sends
+    that do not time out during a test (silent and non-reading connections stay held): the
+    tests of idle and busy connections, one after the other."""
+    with server_and_output(
+        tmp_path_factory.mktemp("capped"),
+        max_connections_per_worker="16",
+        max_connections_per_peer="16",
+        request_head_timeout_seconds="600",
+        send_timeout_seconds="600",
+    ) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def one_second_send(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, list[str]]]:
+    """A send timeout of 1 s: the tests of clients that read an answer slowly or not at all."""
+    with server_and_output(tmp_path_factory.mktemp("one_second_send"), send_timeout_seconds="1") as served:
+        yield served
+
+
+def holds_no_connection(port: int) -> bool:
+    """Whether the server holds no connection on `port` (none open, none closed by the client and
+    not yet by the server): a test on a shared server starts from there."""
+    return not [state for state, _ in server_sockets(port).values() if state in ("ESTABLISHED", "CLOSE_WAIT")]
 
 
 def assert_refused(answer: Answer, status: int, code: str) -> None:
@@ -206,36 +232,36 @@ def test_an_overlong_request_target_is_refused_with_414(port: int) -> None:
     peer.close()
 
 
-def test_incomplete_huge_headers_do_not_grow_the_worker(tmp_path: Path) -> None:
+def test_incomplete_huge_headers_do_not_grow_the_worker(short_head_server: SharedServer) -> None:
     """Four connections each sending 40 MB of one header that never ends: the worker reads about
     64 KiB of each and drops the rest, so its peak memory stays where it was."""
-    with server_and_output(tmp_path) as (port, output):
-        peer = Peer(port)
-        peer.send(HEALTH)
-        assert peer.answer().status == 200
-        pid = worker_pid(output)
-        before = rss_peak_kib(pid)
+    port, output = short_head_server.port, short_head_server.output
+    peer = Peer(port)
+    peer.send(HEALTH)
+    assert peer.answer().status == 200
+    pid = worker_pid(output)
+    before = rss_peak_kib(pid)
 
-        def flood() -> None:
-            peer = Peer(port, timeout=30)
-            try:
-                peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ")
-                for _ in range(40):
-                    peer.send(b"a" * 1_000_000)
-            except OSError:
-                pass  # refused and closed: the rest is not wanted
-            finally:
-                peer.close()
+    def flood() -> None:
+        peer = Peer(port, timeout=30)
+        try:
+            peer.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+            for _ in range(40):
+                peer.send(b"a" * 1_000_000)
+        except OSError:
+            pass  # refused and closed: the rest is not wanted
+        finally:
+            peer.close()
 
-        threads = [threading.Thread(target=flood) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
-        grown_mib = (rss_peak_kib(pid) - before) / 1024
-        peer = Peer(port)
-        peer.send(HEALTH)
-        assert peer.answer().status == 200  # the worker still answers
+    threads = [threading.Thread(target=flood) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(HANG_LIMIT)
+    grown_mib = (rss_peak_kib(pid) - before) / 1024
+    peer = Peer(port)
+    peer.send(HEALTH)
+    assert peer.answer().status == 200  # the worker still answers
     assert grown_mib < 16, f"the worker's peak memory grew by {grown_mib:.0f} MiB"
 
 
@@ -303,9 +329,10 @@ def test_a_request_body_cannot_hold_the_connection_open(port: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def logged(output: list[str], text: str) -> None:
-    """Wait for a line of the server's output holding `text` (read by a thread as it is written)."""
-    wait_until(lambda: any(text in line for line in list(output)), f"a log line with {text!r}")
+def logged(output: list[str], text: str, mark: int = 0) -> None:
+    """Wait for a line of the server's output (read by a thread as it is written), from `mark` on,
+    holding `text`."""
+    wait_until(lambda: any(text in line for line in output[mark:]), f"a log line with {text!r}")
 
 
 def asset_request(name: str) -> bytes:
@@ -339,63 +366,58 @@ def busy_reader(port: int) -> socket.socket:
 
 
 @pytest.mark.parametrize("kept_alive", [False, True], ids=["silent", "kept_alive"])
-def test_idle_connections_of_one_client_do_not_lock_another_out(tmp_path: Path, kept_alive: bool) -> None:
+def test_idle_connections_of_one_client_do_not_lock_another_out(
+    capped: tuple[int, list[str]], kept_alive: bool
+) -> None:
     """One client holds every connection of the worker, each idle (never sending, or kept alive
     after one request), and reopens each one the server closes: before, every other client got 503
     too_many_connections (158 of 159 tries at the default 512). Now a newcomer closes the idle
     connection held longest, and every try of another client is answered."""
     cap, tries = 16, 20
-    with server_and_output(
-        tmp_path,
-        max_connections_per_worker=str(cap),
-        max_connections_per_peer=str(cap),  # the worker's limit alone
-        request_head_timeout_seconds="600",  # silent connections are not closed for it meanwhile
-    ) as (port, output):
-        statuses = []
-        with Hostile(port, cap, kept_alive=kept_alive) as hostile:
-            for _ in range(tries):
-                wait_until(hostile.holding, f"the hostile client holding {cap} connections")
-                peer = Peer(port, source="127.0.0.2")
-                peer.send(HEALTH)
-                statuses.append(peer.answer().status)
-                peer.close()
-        assert statuses == [200] * tries
-        logged(output, "closed an idle connection from 127.0.0.1")
+    port, output = capped
+    wait_until(lambda: holds_no_connection(port), "the server free of the last test's connections")
+    mark = len(output)
+    statuses = []
+    with Hostile(port, cap, kept_alive=kept_alive) as hostile:
+        for _ in range(tries):
+            wait_until(hostile.holding, f"the hostile client holding {cap} connections")
+            peer = Peer(port, source="127.0.0.2")
+            peer.send(HEALTH)
+            statuses.append(peer.answer().status)
+            peer.close()
+    assert statuses == [200] * tries
+    logged(output, "closed an idle connection from 127.0.0.1", mark)
 
 
-def test_a_connection_is_refused_only_when_every_held_one_is_busy(tmp_path: Path) -> None:
+def test_a_connection_is_refused_only_when_every_held_one_is_busy(capped: tuple[int, list[str]]) -> None:
     """Busy connections (here answers being sent to clients that do not read them) are never
     closed to make room; an idle one is. A newcomer is refused only when all are busy."""
     cap = 16
-    with server_and_output(
-        tmp_path,
-        max_connections_per_worker=str(cap),
-        max_connections_per_peer=str(cap),
-        request_head_timeout_seconds="600",  # as long as the test, on any machine
-        send_timeout_seconds="600",  # the non-readers stay busy for the test's length
-    ) as (port, output):
-        readers = [busy_reader(port) for _ in range(cap - 1)]
-        silent = Peer(port)
-        newcomer = Peer(port, source="127.0.0.2")
-        newcomer.send(HEALTH)
-        assert newcomer.answer().status == 200  # the silent connection made room
-        assert silent.closed_within()
-        assert silent.buffer == b""  # nothing was asked, nothing is answered
-        newcomer.close()
-        readers.append(busy_reader(port))  # takes the newcomer's place (closing it, if still held)
-        extra = Peer(port, source="127.0.0.2")
-        answer = extra.answer()
-        assert_refused(answer, 503, "too_many_connections")
-        assert answer.headers["retry-after"] == "1"
-        assert answer.error["details"] == {"limit": cap, "per": "worker"}
-        assert extra.closed_within()
-        logged(output, "refused a connection: 16 busy (max_connections_per_worker)")
-        for sock in readers:
-            sock.close()
-        again = Peer(port, source="127.0.0.2")
-        again.send(HEALTH)
-        assert again.answer().status == 200
-        again.close()
+    port, output = capped
+    wait_until(lambda: holds_no_connection(port), "the server free of the last test's connections")
+    mark = len(output)
+    readers = [busy_reader(port) for _ in range(cap - 1)]
+    silent = Peer(port)
+    newcomer = Peer(port, source="127.0.0.2")
+    newcomer.send(HEALTH)
+    assert newcomer.answer().status == 200  # the silent connection made room
+    assert silent.closed_within()
+    assert silent.buffer == b""  # nothing was asked, nothing is answered
+    newcomer.close()
+    readers.append(busy_reader(port))  # takes the newcomer's place (closing it, if still held)
+    extra = Peer(port, source="127.0.0.2")
+    answer = extra.answer()
+    assert_refused(answer, 503, "too_many_connections")
+    assert answer.headers["retry-after"] == "1"
+    assert answer.error["details"] == {"limit": cap, "per": "worker"}
+    assert extra.closed_within()
+    logged(output, "refused a connection: 16 busy (max_connections_per_worker)", mark)
+    for sock in readers:
+        sock.close()
+    again = Peer(port, source="127.0.0.2")
+    again.send(HEALTH)
+    assert again.answer().status == 200
+    again.close()
 
 
 def test_one_peer_holds_at_most_its_share_of_a_worker(tmp_path: Path) -> None:
@@ -500,25 +522,26 @@ def test_clients_that_never_read_a_large_answer_cannot_hold_the_connections(tmp_
         assert not [line for line in output if "Traceback" in line or "Exception in ASGI" in line]
 
 
-def test_a_slow_reader_of_a_large_answer_is_served_whole(tmp_path: Path) -> None:
+def test_a_slow_reader_of_a_large_answer_is_served_whole(one_second_send: tuple[int, list[str]]) -> None:
     """A client that reads the bundle in small bites is never dropped, whatever the worker's
     buffer holds at each check: it took some bytes in each send-timeout period, even when the
     worker refilled its buffer with the file's next 1 MB chunk in between (more bytes waiting)."""
     bundle = (STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION / "swagger-ui-bundle.js").read_bytes()
-    with server_and_output(tmp_path, send_timeout_seconds="1") as (port, output):
-        sock = non_reader(port)
-        sock.settimeout(10)
-        received = b""
-        while b"\r\n\r\n" not in received or len(received.partition(b"\r\n\r\n")[2]) < len(bundle):
-            chunk = sock.recv(4096)  # a bite at a time, a pause between bites: about 300 KB/s
-            assert chunk, f"closed after {len(received):,} bytes"
-            received += chunk
-            time.sleep(0.01)
-        sock.close()
-        head, _, body = received.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 200 ")
-        assert body == bundle
-        assert not [line for line in output if "dropped a connection" in line]
+    port, output = one_second_send
+    mark = len(output)
+    sock = non_reader(port)
+    sock.settimeout(60)
+    received = b""
+    while b"\r\n\r\n" not in received or len(received.partition(b"\r\n\r\n")[2]) < len(bundle):
+        chunk = sock.recv(4096)  # a bite at a time, a pause between bites: about 300 KB/s
+        assert chunk, f"closed after {len(received):,} bytes"
+        received += chunk
+        time.sleep(0.01)
+    sock.close()
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 ")
+    assert body == bundle
+    assert not [line for line in output[mark:] if "dropped a connection" in line]
 
 
 TCP_STATES = {1: "ESTABLISHED", 4: "FIN_WAIT1", 5: "FIN_WAIT2", 6: "TIME_WAIT", 7: "CLOSE", 8: "CLOSE_WAIT"}
@@ -540,7 +563,9 @@ def server_sockets(port: int) -> dict[int, tuple[str, int]]:
     ["swagger-ui-bundle.js", "swagger-ui.css"],
     ids=["larger_than_the_send_buffer", "within_the_send_buffer"],
 )
-def test_an_answer_the_client_does_not_read_is_not_left_in_the_kernel(tmp_path: Path, asset: str) -> None:
+def test_an_answer_the_client_does_not_read_is_not_left_in_the_kernel(
+    one_second_send: tuple[int, list[str]], asset: str
+) -> None:
     """A client with a small receive buffer asks for a public asset and never reads. Before, the
     kernel took the whole answer (its send buffer grows to 4 MiB), the worker closed the
     connection after its keep-alive timeout, and the kernel kept the closed socket in FIN-WAIT-1
@@ -549,24 +574,25 @@ def test_an_answer_the_client_does_not_read_is_not_left_in_the_kernel(tmp_path: 
     connection with a reset once the client has taken nothing for the send timeout; what fits in
     the kernel is dropped by it (TCP_USER_TIMEOUT) soon after. Either way the server's socket and
     its queue are gone, and the client, once it reads, meets the reset."""
-    with server_and_output(tmp_path, send_timeout_seconds="1") as (port, output):
-        sock = non_reader(port, asset_request(asset))
-        client_port = sock.getsockname()[1]
-        wait_until(
-            lambda: server_sockets(port).get(client_port, ("", 0))[1] > 0, "the answer queued in the kernel"
-        )
-        wait_until(
-            lambda: client_port not in server_sockets(port),
-            f"the server's socket gone with its queue: {server_sockets(port).get(client_port)}",
-        )
-        sock.settimeout(10)
-        received = 0
-        with pytest.raises(ConnectionResetError):
-            while chunk := sock.recv(65536):
-                received += len(chunk)
-        assert received < (STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION / asset).stat().st_size
-        sock.close()
-        assert not [line for line in output if "Traceback" in line or "Exception" in line]
+    port, output = one_second_send
+    mark = len(output)
+    sock = non_reader(port, asset_request(asset))
+    client_port = sock.getsockname()[1]
+    wait_until(
+        lambda: server_sockets(port).get(client_port, ("", 0))[1] > 0, "the answer queued in the kernel"
+    )
+    wait_until(
+        lambda: client_port not in server_sockets(port),
+        f"the server's socket gone with its queue: {server_sockets(port).get(client_port)}",
+    )
+    sock.settimeout(10)
+    received = 0
+    with pytest.raises(ConnectionResetError):
+        while chunk := sock.recv(65536):
+            received += len(chunk)
+    assert received < (STATIC_DIR / "swagger-ui" / SWAGGER_UI_VERSION / asset).stat().st_size
+    sock.close()
+    assert not [line for line in output[mark:] if "Traceback" in line or "Exception" in line]
 
 
 # ---------------------------------------------------------------------------------------------

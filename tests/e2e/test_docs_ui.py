@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import backend_unavailable
-from tests.e2e.test_serve_stack import serving
+from tests.e2e.conftest import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +48,7 @@ class Visit:
 
 
 @pytest.fixture(scope="module")
-def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+def chromium(shared_server: SharedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
     if executable is None:
         backend_unavailable("chromium is not installed (apt-get install chromium; .ci/run does)")
@@ -56,12 +56,12 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         backend_unavailable("playwright is not installed (the project's dev extra)")
-    lake = tmp_path_factory.mktemp("lake")  # the pages read no lake; health answers degraded
-    keys = tmp_path_factory.mktemp("keys") / "keys.sqlite3"
-    with serving(lake, f"sqlite:///{keys}", workers=1) as (port, _), sync_playwright() as playwright:
+    with sync_playwright() as playwright:  # the pages read no lake: the shared server's will do
         browser = playwright.chromium.launch(executable_path=executable)
         try:
-            yield Browser(f"http://127.0.0.1:{port}", browser, tmp_path_factory.mktemp("screenshots"))
+            yield Browser(
+                f"http://127.0.0.1:{shared_server.port}", browser, tmp_path_factory.mktemp("screenshots")
+            )
         finally:
             browser.close()
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import http.client
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from serve.identity import open_store
+from tests.e2e.conftest import SharedServer
 from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key
 
@@ -32,14 +35,8 @@ def get(port: int, path: str, headers: list[tuple[str, str]]) -> tuple[int, dict
 
 @pytest.mark.parametrize("hops", [0, 1, 2])
 def test_a_forged_forwarded_address_never_passes_an_ip_allow_list(
-    demo_lake: Path, tmp_path: Path, hops: int, monkeypatch: pytest.MonkeyPatch
+    demo_lake: Path, tmp_path: Path, hops: int, request: pytest.FixtureRequest
 ) -> None:
-    url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    store = open_store(url)
-    key = issue_key(store)
-    store.set_key_ips(key.key_id, ["10.1.2.3"])  # the key may be used from 10.1.2.3 only
-    monkeypatch.setenv("ALPHA_RESULTS_TRUSTED_PROXY_HOPS", str(hops))
-    auth = ("Authorization", f"Bearer {key.token}")
     forged = [
         [],
         [("X-Forwarded-For", "10.1.2.3")],
@@ -48,7 +45,12 @@ def test_a_forged_forwarded_address_never_passes_an_ip_allow_list(
         [("X-Forwarded-For", "not-an-address")],
         [("Forwarded", "for=10.1.2.3"), ("X-Real-IP", "10.1.2.3")],
     ]
-    with serving(demo_lake, url, workers=1) as (port, _):
+    with server_with_hops(request, demo_lake, tmp_path, hops) as (port, url):
+        store = open_store(url)
+        key = issue_key(store)
+        store.set_key_ips(key.key_id, ["10.1.2.3"])  # the key may be used from 10.1.2.3 only
+        store.close()
+        auth = ("Authorization", f"Bearer {key.token}")
         for extra in forged:
             status, body = get(port, "/v1/me", [auth, *extra])
             seen = expected_address(hops, [v for name, v in extra if name == "X-Forwarded-For"])
@@ -58,6 +60,23 @@ def test_a_forged_forwarded_address_never_passes_an_ip_allow_list(
             else:
                 assert status == 403, (hops, extra, body)
                 assert body["error"] == {**body["error"], "code": "ip_not_allowed", "details": {"ip": seen}}
+
+
+@contextmanager
+def server_with_hops(
+    request: pytest.FixtureRequest, demo_lake: Path, tmp_path: Path, hops: int
+) -> Iterator[tuple[int, str]]:
+    """(port, key store URL) of a server trusting `hops` proxies: the shared one for none (the
+    default), else one of its own."""
+    if hops == 0:
+        shared: SharedServer = request.getfixturevalue("shared_server")
+        yield shared.port, shared.keystore_url
+        return
+    url = f"sqlite:///{tmp_path}/keys.sqlite3"
+    open_store(url).close()
+    env = {"ALPHA_RESULTS_TRUSTED_PROXY_HOPS": str(hops)}
+    with serving(demo_lake, url, workers=1, env=env) as (port, _):
+        yield port, url
 
 
 def expected_address(hops: int, forwarded_lines: list[str]) -> str:
@@ -70,14 +89,12 @@ def expected_address(hops: int, forwarded_lines: list[str]) -> str:
     return value if value.replace(".", "").isdigit() else "unparsable"
 
 
-def test_two_authorization_headers_are_refused(demo_lake: Path, tmp_path: Path) -> None:
+def test_two_authorization_headers_are_refused(shared_server: SharedServer) -> None:
     """Through the real server: which of two headers wins differs between proxies and servers."""
-    url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    key = issue_key(open_store(url))
+    key, port = shared_server.key(), shared_server.port
     auth = ("Authorization", f"Bearer {key.token}")
-    with serving(demo_lake, url, workers=1) as (port, _):
-        assert get(port, "/v1/me", [auth])[0] == 200
-        for pair in ([auth, auth], [auth, ("Authorization", "Bearer ar_live_xxxxxxxxxxxxxxxx.y")]):
-            status, body = get(port, "/v1/me", pair)
-            assert status == 401 and body["error"]["code"] == "malformed_api_key", body
-            assert key.token not in json.dumps(body)
+    assert get(port, "/v1/me", [auth])[0] == 200
+    for pair in ([auth, auth], [auth, ("Authorization", "Bearer ar_live_xxxxxxxxxxxxxxxx.y")]):
+        status, body = get(port, "/v1/me", pair)
+        assert status == 401 and body["error"]["code"] == "malformed_api_key", body
+        assert key.token not in json.dumps(body)

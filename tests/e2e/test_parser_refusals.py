@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import socket
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_serve_stack import serving
+from tests.e2e.conftest import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -31,10 +30,9 @@ def exchange(port: int, raw: bytes) -> bytes:
 
 @pytest.mark.parametrize("raw", BROKEN_REQUESTS, ids=["nul-in-header", "no-colon", "nul-in-target"])
 def test_a_request_the_parser_refuses_gets_the_error_envelope(
-    demo_lake: Path, tmp_path: Path, raw: bytes
+    shared_server: SharedServer, raw: bytes
 ) -> None:
-    with serving(demo_lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=1) as (port, _):
-        answer = exchange(port, raw)
+    answer = exchange(shared_server.port, raw)
     head, _, body = answer.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     assert lines[0] == "HTTP/1.1 400 Bad Request", answer

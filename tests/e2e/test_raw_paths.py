@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import http.client
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from serve.app import _NONCANONICAL_ESCAPE
-from serve.identity import open_store
-from tests.e2e.test_serve_stack import serving
-from tests.ops.keys import issue_key
+from tests.e2e.conftest import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -42,25 +39,23 @@ def get(port: int, raw_path: str, token: str | None) -> tuple[int, dict[str, Any
 
 
 def test_encoded_spellings_of_a_path_are_not_found_before_any_key_is_read(
-    demo_lake: Path, tmp_path: Path
+    shared_server: SharedServer,
 ) -> None:
-    url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    key = issue_key(open_store(url))
-    with serving(demo_lake, url, workers=1) as (port, _):
-        assert get(port, "/v1/alphas/Test_planted_factor/books", key.token)[0] == 200
-        for raw in (
-            "/v1/alphas/Test_planted_factor%2Fbooks",
-            "/v1/alphas/Test_planted_factor%2fbooks",
-            "/v1/alphas/%54est_planted_factor/books",
-            "/v1/alphas/Test_planted_factor/book%73",
-            "/v1/%61lphas",
-            "/v1/alphas/Test%5Fplanted_factor/books",
-            "/v1/alphas/Test_planted_factor/rebalances/2024%2D01%2D05",
-        ):
-            for token in (None, key.token):
-                status, body = get(port, raw, token)
-                assert status == 404 and body["error"]["code"] == "not_found", (raw, body)
-        # An escape of a reserved or other character is not a second spelling: it routes as usual
-        # and finds nothing (no alpha has a space in its id).
-        status, body = get(port, "/v1/alphas/Test%20planted/books", key.token)
-        assert status == 404 and body["error"]["code"] == "run_not_found", body
+    key, port = shared_server.key(), shared_server.port
+    assert get(port, "/v1/alphas/Test_planted_factor/books", key.token)[0] == 200
+    for raw in (
+        "/v1/alphas/Test_planted_factor%2Fbooks",
+        "/v1/alphas/Test_planted_factor%2fbooks",
+        "/v1/alphas/%54est_planted_factor/books",
+        "/v1/alphas/Test_planted_factor/book%73",
+        "/v1/%61lphas",
+        "/v1/alphas/Test%5Fplanted_factor/books",
+        "/v1/alphas/Test_planted_factor/rebalances/2024%2D01%2D05",
+    ):
+        for token in (None, key.token):
+            status, body = get(port, raw, token)
+            assert status == 404 and body["error"]["code"] == "not_found", (raw, body)
+    # An escape of a reserved or other character is not a second spelling: it routes as usual
+    # and finds nothing (no alpha has a space in its id).
+    status, body = get(port, "/v1/alphas/Test%20planted/books", key.token)
+    assert status == 404 and body["error"]["code"] == "run_not_found", body

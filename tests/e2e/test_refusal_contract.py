@@ -8,14 +8,14 @@ spec promises (`details.parameters`)."""
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 import pytest
 
 from schemas.query import TEXT_MAX_LENGTH
-from tests.e2e.test_connection_limits import Peer, assert_refused, server
+from tests.e2e.conftest import SharedServer
+from tests.e2e.test_connection_limits import Peer, assert_refused
 from tests.fuzz.hooks import TARGET_CAP, within_target_cap
 
 pytestmark = pytest.mark.e2e
@@ -24,10 +24,9 @@ REFUSALS = {"408", "414", "431", "503"}
 SCREEN_TEXTS = ("search", "tag", "structure", "method", "correlated_to")
 
 
-@pytest.fixture(scope="module")
-def port(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with server(tmp_path_factory.mktemp("serve")) as port:
-        yield port
+@pytest.fixture
+def port(short_head_server: SharedServer) -> int:
+    return short_head_server.port
 
 
 def test_every_v1_operation_declares_the_connection_refusals(port: int) -> None:

@@ -6,12 +6,11 @@ tests/e2e/test_connection_limits.py."""
 from __future__ import annotations
 
 import http.client
-from collections.abc import Iterator
 
 import pytest
 
 from serve import pages
-from tests.e2e.test_serve_stack import serving
+from tests.e2e.conftest import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -32,12 +31,9 @@ ANSWERS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    folder = tmp_path_factory.mktemp("headers")
-    (folder / "lake").mkdir()
-    with serving(folder / "lake", f"sqlite:///{folder}/keys.sqlite3", workers=1) as (port, _):
-        yield port
+@pytest.fixture
+def port(shared_server: SharedServer) -> int:
+    return shared_server.port
 
 
 @pytest.mark.parametrize(("method", "path", "status"), ANSWERS)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import SharedServer
 from tests.e2e.test_server import free_port
 from tests.health_wait import READY_LINE, health_answers, wait_for_start, wait_until, workers_ready
 
@@ -151,9 +152,8 @@ def test_health_stays_up_while_the_sqlite_key_store_file_is_missing(demo_lake: P
     assert not any("Traceback" in line for line in output), output
 
 
-def test_the_server_lines_are_logged_under_serve_at_their_own_level(demo_lake: Path, tmp_path: Path) -> None:
-    with serving(demo_lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=1) as (_, output):
-        pass
+def test_the_server_lines_are_logged_under_serve_at_their_own_level(shared_server: SharedServer) -> None:
+    output = list(shared_server.output)  # its start-up lines, then access lines
     lines = [line for line in output if " serve.server " in line]
     assert any(" INFO serve.server [" in line and "Started server process" in line for line in lines), output
     assert any(" INFO serve.server [" in line and "Application startup complete" in line for line in lines)

@@ -1,20 +1,15 @@
-"""Start the real server process (`alpha-results serve`) and call it over HTTP with real keys."""
+"""The real server process (`alpha-results serve`, the one the e2e tests share) over HTTP with real keys."""
 
 from __future__ import annotations
 
 import http.client
-import os
 import socket
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.health_wait import health_answers, wait_for_start
+from tests.e2e.conftest import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -26,26 +21,18 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def server(shared_server: SharedServer) -> dict[str, Any]:
+    """The shared server, with the demo's keys added to its key store."""
     from serve.identity import ensure_demo_identities, open_store
 
-    folder = tmp_path_factory.mktemp("keys")
-    keystore = f"sqlite:///{folder}/keys.sqlite3"
-    tokens = ensure_demo_identities(open_store(keystore))
-    assert tokens is not None
-    port = free_port()
-    env = {**os.environ, "ALPHA_RESULTS_KEYSTORE_URL": keystore, "ALPHA_RESULTS_ENVIRONMENT": "e2e"}
-    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(demo_lake)]
-    log = folder / "server.log"  # a file, not a pipe: a pipe nobody reads would fill and stall the server
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    store = open_store(shared_server.keystore_url)
     try:
-        wait_for_start(process, lambda: health_answers(port), log.read_text)
-        yield {"base": base, "admin": tokens["admin"]["token"], "member": tokens["member"]["token"]}
+        tokens = ensure_demo_identities(store)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        store.close()
+    assert tokens is not None
+    base = f"http://127.0.0.1:{shared_server.port}"
+    return {"base": base, "admin": tokens["admin"]["token"], "member": tokens["member"]["token"]}
 
 
 def test_health_over_http(server: dict[str, Any]) -> None:

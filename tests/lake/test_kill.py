@@ -12,7 +12,8 @@ past), it leaves only the named builds.
 
 Kill points are drawn from a seeded generator, stratified over the window in which the process
 does its work (measured by one run that is not killed), so every part of that window is hit:
-writing, the pointer switch, dropping the lease, the prune, and the lake-wide collection.
+writing, the pointer switch, dropping the lease, the prune, and the lake-wide collection. The
+suite kills four times per test, at least once on each side of the switch; `just soak-lake` ten.
 """
 
 from __future__ import annotations
@@ -51,11 +52,14 @@ from tests.lake.conftest import (
     content_id_of,
     content_of_build,
     pointer,
+    soak_rounds,
 )
 
 pytestmark = pytest.mark.slow
 
-ROUNDS = 10
+ROUNDS = soak_rounds(suite=4, soak=10)
+"""Kills per test: in the suite two on each side of a publish's pointer switch, and four across a
+collection; `just soak-lake` draws ten, stratified over the whole window (every part of it hit)."""
 EXTRA_ROUNDS = 10  # at most, only when the planned rounds missed one side of the switch
 GARBAGE_FOLDERS = 6  # left by earlier crashes, for every prune to work through
 

@@ -1,5 +1,6 @@
 """Publish storm (issue 9): two workers of the real server answer every valid request with one
-complete build's answer while one alpha is published three times in quick succession, ten times (five on S3).
+complete build's answer while one alpha is published three times in quick succession, three times
+in the suite (twice on S3), ten times (five on S3) under `just soak-lake`.
 
 The publishes come from a separate, already warm process that does what `alpha-results build v1
 v2 v3` does (the three seals one after the other, then the lake's garbage), so the three pointer
@@ -37,15 +38,16 @@ from tests.lake.conftest import (
     comparable,
     content_of_build,
     serving,
+    soak_rounds,
 )
 
 pytestmark = pytest.mark.e2e
 
-ROUNDS = 10
-S3_ROUNDS = 5
-"""Fewer on S3 only: moto is one Python process sharing the machine's two cores with the server and
-the publisher, so a round takes 3-5 s there (0.5 s locally) and ten would take the folder's run
-past its time budget; five rounds still switch the pointer fifteen times under load."""
+ROUNDS = soak_rounds(suite=3, soak=10)
+S3_ROUNDS = soak_rounds(suite=2, soak=5)
+"""Fewer on S3: moto is one Python process sharing the machine's two cores with the server and the
+publisher, so a round takes 3-5 s there (0.5 s locally). The suite runs three rounds locally (nine
+pointer switches) and two on S3 (six); `just soak-lake` ten and five."""
 CLIENTS = 3
 REFRESH = 0.5
 PAUSE = 0.01
