@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from records.times import as_utc
 from schemas.registry import META_IDS
 from serve.context import AllowList
 
@@ -147,13 +148,6 @@ class Credentials:
     @cached_property
     def account(self) -> AccountRecord:
         return self._read_account()
-
-
-def as_utc(moment: datetime) -> datetime:
-    """Naive datetimes are taken as UTC; aware ones are converted."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
 
 
 def iso(moment: datetime | None) -> str | None:

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from records import sql as sql_backend
 from records.sql import Database, Rows
+from records.times import read_time, stored_time
 from serve import errors
 from serve.context import AllowList
 from serve.identity.records import (
@@ -37,14 +38,12 @@ from serve.identity.records import (
     Grants,
     KeyRecord,
     RateLimit,
-    as_utc,
 )
 from serve.identity.tokens import BASE62, IssuedToken, generate_token
 
 log = logging.getLogger("serve.identity")
 
 DEFAULT_KEYSTORE_URL = "sqlite:///var/keys.sqlite3"
-_STORED_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 class IdentityError(Exception):
@@ -165,16 +164,6 @@ ACCOUNT_COLUMN_COUNT = 9
 KEY_COLUMN_COUNT = 17
 
 
-def stored_time(moment: datetime | None) -> str | None:
-    return None if moment is None else as_utc(moment).strftime(_STORED_TIME_FORMAT)
-
-
-def _read_time(text: str | None) -> datetime | None:
-    # fromisoformat reads the stored form (trailing `Z` included) in C; strptime took ~25 us per
-    # value, on every authentication.
-    return None if text is None else datetime.fromisoformat(text)
-
-
 def _allow_json(allow: AllowList) -> str:
     return json.dumps(allow.to_wire(), separators=(",", ":"))
 
@@ -194,7 +183,7 @@ def _account_from_row(row: Sequence[Any]) -> AccountRecord:
         role=role,
         status=status,
         ceiling=Grants(_read_allow(c_end), _read_allow(c_alp), _read_allow(c_run), bool(c_raw)),
-        created_at=_read_time(created),  # type: ignore[arg-type]
+        created_at=read_time(created),  # type: ignore[arg-type]
     )
 
 
@@ -207,14 +196,14 @@ def _key_from_row(row: Sequence[Any]) -> KeyRecord:
         name=name,
         env=env,
         status=status,
-        revoked_at=_read_time(revoked),
-        expires_at=_read_time(expires),
+        revoked_at=read_time(revoked),
+        expires_at=read_time(expires),
         grants=Grants(_read_allow(a_end), _read_allow(a_alp), _read_allow(a_run), bool(raw)),
         rate_limit=RateLimit(
             int(per_second), int(per_minute), int(per_day), None if monthly is None else int(monthly)
         ),
         ip_allow=None if ip_allow is None else tuple(json.loads(ip_allow)),
-        created_at=_read_time(created),  # type: ignore[arg-type]
+        created_at=read_time(created),  # type: ignore[arg-type]
     )
 
 

@@ -1,0 +1,181 @@
+"""Events: what happened, in order, kept for the retention the settings give.
+
+An event is appended where what it says is known (the pipeline when it publishes, the command line
+when it records a promotion; never a request) and never changed; its row id only grows and is its
+cursor (shown enciphered, `records.cursors`). Who may see it is part of the event:
+- `readers`: about one alpha, seen by every key that may read that alpha *when it reads*;
+- `admin`: seen by administrators only (a refused seal names what a team sent);
+- `key`: seen by one key only (its webhook was disabled).
+`Reader` says that of a caller, and every read applies it in SQL, so a page, its `has_more` and
+its cursor are made of what the caller may see: nothing about another alpha leaks, not even a
+count.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from records.sql import Database
+from records.times import read_time, stored_time
+
+Audience = Literal["readers", "admin", "key"]
+
+
+@dataclass(frozen=True)
+class Event:
+    id: int
+    type: str
+    alpha_id: str | None
+    audience: Audience
+    key_id: str | None
+    data: dict[str, Any]
+    created_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One allow-list over alpha ids: every id (`everything`), or those listed or prefixed."""
+
+    everything: bool = False
+    ids: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads: the allow-lists an alpha must pass (all of them: a key's alphas and runs), whether
+    the caller is an administrator, and its key (for events addressed to it)."""
+
+    scopes: tuple[Scope, ...]
+    admin: bool = False
+    key_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What a page asks for besides the reader: events after `after` (an id; 0: the oldest kept),
+    of these types and alphas (empty: any), at most `limit`."""
+
+    after: int = 0
+    limit: int = 100
+    types: tuple[str, ...] = ()
+    alphas: tuple[str, ...] = ()
+    through: int | None = field(default=None)
+    """At most this id (a stream reads up to what it was told exists)."""
+
+
+def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
+    if scope.everything:
+        return "1 = 1", []
+    terms, params = [], []
+    if scope.ids:
+        terms.append("alpha_id IN (" + ", ".join("?" * len(scope.ids)) + ")")
+        params += list(scope.ids)
+    for prefix in scope.prefixes:
+        # Not LIKE: SQLite's is case-insensitive, and `Test_` must not admit `test_x`.
+        terms.append("substr(alpha_id, 1, ?) = ?")
+        params += [len(prefix), prefix]
+    return ("(" + " OR ".join(terms) + ")") if terms else "1 = 0", params
+
+
+def visible_sql(reader: Reader) -> tuple[str, list[Any]]:
+    """The condition an event meets when `reader` may see it, and its parameters."""
+    readable, params = ["audience = 'readers'"], []
+    for scope in reader.scopes:
+        sql, more = _scope_sql(scope)
+        readable.append(sql)
+        params += more
+    terms = ["(" + " AND ".join(readable) + ")"]
+    if reader.admin:
+        terms.append("audience = 'admin'")
+    if reader.key_id is not None:
+        terms.append("(audience = 'key' AND key_id = ?)")
+        params.append(reader.key_id)
+    return "(" + " OR ".join(terms) + ")", params
+
+
+def _event(row: tuple[Any, ...]) -> Event:
+    created_at = read_time(row[6])
+    assert created_at is not None  # NOT NULL
+    return Event(
+        id=int(row[0]),
+        type=row[1],
+        alpha_id=row[2],
+        audience=row[3],
+        key_id=row[4],
+        data=json.loads(row[5]),
+        created_at=created_at,
+    )
+
+
+@dataclass(frozen=True)
+class Page:
+    events: list[Event]
+    has_more: bool
+
+
+class EventLog:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def append(
+        self,
+        type: str,
+        data: dict[str, Any],
+        *,
+        alpha_id: str | None = None,
+        audience: Audience = "readers",
+        key_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Event:
+        if (audience == "readers") != (alpha_id is not None) or (audience == "key") != (key_id is not None):
+            raise ValueError("an event for readers names its alpha; one for a key names the key")
+        rows, _ = self._database.execute(
+            "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "RETURNING id, type, alpha_id, audience, key_id, data, created_at",
+            (
+                type,
+                alpha_id,
+                audience,
+                key_id,
+                json.dumps(data, separators=(",", ":"), allow_nan=False),
+                stored_time(now or dt.datetime.now(dt.UTC)),
+            ),
+        )
+        return _event(rows[0])
+
+    def page(self, reader: Reader, wanted: Wanted) -> Page:
+        """The events `reader` may see after `wanted.after`, oldest first, at most `wanted.limit`."""
+        visible, params = visible_sql(reader)
+        conditions, values = ["id > ?", visible], [wanted.after, *params]
+        if wanted.through is not None:
+            conditions.append("id <= ?")
+            values.append(wanted.through)
+        if wanted.types:
+            conditions.append("type IN (" + ", ".join("?" * len(wanted.types)) + ")")
+            values += list(wanted.types)
+        if wanted.alphas:
+            conditions.append("alpha_id IN (" + ", ".join("?" * len(wanted.alphas)) + ")")
+            values += list(wanted.alphas)
+        # Every condition is made of `?` markers and fixed words; no caller text enters the SQL.
+        sql = (
+            "SELECT id, type, alpha_id, audience, key_id, data, created_at FROM events WHERE "  # noqa: S608
+            + " AND ".join(conditions)
+            + " ORDER BY id LIMIT ?"
+        )
+        rows, _ = self._database.execute(sql, (*values, wanted.limit + 1))
+        events = [_event(row) for row in rows[: wanted.limit]]
+        return Page(events, len(rows) > wanted.limit)
+
+    def last_id(self) -> int:
+        """The id of the newest event (0: none): where a stream that starts now begins."""
+        rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM events")
+        return int(rows[0][0])
+
+    def purge(self, before: dt.datetime) -> int:
+        """Delete the events created before `before` (the retention); how many went."""
+        _, count = self._database.execute("DELETE FROM events WHERE created_at < ?", (stored_time(before),))
+        return count

@@ -1,0 +1,140 @@
+"""Promotions: the operator's decisions about alphas, an append-only history.
+
+An alpha is *approved* into the live book, or *retired* from it, as of a date, by someone, with a
+note and a snapshot of what was seen (the build, the policy and every check's value and verdict on
+that date, as JSON the caller made). The latest record of an alpha says where it stands; nothing
+is ever changed or deleted, so the history is the audit trail.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from records.sql import Database
+from records.times import read_time, stored_time
+
+Action = Literal["approved", "retired"]
+ACTIONS: tuple[Action, ...] = ("approved", "retired")
+
+# Each statement written whole (no text assembled into SQL); their columns in `_promotion`'s order.
+INSERT = (
+    "INSERT INTO promotions (alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+    "RETURNING id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at"
+)
+HISTORY = (
+    "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
+    "FROM promotions WHERE alpha_id = ? ORDER BY id"
+)
+LATEST = (
+    "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
+    "FROM promotions WHERE alpha_id = ? ORDER BY id DESC LIMIT 1"
+)
+STANDING = (
+    "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
+    "FROM promotions WHERE id IN (SELECT max(id) FROM promotions GROUP BY alpha_id)"
+)
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """One decision, as recorded."""
+
+    id: int
+    alpha_id: str
+    action: Action
+    as_of: dt.date
+    decided_by: str
+    note: str
+    build_id: str
+    snapshot: dict[str, Any]
+    recorded_at: dt.datetime
+
+
+def _promotion(row: tuple[Any, ...]) -> Promotion:
+    recorded_at = read_time(row[8])
+    assert recorded_at is not None  # NOT NULL
+    return Promotion(
+        id=int(row[0]),
+        alpha_id=row[1],
+        action=row[2],
+        as_of=dt.date.fromisoformat(row[3]),
+        decided_by=row[4],
+        note=row[5],
+        build_id=row[6],
+        snapshot=json.loads(row[7]),
+        recorded_at=recorded_at,
+    )
+
+
+class PromotionRefused(ValueError):
+    """A decision that does not follow from the history (retiring an alpha never approved,
+    approving one already approved, a date before the last decision's)."""
+
+
+class Promotions:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def record(
+        self,
+        alpha_id: str,
+        action: Action,
+        as_of: dt.date,
+        decided_by: str,
+        note: str,
+        build_id: str,
+        snapshot: dict[str, Any],
+        now: dt.datetime | None = None,
+    ) -> Promotion:
+        """Append a decision; `PromotionRefused` when it does not follow from the alpha's last one."""
+        if action not in ACTIONS:
+            raise PromotionRefused(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
+        if not decided_by.strip():
+            raise PromotionRefused("say who decided (--by)")
+        last = self.latest(alpha_id)
+        if action == "approved" and last is not None and last.action == "approved":
+            raise PromotionRefused(f"{alpha_id} is already approved (as of {last.as_of}); retire it first")
+        if action == "retired" and (last is None or last.action != "approved"):
+            raise PromotionRefused(f"{alpha_id} is not approved: nothing to retire")
+        if last is not None and as_of < last.as_of:
+            raise PromotionRefused(
+                f"as of {as_of} is before the last decision about {alpha_id} ({last.as_of})"
+            )
+        recorded_at = now or dt.datetime.now(dt.UTC)
+        rows, _ = self._database.execute(
+            INSERT,
+            (
+                alpha_id,
+                action,
+                as_of.isoformat(),
+                decided_by,
+                note,
+                build_id,
+                json.dumps(snapshot, separators=(",", ":"), allow_nan=False),
+                stored_time(recorded_at),
+            ),
+        )
+        return _promotion(rows[0])
+
+    def history(self, alpha_id: str) -> list[Promotion]:
+        """Every decision about `alpha_id`, oldest first."""
+        rows, _ = self._database.execute(HISTORY, (alpha_id,))
+        return [_promotion(row) for row in rows]
+
+    def latest(self, alpha_id: str) -> Promotion | None:
+        rows, _ = self._database.execute(LATEST, (alpha_id,))
+        return _promotion(rows[0]) if rows else None
+
+    def standing(self) -> dict[str, Promotion]:
+        """The latest decision about every alpha ever decided on, by alpha_id."""
+        rows, _ = self._database.execute(STANDING)
+        return {row[1]: _promotion(row) for row in rows}
+
+    def version(self) -> int:
+        """The id of the last decision (0 for none): what a cache of `standing` is keyed by."""
+        rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM promotions")
+        return int(rows[0][0])

@@ -1,0 +1,84 @@
+"""The event log: in order, every read narrowed to what the reader may see, kept for a retention."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from records.events import Reader, Scope, Wanted
+from records.store import Records
+
+EVERYTHING = Reader(scopes=(Scope(everything=True),))
+TEST_ONLY = Reader(scopes=(Scope(prefixes=("Test_",)), Scope(prefixes=("Test_",))), key_id="k1")
+
+
+def fill(records: Records) -> None:
+    records.events.append("alpha.published", {"n": 1}, alpha_id="momentum_12_1")
+    records.events.append("alpha.published", {"n": 2}, alpha_id="Test_planted_factor")
+    records.events.append("build.refused", {"n": 3}, audience="admin")
+    records.events.append("alpha.republished", {"n": 4}, alpha_id="test_lowercase")
+    records.events.append("webhook.disabled", {"n": 5}, audience="key", key_id="k1")
+    records.events.append("webhook.disabled", {"n": 6}, audience="key", key_id="k2")
+    records.events.append("alpha.checks_changed", {"n": 7}, alpha_id="Test_planted_factor")
+
+
+ANY = Wanted()
+
+
+def numbers(records: Records, reader: Reader, wanted: Wanted = ANY) -> list[int]:
+    return [event.data["n"] for event in records.events.page(reader, wanted).events]
+
+
+def test_a_reader_sees_only_what_it_may(records: Records) -> None:
+    fill(records)
+    assert numbers(records, EVERYTHING) == [1, 2, 4, 7]
+    assert numbers(records, Reader(scopes=(Scope(everything=True),), admin=True)) == [1, 2, 3, 4, 7]
+    # The prefix is exact (SQLite's LIKE would have let `test_lowercase` through), and a key sees
+    # what is addressed to it, not to another key.
+    assert numbers(records, TEST_ONLY) == [2, 5, 7]
+    listed = Reader(
+        scopes=(Scope(ids=("momentum_12_1", "Test_planted_factor")), Scope(ids=("momentum_12_1",)))
+    )
+    assert numbers(records, listed) == [1]  # both allow-lists must admit the alpha
+    assert numbers(records, Reader(scopes=(Scope(),))) == []  # an empty allow-list reads nothing
+
+
+def test_pages_and_has_more_count_only_visible_events(records: Records) -> None:
+    fill(records)
+    first = records.events.page(TEST_ONLY, Wanted(limit=2))
+    assert [e.data["n"] for e in first.events] == [2, 5] and first.has_more
+    rest = records.events.page(TEST_ONLY, Wanted(after=first.events[-1].id, limit=2))
+    assert [e.data["n"] for e in rest.events] == [7] and not rest.has_more
+    # The last visible event ends the log for this reader, though hidden ones follow it.
+    records.events.append("alpha.published", {"n": 8}, alpha_id="momentum_12_1")
+    last = records.events.page(TEST_ONLY, Wanted(after=rest.events[-1].id, limit=1))
+    assert last.events == [] and not last.has_more
+
+
+def test_filters_by_type_and_alpha(records: Records) -> None:
+    fill(records)
+    assert numbers(records, EVERYTHING, Wanted(types=("alpha.published",))) == [1, 2]
+    assert numbers(records, EVERYTHING, Wanted(alphas=("Test_planted_factor",))) == [2, 7]
+    assert numbers(records, TEST_ONLY, Wanted(alphas=("momentum_12_1",))) == []
+    assert numbers(
+        records, EVERYTHING, Wanted(through=records.events.page(EVERYTHING, Wanted()).events[1].id)
+    ) == [1, 2]
+
+
+def test_ids_only_grow_and_retention_drops_the_oldest(records: Records) -> None:
+    old = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    first = records.events.append("alpha.published", {"n": 1}, alpha_id="a", now=old)
+    second = records.events.append("alpha.published", {"n": 2}, alpha_id="a", now=old + dt.timedelta(days=40))
+    assert second.id > first.id and records.events.last_id() == second.id
+    assert records.events.purge(old + dt.timedelta(days=30)) == 1
+    assert numbers(records, EVERYTHING) == [2]
+    third = records.events.append("alpha.published", {"n": 3}, alpha_id="a")
+    assert third.id > second.id  # a deleted id is never handed out again
+
+
+def test_an_event_names_whom_it_is_for(records: Records) -> None:
+    with pytest.raises(ValueError):
+        records.events.append("alpha.published", {}, audience="readers")  # no alpha
+    with pytest.raises(ValueError):
+        records.events.append("webhook.disabled", {}, audience="key")  # no key
