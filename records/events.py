@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from records.sql import Database
+from records.sql import Database, Statement
 from records.times import read_time, stored_time
 
 Audience = Literal["readers", "admin", "key"]
@@ -97,7 +97,7 @@ def visible_sql(reader: Reader) -> tuple[str, list[Any]]:
     return "(" + " OR ".join(terms) + ")", params
 
 
-def _event(row: tuple[Any, ...]) -> Event:
+def event_of(row: tuple[Any, ...]) -> Event:
     created_at = read_time(row[6])
     assert created_at is not None  # NOT NULL
     return Event(
@@ -131,9 +131,25 @@ class EventLog:
         key_id: str | None = None,
         now: dt.datetime | None = None,
     ) -> Event:
+        rows, _ = self._database.execute(
+            *self.statement(type, data, alpha_id=alpha_id, audience=audience, key_id=key_id, now=now)
+        )
+        return event_of(rows[0])
+
+    @staticmethod
+    def statement(
+        type: str,
+        data: dict[str, Any],
+        *,
+        alpha_id: str | None = None,
+        audience: Audience = "readers",
+        key_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Statement:
+        """The insert of an event, to run alone (`append`) or with what caused it."""
         if (audience == "readers") != (alpha_id is not None) or (audience == "key") != (key_id is not None):
             raise ValueError("an event for readers names its alpha; one for a key names the key")
-        rows, _ = self._database.execute(
+        return (
             "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) "
             "RETURNING id, type, alpha_id, audience, key_id, data, created_at",
             (
@@ -145,7 +161,6 @@ class EventLog:
                 stored_time(now or dt.datetime.now(dt.UTC)),
             ),
         )
-        return _event(rows[0])
 
     def page(self, reader: Reader, wanted: Wanted) -> Page:
         """The events `reader` may see after `wanted.after`, oldest first, at most `wanted.limit`."""
@@ -167,7 +182,7 @@ class EventLog:
             + " ORDER BY id LIMIT ?"
         )
         rows, _ = self._database.execute(sql, (*values, wanted.limit + 1))
-        events = [_event(row) for row in rows[: wanted.limit]]
+        events = [event_of(row) for row in rows[: wanted.limit]]
         return Page(events, len(rows) > wanted.limit)
 
     def last_id(self) -> int:

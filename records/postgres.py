@@ -22,7 +22,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
 
-from records.sql import POSTGRES, Conflict, Database, Rows, Schema, Unavailable
+from records.sql import POSTGRES, Conflict, Database, Rows, Schema, Statement, Unavailable
 
 # Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT
 # EXISTS alone can race on the catalogue); an arbitrary constant of this project.
@@ -98,14 +98,14 @@ class PostgresDatabase(Database):
                 raise Unavailable("cannot connect to the database") from exc
         return self._connection
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+    def transaction(self, statements: Sequence[Statement]) -> list[Rows]:
         # The shared SQL uses `?` markers and contains no literal `?` or `%`.
-        sql = sql.replace("?", "%s")
+        statements = [(sql.replace("?", "%s"), params) for sql, params in statements]
         if not self._lock.acquire(timeout=LOCK_WAIT_SECONDS):
             raise Unavailable("the database's connection is busy")
         try:
             try:
-                return self._run(sql, params)
+                return self._run(statements)
             except psycopg.OperationalError as exc:
                 if self._connection is None or not self._connection.broken:
                     self._abandon_if_stuck()
@@ -113,7 +113,7 @@ class PostgresDatabase(Database):
             # The server closed an idle connection (restart, failover): reopen once and retry.
             self._connection.close()
             try:
-                return self._run(sql, params)
+                return self._run(statements)
             except psycopg.OperationalError as exc:
                 self._abandon_if_stuck()
                 raise Unavailable("the statement failed after reconnecting") from exc
@@ -129,11 +129,19 @@ class PostgresDatabase(Database):
             connection.close()
             self._retry_at = time.monotonic() + RECONNECT_BACKOFF_SECONDS
 
-    def _run(self, sql: str, params: Sequence[Any]) -> Rows:
+    def _run(self, statements: Sequence[Statement]) -> list[Rows]:
+        connection = self._connect()
         try:
-            cursor = self._connect().execute(sql, tuple(params))
+            if len(statements) == 1:  # autocommit: a single statement is its own transaction
+                return [self._one(connection, *statements[0])]
+            with connection.transaction():
+                return [self._one(connection, sql, params) for sql, params in statements]
         except psycopg.errors.UniqueViolation as exc:
             raise Conflict(str(exc)) from None
+
+    @staticmethod
+    def _one(connection: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> Rows:
+        cursor = connection.execute(sql, tuple(params))
         rows = cursor.fetchall() if cursor.description is not None else []
         return rows, cursor.rowcount
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from records.sql import Database
+from records.sql import Database, Statement
 from records.times import read_time, stored_time
 
 Action = Literal["approved", "retired"]
@@ -54,7 +54,7 @@ class Promotion:
     recorded_at: dt.datetime
 
 
-def _promotion(row: tuple[Any, ...]) -> Promotion:
+def promotion_of(row: tuple[Any, ...]) -> Promotion:
     recorded_at = read_time(row[8])
     assert recorded_at is not None  # NOT NULL
     return Promotion(
@@ -91,6 +91,23 @@ class Promotions:
         now: dt.datetime | None = None,
     ) -> Promotion:
         """Append a decision; `PromotionRefused` when it does not follow from the alpha's last one."""
+        statement = self.statement(alpha_id, action, as_of, decided_by, note, build_id, snapshot, now)
+        rows, _ = self._database.execute(*statement)
+        return promotion_of(rows[0])
+
+    def statement(
+        self,
+        alpha_id: str,
+        action: Action,
+        as_of: dt.date,
+        decided_by: str,
+        note: str,
+        build_id: str,
+        snapshot: dict[str, Any],
+        now: dt.datetime | None = None,
+    ) -> Statement:
+        """The insert of a decision, checked against the alpha's last one (`PromotionRefused`), to
+        run alone or in a transaction with what it causes (`records.store.Records.decide`)."""
         if action not in ACTIONS:
             raise PromotionRefused(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
         if not decided_by.strip():
@@ -105,7 +122,7 @@ class Promotions:
                 f"as of {as_of} is before the last decision about {alpha_id} ({last.as_of})"
             )
         recorded_at = now or dt.datetime.now(dt.UTC)
-        rows, _ = self._database.execute(
+        return (
             INSERT,
             (
                 alpha_id,
@@ -118,21 +135,20 @@ class Promotions:
                 stored_time(recorded_at),
             ),
         )
-        return _promotion(rows[0])
 
     def history(self, alpha_id: str) -> list[Promotion]:
         """Every decision about `alpha_id`, oldest first."""
         rows, _ = self._database.execute(HISTORY, (alpha_id,))
-        return [_promotion(row) for row in rows]
+        return [promotion_of(row) for row in rows]
 
     def latest(self, alpha_id: str) -> Promotion | None:
         rows, _ = self._database.execute(LATEST, (alpha_id,))
-        return _promotion(rows[0]) if rows else None
+        return promotion_of(rows[0]) if rows else None
 
     def standing(self) -> dict[str, Promotion]:
         """The latest decision about every alpha ever decided on, by alpha_id."""
         rows, _ = self._database.execute(STANDING)
-        return {row[1]: _promotion(row) for row in rows}
+        return {row[1]: promotion_of(row) for row in rows}
 
     def version(self) -> int:
         """The id of the last decision (0 for none): what a cache of `standing` is keyed by."""

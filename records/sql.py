@@ -23,6 +23,8 @@ from typing import Any
 
 Rows = tuple[list[tuple[Any, ...]], int]
 """What a statement returns: its rows and its rowcount."""
+Statement = tuple[str, Sequence[Any]]
+"""One parameterised statement (`?` markers) and its parameters."""
 
 
 class Unavailable(Exception):
@@ -57,10 +59,14 @@ class Database(ABC):
     """True when a statement runs in this process without network I/O (SQLite), so a request may
     run it on the event loop; False (PostgreSQL) means it may wait on a socket."""
 
-    @abstractmethod
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run one statement; raise `Conflict` on a unique violation, `Unavailable` when the
         database cannot be used."""
+        return self.transaction([(sql, params)])[0]
+
+    @abstractmethod
+    def transaction(self, statements: Sequence[Statement]) -> list[Rows]:
+        """Run `statements` as one transaction (all or none), each statement's rows in order."""
 
     @abstractmethod
     def close(self) -> None: ...
@@ -133,12 +139,25 @@ class SqliteDatabase(Database):
             raise Unavailable(f"{self._path} was replaced or deleted")
         super().ping()
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+    def transaction(self, statements: Sequence[Statement]) -> list[Rows]:
         if not self._lock.acquire(timeout=SQLITE_LOCK_WAIT_SECONDS):
             raise Unavailable("the database's connection is busy")
+        several = len(statements) > 1
         try:
-            cursor = self._connection.execute(sql, tuple(params))
-            return cursor.fetchall(), cursor.rowcount
+            if several:  # autocommit otherwise: a single statement is its own transaction
+                self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                out = []
+                for sql, params in statements:
+                    cursor = self._connection.execute(sql, tuple(params))
+                    out.append((cursor.fetchall(), cursor.rowcount))
+                if several:
+                    self._connection.execute("COMMIT")
+                return out
+            except BaseException:
+                if several and self._connection.in_transaction:
+                    self._connection.execute("ROLLBACK")
+                raise
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" in str(exc):
                 raise Conflict(str(exc)) from None

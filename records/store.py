@@ -3,12 +3,14 @@ key store's, `keystore_url`), their tables created if absent."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from records.cursors import Cursors, deployment_secret
 from records.databases import open_database
-from records.events import EventLog
-from records.promotions import Promotions
+from records.events import Event, EventLog, event_of
+from records.promotions import Action, Promotion, Promotions, promotion_of
 from records.sql import Database
 from records.tables import records_schema
 
@@ -19,6 +21,34 @@ class Records:
     promotions: Promotions
     events: EventLog
     cursors: Cursors
+
+    def decide(
+        self,
+        alpha_id: str,
+        action: Action,
+        as_of: dt.date,
+        decided_by: str,
+        note: str,
+        build_id: str,
+        snapshot: dict[str, Any],
+        now: dt.datetime | None = None,
+    ) -> tuple[Promotion, Event]:
+        """Record a decision and its event (`alpha.approved`, `alpha.retired`) in one transaction:
+        both or neither. `PromotionRefused` when it does not follow from the alpha's last one."""
+        moment = now or dt.datetime.now(dt.UTC)
+        recorded = self.promotions.statement(
+            alpha_id, action, as_of, decided_by, note, build_id, snapshot, moment
+        )
+        said = {
+            "action": action,
+            "as_of": as_of.isoformat(),
+            "decided_by": decided_by,
+            "note": note,
+            "build_id": build_id,
+        }
+        event = self.events.statement(f"alpha.{action}", said, alpha_id=alpha_id, now=moment)
+        promotion_rows, event_rows = self.database.transaction([recorded, event])
+        return promotion_of(promotion_rows[0][0]), event_of(event_rows[0][0])
 
     def close(self) -> None:
         self.database.close()

@@ -69,3 +69,24 @@ def test_two_processes_see_one_history(store_url: str) -> None:
     finally:
         first.close()
         second.close()
+
+
+def test_a_decision_and_its_event_are_written_together_or_not_at_all(records: Records) -> None:
+    promotion, event = records.decide("a", "approved", dt.date(2022, 1, 3), "me", "go", "b1", SNAPSHOT)
+    assert event.type == "alpha.approved" and event.alpha_id == "a"
+    assert event.data == {
+        "action": "approved",
+        "as_of": "2022-01-03",
+        "decided_by": "me",
+        "note": "go",
+        "build_id": "b1",
+    }
+    assert records.promotions.history("a") == [promotion]
+    with pytest.raises(PromotionRefused):
+        records.decide("a", "approved", dt.date(2022, 1, 4), "me", "", "b1", SNAPSHOT)
+    assert records.events.last_id() == event.id  # the refused decision caused no event
+    # A transaction whose second statement fails leaves nothing of the first.
+    insert = records.promotions.statement("b", "approved", dt.date(2022, 1, 3), "me", "", "b1", {})
+    with pytest.raises(Exception):  # noqa: B017 (the backend's own error for a missing table)
+        records.database.transaction([insert, ("INSERT INTO no_such_table VALUES (1)", ())])
+    assert records.promotions.history("b") == []
