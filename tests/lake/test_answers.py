@@ -88,17 +88,17 @@ def test_a_kind_never_sealed_is_an_empty_page_that_says_so(reader: LakeReader) -
     build = view(reader, "Test_ledger_only")  # no decisions, no rebalance index
     answer = answers.scores(build, ScoresQuery(), raw=False)
     assert answer.page.rows == [] and answer.page.total == 0
-    assert [w["code"] for w in answer.warnings] == ["kind_missing"]
-    assert answer.warnings[0]["kind"] == "decisions"
+    assert [w.code for w in answer.warnings] == ["kind_missing"]
+    assert answer.warnings[0].kind == "decisions"
     assert answer.page.fields == wire.visible_fields(wire.SCORE_CORE_FIELDS, False)  # type: ignore[attr-defined]
 
     books = answers.books(build, PageQuery(), raw=False)
-    assert [w["kind"] for w in books.warnings] == []  # every book kind was sealed
+    assert [w.kind for w in books.warnings] == []  # every book kind was sealed
 
     incomplete = view(reader, "Test_low_vol_incomplete")  # no pnl, no trades
     trades = answers.book(incomplete, "trades", TradesQuery(book="long_short"), raw=False)
-    assert trades.page.total == 0 and trades.warnings[0]["kind"] == "trades"
-    assert {w["kind"] for w in answers.books(incomplete, PageQuery(), raw=False).warnings} == {
+    assert trades.page.total == 0 and trades.warnings[0].kind == "trades"
+    assert {w.kind for w in answers.books(incomplete, PageQuery(), raw=False).warnings} == {
         "pnl",
         "trades",
     }

@@ -158,6 +158,6 @@ def make_inputs(weeks: int = 80, seed: int = 3, **overrides: Any) -> MetricsInpu
 
 
 def metrics_json(*args: Any) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """`compute_metrics(*args)` as a client reads it: the object as JSON values, and the warnings."""
+    """`compute_metrics(*args)` as a client reads it: the object and the warnings as JSON values."""
     found, warnings = compute_metrics(*args)
-    return msgspec.to_builtins(found), warnings
+    return msgspec.to_builtins(found), msgspec.to_builtins(warnings)
