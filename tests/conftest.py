@@ -12,6 +12,11 @@ import pytest
 
 from tests.private_redis import private_redis  # noqa: F401 - outage tests never touch the shared Redis
 from tests.s3_server import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - one moto per session
+from tests.shared_servers import (  # noqa: F401 - one server of each per worker, for every folder
+    shared_server,
+    short_head_server,
+    two_workers,
+)
 
 REQUIRE_BACKENDS = os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1"
 

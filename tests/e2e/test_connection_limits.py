@@ -27,9 +27,9 @@ from serve.http_protocol import ConnectionLimits
 from serve.routes.developer import STATIC_DIR, SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from serve.settings import Settings
 from tests.bench.connections_bench import Hostile
-from tests.e2e.conftest import HEAD_TIMEOUT, SharedServer
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import HANG_LIMIT, wait_until
+from tests.shared_servers import HEAD_TIMEOUT, SharedServer
 
 pytestmark = pytest.mark.e2e
 

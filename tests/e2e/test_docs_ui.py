@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import backend_unavailable
-from tests.e2e.conftest import SharedServer
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import SharedServer
 from tests.health_wait import wait_until
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 

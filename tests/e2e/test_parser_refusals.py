@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from tests.e2e.conftest import SharedServer
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from serve.app import _NONCANONICAL_ESCAPE
-from tests.e2e.conftest import SharedServer
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ import http.client
 import pytest
 
 from serve import pages
-from tests.e2e.conftest import SharedServer
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 

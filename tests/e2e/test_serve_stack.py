@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import SharedServer
 from tests.e2e.test_server import free_port
 from tests.health_wait import READY_LINE, health_answers, wait_for_start, wait_until, workers_ready
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 
@@ -102,35 +102,33 @@ def server_side_nodelay(pids: set[int], client_ports: set[int]) -> dict[int, tup
     return found
 
 
-def test_two_workers_answer_keep_alive_requests_without_a_nagle_stall(
-    demo_lake: Path, tmp_path: Path
-) -> None:
+def test_two_workers_answer_keep_alive_requests_without_a_nagle_stall(two_workers: SharedServer) -> None:
     """The Nagle fault, checked where it lives instead of timed: a response leaves as two writes,
     and without TCP_NODELAY on the accepted socket the body waited for the client's delayed ACK of
     the head (~40 ms per keep-alive request, serve/http_protocol.py). Every connection each of the
     two workers accepted has TCP_NODELAY, and keeps answering on one connection."""
-    with serving(demo_lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=2) as (port, output):
-        workers = {int(match.group(1)) for line in output if (match := READY_LINE.search(line))}
-        assert len(workers) == 2, output
-        connections: list[http.client.HTTPConnection] = []
+    port, output = two_workers.port, two_workers.output
+    workers = {int(match.group(1)) for line in output if (match := READY_LINE.search(line))}
+    assert len(workers) == 2, output
+    connections: list[http.client.HTTPConnection] = []
 
-        def both_workers_hold_one() -> dict[int, tuple[int, int]]:
-            """Another keep-alive connection (held open, so the next may go to the other worker),
-            answered several times; the sockets found once both workers hold one of them."""
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            connections.append(connection)
-            for _ in range(5):
-                connection.request("GET", "/v1/health")
-                response = connection.getresponse()
-                response.read()
-                assert response.status == 200
-            found = server_side_nodelay(workers, {c.sock.getsockname()[1] for c in connections})
-            return found if {pid for pid, _ in found.values()} == workers else {}
+    def both_workers_hold_one() -> dict[int, tuple[int, int]]:
+        """Another keep-alive connection (held open, so the next may go to the other worker),
+        answered several times; the sockets found once both workers hold one of them."""
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        connections.append(connection)
+        for _ in range(5):
+            connection.request("GET", "/v1/health")
+            response = connection.getresponse()
+            response.read()
+            assert response.status == 200
+        found = server_side_nodelay(workers, {c.sock.getsockname()[1] for c in connections})
+        return found if {pid for pid, _ in found.values()} == workers else {}
 
-        held = wait_until(both_workers_hold_one, "a connection held by each of the two workers")
-        ports = {connection.sock.getsockname()[1] for connection in connections}
-        for connection in connections:
-            connection.close()
+    held = wait_until(both_workers_hold_one, "a connection held by each of the two workers")
+    ports = {connection.sock.getsockname()[1] for connection in connections}
+    for connection in connections:
+        connection.close()
     assert set(held) == ports, (held, ports)  # every connection found at its worker
     assert {nodelay for _, nodelay in held.values()} == {1}, held
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import SharedServer
+from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from serve.resources import limit_malloc_arenas
-from tests.e2e.test_serve_stack import serving
+from tests.shared_servers import SharedServer
 
 GLIBC = platform.libc_ver()[0] == "glibc"
 
@@ -64,12 +64,7 @@ def test_zero_leaves_the_default() -> None:
 
 @pytest.mark.e2e
 @pytest.mark.skipif(not GLIBC, reason="glibc's mallopt")
-def test_every_worker_caps_its_arenas_at_start(demo_lake: Path, tmp_path: Path) -> None:
-    with serving(
-        demo_lake, f"sqlite:///{tmp_path}/keys.sqlite3", workers=2, env={"ALPHA_RESULTS_MALLOC_ARENAS": "3"}
-    ) as (
-        _,
-        output,
-    ):
-        pass
+def test_every_worker_caps_its_arenas_at_start(two_workers: SharedServer) -> None:
+    """`--workers 2` with ALPHA_RESULTS_MALLOC_ARENAS=3: each worker says so as it starts."""
+    output = list(two_workers.output)
     assert sum("malloc: at most 3 arenas" in line for line in output) == 2, "\n".join(output[-40:])

@@ -1,11 +1,16 @@
-"""One real server per xdist worker for the end-to-end tests that only read it (issue 33, item 15).
+"""Real servers shared by the tests that only read them, one of each per xdist worker (issue 33,
+item 15); registered for every folder by tests/conftest.py.
 
-Each `alpha-results serve` costs a worker process's start (about 10 s of imports on a quiet
-machine, several times that on a busy one), so the tests that need nothing of their own (no
-setting, no lake or key store they change, no output but their own requests' lines) share one:
-the demo lake, one worker, the default settings, an empty SQLite key store that each test adds
-its keys to (the server reads the store on every request). Tests of a setting, a fault or a
-restart start their own (`tests.e2e.test_serve_stack.serving`).
+Each `alpha-results serve` costs its worker processes' start (about 10 s of imports each on a quiet
+machine, several times that on a busy one), so tests that need nothing of their own (no lake or key
+store they change, no output but their own requests' lines) share one:
+
+- `shared_server`: the demo lake, one worker, the default settings, a SQLite key store that each
+  test adds its keys to (the server reads the store on every request);
+- `short_head_server`: an empty lake, a 1.5 s request head timeout (the connection tests);
+- `two_workers`: the demo lake, `--workers 2`, a malloc arena cap of 3 (what each worker does).
+
+Tests of a setting, a fault or a restart start their own (`tests.e2e.test_serve_stack.serving`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.ops.keys import IssuedKey
+if TYPE_CHECKING:
+    from tests.ops.keys import IssuedKey
 
 
 @dataclass
@@ -69,4 +76,18 @@ def shared_server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     keystore_url = f"sqlite:///{tmp_path_factory.mktemp('shared_server')}/keys.sqlite3"
     open_store(keystore_url).close()  # there from the start: health ok, keys found at once
     with serving(demo_lake, keystore_url, workers=1) as (port, output):
+        yield SharedServer(port, output, keystore_url)
+
+
+@pytest.fixture(scope="session")
+def two_workers(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
+    """`--workers 2` over the demo lake with a malloc arena cap of 3 (not the default 2, so a test
+    sees the setting read): the tests of what each worker process does share it."""
+    from serve.identity import open_store
+    from tests.e2e.test_serve_stack import serving
+
+    keystore_url = f"sqlite:///{tmp_path_factory.mktemp('two_workers')}/keys.sqlite3"
+    open_store(keystore_url).close()
+    env = {"ALPHA_RESULTS_MALLOC_ARENAS": "3"}
+    with serving(demo_lake, keystore_url, workers=2, env=env) as (port, output):
         yield SharedServer(port, output, keystore_url)
