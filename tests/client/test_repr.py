@@ -27,8 +27,8 @@ def test_every_body_class_leaves_unset_fields_out_of_its_repr() -> None:
     assert len(structs) > 100
     assert [cls.__name__ for cls in structs if not issubclass(cls, ApiStruct)] == []
 
-    warning = ResponseWarning(code="kind_missing", kind="decisions")
-    assert repr(warning) == "ResponseWarning(code='kind_missing', kind='decisions')"
+    warning = ResponseWarning(code="kind_missing", message="no decisions", kind="decisions")
+    assert repr(warning) == "ResponseWarning(code='kind_missing', message='no decisions', kind='decisions')"
     assert repr(Meta()) == "Meta()"
     stat = Stat(
         value=None,
@@ -45,7 +45,9 @@ def test_every_body_class_leaves_unset_fields_out_of_its_repr() -> None:
     window = Window(from_=None, to=date(2021, 6, 30))
     assert repr(window) == "Window(from_=None, to=datetime.date(2021, 6, 30))"
     assert str(warning) == repr(warning)  # print() shows the same
-    assert warning == ResponseWarning(code="kind_missing", kind="decisions", block=UNSET)  # msgspec's own
+    assert warning == ResponseWarning(
+        code="kind_missing", message="no decisions", kind="decisions", block=UNSET
+    )
 
 
 @pytest.mark.e2e
