@@ -34,7 +34,9 @@ print(json.dumps({"import": imported - started, "create": done - imported, "tota
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--base", type=Path, help="another checkout to compare with")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--lake", default=str(REPO / "var" / "lake"))
