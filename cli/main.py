@@ -19,6 +19,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("cli.serve", "serve the /v1 API over the lake with uvicorn"),
     "accounts": ("cli.admin", "manage accounts"),
     "keys": ("cli.admin", "manage API keys"),
+    "promote": ("cli.promotions", "approve an alpha into the live book, recording what its checks said"),
+    "retire": ("cli.promotions", "retire an approved alpha from the live book"),
+    "promotions": ("cli.promotions", "the decisions about an alpha, oldest first"),
     "reference": (
         "cli.reference",
         "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",

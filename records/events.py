@@ -70,7 +70,8 @@ class Wanted:
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     if scope.everything:
         return "1 = 1", []
-    terms, params = [], []
+    terms: list[str] = []
+    params: list[Any] = []
     if scope.ids:
         terms.append("alpha_id IN (" + ", ".join("?" * len(scope.ids)) + ")")
         params += list(scope.ids)

@@ -1,0 +1,91 @@
+"""`alpha-results promote ALPHA`, `alpha-results retire ALPHA` and `alpha-results promotions ALPHA`:
+the operator's decisions about an alpha, kept as an append-only history in the database the key
+store uses (`--keystore`, else `ALPHA_RESULTS_KEYSTORE_URL`, else `sqlite:///var/keys.sqlite3`).
+
+A decision records the date it takes effect (`--as-of`, default today), who decided (`--by`), why
+(`--note`), and a snapshot of what was seen: the alpha's served build and its checks over its
+history up to that date against the operator's policy (`--policy`, else
+`ALPHA_RESULTS_CHECKS_POLICY_FILE`, else the built-in defaults). It prints the record as JSON.
+Each writes its event (`alpha.approved`, `alpha.retired`) with it, in one transaction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from typing import Any
+
+from serve.settings import Settings
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a date YYYY-MM-DD; got {text!r}") from None
+
+
+def register(subparsers: Any) -> None:
+    for name, action, help_text in (
+        ("promote", "approved", "approve an alpha into the live book, with what its checks said"),
+        ("retire", "retired", "retire an approved alpha from the live book"),
+    ):
+        parser = subparsers.add_parser(name, help=help_text, description=__doc__)
+        parser.add_argument("alpha", help="the alpha's id, as the lake publishes it")
+        parser.add_argument("--by", required=True, help="who decided (a name or an e-mail)")
+        parser.add_argument("--note", required=True, help="why, in a sentence")
+        parser.add_argument(
+            "--as-of",
+            type=_date,
+            default=None,
+            help="the date the decision takes effect (default: today, UTC)",
+        )
+        _common(parser)
+        parser.set_defaults(handler=_decide, action=action)
+    history = subparsers.add_parser("promotions", help="the decisions about an alpha, oldest first")
+    history.add_argument("alpha")
+    _common(history)
+    history.set_defaults(handler=_history)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lake", default=None, help="lake root (default: $ALPHA_RESULTS_LAKE or var/lake)")
+    parser.add_argument(
+        "--keystore", metavar="URL", default=None, help="the database (default: the server's)"
+    )
+    parser.add_argument(
+        "--policy", metavar="FILE", default=None, help="checks policy file (default: the server's)"
+    )
+
+
+def _decide(args: argparse.Namespace) -> int:
+    from pipeline.promotions import Decision, DecisionRefused, as_json, decide
+
+    settings = Settings.from_env()
+    as_of = args.as_of or dt.datetime.now(dt.UTC).date()
+    decision = Decision(args.alpha, args.action, as_of, args.by, args.note)
+    policy = settings.checks_policy_file if args.policy is None else args.policy
+    try:
+        promotion, _ = decide(
+            args.lake or settings.lake, args.keystore or settings.keystore_url, policy, decision
+        )
+    except DecisionRefused as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(as_json(promotion), indent=2))
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from pipeline.promotions import DecisionRefused, as_json, history
+
+    settings = Settings.from_env()
+    try:
+        found = history(args.keystore or settings.keystore_url, args.alpha)
+    except DecisionRefused as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps([as_json(p) for p in found], indent=2))
+    return 0

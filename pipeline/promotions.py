@@ -1,0 +1,120 @@
+"""An operator's decision about an alpha, recorded with what was seen (`alpha-results promote`,
+`alpha-results retire`).
+
+The snapshot is the alpha's served build and `/analytics/checks` of its long_short book over its
+history up to the decision's date, against the operator's policy: the figures the server answers
+(`analytics.figures.Figures.checks`, the same code), so the record says exactly what the checks
+said that day. The decision and its event (`alpha.approved`, `alpha.retired`) are written in one
+transaction (`records.store.Records.decide`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from analytics.errors import BadParameters
+from analytics.figures import Figures
+from analytics.policy import PolicyError, load_policy
+from records.events import Event
+from records.promotions import Action, Promotion, PromotionRefused
+from records.sql import Unavailable
+from records.store import open_records
+
+
+class DecisionRefused(Exception):
+    """A decision not recorded, and why: the alpha is not published, the decision does not follow
+    from the last, the checks cannot be measured up to its date, or the database cannot be used."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    alpha_id: str
+    action: Action
+    as_of: dt.date
+    decided_by: str
+    note: str
+
+
+def snapshot_of(figures: Figures, alpha: str, as_of: dt.date, policy_file: str) -> tuple[str, dict[str, Any]]:
+    """The served build of `alpha` and what its checks said over its history up to `as_of`:
+    `{build_id, as_of, policy, checks: [{id, value, unit, verdict, reason}], summary}`."""
+    build = figures.build(alpha)
+    policy = load_policy(policy_file)
+    checks = figures.checks(alpha, policy, end=as_of)
+    answered = msgspec.to_builtins(checks)
+    return build.build_id, {
+        "build_id": build.build_id,
+        "as_of": as_of.isoformat(),
+        "policy": msgspec.to_builtins(policy.echo()),
+        "checks": [
+            {key: check.get(key) for key in ("id", "value", "unit", "verdict", "reason")}
+            for check in answered["checks"]
+        ],
+        "summary": answered["summary"],
+    }
+
+
+def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
+    """Record `decision` with its snapshot and its event; `DecisionRefused` says why not."""
+    try:
+        figures = Figures.open(lake)
+        build_id, snapshot = snapshot_of(figures, decision.alpha_id, decision.as_of, policy_file)
+    except LookupError as exc:
+        raise DecisionRefused(str(exc)) from None
+    except BadParameters as exc:
+        problems = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
+        raise DecisionRefused(f"the checks cannot be measured up to {decision.as_of}: {problems}") from None
+    except PolicyError as exc:
+        raise DecisionRefused(str(exc)) from None
+    try:
+        records = open_records(records_url)
+    except Unavailable as exc:
+        raise DecisionRefused(f"the database cannot be opened: {exc}") from None
+    try:
+        return records.decide(
+            decision.alpha_id,
+            decision.action,
+            decision.as_of,
+            decision.decided_by,
+            decision.note,
+            build_id,
+            snapshot,
+        )
+    except PromotionRefused as exc:
+        raise DecisionRefused(str(exc)) from None
+    except Unavailable as exc:
+        raise DecisionRefused(f"the database cannot be used: {exc}") from None
+    finally:
+        records.close()
+
+
+def history(records_url: str, alpha: str) -> list[Promotion]:
+    """Every decision about `alpha`, oldest first; `DecisionRefused` when the database cannot be used."""
+    try:
+        records = open_records(records_url)
+    except Unavailable as exc:
+        raise DecisionRefused(f"the database cannot be opened: {exc}") from None
+    try:
+        return records.promotions.history(alpha)
+    except Unavailable as exc:
+        raise DecisionRefused(f"the database cannot be used: {exc}") from None
+    finally:
+        records.close()
+
+
+def as_json(promotion: Promotion) -> dict[str, Any]:
+    """A decision as the command line prints it."""
+    return {
+        "alpha_id": promotion.alpha_id,
+        "action": promotion.action,
+        "as_of": promotion.as_of.isoformat(),
+        "decided_by": promotion.decided_by,
+        "note": promotion.note,
+        "build_id": promotion.build_id,
+        "recorded_at": promotion.recorded_at.isoformat().replace("+00:00", "Z"),
+        "snapshot": promotion.snapshot,
+    }
