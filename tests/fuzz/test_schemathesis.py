@@ -1,7 +1,10 @@
 """Schemathesis, every check, against the OpenAPI document a real `alpha-results serve` serves, with
 an administrator's key and a self-service key (the fast profile; `just fuzz` is the long one).
 
-Each key gets a time-bounded run (coverage, fuzzing and stateful phases). No server error and no
+Each key gets a run bounded by a number of cases, not by time (issue 33, item 15: a run of 20 s
+tested 14 of 37 operations on a busy machine and failed): the examples, fuzzing and stateful phases,
+five examples per operation, every operation tested. The coverage phase (thousands of boundary
+cases, a minute per key on a quiet machine) runs under `just fuzz`. No server error and no
 response-schema violation may be found, nor any other check's failure except the contract's known
 divergences (tests.fuzz.harness.CONTRACT_DIVERGENCES), which are checked here against the contract.
 """
@@ -31,9 +34,9 @@ from tests.fuzz.harness import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-SECONDS_PER_KEY = 20
-"""Both keys run one after the other: about 40 s of schemathesis, plus the server's start."""
-EXAMPLES = 25
+EXAMPLES = 5
+PHASES = "examples,fuzzing,stateful"
+"""About 270 cases per key, 20 s on a quiet machine: 40 s of schemathesis, plus the server's start."""
 SEED = 20261122
 
 
@@ -63,7 +66,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(fuzz: Fuzz, 
         label,
         fuzz.workdir,
         max_examples=EXAMPLES,
-        max_time=SECONDS_PER_KEY,
+        phases=PHASES,
         seed=SEED,
     )
     summary = "\n".join([*report.lines(), f"log: {fuzz.workdir / f'schemathesis-{label}.log'}"])
