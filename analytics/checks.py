@@ -261,7 +261,7 @@ def _ledger_figures(
         }
     returns = part.returns
     few = "fewer than 2 daily returns with variance in the window"
-    turnover = _turnover(view, book, part)
+    turnover = book_turnover(part)
     positive, years = positive_years(part.days, returns)
     stressed = stressed_returns(part.starting_equity, part.ending_equity, part.execution_cost)
     last = recent(returns)
@@ -295,23 +295,10 @@ def _ledger_figures(
     }
 
 
-def _turnover(view: BuildView, book: str, part: inputs.Ledger) -> np.ndarray:
-    """The finite one-way `turnover` of the window's sessions (1/2 sum |quantity x mid| /
+def book_turnover(part: inputs.Ledger) -> np.ndarray:
+    """The finite one-way `turnover` of the part's sessions (1/2 sum |quantity x mid| /
     starting_equity: the column whose mean the run seals as /metrics' mean_turnover)."""
-
-    def read() -> tuple[np.ndarray, np.ndarray]:
-        table = view.table("portfolio")
-        found = view.book_range("portfolio", book)
-        assert table is not None and found is not None  # the ledger was read from them
-        rows = table.slice(found[0], found[1] - found[0])
-        return day_numbers(rows), floats(rows.column("turnover"))
-
-    days, values = view.memo(f"analytics:checks:turnover:{book}", read)
-    if part.days.size == 0:
-        return np.empty(0)
-    first, last = np.searchsorted(days, part.days[0], "left"), np.searchsorted(days, part.days[-1], "right")
-    window = values[first:last]
-    return window[np.isfinite(window)]
+    return part.turnover[np.isfinite(part.turnover)]
 
 
 def _deflated_sharpe(

@@ -42,6 +42,7 @@ from analytics import (
     correlation,
     costs,
     drawdowns,
+    live,
     metrics,
     risk,
     rolling,
@@ -71,6 +72,7 @@ from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
+from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.service import Warning
 from schemas.query import (
@@ -79,6 +81,7 @@ from schemas.query import (
     ChecksQuery,
     CompareQuery,
     CorrelationQuery,
+    LiveQuery,
     MetricsQuery,
     RiskQuery,
     RollingQuery,
@@ -159,6 +162,19 @@ class Figures:
         return risk.risk_payload(
             view, book, (q.start, q.end), FULL_ACCESS, self._market(), warnings or Warnings()
         )
+
+    def live(
+        self, alpha: str, warnings: Warnings | None = None, approved: dt.date | None = None, **params: Any
+    ) -> Live:
+        """`/analytics/live` of one book (`LiveQuery`); `approved` is the as_of of the alpha's latest
+        approval, which the server reads from its records (`records.store.open_records(url)
+        .promotions.approval(alpha)`): none by default, so the split is the request's, the seal's
+        research_cutoff or the first publish date."""
+        q = LiveQuery(**params)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        split = live.split_of(view, approved, q.split)
+        return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""

@@ -27,6 +27,8 @@ class Ledger:
     equity_basis: np.ndarray
     execution_cost: np.ndarray
     turnover_notional: np.ndarray
+    turnover: np.ndarray  # one-way: 1/2 sum |quantity x mid| / starting_equity (NaN where none)
+    risk_free_return: np.ndarray  # what the cash earned per session
 
     def window(self, window: Window) -> Ledger:
         a, b = window_bounds(self.days, window)
@@ -84,6 +86,8 @@ def ledger(view: BuildView, book: str) -> Ledger | None:
                     "equity_basis",
                     "execution_cost",
                     "turnover_notional",
+                    "turnover",
+                    "risk_free_return",
                 )
             ),
         )

@@ -19,10 +19,12 @@ import msgspec
 from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import PolicyError, load_policy
+from records.answers import decision_of
 from records.events import Event
 from records.promotions import Action, Promotion, PromotionRefused
 from records.sql import Unavailable
 from records.store import open_records
+from schemas.bodies.promotions import CheckSeen, PolicySeen, Snapshot
 
 
 class DecisionRefused(Exception):
@@ -40,22 +42,21 @@ class Decision:
 
 
 def snapshot_of(figures: Figures, alpha: str, as_of: dt.date, policy_file: str) -> tuple[str, dict[str, Any]]:
-    """The served build of `alpha` and what its checks said over its history up to `as_of`:
-    `{build_id, as_of, policy, checks: [{id, value, unit, verdict, reason}], summary}`."""
+    """The served build of `alpha` and what its checks said over its history up to `as_of` (a
+    `schemas.bodies.promotions.Snapshot`, as JSON: what the record keeps and the API serves)."""
     build = figures.build(alpha)
     policy = load_policy(policy_file)
     checks = figures.checks(alpha, policy, end=as_of)
-    answered = msgspec.to_builtins(checks)
-    return build.build_id, {
-        "build_id": build.build_id,
-        "as_of": as_of.isoformat(),
-        "policy": msgspec.to_builtins(policy.echo()),
-        "checks": [
-            {key: check.get(key) for key in ("id", "value", "unit", "verdict", "reason")}
-            for check in answered["checks"]
+    snapshot = Snapshot(
+        as_of=as_of,
+        policy=msgspec.convert(msgspec.to_builtins(policy.echo()), PolicySeen),
+        checks=[
+            CheckSeen(id=c.id, value=c.value, unit=c.unit, verdict=c.verdict, reason=c.reason)
+            for c in checks.checks
         ],
-        "summary": answered["summary"],
-    }
+        verdict=checks.summary.verdict,
+    )
+    return build.build_id, msgspec.to_builtins(snapshot)
 
 
 def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
@@ -107,14 +108,5 @@ def history(records_url: str, alpha: str) -> list[Promotion]:
 
 
 def as_json(promotion: Promotion) -> dict[str, Any]:
-    """A decision as the command line prints it."""
-    return {
-        "alpha_id": promotion.alpha_id,
-        "action": promotion.action,
-        "as_of": promotion.as_of.isoformat(),
-        "decided_by": promotion.decided_by,
-        "note": promotion.note,
-        "build_id": promotion.build_id,
-        "recorded_at": promotion.recorded_at.isoformat().replace("+00:00", "Z"),
-        "snapshot": promotion.snapshot,
-    }
+    """A decision as the command line prints it: the API's `Decision` with its alpha."""
+    return {"alpha_id": promotion.alpha_id, **msgspec.to_builtins(decision_of(promotion))}

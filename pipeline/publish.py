@@ -125,6 +125,7 @@ def publish_seal(
             )
             writer.write_json(layout.join(build_dir, layout.DESCRIPTION_JSON), description)
         entry = alpha_entry(seal, derived, writer, build_id, source)
+        entry["first_published_at"] = first_published(pointer, datetime.now(UTC))
         entry["files"] = writer.manifest(build_dir)
         writer.write_json(layout.join(build_dir, layout.ALPHA_JSON), entry)
 
@@ -274,6 +275,9 @@ def alpha_entry(
         "first_session": _iso(session_dates.min()) if session_dates is not None else None,
         "last_session": _iso(session_dates.max()) if session_dates is not None else None,
         "has_description": seal.description is not None,
+        # The date the research stopped looking (optional): where its out-of-sample part starts
+        # unless an approval says otherwise (analytics.live).
+        "research_cutoff": manifest.get("research_cutoff"),
         "source_archive": source,
         "signal_processing": manifest["signal_processing"],
         "metric_conventions": manifest["metric_conventions"],
@@ -284,6 +288,17 @@ def alpha_entry(
 
 def _iso(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+def first_published(pointer: dict[str, Any] | None, now: datetime) -> str:
+    """When the catalogue first published the alpha, as the next pointer (and its build's entry)
+    carries it: the current pointer's, else (a pointer written before it was recorded) that
+    pointer's own publish time, the earliest the lake still knows; `now` for a new alpha."""
+    if pointer is None:
+        return now.isoformat(timespec="seconds")
+    return str(
+        pointer.get("first_published_at") or pointer.get("published_at") or now.isoformat(timespec="seconds")
+    )
 
 
 def switch_pointer(
@@ -304,6 +319,7 @@ def switch_pointer(
     document = {
         **document,
         "published_at": now.isoformat(timespec="seconds"),
+        "first_published_at": first_published(previous, now),
         **retention.next_history(previous, document["build_id"], now.timestamp()),
     }
     storage.replace_atomically(pointer_path, dumps(document))

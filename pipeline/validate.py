@@ -72,6 +72,17 @@ def _is_iso_timestamp(value: Any) -> bool:
     return True
 
 
+def _is_iso_date(value: Any) -> bool:
+    """A calendar date written YYYY-MM-DD (10 characters: no time, no week or ordinal forms)."""
+    if not isinstance(value, str) or len(value) != 10:
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _str_list(value: Any) -> list[str] | None:
     """The value when it is a list of strings, else None."""
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -116,6 +127,8 @@ def check_manifest(manifest: dict[str, Any]) -> None:
         isinstance(universe, int) and not isinstance(universe, bool) and universe > 0,
         "a positive integer",
     )
+    cutoff = manifest.get("research_cutoff")
+    need("research_cutoff", cutoff is None or _is_iso_date(cutoff), "a date YYYY-MM-DD or null")
     archive = manifest.get("source_archive")
     if archive is not None:
         if not isinstance(archive, dict) or archive.get("status") not in S.SOURCE_ARCHIVE_STATUSES:

@@ -33,6 +33,10 @@ LATEST = (
     "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
     "FROM promotions WHERE alpha_id = ? ORDER BY id DESC LIMIT 1"
 )
+LATEST_APPROVAL = (
+    "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
+    "FROM promotions WHERE alpha_id = ? AND action = 'approved' ORDER BY id DESC LIMIT 1"
+)
 STANDING = (
     "SELECT id, alpha_id, action, as_of, decided_by, note, build_id, snapshot, recorded_at "
     "FROM promotions WHERE id IN (SELECT max(id) FROM promotions GROUP BY alpha_id)"
@@ -143,6 +147,12 @@ class Promotions:
 
     def latest(self, alpha_id: str) -> Promotion | None:
         rows, _ = self._database.execute(LATEST, (alpha_id,))
+        return promotion_of(rows[0]) if rows else None
+
+    def approval(self, alpha_id: str) -> Promotion | None:
+        """The latest approval of `alpha_id` (in force, or since retired); None when never approved:
+        where its live (out-of-sample) part starts (`analytics.live`)."""
+        rows, _ = self._database.execute(LATEST_APPROVAL, (alpha_id,))
         return promotion_of(rows[0]) if rows else None
 
     def standing(self) -> dict[str, Promotion]:

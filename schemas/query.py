@@ -750,6 +750,23 @@ class RiskQuery(Query, frozen=True):
     end: To = END
 
 
+class LiveQuery(Query, frozen=True):
+    """`/analytics/live`: one book's in-sample and out-of-sample parts."""
+
+    book: Book = choices.DEFAULT_BOOK
+    split: (
+        Annotated[
+            dt.date,
+            Meta(
+                description="The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are out-of-sample. "
+                "Absent: the alpha's own split, its approval's as_of, else its seal's research_cutoff, else the "
+                "date the catalogue first published it (the answer's split_origin says which).",
+            ),
+        ]
+        | None
+    ) = None
+
+
 # -- the declared parameters, as the parser and the documents read them ---------------------------
 
 

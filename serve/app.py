@@ -65,6 +65,7 @@ from serve.identity.tokens import redact_tokens
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import open_limiter
 from serve.openapi import DeclaredAnswers, openapi_config, served
+from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta
 from serve.settings import Settings
@@ -279,17 +280,23 @@ def create_app(
     store: Any | None = None,
     limiter: Any | None = None,
     reader: LakeReader | None = None,
+    records: RecordsSource | None = None,
 ) -> Litestar:
     """The app over `settings` (read from the environment when None).
 
     Tests pass `authenticate` (a Caller factory) and may pass `limiter=None` with a custom
-    authenticator to run without a key store; production opens both from the settings.
+    authenticator to run without a key store; production opens both from the settings, and the
+    records (promotions, events) from the key store's database. An app given `authenticate` or a
+    `store` keeps the `records` it is given (none: no alpha is approved, no decision served).
     """
     settings = settings or Settings.from_env()
     opened_limiter: Any = None  # a limiter passed in belongs to the caller, who starts and closes it
     if authenticate is None:
         if store is None:
             store = open_store_or_defer(settings.keystore_url)
+            # The deployment's records live beside its keys (a store passed in is a test's own).
+            if records is None:
+                records = RecordsSource(settings.keystore_url)
         authenticate = default_authenticator(store)
         if limiter is None:
             # Day and month usage is durable in the key store, whatever holds the live counters.
@@ -313,6 +320,7 @@ def create_app(
         store=store,
         # A bad policy file stops the start here, with a message naming the setting and the rule.
         checks_policy=load_policy(settings.checks_policy_file),
+        records=records,
     )
 
     app = Litestar(
@@ -337,7 +345,12 @@ def create_app(
             start_health_monitor,
             *usage_sync_start(opened_limiter),
         ],
-        on_shutdown=[stop_health_monitor, *usage_sync_stop(opened_limiter), services.reader.close],
+        on_shutdown=[
+            stop_health_monitor,
+            *usage_sync_stop(opened_limiter),
+            services.reader.close,
+            *([records.close] if records is not None else []),
+        ],
         debug=False,
     )
     developer.publish(app, openapi_document_of(app))

@@ -56,6 +56,7 @@ class Services:
     limiter: Any | None = None  # serve.limits.Limiter
     store: Any | None = None  # serve.identity key store
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
+    records: Any | None = None  # serve.records.RecordsSource: promotions and events; None: none kept
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

@@ -39,6 +39,9 @@ class AlphaSpec:
     icir_annualised: bool = True
     legacy_ic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
+    # Where the research stopped looking, as a share of the published sessions: the manifest's
+    # `research_cutoff` (None: not sealed), so the demo has an out-of-sample part to show.
+    research_cutoff_share: float | None = None
 
     def universe_size(self, size: str) -> int:
         return self.universe_full if size == "full" else self.universe_small
@@ -58,6 +61,7 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         flat_week_shares=(0.7,),
         universe_pick="all",
         tags=("momentum", "cross_sectional", "price"),
+        research_cutoff_share=0.8,
     ),
     AlphaSpec(
         alpha_id="Test_planted_factor",
@@ -70,6 +74,7 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         universe_small=40,
         started_at="2026-08-19T09:15:00+00:00",
         tags=("synthetic", "calibration"),
+        research_cutoff_share=0.7,
     ),
     AlphaSpec(
         alpha_id="Test_short_term_reversal",

@@ -316,6 +316,7 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         },
         "universe_size": int(len(universe)),
         "source_archive": record,
+        "research_cutoff": _research_cutoff(market, spec.research_cutoff_share),
     }
     return SealContent(
         alpha_id=spec.alpha_id,
@@ -324,6 +325,14 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         description=descriptions.description(spec, years),
         source_zip=zip_bytes,
     )
+
+
+def _research_cutoff(market: Market, share: float | None) -> str | None:
+    """The published session `share` of the way through the market's published sessions."""
+    if share is None:
+        return None
+    published = market.dates[market.first_session :]
+    return published[int(share * (len(published) - 1))].isoformat()
 
 
 def benchmark_table(market: Market) -> pa.Table:

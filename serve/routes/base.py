@@ -22,6 +22,7 @@ from datasets import answers
 from datasets.answers import Answer
 from datasets.queries import Paged, TablePage
 from datasets.reader import BuildView, LakeReader
+from records.promotions import Promotion
 from schemas import wire
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.query import NoQuery, Query, params_of
@@ -43,6 +44,7 @@ from serve.envelope import (
 )
 from serve.envelope import collection as collection_envelope
 from serve.exchange import exchange_of
+from serve.records import RecordsSource
 
 Q = TypeVar("Q", bound=Query)
 
@@ -73,6 +75,20 @@ class Context(Generic[Q]):
     @property
     def policy(self) -> Policy:
         return self.services.checks_policy
+
+    async def approval(self, alpha: str) -> Promotion | None:
+        """The alpha's latest approval (`alpha-results promote`), None when never approved or the
+        app keeps no records; 503 when the records cannot be read."""
+        source: RecordsSource | None = self.services.records
+        return None if source is None else await source.approval(alpha)
+
+    async def promotions(self, alpha: str) -> list[Promotion]:
+        """Every decision about the alpha, oldest first (none when the app keeps no records); 503
+        when the records cannot be read."""
+        source: RecordsSource | None = self.services.records
+        if source is None:
+            return []
+        return await source.read(lambda records: records.promotions.history(alpha))
 
     @property
     def signer(self) -> ArchiveSigner | None:

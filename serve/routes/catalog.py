@@ -8,8 +8,10 @@ from litestar.params import FromPath
 
 from datasets import answers
 from datasets.queries import Page, page_of
+from records.answers import promotions_of
 from schemas.bodies.description import AlphaDescription
 from schemas.bodies.envelope import Collection, Single
+from schemas.bodies.promotions import Promotions
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
@@ -55,4 +57,24 @@ async def get_alpha(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[
     return single(description, ctx.run_meta(build, "description"))
 
 
-ROUTES = [list_alphas, get_alpha]
+@route(
+    "catalog.alphas.promotions",
+    "/v1/alphas/{alpha:str}/promotions",
+    "The operator's decisions about one alpha",
+    documented=(
+        "Every decision recorded about the alpha (alpha-results promote, retire), oldest first, each with what "
+        "its checks said up to its date against the policy of that day; standing says where the alpha is now"
+    ),
+)
+async def get_promotions(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Single[Promotions]]:
+    build = await ctx.open_alpha(alpha)
+    ctx.args()
+    history = await ctx.promotions(build.alpha_id)
+    # The answer is the records', not the build's: its tag is the alpha's last decision.
+    ctx.validate_with(f"promotions:{history[-1].id if history else 0}")
+    return single(
+        promotions_of(build.alpha_id, history), ctx.meta(alpha_id=build.alpha_id, source="records:promotions")
+    )
+
+
+ROUTES = [list_alphas, get_alpha, get_promotions]

@@ -122,6 +122,10 @@ def test_health_needs_no_key_and_ignores_a_bad_one(world: World) -> None:
     assert world.store.calls["find_credentials"] == 0  # the key is not even looked at
 
 
+ALPHA_GRANT_IDS = frozenset({"catalog.alphas.get", "catalog.alphas.promotions"})
+"""Routes about the alpha itself (its description, its decisions): the alpha grant, not the run's."""
+
+
 def alpha_scoped_ids(world: World) -> list[str]:
     return [i for i in keyed_ids(world) if "{alpha" in endpoints()[i].path and i not in ADMIN_IDS]
 
@@ -131,7 +135,7 @@ def test_alpha_not_granted_is_refused_whether_or_not_it_exists(world: World, alp
     for endpoint_id in alpha_scoped_ids(world):
         path, params = endpoint_path(world, endpoint_id, alpha)
         response = world.get(path, "test_only", **params)
-        code = "alpha_not_allowed" if endpoint_id == "catalog.alphas.get" else "run_not_allowed"
+        code = "alpha_not_allowed" if endpoint_id in ALPHA_GRANT_IDS else "run_not_allowed"
         assert response.status_code == 403, (endpoint_id, response.text)
         error = response.json()["error"]
         assert (error["code"], error["details"]) == (code, {"alpha": alpha}), endpoint_id
@@ -157,7 +161,7 @@ def test_a_granted_key_tells_a_missing_alpha_apart(world: World) -> None:
     for endpoint_id in alpha_scoped_ids(world):
         path, params = endpoint_path(world, endpoint_id, "Test_never_published")
         response = world.get(path, "full_raw", **params)
-        expected = "alpha_not_found" if endpoint_id == "catalog.alphas.get" else "run_not_found"
+        expected = "alpha_not_found" if endpoint_id in ALPHA_GRANT_IDS else "run_not_found"
         assert response.status_code == 404 and response.json()["error"]["code"] == expected, endpoint_id
 
 

@@ -142,3 +142,22 @@ def serving(demo_lake: Path, callers: dict[str, Caller], **settings: Any) -> Ite
 def api(demo_lake: Path) -> Iterator[Api]:
     with serving(demo_lake, CALLERS) as found:
         yield found
+
+
+@pytest.fixture
+def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str]]:
+    """An app over the demo lake keeping its records (promotions, events) in a SQLite file of its
+    own, not created until the command line first writes it; and that file's URL."""
+    from serve.app import create_app
+    from serve.records import RecordsSource
+    from serve.settings import Settings
+
+    url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    app = create_app(
+        Settings(lake=str(demo_lake), environment="test"),
+        authenticate=authenticator_for(CALLERS),
+        limiter=None,
+        records=RecordsSource(url),
+    )
+    with TestClient(app=app) as client:
+        yield Api(client), url

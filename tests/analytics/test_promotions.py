@@ -45,9 +45,9 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
     assert recorded["action"] == "approved" and recorded["as_of"] == "2021-12-31"
     assert recorded["decided_by"] == "head of research" and recorded["note"] == "diversifier"
     snapshot = recorded["snapshot"]
-    assert snapshot["build_id"] == recorded["build_id"]
+    assert snapshot["as_of"] == "2021-12-31"
     assert snapshot["policy"] == served["policy"]
-    assert snapshot["summary"] == served["summary"]
+    assert snapshot["verdict"] == served["summary"]["verdict"]
     assert snapshot["checks"] == [
         {key: check[key] for key in ("id", "value", "unit", "verdict", "reason")}
         for check in served["checks"]
@@ -101,3 +101,31 @@ def test_an_alpha_the_lake_does_not_publish_is_refused(
     assert code == 1 and "no_such_alpha" in err
     code, out, _ = run(capsys, "promotions", "no_such_alpha", "--keystore", keystore)
     assert code == 0 and json.loads(out) == []
+
+
+def test_the_history_is_served_to_the_alphas_readers_only(
+    with_records: tuple[Api, str], demo_lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api, url = with_records
+    where = ("--lake", str(demo_lake), "--keystore", url, "--by", "ops", "--note", "why")
+    assert run(capsys, "promote", ALPHA, "--as-of", "2021-06-30", *where)[0] == 0
+    assert run(capsys, "retire", ALPHA, "--as-of", "2021-09-30", *where)[0] == 0
+    printed = json.loads(run(capsys, "promotions", ALPHA, "--keystore", url)[1])
+    body = api.get(f"/v1/alphas/{ALPHA}/promotions")
+    assert body.status_code == 200, body.text
+    data = body.json()["data"]
+    assert (data["alpha"], data["standing"], data["since"]) == (ALPHA, "retired", "2021-09-30")
+    assert [d["action"] for d in data["decisions"]] == ["approved", "retired"]
+    # The command line prints the same decisions, each with its alpha.
+    assert [{k: v for k, v in d.items() if k != "alpha_id"} for d in printed] == data["decisions"]
+    approved = data["decisions"][0]
+    checks = api.ok(f"/v1/alphas/{ALPHA}/analytics/checks", to="2021-06-30")["data"]
+    assert approved["snapshot"]["verdict"] == checks["summary"]["verdict"]
+    assert [c["verdict"] for c in approved["snapshot"]["checks"]] == [c["verdict"] for c in checks["checks"]]
+    # Never decided: standing never, no decisions.
+    never = api.ok("/v1/alphas/momentum_12_1/promotions")["data"]
+    assert (never["standing"], never["since"], never["decisions"]) == ("never", None, [])
+    # A key that may not read the alpha learns nothing about its decisions, not even that there are any.
+    hidden = api.get("/v1/alphas/momentum_12_1/promotions", token="testonly")
+    assert hidden.status_code == 403 and hidden.json()["error"]["code"] == "alpha_not_allowed"
+    assert "decisions" not in hidden.text

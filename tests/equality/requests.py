@@ -66,6 +66,8 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.checks": re.compile(r"/v1/alphas/[^/]+/analytics/checks"),
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
+    "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
+    "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
 
@@ -881,7 +883,28 @@ class Generator:
         for alpha in self.facts.alphas:
             self.decisions(alpha)
         self.decision_sweeps()
+        # Added with issue 35's routes, last, likewise.
+        for alpha in self.facts.alphas:
+            self.live(alpha)
         return self.requests
+
+    def live(self, alpha: AlphaFacts) -> None:
+        """Issue 35's routes over one alpha: live against backtest at random splits per book (never
+        the default split of an alpha without a research_cutoff: the date its lake was built), and
+        its promotions (an app without records: none)."""
+        rng = self.rng
+        base = f"/v1/alphas/{alpha.alpha_id}"
+        sessions = alpha.sessions or [date(2021, 6, 30)]
+        for book in ("long_short", "raw_long_short"):
+            split = rng.choice(sessions)
+            params = [("book", book), ("split", split.isoformat())]
+            self.add(
+                f"{base}/analytics/live" + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id)
+            )
+        if alpha.alpha_id in ("momentum_12_1", "Test_planted_factor"):  # a sealed research_cutoff
+            self.add(f"{base}/analytics/live", TOKENS)
+        self.add(f"{base}/analytics/live?split=2021-02-30", ["raw"])
+        self.add(f"{base}/promotions", TOKENS)
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:

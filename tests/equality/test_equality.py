@@ -146,6 +146,15 @@ order (`tests.equality.update` names each difference's kind): the 7 `/analytics/
 whose `meta.source` now follows the combination's keys (`EnvelopeMeta` declares one order for every
 route), and 144 answers whose `kind_missing` warnings now read `code, message, kind` (the
 `Warning` Struct's order, which every other warning already had) instead of `code, kind, message`.
+
+Issue 35 (live against backtest, promotions) replaced the 7 `/analytics/_doc` answers, only by
+adding the `live.*` fields and the route's `endpoint.paths` entry (no field was removed or
+changed), and appended 79 requests: `/analytics/live` at random splits per book, the default split
+of the two alphas whose seals carry a research_cutoff (never the first-publish default of the
+others: the date the lake was built), a split that is no date, and `/v1/alphas/{alpha}/promotions`
+(the recording's app keeps no records: standing `never`). The checks' turnover is now read from the
+ledger the other figures read (`analytics.inputs.Ledger.turnover`), its answers unchanged. The
+demo's two research_cutoff manifests changed those alphas' builds, and no answer.
 """
 
 from __future__ import annotations

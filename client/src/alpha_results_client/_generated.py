@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-c4d81f323afc"
+REGISTRY_VERSION = "r-c4cc6bf69ebf"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -602,6 +602,100 @@ class AlphaDescriptionResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}` (catalog.alphas.get)."""
 
     data: AlphaDescription
+
+    meta: Meta
+
+
+class PolicySeen(ApiStruct, kw_only=True, frozen=True):
+    """The operator's policy as the decision saw it."""
+
+    origin: str
+    """defaults (the documented thresholds) or operator (the policy file)"""
+
+    thresholds: dict[str, dict[str, float]]
+    """Check id -> its bounds that day: {min}, {max} or both."""
+
+
+class CheckSeen(ApiStruct, kw_only=True, frozen=True):
+    """One check as the decision saw it."""
+
+    id: str
+    """The check's id, as /analytics/checks."""
+
+    value: float | None
+    """Its value up to the decision's date, in its unit (see unit); null when not measurable."""
+
+    unit: str
+    """Unit of value."""
+
+    verdict: str
+    """pass, fail or not_measurable."""
+
+    reason: str
+    """The comparison in words, as /analytics/checks reason."""
+
+
+class Snapshot(ApiStruct, kw_only=True, frozen=True):
+    """What was seen when deciding."""
+
+    as_of: dt.date
+    """The last session the checks were measured over."""
+
+    policy: PolicySeen
+    """The operator's policy that day."""
+
+    checks: list[CheckSeen]
+    """Every check, in the battery's order."""
+
+    verdict: str
+    """The overall verdict that day, as /analytics/checks summary.verdict: pass, fail or incomplete."""
+
+
+class Decision(ApiStruct, kw_only=True, frozen=True):
+    """One decision, as recorded (never changed)."""
+
+    action: str
+    """approved into the live book, or retired from it."""
+
+    as_of: dt.date
+    """The date the decision takes effect (an approval's is where the live part starts)"""
+
+    decided_by: str
+    """Who decided, as the operator recorded it."""
+
+    note: str
+    """Why, in the operator's words."""
+
+    build_id: str
+    """The build the catalogue served when it was decided."""
+
+    recorded_at: str
+    """When it was recorded (UTC, ISO 8601)"""
+
+    snapshot: Snapshot
+    """What the checks said up to as_of against the policy of that day."""
+
+
+class Promotions(ApiStruct, kw_only=True, frozen=True):
+    """An alpha's promotion history (`/v1/alphas/{alpha}/promotions`)."""
+
+    alpha: str
+    """The alpha."""
+
+    standing: str
+    """Where it stands: approved (the latest decision approved it), retired, or never (no decision)"""
+
+    since: dt.date | None
+    """as_of of the latest decision; null when never decided."""
+
+    decisions: list[Decision]
+    """Every decision, oldest first."""
+
+
+class PromotionsResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/promotions` (catalog.alphas.promotions)."""
+
+    data: Promotions
 
     meta: Meta
 
@@ -3521,6 +3615,125 @@ class RiskResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class LivePart(ApiStruct, kw_only=True, frozen=True):
+    """One side of the split: `{what}` is the in-sample or the out-of-sample part."""
+
+    first_session: dt.date | None
+    """First session of the series tested; null when it holds none"""
+
+    last_session: dt.date | None
+    """Last session of the series tested; null when it holds none"""
+
+    sessions: int | None
+    """Sessions of the book in the series tested; null for a key that may not read the ledger"""
+
+    weeks: int | None
+    """Weeks with a measurable IC in the series tested (a week belongs to the part its IC's forward
+    return is realised in: in-sample when the next rebalance (the last week: its date plus 7 days)
+    is on or before the split date); null for a key that may not read the rebalance cross-sections
+    """
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the series tested (not in excess of the
+    risk-free rate), as /analytics/checks information_ratio
+    """
+
+    excess_sharpe: AnalyticsStat
+    """Sharpe ratio of the book's daily returns over the series tested in excess of the risk-free
+    return the ledger accrued each session
+    """
+
+    mean_ic: AnalyticsStat
+    """Mean of the weekly rank IC over the series tested's weeks"""
+
+    icir: AnalyticsStat
+    """ICIR over the series tested's weeks, annualised (the one basis of every icir outside /metrics
+    core.icir)
+    """
+
+    hit_rate: AnalyticsStat
+    """Share of the series tested's weeks with IC > 0, as /metrics rank_ic.conditioned.hit_rate"""
+
+    max_drawdown_pct: AnalyticsStat
+    """Deepest fall of the compounded equity over the series tested from its running peak (the part's
+    start at 1.0), in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct
+    """
+
+    turnover: AnalyticsStat
+    """Mean one-way turnover of the series tested's sessions, annualised, as /analytics/checks turnover"""
+
+
+class LiveConsistency(ApiStruct, kw_only=True, frozen=True):
+    """Is the out-of-sample performance consistent with the in-sample one?"""
+
+    test: str
+    """The test: the probabilistic Sharpe ratio (Bailey and Lopez de Prado) of the out-of-sample daily
+    returns against the in-sample per-session Sharpe ratio as the benchmark: the probability that
+    the out-of-sample part's true Sharpe ratio is at least the in-sample one, given its sessions,
+    skewness and kurtosis
+    """
+
+    probability: AnalyticsStat
+    """PSR(SR* = the in-sample Sharpe ratio) of the out-of-sample daily returns; not measurable while
+    the out-of-sample part holds fewer than 63 sessions
+    """
+
+    sessions: int | None
+    """Out-of-sample sessions the test is over; null when withheld"""
+
+    level: float
+    """The probability below which the parts are called inconsistent (0.05)"""
+
+    verdict: str
+    """consistent when the probability is at least the level, inconsistent (the out-of-sample Sharpe
+    ratio is below the in-sample one beyond chance) when below it, else not_measurable
+    """
+
+
+class Live(ApiStruct, kw_only=True, frozen=True):
+    """In-sample against out-of-sample (`/analytics/live`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    split_date: dt.date | None
+    """The split: sessions on or before it are in-sample, after it out-of-sample; null when the alpha
+    has none (never approved, no research_cutoff, no first publish date recorded)
+    """
+
+    split_origin: str | None
+    """Where the split comes from: approval (the operator's approval in force, its as_of),
+    research_cutoff (the seal's manifest), first_published (the date the catalogue first published
+    the alpha), or request (the `split` parameter); null with split_date
+    """
+
+    in_sample: LivePart
+    """The in-sample part"""
+
+    out_of_sample: LivePart
+    """The out-of-sample part"""
+
+    decay_ratio: AnalyticsStat
+    """Out-of-sample information ratio over the in-sample one: 1 holds up, 0 nothing left, below 0
+    reversed; not measurable while the out-of-sample part holds fewer than 63 sessions or the
+    in-sample information ratio is not positive
+    """
+
+    consistency: LiveConsistency
+    """Whether the out-of-sample part is consistent with the in-sample"""
+
+
+class LiveResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/live` (analytics.live)."""
+
+    data: Live
+
+    meta: Meta
+
+
 class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
 
@@ -4003,6 +4216,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         "/v1/alphas/{alpha}",
         (),
         AlphaDescriptionResponse,
+        collection=False,
+    ),
+    "catalog.alphas.promotions": Endpoint(
+        "catalog.alphas.promotions",
+        "/v1/alphas/{alpha}/promotions",
+        (),
+        PromotionsResponse,
         collection=False,
     ),
     "signals.rebalances.list": Endpoint(
@@ -4529,6 +4749,16 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
         ),
         RiskResponse,
+        collection=False,
+    ),
+    "analytics.live": Endpoint(
+        "analytics.live",
+        "/v1/alphas/{alpha}/analytics/live",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+        ),
+        LiveResponse,
         collection=False,
     ),
     "benchmarks.daily": Endpoint(
@@ -5075,6 +5305,7 @@ __all__ = [
     "BuildRow",
     "BuildRowPage",
     "CheckResult",
+    "CheckSeen",
     "Checks",
     "ChecksResponse",
     "ChecksSummary",
@@ -5107,6 +5338,7 @@ __all__ = [
     "DataField",
     "DataRequirements",
     "DecileBucket",
+    "Decision",
     "DecisionRow",
     "DecisionRowMeta",
     "DecisionRowPage",
@@ -5152,6 +5384,10 @@ __all__ = [
     "KeyUsageResponse",
     "LedgerRow",
     "LedgerRowPage",
+    "Live",
+    "LiveConsistency",
+    "LivePart",
+    "LiveResponse",
     "MalformedApiKeyError",
     "Me",
     "MeMeta",
@@ -5177,9 +5413,12 @@ __all__ = [
     "PnlRow",
     "PnlRowPage",
     "Policy",
+    "PolicySeen",
     "PolicyThresholds",
     "PositionRow",
     "PositionRowPage",
+    "Promotions",
+    "PromotionsResponse",
     "QuotaExceededError",
     "RankIc",
     "RankIcConditioned",
@@ -5216,6 +5455,7 @@ __all__ = [
     "SignalProcessing",
     "Significance",
     "SignificanceResponse",
+    "Snapshot",
     "SourceArchiveState",
     "SourceDownload",
     "SourceDownloadNotConfiguredError",

@@ -1,0 +1,257 @@
+"""Live against backtest (`/analytics/live`): one book's in-sample and out-of-sample parts side by
+side, the decay ratio, and whether the out-of-sample part is consistent with the in-sample one
+(docs/analytics.md, "Live against backtest").
+
+The split is one date (`Split`): sessions on or before it are in-sample, those after it
+out-of-sample. `split_of` says where it comes from, in this order: the request's `split` (a
+what-if), the operator's latest approval (its `as_of`), the seal's `research_cutoff`, the date the
+catalogue first published the alpha. A weekly IC belongs to the part its forward return is realised
+in (`schemas.bodies.live.WEEK_RULE`).
+
+Every figure is the one other routes serve under the same name: the information ratio and turnover
+of `/analytics/checks`, the excess Sharpe ratio against the ledger's own risk-free return, mean IC,
+the annualised ICIR and the hit rate over the conditioned weekly IC, the max drawdown of `/metrics`.
+The consistency test is the probabilistic Sharpe ratio (`analytics.significance.psr`) of the
+out-of-sample daily returns against the in-sample per-session Sharpe ratio.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytics import inputs, significance
+from analytics.access import Access, withheld
+from analytics.checks import book_turnover
+from analytics.entries import Warnings, conventions, declared_stat
+from analytics.returns import max_drawdown_fraction, mean_over_std
+from datasets.reader import BuildView
+from datasets.rows import EPOCH
+from schemas.bodies.analytics import AnalyticsStat
+from schemas.bodies.live import (
+    LIVE_CONSISTENCY_LEVEL,
+    LIVE_MIN_SESSIONS,
+    Live,
+    LiveConsistency,
+    LivePart,
+    SplitOrigin,
+    Verdict,
+)
+
+WEEK_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Split:
+    """The last in-sample date and where it comes from (both None: the alpha has no split)."""
+
+    date: dt.date | None
+    origin: SplitOrigin | None
+
+
+def _day(text: object) -> dt.date | None:
+    """A date, or the date of an ISO timestamp (UTC), from a build's entry; None when absent."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+    except ValueError:
+        return None
+
+
+def split_of(view: BuildView, approved: dt.date | None, requested: dt.date | None = None) -> Split:
+    """The split of `view`'s alpha: `requested`, else the approval's as_of (`approved`), else the
+    seal's `research_cutoff`, else the date the catalogue first published the alpha."""
+    if requested is not None:
+        return Split(requested, "request")
+    if approved is not None:
+        return Split(approved, "approval")
+    cutoff = _day(view.entry.get("research_cutoff"))
+    if cutoff is not None:
+        return Split(cutoff, "research_cutoff")
+    published = _day(view.entry.get("first_published_at"))
+    if published is not None:
+        return Split(published, "first_published")
+    return Split(None, None)
+
+
+def day_of(date: dt.date) -> int:
+    return (date - EPOCH).days
+
+
+def _date(day: int) -> dt.date:
+    return EPOCH + dt.timedelta(days=int(day))
+
+
+def in_sample_weeks(days: np.ndarray, split_day: int) -> np.ndarray:
+    """Which weekly ICs are in-sample: their forward return is realised on or before the split
+    (the next rebalance's date; the last week's own date plus 7 days)."""
+    realised = np.append(days[1:], days[-1] + WEEK_DAYS) if days.size else days
+    return realised <= split_day
+
+
+@dataclass(frozen=True)
+class _Side:
+    """The inputs of one part."""
+
+    ledger: inputs.Ledger | None
+    ic: np.ndarray | None  # finite weekly ICs
+
+
+def _part(
+    side: _Side, per_year: int, weeks_per_year: int, reasons: dict[str, str], context: dict[str, str]
+) -> LivePart:
+    ledger, ic = side.ledger, side.ic
+
+    def stat(name: str, value: float | None, reason: str, **extra: object) -> AnalyticsStat:
+        return declared_stat(LivePart, name, value, reason, context, **extra)
+
+    ledger_reason = reasons.get("ledger", "")
+    ic_reason = reasons.get("ic", "")
+    if ledger is not None and not ledger_reason:
+        r = ledger.returns
+        if ledger.days.size == 0:
+            ledger_reason = "the part holds no session of this book"
+        elif not np.isfinite(r).all():
+            ledger_reason = "a session of the part has no return (its starting equity is 0)"
+    if ic is not None and not ic_reason and ic.size == 0:
+        ic_reason = "the part holds no week with a measurable IC"
+    few = "fewer than 2 daily returns with variance in the part"
+    root = math.sqrt(per_year)
+    if ledger is None or ledger_reason:
+        ir = excess = drawdown = turnover = None
+    else:
+        r = ledger.returns
+        ir = mean_over_std(r) * root
+        excess = mean_over_std(r - ledger.risk_free_return) * root
+        drawdown = max_drawdown_fraction(r) * 100.0
+        traded = book_turnover(ledger)
+        turnover = float(np.mean(traded)) * per_year if traded.size else None
+    if ic is None or ic_reason:
+        mean_ic = icir = hit_rate = None
+    else:
+        mean_ic = float(np.mean(ic))
+        icir = mean_over_std(ic) * math.sqrt(weeks_per_year)
+        hit_rate = float(np.count_nonzero(ic > 0)) / ic.size
+    return LivePart(
+        first_session=None if ledger is None or ledger.days.size == 0 else _date(ledger.days[0]),
+        last_session=None if ledger is None or ledger.days.size == 0 else _date(ledger.days[-1]),
+        sessions=None if ledger is None or reasons.get("ledger") else int(ledger.days.size),
+        weeks=None if ic is None or reasons.get("ic") else int(ic.size),
+        information_ratio=stat("information_ratio", ir, ledger_reason or few, periods_per_year=per_year),
+        excess_sharpe=stat("excess_sharpe", excess, ledger_reason or few, periods_per_year=per_year),
+        mean_ic=stat("mean_ic", mean_ic, ic_reason),
+        icir=stat(
+            "icir",
+            icir,
+            ic_reason or "fewer than 2 weekly ICs with variance in the part",
+            periods_per_year=weeks_per_year,
+        ),
+        hit_rate=stat("hit_rate", hit_rate, ic_reason),
+        max_drawdown_pct=stat("max_drawdown_pct", drawdown, ledger_reason),
+        turnover=stat(
+            "turnover",
+            turnover,
+            ledger_reason or "no session of the part has a turnover",
+            periods_per_year=per_year,
+        ),
+    )
+
+
+def _split_ledger(ledger: inputs.Ledger, split_day: int | None) -> tuple[inputs.Ledger, inputs.Ledger]:
+    cut = ledger.days.size if split_day is None else int(np.searchsorted(ledger.days, split_day, "right"))
+    fields = inputs.Ledger.__dataclass_fields__
+
+    def take(part: slice) -> inputs.Ledger:
+        return inputs.Ledger(*(getattr(ledger, name)[part] for name in fields))
+
+    return take(slice(0, cut)), take(slice(cut, None))
+
+
+def live_payload(view: BuildView, book: str, split: Split, access: Access, warnings: Warnings) -> Live:
+    """In-sample against out-of-sample of `book` at `split` (docs/analytics.md, "Live against
+    backtest")."""
+    facts = conventions(view)
+    context = {"book": book}
+    split_day = None if split.date is None else day_of(split.date)
+    reasons: dict[str, str] = {}
+    ledger = inputs.ledger(view, book)
+    if not access.ledger:
+        reasons["ledger"] = withheld("ledger", "live", warnings)
+    elif ledger is None:
+        reasons["ledger"] = "the run has no ledger for this book"
+    series = inputs.weekly_ic(view)
+    if not access.cross_sections:
+        reasons["ic"] = withheld("cross_sections", "live.ic", warnings)
+    elif series is None:
+        reasons["ic"] = "the run sealed no decisions (no weekly IC)"
+
+    sides: list[_Side] = [_Side(None, None), _Side(None, None)]
+    if ledger is not None:
+        before, after = _split_ledger(ledger, split_day)
+        sides = [_Side(before, None), _Side(after, None)]
+    if series is not None:
+        finite = np.isfinite(series.values)
+        inside = in_sample_weeks(series.days, split_day) if split_day is not None else np.ones_like(finite)
+        sides = [
+            _Side(sides[0].ledger, series.values[finite & inside]),
+            _Side(sides[1].ledger, series.values[finite & ~inside]),
+        ]
+    in_sample = _part(sides[0], facts.sessions_per_year, facts.weeks_per_year, reasons, context)
+    out_of_sample = _part(sides[1], facts.sessions_per_year, facts.weeks_per_year, reasons, context)
+    decay, consistency = _decay(sides, split, in_sample, out_of_sample, reasons, context)
+    return Live(
+        alpha=view.alpha_id,
+        book=book,
+        split_date=split.date,
+        split_origin=split.origin,
+        in_sample=in_sample,
+        out_of_sample=out_of_sample,
+        decay_ratio=decay,
+        consistency=consistency,
+    )
+
+
+def _decay(
+    sides: list[_Side],
+    split: Split,
+    in_sample: LivePart,
+    out_of_sample: LivePart,
+    reasons: dict[str, str],
+    context: dict[str, str],
+) -> tuple[AnalyticsStat, LiveConsistency]:
+    """The decay ratio and the consistency test: both need a readable ledger, a split and
+    LIVE_MIN_SESSIONS out-of-sample sessions."""
+    before, after = sides[0].ledger, sides[1].ledger
+    sessions = None if after is None or reasons.get("ledger") else int(after.days.size)
+    reason = reasons.get("ledger", "")
+    if not reason and split.date is None:
+        reason = "the alpha has no split: never approved, no research_cutoff, no first publish date recorded"
+    if not reason and sessions is not None and sessions < LIVE_MIN_SESSIONS:
+        reason = f"the out-of-sample part holds {sessions} sessions; at least {LIVE_MIN_SESSIONS} are needed"
+    ratio = probability = None
+    test_reason = decay_reason = reason
+    if not reason:
+        assert before is not None and after is not None  # a readable ledger was split
+        is_ir, oos_ir = in_sample.information_ratio, out_of_sample.information_ratio
+        if is_ir.value is None or oos_ir.value is None:
+            decay_reason = (is_ir if is_ir.value is None else oos_ir).withheld_reason or "not measurable"
+        elif not is_ir.value > 0:
+            decay_reason = "the in-sample information ratio is not positive: no decay to measure"
+        else:
+            ratio = oos_ir.value / is_ir.value
+        m_is, m_oos = significance.moments(before.returns), significance.moments(after.returns)
+        if m_is is None or m_oos is None:
+            test_reason = "fewer than 3 daily returns with variance in a part"
+        else:
+            probability = significance.psr(m_oos, m_is.sharpe)
+            test_reason = "the PSR is not measurable (its dispersion term is not positive)"
+    decay = declared_stat(Live, "decay_ratio", ratio, decay_reason, context)
+    entry = declared_stat(LiveConsistency, "probability", probability, test_reason, context)
+    verdict: Verdict = "not_measurable"
+    if entry.value is not None:
+        verdict = "consistent" if entry.value >= LIVE_CONSISTENCY_LEVEL else "inconsistent"
+    return decay, LiveConsistency(probability=entry, sessions=sessions, verdict=verdict)

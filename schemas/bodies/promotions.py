@@ -1,0 +1,83 @@
+"""`/v1/alphas/{alpha}/promotions`: the operator's decisions about an alpha, oldest first
+(docs/events.md, "Promotions"), declared for the contract.
+
+Each decision is kept as recorded by `alpha-results promote` or `retire`: its date, who decided and
+why, the build the catalogue served then, and a snapshot of `/analytics/checks` of the long_short
+book over the alpha's history up to that date against the operator's policy of that day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from schemas.bodies.base import Body
+from schemas.bodies.figures import figure
+
+Standing = Literal["approved", "retired", "never"]
+
+
+class CheckSeen(Body, kw_only=True, frozen=True):
+    """One check as the decision saw it."""
+
+    id: Annotated[str, figure("The check's id, as /analytics/checks.")]
+    value: Annotated[
+        float | None,
+        figure("Its value up to the decision's date, in its unit (see unit); null when not measurable."),
+    ]
+    unit: Annotated[str, figure("Unit of value.")]
+    verdict: Annotated[str, figure("pass, fail or not_measurable.")]
+    reason: Annotated[str, figure("The comparison in words, as /analytics/checks reason.")]
+
+
+class PolicySeen(Body, kw_only=True, frozen=True):
+    """The operator's policy as the decision saw it."""
+
+    origin: Annotated[str, figure("defaults (the documented thresholds) or operator (the policy file)")]
+    thresholds: Annotated[
+        dict[str, dict[str, float]], figure("Check id -> its bounds that day: {min}, {max} or both.")
+    ]
+
+
+class Snapshot(Body, kw_only=True, frozen=True):
+    """What was seen when deciding."""
+
+    as_of: Annotated[dt.date, figure("The last session the checks were measured over.")]
+    policy: Annotated[PolicySeen, figure("The operator's policy that day.")]
+    checks: Annotated[list[CheckSeen], figure("Every check, in the battery's order.")]
+    verdict: Annotated[
+        str,
+        figure(
+            "The overall verdict that day, as /analytics/checks summary.verdict: pass, fail or incomplete."
+        ),
+    ]
+
+
+class Decision(Body, kw_only=True, frozen=True):
+    """One decision, as recorded (never changed)."""
+
+    action: Annotated[
+        Literal["approved", "retired"], figure("approved into the live book, or retired from it.")
+    ]
+    as_of: Annotated[
+        dt.date, figure("The date the decision takes effect (an approval's is where the live part starts)")
+    ]
+    decided_by: Annotated[str, figure("Who decided, as the operator recorded it.")]
+    note: Annotated[str, figure("Why, in the operator's words.")]
+    build_id: Annotated[str, figure("The build the catalogue served when it was decided.")]
+    recorded_at: Annotated[str, figure("When it was recorded (UTC, ISO 8601)")]
+    snapshot: Annotated[Snapshot, figure("What the checks said up to as_of against the policy of that day.")]
+
+
+class Promotions(Body, kw_only=True, frozen=True):
+    """An alpha's promotion history (`/v1/alphas/{alpha}/promotions`)."""
+
+    alpha: Annotated[str, figure("The alpha.")]
+    standing: Annotated[
+        Standing,
+        figure(
+            "Where it stands: approved (the latest decision approved it), retired, or never (no decision)"
+        ),
+    ]
+    since: Annotated[dt.date | None, figure("as_of of the latest decision; null when never decided.")]
+    decisions: Annotated[list[Decision], figure("Every decision, oldest first.")]
