@@ -128,6 +128,9 @@ pending_week = pl.col("date") == pl.col("date").max()
 
 ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
     ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(universe_size="many"))),
+    # research_cutoff: a calendar date or null, never a timestamp or a date that does not exist.
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(research_cutoff="2023-02-30"))),
+    ("manifest.fields", "manifest", edit_manifest(lambda m: m.update(research_cutoff="2023-02-01T00:00:00"))),
     ("manifest.kinds_present", "pnl", lambda seal: (seal / "pnl" / "long_only.parquet").unlink()),
     ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
     ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),
@@ -380,3 +383,21 @@ def test_a_reseal_whose_tldrs_agree_is_published_and_served_alike(
         == served["tldr"]
         == "A second sealing, with a new summary."
     )
+
+
+def test_the_first_publish_date_survives_a_republish_and_the_research_cutoff_is_kept(
+    tmp_path: Path, factory_seal: Path, published: tuple[Path, dict[str, bytes]]
+) -> None:
+    lake, _ = published
+    pointer_file = next(lake.glob("alphas/*/_current.json"))
+    first = json.loads(pointer_file.read_text())
+    assert first["first_published_at"] == first["published_at"]
+    again = copy_seal(factory_seal, tmp_path / "again")
+    edit_manifest(lambda m: m.update(research_cutoff="2021-06-30", name="A new build"))(again)
+    assert publish_seal(str(again), str(lake)).status == "published"
+    second = json.loads(pointer_file.read_text())
+    assert second["build_id"] != first["build_id"]
+    assert second["first_published_at"] == first["first_published_at"]
+    entry = json.loads((pointer_file.parent / "builds" / second["build_id"] / "alpha.json").read_text())
+    assert entry["first_published_at"] == first["first_published_at"]
+    assert entry["research_cutoff"] == "2021-06-30"
