@@ -83,22 +83,6 @@ class Promotions:
     def __init__(self, database: Database) -> None:
         self._database = database
 
-    def record(
-        self,
-        alpha_id: str,
-        action: Action,
-        as_of: dt.date,
-        decided_by: str,
-        note: str,
-        build_id: str,
-        snapshot: dict[str, Any],
-        now: dt.datetime | None = None,
-    ) -> Promotion:
-        """Append a decision; `PromotionRefused` when it does not follow from the alpha's last one."""
-        statement = self.statement(alpha_id, action, as_of, decided_by, note, build_id, snapshot, now)
-        rows, _ = self._database.execute(*statement)
-        return promotion_of(rows[0])
-
     def statement(
         self,
         alpha_id: str,

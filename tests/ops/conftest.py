@@ -7,8 +7,10 @@ endpoint set names the admin routes anyway: the handlers must still refuse it).
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +20,11 @@ from litestar.testing import TestClient
 from schemas.registry import ALL_IDS
 from serve.app import create_app
 from serve.context import Caller
+from serve.identity import open_store
 from serve.settings import Settings
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.lake.conftest import serving
+from tests.ops.keys import issue_key
 
 CALLERS: dict[str, Caller] = {
     "member": make_caller(),
@@ -89,3 +94,20 @@ def make_client(tmp_path: Path) -> Iterator[AppFactory]:
     yield factory
     for client in opened:
         client.__exit__(None, None, None)
+
+
+@contextmanager
+def signed_downloads_server(
+    demo_lake: Path, store_url: str, tmp_path_factory: pytest.TempPathFactory, name: str
+) -> Iterator[Any]:
+    """The real `alpha-results serve` over a copy of the demo lake, with a SQLite key store at
+    `store_url` (one key issued) and a signing key of its own: the signed-download tests' server."""
+    folder = tmp_path_factory.mktemp(name)
+    lake = folder / "lake"
+    shutil.copytree(demo_lake, lake)
+    signing_key = folder / "signing.key"
+    signing_key.write_bytes(os.urandom(32))
+    key = (store_url, issue_key(open_store(store_url)).headers)
+    extra = {"ALPHA_RESULTS_SIGNING_KEY_FILE": str(signing_key)}
+    with serving(str(lake), key, folder, env_extra=extra) as server:
+        yield server

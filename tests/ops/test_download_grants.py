@@ -14,8 +14,6 @@ URL signed with a raw-book key still returned the raw columns for up to an hour 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -28,7 +26,8 @@ import pytest
 from schemas.registry import ENDPOINTS
 from serve.context import AllowList
 from serve.identity import Grants, open_store
-from tests.lake.conftest import Http, Served, serving
+from tests.lake.conftest import Http, Served
+from tests.ops.conftest import signed_downloads_server
 from tests.ops.keys import ROOMY, IssuedKey, issue_key
 
 pytestmark = pytest.mark.e2e
@@ -47,14 +46,7 @@ def store_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def served(demo_lake: Path, store_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    folder = tmp_path_factory.mktemp("grants")
-    lake = folder / "lake"
-    shutil.copytree(demo_lake, lake)
-    signing_key = folder / "signing.key"
-    signing_key.write_bytes(os.urandom(32))
-    key = (store_url, issue_key(open_store(store_url)).headers)
-    extra = {"ALPHA_RESULTS_SIGNING_KEY_FILE": str(signing_key)}
-    with serving(str(lake), key, folder, env_extra=extra) as server:
+    with signed_downloads_server(demo_lake, store_url, tmp_path_factory, "grants") as server:
         yield server
 
 

@@ -11,8 +11,6 @@ to an hour).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from serve.identity import open_store
-from tests.lake.conftest import Http, Served, serving
+from tests.lake.conftest import Http, Served
+from tests.ops.conftest import signed_downloads_server
 from tests.ops.keys import IssuedKey, issue_key
 
 pytestmark = pytest.mark.e2e
@@ -37,14 +36,7 @@ def store_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def served(demo_lake: Path, store_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    folder = tmp_path_factory.mktemp("holder")
-    lake = folder / "lake"
-    shutil.copytree(demo_lake, lake)
-    signing_key = folder / "signing.key"
-    signing_key.write_bytes(os.urandom(32))
-    key = (store_url, issue_key(open_store(store_url)).headers)
-    extra = {"ALPHA_RESULTS_SIGNING_KEY_FILE": str(signing_key)}
-    with serving(str(lake), key, folder, env_extra=extra) as server:
+    with signed_downloads_server(demo_lake, store_url, tmp_path_factory, "holder") as server:
         yield server
 
 

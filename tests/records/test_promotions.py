@@ -16,12 +16,12 @@ SNAPSHOT = {
 
 
 def approve(records: Records, alpha: str, day: str, by: str = "head of research") -> None:
-    records.promotions.record(alpha, "approved", dt.date.fromisoformat(day), by, "strong OOS", "b1", SNAPSHOT)
+    records.decide(alpha, "approved", dt.date.fromisoformat(day), by, "strong OOS", "b1", SNAPSHOT)
 
 
 def test_a_history_is_kept_in_order_with_what_was_seen(records: Records) -> None:
     approve(records, "momentum_12_1", "2022-01-03")
-    records.promotions.record(
+    records.decide(
         "momentum_12_1", "retired", dt.date(2022, 6, 1), "risk", "decayed", "b2", {"reason": "decay"}
     )
     approve(records, "momentum_12_1", "2022-09-01")
@@ -40,14 +40,14 @@ def test_a_history_is_kept_in_order_with_what_was_seen(records: Records) -> None
 
 def test_a_decision_must_follow_from_the_last(records: Records) -> None:
     with pytest.raises(PromotionRefused, match="not approved"):
-        records.promotions.record("x", "retired", dt.date(2022, 1, 1), "me", "", "b", {})
+        records.decide("x", "retired", dt.date(2022, 1, 1), "me", "", "b", {})
     approve(records, "x", "2022-03-01")
     with pytest.raises(PromotionRefused, match="already approved"):
         approve(records, "x", "2022-04-01")
     with pytest.raises(PromotionRefused, match="before the last decision"):
-        records.promotions.record("x", "retired", dt.date(2022, 2, 1), "me", "", "b", {})
+        records.decide("x", "retired", dt.date(2022, 2, 1), "me", "", "b", {})
     with pytest.raises(PromotionRefused, match="who decided"):
-        records.promotions.record("y", "approved", dt.date(2022, 2, 1), "  ", "", "b", {})
+        records.decide("y", "approved", dt.date(2022, 2, 1), "  ", "", "b", {})
     assert len(records.promotions.history("x")) == 1  # the refused ones left nothing
 
 
@@ -55,7 +55,7 @@ def test_the_standing_is_each_alphas_latest_decision(records: Records) -> None:
     assert records.promotions.standing() == {} and records.promotions.version() == 0
     approve(records, "a", "2022-01-03")
     approve(records, "b", "2022-01-04")
-    records.promotions.record("a", "retired", dt.date(2022, 2, 1), "me", "", "b1", {})
+    records.decide("a", "retired", dt.date(2022, 2, 1), "me", "", "b1", {})
     standing = records.promotions.standing()
     assert {alpha: p.action for alpha, p in standing.items()} == {"a": "retired", "b": "approved"}
     assert records.promotions.version() == max(p.id for p in standing.values())
