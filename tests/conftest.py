@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +20,18 @@ from tests.shared_servers import (  # noqa: F401 - one server of each per worker
 )
 
 REQUIRE_BACKENDS = os.environ.get("ALPHA_RESULTS_REQUIRE_BACKENDS") == "1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Bytecode is written and reused during the run, whatever the environment says: the suite
+    starts hundreds of Python processes (servers and their workers, CLI commands, build pools, Dask
+    workers, moto), and with PYTHONDONTWRITEBYTECODE=1 (set in the development image) over a
+    venv installed without .pyc files, each of them compiled numpy, scipy, polars, Litestar and this
+    project from source: `import serve.app` took 5-7 s instead of 2.3 s, the suite ~40% longer
+    (docs/development.md, "Suite time under the CI limit"). Set before xdist starts its workers, so
+    that they and every process a test starts inherit it. (`__pycache__/` is git-ignored.)"""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 
 
 def backend_unavailable(reason: str) -> None:
