@@ -9,9 +9,9 @@ default: test
 serve *ARGS:
     alpha-results serve --init-demo {{ARGS}}
 
-# Lint, type-check, then run every test. Two workers, each taking whole test files (`--dist loadfile`): a file's module-scoped servers and lakes are then made once, not once per worker (docs/development.md, "The suite on a busy machine").
+# Lint, type-check, then run every test. Two workers, each taking whole test files (`--dist loadfile`): a file's module-scoped servers and lakes are then made once, not once per worker; the slowest files first (`--no-loadscope-reorder`, tests/schedule.py), so that both workers finish together (docs/development.md, "Suite time under the CI limit").
 test *ARGS: lint
-    pytest -n 2 --dist loadfile {{ARGS}}
+    pytest -n 2 --dist loadfile --no-loadscope-reorder {{ARGS}}
 
 # The whole suite twice with numpy's SIMD dispatch narrowed: no AVX-512 (an AVX2 CPU), then no AVX2 either (docs/development.md).
 test-portable *ARGS:
@@ -21,7 +21,7 @@ test-portable *ARGS:
     for disabled in "${newer[*]}" "${newer[*]} X86_V3"; do
       found=$(NPY_DISABLE_CPU_FEATURES="$disabled" python -c 'from numpy._core._multiarray_umath import __cpu_features__ as f, __cpu_dispatch__ as d; print(" ".join(k for k in d if f.get(k)) or "baseline only")')
       echo "== NPY_DISABLE_CPU_FEATURES=\"$disabled\": numpy dispatches $found"
-      NPY_DISABLE_CPU_FEATURES="$disabled" pytest -n 2 --dist loadfile -p no:cacheprovider {{ARGS}}
+      NPY_DISABLE_CPU_FEATURES="$disabled" pytest -n 2 --dist loadfile --no-loadscope-reorder -p no:cacheprovider {{ARGS}}
     done
 
 lint:

@@ -13,6 +13,7 @@ import pytest
 
 from tests.private_redis import private_redis  # noqa: F401 - outage tests never touch the shared Redis
 from tests.s3_server import s3_bucket, s3_demo_lake, s3_endpoint  # noqa: F401 - one moto per session
+from tests.schedule import slowest_first
 from tests.shared_servers import (  # noqa: F401 - one server of each per worker, for every folder
     shared_server,
     short_head_server,
@@ -81,3 +82,8 @@ def demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Pat
         assert not refused, refused
 
     return built_once(tmp_path_factory, "demo_lake", build)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest files first, so that xdist's two workers finish together (tests/schedule.py)."""
+    slowest_first(items)
