@@ -1,7 +1,11 @@
 """The fetch cap of a signed download URL through the real `alpha-results serve` process with two
 workers and a SQLite key store: the URL's fetches alternate between the two worker processes, it
 answers `ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT` of them with the file and refuses the next, and the
-refusal outlives a restart of the server."""
+refusal outlives a restart of the server.
+
+Both tests use one server of the module (its start, three processes importing the app, was most of
+each test's time), each with keys of its own; the restart is a second server process started over
+the same key store and signing key, which knows nothing of the first one's memory."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,7 +27,7 @@ import pytest
 from serve.identity import open_store
 from tests.e2e.test_server import free_port
 from tests.health_wait import health_answers, wait_for_start, wait_until, workers_ready
-from tests.ops.keys import issue_key
+from tests.ops.keys import IssuedKey, issue_key
 
 pytestmark = pytest.mark.e2e
 
@@ -59,7 +64,7 @@ class Server:
 
 
 @contextmanager
-def serving(lake: Path, keystore_url: str, signing_key: Path) -> Iterator[Server]:
+def serving(lake: Path, keystore_url: str, signing_key: Path, workers: int = 2) -> Iterator[Server]:
     port = free_port()
     env = {
         **os.environ,
@@ -70,18 +75,18 @@ def serving(lake: Path, keystore_url: str, signing_key: Path) -> Iterator[Server
     }
     env.pop("ALPHA_RESULTS_PUBLIC_BASE_URL", None)  # signed URLs then point at this server
     command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--lake", str(lake)]
-    command += ["--workers", "2"]
+    command += ["--workers", str(workers)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     server = Server(process, port)
     try:
-        # Both workers up (each logs its ready line), not only the first: a second worker took
+        # Every worker up (each logs its ready line), not only the first: a second worker took
         # 20 s to start beside one busy loop, and the test needs both.
         try:
             wait_for_start(
                 process,
-                lambda: workers_ready(server.lines, 2) and health_answers(port),
+                lambda: workers_ready(server.lines, workers) and health_answers(port),
                 lambda: "".join(server.lines),
-                "alpha-results serve --workers 2",
+                f"alpha-results serve --workers {workers}",
             )
         except AssertionError as failed:
             process.kill()
@@ -91,6 +96,33 @@ def serving(lake: Path, keystore_url: str, signing_key: Path) -> Iterator[Server
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+@dataclass
+class Deployment:
+    """The module's server, its key store and signing key, and the keys of each test."""
+
+    server: Server
+    lake: Path
+    keystore_url: str
+    signing_key: Path
+    fetcher: IssuedKey
+    """Test 1: exhausts one URL across both workers."""
+    pair: tuple[IssuedKey, IssuedKey]
+    """Test 2: two keys of two accounts."""
+
+
+@pytest.fixture(scope="module")
+def deployment(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    folder = tmp_path_factory.mktemp("download_fetch_limit")
+    keystore_url = f"sqlite:///{folder}/keys.sqlite3"
+    store = open_store(keystore_url)
+    fetcher, first, second = (issue_key(store) for _ in range(3))  # each of an account of its own
+    store.close()
+    signing_key = folder / "signing.key"
+    signing_key.write_bytes(os.urandom(32))
+    with serving(demo_lake, keystore_url, signing_key) as server:
+        yield Deployment(server, demo_lake, keystore_url, signing_key, fetcher, (first, second))
 
 
 def get(
@@ -140,78 +172,68 @@ def one_connection_per_worker(server: Server) -> list[http.client.HTTPConnection
 
 
 def test_a_signed_url_is_fetched_its_limit_across_both_workers_then_refused_even_after_a_restart(
-    demo_lake: Path, tmp_path: Path
+    deployment: Deployment,
 ) -> None:
-    keystore_url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    store = open_store(keystore_url)
-    key = issue_key(store)
-    store.close()
-    signing_key = tmp_path / "signing.key"
-    signing_key.write_bytes(os.urandom(32))
-    with serving(demo_lake, keystore_url, signing_key) as server:
-        workers = one_connection_per_worker(server)
-        status, body, _ = get(server, "/v1/alphas/Test_planted_factor/source/download", key.headers)
-        assert status == 200, body
-        archive = json.loads(body)["data"]
-        url = urlsplit(archive["url"])
-        assert url.port == server.port
-        path = f"{url.path}?{url.query}"
-        signature = url.query.rpartition("signature=")[2]
+    server, key = deployment.server, deployment.fetcher
+    workers = one_connection_per_worker(server)
+    status, body, _ = get(server, "/v1/alphas/Test_planted_factor/source/download", key.headers)
+    assert status == 200, body
+    archive = json.loads(body)["data"]
+    url = urlsplit(archive["url"])
+    assert url.port == server.port
+    path = f"{url.path}?{url.query}"
+    signature = url.query.rpartition("signature=")[2]
 
-        answered_by = []
-        for fetch in range(FETCH_LIMIT):
-            status, content, request_id = get(server, path, connection=workers[fetch % 2])
-            assert status == 200, content
-            assert hashlib.sha256(content).hexdigest() == archive["sha256"]
-            answered_by.append(server.pid_answering(request_id))
-        status, refusal, request_id = get(server, path, connection=workers[FETCH_LIMIT % 2])
+    answered_by = []
+    for fetch in range(FETCH_LIMIT):
+        status, content, request_id = get(server, path, connection=workers[fetch % 2])
+        assert status == 200, content
+        assert hashlib.sha256(content).hexdigest() == archive["sha256"]
         answered_by.append(server.pid_answering(request_id))
-        assert len(set(answered_by)) == 2, answered_by  # both worker processes took part
-        for connection in workers:
-            connection.close()
+    status, refusal, request_id = get(server, path, connection=workers[FETCH_LIMIT % 2])
+    answered_by.append(server.pid_answering(request_id))
+    assert len(set(answered_by)) == 2, answered_by  # both worker processes took part
+    for connection in workers:
+        connection.close()
     assert status == 403, refusal
     error = json.loads(refusal)["error"]
     assert (error["code"], error["details"]) == ("download_url_expired", {"fetch_limit": FETCH_LIMIT})
     assert signature.encode() not in refusal
 
-    with serving(demo_lake, keystore_url, signing_key) as restarted:
+    # A server started afresh (one worker is enough for one request) knows the URL only from the
+    # key store: the refusal outlives the processes that counted the fetches.
+    with serving(deployment.lake, deployment.keystore_url, deployment.signing_key, workers=1) as restarted:
         status, again, _ = get(restarted, path)
     assert status == 403 and json.loads(again)["error"]["code"] == "download_url_expired", again
 
 
 def test_two_keys_asking_in_the_same_second_get_urls_and_fetch_counts_of_their_own(
-    demo_lake: Path, tmp_path: Path
+    deployment: Deployment,
 ) -> None:
     """Issue 22, item 9: a URL is bound to the key it was signed for. Two keys of two accounts asking
     for the same export in the same second get two URLs, and one exhausting its fetches leaves the
     other's whole."""
-    keystore_url = f"sqlite:///{tmp_path}/keys.sqlite3"
-    store = open_store(keystore_url)
-    keys = [issue_key(store), issue_key(store)]  # each of an account of its own
-    store.close()
-    signing_key = tmp_path / "signing.key"
-    signing_key.write_bytes(os.urandom(32))
+    server, keys = deployment.server, deployment.pair
     export = "/v1/alphas/Test_planted_factor/exports/rebalances"
-    with serving(demo_lake, keystore_url, signing_key) as server:
-        for _ in range(20):  # until both answers were signed in one second
-            answers = []
-            for key in keys:
-                status, body, _ = get(server, export, key.headers)
-                assert status == 200, body
-                answers.append(json.loads(body)["data"])
-            urls = [urlsplit(answer["url"]) for answer in answers]
-            if len({parse_qs(url.query)["expires"][0] for url in urls}) == 1:
-                break
-        else:
-            pytest.fail("no two answers signed within the same second in 20 tries")
-        first, second = (f"{url.path}?{url.query}" for url in urls)
-        assert first != second
-        for _ in range(FETCH_LIMIT):
-            status, content, _ = get(server, first)
-            assert status == 200 and hashlib.sha256(content).hexdigest() == answers[0]["sha256"]
-        status, refusal, _ = get(server, first)
-        assert (status, json.loads(refusal)["error"]["code"]) == (403, "download_url_expired"), refusal
-        status, content, _ = get(server, second)  # the other key's URL still has all its fetches
-        assert status == 200 and hashlib.sha256(content).hexdigest() == answers[1]["sha256"]
-    signing_secret = signing_key.read_bytes().hex()
+    for _ in range(20):  # until both answers were signed in one second
+        answers = []
+        for key in keys:
+            status, body, _ = get(server, export, key.headers)
+            assert status == 200, body
+            answers.append(json.loads(body)["data"])
+        urls = [urlsplit(answer["url"]) for answer in answers]
+        if len({parse_qs(url.query)["expires"][0] for url in urls}) == 1:
+            break
+    else:
+        pytest.fail("no two answers signed within the same second in 20 tries")
+    first, second = (f"{url.path}?{url.query}" for url in urls)
+    assert first != second
+    for _ in range(FETCH_LIMIT):
+        status, content, _ = get(server, first)
+        assert status == 200 and hashlib.sha256(content).hexdigest() == answers[0]["sha256"]
+    status, refusal, _ = get(server, first)
+    assert (status, json.loads(refusal)["error"]["code"]) == (403, "download_url_expired"), refusal
+    status, content, _ = get(server, second)  # the other key's URL still has all its fetches
+    assert status == 200 and hashlib.sha256(content).hexdigest() == answers[1]["sha256"]
+    signing_secret = deployment.signing_key.read_bytes().hex()
     assert all(signing_secret not in url.geturl() for url in urls)
