@@ -71,6 +71,16 @@ def demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def full_demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo engine's full-size corpus (seed 7, 83 MB), written once per run for the tests that
+    only read it: three tests wrote three, eight and one of its alphas for themselves (an alpha's
+    seal does not depend on which others are written)."""
+    from pipeline.demo.corpus import write_corpus
+
+    return built_once(tmp_path_factory, "full_demo_seals", lambda out: write_corpus(out, size="full", seed=7))
+
+
+@pytest.fixture(scope="session")
 def demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
     """The small corpus built into a local lake, once per run (tests copy it before changing it)."""
     from pipeline.build import build_many

@@ -10,7 +10,6 @@ import pytest
 from scipy.stats import spearmanr
 
 from pipeline.demo.alphas import ALPHA_IDS
-from pipeline.demo.corpus import write_corpus
 from pipeline.demo.market import simulate_market
 
 
@@ -119,18 +118,17 @@ FULL_SIZE_SIGNALS = {
 
 
 @pytest.mark.slow
-def test_full_size_signals_and_books_are_realistic(tmp_path: Path) -> None:
+def test_full_size_signals_and_books_are_realistic(full_demo_seals: Path) -> None:
     """Weekly IC varies with the factor regimes (std ~0.1, annualised ICIR ~1-2.5) and the
     long_short books end neither at -90% nor at +300%: dollar- and roughly beta-neutral, with
     long_only books tracking the market."""
-    write_corpus(tmp_path, size="full", seed=7, only=[*FULL_SIZE_SIGNALS, "benchmark_SPY"])
-    momentum = pl.read_parquet(tmp_path / "momentum_12_1" / "decisions.parquet")
+    momentum = pl.read_parquet(full_demo_seals / "momentum_12_1" / "decisions.parquet")
     assert momentum.height > 140_000 and momentum["date"].n_unique() > 280
-    bench = pl.read_parquet(tmp_path / "benchmark_SPY" / "daily.parquet")
+    bench = pl.read_parquet(full_demo_seals / "benchmark_SPY" / "daily.parquet")
     close = bench["close"].to_numpy()
     index = dict(zip(bench["date"].to_list()[1:], close[1:] / close[:-1] - 1.0, strict=True))
     for alpha_id, ((ic_lo, ic_hi), (ret_lo, ret_hi)) in FULL_SIZE_SIGNALS.items():
-        decisions = pl.read_parquet(tmp_path / alpha_id / "decisions.parquet")
+        decisions = pl.read_parquet(full_demo_seals / alpha_id / "decisions.parquet")
         ic = weekly_ic(decisions, "score")
         icir = ic.mean() / ic.std(ddof=1) * np.sqrt(52)
         assert ic_lo <= ic.mean() <= ic_hi, (alpha_id, ic.mean())
@@ -138,23 +136,22 @@ def test_full_size_signals_and_books_are_realistic(tmp_path: Path) -> None:
         assert 0.8 <= icir <= 2.5, (alpha_id, icir)
         assert 0.55 <= (ic > 0).mean() <= 0.75, alpha_id  # negative weeks are common
         assert _decile_slope(decisions) > 0.6, alpha_id
-        total, ir, beta = _book(tmp_path, alpha_id, "long_short", index)
+        total, ir, beta = _book(full_demo_seals, alpha_id, "long_short", index)
         assert ret_lo <= total <= ret_hi, (alpha_id, total)
         assert -0.5 <= ir <= 1.5, (alpha_id, ir)
         assert abs(beta) < 0.2, (alpha_id, beta)
-        lg = pl.read_parquet(tmp_path / alpha_id / "portfolio" / "long_short.parquet")
+        lg = pl.read_parquet(full_demo_seals / alpha_id / "portfolio" / "long_short.parquet")
         assert abs((lg["net_notional"] / lg["ending_equity"]).to_numpy().mean()) < 0.1, alpha_id
-        _, ir, beta = _book(tmp_path, alpha_id, "long_only", index)
+        _, ir, beta = _book(full_demo_seals, alpha_id, "long_only", index)
         assert 0.8 <= beta <= 1.2 and -0.5 <= ir <= 1.5, (alpha_id, beta, ir)
 
 
 @pytest.mark.slow
-def test_full_size_books_have_no_blow_ups(tmp_path: Path) -> None:
+def test_full_size_books_have_no_blow_ups(full_demo_seals: Path) -> None:
     """No alpha's book loses most of its capital, and every long_short book stays dollar-neutral."""
-    write_corpus(tmp_path, size="full", seed=7)
     for alpha_id in ALPHA_IDS:
         for book in ("long_short", "long_only", "raw_long_short", "raw_long_only"):
-            lg = pl.read_parquet(tmp_path / alpha_id / "portfolio" / f"{book}.parquet")
+            lg = pl.read_parquet(full_demo_seals / alpha_id / "portfolio" / f"{book}.parquet")
             total = lg["ending_equity"][-1] - 1.0
             assert total > -0.6, (alpha_id, book, total)
             if book == "long_short":
