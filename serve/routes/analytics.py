@@ -1,5 +1,5 @@
 """Analytics: significance, correlation to the catalogue, drawdown episodes, rolling and cost views,
-and their documentation block (docs/analytics.md).
+live against backtest, and their documentation block (docs/analytics.md).
 
 Each route authorises and resolves the alpha first (as every run-scoped route), then reads its
 build; the per-build tables come from the pipeline, the catalogue-wide figures from the request's
@@ -25,6 +25,7 @@ from analytics.correlation import BASES, correlation_page
 from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
 from analytics.entries import Warnings
+from analytics.live import live_payload, split_of
 from datasets import answers
 from datasets.queries import Window, page_of
 from datasets.reader import BuildView
@@ -32,11 +33,13 @@ from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
+from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
     CorrelationQuery,
+    LiveQuery,
     NoQuery,
     Query,
     RollingQuery,
@@ -216,4 +219,44 @@ def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Singl
     return documentation_block(ctx, alpha, ctx.analytics_doc)
 
 
-ROUTES = [get_significance, list_correlation, list_drawdowns, list_rolling, get_costs, get_analytics_doc]
+@route(
+    "analytics.live",
+    "/v1/alphas/{alpha:str}/analytics/live",
+    "In-sample against out-of-sample of a book (live against backtest)",
+    documented=(
+        "The book's in-sample and out-of-sample parts side by side: sessions on or before the split date are "
+        "in-sample, after it out-of-sample. The split is the request's `split`, else the alpha's latest "
+        "approval (`as_of`), else its seal's research_cutoff, else the date the catalogue first published it "
+        "(split_origin). Each part's information ratio, excess Sharpe ratio, mean IC, annualised ICIR, hit rate, "
+        "max drawdown and turnover; the decay ratio (out-of-sample IR over in-sample IR) and the probabilistic "
+        "Sharpe ratio of the out-of-sample part against the in-sample Sharpe ratio, both not measurable below "
+        f"{LIVE_MIN_SESSIONS} out-of-sample sessions. Ledger figures need portfolio.ledger, IC figures "
+        "signals.rebalances.get or signals.scores"
+    ),
+)
+async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single[Live]]:
+    build = await ctx.open_run(alpha)
+    args = ctx.args()
+    inputs.require_built(build)
+    book = ctx.book(build, "portfolio", args.book)
+    approval = await ctx.approval(build.alpha_id)
+    if approval is not None:
+        # The answer depends on the build and on the approval (replaces the tag open_run set).
+        ctx.validate_with(f"{build.build_id}+approval-{approval.id}")
+    split = split_of(build, None if approval is None else approval.as_of, args.split)
+    warnings = Warnings()
+    compute = partial(live_payload, build, book, split, ctx.access, warnings)
+    data = await to_thread.run_sync(compute)
+    entries = [*warnings.entries, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
+    return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
+
+
+ROUTES = [
+    get_significance,
+    list_correlation,
+    list_drawdowns,
+    list_rolling,
+    get_costs,
+    get_live,
+    get_analytics_doc,
+]

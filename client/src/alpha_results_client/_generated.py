@@ -2525,6 +2525,125 @@ class CostsResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class LivePart(ApiStruct, kw_only=True, frozen=True):
+    """One side of the split: `{what}` is the in-sample or the out-of-sample part."""
+
+    first_session: dt.date | None
+    """First session of the series tested; null when it holds none"""
+
+    last_session: dt.date | None
+    """Last session of the series tested; null when it holds none"""
+
+    sessions: int | None
+    """Sessions of the book in the series tested; null for a key that may not read the ledger"""
+
+    weeks: int | None
+    """Weeks with a measurable IC in the series tested (a week belongs to the part its IC's forward
+    return is realised in: in-sample when the next rebalance (the last week: its date plus 7 days)
+    is on or before the split date); null for a key that may not read the rebalance cross-sections
+    """
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the series tested (not in excess of the
+    risk-free rate), as /analytics/checks information_ratio
+    """
+
+    excess_sharpe: AnalyticsStat
+    """Sharpe ratio of the book's daily returns over the series tested in excess of the risk-free
+    return the ledger accrued each session
+    """
+
+    mean_ic: AnalyticsStat
+    """Mean of the weekly rank IC over the series tested's weeks"""
+
+    icir: AnalyticsStat
+    """ICIR over the series tested's weeks, annualised (the one basis of every icir outside /metrics
+    core.icir)
+    """
+
+    hit_rate: AnalyticsStat
+    """Share of the series tested's weeks with IC > 0, as /metrics rank_ic.conditioned.hit_rate"""
+
+    max_drawdown_pct: AnalyticsStat
+    """Deepest fall of the compounded equity over the series tested from its running peak (the part's
+    start at 1.0), in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct
+    """
+
+    turnover: AnalyticsStat
+    """Mean one-way turnover of the series tested's sessions, annualised, as /analytics/checks turnover"""
+
+
+class LiveConsistency(ApiStruct, kw_only=True, frozen=True):
+    """Is the out-of-sample performance consistent with the in-sample one?"""
+
+    test: str
+    """The test: the probabilistic Sharpe ratio (Bailey and Lopez de Prado) of the out-of-sample daily
+    returns against the in-sample per-session Sharpe ratio as the benchmark: the probability that
+    the out-of-sample part's true Sharpe ratio is at least the in-sample one, given its sessions,
+    skewness and kurtosis
+    """
+
+    probability: AnalyticsStat
+    """PSR(SR* = the in-sample Sharpe ratio) of the out-of-sample daily returns; not measurable while
+    the out-of-sample part holds fewer than 63 sessions
+    """
+
+    sessions: int | None
+    """Out-of-sample sessions the test is over; null when withheld"""
+
+    level: float
+    """The probability below which the parts are called inconsistent (0.05)"""
+
+    verdict: str
+    """consistent when the probability is at least the level, inconsistent (the out-of-sample Sharpe
+    ratio is below the in-sample one beyond chance) when below it, else not_measurable
+    """
+
+
+class Live(ApiStruct, kw_only=True, frozen=True):
+    """In-sample against out-of-sample (`/analytics/live`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    split_date: dt.date | None
+    """The split: sessions on or before it are in-sample, after it out-of-sample; null when the alpha
+    has none (never approved, no research_cutoff, no first publish date recorded)
+    """
+
+    split_origin: str | None
+    """Where the split comes from: approval (the operator's approval in force, its as_of),
+    research_cutoff (the seal's manifest), first_published (the date the catalogue first published
+    the alpha), or request (the `split` parameter); null with split_date
+    """
+
+    in_sample: LivePart
+    """The in-sample part"""
+
+    out_of_sample: LivePart
+    """The out-of-sample part"""
+
+    decay_ratio: AnalyticsStat
+    """Out-of-sample information ratio over the in-sample one: 1 holds up, 0 nothing left, below 0
+    reversed; not measurable while the out-of-sample part holds fewer than 63 sessions or the
+    in-sample information ratio is not positive
+    """
+
+    consistency: LiveConsistency
+    """Whether the out-of-sample part is consistent with the in-sample"""
+
+
+class LiveResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/live` (analytics.live)."""
+
+    data: Live
+
+    meta: Meta
+
+
 class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
     """One entry of the analytics documentation block's `fields`."""
 
@@ -3615,125 +3734,6 @@ class RiskResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
-class LivePart(ApiStruct, kw_only=True, frozen=True):
-    """One side of the split: `{what}` is the in-sample or the out-of-sample part."""
-
-    first_session: dt.date | None
-    """First session of the series tested; null when it holds none"""
-
-    last_session: dt.date | None
-    """Last session of the series tested; null when it holds none"""
-
-    sessions: int | None
-    """Sessions of the book in the series tested; null for a key that may not read the ledger"""
-
-    weeks: int | None
-    """Weeks with a measurable IC in the series tested (a week belongs to the part its IC's forward
-    return is realised in: in-sample when the next rebalance (the last week: its date plus 7 days)
-    is on or before the split date); null for a key that may not read the rebalance cross-sections
-    """
-
-    information_ratio: AnalyticsStat
-    """Information ratio of the book's daily returns over the series tested (not in excess of the
-    risk-free rate), as /analytics/checks information_ratio
-    """
-
-    excess_sharpe: AnalyticsStat
-    """Sharpe ratio of the book's daily returns over the series tested in excess of the risk-free
-    return the ledger accrued each session
-    """
-
-    mean_ic: AnalyticsStat
-    """Mean of the weekly rank IC over the series tested's weeks"""
-
-    icir: AnalyticsStat
-    """ICIR over the series tested's weeks, annualised (the one basis of every icir outside /metrics
-    core.icir)
-    """
-
-    hit_rate: AnalyticsStat
-    """Share of the series tested's weeks with IC > 0, as /metrics rank_ic.conditioned.hit_rate"""
-
-    max_drawdown_pct: AnalyticsStat
-    """Deepest fall of the compounded equity over the series tested from its running peak (the part's
-    start at 1.0), in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct
-    """
-
-    turnover: AnalyticsStat
-    """Mean one-way turnover of the series tested's sessions, annualised, as /analytics/checks turnover"""
-
-
-class LiveConsistency(ApiStruct, kw_only=True, frozen=True):
-    """Is the out-of-sample performance consistent with the in-sample one?"""
-
-    test: str
-    """The test: the probabilistic Sharpe ratio (Bailey and Lopez de Prado) of the out-of-sample daily
-    returns against the in-sample per-session Sharpe ratio as the benchmark: the probability that
-    the out-of-sample part's true Sharpe ratio is at least the in-sample one, given its sessions,
-    skewness and kurtosis
-    """
-
-    probability: AnalyticsStat
-    """PSR(SR* = the in-sample Sharpe ratio) of the out-of-sample daily returns; not measurable while
-    the out-of-sample part holds fewer than 63 sessions
-    """
-
-    sessions: int | None
-    """Out-of-sample sessions the test is over; null when withheld"""
-
-    level: float
-    """The probability below which the parts are called inconsistent (0.05)"""
-
-    verdict: str
-    """consistent when the probability is at least the level, inconsistent (the out-of-sample Sharpe
-    ratio is below the in-sample one beyond chance) when below it, else not_measurable
-    """
-
-
-class Live(ApiStruct, kw_only=True, frozen=True):
-    """In-sample against out-of-sample (`/analytics/live`)."""
-
-    alpha: str
-    """The alpha served"""
-
-    book: str
-    """The book measured"""
-
-    split_date: dt.date | None
-    """The split: sessions on or before it are in-sample, after it out-of-sample; null when the alpha
-    has none (never approved, no research_cutoff, no first publish date recorded)
-    """
-
-    split_origin: str | None
-    """Where the split comes from: approval (the operator's approval in force, its as_of),
-    research_cutoff (the seal's manifest), first_published (the date the catalogue first published
-    the alpha), or request (the `split` parameter); null with split_date
-    """
-
-    in_sample: LivePart
-    """The in-sample part"""
-
-    out_of_sample: LivePart
-    """The out-of-sample part"""
-
-    decay_ratio: AnalyticsStat
-    """Out-of-sample information ratio over the in-sample one: 1 holds up, 0 nothing left, below 0
-    reversed; not measurable while the out-of-sample part holds fewer than 63 sessions or the
-    in-sample information ratio is not positive
-    """
-
-    consistency: LiveConsistency
-    """Whether the out-of-sample part is consistent with the in-sample"""
-
-
-class LiveResponse(ApiStruct, kw_only=True, frozen=True):
-    """The 200 body of `GET /v1/alphas/{alpha}/analytics/live` (analytics.live)."""
-
-    data: Live
-
-    meta: Meta
-
-
 class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
     """A row of `GET /v1/benchmarks/{symbol}/daily` (benchmarks.daily)."""
 
@@ -4540,6 +4540,16 @@ ENDPOINTS: dict[str, Endpoint] = {
         CostsResponse,
         collection=False,
     ),
+    "analytics.live": Endpoint(
+        "analytics.live",
+        "/v1/alphas/{alpha}/analytics/live",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+        ),
+        LiveResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -4749,16 +4759,6 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
         ),
         RiskResponse,
-        collection=False,
-    ),
-    "analytics.live": Endpoint(
-        "analytics.live",
-        "/v1/alphas/{alpha}/analytics/live",
-        (
-            Param("book", "book", "string", "long_short", required=False, enum=None),
-            Param("split", "split", "date", None, required=False, enum=None),
-        ),
-        LiveResponse,
         collection=False,
     ),
     "benchmarks.daily": Endpoint(
