@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from pathlib import Path
 
 import fsspec
@@ -23,11 +24,28 @@ from pipeline.build import build_many
 ALPHAS = ("Test_planted_factor", "Test_small_universe", "momentum_12_1")
 
 
-@pytest.fixture
-def s3_lake(s3_bucket: str, demo_seals: Path) -> str:
-    root = f"s3://{s3_bucket}/lake"
+@pytest.fixture(scope="module")
+def s3_lake(s3_endpoint: str, demo_seals: Path) -> str:
+    """The three alphas published into a bucket of the module, once (publishing was moto's most
+    work here, once per test): the tests only read it, through readers of their own caches (a
+    reader never writes to the lake). The test that damages an object takes a copy."""
+    bucket = f"serving-{uuid.uuid4().hex[:12]}"
+    fs, _ = fsspec.core.url_to_fs(f"s3://{bucket}", skip_instance_cache=True)
+    fs.mkdir(bucket)
+    root = f"s3://{bucket}/lake"
     outcomes = build_many([str(demo_seals / a) for a in ALPHAS], root, jobs=1)
     assert {o.status for o in outcomes} == {"published"}
+    return root
+
+
+@pytest.fixture
+def own_s3_lake(s3_bucket: str, s3_lake: str) -> str:
+    """The module's lake copied into the test's own bucket (inside moto; a lake's files name no
+    root, so the copy is the same lake), for a test that damages it."""
+    root = f"s3://{s3_bucket}/lake"
+    fs, _ = fsspec.core.url_to_fs(root, skip_instance_cache=True)
+    fs.copy(s3_lake.removeprefix("s3://"), f"{s3_bucket}/lake", recursive=True)
+    assert len(fs.find(f"{s3_bucket}/lake")) == len(fs.find(s3_lake.removeprefix("s3://")))
     return root
 
 
@@ -63,7 +81,8 @@ def test_serving_files_are_fetched_once_and_match_the_lake(s3_lake: str, tmp_pat
     second.close()
 
 
-def test_a_corrupted_object_is_never_served(s3_lake: str, tmp_path: Path) -> None:
+def test_a_corrupted_object_is_never_served(own_s3_lake: str, tmp_path: Path) -> None:
+    s3_lake = own_s3_lake
     build = catalog.current_build(s3_lake, "Test_small_universe")
     assert build is not None
     fs, _ = fsspec.core.url_to_fs(s3_lake, skip_instance_cache=True)
