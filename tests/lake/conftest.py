@@ -40,11 +40,13 @@ from tests.pipeline.factory import write_factory_seal
 REPO = Path(__file__).resolve().parents[2]
 SOAK = os.environ.get("ALPHA_RESULTS_LAKE_SOAK") == "1"
 """Set by `just soak-lake`: the publish storm and the kill tests run every round they were written
-with; the suite runs a representative few (issue 33, item 15: `.ci/run` within its time)."""
+with, the open-files test its 300 alphas; the suite runs a representative few (issue 33, item 15:
+`.ci/run` within its time)."""
 
 
 def soak_rounds(suite: int, soak: int) -> int:
-    """How many rounds a storm or kill test runs: `soak` under `just soak-lake`, else `suite`."""
+    """How many rounds a storm or kill test runs (how many alphas the open-files test serves):
+    `soak` under `just soak-lake`, else `suite`."""
     return soak if SOAK else suite
 
 
