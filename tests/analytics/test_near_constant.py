@@ -9,6 +9,7 @@ ratios near 1e13: now each is `not_measurable`, on both routes, through the API.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,13 +35,8 @@ def growth(sessions: int) -> np.ndarray:
 
 def near_constant(real: Ledger) -> Ledger:
     start = real.starting_equity
-    return Ledger(
-        real.days,
-        start,
-        start * growth(start.size),
-        real.equity_basis,
-        -start * COST_RATE,
-        real.turnover_notional,
+    return dataclasses.replace(
+        real, ending_equity=start * growth(start.size), execution_cost=-start * COST_RATE
     )
 
 
