@@ -728,6 +728,8 @@ def test_the_combine_link_adds_the_alpha_to_a_production_alpha(site: Site, tab: 
     fragment = page.evaluate("location.hash")
     query = dict(httpx.QueryParams(fragment.split("?", 1)[1]))
     assert query["alphas"] == f"{partner},{OTHER}" and query["add"] == OTHER, fragment
+    # The weights come with the combination's own answer, which may arrive after the contribution's.
+    page.wait_for_function("() => document.querySelectorAll('table.combine-weights tbody th').length > 0")
     assert cell_texts(page, "table.combine-weights tbody th") == [partner, OTHER]
     assert page.input_value("#contribution-alpha") == OTHER
     data = site.api(
