@@ -46,7 +46,7 @@ pytestmark = pytest.mark.e2e
 ROUNDS = soak_rounds(suite=3, soak=10)
 S3_ROUNDS = soak_rounds(suite=1, soak=5)
 """Fewer on S3: moto is one Python process sharing the machine's two cores with the server and the
-publisher, so a round takes 5-9 s there (1 s locally). The suite runs three rounds locally (nine
+publisher, so a round takes 8-11 s there (1 s locally). The suite runs three rounds locally (nine
 pointer switches) and one on S3 (three: what is particular to S3, the pointer and the catalogue
 generation read from the bucket while a publish writes them, is met three times; the races
 themselves are the local storm's too); `just soak-lake` ten and five. A second S3 round cost the
