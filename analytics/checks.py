@@ -179,7 +179,7 @@ def checks_payload(
             part.days.size, ledger.days.size, window, MIN_WINDOW_SESSIONS, sessions
         )
     figures = {
-        **_ledger_figures(view, book, part, per_year, access, warnings),
+        **_ledger_figures(book, part, per_year, access, warnings),
         "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
         "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
@@ -228,7 +228,6 @@ def _entry(
 
 
 def _ledger_figures(
-    view: BuildView,
     book: str,
     part: inputs.Ledger | None,
     per_year: int,

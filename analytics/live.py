@@ -26,10 +26,11 @@ import numpy as np
 from analytics import inputs, significance
 from analytics.access import Access, withheld
 from analytics.checks import book_turnover
+from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, declared_stat
 from analytics.returns import max_drawdown_fraction, mean_over_std
 from datasets.reader import BuildView
-from datasets.rows import EPOCH
+from datasets.rows import date_at, day_number
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.live import (
     LIVE_CONSISTENCY_LEVEL,
@@ -78,14 +79,6 @@ def split_of(view: BuildView, approved: dt.date | None, requested: dt.date | Non
     return Split(None, None)
 
 
-def day_of(date: dt.date) -> int:
-    return (date - EPOCH).days
-
-
-def _date(day: int) -> dt.date:
-    return EPOCH + dt.timedelta(days=int(day))
-
-
 def in_sample_weeks(days: np.ndarray, split_day: int) -> np.ndarray:
     """Which weekly ICs are in-sample: their forward return is realised on or before the split
     (the next rebalance's date; the last week's own date plus 7 days)."""
@@ -120,13 +113,12 @@ def _part(
     if ic is not None and not ic_reason and ic.size == 0:
         ic_reason = "the part holds no week with a measurable IC"
     few = "fewer than 2 daily returns with variance in the part"
-    root = math.sqrt(per_year)
     if ledger is None or ledger_reason:
         ir = excess = drawdown = turnover = None
     else:
         r = ledger.returns
-        ir = mean_over_std(r) * root
-        excess = mean_over_std(r - ledger.risk_free_return) * root
+        ir = information_ratio(r, per_year)
+        excess = information_ratio(r - ledger.risk_free_return, per_year)
         drawdown = max_drawdown_fraction(r) * 100.0
         traded = book_turnover(ledger)
         turnover = float(np.mean(traded)) * per_year if traded.size else None
@@ -137,8 +129,8 @@ def _part(
         icir = mean_over_std(ic) * math.sqrt(weeks_per_year)
         hit_rate = float(np.count_nonzero(ic > 0)) / ic.size
     return LivePart(
-        first_session=None if ledger is None or ledger.days.size == 0 else _date(ledger.days[0]),
-        last_session=None if ledger is None or ledger.days.size == 0 else _date(ledger.days[-1]),
+        first_session=None if ledger is None else date_at(ledger.days, 0),
+        last_session=None if ledger is None else date_at(ledger.days, ledger.days.size - 1),
         sessions=None if ledger is None or reasons.get("ledger") else int(ledger.days.size),
         weeks=None if ic is None or reasons.get("ic") else int(ic.size),
         information_ratio=stat("information_ratio", ir, ledger_reason or few, periods_per_year=per_year),
@@ -161,22 +153,11 @@ def _part(
     )
 
 
-def _split_ledger(ledger: inputs.Ledger, split_day: int | None) -> tuple[inputs.Ledger, inputs.Ledger]:
-    cut = ledger.days.size if split_day is None else int(np.searchsorted(ledger.days, split_day, "right"))
-    fields = inputs.Ledger.__dataclass_fields__
-
-    def take(part: slice) -> inputs.Ledger:
-        return inputs.Ledger(*(getattr(ledger, name)[part] for name in fields))
-
-    return take(slice(0, cut)), take(slice(cut, None))
-
-
 def live_payload(view: BuildView, book: str, split: Split, access: Access, warnings: Warnings) -> Live:
     """In-sample against out-of-sample of `book` at `split` (docs/analytics.md, "Live against
     backtest")."""
     facts = conventions(view)
     context = {"book": book}
-    split_day = None if split.date is None else day_of(split.date)
     reasons: dict[str, str] = {}
     ledger = inputs.ledger(view, book)
     if not access.ledger:
@@ -189,17 +170,22 @@ def live_payload(view: BuildView, book: str, split: Split, access: Access, warni
     elif series is None:
         reasons["ic"] = "the run sealed no decisions (no weekly IC)"
 
-    sides: list[_Side] = [_Side(None, None), _Side(None, None)]
+    # The split date closes the in-sample window; the live part is every session after it (none
+    # without a split: dt.date.max holds no session).
+    ledgers: list[inputs.Ledger | None] = [None, None]
     if ledger is not None:
-        before, after = _split_ledger(ledger, split_day)
-        sides = [_Side(before, None), _Side(after, None)]
+        after = dt.date.max if split.date is None else split.date + dt.timedelta(days=1)
+        ledgers = [ledger.window((None, split.date)), ledger.window((after, None))]
+    ics: list[np.ndarray | None] = [None, None]
     if series is not None:
         finite = np.isfinite(series.values)
-        inside = in_sample_weeks(series.days, split_day) if split_day is not None else np.ones_like(finite)
-        sides = [
-            _Side(sides[0].ledger, series.values[finite & inside]),
-            _Side(sides[1].ledger, series.values[finite & ~inside]),
-        ]
+        inside = (
+            np.ones_like(finite)
+            if split.date is None
+            else in_sample_weeks(series.days, day_number(split.date))
+        )
+        ics = [series.values[finite & inside], series.values[finite & ~inside]]
+    sides = [_Side(ledgers[0], ics[0]), _Side(ledgers[1], ics[1])]
     in_sample = _part(sides[0], facts.sessions_per_year, facts.weeks_per_year, reasons, context)
     out_of_sample = _part(sides[1], facts.sessions_per_year, facts.weeks_per_year, reasons, context)
     decay, consistency = _decay(sides, split, in_sample, out_of_sample, reasons, context)
@@ -248,7 +234,8 @@ def _decay(
             test_reason = "fewer than 3 daily returns with variance in a part"
         else:
             probability = significance.psr(m_oos, m_is.sharpe)
-            test_reason = "the PSR is not measurable (its dispersion term is not positive)"
+            if not math.isfinite(probability):
+                test_reason = "the PSR is not measurable (its dispersion term is not positive)"
     decay = declared_stat(Live, "decay_ratio", ratio, decay_reason, context)
     entry = declared_stat(LiveConsistency, "probability", probability, test_reason, context)
     verdict: Verdict = "not_measurable"

@@ -263,3 +263,27 @@ def test_the_in_process_figure_is_the_served_one(api: Api, demo_lake: Path) -> N
             assert json.loads(msgspec.json.encode(found)) == served
     finally:
         figures.reader.close()
+
+
+def test_without_a_split_everything_is_in_sample(demo_lake: Path) -> None:
+    """An alpha with no split (never approved, no research_cutoff, no first publish recorded: a
+    build published before it was kept) has an empty live part and says why."""
+    from analytics.access import FULL_ACCESS
+    from analytics.entries import Warnings
+    from analytics.figures import Figures
+    from analytics.live import Split, live_payload
+
+    figures = Figures.open(str(demo_lake))
+    try:
+        view = figures.build("Test_planted_factor")
+        data = live_payload(view, "long_short", Split(None, None), FULL_ACCESS, Warnings())
+        whole = figures.live("Test_planted_factor", split=dt.date(2100, 1, 1))
+    finally:
+        figures.reader.close()
+    assert (data.split_date, data.split_origin) == (None, None)
+    assert data.out_of_sample.sessions == 0 and data.out_of_sample.first_session is None
+    assert data.in_sample == whole.in_sample
+    assert data.decay_ratio.withheld_reason == (
+        "the alpha has no split: never approved, no research_cutoff, no first publish date recorded"
+    )
+    assert data.consistency.verdict == "not_measurable"
