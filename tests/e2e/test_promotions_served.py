@@ -1,0 +1,86 @@
+"""A decision recorded by `alpha-results promote` is served by the real `alpha-results serve`
+process, which reads the records beside its keys (issue 35, items 1 and 2): the alpha's history
+and its live part, whose split moves to the approval's as_of. A key that may not read the alpha
+learns nothing of the decision."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli.main import main as cli
+from serve.context import AllowList
+from serve.identity import Grants, open_store
+from tests.lake.conftest import Http, Served, serving
+from tests.ops.keys import IssuedKey, issue_key
+
+pytestmark = pytest.mark.e2e
+
+ALPHA = "Test_planted_factor"
+
+
+@pytest.fixture(scope="module")
+def world(
+    demo_lake: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Served, str, dict[str, Any]]]:
+    folder = tmp_path_factory.mktemp("promotions_served")
+    url = f"sqlite:///{folder}/keys.sqlite3"
+    store = open_store(url)
+    admin = issue_key(store, role="admin")
+    narrow: IssuedKey = issue_key(
+        store,
+        role="admin",
+        grants=Grants(
+            AllowList.all(), AllowList.of_ids(["momentum_12_1"]), AllowList.all(), expose_raw_book=True
+        ),
+    )
+    store.close()
+    with serving(str(demo_lake), (url, admin.headers), folder) as server:
+        yield server, url, {"admin": admin.headers, "narrow": narrow.headers}
+
+
+def get(server: Served, headers: dict[str, str], path: str) -> tuple[int, dict[str, Any]]:
+    client = Http(server.port, headers)
+    try:
+        return client.json(path)
+    finally:
+        client.close()
+
+
+def test_a_promotion_is_served_with_the_live_part_it_starts(
+    world: tuple[Served, str, dict[str, Any]], demo_lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, url, keys = world
+    status, before = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/promotions")
+    assert status == 200, before
+    assert (before["data"]["standing"], before["data"]["decisions"]) == ("never", [])
+    status, live = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/analytics/live")
+    assert status == 200 and live["data"]["split_origin"] == "research_cutoff", live
+
+    where = ["--lake", str(demo_lake), "--keystore", url, "--by", "head of research", "--note", "diversifier"]
+    assert cli(["promote", ALPHA, "--as-of", "2021-09-30", *where]) == 0
+    recorded = json.loads(capsys.readouterr().out)
+
+    status, after = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/promotions")
+    assert status == 200, after
+    data = after["data"]
+    assert (data["standing"], data["since"]) == ("approved", "2021-09-30")
+    assert data["decisions"] == [{k: v for k, v in recorded.items() if k != "alpha_id"}]
+    status, live = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/analytics/live")
+    assert status == 200, live
+    assert (live["data"]["split_origin"], live["data"]["split_date"]) == ("approval", "2021-09-30")
+    assert (
+        live["data"]["in_sample"]["last_session"]
+        <= "2021-09-30"
+        < live["data"]["out_of_sample"]["first_session"]
+    )
+
+    # A key that may not read the alpha: the same refusal as for an alpha that does not exist.
+    for path in (f"/v1/alphas/{ALPHA}/promotions", f"/v1/alphas/{ALPHA}/analytics/live"):
+        status, refused = get(server, keys["narrow"], path)
+        assert status == 403, refused
+        assert "approved" not in json.dumps(refused) and "2021-09-30" not in json.dumps(refused)
