@@ -47,7 +47,12 @@ class RecordsSource:
             ) from exc
 
     async def read(self, read: Callable[[Records], T]) -> T:
-        """`read(records)` in a worker thread (a PostgreSQL round trip never stalls the loop)."""
+        """`read(records)`: on the event loop once a SQLite file is open (microseconds, as the key
+        store's reads, `serve.auth.call_backends`), else in a worker thread (the first open, and
+        every PostgreSQL round trip, never stall the loop)."""
+        opened = self._records
+        if opened is not None and opened.database.in_process:
+            return self._call(read)
         return await to_thread.run_sync(partial(self._call, read))
 
     async def approval(self, alpha_id: str) -> Promotion | None:
