@@ -236,6 +236,34 @@ SETTINGS: tuple[Setting, ...] = (
         "TOML file of the operator's thresholds for /analytics/checks (empty: the documented defaults); "
         "a file that cannot be read or breaks a rule stops the server from starting.",
     ),
+    Setting(
+        "events_retention_days",
+        90,
+        _positive_int,
+        "Days an event is kept (docs/events.md): older ones are deleted by each build run and by "
+        "`alpha-results events purge`; a cursor older than that resumes at the oldest event kept.",
+    ),
+    Setting(
+        "events_poll_seconds",
+        0.5,
+        _refresh_seconds,
+        "How often each worker looks for new events for its open streams (/v1/events/stream): one "
+        "query per worker, however many streams it holds.",
+    ),
+    Setting(
+        "events_heartbeat_seconds",
+        15.0,
+        _positive_seconds,
+        "Seconds an open event stream may go without sending anything before a heartbeat comment "
+        "(`: heartbeat`) is sent, so proxies and clients can tell a quiet stream from a dead one.",
+    ),
+    Setting(
+        "webhook_allow_private",
+        False,
+        _bool,
+        "Allow webhook destinations on private, loopback and link-local addresses and plain http "
+        "(development and tests only; refused otherwise, docs/events.md 'Webhooks').",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -271,6 +299,10 @@ class Settings:
     send_timeout_seconds: float = 30.0
     send_buffer_bytes: int = 256 << 10
     checks_policy_file: str = ""
+    events_retention_days: int = 90
+    events_poll_seconds: float = 0.5
+    events_heartbeat_seconds: float = 15.0
+    webhook_allow_private: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
