@@ -186,6 +186,16 @@ class EventLog:
         events = [event_of(row) for row in rows[: wanted.limit]]
         return Page(events, len(rows) > wanted.limit)
 
+    def latest(self, alpha_id: str, types: tuple[str, ...]) -> Event | None:
+        """The newest event about `alpha_id` of one of `types` (None: none kept)."""
+        marks = ", ".join("?" * len(types))
+        rows, _ = self._database.execute(
+            "SELECT id, type, alpha_id, audience, key_id, data, created_at FROM events "  # noqa: S608
+            f"WHERE alpha_id = ? AND type IN ({marks}) ORDER BY id DESC LIMIT 1",
+            (alpha_id, *types),
+        )
+        return event_of(rows[0]) if rows else None
+
     def last_id(self) -> int:
         """The id of the newest event (0: none): where a stream that starts now begins."""
         rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM events")
