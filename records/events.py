@@ -201,7 +201,16 @@ class EventLog:
         rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM events")
         return int(rows[0][0])
 
-    def purge(self, before: dt.datetime) -> int:
-        """Delete the events created before `before` (the retention); how many went."""
-        _, count = self._database.execute("DELETE FROM events WHERE created_at < ?", (stored_time(before),))
+    def purge(self, before: dt.datetime, keep_latest_of: tuple[str, ...] = ()) -> int:
+        """Delete the events created before `before` (the retention), except each alpha's newest
+        event of `keep_latest_of` (what its next build is compared with); how many went."""
+        sql, params = "DELETE FROM events WHERE created_at < ?", [stored_time(before)]
+        if keep_latest_of:
+            marks = ", ".join("?" * len(keep_latest_of))
+            sql += (
+                " AND id NOT IN (SELECT max(id) FROM events WHERE alpha_id IS NOT NULL"  # noqa: S608
+                f" AND type IN ({marks}) GROUP BY alpha_id)"
+            )
+            params += list(keep_latest_of)
+        _, count = self._database.execute(sql, params)
         return count
