@@ -1,5 +1,5 @@
-"""`open_records`: the promotions, the events and the cursors over the database a URL names (the
-key store's, `keystore_url`), their tables created if absent."""
+"""`open_records`: the promotions, the events, the cursors and the webhooks over the database a
+URL names (the key store's, `keystore_url`), their tables created if absent."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from records.events import Event, EventLog, event_of
 from records.promotions import Action, Promotion, Promotions, promotion_of
 from records.sql import Database
 from records.tables import records_schema
+from records.webhooks import Webhooks
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Records:
     promotions: Promotions
     events: EventLog
     cursors: Cursors
+    webhooks: Webhooks
 
     def decide(
         self,
@@ -62,4 +64,5 @@ def open_records(url: str, create: bool = True) -> Records:
         promotions=Promotions(database),
         events=EventLog(database),
         cursors=Cursors(deployment_secret(database, "event_cursors")),
+        webhooks=Webhooks(database),
     )

@@ -1,7 +1,8 @@
 """The records' tables, declared once for SQLite and PostgreSQL (`records.sql.Dialect`).
 
-Both histories are append-only: a promotion or an event is inserted and never updated, and only
-the events' retention deletes (the oldest first). Every `id` is numbered by the database and only
+The histories are append-only: a promotion, an event or a webhook's delivery attempt is inserted
+and never updated, and only the retention deletes (the oldest first). A webhook's registration and
+its delivery progress are the rows that change. Every `id` is numbered by the database and only
 grows, which is what makes it a cursor. Times are fixed-width UTC text, as the key store's.
 """
 
@@ -49,6 +50,68 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         CREATE TABLE IF NOT EXISTS record_secrets (
             name TEXT PRIMARY KEY,
             secret TEXT NOT NULL
+        )
+        """,
+        # A webhook the operator registered for one key (records.webhooks): where its events go,
+        # the secret they are signed with, which it wants (`types`, `alphas`: JSON lists, empty for
+        # any) and whether it is delivered to (`state`; `changed_at` and `reason` of the last change).
+        """
+        CREATE TABLE IF NOT EXISTS webhooks (
+            id TEXT PRIMARY KEY,
+            key_id TEXT NOT NULL,
+            url TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            types TEXT NOT NULL,
+            alphas TEXT NOT NULL,
+            note TEXT NOT NULL,
+            created_by TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('active', 'disabled', 'removed')),
+            changed_at TEXT,
+            reason TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS webhooks_by_key ON webhooks (key_id, created_at)",
+        # How far each webhook's delivery has come: every event up to `delivered_through` is done
+        # (delivered, or skipped because its key may not see it); `pending_event` is being retried
+        # (`failures` so far, the first at `failing_since`, the next at `next_attempt_at`).
+        f"""
+        CREATE TABLE IF NOT EXISTS webhook_progress (
+            webhook_id TEXT PRIMARY KEY REFERENCES webhooks (id),
+            delivered_through {dialect.bigint} NOT NULL,
+            pending_event {dialect.bigint},
+            failures INTEGER NOT NULL,
+            failing_since TEXT,
+            next_attempt_at TEXT
+        )
+        """,
+        # Every delivery attempt, appended (deleted only with the events' retention): the event,
+        # its attempt number, when, the outcome, the HTTP status or the error, how long it took
+        # (microseconds), when the next attempt is due, and the worker that made it.
+        f"""
+        CREATE TABLE IF NOT EXISTS webhook_attempts (
+            id {dialect.serial},
+            webhook_id TEXT NOT NULL REFERENCES webhooks (id),
+            event_id {dialect.bigint} NOT NULL,
+            attempt INTEGER NOT NULL,
+            attempted_at TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'failed', 'skipped')),
+            http_status INTEGER,
+            error TEXT,
+            duration_us {dialect.bigint} NOT NULL,
+            next_attempt_at TEXT,
+            worker TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS webhook_attempts_by_webhook ON webhook_attempts (webhook_id, id)",
+        "CREATE INDEX IF NOT EXISTS webhook_attempts_by_time ON webhook_attempts (attempted_at)",
+        # Who delivers (records.webhooks.Lease): one row per lease, taken atomically by one worker
+        # and renewed by it; another takes it only once it has expired.
+        """
+        CREATE TABLE IF NOT EXISTS webhook_leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            expires_at TEXT NOT NULL
         )
         """,
     )

@@ -1,0 +1,471 @@
+"""Webhooks: where a key's events are pushed, how far each delivery has come, every attempt, and
+the lease that makes one worker the deliverer.
+
+A webhook is registered by the operator for one key (`serve/webhooks.py`, `alpha-results webhooks
+add`) and receives, in order, the events that key may see when each is delivered (the delivery
+worker, `serve/deliveries.py`, decides that; this module only stores). Its progress is durable:
+every event up to `delivered_through` is done, so a worker that restarts resumes where the last
+one stopped, and re-delivers an event whose delivery it never recorded (at least once).
+
+Every write of the worker is *fenced* by the lease (`webhook_leases`): its statements run only
+while the worker still holds the lease, in the same transaction that renews it. A worker that
+stalled past its lease and woke up after another took over writes nothing (its attempt was a
+duplicate delivery, with the same event id, which receivers de-duplicate), and progress only moves
+forward (`delivered_through < ?`), so no interleaving loses an event.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from records.events import Event, EventLog, event_of
+from records.sql import Database, Statement
+from records.times import read_time, stored_time
+
+State = Literal["active", "disabled", "removed"]
+Outcome = Literal["delivered", "failed", "skipped"]
+
+WEBHOOK_ID_PREFIX = "wh_"
+WEBHOOK_COLUMNS = (
+    "id, key_id, url, secret, types, alphas, note, created_by, created_at, state, changed_at, reason"
+)
+PROGRESS_COLUMNS = "delivered_through, pending_event, failures, failing_since, next_attempt_at"
+ATTEMPT_COLUMNS = (
+    "id, webhook_id, event_id, attempt, attempted_at, outcome, http_status, error, duration_us, "
+    "next_attempt_at, worker"
+)
+EVENT_COLUMNS = "id, type, alpha_id, audience, key_id, data, created_at"
+
+# Each statement written whole (no caller text enters SQL); columns in the readers' order.
+SELECT_WEBHOOK = (
+    f"SELECT {WEBHOOK_COLUMNS}, {PROGRESS_COLUMNS} FROM webhooks "  # noqa: S608 (fixed column names)
+    "JOIN webhook_progress ON webhook_progress.webhook_id = webhooks.id "
+)
+# Every write of the worker ends in `EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder
+# = ?)`: true while the lease it names is held by the worker that writes.
+
+
+@dataclass(frozen=True)
+class Progress:
+    delivered_through: int
+    """Every event id up to this is done (delivered, or skipped for access)."""
+    pending_event: int | None
+    """The event being retried, None when none is."""
+    failures: int
+    failing_since: dt.datetime | None
+    next_attempt_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class Webhook:
+    id: str
+    key_id: str
+    url: str
+    secret: str
+    types: tuple[str, ...]
+    alphas: tuple[str, ...]
+    note: str
+    created_by: str
+    created_at: dt.datetime
+    state: State
+    changed_at: dt.datetime | None
+    reason: str | None
+    progress: Progress
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int
+    webhook_id: str
+    event_id: int
+    attempt: int
+    attempted_at: dt.datetime
+    outcome: Outcome
+    http_status: int | None
+    error: str | None
+    duration_us: int
+    next_attempt_at: dt.datetime | None
+    worker: str
+
+
+def _time(text: str) -> dt.datetime:
+    moment = read_time(text)
+    assert moment is not None  # NOT NULL
+    return moment
+
+
+def webhook_of(row: Sequence[Any]) -> Webhook:
+    return Webhook(
+        id=row[0],
+        key_id=row[1],
+        url=row[2],
+        secret=row[3],
+        types=tuple(json.loads(row[4])),
+        alphas=tuple(json.loads(row[5])),
+        note=row[6],
+        created_by=row[7],
+        created_at=_time(row[8]),
+        state=row[9],
+        changed_at=read_time(row[10]),
+        reason=row[11],
+        progress=Progress(
+            delivered_through=int(row[12]),
+            pending_event=None if row[13] is None else int(row[13]),
+            failures=int(row[14]),
+            failing_since=read_time(row[15]),
+            next_attempt_at=read_time(row[16]),
+        ),
+    )
+
+
+def attempt_of(row: Sequence[Any]) -> Attempt:
+    return Attempt(
+        id=int(row[0]),
+        webhook_id=row[1],
+        event_id=int(row[2]),
+        attempt=int(row[3]),
+        attempted_at=_time(row[4]),
+        outcome=row[5],
+        http_status=None if row[6] is None else int(row[6]),
+        error=row[7],
+        duration_us=int(row[8]),
+        next_attempt_at=read_time(row[9]),
+        worker=row[10],
+    )
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A worker's claim on delivering: `name` (one per deployment: `deliveries`), held by `holder`
+    (unique per worker process) for `seconds` after each renewal."""
+
+    holder: str
+    seconds: float
+    name: str = "deliveries"
+
+
+@dataclass(frozen=True)
+class Tried:
+    """One attempt, as the worker reports it."""
+
+    webhook_id: str
+    event_id: int
+    attempt: int
+    at: dt.datetime
+    outcome: Outcome
+    duration_us: int = 0
+    http_status: int | None = None
+    error: str | None = None
+    next_attempt_at: dt.datetime | None = None
+
+
+class Webhooks:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    # -- the operator's -----------------------------------------------------------------------
+
+    def register(
+        self,
+        key_id: str,
+        url: str,
+        secret: str,
+        types: Sequence[str],
+        alphas: Sequence[str],
+        note: str,
+        created_by: str,
+        now: dt.datetime | None = None,
+    ) -> Webhook:
+        """A new active webhook, delivering the events appended from now on (its progress starts at
+        the log's newest event)."""
+        webhook_id = WEBHOOK_ID_PREFIX + secrets.token_hex(8)
+        self._database.transaction(
+            [
+                (
+                    f"INSERT INTO webhooks ({WEBHOOK_COLUMNS}) "  # noqa: S608 (fixed column names)
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', NULL, NULL)",
+                    (
+                        webhook_id,
+                        key_id,
+                        url,
+                        secret,
+                        json.dumps(list(types)),
+                        json.dumps(list(alphas)),
+                        note,
+                        created_by,
+                        stored_time(now or dt.datetime.now(dt.UTC)),
+                    ),
+                ),
+                (
+                    f"INSERT INTO webhook_progress (webhook_id, {PROGRESS_COLUMNS}) "  # noqa: S608
+                    "SELECT ?, coalesce(max(id), 0), NULL, 0, NULL, NULL FROM events",
+                    (webhook_id,),
+                ),
+            ]
+        )
+        found = self.get(webhook_id)
+        assert found is not None
+        return found
+
+    def get(self, webhook_id: str) -> Webhook | None:
+        rows, _ = self._database.execute(SELECT_WEBHOOK + "WHERE webhooks.id = ?", (webhook_id,))
+        return webhook_of(rows[0]) if rows else None
+
+    def listed(self, key_id: str | None = None, include_removed: bool = False) -> list[Webhook]:
+        """The webhooks (of one key), oldest first; removed ones only when asked."""
+        conditions, params = ["1 = 1"], []
+        if key_id is not None:
+            conditions.append("key_id = ?")
+            params.append(key_id)
+        if not include_removed:
+            conditions.append("state <> 'removed'")
+        rows, _ = self._database.execute(
+            SELECT_WEBHOOK + "WHERE " + " AND ".join(conditions) + " ORDER BY created_at, webhooks.id",
+            params,
+        )
+        return [webhook_of(row) for row in rows]
+
+    def active(self) -> list[Webhook]:
+        rows, _ = self._database.execute(
+            SELECT_WEBHOOK + "WHERE state = 'active' ORDER BY created_at, webhooks.id"
+        )
+        return [webhook_of(row) for row in rows]
+
+    def set_state(self, webhook_id: str, state: State, reason: str, now: dt.datetime | None = None) -> bool:
+        """Disable, enable or remove (an operator's change); False when the webhook is unknown or
+        removed (a removed webhook stays removed). Enabling clears the pending retry, so the event
+        it stopped at is tried again at once."""
+        moment = stored_time(now or dt.datetime.now(dt.UTC))
+        statements: list[Statement] = [
+            (
+                "UPDATE webhooks SET state = ?, changed_at = ?, reason = ?, "
+                "secret = CASE WHEN ? = 'removed' THEN '' ELSE secret END "
+                "WHERE id = ? AND state <> 'removed'",
+                (state, moment, reason, state, webhook_id),
+            )
+        ]
+        if state == "active":
+            statements.append(
+                (
+                    "UPDATE webhook_progress SET failures = 0, failing_since = NULL, "
+                    "next_attempt_at = NULL WHERE webhook_id = ?",
+                    (webhook_id,),
+                )
+            )
+        results = self._database.transaction(statements)
+        return results[0][1] == 1
+
+    def skip_to_now(self, webhook_id: str) -> None:
+        """Move the progress to the log's newest event (an operator enabling without the backlog)."""
+        self._database.execute(
+            "UPDATE webhook_progress SET delivered_through = (SELECT coalesce(max(id), 0) FROM events), "
+            "pending_event = NULL, failures = 0, failing_since = NULL, next_attempt_at = NULL "
+            "WHERE webhook_id = ?",
+            (webhook_id,),
+        )
+
+    def attempts(self, webhook_id: str, limit: int = 50) -> list[Attempt]:
+        """The last `limit` attempts of a webhook, oldest first."""
+        rows, _ = self._database.execute(
+            f"SELECT {ATTEMPT_COLUMNS} FROM webhook_attempts "  # noqa: S608 (fixed column names)
+            "WHERE webhook_id = ? ORDER BY id DESC LIMIT ?",
+            (webhook_id, limit),
+        )
+        return [attempt_of(row) for row in reversed(rows)]
+
+    def purge_attempts(self, before: dt.datetime) -> int:
+        """Delete the attempts made before `before` (the events' retention); how many went."""
+        _, count = self._database.execute(
+            "DELETE FROM webhook_attempts WHERE attempted_at < ?", (stored_time(before),)
+        )
+        return count
+
+    # -- the worker's -------------------------------------------------------------------------
+
+    def take_lease(self, lease: Lease, now: dt.datetime) -> bool:
+        """Take or renew `lease` for `lease.seconds` from `now`: True when `lease.holder` holds it
+        afterwards. One statement, so two workers racing for it cannot both win: the row is
+        written only when absent, already ours, or expired."""
+        until = stored_time(now + dt.timedelta(seconds=lease.seconds))
+        rows, _ = self._database.execute(
+            "INSERT INTO webhook_leases (name, holder, expires_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at "
+            "WHERE webhook_leases.holder = excluded.holder OR webhook_leases.expires_at < ? "
+            "RETURNING holder",
+            (lease.name, lease.holder, until, stored_time(now)),
+        )
+        return bool(rows)
+
+    def lease_holder(self, name: str = "deliveries") -> tuple[str, dt.datetime] | None:
+        rows, _ = self._database.execute(
+            "SELECT holder, expires_at FROM webhook_leases WHERE name = ?", (name,)
+        )
+        return (rows[0][0], _time(rows[0][1])) if rows else None
+
+    def release_lease(self, lease: Lease) -> None:
+        """Give the lease up (a worker stopping), so the next one need not wait for it to expire."""
+        self._database.execute(
+            "DELETE FROM webhook_leases WHERE name = ? AND holder = ?", (lease.name, lease.holder)
+        )
+
+    def event_ids_after(self, after: int, limit: int) -> list[int]:
+        """The ids of the events after `after`, in order (the worker's horizon, `serve.deliveries`)."""
+        rows, _ = self._database.execute(
+            "SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
+        )
+        return [int(row[0]) for row in rows]
+
+    def next_event(self, webhook: Webhook, through: int) -> Event | None:
+        """The first event after the webhook's progress, up to `through`, that its filters select
+        and that could be its key's: about an alpha, for administrators, or addressed to this key
+        (whether the key may see it *now* is the worker's to decide, and recorded)."""
+        conditions = ["id > ?", "id <= ?", "(audience <> 'key' OR key_id = ?)"]
+        params: list[Any] = [webhook.progress.delivered_through, through, webhook.key_id]
+        if webhook.types:
+            conditions.append("type IN (" + ", ".join("?" * len(webhook.types)) + ")")
+            params += list(webhook.types)
+        if webhook.alphas:
+            conditions.append("alpha_id IN (" + ", ".join("?" * len(webhook.alphas)) + ")")
+            params += list(webhook.alphas)
+        rows, _ = self._database.execute(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE "  # noqa: S608 (fixed words and markers)
+            + " AND ".join(conditions)
+            + " ORDER BY id LIMIT 1",
+            params,
+        )
+        return event_of(rows[0]) if rows else None
+
+    def _fenced(self, lease: Lease, statements: list[Statement]) -> list[Any]:
+        """Run `statements` after renewing the lease, in one transaction; each of them carries the
+        lease's condition, so none writes unless `lease.holder` still holds the lease (on PostgreSQL
+        the renewal locks the lease's row until the commit, so no one takes it in between)."""
+        until = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=lease.seconds)
+        renew: Statement = (
+            "UPDATE webhook_leases SET expires_at = ? WHERE name = ? AND holder = ?",
+            (stored_time(until), lease.name, lease.holder),
+        )
+        return self._database.transaction([renew, *statements])[1:]
+
+    @staticmethod
+    def _attempt(lease: Lease, tried: Tried) -> Statement:
+        # The CASTs type the parameters for PostgreSQL (a NULL status, say), as SELECT gives none.
+        return (
+            "INSERT INTO webhook_attempts (webhook_id, event_id, attempt, attempted_at, outcome, "
+            "http_status, error, duration_us, next_attempt_at, worker) "
+            "SELECT ?, CAST(? AS BIGINT), CAST(? AS INTEGER), ?, ?, CAST(? AS INTEGER), ?, "
+            "CAST(? AS BIGINT), ?, ? WHERE EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+            (
+                tried.webhook_id,
+                tried.event_id,
+                tried.attempt,
+                stored_time(tried.at),
+                tried.outcome,
+                tried.http_status,
+                tried.error,
+                tried.duration_us,
+                stored_time(tried.next_attempt_at),
+                lease.holder,
+                lease.name,
+                lease.holder,
+            ),
+        )
+
+    def finish(self, lease: Lease, tried: Tried) -> bool:
+        """Record a delivered (2xx) or skipped event and move the progress past it; False when the
+        lease was lost (nothing written)."""
+        assert tried.outcome in ("delivered", "skipped")
+        attempt, _ = self._fenced(
+            lease,
+            [
+                self._attempt(lease, tried),
+                (
+                    "UPDATE webhook_progress SET delivered_through = ?, pending_event = NULL, "
+                    "failures = 0, failing_since = NULL, next_attempt_at = NULL "
+                    "WHERE webhook_id = ? AND delivered_through < ? AND "
+                    "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+                    (tried.event_id, tried.webhook_id, tried.event_id, lease.name, lease.holder),
+                ),
+            ],
+        )
+        return bool(attempt[1] == 1)
+
+    def retry_later(self, lease: Lease, tried: Tried, failing_since: dt.datetime) -> bool:
+        """Record a failed attempt and when the event is tried next; False when the lease was lost."""
+        assert tried.outcome == "failed" and tried.next_attempt_at is not None
+        attempt, _ = self._fenced(
+            lease,
+            [
+                self._attempt(lease, tried),
+                (
+                    "UPDATE webhook_progress SET pending_event = ?, failures = ?, failing_since = ?, "
+                    "next_attempt_at = ? "
+                    "WHERE webhook_id = ? AND delivered_through < ? AND "
+                    "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+                    (
+                        tried.event_id,
+                        tried.attempt,
+                        stored_time(failing_since),
+                        stored_time(tried.next_attempt_at),
+                        tried.webhook_id,
+                        tried.event_id,
+                        lease.name,
+                        lease.holder,
+                    ),
+                ),
+            ],
+        )
+        return bool(attempt[1] == 1)
+
+    def give_up(
+        self, lease: Lease, tried: Tried, webhook: Webhook, reason: str, said: dict[str, Any]
+    ) -> bool:
+        """Record the last failed attempt, disable the webhook (`reason`) and append its
+        `webhook.disabled` event (`said`, for its key only), all in one transaction; the event is
+        written only when this transaction is the one that disabled it. False when the lease was
+        lost or the webhook was no longer active."""
+        assert tried.outcome == "failed"
+        moment = stored_time(tried.at)
+        event_sql, event_params = EventLog.statement(
+            "webhook.disabled", said, audience="key", key_id=webhook.key_id, now=tried.at
+        )
+        columns = "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) VALUES"
+        # The event log's own insert (its checks and its JSON), made conditional: inserted only when
+        # the UPDATE before it disabled the webhook at this very moment.
+        assert event_sql.startswith(columns), "records.events.EventLog.statement changed its columns"
+        attempt, progress, disabled, event = self._fenced(
+            lease,
+            [
+                self._attempt(lease, tried),
+                (
+                    "UPDATE webhook_progress SET pending_event = ?, failures = ?, next_attempt_at = NULL "
+                    "WHERE webhook_id = ? AND delivered_through < ? AND "
+                    "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+                    (
+                        tried.event_id,
+                        tried.attempt,
+                        tried.webhook_id,
+                        tried.event_id,
+                        lease.name,
+                        lease.holder,
+                    ),
+                ),
+                (
+                    "UPDATE webhooks SET state = 'disabled', changed_at = ?, reason = ? "
+                    "WHERE id = ? AND state = 'active' AND "
+                    "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
+                    (moment, reason, webhook.id, lease.name, lease.holder),
+                ),
+                (
+                    "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) "
+                    "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks "
+                    "WHERE id = ? AND state = 'disabled' AND changed_at = ? AND reason = ?)",
+                    (*event_params, webhook.id, moment, reason),
+                ),
+            ],
+        )
+        return bool(disabled[1] == 1 and event[1] == 1)
