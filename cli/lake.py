@@ -57,6 +57,13 @@ def register(subparsers: Any) -> None:
         help="publish without committing the catalogue index after each seal (a backfill of many "
         "seals); readers see the new builds once `alpha-results lake index` has run",
     )
+    build.add_argument(
+        "--records",
+        default=None,
+        metavar="URL",
+        help="the records database the run's events are written to (default: the key store, "
+        "$ALPHA_RESULTS_KEYSTORE_URL or sqlite:///var/keys.sqlite3, when it exists)",
+    )
     build.set_defaults(handler=run_build)
 
     lake = subparsers.add_parser("lake")
@@ -82,6 +89,13 @@ def register(subparsers: Any) -> None:
         default=None,
         help="local (default) or dask://HOST:PORT: one Dask task per alpha computes its row",
     )
+    index.add_argument(
+        "--events",
+        action="store_true",
+        help="also record the events of every alpha whose served build the event log has not "
+        "recorded yet (after a --defer-index backfill): one checks battery per such alpha",
+    )
+    index.add_argument("--records", default=None, metavar="URL", help="as for build")
     index.set_defaults(handler=run_index)
 
 
@@ -155,14 +169,38 @@ def run_build(args: argparse.Namespace) -> int:
         except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
             print(f"alpha-results build: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
             return 2
-        failed = print_results(run.results, lake_root)
+        results = list(run.results)
+        failed = print_results(results, lake_root)
         reports = run.catalogue
     if args.defer_index:
         print(
-            "catalogue index not updated (--defer-index): readers see these builds after "
-            f"`alpha-results lake index --lake {lake_root}`"
+            "catalogue index not updated (--defer-index): readers see these builds, and their events "
+            f"are recorded, after `alpha-results lake index --events --lake {lake_root}`"
         )
+    else:
+        alphas = list(dict.fromkeys(r.target for r in results if not r.target.startswith("benchmark:")))
+        reports = [*reports, record_events(args, lake_root, alphas, results)]
     return 1 if print_steps(reports) or failed else 0
+
+
+def record_events(
+    args: argparse.Namespace, lake_root: str, alphas: Sequence[str], results: Sequence[SealResult]
+) -> StepReport:
+    """The run's events (`pipeline.events`), into the deployment's records (docs/events.md)."""
+    from pipeline.events import events_step
+    from serve.settings import ENV_PREFIX, Settings
+
+    settings = Settings.from_env()
+    named = args.records is not None or f"{ENV_PREFIX}KEYSTORE_URL" in os.environ
+    return events_step(
+        args.records or settings.keystore_url,
+        named,
+        lake_root,
+        alphas,
+        results,
+        settings.checks_policy_file,
+        settings.events_retention_days,
+    )
 
 
 def print_results(results: Sequence[SealResult], lake_root: str) -> int:
@@ -237,6 +275,9 @@ def run_index(args: argparse.Namespace) -> int:
         f"catalogue index generation {number}: {count} alphas in {time.monotonic() - started:.1f} s"
         f"  (lake {lake_root})"
     )
+    if args.events:
+        alphas = [] if rows is None else [str(a) for a in rows.column("alpha_id").to_pylist()]
+        return 1 if print_steps([record_events(args, lake_root, alphas, [])]) else 0
     return 0
 
 

@@ -1,0 +1,294 @@
+"""The pipeline's events: what a build run changed, recorded once it is published (docs/events.md,
+"What is recorded").
+
+Each alpha's events say what its *served* build is, compared with what the event log last said
+about it, not with what this process saw before it published: the log is the memory. So a run
+that published and died before recording, a run with `--defer-index` (recorded by `lake index`),
+and two runs of the same alpha at once all end with one event per build the catalogue served, in
+order, and a build already recorded is never recorded twice (`record_alpha_events` is idempotent).
+
+For one alpha whose served build differs from the last one recorded:
+- `alpha.published` (the first build ever recorded) or `alpha.republished` (a later one): the
+  build, its headline figures (the catalogue index row's, which `/v1/analytics/screen` serves:
+  `pipeline.catalogue_index.build_row`) and its checks (`/analytics/checks` of the long_short book
+  against the operator's policy: `analytics.figures.Figures.checks`, the code the API runs); a
+  republish also gives every headline figure before and after and which moved beyond its
+  tolerance (`TOLERANCES`);
+- `alpha.checks_changed`: the checks whose verdict flipped since the last recorded build, with the
+  old and the new value and verdict;
+- `alpha.decay`: for an approved alpha (`records.promotions`), a live check
+  (`LIVE_CHECKS`) that fails now and did not fail in the last recorded build.
+All of one alpha's events are written in one transaction: all or none. A refused seal is
+`build.refused` (administrators only: it names what a team sent), once per refused seal of a run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analytics.figures import Figures
+from analytics.policy import Policy, load_policy
+from datasets.storage import Storage
+from pipeline import catalogue_index
+from pipeline.build import SealResult
+from pipeline.catalogue_steps import StepReport
+from records.events import Event, EventLog, event_of
+from records.promotions import Promotion
+from records.sql import Statement, Unavailable
+from records.store import Records, open_records
+
+PUBLISHED = "alpha.published"
+REPUBLISHED = "alpha.republished"
+CHECKS_CHANGED = "alpha.checks_changed"
+DECAY = "alpha.decay"
+REFUSED = "build.refused"
+BUILDS = (PUBLISHED, REPUBLISHED)
+"""The events that name a build: the last one of an alpha is what the next build is compared with."""
+
+CHECKS_BOOK = "long_short"
+"""The book the events' checks judge (the promotion snapshot's, `pipeline.promotions`)."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A headline figure moved when |after - before| > absolute + relative * |before|."""
+
+    absolute: float
+    relative: float = 0.0
+
+    def moved(self, before: float | None, after: float | None) -> bool:
+        if before is None or after is None:
+            return before is not after
+        return abs(after - before) > self.absolute + self.relative * abs(before)
+
+
+TOLERANCES: dict[str, Tolerance] = {
+    # Annualised ratios: a tenth of a unit is what a head of research reads as a different alpha.
+    "information_ratio": Tolerance(0.1),
+    "excess_sharpe": Tolerance(0.1),
+    "icir": Tolerance(0.1),
+    # Mean weekly rank IC: 0.005 is a tenth of a good signal's IC.
+    "mean_ic": Tolerance(0.005),
+    # Percentage points of equity.
+    "max_drawdown_pct": Tolerance(1.0),
+    # Turnover in its unit (per_year): a tenth of it.
+    "turnover": Tolerance(0.0, 0.1),
+    # Counts: any change is a different history.
+    "sessions": Tolerance(0.0),
+    "weeks": Tolerance(0.0),
+}
+"""The headline figures an event carries, in this order, under the screener's names and units
+(`schemas.bodies.rows.ScreenRow`), and when each counts as moved."""
+INDEX_COLUMNS = {"icir": "icir_annualised"}
+"""The catalogue index's column of a headline figure, where its name differs."""
+
+LIVE_CHECKS = ("live_information_ratio", "decay_ratio")
+"""The checks of an approved alpha's live part (the operator's policy): one failing is decay."""
+
+
+def headline_of(row: dict[str, Any]) -> dict[str, float | int | None]:
+    """The headline figures of a catalogue index row (non-finite as null)."""
+    out: dict[str, float | int | None] = {}
+    for name in TOLERANCES:
+        value = row.get(INDEX_COLUMNS.get(name, name))
+        out[name] = value if value is None or isinstance(value, int) or math.isfinite(value) else None
+    return out
+
+
+def checks_of(figures: Figures, alpha: str, policy: Policy, approved: dt.date | None) -> dict[str, Any]:
+    """Each check's value, unit and verdict (by id, the battery's order) of the served build."""
+    judged = figures.checks(alpha, policy, book=CHECKS_BOOK)  # TEMP
+    return {
+        check.id: {"value": check.value, "unit": check.unit, "verdict": check.verdict}
+        for check in judged.checks
+    }
+
+
+def build_events(
+    alpha: str,
+    build_id: str,
+    headline: dict[str, Any],
+    checks: dict[str, Any],
+    last: Event | None,
+    approved: bool,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The events (type, data) saying what `build_id` changed since `last` (the alpha's last
+    recorded build event; None: never recorded). Pure: what the tests check."""
+    if last is None:
+        return [(PUBLISHED, {"build_id": build_id, "headline": headline, "checks": checks})]
+    before = last.data
+    if before.get("build_id") == build_id:
+        return []
+    old_headline, old_checks = before.get("headline") or {}, before.get("checks") or {}
+    figures = {
+        name: {
+            "before": old_headline.get(name),
+            "after": headline.get(name),
+            "moved": tolerance.moved(old_headline.get(name), headline.get(name)),
+        }
+        for name, tolerance in TOLERANCES.items()
+    }
+    events: list[tuple[str, dict[str, Any]]] = [
+        (
+            REPUBLISHED,
+            {
+                "build_id": build_id,
+                "previous_build_id": before.get("build_id"),
+                "headline": headline,
+                "checks": checks,
+                "figures": figures,
+                "moved": [name for name, figure in figures.items() if figure["moved"]],
+            },
+        )
+    ]
+    flipped = [
+        {"id": check, "before": old_checks.get(check), "after": now}
+        for check, now in checks.items()
+        if (old_checks.get(check) or {}).get("verdict") != now["verdict"]
+    ]
+    if flipped:
+        events.append(
+            (
+                CHECKS_CHANGED,
+                {"build_id": build_id, "previous_build_id": before.get("build_id"), "changed": flipped},
+            )
+        )
+    failing = [
+        {"id": check, **checks[check]}
+        for check in LIVE_CHECKS
+        if check in checks
+        and checks[check]["verdict"] == "fail"
+        and (old_checks.get(check) or {}).get("verdict") != "fail"
+    ]
+    if approved and failing:
+        events.append((DECAY, {"build_id": build_id, "failed": failing}))
+    return events
+
+
+def last_build_event(log: EventLog, alpha: str) -> Event | None:
+    """The alpha's last `alpha.published`/`republished`: what its next build is compared with."""
+    return log.latest(alpha, BUILDS)
+
+
+def record_alpha_events(
+    records: Records, figures: Figures, storage: Storage, lake_root: str, alpha: str, policy: Policy
+) -> list[Event]:
+    """The events of `alpha`'s served build, if it is not recorded yet (all in one transaction)."""
+    build = figures.build(alpha)
+    last = last_build_event(records.events, alpha)
+    if last is not None and last.data.get("build_id") == build.build_id:
+        return []
+    row = catalogue_index.alpha_row(storage, lake_root, alpha, scores=False)
+    if row is None or "unreadable" in row or row.get("build_id") != build.build_id:
+        return []  # unpublished, unreadable, or switched meanwhile: the next run records it
+    promotion: Promotion | None = records.promotions.latest(alpha)
+    approved = promotion is not None and promotion.action == "approved"
+    approval = promotion.as_of if promotion is not None and approved else None
+    checks = checks_of(figures, alpha, policy, approval)
+    found = build_events(alpha, build.build_id, headline_of(row), checks, last, approved)
+    statements: list[Statement] = [EventLog.statement(kind, data, alpha_id=alpha) for kind, data in found]
+    if not statements:
+        return []
+    written = records.database.transaction(statements)
+    return [event_of(rows[0][0]) for rows in written]
+
+
+def refused_events(results: Iterable[SealResult]) -> list[tuple[str, dict[str, Any]]]:
+    """`build.refused` of each refused seal: the seal, its target and the rule it broke."""
+    out = []
+    for result in results:
+        rejection = getattr(result, "rejection", None)
+        if getattr(result, "status", None) == "refused" and rejection is not None:
+            out.append(
+                (
+                    REFUSED,
+                    {
+                        "seal": result.seal,
+                        "target": result.target,
+                        "rule": rejection.get("rule"),
+                        "kind": rejection.get("kind"),
+                        "message": rejection.get("message"),
+                    },
+                )
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class Recorded:
+    events: list[Event]
+    purged: int
+    failed: dict[str, str]
+    """Alphas whose events could not be computed, and why (recorded by the next run)."""
+
+    def lines(self) -> list[str]:
+        out = [f"event      {e.type}  {e.alpha_id or e.data.get('target', '')}" for e in self.events]
+        if self.purged:
+            out.append(f"events     {self.purged} older than the retention deleted")
+        return out
+
+
+def record_run_events(
+    records: Records,
+    lake_root: str,
+    alphas: Sequence[str],
+    results: Sequence[SealResult],
+    policy_file: str,
+    retention_days: int,
+    now: dt.datetime | None = None,
+) -> Recorded:
+    """Record the events of `alphas` (this run's targets, or every alpha for `lake index`) and of
+    the run's refused seals, then delete the events older than `retention_days`."""
+    policy = load_policy(policy_file)
+    figures = Figures.open(lake_root)
+    storage = Storage(lake_root)
+    events: list[Event] = []
+    failed: dict[str, str] = {}
+    for alpha in alphas:
+        try:
+            events += record_alpha_events(records, figures, storage, lake_root, alpha, policy)
+        except LookupError:
+            continue  # not published (a seal refused before its first build)
+        except Exception as exc:  # reported; the next run reconciles this alpha
+            failed[alpha] = f"{type(exc).__name__}: {exc}"
+    for kind, data in refused_events(results):
+        events.append(records.events.append(kind, data, audience="admin"))
+    moment = now or dt.datetime.now(dt.UTC)
+    purged = records.events.purge(moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS)
+    return Recorded(events, purged, failed)
+
+
+def events_step(
+    records_url: str,
+    named: bool,
+    lake_root: str,
+    alphas: Sequence[str],
+    results: Sequence[SealResult],
+    policy_file: str,
+    retention_days: int,
+) -> StepReport:
+    """The build run's events as a catalogue step's report. The records are the deployment's
+    (`keystore_url`): by default opened, never created, so a lake without a key store beside it
+    records nothing (a line says so); `named` (`--records`, `ALPHA_RESULTS_KEYSTORE_URL`), they are
+    created if absent, and a database that cannot be opened fails the step (the builds stand; the
+    next run records what this one could not, as `record_alpha_events` compares with the log)."""
+    try:
+        records = open_records(records_url, create=named)
+    except Unavailable as exc:
+        if named:
+            return StepReport("events", error=f"the records database cannot be opened: {exc}")
+        return StepReport("events", [f"events     not recorded: no records database at {records_url}"])
+    try:
+        recorded = record_run_events(records, lake_root, alphas, results, policy_file, retention_days)
+    except Unavailable as exc:
+        return StepReport("events", error=f"the records database cannot be used: {exc}")
+    finally:
+        records.close()
+    if recorded.failed:
+        why = "; ".join(f"{alpha}: {error}" for alpha, error in recorded.failed.items())
+        return StepReport("events", recorded.lines(), error=f"events not computed for {why}")
+    return StepReport("events", recorded.lines())

@@ -1,0 +1,267 @@
+"""The pipeline's events (pipeline/events.py, docs/events.md "What is recorded"): what a build run
+records, checked against what the API serves for the same build, and what a run that could not
+record leaves for the next one."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analytics.figures import Figures
+from pipeline.events import (
+    CHECKS_CHANGED,
+    DECAY,
+    PUBLISHED,
+    REPUBLISHED,
+    TOLERANCES,
+    Tolerance,
+    build_events,
+)
+from records.events import Event, Reader, Scope, Wanted
+from records.store import open_records
+from tests.pipeline.conftest import copy_seal
+from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
+
+REPO = Path(__file__).resolve().parents[2]
+ALPHA = "Test_events"
+
+
+def event(data: dict[str, Any], type: str = PUBLISHED) -> Event:
+    return Event(1, type, ALPHA, "readers", None, data, dt.datetime.now(dt.UTC))
+
+
+HEADLINE = {name: 1.0 for name in TOLERANCES} | {"sessions": 40, "weeks": 8}
+CHECKS = {
+    "information_ratio": {"value": 1.2, "unit": "annualised", "verdict": "pass"},
+    "live_information_ratio": {"value": None, "unit": "annualised", "verdict": "not_measurable"},
+}
+
+
+# -- what one build says, against the last recorded ------------------------------------------------
+
+
+def test_the_first_build_is_published_with_its_figures_and_checks() -> None:
+    [(kind, data)] = build_events(ALPHA, "b1", HEADLINE, CHECKS, None, approved=False)
+    assert kind == PUBLISHED
+    assert data == {"build_id": "b1", "headline": HEADLINE, "checks": CHECKS}
+
+
+def test_a_build_already_recorded_says_nothing() -> None:
+    last = event({"build_id": "b1", "headline": HEADLINE, "checks": CHECKS})
+    assert build_events(ALPHA, "b1", HEADLINE, CHECKS, last, approved=True) == []
+
+
+def test_a_republish_says_each_figure_before_and_after_and_which_moved() -> None:
+    last = event({"build_id": "b1", "headline": HEADLINE, "checks": CHECKS})
+    after = HEADLINE | {"information_ratio": 1.05, "mean_ic": 1.01, "turnover": 1.2, "weeks": 9}
+    [(kind, data)] = build_events(ALPHA, "b2", after, CHECKS, last, approved=False)
+    assert kind == REPUBLISHED
+    assert data["previous_build_id"] == "b1" and data["build_id"] == "b2"
+    assert data["figures"]["information_ratio"] == {"before": 1.0, "after": 1.05, "moved": False}
+    # mean_ic's tolerance is 0.005; turnover's a tenth of it; a week more is a different history.
+    assert data["moved"] == ["mean_ic", "turnover", "weeks"]
+    assert list(data["figures"]) == list(TOLERANCES)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "moved"),
+    [
+        (None, None, False),
+        (None, 0.0, True),
+        (0.0, None, True),
+        (1.0, 1.09, False),
+        (1.0, 1.11, True),
+        (-1.0, -1.11, True),
+    ],
+)
+def test_tolerance(before: float | None, after: float | None, moved: bool) -> None:
+    assert Tolerance(0.1).moved(before, after) is moved
+
+
+def test_a_flipped_verdict_is_checks_changed_with_old_and_new() -> None:
+    last = event({"build_id": "b1", "headline": HEADLINE, "checks": CHECKS})
+    now = CHECKS | {"information_ratio": {"value": 0.3, "unit": "annualised", "verdict": "fail"}}
+    events = dict(build_events(ALPHA, "b2", HEADLINE, now, last, approved=False))
+    assert events[CHECKS_CHANGED] == {
+        "build_id": "b2",
+        "previous_build_id": "b1",
+        "changed": [
+            {
+                "id": "information_ratio",
+                "before": CHECKS["information_ratio"],
+                "after": now["information_ratio"],
+            }
+        ],
+    }
+    assert DECAY not in events
+
+
+def test_decay_is_a_live_check_newly_failing_on_an_approved_alpha() -> None:
+    failing = {"value": 0.1, "unit": "ratio", "verdict": "fail"}
+    last = event({"build_id": "b1", "headline": HEADLINE, "checks": CHECKS})
+    now = CHECKS | {"live_information_ratio": failing}
+    events = dict(build_events(ALPHA, "b2", HEADLINE, now, last, approved=True))
+    assert events[DECAY] == {"build_id": "b2", "failed": [{"id": "live_information_ratio", **failing}]}
+    # Not approved: no decay (the check is the operator's for approved alphas).
+    assert DECAY not in dict(build_events(ALPHA, "b2", HEADLINE, now, last, approved=False))
+    # Failing already in the last recorded build: said once, not on every build.
+    still = event({"build_id": "b2", "headline": HEADLINE, "checks": now})
+    assert DECAY not in dict(build_events(ALPHA, "b3", HEADLINE, now, still, approved=True))
+
+
+# -- a build run, end to end -----------------------------------------------------------------------
+
+
+def build(*seals: Path, lake: Path, records: str | None, env: dict[str, str] | None = None) -> str:
+    command = [
+        sys.executable,
+        "-m",
+        "cli.main",
+        "build",
+        *map(str, seals),
+        "--lake",
+        str(lake),
+        "--jobs",
+        "1",
+    ]
+    if records is not None:
+        command += ["--records", records]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env, check=False)
+    return done.stdout + done.stderr
+
+
+EVERY_READER = Reader(scopes=(Scope(everything=True),), admin=True)
+
+
+def events_of(url: str) -> list[Event]:
+    records = open_records(url)
+    try:
+        return records.events.page(EVERY_READER, Wanted(limit=1000)).events
+    finally:
+        records.close()
+
+
+def finite(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+@pytest.fixture(scope="module")
+def seals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("event_seals")
+    return {
+        "v1": write_factory_seal(root / "v1", alpha_id=ALPHA, seed=3),
+        "v2": write_factory_seal(root / "v2", alpha_id=ALPHA, seed=4),
+        "spy": write_benchmark_seal(root / "spy"),
+    }
+
+
+def test_a_build_run_records_what_the_api_serves_then_what_changed(
+    seals: dict[str, Path], tmp_path: Path
+) -> None:
+    lake, url = tmp_path / "lake", f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    out = build(seals["spy"], seals["v1"], lake=lake, records=url)
+    [published] = events_of(url)
+    assert published.type == PUBLISHED and published.alpha_id == ALPHA, out
+    figures = Figures.open(str(lake))
+    assert published.data["build_id"] == figures.build(ALPHA).build_id
+    # The headline figures are the screener's row for the build; the checks the checks route's.
+    [row] = figures.screen(limit=10).rows
+    for name in TOLERANCES:
+        assert published.data["headline"][name] == finite(getattr(row, name)), name
+    checks = figures.checks(ALPHA, book="long_short")
+    assert published.data["checks"] == {
+        c.id: {"value": c.value, "unit": c.unit, "verdict": c.verdict} for c in checks.checks
+    }
+
+    # The same seal again: nothing new. A new version: republished, with the figures before and after.
+    build(seals["v1"], lake=lake, records=url)
+    assert len(events_of(url)) == 1
+    build(seals["v2"], lake=lake, records=url)
+    events = events_of(url)
+    republished = events[1]
+    assert republished.type == REPUBLISHED
+    assert republished.data["previous_build_id"] == published.data["build_id"]
+    [row] = Figures.open(str(lake)).screen(limit=10).rows
+    for name, figure in republished.data["figures"].items():
+        assert figure["before"] == published.data["headline"][name]
+        assert figure["after"] == finite(getattr(row, name))
+        assert figure["moved"] == TOLERANCES[name].moved(figure["before"], figure["after"])
+    assert republished.data["moved"] == [n for n, f in republished.data["figures"].items() if f["moved"]]
+    flipped = [
+        check
+        for check, now in republished.data["checks"].items()
+        if published.data["checks"][check]["verdict"] != now["verdict"]
+    ]
+    changed = [e for e in events if e.type == CHECKS_CHANGED]
+    assert [c["id"] for c in changed[0].data["changed"]] == flipped if flipped else changed == []
+
+
+def test_a_refused_seal_is_an_administrators_event(seals: dict[str, Path], tmp_path: Path) -> None:
+    broken = copy_seal(seals["v1"], tmp_path / "broken")
+    (broken / "manifest.json").write_text(
+        (broken / "manifest.json").read_text().replace('"engine_version"', '"x"')
+    )
+    url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    build(broken, lake=tmp_path / "lake", records=url)
+    [refused] = events_of(url)
+    assert refused.type == "build.refused" and refused.audience == "admin" and refused.alpha_id is None
+    assert refused.data["target"] == ALPHA and refused.data["rule"]
+    records = open_records(url)
+    try:  # a reader of every alpha who is not an administrator does not see it
+        reader = Reader(scopes=(Scope(everything=True),))
+        assert records.events.page(reader, Wanted()).events == []
+    finally:
+        records.close()
+
+
+def test_a_run_that_could_not_record_leaves_it_to_the_next(seals: dict[str, Path], tmp_path: Path) -> None:
+    lake, url = tmp_path / "lake", f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    (tmp_path / "a folder").mkdir()  # not a database
+    out = build(seals["spy"], seals["v1"], lake=lake, records=f"sqlite:///{tmp_path / 'a folder'}")
+    assert "the records database cannot be opened" in out  # named, so the step fails loudly
+    assert Figures.open(str(lake)).build(ALPHA).build_id  # the build stands
+    open_records(url).close()
+    build(seals["v1"], lake=lake, records=url)  # unchanged seal: the log still learns the build
+    [published] = events_of(url)
+    assert published.type == PUBLISHED
+    assert published.data["build_id"] == Figures.open(str(lake)).build(ALPHA).build_id
+
+
+def test_without_a_records_database_a_build_says_so_and_creates_none(
+    seals: dict[str, Path], tmp_path: Path
+) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ALPHA_RESULTS_LAKE": str(tmp_path / "lake")}
+    (tmp_path / "work").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "build", str(seals["v1"]), "--jobs", "1"],
+        cwd=tmp_path / "work",
+        capture_output=True,
+        text=True,
+        env=env | {"PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    assert "events     not recorded: no records database at sqlite:///var/keys.sqlite3" in done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (tmp_path / "work" / "var" / "keys.sqlite3").exists()
+
+
+def test_retention_keeps_each_alphas_last_build(tmp_path: Path) -> None:
+    records = open_records(f"sqlite:///{tmp_path / 'records.sqlite3'}")
+    old = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    try:
+        records.events.append(PUBLISHED, {"build_id": "b1"}, alpha_id=ALPHA, now=old)
+        records.events.append(REPUBLISHED, {"build_id": "b2"}, alpha_id=ALPHA, now=old)
+        records.events.append(CHECKS_CHANGED, {"build_id": "b2"}, alpha_id=ALPHA, now=old)
+        records.events.append("build.refused", {"target": ALPHA}, audience="admin", now=old)
+        gone = records.events.purge(old + dt.timedelta(days=1), keep_latest_of=(PUBLISHED, REPUBLISHED))
+        assert gone == 3
+        [kept] = records.events.page(Reader(scopes=(Scope(everything=True),)), Wanted()).events
+        assert kept.data == {"build_id": "b2"}
+    finally:
+        records.close()
