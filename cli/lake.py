@@ -58,10 +58,10 @@ def register(subparsers: Any) -> None:
         "seals); readers see the new builds once `alpha-results lake index` has run",
     )
     build.add_argument(
-        "--records",
+        "--keystore",
         default=None,
         metavar="URL",
-        help="the records database the run's events are written to (default: the key store, "
+        help="the database the run's events are written to (default: the server's key store, "
         "$ALPHA_RESULTS_KEYSTORE_URL or sqlite:///var/keys.sqlite3, when it exists)",
     )
     build.set_defaults(handler=run_build)
@@ -95,7 +95,7 @@ def register(subparsers: Any) -> None:
         help="also record the events of every alpha whose served build the event log has not "
         "recorded yet (after a --defer-index backfill): one checks battery per such alpha",
     )
-    index.add_argument("--records", default=None, metavar="URL", help="as for build")
+    index.add_argument("--keystore", default=None, metavar="URL", help="as for build")
     index.set_defaults(handler=run_index)
 
 
@@ -191,9 +191,9 @@ def record_events(
     from serve.settings import ENV_PREFIX, Settings
 
     settings = Settings.from_env()
-    named = args.records is not None or f"{ENV_PREFIX}KEYSTORE_URL" in os.environ
+    named = args.keystore is not None or f"{ENV_PREFIX}KEYSTORE_URL" in os.environ
     return events_step(
-        args.records or settings.keystore_url,
+        args.keystore or settings.keystore_url,
         named,
         lake_root,
         alphas,

@@ -1,5 +1,5 @@
-"""`alpha-results promote ALPHA`, `alpha-results retire ALPHA` and `alpha-results promotions ALPHA`:
-the operator's decisions about an alpha, kept as an append-only history in the database the key
+"""`alpha-results promote ALPHA`, `alpha-results retire ALPHA`, `alpha-results promotions ALPHA`
+and `alpha-results events purge`: the operator's decisions about an alpha, kept as an append-only history in the database the key
 store uses (`--keystore`, else `ALPHA_RESULTS_KEYSTORE_URL`, else `sqlite:///var/keys.sqlite3`).
 
 A decision records the date it takes effect (`--as-of`, default today), who decided (`--by`), why
@@ -48,6 +48,19 @@ def register(subparsers: Any) -> None:
     history.add_argument("alpha")
     _common(history)
     history.set_defaults(handler=_history)
+    events = subparsers.add_parser("events", help="the event log (docs/events.md)")
+    events_sub = events.add_subparsers(dest="events_command", required=True, metavar="ACTION")
+    purge = events_sub.add_parser(
+        "purge", help="delete the events older than the retention (each build run also does)"
+    )
+    purge.add_argument(
+        "--days",
+        type=int,
+        default=None,
+        help="the retention in days (default: $ALPHA_RESULTS_EVENTS_RETENTION_DAYS, 90)",
+    )
+    purge.add_argument("--keystore", metavar="URL", default=None, help="the database (default: the server's)")
+    purge.set_defaults(handler=_purge)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -88,4 +101,21 @@ def _history(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps([as_json(p) for p in found], indent=2))
+    return 0
+
+
+def _purge(args: argparse.Namespace) -> int:
+    from pipeline.events import RecordsUnavailable, purge
+
+    settings = Settings.from_env()
+    days = settings.events_retention_days if args.days is None else args.days
+    if days < 1:
+        print("error: --days must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        gone = purge(args.keystore or settings.keystore_url, days)
+    except RecordsUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{gone} events older than {days} days deleted")
     return 0

@@ -273,7 +273,7 @@ def events_step(
 ) -> StepReport:
     """The build run's events as a catalogue step's report. The records are the deployment's
     (`keystore_url`): by default opened, never created, so a lake without a key store beside it
-    records nothing (a line says so); `named` (`--records`, `ALPHA_RESULTS_KEYSTORE_URL`), they are
+    records nothing (a line says so); `named` (`--keystore`, `ALPHA_RESULTS_KEYSTORE_URL`), they are
     created if absent, and a database that cannot be opened fails the step (the builds stand; the
     next run records what this one could not, as `record_alpha_events` compares with the log)."""
     try:
@@ -292,3 +292,23 @@ def events_step(
         why = "; ".join(f"{alpha}: {error}" for alpha, error in recorded.failed.items())
         return StepReport("events", recorded.lines(), error=f"events not computed for {why}")
     return StepReport("events", recorded.lines())
+
+
+class RecordsUnavailable(Exception):
+    """The records database cannot be opened or used (the command line says why)."""
+
+
+def purge(records_url: str, retention_days: int, now: dt.datetime | None = None) -> int:
+    """`alpha-results events purge`: delete the events older than the retention (each alpha's
+    last build event kept); how many went."""
+    try:
+        records = open_records(records_url, create=False)
+    except Unavailable as exc:
+        raise RecordsUnavailable(f"the records database cannot be opened: {exc}") from None
+    try:
+        moment = now or dt.datetime.now(dt.UTC)
+        return records.events.purge(moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS)
+    except Unavailable as exc:
+        raise RecordsUnavailable(f"the records database cannot be used: {exc}") from None
+    finally:
+        records.close()

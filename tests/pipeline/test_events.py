@@ -131,7 +131,7 @@ def build(*seals: Path, lake: Path, records: str | None, env: dict[str, str] | N
         "1",
     ]
     if records is not None:
-        command += ["--records", records]
+        command += ["--keystore", records]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env, check=False)
     return done.stdout + done.stderr
 
@@ -265,3 +265,25 @@ def test_retention_keeps_each_alphas_last_build(tmp_path: Path) -> None:
         assert kept.data == {"build_id": "b2"}
     finally:
         records.close()
+
+
+def test_events_purge_command(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    records = open_records(url)
+    old = dt.datetime.now(dt.UTC) - dt.timedelta(days=40)
+    try:
+        records.events.append(PUBLISHED, {"build_id": "b1"}, alpha_id=ALPHA, now=old)
+        records.events.append(CHECKS_CHANGED, {"build_id": "b1"}, alpha_id=ALPHA, now=old)
+        records.events.append(CHECKS_CHANGED, {"build_id": "b1"}, alpha_id=ALPHA)
+    finally:
+        records.close()
+    command = [sys.executable, "-m", "cli.main", "events", "purge", "--keystore", url]
+    done = subprocess.run([*command, "--days", "30"], cwd=REPO, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "1 events older than 30 days deleted\n"), done.stderr
+    assert [e.type for e in events_of(url)] == [PUBLISHED, CHECKS_CHANGED]
+    done = subprocess.run([*command, "--days", "0"], cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "--days must be at least 1" in done.stderr
+    absent = f"sqlite:///{tmp_path / 'absent.sqlite3'}"
+    done = subprocess.run([*command[:-1], absent], cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and "cannot be opened" in done.stderr
+    assert not (tmp_path / "absent.sqlite3").exists()
