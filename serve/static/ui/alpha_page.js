@@ -3,12 +3,16 @@
 // alpha_not_allowed) or an unknown alpha (404) stops there with the server's refusal. Each panel
 // then loads on its own, so a refusal of one endpoint shows in its panel and the others still draw.
 // A bar that stays at the top of the window links every panel, as the page is long.
+// Live against backtest follows the performance: its split is shared with every time chart of the
+// page (live_split.js), which shade the out-of-sample part.
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { renderCrossSection } from "./cross_section.js";
 import { alphaActions, decisionPanels } from "./decision_panels.js";
 import { renderDescription } from "./description.js";
 import { renderDownloads } from "./downloads.js";
+import { loadLive } from "./live_panel.js";
+import { splitFollower } from "./live_split.js";
 import { add, errorBox, fill, h, isolated, note, panel, showError } from "./dom.js";
 import { renderMetrics } from "./metrics_table.js";
 import { renderPerformance } from "./performance.js";
@@ -55,6 +59,11 @@ export async function renderAlpha(main, alpha, context) {
     `Performance against ${BENCHMARK}`,
     `GET /v1/alphas/{alpha}/equity-curve and /v1/benchmarks/${BENCHMARK}/daily, every page`,
   );
+  const live = panel(
+    "live",
+    "Live against backtest",
+    "GET /v1/alphas/{alpha}/analytics/live and /v1/alphas/{alpha}/promotions",
+  );
   const signalQuality = panel("signal", "Signal quality", "GET /v1/alphas/{alpha}/metrics?panel=true");
   const metrics = panel("metrics", "Metrics", "GET /v1/alphas/{alpha}/metrics?granularity=…");
   const crossSection = panel(
@@ -67,12 +76,14 @@ export async function renderAlpha(main, alpha, context) {
     "Downloads",
     "GET /v1/alphas/{alpha}/source/download, /exports and /exports/{dataset}",
   );
-  add(main, performance.section, signalQuality.section, metrics.section);
-  add(main, decisionPanels(alpha, context), crossSection.section, downloads.section);
+  add(main, performance.section, live.section, signalQuality.section, metrics.section);
+  const page = { ...context, split: splitFollower() }; // the charts shade after the live panel's split
+  add(main, decisionPanels(alpha, page), crossSection.section, downloads.section);
   fill(sections, sectionLinks(main, alpha));
 
-  renderPerformance(performance.body, alpha, context);
-  loadMetrics(alpha, signalQuality.body, metrics.body, context);
+  renderPerformance(performance.body, alpha, page);
+  loadLive(live.body, alpha, page);
+  loadMetrics(alpha, signalQuality.body, metrics.body, page);
   renderCrossSection(crossSection.body, alpha, context);
   renderDownloads(downloads.body, alpha, context);
 }
@@ -105,7 +116,7 @@ async function loadMetrics(alpha, signalBody, metricsBody, context) {
     return;
   }
   try {
-    renderSignal(signalBody, answer);
+    renderSignal(signalBody, answer, context.split);
   } catch (error) {
     fill(signalBody, note(`The signal charts could not be drawn: ${error.message}`, "error"));
   }

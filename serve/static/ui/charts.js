@@ -5,10 +5,17 @@
 // The legend reads without a pointer, so a printed page shows it too: with nothing hovered, a time
 // chart's legend gives each series' latest value and the date of the last session, and a category
 // chart's legend names its series alone (the values of the category hovered appear on hover).
+//
+// A time chart can shade its out-of-sample part (`shadeAfter`): everything after the alpha's split
+// date (/analytics/live `split_date`, the last in-sample session) on a grey ground, under the grid
+// and the series, with "live (out of sample)" and the date in its caption. The wrapper then carries
+// `data-live-after` (the split date) and, once painted, where the shading starts and the plot area
+// in canvas pixels (`data-live-x`, `data-plot-left`, `data-plot-width`) and the x scale in seconds
+// (`data-x-min`, `data-x-max`), which the browser tests check against the pixels.
 
 import uPlot from "./vendor/uplot/uPlot.esm.js";
 import { add, h } from "./dom.js";
-import { DASH } from "./format.js";
+import { DASH, dateSeconds } from "./format.js";
 
 export const COLORS = {
   alpha: "#1f5fbf",
@@ -19,6 +26,12 @@ export const COLORS = {
   term: "#00838f",
   autocorrelation: "#b5179e",
 };
+
+// The ground of the out-of-sample part: a grey no series is drawn in, light enough for the lines
+// over it to keep their colours (and pale on paper).
+export const LIVE_SHADE = "rgba(96, 108, 122, 0.16)";
+export const LIVE_LABEL = "live (out of sample)";
+const liveAfter = new WeakMap(); // plot -> the split date ("YYYY-MM-DD") it shades after
 
 const HEIGHT = 240;
 const AXIS = { stroke: "#39424e", grid: { stroke: "rgba(0,0,0,0.07)", width: 1 }, ticks: { show: false } };
@@ -95,9 +108,51 @@ export function timeChart(container, { name, title, x, series, format, height = 
         },
       })),
     ],
-    hooks: zeroLine ? { drawAxes: [drawZeroLine] } : {},
+    hooks: { drawClear: [drawLiveShade], ...(zeroLine ? { drawAxes: [drawZeroLine] } : {}) },
   };
   return mount(wrapper, container, options, [x, ...series.map((s) => s.values)], height);
+}
+
+/**
+ * Shade `plot` (a time chart) after `split` ("YYYY-MM-DD", the last in-sample session), or remove
+ * the shading (`split` null). Nothing is shaded, and no label is shown, when no session of the
+ * chart is after the split.
+ */
+export function shadeAfter(plot, split) {
+  const wrapper = plot.root.closest("figure.chart");
+  const xs = plot.data[0];
+  const shaded = split && xs.length > 0 && xs[xs.length - 1] > dateSeconds(split) ? split : null;
+  if (shaded) liveAfter.set(plot, shaded);
+  else liveAfter.delete(plot);
+  wrapper.querySelector(".live-key")?.remove();
+  for (const name of ["data-live-after", "data-live-x"]) wrapper.removeAttribute(name);
+  if (shaded) {
+    wrapper.setAttribute("data-live-after", shaded);
+    wrapper
+      .querySelector("figcaption")
+      .append(
+        h("span", { class: "live-key" }, h("span", { class: "live-swatch", "aria-hidden": "true" }), `${LIVE_LABEL} after ${shaded}`),
+      );
+  }
+  plot.redraw(false, false);
+}
+
+/** The grey ground from the split to the right edge of the plot area (a uPlot drawClear hook). */
+function drawLiveShade(u) {
+  const wrapper = u.root.closest("figure.chart");
+  const { left, top, width, height } = u.bbox;
+  Object.entries({ "data-plot-left": left, "data-plot-width": width, "data-x-min": u.scales.x.min, "data-x-max": u.scales.x.max })
+    .forEach(([name, value]) => wrapper?.setAttribute(name, String(value)));
+  const split = liveAfter.get(u);
+  if (!split) return;
+  const from = Math.max(left, Math.round(u.valToPos(dateSeconds(split), "x", true)));
+  if (from >= left + width) return;
+  const { ctx } = u;
+  ctx.save();
+  ctx.fillStyle = LIVE_SHADE;
+  ctx.fillRect(from, top, left + width - from, height);
+  ctx.restore();
+  wrapper?.setAttribute("data-live-x", String(from));
 }
 
 /**

@@ -115,6 +115,7 @@ export const FIGURES = {
   dispersion: { name: "IC dispersion" },
   coverage: { name: "Coverage" },
   p_value: { name: "p-value", better: "lower" },
+  decay_ratio: { name: "Decay ratio", better: "higher" },
 };
 
 // Words written in capitals in a name the table does not hold (a figure added later).

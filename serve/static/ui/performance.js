@@ -6,6 +6,7 @@ import { alphaPath, apiGetAll, isAbort } from "./api.js";
 import { COLORS, timeChart } from "./charts.js";
 import { errorBox, fill, h, note, showError, warningList } from "./dom.js";
 import { dateSeconds, pct, pp } from "./format.js";
+import { NO_SPLIT } from "./live_split.js";
 import { renderReturnsTable } from "./returns_table.js";
 import { BENCHMARK } from "./market.js";
 
@@ -21,7 +22,7 @@ const BASES = {
   },
 };
 
-export function renderPerformance(body, alpha, { signal }) {
+export function renderPerformance(body, alpha, { signal, split = NO_SPLIT }) {
   const book = h(
     "select",
     { id: "equity-book", name: "book" },
@@ -129,7 +130,7 @@ export function renderPerformance(body, alpha, { signal }) {
       });
     const sync = `equity-${alpha}`;
     const fmt = (v) => pp(v, 1);
-    timeChart(charts, { name: "cumulative-return", title: "Cumulative return (%)", x, series, format: fmt, sync });
+    split.follow(timeChart(charts, { name: "cumulative-return", title: "Cumulative return (%)", x, series, format: fmt, sync }));
     const drawdowns = [
       {
         label: `${alpha} drawdown`,
@@ -145,7 +146,7 @@ export function renderPerformance(body, alpha, { signal }) {
         color: COLORS.benchmark,
       });
     }
-    timeChart(charts, {
+    const drawdown = timeChart(charts, {
       name: "drawdown",
       title: "Drawdown from peak (%)",
       x,
@@ -155,6 +156,7 @@ export function renderPerformance(body, alpha, { signal }) {
       height: 170,
       zeroLine: false,
     });
+    split.follow(drawdown);
     renderReturnsTable(returns, equity.data, bench, benchName);
   }
 }

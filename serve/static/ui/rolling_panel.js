@@ -5,10 +5,11 @@ import { alphaPath, apiGetAll } from "./api.js";
 import { COLORS, timeChart } from "./charts.js";
 import { fill, h, note, showError, warningList } from "./dom.js";
 import { dateSeconds, num } from "./format.js";
+import { NO_SPLIT } from "./live_split.js";
 
 const WINDOWS = ["26", "13", "52"];
 
-export function loadRolling(body, alpha, { signal }) {
+export function loadRolling(body, alpha, { signal, split = NO_SPLIT }) {
   const select = h(
     "select",
     { id: "rolling-window", name: "window" },
@@ -44,7 +45,7 @@ export function loadRolling(body, alpha, { signal }) {
       note(`${answer.data.length} weeks; each point is over the ${answer.meta.window_weeks} weeks up to its date (${answer.meta.signal} signal).`, "caption"),
     );
     const cell = () => charts.appendChild(h("div", { class: "chart-cell" }));
-    timeChart(cell(), {
+    const ic = timeChart(cell(), {
       name: "rolling-ic",
       title: `Rolling mean IC (${window} weeks)`,
       x,
@@ -52,7 +53,7 @@ export function loadRolling(body, alpha, { signal }) {
       format: num,
       height: 200,
     });
-    timeChart(cell(), {
+    const ir = timeChart(cell(), {
       name: "rolling-ir",
       title: `Rolling information ratio (${window} weeks, annualised)`,
       x,
@@ -60,6 +61,8 @@ export function loadRolling(body, alpha, { signal }) {
       format: num,
       height: 200,
     });
+    split.follow(ic);
+    split.follow(ir);
     return answer;
   }
 }

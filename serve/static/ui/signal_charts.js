@@ -6,11 +6,12 @@ import { categoryChart, COLORS, timeChart } from "./charts.js";
 import { add, fill, h, note, numberCell, table, warningList } from "./dom.js";
 import { dateSeconds, fixed, int, num, pct, pp } from "./format.js";
 import { valueTone } from "./labels.js";
+import { NO_SPLIT } from "./live_split.js";
 
 const BLOCKS = new Set(["panel", "ic_deciles"]);
 const IC_MISMATCH = "ic_reproduction_mismatch"; // the weekly IC does not reproduce core.ic
 
-export function renderSignal(body, metrics) {
+export function renderSignal(body, metrics, split = NO_SPLIT) {
   const data = metrics.data;
   const warnings = (metrics.meta.warnings || []).filter((w) => BLOCKS.has(w.block));
   const panelData = data.panel;
@@ -33,13 +34,14 @@ export function renderSignal(body, metrics) {
     const series = panelData.ic_weekly;
     const plotted = series.map((r) => r.ic).filter(Number.isFinite);
     const mean = plotted.length ? plotted.reduce((sum, ic) => sum + ic, 0) / plotted.length : null;
-    timeChart(cell, {
+    const weekly = timeChart(cell, {
       name: "ic-weekly",
       title: "Weekly rank IC (conditioned score)",
       x: series.map((r) => dateSeconds(r.date)),
       series: [{ label: "IC", values: series.map((r) => r.ic), color: COLORS.ic, bars: true }],
       format: (v) => fixed(v, 2),
     });
+    split.follow(weekly);
     // The caption is what the bars show. core.ic is the run's sealed mean IC: when the weekly IC
     // rebuilt from the cross-sections does not reproduce it, the server says so
     // (ic_reproduction_mismatch), and that warning stands beside the chart.
