@@ -7,7 +7,7 @@
 // chart's legend names its series alone (the values of the category hovered appear on hover).
 //
 // A time chart can shade its out-of-sample part (`shadeAfter`): everything after the alpha's split
-// date (/analytics/live `split_date`, the last in-sample session) on a grey ground, under the grid
+// date (/analytics/live `split_date`, the last in-sample session) on a grey ground (labels.js), under the grid
 // and the series, with "live (out of sample)" and the date in its caption. The wrapper then carries
 // `data-live-after` (the split date) and, once painted, where the shading starts and the plot area
 // in canvas pixels (`data-live-x`, `data-plot-left`, `data-plot-width`) and the x scale in seconds
@@ -16,6 +16,7 @@
 import uPlot from "./vendor/uplot/uPlot.esm.js";
 import { add, h } from "./dom.js";
 import { DASH, dateSeconds } from "./format.js";
+import { LIVE_LABEL, LIVE_SHADE } from "./labels.js";
 
 export const COLORS = {
   alpha: "#1f5fbf",
@@ -27,10 +28,6 @@ export const COLORS = {
   autocorrelation: "#b5179e",
 };
 
-// The ground of the out-of-sample part: a grey no series is drawn in, light enough for the lines
-// over it to keep their colours (and pale on paper).
-export const LIVE_SHADE = "rgba(96, 108, 122, 0.16)";
-export const LIVE_LABEL = "live (out of sample)";
 const liveAfter = new WeakMap(); // plot -> the split date ("YYYY-MM-DD") it shades after
 
 const HEIGHT = 240;

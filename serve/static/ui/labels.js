@@ -17,6 +17,12 @@ export const WEEKS_PER_YEAR = 52;
 
 const PER_YEAR = "per year";
 
+// The out-of-sample part of a time chart (after the alpha's split, /analytics/live `split_date`):
+// its label and its ground, a grey no series is drawn in, light enough for the lines over it to keep
+// their colours (and pale on paper). The alpha page's charts (charts.js) and the tear sheet's (svg.js).
+export const LIVE_LABEL = "live (out of sample)";
+export const LIVE_SHADE = "rgba(96, 108, 122, 0.16)";
+
 // The API's unit codes: how a value is shown (`show`) and the unit written beside it (`text`).
 // Turnover has one basis on every page, per year: a per-session or per-week figure is annualised
 // as the API annualises (x 252, x 52) before it is shown.

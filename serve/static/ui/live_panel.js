@@ -6,10 +6,9 @@
 // the charts then follow it, and "The alpha's own split" goes back.
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
-import { LIVE_LABEL } from "./charts.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { DASH, int } from "./format.js";
-import { figureName, inUnit, unitText } from "./labels.js";
+import { figureName, inUnit, LIVE_LABEL, unitText } from "./labels.js";
 import { entryCell, figureHeader } from "./stat_entry.js";
 
 const BOOKS = ["long_short", "long_only"];
@@ -96,14 +95,14 @@ export function loadLive(body, alpha, { signal, split }) {
 }
 
 /** The answer of /analytics/live as the panel shows it. */
-export function renderLive(content, answer) {
+export function renderLive(content, answer, { charts = "the charts of this page are shaded after it" } = {}) {
   const data = answer.data;
   const inSample = data.in_sample;
   const outOfSample = data.out_of_sample;
   fill(
     content,
     warningList(answer.meta && answer.meta.warnings),
-    splitLine(data),
+    splitLine(data, charts),
     partsTable(inSample, outOfSample),
     h(
       "dl",
@@ -116,7 +115,7 @@ export function renderLive(content, answer) {
   );
 }
 
-function splitLine(data) {
+function splitLine(data, charts) {
   if (!data.split_date) {
     return h(
       "p",
@@ -132,7 +131,7 @@ function splitLine(data) {
     h("strong", { id: "live-split-date" }, data.split_date),
     ", from ",
     h("code", { id: "live-split-origin" }, data.split_origin),
-    ` (${ORIGINS[data.split_origin] || "as the server states it"}). Sessions on or before it are in sample, those after it out of sample; the charts of this page are shaded after it ("${LIVE_LABEL}").`,
+    ` (${ORIGINS[data.split_origin] || "as the server states it"}). Sessions on or before it are in sample, those after it out of sample; ${charts} ("${LIVE_LABEL}").`,
     out.sessions === 0 ? ` No session is after the split yet: the out-of-sample part is empty.` : "",
   );
 }

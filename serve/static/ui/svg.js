@@ -3,6 +3,7 @@
 // being saved into a self-contained file (the tear sheet), and for confidence-interval whiskers.
 
 import { DASH } from "./format.js";
+import { LIVE_SHADE } from "./labels.js";
 
 // The SVG namespace, as the HTML parser assigns it (the modules name no address, not even this one).
 const NS = (() => {
@@ -35,9 +36,10 @@ function niceTicks(min, max, count = 5) {
 
 /**
  * A line chart over dates: `dates` ("YYYY-MM-DD"), `series` = [{ label, values, color, dash }],
- * `format` for the y axis. Dashed series stay distinguishable in black and white.
+ * `format` for the y axis. Dashed series stay distinguishable in black and white. `liveAfter` (a
+ * split date) shades what comes after it, as the alpha page's charts do (charts.js `shadeAfter`).
  */
-export function lineChartSvg({ name, title, dates, series, format, width = 760, height = 240 }) {
+export function lineChartSvg({ name, title, dates, series, format, width = 760, height = 240, liveAfter = null }) {
   const pad = { left: 64, right: 12, top: 12, bottom: 28 };
   const values = series.flatMap((x) => x.values).filter((v) => Number.isFinite(v));
   const low = Math.min(0, ...values);
@@ -59,6 +61,14 @@ export function lineChartSvg({ name, title, dates, series, format, width = 760, 
   for (const tick of niceTicks(low, high)) {
     svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), stroke: tick === 0 ? "#555" : "#ddd", "stroke-width": 1 }));
     svg.append(s("text", { x: pad.left - 6, y: y(tick) + 4, "text-anchor": "end", "font-size": 11, fill: "#333" }, format(tick)));
+  }
+  const split = liveAfter ? Date.parse(`${liveAfter}T00:00:00Z`) : null;
+  if (split !== null && t1 > split) {
+    const from = x(Math.max(split, t0));
+    svg.setAttribute("data-live-after", liveAfter);
+    svg.append(
+      s("rect", { class: "live-shade", x: from, y: pad.top, width: width - pad.right - from, height: height - pad.top - pad.bottom, fill: LIVE_SHADE }),
+    );
   }
   const years = [...new Set(dates.map((d) => d.slice(0, 4)))];
   for (const year of years) {
@@ -87,12 +97,13 @@ export function lineChartSvg({ name, title, dates, series, format, width = 760, 
   return svg;
 }
 
-/** A legend for `lineChartSvg` as plain HTML-friendly SVG swatches. */
+/** A legend for `lineChartSvg` as plain HTML-friendly SVG swatches (`shade`: the live part's ground). */
 export function legendSvg(series) {
   const svg = s("svg", { class: "svg-legend", width: 760, height: 20, viewBox: "0 0 760 20" });
   let left = 4;
   series.forEach((line, k) => {
-    svg.append(s("line", { x1: left, x2: left + 24, y1: 10, y2: 10, stroke: line.color, "stroke-width": 2, "stroke-dasharray": line.dash || (k > 0 ? "6 3" : null) }));
+    if (line.shade) svg.append(s("rect", { x: left, y: 4, width: 24, height: 12, fill: LIVE_SHADE, stroke: "#888", "stroke-width": 0.5 }));
+    else svg.append(s("line", { x1: left, x2: left + 24, y1: 10, y2: 10, stroke: line.color, "stroke-width": 2, "stroke-dasharray": line.dash || (k > 0 ? "6 3" : null) }));
     svg.append(s("text", { x: left + 30, y: 14, "font-size": 12, fill: "#222" }, line.label));
     left += 40 + line.label.length * 7;
   });

@@ -1,6 +1,6 @@
 // A printable tear sheet of one alpha (#/alphas/{alpha}/tearsheet): headline metrics, the
-// cumulative return against the market benchmark, the drawdown episodes, risk, checks, significance and costs on one
-// page. Its charts are SVG, so the page prints (print CSS in dashboard.css: no navigation, page
+// cumulative return against the market benchmark (shaded after the alpha's split), live against
+// backtest, the drawdown episodes, risk, checks, significance and costs on one page. Its charts are SVG, so the page prints (print CSS in dashboard.css: no navigation, page
 // breaks between blocks, dashes on the second line for black and white) and "Download HTML" saves
 // it as one self-contained file (tearsheet_export.js). Each block that fails shows its error.
 
@@ -10,6 +10,8 @@ import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { pct, pp } from "./format.js";
+import { LIVE_LABEL } from "./labels.js";
+import { renderLive } from "./live_panel.js";
 import { renderRisk } from "./risk_panel.js";
 import { renderSignificance } from "./significance_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
@@ -44,6 +46,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     checks: get("/analytics/checks", { book: "long_short" }),
     significance: get("/analytics/significance"),
     costs: get("/analytics/costs", { book: "long_short" }),
+    live: get("/analytics/live", { book: "long_short" }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -90,7 +93,8 @@ function drawSheet(sheet, alpha, got, benchmark) {
       h("p", { class: "muted" }, `Tear sheet generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC from this server's /v1 API.`),
     ),
     block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
-    block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark)),
+    block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark, splitOf(got.live))),
+    block("live", "Live against backtest", got.live, (body, answer) => renderLive(body, answer, { charts: "the chart above is shaded after it" })),
     block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
       add(body, drawdownTable(answer.data, DEEPEST), note(`${answer.data.length} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown.`, "caption")),
     ),
@@ -116,7 +120,12 @@ function headlineTable(answer) {
   return grid;
 }
 
-function drawEquity(body, alpha, equity, benchmark) {
+/** The split date of the live answer, when it was read. */
+function splitOf(live) {
+  return live.status === "fulfilled" ? live.value.data.split_date : null;
+}
+
+function drawEquity(body, alpha, equity, benchmark, split) {
   if (equity.data.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
@@ -128,6 +137,8 @@ function drawEquity(body, alpha, equity, benchmark) {
   const series = [{ label: `${alpha} (long_short)`, values: equity.data.map((r) => (r.cumulative_return == null ? null : r.cumulative_return * 100)), color: "#1f5fbf" }];
   if (bench) series.push({ label: `${BENCHMARK} (${basis === "adjusted_close" ? "adjusted close" : "close"})`, values: dates.map((d) => (market.has(d) && market.get(d) != null ? market.get(d) * 100 : null)), color: "#e07b00", dash: "6 3" });
   const summary = equity.meta.summary || {};
+  const chart = lineChartSvg({ name: "sheet-equity", title: "Cumulative return (%)", dates, series, format: (v) => `${v.toFixed(0)}%`, liveAfter: split });
+  const shaded = chart.getAttribute("data-live-after");
   add(
     body,
     h(
@@ -136,8 +147,8 @@ function drawEquity(body, alpha, equity, benchmark) {
       `${pct(summary.total_return)} over ${summary.sessions} sessions (${summary.first_date} to ${summary.last_date}); max drawdown ${pp(summary.max_drawdown_pct)}.`,
       bench && bench.meta.summary ? ` ${BENCHMARK}: ${pct(bench.meta.summary.total_return)}.` : "",
     ),
-    legendSvg(series),
-    lineChartSvg({ name: "sheet-equity", title: "Cumulative return (%)", dates, series, format: (v) => `${v.toFixed(0)}%` }),
+    legendSvg(shaded ? [...series, { label: `${LIVE_LABEL} after ${shaded}`, shade: true }] : series),
+    chart,
     benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, `${BENCHMARK} could not be read`) : null,
   );
 }
