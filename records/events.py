@@ -196,6 +196,16 @@ class EventLog:
         )
         return event_of(rows[0]) if rows else None
 
+    def newest_seen(self, reader: Reader) -> int:
+        """The id of the newest event `reader` may see (0: none): where a stream that starts now
+        begins for it. Unlike `last_id`, it moves only with what the reader may see, so a cursor
+        made of it says nothing of the events it may not."""
+        visible, params = visible_sql(reader)
+        # The condition is made of `?` markers and fixed words; no caller text enters the SQL.
+        sql = "SELECT coalesce(max(id), 0) FROM events WHERE " + visible  # noqa: S608
+        rows, _ = self._database.execute(sql, params)
+        return int(rows[0][0])
+
     def last_id(self) -> int:
         """The id of the newest event (0: none): where a stream that starts now begins."""
         rows, _ = self._database.execute("SELECT coalesce(max(id), 0) FROM events")

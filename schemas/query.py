@@ -767,6 +767,78 @@ class LiveQuery(Query, frozen=True):
     ) = None
 
 
+EVENTS_LIMIT_MAX = 1000
+"""The largest page of `/v1/events`: an event's `data` is larger than most rows (a republish
+carries every headline figure before and after)."""
+EVENT_TYPES_MAX_LENGTH = 1000
+EVENT_ALPHAS_MAX_LENGTH = 50 * 130
+"""At most about fifty alpha ids (an alpha set's bound, `_alpha_set`)."""
+
+After = Annotated[
+    str,
+    Meta(
+        max_length=32,
+        pattern="^[0-9a-f]{32}$",
+        description="Resume after this event: a cursor the service wrote (an event's `id`, or `meta.next_cursor` "
+        "of a page). Absent: from the oldest event kept. A cursor older than the retention resumes at the oldest "
+        "event kept.",
+    ),
+]
+EventTypes = Annotated[
+    tuple[str, ...],
+    Meta(
+        max_length=EVENT_TYPES_MAX_LENGTH,
+        pattern=f"^(?:{ITEM_LIST})$",
+        description="Only events of these types: comma-separated or the parameter repeated, each one of "
+        "alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired, alpha.decay, "
+        "build.refused, webhook.disabled. Absent: every type.",
+        extra={"read": "list", "repeat": True},
+    ),
+]
+EventAlphas = Annotated[
+    tuple[str, ...],
+    Meta(
+        max_length=EVENT_ALPHAS_MAX_LENGTH,
+        pattern=f"^(?:{ITEM_LIST})$",
+        description="Only events about these alphas: comma-separated or the parameter repeated. An alpha the key "
+        "may not read gives no event, exactly as one that does not exist. Absent: every alpha the key may read "
+        "(and the events about no alpha it may see).",
+        extra={"read": "list", "repeat": True},
+    ),
+]
+
+
+class EventsQuery(Query, frozen=True):
+    """`/v1/events`: a page of the events the key may see, oldest first, after a cursor."""
+
+    after: After | None = None
+    type: EventTypes | None = None
+    alpha: EventAlphas | None = None
+    limit: Annotated[int, Meta(ge=LIMIT_MIN, le=EVENTS_LIMIT_MAX, description="Page size.")] = DEFAULT_LIMIT
+    format: Format = None
+
+
+class EventStreamQuery(Query, frozen=True):
+    """`/v1/events/stream`: the events the key may see as they are recorded (Server-Sent Events).
+    A `Last-Event-ID` header wins over `after` (a browser's EventSource sends it on reconnecting,
+    with the URL it first opened)."""
+
+    after: (
+        Annotated[
+            str,
+            Meta(
+                max_length=32,
+                pattern="^[0-9a-f]{32}$",
+                description="Start after this event (a cursor, as on /v1/events); the `Last-Event-ID` header wins "
+                "over it. Neither: only events recorded from now on.",
+            ),
+        ]
+        | None
+    ) = None
+    type: EventTypes | None = None
+    alpha: EventAlphas | None = None
+
+
 # -- the declared parameters, as the parser and the documents read them ---------------------------
 
 

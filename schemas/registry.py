@@ -58,6 +58,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),
+    Endpoint("events.list"),
+    Endpoint("events.stream"),
     Endpoint("admin.alphas.readiness", admin=True),
     Endpoint("admin.keys.usage", admin=True),
     Endpoint("admin.builds.list", admin=True),

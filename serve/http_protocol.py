@@ -77,7 +77,7 @@ import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
-from serve import errors
+from serve import errors, stopping
 from serve.envelope import CONTENT_TYPE_OPTIONS, JSON, REQUEST_ID_HEADER, error_response, request_id_of
 from serve.settings import Settings
 
@@ -333,6 +333,12 @@ class ServiceHttpProtocol(HttpToolsProtocol):
         self.admitted = True
         self.held.hold(self)
         self.arm_head_timer()
+
+    def shutdown(self) -> None:
+        # Before uvicorn waits for the connections to close: an open event stream ends its answer
+        # on this announcement, or the worker would wait for it for ever (serve/stopping.py).
+        stopping.announce()
+        super().shutdown()
 
     def admission(self) -> errors.ApiError | None:
         """None when this connection may be held, making room by closing an idle one if needed;

@@ -9,19 +9,26 @@ has none: no alpha is approved there.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TypeVar
 
 from anyio import to_thread
 
+from records.events import Event, Reader, Scope, Wanted
 from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
+from serve import stopping
+from serve.context import AllowList, Caller
 from serve.errors import UpstreamUnavailable
 
 T = TypeVar("T")
+log = logging.getLogger("serve.records")
 
 
 class RecordsSource:
@@ -31,6 +38,7 @@ class RecordsSource:
         self._url = url
         self._lock = threading.Lock()
         self._records: Records | None = None
+        self._watch: EventsWatch | None = None
 
     def _opened(self) -> Records:
         with self._lock:
@@ -58,8 +66,181 @@ class RecordsSource:
     async def approval(self, alpha_id: str) -> Promotion | None:
         return await self.read(lambda records: records.promotions.approval(alpha_id))
 
+    # -- events (docs/events.md, "The feed" and "The stream") ------------------------------------
+
+    async def events_page(self, reader: Reader, after: str | None, wanted: Wanted) -> EventsPage:
+        """The events `reader` may see after the cursor `after` (None: from the oldest kept), as
+        `wanted` narrows them; `records.cursors.CursorInvalid` for a cursor this deployment did
+        not write. A cursor older than the retention resumes at the oldest event kept (ids only
+        grow, so every event kept lies after it)."""
+
+        def read(records: Records) -> EventsPage:
+            start = 0 if after is None else records.cursors.read(after)
+            page = records.events.page(reader, replace(wanted, after=start))
+            cursors = [records.cursors.write(event.id) for event in page.events]
+            if cursors:
+                resume = cursors[-1]
+            else:
+                # Nothing seen: resume where this page started, never at an event the reader may
+                # not see (its cursor would move with what it may not read).
+                resume = after if after is not None else records.cursors.write(0)
+            return EventsPage(page.events, cursors, page.has_more, resume)
+
+        return await self.read(read)
+
+    async def stream_start(self, reader: Reader, after: str | None) -> tuple[int, str]:
+        """Where a stream starts, as an id and its cursor: after the cursor given, else after the
+        newest event `reader` may see (only what is recorded from now on). `CursorInvalid` for a
+        cursor this deployment did not write."""
+
+        def read(records: Records) -> tuple[int, str]:
+            if after is not None:
+                return records.cursors.read(after), after
+            start = records.events.newest_seen(reader)
+            return start, records.cursors.write(start)
+
+        return await self.read(read)
+
+    async def stream_page(self, reader: Reader, wanted: Wanted) -> tuple[list[tuple[Event, str]], bool]:
+        """One read of a stream: the events of `wanted` (after its `after`, up to its `through`)
+        that `reader` may see, each with its cursor, and whether more follow."""
+
+        def read(records: Records) -> tuple[list[tuple[Event, str]], bool]:
+            page = records.events.page(reader, wanted)
+            return [(event, records.cursors.write(event.id)) for event in page.events], page.has_more
+
+        return await self.read(read)
+
+    def watch(self, poll_seconds: float) -> EventsWatch:
+        """The worker's one watch over the event log (made on first use)."""
+        if self._watch is None:
+            self._watch = EventsWatch(self, poll_seconds)
+        return self._watch
+
     def close(self) -> None:
         with self._lock:
             if self._records is not None:
                 self._records.close()
                 self._records = None
+
+
+@dataclass(frozen=True)
+class EventsPage:
+    events: list[Event]
+    cursors: list[str]
+    """Each event's cursor (its wire `id`), in order."""
+    has_more: bool
+    next_cursor: str
+    """Where to resume: the last event's cursor; with none, the `after` given, else the log's start."""
+
+
+def scope_of(allowed: AllowList) -> Scope:
+    """An allow-list as the event log's SQL reads it."""
+    if allowed.mode == "all":
+        return Scope(everything=True)
+    if allowed.mode == "list":
+        return Scope(ids=allowed.ids)
+    return Scope(prefixes=allowed.prefixes)
+
+
+def reader_of(caller: Caller) -> Reader:
+    """What `caller` may see of the event log now: an alpha's events when both its alpha and its
+    run allow-lists admit the alpha (an event carries the run's figures, which the run-scoped
+    routes serve only then; docs/events.md "What a key sees"), administrators' events when it is
+    an administrator, and the events addressed to its own key."""
+    return Reader(
+        scopes=(scope_of(caller.alphas), scope_of(caller.runs)), admin=caller.is_admin, key_id=caller.key_id
+    )
+
+
+class EventsWatch:
+    """The one poller of a worker: while at least one stream is open it asks the event log for its
+    newest id every `poll_seconds` (`EventLog.last_id`, one indexed query) and, when it grew, wakes
+    every stream, which then reads its own page with its own reader. So a worker holding 1,000
+    streams makes one query per interval, and each stream one read only when something was
+    recorded. No database connection or lock is held while waiting. The poller stops when the last
+    stream closes, and at the worker's stop (`serve.stopping`) every waiting stream is woken to end."""
+
+    def __init__(self, source: RecordsSource, poll_seconds: float) -> None:
+        self._source = source
+        self._poll_seconds = poll_seconds
+        self._streams = 0
+        self._task: asyncio.Task[None] | None = None
+        self._changed: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._failing = False
+        self.newest = 0
+        """The newest id the last poll saw (0 before the first)."""
+        self.stopping = False
+        self._forget_stop: Callable[[], None] | None = None
+
+    @property
+    def streams(self) -> int:
+        return self._streams
+
+    def _event(self) -> asyncio.Event:
+        loop = asyncio.get_running_loop()
+        if self._changed is None or self._loop is not loop:
+            self._changed, self._loop = asyncio.Event(), loop
+        return self._changed
+
+    def _wake(self) -> None:
+        changed = self._changed
+        self._changed = asyncio.Event() if changed is not None else None
+        if changed is not None:
+            changed.set()
+
+    def _stop(self) -> None:
+        self.stopping = True
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._wake)
+
+    def open(self) -> None:
+        """A stream opens: the poller runs while any is open."""
+        self._streams += 1
+        self._event()
+        if self._forget_stop is None:
+            self._forget_stop = stopping.listen(self._stop)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._poll(), name="events-watch")
+
+    def close(self) -> None:
+        self._streams -= 1
+        if self._streams == 0:
+            self._wake()  # the poller sees no stream left and ends
+
+    async def wait(self, beyond: int, timeout: float) -> int:
+        """The newest id once it is beyond `beyond`, or after `timeout` seconds, or at the worker's
+        stop, whichever comes first."""
+        if self.newest > beyond or self.stopping:
+            return self.newest
+        changed = self._event()
+        try:
+            await asyncio.wait_for(changed.wait(), timeout)
+        except TimeoutError:
+            pass
+        return self.newest
+
+    async def _poll(self) -> None:
+        while self._streams > 0 and not self.stopping:
+            try:
+                newest = await self._source.read(lambda records: records.events.last_id())
+            except Exception:  # the poller outlives a failed read: the next one may succeed
+                if not self._failing:
+                    log.warning(
+                        "the event log cannot be read; open streams wait for it (heartbeats go on)",
+                        exc_info=True,
+                    )
+                self._failing = True
+            else:
+                if self._failing:
+                    log.info("the event log can be read again")
+                self._failing = False
+                if newest != self.newest:
+                    self.newest = newest
+                    self._wake()
+            changed = self._event()
+            try:
+                await asyncio.wait_for(changed.wait(), self._poll_seconds)
+            except TimeoutError:
+                pass

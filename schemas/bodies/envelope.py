@@ -306,6 +306,18 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    next_cursor: (
+        Annotated[
+            str,
+            doc(
+                "Where to resume (`after=`): the cursor of the page's last event; with no event, the `after` "
+                "given, or without one the start of the log. Polling with it returns exactly the events not "
+                "yet seen.",
+                absent="On `/v1/events` only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     request_id: Annotated[str, doc("Id of this request (also in `X-Request-ID`); quote it to support.")]
     generated_at: Annotated[Timestamp, doc("When the server produced this response.", unit=units.TIMESTAMP)]
     source: (

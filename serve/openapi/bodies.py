@@ -120,6 +120,16 @@ def success(endpoint_id: str) -> dict[str, Any]:
     schema = _answer_schema(endpoint_id)
     content = {"application/json": {"schema": schema}}
     headers = statuses.response_headers(endpoint_id, "200")
+    streamed = getattr(endpoint(endpoint_id).answer, "media_type", None)
+    if streamed is not None:
+        # A stream (text/event-stream) is text; its body Struct declares each message's `data:`.
+        meaning = " ".join(str(endpoint(endpoint_id).answer.__doc__).split("\n\n")[0].split())
+        stream = {"type": "string", "description": meaning}
+        return {
+            "description": "OK",
+            "headers": headers,
+            "content": {streamed: {"schema": stream, "x-data": schema}},
+        }
     if endpoint(endpoint_id).collection:
         headers |= statuses.headers(statuses.COLLECTION_HEADERS)
         content |= {

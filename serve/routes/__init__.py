@@ -14,6 +14,7 @@ from serve.routes import (
     combine,
     compare,
     downloads,
+    events,
     exports,
     meta,
     performance,
@@ -41,4 +42,5 @@ ROUTE_HANDLERS: list[Any] = [
     *exports.ROUTES,
     *admin.ROUTES,
     *downloads.ROUTES,
+    *events.ROUTES,
 ]
