@@ -1,7 +1,8 @@
 // The dashboard's entry point: sign-in, the top bar, and the views (the catalogue at #/, an alpha at
-// #/alphas/{alpha_id}, its tear sheet at #/alphas/{alpha_id}/tearsheet, #/compare and
-// #/combine). Routing is by the URL's fragment, so the server serves one page.
+// #/alphas/{alpha_id}, its tear sheet at #/alphas/{alpha_id}/tearsheet, #/compare, #/combine and
+// #/activity). Routing is by the URL's fragment, so the server serves one page.
 
+import { renderActivity } from "./activity_page.js";
 import { renderAlpha } from "./alpha_page.js";
 import { renderCatalogue } from "./catalogue.js";
 import { renderCombine } from "./combine_page.js";
@@ -36,6 +37,7 @@ document.querySelector(".topbar .brand").after(
     h("a", { href: "#/" }, "Alphas"),
     h("a", { href: "#/compare" }, "Compare"),
     h("a", { href: "#/combine" }, "Combine"),
+    h("a", { href: "#/activity", id: "nav-activity" }, "Activity"),
   ),
 );
 
@@ -60,6 +62,7 @@ function route() {
   else if (sheet) renderTearsheet(main, decodeURIComponent(sheet[1]), context);
   else if (/^#\/compare(\?|$)/.test(hash)) renderCompare(main, context);
   else if (/^#\/combine(\?|$)/.test(hash)) renderCombine(main, context);
+  else if (/^#\/activity(\?|$)/.test(hash)) renderActivity(main, context);
   else renderCatalogue(main, context);
 }
 

@@ -32,8 +32,9 @@ export function decisionPanels(alpha, context) {
 }
 
 /**
- * Links from an alpha's page to its tear sheet, the comparison page, and the combination page with
- * the alpha as the one added (the combination page chooses its partner: combine_page.js).
+ * Links from an alpha's page to its tear sheet, the comparison page, the combination page with
+ * the alpha as the one added (the combination page chooses its partner: combine_page.js), and its
+ * events on the activity page.
  */
 export function alphaActions(alpha) {
   const id = encodeURIComponent(alpha);
@@ -43,5 +44,6 @@ export function alphaActions(alpha) {
     h("a", { href: `#/alphas/${id}/tearsheet`, class: "button-link", id: "open-tearsheet" }, "Tear sheet"),
     h("a", { href: `#/compare?a=${id}`, class: "button-link", id: "open-compare" }, "Compare with…"),
     h("a", { href: `#/combine?add=${id}`, class: "button-link", id: "open-combine" }, "Combine…"),
+    h("a", { href: `#/activity?alpha=${id}`, class: "button-link", id: "open-activity" }, "Activity"),
   );
 }
