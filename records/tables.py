@@ -54,7 +54,8 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         """,
         # A webhook the operator registered for one key (records.webhooks): where its events go,
         # the secret they are signed with, which it wants (`types`, `alphas`: JSON lists, empty for
-        # any) and whether it is delivered to (`state`; `changed_at` and `reason` of the last change).
+        # any) and whether it is delivered to (`state`; `changed_at`, `reason` and a random
+        # `change_id` of the last change, which the worker's disabling transaction recognises).
         """
         CREATE TABLE IF NOT EXISTS webhooks (
             id TEXT PRIMARY KEY,
@@ -68,7 +69,8 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
             created_at TEXT NOT NULL,
             state TEXT NOT NULL CHECK (state IN ('active', 'disabled', 'removed')),
             changed_at TEXT,
-            reason TEXT
+            reason TEXT,
+            change_id TEXT
         )
         """,
         "CREATE INDEX IF NOT EXISTS webhooks_by_key ON webhooks (key_id, created_at)",

@@ -243,10 +243,10 @@ class Webhooks:
         moment = stored_time(now or dt.datetime.now(dt.UTC))
         statements: list[Statement] = [
             (
-                "UPDATE webhooks SET state = ?, changed_at = ?, reason = ?, "
+                "UPDATE webhooks SET state = ?, changed_at = ?, reason = ?, change_id = ?, "
                 "secret = CASE WHEN ? = 'removed' THEN '' ELSE secret END "
                 "WHERE id = ? AND state <> 'removed'",
-                (state, moment, reason, state, webhook_id),
+                (state, moment, reason, secrets.token_hex(8), state, webhook_id),
             )
         ]
         if state == "active":
@@ -313,12 +313,13 @@ class Webhooks:
             "DELETE FROM webhook_leases WHERE name = ? AND holder = ?", (lease.name, lease.holder)
         )
 
-    def event_ids_after(self, after: int, limit: int) -> list[int]:
-        """The ids of the events after `after`, in order (the worker's horizon, `serve.deliveries`)."""
+    def event_ids_after(self, after: int, limit: int) -> list[tuple[int, dt.datetime]]:
+        """The ids of the events after `after` and when each was created, in order (the worker's
+        horizon, `serve.deliveries`)."""
         rows, _ = self._database.execute(
-            "SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
+            "SELECT id, created_at FROM events WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
         )
-        return [int(row[0]) for row in rows]
+        return [(int(row[0]), _time(row[1])) for row in rows]
 
     def next_event(self, webhook: Webhook, through: int) -> Event | None:
         """The first event after the webhook's progress, up to `through`, that its filters select
@@ -429,13 +430,13 @@ class Webhooks:
         written only when this transaction is the one that disabled it. False when the lease was
         lost or the webhook was no longer active."""
         assert tried.outcome == "failed"
-        moment = stored_time(tried.at)
+        moment, change_id = stored_time(tried.at), secrets.token_hex(8)
         event_sql, event_params = EventLog.statement(
             "webhook.disabled", said, audience="key", key_id=webhook.key_id, now=tried.at
         )
         columns = "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) VALUES"
         # The event log's own insert (its checks and its JSON), made conditional: inserted only when
-        # the UPDATE before it disabled the webhook at this very moment.
+        # the UPDATE before it disabled the webhook (its `change_id` is this transaction's).
         assert event_sql.startswith(columns), "records.events.EventLog.statement changed its columns"
         attempt, progress, disabled, event = self._fenced(
             lease,
@@ -455,16 +456,16 @@ class Webhooks:
                     ),
                 ),
                 (
-                    "UPDATE webhooks SET state = 'disabled', changed_at = ?, reason = ? "
+                    "UPDATE webhooks SET state = 'disabled', changed_at = ?, reason = ?, change_id = ? "
                     "WHERE id = ? AND state = 'active' AND "
                     "EXISTS (SELECT 1 FROM webhook_leases WHERE name = ? AND holder = ?)",
-                    (moment, reason, webhook.id, lease.name, lease.holder),
+                    (moment, reason, change_id, webhook.id, lease.name, lease.holder),
                 ),
                 (
                     "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) "
                     "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhooks "
-                    "WHERE id = ? AND state = 'disabled' AND changed_at = ? AND reason = ?)",
-                    (*event_params, webhook.id, moment, reason),
+                    "WHERE id = ? AND state = 'disabled' AND change_id = ?)",
+                    (*event_params, webhook.id, change_id),
                 ),
             ],
         )
