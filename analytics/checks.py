@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,11 +140,12 @@ WHOLE = "whole_history"
 @dataclass(frozen=True)
 class Production:
     """What the production correlation is computed from: the catalogue's returns matrix and the
-    production alphas the key may read (this one excluded), or why it is not measurable."""
+    reference set (`production_references`: this one excluded), or why it is not measurable."""
 
     matrix: Matrix | None
     references: list[str]
     why_not: str | None
+    origin: str = "production"  # where the references come from: approved or production
 
 
 @dataclass(frozen=True)
@@ -368,7 +369,7 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
 
     def figure(value: float | None, reason: str, compared: int | None, nearest: str | None) -> Figure:
         of = None if compared is None else len(production.references)
-        extra = {"compared": compared, "of": of, "nearest": nearest}
+        extra = {"compared": compared, "of": of, "nearest": nearest, "reference": production.origin}
         context = {"compared": compared, "nearest": nearest}
         return Figure(value, reason, "long_short", WHOLE, extra, context)
 
@@ -391,7 +392,7 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
     if not compared:
         return figure(
             None,
-            "no production alpha has a correlation with it (too few common sessions, or a constant side)",
+            f"no {production.origin} alpha has a correlation with it (too few common sessions, or a constant side)",
             0,
             None,
         )
@@ -400,13 +401,12 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
 
 
 def production_references(
-    catalogue: Catalogue, readable: np.ndarray, alpha: str
-) -> tuple[np.ndarray, list[str]]:
-    """The production alphas `readable` (the caller's readable mask) admits, as a mask (catalogue
-    order: what the answer's version is built from), and their ids in catalogue order, `alpha`
-    excepted: those the production correlation compares with."""
-    produced = readable & sets.production_mask(catalogue)
-    return produced, [a for a in sets.readable_ids(catalogue, produced).to_pylist() if a != alpha]
+    catalogue: Catalogue, readable: np.ndarray, alpha: str, approved: Collection[str] = ()
+) -> sets.DefaultReference:
+    """The alphas the production correlation compares with: the default reference set
+    (`sets.default_reference`: the `approved` alphas `readable`, the caller's readable mask,
+    admits, else its production alphas), `alpha` excepted."""
+    return sets.default_reference(catalogue, readable, approved, alpha)
 
 
 def positions_refused(may_call: bool, warnings: Warnings) -> str | None:

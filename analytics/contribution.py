@@ -20,12 +20,12 @@ whenever the alpha trades on all of them.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 import numpy as np
-import pyarrow.compute as pc
 from msgspec import UNSET
 
 from analytics import sets
@@ -170,11 +170,18 @@ def contribution_parameters(
 @dataclass(frozen=True)
 class Reference:
     """The reference set of one contribution: its alphas (the alpha itself never among them), where
-    they come from (`given` or `production`), and whether the alpha was left out of them."""
+    they come from (`origin`: given, or the default set's, approved or production), and whether the
+    alpha was left out of them."""
 
     alphas: tuple[str, ...]
-    source: str
+    origin: str
     excluded: bool
+
+    @property
+    def source(self) -> str:
+        """given or production (any default set): the answer's `reference.source`, as it was before
+        the default set could be the approved alphas (`origin` says which)."""
+        return "given" if self.origin == "given" else "production"
 
 
 def given_reference(alpha: str, given: tuple[str, ...], weighting: Weighting | None) -> Reference:
@@ -194,27 +201,28 @@ def given_reference(alpha: str, given: tuple[str, ...], weighting: Weighting | N
     return Reference(reference, "given", excluded)
 
 
-def production_reference(catalogue: Catalogue, readable: np.ndarray, alpha: str) -> Reference:
-    """Every production alpha `readable` (the caller's readable mask) admits, the alpha excepted;
-    400 asking for `reference` beyond MAX_REFERENCES or when there is none."""
-    index = catalogue.index
-    if index is None:
+def default_reference(
+    catalogue: Catalogue, readable: np.ndarray, alpha: str, approved: Collection[str] = ()
+) -> Reference:
+    """The default reference set (`sets.default_reference`: the `approved` alphas `readable`, the
+    caller's readable mask, admits, else its production alphas), the alpha excepted; 400 asking
+    for `reference` beyond MAX_REFERENCES or when there is none."""
+    if catalogue.index is None:
         raise CatalogueIncomplete(
             "The lake has no catalogue index, which the contribution is read from; an operator writes it with "
             "`alpha-results lake index`."
         )
-    found = tuple(a for a in sets.readable_production(catalogue, readable) if a != alpha)
-    if len(found) > MAX_REFERENCES:
+    found = sets.default_reference(catalogue, readable, approved, alpha)
+    if len(found.alphas) > MAX_REFERENCES:
         raise BadParameters(
             {
-                "reference": f"required here: the production set you may read holds {len(found):,} alphas, above "
-                f"the {MAX_REFERENCES:,} a contribution compares with by default"
+                "reference": f"required here: the {found.origin} set you may read holds {len(found.alphas):,} "
+                f"alphas, above the {MAX_REFERENCES:,} a contribution compares with by default"
             }
         )
-    if not found:
+    if not found.alphas:
         raise BadParameters({"reference": "required here: you may read no production alpha besides this one"})
-    own = index.filter(pc.equal(index.column("alpha_id"), alpha)).column("production").to_pylist()
-    return Reference(found, "production", bool(own and own[0]))
+    return Reference(tuple(found.alphas), found.origin, found.excluded)
 
 
 def contribution_of(
@@ -235,7 +243,7 @@ def contribution_of(
         found = reference_book(snapshot, alpha, alphas, window)
     else:
         found = weighted_book(snapshot, alpha, alphas, window, weighting, warnings)
-    return contribution(alpha, alphas, reference.source, reference.excluded, window, found, weight)
+    return contribution(alpha, reference, window, found, weight)
 
 
 # -- the books ------------------------------------------------------------------------------------
@@ -398,9 +406,7 @@ def _risk_free(
 
 def contribution(
     alpha: str,
-    reference: tuple[str, ...],
-    source: str,
-    excluded: bool,
+    reference: Reference,
     window: Window,
     found: ReferenceBook,
     weight: float | None,
@@ -451,10 +457,11 @@ def contribution(
         alpha=alpha,
         book=BOOK,
         reference=ContributionReference(
-            source=source,
-            alphas=list(reference),
-            count=len(reference),
-            alpha_excluded=excluded,
+            source=reference.source,
+            origin=reference.origin,
+            alphas=list(reference.alphas),
+            count=len(reference.alphas),
+            alpha_excluded=reference.excluded,
             members_in_window=int(np.count_nonzero(present)),
             without_returns=ContributionAbsent(count=len(absent), alphas=absent[:MAX_LISTED]),
             combination=UNSET if mix is None else mix.echo(found.reference),

@@ -55,13 +55,14 @@ from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
     contribution_of,
     contribution_parameters,
+    default_reference,
     given_reference,
-    production_reference,
 )
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.inputs import require_built
 from analytics.policy import Policy, load_policy
+from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.catalogue_snapshot import CatalogueSnapshot
 from datasets.faults import CatalogueIncomplete
@@ -99,13 +100,20 @@ class Figures:
     """One lake, read in-process (see the module's docstring)."""
 
     reader: LakeReader
+    standings: Standings = NO_DECISIONS
+    """Where each alpha stands after the operator's decisions, which the server reads from its
+    records: none decided by default. It feeds the screener's `standing` columns and filter and the
+    default reference set of `checks` (production_correlation) and `contribution`: the approved
+    alphas, else the production ones (`analytics.sets.default_reference`)."""
 
     @classmethod
-    def open(cls, root: str) -> Figures:
-        """The lake at `root` (a folder or `s3://bucket/prefix`), as the server reads it."""
+    def open(cls, root: str, standings: Standings = NO_DECISIONS) -> Figures:
+        """The lake at `root` (a folder or `s3://bucket/prefix`), as the server reads it;
+        `standings` as the server's records hold them (`Standings.of(open_records(url).promotions
+        .standing())`) or a notebook's own (`Standings.approving(["momentum_12_1"])`)."""
         reader = LakeReader(root)
         reader.refresh()
-        return cls(reader)
+        return cls(reader, standings)
 
     def build(self, alpha: str) -> BuildView:
         """The served build of `alpha`; `LookupError` when the lake publishes none."""
@@ -234,10 +242,12 @@ class Figures:
         snapshot = self._catalogue_wide()
         readable = self._everything(snapshot)
         seen = significance.seen(snapshot.trials(), readable, view.alpha_id)
-        _, references = checks.production_references(snapshot.catalogue, readable, view.alpha_id)
+        reference = checks.production_references(
+            snapshot.catalogue, readable, view.alpha_id, self.standings.approved
+        )
         # Nothing is refused to a caller that reads everything: the production correlation and the
         # positions are measured.
-        production = checks.Production(snapshot.matrix("returns"), references, None)
+        production = checks.Production(snapshot.matrix("returns"), reference.alphas, None, reference.origin)
         window = (q.start, q.end)
         found = warnings or Warnings()
         return checks.checks_payload(
@@ -283,8 +293,9 @@ class Figures:
         end: Date = None,
     ) -> Contribution:
         """`/analytics/contribution`: what adding `alpha` at `weight` (None: the optimal weight)
-        does to the `reference` set (None: every production alpha but the alpha), equally weighted
-        as it grew, or combined by `weighting` as `combine` combines it."""
+        does to the `reference` set (None: the default set, the approved alphas of `standings` but
+        the alpha, else every production alpha but the alpha), equally weighted as it grew, or
+        combined by `weighting` as `combine` combines it."""
         view = self.build(alpha)
         given = None if reference is None else tuple(reference)
         window = (start, end)
@@ -297,23 +308,27 @@ class Figures:
             members = given_reference(view.alpha_id, given, found)
         else:
             snapshot = self._catalogue_wide()
-            members = production_reference(snapshot.catalogue, self._everything(snapshot), view.alpha_id)
+            members = default_reference(
+                snapshot.catalogue, self._everything(snapshot), view.alpha_id, self.standings.approved
+            )
         return contribution_of(
             snapshot, view.alpha_id, members, window, found, weight, warnings or Warnings()
         )
 
-    def screen(self, tag: Sequence[str] = (), **params: Any) -> Page:
-        """`/v1/analytics/screen` (`ScreenQuery`; `tag` the tags every alpha kept carries): the
-        alphas of the catalogue index, filtered, sorted and paged."""
-        q = ScreenQuery(tag=tuple(tag) or None, **params)
+    def screen(self, tag: Sequence[str] = (), standing: Sequence[str] = (), **params: Any) -> Page:
+        """`/v1/analytics/screen` (`ScreenQuery`; `tag` the tags every alpha kept carries, `standing`
+        the standings kept): the alphas of the catalogue index, filtered, sorted and paged, each
+        row with its alpha's standing (`standings`)."""
+        q = ScreenQuery(tag=tuple(tag) or None, standing=tuple(standing) or None, **params)
         snapshot = self.reader.snapshot()
         index = screen.require_index(snapshot.catalogue)
         readable = self._everything(snapshot)
         named = q.correlated_to if q.max_correlation is not None else None
         correlated = None if named is None else self._published(named).alpha_id
-        filters = screen.candidate_filters(snapshot, q, correlated, readable)
+        compared = screen.compared_set(snapshot, q, correlated, readable, self.standings.approved)
+        filters = screen.candidate_filters(snapshot, q, correlated, compared)
         # A caller that reads everything: no field is withheld.
-        return screen.screen_page(snapshot, index, q, readable, filters, {})
+        return screen.screen_page(snapshot, index, q, readable, filters, {}, self.standings)
 
     def _catalogue_wide(self) -> CatalogueSnapshot:
         """The catalogue snapshot of a figure over every alpha the caller may read, which for a

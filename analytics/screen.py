@@ -11,6 +11,7 @@ another alpha.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 import msgspec
@@ -22,11 +23,13 @@ from analytics.access import Access, require_readable, withheld
 from analytics.correlation import within_correlation
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
+from analytics.standings import NO_DECISIONS, Standings
 from datasets.catalogue_snapshot import CatalogueSnapshot
 from datasets.faults import CatalogueIncomplete
 from datasets.screener import CandidateFilter, Page, Screen
 from datasets.served import Catalogue
 from schemas import choices, wire
+from schemas.bodies.promotions import STANDINGS
 from schemas.query import MAX_REFERENCES, ScreenQuery
 
 
@@ -59,13 +62,41 @@ def withheld_fields(args: ScreenQuery, access: Access, warnings: Warnings) -> di
     return hidden
 
 
+def compared_set(
+    snapshot: CatalogueSnapshot,
+    args: ScreenQuery,
+    correlated: str | None,
+    readable: np.ndarray,
+    approved: Collection[str] = (),
+) -> sets.DefaultReference | None:
+    """The set `max_correlation` compares with when no `correlated_to` is named (`correlated`: the
+    alpha it names, authorised and found by the caller): the default reference set
+    (`sets.default_reference`: the `approved` alphas `readable`, the caller's readable mask,
+    admits, else its production alphas), at most MAX_REFERENCES of them; None when the request
+    compares with no such set."""
+    if args.max_correlation is None or correlated is not None:
+        return None
+    found = sets.default_reference(snapshot.catalogue, readable, approved)
+    if len(found.alphas) > MAX_REFERENCES:
+        raise BadParameters(
+            {
+                "correlated_to": f"required here: the {found.origin} set you may read holds {len(found.alphas):,} "
+                f"alphas, above the {MAX_REFERENCES:,} max_correlation compares with"
+            }
+        )
+    return found
+
+
 def candidate_filters(
-    snapshot: CatalogueSnapshot, args: ScreenQuery, correlated: str | None, readable: np.ndarray
+    snapshot: CatalogueSnapshot,
+    args: ScreenQuery,
+    correlated: str | None,
+    compared: sets.DefaultReference | None,
 ) -> tuple[CandidateFilter, ...]:
     """The request's filters over candidate ids (`datasets.screener.CandidateFilter`), for
     parameters the index's columns cannot answer: `max_correlation`, against `correlated` (the
-    alpha `correlated_to` names, authorised and found by the caller) or else every production
-    alpha `readable` (the caller's readable mask) admits, at most MAX_REFERENCES of them."""
+    alpha `correlated_to` names, authorised and found by the caller) or else the set `compared`
+    (`compared_set`)."""
     bound = args.max_correlation
     if bound is None:
         if args.correlated_to is not None:
@@ -74,14 +105,8 @@ def candidate_filters(
     if correlated is not None:
         references = [correlated]
     else:
-        references = sets.readable_production(snapshot.catalogue, readable)
-        if len(references) > MAX_REFERENCES:
-            raise BadParameters(
-                {
-                    "correlated_to": f"required here: the production set you may read holds {len(references):,} "
-                    f"alphas, above the {MAX_REFERENCES:,} max_correlation compares with"
-                }
-            )
+        assert compared is not None
+        references = compared.alphas
     basis = args.correlation_basis
 
     def within(candidates: list[str]) -> list[str]:
@@ -91,6 +116,22 @@ def candidate_filters(
     return (within,)
 
 
+def standings_wanted(args: ScreenQuery) -> tuple[str, ...] | None:
+    """The standings the `standing` filter keeps (each once), None without the filter; 400 naming
+    `standing` for a value that is none of STANDINGS."""
+    if args.standing is None:
+        return None
+    wanted = tuple(dict.fromkeys(value.casefold() for value in args.standing))
+    unknown = [value for value in wanted if value not in STANDINGS]
+    if unknown:
+        raise BadParameters(
+            {
+                "standing": f"must list values among {', '.join(STANDINGS)}; got {', '.join(map(repr, unknown))}"
+            }
+        )
+    return wanted
+
+
 def screen_page(
     snapshot: CatalogueSnapshot,
     index: pa.Table,
@@ -98,14 +139,20 @@ def screen_page(
     readable: np.ndarray,
     filters: tuple[CandidateFilter, ...],
     hidden: dict[str, None],
+    standings: Standings = NO_DECISIONS,
 ) -> Page:
     """The page asked for (`index`: `require_index`), over the
     alphas `readable` admits, the `hidden` fields null. With candidate filters, the statement's own filters run first (every
     matching id, in order), the candidate filters on what they kept, then the page is selected: a
-    costly filter sees the fewest alphas, and the total stays exact. Runs the statement, so the
-    server runs it in a worker thread."""
+    costly filter sees the fewest alphas, and the total stays exact. Each row says where its alpha
+    stands (`standings`), and the `standing` filter keeps the candidates standing as it names (so
+    the statement's total counts them alone). Runs the statement, so the server runs it in a worker
+    thread."""
     catalogue = snapshot.catalogue
     screener, version = snapshot.screener, catalogue.version
+    wanted = standings_wanted(args)
+    if wanted is not None:
+        readable = readable & standings.mask(catalogue, wanted)
     # Every alpha of the index for a caller that reads them all: the statement needs no candidates.
     candidates = None if readable.all() else sets.readable_ids(catalogue, readable)
     if not filters:
@@ -120,7 +167,7 @@ def screen_page(
         chosen = ordered[args.offset : args.offset + args.limit]
         selected = replace(_screen(args, chosen), limit=max(len(chosen), 1), offset=0)
         page = Page(screener.page(version, index, selected).rows, len(ordered))
-    rows = [msgspec.structs.replace(row, **hidden) for row in page.rows] if hidden else page.rows
+    rows = [msgspec.structs.replace(row, **hidden, **standings.columns(row.alpha_id)) for row in page.rows]
     return Page(rows, page.total)
 
 

@@ -17,7 +17,8 @@ without returns is a member without returns there, said in the body).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -98,16 +99,40 @@ def production_mask(catalogue: Catalogue) -> np.ndarray:
     return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def readable_production(catalogue: Catalogue, readable: np.ndarray) -> list[str]:
-    """The production alphas `readable` (a readable mask) admits, in the index's order: the
-    reference set of a contribution, and of the screener's `max_correlation`, when the request
-    names none."""
-    index = catalogue.index
-    assert index is not None  # the caller read the index
-    produced = index.filter(pc.fill_null(index.column("production"), False)).column("alpha_id")
-    allowed = readable_ids(catalogue, readable)
-    found: list[str] = produced.filter(pc.is_in(produced, value_set=allowed)).to_pylist()
-    return found
+DEFAULT_ORIGINS = ("approved", "production")
+"""Where a default reference set comes from (`default_reference`); a set the request names is
+`given`."""
+
+
+@dataclass(frozen=True)
+class DefaultReference:
+    """The reference set a decision route compares with when the request names none."""
+
+    alphas: list[str]  # catalogue order, the alpha asked about never among them
+    mask: np.ndarray  # the same alphas, as a readable mask (what the answer's version is built from)
+    origin: str  # approved or production (DEFAULT_ORIGINS)
+    excluded: bool  # the alpha asked about is of that set and was left out
+
+
+def default_reference(
+    catalogue: Catalogue, readable: np.ndarray, approved: Collection[str], alpha: str | None = None
+) -> DefaultReference:
+    """The one rule of the default reference set (docs/analytics.md, "The reference set"): the
+    alphas in force in the live book (`approved`: the ids approved by the operator, from the
+    deployment's records) that `readable` (the caller's readable mask) admits, `alpha` excepted;
+    when there is none, the production alphas (no `Test_` prefix: the index's flag) it admits,
+    `alpha` excepted. A caller learns nothing of an approved alpha it may not read: for it, that
+    alpha is not approved."""
+    listing = catalogue.listing
+    assert listing is not None
+    other = np.ones(len(listing.ids), dtype=bool) if alpha is None else ~set_mask(catalogue, (alpha,))
+    members = readable & set_mask(catalogue, tuple(approved))
+    origin = "approved"
+    if not (members & other).any():
+        members, origin = readable & production_mask(catalogue), "production"
+    chosen = members & other
+    excluded = bool((members & ~other).any())
+    return DefaultReference(readable_ids(catalogue, chosen).to_pylist(), chosen, origin, excluded)
 
 
 def set_mask(catalogue: Catalogue, ids: tuple[str, ...] | list[str]) -> np.ndarray:

@@ -49,7 +49,7 @@ KEEP_VERSIONS = 4
 
 RANGES = choices.SCREEN_RANGES
 SORTS = choices.SCREEN_SORTS
-FIELDS = wire.SCREEN_FIELDS
+FIELDS = wire.SCREEN_INDEX_FIELDS
 FOLDED = ("search_text", "tag_keys", "structure_key", "method_key", "position")
 """The columns a version's table adds to FIELDS (filled by `_table`)."""
 for _column in {*RANGES, *SORTS, *FIELDS}:
@@ -234,7 +234,8 @@ class Screener:
     def _run(cursor: duckdb.DuckDBPyConnection, table: str, *, screen: Screen) -> Page:
         sql, values, count_sql, count_values = statement(table, screen)
         found = cursor.execute(sql, values).fetchall()
-        rows = [ScreenRow(**dict(zip(FIELDS, row[:-1], strict=True))) for row in found]
+        undecided = wire.SCREEN_RECORD_FIELDS  # the records' fields, set by the caller
+        rows = [ScreenRow(**dict(zip(FIELDS, row[:-1], strict=True)), **undecided) for row in found]  # type: ignore[arg-type]
         if found:
             total = int(found[0][-1])
         elif screen.offset == 0:

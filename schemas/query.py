@@ -39,6 +39,7 @@ import msgspec
 from msgspec import Meta
 
 from schemas import choices, wire
+from schemas.bodies.promotions import STANDINGS
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -412,6 +413,20 @@ class ScreenQuery(Query, frozen=True):
         ]
         | None
     ) = None
+    standing: (
+        Annotated[
+            tuple[str, ...],
+            Meta(
+                max_length=TEXT_MAX_LENGTH,
+                pattern=f"^(?:{ITEM_LIST})$",
+                description="Keep alphas standing as one of these after the operator's decisions (the `standing` "
+                f"column): {', '.join(STANDINGS)}; comma-separated, or the parameter repeated. Absent: every "
+                "alpha.",
+                extra={"read": "list", "repeat": True},
+            ),
+        ]
+        | None
+    ) = None
     ic_reproduces: (
         Annotated[
             bool,
@@ -461,9 +476,10 @@ class ScreenQuery(Query, frozen=True):
                 ge=0,
                 le=1,
                 description="Keep alphas whose absolute Pearson correlation, over the whole history, "
-                "to `correlated_to` (default: every production alpha the key may read, the alpha "
-                "itself excepted) is at most this (inclusive); an alpha with no defined correlation "
-                "to any of them fails it.",
+                "to `correlated_to` (default: the approved alphas the key may read, or when there is none "
+                "every production alpha it may read, the alpha itself excepted; `meta.reference` says "
+                "which) is at most this (inclusive); an alpha with no defined correlation to any of them "
+                "fails it.",
             ),
         ]
         | None
@@ -473,7 +489,7 @@ class ScreenQuery(Query, frozen=True):
             str,
             Meta(
                 max_length=TEXT_MAX_LENGTH,
-                description="The alpha `max_correlation` compares with (absent: the production set); "
+                description="The alpha `max_correlation` compares with (absent: the default reference set); "
                 "it is never in the answer.",
             ),
         ]

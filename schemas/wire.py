@@ -65,8 +65,17 @@ window's first session) beside SPY's cumulative total return over the same sessi
 
 SCREEN_FIELDS = field_names(rows.ScreenRow)
 """A `/analytics/screen` row: columns of the catalogue index (`schemas.lake.CATALOGUE_INDEX`), in
-this order (each read from `SCREEN_INDEX_COLUMNS`' column where it names one); the only index
-columns the screener selects."""
+this order (each read from `SCREEN_INDEX_COLUMNS`' column where it names one), and the fields of
+`SCREEN_RECORD_FIELDS`."""
+
+SCREEN_RECORD_FIELDS: dict[str, object] = {"standing": "never", "approved_since": None}
+"""Screener fields read from the deployment's records, not from the index: where the alpha stands
+(`analytics.screen` sets them on each row of a page); the statement over the index makes its rows
+with these values, an alpha never decided."""
+
+SCREEN_INDEX_FIELDS = tuple(f for f in SCREEN_FIELDS if f not in SCREEN_RECORD_FIELDS)
+"""The screener fields the statement selects from the catalogue index: the only index columns it
+reads."""
 
 SCREEN_INDEX_COLUMNS: dict[str, str] = {"icir": "icir_annualised"}
 """Screener fields read from an index column of another name. The index names the ICIR's basis:
@@ -122,6 +131,9 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "sealed_at": pa.timestamp("us", tz="UTC"),
     "created_at": pa.timestamp("us", tz="UTC"),
     "expires_at": pa.timestamp("us", tz="UTC"),
+    # Where an alpha stands after the operator's decisions (the catalogue's and the screener's rows).
+    "standing": pa.string(),
+    "approved_since": pa.date32(),
 }
 """Wire types of the served fields no lake column carries: the catalogue's `tldr` and what
 `datasets.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as
@@ -146,7 +158,7 @@ for _schema in (
 _WIRE_TYPES["book"] = pa.string()
 for _name, _type in COMPUTED_FIELD_TYPES.items():
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the lake and wire types differ"
-for _name in SCREEN_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
+for _name in SCREEN_INDEX_FIELDS:  # columns of the catalogue index, typed as the other routes serve them
     _type = lake.CATALOGUE_INDEX.field(screen_index_column(_name)).type
     assert _WIRE_TYPES.setdefault(_name, _type) == _type, f"{_name}: the index and wire types differ"
 

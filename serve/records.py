@@ -20,6 +20,7 @@ from typing import TypeVar
 from anyio import to_thread
 
 from records.events import Event, Reader, Scope, Wanted
+from analytics.standings import Standings
 from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
@@ -122,6 +123,30 @@ class RecordsSource:
             if self._records is not None:
                 self._records.close()
                 self._records = None
+
+    # -- standings: where every alpha stands, read once per records version ----------------------
+
+    _standings: tuple[int, Standings] | None = None  # (promotions.version(), what it read)
+
+    async def standings(self) -> Standings:
+        """Where every alpha stands (`analytics.standings.Standings`): the catalogue's and the
+        screener's columns, the screener's filter and the decision routes' default reference set.
+        Each call asks the records' version (the last decision's id: one `SELECT max(id)`) and
+        reads every alpha's latest decision again only when it moved, so a decision is served by
+        the next request and the standings are not read per request."""
+
+        def read(records: Records) -> Standings:
+            version = records.promotions.version()
+            cached = self._standings
+            if cached is not None and cached[0] == version:
+                return cached[1]
+            # A decision recorded between the two reads is in `found`, kept under the older version:
+            # the next call sees the newer one and reads again.
+            found = Standings.of(records.promotions.standing())
+            self._standings = (version, found)
+            return found
+
+        return await self.read(read)
 
 
 @dataclass(frozen=True)

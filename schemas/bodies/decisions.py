@@ -22,6 +22,13 @@ from schemas.bodies.formats import TEXT
 from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
 
 DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
+REFERENCE_ORIGINS = (
+    "approved (the alphas in force in the live book, alpha-results promote, that the key may read, the alpha "
+    "itself excepted) or, when there is none, production (the production alphas, no Test_ prefix, that the key "
+    "may read, the alpha itself excepted)"
+)
+"""The default reference set of the decision routes, as their answers' `origin` names it
+(`analytics.sets.default_reference`)."""
 
 # -- /analytics/risk --------------------------------------------------------------------------------
 
@@ -348,7 +355,8 @@ class CheckResult(Body, kw_only=True, frozen=True):
         Annotated[
             int | None,
             figure(
-                "production_correlation only: how many production alphas value is the maximum over, those with a "
+                "production_correlation only: how many alphas of the reference set (see reference) value is the "
+                "maximum over, those with a "
                 f"correlation with the alpha (at least {MIN_OVERLAP} common sessions, variance on both sides); the "
                 "others are not compared. Null when the key may not have the figure",
                 unit="alphas",
@@ -361,8 +369,8 @@ class CheckResult(Body, kw_only=True, frozen=True):
         Annotated[
             int | None,
             figure(
-                "production_correlation only: how many production alphas the key may read, the alpha excluded "
-                "(compared is below it when some have too little overlap with the alpha); null as compared",
+                "production_correlation only: how many alphas the reference set (see reference) holds, the alpha "
+                "excluded (compared is below it when some have too little overlap with the alpha); null as compared",
                 unit="alphas",
                 source="catalogue_index:production",
             ),
@@ -373,8 +381,20 @@ class CheckResult(Body, kw_only=True, frozen=True):
         Annotated[
             str | None,
             figure(
-                "production_correlation only: the production alpha whose |Pearson| is value (the nearest); null "
-                "when none is compared"
+                "production_correlation only: the alpha of the reference set whose |Pearson| is value (the "
+                "nearest); null when none is compared"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    reference: (
+        Annotated[
+            str,
+            figure(
+                "production_correlation only: the reference set compared with, "
+                + REFERENCE_ORIGINS
+                + ' (docs/analytics.md, "The reference set")',
+                source="records:promotions",
             ),
         ]
         | UnsetType
@@ -648,12 +668,25 @@ class ContributionReference(Body, kw_only=True, frozen=True):
     """`reference` of the contribution object."""
 
     source: Annotated[
-        str, figure("given (the request's reference) or production (every production alpha the key may read)")
+        str,
+        figure(
+            "given (the request's reference) or production (the default set, when the request names none: origin "
+            "says which)"
+        ),
+    ]
+    origin: Annotated[
+        str,
+        figure(
+            "Where the reference alphas come from: given (the request's reference), or the default set, "
+            + REFERENCE_ORIGINS
+            + ' (docs/analytics.md, "The reference set")',
+            source="records:promotions",
+        ),
     ]
     alphas: Annotated[list[str], figure("The reference alphas, the alpha itself never among them")]
     count: Annotated[int, figure("How many reference alphas were named or considered", unit="alphas")]
     alpha_excluded: Annotated[
-        bool, figure("The alpha was in the set named (or is a production alpha) and was left out")
+        bool, figure("The alpha was in the set named (or in the default set origin names) and was left out")
     ]
     members_in_window: Annotated[
         int,

@@ -201,6 +201,19 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    reference: (
+        Annotated[
+            Literal["approved", "production"],
+            TEXT,
+            doc(
+                "The set `max_correlation` compared with, no `correlated_to` being named: approved (the alphas "
+                "in force in the live book that the key may read) or, when there is none, production (the "
+                "production alphas, no Test_ prefix, that the key may read).",
+                absent="On `/analytics/screen` with `max_correlation` and without `correlated_to` only.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     summary: (
         Annotated[Summary, doc("Figures over the whole requested window, computed before paging.")]
         | UnsetType

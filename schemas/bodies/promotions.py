@@ -9,12 +9,14 @@ book over the alpha's history up to that date against the operator's policy of t
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
 
 Standing = Literal["approved", "retired", "never"]
+STANDINGS: tuple[Standing, ...] = get_args(Standing)
+"""Where an alpha stands, in the order documents list them."""
 
 
 class CheckSeen(Body, kw_only=True, frozen=True):

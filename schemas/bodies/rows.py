@@ -23,6 +23,7 @@ from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
 from schemas.bodies.formats import X_ABSENT, Timestamp, doc
+from schemas.bodies.promotions import Standing
 
 RAW_MIRROR = "Unconditioned counterpart of `{}` (before smoothing); no other field is mirrored."
 UNSCORED = "Null for a name without a valid score that week (a data gap)."
@@ -49,6 +50,17 @@ def scores_all_only(meta: Meta) -> Meta:
 ALPHA_ID = doc("Identifier used in every `/v1/alphas/{alpha}/...` path.")
 NAME = doc("Readable title; falls back to `alpha_id`.")
 TLDR = doc("One-line thesis.", null="Null when none was recorded.")
+STANDING = doc(
+    "Where the alpha stands after the operator's decisions (`alpha-results promote`, `retire`; "
+    "`/v1/alphas/{alpha}/promotions` serves them): approved (its latest decision approved it into the live "
+    "book), retired (its latest retired it), or never (no decision recorded, or a deployment that keeps no "
+    "records).",
+)
+APPROVED_SINCE = doc(
+    "The date the approval in force takes effect (its `as_of`; where the alpha's live part starts).",
+    unit=units.DATE,
+    null="Null unless `standing` is approved.",
+)
 SESSION_INSTANT = doc("UTC instant of the session.", unit=units.TIMESTAMP)
 WINDOW_FIRST_DATE = doc("First session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
 WINDOW_LAST_DATE = doc("Last session of the window.", unit=units.DATE, null=EMPTY_WINDOW)
@@ -210,6 +222,8 @@ class AlphaListRow(Body, kw_only=True, frozen=True):
     alpha_id: Annotated[str, ALPHA_ID]
     name: Annotated[str, NAME]
     tldr: Annotated[str | None, TLDR]
+    standing: Annotated[Standing, STANDING]
+    approved_since: Annotated[dt.date | None, APPROVED_SINCE]
 
 
 class RebalanceIndexRow(Body, kw_only=True, frozen=True):
@@ -895,6 +909,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             null="Null when the run sealed neither.",
         ),
     ]
+    standing: Annotated[Standing, STANDING]
+    approved_since: Annotated[dt.date | None, APPROVED_SINCE]
 
 
 class CombinedRow(Body, kw_only=True, frozen=True):

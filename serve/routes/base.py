@@ -18,6 +18,7 @@ from msgspec import UNSET
 
 from analytics.access import Access
 from analytics.policy import Policy
+from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.answers import Answer
 from datasets.queries import Paged, TablePage
@@ -81,6 +82,12 @@ class Context(Generic[Q]):
         app keeps no records; 503 when the records cannot be read."""
         source: RecordsSource | None = self.services.records
         return None if source is None else await source.approval(alpha)
+
+    async def standings(self) -> Standings:
+        """Where every alpha stands (`RecordsSource.standings`): none decided when the app keeps no
+        records; 503 when the records cannot be read."""
+        source: RecordsSource | None = self.services.records
+        return NO_DECISIONS if source is None else await source.standings()
 
     async def promotions(self, alpha: str) -> list[Promotion]:
         """Every decision about the alpha, oldest first (none when the app keeps no records); 503

@@ -21,8 +21,8 @@ from serve.routes.base import Ctx
 from serve.routes.declare import route
 
 
-@route("catalog.alphas.list", "/v1/alphas", "List of alphas", sync_to_thread=False)
-def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaListRow]]:
+@route("catalog.alphas.list", "/v1/alphas", "List of alphas")
+async def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaListRow]]:
     args = ctx.args()
     complete_only, limit, offset = args.complete_only, args.limit, args.offset
 
@@ -30,14 +30,17 @@ def list_alphas(ctx: Ctx[CatalogueQuery]) -> Response[Collection[AlphaListRow]]:
     catalogue = ctx.reader.catalogue()
     listing = catalogue.listing
     assert listing is not None  # every catalogue read from the lake has one
+    # Each row says where its alpha stands (the records: 503 when they cannot be read).
+    standings = await ctx.standings()
     # Only alphas the key may read are listed: the catalogue reveals nothing the key cannot open,
-    # and its tag moves with those alphas' builds alone.
+    # and its tag moves with those alphas' builds and standings alone.
     mask = admitted_mask(catalogue, ctx.caller.alphas)
-    ctx.validate_with("catalog:" + catalogue_tag(catalogue, mask))
+    ctx.validate_with(f"catalog:{catalogue_tag(catalogue, mask)}:{standings.tag(catalogue, mask)}")
     positions = listing.select(None if mask.all() else pa.array(mask), complete_only, needle)
     page = page_of(positions, limit, offset)
+    rows = [row | standings.columns(row["alpha_id"]) for row in listing.rows(page.rows)]
     meta = ctx.meta(source="lake:catalog")
-    return ctx.collection(Page(listing.rows(page.rows), page.total), limit, offset, meta)
+    return ctx.collection(Page(rows, page.total), limit, offset, meta)
 
 
 @route(

@@ -61,7 +61,8 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     trials = await to_thread.run_sync(snapshot.trials)
     readable = readable_mask(ctx.caller, catalogue)
     seen = significance.seen(trials, readable, build.alpha_id)
-    produced, references = production_references(catalogue, readable, build.alpha_id)
+    standings = await ctx.standings()
+    reference = production_references(catalogue, readable, build.alpha_id, standings.approved)
     warnings = Warnings()
     refused = production_refused(access, ctx.caller.may_call(CORRELATION_ENDPOINT), warnings)
     positions = positions_refused(ctx.caller.may_call(POSITIONS_ENDPOINT), warnings)
@@ -73,7 +74,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
                 build.build_id,
                 policy.tag(),
                 seen.tag(),
-                catalogue_tag(catalogue, produced, "checks.production", "returns"),
+                catalogue_tag(catalogue, reference.mask, "checks.production", reference.origin, "returns"),
                 f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}{int(positions is None)}",
             )
         )
@@ -82,7 +83,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     def compute() -> Checks:
         # In the worker thread: mapping the catalogue's matrix may read files.
         matrix = None if refused is not None else snapshot.matrix("returns")
-        production = Production(matrix, references, refused)
+        production = Production(matrix, reference.alphas, refused, reference.origin)
         return checks_payload(
             build,
             book,

@@ -29,8 +29,8 @@ from analytics.combined import combination, combine_weighting
 from analytics.contribution import (
     contribution_of,
     contribution_parameters,
+    default_reference,
     given_reference,
-    production_reference,
 )
 from analytics.entries import Warnings, window_echo
 from datasets.queries import Page, Window
@@ -141,14 +141,17 @@ async def get_contribution(
         sets.admitted(ctx.caller.may_read, catalogue, given, "reference")
         reference = given_reference(alpha, given, weighting)
     else:
-        whole_catalogue(ctx.caller, catalogue)  # a production alpha it may read could be missing
-        reference = production_reference(catalogue, readable_mask(ctx.caller, catalogue), alpha)
+        whole_catalogue(ctx.caller, catalogue)  # an alpha of the default set it may read could be missing
+        standings = await ctx.standings()
+        reference = default_reference(
+            catalogue, readable_mask(ctx.caller, catalogue), alpha, standings.approved
+        )
     version = catalogue_tag(
         catalogue,
         sets.set_mask(catalogue, (alpha, *reference.alphas)),
         "contribution",
         alpha,
-        reference.source,
+        reference.origin,
         ",".join(reference.alphas),
         repr(args.weight),
         repr(window),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from anyio import to_thread
 from litestar import Response
+from msgspec import UNSET
 
 from analytics import screen
 from analytics.access import require_readable
@@ -60,6 +61,7 @@ def correlated(ctx: Context, args: ScreenQuery) -> str | None:
     "analytics.screen",
     "/v1/analytics/screen",
     "Alphas the key may read, filtered and sorted on their headline figures and classification",
+    meta=("reference",),
 )
 async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]]:
     args = ctx.args()
@@ -75,15 +77,23 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
     # Fields built from data the key may not read: null, with a warning, and no filter or sort on them.
     hidden = screen.withheld_fields(args, ctx.access, warnings)
     readable = readable_mask(ctx.caller, catalogue)
-    filters = screen.candidate_filters(snapshot, args, correlated(ctx, args), readable)
+    screen.standings_wanted(args)  # a bad `standing` is a 400 before the records are read
+    standings = await ctx.standings()
+    named = correlated(ctx, args)
+    compared = screen.compared_set(snapshot, args, named, readable, standings.approved)
+    filters = screen.candidate_filters(snapshot, args, named, compared)
     # Every figure, matrix row and position an answer holds is of a build of an alpha the key
-    # reads: the tag and `meta.source` name those builds alone (a 304 stands for the same body).
+    # reads: the tag and `meta.source` name those builds alone (a 304 stands for the same body);
+    # the standings those alphas have are the records' part of it.
     version = catalogue_tag(catalogue, readable)
-    ctx.validate_with("screen:" + version)
+    ctx.validate_with(f"screen:{version}:{standings.tag(catalogue, readable)}")
     page: Page = await to_thread.run_sync(
-        screen.screen_page, snapshot, index, args, readable, filters, hidden
+        screen.screen_page, snapshot, index, args, readable, filters, hidden, standings
     )
-    meta = with_warnings(ctx.meta(source=f"lake:catalogue_index@{version}"), list(warnings.entries))
+    meta = ctx.meta(
+        source=f"lake:catalogue_index@{version}", reference=UNSET if compared is None else compared.origin
+    )
+    meta = with_warnings(meta, list(warnings.entries))
     return ctx.collection(page, args.limit, args.offset, meta)
 
 

@@ -668,7 +668,7 @@ def test_a_restricted_key_correlates_only_with_production_alphas_it_may_read(
     assert none["verdict"] == "not_measurable" and not none["reason"].startswith("access_limited"), none
 
 
-PRODUCTION_KEYS = ["compared", "of", "nearest"]
+PRODUCTION_KEYS = ["compared", "of", "nearest", "reference"]
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
@@ -682,7 +682,8 @@ def test_the_production_correlation_says_how_many_it_compared_and_which_is_neare
         tail = [key for key in entry if key in PRODUCTION_KEYS]
         assert tail == (PRODUCTION_KEYS if entry["id"] == "production_correlation" else []), entry
     entry = by_id(data)["production_correlation"]
-    assert list(entry)[-3:] == PRODUCTION_KEYS, entry
+    assert list(entry)[-4:] == PRODUCTION_KEYS, entry
+    assert entry["reference"] == "production", entry  # nothing approved here (tests/e2e/test_standings_served.py)
     each = production_correlations(lake, alpha)
     readable = [p for p in PRODUCTION if p != alpha]
     assert (entry["compared"], entry["of"]) == (len(each), len(readable)), entry
@@ -701,7 +702,7 @@ def test_the_production_correlation_withheld_counts_nothing(loose_api: Api) -> N
     for token in ("no_correlation", "no_portfolio"):
         entry = by_id(checks(loose_api, "Test_planted_factor", token))["production_correlation"]
         assert entry["reason"].startswith("access_limited"), entry
-        assert [entry[key] for key in PRODUCTION_KEYS] == [None, None, None], entry
+        assert [entry[key] for key in PRODUCTION_KEYS] == [None, None, None, "production"], entry
 
 
 def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so() -> None:
@@ -728,10 +729,11 @@ def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so(
     )
     view: Any = SimpleNamespace(alpha_id="alpha")
     found = _production_correlation(view, Production(matrix, ["brief", "flat", "near"], None), Warnings())
-    assert found.extra == {"compared": 1, "of": 3, "nearest": "near"}
+    assert found.extra == {"compared": 1, "of": 3, "nearest": "near", "reference": "production"}
     assert found.value is not None and close(found.value, abs(float(np.corrcoef(mine, near)[0, 1])))
-    none = _production_correlation(view, Production(matrix, ["brief", "flat"], None), Warnings())
-    assert none.value is None and none.extra == {"compared": 0, "of": 2, "nearest": None}
+    none = _production_correlation(view, Production(matrix, ["brief", "flat"], None, "approved"), Warnings())
+    assert none.value is None and none.extra == {"compared": 0, "of": 2, "nearest": None, "reference": "approved"}
+    assert none.reason.startswith("no approved alpha has a correlation with it"), none.reason
 
 
 def test_a_restricted_keys_dsr_uses_the_variance_of_what_it_may_read(api: Api, lake: ref.Lake) -> None:

@@ -172,6 +172,7 @@ def check_contribution(
     assert data["reference"]["members_in_window"] == len(held)
     assert data["reference"]["without_returns"] == {"count": len(absent), "alphas": absent}
     assert data["reference"]["source"] == ("given" if given else "production")
+    assert data["reference"]["origin"] == ("given" if given else "production")
     assert data["window"] == {"from": window[0], "to": window[1]}
     assert data["sessions"] == len(returns)
     expected_before = book_figures(before, rf_before)
@@ -217,6 +218,7 @@ def test_the_production_default(api: Api, lake: Lake, alpha: str) -> None:
     data = api.ok(path(alpha))["data"]
     assert data["reference"] == {
         "source": "production",
+        "origin": "production",  # an app without records: nothing is approved
         "alphas": list(PRODUCTION),
         "count": 2,
         "alpha_excluded": False,

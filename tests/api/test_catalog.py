@@ -20,7 +20,9 @@ def test_list_rows_and_fixed_order(api: Api, demo_lake: Path) -> None:
     expected.sort(key=lambda e: e["started_at"], reverse=True)
     assert [r["alpha_id"] for r in body["data"]] == [e["alpha_id"] for e in expected]
     for row, entry in zip(body["data"], expected, strict=True):
-        assert set(row) == {"alpha_id", "name", "tldr"}
+        assert list(row) == ["alpha_id", "name", "tldr", "standing", "approved_since"]
+        # An app without records: nothing decided (tests/e2e/test_standings_served.py decides).
+        assert (row["standing"], row["approved_since"]) == ("never", None)
         assert row["name"] == (entry.get("name") or entry["alpha_id"])
         assert row["tldr"] == entry.get("tldr")
     assert body["pagination"] == {"limit": 100, "offset": 0, "returned": 7, "total": 7, "has_more": False}

@@ -1,0 +1,110 @@
+"""Where each alpha stands after the operator's decisions (`alpha-results promote`, `retire`;
+docs/events.md "Promotions"), as data: figures know no records.
+
+The server reads the latest decision about every alpha from its records
+(`records.promotions.Promotions.standing`) and hands it here (`Standings.of`); a notebook does
+the same with the records it opens, or names the approved alphas itself (`Standings.approving`).
+What it feeds: the catalogue's and the screener's `standing` and `approved_since` columns, the
+screener's `standing` filter, and the decision routes' default reference set (the approved alphas
+a caller may read: `analytics.sets.default_reference`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from datasets.served import Catalogue
+from schemas.bodies.promotions import Standing
+
+
+class Decided(Protocol):
+    """The latest decision about an alpha, as the records keep it (`records.promotions.Promotion`)."""
+
+    @property
+    def action(self) -> str: ...
+
+    @property
+    def as_of(self) -> dt.date: ...
+
+
+@dataclass(frozen=True)
+class Standings:
+    """The alphas in force in the live book (`approved`: alpha -> the as_of of the approval in
+    force) and those retired from it; every other alpha was never decided on."""
+
+    approved: Mapping[str, dt.date | None] = field(default_factory=dict)
+    retired: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, latest: Mapping[str, Decided]) -> Standings:
+        """From the latest decision about each alpha (`Promotions.standing()`)."""
+        approved = {alpha: d.as_of for alpha, d in latest.items() if d.action == "approved"}
+        retired = frozenset(alpha for alpha, d in latest.items() if d.action == "retired")
+        return cls(approved, retired)
+
+    @classmethod
+    def approving(cls, alphas: Iterable[str] | Mapping[str, dt.date | None]) -> Standings:
+        """A notebook's own: `alphas` approved (as of the dates given; with ids alone, as of no
+        date it knows: `approved_since` is null)."""
+        if isinstance(alphas, Mapping):
+            return cls(dict(alphas))
+        return cls(dict.fromkeys(alphas))
+
+    def standing(self, alpha: str) -> Standing:
+        if alpha in self.approved:
+            return "approved"
+        return "retired" if alpha in self.retired else "never"
+
+    def approved_since(self, alpha: str) -> dt.date | None:
+        """The as_of of the approval in force; None when the alpha is not approved (or a notebook
+        named it without a date)."""
+        return self.approved.get(alpha)
+
+    def columns(self, alpha: str) -> dict[str, object]:
+        """The `standing` and `approved_since` of a catalogue or screener row."""
+        return {"standing": self.standing(alpha), "approved_since": self.approved_since(alpha)}
+
+    def mask(self, catalogue: Catalogue, wanted: Iterable[str]) -> np.ndarray:
+        """Which of the catalogue's alphas (catalogue order) stand as one of `wanted`
+        (`STANDINGS`)."""
+        listing = catalogue.listing
+        assert listing is not None
+        chosen = set(wanted)
+        keep = np.zeros(len(listing.ids), dtype=bool)
+        approved = _member(listing.ids, self.approved)
+        retired = _member(listing.ids, self.retired)
+        if "approved" in chosen:
+            keep |= approved
+        if "retired" in chosen:
+            keep |= retired
+        if "never" in chosen:
+            keep |= ~(approved | retired)
+        return keep
+
+    def tag(self, catalogue: Catalogue, readable: np.ndarray) -> str:
+        """A version of the standings of the alphas `readable` admits (catalogue order): it changes
+        with a decision about one of them, never with one about an alpha the caller may not read."""
+        listing = catalogue.listing
+        assert listing is not None
+        decided = _member(listing.ids, {*self.approved, *self.retired}) & readable
+        digest = hashlib.sha256()
+        for alpha in listing.ids.filter(pa.array(decided)).to_pylist():
+            digest.update(f"{alpha}\x00{self.standing(alpha)}\x00{self.approved_since(alpha)}\x00".encode())
+        return digest.hexdigest()[:16]
+
+
+NO_DECISIONS = Standings()
+"""An app or a notebook without records: every alpha `never`, nothing approved."""
+
+
+def _member(ids: pa.Array, alphas: Iterable[str]) -> np.ndarray:
+    found = pc.is_in(ids, value_set=pa.array(list(alphas), pa.string()))
+    return np.asarray(pc.fill_null(found, False).to_numpy(zero_copy_only=False), dtype=bool)
