@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import inputs, sets, significance
+from analytics import inputs, live, sets, significance
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
@@ -35,7 +35,18 @@ from datasets.reader import BuildView
 from datasets.rows import floats
 from datasets.served import Catalogue
 from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
-from schemas.checks import MAX, MIN, MIN_YEAR_SESSIONS, PERCENT_UNITS, RECENT_SESSIONS, STRESS_MULTIPLE, Check
+from schemas.bodies.live import LIVE_MIN_SESSIONS
+from schemas.checks import (
+    LIVE_CHECKS,
+    MAX,
+    MIN,
+    MIN_YEAR_SESSIONS,
+    NOT_APPROVED,
+    PERCENT_UNITS,
+    RECENT_SESSIONS,
+    STRESS_MULTIPLE,
+    Check,
+)
 
 MAX_DIGITS = 17
 """Significant digits that tell any two distinct doubles apart (`verdict`'s numbers stop there)."""
@@ -135,6 +146,7 @@ RECENT = "window_last_504_sessions"
 MIN_WINDOW_SESSIONS = 2
 """Below this, no ledger check is measurable: a shorter window is a 400 (`from`/`to`)."""
 WHOLE = "whole_history"
+APPROVAL_SPLIT = "approval_split"
 
 
 @dataclass(frozen=True)
@@ -169,8 +181,10 @@ def checks_payload(
     access: Access,
     positions: str | None,
     warnings: Warnings,
+    approved: dt.date | None = None,
 ) -> Checks:
-    """`positions`: why the key may not read the book's positions (None: it may)."""
+    """`positions`: why the key may not read the book's positions (None: it may); `approved`: the
+    as_of of the alpha's latest approval (None: never approved), where the live checks' part starts."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
@@ -185,10 +199,14 @@ def checks_payload(
         "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
         "ic_t_stat": _ic_t_stat(view, access, warnings),
+        **_live_figures(view, book, approved, window[1], access, warnings),
     }
     entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
     verdicts = [entry.verdict for entry in entries]
     failed, unmeasured = verdicts.count("fail"), verdicts.count("not_measurable")
+    # A live check without a value (never approved, too short a live part) leaves the verdict as the
+    # rest of the battery makes it: it counts once measured (docs/analytics.md "Checks", "Summary").
+    incomplete = any(e.verdict == "not_measurable" and e.id not in LIVE_CHECKS for e in entries)
     return Checks(
         alpha=view.alpha_id,
         book=book,
@@ -201,7 +219,7 @@ def checks_payload(
             passed=verdicts.count("pass"),
             failed=failed,
             not_measurable=unmeasured,
-            verdict="fail" if failed else ("incomplete" if unmeasured else "pass"),
+            verdict="fail" if failed else ("incomplete" if incomplete else "pass"),
         ),
     )
 
@@ -261,7 +279,7 @@ def _ledger_figures(
         }
     returns = part.returns
     few = "fewer than 2 daily returns with variance in the window"
-    turnover = book_turnover(part)
+    turnover = inputs.book_turnover(part)
     positive, years = positive_years(part.days, returns)
     stressed = stressed_returns(part.starting_equity, part.ending_equity, part.execution_cost)
     last = recent(returns)
@@ -295,10 +313,65 @@ def _ledger_figures(
     }
 
 
-def book_turnover(part: inputs.Ledger) -> np.ndarray:
-    """The finite one-way `turnover` of the part's sessions (1/2 sum |quantity x mid| /
-    starting_equity: the column whose mean the run seals as /metrics' mean_turnover)."""
-    return part.turnover[np.isfinite(part.turnover)]
+def _live_figures(
+    view: BuildView,
+    book: str,
+    approved: dt.date | None,
+    end: dt.date | None,
+    access: Access,
+    warnings: Warnings,
+) -> dict[str, Figure]:
+    """live_information_ratio and decay_ratio: `/analytics/live`'s out-of-sample information ratio
+    and decay ratio at the approval's split (`analytics.live`, the same computation), up to `end`
+    (the window's `to`; its `from` does not narrow them), measured once LIVE_MIN_SESSIONS sessions
+    follow the approval."""
+
+    def figures(reason: str, split: dt.date | None) -> dict[str, Figure]:
+        return {
+            name: Figure(None, reason, book, APPROVAL_SPLIT, {"split_date": split}) for name in LIVE_CHECKS
+        }
+
+    if approved is None:
+        return figures(NOT_APPROVED, None)
+    if not access.ledger:
+        return {
+            name: Figure(
+                None,
+                withheld("ledger", f"checks.{name}", warnings),
+                book,
+                APPROVAL_SPLIT,
+                {"split_date": approved},
+            )
+            for name in LIVE_CHECKS
+        }
+    if inputs.ledger(view, book) is None:
+        return figures("the run has no ledger for this book", approved)
+    found = live.live_payload(view, book, live.split_of(view, approved), access, Warnings(), end)
+    sessions = found.out_of_sample.sessions or 0
+    if sessions < LIVE_MIN_SESSIONS:
+        up_to = "" if end is None else f" up to {end}"
+        return figures(
+            f"the out-of-sample part holds {sessions} sessions after the approval on {approved}{up_to}; at least "
+            f"{LIVE_MIN_SESSIONS} are needed",
+            approved,
+        )
+    ir, decay = found.out_of_sample.information_ratio, found.decay_ratio
+    backtest = found.in_sample.information_ratio.value
+    context = {
+        "sessions": sessions,
+        "split_date": approved,
+        "backtest": "n/a" if backtest is None else f"{backtest:.3g}",
+        "live": "n/a" if ir.value is None else f"{ir.value:.3g}",
+    }
+    extra = {"split_date": approved}
+    return {
+        "live_information_ratio": Figure(
+            ir.value, ir.withheld_reason or "not measurable", book, APPROVAL_SPLIT, extra, context
+        ),
+        "decay_ratio": Figure(
+            decay.value, decay.withheld_reason or "not measurable", book, APPROVAL_SPLIT, extra, context
+        ),
+    }
 
 
 def _deflated_sharpe(

@@ -227,12 +227,16 @@ class Figures:
         alpha: str,
         policy: Policy | str | os.PathLike[str] | None = None,
         warnings: Warnings | None = None,
+        approved: dt.date | None = None,
         **params: Any,
     ) -> Checks:
         """`/analytics/checks` of one book (`ChecksQuery`: `book`, `start`, `end` and the
         `min_`/`max_` bounds, which may only tighten the policy) against `policy`: a `Policy`, the
         path of a policy file (what the server's `checks_policy_file` names, read by the same
-        `analytics.policy.load_policy`), or None, the built-in defaults."""
+        `analytics.policy.load_policy`), or None, the built-in defaults. `approved` is the as_of of
+        the alpha's latest approval, as for `live`: the live checks (live_information_ratio,
+        decay_ratio) measure the sessions after it; None, never approved: they are not_measurable
+        (not_applicable)."""
         q = ChecksQuery(**params)
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
@@ -251,7 +255,7 @@ class Figures:
         window = (q.start, q.end)
         found = warnings or Warnings()
         return checks.checks_payload(
-            view, book, window, thresholds, judged, seen, production, FULL_ACCESS, None, found
+            view, book, window, thresholds, judged, seen, production, FULL_ACCESS, None, found, approved
         )
 
     def combine(

@@ -39,6 +39,13 @@ class Ledger:
         return daily_returns(self.starting_equity, self.ending_equity)
 
 
+def book_turnover(part: Ledger) -> np.ndarray:
+    """The finite one-way `turnover` of the part's sessions (1/2 sum |quantity x mid| /
+    starting_equity: the column whose mean the run seals as /metrics' mean_turnover), as the
+    turnover check and each part of /analytics/live average it."""
+    return part.turnover[np.isfinite(part.turnover)]
+
+
 @dataclass(frozen=True)
 class Series:
     """A dated series (days since 1970, ascending) of floats."""

@@ -25,7 +25,6 @@ import numpy as np
 
 from analytics import inputs, significance
 from analytics.access import Access, withheld
-from analytics.checks import book_turnover
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, declared_stat
 from analytics.returns import max_drawdown_fraction, mean_over_std
@@ -79,11 +78,15 @@ def split_of(view: BuildView, approved: dt.date | None, requested: dt.date | Non
     return Split(None, None)
 
 
+def realised_days(days: np.ndarray) -> np.ndarray:
+    """When each weekly IC's forward return is realised: the next rebalance's date (the last week:
+    its own date plus 7 days)."""
+    return np.append(days[1:], days[-1] + WEEK_DAYS) if days.size else days
+
+
 def in_sample_weeks(days: np.ndarray, split_day: int) -> np.ndarray:
-    """Which weekly ICs are in-sample: their forward return is realised on or before the split
-    (the next rebalance's date; the last week's own date plus 7 days)."""
-    realised = np.append(days[1:], days[-1] + WEEK_DAYS) if days.size else days
-    return realised <= split_day
+    """Which weekly ICs are in-sample: their forward return is realised on or before the split."""
+    return realised_days(days) <= split_day
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ def _part(
         ir = information_ratio(r, per_year)
         excess = information_ratio(r - ledger.risk_free_return, per_year)
         drawdown = max_drawdown_fraction(r) * 100.0
-        traded = book_turnover(ledger)
+        traded = inputs.book_turnover(ledger)
         turnover = float(np.mean(traded)) * per_year if traded.size else None
     if ic is None or ic_reason:
         mean_ic = icir = hit_rate = None
@@ -153,9 +156,12 @@ def _part(
     )
 
 
-def live_payload(view: BuildView, book: str, split: Split, access: Access, warnings: Warnings) -> Live:
+def live_payload(
+    view: BuildView, book: str, split: Split, access: Access, warnings: Warnings, end: dt.date | None = None
+) -> Live:
     """In-sample against out-of-sample of `book` at `split` (docs/analytics.md, "Live against
-    backtest")."""
+    backtest"); `end`: the last date seen (the checks' `to`: no session after it, no week whose
+    forward return is realised after it), None for the whole history (the route)."""
     facts = conventions(view)
     context = {"book": book}
     reasons: dict[str, str] = {}
@@ -174,6 +180,7 @@ def live_payload(view: BuildView, book: str, split: Split, access: Access, warni
     # without a split: dt.date.max holds no session).
     ledgers: list[inputs.Ledger | None] = [None, None]
     if ledger is not None:
+        ledger = ledger if end is None else ledger.window((None, end))
         after = dt.date.max if split.date is None else split.date + dt.timedelta(days=1)
         ledgers = [ledger.window((None, split.date)), ledger.window((after, None))]
     ics: list[np.ndarray | None] = [None, None]
@@ -184,6 +191,8 @@ def live_payload(view: BuildView, book: str, split: Split, access: Access, warni
             if split.date is None
             else in_sample_weeks(series.days, day_number(split.date))
         )
+        if end is not None:
+            finite &= realised_days(series.days) <= day_number(end)
         ics = [series.values[finite & inside], series.values[finite & ~inside]]
     sides = [_Side(ledgers[0], ics[0]), _Side(ledgers[1], ics[1])]
     in_sample = _part(sides[0], facts.sessions_per_year, facts.weeks_per_year, reasons, context)

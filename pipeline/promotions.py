@@ -4,7 +4,9 @@
 The snapshot is the alpha's served build and `/analytics/checks` of its long_short book over its
 history up to the decision's date, against the operator's policy: the figures the server answers
 (`analytics.figures.Figures.checks`, the same code), so the record says exactly what the checks
-said that day. The decision and its event (`alpha.approved`, `alpha.retired`) are written in one
+said that day. The live checks see the approval in force before the decision: none for a first
+approval (not_applicable), the approval being ended for a retirement (its live part up to the
+retirement's date). The decision and its event (`alpha.approved`, `alpha.retired`) are written in one
 transaction (`records.store.Records.decide`).
 """
 
@@ -41,12 +43,15 @@ class Decision:
     note: str
 
 
-def snapshot_of(figures: Figures, alpha: str, as_of: dt.date, policy_file: str) -> tuple[str, dict[str, Any]]:
+def snapshot_of(
+    figures: Figures, alpha: str, as_of: dt.date, policy_file: str, approved: dt.date | None = None
+) -> tuple[str, dict[str, Any]]:
     """The served build of `alpha` and what its checks said over its history up to `as_of` (a
-    `schemas.bodies.promotions.Snapshot`, as JSON: what the record keeps and the API serves)."""
+    `schemas.bodies.promotions.Snapshot`, as JSON: what the record keeps and the API serves);
+    `approved`: the as_of of the alpha's latest approval before this decision (the live checks')."""
     build = figures.build(alpha)
     policy = load_policy(policy_file)
-    checks = figures.checks(alpha, policy, end=as_of)
+    checks = figures.checks(alpha, policy, approved=approved, end=as_of)
     snapshot = Snapshot(
         as_of=as_of,
         policy=msgspec.convert(msgspec.to_builtins(policy.echo()), PolicySeen),
@@ -62,20 +67,29 @@ def snapshot_of(figures: Figures, alpha: str, as_of: dt.date, policy_file: str) 
 def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
     """Record `decision` with its snapshot and its event; `DecisionRefused` says why not."""
     try:
-        figures = Figures.open(lake)
-        build_id, snapshot = snapshot_of(figures, decision.alpha_id, decision.as_of, policy_file)
-    except LookupError as exc:
-        raise DecisionRefused(str(exc)) from None
-    except BadParameters as exc:
-        problems = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
-        raise DecisionRefused(f"the checks cannot be measured up to {decision.as_of}: {problems}") from None
-    except PolicyError as exc:
-        raise DecisionRefused(str(exc)) from None
-    try:
         records = open_records(records_url)
     except Unavailable as exc:
         raise DecisionRefused(f"the database cannot be opened: {exc}") from None
     try:
+        try:
+            before = records.promotions.approval(decision.alpha_id)
+        except Unavailable as exc:
+            raise DecisionRefused(f"the database cannot be used: {exc}") from None
+        try:
+            figures = Figures.open(lake)
+            approved = None if before is None else before.as_of
+            build_id, snapshot = snapshot_of(
+                figures, decision.alpha_id, decision.as_of, policy_file, approved
+            )
+        except LookupError as exc:
+            raise DecisionRefused(str(exc)) from None
+        except BadParameters as exc:
+            problems = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
+            raise DecisionRefused(
+                f"the checks cannot be measured up to {decision.as_of}: {problems}"
+            ) from None
+        except PolicyError as exc:
+            raise DecisionRefused(str(exc)) from None
         return records.decide(
             decision.alpha_id,
             decision.action,

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from schemas.bodies.live import LIVE_MIN_SESSIONS
+
 MIN, MAX = "min", "max"
 
 RECENT_SESSIONS = 504
@@ -25,6 +27,15 @@ STRESS_MULTIPLE = 2.0
 """stressed_net_information_ratio: the multiple of the modelled execution cost paid."""
 MIN_OVERLAP = 3
 """production_correlation: common sessions a correlation needs (as /analytics/correlation)."""
+LIVE_CHECKS = ("live_information_ratio", "decay_ratio")
+"""The checks of an approved alpha's live part (`/analytics/live` at its approval): measured once
+the alpha has an approval and LIVE_MIN_SESSIONS sessions after it; until then `not_measurable`, and
+left out of the summary's verdict (docs/analytics.md "Checks", "Summary")."""
+NOT_APPROVED = (
+    "not_applicable: the alpha was never approved (alpha-results promote); the live checks measure the "
+    "sessions after an approval"
+)
+"""The reason of a live check of an alpha never approved."""
 PERCENT_UNITS = ("fraction",)
 """Units whose values a check's `reason` writes in percent (13.9%), as the dashboard shows them;
 any other unit is written as a plain number."""
@@ -146,6 +157,30 @@ CHECKS: tuple[Check, ...] = (
         "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
         "distinguishable from 0?)",
         min=(2.0, "min_ic_t_stat"),
+    ),
+    _check(
+        "live_information_ratio",
+        "ratio",
+        "analytics.live",
+        "information ratio of the book's daily returns after the alpha's latest approval (in force or since "
+        "retired): /analytics/live out_of_sample.information_ratio at the approval's as_of, annualised as "
+        "information_ratio (x sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not "
+        f"narrow it); measured once {LIVE_MIN_SESSIONS} sessions follow the approval",
+        "the book's annualised information ratio over the {sessions} sessions after its approval on {split_date}",
+        min=(0.0, "min_live_information_ratio"),
+    ),
+    _check(
+        "decay_ratio",
+        "ratio",
+        "analytics.live",
+        "/analytics/live decay_ratio at the approval's as_of: the information ratio after the approval (up to the "
+        "window's `to`) over the information ratio up to it (1 held up, 0 nothing left, below 0 reversed); "
+        "measured once "
+        f"{LIVE_MIN_SESSIONS} sessions follow the approval and while the in-sample information ratio is "
+        "positive",
+        "the share of its in-sample information ratio ({backtest}) the book kept over the {sessions} sessions "
+        "after its approval on {split_date} ({live} live)",
+        min=(0.25, "min_decay_ratio"),
     ),
 )
 """The battery, in the order every answer lists it."""

@@ -19,7 +19,8 @@ from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, Analyt
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.bodies.formats import TEXT
-from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
+from schemas.bodies.live import LIVE_MIN_SESSIONS
+from schemas.checks import BY_ID, CHECKS, LIVE_CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
 
 DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
 REFERENCE_ORIGINS = (
@@ -260,6 +261,8 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
     production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
     ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
+    live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
+    decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
 
 
 class Policy(Body, kw_only=True, frozen=True):
@@ -326,16 +329,18 @@ class CheckResult(Body, kw_only=True, frozen=True):
     book: Annotated[
         str | None,
         figure(
-            "The book whose figures the value is built from: the requested book, long_short for deflated_sharpe "
-            "and production_correlation (as significance and correlation serve them), null for ic_t_stat (the "
-            "conditioned signal)"
+            "The book whose figures the value is built from: the requested book (the live checks too), long_short "
+            "for deflated_sharpe and production_correlation (as significance and correlation serve them), null for "
+            "ic_t_stat (the conditioned signal)"
         ),
     ]
     horizon: Annotated[
         str,
         figure(
-            f"What the value is over: window, window_last_{RECENT_SESSIONS}_sessions (recent_information_ratio) "
-            "or whole_history (production_correlation, ic_t_stat: from/to do not narrow them)"
+            f"What the value is over: window, window_last_{RECENT_SESSIONS}_sessions (recent_information_ratio), "
+            "whole_history (production_correlation, ic_t_stat: from/to do not narrow them) or approval_split "
+            "(live_information_ratio, decay_ratio: the history split at the approval, in-sample every session up "
+            "to it, out-of-sample those after it up to `to`; from does not narrow it)"
         ),
     ]
     reason: Annotated[
@@ -347,8 +352,9 @@ class CheckResult(Body, kw_only=True, frozen=True):
             "...'), from the check's declaration: "
             + "; ".join(f"{check.id}: {check.meaning}" for check in CHECKS)
             + " ({names} are the figure's own: sessions counted, trials, the symbol and date held, the nearest "
-            "production alpha). not_measurable: why there is no value; starts with access_limited when the key "
-            "may not read the data it is built from"
+            "production alpha, the live part's sessions and split date). not_measurable: why there is no value; "
+            "starts with access_limited when the key may not read the data it is built from, not_applicable for a "
+            "live check of an alpha never approved"
         ),
     ]
     compared: (
@@ -419,6 +425,17 @@ class CheckResult(Body, kw_only=True, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    split_date: (
+        Annotated[
+            dt.date | None,
+            figure(
+                "live_information_ratio and decay_ratio only: the split, the as_of of the alpha's latest approval "
+                "(in force or since retired; /analytics/live split_date with split_origin approval): sessions after "
+                "it are the live part. Null when the alpha was never approved"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class ChecksSummary(Body, kw_only=True, frozen=True):
@@ -426,8 +443,21 @@ class ChecksSummary(Body, kw_only=True, frozen=True):
 
     passed: Annotated[int, figure("Checks that pass", unit="checks")]
     failed: Annotated[int, figure("Checks that fail", unit="checks")]
-    not_measurable: Annotated[int, figure("Checks without a value", unit="checks")]
-    verdict: Annotated[str, figure("pass when every check passes, fail when any fails, else incomplete")]
+    not_measurable: Annotated[
+        int,
+        figure(
+            "Checks without a value (the live checks of an alpha not measured live included)", unit="checks"
+        ),
+    ]
+    verdict: Annotated[
+        str,
+        figure(
+            "fail when any check fails (a live check too), else incomplete when a check other than the live ones "
+            f"({', '.join(LIVE_CHECKS)}) is not_measurable, else pass. A live check counts once it has a value: "
+            f"while the alpha was never approved or fewer than {LIVE_MIN_SESSIONS} sessions follow its approval "
+            "it is not_measurable and leaves the verdict as the rest of the battery makes it"
+        ),
+    ]
 
 
 class Checks(Body, kw_only=True, frozen=True):

@@ -5,7 +5,8 @@
 Authorised and resolved first, as every run-scoped route; then the parameters (a bound looser than
 the policy is a 400); then the build and the catalogue figures the battery reads: the DSR's trials
 (`Seen`, as significance) and the production alphas the key may read (as correlation, never
-counting or naming another).
+counting or naming another); and the alpha's latest approval, where the live checks' part starts
+(as `/analytics/live`'s split).
 """
 
 from __future__ import annotations
@@ -66,8 +67,11 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     warnings = Warnings()
     refused = production_refused(access, ctx.caller.may_call(CORRELATION_ENDPOINT), warnings)
     positions = positions_refused(ctx.caller.may_call(POSITIONS_ENDPOINT), warnings)
+    approval = await ctx.approval(build.alpha_id)
+    approved = None if approval is None else approval.as_of
     # The answer depends on the build, the policy, the trials it is given, the builds of the
-    # production alphas the key may read, and what the key may read; nothing else.
+    # production alphas the key may read, the approval (the live checks' split), and what the key
+    # may read; nothing else.
     ctx.validate_with(
         "+".join(
             (
@@ -75,6 +79,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
                 policy.tag(),
                 seen.tag(),
                 catalogue_tag(catalogue, reference.mask, "checks.production", reference.origin, "returns"),
+                "approval-none" if approval is None else f"approval-{approval.id}",
                 f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}{int(positions is None)}",
             )
         )
@@ -95,6 +100,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
             access,
             positions,
             warnings,
+            approved,
         )
 
     data = await to_thread.run_sync(compute)
