@@ -22,6 +22,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "promote": ("cli.promotions", "approve an alpha into the live book, recording what its checks said"),
     "retire": ("cli.promotions", "retire an approved alpha from the live book"),
     "promotions": ("cli.promotions", "the decisions about an alpha, oldest first"),
+    "webhooks": (
+        "cli.webhooks",
+        "register, list, disable and remove the webhooks of keys; their delivery attempts",
+    ),
+    "deliver": (
+        "cli.webhooks",
+        "the delivery worker: push each webhook's events to its URL, signed and retried",
+    ),
     "reference": (
         "cli.reference",
         "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",

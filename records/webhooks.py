@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from records.events import Event, EventLog, event_of
+from records.events import Event, EventLog, Reader, event_of, visible_sql
 from records.sql import Database, Statement
 from records.times import read_time, stored_time
 
@@ -340,6 +340,16 @@ class Webhooks:
             params,
         )
         return event_of(rows[0]) if rows else None
+
+    def visible(self, reader: Reader, event_id: int) -> bool:
+        """Whether `reader` may see the event `event_id`: the rule of every read of the log
+        (`records.events.visible_sql`, as `GET /v1/events` applies it), on one event."""
+        condition, params = visible_sql(reader)
+        rows, _ = self._database.execute(
+            "SELECT 1 FROM events WHERE id = ? AND " + condition,  # noqa: S608 (markers and fixed words)
+            (event_id, *params),
+        )
+        return bool(rows)
 
     def _fenced(self, lease: Lease, statements: list[Statement]) -> list[Any]:
         """Run `statements` after renewing the lease, in one transaction; each of them carries the

@@ -1,0 +1,259 @@
+"""`alpha-results webhooks ...` (the operator's webhooks) and `alpha-results deliver` (the delivery
+worker), over the database the key store uses (`--keystore`, else `ALPHA_RESULTS_KEYSTORE_URL`,
+else `sqlite:///var/keys.sqlite3`). docs/events.md, "Webhooks".
+
+    webhooks add KEY_ID URL [--type T ...] [--alpha A ...] [--note TEXT] [--by NAME]
+    webhooks list [--key KEY_ID] [--all]
+    webhooks attempts WEBHOOK_ID [--limit N]
+    webhooks disable|enable|remove WEBHOOK_ID
+    deliver [--once] [--timeout S] [--retry-first S] [--retry-max S] [--retry-window S] ...
+
+`add` prints the webhook as JSON with its signing secret, the only time the secret is shown.
+A refusal (an unknown key or webhook, a URL the rules refuse, an unknown event type) exits 1 with
+the reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from typing import Any
+
+from serve.settings import Settings
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds; got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"a number of seconds > 0; got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a whole number >= 1; got {text!r}")
+    return value
+
+
+def _operator() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "operator"
+
+
+def _keystore(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--keystore", metavar="URL", default=None, help="the database (default: the server's)"
+    )
+
+
+def register(subparsers: Any) -> None:
+    webhooks = subparsers.add_parser("webhooks", help="the webhooks of keys", description=__doc__)
+    actions = webhooks.add_subparsers(dest="webhooks_command", required=True, metavar="ACTION")
+
+    add = actions.add_parser("add", help="register a webhook for a key and print its secret once")
+    add.add_argument("key_id", help="the key whose events it receives")
+    add.add_argument("url", help="where they are POSTed (https://, a public address)")
+    add.add_argument(
+        "--type",
+        dest="types",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="only this event type (repeat)",
+    )
+    add.add_argument(
+        "--alpha",
+        dest="alphas",
+        action="append",
+        default=[],
+        metavar="ALPHA",
+        help="only this alpha (repeat)",
+    )
+    add.add_argument("--note", default="", help="what it is for")
+    add.add_argument("--by", default=None, help="who registers it (default: the OS user)")
+    _keystore(add)
+    add.set_defaults(handler=_add)
+
+    listed = actions.add_parser("list", help="the webhooks (of one key) and how far each has delivered")
+    listed.add_argument("--key", default=None, metavar="KEY_ID", help="only this key's")
+    listed.add_argument("--all", action="store_true", help="include removed webhooks")
+    _keystore(listed)
+    listed.set_defaults(handler=_list)
+
+    attempts = actions.add_parser("attempts", help="a webhook's last delivery attempts, oldest first")
+    attempts.add_argument("webhook_id")
+    attempts.add_argument("--limit", type=_count, default=50, help="how many (default 50)")
+    _keystore(attempts)
+    attempts.set_defaults(handler=_attempts)
+
+    for name, state, help_text in (
+        ("disable", "disabled", "stop delivering to a webhook (its progress is kept)"),
+        ("enable", "active", "deliver again, from the event its delivery stopped at"),
+        ("remove", "removed", "remove a webhook for good (its secret is erased; its attempts kept)"),
+    ):
+        parser = actions.add_parser(name, help=help_text)
+        parser.add_argument("webhook_id")
+        if name == "enable":
+            parser.add_argument(
+                "--from-now", action="store_true", help="skip the events it missed: resume at the newest"
+            )
+        _keystore(parser)
+        parser.set_defaults(handler=_change, state=state)
+
+    deliver = subparsers.add_parser(
+        "deliver", help="the delivery worker: push events to webhooks", description=__doc__
+    )
+    deliver.add_argument("--once", action="store_true", help="deliver what is due now, then exit")
+    deliver.add_argument("--timeout", type=_positive, default=10.0, help="seconds a delivery may take (10)")
+    deliver.add_argument("--retry-first", type=_positive, default=30.0, help="first retry after (30 s)")
+    deliver.add_argument(
+        "--retry-max", type=_positive, default=3600.0, help="longest wait between retries (3600 s)"
+    )
+    deliver.add_argument(
+        "--retry-window",
+        type=_positive,
+        default=86400.0,
+        help="failing this long disables a webhook (86400 s)",
+    )
+    deliver.add_argument(
+        "--poll", type=_positive, default=1.0, help="seconds between looks for new events (1)"
+    )
+    deliver.add_argument(
+        "--lease", type=_positive, default=30.0, help="seconds the worker's lease lasts (30)"
+    )
+    deliver.add_argument("--concurrency", type=_count, default=8, help="webhooks delivered to at once (8)")
+    deliver.add_argument(
+        "--settle", type=_positive, default=10.0, help="seconds a missing event id is waited for (10)"
+    )
+    deliver.add_argument("--worker-id", default=None, help="this worker's name (default: host:pid:random)")
+    _keystore(deliver)
+    deliver.set_defaults(handler=_deliver)
+
+
+def _refused(exc: Exception) -> int:
+    print(f"error: {exc}", file=sys.stderr)
+    return 1
+
+
+def _add(args: argparse.Namespace) -> int:
+    from serve.webhooks import WebhookRefused, as_json, open_registry, register
+
+    settings = Settings.from_env()
+    try:
+        registry = open_registry(args.keystore or settings.keystore_url)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    try:
+        registered = register(
+            registry,
+            args.key_id,
+            args.url,
+            types=args.types,
+            alphas=args.alphas,
+            note=args.note,
+            created_by=_operator() if args.by is None else args.by,
+            allow_private=settings.webhook_allow_private,
+        )
+        shown = as_json(registered.webhook, registry.records.cursors, with_secret=True)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    finally:
+        registry.close()
+    print(json.dumps(shown, indent=2))
+    for warning in registered.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(
+        "The secret is shown this once: give it to the receiver, which verifies each delivery with it.",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from serve.webhooks import WebhookRefused, as_json, open_registry
+
+    try:
+        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    try:
+        shown = [
+            as_json(w, registry.records.cursors)
+            for w in registry.records.webhooks.listed(args.key, include_removed=args.all)
+        ]
+    finally:
+        registry.close()
+    print(json.dumps(shown, indent=2))
+    return 0
+
+
+def _attempts(args: argparse.Namespace) -> int:
+    from serve.webhooks import WebhookRefused, attempt_json, found, open_registry
+
+    try:
+        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    try:
+        webhook = registry.records.webhooks.get(args.webhook_id)
+        if webhook is None:
+            found(registry, args.webhook_id)  # raises, naming the webhook
+        shown = [
+            attempt_json(a, registry.records.cursors)
+            for a in registry.records.webhooks.attempts(args.webhook_id, args.limit)
+        ]
+    except WebhookRefused as exc:
+        return _refused(exc)
+    finally:
+        registry.close()
+    print(json.dumps(shown, indent=2))
+    return 0
+
+
+def _change(args: argparse.Namespace) -> int:
+    from serve.webhooks import WebhookRefused, as_json, change_state, open_registry
+
+    try:
+        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    try:
+        changed = change_state(
+            registry, args.webhook_id, args.state, from_now=getattr(args, "from_now", False)
+        )
+        shown = as_json(changed, registry.records.cursors)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    finally:
+        registry.close()
+    print(json.dumps(shown, indent=2))
+    return 0
+
+
+def _deliver(args: argparse.Namespace) -> int:
+    from serve.deliveries import Options, Schedule, run_worker
+
+    settings = Settings.from_env()
+    options = Options(
+        schedule=Schedule(args.retry_first, args.retry_max, args.retry_window),
+        timeout=args.timeout,
+        poll=args.poll,
+        lease_seconds=args.lease,
+        concurrency=args.concurrency,
+        settle=args.settle,
+        allow_private=settings.webhook_allow_private,
+        retention_days=settings.events_retention_days,
+        **({} if args.worker_id is None else {"worker_id": args.worker_id}),
+    )
+    return run_worker(args.keystore or settings.keystore_url, options, once=args.once)

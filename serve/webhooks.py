@@ -1,0 +1,358 @@
+"""Webhooks as the operator registers them, and what a delivery is made of (docs/events.md,
+"Webhooks").
+
+- **Where to.** `check_url`: https only and public addresses only, checked on the URL and on every
+  address its host resolves to (at registration, and again at each delivery, after resolution:
+  a name that later resolves to a private address is refused then, DNS rebinding), unless the
+  setting `webhook_allow_private` allows private, loopback and link-local addresses and plain http
+  (development and tests). Never credentials in the URL.
+- **Who may receive what.** `key_access`: the key must exist, be usable (not revoked, suspended or
+  expired, its account active) and may call `events.list`; an event is then delivered only if
+  `GET /v1/events` would show it to that key (the same reader, `serve.records.reader_of`, and the
+  same SQL). Checked by the worker when it delivers (`serve.deliveries`), never cached.
+- **What is sent.** `event_body` (the Struct of `/v1/events`, `schemas.bodies.events.Event`),
+  signed by `signature` (Stripe's scheme: HMAC-SHA256 over `<unix seconds>.<body>`).
+- **The operator's commands** (`alpha-results webhooks ...`): `register`, `listed`, `attempts`,
+  `set_state`, each refusing a mistake with `WebhookRefused` (the CLI prints it, exit 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+import socket
+import string
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from records.cursors import Cursors
+from records.events import Event
+from records.sql import Unavailable
+from records.store import Records, open_records
+from records.times import stored_time
+from records.webhooks import Attempt, State, Webhook
+from schemas.bodies.events import EVENT_TYPES
+from schemas.bodies.events import Event as WireEvent
+from serve.context import Caller
+from serve.identity.access import build_caller
+from serve.identity.authenticate import standing_refusal
+from serve.identity.backends import open_store
+from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
+
+SECRET_PREFIX = "whsec_"
+EVENTS_ENDPOINT = "events.list"
+"""The registry id a key must be allowed to call for its webhooks to be delivered to."""
+URL_MAX_LENGTH = 2048
+SIGNATURE_HEADER = "Alpha-Results-Signature"
+EVENT_ID_HEADER = "Alpha-Results-Event-Id"
+EVENT_TYPE_HEADER = "Alpha-Results-Event-Type"
+WEBHOOK_ID_HEADER = "Alpha-Results-Webhook-Id"
+ATTEMPT_HEADER = "Alpha-Results-Delivery-Attempt"
+_URL_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~:/?#[]@!$&'()*+,;=%")
+"""What a URL may be written with (RFC 3986, ASCII): no space, control character or non-ASCII
+letter reaches a request line or a header."""
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Sequence[str]]
+"""Host and port to the addresses it resolves to (`resolve`; tests pass their own)."""
+
+
+class WebhookRefused(Exception):
+    """An operator's request refused (an unknown key, a URL the rules refuse, an unknown event
+    type, an unknown webhook): the message says which and why."""
+
+
+class UrlRefused(WebhookRefused):
+    """A destination the URL rules refuse (at registration, or at a delivery after resolution)."""
+
+
+def new_secret() -> str:
+    """A signing secret: `whsec_` and 32 random bytes, URL-safe base64 (43 characters)."""
+    return SECRET_PREFIX + secrets.token_urlsafe(32)
+
+
+def signature(secret: str, timestamp: int, body: bytes) -> str:
+    """The `Alpha-Results-Signature` header of `body` sent at `timestamp` (unix seconds):
+    `t=<timestamp>,v1=<hex HMAC-SHA256, key the secret's UTF-8 bytes, message "<timestamp>." + body>`."""
+    mac = hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={mac}"
+
+
+def event_body(event: Event, cursor: str) -> bytes:
+    """The body of a delivery: one event as JSON (UTF-8), the bytes that are signed; the object of
+    `/v1/events` (`schemas.bodies.events.Event`, made as `serve.routes.events.wire_event` makes
+    it, which a route module keeps to itself and the worker does not import: Litestar, pyarrow)."""
+    created_at = stored_time(event.created_at)
+    assert created_at is not None  # every event has its time
+    return msgspec.json.encode(
+        WireEvent(id=cursor, type=event.type, alpha=event.alpha_id, created_at=created_at, data=event.data)
+    )
+
+
+# -- where to -------------------------------------------------------------------------------
+
+
+def resolve(host: str, port: int) -> list[str]:
+    """The addresses `host` resolves to, in the resolver's order, each once."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def address_refusal(address: Address) -> str | None:
+    """Why a destination may not be this address unless private ones are allowed (None: it may)."""
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    if mapped is not None:  # ::ffff:127.0.0.1 is 127.0.0.1
+        return address_refusal(mapped)
+    for refused, kind in (
+        (address.is_unspecified, "unspecified"),
+        (address.is_loopback, "loopback"),
+        (address.is_link_local, "link-local"),
+        (address.is_multicast, "multicast"),
+        (address.is_private, "private"),
+        (address.is_reserved, "reserved"),
+        (not address.is_global, "not public"),
+    ):
+        if refused:
+            return kind
+    return None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A destination the rules admit: where to connect (one of `addresses`, as resolved when it was
+    checked) and what to ask for."""
+
+    scheme: str
+    host: str
+    port: int
+    target: str
+    """The request target: the URL's path (at least `/`) and query."""
+    addresses: tuple[str, ...]
+
+
+def _addresses(host: str, port: int, resolver: Resolver) -> list[str]:
+    """The host's address when it is one, else those it resolves to (`UrlRefused`: none)."""
+    try:
+        return [str(ipaddress.ip_address(host))]
+    except ValueError:
+        pass  # a name
+    try:
+        addresses = list(resolver(host, port))
+    except (OSError, UnicodeError) as exc:
+        raise UrlRefused(f"the host {host} does not resolve ({exc})") from None
+    if not addresses:
+        raise UrlRefused(f"the host {host} does not resolve")
+    return addresses
+
+
+def check_url(url: str, allow_private: bool, resolver: Resolver = resolve) -> Target:
+    """The destination `url` names, resolved and checked; `UrlRefused` saying which rule it breaks."""
+    if len(url) > URL_MAX_LENGTH:
+        raise UrlRefused(f"a webhook URL is at most {URL_MAX_LENGTH} characters; this one has {len(url)}")
+    if not url or any(character not in _URL_CHARACTERS for character in url):
+        raise UrlRefused(
+            "a webhook URL is written in ASCII without spaces or control characters "
+            "(percent-encode a path; an international domain name in its xn-- form)"
+        )
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UrlRefused(f"not a URL: {exc}") from None
+    scheme = parts.scheme.lower()
+    if scheme != "https" and not (scheme == "http" and allow_private):
+        raise UrlRefused(
+            "a webhook URL must start with https:// (http:// only where the setting "
+            "webhook_allow_private is true, in development)"
+        )
+    if "@" in parts.netloc:
+        raise UrlRefused("a webhook URL may not carry credentials (user:password@): sign, do not log in")
+    if parts.fragment or url.endswith("#"):
+        raise UrlRefused("a webhook URL has no #fragment (it is never sent)")
+    host = parts.hostname
+    if not host:
+        raise UrlRefused("a webhook URL names a host (https://host/path)")
+    port = port or (443 if scheme == "https" else 80)
+    addresses = _addresses(host, port, resolver)
+    if not allow_private:
+        for text in addresses:
+            kind = address_refusal(ipaddress.ip_address(text.split("%", 1)[0]))
+            if kind is not None:
+                where = "is" if text == host else f"resolves to {text}, which is"
+                raise UrlRefused(
+                    f"the host {host} {where} a {kind} address; webhooks go to public addresses "
+                    "only (the setting webhook_allow_private lifts this, in development)"
+                )
+    path = parts.path or "/"
+    return Target(scheme, host, port, path + (f"?{parts.query}" if parts.query else ""), tuple(addresses))
+
+
+# -- who may receive what -------------------------------------------------------------------
+
+
+def key_access(store: SqlKeyStore, key_id: str, now: datetime) -> Caller | str:
+    """What `key_id` may read now, as a request of it would be authorised (its IP allow-list
+    aside: it governs where requests come from); or why its webhooks get nothing now."""
+    key = store.get_key(key_id)
+    if key is None:
+        return "the key does not exist"
+    account = store.get_account(key.user_id)
+    if account is None:
+        return "the key's account does not exist"
+    refused = standing_refusal(key, account, now)
+    if refused is not None:
+        return refused.code.replace("_", " ")
+    caller = build_caller(key, account, client_ip="")
+    if not caller.endpoint_allow.permits(EVENTS_ENDPOINT):
+        return f"the key may not call {EVENTS_ENDPOINT}"
+    return caller
+
+
+# -- the operator's commands ----------------------------------------------------------------
+
+
+@dataclass
+class Registry:
+    """The records and the key store of one database, as the operator's commands use them."""
+
+    records: Records
+    store: SqlKeyStore
+
+    def close(self) -> None:
+        self.records.close()
+        self.store.close()
+
+
+def open_registry(url: str) -> Registry:
+    """The records and the key store of `url`; `WebhookRefused` when the database cannot be opened."""
+    try:
+        records = open_records(url)
+    except Unavailable as exc:
+        raise WebhookRefused(f"the database cannot be opened: {exc}") from None
+    try:
+        store = open_store(url)
+    except KeyStoreUnavailable:
+        records.close()
+        raise WebhookRefused("the key store cannot be opened") from None
+    return Registry(records, store)
+
+
+@dataclass(frozen=True)
+class Registered:
+    webhook: Webhook
+    warnings: tuple[str, ...]
+    """What will keep deliveries from happening now (a suspended key, one that may not call
+    events.list): registered all the same, skipped until it is fixed."""
+
+
+def register(
+    registry: Registry,
+    key_id: str,
+    url: str,
+    types: Sequence[str] = (),
+    alphas: Sequence[str] = (),
+    note: str = "",
+    created_by: str = "",
+    allow_private: bool = False,
+    resolver: Resolver = resolve,
+    now: datetime | None = None,
+) -> Registered:
+    """Register a webhook for `key_id` (its secret on the returned record, shown once)."""
+    moment = now or datetime.now(UTC)
+    unknown = sorted(set(types) - set(EVENT_TYPES))
+    if unknown:
+        raise WebhookRefused(f"unknown event type(s): {', '.join(unknown)} (known: {', '.join(EVENT_TYPES)})")
+    if any(not alpha.strip() for alpha in alphas):
+        raise WebhookRefused("an --alpha filter names an alpha id")
+    if not created_by.strip():
+        raise WebhookRefused("say who registers the webhook (--by)")
+    key = registry.store.get_key(key_id)
+    if key is None:
+        raise WebhookRefused(f"no key {key_id!r} (alpha-results keys list --user USER shows a user's keys)")
+    if key.is_revoked:
+        raise WebhookRefused(f"the key {key_id} is revoked: its webhooks would never be delivered")
+    check_url(url, allow_private, resolver)
+    access = key_access(registry.store, key_id, moment)
+    warnings = () if isinstance(access, Caller) else (f"nothing is delivered while {access}",)
+    webhook = registry.records.webhooks.register(
+        key_id, url, new_secret(), tuple(dict.fromkeys(types)), tuple(dict.fromkeys(alphas)),
+        note, created_by, moment,
+    )  # fmt: skip
+    return Registered(webhook, warnings)
+
+
+def found(registry: Registry, webhook_id: str) -> Webhook:
+    webhook = registry.records.webhooks.get(webhook_id)
+    if webhook is None or webhook.state == "removed":
+        raise WebhookRefused(f"no webhook {webhook_id!r} (alpha-results webhooks list shows them)")
+    return webhook
+
+
+def change_state(registry: Registry, webhook_id: str, state: State, from_now: bool = False) -> Webhook:
+    """Disable, enable or remove a webhook (the operator's); enabling resumes at the event its
+    delivery stopped at, or at the newest event with `from_now`."""
+    webhook = found(registry, webhook_id)
+    if webhook.state == state:
+        raise WebhookRefused(f"the webhook {webhook_id} is already {state}")
+    reason = {"active": "enabled by the operator", "disabled": "disabled by the operator"}.get(
+        state, "removed by the operator"
+    )
+    registry.records.webhooks.set_state(webhook_id, state, reason)
+    if from_now:
+        registry.records.webhooks.skip_to_now(webhook_id)
+    changed = registry.records.webhooks.get(webhook_id)
+    assert changed is not None
+    return changed
+
+
+def as_json(webhook: Webhook, cursors: Cursors, with_secret: bool = False) -> dict[str, Any]:
+    """A webhook as the command line prints it: never its secret, but once, when it is made."""
+    progress = webhook.progress
+    shown: dict[str, Any] = {
+        "id": webhook.id,
+        "key_id": webhook.key_id,
+        "url": webhook.url,
+        "types": list(webhook.types),
+        "alphas": list(webhook.alphas),
+        "note": webhook.note,
+        "created_by": webhook.created_by,
+        "created_at": stored_time(webhook.created_at),
+        "state": webhook.state,
+        "changed_at": stored_time(webhook.changed_at),
+        "reason": webhook.reason,
+        "delivered_through": progress.delivered_through,
+        "retrying": None
+        if progress.pending_event is None
+        else {
+            "event_id": progress.pending_event,
+            "event": cursors.write(progress.pending_event),
+            "failures": progress.failures,
+            "failing_since": stored_time(progress.failing_since),
+            "next_attempt_at": stored_time(progress.next_attempt_at),
+        },
+    }
+    if with_secret:
+        shown["secret"] = webhook.secret
+    return shown
+
+
+def attempt_json(attempt: Attempt, cursors: Cursors) -> dict[str, Any]:
+    return {
+        "event_id": attempt.event_id,
+        "event": cursors.write(attempt.event_id),
+        "attempt": attempt.attempt,
+        "attempted_at": stored_time(attempt.attempted_at),
+        "outcome": attempt.outcome,
+        "http_status": attempt.http_status,
+        "error": attempt.error,
+        "duration_seconds": round(attempt.duration_us / 1e6, 6),
+        "next_attempt_at": stored_time(attempt.next_attempt_at),
+        "worker": attempt.worker,
+    }

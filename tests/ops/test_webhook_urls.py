@@ -1,0 +1,181 @@
+"""Where a webhook may point (docs/events.md, "Webhooks", the URL rules) and what one POST does:
+https and public addresses only unless `webhook_allow_private`, checked again after resolution at
+each delivery (DNS rebinding), no credentials, no redirects followed, a bounded answer and time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from serve.deliveries import Schedule, post
+from serve.webhooks import UrlRefused, check_url, new_secret, signature
+
+PUBLIC = "93.184.215.14"
+
+
+def resolving(*addresses: str) -> Any:
+    def resolver(host: str, port: int) -> Sequence[str]:
+        return addresses
+
+    return resolver
+
+
+@pytest.mark.parametrize(
+    ("url", "addresses", "says"),
+    [
+        ("http://hooks.example.com/x", (PUBLIC,), "must start with https://"),
+        ("ftp://hooks.example.com/x", (PUBLIC,), "must start with https://"),
+        ("https://127.0.0.1/x", (), "is a loopback address"),
+        ("https://[::1]/x", (), "is a loopback address"),
+        ("https://[::ffff:127.0.0.1]/x", (), "loopback"),
+        ("https://10.1.2.3/x", (), "is a private address"),
+        ("https://192.168.0.10:8443/x", (), "is a private address"),
+        ("https://169.254.169.254/latest/meta-data", (), "link-local"),
+        ("https://0.0.0.0/x", (), "unspecified"),
+        ("https://224.0.0.1/x", (), "multicast"),
+        ("https://100.64.0.1/x", (), "not public"),
+        ("https://localhost/x", ("127.0.0.1",), "resolves to 127.0.0.1, which is a loopback address"),
+        ("https://hooks.example.com/x", (PUBLIC, "10.0.0.5"), "resolves to 10.0.0.5"),
+        ("https://user:pw@hooks.example.com/x", (PUBLIC,), "may not carry credentials"),
+        ("https://token@hooks.example.com/x", (PUBLIC,), "may not carry credentials"),
+        ("https://hooks.example.com/x#frag", (PUBLIC,), "no #fragment"),
+        ("https://hooks.example.com/a b", (PUBLIC,), "without spaces or control characters"),
+        ("https://hooks.example.com/x\r\nX-Injected: 1", (PUBLIC,), "without spaces or control characters"),
+        ("https://hööks.example.com/x", (PUBLIC,), "xn-- form"),
+        ("https:///x", (PUBLIC,), "names a host"),
+        ("https://hooks.example.com:99999/x", (PUBLIC,), "not a URL"),
+        ("https://hooks.example.com/" + "a" * 2100, (PUBLIC,), "at most 2048 characters"),
+        ("https://nowhere.invalid/x", (), "does not resolve"),
+    ],
+)
+def test_refused_destinations(url: str, addresses: tuple[str, ...], says: str) -> None:
+    with pytest.raises(UrlRefused, match=says):
+        check_url(url, allow_private=False, resolver=resolving(*addresses))
+
+
+def test_public_https_is_admitted_with_the_addresses_it_resolved_to() -> None:
+    target = check_url("https://hooks.example.com/in?team=a", False, resolving(PUBLIC, "2606:2800:220:1::"))
+    assert (target.scheme, target.host, target.port, target.target) == (
+        "https",
+        "hooks.example.com",
+        443,
+        "/in?team=a",
+    )
+    assert target.addresses == (PUBLIC, "2606:2800:220:1::")
+    assert check_url(f"https://{PUBLIC}:8443", False).target == "/"
+
+
+def test_the_setting_allows_private_addresses_and_http_but_never_credentials() -> None:
+    for url in ("http://127.0.0.1:9000/hook", "https://10.1.2.3/x", "http://localhost/x", "http://[::1]:80/"):
+        check_url(url, allow_private=True, resolver=resolving("127.0.0.1"))
+    with pytest.raises(UrlRefused, match="credentials"):
+        check_url("http://u:p@127.0.0.1/x", allow_private=True)
+    with pytest.raises(UrlRefused, match="https://"):
+        check_url("ftp://127.0.0.1/x", allow_private=True)
+
+
+def test_a_secret_is_long_random_and_the_signature_is_hmac_sha256_of_time_dot_body() -> None:
+    secret = new_secret()
+    assert secret.startswith("whsec_") and len(secret) >= 6 + 43 and secret != new_secret()
+    body = b'{"id":"00","type":"alpha.published"}'
+    header = signature(secret, 1795632713, body)
+    expected = hmac.new(secret.encode(), b"1795632713." + body, hashlib.sha256).hexdigest()
+    assert header == f"t=1795632713,v1={expected}"
+
+
+def test_the_retry_schedule_doubles_to_the_hour() -> None:
+    waits = [Schedule().delay(n) for n in range(1, 12)]
+    assert waits == [30, 60, 120, 240, 480, 960, 1920, 3600, 3600, 3600, 3600]
+    # docs/events.md: about 30 attempts in the 24 hours before a webhook is disabled.
+    elapsed, attempts = 0.0, 1
+    while elapsed + Schedule().delay(attempts) < 86400:
+        elapsed += Schedule().delay(attempts)
+        attempts += 1
+    assert attempts == 30
+
+
+class _Answers(BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_POST(self) -> None:
+        _Answers.hits.append(self.path)
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/moved":
+            self.send_response(302)
+            self.send_header("Location", "/elsewhere")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/huge":
+            self.send_response(500)
+            self.send_header("Content-Length", str(50_000_000))
+            self.end_headers()
+            try:
+                self.wfile.write(b"\x1b[31mdown\x07 " + b"x" * 1_000_000)
+            except OSError:
+                pass
+        elif self.path == "/slow-headers":
+            self.send_response(200)
+            threading.Event().wait(5)
+            self.end_headers()
+        else:
+            self.send_response(204)
+            self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def answering() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _Answers.hits = []
+    yield server.server_port
+    server.shutdown()
+    server.server_close()
+
+
+HEADERS = {"Content-Type": "application/json"}
+
+
+def test_a_post_is_pinned_to_the_checked_address_and_refused_when_the_name_rebinds(answering: int) -> None:
+    # The name resolves to the receiver at the first delivery: sent there, Host naming the host.
+    sent = post(f"http://hooks.test:{answering}/ok", b"{}", HEADERS, True, 5.0, resolving("127.0.0.1"))
+    assert (sent.status, sent.error, sent.delivered) == (204, None, True)
+    # Without the setting, the same name now resolving to a loopback address is refused before any
+    # connection is made (DNS rebinding).
+    refused = post(f"https://hooks.test:{answering}/ok", b"{}", HEADERS, False, 5.0, resolving("127.0.0.1"))
+    assert refused.status is None and refused.error is not None
+    assert refused.error.startswith("refused: the host hooks.test resolves to 127.0.0.1")
+    assert _Answers.hits == ["/ok"]
+
+
+def test_redirects_are_not_followed_and_an_answer_is_read_bounded(answering: int) -> None:
+    moved = post(f"http://127.0.0.1:{answering}/moved", b"{}", HEADERS, True, 5.0)
+    assert (moved.status, moved.error, moved.delivered) == (
+        302,
+        "HTTP 302 (redirects are not followed)",
+        False,
+    )
+    huge = post(f"http://127.0.0.1:{answering}/huge", b"{}", HEADERS, True, 5.0)
+    assert huge.status == 500 and huge.error is not None
+    # At most 200 printable characters of what the receiver said are kept (no terminal escapes).
+    assert huge.error.startswith("HTTP 500: [31mdown xxx") and len(huge.error) <= len("HTTP 500: ") + 200
+    assert _Answers.hits == ["/moved", "/huge"]
+
+
+def test_a_receiver_too_slow_or_absent_fails_the_attempt(answering: int) -> None:
+    slow = post(f"http://127.0.0.1:{answering}/slow-headers", b"{}", HEADERS, True, 0.5)
+    assert (slow.status, slow.error) == (None, "answer: timed out after 0.5 s")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
+    port = server.server_port
+    server.server_close()  # nothing listens there now
+    absent = post(f"http://127.0.0.1:{port}/x", b"{}", HEADERS, True, 5.0)
+    assert absent.status is None and absent.error is not None and absent.error.startswith("connect: ")

@@ -1,0 +1,135 @@
+"""A webhook receiver for the delivery tests: a real HTTP server on 127.0.0.1 in a thread, which
+records every request (path, headers, body) and answers as the test plans, and the signature check
+a receiver would run, written here independently of `serve.webhooks`."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Answer = int | str
+"""An HTTP status to answer with, `hang` (answer 200 only once released: longer than the worker's
+timeout) or `hold` (the same, and say that a request is held: the test kills the worker then)."""
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    """Lower-case names."""
+    body: bytes
+
+    @property
+    def event_id(self) -> str:
+        return self.headers["alpha-results-event-id"]
+
+    @property
+    def event(self) -> dict[str, Any]:
+        parsed: dict[str, Any] = json.loads(self.body)
+        return parsed
+
+
+def signature_valid(secret: str, header: str, body: bytes, now: float | None = None) -> bool:
+    """`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + body, keyed by the secret>`, the timestamp
+    within five minutes of now: what docs/events.md tells a receiver to check."""
+    fields = dict(part.split("=", 1) for part in header.split(","))
+    expected = hmac.new(secret.encode("utf-8"), fields["t"].encode("ascii") + b"." + body, hashlib.sha256)
+    fresh = abs((now or time.time()) - int(fields["t"])) <= 300
+    return fresh and hmac.compare_digest(expected.hexdigest(), fields["v1"])
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self.plan: deque[Answer] = deque()
+        self.default: Answer = 200
+        self.paths: dict[str, Answer] = {}
+        """How a path is always answered (before the plan and the default)."""
+        self._changed = threading.Condition()
+        self._released = threading.Event()
+        self.holding = 0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                with receiver._changed:
+                    receiver.received.append(
+                        Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
+                    if self.path in receiver.paths:
+                        answer = receiver.paths[self.path]
+                    else:
+                        answer = receiver.plan.popleft() if receiver.plan else receiver.default
+                    if answer == "hold":
+                        receiver.holding += 1
+                    receiver._changed.notify_all()
+                if answer in ("hang", "hold"):
+                    receiver._released.wait(60)
+                    answer = 200
+                assert isinstance(answer, int)
+                try:
+                    self.send_response(answer)
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"ok")
+                except OSError:
+                    pass  # the worker was killed or gave up waiting
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str = "/hook") -> str:
+        return f"http://127.0.0.1:{self._server.server_port}{path}"
+
+    def release(self) -> None:
+        """Answer the held and hanging requests (200), and hold the next ones planned again."""
+        self._released.set()
+        self._released = threading.Event()
+
+    def wait_for(self, condition: Callable[[Receiver], bool], what: str, timeout: float = 60.0) -> None:
+        """Wait until `condition(self)` holds (checked at every request), else fail saying `what`."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not condition(self):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for {what}; received {self.summary()}")
+                self._changed.wait(min(left, 0.5))
+
+    def on(self, path: str) -> list[Received]:
+        return [r for r in self.received if r.path == path]
+
+    def summary(self) -> list[tuple[str, str, str]]:
+        return [
+            (r.path, r.headers.get("alpha-results-event-type", ""), r.event_id[:8]) for r in self.received
+        ]
+
+    def close(self) -> None:
+        self._released.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@contextmanager
+def receiving() -> Iterator[Receiver]:
+    receiver = Receiver()
+    try:
+        yield receiver
+    finally:
+        receiver.close()
