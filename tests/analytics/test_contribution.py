@@ -125,11 +125,13 @@ def check_contribution(
     weight: float | None,
     token: str = "raw",
     given: bool = True,
+    origin: str | None = None,
 ) -> dict[str, Any]:
     """The served body against the rule recomputed from the ledgers: the sessions on which the
     alpha and at least one member have a return; the reference book on each the mean of the
     members with one (their risk-free returns likewise); each member correlated over the
-    sessions it shares with the alpha. Returns the body's data (or {} for a 400)."""
+    sessions it shares with the alpha. Returns the body's data (or {} for a 400). `origin`: the
+    default set's, when not the production set (tests/e2e/test_standings_served.py)."""
     returns = window_returns(lake, [alpha, *reference], window)
     counted = returns[alpha].notna() & returns[reference].notna().any(axis=1)
     returns = returns[counted]
@@ -172,7 +174,7 @@ def check_contribution(
     assert data["reference"]["members_in_window"] == len(held)
     assert data["reference"]["without_returns"] == {"count": len(absent), "alphas": absent}
     assert data["reference"]["source"] == ("given" if given else "production")
-    assert data["reference"]["origin"] == ("given" if given else "production")
+    assert data["reference"]["origin"] == ("given" if given else origin or "production")
     assert data["window"] == {"from": window[0], "to": window[1]}
     assert data["sessions"] == len(returns)
     expected_before = book_figures(before, rf_before)
