@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "promote": ("cli.promotions", "approve an alpha into the live book, recording what its checks said"),
     "retire": ("cli.promotions", "retire an approved alpha from the live book"),
     "promotions": ("cli.promotions", "the decisions about an alpha, oldest first"),
+    "events": ("cli.promotions", "the event log: purge the events older than the retention"),
     "webhooks": (
         "cli.webhooks",
         "register, list, disable and remove the webhooks of keys; their delivery attempts",

@@ -40,12 +40,10 @@ from records.events import Event, EventLog, event_of
 from records.promotions import Promotion
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
+from schemas.bodies.events import BUILD_REFUSED as REFUSED
+from schemas.bodies.events import CHECKS_CHANGED, DECAY, PUBLISHED, REPUBLISHED
+from schemas.checks import LIVE_CHECKS
 
-PUBLISHED = "alpha.published"
-REPUBLISHED = "alpha.republished"
-CHECKS_CHANGED = "alpha.checks_changed"
-DECAY = "alpha.decay"
-REFUSED = "build.refused"
 BUILDS = (PUBLISHED, REPUBLISHED)
 """The events that name a build: the last one of an alpha is what the next build is compared with."""
 
@@ -86,9 +84,6 @@ TOLERANCES: dict[str, Tolerance] = {
 INDEX_COLUMNS = {"icir": "icir_annualised"}
 """The catalogue index's column of a headline figure, where its name differs."""
 
-LIVE_CHECKS = ("live_information_ratio", "decay_ratio")
-"""The checks of an approved alpha's live part (the operator's policy): one failing is decay."""
-
 
 def headline_of(row: dict[str, Any]) -> dict[str, float | int | None]:
     """The headline figures of a catalogue index row (non-finite as null)."""
@@ -101,7 +96,7 @@ def headline_of(row: dict[str, Any]) -> dict[str, float | int | None]:
 
 def checks_of(figures: Figures, alpha: str, policy: Policy, approved: dt.date | None) -> dict[str, Any]:
     """Each check's value, unit and verdict (by id, the battery's order) of the served build."""
-    judged = figures.checks(alpha, policy, book=CHECKS_BOOK)  # TEMP
+    judged = figures.checks(alpha, policy, approved=approved, book=CHECKS_BOOK)
     return {
         check.id: {"value": check.value, "unit": check.unit, "verdict": check.verdict}
         for check in judged.checks
