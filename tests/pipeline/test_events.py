@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -287,3 +288,30 @@ def test_events_purge_command(tmp_path: Path) -> None:
     done = subprocess.run([*command[:-1], absent], cwd=REPO, capture_output=True, text=True, check=False)
     assert done.returncode == 1 and "cannot be opened" in done.stderr
     assert not (tmp_path / "absent.sqlite3").exists()
+
+
+def test_an_approved_alpha_whose_live_check_fails_decays(tmp_path: Path) -> None:
+    """Approved, then republished with a live part the operator's policy fails: alpha.decay, with
+    the value /analytics/live serves for the approval's split."""
+    seals = {n: write_factory_seal(tmp_path / f"v{n}", alpha_id=ALPHA, weeks=40, seed=n) for n in (3, 4)}
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[checks.live_information_ratio]\nmin = 100.0\n")  # no alpha passes it
+    lake, url = tmp_path / "lake", f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    env = dict(os.environ, ALPHA_RESULTS_CHECKS_POLICY_FILE=str(policy))
+    build(write_benchmark_seal(tmp_path / "spy", sessions=300), seals[3], lake=lake, records=url, env=env)
+    as_of = dt.date(2023, 5, 26)  # 20 of the 40 weeks after it
+    promote = [sys.executable, "-m", "cli.main", "promote", ALPHA, "--by", "head of research", "--note", "n"]
+    promote += ["--as-of", as_of.isoformat(), "--lake", str(lake), "--keystore", url, "--policy", str(policy)]
+    done = subprocess.run(promote, cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    build(seals[4], lake=lake, records=url, env=env)
+    events = events_of(url)
+    assert [e.type for e in events][:3] == [PUBLISHED, "alpha.approved", REPUBLISHED]
+    [decay] = [e for e in events if e.type == DECAY]
+    [failed] = decay.data["failed"]
+    live = Figures.open(str(lake)).live(ALPHA, approved=as_of)
+    assert failed["id"] == "live_information_ratio" and failed["verdict"] == "fail"
+    assert failed["value"] == live.out_of_sample.information_ratio.value
+    # The same build recorded again (a rerun): no second decay.
+    build(seals[4], lake=lake, records=url, env=env)
+    assert [e.type for e in events_of(url)].count(DECAY) == 1
