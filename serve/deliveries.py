@@ -263,7 +263,7 @@ class Worker:
 
     def run(self, stop: threading.Event, once: bool = False) -> str | None:
         """Deliver until `stop` is set (or, with `once`, until nothing is due now); None, or why
-        nothing could be done (`once` while another worker holds the lease)."""
+        `once` could not (another worker holds the lease, the database cannot be used)."""
         with concurrent.futures.ThreadPoolExecutor(
             max_workers=self.options.concurrency, thread_name_prefix="delivery"
         ) as pool:
@@ -273,6 +273,8 @@ class Worker:
                     try:
                         busy = self._turn(pool, stop)
                     except (Unavailable, KeyStoreUnavailable) as exc:
+                        if once:
+                            return f"the database cannot be used: {exc}"
                         log.warning("the database cannot be used now (%s); trying again", exc)
                         busy = True
                     if once and not self._held:

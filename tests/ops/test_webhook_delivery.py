@@ -383,6 +383,41 @@ def test_deliver_once_refuses_while_another_worker_holds_the_lease(world: World)
     assert world.stop(worker) == 0
 
 
+def test_deliver_once_delivers_what_is_due_and_exits(world: World) -> None:
+    member = world.key()
+    with receiving() as receiver:
+        hook = world.add(member.key_id, receiver.url())
+        events = [world.append("alpha.published", "Test_a") for _ in range(3)]
+        once = subprocess.run(
+            [sys.executable, "-m", "cli.main", "deliver", "--once", "--keystore", world.url],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE,
+        )
+        assert once.returncode == 0, once.stderr
+        assert delivered_ids(receiver) == [world.records.cursors.write(e.id) for e in events]
+    assert world.webhook(hook["id"])["delivered_through"] == events[-1].id
+    assert world.records.webhooks.lease_holder() is None
+    assert once.stderr.count("delivered (HTTP 200") == 3
+    missing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "deliver",
+            "--once",
+            "--keystore",
+            f"sqlite:///{world.folder}/none.db",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+    )
+    assert missing.returncode == 1 and "error: the database cannot be opened" in missing.stderr
+
+
 def test_the_worker_delivers_no_event_past_a_missing_id_until_it_commits_or_settles(
     postgres_schema_url: str,
 ) -> None:

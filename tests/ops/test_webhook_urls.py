@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -179,3 +182,21 @@ def test_a_receiver_too_slow_or_absent_fails_the_attempt(answering: int) -> None
     server.server_close()  # nothing listens there now
     absent = post(f"http://127.0.0.1:{port}/x", b"{}", HEADERS, True, 5.0)
     assert absent.status is None and absent.error is not None and absent.error.startswith("connect: ")
+
+
+def test_the_documented_verification_accepts_a_delivery_and_refuses_a_forgery() -> None:
+    """The receiver's code in docs/events.md ("Verifying a delivery"), run as printed."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text()
+    section = text.split("### Verifying a delivery", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), "docs/events.md", "exec"), namespace)
+    verify = namespace["verify"]
+    secret, body, now = new_secret(), b'{"id":"5b0f","type":"alpha.published"}', int(time.time())
+    header = signature(secret, now, body)
+    assert verify(secret, header, body)
+    assert not verify(secret, header, body + b" ")  # another body
+    assert not verify(new_secret(), header, body)  # another secret
+    assert not verify(secret, signature(secret, now - 600, body), body)  # replayed ten minutes later
+    assert not verify(secret, "t=,v1=", body) and not verify(secret, "garbage", body)
