@@ -249,6 +249,7 @@ export function summaryOf(event) {
       case "alpha.republished":
         return republished(data);
       case "alpha.checks_changed":
+        if (!Array.isArray(data.changed)) return rawData(data);
         return [
           h("p", {}, `Verdicts flipped in build `, h("code", {}, plain(data.build_id)), " (was ", h("code", {}, plain(data.previous_build_id)), "):"),
           flippedTable(data.changed),
@@ -257,6 +258,7 @@ export function summaryOf(event) {
       case "alpha.retired":
         return decision(event.type === "alpha.approved" ? "Approved into the live book" : "Retired from the live book", data);
       case "alpha.decay":
+        if (!Array.isArray(data.failed)) return rawData(data);
         return [
           h("p", {}, "A live check of this approved alpha fails in build ", h("code", {}, plain(data.build_id)), ":"),
           checkList(data.failed),
@@ -347,7 +349,7 @@ function seen(side) {
 }
 
 function flippedTable(changed) {
-  const rows = (Array.isArray(changed) ? changed : []).map((check) =>
+  const rows = changed.map((check) =>
     h(
       "tr",
       { "data-check": plain(check.id) },
@@ -365,7 +367,7 @@ function checkList(failed) {
   return h(
     "ul",
     { class: "event-checks" },
-    (Array.isArray(failed) ? failed : []).map((check) =>
+    failed.map((check) =>
       h("li", { "data-check": plain(check.id) }, figureName(plain(check.id)), " ", h("code", {}, plain(check.id)), ": ", seen(check)),
     ),
   );

@@ -116,6 +116,7 @@ export async function apiGet(path, params = {}, { signal, token } = {}) {
       });
       learnWindow(response);
       body = await response.json().catch(() => null);
+      signal?.throwIfAborted(); // the body's read was cut by the abort: no answer, not an empty one
     } catch (error) {
       if (isAbort(error)) throw error;
       throw new ApiError({

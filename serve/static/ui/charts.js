@@ -10,8 +10,8 @@
 // date (/analytics/live `split_date`, the last in-sample session) on a grey ground (labels.js), under the grid
 // and the series, with "live (out of sample)" and the date in its caption. The wrapper then carries
 // `data-live-after` (the split date) and, once painted, where the shading starts and the plot area
-// in canvas pixels (`data-live-x`, `data-plot-left`, `data-plot-width`) and the x scale in seconds
-// (`data-x-min`, `data-x-max`), which the browser tests check against the pixels.
+// in canvas pixels (`data-live-x`; `data-plot-left`, `-top`, `-width`, `-height`) and the x scale in
+// seconds (`data-x-min`, `data-x-max`), which the browser tests check against the pixels.
 
 import uPlot from "./vendor/uplot/uPlot.esm.js";
 import { add, h } from "./dom.js";
@@ -138,8 +138,15 @@ export function shadeAfter(plot, split) {
 function drawLiveShade(u) {
   const wrapper = u.root.closest("figure.chart");
   const { left, top, width, height } = u.bbox;
-  Object.entries({ "data-plot-left": left, "data-plot-width": width, "data-x-min": u.scales.x.min, "data-x-max": u.scales.x.max })
-    .forEach(([name, value]) => wrapper?.setAttribute(name, String(value)));
+  const measures = {
+    "data-plot-left": left,
+    "data-plot-top": top,
+    "data-plot-width": width,
+    "data-plot-height": height,
+    "data-x-min": u.scales.x.min,
+    "data-x-max": u.scales.x.max,
+  };
+  for (const [name, value] of Object.entries(measures)) wrapper?.setAttribute(name, String(value));
   const split = liveAfter.get(u);
   if (!split) return;
   const from = Math.max(left, Math.round(u.valToPos(dateSeconds(split), "x", true)));
