@@ -629,13 +629,34 @@ def test_the_activity_page_lists_pages_filters_and_watches_the_events(
 def test_the_activity_page_shows_nothing_about_an_alpha_the_key_may_not_read(
     site: LiveSite, events: list[Any], tab: Any, tmp_path: Path
 ) -> None:
-    # The limited key reads Test_ alphas only: nothing about momentum_12_1, not even by name.
+    # The limited key reads Test_ alphas only: nothing about momentum_12_1, not even by name; and
+    # the notice of its own webhook's disabling, which no other key sees.
+    key_id = site.api("/v1/me", site.keys.limited).json()["data"]["key_id"]
+    notice = {
+        "webhook_id": "wh_1",
+        "url": "https://hooks.example.com/alpha",
+        "reason": "no 2xx answer in 86400 s (30 attempts; the last: HTTP 503)",
+        "event": "0" * 32,
+        "attempts": 30,
+        "failing_since": "2026-11-24T18:00:00Z",
+    }
+    records = open_records(site.records_url)
+    try:
+        records.events.append("webhook.disabled", notice, audience="key", key_id=key_id)
+    finally:
+        records.database.close()
     visit = open_dashboard(site, tab, site.keys.limited, "#/activity")
     page = visit.page
     served = served_events(site, site.keys.limited)
-    assert served and all(e["alpha"].startswith("Test_") for e in served)
-    wait_for_events(page, [e["id"] for e in served])
+    assert served and all((e["alpha"] or "Test_").startswith("Test_") for e in served)
+    rows = wait_for_events(page, [e["id"] for e in served])
     assert ALPHA not in page.inner_text("#events") and "new_alpha" not in page.inner_text("#events")
+    assert rows[-1]["type"] == "webhook.disabled" and rows[-1]["alpha"] == ""
+    assert (
+        "The webhook wh_1 to https://hooks.example.com/alpha was disabled after 30 attempts failing since"
+        f" 2026-11-24T18:00:00Z, at event {'0' * 32}: {notice['reason']}." in rows[-1]["text"]
+    )
+    assert "webhook.disabled" not in [e["type"] for e in served_events(site, site.keys.full)]
     # Asking for it by name is answered as for an alpha that does not exist: nothing.
     page.fill("#activity-alpha", ALPHA)
     page.click("#activity-form button[type=submit]")

@@ -276,6 +276,20 @@ export function summaryOf(event) {
           data.kind ? [" (", plain(data.kind), ")"] : "",
           data.message ? [": ", h("span", { class: "event-message" }, plain(data.message))] : ".",
         );
+      case "webhook.disabled":
+        return h(
+          "p",
+          {},
+          "The webhook ",
+          h("code", {}, plain(data.webhook_id)),
+          " to ",
+          h("code", {}, plain(data.url)),
+          ` was disabled after ${plain(data.attempts)} attempts failing since ${plain(data.failing_since)}, at event `,
+          h("code", {}, plain(data.event)),
+          ": ",
+          h("span", { class: "event-message" }, plain(data.reason)),
+          ". An operator's enable starts it again at that event.",
+        );
       default:
         return rawData(data);
     }
