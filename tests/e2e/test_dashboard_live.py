@@ -657,12 +657,13 @@ def test_the_activity_page_shows_nothing_about_an_alpha_the_key_may_not_read(
         f" 2026-11-24T18:00:00Z, at event {'0' * 32}: {notice['reason']}." in rows[-1]["text"]
     )
     assert "webhook.disabled" not in [e["type"] for e in served_events(site, site.keys.full)]
+    keep_screenshot(page, tmp_path, "activity-limited.png")
     # Asking for it by name is answered as for an alpha that does not exist: nothing.
     page.fill("#activity-alpha", ALPHA)
     page.click("#activity-form button[type=submit]")
     page.wait_for_selector("#events-status:has-text('No event that this key may see with these filters.')")
     assert page.eval_on_selector_all("#events li.event", "lis => lis.length") == 0
-    keep_screenshot(page, tmp_path, "activity-limited.png")
+    keep_screenshot(page, tmp_path, "activity-limited-filtered.png")
     check_clean(site, visit)
 
     # An administrator sees the refused build too, its message as text.
