@@ -155,6 +155,22 @@ others: the date the lake was built), a split that is no date, and `/v1/alphas/{
 (the recording's app keeps no records: standing `never`). The checks' turnover is now read from the
 ledger the other figures read (`analytics.inputs.Ledger.turnover`), its answers unchanged. The
 demo's two research_cutoff manifests changed those alphas' builds, and no answer.
+
+Issue 35 item 1 (promotions served: where each alpha stands, and the decision routes' default
+reference set) replaced 142 answers, and in them only added fields and reworded meanings; no
+figure changed (every old request answered again; each differing record is the recorded one with
+the new keys and meanings merged in, every other value as recorded, floats included):
+- the 92 `/v1/alphas` answers: each of their 288 rows gained `standing` and `approved_since` after
+  `tldr` (`never` and null: the recording's app keeps no records);
+- the 33 `/analytics/checks` 200s: the `production_correlation` entry gained `reference`
+  (`production`) after `nearest`;
+- the 10 `/analytics/contribution` 200s: `reference` gained `origin` after `source` (`given` for
+  the 9 naming their set, `production` for the one default);
+- the 7 `/analytics/_doc` answers: the entries of the two new fields
+  (`checks.checks[].reference`, `contribution.reference.origin`), the meanings of
+  `checks.checks[].compared`, `.of` and `.nearest` and of `contribution.reference.source` and
+  `.alpha_excluded` (the set compared with is the default reference set, approved or production),
+  and `endpoint.paths`, whose screener entry lists `standing`.
 """
 
 from __future__ import annotations
