@@ -91,6 +91,12 @@ def run(events: int, webhooks: int, base: str | None, port: int) -> tuple[float,
         before = Quick.count
         elapsed = timed_once(url)
         assert Quick.count - before == events * webhooks, (Quick.count - before, events * webhooks)
+        if base is not None:
+            import psycopg
+
+            schema = url.rsplit("search_path%3D", 1)[1]
+            with psycopg.connect(base, autocommit=True) as admin:
+                admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         return elapsed, idle
 
 
