@@ -319,11 +319,12 @@ class Figures:
             snapshot, view.alpha_id, members, window, found, weight, warnings or Warnings()
         )
 
-    def screen(self, tag: Sequence[str] = (), standing: Sequence[str] = (), **params: Any) -> Page:
+    def screen(self, tag: Sequence[str] = (), standing: str | Sequence[str] = (), **params: Any) -> Page:
         """`/v1/analytics/screen` (`ScreenQuery`; `tag` the tags every alpha kept carries, `standing`
         the standings kept): the alphas of the catalogue index, filtered, sorted and paged, each
         row with its alpha's standing (`standings`)."""
-        q = ScreenQuery(tag=tuple(tag) or None, standing=tuple(standing) or None, **params)
+        kept = (standing,) if isinstance(standing, str) else tuple(standing)
+        q = ScreenQuery(tag=tuple(tag) or None, standing=kept or None, **params)
         snapshot = self.reader.snapshot()
         index = screen.require_index(snapshot.catalogue)
         readable = self._everything(snapshot)

@@ -195,6 +195,10 @@ def test_a_notebook_given_the_standings_answers_as_the_server(decided: tuple[Api
         served = {k: ",".join(v) if isinstance(v, tuple) else v for k, v in params.items()}
         page = figures.screen(**params)
         assert served_data(api, "/v1/analytics/screen", **served) == msgspec.json.encode(page.rows), params
+    assert [row.alpha_id for row in figures.screen(standing="approved").rows] == [
+        "Test_planted_factor",
+        "value_composite_legacy",
+    ]
     rows = {row.alpha_id: row for row in figures.screen().rows}
     assert {a: (r.standing, r.approved_since) for a, r in rows.items() if r.standing != "never"} == {
         "Test_planted_factor": ("approved", APPROVED["Test_planted_factor"]),
