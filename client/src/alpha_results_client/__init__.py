@@ -16,6 +16,14 @@ from alpha_results_client._generated import ENDPOINTS, REGISTRY_VERSION
 from alpha_results_client._version import __version__
 from alpha_results_client.client import Client
 from alpha_results_client.config import NO_RETRIES, RetryPolicy, Timeouts
+from alpha_results_client.events import (
+    Event,
+    EventFeed,
+    EventStream,
+    WebhookSignatureError,
+    decode_event,
+    verify_webhook_signature,
+)
 from alpha_results_client.exceptions import (
     AlphaResultsError,
     ApiError,
@@ -46,6 +54,9 @@ __all__ = [
     "BenchmarkSeries",
     "Client",
     "Collection",
+    "Event",
+    "EventFeed",
+    "EventStream",
     "InconsistentPagesError",
     "IntegrityError",
     "InvalidRequestError",
@@ -62,7 +73,10 @@ __all__ = [
     "TransportError",
     "UnavailableError",
     "UnexpectedResponseError",
+    "WebhookSignatureError",
     "__version__",
+    "decode_event",
+    "verify_webhook_signature",
     *_generated.__all__,
 ]
 

@@ -50,6 +50,13 @@ from alpha_results_client._generated import (
     SourceDownloadResponse,
     TradeRow,
 )
+from alpha_results_client.events import (
+    FEED_PAGE_SIZE,
+    STREAM_READ_TIMEOUT,
+    EventFeed,
+    EventStream,
+    verify_webhook_signature,
+)
 from alpha_results_client.paging import BenchmarkSeries, Collection, Series
 
 log = logging.getLogger("alpha_results_client")
@@ -563,6 +570,49 @@ class Client(ClientBase):
     def download_export(self, alpha: str, dataset: str, book: str | None = None) -> bytes:
         """The Parquet file of one dataset, checked against its announced size and SHA-256."""
         return self._exports.fetch(self.export(alpha, dataset, book).data)
+
+    # -- events ---------------------------------------------------------------------------------------
+
+    def events(
+        self,
+        after: str | None = None,
+        *,
+        type: str | Iterable[str] | None = None,
+        alpha: str | Iterable[str] | None = None,
+        page_size: int = FEED_PAGE_SIZE,
+    ) -> EventFeed:
+        """Every event this key may see after the cursor `after` (from the oldest kept when None),
+        oldest first, read page by page as it is iterated, up to the newest; `type` and `alpha` (one
+        or several) narrow it. `.cursor` is where to resume: keep it, and pass it as `after` later
+        (or as `last_event_id` to `stream_events`)."""
+        return EventFeed(self._transport, after, type, alpha, page_size)
+
+    def stream_events(
+        self,
+        last_event_id: str | None = None,
+        *,
+        after: str | None = None,
+        type: str | Iterable[str] | None = None,
+        alpha: str | Iterable[str] | None = None,
+        read_timeout: float = STREAM_READ_TIMEOUT,
+        max_failures: int | None = None,
+    ) -> EventStream:
+        """The events this key may see as they are recorded (Server-Sent Events), after
+        `last_event_id` (or `after`; neither: from now on), for as long as it is iterated. It
+        reconnects by itself with the last id it saw: no event is missed or repeated. `.close()`
+        ends it; `.last_event_id` is where to resume."""
+        return EventStream(
+            self._transport,
+            last_event_id,
+            after,
+            type,
+            alpha,
+            read_timeout=read_timeout,
+            max_failures=max_failures,
+        )
+
+    verify_webhook_signature = staticmethod(verify_webhook_signature)
+    """`alpha_results_client.verify_webhook_signature`: check a webhook delivery (no request made)."""
 
     # -- administration (a platform administrator's key only) -----------------------------------------
 
