@@ -36,7 +36,7 @@ from datasets.storage import Storage
 from pipeline import catalogue_index
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
-from records.events import Event, EventLog, event_of
+from records.events import Event, EventLog, event_of, in_id_order
 from records.promotions import Promotion
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
@@ -188,7 +188,7 @@ def record_alpha_events(
     statements: list[Statement] = [EventLog.statement(kind, data, alpha_id=alpha) for kind, data in found]
     if not statements:
         return []
-    written = records.database.transaction(statements)
+    written = in_id_order(records.database, statements)
     return [event_of(rows[0][0]) for rows in written]
 
 

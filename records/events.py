@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from records.sql import Database, Statement
+from records.sql import Database, Rows, Statement
 from records.times import read_time, stored_time
 
 Audience = Literal["readers", "admin", "key"]
@@ -118,6 +119,14 @@ class Page:
     has_more: bool
 
 
+def in_id_order(database: Database, statements: Sequence[Statement]) -> list[Rows]:
+    """Run `statements`, some of which insert events, as one transaction whose event ids follow
+    the order the transactions commit in (`Database.write_order`); each statement's rows."""
+    if database.write_order is None:
+        return database.transaction(statements)
+    return database.transaction([database.write_order, *statements])[1:]
+
+
 class EventLog:
     def __init__(self, database: Database) -> None:
         self._database = database
@@ -132,9 +141,8 @@ class EventLog:
         key_id: str | None = None,
         now: dt.datetime | None = None,
     ) -> Event:
-        rows, _ = self._database.execute(
-            *self.statement(type, data, alpha_id=alpha_id, audience=audience, key_id=key_id, now=now)
-        )
+        statement = self.statement(type, data, alpha_id=alpha_id, audience=audience, key_id=key_id, now=now)
+        [(rows, _)] = in_id_order(self._database, [statement])
         return event_of(rows[0])
 
     @staticmethod

@@ -58,6 +58,12 @@ class Database(ABC):
     in_process: bool = False
     """True when a statement runs in this process without network I/O (SQLite), so a request may
     run it on the event loop; False (PostgreSQL) means it may wait on a socket."""
+    write_order: Statement | None = None
+    """A statement that, run first in a transaction, holds back every other transaction that runs
+    it until this one ends (None: the database already runs one writer at a time, as SQLite). A
+    transaction that inserts events runs it (`records.events.in_id_order`), so an event's id is
+    numbered only after every earlier insert committed: a reader after a cursor never passes an
+    event that commits later with a smaller id."""
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """Run one statement; raise `Conflict` on a unique violation, `Unavailable` when the

@@ -9,7 +9,7 @@ from typing import Any
 
 from records.cursors import Cursors, deployment_secret
 from records.databases import open_database
-from records.events import Event, EventLog, event_of
+from records.events import Event, EventLog, event_of, in_id_order
 from records.promotions import Action, Promotion, Promotions, promotion_of
 from records.sql import Database
 from records.tables import records_schema
@@ -49,7 +49,7 @@ class Records:
             "build_id": build_id,
         }
         event = self.events.statement(f"alpha.{action}", said, alpha_id=alpha_id, now=moment)
-        promotion_rows, event_rows = self.database.transaction([recorded, event])
+        promotion_rows, event_rows = in_id_order(self.database, [recorded, event])
         return promotion_of(promotion_rows[0][0]), event_of(event_rows[0][0])
 
     def close(self) -> None:

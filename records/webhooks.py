@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from records.events import Event, EventLog, Reader, event_of, visible_sql
+from records.events import Event, EventLog, Reader, event_of, in_id_order, visible_sql
 from records.sql import Database, Statement
 from records.times import read_time, stored_time
 
@@ -351,7 +351,7 @@ class Webhooks:
         )
         return bool(rows)
 
-    def _fenced(self, lease: Lease, statements: list[Statement]) -> list[Any]:
+    def _fenced(self, lease: Lease, statements: list[Statement], events: bool = False) -> list[Any]:
         """Run `statements` after renewing the lease, in one transaction; each of them carries the
         lease's condition, so none writes unless `lease.holder` still holds the lease (on PostgreSQL
         the renewal locks the lease's row until the commit, so no one takes it in between)."""
@@ -360,6 +360,8 @@ class Webhooks:
             "UPDATE webhook_leases SET expires_at = ? WHERE name = ? AND holder = ?",
             (stored_time(until), lease.name, lease.holder),
         )
+        if events:  # it inserts an event: in the order the ids say (records.events.in_id_order)
+            return in_id_order(self._database, [renew, *statements])[1:]
         return self._database.transaction([renew, *statements])[1:]
 
     @staticmethod
@@ -478,5 +480,6 @@ class Webhooks:
                     (*event_params, webhook.id, change_id),
                 ),
             ],
+            events=True,
         )
         return bool(disabled[1] == 1 and event[1] == 1)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 
+import psycopg
 import pytest
 
-from records.events import Reader, Scope, Wanted
-from records.store import Records
+from records.events import Event, Reader, Scope, Wanted
+from records.postgres import PostgresDatabase
+from records.store import Records, open_records
 
 EVERYTHING = Reader(scopes=(Scope(everything=True),))
 TEST_ONLY = Reader(scopes=(Scope(prefixes=("Test_",)), Scope(prefixes=("Test_",))), key_id="k1")
@@ -82,3 +86,40 @@ def test_an_event_names_whom_it_is_for(records: Records) -> None:
         records.events.append("alpha.published", {}, audience="readers")  # no alpha
     with pytest.raises(ValueError):
         records.events.append("webhook.disabled", {}, audience="key")  # no key
+
+
+@pytest.mark.postgres
+def test_on_postgresql_ids_follow_the_commits(postgres_schema_url: str) -> None:
+    """An identity numbers a row when it is inserted, not when it commits: without the write order
+    an event inserted first (id 1) and committed last would fall behind a reader that had already
+    passed id 2. With it, the second writer waits for the first to commit before it is numbered."""
+    records = open_records(postgres_schema_url)
+    reader = Reader(scopes=(Scope(everything=True),))
+    assert isinstance(records.database, PostgresDatabase) and records.database.write_order is not None
+    lock_sql, lock_params = records.database.write_order
+    first = psycopg.connect(postgres_schema_url)  # a writer that takes its time to commit
+    try:
+        first.execute(lock_sql.replace("?", "%s"), lock_params)
+        first.execute(
+            "INSERT INTO events (type, alpha_id, audience, key_id, data, created_at) "
+            "VALUES ('alpha.published', 'a', 'readers', NULL, '{}', '2026-11-25T00:00:00.000000Z')"
+        )
+        second: list[Event] = []
+        writer = threading.Thread(
+            target=lambda: second.append(records.events.append("alpha.published", {}, alpha_id="b"))
+        )
+        writer.start()
+        with psycopg.connect(postgres_schema_url, autocommit=True) as watch:
+            deadline = time.monotonic() + 60
+            while not watch.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()[0]:
+                assert time.monotonic() < deadline, "the second writer never waited for the first"
+                time.sleep(0.01)
+        first.commit()
+        writer.join(timeout=60)
+        assert [e.alpha_id for e in records.events.page(reader, Wanted()).events] == ["a", "b"]
+        assert second[0].id > records.events.page(reader, Wanted()).events[0].id
+    finally:
+        first.close()
+        records.close()
