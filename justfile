@@ -121,3 +121,7 @@ bench-app-start *ARGS:
 # The cost of a request before its handler, the whole request and its CPU, in-process, per route family, this tree [against --base CHECKOUT] (issue 34): `just bench-before-handler --base /tmp/base --families me,week100`.
 bench-before-handler *ARGS:
     python -m tests.bench.before_handler {{ARGS}}
+
+# Events (issue 35), one worker each [--quick] [--only publish,streams,webhooks]: 50 publishes to the event on an open stream and on GET /v1/events (p50/p99); 1,000 open streams (RSS per stream, idle CPU by heartbeat, other requests' latency beside them, one event to all); webhook deliveries per second by `alpha-results deliver` (1 and 10 webhooks, 1,000 events).
+bench-events *ARGS:
+    python -m tests.bench.events_bench {{ARGS}}
