@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytics import inputs, significance
-from analytics.access import Access, withheld
+from analytics.access import FULL_ACCESS, Access, withheld
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, declared_stat
 from analytics.returns import max_drawdown_fraction, mean_over_std
@@ -40,6 +40,7 @@ from schemas.bodies.live import (
     SplitOrigin,
     Verdict,
 )
+from schemas.lake import LIVE_COLUMNS
 
 WEEK_DAYS = 7
 
@@ -76,6 +77,27 @@ def split_of(view: BuildView, approved: dt.date | None, requested: dt.date | Non
     if published is not None:
         return Split(published, "first_published")
     return Split(None, None)
+
+
+def index_columns(view: BuildView, approved: dt.date | None) -> dict[str, object]:
+    """The catalogue index's live columns (`schemas.lake.LIVE_COLUMNS`) of `view`'s alpha: the
+    long_short book's `/analytics/live` at its split (`split_of`: `approved`, the approval the row
+    is computed after, else the seal's research_cutoff, else the first publish), read off
+    `live_payload`'s answer (the one computation); None where not measurable."""
+    split = split_of(view, approved)
+    if split.date is None:
+        return dict.fromkeys(LIVE_COLUMNS)
+    found = live_payload(view, "long_short", split, FULL_ACCESS, Warnings())
+    columns: dict[str, object] = {
+        "live_split": split.date,
+        "live_split_origin": split.origin,
+        "live_information_ratio": found.out_of_sample.information_ratio.value,
+        "backtest_information_ratio": found.in_sample.information_ratio.value,
+        "decay_ratio": found.decay_ratio.value,
+        "live_sessions": found.out_of_sample.sessions,
+    }
+    assert tuple(columns) == LIVE_COLUMNS
+    return columns
 
 
 def realised_days(days: np.ndarray) -> np.ndarray:

@@ -5,6 +5,12 @@ Every publish records its alpha's row (`record`), `alpha-results lake index` reb
 (`datasets.catalogue_index.commit`). A row holds what the catalogue lists, the headline figures
 exactly as `/metrics` serves them (its own functions compute them) and what the catalogue-wide
 analytics need, so no worker opens every build to answer a catalogue-wide question.
+
+The live columns (`schemas.lake.LIVE_COLUMNS`, `analytics.live.index_columns`) are the long_short
+book's live against backtest at the alpha's split. An approval lives in the deployment's records,
+which the pipeline does not read: `alpha-results promote` and `retire` record the alpha's row again
+with its approval (`record(..., approvals=...)`: only its live columns, the build unchanged), and
+a row recorded or rebuilt later keeps the approval split its previous row had (`_approvals_of`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analytics import live
 from analytics.access import FULL_ACCESS
 from analytics.correlation import Pairing
 from analytics.entries import Warnings
@@ -109,8 +116,10 @@ def _day(value: Any) -> date | None:
     return date.fromisoformat(str(value)[:10])
 
 
-def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
-    """The index row of one opened build (with its scores, for a publish to pair, when `scores`)."""
+def build_row(view: BuildView, scores: bool = True, approved: date | None = None) -> dict[str, Any]:
+    """The index row of one opened build (with its scores, for a publish to pair, when `scores`);
+    `approved`: the as_of of the alpha's latest approval, its live columns' split (None: the seal's
+    research_cutoff, else the first publish)."""
     entry = view.entry
     description = view.json(layout.DESCRIPTION_JSON) or {}
     classification = description.get("classification") or {}
@@ -166,6 +175,7 @@ def build_row(view: BuildView, scores: bool = True) -> dict[str, Any]:
         "weeks": weeks,
         "first_date": _day(first),
         "last_date": _day(last),
+        **live.index_columns(view, approved),
         "sharpe_per_session": None if found is None else found.sharpe,
         "nwt_ic_p_value": float(p_value) if isinstance(p_value, float) and math.isfinite(p_value) else None,
         # alpha.json without its file manifest, which a worker reads when it opens the build
@@ -192,10 +202,13 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def alpha_row(storage: Storage, root: str, alpha_id: str, scores: bool = True) -> dict[str, Any] | None:
-    """The row of `alpha_id`'s current build; None when nothing is published under it. An alpha
-    whose pointer or alpha.json cannot be read gets a row saying why (`unreadable`): workers
-    answer 503 for it and health names it, as for a damaged build."""
+def alpha_row(
+    storage: Storage, root: str, alpha_id: str, scores: bool = True, approved: date | None = None
+) -> dict[str, Any] | None:
+    """The row of `alpha_id`'s current build (its live columns split at `approved` when given);
+    None when nothing is published under it. An alpha whose pointer or alpha.json cannot be read
+    gets a row saying why (`unreadable`): workers answer 503 for it and health names it, as for a
+    damaged build."""
     try:
         published = catalog.current_build(root, alpha_id, storage)
         if published is None:
@@ -204,7 +217,7 @@ def alpha_row(storage: Storage, root: str, alpha_id: str, scores: bool = True) -
     except CorruptLakeFile as exc:
         return {"alpha_id": alpha_id, "unreadable": str(exc)}
     with opened(storage, published, entry) as view:
-        row = build_row(view, scores)
+        row = build_row(view, scores, approved)
         if row[SCORES] is not None:
             row[SCORES] = row[SCORES].clone()  # not the mapped file, closed on return
         return row
@@ -332,9 +345,50 @@ def _current(row: dict[str, Any] | None, storage: Storage, root: str, alpha_id: 
     return (None if row is None else row["build_id"]) == _pointed(storage, root, alpha_id)
 
 
-def record(root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] = ()) -> int:
+def _approvals_of(
+    storage: Storage, root: str, generation: catalogue_index.Generation | None
+) -> dict[str, date]:
+    """alpha -> the approval split its row in `generation` was computed at (live_split_origin
+    approval): kept by the next row of the alpha, as the approval stays where its live part starts."""
+    if generation is None:
+        return {}
+    index = catalogue_index.read_index(
+        storage, root, generation, ["alpha_id", "live_split", "live_split_origin"]
+    )
+    if "live_split_origin" not in index.column_names:
+        return {}  # written before the live columns
+    return {
+        alpha: split
+        for alpha, split, origin in zip(
+            *(index.column(n).to_pylist() for n in ("alpha_id", "live_split", "live_split_origin")),
+            strict=True,
+        )
+        if origin == "approval" and split is not None
+    }
+
+
+def live_refreshed(
+    storage: Storage, root: str, alpha_id: str, build_id: str, approved: date
+) -> dict[str, Any]:
+    """The live columns of `alpha_id`'s build `build_id` split at `approved` (the build's ledger and
+    weekly IC read, nothing else)."""
+    build = catalog.PublishedBuild(alpha_id, build_id, layout.alpha_build_dir(root, alpha_id, build_id))
+    entry = catalog.read_alpha(root, build, storage)
+    with opened(storage, build, entry, tables=("portfolio", "weekly_signal")) as view:
+        return live.index_columns(view, approved)
+
+
+def record(
+    root: str,
+    alpha_ids: Sequence[str] = (),
+    benchmarks: Sequence[str] = (),
+    approvals: Mapping[str, date] | None = None,
+) -> int:
     """Commits the rows of `alpha_ids` (their current builds) and the current builds of
-    `benchmarks` as the next generation; returns its number.
+    `benchmarks` as the next generation; returns its number. `approvals` (alpha -> the as_of of its
+    latest approval, what `alpha-results promote` and `retire` pass) records those alphas' live
+    columns at their approval: a row already naming the current build gets its live columns alone
+    computed again (its matrices and score neighbours are those of the same build).
 
     A row is committed only while the alpha's pointer still names its build: a publish of a newer
     build that switched the pointer meanwhile commits its own row, after this one or before."""
@@ -344,15 +398,23 @@ def record(root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] =
     if newest is not None:
         index = catalogue_index.read_index(storage, root, newest).select(["alpha_id", "build_id"])
         indexed = dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
-    todo = [a for a in alpha_ids if a not in indexed or indexed[a] != _pointed(storage, root, a)]
+    approved = _approvals_of(storage, root, newest) | dict(approvals or {})
+    named = [*alpha_ids, *(a for a in approvals or {} if a not in alpha_ids)]
+    todo = [a for a in named if a not in indexed or indexed[a] != _pointed(storage, root, a)]
     moved = [
         s
         for s in benchmarks
         if newest is None or newest.benchmarks.get(s) != _benchmark_build(storage, root, s)
     ]
-    if newest is not None and not todo and not moved:
+    # An approval of an alpha whose row names its current build: its live columns only.
+    refreshed = {
+        alpha: (build, live_refreshed(storage, root, alpha, build, approved[alpha]))
+        for alpha in approvals or {}
+        if alpha not in todo and (build := indexed.get(alpha)) is not None
+    }
+    if newest is not None and not todo and not moved and not refreshed:
         return newest.number  # the index already names every current build
-    rows = {alpha: alpha_row(storage, root, alpha) for alpha in todo}
+    rows = {alpha: alpha_row(storage, root, alpha, approved=approved.get(alpha)) for alpha in todo}
 
     def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
         # Columnar: the other alphas' rows are never turned into Python objects (at 10,000 alphas
@@ -360,9 +422,22 @@ def record(root: str, alpha_ids: Sequence[str] = (), benchmarks: Sequence[str] =
         known = {} if current is None else dict(current.benchmarks)
         kept = _conformed(index)
         listed_before = _lists_of(kept)
-        previous = _rows_of(kept, list(rows))
+        previous = _rows_of(kept, [*rows, *refreshed])
         committed: dict[str, dict[str, Any]] = {}
-        changes = []
+        changes: list[dict[str, Any]] = []
+        for alpha, (same, columns) in refreshed.items():
+            before_row = previous.get(alpha)
+            if before_row is None or before_row.get("build_id") != same:
+                continue  # republished meanwhile: that publish committed its own row
+            committed[alpha] = before_row | columns | {"indexed_at": datetime.now(UTC)}
+            changes.append(
+                {
+                    "alpha_id": alpha,
+                    "build_id": same,
+                    "previous": same,
+                    "live_split": str(columns["live_split"]),
+                }
+            )
         for alpha, row in rows.items():
             if not _current(row, storage, root, alpha):
                 continue  # a newer publish of this alpha commits its own row
@@ -413,13 +488,21 @@ def rebuild(
     makes the commit retry on its generation, and its alpha keeps the row (and list) it committed."""
     storage = Storage(root)
     alphas = catalog.published_alpha_ids(root, storage)
+    approved = _approvals_of(storage, root, catalogue_index.newest(storage, root))
     computed = [
         row
         for row in (
-            list(rows) if rows is not None else [alpha_row(storage, root, a, scores=False) for a in alphas]
+            list(rows)
+            if rows is not None
+            else [alpha_row(storage, root, a, scores=False, approved=approved.get(a)) for a in alphas]
         )
         if row is not None
     ]
+    for row in computed:  # rows computed elsewhere (Dask tasks) split where the records do not say
+        alpha = row["alpha_id"]
+        split = (row.get("live_split_origin"), row.get("live_split"))
+        if alpha in approved and row.get("build_id") and split != ("approval", approved[alpha]):
+            row.update(live_refreshed(storage, root, alpha, row["build_id"], approved[alpha]))
     symbols = storage.list_names(layout.benchmarks_dir(root))
     ordered = _ordered(computed)
     eligible = np.array([_has_decisions(row) for row in ordered], dtype=bool)
@@ -441,7 +524,11 @@ def rebuild(
             for alpha, row in winner.items()
             if alpha not in kept_ids and _current(row, storage, root, alpha) and row.get("build_id")
         ]
-        carried = [alpha_row(storage, root, row["alpha_id"], scores=False) or row for row in carried]
+        carried = [
+            alpha_row(storage, root, row["alpha_id"], scores=False, approved=approved.get(row["alpha_id"]))
+            or row
+            for row in carried
+        ]
         for row in carried:
             row["score_neighbours"] = _list_of(winner.get(row["alpha_id"]), row)
         every = _ordered([*(_replacing(row, winner.get(row["alpha_id"])) for row in kept), *carried])

@@ -6,13 +6,18 @@ history up to the decision's date, against the operator's policy: the figures th
 (`analytics.figures.Figures.checks`, the same code), so the record says exactly what the checks
 said that day. The live checks see the approval in force before the decision: none for a first
 approval (not_applicable), the approval being ended for a retirement (its live part up to the
-retirement's date). The decision and its event (`alpha.approved`, `alpha.retired`) are written in one
-transaction (`records.store.Records.decide`).
+retirement's date). The decision and its event (`alpha.approved`, `alpha.retired`) are written in
+one transaction (`records.store.Records.decide`).
+
+After the decision, the alpha's catalogue index row is recorded again with the approval in force
+(`pipeline.catalogue_index.record(..., approvals=...)`), so the screener's live columns split at
+the approval without a rebuild.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +26,17 @@ import msgspec
 from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import PolicyError, load_policy
+from datasets import catalogue_index as index_files
+from datasets.storage import Storage
+from pipeline import catalogue_index
 from records.answers import decision_of
 from records.events import Event
 from records.promotions import Action, Promotion, PromotionRefused
 from records.sql import Unavailable
 from records.store import open_records
 from schemas.bodies.promotions import CheckSeen, PolicySeen, Snapshot
+
+LOG = logging.getLogger(__name__)
 
 
 class DecisionRefused(Exception):
@@ -75,9 +85,9 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
             before = records.promotions.approval(decision.alpha_id)
         except Unavailable as exc:
             raise DecisionRefused(f"the database cannot be used: {exc}") from None
+        approved = None if before is None else before.as_of
         try:
             figures = Figures.open(lake)
-            approved = None if before is None else before.as_of
             build_id, snapshot = snapshot_of(
                 figures, decision.alpha_id, decision.as_of, policy_file, approved
             )
@@ -90,7 +100,7 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
             ) from None
         except PolicyError as exc:
             raise DecisionRefused(str(exc)) from None
-        return records.decide(
+        decided = records.decide(
             decision.alpha_id,
             decision.action,
             decision.as_of,
@@ -105,6 +115,30 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
         raise DecisionRefused(f"the database cannot be used: {exc}") from None
     finally:
         records.close()
+    # The approval in force after the decision: this one, or the one a retirement ends.
+    index_follows(lake, decision.alpha_id, decision.as_of if decision.action == "approved" else approved)
+    return decided
+
+
+def index_follows(lake: str, alpha: str, approved: dt.date | None) -> None:
+    """The alpha's catalogue index row, its live columns split at `approved` (the screener's). The
+    decision stands whatever happens here: a lake without an index has no row to follow (`lake
+    index` writes them), and a row that cannot be written is said on stderr and follows at the next
+    `alpha-results lake index`, which keeps the approval split of the rows it replaces."""
+    if approved is None:
+        return
+    try:
+        if index_files.newest(Storage(lake), lake) is None:
+            return
+        catalogue_index.record(lake, approvals={alpha: approved})
+    except Exception as exc:  # the decision is recorded: a failure here must not hide it
+        LOG.warning(
+            "%s: the catalogue index row was not recorded again (%s: %s); the screener's live columns follow "
+            "the approval at the next `alpha-results lake index`",
+            alpha,
+            type(exc).__name__,
+            exc,
+        )
 
 
 def history(records_url: str, alpha: str) -> list[Promotion]:

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from schemas.bodies.live import LIVE_MIN_SESSIONS
-
 MIN, MAX = "min", "max"
 
 RECENT_SESSIONS = 504
@@ -27,6 +25,9 @@ STRESS_MULTIPLE = 2.0
 """stressed_net_information_ratio: the multiple of the modelled execution cost paid."""
 MIN_OVERLAP = 3
 """production_correlation: common sessions a correlation needs (as /analytics/correlation)."""
+LIVE_MIN_SESSIONS = 63
+"""Out-of-sample sessions (a quarter) the live checks, and `/analytics/live`'s decay ratio and
+consistency test, need."""
 LIVE_CHECKS = ("live_information_ratio", "decay_ratio")
 """The checks of an approved alpha's live part (`/analytics/live` at its approval): measured once
 the alpha has an approval and LIVE_MIN_SESSIONS sessions after it; until then `not_measurable`, and

@@ -49,11 +49,16 @@ SCREEN_RANGES = (
     "max_drawdown_pct",
     "turnover",
     "sessions",
+    "live_information_ratio",
+    "backtest_information_ratio",
+    "decay_ratio",
+    "live_sessions",
 )
 """Columns of the catalogue index `/analytics/screen` bounds with `min_<column>` and `max_<column>`
-(its headline figures, as `/metrics` core serves them, and the ledger's sessions)."""
+(its headline figures, as `/metrics` core serves them, the ledger's sessions, and live against
+backtest at each alpha's split, as `/analytics/live` serves it)."""
 
-SCREEN_SORTS = ("alpha_id", "name", *SCREEN_RANGES, "weeks", "first_date", "last_date")
+SCREEN_SORTS = ("alpha_id", "name", *SCREEN_RANGES, "weeks", "first_date", "last_date", "live_split")
 """Columns of the catalogue index `/analytics/screen` sorts on (`sort=<column>`, `-<column>` for
 descending); without `sort` its rows come in catalogue order, as on `/v1/alphas`."""
 

@@ -254,6 +254,15 @@ CATALOGUE_INDEX = pa.schema(
         ("weeks", pa.int32()),  # rebalance weeks
         ("first_date", pa.date32()),  # first ledger session (else rebalance)
         ("last_date", pa.date32()),
+        # live against backtest of the long_short book at the alpha's split (analytics/live.py,
+        # /analytics/live's figures): the approval the row was computed after, else the seal's
+        # research_cutoff, else the first publish; null where not measurable (LIVE_COLUMNS)
+        ("live_split", pa.date32()),
+        ("live_split_origin", pa.string()),  # approval, research_cutoff or first_published
+        ("live_information_ratio", pa.float64()),  # out_of_sample.information_ratio
+        ("backtest_information_ratio", pa.float64()),  # in_sample.information_ratio
+        ("decay_ratio", pa.float64()),
+        ("live_sessions", pa.int32()),  # out_of_sample.sessions
         # what the catalogue-wide analytics need (the DSR's trials, the Holm/BH family)
         ("sharpe_per_session", pa.float64()),  # long_short daily returns, mean / std (ddof 1)
         ("nwt_ic_p_value", pa.float64()),  # /metrics nwt.ic, where measurable
@@ -273,6 +282,17 @@ CATALOGUE_INDEX = pa.schema(
 )
 """One row per published alpha, in catalogue order (`started_at` newest first, then alpha_id):
 `{root}/catalogue/index/*.parquet` (datasets/catalogue_index.py, docs/lake.md)."""
+
+LIVE_COLUMNS = (
+    "live_split",
+    "live_split_origin",
+    "live_information_ratio",
+    "backtest_information_ratio",
+    "decay_ratio",
+    "live_sessions",
+)
+"""The catalogue index's live columns (`analytics.live.index_columns`), added after the index first
+shipped: null in a generation written before them until `alpha-results lake index` rewrites it."""
 
 SCORE_NEIGHBOURS = pa.schema(
     [

@@ -469,6 +469,28 @@ class ScreenQuery(Query, frozen=True):
     max_sessions: Annotated[int, Meta(description=_bound("max", "sessions", "trading sessions"))] | None = (
         None
     )
+    min_live_information_ratio: (
+        Annotated[float, Meta(description=_bound("min", "live_information_ratio", "annualised ratio"))] | None
+    ) = None
+    max_live_information_ratio: (
+        Annotated[float, Meta(description=_bound("max", "live_information_ratio", "annualised ratio"))] | None
+    ) = None
+    min_backtest_information_ratio: (
+        Annotated[float, Meta(description=_bound("min", "backtest_information_ratio", "annualised ratio"))]
+        | None
+    ) = None
+    max_backtest_information_ratio: (
+        Annotated[float, Meta(description=_bound("max", "backtest_information_ratio", "annualised ratio"))]
+        | None
+    ) = None
+    min_decay_ratio: Annotated[float, Meta(description=_bound("min", "decay_ratio", "ratio"))] | None = None
+    max_decay_ratio: Annotated[float, Meta(description=_bound("max", "decay_ratio", "ratio"))] | None = None
+    min_live_sessions: (
+        Annotated[int, Meta(description=_bound("min", "live_sessions", "trading sessions"))] | None
+    ) = None
+    max_live_sessions: (
+        Annotated[int, Meta(description=_bound("max", "live_sessions", "trading sessions"))] | None
+    ) = None
     max_correlation: (
         Annotated[
             float,

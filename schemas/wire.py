@@ -90,13 +90,22 @@ def screen_index_column(field: str) -> str:
 
 
 SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
-    "ledger": ("sessions", "first_date", "last_date"),
+    "ledger": (
+        "sessions",
+        "first_date",
+        "last_date",
+        "live_information_ratio",
+        "backtest_information_ratio",
+        "decay_ratio",
+        "live_sessions",
+    ),
     "cross_sections": ("ic_reproduces",),
 }
 """Screener fields built from data a key may not read (named as `analytics.access.DATA_ENDPOINTS`):
 `sessions` and the dates are read off the long_short ledger (the dates fall back to the rebalances
-only without one), `ic_reproduces` compares the IC rebuilt from the rebalance cross-sections with
-the sealed one. Null for a key that may not read that data, and not a filter or sort it may use
+only without one), as are the live figures (`/analytics/live`'s ledger figures; `live_split` is
+not: an approval, a seal's cutoff or a publish date), `ic_reproduces` compares the IC rebuilt from
+the rebalance cross-sections with the sealed one. Null for a key that may not read that data, and not a filter or sort it may use
 (the `/metrics` rule: 403 naming the route that serves it)."""
 
 COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {

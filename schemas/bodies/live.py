@@ -15,9 +15,8 @@ from typing import Annotated, Literal
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, AnalyticsStat
 from schemas.bodies.base import Body
 from schemas.bodies.figures import figure
+from schemas.checks import LIVE_MIN_SESSIONS as LIVE_MIN_SESSIONS  # declared with the live checks
 
-LIVE_MIN_SESSIONS = 63
-"""Out-of-sample sessions (a quarter) the decay ratio and the consistency test need."""
 LIVE_CONSISTENCY_LEVEL = 0.05
 """Below this probability the out-of-sample Sharpe ratio is called inconsistent with the in-sample one."""
 SPLIT_ORIGINS = ("approval", "research_cutoff", "first_published", "request")

@@ -31,6 +31,11 @@ EMPTY_WINDOW = "Null when the window holds no session."
 OMITTED_UNSEALED = "Omitted where the run did not seal it."
 SCORES_ALL_ONLY = "Only with `fields=all`."
 NOT_MEASURED = "Null where `/metrics` serves it not_measurable."
+OLD_INDEX = "and in an index written before the live columns (until `alpha-results lake index`)"
+LIVE_NOT_MEASURED = (
+    "Null where `/analytics/live` serves it not_measurable at the alpha's split (fewer than 2 sessions with "
+    f"variance in the part, no split, no ledger), {OLD_INDEX}."
+)
 BELOW_HALF = (
     "Null when fewer than half the window's weeks carry a value (the standard deviation also needs 2)."
 )
@@ -907,6 +912,68 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "Last ledger session (the last rebalance week without a ledger).",
             unit=units.DATE,
             null="Null when the run sealed neither.",
+        ),
+    ]
+    live_split: Annotated[
+        dt.date | None,
+        doc(
+            "The split of the long_short book's live against backtest (`/analytics/live` split_date): the as_of "
+            "of the alpha's latest approval when the index row was computed after it (`alpha-results promote` and "
+            "`retire` record the row again), else its seal's research_cutoff, else the date the catalogue first "
+            "published it. Sessions on or before it are in-sample (the backtest), those after it live.",
+            unit=units.DATE,
+            null=f"Null when the alpha has no split (no research_cutoff, no first publish date recorded), {OLD_INDEX}.",
+        ),
+    ]
+    live_split_origin: Annotated[
+        str | None,
+        doc(
+            "Where `live_split` comes from: approval, research_cutoff or first_published (`/analytics/live` "
+            "split_origin).",
+            null="Null with `live_split`.",
+        ),
+    ]
+    live_information_ratio: Annotated[
+        float | None,
+        doc(
+            "Annualised information ratio of the long_short book's sessions after `live_split` (`/analytics/live` "
+            "`out_of_sample.information_ratio`): daily returns after costs, not in excess of the risk-free rate, "
+            "times sqrt(252), as `information_ratio`.",
+            unit=units.RATIO,
+            null=LIVE_NOT_MEASURED,
+            formula="mean(r) / std(r, ddof=1) * sqrt(252) over the sessions after live_split",
+            annualisation="annualised",
+        ),
+    ]
+    backtest_information_ratio: Annotated[
+        float | None,
+        doc(
+            "Annualised information ratio of the long_short book's sessions on or before `live_split` "
+            "(`/analytics/live` `in_sample.information_ratio`), as `live_information_ratio`.",
+            unit=units.RATIO,
+            null=LIVE_NOT_MEASURED,
+            formula="mean(r) / std(r, ddof=1) * sqrt(252) over the sessions up to live_split",
+            annualisation="annualised",
+        ),
+    ]
+    decay_ratio: Annotated[
+        float | None,
+        doc(
+            "`live_information_ratio / backtest_information_ratio` (`/analytics/live` `decay_ratio`): 1 held up, "
+            "0 nothing left, below 0 reversed.",
+            unit=units.RATIO,
+            null="Null while fewer than 63 sessions follow `live_split` or the backtest information ratio is not "
+            f"positive (`/analytics/live` serves it not_measurable then), {OLD_INDEX}.",
+            formula="live_information_ratio / backtest_information_ratio",
+            annualisation="not_annualisable",
+        ),
+    ]
+    live_sessions: Annotated[
+        int | None,
+        doc(
+            "Sessions of the long_short ledger after `live_split` (`/analytics/live` `out_of_sample.sessions`).",
+            unit=units.SESSIONS,
+            null=f"Null when the alpha has no split or no ledger, {OLD_INDEX}.",
         ),
     ]
     standing: Annotated[Standing, STANDING]

@@ -10,6 +10,7 @@ but signals.*: no rebalance cross-sections).
 from __future__ import annotations
 
 import random
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, timedelta
@@ -145,19 +146,21 @@ def api(demo_lake: Path) -> Iterator[Api]:
 
 
 @pytest.fixture
-def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str]]:
-    """An app over the demo lake keeping its records (promotions, events) in a SQLite file of its
-    own, not created until the command line first writes it; and that file's URL."""
+def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str, Path]]:
+    """An app over a copy of the demo lake keeping its records (promotions, events) in a SQLite
+    file of its own, not created until the command line first writes it; that file's URL; and the
+    copy, which a decision writes to (it records the alpha's catalogue index row again)."""
     from serve.app import create_app
     from serve.records import RecordsSource
     from serve.settings import Settings
 
     url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
     app = create_app(
-        Settings(lake=str(demo_lake), environment="test"),
+        Settings(lake=str(lake), environment="test"),
         authenticate=authenticator_for(CALLERS),
         limiter=None,
         records=RecordsSource(url),
     )
     with TestClient(app=app) as client:
-        yield Api(client), url
+        yield Api(client), url, lake

@@ -221,15 +221,15 @@ def test_bad_split_is_a_400_naming_it(api: Api) -> None:
 
 
 def test_an_approval_recorded_by_the_cli_becomes_the_split(
-    with_records: tuple[Api, str], demo_lake: Path, lake: Lake, capsys: pytest.CaptureFixture[str]
+    with_records: tuple[Api, str, Path], lake: Lake, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    api, url = with_records
+    api, url, copy = with_records
     ledger = lake.ledger("Test_planted_factor", "long_short")
     assert ledger is not None
     as_of = ledger["date"].iloc[len(ledger) // 2]
     # No approval yet (the records database exists once the CLI opened it; before, a 503).
     assert api.get(PATH.format("Test_planted_factor")).status_code == 503
-    args = ["--lake", str(demo_lake), "--keystore", url, "--by", "head of research", "--note", "n"]
+    args = ["--lake", str(copy), "--keystore", url, "--by", "head of research", "--note", "n"]
     assert cli(["promote", "Test_planted_factor", "--as-of", as_of, *args]) == 0
     first = api.get(PATH.format("Test_planted_factor"))
     data = first.json()["data"]

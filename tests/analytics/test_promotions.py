@@ -4,6 +4,7 @@ served for that day, its event beside it, the history in order."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,8 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
     api: Api, demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     keystore = f"sqlite:///{tmp_path}/records.sqlite3"
-    where = ("--lake", str(demo_lake), "--keystore", keystore, "--policy", "")
+    copy = shutil.copytree(demo_lake, tmp_path / "lake")  # a decision records its index row again
+    where = ("--lake", str(copy), "--keystore", keystore, "--policy", "")
     code, out, err = run(
         capsys,
         "promote",
@@ -104,10 +106,10 @@ def test_an_alpha_the_lake_does_not_publish_is_refused(
 
 
 def test_the_history_is_served_to_the_alphas_readers_only(
-    with_records: tuple[Api, str], demo_lake: Path, capsys: pytest.CaptureFixture[str]
+    with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    api, url = with_records
-    where = ("--lake", str(demo_lake), "--keystore", url, "--by", "ops", "--note", "why")
+    api, url, lake = with_records
+    where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why")
     assert run(capsys, "promote", ALPHA, "--as-of", "2021-06-30", *where)[0] == 0
     assert run(capsys, "retire", ALPHA, "--as-of", "2021-09-30", *where)[0] == 0
     printed = json.loads(run(capsys, "promotions", ALPHA, "--keystore", url)[1])

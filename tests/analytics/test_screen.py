@@ -38,6 +38,8 @@ from tests.analytics.helpers import close as ref_close
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
 PATH = "/v1/analytics/screen"
+INTEGER_RANGES = ("sessions", "live_sessions")
+"""The screened counts: their bounds are integers."""
 LISTED = ("momentum_12_1", "Test_planted_factor", "Test_ledger_only", "Test_small_universe")
 SCREEN_CALLERS: dict[str, Caller] = {
     **CALLERS,
@@ -139,7 +141,7 @@ def expected_rows(
     # An app without records: every alpha never decided (tests/e2e/test_standings_served.py serves them).
     rows = [row | wire.SCREEN_RECORD_FIELDS for row in df.select(wire.SCREEN_INDEX_FIELDS).to_dicts()]
     for row in rows:
-        for key in ("first_date", "last_date"):
+        for key in ("first_date", "last_date", "live_split"):
             row[key] = None if row[key] is None else row[key].isoformat()
     return rows
 
@@ -176,11 +178,11 @@ def random_params(rng: random.Random, frame: pl.DataFrame) -> dict[str, Any]:
     if rng.random() < 0.2:
         params["ic_reproduces"] = rng.choice(["true", "false"])
     for column in choices.SCREEN_RANGES:
-        if rng.random() >= 0.25:
+        if rng.random() >= 1.75 / len(choices.SCREEN_RANGES):  # 1.75 bounds a request on average
             continue
         values = sorted(v for v in frame[column] if v is not None)
         low, high = rng.choice(values), rng.choice(values)
-        if column != "sessions" and rng.random() < 0.3:
+        if column not in INTEGER_RANGES and rng.random() < 0.3:
             low -= rng.random()
         low, high = min(low, high), max(low, high)
         side = rng.random()
@@ -359,7 +361,7 @@ def test_a_key_that_may_not_read_the_ledger_gets_no_ledger_field(screen_api: Api
     assert [r["alpha_id"] for r in body["data"]] == list(full)
     ledger_fields = wire.SCREEN_WITHHELD_FIELDS["ledger"]
     for row in body["data"]:
-        assert [row[f] for f in ledger_fields] == [None] * 3, row
+        assert [row[f] for f in ledger_fields] == [None] * len(ledger_fields), row
         assert {k: v for k, v in row.items() if k not in ledger_fields} == {
             k: v for k, v in full[row["alpha_id"]].items() if k not in ledger_fields
         }
@@ -819,6 +821,12 @@ def synthetic_index(seed: int, size: int = 400) -> pa.Table:
             "weeks": rng.choice([0, 62, rng.randrange(200)]),
             "first_date": maybe(first),
             "last_date": maybe(first + timedelta(days=rng.randrange(900))),
+            "live_split": maybe(first + timedelta(days=rng.randrange(400))),
+            "live_split_origin": maybe(rng.choice(["approval", "research_cutoff", "first_published"])),
+            "live_information_ratio": maybe(rng.gauss(0, 1)),
+            "backtest_information_ratio": maybe(rng.choice([1.0, rng.gauss(1, 1)])),
+            "decay_ratio": maybe(rng.gauss(0.5, 1), 0.3),
+            "live_sessions": maybe(rng.choice([0, 63, rng.randrange(300)])),
             "unreadable": None,
         }
         if rng.random() < 0.03:
@@ -841,7 +849,7 @@ def screen_from(params: dict[str, Any], candidates: list[str]) -> Screen:
     for column in choices.SCREEN_RANGES:
         low, high = params.get(f"min_{column}"), params.get(f"max_{column}")
         if low is not None or high is not None:
-            cast = int if column == "sessions" else float
+            cast = int if column in INTEGER_RANGES else float
             ranges.append((column, None if low is None else cast(low), None if high is None else cast(high)))
     return Screen(
         candidates=candidates,

@@ -81,6 +81,12 @@ def granted_key(keystore: str, email: str, name: str, without: set[str]) -> str:
 
 
 @pytest.fixture(scope="module")
+def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the shared demo lake: a decision records its alpha's catalogue index row again."""
+    return Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("lake") / "lake"))
+
+
+@pytest.fixture(scope="module")
 def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
     if executable is None:

@@ -6,6 +6,7 @@ learns nothing of the decision."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,12 @@ from tests.ops.keys import IssuedKey, issue_key
 pytestmark = pytest.mark.e2e
 
 ALPHA = "Test_planted_factor"
+
+
+@pytest.fixture(scope="module")
+def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the shared demo lake: a decision records its alpha's catalogue index row again."""
+    return Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("lake") / "lake"))
 
 
 @pytest.fixture(scope="module")

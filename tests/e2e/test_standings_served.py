@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,12 @@ class ServedApi(Api):
         assert answer.status_code == 200, answer.text
         body: dict[str, Any] = answer.json()
         return body
+
+
+@pytest.fixture(scope="module")
+def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the shared demo lake: a decision records its alpha's catalogue index row again."""
+    return Path(shutil.copytree(demo_lake, tmp_path_factory.mktemp("lake") / "lake"))
 
 
 @pytest.fixture(scope="module")

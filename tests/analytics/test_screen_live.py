@@ -1,0 +1,291 @@
+"""The screener's live columns (issue 35 item 2): each alpha's live against backtest at its split,
+paid once in the pipeline (the catalogue index row), served, sorted and filtered.
+
+Over a copy of the demo lake on which an operator approved four alphas at random dates with the real
+command line (`alpha-results promote`, one retired since): every alpha's `live_split` is its approval
+(the decision recorded its index row again), else its seal's research_cutoff, else its first
+publish, as `/analytics/live` says; the figures are `/analytics/live`'s at that split exactly, and an
+independent recomputation from the served ledger rows within 1e-9; sorts and filters select what
+the recomputation selects; a key without the ledger sees them null and may not filter on them;
+`alpha-results lake index` keeps the approval split; and an index written before the columns serves
+them null until a row is recorded again."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import random
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from litestar.testing import TestClient
+
+from cli.main import main as cli
+from tests.analytics.conftest import ALPHAS, CALLERS, Api
+from tests.callers import authenticator_for
+
+PATH = "/v1/analytics/screen"
+LIVE_PATH = "/v1/alphas/{}/analytics/live"
+TOLERANCE = 1e-9
+MIN_OOS = 63
+LIVE_FIGURES = ("live_information_ratio", "backtest_information_ratio", "decay_ratio", "live_sessions")
+APPROVED = ("momentum_12_1", "value_composite_legacy", "Test_small_universe", "Test_low_vol_incomplete")
+RETIRED = "Test_small_universe"
+
+
+@dataclass(frozen=True)
+class World:
+    api: Api
+    lake: Path
+    records: str
+    approvals: dict[str, str]  # alpha -> as_of
+
+
+def run_cli(*argv: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli(list(argv)) == 0, argv
+    return out.getvalue()
+
+
+def ledger_dates(api: Api, alpha: str) -> list[str]:
+    return [row["date"] for row in api.all_rows(f"/v1/alphas/{alpha}/portfolio", book="long_short")]
+
+
+@pytest.fixture(scope="module")
+def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -> Iterator[World]:
+    from serve.app import create_app
+    from serve.records import RecordsSource
+    from serve.settings import Settings
+
+    folder = tmp_path_factory.mktemp("screen_live")
+    lake = Path(shutil.copytree(demo_lake, folder / "lake"))
+    records = f"sqlite:///{folder / 'records.sqlite3'}"
+    rng = random.Random("screen:live")
+    approvals: dict[str, str] = {}
+    for n, alpha in enumerate(APPROVED):
+        dates = ledger_dates(api, alpha)
+        # One approved too recently for a decay ratio, the others anywhere with a live quarter.
+        approvals[alpha] = dates[-20] if n == 0 else rng.choice(dates[20 : -MIN_OOS - 5])
+    where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
+    for alpha, as_of in approvals.items():
+        run_cli("promote", alpha, "--as-of", as_of, *where, "--note", "live")
+    retired = ledger_dates(api, RETIRED)[-3]
+    run_cli("retire", RETIRED, "--as-of", retired, *where, "--note", "decayed")
+    app = create_app(
+        Settings(lake=str(lake), environment="test"),
+        authenticate=authenticator_for(CALLERS),
+        limiter=None,
+        records=RecordsSource(records),
+    )
+    with TestClient(app=app) as client:
+        yield World(Api(client), lake, records, approvals)
+
+
+def information_ratio(r: np.ndarray) -> float | None:
+    if r.size < 2:
+        return None
+    sd = float(np.std(r, ddof=1))
+    return float(np.mean(r)) / sd * math.sqrt(252) if sd > 0 else None
+
+
+def recomputed(api: Api, alpha: str, split: str | None) -> dict[str, Any]:
+    """The live columns from the served long_short ledger rows (numpy only), at `split`."""
+    rows = api.all_rows(f"/v1/alphas/{alpha}/portfolio", book="long_short")
+    if split is None:
+        return dict.fromkeys(LIVE_FIGURES)
+    if not rows:
+        return {"live_sessions": None} | dict.fromkeys(LIVE_FIGURES[:3])
+    dates = np.array([row["date"] for row in rows])
+    r = np.array([row["ending_equity"] / row["starting_equity"] - 1.0 for row in rows])
+    inside = dates <= split
+    live, backtest = information_ratio(r[~inside]), information_ratio(r[inside])
+    sessions = int(np.count_nonzero(~inside))
+    decay = None
+    if sessions >= MIN_OOS and live is not None and backtest is not None and backtest > 0:
+        decay = live / backtest
+    return {
+        "live_information_ratio": live,
+        "backtest_information_ratio": backtest,
+        "decay_ratio": decay,
+        "live_sessions": sessions,
+    }
+
+
+def close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
+
+
+def screened(world: World, token: str = "raw", **params: Any) -> list[dict[str, Any]]:
+    return world.api.all_rows(PATH, token, **params)
+
+
+def test_every_row_splits_where_the_live_route_does(world: World) -> None:
+    rows = {row["alpha_id"]: row for row in screened(world)}
+    assert set(rows) == set(ALPHAS)
+    for alpha, row in rows.items():
+        live = world.api.ok(LIVE_PATH.format(alpha))["data"]
+        assert (row["live_split"], row["live_split_origin"]) == (live["split_date"], live["split_origin"]), (
+            alpha
+        )
+        if alpha in world.approvals:  # the retired one too: its live part starts at the approval
+            assert (row["live_split"], row["live_split_origin"]) == (world.approvals[alpha], "approval")
+        else:
+            assert row["live_split_origin"] in ("research_cutoff", "first_published"), row
+        # One computation: the live route's own figures at that split, to the last bit.
+        assert row["live_information_ratio"] == live["out_of_sample"]["information_ratio"]["value"], alpha
+        assert row["backtest_information_ratio"] == live["in_sample"]["information_ratio"]["value"], alpha
+        assert row["decay_ratio"] == live["decay_ratio"]["value"], alpha
+        assert row["live_sessions"] == live["out_of_sample"]["sessions"], alpha
+
+
+def test_the_live_columns_equal_a_recomputation_from_served_rows(world: World) -> None:
+    measured = 0
+    for row in screened(world):
+        want = recomputed(world.api, row["alpha_id"], row["live_split"])
+        for name in LIVE_FIGURES:
+            assert close(row[name], want[name]), (row["alpha_id"], name, row[name], want[name])
+        measured += row["decay_ratio"] is not None
+    assert measured >= 2  # approvals with a live quarter and a positive backtest
+    recent = next(r for r in screened(world) if r["alpha_id"] == APPROVED[0])
+    assert recent["live_sessions"] == 19 and recent["decay_ratio"] is None
+
+
+@pytest.mark.parametrize(
+    "column",
+    ["live_information_ratio", "backtest_information_ratio", "decay_ratio", "live_sessions", "live_split"],
+)
+def test_sorted_on_a_live_column_as_recomputed(world: World, column: str) -> None:
+    rows = screened(world)
+    for descending in (False, True):
+        served = [r["alpha_id"] for r in screened(world, sort=("-" if descending else "") + column)]
+        known = sorted(
+            (r for r in rows if r[column] is not None),
+            key=lambda r: r["alpha_id"],
+        )
+        known.sort(key=lambda r: r[column], reverse=descending)  # stable: alpha_id breaks ties
+        nulls = sorted(r["alpha_id"] for r in rows if r[column] is None)
+        assert served == [r["alpha_id"] for r in known] + nulls, (column, descending)
+
+
+def test_filtered_on_live_columns_as_recomputed(world: World) -> None:
+    rows = screened(world)
+    want = {r["alpha_id"]: recomputed(world.api, r["alpha_id"], r["live_split"]) for r in rows}
+
+    def kept(name: str, low: float | None = None, high: float | None = None) -> list[str]:
+        return [
+            a
+            for a, w in want.items()
+            if w[name] is not None and (low is None or w[name] >= low) and (high is None or w[name] <= high)
+        ]
+
+    decays = sorted(w["decay_ratio"] for w in want.values() if w["decay_ratio"] is not None)
+    irs = sorted(
+        w["live_information_ratio"] for w in want.values() if w["live_information_ratio"] is not None
+    )
+    cases: list[tuple[dict[str, Any], list[str]]] = [
+        ({"min_decay_ratio": repr(decays[1])}, kept("decay_ratio", decays[1])),  # a bound equal to a value
+        ({"max_decay_ratio": repr(decays[0])}, kept("decay_ratio", None, decays[0])),
+        ({"min_live_information_ratio": "0"}, kept("live_information_ratio", 0.0)),
+        ({"max_live_information_ratio": repr(irs[-2])}, kept("live_information_ratio", None, irs[-2])),
+        ({"min_backtest_information_ratio": "0.5"}, kept("backtest_information_ratio", 0.5)),
+        ({"min_live_sessions": str(MIN_OOS)}, kept("live_sessions", MIN_OOS)),
+        ({"max_live_sessions": "0"}, kept("live_sessions", None, 0)),
+    ]
+    for params, expected in cases:
+        served = [r["alpha_id"] for r in screened(world, **params)]
+        order = [r["alpha_id"] for r in rows]  # catalogue order, as without a filter
+        assert served == [a for a in order if a in expected], params
+    # The bounds select some alphas and leave others (not trivially all or nothing).
+    assert all(0 < len(expected) < len(rows) for _, expected in cases)
+    bad = world.api.get(PATH, min_live_sessions="1.5")
+    assert (
+        bad.status_code == 400
+        and bad.json()["error"]["details"]["parameters"][0]["name"] == "min_live_sessions"
+    )
+
+
+def test_a_key_without_the_ledger_sees_no_live_figure(world: World) -> None:
+    full = {r["alpha_id"]: r for r in screened(world, "plain")}
+    body = world.api.ok(PATH, "no_portfolio", limit=100)
+    for row in body["data"]:
+        assert [row[name] for name in LIVE_FIGURES] == [None] * len(LIVE_FIGURES), row
+        # The split is no ledger figure: an approval, a seal's cutoff or a publish date.
+        assert (row["live_split"], row["live_split_origin"]) == (
+            full[row["alpha_id"]]["live_split"],
+            full[row["alpha_id"]]["live_split_origin"],
+        )
+    for params in ({"min_decay_ratio": "0"}, {"sort": "-live_information_ratio"}, {"max_live_sessions": "9"}):
+        response = world.api.get(PATH, "no_portfolio", **params)
+        assert response.status_code == 403, (params, response.text)
+        assert response.json()["error"]["details"] == {"endpoint": "portfolio.ledger"}
+    assert world.api.get(PATH, "no_portfolio", sort="live_split").status_code == 200
+
+
+def index_rows(lake: Path) -> dict[str, dict[str, Any]]:
+    from pipeline.catalogue_index import current_rows
+
+    table = current_rows(str(lake))
+    assert table is not None
+    return {row["alpha_id"]: row for row in table.to_pylist()}
+
+
+def test_lake_index_keeps_the_approval_split(world: World, tmp_path: Path) -> None:
+    """A rebuild reads no records: each row keeps the approval split its previous row had."""
+    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    before = index_rows(lake)
+    run_cli("lake", "index", "--lake", str(lake))
+    after = index_rows(lake)
+    assert after[APPROVED[1]]["indexed_at"] != before[APPROVED[1]]["indexed_at"]  # every row recomputed
+    for alpha, row in after.items():
+        columns = ("live_split", "live_split_origin", *LIVE_FIGURES)
+        assert {c: row[c] for c in columns} == {c: before[alpha][c] for c in columns}, alpha
+        if alpha in world.approvals:
+            assert row["live_split_origin"] == "approval"
+
+
+def test_an_index_written_before_the_live_columns_serves_them_null(world: World, tmp_path: Path) -> None:
+    """Until `lake index`, an older generation has no live column: null on every row, and a
+    decision records its alpha's row with them."""
+    import datetime as dt
+
+    from datasets.catalogue_index import catalogue_dir, newest
+    from datasets.storage import Storage
+    from pipeline.catalogue_index import record
+    from schemas.lake import LIVE_COLUMNS
+
+    lake = Path(shutil.copytree(world.lake, tmp_path / "lake"))
+    generation = newest(Storage(str(lake)), str(lake))
+    assert generation is not None
+    path = Path(catalogue_dir(str(lake))) / generation.index
+    table = pq.read_table(path)
+    pq.write_table(table.drop_columns(list(LIVE_COLUMNS)), path)
+    app = TestClient(app=_app(lake))
+    with app as client:
+        rows = Api(client).all_rows(PATH)
+    assert rows and all(row[c] is None for row in rows for c in LIVE_COLUMNS)
+    # An approval recorded now (as `alpha-results promote` does): that row alone has them.
+    as_of = dt.date.fromisoformat(world.approvals[APPROVED[2]])
+    record(str(lake), approvals={APPROVED[2]: as_of})
+    found = index_rows(lake)
+    assert (found[APPROVED[2]]["live_split"], found[APPROVED[2]]["live_split_origin"]) == (as_of, "approval")
+    assert found[APPROVED[2]]["live_sessions"] is not None
+    assert all(found[a]["live_split"] is None for a in found if a != APPROVED[2])
+
+
+def _app(lake: Path) -> Any:
+    from serve.app import create_app
+    from serve.settings import Settings
+
+    return create_app(
+        Settings(lake=str(lake), environment="test"), authenticate=authenticator_for(CALLERS), limiter=None
+    )
