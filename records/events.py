@@ -204,6 +204,36 @@ class EventLog:
         )
         return event_of(rows[0]) if rows else None
 
+    def settled_through(
+        self, after: int, through: int, settle: dt.timedelta, now: dt.datetime | None = None
+    ) -> int:
+        """The newest id up to `through` before which no id after `after` is missing, an id being
+        waited for while the event after it is younger than `settle`.
+
+        PostgreSQL numbers an event when it is inserted, not when its transaction commits, so an
+        event may become visible after a later one: a reader that took the later one's id as its
+        cursor would never see the earlier. A missing id is a transaction still open (it shows up
+        soon), or one rolled back (it never does: given up once `settle` has passed). SQLite
+        writes one transaction at a time and reuses a rolled-back id, so there nothing is missing.
+        Only the young events are read (`events_by_time`)."""
+        young = stored_time((now or dt.datetime.now(dt.UTC)) - settle)
+        rows, _ = self._database.execute(
+            "SELECT id FROM events WHERE id > ? AND id <= ? AND created_at > ? ORDER BY id",
+            (after, through, young),
+        )
+        if not rows:
+            return through
+        first = int(rows[0][0])
+        before, _ = self._database.execute(
+            "SELECT coalesce(max(id), ?) FROM events WHERE id < ?", (after, first)
+        )
+        previous = max(after, int(before[0][0]))
+        for (event_id,) in rows:
+            if int(event_id) != previous + 1:
+                return previous
+            previous = int(event_id)
+        return through
+
     def newest_seen(self, reader: Reader) -> int:
         """The id of the newest event `reader` may see (0: none): where a stream that starts now
         begins for it. Unlike `last_id`, it moves only with what the reader may see, so a cursor

@@ -10,6 +10,7 @@ has none: no alpha is approved there.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 import threading
 from collections.abc import Callable
@@ -19,8 +20,8 @@ from typing import TypeVar
 
 from anyio import to_thread
 
-from records.events import Event, Reader, Scope, Wanted
 from analytics.standings import Standings
+from records.events import Event, Reader, Scope, Wanted
 from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
@@ -78,14 +79,20 @@ class RecordsSource:
         def read(records: Records) -> EventsPage:
             start = 0 if after is None else records.cursors.read(after)
             page = records.events.page(reader, replace(wanted, after=start))
-            cursors = [records.cursors.write(event.id) for event in page.events]
+            events, has_more = page.events, page.has_more
+            if events:
+                # Not past an event still being committed (PostgreSQL): it would be skipped.
+                horizon = records.events.settled_through(start, events[-1].id, SETTLE)
+                if horizon < events[-1].id:
+                    events, has_more = [event for event in events if event.id <= horizon], False
+            cursors = [records.cursors.write(event.id) for event in events]
             if cursors:
                 resume = cursors[-1]
             else:
                 # Nothing seen: resume where this page started, never at an event the reader may
                 # not see (its cursor would move with what it may not read).
                 resume = after if after is not None else records.cursors.write(0)
-            return EventsPage(page.events, cursors, page.has_more, resume)
+            return EventsPage(events, cursors, has_more, resume)
 
         return await self.read(read)
 
@@ -102,13 +109,18 @@ class RecordsSource:
 
         return await self.read(read)
 
-    async def stream_page(self, reader: Reader, wanted: Wanted) -> tuple[list[tuple[Event, str]], bool]:
-        """One read of a stream: the events of `wanted` (after its `after`, up to its `through`)
-        that `reader` may see, each with its cursor, and whether more follow."""
+    async def stream_page(self, reader: Reader, wanted: Wanted) -> StreamPage:
+        """One read of a stream: the events of `wanted` (after its `after`, up to its `through`,
+        short of an event still being committed) that `reader` may see, each with its cursor."""
 
-        def read(records: Records) -> tuple[list[tuple[Event, str]], bool]:
-            page = records.events.page(reader, wanted)
-            return [(event, records.cursors.write(event.id)) for event in page.events], page.has_more
+        def read(records: Records) -> StreamPage:
+            assert wanted.through is not None
+            horizon = records.events.settled_through(wanted.after, wanted.through, SETTLE)
+            page = records.events.page(reader, replace(wanted, through=horizon))
+            found = [(event, records.cursors.write(event.id)) for event in page.events]
+            if page.has_more:
+                return StreamPage(found, page.events[-1].id, held=False)
+            return StreamPage(found, horizon, held=horizon < wanted.through)
 
         return await self.read(read)
 
@@ -147,6 +159,21 @@ class RecordsSource:
             return found
 
         return await self.read(read)
+
+
+SETTLE = dt.timedelta(seconds=10)
+"""How long an event id missing before a newer one is waited for (`EventLog.settled_through`):
+past it, the id is taken for a transaction that rolled back."""
+
+
+@dataclass(frozen=True)
+class StreamPage:
+    found: list[tuple[Event, str]]
+    """The events read and their cursors, in order."""
+    read_through: int
+    """The stream's new position: every event up to it was read."""
+    held: bool
+    """Events were held back behind one still being committed: read again shortly."""
 
 
 @dataclass(frozen=True)

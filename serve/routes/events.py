@@ -216,6 +216,8 @@ class EventMessages:
         self.ip = client_ip(ctx.request, services.settings.trusted_proxy_hops)
         self.checked = time.monotonic()
         """When the key was last authenticated (the request's own authentication, first)."""
+        self.held = False
+        """The last read stopped short of an event still being committed (PostgreSQL)."""
 
     async def recheck(self) -> bool:
         """Authenticate the key again (its record may have been revoked or suspended, or its
@@ -252,6 +254,8 @@ class EventMessages:
                     if batch:
                         yield batch
                         sent = time.monotonic()
+                    if self.held:  # an event still being committed: look again after a poll
+                        await stopping.sleep(self.poll_seconds)
                     continue
                 now = time.monotonic()
                 if now - self.checked >= self.heartbeat and not await self.recheck():
@@ -286,16 +290,16 @@ class EventMessages:
             if time.monotonic() - self.checked >= self.heartbeat and not await self.recheck():
                 return None
             reader = self.reader
-            found, more = await self.source.stream_page(reader, wanted)
-            if found:
+            page = await self.source.stream_page(reader, wanted)
+            if page.found:
                 if not await self.recheck():
                     return None
                 if self.reader != reader:
-                    found, more = await self.source.stream_page(self.reader, wanted)
+                    page = await self.source.stream_page(self.reader, wanted)
         except errors.UpstreamUnavailable:
             return None  # the client reconnects with its Last-Event-ID: nothing is lost
-        self.position = found[-1][0].id if more else through
-        return b"".join(message(wire_event(event, cursor)) for event, cursor in found)
+        self.position, self.held = page.read_through, page.held
+        return b"".join(message(wire_event(event, cursor)) for event, cursor in page.found)
 
 
 ROUTES = [list_events, stream_events]

@@ -13,9 +13,9 @@ import pytest
 
 from records.cursors import CursorInvalid, Cursors
 from records.events import Wanted
-from records.store import Records
+from records.store import Records, open_records
 from serve.context import AllowList
-from serve.records import EventsPage, RecordsSource, reader_of
+from serve.records import SETTLE, EventsPage, RecordsSource, reader_of
 from tests.callers import make_caller
 
 EVERYONE = make_caller()
@@ -88,7 +88,9 @@ def test_a_cursor_older_than_the_retention_resumes_at_the_oldest_kept(
     old = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     first = records.events.append("alpha.published", {"n": 1}, alpha_id="Test_a", now=old)
     records.events.append("alpha.published", {"n": 2}, alpha_id="Test_a", now=old)
-    records.events.append("alpha.published", {"n": 3}, alpha_id="Test_a")
+    # Older than SETTLE: right after the gap the retention made, a newer event would be waited
+    # for that long (the gap could be a transaction still open: test_nothing_is_read_past...).
+    records.events.append("alpha.published", {"n": 3}, alpha_id="Test_a", now=old + dt.timedelta(days=2))
     cursor = records.cursors.write(first.id)
     assert records.events.purge(old + dt.timedelta(days=1)) == 2
     assert numbers(page(source, EVERYONE, cursor)) == [3]
@@ -107,6 +109,46 @@ def test_a_stream_from_now_starts_at_the_newest_event_the_caller_may_see(
     assert asyncio.run(source.stream_start(reader, None)) == (position, cursor)
     shown = records.events.append("alpha.published", {"n": 7}, alpha_id="Test_c")
     hidden = records.events.append("alpha.published", {"n": 8}, alpha_id="momentum")
-    found, more = asyncio.run(source.stream_page(reader, Wanted(after=position, through=hidden.id)))
-    assert [(e.data["n"], c) for e, c in found] == [(7, records.cursors.write(shown.id))] and not more
+    read = asyncio.run(source.stream_page(reader, Wanted(after=position, through=hidden.id)))
+    assert [(e.data["n"], c) for e, c in read.found] == [(7, records.cursors.write(shown.id))]
+    assert (read.read_through, read.held) == (hidden.id, False)
     assert asyncio.run(source.stream_start(reader, cursor)) == (position, cursor)
+
+
+def test_nothing_is_read_past_an_event_still_being_committed(
+    records: Records, source: RecordsSource, store_url: str
+) -> None:
+    """An id missing before a newer event (a transaction still open, here a row taken away) holds
+    the feed and the stream before it until the newer event is `SETTLE` old."""
+    first = records.events.append("alpha.published", {"n": 1}, alpha_id="Test_a")
+    missing = records.events.append("alpha.published", {"n": 2}, alpha_id="Test_a")
+    third = records.events.append("alpha.published", {"n": 3}, alpha_id="Test_a")
+    records.database.execute("DELETE FROM events WHERE id = ?", (missing.id,))
+    assert records.events.settled_through(0, third.id, SETTLE) == first.id
+    later = dt.datetime.now(dt.UTC) + SETTLE + dt.timedelta(seconds=1)
+    assert records.events.settled_through(0, third.id, SETTLE, now=later) == third.id
+    held = page(source, EVERYONE)
+    assert numbers(held) == [1] and not held.has_more and held.next_cursor == records.cursors.write(first.id)
+    read = asyncio.run(source.stream_page(reader_of(EVERYONE), Wanted(after=0, through=third.id)))
+    assert [e.data["n"] for e, _ in read.found] == [1] and (read.read_through, read.held) == (first.id, True)
+
+
+@pytest.mark.postgres
+def test_an_open_transaction_holds_the_feed_on_postgresql(postgres_schema_url: str) -> None:
+    """SQLite writes one transaction at a time; PostgreSQL may commit a later id first."""
+    import psycopg
+
+    records, source = open_records(postgres_schema_url), RecordsSource(postgres_schema_url)
+    try:
+        records.events.append("alpha.published", {"n": 1}, alpha_id="Test_a")
+        assert numbers(page(source, EVERYONE)) == [1]  # the server's records open (their schema checked)
+        with psycopg.connect(postgres_schema_url) as other:  # a writer whose transaction is still open
+            sql, params = records.events.statement("alpha.published", {"n": 2}, alpha_id="Test_a")
+            other.execute(sql.replace("?", "%s"), params)
+            records.events.append("alpha.published", {"n": 3}, alpha_id="Test_a")  # committed first
+            assert numbers(page(source, EVERYONE)) == [1]  # 3 would pass over 2, not yet visible
+            other.commit()
+        assert numbers(page(source, EVERYONE)) == [1, 2, 3]
+    finally:
+        source.close()
+        records.close()
