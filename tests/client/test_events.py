@@ -315,3 +315,41 @@ def test_the_default_clock_is_now() -> None:
     assert verify_webhook_signature(SECRET, f"t={now},v1={signed(timestamp=now)}", BODY) == now
     with pytest.raises(WebhookSignatureError):
         verify_webhook_signature(SECRET, f"t={SIGNED_AT},v1={signed()}", BODY)
+
+
+def test_the_documented_calls_bind_to_the_client() -> None:
+    """docs/events.md, "In the client": each call of the example binds to what it calls (a
+    documented keyword the client lacks is a TypeError in the reader's hands)."""
+    import ast
+    import inspect
+    import re
+    from pathlib import Path
+
+    import alpha_results_client
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text()
+    section = text.split("## In the client", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert code is not None
+    receivers: dict[str, Any] = {
+        "client": Client,
+        "feed": alpha_results_client.EventFeed,
+        "stream": alpha_results_client.EventStream,
+    }
+    bound = 0
+    for node in ast.walk(ast.parse(code.group(1))):
+        if not isinstance(node, ast.Call):
+            continue
+        target: Any = None
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            owner = receivers.get(node.func.value.id)
+            target = getattr(owner, node.func.attr) if owner is not None else None
+            arguments: list[Any] = [None]  # self
+        elif isinstance(node.func, ast.Name) and node.func.id in alpha_results_client.__all__:
+            target, arguments = getattr(alpha_results_client, node.func.id), []
+        if target is None:
+            continue
+        arguments += [None] * len(node.args)
+        inspect.signature(target).bind(*arguments, **{k.arg: None for k in node.keywords if k.arg})
+        bound += 1
+    assert bound >= 4
