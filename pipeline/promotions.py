@@ -122,9 +122,9 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
 
 def index_follows(lake: str, alpha: str, approved: dt.date | None) -> None:
     """The alpha's catalogue index row, its live columns split at `approved` (the screener's). The
-    decision stands whatever happens here: a lake without an index has no row to follow (`lake
-    index` writes them), and a row that cannot be written is said on stderr and follows at the next
-    `alpha-results lake index`, which keeps the approval split of the rows it replaces."""
+    decision stands whatever happens here: a lake without an index has no row to follow, and a row
+    that cannot be written is said on stderr (the screener keeps its previous split until the
+    alpha's next decision; `lake index` keeps the approval split of the rows it replaces)."""
     if approved is None:
         return
     try:
@@ -133,8 +133,8 @@ def index_follows(lake: str, alpha: str, approved: dt.date | None) -> None:
         catalogue_index.record(lake, approvals={alpha: approved})
     except Exception as exc:  # the decision is recorded: a failure here must not hide it
         LOG.warning(
-            "%s: the catalogue index row was not recorded again (%s: %s); the screener's live columns follow "
-            "the approval at the next `alpha-results lake index`",
+            "%s: the decision is recorded, but not the alpha's catalogue index row (%s: %s): the screener's "
+            "live columns keep their previous split until the alpha's next decision",
             alpha,
             type(exc).__name__,
             exc,

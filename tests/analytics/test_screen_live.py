@@ -289,3 +289,27 @@ def _app(lake: Path) -> Any:
     return create_app(
         Settings(lake=str(lake), environment="test"), authenticate=authenticator_for(CALLERS), limiter=None
     )
+
+
+def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The decision is the record; the index row follows it where it can, and says so where not."""
+    import pipeline.catalogue_index
+
+    def refused(*args: Any, **kwargs: Any) -> int:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(pipeline.catalogue_index, "record", refused)
+    records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    where = ("--lake", str(world.lake), "--keystore", records, "--policy", "", "--by", "ops", "--note", "n")
+    before = index_rows(world.lake)
+    printed = run_cli("promote", "Test_ledger_only", "--as-of", "2021-12-31", *where)
+    assert '"action": "approved"' in printed
+    assert index_rows(world.lake) == before
+    [warning] = [r for r in caplog.records if r.name == "pipeline.promotions"]
+    assert (
+        "Test_ledger_only: the decision is recorded, but not the alpha's catalogue index row"
+        in warning.message
+    )
+    assert "OSError: No space left on device" in warning.message
