@@ -28,6 +28,7 @@ What a Struct's types cannot say is in `Meta.extra`:
 from __future__ import annotations
 
 import datetime as dt
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -39,6 +40,7 @@ import msgspec
 from msgspec import Meta
 
 from schemas import choices, wire
+from schemas.bodies.events import EVENT_TYPES
 from schemas.bodies.promotions import STANDINGS
 
 LIMIT_MIN = 1
@@ -826,11 +828,12 @@ After = Annotated[
         "event kept.",
     ),
 ]
+_EVENT_TYPE = "[ \t]*(?:" + "|".join(re.escape(name) for name in EVENT_TYPES) + ")[ \t]*"
 EventTypes = Annotated[
     tuple[str, ...],
     Meta(
         max_length=EVENT_TYPES_MAX_LENGTH,
-        pattern=f"^(?:{ITEM_LIST})$",
+        pattern=f"^(?:{_EVENT_TYPE}(?:,{_EVENT_TYPE})*)$",
         description="Only events of these types: comma-separated or the parameter repeated, each one of "
         "alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired, alpha.decay, "
         "build.refused, webhook.disabled. Absent: every type.",

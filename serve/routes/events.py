@@ -241,13 +241,14 @@ class EventMessages:
         # may see: nothing it may not see moves this cursor).
         opening = b"retry: %d\n" % RECONNECT_MILLISECONDS
         yield opening + (b"id: %s\n\n" % self.cursor.encode() if self.cursor else b"\n")
-        watch = None if self.source is None else self.source.watch(self.poll_seconds)
-        if watch is not None:
-            watch.open()
+        if self.source is None:
+            return  # an app embedded without records has no event to wait for
+        watch = self.source.watch(self.poll_seconds)
+        watch.open()
         try:
             sent = time.monotonic()
             while not stopping.stopping():
-                if watch is not None and watch.newest > self.position:
+                if watch.newest > self.position:
                     batch = await self.read(watch.newest)
                     if batch is None:
                         return  # the key may no longer read, or the records cannot be read: end
@@ -264,14 +265,9 @@ class EventMessages:
                     yield HEARTBEAT
                     sent = time.monotonic()
                     continue
-                due = min(sent, self.checked) + self.heartbeat - now
-                if watch is None:  # an app without records: heartbeats only
-                    await stopping.sleep(due)
-                else:
-                    await watch.wait(self.position, due)
+                await watch.wait(self.position, min(sent, self.checked) + self.heartbeat - now)
         finally:
-            if watch is not None:
-                watch.close()
+            watch.close()
 
     async def read(self, through: int) -> bytes | None:
         """The messages of the events after the stream's position up to `through` that the key
