@@ -811,9 +811,6 @@ class LiveQuery(Query, frozen=True):
     ) = None
 
 
-EVENTS_LIMIT_MAX = 1000
-"""The largest page of `/v1/events`: an event's `data` is larger than most rows (a republish
-carries every headline figure before and after)."""
 EVENT_TYPES_MAX_LENGTH = 1000
 EVENT_ALPHAS_MAX_LENGTH = 50 * 130
 """At most about fifty alpha ids (an alpha set's bound, `_alpha_set`)."""
@@ -859,7 +856,7 @@ class EventsQuery(Query, frozen=True):
     after: After | None = None
     type: EventTypes | None = None
     alpha: EventAlphas | None = None
-    limit: Annotated[int, Meta(ge=LIMIT_MIN, le=EVENTS_LIMIT_MAX, description="Page size.")] = DEFAULT_LIMIT
+    limit: Limit = DEFAULT_LIMIT
     format: Format = None
 
 

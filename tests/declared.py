@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from schemas.bodies.base import Body
 from schemas.bodies.rows import DECLARED
-from schemas.bodies.service import Health
 from serve.endpoints import endpoints
 from serve.openapi.declared import documented
 
@@ -22,7 +21,7 @@ BODIES: dict[str, type[Body]] = {e.id: e.body for e in endpoints().values() if e
 SINGLE_BODIES: dict[str, type[Body]] = {
     e.id: e.body
     for e in endpoints().values()
-    if e.body is not None and e.body not in DOCUMENTED and e.body is not Health
+    if e.body is not None and e.body not in DOCUMENTED and e.enveloped
 }
 """The other single objects inside the envelope (documented by each field's `doc` on its Struct)."""
 ROW_BODIES: dict[str, type[Body]] = {

@@ -66,7 +66,7 @@ class Event(Body, kw_only=True, frozen=True):
         str | None,
         doc(
             "The alpha the event is about.",
-            null="On build.refused and webhook.disabled, which are about no one alpha.",
+            null="Null on build.refused and webhook.disabled, which are about no one alpha.",
         ),
     ]
     created_at: Annotated[

@@ -125,6 +125,8 @@ def success(endpoint_id: str) -> dict[str, Any]:
         # A stream (text/event-stream) is text; its body Struct declares each message's `data:`.
         meaning = " ".join(str(endpoint(endpoint_id).answer.__doc__).split("\n\n")[0].split())
         stream = {"type": "string", "description": meaning}
+        buffering = "`no`: a proxy that buffers answers (nginx) passes each event at once."
+        headers |= {"X-Accel-Buffering": statuses.header(buffering, {"type": "string", "enum": ["no"]}, True)}
         return {
             "description": "OK",
             "headers": headers,

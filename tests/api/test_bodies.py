@@ -283,10 +283,12 @@ def live(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     and prefixed allow-lists, a monthly quota and an expiry."""
     from litestar.testing import TestClient
 
+    from records.store import open_records
     from serve.app import create_app
     from serve.context import AllowList
     from serve.identity import Grants, RateLimit, open_store
     from serve.limits import MemoryLimiter
+    from serve.records import RecordsSource
     from serve.settings import Settings
     from tests.ops.keys import issue_key
 
@@ -314,7 +316,15 @@ def live(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         rate_limit=RateLimit(per_second=5, per_minute=60, per_day=500, monthly_requests=900),
         expires_at=datetime.now(UTC) + timedelta(days=30),
     )
-    app = create_app(settings, store=store, limiter=MemoryLimiter())
+    # The records beside the keys, with an event of each audience (as the pipeline and the
+    # delivery worker write them).
+    url = f"sqlite:///{folder}/keys.sqlite3"
+    records = open_records(url)
+    records.events.append("alpha.published", {"build_id": "b1"}, alpha_id="Test_planted_factor")
+    records.events.append("build.refused", {"rule": "seal.sha256"}, audience="admin")
+    records.events.append("webhook.disabled", {"url": "https://x"}, audience="key", key_id=member.key_id)
+    records.close()
+    app = create_app(settings, store=store, limiter=MemoryLimiter(), records=RecordsSource(url))
     with TestClient(app=app) as client:
         headers = {"admin": admin.headers, "member": member.headers, "member_id": member.key_id}
         yield client, headers
@@ -335,6 +345,8 @@ def _data_answers(client: Any, headers: dict[str, Any]) -> dict[str, list[tuple[
         ("catalog.alphas.promotions", "/v1/alphas/Test_planted_factor/promotions", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000", member),
         ("analytics.screen", "/v1/analytics/screen?limit=1000&sort=-information_ratio", admin),
+        ("events.list", "/v1/events?limit=1000", member),
+        ("events.list", "/v1/events?limit=1000", admin),
     ]
     alphas = [row["alpha_id"] for row in client.get("/v1/alphas?limit=1000", headers=member).json()["data"]]
     for alpha in alphas:

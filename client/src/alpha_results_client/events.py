@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
 FEED_PATH = "/v1/events"
 STREAM_PATH = "/v1/events/stream"
-FEED_PAGE_SIZE = 1000
-"""The server's largest page of events: the fewer pages, the fewer metered requests."""
+FEED_PAGE_SIZE = 5000
+"""The server's largest page (as every collection's): the fewer pages, the fewer metered requests."""
 STREAM_READ_TIMEOUT = 60.0
 """Seconds a stream may stay silent before the client takes the connection for dead and
 reconnects: four of the server's heartbeats at its default interval (15 s)."""
