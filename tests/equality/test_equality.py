@@ -171,6 +171,24 @@ the new keys and meanings merged in, every other value as recorded, floats inclu
   `checks.checks[].compared`, `.of` and `.nearest` and of `contribution.reference.source` and
   `.alpha_excluded` (the set compared with is the default reference set, approved or production),
   and `endpoint.paths`, whose screener entry lists `standing`.
+
+Issue 35 item 2 (the live checks and the screener's live columns) replaced 40 answers, and in them
+only added checks, fields and meanings; no figure and no verdict changed (every old request
+answered again; each differing `/analytics/checks` record is the recorded one with the additions
+merged in, every other value as recorded, floats included):
+- the 33 `/analytics/checks` 200s: the battery gained `live_information_ratio` and `decay_ratio`
+  after `ic_t_stat`, both `not_measurable` (`not_applicable`: the recording's app keeps no
+  records, so no alpha is approved) with `split_date` null; `policy.thresholds` gained their
+  bounds (min 0.0 and 0.25); `summary.not_measurable` counts them (+2), and `summary.verdict`,
+  `passed` and `failed` are as recorded (a live check without a value leaves the verdict alone);
+- the 7 `/analytics/_doc` answers: the entries of the new fields (`checks.checks[].split_date`,
+  `checks.policy.thresholds.live_information_ratio` and `.decay_ratio` with their `min`), the
+  meanings of `checks.checks` and of `checks.checks[].id`, `.unit`, `.source`, `.book`, `.horizon`
+  and `.reason` (the two checks, the `approval_split` horizon, `not_applicable`) and of
+  `checks.summary.not_measurable` and `.verdict` (how the live checks count), and
+  `endpoint.paths`, whose checks entry lists `min_live_information_ratio` and `min_decay_ratio`
+  and whose screener entry lists the `min_`/`max_` bounds of the four live figures. The recording
+  holds no screener request, so its live columns changed no recorded answer.
 """
 
 from __future__ import annotations
