@@ -232,9 +232,15 @@ def render_struct(cls: StructClass) -> list[str]:
 
 
 def success_schema(document: dict[str, Any], path: str) -> dict[str, Any]:
-    operation = document["paths"][path]["get"]
-    schema: dict[str, Any] = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    """The 200 body's schema; of a stream (`text/event-stream`), its messages' `data:` (`x-data`)."""
+    content = document["paths"][path]["get"]["responses"]["200"]["content"]
+    schema: dict[str, Any] = (
+        content["application/json"]["schema"] if "application/json" in content else content[STREAM]["x-data"]
+    )
     return schema
+
+
+STREAM = "text/event-stream"
 
 
 def render_param(param: dict[str, Any]) -> str:
@@ -273,10 +279,11 @@ def render(document: dict[str, Any]) -> str:
     emitter.struct("ErrorEnvelope", error, doc="The body of every failure: `{error: {...}}`.")
 
     routes = operations(document)
+    # A body outside the envelope (the health probe, a stream's messages) is a `$ref` of its own.
     meta_schemas = {
-        endpoint_id: success_schema(document, path)["properties"]["meta"]
+        endpoint_id: schema["properties"]["meta"]
         for endpoint_id, path, _ in routes
-        if endpoint_id != "meta.health"
+        if "$ref" not in (schema := success_schema(document, path))
     }
     # The `meta` keys every route carries; each route's own come after them.
     shared_keys = [
@@ -295,6 +302,12 @@ def render(document: dict[str, Any]) -> str:
                 "Health", emitter.resolve(schema), doc="The body of `GET /v1/health` (no envelope)."
             )
             envelope_names[endpoint_id] = "Health"
+            continue
+        if "$ref" in schema:  # a stream: its messages' `data:` (the client reads it: events.py)
+            name = schema["$ref"].rsplit("/", 1)[1]
+            doc = f"One message's `data:` of `GET {path}` ({endpoint_id}), Server-Sent Events."
+            emitter.struct(name, emitter.resolve(schema), doc=doc)
+            envelope_names[endpoint_id] = name
             continue
         data_schema = schema["properties"]["data"]
         collection = data_schema.get("type") == "array"

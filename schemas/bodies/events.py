@@ -85,7 +85,7 @@ class Event(Body, kw_only=True, frozen=True):
     ]
 
 
-class EventStream(Event, kw_only=True, frozen=True):
+class StreamedEvent(Event, kw_only=True, frozen=True):
     """`GET /v1/events/stream`: not one JSON body but Server-Sent Events (`text/event-stream`), each
     message `id: <cursor>`, `event: <type>` and `data: <one Event as JSON>`; a comment
     `: heartbeat` when nothing was sent for a while. This Struct declares one message's `data:`."""

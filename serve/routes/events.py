@@ -29,7 +29,7 @@ from records.events import Event as Recorded
 from records.events import Reader, Wanted
 from records.times import stored_time
 from schemas.bodies.envelope import Collection
-from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, EventStream
+from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
 from serve import errors, representation, stopping
 from serve.auth import call_backends, client_ip
@@ -161,7 +161,7 @@ def next_link(ctx: Context[Any], cursor: str) -> str:
     "Events as they are recorded (Server-Sent Events)",
     skip_compression=True,  # each event must leave when it is sent, not when a compressor's block fills
 )
-async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[EventStream]:
+async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[StreamedEvent]:
     last_event_id = ctx.request.headers.get("last-event-id")
     last_event_id = last_event_id.strip() if last_event_id is not None else None
     given = {"after": ctx.query.values.get("after"), "Last-Event-ID": last_event_id}

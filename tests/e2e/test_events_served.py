@@ -32,7 +32,7 @@ import pytest
 from records.cursors import Cursors
 from records.events import Event as Recorded
 from records.store import Records, open_records
-from schemas.bodies.events import EventStream
+from schemas.bodies.events import StreamedEvent
 from serve.context import AllowList
 from serve.endpoints import endpoints
 from serve.identity import Grants, RateLimit, open_store
@@ -538,7 +538,7 @@ def test_the_stream_sends_each_event_once_and_resumes_without_gap_or_duplicate(w
     finally:
         opened.close()
     assert [json.loads(m.data)["data"]["n"] for m in received] == [0, 1]
-    assert all(msgspec.json.decode(m.data, type=EventStream) for m in received)  # as declared, strictly
+    assert all(msgspec.json.decode(m.data, type=StreamedEvent) for m in received)  # as declared, strictly
     for message, event in zip(received, first, strict=False):
         assert message.id == world.cursor(event) and message.event == "alpha.republished"
         assert json.loads(message.data) == {
