@@ -162,8 +162,8 @@ def next_link(ctx: Context[Any], cursor: str) -> str:
     skip_compression=True,  # each event must leave when it is sent, not when a compressor's block fills
 )
 async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[StreamedEvent]:
-    last_event_id = ctx.request.headers.get("last-event-id")
-    last_event_id = last_event_id.strip() if last_event_id is not None else None
+    # An empty Last-Event-ID is none (the HTML standard: an EventSource that saw no id sends none).
+    last_event_id = (ctx.request.headers.get("last-event-id") or "").strip() or None
     given = {"after": ctx.query.values.get("after"), "Last-Event-ID": last_event_id}
     args = ctx.args(filter_problems(ctx.query.values, given))
     # A browser's EventSource reconnects to the URL it opened (its `after` too) with the id it saw last.

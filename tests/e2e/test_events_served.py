@@ -565,7 +565,7 @@ def test_the_stream_sends_each_event_once_and_resumes_without_gap_or_duplicate(w
 def test_a_stream_from_now_sends_only_new_events_and_after_wins_below_last_event_id(world: World) -> None:
     alpha = unique()
     old = world.append("alpha.published", alpha)
-    now = stream(world, "member", alpha=alpha)
+    now = stream(world, "member", last_event_id="", alpha=alpha)  # an empty Last-Event-ID is none
     try:
         now.opening()
         new = world.append("alpha.approved", alpha, as_of="2026-11-20")
