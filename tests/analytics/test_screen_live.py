@@ -313,3 +313,40 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
         in warning.message
     )
     assert "OSError: No space left on device" in warning.message
+
+
+def test_a_republished_approved_alpha_keeps_its_approval_split(tmp_path: Path) -> None:
+    """A new build of an approved alpha is published by the pipeline, which reads no records: its
+    row keeps the approval split of the row it replaces, with the new build's figures there."""
+    import datetime as dt
+
+    from analytics.figures import Figures
+    from pipeline.build import build_many
+    from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
+
+    alpha = "Test_live_factory"
+    seals = {n: write_factory_seal(tmp_path / f"v{n}", alpha_id=alpha, weeks=40, seed=n) for n in (3, 4)}
+    lake = tmp_path / "lake"
+    spy = write_benchmark_seal(tmp_path / "spy", sessions=300)
+    assert all(o.status != "refused" for o in build_many([str(spy), str(seals[3])], str(lake), jobs=1))
+    records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    as_of = dt.date(2023, 5, 26)  # 20 of the 40 weeks after it
+    where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "ops", "--note", "n")
+    run_cli("promote", alpha, "--as-of", as_of.isoformat(), *where)
+    first = index_rows(lake)[alpha]
+    assert (first["live_split"], first["live_split_origin"]) == (as_of, "approval")
+
+    assert all(o.status != "refused" for o in build_many([str(seals[4])], str(lake), jobs=1))
+    row = index_rows(lake)[alpha]
+    assert row["build_id"] != first["build_id"]
+    assert (row["live_split"], row["live_split_origin"]) == (as_of, "approval")
+    figures = Figures.open(str(lake))
+    try:
+        live = figures.live(alpha, approved=as_of)
+    finally:
+        figures.reader.close()
+    assert live.split_origin == "approval"
+    assert row["live_information_ratio"] == live.out_of_sample.information_ratio.value is not None
+    assert row["decay_ratio"] == live.decay_ratio.value
+    assert row["live_sessions"] == live.out_of_sample.sessions > 63
+    assert row["live_information_ratio"] != first["live_information_ratio"]  # the new build's figures
