@@ -308,7 +308,6 @@ def test_the_notebooks_checks_take_the_approval(world: World) -> None:
     import datetime as dt
 
     from analytics.figures import Figures
-
     from analytics.standings import Standings
     from records.store import open_records
 
