@@ -367,7 +367,7 @@ def test_a_deferred_backfill_is_served_once_the_lake_is_indexed(
     reader = LakeReader(root, refresh_seconds=60)
     assert list(reader.alphas()) == ["Test_index_0"]
     assert main(["build", *(str(s) for s in seals[1:]), "--lake", root, "--jobs", "1", "--defer-index"]) == 0
-    assert f"`alpha-results lake index --lake {root}`" in capsys.readouterr().out
+    assert f"`alpha-results lake index --events --lake {root}`" in capsys.readouterr().out
     generation, index = newest_index(root)
     assert generation.number == 1 and index.num_rows == 1  # no generation per publish
     reader.refresh()
