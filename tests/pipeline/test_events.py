@@ -119,7 +119,13 @@ def test_decay_is_a_live_check_newly_failing_on_an_approved_alpha() -> None:
 # -- a build run, end to end -----------------------------------------------------------------------
 
 
-def build(*seals: Path, lake: Path, records: str | None, env: dict[str, str] | None = None) -> str:
+def build(
+    *seals: Path,
+    lake: Path,
+    records: str | None,
+    env: dict[str, str] | None = None,
+    extra: tuple[str, ...] = (),
+) -> str:
     command = [
         sys.executable,
         "-m",
@@ -131,6 +137,7 @@ def build(*seals: Path, lake: Path, records: str | None, env: dict[str, str] | N
         "--jobs",
         "1",
     ]
+    command += extra
     if records is not None:
         command += ["--keystore", records]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env, check=False)
@@ -315,3 +322,23 @@ def test_an_approved_alpha_whose_live_check_fails_decays(tmp_path: Path) -> None
     # The same build recorded again (a rerun): no second decay.
     build(seals[4], lake=lake, records=url, env=env)
     assert [e.type for e in events_of(url)].count(DECAY) == 1
+
+
+def test_a_deferred_backfill_records_its_events_with_the_index(
+    seals: dict[str, Path], tmp_path: Path
+) -> None:
+    lake, url = tmp_path / "lake", f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    out = build(seals["spy"], seals["v1"], lake=lake, records=url, extra=("--defer-index",))
+    assert "lake index --events" in out
+    assert events_of(url) == []  # the checks need the committed index
+    command = [sys.executable, "-m", "cli.main", "lake", "index", "--events", "--lake", str(lake)]
+    done = subprocess.run(
+        [*command, "--keystore", url], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    [published] = events_of(url)
+    assert published.type == PUBLISHED
+    assert published.data["build_id"] == Figures.open(str(lake)).build(ALPHA).build_id
+    # Again: nothing new (the log already says this build).
+    subprocess.run([*command, "--keystore", url], cwd=REPO, capture_output=True, check=True)
+    assert len(events_of(url)) == 1
