@@ -446,7 +446,7 @@ class Worker:
             why = access if isinstance(access, str) else "the key may not see this event"
             tried = Tried(webhook.id, event.id, attempt, now, "skipped", error=f"skipped: access ({why})")
             return self._record(self.records.webhooks.finish(self.lease, tried), webhook, event, tried)
-        body = event_body(event, self.records.cursors.write(event.id))
+        body = event_body(event, self.records.cursors.write(event.id), access.may_call)
         headers = self._headers(webhook, event, body, attempt)
         sent = self._post(webhook.url, body, headers, self.options.allow_private, self.options.timeout)
         done = dt.datetime.now(dt.UTC)

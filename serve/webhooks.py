@@ -39,8 +39,8 @@ from records.store import Records, open_records
 from records.times import stored_time
 from records.webhooks import Attempt, State, Webhook
 from schemas.bodies.events import EVENT_TYPES
-from schemas.bodies.events import Event as WireEvent
 from serve.context import Caller
+from serve.event_answers import event_answer
 from serve.identity.access import build_caller
 from serve.identity.authenticate import standing_refusal
 from serve.identity.backends import open_store
@@ -85,15 +85,10 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
     return f"t={timestamp},v1={mac}"
 
 
-def event_body(event: Event, cursor: str) -> bytes:
-    """The body of a delivery: one event as JSON (UTF-8), the bytes that are signed; the object of
-    `/v1/events` (`schemas.bodies.events.Event`, made as `serve.routes.events.wire_event` makes
-    it, which a route module keeps to itself and the worker does not import: Litestar, pyarrow)."""
-    created_at = stored_time(event.created_at)
-    assert created_at is not None  # every event has its time
-    return msgspec.json.encode(
-        WireEvent(id=cursor, type=event.type, alpha=event.alpha_id, created_at=created_at, data=event.data)
-    )
+def event_body(event: Event, cursor: str, may_call: Callable[[str], bool]) -> bytes:
+    """The body of a delivery: one event as JSON (UTF-8), the bytes that are signed; the object
+    `/v1/events` shows the key (`serve.event_answers.event_answer`)."""
+    return msgspec.json.encode(event_answer(event, cursor, may_call))
 
 
 # -- where to -------------------------------------------------------------------------------

@@ -34,6 +34,17 @@ EVENT_TYPES: tuple[str, ...] = (
 """Every event type, in documentation order: the values `type=` accepts on the feed and the
 stream (an unknown one is 400 naming `type`)."""
 
+FIGURE_BLOCKS: dict[str, str] = {
+    "headline": "analytics.screen",
+    "figures": "analytics.screen",
+    "moved": "analytics.screen",
+    "checks": "analytics.checks",
+    "changed": "analytics.checks",
+    "failed": "analytics.checks",
+}
+"""The keys of an event's `data` that hold figures, and the route that serves them: a key that may
+not call it gets the key null, named in `data.withheld` (docs/events.md, "What a key sees")."""
+
 CURSOR_PATTERN = "^[0-9a-f]{32}$"
 """A cursor as the service writes it (`records.cursors`): 32 lower-case hex digits."""
 

@@ -25,9 +25,7 @@ from litestar.response import Stream
 
 from datasets.queries import Page
 from records.cursors import CURSOR, CursorInvalid
-from records.events import Event as Recorded
 from records.events import Reader, Wanted
-from records.times import stored_time
 from schemas.bodies.envelope import Collection
 from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
@@ -35,6 +33,7 @@ from serve import errors, representation, stopping
 from serve.auth import call_backends, client_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
+from serve.event_answers import event_answer
 from serve.exchange import exchange_of
 from serve.records import EventsPage, RecordsSource, reader_of
 from serve.routes.base import Context, Ctx
@@ -57,13 +56,6 @@ COLUMNS = pa.schema(
 )
 """The columns of the feed's CSV, Arrow and Parquet pages: `data` as JSON text, `created_at` as the
 JSON writes it (Arrow and Parquet type it as a UTC timestamp, `schemas.wire`)."""
-
-
-def wire_event(event: Recorded, cursor: str) -> Event:
-    """An event as every way of receiving it shows it (`schemas.bodies.events.Event`)."""
-    created_at = stored_time(event.created_at)
-    assert created_at is not None  # every event has its time
-    return Event(id=cursor, type=event.type, alpha=event.alpha_id, created_at=created_at, data=event.data)
 
 
 def filter_problems(values: Mapping[str, str], cursor_names: Mapping[str, str | None]) -> dict[str, str]:
@@ -108,7 +100,10 @@ async def list_events(ctx: Ctx[EventsQuery]) -> Response[Collection[Event]]:
             page = await source.events_page(reader_of(ctx.caller), args.after, wanted)
         except CursorInvalid:
             raise errors.bad_parameters({"after": CURSOR_RULE}) from None
-    rows = [wire_event(event, cursor) for event, cursor in zip(page.events, page.cursors, strict=True)]
+    may_call = ctx.caller.may_call
+    rows = [
+        event_answer(event, cursor, may_call) for event, cursor in zip(page.events, page.cursors, strict=True)
+    ]
     meta = ctx.meta(
         **({"next_cursor": page.next_cursor} if page.next_cursor else {}), source="records:events"
     )
@@ -208,6 +203,8 @@ class EventMessages:
     ) -> None:
         services = ctx.services
         self.source, self.reader, self.wanted = source, reader, wanted
+        self.may_call = ctx.caller.may_call
+        """What of an event's data the key sees (`serve.event_answers`), as of its last check."""
         self.position, self.cursor = position, cursor
         self.services = services
         self.heartbeat = services.settings.events_heartbeat_seconds
@@ -232,7 +229,7 @@ class EventMessages:
             return False
         if not caller.may_call(STREAM_ENDPOINT):
             return False
-        self.reader, self.checked = reader_of(caller), time.monotonic()
+        self.reader, self.may_call, self.checked = reader_of(caller), caller.may_call, time.monotonic()
         return True
 
     async def messages(self) -> AsyncIterator[bytes]:
@@ -295,7 +292,8 @@ class EventMessages:
         except errors.UpstreamUnavailable:
             return None  # the client reconnects with its Last-Event-ID: nothing is lost
         self.position, self.held = page.read_through, page.held
-        return b"".join(message(wire_event(event, cursor)) for event, cursor in page.found)
+        may_call = self.may_call
+        return b"".join(message(event_answer(event, cursor, may_call)) for event, cursor in page.found)
 
 
 ROUTES = [list_events, stream_events]

@@ -114,6 +114,13 @@ def served_world(folder: Path, env: dict[str, str] | None = None) -> Iterator[Wo
         ),
         # Every alpha's description, but only Test_ runs: an event carries run figures.
         "runs_narrow": new_key(url, chosen=grants(AllowList.all(), AllowList.of_prefixes(["Test_"]))),
+        # The events, but not the routes that serve their figures.
+        "no_figures": new_key(
+            url,
+            chosen=grants(
+                AllowList.all(), AllowList.all(), AllowList.of_ids(["events.list", "events.stream"])
+            ),
+        ),
         "no_events": new_key(
             url,
             chosen=grants(
@@ -734,3 +741,46 @@ def test_open_streams_end_cleanly_when_the_server_stops(tmp_path: Path) -> None:
             opened.close()
         # uvicorn ends a graceful stop by raising the signal it caught again: SIGTERM, not a kill.
         assert server.process.wait(timeout=WAIT) in (0, -signal.SIGTERM)
+
+
+def test_an_events_figures_are_shown_as_the_routes_that_serve_them_would(world: World) -> None:
+    """A key that may read the alpha and call the feed, but not the screener or the checks, gets
+    the event with its figures null and named in `data.withheld`, on the feed and the stream."""
+    alpha = unique()
+    said = {
+        "build_id": "b2",
+        "previous_build_id": "b1",
+        "headline": {"information_ratio": 1.2, "sessions": 40},
+        "figures": {"information_ratio": {"before": 1.0, "after": 1.2, "moved": True}},
+        "moved": ["information_ratio"],
+        "checks": {"information_ratio": {"value": 1.2, "unit": "ratio", "verdict": "pass"}},
+    }
+    world.records.events.append("alpha.republished", said, alpha_id=alpha)
+    [full] = feed(world, "member", alpha=alpha)["data"]
+    assert full["data"] == said
+    [limited] = feed(world, "no_figures", alpha=alpha)["data"]
+    assert limited["id"] == full["id"]
+    assert limited["data"] == {
+        "build_id": "b2",
+        "previous_build_id": "b1",
+        "headline": None,
+        "figures": None,
+        "moved": None,
+        "checks": None,
+        "withheld": {
+            block: f"access_limited: served by {route}, which this key may not call"
+            for block, route in (
+                ("headline", "analytics.screen"),
+                ("figures", "analytics.screen"),
+                ("moved", "analytics.screen"),
+                ("checks", "analytics.checks"),
+            )
+        },
+    }
+    opened = stream(world, "no_figures", after=full["id"], alpha=alpha)
+    try:
+        world.records.events.append("alpha.republished", said, alpha_id=alpha)
+        [sent] = opened.events(1)
+    finally:
+        opened.close()
+    assert json.loads(sent.data)["data"] == limited["data"]
