@@ -214,7 +214,8 @@ def test_a_republish_between_arrow_pages_starts_over() -> None:
     from alpha_results_client.transport import ArrowPage
 
     def page(offset: int, build: int) -> ArrowPage:
-        table = pa.table({"alpha_id": [f"{build}-{offset}"], "name": ["x"], "tldr": [None]})
+        columns = {"alpha_id": [f"{build}-{offset}"], "name": ["x"], "tldr": [None], "standing": ["never"]}
+        table = pa.table(columns | {"approved_since": pa.array([None], pa.date32())})
         pagination = Pagination(limit=1, offset=offset, returned=1, total=3, has_more=offset < 2)
         return ArrowPage(table, pagination, Meta(source=f"lake:catalog@build{build}"))
 
@@ -234,7 +235,15 @@ def test_a_republish_between_arrow_pages_starts_over() -> None:
     collection: Collection[Any] = Collection(ArrowTransport(), None, query, page_size=1)  # type: ignore[arg-type]
     frame = collection.to_polars()
     assert frame["alpha_id"].to_list() == ["2-0", "2-1", "2-2"]
-    assert frame.schema == pl.Schema({"alpha_id": pl.String, "name": pl.String, "tldr": pl.String})
+    assert frame.schema == pl.Schema(
+        {
+            "alpha_id": pl.String,
+            "name": pl.String,
+            "tldr": pl.String,
+            "standing": pl.String,
+            "approved_since": pl.Date,
+        }
+    )
     assert [p["offset"] for p in asked] == ["0", "1", "0", "1", "2"]
     assert collection.meta.source == "lake:catalog@build2"
 

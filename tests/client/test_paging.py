@@ -212,7 +212,9 @@ def test_pages_from_two_builds_are_never_mixed() -> None:
     pages = iter(
         [
             AlphaListRowPage(
-                data=[AlphaListRow(alpha_id=f"a{i}", name="x", tldr=None)],
+                data=[
+                    AlphaListRow(alpha_id=f"a{i}", name="x", tldr=None, standing="never", approved_since=None)
+                ],
                 pagination=Pagination(limit=1, offset=i, returned=1, total=3, has_more=True),
                 meta=Meta(source=f"lake:catalog@build{1 if i == 0 else 2}"),
             )

@@ -17,7 +17,6 @@ from alpha_results_client._version import __version__
 from alpha_results_client.client import Client
 from alpha_results_client.config import NO_RETRIES, RetryPolicy, Timeouts
 from alpha_results_client.events import (
-    Event,
     EventFeed,
     EventStream,
     WebhookSignatureError,
@@ -54,7 +53,6 @@ __all__ = [
     "BenchmarkSeries",
     "Client",
     "Collection",
-    "Event",
     "EventFeed",
     "EventStream",
     "InconsistentPagesError",

@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-c4cc6bf69ebf"
+REGISTRY_VERSION = "r-f9df31c112a0"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -389,6 +389,18 @@ class AlphaListRow(ApiStruct, kw_only=True, frozen=True):
 
     tldr: str | None
     """One-line thesis. Null when none was recorded."""
+
+    standing: str
+    """Where the alpha stands after the operator's decisions (`alpha-results promote`, `retire`;
+    `/v1/alphas/{alpha}/promotions` serves them): approved (its latest decision approved it into the
+    live book), retired (its latest retired it), or never (no decision recorded, or a deployment
+    that keeps no records).
+    """
+
+    approved_since: dt.date | None
+    """The date the approval in force takes effect (its `as_of`; where the alpha's live part starts).
+    Unit: ISO date (YYYY-MM-DD). Null unless `standing` is approved.
+    """
 
 
 class AlphaListRowPage(ApiStruct, kw_only=True, frozen=True):
@@ -2799,6 +2811,75 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     Null when the run sealed neither.
     """
 
+    live_split: dt.date | None
+    """The split of the long_short book's live against backtest (`/analytics/live` split_date): the
+    as_of of the alpha's latest approval when the index row was computed after it (`alpha-results
+    promote` and `retire` record the row again), else its seal's research_cutoff, else the date the
+    catalogue first published it. Sessions on or before it are in-sample (the backtest), those after
+    it live. Unit: ISO date (YYYY-MM-DD). Null when the alpha has no split (no research_cutoff, no
+    first publish date recorded), and in an index written before the live columns (until
+    `alpha-results lake index`).
+    """
+
+    live_split_origin: str | None
+    """Where `live_split` comes from: approval, research_cutoff or first_published (`/analytics/live`
+    split_origin). Null with `live_split`.
+    """
+
+    live_information_ratio: float | None
+    """Annualised information ratio of the long_short book's sessions after `live_split`
+    (`/analytics/live` `out_of_sample.information_ratio`): daily returns after costs, not in excess
+    of the risk-free rate, times sqrt(252), as `information_ratio`. Unit: ratio. Null where
+    `/analytics/live` serves it not_measurable at the alpha's split (fewer than 2 sessions with
+    variance in the part, no split, no ledger), and in an index written before the live columns
+    (until `alpha-results lake index`).
+    """
+
+    backtest_information_ratio: float | None
+    """Annualised information ratio of the long_short book's sessions on or before `live_split`
+    (`/analytics/live` `in_sample.information_ratio`), as `live_information_ratio`. Unit: ratio.
+    Null where `/analytics/live` serves it not_measurable at the alpha's split (fewer than 2
+    sessions with variance in the part, no split, no ledger), and in an index written before the
+    live columns (until `alpha-results lake index`).
+    """
+
+    decay_ratio: float | None
+    """`live_information_ratio / backtest_information_ratio` (`/analytics/live` `decay_ratio`): 1 held
+    up, 0 nothing left, below 0 reversed. Unit: ratio. Null while fewer than 63 sessions follow
+    `live_split` or the backtest information ratio is not positive (`/analytics/live` serves it
+    not_measurable then), and in an index written before the live columns (until `alpha-results lake
+    index`).
+    """
+
+    live_sessions: int | None
+    """Sessions of the long_short ledger after `live_split` (`/analytics/live`
+    `out_of_sample.sessions`). Unit: trading sessions. Null when the alpha has no split or no
+    ledger, and in an index written before the live columns (until `alpha-results lake index`).
+    """
+
+    standing: str
+    """Where the alpha stands after the operator's decisions (`alpha-results promote`, `retire`;
+    `/v1/alphas/{alpha}/promotions` serves them): approved (its latest decision approved it into the
+    live book), retired (its latest retired it), or never (no decision recorded, or a deployment
+    that keeps no records).
+    """
+
+    approved_since: dt.date | None
+    """The date the approval in force takes effect (its `as_of`; where the alpha's live part starts).
+    Unit: ISO date (YYYY-MM-DD). Null unless `standing` is approved.
+    """
+
+
+class ScreenRowMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/analytics/screen`."""
+
+    reference: str | UnsetType = UNSET
+    """The set `max_correlation` compared with, no `correlated_to` being named: approved (the alphas in
+    force in the live book that the key may read) or, when there is none, production (the production
+    alphas, no Test_ prefix, that the key may read). On `/analytics/screen` with `max_correlation`
+    and without `correlated_to` only.
+    """
+
 
 class ScreenRowPage(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/analytics/screen` (analytics.screen)."""
@@ -2807,7 +2888,7 @@ class ScreenRowPage(ApiStruct, kw_only=True, frozen=True):
 
     pagination: Pagination
 
-    meta: Meta
+    meta: ScreenRowMeta
 
 
 class CombinedRow(ApiStruct, kw_only=True, frozen=True):
@@ -3065,7 +3146,17 @@ class ContributionReference(ApiStruct, kw_only=True, frozen=True):
     """`reference` of the contribution object."""
 
     source: str
-    """given (the request's reference) or production (every production alpha the key may read)"""
+    """given (the request's reference) or production (the default set, when the request names none:
+    origin says which)
+    """
+
+    origin: str
+    """Where the reference alphas come from: given (the request's reference), or the default set,
+    approved (the alphas in force in the live book, alpha-results promote, that the key may read,
+    the alpha itself excepted) or, when there is none, production (the production alphas, no Test_
+    prefix, that the key may read, the alpha itself excepted) (docs/analytics.md, "The reference
+    set")
+    """
 
     alphas: list[str]
     """The reference alphas, the alpha itself never among them"""
@@ -3074,7 +3165,7 @@ class ContributionReference(ApiStruct, kw_only=True, frozen=True):
     """How many reference alphas were named or considered"""
 
     alpha_excluded: bool
-    """The alpha was in the set named (or is a production alpha) and was left out"""
+    """The alpha was in the set named (or in the default set origin names) and was left out"""
 
     members_in_window: int
     """How many reference alphas have a return on at least one of the sessions counted: the figures are
@@ -3209,6 +3300,12 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     ic_t_stat: Bound
     """The policy's thresholds of ic_t_stat"""
 
+    live_information_ratio: Bound
+    """The policy's thresholds of live_information_ratio"""
+
+    decay_ratio: Bound
+    """The policy's thresholds of decay_ratio"""
+
 
 class Policy(ApiStruct, kw_only=True, frozen=True):
     """The operator's thresholds (`checks_policy_file`), echoed in every answer."""
@@ -3245,7 +3342,14 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
     many were compared; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly
-    IC (conditioned signal, whole history)
+    IC (conditioned signal, whole history); live_information_ratio: information ratio of the book's
+    daily returns after the alpha's latest approval (in force or since retired): /analytics/live
+    out_of_sample.information_ratio at the approval's as_of, annualised as information_ratio (x
+    sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not narrow it);
+    measured once 63 sessions follow the approval; decay_ratio: /analytics/live decay_ratio at the
+    approval's as_of: the information ratio after the approval (up to the window's `to`) over the
+    information ratio up to it (1 held up, 0 nothing left, below 0 reversed); measured once 63
+    sessions follow the approval and while the in-sample information ratio is positive
     """
 
     value: float | None
@@ -3254,8 +3358,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     unit: str
     """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_year,
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
-    stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic
-    (per_session: a fraction of equity traded per session)
+    stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic,
+    live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of equity traded per
+    session)
     """
 
     threshold: Bound
@@ -3274,18 +3379,20 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     analytics.significance, turnover portfolio.ledger, max_weight portfolio.positions,
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
-    ic_t_stat performance.metrics
+    ic_t_stat performance.metrics, live_information_ratio analytics.live, decay_ratio analytics.live
     """
 
     book: str | None
-    """The book whose figures the value is built from: the requested book, long_short for
-    deflated_sharpe and production_correlation (as significance and correlation serve them), null
-    for ic_t_stat (the conditioned signal)
+    """The book whose figures the value is built from: the requested book (the live checks too),
+    long_short for deflated_sharpe and production_correlation (as significance and correlation serve
+    them), null for ic_t_stat (the conditioned signal)
     """
 
     horizon: str
-    """What the value is over: window, window_last_504_sessions (recent_information_ratio) or
-    whole_history (production_correlation, ic_t_stat: from/to do not narrow them)
+    """What the value is over: window, window_last_504_sessions (recent_information_ratio),
+    whole_history (production_correlation, ic_t_stat: from/to do not narrow them) or approval_split
+    (live_information_ratio, decay_ratio: the history split at the approval, in-sample every session
+    up to it, out-of-sample those after it up to `to`; from does not narrow it)
     """
 
     reason: str
@@ -3304,26 +3411,38 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     information ratio paying 2 times its modelled execution cost; production_correlation: the
     largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
     {compared} compared); ic_t_stat: the Newey-West t-statistic of the signal's mean weekly IC over
-    the whole history (is the IC distinguishable from 0?) ({names} are the figure's own: sessions
-    counted, trials, the symbol and date held, the nearest production alpha). not_measurable: why
-    there is no value; starts with access_limited when the key may not read the data it is built
-    from
+    the whole history (is the IC distinguishable from 0?); live_information_ratio: the book's
+    annualised information ratio over the {sessions} sessions after its approval on {split_date};
+    decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
+    {sessions} sessions after its approval on {split_date} ({live} live) ({names} are the figure's
+    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
+    part's sessions and split date). not_measurable: why there is no value; starts with
+    access_limited when the key may not read the data it is built from, not_applicable for a live
+    check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
-    """production_correlation only: how many production alphas value is the maximum over, those with a
-    correlation with the alpha (at least 3 common sessions, variance on both sides); the others are
-    not compared. Null when the key may not have the figure
+    """production_correlation only: how many alphas of the reference set (see reference) value is the
+    maximum over, those with a correlation with the alpha (at least 3 common sessions, variance on
+    both sides); the others are not compared. Null when the key may not have the figure
     """
 
     of: int | None | UnsetType = UNSET
-    """production_correlation only: how many production alphas the key may read, the alpha excluded
-    (compared is below it when some have too little overlap with the alpha); null as compared
+    """production_correlation only: how many alphas the reference set (see reference) holds, the alpha
+    excluded (compared is below it when some have too little overlap with the alpha); null as
+    compared
     """
 
     nearest: str | None | UnsetType = UNSET
-    """production_correlation only: the production alpha whose |Pearson| is value (the nearest); null
-    when none is compared
+    """production_correlation only: the alpha of the reference set whose |Pearson| is value (the
+    nearest); null when none is compared
+    """
+
+    reference: str | UnsetType = UNSET
+    """production_correlation only: the reference set compared with, approved (the alphas in force in
+    the live book, alpha-results promote, that the key may read, the alpha itself excepted) or, when
+    there is none, production (the production alphas, no Test_ prefix, that the key may read, the
+    alpha itself excepted) (docs/analytics.md, "The reference set")
     """
 
     symbol: str | None | UnsetType = UNSET
@@ -3334,6 +3453,12 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     date: dt.date | None | UnsetType = UNSET
     """max_weight only: the session at whose close symbol was held at that weight; null when not
     measurable
+    """
+
+    split_date: dt.date | None | UnsetType = UNSET
+    """live_information_ratio and decay_ratio only: the split, the as_of of the alpha's latest approval
+    (in force or since retired; /analytics/live split_date with split_origin approval): sessions
+    after it are the live part. Null when the alpha was never approved
     """
 
 
@@ -3347,10 +3472,14 @@ class ChecksSummary(ApiStruct, kw_only=True, frozen=True):
     """Checks that fail"""
 
     not_measurable: int
-    """Checks without a value"""
+    """Checks without a value (the live checks of an alpha not measured live included)"""
 
     verdict: str
-    """pass when every check passes, fail when any fails, else incomplete"""
+    """fail when any check fails (a live check too), else incomplete when a check other than the live
+    ones (live_information_ratio, decay_ratio) is not_measurable, else pass. A live check counts
+    once it has a value: while the alpha was never approved or fewer than 63 sessions follow its
+    approval it is not_measurable and leaves the verdict as the rest of the battery makes it
+    """
 
 
 class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
@@ -3376,7 +3505,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     checks: list[CheckResult]
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
-    production_correlation, ic_t_stat
+    production_correlation, ic_t_stat, live_information_ratio, decay_ratio
     """
 
     summary: ChecksSummary
@@ -4123,6 +4252,92 @@ class BuildRowPage(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class Event(ApiStruct, kw_only=True, frozen=True):
+    """One event: a row of `GET /v1/events`, the `data:` of one message of `GET /v1/events/stream`, and
+    the body of one webhook delivery.
+    """
+
+    id: str
+    """The event's cursor: 32 lower-case hex digits, unique, the same wherever the event is delivered
+    (the feed, the stream's `id:`, a webhook): pass it as `after` (or `Last-Event-ID`) to resume
+    after this event, and use it to drop a duplicate. Opaque: two cursors cannot be compared; the
+    order is the order they are served in.
+    """
+
+    type: str
+    """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
+    alpha.retired or alpha.decay (about one alpha, seen by the keys that may read it), build.refused
+    (administrators only) or webhook.disabled (the key whose webhook it was only).
+    """
+
+    alpha: str | None
+    """The alpha the event is about. Null on build.refused and webhook.disabled, which are about no one
+    alpha.
+    """
+
+    created_at: dt.datetime
+    """When the event was recorded: UTC, ISO 8601 with microseconds and `Z`
+    (2026-11-25T18:00:00.000000Z).
+    """
+
+    data: dict[str, Any]
+    """What the event says, its keys set by its type (docs/events.md, 'What is recorded'); in the CSV,
+    Arrow and Parquet pages one JSON text column.
+    """
+
+
+class EventMeta(Meta, kw_only=True, frozen=True):
+    """The `meta` object of `GET /v1/events`."""
+
+    next_cursor: str | UnsetType = UNSET
+    """Where to resume (`after=`): the cursor of the page's last event; with no event, the `after`
+    given, or without one the start of the log. Polling with it returns exactly the events not yet
+    seen. On `/v1/events` only.
+    """
+
+
+class EventPage(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/events` (events.list)."""
+
+    data: list[Event]
+
+    pagination: Pagination
+
+    meta: EventMeta
+
+
+class StreamedEvent(ApiStruct, kw_only=True, frozen=True):
+    """One message's `data:` of `GET /v1/events/stream` (events.stream), Server-Sent Events."""
+
+    id: str
+    """The event's cursor: 32 lower-case hex digits, unique, the same wherever the event is delivered
+    (the feed, the stream's `id:`, a webhook): pass it as `after` (or `Last-Event-ID`) to resume
+    after this event, and use it to drop a duplicate. Opaque: two cursors cannot be compared; the
+    order is the order they are served in.
+    """
+
+    type: str
+    """What happened: alpha.published, alpha.republished, alpha.checks_changed, alpha.approved,
+    alpha.retired or alpha.decay (about one alpha, seen by the keys that may read it), build.refused
+    (administrators only) or webhook.disabled (the key whose webhook it was only).
+    """
+
+    alpha: str | None
+    """The alpha the event is about. Null on build.refused and webhook.disabled, which are about no one
+    alpha.
+    """
+
+    created_at: dt.datetime
+    """When the event was recorded: UTC, ISO 8601 with microseconds and `Z`
+    (2026-11-25T18:00:00.000000Z).
+    """
+
+    data: dict[str, Any]
+    """What the event says, its keys set by its type (docs/events.md, 'What is recorded'); in the CSV,
+    Arrow and Parquet pages one JSON text column.
+    """
+
+
 # -- endpoints --------------------------------------------------------------------------------------
 
 
@@ -4567,6 +4782,7 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("method", "method", "string", None, required=False, enum=None),
             Param("complete_only", "complete_only", "boolean", False, required=False, enum=None),
             Param("production", "production", "boolean", None, required=False, enum=None),
+            Param("standing", "standing", "string", None, required=False, enum=None),
             Param("ic_reproduces", "ic_reproduces", "boolean", None, required=False, enum=None),
             Param(
                 "min_information_ratio", "min_information_ratio", "number", None, required=False, enum=None
@@ -4586,6 +4802,42 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("max_turnover", "max_turnover", "number", None, required=False, enum=None),
             Param("min_sessions", "min_sessions", "integer", None, required=False, enum=None),
             Param("max_sessions", "max_sessions", "integer", None, required=False, enum=None),
+            Param(
+                "min_live_information_ratio",
+                "min_live_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "max_live_information_ratio",
+                "max_live_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "min_backtest_information_ratio",
+                "min_backtest_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "max_backtest_information_ratio",
+                "max_backtest_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param("min_decay_ratio", "min_decay_ratio", "number", None, required=False, enum=None),
+            Param("max_decay_ratio", "max_decay_ratio", "number", None, required=False, enum=None),
+            Param("min_live_sessions", "min_live_sessions", "integer", None, required=False, enum=None),
+            Param("max_live_sessions", "max_live_sessions", "integer", None, required=False, enum=None),
             Param("max_correlation", "max_correlation", "number", None, required=False, enum=None),
             Param("correlated_to", "correlated_to", "string", None, required=False, enum=None),
             Param(
@@ -4621,12 +4873,22 @@ ENDPOINTS: dict[str, Endpoint] = {
                     "-turnover",
                     "sessions",
                     "-sessions",
+                    "live_information_ratio",
+                    "-live_information_ratio",
+                    "backtest_information_ratio",
+                    "-backtest_information_ratio",
+                    "decay_ratio",
+                    "-decay_ratio",
+                    "live_sessions",
+                    "-live_sessions",
                     "weeks",
                     "-weeks",
                     "first_date",
                     "-first_date",
                     "last_date",
                     "-last_date",
+                    "live_split",
+                    "-live_split",
                 ),
             ),
             Param("limit", "limit", "integer", 100, required=False, enum=None),
@@ -4733,6 +4995,15 @@ ENDPOINTS: dict[str, Endpoint] = {
                 enum=None,
             ),
             Param("min_ic_t_stat", "min_ic_t_stat", "number", None, required=False, enum=None),
+            Param(
+                "min_live_information_ratio",
+                "min_live_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param("min_decay_ratio", "min_decay_ratio", "number", None, required=False, enum=None),
         ),
         ChecksResponse,
         collection=False,
@@ -4847,6 +5118,37 @@ ENDPOINTS: dict[str, Endpoint] = {
         BuildRowPage,
         collection=True,
         admin=True,
+    ),
+    "events.list": Endpoint(
+        "events.list",
+        "/v1/events",
+        (
+            Param("after", "after", "string", None, required=False, enum=None),
+            Param("type", "type", "string", None, required=False, enum=None),
+            Param("alpha", "alpha", "string", None, required=False, enum=None),
+            Param("limit", "limit", "integer", 100, required=False, enum=None),
+            Param(
+                "format",
+                "format",
+                "string",
+                None,
+                required=False,
+                enum=("json", "arrow", "csv", "ndjson", "parquet"),
+            ),
+        ),
+        EventPage,
+        collection=True,
+    ),
+    "events.stream": Endpoint(
+        "events.stream",
+        "/v1/events/stream",
+        (
+            Param("after", "after", "string", None, required=False, enum=None),
+            Param("type", "type", "string", None, required=False, enum=None),
+            Param("alpha", "alpha", "string", None, required=False, enum=None),
+        ),
+        StreamedEvent,
+        collection=False,
     ),
 }
 """Every route of the registry, by registry id."""
@@ -5355,6 +5657,9 @@ __all__ = [
     "EquitySummary",
     "ErrorBody",
     "ErrorEnvelope",
+    "Event",
+    "EventMeta",
+    "EventPage",
     "ExportDownload",
     "ExportDownloadNotConfiguredError",
     "ExportDownloadResponse",
@@ -5450,6 +5755,7 @@ __all__ = [
     "ScoreRowMeta",
     "ScoreRowPage",
     "ScreenRow",
+    "ScreenRowMeta",
     "ScreenRowPage",
     "Signal",
     "SignalProcessing",
@@ -5465,6 +5771,7 @@ __all__ = [
     "SourceObjectMissingError",
     "SourcePaper",
     "Stat",
+    "StreamedEvent",
     "TableSize",
     "Tenure",
     "TermPoint",

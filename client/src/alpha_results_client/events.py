@@ -18,7 +18,6 @@ and drop an event whose id you already handled (a webhook is delivered at least 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import hmac
 import random
@@ -26,12 +25,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 import msgspec
 
-from alpha_results_client._struct import ApiStruct
+from alpha_results_client._generated import Event
 from alpha_results_client.exceptions import AlphaResultsError, ApiError, RateLimitedError, TransportError
 
 if TYPE_CHECKING:
@@ -46,22 +45,6 @@ STREAM_READ_TIMEOUT = 60.0
 reconnects: four of the server's heartbeats at its default interval (15 s)."""
 SIGNATURE_HEADER = "Alpha-Results-Signature"
 SIGNATURE_TOLERANCE_SECONDS = 300
-
-
-class Event(ApiStruct, kw_only=True, frozen=True):
-    """One event, as the feed, the stream and a webhook deliver it."""
-
-    id: str
-    """Its cursor: resume after it (`after=`, `last_event_id=`), and drop a duplicate by it."""
-    type: str
-    """alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
-    alpha.decay, build.refused or webhook.disabled."""
-    alpha: str | None
-    """The alpha it is about; None for build.refused and webhook.disabled."""
-    created_at: dt.datetime
-    """When it was recorded (UTC)."""
-    data: dict[str, Any]
-    """What it says, its keys set by its type."""
 
 
 def decode_event(body: bytes | str) -> Event:
