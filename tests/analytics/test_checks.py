@@ -700,7 +700,9 @@ def test_the_production_correlation_says_how_many_it_compared_and_which_is_neare
         assert tail == (PRODUCTION_KEYS if entry["id"] == "production_correlation" else []), entry
     entry = by_id(data)["production_correlation"]
     assert list(entry)[-4:] == PRODUCTION_KEYS, entry
-    assert entry["reference"] == "production", entry  # nothing approved here (tests/e2e/test_standings_served.py)
+    assert entry["reference"] == "production", (
+        entry
+    )  # nothing approved here (tests/e2e/test_standings_served.py)
     each = production_correlations(lake, alpha)
     readable = [p for p in PRODUCTION if p != alpha]
     assert (entry["compared"], entry["of"]) == (len(each), len(readable)), entry
@@ -749,7 +751,12 @@ def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so(
     assert found.extra == {"compared": 1, "of": 3, "nearest": "near", "reference": "production"}
     assert found.value is not None and close(found.value, abs(float(np.corrcoef(mine, near)[0, 1])))
     none = _production_correlation(view, Production(matrix, ["brief", "flat"], None, "approved"), Warnings())
-    assert none.value is None and none.extra == {"compared": 0, "of": 2, "nearest": None, "reference": "approved"}
+    assert none.value is None and none.extra == {
+        "compared": 0,
+        "of": 2,
+        "nearest": None,
+        "reference": "approved",
+    }
     assert none.reason.startswith("no approved alpha has a correlation with it"), none.reason
 
 
