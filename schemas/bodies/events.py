@@ -45,9 +45,6 @@ FIGURE_BLOCKS: dict[str, str] = {
 """The keys of an event's `data` that hold figures, and the route that serves them: a key that may
 not call it gets the key null, named in `data.withheld` (docs/events.md, "What a key sees")."""
 
-CURSOR_PATTERN = "^[0-9a-f]{32}$"
-"""A cursor as the service writes it (`records.cursors`): 32 lower-case hex digits."""
-
 STREAM_MEDIA_TYPE = "text/event-stream"
 
 

@@ -36,7 +36,9 @@ def refusal(
 ) -> tuple[int, dict[str, Any], Any]:
     path, params = endpoint_path(world, endpoint_id)
     response = world.get(path, token, **params, **extra)
-    body = response.json()
+    # A refusal is JSON; a granted /v1/events/stream answers Server-Sent Events.
+    streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+    body = {} if streamed and response.status_code == 200 else response.json()
     return response.status_code, body.get("error", {}), response
 
 

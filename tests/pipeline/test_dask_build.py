@@ -219,8 +219,13 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
         published(str(demo_lake))
     )
     assert f"{DEMO_ALPHAS + 2} seals: {DEMO_ALPHAS + 1} built, 1 refused  (lake {lake})" in lines
-    # The catalogue-wide steps ran once, after every seal, the refused one included.
-    assert lines[-1] == f"collected  {garbage}" and not garbage.exists()
+    # The catalogue-wide steps ran once, after every seal, the refused one included; then the
+    # run's events (no records database beside this lake: said, not created).
+    assert lines[-2:] == [
+        f"collected  {garbage}",
+        "events     not recorded: no records database at sqlite:///var/keys.sqlite3",
+    ]
+    assert not garbage.exists()
     assert elsewhere.exists()  # swept by `alpha-results lake gc --apply`, not by every build run
     assert_same_lake(str(lake), str(demo_lake))
 

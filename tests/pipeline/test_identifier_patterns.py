@@ -64,6 +64,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "tag list": (params.ITEM_LIST_PATTERN, "trend, value", ","),
 }
 SEARCHING = {
+    "serve.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
     "serve.identity.tokens.TOKEN_LIKE": "finds token-shaped text inside request input, to redact it",
     "serve.app._NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
