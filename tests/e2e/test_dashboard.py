@@ -45,9 +45,8 @@ from serve.envelope import json_bytes
 from serve.routes import dashboard
 from serve.settings import Settings
 from tests.api.test_developer_surface import NeverCalled, parsed
-from tests.conftest import backend_unavailable
+from tests.e2e.browser import chromium_or_skip
 
-CHROMIUM = "/usr/bin/chromium"
 TIMEOUT_MS = 120_000  # a limit that only catches a hang, on a busy machine too (tests/health_wait.py)
 ALPHA = "momentum_12_1"  # the demo lake's full-size alpha: every chart has data
 CHARTS = (
@@ -345,13 +344,7 @@ def data_endpoints(but: str) -> list[Any]:
 
 @pytest.fixture(scope="module")
 def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
-    if executable is None:
-        backend_unavailable("chromium is not installed (apt-get install chromium; .ci/run does)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        backend_unavailable("playwright is not installed (the project's dev extra)")
+    executable, sync_playwright = chromium_or_skip()
     folder = tmp_path_factory.mktemp("dashboard")
     keystore = f"sqlite:///{folder / 'keys.sqlite3'}"
     keys = make_keys(keystore)

@@ -30,9 +30,8 @@ import pytest
 import tests.e2e.test_serve_stack as serve_stack
 from records.store import open_records
 from serve.endpoints import endpoints
-from tests.conftest import backend_unavailable
+from tests.e2e.browser import chromium_or_skip
 from tests.e2e.test_dashboard import (
-    CHROMIUM,
     ROOMY,
     Site,
     check_clean,
@@ -88,13 +87,7 @@ def demo_lake(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 @pytest.fixture(scope="module")
 def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
-    executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
-    if executable is None:
-        backend_unavailable("chromium is not installed (apt-get install chromium; .ci/run does)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        backend_unavailable("playwright is not installed (the project's dev extra)")
+    executable, sync_playwright = chromium_or_skip()
     folder = tmp_path_factory.mktemp("dashboard_live")
     keystore = f"sqlite:///{folder / 'keys.sqlite3'}"
     keys = make_keys(keystore)

@@ -11,7 +11,6 @@ and fail under ALPHA_RESULTS_REQUIRE_BACKENDS=1.
 from __future__ import annotations
 
 import json
-import shutil
 import struct
 import urllib.request
 from collections.abc import Iterator
@@ -21,12 +20,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import backend_unavailable
+from tests.e2e.browser import chromium_or_skip
 from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
 RENDER_TIMEOUT_MS = 120_000  # a limit that only catches a hang, on a busy machine too (tests/health_wait.py)
 ZERO_WIDTH_SPACE = "\u200b"  # Swagger UI puts one after each `/` of a path, to let it wrap
 
@@ -49,13 +47,7 @@ class Visit:
 
 @pytest.fixture(scope="module")
 def chromium(shared_server: SharedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
-    if executable is None:
-        backend_unavailable("chromium is not installed (apt-get install chromium; .ci/run does)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        backend_unavailable("playwright is not installed (the project's dev extra)")
+    executable, sync_playwright = chromium_or_skip()
     with sync_playwright() as playwright:  # the pages read no lake: the shared server's will do
         browser = playwright.chromium.launch(executable_path=executable)
         try:

@@ -18,10 +18,8 @@ import csv
 import http.client
 import io
 import json
-import shutil
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,7 +27,7 @@ import pytest
 
 from schemas.wire import REBALANCE_INDEX_FIELDS
 from serve.identity import open_store
-from tests.conftest import backend_unavailable
+from tests.e2e.browser import chromium_or_skip
 from tests.hostile_lake import HOSTILE, HYPERLINK, OLD_BUILD, build_hostile_lake
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import issue_key
@@ -106,7 +104,6 @@ def test_a_percent_encoded_format_is_read_as_the_parser_reads_it(served: Served,
 
 # -- the dashboard ---------------------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
 
 # Renders "<override>evil" then " 12.5%" as two children of one paragraph with the dashboard's own
 # `h`, and reports where "12.5%" stands against "evil": with the override running on, the figure is
@@ -132,13 +129,7 @@ async (path) => {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    executable = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
-    if executable is None:
-        backend_unavailable("chromium is not installed (apt-get install chromium; .ci/run does)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        backend_unavailable("playwright is not installed (the project's dev extra)")
+    executable, sync_playwright = chromium_or_skip()
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=executable)
         try:

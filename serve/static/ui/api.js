@@ -50,7 +50,8 @@ function release() {
   }
 }
 
-const pace = { left: Infinity, resetAt: 0 }; // requests left in the binding window, and when it resets
+// Requests left in the binding window, when it resets, and when the request that said so was sent.
+const pace = { left: Infinity, resetAt: 0, sentAt: 0 };
 
 /** Wait until the binding window has a request left, then take it. */
 async function takeFromWindow(signal) {
@@ -66,10 +67,14 @@ async function takeFromWindow(signal) {
   }
 }
 
-/** Learn the binding window from an answer's `RateLimit` header (`"second";r=4;t=1`). */
-function learnWindow(response) {
+/** Learn the binding window from an answer's `RateLimit` header (`"second";r=4;t=1`). An answer
+ * to a request sent before the one that last taught the window is not read: a slow answer (a
+ * figure that takes a while) counts in a window that may have rolled over since, and its `r` would
+ * reopen a window that a later answer had closed (seen as a 429 on a busy machine). */
+function learnWindow(response, sentAt) {
   const match = /;\s*r=(\d+)\s*;\s*t=(\d+)/.exec(response.headers.get("RateLimit") || "");
-  if (!match) return;
+  if (!match || sentAt < pace.sentAt) return;
+  pace.sentAt = sentAt;
   const othersInFlight = inFlight - 1; // sent before this answer, maybe not counted in `r` yet
   pace.left = Math.max(0, Number(match[1]) - othersInFlight);
   pace.resetAt = Date.now() + Number(match[2]) * 1000;
@@ -110,11 +115,12 @@ export async function apiGet(path, params = {}, { signal, token } = {}) {
     let body = null;
     try {
       await takeFromWindow(signal);
+      const sentAt = performance.now();
       response = await fetch(target, {
         headers: { Authorization: `Bearer ${key}`, Accept: "application/json" },
         signal,
       });
-      learnWindow(response);
+      learnWindow(response, sentAt);
       body = await response.json().catch(() => null);
       signal?.throwIfAborted(); // the body's read was cut by the abort: no answer, not an empty one
     } catch (error) {
