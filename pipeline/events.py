@@ -9,8 +9,8 @@ order, and a build already recorded is never recorded twice (`record_alpha_event
 
 For one alpha whose served build differs from the last one recorded:
 - `alpha.published` (the first build ever recorded) or `alpha.republished` (a later one): the
-  build, its headline figures (the catalogue index row's, which `/v1/analytics/screen` serves:
-  `pipeline.catalogue_index.build_row`) and its checks (`/analytics/checks` of the long_short book
+  build, its headline figures (its row of the committed catalogue index, read, not computed
+  again: what `/v1/analytics/screen` serves) and its checks (`/analytics/checks` of the long_short book
   against the operator's policy: `analytics.figures.Figures.checks`, the code the API runs); a
   republish also gives every headline figure before and after and which moved beyond its
   tolerance (`TOLERANCES`);
@@ -30,10 +30,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow.compute as pc
+
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
-from datasets.storage import Storage
-from pipeline import catalogue_index
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
 from records.events import Event, EventLog, event_of, in_id_order
@@ -169,17 +169,25 @@ def last_build_event(log: EventLog, alpha: str) -> Event | None:
     return log.latest(alpha, BUILDS)
 
 
-def record_alpha_events(
-    records: Records, figures: Figures, storage: Storage, lake_root: str, alpha: str, policy: Policy
-) -> list[Event]:
+def index_row(figures: Figures, alpha: str) -> dict[str, Any] | None:
+    """`alpha`'s row of the committed catalogue index the lake's reader serves (what the screener
+    lists), None when the index has none: read, not computed again from the build."""
+    index = figures.reader.snapshot().catalogue.index
+    if index is None:
+        return None
+    rows = index.filter(pc.equal(index.column("alpha_id"), alpha)).to_pylist()
+    return rows[0] if rows else None
+
+
+def record_alpha_events(records: Records, figures: Figures, alpha: str, policy: Policy) -> list[Event]:
     """The events of `alpha`'s served build, if it is not recorded yet (all in one transaction)."""
     build = figures.build(alpha)
     last = last_build_event(records.events, alpha)
     if last is not None and last.data.get("build_id") == build.build_id:
         return []
-    row = catalogue_index.alpha_row(storage, lake_root, alpha, scores=False)
-    if row is None or "unreadable" in row or row.get("build_id") != build.build_id:
-        return []  # unpublished, unreadable, or switched meanwhile: the next run records it
+    row = index_row(figures, alpha)
+    if row is None or row.get("build_id") != build.build_id:
+        return []  # not indexed yet, or switched meanwhile: the next run records it
     promotion: Promotion | None = records.promotions.latest(alpha)
     approved = promotion is not None and promotion.action == "approved"
     approval = promotion.as_of if promotion is not None and approved else None
@@ -240,12 +248,11 @@ def record_run_events(
     the run's refused seals, then delete the events older than `retention_days`."""
     policy = load_policy(policy_file)
     figures = Figures.open(lake_root)
-    storage = Storage(lake_root)
     events: list[Event] = []
     failed: dict[str, str] = {}
     for alpha in alphas:
         try:
-            events += record_alpha_events(records, figures, storage, lake_root, alpha, policy)
+            events += record_alpha_events(records, figures, alpha, policy)
         except LookupError:
             continue  # not published (a seal refused before its first build)
         except Exception as exc:  # reported; the next run reconciles this alpha
