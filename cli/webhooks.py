@@ -19,9 +19,13 @@ import argparse
 import getpass
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from serve.settings import Settings
+
+if TYPE_CHECKING:
+    from serve.webhooks import Registry
 
 
 def _positive(text: str) -> float:
@@ -141,20 +145,38 @@ def register(subparsers: Any) -> None:
     deliver.set_defaults(handler=_deliver)
 
 
+def _answer(args: argparse.Namespace, work: Callable[[Registry], Any]) -> int:
+    """Open the registry (`--keystore`, else the server's), print `work(registry)` as JSON and
+    close it; a refusal (`WebhookRefused`: the database, an unknown key or webhook, a URL) is one
+    line on stderr and exit 1."""
+    from serve.webhooks import WebhookRefused, open_registry
+
+    try:
+        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    try:
+        shown = work(registry)
+    except WebhookRefused as exc:
+        return _refused(exc)
+    finally:
+        registry.close()
+    print(json.dumps(shown, indent=2))
+    return 0
+
+
 def _refused(exc: Exception) -> int:
     print(f"error: {exc}", file=sys.stderr)
     return 1
 
 
 def _add(args: argparse.Namespace) -> int:
-    from serve.webhooks import WebhookRefused, as_json, open_registry, register
+    from serve.webhooks import as_json, register
 
     settings = Settings.from_env()
-    try:
-        registry = open_registry(args.keystore or settings.keystore_url)
-    except WebhookRefused as exc:
-        return _refused(exc)
-    try:
+    warnings: list[str] = []
+
+    def add(registry: Registry) -> Any:
         registered = register(
             registry,
             args.key_id,
@@ -165,80 +187,56 @@ def _add(args: argparse.Namespace) -> int:
             created_by=_operator() if args.by is None else args.by,
             allow_private=settings.webhook_allow_private,
         )
-        shown = as_json(registered.webhook, registry.records.cursors, with_secret=True)
-    except WebhookRefused as exc:
-        return _refused(exc)
-    finally:
-        registry.close()
-    print(json.dumps(shown, indent=2))
-    for warning in registered.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(
-        "The secret is shown this once: give it to the receiver, which verifies each delivery with it.",
-        file=sys.stderr,
-    )
-    return 0
+        warnings.extend(registered.warnings)
+        return as_json(registered.webhook, registry.records.cursors, with_secret=True)
+
+    status = _answer(args, add)
+    if status == 0:
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print(
+            "The secret is shown this once: give it to the receiver, which verifies each delivery with it.",
+            file=sys.stderr,
+        )
+    return status
 
 
 def _list(args: argparse.Namespace) -> int:
-    from serve.webhooks import WebhookRefused, as_json, open_registry
+    from serve.webhooks import as_json
 
-    try:
-        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
-    except WebhookRefused as exc:
-        return _refused(exc)
-    try:
-        shown = [
+    return _answer(
+        args,
+        lambda registry: [
             as_json(w, registry.records.cursors)
             for w in registry.records.webhooks.listed(args.key, include_removed=args.all)
-        ]
-    finally:
-        registry.close()
-    print(json.dumps(shown, indent=2))
-    return 0
+        ],
+    )
 
 
 def _attempts(args: argparse.Namespace) -> int:
-    from serve.webhooks import WebhookRefused, attempt_json, found, open_registry
+    from serve.webhooks import attempt_json, found
 
-    try:
-        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
-    except WebhookRefused as exc:
-        return _refused(exc)
-    try:
-        webhook = registry.records.webhooks.get(args.webhook_id)
-        if webhook is None:
-            found(registry, args.webhook_id)  # raises, naming the webhook
-        shown = [
+    def attempts(registry: Registry) -> Any:
+        if registry.records.webhooks.get(args.webhook_id) is None:  # a removed one keeps its attempts
+            found(registry, args.webhook_id)  # refused, naming the webhook
+        return [
             attempt_json(a, registry.records.cursors)
             for a in registry.records.webhooks.attempts(args.webhook_id, args.limit)
         ]
-    except WebhookRefused as exc:
-        return _refused(exc)
-    finally:
-        registry.close()
-    print(json.dumps(shown, indent=2))
-    return 0
+
+    return _answer(args, attempts)
 
 
 def _change(args: argparse.Namespace) -> int:
-    from serve.webhooks import WebhookRefused, as_json, change_state, open_registry
+    from serve.webhooks import as_json, change_state
 
-    try:
-        registry = open_registry(args.keystore or Settings.from_env().keystore_url)
-    except WebhookRefused as exc:
-        return _refused(exc)
-    try:
+    def change(registry: Registry) -> Any:
         changed = change_state(
             registry, args.webhook_id, args.state, from_now=getattr(args, "from_now", False)
         )
-        shown = as_json(changed, registry.records.cursors)
-    except WebhookRefused as exc:
-        return _refused(exc)
-    finally:
-        registry.close()
-    print(json.dumps(shown, indent=2))
-    return 0
+        return as_json(changed, registry.records.cursors)
+
+    return _answer(args, change)
 
 
 def _deliver(args: argparse.Namespace) -> int:
