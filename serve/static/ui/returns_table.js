@@ -4,27 +4,9 @@
 import { fill, h, numberCell, table } from "./dom.js";
 import { DASH, MONTHS, pct } from "./format.js";
 import { valueTone } from "./labels.js";
+import { monthlyGrowth as compound, yearlyGrowth as yearly } from "./series_figures.js";
 
 const returnCell = (growth, digits) => numberCell(pct(growth - 1, digits), growth - 1, { tone: valueTone("period_return", growth - 1) });
-
-function compound(rows) {
-  const totals = new Map();
-  for (const row of rows) {
-    if (row.period_return == null) continue;
-    const key = row.date.slice(0, 7);
-    totals.set(key, (totals.get(key) ?? 1) * (1 + row.period_return));
-  }
-  return totals; // "YYYY-MM" → growth factor
-}
-
-function yearly(monthly) {
-  const years = new Map();
-  for (const [month, growth] of monthly) {
-    const year = month.slice(0, 4);
-    years.set(year, (years.get(year) ?? 1) * growth);
-  }
-  return years;
-}
 
 export function renderReturnsTable(target, equityRows, benchmarkRows, benchmarkName) {
   const months = compound(equityRows);

@@ -34,18 +34,50 @@ function niceTicks(min, max, count = 5) {
   return ticks;
 }
 
+const INK = "#222";
+const GRID = "#ddd";
+const FONT = 11;
+
+// Ten series stay apart in colour and, printed in black and white, in their dash.
+export const PALETTE = ["#1f5fbf", "#e07b00", "#2e8b57", "#c0392b", "#6a3fb5", "#00838f", "#b5179e", "#8c564b", "#5f6b00", "#d4a017"];
+export const DASHES = [null, "6 3", "2 2", "8 3 2 3", "10 4", "1 3", "6 2 2 2", "12 3", "4 4", "3 1"];
+
+/** The date axis's ticks between times `t0` and `t1` (ms): each year's 1 January, and each quarter's
+ * first day too for a history under three years; the first date is labelled with its year. */
+function dateTicks(t0, t1) {
+  const quarters = t1 - t0 < 3 * 366 * 86_400_000;
+  const first = new Date(t0);
+  const ticks = [{ time: t0, label: String(first.getUTCFullYear()) }];
+  for (let year = first.getUTCFullYear(), month = first.getUTCMonth() + 1; ; month += 1) {
+    if (month === 12) [year, month] = [year + 1, 0];
+    if (!quarters && month !== 0) continue;
+    if (month % 3 !== 0) continue;
+    const time = Date.UTC(year, month, 1);
+    if (time > t1) break;
+    // A tick too close to the first one would print over its label.
+    if (time - t0 < 25 * 86_400_000) ticks.shift();
+    ticks.push({ time, label: month === 0 ? String(year) : `${year}-${String(month + 1).padStart(2, "0")}` });
+  }
+  return ticks;
+}
+
 /**
  * A line chart over dates: `dates` ("YYYY-MM-DD"), `series` = [{ label, values, color, dash }],
- * `format` for the y axis. Dashed series stay distinguishable in black and white. `liveAfter` (a
+ * `format` for the y axis's ticks, `yLabel` its title with the unit ("Cumulative return (%)"),
+ * `xLabel` the date axis's. Dashed series stay distinguishable in black and white. `liveAfter` (a
  * split date) shades what comes after it, as the alpha page's charts do (charts.js `shadeAfter`).
+ * Each path carries its values (`data-values`, JSON), the figures the tests compare with the API.
  */
-export function lineChartSvg({ name, title, dates, series, format, width = 760, height = 240, liveAfter = null }) {
-  const pad = { left: 64, right: 12, top: 12, bottom: 28 };
+export function lineChartSvg({ name, title, dates, series, format, yLabel = title, xLabel = "Date", width = 760, height = 240, liveAfter = null, span = null }) {
+  const pad = { left: 78, right: 14, top: 12, bottom: 42 };
   const values = series.flatMap((x) => x.values).filter((v) => Number.isFinite(v));
-  const low = Math.min(0, ...values);
-  const high = Math.max(0, ...values);
+  // Zero is always on the axis; the extremes keep a little room, so no line runs along the frame.
+  const room = (Math.max(0, ...values) - Math.min(0, ...values)) * 0.04;
+  const low = Math.min(0, ...values) - (Math.min(0, ...values) < 0 ? room : 0);
+  const high = Math.max(0, ...values) + (Math.max(0, ...values) > 0 ? room : 0);
   const times = dates.map((d) => Date.parse(`${d}T00:00:00Z`));
-  const [t0, t1] = [times[0], times[times.length - 1]];
+  // `span` ([first, last] dates) sets the date axis, so charts of one book share it.
+  const [t0, t1] = span ? span.map((d) => Date.parse(`${d}T00:00:00Z`)) : [times[0], times[times.length - 1]];
   const x = (t) => pad.left + ((t - t0) / (t1 - t0 || 1)) * (width - pad.left - pad.right);
   const y = (v) => pad.top + (1 - (v - low) / (high - low || 1)) * (height - pad.top - pad.bottom);
   const svg = s("svg", {
@@ -58,28 +90,33 @@ export function lineChartSvg({ name, title, dates, series, format, width = 760, 
     "aria-label": title,
   });
   svg.append(s("title", {}, title));
+  const bottom = height - pad.bottom;
   for (const tick of niceTicks(low, high)) {
-    svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), stroke: tick === 0 ? "#555" : "#ddd", "stroke-width": 1 }));
-    svg.append(s("text", { x: pad.left - 6, y: y(tick) + 4, "text-anchor": "end", "font-size": 11, fill: "#333" }, format(tick)));
+    svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), stroke: tick === 0 ? "#555" : GRID, "stroke-width": 1 }));
+    svg.append(s("text", { x: pad.left - 6, y: y(tick) + 4, "text-anchor": "end", "font-size": FONT, fill: INK }, format(tick)));
   }
   const split = liveAfter ? Date.parse(`${liveAfter}T00:00:00Z`) : null;
   if (split !== null && t1 > split) {
     const from = x(Math.max(split, t0));
     svg.setAttribute("data-live-after", liveAfter);
     svg.append(
-      s("rect", { class: "live-shade", x: from, y: pad.top, width: width - pad.right - from, height: height - pad.top - pad.bottom, fill: LIVE_SHADE }),
+      s("rect", { class: "live-shade", x: from, y: pad.top, width: width - pad.right - from, height: bottom - pad.top, fill: LIVE_SHADE }),
     );
   }
-  const years = [...new Set(dates.map((d) => d.slice(0, 4)))];
-  for (const year of years) {
-    const first = dates.findIndex((d) => d.startsWith(year));
-    svg.append(s("text", { x: x(times[first]), y: height - 8, "font-size": 11, fill: "#333" }, year));
+  for (const tick of dateTicks(t0, t1)) {
+    const at = x(tick.time);
+    svg.append(s("line", { x1: at, x2: at, y1: bottom, y2: bottom + 4, stroke: INK, "stroke-width": 1 }));
+    svg.append(s("text", { x: at, y: bottom + 16, "font-size": FONT - 1, fill: INK, "text-anchor": "middle", class: "x-tick" }, tick.label));
   }
+  svg.append(axes(pad, width, height, xLabel, yLabel));
   series.forEach((line, k) => {
     let path = "";
     let pen = false;
     line.values.forEach((v, i) => {
-      if (!Number.isFinite(v)) return;
+      if (!Number.isFinite(v)) {
+        pen = pen && !line.gaps; // a series with `gaps` breaks its line where it has no value
+        return;
+      }
       path += `${pen ? "L" : "M"}${x(times[i]).toFixed(1)},${y(v).toFixed(1)}`;
       pen = true;
     });
@@ -88,25 +125,131 @@ export function lineChartSvg({ name, title, dates, series, format, width = 760, 
         d: path,
         fill: "none",
         stroke: line.color,
-        "stroke-width": 1.6,
-        "stroke-dasharray": line.dash || (k > 0 ? "6 3" : null),
+        "stroke-width": line.width || 1.6,
+        "stroke-dasharray": dashOf(line, k),
         "data-series": line.label,
+        "data-values": JSON.stringify(line.values.map((v) => (Number.isFinite(v) ? v : null))),
       }),
     );
   });
+  svg.setAttribute("data-dates", JSON.stringify(dates));
   return svg;
 }
 
-/** A legend for `lineChartSvg` as plain HTML-friendly SVG swatches (`shade`: the live part's ground). */
-export function legendSvg(series) {
-  const svg = s("svg", { class: "svg-legend", width: 760, height: 20, viewBox: "0 0 760 20" });
-  let left = 4;
+function dashOf(line, k) {
+  return line.dash === undefined ? (k > 0 ? "6 3" : null) : line.dash;
+}
+
+/** The two axis lines and their titles (the y title turned, reading upwards). */
+function axes(pad, width, height, xLabel, yLabel) {
+  const bottom = height - pad.bottom;
+  const group = s("g", { class: "axes" });
+  group.append(
+    s("line", { x1: pad.left, x2: pad.left, y1: pad.top, y2: bottom, stroke: INK, "stroke-width": 1 }),
+    s("line", { x1: pad.left, x2: width - pad.right, y1: bottom, y2: bottom, stroke: INK, "stroke-width": 1 }),
+  );
+  if (xLabel) group.append(s("text", { class: "axis-title x-title", x: (pad.left + width - pad.right) / 2, y: height - 4, "text-anchor": "middle", "font-size": FONT, fill: INK }, xLabel));
+  if (yLabel) {
+    const middle = (pad.top + bottom) / 2;
+    group.append(s("text", { class: "axis-title y-title", x: 12, y: middle, transform: `rotate(-90 12 ${middle})`, "text-anchor": "middle", "font-size": FONT, fill: INK }, yLabel));
+  }
+  return group;
+}
+
+let ruler = null;
+
+/** The width of `text` in the page's font at `size` px (the legend's labels are laid out by it). */
+function textWidth(text, size) {
+  ruler = ruler || document.createElement("canvas").getContext("2d");
+  ruler.font = `${size}px ${getComputedStyle(document.body).fontFamily}`;
+  return ruler.measureText(String(text)).width;
+}
+
+/**
+ * A legend for `lineChartSvg`: a swatch and the label of each series (`shade`: the live part's
+ * ground), on as many rows as the labels need.
+ */
+export function legendSvg(series, width = 760) {
+  const svg = s("svg", { class: "svg-legend" });
+  let [left, top] = [4, 0];
   series.forEach((line, k) => {
-    if (line.shade) svg.append(s("rect", { x: left, y: 4, width: 24, height: 12, fill: LIVE_SHADE, stroke: "#888", "stroke-width": 0.5 }));
-    else svg.append(s("line", { x1: left, x2: left + 24, y1: 10, y2: 10, stroke: line.color, "stroke-width": 2, "stroke-dasharray": line.dash || (k > 0 ? "6 3" : null) }));
-    svg.append(s("text", { x: left + 30, y: 14, "font-size": 12, fill: "#222" }, line.label));
-    left += 40 + line.label.length * 7;
+    const room = 46 + textWidth(line.label, 12);
+    if (left > 4 && left + room > width) [left, top] = [4, top + 20];
+    if (line.shade) svg.append(s("rect", { x: left, y: top + 4, width: 24, height: 12, fill: LIVE_SHADE, stroke: "#888", "stroke-width": 0.5 }));
+    else svg.append(s("line", { x1: left, x2: left + 24, y1: top + 10, y2: top + 10, stroke: line.color, "stroke-width": 2, "stroke-dasharray": dashOf(line, k) }));
+    svg.append(s("text", { x: left + 30, y: top + 14, "font-size": 12, fill: INK }, line.label));
+    left += room;
   });
+  const height = top + 20;
+  for (const [name, value] of Object.entries({ width, height, viewBox: `0 0 ${width} ${height}` })) svg.setAttribute(name, String(value));
+  return svg;
+}
+
+/** A fill between white and `rgb` ([r, g, b]) by `t` in [0, 1] (at most 75% of the colour, so black text reads on it). */
+function tint(rgb, t) {
+  const k = Math.max(0, Math.min(1, t)) * 0.75;
+  return `rgb(${rgb.map((c) => Math.round(255 + (c - 255) * k)).join(",")})`;
+}
+
+export const GAIN = [30, 123, 70];
+export const LOSS = [179, 38, 30];
+export const POSITIVE = [31, 95, 191];
+
+/** A diverging fill: `high` ([r, g, b]) above zero, `low` below, by |value| / `scale`. */
+export function divergingFill(value, scale, high = GAIN, low = LOSS) {
+  if (!Number.isFinite(value)) return "#f1f3f5";
+  return tint(value >= 0 ? high : low, Math.abs(value) / (scale || 1));
+}
+
+/**
+ * A grid of values (year × month, alpha × alpha): `rows` and `columns` label it, `cells[i][j]` is
+ * `{ value, text, fill }` (text shown in the cell, so it reads in black and white; a null value is a
+ * dash), `xLabel` and `yLabel` title the axes, `key` = [{ text, fill }] is its legend, beneath.
+ * Each cell's rect carries `data-row`, `data-column` and `data-value` (the figure, exactly).
+ */
+export function heatmapSvg({ name, title, rows, columns, cells, xLabel, yLabel, key = [], width = 760, rowHeight = 26, labelWidth = 110 }) {
+  const pad = { left: labelWidth + 22, right: 8, top: 30, bottom: key.length ? 40 : 8 };
+  const cellWidth = (width - pad.left - pad.right) / Math.max(1, columns.length);
+  const height = pad.top + rows.length * rowHeight + pad.bottom;
+  const svg = s("svg", { class: "svg-chart svg-heatmap", "data-chart": name, viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": title });
+  svg.append(s("title", {}, title));
+  if (xLabel) svg.append(s("text", { class: "axis-title x-title", x: pad.left + (width - pad.left - pad.right) / 2, y: 10, "text-anchor": "middle", "font-size": FONT, fill: INK }, xLabel));
+  if (yLabel) {
+    const middle = pad.top + (rows.length * rowHeight) / 2;
+    svg.append(s("text", { class: "axis-title y-title", x: 10, y: middle, transform: `rotate(-90 10 ${middle})`, "text-anchor": "middle", "font-size": FONT, fill: INK }, yLabel));
+  }
+  columns.forEach((column, j) => {
+    svg.append(s("text", { class: "column-label", x: pad.left + (j + 0.5) * cellWidth, y: pad.top - 6, "text-anchor": "middle", "font-size": FONT - 1, fill: INK }, column));
+  });
+  rows.forEach((row, i) => {
+    const top = pad.top + i * rowHeight;
+    svg.append(s("text", { class: "row-label", x: pad.left - 6, y: top + rowHeight / 2 + 4, "text-anchor": "end", "font-size": FONT - 1, fill: INK }, row));
+    columns.forEach((column, j) => {
+      const cell = cells[i][j] || { value: null, text: DASH };
+      const left = pad.left + j * cellWidth;
+      svg.append(
+        s("rect", {
+          class: "cell",
+          x: left + 0.5,
+          y: top + 0.5,
+          width: cellWidth - 1,
+          height: rowHeight - 1,
+          fill: cell.fill || "#f1f3f5",
+          "data-row": row,
+          "data-column": column,
+          "data-value": Number.isFinite(cell.value) ? String(cell.value) : "",
+        }),
+        s("text", { class: "cell-text", x: left + cellWidth / 2, y: top + rowHeight / 2 + 4, "text-anchor": "middle", "font-size": FONT - 1, fill: INK }, cell.text ?? DASH),
+      );
+    });
+  });
+  let left = pad.left;
+  for (const entry of key) {
+    const y = height - pad.bottom + 14;
+    svg.append(s("rect", { x: left, y, width: 22, height: 12, fill: entry.fill, stroke: "#999", "stroke-width": 0.5 }));
+    svg.append(s("text", { class: "key-text", x: left + 27, y: y + 10, "font-size": FONT - 1, fill: INK }, entry.text));
+    left += 40 + textWidth(entry.text, FONT - 1);
+  }
   return svg;
 }
 

@@ -1,25 +1,36 @@
-// A printable tear sheet of one alpha (#/alphas/{alpha}/tearsheet): headline metrics, the
-// cumulative return against the market benchmark (shaded after the alpha's split), live against
-// backtest, the drawdown episodes, risk, checks, significance and costs on one page. Its charts are SVG, so the page prints (print CSS in dashboard.css: no navigation, page
-// breaks between blocks, dashes on the second line for black and white) and "Download HTML" saves
-// it as one self-contained file (tearsheet_export.js). Each block that fails shows its error.
+// A printable tear sheet of one alpha (#/alphas/{alpha}/tearsheet), to attach to an investment memo:
+// one topic a printed page (print_pages.js), each page ending with the provenance (the alpha, its
+// build, data as of, the checks policy) and "page n of m". The pages: the headline figures and the
+// cumulative return against the market benchmark; the underwater curve and the deepest drawdowns;
+// the monthly returns as a year × month heatmap; the rolling information ratio and beta; the
+// signal's IC by month; live against backtest; risk; checks with the reason of every verdict;
+// significance; costs. Its charts are SVG with axes, units and a legend, so the page prints as
+// shown (print CSS in dashboard.css) and "Download HTML" saves it as one self-contained file
+// (tearsheet_export.js). A page whose request fails shows the error in its place.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { renderChecks } from "./checks_panel.js";
 import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
-import { pct, pp } from "./format.js";
+import { DASH, fixed, int, MONTHS, num, pct, pp } from "./format.js";
 import { LIVE_LABEL } from "./labels.js";
 import { renderLive } from "./live_panel.js";
+import { BENCHMARK } from "./market.js";
+import { buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
+import { BETA_MIN_OBSERVATIONS, BETA_WINDOW, monthlyGrowth, monthlyMeanIc, rollingBeta, yearlyGrowth } from "./series_figures.js";
 import { renderSignificance } from "./significance_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
-import { legendSvg, lineChartSvg } from "./svg.js";
+import { divergingFill, heatmapSvg, legendSvg, lineChartSvg, POSITIVE } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
-import { BENCHMARK } from "./market.js";
 
 const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
+const ROLLING_WEEKS = 26; // /analytics/rolling's default window
+// The benchmark is read from two weeks before the book's first session, so that session has the
+// benchmark's return too (its first row in a window has none), as /analytics/risk pairs them.
+const BENCHMARK_LEAD_DAYS = 14;
+const COLORS = { alpha: "#1f5fbf", benchmark: "#e07b00", drawdown: "#c0392b", ic: "#2e8b57", beta: "#6a3fb5" };
 
 export async function renderTearsheet(main, alpha, { signal }) {
   const id = encodeURIComponent(alpha);
@@ -33,15 +44,18 @@ export async function renderTearsheet(main, alpha, { signal }) {
       h("a", { href: `#/alphas/${id}`, class: "back" }, `‹ ${alpha}`),
       h("button", { type: "button", id: "print-tearsheet", onclick: () => window.print() }, "Print"),
       download,
+      note("One topic a page, A4 or Letter, portrait; each page's footer names the build and the page.", "muted print-hint"),
     ),
     sheet,
   );
   const get = (suffix, params = {}) => apiGet(alphaPath(alpha, suffix), params, { signal });
+  const all = (suffix, params) => apiGetAll(alphaPath(alpha, suffix), params, { limit: 500, signal });
   const asked = {
     description: get(""),
-    metrics: get("/metrics", { granularity: "overall" }),
-    equity: apiGetAll(alphaPath(alpha, "/equity-curve"), { book: "long_short" }, { limit: 500, signal }),
-    drawdowns: apiGetAll(alphaPath(alpha, "/analytics/drawdowns"), { book: "long_short" }, { limit: 500, signal }),
+    metrics: get("/metrics", { granularity: "overall", panel: "true" }),
+    equity: all("/equity-curve", { book: "long_short" }),
+    drawdowns: all("/analytics/drawdowns", { book: "long_short" }),
+    rolling: all("/analytics/rolling", { book: "long_short", window: ROLLING_WEEKS }),
     risk: get("/analytics/risk", { book: "long_short" }),
     checks: get("/analytics/checks", { book: "long_short" }),
     significance: get("/analytics/significance"),
@@ -53,11 +67,12 @@ export async function renderTearsheet(main, alpha, { signal }) {
   if (settled.some((s) => s.status === "rejected" && isAbort(s.reason))) return;
   const got = Object.fromEntries(names.map((n, i) => [n, settled[i]]));
   let benchmark = null;
-  const equity = got.equity.status === "fulfilled" ? got.equity.value : null;
+  const equity = answered(got.equity);
   if (equity && equity.data.length) {
     const [first, last] = [equity.data[0].date, equity.data[equity.data.length - 1].date];
     try {
-      benchmark = { status: "fulfilled", value: await apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from: first, to: last }, { limit: 500, signal }) };
+      const from = shiftDays(first, -BENCHMARK_LEAD_DAYS);
+      benchmark = { status: "fulfilled", value: await apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from, to: last }, { limit: 500, signal }) };
     } catch (error) {
       if (isAbort(error)) return;
       benchmark = { status: "rejected", reason: error };
@@ -67,41 +82,146 @@ export async function renderTearsheet(main, alpha, { signal }) {
   for (const [name, outcome] of Object.entries({ ...got, benchmark })) {
     if (outcome && outcome.status === "fulfilled") embedded[name] = outcome.value;
   }
-  drawSheet(sheet, alpha, got, benchmark);
+  drawSheet(sheet, alpha, { ...got, benchmark });
   download.disabled = false;
   download.addEventListener("click", () => downloadTearsheet(sheet, alpha, embedded));
 }
 
+const answered = (outcome) => (outcome && outcome.status === "fulfilled" ? outcome.value : null);
+
+/** "YYYY-MM-DD" moved by `days` calendar days. */
+function shiftDays(date, days) {
+  const at = new Date(`${date}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + days);
+  return at.toISOString().slice(0, 10);
+}
+
+/** A titled block of a page: the drawing of its answer, or the error that stopped it. */
 function block(id, title, outcome, draw) {
   const body = h("div", { class: "block-body" });
-  const section = h("section", { class: "sheet-block", id: `sheet-${id}` }, h("h2", {}, title), body);
+  const section = h("section", { class: "sheet-block", id: `sheet-${id}` }, title ? h("h3", {}, title) : null, body);
   if (!outcome) body.append(note("Not available."));
-  else if (outcome.status === "rejected") body.append(errorBox(outcome.reason, `${title} could not be read`));
+  else if (outcome.status === "rejected") body.append(errorBox(outcome.reason, `${title || "This block"} could not be read`));
   else draw(body, outcome.value);
   return section;
 }
 
-function drawSheet(sheet, alpha, got, benchmark) {
-  const described = got.description.status === "fulfilled" ? got.description.value.data : null;
-  fill(
-    sheet,
-    h(
-      "header",
-      { class: "sheet-header" },
-      h("h1", {}, described && described.name ? described.name : alpha),
-      h("p", { class: "subtitle" }, h("code", { class: "sheet-alpha" }, alpha), described && described.tldr ? ` · ${described.tldr}` : ""),
-      h("p", { class: "muted" }, `Tear sheet generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC from this server's /v1 API.`),
+/** The rows of the book and of the benchmark on the book's sessions, and the benchmark's label. */
+function marketOf(equity, benchmark) {
+  const bench = answered(benchmark);
+  const dates = equity.data.map((r) => r.date);
+  const rows = new Map((bench ? bench.data : []).map((r) => [r.date, r]));
+  const basis = bench && bench.meta.summary ? bench.meta.summary.return_basis : null;
+  const label = `${BENCHMARK} (${basis === "adjusted_close" ? "adjusted close" : "close"})`;
+  // The benchmark's cumulative return from the book's first session (its base, 0), as
+  // /v1/benchmarks/{symbol}/daily serves it for a window starting there.
+  const base = rows.get(dates[0]);
+  const cumulative = dates.map((d) =>
+    rows.has(d) && base && rows.get(d).cumulative_return != null ? (1 + rows.get(d).cumulative_return) / (1 + base.cumulative_return) - 1 : null,
+  );
+  const returns = dates.map((d) => (rows.has(d) ? rows.get(d).period_return : null));
+  const drawdown = dates.map((d) => (rows.has(d) && rows.get(d).drawdown_pct != null ? rows.get(d).drawdown_pct : null));
+  return { bench, dates, label, cumulative, returns, drawdown, rows };
+}
+
+function drawSheet(sheet, alpha, got) {
+  const described = answered(got.description);
+  const equity = answered(got.equity);
+  const split = answered(got.live) ? got.live.value.data.split_date : null;
+  const market = equity && equity.data.length ? marketOf(equity, got.benchmark) : null;
+  const provenance = provenanceOf(alpha, got, equity);
+  const span = market ? [market.dates[0], market.dates[market.dates.length - 1]] : null; // the rolling charts' date axis
+  const pages = [
+    sheetPage(
+      "overview",
+      `Performance against ${BENCHMARK}`,
+      h(
+        "header",
+        { class: "sheet-header" },
+        h("h1", {}, described && described.data.name ? described.data.name : alpha),
+        h("p", { class: "subtitle" }, h("code", { class: "sheet-alpha" }, alpha), described && described.data.tldr ? ` · ${described.data.tldr}` : ""),
+        provenanceList(provenance),
+      ),
+      block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
+      block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body) => drawEquity(body, alpha, equity, market, got.benchmark, split)),
     ),
-    block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
-    block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body, equity) => drawEquity(body, alpha, equity, benchmark, splitOf(got.live))),
-    block("live", "Live against backtest", got.live, (body, answer) => renderLive(body, answer, { charts: "the chart above is shaded after it" })),
-    block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
-      add(body, drawdownTable(answer.data, DEEPEST), note(`${answer.data.length} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown.`, "caption")),
+    sheetPage(
+      "drawdowns",
+      "Drawdowns",
+      block("underwater", "Underwater curve", got.equity, (body) => drawUnderwater(body, alpha, equity, market, split)),
+      block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
+        add(body, drawdownTable(answer.data, DEEPEST), note(`${int(answer.data.length)} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown (GET …/analytics/drawdowns).`, "caption")),
+      ),
     ),
-    block("risk", `Risk against ${BENCHMARK}`, got.risk, (body, answer) => renderRisk(body, answer)),
-    block("checks", "Checks against the policy", got.checks, (body, answer) => renderChecks(body, answer)),
-    block("significance", "Significance", got.significance, (body, answer) => renderSignificance(body, answer)),
-    block("costs", "Costs", got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" }))),
+    sheetPage(
+      "monthly",
+      "Monthly returns",
+      block("monthly", null, got.equity, (body) => drawMonthly(body, equity, market)),
+    ),
+    sheetPage(
+      "rolling",
+      `Rolling information ratio and beta to ${BENCHMARK}`,
+      block("rolling-ir", `Information ratio, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIr(body, answer, split, span)),
+      block("rolling-beta", `Beta to ${BENCHMARK}, trailing ${BETA_WINDOW} sessions`, got.equity, (body) => drawRollingBeta(body, alpha, equity, market, got.benchmark, split)),
+    ),
+    sheetPage(
+      "signal",
+      "Signal: IC by month",
+      block("ic-monthly", null, got.metrics, (body, answer) => drawIcByMonth(body, answer)),
+      block("rolling-ic", `Mean IC, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIc(body, answer, split, span)),
+    ),
+    sheetPage("live", "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
+    sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
+    sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer))),
+    sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
+    sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
+  ];
+  fill(sheet, pages);
+  paginate(sheet, provenance.footer);
+}
+
+/**
+ * What every printed page says it is: the alpha, the build its answers were served from (all of
+ * them, should the alpha be republished while the sheet loaded), the last session of its data,
+ * the policy the checks applied, and when the sheet was drawn.
+ */
+function provenanceOf(alpha, got, equity) {
+  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
+  const summary = equity && equity.meta.summary ? equity.meta.summary : {};
+  const checks = answered(got.checks);
+  const policy = policyOf(checks) || (got.checks && got.checks.status === "rejected" ? `not read (${got.checks.reason.code})` : null);
+  const benchmarkBuild = buildOf(answered(got.benchmark));
+  const when = generatedAt();
+  const facts = {
+    alpha,
+    build: builds.length ? builds.join(", ") : DASH,
+    asOf: summary.last_date || DASH,
+    policy: policy || DASH,
+    benchmarkBuild,
+    when,
+  };
+  const footer = [
+    alpha,
+    `build ${facts.build}`,
+    `data as of ${facts.asOf}`,
+    `checks policy: ${facts.policy}`,
+    benchmarkBuild ? `${BENCHMARK} build ${benchmarkBuild}` : null,
+    `generated ${when} from this server's /v1 API`,
+  ];
+  return { ...facts, footer };
+}
+
+function provenanceList(p) {
+  const row = (term, value, key) => [h("dt", {}, term), h("dd", { "data-provenance": key }, value)];
+  return h(
+    "dl",
+    { class: "provenance-list" },
+    row("Alpha", h("code", {}, p.alpha), "alpha"),
+    row("Build", p.build, "build"),
+    row("Data as of", p.asOf, "as-of"),
+    row("Checks policy", p.policy, "policy"),
+    p.benchmarkBuild ? row(`${BENCHMARK} build`, p.benchmarkBuild, "benchmark-build") : null,
+    row("Generated", `${p.when} from this server's /v1 API`, "generated"),
   );
 }
 
@@ -120,35 +240,210 @@ function headlineTable(answer) {
   return grid;
 }
 
-/** The split date of the live answer, when it was read. */
-function splitOf(live) {
-  return live.status === "fulfilled" ? live.value.data.split_date : null;
+/** A chart and its legend (the live part's ground named when the chart shades it). */
+function chartWithLegend(chart, series) {
+  const shaded = chart.getAttribute("data-live-after");
+  return [legendSvg(shaded ? [...series, { label: `${LIVE_LABEL} after ${shaded}`, shade: true }] : series), chart];
 }
 
-function drawEquity(body, alpha, equity, benchmark, split) {
+const percent = (v) => (v == null ? null : v * 100);
+const axisPercent = (v) => `${fixed(v, Math.abs(v) < 10 && v !== Math.round(v) ? 1 : 0)}%`;
+
+function drawEquity(body, alpha, equity, market, benchmark, split) {
   if (equity.data.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
   }
-  const bench = benchmark && benchmark.status === "fulfilled" ? benchmark.value : null;
-  const market = new Map((bench ? bench.data : []).map((r) => [r.date, r.cumulative_return]));
-  const dates = equity.data.map((r) => r.date);
-  const basis = bench && bench.meta.summary ? bench.meta.summary.return_basis : null;
-  const series = [{ label: `${alpha} (long_short)`, values: equity.data.map((r) => (r.cumulative_return == null ? null : r.cumulative_return * 100)), color: "#1f5fbf" }];
-  if (bench) series.push({ label: `${BENCHMARK} (${basis === "adjusted_close" ? "adjusted close" : "close"})`, values: dates.map((d) => (market.has(d) && market.get(d) != null ? market.get(d) * 100 : null)), color: "#e07b00", dash: "6 3" });
+  const series = [{ label: `${alpha} (long_short)`, values: equity.data.map((r) => percent(r.cumulative_return)), color: COLORS.alpha, dash: null }];
+  if (market.bench) series.push({ label: market.label, values: market.cumulative.map(percent), color: COLORS.benchmark, dash: "6 3" });
   const summary = equity.meta.summary || {};
-  const chart = lineChartSvg({ name: "sheet-equity", title: "Cumulative return (%)", dates, series, format: (v) => `${v.toFixed(0)}%`, liveAfter: split });
-  const shaded = chart.getAttribute("data-live-after");
+  const chart = lineChartSvg({ name: "sheet-equity", title: "Cumulative return (%)", yLabel: "Cumulative return (%)", dates: market.dates, series, format: axisPercent, liveAfter: split });
+  const benchTotal = market.bench ? lastFinite(market.cumulative) : null;
   add(
     body,
     h(
       "p",
       { class: "summary", id: "sheet-equity-summary" },
       `${pct(summary.total_return)} over ${summary.sessions} sessions (${summary.first_date} to ${summary.last_date}); max drawdown ${pp(summary.max_drawdown_pct)}.`,
-      bench && bench.meta.summary ? ` ${BENCHMARK}: ${pct(bench.meta.summary.total_return)}.` : "",
+      market.bench ? ` ${market.label} over the same sessions: ${pct(benchTotal)}.` : "",
     ),
-    legendSvg(shaded ? [...series, { label: `${LIVE_LABEL} after ${shaded}`, shade: true }] : series),
-    chart,
+    chartWithLegend(chart, series),
+    note("Each line compounds its daily returns from the book's first session: the book's cumulative_return of /equity-curve, the benchmark's of /v1/benchmarks daily, from that session (its base, 0).", "caption"),
     benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, `${BENCHMARK} could not be read`) : null,
+  );
+}
+
+function drawUnderwater(body, alpha, equity, market, split) {
+  if (equity.data.length === 0) {
+    body.append(note("This run has no long_short ledger."));
+    return;
+  }
+  const series = [{ label: `${alpha} (long_short)`, values: equity.data.map((r) => (r.drawdown_pct == null ? null : -r.drawdown_pct)), color: COLORS.drawdown, dash: null }];
+  if (market.bench) series.push({ label: market.label, values: market.drawdown.map((v) => (v == null ? null : -v)), color: COLORS.benchmark, dash: "6 3" });
+  const chart = lineChartSvg({ name: "sheet-underwater", title: "Drawdown from the running peak (% of the peak)", yLabel: "Drawdown (% of peak)", dates: market.dates, series, format: axisPercent, liveAfter: split, height: 220 });
+  const summary = equity.meta.summary || {};
+  add(
+    body,
+    chartWithLegend(chart, series),
+    note(`How far each book stands below its highest equity so far (drawdown_pct of /equity-curve, drawn below zero). Deepest: ${pp(summary.max_drawdown_pct)} on ${summary.max_drawdown_date ?? DASH}.`, "caption"),
+  );
+}
+
+function lastFinite(values) {
+  for (let i = values.length - 1; i >= 0; i -= 1) if (Number.isFinite(values[i])) return values[i];
+  return null;
+}
+
+/** The year × month grid of the book's compounded monthly returns, its year, and the benchmark's year. */
+function drawMonthly(body, equity, market) {
+  if (equity.data.length === 0) {
+    body.append(note("This run has no long_short ledger."));
+    return;
+  }
+  const months = monthlyGrowth(equity.data);
+  const years = yearlyGrowth(months);
+  // The benchmark's years over the book's sessions only, its return on each of them included.
+  const benchYears = market.bench ? yearlyGrowth(monthlyGrowth(market.dates.map((date, i) => ({ date, period_return: market.returns[i] })))) : new Map();
+  const rows = [...years.keys()].sort();
+  const monthly = [...months.values()].map((g) => Math.abs(g - 1));
+  const scale = Math.max(...monthly, 1e-12);
+  const cell = (growth) =>
+    growth === undefined ? { value: null, text: DASH } : { value: growth - 1, text: pct(growth - 1, 1), fill: divergingFill(growth - 1, scale) };
+  const cells = rows.map((year) => [
+    ...MONTHS.map((_, i) => cell(months.get(`${year}-${String(i + 1).padStart(2, "0")}`))),
+    cell(years.get(year)),
+    market.bench ? cell(benchYears.get(year)) : { value: null, text: DASH },
+  ]);
+  add(
+    body,
+    heatmapSvg({
+      name: "sheet-monthly",
+      title: "Monthly returns of the long_short book (%)",
+      rows,
+      columns: [...MONTHS, "Year", market.bench ? market.label : BENCHMARK],
+      cells,
+      xLabel: "Calendar month (return in %, compounded)",
+      yLabel: "Year",
+      labelWidth: 40,
+      rowHeight: 30,
+      key: [
+        { text: `gain of ${pct(scale, 1)} or more`, fill: divergingFill(scale, scale) },
+        { text: "a small gain", fill: divergingFill(scale / 4, scale) },
+        { text: "a small loss", fill: divergingFill(-scale / 4, scale) },
+        { text: `loss of ${pct(scale, 1)} or more`, fill: divergingFill(-scale, scale) },
+        { text: "no session", fill: divergingFill(null, scale) },
+      ],
+    }),
+    note(
+      `Each cell is the book's return over the calendar month: its daily returns (period_return of /equity-curve, after costs) compounded, Π(1 + r) − 1, which equals the month's last ending_equity over its first starting_equity, minus 1. "Year" compounds the year's months; ${market.bench ? market.label : BENCHMARK} compounds its daily returns over the book's sessions of the year. A month is dated by its sessions (UTC dates); the first and last months may be partial.`,
+      "caption",
+    ),
+  );
+}
+
+function drawRollingIr(body, answer, split, span) {
+  const rows = answer.data;
+  if (rows.length === 0) {
+    add(body, note(`No week has ${ROLLING_WEEKS} trailing weeks yet.`));
+    return;
+  }
+  const series = [{ label: `information ratio, trailing ${answer.meta.window_weeks} weeks`, values: rows.map((r) => r.information_ratio), color: COLORS.alpha, dash: null }];
+  const chart = lineChartSvg({ name: "sheet-rolling-ir", title: "Rolling information ratio (annualised)", yLabel: "Information ratio (annualised)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 1), liveAfter: split, height: 220, span });
+  add(
+    body,
+    chartWithLegend(chart, series),
+    note(`Each point: the mean over the standard deviation of the book's weekly returns over the ${answer.meta.window_weeks} weeks up to its date, × √52 (GET …/analytics/rolling; null with fewer than half the window's weeks). ${int(rows.length)} weeks.`, "caption"),
+  );
+}
+
+function drawRollingIc(body, answer, split, span) {
+  const rows = answer.data;
+  if (rows.length === 0) {
+    add(body, note(`No week has ${ROLLING_WEEKS} trailing weeks yet.`));
+    return;
+  }
+  const series = [{ label: `mean IC, trailing ${answer.meta.window_weeks} weeks (${answer.meta.signal} signal)`, values: rows.map((r) => r.mean_ic), color: COLORS.ic, dash: null }];
+  const chart = lineChartSvg({ name: "sheet-rolling-ic", title: "Rolling mean IC", yLabel: "Mean rank IC (correlation)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 200, span });
+  add(body, chartWithLegend(chart, series), note("The mean weekly rank IC over the trailing weeks (GET …/analytics/rolling).", "caption"));
+}
+
+function drawRollingBeta(body, alpha, equity, market, benchmark, split) {
+  if (equity.data.length === 0) {
+    body.append(note("This run has no long_short ledger."));
+    return;
+  }
+  if (!market.bench) {
+    body.append(benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, `${BENCHMARK} could not be read`) : note(`${BENCHMARK} was not read.`));
+    return;
+  }
+  const betas = rollingBeta(equity.data.map((r) => r.period_return), market.returns);
+  const measured = betas.filter(Number.isFinite).length;
+  if (measured === 0) {
+    add(body, note(`Not measurable: the history holds ${int(equity.data.length)} sessions; a trailing beta needs ${BETA_WINDOW}.`, "not-measurable"));
+    return;
+  }
+  const series = [{ label: `beta of ${alpha} to ${market.label}, trailing ${BETA_WINDOW} sessions`, values: betas, color: COLORS.beta, dash: null }];
+  const chart = lineChartSvg({ name: "sheet-rolling-beta", title: `Rolling beta to ${BENCHMARK}`, yLabel: `Beta to ${BENCHMARK} (ratio)`, dates: market.dates, series, format: (v) => fixed(v, 2), liveAfter: split, height: 220 });
+  add(
+    body,
+    chartWithLegend(chart, series),
+    note(
+      `Each point: the OLS slope, with an intercept, of the book's daily returns on ${market.label}'s over the ${BETA_WINDOW} sessions up to its date, cov(r, b) / var(b), as /analytics/risk's benchmark.beta over a window (at least ${BETA_MIN_OBSERVATIONS} sessions with both returns). Computed on this page from the served daily returns; the whole history's beta is on the risk page.`,
+      "caption",
+    ),
+  );
+}
+
+/** The year × month grid of the mean weekly rank IC (/metrics panel.ic_weekly), with each year's mean. */
+function drawIcByMonth(body, answer) {
+  const weekly = answer.data.panel && answer.data.panel.ic_weekly ? answer.data.panel.ic_weekly : [];
+  const measured = weekly.filter((r) => Number.isFinite(r.ic));
+  if (measured.length === 0) {
+    add(body, note("Not measurable: the run has no weekly IC (no decisions with forward returns).", "not-measurable"));
+    return;
+  }
+  const months = monthlyMeanIc(weekly);
+  const years = new Map();
+  for (const row of measured) {
+    const sum = years.get(row.date.slice(0, 4)) ?? { total: 0, weeks: 0 };
+    sum.total += row.ic;
+    sum.weeks += 1;
+    years.set(row.date.slice(0, 4), sum);
+  }
+  const rows = [...years.keys()].sort();
+  const scale = Math.max(...[...months.values()].map((m) => Math.abs(m.mean)), 1e-12);
+  const cell = (m) => (m ? { value: m.mean, text: fixed(m.mean, 3), fill: divergingFill(m.mean, scale, POSITIVE) } : { value: null, text: DASH });
+  const cells = rows.map((year) => [
+    ...MONTHS.map((_, i) => cell(months.get(`${year}-${String(i + 1).padStart(2, "0")}`))),
+    cell({ mean: years.get(year).total / years.get(year).weeks }),
+  ]);
+  const mean = measured.reduce((s, r) => s + r.ic, 0) / measured.length;
+  const flag = (answer.meta.warnings || []).find((w) => w.code === "ic_reproduction_mismatch");
+  add(
+    body,
+    heatmapSvg({
+      name: "sheet-ic-monthly",
+      title: "Mean weekly rank IC by calendar month",
+      rows,
+      columns: [...MONTHS, "Year"],
+      cells,
+      xLabel: "Calendar month (mean weekly rank IC, a correlation)",
+      yLabel: "Year",
+      labelWidth: 40,
+      rowHeight: 30,
+      key: [
+        { text: `IC of ${fixed(scale, 3)} or more`, fill: divergingFill(scale, scale, POSITIVE) },
+        { text: "above 0", fill: divergingFill(scale / 4, scale, POSITIVE) },
+        { text: "below 0", fill: divergingFill(-scale / 4, scale, POSITIVE) },
+        { text: `IC of ${fixed(-scale, 3)} or less`, fill: divergingFill(-scale, scale, POSITIVE) },
+        { text: "no week", fill: divergingFill(null, scale) },
+      ],
+    }),
+    h(
+      "p",
+      { class: "caption", id: "sheet-ic-monthly-caption" },
+      `Each cell: the mean of the weekly rank ICs of the conditioned score (/metrics panel.ic_weekly) dated in that month; "Year": the mean of the year's weeks. ${int(measured.length)} weeks, mean ${num(mean)}.`,
+      flag ? ` The sealed mean IC (core.ic) differs: ${flag.message}` : "",
+    ),
   );
 }
