@@ -1,6 +1,7 @@
-// The tear sheet as one self-contained HTML file: the sheet's markup (its charts are inline SVG),
-// the dashboard's stylesheet inlined in a <style>, and the answers it shows embedded as JSON. It
-// names no other file and no address, so it opens without a network and can be attached to a memo.
+// A printable sheet (the tear sheet, the comparison report) as one self-contained HTML file: the
+// sheet's markup (its charts are inline SVG), the dashboard's stylesheet inlined in a <style>, and
+// the answers it shows embedded as JSON. It names no other file and no address, so it opens without
+// a network and can be attached to a memo.
 
 function styleSheetText() {
   // The stylesheet this page loaded from this origin (read once, when the button is clicked).
@@ -11,19 +12,22 @@ function styleSheetText() {
 
 const escapeHtml = (text) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
-/** The file's text: `sheet` (an element) with the CSS and the data. */
-export function tearsheetHtml(sheet, alpha, data, css) {
+/**
+ * The file's text: `sheet` (an element) titled `title`, with the CSS and `about` (what the sheet is
+ * of: `{alpha}` or `{alphas}`) beside the answers in the embedded JSON.
+ */
+export function sheetHtml(sheet, title, about, answers, css) {
   const copy = sheet.cloneNode(true);
   copy.querySelectorAll("a").forEach((a) => a.replaceWith(...a.childNodes)); // no address in the file
   copy.querySelectorAll(".no-export, button, script").forEach((node) => node.remove());
   // `</script` inside the JSON would end the element early; `<` escaped keeps it data.
-  const json = JSON.stringify({ alpha, saved_at: new Date().toISOString(), answers: data }).replace(/</g, "\\u003c");
+  const json = JSON.stringify({ ...about, saved_at: new Date().toISOString(), answers }).replace(/</g, "\\u003c");
   return [
     "<!DOCTYPE html>",
     '<html lang="en">',
     "<head>",
     '<meta charset="utf-8">',
-    `<title>Tear sheet · ${escapeHtml(alpha)}</title>`,
+    `<title>${escapeHtml(title)}</title>`,
     `<style>${css.replace(/<\/style/gi, "<\\/style")}</style>`,
     "</head>",
     '<body class="tearsheet-file">',
@@ -34,14 +38,20 @@ export function tearsheetHtml(sheet, alpha, data, css) {
   ].join("\n");
 }
 
-export async function downloadTearsheet(sheet, alpha, data) {
-  const html = tearsheetHtml(sheet, alpha, data, await styleSheetText());
+/** Save `sheet` as `fileName` (see sheetHtml). */
+export async function downloadSheet(sheet, { fileName, title, about }, answers) {
+  const html = sheetHtml(sheet, title, about, answers, await styleSheetText());
   const url = URL.createObjectURL(new Blob([html], { type: "text/html" }));
   const link = document.createElement("a");
   link.href = url;
-  link.download = `tearsheet-${alpha}.html`;
+  link.download = fileName;
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The tear sheet of `alpha` as `tearsheet-<alpha>.html`. */
+export function downloadTearsheet(sheet, alpha, answers) {
+  return downloadSheet(sheet, { fileName: `tearsheet-${alpha}.html`, title: `Tear sheet · ${alpha}`, about: { alpha } }, answers);
 }
