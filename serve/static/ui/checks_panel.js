@@ -33,25 +33,33 @@ function thresholdText(threshold, unit) {
   return String(threshold);
 }
 
-export function renderChecks(body, answer) {
+/**
+ * The checks as a table. `reasonRows` (the printed tear sheet) puts each check's *Why* on a row of
+ * its own beneath it, the table's full width, so eleven reasons fit one page.
+ */
+export function renderChecks(body, answer, { reasonRows = false } = {}) {
   const data = answer.data;
   const summary = data.summary || {};
-  const rows = (data.checks || []).map((check) => {
+  const rows = (data.checks || []).flatMap((check) => {
     const cell = numberCell(check.value == null ? DASH : inUnit(check.value, check.unit), check.value);
     cell.setAttribute("data-value", Number.isFinite(check.value) ? String(check.value) : "");
-    return h(
-      "tr",
-      { "data-check": check.id, "data-verdict": check.verdict },
+    // Why: the server's words for the verdict (the comparison that decided it and what the value means, or
+    // why there is no value), as the API serves them; then the route the figure comes from.
+    const why = [h("span", { class: "why" }, check.reason || DASH), check.source ? h("div", { class: "muted" }, `source: ${check.source}`) : null];
+    const head = [
       h("th", { scope: "row" }, figureName(check.id), " ", h("code", {}, check.id)),
       cell,
       h("td", { class: "threshold" }, thresholdText(check.threshold, check.unit)),
       h("td", {}, verdictBadge(check.verdict)),
-      // Why: the server's words for the verdict (the comparison that decided it and what the value means, or
-      // why there is no value), as the API serves them; then the route the figure comes from.
-      h("td", { class: "reason" }, h("span", { class: "why" }, check.reason || DASH), check.source ? h("div", { class: "muted" }, `source: ${check.source}`) : null),
-    );
+    ];
+    if (!reasonRows) return [h("tr", { "data-check": check.id, "data-verdict": check.verdict }, head, h("td", { class: "reason" }, why))];
+    return [
+      h("tr", { "data-check": check.id, "data-verdict": check.verdict, class: "check-row" }, head),
+      h("tr", { class: "reason-row", "data-reason-of": check.id }, h("td", { class: "reason", colspan: 4 }, why)),
+    ];
   });
-  const grid = table(["Check", "Value", "Threshold", "Verdict", "Why"], [], { className: "data checks" });
+  const headers = reasonRows ? ["Check (why beneath)", "Value", "Threshold", "Verdict"] : ["Check", "Value", "Threshold", "Verdict", "Why"];
+  const grid = table(headers, [], { className: `data checks${reasonRows ? " reasons-below" : ""}` });
   grid.querySelector("tbody").append(...rows);
   fill(
     body,

@@ -19,6 +19,7 @@ import { renderContribution } from "./contribution_panel.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, pct, pp } from "./format.js";
 import { entriesOf, entryTable, entryText } from "./stat_entry.js";
+import { MAX_ALPHAS } from "./report_page.js";
 import { BENCHMARK } from "./market.js";
 
 const WEIGHTINGS = ["equal", "given", "inverse_volatility", "max_ir"];
@@ -122,6 +123,10 @@ export async function renderCombine(main, context) {
     return;
   }
   fill(results, note("Loading…"));
+  if (chosen.length <= MAX_ALPHAS) {
+    const report = h("a", { href: `#/report?${new URLSearchParams({ alphas: chosen.join(",") })}`, id: "combine-report" }, "Printable report comparing these alphas");
+    form.append(h("p", {}, report));
+  }
   const params = { alphas: chosen.join(","), ...combination };
   let answer;
   try {
