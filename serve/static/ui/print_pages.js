@@ -29,7 +29,8 @@ export function paginate(sheet, provenance) {
     page.setAttribute("data-page", String(i + 1));
     fill(
       page.querySelector(":scope > .page-footer"),
-      h("span", { class: "provenance" }, provenance.filter(Boolean).join(" · ")),
+      // Each fact stays on one line (a build id is not split at its hyphen), the facts wrap between them.
+      h("span", { class: "provenance" }, provenance.filter(Boolean).flatMap((fact, k) => [k ? " · " : null, h("span", { class: "fact" }, fact)])),
       h("span", { class: "page-number" }, `page ${i + 1} of ${pages.length}`),
     );
   });

@@ -176,7 +176,8 @@ function provenanceOf(answers) {
   const policies = [...new Set(answers.alphas.map((a) => policyOf(answered(a.checks))).filter(Boolean))];
   const bench = buildOf(answered(answers.benchmark));
   return [
-    `Comparison report: ${parts.join(", ")}`,
+    `Comparison report of ${answers.alphas.length} alphas:`,
+    ...parts,
     `data as of ${lasts.length ? lasts[lasts.length - 1] : DASH}`,
     `checks policy: ${policies.length ? policies.join(", ") : DASH}`,
     bench ? `${BENCHMARK} build ${bench}` : null,

@@ -120,7 +120,14 @@ function marketOf(equity, benchmark) {
     rows.has(d) && base && rows.get(d).cumulative_return != null ? (1 + rows.get(d).cumulative_return) / (1 + base.cumulative_return) - 1 : null,
   );
   const returns = dates.map((d) => (rows.has(d) ? rows.get(d).period_return : null));
-  const drawdown = dates.map((d) => (rows.has(d) && rows.get(d).drawdown_pct != null ? rows.get(d).drawdown_pct : null));
+  // Its drawdown from its running peak over those sessions, the first one's level (its base) included,
+  // in % of the peak: as the route serves drawdown_pct for that window.
+  let peak = -Infinity;
+  const drawdown = cumulative.map((c) => {
+    if (c == null) return null;
+    peak = Math.max(peak, 1 + c);
+    return (1 - (1 + c) / peak) * 100;
+  });
   return { bench, dates, label, cumulative, returns, drawdown, rows };
 }
 

@@ -1,0 +1,514 @@
+"""The tear sheet and the comparison report as a head of research prints them for a memo
+(docs/dashboard.md "Tear sheet" and "Comparison report"), in Chromium against the real
+`alpha-results serve` over the demo lake, with the fixtures of tests/e2e/test_dashboard.py.
+
+- Every topic is a page of its own, every chart has axes, units and a legend, and the figures drawn
+  are the routes' answers to the same requests (the monthly heatmap and the rolling beta recomputed
+  here with pandas and numpy from the served series; the beta over the whole history is the risk
+  route's).
+- Printed by Chromium on A4 and on Letter: one PDF page per topic, none blank, nothing cut off, and
+  on every page the provenance (alpha, build, data as of, checks policy) and "page n of m", which is
+  Chromium's own count of the pages.
+- Seal text (names, theses) with markup is shown as text.
+
+PDFs and screenshots go to the test's tmp folder, and to `$ALPHA_RESULTS_ARTEFACTS/dashboard/`
+when that is set.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pypdf
+import pytest
+
+import tests.e2e.test_dashboard as shared
+from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
+
+site = shared.site
+tab = shared.tab
+
+pytestmark = pytest.mark.e2e
+
+TOPICS = [
+    "overview",
+    "drawdowns",
+    "monthly",
+    "rolling",
+    "signal",
+    "live",
+    "risk",
+    "checks",
+    "significance",
+    "costs",
+]
+REPORTED = (
+    ALPHA,
+    "Test_planted_factor",
+    "Test_short_term_reversal",
+)  # the last trades on 151 of 296 sessions
+REPORT_TOPICS = ["figures", "curves", "correlation"]
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+BETA_WINDOW, BETA_LEAST = 126, 63
+PRINTABLE_WIDTH_PX = 703  # 186 mm at 96 px an inch: the width A4 and Letter share inside 12 mm margins
+HOSTILE = '<img src=x onerror="window.__pwned=1">Momentum & <b>co</b>'
+
+
+def rows_of(site: Site, path: str, token: str, **params: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every row of a collection, page by page, and the first page's meta."""
+    rows: list[dict[str, Any]] = []
+    meta: dict[str, Any] = {}
+    offset = 0
+    while True:
+        page = site.api(path, token, **params, limit=500, offset=offset).json()
+        meta = meta or page["meta"]
+        rows += page["data"]
+        offset += page["pagination"]["returned"]
+        if not page["pagination"]["has_more"]:
+            return rows, meta
+
+
+def build_of(answer: dict[str, Any]) -> str:
+    source: str = answer["meta"]["source"]
+    return source.rsplit("@", 1)[1]
+
+
+def close(a: float | None, b: float | None, rel: float = 1e-12) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def all_close(shown: list[float | None], served: list[float | None], rel: float = 1e-12) -> None:
+    assert len(shown) == len(served)
+    bad = [(i, a, b) for i, (a, b) in enumerate(zip(shown, served, strict=True)) if not close(a, b, rel)]
+    assert not bad, bad[:5]
+
+
+def path_values(page: Any, chart: str, series: str | None = None) -> list[float | None]:
+    """The values a chart's series was drawn from (its path's `data-values`)."""
+    selector = f"svg[data-chart='{chart}'] path[data-series]"
+    found: list[list[Any]] = page.eval_on_selector_all(
+        selector, "ps => ps.map(p => [p.dataset.series, JSON.parse(p.dataset.values)])"
+    )
+    matches = [values for name, values in found if series is None or name == series]
+    assert len(matches) == 1, (chart, series, [name for name, _ in found])
+    return matches[0]
+
+
+def heatmap(page: Any, chart: str) -> dict[tuple[str, str], float | None]:
+    """(row, column) -> the value of each cell of a heatmap."""
+    cells: list[list[str]] = page.eval_on_selector_all(
+        f"svg[data-chart='{chart}'] rect.cell",
+        "rs => rs.map(r => [r.dataset.row, r.dataset.column, r.dataset.value])",
+    )
+    return {(row, column): float(value) if value else None for row, column, value in cells}
+
+
+def assert_charts_read(page: Any, scope: str) -> None:
+    """Every chart has both axes titled (the value axis with its unit) and a legend naming each series."""
+    charts: list[dict[str, Any]] = page.eval_on_selector_all(
+        f"{scope} svg.svg-chart",
+        """svgs => svgs.map(svg => ({
+          name: svg.dataset.chart,
+          heatmap: svg.classList.contains("svg-heatmap"),
+          x: svg.querySelector(".x-title")?.textContent || "",
+          y: svg.querySelector(".y-title")?.textContent || "",
+          series: [...svg.querySelectorAll("path[data-series]")].map(p => p.dataset.series),
+          legend: (() => { let l = svg.previousElementSibling;
+            return l && l.classList.contains("svg-legend") ? [...l.querySelectorAll("text")].map(t => t.textContent) : []; })(),
+          key: [...svg.querySelectorAll(".key-text")].map(t => t.textContent),
+          ticks: svg.querySelectorAll(".x-tick, .column-label").length,
+        }))""",
+    )
+    assert charts
+    for chart in charts:
+        assert chart["x"] and chart["y"], chart
+        assert chart["ticks"] >= 2, chart
+        if chart["heatmap"]:
+            assert len(chart["key"]) >= 2, chart  # the colours' meaning, printed beneath
+            assert "(" in chart["x"] or chart["name"] == "report-correlation", chart  # the unit of the cells
+        else:
+            assert "(" in chart["y"] and chart["y"].endswith(")"), chart  # "Cumulative return (%)"
+            assert chart["series"] and set(chart["series"]) <= set(chart["legend"]), chart
+
+
+def pdf_pages(pdf: bytes) -> list[str]:
+    """Each page's text, its ligatures ("ﬁ") spelled out and its white space one space."""
+    pages = pypdf.PdfReader(io.BytesIO(pdf)).pages
+    return [" ".join(unicodedata.normalize("NFKC", page.extract_text()).split()) for page in pages]
+
+
+def keep_pdf(tmp_path: Path, name: str, pdf: bytes) -> Path:
+    """The PDF, and its first page as a PNG where pdftoppm is installed, kept as artefacts."""
+    path = tmp_path / name
+    path.write_bytes(pdf)
+    keep_artefact(path)
+    if shutil.which("pdftoppm"):
+        stem = tmp_path / path.stem
+        subprocess.run(
+            ["pdftoppm", "-r", "60", "-f", "1", "-l", "2", "-png", str(path), str(stem)], check=True
+        )
+        for png in sorted(tmp_path.glob(f"{path.stem}-*.png")):
+            keep_artefact(png)
+    return path
+
+
+def nothing_cut_off(page: Any, scope: str) -> list[list[Any]]:
+    """Pages whose content is taller or wider than the printed page, laid out as printed."""
+    page.set_viewport_size({"width": PRINTABLE_WIDTH_PX, "height": 1000})
+    page.emulate_media(media="print")
+    over: list[list[Any]] = page.eval_on_selector_all(
+        f"{scope} > .sheet-page",
+        "ps => ps.filter(p => p.scrollHeight > p.clientHeight + 1 || p.scrollWidth > p.clientWidth + 1)"
+        ".map(p => [p.dataset.topic, p.scrollHeight, p.clientHeight, p.scrollWidth, p.clientWidth])",
+    )
+    return over
+
+
+def assert_printed(
+    page: Any, topics: list[str], titles: list[str], provenance: list[str], tmp_path: Path, name: str
+) -> None:
+    """Printed on A4 and Letter: a page per topic, each with its title, the provenance and its number,
+    and Chromium's own page count (its footer template) agrees."""
+    for paper in ("A4", "Letter"):
+        texts = pdf_pages(page.pdf(format=paper))
+        assert len(texts) == len(topics), (paper, len(texts))
+        for number, (flat, title) in enumerate(zip(texts, titles, strict=True), start=1):
+            assert f"page {number} of {len(topics)}" in flat, (paper, number, flat[-300:])
+            assert title in flat, (paper, number, title)  # the page's own topic: no page of only a footer
+            for part in provenance:
+                assert part in flat, (paper, number, part)
+    counted = page.pdf(
+        format="A4",
+        display_header_footer=True,
+        header_template="<span></span>",
+        footer_template='<div style="font-size:7px;width:100%;text-align:center">'
+        'chromium page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+        margin={"top": "12mm", "bottom": "12mm", "left": "12mm", "right": "12mm"},
+    )
+    for number, flat in enumerate(pdf_pages(counted), start=1):
+        assert (
+            f"chromium page {number} of {len(topics)}" in flat and f"page {number} of {len(topics)}" in flat
+        )
+    keep_pdf(tmp_path, name, page.pdf(format="A4"))
+
+
+def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_the_routes(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}/tearsheet")
+    page = visit.page
+    page.wait_for_selector("#tearsheet .page-footer .page-number")
+    token = site.keys.full
+    topics = page.eval_on_selector_all("#tearsheet > .sheet-page", "ps => ps.map(p => p.dataset.topic)")
+    assert topics == TOPICS
+    assert not page.query_selector("#tearsheet .error"), page.inner_text("#tearsheet .error")
+    assert_charts_read(page, "#tearsheet")
+
+    equity, equity_meta = rows_of(site, f"/v1/alphas/{ALPHA}/equity-curve", token, book="long_short")
+    first, last = equity[0]["date"], equity[-1]["date"]
+    spy, spy_meta = rows_of(site, "/v1/benchmarks/SPY/daily", token, **{"from": first, "to": last})
+    spy_name = f"SPY ({spy_meta['summary']['return_basis'].replace('_', ' ')})"
+    by_date = {r["date"]: r for r in spy}
+    # Cumulative return and the underwater curve: the routes' series, the benchmark's over the book's sessions.
+    all_close(
+        path_values(page, "sheet-equity", f"{ALPHA} (long_short)"),
+        [r["cumulative_return"] * 100 for r in equity],
+    )
+    all_close(
+        path_values(page, "sheet-equity", spy_name),
+        [by_date[r["date"]]["cumulative_return"] * 100 for r in equity],
+        rel=1e-9,
+    )
+    all_close(
+        path_values(page, "sheet-underwater", f"{ALPHA} (long_short)"), [-r["drawdown_pct"] for r in equity]
+    )
+    all_close(
+        path_values(page, "sheet-underwater", spy_name),
+        [-by_date[r["date"]]["drawdown_pct"] for r in equity],
+        rel=1e-9,
+    )
+
+    # The monthly heatmap: each month's daily returns compounded (pandas here).
+    returns = pd.Series({r["date"]: r["period_return"] for r in equity}, dtype=float)
+    returns.index = pd.to_datetime(returns.index)
+    monthly = (1 + returns).groupby([returns.index.year, returns.index.month]).prod() - 1
+    yearly = (1 + returns).groupby(returns.index.year).prod() - 1
+    cells = heatmap(page, "sheet-monthly")
+    for (year, month), value in monthly.items():
+        assert close(cells[(str(year), MONTHS[month - 1])], float(value), 1e-12), (year, month)
+    for year, value in yearly.items():
+        assert close(cells[(str(year), "Year")], float(value), 1e-12), year
+    assert sum(v is not None for (_, column), v in cells.items() if column in MONTHS) == len(monthly)
+    # The benchmark's year over the book's sessions, its return on each (read from before the first).
+    wide, _ = rows_of(site, "/v1/benchmarks/SPY/daily", token, **{"from": "2020-12-01", "to": last})
+    spy_returns = pd.Series({r["date"]: r["period_return"] for r in wide}, dtype=float).reindex(
+        returns.index.strftime("%Y-%m-%d")
+    )
+    spy_returns.index = returns.index
+    for year, value in (
+        (1 + spy_returns.dropna()).groupby(spy_returns.dropna().index.year).prod() - 1
+    ).items():
+        assert close(cells[(str(year), spy_name)], float(value), 1e-12), year
+
+    # Rolling information ratio and mean IC: /analytics/rolling as served.
+    rolling, rolling_meta = rows_of(
+        site, f"/v1/alphas/{ALPHA}/analytics/rolling", token, book="long_short", window=26
+    )
+    assert rolling_meta["window_weeks"] == 26
+    all_close(path_values(page, "sheet-rolling-ir"), [r["information_ratio"] for r in rolling])
+    all_close(path_values(page, "sheet-rolling-ic"), [r["mean_ic"] for r in rolling])
+
+    # The rolling beta, recomputed with numpy: cov / var over each trailing 126 sessions with both returns.
+    r = returns.to_numpy()
+    b = spy_returns.to_numpy()
+    expected: list[float | None] = []
+    for end in range(len(r)):
+        if end < BETA_WINDOW - 1:
+            expected.append(None)
+            continue
+        x, y = r[end - BETA_WINDOW + 1 : end + 1], b[end - BETA_WINDOW + 1 : end + 1]
+        both = ~np.isnan(x) & ~np.isnan(y)
+        x, y = x[both], y[both]
+        expected.append(
+            float(np.cov(x, y, ddof=1)[0, 1] / np.var(y, ddof=1)) if len(x) >= BETA_LEAST else None
+        )
+    all_close(path_values(page, "sheet-rolling-beta"), expected, rel=1e-9)
+    # The page's beta is the risk route's convention: over the whole history it is /analytics/risk's.
+    risk = site.api(f"/v1/alphas/{ALPHA}/analytics/risk", token).json()["data"]
+    whole = page.evaluate(
+        """async ([r, b]) => {
+          const base = document.querySelector("script[type=module]").src.replace(/app\\.js$/, "");
+          const { beta } = await import(`${base}series_figures.js`);
+          return beta(r.map((x, i) => [x, b[i]]).filter(([x, y]) => x !== null && y !== null));
+        }""",
+        [[None if np.isnan(v) else float(v) for v in r], [None if np.isnan(v) else float(v) for v in b]],
+    )
+    assert close(whole, risk["benchmark"]["beta"]["value"], 1e-9), (whole, risk["benchmark"]["beta"])
+
+    # IC by month: the mean of each month's weekly ICs (/metrics panel.ic_weekly).
+    metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", token, granularity="overall", panel="true").json()
+    weekly = pd.Series(
+        {w["date"]: w["ic"] for w in metrics["data"]["panel"]["ic_weekly"]}, dtype=float
+    ).dropna()
+    weekly.index = pd.to_datetime(weekly.index)
+    ic_cells = heatmap(page, "sheet-ic-monthly")
+    for (year, month), value in weekly.groupby([weekly.index.year, weekly.index.month]).mean().items():
+        assert close(ic_cells[(str(year), MONTHS[month - 1])], float(value), 1e-12), (year, month)
+    for year, value in weekly.groupby(weekly.index.year).mean().items():
+        assert close(ic_cells[(str(year), "Year")], float(value), 1e-12), year
+
+    # Every check with the reason of its verdict, as the checks route words it.
+    checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()
+    reasons = dict(
+        page.eval_on_selector_all(
+            "#sheet-checks tr.reason-row",
+            "rs => rs.map(r => [r.dataset.reasonOf, r.querySelector('.why').textContent])",
+        )
+    )
+    assert reasons == {c["id"]: c["reason"] for c in checks["data"]["checks"]}
+    assert any(c["verdict"] == "fail" for c in checks["data"]["checks"])
+
+    # The provenance on the first page: the build every answer came from, the data's last session, the policy.
+    provenance = dict(
+        page.eval_on_selector_all(
+            "#tearsheet dd[data-provenance]", "ds => ds.map(d => [d.dataset.provenance, d.textContent])"
+        )
+    )
+    assert provenance["build"] == build_of(checks) == build_of(metrics)
+    assert provenance["as-of"] == equity_meta["summary"]["last_date"] == last
+    assert provenance["policy"] == checks["data"]["policy"]["origin"] == "defaults"
+    keep_screenshot(page, tmp_path, "tearsheet-pages.png")
+    check_clean(site, visit)
+
+
+def test_the_tear_sheet_prints_a_page_per_topic_on_a4_and_letter_each_with_its_provenance(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}/tearsheet")
+    page = visit.page
+    page.wait_for_selector("#tearsheet .page-footer .page-number")
+    token = site.keys.full
+    checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()
+    _, equity_meta = rows_of(site, f"/v1/alphas/{ALPHA}/equity-curve", token, book="long_short")
+    titles = page.eval_on_selector_all("#tearsheet > .sheet-page > h2", "hs => hs.map(h => h.textContent)")
+    assert len(titles) == len(TOPICS)
+    assert nothing_cut_off(page, "#tearsheet") == []
+    assert not page.is_visible(".topbar") and not page.is_visible("#print-tearsheet")
+    keep_screenshot(page, tmp_path, "tearsheet-printed-layout.png")
+    provenance = [
+        ALPHA,
+        f"build {build_of(checks)}",
+        f"data as of {equity_meta['summary']['last_date']}",
+        "checks policy: defaults",
+    ]
+    assert_printed(page, TOPICS, titles, provenance, tmp_path, "tearsheet-pages.pdf")
+    check_clean(site, visit)
+
+
+def test_the_comparison_report_sets_the_alphas_side_by_side_and_prints_a_page_per_topic(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    # Chosen on the report's own page, from the top bar.
+    visit = open_dashboard(site, tab, site.keys.full, "#/")
+    page = visit.page
+    page.click("#nav-report")
+    page.wait_for_selector("#report-form input.report-alpha")
+    for alpha in REPORTED:
+        page.check(f"#report-form input[value='{alpha}']")
+    page.click("#report-form button[type=submit]")
+    page.wait_for_selector("#report .page-footer .page-number")
+    token = site.keys.full
+    shown = page.eval_on_selector_all("#report > .sheet-page", "ps => ps.map(p => p.dataset.topic)")
+    assert shown == REPORT_TOPICS
+    order = page.evaluate("() => document.querySelector('#report').dataset.alphas.split(',')")
+    assert sorted(order) == sorted(REPORTED)
+    assert not page.query_selector("#report .error")
+    assert_charts_read(page, "#report")
+
+    builds = {}
+    for alpha in order:
+        metrics = site.api(f"/v1/alphas/{alpha}/metrics", token, granularity="overall").json()
+        builds[alpha] = build_of(metrics)
+        core = metrics["data"]["core"]
+        for key in ("information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"):
+            value = page.get_attribute(
+                f"#report-headline tr:has(th[data-alpha='{alpha}']) td[data-figure='{key}']", "data-value"
+            )
+            assert close(float(value), core[key]["value"]) if value else core[key]["value"] is None, (
+                alpha,
+                key,
+            )
+        risk = site.api(f"/v1/alphas/{alpha}/analytics/risk", token).json()["data"]
+        for key, entry in (("benchmark.beta", risk["benchmark"]["beta"]), ("cagr", risk["cagr"])):
+            value = page.get_attribute(
+                f"#report-risk tr:has(th[data-alpha='{alpha}']) td[data-figure='{key}']", "data-value"
+            )
+            assert close(float(value), entry["value"]), (alpha, key)
+        summary = site.api(f"/v1/alphas/{alpha}/analytics/checks", token).json()["data"]["summary"]
+        verdict = page.inner_text(f"#report-risk tr:has(th[data-alpha='{alpha}']) td[data-figure='checks']")
+        assert verdict.startswith({"pass": "PASS", "fail": "FAIL"}.get(summary["verdict"], "NOT MEASURABLE"))
+        assert f"{summary['passed']} passed, {summary['failed']} failed" in verdict
+
+    # The curves: each book compounded over the sessions all three hold (pandas), SPY over the same.
+    books = {}
+    for alpha in order:
+        rows, _ = rows_of(site, f"/v1/alphas/{alpha}/equity-curve", token, book="long_short")
+        books[alpha] = pd.Series({r["date"]: r["period_return"] for r in rows}, dtype=float).dropna()
+    common = pd.concat(books, axis=1, join="inner").sort_index()
+    assert 0 < len(common) < len(books[ALPHA])  # the short alpha narrows the common sessions
+    for alpha in order:
+        all_close(
+            path_values(page, "report-curves", alpha),
+            list(((1 + common[alpha]).cumprod() - 1) * 100),
+            rel=1e-9,
+        )
+    assert page.evaluate(
+        "() => JSON.parse(document.querySelector(\"svg[data-chart='report-curves']\").dataset.dates)"
+    ) == list(common.index)
+    # Pairwise correlations: the correlation route's Pearson, each pair over its own common sessions.
+    cells = heatmap(page, "report-correlation")
+    for i, alpha in enumerate(order):
+        listed = {
+            r["alpha"]: r
+            for r in rows_of(site, f"/v1/alphas/{alpha}/analytics/correlation", token, basis="returns")[0]
+        }
+        for j, other in enumerate(order):
+            shown_value = cells[(alpha, str(j + 1))]
+            assert shown_value == 1.0 if i == j else close(shown_value, listed[other]["pearson"]), (
+                alpha,
+                other,
+            )
+    keep_screenshot(page, tmp_path, "report.png")
+
+    # Printed: a page per topic, each naming every alpha with its build.
+    titles = page.eval_on_selector_all("#report > .sheet-page > h2", "hs => hs.map(h => h.textContent)")
+    assert nothing_cut_off(page, "#report") == []
+    keep_screenshot(page, tmp_path, "report-printed-layout.png")
+    provenance = [f"{alpha} (build {builds[alpha]})" for alpha in order] + [
+        "checks policy: defaults",
+        "data as of",
+    ]
+    assert_printed(page, REPORT_TOPICS, titles, provenance, tmp_path, "report-pages.pdf")
+    check_clean(site, visit)
+
+
+def test_a_report_of_two_draws_the_curves_the_compare_route_serves(site: Site, tab: Any) -> None:
+    pair = (ALPHA, "Test_short_term_reversal")
+    visit = open_dashboard(site, tab, site.keys.full, f"#/report?alphas={','.join(pair)}")
+    page = visit.page
+    page.wait_for_selector("#report .page-footer .page-number")
+    compared = site.api(
+        f"/v1/alphas/{pair[0]}/analytics/compare", site.keys.full, **{"with": pair[1]}
+    ).json()["data"]
+    all_close(
+        path_values(page, "report-curves", pair[0]),
+        [e["cumulative_return_alpha"] * 100 for e in compared["equity"]],
+        rel=1e-9,
+    )
+    all_close(
+        path_values(page, "report-curves", pair[1]),
+        [e["cumulative_return_with"] * 100 for e in compared["equity"]],
+        rel=1e-9,
+    )
+    cells = heatmap(page, "report-correlation")
+    assert close(cells[(pair[0], "2")], compared["return_correlation"]["value"], 1e-9)
+    # More than ten alphas is not a report: the page says so and asks for nothing.
+    many = ",".join(f"alpha_{i}" for i in range(11))
+    page.goto(f"{site.base}/ui#/report?alphas={many}")
+    page.wait_for_selector("#report .error")
+    assert "at most 10" in page.inner_text("#report")
+    assert not [url for url in visit.requests if "alpha_0" in url]
+    check_clean(site, visit)
+
+
+def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """Names and theses reach the pages (and the saved file) as text: the markup is shown, never parsed."""
+
+    def hostile_description(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        body["data"]["name"] = HOSTILE
+        body["data"]["tldr"] = "<script>window.__pwned = 2</script>thesis"
+        route.fulfill(response=answer, body=json.dumps(body))
+
+    def hostile_listing(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        for row in body["data"]:
+            row["name"] = HOSTILE
+        route.fulfill(response=answer, body=json.dumps(body))
+
+    page = tab.new_page()
+    page.route(f"**/v1/alphas/{ALPHA}", hostile_description)
+    page.route("**/v1/alphas?*", hostile_listing)
+    page.goto(f"{site.base}/ui#/alphas/{ALPHA}/tearsheet")
+    page.fill("#api-key", site.keys.full)
+    page.click("#sign-in button[type=submit]")
+    page.wait_for_selector("#tearsheet .page-footer .page-number")
+    assert page.inner_text("#page-overview h1") == HOSTILE
+    assert "<script>window.__pwned = 2</script>thesis" in page.inner_text("#page-overview .subtitle")
+    assert page.locator("#tearsheet img, #tearsheet script, #tearsheet b").count() == 0
+    with page.expect_download() as download:
+        page.click("#download-tearsheet")
+    saved = Path(download.value.path()).read_text()
+    assert "&lt;img src=x onerror=" in saved and "<img" not in saved
+    page.goto(f"{site.base}/ui#/report?alphas={ALPHA},Test_planted_factor")
+    page.wait_for_selector("#report .page-footer .page-number")
+    assert HOSTILE in page.inner_text("#report table.report-alphas")
+    assert page.locator("#report img, #report b").count() == 0
+    assert page.evaluate("() => window.__pwned") is None
+    keep_screenshot(page, tmp_path, "report-hostile.png")
+    page.close()
