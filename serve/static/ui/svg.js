@@ -24,7 +24,7 @@ export function s(tag, attrs = {}, ...children) {
   return element;
 }
 
-function niceTicks(min, max, count = 5) {
+function niceTicks(min, max, count = 6) {
   const span = max - min || Math.abs(max) || 1;
   const raw = span / count;
   const step = 10 ** Math.floor(Math.log10(raw));
@@ -250,6 +250,108 @@ export function heatmapSvg({ name, title, rows, columns, cells, xLabel, yLabel, 
     svg.append(s("text", { class: "key-text", x: left + 27, y: y + 10, "font-size": FONT - 1, fill: INK }, entry.text));
     left += 40 + textWidth(entry.text, FONT - 1);
   }
+  return svg;
+}
+
+/**
+ * Bars over categories (quantiles, horizons): `labels`, `values` (null: no bar, a dash beneath),
+ * `errors` (optional, ± one standard error as whiskers), `format` for the y ticks and the value
+ * written over each bar, `yLabel` with its unit, `xLabel` the categories' title. Bars above zero
+ * are green, below red; the value is written, so the chart reads in black and white.
+ */
+export function barChartSvg({ name, title, labels, values, errors = null, format, yLabel, xLabel, width = 760, height = 220, color = null }) {
+  const pad = { left: 78, right: 14, top: 16, bottom: 42 };
+  const ends = values.flatMap((v, i) => (Number.isFinite(v) ? [v, v + (errors && Number.isFinite(errors[i]) ? errors[i] : 0), v - (errors && Number.isFinite(errors[i]) ? errors[i] : 0)] : []));
+  const room = (Math.max(0, ...ends) - Math.min(0, ...ends)) * 0.1;
+  const low = Math.min(0, ...ends) - (Math.min(0, ...ends) < 0 ? room : 0);
+  const high = Math.max(0, ...ends) + (Math.max(0, ...ends) > 0 ? room : 0);
+  const y = (v) => pad.top + (1 - (v - low) / (high - low || 1)) * (height - pad.top - pad.bottom);
+  const slot = (width - pad.left - pad.right) / Math.max(1, labels.length);
+  const svg = s("svg", { class: "svg-chart svg-bars", "data-chart": name, viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": title });
+  svg.append(s("title", {}, title));
+  for (const tick of niceTicks(low, high)) {
+    svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: y(tick), y2: y(tick), stroke: tick === 0 ? "#555" : GRID, "stroke-width": 1 }));
+    svg.append(s("text", { x: pad.left - 6, y: y(tick) + 4, "text-anchor": "end", "font-size": FONT, fill: INK }, format(tick)));
+  }
+  labels.forEach((label, i) => {
+    const middle = pad.left + (i + 0.5) * slot;
+    const value = values[i];
+    svg.append(s("text", { class: "x-tick", x: middle, y: height - pad.bottom + 16, "text-anchor": "middle", "font-size": FONT - 1, fill: INK }, label));
+    if (!Number.isFinite(value)) {
+      svg.append(s("text", { x: middle, y: y(0) - 4, "text-anchor": "middle", "font-size": FONT - 1, fill: INK }, DASH));
+      return;
+    }
+    const top = Math.min(y(value), y(0));
+    svg.append(
+      s("rect", {
+        class: "bar",
+        x: middle - slot * 0.3,
+        y: top,
+        width: slot * 0.6,
+        height: Math.max(1, Math.abs(y(value) - y(0))),
+        fill: color || (value >= 0 ? "rgb(60,140,95)" : "rgb(190,70,60)"),
+        "data-label": label,
+        "data-value": String(value),
+      }),
+    );
+    const error = errors ? errors[i] : null;
+    if (Number.isFinite(error)) {
+      svg.append(s("line", { class: "whisker", x1: middle, x2: middle, y1: y(value - error), y2: y(value + error), stroke: INK, "stroke-width": 1 }));
+      for (const end of [value - error, value + error]) svg.append(s("line", { x1: middle - 5, x2: middle + 5, y1: y(end), y2: y(end), stroke: INK, "stroke-width": 1 }));
+    }
+    const above = value >= 0;
+    const reach = Number.isFinite(error) ? value + (above ? error : -error) : value;
+    svg.append(s("text", { class: "bar-value", x: middle + (Number.isFinite(error) ? 8 : 0), y: above ? y(reach) - 4 : y(reach) + 12, "text-anchor": Number.isFinite(error) ? "start" : "middle", "font-size": FONT - 1, fill: INK }, format(value)));
+  });
+  svg.append(axes(pad, width, height, xLabel, yLabel));
+  return svg;
+}
+
+/**
+ * Horizontal bars, one a row, labelled on the left (names, sectors): `labels`, `values`, `format` for
+ * the value written at each bar's end and the axis's ticks, `xLabel` the value axis with its unit.
+ */
+export function hbarChartSvg({ name, title, labels, values, format, xLabel, yLabel = null, width = 760, rowHeight = 18, labelWidth = 150 }) {
+  const pad = { left: labelWidth + (yLabel ? 22 : 6), right: 70, top: 8, bottom: 38 };
+  const height = pad.top + labels.length * rowHeight + pad.bottom;
+  const finite = values.filter(Number.isFinite);
+  // Room left of the lowest bar for its value, written outside it (the right margin holds the highest's).
+  const span = Math.max(0, ...finite) - Math.min(0, ...finite);
+  const low = Math.min(0, ...finite) - (Math.min(0, ...finite) < 0 ? span * 0.12 : 0);
+  const high = Math.max(0, ...finite) + (Math.max(0, ...finite) > 0 ? span * 0.02 : 0);
+  const x = (v) => pad.left + ((v - low) / (high - low || 1)) * (width - pad.left - pad.right);
+  const svg = s("svg", { class: "svg-chart svg-hbars", "data-chart": name, viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": title });
+  svg.append(s("title", {}, title));
+  const bottom = height - pad.bottom;
+  for (const tick of niceTicks(low, high)) {
+    svg.append(s("line", { x1: x(tick), x2: x(tick), y1: pad.top, y2: bottom, stroke: tick === 0 ? "#555" : GRID, "stroke-width": 1 }));
+    svg.append(s("text", { class: "x-tick", x: x(tick), y: bottom + 14, "text-anchor": "middle", "font-size": FONT - 1, fill: INK }, format(tick)));
+  }
+  labels.forEach((label, i) => {
+    const top = pad.top + i * rowHeight;
+    const value = values[i];
+    svg.append(s("text", { class: "row-label", x: pad.left - 6, y: top + rowHeight / 2 + 4, "text-anchor": "end", "font-size": FONT - 1, fill: INK }, label));
+    if (!Number.isFinite(value)) {
+      svg.append(s("text", { x: x(0) + 4, y: top + rowHeight / 2 + 4, "font-size": FONT - 1, fill: INK }, DASH));
+      return;
+    }
+    const left = Math.min(x(value), x(0));
+    svg.append(
+      s("rect", {
+        class: "bar",
+        x: left,
+        y: top + 2,
+        width: Math.max(1, Math.abs(x(value) - x(0))),
+        height: rowHeight - 4,
+        fill: value >= 0 ? "rgb(60,140,95)" : "rgb(190,70,60)",
+        "data-label": label,
+        "data-value": String(value),
+      }),
+    );
+    const outside = value >= 0 ? x(value) + 4 : x(value) - 4;
+    svg.append(s("text", { class: "bar-value", x: outside, y: top + rowHeight / 2 + 4, "text-anchor": value >= 0 ? "start" : "end", "font-size": FONT - 1, fill: INK }, format(value)));
+  });
+  svg.append(axes({ ...pad, left: pad.left }, width, height, xLabel, yLabel));
   return svg;
 }
 
