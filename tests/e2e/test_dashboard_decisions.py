@@ -53,6 +53,7 @@ ANALYTICS_PANELS = {
     "drawdown-episodes": "analytics.drawdowns",
     "rolling": "analytics.rolling",
     "costs": "analytics.costs",
+    "attribution": "analytics.attribution",
 }
 
 

@@ -44,6 +44,8 @@ TOPICS = [
     "drawdowns",
     "monthly",
     "rolling",
+    "attribution",
+    "fragility",
     "signal",
     "live",
     "risk",
@@ -120,7 +122,7 @@ def assert_charts_read(page: Any, scope: str) -> None:
         f"{scope} svg.svg-chart",
         """svgs => svgs.map(svg => ({
           name: svg.dataset.chart,
-          heatmap: svg.classList.contains("svg-heatmap"),
+          kind: ["svg-heatmap", "svg-bars", "svg-hbars"].find(k => svg.classList.contains(k)) || "lines",
           x: svg.querySelector(".x-title")?.textContent || "",
           y: svg.querySelector(".y-title")?.textContent || "",
           series: [...svg.querySelectorAll("path[data-series]")].map(p => p.dataset.series),
@@ -134,12 +136,15 @@ def assert_charts_read(page: Any, scope: str) -> None:
     for chart in charts:
         assert chart["x"] and chart["y"], chart
         assert chart["ticks"] >= 2, chart
-        if chart["heatmap"]:
-            assert len(chart["key"]) >= 2, chart  # the colours' meaning, printed beneath
-            assert "(" in chart["x"] or chart["name"] == "report-correlation", chart  # the unit of the cells
-        else:
+        if chart["kind"] == "lines":
             assert "(" in chart["y"] and chart["y"].endswith(")"), chart  # "Cumulative return (%)"
             assert chart["series"] and set(chart["series"]) <= set(chart["legend"]), chart
+            continue
+        assert len(chart["key"]) >= 2, chart  # what the colours mean, printed beneath
+        value_axis = {"svg-heatmap": chart["x"], "svg-bars": chart["y"], "svg-hbars": chart["x"]}[
+            chart["kind"]
+        ]
+        assert "(" in value_axis or chart["name"] == "report-correlation", chart  # the unit of the values
 
 
 def pdf_pages(pdf: bytes) -> list[str]:
@@ -201,6 +206,66 @@ def assert_printed(
             f"chromium page {number} of {len(topics)}" in flat and f"page {number} of {len(topics)}" in flat
         )
     keep_pdf(tmp_path, name, page.pdf(format="A4"))
+
+
+def cell_value(page: Any, selector: str) -> float | None:
+    value = page.get_attribute(selector, "data-value")
+    return float(value) if value else None
+
+
+def assert_attribution_shown(page: Any, data: dict[str, Any]) -> None:
+    """The attribution pages hold the route's answer: each name's figures, the bars, legs, sectors,
+    fragility and concentration; a part not measurable shows its reason."""
+    by_name = data["by_name"]
+    bars = dict(
+        page.eval_on_selector_all(
+            "svg[data-chart='attribution-names'] rect.bar",
+            "rs => rs.map(r => [r.dataset.label, r.dataset.value])",
+        )
+    )
+    for kind in ("contributors", "detractors"):
+        shown = page.eval_on_selector_all(
+            f"#tearsheet table.attribution-{kind} tbody th", "ths => ths.map(th => th.dataset.symbol)"
+        )
+        assert shown == [n["symbol"] for n in by_name[kind]], kind
+        for row, name in enumerate(by_name[kind], start=1):
+            for column, key in ((2, "pnl"), (3, "return_contribution"), (4, "share")):
+                selector = (
+                    f"#tearsheet table.attribution-{kind} tbody tr:nth-child({row}) td:nth-child({column})"
+                )
+                assert close(cell_value(page, selector), name[key]["value"]), (kind, name["symbol"], key)
+            assert close(float(bars[name["symbol"]]), name["return_contribution"]["value"])
+    for leg in ("long", "short", "neither"):
+        selector = f"#tearsheet table.attribution-legs th[data-leg='{leg}'] + td"
+        assert close(cell_value(page, selector), data["by_leg"][leg]["pnl"]["value"]), leg
+    sectors = data["by_sector"]
+    if sectors["status"] == "not_measurable":
+        assert sectors["withheld_reason"] in page.inner_text("#sheet-attribution-sectors")
+    else:
+        values = dict(
+            page.eval_on_selector_all(
+                "svg[data-chart='attribution-sectors'] rect.bar",
+                "rs => rs.map(r => [r.dataset.label, r.dataset.value])",
+            )
+        )
+        for part in sectors["sectors"]:
+            label = part["sector"] if part["sector"] is not None else "no sector sealed"
+            assert close(float(values[label]), part["return_contribution"]["value"]), label
+    fragility = data["fragility"]
+    shown = {
+        name: value
+        for name, value in page.eval_on_selector_all(
+            "#tearsheet table.fragility tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
+        )
+    }
+    for key in ("without_best_days", "without_best_names", "top_1pct_days_share", "top_5pct_days_share"):
+        entry = fragility[key]
+        assert (shown[key] == "") if entry["value"] is None else close(float(shown[key]), entry["value"]), key
+    assert close(float(shown["fragility.information_ratio"]), fragility["information_ratio"]["value"])
+    largest = data["concentration"]["largest_weight"]
+    text = page.inner_text("#attribution-largest-weight")
+    assert largest["symbol"] in text and largest["date"] in text and largest["side"] in text, text
 
 
 def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_the_routes(
@@ -318,6 +383,10 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     )
     assert reasons == {c["id"]: c["reason"] for c in checks["data"]["checks"]}
     assert any(c["verdict"] == "fail" for c in checks["data"]["checks"])
+
+    # Where the P&L came from: /analytics/attribution's names, legs, fragility and concentration as served.
+    attribution = site.api(f"/v1/alphas/{ALPHA}/analytics/attribution", token, top=10, drop=5).json()["data"]
+    assert_attribution_shown(page, attribution)
 
     # The provenance on the first page: the build every answer came from, the data's last session, the policy.
     provenance = dict(
@@ -491,8 +560,29 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
             row["name"] = HOSTILE
         route.fulfill(response=answer, body=json.dumps(body))
 
+    def hostile_attribution(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        body["data"]["by_name"]["contributors"][0]["symbol"] = HOSTILE
+        entry = {"value": 0.01, "unit": "fraction", "status": "available", "source": "pnl:long_short"}
+        body["data"]["by_sector"] = {
+            "status": "available",
+            "rule": "as served",
+            "sectors": [
+                {
+                    "sector": HOSTILE,
+                    "pnl": {**entry, "unit": "equity"},
+                    "return_contribution": entry,
+                    "share": {**entry, "unit": "ratio"},
+                    "names": 3,
+                }
+            ],
+        }
+        route.fulfill(response=answer, body=json.dumps(body))
+
     page = tab.new_page()
     page.route(f"**/v1/alphas/{ALPHA}", hostile_description)
+    page.route("**/analytics/attribution?*", hostile_attribution)
     page.route("**/v1/alphas?*", hostile_listing)
     page.goto(f"{site.base}/ui#/alphas/{ALPHA}/tearsheet")
     page.fill("#api-key", site.keys.full)
@@ -501,6 +591,14 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
     assert page.inner_text("#page-overview h1") == HOSTILE
     assert "<script>window.__pwned = 2</script>thesis" in page.inner_text("#page-overview .subtitle")
     assert page.locator("#tearsheet img, #tearsheet script, #tearsheet b").count() == 0
+    # A name and a sector of the seal, in the tables and in the charts' labels.
+    assert page.inner_text("#tearsheet table.attribution-contributors tbody th") == HOSTILE
+    assert page.inner_text("#tearsheet table.attribution-sectors tbody th") == HOSTILE
+    labels = page.eval_on_selector_all(
+        "svg[data-chart='attribution-sectors'] text.row-label, svg[data-chart='attribution-names'] text.row-label",
+        "ts => ts.map(t => t.textContent)",
+    )
+    assert labels.count(HOSTILE) == 2
     with page.expect_download() as download:
         page.click("#download-tearsheet")
     saved = Path(download.value.path()).read_text()

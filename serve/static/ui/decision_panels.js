@@ -3,6 +3,7 @@
 // without `analytics.risk`, shows the server's message in that panel and the others still draw).
 
 import { h, panel } from "./dom.js";
+import { loadAttribution } from "./attribution_panel.js";
 import { loadChecks } from "./checks_panel.js";
 import { loadCosts } from "./costs_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
@@ -18,6 +19,7 @@ const PANELS = [
   ["drawdown-episodes", "Drawdown episodes", "GET /v1/alphas/{alpha}/analytics/drawdowns, every page", loadDrawdowns],
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
+  ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
 ];
 
 /** The panels, in a container to place on the page; each starts loading at once. */

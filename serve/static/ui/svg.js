@@ -243,14 +243,25 @@ export function heatmapSvg({ name, title, rows, columns, cells, xLabel, yLabel, 
       );
     });
   });
-  let left = pad.left;
+  drawKey(svg, key, pad.left, height - pad.bottom + 14);
+  return svg;
+}
+
+/** A chart's key, one swatch and its words an entry, from (`left`, `top`): what its colours mean. */
+function drawKey(svg, key, left, top) {
   for (const entry of key) {
-    const y = height - pad.bottom + 14;
-    svg.append(s("rect", { x: left, y, width: 22, height: 12, fill: entry.fill, stroke: "#999", "stroke-width": 0.5 }));
-    svg.append(s("text", { class: "key-text", x: left + 27, y: y + 10, "font-size": FONT - 1, fill: INK }, entry.text));
+    if (entry.line) svg.append(s("line", { x1: left, x2: left + 22, y1: top + 6, y2: top + 6, stroke: INK, "stroke-width": 1.2 }));
+    else svg.append(s("rect", { x: left, y: top, width: 22, height: 12, fill: entry.fill, stroke: "#999", "stroke-width": 0.5 }));
+    svg.append(s("text", { class: "key-text", x: left + 27, y: top + 10, "font-size": FONT - 1, fill: INK }, entry.text));
     left += 40 + textWidth(entry.text, FONT - 1);
   }
-  return svg;
+}
+
+const BAR_GAIN = "rgb(60,140,95)";
+const BAR_LOSS = "rgb(190,70,60)";
+/** The key of bars coloured by sign (`what` names the measure: "contribution", "mean return"). */
+export function signKey(what, whiskers = false) {
+  return [{ text: `${what} above 0`, fill: BAR_GAIN }, { text: `${what} below 0`, fill: BAR_LOSS }, ...(whiskers ? [{ text: "± one standard error", line: true }] : [])];
 }
 
 /**
@@ -259,8 +270,8 @@ export function heatmapSvg({ name, title, rows, columns, cells, xLabel, yLabel, 
  * written over each bar, `yLabel` with its unit, `xLabel` the categories' title. Bars above zero
  * are green, below red; the value is written, so the chart reads in black and white.
  */
-export function barChartSvg({ name, title, labels, values, errors = null, format, yLabel, xLabel, width = 760, height = 220, color = null }) {
-  const pad = { left: 78, right: 14, top: 16, bottom: 42 };
+export function barChartSvg({ name, title, labels, values, errors = null, format, yLabel, xLabel, width = 760, height = 220, color = null, key = [] }) {
+  const pad = { left: 78, right: 14, top: 16, bottom: key.length ? 64 : 42 };
   const ends = values.flatMap((v, i) => (Number.isFinite(v) ? [v, v + (errors && Number.isFinite(errors[i]) ? errors[i] : 0), v - (errors && Number.isFinite(errors[i]) ? errors[i] : 0)] : []));
   const room = (Math.max(0, ...ends) - Math.min(0, ...ends)) * 0.1;
   const low = Math.min(0, ...ends) - (Math.min(0, ...ends) < 0 ? room : 0);
@@ -289,7 +300,7 @@ export function barChartSvg({ name, title, labels, values, errors = null, format
         y: top,
         width: slot * 0.6,
         height: Math.max(1, Math.abs(y(value) - y(0))),
-        fill: color || (value >= 0 ? "rgb(60,140,95)" : "rgb(190,70,60)"),
+        fill: color || (value >= 0 ? BAR_GAIN : BAR_LOSS),
         "data-label": label,
         "data-value": String(value),
       }),
@@ -303,7 +314,8 @@ export function barChartSvg({ name, title, labels, values, errors = null, format
     const reach = Number.isFinite(error) ? value + (above ? error : -error) : value;
     svg.append(s("text", { class: "bar-value", x: middle + (Number.isFinite(error) ? 8 : 0), y: above ? y(reach) - 4 : y(reach) + 12, "text-anchor": Number.isFinite(error) ? "start" : "middle", "font-size": FONT - 1, fill: INK }, format(value)));
   });
-  svg.append(axes(pad, width, height, xLabel, yLabel));
+  svg.append(axes({ ...pad, bottom: pad.bottom - (key.length ? 22 : 0) }, width, height - (key.length ? 22 : 0), xLabel, yLabel));
+  drawKey(svg, key, pad.left, height - 16);
   return svg;
 }
 
@@ -311,8 +323,8 @@ export function barChartSvg({ name, title, labels, values, errors = null, format
  * Horizontal bars, one a row, labelled on the left (names, sectors): `labels`, `values`, `format` for
  * the value written at each bar's end and the axis's ticks, `xLabel` the value axis with its unit.
  */
-export function hbarChartSvg({ name, title, labels, values, format, xLabel, yLabel = null, width = 760, rowHeight = 18, labelWidth = 150 }) {
-  const pad = { left: labelWidth + (yLabel ? 22 : 6), right: 70, top: 8, bottom: 38 };
+export function hbarChartSvg({ name, title, labels, values, format, xLabel, yLabel = null, width = 760, rowHeight = 18, labelWidth = 150, key = [] }) {
+  const pad = { left: labelWidth + (yLabel ? 22 : 6), right: 70, top: 8, bottom: key.length ? 60 : 38 };
   const height = pad.top + labels.length * rowHeight + pad.bottom;
   const finite = values.filter(Number.isFinite);
   // Room left of the lowest bar for its value, written outside it (the right margin holds the highest's).
@@ -343,7 +355,7 @@ export function hbarChartSvg({ name, title, labels, values, format, xLabel, yLab
         y: top + 2,
         width: Math.max(1, Math.abs(x(value) - x(0))),
         height: rowHeight - 4,
-        fill: value >= 0 ? "rgb(60,140,95)" : "rgb(190,70,60)",
+        fill: value >= 0 ? BAR_GAIN : BAR_LOSS,
         "data-label": label,
         "data-value": String(value),
       }),
@@ -351,7 +363,9 @@ export function hbarChartSvg({ name, title, labels, values, format, xLabel, yLab
     const outside = value >= 0 ? x(value) + 4 : x(value) - 4;
     svg.append(s("text", { class: "bar-value", x: outside, y: top + rowHeight / 2 + 4, "text-anchor": value >= 0 ? "start" : "end", "font-size": FONT - 1, fill: INK }, format(value)));
   });
-  svg.append(axes({ ...pad, left: pad.left }, width, height, xLabel, yLabel));
+  const shift = key.length ? 22 : 0;
+  svg.append(axes({ ...pad, bottom: pad.bottom - shift }, width, height - shift, xLabel, yLabel));
+  drawKey(svg, key, pad.left, height - 16);
   return svg;
 }
 

@@ -9,6 +9,7 @@
 // (tearsheet_export.js). A page whose request fails shows the error in its place.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
+import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
 import { renderChecks } from "./checks_panel.js";
 import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
@@ -61,6 +62,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     significance: get("/analytics/significance"),
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
+    attribution: get("/analytics/attribution", attributionParams()),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -172,6 +174,19 @@ function drawSheet(sheet, alpha, got) {
       block("rolling-beta", `Beta to ${BENCHMARK}, trailing ${BETA_WINDOW} sessions`, got.equity, (body) => drawRollingBeta(body, alpha, equity, market, got.benchmark, split)),
     ),
     sheetPage(
+      "attribution",
+      "Where the P&L came from",
+      block("attribution-names", "Contributors and detractors", got.attribution, (body, answer) => add(body, namesBlock(answer))),
+      block("attribution-legs", "Long leg against short leg", got.attribution, (body, answer) => add(body, legsBlock(answer))),
+    ),
+    sheetPage(
+      "fragility",
+      "By sector, fragility and concentration",
+      block("attribution-sectors", "By sector", got.attribution, (body, answer) => add(body, sectorsBlock(answer))),
+      block("attribution-fragility", "Fragility", got.attribution, (body, answer) => add(body, fragilityBlock(answer))),
+      block("attribution-concentration", "Concentration", got.attribution, (body, answer) => add(body, concentrationBlock(answer))),
+    ),
+    sheetPage(
       "signal",
       "Signal: IC by month",
       block("ic-monthly", null, got.metrics, (body, answer) => drawIcByMonth(body, answer)),
@@ -193,7 +208,7 @@ function drawSheet(sheet, alpha, got) {
  * the policy the checks applied, and when the sheet was drawn.
  */
 function provenanceOf(alpha, got, equity) {
-  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
+  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
   const summary = equity && equity.meta.summary ? equity.meta.summary : {};
   const checks = answered(got.checks);
   const policy = policyOf(checks) || (got.checks && got.checks.status === "rejected" ? `not read (${got.checks.reason.code})` : null);

@@ -1,0 +1,196 @@
+// Where the long_short book's P&L came from (GET /v1/alphas/{alpha}/analytics/attribution,
+// docs/analytics.md "Attribution"): the contributors and detractors by name, the long leg against the
+// short leg, the P&L by sector, the fragility of the information ratio (without the best days, without
+// the best names, the share of the P&L made on the best days) and the realised concentration. The
+// alpha page's panel and the tear sheet's two pages draw the same blocks. A part the route could not
+// measure (a seal without sectors, a key without the P&L rows) shows its reason, never zeros; names
+// and sectors come from the seal and are set as text.
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, note, numberCell, showError, table } from "./dom.js";
+import { DASH, int, pct } from "./format.js";
+import { entryCell, entryTable, entryText } from "./stat_entry.js";
+import { hbarChartSvg, signKey } from "./svg.js";
+
+export const TOP = 10; // contributors and detractors listed, each (the route's default)
+export const DROP = 5; // best days and names the fragility figures leave out (the route's default)
+
+export function attributionParams() {
+  return { book: "long_short", top: TOP, drop: DROP };
+}
+
+export async function loadAttribution(body, alpha, { signal }) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/analytics/attribution"), attributionParams(), { signal });
+  } catch (error) {
+    showError(body, error, "The attribution could not be read");
+    return null;
+  }
+  fill(
+    body,
+    h("h3", {}, "Contributors and detractors"),
+    namesBlock(answer),
+    h("h3", {}, "Long leg against short leg"),
+    legsBlock(answer),
+    h("h3", {}, "By sector"),
+    sectorsBlock(answer),
+    h("h3", {}, "Fragility"),
+    fragilityBlock(answer),
+    h("h3", {}, "Concentration"),
+    concentrationBlock(answer),
+  );
+  return answer;
+}
+
+const contribution = (v) => pct(v, 1);
+
+/** A part the route could not measure: its reason, as served. */
+function withheld(part, what) {
+  return h("p", { class: "not-measurable", "data-withheld": what }, `${what}: not measurable: ${part.withheld_reason || "no reason given"}.`);
+}
+
+function totalsLine(data) {
+  const t = data.totals;
+  return h(
+    "p",
+    { class: "summary attribution-totals" },
+    `${data.book}, ${int(data.sessions)} sessions. The book's P&L ${entryText(t.pnl)} × starting equity: the names' ${entryText(t.names_pnl)}, the cash carry ${entryText(t.cash_carry)}, rounding ${entryText(t.rounding_adjustment)}. `,
+    `Return contributions add up to the sum of the daily returns, ${entryText(t.return_sum)} (not the compounded return): the names' ${entryText(t.names_return_contribution)}, the cash carry's ${entryText(t.cash_carry_return_contribution)}.`,
+  );
+}
+
+function nameRows(list) {
+  return list.map((n) => [h("th", { scope: "row", "data-symbol": n.symbol }, n.symbol), entryCell(n.pnl, "pnl"), entryCell(n.return_contribution, "return_contribution"), entryCell(n.share, "share")]);
+}
+
+/** Contributors and detractors: a chart of their return contributions and their two tables. */
+export function namesBlock(answer) {
+  const data = answer.data;
+  const byName = data.by_name;
+  if (byName.status === "not_measurable") return [totalsLine(data), withheld(byName, "By name")];
+  // Largest contribution at the top, largest loss at the bottom.
+  const shown = [...byName.contributors, ...[...byName.detractors].reverse()];
+  const headers = ["Name", "P&L", "Contribution", "Share"];
+  return [
+    totalsLine(data),
+    shown.length
+      ? hbarChartSvg({
+          name: "attribution-names",
+          title: "Return contribution of the contributors and detractors (%)",
+          labels: shown.map((n) => n.symbol),
+          values: shown.map((n) => n.return_contribution.value),
+          format: contribution,
+          xLabel: "Return contribution over the window (% of equity, summed over sessions)",
+          yLabel: "Name",
+          rowHeight: 11,
+          labelWidth: 90,
+          key: signKey("contribution"),
+        })
+      : null,
+    h(
+      "div",
+      { class: "two-columns" },
+      h("div", {}, h("h4", {}, `Top ${byName.contributors.length} contributors`), table(headers, nameRows(byName.contributors), { className: "data compact attribution-contributors" })),
+      h("div", {}, h("h4", {}, `Top ${byName.detractors.length} detractors`), table(headers, nameRows(byName.detractors), { className: "data compact attribution-detractors" })),
+    ),
+    note(
+      `${int(byName.names)} names with P&L in the window, ranked by their window P&L (the sum of their net_pnl: market P&L, execution cost and borrow), in × starting equity; contribution: the return contribution, % of equity summed over the sessions; share: of the names' P&L (a ratio: the shares of every name add up to 1).`,
+      "caption",
+    ),
+  ];
+}
+
+/** The long leg against the short leg (and the rows in neither), each with its P&L and names. */
+export function legsBlock(answer) {
+  const legs = answer.data.by_leg;
+  const row = (key, label) => {
+    const part = legs[key];
+    return [h("th", { scope: "row", "data-leg": key }, label), entryCell(part.pnl, "pnl"), entryCell(part.return_contribution, "return_contribution"), entryCell(part.share, "share"), numberCell(int(part.names), part.names)];
+  };
+  return [
+    table(["Leg", "P&L (× starting equity)", "Return contribution (%)", "Share of the names' P&L (ratio)", "Names"], [row("long", "Long"), row("short", "Short"), row("neither", "Neither")], {
+      className: "data compact attribution-legs",
+    }),
+    note(`A P&L row's leg: ${legs.rule}.`, "caption"),
+  ];
+}
+
+/** The P&L by sector, or why there is none. */
+export function sectorsBlock(answer) {
+  const sectors = answer.data.by_sector;
+  if (sectors.status === "not_measurable") return [withheld(sectors, "By sector")];
+  const label = (s) => (s.sector == null ? "no sector sealed" : s.sector);
+  return [
+    hbarChartSvg({
+      name: "attribution-sectors",
+      title: "Return contribution by sector (%)",
+      labels: sectors.sectors.map(label),
+      values: sectors.sectors.map((s) => s.return_contribution.value),
+      format: contribution,
+      xLabel: "Return contribution over the window (% of equity, summed over sessions)",
+      yLabel: "Sector",
+      rowHeight: 16,
+      labelWidth: 170,
+      key: signKey("contribution"),
+    }),
+    table(
+      ["Sector", "P&L (× starting equity)", "Return contribution (%)", "Share of the names' P&L (ratio)", "Names"],
+      sectors.sectors.map((s) => [h("th", { scope: "row", "data-sector": s.sector ?? "" }, label(s)), entryCell(s.pnl, "pnl"), entryCell(s.return_contribution, "return_contribution"), entryCell(s.share, "share"), numberCell(int(s.names), s.names)]),
+      { className: "data compact attribution-sectors" },
+    ),
+    note(`A P&L row's sector: ${sectors.rule}.`, "caption"),
+  ];
+}
+
+/** The information ratio without the best days and names, and the share of the P&L of the best days. */
+export function fragilityBlock(answer) {
+  const f = answer.data.fragility;
+  const entries = [
+    ["fragility.information_ratio", f.information_ratio],
+    ["without_best_days", f.without_best_days],
+    ["best_days_kept", f.best_days_kept],
+    ["without_best_names", f.without_best_names],
+    ["top_1pct_days_share", f.top_1pct_days_share],
+    ["top_5pct_days_share", f.top_5pct_days_share],
+  ];
+  const grid = entryTable(entries, { className: "data entries fragility" });
+  return [
+    grid,
+    note(
+      `Without the ${f.drop} best days (the sessions of largest return) and without the ${f.drop} best names (${f.best_names.length ? f.best_names.join(", ") : DASH}: their return contribution taken out of each session). The best 1% of days are ${int(f.top_1pct_days)} sessions, the best 5% ${int(f.top_5pct_days)}; a share above 1 means the other days lost in sum.`,
+      "caption",
+    ),
+    f.best_days.length
+      ? table(
+          ["Best day", "Return that day (%)", "P&L (× starting equity)", "Its top name", "That name's contribution (%)"],
+          f.best_days.map((d) => [h("th", { scope: "row" }, d.date), entryCell(d.day_return, "day_return"), entryCell(d.pnl, "pnl"), d.top_symbol ?? DASH, entryCell(d.top_contribution, "top_contribution")]),
+          { className: "data compact attribution-best-days" },
+        )
+      : null,
+  ];
+}
+
+/** The largest realised weight (its name, date and side) and how many names the book held. */
+export function concentrationBlock(answer) {
+  const c = answer.data.concentration;
+  const largest = c.largest_weight;
+  return [
+    h(
+      "p",
+      { class: "summary", id: "attribution-largest-weight" },
+      "Largest realised weight: ",
+      h("strong", {}, entryText(largest.weight)),
+      largest.symbol ? `, ${largest.side} ${largest.symbol} at the close of ${largest.date} (the weight held, not a target).` : ` (${largest.weight.withheld_reason || "not measurable"}).`,
+    ),
+    entryTable(
+      [
+        ["names_held", c.names_held],
+        ["mean_names_per_session", c.mean_names_per_session],
+        ["effective_names", c.effective_names],
+      ],
+      { className: "data entries concentration" },
+    ),
+    note(`Over the ${int(c.sessions_held)} sessions with a position at the close; the effective number of names is 1 / Σ w² of the gross-normalised weights (N for N equal positions), averaged over them.`, "caption"),
+  ];
+}
