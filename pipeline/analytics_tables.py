@@ -5,7 +5,10 @@
   rolling IC and return figures;
 - `analytics_turnover`: per book with target weights, week and decile of the score it trades
   (0 = names in no decile that week), the one-way turnover of target weights and the gross
-  weight held.
+  weight held;
+- `analytics_attribution`: per book, session and name with a P&L row or a position, its net P&L,
+  its leg, its return contribution and its realised weight (`/analytics/attribution`, which
+  aggregates a window of it).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -116,14 +119,95 @@ def turnover_frame(book: str, decisions: pl.DataFrame, buckets: pl.DataFrame) ->
     )
 
 
+def attribution_frame(
+    book: str, ledger: pl.DataFrame | None, positions: pl.DataFrame | None, pnl: pl.DataFrame | None
+) -> pl.DataFrame:
+    """One book's rows of `analytics_attribution` (without `name`, which numbers the symbols of
+    every book): one per session and symbol with a P&L row or a position at the close, sorted by
+    date and symbol.
+
+    - `leg`: the sign of the quantity held at the start of the session (the position at the close
+      of the book's previous session), else of the quantity held at its close (a position opened
+      that session); 0 when neither (a round trip inside the session, a cost alone).
+    - `net_pnl`: the P&L row's (0 for a position without one; null when the run sealed no P&L
+      for the book); `contribution`: net_pnl / the session's starting_equity, null where that is
+      0 or the book has no ledger.
+    - `weight`: the position's realised weight at the close (/positions `weight`); null without
+      a position."""
+    parts = [frame.select("date", "symbol") for frame in (pnl, positions) if frame is not None]
+    keys = pl.concat(parts).unique()
+    if ledger is not None:
+        sessions = ledger.select("date").unique().sort("date")
+    else:
+        sessions = keys.select("date").unique().sort("date")
+    # The session after each: a position at its close is the one held at the next one's start.
+    following = sessions.with_columns(next_date=pl.col("date").shift(-1))
+    if positions is not None:
+        held = positions.select("date", "symbol", "quantity", "weight")
+        at_start = (
+            held.join(following, on="date", how="inner")
+            .select(pl.col("next_date").alias("date"), "symbol", pl.col("quantity").alias("start_quantity"))
+            .drop_nulls("date")
+        )
+    else:
+        held = pl.DataFrame(
+            schema={"date": pl.Date, "symbol": pl.String, "quantity": pl.Float64, "weight": pl.Float64}
+        )
+        at_start = pl.DataFrame(schema={"date": pl.Date, "symbol": pl.String, "start_quantity": pl.Float64})
+    rows = keys.join(held, on=["date", "symbol"], how="left").join(
+        at_start, on=["date", "symbol"], how="left"
+    )
+    if pnl is not None:
+        booked = pnl.select("date", "symbol", pl.col("net_pnl").cast(pl.Float64))
+        rows = rows.join(booked, on=["date", "symbol"], how="left").with_columns(
+            pl.col("net_pnl").fill_null(0.0)
+        )
+    else:
+        rows = rows.with_columns(net_pnl=pl.lit(None, pl.Float64))
+    if ledger is not None:
+        equity = ledger.select("date", pl.col("starting_equity").cast(pl.Float64).alias("_start"))
+        rows = rows.join(equity, on="date", how="left")
+    else:
+        rows = rows.with_columns(_start=pl.lit(None, pl.Float64))
+    start, close = pl.col("start_quantity").fill_null(0.0), pl.col("quantity").fill_null(0.0)
+    return (
+        rows.with_columns(
+            book=pl.lit(book),
+            leg=pl.when(start != 0).then(start.sign()).otherwise(close.sign()).cast(pl.Int8),
+            contribution=pl.when(pl.col("_start") != 0).then(pl.col("net_pnl") / pl.col("_start")),
+        )
+        .select("book", "date", "symbol", "leg", "net_pnl", "contribution", "weight")
+        .sort("date", "symbol")
+    )
+
+
+def attribution_table(
+    ledgers: dict[str, pl.DataFrame], positions: dict[str, pl.DataFrame], pnl: dict[str, pl.DataFrame]
+) -> pl.DataFrame | None:
+    """`analytics_attribution` over every book with P&L rows or positions, sorted by book, date and
+    symbol; `name` numbers the distinct symbols of the whole table in ascending order (an integer
+    key a request aggregates on). None when no book has either."""
+    books = sorted(set(positions) | set(pnl))
+    if not books:
+        return None
+    frame = pl.concat(
+        [attribution_frame(book, ledgers.get(book), positions.get(book), pnl.get(book)) for book in books]
+    )
+    return frame.with_columns(name=(pl.col("symbol").rank("dense") - 1).cast(pl.Int32)).sort(
+        "book", "date", "symbol"
+    )
+
+
 def analytics_tables(
     ledgers: dict[str, pl.DataFrame],
     decisions: pl.DataFrame | None,
     weeks: pl.DataFrame | None,
     weeks_per_year: int,
+    positions: dict[str, pl.DataFrame] | None = None,
+    pnl: dict[str, pl.DataFrame] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """`ledgers`: the portfolio rows of each book; `weeks`: (date, ic, raw_ic) of every week in
-    date order (null ICs without cross-sections), None without a week index."""
+    """`ledgers`, `positions`, `pnl`: the rows of each book; `weeks`: (date, ic, raw_ic) of every
+    week in date order (null ICs without cross-sections), None without a week index."""
     episodes, rolled = [], []
     for book in wire.books_in_order(list(ledgers)):
         ledger = _ledger_arrays(ledgers[book])
@@ -147,4 +231,7 @@ def analytics_tables(
             out["analytics_turnover"] = pl.concat(
                 [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
             )
+    attribution = attribution_table(ledgers, positions or {}, pnl or {})
+    if attribution is not None:
+        out["analytics_attribution"] = attribution
     return out
