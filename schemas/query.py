@@ -758,6 +758,7 @@ class ChecksQuery(Query, frozen=True):
         Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
     ) = None
     min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
+    min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None

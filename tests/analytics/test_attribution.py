@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -443,3 +444,51 @@ def test_a_planted_one_name_day_is_visible(planted: tuple[Api, Lake, str, str]) 
     fragility = data["fragility"]
     assert value(fragility["without_best_days"]) < value(fragility["information_ratio"])
     assert_matches(data, expected(lake, "Test_planted_factor", "long_short", (None, None), 10, 5), 10, 5)
+
+
+# -- the fragility check ---------------------------------------------------------------------------
+
+FRAGILITY_REASON = re.compile(
+    r"^(?P<value>\S+) (?P<op><|>=) (?P<bound>\S+): the share of its information ratio \((?P<ir>\S+)\) the book "
+    r"keeps without its best 5 days \((?P<without>\S+)\)$"
+)
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_the_fragility_check_is_the_routes_figure(api: Api, alpha: str) -> None:
+    """`/analytics/checks` fragility is the route's fragility.best_days_kept at drop=5, over the
+    same book and window; tightened above it, it fails with a reason naming the numbers."""
+    checks = f"/v1/alphas/{alpha}/analytics/checks"
+    for book in ("long_short", "long_only"):
+        fragility = api.ok(PATH.format(alpha), "raw", book=book, drop=5)["data"]["fragility"]
+        (entry,) = [e for e in api.ok(checks, "raw", book=book)["data"]["checks"] if e["id"] == "fragility"]
+        kept = value(fragility["best_days_kept"])
+        assert entry["value"] == kept and entry["source"] == "analytics.attribution", (entry, fragility)
+        assert entry["book"] == book and entry["horizon"] == "window"
+        if kept is None:
+            assert entry["verdict"] == "not_measurable"
+            assert entry["reason"] == fragility["best_days_kept"]["withheld_reason"], entry
+            continue
+        assert entry["verdict"] == ("pass" if kept >= 0.5 else "fail"), entry
+        # The policy's 0.5, or tightened just above the value: a fail either way.
+        bound, tightened = (0.5, {}) if kept < 0.5 else (kept + 0.01, {"min_fragility": repr(kept + 0.01)})
+        (failed,) = [
+            e
+            for e in api.ok(checks, "raw", book=book, **tightened)["data"]["checks"]
+            if e["id"] == "fragility"
+        ]
+        found = FRAGILITY_REASON.match(failed["reason"])
+        assert failed["verdict"] == "fail" and found is not None and found["op"] == "<", failed
+        assert math.isclose(float(found["value"]), kept, rel_tol=5e-3)
+        assert math.isclose(float(found["bound"]), bound, rel_tol=5e-3)
+        assert math.isclose(float(found["ir"]), value(fragility["information_ratio"]) or 0.0, rel_tol=5e-3)
+        assert math.isclose(
+            float(found["without"]), value(fragility["without_best_days"]) or 0.0, rel_tol=5e-3
+        )
+
+
+def test_the_fragility_check_may_only_be_tightened(api: Api) -> None:
+    response = api.get("/v1/alphas/momentum_12_1/analytics/checks", "raw", min_fragility="0.1")
+    assert response.status_code == 400, response.text
+    (problem,) = response.json()["error"]["details"]["parameters"]
+    assert problem["name"] == "min_fragility" and "tighten" in problem["rule"], problem
