@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 
 from analytics import inputs
 from analytics.access import Access, withheld
@@ -44,10 +45,12 @@ from schemas.bodies.attribution import (
     LargestWeight,
     LegPart,
     NameAttribution,
+    SectorPart,
     Totals,
 )
 
 TABLE = "analytics_attribution"
+NO_EXPOSURES = "missing_kind: the run sealed no exposures, so its names have no sector"
 LEGS = {"long": 1, "short": -1, "neither": 0}
 
 
@@ -61,7 +64,9 @@ class Rows:
     pnl: np.ndarray  # net_pnl, NaN where the run sealed no P&L for the book
     contribution: np.ndarray  # net_pnl / starting_equity, NaN where not measurable
     weight: np.ndarray  # realised weight at the close, NaN without a position
+    sectors: np.ndarray  # the sector's code (int32): its index in `sector_names`; -1 without one
     symbols: np.ndarray  # code -> symbol (object; None for a code this book never holds)
+    sector_names: tuple[str, ...]  # code -> sector
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ def rows_of(view: BuildView, book: str) -> Rows | None:
         codes, first = np.unique(names, return_index=True)
         symbols = np.full(int(codes[-1]) + 1, None, dtype=object)
         symbols[codes] = table.column("symbol").take(first).to_pylist()
+        sectors = pc.dictionary_encode(table.column("sector")).combine_chunks()
         return Rows(
             days=table.column("date").cast("int32").to_numpy(),
             names=names,
@@ -91,7 +97,9 @@ def rows_of(view: BuildView, book: str) -> Rows | None:
             pnl=floats(table.column("net_pnl")),
             contribution=floats(table.column("contribution")),
             weight=floats(table.column("weight")),
+            sectors=pc.fill_null(sectors.indices, -1).to_numpy().astype(np.int32, copy=False),
             symbols=symbols,
+            sector_names=tuple(sectors.dictionary.to_pylist()),
         )
 
     return view.memo(f"analytics:attribution:{book}", read)
@@ -258,7 +266,9 @@ def attribution_payload(
             rows_whole.pnl[a:b],
             rows_whole.contribution[a:b],
             rows_whole.weight[a:b],
+            rows_whole.sectors[a:b],
             rows_whole.symbols,
+            rows_whole.sector_names,
         )
         for data in ("pnl", "positions"):
             if rows.days.size == 0 and data not in reasons.missing:
@@ -278,11 +288,7 @@ def attribution_payload(
         totals=totals,
         by_name=_by_name(rows, sums, top, reasons, stat),
         by_leg=_by_leg(rows, sums, reasons, stat),
-        by_sector=BySector(
-            status="not_measurable",
-            withheld_reason="the run sealed no exposures (no sector for its names)",
-            sectors=[],
-        ),
+        by_sector=_by_sector(view, rows, sums, reasons, stat),
         fragility=_fragility(ledger, rows, sums, drop, per_year, reasons, stat),
         concentration=_concentration(rows, reasons, stat),
     )
@@ -440,6 +446,40 @@ def _by_leg(rows: Rows | None, sums: _Sums, reasons: _Reasons, stat: Stat) -> By
     return ByLeg(long=parts["long"], short=parts["short"], neither=parts["neither"])
 
 
+def _by_sector(view: BuildView, rows: Rows | None, sums: _Sums, reasons: _Reasons, stat: Stat) -> BySector:
+    """The P&L by sector: one part per sector with a row in the window, largest P&L first (ties
+    by sector), then the rows whose name had no sector at that rebalance, when there are some."""
+    reason = "" if "exposures" in view.kinds_present else NO_EXPOSURES
+    reason = reason or sums.reason or ("" if rows is not None else "the run has no P&L by name for this book")
+    if reason or rows is None:
+        return BySector(status="not_measurable", withheld_reason=reason, sectors=[])
+    size = len(rows.sector_names)
+    key = np.where(rows.sectors < 0, size, rows.sectors)  # the last bucket: no sector
+    pnl = np.bincount(key, weights=rows.pnl, minlength=size + 1)
+    contribution = np.bincount(key, weights=rows.contribution, minlength=size + 1)
+    present = np.bincount(key, minlength=size + 1) > 0
+    seen = np.zeros((size + 1, rows.symbols.size), dtype=bool)
+    seen[key, rows.names] = True
+    names = seen.sum(axis=1)
+    order = sorted(map(int, np.flatnonzero(present[:size])), key=lambda c: (-pnl[c], rows.sector_names[c]))
+    if present[size]:
+        order.append(size)
+
+    def part(code: int) -> SectorPart:
+        value = float(contribution[code])
+        return SectorPart(
+            sector=rows.sector_names[code] if code < size else None,
+            pnl=stat(SectorPart, "pnl", float(pnl[code]), ""),
+            return_contribution=stat(
+                SectorPart, "return_contribution", value, _contribution_reason(reasons, value)
+            ),
+            share=stat(SectorPart, "share", sums.share(float(pnl[code])), sums.share_reason),
+            names=int(names[code]),
+        )
+
+    return BySector(status="available", sectors=[part(c) for c in order])
+
+
 def _fragility(
     ledger: inputs.Ledger | None,
     rows: Rows | None,
@@ -508,7 +548,7 @@ def _fragility(
             **per,
         ),
         best_names=best_names,
-        best_days=[_best_day(ledger, rows, int(i), names_reason, stat) for i in best],
+        best_days=[_best_day(ledger, r, rows, int(i), names_reason, stat) for i in best],
         top_1pct_days=shares[DAY_SHARES[0]][0],
         top_1pct_days_share=stat(Fragility, "top_1pct_days_share", shares[DAY_SHARES[0]][1], zero),
         top_5pct_days=shares[DAY_SHARES[1]][0],
@@ -516,7 +556,9 @@ def _fragility(
     )
 
 
-def _best_day(ledger: inputs.Ledger, rows: Rows | None, at: int, names_reason: str, stat: Stat) -> BestDay:
+def _best_day(
+    ledger: inputs.Ledger, returns: np.ndarray, rows: Rows | None, at: int, names_reason: str, stat: Stat
+) -> BestDay:
     day = int(ledger.days[at])
     symbol: str | None = None
     contribution = math.nan
@@ -534,7 +576,7 @@ def _best_day(ledger: inputs.Ledger, rows: Rows | None, at: int, names_reason: s
     assert date is not None
     return BestDay(
         date=date,
-        day_return=stat(BestDay, "day_return", float(ledger.returns[at]), ""),
+        day_return=stat(BestDay, "day_return", float(returns[at]), ""),
         pnl=stat(BestDay, "pnl", float(ledger.ending_equity[at] - ledger.starting_equity[at]), ""),
         top_symbol=symbol,
         top_contribution=stat(BestDay, "top_contribution", contribution, reason),

@@ -7,8 +7,8 @@
   (0 = names in no decile that week), the one-way turnover of target weights and the gross
   weight held;
 - `analytics_attribution`: per book, session and name with a P&L row or a position, its net P&L,
-  its leg, its return contribution and its realised weight (`/analytics/attribution`, which
-  aggregates a window of it).
+  its leg, its return contribution, its realised weight and its sector (`/analytics/attribution`,
+  which aggregates a window of it).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -181,20 +181,44 @@ def attribution_frame(
     )
 
 
+def sectors_of(rows: pl.DataFrame, exposures: pl.DataFrame | None, weeks: pl.Series | None) -> pl.DataFrame:
+    """`rows` (date, symbol, ...) with `sector`: the sector the seal's exposures give the name at the
+    latest rebalance on or before the row's date (`weeks`: the rebalance index, else the exposures'
+    dates); null before the first rebalance, for a name without an exposures row that week, and
+    throughout without exposures."""
+    if exposures is None:
+        return rows.with_columns(sector=pl.lit(None, pl.String))
+    dates = weeks if weeks is not None else exposures["date"]
+    index = pl.DataFrame({"week": dates.unique().sort()}).with_columns(on=pl.col("week"))
+    sectors = exposures.select(pl.col("date").alias("week"), "symbol", "sector")
+    return (
+        rows.sort("date")
+        .join_asof(index, left_on="date", right_on="on", strategy="backward")
+        .join(sectors, on=["week", "symbol"], how="left")
+        .drop("week", "on")
+    )
+
+
 def attribution_table(
-    ledgers: dict[str, pl.DataFrame], positions: dict[str, pl.DataFrame], pnl: dict[str, pl.DataFrame]
+    ledgers: dict[str, pl.DataFrame],
+    positions: dict[str, pl.DataFrame],
+    pnl: dict[str, pl.DataFrame],
+    exposures: pl.DataFrame | None = None,
+    weeks: pl.Series | None = None,
 ) -> pl.DataFrame | None:
     """`analytics_attribution` over every book with P&L rows or positions, sorted by book, date and
     symbol; `name` numbers the distinct symbols of the whole table in ascending order (an integer
-    key a request aggregates on). None when no book has either."""
+    key a request aggregates on), `sector` is `sectors_of`'s. None when no book has either."""
     books = sorted(set(positions) | set(pnl))
     if not books:
         return None
     frame = pl.concat(
         [attribution_frame(book, ledgers.get(book), positions.get(book), pnl.get(book)) for book in books]
     )
-    return frame.with_columns(name=(pl.col("symbol").rank("dense") - 1).cast(pl.Int32)).sort(
-        "book", "date", "symbol"
+    return (
+        sectors_of(frame, exposures, weeks)
+        .with_columns(name=(pl.col("symbol").rank("dense") - 1).cast(pl.Int32))
+        .sort("book", "date", "symbol")
     )
 
 
@@ -205,9 +229,12 @@ def analytics_tables(
     weeks_per_year: int,
     positions: dict[str, pl.DataFrame] | None = None,
     pnl: dict[str, pl.DataFrame] | None = None,
+    exposures: pl.DataFrame | None = None,
+    rebalance_dates: pl.Series | None = None,
 ) -> dict[str, pl.DataFrame]:
     """`ledgers`, `positions`, `pnl`: the rows of each book; `weeks`: (date, ic, raw_ic) of every
-    week in date order (null ICs without cross-sections), None without a week index."""
+    week in date order (null ICs without cross-sections), None without a week index; `exposures`:
+    the seal's, None when it sealed none; `rebalance_dates`: the rebalance index's."""
     episodes, rolled = [], []
     for book in wire.books_in_order(list(ledgers)):
         ledger = _ledger_arrays(ledgers[book])
@@ -231,7 +258,7 @@ def analytics_tables(
             out["analytics_turnover"] = pl.concat(
                 [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
             )
-    attribution = attribution_table(ledgers, positions or {}, pnl or {})
+    attribution = attribution_table(ledgers, positions or {}, pnl or {}, exposures, rebalance_dates)
     if attribution is not None:
         out["analytics_attribution"] = attribution
     return out

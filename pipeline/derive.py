@@ -174,6 +174,8 @@ def derive(seal: Seal) -> DerivedAlpha:
             _weeks_per_year(seal),
             out.books.get("positions", {}),
             out.books.get("pnl", {}),
+            out.single.get("exposures"),
+            out.single["rebalances"]["date"] if "rebalances" in out.single else None,
         )
     )
     return out

@@ -245,6 +245,7 @@ ANALYTICS_ATTRIBUTION = pa.schema(
         ("net_pnl", pa.float64()),  # the /pnl row's; 0 for a position without one; null: no pnl sealed
         ("contribution", pa.float64()),  # net_pnl / the session's starting_equity; null where that is 0
         ("weight", pa.float64()),  # realised weight at the close (/positions weight); null without a position
+        ("sector", pa.string()),  # exposures' sector at the latest rebalance on or before; null: none
     ]
 )
 """Per book, session and name with a P&L row or a position (issue 36, `/analytics/attribution`):

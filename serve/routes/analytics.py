@@ -278,7 +278,7 @@ async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> R
         attribution_payload, build, book, (args.start, args.end), args.top, args.drop, ctx.access, warnings
     )
     data = await to_thread.run_sync(compute)
-    kinds = ("portfolio", "pnl", "positions")
+    kinds = ("portfolio", "pnl", "positions", "exposures")
     entries = [*warnings.entries, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]
     return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
 

@@ -175,6 +175,34 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
             for name, sign in (("long", 1), ("short", -1), ("neither", 0))
         },
     }
+    exposures_path = lake.build(alpha) / "exposures.parquet"
+    if exposures_path.exists():
+        # The sector at the latest rebalance on or before each row's session.
+        exposures = pd.read_parquet(exposures_path)
+        exposures["date"] = iso(exposures["date"])
+        weeks = pd.read_parquet(lake.build(alpha) / "rebalances.parquet")
+        weeks = pd.DataFrame({"week": sorted(iso(weeks["date"]))})
+        dated = rows.assign(when=pd.to_datetime(rows["date"])).sort_values("when", kind="stable")
+        dated = pd.merge_asof(
+            dated, weeks.assign(when=pd.to_datetime(weeks["week"])), on="when", direction="backward"
+        )
+        dated = dated.merge(
+            exposures.rename(columns={"date": "week"})[["week", "symbol", "sector"]],
+            on=["week", "symbol"],
+            how="left",
+        )
+        dated["sector"] = dated["sector"].astype(object).where(dated["sector"].notna(), None)
+        sectors = (
+            dated.assign(key=dated["sector"].fillna("\uffff"))
+            .groupby("key")
+            .agg(pnl=("net_pnl", "sum"), c=("c", "sum"), names=("symbol", "nunique"))
+            .reset_index()
+        )
+        known = sectors[sectors["key"] != "\uffff"].sort_values(["pnl", "key"], ascending=[False, True])
+        out["sectors"] = [
+            (row["key"] if row["key"] != "\uffff" else None, row["pnl"], row["c"], row["names"])
+            for _, row in pd.concat([known, sectors[sectors["key"] == "\uffff"]]).iterrows()
+        ]
     chosen = list(ranked["symbol"].head(drop))
     out["best_names"] = chosen
     removed = rows[rows["symbol"].isin(chosen)].groupby("date")["c"].sum().reindex(part["date"]).fillna(0.0)
@@ -249,6 +277,18 @@ def assert_matches(data: dict[str, Any], want: dict[str, Any], top: int, drop: i
         assert part["names"] == count
         shares += value(part["share"]) or 0.0
     assert close(shares, 1.0)
+    sectors = data["by_sector"]
+    if "sectors" not in want:
+        assert sectors["status"] == "not_measurable" and sectors["sectors"] == [], sectors
+        assert sectors["withheld_reason"].startswith("missing_kind: the run sealed no exposures"), sectors
+    else:
+        assert sectors["status"] == "available", sectors
+        assert [p["sector"] for p in sectors["sectors"]] == [w[0] for w in want["sectors"]]
+        for part, (_, pnl, contribution, count) in zip(sectors["sectors"], want["sectors"], strict=True):
+            assert close(value(part["pnl"]), pnl) and part["names"] == count, (part, pnl, count)
+            assert close(value(part["return_contribution"]), contribution), part
+            assert close(value(part["share"]), pnl / total), part
+        assert close(sum(value(p["pnl"]) or 0.0 for p in sectors["sectors"]), want["names_pnl"])
     assert fragility["best_names"] == want["best_names"]
     assert close(value(fragility["without_best_names"]), want["without_best_names"])
     for day in fragility["best_days"]:
@@ -278,11 +318,26 @@ def test_every_figure_is_recomputed_from_the_lake(api: Api, lake: Lake, alpha: s
         assert_matches(data, expected(lake, alpha, book, window, top, drop), top, drop)
 
 
-def test_without_exposures_the_sectors_are_not_measurable(api: Api) -> None:
+def test_without_exposures_the_sectors_are_not_measurable(api: Api, lake: Lake) -> None:
+    """value_composite_legacy and Test_ledger_only seal no exposures: no sector, never zeros, and
+    the meta says which kind is missing; the others have their sectors."""
     for alpha in ALPHAS:
-        sectors = api.ok(PATH.format(alpha))["data"]["by_sector"]
-        assert sectors["status"] == "not_measurable", sectors
-        assert "exposures" in sectors["withheld_reason"] and sectors["sectors"] == []
+        body = api.ok(PATH.format(alpha))
+        sectors = body["data"]["by_sector"]
+        sealed = (lake.build(alpha) / "exposures.parquet").exists()
+        assert sealed == (
+            alpha not in ("value_composite_legacy", "Test_ledger_only", "Test_low_vol_incomplete")
+        )
+        missing = [w for w in body["meta"].get("warnings", []) if w.get("kind") == "exposures"]
+        if sealed:
+            assert sectors["status"] == "available" and sectors["sectors"] and not missing, alpha
+            continue
+        assert sectors["status"] == "not_measurable" and sectors["sectors"] == [], (alpha, sectors)
+        assert (
+            sectors["withheld_reason"]
+            == "missing_kind: the run sealed no exposures, so its names have no sector"
+        )
+        assert [w["code"] for w in missing] == ["kind_missing"], body["meta"]
 
 
 def test_a_run_without_pnl_has_no_figure_by_name(api: Api, lake: Lake) -> None:
