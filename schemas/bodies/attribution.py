@@ -472,7 +472,11 @@ class Attribution(Body, kw_only=True, frozen=True):
     by_leg: Annotated[ByLeg, figure("The long leg against the short leg: " + LEG_RULE)]
     by_sector: Annotated[
         BySector,
-        figure("The P&L by sector: " + SECTOR_RULE + "; not measurable for a run that sealed no exposures"),
+        figure(
+            "The P&L by sector: "
+            + SECTOR_RULE
+            + "; not measurable (missing_kind) for a run that sealed no exposures, with a kind_missing warning"
+        ),
     ]
     fragility: Annotated[Fragility, figure("The information ratio without the best days and names")]
     concentration: Annotated[Concentration, figure("Realised concentration from the positions")]
