@@ -123,8 +123,8 @@ def attribution_frame(
     book: str, ledger: pl.DataFrame | None, positions: pl.DataFrame | None, pnl: pl.DataFrame | None
 ) -> pl.DataFrame:
     """One book's rows of `analytics_attribution` (without `name`, which numbers the symbols of
-    every book): one per session and symbol with a P&L row or a position at the close, sorted by
-    date and symbol.
+    every book, nor `sector`), one per session and symbol with a P&L row or a position at the
+    close, in no order (`attribution_table` sorts them).
 
     - `leg`: the sign of the quantity held at the start of the session (the position at the close
       of the book's previous session), else of the quantity held at its close (a position opened
@@ -134,51 +134,39 @@ def attribution_frame(
       0 or the book has no ledger.
     - `weight`: the position's realised weight at the close (/positions `weight`); null without
       a position."""
-    parts = [frame.select("date", "symbol") for frame in (pnl, positions) if frame is not None]
-    keys = pl.concat(parts).unique()
-    if ledger is not None:
-        sessions = ledger.select("date").unique().sort("date")
+    held = positions.select("date", "symbol", "quantity", "weight") if positions is not None else None
+    booked = pnl.select("date", "symbol", pl.col("net_pnl").cast(pl.Float64)) if pnl is not None else None
+    if held is not None and booked is not None:
+        rows = booked.join(held, on=["date", "symbol"], how="full", coalesce=True)
+        rows = rows.with_columns(pl.col("net_pnl").fill_null(0.0))
+    elif booked is not None:
+        rows = booked.with_columns(quantity=pl.lit(None, pl.Float64), weight=pl.lit(None, pl.Float64))
     else:
-        sessions = keys.select("date").unique().sort("date")
+        assert held is not None
+        rows = held.with_columns(net_pnl=pl.lit(None, pl.Float64))
+    dates = ledger["date"] if ledger is not None else rows["date"]
     # The session after each: a position at its close is the one held at the next one's start.
-    following = sessions.with_columns(next_date=pl.col("date").shift(-1))
-    if positions is not None:
-        held = positions.select("date", "symbol", "quantity", "weight")
+    following = pl.DataFrame({"date": dates.unique().sort()}).with_columns(next_date=pl.col("date").shift(-1))
+    if held is not None:
         at_start = (
             held.join(following, on="date", how="inner")
             .select(pl.col("next_date").alias("date"), "symbol", pl.col("quantity").alias("start_quantity"))
             .drop_nulls("date")
         )
+        rows = rows.join(at_start, on=["date", "symbol"], how="left")
     else:
-        held = pl.DataFrame(
-            schema={"date": pl.Date, "symbol": pl.String, "quantity": pl.Float64, "weight": pl.Float64}
-        )
-        at_start = pl.DataFrame(schema={"date": pl.Date, "symbol": pl.String, "start_quantity": pl.Float64})
-    rows = keys.join(held, on=["date", "symbol"], how="left").join(
-        at_start, on=["date", "symbol"], how="left"
-    )
-    if pnl is not None:
-        booked = pnl.select("date", "symbol", pl.col("net_pnl").cast(pl.Float64))
-        rows = rows.join(booked, on=["date", "symbol"], how="left").with_columns(
-            pl.col("net_pnl").fill_null(0.0)
-        )
-    else:
-        rows = rows.with_columns(net_pnl=pl.lit(None, pl.Float64))
+        rows = rows.with_columns(start_quantity=pl.lit(None, pl.Float64))
     if ledger is not None:
         equity = ledger.select("date", pl.col("starting_equity").cast(pl.Float64).alias("_start"))
         rows = rows.join(equity, on="date", how="left")
     else:
         rows = rows.with_columns(_start=pl.lit(None, pl.Float64))
     start, close = pl.col("start_quantity").fill_null(0.0), pl.col("quantity").fill_null(0.0)
-    return (
-        rows.with_columns(
-            book=pl.lit(book),
-            leg=pl.when(start != 0).then(start.sign()).otherwise(close.sign()).cast(pl.Int8),
-            contribution=pl.when(pl.col("_start") != 0).then(pl.col("net_pnl") / pl.col("_start")),
-        )
-        .select("book", "date", "symbol", "leg", "net_pnl", "contribution", "weight")
-        .sort("date", "symbol")
-    )
+    return rows.with_columns(
+        book=pl.lit(book),
+        leg=pl.when(start != 0).then(start.sign()).otherwise(close.sign()).cast(pl.Int8),
+        contribution=pl.when(pl.col("_start") != 0).then(pl.col("net_pnl") / pl.col("_start")),
+    ).select("book", "date", "symbol", "leg", "net_pnl", "contribution", "weight")
 
 
 def sectors_of(rows: pl.DataFrame, exposures: pl.DataFrame | None, weeks: pl.Series | None) -> pl.DataFrame:
@@ -215,10 +203,11 @@ def attribution_table(
     frame = pl.concat(
         [attribution_frame(book, ledgers.get(book), positions.get(book), pnl.get(book)) for book in books]
     )
+    # Sorted on the symbol's code: the same order as on the symbol, on integers.
     return (
         sectors_of(frame, exposures, weeks)
         .with_columns(name=(pl.col("symbol").rank("dense") - 1).cast(pl.Int32))
-        .sort("book", "date", "symbol")
+        .sort("book", "date", "name")
     )
 
 
