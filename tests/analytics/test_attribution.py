@@ -547,3 +547,36 @@ def test_the_fragility_check_may_only_be_tightened(api: Api) -> None:
     assert response.status_code == 400, response.text
     (problem,) = response.json()["error"]["details"]["parameters"]
     assert problem["name"] == "min_fragility" and "tighten" in problem["rule"], problem
+
+
+def test_a_build_before_the_attribution_table_is_503(demo_lake: Path, tmp_path: Path) -> None:
+    """A build published with the other analytics tables but before `analytics_attribution`: the
+    route is 503 analytics_not_built (an operator rebuilds it), never figures of nothing."""
+    import hashlib
+    import json
+    import shutil
+
+    from pipeline import catalogue_index
+
+    lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
+    root = lake / "alphas" / "momentum_12_1"
+    build = root / "builds" / json.loads((root / "_current.json").read_text())["build_id"]
+    index_path = build / "serving" / "index.json"
+    index = json.loads(index_path.read_text())
+    del index["tables"]["analytics_attribution"]
+    index_path.write_text(json.dumps(index))
+    (build / "serving" / "analytics_attribution.arrow").unlink()
+    entry = json.loads((build / "alpha.json").read_text())
+    entry["files"] = {p: v for p, v in entry["files"].items() if "analytics_attribution" not in p}
+    entry["files"]["serving/index.json"] = {
+        "bytes": index_path.stat().st_size,
+        "sha256": hashlib.sha256(index_path.read_bytes()).hexdigest(),
+    }
+    (build / "alpha.json").write_text(json.dumps(entry))
+    catalogue_index.rebuild(str(lake))
+    with serving(lake, CALLERS) as api:
+        response = api.get(PATH.format("momentum_12_1"))
+        assert response.status_code == 503, response.text
+        error = response.json()["error"]
+        assert error["code"] == "analytics_not_built" and "attribution table" in error["message"], error
+        assert api.get("/v1/alphas/momentum_12_1/analytics/costs").status_code == 200
