@@ -98,6 +98,9 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
     order = part.assign(r=r).sort_values(["r", "date"], ascending=[False, True], kind="stable")
     best = order.head(drop)
     out["best_days"] = list(best["date"])
+    out["best_day_figures"] = {
+        row["date"]: (row["r"], row["ending_equity"] - row["starting_equity"]) for _, row in best.iterrows()
+    }
     out["without_best_days"] = ratio(order.iloc[drop:]["r"].to_numpy())
     ir = out["information_ratio"]
     kept = None
@@ -229,6 +232,9 @@ def assert_matches(data: dict[str, Any], want: dict[str, Any], top: int, drop: i
     for name in ("information_ratio", "without_best_days", "best_days_kept"):
         assert close(value(fragility[name]), want[name]), (name, fragility[name], want[name])
     assert [d["date"] for d in fragility["best_days"]] == want["best_days"]
+    for day in fragility["best_days"]:
+        r, pnl = want["best_day_figures"][day["date"]]
+        assert close(value(day["day_return"]), r) and close(value(day["pnl"]), pnl), day
     for percent in (1, 5):
         assert fragility[f"top_{percent}pct_days"] == want[f"top_{percent}pct_days"]
         got = value(fragility[f"top_{percent}pct_days_share"])
