@@ -17,10 +17,17 @@ from analytics.errors import DataNotReadable
 DATA_ENDPOINTS: dict[str, tuple[str, ...]] = {
     "cross_sections": ("signals.rebalances.get", "signals.scores"),
     "ledger": ("portfolio.ledger",),
+    "pnl": ("portfolio.pnl",),
+    "positions": ("portfolio.positions",),
 }
 """The data a figure may be rebuilt from, and the routes of which any one lets a key read it."""
 
-DATA_LABELS = {"ledger": "the ledger", "cross_sections": "the rebalance cross-sections"}
+DATA_LABELS = {
+    "ledger": "the ledger",
+    "cross_sections": "the rebalance cross-sections",
+    "pnl": "the book's P&L by name",
+    "positions": "the book's positions",
+}
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,10 @@ class Access:
 
     cross_sections: bool
     ledger: bool
+    # The per-name P&L and the positions (`/analytics/attribution`; issue 36): read by one route
+    # each, so a key without it never reads them through a figure. False unless said.
+    pnl: bool = False
+    positions: bool = False
 
     @classmethod
     def of(cls, may_call: Callable[[str], bool]) -> Access:
@@ -38,7 +49,7 @@ class Access:
         return bool(getattr(self, data))
 
 
-FULL_ACCESS = Access(cross_sections=True, ledger=True)
+FULL_ACCESS = Access(cross_sections=True, ledger=True, pnl=True, positions=True)
 """A caller that may read everything: the pipeline and a notebook."""
 
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from analytics import (
+    attribution,
     checks,
     comparison,
     correlation,
@@ -71,12 +72,14 @@ from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
 from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
+from schemas.bodies.attribution import Attribution
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.service import Warning
 from schemas.query import (
+    AttributionQuery,
     BookWindowPageQuery,
     BookWindowQuery,
     ChecksQuery,
@@ -183,6 +186,17 @@ class Figures:
         book = self._book(view, q.book)
         split = live.split_of(view, approved, q.split)
         return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
+
+    def attribution(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Attribution:
+        """`/analytics/attribution` of one book (`AttributionQuery`: `book`, `start`, `end`, `top`,
+        `drop`): by name, leg and sector, fragility and concentration."""
+        q = AttributionQuery(**params)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        attribution.require_table(view)
+        return attribution.attribution_payload(
+            view, book, (q.start, q.end), q.top, q.drop, FULL_ACCESS, warnings or Warnings()
+        )
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""

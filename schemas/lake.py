@@ -232,6 +232,25 @@ ANALYTICS_TURNOVER = pa.schema(
     ]
 )
 
+ANALYTICS_ATTRIBUTION = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),
+        ("symbol", pa.string()),
+        ("name", pa.int32()),  # the symbol's index among the table's distinct symbols, ascending
+        (
+            "leg",
+            pa.int8(),
+        ),  # 1 long, -1 short: the sign held at the session's start, else at its close; 0 neither
+        ("net_pnl", pa.float64()),  # the /pnl row's; 0 for a position without one; null: no pnl sealed
+        ("contribution", pa.float64()),  # net_pnl / the session's starting_equity; null where that is 0
+        ("weight", pa.float64()),  # realised weight at the close (/positions weight); null without a position
+        ("sector", pa.string()),  # exposures' sector at the latest rebalance on or before; null: none
+    ]
+)
+"""Per book, session and name with a P&L row or a position (issue 36, `/analytics/attribution`):
+sorted by book, date, symbol (pipeline/analytics_tables.py `attribution_frame`)."""
+
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
@@ -338,4 +357,5 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_drawdowns": ANALYTICS_DRAWDOWNS,
     "analytics_rolling": ANALYTICS_ROLLING,
     "analytics_turnover": ANALYTICS_TURNOVER,
+    "analytics_attribution": ANALYTICS_ATTRIBUTION,
 }

@@ -40,6 +40,7 @@ import msgspec
 from msgspec import Meta
 
 from schemas import choices, wire
+from schemas.bodies import attribution
 from schemas.bodies.events import EVENT_TYPES
 from schemas.bodies.promotions import STANDINGS
 
@@ -757,6 +758,7 @@ class ChecksQuery(Query, frozen=True):
         Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
     ) = None
     min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
+    min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None
@@ -809,6 +811,32 @@ class LiveQuery(Query, frozen=True):
         ]
         | None
     ) = None
+
+
+class AttributionQuery(Query, frozen=True):
+    """`/analytics/attribution`: where one book's P&L came from over a window, its fragility and
+    concentration (here rather than beside the handler: `Figures.attribution` builds it too)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    top: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=attribution.TOP_MAX,
+            description="Contributors and detractors listed, each (names of largest and smallest window P&L).",
+        ),
+    ] = attribution.TOP_DEFAULT
+    drop: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=attribution.DROP_MAX,
+            description="N of the fragility figures: the information ratio without the N best days and without "
+            "the N best names.",
+        ),
+    ] = attribution.DROP_DEFAULT
 
 
 EVENT_TYPES_MAX_LENGTH = 1000

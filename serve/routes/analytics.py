@@ -21,6 +21,7 @@ from litestar.params import FromPath
 
 from analytics import inputs, rolling, significance
 from analytics.access import require_readable
+from analytics.attribution import attribution_payload, require_table
 from analytics.correlation import BASES, correlation_page
 from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
@@ -31,11 +32,13 @@ from datasets.queries import Window, page_of
 from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
+from schemas.bodies.attribution import Attribution
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
+    AttributionQuery,
     BookWindowPageQuery,
     BookWindowQuery,
     CorrelationQuery,
@@ -50,7 +53,7 @@ from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 
-BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
+BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery, AttributionQuery)
 Q = TypeVar("Q", bound=Query)
 
 
@@ -251,6 +254,35 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
     return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
 
 
+@route(
+    "analytics.attribution",
+    "/v1/alphas/{alpha:str}/analytics/attribution",
+    "Where a book's P&L came from: by name, leg and sector; fragility; concentration",
+    documented=(
+        "Where the book's P&L came from over "
+        + WINDOW
+        + ": the `top` contributors and detractors by name, the long leg against the short leg and the P&L by "
+        "sector (when the seal has exposures), each with its P&L, return contribution and share of the names' "
+        "P&L; the information ratio without the `drop` best days and without the `drop` best names, and the "
+        "share of the P&L made by the best 1% and 5% of days; the largest realised weight, the names held and "
+        "the effective number of names. A window holding fewer than 2 sessions of the book is a 400 naming "
+        "from and/or to when the whole history holds more. Ledger figures need portfolio.ledger, figures by "
+        "name portfolio.pnl, legs and concentration portfolio.positions"
+    ),
+)
+async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> Response[Single[Attribution]]:
+    build, args, book = await _book_scoped(ctx, alpha)
+    require_table(build)
+    warnings = Warnings()
+    compute = partial(
+        attribution_payload, build, book, (args.start, args.end), args.top, args.drop, ctx.access, warnings
+    )
+    data = await to_thread.run_sync(compute)
+    kinds = ("portfolio", "pnl", "positions", "exposures")
+    entries = [*warnings.entries, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]
+    return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
+
+
 ROUTES = [
     get_significance,
     list_correlation,
@@ -258,5 +290,6 @@ ROUTES = [
     list_rolling,
     get_costs,
     get_live,
+    get_attribution,
     get_analytics_doc,
 ]

@@ -67,6 +67,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
+    "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
@@ -886,6 +887,9 @@ class Generator:
         # Added with issue 35's routes, last, likewise.
         for alpha in self.facts.alphas:
             self.live(alpha)
+        # Added with issue 36's attribution route, last, likewise.
+        for alpha in self.facts.alphas:
+            self.attribution(alpha)
         return self.requests
 
     def live(self, alpha: AlphaFacts) -> None:
@@ -905,6 +909,25 @@ class Generator:
             self.add(f"{base}/analytics/live", TOKENS)
         self.add(f"{base}/analytics/live?split=2021-02-30", ["raw"])
         self.add(f"{base}/promotions", TOKENS)
+
+    def attribution(self, alpha: AlphaFacts) -> None:
+        """`/analytics/attribution` (issue 36) over one alpha: a random book, window, `top` and
+        `drop` per request, the defaults, and its 400s (a bound out of range, a window of one
+        session, an unknown book)."""
+        rng = self.rng
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics/attribution"
+        for book in ("long_short", "long_only", "raw_long_short"):
+            params = [("book", book), *self.window(alpha.sessions)]
+            if rng.random() < 0.6:
+                params.append(("top", str(rng.randint(1, 50))))
+            if rng.random() < 0.6:
+                params.append(("drop", str(rng.randint(1, 20))))
+            self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        self.add(base, TOKENS)
+        if alpha.alpha_id == "Test_planted_factor":
+            day = (alpha.sessions or [date(2021, 6, 30)])[-1].isoformat()
+            for bad in ("top=0", "top=51", "drop=21", "book=nope", f"from={day}&to={day}"):
+                self.add(f"{base}?{bad}", ["raw"])
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:

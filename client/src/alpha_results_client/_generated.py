@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-f9df31c112a0"
+REGISTRY_VERSION = "r-260151e05c9d"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2656,6 +2656,367 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class Totals(ApiStruct, kw_only=True, frozen=True):
+    """The window's P&L and how the parts add up to it."""
+
+    pnl: AnalyticsStat
+    """The book's P&L over the window, from the ledger: names_pnl + cash_carry + rounding_adjustment"""
+
+    names_pnl: AnalyticsStat
+    """The names' P&L over the window: the denominator of every share"""
+
+    cash_carry: AnalyticsStat
+    """Interest the book's cash earned over the window: the ledger's, no name's"""
+
+    rounding_adjustment: AnalyticsStat
+    """The ledger's rounding adjustments over the window: no name's"""
+
+    return_sum: AnalyticsStat
+    """Sum of the book's daily returns over the window (not compounded): what the return contributions
+    add up to
+    """
+
+    names_return_contribution: AnalyticsStat
+    """Return contribution of every name: its net P&L each session over the book's starting equity that
+    session, summed over the window's sessions (additive: the contributions of every name, the cash
+    carry and the rounding add up to the sum of the book's daily returns, not to the compounded
+    return)
+    """
+
+    cash_carry_return_contribution: AnalyticsStat
+    """Return contribution of the cash carry"""
+
+    rounding_return_contribution: AnalyticsStat
+    """Return contribution of the rounding adjustments"""
+
+
+class NameAttribution(ApiStruct, kw_only=True, frozen=True):
+    """One name of the contributors or detractors."""
+
+    symbol: str
+    """The name"""
+
+    pnl: AnalyticsStat
+    """Net P&L of the name over the window (market P&L, execution cost and borrow), in normalised
+    equity
+    """
+
+    return_contribution: AnalyticsStat
+    """Return contribution of the name: its net P&L each session over the book's starting equity that
+    session, summed over the window's sessions (additive: the contributions of every name, the cash
+    carry and the rounding add up to the sum of the book's daily returns, not to the compounded
+    return)
+    """
+
+    share: AnalyticsStat
+    """Share of the names' window P&L made by the name: the name's window P&L over the names' window
+    P&L (the sum of net_pnl over every name and session of the window: the ledger's cash carry and
+    rounding adjustment belong to no name and are left out of it, see totals); the shares of all
+    names add up to 1, and in a window whose names lost money in sum a name that made money has a
+    negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    """
+
+
+class ByName(ApiStruct, kw_only=True, frozen=True):
+    """Contributors and detractors by name."""
+
+    status: str
+    """available, or not_measurable (then the lists are empty and withheld_reason says why: never
+    zeros)
+    """
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the part is not measurable (present only then)"""
+
+    names: int | None
+    """Names with a P&L row in the window; null when not measurable"""
+
+    contributors: list[NameAttribution]
+    """The top names: the `top` names of largest window P&L among those that made money (P&L > 0),
+    largest first; names ranked by window P&L (the sum of their net_pnl over the window's sessions),
+    ties by symbol ascending
+    """
+
+    detractors: list[NameAttribution]
+    """The bottom names: the `top` names of smallest window P&L among those that lost money (P&L < 0),
+    largest loss first; names ranked by window P&L (the sum of their net_pnl over the window's
+    sessions), ties by symbol ascending
+    """
+
+
+class LegPart(ApiStruct, kw_only=True, frozen=True):
+    """One leg of the book: `{what}`."""
+
+    pnl: AnalyticsStat
+    """Net P&L of the series tested over the window (market P&L, execution cost and borrow), in
+    normalised equity
+    """
+
+    return_contribution: AnalyticsStat
+    """Return contribution of the series tested: its net P&L each session over the book's starting
+    equity that session, summed over the window's sessions (additive: the contributions of every
+    name, the cash carry and the rounding add up to the sum of the book's daily returns, not to the
+    compounded return)
+    """
+
+    share: AnalyticsStat
+    """Share of the names' window P&L made by the series tested: the name's window P&L over the names'
+    window P&L (the sum of net_pnl over every name and session of the window: the ledger's cash
+    carry and rounding adjustment belong to no name and are left out of it, see totals); the shares
+    of all names add up to 1, and in a window whose names lost money in sum a name that made money
+    has a negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    """
+
+    names: int | None
+    """Distinct names with a P&L row in the series tested; null when not measurable"""
+
+
+class ByLeg(ApiStruct, kw_only=True, frozen=True):
+    """The long leg against the short leg."""
+
+    rule: str
+    """How a P&L row's leg is decided"""
+
+    long: LegPart
+    """The long leg"""
+
+    short: LegPart
+    """The short leg"""
+
+    neither: LegPart
+    """P&L rows in no leg (no position at the session's start nor at its close), so that the legs add
+    up to the names' P&L
+    """
+
+
+class SectorPart(ApiStruct, kw_only=True, frozen=True):
+    """One sector: `{what}`."""
+
+    sector: str | None
+    """The sector as the seal names it; null for the names without one"""
+
+    pnl: AnalyticsStat
+    """Net P&L of the series tested over the window (market P&L, execution cost and borrow), in
+    normalised equity
+    """
+
+    return_contribution: AnalyticsStat
+    """Return contribution of the series tested: its net P&L each session over the book's starting
+    equity that session, summed over the window's sessions (additive: the contributions of every
+    name, the cash carry and the rounding add up to the sum of the book's daily returns, not to the
+    compounded return)
+    """
+
+    share: AnalyticsStat
+    """Share of the names' window P&L made by the series tested: the name's window P&L over the names'
+    window P&L (the sum of net_pnl over every name and session of the window: the ledger's cash
+    carry and rounding adjustment belong to no name and are left out of it, see totals); the shares
+    of all names add up to 1, and in a window whose names lost money in sum a name that made money
+    has a negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    """
+
+    names: int | None
+    """Distinct names with a P&L row in the series tested"""
+
+
+class BySector(ApiStruct, kw_only=True, frozen=True):
+    """The P&L by sector."""
+
+    status: str
+    """available, or not_measurable (then the lists are empty and withheld_reason says why: never
+    zeros)
+    """
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the part is not measurable (present only then)"""
+
+    rule: str
+    """How a P&L row's sector is decided"""
+
+    sectors: list[SectorPart]
+    """One entry per sector with a P&L row in the window, largest window P&L first (ties by sector),
+    then one with sector null for the rows whose name had no sector sealed at that rebalance (only
+    when there are some), so that the sectors add up to the names' P&L
+    """
+
+
+class BestDay(ApiStruct, kw_only=True, frozen=True):
+    """One of the best days the fragility figures drop."""
+
+    date: dt.date
+    """The session"""
+
+    day_return: AnalyticsStat
+    """The book's return that session"""
+
+    pnl: AnalyticsStat
+    """The book's P&L that session"""
+
+    top_symbol: str | None
+    """The name of largest return contribution that session (ties by symbol); null when not measurable"""
+
+    top_contribution: AnalyticsStat
+    """That name's return contribution that session: its net P&L over the session's starting equity (of
+    day_return, the rest is the other names', the cash carry and the rounding)
+    """
+
+
+class Fragility(ApiStruct, kw_only=True, frozen=True):
+    """How much of the information ratio depends on a few days or a few names."""
+
+    drop: int
+    """N: the best days and best names left out (the request's `drop`)"""
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the window, as /analytics/checks
+    information_ratio: mean / std(ddof=1) of the daily returns, times sqrt(252), not in excess of
+    the risk-free rate
+    """
+
+    without_best_days: AnalyticsStat
+    """Information ratio of the window's daily returns without its N best sessions (largest r, ties by
+    date, earliest first; best_days): those sessions dropped, as /analytics/checks
+    information_ratio: mean / std(ddof=1) of the daily returns, times sqrt(252), not in excess of
+    the risk-free rate
+    """
+
+    best_days_kept: AnalyticsStat
+    """The share of the information ratio kept without the N best days (the fragility check's figure
+    with N = 5): not measurable when the information ratio is not positive
+    """
+
+    without_best_names: AnalyticsStat
+    """Information ratio of the window's daily returns without the N best names (best_names): each
+    session's return less those names' return contributions that session, as /analytics/checks
+    information_ratio: mean / std(ddof=1) of the daily returns, times sqrt(252), not in excess of
+    the risk-free rate
+    """
+
+    best_names: list[str]
+    """The N names of largest window P&L (whether or not they made money), largest first: the
+    contributors' ranking; empty when not measurable
+    """
+
+    best_days: list[BestDay]
+    """The N best sessions of the window (largest return first), each with its top name"""
+
+    top_1pct_days: int | None
+    """k for the best 1% of days: ceil(sessions / 100), at least 1; null when not measurable"""
+
+    top_1pct_days_share: AnalyticsStat
+    """Share of the window's P&L made by its best 1% of days: the P&L of the k sessions of largest P&L
+    over the window's P&L (totals.pnl), k = ceil(1 x sessions / 100), at least 1 (15 of 1,406
+    sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in
+    sum)
+    """
+
+    top_5pct_days: int | None
+    """k for the best 5% of days: ceil(5 x sessions / 100), at least 1; null when not measurable"""
+
+    top_5pct_days_share: AnalyticsStat
+    """Share of the window's P&L made by its best 5% of days: the P&L of the k sessions of largest P&L
+    over the window's P&L (totals.pnl), k = ceil(5 x sessions / 100), at least 1 (15 of 1,406
+    sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in
+    sum)
+    """
+
+
+class LargestWeight(ApiStruct, kw_only=True, frozen=True):
+    """The largest realised weight of the window."""
+
+    weight: AnalyticsStat
+    """Largest |weight| the book held at a session's close in the window: the realised weight
+    (/positions weight = signed_notional / ending_equity), not the decisions' target weight; the
+    first in date and symbol order on a tie; as the max_weight check
+    """
+
+    symbol: str | None
+    """The name held; null when not measurable"""
+
+    date: dt.date | None
+    """The session at whose close it was held; null when not measurable"""
+
+    side: str | None
+    """long (weight > 0) or short; null when not measurable"""
+
+
+class Concentration(ApiStruct, kw_only=True, frozen=True):
+    """How concentrated the book's realised positions were over the window."""
+
+    largest_weight: LargestWeight
+    """The largest realised weight, its name and date"""
+
+    names_held: AnalyticsStat
+    """Distinct names the book held a position in at a session's close in the window"""
+
+    sessions_held: int | None
+    """Sessions of the window with at least one position at the close: what the two means are over;
+    null when not measurable
+    """
+
+    mean_names_per_session: AnalyticsStat
+    """Mean number of names held at the close, over the sessions with a position"""
+
+    effective_names: AnalyticsStat
+    """Effective number of names: per session, one over the sum of the squared gross-normalised weights
+    (N for N equal positions, 1 for one), averaged over the sessions with a position
+    """
+
+
+class Attribution(ApiStruct, kw_only=True, frozen=True):
+    """Where a book's P&L came from over a window (`/analytics/attribution`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the book in the window (its ledger rows); null for a key that may not read the
+    ledger
+    """
+
+    top: int
+    """Contributors and detractors listed, each (the request's `top`)"""
+
+    totals: Totals
+    """The window's P&L and its parts: names, cash carry, rounding"""
+
+    by_name: ByName
+    """Contributors and detractors by name"""
+
+    by_leg: ByLeg
+    """The long leg against the short leg: the leg of a P&L row is the sign of the position held at the
+    start of its session (the quantity at the close of the book's previous session), else, for a
+    position opened that session, the sign of the quantity at its close; a row with neither (a round
+    trip inside the session, a cost alone) is in no leg
+    """
+
+    by_sector: BySector
+    """The P&L by sector: the sector of a P&L row is the sector the seal's exposures give its name at
+    the latest rebalance on or before the row's session; not measurable (missing_kind) for a run
+    that sealed no exposures, with a kind_missing warning
+    """
+
+    fragility: Fragility
+    """The information ratio without the best days and names"""
+
+    concentration: Concentration
+    """Realised concentration from the positions"""
+
+
+class AttributionResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/attribution` (analytics.attribution)."""
+
+    data: Attribution
+
+    meta: Meta
+
+
 class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
     """One entry of the analytics documentation block's `fields`."""
 
@@ -3300,6 +3661,9 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     ic_t_stat: Bound
     """The policy's thresholds of ic_t_stat"""
 
+    fragility: Bound
+    """The policy's thresholds of fragility"""
+
     live_information_ratio: Bound
     """The policy's thresholds of live_information_ratio"""
 
@@ -3342,14 +3706,19 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
     many were compared; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly
-    IC (conditioned signal, whole history); live_information_ratio: information ratio of the book's
-    daily returns after the alpha's latest approval (in force or since retired): /analytics/live
-    out_of_sample.information_ratio at the approval's as_of, annualised as information_ratio (x
-    sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not narrow it);
-    measured once 63 sessions follow the approval; decay_ratio: /analytics/live decay_ratio at the
-    approval's as_of: the information ratio after the approval (up to the window's `to`) over the
-    information ratio up to it (1 held up, 0 nothing left, below 0 reversed); measured once 63
-    sessions follow the approval and while the in-sample information ratio is positive
+    IC (conditioned signal, whole history); fragility: the share of the book's information ratio
+    over the window that its information ratio without the window's 5 best sessions keeps:
+    /analytics/attribution fragility.best_days_kept with drop=5, without_best_days /
+    information_ratio (both as information_ratio, the best sessions those of largest daily return,
+    dropped); not measurable while the information ratio is not positive; live_information_ratio:
+    information ratio of the book's daily returns after the alpha's latest approval (in force or
+    since retired): /analytics/live out_of_sample.information_ratio at the approval's as_of,
+    annualised as information_ratio (x sqrt(252)), over the sessions after it up to the window's
+    `to` (its `from` does not narrow it); measured once 63 sessions follow the approval;
+    decay_ratio: /analytics/live decay_ratio at the approval's as_of: the information ratio after
+    the approval (up to the window's `to`) over the information ratio up to it (1 held up, 0 nothing
+    left, below 0 reversed); measured once 63 sessions follow the approval and while the in-sample
+    information ratio is positive
     """
 
     value: float | None
@@ -3359,8 +3728,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_year,
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic,
-    live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of equity traded per
-    session)
+    fragility ratio, live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of
+    equity traded per session)
     """
 
     threshold: Bound
@@ -3379,7 +3748,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     analytics.significance, turnover portfolio.ledger, max_weight portfolio.positions,
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
-    ic_t_stat performance.metrics, live_information_ratio analytics.live, decay_ratio analytics.live
+    ic_t_stat performance.metrics, fragility analytics.attribution, live_information_ratio
+    analytics.live, decay_ratio analytics.live
     """
 
     book: str | None
@@ -3411,14 +3781,15 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     information ratio paying 2 times its modelled execution cost; production_correlation: the
     largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
     {compared} compared); ic_t_stat: the Newey-West t-statistic of the signal's mean weekly IC over
-    the whole history (is the IC distinguishable from 0?); live_information_ratio: the book's
-    annualised information ratio over the {sessions} sessions after its approval on {split_date};
-    decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
-    {sessions} sessions after its approval on {split_date} ({live} live) ({names} are the figure's
-    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
-    part's sessions and split date). not_measurable: why there is no value; starts with
-    access_limited when the key may not read the data it is built from, not_applicable for a live
-    check of an alpha never approved
+    the whole history (is the IC distinguishable from 0?); fragility: the share of its information
+    ratio ({information_ratio}) the book keeps without its best {days} days ({without});
+    live_information_ratio: the book's annualised information ratio over the {sessions} sessions
+    after its approval on {split_date}; decay_ratio: the share of its in-sample information ratio
+    ({backtest}) the book kept over the {sessions} sessions after its approval on {split_date}
+    ({live} live) ({names} are the figure's own: sessions counted, trials, the symbol and date held,
+    the nearest production alpha, the live part's sessions and split date). not_measurable: why
+    there is no value; starts with access_limited when the key may not read the data it is built
+    from, not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -3505,7 +3876,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     checks: list[CheckResult]
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
-    production_correlation, ic_t_stat, live_information_ratio, decay_ratio
+    production_correlation, ic_t_stat, fragility, live_information_ratio, decay_ratio
     """
 
     summary: ChecksSummary
@@ -4765,6 +5136,19 @@ ENDPOINTS: dict[str, Endpoint] = {
         LiveResponse,
         collection=False,
     ),
+    "analytics.attribution": Endpoint(
+        "analytics.attribution",
+        "/v1/alphas/{alpha}/analytics/attribution",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("top", "top", "integer", 10, required=False, enum=None),
+            Param("drop", "drop", "integer", 5, required=False, enum=None),
+        ),
+        AttributionResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -4995,6 +5379,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 enum=None,
             ),
             Param("min_ic_t_stat", "min_ic_t_stat", "number", None, required=False, enum=None),
+            Param("min_fragility", "min_fragility", "number", None, required=False, enum=None),
             Param(
                 "min_live_information_ratio",
                 "min_live_information_ratio",
@@ -5590,6 +5975,8 @@ __all__ = [
     "AnalyticsNotBuiltError",
     "AnalyticsStat",
     "AnnualisationFactors",
+    "Attribution",
+    "AttributionResponse",
     "AutocorrelationPoint",
     "BadRequestError",
     "BenchmarkEcho",
@@ -5599,6 +5986,7 @@ __all__ = [
     "BenchmarkRowPage",
     "BenchmarkSummary",
     "BenchmarkUnavailableError",
+    "BestDay",
     "BookFigures",
     "BookRow",
     "BookRowPage",
@@ -5606,6 +5994,9 @@ __all__ = [
     "Bound",
     "BuildRow",
     "BuildRowPage",
+    "ByLeg",
+    "ByName",
+    "BySector",
     "CheckResult",
     "CheckSeen",
     "Checks",
@@ -5624,6 +6015,7 @@ __all__ = [
     "Comparison",
     "ComparisonMeta",
     "ComparisonResponse",
+    "Concentration",
     "Contribution",
     "ContributionAbsent",
     "ContributionCombination",
@@ -5670,6 +6062,7 @@ __all__ = [
     "ExportsNotBuiltError",
     "FalsificationCriterion",
     "FieldPolicy",
+    "Fragility",
     "Health",
     "HealthLake",
     "IcDeciles",
@@ -5687,8 +6080,10 @@ __all__ = [
     "KeyUsage",
     "KeyUsageMeta",
     "KeyUsageResponse",
+    "LargestWeight",
     "LedgerRow",
     "LedgerRowPage",
+    "LegPart",
     "Live",
     "LiveConsistency",
     "LivePart",
@@ -5707,6 +6102,7 @@ __all__ = [
     "MissingApiKeyError",
     "Monotonicity",
     "MultipleTesting",
+    "NameAttribution",
     "NeweyWest",
     "NeweyWestTests",
     "NotAcceptableError",
@@ -5757,6 +6153,7 @@ __all__ = [
     "ScreenRow",
     "ScreenRowMeta",
     "ScreenRowPage",
+    "SectorPart",
     "Signal",
     "SignalProcessing",
     "Significance",
@@ -5777,6 +6174,7 @@ __all__ = [
     "TermPoint",
     "Thesis",
     "TooManyConnectionsError",
+    "Totals",
     "TradeRow",
     "TradeRowPage",
     "TurnoverBucket",
