@@ -45,6 +45,7 @@ TOPICS = [
     "monthly",
     "rolling",
     "attribution",
+    "sectors",
     "fragility",
     "signal",
     "live",

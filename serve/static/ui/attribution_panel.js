@@ -7,7 +7,7 @@
 // and sectors come from the seal and are set as text.
 
 import { alphaPath, apiGet } from "./api.js";
-import { fill, h, note, numberCell, showError, table } from "./dom.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, int, pct } from "./format.js";
 import { entryCell, entryTable, entryText } from "./stat_entry.js";
 import { hbarChartSvg, signKey } from "./svg.js";
@@ -29,6 +29,7 @@ export async function loadAttribution(body, alpha, { signal }) {
   }
   fill(
     body,
+    warningList(answer.meta.warnings),
     h("h3", {}, "Contributors and detractors"),
     namesBlock(answer),
     h("h3", {}, "Long leg against short leg"),

@@ -179,10 +179,10 @@ function drawSheet(sheet, alpha, got) {
       block("attribution-names", "Contributors and detractors", got.attribution, (body, answer) => add(body, namesBlock(answer))),
       block("attribution-legs", "Long leg against short leg", got.attribution, (body, answer) => add(body, legsBlock(answer))),
     ),
+    sheetPage("sectors", "P&L by sector", block("attribution-sectors", null, got.attribution, (body, answer) => add(body, sectorsBlock(answer)))),
     sheetPage(
       "fragility",
-      "By sector, fragility and concentration",
-      block("attribution-sectors", "By sector", got.attribution, (body, answer) => add(body, sectorsBlock(answer))),
+      "Fragility and concentration",
       block("attribution-fragility", "Fragility", got.attribution, (body, answer) => add(body, fragilityBlock(answer))),
       block("attribution-concentration", "Concentration", got.attribution, (body, answer) => add(body, concentrationBlock(answer))),
     ),
