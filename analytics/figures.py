@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from analytics import (
+    capacity,
     checks,
     comparison,
     correlation,
@@ -71,6 +72,7 @@ from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
 from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
+from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.live import Live
@@ -79,6 +81,7 @@ from schemas.bodies.service import Warning
 from schemas.query import (
     BookWindowPageQuery,
     BookWindowQuery,
+    CapacityQuery,
     ChecksQuery,
     CompareQuery,
     CorrelationQuery,
@@ -183,6 +186,16 @@ class Figures:
         book = self._book(view, q.book)
         split = live.split_of(view, approved, q.split)
         return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
+
+    def capacity(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Capacity:
+        """`/analytics/capacity` of one book (`CapacityQuery`: `book`, `start`, `end`, `capital`, and
+        `grid` as a sequence of capitals)."""
+        q = CapacityQuery(**{**params, "grid": None if params.get("grid") is None else tuple(params["grid"])})
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        return capacity.capacity_payload(
+            view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings(), q.capital, q.grid
+        )
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""

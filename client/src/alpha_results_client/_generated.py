@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-f9df31c112a0"
+REGISTRY_VERSION = "r-1f5524f164ce"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2656,6 +2656,159 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class LargestFill(ApiStruct, kw_only=True, frozen=True):
+    """The fill of the window with the largest participation at the reference capital."""
+
+    date: dt.date
+    """The fill's session"""
+
+    decision_at: dt.date
+    """The rebalance week the fill implements (its adv is that week's)"""
+
+    symbol: str
+    """The name traded"""
+
+    participation: float
+    """Its participation at the reference capital: |quantity x fill_price| / equity_basis x K / adv,
+    adv the exposures' average daily traded value of the fill's name at its decision
+    (trades.decision_at)
+    """
+
+    notional: float
+    """Its traded value at the reference capital"""
+
+    adv: float
+    """The name's average daily traded value at the decision"""
+
+
+class CapacityParticipation(ApiStruct, kw_only=True, frozen=True):
+    """How much of each name's average daily traded value the window's fills take at the reference
+    capital (fills whose name has no adv at its decision are left out: `fills_with_adv`).
+    """
+
+    median: AnalyticsStat
+    """Median participation of the window's fills at the reference capital (a fraction of adv: 0.01 is
+    1%)
+    """
+
+    p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at the reference capital"""
+
+    max: AnalyticsStat
+    """Largest participation of a fill of the window at the reference capital"""
+
+    above_1pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above 1%
+    of adv
+    """
+
+    above_5pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above 5%
+    of adv
+    """
+
+    above_10pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above
+    10% of adv
+    """
+
+    largest: LargestFill | None
+    """The fill with the largest participation (the earliest, then the first symbol, on a tie); null
+    when not measurable
+    """
+
+
+class CapacityPoint(ApiStruct, kw_only=True, frozen=True):
+    """The book at one capital of the grid."""
+
+    capital: float
+    """The capital K: the book's size at inception"""
+
+    net_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns at capital K, its modelled costs scaled as
+    cost_model says
+    """
+
+    cost_drag: AnalyticsStat
+    """Modelled execution cost at capital K per year, as a fraction of the book's equity (0.01 = 1% a
+    year), arithmetic
+    """
+
+    participation_p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)"""
+
+
+class Capacity(ApiStruct, kw_only=True, frozen=True):
+    """Capacity of a book (`/analytics/capacity`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    capital: float
+    """The reference capital K0: the book's size in its currency at inception, which the seal does not
+    state (its ledger is normalised to 1.0): the request's `capital`, default 1e8. The seal's
+    modelled execution costs are taken as the costs at K0, so every capital figure of the answer
+    scales with it
+    """
+
+    cost_model: str
+    """How the seal's modelled cost of each fill grows with capital: its per-share fee in proportion (a
+    constant cost per unit of notional), the rest (its slippage from the mid: spread and impact,
+    which the seal does not separate) as a square-root impact on participation, so (K/K0)^(3/2)
+    times the cost at K0; the spread is scaled as impact too, which overstates the costs above K0
+    """
+
+    sessions: int | None
+    """Sessions of the book in the window; null for a key that may not read the ledger"""
+
+    fills: int | None
+    """Fills of the book in the window; null for a key that may not read the trades"""
+
+    fills_with_adv: int | None
+    """Fills of the window whose name has an adv at its decision (an exposures row with adv): those the
+    participation figures are over; null for a key that may not read the trades
+    """
+
+    participation: CapacityParticipation
+    """Participation of the window's fills at the reference capital"""
+
+    net_information_ratio: AnalyticsStat
+    """Net information ratio at the reference capital: the ledger's own, as /analytics/costs
+    information_ratio.net over the same window
+    """
+
+    capacity: AnalyticsStat
+    """The capital at which the modelled costs halve the net information ratio at the reference
+    capital: the smallest K above K0 with net_information_ratio(K) = net_information_ratio(K0) / 2,
+    solved in closed form (a quadratic in sqrt(K/K0) - 1); not measurable when the net information
+    ratio at K0 is not positive, or when it never falls to half
+    """
+
+    participation_capacity: AnalyticsStat
+    """The capital at which the 95th-percentile fill of the window takes 10% of its name's adv
+    (participation grows in proportion to capital); does not depend on K0
+    """
+
+    grid: list[CapacityPoint]
+    """The book at each capital of the request's `grid` (default 1e6 to 1e10 in half-decades), in the
+    order given
+    """
+
+
+class CapacityResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/capacity` (analytics.capacity)."""
+
+    data: Capacity
+
+    meta: Meta
+
+
 class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
     """One entry of the analytics documentation block's `fields`."""
 
@@ -4765,6 +4918,19 @@ ENDPOINTS: dict[str, Endpoint] = {
         LiveResponse,
         collection=False,
     ),
+    "analytics.capacity": Endpoint(
+        "analytics.capacity",
+        "/v1/alphas/{alpha}/analytics/capacity",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("capital", "capital", "number", 100000000.0, required=False, enum=None),
+            Param("grid", "grid", "string", None, required=False, enum=None),
+        ),
+        CapacityResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -5606,6 +5772,10 @@ __all__ = [
     "Bound",
     "BuildRow",
     "BuildRowPage",
+    "Capacity",
+    "CapacityParticipation",
+    "CapacityPoint",
+    "CapacityResponse",
     "CheckResult",
     "CheckSeen",
     "Checks",
@@ -5687,6 +5857,7 @@ __all__ = [
     "KeyUsage",
     "KeyUsageMeta",
     "KeyUsageResponse",
+    "LargestFill",
     "LedgerRow",
     "LedgerRowPage",
     "Live",
