@@ -232,7 +232,10 @@ def capacity_payload(
         why = reason or "fewer than 2 daily returns with variance in the window"
         return declared_stat(body, "net_information_ratio", value, why, context, periods_per_year=per_year)
 
-    q95 = float(np.percentile(measured, PERCENTILE)) if measured.size else math.nan
+    # Participation is proportional to capital: its percentiles per unit of capital, once.
+    q50, q95 = (
+        (float(q) for q in np.percentile(measured, [50.0, PERCENTILE])) if measured.size else (math.nan,) * 2
+    )
     points = []
     for k in capitals:
         ratio = drag = None
@@ -266,7 +269,7 @@ def capacity_payload(
         sessions=sessions,
         fills=b - a if access.trades else None,
         fills_with_adv=int(measured.size) if access.trades else None,
-        participation=_participation(found, a, b, capital, fill_reason, context),
+        participation=_participation(found, a, b, capital, (q50, q95), fill_reason, context),
         net_information_ratio=ir_entry(Capacity, net, ledger_reason),
         capacity=_capacity(aligned, net, capital, ledger_reason, context),
         participation_capacity=declared_stat(
@@ -307,9 +310,16 @@ def _capacity(
 
 
 def _participation(
-    found: Fills | None, a: int, b: int, capital: float, reason: str, context: dict[str, str]
+    found: Fills | None,
+    a: int,
+    b: int,
+    capital: float,
+    quantiles: tuple[float, float],
+    reason: str,
+    context: dict[str, str],
 ) -> CapacityParticipation:
-    """The distribution of the window's fills' participation at the reference capital."""
+    """The distribution of the window's fills' participation at the reference capital (`quantiles`:
+    the median and 95th percentile per unit of capital)."""
     values: dict[str, float | None] = dict.fromkeys(
         ("median", "p95", "max", "above_1pct", "above_5pct", "above_10pct")
     )
@@ -319,10 +329,9 @@ def _participation(
         per_capital = found.per_capital[a:b]
         finite = np.isfinite(per_capital)
         p = per_capital[finite] * capital
-        median, p95 = np.percentile(p, [50.0, PERCENTILE])
         values.update(
-            median=float(median),
-            p95=float(p95),
+            median=quantiles[0] * capital,
+            p95=quantiles[1] * capital,
             max=float(np.max(p)),
             above_1pct=np.count_nonzero(p > 0.01) / p.size,
             above_5pct=np.count_nonzero(p > 0.05) / p.size,
