@@ -3,13 +3,13 @@ worker (`alpha-results serve --workers 1`), over one keep-alive connection, on r
 windows, reference capitals and grids, against the target p50 of 50 ms.
 
 The lake is the full-size `momentum_12_1` (500 names, 1,410 sessions, 146,500 decision rows),
-written by the demo engine and built by the real pipeline into `var/bench-capacity/` (kept; a
-missing or stale one is built again). Every request is a different random path, so nothing is
+written by the demo engine and built by the real pipeline into `var/bench-capacity/` (kept;
+`--rebuild` writes and builds it again). Every request is a different random path, so nothing is
 answered from a cache; the first call is left out (the worker opening the build). Non-2xx answers
 are counted, never skipped, and fail the run. Also timed: `capacity_payload` in process (the
 computation alone) and the per-fill table's share of the build (`capacity_frame`, per book).
 
-    python -m tests.bench.capacity_bench [--calls 300] [--cache var/bench-capacity] [--out FILE]
+    python -m tests.bench.capacity_bench [--calls 300] [--cache var/bench-capacity] [--rebuild] [--out FILE]
 """
 
 from __future__ import annotations
@@ -46,15 +46,15 @@ BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
 TARGET_P50_MS = 50.0
 
 
-def ensure_lake(cache: Path) -> Path:
-    """The full-size alpha's lake, built by this tree's pipeline (again when the tree changed)."""
-    lake, marker = cache / "lake", cache / "built-by"
-    revision = git_revision()
-    if marker.exists() and marker.read_text() == revision and (lake / "alphas" / ALPHA).exists():
+def ensure_lake(cache: Path, rebuild: bool) -> Path:
+    """The full-size alpha's lake, built by this tree's pipeline when missing (or `rebuild`: after a
+    change to the pipeline or the demo engine)."""
+    lake, marker = cache / "lake", cache / "built"
+    if marker.exists() and not rebuild and (lake / "alphas" / ALPHA).exists():
         return lake
     env = bench_env()
     seals = cache / "seals"
-    if not (seals / ALPHA / "manifest.json").exists():
+    if rebuild or not (seals / ALPHA / "manifest.json").exists():
         run_checked(
             [*cli(), "demo", "--out", str(seals), "--size", "full", "--only", ALPHA], env=env, timeout=1800
         )
@@ -64,7 +64,7 @@ def ensure_lake(cache: Path) -> Path:
         env=env,
         timeout=1800,
     )
-    marker.write_text(revision)
+    marker.write_text(git_revision())
     return lake
 
 
@@ -131,10 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--cache", type=Path, default=REPO / "var" / "bench-capacity")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--rebuild", action="store_true", help="write and build the alpha again")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     facts = machine_facts()
-    lake = ensure_lake(args.cache)
+    lake = ensure_lake(args.cache, args.rebuild)
     sessions = sessions_of(lake)
     rng = random.Random(36)
     keystore = f"sqlite:///{args.cache / 'keys.sqlite3'}"
@@ -142,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     env = server_env(str(lake), keystore)
     with Children() as children:
         key = create_admin_key(keystore, env)
+        # The raw books too (every key starts without them).
+        run_checked(
+            [*cli(), "keys", "--keystore", keystore, "set-raw-book", key.key_id, "on"], env=env, timeout=60
+        )
         server = start_api(children, "api", env=env, workers=1, log=args.cache / "server.log")
         headers = {"Authorization": f"Bearer {key.token}"}
         with httpx.Client(base_url=server.base_url, headers=headers, timeout=60) as client:
