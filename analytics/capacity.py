@@ -290,7 +290,7 @@ def _capacity(
     if not reason:
         assert aligned is not None and net is not None
         if not math.isfinite(net):
-            reason = "the net information ratio at the reference capital is not measurable"
+            reason = "fewer than 2 daily returns with variance in the window: no information ratio to halve"
         elif not net > 0:
             reason = (
                 f"the net information ratio at the reference capital is {number(net):.4g}, not positive: "
