@@ -38,6 +38,7 @@ import numpy as np
 
 from analytics import (
     attribution,
+    capacity,
     checks,
     comparison,
     correlation,
@@ -73,6 +74,7 @@ from datasets.series import BenchmarkSeries, benchmark_series
 from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
 from schemas.bodies.attribution import Attribution
+from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.live import Live
@@ -82,6 +84,7 @@ from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
     BookWindowQuery,
+    CapacityQuery,
     ChecksQuery,
     CompareQuery,
     CorrelationQuery,
@@ -196,6 +199,16 @@ class Figures:
         attribution.require_table(view)
         return attribution.attribution_payload(
             view, book, (q.start, q.end), q.top, q.drop, FULL_ACCESS, warnings or Warnings()
+        )
+
+    def capacity(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Capacity:
+        """`/analytics/capacity` of one book (`CapacityQuery`: `book`, `start`, `end`, `capital`, and
+        `grid` as a sequence of capitals)."""
+        q = CapacityQuery(**{**params, "grid": None if params.get("grid") is None else tuple(params["grid"])})
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        return capacity.capacity_payload(
+            view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings(), q.capital, q.grid
         )
 
     def correlation(self, alpha: str, **params: Any) -> Page:

@@ -43,6 +43,7 @@ SINGLE_FILE_TABLES = (
     "analytics_rolling",  # per book, window (13, 26, 52 weeks) and week: trailing IC and return figures
     "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
     "analytics_attribution",  # per book, session and name: net P&L, leg, return contribution, realised weight
+    "analytics_capacity",  # per ledger book and fill: notional, modelled cost, its impact part, adv
 )
 YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet

@@ -52,6 +52,7 @@ SMALL_TABLES = (
     "analytics_rolling",
     "analytics_turnover",
     "analytics_attribution",
+    "analytics_capacity",
 )
 
 

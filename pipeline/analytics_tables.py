@@ -8,7 +8,9 @@
   weight held;
 - `analytics_attribution`: per book, session and name with a P&L row or a position, its net P&L,
   its leg, its return contribution, its realised weight and its sector (`/analytics/attribution`,
-  which aggregates a window of it).
+  which aggregates a window of it);
+- `analytics_capacity`: per ledger book and fill, its notional, modelled cost, the part of that
+  cost beyond its fee, and its name's adv at its decision (`capacity_frame`).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -20,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analytics import drawdowns, rolling
+from analytics import capacity, drawdowns, rolling
 from pipeline.weekly import decile_members
 from schemas import lake, wire
 
@@ -51,6 +53,7 @@ def episodes_frame(book: str, dates: np.ndarray, start: np.ndarray, end: np.ndar
 
 DRAWDOWN_SCHEMA = dict(pl.DataFrame(lake.ANALYTICS_DRAWDOWNS.empty_table()).schema)
 """The lake's schema of the table, as polars types (`schemas.lake` declares it)."""
+CAPACITY_SCHEMA = dict(pl.DataFrame(lake.ANALYTICS_CAPACITY.empty_table()).schema)
 
 
 def rolling_frame(
@@ -211,6 +214,43 @@ def attribution_table(
     )
 
 
+def capacity_frame(
+    book: str, trades: pl.DataFrame, ledger: pl.DataFrame, exposures: pl.DataFrame | None
+) -> pl.DataFrame:
+    """One row per fill of `book` (sorted by date, then symbol): its notional in equity units (the
+    session's `equity_basis`), its cost, its cost beyond its fee (`analytics.capacity.fill_amounts`)
+    and the adv of its name at its decision (null without an exposures row or adv)."""
+    frame = trades.select("date", "decision_at", "symbol", "quantity", "fill_price", "fee", "execution_cost")
+    frame = frame.join(ledger.select("date", "equity_basis"), on="date", how="left")
+    if exposures is None:
+        frame = frame.with_columns(adv=pl.lit(None, pl.Float64))
+    else:
+        adv = exposures.select(pl.col("date").alias("decision_at"), "symbol", "adv")
+        frame = frame.join(adv, on=["decision_at", "symbol"], how="left")
+    frame = frame.sort("date", "symbol", maintain_order=True)
+
+    def column(name: str) -> np.ndarray:
+        return frame[name].cast(pl.Float64).fill_null(np.nan).to_numpy()
+
+    notional, cost, impact = capacity.fill_amounts(
+        column("quantity"),
+        column("fill_price"),
+        column("fee"),
+        column("execution_cost"),
+        column("equity_basis"),
+    )
+    return frame.select(
+        book=pl.lit(book),
+        date="date",
+        decision_at="decision_at",
+        symbol="symbol",
+        notional=pl.Series(notional).fill_nan(None),
+        cost=pl.Series(cost),
+        impact_cost=pl.Series(impact),
+        adv="adv",
+    )
+
+
 def analytics_tables(
     ledgers: dict[str, pl.DataFrame],
     decisions: pl.DataFrame | None,
@@ -220,10 +260,12 @@ def analytics_tables(
     pnl: dict[str, pl.DataFrame] | None = None,
     exposures: pl.DataFrame | None = None,
     rebalance_dates: pl.Series | None = None,
+    trades: dict[str, pl.DataFrame] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """`ledgers`, `positions`, `pnl`: the rows of each book; `weeks`: (date, ic, raw_ic) of every
-    week in date order (null ICs without cross-sections), None without a week index; `exposures`:
-    the seal's, None when it sealed none; `rebalance_dates`: the rebalance index's."""
+    """`ledgers`, `positions`, `pnl`, `trades`: the rows of each book (the fills of each trade book);
+    `weeks`: (date, ic, raw_ic) of every week in date order (null ICs without cross-sections), None
+    without a week index; `exposures`: the seal's, None when it sealed none; `rebalance_dates`: the
+    rebalance index's."""
     episodes, rolled = [], []
     for book in wire.books_in_order(list(ledgers)):
         ledger = _ledger_arrays(ledgers[book])
@@ -233,6 +275,13 @@ def analytics_tables(
         if weeks is not None and weeks.height:
             rolled.append(rolling_frame(book, weeks, ledger, weeks_per_year))
     out = {"analytics_drawdowns": pl.concat(episodes) if episodes else pl.DataFrame(schema=DRAWDOWN_SCHEMA)}
+    # Written for every build (empty without fills), so that a build without it predates it.
+    filled = [
+        capacity_frame(book, (trades or {})[book], ledgers[book], exposures)
+        for book in wire.books_in_order(list(ledgers))
+        if book in (trades or {})
+    ]
+    out["analytics_capacity"] = pl.concat(filled) if filled else pl.DataFrame(schema=CAPACITY_SCHEMA)
     if rolled:
         out["analytics_rolling"] = pl.concat(rolled)
     if decisions is not None:

@@ -176,6 +176,7 @@ def derive(seal: Seal) -> DerivedAlpha:
             out.books.get("pnl", {}),
             out.single.get("exposures"),
             out.single["rebalances"]["date"] if "rebalances" in out.single else None,
+            trades=out.books.get("trades", {}),
         )
     )
     return out

@@ -250,6 +250,21 @@ ANALYTICS_ATTRIBUTION = pa.schema(
 )
 """Per book, session and name with a P&L row or a position (issue 36, `/analytics/attribution`):
 sorted by book, date, symbol (pipeline/analytics_tables.py `attribution_frame`)."""
+# One row per fill of each ledger book, sorted by (book, date, symbol): what `/analytics/capacity`
+# aggregates over a window (pipeline/analytics_tables.py `capacity_frame`, docs/analytics.md
+# "Capacity"). Amounts in normalised equity (1.0 = the book's equity at inception).
+ANALYTICS_CAPACITY = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),  # the fill's session
+        ("decision_at", pa.date32()),  # the rebalance week whose exposures row gives its adv
+        ("symbol", pa.string()),
+        ("notional", pa.float64()),  # |quantity x fill_price| / equity_basis of the session; null without one
+        ("cost", pa.float64()),  # -execution_cost: the seal's modelled cost of the fill
+        ("impact_cost", pa.float64()),  # cost less its per-share fee (clipped to [0, cost])
+        ("adv", pa.float64()),  # the exposures' adv of (decision_at, symbol); null without one
+    ]
+)
 
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
@@ -358,4 +373,5 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_rolling": ANALYTICS_ROLLING,
     "analytics_turnover": ANALYTICS_TURNOVER,
     "analytics_attribution": ANALYTICS_ATTRIBUTION,
+    "analytics_capacity": ANALYTICS_CAPACITY,
 }

@@ -41,6 +41,7 @@ from msgspec import Meta
 
 from schemas import choices, wire
 from schemas.bodies import attribution
+from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
 from schemas.bodies.events import EVENT_TYPES
 from schemas.bodies.promotions import STANDINGS
 
@@ -837,6 +838,37 @@ class AttributionQuery(Query, frozen=True):
             "the N best names.",
         ),
     ] = attribution.DROP_DEFAULT
+
+
+class CapacityQuery(Query, frozen=True):
+    """`/analytics/capacity`: one book's participation and net information ratio against capital."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    capital: Annotated[
+        float,
+        Meta(
+            ge=CAPITAL_MIN,
+            le=CAPITAL_MAX,
+            description="The reference capital K0: the book's size at inception in its own currency (the seal's "
+            "ledger is normalised to 1.0 and states none); the seal's modelled costs are taken as the costs at "
+            f"it. Default {CAPITAL_DEFAULT:g}.",
+        ),
+    ] = CAPITAL_DEFAULT
+    grid: (
+        Annotated[
+            tuple[float, ...],
+            Meta(
+                max_length=GRID_MAX * 32,
+                extra={"read": "numbers"},
+                description=f"The capitals to show the book at: comma-separated decimals (1e9 is accepted), at "
+                f"most {GRID_MAX}, each in [{CAPITAL_MIN:g}, {CAPITAL_MAX:g}]. Default: 1e6 to 1e10 in "
+                "half-decades.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 EVENT_TYPES_MAX_LENGTH = 1000

@@ -56,6 +56,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.risk"),
     Endpoint("analytics.live"),
     Endpoint("analytics.attribution"),
+    Endpoint("analytics.capacity"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),

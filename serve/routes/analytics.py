@@ -1,5 +1,5 @@
 """Analytics: significance, correlation to the catalogue, drawdown episodes, rolling and cost views,
-live against backtest, and their documentation block (docs/analytics.md).
+live against backtest, capacity, and their documentation block (docs/analytics.md).
 
 Each route authorises and resolves the alpha first (as every run-scoped route), then reads its
 build; the per-build tables come from the pipeline, the catalogue-wide figures from the request's
@@ -22,6 +22,7 @@ from litestar.params import FromPath
 from analytics import inputs, rolling, significance
 from analytics.access import require_readable
 from analytics.attribution import attribution_payload, require_table
+from analytics.capacity import capacity_payload, capital_grid
 from analytics.correlation import BASES, correlation_page
 from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
@@ -33,6 +34,7 @@ from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.attribution import Attribution
+from schemas.bodies.capacity import Capacity
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
@@ -41,6 +43,7 @@ from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
     BookWindowQuery,
+    CapacityQuery,
     CorrelationQuery,
     LiveQuery,
     NoQuery,
@@ -278,9 +281,37 @@ async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> R
         attribution_payload, build, book, (args.start, args.end), args.top, args.drop, ctx.access, warnings
     )
     data = await to_thread.run_sync(compute)
-    kinds = ("portfolio", "pnl", "positions", "exposures")
-    entries = [*warnings.entries, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]
-    return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
+    return single(
+        data,
+        _meta(ctx, build, "portfolio", ("portfolio", "pnl", "positions", "exposures"), warnings, book=book),
+    )
+
+
+@route(
+    "analytics.capacity",
+    "/v1/alphas/{alpha:str}/analytics/capacity",
+    "Participation and net information ratio of a book against its capital",
+    documented=(
+        "Each fill's participation in its name's average daily traded value (adv, from the seal's exposures) and "
+        "the book's net information ratio as its capital grows over "
+        + WINDOW
+        + ": the seal's ledger is normalised, so the request's `capital` (default 1e8 of the book's currency) is "
+        "the capital its modelled costs are taken at; each fill's fee scales with capital, the rest of its cost "
+        "(slippage) as a square-root impact on participation. The capacity is the capital at which the net "
+        "information ratio falls to half the reference capital's. Not measurable without adv in the seal. Ledger "
+        "figures need portfolio.ledger, fill figures portfolio.trades"
+    ),
+)
+async def get_capacity(ctx: Ctx[CapacityQuery], alpha: FromPath[str]) -> Response[Single[Capacity]]:
+    build, args = await _opened(ctx, alpha)
+    capital_grid(args.capital, args.grid)  # a 400 naming the parameter before the book's
+    book = ctx.book(build, "portfolio", args.book)
+    warnings = Warnings()
+    compute = partial(
+        capacity_payload, build, book, (args.start, args.end), ctx.access, warnings, args.capital, args.grid
+    )
+    data = await to_thread.run_sync(compute)
+    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "trades", "exposures"), warnings))
 
 
 ROUTES = [
@@ -291,5 +322,6 @@ ROUTES = [
     get_costs,
     get_live,
     get_attribution,
+    get_capacity,
     get_analytics_doc,
 ]

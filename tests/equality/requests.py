@@ -68,6 +68,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
     "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
+    "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
@@ -186,6 +187,7 @@ def query(params: list[Param] | None = None, raw: str | None = None) -> str:
 class Generator:
     def __init__(self, facts: LakeFacts, seed: int) -> None:
         self.facts = facts
+        self.seed = seed
         self.rng = random.Random(seed)
         self.requests: list[Request] = []
 
@@ -890,6 +892,9 @@ class Generator:
         # Added with issue 36's attribution route, last, likewise.
         for alpha in self.facts.alphas:
             self.attribution(alpha)
+        # Issue 36's capacity, last, with a generator of its own: the other routes issue 36 adds
+        # keep their draws whichever is merged first.
+        self.capacity()
         return self.requests
 
     def live(self, alpha: AlphaFacts) -> None:
@@ -928,6 +933,39 @@ class Generator:
             day = (alpha.sessions or [date(2021, 6, 30)])[-1].isoformat()
             for bad in ("top=0", "top=51", "drop=21", "book=nope", f"from={day}&to={day}"):
                 self.add(f"{base}?{bad}", ["raw"])
+
+    def capacity(self) -> None:
+        """Issue 36's `/analytics/capacity` per alpha and book over random windows, reference capitals
+        and grids (the alphas without exposures answer not_measurable), and its bad input."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:capacity")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/capacity"
+                self.add(base, TOKENS)
+                for book in ("long_short", "long_only", "raw_long_short"):
+                    params = [("book", book), *self.window(alpha.sessions)]
+                    if self.rng.random() < 0.5:
+                        params.append(("capital", f"{self.rng.uniform(1e6, 1e9):.4g}"))
+                    if self.rng.random() < 0.5:
+                        grid = sorted(self.rng.uniform(1e5, 1e11) for _ in range(self.rng.randint(1, 5)))
+                        params.append(("grid", ",".join(f"{g:.3g}" for g in grid)))
+                    self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+            first = self.facts.alphas[0].alpha_id
+            for params in (
+                [("capital", "0")],
+                [("capital", "-1e8")],
+                [("capital", "abc")],
+                [("grid", ",".join(["1e6"] * 26))],
+                [("grid", "1e6,0")],
+                [("grid", "1e6,,1e7")],
+                [("book", "long_short_adjustments")],
+                [("from", "2021-06-01"), ("to", "2021-01-01")],
+            ):
+                self.add(f"/v1/alphas/{first}/analytics/capacity" + query(params), ["raw", "plain"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/capacity", TOKENS)
+        finally:
+            self.rng = shared
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:
