@@ -54,7 +54,6 @@ ANALYTICS_PANELS = {
     "rolling": "analytics.rolling",
     "costs": "analytics.costs",
     "attribution": "analytics.attribution",
-    "quantiles": "analytics.quantiles",
 }
 
 

@@ -4,7 +4,6 @@
 
 import { h, panel } from "./dom.js";
 import { loadAttribution } from "./attribution_panel.js";
-import { loadQuantiles } from "./quantiles_panel.js";
 import { loadChecks } from "./checks_panel.js";
 import { loadCosts } from "./costs_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
@@ -21,7 +20,6 @@ const PANELS = [
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
-  ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
 ];
 
 /** The panels, in a container to place on the page; each starts loading at once. */
