@@ -53,6 +53,7 @@ TOPICS = [
     "checks",
     "significance",
     "costs",
+    "capacity",
 ]
 REPORTED = (
     ALPHA,
@@ -207,6 +208,12 @@ def assert_printed(
             f"chromium page {number} of {len(topics)}" in flat and f"page {number} of {len(topics)}" in flat
         )
     keep_pdf(tmp_path, name, page.pdf(format="A4"))
+
+
+def all_measured(shown: list[float], served: list[float | None]) -> bool:
+    """The bars drawn are the served values that are measured, in order (a null has no bar)."""
+    measured = [v for v in served if v is not None]
+    return len(shown) == len(measured) and all(close(a, b) for a, b in zip(shown, measured, strict=True))
 
 
 def cell_value(page: Any, selector: str) -> float | None:
@@ -388,6 +395,30 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     # Where the P&L came from: /analytics/attribution's names, legs, fragility and concentration as served.
     attribution = site.api(f"/v1/alphas/{ALPHA}/analytics/attribution", token, top=10, drop=5).json()["data"]
     assert_attribution_shown(page, attribution)
+
+    # Capacity: /analytics/capacity's figures and its grid as served.
+    capacity = site.api(f"/v1/alphas/{ALPHA}/analytics/capacity", token).json()["data"]
+    shown_capacity = dict(
+        page.eval_on_selector_all(
+            "#tearsheet table.capacity tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
+        )
+    )
+    for key, entry in (
+        ("net_information_ratio", capacity["net_information_ratio"]),
+        ("capacity", capacity["capacity"]),
+        ("participation_capacity", capacity["participation_capacity"]),
+        ("participation.p95", capacity["participation"]["p95"]),
+    ):
+        value = shown_capacity[key]
+        assert (value == "") if entry["value"] is None else close(float(value), entry["value"]), key
+    largest_fill = capacity["participation"]["largest"]
+    if largest_fill:
+        assert largest_fill["symbol"] in page.inner_text("#capacity-largest")
+    grid_bars = page.eval_on_selector_all(
+        "svg[data-chart='capacity-grid'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
+    )
+    assert all_measured(grid_bars, [p["net_information_ratio"]["value"] for p in capacity["grid"]])
 
     # The provenance on the first page: the build every answer came from, the data's last session, the policy.
     provenance = dict(

@@ -4,6 +4,7 @@
 
 import { h, panel } from "./dom.js";
 import { loadAttribution } from "./attribution_panel.js";
+import { loadCapacity } from "./capacity_panel.js";
 import { loadChecks } from "./checks_panel.js";
 import { loadCosts } from "./costs_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
@@ -20,6 +21,7 @@ const PANELS = [
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
+  ["capacity", "Capacity", "GET /v1/alphas/{alpha}/analytics/capacity", loadCapacity],
 ];
 
 /** The panels, in a container to place on the page; each starts loading at once. */

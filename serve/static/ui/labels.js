@@ -40,6 +40,7 @@ export const UNITS = {
   sessions: { show: int, text: "sessions" },
   weeks: { show: num, text: "weeks" },
   names: { show: num, text: "names" },
+  base_currency: { show: money, text: "the book's currency" },
   years: { show: num, text: "years" },
   per_year: { show: (v) => `${num(v)} ${PER_YEAR}`, text: PER_YEAR },
   per_session: { show: (v) => `${num(v * SESSIONS_PER_YEAR)} ${PER_YEAR}`, text: PER_YEAR, perYear: SESSIONS_PER_YEAR },
@@ -47,6 +48,12 @@ export const UNITS = {
 };
 
 const finite = (value) => typeof value === "number" && Number.isFinite(value);
+
+/** An amount of the book's currency, in thousands, millions or billions ("316 m", "1.5 bn"). */
+function money(v) {
+  const [scale, word] = [[1e12, "tn"], [1e9, "bn"], [1e6, "m"], [1e3, "k"]].find(([s]) => Math.abs(v) >= s) || [1, ""];
+  return `${num(v / scale)}${word ? ` ${word}` : ""}`;
+}
 
 /** A value in its unit as the page shows it (a dash when null or not finite). */
 export function inUnit(value, unit) {
@@ -140,6 +147,17 @@ export const FIGURES = {
   effective_names: { name: "Effective number of names", better: "higher" },
   weight: { name: "Largest realised weight" },
   day_return: { name: "Return that day", better: "higher", signed: true },
+  // Capacity (/analytics/capacity).
+  capacity: { name: "Capacity: capital at which costs halve the net information ratio", better: "higher" },
+  participation_capacity: { name: "Capital at which the 95th-percentile fill takes 10% of adv", better: "higher" },
+  "participation.median": { name: "Participation of the median fill (of adv)", better: "lower" },
+  "participation.p95": { name: "Participation of the 95th-percentile fill (of adv)", better: "lower" },
+  "participation.max": { name: "Largest participation of a fill (of adv)", better: "lower" },
+  above_1pct: { name: "Share of fills above 1% of adv", better: "lower" },
+  above_5pct: { name: "Share of fills above 5% of adv", better: "lower" },
+  above_10pct: { name: "Share of fills above 10% of adv", better: "lower" },
+  cost_drag: { name: "Cost drag", better: "lower" },
+  participation_p95: { name: "Participation of the 95th-percentile fill (of adv)", better: "lower" },
   top_contribution: { name: "Its top name's return contribution", better: "higher", signed: true },
   dispersion: { name: "IC dispersion" },
   coverage: { name: "Coverage" },

@@ -2,15 +2,16 @@
 // one topic a printed page (print_pages.js), each page ending with the provenance (the alpha, its
 // build, data as of, the checks policy) and "page n of m". The pages: the headline figures and the
 // cumulative return against the market benchmark; the underwater curve and the deepest drawdowns;
-// the monthly returns as a year × month heatmap; the rolling information ratio and beta; the
-// signal's IC by month; live against backtest; risk; checks with the reason of every verdict;
-// significance; costs. Its charts are SVG with axes, units and a legend, so the page prints as
+// the monthly returns as a year × month heatmap; the rolling information ratio and beta; where the
+// P&L came from (names, legs, sectors, fragility, concentration); the signal's IC by month; live
+// against backtest; risk; checks with the reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a legend, so the page prints as
 // shown (print CSS in dashboard.css) and "Download HTML" saves it as one self-contained file
 // (tearsheet_export.js). A page whose request fails shows the error in its place.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
 import { renderChecks } from "./checks_panel.js";
+import { capacityBlock } from "./capacity_panel.js";
 import { costFigures } from "./costs_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
@@ -63,6 +64,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
     attribution: get("/analytics/attribution", attributionParams()),
+    capacity: get("/analytics/capacity", { book: "long_short" }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -197,6 +199,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
+    sheetPage("capacity", "Capacity", block("capacity", null, got.capacity, (body, answer) => add(body, capacityBlock(answer)))),
   ];
   fill(sheet, pages);
   paginate(sheet, provenance.footer);
@@ -208,7 +211,7 @@ function drawSheet(sheet, alpha, got) {
  * the policy the checks applied, and when the sheet was drawn.
  */
 function provenanceOf(alpha, got, equity) {
-  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
+  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution", "capacity"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
   const summary = equity && equity.meta.summary ? equity.meta.summary : {};
   const checks = answered(got.checks);
   const policy = policyOf(checks) || (got.checks && got.checks.status === "rejected" ? `not read (${got.checks.reason.code})` : null);

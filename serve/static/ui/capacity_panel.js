@@ -1,0 +1,89 @@
+// Capacity of the long_short book (GET /v1/alphas/{alpha}/analytics/capacity, docs/analytics.md
+// "Capacity"): the capital at which the modelled costs halve the net information ratio, the capital
+// at which the 95th-percentile fill takes 10% of its name's average daily traded value, each fill's
+// participation at the reference capital, and the book over a grid of capitals. The alpha page's
+// panel and the tear sheet's page draw the same block; a figure the route could not measure (a seal
+// without adv in its exposures) is a dash with its reason, never a zero.
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, note, showError, table, warningList } from "./dom.js";
+import { fixed, int } from "./format.js";
+import { inUnit } from "./labels.js";
+import { entryCell, entryTable } from "./stat_entry.js";
+import { barChartSvg, signKey } from "./svg.js";
+
+export async function loadCapacity(body, alpha, { signal }) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/analytics/capacity"), { book: "long_short" }, { signal });
+  } catch (error) {
+    showError(body, error, "The capacity could not be read");
+    return null;
+  }
+  fill(body, warningList(answer.meta.warnings), capacityBlock(answer));
+  return answer;
+}
+
+/** The reference capital and the cost model, the capacities, the participation, and the grid. */
+export function capacityBlock(answer) {
+  const data = answer.data;
+  const part = data.participation;
+  const largest = part.largest;
+  const grid = data.grid || [];
+  return [
+    h(
+      "p",
+      { class: "summary", id: "capacity-summary" },
+      `${data.book}, ${int(data.sessions)} sessions, ${int(data.fills)} fills (${int(data.fills_with_adv)} with an average daily traded value). `,
+      `Reference capital K0 = ${inUnit(data.capital, "base_currency")} (the seal states none: its modelled costs are taken as the costs at K0); cost model ${data.cost_model}: each fill's fee grows with capital, its slippage as a square-root impact on participation.`,
+    ),
+    entryTable(
+      [
+        ["net_information_ratio", data.net_information_ratio],
+        ["capacity", data.capacity],
+        ["participation_capacity", data.participation_capacity],
+        ["participation.median", part.median],
+        ["participation.p95", part.p95],
+        ["participation.max", part.max],
+        ["above_1pct", part.above_1pct],
+        ["above_5pct", part.above_5pct],
+        ["above_10pct", part.above_10pct],
+      ],
+      { className: "data entries capacity" },
+    ),
+    largest
+      ? h(
+          "p",
+          { class: "caption", id: "capacity-largest" },
+          `Largest participation: ${largest.symbol} on ${largest.date} (decided ${largest.decision_at}), ${inUnit(largest.participation, "fraction")} of its adv: ${inUnit(largest.notional, "base_currency")} traded against ${inUnit(largest.adv, "base_currency")} a day.`,
+        )
+      : null,
+    grid.length
+      ? [
+          barChartSvg({
+            name: "capacity-grid",
+            title: "Net information ratio at each capital of the grid",
+            labels: grid.map((p) => inUnit(p.capital, "base_currency")),
+            values: grid.map((p) => p.net_information_ratio.value),
+            format: (v) => fixed(v, 2),
+            yLabel: "Net information ratio (annualised)",
+            xLabel: "Capital at inception (the book's currency)",
+            height: 250,
+            key: signKey("net information ratio"),
+          }),
+          table(
+            ["Capital", "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
+            grid.map((p) => [
+              h("th", { scope: "row", "data-capital": String(p.capital) }, inUnit(p.capital, "base_currency")),
+              entryCell(p.net_information_ratio, "information_ratio.net"),
+              entryCell(p.cost_drag, "cost_drag"),
+              entryCell(p.participation_p95, "participation_p95"),
+            ]),
+            { className: "data compact capacity-grid" },
+          ),
+        ]
+      : note("No capital in the grid.", "muted"),
+    note("A capital is the book's size at inception, in the currency of the seal's average daily traded value; a figure not measurable is a dash, its reason in the Status column.", "caption"),
+  ];
+}
+
