@@ -55,6 +55,7 @@ ANALYTICS_PANELS = {
     "costs": "analytics.costs",
     "attribution": "analytics.attribution",
     "capacity": "analytics.capacity",
+    "factors": "analytics.factors",
 }
 
 

@@ -47,6 +47,8 @@ TOPICS = [
     "attribution",
     "sectors",
     "fragility",
+    "factors",
+    "factor-exposures",
     "signal",
     "live",
     "risk",
@@ -54,6 +56,7 @@ TOPICS = [
     "significance",
     "costs",
     "capacity",
+    "capacity-grid",
 ]
 REPORTED = (
     ALPHA,
@@ -208,6 +211,58 @@ def assert_printed(
             f"chromium page {number} of {len(topics)}" in flat and f"page {number} of {len(topics)}" in flat
         )
     keep_pdf(tmp_path, name, page.pdf(format="A4"))
+
+
+def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
+    """The factor pages hold the route's answer."""
+    shown = dict(
+        page.eval_on_selector_all(
+            "#tearsheet table.factor-summary tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
+        )
+    )
+    for key in (
+        "book_return",
+        "common_return",
+        "specific_return",
+        "specific_information_ratio",
+        "variance_explained",
+    ):
+        entry = data[key]
+        assert (shown[key] == "") if entry["value"] is None else close(float(shown[key]), entry["value"]), key
+    if not data["weekly"]:
+        return
+    # The running sums end at the window's sums, as the route sums the weekly parts.
+    for series, key in (
+        ("book (summed weekly returns)", "book_return"),
+        ("common: the factors' parts", "common_return"),
+    ):
+        values = [v for v in path_values(page, "factor-returns", series) if v is not None]
+        assert close(values[-1], data[key]["value"] * 100, 1e-9), key
+    parts = dict(
+        page.eval_on_selector_all(
+            "svg[data-chart='factor-parts'] rect.bar", "rs => rs.map(r => [r.dataset.label, r.dataset.value])"
+        )
+    )
+    for factor in data["factors"]:
+        if factor["part"]["value"] is not None:
+            assert close(float(parts[factor["factor"]]), factor["part"]["value"]), factor["factor"]
+    styles = [f["factor"] for f in data["factors"] if f["type"] == "style"]
+    dates = sorted({e["date"] for e in data["exposures"]})
+    at = {(e["date"], e["factor"]): e["exposure"] for e in data["exposures"]}
+    for style in styles:
+        all_close(path_values(page, "factor-exposures", style), [at.get((d, style)) for d in dates])
+    neutral = dict(
+        page.eval_on_selector_all(
+            "#tearsheet table.neutral-ic tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
+        )
+    )
+    for key in ("mean_ic", "mean_neutral_ic"):
+        entry = data["ic"][key]
+        assert (
+            (neutral[key] == "") if entry["value"] is None else close(float(neutral[key]), entry["value"])
+        ), key
 
 
 def all_measured(shown: list[float], served: list[float | None]) -> bool:
@@ -396,6 +451,10 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     attribution = site.api(f"/v1/alphas/{ALPHA}/analytics/attribution", token, top=10, drop=5).json()["data"]
     assert_attribution_shown(page, attribution)
 
+    # Factor attribution: /analytics/factors' figures, parts, the running sums of its weekly parts, exposures.
+    factors = site.api(f"/v1/alphas/{ALPHA}/analytics/factors", token).json()["data"]
+    assert_factors_shown(page, factors)
+
     # Capacity: /analytics/capacity's figures and its grid as served.
     capacity = site.api(f"/v1/alphas/{ALPHA}/analytics/capacity", token).json()["data"]
     shown_capacity = dict(
@@ -454,6 +513,16 @@ def test_the_tear_sheet_prints_a_page_per_topic_on_a4_and_letter_each_with_its_p
         "checks policy: defaults",
     ]
     assert_printed(page, TOPICS, titles, provenance, tmp_path, "tearsheet-pages.pdf")
+    # Every alpha of the demo lake fits: a ledger-only run (every signal figure not measurable, with
+    # its reason), an incomplete one, a short one.
+    page.emulate_media(media="screen")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    for row in site.api("/v1/alphas", token, limit=100).json()["data"]:
+        page.goto(f"{site.base}/ui#/alphas/{row['alpha_id']}/tearsheet")
+        page.wait_for_selector(f"#tearsheet[data-alpha='{row['alpha_id']}'] .page-footer .page-number")
+        assert nothing_cut_off(page, "#tearsheet") == [], row["alpha_id"]
+        page.emulate_media(media="screen")
+        page.set_viewport_size({"width": 1280, "height": 900})
     check_clean(site, visit)
 
 

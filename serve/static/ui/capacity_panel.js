@@ -20,16 +20,15 @@ export async function loadCapacity(body, alpha, { signal }) {
     showError(body, error, "The capacity could not be read");
     return null;
   }
-  fill(body, warningList(answer.meta.warnings), capacityBlock(answer));
+  fill(body, warningList(answer.meta.warnings), capacityBlock(answer), h("h3", {}, "Over a grid of capitals"), capacityGridBlock(answer));
   return answer;
 }
 
-/** The reference capital and the cost model, the capacities, the participation, and the grid. */
+/** The reference capital and the cost model, the capacities, the participation and the largest fill. */
 export function capacityBlock(answer) {
   const data = answer.data;
   const part = data.participation;
   const largest = part.largest;
-  const grid = data.grid || [];
   return [
     h(
       "p",
@@ -58,7 +57,16 @@ export function capacityBlock(answer) {
           `Largest participation: ${largest.symbol} on ${largest.date} (decided ${largest.decision_at}), ${inUnit(largest.participation, "fraction")} of its adv: ${inUnit(largest.notional, "base_currency")} traded against ${inUnit(largest.adv, "base_currency")} a day.`,
         )
       : null,
-    grid.length
+  ];
+}
+
+/** The net information ratio, the cost drag and the participation at each capital of the grid. */
+export function capacityGridBlock(answer) {
+  const grid = answer.data.grid || [];
+  return [
+    grid.length && grid.every((p) => p.net_information_ratio.value == null)
+      ? h("p", { class: "not-measurable", id: "capacity-grid-withheld" }, `The grid of capitals: not measurable: ${grid[0].net_information_ratio.withheld_reason || "no reason given"}.`)
+      : grid.length
       ? [
           barChartSvg({
             name: "capacity-grid",

@@ -5,6 +5,7 @@
 import { h, panel } from "./dom.js";
 import { loadAttribution } from "./attribution_panel.js";
 import { loadCapacity } from "./capacity_panel.js";
+import { loadFactors } from "./factors_panel.js";
 import { loadChecks } from "./checks_panel.js";
 import { loadCosts } from "./costs_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
@@ -21,6 +22,7 @@ const PANELS = [
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
+  ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],
   ["capacity", "Capacity", "GET /v1/alphas/{alpha}/analytics/capacity", loadCapacity],
 ];
 

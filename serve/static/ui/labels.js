@@ -147,6 +147,16 @@ export const FIGURES = {
   effective_names: { name: "Effective number of names", better: "higher" },
   weight: { name: "Largest realised weight" },
   day_return: { name: "Return that day", better: "higher", signed: true },
+  // Factor attribution (/analytics/factors).
+  book_return: { name: "Book's return over the attributed weeks (summed)", better: "higher", signed: true },
+  common_return: { name: "Common return: the factors' part", signed: true },
+  specific_return: { name: "Specific return: what the factors leave", better: "higher", signed: true },
+  specific_information_ratio: { name: "Specific information ratio", better: "higher", signed: true },
+  variance_explained: { name: "Share of the variance the factors explain" },
+  mean_exposure: { name: "Mean exposure" },
+  factor_return: { name: "Factor return" },
+  part: { name: "Part of the book's return", signed: true },
+  mean_neutral_ic: { name: "Mean feature-neutral IC", better: "higher", signed: true },
   // Capacity (/analytics/capacity).
   capacity: { name: "Capacity: capital at which costs halve the net information ratio", better: "higher" },
   participation_capacity: { name: "Capital at which the 95th-percentile fill takes 10% of adv", better: "higher" },

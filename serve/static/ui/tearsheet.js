@@ -3,7 +3,8 @@
 // build, data as of, the checks policy) and "page n of m". The pages: the headline figures and the
 // cumulative return against the market benchmark; the underwater curve and the deepest drawdowns;
 // the monthly returns as a year × month heatmap; the rolling information ratio and beta; where the
-// P&L came from (names, legs, sectors, fragility, concentration); the signal's IC by month; live
+// P&L came from (names, legs, sectors, fragility, concentration); factor attribution and exposures;
+// the signal's IC by month; live
 // against backtest; risk; checks with the reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a legend, so the page prints as
 // shown (print CSS in dashboard.css) and "Download HTML" saves it as one self-contained file
 // (tearsheet_export.js). A page whose request fails shows the error in its place.
@@ -11,8 +12,9 @@
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
 import { renderChecks } from "./checks_panel.js";
-import { capacityBlock } from "./capacity_panel.js";
+import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { costFigures } from "./costs_panel.js";
+import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, num, pct, pp } from "./format.js";
@@ -65,6 +67,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     live: get("/analytics/live", { book: "long_short" }),
     attribution: get("/analytics/attribution", attributionParams()),
     capacity: get("/analytics/capacity", { book: "long_short" }),
+    factors: get("/analytics/factors", { book: "long_short" }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -188,6 +191,8 @@ function drawSheet(sheet, alpha, got) {
       block("attribution-fragility", "Fragility", got.attribution, (body, answer) => add(body, fragilityBlock(answer))),
       block("attribution-concentration", "Concentration", got.attribution, (body, answer) => add(body, concentrationBlock(answer))),
     ),
+    sheetPage("factors", "Factor attribution", block("factors", null, got.factors, (body, answer) => add(body, factorReturnsBlock(answer)))),
+    sheetPage("factor-exposures", "Factor exposures over time", block("factor-exposures", null, got.factors, (body, answer) => add(body, factorExposuresBlock(answer)))),
     sheetPage(
       "signal",
       "Signal: IC by month",
@@ -200,6 +205,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
     sheetPage("capacity", "Capacity", block("capacity", null, got.capacity, (body, answer) => add(body, capacityBlock(answer)))),
+    sheetPage("capacity-grid", "Capacity over a grid of capitals", block("capacity-grid", null, got.capacity, (body, answer) => add(body, capacityGridBlock(answer)))),
   ];
   fill(sheet, pages);
   paginate(sheet, provenance.footer);
@@ -211,7 +217,7 @@ function drawSheet(sheet, alpha, got) {
  * the policy the checks applied, and when the sheet was drawn.
  */
 function provenanceOf(alpha, got, equity) {
-  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution", "capacity"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
+  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution", "capacity", "factors"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
   const summary = equity && equity.meta.summary ? equity.meta.summary : {};
   const checks = answered(got.checks);
   const policy = policyOf(checks) || (got.checks && got.checks.status === "rejected" ? `not read (${got.checks.reason.code})` : null);
