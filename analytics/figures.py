@@ -42,6 +42,7 @@ from analytics import (
     correlation,
     costs,
     drawdowns,
+    factors,
     live,
     metrics,
     risk,
@@ -73,6 +74,7 @@ from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
+from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.service import Warning
@@ -183,6 +185,14 @@ class Figures:
         book = self._book(view, q.book)
         split = live.split_of(view, approved, q.split)
         return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
+
+    def factors(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Factors:
+        """`/analytics/factors` of one book (`BookWindowQuery`): factor attribution and the
+        feature-neutral IC."""
+        q = BookWindowQuery(**params)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        return factors.factors_payload(view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings())
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""

@@ -51,6 +51,10 @@ SMALL_TABLES = (
     "analytics_drawdowns",
     "analytics_rolling",
     "analytics_turnover",
+    "analytics_factor_weeks",
+    "analytics_factor_returns",
+    "analytics_factor_exposures",
+    "analytics_factor_attribution",
 )
 
 
