@@ -38,7 +38,7 @@ from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.factors import (
     FACTOR_MIN_WEEKS,
     MARGIN,
-    AttributionWeek,
+    FactorWeek,
     FactorFigures,
     Factors,
     FactorType,
@@ -204,7 +204,7 @@ class BookTable:
     book_return: np.ndarray
     common_return: np.ndarray
     specific_return: np.ndarray
-    weekly: list[AttributionWeek]
+    weekly: list[FactorWeek]
     exposures: list[FactorWeekExposure]
 
 
@@ -226,7 +226,7 @@ def book_table(view: BuildView, book: str, factors: FactorTable) -> BookTable | 
         }
         at = np.clip(np.searchsorted(factors.week_days, week_days), 0, max(factors.week_days.size - 1, 0))
         weekly = [
-            AttributionWeek(
+            FactorWeek(
                 date=d,
                 next_date=e,
                 sessions=s,

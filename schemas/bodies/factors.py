@@ -117,7 +117,7 @@ class FactorWeekExposure(Body, kw_only=True, frozen=True):
     ]
 
 
-class AttributionWeek(Body, kw_only=True, frozen=True):
+class FactorWeek(Body, kw_only=True, frozen=True):
     """One attributed week of the book."""
 
     date: Annotated[dt.date, figure("The rebalance week's decision date")]
@@ -274,7 +274,7 @@ class Factors(Body, kw_only=True, frozen=True):
             "One entry per factor estimated in the window: sectors by name, then size, value, momentum, beta, volatility"
         ),
     ]
-    weekly: Annotated[list[AttributionWeek], figure("The attributed weeks, in date order")]
+    weekly: Annotated[list[FactorWeek], figure("The attributed weeks, in date order")]
     exposures: Annotated[
         list[FactorWeekExposure],
         figure("The weekly exposures and parts, by date then factor (the factors' order)"),

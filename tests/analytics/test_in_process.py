@@ -77,6 +77,10 @@ CASES: list[Case] = [
     ),
     ("analytics/drawdowns", lambda f: f.drawdowns, {"book": "long_only"}),
     ("analytics/rolling", lambda f: f.rolling, {"window": "13"}),
+    *(
+        ("analytics/factors", (lambda f: f.factors), {"book": book})
+        for book in ("long_short", "raw_long_only")
+    ),
 ]
 
 
