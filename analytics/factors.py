@@ -38,10 +38,10 @@ from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.factors import (
     FACTOR_MIN_WEEKS,
     MARGIN,
-    FactorWeek,
     FactorFigures,
     Factors,
     FactorType,
+    FactorWeek,
     FactorWeekExposure,
     NeutralIc,
     NeutralIcWeek,

@@ -258,7 +258,9 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
     "/v1/alphas/{alpha:str}/analytics/factors",
     "Factor attribution of a book and the signal's feature-neutral IC",
     documented=(
-        "Factor attribution (Barra-style, as pyfolio's perf_attrib) of the book over " + WINDOW + ": each rebalance "
+        "Factor attribution (Barra-style, as pyfolio's perf_attrib) of the book over "
+        + WINDOW
+        + ": each rebalance "
         "week's factor returns estimated by a cross-sectional OLS of the forward returns on the seal's exposures "
         "(sector dummies and style loadings), the book's exposures (realised weights times loadings), its weekly "
         "return split into each factor's part and the specific part, summed over the window's weeks; the "
