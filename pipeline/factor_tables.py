@@ -37,7 +37,9 @@ def used_styles(exposures: pl.DataFrame) -> tuple[str, ...]:
 
 def _week_bounds(dates: np.ndarray) -> list[tuple[int, int]]:
     """Row ranges of each date's block in a date-sorted column."""
-    starts = np.flatnonzero(np.r_[True, dates[1:] != dates[:-1]]) if dates.size else np.empty(0, int)
+    if dates.size == 0:
+        return []
+    starts = np.flatnonzero(np.r_[True, dates[1:] != dates[:-1]])
     stops = np.r_[starts[1:], dates.size]
     return list(zip(starts.tolist(), stops.tolist(), strict=True))
 
@@ -221,7 +223,7 @@ def factor_tables(
 ) -> dict[str, pl.DataFrame]:
     """The four tables (none without exposures or decisions). `week_dates`: the rebalance
     index's dates (None: the exposures' own)."""
-    if exposures is None or decisions is None or exposures.height == 0:
+    if exposures is None or decisions is None:
         return {}
     dates = exposures["date"].unique() if week_dates is None else week_dates
     weeks, factor_returns = week_tables(exposures, decisions, dates)

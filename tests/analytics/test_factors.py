@@ -9,6 +9,7 @@ an alpha without exposures (every figure not measurable with missing_kind, never
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -17,10 +18,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 import statsmodels.api as sm
 from scipy import stats
 
+from pipeline.factor_tables import factor_tables
 from tests.analytics.conftest import Api, Window, random_windows
 from tests.analytics.helpers import check_too_short
 from tests.analytics.reference import Lake, iso
@@ -471,3 +474,50 @@ def test_every_served_path_is_documented(api: Api) -> None:
     undocumented = sorted(served - set(fields))
     assert not undocumented, undocumented
     assert "factors.exposures[].exposure" in served and "factors.ic.weeks[].neutral_ic" in served
+
+
+# -- the pipeline's tables on a made-up week ---------------------------------------------------------
+
+
+def test_a_style_null_throughout_is_left_out_and_a_thin_week_has_no_estimate() -> None:
+    """A seal whose engine models two styles: the other three are no regressors; a week with fewer
+    names than regressors + 10 has no estimate; an empty exposures table writes empty tables."""
+    rng = np.random.default_rng(36)
+    days = [dt.date(2024, 1, 5), dt.date(2024, 1, 12), dt.date(2024, 1, 19)]
+    sizes = {days[0]: 40, days[1]: 14, days[2]: 40}  # 3 sectors + 2 styles + 10 = 15 > 14
+    rows = [
+        {"date": d, "symbol": f"N{i:02d}", "sector": ("Energy", "Utilities", "Financials")[i % 3]}
+        for d in days
+        for i in range(sizes[d])
+    ]
+    exposures = pl.DataFrame(rows).with_columns(
+        size=pl.Series(rng.standard_normal(len(rows))),
+        value=pl.Series(rng.standard_normal(len(rows))),
+        momentum=pl.lit(None, pl.Float64),
+        beta=pl.lit(None, pl.Float64),
+        volatility=pl.lit(None, pl.Float64),
+        adv=pl.lit(1e7),
+    )
+    decisions = exposures.select(
+        "date",
+        "symbol",
+        forward_return=pl.Series(rng.normal(0, 0.02, len(rows))),
+        score=pl.Series(rng.standard_normal(len(rows))),
+        raw_score=pl.Series(rng.standard_normal(len(rows))),
+    )
+    tables = factor_tables(exposures, decisions, pl.Series("date", days), {}, {})
+    weeks, returns = tables["analytics_factor_weeks"], tables["analytics_factor_returns"]
+    assert weeks["regressors"].to_list() == [5, 5, 5]
+    assert weeks["r_squared"].is_null().to_list() == [False, True, False]
+    assert set(returns["date"].to_list()) == {days[0], days[2]}
+    week = exposures.join(decisions, on=["date", "symbol"]).filter(pl.col("date") == days[0]).to_pandas()
+    fit = sm.OLS(week["forward_return"], design(week, ["size", "value"])).fit()
+    mine = returns.filter(pl.col("date") == days[0])
+    for kind, factor, value in mine.select("factor_type", "factor", "factor_return").iter_rows():
+        assert close(value, float(fit.params[label(kind, factor)]))
+    assert close(weeks["r_squared"][0], float(fit.rsquared))
+    empty = factor_tables(exposures.clear(), decisions, pl.Series("date", days), {}, {})
+    assert {name: frame.height for name, frame in empty.items()} == {
+        "analytics_factor_weeks": 0,
+        "analytics_factor_returns": 0,
+    }
