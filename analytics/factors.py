@@ -307,7 +307,15 @@ def _reasons(view: BuildView, book: str, access: Access, warnings: Warnings) -> 
             f"the served build {view.build_id} predates factor attribution; an operator rebuilds it with "
             "`alpha-results build`"
         )
-    ledger = withheld("ledger", "factors", warnings) if not access.ledger else ""
+    # The book's exposures are its realised weights times loadings: they tell about its positions.
+    ledger = next(
+        (
+            withheld(data, "factors", warnings)
+            for data in ("ledger", "positions")
+            if not access.may_read(data)
+        ),
+        "",
+    )
     if not ledger and inputs.ledger(view, book) is None:
         ledger = "the run has no ledger for this book"
     book_reason = ledger or factor

@@ -330,7 +330,7 @@ async def get_capacity(ctx: Ctx[CapacityQuery], alpha: FromPath[str]) -> Respons
         "specific information ratio, the share of variance explained; the signal's mean IC beside its mean "
         "feature-neutral IC. Not measurable (missing_kind) without the exposures kind; a window holding fewer "
         f"than {FACTOR_MIN_WEEKS} rebalance weeks with a complete holding period is a 400. Book figures need "
-        "portfolio.ledger, factor and IC figures signals.rebalances.get or signals.scores"
+        "portfolio.ledger and portfolio.positions, factor and IC figures signals.rebalances.get or signals.scores"
     ),
 )
 async def get_factors(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Factors]]:
