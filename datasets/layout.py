@@ -44,6 +44,10 @@ SINGLE_FILE_TABLES = (
     "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
     "analytics_attribution",  # per book, session and name: net P&L, leg, return contribution, realised weight
     "analytics_capacity",  # per ledger book and fill: notional, modelled cost, its impact part, adv
+    "analytics_factor_weeks",  # per week: the factor regression's names and R^2, the feature-neutral ICs
+    "analytics_factor_returns",  # per week and factor: the estimated factor return
+    "analytics_factor_exposures",  # per book, week and factor: exposure and its part of the return
+    "analytics_factor_attribution",  # per book and week: book, common and specific return
 )
 YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet

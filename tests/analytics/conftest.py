@@ -27,6 +27,7 @@ from tests.callers import DATA_IDS, authenticator_for, make_caller
 NO_ANALYTICS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("analytics."))
 NO_PORTFOLIO_IDS = frozenset(i for i in DATA_IDS if not i.startswith("portfolio."))
 NO_SIGNALS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("signals."))
+NO_POSITIONS_IDS = frozenset(i for i in DATA_IDS if i != "portfolio.positions")
 
 
 def endpoints_only(ids: frozenset[str]) -> Caller:
@@ -41,6 +42,7 @@ CALLERS: dict[str, Caller] = {
     "no_analytics": endpoints_only(NO_ANALYTICS_IDS),
     "no_portfolio": endpoints_only(NO_PORTFOLIO_IDS),
     "no_signals": endpoints_only(NO_SIGNALS_IDS),
+    "no_positions": endpoints_only(NO_POSITIONS_IDS),
 }
 
 PRODUCTION = ("momentum_12_1", "value_composite_legacy")

@@ -69,6 +69,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
     "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
     "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
+    "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
@@ -895,6 +896,9 @@ class Generator:
         # Issue 36's capacity, last, with a generator of its own: the other routes issue 36 adds
         # keep their draws whichever is merged first.
         self.capacity()
+        # Added with issue 36's factor attribution, last, likewise.
+        for alpha in self.facts.alphas:
+            self.factors(alpha)
         return self.requests
 
     def live(self, alpha: AlphaFacts) -> None:
@@ -966,6 +970,17 @@ class Generator:
                 self.add(f"/v1/alphas/{missing}/analytics/capacity", TOKENS)
         finally:
             self.rng = shared
+
+    def factors(self, alpha: AlphaFacts) -> None:
+        """Issue 36's factor attribution over one alpha: per book over random windows (a window too
+        short is a 400), the whole history for every caller, and bad input."""
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics/factors"
+        for book in ("long_short", "long_only", "raw_long_short"):
+            params = [("book", book), *self.window(alpha.sessions)]
+            self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        self.add(base, TOKENS)
+        self.add(base + query([("book", "nope")]), ["raw"])
+        self.add(base + query([("from", "2021-06-30"), ("to", "2021-07-02")]), ["raw"])
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:
