@@ -44,6 +44,7 @@ from analytics import (
     drawdowns,
     live,
     metrics,
+    quantiles,
     risk,
     rolling,
     screen,
@@ -75,6 +76,7 @@ from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
+from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.service import Warning
 from schemas.query import (
     BookWindowPageQuery,
@@ -84,6 +86,7 @@ from schemas.query import (
     CorrelationQuery,
     LiveQuery,
     MetricsQuery,
+    QuantilesQuery,
     RiskQuery,
     RollingQuery,
     ScreenQuery,
@@ -183,6 +186,15 @@ class Figures:
         book = self._book(view, q.book)
         split = live.split_of(view, approved, q.split)
         return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
+
+    def quantiles(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Quantiles:
+        """`/analytics/quantiles` (`QuantilesQuery`: `score`, `quantiles`, `start`, `end`)."""
+        q = QuantilesQuery(**params)
+        view = self._analytics_build(alpha)
+        score = quantiles.readable_score(q.score, raw=True)
+        return quantiles.quantiles_payload(
+            view, score, q.quantiles, (q.start, q.end), FULL_ACCESS, warnings or Warnings()
+        )
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""

@@ -50,6 +50,7 @@ SMALL_TABLES = (
     "analytics_drawdowns",
     "analytics_rolling",
     "analytics_turnover",
+    "analytics_quantiles",
 )
 
 

@@ -6,6 +6,8 @@
 - `analytics_turnover`: per book with target weights, week and decile of the score it trades
   (0 = names in no decile that week), the one-way turnover of target weights and the gross
   weight held.
+- `analytics_quantiles`: per score (score, raw_score), quantile count (2..10), bucketed week and
+  quantile, the names and their equal-weighted mean forward return (`analytics.quantiles`).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -17,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analytics import drawdowns, rolling
+from analytics import drawdowns, quantiles, rolling
 from pipeline.weekly import decile_members
 from schemas import lake, wire
 
@@ -116,6 +118,29 @@ def turnover_frame(book: str, decisions: pl.DataFrame, buckets: pl.DataFrame) ->
     )
 
 
+QUANTILES_SCHEMA = dict(pl.DataFrame(lake.ANALYTICS_QUANTILES.empty_table()).schema)
+
+
+def quantiles_frame(decisions: pl.DataFrame) -> pl.DataFrame:
+    """Every score's rows of `analytics_quantiles`, in (score, quantiles, date, quantile) order."""
+    ordered = decisions.select("date", "score", "raw_score", "forward_return").sort("date")
+    days = ordered["date"].cast(pl.Int32).to_numpy()
+    forward = ordered["forward_return"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    parts = []
+    for score in ("score", "raw_score"):
+        columns = quantiles.weekly_quantiles(
+            days, ordered[score].cast(pl.Float64).fill_null(np.nan).to_numpy(), forward
+        )
+        size = columns["date"].size
+        parts.append(
+            pl.DataFrame(
+                {"score": [score] * size, **columns},
+                schema={**QUANTILES_SCHEMA, "date": pl.Int32},
+            ).with_columns(pl.col("date").cast(pl.Date), pl.col("mean_forward_return").fill_nan(None))
+        )
+    return pl.concat(parts).sort("score", "quantiles", "date", "quantile", maintain_order=True)
+
+
 def analytics_tables(
     ledgers: dict[str, pl.DataFrame],
     decisions: pl.DataFrame | None,
@@ -147,4 +172,5 @@ def analytics_tables(
             out["analytics_turnover"] = pl.concat(
                 [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
             )
+        out["analytics_quantiles"] = quantiles_frame(decisions)
     return out

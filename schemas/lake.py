@@ -218,6 +218,19 @@ ANALYTICS_TURNOVER = pa.schema(
     ]
 )
 
+# Per score (score, raw_score), quantile count q (2..10), bucketed week and quantile: the quantile's
+# names and equal-weighted mean forward return (analytics/quantiles.py, alphalens' qcut per week).
+ANALYTICS_QUANTILES = pa.schema(
+    [
+        ("score", pa.string()),  # the score bucketed: score or raw_score
+        ("quantiles", pa.int8()),  # q
+        ("date", pa.date32()),  # the rebalance week
+        ("quantile", pa.int8()),  # 1 (lowest score) .. q
+        ("names", pa.int32()),  # names with a score and a forward return in the quantile
+        ("mean_forward_return", pa.float64()),  # null when the quantile holds no name that week
+    ]
+)
+
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
@@ -323,4 +336,5 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_drawdowns": ANALYTICS_DRAWDOWNS,
     "analytics_rolling": ANALYTICS_ROLLING,
     "analytics_turnover": ANALYTICS_TURNOVER,
+    "analytics_quantiles": ANALYTICS_QUANTILES,
 }

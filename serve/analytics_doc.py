@@ -195,6 +195,20 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "the trailing rolling_window.weeks common weeks ending at date, inside the window",
         "one entry per common week",
     ),
+    "quantiles.dates": (WINDOW, "one entry per bucketed week"),
+    "quantiles.buckets": (WINDOW, "weekly, averaged over the window's bucketed weeks"),
+    "quantiles.buckets[].cumulative_return": (
+        WINDOW + ": compounded from its first bucketed week",
+        "one entry per bucketed week",
+    ),
+    "quantiles.spread": (WINDOW, "weekly, averaged over the window's bucketed weeks"),
+    "quantiles.spread.cumulative_return": (
+        WINDOW + ": compounded from its first bucketed week",
+        "one entry per bucketed week",
+    ),
+    "quantiles.ic_by_month": (WINDOW, "one entry per calendar month, averaged over its weeks"),
+    "quantiles.ic_by_month_of_year": (WINDOW, "one entry per month of the year, averaged over its weeks"),
+    "quantiles.ic_by_sector": (WINDOW, "one entry per sector, averaged over the window's weeks"),
 }
 
 

@@ -1,0 +1,368 @@
+"""Quantile returns (`/analytics/quantiles`): alphalens' quantile and information tear sheets over a
+window of rebalance weeks (docs/analytics.md, "Quantile returns").
+
+Once per build, in the pipeline (`weekly_quantiles`): for each score (`score`, `raw_score`), each
+quantile count q = 2..10 and each rebalance week, the names with a finite score and forward return
+are bucketed as alphalens buckets them (`quantile_labels`: `pd.qcut(score, q, labels=False) + 1`),
+and each quantile's names and equal-weighted mean forward return are kept (the lake's
+`analytics_quantiles`). A request reads one (score, q) slice of that table and aggregates the
+window's weeks: the mean of the weekly means and its standard error, the compounded curves, the
+top-minus-bottom spread and its Newey-West t-statistic; the IC by month is the weekly IC /metrics
+serves (`weekly_signal`), grouped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from analytics.access import Access, withheld
+from analytics.entries import Warnings, declared_stat, window_echo
+from analytics.errors import AnalyticsNotBuilt, BadParameters
+from analytics.inputs import require_window_sessions
+from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
+from datasets.queries import Window, window_bounds
+from datasets.reader import BuildView
+from datasets.rows import EPOCH, floats
+from schemas import wire
+from schemas.bodies.quantiles import (
+    ASSIGNMENT,
+    NEWEY_WEST_MIN_N,
+    QUANTILES_MAX,
+    QUANTILES_MIN,
+    IcBySector,
+    MonthIc,
+    MonthOfYearIc,
+    QuantileBucket,
+    Quantiles,
+    QuantileScore,
+    QuantileSpread,
+)
+
+TABLE = "analytics_quantiles"
+COUNTS = tuple(range(QUANTILES_MIN, QUANTILES_MAX + 1))
+"""The quantile counts precomputed per build (every count a request may ask for)."""
+MIN_WINDOW_WEEKS = 2
+"""Bucketed weeks a window needs (a standard error needs 2); fewer, while the history holds
+enough, is a 400 naming from/to."""
+IC_COLUMNS = {"score": ("ic", "n_ic_obs"), "raw_score": ("raw_ic", "n_raw_ic_obs")}
+"""The weekly IC /metrics serves for each score, and its pairs (names with both sides)."""
+EPOCH_DAY = np.datetime64(EPOCH, "D")
+
+
+# -- the assignment (pipeline) ----------------------------------------------------------------------
+
+
+def levels(q: int) -> np.ndarray:
+    """The quantile levels k/q (k = 0..q), each rounded up to the next float where k/q is not
+    exactly one (pandas' qcut, so a level never falls short of the interpolation it names)."""
+    found = np.linspace(0, 1, q + 1)
+    return np.where(q * found != np.arange(q + 1), np.nextafter(found, 1), found)
+
+
+_LEVELS = np.concatenate([levels(q) for q in COUNTS])
+_OFFSETS = np.cumsum([0, *(q + 1 for q in COUNTS)])
+
+
+def labels_from_edges(values: np.ndarray, edges: np.ndarray) -> np.ndarray | None:
+    """Quantile 1..q of each value given the week's q + 1 edges (`pd.cut(values, edges,
+    include_lowest=True)`: edge_(k-1) < v <= edge_k, the lowest edge in quantile 1); None when two
+    edges are equal (pandas refuses: "Bin edges must be unique")."""
+    if bool(np.any(edges[1:] == edges[:-1])):
+        return None
+    found = np.searchsorted(edges, values, side="left")
+    found[values == edges[0]] = 1
+    return found
+
+
+def quantile_labels(values: np.ndarray, q: int) -> np.ndarray | None:
+    """`pd.qcut(values, q, labels=False) + 1` (alphalens' `quantize_factor`) of one week's finite
+    scores: edges are numpy's linear-interpolation quantiles at `levels(q)`; None when the week is
+    not bucketed (fewer than q names, or equal edges)."""
+    if values.size < q:
+        return None
+    return labels_from_edges(values, np.quantile(values, levels(q)))
+
+
+def weekly_quantiles(days: np.ndarray, scores: np.ndarray, forward: np.ndarray) -> dict[str, np.ndarray]:
+    """One score's rows of `analytics_quantiles` (without its `score` column): for every quantile
+    count, bucketed week (`days` ascending, one entry per decision row) and quantile, the names
+    and the mean forward return (NaN where the quantile is empty). Only names with a finite score
+    and a finite forward return are bucketed, as alphalens' factor_data holds them."""
+    keep = np.isfinite(scores) & np.isfinite(forward)
+    d, x, y = days[keep], scores[keep], forward[keep]
+    starts = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if d.size else np.empty(0, np.int64)
+    stops = np.r_[starts[1:], d.size]
+    parts: dict[str, list[np.ndarray]] = {
+        "quantiles": [],
+        "date": [],
+        "quantile": [],
+        "names": [],
+        "mean_forward_return": [],
+    }
+    for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
+        values, returns = x[a:b], y[a:b]
+        if values.size < QUANTILES_MIN:
+            continue
+        # One interpolation of every count's levels (each level is computed on its own).
+        edges = np.quantile(values, _LEVELS)
+        for i, q in enumerate(COUNTS):
+            if values.size < q:
+                break
+            found = labels_from_edges(values, edges[_OFFSETS[i] : _OFFSETS[i + 1]])
+            if found is None:
+                continue
+            names = np.bincount(found, minlength=q + 1)[1:]
+            sums = np.bincount(found, weights=returns, minlength=q + 1)[1:]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = np.where(names > 0, sums / names, np.nan)
+            parts["quantiles"].append(np.full(q, q, np.int8))
+            parts["date"].append(np.full(q, d[a], np.int32))
+            parts["quantile"].append(np.arange(1, q + 1, dtype=np.int8))
+            parts["names"].append(names.astype(np.int32))
+            parts["mean_forward_return"].append(means)
+    kinds = {"quantiles": np.int8, "date": np.int32, "quantile": np.int8, "names": np.int32}
+    return {
+        name: np.concatenate(chunks) if chunks else np.empty(0, kinds.get(name, np.float64))
+        for name, chunks in parts.items()
+    }
+
+
+# -- a request --------------------------------------------------------------------------------------
+
+
+_SCORES: dict[str, QuantileScore] = {"score": "score", "raw_score": "raw_score"}
+
+
+def readable_score(score: str, raw: bool) -> QuantileScore:
+    """The score a request buckets, checked: one of QUANTILE_SCORES, and `raw_score`, a raw-only
+    field (`schemas.wire.RAW_FIELDS`), only for a key with raw-book access (a 400 naming `score`,
+    as a raw_ book is an unknown book to such a key)."""
+    found = _SCORES.get(score)
+    if found is None:
+        raise BadParameters({"score": f"must be one of {', '.join(_SCORES)}"})
+    if wire.is_raw_field(found) and not raw:
+        raise BadParameters(
+            {"score": f"{score} is served only to keys with raw-book access; this key may bucket score only"}
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class _Weeks:
+    """One (score, q) slice of the build's table: its bucketed weeks (days since 1970, ascending)
+    and, per week and quantile, the names and the mean forward return (NaN where empty)."""
+
+    days: np.ndarray
+    names: np.ndarray  # (weeks, q)
+    means: np.ndarray  # (weeks, q)
+
+
+def _weeks(view: BuildView, score: str, q: int) -> _Weeks | None:
+    def read() -> _Weeks | None:
+        table = view.table(TABLE)
+        if table is None:
+            return None
+        keep = np.asarray(table.column("score").to_numpy(zero_copy_only=False) == score)
+        keep &= table.column("quantiles").to_numpy() == q
+        rows = table.filter(pa.array(keep))  # in (date, quantile) order, q rows per week
+        days = rows.column("date").cast(pa.int32()).to_numpy()[::q]
+        names = rows.column("names").to_numpy().reshape(-1, q)
+        means = floats(rows.column("mean_forward_return")).reshape(-1, q)
+        return _Weeks(days, names, means)
+
+    return view.memo(f"analytics:quantiles:{score}:{q}", read)
+
+
+@dataclass(frozen=True)
+class _Signal:
+    """The weekly IC /metrics uses for one score, and each week's pairs."""
+
+    days: np.ndarray
+    ic: np.ndarray
+    pairs: np.ndarray
+
+
+def _signal(view: BuildView, score: str) -> _Signal | None:
+    def read() -> _Signal | None:
+        table = view.table("weekly_signal")
+        if table is None:
+            return None
+        ic, pairs = IC_COLUMNS[score]
+        return _Signal(
+            table.column("date").cast(pa.int32()).to_numpy(),
+            floats(table.column(ic)),
+            table.column(pairs).to_numpy(zero_copy_only=False),
+        )
+
+    return view.memo(f"analytics:quantiles_signal:{score}", read)
+
+
+def _dates(days: np.ndarray) -> np.ndarray:
+    """Days since 1970 as datetime64[D]."""
+    return EPOCH_DAY + days.astype("timedelta64[D]")
+
+
+def _compounded(weekly: np.ndarray) -> list[float]:
+    """prod(1 + r) - 1 up to each week, a week without a value adding nothing (empyrical's
+    cum_returns, which alphalens' cumulative_returns calls)."""
+    return (np.cumprod(1.0 + np.nan_to_num(weekly, nan=0.0)) - 1.0).tolist()
+
+
+def _bucket(
+    k: int, names: np.ndarray, means: np.ndarray, reason: str, context: dict[str, str]
+) -> QuantileBucket:
+    held = names > 0
+    weeks = int(np.count_nonzero(held))
+    m = means[held]
+    mean = float(np.mean(m)) if weeks and not reason else None
+    se = float(np.std(m, ddof=1)) / math.sqrt(weeks) if weeks >= 2 and not reason else None
+    return QuantileBucket(
+        quantile=k,
+        label=f"Q{k}",
+        weeks=None if reason else weeks,
+        mean_names=float(np.mean(names[held])) if weeks and not reason else None,
+        mean_forward_return=declared_stat(
+            QuantileBucket,
+            "mean_forward_return",
+            mean,
+            reason or "the quantile held no name in the window",
+            context,
+        ),
+        standard_error=declared_stat(
+            QuantileBucket,
+            "standard_error",
+            se,
+            reason or f"the quantile held names in {weeks} week(s) of the window; a standard error needs 2",
+            context,
+        ),
+        cumulative_return=None if reason else _compounded(means),
+    )
+
+
+def _spread(q: int, means: np.ndarray, reason: str, context: dict[str, str]) -> QuantileSpread:
+    weekly = means[:, q - 1] - means[:, 0] if means.size else np.empty(0)
+    finite = weekly[np.isfinite(weekly)]
+    mean = float(np.mean(finite)) if finite.size and not reason else None
+    test = None
+    test_reason = reason
+    if not reason:
+        try:
+            test = newey_west_mean(finite)
+        except InsufficientData:
+            test_reason = f"{finite.size} week(s) with both quantiles in the window; Newey-West needs {NEWEY_WEST_MIN_N}"
+        except NonpositiveVariance:
+            test_reason = "the weekly spread does not vary: no t-statistic"
+
+    return QuantileSpread(
+        top=q,
+        bottom=1,
+        weeks=None if reason else int(finite.size),
+        mean=declared_stat(
+            QuantileSpread, "mean", mean, reason or "no week of the window holds both quantiles", context
+        ),
+        standard_error=declared_stat(
+            QuantileSpread,
+            "standard_error",
+            None if test is None else test.standard_error,
+            test_reason,
+            context,
+        ),
+        t_stat=declared_stat(
+            QuantileSpread, "t_stat", None if test is None else test.t_stat, test_reason, context
+        ),
+        lag=None if test is None else test.lag,
+        cumulative_return=None if reason else _compounded(weekly),
+    )
+
+
+def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[MonthOfYearIc]]:
+    """The weekly IC grouped by calendar month and by month of the year (`days`: the window's
+    weeks, `ic` NaN where not measurable)."""
+    months = _dates(days).astype("datetime64[M]").astype(np.int64)
+    finite = np.isfinite(ic)
+    by_month = []
+    for month in np.unique(months).tolist():
+        values = ic[(months == month) & finite]
+        by_month.append(
+            MonthIc(
+                month=f"{1970 + month // 12:04d}-{month % 12 + 1:02d}",
+                weeks=int(values.size),
+                mean_ic=float(np.mean(values)) if values.size else None,
+            )
+        )
+    by_year_month = []
+    of_year = months % 12
+    for m in np.unique(of_year).tolist():
+        inside = of_year == m
+        values = ic[inside & finite]
+        by_year_month.append(
+            MonthOfYearIc(
+                month=m + 1,
+                years=int(np.unique(months[inside] // 12).size),
+                weeks=int(values.size),
+                mean_ic=float(np.mean(values)) if values.size else None,
+            )
+        )
+    return by_month, by_year_month
+
+
+def _sectors(reason: str) -> IcBySector:
+    return IcBySector(status="not_measurable", withheld_reason=reason, sectors=None)
+
+
+def quantiles_payload(
+    view: BuildView, score: QuantileScore, q: int, window: Window, access: Access, warnings: Warnings
+) -> Quantiles:
+    """The quantile returns of `score` in `q` quantiles over the window's rebalance weeks
+    (docs/analytics.md, "Quantile returns"); `score` readable by the caller (`readable_score`)."""
+    if not QUANTILES_MIN <= q <= QUANTILES_MAX:
+        raise BadParameters({"quantiles": f"must be an integer from {QUANTILES_MIN} to {QUANTILES_MAX}"})
+    context = {"score_field": score, "ic_column": IC_COLUMNS[score][0]}
+    weeks = _weeks(view, score, q)
+    signal = _signal(view, score)
+    reason = ""
+    if not access.cross_sections:
+        reason = withheld("cross_sections", "quantiles", warnings)
+    elif signal is None:
+        reason = "the run sealed no decisions (no cross-sections to bucket)"
+    elif weeks is None:
+        raise AnalyticsNotBuilt(
+            f"The served build {view.build_id} of {view.alpha_id} was published before the quantile table "
+            f"({TABLE}); an operator rebuilds it with `alpha-results build`.",
+            details={"build": view.build_id, "pipeline_version": view.entry.get("pipeline_version")},
+        )
+    if weeks is None or reason:
+        weeks = _Weeks(np.empty(0, np.int32), np.zeros((0, q), np.int32), np.zeros((0, q)))
+    a, b = window_bounds(weeks.days, window)
+    if not reason:
+        require_window_sessions(b - a, weeks.days.size, window, MIN_WINDOW_WEEKS, "bucketed rebalance weeks")
+    names, means = weeks.names[a:b], weeks.means[a:b]
+    paired = 0
+    by_month: list[MonthIc] | None = None
+    by_month_of_year: list[MonthOfYearIc] | None = None
+    if signal is not None and not reason:
+        c, d = window_bounds(signal.days, window)
+        paired = int(np.count_nonzero(signal.pairs[c:d] > 0))
+        by_month, by_month_of_year = _months(signal.days[c:d], signal.ic[c:d])
+    sectors = _sectors(reason or "the run sealed no exposures: no sector to group the names by")
+    return Quantiles(
+        alpha=view.alpha_id,
+        score_field=score,
+        signal="raw" if score == "raw_score" else "conditioned",
+        quantiles=q,
+        assignment=ASSIGNMENT,
+        window=window_echo(window),
+        weeks=None if reason else paired,
+        bucketed_weeks=None if reason else b - a,
+        skipped_weeks=None if reason else paired - (b - a),
+        dates=None if reason else _dates(weeks.days[a:b]).tolist(),
+        buckets=[_bucket(k + 1, names[:, k], means[:, k], reason, context) for k in range(q)],
+        spread=_spread(q, means, reason, context),
+        ic_by_month=by_month,
+        ic_by_month_of_year=by_month_of_year,
+        ic_by_sector=sectors,
+    )
