@@ -115,8 +115,9 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
     mean: Annotated[
         AnalyticsStat,
         figure(
-            "Mean weekly top-minus-bottom spread of forward returns, per week (alphalens "
-            "compute_mean_returns_spread of the weekly means, averaged over the weeks)",
+            "Mean weekly top-minus-bottom spread of forward returns, per week: the plain difference of the two "
+            "quantiles' weekly means, as /metrics' decile spread (alphalens compute_mean_returns_spread halves it: "
+            "a book 50% long, 50% short)",
             "mean_t (m_top,t - m_bottom,t)",
             unit="fraction",
             annualisation="per_period",
