@@ -122,6 +122,10 @@ bench-app-start *ARGS:
 bench-before-handler *ARGS:
     python -m tests.bench.before_handler {{ARGS}}
 
+# Issue 36's routes (attribution, factors, residual, capacity, quantiles) on the full-size demo alphas, one worker, beside /v1/me and /analytics/risk in the same run: p50/p95 [--rebuild after a pipeline change] [--calls N].
+bench-why *ARGS:
+    python -m tests.bench.why_bench {{ARGS}}
+
 # Events (issue 35), one worker each [--quick] [--only publish,streams,webhooks]: 50 publishes to the event on an open stream and on GET /v1/events (p50/p99); 1,000 open streams (RSS per stream, idle CPU by heartbeat, other requests' latency beside them, one event to all); webhook deliveries per second by `alpha-results deliver` (1 and 10 webhooks, 1,000 events).
 bench-events *ARGS:
     python -m tests.bench.events_bench {{ARGS}}

@@ -34,6 +34,7 @@ SINGLE_FILE_TABLES = (
     "rebalances",  # date, week_status, n_symbols, cohort_size
     "books",  # book, kind, raw, sessions, rows, from, to
     "metrics_stored",  # scope, period, metric, value (as sealed)
+    "exposures",  # per week and name: sector, style loadings, adv (as sealed, the optional kind)
     "weekly_signal",  # per week: ic, raw_ic, n obs, coverage, decile spread
     "weekly_deciles",  # per week and bucket Q1..Q10 on raw_score
     "weekly_term",  # per week and horizon (1, 2, 4, 8 weeks): ic on compounded forward returns

@@ -144,6 +144,10 @@ def derive(seal: Seal) -> DerivedAlpha:
     metrics = _frame(seal, "metrics")
     if metrics is not None:
         out.single["metrics_stored"] = metrics
+    exposures = _frame(seal, "exposures")
+    if exposures is not None:
+        # In the order a week is read: one binary search finds a week's block.
+        out.single["exposures"] = exposures.sort("date", "symbol")
     ledgers = {book: _frame(seal, "portfolio", book) for book in seal.book_tables("portfolio")}
     for kind in ("portfolio", "positions", "pnl", "trades"):
         for book in seal.book_tables(kind):

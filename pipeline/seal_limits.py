@@ -40,6 +40,7 @@ DEFAULT_KIND_LIMITS: dict[str, KindLimit] = {
     "rebalances": KindLimit(100_000, 16 * MIB),
     "decisions": KindLimit(1_500_000, 256 * MIB),
     "metrics": KindLimit(100_000, 16 * MIB),
+    "exposures": KindLimit(1_500_000, 256 * MIB),  # one row per name per week, as decisions
     "portfolio": KindLimit(100_000, 32 * MIB),
     "positions": KindLimit(6_000_000, 256 * MIB),
     "pnl": KindLimit(6_000_000, 256 * MIB),

@@ -44,6 +44,9 @@ def validate(seal: Seal) -> None:
         check_rebalances(rebalances)
     if decisions is not None:
         check_decisions(decisions, rebalances)
+    exposures = frames.get(("exposures", None))
+    if exposures is not None:
+        check_exposures(exposures, rebalances if rebalances is not None else decisions)
     ledgers = {b: f for (k, b), f in frames.items() if k == "portfolio" and b is not None}
     for book, ledger in sorted(ledgers.items()):
         check_ledger(ledger.sort("date"), book)
@@ -443,6 +446,49 @@ def check_decisions(decisions: pl.DataFrame, rebalances: pl.DataFrame | None) ->
 
 
 # --- books --------------------------------------------------------------------------------------
+
+
+def check_exposures(exposures: pl.DataFrame, weeks: pl.DataFrame | None) -> None:
+    """The optional `exposures` kind: one row per name and rebalance week; sectors are text a page,
+    a CSV cell and `sector=` carry; loadings and adv are numbers a regression can use."""
+    kind = "exposures"
+    fail_if_any(
+        "exposures.unique_date_symbol",
+        kind,
+        exposures,
+        pl.struct("date", "symbol").is_duplicated(),
+        "(date, symbol) appears more than once",
+    )
+    if weeks is not None:
+        fail_if_any(
+            "exposures.rebalance_dates",
+            kind,
+            exposures,
+            ~pl.col("date").is_in(weeks["date"].unique().implode()),
+            "date is not a rebalance date of this seal",
+        )
+    fail_if_any(
+        "exposures.sector_text",
+        kind,
+        exposures.select("date", "symbol", "sector"),
+        pl.col("sector").is_not_null() & ~pl.col("sector").str.contains(f"^(?:{S.SECTOR_PATTERN})$"),
+        "sector is not plain text (a letter, then letters, digits, spaces and & , . _ -; at most 64 characters)",
+    )
+    numbers = [*S.STYLE_FACTORS, "adv"]
+    fail_if_any(
+        "exposures.finite_values",
+        kind,
+        exposures.select("date", "symbol", *numbers),
+        pl.any_horizontal(pl.col(c).is_not_null() & ~pl.col(c).is_finite() for c in numbers),
+        "a style loading or adv is NaN or infinite",
+    )
+    fail_if_any(
+        "exposures.adv_positive",
+        kind,
+        exposures.select("date", "symbol", "adv"),
+        pl.col("adv") <= 0,
+        "adv is not greater than 0",
+    )
 
 
 def check_ledger(ledger: pl.DataFrame, book: str) -> None:

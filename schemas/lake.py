@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from schemas.seal import STYLE_FACTORS
+
 UTC_TS = pa.timestamp("us", tz="UTC")
 
 REBALANCES = pa.schema(
@@ -176,6 +178,18 @@ WEEKLY_AUTOCORR = pa.schema(
     [("date", pa.date32()), ("lag_weeks", pa.int8()), ("rho", pa.float64()), ("n_obs", pa.int32())]
 )
 
+# The seal's optional `exposures` kind as sealed (docs/seal.md), sorted by (date, symbol): a name's
+# sector, style loadings and average daily traded value at each rebalance week.
+EXPOSURES = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("symbol", pa.string()),
+        ("sector", pa.string()),
+        *((name, pa.float64()) for name in STYLE_FACTORS),
+        ("adv", pa.float64()),
+    ]
+)
+
 # Per-build tables of the analytics routes (pipeline/analytics_tables.py, docs/analytics.md).
 ANALYTICS_DRAWDOWNS = pa.schema(
     [
@@ -329,6 +343,7 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "pnl": PNL,
     "trades": TRADES,
     "metrics_stored": METRICS_STORED,
+    "exposures": EXPOSURES,
     "weekly_signal": WEEKLY_SIGNAL,
     "weekly_deciles": WEEKLY_DECILES,
     "weekly_term": WEEKLY_TERM,

@@ -12,8 +12,9 @@ import pyarrow as pa
 SEAL_FORMAT_VERSION = "1"
 
 # Kinds an alpha seal may contain. Book-scoped kinds are sealed once per book, as
-# `<kind>/<book>.parquet`; the others as `<kind>.parquet`.
-GLOBAL_KINDS = ("rebalances", "decisions", "metrics")
+# `<kind>/<book>.parquet`; the others as `<kind>.parquet`. `exposures` is optional: the figures that
+# need it (by sector, by factor, capacity) are not measurable without it.
+GLOBAL_KINDS = ("rebalances", "decisions", "metrics", "exposures")
 BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
 ALL_KINDS = GLOBAL_KINDS + BOOK_KINDS
 
@@ -83,6 +84,28 @@ METRICS = pa.schema(
         pa.field("period", pa.string(), nullable=False),
         pa.field("metric", pa.string(), nullable=False),
         pa.field("value", pa.float64()),
+    ]
+)
+
+# Style loadings an `exposures` row may carry, in the order they are sealed and served. Each is a
+# cross-sectional loading as the engine's risk model states it (the demo seals z-scores within the
+# alpha's universe each week); a column left null throughout is a factor the engine does not model.
+STYLE_FACTORS = ("size", "value", "momentum", "beta", "volatility")
+SECTOR_PATTERN = r"[A-Za-z][A-Za-z0-9 &,._-]{0,63}"
+"""A sector's name: it reaches pages, CSV cells and query strings (`sector=`), so plain text only."""
+
+# One row per name per rebalance week: what the name was (sector, style loadings) and how much of
+# it traded (`adv`) as known at that week's decision. Optional; a name of the week's cross-section
+# without a row has no sector or loadings that week.
+EXPOSURES = pa.schema(
+    [
+        pa.field("date", pa.date32(), nullable=False),  # a rebalance date
+        pa.field("symbol", pa.string(), nullable=False),
+        pa.field("sector", pa.string()),
+        *(pa.field(name, pa.float64()) for name in STYLE_FACTORS),
+        # average daily traded value (price x shares traded), in the book's currency, over the
+        # engine's trailing window ending at the decision (the demo: 20 sessions)
+        pa.field("adv", pa.float64()),
     ]
 )
 
@@ -158,6 +181,7 @@ KIND_SCHEMAS: dict[str, pa.Schema] = {
     "rebalances": REBALANCES,
     "decisions": DECISIONS,
     "metrics": METRICS,
+    "exposures": EXPOSURES,
     "portfolio": PORTFOLIO,
     "positions": POSITIONS,
     "pnl": PNL,

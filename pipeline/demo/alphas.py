@@ -11,6 +11,11 @@ from dataclasses import dataclass, field
 
 from schemas.seal import ALL_KINDS, BOOK_KINDS
 
+WITHOUT_EXPOSURES = tuple(k for k in ALL_KINDS if k != "exposures")
+"""Every kind but the optional `exposures`: what a complete run must seal (`required_kinds`), and
+what an engine without a risk model seals (value_composite_legacy, so the figures that need
+exposures are shown not measurable on a production alpha too)."""
+
 ArchiveState = str  # "ready", "packaging", "failed", "delivered_absent" or "none"
 DescriptionState = str  # "full", "partial" or "none"
 
@@ -35,7 +40,7 @@ class AlphaSpec:
     description: DescriptionState = "full"
     archive: ArchiveState = "ready"
     kinds_sealed: tuple[str, ...] = ALL_KINDS
-    required_kinds: tuple[str, ...] = ALL_KINDS
+    required_kinds: tuple[str, ...] = WITHOUT_EXPOSURES
     icir_annualised: bool = True
     legacy_ic: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
@@ -145,6 +150,7 @@ ALPHAS: tuple[AlphaSpec, ...] = (
         universe_small=40,
         started_at="2026-08-14T07:00:00+00:00",
         archive="delivered_absent",
+        kinds_sealed=WITHOUT_EXPOSURES,
         icir_annualised=False,
         legacy_ic=True,
         tags=("value", "fundamental"),

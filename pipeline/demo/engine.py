@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline.demo import archive, descriptions, metrics, selection, signals
+from pipeline.demo import archive, descriptions, exposures, metrics, selection, signals
 from pipeline.demo.alphas import ALPHAS, AlphaSpec
 from pipeline.demo.books import ADJUSTMENT_REASONS, EXIT_REASONS, PHASES, BookResult, simulate_book
 from pipeline.demo.market import REASONS, UNADJUSTED_BENCHMARK_SESSIONS, Market
 from schemas import seal
 
-ENGINE_VERSION = "demo-engine 1.4.0"
+ENGINE_VERSION = "demo-engine 1.5.0"
 BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
 TRADE_BOOKS = BOOKS + tuple(f"{b}{suffix}" for b in BOOKS for suffix in seal.TRADE_VARIANT_SUFFIXES)
 
@@ -245,6 +245,8 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
             results["long_short"],
             results["raw_long_short"],
         )
+    if "exposures" in spec.kinds_sealed:
+        tables[seal.kind_path("exposures")] = exposures.exposures_table(market, universe, weeks)
     for name, result in results.items():
         per_kind = _book_tables(market, universe, weeks, result)
         for kind in ("portfolio", "positions", "pnl"):

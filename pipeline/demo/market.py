@@ -33,6 +33,20 @@ from schemas.wire import MARKET_BENCHMARK
 FIRST_PUBLISHED_SESSION = dt.date(2021, 1, 4)
 WARMUP_SESSIONS = 260
 N_SECTORS = 11
+# The demo's sectors, named as GICS names its eleven (the `exposures` kind seals them by name).
+SECTOR_NAMES = (
+    "Energy",
+    "Materials",
+    "Industrials",
+    "Consumer Discretionary",
+    "Consumer Staples",
+    "Health Care",
+    "Financials",
+    "Information Technology",
+    "Communication Services",
+    "Utilities",
+    "Real Estate",
+)
 ILLIQUID_DOLLAR_VOLUME = 2.0e6  # trailing 20-session mean below this fails the liquidity screen
 UNADJUSTED_BENCHMARK_SESSIONS = 63  # adjusted close recorded only after ~3 months
 
@@ -74,7 +88,10 @@ MOMENTUM_CRASH_LOOKBACK = 26
 @dataclass(frozen=True)
 class Market:
     symbols: np.ndarray  # (N,) str
-    sectors: np.ndarray  # (N,) int
+    sectors: np.ndarray  # (N,) int, an index into SECTOR_NAMES
+    beta: np.ndarray  # (N,) loading on the market factor
+    idio_vol: np.ndarray  # (N,) daily idiosyncratic volatility
+    shares_outstanding: np.ndarray  # (N,) the index's shares (market capitalisation = shares x close)
     dates: list[dt.date]  # every simulated session, warm-up included
     first_session: int  # index of the first published session
     open_utc: np.ndarray  # (T,) datetime64[us], UTC
@@ -374,6 +391,9 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     return Market(
         symbols=symbols,
         sectors=sectors,
+        beta=beta,
+        idio_vol=idio_vol,
+        shares_outstanding=shares,
         dates=dates,
         first_session=first,
         open_utc=calendar.open_instants(dates),

@@ -89,6 +89,16 @@ def write_factory_seal(
             )
     _write(out / "decisions.parquet", decisions, S.DECISIONS)
 
+    sectors = ("Energy", "Health Care", "Information Technology")
+    exposures: dict[str, list] = {
+        "date": [f for f in fridays for _ in symbols],
+        "symbol": symbols * weeks,
+        "sector": [sectors[i % len(sectors)] for _ in fridays for i in range(names)],
+        **{name: list(rng.normal(size=weeks * names)) for name in S.STYLE_FACTORS},
+        "adv": list(rng.uniform(1e6, 5e7, size=weeks * names)),
+    }
+    _write(out / "exposures.parquet", exposures, S.EXPOSURES)
+
     _write(
         out / "metrics.parquet",
         {

@@ -150,6 +150,17 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
         on("rebalances.parquet", set_cell("week_status", 2, "skipped")),
     ),
     ("decisions.unique_date_symbol", "decisions", on("decisions.parquet", duplicate_first_row)),
+    ("exposures.unique_date_symbol", "exposures", on("exposures.parquet", duplicate_first_row)),
+    (
+        "exposures.rebalance_dates",
+        "exposures",
+        on("exposures.parquet", set_cell("date", 3, dt.date(2023, 1, 7))),
+    ),
+    ("exposures.sector_text", "exposures", on("exposures.parquet", set_cell("sector", 2, "=HYPERLINK(1)"))),
+    ("exposures.sector_text", "exposures", on("exposures.parquet", set_cell("sector", 2, "x" * 65))),
+    ("exposures.finite_values", "exposures", on("exposures.parquet", set_cell("beta", 5, float("nan")))),
+    ("exposures.finite_values", "exposures", on("exposures.parquet", set_cell("adv", 5, float("inf")))),
+    ("exposures.adv_positive", "exposures", on("exposures.parquet", set_cell("adv", 7, 0.0))),
     (
         "rebalances.decisions_join",
         "decisions",

@@ -219,7 +219,7 @@ def test_the_full_size_demo_alpha_is_a_tenth_of_every_limit(full_demo_seals: Pat
         SealLimits().json_bytes // 10,
         SealLimits().file_bytes // 10,
     )
-    for name, tables in (("momentum_12_1", 27), ("benchmark_SPY", 1)):
+    for name, tables in (("momentum_12_1", 28), ("benchmark_SPY", 1)):
         seal = load_contents(open_seal(str(full_demo_seals / name), limits=tenth), limits=tenth)
         assert len(seal.tables) == tables
 
