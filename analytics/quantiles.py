@@ -40,9 +40,11 @@ from schemas.bodies.quantiles import (
     Quantiles,
     QuantileScore,
     QuantileSpread,
+    SectorIc,
 )
 
 TABLE = "analytics_quantiles"
+SECTOR_TABLE = "analytics_sector_ic"
 COUNTS = tuple(range(QUANTILES_MIN, QUANTILES_MAX + 1))
 """The quantile counts precomputed per build (every count a request may ask for)."""
 MIN_WINDOW_WEEKS = 2
@@ -310,8 +312,75 @@ def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[Month
     return by_month, by_year_month
 
 
-def _sectors(reason: str) -> IcBySector:
-    return IcBySector(status="not_measurable", withheld_reason=reason, sectors=None)
+@dataclass(frozen=True)
+class _SectorWeeks:
+    """One score's rows of the build's `analytics_sector_ic`, by week (days ascending)."""
+
+    days: np.ndarray
+    sector: np.ndarray  # index into `names_of`
+    names_of: tuple[str, ...]  # the sectors, sorted
+    ic: np.ndarray  # NaN where not measurable
+    names: np.ndarray
+
+
+def _sector_weeks(view: BuildView, score: str) -> _SectorWeeks | None:
+    def read() -> _SectorWeeks | None:
+        table = view.table(SECTOR_TABLE)
+        if table is None:
+            return None
+        rows = table.filter(
+            pa.array(np.asarray(table.column("score").to_numpy(zero_copy_only=False) == score))
+        )
+        names_of, sector = np.unique(
+            rows.column("sector").to_numpy(zero_copy_only=False), return_inverse=True
+        )
+        return _SectorWeeks(
+            rows.column("date").cast(pa.int32()).to_numpy(),
+            sector,
+            tuple(str(name) for name in names_of),
+            floats(rows.column("ic")),
+            rows.column("names").to_numpy(),
+        )
+
+    return view.memo(f"analytics:quantiles_sectors:{score}", read)
+
+
+def _sectors(view: BuildView, score: str, window: Window, reason: str, context: dict[str, str]) -> IcBySector:
+    """The mean rank IC within each sector over the window's weeks (alphalens
+    mean_information_coefficient(by_group=True)); not measurable without exposures."""
+    if not reason and "exposures" not in view.kinds_present:
+        reason = "missing_kind: the run sealed no exposures, so its names have no sector"
+    found = None if reason else _sector_weeks(view, score)
+    if not reason and found is None:
+        raise AnalyticsNotBuilt(
+            f"The served build {view.build_id} of {view.alpha_id} was published before the sector IC table "
+            f"({SECTOR_TABLE}); an operator rebuilds it with `alpha-results build`.",
+            details={"build": view.build_id, "pipeline_version": view.entry.get("pipeline_version")},
+        )
+    if found is None:
+        return IcBySector(status="not_measurable", withheld_reason=reason, sectors=None)
+    a, b = window_bounds(found.days, window)
+    sector, ic, names = found.sector[a:b], found.ic[a:b], found.names[a:b]
+    rows = []
+    for k in np.unique(sector).tolist():
+        inside = (sector == k) & np.isfinite(ic)
+        weeks = int(np.count_nonzero(inside))
+        rows.append(
+            SectorIc(
+                sector=found.names_of[k],
+                weeks=weeks,
+                mean_names=float(np.mean(names[inside])) if weeks else None,
+                mean_ic=declared_stat(
+                    SectorIc,
+                    "mean_ic",
+                    float(np.mean(ic[inside])) if weeks else None,
+                    "no week of the window has 3 names of the sector with a score and a forward return, not all "
+                    "equal",
+                    context,
+                ),
+            )
+        )
+    return IcBySector(status="available", sectors=rows)
 
 
 def quantiles_payload(
@@ -348,7 +417,7 @@ def quantiles_payload(
         c, d = window_bounds(signal.days, window)
         paired = int(np.count_nonzero(signal.pairs[c:d] > 0))
         by_month, by_month_of_year = _months(signal.days[c:d], signal.ic[c:d])
-    sectors = _sectors(reason or "the run sealed no exposures: no sector to group the names by")
+    sectors = _sectors(view, score, window, reason, context)
     return Quantiles(
         alpha=view.alpha_id,
         score_field=score,

@@ -43,6 +43,7 @@ SINGLE_FILE_TABLES = (
     "analytics_rolling",  # per book, window (13, 26, 52 weeks) and week: trailing IC and return figures
     "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
     "analytics_quantiles",  # per score, quantile count (2..10), week and quantile: names, mean forward return
+    "analytics_sector_ic",  # per score, week and sector of the exposures: rank IC within the sector, names
 )
 YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet

@@ -52,6 +52,7 @@ SMALL_TABLES = (
     "analytics_rolling",
     "analytics_turnover",
     "analytics_quantiles",
+    "analytics_sector_ic",
 )
 
 

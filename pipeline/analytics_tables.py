@@ -8,6 +8,8 @@
   weight held.
 - `analytics_quantiles`: per score (score, raw_score), quantile count (2..10), bucketed week and
   quantile, the names and their equal-weighted mean forward return (`analytics.quantiles`).
+- `analytics_sector_ic`: per score, week and sector of the seal's exposures, the rank IC of the score
+  and the forward return within the sector (written only when the run sealed exposures).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -20,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from analytics import drawdowns, quantiles, rolling
+from analytics.ranks import spearman_by
 from pipeline.weekly import decile_members
 from schemas import lake, wire
 
@@ -141,14 +144,35 @@ def quantiles_frame(decisions: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(parts).sort("score", "quantiles", "date", "quantile", maintain_order=True)
 
 
+def sector_ic_frame(decisions: pl.DataFrame, exposures: pl.DataFrame) -> pl.DataFrame:
+    """Every score's rows of `analytics_sector_ic`: per week and sector (names without a sector that
+    week left out), the Spearman rank IC of the score and the forward return among the sector's
+    names, by the one rank rule of the weekly IC (`analytics.ranks.spearman_by`: null below 3 pairs
+    or when a side is constant), and the names with both."""
+    named = decisions.select("date", "symbol", "score", "raw_score", "forward_return").join(
+        exposures.select("date", "symbol", "sector").filter(pl.col("sector").is_not_null()),
+        on=["date", "symbol"],
+        how="inner",
+    )
+    parts = [
+        spearman_by(named, ["date", "sector"], score, "forward_return").select(
+            score=pl.lit(score), date="date", sector="sector", ic="rho", names="n"
+        )
+        for score in ("score", "raw_score")
+    ]
+    return pl.concat(parts).filter(pl.col("names") > 0).sort("score", "date", "sector")
+
+
 def analytics_tables(
     ledgers: dict[str, pl.DataFrame],
     decisions: pl.DataFrame | None,
     weeks: pl.DataFrame | None,
     weeks_per_year: int,
+    exposures: pl.DataFrame | None = None,
 ) -> dict[str, pl.DataFrame]:
     """`ledgers`: the portfolio rows of each book; `weeks`: (date, ic, raw_ic) of every week in
-    date order (null ICs without cross-sections), None without a week index."""
+    date order (null ICs without cross-sections), None without a week index; `exposures`: the
+    seal's exposures, None when it sealed none."""
     episodes, rolled = [], []
     for book in wire.books_in_order(list(ledgers)):
         ledger = _ledger_arrays(ledgers[book])
@@ -173,4 +197,6 @@ def analytics_tables(
                 [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
             )
         out["analytics_quantiles"] = quantiles_frame(decisions)
+        if exposures is not None:
+            out["analytics_sector_ic"] = sector_ic_frame(decisions, exposures)
     return out

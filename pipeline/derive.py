@@ -167,7 +167,13 @@ def derive(seal: Seal) -> DerivedAlpha:
         universe_size = int(seal.manifest["universe_size"])
         out.single.update(weekly_tables(out.decisions, rebalances_sealed, universe_size))
     out.single.update(
-        analytics_tables(out.books.get("portfolio", {}), out.decisions, _weeks(out), _weeks_per_year(seal))
+        analytics_tables(
+            out.books.get("portfolio", {}),
+            out.decisions,
+            _weeks(out),
+            _weeks_per_year(seal),
+            out.single.get("exposures"),
+        )
     )
     return out
 

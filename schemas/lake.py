@@ -245,6 +245,18 @@ ANALYTICS_QUANTILES = pa.schema(
     ]
 )
 
+# Per score (score, raw_score), rebalance week and sector of the seal's exposures: the rank IC of the
+# score and the forward return among the sector's names that week (analytics.ranks.spearman_by).
+ANALYTICS_SECTOR_IC = pa.schema(
+    [
+        ("score", pa.string()),  # score or raw_score
+        ("date", pa.date32()),
+        ("sector", pa.string()),
+        ("ic", pa.float64()),  # null below 3 names with both, or when either side is constant
+        ("names", pa.int32()),  # the sector's names with a score and a forward return that week
+    ]
+)
+
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
@@ -352,4 +364,5 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_rolling": ANALYTICS_ROLLING,
     "analytics_turnover": ANALYTICS_TURNOVER,
     "analytics_quantiles": ANALYTICS_QUANTILES,
+    "analytics_sector_ic": ANALYTICS_SECTOR_IC,
 }

@@ -232,8 +232,9 @@ class IcBySector(Body, kw_only=True, frozen=True):
         Annotated[
             str,
             figure(
-                "Why the IC by sector is not measurable: the run sealed no exposures, or the key may not read the "
-                "rebalance cross-sections (present only then)"
+                "Why the IC by sector is not measurable (present only then): missing_kind (the run sealed no "
+                "exposures), access_limited (the key may not read the rebalance cross-sections), or the run sealed "
+                "no decisions"
             ),
         ]
         | UnsetType

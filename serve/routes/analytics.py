@@ -275,7 +275,7 @@ async def get_quantiles(ctx: Ctx[QuantilesQuery], alpha: FromPath[str]) -> Respo
     warnings = Warnings()
     # Numpy over at most a few thousand precomputed weekly means: on the event loop, as costs is.
     data = quantiles_payload(build, score, args.quantiles, (args.start, args.end), ctx.access, warnings)
-    return single(data, _meta(ctx, build, "analytics_quantiles", ("decisions",), warnings))
+    return single(data, _meta(ctx, build, "analytics_quantiles", ("decisions", "exposures"), warnings))
 
 
 ROUTES = [

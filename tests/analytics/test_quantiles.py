@@ -182,26 +182,30 @@ def test_quantile_returns_reproduce_alphalens(api: Api, lake: Lake, alpha: str) 
 
 def test_the_weekly_table_is_alphalens_per_date_for_every_quantile_count(lake: Lake) -> None:
     """Every row the pipeline wrote (names, mean forward return per week and quantile) is
-    alphalens' own per-date figure, for q = 2..10 and both scores."""
-    for alpha in ("momentum_12_1", "Test_small_universe"):
+    alphalens' own per-date figure: every count q = 2..10 of one score, a few of the others."""
+    counts = {
+        ("momentum_12_1", "score"): range(2, 11),
+        ("momentum_12_1", "raw_score"): (3, 10),
+        ("Test_small_universe", "raw_score"): (4, 9),
+    }
+    for (alpha, score), quantile_counts in counts.items():
         table = pd.read_parquet(lake.build(alpha) / "analytics_quantiles.parquet")
-        for score in ("score", "raw_score"):
-            data = factor_data(lake, alpha, score)
-            for q in range(2, 11):
-                bucketed = quantized(data, q)
-                by_date, _ = performance.mean_return_by_quantile(bucketed, by_date=True, demeaned=False)
-                names = bucketed.groupby(["factor_quantile", bucketed.index.get_level_values("date")]).size()
-                rows = table[(table["score"] == score) & (table["quantiles"] == q) & (table["names"] > 0)]
-                assert len(rows) == len(by_date), (alpha, score, q)
-                for row in rows.itertuples():
-                    key = (float(row.quantile), pd.Timestamp(row.date))
-                    assert row.names == names.loc[key], (alpha, score, q, key)
-                    assert close(row.mean_forward_return, float(by_date.loc[key, PERIOD])), (
-                        alpha,
-                        score,
-                        q,
-                        key,
-                    )
+        data = factor_data(lake, alpha, score)
+        for q in quantile_counts:
+            bucketed = quantized(data, q)
+            by_date, _ = performance.mean_return_by_quantile(bucketed, by_date=True, demeaned=False)
+            names = bucketed.groupby(["factor_quantile", bucketed.index.get_level_values("date")]).size()
+            rows = table[(table["score"] == score) & (table["quantiles"] == q) & (table["names"] > 0)]
+            assert len(rows) == len(by_date), (alpha, score, q)
+            for row in rows.itertuples():
+                key = (float(row.quantile), pd.Timestamp(row.date))
+                assert row.names == names.loc[key], (alpha, score, q, key)
+                assert close(row.mean_forward_return, float(by_date.loc[key, PERIOD])), (
+                    alpha,
+                    score,
+                    q,
+                    key,
+                )
 
 
 def test_a_thin_or_tied_week_is_skipped_and_counted(api: Api, lake: Lake) -> None:
@@ -213,14 +217,77 @@ def test_a_thin_or_tied_week_is_skipped_and_counted(api: Api, lake: Lake) -> Non
     assert "pd.qcut" in data["assignment"]
 
 
-def test_without_exposures_the_ic_by_sector_is_not_measurable(api: Api) -> None:
-    for alpha in SCORED:
-        sectors = api.ok(PATH.format(alpha))["data"]["ic_by_sector"]
-        assert sectors == {
+def sector_ic(lake: Lake, alpha: str, score: str, window: Window) -> dict[str, dict[str, Any]]:
+    """alphalens' IC by group: factor_data with each name's sector that week as its group (names
+    without one left out), the weekly IC within each sector, averaged over weeks. Only sector-weeks
+    with at least 3 names enter (where we differ: alphalens correlates 2 names, always +-1)."""
+    data = factor_data(lake, alpha, score, window)
+    exposures = pd.read_parquet(lake.build(alpha) / "exposures.parquet", columns=["date", "symbol", "sector"])
+    sectors = pd.Series(
+        exposures["sector"].to_numpy(),
+        index=pd.MultiIndex.from_arrays(
+            [pd.to_datetime(exposures["date"]), exposures["symbol"]], names=["date", "asset"]
+        ),
+    )
+    data["group"] = sectors.reindex(data.index).to_numpy()
+    data = data.dropna(subset=["group"])
+    sizes = data.groupby([data.index.get_level_values("date"), "group"])["factor"].transform("size")
+    data = data[sizes >= 3]
+    weekly = performance.factor_information_coefficient(data, by_group=True)[PERIOD]
+    mean = performance.mean_information_coefficient(data, by_group=True)[PERIOD]
+    names = data.groupby([data.index.get_level_values("date"), "group"]).size()
+    out = {}
+    for sector in mean.index:
+        measured = weekly.xs(sector, level="group").dropna()
+        out[str(sector)] = {
+            "weeks": int(measured.size),
+            "mean_ic": float(mean.loc[sector]) if measured.size else None,
+            "mean_names": float(names.xs(sector, level="group").loc[measured.index].mean())
+            if measured.size
+            else None,
+        }
+    return out
+
+
+@pytest.mark.parametrize("alpha", ["momentum_12_1", "Test_planted_factor", "Test_small_universe"])
+def test_the_ic_by_sector_reproduces_alphalens_by_group(api: Api, lake: Lake, alpha: str) -> None:
+    for window, score in zip(random_windows(f"sectors:{alpha}", 1), ("score", "raw_score"), strict=True):
+        body = api.get(PATH.format(alpha), score=score, **window_params(window))
+        if body.status_code == 400 and window != (None, None):  # fewer than 2 bucketed weeks
+            continue
+        assert body.status_code == 200, body.text
+        block = body.json()["data"]["ic_by_sector"]
+        assert block["status"] == "available", block
+        want = sector_ic(lake, alpha, score, window)
+        got = {row["sector"]: row for row in block["sectors"]}
+        assert [row["sector"] for row in block["sectors"]] == sorted(got)
+        measured = {name: row for name, row in got.items() if row["weeks"]}
+        assert sorted(measured) == sorted(name for name, row in want.items() if row["weeks"]), (
+            alpha,
+            window,
+        )
+        for name, row in measured.items():
+            assert row["weeks"] == want[name]["weeks"], (alpha, score, window, name)
+            assert close(row["mean_ic"]["value"], want[name]["mean_ic"]), (alpha, score, window, name)
+            assert close(row["mean_names"], want[name]["mean_names"]), (alpha, score, window, name)
+        for row in got.values():
+            if not row["weeks"]:
+                assert row["mean_ic"]["status"] == "not_measurable" and row["mean_names"] is None
+
+
+def test_without_exposures_the_ic_by_sector_is_not_measurable(api: Api, lake: Lake) -> None:
+    for alpha in ("value_composite_legacy", "Test_low_vol_incomplete"):
+        assert not (lake.build(alpha) / "exposures.parquet").exists()
+        body = api.ok(PATH.format(alpha))
+        assert body["data"]["ic_by_sector"] == {
             "status": "not_measurable",
-            "withheld_reason": "the run sealed no exposures: no sector to group the names by",
+            "withheld_reason": "missing_kind: the run sealed no exposures, so its names have no sector",
             "sectors": None,
         }
+        assert body["data"]["buckets"][0]["mean_forward_return"]["status"] == "available"
+        assert any(
+            w["code"] == "kind_missing" and w.get("kind") == "exposures" for w in body["meta"]["warnings"]
+        )
 
 
 @pytest.mark.parametrize(
