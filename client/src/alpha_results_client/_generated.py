@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-f9df31c112a0"
+REGISTRY_VERSION = "r-af2c1c35bb68"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2656,6 +2656,205 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class QuantileBucket(ApiStruct, kw_only=True, frozen=True):
+    """One score quantile over the window."""
+
+    quantile: int
+    """1 (lowest score) .. quantiles (highest score)"""
+
+    label: str
+    """Q1 .. Qn"""
+
+    weeks: int | None
+    """Bucketed weeks of the window in which the quantile held names; null when withheld"""
+
+    mean_names: float | None
+    """Mean over those weeks of the names in the quantile; null when it held none or withheld"""
+
+    mean_forward_return: AnalyticsStat
+    """Mean one-week forward return of the quantile, per week: the mean over the window's bucketed
+    weeks of the quantile's equal-weighted mean forward return (alphalens
+    mean_return_by_quantile(demeaned=False))
+    """
+
+    standard_error: AnalyticsStat
+    """Standard error of mean_forward_return over the weeks (alphalens' std_error_ret); not measurable
+    below 2 weeks
+    """
+
+    cumulative_return: list[float] | None
+    """The quantile's weekly means compounded, one value per entry of dates: the value at a date
+    includes that week's forward return (realised by the next rebalance); a week the quantile held
+    no name adds nothing; null when withheld
+    """
+
+
+class QuantileSpread(ApiStruct, kw_only=True, frozen=True):
+    """The top quantile's weekly mean forward return minus the bottom's."""
+
+    top: int
+    """The top quantile (the request's quantiles)"""
+
+    bottom: int
+    """The bottom quantile (1)"""
+
+    weeks: int | None
+    """Bucketed weeks of the window with both quantiles held; null when withheld"""
+
+    mean: AnalyticsStat
+    """Mean weekly top-minus-bottom spread of forward returns, per week: the plain difference of the
+    two quantiles' weekly means, as /metrics' decile spread (alphalens compute_mean_returns_spread
+    halves it: a book 50% long, 50% short)
+    """
+
+    standard_error: AnalyticsStat
+    """Newey-West (Bartlett kernel) standard error of the mean spread, no small-sample correction
+    (statsmodels OLS(s, ones) HAC, maxlags = lag); not measurable below 10 weeks
+    """
+
+    t_stat: AnalyticsStat
+    """Newey-West t-statistic of the mean spread (mean / standard_error); not measurable below 10 weeks
+    or without variance
+    """
+
+    lag: int | None
+    """The Newey-West lag; null when not measurable"""
+
+    cumulative_return: list[float] | None
+    """The weekly spread compounded (long the top quantile, short the bottom, each week's pair of
+    means), one value per entry of dates; a week without both adds nothing; null when withheld
+    """
+
+
+class MonthIc(ApiStruct, kw_only=True, frozen=True):
+    """The weekly IC of one calendar month of the window."""
+
+    month: str
+    """The calendar month (YYYY-MM) of the weeks' rebalance dates"""
+
+    weeks: int
+    """Weeks of the month with a measurable IC"""
+
+    mean_ic: float | None
+    """Mean of those weeks' IC; null when none has one"""
+
+
+class MonthOfYearIc(ApiStruct, kw_only=True, frozen=True):
+    """The weekly IC of one month of the year, pooled across the window's years."""
+
+    month: int
+    """The month of the year (1 = January .. 12)"""
+
+    years: int
+    """Calendar years of the window holding a week of that month"""
+
+    weeks: int
+    """Weeks of that month with a measurable IC, every year"""
+
+    mean_ic: float | None
+    """Mean of those weeks' IC; null when none has one"""
+
+
+class SectorIc(ApiStruct, kw_only=True, frozen=True):
+    """The IC of the score within one sector."""
+
+    sector: str
+    """The sector, as the seal's exposures name it"""
+
+    weeks: int
+    """Weeks of the window with a measurable IC within the sector"""
+
+    mean_names: float | None
+    """Mean over those weeks of the sector's names with a score and a forward return; null without a
+    week
+    """
+
+    mean_ic: AnalyticsStat
+    """Mean over the window's weeks of the rank IC within the sector (alphalens
+    mean_information_coefficient (by_group=True, group_adjust=False))
+    """
+
+
+class IcBySector(ApiStruct, kw_only=True, frozen=True):
+    """The IC by sector, or why it is not measurable."""
+
+    status: str
+    """available, or not_measurable (then sectors is null and withheld_reason says why)"""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the IC by sector is not measurable (present only then): missing_kind (the run sealed no
+    exposures), access_limited (the key may not read the rebalance cross-sections), or the run
+    sealed no decisions
+    """
+
+    sectors: list[SectorIc] | None
+    """One entry per sector of the window, by name"""
+
+
+class Quantiles(ApiStruct, kw_only=True, frozen=True):
+    """Quantile returns and the IC by month and sector (`/analytics/quantiles`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    score_field: str
+    """The score bucketed: score (conditioned) or raw_score (raw-book keys only)"""
+
+    signal: str
+    """conditioned for score, raw for raw_score"""
+
+    quantiles: int
+    """Number of quantiles (the request's)"""
+
+    assignment: str
+    """How a week's names are assigned their quantile"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    weeks: int | None
+    """Rebalance weeks of the window with at least one name holding a score and a forward return; null
+    when withheld
+    """
+
+    bucketed_weeks: int | None
+    """Of them, the weeks bucketed (see assignment); null when withheld"""
+
+    skipped_weeks: int | None
+    """Of them, the weeks not bucketed: fewer names than quantiles, or tied scores across an edge; null
+    when withheld
+    """
+
+    dates: list[dt.date] | None
+    """The bucketed weeks' rebalance dates, in order: the curves' time axis; null when withheld"""
+
+    buckets: list[QuantileBucket]
+    """Q1 (lowest score) .. Qn (highest)"""
+
+    spread: QuantileSpread
+    """Top quantile minus bottom quantile"""
+
+    ic_by_month: list[MonthIc] | None
+    """The weekly IC /metrics uses (score: rank_ic.conditioned; raw_score: rank_ic.raw) grouped by the
+    calendar month of the week's date, one entry per month of the window holding a week; null when
+    withheld
+    """
+
+    ic_by_month_of_year: list[MonthOfYearIc] | None
+    """The same weekly IC pooled by month of the year across years (seasonality); null when withheld"""
+
+    ic_by_sector: IcBySector
+    """The rank IC of the score within each sector of the seal's exposures, averaged over the weeks"""
+
+
+class QuantilesResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/quantiles` (analytics.quantiles)."""
+
+    data: Quantiles
+
+    meta: Meta
+
+
 class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
     """One entry of the analytics documentation block's `fields`."""
 
@@ -4765,6 +4964,18 @@ ENDPOINTS: dict[str, Endpoint] = {
         LiveResponse,
         collection=False,
     ),
+    "analytics.quantiles": Endpoint(
+        "analytics.quantiles",
+        "/v1/alphas/{alpha}/analytics/quantiles",
+        (
+            Param("score", "score", "string", "score", required=False, enum=("score", "raw_score")),
+            Param("quantiles", "quantiles", "integer", 5, required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        QuantilesResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -5672,6 +5883,7 @@ __all__ = [
     "FieldPolicy",
     "Health",
     "HealthLake",
+    "IcBySector",
     "IcDeciles",
     "InformationRatioSides",
     "InternalError",
@@ -5706,6 +5918,8 @@ __all__ = [
     "MetricsResponse",
     "MissingApiKeyError",
     "Monotonicity",
+    "MonthIc",
+    "MonthOfYearIc",
     "MultipleTesting",
     "NeweyWest",
     "NeweyWestTests",
@@ -5724,6 +5938,10 @@ __all__ = [
     "PositionRowPage",
     "Promotions",
     "PromotionsResponse",
+    "QuantileBucket",
+    "QuantileSpread",
+    "Quantiles",
+    "QuantilesResponse",
     "QuotaExceededError",
     "RankIc",
     "RankIcConditioned",
@@ -5757,6 +5975,7 @@ __all__ = [
     "ScreenRow",
     "ScreenRowMeta",
     "ScreenRowPage",
+    "SectorIc",
     "Signal",
     "SignalProcessing",
     "Significance",
