@@ -208,41 +208,67 @@ def _dates(days: np.ndarray) -> np.ndarray:
     return EPOCH_DAY + days.astype("timedelta64[D]")
 
 
-def _compounded(weekly: np.ndarray) -> list[float]:
-    """prod(1 + r) - 1 up to each week, a week without a value adding nothing (empyrical's
-    cum_returns, which alphalens' cumulative_returns calls)."""
-    return (np.cumprod(1.0 + np.nan_to_num(weekly, nan=0.0)) - 1.0).tolist()
+def _compounded(weekly: np.ndarray) -> np.ndarray:
+    """prod(1 + r) - 1 up to each week (down axis 0), a week without a value adding nothing
+    (empyrical's cum_returns, which alphalens' cumulative_returns calls)."""
+    return np.cumprod(np.where(np.isnan(weekly), 1.0, 1.0 + weekly), axis=0) - 1.0
 
 
-def _bucket(
-    k: int, names: np.ndarray, means: np.ndarray, reason: str, context: dict[str, str]
-) -> QuantileBucket:
+def _grouped(groups: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group 0..size-1: how many of its values are finite, and their mean (NaN for none)."""
+    finite = np.isfinite(values)
+    counts = np.bincount(groups[finite], minlength=size)
+    sums = np.bincount(groups[finite], weights=values[finite], minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return counts, np.where(counts > 0, sums / counts, np.nan)
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _buckets(
+    names: np.ndarray, means: np.ndarray, reason: str, context: dict[str, str]
+) -> list[QuantileBucket]:
+    """Each quantile's figures over the window's weeks (`names`, `means`: weeks x quantiles, a
+    quantile's mean NaN in a week it held no name)."""
+    q = names.shape[1]
     held = names > 0
-    weeks = int(np.count_nonzero(held))
-    m = means[held]
-    mean = float(np.mean(m)) if weeks and not reason else None
-    se = float(np.std(m, ddof=1)) / math.sqrt(weeks) if weeks >= 2 and not reason else None
-    return QuantileBucket(
-        quantile=k,
-        label=f"Q{k}",
-        weeks=None if reason else weeks,
-        mean_names=float(np.mean(names[held])) if weeks and not reason else None,
-        mean_forward_return=declared_stat(
-            QuantileBucket,
-            "mean_forward_return",
-            mean,
-            reason or "the quantile held no name in the window",
-            context,
-        ),
-        standard_error=declared_stat(
-            QuantileBucket,
-            "standard_error",
-            se,
-            reason or f"the quantile held names in {weeks} week(s) of the window; a standard error needs 2",
-            context,
-        ),
-        cumulative_return=None if reason else _compounded(means),
-    )
+    weeks = held.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(weeks > 0, np.where(held, means, 0.0).sum(axis=0) / weeks, np.nan)
+        squares = np.where(held, (means - mean) ** 2, 0.0).sum(axis=0)
+        error = np.where(weeks >= 2, np.sqrt(squares / (weeks - 1)) / np.sqrt(weeks), np.nan)
+        mean_names = np.where(weeks > 0, names.sum(axis=0) / weeks, np.nan)
+    curves = _compounded(means).T.tolist()
+    out = []
+    for k in range(q):
+        count = int(weeks[k])
+        out.append(
+            QuantileBucket(
+                quantile=k + 1,
+                label=f"Q{k + 1}",
+                weeks=None if reason else count,
+                mean_names=None if reason else _finite(float(mean_names[k])),
+                mean_forward_return=declared_stat(
+                    QuantileBucket,
+                    "mean_forward_return",
+                    None if reason else float(mean[k]),
+                    reason or "the quantile held no name in the window",
+                    context,
+                ),
+                standard_error=declared_stat(
+                    QuantileBucket,
+                    "standard_error",
+                    None if reason else float(error[k]),
+                    reason
+                    or f"the quantile held names in {count} week(s) of the window; a standard error needs 2",
+                    context,
+                ),
+                cumulative_return=None if reason else curves[k],
+            )
+        )
+    return out
 
 
 def _spread(q: int, means: np.ndarray, reason: str, context: dict[str, str]) -> QuantileSpread:
@@ -277,39 +303,36 @@ def _spread(q: int, means: np.ndarray, reason: str, context: dict[str, str]) -> 
             QuantileSpread, "t_stat", None if test is None else test.t_stat, test_reason, context
         ),
         lag=None if test is None else test.lag,
-        cumulative_return=None if reason else _compounded(weekly),
+        cumulative_return=None if reason else _compounded(weekly).tolist(),
     )
 
 
 def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[MonthOfYearIc]]:
     """The weekly IC grouped by calendar month and by month of the year (`days`: the window's
-    weeks, `ic` NaN where not measurable)."""
+    weeks, `ic` NaN where not measurable); a month is listed when it holds a week."""
+    if days.size == 0:
+        return [], []
     months = _dates(days).astype("datetime64[M]").astype(np.int64)
-    finite = np.isfinite(ic)
-    by_month = []
-    for month in np.unique(months).tolist():
-        values = ic[(months == month) & finite]
-        by_month.append(
-            MonthIc(
-                month=f"{1970 + month // 12:04d}-{month % 12 + 1:02d}",
-                weeks=int(values.size),
-                mean_ic=float(np.mean(values)) if values.size else None,
-            )
+    first = int(months[0])
+    index = months - first
+    present = np.flatnonzero(np.bincount(index))
+    weeks, mean = _grouped(index, ic, int(index[-1]) + 1)
+    by_month = [
+        MonthIc(
+            month=f"{1970 + (first + i) // 12:04d}-{(first + i) % 12 + 1:02d}",
+            weeks=int(weeks[i]),
+            mean_ic=_finite(float(mean[i])),
         )
-    by_year_month = []
+        for i in present.tolist()
+    ]
     of_year = months % 12
-    for m in np.unique(of_year).tolist():
-        inside = of_year == m
-        values = ic[inside & finite]
-        by_year_month.append(
-            MonthOfYearIc(
-                month=m + 1,
-                years=int(np.unique(months[inside] // 12).size),
-                weeks=int(values.size),
-                mean_ic=float(np.mean(values)) if values.size else None,
-            )
-        )
-    return by_month, by_year_month
+    years = np.bincount((present + first) % 12, minlength=12)
+    weeks, mean = _grouped(of_year, ic, 12)
+    by_month_of_year = [
+        MonthOfYearIc(month=m + 1, years=int(years[m]), weeks=int(weeks[m]), mean_ic=_finite(float(mean[m])))
+        for m in np.flatnonzero(years).tolist()
+    ]
+    return by_month, by_month_of_year
 
 
 @dataclass(frozen=True)
@@ -361,25 +384,26 @@ def _sectors(view: BuildView, score: str, window: Window, reason: str, context: 
         return IcBySector(status="not_measurable", withheld_reason=reason, sectors=None)
     a, b = window_bounds(found.days, window)
     sector, ic, names = found.sector[a:b], found.ic[a:b], found.names[a:b]
-    rows = []
-    for k in np.unique(sector).tolist():
-        inside = (sector == k) & np.isfinite(ic)
-        weeks = int(np.count_nonzero(inside))
-        rows.append(
-            SectorIc(
-                sector=found.names_of[k],
-                weeks=weeks,
-                mean_names=float(np.mean(names[inside])) if weeks else None,
-                mean_ic=declared_stat(
-                    SectorIc,
-                    "mean_ic",
-                    float(np.mean(ic[inside])) if weeks else None,
-                    "no week of the window has 3 names of the sector with a score and a forward return, not all "
-                    "equal",
-                    context,
-                ),
-            )
+    size = len(found.names_of)
+    weeks, mean = _grouped(sector, ic, size)
+    measured = np.isfinite(ic)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_names = np.bincount(sector[measured], weights=names[measured], minlength=size) / weeks
+    rows = [
+        SectorIc(
+            sector=found.names_of[k],
+            weeks=int(weeks[k]),
+            mean_names=_finite(float(mean_names[k])),
+            mean_ic=declared_stat(
+                SectorIc,
+                "mean_ic",
+                float(mean[k]),
+                "no week of the window has 3 names of the sector with a score and a forward return, not all equal",
+                context,
+            ),
         )
+        for k in np.flatnonzero(np.bincount(sector, minlength=size)).tolist()
+    ]
     return IcBySector(status="available", sectors=rows)
 
 
@@ -429,7 +453,7 @@ def quantiles_payload(
         bucketed_weeks=None if reason else b - a,
         skipped_weeks=None if reason else paired - (b - a),
         dates=None if reason else _dates(weeks.days[a:b]).tolist(),
-        buckets=[_bucket(k + 1, names[:, k], means[:, k], reason, context) for k in range(q)],
+        buckets=_buckets(names, means, reason, context),
         spread=_spread(q, means, reason, context),
         ic_by_month=by_month,
         ic_by_month_of_year=by_month_of_year,
