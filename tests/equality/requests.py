@@ -67,6 +67,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
+    "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
@@ -886,6 +887,10 @@ class Generator:
         # Added with issue 35's routes, last, likewise.
         for alpha in self.facts.alphas:
             self.live(alpha)
+        # Added with issue 36's routes, last, likewise.
+        for alpha in self.facts.alphas:
+            self.quantiles(alpha)
+        self.quantile_sweeps()
         return self.requests
 
     def live(self, alpha: AlphaFacts) -> None:
@@ -905,6 +910,38 @@ class Generator:
             self.add(f"{base}/analytics/live", TOKENS)
         self.add(f"{base}/analytics/live?split=2021-02-30", ["raw"])
         self.add(f"{base}/promotions", TOKENS)
+
+    def quantiles(self, alpha: AlphaFacts) -> None:
+        """Issue 36's quantile returns over one alpha: each score with a random quantile count, over
+        the whole history or a random window of at least 8 rebalance weeks."""
+        rng = self.rng
+        path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
+        self.add(path, TOKENS)
+        weeks = alpha.rebalances
+        for score in ("score", "raw_score"):
+            params = [("score", score), ("quantiles", str(rng.randint(2, 10)))]
+            if len(weeks) > 8 and rng.random() < 0.7:
+                first = rng.randrange(len(weeks) - 8)
+                last = rng.randrange(first + 8, len(weeks))
+                params += [("from", weeks[first].isoformat()), ("to", weeks[last].isoformat())]
+            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+
+    def quantile_sweeps(self) -> None:
+        """Bad input of the quantile route: a count out of 2..10, an unknown score, raw_score for a
+        key without raw books, a window of one week."""
+        alpha = next(a for a in self.facts.alphas if a.alpha_id == "momentum_12_1")
+        path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
+        week = alpha.rebalances[len(alpha.rebalances) // 2].isoformat()
+        for params in (
+            [("quantiles", "1")],
+            [("quantiles", "11")],
+            [("score", "direction")],
+            [("from", week), ("to", week)],
+        ):
+            self.add(path + query(params), ["raw"])
+        self.add(path + query([("score", "raw_score")]), ["plain"])
+        for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+            self.add(f"/v1/alphas/{missing}/analytics/quantiles", TOKENS)
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:
