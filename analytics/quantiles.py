@@ -3,7 +3,7 @@ window of rebalance weeks (docs/analytics.md, "Quantile returns").
 
 Once per build, in the pipeline (`weekly_quantiles`): for each score (`score`, `raw_score`), each
 quantile count q = 2..10 and each rebalance week, the names with a finite score and forward return
-are bucketed as alphalens buckets them (`quantile_labels`: `pd.qcut(score, q, labels=False) + 1`),
+are bucketed as alphalens buckets them (`pd.qcut(score, q, labels=False) + 1`),
 and each quantile's names and equal-weighted mean forward return are kept (the lake's
 `analytics_quantiles`). A request reads one (score, q) slice of that table and aggregates the
 window's weeks: the mean of the weekly means and its standard error, the compounded curves, the
@@ -69,35 +69,34 @@ _LEVELS = np.concatenate([levels(q) for q in COUNTS])
 _OFFSETS = np.cumsum([0, *(q + 1 for q in COUNTS)])
 
 
-def labels_from_edges(values: np.ndarray, edges: np.ndarray) -> np.ndarray | None:
-    """Quantile 1..q of each value given the week's q + 1 edges (`pd.cut(values, edges,
-    include_lowest=True)`: edge_(k-1) < v <= edge_k, the lowest edge in quantile 1); None when two
-    edges are equal (pandas refuses: "Bin edges must be unique")."""
-    if bool(np.any(edges[1:] == edges[:-1])):
-        return None
-    found = np.searchsorted(edges, values, side="left")
-    found[values == edges[0]] = 1
-    return found
-
-
-def quantile_labels(values: np.ndarray, q: int) -> np.ndarray | None:
-    """`pd.qcut(values, q, labels=False) + 1` (alphalens' `quantize_factor`) of one week's finite
-    scores: edges are numpy's linear-interpolation quantiles at `levels(q)`; None when the week is
-    not bucketed (fewer than q names, or equal edges)."""
-    if values.size < q:
-        return None
-    return labels_from_edges(values, np.quantile(values, levels(q)))
-
-
 def weekly_quantiles(days: np.ndarray, scores: np.ndarray, forward: np.ndarray) -> dict[str, np.ndarray]:
     """One score's rows of `analytics_quantiles` (without its `score` column): for every quantile
-    count, bucketed week (`days` ascending, one entry per decision row) and quantile, the names
+    count q, bucketed week (`days` ascending, one entry per decision row) and quantile, the names
     and the mean forward return (NaN where the quantile is empty). Only names with a finite score
-    and a finite forward return are bucketed, as alphalens' factor_data holds them."""
+    and a finite forward return are bucketed, as alphalens' factor_data holds them; a week is
+    bucketed when it holds at least q of them and its edges are distinct (pandas refuses equal
+    edges: "Bin edges must be unique").
+
+    pd.qcut's rule, `edge_(k-1) < score <= edge_k` with the lowest edge in quantile 1, read off
+    each week's names sorted by score: quantile k is the run of names after those at or below
+    edge_(k-1) up to those at or below edge_k."""
     keep = np.isfinite(scores) & np.isfinite(forward)
     d, x, y = days[keep], scores[keep], forward[keep]
+    order = np.lexsort((x, d))  # by week, then by score
+    d, x, y = d[order], x[order], y[order]
+    padded = np.r_[y, 0.0]
     starts = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if d.size else np.empty(0, np.int64)
-    stops = np.r_[starts[1:], d.size]
+    stops = np.r_[starts[1:], d.size].astype(np.int64)
+    sizes = stops - starts
+    # Each week's edges for every count at once (numpy interpolates each level on its own, so
+    # they are the edges pd.qcut finds for that count alone), and how many of its names lie at or
+    # below each edge.
+    edges = np.full((starts.size, _LEVELS.size), np.nan)
+    below = np.zeros((starts.size, _LEVELS.size), np.int64)
+    for w, (a, b) in enumerate(zip(starts.tolist(), stops.tolist(), strict=True)):
+        if b - a >= QUANTILES_MIN:
+            edges[w] = np.quantile(x[a:b], _LEVELS)
+            below[w] = a + np.searchsorted(x[a:b], edges[w], side="right")
     parts: dict[str, list[np.ndarray]] = {
         "quantiles": [],
         "date": [],
@@ -105,32 +104,25 @@ def weekly_quantiles(days: np.ndarray, scores: np.ndarray, forward: np.ndarray) 
         "names": [],
         "mean_forward_return": [],
     }
-    for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
-        values, returns = x[a:b], y[a:b]
-        if values.size < QUANTILES_MIN:
-            continue
-        # One interpolation of every count's levels (each level is computed on its own).
-        edges = np.quantile(values, _LEVELS)
-        for i, q in enumerate(COUNTS):
-            if values.size < q:
-                break
-            found = labels_from_edges(values, edges[_OFFSETS[i] : _OFFSETS[i + 1]])
-            if found is None:
-                continue
-            names = np.bincount(found, minlength=q + 1)[1:]
-            sums = np.bincount(found, weights=returns, minlength=q + 1)[1:]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means = np.where(names > 0, sums / names, np.nan)
-            parts["quantiles"].append(np.full(q, q, np.int8))
-            parts["date"].append(np.full(q, d[a], np.int32))
-            parts["quantile"].append(np.arange(1, q + 1, dtype=np.int8))
-            parts["names"].append(names.astype(np.int32))
-            parts["mean_forward_return"].append(means)
-    kinds = {"quantiles": np.int8, "date": np.int32, "quantile": np.int8, "names": np.int32}
-    return {
-        name: np.concatenate(chunks) if chunks else np.empty(0, kinds.get(name, np.float64))
-        for name, chunks in parts.items()
-    }
+    for i, q in enumerate(COUNTS):
+        cut = edges[:, _OFFSETS[i] : _OFFSETS[i + 1]]
+        weeks = np.flatnonzero((sizes >= q) & np.all(cut[:, 1:] != cut[:, :-1], axis=1))
+        bounds = below[weeks, _OFFSETS[i] : _OFFSETS[i + 1]]
+        bounds[:, 0] = starts[weeks]  # the lowest edge is the week's lowest score: quantile 1 holds it
+        names = np.diff(bounds, axis=1).ravel()
+        held = names > 0
+        runs = np.stack([bounds[:, :-1].ravel()[held], bounds[:, 1:].ravel()[held]], axis=1).ravel()
+        means = np.full(names.size, np.nan)
+        if runs.size:
+            # Each held quantile's run of rows summed in score order: reduceat over (first, stop)
+            # pairs, every other result (`padded`: a stop may be the last row's end).
+            means[held] = np.add.reduceat(padded, runs)[::2] / names[held]
+        parts["mean_forward_return"].append(means)
+        parts["names"].append(names.astype(np.int32))
+        parts["quantiles"].append(np.full(names.size, q, np.int8))
+        parts["date"].append(np.repeat(d[starts[weeks]], q).astype(np.int32))
+        parts["quantile"].append(np.tile(np.arange(1, q + 1, dtype=np.int8), weeks.size))
+    return {name: np.concatenate(chunks) for name, chunks in parts.items()}
 
 
 # -- a request --------------------------------------------------------------------------------------
