@@ -77,6 +77,8 @@ CASES: list[Case] = [
     ),
     ("analytics/drawdowns", lambda f: f.drawdowns, {"book": "long_only"}),
     ("analytics/rolling", lambda f: f.rolling, {"window": "13"}),
+    ("analytics/quantiles", lambda f: f.quantiles, {}),
+    ("analytics/quantiles", lambda f: f.quantiles, {"score": "raw_score", "quantiles": 10}),
 ]
 
 
