@@ -195,6 +195,15 @@ def _signal(view: BuildView, score: str) -> _Signal | None:
     return view.memo(f"analytics:quantiles_signal:{score}", read)
 
 
+def _not_built(view: BuildView, table: str) -> AnalyticsNotBuilt:
+    """503 `analytics_not_built` for a build published before `table` (issue 36's pipeline)."""
+    return AnalyticsNotBuilt(
+        f"The served build {view.build_id} of {view.alpha_id} was published before the {table} table; an "
+        "operator rebuilds it with `alpha-results build`.",
+        details={"build": view.build_id, "pipeline_version": view.entry.get("pipeline_version")},
+    )
+
+
 def _dates(days: np.ndarray) -> np.ndarray:
     """Days since 1970 as datetime64[D]."""
     return EPOCH_DAY + days.astype("timedelta64[D]")
@@ -367,11 +376,7 @@ def _sectors(view: BuildView, score: str, window: Window, reason: str, context: 
         reason = "missing_kind: the run sealed no exposures, so its names have no sector"
     found = None if reason else _sector_weeks(view, score)
     if not reason and found is None:
-        raise AnalyticsNotBuilt(
-            f"The served build {view.build_id} of {view.alpha_id} was published before the sector IC table "
-            f"({SECTOR_TABLE}); an operator rebuilds it with `alpha-results build`.",
-            details={"build": view.build_id, "pipeline_version": view.entry.get("pipeline_version")},
-        )
+        raise _not_built(view, SECTOR_TABLE)
     if found is None:
         return IcBySector(status="not_measurable", withheld_reason=reason, sectors=None)
     a, b = window_bounds(found.days, window)
@@ -415,11 +420,7 @@ def quantiles_payload(
     elif signal is None:
         reason = "the run sealed no decisions (no cross-sections to bucket)"
     elif weeks is None:
-        raise AnalyticsNotBuilt(
-            f"The served build {view.build_id} of {view.alpha_id} was published before the quantile table "
-            f"({TABLE}); an operator rebuilds it with `alpha-results build`.",
-            details={"build": view.build_id, "pipeline_version": view.entry.get("pipeline_version")},
-        )
+        raise _not_built(view, TABLE)
     if weeks is None or reason:
         weeks = _Weeks(np.empty(0, np.int32), np.zeros((0, q), np.int32), np.zeros((0, q)))
     a, b = window_bounds(weeks.days, window)

@@ -383,3 +383,38 @@ def test_the_in_process_figure_is_the_served_one(api: Api, demo_lake: Path) -> N
         assert list(refused.value.problems) == ["quantiles"]
     finally:
         figures.reader.close()
+
+
+def test_a_build_published_before_the_quantile_tables_is_not_built(demo_lake: Path) -> None:
+    """A build from before issue 36's tables (its weekly_signal there, analytics_quantiles not):
+    503 analytics_not_built naming the table, never an empty answer."""
+    from analytics.access import FULL_ACCESS
+    from analytics.entries import Warnings
+    from analytics.errors import AnalyticsNotBuilt
+    from analytics.figures import Figures
+    from analytics.quantiles import quantiles_payload
+
+    figures = Figures.open(str(demo_lake))
+    try:
+        view = figures.build("momentum_12_1")
+
+        class Older:
+            """The build as an older pipeline published it: without the two tables."""
+
+            alpha_id, build_id, entry, kinds_present = (
+                view.alpha_id,
+                view.build_id,
+                view.entry,
+                view.kinds_present,
+            )
+
+            def table(self, name: str) -> Any:
+                return None if name in ("analytics_quantiles", "analytics_sector_ic") else view.table(name)
+
+            def memo(self, key: str, compute: Any) -> Any:
+                return compute()
+
+        with pytest.raises(AnalyticsNotBuilt, match="analytics_quantiles"):
+            quantiles_payload(Older(), "score", 5, (None, None), FULL_ACCESS, Warnings())
+    finally:
+        figures.reader.close()
