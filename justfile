@@ -110,6 +110,10 @@ bench-export *ARGS:
 bench-connections *ARGS:
     python -m tests.bench.connections_bench {{ARGS}}
 
+# `/analytics/capacity` on the full-size alpha (built once into var/bench-capacity/), one worker: p50/p95 against 50 ms, and the computation in process (issue 36).
+bench-capacity *ARGS:
+    python -m tests.bench.capacity_bench {{ARGS}}
+
 # The decision routes (checks, compare, risk, combine and contribution over 20 alphas) over bench-catalogue's N alphas (default 1,000), one worker: p50/p95 per route (issue 24).
 bench-decisions *ARGS:
     python -m tests.bench.decisions_bench {{ARGS}}

@@ -17,10 +17,19 @@ from analytics.errors import DataNotReadable
 DATA_ENDPOINTS: dict[str, tuple[str, ...]] = {
     "cross_sections": ("signals.rebalances.get", "signals.scores"),
     "ledger": ("portfolio.ledger",),
+    "pnl": ("portfolio.pnl",),
+    "positions": ("portfolio.positions",),
+    "trades": ("portfolio.trades",),
 }
 """The data a figure may be rebuilt from, and the routes of which any one lets a key read it."""
 
-DATA_LABELS = {"ledger": "the ledger", "cross_sections": "the rebalance cross-sections"}
+DATA_LABELS = {
+    "ledger": "the ledger",
+    "cross_sections": "the rebalance cross-sections",
+    "pnl": "the book's P&L by name",
+    "positions": "the book's positions",
+    "trades": "the trades",
+}
 
 
 @dataclass(frozen=True)
@@ -29,6 +38,12 @@ class Access:
 
     cross_sections: bool
     ledger: bool
+    # The per-name P&L, the positions (`/analytics/attribution`) and the trades (`/analytics/capacity`;
+    # issue 36): each read by one route, so a key without it never reads them through a figure.
+    # False unless said.
+    pnl: bool = False
+    positions: bool = False
+    trades: bool = False
 
     @classmethod
     def of(cls, may_call: Callable[[str], bool]) -> Access:
@@ -38,7 +53,7 @@ class Access:
         return bool(getattr(self, data))
 
 
-FULL_ACCESS = Access(cross_sections=True, ledger=True)
+FULL_ACCESS = Access(cross_sections=True, ledger=True, pnl=True, positions=True, trades=True)
 """A caller that may read everything: the pipeline and a notebook."""
 
 
@@ -47,7 +62,7 @@ def _needs(data: str) -> str:
 
 
 def withheld(data: str, block: str, warnings: Warnings) -> str:
-    """The `withheld_reason` of a figure built from `data` ("ledger" or "cross_sections") that the
+    """The `withheld_reason` of a figure built from `data` (a key of DATA_ENDPOINTS) that the
     caller may not read, with the `access_limited` warning naming its block (as `/metrics` does)."""
     why = f"built from {DATA_LABELS[data]}, which this key may not read ({_needs(data)})"
     warnings.add("access_limited", f"{block} is {why}.", block=block)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import inputs, live, sets, significance
+from analytics import attribution, inputs, live, sets, significance
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
@@ -37,6 +37,7 @@ from datasets.served import Catalogue
 from schemas.bodies.decisions import Bound, CheckResult, Checks, ChecksSummary
 from schemas.bodies.live import LIVE_MIN_SESSIONS
 from schemas.checks import (
+    FRAGILITY_DAYS,
     LIVE_CHECKS,
     MAX,
     MIN,
@@ -200,6 +201,7 @@ def checks_payload(
         "production_correlation": _production_correlation(view, production, warnings),
         "ic_t_stat": _ic_t_stat(view, access, warnings),
         **_live_figures(view, book, approved, window[1], access, warnings),
+        "fragility": _fragility(view, book, window, access, warnings),
     }
     entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
     verdicts = [entry.verdict for entry in entries]
@@ -372,6 +374,15 @@ def _live_figures(
             decay.value, decay.withheld_reason or "not measurable", book, APPROVAL_SPLIT, extra, context
         ),
     }
+
+
+def _fragility(view: BuildView, book: str, window: Window, access: Access, warnings: Warnings) -> Figure:
+    """`/analytics/attribution` fragility.best_days_kept at drop = FRAGILITY_DAYS: the share of the
+    window's information ratio the book keeps without its best sessions."""
+    if not access.ledger:
+        return Figure(None, withheld("ledger", "checks.fragility", warnings), book, WINDOW)
+    value, reason, context = attribution.best_days_kept(view, book, window, FRAGILITY_DAYS)
+    return Figure(value, reason, book, WINDOW, context=context)
 
 
 def _deflated_sharpe(

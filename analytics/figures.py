@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from analytics import (
+    attribution,
+    capacity,
     checks,
     comparison,
     correlation,
@@ -72,6 +74,8 @@ from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
 from schemas import choices, wire
 from schemas.bodies.analytics import Costs, Significance
+from schemas.bodies.attribution import Attribution
+from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.live import Live
@@ -79,8 +83,10 @@ from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.service import Warning
 from schemas.query import (
+    AttributionQuery,
     BookWindowPageQuery,
     BookWindowQuery,
+    CapacityQuery,
     ChecksQuery,
     CompareQuery,
     CorrelationQuery,
@@ -186,6 +192,27 @@ class Figures:
         book = self._book(view, q.book)
         split = live.split_of(view, approved, q.split)
         return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
+
+    def attribution(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Attribution:
+        """`/analytics/attribution` of one book (`AttributionQuery`: `book`, `start`, `end`, `top`,
+        `drop`): by name, leg and sector, fragility and concentration."""
+        q = AttributionQuery(**params)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        attribution.require_table(view)
+        return attribution.attribution_payload(
+            view, book, (q.start, q.end), q.top, q.drop, FULL_ACCESS, warnings or Warnings()
+        )
+
+    def capacity(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Capacity:
+        """`/analytics/capacity` of one book (`CapacityQuery`: `book`, `start`, `end`, `capital`, and
+        `grid` as a sequence of capitals)."""
+        q = CapacityQuery(**{**params, "grid": None if params.get("grid") is None else tuple(params["grid"])})
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        return capacity.capacity_payload(
+            view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings(), q.capital, q.grid
+        )
 
     def quantiles(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Quantiles:
         """`/analytics/quantiles` (`QuantilesQuery`: `score`, `quantiles`, `start`, `end`)."""

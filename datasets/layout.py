@@ -42,6 +42,8 @@ SINGLE_FILE_TABLES = (
     "analytics_drawdowns",  # per book: drawdown episodes over the whole history
     "analytics_rolling",  # per book, window (13, 26, 52 weeks) and week: trailing IC and return figures
     "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
+    "analytics_attribution",  # per book, session and name: net P&L, leg, return contribution, realised weight
+    "analytics_capacity",  # per ledger book and fill: notional, modelled cost, its impact part, adv
     "analytics_quantiles",  # per score, quantile count (2..10), week and quantile: names, mean forward return
     "analytics_sector_ic",  # per score, week and sector of the exposures: rank IC within the sector, names
 )

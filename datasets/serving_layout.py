@@ -51,6 +51,8 @@ SMALL_TABLES = (
     "analytics_drawdowns",
     "analytics_rolling",
     "analytics_turnover",
+    "analytics_attribution",
+    "analytics_capacity",
     "analytics_quantiles",
     "analytics_sector_ic",
 )

@@ -172,7 +172,11 @@ def derive(seal: Seal) -> DerivedAlpha:
             out.decisions,
             _weeks(out),
             _weeks_per_year(seal),
+            out.books.get("positions", {}),
+            out.books.get("pnl", {}),
             out.single.get("exposures"),
+            out.single["rebalances"]["date"] if "rebalances" in out.single else None,
+            trades=out.books.get("trades", {}),
         )
     )
     return out

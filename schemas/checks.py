@@ -37,6 +37,9 @@ NOT_APPROVED = (
     "sessions after an approval"
 )
 """The reason of a live check of an alpha never approved."""
+FRAGILITY_DAYS = 5
+"""fragility: the best sessions the information ratio is measured without (`/analytics/attribution`
+fragility.best_days_kept at drop = 5)."""
 PERCENT_UNITS = ("fraction",)
 """Units whose values a check's `reason` writes in percent (13.9%), as the dashboard shows them;
 any other unit is written as a plain number."""
@@ -158,6 +161,19 @@ CHECKS: tuple[Check, ...] = (
         "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
         "distinguishable from 0?)",
         min=(2.0, "min_ic_t_stat"),
+    ),
+    _check(
+        "fragility",
+        "ratio",
+        "analytics.attribution",
+        f"the share of the book's information ratio over the window that its information ratio without the "
+        f"window's {FRAGILITY_DAYS} best sessions keeps: /analytics/attribution fragility.best_days_kept with "
+        f"drop={FRAGILITY_DAYS}, without_best_days / information_ratio (both as information_ratio, the best "
+        "sessions those of largest daily return, dropped); not measurable while the information ratio is not "
+        "positive",
+        "the share of its information ratio ({information_ratio}) the book keeps without its best {days} days "
+        "({without})",
+        min=(0.5, "min_fragility"),
     ),
     _check(
         "live_information_ratio",

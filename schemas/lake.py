@@ -232,6 +232,40 @@ ANALYTICS_TURNOVER = pa.schema(
     ]
 )
 
+ANALYTICS_ATTRIBUTION = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),
+        ("symbol", pa.string()),
+        ("name", pa.int32()),  # the symbol's index among the table's distinct symbols, ascending
+        (
+            "leg",
+            pa.int8(),
+        ),  # 1 long, -1 short: the sign held at the session's start, else at its close; 0 neither
+        ("net_pnl", pa.float64()),  # the /pnl row's; 0 for a position without one; null: no pnl sealed
+        ("contribution", pa.float64()),  # net_pnl / the session's starting_equity; null where that is 0
+        ("weight", pa.float64()),  # realised weight at the close (/positions weight); null without a position
+        ("sector", pa.string()),  # exposures' sector at the latest rebalance on or before; null: none
+    ]
+)
+"""Per book, session and name with a P&L row or a position (issue 36, `/analytics/attribution`):
+sorted by book, date, symbol (pipeline/analytics_tables.py `attribution_frame`)."""
+# One row per fill of each ledger book, sorted by (book, date, symbol): what `/analytics/capacity`
+# aggregates over a window (pipeline/analytics_tables.py `capacity_frame`, docs/analytics.md
+# "Capacity"). Amounts in normalised equity (1.0 = the book's equity at inception).
+ANALYTICS_CAPACITY = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),  # the fill's session
+        ("decision_at", pa.date32()),  # the rebalance week whose exposures row gives its adv
+        ("symbol", pa.string()),
+        ("notional", pa.float64()),  # |quantity x fill_price| / equity_basis of the session; null without one
+        ("cost", pa.float64()),  # -execution_cost: the seal's modelled cost of the fill
+        ("impact_cost", pa.float64()),  # cost less its per-share fee (clipped to [0, cost])
+        ("adv", pa.float64()),  # the exposures' adv of (decision_at, symbol); null without one
+    ]
+)
+
 # Per score (score, raw_score), quantile count q (2..10), bucketed week and quantile: the quantile's
 # names and equal-weighted mean forward return (analytics/quantiles.py, alphalens' qcut per week).
 ANALYTICS_QUANTILES = pa.schema(
@@ -363,6 +397,8 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_drawdowns": ANALYTICS_DRAWDOWNS,
     "analytics_rolling": ANALYTICS_ROLLING,
     "analytics_turnover": ANALYTICS_TURNOVER,
+    "analytics_attribution": ANALYTICS_ATTRIBUTION,
+    "analytics_capacity": ANALYTICS_CAPACITY,
     "analytics_quantiles": ANALYTICS_QUANTILES,
     "analytics_sector_ic": ANALYTICS_SECTOR_IC,
 }

@@ -40,6 +40,8 @@ import msgspec
 from msgspec import Meta
 
 from schemas import choices, wire
+from schemas.bodies import attribution
+from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
 from schemas.bodies.events import EVENT_TYPES
 from schemas.bodies.promotions import STANDINGS
 from schemas.bodies.quantiles import DEFAULT_QUANTILES, QUANTILE_SCORES, QUANTILES_MAX, QUANTILES_MIN
@@ -758,6 +760,7 @@ class ChecksQuery(Query, frozen=True):
         Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
     ) = None
     min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
+    min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None
@@ -806,6 +809,63 @@ class LiveQuery(Query, frozen=True):
                 description="The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are out-of-sample. "
                 "Absent: the alpha's own split, its approval's as_of, else its seal's research_cutoff, else the "
                 "date the catalogue first published it (the answer's split_origin says which).",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class AttributionQuery(Query, frozen=True):
+    """`/analytics/attribution`: where one book's P&L came from over a window, its fragility and
+    concentration (here rather than beside the handler: `Figures.attribution` builds it too)."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    top: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=attribution.TOP_MAX,
+            description="Contributors and detractors listed, each (names of largest and smallest window P&L).",
+        ),
+    ] = attribution.TOP_DEFAULT
+    drop: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=attribution.DROP_MAX,
+            description="N of the fragility figures: the information ratio without the N best days and without "
+            "the N best names.",
+        ),
+    ] = attribution.DROP_DEFAULT
+
+
+class CapacityQuery(Query, frozen=True):
+    """`/analytics/capacity`: one book's participation and net information ratio against capital."""
+
+    book: Book = choices.DEFAULT_BOOK
+    start: From = START
+    end: To = END
+    capital: Annotated[
+        float,
+        Meta(
+            ge=CAPITAL_MIN,
+            le=CAPITAL_MAX,
+            description="The reference capital K0: the book's size at inception in its own currency (the seal's "
+            "ledger is normalised to 1.0 and states none); the seal's modelled costs are taken as the costs at "
+            f"it. Default {CAPITAL_DEFAULT:g}.",
+        ),
+    ] = CAPITAL_DEFAULT
+    grid: (
+        Annotated[
+            tuple[float, ...],
+            Meta(
+                max_length=GRID_MAX * 32,
+                extra={"read": "numbers"},
+                description=f"The capitals to show the book at: comma-separated decimals (1e9 is accepted), at "
+                f"most {GRID_MAX}, each in [{CAPITAL_MIN:g}, {CAPITAL_MAX:g}]. Default: 1e6 to 1e10 in "
+                "half-decades.",
             ),
         ]
         | None

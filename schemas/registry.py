@@ -55,6 +55,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.compare"),
     Endpoint("analytics.risk"),
     Endpoint("analytics.live"),
+    Endpoint("analytics.attribution"),
+    Endpoint("analytics.capacity"),
     Endpoint("analytics.quantiles"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),

@@ -195,6 +195,8 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "the trailing rolling_window.weeks common weeks ending at date, inside the window",
         "one entry per common week",
     ),
+    "capacity.participation": (WINDOW + ": the fills of its sessions", "one figure over the window's fills"),
+    "capacity.grid": (WINDOW, "one entry per capital of the grid"),
     "quantiles.dates": (WINDOW, "one entry per bucketed week"),
     "quantiles.buckets": (WINDOW, "weekly, averaged over the window's bucketed weeks"),
     "quantiles.buckets[].cumulative_return": (

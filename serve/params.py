@@ -265,7 +265,7 @@ class QueryParams:
             self.fail(name, f"must be at most {max_length} characters")
             return None
         if any(not NUMBER_PATTERN.fullmatch(item) for item in text.split(",")):
-            self.fail(name, "comma-separated plain decimals, one per alpha (no nan, inf or empty item)")
+            self.fail(name, "comma-separated plain decimals (no nan, inf or empty item)")
             return None
         return declared.numbers(text)
 

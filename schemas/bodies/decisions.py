@@ -261,6 +261,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
     production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
     ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
+    fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
 

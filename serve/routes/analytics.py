@@ -1,5 +1,5 @@
 """Analytics: significance, correlation to the catalogue, drawdown episodes, rolling and cost views,
-live against backtest, and their documentation block (docs/analytics.md).
+live against backtest, capacity, and their documentation block (docs/analytics.md).
 
 Each route authorises and resolves the alpha first (as every run-scoped route), then reads its
 build; the per-build tables come from the pipeline, the catalogue-wide figures from the request's
@@ -21,6 +21,8 @@ from litestar.params import FromPath
 
 from analytics import inputs, rolling, significance
 from analytics.access import require_readable
+from analytics.attribution import attribution_payload, require_table
+from analytics.capacity import capacity_payload, capital_grid
 from analytics.correlation import BASES, correlation_page
 from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
@@ -32,14 +34,18 @@ from datasets.queries import Window, page_of
 from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
+from schemas.bodies.attribution import Attribution
+from schemas.bodies.capacity import Capacity
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
+    AttributionQuery,
     BookWindowPageQuery,
     BookWindowQuery,
+    CapacityQuery,
     CorrelationQuery,
     LiveQuery,
     NoQuery,
@@ -53,7 +59,7 @@ from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 
-BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery)
+BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery, AttributionQuery)
 Q = TypeVar("Q", bound=Query)
 
 
@@ -255,6 +261,63 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
 
 
 @route(
+    "analytics.attribution",
+    "/v1/alphas/{alpha:str}/analytics/attribution",
+    "Where a book's P&L came from: by name, leg and sector; fragility; concentration",
+    documented=(
+        "Where the book's P&L came from over "
+        + WINDOW
+        + ": the `top` contributors and detractors by name, the long leg against the short leg and the P&L by "
+        "sector (when the seal has exposures), each with its P&L, return contribution and share of the names' "
+        "P&L; the information ratio without the `drop` best days and without the `drop` best names, and the "
+        "share of the P&L made by the best 1% and 5% of days; the largest realised weight, the names held and "
+        "the effective number of names. A window holding fewer than 2 sessions of the book is a 400 naming "
+        "from and/or to when the whole history holds more. Ledger figures need portfolio.ledger, figures by "
+        "name portfolio.pnl, legs and concentration portfolio.positions"
+    ),
+)
+async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> Response[Single[Attribution]]:
+    build, args, book = await _book_scoped(ctx, alpha)
+    require_table(build)
+    warnings = Warnings()
+    compute = partial(
+        attribution_payload, build, book, (args.start, args.end), args.top, args.drop, ctx.access, warnings
+    )
+    data = await to_thread.run_sync(compute)
+    return single(
+        data,
+        _meta(ctx, build, "portfolio", ("portfolio", "pnl", "positions", "exposures"), warnings, book=book),
+    )
+
+
+@route(
+    "analytics.capacity",
+    "/v1/alphas/{alpha:str}/analytics/capacity",
+    "Participation and net information ratio of a book against its capital",
+    documented=(
+        "Each fill's participation in its name's average daily traded value (adv, from the seal's exposures) and "
+        "the book's net information ratio as its capital grows over "
+        + WINDOW
+        + ": the seal's ledger is normalised, so the request's `capital` (default 1e8 of the book's currency) is "
+        "the capital its modelled costs are taken at; each fill's fee scales with capital, the rest of its cost "
+        "(slippage) as a square-root impact on participation. The capacity is the capital at which the net "
+        "information ratio falls to half the reference capital's. Not measurable without adv in the seal. Ledger "
+        "figures need portfolio.ledger, fill figures portfolio.trades"
+    ),
+)
+async def get_capacity(ctx: Ctx[CapacityQuery], alpha: FromPath[str]) -> Response[Single[Capacity]]:
+    build, args = await _opened(ctx, alpha)
+    capital_grid(args.capital, args.grid)  # a 400 naming the parameter before the book's
+    book = ctx.book(build, "portfolio", args.book)
+    warnings = Warnings()
+    compute = partial(
+        capacity_payload, build, book, (args.start, args.end), ctx.access, warnings, args.capital, args.grid
+    )
+    data = await to_thread.run_sync(compute)
+    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "trades", "exposures"), warnings))
+
+
+@route(
     "analytics.quantiles",
     "/v1/alphas/{alpha:str}/analytics/quantiles",
     "Mean forward return by score quantile, the top-minus-bottom spread, and the IC by month and sector",
@@ -285,6 +348,8 @@ ROUTES = [
     list_rolling,
     get_costs,
     get_live,
+    get_attribution,
+    get_capacity,
     get_quantiles,
     get_analytics_doc,
 ]

@@ -51,6 +51,7 @@ ORDER = [
     "stressed_net_information_ratio",
     "production_correlation",
     "ic_t_stat",
+    "fragility",
     "live_information_ratio",
     "decay_ratio",
 ]
@@ -69,6 +70,7 @@ DEFAULTS = {
     "ic_t_stat": {"min": 2.0},
     "live_information_ratio": {"min": 0.0},
     "decay_ratio": {"min": 0.25},
+    "fragility": {"min": 0.5},
 }
 PARAMETERS = {
     ("information_ratio", "min"): "min_information_ratio",
@@ -83,6 +85,7 @@ PARAMETERS = {
     ("ic_t_stat", "min"): "min_ic_t_stat",
     ("live_information_ratio", "min"): "min_live_information_ratio",
     ("decay_ratio", "min"): "min_decay_ratio",
+    ("fragility", "min"): "min_fragility",
 }
 SOURCES = {
     "information_ratio": "portfolio.ledger",
@@ -96,6 +99,7 @@ SOURCES = {
     "ic_t_stat": "performance.metrics",
     "live_information_ratio": "analytics.live",
     "decay_ratio": "analytics.live",
+    "fragility": "analytics.attribution",
 }
 PORTFOLIO_CHECKS = {
     "information_ratio",
@@ -106,6 +110,7 @@ PORTFOLIO_CHECKS = {
     "yearly_consistency",
     "stressed_net_information_ratio",
     "production_correlation",
+    "fragility",
 }
 """Built from the ledger, and max_weight from the positions: withheld from a key without portfolio.*."""
 CROSS_SECTION_CHECKS = {"ic_t_stat"}
@@ -123,6 +128,7 @@ LOOSE = {
     "ic_t_stat": {"min": -50.0},
     "live_information_ratio": {"min": -50.0},
     "decay_ratio": {"min": -50.0},
+    "fragility": {"min": -50.0},
 }
 RECENT_SESSIONS = 504
 MIN_YEAR_SESSIONS = 20
@@ -264,7 +270,25 @@ def expected_values(
         "ic_t_stat": ic_t_stat(lake, alpha),
         "live_information_ratio": None,  # never approved here
         "decay_ratio": None,
+        "fragility": fragility(ledger),
     }
+
+
+FRAGILITY_DAYS = 5
+
+
+def fragility(ledger: pd.DataFrame) -> float | None:
+    """The information ratio without the 5 sessions of largest return (the earliest first on a
+    tie) over the information ratio; None while that is not positive."""
+    r = (ledger["ending_equity"] / ledger["starting_equity"] - 1.0).to_numpy(float)
+    whole = ratio(r)
+    order = pd.DataFrame({"r": r, "date": ledger["date"]}).sort_values(
+        ["r", "date"], ascending=[False, True], kind="stable"
+    )
+    without = ratio(order["r"].to_numpy()[FRAGILITY_DAYS:])
+    if whole is None or not whole > 0 or without is None:
+        return None
+    return without / whole
 
 
 def span(window: Window) -> dict[str, Any]:

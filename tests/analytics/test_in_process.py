@@ -77,6 +77,12 @@ CASES: list[Case] = [
     ),
     ("analytics/drawdowns", lambda f: f.drawdowns, {"book": "long_only"}),
     ("analytics/rolling", lambda f: f.rolling, {"window": "13"}),
+    *(
+        ("analytics/attribution", (lambda f: f.attribution), {"book": book, "top": 3, "drop": 2})
+        for book in ("long_short", "raw_long_only")
+    ),
+    *(("analytics/capacity", (lambda f: f.capacity), {"book": book}) for book in BOOKS[:2]),
+    ("analytics/capacity", lambda f: f.capacity, {"book": "raw_long_short", "capital": 5e7}),
     ("analytics/quantiles", lambda f: f.quantiles, {}),
     ("analytics/quantiles", lambda f: f.quantiles, {"score": "raw_score", "quantiles": 10}),
 ]
@@ -401,4 +407,4 @@ def test_every_analytics_route_has_its_figures_method() -> None:
         and not endpoint_id.endswith("doc")
     ]
     missing = [i for i in figure_ids if not callable(getattr(Figures, i.rsplit(".", 1)[-1], None))]
-    assert len(figure_ids) == 14 and not missing, (figure_ids, missing)
+    assert len(figure_ids) == 16 and not missing, (figure_ids, missing)

@@ -179,6 +179,8 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "compare": _generated.Comparison,
         "risk": _generated.Risk,
         "live": _generated.Live,
+        "attribution": _generated.Attribution,
+        "capacity": _generated.Capacity,
         "quantiles": _generated.Quantiles,
     }
     paths = list(shared_analytics_doc()["fields"])

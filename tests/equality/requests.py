@@ -67,6 +67,8 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
+    "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
+    "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
@@ -186,6 +188,7 @@ def query(params: list[Param] | None = None, raw: str | None = None) -> str:
 class Generator:
     def __init__(self, facts: LakeFacts, seed: int) -> None:
         self.facts = facts
+        self.seed = seed
         self.rng = random.Random(seed)
         self.requests: list[Request] = []
 
@@ -887,10 +890,14 @@ class Generator:
         # Added with issue 35's routes, last, likewise.
         for alpha in self.facts.alphas:
             self.live(alpha)
-        # Added with issue 36's routes, last, likewise.
+        # Added with issue 36's attribution route, last, likewise.
         for alpha in self.facts.alphas:
-            self.quantiles(alpha)
-        self.quantile_sweeps()
+            self.attribution(alpha)
+        # Issue 36's capacity, last, with a generator of its own: the other routes issue 36 adds
+        # keep their draws whichever is merged first.
+        self.capacity()
+        # Issue 36's quantile returns, last, with a generator of its own (as capacity).
+        self.quantiles()
         return self.requests
 
     def live(self, alpha: AlphaFacts) -> None:
@@ -911,37 +918,90 @@ class Generator:
         self.add(f"{base}/analytics/live?split=2021-02-30", ["raw"])
         self.add(f"{base}/promotions", TOKENS)
 
-    def quantiles(self, alpha: AlphaFacts) -> None:
-        """Issue 36's quantile returns over one alpha: each score with a random quantile count, over
-        the whole history or a random window of at least 8 rebalance weeks."""
+    def attribution(self, alpha: AlphaFacts) -> None:
+        """`/analytics/attribution` (issue 36) over one alpha: a random book, window, `top` and
+        `drop` per request, the defaults, and its 400s (a bound out of range, a window of one
+        session, an unknown book)."""
         rng = self.rng
-        path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
-        self.add(path, TOKENS)
-        weeks = alpha.rebalances
-        for score in ("score", "raw_score"):
-            params = [("score", score), ("quantiles", str(rng.randint(2, 10)))]
-            if len(weeks) > 8 and rng.random() < 0.7:
-                first = rng.randrange(len(weeks) - 8)
-                last = rng.randrange(first + 8, len(weeks))
-                params += [("from", weeks[first].isoformat()), ("to", weeks[last].isoformat())]
-            self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics/attribution"
+        for book in ("long_short", "long_only", "raw_long_short"):
+            params = [("book", book), *self.window(alpha.sessions)]
+            if rng.random() < 0.6:
+                params.append(("top", str(rng.randint(1, 50))))
+            if rng.random() < 0.6:
+                params.append(("drop", str(rng.randint(1, 20))))
+            self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        self.add(base, TOKENS)
+        if alpha.alpha_id == "Test_planted_factor":
+            day = (alpha.sessions or [date(2021, 6, 30)])[-1].isoformat()
+            for bad in ("top=0", "top=51", "drop=21", "book=nope", f"from={day}&to={day}"):
+                self.add(f"{base}?{bad}", ["raw"])
 
-    def quantile_sweeps(self) -> None:
-        """Bad input of the quantile route: a count out of 2..10, an unknown score, raw_score for a
-        key without raw books, a window of one week."""
-        alpha = next(a for a in self.facts.alphas if a.alpha_id == "momentum_12_1")
-        path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
-        week = alpha.rebalances[len(alpha.rebalances) // 2].isoformat()
-        for params in (
-            [("quantiles", "1")],
-            [("quantiles", "11")],
-            [("score", "direction")],
-            [("from", week), ("to", week)],
-        ):
-            self.add(path + query(params), ["raw"])
-        self.add(path + query([("score", "raw_score")]), ["plain"])
-        for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
-            self.add(f"/v1/alphas/{missing}/analytics/quantiles", TOKENS)
+    def capacity(self) -> None:
+        """Issue 36's `/analytics/capacity` per alpha and book over random windows, reference capitals
+        and grids (the alphas without exposures answer not_measurable), and its bad input."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:capacity")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/capacity"
+                self.add(base, TOKENS)
+                for book in ("long_short", "long_only", "raw_long_short"):
+                    params = [("book", book), *self.window(alpha.sessions)]
+                    if self.rng.random() < 0.5:
+                        params.append(("capital", f"{self.rng.uniform(1e6, 1e9):.4g}"))
+                    if self.rng.random() < 0.5:
+                        grid = sorted(self.rng.uniform(1e5, 1e11) for _ in range(self.rng.randint(1, 5)))
+                        params.append(("grid", ",".join(f"{g:.3g}" for g in grid)))
+                    self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+            first = self.facts.alphas[0].alpha_id
+            for params in (
+                [("capital", "0")],
+                [("capital", "-1e8")],
+                [("capital", "abc")],
+                [("grid", ",".join(["1e6"] * 26))],
+                [("grid", "1e6,0")],
+                [("grid", "1e6,,1e7")],
+                [("book", "long_short_adjustments")],
+                [("from", "2021-06-01"), ("to", "2021-01-01")],
+            ):
+                self.add(f"/v1/alphas/{first}/analytics/capacity" + query(params), ["raw", "plain"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/capacity", TOKENS)
+        finally:
+            self.rng = shared
+
+    def quantiles(self) -> None:
+        """Issue 36's `/analytics/quantiles` per alpha: each score with a random quantile count, over
+        the whole history or a random window of at least 8 rebalance weeks; and its bad input (a count
+        out of 2..10, an unknown score, raw_score for a key without raw books, a window of one week)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:quantiles")
+        try:
+            for alpha in self.facts.alphas:
+                path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
+                self.add(path, TOKENS)
+                weeks = alpha.rebalances
+                for score in ("score", "raw_score"):
+                    params = [("score", score), ("quantiles", str(self.rng.randint(2, 10)))]
+                    if len(weeks) > 8 and self.rng.random() < 0.7:
+                        first = self.rng.randrange(len(weeks) - 8)
+                        last = self.rng.randrange(first + 8, len(weeks))
+                        params += [("from", weeks[first].isoformat()), ("to", weeks[last].isoformat())]
+                    self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+            alpha = next(a for a in self.facts.alphas if a.alpha_id == "momentum_12_1")
+            path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
+            week = alpha.rebalances[len(alpha.rebalances) // 2].isoformat()
+            for params in (
+                [("quantiles", "1")],
+                [("quantiles", "11")],
+                [("score", "direction")],
+                [("from", week), ("to", week)],
+            ):
+                self.add(path + query(params), ["raw"])
+            self.add(path + query([("score", "raw_score")]), ["plain"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/quantiles", TOKENS)
+        finally:
+            self.rng = shared
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:

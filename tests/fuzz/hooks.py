@@ -70,7 +70,7 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
     `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir, no `fit_to`; a set's
     window must hold 20 common sessions, risk's and checks' 2, compare's 3, quantiles' 2 bucketed weeks (each dropped: a
     generated window rarely does); checks' bounds
-    may only tighten the policy (each pulled to the default's side)."""
+    may only tighten the policy (each pulled to the default's side); capacity's `grid` a valid list."""
     alphas = [a for a in readable_alphas() if a != path_values.get("alpha")]
     if path.endswith(("/analytics/compare", "/analytics/risk", "/analytics/checks", "/analytics/quantiles")):
         # A window must hold the sessions the route's figures need (dropped: a generated window
@@ -95,6 +95,9 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             first = _pick(query.get("alphas"), alphas)
             query["alphas"] = f"{first},{_pick(first + 'x', [a for a in alphas if a != first])}"
         weighting_rule(query, 2)
+    if path.endswith("/analytics/capacity") and "grid" in query:
+        # At most 25 capitals, each in [1, 1e15]: the schema says only that it is text.
+        query["grid"] = _pick(query["grid"], ["1e6", "1e7,1e9", "2.5e8,1e6,3e10"])
     if path.endswith("/analytics/checks"):
         from analytics.policy import CHECKS
 

@@ -13,7 +13,7 @@ from analytics.metrics import Conventions, MetricsInputs, compute_metrics
 
 FIRST_WEEK = np.datetime64("2021-01-08", "D")
 FIRST_SESSION = np.datetime64("2021-01-04", "D")
-ALL_ACCESS = Access(cross_sections=True, ledger=True)
+ALL_ACCESS = Access(cross_sections=True, ledger=True, trades=True)
 
 
 def _weekly_dates(weeks: int) -> np.ndarray:

@@ -137,7 +137,7 @@ def test_without_cross_sections_ic_family_is_mismatched_and_signal_blocks_are_nu
 def test_access_limited_blocks_are_null_and_say_why() -> None:
     inputs = make_inputs(rebalances=None)  # tenure must fall back to the ledger
     data, warnings = metrics_json(
-        inputs, "overall", None, None, True, Access(cross_sections=False, ledger=False)
+        inputs, "overall", None, None, True, Access(cross_sections=False, ledger=False, trades=False)
     )
     for value in (
         data["ic_deciles"],

@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-af2c1c35bb68"
+REGISTRY_VERSION = "r-68c2a55a5384"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2656,6 +2656,520 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class Totals(ApiStruct, kw_only=True, frozen=True):
+    """The window's P&L and how the parts add up to it."""
+
+    pnl: AnalyticsStat
+    """The book's P&L over the window, from the ledger: names_pnl + cash_carry + rounding_adjustment"""
+
+    names_pnl: AnalyticsStat
+    """The names' P&L over the window: the denominator of every share"""
+
+    cash_carry: AnalyticsStat
+    """Interest the book's cash earned over the window: the ledger's, no name's"""
+
+    rounding_adjustment: AnalyticsStat
+    """The ledger's rounding adjustments over the window: no name's"""
+
+    return_sum: AnalyticsStat
+    """Sum of the book's daily returns over the window (not compounded): what the return contributions
+    add up to
+    """
+
+    names_return_contribution: AnalyticsStat
+    """Return contribution of every name: its net P&L each session over the book's starting equity that
+    session, summed over the window's sessions (additive: the contributions of every name, the cash
+    carry and the rounding add up to the sum of the book's daily returns, not to the compounded
+    return)
+    """
+
+    cash_carry_return_contribution: AnalyticsStat
+    """Return contribution of the cash carry"""
+
+    rounding_return_contribution: AnalyticsStat
+    """Return contribution of the rounding adjustments"""
+
+
+class NameAttribution(ApiStruct, kw_only=True, frozen=True):
+    """One name of the contributors or detractors."""
+
+    symbol: str
+    """The name"""
+
+    pnl: AnalyticsStat
+    """Net P&L of the name over the window (market P&L, execution cost and borrow), in normalised
+    equity
+    """
+
+    return_contribution: AnalyticsStat
+    """Return contribution of the name: its net P&L each session over the book's starting equity that
+    session, summed over the window's sessions (additive: the contributions of every name, the cash
+    carry and the rounding add up to the sum of the book's daily returns, not to the compounded
+    return)
+    """
+
+    share: AnalyticsStat
+    """Share of the names' window P&L made by the name: the name's window P&L over the names' window
+    P&L (the sum of net_pnl over every name and session of the window: the ledger's cash carry and
+    rounding adjustment belong to no name and are left out of it, see totals); the shares of all
+    names add up to 1, and in a window whose names lost money in sum a name that made money has a
+    negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    """
+
+
+class ByName(ApiStruct, kw_only=True, frozen=True):
+    """Contributors and detractors by name."""
+
+    status: str
+    """available, or not_measurable (then the lists are empty and withheld_reason says why: never
+    zeros)
+    """
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the part is not measurable (present only then)"""
+
+    names: int | None
+    """Names with a P&L row in the window; null when not measurable"""
+
+    contributors: list[NameAttribution]
+    """The top names: the `top` names of largest window P&L among those that made money (P&L > 0),
+    largest first; names ranked by window P&L (the sum of their net_pnl over the window's sessions),
+    ties by symbol ascending
+    """
+
+    detractors: list[NameAttribution]
+    """The bottom names: the `top` names of smallest window P&L among those that lost money (P&L < 0),
+    largest loss first; names ranked by window P&L (the sum of their net_pnl over the window's
+    sessions), ties by symbol ascending
+    """
+
+
+class LegPart(ApiStruct, kw_only=True, frozen=True):
+    """One leg of the book: `{what}`."""
+
+    pnl: AnalyticsStat
+    """Net P&L of the series tested over the window (market P&L, execution cost and borrow), in
+    normalised equity
+    """
+
+    return_contribution: AnalyticsStat
+    """Return contribution of the series tested: its net P&L each session over the book's starting
+    equity that session, summed over the window's sessions (additive: the contributions of every
+    name, the cash carry and the rounding add up to the sum of the book's daily returns, not to the
+    compounded return)
+    """
+
+    share: AnalyticsStat
+    """Share of the names' window P&L made by the series tested: the name's window P&L over the names'
+    window P&L (the sum of net_pnl over every name and session of the window: the ledger's cash
+    carry and rounding adjustment belong to no name and are left out of it, see totals); the shares
+    of all names add up to 1, and in a window whose names lost money in sum a name that made money
+    has a negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    """
+
+    names: int | None
+    """Distinct names with a P&L row in the series tested; null when not measurable"""
+
+
+class ByLeg(ApiStruct, kw_only=True, frozen=True):
+    """The long leg against the short leg."""
+
+    rule: str
+    """How a P&L row's leg is decided"""
+
+    long: LegPart
+    """The long leg"""
+
+    short: LegPart
+    """The short leg"""
+
+    neither: LegPart
+    """P&L rows in no leg (no position at the session's start nor at its close), so that the legs add
+    up to the names' P&L
+    """
+
+
+class SectorPart(ApiStruct, kw_only=True, frozen=True):
+    """One sector: `{what}`."""
+
+    sector: str | None
+    """The sector as the seal names it; null for the names without one"""
+
+    pnl: AnalyticsStat
+    """Net P&L of the series tested over the window (market P&L, execution cost and borrow), in
+    normalised equity
+    """
+
+    return_contribution: AnalyticsStat
+    """Return contribution of the series tested: its net P&L each session over the book's starting
+    equity that session, summed over the window's sessions (additive: the contributions of every
+    name, the cash carry and the rounding add up to the sum of the book's daily returns, not to the
+    compounded return)
+    """
+
+    share: AnalyticsStat
+    """Share of the names' window P&L made by the series tested: the name's window P&L over the names'
+    window P&L (the sum of net_pnl over every name and session of the window: the ledger's cash
+    carry and rounding adjustment belong to no name and are left out of it, see totals); the shares
+    of all names add up to 1, and in a window whose names lost money in sum a name that made money
+    has a negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    """
+
+    names: int | None
+    """Distinct names with a P&L row in the series tested"""
+
+
+class BySector(ApiStruct, kw_only=True, frozen=True):
+    """The P&L by sector."""
+
+    status: str
+    """available, or not_measurable (then the lists are empty and withheld_reason says why: never
+    zeros)
+    """
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the part is not measurable (present only then)"""
+
+    rule: str
+    """How a P&L row's sector is decided"""
+
+    sectors: list[SectorPart]
+    """One entry per sector with a P&L row in the window, largest window P&L first (ties by sector),
+    then one with sector null for the rows whose name had no sector sealed at that rebalance (only
+    when there are some), so that the sectors add up to the names' P&L
+    """
+
+
+class BestDay(ApiStruct, kw_only=True, frozen=True):
+    """One of the best days the fragility figures drop."""
+
+    date: dt.date
+    """The session"""
+
+    day_return: AnalyticsStat
+    """The book's return that session"""
+
+    pnl: AnalyticsStat
+    """The book's P&L that session"""
+
+    top_symbol: str | None
+    """The name of largest return contribution that session (ties by symbol); null when not measurable"""
+
+    top_contribution: AnalyticsStat
+    """That name's return contribution that session: its net P&L over the session's starting equity (of
+    day_return, the rest is the other names', the cash carry and the rounding)
+    """
+
+
+class Fragility(ApiStruct, kw_only=True, frozen=True):
+    """How much of the information ratio depends on a few days or a few names."""
+
+    drop: int
+    """N: the best days and best names left out (the request's `drop`)"""
+
+    information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over the window, as /analytics/checks
+    information_ratio: mean / std(ddof=1) of the daily returns, times sqrt(252), not in excess of
+    the risk-free rate
+    """
+
+    without_best_days: AnalyticsStat
+    """Information ratio of the window's daily returns without its N best sessions (largest r, ties by
+    date, earliest first; best_days): those sessions dropped, as /analytics/checks
+    information_ratio: mean / std(ddof=1) of the daily returns, times sqrt(252), not in excess of
+    the risk-free rate
+    """
+
+    best_days_kept: AnalyticsStat
+    """The share of the information ratio kept without the N best days (the fragility check's figure
+    with N = 5): not measurable when the information ratio is not positive
+    """
+
+    without_best_names: AnalyticsStat
+    """Information ratio of the window's daily returns without the N best names (best_names): each
+    session's return less those names' return contributions that session, as /analytics/checks
+    information_ratio: mean / std(ddof=1) of the daily returns, times sqrt(252), not in excess of
+    the risk-free rate
+    """
+
+    best_names: list[str]
+    """The N names of largest window P&L (whether or not they made money), largest first: the
+    contributors' ranking; empty when not measurable
+    """
+
+    best_days: list[BestDay]
+    """The N best sessions of the window (largest return first), each with its top name"""
+
+    top_1pct_days: int | None
+    """k for the best 1% of days: ceil(sessions / 100), at least 1; null when not measurable"""
+
+    top_1pct_days_share: AnalyticsStat
+    """Share of the window's P&L made by its best 1% of days: the P&L of the k sessions of largest P&L
+    over the window's P&L (totals.pnl), k = ceil(1 x sessions / 100), at least 1 (15 of 1,406
+    sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in
+    sum)
+    """
+
+    top_5pct_days: int | None
+    """k for the best 5% of days: ceil(5 x sessions / 100), at least 1; null when not measurable"""
+
+    top_5pct_days_share: AnalyticsStat
+    """Share of the window's P&L made by its best 5% of days: the P&L of the k sessions of largest P&L
+    over the window's P&L (totals.pnl), k = ceil(5 x sessions / 100), at least 1 (15 of 1,406
+    sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in
+    sum)
+    """
+
+
+class LargestWeight(ApiStruct, kw_only=True, frozen=True):
+    """The largest realised weight of the window."""
+
+    weight: AnalyticsStat
+    """Largest |weight| the book held at a session's close in the window: the realised weight
+    (/positions weight = signed_notional / ending_equity), not the decisions' target weight; the
+    first in date and symbol order on a tie; as the max_weight check
+    """
+
+    symbol: str | None
+    """The name held; null when not measurable"""
+
+    date: dt.date | None
+    """The session at whose close it was held; null when not measurable"""
+
+    side: str | None
+    """long (weight > 0) or short; null when not measurable"""
+
+
+class Concentration(ApiStruct, kw_only=True, frozen=True):
+    """How concentrated the book's realised positions were over the window."""
+
+    largest_weight: LargestWeight
+    """The largest realised weight, its name and date"""
+
+    names_held: AnalyticsStat
+    """Distinct names the book held a position in at a session's close in the window"""
+
+    sessions_held: int | None
+    """Sessions of the window with at least one position at the close: what the two means are over;
+    null when not measurable
+    """
+
+    mean_names_per_session: AnalyticsStat
+    """Mean number of names held at the close, over the sessions with a position"""
+
+    effective_names: AnalyticsStat
+    """Effective number of names: per session, one over the sum of the squared gross-normalised weights
+    (N for N equal positions, 1 for one), averaged over the sessions with a position
+    """
+
+
+class Attribution(ApiStruct, kw_only=True, frozen=True):
+    """Where a book's P&L came from over a window (`/analytics/attribution`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    sessions: int | None
+    """Sessions of the book in the window (its ledger rows); null for a key that may not read the
+    ledger
+    """
+
+    top: int
+    """Contributors and detractors listed, each (the request's `top`)"""
+
+    totals: Totals
+    """The window's P&L and its parts: names, cash carry, rounding"""
+
+    by_name: ByName
+    """Contributors and detractors by name"""
+
+    by_leg: ByLeg
+    """The long leg against the short leg: the leg of a P&L row is the sign of the position held at the
+    start of its session (the quantity at the close of the book's previous session), else, for a
+    position opened that session, the sign of the quantity at its close; a row with neither (a round
+    trip inside the session, a cost alone) is in no leg
+    """
+
+    by_sector: BySector
+    """The P&L by sector: the sector of a P&L row is the sector the seal's exposures give its name at
+    the latest rebalance on or before the row's session; not measurable (missing_kind) for a run
+    that sealed no exposures, with a kind_missing warning
+    """
+
+    fragility: Fragility
+    """The information ratio without the best days and names"""
+
+    concentration: Concentration
+    """Realised concentration from the positions"""
+
+
+class AttributionResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/attribution` (analytics.attribution)."""
+
+    data: Attribution
+
+    meta: Meta
+
+
+class LargestFill(ApiStruct, kw_only=True, frozen=True):
+    """The fill of the window with the largest participation at the reference capital."""
+
+    date: dt.date
+    """The fill's session"""
+
+    decision_at: dt.date
+    """The rebalance week the fill implements (its adv is that week's)"""
+
+    symbol: str
+    """The name traded"""
+
+    participation: float
+    """Its participation at the reference capital: |quantity x fill_price| / equity_basis x K / adv,
+    adv the exposures' average daily traded value of the fill's name at its decision
+    (trades.decision_at)
+    """
+
+    notional: float
+    """Its traded value at the reference capital"""
+
+    adv: float
+    """The name's average daily traded value at the decision"""
+
+
+class CapacityParticipation(ApiStruct, kw_only=True, frozen=True):
+    """How much of each name's average daily traded value the window's fills take at the reference
+    capital (fills whose name has no adv at its decision are left out: `fills_with_adv`).
+    """
+
+    median: AnalyticsStat
+    """Median participation of the window's fills at the reference capital (a fraction of adv: 0.01 is
+    1%)
+    """
+
+    p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at the reference capital"""
+
+    max: AnalyticsStat
+    """Largest participation of a fill of the window at the reference capital"""
+
+    above_1pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above 1%
+    of adv
+    """
+
+    above_5pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above 5%
+    of adv
+    """
+
+    above_10pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above
+    10% of adv
+    """
+
+    largest: LargestFill | None
+    """The fill with the largest participation (the earliest, then the first symbol, on a tie); null
+    when not measurable
+    """
+
+
+class CapacityPoint(ApiStruct, kw_only=True, frozen=True):
+    """The book at one capital of the grid."""
+
+    capital: float
+    """The capital K: the book's size at inception"""
+
+    net_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns at capital K, its modelled costs scaled as
+    cost_model says
+    """
+
+    cost_drag: AnalyticsStat
+    """Modelled execution cost at capital K per year, as a fraction of the book's equity (0.01 = 1% a
+    year), arithmetic
+    """
+
+    participation_p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)"""
+
+
+class Capacity(ApiStruct, kw_only=True, frozen=True):
+    """Capacity of a book (`/analytics/capacity`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    capital: float
+    """The reference capital K0: the book's size in its currency at inception, which the seal does not
+    state (its ledger is normalised to 1.0): the request's `capital`, default 1e8. The seal's
+    modelled execution costs are taken as the costs at K0, so every capital figure of the answer
+    scales with it
+    """
+
+    cost_model: str
+    """How the seal's modelled cost of each fill grows with capital: its per-share fee in proportion (a
+    constant cost per unit of notional), the rest (its slippage from the mid: spread and impact,
+    which the seal does not separate) as a square-root impact on participation, so (K/K0)^(3/2)
+    times the cost at K0; the spread is scaled as impact too, which overstates the costs above K0
+    """
+
+    sessions: int | None
+    """Sessions of the book in the window; null for a key that may not read the ledger"""
+
+    fills: int | None
+    """Fills of the book in the window; null for a key that may not read the trades"""
+
+    fills_with_adv: int | None
+    """Fills of the window whose name has an adv at its decision (an exposures row with adv): those the
+    participation figures are over; null for a key that may not read the trades
+    """
+
+    participation: CapacityParticipation
+    """Participation of the window's fills at the reference capital"""
+
+    net_information_ratio: AnalyticsStat
+    """Net information ratio at the reference capital: the ledger's own, as /analytics/costs
+    information_ratio.net over the same window
+    """
+
+    capacity: AnalyticsStat
+    """The capital at which the modelled costs halve the net information ratio at the reference
+    capital: the smallest K above K0 with net_information_ratio(K) = net_information_ratio(K0) / 2,
+    solved in closed form (a quadratic in sqrt(K/K0) - 1); not measurable when the net information
+    ratio at K0 is not positive, or when it never falls to half
+    """
+
+    participation_capacity: AnalyticsStat
+    """The capital at which the 95th-percentile fill of the window takes 10% of its name's adv
+    (participation grows in proportion to capital); does not depend on K0
+    """
+
+    grid: list[CapacityPoint]
+    """The book at each capital of the request's `grid` (default 1e6 to 1e10 in half-decades), in the
+    order given
+    """
+
+
+class CapacityResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/capacity` (analytics.capacity)."""
+
+    data: Capacity
+
+    meta: Meta
+
+
 class QuantileBucket(ApiStruct, kw_only=True, frozen=True):
     """One score quantile over the window."""
 
@@ -3499,6 +4013,9 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     ic_t_stat: Bound
     """The policy's thresholds of ic_t_stat"""
 
+    fragility: Bound
+    """The policy's thresholds of fragility"""
+
     live_information_ratio: Bound
     """The policy's thresholds of live_information_ratio"""
 
@@ -3541,14 +4058,19 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
     many were compared; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly
-    IC (conditioned signal, whole history); live_information_ratio: information ratio of the book's
-    daily returns after the alpha's latest approval (in force or since retired): /analytics/live
-    out_of_sample.information_ratio at the approval's as_of, annualised as information_ratio (x
-    sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not narrow it);
-    measured once 63 sessions follow the approval; decay_ratio: /analytics/live decay_ratio at the
-    approval's as_of: the information ratio after the approval (up to the window's `to`) over the
-    information ratio up to it (1 held up, 0 nothing left, below 0 reversed); measured once 63
-    sessions follow the approval and while the in-sample information ratio is positive
+    IC (conditioned signal, whole history); fragility: the share of the book's information ratio
+    over the window that its information ratio without the window's 5 best sessions keeps:
+    /analytics/attribution fragility.best_days_kept with drop=5, without_best_days /
+    information_ratio (both as information_ratio, the best sessions those of largest daily return,
+    dropped); not measurable while the information ratio is not positive; live_information_ratio:
+    information ratio of the book's daily returns after the alpha's latest approval (in force or
+    since retired): /analytics/live out_of_sample.information_ratio at the approval's as_of,
+    annualised as information_ratio (x sqrt(252)), over the sessions after it up to the window's
+    `to` (its `from` does not narrow it); measured once 63 sessions follow the approval;
+    decay_ratio: /analytics/live decay_ratio at the approval's as_of: the information ratio after
+    the approval (up to the window's `to`) over the information ratio up to it (1 held up, 0 nothing
+    left, below 0 reversed); measured once 63 sessions follow the approval and while the in-sample
+    information ratio is positive
     """
 
     value: float | None
@@ -3558,8 +4080,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_year,
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic,
-    live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of equity traded per
-    session)
+    fragility ratio, live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of
+    equity traded per session)
     """
 
     threshold: Bound
@@ -3578,7 +4100,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     analytics.significance, turnover portfolio.ledger, max_weight portfolio.positions,
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
-    ic_t_stat performance.metrics, live_information_ratio analytics.live, decay_ratio analytics.live
+    ic_t_stat performance.metrics, fragility analytics.attribution, live_information_ratio
+    analytics.live, decay_ratio analytics.live
     """
 
     book: str | None
@@ -3610,14 +4133,15 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     information ratio paying 2 times its modelled execution cost; production_correlation: the
     largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
     {compared} compared); ic_t_stat: the Newey-West t-statistic of the signal's mean weekly IC over
-    the whole history (is the IC distinguishable from 0?); live_information_ratio: the book's
-    annualised information ratio over the {sessions} sessions after its approval on {split_date};
-    decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
-    {sessions} sessions after its approval on {split_date} ({live} live) ({names} are the figure's
-    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
-    part's sessions and split date). not_measurable: why there is no value; starts with
-    access_limited when the key may not read the data it is built from, not_applicable for a live
-    check of an alpha never approved
+    the whole history (is the IC distinguishable from 0?); fragility: the share of its information
+    ratio ({information_ratio}) the book keeps without its best {days} days ({without});
+    live_information_ratio: the book's annualised information ratio over the {sessions} sessions
+    after its approval on {split_date}; decay_ratio: the share of its in-sample information ratio
+    ({backtest}) the book kept over the {sessions} sessions after its approval on {split_date}
+    ({live} live) ({names} are the figure's own: sessions counted, trials, the symbol and date held,
+    the nearest production alpha, the live part's sessions and split date). not_measurable: why
+    there is no value; starts with access_limited when the key may not read the data it is built
+    from, not_applicable for a live check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -3704,7 +4228,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     checks: list[CheckResult]
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
-    production_correlation, ic_t_stat, live_information_ratio, decay_ratio
+    production_correlation, ic_t_stat, fragility, live_information_ratio, decay_ratio
     """
 
     summary: ChecksSummary
@@ -4964,6 +5488,32 @@ ENDPOINTS: dict[str, Endpoint] = {
         LiveResponse,
         collection=False,
     ),
+    "analytics.attribution": Endpoint(
+        "analytics.attribution",
+        "/v1/alphas/{alpha}/analytics/attribution",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("top", "top", "integer", 10, required=False, enum=None),
+            Param("drop", "drop", "integer", 5, required=False, enum=None),
+        ),
+        AttributionResponse,
+        collection=False,
+    ),
+    "analytics.capacity": Endpoint(
+        "analytics.capacity",
+        "/v1/alphas/{alpha}/analytics/capacity",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("capital", "capital", "number", 100000000.0, required=False, enum=None),
+            Param("grid", "grid", "string", None, required=False, enum=None),
+        ),
+        CapacityResponse,
+        collection=False,
+    ),
     "analytics.quantiles": Endpoint(
         "analytics.quantiles",
         "/v1/alphas/{alpha}/analytics/quantiles",
@@ -5206,6 +5756,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 enum=None,
             ),
             Param("min_ic_t_stat", "min_ic_t_stat", "number", None, required=False, enum=None),
+            Param("min_fragility", "min_fragility", "number", None, required=False, enum=None),
             Param(
                 "min_live_information_ratio",
                 "min_live_information_ratio",
@@ -5801,6 +6352,8 @@ __all__ = [
     "AnalyticsNotBuiltError",
     "AnalyticsStat",
     "AnnualisationFactors",
+    "Attribution",
+    "AttributionResponse",
     "AutocorrelationPoint",
     "BadRequestError",
     "BenchmarkEcho",
@@ -5810,6 +6363,7 @@ __all__ = [
     "BenchmarkRowPage",
     "BenchmarkSummary",
     "BenchmarkUnavailableError",
+    "BestDay",
     "BookFigures",
     "BookRow",
     "BookRowPage",
@@ -5817,6 +6371,13 @@ __all__ = [
     "Bound",
     "BuildRow",
     "BuildRowPage",
+    "ByLeg",
+    "ByName",
+    "BySector",
+    "Capacity",
+    "CapacityParticipation",
+    "CapacityPoint",
+    "CapacityResponse",
     "CheckResult",
     "CheckSeen",
     "Checks",
@@ -5835,6 +6396,7 @@ __all__ = [
     "Comparison",
     "ComparisonMeta",
     "ComparisonResponse",
+    "Concentration",
     "Contribution",
     "ContributionAbsent",
     "ContributionCombination",
@@ -5881,6 +6443,7 @@ __all__ = [
     "ExportsNotBuiltError",
     "FalsificationCriterion",
     "FieldPolicy",
+    "Fragility",
     "Health",
     "HealthLake",
     "IcBySector",
@@ -5899,8 +6462,11 @@ __all__ = [
     "KeyUsage",
     "KeyUsageMeta",
     "KeyUsageResponse",
+    "LargestFill",
+    "LargestWeight",
     "LedgerRow",
     "LedgerRowPage",
+    "LegPart",
     "Live",
     "LiveConsistency",
     "LivePart",
@@ -5921,6 +6487,7 @@ __all__ = [
     "MonthIc",
     "MonthOfYearIc",
     "MultipleTesting",
+    "NameAttribution",
     "NeweyWest",
     "NeweyWestTests",
     "NotAcceptableError",
@@ -5976,6 +6543,7 @@ __all__ = [
     "ScreenRowMeta",
     "ScreenRowPage",
     "SectorIc",
+    "SectorPart",
     "Signal",
     "SignalProcessing",
     "Significance",
@@ -5996,6 +6564,7 @@ __all__ = [
     "TermPoint",
     "Thesis",
     "TooManyConnectionsError",
+    "Totals",
     "TradeRow",
     "TradeRowPage",
     "TurnoverBucket",

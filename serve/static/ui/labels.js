@@ -122,6 +122,7 @@ export const FIGURES = {
   coverage: { name: "Coverage" },
   p_value: { name: "p-value", better: "lower" },
   decay_ratio: { name: "Decay ratio", better: "higher" },
+  fragility: { name: "Information ratio kept without the best 5 days", better: "higher" },
 };
 
 // Words written in capitals in a name the table does not hold (a figure added later).
