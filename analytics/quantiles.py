@@ -425,7 +425,14 @@ def quantiles_payload(
         weeks = _Weeks(np.empty(0, np.int32), np.zeros((0, q), np.int32), np.zeros((0, q)))
     a, b = window_bounds(weeks.days, window)
     if not reason:
-        require_window_sessions(b - a, weeks.days.size, window, MIN_WINDOW_WEEKS, "bucketed rebalance weeks")
+        require_window_sessions(
+            b - a,
+            weeks.days.size,
+            window,
+            MIN_WINDOW_WEEKS,
+            "bucketed rebalance weeks",
+            "bucketed rebalance week",
+        )
     names, means = weeks.names[a:b], weeks.means[a:b]
     paired = 0
     by_month: list[MonthIc] | None = None

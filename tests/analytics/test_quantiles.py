@@ -314,7 +314,7 @@ def test_a_window_too_short_is_a_400_naming_its_bounds(api: Api, lake: Lake) -> 
     assert body.status_code == 400, body.text
     named = {p["name"]: p["rule"] for p in body.json()["error"]["details"]["parameters"]}
     assert named == dict.fromkeys(
-        ("from", "to"), "the window holds 1 bucketed rebalance weeks; at least 2 are needed"
+        ("from", "to"), "the window holds 1 bucketed rebalance week; at least 2 are needed"
     )
     assert api.get(PATH.format("momentum_12_1"), **{"from": dates[3], "to": dates[4]}).status_code == 200
 
