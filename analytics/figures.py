@@ -44,6 +44,7 @@ from analytics import (
     correlation,
     costs,
     drawdowns,
+    factors,
     live,
     metrics,
     quantiles,
@@ -78,6 +79,7 @@ from schemas.bodies.attribution import Attribution
 from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
+from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
@@ -213,6 +215,14 @@ class Figures:
         return capacity.capacity_payload(
             view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings(), q.capital, q.grid
         )
+
+    def factors(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Factors:
+        """`/analytics/factors` of one book (`BookWindowQuery`): factor attribution and the
+        feature-neutral IC."""
+        q = BookWindowQuery(**params)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        return factors.factors_payload(view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings())
 
     def quantiles(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Quantiles:
         """`/analytics/quantiles` (`QuantilesQuery`: `score`, `quantiles`, `start`, `end`)."""

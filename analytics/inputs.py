@@ -102,17 +102,17 @@ def ledger(view: BuildView, book: str) -> Ledger | None:
     return view.memo(f"analytics:ledger:{book}", read)
 
 
-def weekly_ic(view: BuildView) -> Series | None:
-    """The conditioned weekly IC (`weekly_signal.ic`, NaN where not computable); None without
-    cross-sections."""
+def weekly_ic(view: BuildView, column: str = "ic") -> Series | None:
+    """The conditioned weekly IC (`weekly_signal.ic`; `raw_ic`: the raw signal's), NaN where not
+    computable; None without cross-sections."""
 
     def read() -> Series | None:
         table = view.table("weekly_signal")
         if table is None:
             return None
-        return Series(_days(table), floats(table.column("ic")))
+        return Series(_days(table), floats(table.column(column)))
 
-    return view.memo("analytics:weekly_ic", read)
+    return view.memo("analytics:weekly_ic" if column == "ic" else f"analytics:weekly_{column}", read)
 
 
 def table_rows(view: BuildView, name: str, book: str, **equal: int) -> pa.Table | None:

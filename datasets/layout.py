@@ -44,6 +44,10 @@ SINGLE_FILE_TABLES = (
     "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
     "analytics_attribution",  # per book, session and name: net P&L, leg, return contribution, realised weight
     "analytics_capacity",  # per ledger book and fill: notional, modelled cost, its impact part, adv
+    "analytics_factor_weeks",  # per week: the factor regression's names and R^2, the feature-neutral ICs
+    "analytics_factor_returns",  # per week and factor: the estimated factor return
+    "analytics_factor_exposures",  # per book, week and factor: exposure and its part of the return
+    "analytics_factor_attribution",  # per book and week: book, common and specific return
     "analytics_quantiles",  # per score, quantile count (2..10), week and quantile: names, mean forward return
     "analytics_sector_ic",  # per score, week and sector of the exposures: rank IC within the sector, names
 )

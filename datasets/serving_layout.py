@@ -53,6 +53,10 @@ SMALL_TABLES = (
     "analytics_turnover",
     "analytics_attribution",
     "analytics_capacity",
+    "analytics_factor_weeks",
+    "analytics_factor_returns",
+    "analytics_factor_exposures",
+    "analytics_factor_attribution",
     "analytics_quantiles",
     "analytics_sector_ic",
 )

@@ -3,7 +3,8 @@
 What is derived rather than trusted: `raw_score` (published name of the sealed pre-smoothing
 score), `cohort_size`, `score_z` and `raw_score_z`, `n_symbols`, positions' `signed_notional` and
 `weight`, P&L `net_pnl`, ledger `gross_exposure` and `net_exposure`, trades' New York session
-`date`, the books summary, and the per-build tables of the analytics routes (`analytics_tables.py`).
+`date`, the books summary, and the per-build tables of the analytics routes (`analytics_tables.py`,
+`factor_tables.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from pipeline.analytics_tables import analytics_tables
+from pipeline.factor_tables import factor_tables
 from pipeline.seal import Seal
 from pipeline.weekly import weekly_tables
 
@@ -177,6 +179,16 @@ def derive(seal: Seal) -> DerivedAlpha:
             out.single.get("exposures"),
             out.single["rebalances"]["date"] if "rebalances" in out.single else None,
             trades=out.books.get("trades", {}),
+        )
+    )
+    rebalances = out.single.get("rebalances")
+    out.single.update(
+        factor_tables(
+            out.single.get("exposures"),
+            out.decisions,
+            None if rebalances is None else rebalances["date"],
+            out.books.get("portfolio", {}),
+            out.books.get("positions", {}),
         )
     )
     return out

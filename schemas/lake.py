@@ -266,6 +266,55 @@ ANALYTICS_CAPACITY = pa.schema(
     ]
 )
 
+# Factor attribution (pipeline/factor_tables.py, analytics/factor_model.py, docs/analytics.md "Factor
+# attribution"): built from the seal's exposures, the decisions' forward returns and each book's
+# positions and ledger; absent without exposures or decisions.
+ANALYTICS_FACTOR_WEEKS = pa.schema(
+    [
+        ("date", pa.date32()),  # the rebalance week's decision date (one row per week with exposures)
+        ("next_date", pa.date32()),  # the next decision date: the week's holding period ends there; null last
+        ("names", pa.int32()),  # names in the week's regression (loadings and forward return all present)
+        ("regressors", pa.int32()),  # sector dummies present + style loadings used
+        ("r_squared", pa.float64()),  # centred R^2 of the regression; null when not estimated
+        ("neutral_ic", pa.float64()),  # Spearman(score residualised on the loadings, forward_return)
+        ("neutral_ic_names", pa.int32()),
+        ("raw_neutral_ic", pa.float64()),  # the same of raw_score
+        ("raw_neutral_ic_names", pa.int32()),
+    ]
+)
+
+ANALYTICS_FACTOR_RETURNS = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("factor_type", pa.string()),  # sector or style
+        ("factor", pa.string()),  # the sector's name, or the style loading's
+        ("factor_return", pa.float64()),  # the week's OLS coefficient (a return over the forward period)
+    ]
+)
+
+ANALYTICS_FACTOR_EXPOSURES = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),
+        ("factor_type", pa.string()),
+        ("factor", pa.string()),
+        ("exposure", pa.float64()),  # sum of realised weight x loading over the book's names
+        ("part", pa.float64()),  # exposure x factor_return
+    ]
+)
+
+ANALYTICS_FACTOR_ATTRIBUTION = pa.schema(
+    [
+        ("book", pa.string()),
+        ("date", pa.date32()),
+        ("next_date", pa.date32()),
+        ("sessions", pa.int32()),  # ledger sessions after date up to and including next_date
+        ("book_return", pa.float64()),  # compounded over those sessions
+        ("common_return", pa.float64()),  # sum of the factors' parts
+        ("specific_return", pa.float64()),  # book_return - common_return
+    ]
+)
+
 # Per score (score, raw_score), quantile count q (2..10), bucketed week and quantile: the quantile's
 # names and equal-weighted mean forward return (analytics/quantiles.py, alphalens' qcut per week).
 ANALYTICS_QUANTILES = pa.schema(
@@ -399,6 +448,10 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_turnover": ANALYTICS_TURNOVER,
     "analytics_attribution": ANALYTICS_ATTRIBUTION,
     "analytics_capacity": ANALYTICS_CAPACITY,
+    "analytics_factor_weeks": ANALYTICS_FACTOR_WEEKS,
+    "analytics_factor_returns": ANALYTICS_FACTOR_RETURNS,
+    "analytics_factor_exposures": ANALYTICS_FACTOR_EXPOSURES,
+    "analytics_factor_attribution": ANALYTICS_FACTOR_ATTRIBUTION,
     "analytics_quantiles": ANALYTICS_QUANTILES,
     "analytics_sector_ic": ANALYTICS_SECTOR_IC,
 }

@@ -57,6 +57,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.live"),
     Endpoint("analytics.attribution"),
     Endpoint("analytics.capacity"),
+    Endpoint("analytics.factors"),
     Endpoint("analytics.quantiles"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),

@@ -187,6 +187,17 @@ _SCOPES: dict[str, tuple[str, str]] = {
         "overall",
     ),
     "compare.equity": (WINDOW + ": compounded from its first common session", "one entry per common session"),
+    "factors": (
+        WINDOW
+        + ": its attributed rebalance weeks (decision on or after from, next decision on or before to)",
+        "weekly, summed or averaged over the window's weeks",
+    ),
+    "factors.weekly": (WINDOW + ": its attributed rebalance weeks", "one entry per attributed week"),
+    "factors.exposures": (
+        WINDOW + ": its attributed rebalance weeks",
+        "one entry per attributed week and factor",
+    ),
+    "factors.ic.weeks": (WINDOW + ": its rebalance weeks", "one entry per rebalance week"),
     "compare.rolling_return_correlation": (
         "the trailing rolling_window.sessions common sessions ending at date, inside the window",
         "one entry per common session",

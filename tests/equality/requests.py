@@ -69,6 +69,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
     "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
     "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
+    "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
@@ -896,6 +897,9 @@ class Generator:
         # Issue 36's capacity, last, with a generator of its own: the other routes issue 36 adds
         # keep their draws whichever is merged first.
         self.capacity()
+        # Added with issue 36's factor attribution, last, likewise.
+        for alpha in self.facts.alphas:
+            self.factors(alpha)
         # Issue 36's quantile returns, last, with a generator of its own (as capacity).
         self.quantiles()
         return self.requests
@@ -969,6 +973,17 @@ class Generator:
                 self.add(f"/v1/alphas/{missing}/analytics/capacity", TOKENS)
         finally:
             self.rng = shared
+
+    def factors(self, alpha: AlphaFacts) -> None:
+        """Issue 36's factor attribution over one alpha: per book over random windows (a window too
+        short is a 400), the whole history for every caller, and bad input."""
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics/factors"
+        for book in ("long_short", "long_only", "raw_long_short"):
+            params = [("book", book), *self.window(alpha.sessions)]
+            self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        self.add(base, TOKENS)
+        self.add(base + query([("book", "nope")]), ["raw"])
+        self.add(base + query([("from", "2021-06-30"), ("to", "2021-07-02")]), ["raw"])
 
     def quantiles(self) -> None:
         """Issue 36's `/analytics/quantiles` per alpha: each score with a random quantile count, over

@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-68c2a55a5384"
+REGISTRY_VERSION = "r-9156416e282e"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -3170,6 +3170,193 @@ class CapacityResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class FactorFigures(ApiStruct, kw_only=True, frozen=True):
+    """One factor over the window."""
+
+    factor: str
+    """The factor: a sector's name (as sealed) or a style loading's"""
+
+    type: str
+    """sector (a dummy per sector) or style (a loading)"""
+
+    weeks: int
+    """Weeks of the window in which the factor was estimated (a sector: held by the regression's names)"""
+
+    mean_exposure: AnalyticsStat
+    """Mean of the book's weekly exposure to the factor over the window's attributed weeks that
+    estimate it: for a sector the net weight of its names (a fraction of equity), for a style the
+    weight-weighted loading
+    """
+
+    factor_return: AnalyticsStat
+    """The factor's return over the window: the sum of its weekly estimates (arithmetic; pyfolio's
+    perf_attrib summary compounds, cum_returns_final)
+    """
+
+    part: AnalyticsStat
+    """The factor's part of the book's return over the window: the sum of its weekly parts"""
+
+
+class FactorWeek(ApiStruct, kw_only=True, frozen=True):
+    """One attributed week of the book."""
+
+    date: dt.date
+    """The rebalance week's decision date"""
+
+    next_date: dt.date
+    """The next decision date: the holding period ends at its close"""
+
+    sessions: int
+    """Ledger sessions of the holding period"""
+
+    names: int
+    """Names in the week's regression"""
+
+    r_squared: float | None
+    """Centred R^2 of the week's regression (the sector dummies span the constant)"""
+
+    book_return: float | None
+    """The book's return that week: the book's return compounded over the ledger sessions after the
+    decision up to and including the next decision session: it differs from the forward return's
+    period (open after the decision to the open after the next decision) by the decision day's
+    overnight move, which lands in the specific part
+    """
+
+    common_return: float | None
+    """The factors' parts that week"""
+
+    specific_return: float | None
+    """What the factors leave of it"""
+
+
+class FactorWeekExposure(ApiStruct, kw_only=True, frozen=True):
+    """One factor in one attributed week (a chart draws exposure by date and factor)."""
+
+    date: dt.date
+    """The rebalance week's decision date"""
+
+    factor: str
+    """The factor"""
+
+    type: str
+    """sector or style"""
+
+    exposure: float | None
+    """The book's exposure that week"""
+
+    factor_return: float | None
+    """The factor's return that week (the OLS estimate)"""
+
+    part: float | None
+    """The factor's part of the book's return that week"""
+
+
+class NeutralIcWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week's IC and feature-neutral IC."""
+
+    date: dt.date
+    """The rebalance week's decision date"""
+
+    ic: float | None
+    """The week's rank IC (weekly_signal ic, raw_ic for raw books)"""
+
+    neutral_ic: float | None
+    """The week's feature-neutral IC: Spearman of the score residualised on the week's loadings with
+    the forward return
+    """
+
+    names: int | None
+    """Names the neutral IC ranks (residual and forward return both present)"""
+
+
+class NeutralIc(ApiStruct, kw_only=True, frozen=True):
+    """The signal's IC and feature-neutral IC over the window."""
+
+    signal: str
+    """The score ranked: score, or raw_score for a raw_ book"""
+
+    mean_ic: AnalyticsStat
+    """Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic"""
+
+    mean_neutral_ic: AnalyticsStat
+    """Mean weekly feature-neutral IC over the window's weeks with a measurable one: what the score
+    predicts beyond the sectors and styles (Numerai's feature-neutral correlation, but fully
+    neutralised and ranked with Spearman)
+    """
+
+    weeks: list[NeutralIcWeek]
+    """The window's weeks, in date order"""
+
+
+class Factors(ApiStruct, kw_only=True, frozen=True):
+    """Factor attribution of a book (`/analytics/factors`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    estimator: str
+    """How the factor returns are estimated each week"""
+
+    weeks: int | None
+    """Attributed weeks of the window (a rebalance week is in the window when its decision date is on
+    or after from and its holding period ends (the next decision date) on or before to, with a
+    factor estimate and a holding period in the ledger); null when not measurable
+    """
+
+    book_return: AnalyticsStat
+    """The book's return over the window's attributed weeks, summed (arithmetic, as the parts are):
+    each week the book's return compounded over the ledger sessions after the decision up to and
+    including the next decision session: it differs from the forward return's period (open after the
+    decision to the open after the next decision) by the decision day's overnight move, which lands
+    in the specific part
+    """
+
+    common_return: AnalyticsStat
+    """The factors' part of it (the sum of every factor's part)"""
+
+    specific_return: AnalyticsStat
+    """What the factors leave of it: the return of what the loadings do not describe"""
+
+    specific_information_ratio: AnalyticsStat
+    """Information ratio of the weekly specific returns, annualised (pyfolio's perf_attrib summary
+    shows empyrical's sharpe_ratio of them, which annualises with sqrt(252) whatever their
+    frequency)
+    """
+
+    variance_explained: AnalyticsStat
+    """Share of the variance of the book's weekly returns the factors explain (below 0 when the
+    specific returns vary more than the book's)
+    """
+
+    factors: list[FactorFigures]
+    """One entry per factor estimated in the window: sectors by name, then size, value, momentum, beta,
+    volatility
+    """
+
+    weekly: list[FactorWeek]
+    """The attributed weeks, in date order"""
+
+    exposures: list[FactorWeekExposure]
+    """The weekly exposures and parts, by date then factor (the factors' order)"""
+
+    ic: NeutralIc
+    """The signal's IC and feature-neutral IC"""
+
+
+class FactorsResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/factors` (analytics.factors)."""
+
+    data: Factors
+
+    meta: Meta
+
+
 class QuantileBucket(ApiStruct, kw_only=True, frozen=True):
     """One score quantile over the window."""
 
@@ -5514,6 +5701,17 @@ ENDPOINTS: dict[str, Endpoint] = {
         CapacityResponse,
         collection=False,
     ),
+    "analytics.factors": Endpoint(
+        "analytics.factors",
+        "/v1/alphas/{alpha}/analytics/factors",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        FactorsResponse,
+        collection=False,
+    ),
     "analytics.quantiles": Endpoint(
         "analytics.quantiles",
         "/v1/alphas/{alpha}/analytics/quantiles",
@@ -6441,6 +6639,11 @@ __all__ = [
     "ExportRow",
     "ExportRowPage",
     "ExportsNotBuiltError",
+    "FactorFigures",
+    "FactorWeek",
+    "FactorWeekExposure",
+    "Factors",
+    "FactorsResponse",
     "FalsificationCriterion",
     "FieldPolicy",
     "Fragility",
@@ -6488,6 +6691,8 @@ __all__ = [
     "MonthOfYearIc",
     "MultipleTesting",
     "NameAttribution",
+    "NeutralIc",
+    "NeutralIcWeek",
     "NeweyWest",
     "NeweyWestTests",
     "NotAcceptableError",

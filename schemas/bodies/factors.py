@@ -1,0 +1,282 @@
+"""`/analytics/factors`: factor attribution of one book (pyfolio's perf_attrib, Barra-style) and the
+signal's feature-neutral IC beside its IC, declared for the contract (docs/analytics.md, "Factor
+attribution").
+
+Each rebalance week the factor returns are estimated by a cross-sectional OLS regression of the
+names' forward returns on their loadings (`ESTIMATOR`); the book's exposures are its realised
+weights on the first session after the decision times the loadings; each factor's part of the
+book's weekly return is exposure x factor return, and the specific part what is left. Figures over
+a window are sums of the weekly parts over the window's attributed weeks (`WEEK_RULE`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Literal
+
+from schemas.bodies.analytics import WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
+from schemas.bodies.base import Body, Window
+from schemas.bodies.figures import figure
+
+FACTOR_MIN_WEEKS = 2
+"""Attributed weeks a window needs for the dispersion figures (a window of the history holding
+fewer rebalance weeks with a complete holding period is a 400)."""
+MARGIN = 10
+"""Residual degrees of freedom a week's regression needs beyond its regressors (`analytics.factor_model`)."""
+EXPLAINED = 1e-9
+"""A score whose regression on the loadings leaves less than this share of its variance (R^2 above
+1 - EXPLAINED) is a combination of them: its neutral IC is not measurable (no residual but rounding)."""
+
+ESTIMATOR = (
+    "Each rebalance week, ordinary least squares (equal weights) of the names' forward returns "
+    "(decisions.forward_return: next open after the decision to the next open after the next decision) on "
+    "one dummy per sector present that week (no intercept: a sector's factor return is its names' return net "
+    "of the styles) and the style loadings the seal carries (those not null throughout the build); a name "
+    "with a null forward return, sector or loading is left out that week, and a week with fewer names than "
+    f"regressors + {MARGIN}, or a rank-deficient design, has no estimate"
+)
+WEEK_RULE = (
+    "a rebalance week is in the window when its decision date is on or after from and its holding period "
+    "ends (the next decision date) on or before to"
+)
+HOLDING_PERIOD = (
+    "the book's return compounded over the ledger sessions after the decision up to and including the next "
+    "decision session: it differs from the forward return's period (open after the decision to the open "
+    "after the next decision) by the decision day's overnight move, which lands in the specific part"
+)
+BOOK_SOURCE = "portfolio:{book} + positions:{book} + exposures"
+FACTOR_SOURCE = "exposures + decisions.forward_return"
+IC_SOURCE = "signals:weekly_signal"
+FactorType = Literal["sector", "style"]
+
+
+class FactorFigures(Body, kw_only=True, frozen=True):
+    """One factor over the window."""
+
+    factor: Annotated[str, figure("The factor: a sector's name (as sealed) or a style loading's")]
+    type: Annotated[FactorType, figure("sector (a dummy per sector) or style (a loading)")]
+    weeks: Annotated[
+        int,
+        figure(
+            "Weeks of the window in which the factor was estimated (a sector: held by the regression's names)",
+            unit="weeks",
+        ),
+    ]
+    mean_exposure: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean of the book's weekly exposure to the factor over the window's attributed weeks that estimate it: "
+            "for a sector the net weight of its names (a fraction of equity), for a style the weight-weighted "
+            "loading",
+            "mean_t sum_i w_t,i L_t,i,f; w the realised weight (positions.weight) on the first session after the "
+            "decision, L the week's loading (a sector: 1 for its names)",
+            unit="ratio",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    factor_return: Annotated[
+        AnalyticsStat,
+        figure(
+            "The factor's return over the window: the sum of its weekly estimates (arithmetic; pyfolio's "
+            "perf_attrib summary compounds, cum_returns_final)",
+            "sum_t f_t,f over the window's estimated weeks",
+            unit="fraction",
+            source=FACTOR_SOURCE,
+        ),
+    ]
+    part: Annotated[
+        AnalyticsStat,
+        figure(
+            "The factor's part of the book's return over the window: the sum of its weekly parts",
+            "sum_t X_t,f * f_t,f, X the exposure",
+            unit="fraction",
+            source=BOOK_SOURCE,
+        ),
+    ]
+
+
+class FactorWeekExposure(Body, kw_only=True, frozen=True):
+    """One factor in one attributed week (a chart draws exposure by date and factor)."""
+
+    date: Annotated[dt.date, figure("The rebalance week's decision date")]
+    factor: Annotated[str, figure("The factor")]
+    type: Annotated[FactorType, figure("sector or style")]
+    exposure: Annotated[
+        float | None,
+        figure("The book's exposure that week", "sum_i w_i L_i,f", unit="ratio", source=BOOK_SOURCE),
+    ]
+    factor_return: Annotated[
+        float | None,
+        figure("The factor's return that week (the OLS estimate)", unit="fraction", source=FACTOR_SOURCE),
+    ]
+    part: Annotated[
+        float | None,
+        figure(
+            "The factor's part of the book's return that week", "exposure * factor_return", unit="fraction"
+        ),
+    ]
+
+
+class FactorWeek(Body, kw_only=True, frozen=True):
+    """One attributed week of the book."""
+
+    date: Annotated[dt.date, figure("The rebalance week's decision date")]
+    next_date: Annotated[dt.date, figure("The next decision date: the holding period ends at its close")]
+    sessions: Annotated[int, figure("Ledger sessions of the holding period", unit="sessions")]
+    names: Annotated[int, figure("Names in the week's regression", unit="names")]
+    r_squared: Annotated[
+        float | None,
+        figure(
+            "Centred R^2 of the week's regression (the sector dummies span the constant)",
+            "1 - SSR / sum (r - mean r)^2",
+            unit="ratio",
+            source=FACTOR_SOURCE,
+        ),
+    ]
+    book_return: Annotated[
+        float | None,
+        figure("The book's return that week: " + HOLDING_PERIOD, "prod(1 + r) - 1", unit="fraction"),
+    ]
+    common_return: Annotated[
+        float | None,
+        figure("The factors' parts that week", "sum_f exposure_f * factor_return_f", unit="fraction"),
+    ]
+    specific_return: Annotated[
+        float | None, figure("What the factors leave of it", "book_return - common_return", unit="fraction")
+    ]
+
+
+class NeutralIcWeek(Body, kw_only=True, frozen=True):
+    """One week's IC and feature-neutral IC."""
+
+    date: Annotated[dt.date, figure("The rebalance week's decision date")]
+    ic: Annotated[
+        float | None,
+        figure("The week's rank IC (weekly_signal ic, raw_ic for raw books)", unit="ratio", source=IC_SOURCE),
+    ]
+    neutral_ic: Annotated[
+        float | None,
+        figure(
+            "The week's feature-neutral IC: Spearman of the score residualised on the week's loadings with the "
+            "forward return",
+            "spearman(s - X b, forward_return), b the OLS of s on X (sector dummies + styles)",
+            unit="ratio",
+            source=FACTOR_SOURCE,
+        ),
+    ]
+    names: Annotated[
+        int | None,
+        figure("Names the neutral IC ranks (residual and forward return both present)", unit="names"),
+    ]
+
+
+class NeutralIc(Body, kw_only=True, frozen=True):
+    """The signal's IC and feature-neutral IC over the window."""
+
+    signal: Annotated[
+        Literal["score", "raw_score"], figure("The score ranked: score, or raw_score for a raw_ book")
+    ]
+    mean_ic: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic",
+            "mean(ic)",
+            unit="ratio",
+            annualisation="per_period",
+            source=IC_SOURCE,
+        ),
+    ]
+    mean_neutral_ic: Annotated[
+        AnalyticsStat,
+        figure(
+            "Mean weekly feature-neutral IC over the window's weeks with a measurable one: what the score "
+            "predicts beyond the sectors and styles (Numerai's feature-neutral correlation, but fully neutralised "
+            "and ranked with Spearman)",
+            "mean_t spearman(s_t - X_t b_t, forward_return_t)",
+            unit="ratio",
+            annualisation="per_period",
+            source=FACTOR_SOURCE,
+        ),
+    ]
+    weeks: Annotated[list[NeutralIcWeek], figure("The window's weeks, in date order")]
+
+
+class Factors(Body, kw_only=True, frozen=True):
+    """Factor attribution of a book (`/analytics/factors`)."""
+
+    alpha: Annotated[str, figure("The alpha served")]
+    book: Annotated[str, figure("The book measured")]
+    window: Annotated[Window, WINDOW_FIELD]
+    estimator: Annotated[str, figure("How the factor returns are estimated each week")] = ESTIMATOR
+    weeks: Annotated[
+        int | None,
+        figure(
+            "Attributed weeks of the window ("
+            + WEEK_RULE
+            + ", with a factor estimate and a holding period in the "
+            "ledger); null when not measurable",
+            unit="weeks",
+        ),
+    ]
+    book_return: Annotated[
+        AnalyticsStat,
+        figure(
+            "The book's return over the window's attributed weeks, summed (arithmetic, as the parts are): each "
+            "week " + HOLDING_PERIOD,
+            "sum_t (prod(1 + r) - 1)",
+            unit="fraction",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    common_return: Annotated[
+        AnalyticsStat,
+        figure(
+            "The factors' part of it (the sum of every factor's part)",
+            "sum_t sum_f X_t,f * f_t,f",
+            unit="fraction",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    specific_return: Annotated[
+        AnalyticsStat,
+        figure(
+            "What the factors leave of it: the return of what the loadings do not describe",
+            "book_return - common_return",
+            unit="fraction",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    specific_information_ratio: Annotated[
+        AnalyticsStat,
+        figure(
+            "Information ratio of the weekly specific returns, annualised (pyfolio's perf_attrib summary shows "
+            "empyrical's sharpe_ratio of them, which annualises with sqrt(252) whatever their frequency)",
+            "mean(s) / std(s, ddof=1) * sqrt(52)",
+            unit="ratio",
+            annualisation="annualised",
+            source=BOOK_SOURCE,
+            keys=WEEKS_PER_YEAR,
+        ),
+    ]
+    variance_explained: Annotated[
+        AnalyticsStat,
+        figure(
+            "Share of the variance of the book's weekly returns the factors explain (below 0 when the specific "
+            "returns vary more than the book's)",
+            "1 - var(specific_return) / var(book_return), over the attributed weeks",
+            unit="fraction",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    factors: Annotated[
+        list[FactorFigures],
+        figure(
+            "One entry per factor estimated in the window: sectors by name, then size, value, momentum, beta, volatility"
+        ),
+    ]
+    weekly: Annotated[list[FactorWeek], figure("The attributed weeks, in date order")]
+    exposures: Annotated[
+        list[FactorWeekExposure],
+        figure("The weekly exposures and parts, by date then factor (the factors' order)"),
+    ]
+    ic: Annotated[NeutralIc, figure("The signal's IC and feature-neutral IC")]
