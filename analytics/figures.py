@@ -47,6 +47,7 @@ from analytics import (
     factors,
     live,
     metrics,
+    quantiles,
     risk,
     rolling,
     screen,
@@ -81,6 +82,7 @@ from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
+from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.service import Warning
 from schemas.query import (
     AttributionQuery,
@@ -92,6 +94,7 @@ from schemas.query import (
     CorrelationQuery,
     LiveQuery,
     MetricsQuery,
+    QuantilesQuery,
     RiskQuery,
     RollingQuery,
     ScreenQuery,
@@ -220,6 +223,15 @@ class Figures:
         view = self._analytics_build(alpha)
         book = self._book(view, q.book)
         return factors.factors_payload(view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings())
+
+    def quantiles(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Quantiles:
+        """`/analytics/quantiles` (`QuantilesQuery`: `score`, `quantiles`, `start`, `end`)."""
+        q = QuantilesQuery(**params)
+        view = self._analytics_build(alpha)
+        score = quantiles.readable_score(q.score, raw=True)
+        return quantiles.quantiles_payload(
+            view, score, q.quantiles, (q.start, q.end), FULL_ACCESS, warnings or Warnings()
+        )
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""

@@ -131,15 +131,20 @@ def table_rows(view: BuildView, name: str, book: str, **equal: int) -> pa.Table 
     return view.memo(f"analytics:{name}:{book}:{sorted(equal.items())}", select)
 
 
-def require_window_sessions(count: int, whole: int, window: Window, minimum: int, what: str) -> None:
+def require_window_sessions(
+    count: int, whole: int, window: Window, minimum: int, what: str, one: str | None = None
+) -> None:
     """The decision routes' rule for a window too short: a 400 naming `from`/`to` when the window
     holds fewer than `minimum` `what` although the whole history holds enough (the caller's to
-    fix). A history too short on its own is no bad input: its figures are `not_measurable`."""
+    fix). A history too short on its own is no bad input: its figures are `not_measurable`.
+    `one`: `what` in the singular, when it is not `what` without its "sessions"' s."""
     if count >= minimum or whole < minimum or (window[0] is None and window[1] is None):
         return
     rule = f"the window holds {count} {what}; at least {minimum} are needed"
     if count == 1:
         rule = rule.replace("holds 1 sessions", "holds 1 session")
+        if one is not None:
+            rule = rule.replace(f"holds 1 {what}", f"holds 1 {one}")
     raise BadParameters(
         {side: rule for side, bound in zip(("from", "to"), window, strict=True) if bound is not None}
     )

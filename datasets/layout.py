@@ -48,6 +48,8 @@ SINGLE_FILE_TABLES = (
     "analytics_factor_returns",  # per week and factor: the estimated factor return
     "analytics_factor_exposures",  # per book, week and factor: exposure and its part of the return
     "analytics_factor_attribution",  # per book and week: book, common and specific return
+    "analytics_quantiles",  # per score, quantile count (2..10), week and quantile: names, mean forward return
+    "analytics_sector_ic",  # per score, week and sector of the exposures: rank IC within the sector, names
 )
 YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
 BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet

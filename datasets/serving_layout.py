@@ -57,6 +57,8 @@ SMALL_TABLES = (
     "analytics_factor_returns",
     "analytics_factor_exposures",
     "analytics_factor_attribution",
+    "analytics_quantiles",
+    "analytics_sector_ic",
 )
 
 

@@ -7,4 +7,8 @@
 # 2.2.0: builds also carry the analytics tables (`analytics_*`, and the decile rule skips weeks
 #        whose raw scores are all equal); a 2.1 build is served, but its analytics routes answer
 #        503 `analytics_not_built` until it is rebuilt.
-PIPELINE_VERSION = "2.2.0"
+# 2.3.0: builds also carry the seal's optional `exposures` and issue 36's tables
+#        (`analytics_attribution`, `analytics_capacity`, `analytics_factor_*`, `analytics_quantiles`,
+#        `analytics_sector_ic`); a 2.2 build is served, but the routes built on them answer
+#        `analytics_not_built` (503) or a figure not measurable naming the rebuild until it is rebuilt.
+PIPELINE_VERSION = "2.3.0"

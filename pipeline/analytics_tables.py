@@ -10,7 +10,11 @@
   its leg, its return contribution, its realised weight and its sector (`/analytics/attribution`,
   which aggregates a window of it);
 - `analytics_capacity`: per ledger book and fill, its notional, modelled cost, the part of that
-  cost beyond its fee, and its name's adv at its decision (`capacity_frame`).
+  cost beyond its fee, and its name's adv at its decision (`capacity_frame`);
+- `analytics_quantiles`: per score (score, raw_score), quantile count (2..10), bucketed week and
+  quantile, the names and their equal-weighted mean forward return (`analytics.quantiles`);
+- `analytics_sector_ic`: per score, week and sector of the seal's exposures, the rank IC of the score
+  and the forward return within the sector (written only when the run sealed exposures).
 
 The server serves these as they are for the whole history and recomputes drawdowns over a
 narrower window with the same functions; the catalogue-wide figures (correlation, trials) are
@@ -22,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analytics import capacity, drawdowns, rolling
+from analytics import capacity, drawdowns, quantiles, rolling
+from analytics.ranks import spearman_by
 from pipeline.weekly import decile_members
 from schemas import lake, wire
 
@@ -251,6 +256,48 @@ def capacity_frame(
     )
 
 
+QUANTILES_SCHEMA = dict(pl.DataFrame(lake.ANALYTICS_QUANTILES.empty_table()).schema)
+
+
+def quantiles_frame(decisions: pl.DataFrame) -> pl.DataFrame:
+    """Every score's rows of `analytics_quantiles`, in (score, quantiles, date, quantile) order."""
+    ordered = decisions.select("date", "score", "raw_score", "forward_return").sort("date")
+    days = ordered["date"].cast(pl.Int32).to_numpy()
+    forward = ordered["forward_return"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    parts = []
+    for score in ("score", "raw_score"):
+        columns = quantiles.weekly_quantiles(
+            days, ordered[score].cast(pl.Float64).fill_null(np.nan).to_numpy(), forward
+        )
+        size = columns["date"].size
+        parts.append(
+            pl.DataFrame(
+                {"score": [score] * size, **columns},
+                schema={**QUANTILES_SCHEMA, "date": pl.Int32},
+            ).with_columns(pl.col("date").cast(pl.Date), pl.col("mean_forward_return").fill_nan(None))
+        )
+    return pl.concat(parts).sort("score", "quantiles", "date", "quantile", maintain_order=True)
+
+
+def sector_ic_frame(decisions: pl.DataFrame, exposures: pl.DataFrame) -> pl.DataFrame:
+    """Every score's rows of `analytics_sector_ic`: per week and sector (names without a sector that
+    week left out), the Spearman rank IC of the score and the forward return among the sector's
+    names, by the one rank rule of the weekly IC (`analytics.ranks.spearman_by`: null below 3 pairs
+    or when a side is constant), and the names with both."""
+    named = decisions.select("date", "symbol", "score", "raw_score", "forward_return").join(
+        exposures.select("date", "symbol", "sector").filter(pl.col("sector").is_not_null()),
+        on=["date", "symbol"],
+        how="inner",
+    )
+    parts = [
+        spearman_by(named, ["date", "sector"], score, "forward_return").select(
+            score=pl.lit(score), date="date", sector="sector", ic="rho", names="n"
+        )
+        for score in ("score", "raw_score")
+    ]
+    return pl.concat(parts).filter(pl.col("names") > 0).sort("score", "date", "sector")
+
+
 def analytics_tables(
     ledgers: dict[str, pl.DataFrame],
     decisions: pl.DataFrame | None,
@@ -296,6 +343,9 @@ def analytics_tables(
             out["analytics_turnover"] = pl.concat(
                 [turnover_frame(book, decisions, buckets[wire.traded_score(book)]) for book in books]
             )
+        out["analytics_quantiles"] = quantiles_frame(decisions)
+        if exposures is not None:
+            out["analytics_sector_ic"] = sector_ic_frame(decisions, exposures)
     attribution = attribution_table(ledgers, positions or {}, pnl or {}, exposures, rebalance_dates)
     if attribution is not None:
         out["analytics_attribution"] = attribution

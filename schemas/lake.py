@@ -315,6 +315,31 @@ ANALYTICS_FACTOR_ATTRIBUTION = pa.schema(
     ]
 )
 
+# Per score (score, raw_score), quantile count q (2..10), bucketed week and quantile: the quantile's
+# names and equal-weighted mean forward return (analytics/quantiles.py, alphalens' qcut per week).
+ANALYTICS_QUANTILES = pa.schema(
+    [
+        ("score", pa.string()),  # the score bucketed: score or raw_score
+        ("quantiles", pa.int8()),  # q
+        ("date", pa.date32()),  # the rebalance week
+        ("quantile", pa.int8()),  # 1 (lowest score) .. q
+        ("names", pa.int32()),  # names with a score and a forward return in the quantile
+        ("mean_forward_return", pa.float64()),  # null when the quantile holds no name that week
+    ]
+)
+
+# Per score (score, raw_score), rebalance week and sector of the seal's exposures: the rank IC of the
+# score and the forward return among the sector's names that week (analytics.ranks.spearman_by).
+ANALYTICS_SECTOR_IC = pa.schema(
+    [
+        ("score", pa.string()),  # score or raw_score
+        ("date", pa.date32()),
+        ("sector", pa.string()),
+        ("ic", pa.float64()),  # null below 3 names with both, or when either side is constant
+        ("names", pa.int32()),  # the sector's names with a score and a forward return that week
+    ]
+)
+
 BENCHMARK_DAILY = pa.schema(
     [("date", pa.date32()), ("close", pa.float64()), ("adjusted_close", pa.float64())]
 )
@@ -427,4 +452,6 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
     "analytics_factor_returns": ANALYTICS_FACTOR_RETURNS,
     "analytics_factor_exposures": ANALYTICS_FACTOR_EXPOSURES,
     "analytics_factor_attribution": ANALYTICS_FACTOR_ATTRIBUTION,
+    "analytics_quantiles": ANALYTICS_QUANTILES,
+    "analytics_sector_ic": ANALYTICS_SECTOR_IC,
 }

@@ -44,6 +44,7 @@ from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
 from schemas.bodies.events import EVENT_TYPES
 from schemas.bodies.promotions import STANDINGS
+from schemas.bodies.quantiles import DEFAULT_QUANTILES, QUANTILE_SCORES, QUANTILES_MAX, QUANTILES_MIN
 
 LIMIT_MIN = 1
 LIMIT_MAX = 5000
@@ -869,6 +870,30 @@ class CapacityQuery(Query, frozen=True):
         ]
         | None
     ) = None
+
+
+class QuantilesQuery(Query, frozen=True):
+    """`/analytics/quantiles`: quantile returns of one score over a window of rebalance weeks."""
+
+    score: Annotated[
+        str,
+        Meta(
+            description="The score bucketed: score (the conditioned signal) or raw_score (keys with raw-book "
+            "access only).",
+            extra={"enum": QUANTILE_SCORES},
+        ),
+    ] = QUANTILE_SCORES[0]
+    quantiles: Annotated[
+        int,
+        Meta(
+            ge=QUANTILES_MIN,
+            le=QUANTILES_MAX,
+            description=f"Number of score quantiles per week ({QUANTILES_MIN}..{QUANTILES_MAX}; alphalens' "
+            f"default {DEFAULT_QUANTILES}).",
+        ),
+    ] = DEFAULT_QUANTILES
+    start: From = START
+    end: To = END
 
 
 EVENT_TYPES_MAX_LENGTH = 1000

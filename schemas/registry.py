@@ -58,6 +58,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.attribution"),
     Endpoint("analytics.capacity"),
     Endpoint("analytics.factors"),
+    Endpoint("analytics.quantiles"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),

@@ -208,6 +208,20 @@ _SCOPES: dict[str, tuple[str, str]] = {
     ),
     "capacity.participation": (WINDOW + ": the fills of its sessions", "one figure over the window's fills"),
     "capacity.grid": (WINDOW, "one entry per capital of the grid"),
+    "quantiles.dates": (WINDOW, "one entry per bucketed week"),
+    "quantiles.buckets": (WINDOW, "weekly, averaged over the window's bucketed weeks"),
+    "quantiles.buckets[].cumulative_return": (
+        WINDOW + ": compounded from its first bucketed week",
+        "one entry per bucketed week",
+    ),
+    "quantiles.spread": (WINDOW, "weekly, averaged over the window's bucketed weeks"),
+    "quantiles.spread.cumulative_return": (
+        WINDOW + ": compounded from its first bucketed week",
+        "one entry per bucketed week",
+    ),
+    "quantiles.ic_by_month": (WINDOW, "one entry per calendar month, averaged over its weeks"),
+    "quantiles.ic_by_month_of_year": (WINDOW, "one entry per month of the year, averaged over its weeks"),
+    "quantiles.ic_by_sector": (WINDOW, "one entry per sector, averaged over the window's weeks"),
 }
 
 

@@ -29,6 +29,7 @@ from analytics.drawdowns import drawdown_rows
 from analytics.entries import Warnings
 from analytics.factors import factors_payload
 from analytics.live import live_payload, split_of
+from analytics.quantiles import quantiles_payload, readable_score
 from datasets import answers
 from datasets.queries import Window, page_of
 from datasets.reader import BuildView
@@ -40,6 +41,7 @@ from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
+from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
     AttributionQuery,
@@ -49,6 +51,7 @@ from schemas.query import (
     CorrelationQuery,
     LiveQuery,
     NoQuery,
+    QuantilesQuery,
     Query,
     RollingQuery,
     SignificanceQuery,
@@ -344,6 +347,30 @@ async def get_factors(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Respon
     return single(data, _meta(ctx, build, "analytics_factor_attribution", kinds, warnings, book=book))
 
 
+@route(
+    "analytics.quantiles",
+    "/v1/alphas/{alpha:str}/analytics/quantiles",
+    "Mean forward return by score quantile, the top-minus-bottom spread, and the IC by month and sector",
+    documented=(
+        "alphalens' quantile returns over the window's rebalance weeks: each week's names with a score and a "
+        "forward return cut into `quantiles` quantiles of the score (pd.qcut per week); per quantile the mean over "
+        "weeks of its equal-weighted mean forward return (per week, a fraction), its standard error and its "
+        "compounded curve; the top-minus-bottom spread with its Newey-West t-statistic and curve; the weekly IC "
+        "/metrics uses by calendar month and by month of the year; the IC within each sector of the seal's "
+        "exposures (not_measurable without them). raw_score needs raw-book access; every figure needs "
+        "signals.rebalances.get or signals.scores. A window holding fewer than 2 bucketed weeks is a 400 naming "
+        "from and/or to"
+    ),
+)
+async def get_quantiles(ctx: Ctx[QuantilesQuery], alpha: FromPath[str]) -> Response[Single[Quantiles]]:
+    build, args = await _opened(ctx, alpha)
+    score = readable_score(args.score, ctx.raw)
+    warnings = Warnings()
+    # Numpy over at most a few thousand precomputed weekly means: on the event loop, as costs is.
+    data = quantiles_payload(build, score, args.quantiles, (args.start, args.end), ctx.access, warnings)
+    return single(data, _meta(ctx, build, "analytics_quantiles", ("decisions", "exposures"), warnings))
+
+
 ROUTES = [
     get_significance,
     list_correlation,
@@ -354,5 +381,6 @@ ROUTES = [
     get_attribution,
     get_capacity,
     get_factors,
+    get_quantiles,
     get_analytics_doc,
 ]

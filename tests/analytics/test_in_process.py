@@ -87,6 +87,8 @@ CASES: list[Case] = [
         ("analytics/factors", (lambda f: f.factors), {"book": book})
         for book in ("long_short", "raw_long_only")
     ),
+    ("analytics/quantiles", lambda f: f.quantiles, {}),
+    ("analytics/quantiles", lambda f: f.quantiles, {"score": "raw_score", "quantiles": 10}),
 ]
 
 
@@ -409,4 +411,4 @@ def test_every_analytics_route_has_its_figures_method() -> None:
         and not endpoint_id.endswith("doc")
     ]
     missing = [i for i in figure_ids if not callable(getattr(Figures, i.rsplit(".", 1)[-1], None))]
-    assert len(figure_ids) == 16 and not missing, (figure_ids, missing)
+    assert len(figure_ids) == 17 and not missing, (figure_ids, missing)

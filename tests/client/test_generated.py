@@ -182,6 +182,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "attribution": _generated.Attribution,
         "capacity": _generated.Capacity,
         "factors": _generated.Factors,
+        "quantiles": _generated.Quantiles,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100

@@ -70,6 +70,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
     "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
     "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
+    "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
@@ -899,6 +900,8 @@ class Generator:
         # Added with issue 36's factor attribution, last, likewise.
         for alpha in self.facts.alphas:
             self.factors(alpha)
+        # Issue 36's quantile returns, last, with a generator of its own (as capacity).
+        self.quantiles()
         return self.requests
 
     def live(self, alpha: AlphaFacts) -> None:
@@ -981,6 +984,39 @@ class Generator:
         self.add(base, TOKENS)
         self.add(base + query([("book", "nope")]), ["raw"])
         self.add(base + query([("from", "2021-06-30"), ("to", "2021-07-02")]), ["raw"])
+
+    def quantiles(self) -> None:
+        """Issue 36's `/analytics/quantiles` per alpha: each score with a random quantile count, over
+        the whole history or a random window of at least 8 rebalance weeks; and its bad input (a count
+        out of 2..10, an unknown score, raw_score for a key without raw books, a window of one week)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:quantiles")
+        try:
+            for alpha in self.facts.alphas:
+                path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
+                self.add(path, TOKENS)
+                weeks = alpha.rebalances
+                for score in ("score", "raw_score"):
+                    params = [("score", score), ("quantiles", str(self.rng.randint(2, 10)))]
+                    if len(weeks) > 8 and self.rng.random() < 0.7:
+                        first = self.rng.randrange(len(weeks) - 8)
+                        last = self.rng.randrange(first + 8, len(weeks))
+                        params += [("from", weeks[first].isoformat()), ("to", weeks[last].isoformat())]
+                    self.add(path + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+            alpha = next(a for a in self.facts.alphas if a.alpha_id == "momentum_12_1")
+            path = f"/v1/alphas/{alpha.alpha_id}/analytics/quantiles"
+            week = alpha.rebalances[len(alpha.rebalances) // 2].isoformat()
+            for params in (
+                [("quantiles", "1")],
+                [("quantiles", "11")],
+                [("score", "direction")],
+                [("from", week), ("to", week)],
+            ):
+                self.add(path + query(params), ["raw"])
+            self.add(path + query([("score", "raw_score")]), ["plain"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/quantiles", TOKENS)
+        finally:
+            self.rng = shared
 
 
 def generate(lake: Path, seed: int = SEED) -> list[Request]:

@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-260151e05c9d"
+REGISTRY_VERSION = "r-9156416e282e"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -3017,6 +3017,545 @@ class AttributionResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class LargestFill(ApiStruct, kw_only=True, frozen=True):
+    """The fill of the window with the largest participation at the reference capital."""
+
+    date: dt.date
+    """The fill's session"""
+
+    decision_at: dt.date
+    """The rebalance week the fill implements (its adv is that week's)"""
+
+    symbol: str
+    """The name traded"""
+
+    participation: float
+    """Its participation at the reference capital: |quantity x fill_price| / equity_basis x K / adv,
+    adv the exposures' average daily traded value of the fill's name at its decision
+    (trades.decision_at)
+    """
+
+    notional: float
+    """Its traded value at the reference capital"""
+
+    adv: float
+    """The name's average daily traded value at the decision"""
+
+
+class CapacityParticipation(ApiStruct, kw_only=True, frozen=True):
+    """How much of each name's average daily traded value the window's fills take at the reference
+    capital (fills whose name has no adv at its decision are left out: `fills_with_adv`).
+    """
+
+    median: AnalyticsStat
+    """Median participation of the window's fills at the reference capital (a fraction of adv: 0.01 is
+    1%)
+    """
+
+    p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at the reference capital"""
+
+    max: AnalyticsStat
+    """Largest participation of a fill of the window at the reference capital"""
+
+    above_1pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above 1%
+    of adv
+    """
+
+    above_5pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above 5%
+    of adv
+    """
+
+    above_10pct: AnalyticsStat
+    """Share of the window's fills with an adv whose participation at the reference capital is above
+    10% of adv
+    """
+
+    largest: LargestFill | None
+    """The fill with the largest participation (the earliest, then the first symbol, on a tie); null
+    when not measurable
+    """
+
+
+class CapacityPoint(ApiStruct, kw_only=True, frozen=True):
+    """The book at one capital of the grid."""
+
+    capital: float
+    """The capital K: the book's size at inception"""
+
+    net_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns at capital K, its modelled costs scaled as
+    cost_model says
+    """
+
+    cost_drag: AnalyticsStat
+    """Modelled execution cost at capital K per year, as a fraction of the book's equity (0.01 = 1% a
+    year), arithmetic
+    """
+
+    participation_p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)"""
+
+
+class Capacity(ApiStruct, kw_only=True, frozen=True):
+    """Capacity of a book (`/analytics/capacity`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    capital: float
+    """The reference capital K0: the book's size in its currency at inception, which the seal does not
+    state (its ledger is normalised to 1.0): the request's `capital`, default 1e8. The seal's
+    modelled execution costs are taken as the costs at K0, so every capital figure of the answer
+    scales with it
+    """
+
+    cost_model: str
+    """How the seal's modelled cost of each fill grows with capital: its per-share fee in proportion (a
+    constant cost per unit of notional), the rest (its slippage from the mid: spread and impact,
+    which the seal does not separate) as a square-root impact on participation, so (K/K0)^(3/2)
+    times the cost at K0; the spread is scaled as impact too, which overstates the costs above K0
+    """
+
+    sessions: int | None
+    """Sessions of the book in the window; null for a key that may not read the ledger"""
+
+    fills: int | None
+    """Fills of the book in the window; null for a key that may not read the trades"""
+
+    fills_with_adv: int | None
+    """Fills of the window whose name has an adv at its decision (an exposures row with adv): those the
+    participation figures are over; null for a key that may not read the trades
+    """
+
+    participation: CapacityParticipation
+    """Participation of the window's fills at the reference capital"""
+
+    net_information_ratio: AnalyticsStat
+    """Net information ratio at the reference capital: the ledger's own, as /analytics/costs
+    information_ratio.net over the same window
+    """
+
+    capacity: AnalyticsStat
+    """The capital at which the modelled costs halve the net information ratio at the reference
+    capital: the smallest K above K0 with net_information_ratio(K) = net_information_ratio(K0) / 2,
+    solved in closed form (a quadratic in sqrt(K/K0) - 1); not measurable when the net information
+    ratio at K0 is not positive, or when it never falls to half
+    """
+
+    participation_capacity: AnalyticsStat
+    """The capital at which the 95th-percentile fill of the window takes 10% of its name's adv
+    (participation grows in proportion to capital); does not depend on K0
+    """
+
+    grid: list[CapacityPoint]
+    """The book at each capital of the request's `grid` (default 1e6 to 1e10 in half-decades), in the
+    order given
+    """
+
+
+class CapacityResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/capacity` (analytics.capacity)."""
+
+    data: Capacity
+
+    meta: Meta
+
+
+class FactorFigures(ApiStruct, kw_only=True, frozen=True):
+    """One factor over the window."""
+
+    factor: str
+    """The factor: a sector's name (as sealed) or a style loading's"""
+
+    type: str
+    """sector (a dummy per sector) or style (a loading)"""
+
+    weeks: int
+    """Weeks of the window in which the factor was estimated (a sector: held by the regression's names)"""
+
+    mean_exposure: AnalyticsStat
+    """Mean of the book's weekly exposure to the factor over the window's attributed weeks that
+    estimate it: for a sector the net weight of its names (a fraction of equity), for a style the
+    weight-weighted loading
+    """
+
+    factor_return: AnalyticsStat
+    """The factor's return over the window: the sum of its weekly estimates (arithmetic; pyfolio's
+    perf_attrib summary compounds, cum_returns_final)
+    """
+
+    part: AnalyticsStat
+    """The factor's part of the book's return over the window: the sum of its weekly parts"""
+
+
+class FactorWeek(ApiStruct, kw_only=True, frozen=True):
+    """One attributed week of the book."""
+
+    date: dt.date
+    """The rebalance week's decision date"""
+
+    next_date: dt.date
+    """The next decision date: the holding period ends at its close"""
+
+    sessions: int
+    """Ledger sessions of the holding period"""
+
+    names: int
+    """Names in the week's regression"""
+
+    r_squared: float | None
+    """Centred R^2 of the week's regression (the sector dummies span the constant)"""
+
+    book_return: float | None
+    """The book's return that week: the book's return compounded over the ledger sessions after the
+    decision up to and including the next decision session: it differs from the forward return's
+    period (open after the decision to the open after the next decision) by the decision day's
+    overnight move, which lands in the specific part
+    """
+
+    common_return: float | None
+    """The factors' parts that week"""
+
+    specific_return: float | None
+    """What the factors leave of it"""
+
+
+class FactorWeekExposure(ApiStruct, kw_only=True, frozen=True):
+    """One factor in one attributed week (a chart draws exposure by date and factor)."""
+
+    date: dt.date
+    """The rebalance week's decision date"""
+
+    factor: str
+    """The factor"""
+
+    type: str
+    """sector or style"""
+
+    exposure: float | None
+    """The book's exposure that week"""
+
+    factor_return: float | None
+    """The factor's return that week (the OLS estimate)"""
+
+    part: float | None
+    """The factor's part of the book's return that week"""
+
+
+class NeutralIcWeek(ApiStruct, kw_only=True, frozen=True):
+    """One week's IC and feature-neutral IC."""
+
+    date: dt.date
+    """The rebalance week's decision date"""
+
+    ic: float | None
+    """The week's rank IC (weekly_signal ic, raw_ic for raw books)"""
+
+    neutral_ic: float | None
+    """The week's feature-neutral IC: Spearman of the score residualised on the week's loadings with
+    the forward return
+    """
+
+    names: int | None
+    """Names the neutral IC ranks (residual and forward return both present)"""
+
+
+class NeutralIc(ApiStruct, kw_only=True, frozen=True):
+    """The signal's IC and feature-neutral IC over the window."""
+
+    signal: str
+    """The score ranked: score, or raw_score for a raw_ book"""
+
+    mean_ic: AnalyticsStat
+    """Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic"""
+
+    mean_neutral_ic: AnalyticsStat
+    """Mean weekly feature-neutral IC over the window's weeks with a measurable one: what the score
+    predicts beyond the sectors and styles (Numerai's feature-neutral correlation, but fully
+    neutralised and ranked with Spearman)
+    """
+
+    weeks: list[NeutralIcWeek]
+    """The window's weeks, in date order"""
+
+
+class Factors(ApiStruct, kw_only=True, frozen=True):
+    """Factor attribution of a book (`/analytics/factors`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    estimator: str
+    """How the factor returns are estimated each week"""
+
+    weeks: int | None
+    """Attributed weeks of the window (a rebalance week is in the window when its decision date is on
+    or after from and its holding period ends (the next decision date) on or before to, with a
+    factor estimate and a holding period in the ledger); null when not measurable
+    """
+
+    book_return: AnalyticsStat
+    """The book's return over the window's attributed weeks, summed (arithmetic, as the parts are):
+    each week the book's return compounded over the ledger sessions after the decision up to and
+    including the next decision session: it differs from the forward return's period (open after the
+    decision to the open after the next decision) by the decision day's overnight move, which lands
+    in the specific part
+    """
+
+    common_return: AnalyticsStat
+    """The factors' part of it (the sum of every factor's part)"""
+
+    specific_return: AnalyticsStat
+    """What the factors leave of it: the return of what the loadings do not describe"""
+
+    specific_information_ratio: AnalyticsStat
+    """Information ratio of the weekly specific returns, annualised (pyfolio's perf_attrib summary
+    shows empyrical's sharpe_ratio of them, which annualises with sqrt(252) whatever their
+    frequency)
+    """
+
+    variance_explained: AnalyticsStat
+    """Share of the variance of the book's weekly returns the factors explain (below 0 when the
+    specific returns vary more than the book's)
+    """
+
+    factors: list[FactorFigures]
+    """One entry per factor estimated in the window: sectors by name, then size, value, momentum, beta,
+    volatility
+    """
+
+    weekly: list[FactorWeek]
+    """The attributed weeks, in date order"""
+
+    exposures: list[FactorWeekExposure]
+    """The weekly exposures and parts, by date then factor (the factors' order)"""
+
+    ic: NeutralIc
+    """The signal's IC and feature-neutral IC"""
+
+
+class FactorsResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/factors` (analytics.factors)."""
+
+    data: Factors
+
+    meta: Meta
+
+
+class QuantileBucket(ApiStruct, kw_only=True, frozen=True):
+    """One score quantile over the window."""
+
+    quantile: int
+    """1 (lowest score) .. quantiles (highest score)"""
+
+    label: str
+    """Q1 .. Qn"""
+
+    weeks: int | None
+    """Bucketed weeks of the window in which the quantile held names; null when withheld"""
+
+    mean_names: float | None
+    """Mean over those weeks of the names in the quantile; null when it held none or withheld"""
+
+    mean_forward_return: AnalyticsStat
+    """Mean one-week forward return of the quantile, per week: the mean over the window's bucketed
+    weeks of the quantile's equal-weighted mean forward return (alphalens
+    mean_return_by_quantile(demeaned=False))
+    """
+
+    standard_error: AnalyticsStat
+    """Standard error of mean_forward_return over the weeks (alphalens' std_error_ret); not measurable
+    below 2 weeks
+    """
+
+    cumulative_return: list[float] | None
+    """The quantile's weekly means compounded, one value per entry of dates: the value at a date
+    includes that week's forward return (realised by the next rebalance); a week the quantile held
+    no name adds nothing; null when withheld
+    """
+
+
+class QuantileSpread(ApiStruct, kw_only=True, frozen=True):
+    """The top quantile's weekly mean forward return minus the bottom's."""
+
+    top: int
+    """The top quantile (the request's quantiles)"""
+
+    bottom: int
+    """The bottom quantile (1)"""
+
+    weeks: int | None
+    """Bucketed weeks of the window with both quantiles held; null when withheld"""
+
+    mean: AnalyticsStat
+    """Mean weekly top-minus-bottom spread of forward returns, per week: the plain difference of the
+    two quantiles' weekly means, as /metrics' decile spread (alphalens compute_mean_returns_spread
+    halves it: a book 50% long, 50% short)
+    """
+
+    standard_error: AnalyticsStat
+    """Newey-West (Bartlett kernel) standard error of the mean spread, no small-sample correction
+    (statsmodels OLS(s, ones) HAC, maxlags = lag); not measurable below 10 weeks
+    """
+
+    t_stat: AnalyticsStat
+    """Newey-West t-statistic of the mean spread (mean / standard_error); not measurable below 10 weeks
+    or without variance
+    """
+
+    lag: int | None
+    """The Newey-West lag; null when not measurable"""
+
+    cumulative_return: list[float] | None
+    """The weekly spread compounded (long the top quantile, short the bottom, each week's pair of
+    means), one value per entry of dates; a week without both adds nothing; null when withheld
+    """
+
+
+class MonthIc(ApiStruct, kw_only=True, frozen=True):
+    """The weekly IC of one calendar month of the window."""
+
+    month: str
+    """The calendar month (YYYY-MM) of the weeks' rebalance dates"""
+
+    weeks: int
+    """Weeks of the month with a measurable IC"""
+
+    mean_ic: float | None
+    """Mean of those weeks' IC; null when none has one"""
+
+
+class MonthOfYearIc(ApiStruct, kw_only=True, frozen=True):
+    """The weekly IC of one month of the year, pooled across the window's years."""
+
+    month: int
+    """The month of the year (1 = January .. 12)"""
+
+    years: int
+    """Calendar years of the window holding a week of that month"""
+
+    weeks: int
+    """Weeks of that month with a measurable IC, every year"""
+
+    mean_ic: float | None
+    """Mean of those weeks' IC; null when none has one"""
+
+
+class SectorIc(ApiStruct, kw_only=True, frozen=True):
+    """The IC of the score within one sector."""
+
+    sector: str
+    """The sector, as the seal's exposures name it"""
+
+    weeks: int
+    """Weeks of the window with a measurable IC within the sector"""
+
+    mean_names: float | None
+    """Mean over those weeks of the sector's names with a score and a forward return; null without a
+    week
+    """
+
+    mean_ic: AnalyticsStat
+    """Mean over the window's weeks of the rank IC within the sector (alphalens
+    mean_information_coefficient (by_group=True, group_adjust=False))
+    """
+
+
+class IcBySector(ApiStruct, kw_only=True, frozen=True):
+    """The IC by sector, or why it is not measurable."""
+
+    status: str
+    """available, or not_measurable (then sectors is null and withheld_reason says why)"""
+
+    withheld_reason: str | UnsetType = UNSET
+    """Why the IC by sector is not measurable (present only then): missing_kind (the run sealed no
+    exposures), access_limited (the key may not read the rebalance cross-sections), or the run
+    sealed no decisions
+    """
+
+    sectors: list[SectorIc] | None
+    """One entry per sector of the window, by name"""
+
+
+class Quantiles(ApiStruct, kw_only=True, frozen=True):
+    """Quantile returns and the IC by month and sector (`/analytics/quantiles`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    score_field: str
+    """The score bucketed: score (conditioned) or raw_score (raw-book keys only)"""
+
+    signal: str
+    """conditioned for score, raw for raw_score"""
+
+    quantiles: int
+    """Number of quantiles (the request's)"""
+
+    assignment: str
+    """How a week's names are assigned their quantile"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    weeks: int | None
+    """Rebalance weeks of the window with at least one name holding a score and a forward return; null
+    when withheld
+    """
+
+    bucketed_weeks: int | None
+    """Of them, the weeks bucketed (see assignment); null when withheld"""
+
+    skipped_weeks: int | None
+    """Of them, the weeks not bucketed: fewer names than quantiles, or tied scores across an edge; null
+    when withheld
+    """
+
+    dates: list[dt.date] | None
+    """The bucketed weeks' rebalance dates, in order: the curves' time axis; null when withheld"""
+
+    buckets: list[QuantileBucket]
+    """Q1 (lowest score) .. Qn (highest)"""
+
+    spread: QuantileSpread
+    """Top quantile minus bottom quantile"""
+
+    ic_by_month: list[MonthIc] | None
+    """The weekly IC /metrics uses (score: rank_ic.conditioned; raw_score: rank_ic.raw) grouped by the
+    calendar month of the week's date, one entry per month of the window holding a week; null when
+    withheld
+    """
+
+    ic_by_month_of_year: list[MonthOfYearIc] | None
+    """The same weekly IC pooled by month of the year across years (seasonality); null when withheld"""
+
+    ic_by_sector: IcBySector
+    """The rank IC of the score within each sector of the seal's exposures, averaged over the weeks"""
+
+
+class QuantilesResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/quantiles` (analytics.quantiles)."""
+
+    data: Quantiles
+
+    meta: Meta
+
+
 class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
     """One entry of the analytics documentation block's `fields`."""
 
@@ -5149,6 +5688,42 @@ ENDPOINTS: dict[str, Endpoint] = {
         AttributionResponse,
         collection=False,
     ),
+    "analytics.capacity": Endpoint(
+        "analytics.capacity",
+        "/v1/alphas/{alpha}/analytics/capacity",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+            Param("capital", "capital", "number", 100000000.0, required=False, enum=None),
+            Param("grid", "grid", "string", None, required=False, enum=None),
+        ),
+        CapacityResponse,
+        collection=False,
+    ),
+    "analytics.factors": Endpoint(
+        "analytics.factors",
+        "/v1/alphas/{alpha}/analytics/factors",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        FactorsResponse,
+        collection=False,
+    ),
+    "analytics.quantiles": Endpoint(
+        "analytics.quantiles",
+        "/v1/alphas/{alpha}/analytics/quantiles",
+        (
+            Param("score", "score", "string", "score", required=False, enum=("score", "raw_score")),
+            Param("quantiles", "quantiles", "integer", 5, required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        QuantilesResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -5997,6 +6572,10 @@ __all__ = [
     "ByLeg",
     "ByName",
     "BySector",
+    "Capacity",
+    "CapacityParticipation",
+    "CapacityPoint",
+    "CapacityResponse",
     "CheckResult",
     "CheckSeen",
     "Checks",
@@ -6060,11 +6639,17 @@ __all__ = [
     "ExportRow",
     "ExportRowPage",
     "ExportsNotBuiltError",
+    "FactorFigures",
+    "FactorWeek",
+    "FactorWeekExposure",
+    "Factors",
+    "FactorsResponse",
     "FalsificationCriterion",
     "FieldPolicy",
     "Fragility",
     "Health",
     "HealthLake",
+    "IcBySector",
     "IcDeciles",
     "InformationRatioSides",
     "InternalError",
@@ -6080,6 +6665,7 @@ __all__ = [
     "KeyUsage",
     "KeyUsageMeta",
     "KeyUsageResponse",
+    "LargestFill",
     "LargestWeight",
     "LedgerRow",
     "LedgerRowPage",
@@ -6101,8 +6687,12 @@ __all__ = [
     "MetricsResponse",
     "MissingApiKeyError",
     "Monotonicity",
+    "MonthIc",
+    "MonthOfYearIc",
     "MultipleTesting",
     "NameAttribution",
+    "NeutralIc",
+    "NeutralIcWeek",
     "NeweyWest",
     "NeweyWestTests",
     "NotAcceptableError",
@@ -6120,6 +6710,10 @@ __all__ = [
     "PositionRowPage",
     "Promotions",
     "PromotionsResponse",
+    "QuantileBucket",
+    "QuantileSpread",
+    "Quantiles",
+    "QuantilesResponse",
     "QuotaExceededError",
     "RankIc",
     "RankIcConditioned",
@@ -6153,6 +6747,7 @@ __all__ = [
     "ScreenRow",
     "ScreenRowMeta",
     "ScreenRowPage",
+    "SectorIc",
     "SectorPart",
     "Signal",
     "SignalProcessing",
