@@ -54,6 +54,7 @@ ANALYTICS_PANELS = {
     "rolling": "analytics.rolling",
     "costs": "analytics.costs",
     "attribution": "analytics.attribution",
+    "quantiles": "analytics.quantiles",
     "capacity": "analytics.capacity",
     "factors": "analytics.factors",
 }

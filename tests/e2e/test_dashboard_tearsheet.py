@@ -51,7 +51,9 @@ TOPICS = [
     "fragility",
     "factors",
     "factor-exposures",
+    "quantiles",
     "signal",
+    "sector-ic",
     "live",
     "risk",
     "checks",
@@ -426,17 +428,49 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     )
     assert close(whole, risk["benchmark"]["beta"]["value"], 1e-9), (whole, risk["benchmark"]["beta"])
 
-    # IC by month: the mean of each month's weekly ICs (/metrics panel.ic_weekly).
+    # Quantile returns and IC by month and sector: /analytics/quantiles as served; its IC by month is the
+    # mean of each month's weekly ICs of /metrics panel.ic_weekly (pandas here).
+    quantiles = site.api(f"/v1/alphas/{ALPHA}/analytics/quantiles", token, quantiles=5).json()["data"]
+    bars = dict(
+        page.eval_on_selector_all(
+            "svg[data-chart='quantile-returns'] rect.bar",
+            "rs => rs.map(r => [r.dataset.label, r.dataset.value])",
+        )
+    )
+    for bucket in quantiles["buckets"]:
+        assert close(float(bars[bucket["label"]]), bucket["mean_forward_return"]["value"]), bucket["label"]
+        all_close(
+            path_values(page, "quantile-curves", bucket["label"]),
+            [v * 100 for v in bucket["cumulative_return"]],
+        )
     metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", token, granularity="overall", panel="true").json()
     weekly = pd.Series(
         {w["date"]: w["ic"] for w in metrics["data"]["panel"]["ic_weekly"]}, dtype=float
     ).dropna()
     weekly.index = pd.to_datetime(weekly.index)
+    by_month = weekly.groupby([weekly.index.year, weekly.index.month]).mean()
     ic_cells = heatmap(page, "sheet-ic-monthly")
-    for (year, month), value in weekly.groupby([weekly.index.year, weekly.index.month]).mean().items():
-        assert close(ic_cells[(str(year), MONTHS[month - 1])], float(value), 1e-12), (year, month)
-    for year, value in weekly.groupby(weekly.index.year).mean().items():
-        assert close(ic_cells[(str(year), "Year")], float(value), 1e-12), year
+    assert (
+        len([v for v in ic_cells.values() if v is not None]) == len(quantiles["ic_by_month"]) == len(by_month)
+    )
+    for served in quantiles["ic_by_month"]:
+        year, month = served["month"].split("-")
+        shown_ic = ic_cells[(year, MONTHS[int(month) - 1])]
+        assert close(shown_ic, served["mean_ic"]), served
+        assert close(shown_ic, float(by_month[(int(year), int(month))]), 1e-12), served
+    sector_part = quantiles["ic_by_sector"]
+    if sector_part["status"] == "available":
+        sector_bars = dict(
+            page.eval_on_selector_all(
+                "svg[data-chart='ic-sectors'] rect.bar",
+                "rs => rs.map(r => [r.dataset.label, r.dataset.value])",
+            )
+        )
+        for sector in sector_part["sectors"]:
+            if sector["mean_ic"]["value"] is not None:
+                assert close(float(sector_bars[sector["sector"]]), sector["mean_ic"]["value"]), sector
+    else:
+        assert sector_part["withheld_reason"] in page.inner_text("#sheet-ic-sectors")
 
     # Every check with the reason of its verdict, as the checks route words it.
     checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()
@@ -688,8 +722,19 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
         }
         route.fulfill(response=answer, body=json.dumps(body))
 
+    def hostile_quantiles(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        ic = {"value": 0.05, "unit": "ratio", "status": "available", "source": "decisions"}
+        body["data"]["ic_by_sector"] = {
+            "status": "available",
+            "sectors": [{"sector": HOSTILE, "weeks": 10, "mean_names": 4.0, "mean_ic": ic}],
+        }
+        route.fulfill(response=answer, body=json.dumps(body))
+
     page = tab.new_page()
     page.route(f"**/v1/alphas/{ALPHA}", hostile_description)
+    page.route("**/analytics/quantiles?*", hostile_quantiles)
     page.route("**/analytics/attribution?*", hostile_attribution)
     page.route("**/v1/alphas?*", hostile_listing)
     page.goto(f"{site.base}/ui#/alphas/{ALPHA}/tearsheet")
@@ -707,6 +752,7 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
         "ts => ts.map(t => t.textContent)",
     )
     assert labels.count(HOSTILE) == 2
+    assert page.inner_text("#tearsheet table.ic-sector-table tbody th") == HOSTILE
     with page.expect_download() as download:
         page.click("#download-tearsheet")
     saved = Path(download.value.path()).read_text()

@@ -4,6 +4,7 @@
 
 import { h, panel } from "./dom.js";
 import { loadAttribution } from "./attribution_panel.js";
+import { loadQuantiles } from "./quantiles_panel.js";
 import { loadCapacity } from "./capacity_panel.js";
 import { loadFactors } from "./factors_panel.js";
 import { loadChecks } from "./checks_panel.js";
@@ -22,6 +23,7 @@ const PANELS = [
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],
   ["costs", "Costs", "GET /v1/alphas/{alpha}/analytics/costs", loadCosts],
   ["attribution", "Where the P&L came from", "GET /v1/alphas/{alpha}/analytics/attribution?top=10&drop=5", loadAttribution],
+  ["quantiles", "Quantile returns", "GET /v1/alphas/{alpha}/analytics/quantiles?quantiles=5", loadQuantiles],
   ["factors", "Factor attribution", "GET /v1/alphas/{alpha}/analytics/factors", loadFactors],
   ["capacity", "Capacity", "GET /v1/alphas/{alpha}/analytics/capacity", loadCapacity],
 ];

@@ -1,6 +1,6 @@
 // Figures the pages derive from series the API serves, where no route serves them: monthly returns
-// compounded from the equity curve, the mean weekly IC of each calendar month, a trailing beta to the
-// market benchmark, and several books' returns compounded over the sessions they all share. One
+// compounded from the equity curve, a trailing beta to the market benchmark, and several books'
+// returns compounded over the sessions they all share. One
 // home for each (the alpha page's returns table, the tear sheet and the comparison report read
 // them), and docs/dashboard.md states each convention. Every function takes plain rows and returns
 // plain numbers; a value that cannot be measured is null, never a zero.
@@ -24,20 +24,6 @@ export function yearlyGrowth(monthly) {
     years.set(year, (years.get(year) ?? 1) * growth);
   }
   return years;
-}
-
-/** "YYYY-MM" → { mean, weeks }: the mean of the non-null weekly ICs dated in that month. */
-export function monthlyMeanIc(weekly) {
-  const sums = new Map();
-  for (const row of weekly) {
-    if (!Number.isFinite(row.ic)) continue;
-    const key = row.date.slice(0, 7);
-    const sum = sums.get(key) ?? { total: 0, weeks: 0 };
-    sum.total += row.ic;
-    sum.weeks += 1;
-    sums.set(key, sum);
-  }
-  return new Map([...sums].map(([key, { total, weeks }]) => [key, { mean: total / weeks, weeks }]));
 }
 
 // The trailing beta: over the last 126 sessions (half a year of 252, the span of the rolling route's

@@ -4,10 +4,10 @@
 // cumulative return against the market benchmark; the underwater curve and the deepest drawdowns;
 // the monthly returns as a year × month heatmap; the rolling information ratio and beta; where the
 // P&L came from (names, legs, sectors, fragility, concentration); factor attribution and exposures;
-// the signal's IC by month; live
-// against backtest; risk; checks with the reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a legend, so the page prints as
-// shown (print CSS in dashboard.css) and "Download HTML" saves it as one self-contained file
-// (tearsheet_export.js). A page whose request fails shows the error in its place.
+// quantile returns; the signal's IC by month and by sector; live against backtest; risk; checks
+// with the reason of every verdict; significance; costs; capacity. Its charts are SVG with axes,
+// units and a legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML"
+// saves it as one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
@@ -17,16 +17,17 @@ import { costFigures } from "./costs_panel.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
-import { DASH, fixed, int, MONTHS, num, pct, pp } from "./format.js";
+import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
 import { LIVE_LABEL } from "./labels.js";
 import { renderLive } from "./live_panel.js";
+import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBlock, quantileCurvesBlock, quantileParams } from "./quantiles_panel.js";
 import { BENCHMARK } from "./market.js";
 import { buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
-import { BETA_MIN_OBSERVATIONS, BETA_WINDOW, monthlyGrowth, monthlyMeanIc, rollingBeta, yearlyGrowth } from "./series_figures.js";
+import { BETA_MIN_OBSERVATIONS, BETA_WINDOW, monthlyGrowth, rollingBeta, yearlyGrowth } from "./series_figures.js";
 import { renderSignificance } from "./significance_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
-import { divergingFill, heatmapSvg, legendSvg, lineChartSvg, POSITIVE } from "./svg.js";
+import { divergingFill, heatmapSvg, legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
 
 const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
@@ -56,7 +57,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
   const all = (suffix, params) => apiGetAll(alphaPath(alpha, suffix), params, { limit: 500, signal });
   const asked = {
     description: get(""),
-    metrics: get("/metrics", { granularity: "overall", panel: "true" }),
+    metrics: get("/metrics", { granularity: "overall" }),
     equity: all("/equity-curve", { book: "long_short" }),
     drawdowns: all("/analytics/drawdowns", { book: "long_short" }),
     rolling: all("/analytics/rolling", { book: "long_short", window: ROLLING_WEEKS }),
@@ -68,6 +69,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     attribution: get("/analytics/attribution", attributionParams()),
     capacity: get("/analytics/capacity", { book: "long_short" }),
     factors: get("/analytics/factors", { book: "long_short" }),
+    quantiles: get("/analytics/quantiles", quantileParams()),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -194,11 +196,19 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("factors", "Factor attribution", block("factors", null, got.factors, (body, answer) => add(body, factorReturnsBlock(answer)))),
     sheetPage("factor-exposures", "Factor exposures over time", block("factor-exposures", null, got.factors, (body, answer) => add(body, factorExposuresBlock(answer)))),
     sheetPage(
+      "quantiles",
+      "Quantile returns",
+      block("quantile-returns", "Mean forward return by score quantile", got.quantiles, (body, answer) => add(body, quantileBarsBlock(answer))),
+      block("quantile-curves", "Cumulative return by quantile", got.quantiles, (body, answer) => add(body, quantileCurvesBlock(answer))),
+    ),
+    sheetPage(
       "signal",
       "Signal: IC by month",
-      block("ic-monthly", null, got.metrics, (body, answer) => drawIcByMonth(body, answer)),
+      block("ic-monthly", "By calendar month", got.quantiles, (body, answer) => add(body, icByMonthBlock(answer))),
+      block("ic-month-of-year", "By month of the year", got.quantiles, (body, answer) => add(body, icByMonthOfYearBlock(answer))),
       block("rolling-ic", `Mean IC, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIc(body, answer, split, span)),
     ),
+    sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
@@ -217,7 +227,7 @@ function drawSheet(sheet, alpha, got) {
  * the policy the checks applied, and when the sheet was drawn.
  */
 function provenanceOf(alpha, got, equity) {
-  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution", "capacity", "factors"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
+  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution", "capacity", "factors", "quantiles"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
   const summary = equity && equity.meta.summary ? equity.meta.summary : {};
   const checks = answered(got.checks);
   const policy = policyOf(checks) || (got.checks && got.checks.status === "rejected" ? `not read (${got.checks.reason.code})` : null);
@@ -421,60 +431,6 @@ function drawRollingBeta(body, alpha, equity, market, benchmark, split) {
     note(
       `Each point: the OLS slope, with an intercept, of the book's daily returns on ${market.label}'s over the ${BETA_WINDOW} sessions up to its date, cov(r, b) / var(b), as /analytics/risk's benchmark.beta over a window (at least ${BETA_MIN_OBSERVATIONS} sessions with both returns). Computed on this page from the served daily returns; the whole history's beta is on the risk page.`,
       "caption",
-    ),
-  );
-}
-
-/** The year × month grid of the mean weekly rank IC (/metrics panel.ic_weekly), with each year's mean. */
-function drawIcByMonth(body, answer) {
-  const weekly = answer.data.panel && answer.data.panel.ic_weekly ? answer.data.panel.ic_weekly : [];
-  const measured = weekly.filter((r) => Number.isFinite(r.ic));
-  if (measured.length === 0) {
-    add(body, note("Not measurable: the run has no weekly IC (no decisions with forward returns).", "not-measurable"));
-    return;
-  }
-  const months = monthlyMeanIc(weekly);
-  const years = new Map();
-  for (const row of measured) {
-    const sum = years.get(row.date.slice(0, 4)) ?? { total: 0, weeks: 0 };
-    sum.total += row.ic;
-    sum.weeks += 1;
-    years.set(row.date.slice(0, 4), sum);
-  }
-  const rows = [...years.keys()].sort();
-  const scale = Math.max(...[...months.values()].map((m) => Math.abs(m.mean)), 1e-12);
-  const cell = (m) => (m ? { value: m.mean, text: fixed(m.mean, 3), fill: divergingFill(m.mean, scale, POSITIVE) } : { value: null, text: DASH });
-  const cells = rows.map((year) => [
-    ...MONTHS.map((_, i) => cell(months.get(`${year}-${String(i + 1).padStart(2, "0")}`))),
-    cell({ mean: years.get(year).total / years.get(year).weeks }),
-  ]);
-  const mean = measured.reduce((s, r) => s + r.ic, 0) / measured.length;
-  const flag = (answer.meta.warnings || []).find((w) => w.code === "ic_reproduction_mismatch");
-  add(
-    body,
-    heatmapSvg({
-      name: "sheet-ic-monthly",
-      title: "Mean weekly rank IC by calendar month",
-      rows,
-      columns: [...MONTHS, "Year"],
-      cells,
-      xLabel: "Calendar month (mean weekly rank IC, a correlation)",
-      yLabel: "Year",
-      labelWidth: 40,
-      rowHeight: 30,
-      key: [
-        { text: `IC of ${fixed(scale, 3)} or more`, fill: divergingFill(scale, scale, POSITIVE) },
-        { text: "above 0", fill: divergingFill(scale / 4, scale, POSITIVE) },
-        { text: "below 0", fill: divergingFill(-scale / 4, scale, POSITIVE) },
-        { text: `IC of ${fixed(-scale, 3)} or less`, fill: divergingFill(-scale, scale, POSITIVE) },
-        { text: "no week", fill: divergingFill(null, scale) },
-      ],
-    }),
-    h(
-      "p",
-      { class: "caption", id: "sheet-ic-monthly-caption" },
-      `Each cell: the mean of the weekly rank ICs of the conditioned score (/metrics panel.ic_weekly) dated in that month; "Year": the mean of the year's weeks. ${int(measured.length)} weeks, mean ${num(mean)}.`,
-      flag ? ` The sealed mean IC (core.ic) differs: ${flag.message}` : "",
     ),
   );
 }
