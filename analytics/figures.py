@@ -44,6 +44,7 @@ from analytics import (
     drawdowns,
     live,
     metrics,
+    residual,
     risk,
     rolling,
     screen,
@@ -75,6 +76,7 @@ from schemas.bodies.comparison import Comparison
 from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
+from schemas.bodies.residual import Residual
 from schemas.bodies.service import Warning
 from schemas.query import (
     BookWindowPageQuery,
@@ -84,6 +86,7 @@ from schemas.query import (
     CorrelationQuery,
     LiveQuery,
     MetricsQuery,
+    ResidualQuery,
     RiskQuery,
     RollingQuery,
     ScreenQuery,
@@ -317,6 +320,29 @@ class Figures:
             )
         return contribution_of(
             snapshot, view.alpha_id, members, window, found, weight, warnings or Warnings()
+        )
+
+    def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
+        """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily
+        returns regressed on the `reference` set's long_short returns and SPY's (None: the default
+        set, the approved alphas of `standings` but the alpha, else every production alpha but the
+        alpha)."""
+        given = None if reference is None else tuple(reference)
+        q = ResidualQuery(reference=given, **params)
+        residual.residual_parameters(q.reference)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        if q.reference is not None:
+            snapshot = self.reader.snapshot()
+            sets.admitted(_anyone, snapshot.catalogue, q.reference, "reference")
+            members = given_reference(view.alpha_id, q.reference, None)
+        else:
+            snapshot = self._catalogue_wide()
+            members = residual.default_set(
+                snapshot.catalogue, self._everything(snapshot), view.alpha_id, self.standings.approved
+            )
+        return residual.residual_payload(
+            view, book, (q.start, q.end), snapshot.matrix("returns"), members, self._market()
         )
 
     def screen(self, tag: Sequence[str] = (), standing: str | Sequence[str] = (), **params: Any) -> Page:

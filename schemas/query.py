@@ -811,6 +811,24 @@ class LiveQuery(Query, frozen=True):
     ) = None
 
 
+class ResidualQuery(Query, frozen=True):
+    """`/analytics/residual`: one book's daily returns regressed on a reference set's and SPY's."""
+
+    book: Book = choices.DEFAULT_BOOK
+    reference: (
+        Annotated[
+            tuple[str, ...],
+            _alpha_set(
+                f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left out); absent: "
+                "the default reference set (the approved alphas the key may read, else the production ones)."
+            ),
+        ]
+        | None
+    ) = None
+    start: From = START
+    end: To = END
+
+
 EVENT_TYPES_MAX_LENGTH = 1000
 EVENT_ALPHAS_MAX_LENGTH = 50 * 130
 """At most about fifty alpha ids (an alpha set's bound, `_alpha_set`)."""

@@ -55,6 +55,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.compare"),
     Endpoint("analytics.risk"),
     Endpoint("analytics.live"),
+    Endpoint("analytics.residual"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),
