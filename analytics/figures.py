@@ -345,7 +345,13 @@ class Figures:
             view, book, (q.start, q.end), snapshot.matrix("returns"), members, self._market()
         )
 
-    def screen(self, tag: Sequence[str] = (), standing: str | Sequence[str] = (), **params: Any) -> Page:
+    def screen(
+        self,
+        tag: Sequence[str] = (),
+        standing: str | Sequence[str] = (),
+        warnings: Warnings | None = None,
+        **params: Any,
+    ) -> Page:
         """`/v1/analytics/screen` (`ScreenQuery`; `tag` the tags every alpha kept carries, `standing`
         the standings kept): the alphas of the catalogue index, filtered, sorted and paged, each
         row with its alpha's standing (`standings`)."""
@@ -358,8 +364,12 @@ class Figures:
         correlated = None if named is None else self._published(named).alpha_id
         compared = screen.compared_set(snapshot, q, correlated, readable, self.standings.approved)
         filters = screen.candidate_filters(snapshot, q, correlated, compared)
-        # A caller that reads everything: no field is withheld.
-        return screen.screen_page(snapshot, index, q, readable, filters, {}, self.standings)
+        # A caller that reads everything: no field is withheld but the residual figures when the
+        # standings approve other alphas than the index last heard of.
+        hidden = screen.residual_withheld(
+            q, snapshot.catalogue, readable, self.standings.approved, True, warnings or Warnings()
+        )
+        return screen.screen_page(snapshot, index, q, readable, filters, hidden, self.standings)
 
     def _catalogue_wide(self) -> CatalogueSnapshot:
         """The catalogue snapshot of a figure over every alpha the caller may read, which for a

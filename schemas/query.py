@@ -493,6 +493,20 @@ class ScreenQuery(Query, frozen=True):
     max_live_sessions: (
         Annotated[int, Meta(description=_bound("max", "live_sessions", "trading sessions"))] | None
     ) = None
+    min_residual_information_ratio: (
+        Annotated[float, Meta(description=_bound("min", "residual_information_ratio", "annualised ratio"))]
+        | None
+    ) = None
+    max_residual_information_ratio: (
+        Annotated[float, Meta(description=_bound("max", "residual_information_ratio", "annualised ratio"))]
+        | None
+    ) = None
+    min_residual_t_stat: (
+        Annotated[float, Meta(description=_bound("min", "residual_t_stat", "t-statistic"))] | None
+    ) = None
+    max_residual_t_stat: (
+        Annotated[float, Meta(description=_bound("max", "residual_t_stat", "t-statistic"))] | None
+    ) = None
     max_correlation: (
         Annotated[
             float,
