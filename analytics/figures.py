@@ -54,6 +54,7 @@ from analytics import (
 from analytics.access import FULL_ACCESS
 from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
+    Reference,
     contribution_of,
     contribution_parameters,
     default_reference,
@@ -66,7 +67,7 @@ from analytics.policy import Policy, load_policy
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.catalogue_snapshot import CatalogueSnapshot
-from datasets.faults import CatalogueIncomplete
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, page_of
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
@@ -254,11 +255,28 @@ class Figures:
         )
         # Nothing is refused to a caller that reads everything: the production correlation and the
         # positions are measured.
-        production = checks.Production(snapshot.matrix("returns"), reference.alphas, None, reference.origin)
+        matrix = snapshot.matrix("returns")
+        production = checks.Production(matrix, reference.alphas, None, reference.origin)
+        members = Reference(tuple(reference.alphas), reference.origin, reference.excluded)
+        try:
+            basis = residual.Basis(matrix, members, self._market())
+        except BenchmarkMissing as exc:  # one check without SPY, not the battery
+            basis = residual.Basis(matrix, members, None, residual.market_missing(exc))
         window = (q.start, q.end)
         found = warnings or Warnings()
         return checks.checks_payload(
-            view, book, window, thresholds, judged, seen, production, FULL_ACCESS, None, found, approved
+            view,
+            book,
+            window,
+            thresholds,
+            judged,
+            seen,
+            production,
+            FULL_ACCESS,
+            None,
+            found,
+            approved,
+            basis,
         )
 
     def combine(

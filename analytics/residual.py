@@ -38,7 +38,7 @@ from analytics.entries import conventions, declared_stat, window_echo
 from analytics.errors import BadParameters
 from analytics.newey_west import lag_rule, long_run_sum
 from datasets.catalogue_snapshot import Matrix
-from datasets.faults import CatalogueIncomplete
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.series import BenchmarkSeries
@@ -95,6 +95,24 @@ def default_set(
         )
     found = sets.default_reference(catalogue, readable, approved, alpha)
     return Reference(tuple(found.alphas), found.origin, found.excluded)
+
+
+@dataclass(frozen=True)
+class Basis:
+    """What a residual figure needs besides the alpha's build (the checks'): the catalogue's returns
+    matrix, the reference set and SPY's daily series; or why the caller may not have it (`why_not`)."""
+
+    matrix: Matrix | None
+    reference: Reference | None
+    market: BenchmarkSeries | None
+    why_not: str | None = None
+
+
+def market_missing(fault: BenchmarkMissing) -> str:
+    """Why a residual figure that needs SPY's series has none (the checks' reason: the rest of the
+    battery does not need it)."""
+    state = "cannot be read" if fault.configured else "is not published in the lake"
+    return f"SPY's daily series, which the residual is regressed on, {state}"
 
 
 # -- the regression ---------------------------------------------------------------------------------
@@ -274,6 +292,26 @@ def residual_payload(
     rows of the catalogue's returns `matrix` (503 when the matrix lacks one) and `market`, SPY's
     daily series. A window holding fewer than MIN_SESSIONS sessions of the book, when the whole
     history holds enough, is a 400 naming from/to (the decision routes' rule)."""
+    ledger = inputs.ledger(view, book)
+    if ledger is not None:
+        part = ledger.window(window)
+        inputs.require_window_sessions(
+            part.days.size, ledger.days.size, window, MIN_SESSIONS, f"sessions of the {book} book"
+        )
+    found, why, per_year = residual_of(view, book, window, matrix, reference, market)
+    return _body(view.alpha_id, book, window, reference, market.basis, found, why, per_year)
+
+
+def residual_of(
+    view: BuildView,
+    book: str,
+    window: Window,
+    matrix: Matrix,
+    reference: Reference,
+    market: BenchmarkSeries,
+) -> tuple[Found, str, int]:
+    """The regression of `view`'s `book` over `window` on `reference` and SPY (`residual_payload`'s,
+    the `residual_information_ratio` check's): (found, why not measurable, sessions per year)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     rows = sets.held_rows(matrix, reference.alphas)
@@ -281,13 +319,10 @@ def residual_payload(
         days, returns = np.empty(0, np.int32), np.empty(0)
     else:
         part = ledger.window(window)
-        inputs.require_window_sessions(
-            part.days.size, ledger.days.size, window, MIN_SESSIONS, f"sessions of the {book} book"
-        )
         days, returns = part.days, part.returns
     found = regress(panel_of(matrix, rows, days, returns, market.on(days)), per_year)
     why = "the run has no ledger for this book" if ledger is None else found.why_not
-    return _body(view.alpha_id, book, window, reference, market.basis, found, why, per_year)
+    return found, why, per_year
 
 
 def _body(

@@ -775,6 +775,9 @@ class ChecksQuery(Query, frozen=True):
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None
     min_decay_ratio: Annotated[float, _threshold("min", "decay_ratio", "ratio")] | None = None
+    min_residual_information_ratio: (
+        Annotated[float, _threshold("min", "residual_information_ratio", "ratio")] | None
+    ) = None
 
 
 class CompareQuery(Query, frozen=True):

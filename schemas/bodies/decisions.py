@@ -263,6 +263,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
+    residual_information_ratio: Annotated[Bound, policy_bounds("residual_information_ratio")]
 
 
 class Policy(Body, kw_only=True, frozen=True):
@@ -397,9 +398,8 @@ class CheckResult(Body, kw_only=True, frozen=True):
         Annotated[
             str,
             figure(
-                "production_correlation only: the reference set compared with, "
-                + REFERENCE_ORIGINS
-                + ' (docs/analytics.md, "The reference set")',
+                "production_correlation and residual_information_ratio only: the reference set compared with "
+                "(regressed on), " + REFERENCE_ORIGINS + ' (docs/analytics.md, "The reference set")',
                 source="records:promotions",
             ),
         ]

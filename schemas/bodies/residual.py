@@ -16,13 +16,9 @@ from schemas.bodies.analytics import PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.decisions import REFERENCE_ORIGINS
 from schemas.bodies.figures import figure
+from schemas.checks import RESIDUAL_MIN_SESSIONS as RESIDUAL_MIN_SESSIONS  # declared with the check
+from schemas.checks import RESIDUAL_PER_COEFFICIENT as RESIDUAL_PER_COEFFICIENT
 
-RESIDUAL_MIN_SESSIONS = 63
-"""Sessions (a quarter) the regression needs, whatever the set's size."""
-RESIDUAL_PER_COEFFICIENT = 10
-"""Sessions the regression needs per coefficient it fits (the intercept, SPY's beta, one beta per
-reference alpha): fitting p coefficients shrinks the residual's std(ddof=1) by sqrt((n - p) / (n - 1)),
-at most about 5% at 10 sessions per coefficient."""
 RESIDUAL_MIN_COVERAGE = 0.9
 """A reference alpha stays in the regression when it has a return on at least this share of the
 sessions on which the alpha and SPY have one."""
