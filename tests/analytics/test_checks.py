@@ -53,6 +53,7 @@ ORDER = [
     "ic_t_stat",
     "live_information_ratio",
     "decay_ratio",
+    "residual_information_ratio",
 ]
 LIVE = {"live_information_ratio", "decay_ratio"}
 """Measured for an approved alpha only (tests/analytics/test_live_checks.py): not_measurable here,
@@ -69,6 +70,7 @@ DEFAULTS = {
     "ic_t_stat": {"min": 2.0},
     "live_information_ratio": {"min": 0.0},
     "decay_ratio": {"min": 0.25},
+    "residual_information_ratio": {"min": 0.3},
 }
 PARAMETERS = {
     ("information_ratio", "min"): "min_information_ratio",
@@ -83,6 +85,7 @@ PARAMETERS = {
     ("ic_t_stat", "min"): "min_ic_t_stat",
     ("live_information_ratio", "min"): "min_live_information_ratio",
     ("decay_ratio", "min"): "min_decay_ratio",
+    ("residual_information_ratio", "min"): "min_residual_information_ratio",
 }
 SOURCES = {
     "information_ratio": "portfolio.ledger",
@@ -96,6 +99,7 @@ SOURCES = {
     "ic_t_stat": "performance.metrics",
     "live_information_ratio": "analytics.live",
     "decay_ratio": "analytics.live",
+    "residual_information_ratio": "analytics.residual",
 }
 PORTFOLIO_CHECKS = {
     "information_ratio",
@@ -106,6 +110,7 @@ PORTFOLIO_CHECKS = {
     "yearly_consistency",
     "stressed_net_information_ratio",
     "production_correlation",
+    "residual_information_ratio",
 }
 """Built from the ledger, and max_weight from the positions: withheld from a key without portfolio.*."""
 CROSS_SECTION_CHECKS = {"ic_t_stat"}
@@ -123,6 +128,7 @@ LOOSE = {
     "ic_t_stat": {"min": -50.0},
     "live_information_ratio": {"min": -50.0},
     "decay_ratio": {"min": -50.0},
+    "residual_information_ratio": {"min": -50.0},
 }
 RECENT_SESSIONS = 504
 MIN_YEAR_SESSIONS = 20
@@ -264,6 +270,9 @@ def expected_values(
         "ic_t_stat": ic_t_stat(lake, alpha),
         "live_information_ratio": None,  # never approved here
         "decay_ratio": None,
+        "residual_information_ratio": ref.residual(
+            lake, alpha, book, window, [p for p in PRODUCTION if p != alpha and readable(p)]
+        ).information_ratio,
     }
 
 
@@ -697,7 +706,8 @@ def test_the_production_correlation_says_how_many_it_compared_and_which_is_neare
     data = checks(api, alpha)
     for entry in data["checks"]:
         tail = [key for key in entry if key in PRODUCTION_KEYS]
-        assert tail == (PRODUCTION_KEYS if entry["id"] == "production_correlation" else []), entry
+        expected = {"production_correlation": PRODUCTION_KEYS, "residual_information_ratio": ["reference"]}
+        assert tail == expected.get(entry["id"], []), entry
     entry = by_id(data)["production_correlation"]
     assert list(entry)[-4:] == PRODUCTION_KEYS, entry
     assert entry["reference"] == "production", (
