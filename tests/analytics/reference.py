@@ -128,14 +128,15 @@ class Lake:
         part = weeks[in_window(weeks["date"], window)]
         return pd.Series(part[column].to_numpy(float), index=part["date"].to_numpy())
 
-
     @cache  # noqa: B019
     def spy(self) -> tuple[str, pd.Series]:
         """SPY's return basis and daily returns by ISO date, from its published daily closes:
         adjusted_close when every row of the whole series has one, else close (the /v1/benchmarks
         rule), NaN on its first session."""
         current = json.loads((self.root / "benchmarks" / "SPY" / "_current.json").read_text())
-        daily = pd.read_parquet(self.root / "benchmarks" / "SPY" / "builds" / current["build_id"] / "daily.parquet")
+        daily = pd.read_parquet(
+            self.root / "benchmarks" / "SPY" / "builds" / current["build_id"] / "daily.parquet"
+        )
         daily["date"] = iso(daily["date"])
         daily = daily.sort_values("date").reset_index(drop=True)
         basis = "adjusted_close" if daily["adjusted_close"].notna().all() else "close"
@@ -184,7 +185,9 @@ def residual(lake: Lake, alpha: str, book: str, window: Window, reference: list[
         for a in reference
     }
     have = {a: int(np.isfinite(s.to_numpy(float)).sum()) for a, s in members.items()}
-    kept = [a for a in reference if have[a] >= math.ceil(RESIDUAL_MIN_COVERAGE * n_base - 1e-9) and have[a] > 0]
+    kept = [
+        a for a in reference if have[a] >= math.ceil(RESIDUAL_MIN_COVERAGE * n_base - 1e-9) and have[a] > 0
+    ]
     dropped = {a: have[a] for a in reference if a not in kept}
 
     def none(n: int, why: str) -> ResidualFit:
