@@ -157,6 +157,19 @@ CHECKS: tuple[Check, ...] = (
         max=(0.7, "max_production_correlation"),
     ),
     _check(
+        "residual_information_ratio",
+        "ratio",
+        "analytics.residual",
+        "/analytics/residual information_ratio of the book over the window against the default reference set "
+        "(the approved alphas the key may read, else the production ones, the alpha excepted): the book's daily "
+        "returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the "
+        "intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below "
+        f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",
+        "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
+        "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag})",
+        min=(0.3, "min_residual_information_ratio"),
+    ),
+    _check(
         "ic_t_stat",
         "t_statistic",
         "performance.metrics",
@@ -188,19 +201,6 @@ CHECKS: tuple[Check, ...] = (
         "the share of its in-sample information ratio ({backtest}) the book kept over the {sessions} sessions "
         "after its approval on {split_date} ({live} live)",
         min=(0.25, "min_decay_ratio"),
-    ),
-    _check(
-        "residual_information_ratio",
-        "ratio",
-        "analytics.residual",
-        "/analytics/residual information_ratio of the book over the window against the default reference set "
-        "(the approved alphas the key may read, else the production ones, the alpha excepted): the book's daily "
-        "returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the "
-        "intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below "
-        f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",
-        "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
-        "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag})",
-        min=(0.3, "min_residual_information_ratio"),
     ),
 )
 """The battery, in the order every answer lists it."""

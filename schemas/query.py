@@ -770,14 +770,14 @@ class ChecksQuery(Query, frozen=True):
     max_production_correlation: (
         Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
     ) = None
+    min_residual_information_ratio: (
+        Annotated[float, _threshold("min", "residual_information_ratio", "ratio")] | None
+    ) = None
     min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None
     ) = None
     min_decay_ratio: Annotated[float, _threshold("min", "decay_ratio", "ratio")] | None = None
-    min_residual_information_ratio: (
-        Annotated[float, _threshold("min", "residual_information_ratio", "ratio")] | None
-    ) = None
 
 
 class CompareQuery(Query, frozen=True):

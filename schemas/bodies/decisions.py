@@ -260,10 +260,10 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     yearly_consistency: Annotated[Bound, policy_bounds("yearly_consistency")]
     stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
     production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
+    residual_information_ratio: Annotated[Bound, policy_bounds("residual_information_ratio")]
     ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
-    residual_information_ratio: Annotated[Bound, policy_bounds("residual_information_ratio")]
 
 
 class Policy(Body, kw_only=True, frozen=True):

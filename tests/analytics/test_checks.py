@@ -50,10 +50,10 @@ ORDER = [
     "yearly_consistency",
     "stressed_net_information_ratio",
     "production_correlation",
+    "residual_information_ratio",
     "ic_t_stat",
     "live_information_ratio",
     "decay_ratio",
-    "residual_information_ratio",
 ]
 LIVE = {"live_information_ratio", "decay_ratio"}
 """Measured for an approved alpha only (tests/analytics/test_live_checks.py): not_measurable here,
