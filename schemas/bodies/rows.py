@@ -999,7 +999,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Newey-West t-statistic of the same regression's intercept (`/analytics/residual` `intercept_t_stat` "
-            "with no parameter): is the return beyond the set and SPY distinguishable from 0?",
+            "with no parameter), which says whether the return beyond the set and SPY is distinguishable from 0.",
             unit=units.T_STATISTIC,
             null=RESIDUAL_NOT_MEASURED,
             formula="a / se_NW(a), Bartlett kernel, lag floor(4 (n/100)^(2/9)), no small-sample correction",
