@@ -77,6 +77,8 @@ CASES: list[Case] = [
     ),
     ("analytics/drawdowns", lambda f: f.drawdowns, {"book": "long_only"}),
     ("analytics/rolling", lambda f: f.rolling, {"window": "13"}),
+    ("analytics/residual", lambda f: f.residual, {"book": "long_only"}),
+    ("analytics/residual", lambda f: f.residual, {}),
 ]
 
 
@@ -399,4 +401,4 @@ def test_every_analytics_route_has_its_figures_method() -> None:
         and not endpoint_id.endswith("doc")
     ]
     missing = [i for i in figure_ids if not callable(getattr(Figures, i.rsplit(".", 1)[-1], None))]
-    assert len(figure_ids) == 13 and not missing, (figure_ids, missing)
+    assert len(figure_ids) == 14 and not missing, (figure_ids, missing)
