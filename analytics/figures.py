@@ -54,7 +54,6 @@ from analytics import (
 from analytics.access import FULL_ACCESS
 from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
-    Reference,
     contribution_of,
     contribution_parameters,
     default_reference,
@@ -257,7 +256,7 @@ class Figures:
         # positions are measured.
         matrix = snapshot.matrix("returns")
         production = checks.Production(matrix, reference.alphas, None, reference.origin)
-        members = Reference(tuple(reference.alphas), reference.origin, reference.excluded)
+        members = residual.as_reference(reference)
         try:
             basis = residual.Basis(matrix, members, self._market())
         except BenchmarkMissing as exc:  # one check without SPY, not the battery

@@ -65,8 +65,6 @@ PER_COEFFICIENT = RESIDUAL_PER_COEFFICIENT
 COLLINEAR = 1e-9
 """A column is collinear with those before it when the part of it they leave (|R_jj| of the QR
 decomposition) is at most this share of its norm: a linear combination of them within rounding."""
-INDEX_COLUMNS = ("residual_information_ratio", "residual_t_stat")
-"""The catalogue index's residual columns (`schemas.lake.RESIDUAL_COLUMNS`)."""
 
 
 # -- the reference set ----------------------------------------------------------------------------
@@ -93,7 +91,11 @@ def default_set(
             "The lake has no catalogue index, which the residual is read from; an operator writes it with "
             "`alpha-results lake index`."
         )
-    found = sets.default_reference(catalogue, readable, approved, alpha)
+    return as_reference(sets.default_reference(catalogue, readable, approved, alpha))
+
+
+def as_reference(found: sets.DefaultReference) -> Reference:
+    """A default reference set as the regression takes it (the checks hold theirs as found)."""
     return Reference(tuple(found.alphas), found.origin, found.excluded)
 
 

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from analytics.residual import INDEX_COLUMNS, index_figures
+from analytics.residual import index_figures
 from datasets import layout
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
@@ -32,7 +32,6 @@ from datasets.storage import Storage
 from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS
 from schemas.wire import MARKET_BENCHMARK
 
-assert INDEX_COLUMNS == RESIDUAL_COLUMNS
 DEFAULT_SESSIONS_PER_YEAR = 252
 
 

@@ -27,7 +27,6 @@ from analytics.checks import (
     production_refused,
     residual_refused,
 )
-from analytics.contribution import Reference
 from analytics.entries import Warnings
 from analytics.residual import Basis
 from datasets import answers
@@ -84,7 +83,6 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
             market = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
         except BenchmarkMissing as exc:  # one check without SPY, not the battery
             residual_why = residual.market_missing(exc)
-    residual_set = Reference(tuple(reference.alphas), reference.origin, reference.excluded)
     # The answer depends on the build, the policy, the trials it is given, the builds of the
     # production alphas the key may read, the approval (the live checks' split), and what the key
     # may read; nothing else.
@@ -108,7 +106,7 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
         needed = refused is None or residual_why is None
         matrix = snapshot.matrix("returns") if needed else None
         production = Production(None if refused else matrix, reference.alphas, refused, reference.origin)
-        basis = Basis(matrix, residual_set, market, residual_why)
+        basis = Basis(matrix, residual.as_reference(reference), market, residual_why)
         return checks_payload(
             build,
             book,
