@@ -237,7 +237,9 @@ def regress(panel: Panel, per_year: int) -> Found:
     x = np.column_stack([np.ones(n), panel.market[common], block[:, common].T])
     columns = np.arange(x.shape[1])
     while True:
-        q, r = np.linalg.qr(x[:, columns])
+        # R of [X y] holds R of X and Q'y in its last column: Q itself is never formed.
+        whole = np.linalg.qr(np.column_stack([x[:, columns], y]), mode="r")
+        r, projected = whole[:-1, :-1], whole[:-1, -1]
         left = np.abs(np.diag(r)) <= COLLINEAR * np.linalg.norm(x[:, columns], axis=0)
         if not left.any():
             break
@@ -248,7 +250,7 @@ def regress(panel: Panel, per_year: int) -> Found:
     collinear = kept[np.setdiff1d(np.arange(2, x.shape[1]), columns) - 2]
     regressed = kept[columns[2:] - 2]
     x = x[:, columns]
-    coefficients = solve_triangular(r, q.T @ y)
+    coefficients = solve_triangular(r, projected)
     residual = y - x @ coefficients
     intercept = float(coefficients[0])
     # The intercept's row of (X'X)^-1 = R^-1 R^-T: its Newey-West variance is the long-run sum of

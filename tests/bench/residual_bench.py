@@ -16,6 +16,8 @@ figure over a catalogue of N alphas (default 1,000), in process (`just bench-res
    alphas, which its histories cannot hold: not measurable, so the cost is the overlap rule), then
    with 20 and with 50 random alphas approved (the default set the approved ones); p50 / p95 per
    alpha, and the whole column (every row, what a commit pays when the set moves).
+   The same over a synthetic catalogue of N alphas of 1,410 sessions each (the full-size alpha's
+   length), with 20, 50 and 100 approved: the regression's cost grows with the sessions.
 3. **The route over N alphas**, in process: `/analytics/residual` of a random alpha with a set of
    20 random others and a random window; the first call left out. p50 / p95.
 """
@@ -116,9 +118,9 @@ def route_on_full(lake: Path, calls: int, rng: random.Random) -> dict[str, Any]:
 
 
 def catalogue_figure(lake: Path, rng: random.Random, approved: int) -> dict[str, Any]:
-    """`index_figures` per alpha (100 random ones) and over every row, with `approved` random
-    alphas approved (0: the corpus's own default, every production alpha)."""
-    from analytics.residual import index_figures
+    """`index_figures` per alpha (100 random ones) and over every row of the corpus's newest
+    generation, with `approved` random alphas approved (0: the corpus's own default, every
+    production alpha)."""
     from datasets import catalogue_index
     from datasets.catalogue_snapshot import Matrix
     from datasets.storage import Storage
@@ -138,10 +140,40 @@ def catalogue_figure(lake: Path, rng: random.Random, approved: int) -> dict[str,
     production = np.asarray(
         index.column("production").fill_null(False).to_numpy(zero_copy_only=False), dtype=bool
     )
+    market = market_series(storage, str(lake), generation.benchmarks.get("SPY"))
+    assert market is not None
+    return timed_figures(matrix, production, _sessions_per_year(index), market, rng, approved)
+
+
+def synthetic_figure(n: int, sessions: int, rng: random.Random, approved: int) -> dict[str, Any]:
+    """The same over a synthetic catalogue of `n` alphas on `sessions` sessions (the full-size
+    alpha's length; the corpus's are 300): each alpha starts at a random session of the first 40%
+    and returns 0.3 SPY plus noise; every alpha production."""
+    import pyarrow as pa
+
+    from datasets.catalogue_snapshot import Matrix
+    from datasets.series import BenchmarkSeries
+
+    gen = np.random.default_rng(rng.randrange(2**32))
+    days = np.arange(18_000, 18_000 + sessions, dtype=np.int32)
+    spy = gen.normal(0.0004, 0.01, sessions)
+    values = 0.3 * spy + gen.normal(0.0002, 0.01, (n, sessions))
+    for row, start in enumerate(gen.integers(0, int(0.4 * sessions), n)):
+        values[row, :start] = np.nan
+    ids = [f"synthetic_{i:05d}" for i in range(n)]
+    matrix = Matrix("", {a: r for r, a in enumerate(ids)}, pa.array(ids), days, values)
+    market = BenchmarkSeries("SPY", "synthetic", "adjusted_close", days, spy)
+    return timed_figures(matrix, np.ones(n, dtype=bool), np.full(n, 252), market, rng, approved)
+
+
+def timed_figures(
+    matrix: Any, production: np.ndarray, per_year: np.ndarray, market: Any, rng: random.Random, approved: int
+) -> dict[str, Any]:
+    from analytics.residual import index_figures
+
+    ids = list(matrix.rows)
     chosen = np.zeros(len(ids), dtype=bool)
     chosen[rng.sample(range(len(ids)), approved)] = True
-    per_year = _sessions_per_year(index)
-    market = market_series(storage, str(lake), generation.benchmarks.get("SPY"))
     rows = rng.sample(range(len(ids)), min(100, len(ids)))
     times, measured = [], 0
     for row in rows:
@@ -155,7 +187,7 @@ def catalogue_figure(lake: Path, rng: random.Random, approved: int) -> dict[str,
     return {
         "approved": approved,
         "alphas": len(ids),
-        "sessions": int(np.asarray(days).size),
+        "sessions": int(matrix.days.size),
         "measured_of_100": measured,
         "measured_of_all": sum(v[0] is not None for v in every.values()),
         "whole_column_s": round(whole, 2),
@@ -197,6 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     print("the route on the full-size alpha ...", flush=True)
     result["route_full"] = route_on_full(args.full_lake, args.calls, rng)
     print(json.dumps(result["route_full"]), flush=True)
+    result["synthetic_figure"] = []
+    for approved in (20, 50, 100):
+        print(
+            f"the catalogue figure over {args.n} synthetic alphas of 1,410 sessions, {approved} approved ..."
+        )
+        found = synthetic_figure(args.n, 1410, rng, approved)
+        print(json.dumps(found), flush=True)
+        result["synthetic_figure"].append(found)
     corpus = ensure_corpus(args.n, 1, 2, False, args.cache)
     result["catalogue_figure"] = []
     for approved in (0, 20, 50):
