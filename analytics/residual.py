@@ -238,7 +238,7 @@ def regress(panel: Panel, per_year: int) -> Found:
     columns = np.arange(x.shape[1])
     while True:
         # R of [X y] holds R of X and Q'y in its last column: Q itself is never formed.
-        whole = np.linalg.qr(np.column_stack([x[:, columns], y]), mode="r")
+        whole = np.asarray(np.linalg.qr(np.column_stack([x[:, columns], y]), mode="r"))  # R alone
         r, projected = whole[:-1, :-1], whole[:-1, -1]
         left = np.abs(np.diag(r)) <= COLLINEAR * np.linalg.norm(x[:, columns], axis=0)
         if not left.any():

@@ -383,7 +383,7 @@ def record(
     alpha_ids: Sequence[str] = (),
     benchmarks: Sequence[str] = (),
     approvals: Mapping[str, date] | None = None,
-    approved: Collection[str] | None = None,
+    in_force: Collection[str] | None = None,
 ) -> int:
     """Commits the rows of `alpha_ids` (their current builds) and the current builds of
     `benchmarks` as the next generation; returns its number. `approvals` (alpha -> the as_of of its
@@ -393,16 +393,16 @@ def record(
 
     A row is committed only while the alpha's pointer still names its build: a publish of a newer
     build that switched the pointer meanwhile commits its own row, after this one or before.
-    `approved`: the alphas in force in the live book after a decision (what `promote` and `retire`
-    pass), the default reference set of the residual columns (`pipeline.catalogue_residual`); None
-    keeps the set the index records."""
+    `in_force`: the approved alphas, in force in the live book after a decision (what `promote` and
+    `retire` pass), the default reference set of the residual columns
+    (`pipeline.catalogue_residual`); None keeps the set the index records."""
     storage = Storage(root)
     newest = catalogue_index.newest(storage, root)
     indexed: dict[str, str | None] = {}
     if newest is not None:
         index = catalogue_index.read_index(storage, root, newest).select(["alpha_id", "build_id"])
         indexed = dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
-    in_force = None if approved is None else frozenset(approved)
+    in_force = None if in_force is None else frozenset(in_force)
     approved_before: frozenset[str] = frozenset()
     if newest is not None and in_force is not None:
         approved_before = catalogue_residual.approved_in(

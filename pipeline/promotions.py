@@ -142,7 +142,7 @@ def index_follows(
         if index_files.newest(Storage(lake), lake) is None:
             return
         catalogue_index.record(
-            lake, approvals={} if approved is None else {alpha: approved}, approved=in_force
+            lake, approvals={} if approved is None else {alpha: approved}, in_force=in_force
         )
     except Exception as exc:  # the decision is recorded: a failure here must not hide it
         LOG.warning(
