@@ -4,11 +4,11 @@ every alpha (docs/analytics.md, "Residual against the catalogue"), computed over
 returns matrix by `analytics.residual.index_figures`, the route's own computation.
 
 Every row's figure depends on the others: the default set is the approved alphas, else the
-production ones, and their returns and SPY's are the regressors. So a commit computes every row
-again when the set's inputs moved (the approved alphas, which `alpha-results promote` and `retire`
-hand in after a decision; the production alphas; a build of an alpha of the set; SPY's build; an
-index written before these columns) and only its own rows otherwise (a publish of an alpha outside
-the set). The approved alphas live in the deployment's records, which the pipeline does not read:
+production ones, and their returns and SPY's are the regressors. So a commit computes a row again
+when its set moved (the approved alphas, which `alpha-results promote` and `retire` hand in after a
+decision; the production alphas where the set falls back on them; a build of an alpha of the set),
+every row when SPY's build moved or the index was written before these columns, and its own rows
+always (`_wanted`). The approved alphas live in the deployment's records, which the pipeline does not read:
 the index keeps them as the last decision handed them in (the `approved` column), so a publish and
 `alpha-results lake index` compute against the same set.
 """
@@ -64,14 +64,6 @@ def _mask(table: pa.Table, alphas: Collection[str]) -> np.ndarray:
     return np.asarray(pc.fill_null(found, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _set_of(table: pa.Table, approved: Collection[str]) -> frozenset[str]:
-    """The alphas the default sets are drawn from: the approved ones, else the production ones."""
-    if approved:
-        return frozenset(approved) & frozenset(table.column("alpha_id").to_pylist())
-    production = table.filter(pc.fill_null(table.column("production"), False))
-    return frozenset(production.column("alpha_id").to_pylist())
-
-
 def with_residuals(
     storage: Storage,
     root: str,
@@ -85,21 +77,10 @@ def with_residuals(
 ) -> pa.Table:
     """`table` (the next generation's index, in the matrices' row order) with its `approved` and
     residual columns: `approved` as a decision hands it in, else as `previous` (the index it
-    follows) records it; the residual columns of every row when the set's inputs moved (module
-    docstring), else of the `fresh` rows alone (their own build is new), the others kept."""
+    follows) records it; the residual columns of the rows `_wanted` names, the others kept."""
     now = approved_in(previous) if approved is None else frozenset(approved)
     ids = table.column("alpha_id").to_pylist()
-    members = _set_of(table, now)
-    before = None if previous is None else _set_of(previous, approved_in(previous))
-    every = (
-        previous is None
-        or previous.num_rows == 0
-        or previous.column("approved").null_count > 0  # written before these columns
-        or before != members
-        or market_build != previous_market
-        or any(alpha in members or (before is not None and alpha in before) for alpha in fresh)
-    )
-    wanted = range(len(ids)) if every else [row for row, alpha in enumerate(ids) if alpha in fresh]
+    wanted = _wanted(table, ids, now, previous, fresh, market_build != previous_market)
     columns = {name: table.column(name).to_pylist() for name in RESIDUAL_COLUMNS}
     if wanted:
         matrix = Matrix(
@@ -129,6 +110,64 @@ def with_residuals(
             where, CATALOGUE_INDEX.field(name), pa.array(values, CATALOGUE_INDEX.field(name).type)
         )
     return out
+
+
+def _wanted(
+    table: pa.Table,
+    ids: list[str],
+    approved: frozenset[str],
+    previous: pa.Table | None,
+    fresh: Collection[str],
+    market_moved: bool,
+) -> list[int]:
+    """The rows whose residual figures a commit computes again. A row's set is the approved
+    alphas but itself, or the production alphas but itself when no other alpha is approved (every
+    row when none is, the lone approved alpha's own row when one is): a row is computed again when
+    its set gained or lost an alpha, or an alpha of it was republished (its returns changed), and
+    the fresh rows always (their own build is new). Every row when SPY's build moved or `previous`
+    was written before these columns. One shortcut: when nothing is approved and the production
+    alphas only grew by first publishes (the common publish of a catalogue without decisions), a
+    row that had no figure keeps none, since every reason a regression is not measurable only holds
+    more with more reference alphas (more coefficients for the same sessions, fewer sessions shared
+    by all)."""
+    every = list(range(len(ids)))
+    if (
+        previous is None
+        or previous.num_rows == 0
+        or previous.column("approved").null_count > 0
+        or market_moved
+    ):
+        return every
+    present = frozenset(ids)
+    approved_now, approved_before = approved & present, approved_in(previous)
+    if approved_now != approved_before:  # a decision, or an approved alpha no longer published
+        return every
+    known = frozenset(previous.column("alpha_id").to_pylist())
+    republished = {alpha for alpha in fresh if alpha in known}
+    if republished & approved_now:
+        return every
+    production_now, production_before = _production(table), _production(previous)
+    moved = production_now != production_before or bool(republished & (production_now | production_before))
+    own = [row for row, alpha in enumerate(ids) if alpha in fresh]
+    if len(approved_now) >= 2 or not moved:
+        return own
+    if len(approved_now) == 1:  # the lone approved alpha's own set is the production alphas
+        return sorted({*own, ids.index(next(iter(approved_now)))})
+    if republished & (production_now | production_before) or not production_before <= production_now:
+        return every
+    had = {
+        alpha
+        for alpha, ratio, t_stat in zip(
+            *(previous.column(n).to_pylist() for n in ("alpha_id", *RESIDUAL_COLUMNS)), strict=True
+        )
+        if ratio is not None or t_stat is not None
+    }
+    return [row for row, alpha in enumerate(ids) if alpha in fresh or alpha in had]
+
+
+def _production(table: pa.Table) -> frozenset[str]:
+    production = table.filter(pc.fill_null(table.column("production"), False))
+    return frozenset(production.column("alpha_id").to_pylist())
 
 
 def _sessions_per_year(table: pa.Table) -> np.ndarray:

@@ -139,3 +139,29 @@ def test_the_approved_set_is_kept_from_the_index_it_follows(asked: list[list[int
     table = commit(before, before, ["Test_e"])
     assert asked == [[4]]
     assert table.column("approved").to_pylist() == [False, True, False, True, False]
+
+
+def test_a_new_production_alpha_without_decisions_leaves_rows_without_a_figure(
+    asked: list[list[int]],
+) -> None:
+    """Nothing approved: a first publish of a production alpha grows every row's set; a row that
+    had no figure keeps none (more reference alphas only make a regression less measurable)."""
+    now = index([], figures=None)
+    previous = now.filter(pa.array([a != "prod_b" for a in IDS]))
+    values = [0.5, 0.25, None, None]  # prod_a and Test_c had figures, Test_d and Test_e none
+    previous = previous.set_column(
+        previous.schema.get_field_index("residual_information_ratio"),
+        "residual_information_ratio",
+        pa.array(values, pa.float64()),
+    )
+    commit(now, previous, ["prod_b"])
+    assert asked == [[0, 1, 2]]  # prod_a, prod_b (fresh), Test_c
+
+
+def test_the_lone_approved_alphas_set_is_the_production_one(asked: list[list[int]]) -> None:
+    """With one alpha approved, the others' set is that alpha, and its own set the production
+    alphas: a new production alpha moves its row alone (and the fresh one)."""
+    now = index(["Test_c"], figures=0.5)
+    previous = now.filter(pa.array([a != "prod_b" for a in IDS]))
+    commit(now, previous, ["prod_b"])
+    assert asked == [[1, 2]]  # prod_b (fresh), Test_c (its set gained prod_b)
