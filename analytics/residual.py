@@ -62,6 +62,9 @@ from schemas.wire import MARKET_BENCHMARK
 
 MIN_SESSIONS = RESIDUAL_MIN_SESSIONS
 PER_COEFFICIENT = RESIDUAL_PER_COEFFICIENT
+ROWS_PER_BLOCK = 256
+"""Rows of the catalogue `index_figures` counts the coverage of at once: its temporary is a block of
+rows x every alpha, whatever the catalogue's size."""
 COLLINEAR = 1e-9
 """A column is collinear with those before it when the part of it they leave (|R_jj| of the QR
 decomposition) is at most this share of its norm: a linear combination of them within rounding."""
@@ -137,11 +140,12 @@ def panel_of(
     days: np.ndarray,
     returns: np.ndarray,
     market: np.ndarray,
-    finite: np.ndarray | None = None,
+    coverage: np.ndarray | None = None,
 ) -> Panel:
     """The panel of the alpha's `days` (days since 1970, ascending) and `returns`, `market` (SPY's
-    on the same days), over the reference alphas at `rows` of the returns `matrix`; `finite`, the
-    matrix's `np.isfinite(values)` when a caller has it (the pipeline, over every alpha)."""
+    on the same days), over the reference alphas at `rows` of the returns `matrix`; `coverage`,
+    each of them's count of the base sessions, when a caller has it (the pipeline counts every
+    alpha's at once: `index_figures`)."""
     base = np.isfinite(returns) & np.isfinite(market)
     days, returns, market = days[base], returns[base], market[base]
     columns = np.searchsorted(matrix.days, days)
@@ -150,16 +154,14 @@ def panel_of(
     if not on.all():  # a session the matrix has no column for: no reference alpha has a return on it
         columns = np.where(on, columns, 0)
     rows = np.asarray(rows, dtype=np.int64)
-    if finite is None:
-        present = np.isfinite(np.asarray(matrix.values[np.ix_(rows, columns)])) & on
-    else:
-        present = finite[np.ix_(rows, columns)] & on
+    if coverage is None:
+        coverage = (np.isfinite(np.asarray(matrix.values[np.ix_(rows, columns)])) & on).sum(axis=1)
 
     def members(positions: np.ndarray) -> np.ndarray:
         found = np.asarray(matrix.values[np.ix_(rows[positions], columns)], dtype=np.float64)
         return found if on.all() else np.where(on, found, np.nan)
 
-    return Panel(returns, market, present.sum(axis=1), members)
+    return Panel(returns, market, coverage, members)
 
 
 @dataclass(frozen=True)
@@ -420,21 +422,33 @@ def index_figures(
     if market is None:
         return dict.fromkeys(wanted, (None, None))
     values = matrix.values
-    finite = np.isfinite(values)
     spy = market.on(matrix.days)
+    # Every alpha's presence, and each row's base sessions (its own and SPY's returns): how many base
+    # sessions each alpha covers is one product per block of rows, not a gather per row and member.
+    presence = np.isfinite(values).astype(np.float32)  # counts are exact in float32 below 2^24
     everyone = np.ones(values.shape[0], dtype=bool)
-    for row in wanted:
-        other = everyone.copy()
-        other[row] = False
-        chosen, _, _ = sets.default_members(approved, production, other)
-        own = finite[row]
-        days = matrix.days[own]
-        panel = panel_of(matrix, np.flatnonzero(chosen), days, values[row][own], spy[own], finite)
-        fit = regress(panel, int(per_year[row])).fit
-        if fit is None:
-            out[row] = (None, None)
-            continue
-        out[row] = tuple(  # type: ignore[assignment]
-            v if math.isfinite(v) else None for v in (fit.information_ratio, fit.t_stat)
-        )
+    for start in range(0, len(wanted), ROWS_PER_BLOCK):
+        block = wanted[start : start + ROWS_PER_BLOCK]
+        covered = (presence[block] * np.isfinite(spy)) @ presence.T
+        for row, counts in zip(block, covered, strict=True):
+            other = everyone.copy()
+            other[row] = False
+            chosen, _, _ = sets.default_members(approved, production, other)
+            members = np.flatnonzero(chosen)
+            own = presence[row] > 0
+            panel = panel_of(
+                matrix,
+                members,
+                matrix.days[own],
+                values[row][own],
+                spy[own],
+                counts[members].astype(np.int64),
+            )
+            fit = regress(panel, int(per_year[row])).fit
+            if fit is None:
+                out[row] = (None, None)
+                continue
+            out[row] = tuple(  # type: ignore[assignment]
+                v if math.isfinite(v) else None for v in (fit.information_ratio, fit.t_stat)
+            )
     return out
