@@ -118,6 +118,10 @@ bench-capacity *ARGS:
 bench-decisions *ARGS:
     python -m tests.bench.decisions_bench {{ARGS}}
 
+# Issue 36's residual against the catalogue, in process [--full-lake var/full-lake] [--n 1000] [--calls 100]: /analytics/residual p50/p95 on the full-size alpha; the catalogue index's residual figure per alpha and per column over bench-catalogue's N alphas (nothing, 20 and 50 approved); the route over them with a set of 20.
+bench-residual *ARGS:
+    python -m tests.bench.residual_bench {{ARGS}}
+
 # How long a worker takes to make its app (import serve.app, create_app over the lake), fresh interpreters, this tree [against --base CHECKOUT] (issue 34).
 bench-app-start *ARGS:
     python -m tests.bench.app_start {{ARGS}}

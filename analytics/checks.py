@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import attribution, inputs, live, sets, significance
+from analytics import attribution, inputs, live, residual, sets, significance
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
@@ -48,6 +48,7 @@ from schemas.checks import (
     STRESS_MULTIPLE,
     Check,
 )
+from schemas.wire import BENCHMARK_ENDPOINT
 
 MAX_DIGITS = 17
 """Significant digits that tell any two distinct doubles apart (`verdict`'s numbers stop there)."""
@@ -141,6 +142,7 @@ def numbers(values: tuple[float | None, ...], unit: str) -> list[str]:
 
 CORRELATION_ENDPOINT = "analytics.correlation"
 POSITIONS_ENDPOINT = "portfolio.positions"
+RESIDUAL_ENDPOINT = "analytics.residual"
 
 WINDOW = "window"
 RECENT = "window_last_504_sessions"
@@ -183,9 +185,12 @@ def checks_payload(
     positions: str | None,
     warnings: Warnings,
     approved: dt.date | None = None,
+    residual_basis: residual.Basis | None = None,
 ) -> Checks:
     """`positions`: why the key may not read the book's positions (None: it may); `approved`: the
-    as_of of the alpha's latest approval (None: never approved), where the live checks' part starts."""
+    as_of of the alpha's latest approval (None: never approved), where the live checks' part starts;
+    `residual_basis`: what the residual information ratio is computed from (None: not asked for,
+    not measurable)."""
     per_year = conventions(view).sessions_per_year
     ledger = inputs.ledger(view, book)
     part = None if ledger is None else ledger.window(window)
@@ -202,6 +207,7 @@ def checks_payload(
         "ic_t_stat": _ic_t_stat(view, access, warnings),
         **_live_figures(view, book, approved, window[1], access, warnings),
         "fragility": _fragility(view, book, window, access, warnings),
+        "residual_information_ratio": _residual(view, book, window, residual_basis),
     }
     entries = [_entry(check.id, figures[check.id], thresholds, policy) for check in CHECKS]
     verdicts = [entry.verdict for entry in entries]
@@ -517,6 +523,52 @@ def production_refused(access: Access, may_call: bool, warnings: Warnings) -> st
     if not access.ledger:
         return withheld("ledger", "checks.production_correlation", warnings)
     return None
+
+
+def _residual(view: BuildView, book: str, window: Window, basis: residual.Basis | None) -> Figure:
+    """`/analytics/residual` information_ratio of the book over the window against the default
+    reference set (`residual.residual_of`, the route's computation): the reason carries the
+    regression's own figures."""
+    if basis is None:
+        return Figure(None, "not computed: no reference set or SPY series was given", book, WINDOW)
+    origin = None if basis.reference is None else basis.reference.origin
+    extra = {"reference": origin} if origin is not None else None
+    if basis.why_not is not None:
+        return Figure(None, basis.why_not, book, WINDOW, extra)
+    assert basis.matrix is not None and basis.reference is not None and basis.market is not None
+    found, why, per_year = residual.residual_of(
+        view, book, window, basis.matrix, basis.reference, basis.market
+    )
+    fit = found.fit
+    if fit is None or not math.isfinite(fit.information_ratio):
+        return Figure(None, why or (fit.why.get("information_ratio", "") if fit else ""), book, WINDOW, extra)
+    regressed = int(found.regressed.size)
+    context = {
+        "regressed": f"{regressed:,} alpha{'' if regressed == 1 else 's'}",
+        "reference": f"the {origin} set" if origin != "given" else "the given set",
+        "sessions": found.sessions,
+        "intercept": f"{fit.intercept * per_year * 100:.3g}%",
+        "t_stat": f"{fit.t_stat:.3g}" if math.isfinite(fit.t_stat) else "n/a",
+        "lag": found.lag,
+    }
+    return Figure(fit.information_ratio, "", book, WINDOW, extra, context)
+
+
+def residual_refused(access: Access, may_call: bool, market: bool, warnings: Warnings) -> str | None:
+    """Why the key may not have the residual information ratio (None: it may): it is
+    /analytics/residual's figure (the key needs analytics.residual), a regression of ledger
+    returns (the ledger) on SPY's (benchmarks.daily)."""
+    block = "checks.residual_information_ratio"
+    if not may_call:
+        why = f"a figure of {RESIDUAL_ENDPOINT}, which this key may not call"
+    elif not market:
+        why = f"built from SPY's daily series, which this key may not read ({BENCHMARK_ENDPOINT})"
+    elif not access.ledger:
+        return withheld("ledger", block, warnings)
+    else:
+        return None
+    warnings.add("access_limited", f"{block} is {why}.", block=block)
+    return f"access_limited: {why}"
 
 
 def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:

@@ -48,6 +48,7 @@ from analytics import (
     live,
     metrics,
     quantiles,
+    residual,
     risk,
     rolling,
     screen,
@@ -69,7 +70,7 @@ from analytics.policy import Policy, load_policy
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.catalogue_snapshot import CatalogueSnapshot
-from datasets.faults import CatalogueIncomplete
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, page_of
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
@@ -83,6 +84,7 @@ from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
+from schemas.bodies.residual import Residual
 from schemas.bodies.service import Warning
 from schemas.query import (
     AttributionQuery,
@@ -95,6 +97,7 @@ from schemas.query import (
     LiveQuery,
     MetricsQuery,
     QuantilesQuery,
+    ResidualQuery,
     RiskQuery,
     RollingQuery,
     ScreenQuery,
@@ -300,11 +303,28 @@ class Figures:
         )
         # Nothing is refused to a caller that reads everything: the production correlation and the
         # positions are measured.
-        production = checks.Production(snapshot.matrix("returns"), reference.alphas, None, reference.origin)
+        matrix = snapshot.matrix("returns")
+        production = checks.Production(matrix, reference.alphas, None, reference.origin)
+        members = residual.as_reference(reference)
+        try:
+            basis = residual.Basis(matrix, members, self._market())
+        except BenchmarkMissing as exc:  # one check without SPY, not the battery
+            basis = residual.Basis(matrix, members, None, residual.market_missing(exc))
         window = (q.start, q.end)
         found = warnings or Warnings()
         return checks.checks_payload(
-            view, book, window, thresholds, judged, seen, production, FULL_ACCESS, None, found, approved
+            view,
+            book,
+            window,
+            thresholds,
+            judged,
+            seen,
+            production,
+            FULL_ACCESS,
+            None,
+            found,
+            approved,
+            basis,
         )
 
     def combine(
@@ -368,7 +388,36 @@ class Figures:
             snapshot, view.alpha_id, members, window, found, weight, warnings or Warnings()
         )
 
-    def screen(self, tag: Sequence[str] = (), standing: str | Sequence[str] = (), **params: Any) -> Page:
+    def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
+        """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily
+        returns regressed on the `reference` set's long_short returns and SPY's (None: the default
+        set, the approved alphas of `standings` but the alpha, else every production alpha but the
+        alpha)."""
+        given = None if reference is None else tuple(reference)
+        q = ResidualQuery(reference=given, **params)
+        residual.residual_parameters(q.reference)
+        view = self._analytics_build(alpha)
+        book = self._book(view, q.book)
+        if q.reference is not None:
+            snapshot = self.reader.snapshot()
+            sets.admitted(_anyone, snapshot.catalogue, q.reference, "reference")
+            members = given_reference(view.alpha_id, q.reference, None)
+        else:
+            snapshot = self._catalogue_wide()
+            members = residual.default_set(
+                snapshot.catalogue, self._everything(snapshot), view.alpha_id, self.standings.approved
+            )
+        return residual.residual_payload(
+            view, book, (q.start, q.end), snapshot.matrix("returns"), members, self._market()
+        )
+
+    def screen(
+        self,
+        tag: Sequence[str] = (),
+        standing: str | Sequence[str] = (),
+        warnings: Warnings | None = None,
+        **params: Any,
+    ) -> Page:
         """`/v1/analytics/screen` (`ScreenQuery`; `tag` the tags every alpha kept carries, `standing`
         the standings kept): the alphas of the catalogue index, filtered, sorted and paged, each
         row with its alpha's standing (`standings`)."""
@@ -381,8 +430,12 @@ class Figures:
         correlated = None if named is None else self._published(named).alpha_id
         compared = screen.compared_set(snapshot, q, correlated, readable, self.standings.approved)
         filters = screen.candidate_filters(snapshot, q, correlated, compared)
-        # A caller that reads everything: no field is withheld.
-        return screen.screen_page(snapshot, index, q, readable, filters, {}, self.standings)
+        # A caller that reads everything: no field is withheld but the residual figures when the
+        # standings approve other alphas than the index last heard of.
+        hidden = screen.residual_withheld(
+            q, snapshot.catalogue, readable, self.standings.approved, True, warnings or Warnings()
+        )
+        return screen.screen_page(snapshot, index, q, readable, filters, hidden, self.standings)
 
     def _catalogue_wide(self) -> CatalogueSnapshot:
         """The catalogue snapshot of a figure over every alpha the caller may read, which for a

@@ -49,6 +49,18 @@ class NeweyWest:
         }
 
 
+def long_run_sum(u: np.ndarray, lag: int) -> float:
+    """The Bartlett-weighted sum of `u`'s autocovariances up to `lag` (not divided by n):
+    sum_t u_t^2 + 2 * sum_{j=1..lag} (1 - j/(lag+1)) * sum_{t>j} u_t u_{t-j}. With u = e, the
+    deviations from the mean, it is the long-run variance of the mean times n^2; with u_t = (a'x_t) e_t,
+    a the intercept's row of (X'X)^-1, the Newey-West variance of an OLS intercept
+    (`analytics.residual`), statsmodels' `S_hac_simple` taken in the direction a."""
+    total = float(u @ u)
+    for j in range(1, lag + 1):
+        total += 2.0 * (1.0 - j / (lag + 1.0)) * float(u[j:] @ u[:-j])
+    return total
+
+
 class InsufficientData(ValueError):
     """Fewer than MIN_N finite observations."""
 
@@ -70,9 +82,7 @@ def newey_west_mean(values: np.ndarray, min_lag: int = 0) -> NeweyWest:
     lag = lag_rule(n, min_lag)
     mean = float(y.mean())
     e = y - mean
-    long_run = float(e @ e)
-    for j in range(1, lag + 1):
-        long_run += 2.0 * (1.0 - j / (lag + 1.0)) * float(e[j:] @ e[:-j])
+    long_run = long_run_sum(e, lag)
     # A constant series leaves only rounding noise in e; treat it as the zero it is.
     if not long_run > 0.0 or float(np.ptp(y)) == 0.0:
         raise NonpositiveVariance(f"long-run variance {long_run!r} over {n} observations")

@@ -22,7 +22,7 @@ from analytics import sets
 from analytics.access import Access, require_readable, withheld
 from analytics.correlation import within_correlation
 from analytics.entries import Warnings
-from analytics.errors import BadParameters
+from analytics.errors import BadParameters, DataNotReadable
 from analytics.standings import NO_DECISIONS, Standings
 from datasets.catalogue_snapshot import CatalogueSnapshot
 from datasets.faults import CatalogueIncomplete
@@ -30,7 +30,9 @@ from datasets.screener import CandidateFilter, Page, Screen
 from datasets.served import Catalogue
 from schemas import choices, wire
 from schemas.bodies.promotions import STANDINGS
+from schemas.lake import RESIDUAL_COLUMNS
 from schemas.query import MAX_REFERENCES, ScreenQuery
+from schemas.wire import BENCHMARK_ENDPOINT
 
 
 def require_index(catalogue: Catalogue) -> pa.Table:
@@ -60,6 +62,96 @@ def withheld_fields(args: ScreenQuery, access: Access, warnings: Warnings) -> di
             withheld(data, ", ".join(fields), warnings)
             hidden |= dict.fromkeys(fields)
     return hidden
+
+
+RESIDUAL_FIELDS = RESIDUAL_COLUMNS
+"""The screener's residual figures: the catalogue index's, computed against the default reference
+set of a key that reads every alpha (`pipeline.catalogue_residual`)."""
+
+
+def residual_withheld(
+    args: ScreenQuery,
+    catalogue: Catalogue,
+    readable: np.ndarray,
+    approved: Collection[str],
+    market: bool,
+    warnings: Warnings,
+) -> dict[str, None]:
+    """The residual figures when they are not this caller's (each null on every row, and warned
+    of): without SPY's series (`market`: the key may call benchmarks.daily; a filter or sort on
+    them is then 403 naming it, as for the ledger's fields), or when the default reference set
+    this caller's `/analytics/residual` uses is not the one the index computed them against (a
+    filter or sort on them is then a 400 naming it). The index's set is the `approved` alphas it
+    records, else the production ones, each row's alpha excepted; the caller's is the records'
+    `approved` alphas it may read (`readable`), else the production ones it may read
+    (`sets.default_reference`). They are the same for every row when the approved alphas it may
+    read are the index's, and, where a row's set falls back to the production alphas (fewer than
+    two approved), when it may read every production alpha. So a key never reads a figure built
+    from an alpha it may not read."""
+    asked = [name for name in _asked(args) if name in RESIDUAL_FIELDS]
+    if not market:
+        if asked:
+            raise DataNotReadable(
+                f"The residual figures are regressions on SPY's daily returns; they need {BENCHMARK_ENDPOINT}.",
+                BENCHMARK_ENDPOINT,
+            )
+        why = f"built from SPY's daily series, which this key may not read ({BENCHMARK_ENDPOINT})"
+    else:
+        index = require_index(catalogue)
+        recorded: list[str] = []
+        if "approved" in index.column_names:
+            flags = index.column("approved").fill_null(False)
+            recorded = index.filter(flags).column("alpha_id").to_pylist()
+        theirs = sets.set_mask(catalogue, recorded)
+        mine = readable & sets.set_mask(catalogue, tuple(approved))
+        production = sets.production_mask(catalogue)
+        same = np.array_equal(mine, theirs) and (
+            int(np.count_nonzero(theirs)) >= 2 or not (production & ~readable).any()
+        )
+        if same:
+            return {}
+        if asked:
+            raise BadParameters(
+                {
+                    name: "cannot filter or sort on the residual figures here: they are measured against a default "
+                    "reference set other than the one /analytics/residual uses for this key (an alpha of it this key "
+                    "may not read, or other approved alphas than the index last heard of); ask "
+                    "/v1/alphas/{alpha}/analytics/residual"
+                    for name in _parameters(args, RESIDUAL_FIELDS)
+                }
+            )
+        why = (
+            "measured against a default reference set other than the one /analytics/residual uses for this key (an "
+            "alpha of it this key may not read, or other approved alphas than the catalogue index last heard of)"
+        )
+    block = ", ".join(RESIDUAL_FIELDS)
+    warnings.add("access_limited", f"{block} are {why}.", block=block)
+    return dict.fromkeys(RESIDUAL_FIELDS)
+
+
+def _asked(args: ScreenQuery) -> list[str]:
+    """The screened fields the request filters or sorts on."""
+    fields = [
+        field
+        for field in wire.SCREEN_FIELDS
+        if getattr(args, f"min_{field}", None) is not None or getattr(args, f"max_{field}", None) is not None
+    ]
+    if args.sort is not None:
+        fields.append(args.sort.removeprefix("-"))
+    return fields
+
+
+def _parameters(args: ScreenQuery, fields: tuple[str, ...]) -> list[str]:
+    """The request's parameters that filter or sort on `fields`."""
+    named = [
+        f"{side}_{field}"
+        for field in fields
+        for side in ("min", "max")
+        if getattr(args, f"{side}_{field}") is not None
+    ]
+    if args.sort is not None and args.sort.removeprefix("-") in fields:
+        named.append("sort")
+    return named
 
 
 def compared_set(

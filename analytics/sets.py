@@ -126,13 +126,24 @@ def default_reference(
     listing = catalogue.listing
     assert listing is not None
     other = np.ones(len(listing.ids), dtype=bool) if alpha is None else ~set_mask(catalogue, (alpha,))
-    members = readable & set_mask(catalogue, tuple(approved))
-    origin = "approved"
-    if not (members & other).any():
-        members, origin = readable & production_mask(catalogue), "production"
-    chosen = members & other
-    excluded = bool((members & ~other).any())
+    chosen, origin, excluded = default_members(
+        readable & set_mask(catalogue, tuple(approved)), readable & production_mask(catalogue), other
+    )
     return DefaultReference(readable_ids(catalogue, chosen).to_pylist(), chosen, origin, excluded)
+
+
+def default_members(
+    approved: np.ndarray, production: np.ndarray, other: np.ndarray
+) -> tuple[np.ndarray, str, bool]:
+    """`default_reference`'s rule on masks over any one order of alphas (the catalogue's, or the
+    index rows the pipeline computes the screener's residual columns over): the `approved` alphas
+    the caller may read that `other` admits (every alpha but the one asked about), else its
+    readable `production` alphas that `other` admits. (the set's mask, its origin, whether the
+    alpha asked about was of it)."""
+    members, origin = approved, "approved"
+    if not (members & other).any():
+        members, origin = production, "production"
+    return members & other, origin, bool((members & ~other).any())
 
 
 def set_mask(catalogue: Catalogue, ids: tuple[str, ...] | list[str]) -> np.ndarray:

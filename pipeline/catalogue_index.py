@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from functools import partial
@@ -43,7 +43,7 @@ from datasets.build_view import BuildView
 from datasets.faults import CorruptLakeFile
 from datasets.local_cache import LocalCache
 from datasets.storage import Storage
-from pipeline import catalogue_neighbours
+from pipeline import catalogue_neighbours, catalogue_residual
 from schemas.bodies.metrics import Stat
 from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
 
@@ -383,6 +383,7 @@ def record(
     alpha_ids: Sequence[str] = (),
     benchmarks: Sequence[str] = (),
     approvals: Mapping[str, date] | None = None,
+    in_force: Collection[str] | None = None,
 ) -> int:
     """Commits the rows of `alpha_ids` (their current builds) and the current builds of
     `benchmarks` as the next generation; returns its number. `approvals` (alpha -> the as_of of its
@@ -391,13 +392,22 @@ def record(
     computed again (its matrices and score neighbours are those of the same build).
 
     A row is committed only while the alpha's pointer still names its build: a publish of a newer
-    build that switched the pointer meanwhile commits its own row, after this one or before."""
+    build that switched the pointer meanwhile commits its own row, after this one or before.
+    `in_force`: the approved alphas, in force in the live book after a decision (what `promote` and
+    `retire` pass), the default reference set of the residual columns
+    (`pipeline.catalogue_residual`); None keeps the set the index records."""
     storage = Storage(root)
     newest = catalogue_index.newest(storage, root)
     indexed: dict[str, str | None] = {}
     if newest is not None:
         index = catalogue_index.read_index(storage, root, newest).select(["alpha_id", "build_id"])
         indexed = dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
+    in_force = None if in_force is None else frozenset(in_force)
+    approved_before: frozenset[str] = frozenset()
+    if newest is not None and in_force is not None:
+        approved_before = catalogue_residual.approved_in(
+            catalogue_index.read_index(storage, root, newest, ["alpha_id", "approved"])
+        )
     approved = _approvals_of(storage, root, newest) | dict(approvals or {})
     named = [*alpha_ids, *(a for a in approvals or {} if a not in alpha_ids)]
     todo = [a for a in named if a not in indexed or indexed[a] != _pointed(storage, root, a)]
@@ -412,8 +422,14 @@ def record(
         for alpha in approvals or {}
         if alpha not in todo and (build := indexed.get(alpha)) is not None
     }
-    if newest is not None and not todo and not moved and not refreshed:
-        return newest.number  # the index already names every current build
+    if (
+        newest is not None
+        and not todo
+        and not moved
+        and not refreshed
+        and in_force in (None, approved_before)
+    ):
+        return newest.number  # the index already names every current build and approved set
     rows = {alpha: alpha_row(storage, root, alpha, approved=approved.get(alpha)) for alpha in todo}
 
     def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
@@ -462,6 +478,17 @@ def record(
         ]
         fresh = {a: r for a, r in rows.items() if committed.get(a) is r}
         matrices = _matrices(storage, root, [row["alpha_id"] for row in ordered], fresh, current, index)
+        table = catalogue_residual.with_residuals(
+            storage,
+            root,
+            table,
+            matrices,
+            catalogue_residual.current_market(known),
+            index,
+            catalogue_residual.current_market(None if current is None else current.benchmarks),
+            fresh,
+            in_force,
+        )
         lists = catalogue_neighbours.update(
             ordered,
             matrices,
@@ -534,6 +561,16 @@ def rebuild(
         every = _ordered([*(_replacing(row, winner.get(row["alpha_id"])) for row in kept), *carried])
         fresh = {row["alpha_id"]: row for row in every}
         following = _matrices(storage, root, [row["alpha_id"] for row in every], fresh, None, None)
+        table = catalogue_residual.with_residuals(
+            storage,
+            root,
+            _table(every),
+            following,
+            catalogue_residual.current_market(benchmarks),
+            index,
+            None,  # a rebuild computes every row again
+            [row["alpha_id"] for row in every],
+        )
         carried_ids = {row["alpha_id"] for row in carried}
         before = {a: r.get("score_neighbours") for a, r in winner.items() if a not in carried_ids}
         kept_eligible = np.array([_has_decisions(row) for row in kept], dtype=bool)
@@ -541,7 +578,7 @@ def rebuild(
             kept, kept_eligible, found, before, catalogue_neighbours.NEIGHBOURS
         )
         return catalogue_index.Next(
-            _with_list_paths(_table(every), lists),
+            _with_list_paths(table, lists),
             benchmarks,
             [{"rebuilt": len(kept)}],
             following,

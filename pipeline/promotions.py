@@ -26,6 +26,7 @@ import msgspec
 from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import PolicyError, load_policy
+from analytics.standings import Standings
 from datasets import catalogue_index as index_files
 from datasets.storage import Storage
 from pipeline import catalogue_index
@@ -109,6 +110,10 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
             build_id,
             snapshot,
         )
+        try:
+            in_force: frozenset[str] | None = frozenset(Standings.of(records.promotions.standing()).approved)
+        except Unavailable:
+            in_force = None  # the decision is recorded; the index keeps the set it had
     except PromotionRefused as exc:
         raise DecisionRefused(str(exc)) from None
     except Unavailable as exc:
@@ -116,25 +121,33 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
     finally:
         records.close()
     # The approval in force after the decision: this one, or the one a retirement ends.
-    index_follows(lake, decision.alpha_id, decision.as_of if decision.action == "approved" else approved)
+    index_follows(
+        lake, decision.alpha_id, decision.as_of if decision.action == "approved" else approved, in_force
+    )
     return decided
 
 
-def index_follows(lake: str, alpha: str, approved: dt.date | None) -> None:
-    """The alpha's catalogue index row, its live columns split at `approved` (the screener's). The
-    decision stands whatever happens here: a lake without an index has no row to follow, and a row
-    that cannot be written is said on stderr (the screener keeps its previous split until the
-    alpha's next decision; `lake index` keeps the approval split of the rows it replaces)."""
-    if approved is None:
+def index_follows(
+    lake: str, alpha: str, approved: dt.date | None, in_force: frozenset[str] | None = None
+) -> None:
+    """The alpha's catalogue index row, its live columns split at `approved` (the screener's), and
+    the approved alphas `in_force` after the decision, the default reference set of every row's
+    residual columns. The decision stands whatever happens here: a lake without an index has no
+    row to follow, and a row that cannot be written is said on stderr (the screener keeps its
+    previous split and residual figures until the alpha's next decision; `lake index` keeps the
+    approval split of the rows it replaces and the approved set the index records)."""
+    if approved is None and in_force is None:
         return
     try:
         if index_files.newest(Storage(lake), lake) is None:
             return
-        catalogue_index.record(lake, approvals={alpha: approved})
+        catalogue_index.record(
+            lake, approvals={} if approved is None else {alpha: approved}, in_force=in_force
+        )
     except Exception as exc:  # the decision is recorded: a failure here must not hide it
         LOG.warning(
             "%s: the decision is recorded, but not the alpha's catalogue index row (%s: %s): the screener's "
-            "live columns keep their previous split until the alpha's next decision",
+            "live columns keep their previous split, and its residual figures their set, until the next decision",
             alpha,
             type(exc).__name__,
             exc,

@@ -40,6 +40,12 @@ NOT_APPROVED = (
 FRAGILITY_DAYS = 5
 """fragility: the best sessions the information ratio is measured without (`/analytics/attribution`
 fragility.best_days_kept at drop = 5)."""
+RESIDUAL_MIN_SESSIONS = 63
+"""Sessions (a quarter) `/analytics/residual`'s regression needs, whatever the set's size."""
+RESIDUAL_PER_COEFFICIENT = 10
+"""Sessions `/analytics/residual`'s regression needs per coefficient it fits (the intercept, SPY's
+beta, one beta per reference alpha): fitting p coefficients shrinks the residual's std(ddof=1) by
+sqrt((n - p) / (n - 1)), at most about 5% at 10 sessions per coefficient."""
 PERCENT_UNITS = ("fraction",)
 """Units whose values a check's `reason` writes in percent (13.9%), as the dashboard shows them;
 any other unit is written as a plain number."""
@@ -152,6 +158,19 @@ CHECKS: tuple[Check, ...] = (
         "the largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of "
         "{compared} compared)",
         max=(0.7, "max_production_correlation"),
+    ),
+    _check(
+        "residual_information_ratio",
+        "ratio",
+        "analytics.residual",
+        "/analytics/residual information_ratio of the book over the window against the default reference set "
+        "(the approved alphas the key may read, else the production ones, the alpha excepted): the book's daily "
+        "returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the "
+        "intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below "
+        f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",
+        "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
+        "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag})",
+        min=(0.3, "min_residual_information_ratio"),
     ),
     _check(
         "ic_t_stat",

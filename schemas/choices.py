@@ -53,10 +53,13 @@ SCREEN_RANGES = (
     "backtest_information_ratio",
     "decay_ratio",
     "live_sessions",
+    "residual_information_ratio",
+    "residual_t_stat",
 )
 """Columns of the catalogue index `/analytics/screen` bounds with `min_<column>` and `max_<column>`
-(its headline figures, as `/metrics` core serves them, the ledger's sessions, and live against
-backtest at each alpha's split, as `/analytics/live` serves it)."""
+(its headline figures, as `/metrics` core serves them, the ledger's sessions, live against
+backtest at each alpha's split, as `/analytics/live` serves it, and the residual against the
+default reference set, as `/analytics/residual` serves it)."""
 
 SCREEN_SORTS = ("alpha_id", "name", *SCREEN_RANGES, "weeks", "first_date", "last_date", "live_split")
 """Columns of the catalogue index `/analytics/screen` sorts on (`sort=<column>`, `-<column>` for

@@ -385,6 +385,15 @@ CATALOGUE_INDEX = pa.schema(
         ("backtest_information_ratio", pa.float64()),  # in_sample.information_ratio
         ("decay_ratio", pa.float64()),
         ("live_sessions", pa.int32()),  # out_of_sample.sessions
+        # the alpha against its default reference set (analytics/residual.py: /analytics/residual's figures
+        # with no parameter, for a key reading every alpha): the whole-history long_short returns regressed
+        # on the set's and SPY's; null where not measurable (RESIDUAL_COLUMNS)
+        ("residual_information_ratio", pa.float64()),  # information_ratio
+        ("residual_t_stat", pa.float64()),  # intercept_t_stat
+        # whether the operator's latest decision about the alpha, as `alpha-results promote` or `retire`
+        # last handed it to the index, is an approval: the residual columns' default set (the screener's
+        # `standing` is read from the records)
+        ("approved", pa.bool_()),
         # what the catalogue-wide analytics need (the DSR's trials, the Holm/BH family)
         ("sharpe_per_session", pa.float64()),  # long_short daily returns, mean / std (ddof 1)
         ("nwt_ic_p_value", pa.float64()),  # /metrics nwt.ic, where measurable
@@ -415,6 +424,11 @@ LIVE_COLUMNS = (
 )
 """The catalogue index's live columns (`analytics.live.index_columns`), added after the index first
 shipped: null in a generation written before them until `alpha-results lake index` rewrites it."""
+
+RESIDUAL_COLUMNS = ("residual_information_ratio", "residual_t_stat")
+"""The catalogue index's residual columns (`pipeline.catalogue_residual`), added after the index
+first shipped: null in a generation written before them until a commit computes them (every row,
+the first time)."""
 
 SCORE_NEIGHBOURS = pa.schema(
     [

@@ -496,6 +496,20 @@ class ScreenQuery(Query, frozen=True):
     max_live_sessions: (
         Annotated[int, Meta(description=_bound("max", "live_sessions", "trading sessions"))] | None
     ) = None
+    min_residual_information_ratio: (
+        Annotated[float, Meta(description=_bound("min", "residual_information_ratio", "annualised ratio"))]
+        | None
+    ) = None
+    max_residual_information_ratio: (
+        Annotated[float, Meta(description=_bound("max", "residual_information_ratio", "annualised ratio"))]
+        | None
+    ) = None
+    min_residual_t_stat: (
+        Annotated[float, Meta(description=_bound("min", "residual_t_stat", "t-statistic"))] | None
+    ) = None
+    max_residual_t_stat: (
+        Annotated[float, Meta(description=_bound("max", "residual_t_stat", "t-statistic"))] | None
+    ) = None
     max_correlation: (
         Annotated[
             float,
@@ -759,6 +773,9 @@ class ChecksQuery(Query, frozen=True):
     max_production_correlation: (
         Annotated[float, _threshold("max", "production_correlation", "correlation", ge=0, le=1)] | None
     ) = None
+    min_residual_information_ratio: (
+        Annotated[float, _threshold("min", "residual_information_ratio", "ratio")] | None
+    ) = None
     min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
     min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
     min_live_information_ratio: (
@@ -892,6 +909,24 @@ class QuantilesQuery(Query, frozen=True):
             f"default {DEFAULT_QUANTILES}).",
         ),
     ] = DEFAULT_QUANTILES
+    start: From = START
+    end: To = END
+
+
+class ResidualQuery(Query, frozen=True):
+    """`/analytics/residual`: one book's daily returns regressed on a reference set's and SPY's."""
+
+    book: Book = choices.DEFAULT_BOOK
+    reference: (
+        Annotated[
+            tuple[str, ...],
+            _alpha_set(
+                f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left out); absent: "
+                "the default reference set (the approved alphas the key may read, else the production ones)."
+            ),
+        ]
+        | None
+    ) = None
     start: From = START
     end: To = END
 

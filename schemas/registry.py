@@ -59,6 +59,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.capacity"),
     Endpoint("analytics.factors"),
     Endpoint("analytics.quantiles"),
+    Endpoint("analytics.residual"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),

@@ -98,12 +98,15 @@ SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
         "backtest_information_ratio",
         "decay_ratio",
         "live_sessions",
+        "residual_information_ratio",
+        "residual_t_stat",
     ),
     "cross_sections": ("ic_reproduces",),
 }
 """Screener fields built from data a key may not read (named as `analytics.access.DATA_ENDPOINTS`):
 `sessions` and the dates are read off the long_short ledger (the dates fall back to the rebalances
-only without one), as are the live figures (`/analytics/live`'s ledger figures; `live_split` is
+only without one), as are the live figures and the residual figures (the ledgers of the alpha and its
+reference set) (`/analytics/live`'s ledger figures; `live_split` is
 not: an approval, a seal's cutoff or a publish date), `ic_reproduces` compares the IC rebuilt from
 the rebalance cross-sections with the sealed one. Null for a key that may not read that data, and not a filter or sort it may use
 (the `/metrics` rule: 403 naming the route that serves it)."""

@@ -260,6 +260,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     yearly_consistency: Annotated[Bound, policy_bounds("yearly_consistency")]
     stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
     production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
+    residual_information_ratio: Annotated[Bound, policy_bounds("residual_information_ratio")]
     ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
@@ -398,9 +399,8 @@ class CheckResult(Body, kw_only=True, frozen=True):
         Annotated[
             str,
             figure(
-                "production_correlation only: the reference set compared with, "
-                + REFERENCE_ORIGINS
-                + ' (docs/analytics.md, "The reference set")',
+                "production_correlation and residual_information_ratio only: the reference set compared with "
+                "(regressed on), " + REFERENCE_ORIGINS + ' (docs/analytics.md, "The reference set")',
                 source="records:promotions",
             ),
         ]

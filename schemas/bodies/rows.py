@@ -36,6 +36,12 @@ LIVE_NOT_MEASURED = (
     "Null where `/analytics/live` serves it not_measurable at the alpha's split (fewer than 2 sessions with "
     f"variance in the part, no split, no ledger), {OLD_INDEX}."
 )
+RESIDUAL_NOT_MEASURED = (
+    "Null where `/analytics/residual` serves it not_measurable (too few sessions, a set larger than the sessions "
+    "allow, no SPY series), in an index written before the residual columns, and for a key whose default "
+    "reference set is not the one the column was computed against (it may not read an alpha of that set, or "
+    "the records approve other alphas than the index last heard of; an access_limited warning says so)."
+)
 BELOW_HALF = (
     "Null when fewer than half the window's weeks carry a value (the standard deviation also needs 2)."
 )
@@ -974,6 +980,30 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "Sessions of the long_short ledger after `live_split` (`/analytics/live` `out_of_sample.sessions`).",
             unit=units.SESSIONS,
             null=f"Null when the alpha has no split or no ledger, {OLD_INDEX}.",
+        ),
+    ]
+    residual_information_ratio: Annotated[
+        float | None,
+        doc(
+            "Annualised information ratio of what the default reference set and SPY leave of the alpha's whole-history "
+            "long_short daily returns, the OLS intercept plus the residual (`/analytics/residual` "
+            "`information_ratio` with no parameter, for a key that reads every alpha): the default set is the "
+            "approved alphas, else the production ones, the alpha excepted.",
+            unit=units.RATIO,
+            null=RESIDUAL_NOT_MEASURED,
+            formula="mean(a + e) / std(a + e, ddof=1) * sqrt(252), r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
+            annualisation="annualised",
+        ),
+    ]
+    residual_t_stat: Annotated[
+        float | None,
+        doc(
+            "Newey-West t-statistic of the same regression's intercept (`/analytics/residual` `intercept_t_stat` "
+            "with no parameter), which says whether the return beyond the set and SPY is distinguishable from 0.",
+            unit=units.T_STATISTIC,
+            null=RESIDUAL_NOT_MEASURED,
+            formula="a / se_NW(a), Bartlett kernel, lag floor(4 (n/100)^(2/9)), no small-sample correction",
+            annualisation="not_annualisable",
         ),
     ]
     standing: Annotated[Standing, STANDING]

@@ -19,20 +19,23 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import inputs, rolling, significance
+from analytics import inputs, residual, rolling, sets, significance
 from analytics.access import require_readable
 from analytics.attribution import attribution_payload, require_table
 from analytics.capacity import capacity_payload, capital_grid
+from analytics.contribution import given_reference
 from analytics.correlation import BASES, correlation_page
 from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
 from analytics.entries import Warnings
+from analytics.errors import DataNotReadable
 from analytics.factors import factors_payload
 from analytics.live import live_payload, split_of
 from analytics.quantiles import quantiles_payload, readable_score
 from datasets import answers
 from datasets.queries import Window, page_of
 from datasets.reader import BuildView
+from datasets.series import benchmark_series
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.attribution import Attribution
@@ -42,6 +45,7 @@ from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.quantiles import Quantiles
+from schemas.bodies.residual import Residual
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.query import (
     AttributionQuery,
@@ -53,9 +57,11 @@ from schemas.query import (
     NoQuery,
     QuantilesQuery,
     Query,
+    ResidualQuery,
     RollingQuery,
     SignificanceQuery,
 )
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
 from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
@@ -371,6 +377,74 @@ async def get_quantiles(ctx: Ctx[QuantilesQuery], alpha: FromPath[str]) -> Respo
     return single(data, _meta(ctx, build, "analytics_quantiles", ("decisions", "exposures"), warnings))
 
 
+@route(
+    "analytics.residual",
+    "/v1/alphas/{alpha:str}/analytics/residual",
+    "What is new in a book against the catalogue: its daily returns regressed on a reference set's and SPY's",
+    documented=(
+        "The book's daily returns over "
+        + WINDOW
+        + " regressed by OLS, with an intercept, on the same sessions' daily long_short returns of a reference "
+        "set (`reference`, else the default set: the approved alphas the key may read, else the production ones, "
+        "the alpha excepted) and SPY's: the information ratio of the intercept plus the residual, the intercept "
+        "annualised and its Newey-West t-statistic, R^2, the betas, and the reference alphas dropped. Needs "
+        "portfolio.ledger and benchmarks.daily"
+    ),
+)
+async def get_residual(ctx: Ctx[ResidualQuery], alpha: FromPath[str]) -> Response[Single[Residual]]:
+    build, args = await _opened(ctx, alpha)
+    residual.residual_parameters(args.reference)
+    book = ctx.book(build, "portfolio", args.book)
+    # Every figure is a regression of ledger returns on SPY's: without either, none is the key's.
+    require_readable(ctx.access, "ledger")
+    if not ctx.caller.may_call(BENCHMARK_ENDPOINT):
+        raise DataNotReadable(
+            f"These figures are a regression on SPY's daily returns; they need {BENCHMARK_ENDPOINT}.",
+            BENCHMARK_ENDPOINT,
+        )
+    snapshot = ctx.reader.snapshot()
+    catalogue = snapshot.catalogue
+    alpha = build.alpha_id
+    if args.reference is not None:
+        sets.admitted(ctx.caller.may_read, catalogue, args.reference, "reference")
+        reference = given_reference(alpha, args.reference, None)
+    else:
+        whole_catalogue(ctx.caller, catalogue)  # an alpha of the default set it may read could be missing
+        standings = await ctx.standings()
+        reference = residual.default_set(
+            catalogue, readable_mask(ctx.caller, catalogue), alpha, standings.approved
+        )
+    market = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
+    window: Window = (args.start, args.end)
+    # The answer depends on the alpha's build, the set's matrix rows, SPY's build and the parameters.
+    version = catalogue_tag(
+        catalogue,
+        sets.set_mask(catalogue, (alpha, *reference.alphas)),
+        "residual",
+        alpha,
+        book,
+        reference.origin,
+        ",".join(reference.alphas),
+        repr(window),
+        market.build_id,
+        repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
+    )
+    ctx.validate_with("residual:" + version)
+
+    def compute() -> Residual:
+        # In the worker thread: mapping the catalogue's matrix may read files.
+        return residual.residual_payload(build, book, window, snapshot.matrix("returns"), reference, market)
+
+    data = await to_thread.run_sync(compute)
+    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{version}", book=book)
+    return single(data, _meta_of(build, meta))
+
+
+def _meta_of(build: BuildView, meta: EnvelopeMeta[Any]) -> EnvelopeMeta[Any]:
+    """`meta` with a `kind_missing` warning when the run never sealed its ledger."""
+    return with_warnings(meta, answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY))
+
+
 ROUTES = [
     get_significance,
     list_correlation,
@@ -382,5 +456,6 @@ ROUTES = [
     get_capacity,
     get_factors,
     get_quantiles,
+    get_residual,
     get_analytics_doc,
 ]

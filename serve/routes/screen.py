@@ -27,6 +27,7 @@ from datasets.screener import Page
 from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import ScreenRow
 from schemas.query import ScreenQuery
+from schemas.wire import BENCHMARK_ENDPOINT
 from serve import errors
 from serve.envelope import with_warnings
 from serve.readable import catalogue_tag, readable_mask
@@ -79,6 +80,10 @@ async def screen_alphas(ctx: Ctx[ScreenQuery]) -> Response[Collection[ScreenRow]
     readable = readable_mask(ctx.caller, catalogue)
     screen.standings_wanted(args)  # a bad `standing` is a 400 before the records are read
     standings = await ctx.standings()
+    if not set(screen.RESIDUAL_FIELDS) <= hidden.keys():  # not already withheld with the ledger's fields
+        hidden |= screen.residual_withheld(
+            args, catalogue, readable, standings.approved, ctx.caller.may_call(BENCHMARK_ENDPOINT), warnings
+        )
     named = correlated(ctx, args)
     compared = screen.compared_set(snapshot, args, named, readable, standings.approved)
     filters = screen.candidate_filters(snapshot, args, named, compared)

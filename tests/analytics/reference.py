@@ -128,6 +128,89 @@ class Lake:
         part = weeks[in_window(weeks["date"], window)]
         return pd.Series(part[column].to_numpy(float), index=part["date"].to_numpy())
 
+    @cache  # noqa: B019
+    def spy(self) -> tuple[str, pd.Series]:
+        """SPY's return basis and daily returns by ISO date, from its published daily closes:
+        adjusted_close when every row of the whole series has one, else close (the /v1/benchmarks
+        rule), NaN on its first session."""
+        current = json.loads((self.root / "benchmarks" / "SPY" / "_current.json").read_text())
+        daily = pd.read_parquet(
+            self.root / "benchmarks" / "SPY" / "builds" / current["build_id"] / "daily.parquet"
+        )
+        daily["date"] = iso(daily["date"])
+        daily = daily.sort_values("date").reset_index(drop=True)
+        basis = "adjusted_close" if daily["adjusted_close"].notna().all() else "close"
+        price = daily[basis].astype(float)
+        return basis, pd.Series((price / price.shift(1) - 1.0).to_numpy(), index=daily["date"].to_numpy())
+
+
+# -- the residual against the catalogue --------------------------------------------------------------
+
+RESIDUAL_MIN_SESSIONS = 63
+RESIDUAL_PER_COEFFICIENT = 10
+RESIDUAL_MIN_COVERAGE = 0.9
+
+
+@dataclass(frozen=True)
+class ResidualFit:
+    """statsmodels' OLS of the alpha's daily returns on SPY's and the reference alphas' kept."""
+
+    base_sessions: int
+    sessions: int
+    kept: list[str]
+    dropped: dict[str, int]  # reference alpha -> its base sessions with a return
+    fit: Any  # statsmodels' results, None when not measurable
+    lag: int | None
+    information_ratio: float | None
+    why: str
+
+
+def residual(lake: Lake, alpha: str, book: str, window: Window, reference: list[str]) -> ResidualFit:
+    """The residual of `alpha`'s `book` over `window` against `reference` (docs/analytics.md,
+    "Residual against the catalogue"), with pandas and statsmodels: the sessions on which the
+    alpha and SPY have a return, each reference alpha kept when it has a return on 90% of them,
+    then statsmodels OLS with a constant on SPY and the kept alphas over the sessions all have,
+    with cov_type="HAC", cov_kwds={"maxlags": floor(4 (n/100)^(2/9)), "kernel": "bartlett",
+    "use_correction": False}."""
+    import statsmodels.api as sm
+
+    r = lake.returns(alpha, book, window)
+    r = r[np.isfinite(r.to_numpy(float))]
+    m = lake.spy()[1].reindex(r.index)
+    base = m.notna()
+    r, m = r[base], m[base]
+    n_base = len(r)
+    members = {
+        a: lake.returns(a, "long_short", (None, None)).replace([np.inf, -np.inf], np.nan).reindex(r.index)
+        for a in reference
+    }
+    have = {a: int(np.isfinite(s.to_numpy(float)).sum()) for a, s in members.items()}
+    kept = [
+        a for a in reference if have[a] >= math.ceil(RESIDUAL_MIN_COVERAGE * n_base - 1e-9) and have[a] > 0
+    ]
+    dropped = {a: have[a] for a in reference if a not in kept}
+
+    def none(n: int, why: str) -> ResidualFit:
+        return ResidualFit(n_base, n, kept, dropped, None, None, None, why)
+
+    if n_base < RESIDUAL_MIN_SESSIONS:
+        return none(0, "too few base sessions")
+    if n_base < RESIDUAL_PER_COEFFICIENT * (len(kept) + 2):
+        return none(0, "the set is larger than the sessions allow")
+    frame = pd.concat({"r": r, "spy": m, **{a: members[a] for a in kept}}, axis=1).dropna()
+    n = len(frame)
+    if n < RESIDUAL_MIN_SESSIONS:
+        return none(n, "too few common sessions")
+    if n < RESIDUAL_PER_COEFFICIENT * (len(kept) + 2):
+        return none(n, "the set is larger than the sessions allow")
+    lag = math.floor(4 * (n / 100) ** (2 / 9))
+    x = sm.add_constant(frame[["spy", *kept]].to_numpy(float), has_constant="add")
+    fit = sm.OLS(frame["r"].to_numpy(float), x).fit(
+        cov_type="HAC", cov_kwds={"maxlags": lag, "kernel": "bartlett", "use_correction": False}
+    )
+    left = fit.params[0] + fit.resid
+    return ResidualFit(n_base, n, kept, dropped, fit, lag, information_ratio(left), "")
+
 
 # -- significance -----------------------------------------------------------------------------------
 

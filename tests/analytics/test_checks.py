@@ -50,6 +50,7 @@ ORDER = [
     "yearly_consistency",
     "stressed_net_information_ratio",
     "production_correlation",
+    "residual_information_ratio",
     "ic_t_stat",
     "fragility",
     "live_information_ratio",
@@ -71,6 +72,7 @@ DEFAULTS = {
     "live_information_ratio": {"min": 0.0},
     "decay_ratio": {"min": 0.25},
     "fragility": {"min": 0.5},
+    "residual_information_ratio": {"min": 0.3},
 }
 PARAMETERS = {
     ("information_ratio", "min"): "min_information_ratio",
@@ -86,6 +88,7 @@ PARAMETERS = {
     ("live_information_ratio", "min"): "min_live_information_ratio",
     ("decay_ratio", "min"): "min_decay_ratio",
     ("fragility", "min"): "min_fragility",
+    ("residual_information_ratio", "min"): "min_residual_information_ratio",
 }
 SOURCES = {
     "information_ratio": "portfolio.ledger",
@@ -100,6 +103,7 @@ SOURCES = {
     "live_information_ratio": "analytics.live",
     "decay_ratio": "analytics.live",
     "fragility": "analytics.attribution",
+    "residual_information_ratio": "analytics.residual",
 }
 PORTFOLIO_CHECKS = {
     "information_ratio",
@@ -111,6 +115,7 @@ PORTFOLIO_CHECKS = {
     "stressed_net_information_ratio",
     "production_correlation",
     "fragility",
+    "residual_information_ratio",
 }
 """Built from the ledger, and max_weight from the positions: withheld from a key without portfolio.*."""
 CROSS_SECTION_CHECKS = {"ic_t_stat"}
@@ -129,6 +134,7 @@ LOOSE = {
     "live_information_ratio": {"min": -50.0},
     "decay_ratio": {"min": -50.0},
     "fragility": {"min": -50.0},
+    "residual_information_ratio": {"min": -50.0},
 }
 RECENT_SESSIONS = 504
 MIN_YEAR_SESSIONS = 20
@@ -271,6 +277,9 @@ def expected_values(
         "live_information_ratio": None,  # never approved here
         "decay_ratio": None,
         "fragility": fragility(ledger),
+        "residual_information_ratio": ref.residual(
+            lake, alpha, book, window, [p for p in PRODUCTION if p != alpha and readable(p)]
+        ).information_ratio,
     }
 
 
@@ -721,7 +730,8 @@ def test_the_production_correlation_says_how_many_it_compared_and_which_is_neare
     data = checks(api, alpha)
     for entry in data["checks"]:
         tail = [key for key in entry if key in PRODUCTION_KEYS]
-        assert tail == (PRODUCTION_KEYS if entry["id"] == "production_correlation" else []), entry
+        expected = {"production_correlation": PRODUCTION_KEYS, "residual_information_ratio": ["reference"]}
+        assert tail == expected.get(entry["id"], []), entry
     entry = by_id(data)["production_correlation"]
     assert list(entry)[-4:] == PRODUCTION_KEYS, entry
     assert entry["reference"] == "production", (

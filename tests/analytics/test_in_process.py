@@ -89,6 +89,8 @@ CASES: list[Case] = [
     ),
     ("analytics/quantiles", lambda f: f.quantiles, {}),
     ("analytics/quantiles", lambda f: f.quantiles, {"score": "raw_score", "quantiles": 10}),
+    ("analytics/residual", lambda f: f.residual, {"book": "long_only"}),
+    ("analytics/residual", lambda f: f.residual, {}),
 ]
 
 
@@ -412,3 +414,4 @@ def test_every_analytics_route_has_its_figures_method() -> None:
     ]
     missing = [i for i in figure_ids if not callable(getattr(Figures, i.rsplit(".", 1)[-1], None))]
     assert len(figure_ids) == 17 and not missing, (figure_ids, missing)
+    assert len(figure_ids) == 14 and not missing, (figure_ids, missing)

@@ -13,7 +13,7 @@ import random
 import re
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ SCREEN_CALLERS: dict[str, Caller] = {
     "no_metrics": endpoints_only(frozenset(i for i in DATA_IDS if i != "performance.metrics")),
     "nothing": make_caller(alphas=AllowList.of_ids(["Prod_never_published"])),
 }
+RESIDUAL = ("residual_information_ratio", "residual_t_stat")
 READABLE: dict[str, Callable[[str], bool]] = {
     "raw": lambda a: True,
     "testonly": lambda a: a.startswith("Test_"),
@@ -150,9 +151,9 @@ def number_text(value: float | int) -> str:
     return str(value) if isinstance(value, int) else repr(value)
 
 
-def random_params(rng: random.Random, frame: pl.DataFrame) -> dict[str, Any]:
+def random_params(rng: random.Random, frame: pl.DataFrame, excluded: Collection[str] = ()) -> dict[str, Any]:
     """A random mix of filters whose values come from the index (so they select something, and
-    bounds equal to a value test inclusiveness), a sort and a page."""
+    bounds equal to a value test inclusiveness), a sort and a page; none on the `excluded` columns."""
     params: dict[str, Any] = {}
     texts = [t for t in (*frame["alpha_id"], *frame["name"], *frame["tldr"]) if t]
     if rng.random() < 0.3:
@@ -181,6 +182,8 @@ def random_params(rng: random.Random, frame: pl.DataFrame) -> dict[str, Any]:
         if rng.random() >= 1.75 / len(choices.SCREEN_RANGES):  # 1.75 bounds a request on average
             continue
         values = sorted(v for v in frame[column] if v is not None)
+        if not values or column in excluded:
+            continue
         low, high = rng.choice(values), rng.choice(values)
         if column not in INTEGER_RANGES and rng.random() < 0.3:
             low -= rng.random()
@@ -191,7 +194,9 @@ def random_params(rng: random.Random, frame: pl.DataFrame) -> dict[str, Any]:
         if side > 0.3:
             params[f"max_{column}"] = number_text(high)
     if rng.random() < 0.7:
-        params["sort"] = rng.choice(choices.SCREEN_SORT_CHOICES)
+        params["sort"] = rng.choice(
+            [c for c in choices.SCREEN_SORT_CHOICES if c.removeprefix("-") not in excluded]
+        )
     params["limit"] = rng.choice([1, 2, 3, 5, 100])
     params["offset"] = rng.choice([0, 0, 1, 2, 5])
     return params
@@ -220,9 +225,12 @@ def test_random_filters_reproduce_from_the_index_parquet(
 ) -> None:
     rng = random.Random(f"screen:{token}")
     selected = 0
+    # A key reading only Test_ alphas has no production alpha in its default reference set: the
+    # residual figures, computed against the index's, are withheld from it (tests/analytics/test_residual.py).
+    withheld = RESIDUAL if token != "raw" else ()
     for _ in range(150):
-        params = random_params(rng, index)
-        expected = expected_rows(index, READABLE[token], params)
+        params = random_params(rng, index, withheld)
+        expected = [row | dict.fromkeys(withheld) for row in expected_rows(index, READABLE[token], params)]
         body = screen_api.ok(PATH, token, **params)
         limit, offset = params["limit"], params["offset"]
         assert body["data"] == expected[offset : offset + limit], params
@@ -827,6 +835,8 @@ def synthetic_index(seed: int, size: int = 400) -> pa.Table:
             "backtest_information_ratio": maybe(rng.choice([1.0, rng.gauss(1, 1)])),
             "decay_ratio": maybe(rng.gauss(0.5, 1), 0.3),
             "live_sessions": maybe(rng.choice([0, 63, rng.randrange(300)])),
+            "residual_information_ratio": maybe(rng.gauss(0, 1)),
+            "residual_t_stat": maybe(rng.choice([0.0, rng.gauss(0, 2)])),
             "unreadable": None,
         }
         if rng.random() < 0.03:

@@ -183,6 +183,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "capacity": _generated.Capacity,
         "factors": _generated.Factors,
         "quantiles": _generated.Quantiles,
+        "residual": _generated.Residual,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100

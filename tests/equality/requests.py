@@ -71,6 +71,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
     "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
     "analytics.quantiles": re.compile(r"/v1/alphas/[^/]+/analytics/quantiles"),
+    "analytics.residual": re.compile(r"/v1/alphas/[^/]+/analytics/residual"),
     "catalog.alphas.promotions": re.compile(r"/v1/alphas/[^/]+/promotions"),
 }
 
@@ -902,7 +903,35 @@ class Generator:
             self.factors(alpha)
         # Issue 36's quantile returns, last, with a generator of its own (as capacity).
         self.quantiles()
+        # Added with issue 36's residual against the catalogue, last, likewise.
+        for alpha in self.facts.alphas:
+            self.residual(alpha)
         return self.requests
+
+    def residual(self, alpha: AlphaFacts) -> None:
+        """Issue 36's /analytics/residual over one alpha: the default set (and the screener's residual
+        columns, sorted), a random set, book and window, and bad input."""
+        rng = self.rng
+        base = f"/v1/alphas/{alpha.alpha_id}/analytics/residual"
+        others = [a.alpha_id for a in self.facts.alphas if a.alpha_id != alpha.alpha_id]
+        self.add(base, TOKENS)
+        params = [
+            ("book", rng.choice(("long_short", "long_only", "raw_long_short"))),
+            ("reference", ",".join(rng.sample(others, rng.randint(1, len(others))))),
+            *self.window(alpha.sessions, p_none=0.5),
+        ]
+        self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+        if alpha is self.facts.alphas[0]:
+            for bad in (
+                f"reference={alpha.alpha_id}",
+                f"reference={others[0]},{others[0]}",
+                f"reference={UNKNOWN_ALPHA}",
+                "book=nope",
+                "from=2022-03-01",
+            ):
+                self.add(f"{base}?{bad}", ["raw", "testonly"])
+            self.add("/v1/analytics/screen?sort=-residual_information_ratio", TOKENS)
+            self.add("/v1/analytics/screen?min_residual_t_stat=0", TOKENS)
 
     def live(self, alpha: AlphaFacts) -> None:
         """Issue 35's routes over one alpha: live against backtest at random splits per book (never

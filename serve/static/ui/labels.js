@@ -174,6 +174,8 @@ export const FIGURES = {
   p_value: { name: "p-value", better: "lower" },
   decay_ratio: { name: "Decay ratio", better: "higher" },
   fragility: { name: "Information ratio kept without the best 5 days", better: "higher" },
+  residual_information_ratio: { name: "Information ratio beyond the reference set and SPY", better: "higher" },
+  residual_t_stat: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },
 };
 
 // Words written in capitals in a name the table does not hold (a figure added later).
