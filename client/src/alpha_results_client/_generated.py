@@ -33,7 +33,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-9156416e282e"
+REGISTRY_VERSION = "r-b15ba4f456d4"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -3556,6 +3556,177 @@ class QuantilesResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class ResidualDrop(ApiStruct, kw_only=True, frozen=True):
+    """A reference alpha left out of the regression."""
+
+    alpha: str
+    """The reference alpha"""
+
+    reason: str
+    """overlap: a return on fewer than 90% of the sessions on which the alpha and SPY have one;
+    collinear: its returns are, within rounding, a linear combination of the intercept, SPY's and
+    the kept reference alphas before it (its beta would not be identified; the intercept and the
+    residual are the same without it)
+    """
+
+    sessions: int
+    """Sessions of base_sessions on which it has a long_short return"""
+
+
+class ResidualDropped(ApiStruct, kw_only=True, frozen=True):
+    """The reference alphas left out of the regression."""
+
+    count: int
+    """How many (count - regressed)"""
+
+    alphas: list[ResidualDrop]
+    """Each, in the order of reference.alphas: the first 50 when there are more"""
+
+
+class ResidualReference(ApiStruct, kw_only=True, frozen=True):
+    """`reference` of the residual object: the set the alpha is regressed on."""
+
+    origin: str
+    """Where the reference alphas come from: given (the request's reference), or the default set,
+    approved (the alphas in force in the live book, alpha-results promote, that the key may read,
+    the alpha itself excepted) or, when there is none, production (the production alphas, no Test_
+    prefix, that the key may read, the alpha itself excepted) (docs/analytics.md, "The reference
+    set")
+    """
+
+    alphas: list[str]
+    """The reference alphas, the alpha itself never among them"""
+
+    count: int
+    """How many reference alphas the set holds"""
+
+    alpha_excluded: bool
+    """The alpha was in the set named (or in the default set origin names) and was left out"""
+
+    regressed: int
+    """How many reference alphas the regression holds (count - dropped.count)"""
+
+    dropped: ResidualDropped
+    """The reference alphas left out of the regression, and why"""
+
+
+class ResidualBenchmark(ApiStruct, kw_only=True, frozen=True):
+    """The market regressor: SPY."""
+
+    symbol: str
+    """The benchmark: SPY"""
+
+    return_basis: str
+    """SPY's return basis: adjusted_close (a total return, dividends reinvested) when every row of its
+    whole series has one, else close (a price return, without dividends), as
+    /v1/benchmarks/SPY/daily period_return and /analytics/risk
+    """
+
+    beta: AnalyticsStat
+    """SPY's coefficient in the regression (its beta, holding the reference alphas' returns fixed); not
+    measurable below 63 sessions or below 10 sessions per coefficient (a set larger than the
+    sessions allow)
+    """
+
+
+class ResidualBeta(ApiStruct, kw_only=True, frozen=True):
+    """One reference alpha's coefficient."""
+
+    alpha: str
+    """The reference alpha"""
+
+    beta: float
+    """Its coefficient b_i in the regression (the alpha's exposure to it, holding SPY's and the other
+    reference alphas' returns fixed)
+    """
+
+
+class Residual(ApiStruct, kw_only=True, frozen=True):
+    """The alpha against the catalogue (`/analytics/residual`): its daily returns regressed on a
+    reference set's and SPY's.
+    """
+
+    alpha: str
+    """The alpha regressed"""
+
+    book: str
+    """The alpha's book regressed (the reference alphas are always their long_short books: the
+    catalogue's returns matrix holds that book alone)
+    """
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    reference: ResidualReference
+    """The reference set"""
+
+    benchmark: ResidualBenchmark
+    """The market regressor"""
+
+    base_sessions: int
+    """Sessions of the window on which the alpha's book and SPY both have a daily return: what each
+    reference alpha's overlap is counted against
+    """
+
+    sessions: int
+    """Sessions the regression is over (see session_rule), or would be when it is not measurable for
+    want of them; 0 when not counted (too few base_sessions)
+    """
+
+    session_rule: str
+    """Which sessions and which reference alphas the regression holds"""
+
+    newey_west_lag: int | None
+    """Lag L of the Newey-West (Bartlett kernel) standard error of the intercept, from the sessions n
+    of the regression: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994, the rule of /metrics nwt),
+    capped at n - 1; null when not measurable
+    """
+
+    information_ratio: AnalyticsStat
+    """Annualised information ratio of what the reference set and SPY leave of the alpha's daily
+    returns, the intercept plus the residual (the appraisal ratio of Treynor and Black): the return
+    the alpha adds, per unit of the risk it adds, beyond any mix of the set and the market. Adding
+    the alpha at its best weight to the best mix of the set and SPY lifts that mix's squared Sharpe
+    ratio by its square (Gibbons, Ross and Shanken 1989), in sample. not measurable below 63
+    sessions or below 10 sessions per coefficient (a set larger than the sessions allow)
+    """
+
+    intercept: AnalyticsStat
+    """The OLS intercept, annualised arithmetically (times 252, not compounded): the return per year
+    the alpha makes beyond its betas to the set and SPY, not in excess of the risk-free rate
+    """
+
+    intercept_t_stat: AnalyticsStat
+    """t-statistic of the intercept with Newey-West (HAC, Bartlett kernel, lag newey_west_lag, no
+    small-sample correction) standard errors: is the return beyond the set and the market
+    distinguishable from 0? As statsmodels OLS(...).fit(cov_type='HAC', cov_kwds={'maxlags': L,
+    'kernel': 'bartlett', 'use_correction': False}).tvalues[0]
+    """
+
+    intercept_p_value: AnalyticsStat
+    """Two-sided p-value of intercept_t_stat against the standard normal (statsmodels' default for a
+    HAC covariance, use_t=False)
+    """
+
+    r_squared: AnalyticsStat
+    """Share of the variance of the alpha's daily returns the set and SPY explain (centred, with the
+    intercept), as statsmodels' rsquared
+    """
+
+    betas: list[ResidualBeta] | None
+    """Each reference alpha's coefficient, in the order of reference.alphas, the dropped ones left out;
+    null when the regression is not measurable
+    """
+
+
+class ResidualResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/residual` (analytics.residual)."""
+
+    data: Residual
+
+    meta: Meta
+
+
 class AnalyticsFieldDoc(ApiStruct, kw_only=True, frozen=True):
     """One entry of the analytics documentation block's `fields`."""
 
@@ -3755,6 +3926,28 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     """Sessions of the long_short ledger after `live_split` (`/analytics/live`
     `out_of_sample.sessions`). Unit: trading sessions. Null when the alpha has no split or no
     ledger, and in an index written before the live columns (until `alpha-results lake index`).
+    """
+
+    residual_information_ratio: float | None
+    """Annualised information ratio of what the default reference set and SPY leave of the alpha's
+    whole-history long_short daily returns, the OLS intercept plus the residual
+    (`/analytics/residual` `information_ratio` with no parameter, for a key that reads every alpha):
+    the default set is the approved alphas, else the production ones, the alpha excepted. Unit:
+    ratio. Null where `/analytics/residual` serves it not_measurable (too few sessions, a set larger
+    than the sessions allow, no SPY series), in an index written before the residual columns, and
+    for a key whose default reference set is not the one the column was computed against (it may not
+    read an alpha of that set, or the records approve other alphas than the index last heard of; an
+    access_limited warning says so).
+    """
+
+    residual_t_stat: float | None
+    """Newey-West t-statistic of the same regression's intercept (`/analytics/residual`
+    `intercept_t_stat` with no parameter), which says whether the return beyond the set and SPY is
+    distinguishable from 0. Unit: t-statistic. Null where `/analytics/residual` serves it
+    not_measurable (too few sessions, a set larger than the sessions allow, no SPY series), in an
+    index written before the residual columns, and for a key whose default reference set is not the
+    one the column was computed against (it may not read an alpha of that set, or the records
+    approve other alphas than the index last heard of; an access_limited warning says so).
     """
 
     standing: str
@@ -4197,6 +4390,9 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     production_correlation: Bound
     """The policy's thresholds of production_correlation"""
 
+    residual_information_ratio: Bound
+    """The policy's thresholds of residual_information_ratio"""
+
     ic_t_stat: Bound
     """The policy's thresholds of ic_t_stat"""
 
@@ -4244,9 +4440,14 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     daily long_short returns with each production alpha the key may read (itself excluded), each
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
-    many were compared; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly
-    IC (conditioned signal, whole history); fragility: the share of the book's information ratio
-    over the window that its information ratio without the window's 5 best sessions keeps:
+    many were compared; residual_information_ratio: /analytics/residual information_ratio of the
+    book over the window against the default reference set (the approved alphas the key may read,
+    else the production ones, the alpha excepted): the book's daily returns regressed by OLS on the
+    set's daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual,
+    times sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per
+    coefficient; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly IC
+    (conditioned signal, whole history); fragility: the share of the book's information ratio over
+    the window that its information ratio without the window's 5 best sessions keeps:
     /analytics/attribution fragility.best_days_kept with drop=5, without_best_days /
     information_ratio (both as information_ratio, the best sessions those of largest daily return,
     dropped); not measurable while the information ratio is not positive; live_information_ratio:
@@ -4266,9 +4467,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     unit: str
     """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_year,
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
-    stressed_net_information_ratio ratio, production_correlation correlation, ic_t_stat t_statistic,
-    fragility ratio, live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of
-    equity traded per session)
+    stressed_net_information_ratio ratio, production_correlation correlation,
+    residual_information_ratio ratio, ic_t_stat t_statistic, fragility ratio, live_information_ratio
+    ratio, decay_ratio ratio (per_session: a fraction of equity traded per session)
     """
 
     threshold: Bound
@@ -4287,8 +4488,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     analytics.significance, turnover portfolio.ledger, max_weight portfolio.positions,
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
-    ic_t_stat performance.metrics, fragility analytics.attribution, live_information_ratio
-    analytics.live, decay_ratio analytics.live
+    residual_information_ratio analytics.residual, ic_t_stat performance.metrics, fragility
+    analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live
     """
 
     book: str | None
@@ -4319,16 +4520,19 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     book made money ({positive} of {years}); stressed_net_information_ratio: the book's annualised
     information ratio paying 2 times its modelled execution cost; production_correlation: the
     largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
-    {compared} compared); ic_t_stat: the Newey-West t-statistic of the signal's mean weekly IC over
-    the whole history (is the IC distinguishable from 0?); fragility: the share of its information
-    ratio ({information_ratio}) the book keeps without its best {days} days ({without});
-    live_information_ratio: the book's annualised information ratio over the {sessions} sessions
-    after its approval on {split_date}; decay_ratio: the share of its in-sample information ratio
-    ({backtest}) the book kept over the {sessions} sessions after its approval on {split_date}
-    ({live} live) ({names} are the figure's own: sessions counted, trials, the symbol and date held,
-    the nearest production alpha, the live part's sessions and split date). not_measurable: why
-    there is no value; starts with access_limited when the key may not read the data it is built
-    from, not_applicable for a live check of an alpha never approved
+    {compared} compared); residual_information_ratio: the book's annualised information ratio beyond
+    what SPY and {regressed} ({reference}) explain over {sessions} sessions: its intercept
+    {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag}); ic_t_stat: the Newey-West
+    t-statistic of the signal's mean weekly IC over the whole history (is the IC distinguishable
+    from 0?); fragility: the share of its information ratio ({information_ratio}) the book keeps
+    without its best {days} days ({without}); live_information_ratio: the book's annualised
+    information ratio over the {sessions} sessions after its approval on {split_date}; decay_ratio:
+    the share of its in-sample information ratio ({backtest}) the book kept over the {sessions}
+    sessions after its approval on {split_date} ({live} live) ({names} are the figure's own:
+    sessions counted, trials, the symbol and date held, the nearest production alpha, the live
+    part's sessions and split date). not_measurable: why there is no value; starts with
+    access_limited when the key may not read the data it is built from, not_applicable for a live
+    check of an alpha never approved
     """
 
     compared: int | None | UnsetType = UNSET
@@ -4349,10 +4553,11 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """
 
     reference: str | UnsetType = UNSET
-    """production_correlation only: the reference set compared with, approved (the alphas in force in
-    the live book, alpha-results promote, that the key may read, the alpha itself excepted) or, when
-    there is none, production (the production alphas, no Test_ prefix, that the key may read, the
-    alpha itself excepted) (docs/analytics.md, "The reference set")
+    """production_correlation and residual_information_ratio only: the reference set compared with
+    (regressed on), approved (the alphas in force in the live book, alpha-results promote, that the
+    key may read, the alpha itself excepted) or, when there is none, production (the production
+    alphas, no Test_ prefix, that the key may read, the alpha itself excepted) (docs/analytics.md,
+    "The reference set")
     """
 
     symbol: str | None | UnsetType = UNSET
@@ -4415,7 +4620,8 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     checks: list[CheckResult]
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
-    production_correlation, ic_t_stat, fragility, live_information_ratio, decay_ratio
+    production_correlation, residual_information_ratio, ic_t_stat, fragility,
+    live_information_ratio, decay_ratio
     """
 
     summary: ChecksSummary
@@ -5724,6 +5930,18 @@ ENDPOINTS: dict[str, Endpoint] = {
         QuantilesResponse,
         collection=False,
     ),
+    "analytics.residual": Endpoint(
+        "analytics.residual",
+        "/v1/alphas/{alpha}/analytics/residual",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("reference", "reference", "string", None, required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        ResidualResponse,
+        collection=False,
+    ),
     "analytics.doc": Endpoint(
         "analytics.doc",
         "/v1/alphas/{alpha}/analytics/_doc",
@@ -5797,6 +6015,24 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("max_decay_ratio", "max_decay_ratio", "number", None, required=False, enum=None),
             Param("min_live_sessions", "min_live_sessions", "integer", None, required=False, enum=None),
             Param("max_live_sessions", "max_live_sessions", "integer", None, required=False, enum=None),
+            Param(
+                "min_residual_information_ratio",
+                "min_residual_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "max_residual_information_ratio",
+                "max_residual_information_ratio",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param("min_residual_t_stat", "min_residual_t_stat", "number", None, required=False, enum=None),
+            Param("max_residual_t_stat", "max_residual_t_stat", "number", None, required=False, enum=None),
             Param("max_correlation", "max_correlation", "number", None, required=False, enum=None),
             Param("correlated_to", "correlated_to", "string", None, required=False, enum=None),
             Param(
@@ -5840,6 +6076,10 @@ ENDPOINTS: dict[str, Endpoint] = {
                     "-decay_ratio",
                     "live_sessions",
                     "-live_sessions",
+                    "residual_information_ratio",
+                    "-residual_information_ratio",
+                    "residual_t_stat",
+                    "-residual_t_stat",
                     "weeks",
                     "-weeks",
                     "first_date",
@@ -5948,6 +6188,14 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param(
                 "max_production_correlation",
                 "max_production_correlation",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "min_residual_information_ratio",
+                "min_residual_information_ratio",
                 "number",
                 None,
                 required=False,
@@ -6730,6 +6978,13 @@ __all__ = [
     "RequestHeadTimeoutError",
     "RequestHeadTooLargeError",
     "RequestTargetTooLongError",
+    "Residual",
+    "ResidualBenchmark",
+    "ResidualBeta",
+    "ResidualDrop",
+    "ResidualDropped",
+    "ResidualReference",
+    "ResidualResponse",
     "ResponseWarning",
     "Risk",
     "RiskBenchmark",
