@@ -56,6 +56,7 @@ TOPICS = [
     "sector-ic",
     "live",
     "risk",
+    "residual",
     "checks",
     "significance",
     "costs",
@@ -515,6 +516,29 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
         "svg[data-chart='capacity-grid'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
     )
     assert all_measured(grid_bars, [p["net_information_ratio"]["value"] for p in capacity["grid"]])
+
+    # What is new against the catalogue: /analytics/residual's figures and betas as served.
+    residual = site.api(f"/v1/alphas/{ALPHA}/analytics/residual", token).json()["data"]
+    shown_residual = dict(
+        page.eval_on_selector_all(
+            "#tearsheet table.residual tbody tr",
+            "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value])",
+        )
+    )
+    for key in ("information_ratio", "intercept", "intercept_t_stat", "r_squared"):
+        entry = residual[key]
+        value = shown_residual[key]
+        assert (value == "") if entry["value"] is None else close(float(value), entry["value"]), key
+    shown_betas = page.eval_on_selector_all(
+        "#tearsheet table.residual-betas tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').textContent, tr.children[1].dataset.value])",
+    )
+    served_betas = [(b["alpha"], b["beta"]) for b in residual["betas"] or []]
+    assert [a for a, _ in shown_betas] == [a for a, _ in served_betas]
+    for (_, shown), (alpha, value) in zip(shown_betas, served_betas, strict=True):
+        assert (shown == "") if value is None else close(float(shown), value), alpha
+    summary = page.inner_text("#residual-summary")
+    assert f"{residual['reference']['origin']} reference set" in summary, summary
 
     # The provenance on the first page: the build every answer came from, the data's last session, the policy.
     provenance = dict(

@@ -62,6 +62,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.costs": re.compile(r"/v1/alphas/[^/]+/analytics/costs"),
     "analytics.doc": re.compile(r"/v1/alphas/[^/]+/analytics/_doc"),
     "analytics.combine": re.compile(r"/v1/analytics/combine"),
+    "analytics.screen": re.compile(r"/v1/analytics/screen"),
     "analytics.contribution": re.compile(r"/v1/alphas/[^/]+/analytics/contribution"),
     "analytics.checks": re.compile(r"/v1/alphas/[^/]+/analytics/checks"),
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),

@@ -13,6 +13,7 @@ import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
 import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
+import { residualBlock } from "./residual_panel.js";
 import { costFigures } from "./costs_panel.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
@@ -70,6 +71,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     capacity: get("/analytics/capacity", { book: "long_short" }),
     factors: get("/analytics/factors", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
+    residual: get("/analytics/residual", { book: "long_short" }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -211,6 +213,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
+    sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),

@@ -1,0 +1,34 @@
+// What is new in the book against the catalogue (GET /v1/alphas/{alpha}/analytics/residual): its daily
+// returns regressed on the reference set's and SPY's. The set it was regressed on (its origin, the
+// alphas kept and dropped), then every stat entry the answer holds in the order served (information
+// ratio of intercept plus residual, intercept and its Newey-West t-statistic, R², SPY's beta), then
+// each reference alpha's beta: nothing is computed here, a figure not measured shows its reason.
+
+import { h, numberCell, table, warningList } from "./dom.js";
+import { fixed, int } from "./format.js";
+import { entriesOf, entryTable } from "./stat_entry.js";
+
+export function residualBlock(answer) {
+  const data = answer.data;
+  const reference = data.reference || {};
+  const dropped = reference.dropped || { count: 0, alphas: [] };
+  const summary = h(
+    "p",
+    { class: "summary", id: "residual-summary" },
+    `${data.book ?? "long_short"} against the ${reference.origin ?? "?"} reference set: ${int(reference.regressed)} of ${int(reference.count)} alphas regressed`,
+    dropped.count ? ` (${int(dropped.count)} dropped: ${dropped.alphas.map((d) => `${d.alpha}, ${d.reason}`).join("; ")})` : "",
+    ` and ${data.benchmark ? data.benchmark.symbol : "SPY"}, over ${int(data.sessions)} sessions; Newey-West lag ${int(data.newey_west_lag)}.`,
+  );
+  // A reference alpha's beta is a plain coefficient (ratio), not a stat entry.
+  const betas = (data.betas || []).map((b) => {
+    const cell = numberCell(fixed(b.beta, 3), b.beta);
+    cell.dataset.value = String(b.beta);
+    return [h("th", { scope: "row" }, b.alpha), cell];
+  });
+  return [
+    warningList(answer.meta && answer.meta.warnings),
+    summary,
+    entryTable(entriesOf(data), { className: "data entries residual" }),
+    betas.length ? table(["Reference alpha", "Beta"], betas, { className: "data residual-betas" }) : null,
+  ].filter(Boolean);
+}
