@@ -189,6 +189,21 @@ merged in, every other value as recorded, floats included):
   `endpoint.paths`, whose checks entry lists `min_live_information_ratio` and `min_decay_ratio`
   and whose screener entry lists the `min_`/`max_` bounds of the four live figures. The recording
   holds no screener request, so its live columns changed no recorded answer.
+
+Issue 36 (why it works) replaced 40 answers and appended 423 requests (`python -m tests.equality.update
+--write`, after a report run listing every differing path first):
+- the 33 `/analytics/checks` 200s: the battery gained `residual_information_ratio` after
+  `production_correlation` and `fragility` after `ic_t_stat`, so every later entry moved two places
+  (the differing `id`, `value`, `verdict`, `reason` paths are those shifts: entry by entry, each
+  check that was recorded is answered as recorded); `policy.thresholds` gained their bounds (min 0.3
+  and 0.5); `summary` counts the two new verdicts;
+- the 7 `/analytics/_doc` answers: the new routes' fields and `endpoint.paths`, and the meanings
+  of `checks.checks` and its `id`, `unit`, `source`, `reference` and `reason` naming the new checks;
+- appended: 80 attribution, 107 capacity (own generator), 92 factors, 77 quantiles (own
+  generator), 57 residual requests, and the first screener requests (10, sorted and filtered on the
+  residual columns; the screener is now a named family, `analytics.screen`).
+The seal's new `exposures` kind and the demo engine 1.5.0 changed no recorded answer (a report run
+after they landed: 0 of 3,729 answers differ).
 """
 
 from __future__ import annotations
