@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from tests.bench.catalogue_bench import Route, machine_facts, random_window, timed_get
+from tests.bench.catalogue_bench import Route, machine_facts, timed_get
 from tests.bench.harness import (
     REPO,
     BenchError,
@@ -39,6 +39,9 @@ from tests.bench.harness import (
 )
 
 DEFAULT_CACHE = REPO / "var" / "bench-why"
+MIN_WINDOW_WEEKS = 15
+"""A window's rebalance weeks at least: over 63 sessions, the least any of the routes needs (the
+residual's regression), so every random call is answered."""
 BOOKS = ("long_short", "long_only")
 Window = dict[str, str]
 
@@ -95,6 +98,12 @@ def ensure_lake(cache: Path, rebuild: bool) -> Path:
         [*cli(), "build", *map(str, sorted(seals.iterdir())), "--lake", str(lake)], env=env, timeout=3600
     )
     return lake
+
+
+def random_window(weeks: list[str], rng: random.Random) -> tuple[str, str]:
+    """A from/to pair of the alpha's rebalance dates at least MIN_WINDOW_WEEKS apart."""
+    first = rng.randrange(0, len(weeks) - MIN_WINDOW_WEEKS)
+    return weeks[first], weeks[rng.randrange(first + MIN_WINDOW_WEEKS, len(weeks))]
 
 
 def week_dates(client: httpx.Client, alpha: str) -> list[str]:
