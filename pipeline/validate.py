@@ -471,7 +471,7 @@ def check_exposures(exposures: pl.DataFrame, weeks: pl.DataFrame | None) -> None
         "exposures.sector_text",
         kind,
         exposures.select("date", "symbol", "sector"),
-        pl.col("sector").is_not_null() & ~pl.col("sector").str.contains(f"^(?:{S.SECTOR_PATTERN})$"),
+        pl.col("sector").is_not_null() & ~pl.col("sector").str.contains(f"^(?:{S.SECTOR_PATTERN.pattern})$"),
         "sector is not plain text (a letter, then letters, digits, spaces and & , . _ -; at most 64 characters)",
     )
     numbers = [*S.STYLE_FACTORS, "adv"]

@@ -7,6 +7,8 @@ field; this module is the machine-checked form of that page.
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 
 SEAL_FORMAT_VERSION = "1"
@@ -91,7 +93,7 @@ METRICS = pa.schema(
 # cross-sectional loading as the engine's risk model states it (the demo seals z-scores within the
 # alpha's universe each week); a column left null throughout is a factor the engine does not model.
 STYLE_FACTORS = ("size", "value", "momentum", "beta", "volatility")
-SECTOR_PATTERN = r"[A-Za-z][A-Za-z0-9 &,._-]{0,63}"
+SECTOR_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9 &,._-]{0,63}")
 """A sector's name: it reaches pages, CSV cells and query strings (`sector=`), so plain text only."""
 
 # One row per name per rebalance week: what the name was (sector, style loadings) and how much of

@@ -244,13 +244,10 @@ MIN_REQUESTS = 2000
 
 # Every registry id the recording must exercise: all but the meta routes (time and key store), the
 # admin routes, and the routes added after it was recorded (the Parquet exports, whose equality
-# with the JSON pages tests/api/test_exports.py checks; the screener, which
-# tests/analytics/test_screen.py recomputes from the index); and the events, which are the
+# with the JSON pages tests/api/test_exports.py checks); and the events, which are the
 # records' (what happened, when), not the lake's figures: tests/e2e/test_events_served.py reads
 # them and tests/pipeline/test_events.py checks their figures against the routes that serve them.
-RECORDED_AFTER = frozenset(
-    {"exports.list", "exports.download", "analytics.screen", "events.list", "events.stream"}
-)
+RECORDED_AFTER = frozenset({"exports.list", "exports.download", "events.list", "events.stream"})
 EXPECTED_ENDPOINTS = frozenset(
     i for i in ALL_IDS if not i.startswith("meta.") and i not in ADMIN_IDS and i not in RECORDED_AFTER
 )

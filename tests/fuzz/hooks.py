@@ -68,11 +68,13 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
     """The decision routes' rules no schema states (docs/analytics.md): the alphas named must exist
     and be readable (`with`, `reference`, `alphas`), `with` another alpha than the path's;
     `weights` only with weighting=given (one per alpha), `shrinkage` only with max_ir, no `fit_to`; a set's
-    window must hold 20 common sessions, risk's and checks' 2, compare's 3, quantiles' 2 bucketed weeks (each dropped: a
+    window must hold 20 common sessions, risk's, checks' and attribution's 2, compare's 3, quantiles' and factors' 2
+    weeks, residual's 63 sessions (each dropped: a
     generated window rarely does); checks' bounds
     may only tighten the policy (each pulled to the default's side); capacity's `grid` a valid list."""
     alphas = [a for a in readable_alphas() if a != path_values.get("alpha")]
-    if path.endswith(("/analytics/compare", "/analytics/risk", "/analytics/checks", "/analytics/quantiles")):
+    windowed = ("compare", "risk", "checks", "quantiles", "attribution", "factors", "residual", "capacity")
+    if path.endswith(tuple(f"/analytics/{route}" for route in windowed)):
         # A window must hold the sessions the route's figures need (dropped: a generated window
         # rarely falls inside the history).
         query.pop("from", None), query.pop("to", None)

@@ -28,6 +28,7 @@ from datasets import layout
 from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
 from pipeline.validate import BOOK_NAME, SHA256_HEX, SNAKE_CASE
+from schemas import seal
 from serve import archives, errors, params, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
@@ -62,6 +63,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "symbol list": (params.SYMBOL_LIST_PATTERN, "spy, QQQ", ","),
     "qvalue": (weights.QVALUE, "0.5", "x"),
     "tag list": (params.ITEM_LIST_PATTERN, "trend, value", ","),
+    # A seal's sector (exposures.sector_text): plain text, spaces inside allowed.
+    "sector": (seal.SECTOR_PATTERN, "Health Care", "!"),
 }
 SEARCHING = {
     "serve.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
