@@ -931,8 +931,6 @@ class Generator:
                 "from=2022-03-01",
             ):
                 self.add(f"{base}?{bad}", ["raw", "testonly"])
-            self.add("/v1/analytics/screen?sort=-residual_information_ratio", TOKENS)
-            self.add("/v1/analytics/screen?min_residual_t_stat=0", TOKENS)
 
     def live(self, alpha: AlphaFacts) -> None:
         """Issue 35's routes over one alpha: live against backtest at random splits per book (never
