@@ -83,6 +83,12 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             query["with"] = _pick(query.get("with"), alphas)
         if query.get("book") not in (None, *BASE_BOOKS):
             query.pop("book")  # a variant book the other alpha may not have simulated: a 400
+    if path.endswith("/analytics/residual") and "reference" in query:
+        # The reference set names alphas the key may read (never the path's own alone).
+        if alphas:
+            query["reference"] = _pick(query["reference"], alphas)
+        else:
+            query.pop("reference")
     if path.endswith("/analytics/contribution"):
         query.pop("from", None), query.pop("to", None)
         if alphas:  # the default set (production alphas the key may read) may be empty: a 400
