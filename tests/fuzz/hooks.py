@@ -83,6 +83,8 @@ def decision_rules(path: str, query: dict[str, Any], path_values: dict[str, Any]
             query["with"] = _pick(query.get("with"), alphas)
         if query.get("book") not in (None, *BASE_BOOKS):
             query.pop("book")  # a variant book the other alpha may not have simulated: a 400
+    if path.endswith("/analytics/quantiles") and query.get("score") == "raw_score":
+        query.pop("score")  # raw-book access only: a self-service key's 400 (tested in test_quantiles)
     if path.endswith("/analytics/residual") and "reference" in query:
         # The reference set names alphas the key may read (never the path's own alone).
         if alphas:
