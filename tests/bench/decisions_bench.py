@@ -123,15 +123,23 @@ def report(result: dict[str, Any]) -> list[str]:
         f"Decision routes over {result['n']:,} alphas, one worker, {result['calls']} random calls each "
         f"(commit {result['commit']}).",
         "",
+        *route_table(result["routes"]),
+    ]
+    return lines
+
+
+def route_table(routes: dict[str, dict[str, Any]]) -> list[str]:
+    """The Markdown table of `Route.summary()`s, then each route's failing requests."""
+    lines = [
         "| route | ok | non-2xx | p50 ms | p95 ms | max ms |",
         "|---|---|---|---|---|---|",
     ]
-    for summary in result["routes"].values():
+    for summary in routes.values():
         lines.append(
             f"| {summary['label']} | {summary['ok']} | {summary['non_2xx']} | {summary['p50_ms']} | "
             f"{summary['p95_ms']} | {summary['max_ms']} |"
         )
-    for summary in result["routes"].values():
+    for summary in routes.values():
         lines += [f"  {error}" for error in summary["errors"]]
     return lines
 

@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 
 from tests.bench.catalogue_bench import Route, machine_facts, timed_get
+from tests.bench.decisions_bench import route_table
 from tests.bench.harness import (
     REPO,
     BenchError,
@@ -156,16 +157,8 @@ def report(result: dict[str, Any]) -> list[str]:
         f"{result['calls']} random calls each (commit {result['commit']}, load average at start "
         f"{result['machine']['load_average_at_start']}).",
         "",
-        "| route | ok | non-2xx | p50 ms | p95 ms | max ms |",
-        "|---|---|---|---|---|---|",
+        *route_table(result["routes"]),
     ]
-    for summary in result["routes"].values():
-        lines.append(
-            f"| {summary['label']} | {summary['ok']} | {summary['non_2xx']} | {summary['p50_ms']} | "
-            f"{summary['p95_ms']} | {summary['max_ms']} |"
-        )
-    for summary in result["routes"].values():
-        lines += [f"  {error}" for error in summary["errors"]]
     return lines
 
 
