@@ -30,6 +30,17 @@ REFERENCE_ORIGINS = (
 )
 """The default reference set of the decision routes, as their answers' `origin` names it
 (`analytics.sets.default_reference`)."""
+REFERENCE_ORIGIN_FIELD = figure(
+    "Where the reference alphas come from: given (the request's reference), or the default set, "
+    + REFERENCE_ORIGINS
+    + ' (docs/analytics.md, "The reference set")',
+    source="records:promotions",
+)
+REFERENCE_ALPHAS_FIELD = figure("The reference alphas, the alpha itself never among them")
+REFERENCE_EXCLUDED_FIELD = figure(
+    "The alpha was in the set named (or in the default set origin names) and was left out"
+)
+"""A reference set's fields, declared once for contribution's and the residual's `reference`."""
 
 # -- /analytics/risk --------------------------------------------------------------------------------
 
@@ -707,18 +718,11 @@ class ContributionReference(Body, kw_only=True, frozen=True):
     ]
     origin: Annotated[
         str,
-        figure(
-            "Where the reference alphas come from: given (the request's reference), or the default set, "
-            + REFERENCE_ORIGINS
-            + ' (docs/analytics.md, "The reference set")',
-            source="records:promotions",
-        ),
+        REFERENCE_ORIGIN_FIELD,
     ]
-    alphas: Annotated[list[str], figure("The reference alphas, the alpha itself never among them")]
+    alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
     count: Annotated[int, figure("How many reference alphas were named or considered", unit="alphas")]
-    alpha_excluded: Annotated[
-        bool, figure("The alpha was in the set named (or in the default set origin names) and was left out")
-    ]
+    alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     members_in_window: Annotated[
         int,
         figure(

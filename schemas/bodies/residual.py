@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from schemas.bodies.analytics import PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
-from schemas.bodies.decisions import REFERENCE_ORIGINS
+from schemas.bodies.decisions import REFERENCE_ALPHAS_FIELD, REFERENCE_EXCLUDED_FIELD, REFERENCE_ORIGIN_FIELD
 from schemas.bodies.figures import figure
 from schemas.checks import RESIDUAL_MIN_SESSIONS as RESIDUAL_MIN_SESSIONS  # declared with the check
 from schemas.checks import RESIDUAL_PER_COEFFICIENT as RESIDUAL_PER_COEFFICIENT
@@ -80,18 +80,11 @@ class ResidualReference(Body, kw_only=True, frozen=True):
 
     origin: Annotated[
         Literal["given", "approved", "production"],
-        figure(
-            "Where the reference alphas come from: given (the request's reference), or the default set, "
-            + REFERENCE_ORIGINS
-            + ' (docs/analytics.md, "The reference set")',
-            source="records:promotions",
-        ),
+        REFERENCE_ORIGIN_FIELD,
     ]
-    alphas: Annotated[list[str], figure("The reference alphas, the alpha itself never among them")]
+    alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
     count: Annotated[int, figure("How many reference alphas the set holds", unit="alphas")]
-    alpha_excluded: Annotated[
-        bool, figure("The alpha was in the set named (or in the default set origin names) and was left out")
-    ]
+    alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     regressed: Annotated[
         int,
         figure("How many reference alphas the regression holds (count - dropped.count)", unit="alphas"),
