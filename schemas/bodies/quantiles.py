@@ -160,21 +160,22 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
     ]
 
 
+MEAN_WEEKLY_IC = figure(
+    "Mean of those weeks' IC; null when none has one",
+    "mean(ic)",
+    unit="ratio",
+    annualisation="per_period",
+    source=WEEKLY_IC,
+)
+"""`mean_ic` of a month's and of a month of the year's weeks."""
+
+
 class MonthIc(Body, kw_only=True, frozen=True):
     """The weekly IC of one calendar month of the window."""
 
     month: Annotated[str, figure("The calendar month (YYYY-MM) of the weeks' rebalance dates")]
     weeks: Annotated[int, figure("Weeks of the month with a measurable IC", unit="weeks")]
-    mean_ic: Annotated[
-        float | None,
-        figure(
-            "Mean of those weeks' IC; null when none has one",
-            "mean(ic)",
-            unit="ratio",
-            annualisation="per_period",
-            source=WEEKLY_IC,
-        ),
-    ]
+    mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
 class MonthOfYearIc(Body, kw_only=True, frozen=True):
@@ -183,16 +184,7 @@ class MonthOfYearIc(Body, kw_only=True, frozen=True):
     month: Annotated[int, figure("The month of the year (1 = January .. 12)")]
     years: Annotated[int, figure("Calendar years of the window holding a week of that month", unit="years")]
     weeks: Annotated[int, figure("Weeks of that month with a measurable IC, every year", unit="weeks")]
-    mean_ic: Annotated[
-        float | None,
-        figure(
-            "Mean of those weeks' IC; null when none has one",
-            "mean(ic)",
-            unit="ratio",
-            annualisation="per_period",
-            source=WEEKLY_IC,
-        ),
-    ]
+    mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
 class SectorIc(Body, kw_only=True, frozen=True):
