@@ -318,6 +318,11 @@ def _reasons(view: BuildView, book: str, access: Access, warnings: Warnings) -> 
     )
     if not ledger and inputs.ledger(view, book) is None:
         ledger = "the run has no ledger for this book"
+    if not ledger and book not in view.books_of("positions"):
+        ledger = (
+            "missing_kind: the run sealed no positions for this book; its exposures are its realised "
+            "weights, so nothing of it can be attributed to factors"
+        )
     book_reason = ledger or factor
     if not book_reason and factor_table(view) is not None:
         found = factor_table(view)

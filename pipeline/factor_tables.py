@@ -153,18 +153,14 @@ def book_tables(
     factor_returns: pl.DataFrame,
     exposures: pl.DataFrame,
     ledger: pl.DataFrame,
-    positions: pl.DataFrame | None,
+    positions: pl.DataFrame,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """One book's rows of `analytics_factor_exposures` and `analytics_factor_attribution`."""
     periods = holding_periods(weeks, ledger).join(
         factor_returns.select("date").unique(), on="date", how="inner"
     )
     held = (
-        pl.DataFrame(schema={"date": pl.Date, "symbol": pl.String, "weight": pl.Float64})
-        if positions is None
-        else positions.select(
-            pl.col("date").alias("first_session"), "symbol", pl.col("weight").cast(pl.Float64)
-        )
+        positions.select(pl.col("date").alias("first_session"), "symbol", pl.col("weight").cast(pl.Float64))
         .join(periods.select("date", "first_session"), on="first_session", how="inner")
         .drop("first_session")
     )
@@ -230,8 +226,10 @@ def factor_tables(
     ordered = factor_returns.with_columns(_rank=_factor_rank()).sort("date", "factor_type", "_rank", "factor")
     out = {"analytics_factor_weeks": weeks, "analytics_factor_returns": ordered.drop("_rank")}
     parts, attributions = [], []
-    for book in wire.books_in_order(list(ledgers)):
-        found = book_tables(book, weeks, factor_returns, exposures, ledgers[book], positions.get(book))
+    # A book without positions has no exposures to measure: no rows (its figures are not
+    # measurable, never a book whose return is all specific).
+    for book in wire.books_in_order([b for b in ledgers if b in positions]):
+        found = book_tables(book, weeks, factor_returns, exposures, ledgers[book], positions[book])
         parts.append(found[0])
         attributions.append(found[1])
     if parts:

@@ -535,3 +535,37 @@ def test_a_style_null_throughout_is_left_out_and_a_thin_week_has_no_estimate() -
         "analytics_factor_weeks": 0,
         "analytics_factor_returns": 0,
     }
+
+
+def test_a_book_without_positions_has_no_attribution_rows() -> None:
+    """Its exposures are its realised weights: without positions nothing is measured (never a book
+    whose exposures are 0 and whose return is all specific)."""
+    rng = np.random.default_rng(7)
+    days = [dt.date(2024, 1, 5), dt.date(2024, 1, 12), dt.date(2024, 1, 19)]
+    rows = [
+        {"date": d, "symbol": f"N{i:02d}", "sector": ("Energy", "Utilities")[i % 2]}
+        for d in days
+        for i in range(30)
+    ]
+    exposures = pl.DataFrame(rows).with_columns(
+        **{
+            s: pl.Series(rng.standard_normal(len(rows)))
+            for s in ("size", "value", "momentum", "beta", "volatility")
+        },
+        adv=pl.lit(1e7),
+    )
+    decisions = exposures.select(
+        "date",
+        "symbol",
+        forward_return=pl.Series(rng.normal(0, 0.02, len(rows))),
+        score=pl.Series(rng.standard_normal(len(rows))),
+        raw_score=pl.Series(rng.standard_normal(len(rows))),
+    )
+    sessions = pl.date_range(days[0], days[-1], eager=True)
+    equity = 1.0 + np.cumsum(rng.normal(0, 0.01, sessions.len()))
+    ledger = pl.DataFrame(
+        {"date": sessions, "starting_equity": np.r_[1.0, equity[:-1]], "ending_equity": equity}
+    )
+    tables = factor_tables(exposures, decisions, pl.Series("date", days), {"long_short": ledger}, {})
+    assert "analytics_factor_returns" in tables
+    assert "analytics_factor_attribution" not in tables and "analytics_factor_exposures" not in tables
