@@ -150,11 +150,11 @@ def best_sessions(returns: np.ndarray, days: np.ndarray, count: int) -> np.ndarr
     return order[:count]
 
 
-def ranked(pnl: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """Codes of the present names by window P&L, largest first, ties by symbol (codes ascend with
-    their symbols)."""
+def ranked(pnl: np.ndarray, present: np.ndarray, *, losses: bool = False) -> np.ndarray:
+    """Codes of the present names by window P&L, largest first (`losses`: smallest first), ties by
+    symbol ascending either way (codes ascend with their symbols)."""
     codes = np.flatnonzero(present)
-    return codes[np.lexsort((codes, -pnl[codes]))]
+    return codes[np.lexsort((codes, pnl[codes] if losses else -pnl[codes]))]
 
 
 def fragility_figures(
@@ -411,7 +411,8 @@ def _by_name(rows: Rows | None, sums: _Sums, top: int, reasons: _Reasons, stat: 
         )
     order = ranked(sums.pnl, sums.present)
     gains = order[sums.pnl[order] > 0][:top]
-    losses = order[sums.pnl[order] < 0][::-1][:top]
+    by_loss = ranked(sums.pnl, sums.present, losses=True)
+    losses = by_loss[sums.pnl[by_loss] < 0][:top]
     return ByName(
         status="available",
         names=int(np.count_nonzero(sums.present)),

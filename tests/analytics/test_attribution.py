@@ -167,7 +167,8 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
         "names_return_contribution": rows["c"].sum(),
         "names": len(names),
         "contributors": ranked[ranked["pnl"] > 0].head(top),
-        "detractors": ranked[ranked["pnl"] < 0].iloc[::-1].head(top),
+        # Largest loss first, ties by symbol ascending.
+        "detractors": names[names["pnl"] < 0].sort_values(["pnl", "symbol"], kind="stable").head(top),
         "names_total": names_total,
         "legs": {
             name: (
@@ -586,3 +587,14 @@ def test_a_build_before_the_attribution_table_is_503(demo_lake: Path, tmp_path: 
         error = response.json()["error"]
         assert error["code"] == "analytics_not_built" and "attribution table" in error["message"], error
         assert api.get("/v1/alphas/momentum_12_1/analytics/costs").status_code == 200
+
+
+def test_tied_detractors_are_listed_by_symbol_ascending() -> None:
+    """Ties of window P&L are broken by symbol, ascending, among the detractors as among the
+    contributors (codes ascend with their symbols)."""
+    from analytics.attribution import ranked
+
+    pnl = np.array([-2.0, -1.0, 5.0, -1.0, -1.0, 5.0])
+    present = np.ones(6, bool)
+    assert list(ranked(pnl, present)) == [2, 5, 1, 3, 4, 0]
+    assert list(ranked(pnl, present, losses=True)) == [0, 1, 3, 4, 2, 5]
