@@ -42,6 +42,7 @@ from schemas.bodies.capacity import (
     CAPITAL_MIN,
     GRID_DEFAULT,
     GRID_MAX,
+    MIN_WINDOW_SESSIONS,
     PARTICIPATION_LIMIT,
     Capacity,
     CapacityParticipation,
@@ -187,6 +188,12 @@ def capacity_payload(
     ledger = inputs.ledger(view, book)
     found = fills(view, book)
     part = None if ledger is None else ledger.window(window)
+    if ledger is not None and part is not None and access.ledger:
+        # An information ratio needs 2 sessions: a window holding fewer, in a history holding more,
+        # is the caller's to fix (the decision routes' rule).
+        inputs.require_window_sessions(
+            part.days.size, ledger.days.size, window, MIN_WINDOW_SESSIONS, f"sessions of the {book} book"
+        )
     low, high = day_bounds(window)
     a, b = (0, 0) if found is None else np.searchsorted(found.days, [low, high + 1])
     a, b = int(a), int(b)

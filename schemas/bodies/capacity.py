@@ -35,7 +35,9 @@ GRID_MAX = 25
 """The most capitals `grid` may name."""
 PARTICIPATION_LIMIT = 0.10
 """The share of a name's adv at which `participation_capacity` puts the 95th-percentile fill."""
-PARTICIPATION_THRESHOLDS = (0.01, 0.05, 0.10)
+MIN_WINDOW_SESSIONS = 2
+"""An information ratio needs 2 sessions: a window holding fewer, in a history holding more, is a
+400 naming `from`/`to`."""
 
 CURRENCY = "base_currency"
 """The unit of a capital or a notional: the book's own currency (the seal's adv is in it)."""

@@ -27,11 +27,12 @@ from tests.analytics.conftest import (
     serving,
     window_params,
 )
-from tests.analytics.helpers import check_stat, check_withheld, close
+from tests.analytics.helpers import check_stat, check_too_short, check_withheld, close
 from tests.analytics.reference import Lake, in_window, iso
 from tests.callers import DATA_IDS
 
 PATH = "/v1/alphas/{}/analytics/capacity"
+MIN_WINDOW_SESSIONS = 2  # an information ratio needs two sessions
 WITH_EXPOSURES = ("momentum_12_1", "Test_planted_factor", "Test_short_term_reversal", "Test_small_universe")
 WITHOUT_EXPOSURES = ("value_composite_legacy", "Test_low_vol_incomplete", "Test_ledger_only")
 DEFAULT_CAPITAL = 1e8
@@ -217,7 +218,13 @@ def check_answer(data: dict[str, Any], want: dict[str, Any], capital: float, whe
 @pytest.mark.parametrize("book", BOOKS)
 def test_capacity_reproduces_over_random_windows(api: Api, lake: Lake, alpha: str, book: str) -> None:
     rng = random.Random(f"capacity:{alpha}:{book}")
+    whole = len(lake.returns(alpha, book, (None, None)))
     for window in random_windows(f"capacity:{alpha}:{book}") + EDGE_WINDOWS:
+        sessions = len(lake.returns(alpha, book, window))
+        if sessions < MIN_WINDOW_SESSIONS <= whole:
+            # A window too short for an information ratio, in a history long enough: a 400.
+            check_too_short(api, PATH.format(alpha), window, sessions, book=book)
+            continue
         capital = DEFAULT_CAPITAL
         params: dict[str, Any] = {}
         grid = DEFAULT_GRID
