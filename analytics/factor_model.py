@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytics.variance import variance_floor
 from schemas.bodies.factors import EXPLAINED as EXPLAINED  # declared with the answer that states them
 from schemas.bodies.factors import MARGIN as MARGIN
 
@@ -85,7 +86,8 @@ def fit(y: np.ndarray, found: Design) -> Fit | None:
     residuals[found.alone] = 0.0
     centred = y - y.mean()
     total = float(centred @ centred)
-    r_squared = 1.0 - float(residuals @ residuals) / total if total > 0 else math.nan
+    # The one rule for a variance that is rounding (analytics.variance), not `total > 0`.
+    r_squared = 1.0 - float(residuals @ residuals) / total if total > variance_floor(y) else math.nan
     return Fit(coefficients, residuals, r_squared)
 
 

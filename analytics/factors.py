@@ -30,6 +30,7 @@ from analytics import inputs
 from analytics.access import Access, withheld
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, day_bounds, declared_stat, window_echo
+from analytics.variance import measurable_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import EPOCH, floats
@@ -390,8 +391,9 @@ def _dispersion(rows: BookTable, attributed: slice, weeks_per_year: int) -> tupl
     ir = _value(information_ratio(specific, weeks_per_year))
     if specific.size < FACTOR_MIN_WEEKS or not (np.isfinite(total).all() and np.isfinite(specific).all()):
         return ir, None
-    var_total = float(np.var(total, ddof=1))
-    share = 1.0 - float(np.var(specific, ddof=1)) / var_total if var_total > 0 else math.nan
+    # The one rule for a variance that is rounding (analytics.variance): no share of it is measured.
+    sd_total = measurable_std(total)
+    share = 1.0 - float(np.var(specific, ddof=1)) / sd_total**2 if math.isfinite(sd_total) else math.nan
     return ir, _value(share)
 
 

@@ -37,6 +37,7 @@ from analytics.costs import information_ratio
 from analytics.entries import conventions, declared_stat, window_echo
 from analytics.errors import BadParameters
 from analytics.newey_west import lag_rule, long_run_sum
+from analytics.variance import variance_floor
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Window
@@ -276,8 +277,10 @@ def regress(panel: Panel, per_year: int) -> Found:
         )
     spread = y - y.mean()
     total = float(spread @ spread)
-    r_squared = 1.0 - float(residual @ residual) / total if total > 0 else math.nan
-    if not total > 0:
+    # The one rule for a variance that is rounding (analytics.variance), not `total > 0`.
+    measured = total > variance_floor(y)
+    r_squared = 1.0 - float(residual @ residual) / total if measured else math.nan
+    if not measured:
         why["r_squared"] = "the alpha's returns are constant on these sessions"
     fit = Fit(intercept, t_stat, p_value, ratio, r_squared, float(coefficients[1]), coefficients[2:], why)
     return Found(base, panel.coverage, regressed, collinear, n, lag, fit, "")

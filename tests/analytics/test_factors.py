@@ -569,3 +569,19 @@ def test_a_book_without_positions_has_no_attribution_rows() -> None:
     tables = factor_tables(exposures, decisions, pl.Series("date", days), {"long_short": ledger}, {})
     assert "analytics_factor_returns" in tables
     assert "analytics_factor_attribution" not in tables and "analytics_factor_exposures" not in tables
+
+
+def test_forward_returns_equal_up_to_rounding_have_no_r_squared() -> None:
+    """A week whose forward returns differ only in their last bits has no measurable variance
+    (analytics.variance's rule): no R², never a ratio of two rounding errors."""
+    from analytics import factor_model
+
+    rng = np.random.default_rng(5)
+    sectors = np.array(["Energy", "Utilities"] * 20, dtype=object)
+    styles = rng.standard_normal((40, 2))
+    found = factor_model.design(sectors, styles, ("size", "value"))
+    flat = 0.01 + (np.arange(40) % 3) * 2e-17  # a few ulps apart: a positive sum of squares of rounding size
+    fitted = factor_model.fit(flat, found)
+    assert fitted is not None and math.isnan(fitted.r_squared)
+    moving = factor_model.fit(rng.normal(0, 0.02, 40), found)
+    assert moving is not None and 0.0 <= moving.r_squared <= 1.0
