@@ -67,7 +67,9 @@ from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 
-BookArgs = TypeVar("BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery, AttributionQuery)
+BookArgs = TypeVar(
+    "BookArgs", BookWindowPageQuery, RollingQuery, BookWindowQuery, AttributionQuery, CapacityQuery
+)
 Q = TypeVar("Q", bound=Query)
 
 
@@ -314,15 +316,15 @@ async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> R
     ),
 )
 async def get_capacity(ctx: Ctx[CapacityQuery], alpha: FromPath[str]) -> Response[Single[Capacity]]:
-    build, args = await _opened(ctx, alpha)
-    capital_grid(args.capital, args.grid)  # a 400 naming the parameter before the book's
-    book = ctx.book(build, "portfolio", args.book)
+    build, args, book = await _book_scoped(ctx, alpha)
+    capital_grid(args.capital, args.grid)  # its 400 before any figure is computed
     warnings = Warnings()
     compute = partial(
         capacity_payload, build, book, (args.start, args.end), ctx.access, warnings, args.capital, args.grid
     )
     data = await to_thread.run_sync(compute)
-    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "trades", "exposures"), warnings))
+    kinds = ("portfolio", "trades", "exposures")
+    return single(data, _meta(ctx, build, "portfolio", kinds, warnings, book=book))
 
 
 @route(
@@ -436,13 +438,10 @@ async def get_residual(ctx: Ctx[ResidualQuery], alpha: FromPath[str]) -> Respons
         return residual.residual_payload(build, book, window, snapshot.matrix("returns"), reference, market)
 
     data = await to_thread.run_sync(compute)
-    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{version}", book=book)
-    return single(data, _meta_of(build, meta))
-
-
-def _meta_of(build: BuildView, meta: EnvelopeMeta[Any]) -> EnvelopeMeta[Any]:
-    """`meta` with a `kind_missing` warning when the run never sealed its ledger."""
-    return with_warnings(meta, answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY))
+    source = f"lake:catalogue_index@{version}"
+    return single(
+        data, _meta(ctx, build, "catalogue_index", ("portfolio",), Warnings(), source=source, book=book)
+    )
 
 
 ROUTES = [
