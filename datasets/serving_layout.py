@@ -43,7 +43,6 @@ BOOK_TABLE_ORDERS: dict[str, tuple[tuple[str, str], ...]] = {
 SMALL_TABLES = (
     "books",
     "metrics_stored",
-    "exposures",
     "weekly_signal",
     "weekly_deciles",
     "weekly_term",
