@@ -200,8 +200,8 @@ def _kept(ir: float, without: float, why: str) -> tuple[float | None, str]:
 class _Reasons:
     """Why each kind of data cannot be used (empty: it can), each refusal warned of once."""
 
-    def __init__(self, view: BuildView, book: str, access: Access, warnings: Warnings) -> None:
-        self.view, self.book, self.access, self.warnings = view, book, access, warnings
+    def __init__(self, access: Access, warnings: Warnings) -> None:
+        self.access, self.warnings = access, warnings
         self.missing: dict[str, str] = {}
         self._refused: dict[str, str] = {}
 
@@ -227,7 +227,7 @@ def attribution_payload(
     """The attribution of `book` over `window` (docs/analytics.md, "Attribution")."""
     per_year = conventions(view).sessions_per_year
     context = {"book": book}
-    reasons = _Reasons(view, book, access, warnings)
+    reasons = _Reasons(access, warnings)
     whole = inputs.ledger(view, book)
     cash_whole = cash_of(view, book)
     rows_whole = rows_of(view, book)

@@ -545,7 +545,7 @@ def _residual(view: BuildView, book: str, window: Window, basis: residual.Basis 
     regressed = int(found.regressed.size)
     context = {
         "regressed": f"{regressed:,} alpha{'' if regressed == 1 else 's'}",
-        "reference": f"the {origin} set" if origin != "given" else "the given set",
+        "reference": f"the {origin} set",
         "sessions": found.sessions,
         "intercept": f"{fit.intercept * per_year * 100:.3g}%",
         "t_stat": f"{fit.t_stat:.3g}" if math.isfinite(fit.t_stat) else "n/a",

@@ -24,7 +24,6 @@ export async function loadFactors(body, alpha, { signal }) {
   return answer;
 }
 
-const percent = (v) => (v == null ? null : v * 100);
 
 /** The window's book, common and specific returns, their weekly running sums, and each factor's part. */
 export function factorReturnsBlock(answer) {
