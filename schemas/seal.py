@@ -94,7 +94,7 @@ METRICS = pa.schema(
 # alpha's universe each week); a column left null throughout is a factor the engine does not model.
 STYLE_FACTORS = ("size", "value", "momentum", "beta", "volatility")
 SECTOR_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9 &,._-]{0,63}")
-"""A sector's name: it reaches pages, CSV cells and query strings (`sector=`), so plain text only."""
+"""A sector's name: it reaches pages, CSV cells and the printed tear sheet, so plain text only."""
 
 # One row per name per rebalance week: what the name was (sector, style loadings) and how much of
 # it traded (`adv`) as known at that week's decision. Optional; a name of the week's cross-section
