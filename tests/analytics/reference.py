@@ -525,6 +525,22 @@ def information_ratio(r: np.ndarray) -> float | None:
     return float(x.mean() / sd * math.sqrt(SESSIONS_PER_YEAR)) if sd > 0 else None
 
 
+def best_first(frame: pd.DataFrame, r: np.ndarray) -> pd.DataFrame:
+    """The sessions of `frame` (with a `date` column) with their returns `r`, largest first, the
+    earliest first on a tie: the order the fragility figures drop days in."""
+    return frame.assign(r=r).sort_values(["r", "date"], ascending=[False, True], kind="stable")
+
+
+def best_days_kept(frame: pd.DataFrame, r: np.ndarray, drop: int) -> tuple[float | None, float | None]:
+    """(the information ratio without the `drop` best sessions, its share of the whole's: None while
+    the whole's is not positive)."""
+    whole = information_ratio(r)
+    without = information_ratio(best_first(frame, r)["r"].to_numpy()[drop:])
+    if whole is None or not whole > 0 or without is None:
+        return without, None
+    return without, without / whole
+
+
 MAX_MULTIPLE = 1e6  # a root beyond this is not searched for (costs immaterial)
 
 

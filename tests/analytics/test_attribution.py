@@ -32,19 +32,13 @@ from tests.analytics.conftest import (
     serving,
     window_params,
 )
-from tests.analytics.reference import Lake, in_window, iso
+from tests.analytics.helpers import close
+from tests.analytics.reference import Lake, best_days_kept, best_first, in_window, iso
+from tests.analytics.reference import information_ratio as ratio
 from tests.callers import DATA_IDS
 
 PATH = "/v1/alphas/{}/analytics/attribution"
-REL, ABS = 1e-9, 1e-12
-PER_YEAR = 252
 WITH_PNL = [a for a in ALPHAS if a not in ("Test_low_vol_incomplete",)]
-
-
-def close(got: float | None, want: float | None) -> bool:
-    if got is None or want is None:
-        return got is None and want is None
-    return math.isclose(got, want, rel_tol=REL, abs_tol=ABS)
 
 
 def value(entry: dict[str, Any]) -> float | None:
@@ -53,13 +47,6 @@ def value(entry: dict[str, Any]) -> float | None:
     if entry["value"] is None:
         assert entry["withheld_reason"], entry
     return entry["value"]
-
-
-def ratio(r: np.ndarray) -> float | None:
-    r = r[np.isfinite(r)]
-    if r.size < 2 or np.std(r, ddof=1) == 0:
-        return None
-    return float(np.mean(r) / np.std(r, ddof=1) * math.sqrt(PER_YEAR))
 
 
 # -- the independent recomputation -----------------------------------------------------------------
@@ -95,18 +82,12 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
         "information_ratio": ratio(r),
     }
     # The best days: largest return first, the earliest first on a tie.
-    order = part.assign(r=r).sort_values(["r", "date"], ascending=[False, True], kind="stable")
-    best = order.head(drop)
+    best = best_first(part, r).head(drop)
     out["best_days"] = list(best["date"])
     out["best_day_figures"] = {
         row["date"]: (row["r"], row["ending_equity"] - row["starting_equity"]) for _, row in best.iterrows()
     }
-    out["without_best_days"] = ratio(order.iloc[drop:]["r"].to_numpy())
-    ir = out["information_ratio"]
-    kept = None
-    if ir is not None and ir > 0 and out["without_best_days"] is not None:
-        kept = out["without_best_days"] / ir
-    out["best_days_kept"] = kept
+    out["without_best_days"], out["best_days_kept"] = best_days_kept(part, r, drop)
     for percent in (1, 5):
         k = max(1, math.ceil(Fraction(len(part) * percent, 100)))
         top_pnl = np.sort(day_pnl)[::-1][:k].sum()

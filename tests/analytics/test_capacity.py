@@ -29,6 +29,7 @@ from tests.analytics.conftest import (
 )
 from tests.analytics.helpers import check_stat, check_too_short, check_withheld, close
 from tests.analytics.reference import Lake, in_window, iso
+from tests.analytics.reference import information_ratio as ratio
 from tests.callers import DATA_IDS
 
 PATH = "/v1/alphas/{}/analytics/capacity"
@@ -70,14 +71,6 @@ def fills_of(lake: Lake, alpha: str, book: str) -> pd.DataFrame:
     fee = np.minimum(np.maximum(trades["fee"], 0.0), np.maximum(cost, 0.0))
     trades["slippage"] = cost - fee
     return trades.sort_values(["session", "symbol"], kind="stable").reset_index(drop=True)
-
-
-def ratio(x: np.ndarray) -> float | None:
-    x = x[np.isfinite(x)]
-    if x.size < 2:
-        return None
-    sd = float(np.std(x, ddof=1))
-    return float(np.mean(x)) / sd * math.sqrt(PER_YEAR) if sd > 0 else None
 
 
 def expected(

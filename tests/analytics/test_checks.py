@@ -290,14 +290,7 @@ def fragility(ledger: pd.DataFrame) -> float | None:
     """The information ratio without the 5 sessions of largest return (the earliest first on a
     tie) over the information ratio; None while that is not positive."""
     r = (ledger["ending_equity"] / ledger["starting_equity"] - 1.0).to_numpy(float)
-    whole = ratio(r)
-    order = pd.DataFrame({"r": r, "date": ledger["date"]}).sort_values(
-        ["r", "date"], ascending=[False, True], kind="stable"
-    )
-    without = ratio(order["r"].to_numpy()[FRAGILITY_DAYS:])
-    if whole is None or not whole > 0 or without is None:
-        return None
-    return without / whole
+    return ref.best_days_kept(ledger, r, FRAGILITY_DAYS)[1]
 
 
 def span(window: Window) -> dict[str, Any]:

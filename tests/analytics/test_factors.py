@@ -25,10 +25,9 @@ from scipy import stats
 
 from pipeline.factor_tables import factor_tables
 from tests.analytics.conftest import Api, Window, random_windows
-from tests.analytics.helpers import check_too_short
+from tests.analytics.helpers import check_too_short, close
 from tests.analytics.reference import Lake, iso
 
-TOLERANCE = 1e-9
 PATH = "/v1/alphas/{}/analytics/factors"
 EXPOSED = ("momentum_12_1", "Test_planted_factor", "Test_short_term_reversal", "Test_small_universe")
 WITHOUT = ("value_composite_legacy", "Test_low_vol_incomplete", "Test_ledger_only")
@@ -36,12 +35,6 @@ STYLES = ("size", "value", "momentum", "beta", "volatility")
 MARGIN = 10  # names a week's regression needs beyond its regressors (docs/analytics.md)
 EXPLAINED = 1e-9  # a score the loadings explain but this share of: no neutral IC (docs/analytics.md)
 WEEKS_PER_YEAR = 52
-
-
-def close(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=1e-12)
 
 
 def label(kind: str, name: str) -> str:
