@@ -585,6 +585,31 @@ def test_the_tear_sheet_prints_a_page_per_topic_on_a4_and_letter_each_with_its_p
         assert not page.query_selector("#tearsheet .error"), row["alpha_id"]
         page.emulate_media(media="screen")
         page.set_viewport_size({"width": 1280, "height": 900})
+    # A run that sealed no exposures: the figures built on them show the reason the routes serve,
+    # never a zero.
+    legacy = "value_composite_legacy"
+    page.goto(f"{site.base}/ui#/alphas/{legacy}/tearsheet")
+    page.wait_for_selector(f"#tearsheet[data-alpha='{legacy}'] .page-footer .page-number")
+    served = {
+        "By sector": site.api(f"/v1/alphas/{legacy}/analytics/attribution", token).json()["data"][
+            "by_sector"
+        ],
+        "IC by sector": site.api(f"/v1/alphas/{legacy}/analytics/quantiles", token).json()["data"][
+            "ic_by_sector"
+        ],
+    }
+    for what, part in served.items():
+        assert part["status"] == "not_measurable" and part["withheld_reason"].startswith("missing_kind"), part
+        shown = page.inner_text(f"#tearsheet [data-withheld='{what}']")
+        assert shown == f"{what}: not measurable: {part['withheld_reason']}.", shown
+    grid = site.api(f"/v1/alphas/{legacy}/analytics/capacity", token).json()["data"]["grid"]
+    reason = grid[0]["net_information_ratio"]["withheld_reason"]
+    assert all(p["net_information_ratio"]["value"] is None for p in grid) and reason
+    assert (
+        page.inner_text("#tearsheet #capacity-grid-withheld")
+        == f"The grid of capitals: not measurable: {reason}."
+    )
+    assert not page.query_selector("#tearsheet svg[data-chart='capacity-grid']")
     # A run that sealed no description answers 404 alpha_description_not_found: its sheet is titled by
     # its id. No other request of any sheet is refused.
     missing = [httpx.URL(r.url).path for r in visit.responses if r.status == 404]

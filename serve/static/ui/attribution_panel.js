@@ -9,7 +9,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, int, pct } from "./format.js";
-import { entryCell, entryTable, entryText } from "./stat_entry.js";
+import { entryCell, entryTable, entryText, notMeasurable } from "./stat_entry.js";
 import { hbarChartSvg, signKey } from "./svg.js";
 
 export const TOP = 10; // contributors and detractors listed, each (the route's default)
@@ -47,9 +47,7 @@ export async function loadAttribution(body, alpha, { signal }) {
 const contribution = (v) => pct(v, 1);
 
 /** A part the route could not measure: its reason, as served. */
-function withheld(part, what) {
-  return h("p", { class: "not-measurable", "data-withheld": what }, `${what}: not measurable: ${part.withheld_reason || "no reason given"}.`);
-}
+const withheld = (part, what) => notMeasurable(what, part.withheld_reason);
 
 function totalsLine(data) {
   const t = data.totals;

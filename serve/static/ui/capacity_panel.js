@@ -9,7 +9,7 @@ import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
 import { inUnit } from "./labels.js";
-import { entryCell, entryTable } from "./stat_entry.js";
+import { entryCell, entryTable, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, signKey } from "./svg.js";
 
 export async function loadCapacity(body, alpha, { signal }) {
@@ -65,7 +65,7 @@ export function capacityGridBlock(answer) {
   const grid = answer.data.grid || [];
   return [
     grid.length && grid.every((p) => p.net_information_ratio.value == null)
-      ? h("p", { class: "not-measurable", id: "capacity-grid-withheld" }, `The grid of capitals: not measurable: ${grid[0].net_information_ratio.withheld_reason || "no reason given"}.`)
+      ? notMeasurable("The grid of capitals", grid[0].net_information_ratio.withheld_reason, { id: "capacity-grid-withheld" })
       : grid.length
       ? [
           barChartSvg({

@@ -55,3 +55,19 @@ export function policyOf(checks) {
   const policy = checks.data && checks.data.policy;
   return policy && policy.origin ? policy.origin : null;
 }
+
+// What the tear sheet and the comparison report both need of their answers and dates.
+
+/** The benchmark is read from two weeks before a book's first session, so that session has the
+ * benchmark's return too (its first row in a window has none), as /analytics/risk pairs them. */
+export const BENCHMARK_LEAD_DAYS = 14;
+
+/** The value of a settled request, or null when it failed. */
+export const answered = (outcome) => (outcome && outcome.status === "fulfilled" ? outcome.value : null);
+
+/** "YYYY-MM-DD" moved by `days` calendar days. */
+export function shiftDays(date, days) {
+  const at = new Date(`${date}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + days);
+  return at.toISOString().slice(0, 10);
+}

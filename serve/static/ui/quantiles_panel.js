@@ -8,7 +8,7 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table } from "./dom.js";
 import { DASH, fixed, int, MONTHS, num, pct } from "./format.js";
-import { entryCell, entryText } from "./stat_entry.js";
+import { entryCell, entryText, notMeasurable } from "./stat_entry.js";
 import { barChartSvg, DASHES, divergingFill, hbarChartSvg, heatmapSvg, legendSvg, lineChartSvg, PALETTE, POSITIVE, signKey } from "./svg.js";
 
 export const QUANTILES = 5; // alphalens' default, the route's
@@ -159,7 +159,7 @@ export function icByMonthOfYearBlock(answer) {
 /** The rank IC within each sector, or why there is none. */
 export function icBySectorBlock(answer) {
   const part = answer.data.ic_by_sector;
-  if (part.status === "not_measurable") return h("p", { class: "not-measurable", "data-withheld": "IC by sector" }, `IC by sector: not measurable: ${part.withheld_reason || "no reason given"}.`);
+  if (part.status === "not_measurable") return notMeasurable("IC by sector", part.withheld_reason);
   const sectors = part.sectors || [];
   return [
     hbarChartSvg({

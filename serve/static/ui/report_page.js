@@ -12,7 +12,7 @@ import { errorBox, fill, h, note, numberCell, showError, table } from "./dom.js"
 import { DASH, fixed, int, pct } from "./format.js";
 import { figureName, unitText } from "./labels.js";
 import { BENCHMARK } from "./market.js";
-import { buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
+import { BENCHMARK_LEAD_DAYS, answered, buildOf, generatedAt, paginate, policyOf, sheetPage, shiftDays } from "./print_pages.js";
 import { alignedCurves } from "./series_figures.js";
 import { entryCell, icirLabel, verdictBadge } from "./stat_entry.js";
 import { DASHES, divergingFill, heatmapSvg, legendSvg, lineChartSvg, PALETTE, POSITIVE } from "./svg.js";
@@ -26,7 +26,6 @@ const RISK = [
   ["cagr", (d) => d.cagr],
   ["sortino", (d) => d.sortino],
 ];
-const BENCHMARK_LEAD_DAYS = 14; // as the tear sheet: the first common session has the benchmark's return
 
 export async function renderReport(main, context) {
   const { signal } = context;
@@ -99,7 +98,6 @@ function drawPicker(form, listing, chosen) {
 }
 
 const settle = (promise) => promise.then((value) => ({ status: "fulfilled", value }), (reason) => ({ status: "rejected", reason }));
-const answered = (outcome) => (outcome && outcome.status === "fulfilled" ? outcome.value : null);
 
 /** Every answer the report shows, per alpha, then the benchmark over the common sessions; null if aborted. */
 async function readAll(alphas, signal) {
@@ -145,11 +143,6 @@ async function correlationsWith(alpha, others, signal) {
   return { rows: found, meta };
 }
 
-function shiftDays(date, days) {
-  const at = new Date(`${date}T00:00:00Z`);
-  at.setUTCDate(at.getUTCDate() + days);
-  return at.toISOString().slice(0, 10);
-}
 
 function drawReport(sheet, chosen, names, answers) {
   const provenance = provenanceOf(answers);

@@ -100,3 +100,9 @@ export function unreproducedBadge(warnings) {
   if (!found) return null;
   return h("span", { class: "badge ic-unreproduced", title: found.message || IC_MISMATCH }, "not reproduced");
 }
+
+/** A part of an answer the route could not measure, with its reason as served (never a zero):
+ * `attrs` names it for the page (`data-withheld`, or an `id`). */
+export function notMeasurable(what, reason, attrs = { "data-withheld": what }) {
+  return h("p", { class: "not-measurable", ...attrs }, `${what}: not measurable: ${reason || "no reason given"}.`);
+}

@@ -23,7 +23,7 @@ import { LIVE_LABEL } from "./labels.js";
 import { renderLive } from "./live_panel.js";
 import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBlock, quantileCurvesBlock, quantileParams } from "./quantiles_panel.js";
 import { BENCHMARK } from "./market.js";
-import { buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
+import { BENCHMARK_LEAD_DAYS, answered, buildOf, generatedAt, paginate, policyOf, sheetPage, shiftDays } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
 import { BETA_MIN_OBSERVATIONS, BETA_WINDOW, monthlyGrowth, rollingBeta, yearlyGrowth } from "./series_figures.js";
 import { renderSignificance } from "./significance_panel.js";
@@ -32,11 +32,7 @@ import { divergingFill, heatmapSvg, legendSvg, lineChartSvg } from "./svg.js";
 import { downloadTearsheet } from "./tearsheet_export.js";
 
 const HEADLINE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
-const ROLLING_WEEKS = 26; // /analytics/rolling's default window
-// The benchmark is read from two weeks before the book's first session, so that session has the
-// benchmark's return too (its first row in a window has none), as /analytics/risk pairs them.
-const BENCHMARK_LEAD_DAYS = 14;
-const COLORS = { alpha: "#1f5fbf", benchmark: "#e07b00", drawdown: "#c0392b", ic: "#2e8b57", beta: "#6a3fb5" };
+const ROLLING_WEEKS = 26; const COLORS = { alpha: "#1f5fbf", benchmark: "#e07b00", drawdown: "#c0392b", ic: "#2e8b57", beta: "#6a3fb5" };
 
 export async function renderTearsheet(main, alpha, { signal }) {
   const id = encodeURIComponent(alpha);
@@ -98,14 +94,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
   download.addEventListener("click", () => downloadTearsheet(sheet, alpha, embedded));
 }
 
-const answered = (outcome) => (outcome && outcome.status === "fulfilled" ? outcome.value : null);
 
-/** "YYYY-MM-DD" moved by `days` calendar days. */
-function shiftDays(date, days) {
-  const at = new Date(`${date}T00:00:00Z`);
-  at.setUTCDate(at.getUTCDate() + days);
-  return at.toISOString().slice(0, 10);
-}
 
 /** A titled block of a page: the drawing of its answer, or the error that stopped it. */
 function block(id, title, outcome, draw) {
