@@ -29,7 +29,7 @@ import pyarrow as pa
 from analytics import inputs
 from analytics.access import Access, withheld
 from analytics.costs import information_ratio
-from analytics.entries import Warnings, conventions, day_bounds, declared_stat, window_echo
+from analytics.entries import Warnings, conventions, day_bounds, declared_stat, number, window_echo
 from analytics.variance import measurable_std
 from datasets.queries import Window
 from datasets.reader import BuildView
@@ -281,10 +281,6 @@ def _sums(code: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, 
     return sums, counts
 
 
-def _value(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
 def _span(inside: np.ndarray) -> slice:
     """The rows a window selects, consecutive since both a week's date and its next decision
     ascend with it."""
@@ -388,13 +384,13 @@ def _dispersion(rows: BookTable, attributed: slice, weeks_per_year: int) -> tupl
     """The specific information ratio and the share of variance explained (None: not measurable)."""
     specific = rows.specific_return[attributed]
     total = rows.book_return[attributed]
-    ir = _value(information_ratio(specific, weeks_per_year))
+    ir = number(information_ratio(specific, weeks_per_year))
     if specific.size < FACTOR_MIN_WEEKS or not (np.isfinite(total).all() and np.isfinite(specific).all()):
         return ir, None
     # The one rule for a variance that is rounding (analytics.variance): no share of it is measured.
     sd_total = measurable_std(total)
     share = 1.0 - float(np.var(specific, ddof=1)) / sd_total**2 if math.isfinite(sd_total) else math.nan
-    return ir, _value(share)
+    return ir, number(share)
 
 
 def _factor_entries(

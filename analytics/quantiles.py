@@ -13,14 +13,13 @@ serves (`weekly_signal`), grouped.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from analytics.access import Access, withheld
-from analytics.entries import Warnings, declared_stat, window_echo
+from analytics.entries import Warnings, declared_stat, number, window_echo
 from analytics.errors import AnalyticsNotBuilt, BadParameters
 from analytics.inputs import require_window_sessions
 from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
@@ -224,10 +223,6 @@ def _grouped(groups: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndar
         return counts, np.where(counts > 0, sums / counts, np.nan)
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 def _buckets(
     names: np.ndarray, means: np.ndarray, reason: str, context: dict[str, str]
 ) -> list[QuantileBucket]:
@@ -250,7 +245,7 @@ def _buckets(
                 quantile=k + 1,
                 label=f"Q{k + 1}",
                 weeks=None if reason else count,
-                mean_names=None if reason else _finite(float(mean_names[k])),
+                mean_names=None if reason else number(float(mean_names[k])),
                 mean_forward_return=declared_stat(
                     QuantileBucket,
                     "mean_forward_return",
@@ -322,7 +317,7 @@ def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[Month
         MonthIc(
             month=f"{1970 + (first + i) // 12:04d}-{(first + i) % 12 + 1:02d}",
             weeks=int(weeks[i]),
-            mean_ic=_finite(float(mean[i])),
+            mean_ic=number(float(mean[i])),
         )
         for i in present.tolist()
     ]
@@ -330,7 +325,7 @@ def _months(days: np.ndarray, ic: np.ndarray) -> tuple[list[MonthIc], list[Month
     years = np.bincount((present + first) % 12, minlength=12)
     weeks, mean = _grouped(of_year, ic, 12)
     by_month_of_year = [
-        MonthOfYearIc(month=m + 1, years=int(years[m]), weeks=int(weeks[m]), mean_ic=_finite(float(mean[m])))
+        MonthOfYearIc(month=m + 1, years=int(years[m]), weeks=int(weeks[m]), mean_ic=number(float(mean[m])))
         for m in np.flatnonzero(years).tolist()
     ]
     return by_month, by_month_of_year
@@ -390,7 +385,7 @@ def _sectors(view: BuildView, score: str, window: Window, reason: str, context: 
         SectorIc(
             sector=found.names_of[k],
             weeks=int(weeks[k]),
-            mean_names=_finite(float(mean_names[k])),
+            mean_names=number(float(mean_names[k])),
             mean_ic=declared_stat(
                 SectorIc,
                 "mean_ic",
