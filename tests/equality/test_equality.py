@@ -202,6 +202,10 @@ Issue 36 (why it works) replaced 40 answers and appended 413 requests (`python -
 - appended: 80 attribution, 107 capacity (own generator), 92 factors, 77 quantiles (own
   generator) and 47 residual requests (the screener's residual columns are checked by
   tests/analytics/test_residual.py: a screener row carries the day its lake was built).
+After the review of that change, 54 `/analytics/capacity` answers were replaced, and no other: 50
+200s whose `meta` now echoes `book`, as every other book route's does, and 4 windows holding fewer
+than 2 sessions of the book, now a 400 naming `from`/`to` (the decision routes' rule) where they
+answered 200 with nothing measured.
 The seal's new `exposures` kind and the demo engine 1.5.0 changed no recorded answer (a report run
 after they landed: 0 of 3,729 answers differ).
 """
