@@ -422,8 +422,19 @@ def test_without_exposures_every_factor_figure_is_not_measurable(api: Api, alpha
     assert "exposures" in warned
 
 
-def test_a_key_without_the_ledger_sees_the_factors_but_not_the_book(api: Api) -> None:
-    body = factors(api, "momentum_12_1", token="no_portfolio")
+@pytest.mark.parametrize(
+    ("token", "needed"),
+    [
+        ("no_portfolio", "portfolio.ledger"),
+        # The book's exposures are its realised weights times the loadings: they tell about its
+        # positions, so the ledger alone does not open them.
+        ("no_positions", "portfolio.positions"),
+    ],
+)
+def test_a_key_without_the_ledger_or_the_positions_sees_the_factors_but_not_the_book(
+    api: Api, token: str, needed: str
+) -> None:
+    body = factors(api, "momentum_12_1", token=token)
     data = body["data"]
     assert data["weeks"] is None and data["weekly"] == [] and data["exposures"] == []
     for path, entry in stats_of(data).items():
@@ -431,21 +442,8 @@ def test_a_key_without_the_ledger_sees_the_factors_but_not_the_book(api: Api) ->
             assert entry["status"] == "available", path
         else:
             assert entry["withheld_reason"].startswith("access_limited: "), path
+            assert needed in entry["withheld_reason"], path
     assert any(w["code"] == "access_limited" for w in body["meta"]["warnings"])
-
-
-def test_a_key_without_the_positions_sees_no_book_exposure(api: Api) -> None:
-    """The book's exposures are its realised weights times the loadings: they tell about its
-    positions, so the ledger alone does not open them."""
-    body = factors(api, "momentum_12_1", token="no_positions")
-    data = body["data"]
-    assert data["weeks"] is None and data["weekly"] == [] and data["exposures"] == []
-    for path, entry in stats_of(data).items():
-        if path.endswith(("factor_return", "mean_ic", "mean_neutral_ic")):
-            assert entry["status"] == "available", path
-        else:
-            assert entry["withheld_reason"].startswith("access_limited: "), path
-            assert "portfolio.positions" in entry["withheld_reason"], path
 
 
 def test_a_key_without_the_cross_sections_sees_no_factor_figure(api: Api) -> None:
