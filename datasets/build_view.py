@@ -22,6 +22,7 @@ the reader's refresh notices it in the lake and marks the build.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import ctypes
 import hashlib
@@ -29,7 +30,7 @@ import json
 import mmap
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import pyarrow as pa
@@ -166,6 +167,7 @@ class BuildView:
             relative: signature(status) for relative, status in local_stats(folder, self.hashed_files).items()
         }
         self._hash_lock = threading.Lock()  # one check of a file at a time (requests, background)
+        self._holding = threading.local()  # `held`: this thread's check keeps what it finds back
         index = self._read_json(layout.serving_path("", layout.SERVING_INDEX))
         if index is None:
             raise BuildDamaged(
@@ -304,15 +306,25 @@ class BuildView:
     # -- damage -----------------------------------------------------------------------------------
 
     def damaged(self, exc: BuildDamaged) -> BuildDamaged:
-        if self.damage is None:
+        slot: list[BuildDamaged] | None = getattr(self._holding, "slot", None)
+        if slot is not None:
+            if not slot:
+                slot.append(exc)
+        elif self.damage is None:
             self.damage = exc
         return exc
 
-    def forget_damage(self, exc: BuildDamaged) -> None:
-        """Forgets `exc`, found by a check that could not tell (the whole lake was gone)."""
-        with self._hash_lock:
-            if self.damage is exc:
-                self.damage = None
+    @contextlib.contextmanager
+    def held(self) -> Iterator[list[BuildDamaged]]:
+        """Damage this thread finds inside the block is kept in the yielded list, not served: the
+        caller publishes it (`damaged`) once it knows the build, not the whole lake, is at fault.
+        Requests never see a build as damaged because a check ran while the lake was unmounted."""
+        slot: list[BuildDamaged] = []
+        self._holding.slot = slot
+        try:
+            yield slot
+        finally:
+            self._holding.slot = None
 
     def raise_if_damaged(self) -> None:
         if self.damage is not None:
@@ -382,7 +394,11 @@ class BuildView:
         against the manifest, file after file, until `budget` bytes were read (None: all);
         marks damage. Returns the bytes read; the next call goes on where this one stopped."""
         spent = 0
-        while self.damage is None and (budget is None or spent < budget):
+        while (
+            self.damage is None
+            and not getattr(self._holding, "slot", None)
+            and (budget is None or spent < budget)
+        ):
             with self._hash_lock:
                 if not self._unhashed:
                     break

@@ -636,25 +636,26 @@ class LakeReader:
     def _checked(self, key: str, view: BuildView, check: Callable[[], int | None]) -> int:
         """Runs one check of an open view; a damaged view is closed and remembered as failed.
         Returns the bytes the check read."""
-        spent, before = 0, view.damage
-        try:
-            with lake_errors(self.root):
-                spent = check() or 0
-        except WorkerResourceExhausted:
-            return spent  # not the build's fault; checked again later
-        except LakeUnavailable as exc:
-            view.damaged(BuildDamaged("unreadable", str(exc)))
-        found = view.damage
-        if found is None:
-            return spent
-        if found is not before and self._cache is None and not self._storage.is_dir(self.root):
+        spent = 0
+        with view.held() as found:
+            try:
+                with lake_errors(self.root):
+                    spent = check() or 0
+            except WorkerResourceExhausted:
+                return spent  # not the build's fault; checked again later
+            except LakeUnavailable as exc:
+                view.damaged(BuildDamaged("unreadable", str(exc)))
+        if found and self._cache is None and not self._storage.is_dir(self.root):
             # The lake folder went away under the check (an unmounted volume): an outage, which the
             # refresh reports, not this build's damage; the check runs again once it is back.
-            view.forget_damage(found)
+            return spent
+        if found:
+            view.damaged(found[0])
+        if view.damage is None:
             return spent
         with self._lock:
             self._views.pop(key, None)
-        self._failed[key] = (view.build_id, found)
+        self._failed[key] = (view.build_id, view.damage)
         return spent
 
     def _scrub(self, view: BuildView) -> None:
