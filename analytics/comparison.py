@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 from msgspec import UNSET
-from scipy import stats
 
 from analytics import inputs
 from analytics.access import Access, withheld
@@ -113,6 +112,8 @@ def paired_t_test(p: Paired, unit: str) -> DifferenceTest:
             PAIRED_T, math.nan, math.nan, "the paired differences have no measurable variance"
         )
     t = float(np.mean(d)) / (sd / math.sqrt(d.size))
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     return DifferenceTest(PAIRED_T, t, float(2.0 * stats.t.sf(abs(t), d.size - 1)))
 
 
@@ -131,6 +132,8 @@ def sharpe_difference_test(p: Paired, unit: str) -> DifferenceTest:
     if not variance > 0:
         return DifferenceTest(JOBSON_KORKIE_MEMMEL, math.nan, math.nan, "the difference has no variance")
     z = (sr_a - sr_b) / math.sqrt(variance)
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     return DifferenceTest(JOBSON_KORKIE_MEMMEL, z, float(2.0 * stats.norm.sf(abs(z))))
 
 

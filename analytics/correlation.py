@@ -28,7 +28,6 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy import stats
 
 from analytics.entries import day_bounds
 from analytics.ranks import MIN_PAIRS, spearman_by
@@ -111,6 +110,8 @@ def correlate_rows(target: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np
     y = np.where(common, rows, np.nan)
     overlap = common.sum(axis=1)
     pearson = _centred_pearson(x, y, common, overlap)
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     spearman = _centred_pearson(
         stats.rankdata(x, axis=1, nan_policy="omit"),
         stats.rankdata(y, axis=1, nan_policy="omit"),

@@ -21,7 +21,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from analytics import inputs
 from analytics.access import Access, withheld
@@ -81,6 +80,8 @@ def break_even_multiple(gross: np.ndarray, cost_rate: np.ndarray) -> float:
     def growth(m: float) -> float:
         value = compounded_growth(gross, cost_rate, m)
         return value if math.isfinite(value) else -1e300
+
+    from scipy import optimize  # when used: ~1 s to import (development.md)
 
     return float(optimize.brentq(growth, 0.0, high, xtol=1e-14, rtol=4 * np.finfo(float).eps))
 

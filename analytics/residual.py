@@ -29,7 +29,6 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import solve_triangular
 
 from analytics import inputs, sets
 from analytics.contribution import Reference
@@ -210,6 +209,8 @@ def _too_large(count: int, sessions: int, base: bool) -> str:
 def regress(panel: Panel, per_year: int) -> Found:
     """The regression of the panel's alpha on SPY and the reference alphas kept (the module's
     docstring)."""
+    from scipy.linalg import solve_triangular  # when used: ~1 s to import (development.md)
+
     base = int(panel.returns.size)
     kept = np.flatnonzero(panel.coverage >= math.ceil(RESIDUAL_MIN_COVERAGE * base - 1e-9))
     if base < MIN_SESSIONS:

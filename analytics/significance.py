@@ -23,7 +23,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from analytics import bootstrap, inputs, multiple_testing
 from analytics.access import Access, withheld
@@ -52,6 +51,8 @@ class Moments:
 def moments(returns: np.ndarray) -> Moments | None:
     """The moments of the finite returns; None below 3 values or without measurable variance
     (`analytics.variance`: a near-constant series has no Sharpe ratio, never one of 1e15)."""
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     x = returns[np.isfinite(returns)]
     if x.size < 3:
         return None
@@ -73,6 +74,8 @@ def _dispersion(m: Moments) -> float:
 
 def psr(m: Moments, benchmark: float) -> float:
     """P(true Sharpe > benchmark) = Phi((SR - SR*) sqrt(n - 1) / sqrt(dispersion))."""
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     d = _dispersion(m)
     if not d > 0:
         return math.nan
@@ -82,6 +85,8 @@ def psr(m: Moments, benchmark: float) -> float:
 def min_track_record(m: Moments, benchmark: float, confidence: float = MIN_TRL_CONFIDENCE) -> float:
     """Observations needed for PSR(benchmark) to reach `confidence`:
     1 + dispersion * (z_confidence / (SR - SR*))^2; NaN when SR <= SR*."""
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     if not m.sharpe > benchmark:
         return math.nan
     z = float(stats.norm.ppf(confidence))
@@ -91,6 +96,8 @@ def min_track_record(m: Moments, benchmark: float, confidence: float = MIN_TRL_C
 def expected_max_sharpe(trials: int, sharpe_variance: float) -> float:
     """E[max of `trials` Sharpe ratios] under the null of no skill:
     sqrt(V) * ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e)))."""
+    from scipy import stats  # when used: ~1 s to import (development.md)
+
     if trials < 2 or not sharpe_variance >= 0:
         return math.nan
     n = float(trials)
