@@ -33,6 +33,7 @@ from serve.context import AllowList
 from serve.identity import Grants, open_store
 from serve.identity.store import SqlKeyStore
 from tests.identity.conftest import postgres_schema_url, store_url
+from tests.lake.conftest import soak_rounds
 from tests.ops.keys import IssuedKey, issue_key
 from tests.ops.webhook_receiver import Receiver, receiving, signature_valid
 
@@ -505,7 +506,8 @@ def test_operator_refusals_exit_1_with_the_reason(world: World, monkeypatch: pyt
     assert code == 0 and "warning: nothing is delivered while the key may not call events.list" in err
 
 
-KILLS = 20
+KILLS = soak_rounds(5, 20)
+"""Kills of a delivery worker mid-delivery: five in the suite, twenty under `just soak-lake`."""
 
 
 def holding_more(receiver: Receiver, than: int) -> bool:
