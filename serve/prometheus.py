@@ -193,7 +193,8 @@ class _Families(Collector):
         self._families = families
 
     def collect(self) -> Iterable[Metric]:
-        return self._families()  # type: ignore[no-any-return]
+        families: Iterable[Metric] = self._families()
+        return families
 
 
 @dataclass

@@ -24,7 +24,9 @@ def read_scrape_token(path: str) -> bytes:
         with open(path, "rb") as handle:
             text = handle.read().strip()
     except OSError as exc:
-        raise TokenFileRefused(f"ALPHA_RESULTS_PROMETHEUS_TOKEN_FILE {path} cannot be read ({exc.strerror})") from exc
+        raise TokenFileRefused(
+            f"ALPHA_RESULTS_PROMETHEUS_TOKEN_FILE {path} cannot be read ({exc.strerror})"
+        ) from exc
     if not TOKEN_SHAPE.fullmatch(text.decode("ascii", "replace")):
         raise TokenFileRefused(
             f"ALPHA_RESULTS_PROMETHEUS_TOKEN_FILE {path} must hold one token of visible ASCII "

@@ -50,6 +50,7 @@ def routes(settings: Settings) -> list[ControllerRouterHandler]:
             if not matches(given, token):
                 raise errors.InvalidApiKey("The bearer token is not the metrics token.")
         services = services_of(request)
+        assert services.metrics is not None  # mounted with the metrics on (serve.app)
         extra = await records_figures(services.records)
         body, content_type = await to_thread.run_sync(
             services.metrics.exposition, extra, request.headers.get("accept")
@@ -73,4 +74,3 @@ async def records_figures(records: Any | None) -> list[Any]:
         log.exception("metrics: the records' figures could not be read")
         return []
     return list(backlog_families(last, backlog, dt.datetime.now(dt.UTC)))
-

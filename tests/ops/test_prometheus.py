@@ -127,7 +127,10 @@ def test_requests_of_both_workers_are_counted_once_each(server: Server) -> None:
     last = wait_until(lambda: (found := counted()) == expected and found, "every request counted")
     assert last == expected
     samples = scrape(server)
-    assert sample(samples, "alpha_results_http_request_duration_seconds_bucket", route="meta.me", le="+Inf") == made + 1
+    assert (
+        sample(samples, "alpha_results_http_request_duration_seconds_bucket", route="meta.me", le="+Inf")
+        == made + 1
+    )
     # The raw path is never a label: one series for every unknown path.
     assert not any("no/such" in value for _, labels in samples for _, value in labels)
 
