@@ -8,6 +8,7 @@ order and the last one kills the Redis.
 
 from __future__ import annotations
 
+import datetime as dt
 import http.client
 import json
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from records.store import open_records
 from serve.identity import RateLimit, open_store
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
@@ -36,6 +38,7 @@ class Server:
     port: int
     output: list[str]
     redis: PrivateRedis
+    keystore_url: str
     roomy: IssuedKey
     tiny: IssuedKey
 
@@ -63,7 +66,7 @@ def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     }
     try:
         with serving(demo_lake, keystore_url, workers=2, env=env) as (port, output):
-            yield Server(port, output, redis, roomy, tiny)
+            yield Server(port, output, redis, keystore_url, roomy, tiny)
     finally:
         redis.stop()
 
@@ -137,7 +140,7 @@ def test_requests_of_both_workers_are_counted_once_each(server: Server) -> None:
 
 def test_the_endpoint_is_neither_limited_nor_metered(server: Server) -> None:
     assert get(server.port, "/v1/me", server.tiny.token)[0] == 200
-    scrapes = [get(server.port, "/metrics", TOKEN) for _ in range(TINY.per_day + 3)]
+    scrapes = [get(server.port, "/metrics", TOKEN) for _ in range(TINY.per_second + 2)]
     assert [status for status, _, _ in scrapes] == [200] * len(scrapes)
     assert not any(name.startswith("x-ratelimit") for _, headers, _ in scrapes for name in headers)
     # The key that made one request has one left of its day: no scrape was counted against it.
@@ -167,9 +170,23 @@ def test_the_workers_report_their_backends(server: Server) -> None:
         assert sample(samples, f"alpha_results_{name}") == 1, name
     assert sample(samples, "alpha_results_lake_damaged_builds") == 0
     assert sample(samples, "alpha_results_lake_integrity_checks_total") >= 1  # each build opened is checked
-    assert sample(samples, "alpha_results_webhook_oldest_undelivered_age_seconds") == 0
     # One series per gauge, whatever the number of workers: a gauge says how workers merge.
     assert not any(label == "pid" for _, labels in samples for label, _ in labels)
+
+
+def test_the_webhooks_backlog_is_read_from_the_records(server: Server) -> None:
+    assert sample(scrape(server), "alpha_results_webhook_oldest_undelivered_age_seconds") == 0
+    records = open_records(server.keystore_url, create=False)
+    try:
+        records.webhooks.register(server.roomy.key_id, "https://example.com/hook", "s", (), (), "", "tests")
+        waited = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=10)
+        event = records.events.append("key.note", {}, audience="key", key_id=server.roomy.key_id, now=waited)
+    finally:
+        records.close()
+    samples = scrape(server)  # no delivery worker runs: the event waits
+    assert sample(samples, "alpha_results_events_appended_total") == event.id
+    assert sample(samples, "alpha_results_webhooks", state="active") == 1
+    assert sample(samples, "alpha_results_webhook_oldest_undelivered_age_seconds") >= 600
 
 
 def test_a_redis_outage_flips_the_limiter_gauge(server: Server) -> None:
