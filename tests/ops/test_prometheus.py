@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from cli.main import main
 from records.store import open_records
 from serve.identity import RateLimit, open_store
 from tests.e2e.test_serve_stack import serving
@@ -200,7 +201,21 @@ def test_a_redis_outage_flips_the_limiter_gauge(server: Server) -> None:
     )
 
 
-def test_off_by_default_metrics_is_any_unknown_path(make_client: Any, demo_lake: Path) -> None:
-    answer = make_client(lake=str(demo_lake)).get("/metrics")
+def test_off_by_default_metrics_is_any_unknown_path(make_client: Any, tmp_path: Path) -> None:
+    answer = make_client(lake=str(tmp_path)).get("/metrics")
     assert answer.status_code == 404
     assert answer.json()["error"]["code"] == "not_found"
+
+
+def test_a_token_file_without_a_token_stops_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = tmp_path / "token"
+    monkeypatch.setenv("ALPHA_RESULTS_PROMETHEUS", "true")
+    monkeypatch.setenv("ALPHA_RESULTS_PROMETHEUS_TOKEN_FILE", str(token))
+    for content in (None, "two words\n", "\n"):
+        if content is not None:
+            token.write_text(content)
+        assert main(["serve", "--lake", str(tmp_path / "lake")]) == 2  # before uvicorn starts
+        refusal = capsys.readouterr().err
+        assert refusal.startswith("alpha-results serve: ALPHA_RESULTS_PROMETHEUS_TOKEN_FILE"), refusal
