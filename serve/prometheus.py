@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import datetime as dt
 import glob
-import logging
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -43,11 +42,8 @@ from prometheus_client.registry import Collector
 from datasets.reader import READER_COUNTS
 from serve.access_log import route_of
 from serve.health import HealthState
-from serve.startup import MULTIPROC_ENV as MULTIPROC_FOLDER_ENV
+from serve.startup import MULTIPROC_ENV
 
-log = logging.getLogger("serve.prometheus")
-
-MULTIPROC_ENV = MULTIPROC_FOLDER_ENV
 PREFIX = "alpha_results_"
 UNMATCHED = "unmatched"
 """The `route` label of a request no route matched (an unknown path): one label for all of them,

@@ -201,10 +201,20 @@ def test_a_redis_outage_flips_the_limiter_gauge(server: Server) -> None:
     )
 
 
-def test_off_by_default_metrics_is_any_unknown_path(make_client: Any, tmp_path: Path) -> None:
+def test_off_by_default_and_in_process_with_a_registry_of_its_own(make_client: Any, tmp_path: Path) -> None:
     answer = make_client(lake=str(tmp_path)).get("/metrics")
     assert answer.status_code == 404
     assert answer.json()["error"]["code"] == "not_found"
+    # An app made outside `serve` (no shared folder) counts in its own registry.
+    client = make_client(lake=str(tmp_path), prometheus=True)
+    assert client.get("/v1/health").status_code == 200
+    found = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(client.get("/metrics").text)
+        for sample in family.samples
+    }
+    assert sample(found, "alpha_results_http_requests_total", route="meta.health", status="200") == 1
+    assert "/metrics" not in client.get("/openapi.json").json()["paths"]
 
 
 def test_a_token_file_without_a_token_stops_the_start(
