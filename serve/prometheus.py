@@ -239,6 +239,14 @@ def backlog_families(last_event_id: int, backlog: Any, now: dt.datetime) -> Iter
         "Active webhooks whose next event failed its last attempt (retried later; disabled after the window).",
         value=backlog.failing,
     )
+    attempts = GaugeMetricFamily(
+        PREFIX + "webhook_attempts_last_hour",
+        "Delivery attempts the delivery worker recorded in the last hour, by outcome.",
+        labels=["outcome"],
+    )
+    for outcome in ("delivered", "failed", "skipped"):
+        attempts.add_metric([outcome], backlog.attempts.get(outcome, 0))
+    yield attempts
     oldest = backlog.oldest_undelivered
     yield GaugeMetricFamily(
         PREFIX + "webhook_oldest_undelivered_age_seconds",
@@ -247,10 +255,16 @@ def backlog_families(last_event_id: int, backlog: Any, now: dt.datetime) -> Iter
     )
 
 
+ATTEMPTS_WINDOW = dt.timedelta(hours=1)
+"""The attempts counted by `webhook_attempts_last_hour`: a window, not a counter, because the
+attempts table is purged after the events' retention (a count of it would go down, which
+Prometheus reads as a counter's reset)."""
+
+
 def read_events_backlog(records: Any) -> tuple[int, Any]:
     """(the newest event id, the webhooks' backlog up to it), in one read of the records."""
     last = records.events.last_id()
-    return last, records.webhooks.backlog(last)
+    return last, records.webhooks.backlog(last, dt.datetime.now(dt.UTC) - ATTEMPTS_WINDOW)
 
 
 _LIVE_GAUGE_FILE = re.compile(r"gauge_live[a-z]+_(\d+)\.db$")

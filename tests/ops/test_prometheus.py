@@ -21,6 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from cli.main import main
 from records.store import open_records
+from records.webhooks import Lease, Tried
 from serve.identity import RateLimit, open_store
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
@@ -178,15 +179,26 @@ def test_the_workers_report_their_backends(server: Server) -> None:
 def test_the_webhooks_backlog_is_read_from_the_records(server: Server) -> None:
     assert sample(scrape(server), "alpha_results_webhook_oldest_undelivered_age_seconds") == 0
     records = open_records(server.keystore_url, create=False)
+    now = dt.datetime.now(dt.UTC)
     try:
-        records.webhooks.register(server.roomy.key_id, "https://example.com/hook", "s", (), (), "", "tests")
-        waited = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=10)
-        event = records.events.append("key.note", {}, audience="key", key_id=server.roomy.key_id, now=waited)
+        hook = records.webhooks.register(
+            server.roomy.key_id, "https://example.com/h", "s", (), (), "", "tests"
+        )
+        event = records.events.append(
+            "key.note", {}, audience="key", key_id=server.roomy.key_id, now=now - dt.timedelta(minutes=10)
+        )
+        # What the delivery worker records when the receiver fails (records/webhooks.py).
+        lease = Lease("tests", 30.0)
+        assert records.webhooks.take_lease(lease, now)
+        failed = Tried(hook.id, event.id, 1, now, "failed", next_attempt_at=now + dt.timedelta(minutes=1))
+        assert records.webhooks.retry_later(lease, failed, now)
     finally:
         records.close()
-    samples = scrape(server)  # no delivery worker runs: the event waits
+    samples = scrape(server)
     assert sample(samples, "alpha_results_events_appended_total") == event.id
     assert sample(samples, "alpha_results_webhooks", state="active") == 1
+    assert sample(samples, "alpha_results_webhooks_failing") == 1
+    assert sample(samples, "alpha_results_webhook_attempts_last_hour", outcome="failed") == 1
     assert sample(samples, "alpha_results_webhook_oldest_undelivered_age_seconds") >= 600
 
 
