@@ -55,21 +55,28 @@ def prepare(settings: Settings) -> None:
         Path(settings.lake).mkdir(parents=True, exist_ok=True)
 
 
+METRICS_FOLDER_PREFIX = "alpha-results-metrics-"
+
+
 @contextmanager
 def metrics_folder(settings: Settings) -> Iterator[None]:
     """With the metrics on, the folder the server's workers record into, for as long as it runs.
 
-    A fresh folder of its own (under the system's temporary folder, `TMPDIR`), named to the workers
-    through `PROMETHEUS_MULTIPROC_DIR` before any of them starts (and before this process imports
-    prometheus-client, which reads the variable once), and removed when the server stops: no
-    figure of an earlier server, or of another server on the machine, is ever merged into this
-    one's. A server killed with SIGKILL leaves its folder behind (`alpha-results-metrics-*`), never
-    reused. With the metrics off, nothing is made and the variable is left as it is.
+    A fresh folder of its own under the system's temporary folder (`TMPDIR`), named after this
+    process (`alpha-results-metrics-<pid>-<random>`) and handed to the workers through
+    `PROMETHEUS_MULTIPROC_DIR` before any of them starts (and before this process imports
+    prometheus-client, which reads the variable once): no figure of an earlier server, or of
+    another server on the machine, is ever merged into this one's. It is removed when the server
+    stops; a server that could not remove it (killed, or one worker stopped by SIGTERM, which
+    uvicorn re-raises once it has shut down) leaves it to the next start on the machine, which
+    removes every such folder whose process is gone. With the metrics off, nothing is made and the
+    variable is left as it is.
     """
     if not settings.prometheus:
         yield
         return
-    folder = tempfile.mkdtemp(prefix="alpha-results-metrics-")
+    remove_stale_metrics_folders()
+    folder = tempfile.mkdtemp(prefix=f"{METRICS_FOLDER_PREFIX}{os.getpid()}-")
     previous = os.environ.get(MULTIPROC_ENV)
     os.environ[MULTIPROC_ENV] = folder
     try:
@@ -80,3 +87,17 @@ def metrics_folder(settings: Settings) -> Iterator[None]:
         else:
             os.environ[MULTIPROC_ENV] = previous
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_stale_metrics_folders() -> None:
+    """Remove the metrics folders of servers that are no longer running (their pid is gone)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{METRICS_FOLDER_PREFIX}*"):
+        owner = folder.name.removeprefix(METRICS_FOLDER_PREFIX).partition("-")[0]
+        if not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            continue  # alive, another user's
