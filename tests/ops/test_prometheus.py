@@ -11,6 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import http.client
 import json
+import re
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +47,7 @@ class Server:
     keystore_url: str
     roomy: IssuedKey
     tiny: IssuedKey
+    stale: Path
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +66,12 @@ def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     roomy, tiny = issue_key(store), issue_key(store, rate_limit=TINY)
     store.close()
     (folder / "token").write_text(TOKEN + "\n")
+    # The folder a server killed earlier left behind: its process is gone (waited for here).
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()
+    stale = Path(tempfile.gettempdir()) / f"alpha-results-metrics-{gone.pid}-left"
+    stale.mkdir()
+    (stale / "counter_1.db").write_bytes(b"")
     env = {
         "ALPHA_RESULTS_PROMETHEUS": "true",
         "ALPHA_RESULTS_PROMETHEUS_TOKEN_FILE": str(folder / "token"),
@@ -68,7 +79,7 @@ def server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     }
     try:
         with serving(demo_lake, keystore_url, workers=2, env=env) as (port, output):
-            yield Server(port, output, redis, keystore_url, roomy, tiny)
+            yield Server(port, output, redis, keystore_url, roomy, tiny, stale)
     finally:
         redis.stop()
 
@@ -138,6 +149,18 @@ def test_requests_of_both_workers_are_counted_once_each(server: Server) -> None:
     )
     # The raw path is never a label: one series for every unknown path.
     assert not any("no/such" in value for _, labels in samples for _, value in labels)
+
+
+def test_the_workers_record_into_a_folder_of_the_server_alone(server: Server) -> None:
+    assert not server.stale.exists()  # removed by the start: its server is gone
+    parent = next(
+        int(m.group(1))
+        for line in server.output
+        if (m := re.search(r"Started parent process \[(\d+)\]", line))
+    )
+    [folder] = Path(tempfile.gettempdir()).glob(f"alpha-results-metrics-{parent}-*")
+    workers = {int(name.stem.rpartition("_")[2]) for name in folder.glob("counter_*.db")}
+    assert len(workers) == 2 and parent not in workers, workers
 
 
 def test_the_endpoint_is_neither_limited_nor_metered(server: Server) -> None:
