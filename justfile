@@ -118,6 +118,10 @@ bench-capacity *ARGS:
 bench-decisions *ARGS:
     python -m tests.bench.decisions_bench {{ARGS}}
 
+# `/v1/me` p50 with ALPHA_RESULTS_PROMETHEUS off and on, two servers side by side (wrk -c1, alternating rounds), and record_request's own cost in multiprocess mode (issue 37) [--lake DIR] [--workers N] [--rounds N].
+bench-prometheus *ARGS:
+    python -m tests.bench.prometheus_bench {{ARGS}}
+
 # Issue 36's residual against the catalogue, in process [--full-lake var/full-lake] [--n 1000] [--calls 100]: /analytics/residual p50/p95 on the full-size alpha; the catalogue index's residual figure per alpha and per column over bench-catalogue's N alphas (nothing, 20 and 50 approved); the route over them with a set of 20.
 bench-residual *ARGS:
     python -m tests.bench.residual_bench {{ARGS}}

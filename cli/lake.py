@@ -64,6 +64,13 @@ def register(subparsers: Any) -> None:
         help="the database the run's events are written to (default: the server's key store, "
         "$ALPHA_RESULTS_KEYSTORE_URL or sqlite:///var/keys.sqlite3, when it exists)",
     )
+    build.add_argument(
+        "--metrics-file",
+        default=None,
+        metavar="PATH",
+        help="add the run's seals by outcome to the counters in PATH, a node-exporter textfile "
+        "(e.g. /var/lib/node_exporter/textfile/alpha_results_build.prom; docs/operations.md 'Monitoring')",
+    )
     build.set_defaults(handler=run_build)
 
     lake = subparsers.add_parser("lake")
@@ -116,6 +123,7 @@ def executor_of(flag: str | None) -> str | None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    started = time.time()
     from pipeline.build import build_many, expand_seal_prefix
     from pipeline.catalogue_steps import run_catalogue_steps
     from pipeline.seal_limits import SealLimits
@@ -180,7 +188,12 @@ def run_build(args: argparse.Namespace) -> int:
     else:
         alphas = list(dict.fromkeys(r.target for r in results if not r.target.startswith("benchmark:")))
         reports = [*reports, record_events(args, lake_root, alphas, results)]
-    return 1 if print_steps(reports) or failed else 0
+    failed_steps = print_steps(reports)
+    if args.metrics_file:
+        from pipeline.build_metrics import record_run
+
+        record_run(args.metrics_file, [result.status for result in results], failed_steps, started)
+    return 1 if failed_steps or failed else 0
 
 
 def record_events(

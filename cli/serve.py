@@ -39,19 +39,21 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, lake=args.lake)
-    from serve.startup import StartRefused, prepare
+    from serve.startup import StartRefused, metrics_folder, prepare
 
     try:
         prepare(settings)
     except StartRefused as exc:
         print(f"alpha-results serve: {exc}", file=sys.stderr)
         return 2
-    if args.init_demo:
-        init_demo(settings)
-    import uvicorn
+    # Before anything imports prometheus-client: with one worker this process is the worker.
+    with metrics_folder(settings):
+        if args.init_demo:
+            init_demo(settings)
+        import uvicorn
 
-    with terminal_foreground():
-        uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
+        with terminal_foreground():
+            uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
     return 0
 
 

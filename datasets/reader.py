@@ -93,6 +93,34 @@ class LakeHealth:
     worker: str | None = None  # a resource this worker ran out of lately (never a build's damage)
 
 
+READER_COUNTS = {
+    "evicted": "open builds closed to stay within max_open_builds, or half of them after a resource failure",
+    "checks": "integrity checks run: a build's files' sizes when it opens, a scrub of an open build's "
+    "sizes, a step of the background SHA-256, a download's file",
+    "checks_failed": "checks that found the build damaged (its routes answer 503 until it is whole)",
+    "refresh_failures": "refresh passes that could not read the catalogue (the lake, a resource, a bug)",
+    "resource_failures": "times the worker ran out of open files, memory or memory maps",
+}
+"""What `LakeReader.counts` counts, each since the worker started; the server's metrics are made of
+them (serve/prometheus.py)."""
+
+
+class ReaderCounts:
+    """The `READER_COUNTS` of one reader: each only grows, from whichever thread did the work."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts = dict.fromkeys(READER_COUNTS, 0)
+
+    def add(self, name: str, amount: int = 1) -> None:
+        with self._lock:
+            self._counts[name] += amount
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._counts)
+
+
 def resource_figure(what: str) -> str:
     """How much of `what` (a `faults.RESOURCE_ERRNOS` text) this process holds against its limit,
     for a resource failure's log: descriptors against the soft limit, or memory maps against
@@ -161,6 +189,7 @@ class LakeReader:
         self._open_locks: dict[str, threading.Lock] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.counts = ReaderCounts()
 
     @property
     def storage(self) -> Storage:
@@ -284,11 +313,13 @@ class LakeReader:
             with lake_errors(self.root):
                 catalogue = self._read_catalogue()
         except WorkerResourceExhausted as exc:
+            self.counts.add("refresh_failures")
             self._out_of(exc)  # the worker's problem: logged, builds closed, health degraded
             if previous is not None:
                 return  # served as read at the last pass; the next pass reads the lake again
             catalogue = Catalogue({}, {}, {}, failure=str(exc))
         except LakeUnavailable as exc:
+            self.counts.add("refresh_failures")
             catalogue = Catalogue(
                 previous.alphas if previous else {},
                 previous.unreadable if previous else {},
@@ -301,6 +332,7 @@ class LakeReader:
                 generation=previous.generation if previous else None,
             )
         except Exception as exc:  # not the lake's fault: a bug, answered 500 until a pass succeeds
+            self.counts.add("refresh_failures")
             log.exception("lake refresh failed")
             self._bug = exc
             return
@@ -487,6 +519,7 @@ class LakeReader:
                 exc.resource, resource_figure(exc.resource), len(self._views), self.max_open_builds,
             )  # fmt: skip
         self._resource_failure = (now, exc.resource)
+        self.counts.add("resource_failures")
         self._evict(len(self._views) // 2)
         gc.collect()  # evicted views' maps go with their last reference
 
@@ -495,6 +528,7 @@ class LakeReader:
         with self._lock:
             while len(self._views) > keep:
                 self._views.popitem(last=False)
+                self.counts.add("evicted")
 
     def _open(self, build: AlphaBuild | BenchmarkBuild, verify: bool = False) -> BuildView:
         name = build.alpha_id if isinstance(build, AlphaBuild) else build.symbol
@@ -528,11 +562,14 @@ class LakeReader:
         except WorkerResourceExhausted:
             raise
         except BuildDamaged as exc:
+            self.counts.add("checks")
+            self.counts.add("checks_failed")
             known = self._failed.get(build.key)
             if known is None or known[0] != build.build_id or known[1].reason != exc.reason:
                 log.warning("build %s of %s cannot be served: %s", build.build_id, name, exc)  # once
             self._failed[build.key] = (build.build_id, exc)
             raise
+        self.counts.add("checks")
         self._failed.pop(build.key, None)
         with self._lock:
             self._views[build.key] = view
@@ -637,6 +674,7 @@ class LakeReader:
         """Runs one check of an open view; a damaged view is closed and remembered as failed.
         Returns the bytes the check read."""
         spent = 0
+        self.counts.add("checks")
         with view.held() as found:
             try:
                 with lake_errors(self.root):
@@ -653,6 +691,7 @@ class LakeReader:
             view.damaged(found[0])
         if view.damage is None:
             return spent
+        self.counts.add("checks_failed")
         with self._lock:
             self._views.pop(key, None)
         self._failed[key] = (view.build_id, view.damage)
@@ -707,6 +746,14 @@ class LakeReader:
         return path
 
     # -- health ---------------------------------------------------------------------------------
+
+    def open_builds(self) -> int:
+        """Builds this worker holds open now (at most `max_open_builds`)."""
+        return len(self._views)
+
+    def damaged_builds(self) -> int:
+        """Served builds this worker found damaged and does not serve until they are whole."""
+        return len(self._failed)
 
     def health(self) -> LakeHealth:
         """The lake as of the last refresh, from memory."""

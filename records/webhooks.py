@@ -164,9 +164,43 @@ class Tried:
     next_attempt_at: dt.datetime | None = None
 
 
+@dataclass(frozen=True)
+class Backlog:
+    """How the deliveries stand, for the server's metrics (`Webhooks.backlog`)."""
+
+    by_state: dict[str, int]
+    """Webhooks per state, removed ones left out."""
+    failing: int
+    """Active webhooks whose next event failed its last attempt (retried later)."""
+    oldest_undelivered: dt.datetime | None
+    """When the oldest event an active webhook still waits for was created (None: none waits)."""
+    attempts: dict[str, int]
+    """Attempts recorded since the time asked, by outcome (delivered, failed, skipped)."""
+
+
 class Webhooks:
     def __init__(self, database: Database) -> None:
         self._database = database
+
+    def backlog(self, through: int, attempts_since: dt.datetime) -> Backlog:
+        """The deliveries' state up to event `through` (the newest event), and the attempts since
+        `attempts_since`: one query per active webhook for its next event, as the delivery worker
+        asks it (`next_event`), and one over the attempts' time index."""
+        rows, _ = self._database.execute(
+            "SELECT state, count(*) FROM webhooks WHERE state <> 'removed' GROUP BY state"
+        )
+        active = self.active()
+        waiting = [event.created_at for w in active if (event := self.next_event(w, through)) is not None]
+        tried, _ = self._database.execute(
+            "SELECT outcome, count(*) FROM webhook_attempts WHERE attempted_at >= ? GROUP BY outcome",
+            (stored_time(attempts_since),),
+        )
+        return Backlog(
+            by_state={str(state): int(count) for state, count in rows},
+            failing=sum(1 for w in active if w.progress.failures > 0),
+            oldest_undelivered=min(waiting, default=None),
+            attempts={str(outcome): int(count) for outcome, count in tried},
+        )
 
     # -- the operator's -----------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,7 +36,8 @@ log = logging.getLogger("serve.access")
 _encode = msgspec.json.Encoder().encode
 
 
-def _route_of(scope: Scope) -> str | None:
+def route_of(scope: Scope) -> str | None:
+    """The access line's `route` (also the metrics' `route` label, serve/prometheus.py)."""
     handler = scope.get("route_handler")
     if scope.get("method") != "GET":
         # HEAD, OPTIONS, POST ... never reach a handler of ours (404 method_not_allowed): name the
@@ -67,7 +69,7 @@ def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, An
         "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "request_id": exchange.request_id,
         "key_id": exchange.key_id,
-        "route": _route_of(scope),
+        "route": route_of(scope),
         "method": scope.get("method"),
         "path": redact_tokens(str(scope.get("path", ""))),
         "status": status,
@@ -82,8 +84,11 @@ def log_access(scope: Scope, status: int, duration_ms: float) -> None:
         log.info(_encode(access_record(scope, status, duration_ms)).decode())
 
 
-def access_log_middleware(app: ASGIApp) -> ASGIApp:
-    """Wraps the app; logs after the response is sent (or failed to be)."""
+def access_log_middleware(
+    app: ASGIApp, observe: Callable[[Scope, int, float], None] | None = None
+) -> ASGIApp:
+    """Wraps the app; logs after the response is sent (or failed to be), and hands the request's
+    scope, status and seconds to `observe` (the Prometheus metrics, when they are on)."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -101,7 +106,10 @@ def access_log_middleware(app: ASGIApp) -> ASGIApp:
         try:
             await app(scope, receive, send_wrapper)
         finally:
-            log_access(scope, status, (time.perf_counter() - started) * 1000)
+            seconds = time.perf_counter() - started
+            if observe is not None:
+                observe(scope, status, seconds)
+            log_access(scope, status, seconds * 1000)
 
     return middleware
 

@@ -65,9 +65,10 @@ from serve.identity.tokens import redact_tokens
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import open_limiter
 from serve.openapi import DeclaredAnswers, openapi_config, served
+from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
-from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta
+from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus
 from serve.settings import Settings
 
 log = logging.getLogger("serve.app")
@@ -321,13 +322,20 @@ def create_app(
         # A bad policy file stops the start here, with a message naming the setting and the rule.
         checks_policy=load_policy(settings.checks_policy_file),
         records=records,
+        metrics=ServerMetrics.for_process() if settings.prometheus else None,
     )
 
     app = Litestar(
         # `/`, `/docs`, `/openapi.json` and the assets: public, unmetered, outside the registry
         # (serve/routes/developer.py); Litestar's own `/schema` router serves the same document.
         # `/ui`, the research dashboard, likewise (serve/routes/dashboard.py).
-        route_handlers=[*ROUTE_HANDLERS, *developer.routes(), *dashboard.routes()],
+        # `/metrics`, when on: public to keys (its own token), unmetered, not in the document.
+        route_handlers=[
+            *ROUTE_HANDLERS,
+            *developer.routes(),
+            *dashboard.routes(),
+            *prometheus.routes(settings),
+        ],
         guards=[guards_for(store, limiter)],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers, conditional_response],
@@ -342,10 +350,12 @@ def create_app(
             partial(limit_memory_arenas, settings.malloc_arenas),
             partial(log_open_files_limit, settings.max_open_builds),
             services.reader.start,
+            *metrics_start(services),
             start_health_monitor,
             *usage_sync_start(opened_limiter),
         ],
         on_shutdown=[
+            *metrics_stop(services),
             stop_health_monitor,
             *usage_sync_stop(opened_limiter),
             services.reader.close,
@@ -355,8 +365,31 @@ def create_app(
     )
     developer.publish(app, openapi_document_of(app))
     # Around the router rather than as route middleware, so unmatched paths are logged too.
-    app.asgi_handler = access_log_middleware(health_fast_path(canonical_paths_only(app.asgi_handler), app))
+    app.asgi_handler = access_log_middleware(
+        health_fast_path(canonical_paths_only(app.asgi_handler), app),
+        services.metrics.record_request if services.metrics is not None else None,
+    )
     return app
+
+
+def metrics_start(services: Services) -> list[Any]:
+    """With the metrics on, a worker's start forgets workers that died unannounced, and its health
+    monitor hands every state to the sampler (before the first probe, so the gauges are set before
+    the worker takes a request)."""
+    metrics = services.metrics
+    if metrics is None:
+        return []
+
+    def attach_sampler(app: Litestar) -> None:
+        monitor_of(app).observers.append(metrics.sampler(services.reader, services.limiter))
+
+    return [forget_dead_workers, attach_sampler]
+
+
+def metrics_stop(services: Services) -> list[Any]:
+    """Shutdown hooks run last to first: the worker's live gauges leave the merge after its monitor
+    stopped writing them."""
+    return [] if services.metrics is None else [worker_stopped]
 
 
 def usage_sync_start(limiter: Any | None) -> list[Any]:

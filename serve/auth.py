@@ -57,6 +57,7 @@ class Services:
     store: Any | None = None  # serve.identity key store
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
     records: Any | None = None  # serve.records.RecordsSource: promotions and events; None: none kept
+    metrics: Any | None = None  # serve.prometheus.ServerMetrics when ALPHA_RESULTS_PROMETHEUS is on
 
 
 def backends_in_process(store: Any | None, limiter: Any | None) -> bool:

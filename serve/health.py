@@ -86,6 +86,9 @@ class HealthMonitor:
         self._refresh_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.observers: list[Callable[[HealthState], None]] = []
+        """Called with each new state, in the probing thread (the metrics' sampler,
+        serve/prometheus.py): once a second, never on a request."""
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -138,6 +141,11 @@ class HealthMonitor:
         )
         self._log_changes(self._state or HealthState(), state, reasons)
         self._state = state
+        for observe in self.observers:
+            try:
+                observe(state)
+            except Exception:  # a failing observer must not stop health reporting
+                log.exception("health: an observer of the state failed")
         return state
 
     def _log_changes(self, before: HealthState, after: HealthState, reasons: Mapping[str, str]) -> None:

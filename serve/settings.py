@@ -264,6 +264,20 @@ SETTINGS: tuple[Setting, ...] = (
         "Allow webhook destinations on private, loopback and link-local addresses and plain http "
         "(development and tests only; refused otherwise, docs/events.md 'Webhooks').",
     ),
+    Setting(
+        "prometheus",
+        False,
+        _bool,
+        "Serve Prometheus metrics at GET /metrics (docs/operations.md 'Monitoring'); off, /metrics is "
+        "404 like any unknown path and nothing is recorded.",
+    ),
+    Setting(
+        "prometheus_token_file",
+        "",
+        str,
+        "File holding the bearer token /metrics asks for (empty: none asked); a file that cannot be "
+        "read or holds no token stops the server from starting.",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -303,6 +317,8 @@ class Settings:
     events_poll_seconds: float = 0.5
     events_heartbeat_seconds: float = 15.0
     webhook_allow_private: bool = False
+    prometheus: bool = False
+    prometheus_token_file: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -157,6 +157,10 @@ class Limiter(ABC):
     """True when counting needs no network I/O (the in-process limiter), so the request path may
     call it on the event loop; False (Redis) means it may wait on a socket."""
 
+    outages: int = 0
+    """Times the shared store failed and this worker began counting locally (Redis only; the
+    server's metrics read it, `alpha_results_limiter_outages_total`)."""
+
     def __init__(self, ledger: UsageLedger | None = None) -> None:
         self.floors = UsageFloors(ledger if ledger is not None else MemoryLedger())
         self._stop = threading.Event()

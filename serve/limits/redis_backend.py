@@ -210,6 +210,7 @@ class RedisLimiter(Limiter):
             log.warning(
                 "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
             )
+            self.outages += 1
             # Local counting starts from what Redis last said: the ledger gets the day and month
             # admitted since the last sync, the local windows the second and minute so far.
             for key_id, (windows, counts) in list(self._seen.items()):
