@@ -27,7 +27,8 @@ import pytest
 from datasets import layout
 from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
-from pipeline.validate import BOOK_NAME, SHA256_HEX, SNAKE_CASE
+from pipeline.manifest import BOOK_NAME, SHA256_HEX
+from pipeline.validate import SNAKE_CASE
 from schemas import seal
 from serve import archives, errors, params, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
