@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
     check.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON document (docs/seal.md, \"Checking a seal\") instead of the readable report",
+        help='print one JSON document (docs/seal.md, "Checking a seal") instead of the readable report',
     )
     check.set_defaults(handler=run_check)
 

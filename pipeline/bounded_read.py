@@ -129,15 +129,24 @@ def by_kind(footers: Sequence[Footer]) -> dict[str, list[Footer]]:
     return {footer.kind: [f for f in footers if f.kind == footer.kind] for footer in footers}
 
 
-def read_kind(group: Sequence[Footer], limits: SealLimits) -> list[pa.Table]:
-    """The tables of one kind's files, in their order, their decoded size (strings counted in
-    full) checked before any string column is expanded."""
+def decode_compact(group: Sequence[Footer]) -> list[tuple[pa.Table, int]]:
+    """One kind's tables with their string columns still dictionaries (the cheap part: indices),
+    each with its size once expanded."""
+    return [_decode_compact(f) for f in group]
+
+
+def over_decoded_limit(
+    group: Sequence[Footer], compact: Sequence[tuple[pa.Table, int]], limits: SealLimits
+) -> SealRejected | None:
+    """A refusal when the kind's decoded size (strings counted in full) is over its limit: checked
+    before any string column is expanded."""
     kind = group[0].kind
-    compact = [_decode_compact(f) for f in group]
     decoded = sum(size for _, size in compact)
-    refusal = _over(kind, group, decoded, "bytes decoded", limits.of(kind).bytes, bytes_variable(kind))
-    if refusal is not None:
-        raise refusal
+    return _over(kind, group, decoded, "bytes decoded", limits.of(kind).bytes, bytes_variable(kind))
+
+
+def expand(compact: Sequence[tuple[pa.Table, int]]) -> list[pa.Table]:
+    """The tables with their string columns expanded."""
     return [_expanded(table) for table, _ in compact]
 
 

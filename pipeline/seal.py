@@ -20,10 +20,12 @@ from pipeline.bounded_read import (
     SIZE_RULE,
     Footer,
     by_kind,
+    decode_compact,
+    expand,
     over_declared_limits,
+    over_decoded_limit,
     parse_json_object,
     read_footer,
-    read_kind,
 )
 from pipeline.rules import Findings, SealRejected
 from pipeline.seal_files import SealFile, SizeLimit, not_owned, read_seal_file, refuse_not_owned
@@ -214,19 +216,20 @@ def table_files(seal: Seal) -> list[TableFile]:
 
 
 def load_contents(
-    seal: Seal, limits: SealLimits | None = None, found: Findings | None = None, tables: bool = True
+    seal: Seal, limits: SealLimits | None = None, found: Findings | None = None, with_tables: bool = True
 ) -> Seal:
     """Decodes the Parquet files, the description and the source archive from the bytes
     `open_seal` read and hashed, each within `limits` (`pipeline.bounded_read`: nothing is
     decoded before its size is checked), then lets those bytes go.
 
     A file it refuses is recorded in `found` and left out (`Seal.unread` says why) while the
-    others are decoded; with no `found`, the first refusal is raised. When a kind's footers
-    declare more than its limits, nothing of the seal is decoded. `tables` false: none of the
-    Parquet files (a manifest that does not say which the seal holds)."""
+    others are decoded; with no `found`, the first refusal is raised. When a kind is over its
+    size limits (as its footers declare them, or decoded), no table of the seal is read.
+    `with_tables` false: none of the Parquet files (a manifest that does not say which the seal
+    holds)."""
     limits = limits or SealLimits()
     refusals = Findings() if found is None else found
-    files = table_files(seal) if tables else []
+    files = table_files(seal) if with_tables else []
     keys = {f.name: f.key for f in files}
     footers: list[Footer] = []
     for file in files:
@@ -235,25 +238,34 @@ def load_contents(
         except SealRejected as refused:
             refusals.add(refused)
             seal.unread[file.name] = f"{file.name} was refused by {refused.rule}"
+    compact: dict[str, list[tuple[pa.Table, int]]] = {}
     over = over_declared_limits(footers, limits)
-    for kind_over in over:
-        refusals.add(kind_over)
     for kind, group in by_kind(footers).items():
-        if over:
-            why = (
-                "is over its kind's size limits"
-                if kind in {r.kind for r in over}
-                else "was not decoded: a kind of the seal is over its size limits"
-            )
-            seal.unread.update((f.name, f"{f.name} {why} ({SIZE_RULE})") for f in group)
+        if over:  # nothing of the seal is decoded
             continue
         try:
-            decoded = read_kind(group, limits)
+            compact[kind] = decode_compact(group)
         except SealRejected as refused:
             refusals.add(refused)
             seal.unread.update((f.name, f"{f.name} was refused by {refused.rule}") for f in group)
             continue
-        seal.tables.update((keys[f.name], table) for f, table in zip(group, decoded, strict=True))
+        decoded_over = over_decoded_limit(group, compact[kind], limits)
+        if decoded_over is not None:
+            over.append(decoded_over)
+    for kind_over in over:
+        refusals.add(kind_over)
+    for kind, group in by_kind(footers).items():
+        if over:  # no string is expanded
+            why = (
+                "is over its kind's size limits"
+                if kind in {r.kind for r in over}
+                else "was not read: a kind of the seal is over its size limits"
+            )
+            for f in group:
+                seal.unread.setdefault(f.name, f"{f.name} {why} ({SIZE_RULE})")
+        elif kind in compact:
+            tables = expand(compact.pop(kind))
+            seal.tables.update((keys[f.name], table) for f, table in zip(group, tables, strict=True))
     if DESCRIPTION in seal.contents:
         try:
             seal.description = parse_json_object(

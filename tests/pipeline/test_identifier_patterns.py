@@ -25,9 +25,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from datasets import layout
+from pipeline.manifest import BOOK_NAME, SHA256_HEX
 from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
-from pipeline.manifest import BOOK_NAME, SHA256_HEX
 from pipeline.validate import SNAKE_CASE
 from schemas import seal
 from serve import archives, errors, params, weights
