@@ -16,7 +16,9 @@ import polars as pl
 RELATIVE_TOLERANCE = 1e-9
 MAX_SAMPLE_ROWS = 5
 
-# Every rule the pipeline checks, in the order it checks them. docs/seal.md lists the same ids.
+# Every rule the pipeline checks, in the order a report lists them (and a refusal names the first):
+# the order they are checked in, but for the reading of the files. docs/seal.md lists the same ids
+# in the same order (tests/pipeline/test_seal_check.py).
 RULES: dict[str, str] = {
     "seal.regular_files": "every entry of the seal is a regular file or folder of its own: no symlink, hard link, device, fifo or socket, no path leaving the seal",
     "seal.size_limits": "every table within its kind's rows and decoded bytes, every JSON file within its size and nesting depth, checked before it is decoded (pipeline/seal_limits.py)",
@@ -159,17 +161,31 @@ class Findings:
         read); a rule already broken or already skipped for that reason is not repeated."""
         broken = {b.rule for b in self.broken}
         for rule in rules:
+            assert rule in RULES, rule
             skipped = NotChecked(rule, reason)
             if rule not in broken and skipped not in self.not_checked:
                 self.not_checked.append(skipped)
 
+    def in_rule_order(self) -> tuple[list[SealRejected], list[NotChecked]]:
+        """The broken rules and those not checked in the order of `RULES` (each rule's in the
+        order found: file by file, book by book)."""
+        return sorted(self.broken, key=_rank), sorted(self.not_checked, key=_rank)
+
     def refuse(self) -> None:
-        """Raises the first broken rule, carrying the others, when any rule is broken."""
+        """Raises the first broken rule (in the order of `RULES`), carrying the others, when any
+        rule is broken."""
         if self.broken:
-            first, *others = self.broken
+            first, *others = self.in_rule_order()[0]
             raise SealRejected(
                 first.rule, first.kind, first.message, first.samples, [o.as_dict() for o in others]
             )
+
+
+def _rank(found: SealRejected | NotChecked) -> int:
+    return RANK[found.rule]
+
+
+RANK = {rule: rank for rank, rule in enumerate(RULES)}
 
 
 def differs(a: pl.Expr, b: pl.Expr) -> pl.Expr:

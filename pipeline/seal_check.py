@@ -105,8 +105,8 @@ def check_seal(path: str, limits: SealLimits | None = None) -> SealReport:
         rules = BENCHMARK_RULES if target.startswith("benchmark:") else ALPHA_RULES
         others = [r for r in rules if not r.startswith("seal.")]
         found.skip(others, f"the seal was refused by {refused.rule} before its files were read")
-        return SealReport(path, target, found.broken, found.not_checked)
+        return SealReport(path, target, *found.in_rule_order())
     check = SealCheck(seal, limits, found)
     check.manifest()
     check.contents()
-    return SealReport(path, target_of(seal.manifest, path), found.broken, found.not_checked)
+    return SealReport(path, target_of(seal.manifest, path), *found.in_rule_order())
