@@ -92,7 +92,7 @@ columns its rule is about, and no other (a trade, which has no date, is located 
 class SealRejected(Exception):
     """A seal broke a named rule; carries what a person needs to find the rows. Raised by the
     publish path with the first broken rule, every other one it broke in `more` (their
-    `as_dict()`, in the order they were checked)."""
+    `as_dict()`, in the order of `RULES`)."""
 
     def __init__(
         self,
@@ -157,13 +157,12 @@ class Findings:
         return True
 
     def skip(self, rules: Iterable[str], reason: str) -> None:
-        """Records `rules` as not checked, because of `reason` (the rule that refused what they
-        read); a rule already broken or already skipped for that reason is not repeated."""
-        broken = {b.rule for b in self.broken}
+        """Records `rules` as not checked, because of `reason` (what refused what they read: a
+        rule may be broken in one file and not checked in another); once per rule and reason."""
         for rule in rules:
             assert rule in RULES, rule
             skipped = NotChecked(rule, reason)
-            if rule not in broken and skipped not in self.not_checked:
+            if skipped not in self.not_checked:
                 self.not_checked.append(skipped)
 
     def in_rule_order(self) -> tuple[list[SealRejected], list[NotChecked]]:

@@ -166,7 +166,9 @@ def check_description_file(seal: Seal, found: Findings, broken_fields: set[str])
     """The rules of description.json, when sealed (`description.json_object` is
     `load_contents`'s: a file it could not read as an object leaves these not checked)."""
     if DESCRIPTION in seal.unread:
-        found.skip(DESCRIPTION_RULES, seal.unread[DESCRIPTION])
+        not_an_object = any(b.rule == "description.json_object" for b in found.broken)
+        unread = DESCRIPTION_RULES if not_an_object else ("description.json_object", *DESCRIPTION_RULES)
+        found.skip(unread, seal.unread[DESCRIPTION])
         return
     description = seal.description
     if description is None:
