@@ -103,6 +103,7 @@ class AlphaManifest(Struct, kw_only=True, tag_field="type", tag="alpha"):
     metric_conventions: dict[str, Any]
     universe_size: Annotated[int, Meta(gt=0)]
     research_cutoff: Day | None = None
+    # One Struct per status of schemas/seal.py SOURCE_ARCHIVE_STATUSES (a test holds them equal).
     source_archive: ReadyArchive | PackagingArchive | FailedArchive | None = None
 
 
@@ -115,8 +116,6 @@ class BenchmarkManifest(Struct, kw_only=True, tag_field="type", tag="benchmark")
     currency: Annotated[str, Meta(max_length=_bound("currency"))]
 
 
-ARCHIVES = (ReadyArchive, PackagingArchive, FailedArchive)
-"""One Struct per status of schemas/seal.py SOURCE_ARCHIVE_STATUSES (a test holds them equal)."""
 TABLE_FIELDS = ("kinds_sealed", "books", "trade_books")
 """The fields that say which files an alpha seal holds: its tables are read only when they hold."""
 

@@ -20,9 +20,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pipeline import seal_schemas
+from pipeline.manifest import manifest_schema
 from pipeline.publish import publish_seal
 from pipeline.rules import RULES, SealRejected
 from pipeline.seal_check import check_seal
+from schemas import seal as S
 from tests.pipeline.conftest import CLI, copy_seal
 from tests.pipeline.test_refusals import add_to, edit_manifest, on, set_cell, snapshot
 
@@ -148,6 +150,8 @@ def test_a_manifest_against_its_schema(factory_seal: Path, tmp_path: Path) -> No
 
 def test_the_schema_files_are_current() -> None:
     assert seal_schemas.stale() == [], "docs/schemas/ is stale: run `just reference` and commit it"
+    archive = manifest_schema()["$defs"]["AlphaManifest"]["properties"]["source_archive"]["anyOf"][0]
+    assert list(archive["discriminator"]["mapping"]) == list(S.SOURCE_ARCHIVE_STATUSES)
 
 
 def test_docs_list_every_rule_in_order() -> None:
