@@ -34,7 +34,7 @@ fmt:
     ruff format .
     ruff check --fix .
 
-# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document (a test fails when one is stale).
+# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from pipeline/manifest.py and pipeline/description.py (a test fails when one is stale).
 reference:
     alpha-results reference
 
@@ -61,6 +61,10 @@ lake:
 # No timing oracle in authentication: the median cost of a known key_id with a wrong secret against an unknown key_id, 2,000 interleaved samples each [--samples N]; exits 1 over 10 µs (a measurement a busy machine moves, so not in the suite, which checks the cause: tests/identity/test_timing.py).
 bench-timing *ARGS:
     python -m tests.bench.timing_bench {{ARGS}}
+
+# `alpha-results seal check` on the tiny factory seal against `alpha-results build` of it into a scratch lake, the real commands, interleaved [--runs N]: wall time per run (issue 37).
+bench-seal-check *ARGS:
+    python -m tests.bench.seal_check_bench {{ARGS}}
 
 # Wall time, peak memory and lake bytes to generate and build the full-size alpha.
 bench-pipeline:

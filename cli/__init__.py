@@ -1,6 +1,6 @@
 """The `alpha-results` console script: `cli.main` names the commands and dispatches, one module per
-group registers its commands' arguments and runs them (`demo`, `lake` for build and lake, `serve`,
-`admin` for accounts and keys, `reference`).
+group registers its commands' arguments and runs them (`demo`, `seal` for seal check, `lake` for
+build and lake, `serve`, `admin` for accounts and keys, `reference`).
 
 The import rule, both ways:
 - cli/ imports `serve/` and `pipeline/` only, never `analytics/`, `datasets/` or `schemas/`

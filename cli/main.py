@@ -14,6 +14,7 @@ from pathlib import Path
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("cli.demo", "write the demo corpus of seals (deterministic from the seed)"),
+    "seal": ("cli.seal", "check seals against every rule the build applies, without a lake (seal check)"),
     "build": ("cli.lake", "validate seals and publish them into the lake"),
     "lake": ("cli.lake", "inspect the lake (show, gc)"),
     "serve": ("cli.serve", "serve the /v1 API over the lake with uvicorn"),

@@ -109,30 +109,54 @@ def read_footer(data: bytes, name: str, kind: str, expected: pa.Schema) -> Foote
     return Footer(name, kind, data, rows, uncompressed, strings)
 
 
-def read_tables(footers: Sequence[Footer], limits: SealLimits) -> list[pa.Table]:
-    """The tables of `footers`, in their order. Each kind's declared rows and uncompressed bytes
-    (summed over its files) are checked before anything is decoded, and its decoded size (strings
-    counted in full) before any string column is expanded."""
-    kinds = {footer.kind: [f for f in footers if f.kind == footer.kind] for footer in footers}
-    for kind, group in kinds.items():
+def over_declared_limits(footers: Sequence[Footer], limits: SealLimits) -> list[SealRejected]:
+    """The kinds whose declared rows or uncompressed bytes (summed over the kind's files) are over
+    their limits, one refusal each: checked before anything of the seal is decoded."""
+    over = []
+    for kind, group in by_kind(footers).items():
         limit = limits.of(kind)
-        _within(kind, group, sum(f.rows for f in group), "rows", limit.rows, rows_variable(kind))
         declared = sum(f.uncompressed_bytes for f in group)
-        _within(kind, group, declared, "bytes uncompressed", limit.bytes, bytes_variable(kind))
-    tables: dict[str, pa.Table] = {}
-    for kind, group in kinds.items():
-        compact = {f.name: _decode_compact(f) for f in group}
-        decoded = sum(size for _, size in compact.values())
-        _within(kind, group, decoded, "bytes decoded", limits.of(kind).bytes, bytes_variable(kind))
-        tables.update((name, _expanded(table)) for name, (table, _) in compact.items())
-    return [tables[f.name] for f in footers]
+        rows = sum(f.rows for f in group)
+        refusal = _over(kind, group, rows, "rows", limit.rows, rows_variable(kind)) or _over(
+            kind, group, declared, "bytes uncompressed", limit.bytes, bytes_variable(kind)
+        )
+        if refusal is not None:
+            over.append(refusal)
+    return over
 
 
-def _within(kind: str, group: Sequence[Footer], figure: int, unit: str, limit: int, variable: str) -> None:
+def by_kind(footers: Sequence[Footer]) -> dict[str, list[Footer]]:
+    return {footer.kind: [f for f in footers if f.kind == footer.kind] for footer in footers}
+
+
+def decode_compact(group: Sequence[Footer]) -> list[tuple[pa.Table, int]]:
+    """One kind's tables with their string columns still dictionaries (the cheap part: indices),
+    each with its size once expanded."""
+    return [_decode_compact(f) for f in group]
+
+
+def over_decoded_limit(
+    group: Sequence[Footer], compact: Sequence[tuple[pa.Table, int]], limits: SealLimits
+) -> SealRejected | None:
+    """A refusal when the kind's decoded size (strings counted in full) is over its limit: checked
+    before any string column is expanded."""
+    kind = group[0].kind
+    decoded = sum(size for _, size in compact)
+    return _over(kind, group, decoded, "bytes decoded", limits.of(kind).bytes, bytes_variable(kind))
+
+
+def expand(compact: Sequence[tuple[pa.Table, int]]) -> list[pa.Table]:
+    """The tables with their string columns expanded."""
+    return [_expanded(table) for table, _ in compact]
+
+
+def _over(
+    kind: str, group: Sequence[Footer], figure: int, unit: str, limit: int, variable: str
+) -> SealRejected | None:
     if figure <= limit:
-        return
+        return None
     what = group[0].name if len(group) == 1 else f"the {len(group)} files of kind {kind}"
-    raise SealRejected(
+    return SealRejected(
         SIZE_RULE, kind, f"{what}: {figure:,} {unit}; the limit of kind {kind} is {limit:,} ({variable})"
     )
 

@@ -21,7 +21,7 @@ from datasets import layout
 from datasets.storage import Storage
 from pipeline.publish import Outcome, publish_seal
 from pipeline.rules import SealRejected
-from pipeline.seal import MANIFEST, read_manifest
+from pipeline.seal import MANIFEST, seal_target
 from pipeline.seal_limits import SealLimits
 
 
@@ -68,21 +68,6 @@ def build_chain(
         except Exception as exc:
             results.append(Failure(path, seal_target(path, limits), f"{type(exc).__name__}: {exc}"))
     return results
-
-
-def seal_target(seal_path: str, limits: SealLimits | None = None) -> str:
-    """The alpha id (or `benchmark:<symbol>`) a seal publishes; its folder name when its manifest
-    cannot be read as the build reads it (a link, a fifo, a hard link, over the JSON size limit:
-    the build will refuse it, or fail, and say why). The target is only a label of the report, so
-    nothing that goes wrong reading it ends the run."""
-    max_bytes = (limits or SealLimits()).json_bytes
-    try:
-        manifest = read_manifest(Storage(seal_path), seal_path, max_bytes)
-    except Exception:
-        return os.path.basename(seal_path.rstrip("/"))
-    if manifest.get("type") == "benchmark":
-        return f"benchmark:{manifest.get('symbol')}"
-    return str(manifest.get("alpha_id") or os.path.basename(seal_path.rstrip("/")))
 
 
 def chains_by_target(targets: Sequence[str]) -> dict[str, list[int]]:

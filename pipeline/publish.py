@@ -37,9 +37,9 @@ from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.derive import DerivedAlpha, derive
 from pipeline.description import normalise_description
 from pipeline.rules import SealRejected
-from pipeline.seal import Seal, load_contents, open_seal
+from pipeline.seal import Seal, open_seal
+from pipeline.seal_check import SealCheck
 from pipeline.seal_limits import SealLimits
-from pipeline.validate import check_manifest, validate
 from schemas import lake
 from schemas import seal as seal_schema
 
@@ -96,20 +96,23 @@ def publish_seal(
     seal_storage = Storage(seal_path)
     seal = open_seal(seal_path, seal_storage, limits)
     record = catalogue_index.record if indexed else _not_recorded
+    check = SealCheck(seal, limits)
     if seal.is_benchmark:
-        return publish_benchmark(seal, seal_storage, lake_root, record, limits)
-    check_manifest(seal.manifest)
-    alpha_id = seal.manifest["alpha_id"]
+        return publish_benchmark(check, seal_storage, lake_root, record)
     lake_storage = Storage(lake_root)
     content_id = content_id_for(seal)
-    pointer_path = layout.alpha_pointer(lake_root, alpha_id)
-    pointer = catalog.read_json(lake_storage, pointer_path)
-    if pointed_content(pointer) == content_id:
-        record(lake_root, [alpha_id])  # a lake indexed before this build: no-op
-        return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
+    pointer = None
+    if check.manifest():  # the content may be published already: then nothing more is read
+        alpha_id = seal.manifest["alpha_id"]
+        pointer = catalog.read_json(lake_storage, layout.alpha_pointer(lake_root, alpha_id))
+        if pointed_content(pointer) == content_id:
+            record(lake_root, [alpha_id])  # a lake indexed before this build: no-op
+            return _unchanged(seal_path, alpha_id, lake_storage, lake_root, pointer)
 
-    load_contents(seal, limits)
-    validate(seal)
+    check.contents()
+    check.refuse()  # every broken rule, the first named (the manifest's among them)
+    alpha_id = seal.manifest["alpha_id"]
+    pointer_path = layout.alpha_pointer(lake_root, alpha_id)
     derived = derive(seal)
 
     build_id = new_build_id(content_id)
@@ -327,26 +330,23 @@ def switch_pointer(
 
 
 def publish_benchmark(
-    seal: Seal,
-    seal_storage: Storage,
-    lake_root: str,
-    record: Record = catalogue_index.record,
-    limits: SealLimits | None = None,
+    check: SealCheck, seal_storage: Storage, lake_root: str, record: Record = catalogue_index.record
 ) -> Outcome:
+    """`publish_seal` of a benchmark seal (`check`: its rules, none run yet)."""
+    seal = check.seal
     symbol = str(seal.manifest.get("symbol"))
     target = f"benchmark:{symbol}"
     content_id = content_id_for(seal)
     lake_storage = Storage(lake_root)
-    if not layout.BENCHMARK_SYMBOL_PATTERN.fullmatch(symbol):
-        raise SealRejected("manifest.fields", "manifest", f"benchmark symbol {symbol!r} is not valid")
-    pointer_path = layout.benchmark_pointer(lake_root, symbol)
-    pointer = catalog.read_json(lake_storage, pointer_path)
-    if pointed_content(pointer) == content_id:
-        record(lake_root, benchmarks=[symbol])
-        return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
+    if check.manifest():  # the symbol names the pointer: read only once it is valid
+        pointer = catalog.read_json(lake_storage, layout.benchmark_pointer(lake_root, symbol))
+        if pointed_content(pointer) == content_id:
+            record(lake_root, benchmarks=[symbol])
+            return _benchmark_unchanged(seal.path, symbol, lake_storage, lake_root, pointer)
     # The benchmark file is `daily.parquet` in the seal too, which load_contents keys as kind `daily`.
-    load_contents(seal, limits)
-    validate(seal)
+    check.contents()
+    check.refuse()
+    pointer_path = layout.benchmark_pointer(lake_root, symbol)
     build_id = new_build_id(content_id)
     builds_dir = layout.benchmark_builds_dir(lake_root, symbol)
     build_dir = layout.benchmark_build_dir(lake_root, symbol, build_id)

@@ -16,8 +16,18 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from datasets.storage import Storage
-from pipeline.bounded_read import parse_json_object, read_footer, read_tables
-from pipeline.rules import SealRejected
+from pipeline.bounded_read import (
+    SIZE_RULE,
+    Footer,
+    by_kind,
+    decode_compact,
+    expand,
+    over_declared_limits,
+    over_decoded_limit,
+    parse_json_object,
+    read_footer,
+)
+from pipeline.rules import Findings, SealRejected
 from pipeline.seal_files import SealFile, SizeLimit, not_owned, read_seal_file, refuse_not_owned
 from pipeline.seal_limits import DEFAULT_JSON_BYTES, FILE_BYTES_VARIABLE, JSON_BYTES_VARIABLE, SealLimits
 from schemas import seal as seal_schema
@@ -39,6 +49,8 @@ class Seal:
     source_zip: bytes | None = None
     # The bytes of the files a build decodes, as read and hashed by `open_seal`; emptied once decoded.
     contents: dict[str, bytes] = field(default_factory=dict, repr=False)
+    # Files `load_contents` refused to decode, and why: the rules reading them are not checked.
+    unread: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_benchmark(self) -> bool:
@@ -95,6 +107,27 @@ def read_manifest(storage: Storage, path: str, max_bytes: int = DEFAULT_JSON_BYT
         raise SealRejected("manifest.fields", "manifest", f"{path} has no {MANIFEST} file") from exc
     assert found.data is not None
     return parse_json_object(found.data, MANIFEST, "manifest", "manifest.fields")
+
+
+def seal_target(seal_path: str, limits: SealLimits | None = None) -> str:
+    """The alpha id (or `benchmark:<symbol>`) a seal publishes; its folder name when its manifest
+    cannot be read as the build reads it (a link, a fifo, a hard link, over the JSON size limit:
+    the build will refuse it, or fail, and say why). The target is only a label of the report, so
+    nothing that goes wrong reading it ends the run."""
+    max_bytes = (limits or SealLimits()).json_bytes
+    try:
+        manifest = read_manifest(Storage(seal_path), seal_path, max_bytes)
+    except Exception:
+        return os.path.basename(seal_path.rstrip("/"))
+    return target_of(manifest, seal_path)
+
+
+def target_of(manifest: dict[str, Any], seal_path: str) -> str:
+    """What a seal with this manifest publishes: its alpha id or `benchmark:<symbol>`, else (no
+    alpha id) its folder's name."""
+    if manifest.get("type") == "benchmark":
+        return f"benchmark:{manifest.get('symbol')}"
+    return str(manifest.get("alpha_id") or os.path.basename(seal_path.rstrip("/")))
 
 
 def owned_files(storage: Storage, path: str) -> list[str]:
@@ -182,21 +215,69 @@ def table_files(seal: Seal) -> list[TableFile]:
     return found
 
 
-def load_contents(seal: Seal, limits: SealLimits | None = None) -> Seal:
+def load_contents(
+    seal: Seal, limits: SealLimits | None = None, found: Findings | None = None, with_tables: bool = True
+) -> Seal:
     """Decodes the Parquet files, the description and the source archive from the bytes
     `open_seal` read and hashed, each within `limits` (`pipeline.bounded_read`: nothing is
-    decoded before its size is checked), then lets those bytes go."""
+    decoded before its size is checked), then lets those bytes go.
+
+    A file it refuses is recorded in `found` and left out (`Seal.unread` says why) while the
+    others are decoded; with no `found`, the first refusal is raised. When a kind is over its
+    size limits (as its footers declare them, or decoded), no table of the seal is read.
+    `with_tables` false: none of the Parquet files (a manifest that does not say which the seal
+    holds)."""
     limits = limits or SealLimits()
-    files = table_files(seal)
-    footers = [read_footer(seal.contents[f.name], f.name, f.kind, f.schema) for f in files]
-    for file, table in zip(files, read_tables(footers, limits), strict=True):
-        seal.tables[file.key] = table
+    refusals = Findings() if found is None else found
+    files = table_files(seal) if with_tables else []
+    keys = {f.name: f.key for f in files}
+    footers: list[Footer] = []
+    for file in files:
+        try:
+            footers.append(read_footer(seal.contents[file.name], file.name, file.kind, file.schema))
+        except SealRejected as refused:
+            refusals.add(refused)
+            seal.unread[file.name] = f"{file.name} was refused by {refused.rule}"
+    compact: dict[str, list[tuple[pa.Table, int]]] = {}
+    over = over_declared_limits(footers, limits)
+    for kind, group in by_kind(footers).items():
+        if over:  # nothing of the seal is decoded
+            continue
+        try:
+            compact[kind] = decode_compact(group)
+        except SealRejected as refused:
+            refusals.add(refused)
+            seal.unread.update((f.name, f"{f.name} was refused by {refused.rule}") for f in group)
+            continue
+        decoded_over = over_decoded_limit(group, compact[kind], limits)
+        if decoded_over is not None:
+            over.append(decoded_over)
+    for kind_over in over:
+        refusals.add(kind_over)
+    for kind, group in by_kind(footers).items():
+        if over:  # no string is expanded
+            why = (
+                "is over its kind's size limits"
+                if kind in {r.kind for r in over}
+                else "was not read: a kind of the seal is over its size limits"
+            )
+            for f in group:
+                seal.unread.setdefault(f.name, f"{f.name} {why} ({SIZE_RULE})")
+        elif kind in compact:
+            tables = expand(compact.pop(kind))
+            seal.tables.update((keys[f.name], table) for f, table in zip(group, tables, strict=True))
     if DESCRIPTION in seal.contents:
-        seal.description = parse_json_object(
-            seal.contents[DESCRIPTION], DESCRIPTION, "description", "description.json_object"
-        )
+        try:
+            seal.description = parse_json_object(
+                seal.contents[DESCRIPTION], DESCRIPTION, "description", "description.json_object"
+            )
+        except SealRejected as refused:
+            refusals.add(refused)
+            seal.unread[DESCRIPTION] = f"{DESCRIPTION} was refused by {refused.rule}"
     seal.source_zip = seal.contents.get(SOURCE_ZIP)
     seal.contents.clear()
+    if found is None:
+        refusals.refuse()
     return seal
 
 

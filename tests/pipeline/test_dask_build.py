@@ -29,8 +29,8 @@ from cli.lake import executor_of
 from cli.main import main
 from datasets import catalog, layout, retention
 from datasets.storage import Storage
-from pipeline import build as local_build
 from pipeline import dask_build
+from pipeline import seal as seal_module
 from pipeline.build import Failure, SealResult
 from pipeline.catalogue_steps import CatalogueStep, run_catalogue_steps
 from pipeline.dask_build import (
@@ -543,7 +543,7 @@ def test_any_exception_of_a_seal_is_its_failed_line_and_the_summary_prints(
 ) -> None:
     """Reading a target raised (not an OSError) on the client, and a task's result was not a
     seal's: each once ended the command in a traceback with no summary."""
-    real_read = local_build.read_manifest
+    real_read = seal_module.read_manifest
 
     def read_raising(storage: Any, path: str, *args: Any) -> Any:
         if path.endswith("Test_a"):
@@ -557,7 +557,7 @@ def test_any_exception_of_a_seal_is_its_failed_line_and_the_summary_prints(
 
         return real_task(index, seal_path, *args)
 
-    monkeypatch.setattr(local_build, "read_manifest", read_raising)
+    monkeypatch.setattr(seal_module, "read_manifest", read_raising)
     monkeypatch.setattr(dask_build, "build_seal_task", returns_no_result)
     lake = tmp_path / "lake"
     assert main(["build", *map(str, two_seals), "--lake", str(lake), "--executor", dask_url]) == 1

@@ -25,9 +25,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from datasets import layout
+from pipeline.manifest import BOOK_NAME, SHA256_HEX
 from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
-from pipeline.validate import BOOK_NAME, SHA256_HEX, SNAKE_CASE
+from pipeline.validate import SNAKE_CASE
 from schemas import seal
 from serve import archives, errors, params, weights
 from serve.archives import ARCHIVE_OBJECT_PATH

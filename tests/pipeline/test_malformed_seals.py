@@ -1,4 +1,5 @@
-"""Malformed seals are refused with a report; they never end the run (issue 22, item 6).
+"""Malformed seals are refused with a report; they never end the run (issue 22, item 6); `seal
+check` reports the same rules (issue 37).
 
 A `description.json` of `[1,2,3]` (AttributeError), deeply nested JSON (RecursionError), a
 manifest that is a folder (IsADirectoryError): tracebacks instead of refusal reports. With
@@ -28,6 +29,7 @@ from pipeline import build
 from pipeline.build import Failure, build_many
 from pipeline.publish import Outcome
 from pipeline.rules import RULES
+from pipeline.seal_check import check_seal
 from tests.pipeline.conftest import cli_build, copy_seal
 from tests.pipeline.factory import write_factory_seal
 
@@ -77,6 +79,9 @@ def test_a_malformed_seal_gets_a_refusal_report(
     [result] = build_many([str(seal)], str(tmp_path / "lake"), jobs=1)
     assert isinstance(result, Outcome) and result.status == "refused", result
     assert result.rejection is not None and result.rejection["rule"] == rule, result.rejection
+    # `alpha-results seal check` says what the build says: the same rules, in the same order.
+    refused = [rule, *(other["rule"] for other in result.rejection.get("more", []))]
+    assert [broken.rule for broken in check_seal(str(seal)).broken] == refused
 
 
 # -- the batch goes on, through the real command -------------------------------------------------
