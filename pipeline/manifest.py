@@ -171,8 +171,11 @@ def trade_book_problems(manifest: dict[str, Any]) -> list[Problem]:
     """`trade_books`, the one field a schema cannot check alone: each a book or its variant."""
     if manifest.get("type") == "benchmark":
         return []
-    allowed = {b + suffix for b in manifest["books"] for suffix in ("", *S.TRADE_VARIANT_SUFFIXES)}
-    unknown = [b for b in manifest["trade_books"] if b not in allowed]
+    books, trade_books = manifest.get("books"), manifest.get("trade_books")
+    if not (_strings(books) and _strings(trade_books)):
+        return []  # missing or mistyped: the schema's problems name it (`{}` lacks both)
+    allowed = {b + suffix for b in books for suffix in ("", *S.TRADE_VARIANT_SUFFIXES)}
+    unknown = [b for b in trade_books if b not in allowed]
     if not unknown:
         return []
     return [
@@ -181,6 +184,10 @@ def trade_book_problems(manifest: dict[str, Any]) -> list[Problem]:
             f"trade_books must be books and their _adjustments/_settlements variants, got {_shown(unknown)}",
         )
     ]
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 # --- from jsonschema's errors to problems ---------------------------------------------------------

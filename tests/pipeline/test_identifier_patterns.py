@@ -30,7 +30,7 @@ from pipeline.publish import publish_seal
 from pipeline.rules import SealRejected
 from pipeline.validate import SNAKE_CASE
 from schemas import seal
-from serve import archives, errors, params, weights
+from serve import archives, errors, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
 from serve.identity import tokens
@@ -66,6 +66,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "tag list": (params.ITEM_LIST_PATTERN, "trend, value", ","),
     # A seal's sector (exposures.sector_text): plain text, spaces inside allowed.
     "sector": (seal.SECTOR_PATTERN, "Health Care", "!"),
+    # The /metrics bearer token an operator writes in its token file: printable ASCII, no space.
+    "scrape token": (scrape_token.TOKEN_SHAPE, "s3cr3t-TOKEN_0~", " "),
 }
 SEARCHING = {
     "serve.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
@@ -76,6 +78,7 @@ SEARCHING = {
     "serve.endpoint_tables.GENERATED": "finds the generated endpoint table inside a document of docs/",
     "pipeline.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
     "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
+    "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
 MODULE_ROOTS = {

@@ -20,7 +20,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pipeline import seal_schemas
-from pipeline.manifest import manifest_schema
+from pipeline.manifest import manifest_problems, manifest_schema
 from pipeline.publish import publish_seal
 from pipeline.rules import RULES, SealRejected
 from pipeline.seal_check import check_seal
@@ -158,3 +158,44 @@ def test_docs_list_every_rule_in_order() -> None:
     text = (ROOT / "docs" / "seal.md").read_text()
     table = text[text.index("| rule | checks |") : text.index("**Reading of the session P&L identity.**")]
     assert re.findall(r"^\| `([a-z_]+\.[a-z_0-9]+)` \|", table, flags=re.M) == list(RULES)
+
+
+HOSTILE_VALUES: tuple[Any, ...] = (None, 1, -1.5, True, "x", "", [], [1], [None], [[]], {}, {"a": 1})
+
+
+def test_a_manifest_field_of_any_type_or_missing_is_a_problem_never_a_crash(
+    factory_seal: Path, benchmark_seal: Path
+) -> None:
+    """Seals are untrusted: every top-level field of a good manifest (an alpha's and a
+    benchmark's), removed or replaced by a value of another JSON type, is reported as a problem
+    of the manifest; none raises (an empty manifest once did, on `books`)."""
+
+    assert manifest_problems({})  # every required field named
+    definitions = manifest_schema()["$defs"]
+    for seal, struct in ((factory_seal, "AlphaManifest"), (benchmark_seal, "BenchmarkManifest")):
+        good = json.loads((seal / "manifest.json").read_text())
+        assert manifest_problems(good) == []
+        for key in good:
+            missing = {k: v for k, v in good.items() if k != key}
+            assert bool(manifest_problems(missing)) == (key in definitions[struct]["required"]), key
+            for value in HOSTILE_VALUES:
+                if value == good[key] or key == "type":
+                    continue
+                manifest_problems({**good, key: value})  # a problem or, where the type fits, none
+
+
+def test_a_seal_whose_manifest_misdescribes_its_files_is_refused_never_a_crash(
+    factory_seal: Path, tmp_path: Path
+) -> None:
+    """The fields that say which files a seal holds, of any JSON type: the check refuses the seal
+    with `manifest.fields` and lists what it could not check, whatever the value."""
+
+    seal = copy_seal(factory_seal, tmp_path / "Test_factory")
+    good = json.loads((seal / "manifest.json").read_text())
+    for key in ("type", "kinds_sealed", "required_kinds", "books", "trade_books", "universe_size"):
+        for value in HOSTILE_VALUES:
+            manifest = {**good, key: value}
+            (seal / "manifest.json").write_text(json.dumps(manifest))
+            report = check_seal(str(seal))  # never raises
+            if manifest_problems(manifest):  # else the value fits (no required kind, say)
+                assert not report.ok and "manifest.fields" in {f.rule for f in report.broken}, (key, value)
