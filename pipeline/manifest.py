@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Iterator
 from datetime import date, datetime
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, NamedTuple, TypeGuard
 
 import msgspec
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
@@ -186,7 +186,7 @@ def trade_book_problems(manifest: dict[str, Any]) -> list[Problem]:
     ]
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
