@@ -52,5 +52,6 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         for report in reports:
             print("\n".join(report.lines()))
-        print(f"{len(reports)} seals: {len(reports) - refused} OK, {refused} refused")
+        count = f"{len(reports)} seal{'' if len(reports) == 1 else 's'}"
+        print(f"{count}: {len(reports) - refused} OK, {refused} refused")
     return 1 if refused else 0
