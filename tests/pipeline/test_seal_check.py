@@ -54,7 +54,7 @@ def test_a_good_seal_is_ok(factory_seal: Path) -> None:
     assert done.returncode == 0, (done.stdout, done.stderr)
     assert done.stdout.splitlines() == [
         f"OK         Test_factory  ({factory_seal})",
-        "1 seals: 1 OK, 0 refused",
+        "1 seal: 1 OK, 0 refused",
     ]
 
 
