@@ -77,7 +77,26 @@ def _dates(table: pa.Table, frame: str) -> np.ndarray:
 
 
 def _floats(table: pa.Table, frame: str, column: str) -> np.ndarray:
-    return np.asarray(_column(table, frame, column, pa.float64()).to_numpy(zero_copy_only=False), dtype=float)
+    """The column as floats, null as NaN."""
+    values = _column(table, frame, column, pa.float64()).to_numpy(zero_copy_only=False)
+    return np.asarray(values, dtype=float)
+
+
+def _symbols(table: pa.Table, frame: str) -> np.ndarray:
+    values = _column(table, frame, "symbol", pa.string())
+    if values.null_count:
+        raise ValueError(f"{frame}.symbol has nulls")
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=str)
+
+
+def _cells(
+    frame: str, rows: np.ndarray, row_keys: np.ndarray, columns: np.ndarray, column_keys: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The (row, column) grid cell of each frame row; a cell given twice is refused."""
+    cells = (np.searchsorted(row_keys, rows), np.searchsorted(column_keys, columns))
+    if len(np.unique(cells[0] * len(column_keys) + cells[1])) != len(rows):
+        raise ValueError(f"{frame} has more than one row for a (date, symbol)")
+    return cells
 
 
 def _grid(
@@ -110,22 +129,15 @@ def factor_market(
     """The `Market` the demo engine's decision layer and books read, built from the frames, and the
     (weeks x names) raw scores. The universe is the scores' symbols in sorted order; sessions are
     the price dates; each distinct score date is one decision (it must be a price date)."""
-    symbols = np.unique(
-        np.asarray(_column(scores, "scores", "symbol", pa.string()).to_numpy(zero_copy_only=False), dtype=str)
-    )
-    score_days = _dates(scores, "scores")
-    score_symbols = np.asarray(
-        _column(scores, "scores", "symbol", pa.string()).to_numpy(zero_copy_only=False), dtype=str
-    )
-    price_symbols = np.asarray(
-        _column(prices, "prices", "symbol", pa.string()).to_numpy(zero_copy_only=False), dtype=str
-    )
+    score_symbols, score_days = _symbols(scores, "scores"), _dates(scores, "scores")
+    if not len(score_days):
+        raise ValueError("scores has no rows")
+    symbols = np.unique(score_symbols)
+    price_symbols = _symbols(prices, "prices")
     keep = np.isin(price_symbols, symbols)
     prices = prices.filter(pa.array(keep))
-    price_symbols = price_symbols[keep]
-    price_days = _dates(prices, "prices")
-    days = np.unique(price_days)
-    decision_days = np.unique(score_days)
+    price_symbols, price_days = price_symbols[keep], _dates(prices, "prices")
+    days, decision_days = np.unique(price_days), np.unique(score_days)
     unknown = decision_days[~np.isin(decision_days, days)]
     if len(unknown):
         shown = ", ".join(str(np.datetime64(int(d), "D")) for d in unknown[:3])
@@ -137,9 +149,7 @@ def factor_market(
         raise ValueError(f"every scored symbol needs prices: {', '.join(unpriced[:5])} has none")
 
     shape = (len(days), len(symbols))
-    at = (np.searchsorted(days, price_days), np.searchsorted(symbols, price_symbols))
-    if len(np.unique(at[0] * shape[1] + at[1])) != len(price_days):
-        raise ValueError("prices has more than one row for a (date, symbol)")
+    at = _cells("prices", price_days, days, price_symbols, symbols)
     given_open = _grid(at, shape, _floats(prices, "prices", "open"), np.nan)
     given_close = _grid(at, shape, _floats(prices, "prices", "close"), np.nan)
     flags = {
@@ -153,6 +163,8 @@ def factor_market(
         else np.zeros(shape, dtype=bool)
         for name in FLAGS
     }
+    if (given_open <= 0).any() or (given_close <= 0).any():
+        raise ValueError("prices.open and prices.close must be positive (or null for no price)")
     no_price = np.isnan(given_open) | np.isnan(given_close)
     flags["price_missing"] |= no_price
     # A session without a price carries the last close (open and close), as the demo market does;
@@ -181,14 +193,12 @@ def factor_market(
     dates = [dt.date.fromordinal(int(d) + dt.date(1970, 1, 1).toordinal()) for d in days]
     decisions = np.searchsorted(days, decision_days)
     n_weeks, n = len(decisions), len(symbols)
-    raw = np.full((n_weeks, n), np.nan)
-    raw[np.searchsorted(decision_days, score_days), np.searchsorted(symbols, score_symbols)] = _floats(
-        scores, "scores", "score"
+    score = _floats(scores, "scores", "score")
+    if np.isinf(score).any():
+        raise ValueError("scores.score must be finite (or null/NaN for no score)")
+    raw = _grid(
+        _cells("scores", score_days, decision_days, score_symbols, symbols), (n_weeks, n), score, np.nan
     )
-    if len(
-        np.unique(np.searchsorted(decision_days, score_days) * n + np.searchsorted(symbols, score_symbols))
-    ) != len(score_days):
-        raise ValueError("scores has more than one row for a (date, symbol)")
     market = Market(
         symbols=symbols,
         sectors=np.zeros(n, dtype=np.int64),
@@ -294,7 +304,7 @@ def seal_from_factor(
         "books": list(BOOKS),
         "trade_books": list(TRADE_BOOKS),
         "signal_processing": {
-            "signal": "conditioned" if smoothed else "raw",
+            "signal": "conditioned",
             "smoothing_applied": smoothed,
             "smoothing_half_life_weeks": half_life_weeks,
             "detail": (

@@ -7,11 +7,12 @@ import datetime as dt
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.demo.alphas import ALPHAS, AlphaSpec
@@ -147,6 +148,10 @@ def _panel(
     optional=st.sampled_from(["none", "volume", "adv"]),
     half_life=st.sampled_from([None, 2.0]),
 )
+# A single name; a name never tradeable (every flag set); no score at all: every week skipped.
+@example(seed=1, n_names=1, n_weeks=3, missing=0.0, flagged=0.0, optional="none", half_life=2.0)
+@example(seed=2, n_names=12, n_weeks=3, missing=0.0, flagged=1.0, optional="volume", half_life=None)
+@example(seed=3, n_names=12, n_weeks=3, missing=1.0, flagged=0.0, optional="adv", half_life=2.0)
 def test_every_factor_seal_passes_the_seal_check(
     tmp_path: Path,
     seed: int,
@@ -174,13 +179,12 @@ def test_every_factor_seal_passes_the_seal_check(
 
 def test_pandas_and_polars_frames_give_the_same_seal(tmp_path: Path) -> None:
     scores, prices = _panel(3, 20, 4, 0.1, 0.02, "volume")
+    # pandas as a researcher has it: dates as datetime64 (a timestamp column once in Arrow).
+    scores_pd, prices_pd = scores.to_pandas(), prices.to_pandas()
+    for frame in (scores_pd, prices_pd):
+        frame["date"] = pd.to_datetime(frame["date"])
     from_pandas = seal_from_factor(
-        scores.to_pandas(),
-        prices.to_pandas(),
-        tmp_path / "pandas",
-        alpha_id="Test_factor",
-        name=None,
-        tldr=None,
+        scores_pd, prices_pd, tmp_path / "pandas", alpha_id="Test_factor", name=None, tldr=None
     )
     from_polars = seal_from_factor(
         pl.from_arrow(scores),
