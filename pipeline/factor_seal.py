@@ -275,7 +275,9 @@ def seal_from_factor(
     `half_life_weeks`: the per-name exponential smoothing of `pipeline.demo.signals.smooth` (the
     raw books trade the unsmoothed score); None trades the score as given (raw books identical).
     `risk_free`: the annual rate cash earns, None (0), a number, or a (date, rate) frame.
-    Frames may be pyarrow Tables or pandas or polars DataFrames.
+    Frames may be pyarrow Tables or pandas or polars DataFrames. The manifest's other facts:
+    `source_alpha_id` (default `alpha_id`), `started_at` (default now), `research_cutoff` (sealed
+    when given); `description` is written as description.json when given.
     """
     scores_table, prices_table = _arrow(scores, "scores"), _arrow(prices, "prices")
     market, raw = factor_market(scores_table, prices_table, risk_free)
