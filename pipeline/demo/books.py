@@ -56,10 +56,10 @@ def simulate_book(
     opens = market.open[:, universe]
     closes = market.close[:, universe]
     adv = market.adv_dollars[:, universe]
-    borrow_daily = market.borrow_rate[universe] / 252.0
-    rf = market.risk_free_session
     n = len(universe)
-
+    # (N,) one rate per name, or (T, N) a rate per session (the factor path's borrow column).
+    borrow_daily = np.broadcast_to(market.borrow_rate[..., universe], (len(market.dates), n)) / 252.0
+    rf = market.risk_free_session
     q = np.zeros(n)
     cash = 1.0
     equity = 1.0
@@ -136,7 +136,7 @@ def simulate_book(
                 ledger["turnover_notional"][i] = float(np.abs(dq[traded] * fill).sum())
                 ledger["turnover"][i] = 0.5 * float(np.abs(dq[traded] * mid).sum()) / start_equity
         market_pnl = q * (o - pc) + q_new * (c - o)
-        borrow = np.where(q_new < 0, -borrow_daily * np.abs(q_new) * c, 0.0)
+        borrow = np.where(q_new < 0, -borrow_daily[s] * np.abs(q_new) * c, 0.0)
         active = np.flatnonzero((q != 0) | (q_new != 0))
         pnl_parts.append(
             (np.full(len(active), s), active, market_pnl[active], cost_by_name[active], borrow[active])

@@ -201,14 +201,20 @@ def _metrics_table(rows: list[metrics.MetricRow]) -> pa.Table:
     )
 
 
-def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealContent:
-    rng = np.random.default_rng([seed, 2, ALPHAS.index(spec)])
-    universe = pick_universe(spec, market, size, rng)
-    published = market.published_weeks()
-    weeks = published[int(round(spec.first_week_share * len(published))) :]
-    flat = frozenset(int(share * len(weeks)) for share in spec.flat_week_shares)
-    raw = signals.raw_scores(market, spec.signal, weeks, universe, rng, flat)
-    score = signals.smooth(raw, spec.half_life_weeks, flat)
+@dataclass
+class BookRun:
+    """What the decision layer and the four book simulations made of one alpha's scores."""
+
+    unavailable: np.ndarray  # (W, n) reason codes at each decision, 0 = tradeable at the next open
+    decisions: selection.Decisions
+    books: dict[str, BookResult]  # by book name, in BOOKS order
+    forward_return: np.ndarray  # (W, n)
+
+
+def run_books(
+    market: Market, universe: np.ndarray, weeks: np.ndarray, score: np.ndarray, raw: np.ndarray
+) -> BookRun:
+    """Decide every week on `score` (the raw twins on `raw`) and simulate the four books."""
     unavailable = np.array([market.unavailability(int(d)) for d in market.decision_sessions[weeks]])[
         :, universe
     ]
@@ -223,16 +229,31 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         name: simulate_book(market, universe, weeks, dec.week_status, targets, unavailable)
         for name, targets in book_targets.items()
     }
-    fwd = forward_returns(market, weeks, universe)
-    week_dates = [market.dates[int(d)] for d in market.decision_sessions[weeks]]
+    return BookRun(unavailable, dec, results, forward_returns(market, weeks, universe))
 
+
+def seal_tables(
+    market: Market,
+    universe: np.ndarray,
+    weeks: np.ndarray,
+    score: np.ndarray,
+    raw: np.ndarray,
+    run: BookRun,
+    kinds_sealed: tuple[str, ...],
+    *,
+    legacy_ic: bool,
+    icir_annualised: bool,
+) -> dict[str, pa.Table]:
+    """The seal's tables of the kinds in `kinds_sealed`, by relative path; metrics always."""
+    dec, results, fwd, unavailable = run.decisions, run.books, run.forward_return, run.unavailable
+    week_dates = [market.dates[int(d)] for d in market.decision_sessions[weeks]]
     tables: dict[str, pa.Table] = {}
-    if "rebalances" in spec.kinds_sealed:
+    if "rebalances" in kinds_sealed:
         tables[seal.kind_path("rebalances")] = pa.Table.from_pydict(
             {"date": pa.array(week_dates, type=pa.date32()), "week_status": pa.array(dec.week_status)},
             schema=seal.REBALANCES,
         )
-    if "decisions" in spec.kinds_sealed:
+    if "decisions" in kinds_sealed:
         tables[seal.kind_path("decisions")] = _decisions_table(
             market,
             universe,
@@ -245,14 +266,14 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
             results["long_short"],
             results["raw_long_short"],
         )
-    if "exposures" in spec.kinds_sealed:
+    if "exposures" in kinds_sealed:
         tables[seal.kind_path("exposures")] = exposures.exposures_table(market, universe, weeks)
     for name, result in results.items():
         per_kind = _book_tables(market, universe, weeks, result)
         for kind in ("portfolio", "positions", "pnl"):
-            if kind in spec.kinds_sealed:
+            if kind in kinds_sealed:
                 tables[seal.kind_path(kind, name)] = per_kind[kind]
-        if "trades" in spec.kinds_sealed:
+        if "trades" in kinds_sealed:
             trades = per_kind["trades"]
             phase = trades.column("phase").to_numpy(zero_copy_only=False)
             tables[seal.kind_path("trades", name)] = trades
@@ -271,16 +292,40 @@ def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealCont
         risk_free_return=ls["risk_free_return"],
         turnover=ls["turnover"],
     )
-    has_sections = "decisions" in spec.kinds_sealed
+    has_sections = "decisions" in kinds_sealed
     ic = raw_ic = coverage = None
     if has_sections:
-        ic = metrics.legacy_weekly_ic(score, fwd) if spec.legacy_ic else metrics.weekly_ic(score, fwd)
+        ic = metrics.legacy_weekly_ic(score, fwd) if legacy_ic else metrics.weekly_ic(score, fwd)
         raw_ic = metrics.weekly_ic(raw, fwd)
         coverage = (~np.isnan(score)).sum(axis=1) / len(universe)
     rows = metrics.stored_metrics(
-        ledger, week_dates if has_sections else None, ic, raw_ic, coverage, spec.icir_annualised
+        ledger, week_dates if has_sections else None, ic, raw_ic, coverage, icir_annualised
     )
     tables[seal.kind_path("metrics")] = _metrics_table(rows)
+    return tables
+
+
+def run_alpha(spec: AlphaSpec, market: Market, size: str, seed: int) -> SealContent:
+    rng = np.random.default_rng([seed, 2, ALPHAS.index(spec)])
+    universe = pick_universe(spec, market, size, rng)
+    published = market.published_weeks()
+    weeks = published[int(round(spec.first_week_share * len(published))) :]
+    flat = frozenset(int(share * len(weeks)) for share in spec.flat_week_shares)
+    raw = signals.raw_scores(market, spec.signal, weeks, universe, rng, flat)
+    score = signals.smooth(raw, spec.half_life_weeks, flat)
+    run = run_books(market, universe, weeks, score, raw)
+    tables = seal_tables(
+        market,
+        universe,
+        weeks,
+        score,
+        raw,
+        run,
+        spec.kinds_sealed,
+        legacy_ic=spec.legacy_ic,
+        icir_annualised=spec.icir_annualised,
+    )
+    week_dates = [market.dates[int(d)] for d in market.decision_sessions[weeks]]
 
     years = sorted({str(d.year) for d in week_dates})
     record, zip_bytes = archive.archive_record(spec)

@@ -47,7 +47,8 @@ SECTOR_NAMES = (
     "Utilities",
     "Real Estate",
 )
-ILLIQUID_DOLLAR_VOLUME = 2.0e6  # trailing 20-session mean below this fails the liquidity screen
+ILLIQUID_DOLLAR_VOLUME = 2.0e6  # trailing ADV_SESSIONS-session mean below this fails the liquidity screen
+ADV_SESSIONS = 20
 UNADJUSTED_BENCHMARK_SESSIONS = 63  # adjusted close recorded only after ~3 months
 
 # Unavailability reason codes in priority order (index + 1 is the code; 0 = tradeable).
@@ -104,7 +105,7 @@ class Market:
     no_borrow: np.ndarray  # (T, N)
     illiquid: np.ndarray  # (T, N) trailing dollar volume below the screen
     adv_dollars: np.ndarray  # (T, N) trailing 20-session mean dollar volume
-    borrow_rate: np.ndarray  # (N,) annual borrow fee on short notional
+    borrow_rate: np.ndarray  # (N,) annual borrow fee on short notional; (T, N) when it varies by session
     decision_sessions: np.ndarray  # (W,) session index of each week's last session
     latent: np.ndarray  # (W, N) planted persistent characteristic, known at each decision
     payoff: np.ndarray  # (W, 4) payoff multiplier of each PAYOFF_COMPONENTS drift set at decision w
@@ -157,6 +158,17 @@ def _symbols(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.array(out)
 
 
+def trailing_mean(values: np.ndarray, sessions: int = ADV_SESSIONS) -> np.ndarray:
+    """(T, N) mean over the `sessions` sessions ending at each session, that session included (the
+    first sessions average what there is): how `adv_dollars` is computed from dollar volume."""
+    csum = np.cumsum(values, axis=0)
+    out = np.empty(values.shape)
+    head = min(sessions, len(values))
+    out[:head] = csum[:head] / np.arange(1, head + 1)[:, None]
+    out[sessions:] = (csum[sessions:] - csum[:-sessions]) / float(sessions)
+    return out
+
+
 def _zscore(x: np.ndarray) -> np.ndarray:
     sd = x.std()
     return (x - x.mean()) / sd if sd > 0 else np.zeros_like(x)
@@ -173,7 +185,7 @@ def _spells(
     return mask
 
 
-def _forward_fill(values: np.ndarray) -> np.ndarray:
+def forward_fill(values: np.ndarray) -> np.ndarray:
     valid = ~np.isnan(values)
     idx = np.where(valid, np.arange(values.shape[0])[:, None], 0)
     np.maximum.accumulate(idx, axis=0, out=idx)
@@ -356,10 +368,7 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     wander = np.cumsum(0.05 * rng.standard_normal(shape), axis=0)
     wander -= wander.mean(axis=0)
     dollar_volume = liquidity * np.exp(np.clip(wander, -1.0, 1.0) + 0.4 * rng.standard_normal(shape))
-    csum = np.cumsum(dollar_volume, axis=0)
-    adv = np.empty(shape)
-    adv[:20] = csum[:20] / np.arange(1, 21)[:, None]
-    adv[20:] = (csum[20:] - csum[:-20]) / 20.0
+    adv = trailing_mean(dollar_volume)
     illiquid = adv < ILLIQUID_DOLLAR_VOLUME
 
     for mask in (halted, suspended, no_borrow, price_missing, illiquid):
@@ -367,7 +376,7 @@ def simulate_market(size: str = "full", seed: int = 7) -> Market:
     halted[first] = suspended[first] = price_missing[first] = False
 
     no_print = halted | suspended | price_missing
-    close = _forward_fill(np.where(no_print, np.nan, true_close))
+    close = forward_fill(np.where(no_print, np.nan, true_close))
     carried = np.vstack([close[:1], close[:-1]])
     open_ = np.where(no_print, carried, true_open)
 
