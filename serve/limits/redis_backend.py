@@ -23,6 +23,7 @@ import asyncio
 import hashlib
 import logging
 import math
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -45,6 +46,13 @@ log = logging.getLogger(__name__)
 DEFAULT_KEY_PREFIX = "ar:rl"
 DEFAULT_TIMEOUT_SECONDS = 0.08
 """Connect and read timeout: a frozen Redis adds at most this to the request that finds it."""
+LOOP_TIMEOUT_SECONDS = 1.0
+"""Connect and read timeout of the asyncio client (the request path). Its timeouts are kept by the
+event loop, which attends to a socket only between other requests' work: on a busy worker an
+answer already in the socket was read past 0.08 s, and every such request counted locally. The
+blocking client's timeouts are the kernel's, which sees the answer the moment it arrives. A frozen
+Redis costs the requests awaiting it at that moment up to this, then one request per
+`RETRY_SECONDS` (the rest count locally); the loop serves everything else meanwhile."""
 RETRY_SECONDS = 0.5
 """After a failure, requests are counted locally for this long before Redis is asked again."""
 # Counters outlive their window a little so a server whose clock lags the others still finds them.
@@ -102,10 +110,13 @@ class RedisLimiter(Limiter):
         self._prefix = key_prefix
         self._outage = OutageLimits(self.floors)
         self._down_since: float | None = None
+        self._state_lock = threading.Lock()  # `_down_since`: one probe per retry interval
+        self._trip_lock = threading.Lock()
         # key_id -> the windows and counts of the last answer Redis gave this worker for the key:
         # what the sync writes to the ledger, and where local counting starts when Redis fails.
         self._seen: dict[str, tuple[tuple[Window, ...], Counts]] = {}
-        self._url, self._timeout = url, timeout_seconds
+        # The event loop's client waits longer: see LOOP_TIMEOUT_SECONDS.
+        self._url, self._loop_timeout = url, max(timeout_seconds, LOOP_TIMEOUT_SECONDS)
         # No retries: a retried script after a read timeout could count one request twice, and
         # a dead Redis must answer within one timeout, not after a backoff ladder.
         self._client = redis.Redis.from_url(
@@ -151,8 +162,8 @@ class RedisLimiter(Limiter):
         if self._async_client is None or self._async_loop is not loop:
             self._async_client = redis.asyncio.Redis.from_url(
                 self._url,
-                socket_connect_timeout=self._timeout,
-                socket_timeout=self._timeout,
+                socket_connect_timeout=self._loop_timeout,
+                socket_timeout=self._loop_timeout,
                 retry=AsyncRetry(NoBackoff(), 0),
                 retry_on_timeout=False,
             )
@@ -270,12 +281,19 @@ class RedisLimiter(Limiter):
     def _redis_usable(self) -> bool:
         """Whether to ask Redis: always, but for `RETRY_SECONDS` after a failure. The first request
         after that tries Redis itself (a Redis still frozen costs it one timeout, never two), with
-        every floor read again from the ledger, where the other workers counted meanwhile."""
-        down_since = self._down_since
-        if down_since is None:
+        every floor read again from the ledger, where the other workers counted meanwhile; the
+        requests that come while it waits count locally for another `RETRY_SECONDS` (on the event
+        loop, many requests wait on Redis at once: one asks, not all)."""
+        if self._down_since is None:
             return True
-        if time.monotonic() - down_since < RETRY_SECONDS:
-            return False
+        with self._state_lock:
+            down_since = self._down_since
+            if down_since is None:
+                return True
+            now = time.monotonic()
+            if now - down_since < RETRY_SECONDS:
+                return False
+            self._down_since = now
         self.floors.forget_all()
         return True
 
@@ -285,19 +303,23 @@ class RedisLimiter(Limiter):
             log.warning("rate limiter store reachable again (%s); counting in Redis", self._where)
 
     def _trip(self) -> None:
-        if self._down_since is None:
-            log.warning(
-                "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
-            )
-            # Local counting starts from what Redis last said: the ledger gets the day and month
-            # admitted since the last sync, the local windows the second and minute so far.
-            for key_id, (windows, counts) in list(self._seen.items()):
-                self._outage.start_from(key_id, windows, counts)
-            try:
-                self.sync()
-            except Exception:
-                log.warning("usage counts could not be written to the key store; retrying")
-        self._down_since = time.monotonic()
+        # Held through the sync below: a request that failed at the same time waits for it, then
+        # finds the outage begun (one warning, one sync), and counts locally from the ledger as
+        # written, never from before it.
+        with self._trip_lock:
+            if self._down_since is None:
+                log.warning(
+                    "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
+                )
+                # Local counting starts from what Redis last said: the ledger gets the day and month
+                # admitted since the last sync, the local windows the second and minute so far.
+                for key_id, (windows, counts) in list(self._seen.items()):
+                    self._outage.start_from(key_id, windows, counts)
+                try:
+                    self.sync()
+                except Exception:
+                    log.warning("usage counts could not be written to the key store; retrying")
+            self._down_since = time.monotonic()
 
     def _call(self, function: Any, *args: Any) -> Any:
         try:

@@ -16,7 +16,6 @@ saw errors (a missed target is reported, not fatal), 2 when it could not measure
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import shutil
@@ -24,11 +23,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 from tests.bench.families import BY_KEY, FAMILIES, Family, LakeFacts
 from tests.bench.floor_app import FLOOR_PATH, describe, uvicorn_run_options
@@ -46,6 +43,8 @@ from tests.bench.harness import (
     check_paths,
     create_admin_key,
     git_revision,
+    private_postgres,
+    private_redis,
     server_env,
     start_api,
     start_floor,
@@ -238,59 +237,6 @@ def workers_section(run: Run, api1: Server, env: dict[str, str], key: BenchKey) 
             f"<= {WORKERS_TARGET:g} | {verdict(ratio <= WORKERS_TARGET)} |"
         )
     run.md("")
-
-
-@contextlib.contextmanager
-def private_postgres(admin_url: str) -> Iterator[str]:
-    """A database of our own on the shared server (unique name), dropped on the way out."""
-    import psycopg
-    from psycopg import sql
-
-    name = f"ar_bench_{os.getpid()}_{os.urandom(4).hex()}"
-    try:
-        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    except psycopg.Error as exc:
-        raise BenchError(f"cannot create a PostgreSQL database at {admin_url}: {exc}") from exc
-    try:
-        yield urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        print(f"  dropped PostgreSQL database {name}", flush=True)
-
-
-@contextlib.contextmanager
-def private_redis(base_url: str) -> Iterator[tuple[str, list[str]]]:
-    """An empty Redis database number (1..14; 0 is the default and the tests use 15). Yields its URL
-    and a list to which the caller adds the key ids whose counters are deleted on the way out."""
-    import redis
-
-    chosen = None
-    for number in range(1, 15):
-        client = redis.Redis.from_url(f"{base_url.rstrip('/')}/{number}", socket_timeout=5)
-        try:
-            if client.dbsize() == 0:
-                chosen = number
-                break
-        except redis.RedisError as exc:
-            raise BenchError(f"cannot reach Redis at {base_url}: {exc}") from exc
-        finally:
-            client.close()
-    if chosen is None:
-        raise BenchError(f"no empty Redis database among 1..14 at {base_url}")
-    url = f"{base_url.rstrip('/')}/{chosen}"
-    key_ids: list[str] = []
-    try:
-        yield url, key_ids
-    finally:
-        client = redis.Redis.from_url(url, socket_timeout=5)
-        removed = 0
-        for key_id in key_ids:
-            for name in client.scan_iter(match=f"*{key_id}*", count=1000):
-                removed += int(client.delete(name))
-        client.close()
-        print(f"  removed {removed} limiter counters of the bench key from {url}", flush=True)
 
 
 def shared_section(run: Run, lake: str) -> None:
