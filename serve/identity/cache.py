@@ -200,6 +200,7 @@ class NotifiedCache(IdentityCache):
         kind, _, ident = payload.partition(":")
         with self._lock:
             self._generation += 1
+            before = len(self._entries)
             if kind == "key":
                 self._entries.pop(ident, None)
             elif kind == "account":
@@ -207,6 +208,10 @@ class NotifiedCache(IdentityCache):
                     del self._entries[key_id]
             else:  # `*` (a TRUNCATE), or anything this version does not know: everything
                 self._entries.clear()
+            dropped = before - len(self._entries)
+        # One line per change and worker (changes are operator commands): when each worker learnt
+        # of it (`just bench-load` reads these to time a suspension's way to every worker).
+        log.info("identity cache: %s changed; %d kept key(s) dropped", payload, dropped)
 
     def _listening(self) -> None:
         self._drop_all()

@@ -49,11 +49,15 @@ from tests.bench.harness import (
     start_api,
     start_floor,
 )
+from tests.bench.invalidation import InvalidationProbe, Latencies
 
 SECTIONS = ("families", "flood", "workers", "shared")
 FLOOD_LIMIT = 2.0  # /v1/me p50 under a health flood must stay below this multiple of its p50 alone
 WORKERS_TARGET = 2.0
 SHARED_TARGET = 0.15
+SHARED_ME_TARGET = 0.2
+INVALIDATION_TARGET_MS = 100.0
+INVALIDATION_TRIALS = 20
 
 
 def verdict(ok: bool) -> str:
@@ -259,6 +263,7 @@ def shared_section(run: Run, lake: str) -> None:
             page = run.measure(api, "week100", key.token, connections=args.connections)
             me = run.measure(api, "me", key.token, connections=args.connections)
             after = run.floor(floor, "2 workers, after")
+            idle, loaded = invalidation(run, api, keystore, key.token)
         finally:
             run.children.stop(api.proc)
             run.children.stop(floor.proc)
@@ -273,9 +278,36 @@ def shared_section(run: Run, lake: str) -> None:
         "|---|---|---|---|---|",
         f"| {BY_KEY['week100'].label} | {page.rps:,.0f} | {ratio:.3f} | >= {SHARED_TARGET:g} | "
         f"{verdict(ratio >= SHARED_TARGET) if page.clean else 'ERROR (' + page.problems() + ')'} |",
-        f"| {BY_KEY['me'].label} | {me.rps:,.0f} | {me.rps / mean:.3f} | | |",
+        f"| {BY_KEY['me'].label} | {me.rps:,.0f} | {me.rps / mean:.3f} | >= {SHARED_ME_TARGET:g} | "
+        f"{verdict(me.rps / mean >= SHARED_ME_TARGET) if me.clean else 'ERROR (' + me.problems() + ')'} |",
+        "",
+        f"A suspension reaches every worker (`tests/bench/invalidation.py`: from the UPDATE sent to "
+        f"the last worker's first refusal; target < {INVALIDATION_TARGET_MS:g} ms): idle "
+        f"{idle.summary()}; under load ({args.connections} connections of random week pages) "
+        f"{loaded.summary()}.",
         "",
     )
+
+
+def invalidation(run: Run, api: Server, keystore: str, token: str) -> tuple[Latencies, Latencies]:
+    """The suspension's latency to every worker, idle and beside a load of week pages."""
+    probe = InvalidationProbe(api, keystore, workers=2)
+    try:
+        run.say(f"  invalidation: {INVALIDATION_TRIALS} suspensions idle, then under load")
+        idle = probe.run(INVALIDATION_TRIALS)
+        seconds = 60.0
+        load, out = run.wrk.start(
+            api.base_url, run.paths["week100"], token=token, connections=run.args.connections, seconds=seconds
+        )
+        try:
+            time.sleep(1.0)
+            loaded = probe.run(INVALIDATION_TRIALS)
+        finally:
+            run.children.stop(load)
+    finally:
+        probe.close()
+    run.say(f"  idle: {idle.summary()}\n  under load: {loaded.summary()}")
+    return idle, loaded
 
 
 # -- the run ---------------------------------------------------------------------------------
