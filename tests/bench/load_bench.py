@@ -1,6 +1,7 @@
 """`just bench-load`: throughput of uncacheable random requests per route family, as a ratio to a
 constant-JSON floor on the same stack measured in the same run; the health-flood assertion; the
-keep-alive latency of one worker against two; the shared deployment (PostgreSQL keys, Redis limits).
+keep-alive latency of one worker against two; the shared deployment (PostgreSQL keys, Redis limits),
+with the time a suspension takes to reach both its workers (tests/bench/invalidation.py).
 
     python -m tests.bench.load_bench [--only families,flood,workers,shared] [--duration 8]
 
