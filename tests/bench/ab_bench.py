@@ -15,7 +15,9 @@ are measured on this tree only.
 `--shared`: the shared deployment of `just bench-load` instead (two workers each, the key store in
 a private PostgreSQL database, the limits in an empty Redis database). `--floor`: the constant
 route of that many workers (tests/bench/floor_app.py) joins the rotation, and each median is also
-given as a ratio to the floor's.
+given as a ratio to the floor's. Each run also reads the CPU time the server's processes used,
+printed per request (median over the rounds): on a shared machine, a steadier comparison than
+req/s.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from tests.bench.harness import (
     REPO,
     BenchError,
     Children,
+    Server,
     Wrk,
     bench_env,
     cli_of,
@@ -113,24 +116,24 @@ def main(argv: list[str] | None = None) -> int:
             f"connections, seed {args.seed}, lake {args.lake}"
             + (", shared deployment (2 workers, PostgreSQL keys, Redis limits)" if args.shared else "")
         )
+        heads = ["route family", "base req/s", "this tree req/s", "this tree / base"]
         if args.floor:
-            print(
-                "| route family | base req/s | this tree req/s | this tree / base | floor req/s | base / floor | this tree / floor |"
-            )
-            print("|---|---|---|---|---|---|---|")
-        else:
-            print("| route family | base req/s | this tree req/s | this tree / base |")
-            print("|---|---|---|---|")
+            heads += ["floor req/s", "base / floor", "this tree / floor"]
+        heads += ["base CPU ms/req", "this tree CPU ms/req"]
+        print("| " + " | ".join(heads) + " |")
+        print("|" + "---|" * len(heads))
         for name in families + here_only:
             family = BY_KEY[name]
             paths = work / f"{name}.txt"
             paths.write_text("\n".join(family.paths(facts, random.Random(args.seed), 20_000)) + "\n")
             runs: dict[str, list[float]] = {"here": [], "base": [], "floor": []}
+            cpu: dict[str, list[float]] = {"here": [], "base": [], "floor": []}
             order = ["here"] if name in here_only else ["base", "here"]
             if args.floor:
                 order.append("floor")
             for round_ in range(args.rounds):
                 for which in order if round_ % 2 == 0 else order[::-1]:
+                    spent = workers_cpu_seconds(servers[which])
                     result = wrk.run(
                         servers[which].base_url,
                         floor_paths if which == "floor" else paths,
@@ -141,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                     if not result.clean:
                         raise BenchError(f"{name} on {which}: {result.problems()}")
                     runs[which].append(result.rps)
+                    cpu[which].append((workers_cpu_seconds(servers[which]) - spent) * 1000 / result.requests)
             here = statistics.median(runs["here"])
             base = statistics.median(runs["base"]) if runs["base"] else None
             cells = [
@@ -156,8 +160,29 @@ def main(argv: list[str] | None = None) -> int:
                     "-" if base is None else f"{base / floor:.3f}",
                     f"{here / floor:.3f}",
                 ]
+            cells += [
+                "-" if base is None else f"{statistics.median(cpu['base']):.3f}",
+                f"{statistics.median(cpu['here']):.3f}",
+            ]
             print("| " + " | ".join(cells) + " |", flush=True)
     return 0
+
+
+def workers_cpu_seconds(server: Server) -> float:
+    """CPU seconds (user and system) the server's processes (its workers) have used so far: per
+    request, a figure the other work of a shared machine moves far less than req/s."""
+    import psutil
+
+    processes = [psutil.Process(server.proc.pid)]
+    processes += processes[0].children(recursive=True)
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
 
 
 if __name__ == "__main__":
