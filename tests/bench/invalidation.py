@@ -32,6 +32,9 @@ class Latencies:
     """Milliseconds per trial, UPDATE sent to the slower worker's notification line."""
     refused: list[float]
     """Milliseconds per trial, UPDATE sent to the slower worker's first refusal at the client."""
+    round_trip: list[float]
+    """Milliseconds of the `/v1/me` round trips that check the key is served before each trial:
+    what a poll itself takes meanwhile (under load, mostly queueing behind other requests)."""
 
     @staticmethod
     def _summary(values: list[float]) -> str:
@@ -41,7 +44,8 @@ class Latencies:
 
     def summary(self) -> str:
         return (
-            f"dropped {self._summary(self.dropped)}; refused at the client {self._summary(self.refused)} "
+            f"dropped {self._summary(self.dropped)}; refused at the client {self._summary(self.refused)}, "
+            f"where a `/v1/me` round trip took a median {statistics.median(self.round_trip):.1f} ms "
             f"({len(self.dropped)} trials)"
         )
 
@@ -134,11 +138,15 @@ class InvalidationProbe:
             time.sleep(0.05)
         raise BenchError("a worker logged no line of the key's change")
 
-    def trial(self) -> tuple[float, float]:
-        """Seconds from the suspending UPDATE to the slower worker's drop, and to its first refusal."""
+    def trial(self) -> tuple[float, float, list[float]]:
+        """Seconds from the suspending UPDATE to the slower worker's drop, and to its first refusal;
+        the seconds of the round trips before it."""
+        trips = []
         for connection in self._connections:  # cached (active) in every worker
+            asked = time.perf_counter()
             if self._ask(connection)[0] != 200:
                 raise BenchError("the invalidation key is not served before a trial")
+            trips.append(time.perf_counter() - asked)
         seen: list[float] = []
         started_wall = time.time()
         started = time.perf_counter()
@@ -160,8 +168,12 @@ class InvalidationProbe:
             self._until(connection, "", time.perf_counter(), back)
         if len(back) != len(self._connections):
             raise BenchError("a worker still refused a reactivated key")
-        return dropped, max(seen)
+        return dropped, max(seen), trips
 
     def run(self, trials: int) -> Latencies:
         results = [self.trial() for _ in range(trials)]
-        return Latencies([d * 1000 for d, _ in results], [r * 1000 for _, r in results])
+        return Latencies(
+            [d * 1000 for d, _, _ in results],
+            [r * 1000 for _, r, _ in results],
+            [t * 1000 for _, _, trips in results for t in trips],
+        )

@@ -282,10 +282,10 @@ def shared_section(run: Run, lake: str) -> None:
         f"| {BY_KEY['me'].label} | {me.rps:,.0f} | {me.rps / mean:.3f} | >= {SHARED_ME_TARGET:g} | "
         f"{verdict(me.rps / mean >= SHARED_ME_TARGET) if me.clean else 'ERROR (' + me.problems() + ')'} |",
         "",
-        f"A suspension reaches every worker (`tests/bench/invalidation.py`: from the UPDATE sent to "
-        f"the last worker's first refusal; target < {INVALIDATION_TARGET_MS:g} ms): idle "
-        f"{idle.summary()}; under load ({args.connections} connections of random week pages) "
-        f"{loaded.summary()}.",
+        f"A suspension's way to every worker (`tests/bench/invalidation.py`; target < "
+        f"{INVALIDATION_TARGET_MS:g} ms), from the UPDATE sent to the slower worker's dropping the key "
+        f"(its log line) and to its first refusal back at the client. Idle: {idle.summary()}. Under "
+        f"load ({args.connections} connections of random week pages): {loaded.summary()}.",
         "",
     )
 
