@@ -7,6 +7,10 @@ its timeouts (below) to what the URL says, and the URL's own `connect_timeout`, 
 Every wait is bounded, so a database that accepts TCP and never answers costs a request at most
 about `LOCK_WAIT_SECONDS` (waiting for the one connection) or `QUERY_DEADLINE_SECONDS` (holding it),
 never hangs it: `Unavailable` (503 `upstream_unavailable` on a request).
+
+`ChangeListener` is a second connection of a process's own that LISTENs on a channel and says
+whether it can vouch for having heard every notification (the server's identity cache,
+serve/identity/cache.py).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 import psycopg
 import psycopg.errors
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
@@ -232,7 +237,7 @@ class ChangeListener:
                 continue
             try:
                 self._listen(connection)
-            except psycopg.Error as exc:
+            except Exception as exc:  # psycopg's errors, and any other: never a thread that died live
                 self._confirmed_at = None
                 self._on_down(f"connection lost ({type(exc).__name__})")
             finally:
@@ -242,7 +247,7 @@ class ChangeListener:
 
     def _listen(self, connection: psycopg.Connection[Any]) -> None:
         sent = time.monotonic()
-        connection.execute(f"LISTEN {self._channel}")
+        connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
         # Whatever changed before the LISTEN took effect was never notified: the caller drops it.
         self._on_up()
         self._confirmed_at = sent

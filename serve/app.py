@@ -271,7 +271,9 @@ def create_app(
     Tests pass `authenticate` (a Caller factory) and may pass `limiter=None` with a custom
     authenticator to run without a key store; production opens both from the settings, and the
     records (promotions, events) from the key store's database. An app given `authenticate` or a
-    `store` keeps the `records` it is given (none: no alpha is approved, no decision served).
+    `store` keeps the `records` it is given (none: no alpha is approved, no decision served). The
+    store the app opens is read through the identity cache that the store's changes invalidate
+    (serve/identity/cache.py); a store passed in is read on every request.
     """
     settings = settings or Settings.from_env()
     opened_limiter: Any = None  # a limiter passed in belongs to the caller, who starts and closes it

@@ -47,12 +47,12 @@ DEFAULT_KEY_PREFIX = "ar:rl"
 DEFAULT_TIMEOUT_SECONDS = 0.08
 """Connect and read timeout: a frozen Redis adds at most this to the request that finds it."""
 LOOP_TIMEOUT_SECONDS = 1.0
-"""Connect and read timeout of the asyncio client (the request path). Its timeouts are kept by the
-event loop, which attends to a socket only between other requests' work: on a busy worker an
-answer already in the socket was read past 0.08 s, and every such request counted locally. The
-blocking client's timeouts are the kernel's, which sees the answer the moment it arrives. A frozen
-Redis costs the requests awaiting it at that moment up to this, then one request per
-`RETRY_SECONDS` (the rest count locally); the loop serves everything else meanwhile."""
+"""What one call of the asyncio client (the request path: connect, send, answer) may take. Its
+timeout is kept by the event loop, which attends to a socket only between other requests' work:
+on a busy worker an answer already in the socket was read past 0.08 s, and every such request
+counted locally. The blocking client's timeouts are the kernel's, which sees the answer the moment
+it arrives. A frozen Redis costs the requests awaiting it at that moment up to this, then one
+request per `RETRY_SECONDS` (the rest count locally); the loop serves everything else meanwhile."""
 RETRY_SECONDS = 0.5
 """After a failure, requests are counted locally for this long before Redis is asked again."""
 # Counters outlive their window a little so a server whose clock lags the others still finds them.
