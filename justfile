@@ -78,11 +78,11 @@ bench-build-many *ARGS:
 bench-api:
     python -m tests.bench.api_bench
 
-# Uncacheable random load per route family against a constant-JSON floor (wrk); health flood; 1 vs 2 workers; shared backends.
+# Uncacheable random load per route family against a constant-JSON floor (wrk); health flood; 1 vs 2 workers; shared backends, with a suspension's time to reach every worker.
 bench-load *ARGS:
     python -m tests.bench.load_bench {{ARGS}}
 
-# This tree's server against another checkout's, interleaved per route family: `just bench-ab --base /tmp/base`.
+# This tree's server against another checkout's, interleaved per route family: `just bench-ab --base /tmp/base` [--shared: 2 workers on PostgreSQL and Redis] [--floor: ratios to the constant route].
 bench-ab *ARGS:
     python -m tests.bench.ab_bench {{ARGS}}
 

@@ -7,17 +7,22 @@ its timeouts (below) to what the URL says, and the URL's own `connect_timeout`, 
 Every wait is bounded, so a database that accepts TCP and never answers costs a request at most
 about `LOCK_WAIT_SECONDS` (waiting for the one connection) or `QUERY_DEADLINE_SECONDS` (holding it),
 never hangs it: `Unavailable` (503 `upstream_unavailable` on a request).
+
+`ChangeListener` is a second connection of a process's own that LISTENs on a channel and says
+whether it can vouch for having heard every notification (the server's identity cache,
+serve/identity/cache.py).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 import psycopg.errors
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 from psycopg.rows import TupleRow
@@ -159,3 +164,100 @@ class PostgresDatabase(Database):
         with self._lock:
             if self._connection is not None:
                 self._connection.close()
+
+
+LISTEN_HEARTBEAT_SECONDS = 0.05
+"""How often a `ChangeListener` sends its connection a round trip (`SELECT 1`) between waits for
+notifications: what bounds how long a connection that went silent (no reset, no close) passes for
+alive, see `ChangeListener.live`."""
+LIVE_SECONDS = 0.1
+"""A `ChangeListener` is live while its last round trip was sent less than this long ago (two
+heartbeats): past it, whatever its thread is doing, the listener no longer vouches for anything."""
+LISTEN_RETRY_SECONDS = 1.0
+"""Between attempts to connect the listener again after its connection failed."""
+
+
+class ChangeListener:
+    """A connection of its own that LISTENs on one channel, in a daemon thread, and hands each
+    notification's payload to `on_change`.
+
+    `live()` tells whether every notification sent before `LIVE_SECONDS` ago has been handed
+    over: the connection LISTENs, `on_up` has run since it began to, and a round trip sent within
+    that time came back with every notification that preceded it handed over. A connection cut
+    (the server ended the session, restarted, a reset) ends the wait at once; one that goes silent
+    stops being live once its round trips stop coming back. Each time the connection LISTENs
+    again, `on_up` runs first (what was sent meanwhile is lost: the caller starts afresh), and
+    `on_down` runs whenever the connection is lost.
+
+    The connection carries `application_name` (so an operator finds it in `pg_stat_activity`).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        channel: str,
+        *,
+        application_name: str,
+        on_change: Callable[[str], None],
+        on_up: Callable[[], None],
+        on_down: Callable[[str], None],
+    ) -> None:
+        self._conninfo = make_conninfo(connection_info(url), application_name=application_name)
+        self._channel = channel
+        self._on_change, self._on_up, self._on_down = on_change, on_up, on_down
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._confirmed_at: float | None = None
+        """When the last round trip that came back was sent (None while not listening)."""
+
+    def live(self) -> bool:
+        confirmed_at = self._confirmed_at
+        return confirmed_at is not None and time.monotonic() - confirmed_at < LIVE_SECONDS
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name=f"listen-{self._channel}", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Ends the thread within one heartbeat (or the connection attempt in progress)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=LISTEN_HEARTBEAT_SECONDS + 5.0)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection = _DeadlineConnection.connect(self._conninfo, autocommit=True)
+            except psycopg.Error as exc:
+                self._on_down(f"cannot connect ({type(exc).__name__})")
+                self._stop.wait(LISTEN_RETRY_SECONDS)
+                continue
+            try:
+                self._listen(connection)
+            except Exception as exc:  # psycopg's errors, and any other: never a thread that died live
+                self._confirmed_at = None
+                self._on_down(f"connection lost ({type(exc).__name__})")
+            finally:
+                self._confirmed_at = None
+                connection.close()
+            self._stop.wait(LISTEN_RETRY_SECONDS)
+
+    def _listen(self, connection: psycopg.Connection[Any]) -> None:
+        sent = time.monotonic()
+        connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+        # Whatever changed before the LISTEN took effect was never notified: the caller drops it.
+        self._on_up()
+        self._confirmed_at = sent
+        while not self._stop.is_set():
+            for notification in connection.notifies(timeout=LISTEN_HEARTBEAT_SECONDS):
+                self._on_change(notification.payload)
+            sent = time.monotonic()
+            connection.execute("SELECT 1")
+            # Notifications that arrived with the answer wait in psycopg's backlog: hand them
+            # over before vouching for everything sent up to the round trip.
+            for notification in connection.notifies(timeout=0):
+                self._on_change(notification.payload)
+            self._confirmed_at = sent

@@ -37,8 +37,10 @@ class Conflict(Exception):
 
 @dataclass(frozen=True)
 class Dialect:
-    """The column types that differ between the two backends."""
+    """What differs between the two backends: the name, and the column types."""
 
+    name: str
+    """`sqlite` or `postgresql`: what a store keys its dialect-only statements (triggers) by."""
     flag: str
     """A 0/1 column."""
     bigint: str
@@ -47,8 +49,13 @@ class Dialect:
     """An integer primary key the database numbers, growing with each insert (a cursor)."""
 
 
-SQLITE = Dialect(flag="INTEGER", bigint="INTEGER", serial="INTEGER PRIMARY KEY AUTOINCREMENT")
-POSTGRES = Dialect(flag="SMALLINT", bigint="BIGINT", serial="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+SQLITE = Dialect(name="sqlite", flag="INTEGER", bigint="INTEGER", serial="INTEGER PRIMARY KEY AUTOINCREMENT")
+POSTGRES = Dialect(
+    name="postgresql",
+    flag="SMALLINT",
+    bigint="BIGINT",
+    serial="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+)
 
 Schema = Callable[[Dialect], Sequence[str]]
 """A store's tables: its `CREATE ... IF NOT EXISTS` statements in a dialect."""

@@ -16,7 +16,6 @@ import re
 from functools import partial
 from typing import Any
 
-from anyio import to_thread
 from litestar import Litestar, Request, Response
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
@@ -44,7 +43,6 @@ from serve.auth import (
     Services,
     apply_limits,
     authenticate_caller,
-    backends_in_process,
     only_get,
 )
 from serve.compression import COMPRESSION
@@ -60,10 +58,11 @@ from serve.envelope import (
 )
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
-from serve.identity import authenticate
+from serve.identity.authenticate import authenticate_async
+from serve.identity.cache import IdentityCache, identity_cache
 from serve.identity.tokens import redact_tokens
 from serve.identity.usage_ledger import SqlUsageLedger
-from serve.limits import open_limiter
+from serve.limits import Limiter, open_limiter
 from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
@@ -242,34 +241,19 @@ def health_fast_path(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     return answer
 
 
-def guards_for(store: Any, limiter: Any) -> Any:
-    """The guard steps (`only_get`, `authenticate_caller`, `apply_limits`) as one async guard.
-
-    Litestar runs every sync guard in a worker thread, a hop each. With embedded backends (SQLite
-    keys, in-process limits, or a test authenticator) the steps cost microseconds and run on the
-    event loop; with network backends (PostgreSQL, Redis) they run in one worker thread together,
-    so a slow database never stalls the loop.
-    """
-
-    def run(connection: Any, handler: Any) -> None:
-        only_get(connection, handler)
-        authenticate_caller(connection, handler)
-        apply_limits(connection, handler)
-
-    embedded = backends_in_process(store, limiter)
-
-    async def request_guards(connection: Any, handler: Any) -> None:
-        if embedded:
-            run(connection, handler)
-        else:
-            await to_thread.run_sync(run, connection, handler)
-
-    return request_guards
+async def request_guards(connection: Any, handler: Any) -> None:
+    """The guard steps (`only_get`, `authenticate_caller`, `apply_limits`) as one async guard, on
+    the event loop (Litestar runs every sync guard in a worker thread, a hop each). What may wait
+    on the network leaves the loop by itself: a key store read in a worker thread, the Redis
+    limiter on its asyncio client (serve/auth.py)."""
+    only_get(connection, handler)
+    await authenticate_caller(connection, handler)
+    await apply_limits(connection, handler)
 
 
-def default_authenticator(store: Any) -> Authenticator:
-    def run(authorization: str | None, client_ip: str, now: Any) -> Any:
-        return authenticate(store, authorization, client_ip, now)
+def default_authenticator(store: IdentityCache) -> Authenticator:
+    async def run(authorization: str | None, client_ip: str, now: Any) -> Any:
+        return await authenticate_async(store, authorization, client_ip, now)
 
     return run
 
@@ -288,17 +272,25 @@ def create_app(
     Tests pass `authenticate` (a Caller factory) and may pass `limiter=None` with a custom
     authenticator to run without a key store; production opens both from the settings, and the
     records (promotions, events) from the key store's database. An app given `authenticate` or a
-    `store` keeps the `records` it is given (none: no alpha is approved, no decision served).
+    `store` keeps the `records` it is given (none: no alpha is approved, no decision served). The
+    store the app opens is read through the identity cache that the store's changes invalidate
+    (serve/identity/cache.py); a store passed in is read on every request.
     """
     settings = settings or Settings.from_env()
     opened_limiter: Any = None  # a limiter passed in belongs to the caller, who starts and closes it
+    cache: IdentityCache | None = None
+    if authenticate is None and store is None:
+        store = open_store_or_defer(settings.keystore_url)
+        cache = identity_cache(store, settings.keystore_url)
+        # The deployment's records live beside its keys (a store passed in is a test's own).
+        if records is None:
+            records = RecordsSource(settings.keystore_url)
+    elif store is not None:
+        # A store passed in (a test's) is read on every request: the test changes it at will.
+        cache = IdentityCache(store)
     if authenticate is None:
-        if store is None:
-            store = open_store_or_defer(settings.keystore_url)
-            # The deployment's records live beside its keys (a store passed in is a test's own).
-            if records is None:
-                records = RecordsSource(settings.keystore_url)
-        authenticate = default_authenticator(store)
+        assert store is not None and cache is not None
+        authenticate = default_authenticator(cache)
         if limiter is None:
             # Day and month usage is durable in the key store, whatever holds the live counters.
             limiter = opened_limiter = open_limiter(settings.limiter_url, ledger=SqlUsageLedger(store))
@@ -318,7 +310,7 @@ def create_app(
         registry_version=registry_version(),
         analytics_doc=shared_analytics_doc(),
         limiter=limiter,
-        store=store,
+        store=cache,
         # A bad policy file stops the start here, with a message naming the setting and the rule.
         checks_policy=load_policy(settings.checks_policy_file),
         records=records,
@@ -336,7 +328,7 @@ def create_app(
             *dashboard.routes(),
             *prometheus.routes(settings),
         ],
-        guards=[guards_for(store, limiter)],
+        guards=[request_guards],
         exception_handlers={Exception: handle_exception},
         before_send=[add_response_headers, conditional_response],
         compression_config=COMPRESSION,
@@ -353,10 +345,13 @@ def create_app(
             *metrics_start(services),
             start_health_monitor,
             *usage_sync_start(opened_limiter),
+            *([cache.start] if cache is not None else []),
         ],
         on_shutdown=[
             *metrics_stop(services),
             stop_health_monitor,
+            *([cache.stop] if cache is not None else []),
+            *([limiter.detach] if isinstance(limiter, Limiter) else []),
             *usage_sync_stop(opened_limiter),
             services.reader.close,
             *([records.close] if records is not None else []),

@@ -7,15 +7,20 @@ The router has already answered unknown paths; these guards run in order on a ma
    (403 `endpoint_not_allowed`);
 3. `apply_limits`: the key's rate envelope and monthly quota (serve.limits); `/v1/health` is
    never metered.
+
+Both run on the event loop: the key and its account come from the identity cache without I/O
+(a miss reads the store, in a worker thread when it is PostgreSQL), and the Redis limiter sends
+its one script with an asyncio client, so a request needs no thread hop.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import ipaddress
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -31,7 +36,7 @@ from schemas.registry import BY_ID
 from serve import errors
 from serve.context import Caller
 from serve.exchange import exchange_of
-from serve.identity.authenticate import bearer_token, reject_key_in_query
+from serve.identity.authenticate import CHALLENGE, bearer_token, reject_key_in_query
 from serve.identity.tokens import parse_token
 from serve.limits.model import SELF_SERVICE_LIMITS, Limits
 from serve.settings import Settings
@@ -40,8 +45,10 @@ log = logging.getLogger("serve.auth")
 
 T = TypeVar("T")
 
-Authenticator = Callable[[str | None, str, datetime], Caller]
-"""(Authorization header, client address, now) -> Caller, or raises a serve.errors error."""
+Authenticator = Callable[[str | None, str, datetime], Caller | Awaitable[Caller]]
+"""(Authorization header, client address, now) -> Caller, or raises a serve.errors error. The app's
+own (over the key store, `serve.app.default_authenticator`) is a coroutine function; tests pass
+plain functions, which run on the event loop."""
 
 
 @dataclass
@@ -155,11 +162,25 @@ IDENTIFIED_KEY_REFUSALS = (
 goes to the access log (`Exchange.key_id`)."""
 
 
+async def authenticated(
+    services: Services, authorization: str | None, client_ip: str, now: datetime
+) -> Caller:
+    """The caller `services.authenticate` makes of these credentials, awaited when it is a coroutine."""
+    caller = services.authenticate(authorization, client_ip, now)
+    return await caller if inspect.isawaitable(caller) else caller
+
+
 def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
-    """The authenticated caller of this request (authenticated once, then kept on its exchange)."""
+    """The caller `authenticate_caller` authenticated for this request (kept on its exchange)."""
+    caller = exchange_of(connection.scope).caller
+    if caller is None:  # a keyed route always runs the guards first
+        raise errors.MissingApiKey(headers=dict(CHALLENGE))
+    return caller
+
+
+async def identify(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
+    """Authenticate this request's bearer key, and keep the caller on its exchange."""
     exchange = exchange_of(connection.scope)
-    if exchange.caller is not None:
-        return exchange.caller
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
     presented = connection.headers.getall("authorization", [])
@@ -170,7 +191,7 @@ def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
         )
     authorization = presented[0] if presented else None
     try:
-        caller = services.authenticate(authorization, ip, datetime.now(UTC))
+        caller = await authenticated(services, authorization, ip, datetime.now(UTC))
     except IDENTIFIED_KEY_REFUSALS:
         with contextlib.suppress(errors.ApiError):  # an authenticator of tests may take other tokens
             exchange.key_id = parse_token(bearer_token(authorization)).key_id
@@ -180,14 +201,16 @@ def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     return caller
 
 
-def authenticate_caller(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+async def authenticate_caller(
+    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
+) -> None:
     if is_public(handler):
         return
     endpoint = endpoint_of(handler)
     assert endpoint is not None
     # Before the header is read: a key sent in a URL is refused even next to a valid header.
     reject_key_in_query(exchange_of(connection.scope).query)
-    caller = current_caller(connection)
+    caller = await identify(connection)
     if not caller.may_call(endpoint):
         raise errors.EndpointNotAllowed(f"This key may not call {endpoint}.", details={"endpoint": endpoint})
 
@@ -222,7 +245,7 @@ def _limits_of(recorded: tuple[tuple[str, int | None], ...]) -> Limits:
     )
 
 
-def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+async def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     if is_public(handler):
         return
     services = services_of(connection)
@@ -232,7 +255,7 @@ def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRo
     limits = caller_limits(caller)
     # While Redis is unreachable the limiter enforces the limits itself (serve/limits/outage.py);
     # only a key store that cannot record usage makes this fail, as a 503.
-    decision = services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
+    decision = await services.limiter.hit_async(caller.key_id, limits, datetime.now(UTC))
     if not decision.allowed:
         error_type = {
             "second": errors.RateLimitSecond,
@@ -244,4 +267,6 @@ def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRo
             details={"window": decision.exceeded, "retry_after": decision.retry_after},
             headers=dict(decision.headers),
         )
-    exchange_of(connection.scope).rate_limit_headers = dict(decision.headers)
+    exchange = exchange_of(connection.scope)
+    exchange.rate_limit_headers = dict(decision.headers)
+    exchange.counted = decision.used

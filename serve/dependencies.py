@@ -20,6 +20,7 @@ from datasets.reader import LakeReader
 from serve import errors
 from serve.archives import ArchiveSigner, signer_of
 from serve.auth import call_backends, services_of
+from serve.identity import KeyRecord
 from serve.limits import WINDOW_NAMES, Limits
 from serve.settings import Settings
 
@@ -42,6 +43,12 @@ class KeyBackends:
         """`fn(*args)` on the event loop when both answer in-process, else in a worker thread
         (`serve.auth.call_backends`)."""
         return await call_backends(self.store, self.limiter, fn, *args)
+
+    async def key_record(self, key_id: str) -> KeyRecord | None:
+        """The key as the store holds it: from the identity cache when it holds it (no I/O),
+        else read (in a worker thread when the store is PostgreSQL)."""
+        found: KeyRecord | None = await self.required_store().get_key_async(key_id)
+        return found
 
     def usage(self, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
         """The key's counters in the windows containing `now`, read from the enforcing limiter.

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from serve.context import Caller
+
+if TYPE_CHECKING:
+    from serve.limits.windows import WindowName
 
 _STATE_KEY = "exchange"
 
@@ -23,6 +26,9 @@ class Exchange:
     key_id: str | None = None
     """The key's public id once identified: on success, and on refusals after its secret matched."""
     rate_limit_headers: dict[str, str] | None = None
+    counted: dict[WindowName, int] | None = None
+    """The limiter's counts by window (`second` ... `month`) just after this request was counted:
+    what `/v1/me` reports as its usage, the same answer as its `X-RateLimit-*` headers."""
     entity_tag: str | None = None
     """The digest the answer is validated by (serve/conditional.py); set by data routes only."""
     not_modified: bool = False

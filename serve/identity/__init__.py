@@ -1,7 +1,9 @@
 """Identity and access: API key tokens, the key store, authentication and allow-list clamping.
 
-The app uses `open_store(url)`, `authenticate(store, header, client_ip, now)`, `reject_key_in_query`,
-`me_payload`, `key_inventory_row` and `ensure_demo_identities`; see docs/access.md.
+The app uses `open_store(url)`, the identity cache over it (`serve.identity.cache`) with
+`serve.identity.authenticate.authenticate_async`, `reject_key_in_query`, `me_payload`,
+`key_inventory_row` and `ensure_demo_identities`; `authenticate(store, header, client_ip, now)`
+reads a store directly. See docs/access.md.
 """
 
 from serve.identity.access import build_caller, callable_endpoints, clamp, ip_allowed

@@ -3,7 +3,9 @@
 Check order (the first failure wins):
 missing → shape and checksum → lookup by key_id and the secret's SHA-256 → constant-time secret
 comparison → revoked → suspended → expired → account inactive → IP allow-list.
-Key and account are read from the store on every call, so changes take effect immediately.
+Key and account come from the store; the server's request path asks its identity cache
+(serve/identity/cache.py, `authenticate_async`), which every change of a key or an account
+invalidates.
 """
 
 from __future__ import annotations
@@ -11,13 +13,24 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from serve import errors
 from serve.context import Caller
 from serve.identity.access import build_caller, ip_allowed
-from serve.identity.records import AccountRecord, KeyRecord, as_utc
+from serve.identity.records import AccountRecord, Credentials, KeyRecord, as_utc
 from serve.identity.store import KeyStore
-from serve.identity.tokens import TOKEN_LIKE, hash_secret, parse_token, redact_tokens, secret_matches
+from serve.identity.tokens import (
+    TOKEN_LIKE,
+    ParsedToken,
+    hash_secret,
+    parse_token,
+    redact_tokens,
+    secret_matches,
+)
+
+if TYPE_CHECKING:
+    from serve.identity.cache import IdentityCache
 
 log = logging.getLogger("serve.identity")
 
@@ -70,11 +83,25 @@ def standing_refusal(key: KeyRecord, account: AccountRecord, now: datetime) -> t
 
 
 def authenticate(store: KeyStore, authorization: str | None, client_ip: str, now: datetime) -> Caller:
-    token = bearer_token(authorization)
-    parsed = parse_token(token)
+    parsed = parse_token(bearer_token(authorization))
     # Looked up by key_id and the secret's hash together: a wrong secret finds no row, exactly as
     # an unknown key_id does, so the two cost the same.
     credentials = store.find_credentials(parsed.key_id, hash_secret(parsed.secret))
+    return admit(parsed, credentials, client_ip, now)
+
+
+async def authenticate_async(
+    cache: IdentityCache, authorization: str | None, client_ip: str, now: datetime
+) -> Caller:
+    """`authenticate` on the event loop: from the identity cache when it holds the key, else the
+    store is read (in a worker thread when that means network I/O)."""
+    parsed = parse_token(bearer_token(authorization))
+    credentials = await cache.find_credentials_async(parsed.key_id, hash_secret(parsed.secret))
+    return admit(parsed, credentials, client_ip, now)
+
+
+def admit(parsed: ParsedToken, credentials: Credentials | None, client_ip: str, now: datetime) -> Caller:
+    """The caller of a presented token, given what the store holds for its key_id and secret hash."""
     if credentials is None:
         log.debug("authentication failed: unknown key_id=%s or wrong secret", parsed.key_id)
         raise errors.InvalidApiKey()

@@ -3,8 +3,10 @@ serve/identity/backends.py, picks a backend; the backends import this module, ne
 
 The database (`records.sql`: SQLite or PostgreSQL, shared with the records) only opens
 connections, creates tables and runs one parameterised statement at a time; every rule (who may be
-changed, what a new key gets) lives here so both behave identically. Nothing is cached: every read goes to the database, which is
-what makes a suspension or a deactivation effective on the very next request.
+changed, what a new key gets) lives here so both behave identically. The store caches nothing:
+every read goes to the database. The server keeps keys and accounts it authenticated in a cache of
+its own (serve/identity/cache.py), which the tables' triggers (serve/identity/tables.py) invalidate
+on every change.
 
 Timestamps are stored as fixed-width UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) in both backends,
 so they sort as text and read back identically; allow-lists are stored as their JSON wire form.
@@ -269,6 +271,12 @@ class SqlKeyStore:
             self._database.ping()
         except sql_backend.Unavailable as exc:
             raise KeyStoreUnavailable() from exc
+
+    def identity_version(self) -> int:
+        """SQLite: how many changes `accounts` and `api_keys` have seen (a trigger counts each,
+        serve/identity/tables.py); what a server's identity cache is checked against."""
+        rows, _ = self._execute("SELECT version FROM identity_version")
+        return int(rows[0][0])
 
     # accounts
 

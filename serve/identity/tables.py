@@ -1,4 +1,5 @@
-"""The key store's tables, declared once for SQLite and PostgreSQL.
+"""The key store's tables, declared once for SQLite and PostgreSQL, and the triggers that signal
+every change of a key or an account to the servers' identity caches (serve/identity/cache.py).
 
 The dialect's `flag` is its type of a 0/1 column and `bigint` its 64-bit integer type (SQLite's
 INTEGER is both).
@@ -8,8 +9,74 @@ from __future__ import annotations
 
 from records.sql import Dialect
 
+CHANGES_CHANNEL = "ar_identity_changes"
+"""The PostgreSQL channel every change of `accounts` or `api_keys` is notified on. Its payload is
+`key:<key_id>`, `account:<user_id>`, or `*` (a TRUNCATE: everything)."""
+
+_WATCHED = (("accounts", "account", "user_id"), ("api_keys", "key", "key_id"))
+"""The tables whose rows the identity cache holds: (table, payload kind, the row's id column)."""
+
 
 def key_store_schema(dialect: Dialect) -> tuple[str, ...]:
+    return (*_tables(dialect), *change_signals(dialect))
+
+
+def change_signals(dialect: Dialect) -> tuple[str, ...]:
+    """Triggers on every INSERT, UPDATE and DELETE of `accounts` and `api_keys`, whoever writes
+    (the store, the operator commands, SQL typed by hand), that signal the change in the writing
+    transaction itself: nothing that commits a change can leave the signal out.
+
+    - PostgreSQL: `pg_notify` on `CHANGES_CHANNEL`, naming the row; delivered to every listening
+      server when (and only when) the transaction commits.
+    - SQLite (one file, no notifications): the one row of `identity_version` counts changes; a
+      server reads it on every request, which costs far less than reading the key and account.
+    """
+    if dialect.name == "postgresql":
+        return (
+            # TG_ARGV: the payload's kind and the id column of the table the trigger is on.
+            f"""
+            CREATE OR REPLACE FUNCTION identity_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_LEVEL = 'STATEMENT' THEN
+                    PERFORM pg_notify('{CHANGES_CHANNEL}', '*');
+                ELSIF TG_OP = 'DELETE' THEN
+                    PERFORM pg_notify('{CHANGES_CHANNEL}', TG_ARGV[0] || ':' || (to_jsonb(OLD) ->> TG_ARGV[1]));
+                ELSE
+                    PERFORM pg_notify('{CHANGES_CHANNEL}', TG_ARGV[0] || ':' || (to_jsonb(NEW) ->> TG_ARGV[1]));
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            *(
+                statement
+                for table, kind, column in _WATCHED
+                for statement in (
+                    f"CREATE OR REPLACE TRIGGER {table}_changed AFTER INSERT OR UPDATE OR DELETE ON {table} "
+                    f"FOR EACH ROW EXECUTE FUNCTION identity_changed('{kind}', '{column}')",
+                    f"CREATE OR REPLACE TRIGGER {table}_truncated AFTER TRUNCATE ON {table} "
+                    f"FOR EACH STATEMENT EXECUTE FUNCTION identity_changed('{kind}', '{column}')",
+                )
+            ),
+        )
+    return (
+        """
+        CREATE TABLE IF NOT EXISTS identity_version (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            version INTEGER NOT NULL
+        )
+        """,
+        "INSERT OR IGNORE INTO identity_version (id, version) VALUES (1, 0)",
+        *(
+            f"CREATE TRIGGER IF NOT EXISTS {table}_{event.lower()}_counted AFTER {event} ON {table} "  # noqa: S608 (fixed names)
+            "BEGIN UPDATE identity_version SET version = version + 1; END"
+            for table, _, _ in _WATCHED
+            for event in ("INSERT", "UPDATE", "DELETE")
+        ),
+    )
+
+
+def _tables(dialect: Dialect) -> tuple[str, ...]:
     flag, bigint = dialect.flag, dialect.bigint
     return (
         f"""

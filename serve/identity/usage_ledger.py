@@ -51,6 +51,10 @@ class SqlUsageLedger:
     def __init__(self, store: SqlKeyStore) -> None:
         self._store = store
 
+    @property
+    def in_process(self) -> bool:
+        return bool(self._store.in_process)
+
     def read(self, key_id: str, day_start: int, month_start: int) -> tuple[int, int]:
         rows, _ = self._store._execute(_READ, (key_id, day_start, month_start))
         return _day_month(rows)

@@ -32,6 +32,11 @@ SYNC_SECONDS = 1.0
 
 
 class UsageLedger(Protocol):
+    @property
+    def in_process(self) -> bool:
+        """True when its statements run in this process without network I/O (in memory, SQLite),
+        so the event loop may call it; False (PostgreSQL) means a worker thread must."""
+
     def read(self, key_id: str, day_start: int, month_start: int) -> DayMonth:
         """The recorded counts of the day and month starting at those epochs (0 when none)."""
 
@@ -47,6 +52,8 @@ class UsageLedger(Protocol):
 
 class MemoryLedger:
     """The ledger of one process: durable for as long as the process lives."""
+
+    in_process = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -96,6 +103,12 @@ class UsageFloors:
 
     def get(self, key_id: str, day_start: int, month_start: int) -> DayMonth:
         """The key's ledger counts for these windows, read again when the copy is old."""
+        known = self.known(key_id, day_start, month_start)
+        return known if known is not None else self.read_now(key_id, day_start, month_start)
+
+    def known(self, key_id: str, day_start: int, month_start: int) -> DayMonth | None:
+        """The copy of the key's counts for these windows, None when there is none this recent
+        (then `read_now`): what `get` answers without reading the ledger."""
         known = self._known.get(key_id)
         if (
             known is not None
@@ -104,7 +117,7 @@ class UsageFloors:
             and self._clock() - known[4] < FLOOR_SECONDS
         ):
             return known[2], known[3]
-        return self.read_now(key_id, day_start, month_start)
+        return None
 
     def read_now(self, key_id: str, day_start: int, month_start: int) -> DayMonth:
         """The key's ledger counts read now, whatever the copy holds (and kept as the copy)."""

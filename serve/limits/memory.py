@@ -59,10 +59,10 @@ class WindowCounters:
 
 
 class MemoryLimiter(Limiter):
-    in_process = True
-
     def __init__(self, ledger: UsageLedger | None = None) -> None:
         super().__init__(ledger)
+        # The counters are in-process; the day and month floors come from the ledger.
+        self.in_process = self.floors.ledger.in_process
         self._lock = threading.Lock()
         self._counters = WindowCounters()
 

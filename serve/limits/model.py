@@ -9,10 +9,13 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
+
+from anyio import to_thread
 
 from serve.limits.ledger import SYNC_SECONDS, MemoryLedger, UsageFloors, UsageLedger
 from serve.limits.windows import WINDOW_NAMES, Window, WindowName, current_windows
@@ -20,6 +23,7 @@ from serve.limits.windows import WINDOW_NAMES, Window, WindowName, current_windo
 log = logging.getLogger(__name__)
 
 Counts = tuple[int, int, int, int]
+T = TypeVar("T")
 
 ERROR_CODES: dict[WindowName, str] = {
     "second": "rate_limit_second",
@@ -154,8 +158,8 @@ class Limiter(ABC):
     """
 
     in_process: bool = False
-    """True when counting needs no network I/O (the in-process limiter), so the request path may
-    call it on the event loop; False (Redis) means it may wait on a socket."""
+    """True when counting needs no network I/O (the in-process limiter over an in-process ledger),
+    so `hit` and `usage` may run on the event loop; False means they may wait on a socket."""
 
     outages: int = 0
     """Times the shared store failed and this worker began counting locally (Redis only; the
@@ -169,10 +173,45 @@ class Limiter(ABC):
     def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
         """Admit or refuse one request of `key_id` at `now`, counting it only if admitted."""
         windows = current_windows(now)
-        counts, exceeded = self._admit(key_id, limits, windows, now)
+        return self._decide(key_id, limits, windows, now, *self._admit(key_id, limits, windows, now))
+
+    async def hit_async(self, key_id: str, limits: Limits, now: datetime) -> Decision:
+        """`hit` for the request path, on the event loop: never blocks it on a socket."""
+        windows = current_windows(now)
+        counted = await self._admit_async(key_id, limits, windows, now)
+        return self._decide(key_id, limits, windows, now, *counted)
+
+    def _decide(
+        self,
+        key_id: str,
+        limits: Limits,
+        windows: tuple[Window, ...],
+        now: datetime,
+        counts: Counts,
+        exceeded: int | None,
+    ) -> Decision:
         if exceeded is None:
             self.floors.touch(key_id, windows[2].start_epoch, windows[3].start_epoch)
         return build_decision(windows, limits, counts, exceeded, now)
+
+    async def _admit_async(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        """`_admit` on the event loop when it needs no network I/O, else in a worker thread; the
+        Redis limiter overrides it with its asynchronous client."""
+        if self.in_process:
+            return self._admit(key_id, limits, windows, now)
+        return await to_thread.run_sync(self._admit, key_id, limits, windows, now)
+
+    async def _with_ledger(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)`, which reads or writes the ledger: on the event loop when the ledger
+        answers in-process, else in a worker thread."""
+        if self.floors.ledger.in_process:
+            return function(*args)
+        return await to_thread.run_sync(function, *args)
+
+    async def detach(self) -> None:  # noqa: B027 - only the Redis limiter holds a loop's connections
+        """Release what the limiter holds on the running event loop (the app's shutdown calls it)."""
 
     def usage(self, key_id: str, limits: Limits, now: datetime) -> dict[str, int | None]:
         """Requests counted in the windows containing `now`, and what is left of each."""

@@ -9,18 +9,29 @@ ledger's count to it first, which is how a restarted Redis gets its quotas back.
 When Redis fails (refused, timed out), the limiter enforces the limits locally (`OutageLimits`)
 and asks Redis again no sooner than `RETRY_SECONDS` later, so a dead or frozen Redis costs at most
 one timeout per worker per `RETRY_SECONDS`, not one per request.
+
+The request path (`hit_async`) sends the script with redis-py's asyncio client on the worker's
+event loop: no worker thread, one round trip. Only what reads or writes the usage ledger (a
+floor older than `FLOOR_SECONDS`, a counter Redis lost, the counting during an outage) leaves the
+loop for a thread when the ledger is PostgreSQL. `hit` and `usage` (tests, `/v1/me/keys`, the
+admin routes, in worker threads) use the synchronous client; both share every rule and all state.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
+import threading
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
 import redis
+import redis.asyncio
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.exceptions import NoScriptError, RedisError
 from redis.retry import Retry
@@ -35,6 +46,13 @@ log = logging.getLogger(__name__)
 DEFAULT_KEY_PREFIX = "ar:rl"
 DEFAULT_TIMEOUT_SECONDS = 0.08
 """Connect and read timeout: a frozen Redis adds at most this to the request that finds it."""
+LOOP_TIMEOUT_SECONDS = 1.0
+"""What one call of the asyncio client (the request path: connect, send, answer) may take. Its
+timeout is kept by the event loop, which attends to a socket only between other requests' work:
+on a busy worker an answer already in the socket was read past 0.08 s, and every such request
+counted locally. The blocking client's timeouts are the kernel's, which sees the answer the moment
+it arrives. A frozen Redis costs the requests awaiting it at that moment up to this, then one
+request per `RETRY_SECONDS` (the rest count locally); the loop serves everything else meanwhile."""
 RETRY_SECONDS = 0.5
 """After a failure, requests are counted locally for this long before Redis is asked again."""
 # Counters outlive their window a little so a server whose clock lags the others still finds them.
@@ -92,9 +110,13 @@ class RedisLimiter(Limiter):
         self._prefix = key_prefix
         self._outage = OutageLimits(self.floors)
         self._down_since: float | None = None
+        self._state_lock = threading.Lock()  # `_down_since`: one probe per retry interval
+        self._trip_lock = threading.Lock()
         # key_id -> the windows and counts of the last answer Redis gave this worker for the key:
         # what the sync writes to the ledger, and where local counting starts when Redis fails.
         self._seen: dict[str, tuple[tuple[Window, ...], Counts]] = {}
+        # The event loop's client waits longer: see LOOP_TIMEOUT_SECONDS.
+        self._url, self._loop_timeout = url, max(timeout_seconds, LOOP_TIMEOUT_SECONDS)
         # No retries: a retried script after a read timeout could count one request twice, and
         # a dead Redis must answer within one timeout, not after a backoff ladder.
         self._client = redis.Redis.from_url(
@@ -104,6 +126,9 @@ class RedisLimiter(Limiter):
             retry=Retry(NoBackoff(), 0),
             retry_on_timeout=False,
         )
+        # The asyncio client of the event loop that last used it (its connections belong to it).
+        self._async_client: redis.asyncio.Redis | None = None
+        self._async_loop: asyncio.AbstractEventLoop | None = None
         kwargs = self._client.connection_pool.connection_kwargs
         # Named without the password so the address can appear in errors and logs.
         self._where = f"redis {kwargs.get('host', kwargs.get('path', '?'))}:{kwargs.get('port', '')}"
@@ -125,6 +150,29 @@ class RedisLimiter(Limiter):
     def _release(self) -> None:
         self._client.close()
 
+    async def detach(self) -> None:
+        client, self._async_client, self._async_loop = self._async_client, None, None
+        if client is not None:
+            await client.aclose()
+
+    def _loop_client(self) -> redis.asyncio.Redis:
+        """The asyncio client of the running event loop (made on first use in each loop: a
+        worker has one; a test may run apps on several loops in turn)."""
+        loop = asyncio.get_running_loop()
+        if self._async_client is None or self._async_loop is not loop:
+            # No socket timeout: with one, redis-py runs every send in a task of its own
+            # (`asyncio.wait_for`, about a fifth of the call's time); `_call_async` bounds the
+            # whole call (connect, send, answer) with one timeout instead.
+            self._async_client = redis.asyncio.Redis.from_url(
+                self._url,
+                socket_connect_timeout=self._loop_timeout,
+                socket_timeout=None,
+                retry=AsyncRetry(NoBackoff(), 0),
+                retry_on_timeout=False,
+            )
+            self._async_loop = loop
+        return self._async_client
+
     def _admit(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
@@ -138,20 +186,58 @@ class RedisLimiter(Limiter):
                 return counted
         return self._outage.admit(key_id, limits, windows, now)
 
+    async def _admit_async(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        if self._redis_usable():
+            try:
+                counted = await self._admit_in_redis_async(key_id, limits, windows, now)
+            except LimiterUnavailable:
+                await self._with_ledger(self._trip)
+            else:
+                self._recovered()
+                return counted
+        return await self._with_ledger(self._outage.admit, key_id, limits, windows, now)
+
     def _admit_in_redis(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
-        keys = [self.key_name(key_id, w) for w in windows]
-        limit_args = [-1 if limit is None else limit for limit in limits.as_tuple()]
-        utc = as_utc(now)
-        expiries = [math.ceil((w.reset - utc).total_seconds()) + EXPIRY_GRACE_SECONDS for w in windows]
+        keys, args = self._script_arguments(key_id, limits, windows, now)
         floors = self.floor_of(key_id, windows)
-        reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *floors, 0])
+        reply = self._call(self._run_admit_script, keys, [*args, *floors, 0])
         if int(reply[0]) == -1:
             # A counter Redis does not hold starts from the ledger as it is now, not from a copy
             # up to FLOOR_SECONDS old (other workers' counts may have reached it since).
             fresh = self.floors.read_now(key_id, windows[2].start_epoch, windows[3].start_epoch)
-            reply = self._call(self._run_admit_script, keys, [*limit_args, *expiries, *fresh, 1])
+            reply = self._call(self._run_admit_script, keys, [*args, *fresh, 1])
+        return self._counted(key_id, windows, reply)
+
+    async def _admit_in_redis_async(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        """`_admit_in_redis` on the event loop: the same script and arguments, one round trip."""
+        keys, args = self._script_arguments(key_id, limits, windows, now)
+        day_start, month_start = windows[2].start_epoch, windows[3].start_epoch
+        floors = self.floors.known(key_id, day_start, month_start)
+        if floors is None:
+            floors = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
+        reply = await self._call_async(self._run_admit_script_async, keys, [*args, *floors, 0])
+        if int(reply[0]) == -1:
+            fresh = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
+            reply = await self._call_async(self._run_admit_script_async, keys, [*args, *fresh, 1])
+        return self._counted(key_id, windows, reply)
+
+    def _script_arguments(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[list[str], list[int]]:
+        """The script's KEYS, and its ARGV up to the floors (the limits, then the expiries)."""
+        keys = [self.key_name(key_id, w) for w in windows]
+        limit_args = [-1 if limit is None else limit for limit in limits.as_tuple()]
+        epoch = as_utc(now).timestamp()  # to the microsecond near today: plenty for whole seconds
+        expiries = [math.ceil(w.reset_epoch - epoch) + EXPIRY_GRACE_SECONDS for w in windows]
+        return keys, [*limit_args, *expiries]
+
+    def _counted(self, key_id: str, windows: tuple[Window, ...], reply: Any) -> tuple[Counts, int | None]:
         exceeded_position, second, minute, day, month = (int(value) for value in reply)
         self._seen[key_id] = (windows, (second, minute, day, month))
         return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
@@ -162,6 +248,13 @@ class RedisLimiter(Limiter):
         except NoScriptError:
             # First call after a Redis restart or flush: EVAL runs it and caches it for EVALSHA.
             return self._client.eval(ADMIT_SCRIPT, len(keys), *keys, *args)
+
+    async def _run_admit_script_async(self, keys: list[str], args: list[int]) -> Any:
+        client = self._loop_client()
+        try:
+            return await client.evalsha(ADMIT_SCRIPT_SHA, len(keys), *keys, *args)
+        except NoScriptError:
+            return await client.eval(ADMIT_SCRIPT, len(keys), *keys, *args)
 
     def _read(self, key_id: str, windows: tuple[Window, ...]) -> Counts:
         if self._redis_usable():
@@ -191,12 +284,19 @@ class RedisLimiter(Limiter):
     def _redis_usable(self) -> bool:
         """Whether to ask Redis: always, but for `RETRY_SECONDS` after a failure. The first request
         after that tries Redis itself (a Redis still frozen costs it one timeout, never two), with
-        every floor read again from the ledger, where the other workers counted meanwhile."""
-        down_since = self._down_since
-        if down_since is None:
+        every floor read again from the ledger, where the other workers counted meanwhile; the
+        requests that come while it waits count locally for another `RETRY_SECONDS` (on the event
+        loop, many requests wait on Redis at once: one asks, not all)."""
+        if self._down_since is None:
             return True
-        if time.monotonic() - down_since < RETRY_SECONDS:
-            return False
+        with self._state_lock:
+            down_since = self._down_since
+            if down_since is None:
+                return True
+            now = time.monotonic()
+            if now - down_since < RETRY_SECONDS:
+                return False
+            self._down_since = now
         self.floors.forget_all()
         return True
 
@@ -206,23 +306,42 @@ class RedisLimiter(Limiter):
             log.warning("rate limiter store reachable again (%s); counting in Redis", self._where)
 
     def _trip(self) -> None:
-        if self._down_since is None:
-            log.warning(
-                "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
-            )
-            self.outages += 1
-            # Local counting starts from what Redis last said: the ledger gets the day and month
-            # admitted since the last sync, the local windows the second and minute so far.
-            for key_id, (windows, counts) in list(self._seen.items()):
-                self._outage.start_from(key_id, windows, counts)
-            try:
-                self.sync()
-            except Exception:
-                log.warning("usage counts could not be written to the key store; retrying")
-        self._down_since = time.monotonic()
+        # Held through the sync below: a request that failed at the same time waits for it, then
+        # finds the outage begun (one warning, one sync), and counts locally from the ledger as
+        # written, never from before it.
+        with self._trip_lock:
+            if self._down_since is None:
+                log.warning(
+                    "rate limiter store unavailable (%s); each worker enforces limits locally", self._where
+                )
+                self.outages += 1
+                # Local counting starts from what Redis last said: the ledger gets the day and month
+                # admitted since the last sync, the local windows the second and minute so far.
+                for key_id, (windows, counts) in list(self._seen.items()):
+                    self._outage.start_from(key_id, windows, counts)
+                try:
+                    self.sync()
+                except Exception:
+                    log.warning("usage counts could not be written to the key store; retrying")
+            self._down_since = time.monotonic()
 
     def _call(self, function: Any, *args: Any) -> Any:
         try:
             return function(*args)
         except RedisError as error:
-            raise LimiterUnavailable(f"rate limiter store unavailable ({self._where}): {error}") from error
+            raise self._unavailable(error) from error
+
+    async def _call_async(self, function: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        try:
+            # A timeout cancels the call: redis-py then drops the connection (an answer that
+            # comes later is never read as another command's).
+            async with asyncio.timeout(self._loop_timeout):
+                return await function(*args)
+        except (
+            RedisError,
+            OSError,
+        ) as error:  # OSError: TimeoutError, a socket failure redis-py did not wrap
+            raise self._unavailable(error) from error
+
+    def _unavailable(self, error: Exception) -> LimiterUnavailable:
+        return LimiterUnavailable(f"rate limiter store unavailable ({self._where}): {error}")

@@ -30,7 +30,7 @@ from schemas.bodies.envelope import Collection
 from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
 from serve import errors, representation, stopping
-from serve.auth import call_backends, client_ip
+from serve.auth import authenticated, client_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
 from serve.event_answers import event_answer
@@ -222,9 +222,7 @@ class EventMessages:
         when it may no longer hold the stream."""
         services = self.services
         try:
-            caller = await call_backends(
-                services.store, None, services.authenticate, self.authorization, self.ip, datetime.now(UTC)
-            )
+            caller = await authenticated(services, self.authorization, self.ip, datetime.now(UTC))
         except errors.ApiError:
             return False
         if not caller.may_call(STREAM_ENDPOINT):

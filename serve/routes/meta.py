@@ -1,12 +1,12 @@
 """Meta routes: `/v1/health` (public, never metered), `/v1/me` and `/v1/me/keys`.
 
 `/v1/health` answers from the health monitor's last state (serve/health.py), on the event loop.
-`/v1/me` and `/v1/me/keys` read the key store and the limiter on the event loop when both are
-in-process (SQLite, in-process counters), else in a worker thread (`serve.auth.call_backends`).
-
-`usage` on `/v1/me` and `/v1/me/keys` is read from the same limiter that enforces the limits, after
-this request's own hit, with the same envelope (`serve.auth.caller_limits`); the limiter is the
-source of truth, so the numbers agree with the `X-RateLimit-*` headers of the same response.
+`/v1/me` answers on the event loop: its key from the identity cache (serve/identity/cache.py; a
+miss reads the store, in a worker thread on PostgreSQL), its usage from the limiter's answer to
+this request's own hit (`Exchange.counted`), so the numbers are those of the `X-RateLimit-*`
+headers of the same response. `/v1/me/keys` reads the store and the limiter on the event loop
+when both are in-process (SQLite, in-process counters), else in a worker thread
+(`serve.auth.call_backends`), with each key's usage as the limiter counts it now.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from serve.envelope import Encoded, json_response, now_iso, single
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
 from serve.identity import key_inventory_row, me_payload
-from serve.limits.model import Limits
+from serve.limits.model import Limits, build_usage
 from serve.params import QueryParams
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
@@ -88,17 +88,17 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
 
 @route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",))
 async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
-    return await ctx.keys.call(_me, ctx)
-
-
-def _me(ctx: Context[NoQuery]) -> Encoded:
     ctx.args()
     keys = ctx.keys
-    key_record = keys.required_store().get_key(ctx.caller.key_id)
+    key_record = await keys.key_record(ctx.caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(ctx.caller)
-    usage = keys.usage(ctx.caller.key_id, limits, datetime.now(UTC))
+    counted = exchange_of(ctx.request.scope).counted
+    if counted is not None:  # the limiter's answer to this request's own hit
+        usage = build_usage(limits, (counted["second"], counted["minute"], counted["day"], counted["month"]))
+    else:  # nothing is metered
+        usage = keys.usage(ctx.caller.key_id, limits, datetime.now(UTC))
     data = me_payload(ctx.caller, key_record, usage, _envelope(limits), ctx.registry_version)
     return single(data, ctx.meta(key_id=ctx.caller.key_id))
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -504,3 +505,59 @@ def git_revision() -> str:
     if not head:
         return "unknown (not a git checkout)"
     return f"{head}{' (modified)' if dirty else ''}"
+
+
+# -- private shared backends -------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def private_postgres(admin_url: str) -> Iterator[str]:
+    """A database of our own on the shared server (unique name), dropped on the way out."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"ar_bench_{os.getpid()}_{os.urandom(4).hex()}"
+    try:
+        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    except psycopg.Error as exc:
+        raise BenchError(f"cannot create a PostgreSQL database at {admin_url}: {exc}") from exc
+    try:
+        yield urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        print(f"  dropped PostgreSQL database {name}", flush=True)
+
+
+@contextlib.contextmanager
+def private_redis(base_url: str) -> Iterator[tuple[str, list[str]]]:
+    """An empty Redis database number (1..14; 0 is the default and the tests use 15). Yields its URL
+    and a list to which the caller adds the key ids whose counters are deleted on the way out."""
+    import redis
+
+    chosen = None
+    for number in range(1, 15):
+        client = redis.Redis.from_url(f"{base_url.rstrip('/')}/{number}", socket_timeout=5)
+        try:
+            if client.dbsize() == 0:
+                chosen = number
+                break
+        except redis.RedisError as exc:
+            raise BenchError(f"cannot reach Redis at {base_url}: {exc}") from exc
+        finally:
+            client.close()
+    if chosen is None:
+        raise BenchError(f"no empty Redis database among 1..14 at {base_url}")
+    url = f"{base_url.rstrip('/')}/{chosen}"
+    key_ids: list[str] = []
+    try:
+        yield url, key_ids
+    finally:
+        client = redis.Redis.from_url(url, socket_timeout=5)
+        removed = 0
+        for key_id in key_ids:
+            for name in client.scan_iter(match=f"*{key_id}*", count=1000):
+                removed += int(client.delete(name))
+        client.close()
+        print(f"  removed {removed} limiter counters of the bench key from {url}", flush=True)

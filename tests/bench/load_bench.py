@@ -1,6 +1,7 @@
 """`just bench-load`: throughput of uncacheable random requests per route family, as a ratio to a
 constant-JSON floor on the same stack measured in the same run; the health-flood assertion; the
-keep-alive latency of one worker against two; the shared deployment (PostgreSQL keys, Redis limits).
+keep-alive latency of one worker against two; the shared deployment (PostgreSQL keys, Redis limits),
+with the time a suspension takes to reach both its workers (tests/bench/invalidation.py).
 
     python -m tests.bench.load_bench [--only families,flood,workers,shared] [--duration 8]
 
@@ -16,7 +17,6 @@ saw errors (a missed target is reported, not fatal), 2 when it could not measure
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import shutil
@@ -24,11 +24,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 from tests.bench.families import BY_KEY, FAMILIES, Family, LakeFacts
 from tests.bench.floor_app import FLOOR_PATH, describe, uvicorn_run_options
@@ -46,15 +44,21 @@ from tests.bench.harness import (
     check_paths,
     create_admin_key,
     git_revision,
+    private_postgres,
+    private_redis,
     server_env,
     start_api,
     start_floor,
 )
+from tests.bench.invalidation import InvalidationProbe, Latencies
 
 SECTIONS = ("families", "flood", "workers", "shared")
 FLOOD_LIMIT = 2.0  # /v1/me p50 under a health flood must stay below this multiple of its p50 alone
 WORKERS_TARGET = 2.0
 SHARED_TARGET = 0.15
+SHARED_ME_TARGET = 0.2
+INVALIDATION_TARGET_MS = 100.0
+INVALIDATION_TRIALS = 20
 
 
 def verdict(ok: bool) -> str:
@@ -240,59 +244,6 @@ def workers_section(run: Run, api1: Server, env: dict[str, str], key: BenchKey) 
     run.md("")
 
 
-@contextlib.contextmanager
-def private_postgres(admin_url: str) -> Iterator[str]:
-    """A database of our own on the shared server (unique name), dropped on the way out."""
-    import psycopg
-    from psycopg import sql
-
-    name = f"ar_bench_{os.getpid()}_{os.urandom(4).hex()}"
-    try:
-        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    except psycopg.Error as exc:
-        raise BenchError(f"cannot create a PostgreSQL database at {admin_url}: {exc}") from exc
-    try:
-        yield urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        print(f"  dropped PostgreSQL database {name}", flush=True)
-
-
-@contextlib.contextmanager
-def private_redis(base_url: str) -> Iterator[tuple[str, list[str]]]:
-    """An empty Redis database number (1..14; 0 is the default and the tests use 15). Yields its URL
-    and a list to which the caller adds the key ids whose counters are deleted on the way out."""
-    import redis
-
-    chosen = None
-    for number in range(1, 15):
-        client = redis.Redis.from_url(f"{base_url.rstrip('/')}/{number}", socket_timeout=5)
-        try:
-            if client.dbsize() == 0:
-                chosen = number
-                break
-        except redis.RedisError as exc:
-            raise BenchError(f"cannot reach Redis at {base_url}: {exc}") from exc
-        finally:
-            client.close()
-    if chosen is None:
-        raise BenchError(f"no empty Redis database among 1..14 at {base_url}")
-    url = f"{base_url.rstrip('/')}/{chosen}"
-    key_ids: list[str] = []
-    try:
-        yield url, key_ids
-    finally:
-        client = redis.Redis.from_url(url, socket_timeout=5)
-        removed = 0
-        for key_id in key_ids:
-            for name in client.scan_iter(match=f"*{key_id}*", count=1000):
-                removed += int(client.delete(name))
-        client.close()
-        print(f"  removed {removed} limiter counters of the bench key from {url}", flush=True)
-
-
 def shared_section(run: Run, lake: str) -> None:
     args = run.args
     run.say("\n== shared deployment: 2 workers, PostgreSQL keys, Redis limits")
@@ -313,6 +264,7 @@ def shared_section(run: Run, lake: str) -> None:
             page = run.measure(api, "week100", key.token, connections=args.connections)
             me = run.measure(api, "me", key.token, connections=args.connections)
             after = run.floor(floor, "2 workers, after")
+            idle, loaded = invalidation(run, api, keystore, key.token)
         finally:
             run.children.stop(api.proc)
             run.children.stop(floor.proc)
@@ -327,9 +279,36 @@ def shared_section(run: Run, lake: str) -> None:
         "|---|---|---|---|---|",
         f"| {BY_KEY['week100'].label} | {page.rps:,.0f} | {ratio:.3f} | >= {SHARED_TARGET:g} | "
         f"{verdict(ratio >= SHARED_TARGET) if page.clean else 'ERROR (' + page.problems() + ')'} |",
-        f"| {BY_KEY['me'].label} | {me.rps:,.0f} | {me.rps / mean:.3f} | | |",
+        f"| {BY_KEY['me'].label} | {me.rps:,.0f} | {me.rps / mean:.3f} | >= {SHARED_ME_TARGET:g} | "
+        f"{verdict(me.rps / mean >= SHARED_ME_TARGET) if me.clean else 'ERROR (' + me.problems() + ')'} |",
+        "",
+        f"A suspension's way to every worker (`tests/bench/invalidation.py`; target < "
+        f"{INVALIDATION_TARGET_MS:g} ms), from the UPDATE sent to the slower worker's dropping the key "
+        f"(its log line) and to its first refusal back at the client. Idle: {idle.summary()}. Under "
+        f"load ({args.connections} connections of random week pages): {loaded.summary()}.",
         "",
     )
+
+
+def invalidation(run: Run, api: Server, keystore: str, token: str) -> tuple[Latencies, Latencies]:
+    """The suspension's latency to every worker, idle and beside a load of week pages."""
+    probe = InvalidationProbe(api, keystore, workers=2)
+    try:
+        run.say(f"  invalidation: {INVALIDATION_TRIALS} suspensions idle, then under load")
+        idle = probe.run(INVALIDATION_TRIALS)
+        seconds = 60.0
+        load, out = run.wrk.start(
+            api.base_url, run.paths["week100"], token=token, connections=run.args.connections, seconds=seconds
+        )
+        try:
+            time.sleep(1.0)
+            loaded = probe.run(INVALIDATION_TRIALS)
+        finally:
+            run.children.stop(load)
+    finally:
+        probe.close()
+    run.say(f"  idle: {idle.summary()}\n  under load: {loaded.summary()}")
+    return idle, loaded
 
 
 # -- the run ---------------------------------------------------------------------------------
