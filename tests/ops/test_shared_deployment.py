@@ -167,12 +167,14 @@ def test_exactly_the_limit_passes_across_two_workers(deployment: dict[str, Any])
 
 def test_source_download_presigned_from_the_s3_lake(deployment: dict[str, Any]) -> None:
     headers = deployment["keys"]["member"].headers
+    # The first request for the alpha opens its build from S3 (moto): seconds on a busy runner,
+    # more than httpx's default 5 s.
     response = httpx.get(
-        f"{deployment['base']}/v1/alphas/Test_planted_factor/source/download", headers=headers
+        f"{deployment['base']}/v1/alphas/Test_planted_factor/source/download", headers=headers, timeout=60
     )
     assert response.status_code == 200, response.text
     data = response.json()["data"]
-    archive = httpx.get(data["url"])
+    archive = httpx.get(data["url"], timeout=60)
     assert archive.status_code == 200
     assert hashlib.sha256(archive.content).hexdigest() == data["sha256"]
     assert len(archive.content) == data["size_bytes"]
@@ -184,8 +186,11 @@ def test_usage_and_access_logs_are_shared(deployment: dict[str, Any]) -> None:
     key = issue_key(store)
     store.close()
     for _ in range(6):
-        assert httpx.get(f"{base}/v1/alphas/momentum_12_1/books", headers=key.headers).status_code == 200
-    usage = httpx.get(f"{base}/v1/admin/keys/{key.key_id}/usage", headers=keys["admin"].headers)
+        assert (
+            httpx.get(f"{base}/v1/alphas/momentum_12_1/books", headers=key.headers, timeout=60).status_code
+            == 200
+        )
+    usage = httpx.get(f"{base}/v1/admin/keys/{key.key_id}/usage", headers=keys["admin"].headers, timeout=60)
     assert usage.status_code == 200, usage.text
     assert usage.json()["data"]["usage"]["day"] == 6  # counted in Redis whichever worker served
     mine = wait_until(
