@@ -4,6 +4,7 @@ engine's books, and every seal the factor path writes passes the pipeline's seal
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import numpy as np
@@ -207,3 +208,20 @@ def test_a_score_date_without_prices_is_refused_by_name(tmp_path: Path) -> None:
         seal_from_factor(
             pa.concat_tables([scores, late]), prices, tmp_path, alpha_id="Test_factor", name=None, tldr=None
         )
+
+
+def test_the_lead_example_of_seal_md_writes_a_seal_that_passes_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/seal.md opens with the ten lines from frames to a seal: run as written, over a
+    panel saved where it reads it, the seal it writes passes `alpha-results seal check`."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "seal.md").read_text()
+    lead = re.search(r"```python\n(.*?)```", text, re.S)
+    assert lead is not None and "seal_from_factor" in lead.group(1)
+    scores, prices = _panel(5, 20, 5, 0.05, 0.0, "volume")
+    monkeypatch.chdir(tmp_path)
+    pq.write_table(scores, "scores.parquet")
+    pq.write_table(prices, "prices.parquet")
+    exec(compile(lead.group(1), "docs/seal.md", "exec"), {})
+    report = check_seal(str(tmp_path / "seals" / "Test_my_factor"))
+    assert report.ok, report.lines()
