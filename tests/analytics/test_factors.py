@@ -484,6 +484,18 @@ def test_every_served_path_is_documented(api: Api) -> None:
 # -- the pipeline's tables on a made-up week ---------------------------------------------------------
 
 
+def random_decisions(exposures: pl.DataFrame, rng: np.random.Generator) -> pl.DataFrame:
+    """A decisions table over the rows of `exposures`: random forward returns and scores."""
+    n = exposures.height
+    return exposures.select(
+        "date",
+        "symbol",
+        forward_return=pl.Series(rng.normal(0, 0.02, n)),
+        score=pl.Series(rng.standard_normal(n)),
+        raw_score=pl.Series(rng.standard_normal(n)),
+    )
+
+
 def test_a_style_null_throughout_is_left_out_and_a_thin_week_has_no_estimate() -> None:
     """A seal whose engine models two styles: the other three are no regressors; a week with fewer
     names than regressors + 10 has no estimate; an empty exposures table writes empty tables."""
@@ -503,13 +515,7 @@ def test_a_style_null_throughout_is_left_out_and_a_thin_week_has_no_estimate() -
         volatility=pl.lit(None, pl.Float64),
         adv=pl.lit(1e7),
     )
-    decisions = exposures.select(
-        "date",
-        "symbol",
-        forward_return=pl.Series(rng.normal(0, 0.02, len(rows))),
-        score=pl.Series(rng.standard_normal(len(rows))),
-        raw_score=pl.Series(rng.standard_normal(len(rows))),
-    )
+    decisions = random_decisions(exposures, rng)
     tables = factor_tables(exposures, decisions, pl.Series("date", days), {}, {})
     weeks, returns = tables["analytics_factor_weeks"], tables["analytics_factor_returns"]
     assert weeks["regressors"].to_list() == [5, 5, 5]
@@ -545,13 +551,7 @@ def test_a_book_without_positions_has_no_attribution_rows() -> None:
         },
         adv=pl.lit(1e7),
     )
-    decisions = exposures.select(
-        "date",
-        "symbol",
-        forward_return=pl.Series(rng.normal(0, 0.02, len(rows))),
-        score=pl.Series(rng.standard_normal(len(rows))),
-        raw_score=pl.Series(rng.standard_normal(len(rows))),
-    )
+    decisions = random_decisions(exposures, rng)
     sessions = pl.date_range(days[0], days[-1], eager=True)
     equity = 1.0 + np.cumsum(rng.normal(0, 0.01, sessions.len()))
     ledger = pl.DataFrame(
