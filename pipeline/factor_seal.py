@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from datasets.layout import check_alpha_id
 from pipeline.demo import calendar, signals
 from pipeline.demo.alphas import WITHOUT_EXPOSURES
 from pipeline.demo.corpus import write_seal
@@ -277,8 +278,11 @@ def seal_from_factor(
     `risk_free`: the annual rate cash earns, None (0), a number, or a (date, rate) frame.
     Frames may be pyarrow Tables or pandas or polars DataFrames. The manifest's other facts:
     `source_alpha_id` (default `alpha_id`), `started_at` (default now), `research_cutoff` (sealed
-    when given); `description` is written as description.json when given.
+    when given); `description` is written as description.json when given. An `alpha_id` that is
+    not an alpha id (`datasets.layout.ALPHA_ID_PATTERN`) is refused before anything is written:
+    it names the folder that is replaced.
     """
+    check_alpha_id(alpha_id)
     scores_table, prices_table = _arrow(scores, "scores"), _arrow(prices, "prices")
     market, raw = factor_market(scores_table, prices_table, risk_free)
     universe = np.arange(market.n_names)

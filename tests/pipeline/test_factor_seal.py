@@ -225,3 +225,19 @@ def test_the_lead_example_of_seal_md_writes_a_seal_that_passes_the_check(
     exec(compile(lead.group(1), "docs/seal.md", "exec"), {})
     report = check_seal(str(tmp_path / "seals" / "Test_my_factor"))
     assert report.ok, report.lines()
+
+
+@pytest.mark.parametrize("alpha_id", ["", ".", "..", "../outside", "a/b", "x" * 129])
+def test_an_alpha_id_that_is_not_one_is_refused_before_anything_is_replaced(
+    tmp_path: Path, alpha_id: str
+) -> None:
+    """The seal goes into `out_dir/alpha_id`, replaced: "" or ".." would name `out_dir` itself or
+    its parent, whose content is never touched."""
+    scores, prices = _panel(4, 12, 3, 0.0, 0.0, "none")
+    out = tmp_path / "seals"
+    kept = out / "kept.txt"
+    out.mkdir()
+    kept.write_text("mine")
+    with pytest.raises(ValueError, match="alpha_id"):
+        seal_from_factor(scores, prices, out, alpha_id=alpha_id, name=None, tldr=None)
+    assert kept.read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == ["seals"]
