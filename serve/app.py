@@ -63,6 +63,7 @@ from serve.identity.cache import IdentityCache, identity_cache
 from serve.identity.tokens import redact_tokens
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, open_limiter
+from serve.mcp.mount import mounted as mcp_mounted
 from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
@@ -361,7 +362,7 @@ def create_app(
     developer.publish(app, openapi_document_of(app))
     # Around the router rather than as route middleware, so unmatched paths are logged too.
     app.asgi_handler = access_log_middleware(
-        health_fast_path(canonical_paths_only(app.asgi_handler), app),
+        health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app),
         services.metrics.record_request if services.metrics is not None else None,
     )
     return app

@@ -11,7 +11,8 @@ from schemas.query import Param, path_params_of
 from serve.endpoints import endpoint
 
 
-def _param_schema(param: Param) -> dict[str, Any]:
+def param_schema(param: Param) -> dict[str, Any]:
+    """The JSON Schema of one declared parameter (the OpenAPI document's and the MCP tools' input schemas)."""
     schema: dict[str, Any] = (
         {"type": "string", "format": "date"} if param.type == "date" else {"type": param.type}
     )
@@ -38,7 +39,7 @@ def path_parameter(endpoint_id: str, declared: dict[str, Any]) -> dict[str, Any]
     param = typed.get(declared["name"])
     if param is None:
         return {**declared, "schema": {"type": "string"}}
-    return {**declared, "description": param.description, "schema": _param_schema(param)}
+    return {**declared, "description": param.description, "schema": param_schema(param)}
 
 
 X_PYTHON_NAME = "x-python-name"
@@ -59,7 +60,7 @@ def query_parameters(endpoint_id: str) -> list[dict[str, Any]]:
             "in": "query",
             "required": param.required,
             "description": param.description,
-            "schema": _param_schema(param),
+            "schema": param_schema(param),
         }
         if param.attr != param.name:
             declared[X_PYTHON_NAME] = param.attr

@@ -1,0 +1,137 @@
+"""A tool call as the route's own request: an in-process ASGI call into the app, GET on the route's
+path with the arguments as its query string and the caller's `Authorization` (and the forwarding
+headers the app reads the client's address from).
+
+So the call is authorised (key, endpoint and alpha allow-lists, IP allow-list), limited and counted
+(rate windows, monthly quota: the route's usage, and its access line) and shaped (the field policy:
+raw fields only for keys with raw access) by the very code that serves the route over HTTP, and
+nothing of it is restated here. The answer becomes the tool's result: the route's JSON as structured
+content (and as text, for clients that read only text), or, on an error status, a tool error
+carrying the spec's envelope `{error: {code, message, details, request_id}}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+from litestar.types import ASGIApp, Message
+
+from serve import errors
+from serve.envelope import error_response, request_id_of
+from serve.mcp.tools import NEXT_PAGE, RouteTool
+
+FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
+"""Headers of the `/mcp` request the route's request carries: the key, what the client's address is
+read from (`trusted_proxy_hops`), and the host and agent for the access line's context."""
+
+ACCEPT = (b"accept", b"application/json")
+
+
+async def call_route(
+    app: ASGIApp, outer: Mapping[str, Any], tool: RouteTool, arguments: Mapping[str, Any]
+) -> types.CallToolResult:
+    target = tool.target(arguments)
+    if isinstance(target, dict):
+        # No path to call: answered as the route answers a parameter that breaks its rule.
+        body = error_response(errors.bad_parameters(target), request_id_of(outer)).content
+        return result_of(tool, arguments, 400, {}, body)
+    path, raw_path, query = target
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": outer.get("http_version", "1.1"),
+        "method": "GET",
+        "scheme": outer.get("scheme", "http"),
+        "path": path,
+        "raw_path": raw_path,
+        "root_path": "",
+        "query_string": query,
+        "headers": [*((k, v) for k, v in outer.get("headers", []) if k in FORWARDED), ACCEPT],
+        "client": outer.get("client"),
+        "server": outer.get("server"),
+        "state": {},
+    }
+    status = 500
+    headers: dict[str, str] = {}
+    chunks: list[bytes] = []
+
+    async def receive() -> Any:  # the request of a GET: no body
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+            headers.update(
+                (k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in message.get("headers", [])
+            )
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)  # type: ignore[arg-type]
+    return result_of(tool, arguments, status, headers, b"".join(chunks))
+
+
+def result_of(
+    tool: RouteTool, arguments: Mapping[str, Any], status: int, headers: Mapping[str, str], body: bytes
+) -> types.CallToolResult:
+    """The tool's result for the route's answer (its status, headers and JSON body)."""
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        answer = None
+    if status >= 400 or not isinstance(answer, dict):
+        envelope = answer if isinstance(answer, dict) and "error" in answer else unreadable(status)
+        error = envelope["error"]
+        summary = f"HTTP {status} {error.get('code')}: {error.get('message')}"
+        if "retry-after" in headers:
+            summary += f" Retry after {headers['retry-after']} s."
+        return types.CallToolResult(
+            content=[
+                types.TextContent(text=summary),
+                types.TextContent(text=body.decode("utf-8", "replace")),
+            ],
+            structured_content=envelope,
+            is_error=True,
+        )
+    content: list[types.ContentBlock] = [types.TextContent(text=body.decode("utf-8"))]
+    following = next_page(tool, arguments, answer)
+    meta = None
+    if following is not None:
+        meta = {NEXT_PAGE: following}
+        content.append(
+            types.TextContent(
+                text=f"More rows follow: call {tool.tool.name} with {json.dumps(following, separators=(',', ':'))}."
+            )
+        )
+    return types.CallToolResult(content=content, structured_content=answer, _meta=meta)
+
+
+def next_page(
+    tool: RouteTool, arguments: Mapping[str, Any], answer: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The arguments of the page after `answer`, or None on the last page: `offset` moved past the
+    rows returned while `meta.pagination.has_more`; on the event feed, `after` = `meta.next_cursor` while
+    `meta.pagination.has_more`."""
+    meta = answer.get("meta") or {}
+    pagination = meta.get("pagination") or {}
+    if "offset" in tool.query_names and pagination.get("has_more"):
+        return {**arguments, "offset": int(pagination["offset"]) + int(pagination["returned"])}
+    cursor = meta.get("next_cursor")
+    if "after" in tool.query_names and cursor is not None and pagination.get("has_more"):
+        return {**arguments, "after": cursor}
+    return None
+
+
+def unreadable(status: int) -> dict[str, Any]:
+    """The envelope for an answer that is not the API's JSON (never expected: every route answers JSON)."""
+    return {
+        "error": {
+            "code": errors.ApiError.code,
+            "message": f"The route answered HTTP {status} without the API's JSON.",
+            "details": {"status": status},
+        }
+    }

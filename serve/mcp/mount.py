@@ -1,0 +1,94 @@
+"""`/mcp`: the MCP server over Streamable HTTP, answered before the router (like the health fast
+path), since the router's guards admit GET alone and MCP messages are POSTs.
+
+Every request to `/mcp` is authenticated first, by the guards' own steps (`serve.auth.identify`:
+the bearer key, its IP allow-list, the key-in-URL refusal): no valid key is the API's 401 in the
+spec's envelope, before the SDK reads a byte. The caller is kept on the request's exchange (so the
+access line names its key) for the server's handlers (`serve.mcp.server`). The protocol's own
+messages (initialize, tools/list, prompts) are not metered, like `/docs`; each tool call is, as the
+route it calls.
+
+The SDK's session manager runs stateless, answering JSON rather than an SSE stream: a message needs
+nothing of an earlier one (the key travels with each), so any worker of a multi-worker server can
+answer it without sticky sessions. Its task group lives from the app's startup to its shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from litestar import Litestar, Request
+from litestar.types import ASGIApp, Receive, Scope, Send
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from serve import errors
+from serve.auth import identify
+from serve.envelope import error_response, request_id_of
+from serve.exchange import exchange_of
+from serve.identity.authenticate import reject_key_in_query
+from serve.mcp.server import mcp_server
+from serve.pages import MCP_PATH
+from serve.routes.meta import build_version
+
+
+class McpEndpoint:
+    """The session manager of one app, started and stopped with it."""
+
+    def __init__(self) -> None:
+        self.manager = StreamableHTTPSessionManager(
+            app=mcp_server(build_version()), json_response=True, stateless=True
+        )
+        self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        ready, self._stop = asyncio.Event(), asyncio.Event()
+        stop = self._stop
+
+        async def run() -> None:
+            async with self.manager.run():
+                ready.set()
+                await stop.wait()
+
+        self._task = asyncio.create_task(run(), name="mcp-sessions")
+        await ready.wait()
+
+    async def stop(self) -> None:
+        if self._stop is not None and self._task is not None:
+            self._stop.set()
+            await self._task
+
+    async def answer(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request: Request[Any, Any, Any] = Request(scope, receive)
+        try:
+            reject_key_in_query(exchange_of(scope).query)
+            await identify(request)
+        except errors.ApiError as refused:
+            await refuse(send, refused, request_id_of(scope))
+            return
+        await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+
+
+async def refuse(send: Send, refused: errors.ApiError, request_id: str) -> None:
+    """The API's error answer (its status, headers and envelope), sent as the routes send it."""
+    response = error_response(refused, request_id)
+    headers = [(b"content-type", b"application/json"), (b"x-request-id", request_id.encode())]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()]
+    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
+    await send({"type": "http.response.body", "body": response.content, "more_body": False})
+
+
+def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
+    """`app` with `/mcp` answered by the MCP endpoint, whose sessions start and stop with `litestar`."""
+    endpoint = McpEndpoint()
+    litestar.on_startup.append(endpoint.start)
+    litestar.on_shutdown.insert(0, endpoint.stop)
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == MCP_PATH:
+            await endpoint.answer(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return route

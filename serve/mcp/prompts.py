@@ -1,0 +1,148 @@
+"""The prompts a researcher starts from, each a short brief naming the tools to call and their
+arguments (tools of `serve.mcp.tools`, so a prompt asks for nothing the routes do not answer).
+
+A key lists a prompt only when it may call every tool the prompt names; an argument a caller gives is
+written into the text as JSON (quoted and escaped), never as instructions of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+
+from serve.mcp.tools import route_tools
+
+
+@dataclass(frozen=True)
+class Step:
+    tool: str
+    arguments: Mapping[str, str]  # argument name -> the prompt argument it takes its value from
+    why: str
+
+
+@dataclass(frozen=True)
+class ResearchPrompt:
+    name: str
+    title: str
+    description: str
+    arguments: tuple[tuple[str, str], ...]  # (name, description); all required
+    steps: tuple[Step, ...]
+    brief: str  # what to do with the answers
+
+    @property
+    def tools(self) -> frozenset[str]:
+        return frozenset(step.tool for step in self.steps)
+
+    def declaration(self) -> types.Prompt:
+        return types.Prompt(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            arguments=[types.PromptArgument(name=n, description=d, required=True) for n, d in self.arguments],
+        )
+
+    def text(self, given: Mapping[str, str]) -> str:
+        lines = [self.description, "", "Call these tools of the alpha-results server, in order:"]
+        for number, step in enumerate(self.steps, 1):
+            arguments = {name: given[source] for name, source in step.arguments.items()}
+            lines.append(f"{number}. `{step.tool}` with {json.dumps(arguments)}: {step.why}")
+        lines += ["", self.brief]
+        return "\n".join(lines)
+
+
+ALPHA = ("alpha", "The alpha_id (as `catalog.alphas.list` lists them).")
+
+PROMPTS: tuple[ResearchPrompt, ...] = (
+    ResearchPrompt(
+        name="review_alpha",
+        title="Review an alpha against the policy",
+        description="Review one alpha against the deployment's promotion policy.",
+        arguments=(ALPHA,),
+        steps=(
+            Step(
+                "catalog.alphas.get",
+                {"alpha": "alpha"},
+                "what the alpha is (its thesis, universe, rebalance).",
+            ),
+            Step(
+                "analytics.checks",
+                {"alpha": "alpha"},
+                "every check of the policy with its threshold, the alpha's value and pass or fail.",
+            ),
+            Step("performance.metrics", {"alpha": "alpha"}, "the headline figures the checks read."),
+            Step("analytics.risk", {"alpha": "alpha"}, "tail risk and drawdowns."),
+        ),
+        brief="Report each failed or unmeasurable check first, quoting its value and threshold as the "
+        "answers give them (units included), then the passes. Give a recommendation (promote, wait, "
+        "reject) and say which figure would change it. Quote `meta.run` so the review is reproducible.",
+    ),
+    ResearchPrompt(
+        name="compare_alphas",
+        title="Compare two alphas",
+        description="Compare two alphas side by side and say which one to prefer, and why.",
+        arguments=(ALPHA, ("other", "The alpha_id to compare it with.")),
+        steps=(
+            Step(
+                "analytics.compare",
+                {"alpha": "alpha", "with": "other"},
+                "both alphas' figures over their common window, and their differences.",
+            ),
+            Step("analytics.checks", {"alpha": "alpha"}, "the first alpha against the policy."),
+            Step("analytics.checks", {"alpha": "other"}, "the second alpha against the policy."),
+        ),
+        brief="Say where the two differ by more than noise (the comparison states the significance), "
+        "how correlated they are, and which one the policy prefers. Quote both `meta.run` values.",
+    ),
+    ResearchPrompt(
+        name="is_it_still_working",
+        title="Is it still working?",
+        description="Check whether an alpha's live record holds up against its backtest.",
+        arguments=(ALPHA,),
+        steps=(
+            Step(
+                "analytics.live",
+                {"alpha": "alpha"},
+                "the in-sample (backtest) and out-of-sample (live) figures and their decay.",
+            ),
+            Step("analytics.rolling", {"alpha": "alpha"}, "the rolling figures, to see when a change began."),
+            Step("analytics.drawdowns", {"alpha": "alpha"}, "the drawdowns, the current one first if open."),
+        ),
+        brief="Answer yes, no or too early to say (too few live sessions), with the live and backtest "
+        "information ratios, the decay ratio and the live sessions counted. Mention an open drawdown.",
+    ),
+)
+
+BY_NAME: dict[str, ResearchPrompt] = {prompt.name: prompt for prompt in PROMPTS}
+
+
+def _check_tools() -> None:
+    """Every tool a prompt names is a tool, and every argument a step gives it is one it takes."""
+    tools = route_tools()
+    for prompt in PROMPTS:
+        for step in prompt.steps:
+            tool = tools[step.tool]  # a KeyError names a tool that does not exist
+            unknown = set(step.arguments) - set(tool.path_names) - tool.query_names
+            if unknown:
+                raise RuntimeError(f"prompt {prompt.name}: {step.tool} takes no {sorted(unknown)}")
+
+
+def listed(may_call: Callable[[str], bool]) -> list[types.Prompt]:
+    return [prompt.declaration() for prompt in PROMPTS if all(may_call(tool) for tool in prompt.tools)]
+
+
+def rendered(
+    prompt: ResearchPrompt, given: Mapping[str, Any] | None
+) -> types.GetPromptResult | dict[str, str]:
+    """The prompt with the caller's arguments, or the missing ones by name."""
+    values = {name: str((given or {}).get(name) or "") for name, _ in prompt.arguments}
+    missing = {name: "is required" for name, value in values.items() if not value}
+    if missing:
+        return missing
+    return types.GetPromptResult(
+        description=prompt.description,
+        messages=[types.PromptMessage(role="user", content=types.TextContent(text=prompt.text(values)))],
+    )
