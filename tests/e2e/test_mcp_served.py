@@ -7,6 +7,7 @@ the spec's envelope, paging by the result's hint reaches the route's last row, a
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
+from schemas.wire import BENCHMARK_SYMBOLS
 from serve.context import AllowList
 from serve.identity import Grants, RateLimit, open_store
 from serve.mcp.tools import UNSERVED
@@ -120,3 +122,114 @@ def test_no_valid_key_is_a_401_at_mcp(world: World) -> None:
         answer = httpx.post(world.url + "/mcp", json=body, headers={**headers, **given}, timeout=30)
         assert answer.status_code == 401
         assert answer.json()["error"]["code"] in {"missing_api_key", "malformed_api_key", "invalid_api_key"}
+
+
+def without_volatile(answer: dict[str, Any]) -> dict[str, Any]:
+    if "meta" not in answer:  # the health probe's bare body: its `time` is the answer's
+        return {k: v for k, v in answer.items() if k != "time"}
+    return {**answer, "meta": {k: v for k, v in answer["meta"].items() if k not in VOLATILE_META}}
+
+
+def arguments_from_demo(world: World) -> dict[str, Any]:
+    """A value for every path parameter and required query parameter a tool declares, read from
+    the demo lake through the routes (a parameter without one fails the test that needs it)."""
+    alphas = world.get(world.admin, "/v1/alphas", {"limit": 5000}).json()["data"]
+    first, second = alphas[0]["alpha_id"], alphas[1]["alpha_id"]
+    weeks = world.get(world.admin, f"/v1/alphas/{first}/rebalances").json()["data"]
+    books = world.get(world.admin, f"/v1/alphas/{first}/books").json()["data"]
+    return {
+        "alpha": first,
+        "with": second,
+        "alphas": f"{first},{second}",
+        "date": weeks[0]["date"],
+        "book": books[0]["book"],
+        "symbol": BENCHMARK_SYMBOLS[0],
+        "key_id": world.member.key_id,
+    }
+
+
+def export_arguments(world: World, alpha: str) -> dict[str, Any]:
+    """The first export the key may fetch, with its book where the dataset is per book."""
+    [row, *_] = world.get(world.admin, f"/v1/alphas/{alpha}/exports").json()["data"]
+    return {"dataset": row["dataset"], **({"book": row["book"]} if row.get("book") else {})}
+
+
+VARYING: dict[str, tuple[str, ...]] = {
+    # The key's usage counts, which the tool's own request (and the HTTP one) moved.
+    "meta.me": ("usage",),
+    "meta.keys": ("usage",),
+    # A signed URL is signed anew (its signature and expiry) on every request.
+    "catalog.alphas.source.download": ("url",),
+    "exports.download": ("url",),
+}
+"""Fields of `data` that two requests never share (beyond `meta`'s id and time): compared as
+present on both sides, not by value."""
+
+
+def without_varying(name: str, data: Any) -> Any:
+    if isinstance(data, list):
+        return [without_varying(name, row) for row in data]
+    if isinstance(data, dict):
+        return {k: ("(varies)" if k in VARYING.get(name, ()) else v) for k, v in data.items()}
+    return data
+
+
+def tool_arguments(world: World, tool: types.Tool, demo: dict[str, Any]) -> dict[str, Any]:
+    required = tool.input_schema.get("required", [])
+    arguments = {name: demo[name] for name in required if name != "dataset"}
+    if "dataset" in required:
+        arguments.update(export_arguments(world, demo["alpha"]))
+    return arguments
+
+
+def route_of(world: World, tool: types.Tool, arguments: dict[str, Any]) -> httpx.Response:
+    """The same request over HTTP: the route's path (from the OpenAPI document) and its query."""
+    openapi = httpx.get(world.url + "/openapi.json", timeout=30).json()
+    [(path, operation)] = [
+        (path, item["get"]) for path, item in openapi["paths"].items() if item["get"]["operationId"] == tool.name
+    ]
+    in_path = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
+    for name in in_path:
+        path = path.replace("{" + name + "}", str(arguments[name]))
+    query = {k: v for k, v in arguments.items() if k not in in_path}
+    return world.get(world.admin, path, query)
+
+
+async def call_every_tool(world: World) -> list[tuple[types.Tool, dict[str, Any], types.CallToolResult]]:
+    demo = arguments_from_demo(world)
+    out = []
+    async with session(world, world.admin) as client:
+        for tool in (await client.list_tools()).tools:
+            arguments = tool_arguments(world, tool, demo)
+            out.append((tool, arguments, await client.call_tool(tool.name, arguments)))
+    return out
+
+
+NOT_CONFIGURED = {"source_download_not_configured", "export_download_not_configured"}
+"""What the shared server answers the two download routes: it has no signing key (a deployment
+setting); the tools must answer the same refusal."""
+
+
+def test_every_tool_answers_its_routes_json(world: World) -> None:
+    called = anyio.run(call_every_tool, world)
+    assert {tool.name for tool, _, _ in called} == set(ALL_IDS) - set(UNSERVED)
+    refused = set()
+    for tool, arguments, result in called:
+        answer = result.structured_content
+        assert isinstance(answer, dict)
+        over_http = route_of(world, tool, arguments)
+        expected = over_http.json()
+        if over_http.status_code != 200:
+            # The route's refusal, as the tool's error: the same envelope (but its request id).
+            assert result.is_error, tool.name
+            assert {**answer["error"], "request_id": None} == {**expected["error"], "request_id": None}
+            refused.add((tool.name, expected["error"]["code"]))
+            continue
+        assert not result.is_error, (tool.name, arguments, answer)
+        # The text block is the same JSON, for clients that read text only.
+        assert json.loads(result.content[0].text) == answer  # type: ignore[union-attr]
+        if tool.name in VARYING:
+            answer = {**answer, "data": without_varying(tool.name, answer["data"])}
+            expected = {**expected, "data": without_varying(tool.name, expected["data"])}
+        assert without_volatile(answer) == without_volatile(expected), tool.name
+    assert {code for _, code in refused} <= NOT_CONFIGURED, refused
