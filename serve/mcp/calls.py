@@ -114,10 +114,10 @@ def next_page(
     tool: RouteTool, arguments: Mapping[str, Any], answer: Mapping[str, Any]
 ) -> dict[str, Any] | None:
     """The arguments of the page after `answer`, or None on the last page: `offset` moved past the
-    rows returned while `meta.pagination.has_more`; on the event feed, `after` = `meta.next_cursor` while
-    `meta.pagination.has_more`."""
+    rows returned while `pagination.has_more`; on the event feed, `after` = `meta.next_cursor` while
+    `pagination.has_more`."""
     meta = answer.get("meta") or {}
-    pagination = meta.get("pagination") or {}
+    pagination = answer.get("pagination") or {}
     if "offset" in tool.query_names and pagination.get("has_more"):
         return {**arguments, "offset": int(pagination["offset"]) + int(pagination["returned"])}
     cursor = meta.get("next_cursor")

@@ -27,7 +27,7 @@ INSTRUCTIONS = (
     "Read-only research results of trading signals (alphas). Each tool is one route of the "
     "alpha-results API, named by its registry id, answering the route's JSON: `data` and `meta` "
     "(`meta.run` identifies the build that answered). Start with `catalog.alphas.list` and "
-    "`analytics.screen`; page with `limit`/`offset` while `meta.pagination.has_more`."
+    "`analytics.screen`; page with `limit`/`offset` while `pagination.has_more`."
 )
 
 

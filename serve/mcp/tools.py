@@ -135,13 +135,13 @@ def description(endpoint: Endpoint) -> str:
     ]
     if any(param.name == "offset" for param in endpoint.params):
         lines.append(
-            "A page of rows: `limit` and `offset` page it; `meta.pagination.has_more` says whether more "
+            "A page of rows: `limit` and `offset` page it; `pagination.has_more` says whether more "
             f"rows follow, and the result's `_meta.{NEXT_PAGE}` holds the next page's arguments."
         )
     elif endpoint.id == "events.list":
         lines.append(
             f"A page of events: resume with `after` = `meta.next_cursor` (the result's `_meta.{NEXT_PAGE}` "
-            "holds the next page's arguments while `meta.pagination.has_more`)."
+            "holds the next page's arguments while `pagination.has_more`)."
         )
     if endpoint.admin:
         lines.append("Effective only on a platform administrator's key.")

@@ -25,7 +25,7 @@ from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
 from serve.context import AllowList
 from serve.identity import Grants, RateLimit, open_store
-from serve.mcp.tools import UNSERVED
+from serve.mcp.tools import NEXT_PAGE, UNSERVED
 from tests.ops.keys import IssuedKey, issue_key
 from tests.shared_servers import SharedServer
 
@@ -186,7 +186,9 @@ def route_of(world: World, tool: types.Tool, arguments: dict[str, Any]) -> httpx
     """The same request over HTTP: the route's path (from the OpenAPI document) and its query."""
     openapi = httpx.get(world.url + "/openapi.json", timeout=30).json()
     [(path, operation)] = [
-        (path, item["get"]) for path, item in openapi["paths"].items() if item["get"]["operationId"] == tool.name
+        (path, item["get"])
+        for path, item in openapi["paths"].items()
+        if item["get"]["operationId"] == tool.name
     ]
     in_path = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
     for name in in_path:
@@ -228,8 +230,120 @@ def test_every_tool_answers_its_routes_json(world: World) -> None:
         assert not result.is_error, (tool.name, arguments, answer)
         # The text block is the same JSON, for clients that read text only.
         assert json.loads(result.content[0].text) == answer  # type: ignore[union-attr]
+        # The next page's arguments exactly while more rows follow.
+        following = (result.meta or {}).get(NEXT_PAGE)
+        assert (following is not None) == bool((answer.get("pagination") or {}).get("has_more")), tool.name
         if tool.name in VARYING:
             answer = {**answer, "data": without_varying(tool.name, answer["data"])}
             expected = {**expected, "data": without_varying(tool.name, expected["data"])}
         assert without_volatile(answer) == without_volatile(expected), tool.name
     assert {code for _, code in refused} <= NOT_CONFIGURED, refused
+
+
+async def call(
+    world: World, key: IssuedKey, *calls: tuple[str, dict[str, Any]]
+) -> list[types.CallToolResult]:
+    async with session(world, key) as client:
+        return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+
+def error_of(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.is_error
+    assert isinstance(result.structured_content, dict)
+    error: dict[str, Any] = result.structured_content["error"]
+    return error
+
+
+def test_a_forbidden_alpha_is_a_tool_error_in_the_envelope(world: World) -> None:
+    alphas = [row["alpha_id"] for row in world.get(world.admin, "/v1/alphas").json()["data"]]
+    allowed, forbidden = alphas[0], alphas[1]
+    store = open_store(world.server.keystore_url)
+    try:
+        grants = Grants(AllowList.all(), AllowList.of_ids([allowed]), AllowList.all(), expose_raw_book=False)
+        key = issue_key(store, grants=grants)
+    finally:
+        store.close()
+    mark = len(world.server.output)
+    ok, refused = anyio.run(
+        call,
+        world,
+        key,
+        ("performance.metrics", {"alpha": allowed}),
+        ("performance.metrics", {"alpha": forbidden}),
+    )
+    assert not ok.is_error
+    error = error_of(refused)
+    over_http = world.get(key, f"/v1/alphas/{forbidden}/metrics")
+    assert over_http.status_code == 403
+    assert {**error, "request_id": None} == {**over_http.json()["error"], "request_id": None}
+    assert error["details"]
+    # Each call is the route's request: its access line names the route, the key and the status.
+    lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
+    metrics = [(line["key_id"], line["status"]) for line in lines if line["route"] == "performance.metrics"]
+    assert metrics[:2] == [(key.key_id, 200), (key.key_id, 403)]
+
+
+def test_a_bad_parameter_is_the_routes_400_naming_it(world: World) -> None:
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    bad, unknown, pathless = anyio.run(
+        call,
+        world,
+        world.member,
+        ("performance.metrics", {"alpha": alpha, "granularity": "fortnightly"}),
+        ("performance.metrics", {"alpha": alpha, "colour": "blue"}),
+        ("performance.metrics", {}),
+    )
+    over_http = world.get(world.member, f"/v1/alphas/{alpha}/metrics", {"granularity": "fortnightly"}).json()
+    assert {**error_of(bad), "request_id": None} == {**over_http["error"], "request_id": None}
+    assert [p["name"] for p in error_of(bad)["details"]["parameters"]] == ["granularity"]
+    assert "colour" in json.dumps(error_of(unknown)["details"])
+    assert error_of(pathless)["code"] == "bad_request"
+    assert error_of(pathless)["details"]["parameters"] == [
+        {"name": "alpha", "rule": "is required (a path parameter)"}
+    ]
+
+
+def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:
+    store = open_store(world.server.keystore_url)
+    try:
+        # Two requests a day: the third tool call is refused whatever the clock (the day's window).
+        key = keyed(
+            store, NARROW, RateLimit(per_second=100, per_minute=100, per_day=2, monthly_requests=None)
+        )
+    finally:
+        store.close()
+    first, second, third = anyio.run(call, world, key, *[("meta.me", {})] * 3)
+    assert not first.is_error and not second.is_error
+    error = error_of(third)
+    assert error["code"] == "rate_limit_day"
+    assert error["details"]["window"] == "day" and error["details"]["retry_after"] > 0
+    assert any("Retry after" in block.text for block in third.content if isinstance(block, types.TextContent))
+    # The listing and the protocol's messages are not metered: the key still lists its tools.
+    assert [tool.name for tool in anyio.run(listed, world, key)] == ["meta.health", *NARROW]
+
+
+async def all_pages(world: World, name: str, arguments: dict[str, Any]) -> tuple[list[Any], int]:
+    rows: list[Any] = []
+    pages = 0
+    async with session(world, world.member) as client:
+        following: dict[str, Any] | None = arguments
+        while following is not None:
+            result = await client.call_tool(name, following)
+            assert not result.is_error and isinstance(result.structured_content, dict)
+            rows += result.structured_content["data"]
+            pages += 1
+            following = (result.meta or {}).get(NEXT_PAGE)
+            has_more = result.structured_content["pagination"]["has_more"]
+            assert (following is not None) == has_more
+    return rows, pages
+
+
+def test_paging_by_the_hint_reaches_the_routes_last_row(world: World) -> None:
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    week = world.get(world.admin, f"/v1/alphas/{alpha}/rebalances").json()["data"][0]["date"]
+    whole = world.get(world.member, f"/v1/alphas/{alpha}/rebalances/{week}", {"limit": 5000}).json()["data"]
+    rows, pages = anyio.run(
+        all_pages, world, "signals.rebalances.get", {"alpha": alpha, "date": week, "limit": 7}
+    )
+    assert pages == -(-len(whole) // 7) > 1
+    assert rows == whole
