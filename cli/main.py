@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "cli.webhooks",
         "the delivery worker: push each webhook's events to its URL, signed and retried",
     ),
+    "mcp": (
+        "cli.mcp",
+        "serve a server's MCP tools over stdio for a local agent (token from ALPHA_RESULTS_TOKEN)",
+    ),
     "reference": (
         "cli.reference",
         "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",

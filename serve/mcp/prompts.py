@@ -119,7 +119,7 @@ PROMPTS: tuple[ResearchPrompt, ...] = (
 BY_NAME: dict[str, ResearchPrompt] = {prompt.name: prompt for prompt in PROMPTS}
 
 
-def _check_tools() -> None:
+def check_tools() -> None:
     """Every tool a prompt names is a tool, and every argument a step gives it is one it takes."""
     tools = route_tools()
     for prompt in PROMPTS:

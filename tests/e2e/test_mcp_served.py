@@ -8,6 +8,8 @@ the spec's envelope, paging by the result's hint reaches the route's last row, a
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
@@ -347,3 +350,58 @@ def test_paging_by_the_hint_reaches_the_routes_last_row(world: World) -> None:
     )
     assert pages == -(-len(whole) // 7) > 1
     assert rows == whole
+
+
+def stdio_command(world: World, token: str | None) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if k != "ALPHA_RESULTS_TOKEN"}
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "cli.main", "mcp", "--url", world.url],
+        env={**env, **({"ALPHA_RESULTS_TOKEN": token} if token else {})},
+    )
+
+
+async def over_stdio(world: World, key: IssuedKey, name: str, arguments: dict[str, Any]) -> Any:
+    async with (
+        stdio_client(stdio_command(world, key.token)) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        initialized = await client.initialize()
+        tools = (await client.list_tools()).tools
+        prompts = (await client.list_prompts()).prompts
+        return initialized, tools, prompts, await client.call_tool(name, arguments)
+
+
+def test_the_stdio_command_serves_the_same_tools_from_the_server(world: World) -> None:
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    mark = len(world.server.output)
+    initialized, tools, prompts, result = anyio.run(
+        over_stdio, world, world.narrow, "performance.metrics", {"alpha": alpha}
+    )
+    assert initialized.server_info.name == "alpha-results"
+    assert tools == anyio.run(listed, world, world.narrow)
+    # The narrow key may call none of the prompts' tools but performance.metrics: none is listed.
+    assert prompts == []
+    assert not result.is_error
+    expected = world.get(world.narrow, f"/v1/alphas/{alpha}/metrics").json()
+    assert without_volatile(result.structured_content) == without_volatile(expected)
+    lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
+    assert (world.narrow.key_id, 200) in [
+        (x["key_id"], x["status"]) for x in lines if x["route"] == "performance.metrics"
+    ]
+
+
+def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
+    import subprocess
+
+    missing = stdio_command(world, None)
+    answer = subprocess.run(
+        [missing.command, *missing.args], env=missing.env, capture_output=True, text=True, timeout=60
+    )
+    assert answer.returncode == 2 and "ALPHA_RESULTS_TOKEN" in answer.stderr
+    wrong = stdio_command(world, "ar_live_nope")
+    answer = subprocess.run(
+        [wrong.command, *wrong.args], env=wrong.env, capture_output=True, text=True, timeout=60, input=""
+    )
+    assert answer.returncode == 1, answer.stderr
+    assert "401" in answer.stderr and "ar_live_nope" not in answer.stderr

@@ -1,0 +1,98 @@
+"""`alpha-results mcp`: the server's MCP tools and prompts over stdio, for an agent on the caller's
+machine (Claude Desktop and other hosts that start a local command).
+
+A bridge, not a second server: each message of the local agent is forwarded to the server's `/mcp`
+over HTTP with the caller's key (the SDK's Streamable HTTP client), and its answer returned as is.
+So the tools are the server's own (the listing its declarations make, filtered by the key's
+allow-list, as `/v1/me` reports it), a call is that server's route request (limits, quota, field
+policy, access line), and a command of another version than the server never lists a tool the
+server lacks. It imports none of the server (the SDK alone), so it starts in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+MCP_PATH = "/mcp"  # serve.pages.MCP_PATH (not imported: that module reads the server's static files)
+
+
+class Unreachable(Exception):
+    """The server refused the key or could not be reached: what to tell the person who started us."""
+
+
+@asynccontextmanager
+async def remote(url: str, token: str) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
+    headers = {"Authorization": f"Bearer {token}"}
+    base = url.rstrip("/")
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
+        await check_key(http, base)
+        async with (
+            streamable_http_client(base + MCP_PATH, http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            yield session, await session.initialize()
+
+
+async def check_key(http: httpx2.AsyncClient, base: str) -> None:
+    """`/v1/me` once before serving, so that a wrong key or URL is said plainly (the server's error
+    code and message) to whoever started the command, rather than as a failed protocol handshake.
+    It is one metered request per start."""
+    try:
+        answer = await http.get(base + "/v1/me")
+    except httpx2.HTTPError as failed:
+        raise Unreachable(f"{base}: {type(failed).__name__}: {failed}") from failed
+    if answer.status_code != 200:
+        try:
+            error = answer.json()["error"]
+            said = f"{error['code']}: {error['message']}"
+        except (ValueError, KeyError, TypeError):
+            said = "not the API's JSON"
+        raise Unreachable(f"{base}/v1/me answered HTTP {answer.status_code} ({said})")
+
+
+def bridge(session: ClientSession, initialized: types.InitializeResult) -> Server[Any]:
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> Any:
+        return await session.list_tools(params=params)
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
+        return await session.call_tool(params.name, params.arguments)
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> Any:
+        return await session.list_prompts(params=params)
+
+    async def get_prompt(ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams) -> Any:
+        return await session.get_prompt(params.name, params.arguments)
+
+    info = initialized.server_info
+    return Server(
+        info.name,
+        version=info.version,
+        title=info.title,
+        instructions=initialized.instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+async def serve_stdio(url: str, token: str) -> None:
+    """Serve the agent on stdin/stdout until it closes them."""
+    async with remote(url, token) as (session, initialized):
+        server = bridge(session, initialized)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
