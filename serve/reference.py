@@ -7,6 +7,7 @@ error statuses and headers).
 
 `alpha-results reference` (`just reference`; its arguments: cli/reference.py) rewrites the file;
 `--check` only compares and exits 1 when it is stale, as tests/api/test_reference_docs.py does.
+docs/llms.txt is written with it, from the same document (`serve.llms`, also what `/llms.txt` serves).
 Nothing here reads the lake or the settings, so the output depends on the code alone.
 """
 
@@ -23,10 +24,13 @@ from schemas.registry import BY_ID
 from serve import endpoint_tables
 from serve.app import openapi_document
 from serve.endpoints import registry_version
+from serve.llms import llms_text
 from serve.openapi.annotations import field_description
 from serve.openapi.jsonschema import without_null
 
 REFERENCE_PATH = Path(__file__).resolve().parent.parent / "docs" / "reference.md"
+LLMS_PATH = REFERENCE_PATH.with_name("llms.txt")
+"""What `/llms.txt` serves (`serve.llms`), written beside the reference from the same document."""
 MAX_DEPTH = 6
 """How deep nested response objects are listed (the deepest served today is 4: `allow.endpoints.ids[]`)."""
 
@@ -320,12 +324,15 @@ def reference_markdown(document: dict[str, Any]) -> str:
 def run(out: Path, check: bool) -> int:
     """docs/reference.md and the endpoint tables of docs/access.md and docs/api.md; with another
     `out`, that file alone (the tables stay where the docs are)."""
-    text = reference_markdown(current_document())
+    document = current_document()
+    text = reference_markdown(document)
     tables = out.resolve() == REFERENCE_PATH
+    llms = llms_text(document)
     if check:
         stale = [
             *([] if out.exists() and out.read_text(encoding="utf-8") == text else [out]),
             *(endpoint_tables.stale() if tables else []),
+            *([LLMS_PATH] if tables and not _same(LLMS_PATH, llms) else []),
         ]
         for path in stale:
             print(f"{path} is stale: run `just reference` (alpha-results reference)", file=sys.stderr)
@@ -334,4 +341,11 @@ def run(out: Path, check: bool) -> int:
     print(f"wrote {out} ({len(text.splitlines())} lines)")
     for path in endpoint_tables.write() if tables else []:
         print(f"wrote the endpoint table of {path}")
+    if tables:
+        LLMS_PATH.write_text(llms, encoding="utf-8")
+        print(f"wrote {LLMS_PATH}")
     return 0
+
+
+def _same(path: Path, text: str) -> bool:
+    return path.exists() and path.read_text(encoding="utf-8") == text

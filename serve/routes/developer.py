@@ -31,6 +31,7 @@ from litestar.types import ControllerRouterHandler
 
 from schemas.registry import X_REGISTRY_VERSION
 from serve.envelope import JSON, json_bytes
+from serve.llms import llms_text
 from serve.pages import (
     ASSET_CACHE,
     DASHBOARD_PATH,
@@ -40,6 +41,7 @@ from serve.pages import (
     DOCS_PATH,
     LANDING_CSP,
     LANDING_PATH,
+    LLMS_PATH,
     OPENAPI_PATH,
     PAGE_HEADERS,
     STATIC_DIR,
@@ -53,6 +55,7 @@ PATHS: tuple[str, ...] = (
     DOCS_PATH,
     DOCS_INIT_PATH,
     OPENAPI_PATH,
+    LLMS_PATH,
     f"{SWAGGER_UI_URL}/{{file_path:path}}",
 )
 """The route paths this module mounts (none of them is in the OpenAPI document)."""
@@ -99,6 +102,7 @@ Every data route lives under <code>/v1</code> and takes an API key:
 _DOCUMENT = "openapi_document"
 _DOCUMENT_JSON = "openapi_json"
 _LANDING = "landing_page"
+_LLMS = "llms_txt"
 
 
 def publish(app: Litestar, document: dict[str, Any]) -> None:
@@ -107,6 +111,7 @@ def publish(app: Litestar, document: dict[str, Any]) -> None:
     app.state[_DOCUMENT] = document
     app.state[_DOCUMENT_JSON] = json_bytes(document)
     app.state[_LANDING] = landing_page(document)
+    app.state[_LLMS] = llms_text(document).encode()
 
 
 def routes() -> list[ControllerRouterHandler]:
@@ -140,6 +145,12 @@ def routes() -> list[ControllerRouterHandler]:
     def openapi_json(request: Request[Any, Any, Any]) -> Response[bytes]:
         return Response(request.app.state[_DOCUMENT_JSON], media_type=JSON)
 
+    @get(LLMS_PATH, sync_to_thread=False, include_in_schema=False)
+    def llms_txt(request: Request[Any, Any, Any]) -> Response[bytes]:
+        return Response(
+            request.app.state[_LLMS], media_type="text/markdown; charset=utf-8", headers=PAGE_HEADERS
+        )
+
     # Only the versioned release folder: its immutable cache is safe there, and nothing else under
     # serve/static (the dashboard's sources, READMEs) gets an address of its own.
     assets: Router = create_static_files_router(
@@ -148,4 +159,4 @@ def routes() -> list[ControllerRouterHandler]:
         cache_control=ASSET_CACHE,
         name="static_asset",
     )
-    return [landing_html, docs_html, docs_init_js, openapi_json, assets]
+    return [landing_html, docs_html, docs_init_js, openapi_json, llms_txt, assets]

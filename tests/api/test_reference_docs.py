@@ -150,3 +150,12 @@ def test_docs_point_only_inside_the_repository(doc: Path) -> None:
         if not (inside_repo(doc, name) or (ROOT / name).exists()):
             outside.append(name)
     assert not outside, f"{doc.relative_to(ROOT)} points outside the repository: {outside}"
+
+
+def test_llms_txt_is_current(document: dict[str, Any]) -> None:
+    from serve.llms import llms_text
+
+    committed = reference.LLMS_PATH.read_text(encoding="utf-8")
+    assert committed == llms_text(document), "docs/llms.txt is stale: run `just reference` and commit it"
+    for endpoint_id, endpoint in endpoints().items():
+        assert f"`{endpoint_id}`" in committed and endpoint.summary in committed

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -405,3 +406,32 @@ def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
     )
     assert answer.returncode == 1, answer.stderr
     assert "401" in answer.stderr and "ar_live_nope" not in answer.stderr
+
+
+async def prompted(world: World, key: IssuedKey, name: str, arguments: dict[str, str]) -> Any:
+    async with session(world, key) as client:
+        listing = [prompt.name for prompt in (await client.list_prompts()).prompts]
+        text = (await client.get_prompt(name, arguments)).messages[0].content.text  # type: ignore[union-attr]
+        # Every step the prompt names, called as it is written: tool and JSON arguments.
+        steps = re.findall(r"^\d+\. `([\w.]+)` with (\{.*?\}):", text, flags=re.MULTILINE)
+        results = [await client.call_tool(tool, json.loads(given)) for tool, given in steps]
+        return listing, steps, results
+
+
+def test_a_prompt_names_tools_that_answer(world: World) -> None:
+    first, second = [row["alpha_id"] for row in world.get(world.admin, "/v1/alphas").json()["data"][:2]]
+    listing, steps, results = anyio.run(
+        prompted, world, world.member, "compare_alphas", {"alpha": first, "other": second}
+    )
+    assert listing == ["review_alpha", "compare_alphas", "is_it_still_working"]
+    assert [tool for tool, _ in steps] == ["analytics.compare", "analytics.checks", "analytics.checks"]
+    assert json.loads(steps[0][1]) == {"alpha": first, "with": second}
+    assert all(not result.is_error for result in results), [r.structured_content for r in results]
+
+
+def test_llms_txt_is_public_and_the_docs_copy(world: World) -> None:
+    from serve.reference import LLMS_PATH
+
+    answer = httpx.get(world.url + "/llms.txt", timeout=30)
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/markdown")
+    assert answer.text == LLMS_PATH.read_text(encoding="utf-8")
