@@ -145,3 +145,7 @@ bench-why *ARGS:
 # Events (issue 35), one worker each [--quick] [--only publish,streams,webhooks]: 50 publishes to the event on an open stream and on GET /v1/events (p50/p99); 1,000 open streams (RSS per stream, idle CPU by heartbeat, other requests' latency beside them, one event to all); webhook deliveries per second by `alpha-results deliver` (1 and 10 webhooks, 1,000 events).
 bench-events *ARGS:
     python -m tests.bench.events_bench {{ARGS}}
+
+# MCP (issue 38), one worker [--lake DIR] [--rounds N] [--calls N]: a tool call against the route it wraps (performance.metrics of one alpha, a week page), interleaved on one connection, p50 and ratio (target at most 1.5x); tools/list for a key with every endpoint (target under 20 ms); the official SDK client's call_tool beside the route.
+bench-mcp *ARGS:
+    python -m tests.bench.mcp_bench {{ARGS}}

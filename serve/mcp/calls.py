@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
+import msgspec
 from litestar.types import ASGIApp, Message
 
 from serve import errors
@@ -80,8 +81,8 @@ def result_of(
 ) -> types.CallToolResult:
     """The tool's result for the route's answer (its status, headers and JSON body)."""
     try:
-        answer = json.loads(body)
-    except ValueError:
+        answer = msgspec.json.decode(body)
+    except msgspec.DecodeError:
         answer = None
     if status >= 400 or not isinstance(answer, dict):
         envelope = answer if isinstance(answer, dict) and "error" in answer else unreadable(status)
@@ -97,17 +98,14 @@ def result_of(
             structured_content=envelope,
             is_error=True,
         )
-    content: list[types.ContentBlock] = [types.TextContent(text=body.decode("utf-8"))]
+    content = [{"type": "text", "text": body.decode("utf-8")}]
+    result: dict[str, Any] = {"content": content, "structuredContent": answer, "isError": False}
     following = next_page(tool, arguments, answer)
-    meta = None
     if following is not None:
-        meta = {NEXT_PAGE: following}
-        content.append(
-            types.TextContent(
-                text=f"More rows follow: call {tool.tool.name} with {json.dumps(following, separators=(',', ':'))}."
-            )
-        )
-    return types.CallToolResult(content=content, structured_content=answer, _meta=meta)
+        result["_meta"] = {NEXT_PAGE: following}
+        hint = f"More rows follow: call {tool.tool.name} with {json.dumps(following, separators=(',', ':'))}."
+        content.append({"type": "text", "text": hint})
+    return result  # type: ignore[return-value]
 
 
 def next_page(
