@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "reference": (
         "cli.reference",
-        "write docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the declarations",
+        "write docs/reference.md, docs/llms.txt and the endpoint tables of docs/access.md and docs/api.md from the declarations",
     ),
 }
 """Each sub-command: the module that registers it, and its line in `alpha-results --help`.

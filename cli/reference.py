@@ -1,5 +1,5 @@
-"""`alpha-results reference`: write docs/reference.md and the endpoint tables of docs/access.md and
-docs/api.md from the declarations (`serve.reference` generates them), and the JSON Schemas of a
+"""`alpha-results reference`: write docs/reference.md, docs/llms.txt and the endpoint tables of
+docs/access.md and docs/api.md from the declarations (`serve.reference` generates them), and the JSON Schemas of a
 seal's manifest.json and description.json in docs/schemas/ (`pipeline.seal_schemas`)."""
 
 from __future__ import annotations

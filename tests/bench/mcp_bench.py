@@ -11,9 +11,10 @@ machine's drift falls on both alike, `--rounds` rounds of `--calls` each:
 - `performance.metrics` of one alpha: `GET /v1/alphas/{a}/metrics` against `tools/call` of the tool
   (a JSON-RPC POST to `/mcp`, as an MCP client sends it after its handshake);
 - a week page (`signals.rebalances.get`, 100 rows) likewise;
-- `tools/list` for that key (every endpoint), against `/v1/me`.
+- `tools/list` for that key (every endpoint) and `ping` (what the SDK costs a message that does
+  nothing), against `/v1/me`.
 
-Prints each round's p50 per request, the medians and the ratios (target: a tool call at most 1.5x its
+Prints each round's p50 per request and its ratio to the route in the same round, and the medians (target: a tool call at most 1.5x its
 route, p50; the listing under 20 ms), and, the same way, what the official SDK client
 (`ClientSession.call_tool` over `streamable_http_client`) adds on the caller's side.
 """
@@ -124,15 +125,25 @@ def interleaved(rounds: int, calls: int, pair: dict[str, Callable[[], float]]) -
     return out
 
 
-def table(title: str, figures: dict[str, list[float]], base: str, other: str) -> float:
+def table(title: str, figures: dict[str, list[float]], base: str) -> dict[str, float]:
+    """Each round's p50s and each column's ratio to `base` in that round (paired: the same round's
+    load on both); the medians; returns each column's median ratio."""
+    others = [name for name in figures if name != base]
     print(f"\n{title}")
-    print(f"| round | {base} p50 ms | {other} p50 ms | ratio |")
-    print("|---|---|---|---|")
-    for index, (a, b) in enumerate(zip(figures[base], figures[other], strict=True), 1):
-        print(f"| {index} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
-    a, b = statistics.median(figures[base]), statistics.median(figures[other])
-    print(f"| median | {a:.2f} | {b:.2f} | {b / a:.2f} |")
-    return b / a
+    print(f"| round | {base} p50 ms | " + " | ".join(f"{o} p50 ms | ratio" for o in others) + " |")
+    print("|---|---|" + "---|---|" * len(others))
+    ratios: dict[str, list[float]] = {o: [] for o in others}
+    for index, a in enumerate(figures[base]):
+        cells = []
+        for other in others:
+            b = figures[other][index]
+            ratios[other].append(b / a)
+            cells.append(f"{b:.2f} | {b / a:.2f}")
+        print(f"| {index + 1} | {a:.2f} | " + " | ".join(cells) + " |")
+    medians = {o: statistics.median(ratios[o]) for o in others}
+    cells = [f"{statistics.median(figures[o]):.2f} | {medians[o]:.2f}" for o in others]
+    print(f"| median | {statistics.median(figures[base]):.2f} | " + " | ".join(cells) + " |")
+    return medians
 
 
 async def sdk_calls(base_url: str, token: str, alpha: str, rounds: int, calls: int) -> dict[str, list[float]]:
@@ -197,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             },
         )
-        ratio_metrics = table("performance.metrics of one alpha", metrics, "route", "tool")
+        ratio_metrics = table("performance.metrics of one alpha", metrics, "route")["tool"]
         page = {"alpha": alpha, "date": week, "limit": 100}
         weeks = interleaved(
             args.rounds,
@@ -209,20 +220,21 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             },
         )
-        ratio_week = table("A week page (signals.rebalances.get, 100 rows)", weeks, "route", "tool")
+        ratio_week = table("A week page (signals.rebalances.get, 100 rows)", weeks, "route")["tool"]
         listing = interleaved(
             args.rounds,
             args.calls,
-            {"/v1/me": lambda: caller.route("/v1/me"), "tools/list": lambda: caller.mcp("tools/list")},
+            {
+                "/v1/me": lambda: caller.route("/v1/me"),
+                "tools/list": lambda: caller.mcp("tools/list"),
+                "ping": lambda: caller.mcp("ping"),
+            },
         )
-        table(f"tools/list ({len(listed)} tools) beside /v1/me", listing, "/v1/me", "tools/list")
+        title = f"tools/list ({len(listed)} tools) and ping (the SDK's floor per message) beside /v1/me"
+        table(title, listing, "/v1/me")
         sdk = asyncio.run(sdk_calls(server.base_url, key.token, alpha, args.rounds, max(20, args.calls // 4)))
-        ratio_sdk = table(
-            "performance.metrics through the official SDK client (caller's side)",
-            sdk,
-            "route",
-            "sdk call_tool",
-        )
+        title = "performance.metrics through the official SDK client (caller's side)"
+        ratio_sdk = table(title, sdk, "route")["sdk call_tool"]
         list_ms = statistics.median(listing["tools/list"])
         print(
             f"\nTargets: tool/route p50 {ratio_metrics:.2f} (metrics), {ratio_week:.2f} (week page), "
