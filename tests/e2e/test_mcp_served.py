@@ -435,3 +435,15 @@ def test_llms_txt_is_public_and_the_docs_copy(world: World) -> None:
     answer = httpx.get(world.url + "/llms.txt", timeout=30)
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/markdown")
     assert answer.text == LLMS_PATH.read_text(encoding="utf-8")
+
+
+def test_the_field_policy_is_the_routes(world: World) -> None:
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    books: dict[str, Any] = {}
+    for name, key in (("member", world.member), ("admin", world.admin)):
+        [result] = anyio.run(call, world, key, ("portfolio.books", {"alpha": alpha}))
+        expected = world.get(key, f"/v1/alphas/{alpha}/books").json()
+        assert without_volatile(result.structured_content) == without_volatile(expected)
+        books[name] = [row["book"] for row in expected["data"]]
+    # The raw book reaches the key with raw access only, through the tool as through the route.
+    assert set(books["member"]) < set(books["admin"])
