@@ -16,6 +16,7 @@ answer it without sticky sessions. Its task group lives from the app's startup t
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from litestar import Litestar, Request
@@ -67,16 +68,38 @@ class McpEndpoint:
         except errors.ApiError as refused:
             await refuse(send, refused, request_id_of(scope))
             return
+        if scope.get("method") == "GET":
+            # The SDK would open a server-to-client stream that, stateless, never carries a message
+            # and holds the connection until the client leaves: the transport's other answer, 405.
+            await send_json(send, 405, NO_STREAM, request_id_of(scope), [(b"allow", b"POST")])
+            return
         await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+
+
+NO_STREAM = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "Method Not Allowed: no server-to-client stream; POST each message",
+        },
+    }
+).encode()
 
 
 async def refuse(send: Send, refused: errors.ApiError, request_id: str) -> None:
     """The API's error answer (its status, headers and envelope), sent as the routes send it."""
-    response = error_response(refused, request_id)
-    headers = [(b"content-type", b"application/json"), (b"x-request-id", request_id.encode())]
-    headers += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()]
-    await send({"type": "http.response.start", "status": refused.status, "headers": headers})
-    await send({"type": "http.response.body", "body": response.content, "more_body": False})
+    headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()]
+    await send_json(send, refused.status, error_response(refused, request_id).content, request_id, headers)
+
+
+async def send_json(
+    send: Send, status: int, body: bytes, request_id: str, headers: list[tuple[bytes, bytes]]
+) -> None:
+    start = [(b"content-type", b"application/json"), (b"x-request-id", request_id.encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": start})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:

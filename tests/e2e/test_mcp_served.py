@@ -126,6 +126,24 @@ def test_no_valid_key_is_a_401_at_mcp(world: World) -> None:
         answer = httpx.post(world.url + "/mcp", json=body, headers={**headers, **given}, timeout=30)
         assert answer.status_code == 401
         assert answer.json()["error"]["code"] in {"missing_api_key", "malformed_api_key", "invalid_api_key"}
+        assert answer.headers["x-request-id"] == answer.json()["error"]["request_id"]
+    # A key in the URL is refused as on every route, even beside a valid header.
+    leaked = httpx.post(
+        world.url + "/mcp",
+        params={"api_key": world.member.token},
+        json=body,
+        headers={**headers, **world.member.headers},
+    )
+    assert leaked.status_code == 401 and world.member.token not in leaked.text
+    # The app's path rules hold: `/mcp/` is another path (404 not_found).
+    assert (
+        httpx.post(world.url + "/mcp/", json=body, headers={**headers, **world.member.headers}).status_code
+        == 404
+    )
+    # No server-to-client stream on a stateless server: GET is the SDK's 405, with the app's headers.
+    stream = httpx.get(world.url + "/mcp", headers={**headers, **world.member.headers}, timeout=30)
+    assert stream.status_code == 405
+    assert stream.headers["x-content-type-options"] == "nosniff" and stream.headers["x-request-id"]
 
 
 def without_volatile(answer: dict[str, Any]) -> dict[str, Any]:
