@@ -99,7 +99,12 @@ def result_of(
             is_error=True,
         )
     content = [{"type": "text", "text": body.decode("utf-8")}]
-    result: dict[str, Any] = {"content": content, "structuredContent": answer, "isError": False}
+    result: dict[str, Any] = {
+        "content": content,
+        "structuredContent": answer,
+        "isError": False,
+        "resultType": "complete",
+    }
     following = next_page(tool, arguments, answer)
     if following is not None:
         result["_meta"] = {NEXT_PAGE: following}

@@ -91,12 +91,20 @@ async def get_prompt(
     return result
 
 
+def input_schema_of(name: str) -> dict[str, Any] | None:
+    """A tool's input schema by name, for the SDK's check of `Mcp-Param-*` headers (2026-07-28),
+    which otherwise runs the whole `tools/list` on every call to find one schema."""
+    tool = route_tools().get(name)
+    return None if tool is None else tool.tool.input_schema
+
+
 def mcp_server(version: str) -> Server[Any]:
     return Server(
         NAME,
         version=version,
         title="alpha-results",
         instructions=INSTRUCTIONS,
+        get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_prompts=list_prompts,

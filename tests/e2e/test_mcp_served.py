@@ -465,3 +465,24 @@ def test_the_field_policy_is_the_routes(world: World) -> None:
         books[name] = [row["book"] for row in expected["data"]]
     # The raw book reaches the key with raw access only, through the tool as through the route.
     assert set(books["member"]) < set(books["admin"])
+
+
+async def modern_call(world: World, alpha: str) -> tuple[str, types.CallToolResult]:
+    """The SDK's `Client` pinned to protocol 2026-07-28: one self-contained POST per request, no
+    handshake (the SDK serves it on its own path, `handle_modern_request`)."""
+    from mcp.client import Client
+
+    async with httpx2.AsyncClient(headers=world.member.headers, timeout=httpx2.Timeout(60)) as http:
+        transport = streamable_http_client(f"{world.url}/mcp", http_client=http)
+        async with Client(transport, mode="2026-07-28") as client:
+            result = await client.call_tool("performance.metrics", {"alpha": alpha})
+            return client.protocol_version, result  # type: ignore[attr-defined]
+
+
+def test_a_2026_client_calls_a_tool_without_a_handshake(world: World) -> None:
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    version, result = anyio.run(modern_call, world, alpha)
+    assert version == "2026-07-28"
+    assert not result.is_error
+    expected = world.get(world.member, f"/v1/alphas/{alpha}/metrics").json()
+    assert without_volatile(result.structured_content) == without_volatile(expected)
