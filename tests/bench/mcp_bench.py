@@ -11,6 +11,8 @@ machine's drift falls on both alike, `--rounds` rounds of `--calls` each:
 - `performance.metrics` of one alpha: `GET /v1/alphas/{a}/metrics` against `tools/call` of the tool
   (a JSON-RPC POST to `/mcp`, as an MCP client sends it after its handshake);
 - a week page (`signals.rebalances.get`, 100 rows) likewise;
+- `analytics.risk` of the alpha (a route doing more work, a quarter of the calls), for scale;
+- each tool call also as a 2026-07-28 client sends it (no handshake; the SDK's single-exchange path);
 - `tools/list` for that key (every endpoint) and `ping` (what the SDK costs a message that does
   nothing), against `/v1/me`.
 
@@ -52,6 +54,14 @@ MCP_HEADERS = {
 }
 
 
+MODERN = "2026-07-28"
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "mcp-bench", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lake", default=str(REPO / "var" / "lake"))
@@ -89,11 +99,19 @@ class Caller:
             raise SystemExit(f"{path}: HTTP {answer.status_code} {answer.text[:300]}")
         return elapsed
 
-    def mcp(self, method: str, params: dict[str, Any] | None = None) -> float:
+    def mcp(self, method: str, params: dict[str, Any] | None = None, modern: bool = False) -> float:
+        """One message; `modern`: as a 2026-07-28 client sends it (self-contained: the version and
+        the client in `_meta`, the method and tool name in headers; no handshake)."""
         self.ids += 1
+        headers = MCP_HEADERS
+        if modern:
+            params = {**(params or {}), "_meta": MODERN_META}
+            headers = {**MCP_HEADERS, "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+            if "name" in params:
+                headers["Mcp-Name"] = params["name"]
         body = {"jsonrpc": "2.0", "id": self.ids, "method": method, **({"params": params} if params else {})}
         started = time.perf_counter()
-        answer = self.http.post("/mcp", content=json.dumps(body), headers=MCP_HEADERS)
+        answer = self.http.post("/mcp", content=json.dumps(body), headers=headers)
         elapsed = time.perf_counter() - started
         reply = answer.json() if answer.status_code == 200 else {}
         result = reply.get("result") or {}
@@ -198,29 +216,41 @@ def main(argv: list[str] | None = None) -> int:
             f"mcp-bench: {git_revision()}, lake {lake}, one worker, alpha {alpha}, week {week}, "
             f"{len(listed)} tools listed for the key, {args.rounds} rounds of {args.calls} interleaved calls"
         )
+        metrics_call = {"name": "performance.metrics", "arguments": {"alpha": alpha}}
+        week_call = {
+            "name": "signals.rebalances.get",
+            "arguments": {"alpha": alpha, "date": week, "limit": 100},
+        }
         metrics = interleaved(
             args.rounds,
             args.calls,
             {
                 "route": lambda: caller.route(f"/v1/alphas/{alpha}/metrics"),
-                "tool": lambda: caller.mcp(
-                    "tools/call", {"name": "performance.metrics", "arguments": {"alpha": alpha}}
-                ),
+                "tool": lambda: caller.mcp("tools/call", metrics_call),
+                "tool (2026-07-28)": lambda: caller.mcp("tools/call", metrics_call, modern=True),
             },
         )
         ratio_metrics = table("performance.metrics of one alpha", metrics, "route")["tool"]
-        page = {"alpha": alpha, "date": week, "limit": 100}
         weeks = interleaved(
             args.rounds,
             args.calls,
             {
                 "route": lambda: caller.route(f"/v1/alphas/{alpha}/rebalances/{week}", {"limit": 100}),
-                "tool": lambda: caller.mcp(
-                    "tools/call", {"name": "signals.rebalances.get", "arguments": page}
-                ),
+                "tool": lambda: caller.mcp("tools/call", week_call),
+                "tool (2026-07-28)": lambda: caller.mcp("tools/call", week_call, modern=True),
             },
         )
         ratio_week = table("A week page (signals.rebalances.get, 100 rows)", weeks, "route")["tool"]
+        risk_call = {"name": "analytics.risk", "arguments": {"alpha": alpha}}
+        risk = interleaved(
+            args.rounds,
+            max(20, args.calls // 4),
+            {
+                "route": lambda: caller.route(f"/v1/alphas/{alpha}/analytics/risk"),
+                "tool": lambda: caller.mcp("tools/call", risk_call),
+            },
+        )
+        table("A heavier route for scale (analytics.risk of one alpha)", risk, "route")
         listing = interleaved(
             args.rounds,
             args.calls,

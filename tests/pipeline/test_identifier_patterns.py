@@ -79,6 +79,7 @@ SEARCHING = {
     "pipeline.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
     "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
     "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
+    "serve.mcp.tools._PATH_SEGMENT": "finds the `{name}` parameters inside a route's declared path template",
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
 MODULE_ROOTS = {
