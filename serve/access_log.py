@@ -5,7 +5,8 @@ Fields: `time` (UTC), `request_id` (also the `X-Request-ID` header and `error.re
 suspended, revoked, expired, inactive account, IP or endpoint not allowed, 429; null before a key
 is identified; never the token or its secret), `route` (the registry id, or the handler's name
 outside the registry: `download_archive`, `openapi_json`, `landing_html`, `docs_html`,
-`static_asset`; for another method on a known path the id of that path's GET
+`static_asset`; `mcp` for the MCP endpoint's own messages, whose tool calls are lines of their
+routes; for another method on a known path the id of that path's GET
 route; null when no route matched),
 `method`, `path` (without the query string, which could carry a signed URL's signature),
 `status`, `duration_ms`, `pid` (the worker process). Nothing else of the request is logged.
@@ -36,8 +37,15 @@ log = logging.getLogger("serve.access")
 _encode = msgspec.json.Encoder().encode
 
 
+ROUTE_NAME = "route_name"
+"""A scope key naming the route of a request answered before the router (`/mcp`: `mcp`)."""
+
+
 def route_of(scope: Scope) -> str | None:
     """The access line's `route` (also the metrics' `route` label, serve/prometheus.py)."""
+    named = scope.get(ROUTE_NAME)
+    if isinstance(named, str):
+        return named
     handler = scope.get("route_handler")
     if scope.get("method") != "GET":
         # HEAD, OPTIONS, POST ... never reach a handler of ours (404 method_not_allowed): name the

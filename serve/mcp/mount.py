@@ -24,6 +24,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from serve import errors
+from serve.access_log import ROUTE_NAME
 from serve.auth import identify
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
@@ -110,6 +111,7 @@ def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == MCP_PATH:
+            scope[ROUTE_NAME] = "mcp"  # type: ignore[literal-required]  # its access line's route
             await endpoint.answer(scope, receive, send)
         else:
             await app(scope, receive, send)

@@ -303,6 +303,8 @@ def test_a_forbidden_alpha_is_a_tool_error_in_the_envelope(world: World) -> None
     lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
     metrics = [(line["key_id"], line["status"]) for line in lines if line["route"] == "performance.metrics"]
     assert metrics[:2] == [(key.key_id, 200), (key.key_id, 403)]
+    # The MCP messages that carried them have lines of their own, under the route `mcp`.
+    assert (key.key_id, 200) in [(line["key_id"], line["status"]) for line in lines if line["route"] == "mcp"]
 
 
 def test_a_bad_parameter_is_the_routes_400_naming_it(world: World) -> None:
