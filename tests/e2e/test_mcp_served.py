@@ -488,3 +488,36 @@ def test_a_2026_client_calls_a_tool_without_a_handshake(world: World) -> None:
     assert not result.is_error
     expected = world.get(world.member, f"/v1/alphas/{alpha}/metrics").json()
     assert without_volatile(result.structured_content) == without_volatile(expected)
+
+
+async def calls_until_both_workers_answered(
+    server: SharedServer, key: IssuedKey, alpha: str, mark: int
+) -> set[int]:
+    """Tool calls until both workers served one (each message on a new connection, which either
+    worker may accept), at most 200; the worker pids that served `performance.metrics`."""
+    url = f"http://127.0.0.1:{server.port}"
+    limits = httpx2.Limits(max_keepalive_connections=0)  # no keep-alive: a connection per message
+    pids: set[int] = set()
+    async with (
+        httpx2.AsyncClient(headers=key.headers, timeout=httpx2.Timeout(60), limits=limits) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await client.initialize()
+        for _ in range(200):
+            result = await client.call_tool("performance.metrics", {"alpha": alpha})
+            assert not result.is_error, result.structured_content
+            lines = [json.loads(line) for line in server.lines_from(mark) if line.startswith("{")]
+            pids = {line["pid"] for line in lines if line["route"] == "performance.metrics"}
+            if len(pids) == 2:
+                break
+    return pids
+
+
+def test_a_session_needs_no_sticky_worker(two_workers: SharedServer) -> None:
+    """Stateless: the handshake on one worker, the calls on either, each answered."""
+    key = two_workers.key()
+    url = f"http://127.0.0.1:{two_workers.port}"
+    alpha = httpx.get(f"{url}/v1/alphas", headers=key.headers, timeout=60).json()["data"][0]["alpha_id"]
+    mark = len(two_workers.output)
+    assert len(anyio.run(calls_until_both_workers_answered, two_workers, key, alpha, mark)) == 2
