@@ -34,7 +34,7 @@ fmt:
     ruff format .
     ruff check --fix .
 
-# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from pipeline/manifest.py and pipeline/description.py (a test fails when one is stale).
+# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from sealkit/src/alpha_results_seal/manifest.py and sealkit/src/alpha_results_seal/description.py (a test fails when one is stale).
 reference:
     alpha-results reference
 

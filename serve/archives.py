@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, urlencode
 
+from alpha_results_seal.storage import Storage
 from litestar import Request
 from litestar.datastructures import State
 
 from datasets import layout
-from datasets.storage import Storage
 from schemas.bodies.downloads import SourceDownload
 from serve import errors
 from serve.auth import services_of

@@ -23,12 +23,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from alpha_results_seal.storage import Storage
 from litestar.testing import TestClient
 
 from datasets import catalogue_index
 from datasets.reader import LakeReader
 from datasets.screener import KEEP_VERSIONS, Screen, Screener, statement
-from datasets.storage import Storage
 from schemas import choices, lake, wire
 from schemas.query import ScreenQuery
 from serve.context import AllowList, Caller

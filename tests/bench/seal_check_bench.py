@@ -75,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
             build = [CLI, "build", str(seal), "--lake", str(work / f"lake-{run}"), "--jobs", "1"]
             times["build"].append(timed(command(build, work, expected=0)))
 
+        from alpha_results_seal.check import check_seal
+
         from pipeline.publish import publish_seal
-        from pipeline.seal_check import check_seal
 
         check_seal(str(seal))  # warm: imports, the schema's validator
         for run in range(args.runs):

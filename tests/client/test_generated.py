@@ -199,7 +199,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
 
 
 def test_the_description_model_has_every_key_the_server_fills() -> None:
-    from pipeline.description import TEMPLATE
+    from alpha_results_seal.description import TEMPLATE
 
     def walk(template: dict[str, Any], prefix: str) -> None:
         for key, shape in template.items():

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from alpha_results_seal.storage import Storage
 from scipy import stats
 
 from analytics.correlation import Pairing
 from datasets import catalogue_index, layout
-from datasets.storage import Storage
 from pipeline import catalogue_index as rows
 from pipeline import catalogue_neighbours as neighbours
 from pipeline.publish import publish_seal

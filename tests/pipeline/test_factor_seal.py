@@ -1,4 +1,4 @@
-"""Bring a factor (pipeline/factor_seal.py): the demo's own scores and prices reproduce the demo
+"""Bring a factor (sealkit/src/alpha_results_seal/factor.py): the demo's own scores and prices reproduce the demo
 engine's books, and every seal the factor path writes passes the pipeline's seal check."""
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from alpha_results_seal.check import check_seal
+from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
+from alpha_results_seal.demo.market import Market, simulate_market
+from alpha_results_seal.factor import seal_from_factor
+from alpha_results_seal.rules import differs
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
-from pipeline.demo.alphas import ALPHAS, AlphaSpec
-from pipeline.demo.market import Market, simulate_market
-from pipeline.factor_seal import seal_from_factor
-from pipeline.rules import differs
-from pipeline.seal_check import check_seal
 
 BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
 # Rows are matched on these (the factor path's universe is in symbol order, the demo's in its

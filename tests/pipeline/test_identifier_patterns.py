@@ -23,13 +23,13 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal.manifest import BOOK_NAME, SHA256_HEX
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.validate import SNAKE_CASE
 
 from datasets import layout
-from pipeline.manifest import BOOK_NAME, SHA256_HEX
 from pipeline.publish import publish_seal
-from pipeline.rules import SealRejected
-from pipeline.validate import SNAKE_CASE
-from schemas import seal
 from serve import archives, errors, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
@@ -76,7 +76,7 @@ SEARCHING = {
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
     "serve.endpoint_tables.GENERATED": "finds the generated endpoint table inside a document of docs/",
-    "pipeline.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
+    "alpha_results_seal.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
     "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
     "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
 }
@@ -84,6 +84,7 @@ SEARCHING = {
 MODULE_ROOTS = {
     **{package: REPO for package in ("pipeline", "serve", "datasets", "schemas", "analytics")},
     "alpha_results_client": REPO / "client" / "src",
+    "alpha_results_seal": REPO / "sealkit" / "src",
 }
 """The project's packages (pyproject.toml) and the folder each is imported from."""
 
@@ -141,7 +142,7 @@ def declared_patterns() -> dict[str, Any]:
 
 def test_every_declared_pattern_is_checked_here() -> None:
     declared = declared_patterns()
-    assert "datasets.layout.ALPHA_ID_PATTERN" in declared and "serve.archives.HOLDER_PATTERN" in declared
+    assert "alpha_results_seal.identifiers.ALPHA_ID_PATTERN" in declared and "serve.archives.HOLDER_PATTERN" in declared
     tabled = [pattern for pattern, _, _ in PATTERNS.values()]
     missing = sorted(
         name

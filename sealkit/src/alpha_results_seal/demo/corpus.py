@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-
-from pipeline.demo.alphas import ALPHAS, alpha_spec
-from pipeline.demo.engine import SealContent, benchmark_table, run_alpha
-from pipeline.demo.market import simulate_market
-from pipeline.demo.sizes import SIZES
-from schemas.wire import MARKET_BENCHMARK
+from alpha_results_seal.demo.alphas import ALPHAS, alpha_spec
+from alpha_results_seal.demo.engine import SealContent, benchmark_table, run_alpha
+from alpha_results_seal.demo.market import simulate_market
+from alpha_results_seal.demo.sizes import SIZES
+from alpha_results_seal.identifiers import MARKET_BENCHMARK
 
 BENCHMARK_SEAL = f"benchmark_{MARKET_BENCHMARK}"
 BENCHMARK_MANIFEST = {

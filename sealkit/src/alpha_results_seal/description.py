@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas import seal as S
+from alpha_results_seal import arrow_schemas as S
 
 # Nested objects list their keys; None marks a leaf. Lists are taken as sealed.
 TEMPLATE: dict[str, Any] = {
@@ -79,7 +79,7 @@ def normalise_description(
 
 def description_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of description.json, from `TEMPLATE` and the bounds of
-    schemas/seal.py: the keys the API serves, the texts and lists with a bound of their own, and
+    sealkit/src/alpha_results_seal/arrow_schemas.py: the keys the API serves, the texts and lists with a bound of their own, and
     the citations' roles (`description.exactly_one_seed`). A key holds any value, served as sealed;
     a nested key's value that is not an object is served as an object of nulls, so the schema
     types none of them. (`source_papers` is typed: an array, or null; the check also takes any
@@ -88,7 +88,7 @@ def description_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://alpha-results.invalid/schemas/description.schema.json",
         "title": "description.json of an alpha seal",
-        "description": "Generated from pipeline/description.py by `alpha-results reference`. Every "
+        "description": "Generated from sealkit/src/alpha_results_seal/description.py by `alpha-results reference`. Every "
         "other text, key and list is bounded too, and no text or key may hold a bidirectional control "
         'character (docs/seal.md "Text"); a non-null tldr equals the manifest\'s.',
         "type": "object",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
+from alpha_results_seal.ranking import average_rank
 
 LONG_SHORT_TAIL = 0.10
 LONG_ONLY_TAIL = 0.20
@@ -55,7 +55,7 @@ def descending_average_rank(values: np.ndarray) -> np.ndarray:
     """1 = highest value; ties share the average of their ranks; NaN stays NaN."""
     out = np.full(values.shape, np.nan)
     ok = ~np.isnan(values)
-    out[ok] = rankdata(-values[ok], method="average")
+    out[ok] = average_rank(-values[ok])
     return out
 
 

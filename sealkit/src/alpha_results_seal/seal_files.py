@@ -5,7 +5,7 @@ component by component from the seal folder without following a link (`O_NOFOLLO
 waiting on a fifo (`O_NONBLOCK`); the descriptor is then checked (`fstat`: a regular file with one
 name) and its size capped before a byte is read. The bytes are hashed as they are read, in chunks,
 and the bytes a build decodes are those same bytes, so `content_sha256` is always of what is
-published. An object store has no links: its listing is checked (`pipeline.seal.owned_files`) and
+published. An object store has no links: its listing is checked (`alpha_results_seal.seal.owned_files`) and
 each object is measured, then read in one GET.
 """
 
@@ -17,10 +17,10 @@ import os
 import stat
 from dataclasses import dataclass
 
-from datasets.layout import join
-from datasets.storage import Storage
-from pipeline.bounded_read import SIZE_RULE
-from pipeline.rules import SealRejected
+from alpha_results_seal.bounded_read import SIZE_RULE
+from alpha_results_seal.identifiers import join
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.storage import Storage
 
 CHUNK = 1 << 20
 OWNED_RULE = "seal.regular_files"

@@ -25,10 +25,9 @@ import datetime as dt
 from dataclasses import dataclass
 
 import numpy as np
-
-from pipeline.demo import calendar
-from pipeline.demo.sizes import SIZES
-from schemas.wire import MARKET_BENCHMARK
+from alpha_results_seal.demo import calendar
+from alpha_results_seal.demo.sizes import SIZES
+from alpha_results_seal.identifiers import MARKET_BENCHMARK
 
 FIRST_PUBLISHED_SESSION = dt.date(2021, 1, 4)
 WARMUP_SESSIONS = 260

@@ -1,8 +1,8 @@
 """Reading a seal folder: manifest, one Arrow table per (kind, book), description, source archive.
 
-Reading does not judge the content (that is `pipeline.validate`); it only refuses what it cannot
+Reading does not judge the content (that is `alpha_results_seal.validate`); it only refuses what it cannot
 read at all, what is not the seal's own, or what would cost more than the seal's size limits to
-read or decode (`pipeline.seal_files`, `pipeline.bounded_read`), with the same `SealRejected`
+read or decode (`alpha_results_seal.seal_files`, `alpha_results_seal.bounded_read`), with the same `SealRejected`
 report. Each file is read once: the bytes hashed into the seal's identity are the bytes decoded.
 """
 
@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import pyarrow as pa
-
-from datasets.storage import Storage
-from pipeline.bounded_read import (
+from alpha_results_seal import arrow_schemas as seal_schema
+from alpha_results_seal.bounded_read import (
     SIZE_RULE,
     Footer,
     by_kind,
@@ -27,10 +26,15 @@ from pipeline.bounded_read import (
     parse_json_object,
     read_footer,
 )
-from pipeline.rules import Findings, SealRejected
-from pipeline.seal_files import SealFile, SizeLimit, not_owned, read_seal_file, refuse_not_owned
-from pipeline.seal_limits import DEFAULT_JSON_BYTES, FILE_BYTES_VARIABLE, JSON_BYTES_VARIABLE, SealLimits
-from schemas import seal as seal_schema
+from alpha_results_seal.rules import Findings, SealRejected
+from alpha_results_seal.seal_files import SealFile, SizeLimit, not_owned, read_seal_file, refuse_not_owned
+from alpha_results_seal.seal_limits import (
+    DEFAULT_JSON_BYTES,
+    FILE_BYTES_VARIABLE,
+    JSON_BYTES_VARIABLE,
+    SealLimits,
+)
+from alpha_results_seal.storage import Storage
 
 MANIFEST = "manifest.json"
 DESCRIPTION = "description.json"
@@ -219,7 +223,7 @@ def load_contents(
     seal: Seal, limits: SealLimits | None = None, found: Findings | None = None, with_tables: bool = True
 ) -> Seal:
     """Decodes the Parquet files, the description and the source archive from the bytes
-    `open_seal` read and hashed, each within `limits` (`pipeline.bounded_read`: nothing is
+    `open_seal` read and hashed, each within `limits` (`alpha_results_seal.bounded_read`: nothing is
     decoded before its size is checked), then lets those bytes go.
 
     A file it refuses is recorded in `found` and left out (`Seal.unread` says why) while the

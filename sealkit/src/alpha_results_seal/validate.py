@@ -1,5 +1,5 @@
-"""The rules of `pipeline.rules.RULES` over a read seal. Each check records what it finds in a
-`Findings` and the next one runs: one pass finds every broken rule (`pipeline.seal_check` runs
+"""The rules of `alpha_results_seal.rules.RULES` over a read seal. Each check records what it finds in a
+`Findings` and the next one runs: one pass finds every broken rule (`alpha_results_seal.check` runs
 them in order, for `alpha-results seal check` and the publish path alike).
 
 Checks are vectorised over whole tables (polars); a broken rule records the rule id, the kind, the
@@ -22,11 +22,12 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from pipeline.bounded_read import check_columns
-from pipeline.manifest import TABLE_FIELDS, manifest_problems
-from pipeline.rules import RULES, TABLE_RULE_GROUPS, Findings, SealRejected, differs, fail_if_any
-from pipeline.seal import (
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.bounded_read import check_columns
+from alpha_results_seal.identifiers import TICKER
+from alpha_results_seal.manifest import TABLE_FIELDS, manifest_problems
+from alpha_results_seal.rules import RULES, TABLE_RULE_GROUPS, Findings, SealRejected, differs, fail_if_any
+from alpha_results_seal.seal import (
     BENCHMARK_DAILY,
     DESCRIPTION,
     MANIFEST,
@@ -35,8 +36,6 @@ from pipeline.seal import (
     expected_files,
     table_files,
 )
-from schemas import seal as S
-from schemas.query import TICKER
 
 # Matched whole (in polars, anchored): `re.match` with `$` lets a trailing newline through.
 SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -67,7 +66,7 @@ TABLE_RULES = ("manifest.kinds_present", *rules_of(*TABLE_RULE_GROUPS))
 
 
 def check_manifest(manifest: dict[str, Any], found: Findings) -> set[str]:
-    """`manifest.fields` (its schema, `pipeline.manifest`), `manifest.text_bounds` and
+    """`manifest.fields` (its schema, `alpha_results_seal.manifest`), `manifest.text_bounds` and
     `manifest.no_bidi_controls`; returns the top-level fields that break `manifest.fields`."""
     problems = manifest_problems(manifest)
     if problems:
@@ -102,7 +101,7 @@ def check_alpha(seal: Seal, found: Findings, broken_fields: set[str]) -> None:
 @dataclass
 class Tables:
     """The seal's tables the rules may read, as frames, and why each other sealed table may not
-    be read (`pipeline.seal.load_contents` or a schema rule refused it)."""
+    be read (`alpha_results_seal.seal.load_contents` or a schema rule refused it)."""
 
     frames: dict[Key, pl.DataFrame]
     refused: dict[Key, str]
@@ -214,7 +213,7 @@ def _lists(value: Any, path: str = "") -> Iterator[tuple[str, int]]:
 
 def check_text(document: dict[str, Any], kind: str, found: Findings) -> None:
     """`<kind>.text_bounds` and `<kind>.no_bidi_controls` over every text, key and list of
-    manifest.json or description.json (`kind`), bounds from schemas/seal.py."""
+    manifest.json or description.json (`kind`), bounds from sealkit/src/alpha_results_seal/arrow_schemas.py."""
     default = S.MANIFEST_TEXT_MAX_CHARS if kind == "manifest" else S.DESCRIPTION_TEXT_MAX_CHARS
     over: list[dict[str, Any]] = []
     bidi: list[dict[str, Any]] = []

@@ -2,8 +2,8 @@
 
 A researcher with a factor (a score per name per weekly decision date: what alphalens and
 Numerai Signals take) and daily prices has no research engine to write books. This is the
-reference simulator: the demo engine's own decision layer (`pipeline/demo/selection.py`), book
-simulation (`pipeline/demo/books.py`) and table builders (`pipeline/demo/engine.py`) run on a
+reference simulator: the demo engine's own decision layer (`sealkit/src/alpha_results_seal/demo/selection.py`), book
+simulation (`sealkit/src/alpha_results_seal/demo/books.py`) and table builders (`sealkit/src/alpha_results_seal/demo/engine.py`) run on a
 `Market` built from the two frames, and the seal is written by the demo corpus's writer. The
 model and its constants are stated in docs/seal.md, "Bring a factor".
 """
@@ -18,21 +18,27 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from datasets.layout import check_alpha_id
-from pipeline.demo import calendar, signals
-from pipeline.demo.alphas import WITHOUT_EXPOSURES
-from pipeline.demo.corpus import write_seal
-from pipeline.demo.engine import BOOKS, ENGINE_VERSION, TRADE_BOOKS, SealContent, run_books, seal_tables
-from pipeline.demo.market import (
+from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal.demo import calendar, signals
+from alpha_results_seal.demo.alphas import WITHOUT_EXPOSURES
+from alpha_results_seal.demo.corpus import write_seal
+from alpha_results_seal.demo.engine import (
+    BOOKS,
+    ENGINE_VERSION,
+    TRADE_BOOKS,
+    SealContent,
+    run_books,
+    seal_tables,
+)
+from alpha_results_seal.demo.market import (
     ILLIQUID_DOLLAR_VOLUME,
     PAYOFF_COMPONENTS,
     Market,
     forward_fill,
     trailing_mean,
 )
-from pipeline.demo.metrics import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
-from schemas import seal
+from alpha_results_seal.demo.metrics import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
+from alpha_results_seal.identifiers import check_alpha_id
 
 FACTOR_ENGINE_VERSION = f"factor-seal ({ENGINE_VERSION})"
 DEFAULT_ADV_DOLLARS = 3.0e7
@@ -273,7 +279,7 @@ def seal_from_factor(
     - `halted`, `suspended`, `no_borrow`, `price_missing` (bool): default False. A null open
       or close, or no row, is a data gap (`price_missing`) and carries the last close.
 
-    `half_life_weeks`: the per-name exponential smoothing of `pipeline.demo.signals.smooth` (the
+    `half_life_weeks`: the per-name exponential smoothing of `alpha_results_seal.demo.signals.smooth` (the
     raw books trade the unsmoothed score); None trades the score as given (raw books identical).
     `risk_free`: the annual rate cash earns, None (0), a number, or a (date, rate) frame.
     Frames may be pyarrow Tables or pandas or polars DataFrames. The manifest's other facts:

@@ -1,6 +1,6 @@
 """The demo market's sizes, by name (`alpha-results demo --size`).
 
-Apart from the market's simulation (pipeline/demo/market.py) so that the command's arguments
+Apart from the market's simulation (sealkit/src/alpha_results_seal/demo/market.py) so that the command's arguments
 are read without importing numpy.
 """
 

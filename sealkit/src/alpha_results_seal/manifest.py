@@ -7,9 +7,9 @@ jsonschema, which reports every problem where a decoder stops at the first; each
 the field it is about, so that the rules reading a field (which files the seal holds, the archive
 record, the tldr) can say they were not checked because of it.
 
-Bounds come from schemas/seal.py: each text's `maxLength` and each list's `maxItems` are in the
+Bounds come from sealkit/src/alpha_results_seal/arrow_schemas.py: each text's `maxLength` and each list's `maxItems` are in the
 schema for the teams that check their manifest before sealing, but the check leaves them to
-`manifest.text_bounds` (`pipeline.validate.check_text`), which bounds every text, key and list of
+`manifest.text_bounds` (`alpha_results_seal.validate.check_text`), which bounds every text, key and list of
 the file, nested ones included, and reports them all.
 """
 
@@ -22,11 +22,10 @@ from datetime import date, datetime
 from typing import Annotated, Any, NamedTuple, TypeGuard
 
 import msgspec
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.identifiers import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 from msgspec import Meta, Struct
-
-from datasets.layout import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
-from schemas import seal as S
 
 # Matched whole (`fullmatch`; in the schema, anchored): `re.match` with `$` lets a trailing newline through.
 BOOK_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -45,7 +44,7 @@ def anchored(pattern: re.Pattern[str]) -> str:
 
 
 def _bound(path: str) -> int:
-    """The length bound of a text of manifest.json (schemas/seal.py `TEXT_MAX_CHARS`, else the
+    """The length bound of a text of manifest.json (sealkit/src/alpha_results_seal/arrow_schemas.py `TEXT_MAX_CHARS`, else the
     manifest's)."""
     return S.TEXT_MAX_CHARS.get(path, S.MANIFEST_TEXT_MAX_CHARS)
 
@@ -103,7 +102,7 @@ class AlphaManifest(Struct, kw_only=True, tag_field="type", tag="alpha"):
     metric_conventions: dict[str, Any]
     universe_size: Annotated[int, Meta(gt=0)]
     research_cutoff: Day | None = None
-    # One Struct per status of schemas/seal.py SOURCE_ARCHIVE_STATUSES (a test holds them equal).
+    # One Struct per status of sealkit/src/alpha_results_seal/arrow_schemas.py SOURCE_ARCHIVE_STATUSES (a test holds them equal).
     source_archive: ReadyArchive | PackagingArchive | FailedArchive | None = None
 
 
@@ -129,7 +128,7 @@ def manifest_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
         "title": "manifest.json of a seal",
-        "description": "Generated from pipeline/manifest.py by `alpha-results reference`; docs/seal.md "
+        "description": "Generated from sealkit/src/alpha_results_seal/manifest.py by `alpha-results reference`; docs/seal.md "
         "explains every field. `format` names what the check reads: date-time an ISO 8601 instant "
         "(Python's datetime.fromisoformat, Z for +00:00), date YYYY-MM-DD.",
         **generated,

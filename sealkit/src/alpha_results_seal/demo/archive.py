@@ -12,7 +12,7 @@ import json
 import zipfile
 from typing import Any
 
-from pipeline.demo.alphas import AlphaSpec
+from alpha_results_seal.demo.alphas import AlphaSpec
 
 FIXED_TIMESTAMP = (2026, 1, 1, 0, 0, 0)
 

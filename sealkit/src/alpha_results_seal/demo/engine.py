@@ -8,12 +8,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-
-from pipeline.demo import archive, descriptions, exposures, metrics, selection, signals
-from pipeline.demo.alphas import ALPHAS, AlphaSpec
-from pipeline.demo.books import ADJUSTMENT_REASONS, EXIT_REASONS, PHASES, BookResult, simulate_book
-from pipeline.demo.market import REASONS, UNADJUSTED_BENCHMARK_SESSIONS, Market
-from schemas import seal
+from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal.demo import archive, descriptions, exposures, metrics, selection, signals
+from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
+from alpha_results_seal.demo.books import ADJUSTMENT_REASONS, EXIT_REASONS, PHASES, BookResult, simulate_book
+from alpha_results_seal.demo.market import REASONS, UNADJUSTED_BENCHMARK_SESSIONS, Market
 
 ENGINE_VERSION = "demo-engine 1.5.0"
 BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")

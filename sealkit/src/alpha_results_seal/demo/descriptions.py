@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.demo.alphas import AlphaSpec
+from alpha_results_seal.demo.alphas import AlphaSpec
 
 COPYRIGHT = "Copyright (c) 2026 Demo Research Ltd. Synthetic data; for demonstration only."
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemas.seal import ALL_KINDS, BOOK_KINDS
+from alpha_results_seal.arrow_schemas import ALL_KINDS, BOOK_KINDS
 
 WITHOUT_EXPOSURES = tuple(k for k in ALL_KINDS if k != "exposures")
 """Every kind but the optional `exposures`: what a complete run must seal (`required_kinds`), and
@@ -26,7 +26,7 @@ class AlphaSpec:
     source_alpha_id: str
     name: str
     tldr: str | None
-    signal: str  # key of pipeline.demo.signals.SIGNALS
+    signal: str  # key of alpha_results_seal.demo.signals.SIGNALS
     half_life_weeks: float
     universe_full: int
     universe_small: int

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-
-from pipeline.demo.market import SECTOR_NAMES, Market
-from schemas import seal
+from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal.demo.market import SECTOR_NAMES, Market
 
 MOMENTUM_SESSIONS = (252, 21)
 VOLATILITY_SESSIONS = 63

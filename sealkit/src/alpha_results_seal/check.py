@@ -4,7 +4,7 @@ publish path refuses, by the same code.
 `SealCheck` runs the rules over an opened seal in the two steps the publish path takes: the
 manifest's, then (once the publish knows the content is not published already) every other one,
 the contents loaded within their limits. Each rule records what it finds and the next one runs
-(`pipeline.rules.Findings`); a rule that would read what another rule refused is recorded as not
+(`alpha_results_seal.rules.Findings`); a rule that would read what another rule refused is recorded as not
 checked, with the reason. `check_seal` opens a seal and runs both steps, writing nothing.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from datasets.storage import Storage
-from pipeline.rules import ALPHA_RULES, BENCHMARK_RULES, Findings, NotChecked, SealRejected
-from pipeline.seal import Seal, load_contents, open_seal, seal_target, target_of
-from pipeline.seal_limits import SealLimits
-from pipeline.validate import check_alpha, check_benchmark, check_manifest, readable_tables
+from alpha_results_seal.rules import ALPHA_RULES, BENCHMARK_RULES, Findings, NotChecked, SealRejected
+from alpha_results_seal.seal import Seal, load_contents, open_seal, seal_target, target_of
+from alpha_results_seal.seal_limits import SealLimits
+from alpha_results_seal.storage import Storage
+from alpha_results_seal.validate import check_alpha, check_benchmark, check_manifest, readable_tables
 
 
 @dataclass

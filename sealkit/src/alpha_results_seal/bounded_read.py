@@ -1,6 +1,6 @@
-"""Reading a seal's JSON and Parquet files within `pipeline.seal_limits`, never decoding first.
+"""Reading a seal's JSON and Parquet files within `alpha_results_seal.seal_limits`, never decoding first.
 
-JSON: the file's size is checked before it is read (`pipeline.seal_files`), then it must be UTF-8 and nest at most
+JSON: the file's size is checked before it is read (`alpha_results_seal.seal_files`), then it must be UTF-8 and nest at most
 `MAX_JSON_DEPTH` levels. Parquet: every file's footer (rows, uncompressed bytes, columns and
 types) is read before any page of it is decoded, and the kind's totals over all its files are
 checked before the first is decoded. Only the seal schema's flat columns are then decoded (the
@@ -19,9 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-
-from pipeline.rules import SealRejected
-from pipeline.seal_limits import MAX_JSON_DEPTH, SealLimits, bytes_variable, rows_variable
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.seal_limits import MAX_JSON_DEPTH, SealLimits, bytes_variable, rows_variable
 
 SIZE_RULE = "seal.size_limits"
 # What pyarrow raises for bytes it cannot read as Parquet (damaged pages, footers, encodings).
@@ -32,7 +31,7 @@ UNREADABLE = (pa.ArrowException, OSError, ValueError)
 
 
 def parse_json_object(data: bytes, name: str, kind: str, rule: str) -> dict[str, Any]:
-    """The JSON object in `data` (read within the JSON size limit, `pipeline.seal_files`); `rule`
+    """The JSON object in `data` (read within the JSON size limit, `alpha_results_seal.seal_files`); `rule`
     refuses what is not one, `seal.size_limits` one nested deeper than `MAX_JSON_DEPTH`."""
     too_deep = f"{name} nests arrays and objects deeper than {MAX_JSON_DEPTH} levels"
     try:

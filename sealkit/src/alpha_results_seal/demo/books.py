@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from pipeline.demo.market import Market
+from alpha_results_seal.demo.market import Market
 
 BOOK_AUM_DOLLARS = 5.0e7  # the dollar size behind the normalised book, for participation only
 FEE_PER_SHARE = 0.005  # dollars per share; in normalised units the same number per share of q

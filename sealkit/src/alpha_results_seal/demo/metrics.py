@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
+from alpha_results_seal.ranking import pearson, spearman
 
 WEEKS_PER_YEAR = 52
 SESSIONS_PER_YEAR = 252
@@ -32,7 +32,9 @@ class Ledger:
 
 
 def weekly_ic(
-    score: np.ndarray, forward_return: np.ndarray, correlation: Callable[..., object] = spearmanr
+    score: np.ndarray,
+    forward_return: np.ndarray,
+    correlation: Callable[[np.ndarray, np.ndarray], float] = spearman,
 ) -> np.ndarray:
     """One IC per week (NaN where fewer than 3 pairs or a constant side)."""
     out = np.full(score.shape[0], np.nan)
@@ -41,7 +43,7 @@ def weekly_ic(
         x, y = score[w][ok], forward_return[w][ok]
         if ok.sum() < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
             continue
-        out[w] = float(correlation(x, y)[0])  # type: ignore[index]
+        out[w] = correlation(x, y)
     return out
 
 
@@ -52,7 +54,7 @@ def legacy_weekly_ic(score: np.ndarray, forward_return: np.ndarray, horizon_week
     compounded = np.full_like(forward_return, np.nan)
     for w in range(len(forward_return) - horizon_weeks + 1):
         compounded[w] = growth[w : w + horizon_weeks].prod(axis=0) - 1.0
-    return weekly_ic(score, compounded, pearsonr)
+    return weekly_ic(score, compounded, pearson)
 
 
 def _finite(x: float) -> float | None:

@@ -4,13 +4,13 @@ file, bytes per file of any kind.
 Seals are untrusted. Parquet compresses repeated values almost to nothing: a 1.7 MB
 `decisions.parquet` of 20 million identical rows once took a build to 8.5 GB of memory before
 any rule could refuse it. Every figure here is checked from what a file declares (its size, a
-Parquet footer) before the file is decoded (`pipeline.bounded_read`), and a seal over a limit is
+Parquet footer) before the file is decoded (`alpha_results_seal.bounded_read`), and a seal over a limit is
 refused by rule `seal.size_limits`, the report naming the kind, the figure and the limit.
 
 The defaults are at least ten times the full-size demo alpha `momentum_12_1` (500 names, 293
 weekly rebalances, 4 books), rounded up; docs/settings.md "Seal size limits" gives the measured
 figures. Every file of a seal is also measured before a byte of it is read, `source.zip` and
-files the build would refuse included (`pipeline.seal_files`): a multi-gigabyte file otherwise
+files the build would refuse included (`alpha_results_seal.seal_files`): a multi-gigabyte file otherwise
 filled the host's memory while the seal was hashed. Kinds that are small in any seal (rebalances, metrics, ledgers, benchmarks) get a floor
 that costs little memory instead. `alpha-results build` reads the settings once
 (`SealLimits.from_env`) and passes them to every build, on Dask too.
