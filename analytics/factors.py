@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 
+from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 from analytics import inputs
 from analytics.access import Access, withheld
 from analytics.costs import information_ratio

@@ -175,7 +175,6 @@ def init_demo(settings: Settings) -> None:
 
     if not holds_alphas(settings.lake):
         from alpha_results_seal.demo.corpus import write_corpus
-
         from pipeline.build import build_many
 
         print(

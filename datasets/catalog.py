@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from alpha_results_seal.storage import Storage
-
 from datasets import layout
 from datasets.faults import CorruptLakeFile as CorruptLakeFile
 

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
 from datasets.faults import CorruptLakeFile
 from schemas.lake import CATALOGUE_INDEX

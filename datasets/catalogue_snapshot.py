@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from datasets.faults import CatalogueIncomplete, CorruptLakeFile, LakeUnavailable
 from datasets.screener import Screener

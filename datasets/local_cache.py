@@ -22,7 +22,6 @@ import uuid
 from typing import Any
 
 from alpha_results_seal.storage import Storage
-
 from datasets import layout
 from datasets.faults import BuildDamaged
 

@@ -49,8 +49,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView, manifest_problem
 from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot

@@ -34,7 +34,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from alpha_results_seal.storage import Storage
-
 from datasets import catalog, catalogue_index, layout
 
 log = logging.getLogger("datasets.retention")

@@ -21,7 +21,6 @@ from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import MANIFEST, seal_target
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
-
 from datasets import layout
 from pipeline.publish import Outcome, publish_seal
 

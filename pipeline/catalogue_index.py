@@ -28,8 +28,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from analytics import live
 from analytics.access import FULL_ACCESS
 from analytics.correlation import Pairing

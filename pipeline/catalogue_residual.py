@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from analytics.residual import index_figures
 from datasets import layout
 from datasets.catalogue_snapshot import Matrix

@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from alpha_results_seal.seal_limits import SealLimits
-
 from datasets import catalog
 from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.build import Failure, SealResult, build_one, chains_by_target, seal_target

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import polars as pl
-from alpha_results_seal.seal import Seal
 
+from alpha_results_seal.seal import Seal
 from pipeline.analytics_tables import analytics_tables
 from pipeline.factor_tables import factor_tables
 from pipeline.weekly import weekly_tables

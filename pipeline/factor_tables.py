@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 
+from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 from analytics import factor_model
 from analytics.ranks import spearman_by
 from schemas import wire

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from alpha_results_seal.storage import Storage
-
 from datasets import catalog, catalogue_index, retention
 
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import PolicyError, load_policy

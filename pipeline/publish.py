@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 import pyarrow as pa
+
 from alpha_results_seal import arrow_schemas as seal_schema
 from alpha_results_seal.check import SealCheck
 from alpha_results_seal.description import normalise_description
@@ -34,7 +35,6 @@ from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import Seal, open_seal
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
-
 from datasets import catalog, layout, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving

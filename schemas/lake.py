@@ -7,6 +7,7 @@ path, not in the files. docs/lake.md documents the same tables for analysts.
 from __future__ import annotations
 
 import pyarrow as pa
+
 from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 
 UTC_TS = pa.timestamp("us", tz="UTC")

@@ -37,9 +37,9 @@ from functools import cache
 from typing import Annotated, Any, ClassVar, Union
 
 import msgspec
-from alpha_results_seal.identifiers import TICKER as TICKER
 from msgspec import Meta
 
+from alpha_results_seal.identifiers import TICKER as TICKER
 from schemas import choices, wire
 from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX

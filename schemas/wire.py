@@ -11,9 +11,9 @@ request. Field tuples are in the order the API serves them.
 from __future__ import annotations
 
 import pyarrow as pa
+
 from alpha_results_seal.identifiers import BENCHMARK_SYMBOLS as BENCHMARK_SYMBOLS
 from alpha_results_seal.identifiers import MARKET_BENCHMARK as MARKET_BENCHMARK
-
 from schemas import lake
 from schemas.bodies import rows
 from schemas.bodies.base import field_names, field_schemas

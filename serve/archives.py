@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, urlencode
 
-from alpha_results_seal.storage import Storage
 from litestar import Request
 from litestar.datastructures import State
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
 from serve import errors

@@ -441,7 +441,6 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, Lak
     from alpha_results_seal.demo.corpus import write_seal
     from alpha_results_seal.demo.engine import run_alpha
     from alpha_results_seal.demo.market import simulate_market
-
     from pipeline.build import build_many
 
     spec = alpha_spec("Test_planted_factor")

@@ -23,9 +23,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from alpha_results_seal.storage import Storage
 from litestar.testing import TestClient
 
+from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from datasets.reader import LakeReader
 from datasets.screener import KEEP_VERSIONS, Screen, Screener, statement

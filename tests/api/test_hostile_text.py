@@ -159,7 +159,6 @@ def test_the_old_builds_lake_is_what_the_tests_claim(tmp_path: Path) -> None:
     """Guard for the fixture: today's build refuses the old build's seal (its symbols), so the
     lake above stands for one no current build writes."""
     from alpha_results_seal.rules import SealRejected
-
     from pipeline.publish import publish_seal
     from tests.hostile_lake import write_old_build_seal
 

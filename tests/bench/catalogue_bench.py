@@ -356,7 +356,6 @@ def has_index(lake: Path) -> bool:
     """Whether the lake has a catalogue index of this version's columns (a lake built before the
     index existed has none; one indexed by an earlier version lacks columns, score neighbours)."""
     from alpha_results_seal.storage import Storage
-
     from datasets import catalogue_index
     from schemas.lake import CATALOGUE_INDEX
 
@@ -551,7 +550,6 @@ def neighbour_recall(root: str, alphas: list[str]) -> dict[str, Any]:
     import math
 
     from alpha_results_seal.storage import Storage
-
     from datasets import catalogue_index
     from pipeline import catalogue_index as rows
     from pipeline import catalogue_neighbours as neighbours

@@ -76,7 +76,6 @@ def main(argv: list[str] | None = None) -> int:
             times["build"].append(timed(command(build, work, expected=0)))
 
         from alpha_results_seal.check import check_seal
-
         from pipeline.publish import publish_seal
 
         check_seal(str(seal))  # warm: imports, the schema's validator

@@ -21,13 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import alpha_results_client
 import httpx
 import msgspec
 import pytest
+
+import alpha_results_client
 from alpha_results_client import _generated
 from alpha_results_client.client import Client
-
 from tests.client.conftest import CLIENT_SRC, Api, Key
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 import numpy as np
+
 from alpha_results_seal.demo import calendar
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.demo.alphas import ALPHA_IDS
 

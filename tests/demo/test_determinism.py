@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from alpha_results_seal.demo.corpus import write_corpus
 
+from alpha_results_seal.demo.corpus import write_corpus
 from cli.main import main
 
 

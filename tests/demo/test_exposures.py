@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.demo.market import SECTOR_NAMES, simulate_market
 

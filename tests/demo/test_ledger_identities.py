@@ -10,6 +10,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from alpha_results_seal.demo.alphas import ALPHA_IDS
 
 BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")

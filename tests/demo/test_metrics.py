@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from scipy.stats import spearmanr
+
 from alpha_results_seal.demo.alphas import ALPHA_IDS
 from alpha_results_seal.demo.market import simulate_market
-from scipy.stats import spearmanr
 
 
 def stored(corpus: Path, alpha_id: str, scope: str = "overall", period: str = "") -> dict[str, float | None]:

@@ -37,7 +37,6 @@ REPEAT_PHASES = "fuzzing,stateful"
 
 def build_demo_lake(workdir: Path) -> Path:
     from alpha_results_seal.demo.corpus import write_corpus
-
     from pipeline.build import build_many
 
     seals, lake = workdir / "seals", workdir / "lake"

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alpha_results_seal.seal import open_seal
-from alpha_results_seal.storage import Storage
 from litestar.testing import TestClient
 
+from alpha_results_seal.seal import open_seal
+from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
 from serve.app import create_app
 from serve.settings import Settings

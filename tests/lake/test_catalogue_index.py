@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from alpha_results_seal.storage import Storage
 from litestar.testing import TestClient
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout
 from datasets.reader import LakeReader
 from pipeline import catalogue_index as rows
@@ -335,7 +335,6 @@ def test_a_first_init_demo_says_nothing_of_an_index_before_building_the_lake(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from alpha_results_seal.demo import corpus
-
     from cli.serve import init_demo
 
     class Built(Exception):

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout, retention
 from datasets.reader import LakeReader
 from pipeline.publish import publish_seal

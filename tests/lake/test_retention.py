@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from cli.main import main
 from datasets import catalog, layout, retention
 from datasets.build_view import local_sizes, manifest_problem

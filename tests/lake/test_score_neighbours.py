@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from alpha_results_seal.storage import Storage
 from scipy import stats
 
+from alpha_results_seal.storage import Storage
 from analytics.correlation import Pairing
 from datasets import catalogue_index, layout
 from pipeline import catalogue_index as rows

@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from alpha_results_seal.storage import Storage
 from s3fs import S3FileSystem
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.proxy import TcpProxy

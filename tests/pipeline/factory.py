@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
 from alpha_results_seal import arrow_schemas as S
 
 OPEN_UTC = dt.time(14, 30)

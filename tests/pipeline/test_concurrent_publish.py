@@ -12,7 +12,6 @@ from typing import Any
 
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
-
 from pipeline.publish import content_id_for, publish_seal
 from tests.pipeline.test_publish import new_version
 

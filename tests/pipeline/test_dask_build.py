@@ -24,10 +24,10 @@ from typing import Any
 import distributed
 import fsspec
 import pytest
+
 from alpha_results_seal import seal as seal_module
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
-
 from cli.lake import executor_of
 from cli.main import main
 from datasets import catalog, layout, retention

@@ -13,13 +13,14 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
 from alpha_results_seal.check import check_seal
 from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
 from alpha_results_seal.demo.market import Market, simulate_market
 from alpha_results_seal.factor import seal_from_factor
 from alpha_results_seal.rules import differs
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
 
 BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
 # Rows are matched on these (the factor path's universe is in symbol order, the demo's in its

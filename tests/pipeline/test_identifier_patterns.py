@@ -23,11 +23,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.manifest import BOOK_NAME, SHA256_HEX
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.validate import SNAKE_CASE
-
 from datasets import layout
 from pipeline.publish import publish_seal
 from serve import archives, errors, params, scrape_token, weights
@@ -142,7 +142,10 @@ def declared_patterns() -> dict[str, Any]:
 
 def test_every_declared_pattern_is_checked_here() -> None:
     declared = declared_patterns()
-    assert "alpha_results_seal.identifiers.ALPHA_ID_PATTERN" in declared and "serve.archives.HOLDER_PATTERN" in declared
+    assert (
+        "alpha_results_seal.identifiers.ALPHA_ID_PATTERN" in declared
+        and "serve.archives.HOLDER_PATTERN" in declared
+    )
     tabled = [pattern for pattern, _, _ in PATTERNS.values()]
     missing = sorted(
         name

@@ -13,8 +13,8 @@ from typing import Any
 import distributed
 import numpy as np
 import pytest
-from alpha_results_seal.storage import Storage
 
+from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from schemas.lake import SCORE_NEIGHBOURS
 

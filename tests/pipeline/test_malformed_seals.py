@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from alpha_results_seal.check import check_seal
-from alpha_results_seal.rules import RULES
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from alpha_results_seal.check import check_seal
+from alpha_results_seal.rules import RULES
 from cli.main import main
 from pipeline import build
 from pipeline.build import Failure, build_many

@@ -12,8 +12,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
-from alpha_results_seal import arrow_schemas as S
 
+from alpha_results_seal import arrow_schemas as S
 from datasets import catalog
 from datasets.layout import BUILD_RETENTION_SECONDS
 from datasets.writer import BuildWriter

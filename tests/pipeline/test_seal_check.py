@@ -17,12 +17,12 @@ from typing import Any
 
 import polars as pl
 import pytest
+from jsonschema import Draft202012Validator
+
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.check import check_seal
 from alpha_results_seal.manifest import manifest_problems, manifest_schema
 from alpha_results_seal.rules import RULES, SealRejected
-from jsonschema import Draft202012Validator
-
 from pipeline import seal_schemas
 from pipeline.publish import publish_seal
 from tests.pipeline.conftest import CLI, copy_seal

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from alpha_results_seal import seal as seal_module
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import owned_files
 from alpha_results_seal.storage import Storage
-
 from pipeline import publish
 from pipeline.build import build_many
 from pipeline.publish import Outcome, publish_seal

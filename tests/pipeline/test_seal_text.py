@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.rules import SealRejected
-
 from pipeline.publish import publish_seal
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.test_refusals import snapshot

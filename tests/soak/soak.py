@@ -54,9 +54,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
-
 from pipeline.publish import content_id_for
 from schemas.registry import ALL_IDS
 from serve.identity import RateLimit

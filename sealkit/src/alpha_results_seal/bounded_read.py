@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal_limits import MAX_JSON_DEPTH, SealLimits, bytes_variable, rows_variable
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.demo import calendar, signals
 from alpha_results_seal.demo.alphas import WITHOUT_EXPOSURES
@@ -38,6 +39,7 @@ from alpha_results_seal.demo.market import (
     trailing_mean,
 )
 from alpha_results_seal.demo.metrics import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
+from alpha_results_seal.frames import to_arrow
 from alpha_results_seal.identifiers import check_alpha_id
 
 FACTOR_ENGINE_VERSION = f"factor-seal ({ENGINE_VERSION})"
@@ -49,17 +51,6 @@ MIN_ADV_DOLLARS = 1.0
 volume costs a finite (ruinous) impact instead of an infinite one."""
 FLAGS = ("halted", "suspended", "no_borrow", "price_missing")
 SEAL_KINDS = WITHOUT_EXPOSURES  # no risk model: no `exposures`
-
-
-def _arrow(frame: Any, name: str) -> pa.Table:
-    """A pyarrow Table from a pyarrow, pandas or polars frame."""
-    if isinstance(frame, pa.Table):
-        return frame
-    if hasattr(frame, "to_arrow"):  # polars
-        return frame.to_arrow()
-    if hasattr(frame, "to_pandas") or hasattr(frame, "iloc"):  # pandas
-        return pa.Table.from_pandas(frame, preserve_index=False)
-    raise TypeError(f"{name} must be a pyarrow Table or a pandas or polars DataFrame, got {type(frame)!r}")
 
 
 def _column(table: pa.Table, frame: str, column: str, type_: pa.DataType) -> pa.ChunkedArray:
@@ -121,7 +112,7 @@ def _risk_free(risk_free: float | Any | None, days: np.ndarray) -> np.ndarray:
         return np.zeros(len(days))
     if isinstance(risk_free, int | float):
         return np.full(len(days), float(risk_free))
-    table = _arrow(risk_free, "risk_free")
+    table = to_arrow(risk_free, "risk_free")
     rate_days = _dates(table, "risk_free")
     rates = _floats(table, "risk_free", "rate")
     order = np.argsort(rate_days, kind="stable")
@@ -289,7 +280,7 @@ def seal_from_factor(
     it names the folder that is replaced.
     """
     check_alpha_id(alpha_id)
-    scores_table, prices_table = _arrow(scores, "scores"), _arrow(prices, "prices")
+    scores_table, prices_table = to_arrow(scores, "scores"), to_arrow(prices, "prices")
     market, raw = factor_market(scores_table, prices_table, risk_free)
     universe = np.arange(market.n_names)
     weeks = np.arange(len(market.decision_sessions))

@@ -22,10 +22,11 @@ from datetime import date, datetime
 from typing import Annotated, Any, NamedTuple, TypeGuard
 
 import msgspec
-from alpha_results_seal import arrow_schemas as S
-from alpha_results_seal.identifiers import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 from msgspec import Meta, Struct
+
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.identifiers import ALPHA_ID_PATTERN, BENCHMARK_SYMBOL_PATTERN
 
 # Matched whole (`fullmatch`; in the schema, anchored): `re.match` with `$` lets a trailing newline through.
 BOOK_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")

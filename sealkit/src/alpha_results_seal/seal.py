@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import pyarrow as pa
+
 from alpha_results_seal import arrow_schemas as seal_schema
 from alpha_results_seal.bounded_read import (
     SIZE_RULE,

@@ -22,6 +22,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.bounded_read import check_columns
 from alpha_results_seal.identifiers import TICKER

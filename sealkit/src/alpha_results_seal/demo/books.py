@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from alpha_results_seal.demo.market import Market
 
 BOOK_AUM_DOLLARS = 5.0e7  # the dollar size behind the normalised book, for participation only

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+
 from alpha_results_seal.demo.alphas import ALPHAS, alpha_spec
 from alpha_results_seal.demo.engine import SealContent, benchmark_table, run_alpha
 from alpha_results_seal.demo.market import simulate_market

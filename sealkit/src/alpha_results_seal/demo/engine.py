@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.demo import archive, descriptions, exposures, metrics, selection, signals
 from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.demo.market import SECTOR_NAMES, Market
 

@@ -25,6 +25,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 import numpy as np
+
 from alpha_results_seal.demo import calendar
 from alpha_results_seal.demo.sizes import SIZES
 from alpha_results_seal.identifiers import MARKET_BENCHMARK

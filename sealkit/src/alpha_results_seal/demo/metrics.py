@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+
 from alpha_results_seal.ranking import pearson, spearman
 
 WEEKS_PER_YEAR = 52

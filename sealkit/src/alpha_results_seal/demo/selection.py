@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from alpha_results_seal.ranking import average_rank
 
 LONG_SHORT_TAIL = 0.10

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from alpha_results_seal.demo.market import Market
 
 SignalFunction = Callable[[Market, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
