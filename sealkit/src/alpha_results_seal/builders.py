@@ -165,11 +165,17 @@ def decisions_table(frame: Any) -> pa.Table:
     )
 
 
-def rebalances_table(decisions: pa.Table, week_status: Mapping[dt.date, str] | None = None) -> pa.Table:
-    """The rebalance index: every decision date, `traded` unless `week_status` names the week's
-    status (`pending` for the last, undecided week; a snake_case reason for a skipped one)."""
+def rebalances_table(decisions: pa.Table, week_status: Any = None) -> pa.Table:
+    """The rebalance index: every decision date, `traded` unless `week_status` (a mapping of date
+    to status, or a frame of `date`, `week_status`) names the week's status: `pending` for the
+    last, undecided week, a snake_case reason for a skipped one."""
     dates = pc.unique(decisions.column("date")).sort()
-    statuses = dict(week_status or {})
+    if week_status is None or isinstance(week_status, Mapping):
+        statuses = dict(week_status or {})
+    else:
+        given = to_arrow(week_status, "week_status")
+        columns = _columns(given, "week_status", S.REBALANCES, S.REBALANCES.names)
+        statuses = dict(zip(columns["date"].to_pylist(), columns["week_status"].to_pylist(), strict=True))
     unknown = set(statuses) - set(dates.to_pylist())
     if unknown:
         raise BuildError(
@@ -495,7 +501,7 @@ def build_seal(
     decisions: Any,
     books: Mapping[str, Book],
     *,
-    week_status: Mapping[dt.date, str] | None = None,
+    week_status: Any = None,
     metrics: Any = None,
     exposures: Any = None,
     description: Mapping[str, Any] | None = None,
