@@ -216,13 +216,13 @@ def test_the_lead_example_of_seal_md_writes_a_seal_that_passes_the_check(
     """docs/seal.md opens with the ten lines from frames to a seal: run as written, over a
     panel saved where it reads it, the seal it writes passes `alpha-results seal check`."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "seal.md").read_text()
-    lead = re.search(r"```python\n(.*?)```", text, re.S)
-    assert lead is not None and "seal_from_factor" in lead.group(1)
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    lead = next(block for block in blocks if "seal_from_factor" in block)
     scores, prices = _panel(5, 20, 5, 0.05, 0.0, "volume")
     monkeypatch.chdir(tmp_path)
     pq.write_table(scores, "scores.parquet")
     pq.write_table(prices, "prices.parquet")
-    exec(compile(lead.group(1), "docs/seal.md", "exec"), {})
+    exec(compile(lead, "docs/seal.md", "exec"), {})
     report = check_seal(str(tmp_path / "seals" / "Test_my_factor"))
     assert report.ok, report.lines()
 
