@@ -66,6 +66,10 @@ bench-timing *ARGS:
 bench-seal-check *ARGS:
     python -m tests.bench.seal_check_bench {{ARGS}}
 
+# Rows per second of the seal kit's builders on the full-size demo alpha's frames (docs/benchmarks.md "Seal kit").
+bench-seal-kit:
+    python -m tests.bench.seal_kit_bench
+
 # Wall time, peak memory and lake bytes to generate and build the full-size alpha.
 bench-pipeline:
     python -m tests.bench.pipeline_bench
