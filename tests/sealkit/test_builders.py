@@ -24,6 +24,7 @@ from alpha_results_seal.builders import (
     Facts,
     book_tables,
     decisions_table,
+    trades_table,
     write_seal,
 )
 from alpha_results_seal.check import check_seal
@@ -168,3 +169,44 @@ def test_the_builders_example_of_seal_md_runs_as_written(
         ).write_parquet(f"{part}.parquet")
     exec(compile(lead, "docs/seal.md", "exec"), {})
     assert check_seal(str(tmp_path / "seals" / "Test_my_engine")).ok
+
+
+def test_pandas_datetimes_become_dates_and_utc_instants_and_a_wrong_type_is_named() -> None:
+    """A pandas frame's dates are usually datetime64 and its instants naive: a date column takes
+    the calendar day, a naive instant is read as UTC (docs/seal.md "The seal kit")."""
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "date": pd.to_datetime(["2024-01-05", "2024-01-05", "2024-01-12"]),
+            "symbol": ["A", "B", "A"],
+            "score": [1.0, None, -2.0],
+            "long_short_target_weight": 0.0,
+            "long_only_target_weight": 0.0,
+        }
+    )
+    built = decisions_table(frame)
+    assert built.column("date").to_pylist() == [
+        dt.date(2024, 1, 5),
+        dt.date(2024, 1, 5),
+        dt.date(2024, 1, 12),
+    ]
+    assert built.column("average_rank").to_pylist() == [1.0, None, 1.0]
+    assert built.column("direction").to_pylist() == [1, None, -1]
+    fills = pd.DataFrame(
+        {
+            "timestamp": pd.to_datetime(["2024-01-08 14:30"]),
+            "decision_at": [dt.date(2024, 1, 5)],
+            "symbol": ["A"],
+            "phase": ["open"],
+            "quantity": [10.0],
+            "mid_price": [100.0],
+            "fill_price": [100.1],
+            "fee": [0.05],
+        }
+    )
+    trades = trades_table(fills, "long_short")
+    assert trades.column("timestamp").to_pylist() == [dt.datetime(2024, 1, 8, 14, 30, tzinfo=dt.UTC)]
+    assert trades.column("execution_cost").to_pylist() == [pytest.approx(-(0.05 + 10 * 0.1))]
+    with pytest.raises(BuildError, match=r"decisions\.score must be double"):
+        decisions_table(frame.assign(score=["x", "y", "z"]))
