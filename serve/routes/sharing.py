@@ -27,6 +27,7 @@ from typing import Any
 
 from anyio import to_thread
 from litestar import Request, Response, get, head, post
+from litestar.exceptions import HTTPException
 from litestar.params import FromPath, SkipValidation
 from litestar.types import ControllerRouterHandler
 
@@ -67,8 +68,12 @@ TABLE = f"{PREFIX}/shares/{{share:str}}/schemas/{{schema:str}}/tables/{{table:st
 
 def sharing_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     """Any failure of a sharing route, its guards' included, as the protocol's error body."""
+    headers: dict[str, str] = {}
     if isinstance(exc, SharingError):
-        status, code, message, headers = exc.status, exc.error_code, exc.message, {}
+        status, code, message = exc.status, exc.error_code, exc.message
+    elif isinstance(exc, HTTPException) and exc.status_code < 500:
+        # Litestar's own refusals before the handler (a body too large, ...): the request's fault.
+        status, code, message = exc.status_code, protocol.MALFORMED_REQUEST, str(exc.detail)
     else:
         error = exc if isinstance(exc, errors.ApiError) else None
         if error is None and isinstance(exc, LakeUnavailable):
@@ -159,7 +164,7 @@ async def list_shares(request: Request[Any, Any, Any]) -> Response[bytes]:
 @get(f"{PREFIX}/shares/{{share:str}}", **_options(LIST_ENDPOINT))
 async def get_share(share: FromPath[str]) -> Response[bytes]:
     _share(share)
-    return _json(protocol.msgspec.json.encode({"share": {"name": SHARE_NAME, "id": share_id()}}))
+    return _json(protocol.share_body(SHARE_NAME, share_id()))
 
 
 @get(f"{PREFIX}/shares/{{share:str}}/schemas", **_options(LIST_ENDPOINT))

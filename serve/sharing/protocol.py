@@ -29,6 +29,7 @@ MAX_RESULTS = 1000
 
 RESOURCE_DOES_NOT_EXIST = "RESOURCE_DOES_NOT_EXIST"
 INVALID_PARAMETER_VALUE = "INVALID_PARAMETER_VALUE"
+MALFORMED_REQUEST = "MALFORMED_REQUEST"
 # The error codes of the protocol's reference server (DeltaSharingService.scala, `ErrorCode`).
 
 
@@ -83,6 +84,10 @@ def page_bounds(max_results: str | None, page_token: str | None) -> tuple[int, i
 
 def next_token(offset: int, limit: int, more: bool) -> str | None:
     return base64.urlsafe_b64encode(str(offset + limit).encode()).decode() if more else None
+
+
+def share_body(name: str, share_id: str) -> bytes:
+    return msgspec.json.encode({"share": {"name": name, "id": share_id}})
 
 
 def page(items: list[dict[str, Any]], token: str | None) -> bytes:
