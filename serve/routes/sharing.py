@@ -105,8 +105,8 @@ def _options(endpoint: str, *methods: str) -> dict[str, Any]:
     }
 
 
-def _json(body: bytes, headers: dict[str, str] | None = None) -> Response[bytes]:
-    return Response(body, media_type="application/json; charset=utf-8", headers=headers)
+def _json(body: bytes) -> Response[bytes]:
+    return Response(body, media_type="application/json; charset=utf-8")
 
 
 def _share(share: str) -> None:
