@@ -25,6 +25,7 @@ import logging
 import time
 from typing import Any
 
+import pyarrow as pa
 from anyio import to_thread
 from litestar import Request, Response, get, head, post
 from litestar.exceptions import HTTPException
@@ -193,8 +194,12 @@ async def _tables_page(
         if len(collected) > offset + limit:
             break
         build = reader.alpha(alpha)
-        if build is not None:
+        if build is None:
+            continue
+        try:
             collected += shared_tables(caller, await open_view(reader, build))
+        except errors.ExportsNotBuilt:
+            continue  # a build published before exports has no table yet (its own routes say why)
     items = [_table_item(t) for t in collected[offset : offset + limit]]
     return _json(protocol.page(items, protocol.next_token(offset, limit, len(collected) > offset + limit)))
 
@@ -268,7 +273,13 @@ def _capabilities(request: Request[Any, Any, Any]) -> None:
 
 
 async def _metadata_lines(reader: LakeReader, view: BuildView, table: SharedTable) -> list[bytes]:
-    schema = await to_thread.run_sync(EXPORT_SCHEMAS.schema, reader, table.export)
+    try:
+        schema = await to_thread.run_sync(EXPORT_SCHEMAS.schema, reader, table.export)
+    except (OSError, pa.ArrowException) as exc:  # the file went or is not Parquet: the lake's fault
+        log.warning("schema of %s unreadable: %s", table.export.object_path, exc)
+        raise errors.ExportDownloadUnavailable(
+            "The table's file cannot be read right now; retry later.", details={"table": table.name}
+        ) from exc
     return [
         protocol.PROTOCOL_LINE,
         protocol.metadata_line(table_id(view.name, table.name), table.name, table.export, schema),
