@@ -114,6 +114,10 @@ soak-lake *ARGS:
 bench-export *ARGS:
     python -m tests.bench.export_bench {{ARGS}}
 
+# The full-size alpha's decisions into pandas: Delta Sharing's `load_as_pandas` against the typed client's export path, same server and run (own server) [--lake var/lake] [--runs 5] (issue 38).
+bench-delta-sharing *ARGS:
+    python -m tests.bench.delta_sharing_bench {{ARGS}}
+
 # Hostile connections against the default settings, one worker [--base CHECKOUT] [--tries 100] [--hold 512] [--watch 75]: another client's health answers while one holds 512 idle connections; sockets and bytes the kernel keeps for 20 unread 1.7 MB answers (issue 33).
 bench-connections *ARGS:
     python -m tests.bench.connections_bench {{ARGS}}

@@ -30,11 +30,12 @@ from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.validate import SNAKE_CASE
 from datasets import layout
 from pipeline.publish import publish_seal
-from serve import archives, errors, params, scrape_token, weights
+from serve import archives, byte_ranges, errors, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
 from serve.identity import tokens
 from serve.identity.tokens import generate_token, parse_token
+from serve.sharing import protocol as sharing_protocol
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +58,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "download expires": (archives.EXPIRES_PATTERN, "1767225600", "x"),
     "download holder": (archives.HOLDER_PATTERN, "k3Y9idAbCdEf0123", "x"),
     "token": (tokens._TOKEN_SHAPE, generate_token().token, "x"),
+    "download byte range": (byte_ranges.BYTE_RANGE, "bytes=0-99", ","),
+    "delta sharing page offset": (sharing_protocol._DIGITS, "1000", " "),
     # Query parameters: spaces or tabs around a number or ticker are tolerated by design.
     "date": (params.DATE_PATTERN, "2024-02-29", " "),
     "integer": (params.INTEGER_PATTERN, "+12", "x"),
