@@ -11,7 +11,7 @@ with the key it was signed for) and this count: at most `download_fetch_limit` f
   bytes however they are asked for, and a `HEAD` (no bytes) counts nothing. The stored `fetches`
   are these units.
 
-- **Shared.** The count lives in the key store's database (table `download_fetches`, created with
+- **Shared.** The count lives in the key store's database (table `download_fetch_units`, created with
   the store's schema), so every worker process and machine serving the lake sees one count, and
   it survives a restart.
 - **Atomic.** One fetch is one statement: an UPSERT that inserts the first fetch or adds one to a
@@ -43,9 +43,9 @@ PURGE_GRACE_SECONDS = 300
 # Every statement is a literal with `?` markers (the PostgreSQL backend turns them into `%s`).
 # The table name qualifies the existing row inside DO UPDATE, as both dialects accept.
 COUNT_FETCH = (
-    "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, ?) "
-    "ON CONFLICT (signature_sha256) DO UPDATE SET fetches = download_fetches.fetches + ? "
-    "WHERE download_fetches.fetches + ? <= ? "
+    "INSERT INTO download_fetch_units (signature_sha256, url_expires, fetches) VALUES (?, ?, ?) "
+    "ON CONFLICT (signature_sha256) DO UPDATE SET fetches = download_fetch_units.fetches + ? "
+    "WHERE download_fetch_units.fetches + ? <= ? "
     "RETURNING fetches"
 )
 FETCH_UNITS = 1000
@@ -60,7 +60,7 @@ def range_units(length: int, size: int) -> int:
     return max(1, min(FETCH_UNITS, -(-FETCH_UNITS * length // size)))
 
 
-PURGE_EXPIRED = "DELETE FROM download_fetches WHERE url_expires < ?"
+PURGE_EXPIRED = "DELETE FROM download_fetch_units WHERE url_expires < ?"
 
 
 def signature_digest(signature: str) -> str:

@@ -168,6 +168,8 @@ def query_body(raw: bytes) -> QueryBody:
         raise invalid("request body", str(exc)) from exc
     except msgspec.DecodeError as exc:
         raise invalid("request body", "is not a JSON object") from exc
+    except UnicodeDecodeError as exc:  # msgspec's error for bytes inside a string that are not UTF-8
+        raise invalid("request body", "is not UTF-8 JSON") from exc
 
 
 def timestamp_seconds(parameter: str, text: str) -> int:

@@ -76,6 +76,7 @@ def test_list_pages_concatenate_to_the_whole_list(client: TestClient[Any]) -> No
     ("body", "words"),
     [
         (b"{not json", ("request body", "not a JSON object")),
+        (b'{"timestamp": "\xff"}', ("request body", "not UTF-8 JSON")),
         (b"[1, 2]", ("request body", "Expected `object`")),
         (b'{"limitHint": "ten"}', ("limitHint",)),
         (b'{"predicateHints": "date > 1"}', ("predicateHints",)),

@@ -26,7 +26,7 @@ OTHER_SIGNATURE = "cd" * 32
 
 
 def stored_rows(store: SqlKeyStore) -> list[tuple[object, ...]]:
-    rows, _ = store._execute("SELECT signature_sha256, url_expires, fetches FROM download_fetches")
+    rows, _ = store._execute("SELECT signature_sha256, url_expires, fetches FROM download_fetch_units")
     return rows
 
 
@@ -114,14 +114,14 @@ def test_rows_of_expired_urls_are_purged_after_the_grace(store: SqlKeyStore) -> 
 def test_a_fetch_purges_opportunistically_at_most_once_per_interval(store: SqlKeyStore) -> None:
     old_expiry = int(NOW) - PURGE_GRACE_SECONDS - 10  # a URL long expired
     store._execute(
-        "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
+        "INSERT INTO download_fetch_units (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
         ("0" * 64, old_expiry, 5),
     )
     fetches = DownloadFetches(store, limit=5)
     fetches.count_fetch(SIGNATURE, EXPIRES, NOW)  # the first fetch of a process purges
     assert {row[0] for row in stored_rows(store)} == {hashlib.sha256(SIGNATURE.encode()).hexdigest()}
     store._execute(
-        "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
+        "INSERT INTO download_fetch_units (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
         ("1" * 64, old_expiry, 5),
     )
     fetches.count_fetch(SIGNATURE, EXPIRES, NOW + PURGE_INTERVAL_SECONDS - 1)  # not due yet
