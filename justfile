@@ -34,7 +34,7 @@ fmt:
     ruff format .
     ruff check --fix .
 
-# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from pipeline/manifest.py and pipeline/description.py (a test fails when one is stale).
+# Regenerate docs/reference.md and the endpoint tables of docs/access.md and docs/api.md from the route declarations and the OpenAPI document, and the seal's JSON Schemas in docs/schemas/ from sealkit/src/alpha_results_seal/manifest.py and sealkit/src/alpha_results_seal/description.py (a test fails when one is stale).
 reference:
     alpha-results reference
 
@@ -65,6 +65,10 @@ bench-timing *ARGS:
 # `alpha-results seal check` on the tiny factory seal against `alpha-results build` of it into a scratch lake, the real commands, interleaved [--runs N]: wall time per run (issue 37).
 bench-seal-check *ARGS:
     python -m tests.bench.seal_check_bench {{ARGS}}
+
+# Rows per second of the seal kit's builders on the full-size demo alpha's frames (docs/benchmarks.md "Seal kit").
+bench-seal-kit:
+    python -m tests.bench.seal_kit_bench
 
 # Wall time, peak memory and lake bytes to generate and build the full-size alpha.
 bench-pipeline:
@@ -109,6 +113,10 @@ soak-lake *ARGS:
 # The whole decision set into a polars DataFrame: Parquet export + signed URL vs JSON paging (own server).
 bench-export *ARGS:
     python -m tests.bench.export_bench {{ARGS}}
+
+# The full-size alpha's decisions into pandas: Delta Sharing's `load_as_pandas` against the typed client's export path, same server and run (own server) [--lake var/lake] [--runs 5] (issue 38).
+bench-delta-sharing *ARGS:
+    python -m tests.bench.delta_sharing_bench {{ARGS}}
 
 # Hostile connections against the default settings, one worker [--base CHECKOUT] [--tries 100] [--hold 512] [--watch 75]: another client's health answers while one holds 512 idle connections; sockets and bytes the kernel keeps for 20 unread 1.7 MB answers (issue 33).
 bench-connections *ARGS:

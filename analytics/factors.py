@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 from analytics import inputs
 from analytics.access import Access, withheld
 from analytics.costs import information_ratio
@@ -47,7 +48,6 @@ from schemas.bodies.factors import (
     NeutralIc,
     NeutralIcWeek,
 )
-from schemas.seal import STYLE_FACTORS
 
 WEEKS_TABLE = "analytics_factor_weeks"
 RETURNS_TABLE = "analytics_factor_returns"

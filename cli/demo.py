@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pipeline.demo.sizes import SIZES
+from alpha_results_seal.demo.sizes import SIZES
 
 DEFAULT_SEED = 7
 
@@ -13,8 +13,8 @@ DEFAULT_SEED = 7
 def demo_seal(name: str) -> str:
     """A seal `--only` accepts (a demo alpha or the benchmark), checked against the demo engine's
     names when a value is given: a `choices=` list would be read to print `--help`."""
-    from pipeline.demo.alphas import ALPHA_IDS
-    from pipeline.demo.corpus import BENCHMARK_SEAL
+    from alpha_results_seal.demo.alphas import ALPHA_IDS
+    from alpha_results_seal.demo.corpus import BENCHMARK_SEAL
 
     names = [*ALPHA_IDS, BENCHMARK_SEAL]
     if name not in names:
@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pipeline.demo.corpus import write_corpus
+    from alpha_results_seal.demo.corpus import write_corpus
 
     def report(seal_id: str, rows: int, size_bytes: int) -> None:
         print(f"{seal_id}\trows={rows}\tbytes={size_bytes}", flush=True)

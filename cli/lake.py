@@ -124,9 +124,9 @@ def executor_of(flag: str | None) -> str | None:
 
 def run_build(args: argparse.Namespace) -> int:
     started = time.time()
+    from alpha_results_seal.seal_limits import SealLimits
     from pipeline.build import build_many, expand_seal_prefix
     from pipeline.catalogue_steps import run_catalogue_steps
-    from pipeline.seal_limits import SealLimits
 
     lake_root = args.lake or default_lake()
     try:
@@ -218,8 +218,8 @@ def record_events(
 
 def print_results(results: Sequence[SealResult], lake_root: str) -> int:
     """Each seal's line (and a refusal's report), then the counts; returns how many did not build."""
+    from alpha_results_seal.rules import SealRejected
     from pipeline.build import Failure
-    from pipeline.rules import SealRejected
 
     refused = failed = 0
     for result in results:

@@ -174,8 +174,8 @@ def init_demo(settings: Settings) -> None:
         print(f"Created the source-download signing key {settings.signing_key_file} (mode 0600).", flush=True)
 
     if not holds_alphas(settings.lake):
+        from alpha_results_seal.demo.corpus import write_corpus
         from pipeline.build import build_many
-        from pipeline.demo.corpus import write_corpus
 
         print(
             f"The lake {settings.lake} holds no alpha: writing the demo corpus into {DEMO_SEALS} ...",

@@ -55,7 +55,7 @@ def missing_kinds(
 
 def description(build: BuildView) -> AlphaDescription | None:
     """The run's written description as `/v1/alphas/{alpha}` serves it (the pipeline wrote it with
-    every key, `pipeline.description`), or None when the run sealed none. A file that is not that
+    every key, `alpha_results_seal.description`), or None when the run sealed none. A file that is not that
     shape is a damaged build (503), never a 500 or a partial answer."""
 
     def read() -> AlphaDescription | None:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
 from datasets.faults import CorruptLakeFile as CorruptLakeFile
-from datasets.storage import Storage
 
 
 @dataclass(frozen=True)

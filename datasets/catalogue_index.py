@@ -33,9 +33,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
 from datasets.faults import CorruptLakeFile
-from datasets.storage import Storage
 from schemas.lake import CATALOGUE_INDEX
 
 log = logging.getLogger("datasets.catalogue_index")

@@ -23,11 +23,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from datasets.faults import CatalogueIncomplete, CorruptLakeFile, LakeUnavailable
 from datasets.screener import Screener
 from datasets.served import Catalogue
-from datasets.storage import Storage
 from schemas.lake import SCORE_NEIGHBOURS
 
 NEIGHBOUR_LISTS = 256

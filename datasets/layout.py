@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import re
 
-# Matched whole (`fullmatch`): `re.match` with `$` lets a trailing newline through.
-ALPHA_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-BENCHMARK_SYMBOL_PATTERN = re.compile(r"[A-Z][A-Z0-9.]{0,15}")
+# The identifiers are the seal kit's (a seal is checked against them without the server).
+from alpha_results_seal.identifiers import ALPHA_ID_PATTERN as ALPHA_ID_PATTERN
+from alpha_results_seal.identifiers import BENCHMARK_SYMBOL_PATTERN as BENCHMARK_SYMBOL_PATTERN
+from alpha_results_seal.identifiers import check_alpha_id as check_alpha_id
+from alpha_results_seal.identifiers import join as join
 
 POINTER_FILE = "_current.json"
 
@@ -84,16 +86,6 @@ PUBLISH_LEASE_SECONDS = 30.0
 # Files of one benchmark build.
 BENCHMARK_DAILY = "daily.parquet"  # the daily series (schemas.lake.BENCHMARK_DAILY)
 BENCHMARK_JSON = "benchmark.json"  # symbol, name, currency, rows, first/last date, bytes
-
-
-def check_alpha_id(alpha_id: str) -> str:
-    if not ALPHA_ID_PATTERN.fullmatch(alpha_id):
-        raise ValueError(f"alpha_id {alpha_id!r} does not match {ALPHA_ID_PATTERN.pattern}")
-    return alpha_id
-
-
-def join(*parts: str) -> str:
-    return "/".join(p.strip("/") if i else p.rstrip("/") for i, p in enumerate(parts) if p != "")
 
 
 def alphas_dir(root: str) -> str:

@@ -21,9 +21,9 @@ import time
 import uuid
 from typing import Any
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
 from datasets.faults import BuildDamaged
-from datasets.storage import Storage
 
 log = logging.getLogger("datasets.cache")
 

@@ -50,6 +50,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView, manifest_problem
 from datasets.catalogue_snapshot import CatalogueCache, CatalogueSnapshot
@@ -64,7 +65,6 @@ from datasets.integrity import ArchiveChecks, VerifiedFiles, local_stats
 from datasets.local_cache import LocalCache, served_files
 from datasets.screener import Screener
 from datasets.served import BENCHMARK_KEY, AlphaBuild, BenchmarkBuild, Catalogue, Listing
-from datasets.storage import Storage
 
 __all__ = ["BuildView", "LakeHealth", "LakeReader", "LakeUnavailable"]
 

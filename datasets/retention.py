@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout
-from datasets.storage import Storage
 
 log = logging.getLogger("datasets.retention")
 

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from datasets.storage import Storage
+from alpha_results_seal.storage import Storage
 
 # Small row groups keep date-window reads pruning well; zstd is read by every Parquet reader.
 ROW_GROUP_SIZE = 64_000

@@ -17,12 +17,12 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.seal import MANIFEST, seal_target
+from alpha_results_seal.seal_limits import SealLimits
+from alpha_results_seal.storage import Storage
 from datasets import layout
-from datasets.storage import Storage
 from pipeline.publish import Outcome, publish_seal
-from pipeline.rules import SealRejected
-from pipeline.seal import MANIFEST, seal_target
-from pipeline.seal_limits import SealLimits
 
 
 @dataclass

@@ -29,6 +29,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from alpha_results_seal.storage import Storage
 from analytics import live
 from analytics.access import FULL_ACCESS
 from analytics.correlation import Pairing
@@ -42,7 +43,6 @@ from datasets import catalog, catalogue_index, layout
 from datasets.build_view import BuildView
 from datasets.faults import CorruptLakeFile
 from datasets.local_cache import LocalCache
-from datasets.storage import Storage
 from pipeline import catalogue_neighbours, catalogue_residual
 from schemas.bodies.metrics import Stat
 from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS

@@ -23,12 +23,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from alpha_results_seal.storage import Storage
 from analytics.residual import index_figures
 from datasets import layout
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
 from datasets.series import BenchmarkSeries, benchmark_returns
-from datasets.storage import Storage
 from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS
 from schemas.wire import MARKET_BENCHMARK
 

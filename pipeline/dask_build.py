@@ -46,11 +46,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from alpha_results_seal.seal_limits import SealLimits
 from datasets import catalog
 from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.build import Failure, SealResult, build_one, chains_by_target, seal_target
 from pipeline.catalogue_steps import StepReport, run_catalogue_steps
-from pipeline.seal_limits import SealLimits
 
 TASK_RETRIES = 2
 """Reruns of a task that raised (not of a refused seal, which is an outcome, nor of a lost worker's

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from alpha_results_seal.seal import Seal
 from pipeline.analytics_tables import analytics_tables
 from pipeline.factor_tables import factor_tables
-from pipeline.seal import Seal
 from pipeline.weekly import weekly_tables
 
 NEW_YORK = "America/New_York"

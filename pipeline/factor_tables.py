@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 from analytics import factor_model
 from analytics.ranks import spearman_by
 from schemas import wire
-from schemas.seal import STYLE_FACTORS
 
 SCORES = {"neutral_ic": "score", "raw_neutral_ic": "raw_score"}
 """The feature-neutral IC of each signal family: the column residualised."""

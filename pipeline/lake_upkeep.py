@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, retention
-from datasets.storage import Storage
 
 
 def holds_alphas(root: str) -> bool:

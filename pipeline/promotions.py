@@ -23,12 +23,12 @@ from typing import Any
 
 import msgspec
 
+from alpha_results_seal.storage import Storage
 from analytics.errors import BadParameters
 from analytics.figures import Figures
 from analytics.policy import PolicyError, load_policy
 from analytics.standings import Standings
 from datasets import catalogue_index as index_files
-from datasets.storage import Storage
 from pipeline import catalogue_index
 from records.answers import decision_of
 from records.events import Event

@@ -28,20 +28,20 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
+from alpha_results_seal import arrow_schemas as seal_schema
+from alpha_results_seal.check import SealCheck
+from alpha_results_seal.description import normalise_description
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.seal import Seal, open_seal
+from alpha_results_seal.seal_limits import SealLimits
+from alpha_results_seal.storage import Storage
 from datasets import catalog, layout, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
-from datasets.storage import Storage
 from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.derive import DerivedAlpha, derive
-from pipeline.description import normalise_description
-from pipeline.rules import SealRejected
-from pipeline.seal import Seal, open_seal
-from pipeline.seal_check import SealCheck
-from pipeline.seal_limits import SealLimits
 from schemas import lake
-from schemas import seal as seal_schema
 
 
 @dataclass

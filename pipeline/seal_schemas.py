@@ -1,5 +1,5 @@
 """docs/schemas/: the JSON Schemas (draft 2020-12) of a seal's manifest.json and description.json,
-generated from their declarations (`pipeline.manifest`, `pipeline.description`). `alpha-results
+generated from their declarations (`alpha_results_seal.manifest`, `alpha_results_seal.description`). `alpha-results
 reference` writes them; tests/pipeline/test_seal_check.py fails when a committed one is stale."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.description import description_schema
-from pipeline.manifest import manifest_schema
+from alpha_results_seal.description import description_schema
+from alpha_results_seal.manifest import manifest_schema
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from schemas.seal import STYLE_FACTORS
+from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 
 UTC_TS = pa.timestamp("us", tz="UTC")
 

@@ -39,6 +39,7 @@ from typing import Annotated, Any, ClassVar, Union
 import msgspec
 from msgspec import Meta
 
+from alpha_results_seal.identifiers import TICKER as TICKER
 from schemas import choices, wire
 from schemas.bodies import attribution
 from schemas.bodies.capacity import CAPITAL_DEFAULT, CAPITAL_MAX, CAPITAL_MIN, GRID_MAX
@@ -54,7 +55,6 @@ OFFSET_MAX = 1_000_000_000
 DEFAULT_LIMIT = 100
 SERIES_DEFAULT_LIMIT = 500  # equity curve and benchmark series
 MAX_SYMBOLS = 1000
-TICKER = r"[A-Za-z0-9][A-Za-z0-9._-]{0,23}"
 SYMBOL_LIST = rf"[ \t]*{TICKER}[ \t]*(?:,[ \t]*{TICKER}[ \t]*){{0,{MAX_SYMBOLS - 1}}}"
 """A `symbol` value: one ticker or a comma-separated list of at most MAX_SYMBOLS (ASCII letters of
 either case, matched upper-cased), spaces or tabs around each. Anchored, it is the OpenAPI

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from alpha_results_seal.identifiers import BENCHMARK_SYMBOLS as BENCHMARK_SYMBOLS
+from alpha_results_seal.identifiers import MARKET_BENCHMARK as MARKET_BENCHMARK
 from schemas import lake
 from schemas.bodies import rows
 from schemas.bodies.base import field_names, field_schemas
@@ -280,8 +282,5 @@ def kind_missing(kind: str, consequence: str = "the page is empty") -> Warning:
 
 # -- benchmarks --------------------------------------------------------------------------------------
 
-BENCHMARK_SYMBOLS = ("SPY",)
-MARKET_BENCHMARK = BENCHMARK_SYMBOLS[0]
-"""The benchmark the decision routes measure a book against (risk's beta, combine's curve)."""
 BENCHMARK_ENDPOINT = "benchmarks.daily"
 """The route whose grant lets a key read a benchmark's series, and so the figures built from it."""

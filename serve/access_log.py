@@ -30,6 +30,7 @@ import msgspec
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 
+from serve.auth import OTHER_METHODS
 from serve.exchange import exchange_of
 from serve.identity.tokens import redact_tokens
 
@@ -47,9 +48,11 @@ def route_of(scope: Scope) -> str | None:
     if isinstance(named, str):
         return named
     handler = scope.get("route_handler")
-    if scope.get("method") != "GET":
-        # HEAD, OPTIONS, POST ... never reach a handler of ours (404 method_not_allowed): name the
-        # route the path belongs to, so those lines group with the path's other requests.
+    method = scope.get("method")
+    if method != "GET" and (handler is None or method not in handler.opt.get(OTHER_METHODS, ())):
+        # HEAD, OPTIONS, POST ... never reach a handler of ours (404 method_not_allowed) but those
+        # that declare them (the downloads' HEAD, Delta Sharing's POST): name the route the path
+        # belongs to, so those lines group with the path's other requests.
         handler = _get_handler_at(scope)
     if handler is None:
         return None

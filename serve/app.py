@@ -68,7 +68,7 @@ from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
-from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus
+from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
 from serve.settings import Settings
 
 log = logging.getLogger("serve.app")
@@ -328,6 +328,7 @@ def create_app(
             *developer.routes(),
             *dashboard.routes(),
             *prometheus.routes(settings),
+            *sharing.routes(),  # `/delta-sharing`: the protocol's own paths, methods and errors
         ],
         guards=[request_guards],
         exception_handlers={Exception: handle_exception},

@@ -33,8 +33,8 @@ from urllib.parse import quote, urlencode
 from litestar import Request
 from litestar.datastructures import State
 
+from alpha_results_seal.storage import Storage
 from datasets import layout
-from datasets.storage import Storage
 from schemas.bodies.downloads import SourceDownload
 from serve import errors
 from serve.auth import services_of

@@ -146,8 +146,14 @@ def is_public(handler: BaseRouteHandler) -> bool:
     return endpoint is None or BY_ID[endpoint].public
 
 
+OTHER_METHODS = "other_methods"
+"""A handler's `opt` key naming the methods besides GET it answers (the Delta Sharing protocol's
+POST `query` and HEAD table version, serve/routes/sharing.py); every API route answers GET only."""
+
+
 def only_get(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    if connection.scope.get("method") != "GET":
+    method = connection.scope.get("method")
+    if method != "GET" and method not in handler.opt.get(OTHER_METHODS, ()):
         raise errors.MethodNotAllowed(details={"method": connection.scope.get("method"), "allowed": ["GET"]})
 
 

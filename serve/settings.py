@@ -170,10 +170,11 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "download_fetch_limit",
-        5,
+        10,
         _download_fetch_limit,
-        "Fetches one signed source-archive URL of a local lake answers with the file (1 to 100); "
-        "the next is 403 download_url_expired. Counted in the key store, shared by every worker.",
+        "Fetches one signed download URL of a local lake answers with the file (1 to 100; a byte "
+        "range counts its share of the file); the next is 403 download_url_expired. Counted in the "
+        "key store, shared by every worker.",
     ),
     Setting(
         "max_request_target_bytes",
@@ -304,7 +305,7 @@ class Settings:
     log_level: str = "info"
     public_base_url: str = "http://127.0.0.1:8000"
     signing_key_file: str = "var/signing.key"
-    download_fetch_limit: int = 5
+    download_fetch_limit: int = 10
     max_request_target_bytes: int = 8 << 10
     max_request_head_bytes: int = 64 << 10
     request_head_timeout_seconds: float = 10.0

@@ -65,7 +65,7 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
 @pytest.fixture(scope="session")
 def demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo engine's small corpus: every state the spec names, written once per run."""
-    from pipeline.demo.corpus import write_corpus
+    from alpha_results_seal.demo.corpus import write_corpus
 
     return built_once(tmp_path_factory, "demo_seals", lambda out: write_corpus(out, size="small", seed=7))
 
@@ -75,7 +75,7 @@ def full_demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo engine's full-size corpus (seed 7, 83 MB), written once per run for the tests that
     only read it: three tests wrote three, eight and one of its alphas for themselves (an alpha's
     seal does not depend on which others are written)."""
-    from pipeline.demo.corpus import write_corpus
+    from alpha_results_seal.demo.corpus import write_corpus
 
     return built_once(tmp_path_factory, "full_demo_seals", lambda out: write_corpus(out, size="full", seed=7))
 

@@ -3,7 +3,7 @@
 The server serves `description.json` of the build as the pipeline wrote it, and the lake writer
 sorts keys (`datasets.writer`): every object below is declared with its fields in alphabetical
 order, which is the order served. The pipeline fills every key of the nested groups
-(`pipeline.description`, null where unsealed), so those are required; list items (parameters,
+(`alpha_results_seal.description`, null where unsealed), so those are required; list items (parameters,
 data fields, papers, falsification criteria) are served as sealed, so their optional keys may be
 absent.
 """

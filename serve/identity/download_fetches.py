@@ -4,7 +4,14 @@ A signed URL of a local lake (`serve.archives.HmacSigner`) is a credential of it
 are not metered (docs/access.md). What bounds a leaked URL is its lifetime, its key (a URL ends
 with the key it was signed for) and this count: at most `download_fetch_limit` fetches per URL.
 
-- **Shared.** The count lives in the key store's database (table `download_fetches`, created with
+- **Ranges count their share.** A reader of Parquet over HTTP (the Delta Sharing clients, Spark,
+  DuckDB) fetches a file in byte ranges, the footer first, several requests per read: a range
+  counts the share of the file it returns, in thousandths of a fetch (`FETCH_UNITS`, at least one),
+  a whole fetch `FETCH_UNITS`. So a URL serves at most `download_fetch_limit` times its file's
+  bytes however they are asked for, and a `HEAD` (no bytes) counts nothing. The stored `fetches`
+  are these units.
+
+- **Shared.** The count lives in the key store's database (table `download_fetch_units`, created with
   the store's schema), so every worker process and machine serving the lake sees one count, and
   it survives a restart.
 - **Atomic.** One fetch is one statement: an UPSERT that inserts the first fetch or adds one to a
@@ -36,12 +43,24 @@ PURGE_GRACE_SECONDS = 300
 # Every statement is a literal with `?` markers (the PostgreSQL backend turns them into `%s`).
 # The table name qualifies the existing row inside DO UPDATE, as both dialects accept.
 COUNT_FETCH = (
-    "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, 1) "
-    "ON CONFLICT (signature_sha256) DO UPDATE SET fetches = download_fetches.fetches + 1 "
-    "WHERE download_fetches.fetches < ? "
+    "INSERT INTO download_fetch_units (signature_sha256, url_expires, fetches) VALUES (?, ?, ?) "
+    "ON CONFLICT (signature_sha256) DO UPDATE SET fetches = download_fetch_units.fetches + ? "
+    "WHERE download_fetch_units.fetches + ? <= ? "
     "RETURNING fetches"
 )
-PURGE_EXPIRED = "DELETE FROM download_fetches WHERE url_expires < ?"
+FETCH_UNITS = 1000
+"""What one whole fetch counts; a byte range counts its share of the file (module docstring)."""
+
+
+def range_units(length: int, size: int) -> int:
+    """What a range of `length` bytes of a file of `size` bytes counts: its share of a whole
+    fetch, rounded up, at least one unit."""
+    if size <= 0:
+        return FETCH_UNITS
+    return max(1, min(FETCH_UNITS, -(-FETCH_UNITS * length // size)))
+
+
+PURGE_EXPIRED = "DELETE FROM download_fetch_units WHERE url_expires < ?"
 
 
 def signature_digest(signature: str) -> str:
@@ -61,16 +80,18 @@ class DownloadFetches:
         self._purge_lock = threading.Lock()
         self._next_purge_at = 0.0
 
-    def count_fetch(self, signature: str, expires: int, now: float) -> int | None:
-        """Count one fetch of the verified URL with this signature and expiry: the fetch's number
-        (1 to `limit`), or None when the URL has had `limit` fetches already (nothing is counted).
+    def count_fetch(self, signature: str, expires: int, now: float, units: int = FETCH_UNITS) -> int | None:
+        """Count one fetch (`units` of it, `range_units` for a byte range) of the verified URL with
+        this signature and expiry: the fetches counted so far, rounded up (1 to `limit`), or None
+        when it would take the URL past `limit` fetches (nothing is counted).
 
         Raises `KeyStoreUnavailable` when the database cannot be reached (nothing is counted)."""
         self._purge_expired_when_due(now)
         # `_execute` is the store's one-statement primitive (serve/identity/store.py); this module
         # is the identity package's own, like the backends.
-        rows, _ = self.store._execute(COUNT_FETCH, (signature_digest(signature), expires, self.limit))
-        return int(rows[0][0]) if rows else None
+        parameters = (signature_digest(signature), expires, units, units, units, self.limit * FETCH_UNITS)
+        rows, _ = self.store._execute(COUNT_FETCH, parameters)
+        return -(-int(rows[0][0]) // FETCH_UNITS) if rows else None
 
     def purge_expired(self, now: float) -> int:
         """Delete the rows of URLs expired more than `PURGE_GRACE_SECONDS` ago; how many went."""

@@ -127,15 +127,18 @@ def _tables(dialect: Dialect) -> tuple[str, ...]:
             PRIMARY KEY (key_id, period, period_start)
         )
         """,
-        # Fetches of each signed download URL (serve.identity.download_fetches), keyed by the
-        # SHA-256 of its signature; `url_expires` is the URL's epoch expiry, after which the row
+        # Fetches of each signed download URL (serve.identity.download_fetches), in thousandths of
+        # a fetch (a byte range counts its share), keyed by the SHA-256 of its signature. Not the
+        # `download_fetches` table of earlier releases, which counted whole fetches: a worker of
+        # this release reading those counts as thousandths would allow a URL 1000 times its limit
+        # (that table is left unused; its rows expire with their URLs within the hour); `url_expires` is the URL's epoch expiry, after which the row
         # is purged.
         f"""
-        CREATE TABLE IF NOT EXISTS download_fetches (
+        CREATE TABLE IF NOT EXISTS download_fetch_units (
             signature_sha256 TEXT PRIMARY KEY,
             url_expires {bigint} NOT NULL,
             fetches INTEGER NOT NULL CHECK (fetches >= 1)
         )
         """,
-        "CREATE INDEX IF NOT EXISTS download_fetches_by_expiry ON download_fetches (url_expires)",
+        "CREATE INDEX IF NOT EXISTS download_fetch_units_by_expiry ON download_fetch_units (url_expires)",
     )

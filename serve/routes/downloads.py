@@ -36,9 +36,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from litestar import Request, Response, get
+from litestar import Request, Response, route
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.enums import HttpMethod
 from litestar.params import FromPath, SkipValidation
 from litestar.response import Stream
 
@@ -54,6 +55,8 @@ from serve.archives import (
     HmacSigner,
     stored_object,
 )
+from serve.auth import OTHER_METHODS
+from serve.byte_ranges import ByteRange, Unsatisfiable, requested_range
 from serve.compression import SKIP_COMPRESSION
 from serve.context import Caller
 from serve.dependencies import DEPENDENCIES, KeyBackends
@@ -61,7 +64,7 @@ from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_n
 from serve.identity import open_store
 from serve.identity.access import build_caller
 from serve.identity.authenticate import standing_refusal
-from serve.identity.download_fetches import DownloadFetches
+from serve.identity.download_fetches import FETCH_UNITS, DownloadFetches, range_units
 from serve.identity.records import AccountRecord, KeyRecord
 from serve.identity.store import KeyStoreUnavailable
 from serve.settings import Settings
@@ -150,9 +153,16 @@ def _object_of(object_path: str) -> _Object | None:
     return None
 
 
-def _chunks(handle: IO[bytes]) -> Iterator[bytes]:
+def _chunks(handle: IO[bytes], length: int | None = None) -> Iterator[bytes]:
+    """The file from where `handle` stands, `length` bytes of it (None: to the end)."""
+    left = length
     with handle:
-        while chunk := handle.read(CHUNK_BYTES):
+        while left is None or left > 0:
+            chunk = handle.read(CHUNK_BYTES if left is None else min(CHUNK_BYTES, left))
+            if not chunk:
+                return
+            if left is not None:
+                left -= len(chunk)
             yield chunk
 
 
@@ -162,12 +172,13 @@ def _count_fetch(
     expires: str,
     now: float,
     unavailable: type[errors.ApiError] = errors.SourceDownloadUnavailable,
+    units: int = FETCH_UNITS,
 ) -> None:
     """Count this fetch of a verified URL, or raise 403 `download_url_expired` when the URL has
     had its `download_fetch_limit` fetches (503 `unavailable` when the count cannot be reached:
     never an uncounted file)."""
     try:
-        counted = fetches.count_fetch(signature, int(expires), now)
+        counted = fetches.count_fetch(signature, int(expires), now, units)
     except KeyStoreUnavailable as exc:  # logged by the app's exception handler, as every 503
         raise unavailable(
             "The download cannot be counted right now (the key store is unreachable); retry with backoff."
@@ -247,11 +258,13 @@ def _check_holder(
         )
 
 
-@get(
+@route(
     f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path:path}}",
+    http_method=[HttpMethod.GET, HttpMethod.HEAD],
     sync_to_thread=True,
     include_in_schema=False,
-    opt={SKIP_COMPRESSION: True},  # zip and zstd Parquet: compressed already
+    # zip and zstd Parquet: compressed already. HEAD: a file's size before its ranges (fsspec).
+    opt={SKIP_COMPRESSION: True, OTHER_METHODS: frozenset({"HEAD"})},
     dependencies={**DEPENDENCIES, "fetches": Provide(fetches_of, sync_to_thread=False)},
 )
 def download_archive(
@@ -301,22 +314,53 @@ def download_archive(
     except OSError as exc:  # ArchiveStoreUnavailable included: the lake folder is gone
         log.warning("archive store failed while serving %s: %s", object_path, exc)
         raise target.unavailable() from exc
+    headers = {
+        "Content-Disposition": f'attachment; filename="{target.filename}"',
+        "Accept-Ranges": "bytes",
+        "Cache-Control": "private, no-store",
+    }
+    if request.method == HttpMethod.HEAD:  # the size, no bytes: nothing to count
+        handle.close()
+        return Response(b"", media_type=target.media_type, headers={**headers, "Content-Length": str(size)})
+    try:
+        wanted = requested_range(request.headers.get("range"), size)
+    except Unsatisfiable:
+        handle.close()
+        return Response(
+            b"", status_code=416, media_type=target.media_type, headers={"Content-Range": f"bytes */{size}"}
+        )
     # Counted last, once the file is open: every refusal and failure above consumes nothing. Not
     # on completion: a count taken after the transfer would let any number of parallel fetches
     # pass the check before the first one finished. A transfer broken after this point counts (the
-    # server cannot tell how much the client kept); the limit leaves room for such retries.
+    # server cannot tell how much the client kept); the limit leaves room for such retries. A
+    # range counts its share of the file (serve.identity.download_fetches).
+    units = FETCH_UNITS if wanted is None else range_units(wanted.length, size)
     try:
-        _count_fetch(fetches, signature, expires, now, target.unavailable)
+        _count_fetch(fetches, signature, expires, now, target.unavailable, units)
+        if wanted is not None:
+            handle.seek(wanted.start)
     except BaseException:
         handle.close()
         raise
+    return _file_answer(handle, target.media_type, headers, size, wanted)
+
+
+def _file_answer(
+    handle: IO[bytes], media_type: str, headers: dict[str, str], size: int, wanted: ByteRange | None
+) -> Stream:
+    """200 with the whole file, or 206 with the one range asked for."""
+    if wanted is None:
+        return Stream(
+            _chunks(handle), media_type=media_type, headers={**headers, "Content-Length": str(size)}
+        )
     return Stream(
-        _chunks(handle),
-        media_type=target.media_type,
+        _chunks(handle, wanted.length),
+        status_code=206,
+        media_type=media_type,
         headers={
-            "Content-Disposition": f'attachment; filename="{target.filename}"',
-            "Content-Length": str(size),
-            "Cache-Control": "private, no-store",
+            **headers,
+            "Content-Length": str(wanted.length),
+            "Content-Range": wanted.content_range(size),
         },
     )
 

@@ -437,11 +437,11 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, Lak
     """The small demo market with one name of Test_planted_factor's long_short book tripling at one
     close while the book holds it long (the engine re-simulates the books from the prices, so the
     seal is one the pipeline accepts), built into a lake of its own; the name and the session."""
+    from alpha_results_seal.demo.alphas import alpha_spec
+    from alpha_results_seal.demo.corpus import write_seal
+    from alpha_results_seal.demo.engine import run_alpha
+    from alpha_results_seal.demo.market import simulate_market
     from pipeline.build import build_many
-    from pipeline.demo.alphas import alpha_spec
-    from pipeline.demo.corpus import write_seal
-    from pipeline.demo.engine import run_alpha
-    from pipeline.demo.market import simulate_market
 
     spec = alpha_spec("Test_planted_factor")
     market = simulate_market("small", 7)

@@ -25,10 +25,10 @@ import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
+from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
 from datasets.reader import LakeReader
 from datasets.screener import KEEP_VERSIONS, Screen, Screener, statement
-from datasets.storage import Storage
 from schemas import choices, lake, wire
 from schemas.query import ScreenQuery
 from serve.context import AllowList, Caller

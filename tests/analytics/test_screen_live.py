@@ -258,8 +258,8 @@ def test_an_index_written_before_the_live_columns_serves_them_null(world: World,
     decision records its alpha's row with them."""
     import datetime as dt
 
+    from alpha_results_seal.storage import Storage
     from datasets.catalogue_index import catalogue_dir, newest
-    from datasets.storage import Storage
     from pipeline.catalogue_index import record
     from schemas.lake import LIVE_COLUMNS
 

@@ -158,8 +158,8 @@ def test_ndjson_escapes_unicode_line_separators(client: TestClient[Any]) -> None
 def test_the_old_builds_lake_is_what_the_tests_claim(tmp_path: Path) -> None:
     """Guard for the fixture: today's build refuses the old build's seal (its symbols), so the
     lake above stands for one no current build writes."""
+    from alpha_results_seal.rules import SealRejected
     from pipeline.publish import publish_seal
-    from pipeline.rules import SealRejected
     from tests.hostile_lake import write_old_build_seal
 
     seal = write_old_build_seal(tmp_path / OLD_BUILD)

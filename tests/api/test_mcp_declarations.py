@@ -5,8 +5,8 @@ typed client's environment variables. (The server's answers: tests/e2e/test_mcp_
 from __future__ import annotations
 
 import pytest
-from alpha_results_client import config
 
+from alpha_results_client import config
 from cli import mcp as command
 from schemas.query import params_of
 from schemas.registry import ALL_IDS

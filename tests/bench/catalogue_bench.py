@@ -3,9 +3,9 @@
     python -m tests.bench.catalogue_bench --n 50 [--s3] [--nofile 1024] [--out FILE]
         [--no-pipeline] [--no-dask]
 
-The corpus: ONE synthetic market of the demo engine (`pipeline.demo.market`, size `small`: 60
+The corpus: ONE synthetic market of the demo engine (`alpha_results_seal.demo.market`, size `small`: 60
 names, 300 published sessions, 62 weekly rebalances), and N alphas run through the demo engine
-(`pipeline.demo.engine.run_alpha`) on it. Each alpha's raw signal is its own random mixture of the
+(`alpha_results_seal.demo.engine.run_alpha`) on it. Each alpha's raw signal is its own random mixture of the
 engine's factor signals (12-1 momentum, one-week reversal, the planted latent factor, value, low
 volatility; cross-sectionally standardised), plus its own noise, with its own universe (40-60
 names), smoothing half-life and start week; so every alpha's scores, books and returns differ.
@@ -138,7 +138,7 @@ def _zscore_rows(x: np.ndarray) -> np.ndarray:
 
 def bench_alphas(n: int, seed: int) -> list[tuple[Any, Mix]]:
     """N alpha specs of the demo engine, each with its own mixture."""
-    from pipeline.demo.alphas import AlphaSpec
+    from alpha_results_seal.demo.alphas import AlphaSpec
 
     rng = np.random.default_rng([seed, 4242])
     start = dt.datetime(2026, 6, 1, 6, 0, tzinfo=dt.UTC)
@@ -175,7 +175,7 @@ def bench_alphas(n: int, seed: int) -> list[tuple[Any, Mix]]:
 def engine_knows(specs: list[tuple[Any, Mix]], market: Any) -> Iterator[None]:
     """The demo engine's alpha table and signal registry, extended with the bench alphas for the
     time of the `with` (run_alpha seeds each alpha by its index in the table)."""
-    from pipeline.demo import engine, signals
+    from alpha_results_seal.demo import engine, signals
 
     weeks = market.published_weeks()
     row = np.full(len(market.decision_sessions), -1)
@@ -217,9 +217,9 @@ def write_seals(
     into a copy of the lake to time the catalogue step) and no benchmark. With `part` (start, stop),
     only those of the N (the benchmark with the part that starts at 0): what one process of
     `write_seals_in_parallel` writes. Each alpha's seal depends only on its index and the seeds."""
-    from pipeline.demo.corpus import BENCHMARK_SEAL, write_corpus, write_seal
-    from pipeline.demo.engine import run_alpha
-    from pipeline.demo.market import simulate_market
+    from alpha_results_seal.demo.corpus import BENCHMARK_SEAL, write_corpus, write_seal
+    from alpha_results_seal.demo.engine import run_alpha
+    from alpha_results_seal.demo.market import simulate_market
 
     market = simulate_market(MARKET_SIZE, MARKET_SEED)
     first, stop = (n, n + extra) if extra else (part or (0, n))
@@ -355,8 +355,8 @@ def ensure_corpus(n: int, seed: int, jobs: int, rebuild: bool, cache: Path) -> C
 def has_index(lake: Path) -> bool:
     """Whether the lake has a catalogue index of this version's columns (a lake built before the
     index existed has none; one indexed by an earlier version lacks columns, score neighbours)."""
+    from alpha_results_seal.storage import Storage
     from datasets import catalogue_index
-    from datasets.storage import Storage
     from schemas.lake import CATALOGUE_INDEX
 
     storage = Storage(str(lake))
@@ -465,7 +465,7 @@ def timed_publish(seal: Path, lake: str, env: dict[str, str]) -> dict[str, Any]:
 def copy_lake(lake: Path, into: Path) -> None:
     """A copy of the cached lake whose files are hard links: instant and free, and safe because a
     publish and `lake index` only create new files, replace files by renaming, or delete them
-    (builds are immutable; `datasets.storage`), never write into a file that exists."""
+    (builds are immutable; `alpha_results_seal.storage`), never write into a file that exists."""
     run_checked(["cp", "-al", str(lake), str(into)], env=bench_env(), timeout=1200)
 
 
@@ -549,8 +549,8 @@ def neighbour_recall(root: str, alphas: list[str]) -> dict[str, Any]:
     other alpha of the lake, paired by brute force) its stored list holds."""
     import math
 
+    from alpha_results_seal.storage import Storage
     from datasets import catalogue_index
-    from datasets.storage import Storage
     from pipeline import catalogue_index as rows
     from pipeline import catalogue_neighbours as neighbours
     from schemas.lake import SCORE_NEIGHBOURS

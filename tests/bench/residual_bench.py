@@ -121,9 +121,9 @@ def catalogue_figure(lake: Path, rng: random.Random, approved: int) -> dict[str,
     """`index_figures` per alpha (100 random ones) and over every row of the corpus's newest
     generation, with `approved` random alphas approved (0: the corpus's own default, every
     production alpha)."""
+    from alpha_results_seal.storage import Storage
     from datasets import catalogue_index
     from datasets.catalogue_snapshot import Matrix
-    from datasets.storage import Storage
     from pipeline.catalogue_residual import _sessions_per_year, market_series
 
     storage = Storage(str(lake))

@@ -26,6 +26,7 @@ from pathlib import Path
 from tests.pipeline.factory import write_factory_seal
 
 CLI = str(Path(sys.executable).with_name("alpha-results"))
+KIT_CLI = str(Path(sys.executable).with_name("alpha-results-seal"))  # the seal kit's own command
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -68,15 +69,17 @@ def main(argv: list[str] | None = None) -> int:
         seal = write_factory_seal(work / "Test_factory")
         check_cli = command([CLI, "seal", "check", str(seal)], work, expected=0)
         times: dict[str, list[float]] = {
-            name: [] for name in ("check", "build", "check_seal", "publish_seal")
+            name: [] for name in ("check", "kit_check", "build", "check_seal", "publish_seal")
         }
+        kit_check = command([KIT_CLI, "check", str(seal)], work, expected=0)
         for run in range(args.runs):
             times["check"].append(timed(check_cli))
+            times["kit_check"].append(timed(kit_check))
             build = [CLI, "build", str(seal), "--lake", str(work / f"lake-{run}"), "--jobs", "1"]
             times["build"].append(timed(command(build, work, expected=0)))
 
+        from alpha_results_seal.check import check_seal
         from pipeline.publish import publish_seal
-        from pipeline.seal_check import check_seal
 
         check_seal(str(seal))  # warm: imports, the schema's validator
         for run in range(args.runs):
@@ -84,11 +87,14 @@ def main(argv: list[str] | None = None) -> int:
             lake = work / f"warm-lake-{run}"
             times["publish_seal"].append(timed(lambda lake=lake: publish_seal(str(seal), str(lake))))
     print(line("alpha-results seal check (process)", times["check"]))
+    print(line("alpha-results-seal check (process)", times["kit_check"]))
     print(line("alpha-results build (process)", times["build"]))
     print(line("check_seal (in process, warm)", times["check_seal"]))
     print(line("publish_seal (in process, warm)", times["publish_seal"]))
     ratio = statistics.median(times["build"]) / statistics.median(times["check"])
     print(f"build / seal check: {ratio:.1f}x")
+    kit_ratio = statistics.median(times["build"]) / statistics.median(times["kit_check"])
+    print(f"build / alpha-results-seal check: {kit_ratio:.1f}x")
     return 0
 
 

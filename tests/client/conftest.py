@@ -28,7 +28,6 @@ except ImportError:  # not installed in this environment: test the sources in pl
     sys.path.insert(0, str(CLIENT_SRC))
 
 from alpha_results_client import Client, Timeouts  # noqa: E402
-
 from tests.e2e.test_serve_stack import serving  # noqa: E402
 
 ACCOUNT = "client-tests@example.com"

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from alpha_results_client import BadRequestError, Client, Collection, InvalidRequestError
 
+from alpha_results_client import BadRequestError, Client, Collection, InvalidRequestError
 from tests.client.conftest import Api, Key, Recorder
 
 pytestmark = pytest.mark.e2e

@@ -19,10 +19,10 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 import pytest
-from alpha_results_client import Client, Collection, InconsistentPagesError, KindMissingWarning, paging
-from alpha_results_client.frames import MissingDependencyError
 from polars.testing import assert_frame_equal as assert_polars_equal
 
+from alpha_results_client import Client, Collection, InconsistentPagesError, KindMissingWarning, paging
+from alpha_results_client.frames import MissingDependencyError
 from tests.client.conftest import Api, Key, Recorder
 
 pytestmark = pytest.mark.e2e

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+
 from alpha_results_client import Client
 
 pytestmark = pytest.mark.e2e

@@ -12,8 +12,8 @@ import httpx
 import pandas as pd
 import polars as pl
 import pytest
-from alpha_results_client import Client, InvalidRequestError
 
+from alpha_results_client import Client, InvalidRequestError
 from tests.client.conftest import Api, Key
 from tests.client.test_analytics import as_json, stable
 

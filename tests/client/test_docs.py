@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import alpha_results_client
 import pytest
-from alpha_results_client import BenchmarkSeries, Client, Collection, Series
 
+import alpha_results_client
+from alpha_results_client import BenchmarkSeries, Client, Collection, Series
 from tests.client.conftest import Api, Key, Recorder
 
 ROOT = Path(__file__).resolve().parents[2]

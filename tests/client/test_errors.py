@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from alpha_results_client import (
     AlphaDescriptionNotFoundError,
     ApiError,
@@ -24,7 +25,6 @@ from alpha_results_client import (
     RunNotFoundError,
     UnknownBookError,
 )
-
 from tests.client.conftest import Api, Key, Recorder, cli
 
 pytestmark = pytest.mark.e2e

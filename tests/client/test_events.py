@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from alpha_results_client import (
     Client,
     Event,
@@ -25,7 +26,6 @@ from alpha_results_client import (
     verify_webhook_signature,
 )
 from alpha_results_client.exceptions import AuthenticationError
-
 from records.store import Records, open_records
 from tests.client.conftest import Api, Key, api_over, cli
 

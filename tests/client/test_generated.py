@@ -21,13 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import alpha_results_client
 import httpx
 import msgspec
 import pytest
+
+import alpha_results_client
 from alpha_results_client import _generated
 from alpha_results_client.client import Client
-
 from tests.client.conftest import CLIENT_SRC, Api, Key
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,7 +199,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
 
 
 def test_the_description_model_has_every_key_the_server_fills() -> None:
-    from pipeline.description import TEMPLATE
+    from alpha_results_seal.description import TEMPLATE
 
     def walk(template: dict[str, Any], prefix: str) -> None:
         for key, shape in template.items():

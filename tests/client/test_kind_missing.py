@@ -7,6 +7,7 @@ import sys
 import warnings
 
 import pytest
+
 from alpha_results_client import Client, KindMissingWarning
 
 pytestmark = pytest.mark.e2e

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 
-import alpha_results_client  # noqa: F401 - installs the filter
 import httpx
 import pytest
+
+import alpha_results_client  # noqa: F401 - installs the filter
 
 SIGNED = "http://127.0.0.1:1/downloads/alphas/a/builds/b/exports/x.parquet?expires=1&signature=abcdef0123"
 PRESIGNED = "https://bucket.s3.amazonaws.com/x.parquet?X-Amz-Credential=AKIA123&X-Amz-Signature=deadbeef"

@@ -9,9 +9,9 @@ from datetime import date
 
 import polars as pl
 import pytest
-from alpha_results_client import ENDPOINTS, Client
 from msgspec import UNSET
 
+from alpha_results_client import ENDPOINTS, Client
 from tests.client.conftest import Key
 
 pytestmark = pytest.mark.e2e

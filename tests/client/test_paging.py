@@ -13,8 +13,8 @@ from typing import Any
 
 import polars as pl
 import pytest
-from alpha_results_client import Client, Collection, InconsistentPagesError
 
+from alpha_results_client import Client, Collection, InconsistentPagesError
 from tests.client.conftest import Api, Key, LakeFile, Recorder
 
 pytestmark = pytest.mark.e2e

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from alpha_results_client import Client, UnknownBookError
 from msgspec import UNSET
+
+from alpha_results_client import Client, UnknownBookError
 
 pytestmark = pytest.mark.e2e
 

@@ -9,10 +9,11 @@ from datetime import date
 
 import msgspec
 import pytest
+from msgspec import UNSET
+
 from alpha_results_client import Client, _generated
 from alpha_results_client._generated import Meta, ResponseWarning, Stat, Window
 from alpha_results_client._struct import ApiStruct
-from msgspec import UNSET
 
 ALPHA = "momentum_12_1"
 

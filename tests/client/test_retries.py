@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from alpha_results_client import (
     BenchmarkUnavailableError,
     Client,
@@ -24,7 +25,6 @@ from alpha_results_client import (
     SourceDownloadNotConfiguredError,
     UpstreamUnavailableError,
 )
-
 from tests.client.conftest import Api, Recorder, api_over
 from tests.health_wait import returns, wait_until
 
@@ -193,7 +193,6 @@ def test_retries_give_up_after_max_attempts_and_permanent_errors_never_retry(
 
 def test_an_unreachable_server_is_a_transport_error_after_the_retries(recorder: Recorder) -> None:
     from alpha_results_client import TransportError
-
     from tests.e2e.test_server import free_port
 
     policy = RetryPolicy(max_attempts=2, backoff_initial=0.01)

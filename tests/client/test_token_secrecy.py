@@ -7,8 +7,8 @@ import logging
 from typing import Any
 
 import pytest
-from alpha_results_client import ApiError, Client, RetryPolicy, TransportError
 
+from alpha_results_client import ApiError, Client, RetryPolicy, TransportError
 from tests.client.conftest import Api, Key, Recorder
 
 pytestmark = pytest.mark.e2e

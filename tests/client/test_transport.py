@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from alpha_results_client import (
     ApiError,
     InternalError,

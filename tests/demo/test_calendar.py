@@ -4,7 +4,7 @@ import datetime as dt
 
 import numpy as np
 
-from pipeline.demo import calendar
+from alpha_results_seal.demo import calendar
 
 
 def test_sessions_skip_weekends_and_exchange_holidays() -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipeline.demo.alphas import ALPHA_IDS
-from schemas import seal
+from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal.demo.alphas import ALPHA_IDS
 
 DESCRIPTION_KEYS = {
     "algo_id",

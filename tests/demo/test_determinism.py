@@ -5,8 +5,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from alpha_results_seal.demo.corpus import write_corpus
 from cli.main import main
-from pipeline.demo.corpus import write_corpus
 
 
 def _files(root: Path) -> dict[str, bytes]:

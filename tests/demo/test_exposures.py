@@ -10,8 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from pipeline.demo.market import SECTOR_NAMES, simulate_market
-from schemas import seal as S
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.demo.market import SECTOR_NAMES, simulate_market
 
 WITH_EXPOSURES = ["momentum_12_1", "Test_planted_factor", "Test_short_term_reversal", "Test_small_universe"]
 WITHOUT = ["value_composite_legacy", "Test_low_vol_incomplete", "Test_ledger_only"]

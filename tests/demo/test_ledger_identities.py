@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.demo.alphas import ALPHA_IDS
+from alpha_results_seal.demo.alphas import ALPHA_IDS
 
 BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
 

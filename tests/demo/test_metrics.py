@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from scipy.stats import spearmanr
 
-from pipeline.demo.alphas import ALPHA_IDS
-from pipeline.demo.market import simulate_market
+from alpha_results_seal.demo.alphas import ALPHA_IDS
+from alpha_results_seal.demo.market import simulate_market
 
 
 def stored(corpus: Path, alpha_id: str, scope: str = "overall", period: str = "") -> dict[str, float | None]:

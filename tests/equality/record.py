@@ -69,8 +69,8 @@ def normalise(value: Any) -> Any:
 
 def build_demo_lake(root: Path) -> Path:
     """The small demo corpus built into `root/lake`, with the calls of tests/conftest.py."""
+    from alpha_results_seal.demo.corpus import write_corpus
     from pipeline.build import build_many
-    from pipeline.demo.corpus import write_corpus
 
     seals_dir = root / "demo_seals"
     lake = root / "demo_lake"

@@ -36,8 +36,8 @@ REPEAT_PHASES = "fuzzing,stateful"
 
 
 def build_demo_lake(workdir: Path) -> Path:
+    from alpha_results_seal.demo.corpus import write_corpus
     from pipeline.build import build_many
-    from pipeline.demo.corpus import write_corpus
 
     seals, lake = workdir / "seals", workdir / "lake"
     seals.mkdir(parents=True, exist_ok=True)

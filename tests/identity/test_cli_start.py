@@ -28,7 +28,7 @@ HEAVY = (
     "polars",
     "litestar",
     "uvicorn",
-    "pipeline.demo.engine",
+    "alpha_results_seal.demo.engine",
 )
 PROBE = """
 import json, sys

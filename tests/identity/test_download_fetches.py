@@ -11,9 +11,11 @@ import pytest
 
 from serve.identity import open_store
 from serve.identity.download_fetches import (
+    FETCH_UNITS,
     PURGE_GRACE_SECONDS,
     PURGE_INTERVAL_SECONDS,
     DownloadFetches,
+    range_units,
 )
 from serve.identity.store import SqlKeyStore
 
@@ -24,14 +26,14 @@ OTHER_SIGNATURE = "cd" * 32
 
 
 def stored_rows(store: SqlKeyStore) -> list[tuple[object, ...]]:
-    rows, _ = store._execute("SELECT signature_sha256, url_expires, fetches FROM download_fetches")
+    rows, _ = store._execute("SELECT signature_sha256, url_expires, fetches FROM download_fetch_units")
     return rows
 
 
 def test_a_url_answers_its_limit_then_is_refused_and_refusals_consume_nothing(store: SqlKeyStore) -> None:
     fetches = DownloadFetches(store, limit=3)
     assert [fetches.count_fetch(SIGNATURE, EXPIRES, NOW) for _ in range(5)] == [1, 2, 3, None, None]
-    assert stored_rows(store) == [(hashlib.sha256(SIGNATURE.encode()).hexdigest(), EXPIRES, 3)]
+    assert stored_rows(store) == [(hashlib.sha256(SIGNATURE.encode()).hexdigest(), EXPIRES, 3 * FETCH_UNITS)]
     # The refused fetches added nothing: a limit one higher grants exactly one more.
     raised = DownloadFetches(store, limit=4)
     assert [raised.count_fetch(SIGNATURE, EXPIRES, NOW) for _ in range(2)] == [4, None]
@@ -80,7 +82,24 @@ def test_concurrent_fetches_over_two_connections_never_exceed_the_limit(
         other.close()
     assert sorted(a for a in answers if a is not None) == [1, 2, 3, 4, 5]
     assert answers.count(None) == 35
-    assert stored_rows(store)[0][2] == 5
+    assert stored_rows(store)[0][2] == 5 * FETCH_UNITS
+
+
+def test_byte_ranges_count_their_share_of_the_file(store: SqlKeyStore) -> None:
+    """A reader of Parquet over HTTP fetches ranges: a URL serves at most `limit` times its file's
+    bytes however they are asked for (a third of the file is a third of a fetch, rounded up)."""
+    fetches = DownloadFetches(store, limit=2)
+    size = 3_000_000
+    third = range_units(size // 3, size)
+    assert third == FETCH_UNITS // 3 + 1  # rounded up: 333.33 units -> 334
+    assert range_units(1, size) == 1  # the smallest range still counts
+    assert range_units(size, size) == FETCH_UNITS
+    # Five thirds fit under two fetches (5 x 334 = 1670 <= 2000), a sixth does not (2004).
+    answers = [fetches.count_fetch(SIGNATURE, EXPIRES, NOW, third) for _ in range(7)]
+    assert answers == [1, 1, 2, 2, 2, None, None]
+    # What is left (330 units) still serves small ranges (a footer), never a whole fetch.
+    assert fetches.count_fetch(SIGNATURE, EXPIRES, NOW, range_units(65_536, size)) == 2
+    assert fetches.count_fetch(SIGNATURE, EXPIRES, NOW) is None
 
 
 def test_rows_of_expired_urls_are_purged_after_the_grace(store: SqlKeyStore) -> None:
@@ -95,14 +114,14 @@ def test_rows_of_expired_urls_are_purged_after_the_grace(store: SqlKeyStore) -> 
 def test_a_fetch_purges_opportunistically_at_most_once_per_interval(store: SqlKeyStore) -> None:
     old_expiry = int(NOW) - PURGE_GRACE_SECONDS - 10  # a URL long expired
     store._execute(
-        "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
+        "INSERT INTO download_fetch_units (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
         ("0" * 64, old_expiry, 5),
     )
     fetches = DownloadFetches(store, limit=5)
     fetches.count_fetch(SIGNATURE, EXPIRES, NOW)  # the first fetch of a process purges
     assert {row[0] for row in stored_rows(store)} == {hashlib.sha256(SIGNATURE.encode()).hexdigest()}
     store._execute(
-        "INSERT INTO download_fetches (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
+        "INSERT INTO download_fetch_units (signature_sha256, url_expires, fetches) VALUES (?, ?, ?)",
         ("1" * 64, old_expiry, 5),
     )
     fetches.count_fetch(SIGNATURE, EXPIRES, NOW + PURGE_INTERVAL_SECONDS - 1)  # not due yet

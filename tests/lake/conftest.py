@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from datasets.storage import Storage
+from alpha_results_seal.seal import open_seal
+from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
-from pipeline.seal import open_seal
 from serve.app import create_app
 from serve.settings import Settings
 from tests.api.conftest import fake_authenticate

@@ -18,9 +18,9 @@ import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout
 from datasets.reader import LakeReader
-from datasets.storage import Storage
 from pipeline import catalogue_index as rows
 from pipeline.publish import publish_seal
 from schemas.lake import SCORE_NEIGHBOURS
@@ -334,8 +334,8 @@ def test_a_first_init_demo_says_nothing_of_an_index_before_building_the_lake(
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from alpha_results_seal.demo import corpus
     from cli.serve import init_demo
-    from pipeline.demo import corpus
 
     class Built(Exception):
         """Stands for the demo corpus (a minute of work): what came before it is the point."""

@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog, catalogue_index, layout, retention
 from datasets.reader import LakeReader
-from datasets.storage import Storage
 from pipeline.publish import publish_seal
 from tests.health_wait import wait_until
 from tests.lake.conftest import (

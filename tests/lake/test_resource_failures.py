@@ -138,7 +138,7 @@ def test_a_resource_failure_in_the_refresh_pass_keeps_the_catalogue_served(
 ) -> None:
     """EMFILE while the refresh thread reads the catalogue's next generation: the pass keeps what
     it served, the lake is not `down`, one ERROR says what ran out."""
-    from datasets import storage
+    from alpha_results_seal import storage
 
     client, reader = app_client
     path = FULL_REQUESTS[0]

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from alpha_results_seal.storage import Storage
 from cli.main import main
 from datasets import catalog, layout, retention
 from datasets.build_view import local_sizes, manifest_problem
-from datasets.storage import Storage
 from datasets.writer import BuildWriter
 from pipeline import publish
 from pipeline.publish import publish_seal

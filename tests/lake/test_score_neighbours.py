@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from alpha_results_seal.storage import Storage
 from analytics.correlation import Pairing
 from datasets import catalogue_index, layout
-from datasets.storage import Storage
 from pipeline import catalogue_index as rows
 from pipeline import catalogue_neighbours as neighbours
 from pipeline.publish import publish_seal

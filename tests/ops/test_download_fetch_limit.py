@@ -77,8 +77,8 @@ def test_an_unreachable_count_is_503_never_an_uncounted_file(
     assert_error(client.get(path), 503, "source_download_unavailable")
 
 
-def test_the_limit_setting_defaults_to_5_and_refuses_values_outside_1_to_100() -> None:
-    assert Settings.from_env({}).download_fetch_limit == 5
+def test_the_limit_setting_defaults_to_10_and_refuses_values_outside_1_to_100() -> None:
+    assert Settings.from_env({}).download_fetch_limit == 10
     assert Settings.from_env({"ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT": "1"}).download_fetch_limit == 1
     assert Settings.from_env({"ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT": "100"}).download_fetch_limit == 100
     for bad in ("0", "-1", "101", "five", ""):

@@ -200,7 +200,7 @@ def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once
 ) -> None:
     """Ctrl-C during the first `./dev serve`'s build: one line and status 130 (the lake is not
     built), not a traceback. The build's worker processes end silently (`pipeline.build`)."""
-    from pipeline.demo import corpus
+    from alpha_results_seal.demo import corpus
 
     def interrupted(*args: object, **kwargs: object) -> list[Path]:
         raise KeyboardInterrupt

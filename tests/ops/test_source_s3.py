@@ -11,8 +11,8 @@ import httpx
 import pytest
 from s3fs import S3FileSystem
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog
-from datasets.storage import Storage
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.proxy import TcpProxy
 

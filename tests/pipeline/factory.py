@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import seal as S
+from alpha_results_seal import arrow_schemas as S
 
 OPEN_UTC = dt.time(14, 30)
 

@@ -10,9 +10,9 @@ from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
 
-from datasets.storage import Storage
+from alpha_results_seal.seal import open_seal
+from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
-from pipeline.seal import open_seal
 from tests.pipeline.test_publish import new_version
 
 ALPHA = "Test_factory"

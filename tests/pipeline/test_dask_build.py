@@ -25,12 +25,13 @@ import distributed
 import fsspec
 import pytest
 
+from alpha_results_seal import seal as seal_module
+from alpha_results_seal.seal_limits import SealLimits
+from alpha_results_seal.storage import Storage
 from cli.lake import executor_of
 from cli.main import main
 from datasets import catalog, layout, retention
-from datasets.storage import Storage
 from pipeline import dask_build
-from pipeline import seal as seal_module
 from pipeline.build import Failure, SealResult
 from pipeline.catalogue_steps import CatalogueStep, run_catalogue_steps
 from pipeline.dask_build import (
@@ -41,7 +42,6 @@ from pipeline.dask_build import (
     dashboard_link,
     scheduler_address,
 )
-from pipeline.seal_limits import SealLimits
 from tests.health_wait import HANG_LIMIT
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.factory import write_factory_seal

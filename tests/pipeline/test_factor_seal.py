@@ -1,4 +1,4 @@
-"""Bring a factor (pipeline/factor_seal.py): the demo's own scores and prices reproduce the demo
+"""Bring a factor (sealkit/src/alpha_results_seal/factor.py): the demo's own scores and prices reproduce the demo
 engine's books, and every seal the factor path writes passes the pipeline's seal check."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pipeline.demo.alphas import ALPHAS, AlphaSpec
-from pipeline.demo.market import Market, simulate_market
-from pipeline.factor_seal import seal_from_factor
-from pipeline.rules import differs
-from pipeline.seal_check import check_seal
+from alpha_results_seal.check import check_seal
+from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
+from alpha_results_seal.demo.market import Market, simulate_market
+from alpha_results_seal.factor import seal_from_factor
+from alpha_results_seal.rules import differs
 
 BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
 # Rows are matched on these (the factor path's universe is in symbol order, the demo's in its
@@ -216,13 +216,13 @@ def test_the_lead_example_of_seal_md_writes_a_seal_that_passes_the_check(
     """docs/seal.md opens with the ten lines from frames to a seal: run as written, over a
     panel saved where it reads it, the seal it writes passes `alpha-results seal check`."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "seal.md").read_text()
-    lead = re.search(r"```python\n(.*?)```", text, re.S)
-    assert lead is not None and "seal_from_factor" in lead.group(1)
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    lead = next(block for block in blocks if "seal_from_factor" in block)
     scores, prices = _panel(5, 20, 5, 0.05, 0.0, "volume")
     monkeypatch.chdir(tmp_path)
     pq.write_table(scores, "scores.parquet")
     pq.write_table(prices, "prices.parquet")
-    exec(compile(lead.group(1), "docs/seal.md", "exec"), {})
+    exec(compile(lead, "docs/seal.md", "exec"), {})
     report = check_seal(str(tmp_path / "seals" / "Test_my_factor"))
     assert report.ok, report.lines()
 

@@ -24,17 +24,18 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal.manifest import BOOK_NAME, SHA256_HEX
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.validate import SNAKE_CASE
 from datasets import layout
-from pipeline.manifest import BOOK_NAME, SHA256_HEX
 from pipeline.publish import publish_seal
-from pipeline.rules import SealRejected
-from pipeline.validate import SNAKE_CASE
-from schemas import seal
-from serve import archives, errors, params, scrape_token, weights
+from serve import archives, byte_ranges, errors, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
 from serve.identity import tokens
 from serve.identity.tokens import generate_token, parse_token
+from serve.sharing import protocol as sharing_protocol
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +58,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "download expires": (archives.EXPIRES_PATTERN, "1767225600", "x"),
     "download holder": (archives.HOLDER_PATTERN, "k3Y9idAbCdEf0123", "x"),
     "token": (tokens._TOKEN_SHAPE, generate_token().token, "x"),
+    "download byte range": (byte_ranges.BYTE_RANGE, "bytes=0-99", ","),
+    "delta sharing page offset": (sharing_protocol._DIGITS, "1000", " "),
     # Query parameters: spaces or tabs around a number or ticker are tolerated by design.
     "date": (params.DATE_PATTERN, "2024-02-29", " "),
     "integer": (params.INTEGER_PATTERN, "+12", "x"),
@@ -76,7 +79,7 @@ SEARCHING = {
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
     "serve.endpoint_tables.GENERATED": "finds the generated endpoint table inside a document of docs/",
-    "pipeline.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
+    "alpha_results_seal.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
     "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
     "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
     "serve.mcp.tools._PATH_SEGMENT": "finds the `{name}` parameters inside a route's declared path template",
@@ -85,6 +88,7 @@ SEARCHING = {
 MODULE_ROOTS = {
     **{package: REPO for package in ("pipeline", "serve", "datasets", "schemas", "analytics")},
     "alpha_results_client": REPO / "client" / "src",
+    "alpha_results_seal": REPO / "sealkit" / "src",
 }
 """The project's packages (pyproject.toml) and the folder each is imported from."""
 
@@ -142,7 +146,10 @@ def declared_patterns() -> dict[str, Any]:
 
 def test_every_declared_pattern_is_checked_here() -> None:
     declared = declared_patterns()
-    assert "datasets.layout.ALPHA_ID_PATTERN" in declared and "serve.archives.HOLDER_PATTERN" in declared
+    assert (
+        "alpha_results_seal.identifiers.ALPHA_ID_PATTERN" in declared
+        and "serve.archives.HOLDER_PATTERN" in declared
+    )
     tabled = [pattern for pattern, _, _ in PATTERNS.values()]
     missing = sorted(
         name

@@ -14,8 +14,8 @@ import distributed
 import numpy as np
 import pytest
 
+from alpha_results_seal.storage import Storage
 from datasets import catalogue_index
-from datasets.storage import Storage
 from schemas.lake import SCORE_NEIGHBOURS
 
 REPO = Path(__file__).resolve().parents[2]

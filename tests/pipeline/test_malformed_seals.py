@@ -24,12 +24,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from alpha_results_seal.check import check_seal
+from alpha_results_seal.rules import RULES
 from cli.main import main
 from pipeline import build
 from pipeline.build import Failure, build_many
 from pipeline.publish import Outcome
-from pipeline.rules import RULES
-from pipeline.seal_check import check_seal
 from tests.pipeline.conftest import cli_build, copy_seal
 from tests.pipeline.factory import write_factory_seal
 

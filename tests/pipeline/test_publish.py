@@ -13,12 +13,12 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
+from alpha_results_seal import arrow_schemas as S
 from datasets import catalog
 from datasets.layout import BUILD_RETENTION_SECONDS
 from datasets.writer import BuildWriter
 from pipeline import catalogue_index
 from pipeline.publish import publish_seal
-from schemas import seal as S
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.test_refusals import snapshot
 

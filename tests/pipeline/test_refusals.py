@@ -13,9 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.rules import RULES, SealRejected
 from pipeline.publish import publish_seal
-from pipeline.rules import RULES, SealRejected
-from schemas import seal as S
 from tests.pipeline.conftest import copy_seal
 
 

@@ -2,7 +2,7 @@
 
 Before it, `alpha-results build` stopped at the first broken rule: a team with three mistakes was
 refused three times, and a sample row showed every column of its table. The checker and the
-publish path run the same code (`pipeline.seal_check`): both name the same rules. The JSON
+publish path run the same code (`alpha_results_seal.check`): both name the same rules. The JSON
 Schemas of manifest.json and description.json are generated from their declarations and the
 manifest's is what `manifest.fields` checks.
 """
@@ -19,12 +19,12 @@ import polars as pl
 import pytest
 from jsonschema import Draft202012Validator
 
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.check import check_seal
+from alpha_results_seal.manifest import manifest_problems, manifest_schema
+from alpha_results_seal.rules import RULES, SealRejected
 from pipeline import seal_schemas
-from pipeline.manifest import manifest_problems, manifest_schema
 from pipeline.publish import publish_seal
-from pipeline.rules import RULES, SealRejected
-from pipeline.seal_check import check_seal
-from schemas import seal as S
 from tests.pipeline.conftest import CLI, copy_seal
 from tests.pipeline.test_refusals import add_to, edit_manifest, on, set_cell, snapshot
 

@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import bounded_read
+from alpha_results_seal import bounded_read
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.seal import load_contents, open_seal
+from alpha_results_seal.seal_limits import DEFAULT_KIND_LIMITS, KindLimit, SealLimits, declared_settings
 from pipeline.publish import publish_seal
-from pipeline.rules import SealRejected
-from pipeline.seal import load_contents, open_seal
-from pipeline.seal_limits import DEFAULT_KIND_LIMITS, KindLimit, SealLimits, declared_settings
 from tests.pipeline.conftest import build_command, copy_seal
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from datasets.storage import Storage
+from alpha_results_seal import seal as seal_module
+from alpha_results_seal.rules import SealRejected
+from alpha_results_seal.seal import owned_files
+from alpha_results_seal.storage import Storage
 from pipeline import publish
-from pipeline import seal as seal_module
 from pipeline.build import build_many
 from pipeline.publish import Outcome, publish_seal
-from pipeline.rules import SealRejected
-from pipeline.seal import owned_files
 from tests.pipeline.conftest import cli_build
 from tests.pipeline.factory import write_factory_seal
 
@@ -202,7 +202,7 @@ def test_a_linked_seal_folder_is_refused_and_its_targets_manifest_never_printed(
 
 
 def swap_after(monkeypatch: pytest.MonkeyPatch, step: str, change: Any) -> None:
-    """Runs `change` right after `pipeline.seal.<step>`: the seal changing while it is read."""
+    """Runs `change` right after `alpha_results_seal.seal.<step>`: the seal changing while it is read."""
     real = getattr(seal_module, step)
 
     def then_changed(*args: Any, **kwargs: Any) -> Any:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.rules import SealRejected
 from pipeline.publish import publish_seal
-from pipeline.rules import SealRejected
-from schemas import seal as S
 from tests.pipeline.conftest import copy_seal
 from tests.pipeline.test_refusals import snapshot
 
@@ -167,8 +167,8 @@ def test_a_bidirectional_control_in_seal_text_is_refused(
 
 
 def test_every_declared_control_is_refused() -> None:
-    from pipeline.rules import Findings
-    from pipeline.validate import check_text
+    from alpha_results_seal.rules import Findings
+    from alpha_results_seal.validate import check_text
 
     for control in S.BIDI_CONTROLS:
         found = Findings()

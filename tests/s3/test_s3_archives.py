@@ -8,8 +8,8 @@ import hashlib
 import httpx
 import pytest
 
+from alpha_results_seal.storage import Storage
 from datasets import catalog
-from datasets.storage import Storage
 from serve import errors
 from serve.archives import URL_LIFETIME_SECONDS, S3Signer, source_download
 

@@ -55,9 +55,9 @@ from typing import Any
 
 import httpx
 
-from datasets.storage import Storage
+from alpha_results_seal.seal import open_seal
+from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for
-from pipeline.seal import open_seal
 from schemas.registry import ALL_IDS
 from serve.identity import RateLimit
 from serve.limits.ledger import SYNC_SECONDS

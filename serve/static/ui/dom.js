@@ -27,7 +27,7 @@ function append(element, children) {
 }
 
 // Bidirectional formatting characters: ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI
-// (schemas/seal.py BIDI_CONTROLS, which the build refuses in seal text).
+// (sealkit/src/alpha_results_seal/arrow_schemas.py BIDI_CONTROLS, which the build refuses in seal text).
 const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, "g");
 

@@ -1,0 +1,123 @@
+"""What one key's share holds: the alphas it may read as schemas, their exports as tables.
+
+- **One share per key**, named `SHARE_NAME` for every key: what it holds is the key's view (its
+  alpha and run allow-lists, its endpoint allow-list, its raw-book flag), never more.
+- **A schema per alpha** the key may read (both allow-lists admit it, as every alpha route asks:
+  `Caller.may_read`), named by its alpha id.
+- **A table per export file the key may export** (`ExportFile.visible_to`: the key may call the
+  JSON route of the same rows, and the file's audience matches its raw-book flag), named
+  `<dataset>` or, for a book dataset, `<dataset>_<book>` (`-` becomes `_`: `equity_curve_long_short`).
+  A key without raw-book access never gets a table of a `raw_` book, and its `decisions` table is
+  the export without the `raw_*` columns: no URL it is handed names a file holding raw fields.
+  The benchmark's export is no alpha's and is not shared (the benchmark routes serve it).
+- **Version**: the served build's `built_at` (alpha.json) in seconds since the epoch. A newer build
+  of an alpha is built after the one it replaces, so the version grows with every build published
+  (two builds of one alpha within the same second would share a version: the publish of a build
+  takes longer than that). The table's data is the served build's; no earlier version is shared
+  (no history sharing: a `version`, `timestamp` or `startingVersion` other than the current one
+  is refused as the protocol's reference server refuses it).
+- **Names are case-insensitive** (PROTOCOL.md): an exact match first, else the one name that
+  matches ignoring case.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from datasets import layout
+from datasets.reader import BuildView, LakeReader
+from datasets.served import AlphaBuild
+from serve.context import Caller
+from serve.exports import ExportFile, alpha_exports
+
+SHARE_NAME = "alpha_results"
+"""The name of every key's share (what it holds is the key's own view)."""
+_IDS = uuid.uuid5(uuid.NAMESPACE_URL, "https://alpha-results/delta-sharing")
+"""The namespace of the share's and tables' ids: stable UUIDs derived from their names."""
+
+
+def share_id() -> str:
+    return str(uuid.uuid5(_IDS, SHARE_NAME))
+
+
+def table_id(alpha: str, table: str) -> str:
+    """A table's `id`: the same for every key and every build of the alpha (PROTOCOL.md: immutable
+    through the table's life)."""
+    return str(uuid.uuid5(_IDS, f"{alpha}/{table}"))
+
+
+def table_name(export: ExportFile) -> str:
+    name = export.dataset.replace("-", "_")
+    return name if export.book is None else f"{name}_{export.book}"
+
+
+def matching(wanted: str, names: list[str]) -> str | None:
+    """The name among `names` a case-insensitive protocol name addresses: an exact match, else
+    the only one equal ignoring case; None when there is none (or more than one)."""
+    if wanted in names:
+        return wanted
+    folded = [n for n in names if n.casefold() == wanted.casefold()]
+    return folded[0] if len(folded) == 1 else None
+
+
+def readable_alphas(caller: Caller, reader: LakeReader) -> list[str]:
+    """The schemas of the key's share: the published alphas it may read, sorted by id."""
+    return sorted(a for a in reader.alphas() if caller.may_read(a))
+
+
+def table_version(build: AlphaBuild | BuildView) -> int:
+    """The Delta table version of every table of the alpha's served build (module docstring)."""
+    built_at = build.entry.get("built_at")
+    if not isinstance(built_at, str):  # every build since pipeline 1.0 records it
+        raise ValueError(f"build {build.build_id} records no built_at")
+    return int(datetime.fromisoformat(built_at).timestamp())
+
+
+@dataclass(frozen=True)
+class SharedTable:
+    alpha: str  # the schema
+    name: str
+    export: ExportFile
+
+
+def shared_tables(caller: Caller, view: BuildView) -> list[SharedTable]:
+    """The tables of one alpha's schema for this key, in `/exports` order."""
+    visible = sorted((f for f in alpha_exports(view) if f.visible_to(caller)), key=ExportFile.sort_key)
+    return [SharedTable(view.name, table_name(f), f) for f in visible]
+
+
+class ExportSchemas:
+    """The Arrow schema of each export file, read from its Parquet footer once per file (files are
+    immutable: keyed by object path and SHA-256), at most `capacity` kept."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._schemas: OrderedDict[tuple[str, str], pa.Schema] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def schema(self, reader: LakeReader, export: ExportFile) -> pa.Schema:
+        key = (export.object_path, export.sha256)
+        with self._lock:
+            found = self._schemas.get(key)
+            if found is not None:
+                self._schemas.move_to_end(key)
+                return found
+        storage = reader.storage
+        with storage.fs.open(layout.join(storage.root, export.object_path), "rb") as handle:
+            schema = pq.read_schema(handle)
+        with self._lock:
+            self._schemas[key] = schema
+            while len(self._schemas) > self.capacity:
+                self._schemas.popitem(last=False)
+        return schema
+
+
+EXPORT_SCHEMAS = ExportSchemas()
+"""One per worker process."""
