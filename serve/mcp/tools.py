@@ -11,6 +11,7 @@ own 400 naming the parameter and its rule.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -94,8 +95,6 @@ def wire_text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float | str):
         return str(value)
-    import json
-
     return json.dumps(value, separators=(",", ":"))
 
 
