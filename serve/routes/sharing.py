@@ -1,6 +1,6 @@
 """Delta Sharing (issue 38): the open protocol's read side over the Parquet exports, at
 `/delta-sharing` (outside `/v1`: the protocol's `query` is a POST, and its answers are the
-protocol's, not the API's envelope). docs/delta-sharing.md is the user's guide.
+protocol's, not the API's envelope). docs/integrations.md ("Delta Sharing") is the user's guide.
 
 - `GET /delta-sharing/shares`, `/shares/{share}`, `/shares/{share}/schemas`,
   `/shares/{share}/schemas/{schema}/tables`, `/shares/{share}/all-tables`: the key's one share,

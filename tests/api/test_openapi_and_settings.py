@@ -113,7 +113,7 @@ def test_openapi_paths_are_exactly_the_app_routes(client: TestClient[Any]) -> No
     )
     # Litestar's own router, serving the same document and Swagger UI under /schema.
     routes.difference_update({r for r in routes if r == SCHEMA_PATH or r.startswith(f"{SCHEMA_PATH}/")})
-    # Delta Sharing: the open protocol's own paths (its PROTOCOL.md and docs/delta-sharing.md document them).
+    # Delta Sharing: the open protocol's own paths (its PROTOCOL.md and docs/integrations.md document them).
     routes.difference_update({r for r in routes if r.startswith(f"{sharing.PREFIX}/")})
     assert f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path}}" in routes
     routes.discard(f"{DOWNLOAD_ROUTE_PREFIX}/{{object_path}}")
