@@ -1,0 +1,126 @@
+"""The comparisons, memberships, duplicates and joins the seal rules make, on Arrow arrays, with
+NaN and null each handled on purpose (the rules were polars expressions until the kit dropped
+polars as a dependency; these keep their answers, tests/sealkit/test_rules_port.py proves it).
+
+- **NaN is above every number** in an order comparison (`x > 0` holds for a NaN `x`, `x <= 0`
+  does not) and equal to itself in a key (a duplicate, a membership, a join): IEEE's "NaN
+  compares false" would let a NaN weight or equity through a rule written as `x > 0` or
+  `|a - b| > tol`. -0.0 and 0.0 are one key.
+- **null** propagates through arithmetic and comparisons (Kleene logic: `null | True` is True,
+  `null & False` False) and a row whose flag stays null is not flagged; `is_in` of a null is
+  null; null keys are equal to each other in a duplicate or a semi-join, and match nothing in
+  the full join of the P&L rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+Values = pa.Array | pa.ChunkedArray
+NULL_FLAG = pa.scalar(None, pa.bool_())
+
+
+def greater(a: Values, b: Any) -> Values:
+    """`a > b` with NaN above every number (a NaN `a` is greater than any number, not than NaN)."""
+    above = pc.greater(a, b)
+    if not pa.types.is_floating(a.type):
+        return above
+    nan_b = pc.is_nan(b) if isinstance(b, pa.Array | pa.ChunkedArray) else pa.scalar(bool(np.isnan(b)))
+    return pc.or_kleene(above, pc.and_kleene(pc.is_nan(a), pc.invert(nan_b)))
+
+
+def is_in(values: Values, allowed: Any) -> Values:
+    """Whether each value is one of `allowed`; null for a null value (dates and text only)."""
+    value_set = allowed if isinstance(allowed, pa.Array | pa.ChunkedArray) else pa.array(allowed, values.type)
+    if isinstance(value_set, pa.ChunkedArray):
+        value_set = value_set.combine_chunks()
+    found = pc.is_in(values, value_set=pc.drop_null(value_set), skip_nulls=True)
+    return pc.if_else(pc.is_null(values), NULL_FLAG, found)
+
+
+def any_of(flags: Sequence[Values]) -> Values:
+    """The flags or'ed, Kleene: True when one holds, null when none does and one is null."""
+    out = flags[0]
+    for flag in flags[1:]:
+        out = pc.or_kleene(out, flag)
+    return out
+
+
+def _key_columns(values: Values) -> list[np.ndarray]:
+    """int64 columns whose rows are equal exactly when the values are equal as keys: nulls equal
+    to each other, NaN to NaN, -0.0 to 0.0."""
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if pa.types.is_floating(array.type):
+        nulls = array.is_null().to_numpy(zero_copy_only=False)
+        x = pc.fill_null(pc.cast(array, pa.float64()), 0.0).to_numpy(zero_copy_only=False).astype(np.float64)
+        x = np.where(np.isnan(x), np.nan, x) + 0.0  # one NaN; -0.0 + 0.0 is 0.0
+        return [x.view(np.int64), nulls.astype(np.int64)]
+    encoded = pc.dictionary_encode(array, null_encoding="encode")
+    return [encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+
+
+def row_codes(columns: Sequence[Values]) -> np.ndarray:
+    """One int64 per row, equal for rows whose `columns` are all equal as keys."""
+    if not columns:
+        return np.zeros(0, dtype=np.int64)
+    keys = [k for column in columns for k in _key_columns(column)]
+    stacked = np.column_stack(keys)
+    if stacked.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64)
+
+
+def is_duplicated(table: pa.Table, names: Sequence[str]) -> pa.Array:
+    """Whether the row's `names` values occur in another row too (nulls equal)."""
+    codes = row_codes([table.column(n) for n in names])
+    counts = np.bincount(codes) if codes.size else np.zeros(0, dtype=np.int64)
+    return pa.array(counts[codes] > 1 if codes.size else np.zeros(0, dtype=bool), pa.bool_())
+
+
+def semi_join_rows(table: pa.Table, other: pa.Table, names: Sequence[str]) -> np.ndarray:
+    """Whether each row of `table` equals some row of `other` on every one of `names`, nulls
+    equal (a semi-join with nulls equal): one key encoding over both tables."""
+    both = [
+        pa.chunked_array([*table.column(n).chunks, *other.column(n).chunks], table.schema.field(n).type)
+        for n in names
+    ]
+    codes = row_codes(both)
+    mine, theirs = codes[: table.num_rows], codes[table.num_rows :]
+    return np.isin(mine, theirs)
+
+
+def sort_by_date(table: pa.Table) -> pa.Table:
+    """Rows by `date`, nulls first, ties in their order (a stable sort)."""
+    return table.take(pc.sort_indices(table, sort_keys=[("date", "ascending", "at_start")]))
+
+
+def shift_down(values: Values) -> pa.Array:
+    """The previous row's value; null on the first row."""
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if len(array) == 0:
+        return array
+    return pa.concat_arrays([pa.nulls(1, array.type), array.slice(0, len(array) - 1)])
+
+
+def group_sums(
+    table: pa.Table, key: str | Sequence[str], sums: dict[str, Values], count: str | None = None
+) -> pa.Table:
+    """Per value of `key`: each of `sums` added up in row order, nulls skipped (0.0 when every
+    value is null), and the group's row count as `count`. Null keys are one group."""
+    keys = [key] if isinstance(key, str) else list(key)
+    columns = {k: table.column(k) for k in keys} | {f"_{name}": v for name, v in sums.items()}
+    grouped = pa.table(columns) if columns else table
+    skip = pc.ScalarAggregateOptions(skip_nulls=True, min_count=0)
+    aggregations: list[Any] = [(f"_{name}", "sum", skip) for name in sums]
+    if count is not None:
+        aggregations.append(([], "count_all"))
+    # one thread: a group's values are added in row order
+    out = grouped.group_by(keys, use_threads=False).aggregate(aggregations)
+    renamed = {f"_{name}_sum": name for name in sums} | {"count_all": count or "count_all"}
+    return out.rename_columns([renamed.get(n, n) for n in out.column_names])
