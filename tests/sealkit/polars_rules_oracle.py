@@ -99,7 +99,6 @@ def fail_if_any(
         )
 
 
-
 # --- the seal, in the order its rules are checked -------------------------------------------------
 
 

@@ -15,13 +15,13 @@ polars as a dependency; these keep their answers, tests/sealkit/test_rules_port.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-Values = pa.Array | pa.ChunkedArray
+Values: TypeAlias = pa.Array | pa.ChunkedArray
 NULL_FLAG = pa.scalar(None, pa.bool_())
 
 
