@@ -25,13 +25,9 @@ Values: TypeAlias = pa.Array | pa.ChunkedArray
 NULL_FLAG = pa.scalar(None, pa.bool_())
 
 
-def greater(a: Values, b: Any) -> Values:
-    """`a > b` with NaN above every number (a NaN `a` is greater than any number, not than NaN)."""
-    above = pc.greater(a, b)
-    if not pa.types.is_floating(a.type):
-        return above
-    nan_b = pc.is_nan(b) if isinstance(b, pa.Array | pa.ChunkedArray) else pa.scalar(bool(np.isnan(b)))
-    return pc.or_kleene(above, pc.and_kleene(pc.is_nan(a), pc.invert(nan_b)))
+def greater(a: Values, bound: float) -> Values:
+    """`a > bound` (a number) with NaN above every number: a NaN `a` is greater (IEEE says no)."""
+    return pc.or_kleene(pc.greater(a, bound), pc.is_nan(a))
 
 
 def is_in(values: Values, allowed: Any) -> Values:
@@ -51,29 +47,36 @@ def any_of(flags: Sequence[Values]) -> Values:
     return out
 
 
-def _key_columns(values: Values) -> list[np.ndarray]:
-    """int64 columns whose rows are equal exactly when the values are equal as keys: nulls equal
-    to each other, NaN to NaN, -0.0 to 0.0."""
+def _key_codes(values: Values) -> np.ndarray:
+    """Dense int64 codes (0 .. distinct - 1), equal exactly when the values are equal as keys:
+    nulls equal to each other, NaN to NaN, -0.0 to 0.0."""
     array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if pa.types.is_floating(array.type):
-        nulls = array.is_null().to_numpy(zero_copy_only=False)
-        x = pc.fill_null(pc.cast(array, pa.float64()), 0.0).to_numpy(zero_copy_only=False).astype(np.float64)
+        nulls = np.asarray(array.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        filled = pc.fill_null(pc.cast(array, pa.float64()), 0.0)
+        x = np.asarray(filled.to_numpy(zero_copy_only=False), dtype=np.float64)
         x = np.where(np.isnan(x), np.nan, x) + 0.0  # one NaN; -0.0 + 0.0 is 0.0
-        return [x.view(np.int64), nulls.astype(np.int64)]
+        bits = x.view(np.int64)
+        _, codes = np.unique(bits, return_inverse=True)
+        codes = codes.reshape(-1).astype(np.int64) + 1
+        codes[nulls] = 0
+        return codes
     encoded = pc.dictionary_encode(array, null_encoding="encode")
-    return [encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
+    return np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def row_codes(columns: Sequence[Values]) -> np.ndarray:
-    """One int64 per row, equal for rows whose `columns` are all equal as keys."""
-    if not columns:
-        return np.zeros(0, dtype=np.int64)
-    keys = [k for column in columns for k in _key_columns(column)]
-    stacked = np.column_stack(keys)
-    if stacked.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    _, inverse = np.unique(stacked, axis=0, return_inverse=True)
-    return inverse.reshape(-1).astype(np.int64)
+    """One int64 per row, equal for rows whose `columns` are all equal as keys: each column's
+    codes folded into the row's (kept dense, so the product never overflows)."""
+    codes = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
+    for column in columns:
+        mine = _key_codes(column)
+        if not mine.size:
+            continue
+        codes = codes * (int(mine.max()) + 1) + mine
+        _, dense = np.unique(codes, return_inverse=True)
+        codes = dense.reshape(-1).astype(np.int64)
+    return codes
 
 
 def is_duplicated(table: pa.Table, names: Sequence[str]) -> pa.Array:
@@ -96,8 +99,13 @@ def semi_join_rows(table: pa.Table, other: pa.Table, names: Sequence[str]) -> np
 
 
 def sort_by_date(table: pa.Table) -> pa.Table:
-    """Rows by `date`, nulls first, ties in their order (a stable sort)."""
-    return table.take(pc.sort_indices(table, sort_keys=[("date", "ascending", "at_start")]))
+    """Rows by `date`, nulls first (as polars sorts), ties in their order (a stable sort). The
+    nulls are moved up by hand: a null placement per sort key needs pyarrow 25, the kit takes 16."""
+    order = pc.sort_indices(table.column("date")).to_numpy()  # nulls last, stable
+    nulls = table.column("date").null_count
+    if nulls:
+        order = np.concatenate([order[-nulls:], order[:-nulls]])
+    return table.take(pa.array(order, pa.int64()))
 
 
 def shift_down(values: Values) -> pa.Array:

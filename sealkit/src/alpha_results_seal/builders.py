@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from alpha_results_seal import arrow_schemas as S
-from alpha_results_seal.arrow_logic import group_sums, row_codes
+from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
 from alpha_results_seal.demo.calendar import NEW_YORK, close_instants
 from alpha_results_seal.frames import cast_column, to_arrow
@@ -103,7 +103,7 @@ def _columns(
 
 def _lookup(keys: Sequence[pa.ChunkedArray], table: pa.Table, names: Sequence[str]) -> np.ndarray:
     """For each row of `keys`, the row of `table` whose `names` columns equal it (its keys are
-    unique), or -1."""
+    unique), or -1: a left join's lookup. A null key matches nothing (as a join does)."""
     both = [
         pa.chunked_array([*k.chunks, *table.column(n).chunks], table.schema.field(n).type)
         for k, n in zip(keys, names, strict=True)
@@ -112,7 +112,10 @@ def _lookup(keys: Sequence[pa.ChunkedArray], table: pa.Table, names: Sequence[st
     n = len(keys[0])
     at = np.full(int(codes.max()) + 1 if codes.size else 0, -1, dtype=np.int64)
     at[codes[n:]] = np.arange(table.num_rows)
-    return at[codes[:n]]
+    found = at[codes[:n]]
+    for key in keys:
+        found[np.asarray(key.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = -1
+    return found
 
 
 def _left(values: pa.ChunkedArray | pa.Array, at: np.ndarray) -> pa.Array:
@@ -331,13 +334,14 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
     sums + carry + rounding, `cash_end` = ending - position value. From the fills: `turnover` =
     1/2 sum |quantity x mid| / starting equity, `turnover_notional` = sum |quantity x fill|."""
     value = pc.multiply(positions.column("quantity"), positions.column("mark_price"))
-    held = group_sums(positions, "date", {"position_value_end": value, "gross_notional": pc.abs(value)}).join(
-        pa.table({"date": positions.column("date"), "v": pc.abs(value)})
-        .group_by("date", use_threads=False)
-        .aggregate([("v", "max")])
-        .rename_columns(["date", "largest_abs_value"]),
-        "date",
+    skip = pc.ScalarAggregateOptions(skip_nulls=True, min_count=0)
+    held = (
+        pa.table({"date": positions.column("date"), "v": value, "a": pc.abs(value)})
+        .group_by("date", use_threads=False)  # one thread: each session's values added in row order
+        .aggregate([("v", "sum", skip), ("a", "sum", skip), ("a", "max")])
     )
+    names = {"v_sum": "position_value_end", "a_sum": "gross_notional", "a_max": "largest_abs_value"}
+    held = held.rename_columns([names.get(n, n) for n in held.column_names])
     sums = group_sums(
         pnl, "date", {c: pnl.column(c) for c in ("market_pnl", "execution_cost", "borrow_cashflow")}
     )
@@ -381,7 +385,7 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
         )
     if len(pc.unique(sessions.column("date"))) != sessions.num_rows:
         raise BuildError(f"{name}.sessions has a date twice")
-    sessions = sessions.sort_by("date")
+    sessions = sort_by_date(sessions)
     dates_column = sessions.column("date")
     ledger: dict[str, Any] = {"date": dates_column}
     for part, names in (
@@ -401,8 +405,12 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
                 pc.fill_null(pc.cast(given_column, pa.float64()), 0.0).to_numpy(zero_copy_only=False)
             )
         )
-    orphan = set(positions.column("date").to_pylist()) | set(pnl.column("date").to_pylist())
-    orphan -= set(dates_column.to_pylist())
+    named = pa.chunked_array([*positions.column("date").chunks, *pnl.column("date").chunks], pa.date32())
+    orphan = set(
+        pc.unique(
+            named.filter(pc.invert(pc.is_in(named, value_set=dates_column.combine_chunks())))
+        ).to_pylist()
+    )
     if orphan:
         raise BuildError(
             f"{name}: positions or pnl rows on {len(orphan)} dates that are not in {name}.sessions: {sorted(orphan)[:3]}"

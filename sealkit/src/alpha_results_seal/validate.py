@@ -366,7 +366,7 @@ def check_symbols(tables: Tables, found: Findings) -> None:
             found,
             "symbols.ticker_pattern",
             kind,
-            pa.table({"symbol": symbols, "file": pa.array([where] * frame.num_rows, pa.string())}),
+            pa.table({"symbol": symbols, "file": pa.repeat(pa.scalar(where, pa.string()), frame.num_rows)}),
             # Anchored by hand, as week_status is: RE2's `$` is the end of the text, never before a
             # final newline.
             pc.invert(_matches(symbols, TICKER)),
@@ -550,7 +550,7 @@ def check_decisions(found: Findings, decisions: pa.Table, rebalances: pa.Table |
             "decisions.long_only_weights_sum_to_one",
             kind,
             sums,
-            differs(sums.column("sum_of_held_weights"), pa.array([1.0] * sums.num_rows, pa.float64())),
+            differs(sums.column("sum_of_held_weights"), pa.repeat(pa.scalar(1.0), sums.num_rows)),
             f"weeks whose held {column} do not sum to 1",
             columns=["sum_of_held_weights", "rows"],
         )
@@ -631,7 +631,7 @@ def check_exposures(found: Findings, exposures: pa.Table, weeks: pa.Table | None
 
 
 def _with_book(table: pa.Table, book: str) -> pa.Table:
-    return table.append_column("book", pa.array([book] * table.num_rows, pa.string()))
+    return table.append_column("book", pa.repeat(pa.scalar(book, pa.string()), table.num_rows))
 
 
 def _total(table: pa.Table, names: Sequence[str]) -> Any:
