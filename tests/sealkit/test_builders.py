@@ -122,7 +122,6 @@ def test_a_derived_or_unknown_column_and_a_missing_one_are_refused_by_name() -> 
         decisions_table(weights.with_columns(scroe=pl.lit(1.0)))
 
 
-
 def test_a_nan_score_is_refused_by_name() -> None:
     """A NaN score has no sign: the builders refuse it, naming the column (with polars they raised
     polars' own InvalidOperationError from the sign's cast)."""
@@ -141,6 +140,7 @@ def test_a_nan_score_is_refused_by_name() -> None:
     built = decisions_table(with_null)
     assert built.column("average_rank").to_pylist() == [1.0, None]
     assert built.column("direction").to_pylist() == [1, None]
+
 
 @pytest.mark.s3
 def test_a_seal_written_to_s3_passes_the_check(demo_seal: Path, s3_bucket: str, tmp_path: Path) -> None:
