@@ -120,15 +120,21 @@ def group_sums(
     table: pa.Table, key: str | Sequence[str], sums: dict[str, Values], count: str | None = None
 ) -> pa.Table:
     """Per value of `key`: each of `sums` added up in row order, nulls skipped (0.0 when every
-    value is null), and the group's row count as `count`. Null keys are one group."""
+    value is null), and the group's row count as `count`. Null keys are one group. A group of one
+    row sums to its value, -0.0 included (as polars summed; an addition from 0.0 would give 0.0)."""
     keys = [key] if isinstance(key, str) else list(key)
     columns = {k: table.column(k) for k in keys} | {f"_{name}": v for name, v in sums.items()}
-    grouped = pa.table(columns) if columns else table
     skip = pc.ScalarAggregateOptions(skip_nulls=True, min_count=0)
-    aggregations: list[Any] = [(f"_{name}", "sum", skip) for name in sums]
-    if count is not None:
-        aggregations.append(([], "count_all"))
+    aggregations: list[Any] = [([], "count_all")]
+    for name in sums:
+        aggregations += [(f"_{name}", "sum", skip), (f"_{name}", "min")]
     # one thread: a group's values are added in row order
-    out = grouped.group_by(keys, use_threads=False).aggregate(aggregations)
-    renamed = {f"_{name}_sum": name for name in sums} | {"count_all": count or "count_all"}
-    return out.rename_columns([renamed.get(n, n) for n in out.column_names])
+    grouped = pa.table(columns).group_by(keys, use_threads=False).aggregate(aggregations)
+    single = pc.equal(grouped.column("count_all"), 1)
+    out = {k: grouped.column(k) for k in keys}
+    for name in sums:
+        alone = pc.fill_null(grouped.column(f"_{name}_min"), 0.0)
+        out[name] = pc.if_else(single, alone, grouped.column(f"_{name}_sum"))
+    if count is not None:
+        out[count] = grouped.column("count_all")
+    return pa.table(out)

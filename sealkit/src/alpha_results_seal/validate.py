@@ -682,7 +682,8 @@ def check_ledger(found: Findings, ledger: pa.Table, book: str) -> None:
 def _full_join_on_date(left: pa.Table, right: pa.Table) -> pa.Table:
     """The full join of `left` with `right` on `date`, the two dates coalesced: each row of
     `left` with its row of `right` (whose dates are unique), then the rows of `right` no row of
-    `left` matched. A null date matches nothing (its rows stay apart, as polars' join keeps them)."""
+    `left` matched. A null date matches nothing: its rows stay apart, as polars' join kept them
+    (in an order polars left unspecified; a seal's dates are never null, `schema.not_null`)."""
     at = pc.index_in(left.column("date"), value_set=right.column("date").combine_chunks(), skip_nulls=True)
     hit = at.to_numpy(zero_copy_only=False)
     matched = pc.is_valid(at).to_numpy(zero_copy_only=False)
@@ -692,9 +693,11 @@ def _full_join_on_date(left: pa.Table, right: pa.Table) -> pa.Table:
     )
     rows_of_right = right.drop_columns(["date"])
     joined_right = rows_of_right.take(at)
-    top = pa.Table.from_arrays(
-        [*left.columns, *joined_right.columns], names=[*left.column_names, *joined_right.column_names]
-    )
+    columns = [*left.columns, *joined_right.columns]
+    names = [*left.column_names, *joined_right.column_names]
+    # every column may be null now: a session on one side only has none of the other's
+    schema = pa.schema([pa.field(n, c.type) for n, c in zip(names, columns, strict=True)])
+    top = pa.Table.from_arrays(columns, schema=schema)
     extra = right.take(pa.array(unmatched, pa.int64()))
     bottom_columns = [
         extra.column(n) if n in extra.column_names else pa.nulls(extra.num_rows, top.schema.field(n).type)
