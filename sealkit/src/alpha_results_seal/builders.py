@@ -340,8 +340,8 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
         .group_by("date", use_threads=False)  # one thread: each session's values added in row order
         .aggregate([("v", "sum", skip), ("a", "sum", skip), ("a", "max")])
     )
-    names = {"v_sum": "position_value_end", "a_sum": "gross_notional", "a_max": "largest_abs_value"}
-    held = held.rename_columns([names.get(n, n) for n in held.column_names])
+    renamed = {"v_sum": "position_value_end", "a_sum": "gross_notional", "a_max": "largest_abs_value"}
+    held = held.rename_columns([renamed.get(n, n) for n in held.column_names])
     sums = group_sums(
         pnl, "date", {c: pnl.column(c) for c in ("market_pnl", "execution_cost", "borrow_cashflow")}
     )
