@@ -40,7 +40,7 @@ pl = pytest.importorskip("polars")
 SPECIAL = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1.0, -1.0]
 GRID = st.one_of(st.sampled_from(SPECIAL), st.integers(-8, 8).map(lambda i: i / 4))
 DAYS = [dt.date(2024, 1, 1) + dt.timedelta(days=7 * i) for i in range(4)]
-SYMBOLS = ["AAA", "BBB", "C.1", "bad symbol", "=HYPERLINK(1)"]
+SYMBOLS = ["AAA", "BBB", "C.1", "bad symbol", "=HYPERLINK(1)", "ＡＢＣ", "A\u202eB", "AB\n", "X" * 25, "٣"]
 INSTANTS = [dt.datetime(2024, 1, 1, 15, tzinfo=dt.UTC) + dt.timedelta(hours=i) for i in range(3)]
 
 
@@ -64,11 +64,30 @@ def value_for(field: pa.Field, texts: list[str | None]) -> st.SearchStrategy[Any
 
 
 TEXTS = {
-    "week_status": ["traded", "pending", "skipped", "holiday_week", "Bad-Status", "traded\n"],
+    "week_status": [
+        "traded",
+        "pending",
+        "skipped",
+        "holiday_week",
+        "Bad-Status",
+        "traded\n",
+        "tradéd",
+        "ｔraded",
+        "",
+    ],
     "unavailability_reason": [*S.UNAVAILABILITY_REASONS, "nope"],
     "decision_reason": [*S.DECISION_REASONS, "nope"],
     "raw_decision_reason": [*S.DECISION_REASONS, "nope"],
-    "sector": ["Energy", "Tech & Media", "=HYPERLINK(1)", "9lives", "a" * 70],
+    "sector": [
+        "Energy",
+        "Tech & Media",
+        "=HYPERLINK(1)",
+        "9lives",
+        "a" * 70,
+        "a" * 64,
+        "Énergie",
+        "Energy\n",
+    ],
     "phase": [*S.TRADE_PHASES, "later"],
     "rebalance_adjustment_reason": [*S.ADJUSTMENT_REASONS, "nope"],
     "exit_reason": [*S.EXIT_REASONS, "nope"],
@@ -117,6 +136,19 @@ RELAXED = settings(max_examples=150, deadline=None, suppress_health_check=[Healt
 @given(tables(S.REBALANCES))
 def test_rebalances(rebalances: pa.Table) -> None:
     same(port.check_rebalances, oracle.check_rebalances, rebalances, frames=(0,))
+
+
+@RELAXED
+@given(tables(S.POSITIONS), tables(S.EXPOSURES, 4), st.booleans())
+def test_symbols(positions: pa.Table, exposures: pa.Table, refused: bool) -> None:
+    """symbols.ticker_pattern over every table with symbols (one of them refused before or not)."""
+    frames = {("positions", "long_short"): positions, ("exposures", None): exposures}
+    why = {("trades", "long_only"): "trades/long_only.parquet breaks schema.columns"} if refused else {}
+    ported, reference = Findings(), Findings()
+    port.check_symbols(port.Tables(frames, why), ported)
+    oracle.check_symbols(oracle.Tables({k: pl.from_arrow(t) for k, t in frames.items()}, why), reference)
+    assert repr([b.as_dict() for b in ported.broken]) == repr([b.as_dict() for b in reference.broken])
+    assert ported.not_checked == reference.not_checked
 
 
 @RELAXED
