@@ -47,35 +47,34 @@ def any_of(flags: Sequence[Values]) -> Values:
     return out
 
 
+def _dense(values: pa.Array) -> np.ndarray:
+    """Dense int64 codes (0 .. distinct - 1) of `values`, a null one code (Arrow's hashing: no sort)."""
+    encoded = pc.dictionary_encode(values, null_encoding="encode")
+    return np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
 def _key_codes(values: Values) -> np.ndarray:
-    """Dense int64 codes (0 .. distinct - 1), equal exactly when the values are equal as keys:
-    nulls equal to each other, NaN to NaN, -0.0 to 0.0."""
+    """Dense codes, equal exactly when the values are equal as keys: nulls equal to each other,
+    NaN to NaN, -0.0 to 0.0 (a float is keyed by the bits of its canonical form)."""
     array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if pa.types.is_floating(array.type):
         nulls = np.asarray(array.is_null().to_numpy(zero_copy_only=False), dtype=bool)
         filled = pc.fill_null(pc.cast(array, pa.float64()), 0.0)
         x = np.asarray(filled.to_numpy(zero_copy_only=False), dtype=np.float64)
         x = np.where(np.isnan(x), np.nan, x) + 0.0  # one NaN; -0.0 + 0.0 is 0.0
-        bits = x.view(np.int64)
-        _, codes = np.unique(bits, return_inverse=True)
-        codes = codes.reshape(-1).astype(np.int64) + 1
-        codes[nulls] = 0
-        return codes
-    encoded = pc.dictionary_encode(array, null_encoding="encode")
-    return np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        return _dense(pa.array(x.view(np.int64), pa.int64(), mask=nulls))
+    return _dense(array)
 
 
 def row_codes(columns: Sequence[Values]) -> np.ndarray:
     """One int64 per row, equal for rows whose `columns` are all equal as keys: each column's
-    codes folded into the row's (kept dense, so the product never overflows)."""
+    codes folded into the row's, kept dense (below the row count, so the product never overflows)."""
     codes = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
     for column in columns:
         mine = _key_codes(column)
         if not mine.size:
             continue
-        codes = codes * (int(mine.max()) + 1) + mine
-        _, dense = np.unique(codes, return_inverse=True)
-        codes = dense.reshape(-1).astype(np.int64)
+        codes = _dense(pa.array(codes * (int(mine.max()) + 1) + mine, pa.int64()))
     return codes
 
 
@@ -86,16 +85,49 @@ def is_duplicated(table: pa.Table, names: Sequence[str]) -> pa.Array:
     return pa.array(counts[codes] > 1 if codes.size else np.zeros(0, dtype=bool), pa.bool_())
 
 
+def _canonical(values: Values) -> pa.Array:
+    """A float column as the int64 bits of its canonical form (one NaN, -0.0 as 0.0), nulls kept
+    null; any other column as it is: keys a hash join compares as the rules do."""
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if not pa.types.is_floating(array.type):
+        return array
+    nulls = np.asarray(array.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    x = np.asarray(pc.fill_null(pc.cast(array, pa.float64()), 0.0).to_numpy(zero_copy_only=False), np.float64)
+    x = np.where(np.isnan(x), np.nan, x) + 0.0  # one NaN; -0.0 + 0.0 is 0.0
+    return pa.array(x.view(np.int64), pa.int64(), mask=nulls)
+
+
+def _join_keys(table: pa.Table, names: Sequence[str], flagged: set[str]) -> dict[str, pa.Array]:
+    """`names` as hash-join keys: canonical, and where a column of either side holds a null
+    (`flagged`), the null replaced by a filler and told apart by a flag column of its own (Arrow's
+    join matches no null key; the rule wants nulls equal)."""
+    keys: dict[str, pa.Array] = {}
+    for name in names:
+        key = _canonical(table.column(name))
+        if name in flagged:
+            keys[f"{name}\0null"] = key.is_null()
+            filler = "" if pa.types.is_string(key.type) or pa.types.is_large_string(key.type) else 0
+            keys[name] = pc.fill_null(key, pa.scalar(filler).cast(key.type))
+        else:
+            keys[name] = key
+    return keys
+
+
 def semi_join_rows(table: pa.Table, other: pa.Table, names: Sequence[str]) -> np.ndarray:
     """Whether each row of `table` equals some row of `other` on every one of `names`, nulls
-    equal (a semi-join with nulls equal): one key encoding over both tables."""
-    both = [
-        pa.chunked_array([*table.column(n).chunks, *other.column(n).chunks], table.schema.field(n).type)
-        for n in names
-    ]
-    codes = row_codes(both)
-    mine, theirs = codes[: table.num_rows], codes[table.num_rows :]
-    return np.isin(mine, theirs)
+    equal, NaN equal to NaN, -0.0 to 0.0 (a semi-join with nulls equal): Arrow's hash join
+    (`Table.join`, "left semi") over canonical keys."""
+    if not table.num_rows or not other.num_rows:
+        return np.zeros(table.num_rows, dtype=bool)
+    flagged = {n for n in names if table.column(n).null_count or other.column(n).null_count}
+    mine = _join_keys(table, names, flagged)
+    theirs = _join_keys(other, names, flagged)
+    index = "\0row"
+    left = pa.table({**mine, index: pa.array(np.arange(table.num_rows), pa.int64())})
+    found = left.join(pa.table(theirs), keys=list(mine), join_type="left semi", use_threads=False)
+    known = np.zeros(table.num_rows, dtype=bool)
+    known[np.asarray(found.column(index).to_numpy(zero_copy_only=False), dtype=np.int64)] = True
+    return known
 
 
 def sort_by_date(table: pa.Table) -> pa.Table:

@@ -377,8 +377,11 @@ def check_symbols(tables: Tables, found: Findings) -> None:
 
 
 def _matches(text: pa.ChunkedArray, pattern: str) -> Any:
-    """Whether each text matches `pattern` whole (null for a null text)."""
-    return pc.match_substring_regex(text, f"^(?:{pattern})$")
+    """Whether each text matches `pattern` whole (null for a null text). Each distinct text is
+    matched once (a seal repeats its few hundred symbols on every row)."""
+    encoded = pc.dictionary_encode(text.combine_chunks())
+    matched = pc.match_substring_regex(encoded.dictionary, f"^(?:{pattern})$")
+    return pc.take(matched, encoded.indices)
 
 
 def _float(values: pa.ChunkedArray) -> Any:
