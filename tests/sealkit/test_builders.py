@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -119,6 +120,26 @@ def test_a_derived_or_unknown_column_and_a_missing_one_are_refused_by_name() -> 
         decisions_table(weights.with_columns(confidence=pl.lit(1.0)))
     with pytest.raises(BuildError, match="decisions has a column 'scroe'"):
         decisions_table(weights.with_columns(scroe=pl.lit(1.0)))
+
+
+def test_a_nan_score_is_refused_by_name() -> None:
+    """A NaN score has no sign: the builders refuse it, naming the column (with polars they raised
+    polars' own InvalidOperationError from the sign's cast)."""
+    frame = pa.table(
+        {
+            "date": pa.array([dt.date(2024, 1, 5)] * 2, pa.date32()),
+            "symbol": ["A", "B"],
+            "score": [1.0, float("nan")],
+            "long_short_target_weight": [0.0, 0.0],
+            "long_only_target_weight": [0.0, 0.0],
+        }
+    )
+    with pytest.raises(BuildError, match=r"decisions\.score holds NaN"):
+        decisions_table(frame)
+    with_null = frame.set_column(2, "score", pa.array([1.0, None]))
+    built = decisions_table(with_null)
+    assert built.column("average_rank").to_pylist() == [1.0, None]
+    assert built.column("direction").to_pylist() == [1, None]
 
 
 @pytest.mark.s3

@@ -1,6 +1,7 @@
 """The seal kit as a research team installs it: ALONE, in a fresh virtual environment (uv venv +
-uv pip install of sealkit/, with its pandas extra, and separately with polars only), no server
-package in it. The team's engine (tests/sealkit/team_engine.py, run by that environment's Python
+uv pip install of sealkit/, with its pandas extra, and separately with its polars extra), no server
+package in it, and in the pandas one no polars either: the rules are pyarrow.compute, polars is
+an extra only for handing the builders polars frames. The team's engine (tests/sealkit/team_engine.py, run by that environment's Python
 from outside the checkout) writes a seal from its frames with the builders, the kit's own command
 checks it (exit 0; a seal with two mistakes is refused with both in one run, exit 1), and the
 server's `alpha-results build` publishes it: the week page read back from the lake carries the
@@ -109,8 +110,8 @@ def test_installed_alone_the_kit_writes_a_seal_the_server_publishes(
     probe = "import importlib.util as u, sys; print(' '.join(m for m in sys.argv[1:] if u.find_spec(m)))"
     found = run(python, "-c", probe, *SERVER_PACKAGES, "pandas", "polars", "alpha_results_seal", cwd=tmp_path)
     assert found.returncode == 0, found.stderr
-    # no server package; the frame library asked for; pandas only with its extra
-    expected = {"pandas": "pandas polars alpha_results_seal", "polars": "polars alpha_results_seal"}
+    # no server package; the frame library asked for and not the other: [pandas] brings no polars
+    expected = {"pandas": "pandas alpha_results_seal", "polars": "polars alpha_results_seal"}
     assert found.stdout.split() == expected[library].split()
 
     alpha_id = f"Test_kit_{library}"
@@ -150,14 +151,15 @@ def test_installed_alone_the_kit_writes_a_seal_the_server_publishes(
             assert row["cohort_size"] == len(scored)
 
 
+@pytest.mark.parametrize("library", ["pandas", "polars"])
 def test_two_mistakes_are_reported_in_one_run_of_the_kit_command(
-    venvs: dict[str, Path], demo_seal: Path, tmp_path: Path
+    library: str, venvs: dict[str, Path], demo_seal: Path, tmp_path: Path
 ) -> None:
-    venv = venvs["polars"]
+    venv = venvs[library]
     frames = team_frames(demo_seal, tmp_path / "frames", "Test_kit_broken")
     engine = shutil.copy(Path(__file__).with_name("team_engine.py"), tmp_path / "team_engine.py")
     seal = tmp_path / "Test_kit_broken"
-    assert run(venv / "bin" / "python", engine, frames, seal, "polars", cwd=tmp_path).returncode == 0
+    assert run(venv / "bin" / "python", engine, frames, seal, library, cwd=tmp_path).returncode == 0
     # mistake 1: a rebalance date twice; mistake 2: a symbol that is not a ticker
     rebalances = pq.read_table(seal / "rebalances.parquet")
     pq.write_table(pa.concat_tables([rebalances, rebalances.slice(0, 1)]), seal / "rebalances.parquet")

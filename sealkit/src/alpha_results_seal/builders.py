@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
 from alpha_results_seal.demo.calendar import NEW_YORK, close_instants
 from alpha_results_seal.frames import cast_column, to_arrow
@@ -101,10 +101,32 @@ def _columns(
         raise BuildError(str(error)) from None
 
 
-def _pl(table: pa.Table) -> pl.DataFrame:
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)  # a Table is a DataFrame (an Array would be a Series)
-    return frame
+def _lookup(keys: Sequence[pa.ChunkedArray], table: pa.Table, names: Sequence[str]) -> np.ndarray:
+    """For each row of `keys`, the row of `table` whose `names` columns equal it (its keys are
+    unique), or -1: a left join's lookup. A null key matches nothing (as a join does)."""
+    both = [
+        pa.chunked_array([*k.chunks, *table.column(n).chunks], table.schema.field(n).type)
+        for k, n in zip(keys, names, strict=True)
+    ]
+    codes = row_codes(both)
+    n = len(keys[0])
+    at = np.full(int(codes.max()) + 1 if codes.size else 0, -1, dtype=np.int64)
+    at[codes[n:]] = np.arange(table.num_rows)
+    found = at[codes[:n]]
+    for key in keys:
+        found[np.asarray(key.is_null().to_numpy(zero_copy_only=False), dtype=bool)] = -1
+    return found
+
+
+def _left(values: pa.ChunkedArray | pa.Array, at: np.ndarray) -> pa.Array:
+    """`values` taken at `at`, 0.0 where -1 (no row)."""
+    taken = pc.take(values, pa.array(np.where(at < 0, 0, at), pa.int64())) if len(values) else None
+    out = (
+        np.zeros(len(at))
+        if taken is None
+        else np.asarray(taken.to_numpy(zero_copy_only=False), dtype=np.float64)
+    )
+    return pa.array(np.where(at < 0, 0.0, out), pa.float64())
 
 
 def _table(columns: Mapping[str, Any], schema: pa.Schema, rows: int) -> pa.Table:
@@ -119,14 +141,35 @@ def _table(columns: Mapping[str, Any], schema: pa.Schema, rows: int) -> pa.Table
 # -- decisions and the rebalance index ------------------------------------------------------------
 
 
-def _rank_and_sign(frame: pl.DataFrame, score: str, prefix: str) -> list[pl.Expr]:
-    s = pl.col(score)
-    return [
-        s.sign().cast(pl.Int8).alias(f"{prefix}direction"),
-        s.abs().alias(f"{prefix}confidence"),
-        # 1 = highest of the date, ties share the average of their ranks, nulls unranked
-        s.rank("average", descending=True).over("date").cast(pl.Float64).alias(f"{prefix}average_rank"),
-    ]
+def _rank_and_sign(dates: pa.ChunkedArray, scores: pa.ChunkedArray, frame: str) -> dict[str, Any]:
+    """`direction` = sign(score), `confidence` = |score| and `average_rank` (1 = highest of the
+    date, ties share the average of their ranks, nulls unranked) of one score column."""
+    x = np.asarray(pc.fill_null(scores, np.nan).to_numpy(zero_copy_only=False), dtype=np.float64)
+    nulls = np.asarray(scores.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    if np.isnan(x[~nulls]).any():
+        raise BuildError(f"{frame} holds NaN: a score is a number, or null for a name without one")
+    ranks = np.full(len(x), np.nan)
+    scored = np.flatnonzero(~nulls)
+    if scored.size:
+        day = row_codes([dates])[scored]
+        value = x[scored]
+        order = np.lexsort((-value, day))  # by date, then the highest score first
+        d, v = day[order], value[order]
+        starts_day = np.r_[True, d[1:] != d[:-1]]
+        starts_tie = starts_day | np.r_[True, v[1:] != v[:-1]]
+        position = np.arange(len(d))
+        first_of_day = np.maximum.accumulate(np.where(starts_day, position, 0))
+        tie_start = np.flatnonzero(starts_tie)
+        tie_end = np.r_[tie_start[1:], len(d)]
+        # the tie [s, e) holds ranks s - day start + 1 .. e - day start: their average
+        average = ((tie_start + 1 + tie_end) / 2.0) - first_of_day[tie_start]
+        ranked = np.repeat(average, tie_end - tie_start)
+        ranks[scored[order]] = ranked
+    return {
+        "direction": pc.cast(pc.sign(scores), pa.int8()),
+        "confidence": pc.abs(scores),
+        "average_rank": pa.array(ranks, pa.float64(), mask=nulls),
+    }
 
 
 def decisions_table(frame: Any) -> pa.Table:
@@ -152,14 +195,13 @@ def decisions_table(frame: Any) -> pa.Table:
             columns[raw] = columns.get(conditioned)
     if "next_open_tradeable" not in columns:
         columns["next_open_tradeable"] = pa.chunked_array([np.ones(table.num_rows, dtype=bool)], pa.bool_())
-    scores = _pl(
-        pa.table({"date": columns["date"], "score": columns["score"], "raw": columns["pre_smoothing_score"]})
-    )
-    derived = scores.select(
-        *_rank_and_sign(scores, "score", ""), *_rank_and_sign(scores, "raw", "raw_")
-    ).to_arrow()
+    derived = {
+        prefix + name: values
+        for prefix, score in (("", "score"), ("raw_", "pre_smoothing_score"))
+        for name, values in _rank_and_sign(columns["date"], columns[score], f"decisions.{score}").items()
+    }
     for name in DECISIONS_DERIVED:
-        columns[name] = pc.cast(derived.column(name), S.DECISIONS.field(name).type)
+        columns[name] = pc.cast(derived[name], S.DECISIONS.field(name).type)
     return _table(columns, S.DECISIONS, table.num_rows).sort_by(
         [("date", "ascending"), ("symbol", "ascending")]
     )
@@ -267,26 +309,19 @@ def _fill_costs(pnl: Mapping[str, Any], trades: pa.Table | None, name: str, zero
     """Each name's `execution_cost` per session: the sum of its fills' that session."""
     if trades is None:
         return zeros
-    fills = _pl(
-        pa.table(
-            {
-                "date": _session_dates(trades),
-                "symbol": trades.column("symbol"),
-                "cost": trades.column("execution_cost"),
-            }
-        )
-    )
-    rows = _pl(pa.table({"date": pnl["date"], "symbol": pnl["symbol"]}))
-    costs = fills.group_by("date", "symbol").agg(pl.col("cost").sum())
-    orphans = costs.join(rows, on=["date", "symbol"], how="anti")
-    if orphans.height:
-        first = orphans.row(0, named=True)
+    fills = pa.table({"date": _session_dates(trades), "symbol": trades.column("symbol")})
+    costs = group_sums(fills, ["date", "symbol"], {"cost": trades.column("execution_cost")})
+    rows = pa.table({"date": pnl["date"], "symbol": pnl["symbol"]})
+    carried = _lookup([costs.column("date"), costs.column("symbol")], rows, ["date", "symbol"])
+    orphans = costs.filter(pa.array(carried < 0))
+    if orphans.num_rows:
+        first = orphans.slice(0, 1).to_pylist()[0]
         raise BuildError(
-            f"{name}.trades: {orphans.height} (session, symbol) fills have no {name}.pnl row to carry their "
+            f"{name}.trades: {orphans.num_rows} (session, symbol) fills have no {name}.pnl row to carry their "
             f"execution_cost (first: {first['symbol']} on {first['date']})"
         )
-    joined = rows.with_row_index("_i").join(costs, on=["date", "symbol"], how="left").sort("_i")
-    return joined["cost"].fill_null(0.0).to_arrow()
+    at = _lookup([rows.column("date"), rows.column("symbol")], costs, ["date", "symbol"])
+    return _left(costs.column("cost"), at)
 
 
 def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: pa.Table | None) -> pa.Table:
@@ -298,76 +333,93 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
     at inception), `cash_carry` = cash_start x risk_free_return, `ending_equity` = starting + the
     sums + carry + rounding, `cash_end` = ending - position value. From the fills: `turnover` =
     1/2 sum |quantity x mid| / starting equity, `turnover_notional` = sum |quantity x fill|."""
-    value = _pl(positions).select("date", (pl.col("quantity") * pl.col("mark_price")).alias("v"))
-    held = value.group_by("date").agg(
-        pl.col("v").sum().alias("position_value_end"),
-        pl.col("v").abs().sum().alias("gross_notional"),
-        pl.col("v").abs().max().alias("largest_abs_value"),
+    value = pc.multiply(positions.column("quantity"), positions.column("mark_price"))
+    skip = pc.ScalarAggregateOptions(skip_nulls=True, min_count=0)
+    held = (
+        pa.table({"date": positions.column("date"), "v": value, "a": pc.abs(value)})
+        .group_by("date", use_threads=False)  # one thread: each session's values added in row order
+        .aggregate([("v", "sum", skip), ("a", "sum", skip), ("a", "max")])
     )
-    pnl_frame = _pl(pnl)
-    sums = pnl_frame.group_by("date").agg(pl.col("market_pnl", "execution_cost", "borrow_cashflow").sum())
-    flows = pl.DataFrame(
-        schema={"date": pl.Date, "turnover_mid": pl.Float64, "turnover_notional": pl.Float64}
+    renamed = {"v_sum": "position_value_end", "a_sum": "gross_notional", "a_max": "largest_abs_value"}
+    held = held.rename_columns([renamed.get(n, n) for n in held.column_names])
+    sums = group_sums(
+        pnl, "date", {c: pnl.column(c) for c in ("market_pnl", "execution_cost", "borrow_cashflow")}
+    )
+    flows = pa.table(
+        {
+            "date": pa.array([], pa.date32()),
+            "turnover_mid": pa.array([], pa.float64()),
+            "turnover_notional": pa.array([], pa.float64()),
+        }
     )
     if trades is not None:
-        fills = _pl(
-            pa.table(
-                {
-                    "date": _session_dates(trades),
-                    **{c: trades.column(c) for c in ("quantity", "mid_price", "fill_price")},
-                }
-            )
-        )
-        flows = fills.group_by("date").agg(
-            (pl.col("quantity") * pl.col("mid_price")).abs().sum().alias("turnover_mid"),
-            (pl.col("quantity") * pl.col("fill_price")).abs().sum().alias("turnover_notional"),
+        flows = group_sums(
+            pa.table({"date": _session_dates(trades)}),
+            "date",
+            {
+                "turnover_mid": pc.abs(pc.multiply(trades.column("quantity"), trades.column("mid_price"))),
+                "turnover_notional": pc.abs(
+                    pc.multiply(trades.column("quantity"), trades.column("fill_price"))
+                ),
+            },
         )
     if book.sessions is not None:
         given = to_arrow(book.sessions, f"{name}.sessions")
-        session_columns = _columns(
-            given, f"{name}.sessions", pa.schema([S.PORTFOLIO.field(c) for c in SESSION_COLUMNS]), ["date"]
+        sessions = pa.table(
+            _columns(
+                given,
+                f"{name}.sessions",
+                pa.schema([S.PORTFOLIO.field(c) for c in SESSION_COLUMNS]),
+                ["date"],
+            )
         )
-        sessions = _pl(pa.table(session_columns))
     else:
-        sessions = pl.concat([value.select("date"), pnl_frame.select("date")]).unique()
-    if sessions["date"].is_duplicated().any():
-        raise BuildError(f"{name}.sessions has a date twice")
-    ledger = (
-        sessions.sort("date")
-        .join(held, on="date", how="left")
-        .join(sums, on="date", how="left")
-        .join(flows, on="date", how="left")
-    )
-    for column in ("timestamp", "risk_free_return", "rounding_adjustment"):
-        if column not in ledger.columns:
-            ledger = ledger.with_columns(pl.lit(None).alias(column))
-    ledger = ledger.with_columns(
-        pl.col(
-            "position_value_end",
-            "gross_notional",
-            "largest_abs_value",
-            "market_pnl",
-            "execution_cost",
-            "borrow_cashflow",
-            "turnover_mid",
-            "turnover_notional",
-            "risk_free_return",
-            "rounding_adjustment",
+        sessions = pa.table(
+            {
+                "date": pc.unique(
+                    pa.chunked_array(
+                        [*positions.column("date").chunks, *pnl.column("date").chunks], pa.date32()
+                    )
+                )
+            }
         )
-        .cast(pl.Float64)
-        .fill_null(0.0)
+    if len(pc.unique(sessions.column("date"))) != sessions.num_rows:
+        raise BuildError(f"{name}.sessions has a date twice")
+    sessions = sort_by_date(sessions)
+    dates_column = sessions.column("date")
+    ledger: dict[str, Any] = {"date": dates_column}
+    for part, names in (
+        (held, ("position_value_end", "gross_notional", "largest_abs_value")),
+        (sums, ("market_pnl", "execution_cost", "borrow_cashflow")),
+        (flows, ("turnover_mid", "turnover_notional")),
+    ):
+        at = _lookup([dates_column], part, ["date"])
+        for column in names:
+            ledger[column] = _left(part.column(column), at).to_numpy()
+    for column in ("risk_free_return", "rounding_adjustment"):
+        given_column = sessions.column(column) if column in sessions.column_names else None
+        ledger[column] = (
+            np.zeros(sessions.num_rows)
+            if given_column is None
+            else np.asarray(
+                pc.fill_null(pc.cast(given_column, pa.float64()), 0.0).to_numpy(zero_copy_only=False)
+            )
+        )
+    named = pa.chunked_array([*positions.column("date").chunks, *pnl.column("date").chunks], pa.date32())
+    orphan = set(
+        pc.unique(
+            named.filter(pc.invert(pc.is_in(named, value_set=dates_column.combine_chunks())))
+        ).to_pylist()
     )
-    orphan = set(value["date"].to_list()) | set(pnl_frame["date"].to_list())
-    orphan -= set(ledger["date"].to_list())
     if orphan:
         raise BuildError(
             f"{name}: positions or pnl rows on {len(orphan)} dates that are not in {name}.sessions: {sorted(orphan)[:3]}"
         )
     # The equity chain is sequential (a session's carry is earned on the previous session's cash).
-    n = ledger.height
-    flow = (ledger["market_pnl"] + ledger["execution_cost"] + ledger["borrow_cashflow"]).to_numpy()
-    rounding, rf = ledger["rounding_adjustment"].to_numpy(), ledger["risk_free_return"].to_numpy()
-    position_value = ledger["position_value_end"].to_numpy()
+    n = sessions.num_rows
+    flow = ledger["market_pnl"] + ledger["execution_cost"] + ledger["borrow_cashflow"]
+    rounding, rf = ledger["rounding_adjustment"], ledger["risk_free_return"]
+    position_value = ledger["position_value_end"]
     starting, ending, cash_start, cash_end, carry = (np.empty(n) for _ in range(5))
     equity, cash = 1.0, 1.0
     for i in range(n):
@@ -376,33 +428,35 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
         equity = equity + flow[i] + carry[i] + rounding[i]
         cash = equity - position_value[i]
         ending[i], cash_end[i] = equity, cash
-    timestamps = ledger["timestamp"].to_arrow()
-    dates = ledger["date"].to_list()
+    timestamps = (
+        sessions.column("timestamp") if "timestamp" in sessions.column_names else pa.nulls(n, S.UTC_TS)
+    )
+    dates = dates_column.to_pylist()
     if timestamps.null_count:
         closes = pa.array(close_instants(dates).astype(np.int64), pa.int64()).cast(S.UTC_TS)
         timestamps = pc.coalesce(pc.cast(timestamps, S.UTC_TS), closes)
     with np.errstate(invalid="ignore", divide="ignore"):
-        largest = np.where(ending != 0, ledger["largest_abs_value"].to_numpy() / ending, 0.0)
-        turnover = np.where(starting != 0, 0.5 * ledger["turnover_mid"].to_numpy() / starting, 0.0)
+        largest = np.where(ending != 0, ledger["largest_abs_value"] / ending, 0.0)
+        turnover = np.where(starting != 0, 0.5 * ledger["turnover_mid"] / starting, 0.0)
     columns = {
-        "date": ledger["date"].to_arrow(),
+        "date": dates_column,
         "timestamp": timestamps,
         "starting_equity": starting,
         "ending_equity": ending,
         "cash_start": cash_start,
         "cash_end": cash_end,
         "position_value_end": position_value,
-        "market_pnl": ledger["market_pnl"].to_numpy(),
-        "execution_cost": ledger["execution_cost"].to_numpy(),
-        "borrow_cashflow": ledger["borrow_cashflow"].to_numpy(),
+        "market_pnl": ledger["market_pnl"],
+        "execution_cost": ledger["execution_cost"],
+        "borrow_cashflow": ledger["borrow_cashflow"],
         "cash_carry": carry,
         "risk_free_return": rf,
         "rounding_adjustment": rounding,
         "equity_basis": np.ones(n),
-        "gross_notional": ledger["gross_notional"].to_numpy(),
+        "gross_notional": ledger["gross_notional"],
         "net_notional": position_value,
         "largest_abs_weight": largest,
-        "turnover_notional": ledger["turnover_notional"].to_numpy(),
+        "turnover_notional": ledger["turnover_notional"],
         "turnover": turnover,
     }
     return pa.Table.from_arrays(

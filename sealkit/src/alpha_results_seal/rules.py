@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import polars as pl
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 RELATIVE_TOLERANCE = 1e-9
 MAX_SAMPLE_ROWS = 5
@@ -187,33 +189,53 @@ def _rank(found: SealRejected | NotChecked) -> int:
 RANK = {rule: rank for rank, rule in enumerate(RULES)}
 
 
-def differs(a: pl.Expr, b: pl.Expr) -> pl.Expr:
-    """True where a and b disagree beyond the tolerance (null on either side counts as disagreeing)."""
-    scale = pl.max_horizontal(pl.lit(1.0), a.abs(), b.abs())
-    return ((a - b).abs() > RELATIVE_TOLERANCE * scale).fill_null(True)
+def differs(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """True where a and b disagree beyond the tolerance: |a - b| > tol x max(1, |a|, |b|).
+
+    Null on either side counts as disagreeing. NaN explicitly: a NaN difference (NaN on either
+    side, or two equal infinities) disagrees, as NaN ranks above every number, where numpy's
+    `abs(a - b) > bound` is False and would let a NaN equity through; the scale ignores a NaN (it
+    is 1 for a NaN against 0). An infinity against a finite number does not disagree (the scale
+    is infinite too): the rule as it has always been (tests/sealkit/test_rules_port.py)."""
+    x = _floats(a)
+    y = _floats(b)
+    nulls = np.asarray(pc.or_(pc.is_null(a), pc.is_null(b)).to_numpy(zero_copy_only=False), dtype=bool)
+    with np.errstate(invalid="ignore", over="ignore"):
+        delta = np.abs(x - y)
+        scale = np.fmax(1.0, np.fmax(np.abs(x), np.abs(y)))  # fmax: a NaN is passed over
+        flagged = (delta > RELATIVE_TOLERANCE * scale) | np.isnan(delta)
+    return pa.array(flagged | nulls, pa.bool_())
+
+
+def _floats(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """float64 values, a null as NaN (the caller masks nulls)."""
+    cast = pc.cast(values, pa.float64())
+    return np.asarray(pc.fill_null(cast, float("nan")).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
 def fail_if_any(
     found: Findings,
     rule: str,
     kind: str,
-    frame: pl.DataFrame,
-    bad: pl.Expr | pl.Series,
+    frame: pa.Table,
+    bad: pa.Array | pa.ChunkedArray,
     what: str,
     columns: Sequence[str],
 ) -> None:
-    """Records `rule` as broken when any row of `frame` is flagged, quoting counts and sample
-    rows: each holds the columns that locate it (`LOCATING_COLUMNS`) and `columns`, the ones
-    the rule is about, and no other."""
-    flagged = frame.filter(bad)
-    if flagged.height:
-        shown = [c for c in LOCATING_COLUMNS if c in frame.columns and c not in columns] + list(columns)
+    """Records `rule` as broken when any row of `frame` is flagged (a null flag is not),
+    quoting counts and sample rows: each holds the columns that locate it (`LOCATING_COLUMNS`)
+    and `columns`, the ones the rule is about, and no other."""
+    flagged = frame.filter(pc.fill_null(bad, False))
+    if flagged.num_rows:
+        shown = [c for c in LOCATING_COLUMNS if c in frame.column_names and c not in columns] + list(columns)
         found.add(
             SealRejected(
                 rule,
                 kind,
-                f"{flagged.height:,} of {frame.height:,} rows: {what}",
-                samples=[_jsonable(row) for row in flagged.head(MAX_SAMPLE_ROWS).select(shown).to_dicts()],
+                f"{flagged.num_rows:,} of {frame.num_rows:,} rows: {what}",
+                samples=[
+                    _jsonable(row) for row in flagged.slice(0, MAX_SAMPLE_ROWS).select(shown).to_pylist()
+                ],
             )
         )
 

@@ -2,7 +2,8 @@
 `Findings` and the next one runs: one pass finds every broken rule (`alpha_results_seal.check` runs
 them in order, for `alpha-results seal check` and the publish path alike).
 
-Checks are vectorised over whole tables (polars); a broken rule records the rule id, the kind, the
+Checks are vectorised over whole tables (pyarrow.compute, NaN and null handled as
+`arrow_logic` says); a broken rule records the rule id, the kind, the
 count of offending rows and up to five of them, each holding the columns that locate it and those
 the rule is about. A rule that would read what another rule refused (a table whose columns are
 wrong, a manifest field that does not say which files the seal holds) is recorded as not checked,
@@ -19,11 +20,21 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-import polars as pl
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from alpha_results_seal import arrow_schemas as S
+from alpha_results_seal.arrow_logic import (
+    any_of,
+    greater,
+    group_sums,
+    is_duplicated,
+    is_in,
+    semi_join_rows,
+    shift_down,
+    sort_by_date,
+)
 from alpha_results_seal.bounded_read import check_columns
 from alpha_results_seal.identifiers import TICKER
 from alpha_results_seal.manifest import TABLE_FIELDS, manifest_problems
@@ -38,7 +49,7 @@ from alpha_results_seal.seal import (
     table_files,
 )
 
-# Matched whole (in polars, anchored): `re.match` with `$` lets a trailing newline through.
+# Matched whole (in pyarrow, anchored): `re.match` with `$` lets a trailing newline through.
 SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 
 Key = tuple[str, str | None]
@@ -104,10 +115,10 @@ class Tables:
     """The seal's tables the rules may read, as frames, and why each other sealed table may not
     be read (`alpha_results_seal.seal.load_contents` or a schema rule refused it)."""
 
-    frames: dict[Key, pl.DataFrame]
+    frames: dict[Key, pa.Table]
     refused: dict[Key, str]
 
-    def get(self, key: Key, found: Findings, rules: Sequence[str]) -> pl.DataFrame | None:
+    def get(self, key: Key, found: Findings, rules: Sequence[str]) -> pa.Table | None:
         """The table `key`; None when it is not sealed, or when it was refused: then `rules`,
         which read it, are recorded as not checked."""
         if key in self.refused:
@@ -129,7 +140,7 @@ def check_tables(seal: Seal, found: Findings) -> None:
     for why in refused.values():
         found.skip(["schema.not_null", "schema.date_range"], why)
     refused |= check_schemas(seal, found)
-    tables = Tables({k: pl.DataFrame(t) for k, t in seal.tables.items() if k not in refused}, refused)
+    tables = Tables({k: t for k, t in seal.tables.items() if k not in refused}, refused)
     check_symbols(tables, found)
     rebalances_key, decisions_key = ("rebalances", None), ("decisions", None)
     rebalances = tables.get(rebalances_key, found, REBALANCE_RULES)
@@ -145,12 +156,12 @@ def check_tables(seal: Seal, found: Findings) -> None:
     for book in tables.books("portfolio"):
         ledger = tables.get(("portfolio", book), found, LEDGER_RULES)
         if ledger is not None:
-            check_ledger(found, ledger.sort("date"), book)
+            check_ledger(found, sort_by_date(ledger), book)
     for book in tables.books("pnl"):
         pnl = tables.get(("pnl", book), found, PNL_RULES)
         ledger = tables.get(("portfolio", book), found, PNL_RULES)
         if pnl is not None and ledger is not None:
-            check_pnl(found, pnl, ledger.sort("date"), book)
+            check_pnl(found, pnl, sort_by_date(ledger), book)
     trades = {}
     for book in tables.books("trades"):
         frame = tables.get(("trades", book), found, TRADE_RULES)
@@ -311,7 +322,7 @@ def _check_schema(found: Findings, table: pa.Table, expected: pa.Schema, kind: s
 
 FIRST_DAY, LAST_DAY = date(1900, 1, 1), date(2199, 12, 31)
 """The days a seal's dates and instants may fall on. Outside them a value is damage, and one past
-year 9999 cannot even be read back as a date (polars panics, it does not raise)."""
+year 9999 cannot even be read back as a date (Python's dates end there)."""
 
 
 def _check_dates(column: pa.ChunkedArray, field: pa.Field, kind: str, where: str) -> None:
@@ -350,58 +361,81 @@ def check_symbols(tables: Tables, found: Findings) -> None:
         if frame is None:
             continue
         where = f"{kind}/{book}" if book else kind
+        symbols = frame.column("symbol")
         fail_if_any(
             found,
             "symbols.ticker_pattern",
             kind,
-            frame.select("symbol").with_columns(file=pl.lit(where)),
-            # Anchored by hand, as week_status is: Rust's `$` is the end of the text, never before a
+            pa.table({"symbol": symbols, "file": pa.repeat(pa.scalar(where, pa.string()), frame.num_rows)}),
+            # Anchored by hand, as week_status is: RE2's `$` is the end of the text, never before a
             # final newline.
-            ~pl.col("symbol").str.contains(f"^(?:{TICKER})$"),
+            pc.invert(_matches(symbols, TICKER)),
             f"{where}: symbol is not a ticker (ASCII letters, digits, `.`, `_`, `-`; starting with a "
             "letter or digit; at most 24 characters)",
             columns=["symbol"],
         )
 
 
+def _matches(text: pa.ChunkedArray, pattern: str) -> Any:
+    """Whether each text matches `pattern` whole (null for a null text). Each distinct text is
+    matched once (a seal repeats its few hundred symbols on every row)."""
+    encoded = pc.dictionary_encode(text.combine_chunks())
+    matched = pc.match_substring_regex(encoded.dictionary, f"^(?:{pattern})$")
+    return pc.take(matched, encoded.indices)
+
+
+def _float(values: pa.ChunkedArray) -> Any:
+    return pc.cast(values, pa.float64())
+
+
 # --- signals ------------------------------------------------------------------------------------
 
 
-def check_rebalances(found: Findings, rebalances: pl.DataFrame) -> None:
+def check_rebalances(found: Findings, rebalances: pa.Table) -> None:
     fail_if_any(
         found,
         "rebalances.unique_dates",
         "rebalances",
         rebalances,
-        pl.col("date").is_duplicated(),
+        is_duplicated(rebalances, ["date"]),
         "the date appears more than once",
         columns=["date"],
     )
-    status = pl.col("week_status")
-    valid = (
-        (status == "traded")
-        | (status == "pending")
-        | (status.str.contains(f"^(?:{SNAKE_CASE.pattern})$") & (status != "skipped"))
+    status = rebalances.column("week_status")
+    valid = any_of(
+        [
+            pc.equal(status, "traded"),
+            pc.equal(status, "pending"),
+            pc.and_kleene(_matches(status, SNAKE_CASE.pattern), pc.not_equal(status, "skipped")),
+        ]
     )
     fail_if_any(
         found,
         "rebalances.week_status_values",
         "rebalances",
         rebalances,
-        ~valid,
+        pc.invert(valid),
         "week_status is not traded, pending or a snake_case skip reason (`skipped` is never sealed)",
         columns=["week_status"],
     )
 
 
-def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.DataFrame | None) -> None:
+def _is_sign_of(direction: pa.ChunkedArray, score: pa.ChunkedArray) -> Any:
+    """Whether a present score's direction is its sign: a null direction, or a NaN score (which
+    has no sign), is not."""
+    same = pc.equal(_float(direction), pc.sign(score))  # NaN's sign is NaN: never equal
+    return pc.and_kleene(pc.is_valid(score), pc.fill_null(pc.invert(same), True))
+
+
+def check_decisions(found: Findings, decisions: pa.Table, rebalances: pa.Table | None) -> None:
     kind = "decisions"
+    col = decisions.column
     fail_if_any(
         found,
         "decisions.unique_date_symbol",
         kind,
         decisions,
-        pl.struct("date", "symbol").is_duplicated(),
+        is_duplicated(decisions, ["date", "symbol"]),
         "(date, symbol) appears more than once",
         columns=[],
     )
@@ -411,7 +445,7 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
             "rebalances.decisions_join",
             kind,
             decisions,
-            ~pl.col("date").is_in(rebalances["date"].implode()),
+            pc.invert(is_in(col("date"), rebalances.column("date"))),
             "decision date is not in the rebalance index",
             columns=[],
         )
@@ -420,8 +454,10 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
         "decisions.score_is_direction_times_confidence",
         kind,
         decisions,
-        pl.col("score").is_not_null()
-        & differs(pl.col("score"), pl.col("direction").cast(pl.Float64) * pl.col("confidence")),
+        pc.and_kleene(
+            pc.is_valid(col("score")),
+            differs(col("score"), pc.multiply(_float(col("direction")), col("confidence"))),
+        ),
         "score differs from direction x confidence",
         columns=["score", "direction", "confidence"],
     )
@@ -430,9 +466,12 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
         "decisions.raw_score_is_raw_direction_times_raw_confidence",
         kind,
         decisions,
-        pl.col("pre_smoothing_score").is_not_null()
-        & differs(
-            pl.col("pre_smoothing_score"), pl.col("raw_direction").cast(pl.Float64) * pl.col("raw_confidence")
+        pc.and_kleene(
+            pc.is_valid(col("pre_smoothing_score")),
+            differs(
+                col("pre_smoothing_score"),
+                pc.multiply(_float(col("raw_direction")), col("raw_confidence")),
+            ),
         ),
         "pre_smoothing_score differs from raw_direction x raw_confidence",
         columns=["pre_smoothing_score", "raw_direction", "raw_confidence"],
@@ -442,16 +481,15 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
         "decisions.direction_is_sign_of_score",
         kind,
         decisions,
-        (
-            pl.col("score").is_not_null()
-            & (pl.col("direction") != pl.col("score").sign().cast(pl.Int8)).fill_null(True)
-        )
-        | (
-            pl.col("pre_smoothing_score").is_not_null()
-            & (pl.col("raw_direction") != pl.col("pre_smoothing_score").sign().cast(pl.Int8)).fill_null(True)
-        )
-        | (pl.col("confidence") < 0).fill_null(False)
-        | (pl.col("raw_confidence") < 0).fill_null(False),
+        any_of(
+            [
+                _is_sign_of(col("direction"), col("score")),
+                _is_sign_of(col("raw_direction"), col("pre_smoothing_score")),
+                # a NaN confidence is not below 0 (NaN ranks above every number)
+                pc.fill_null(pc.less(col("confidence"), 0.0), False),
+                pc.fill_null(pc.less(col("raw_confidence"), 0.0), False),
+            ]
+        ),
         "direction is not the sign of the score (or a confidence is negative)",
         columns=[
             "score",
@@ -462,18 +500,16 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
             "raw_confidence",
         ],
     )
+    known = [
+        pc.or_kleene(is_in(col(c), S.DECISION_REASONS), pc.is_null(col(c)))
+        for c in ("decision_reason", "raw_decision_reason")
+    ]
     fail_if_any(
         found,
         "decisions.reason_values",
         kind,
         decisions,
-        ~(
-            (pl.col("decision_reason").is_in(S.DECISION_REASONS) | pl.col("decision_reason").is_null())
-            & (
-                pl.col("raw_decision_reason").is_in(S.DECISION_REASONS)
-                | pl.col("raw_decision_reason").is_null()
-            )
-        ),
+        pc.invert(pc.and_kleene(*known)),
         f"decision_reason or raw_decision_reason is not one of {', '.join(S.DECISION_REASONS)} (or null)",
         columns=["decision_reason", "raw_decision_reason"],
     )
@@ -483,51 +519,55 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
         "raw_long_short_target_weight",
         "raw_long_only_target_weight",
     ]
-    untradeable = ~pl.col("next_open_tradeable")
-    reason = pl.col("unavailability_reason")
-    nonzero_weight = pl.any_horizontal([pl.col(w) != 0 for w in weights])
+    untradeable = pc.invert(col("next_open_tradeable"))
+    reason = col("unavailability_reason")
+    nonzero_weight = any_of([pc.not_equal(col(w), 0.0) for w in weights])  # NaN != 0 holds
     fail_if_any(
         found,
         "decisions.untradeable_has_zero_weights_and_reason",
         kind,
         decisions,
-        (untradeable & (nonzero_weight | ~reason.is_in(S.UNAVAILABILITY_REASONS).fill_null(False)))
-        | (~untradeable & reason.is_not_null()),
+        pc.or_kleene(
+            pc.and_kleene(
+                untradeable,
+                pc.or_kleene(
+                    nonzero_weight, pc.invert(pc.fill_null(is_in(reason, S.UNAVAILABILITY_REASONS), False))
+                ),
+            ),
+            pc.and_kleene(pc.invert(untradeable), pc.is_valid(reason)),
+        ),
         "an untradeable name needs four zero target weights and a known unavailability_reason; "
         "a tradeable one a null reason",
         columns=["next_open_tradeable", "unavailability_reason", *weights],
     )
     for column in ("long_only_target_weight", "raw_long_only_target_weight"):
-        sums = (
-            decisions.group_by("date")
-            .agg(
-                pl.col(column).filter(pl.col(column) > 0).sum().alias("sum_of_held_weights"),
-                pl.len().alias("rows"),
-            )
-            .filter(pl.col("sum_of_held_weights") > 0)
-            .sort("date")
+        weight = col(column)
+        # a NaN weight is held (NaN ranks above 0), so its week's sum is NaN and is flagged
+        held = pc.if_else(pc.fill_null(greater(weight, 0.0), False), weight, pa.scalar(None, pa.float64()))
+        per_week = group_sums(decisions, "date", {"sum_of_held_weights": held}, count="rows")
+        sums = sort_by_date(
+            per_week.filter(pc.fill_null(greater(per_week.column("sum_of_held_weights"), 0.0), False))
         )
         fail_if_any(
             found,
             "decisions.long_only_weights_sum_to_one",
             kind,
             sums,
-            differs(pl.col("sum_of_held_weights"), pl.lit(1.0)),
+            differs(sums.column("sum_of_held_weights"), pa.repeat(pa.scalar(1.0), sums.num_rows)),
             f"weeks whose held {column} do not sum to 1",
             columns=["sum_of_held_weights", "rows"],
         )
     if rebalances is not None:
-        pending = rebalances.filter(pl.col("week_status") == "pending")["date"].implode()
+        status = rebalances.column("week_status")
+        pending = rebalances.column("date").filter(pc.fill_null(pc.equal(status, "pending"), False))
         fail_if_any(
             found,
             "decisions.pending_week_has_no_fill_or_forward_return",
             kind,
             decisions,
-            pl.col("date").is_in(pending)
-            & (
-                pl.col("fill_at").is_not_null()
-                | pl.col("raw_fill_at").is_not_null()
-                | pl.col("forward_return").is_not_null()
+            pc.and_kleene(
+                is_in(col("date"), pending),
+                any_of([pc.is_valid(col(c)) for c in ("fill_at", "raw_fill_at", "forward_return")]),
             ),
             "a pending week carries fill_at, raw_fill_at or forward_return",
             columns=["fill_at", "raw_fill_at", "forward_return"],
@@ -537,16 +577,17 @@ def check_decisions(found: Findings, decisions: pl.DataFrame, rebalances: pl.Dat
 # --- books --------------------------------------------------------------------------------------
 
 
-def check_exposures(found: Findings, exposures: pl.DataFrame, weeks: pl.DataFrame | None) -> None:
+def check_exposures(found: Findings, exposures: pa.Table, weeks: pa.Table | None) -> None:
     """The optional `exposures` kind: one row per name and rebalance week; sectors are text a page,
     a CSV cell and `sector=` carry; loadings and adv are numbers a regression can use."""
     kind = "exposures"
+    col = exposures.column
     fail_if_any(
         found,
         "exposures.unique_date_symbol",
         kind,
         exposures,
-        pl.struct("date", "symbol").is_duplicated(),
+        is_duplicated(exposures, ["date", "symbol"]),
         "(date, symbol) appears more than once",
         columns=[],
     )
@@ -556,7 +597,7 @@ def check_exposures(found: Findings, exposures: pl.DataFrame, weeks: pl.DataFram
             "exposures.rebalance_dates",
             kind,
             exposures,
-            ~pl.col("date").is_in(weeks["date"].unique().implode()),
+            pc.invert(is_in(col("date"), weeks.column("date"))),
             "date is not a rebalance date of this seal",
             columns=[],
         )
@@ -565,7 +606,9 @@ def check_exposures(found: Findings, exposures: pl.DataFrame, weeks: pl.DataFram
         "exposures.sector_text",
         kind,
         exposures,
-        pl.col("sector").is_not_null() & ~pl.col("sector").str.contains(f"^(?:{S.SECTOR_PATTERN.pattern})$"),
+        pc.and_kleene(
+            pc.is_valid(col("sector")), pc.invert(_matches(col("sector"), S.SECTOR_PATTERN.pattern))
+        ),
         "sector is not plain text (a letter, then letters, digits, spaces and & , . _ -; at most 64 characters)",
         columns=["sector"],
     )
@@ -575,7 +618,7 @@ def check_exposures(found: Findings, exposures: pl.DataFrame, weeks: pl.DataFram
         "exposures.finite_values",
         kind,
         exposures,
-        pl.any_horizontal(pl.col(c).is_not_null() & ~pl.col(c).is_finite() for c in numbers),
+        any_of([pc.and_kleene(pc.is_valid(col(c)), pc.invert(pc.is_finite(col(c)))) for c in numbers]),
         "a style loading or adv is NaN or infinite",
         columns=numbers,
     )
@@ -584,30 +627,35 @@ def check_exposures(found: Findings, exposures: pl.DataFrame, weeks: pl.DataFram
         "exposures.adv_positive",
         kind,
         exposures,
-        pl.col("adv") <= 0,
+        pc.less_equal(col("adv"), 0.0),  # a NaN adv is not <= 0 (NaN ranks above every number)
         "adv is not greater than 0",
         columns=["adv"],
     )
 
 
-def check_ledger(found: Findings, ledger: pl.DataFrame, book: str) -> None:
+def _with_book(table: pa.Table, book: str) -> pa.Table:
+    return table.append_column("book", pa.repeat(pa.scalar(book, pa.string()), table.num_rows))
+
+
+def _total(table: pa.Table, names: Sequence[str]) -> Any:
+    """The columns added left to right, row by row (null where any is)."""
+    total = table.column(names[0])
+    for name in names[1:]:
+        total = pc.add(total, table.column(name))
+    return total
+
+
+def check_ledger(found: Findings, ledger: pa.Table, book: str) -> None:
     kind = "portfolio"
-    labelled = ledger.with_columns(book=pl.lit(book))
+    labelled = _with_book(ledger, book)
+    col = labelled.column
     components = ["market_pnl", "execution_cost", "borrow_cashflow", "cash_carry", "rounding_adjustment"]
-    ending = (
-        pl.col("starting_equity")
-        + pl.col("market_pnl")
-        + pl.col("execution_cost")
-        + pl.col("borrow_cashflow")
-        + pl.col("cash_carry")
-        + pl.col("rounding_adjustment")
-    )
     fail_if_any(
         found,
         "ledger.ending_equity_identity",
         kind,
         labelled,
-        differs(pl.col("ending_equity"), ending),
+        differs(col("ending_equity"), _total(labelled, ["starting_equity", *components])),
         f"book {book}: ending_equity differs from starting_equity plus the day's P&L, carry and rounding",
         columns=["ending_equity", "starting_equity", *components],
     )
@@ -616,50 +664,75 @@ def check_ledger(found: Findings, ledger: pl.DataFrame, book: str) -> None:
         "ledger.cash_plus_positions_is_equity",
         kind,
         labelled,
-        differs(pl.col("cash_end") + pl.col("position_value_end"), pl.col("ending_equity")),
+        differs(pc.add(col("cash_end"), col("position_value_end")), col("ending_equity")),
         f"book {book}: cash_end + position_value_end differs from ending_equity",
         columns=["cash_end", "position_value_end", "ending_equity"],
     )
-    previous = pl.col("ending_equity").shift(1).fill_null(1.0)
+    # the previous row's ending_equity; 1.0 on the first row (and for a null one)
+    previous = pc.fill_null(shift_down(col("ending_equity")), 1.0)
+    chained = labelled.append_column("expected_starting_equity", previous)
     fail_if_any(
         found,
         "ledger.starting_equity_chain",
         kind,
-        labelled.with_columns(expected_starting_equity=previous),
-        differs(pl.col("starting_equity"), pl.col("expected_starting_equity"))
-        | pl.col("date").is_duplicated(),
+        chained,
+        pc.or_kleene(differs(col("starting_equity"), previous), is_duplicated(labelled, ["date"])),
         f"book {book}: starting_equity is not the previous ending_equity (1.0 at inception), or a date repeats",
         columns=["starting_equity", "expected_starting_equity"],
     )
 
 
-def check_pnl(found: Findings, pnl: pl.DataFrame, ledger: pl.DataFrame, book: str) -> None:
+def _full_join_on_date(left: pa.Table, right: pa.Table) -> pa.Table:
+    """The full join of `left` with `right` on `date`, the two dates coalesced: each row of
+    `left` with its row of `right` (whose dates are unique), then the rows of `right` no row of
+    `left` matched. A null date matches nothing: its rows stay apart, as polars' join kept them
+    (in an order polars left unspecified; a seal's dates are never null, `schema.not_null`)."""
+    at = pc.index_in(left.column("date"), value_set=right.column("date").combine_chunks(), skip_nulls=True)
+    hit = at.to_numpy(zero_copy_only=False)
+    matched = pc.is_valid(at).to_numpy(zero_copy_only=False)
+    unmatched = np.setdiff1d(np.arange(right.num_rows), hit[matched].astype(np.int64))
+    unmatched = np.union1d(
+        unmatched, np.flatnonzero(right.column("date").is_null().to_numpy(zero_copy_only=False))
+    )
+    rows_of_right = right.drop_columns(["date"])
+    joined_right = rows_of_right.take(at)
+    columns = [*left.columns, *joined_right.columns]
+    names = [*left.column_names, *joined_right.column_names]
+    # every column may be null now: a session on one side only has none of the other's
+    schema = pa.schema([pa.field(n, c.type) for n, c in zip(names, columns, strict=True)])
+    top = pa.Table.from_arrays(columns, schema=schema)
+    extra = right.take(pa.array(unmatched, pa.int64()))
+    bottom_columns = [
+        extra.column(n) if n in extra.column_names else pa.nulls(extra.num_rows, top.schema.field(n).type)
+        for n in top.column_names
+    ]
+    bottom = pa.Table.from_arrays(bottom_columns, schema=top.schema)
+    return pa.concat_tables([top, bottom])
+
+
+def check_pnl(found: Findings, pnl: pa.Table, ledger: pa.Table, book: str) -> None:
     kind = "pnl"
     components = ("market_pnl", "execution_cost", "borrow_cashflow")
-    per_session = pnl.group_by("date").agg(
-        *[pl.col(c).sum().alias(f"sum_{c}") for c in components],
-        (pl.col("market_pnl") + pl.col("execution_cost") + pl.col("borrow_cashflow"))
-        .sum()
-        .alias("sum_net_pnl"),
-        pl.len().alias("pnl_rows"),
+    sums = {f"sum_{c}": pnl.column(c) for c in components} | {"sum_net_pnl": _total(pnl, components)}
+    per_session = group_sums(pnl, "date", sums, count="pnl_rows")
+    ledger_part = ledger.select(
+        ["date", "starting_equity", "ending_equity", "cash_carry", "rounding_adjustment", *components]
     )
-    joined = (
-        ledger.select(
-            "date", "starting_equity", "ending_equity", "cash_carry", "rounding_adjustment", *components
+    joined = _full_join_on_date(ledger_part, per_session)
+    for name in sums:
+        joined = joined.set_column(
+            joined.column_names.index(name), name, pc.fill_null(joined.column(name), 0.0)
         )
-        .join(per_session, on="date", how="full", coalesce=True)
-        .with_columns(pl.col(f"sum_{c}").fill_null(0.0) for c in (*components, "net_pnl"))
-        .with_columns(book=pl.lit(book))
-        .sort("date")
-    )
+    joined = sort_by_date(_with_book(joined, book))
+    col = joined.column
     fail_if_any(
         found,
         "pnl.net_pnl_sums_to_equity_change",
         kind,
         joined,
         differs(
-            pl.col("sum_net_pnl") + pl.col("cash_carry") + pl.col("rounding_adjustment"),
-            pl.col("ending_equity") - pl.col("starting_equity"),
+            pc.add(pc.add(col("sum_net_pnl"), col("cash_carry")), col("rounding_adjustment")),
+            pc.subtract(col("ending_equity"), col("starting_equity")),
         ),
         f"book {book}: sessions where sum(net_pnl) + cash_carry + rounding_adjustment differs from "
         "ending_equity - starting_equity (or the session has no ledger row)",
@@ -677,7 +750,7 @@ def check_pnl(found: Findings, pnl: pl.DataFrame, ledger: pl.DataFrame, book: st
         "pnl.sums_to_ledger",
         kind,
         joined,
-        pl.any_horizontal([differs(pl.col(f"sum_{c}"), pl.col(c)) for c in components]),
+        any_of([differs(col(f"sum_{c}"), col(c)) for c in components]),
         f"book {book}: sessions whose per-symbol market_pnl, execution_cost or borrow_cashflow do not sum to the ledger row",
         columns=["pnl_rows", *(f"sum_{c}" for c in components), *components],
     )
@@ -685,22 +758,23 @@ def check_pnl(found: Findings, pnl: pl.DataFrame, ledger: pl.DataFrame, book: st
 
 def check_trades(
     found: Findings,
-    trades: dict[str, pl.DataFrame],
-    rebalances: pl.DataFrame | None,
+    trades: dict[str, pa.Table],
+    rebalances: pa.Table | None,
     unread: Mapping[str, str],
 ) -> None:
     """`unread`: the trade books refused before (by a schema rule), and why: a variant of one
     is not compared with it."""
     kind = "trades"
     for book, frame in sorted(trades.items()):
-        labelled = frame.with_columns(book=pl.lit(book))
+        labelled = _with_book(frame, book)
+        col = labelled.column
         if rebalances is not None:
             fail_if_any(
                 found,
                 "trades.decision_at_joins_rebalance",
                 kind,
                 labelled,
-                ~pl.col("decision_at").is_in(rebalances["date"].implode()),
+                pc.invert(is_in(col("decision_at"), rebalances.column("date"))),
                 f"book {book}: decision_at is not a rebalance date",
                 columns=["timestamp", "decision_at"],
             )
@@ -709,12 +783,18 @@ def check_trades(
             "trades.enums",
             kind,
             labelled,
-            ~pl.col("phase").is_in(S.TRADE_PHASES)
-            | ~(
-                pl.col("rebalance_adjustment_reason").is_in(S.ADJUSTMENT_REASONS)
-                | pl.col("rebalance_adjustment_reason").is_null()
-            )
-            | ~(pl.col("exit_reason").is_in(S.EXIT_REASONS) | pl.col("exit_reason").is_null()),
+            any_of(
+                [
+                    pc.invert(is_in(col("phase"), S.TRADE_PHASES)),
+                    *(
+                        pc.invert(pc.or_kleene(is_in(col(c), allowed), pc.is_null(col(c))))
+                        for c, allowed in (
+                            ("rebalance_adjustment_reason", S.ADJUSTMENT_REASONS),
+                            ("exit_reason", S.EXIT_REASONS),
+                        )
+                    ),
+                ]
+            ),
             f"book {book}: phase, rebalance_adjustment_reason or exit_reason outside its enum",
             columns=["timestamp", "phase", "rebalance_adjustment_reason", "exit_reason"],
         )
@@ -727,20 +807,24 @@ def check_trades(
                 found.skip(["trades.variants_are_subsets"], unread[parent_book])
                 continue
             parent = trades.get(parent_book)
-            indexed = frame.with_row_index("row")
+            # a semi-join on every column, nulls equal (NaN equal to NaN, -0.0 to 0.0)
             known = (
-                indexed.join(parent, on=frame.columns, how="semi", nulls_equal=True)["row"]
+                semi_join_rows(frame, parent, frame.column_names)
                 if parent is not None
-                else pl.Series("row", [], dtype=pl.UInt32)
+                else np.zeros(frame.num_rows, dtype=bool)
+            )
+            indexed = pa.Table.from_arrays(
+                [pa.array(np.arange(frame.num_rows), pa.int64()), *frame.columns],
+                names=["row", *frame.column_names],
             )
             fail_if_any(
                 found,
                 "trades.variants_are_subsets",
                 kind,
-                indexed.with_columns(book=pl.lit(book)),
-                ~pl.col("row").is_in(known.implode()) | ~pl.col("phase").is_in(phases),
+                _with_book(indexed, book),
+                pc.or_kleene(pa.array(~known, pa.bool_()), pc.invert(is_in(frame.column("phase"), phases))),
                 f"book {book}: rows absent from {parent_book} or with a phase other than {'/'.join(phases)}",
-                columns=[c for c in frame.columns if c != "symbol"],  # a variant's row is compared whole
+                columns=[c for c in frame.column_names if c != "symbol"],  # a variant's row is compared whole
             )
 
 
@@ -822,16 +906,20 @@ def check_benchmark(seal: Seal, found: Findings) -> None:
     if refused:
         found.skip(["benchmark.dates_ascending_positive_close"], refused[("daily", None)])
         return
-    daily = pl.from_arrow(table)
-    assert isinstance(daily, pl.DataFrame)
+    previous = shift_down(table.column("date"))
+    daily = table.append_column("previous_date", previous)
     fail_if_any(
         found,
         "benchmark.dates_ascending_positive_close",
         "benchmark",
-        daily.with_columns(previous_date=pl.col("date").shift(1)),
-        (pl.col("date") <= pl.col("previous_date")).fill_null(False)
-        | (pl.col("close") <= 0)
-        | (pl.col("adjusted_close") <= 0).fill_null(False),
+        daily,
+        any_of(
+            [
+                pc.fill_null(pc.less_equal(table.column("date"), previous), False),
+                pc.less_equal(table.column("close"), 0.0),  # a NaN close is not <= 0
+                pc.fill_null(pc.less_equal(table.column("adjusted_close"), 0.0), False),
+            ]
+        ),
         "dates not strictly ascending, or a close not positive",
         columns=["previous_date", "close", "adjusted_close"],
     )
