@@ -31,6 +31,9 @@ SLOWEST_FIRST = (
     "tests/pipeline/test_malformed_seals.py",
     "tests/pipeline/test_seal_limits.py",
     "tests/sealkit/test_fresh_venv.py",  # two virtual environments installed from PyPI (uv's cache)
+    "tests/e2e/test_mcp_served.py",
+    "tests/e2e/test_delta_sharing_served.py",
+    "tests/sealkit/test_rules_port.py",
     "tests/s3/test_s3_lake.py",
     "tests/lake/test_catalogue_index.py",
     "tests/e2e/test_connection_limits.py",
