@@ -44,13 +44,8 @@ from tests.bench.harness import (
     REPO,
     BenchError,
     Children,
-    cli,
-    create_admin_key,
-    free_port,
     git_revision,
-    run_checked,
-    server_env,
-    start_server,
+    start_export_server,
 )
 
 TARGET_SECONDS = 1.0
@@ -211,23 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-export-"))
     try:
         with Children() as children:
-            keystore = f"sqlite:///{work / 'keys.sqlite3'}"
-            env = server_env(lake, keystore)
-            key = create_admin_key(keystore, env)
-            raw = [*cli(), "keys", "set-raw-book", key.key_id, "on", "--keystore", keystore]
-            run_checked(raw, env=env, timeout=60)  # the decision set with its raw fields
-            port = free_port()
-            signing_key = work / "signing.key"
-            signing_key.write_bytes(os.urandom(32))
-            env.update(
-                ALPHA_RESULTS_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
-                ALPHA_RESULTS_SIGNING_KEY_FILE=str(signing_key),
-                ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT="100",
-            )
-            argv_serve = [*cli(), "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
-            server = start_server(
-                children, "api", argv_serve, env=env, port=port, ready_path="/v1/health", log=work / "api.log"
-            )
+            server, key = start_export_server(children, work, lake)
             started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
             table = measure(server.base_url, key.token, args.alpha, args.runs)
     except BenchError as exc:

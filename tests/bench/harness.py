@@ -336,6 +336,31 @@ end
 """
 
 
+def start_export_server(children: Children, work: Path, lake: str) -> tuple[Server, BenchKey]:
+    """One `alpha-results serve` worker over `lake` that signs export URLs (a signing key and a
+    public base URL of its own, a fetch limit of 100: a bench's runs within one second share a URL,
+    signed per key and second), and an admin key with raw-book access (the decision set with its
+    raw fields): what the export and Delta Sharing benches read through."""
+    keystore = f"sqlite:///{work / 'keys.sqlite3'}"
+    env = server_env(lake, keystore)
+    key = create_admin_key(keystore, env)
+    raw = [*cli(), "keys", "set-raw-book", key.key_id, "on", "--keystore", keystore]
+    run_checked(raw, env=env, timeout=60)
+    port = free_port()
+    signing_key = work / "signing.key"
+    signing_key.write_bytes(os.urandom(32))
+    env.update(
+        ALPHA_RESULTS_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}",
+        ALPHA_RESULTS_SIGNING_KEY_FILE=str(signing_key),
+        ALPHA_RESULTS_DOWNLOAD_FETCH_LIMIT="100",
+    )
+    argv_serve = [*cli(), "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+    server = start_server(
+        children, "api", argv_serve, env=env, port=port, ready_path="/v1/health", log=work / "api.log"
+    )
+    return server, key
+
+
 @dataclass(frozen=True)
 class WrkResult:
     requests: int
