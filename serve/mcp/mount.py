@@ -33,7 +33,6 @@ from serve.mcp.server import mcp_server
 from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
 
-
 MAX_BODY_BYTES = 64 << 10
 """The largest `/mcp` request body read (the SDK answers a larger one 413 before parsing it): a tool
 call's arguments make a request target of at most `max_request_target_bytes` (8 KiB by default), so

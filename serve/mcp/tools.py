@@ -25,9 +25,8 @@ from urllib.parse import quote, unquote, urlencode
 import mcp_types as types
 from jsonschema import Draft202012Validator, ValidationError
 
-from serve import errors
-
 from schemas.query import params_of, path_params_of
+from serve import errors
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
 from serve.openapi.parameters import param_schema

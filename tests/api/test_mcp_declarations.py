@@ -10,9 +10,9 @@ from alpha_results_client import config
 from cli import mcp as command
 from schemas.query import params_of
 from schemas.registry import ALL_IDS
+from serve import errors
 from serve.endpoints import endpoints
 from serve.mcp import prompts
-from serve import errors
 from serve.mcp.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
 
 
@@ -87,7 +87,9 @@ def test_a_name_the_tool_does_not_take_is_one_bounded_400_before_any_value_is_re
     tool = route_tools()["catalog.alphas.list"]
     status, code, details = refused(tool.target({"format": "arrow"}, LIMIT))
     assert (status, code) == (400, "bad_request")
-    assert details["parameters"] == [{"name": "format", "rule": "is not taken by a tool: a tool answers JSON"}]
+    assert details["parameters"] == [
+        {"name": "format", "rule": "is not taken by a tool: a tool answers JSON"}
+    ]
     many = {f"x{i}": i for i in range(200_000)}
     status, code, details = refused(tool.target(many, LIMIT))
     assert (status, code, details["count"]) == (400, "bad_request", 200_000)
