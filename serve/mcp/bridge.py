@@ -4,9 +4,9 @@ machine (Claude Desktop and other hosts that start a local command).
 A bridge, not a second server: each message of the local agent is forwarded to the server's `/mcp`
 over HTTP with the caller's key (the SDK's Streamable HTTP client), and its answer returned as is.
 So the tools are the server's own (the listing its declarations make, filtered by the key's
-allow-list, as `/v1/me` reports it), a call is that server's route request (limits, quota, field
+allow-list), a call is that server's route request (limits, quota, field
 policy, access line), and a command of another version than the server never lists a tool the
-server lacks. It imports none of the server (the SDK alone), so it starts in a fraction of a second.
+server lacks. It imports none of the server (the SDK alone), so it starts without loading the server's stack.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import mcp_types as types
@@ -43,21 +44,49 @@ async def remote(url: str, token: str) -> AsyncIterator[tuple[ClientSession, typ
             yield session, await session.initialize()
 
 
+PROBE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": types.DEFAULT_NEGOTIATED_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "alpha-results-mcp", "version": "probe"},
+    },
+}
+
+
 async def check_key(http: httpx2.AsyncClient, base: str) -> None:
-    """`/v1/me` once before serving, so that a wrong key or URL is said plainly (the server's error
-    code and message) to whoever started the command, rather than as a failed protocol handshake.
-    It is one metered request per start."""
+    """One `initialize` at `/mcp` before serving, so that a wrong key or URL is said plainly (the
+    server's error code and message) to whoever started the command, rather than as a failed
+    protocol handshake. `/mcp` authenticates the key as every route does (its 401/403 envelope) but
+    meters no protocol message, so the check spends none of the key's requests, and a key whose
+    allow-list lacks a given route, or that is at its rate limit, still starts."""
+    shown = without_password(base)
     try:
-        answer = await http.get(base + "/v1/me")
+        answer = await http.post(
+            base + MCP_PATH, json=PROBE, headers={"Accept": "application/json, text/event-stream"}
+        )
     except httpx2.HTTPError as failed:
-        raise Unreachable(f"{base}: {type(failed).__name__}: {failed}") from failed
+        said = str(failed).replace(base, shown)
+        raise Unreachable(f"{shown}: {type(failed).__name__}: {said}") from None
     if answer.status_code != 200:
         try:
             error = answer.json()["error"]
             said = f"{error['code']}: {error['message']}"
         except (ValueError, KeyError, TypeError):
             said = "not the API's JSON"
-        raise Unreachable(f"{base}/v1/me answered HTTP {answer.status_code} ({said})")
+        raise Unreachable(f"{shown}{MCP_PATH} answered HTTP {answer.status_code} ({said})")
+
+
+def without_password(url: str) -> str:
+    """`url` as it may be printed: a `user:password@` in it keeps the user only."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def bridge(session: ClientSession, initialized: types.InitializeResult) -> Server[Any]:

@@ -485,6 +485,46 @@ def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
     )
     assert answer.returncode == 1, answer.stderr
     assert "401" in answer.stderr and "ar_live_nope" not in answer.stderr
+    # A token no header can carry: a plain message, not a traceback.
+    foreign = stdio_command(world, "ar_live_clé")
+    answer = subprocess.run(
+        [foreign.command, *foreign.args],
+        env=foreign.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input="",
+    )
+    assert answer.returncode == 2 and "Traceback" not in answer.stderr, answer.stderr
+    assert "ALPHA_RESULTS_TOKEN" in answer.stderr and "clé" not in answer.stderr
+    # A URL's password is never printed (here the server refuses the key: the message names the URL).
+    secret = stdio_command(world, "ar_live_nope")
+    secret.args[-1] = world.url.replace("http://", "http://someone:hunter2secret@")
+    answer = subprocess.run(
+        [secret.command, *secret.args], env=secret.env, capture_output=True, text=True, timeout=60, input=""
+    )
+    assert answer.returncode == 1 and "401" in answer.stderr, answer.stderr
+    assert "someone" in answer.stderr and "hunter2secret" not in answer.stderr
+
+
+def test_the_stdio_command_starts_on_a_key_without_meta_me(world: World) -> None:
+    """The start-up check is `/mcp`'s own authentication: a key whose allow-list lacks `meta.me`
+    (or that is at its rate limit) is a valid key, and serves its tools."""
+    store = open_store(world.server.keystore_url)
+    try:
+        key = keyed(
+            store,
+            ("performance.metrics",),
+            RateLimit(per_second=100, per_minute=100, per_day=1, monthly_requests=None),
+        )
+    finally:
+        store.close()
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    # The day's one request spent over HTTP: the key is at its limit when the command starts.
+    assert world.get(key, f"/v1/alphas/{alpha}/metrics").status_code == 200
+    _, tools, _, result = anyio.run(over_stdio, world, key, "performance.metrics", {"alpha": alpha})
+    assert [tool.name for tool in tools] == ["meta.health", "performance.metrics"]
+    assert error_of(result)["code"] == "rate_limit_day"
 
 
 async def prompted(world: World, key: IssuedKey, name: str, arguments: dict[str, str]) -> Any:
