@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
 MCP_PATH = "/mcp"  # serve.pages.MCP_PATH (not imported: that module reads the server's static files)
 
@@ -31,11 +32,41 @@ class Unreachable(Exception):
     """The server refused the key or could not be reached: what to tell the person who started us."""
 
 
+class Refusals:
+    """The API's envelope of the last `/mcp` request the server refused (a key revoked, suspended or
+    moved to a disallowed address while the command runs: 401/403), which the SDK's HTTP client
+    reduces to a bare JSON-RPC error (`Server returned an error response`); kept from the response
+    itself, so that the agent is told the server's code and message."""
+
+    def __init__(self) -> None:
+        self.envelope: dict[str, Any] | None = None
+
+    async def keep(self, response: httpx2.Response) -> None:
+        if response.status_code not in (401, 403):
+            return
+        await response.aread()
+        try:
+            error = response.json()["error"]
+            self.envelope = {"error": {k: error[k] for k in ("code", "message", "details", "request_id")}}
+        except (ValueError, KeyError, TypeError):
+            return
+
+    def take(self) -> dict[str, Any] | None:
+        envelope, self.envelope = self.envelope, None
+        return envelope
+
+
 @asynccontextmanager
-async def remote(url: str, token: str) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
+async def remote(
+    url: str, token: str, refusals: Refusals
+) -> AsyncIterator[tuple[ClientSession, types.InitializeResult]]:
     headers = {"Authorization": f"Bearer {token}"}
     base = url.rstrip("/")
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
+    async with httpx2.AsyncClient(
+        headers=headers,
+        timeout=httpx2.Timeout(30, read=300),
+        event_hooks={"response": [refusals.keep]},
+    ) as http:
         await check_key(http, base)
         async with (
             streamable_http_client(base + MCP_PATH, http_client=http) as (read, write),
@@ -89,14 +120,27 @@ def without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def bridge(session: ClientSession, initialized: types.InitializeResult) -> Server[Any]:
+def bridge(session: ClientSession, initialized: types.InitializeResult, refusals: Refusals) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> Any:
         return await session.list_tools(params=params)
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
-        return await session.call_tool(params.name, params.arguments)
+        refusals.take()
+        try:
+            return await session.call_tool(params.name, params.arguments)
+        except MCPError:
+            envelope = refusals.take()
+            if envelope is None:
+                raise
+            # The server refused the key itself: a tool error in the envelope, as a route's refusal is.
+            error = envelope["error"]
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"{error['code']}: {error['message']}")],
+                structured_content=envelope,
+                is_error=True,
+            )
 
     async def list_prompts(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -121,7 +165,8 @@ def bridge(session: ClientSession, initialized: types.InitializeResult) -> Serve
 
 async def serve_stdio(url: str, token: str) -> None:
     """Serve the agent on stdin/stdout until it closes them."""
-    async with remote(url, token) as (session, initialized):
-        server = bridge(session, initialized)
+    refusals = Refusals()
+    async with remote(url, token, refusals) as (session, initialized):
+        server = bridge(session, initialized, refusals)
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())

@@ -527,6 +527,40 @@ def test_the_stdio_command_starts_on_a_key_without_meta_me(world: World) -> None
     assert error_of(result)["code"] == "rate_limit_day"
 
 
+async def revoked_between_calls(world: World, key: IssuedKey, alpha: str) -> list[types.CallToolResult]:
+    """One call, the key revoked, then calls until one is refused (the server may cache a key's
+    record for a moment), at most 200."""
+    async with (
+        stdio_client(stdio_command(world, key.token)) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await client.initialize()
+        results = [await client.call_tool("performance.metrics", {"alpha": alpha})]
+        store = open_store(world.server.keystore_url)
+        try:
+            store.revoke_key(key.key_id)
+        finally:
+            store.close()
+        for _ in range(200):
+            results.append(await client.call_tool("performance.metrics", {"alpha": alpha}))
+            if results[-1].is_error:
+                break
+        return results
+
+
+def test_a_key_revoked_while_the_stdio_command_runs_reaches_the_agent_as_its_envelope(world: World) -> None:
+    store = open_store(world.server.keystore_url)
+    try:
+        key = keyed(store, NARROW)
+    finally:
+        store.close()
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    first, *_, last = anyio.run(revoked_between_calls, world, key, alpha)
+    assert not first.is_error
+    assert error_of(last)["code"] == "key_revoked"
+    assert any("key_revoked" in block.text for block in last.content if isinstance(block, types.TextContent))
+
+
 async def prompted(world: World, key: IssuedKey, name: str, arguments: dict[str, str]) -> Any:
     async with session(world, key) as client:
         listing = [prompt.name for prompt in (await client.list_prompts()).prompts]
