@@ -13,6 +13,7 @@ from schemas.registry import ALL_IDS
 from serve import errors
 from serve.endpoints import endpoints
 from serve.mcp import prompts
+from serve.mcp.calls import result_of
 from serve.mcp.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
 
 
@@ -119,3 +120,11 @@ def test_the_prompts_name_tools_and_arguments_that_exist() -> None:
 
 def test_the_stdio_command_reads_the_typed_clients_variables() -> None:
     assert (command.TOKEN_VARIABLE, command.URL_VARIABLE) == (config.TOKEN_VARIABLE, config.URL_VARIABLE)
+
+
+def test_an_answer_without_the_apis_json_keeps_the_routes_request_id() -> None:
+    tool = route_tools()["meta.me"]
+    result = result_of(tool, {}, 502, {"x-request-id": "req_1"}, b"<html>bad gateway</html>")
+    assert result.is_error and isinstance(result.structured_content, dict)
+    assert result.structured_content["error"]["code"] == "internal_error"
+    assert result.structured_content["error"]["request_id"] == "req_1"
