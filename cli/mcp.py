@@ -35,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
     if not token:
         print(f"alpha-results mcp: set {TOKEN_VARIABLE} to an API key", file=sys.stderr)
         return 2
+    if not token.isascii() or not token.isprintable():
+        # An HTTP header cannot carry it, and no key the server issues looks like it.
+        print(f"alpha-results mcp: {TOKEN_VARIABLE} is not an API key (ASCII, printable)", file=sys.stderr)
+        return 2
     url = args.url or os.environ.get(URL_VARIABLE) or DEFAULT_URL
     # Start-up time (cli/__init__.py): the MCP SDK is imported when the command runs.
     import anyio

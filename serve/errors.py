@@ -306,6 +306,15 @@ class ExportDownloadNotConfigured(ApiError):
     )
 
 
+def target_too_long(limit: int) -> ApiError:
+    """414: what the HTTP server answers a request line over `max_request_target_bytes`, and `/mcp`
+    a tool call whose arguments make such a target."""
+    return RequestTargetTooLong(
+        f"The request target (path and query string) is longer than {limit:,} bytes.",
+        details={"limit_bytes": limit},
+    )
+
+
 def bad_parameters(problems: Mapping[str, str], details: Mapping[str, Any] | None = None) -> ApiError:
     """A 400 naming every offending parameter and the constraint it broke (and `details` besides)."""
     names = ", ".join(sorted(problems))

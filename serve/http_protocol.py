@@ -252,13 +252,6 @@ def unparsable(reason: str) -> errors.ApiError:
     )
 
 
-def target_too_long(limit: int) -> errors.ApiError:
-    return errors.RequestTargetTooLong(
-        f"The request target (path and query string) is longer than {limit:,} bytes.",
-        details={"limit_bytes": limit},
-    )
-
-
 def head_too_large(limit: int) -> errors.ApiError:
     return errors.RequestHeadTooLarge(
         f"The request head (request line and header fields) is larger than {limit:,} bytes.",
@@ -478,7 +471,7 @@ class ServiceHttpProtocol(HttpToolsProtocol):
     def on_url(self, url: bytes) -> None:
         super().on_url(url)
         if len(self.url) > self.limits.request_target_bytes:
-            self.stop_parser(target_too_long(self.limits.request_target_bytes))
+            self.stop_parser(errors.target_too_long(self.limits.request_target_bytes))
 
     def on_headers_complete(self) -> None:
         # `head_bytes` misses the part of a head read together with the end of the request before

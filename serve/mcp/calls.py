@@ -32,13 +32,20 @@ ACCEPT = (b"accept", b"application/json")
 
 
 async def call_route(
-    app: ASGIApp, outer: Mapping[str, Any], tool: RouteTool, arguments: Mapping[str, Any]
+    app: ASGIApp,
+    outer: Mapping[str, Any],
+    tool: RouteTool,
+    arguments: Mapping[str, Any],
+    target_limit: int,
 ) -> types.CallToolResult:
-    target = tool.target(arguments)
-    if isinstance(target, dict):
-        # No path to call: answered as the route answers a parameter that breaks its rule.
-        body = error_response(errors.bad_parameters(target), request_id_of(outer)).content
-        return result_of(tool, arguments, 400, {}, body)
+    """The route's answer to `arguments` as the tool's result; `target_limit` is the HTTP server's
+    `max_request_target_bytes`, which the request built here must not exceed either."""
+    target = tool.target(arguments, target_limit)
+    if isinstance(target, errors.ApiError):
+        # No request is built: answered as the route (or the HTTP server) answers such a request,
+        # and not metered, like a request line the HTTP server refuses.
+        body = error_response(target, request_id_of(outer)).content
+        return result_of(tool, arguments, target.status, {}, body)
     path, raw_path, query = target
     scope: dict[str, Any] = {
         "type": "http",
@@ -85,7 +92,11 @@ def result_of(
     except msgspec.DecodeError:
         answer = None
     if status >= 400 or not isinstance(answer, dict):
-        envelope = answer if isinstance(answer, dict) and "error" in answer else unreadable(status)
+        envelope = (
+            answer
+            if isinstance(answer, dict) and "error" in answer
+            else unreadable(status, headers.get("x-request-id"))
+        )
         error = envelope["error"]
         summary = f"HTTP {status} {error.get('code')}: {error.get('message')}"
         if "retry-after" in headers:
@@ -129,12 +140,14 @@ def next_page(
     return None
 
 
-def unreadable(status: int) -> dict[str, Any]:
-    """The envelope for an answer that is not the API's JSON (never expected: every route answers JSON)."""
+def unreadable(status: int, request_id: str | None) -> dict[str, Any]:
+    """The envelope for an answer that is not the API's JSON (never expected: every route answers
+    JSON), with the route's request id when it sent one (its access line's)."""
     return {
         "error": {
             "code": errors.ApiError.code,
             "message": f"The route answered HTTP {status} without the API's JSON.",
             "details": {"status": status},
+            "request_id": request_id,
         }
     }

@@ -33,13 +33,21 @@ from serve.mcp.server import mcp_server
 from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
 
+MAX_BODY_BYTES = 64 << 10
+"""The largest `/mcp` request body read (the SDK answers a larger one 413 before parsing it): a tool
+call's arguments make a request target of at most `max_request_target_bytes` (8 KiB by default), so
+64 KiB holds any call that can succeed, and a worker never decodes megabytes of JSON for one."""
+
 
 class McpEndpoint:
     """The session manager of one app, started and stopped with it."""
 
-    def __init__(self) -> None:
+    def __init__(self, target_limit: int) -> None:
         self.manager = StreamableHTTPSessionManager(
-            app=mcp_server(build_version()), json_response=True, stateless=True
+            app=mcp_server(build_version(), target_limit),
+            json_response=True,
+            stateless=True,
+            max_request_body_size=MAX_BODY_BYTES,
         )
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
@@ -105,7 +113,7 @@ async def send_json(
 
 def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     """`app` with `/mcp` answered by the MCP endpoint, whose sessions start and stop with `litestar`."""
-    endpoint = McpEndpoint()
+    endpoint = McpEndpoint(litestar.state["services"].settings.max_request_target_bytes)
     litestar.on_startup.append(endpoint.start)
     litestar.on_shutdown.insert(0, endpoint.stop)
 

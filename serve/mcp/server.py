@@ -58,16 +58,21 @@ def callable_by(caller: Caller, tool: RouteTool) -> bool:
     return tool.endpoint.public or caller.may_call(tool.endpoint.id)
 
 
-async def call_tool(
-    ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-) -> types.CallToolResult:
-    scope = _request_scope(ctx)
-    tool = route_tools().get(params.name)
-    if tool is None:
-        raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-    # A tool the key may not call is still called: the route refuses it (403 endpoint_not_allowed)
-    # as it would over HTTP, and the refusal is counted and logged as that route's.
-    return await call_route(scope["app"], scope, tool, params.arguments or {})
+def call_tool(target_limit: int) -> Any:
+    """The `tools/call` handler of a server whose HTTP request targets are capped at `target_limit`."""
+
+    async def handler(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        scope = _request_scope(ctx)
+        tool = route_tools().get(params.name)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        # A tool the key may not call is still called: the route refuses it (403 endpoint_not_allowed)
+        # as it would over HTTP, and the refusal is metered and logged as that route's.
+        return await call_route(scope["app"], scope, tool, params.arguments or {}, target_limit)
+
+    return handler
 
 
 async def list_prompts(
@@ -98,7 +103,7 @@ def input_schema_of(name: str) -> dict[str, Any] | None:
     return None if tool is None else tool.tool.input_schema
 
 
-def mcp_server(version: str) -> Server[Any]:
+def mcp_server(version: str, target_limit: int) -> Server[Any]:
     return Server(
         NAME,
         version=version,
@@ -106,7 +111,7 @@ def mcp_server(version: str) -> Server[Any]:
         instructions=INSTRUCTIONS,
         get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        on_call_tool=call_tool(target_limit),
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )

@@ -5,8 +5,11 @@ types, defaults, bounds, enums and descriptions, through the same `param_schema`
 document), so nothing a tool says is written twice.
 
 A tool call is the route's own request (`serve.mcp.calls`): the arguments become the path and the
-query string here, unchecked beyond their JSON types, so that the route answers a bad value with its
-own 400 naming the parameter and its rule.
+query string here, once they are checked against the input schema the tool publishes (names, JSON
+types, bounds, enums, patterns: one 400 `bad_request` naming each broken parameter and its rule,
+before any request is built) and the target they make is no longer than the HTTP server accepts
+(`max_request_target_bytes`: the same 414). What the schema cannot say (a date that does not exist,
+an alpha the key may not read) is the route's own 400 or 403.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
 import mcp_types as types
+from jsonschema import Draft202012Validator, ValidationError
 
 from schemas.query import params_of, path_params_of
+from serve import errors
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
 from serve.openapi.parameters import param_schema
@@ -35,6 +40,13 @@ UNSERVED: Mapping[str, str] = {
 WITHOUT: frozenset[str] = frozenset({"format"})
 """Query parameters a tool does not take: a tool answers the route's JSON (structured content), never
 one of its columnar representations."""
+NOT_TAKEN = "is not taken by a tool: a tool answers JSON"
+
+NOT_A_PARAMETER = "is not a parameter of this tool"
+
+MAX_NAMED = 10
+"""How many refused argument names a 400 names (`details.count` says how many there were): its answer
+stays small whatever number of names a call sends."""
 
 PATH_PARAMETERS: Mapping[str, str] = {
     "alpha": "The alpha_id (as `catalog.alphas.list` lists them).",
@@ -59,40 +71,82 @@ class RouteTool:
     tool: types.Tool
     path_names: tuple[str, ...]
     query_names: frozenset[str]
+    validator: Draft202012Validator
+    """The tool's input schema, compiled once (a call validates against it)."""
 
-    def target(self, arguments: Mapping[str, Any]) -> tuple[str, bytes, bytes] | dict[str, str]:
-        """(path, raw path, query string) of the route's request for `arguments`, or the missing
-        path parameters by name (each with the rule it broke: a path cannot be built without it).
+    def target(self, arguments: Mapping[str, Any], limit: int) -> tuple[str, bytes, bytes] | errors.ApiError:
+        """(path, raw path, query string) of the route's request for `arguments`, or the API's error:
+        400 `bad_request` for names the tool does not take or values its input schema refuses (each
+        name with its rule), 414 `request_target_too_long` for a target over `limit` bytes (what the
+        HTTP server answers such a request line).
 
-        A path value is percent-encoded whole (`/` too), as an HTTP client sends it; the server
-        then refuses what it refuses over HTTP (an encoded `/` is a 404, serve/app.py)."""
-        missing = {
-            name: "is required (a path parameter)"
-            for name in self.path_names
-            if arguments.get(name) is None or arguments.get(name) == ""
-        }
-        if missing:
-            return missing
+        A null argument is an absent one. A path value is percent-encoded whole (`/` too), as an
+        HTTP client sends it; the server then refuses what it refuses over HTTP (an encoded `/` is a
+        404, serve/app.py)."""
+        given = {name: value for name, value in arguments.items() if value is not None}
+        # Names first, without reading a value: an unknown name is never passed on, and however
+        # many a call sends, the answer names MAX_NAMED of them.
+        foreign = [name for name in given if name not in self.query_names and name not in self.path_names]
+        if foreign:
+            named = {name: NOT_TAKEN if name in WITHOUT else NOT_A_PARAMETER for name in foreign[:MAX_NAMED]}
+            return errors.bad_parameters(named, {"count": len(foreign)})
+        problems = schema_problems(self.validator, given)
+        problems.update(
+            {name: "is required (a path parameter)" for name in self.path_names if given.get(name) == ""}
+        )
+        if problems:
+            return errors.bad_parameters(problems)
 
         def segment(match: re.Match[str]) -> str:
-            return quote(wire_text(arguments[match.group(1)]), safe="")
+            return quote(wire_text(given[match.group(1)]), safe="")
 
         raw = _PATH_SEGMENT.sub(segment, self.endpoint.path)
-        pairs: list[tuple[str, str]] = []
-        for name, value in arguments.items():
-            if name in self.path_names or value is None:
-                continue
-            # Every other name goes to the route, known or not: an unknown one is its 400.
-            values = value if isinstance(value, list) else [value]
-            pairs += [(name, wire_text(item)) for item in values]
-        return unquote(raw), raw.encode("ascii"), urlencode(pairs).encode("ascii")
+        query = urlencode([(k, wire_text(v)) for k, v in given.items() if k not in self.path_names])
+        if len(raw) + (len(query) + 1 if query else 0) > limit:
+            return errors.target_too_long(limit)
+        return unquote(raw), raw.encode("ascii"), query.encode("ascii")
+
+
+def schema_problems(validator: Draft202012Validator, arguments: Mapping[str, Any]) -> dict[str, str]:
+    """Each argument the input schema refuses, with the rule it broke in the routes' words (never
+    the value, which may be long or hostile). JSON Schema's `integer` takes an integral number
+    (`5.0`), as the specification says."""
+    problems: dict[str, str] = {}
+    for error in validator.iter_errors(arguments):
+        if error.validator == "required":
+            for name in error.validator_value:
+                if name not in arguments:
+                    problems.setdefault(name, "is required")
+            continue
+        name = str(error.path[0]) if error.path else "arguments"
+        problems.setdefault(name, rule_of(error))
+    return problems
+
+
+def rule_of(error: ValidationError) -> str:
+    keyword, value = error.validator, error.validator_value
+    if keyword == "type":
+        return f"must be a JSON {value}" if value != "integer" else "must be an integer"
+    if keyword == "enum":
+        return f"must be one of {', '.join(map(str, value))}"
+    if keyword == "minimum":
+        return f"must be at least {value}"
+    if keyword == "maximum":
+        return f"must be at most {value}"
+    if keyword == "maxLength":
+        return f"must be at most {value} characters"
+    if keyword == "pattern":
+        return f"must match {value}"
+    return f"breaks the input schema's `{keyword}`"
 
 
 def wire_text(value: Any) -> str:
     """A JSON argument as the query string writes it: `true`/`false`, numbers as Python prints
-    them, text as given; anything else as its JSON text (which the route then refuses, naming it)."""
+    them, text as given; anything else (which the input schema refuses first) as its JSON text."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # an integral number, as an `integer` parameter reads it
     if isinstance(value, int | float | str):
         return str(value)
     return json.dumps(value, separators=(",", ":"))
@@ -168,7 +222,7 @@ def route_tools() -> dict[str, RouteTool]:
             ),
         )
         names = path_names(endpoint)
-        out[endpoint_id] = RouteTool(
-            endpoint, tool, names, frozenset(p.name for p in endpoint.params) - WITHOUT
-        )
+        query_names = frozenset(p.name for p in endpoint.params) - WITHOUT - set(names)
+        validator = Draft202012Validator(tool.input_schema)
+        out[endpoint_id] = RouteTool(endpoint, tool, names, query_names, validator)
     return out

@@ -10,9 +10,11 @@ from alpha_results_client import config
 from cli import mcp as command
 from schemas.query import params_of
 from schemas.registry import ALL_IDS
+from serve import errors
 from serve.endpoints import endpoints
 from serve.mcp import prompts
-from serve.mcp.tools import UNSERVED, WITHOUT, path_names, route_tools
+from serve.mcp.calls import result_of
+from serve.mcp.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
 
 
 def test_one_tool_per_registry_id_but_the_stream() -> None:
@@ -35,15 +37,76 @@ def test_a_tools_arguments_are_its_routes_parameters(endpoint_id: str) -> None:
     assert endpoint.summary in (tool.description or "")
 
 
+LIMIT = 8 << 10  # the HTTP server's default max_request_target_bytes
+
+
+def refused(result: object) -> tuple[int, str, dict[str, object]]:
+    assert isinstance(result, errors.ApiError), result
+    return result.status, result.code, result.details
+
+
 def test_a_path_becomes_the_routes_path_and_a_hostile_value_stays_one_segment() -> None:
     tool = route_tools()["signals.rebalances.get"]
-    path, raw, query = tool.target({"alpha": "a/../b c", "date": "2024-01-05", "limit": 7, "symbol": None})  # type: ignore[misc]
+    path, raw, query = tool.target(  # type: ignore[misc]
+        {"alpha": "a/../b c", "date": "2024-01-05", "limit": 7, "symbol": None}, LIMIT
+    )
     assert raw == b"/v1/alphas/a%2F..%2Fb%20c/rebalances/2024-01-05"
     assert path == "/v1/alphas/a/../b c/rebalances/2024-01-05"
     assert query == b"limit=7"
-    assert tool.target({"date": "2024-01-05"}) == {"alpha": "is required (a path parameter)"}
-    booleans = route_tools()["catalog.alphas.list"].target({"complete_only": True, "search": "x&y=1"})
+    assert refused(tool.target({"date": "2024-01-05"}, LIMIT)) == (
+        400,
+        "bad_request",
+        {"parameters": [{"name": "alpha", "rule": "is required"}]},
+    )
+    booleans = route_tools()["catalog.alphas.list"].target({"complete_only": True, "search": "x&y=1"}, LIMIT)
     assert booleans == ("/v1/alphas", b"/v1/alphas", b"complete_only=true&search=x%26y%3D1")
+
+
+def test_arguments_are_checked_against_the_published_input_schema() -> None:
+    tool = route_tools()["catalog.alphas.list"]
+    for given, rule in (
+        ({"search": {"q": "mom"}}, "must be a JSON string"),
+        ({"search": []}, "must be a JSON string"),
+        ({"complete_only": "yes"}, "must be a JSON boolean"),
+        ({"limit": 0}, "must be at least 1"),
+        ({"limit": 2.5}, "must be an integer"),
+        ({"search": "m" * 201}, "must be at most 200 characters"),
+    ):
+        [name] = given
+        assert refused(tool.target(given, LIMIT)) == (
+            400,
+            "bad_request",
+            {"parameters": [{"name": name, "rule": rule}]},
+        ), given
+    # JSON Schema's integer is any integral number: 5.0 is the route's `limit=5`.
+    assert tool.target({"limit": 5.0}, LIMIT) == ("/v1/alphas", b"/v1/alphas", b"limit=5")
+    # The schema the check uses is the one tools/list publishes.
+    assert tool.validator.schema is tool.tool.input_schema
+
+
+def test_a_name_the_tool_does_not_take_is_one_bounded_400_before_any_value_is_read() -> None:
+    tool = route_tools()["catalog.alphas.list"]
+    status, code, details = refused(tool.target({"format": "arrow"}, LIMIT))
+    assert (status, code) == (400, "bad_request")
+    assert details["parameters"] == [
+        {"name": "format", "rule": "is not taken by a tool: a tool answers JSON"}
+    ]
+    many = {f"x{i}": i for i in range(200_000)}
+    status, code, details = refused(tool.target(many, LIMIT))
+    assert (status, code, details["count"]) == (400, "bad_request", 200_000)
+    assert [p["name"] for p in details["parameters"]] == sorted(f"x{i}" for i in range(MAX_NAMED))  # type: ignore[union-attr]
+
+
+def test_a_target_over_the_servers_cap_is_its_414() -> None:
+    tool = route_tools()["performance.metrics"]
+    status, code, details = refused(tool.target({"alpha": "a" * LIMIT}, LIMIT))
+    assert (status, code, details) == (414, "request_target_too_long", {"limit_bytes": LIMIT})
+    # Counted as the request line is: path, `?` and query string, each byte as sent (encoded).
+    alpha = "é" * 100  # 600 bytes once percent-encoded
+    path, raw, query = tool.target({"alpha": alpha}, LIMIT)  # type: ignore[misc]
+    assert len(raw) == len("/v1/alphas//metrics") + 600
+    assert isinstance(tool.target({"alpha": alpha}, len(raw)), tuple)
+    assert refused(tool.target({"alpha": alpha}, len(raw) - 1))[0] == 414
 
 
 def test_the_prompts_name_tools_and_arguments_that_exist() -> None:
@@ -57,3 +120,11 @@ def test_the_prompts_name_tools_and_arguments_that_exist() -> None:
 
 def test_the_stdio_command_reads_the_typed_clients_variables() -> None:
     assert (command.TOKEN_VARIABLE, command.URL_VARIABLE) == (config.TOKEN_VARIABLE, config.URL_VARIABLE)
+
+
+def test_an_answer_without_the_apis_json_keeps_the_routes_request_id() -> None:
+    tool = route_tools()["meta.me"]
+    result = result_of(tool, {}, 502, {"x-request-id": "req_1"}, b"<html>bad gateway</html>")
+    assert result.is_error and isinstance(result.structured_content, dict)
+    assert result.structured_content["error"]["code"] == "internal_error"
+    assert result.structured_content["error"]["request_id"] == "req_1"

@@ -140,7 +140,7 @@ def test_no_valid_key_is_a_401_at_mcp(world: World) -> None:
         httpx.post(world.url + "/mcp/", json=body, headers={**headers, **world.member.headers}).status_code
         == 404
     )
-    # No server-to-client stream on a stateless server: GET is the SDK's 405, with the app's headers.
+    # No server-to-client stream on a stateless server: GET is the mount's 405, with the app's headers.
     stream = httpx.get(world.url + "/mcp", headers={**headers, **world.member.headers}, timeout=30)
     assert stream.status_code == 405
     assert stream.headers["x-content-type-options"] == "nosniff" and stream.headers["x-request-id"]
@@ -317,14 +317,73 @@ def test_a_bad_parameter_is_the_routes_400_naming_it(world: World) -> None:
         ("performance.metrics", {"alpha": alpha, "colour": "blue"}),
         ("performance.metrics", {}),
     )
+    # Refused by the tool's input schema, in the route's words (less the value it echoes).
     over_http = world.get(world.member, f"/v1/alphas/{alpha}/metrics", {"granularity": "fortnightly"}).json()
-    assert {**error_of(bad), "request_id": None} == {**over_http["error"], "request_id": None}
-    assert [p["name"] for p in error_of(bad)["details"]["parameters"]] == ["granularity"]
-    assert "colour" in json.dumps(error_of(unknown)["details"])
+    [(name, rule)] = [(p["name"], p["rule"]) for p in error_of(bad)["details"]["parameters"]]
+    [route_rule] = [p["rule"] for p in over_http["error"]["details"]["parameters"]]
+    assert error_of(bad)["code"] == over_http["error"]["code"] == "bad_request"
+    assert name == "granularity" and rule == "must be one of overall, yearly, monthly"
+    assert route_rule.startswith(rule)
+    assert error_of(unknown)["details"] == {
+        "parameters": [{"name": "colour", "rule": "is not a parameter of this tool"}],
+        "count": 1,
+    }
     assert error_of(pathless)["code"] == "bad_request"
-    assert error_of(pathless)["details"]["parameters"] == [
-        {"name": "alpha", "rule": "is required (a path parameter)"}
+    assert error_of(pathless)["details"]["parameters"] == [{"name": "alpha", "rule": "is required"}]
+
+
+def test_an_argument_the_tool_refuses_is_one_unmetered_400_or_414(world: World) -> None:
+    store = open_store(world.server.keystore_url)
+    try:
+        # One request a day: a refused argument must not spend it.
+        key = keyed(
+            store, NARROW, RateLimit(per_second=100, per_minute=100, per_day=1, monthly_requests=None)
+        )
+    finally:
+        store.close()
+    many = {f"x{i}": 1 for i in range(3000)}
+    mark = len(world.server.output)
+    fmt, named, typed, long_target, counted = anyio.run(
+        call,
+        world,
+        key,
+        ("catalog.alphas.list", {"format": "arrow"}),
+        ("catalog.alphas.list", many),
+        ("catalog.alphas.list", {"search": {"q": "mom"}}),
+        ("performance.metrics", {"alpha": "a" * 9000}),
+        ("catalog.alphas.list", {"limit": 2.0}),
+    )
+    assert error_of(fmt)["details"]["parameters"] == [
+        {"name": "format", "rule": "is not taken by a tool: a tool answers JSON"}
     ]
+    assert error_of(named)["details"]["count"] == 3000
+    assert len(error_of(named)["details"]["parameters"]) == 10
+    assert error_of(typed)["details"]["parameters"] == [{"name": "search", "rule": "must be a JSON string"}]
+    # The HTTP server's answer to such a request line: its 414, the same envelope.
+    error = error_of(long_target)
+    assert (error["code"], error["details"]) == ("request_target_too_long", {"limit_bytes": 8192})
+    # None of the four reached a route (no access line of theirs, the day's one request unspent).
+    assert not counted.is_error, counted.structured_content
+    assert len(counted.structured_content["data"]) == 2  # type: ignore[index]
+    lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
+    assert [line["route"] for line in lines if line["key_id"] == key.key_id and line["route"] != "mcp"] == [
+        "catalog.alphas.list"
+    ]
+
+
+def test_a_body_over_the_mcp_limit_is_refused_unread(world: World) -> None:
+    from serve.mcp.mount import MAX_BODY_BYTES
+
+    headers = {**world.member.headers, "Accept": "application/json, text/event-stream"}
+    arguments = {"search": "m" * MAX_BODY_BYTES}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "x", "arguments": arguments},
+    }
+    answer = httpx.post(world.url + "/mcp", json=body, headers=headers, timeout=30)
+    assert answer.status_code == 413
 
 
 def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:
@@ -426,6 +485,80 @@ def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
     )
     assert answer.returncode == 1, answer.stderr
     assert "401" in answer.stderr and "ar_live_nope" not in answer.stderr
+    # A token no header can carry: a plain message, not a traceback.
+    foreign = stdio_command(world, "ar_live_clé")
+    answer = subprocess.run(
+        [foreign.command, *foreign.args],
+        env=foreign.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input="",
+    )
+    assert answer.returncode == 2 and "Traceback" not in answer.stderr, answer.stderr
+    assert "ALPHA_RESULTS_TOKEN" in answer.stderr and "clé" not in answer.stderr
+    # A URL's password is never printed (here the server refuses the key: the message names the URL).
+    secret = stdio_command(world, "ar_live_nope")
+    secret.args[-1] = world.url.replace("http://", "http://someone:hunter2secret@")
+    answer = subprocess.run(
+        [secret.command, *secret.args], env=secret.env, capture_output=True, text=True, timeout=60, input=""
+    )
+    assert answer.returncode == 1 and "401" in answer.stderr, answer.stderr
+    assert "someone" in answer.stderr and "hunter2secret" not in answer.stderr
+
+
+def test_the_stdio_command_starts_on_a_key_without_meta_me(world: World) -> None:
+    """The start-up check is `/mcp`'s own authentication: a key whose allow-list lacks `meta.me`
+    (or that is at its rate limit) is a valid key, and serves its tools."""
+    store = open_store(world.server.keystore_url)
+    try:
+        key = keyed(
+            store,
+            ("performance.metrics",),
+            RateLimit(per_second=100, per_minute=100, per_day=1, monthly_requests=None),
+        )
+    finally:
+        store.close()
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    # The day's one request spent over HTTP: the key is at its limit when the command starts.
+    assert world.get(key, f"/v1/alphas/{alpha}/metrics").status_code == 200
+    _, tools, _, result = anyio.run(over_stdio, world, key, "performance.metrics", {"alpha": alpha})
+    assert [tool.name for tool in tools] == ["meta.health", "performance.metrics"]
+    assert error_of(result)["code"] == "rate_limit_day"
+
+
+async def revoked_between_calls(world: World, key: IssuedKey, alpha: str) -> list[types.CallToolResult]:
+    """One call, the key revoked, then calls until one is refused (the server may cache a key's
+    record for a moment), at most 200."""
+    async with (
+        stdio_client(stdio_command(world, key.token)) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await client.initialize()
+        results = [await client.call_tool("performance.metrics", {"alpha": alpha})]
+        store = open_store(world.server.keystore_url)
+        try:
+            store.revoke_key(key.key_id)
+        finally:
+            store.close()
+        for _ in range(200):
+            results.append(await client.call_tool("performance.metrics", {"alpha": alpha}))
+            if results[-1].is_error:
+                break
+        return results
+
+
+def test_a_key_revoked_while_the_stdio_command_runs_reaches_the_agent_as_its_envelope(world: World) -> None:
+    store = open_store(world.server.keystore_url)
+    try:
+        key = keyed(store, NARROW)
+    finally:
+        store.close()
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    first, *_, last = anyio.run(revoked_between_calls, world, key, alpha)
+    assert not first.is_error
+    assert error_of(last)["code"] == "key_revoked"
+    assert any("key_revoked" in block.text for block in last.content if isinstance(block, types.TextContent))
 
 
 async def prompted(world: World, key: IssuedKey, name: str, arguments: dict[str, str]) -> Any:
