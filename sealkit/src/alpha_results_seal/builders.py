@@ -40,6 +40,7 @@ from alpha_results_seal.check import SealReport, check_seal
 from alpha_results_seal.demo.calendar import NEW_YORK, close_instants
 from alpha_results_seal.frames import cast_column, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
+from alpha_results_seal.manifest import BOOK_NAME
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
 
@@ -550,6 +551,17 @@ class SealTables:
     description: dict[str, Any] | None = None
 
 
+def check_book_name(name: object) -> str:
+    """A book's name is a path segment of the seal (`<kind>/<book>.parquet`): refused, before
+    anything is built or written, unless it is a name the manifest takes (`manifest.BOOK_NAME`),
+    so no name can write outside the seal (`../x`, `a/b`) or under another prefix."""
+    if not isinstance(name, str) or not BOOK_NAME.fullmatch(name):
+        raise BuildError(
+            f"book name {name!r} does not match {BOOK_NAME.pattern} (a book's name is a file name of the seal)"
+        )
+    return name
+
+
 def build_seal(
     facts: Facts,
     decisions: Any,
@@ -562,6 +574,8 @@ def build_seal(
 ) -> SealTables:
     """Every table of the seal and its manifest, built from the team's frames (nothing written)."""
     check_alpha_id(facts.alpha_id)
+    for name in books:
+        check_book_name(name)
     decided = decisions_table(decisions)
     tables = {"rebalances.parquet": rebalances_table(decided, week_status), "decisions.parquet": decided}
     if metrics is not None:
@@ -594,11 +608,30 @@ def build_seal(
     )
 
 
+def _is_seal_path(relative: str) -> bool:
+    kind, _, rest = relative.partition("/")
+    if not rest:
+        return kind.removesuffix(".parquet") in S.GLOBAL_KINDS and kind.endswith(".parquet")
+    return (
+        kind in S.BOOK_KINDS
+        and rest.endswith(".parquet")
+        and bool(BOOK_NAME.fullmatch(rest.removesuffix(".parquet")))
+    )
+
+
 def write_tables(
     built: SealTables, dest: str, *, check: bool = True, limits: SealLimits | None = None
 ) -> SealReport | None:
     """Writes a built seal to `dest` (a folder, created, or an `s3://` prefix; the files it
     names are replaced), then, unless `check` is false, checks it as the pipeline will."""
+    for book in built.manifest.get("books", []):
+        check_book_name(book)
+    for relative in built.tables:
+        # a SealTables assembled by hand: every path is a kind's own (`kind_path`), no other
+        if not _is_seal_path(relative):
+            raise BuildError(
+                f"{relative!r} is not a path of a seal's table (<kind>.parquet or <kind>/<book>.parquet)"
+            )
     storage = Storage(dest)
     for relative, table in built.tables.items():
         buffer = pa.BufferOutputStream()
