@@ -51,7 +51,7 @@ CHECK_HELP = "check seal folders against every rule the build applies, without a
 
 def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") -> int:
     """Checks `args.seals`, prints the report (or `--json`'s document); the exit code."""
-    from alpha_results_seal.check import check_seal, is_folder
+    from alpha_results_seal.check import SealReport, check_seal, is_folder
     from alpha_results_seal.seal_limits import SealLimits
 
     try:
@@ -60,20 +60,17 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     unreachable = storage_errors()
-    missing, unread = [], []
+    usage: list[str] = []
     for path in args.seals:
         try:
             if not is_folder(path):
-                missing.append(path)
+                usage.append(f"{prog}: {path} is not a folder (a seal is a folder)")
         except unreachable as error:
-            unread.append((path, error))
-    for path in missing:
-        print(f"{prog}: {path} is not a folder (a seal is a folder)", file=sys.stderr)
-    for path, error in unread:
-        print(f"{prog}: {path} could not be read: {_cause(error)}", file=sys.stderr)
-    if missing or unread:
+            usage.append(f"{prog}: {path} could not be read: {_cause(error)}")
+    if usage:
+        print("\n".join(usage), file=sys.stderr)
         return 2
-    reports = []
+    reports: list[SealReport] = []
     for path in args.seals:
         try:
             reports.append(check_seal(path, limits))
