@@ -14,7 +14,16 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from alpha_results_seal.builders import Book, BuildError, Facts, SealTables, write_seal, write_tables
+from alpha_results_seal import builders
+from alpha_results_seal.builders import (
+    Book,
+    BuildError,
+    Facts,
+    SealTables,
+    trades_table,
+    write_seal,
+    write_tables,
+)
 
 FACTS = Facts("Test_x", "1.0", dt.datetime(2024, 1, 2, tzinfo=dt.UTC))
 
@@ -88,3 +97,79 @@ def test_a_seal_behind_an_endpoint_that_does_not_answer_is_one_line_and_exit_2(t
         "alpha-results-seal check: s3://a-bucket/seal could not be read: EndpointConnectionError: "
     )
     assert done.stderr.count("\n") == 1
+
+
+def _trades(phases: list[str], instants: list[dt.datetime]) -> pa.Table:
+    n = len(phases)
+    return pa.table(
+        {
+            "timestamp": pa.array(instants, pa.timestamp("us", tz="UTC")),
+            "decision_at": pa.array([dt.date(2024, 3, 8)] * n, pa.date32()),
+            "symbol": [f"S{i}" for i in range(n)],
+            "phase": phases,
+            "quantity": [1.0] * n,
+            "mid_price": [10.0] * n,
+            "fill_price": [10.0] * n,
+            "fee": [0.0] * n,
+        }
+    )
+
+
+def test_the_trade_variants_are_declared_once_and_each_reader_derives_them() -> None:
+    """The variants the builders write are those `trades.variants_are_subsets` accepts, for every
+    phase the schema knows, and the rule's message names the declared phases."""
+    from alpha_results_seal import arrow_schemas as S
+    from alpha_results_seal import trading
+
+    at = dt.datetime(2024, 3, 11, 14, tzinfo=dt.UTC)
+    table = trades_table(_trades(list(S.TRADE_PHASES) * 2, [at] * 6), "long_short")
+    variants = builders.trade_variants(table)
+    assert builders.trade_variants is trading.trade_variants
+    assert set(variants) == set(S.TRADE_VARIANT_SUFFIXES)
+    held = {suffix: set(v.column("phase").to_pylist()) for suffix, v in variants.items()}
+    assert held == {suffix: set(phases) for suffix, phases in S.TRADE_VARIANT_PHASES.items()}
+    # every phase is in exactly one variant: the two partition the book's fills
+    assert sum(v.num_rows for v in variants.values()) == table.num_rows
+
+
+def test_the_demo_engines_variants_are_the_kits(tmp_path: Path) -> None:
+    """The demo engine writes `<book>_adjustments` / `_settlements` by the kit's rule: each file is
+    `trading.trade_variants` of the book's trades, row for row."""
+    import pyarrow.parquet as pq
+
+    from alpha_results_seal import trading
+    from alpha_results_seal.demo.corpus import write_corpus
+
+    seal = write_corpus(tmp_path, size="small", seed=7, only=["momentum_12_1"])[0]
+    for book in ("long_short", "long_only"):
+        trades = pq.read_table(seal / "trades" / f"{book}.parquet")
+        for suffix, variant in trading.trade_variants(trades).items():
+            assert pq.read_table(seal / "trades" / f"{book}{suffix}.parquet").equals(variant)
+
+
+@pytest.mark.parametrize(
+    "instant",
+    [
+        dt.datetime(2024, 3, 10, 3, 30),  # Saturday 22:30 EST
+        dt.datetime(2024, 3, 11, 3, 59),  # Sunday 23:59 EDT (after the spring change)
+        dt.datetime(2024, 11, 3, 4, 30),  # 00:30 EDT, hours before the autumn change
+        dt.datetime(2024, 11, 4, 4, 30),  # Sunday 23:30 EST
+        dt.datetime(2024, 6, 3, 20, 0),  # the 16:00 close
+    ],
+)
+def test_a_fills_session_is_its_new_york_date_in_the_kit_and_the_pipeline(instant: dt.datetime) -> None:
+    """One rule for a fill's session, the kit's, read by the pipeline's derive_trades and by the
+    builders (the P&L's execution_cost by session): held to zoneinfo's New York date."""
+    from zoneinfo import ZoneInfo
+
+    import polars as pl
+
+    from alpha_results_seal import trading
+    from pipeline.derive import derive_trades
+
+    utc = instant.replace(tzinfo=dt.UTC)
+    expected = utc.astimezone(ZoneInfo("America/New_York")).date()
+    assert trading.fill_session_dates(pa.array([utc], pa.timestamp("us", tz="UTC"))).to_pylist() == [expected]
+    frame = pl.from_arrow(_trades(["open"], [utc]))
+    assert isinstance(frame, pl.DataFrame)
+    assert derive_trades(frame)["date"].to_list() == [expected]

@@ -37,12 +37,13 @@ import pyarrow.parquet as pq
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
-from alpha_results_seal.demo.calendar import NEW_YORK, close_instants
+from alpha_results_seal.demo.calendar import close_instants
 from alpha_results_seal.frames import cast_column, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
 from alpha_results_seal.manifest import BOOK_NAME
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
+from alpha_results_seal.trading import fill_session_dates, trade_variants
 
 DECISIONS_DERIVED = (
     "direction",
@@ -266,22 +267,6 @@ def trades_table(frame: Any, book: str) -> pa.Table:
     )
 
 
-def trade_variants(trades: pa.Table) -> dict[str, pa.Table]:
-    """`_adjustments` (re-targeting fills, phase `rebalance`) and `_settlements` (opening and
-    closing fills) of a book's trades (docs/seal.md "Trade variants")."""
-    phase = trades.column("phase")
-    return {
-        "_adjustments": trades.filter(pc.equal(phase, "rebalance")),
-        "_settlements": trades.filter(pc.is_in(phase, pa.array(["open", "close"]))),
-    }
-
-
-def _session_dates(trades: pa.Table) -> pa.ChunkedArray:
-    """A fill's session: its instant's date in New York (as the pipeline's derive_trades reads it)."""
-    local = pc.local_timestamp(pc.cast(trades.column("timestamp"), pa.timestamp("us", tz=NEW_YORK.key)))
-    return pc.cast(local, pa.date32(), safe=False)
-
-
 def book_tables(book: Book, name: str) -> dict[str, pa.Table]:
     """`portfolio`, `positions`, `pnl` and (with trades) `trades` of one book."""
     positions_in = to_arrow(book.positions, f"{name}.positions")
@@ -310,7 +295,9 @@ def _fill_costs(pnl: Mapping[str, Any], trades: pa.Table | None, name: str, zero
     """Each name's `execution_cost` per session: the sum of its fills' that session."""
     if trades is None:
         return zeros
-    fills = pa.table({"date": _session_dates(trades), "symbol": trades.column("symbol")})
+    fills = pa.table(
+        {"date": fill_session_dates(trades.column("timestamp")), "symbol": trades.column("symbol")}
+    )
     costs = group_sums(fills, ["date", "symbol"], {"cost": trades.column("execution_cost")})
     rows = pa.table({"date": pnl["date"], "symbol": pnl["symbol"]})
     carried = _lookup([costs.column("date"), costs.column("symbol")], rows, ["date", "symbol"])
@@ -355,7 +342,7 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
     )
     if trades is not None:
         flows = group_sums(
-            pa.table({"date": _session_dates(trades)}),
+            pa.table({"date": fill_session_dates(trades.column("timestamp"))}),
             "date",
             {
                 "turnover_mid": pc.abs(pc.multiply(trades.column("quantity"), trades.column("mid_price"))),

@@ -799,7 +799,7 @@ def check_trades(
             columns=["timestamp", "phase", "rebalance_adjustment_reason", "exit_reason"],
         )
     for book, frame in sorted(trades.items()):
-        for suffix, phases in (("_adjustments", ("rebalance",)), ("_settlements", ("open", "close"))):
+        for suffix, phases in S.TRADE_VARIANT_PHASES.items():
             if not book.endswith(suffix):
                 continue
             parent_book = book.removesuffix(suffix)
