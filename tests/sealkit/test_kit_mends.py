@@ -10,9 +10,12 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from alpha_results_seal import builders
 from alpha_results_seal.builders import (
@@ -173,3 +176,130 @@ def test_a_fills_session_is_its_new_york_date_in_the_kit_and_the_pipeline(instan
     frame = pl.from_arrow(_trades(["open"], [utc]))
     assert isinstance(frame, pl.DataFrame)
     assert derive_trades(frame)["date"].to_list() == [expected]
+
+
+# -- hostile frames: a builder succeeds or raises a BuildError naming the frame and column ----------
+
+
+def _baseline() -> dict[str, Any]:
+    import pandas as pd
+
+    days = [dt.date(2024, 3, 4), dt.date(2024, 3, 5)]
+    fill = dt.datetime(2024, 3, 4, 14, 30, tzinfo=dt.UTC)
+    return {
+        "decisions": pd.DataFrame(
+            {
+                "date": [days[0], days[0]],
+                "symbol": ["AA", "BB"],
+                "score": [0.5, -0.25],
+                "long_short_target_weight": [0.5, -0.5],
+                "long_only_target_weight": [1.0, 0.0],
+            }
+        ),
+        "positions": pd.DataFrame(
+            {"date": days, "symbol": ["AA", "AA"], "quantity": [1.0, 1.0], "mark_price": [10.0, 11.0]}
+        ),
+        "pnl": pd.DataFrame({"date": days, "symbol": ["AA", "AA"], "market_pnl": [0.0, 1.0]}),
+        "trades": pd.DataFrame(
+            {
+                "timestamp": [fill],
+                "decision_at": [days[0]],
+                "symbol": ["AA"],
+                "phase": ["open"],
+                "quantity": [1.0],
+                "mid_price": [10.0],
+                "fill_price": [10.01],
+                "fee": [0.001],
+            }
+        ),
+        "sessions": pd.DataFrame({"date": days, "risk_free_return": [0.0, 0.0001]}),
+    }
+
+
+HOSTILE_VALUES = [None, float("nan"), float("inf"), float("-inf"), "text", 3, dt.date(2024, 3, 4), b"\x00"]
+MUTATIONS = ("cell", "column_type", "empty", "duplicate", "mixed")
+
+
+def _mutate(frame: Any, mutation: str, column: str, value: Any) -> Any:
+    import pandas as pd
+
+    frame = frame.copy()
+    if mutation == "cell":
+        values = frame[column].astype(object)
+        values.iloc[0] = value
+        frame[column] = values
+    elif mutation == "column_type":
+        frame[column] = [value] * len(frame)
+    elif mutation == "empty":
+        frame = frame.iloc[0:0]
+    elif mutation == "duplicate":
+        frame = pd.concat([frame, frame[[column]]], axis=1)
+    elif mutation == "mixed":  # an object column mixing numbers and text
+        frame[column] = pd.Series([1.5, "x"] * len(frame), dtype=object)[: len(frame)].to_numpy()
+    return frame
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    target=st.sampled_from(["decisions", "positions", "pnl", "trades", "sessions"]),
+    mutation=st.sampled_from(MUTATIONS),
+    pick=st.integers(0, 7),
+    value=st.sampled_from(HOSTILE_VALUES),
+)
+def test_a_hostile_frame_is_built_or_refused_by_name(
+    target: str, mutation: str, pick: int, value: Any
+) -> None:
+    frames = _baseline()
+    column = list(frames[target].columns)[pick % len(frames[target].columns)]
+    frames[target] = _mutate(frames[target], mutation, column, value)
+    frame_name = target if target == "decisions" else f"long_short.{target}"
+    try:
+        if target == "decisions":
+            builders.decisions_table(frames[target])
+        elif target == "trades":
+            trades_table(frames[target], "long_short")
+        builders.book_tables(
+            Book(frames["positions"], frames["pnl"], frames["trades"], frames["sessions"]), "long_short"
+        )
+    except BuildError as refused:
+        message = str(refused)
+        if mutation != "empty":
+            assert frame_name.split(".")[-1] in message or "long_short" in message, message
+        if mutation in ("duplicate", "mixed"):
+            assert column in message, message
+    except Exception as error:
+        pytest.fail(f"{target} {mutation} {column}={value!r}: {type(error).__name__}: {error}")
+
+
+def test_the_reviews_crashes_are_build_errors_naming_frame_and_column() -> None:
+    frames = _baseline()
+    for part in ("positions", "pnl", "sessions"):
+        hostile = dict(frames)
+        hostile[part] = _mutate(frames[part], "cell", "date", None)
+        with pytest.raises(BuildError, match=rf"long_short\.{part}\.date holds 1 nulls"):
+            builders.book_tables(
+                Book(hostile["positions"], hostile["pnl"], hostile["trades"], hostile["sessions"]),
+                "long_short",
+            )
+    with pytest.raises(BuildError, match=r"long_short\.trades\.timestamp holds 1 nulls"):
+        trades_table(_mutate(frames["trades"], "cell", "timestamp", None), "long_short")
+    with pytest.raises(BuildError, match=r"decisions\.score does not convert"):
+        builders.decisions_table(_mutate(frames["decisions"], "mixed", "score", None))
+    with pytest.raises(BuildError, match=r"decisions has the column 'score' more than once"):
+        builders.decisions_table(_mutate(frames["decisions"], "duplicate", "score", None))
+
+
+def test_a_started_at_date_is_its_midnight_utc_and_another_type_is_refused_by_name() -> None:
+    frames = _baseline()
+    built = builders.build_seal(
+        Facts("Test_x", "1.0", dt.date(2024, 1, 2)),
+        frames["decisions"],
+        {"long_short": Book(frames["positions"], frames["pnl"])},
+    )
+    assert built.manifest["started_at"] == "2024-01-02T00:00:00+00:00"
+    with pytest.raises(BuildError, match="Facts.started_at must be a datetime or a date, got str"):
+        builders.build_seal(
+            Facts("Test_x", "1.0", "2024-01-02"),  # type: ignore[arg-type]
+            frames["decisions"],
+            {"long_short": Book(frames["positions"], frames["pnl"])},
+        )

@@ -38,7 +38,7 @@ from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
 from alpha_results_seal.demo.calendar import close_instants
-from alpha_results_seal.frames import cast_column, to_arrow
+from alpha_results_seal.frames import BuildError, cast_column, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
 from alpha_results_seal.manifest import BOOK_NAME
 from alpha_results_seal.seal_limits import SealLimits
@@ -71,15 +71,18 @@ DEFAULT_SIGNAL_DETAIL = "Scores as the engine produced them; no smoothing is app
 DEFAULT_RISK_FREE_SOURCE = "The engine's per-session risk-free return (0 when the engine states none)."
 
 
-class BuildError(ValueError):
-    """A frame a builder cannot make a table of: names the frame, the column and what is wrong."""
-
-
 def _columns(
-    table: pa.Table, frame: str, schema: pa.Schema, required: Sequence[str], derived: Sequence[str] = ()
+    table: pa.Table,
+    frame: str,
+    schema: pa.Schema,
+    required: Sequence[str],
+    derived: Sequence[str] = (),
+    defaulted: Sequence[str] = (),
 ) -> dict[str, pa.ChunkedArray]:
     """The frame's columns typed by `schema`: every one of `required`, the optional ones it has.
-    A derived column or one the kind does not have is refused by name (a typo is not dropped)."""
+    A derived column or one the kind does not have is refused by name (a typo is not dropped), as
+    is a null in a column the schema marks non-nullable, unless the builder fills its nulls with a
+    default (`defaulted`): a null date or instant has no session to be placed in."""
     given = set(table.column_names)
     for name in table.column_names:
         if name in derived:
@@ -93,14 +96,15 @@ def _columns(
     missing = [name for name in required if name not in given]
     if missing:
         raise BuildError(f"{frame} has no column {', '.join(map(repr, missing))} (required)")
-    try:
-        return {
-            name: cast_column(table, frame, name, schema.field(name).type)
-            for name in schema.names
-            if name in given
-        }
-    except ValueError as error:
-        raise BuildError(str(error)) from None
+    columns = {
+        name: cast_column(table, frame, name, schema.field(name).type)
+        for name in schema.names
+        if name in given
+    }
+    for name, values in columns.items():
+        if values.null_count and not schema.field(name).nullable and name not in defaulted:
+            raise BuildError(f"{frame}.{name} holds {values.null_count} nulls: every row needs one")
+    return columns
 
 
 def _lookup(keys: Sequence[pa.ChunkedArray], table: pa.Table, names: Sequence[str]) -> np.ndarray:
@@ -359,6 +363,7 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
                 f"{name}.sessions",
                 pa.schema([S.PORTFOLIO.field(c) for c in SESSION_COLUMNS]),
                 ["date"],
+                defaulted=["timestamp", "risk_free_return", "rounding_adjustment"],
             )
         )
     else:
@@ -410,12 +415,13 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
     position_value = ledger["position_value_end"]
     starting, ending, cash_start, cash_end, carry = (np.empty(n) for _ in range(5))
     equity, cash = 1.0, 1.0
-    for i in range(n):
-        starting[i], cash_start[i] = equity, cash
-        carry[i] = cash * rf[i]
-        equity = equity + flow[i] + carry[i] + rounding[i]
-        cash = equity - position_value[i]
-        ending[i], cash_end[i] = equity, cash
+    with np.errstate(invalid="ignore", over="ignore"):  # a non-finite figure: the check refuses it
+        for i in range(n):
+            starting[i], cash_start[i] = equity, cash
+            carry[i] = cash * rf[i]
+            equity = equity + flow[i] + carry[i] + rounding[i]
+            cash = equity - position_value[i]
+            ending[i], cash_end[i] = equity, cash
     timestamps = (
         sessions.column("timestamp") if "timestamp" in sessions.column_names else pa.nulls(n, S.UTC_TS)
     )
@@ -469,11 +475,11 @@ class Facts:
 
     alpha_id: str
     engine_version: str
-    started_at: dt.datetime
+    started_at: dt.datetime | dt.date  # a date: its midnight UTC
     source_alpha_id: str | None = None  # default: alpha_id
     name: str | None = None
     tldr: str | None = None
-    sealed_at: dt.datetime | None = None  # default: when written
+    sealed_at: dt.datetime | dt.date | None = None  # default: when written
     required_kinds: Sequence[str] | None = None  # default: the kinds written
     smoothing_half_life_weeks: float | None = None  # None: the engine does not smooth
     signal_detail: str = DEFAULT_SIGNAL_DETAIL
@@ -485,8 +491,14 @@ class Facts:
     research_cutoff: dt.date | None = None
 
 
-def _instant(value: dt.datetime) -> str:
-    return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).isoformat()
+def _instant(value: dt.datetime | dt.date, field_name: str) -> str:
+    """An instant of the manifest: a naive datetime is UTC, a date its midnight UTC (a team that
+    knows only the day it started); anything else is refused by name."""
+    if isinstance(value, dt.datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).isoformat()
+    if isinstance(value, dt.date):
+        return dt.datetime.combine(value, dt.time(), tzinfo=dt.UTC).isoformat()
+    raise BuildError(f"Facts.{field_name} must be a datetime or a date, got {type(value).__name__}")
 
 
 def manifest(
@@ -504,8 +516,8 @@ def manifest(
         "source_alpha_id": facts.source_alpha_id or facts.alpha_id,
         "name": facts.name,
         "tldr": facts.tldr,
-        "started_at": _instant(facts.started_at),
-        "sealed_at": _instant(facts.sealed_at or dt.datetime.now(dt.UTC)),
+        "started_at": _instant(facts.started_at, "started_at"),
+        "sealed_at": _instant(facts.sealed_at or dt.datetime.now(dt.UTC), "sealed_at"),
         "engine_version": facts.engine_version,
         "kinds_sealed": kinds,
         "required_kinds": list(facts.required_kinds) if facts.required_kinds is not None else kinds,
