@@ -303,3 +303,53 @@ def test_a_started_at_date_is_its_midnight_utc_and_another_type_is_refused_by_na
             frames["decisions"],
             {"long_short": Book(frames["positions"], frames["pnl"])},
         )
+
+
+# -- non-finite figures ---------------------------------------------------------------------------
+
+
+def _damaged_factory_seal(tmp_path: Path, relative: str, column: str, row: int, value: float) -> Path:
+    import pyarrow.parquet as pq
+
+    from tests.pipeline.factory import write_factory_seal
+
+    seal = write_factory_seal(tmp_path / "Test_factory")
+    table = pq.read_table(seal / relative)
+    values = table.column(column).to_pylist()
+    values[row] = value
+    index = table.schema.get_field_index(column)
+    pq.write_table(
+        table.set_column(index, table.schema.field(index), pa.array(values, pa.float64())), seal / relative
+    )
+    return seal
+
+
+def test_an_infinite_ledger_value_is_refused_by_its_own_rule_naming_table_and_column(tmp_path: Path) -> None:
+    from alpha_results_seal.check import check_seal
+
+    seal = _damaged_factory_seal(tmp_path, "portfolio/long_short.parquet", "cash_end", 3, float("inf"))
+    report = check_seal(str(seal))
+    assert [b.rule for b in report.broken] == ["schema.finite_numbers"]
+    broken = report.broken[0]
+    assert broken.kind == "portfolio"
+    assert broken.message.startswith("1 of 35 rows: portfolio/long_short: cash_end not finite")
+    assert len(broken.samples) == 1
+    assert list(broken.samples[0]) == ["book", "date", "cash_end"]
+    assert broken.samples[0]["cash_end"] == "inf"
+
+
+def test_a_long_only_week_whose_weights_sum_to_infinity_is_refused(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from alpha_results_seal.check import check_seal
+
+    seal = _damaged_factory_seal(tmp_path, "decisions.parquet", "long_only_target_weight", 0, float("inf"))
+    decisions = pq.read_table(seal / "decisions.parquet")
+    report = check_seal(str(seal))
+    rules = [b.rule for b in report.broken]
+    assert "schema.finite_numbers" in rules, rules
+    broken = next(b for b in report.broken if b.rule == "schema.finite_numbers")
+    assert broken.message.startswith(
+        f"1 of {decisions.num_rows} rows: decisions: long_only_target_weight not finite"
+    )
+    assert list(broken.samples[0]) == ["date", "symbol", "long_only_target_weight"]
