@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from alpha_results_seal.seal import Seal
+from alpha_results_seal.trading import fill_session_dates
 from pipeline.analytics_tables import analytics_tables
 from pipeline.factor_tables import factor_tables
 from pipeline.weekly import weekly_tables
-
-NEW_YORK = "America/New_York"
 
 
 @dataclass
@@ -102,9 +101,11 @@ def derive_pnl(pnl: pl.DataFrame) -> pl.DataFrame:
 
 
 def derive_trades(trades: pl.DataFrame) -> pl.DataFrame:
-    return trades.with_columns(date=pl.col("timestamp").dt.convert_time_zone(NEW_YORK).dt.date()).sort(
-        "timestamp", "symbol"
-    )
+    """A fill's session `date`: the seal kit's rule (`trading.fill_session_dates`), which its
+    builders also use to sum a name's fills into its session's P&L."""
+    sessions = pl.from_arrow(fill_session_dates(trades["timestamp"].to_arrow()))
+    assert isinstance(sessions, pl.Series)
+    return trades.with_columns(date=sessions).sort("timestamp", "symbol")
 
 
 def books_summary(books: dict[str, dict[str, pl.DataFrame]]) -> pl.DataFrame:

@@ -135,6 +135,13 @@ ALPHA_CASES: list[tuple[str, str, Callable[[Path], None]]] = [
     ("schema.columns", "decisions", drop_column("decisions.parquet", "average_rank")),
     ("schema.not_null", "positions", null_cell("positions/long_short.parquet", "quantity")),
     ("schema.date_range", "pnl", far_date("pnl/long_short.parquet", "date", 3_000_000)),
+    # an infinity passes every identity (the tolerance scales with it): its own rule refuses it
+    (
+        "schema.finite_numbers",
+        "portfolio",
+        on("portfolio/long_short.parquet", set_cell("cash_end", 3, float("inf"))),
+    ),
+    ("schema.finite_numbers", "trades", on("trades/long_only.parquet", set_cell("fee", 0, float("-inf")))),
     (
         "symbols.ticker_pattern",
         "positions",

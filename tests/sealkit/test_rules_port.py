@@ -264,6 +264,9 @@ def test_benchmark_rule(daily: pa.Table) -> None:
     seal = _BenchmarkSeal(daily)
     port.check_benchmark(seal, port_found)  # type: ignore[arg-type]
     oracle.check_benchmark(seal, oracle_found)  # type: ignore[arg-type]
+    finite = {b.message.split(": ")[1] for b in port_found.broken if b.rule in NEW_RULES}
+    assert finite == {"benchmark" for _ in non_finite_tables({("daily", None): daily})}
+    port_found = without_new_rules(port_found)
     assert repr([b.as_dict() for b in port_found.broken]) == repr([b.as_dict() for b in oracle_found.broken])
 
 
@@ -351,7 +354,36 @@ def _close(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+NEW_RULES = ("schema.finite_numbers",)
+"""Rules the port added after the polars code was frozen as the oracle: an infinite figure passes
+every identity (the tolerance scales with it) in both, so the oracle cannot know of them. They are
+held apart (`without_new_rules`) so the comparison stays exact for every other rule, and checked
+against numpy on their own (`test_a_damaged_seal_gets_the_same_findings`)."""
+
+
+def without_new_rules(found: Findings) -> Findings:
+    return Findings(
+        [b for b in found.broken if b.rule not in NEW_RULES],
+        [n for n in found.not_checked if n[0] not in NEW_RULES],
+    )
+
+
+def non_finite_tables(tables: dict[tuple[str, str | None], pa.Table]) -> set[str]:
+    """Where `schema.finite_numbers` must report, by numpy: each table (but exposures, held by
+    its own rule) with an infinity in a number column, or a NaN in one that takes no null."""
+    out = set()
+    for (kind, book), table in tables.items():
+        for f in table.schema:
+            if kind == "exposures" or not pa.types.is_floating(f.type):
+                continue
+            values = np.asarray(table.column(f.name).to_numpy(zero_copy_only=False), dtype=np.float64)
+            if np.isinf(values).any() or (not f.nullable and np.isnan(values).any()):
+                out.add(f"{kind}/{book}" if book else kind)
+    return out
+
+
 def assert_same_findings(ported: Findings, reference: Findings) -> None:
+    ported, reference = without_new_rules(ported), without_new_rules(reference)
     assert ported.not_checked == reference.not_checked
     assert [(b.rule, b.kind, b.message) for b in ported.broken] == [
         (b.rule, b.kind, b.message) for b in reference.broken
@@ -420,6 +452,8 @@ def test_a_damaged_seal_gets_the_same_findings(data: st.DataObject) -> None:
     damaged.unread = dict(seal.unread)
     ported, reference = Findings(), Findings()
     port.check_alpha(damaged, ported, set())
+    finite = [b for b in ported.broken if b.rule == "schema.finite_numbers"]
+    assert {b.message.split(": ")[1] for b in finite} == non_finite_tables(damaged.tables)
     try:
         oracle.check_alpha(damaged, reference, set())
     except pl.exceptions.InvalidOperationError as crash:

@@ -22,7 +22,17 @@ ALL_KINDS = GLOBAL_KINDS + BOOK_KINDS
 
 # The engine's books. Trade variants are sealed only for the trades kind.
 BASE_BOOKS = ("long_short", "long_only")
-TRADE_VARIANT_SUFFIXES = ("_adjustments", "_settlements")
+TRADE_VARIANT_PHASES: dict[str, tuple[str, ...]] = {
+    "_adjustments": ("rebalance",),  # fills that re-target a held position
+    "_settlements": ("open", "close"),  # fills that open or close one
+}
+"""Each trade variant `<book><suffix>` and the phases of `<book>`'s fills it holds (docs/seal.md
+"Trade variants"): the one statement the builders, the demo engine and the rule
+`trades.variants_are_subsets` derive the variants from (`trading.trade_variants`)."""
+TRADE_VARIANT_SUFFIXES = tuple(TRADE_VARIANT_PHASES)
+SESSION_TIME_ZONE = "America/New_York"
+"""The exchange's time zone: a session is a New York trading day, a fill's session its New York
+date (`trading.fill_session_dates`), a ledger row's instant its 16:00 New York close."""
 
 UNAVAILABILITY_REASONS = ("halted", "suspended", "no_borrow", "illiquid", "data_gap")
 DECISION_REASONS = (

@@ -37,11 +37,13 @@ import pyarrow.parquet as pq
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
-from alpha_results_seal.demo.calendar import NEW_YORK, close_instants
-from alpha_results_seal.frames import cast_column, to_arrow
+from alpha_results_seal.demo.calendar import close_instants
+from alpha_results_seal.frames import BuildError, cast_column, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
+from alpha_results_seal.manifest import BOOK_NAME
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
+from alpha_results_seal.trading import fill_session_dates, trade_variants
 
 DECISIONS_DERIVED = (
     "direction",
@@ -69,15 +71,18 @@ DEFAULT_SIGNAL_DETAIL = "Scores as the engine produced them; no smoothing is app
 DEFAULT_RISK_FREE_SOURCE = "The engine's per-session risk-free return (0 when the engine states none)."
 
 
-class BuildError(ValueError):
-    """A frame a builder cannot make a table of: names the frame, the column and what is wrong."""
-
-
 def _columns(
-    table: pa.Table, frame: str, schema: pa.Schema, required: Sequence[str], derived: Sequence[str] = ()
+    table: pa.Table,
+    frame: str,
+    schema: pa.Schema,
+    required: Sequence[str],
+    derived: Sequence[str] = (),
+    defaulted: Sequence[str] = (),
 ) -> dict[str, pa.ChunkedArray]:
     """The frame's columns typed by `schema`: every one of `required`, the optional ones it has.
-    A derived column or one the kind does not have is refused by name (a typo is not dropped)."""
+    A derived column or one the kind does not have is refused by name (a typo is not dropped), as
+    is a null in a column the schema marks non-nullable, unless the builder fills its nulls with a
+    default (`defaulted`): a null date or instant has no session to be placed in."""
     given = set(table.column_names)
     for name in table.column_names:
         if name in derived:
@@ -91,14 +96,15 @@ def _columns(
     missing = [name for name in required if name not in given]
     if missing:
         raise BuildError(f"{frame} has no column {', '.join(map(repr, missing))} (required)")
-    try:
-        return {
-            name: cast_column(table, frame, name, schema.field(name).type)
-            for name in schema.names
-            if name in given
-        }
-    except ValueError as error:
-        raise BuildError(str(error)) from None
+    columns = {
+        name: cast_column(table, frame, name, schema.field(name).type)
+        for name in schema.names
+        if name in given
+    }
+    for name, values in columns.items():
+        if values.null_count and not schema.field(name).nullable and name not in defaulted:
+            raise BuildError(f"{frame}.{name} holds {values.null_count} nulls: every row needs one")
+    return columns
 
 
 def _lookup(keys: Sequence[pa.ChunkedArray], table: pa.Table, names: Sequence[str]) -> np.ndarray:
@@ -265,22 +271,6 @@ def trades_table(frame: Any, book: str) -> pa.Table:
     )
 
 
-def trade_variants(trades: pa.Table) -> dict[str, pa.Table]:
-    """`_adjustments` (re-targeting fills, phase `rebalance`) and `_settlements` (opening and
-    closing fills) of a book's trades (docs/seal.md "Trade variants")."""
-    phase = trades.column("phase")
-    return {
-        "_adjustments": trades.filter(pc.equal(phase, "rebalance")),
-        "_settlements": trades.filter(pc.is_in(phase, pa.array(["open", "close"]))),
-    }
-
-
-def _session_dates(trades: pa.Table) -> pa.ChunkedArray:
-    """A fill's session: its instant's date in New York (as the pipeline's derive_trades reads it)."""
-    local = pc.local_timestamp(pc.cast(trades.column("timestamp"), pa.timestamp("us", tz=NEW_YORK.key)))
-    return pc.cast(local, pa.date32(), safe=False)
-
-
 def book_tables(book: Book, name: str) -> dict[str, pa.Table]:
     """`portfolio`, `positions`, `pnl` and (with trades) `trades` of one book."""
     positions_in = to_arrow(book.positions, f"{name}.positions")
@@ -309,7 +299,9 @@ def _fill_costs(pnl: Mapping[str, Any], trades: pa.Table | None, name: str, zero
     """Each name's `execution_cost` per session: the sum of its fills' that session."""
     if trades is None:
         return zeros
-    fills = pa.table({"date": _session_dates(trades), "symbol": trades.column("symbol")})
+    fills = pa.table(
+        {"date": fill_session_dates(trades.column("timestamp")), "symbol": trades.column("symbol")}
+    )
     costs = group_sums(fills, ["date", "symbol"], {"cost": trades.column("execution_cost")})
     rows = pa.table({"date": pnl["date"], "symbol": pnl["symbol"]})
     carried = _lookup([costs.column("date"), costs.column("symbol")], rows, ["date", "symbol"])
@@ -354,7 +346,7 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
     )
     if trades is not None:
         flows = group_sums(
-            pa.table({"date": _session_dates(trades)}),
+            pa.table({"date": fill_session_dates(trades.column("timestamp"))}),
             "date",
             {
                 "turnover_mid": pc.abs(pc.multiply(trades.column("quantity"), trades.column("mid_price"))),
@@ -371,6 +363,7 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
                 f"{name}.sessions",
                 pa.schema([S.PORTFOLIO.field(c) for c in SESSION_COLUMNS]),
                 ["date"],
+                defaulted=["timestamp", "risk_free_return", "rounding_adjustment"],
             )
         )
     else:
@@ -422,12 +415,13 @@ def _ledger(book: Book, name: str, positions: pa.Table, pnl: pa.Table, trades: p
     position_value = ledger["position_value_end"]
     starting, ending, cash_start, cash_end, carry = (np.empty(n) for _ in range(5))
     equity, cash = 1.0, 1.0
-    for i in range(n):
-        starting[i], cash_start[i] = equity, cash
-        carry[i] = cash * rf[i]
-        equity = equity + flow[i] + carry[i] + rounding[i]
-        cash = equity - position_value[i]
-        ending[i], cash_end[i] = equity, cash
+    with np.errstate(invalid="ignore", over="ignore"):  # a non-finite figure: the check refuses it
+        for i in range(n):
+            starting[i], cash_start[i] = equity, cash
+            carry[i] = cash * rf[i]
+            equity = equity + flow[i] + carry[i] + rounding[i]
+            cash = equity - position_value[i]
+            ending[i], cash_end[i] = equity, cash
     timestamps = (
         sessions.column("timestamp") if "timestamp" in sessions.column_names else pa.nulls(n, S.UTC_TS)
     )
@@ -481,11 +475,11 @@ class Facts:
 
     alpha_id: str
     engine_version: str
-    started_at: dt.datetime
+    started_at: dt.datetime | dt.date  # a date: its midnight UTC
     source_alpha_id: str | None = None  # default: alpha_id
     name: str | None = None
     tldr: str | None = None
-    sealed_at: dt.datetime | None = None  # default: when written
+    sealed_at: dt.datetime | dt.date | None = None  # default: when written
     required_kinds: Sequence[str] | None = None  # default: the kinds written
     smoothing_half_life_weeks: float | None = None  # None: the engine does not smooth
     signal_detail: str = DEFAULT_SIGNAL_DETAIL
@@ -497,8 +491,14 @@ class Facts:
     research_cutoff: dt.date | None = None
 
 
-def _instant(value: dt.datetime) -> str:
-    return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).isoformat()
+def _instant(value: dt.datetime | dt.date, field_name: str) -> str:
+    """An instant of the manifest: a naive datetime is UTC, a date its midnight UTC (a team that
+    knows only the day it started); anything else is refused by name."""
+    if isinstance(value, dt.datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).isoformat()
+    if isinstance(value, dt.date):
+        return dt.datetime.combine(value, dt.time(), tzinfo=dt.UTC).isoformat()
+    raise BuildError(f"Facts.{field_name} must be a datetime or a date, got {type(value).__name__}")
 
 
 def manifest(
@@ -516,8 +516,8 @@ def manifest(
         "source_alpha_id": facts.source_alpha_id or facts.alpha_id,
         "name": facts.name,
         "tldr": facts.tldr,
-        "started_at": _instant(facts.started_at),
-        "sealed_at": _instant(facts.sealed_at or dt.datetime.now(dt.UTC)),
+        "started_at": _instant(facts.started_at, "started_at"),
+        "sealed_at": _instant(facts.sealed_at or dt.datetime.now(dt.UTC), "sealed_at"),
         "engine_version": facts.engine_version,
         "kinds_sealed": kinds,
         "required_kinds": list(facts.required_kinds) if facts.required_kinds is not None else kinds,
@@ -550,6 +550,17 @@ class SealTables:
     description: dict[str, Any] | None = None
 
 
+def check_book_name(name: object) -> str:
+    """A book's name is a path segment of the seal (`<kind>/<book>.parquet`): refused, before
+    anything is built or written, unless it is a name the manifest takes (`manifest.BOOK_NAME`),
+    so no name can write outside the seal (`../x`, `a/b`) or under another prefix."""
+    if not isinstance(name, str) or not BOOK_NAME.fullmatch(name):
+        raise BuildError(
+            f"book name {name!r} does not match {BOOK_NAME.pattern} (a book's name is a file name of the seal)"
+        )
+    return name
+
+
 def build_seal(
     facts: Facts,
     decisions: Any,
@@ -562,6 +573,8 @@ def build_seal(
 ) -> SealTables:
     """Every table of the seal and its manifest, built from the team's frames (nothing written)."""
     check_alpha_id(facts.alpha_id)
+    for name in books:
+        check_book_name(name)
     decided = decisions_table(decisions)
     tables = {"rebalances.parquet": rebalances_table(decided, week_status), "decisions.parquet": decided}
     if metrics is not None:
@@ -594,11 +607,30 @@ def build_seal(
     )
 
 
+def _is_seal_path(relative: str) -> bool:
+    kind, _, rest = relative.partition("/")
+    if not rest:
+        return kind.removesuffix(".parquet") in S.GLOBAL_KINDS and kind.endswith(".parquet")
+    return (
+        kind in S.BOOK_KINDS
+        and rest.endswith(".parquet")
+        and bool(BOOK_NAME.fullmatch(rest.removesuffix(".parquet")))
+    )
+
+
 def write_tables(
     built: SealTables, dest: str, *, check: bool = True, limits: SealLimits | None = None
 ) -> SealReport | None:
     """Writes a built seal to `dest` (a folder, created, or an `s3://` prefix; the files it
     names are replaced), then, unless `check` is false, checks it as the pipeline will."""
+    for book in built.manifest.get("books", []):
+        check_book_name(book)
+    for relative in built.tables:
+        # a SealTables assembled by hand: every path is a kind's own (`kind_path`), no other
+        if not _is_seal_path(relative):
+            raise BuildError(
+                f"{relative!r} is not a path of a seal's table (<kind>.parquet or <kind>/<book>.parquet)"
+            )
     storage = Storage(dest)
     for relative, table in built.tables.items():
         buffer = pa.BufferOutputStream()

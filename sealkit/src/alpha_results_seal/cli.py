@@ -4,7 +4,7 @@ The one implementation of the check command: `alpha-results seal check` (the ser
 line, cli/seal.py) registers the same arguments and runs the same `run_check`. What `alpha-results
 build` would refuse, all of it in one run (`alpha_results_seal.check`, the code the publish path
 runs), with nothing written. Exit 0 when every seal holds, 1 when any is refused, 2 for a usage
-error (docs/seal.md, "Checking a seal").
+error or a seal that could not be read (docs/seal.md, "Checking a seal").
 """
 
 from __future__ import annotations
@@ -25,12 +25,33 @@ def add_check_arguments(check: argparse.ArgumentParser) -> None:
     )
 
 
+def storage_errors() -> tuple[type[BaseException], ...]:
+    """What reading a seal raises when its store cannot be reached: an OSError (a folder, or s3fs's
+    translation of an S3 error), or botocore's own (no credentials, an endpoint that does not
+    answer) when the `[s3]` extra is installed."""
+    errors: list[type[BaseException]] = [OSError]
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError:  # the kit without `[s3]`: no object store to reach
+        pass
+    else:
+        errors += [BotoCoreError, ClientError]
+    return tuple(errors)
+
+
+def _cause(error: BaseException) -> str:
+    """One line: the error's class and its first line (botocore's message names the bucket, the
+    operation or the missing credentials; never a secret)."""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+
+
 CHECK_HELP = "check seal folders against every rule the build applies, without a lake (nothing is written)"
 
 
 def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") -> int:
     """Checks `args.seals`, prints the report (or `--json`'s document); the exit code."""
-    from alpha_results_seal.check import check_seal, is_folder
+    from alpha_results_seal.check import SealReport, check_seal, is_folder
     from alpha_results_seal.seal_limits import SealLimits
 
     try:
@@ -38,12 +59,24 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    missing = [path for path in args.seals if not is_folder(path)]
-    if missing:
-        for path in missing:
-            print(f"{prog}: {path} is not a folder (a seal is a folder)", file=sys.stderr)
+    unreachable = storage_errors()
+    usage: list[str] = []
+    for path in args.seals:
+        try:
+            if not is_folder(path):
+                usage.append(f"{prog}: {path} is not a folder (a seal is a folder)")
+        except unreachable as error:
+            usage.append(f"{prog}: {path} could not be read: {_cause(error)}")
+    if usage:
+        print("\n".join(usage), file=sys.stderr)
         return 2
-    reports = [check_seal(path, limits) for path in args.seals]
+    reports: list[SealReport] = []
+    for path in args.seals:
+        try:
+            reports.append(check_seal(path, limits))
+        except unreachable as error:  # the store failed mid-check: no verdict, not a refusal
+            print(f"{prog}: {path} could not be read: {_cause(error)}", file=sys.stderr)
+            return 2
     refused = sum(not report.ok for report in reports)
     if args.json:
         document = {"ok": not refused, "seals": [report.as_dict() for report in reports]}

@@ -13,24 +13,59 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
+class BuildError(ValueError):
+    """A frame a builder cannot make a table of: names the frame, the column and what is wrong."""
+
+
+CONVERSION_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+
+
 def to_arrow(frame: Any, name: str) -> pa.Table:
-    """A pyarrow Table from a pyarrow, pandas or polars frame."""
+    """A pyarrow Table from a pyarrow, pandas or polars frame; a `BuildError` naming the frame
+    (and the column) for anything else, a column name given twice, or a column that does not
+    convert (a pandas object column mixing numbers and text)."""
     if isinstance(frame, pa.Table):
-        return frame
-    if hasattr(frame, "to_arrow"):  # polars
-        table = frame.to_arrow()
-        return table if isinstance(table, pa.Table) else pa.table(table)
-    if hasattr(frame, "to_pandas") or hasattr(frame, "iloc"):  # pandas
-        return pa.Table.from_pandas(frame, preserve_index=False)
-    raise TypeError(f"{name} must be a pyarrow Table or a pandas or polars DataFrame, got {type(frame)!r}")
+        table = frame
+    elif hasattr(frame, "to_arrow"):  # polars
+        converted = frame.to_arrow()
+        table = converted if isinstance(converted, pa.Table) else pa.table(converted)
+    elif hasattr(frame, "iloc") and hasattr(frame, "columns"):  # pandas
+        _check_unique([str(c) for c in frame.columns], name)
+        try:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+        except CONVERSION_ERRORS as error:
+            raise BuildError(f"{_failing_pandas_column(frame, name)} does not convert: {error}") from None
+    else:
+        raise BuildError(
+            f"{name} must be a pyarrow Table or a pandas or polars DataFrame, got {type(frame).__name__}"
+        )
+    _check_unique(table.column_names, name)
+    return table
+
+
+def _check_unique(columns: list[str], name: str) -> None:
+    twice = sorted({c for c in columns if columns.count(c) > 1})
+    if twice:
+        raise BuildError(f"{name} has the column {', '.join(map(repr, twice))} more than once")
+
+
+def _failing_pandas_column(frame: Any, name: str) -> str:
+    """`frame.column` of the first pandas column pyarrow cannot convert on its own (its error
+    names the column only in passing)."""
+    for column in frame.columns:
+        try:
+            pa.array(frame[column], from_pandas=True)
+        except CONVERSION_ERRORS:
+            return f"{name}.{column}"
+    return name
 
 
 def cast_column(table: pa.Table, frame: str, column: str, type_: pa.DataType) -> pa.ChunkedArray:
-    """`table[column]` as `type_`; a ValueError naming the frame and column when it is absent or
+    """`table[column]` as `type_`; a `BuildError` naming the frame and column when it is absent or
     will not convert. A timestamp becomes a date by its calendar day (as written, no shift), a
     naive timestamp an instant in UTC."""
     if column not in table.column_names:
-        raise ValueError(f"{frame} has no column {column!r} (it has {', '.join(table.column_names)})")
+        raise BuildError(f"{frame} has no column {column!r} (it has {', '.join(table.column_names)})")
     values = table.column(column)
     if values.type == type_:
         return values
@@ -47,4 +82,4 @@ def cast_column(table: pa.Table, frame: str, column: str, type_: pa.DataType) ->
             values = pc.cast(values, values.type.value_type)
         return pc.cast(values, type_)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as error:
-        raise ValueError(f"{frame}.{column} must be {type_}: {error}") from None
+        raise BuildError(f"{frame}.{column} must be {type_}: {error}") from None

@@ -31,6 +31,7 @@ RULES: dict[str, str] = {
     "schema.columns": "each file has exactly the columns and types of sealkit/src/alpha_results_seal/arrow_schemas.py",
     "schema.not_null": "columns the seal schema marks non-nullable hold no nulls",
     "schema.date_range": "every date and instant falls between 1900-01-01 and 2199-12-31",
+    "schema.finite_numbers": "no number of a table is infinite, nor NaN in a column that takes no null (a NaN is allowed only where a number may be missing; exposures have their own rule)",
     "symbols.ticker_pattern": "every symbol is a ticker as the API's symbol= takes it (ASCII letters, digits, . _ -; at most 24 characters)",
     "rebalances.unique_dates": "one row per rebalance date",
     "rebalances.week_status_values": "week_status is traded, pending or a snake_case skip reason (never `skipped`)",
@@ -78,6 +79,7 @@ BENCHMARK_RULES = (
     "schema.columns",
     "schema.not_null",
     "schema.date_range",
+    "schema.finite_numbers",
     "benchmark.dates_ascending_positive_close",
 )
 ALPHA_RULES = tuple(rule for rule in RULES if not rule.startswith("benchmark."))

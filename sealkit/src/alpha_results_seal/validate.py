@@ -138,9 +138,10 @@ def check_tables(seal: Seal, found: Findings) -> None:
     found.attempt(lambda: check_kinds_present(seal))
     refused = {f.key: seal.unread[f.name] for f in table_files(seal) if f.name in seal.unread}
     for why in refused.values():
-        found.skip(["schema.not_null", "schema.date_range"], why)
+        found.skip(["schema.not_null", "schema.date_range", "schema.finite_numbers"], why)
     refused |= check_schemas(seal, found)
     tables = Tables({k: t for k, t in seal.tables.items() if k not in refused}, refused)
+    check_finite_numbers(tables.frames, found)
     check_symbols(tables, found)
     rebalances_key, decisions_key = ("rebalances", None), ("decisions", None)
     rebalances = tables.get(rebalances_key, found, REBALANCE_RULES)
@@ -344,6 +345,47 @@ def _check_dates(column: pa.ChunkedArray, field: pa.Field, kind: str, where: str
             "schema.date_range",
             kind,
             f"{where}: {field.name} has a value outside {FIRST_DAY.isoformat()}..{LAST_DAY.isoformat()}",
+        )
+
+
+FINITE_EXEMPT_KINDS = ("exposures",)
+"""Kinds whose numbers another rule holds finite (`exposures.finite_values`): one rule each."""
+
+
+FINITE_LOCATING = {"trades": ["timestamp"], "metrics": ["scope", "period", "metric"]}
+"""What locates a row of a kind without a date (besides `LOCATING_COLUMNS`)."""
+
+
+def check_finite_numbers(frames: Mapping[Key, pa.Table], found: Findings) -> None:
+    """`schema.finite_numbers` over every table read: an infinity in any number column, a NaN in
+    one the schema marks non-nullable (where a number is never missing). An infinite figure
+    passes every identity (the tolerance scales with it), so without this rule a ledger or a
+    week's weights could publish an infinity. One finding per table, its sample rows the locating
+    columns and the number columns holding a non-finite value."""
+    for (kind, book), table in sorted(frames.items(), key=lambda item: str(item[0])):
+        if kind in FINITE_EXEMPT_KINDS:
+            continue
+        named = "benchmark" if kind == "daily" else kind  # a benchmark's daily.parquet
+        numbers = [f for f in table.schema if pa.types.is_floating(f.type)]
+        flags = {
+            f.name: pc.or_kleene(pc.is_inf(table.column(f.name)), pc.is_nan(table.column(f.name)))
+            if not f.nullable
+            else pc.is_inf(table.column(f.name))
+            for f in numbers
+        }
+        broken = [name for name, flag in flags.items() if pc.any(pc.fill_null(flag, False)).as_py()]
+        if not broken:
+            continue
+        where = f"{named}/{book}" if book else named
+        frame = table if book is None else _with_book(table, book)
+        fail_if_any(
+            found,
+            "schema.finite_numbers",
+            named,
+            frame,
+            any_of([flags[name] for name in broken]),
+            f"{where}: {', '.join(broken)} not finite (an infinity, or NaN where no number may be missing)",
+            columns=[*FINITE_LOCATING.get(kind, []), *broken],
         )
 
 
@@ -799,7 +841,7 @@ def check_trades(
             columns=["timestamp", "phase", "rebalance_adjustment_reason", "exit_reason"],
         )
     for book, frame in sorted(trades.items()):
-        for suffix, phases in (("_adjustments", ("rebalance",)), ("_settlements", ("open", "close"))):
+        for suffix, phases in S.TRADE_VARIANT_PHASES.items():
             if not book.endswith(suffix):
                 continue
             parent_book = book.removesuffix(suffix)
@@ -884,7 +926,12 @@ def check_source_archive(seal: Seal) -> None:
         )
 
 
-BENCHMARK_TABLE_RULES = ("schema.not_null", "schema.date_range", "benchmark.dates_ascending_positive_close")
+BENCHMARK_TABLE_RULES = (
+    "schema.not_null",
+    "schema.date_range",
+    "schema.finite_numbers",
+    "benchmark.dates_ascending_positive_close",
+)
 
 
 def check_benchmark(seal: Seal, found: Findings) -> None:
@@ -904,8 +951,11 @@ def check_benchmark(seal: Seal, found: Findings) -> None:
     if table is None:
         return
     if refused:
-        found.skip(["benchmark.dates_ascending_positive_close"], refused[("daily", None)])
+        found.skip(
+            ["schema.finite_numbers", "benchmark.dates_ascending_positive_close"], refused[("daily", None)]
+        )
         return
+    check_finite_numbers({("daily", None): table}, found)
     previous = shift_down(table.column("date"))
     daily = table.append_column("previous_date", previous)
     fail_if_any(

@@ -11,7 +11,9 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-NEW_YORK = ZoneInfo("America/New_York")
+from alpha_results_seal.arrow_schemas import SESSION_TIME_ZONE
+
+NEW_YORK = ZoneInfo(SESSION_TIME_ZONE)
 OPEN_TIME = dt.time(9, 30)
 CLOSE_TIME = dt.time(16, 0)
 

@@ -14,6 +14,7 @@ from alpha_results_seal.demo import archive, descriptions, exposures, metrics, s
 from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
 from alpha_results_seal.demo.books import ADJUSTMENT_REASONS, EXIT_REASONS, PHASES, BookResult, simulate_book
 from alpha_results_seal.demo.market import REASONS, UNADJUSTED_BENCHMARK_SESSIONS, Market
+from alpha_results_seal.trading import trade_variants
 
 ENGINE_VERSION = "demo-engine 1.5.0"
 BOOKS = ("long_short", "long_only", "raw_long_short", "raw_long_only")
@@ -275,14 +276,9 @@ def seal_tables(
                 tables[seal.kind_path(kind, name)] = per_kind[kind]
         if "trades" in kinds_sealed:
             trades = per_kind["trades"]
-            phase = trades.column("phase").to_numpy(zero_copy_only=False)
             tables[seal.kind_path("trades", name)] = trades
-            tables[seal.kind_path("trades", f"{name}_adjustments")] = trades.filter(
-                pa.array(phase == "rebalance")
-            )
-            tables[seal.kind_path("trades", f"{name}_settlements")] = trades.filter(
-                pa.array(phase != "rebalance")
-            )
+            for suffix, variant in trade_variants(trades).items():
+                tables[seal.kind_path("trades", name + suffix)] = variant
 
     ls = results["long_short"].ledger
     ledger = metrics.Ledger(
