@@ -251,19 +251,26 @@ def test_sustained_failure_disables_the_webhook_and_tells_its_key(world: World) 
         assert len(attempts) >= 2 and {a["outcome"] for a in attempts} == {"failed"}
         assert [a["attempt"] for a in attempts] == list(range(1, len(attempts) + 1))
         assert attempts[-1]["next_attempt_at"] is None and attempts[-1]["error"] == "HTTP 503: ok"
-        assert len(receiver.on("/failing")) == len(attempts)  # every attempt, and no more
+        # Every recorded attempt was sent, and none beyond them. An attempt is sent again, with its
+        # number, only when its record did not land (at least once, by design: a database that
+        # could not be written in time on a loaded machine); the worker's log says so each time.
+        sent = [int(r.headers["alpha-results-delivery-attempt"]) for r in receiver.on("/failing")]
+        assert sorted(set(sent)) == [a["attempt"] for a in attempts]
+        resent = len(sent) - len(attempts)
+        logs = world.logs()
+        assert resent == 0 or "not recorded" in logs or "cannot be used now" in logs, logs
 
         # Enabled again (the receiver fixed), it resumes at the event it stopped at.
         receiver.paths["/failing"] = 200
         code, _, err = world.cli("webhooks", "enable", failing["id"])
         assert code == 0, err
         # Then the notice of its own disabling, an event for its key like any other.
-        receiver.wait_for(lambda r: len(r.on("/failing")) == len(attempts) + 2, "the stuck event delivered")
+        receiver.wait_for(lambda r: len(r.on("/failing")) == len(sent) + 2, "the stuck event delivered")
         world.wait_until(lambda: world.webhook(failing["id"])["retrying"] is None, "the retry cleared")
         assert world.stop(worker) == 0, world.logs()
 
     notice = receiver.on("/healthy")[0]
-    assert delivered_ids(receiver, "/failing") == [cursor] * (len(attempts) + 1) + [notice.event_id]
+    assert delivered_ids(receiver, "/failing") == [cursor] * (len(sent) + 1) + [notice.event_id]
     assert notice.event["type"] == "webhook.disabled" and notice.event["alpha"] is None
     assert notice.event["data"]["webhook_id"] == failing["id"]
     assert notice.event["data"]["event"] == cursor

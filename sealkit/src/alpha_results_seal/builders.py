@@ -310,7 +310,8 @@ def _fill_costs(pnl: Mapping[str, Any], trades: pa.Table | None, name: str, zero
         first = orphans.slice(0, 1).to_pylist()[0]
         raise BuildError(
             f"{name}.trades: {orphans.num_rows} (session, symbol) fills have no {name}.pnl row to carry their "
-            f"execution_cost (first: {first['symbol']} on {first['date']})"
+            f"execution_cost (first: {first['symbol']} on {first['date']}, the New York session of its "
+            "timestamp)"
         )
     at = _lookup([rows.column("date"), rows.column("symbol")], costs, ["date", "symbol"])
     return _left(costs.column("cost"), at)
