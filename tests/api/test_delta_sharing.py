@@ -6,7 +6,6 @@ history the server does not share, and change data feed, are refused as the prot
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,8 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from datasets import layout
-from pipeline import catalogue_index
 from serve.routes.sharing import PREFIX
-from tests.api.test_exports import TEST_CALLERS, _client, _served_build
+from tests.api.test_exports import TEST_CALLERS, _client, lake_before_exports
 
 ALPHA = "momentum_12_1"
 TABLE = f"{PREFIX}/shares/alpha_results/schemas/{ALPHA}/tables/decisions"
@@ -154,15 +151,7 @@ def test_keys_and_allow_lists_are_refused_in_the_protocols_shape(client: TestCli
 def test_an_alpha_built_before_exports_has_no_tables_and_the_others_stay_listed(
     demo_lake: Path, tmp_path: Path
 ) -> None:
-    lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
-    build = _served_build(lake, ALPHA)
-    entry = json.loads((build / layout.ALPHA_JSON).read_text())
-    entry["files"] = {p: f for p, f in entry["files"].items() if not p.startswith(layout.EXPORTS_DIR + "/")}
-    entry["pipeline_version"] = "2.0.0"
-    (build / layout.ALPHA_JSON).write_text(json.dumps(entry))
-    shutil.rmtree(build / layout.EXPORTS_DIR)
-    catalogue_index.rebuild(str(lake))
+    lake = lake_before_exports(demo_lake, tmp_path, ALPHA)
     with _client(lake, tmp_path) as old:
         listed = old.get(f"{PREFIX}/shares/alpha_results/all-tables", headers=HEADERS).json()["items"]
         assert listed and ALPHA not in {t["schema"] for t in listed}

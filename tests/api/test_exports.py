@@ -363,6 +363,21 @@ def _served_build(lake: Path, alpha: str) -> Path:
     return lake / "alphas" / alpha / "builds" / build_id
 
 
+def lake_before_exports(demo_lake: Path, tmp_path: Path, alpha: str) -> Path:
+    """A copy of the demo lake in which `alpha`'s served build is as a pipeline before the Parquet
+    exports published it (version 2.0.0, no exports folder, none in its manifest)."""
+    lake = tmp_path / "lake"
+    shutil.copytree(demo_lake, lake)
+    build = _served_build(lake, alpha)
+    entry = json.loads((build / layout.ALPHA_JSON).read_text())
+    entry["files"] = {p: f for p, f in entry["files"].items() if not p.startswith(layout.EXPORTS_DIR + "/")}
+    entry["pipeline_version"] = "2.0.0"
+    (build / layout.ALPHA_JSON).write_text(json.dumps(entry))
+    shutil.rmtree(build / layout.EXPORTS_DIR)
+    catalogue_index.rebuild(str(lake))  # the index holds each build's alpha.json as published
+    return lake
+
+
 def test_exports_are_in_the_build_manifest(demo_lake: Path) -> None:
     build = _served_build(demo_lake, ALPHA)
     entry = json.loads((build / layout.ALPHA_JSON).read_text())
@@ -398,15 +413,8 @@ def test_a_damaged_export_marks_the_build_damaged(demo_lake: Path, tmp_path: Pat
 def test_a_build_published_before_exports_answers_503_naming_the_rebuild(
     demo_lake: Path, tmp_path: Path
 ) -> None:
-    lake = tmp_path / "lake"
-    shutil.copytree(demo_lake, lake)
+    lake = lake_before_exports(demo_lake, tmp_path, ALPHA)
     build = _served_build(lake, ALPHA)
-    entry = json.loads((build / layout.ALPHA_JSON).read_text())
-    entry["files"] = {p: f for p, f in entry["files"].items() if not p.startswith(layout.EXPORTS_DIR + "/")}
-    entry["pipeline_version"] = "2.0.0"
-    (build / layout.ALPHA_JSON).write_text(json.dumps(entry))
-    shutil.rmtree(build / layout.EXPORTS_DIR)
-    catalogue_index.rebuild(str(lake))  # the index holds each build's alpha.json as published
     with _client(lake, tmp_path) as old:
         for path in (f"/v1/alphas/{ALPHA}/exports", f"/v1/alphas/{ALPHA}/exports/decisions"):
             refused = error(old, path, 503, "exports_not_built")
