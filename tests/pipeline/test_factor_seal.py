@@ -4,6 +4,7 @@ engine's books, and every seal the factor path writes passes the pipeline's seal
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from alpha_results_seal.check import check_seal
 from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
 from alpha_results_seal.demo.market import Market, simulate_market
 from alpha_results_seal.factor import seal_from_factor
+from alpha_results_seal.frames import BuildError
 from alpha_results_seal.rules import differs
 
 BOOK_KINDS = ("portfolio", "positions", "pnl", "trades")
@@ -214,6 +216,32 @@ def test_a_score_date_without_prices_is_refused_by_name(tmp_path: Path) -> None:
         seal_from_factor(
             pa.concat_tables([scores, late]), prices, tmp_path, alpha_id="Test_factor", name=None, tldr=None
         )
+
+
+def test_a_research_cutoff_is_a_day_and_another_type_is_refused_by_name_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    """The cutoff is stated in the manifest as its ISO day, and the seal passes the check; text or
+    a datetime (a moment, a day only in some time zone) is refused naming the argument."""
+    scores, prices = _panel(2, 12, 4, 0.0, 0.0, "none")
+    cutoff = scores.column("date").to_pylist()[len(scores) // 2]
+    out = seal_from_factor(
+        scores, prices, tmp_path / "ok", alpha_id="Test_factor", name=None, tldr=None, research_cutoff=cutoff
+    )
+    assert json.loads((out / "manifest.json").read_text())["research_cutoff"] == cutoff.isoformat()
+    assert check_seal(str(out)).ok
+    for wrong, name in ((cutoff.isoformat(), "str"), (dt.datetime(2024, 1, 2, 12), "datetime")):
+        with pytest.raises(BuildError, match=f"research_cutoff must be a date, got {name}"):
+            seal_from_factor(
+                scores,
+                prices,
+                tmp_path / "bad",
+                alpha_id="Test_factor",
+                name=None,
+                tldr=None,
+                research_cutoff=wrong,  # type: ignore[arg-type]
+            )
+        assert not (tmp_path / "bad").exists()
 
 
 def test_the_lead_example_of_seal_md_writes_a_seal_that_passes_the_check(

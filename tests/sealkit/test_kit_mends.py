@@ -289,6 +289,20 @@ def test_the_reviews_crashes_are_build_errors_naming_frame_and_column() -> None:
         builders.decisions_table(_mutate(frames["decisions"], "duplicate", "score", None))
 
 
+def test_a_research_cutoff_is_its_iso_day_and_another_type_is_refused_by_name() -> None:
+    frames = _baseline()
+    books = {"long_short": Book(frames["positions"], frames["pnl"])}
+    facts = Facts("Test_x", "1.0", dt.date(2024, 1, 2), research_cutoff=dt.date(2024, 3, 1))
+    assert builders.build_seal(facts, frames["decisions"], books).manifest["research_cutoff"] == "2024-03-01"
+    for wrong, name in (("2024-03-01", "str"), (dt.datetime(2024, 3, 1, 12), "datetime")):
+        with pytest.raises(BuildError, match=f"Facts.research_cutoff must be a date, got {name}"):
+            builders.build_seal(
+                Facts("Test_x", "1.0", dt.date(2024, 1, 2), research_cutoff=wrong),  # type: ignore[arg-type]
+                frames["decisions"],
+                books,
+            )
+
+
 def test_a_started_at_date_is_its_midnight_utc_and_another_type_is_refused_by_name() -> None:
     frames = _baseline()
     built = builders.build_seal(

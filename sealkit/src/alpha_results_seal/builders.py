@@ -38,7 +38,7 @@ from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
 from alpha_results_seal.demo.calendar import close_instants
-from alpha_results_seal.frames import BuildError, cast_column, to_arrow
+from alpha_results_seal.frames import BuildError, cast_column, day_text, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
 from alpha_results_seal.manifest import BOOK_NAME
 from alpha_results_seal.seal_limits import SealLimits
@@ -538,7 +538,9 @@ def manifest(
         },
         "universe_size": facts.universe_size or universe_size,
         "source_archive": None,
-        "research_cutoff": None if facts.research_cutoff is None else facts.research_cutoff.isoformat(),
+        "research_cutoff": None
+        if facts.research_cutoff is None
+        else day_text(facts.research_cutoff, "Facts.research_cutoff"),
     }
 
 

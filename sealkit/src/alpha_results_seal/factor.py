@@ -39,7 +39,7 @@ from alpha_results_seal.demo.market import (
     trailing_mean,
 )
 from alpha_results_seal.demo.metrics import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
-from alpha_results_seal.frames import to_arrow
+from alpha_results_seal.frames import day_text, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id
 
 FACTOR_ENGINE_VERSION = f"factor-seal ({ENGINE_VERSION})"
@@ -280,6 +280,7 @@ def seal_from_factor(
     it names the folder that is replaced.
     """
     check_alpha_id(alpha_id)
+    cutoff = None if research_cutoff is None else day_text(research_cutoff, "research_cutoff")
     scores_table, prices_table = to_arrow(scores, "scores"), to_arrow(prices, "prices")
     market, raw = factor_market(scores_table, prices_table, risk_free)
     universe = np.arange(market.n_names)
@@ -327,8 +328,8 @@ def seal_from_factor(
         "universe_size": market.n_names,
         "source_archive": None,
     }
-    if research_cutoff is not None:
-        manifest["research_cutoff"] = research_cutoff.isoformat()
+    if cutoff is not None:
+        manifest["research_cutoff"] = cutoff
     content = SealContent(
         alpha_id=alpha_id,
         manifest=manifest,

@@ -7,6 +7,7 @@ pandas is an optional extra of the kit: a pandas frame is converted through pyar
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pyarrow as pa
@@ -15,6 +16,14 @@ import pyarrow.compute as pc
 
 class BuildError(ValueError):
     """A frame a builder cannot make a table of: names the frame, the column and what is wrong."""
+
+
+def day_text(value: object, name: str) -> str:
+    """A day the manifest states (`research_cutoff`), as ISO text: a date, never a datetime (a
+    moment names a day only in some time zone) nor text; anything else is refused by name."""
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    raise BuildError(f"{name} must be a date, got {type(value).__name__}")
 
 
 CONVERSION_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
