@@ -308,10 +308,22 @@ async def table_metadata(
     _capabilities(request)
     view, found = await _table(request, reader, share, schema, table)
     version = table_version(view)
-    for name in ("version", "timestamp"):
-        if name in request.query_params:
-            _only_current(name, request.query_params[name], version)
+    given = {
+        name: request.query_params[name] for name in ("version", "timestamp") if name in request.query_params
+    }
+    _one_point_in_time(given)
+    for name, value in given.items():
+        _only_current(name, value, version)
     return _ndjson(await _metadata_lines(reader, view, found), version)
+
+
+POINTS_IN_TIME = ("version", "timestamp", "startingVersion")
+
+
+def _one_point_in_time(given: dict[str, Any]) -> None:
+    """A read names at most one point in time (as the reference server: two are a 400)."""
+    if len(given) > 1:
+        raise protocol.invalid(", ".join(given), f"only one of {', '.join(POINTS_IN_TIME)} may be given")
 
 
 def _only_current(name: str, value: Any, version: int) -> None:
@@ -340,6 +352,8 @@ async def query_table(
     body = protocol.query_body(await request.body())
     view, found = await _table(request, reader, share, schema, table)
     version = table_version(view)
+    points = {"version": body.version, "timestamp": body.timestamp, "startingVersion": body.starting_version}
+    _one_point_in_time({name: value for name, value in points.items() if value is not None})
     if body.version is not None:
         _only_current("version", body.version, version)
     if body.timestamp is not None:

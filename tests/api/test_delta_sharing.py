@@ -81,6 +81,11 @@ def test_list_pages_concatenate_to_the_whole_list(client: TestClient[Any]) -> No
         (b'{"timestamp": "2001-01-01T00:00:00Z"}', ("timestamp", "history sharing is not enabled")),
         (b'{"timestamp": "yesterday"}', ("timestamp", "ISO 8601")),
         (b'{"startingVersion": 0}', ("startingVersion",)),
+        (b'{"version": 1, "timestamp": "2001-01-01T00:00:00Z"}', ("version, timestamp", "only one of")),
+        (
+            b'{"timestamp": "2999-01-01T00:00:00Z", "startingVersion": 0}',
+            ("timestamp, startingVersion", "only one of"),
+        ),
     ],
 )
 def test_bad_query_bodies_are_400_naming_the_field(
@@ -106,6 +111,17 @@ def test_the_current_version_is_served_and_hints_change_nothing(client: TestClie
         f"{TABLE}/version", params={"startingTimestamp": "2999-01-01T00:00:00Z"}, headers=HEADERS
     )
     refused(later, 400, "INVALID_PARAMETER_VALUE", "startingTimestamp")
+    # Even both naming the current version: a read names one point in time.
+    both = {"version": version, "timestamp": "2999-01-01T00:00:00Z"}
+    refused(
+        client.get(f"{TABLE}/metadata", params=both, headers=HEADERS),
+        400,
+        "INVALID_PARAMETER_VALUE",
+        "version, timestamp",
+        "only one of version, timestamp, startingVersion",
+    )
+    current = client.get(f"{TABLE}/metadata", params={"version": version}, headers=HEADERS)
+    assert current.status_code == 200
 
 
 def test_change_data_feed_is_refused_as_not_enabled(client: TestClient[Any]) -> None:
