@@ -141,6 +141,10 @@ def as_api_error(request: Request[Any, Any, Any], exc: Exception) -> errors.ApiE
 
 
 def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    if sharing.is_sharing_path(request.url.path):
+        # The router's refusals (no such path, another method) of a sharing path: a protocol
+        # client reads the protocol's error body; its routes' own failures are answered there.
+        return sharing.sharing_error(request, exc)
     request_id = request_id_of(request.scope)
     error = as_api_error(request, exc)
     if isinstance(exc, LakeUnavailable):

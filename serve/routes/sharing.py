@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa
 from anyio import to_thread
 from litestar import Request, Response, get, head, post
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 from litestar.params import FromPath, SkipValidation
 from litestar.types import ControllerRouterHandler
 
@@ -67,11 +67,35 @@ QUERY_ENDPOINT = EXPORT_ENDPOINT
 TABLE = f"{PREFIX}/shares/{{share:str}}/schemas/{{schema:str}}/tables/{{table:str}}"
 
 
+def is_sharing_path(path: str) -> bool:
+    return path == PREFIX or path.startswith(f"{PREFIX}/")
+
+
+def _answered_methods(request: Request[Any, Any, Any], exc: Exception) -> str:
+    """The methods the refused path answers: the router's own list (which names OPTIONS, refused
+    by the `only_get` guard as on every route), or, when the guard refused a method the route
+    holds a handler for (OPTIONS), the route's."""
+    if isinstance(exc, MethodNotAllowedException):
+        methods = (exc.headers or {}).get("allow", "").split(", ")
+    else:
+        template = request.scope.get("path_template")
+        methods = next((sorted(r.methods) for r in request.app.routes if r.path_format == template), [])
+    return ", ".join(m for m in methods if m and m != "OPTIONS")
+
+
 def sharing_error(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
     """Any failure of a sharing route, its guards' included, as the protocol's error body."""
     headers: dict[str, str] = {}
     if isinstance(exc, SharingError):
         status, code, message = exc.status, exc.error_code, exc.message
+    elif isinstance(exc, NotFoundException):
+        status, code, message = 404, protocol.RESOURCE_DOES_NOT_EXIST, "no such path of the sharing server"
+    elif isinstance(exc, MethodNotAllowedException | errors.MethodNotAllowed):
+        # The protocol is plain HTTP (its `query` is a POST): 405 with the path's own methods,
+        # where `/v1` answers 404 `method_not_allowed` (the API's contract).
+        allow = _answered_methods(request, exc)
+        status, code, headers = 405, protocol.MALFORMED_REQUEST, {"Allow": allow}
+        message = f"{request.method} is not answered at this path; it answers {allow}"
     elif isinstance(exc, HTTPException) and exc.status_code < 500:
         # Litestar's own refusals before the handler (a body too large, ...): the request's fault.
         status, code, message = exc.status_code, protocol.MALFORMED_REQUEST, str(exc.detail)

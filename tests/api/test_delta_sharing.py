@@ -124,6 +124,39 @@ def test_the_current_version_is_served_and_hints_change_nothing(client: TestClie
     assert current.status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("DELETE", f"{PREFIX}/shares", "GET"),
+        ("POST", f"{PREFIX}/shares", "GET"),
+        ("OPTIONS", f"{PREFIX}/shares", "GET"),
+        ("HEAD", f"{PREFIX}/shares", "GET"),
+        ("GET", f"{TABLE}/query", "POST"),
+        ("PUT", f"{TABLE}/query", "POST"),
+        ("OPTIONS", f"{TABLE}/query", "POST"),
+        ("POST", f"{TABLE}/metadata", "GET"),
+    ],
+)
+def test_another_method_is_405_in_the_protocols_terms_with_the_paths_own_methods(
+    client: TestClient[Any], method: str, path: str, allow: str
+) -> None:
+    """Outside `/v1` the protocol's client reads its own error body: a method the path does not
+    answer is 405 with `Allow` naming the ones it does (never "GET" for `query`, a POST)."""
+    response = client.request(method, path, headers=HEADERS)
+    assert response.headers["allow"] == allow
+    if method == "HEAD":
+        assert response.status_code == 405 and response.content == b""
+    else:
+        refused(response, 405, "MALFORMED_REQUEST", f"{method} is not answered", f"it answers {allow}")
+
+
+@pytest.mark.parametrize("path", [f"{PREFIX}/nope", f"{TABLE}/nope", PREFIX])
+def test_an_unknown_sharing_path_is_404_in_the_protocols_terms(client: TestClient[Any], path: str) -> None:
+    refused(client.get(path, headers=HEADERS), 404, "RESOURCE_DOES_NOT_EXIST", "no such path")
+    api = client.post("/v1/me", headers=HEADERS)  # the API's own contract is unchanged
+    assert api.status_code == 404 and api.json()["error"]["code"] == "method_not_allowed"
+
+
 def test_change_data_feed_is_refused_as_not_enabled(client: TestClient[Any]) -> None:
     response = client.get(f"{TABLE}/changes", params={"startingVersion": "0"}, headers=HEADERS)
     refused(response, 400, "INVALID_PARAMETER_VALUE", "change data feed is not enabled")
