@@ -135,6 +135,7 @@ def test_the_current_version_is_served_and_hints_change_nothing(client: TestClie
         ("PUT", f"{TABLE}/query", "POST"),
         ("OPTIONS", f"{TABLE}/query", "POST"),
         ("POST", f"{TABLE}/metadata", "GET"),
+        ("GET", TABLE, "HEAD"),
     ],
 )
 def test_another_method_is_405_in_the_protocols_terms_with_the_paths_own_methods(
