@@ -20,7 +20,7 @@ from serve.context import Caller
 from serve.exchange import exchange_of
 from serve.mcp import prompts
 from serve.mcp.calls import call_route
-from serve.mcp.tools import RouteTool, route_tools
+from serve.mcp.tools import RouteTool, route_tools, shown
 
 NAME = "alpha-results"
 INSTRUCTIONS = (
@@ -67,7 +67,7 @@ def call_tool(target_limit: int) -> Any:
         scope = _request_scope(ctx)
         tool = route_tools().get(params.name)
         if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {shown(params.name)}")
         # A tool the key may not call is still called: the route refuses it (403 endpoint_not_allowed)
         # as it would over HTTP, and the refusal is metered and logged as that route's.
         return await call_route(scope["app"], scope, tool, params.arguments or {}, target_limit)
@@ -87,7 +87,7 @@ async def get_prompt(
     caller = _caller(_request_scope(ctx))
     prompt = prompts.BY_NAME.get(params.name)
     if prompt is None or not all(caller.may_call(tool) for tool in prompt.tools):
-        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {shown(params.name)}")
     result = prompts.rendered(prompt, params.arguments)
     if isinstance(result, dict):
         raise MCPError(

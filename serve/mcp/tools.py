@@ -48,6 +48,16 @@ MAX_NAMED = 10
 """How many refused argument names a 400 names (`details.count` says how many there were): its answer
 stays small whatever number of names a call sends."""
 
+MAX_NAME_SHOWN = 64
+"""The characters of a refused name an answer echoes (an argument's, a tool's, a prompt's): a call's
+body may hold names of 64 KiB; every name the API takes is shorter than this."""
+
+
+def shown(name: str) -> str:
+    """A name as an answer echoes it: whole up to `MAX_NAME_SHOWN` characters, else cut there with `…`."""
+    return name if len(name) <= MAX_NAME_SHOWN else f"{name[:MAX_NAME_SHOWN]}…"
+
+
 PATH_PARAMETERS: Mapping[str, str] = {
     "alpha": "The alpha_id (as `catalog.alphas.list` lists them).",
     "symbol": "The benchmark's ticker (as an alpha's `benchmark` names it).",
@@ -85,10 +95,12 @@ class RouteTool:
         404, serve/app.py)."""
         given = {name: value for name, value in arguments.items() if value is not None}
         # Names first, without reading a value: an unknown name is never passed on, and however
-        # many a call sends, the answer names MAX_NAMED of them.
+        # many a call sends, the answer names MAX_NAMED of them, each `shown` (bounded).
         foreign = [name for name in given if name not in self.query_names and name not in self.path_names]
         if foreign:
-            named = {name: NOT_TAKEN if name in WITHOUT else NOT_A_PARAMETER for name in foreign[:MAX_NAMED]}
+            named = {
+                shown(name): NOT_TAKEN if name in WITHOUT else NOT_A_PARAMETER for name in foreign[:MAX_NAMED]
+            }
             return errors.bad_parameters(named, {"count": len(foreign)})
         problems = schema_problems(self.validator, given)
         problems.update(

@@ -24,6 +24,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
@@ -343,12 +344,13 @@ def test_an_argument_the_tool_refuses_is_one_unmetered_400_or_414(world: World) 
         store.close()
     many = {f"x{i}": 1 for i in range(3000)}
     mark = len(world.server.output)
-    fmt, named, typed, long_target, counted = anyio.run(
+    fmt, named, long_name, typed, long_target, counted = anyio.run(
         call,
         world,
         key,
         ("catalog.alphas.list", {"format": "arrow"}),
         ("catalog.alphas.list", many),
+        ("catalog.alphas.list", {"y" * 20_000: 1}),
         ("catalog.alphas.list", {"search": {"q": "mom"}}),
         ("performance.metrics", {"alpha": "a" * 9000}),
         ("catalog.alphas.list", {"limit": 2.0}),
@@ -358,17 +360,39 @@ def test_an_argument_the_tool_refuses_is_one_unmetered_400_or_414(world: World) 
     ]
     assert error_of(named)["details"]["count"] == 3000
     assert len(error_of(named)["details"]["parameters"]) == 10
+    # A name is echoed cut to 64 characters: the answer stays small whatever the call sends.
+    assert error_of(long_name)["details"]["parameters"] == [
+        {"name": "y" * 64 + "…", "rule": "is not a parameter of this tool"}
+    ]
+    assert len(json.dumps(long_name.structured_content)) < 1000
     assert error_of(typed)["details"]["parameters"] == [{"name": "search", "rule": "must be a JSON string"}]
     # The HTTP server's answer to such a request line: its 414, the same envelope.
     error = error_of(long_target)
     assert (error["code"], error["details"]) == ("request_target_too_long", {"limit_bytes": 8192})
-    # None of the four reached a route (no access line of theirs, the day's one request unspent).
+    # None of the five reached a route (no access line of theirs, the day's one request unspent).
     assert not counted.is_error, counted.structured_content
     assert len(counted.structured_content["data"]) == 2  # type: ignore[index]
     lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
     assert [line["route"] for line in lines if line["key_id"] == key.key_id and line["route"] != "mcp"] == [
         "catalog.alphas.list"
     ]
+
+
+async def unknown_names(world: World, key: IssuedKey, name: str) -> list[str]:
+    messages = []
+    async with session(world, key) as client:
+        for ask in (client.call_tool(name, {}), client.get_prompt(name, {})):
+            with pytest.raises(MCPError) as refused:
+                await ask
+            messages.append(refused.value.error.message)
+    return messages
+
+
+def test_an_unknown_tool_or_prompt_is_named_cut_to_64_characters(world: World) -> None:
+    tool, prompt = anyio.run(unknown_names, world, world.member, "t" * 30_000)
+    assert (tool, prompt) == ("Unknown tool: " + "t" * 64 + "…", "Unknown prompt: " + "t" * 64 + "…")
+    short_tool, _ = anyio.run(unknown_names, world, world.member, "nope")
+    assert short_tool == "Unknown tool: nope"
 
 
 def test_a_body_over_the_mcp_limit_is_refused_unread(world: World) -> None:
