@@ -34,9 +34,10 @@ from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
 
 MAX_BODY_BYTES = 64 << 10
-"""The largest `/mcp` request body read (the SDK answers a larger one 413 before parsing it): a tool
-call's arguments make a request target of at most `max_request_target_bytes` (8 KiB by default), so
-64 KiB holds any call that can succeed, and a worker never decodes megabytes of JSON for one."""
+"""The largest `/mcp` request body read (`bounded_body`: a larger one is a 413 before it is parsed): a
+tool call's arguments make a request target of at most `max_request_target_bytes` (8 KiB by
+default), so 64 KiB holds any call that can succeed, and a worker never decodes megabytes of JSON
+for one."""
 
 
 class McpEndpoint:
@@ -82,7 +83,40 @@ class McpEndpoint:
             # and holds the connection until the client leaves: the transport's other answer, 405.
             await send_json(send, 405, NO_STREAM, request_id_of(scope), [(b"allow", b"POST")])
             return
-        await self.manager.handle_request(scope, receive, send)  # type: ignore[arg-type]
+        body = await bounded_body(scope, receive)
+        if body is None:
+            await send_json(send, 413, TOO_LARGE, request_id_of(scope), [(b"connection", b"close")])
+            return
+        await self.manager.handle_request(scope, replayed(body, receive), send)  # type: ignore[arg-type]
+
+
+async def bounded_body(scope: Scope, receive: Receive) -> bytes | None:
+    """The request's body, or None once it is over `MAX_BODY_BYTES` (by its declared length, before
+    a byte is read, or as its chunks arrive): read here rather than by the SDK's own limit so that
+    the refusal is a JSON-RPC error, as every other answer of `/mcp` (the SDK's is plain text)."""
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
+            return None
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return bytes(body)  # the client left: the SDK sees an empty body and answers no one
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY_BYTES:
+            return None
+        if not message.get("more_body", False):
+            return bytes(body)
+
+
+def replayed(body: bytes, receive: Receive) -> Receive:
+    """`receive` with the body already read given back as one message, then the connection's own."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def again() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return again
 
 
 NO_STREAM = json.dumps(
@@ -93,6 +127,15 @@ NO_STREAM = json.dumps(
             "code": -32600,
             "message": "Method Not Allowed: no server-to-client stream; POST each message",
         },
+    }
+).encode()
+
+
+TOO_LARGE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": f"Request body too large: at most {MAX_BODY_BYTES} bytes"},
     }
 ).encode()
 

@@ -406,8 +406,21 @@ def test_a_body_over_the_mcp_limit_is_refused_unread(world: World) -> None:
         "method": "tools/call",
         "params": {"name": "x", "arguments": arguments},
     }
-    answer = httpx.post(world.url + "/mcp", json=body, headers=headers, timeout=30)
-    assert answer.status_code == 413
+    declared = httpx.post(world.url + "/mcp", json=body, headers=headers, timeout=30)
+    # Without a declared length (chunked): refused once the chunks read pass the limit.
+    encoded = json.dumps(body).encode()
+    chunks = (encoded[i : i + 8192] for i in range(0, len(encoded), 8192))
+    chunked = httpx.post(world.url + "/mcp", content=chunks, headers=headers, timeout=30)
+    for answer in (declared, chunked):
+        assert answer.status_code == 413
+        assert answer.json()["error"] == {
+            "code": -32600,
+            "message": f"Request body too large: at most {MAX_BODY_BYTES} bytes",
+        }
+    # A body just under the limit is read and answered by the protocol (an unknown tool here).
+    body["params"]["arguments"] = {"search": "m" * (MAX_BODY_BYTES - 1000)}
+    under = httpx.post(world.url + "/mcp", json=body, headers=headers, timeout=30)
+    assert under.status_code == 200 and "Unknown tool: x" in under.text
 
 
 def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:
