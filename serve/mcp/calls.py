@@ -22,7 +22,7 @@ from litestar.types import ASGIApp, Message
 
 from serve import errors
 from serve.envelope import error_response, request_id_of
-from serve.mcp.tools import NEXT_PAGE, RouteTool
+from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, RouteTool
 
 FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
 """Headers of the `/mcp` request the route's request carries: the key, what the client's address is
@@ -102,6 +102,7 @@ def result_of(
         if "retry-after" in headers:
             summary += f" Retry after {headers['retry-after']} s."
         return types.CallToolResult(
+            _meta=rate_limit_meta(headers),
             content=[
                 types.TextContent(text=summary),
                 types.TextContent(text=body.decode("utf-8", "replace")),
@@ -116,12 +117,28 @@ def result_of(
         "isError": False,
         "resultType": "complete",
     }
+    meta = rate_limit_meta(headers) or {}
     following = next_page(tool, arguments, answer)
     if following is not None:
-        result["_meta"] = {NEXT_PAGE: following}
+        meta[NEXT_PAGE] = following
         hint = f"More rows follow: call {tool.tool.name} with {json.dumps(following, separators=(',', ':'))}."
         content.append({"type": "text", "text": hint})
+    if meta:
+        result["_meta"] = meta
     return result  # type: ignore[return-value]
+
+
+RATE_LIMIT_FIELDS = {"limit": int, "remaining": int, "used": int, "reset": int, "window": str}
+
+
+def rate_limit_meta(headers: Mapping[str, str]) -> dict[str, Any] | None:
+    """The route's `X-RateLimit-*` headers under `RATE_LIMIT`, or None when it sent none (a route the
+    limiter did not count: `/v1/health`, a request refused before it)."""
+    try:
+        values = {name: kind(headers[f"x-ratelimit-{name}"]) for name, kind in RATE_LIMIT_FIELDS.items()}
+    except (KeyError, ValueError):
+        return None
+    return {RATE_LIMIT: values}
 
 
 def next_page(

@@ -72,6 +72,10 @@ _PATH_SEGMENT = re.compile(r"\{(\w+)(?::\w+)?\}")
 NEXT_PAGE = "alpha-results/next"
 """The `_meta` key of a tool result holding the arguments of the next page, when more rows exist."""
 
+RATE_LIMIT = "alpha-results/rate_limit"
+"""The `_meta` key of a tool result holding the route's `X-RateLimit-*` headers (docs/limits.md) as
+`{limit, remaining, used, reset, window}`: an agent paces its calls as an HTTP client would."""
+
 
 @dataclass(frozen=True)
 class RouteTool:

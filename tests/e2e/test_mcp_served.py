@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
 from serve.context import AllowList
 from serve.identity import Grants, RateLimit, open_store
-from serve.mcp.tools import NEXT_PAGE, UNSERVED
+from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
 from tests.ops.keys import IssuedKey, issue_key
 from tests.shared_servers import SharedServer
 
@@ -256,6 +257,16 @@ def test_every_tool_answers_its_routes_json(world: World) -> None:
         # The next page's arguments exactly while more rows follow.
         following = (result.meta or {}).get(NEXT_PAGE)
         assert (following is not None) == bool((answer.get("pagination") or {}).get("has_more")), tool.name
+        # The route's rate-limit headers, as `_meta` (the same window and limit as over HTTP).
+        limited = (result.meta or {}).get(RATE_LIMIT)
+        if "x-ratelimit-limit" in over_http.headers:
+            assert limited is not None, tool.name
+            assert (str(limited["limit"]), limited["window"]) == (
+                over_http.headers["x-ratelimit-limit"],
+                over_http.headers["x-ratelimit-window"],
+            ), tool.name
+        else:
+            assert limited is None, tool.name
         if tool.name in VARYING:
             answer = {**answer, "data": without_varying(tool.name, answer["data"])}
             expected = {**expected, "data": without_varying(tool.name, expected["data"])}
@@ -434,6 +445,14 @@ def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:
         store.close()
     first, second, third = anyio.run(call, world, key, *[("meta.me", {})] * 3)
     assert not first.is_error and not second.is_error
+    # Each result carries the route's X-RateLimit-* headers: the agent sees the day run out.
+    paced = [result.meta[RATE_LIMIT] for result in (first, second, third)]  # type: ignore[index]
+    assert [(m["window"], m["limit"], m["used"], m["remaining"]) for m in paced] == [
+        ("day", 2, 1, 1),
+        ("day", 2, 2, 0),
+        ("day", 2, 2, 0),
+    ]
+    assert paced[0]["reset"] == paced[2]["reset"] > time.time()
     error = error_of(third)
     assert error["code"] == "rate_limit_day"
     assert error["details"]["window"] == "day" and error["details"]["retry_after"] > 0
