@@ -382,7 +382,7 @@ def metrics_start(services: Services) -> list[Any]:
         return []
 
     def attach_sampler(app: Litestar) -> None:
-        monitor_of(app).observers.append(metrics.sampler(services.reader, services.limiter))
+        monitor_of(app).observers.append(metrics.sampler(services.reader, services.limiter, services.store))
 
     return [forget_dead_workers, attach_sampler]
 

@@ -108,6 +108,14 @@ class ServerMetrics:
             registry=registry,
             multiprocess_mode="livemin",
         )
+        self.identity_cache_live = Gauge(
+            PREFIX + "identity_cache_live",
+            "1 when every live worker answers the keys it holds from memory (its PostgreSQL change "
+            "listener live; always on SQLite); 0 when one reads the key store on every request "
+            '(slower, never stale: docs/operations.md "The identity cache").',
+            registry=registry,
+            multiprocess_mode="livemin",
+        )
         self.builds_open = Gauge(
             PREFIX + "lake_builds_open",
             "Builds the live workers hold open, summed (each at most ALPHA_RESULTS_MAX_OPEN_BUILDS).",
@@ -161,8 +169,8 @@ class ServerMetrics:
         children[0].inc()
         children[1].observe(seconds)
 
-    def sampler(self, reader: Any, limiter: Any | None) -> Sampler:
-        return Sampler(self, reader, limiter)
+    def sampler(self, reader: Any, limiter: Any | None, cache: Any | None) -> Sampler:
+        return Sampler(self, reader, limiter, cache)
 
     def exposition(self, extra: Iterable[Metric], accept: str | None) -> tuple[bytes, str]:
         """The text a scrape receives (Prometheus text format, or OpenMetrics when `accept` asks for
@@ -201,6 +209,7 @@ class Sampler:
     metrics: ServerMetrics
     reader: Any
     limiter: Any | None
+    cache: Any | None  # serve.identity.cache.IdentityCache
 
     def __post_init__(self) -> None:
         self._seen: dict[str, int] = {}
@@ -210,6 +219,12 @@ class Sampler:
         metrics.lake_up.set(0 if "lake" in state.down else 1)
         metrics.keystore_up.set(0 if "keystore" in state.down else 1)
         metrics.limiter_up.set(0 if "limiter" in state.down else 1)
+        if self.cache is not None:
+            try:
+                live = self.cache.vouches()
+            except Exception:  # the store itself cannot be read: `keystore_up` says so
+                live = False
+            metrics.identity_cache_live.set(1 if live else 0)
         metrics.builds_open.set(self.reader.open_builds())
         metrics.damaged_builds.set(self.reader.damaged_builds())
         metrics.degraded_alphas.set(len(state.degraded_alphas))

@@ -86,6 +86,11 @@ class IdentityCache:
         now (then the store is read). Called before every lookup."""
         return None
 
+    def vouches(self) -> bool:
+        """Whether a kept key is answered from memory now: false while every request reads the store
+        (the PostgreSQL listener not live; a store passed in). The metrics' sampler reads it."""
+        return self._vouch() is not None
+
     # lookups
 
     def find_credentials(self, key_id: str, secret_sha256: str) -> Credentials | None:

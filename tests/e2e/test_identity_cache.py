@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from psycopg import sql
 
 from serve.identity import RateLimit, open_store
@@ -139,13 +140,22 @@ def deployment(demo_lake: Path, postgres_url: str) -> Iterator[tuple[int, list[s
 
     redis_or_skip()
     store = open_store(postgres_url)
-    with serving(demo_lake, postgres_url, workers=2, env={"ALPHA_RESULTS_LIMITER_URL": REDIS_URL}) as (
-        port,
-        output,
-    ):
+    env = {"ALPHA_RESULTS_LIMITER_URL": REDIS_URL, "ALPHA_RESULTS_PROMETHEUS": "true"}
+    with serving(demo_lake, postgres_url, workers=2, env=env) as (port, output):
         wait_until(lambda: listening_lines(output) >= 2, "both workers' change listeners")
         yield port, output, store
     store.close()
+
+
+def cache_live(port: int) -> float | None:
+    """`alpha_results_identity_cache_live` as a scrape reads it (the workers' minimum)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", "/metrics")
+    body = connection.getresponse().read().decode()
+    connection.close()
+    families = text_string_to_metric_families(body)
+    found = [s.value for f in families for s in f.samples if s.name == "alpha_results_identity_cache_live"]
+    return found[0] if found else None
 
 
 def listening_lines(output: list[str]) -> int:
@@ -197,6 +207,8 @@ def test_a_change_made_while_the_listener_is_cut_is_refused_at_once(
             (postgres_url.rsplit("/", 1)[1], LISTENER_APPLICATION_NAME),
         )
         wait_until(lambda: off_lines(output) >= off_before + 2, "both workers' listeners seen cut")
+        # What an operator's alert reads (docs/operations.md): a worker reads the store on every request.
+        wait_until(lambda: cache_live(port) == 0, "the cache gauge at 0")
         # Served meanwhile by reading the store, and kept nowhere: nothing would tell of a change.
         every_worker_answers(port, output, key, "ok")
         store.set_key_status(key.key_id, "suspended")  # its notification reaches no worker
@@ -204,6 +216,7 @@ def test_a_change_made_while_the_listener_is_cut_is_refused_at_once(
     finally:
         admin_execute(sql.SQL("ALTER DATABASE {} WITH ALLOW_CONNECTIONS true").format(database))
     wait_until(lambda: listening_lines(output) >= on_before + 2, "both workers listening again")
+    wait_until(lambda: cache_live(port) == 1, "the cache gauge at 1 again")
 
     # From memory again: with `api_keys` locked, a worker that read the store would wait for the
     # lock until its statement timeout (503); both answer.

@@ -191,7 +191,7 @@ def test_the_workers_report_their_backends(server: Server) -> None:
         lambda: (found := scrape(server)) and sample(found, "alpha_results_lake_builds_open") and found,
         "the build the request opened counted",
     )
-    for name in ("lake_up", "keystore_up", "limiter_backend_up"):
+    for name in ("lake_up", "keystore_up", "limiter_backend_up", "identity_cache_live"):
         assert sample(samples, f"alpha_results_{name}") == 1, name
     assert sample(samples, "alpha_results_lake_damaged_builds") == 0
     assert sample(samples, "alpha_results_lake_integrity_checks_total") >= 1  # each build opened is checked
