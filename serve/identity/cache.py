@@ -43,17 +43,6 @@ LISTENER_APPLICATION_NAME = "alpha-results identity listener"
 """The `application_name` of each worker's LISTEN connection (`pg_stat_activity`)."""
 
 
-class _Entry:
-    __slots__ = ("credentials", "secret_sha256", "user_id")
-
-    def __init__(self, credentials: Credentials) -> None:
-        self.credentials = credentials
-        self.secret_sha256 = credentials.secret_sha256
-        # Built here, once: the row matched the key_id and the secret's hash (nothing leaks).
-        self.user_id = credentials.key.user_id
-        credentials.account  # noqa: B018 - built once here, not on every request
-
-
 class IdentityCache:
     """The key store as the app sees it: `find_credentials` and `get_key` answered from memory
     while the cache can vouch for them, everything else passed to the store.
@@ -64,7 +53,7 @@ class IdentityCache:
 
     def __init__(self, store: Any) -> None:
         self._store = store
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, Credentials] = {}  # built whole (key and account) before kept
         self._lock = threading.Lock()
         self._generation = 0
 
@@ -111,17 +100,17 @@ class IdentityCache:
         return await to_thread.run_sync(self._read, key_id, secret_sha256, generation)
 
     def get_key(self, key_id: str) -> KeyRecord | None:
-        entry = self._entries.get(key_id) if self._vouch() is not None else None
-        if entry is not None:
-            return entry.credentials.key
+        kept = self._entries.get(key_id) if self._vouch() is not None else None
+        if kept is not None:
+            return kept.key
         found: KeyRecord | None = self._store.get_key(key_id)
         return found
 
     async def get_key_async(self, key_id: str) -> KeyRecord | None:
         """`get_key` for the event loop, like `find_credentials_async`."""
-        entry = self._entries.get(key_id) if self._vouch() is not None else None
-        if entry is not None:
-            return entry.credentials.key
+        kept = self._entries.get(key_id) if self._vouch() is not None else None
+        if kept is not None:
+            return kept.key
         if self.in_process:
             found: KeyRecord | None = self._store.get_key(key_id)
             return found
@@ -130,22 +119,24 @@ class IdentityCache:
     def _kept(self, key_id: str, secret_sha256: str, generation: int | None) -> Credentials | None:
         if generation is None:
             return None
-        entry = self._entries.get(key_id)
-        if entry is None or not hmac.compare_digest(entry.secret_sha256, secret_sha256):
+        kept = self._entries.get(key_id)
+        if kept is None or not hmac.compare_digest(kept.secret_sha256, secret_sha256):
             return None
-        return entry.credentials
+        return kept
 
     def _read(self, key_id: str, secret_sha256: str, generation: int | None) -> Credentials | None:
         found: Credentials | None = self._store.find_credentials(key_id, secret_sha256)
         if found is None or generation is None:
             return found
-        entry = _Entry(found)
+        # Built here, once, not on every request answered from memory: the row matched the
+        # key_id and the secret's hash (nothing leaks).
+        found.key, found.account  # noqa: B018
         with self._lock:
             # Kept only if no change was signalled since the read began: it may predate it.
             if generation == self._generation:
                 if len(self._entries) >= MAX_ENTRIES and key_id not in self._entries:
                     del self._entries[next(iter(self._entries))]
-                self._entries[key_id] = entry
+                self._entries[key_id] = found
         return found
 
     # invalidation
@@ -209,7 +200,7 @@ class NotifiedCache(IdentityCache):
             if kind == "key":
                 self._entries.pop(ident, None)
             elif kind == "account":
-                for key_id in [k for k, entry in self._entries.items() if entry.user_id == ident]:
+                for key_id in [k for k, kept in self._entries.items() if kept.key.user_id == ident]:
                     del self._entries[key_id]
             else:  # `*` (a TRUNCATE), or anything this version does not know: everything
                 self._entries.clear()
