@@ -218,7 +218,7 @@ def test_a_score_date_without_prices_is_refused_by_name(tmp_path: Path) -> None:
         )
 
 
-def test_a_research_cutoff_is_a_day_and_another_type_is_refused_by_name_before_anything_is_written(
+def test_started_at_and_research_cutoff_are_typed_and_another_type_is_refused_before_anything_is_written(
     tmp_path: Path,
 ) -> None:
     """The cutoff is stated in the manifest as its ISO day, and the seal passes the check; text or
@@ -230,6 +230,28 @@ def test_a_research_cutoff_is_a_day_and_another_type_is_refused_by_name_before_a
     )
     assert json.loads((out / "manifest.json").read_text())["research_cutoff"] == cutoff.isoformat()
     assert check_seal(str(out)).ok
+    started = json.loads((out / "manifest.json").read_text())["started_at"]
+    assert dt.datetime.fromisoformat(started).tzinfo is not None  # the time of the call, in UTC
+    given = seal_from_factor(
+        scores,
+        prices,
+        tmp_path / "dated",
+        alpha_id="Test_factor",
+        name=None,
+        tldr=None,
+        started_at=dt.date(2024, 1, 2),
+    )
+    assert json.loads((given / "manifest.json").read_text())["started_at"] == "2024-01-02T00:00:00+00:00"
+    with pytest.raises(BuildError, match="started_at must be a datetime or a date, got str"):
+        seal_from_factor(
+            scores,
+            prices,
+            tmp_path / "bad",
+            alpha_id="Test_factor",
+            name=None,
+            tldr=None,
+            started_at="2024-01-02",  # type: ignore[arg-type]
+        )
     for wrong, name in ((cutoff.isoformat(), "str"), (dt.datetime(2024, 1, 2, 12), "datetime")):
         with pytest.raises(BuildError, match=f"research_cutoff must be a date, got {name}"):
             seal_from_factor(

@@ -38,7 +38,7 @@ from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
 from alpha_results_seal.demo.calendar import close_instants
-from alpha_results_seal.frames import BuildError, cast_column, day_text, to_arrow
+from alpha_results_seal.frames import BuildError, cast_column, day_text, instant_text, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
 from alpha_results_seal.manifest import BOOK_NAME
 from alpha_results_seal.seal_limits import SealLimits
@@ -492,16 +492,6 @@ class Facts:
     research_cutoff: dt.date | None = None
 
 
-def _instant(value: dt.datetime | dt.date, field_name: str) -> str:
-    """An instant of the manifest: a naive datetime is UTC, a date its midnight UTC (a team that
-    knows only the day it started); anything else is refused by name."""
-    if isinstance(value, dt.datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).isoformat()
-    if isinstance(value, dt.date):
-        return dt.datetime.combine(value, dt.time(), tzinfo=dt.UTC).isoformat()
-    raise BuildError(f"Facts.{field_name} must be a datetime or a date, got {type(value).__name__}")
-
-
 def manifest(
     facts: Facts,
     tables: Mapping[str, pa.Table],
@@ -517,8 +507,8 @@ def manifest(
         "source_alpha_id": facts.source_alpha_id or facts.alpha_id,
         "name": facts.name,
         "tldr": facts.tldr,
-        "started_at": _instant(facts.started_at, "started_at"),
-        "sealed_at": _instant(facts.sealed_at or dt.datetime.now(dt.UTC), "sealed_at"),
+        "started_at": instant_text(facts.started_at, "Facts.started_at"),
+        "sealed_at": instant_text(facts.sealed_at or dt.datetime.now(dt.UTC), "Facts.sealed_at"),
         "engine_version": facts.engine_version,
         "kinds_sealed": kinds,
         "required_kinds": list(facts.required_kinds) if facts.required_kinds is not None else kinds,

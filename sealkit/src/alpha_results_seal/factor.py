@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from alpha_results_seal import arrow_schemas as seal
+from alpha_results_seal import builders
+from alpha_results_seal.builders import Facts
 from alpha_results_seal.demo import calendar, signals
 from alpha_results_seal.demo.alphas import WITHOUT_EXPOSURES
 from alpha_results_seal.demo.corpus import write_seal
@@ -39,7 +40,7 @@ from alpha_results_seal.demo.market import (
     trailing_mean,
 )
 from alpha_results_seal.demo.metrics import SESSIONS_PER_YEAR, WEEKS_PER_YEAR
-from alpha_results_seal.frames import day_text, to_arrow
+from alpha_results_seal.frames import day_text, instant_text, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id
 
 FACTOR_ENGINE_VERSION = f"factor-seal ({ENGINE_VERSION})"
@@ -250,7 +251,7 @@ def seal_from_factor(
     half_life_weeks: float | None = None,
     risk_free: float | Any | None = None,
     source_alpha_id: str | None = None,
-    started_at: str | None = None,
+    started_at: dt.datetime | dt.date | None = None,
     research_cutoff: dt.date | None = None,
     description: Mapping[str, Any] | None = None,
 ) -> Path:
@@ -280,7 +281,11 @@ def seal_from_factor(
     it names the folder that is replaced.
     """
     check_alpha_id(alpha_id)
-    cutoff = None if research_cutoff is None else day_text(research_cutoff, "research_cutoff")
+    # The manifest's facts refused by name before anything is simulated (`builders.manifest` again).
+    if research_cutoff is not None:
+        day_text(research_cutoff, "research_cutoff")
+    if started_at is not None:
+        instant_text(started_at, "started_at")
     scores_table, prices_table = to_arrow(scores, "scores"), to_arrow(prices, "prices")
     market, raw = factor_market(scores_table, prices_table, risk_free)
     universe = np.arange(market.n_names)
@@ -291,45 +296,32 @@ def seal_from_factor(
     tables = seal_tables(
         market, universe, weeks, score, raw, run, SEAL_KINDS, legacy_ic=False, icir_annualised=True
     )
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     smoothed = half_life_weeks is not None
-    manifest = {
-        "seal_format": seal.SEAL_FORMAT_VERSION,
-        "type": "alpha",
-        "alpha_id": alpha_id,
-        "source_alpha_id": source_alpha_id or alpha_id,
-        "name": name,
-        "tldr": tldr,
-        "started_at": started_at or now,
-        "sealed_at": now,
-        "engine_version": FACTOR_ENGINE_VERSION,
-        "kinds_sealed": list(SEAL_KINDS),
-        "required_kinds": list(SEAL_KINDS),
-        "books": list(BOOKS),
-        "trade_books": list(TRADE_BOOKS),
-        "signal_processing": {
-            "signal": "conditioned",
-            "smoothing_applied": smoothed,
-            "smoothing_half_life_weeks": half_life_weeks,
-            "detail": (
-                f"Scores are smoothed per name with an exponential average of half-life {half_life_weeks:g} "
-                "weeks; a week without a score leaves the state unchanged. Books and ranks use the smoothed "
-                "score; raw_ books use the score as given."
-                if smoothed
-                else "Scores are traded as given; raw_ books are the same books."
-            ),
-        },
-        "metric_conventions": {
-            "weeks_per_year": WEEKS_PER_YEAR,
-            "sessions_per_year": SESSIONS_PER_YEAR,
-            "icir_annualised": True,
-            "risk_free_rate_source": "The caller's risk_free, accrued per session as annual rate / 252.",
-        },
-        "universe_size": market.n_names,
-        "source_archive": None,
-    }
-    if cutoff is not None:
-        manifest["research_cutoff"] = cutoff
+    facts = Facts(
+        alpha_id=alpha_id,
+        engine_version=FACTOR_ENGINE_VERSION,
+        started_at=now if started_at is None else started_at,
+        source_alpha_id=source_alpha_id,
+        name=name,
+        tldr=tldr,
+        sealed_at=now,
+        required_kinds=SEAL_KINDS,
+        smoothing_half_life_weeks=half_life_weeks,
+        signal_detail=(
+            f"Scores are smoothed per name with an exponential average of half-life {half_life_weeks:g} "
+            "weeks; a week without a score leaves the state unchanged. Books and ranks use the smoothed "
+            "score; raw_ books use the score as given."
+            if smoothed
+            else "Scores are traded as given; raw_ books are the same books."
+        ),
+        weeks_per_year=WEEKS_PER_YEAR,
+        sessions_per_year=SESSIONS_PER_YEAR,
+        icir_annualised=True,
+        risk_free_rate_source="The caller's risk_free, accrued per session as annual rate / 252.",
+        research_cutoff=research_cutoff,
+    )
+    manifest = builders.manifest(facts, tables, BOOKS, TRADE_BOOKS, market.n_names)
     content = SealContent(
         alpha_id=alpha_id,
         manifest=manifest,

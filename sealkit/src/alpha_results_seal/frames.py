@@ -18,6 +18,17 @@ class BuildError(ValueError):
     """A frame a builder cannot make a table of: names the frame, the column and what is wrong."""
 
 
+def instant_text(value: object, name: str) -> str:
+    """An instant the manifest states (`started_at`, `sealed_at`), as ISO text: a naive datetime is
+    UTC, a date its midnight UTC (a team that knows only the day it started); anything else is
+    refused by name."""
+    if isinstance(value, dt.datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=dt.UTC)).isoformat()
+    if isinstance(value, dt.date):
+        return dt.datetime.combine(value, dt.time(), tzinfo=dt.UTC).isoformat()
+    raise BuildError(f"{name} must be a datetime or a date, got {type(value).__name__}")
+
+
 def day_text(value: object, name: str) -> str:
     """A day the manifest states (`research_cutoff`), as ISO text: a date, never a datetime (a
     moment names a day only in some time zone) nor text; anything else is refused by name."""
