@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -225,44 +226,27 @@ def test_started_at_and_research_cutoff_are_typed_and_another_type_is_refused_be
     a datetime (a moment, a day only in some time zone) is refused naming the argument."""
     scores, prices = _panel(2, 12, 4, 0.0, 0.0, "none")
     cutoff = scores.column("date").to_pylist()[len(scores) // 2]
-    out = seal_from_factor(
-        scores, prices, tmp_path / "ok", alpha_id="Test_factor", name=None, tldr=None, research_cutoff=cutoff
-    )
-    assert json.loads((out / "manifest.json").read_text())["research_cutoff"] == cutoff.isoformat()
-    assert check_seal(str(out)).ok
-    started = json.loads((out / "manifest.json").read_text())["started_at"]
-    assert dt.datetime.fromisoformat(started).tzinfo is not None  # the time of the call, in UTC
-    given = seal_from_factor(
-        scores,
-        prices,
-        tmp_path / "dated",
-        alpha_id="Test_factor",
-        name=None,
-        tldr=None,
-        started_at=dt.date(2024, 1, 2),
-    )
-    assert json.loads((given / "manifest.json").read_text())["started_at"] == "2024-01-02T00:00:00+00:00"
-    with pytest.raises(BuildError, match="started_at must be a datetime or a date, got str"):
-        seal_from_factor(
-            scores,
-            prices,
-            tmp_path / "bad",
-            alpha_id="Test_factor",
-            name=None,
-            tldr=None,
-            started_at="2024-01-02",  # type: ignore[arg-type]
+
+    def sealed(folder: str, **facts: Any) -> Path:
+        return seal_from_factor(
+            scores, prices, tmp_path / folder, alpha_id="Test_factor", name=None, tldr=None, **facts
         )
-    for wrong, name in ((cutoff.isoformat(), "str"), (dt.datetime(2024, 1, 2, 12), "datetime")):
-        with pytest.raises(BuildError, match=f"research_cutoff must be a date, got {name}"):
-            seal_from_factor(
-                scores,
-                prices,
-                tmp_path / "bad",
-                alpha_id="Test_factor",
-                name=None,
-                tldr=None,
-                research_cutoff=wrong,  # type: ignore[arg-type]
-            )
+
+    out = sealed("ok", research_cutoff=cutoff)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["research_cutoff"] == cutoff.isoformat()
+    assert dt.datetime.fromisoformat(manifest["started_at"]).tzinfo is not None  # the call's time, UTC
+    assert check_seal(str(out)).ok
+    dated = json.loads((sealed("dated", started_at=dt.date(2024, 1, 2)) / "manifest.json").read_text())
+    assert dated["started_at"] == "2024-01-02T00:00:00+00:00"
+    refused = [
+        ({"started_at": "2024-01-02"}, "started_at must be a datetime or a date, got str"),
+        ({"research_cutoff": cutoff.isoformat()}, "research_cutoff must be a date, got str"),
+        ({"research_cutoff": dt.datetime(2024, 1, 2, 12)}, "research_cutoff must be a date, got datetime"),
+    ]
+    for facts, message in refused:
+        with pytest.raises(BuildError, match=message):
+            sealed("bad", **facts)
         assert not (tmp_path / "bad").exists()
 
 
