@@ -95,6 +95,10 @@ def log_access(scope: Scope, status: int, duration_ms: float) -> None:
         log.info(_encode(access_record(scope, status, duration_ms)).decode())
 
 
+CLIENT_CLOSED_REQUEST = 499
+"""The status logged (and counted) for a request whose client disconnected before any response."""
+
+
 def access_log_middleware(
     app: ASGIApp, observe: Callable[[Scope, int, float], None] | None = None
 ) -> ASGIApp:
@@ -107,15 +111,25 @@ def access_log_middleware(
             return
         started = time.perf_counter()
         status = 500  # what the client sees if the app dies before starting a response
+        responded = False
 
         async def send_wrapper(message: Message) -> None:
-            nonlocal status
+            nonlocal status, responded
             if message["type"] == "http.response.start":
-                status = int(message["status"])
+                status, responded = int(message["status"]), True
             await send(message)
 
+        async def receive_wrapper() -> Any:
+            nonlocal status
+            message = await receive()
+            if message["type"] == "http.disconnect" and not responded:
+                # The client left before any answer (mid-body, say): nginx's 499, not a server
+                # error (a 5xx would count towards the error-rate alert).
+                status = CLIENT_CLOSED_REQUEST
+            return message
+
         try:
-            await app(scope, receive, send_wrapper)
+            await app(scope, receive_wrapper, send_wrapper)
         finally:
             seconds = time.perf_counter() - started
             if observe is not None:

@@ -70,6 +70,7 @@ from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
 from serve.settings import Settings
+from serve.sharing import protocol as sharing_protocol
 
 log = logging.getLogger("serve.app")
 
@@ -223,8 +224,12 @@ def canonical_paths_only(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http" or (normalize_path(path) == path and not _NONCANONICAL_ESCAPE.search(raw)):
             await app(scope, receive, send)
             return
-        error = errors.NotFound(f"No such path: {path}", details={"path": path})
         request_id = request_id_of(scope)
+        if sharing.is_sharing_path(path):  # a protocol client reads the protocol's error body
+            body = sharing_protocol.error_body(sharing_protocol.RESOURCE_DOES_NOT_EXIST, sharing.NO_SUCH_PATH)
+            await send_json(send, 404, body, request_id)
+            return
+        error = errors.NotFound(f"No such path: {path}", details={"path": path})
         await send_json(send, error.status, error_response(error, request_id).content, request_id)
 
     return guard

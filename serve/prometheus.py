@@ -220,11 +220,7 @@ class Sampler:
         metrics.keystore_up.set(0 if "keystore" in state.down else 1)
         metrics.limiter_up.set(0 if "limiter" in state.down else 1)
         if self.cache is not None:
-            try:
-                live = self.cache.vouches()
-            except Exception:  # the store itself cannot be read: `keystore_up` says so
-                live = False
-            metrics.identity_cache_live.set(1 if live else 0)
+            metrics.identity_cache_live.set(1 if self.cache.vouches() else 0)
         metrics.builds_open.set(self.reader.open_builds())
         metrics.damaged_builds.set(self.reader.damaged_builds())
         metrics.degraded_alphas.set(len(state.degraded_alphas))

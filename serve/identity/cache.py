@@ -76,9 +76,9 @@ class IdentityCache:
         return None
 
     def vouches(self) -> bool:
-        """Whether a kept key is answered from memory now: false while every request reads the store
-        (the PostgreSQL listener not live; a store passed in). The metrics' sampler reads it."""
-        return self._vouch() is not None
+        """Whether a kept key is answered from memory now, read without touching the store (the
+        metrics' sampler asks once a second, from its own thread): never for a store passed in."""
+        return False
 
     # lookups
 
@@ -154,6 +154,9 @@ class CountedCache(IdentityCache):
     """SQLite: every lookup reads `identity_version` first (one in-process statement, a few
     microseconds) and drops everything kept when it moved."""
 
+    def vouches(self) -> bool:
+        return True  # the counter is read on every lookup: nothing to lose
+
     def _vouch(self) -> int | None:
         version: int = self._store.identity_version()
         if version != self._generation:
@@ -191,6 +194,9 @@ class NotifiedCache(IdentityCache):
 
     def _vouch(self) -> int | None:
         return self._generation if self._listener.live() else None
+
+    def vouches(self) -> bool:
+        return self._listener.live()
 
     def _changed(self, payload: str) -> None:
         kind, _, ident = payload.partition(":")

@@ -84,24 +84,35 @@ class McpEndpoint:
             await send_json(send, 405, NO_STREAM, request_id_of(scope), [(b"allow", b"POST")])
             return
         body = await bounded_body(scope, receive)
+        if isinstance(body, Gone):
+            return  # the client left before its message was whole: nothing is run, nothing answered
         if body is None:
             await send_json(send, 413, TOO_LARGE, request_id_of(scope), [(b"connection", b"close")])
             return
         await self.manager.handle_request(scope, replayed(body, receive), send)  # type: ignore[arg-type]
 
 
-async def bounded_body(scope: Scope, receive: Receive) -> bytes | None:
-    """The request's body, or None once it is over `MAX_BODY_BYTES` (by its declared length, before
-    a byte is read, or as its chunks arrive): read here rather than by the SDK's own limit so that
-    the refusal is a JSON-RPC error, as every other answer of `/mcp` (the SDK's is plain text)."""
+class Gone:
+    """`bounded_body`'s answer when the client disconnected before the body ended."""
+
+
+GONE = Gone()
+
+
+async def bounded_body(scope: Scope, receive: Receive) -> bytes | Gone | None:
+    """The request's body, None once it is over `MAX_BODY_BYTES` (by its declared length, before a
+    byte is read, or as its chunks arrive), or `GONE` when the client left before it ended (a part
+    of a message is never run). Read here rather than by the SDK's own limit so that the refusal is
+    a JSON-RPC error, as every other answer of `/mcp` (the SDK's is plain text)."""
     for name, value in scope["headers"]:
-        if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
+        # Digits only, and few: `int` of thousands of digits is refused by Python itself.
+        if name == b"content-length" and value.isdigit() and (len(value) > 9 or int(value) > MAX_BODY_BYTES):
             return None
     body = bytearray()
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return bytes(body)  # the client left: the SDK sees an empty body and answers no one
+            return GONE
         body += message.get("body", b"")
         if len(body) > MAX_BODY_BYTES:
             return None

@@ -50,7 +50,8 @@ stays small whatever number of names a call sends."""
 
 MAX_NAME_SHOWN = 64
 """The characters of a refused name an answer echoes (an argument's, a tool's, a prompt's): a call's
-body may hold names of 64 KiB; every name the API takes is shorter than this."""
+body may hold names of 64 KiB; every name the API takes is shorter than this. Refused names that
+agree in their first 64 characters are listed once (`details.count` counts each)."""
 
 
 def shown(name: str) -> str:

@@ -67,6 +67,11 @@ QUERY_ENDPOINT = EXPORT_ENDPOINT
 TABLE = f"{PREFIX}/shares/{{share:str}}/schemas/{{schema:str}}/tables/{{table:str}}"
 
 
+NO_SUCH_PATH = "no such path of the sharing server"
+"""The message of a 404 for a path under `/delta-sharing` that no route answers (or that is not
+written canonically: `serve.app.canonical_paths_only`)."""
+
+
 def is_sharing_path(path: str) -> bool:
     return path == PREFIX or path.startswith(f"{PREFIX}/")
 
@@ -89,7 +94,7 @@ def sharing_error(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     if isinstance(exc, SharingError):
         status, code, message = exc.status, exc.error_code, exc.message
     elif isinstance(exc, NotFoundException):
-        status, code, message = 404, protocol.RESOURCE_DOES_NOT_EXIST, "no such path of the sharing server"
+        status, code, message = 404, protocol.RESOURCE_DOES_NOT_EXIST, NO_SUCH_PATH
     elif isinstance(exc, MethodNotAllowedException | errors.MethodNotAllowed):
         # The protocol is plain HTTP (its `query` is a POST): 405 with the path's own methods,
         # where `/v1` answers 404 `method_not_allowed` (the API's contract).

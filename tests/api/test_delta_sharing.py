@@ -151,7 +151,18 @@ def test_another_method_is_405_in_the_protocols_terms_with_the_paths_own_methods
         refused(response, 405, "MALFORMED_REQUEST", f"{method} is not answered", f"it answers {allow}")
 
 
-@pytest.mark.parametrize("path", [f"{PREFIX}/nope", f"{TABLE}/nope", PREFIX])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"{PREFIX}/nope",
+        f"{TABLE}/nope",
+        PREFIX,
+        # Not written canonically, answered before routing (serve.app.canonical_paths_only).
+        f"{PREFIX}/",
+        f"{PREFIX}//shares",
+        f"{PREFIX}/shares/%2e%2e/x",
+    ],
+)
 def test_an_unknown_sharing_path_is_404_in_the_protocols_terms(client: TestClient[Any], path: str) -> None:
     refused(client.get(path, headers=HEADERS), 404, "RESOURCE_DOES_NOT_EXIST", "no such path")
     api = client.post("/v1/me", headers=HEADERS)  # the API's own contract is unchanged

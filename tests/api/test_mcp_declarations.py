@@ -4,6 +4,9 @@ typed client's environment variables. (The server's answers: tests/e2e/test_mcp_
 
 from __future__ import annotations
 
+from typing import Any
+
+import anyio
 import pytest
 
 from alpha_results_client import config
@@ -14,6 +17,7 @@ from serve import errors
 from serve.endpoints import endpoints
 from serve.mcp import prompts
 from serve.mcp.calls import result_of
+from serve.mcp.mount import MAX_BODY_BYTES, Gone, bounded_body
 from serve.mcp.tools import MAX_NAMED, UNSERVED, WITHOUT, path_names, route_tools
 
 
@@ -128,3 +132,31 @@ def test_an_answer_without_the_apis_json_keeps_the_routes_request_id() -> None:
     assert result.is_error and isinstance(result.structured_content, dict)
     assert result.structured_content["error"]["code"] == "internal_error"
     assert result.structured_content["error"]["request_id"] == "req_1"
+
+
+def _receive(*messages: dict[str, Any]) -> Any:
+    queue = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        return queue.pop(0)
+
+    return receive
+
+
+def _chunk(body: bytes, more: bool) -> dict[str, Any]:
+    return {"type": "http.request", "body": body, "more_body": more}
+
+
+def test_the_mcp_body_is_read_whole_refused_over_the_limit_or_dropped_when_the_client_leaves() -> None:
+    def read(headers: list[tuple[bytes, bytes]], *messages: dict[str, Any]) -> Any:
+        return anyio.run(bounded_body, {"headers": headers}, _receive(*messages))
+
+    assert read([], _chunk(b"{", True), _chunk(b"}", False)) == b"{}"
+    # A part of a message, then the client gone: nothing to run.
+    assert isinstance(read([], _chunk(b'{"jsonrpc": "2.0"', True), {"type": "http.disconnect"}), Gone)
+    # Over the limit by the declared length (before a byte is read) or as the chunks arrive.
+    assert read([(b"content-length", str(MAX_BODY_BYTES + 1).encode())]) is None
+    assert read([(b"content-length", b"9" * 5000)]) is None  # no int() of 5,000 digits
+    half = b"x" * (MAX_BODY_BYTES // 2 + 1)
+    assert read([], _chunk(half, True), _chunk(half, True)) is None
+    assert read([(b"content-length", str(MAX_BODY_BYTES).encode())], _chunk(b"x" * MAX_BODY_BYTES, False))

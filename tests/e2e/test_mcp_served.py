@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -32,6 +33,7 @@ from schemas.wire import BENCHMARK_SYMBOLS
 from serve.context import AllowList
 from serve.identity import Grants, RateLimit, open_store
 from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
+from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key
 from tests.shared_servers import SharedServer
 
@@ -432,6 +434,40 @@ def test_a_body_over_the_mcp_limit_is_refused_unread(world: World) -> None:
     body["params"]["arguments"] = {"search": "m" * (MAX_BODY_BYTES - 1000)}
     under = httpx.post(world.url + "/mcp", json=body, headers=headers, timeout=30)
     assert under.status_code == 200 and "Unknown tool: x" in under.text
+
+
+def test_a_call_whose_client_leaves_mid_body_is_not_run(world: World) -> None:
+    """A tools/call cut off before its body ends (the client closed the connection) is never
+    run: no route's access line, nothing metered; its own line is 499 (the client left), not a
+    server error."""
+    store = open_store(world.server.keystore_url)
+    try:
+        key = keyed(store, NARROW)
+    finally:
+        store.close()
+    alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
+    call = {"name": "performance.metrics", "arguments": {"alpha": alpha}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+        f"{next(f'{k}: {v}' for k, v in key.headers.items())}\r\nContent-Length: {len(body) + 10}\r\n\r\n"
+    ).encode()
+    mark = len(world.server.output)
+    with socket.create_connection(("127.0.0.1", world.server.port), timeout=30) as connection:
+        connection.sendall(head + body)  # ten bytes short of what it declared
+
+    def lines_of_key() -> list[dict[str, Any]]:
+        lines = (json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{"))
+        return [line for line in lines if line["key_id"] == key.key_id]
+
+    mcp_line = wait_until(
+        lambda: next((line for line in lines_of_key() if line["route"] == "mcp"), None), "the /mcp line"
+    )
+    assert mcp_line["status"] == 499
+    assert [line["route"] for line in lines_of_key()] == ["mcp"]  # no tool's route ran
+    usage = world.get(key, "/v1/me").json()["data"]["usage"]
+    assert usage["day"] == 1, usage  # this /v1/me alone
 
 
 def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:

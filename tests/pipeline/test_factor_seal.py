@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from alpha_results_seal import factor
 from alpha_results_seal.check import check_seal
 from alpha_results_seal.demo.alphas import ALPHAS, AlphaSpec
 from alpha_results_seal.demo.market import Market, simulate_market
@@ -220,7 +221,7 @@ def test_a_score_date_without_prices_is_refused_by_name(tmp_path: Path) -> None:
 
 
 def test_started_at_and_research_cutoff_are_typed_and_another_type_is_refused_before_anything_is_written(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The cutoff is stated in the manifest as its ISO day, and the seal passes the check; text or
     a datetime (a moment, a day only in some time zone) is refused naming the argument."""
@@ -245,8 +246,12 @@ def test_started_at_and_research_cutoff_are_typed_and_another_type_is_refused_be
         ({"research_cutoff": dt.datetime(2024, 1, 2, 12)}, "research_cutoff must be a date, got datetime"),
     ]
     for facts, message in refused:
-        with pytest.raises(BuildError, match=message):
-            sealed("bad", **facts)
+        # Refused by the factor path's own check, before the market is simulated (anchored: the
+        # manifest's later check says `Facts.research_cutoff`).
+        with monkeypatch.context() as patch:
+            patch.setattr(factor, "factor_market", lambda *a: pytest.fail("simulated before the check"))
+            with pytest.raises(BuildError, match=f"^{message}$"):
+                sealed("bad", **facts)
         assert not (tmp_path / "bad").exists()
 
 
