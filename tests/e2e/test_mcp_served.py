@@ -66,6 +66,20 @@ def keyed(store: Any, endpoints: tuple[str, ...], rate_limit: RateLimit | None =
     return issue_key(store, grants=grants, **({"rate_limit": rate_limit} if rate_limit else {}))
 
 
+def new_key(world: World, endpoints: tuple[str, ...], rate_limit: RateLimit | None = None) -> IssuedKey:
+    """`keyed` in the server's key store, opened for it and closed."""
+    store = open_store(world.server.keystore_url)
+    try:
+        return keyed(store, endpoints, rate_limit)
+    finally:
+        store.close()
+
+
+def per_day(n: int) -> RateLimit:
+    """Limits that only the day's window can reach in a test."""
+    return RateLimit(per_second=100, per_minute=100, per_day=n, monthly_requests=None)
+
+
 @pytest.fixture(scope="module")
 def world(shared_server: SharedServer) -> Iterator[World]:
     store = open_store(shared_server.keystore_url)
@@ -347,14 +361,7 @@ def test_a_bad_parameter_is_the_routes_400_naming_it(world: World) -> None:
 
 
 def test_an_argument_the_tool_refuses_is_one_unmetered_400_or_414(world: World) -> None:
-    store = open_store(world.server.keystore_url)
-    try:
-        # One request a day: a refused argument must not spend it.
-        key = keyed(
-            store, NARROW, RateLimit(per_second=100, per_minute=100, per_day=1, monthly_requests=None)
-        )
-    finally:
-        store.close()
+    key = new_key(world, NARROW, per_day(1))  # one request a day: a refused argument must not spend it
     many = {f"x{i}": 1 for i in range(3000)}
     mark = len(world.server.output)
     fmt, named, long_name, typed, long_target, counted = anyio.run(
@@ -440,11 +447,7 @@ def test_a_call_whose_client_leaves_mid_body_is_not_run(world: World) -> None:
     """A tools/call cut off before its body ends (the client closed the connection) is never
     run: no route's access line, nothing metered; its own line is 499 (the client left), not a
     server error."""
-    store = open_store(world.server.keystore_url)
-    try:
-        key = keyed(store, NARROW)
-    finally:
-        store.close()
+    key = new_key(world, NARROW)
     alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
     call = {"name": "performance.metrics", "arguments": {"alpha": alpha}}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).encode()
@@ -471,14 +474,8 @@ def test_a_call_whose_client_leaves_mid_body_is_not_run(world: World) -> None:
 
 
 def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:
-    store = open_store(world.server.keystore_url)
-    try:
-        # Two requests a day: the third tool call is refused whatever the clock (the day's window).
-        key = keyed(
-            store, NARROW, RateLimit(per_second=100, per_minute=100, per_day=2, monthly_requests=None)
-        )
-    finally:
-        store.close()
+    # Two requests a day: the third tool call is refused whatever the clock (the day's window).
+    key = new_key(world, NARROW, per_day(2))
     first, second, third = anyio.run(call, world, key, *[("meta.me", {})] * 3)
     assert not first.is_error and not second.is_error
     # Each result carries the route's X-RateLimit-* headers: the agent sees the day run out.
@@ -602,15 +599,7 @@ def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
 def test_the_stdio_command_starts_on_a_key_without_meta_me(world: World) -> None:
     """The start-up check is `/mcp`'s own authentication: a key whose allow-list lacks `meta.me`
     (or that is at its rate limit) is a valid key, and serves its tools."""
-    store = open_store(world.server.keystore_url)
-    try:
-        key = keyed(
-            store,
-            ("performance.metrics",),
-            RateLimit(per_second=100, per_minute=100, per_day=1, monthly_requests=None),
-        )
-    finally:
-        store.close()
+    key = new_key(world, ("performance.metrics",), per_day(1))
     alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
     # The day's one request spent over HTTP: the key is at its limit when the command starts.
     assert world.get(key, f"/v1/alphas/{alpha}/metrics").status_code == 200
@@ -641,11 +630,7 @@ async def revoked_between_calls(world: World, key: IssuedKey, alpha: str) -> lis
 
 
 def test_a_key_revoked_while_the_stdio_command_runs_reaches_the_agent_as_its_envelope(world: World) -> None:
-    store = open_store(world.server.keystore_url)
-    try:
-        key = keyed(store, NARROW)
-    finally:
-        store.close()
+    key = new_key(world, NARROW)
     alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
     first, *_, last = anyio.run(revoked_between_calls, world, key, alpha)
     assert not first.is_error
