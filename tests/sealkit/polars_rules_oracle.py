@@ -1,71 +1,54 @@
-"""The seal rules as they were before the port to pyarrow.compute: polars expressions, copied
-unchanged from sealkit/src/alpha_results_seal/validate.py (and `differs` / `fail_if_any` from
-rules.py) at commit e96ceab. Kept as the pre-port reference to prove the port: the differential
-test (tests/sealkit/test_rules_port.py) holds the port's findings equal to these, rule by rule.
-Nothing of the kit imports it; it needs polars, which the kit no longer does.
+"""The seal rules that read tables as they were before the port to pyarrow.compute: polars
+expressions, copied unchanged from sealkit/src/alpha_results_seal/validate.py (and `differs` /
+`fail_if_any` from rules.py) at commit e96ceab. Kept as the pre-port reference to prove the port:
+the differential test (tests/sealkit/test_rules_port.py) holds the port's findings equal to these,
+rule by rule. The rules that read no table (manifest, text, files, schemas, description, source
+archive) were not ported: they are imported from the kit, the same code on both sides, and
+`check_alpha` is copied only so that it calls this module's table rules. Nothing of the kit
+imports it; it needs polars, which the kit no longer does.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import Any
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from alpha_results_seal import arrow_schemas as S
-from alpha_results_seal.bounded_read import check_columns
 from alpha_results_seal.identifiers import TICKER
-from alpha_results_seal.manifest import TABLE_FIELDS, manifest_problems
+from alpha_results_seal.manifest import TABLE_FIELDS
 from alpha_results_seal.rules import (
     LOCATING_COLUMNS,
     MAX_SAMPLE_ROWS,
     RELATIVE_TOLERANCE,
-    RULES,
-    TABLE_RULE_GROUPS,
     Findings,
     SealRejected,
     _jsonable,
 )
 from alpha_results_seal.seal import (
     BENCHMARK_DAILY,
-    DESCRIPTION,
     MANIFEST,
-    SOURCE_ZIP,
     Seal,
-    expected_files,
     table_files,
 )
-
-# Matched whole (in polars, anchored): `re.match` with `$` lets a trailing newline through.
-SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
-
-Key = tuple[str, str | None]
-"""A table of the seal: its kind and book (`Seal.tables`)."""
-
-
-def rules_of(*groups: str) -> tuple[str, ...]:
-    """The rules whose ids start with one of `groups` (`decisions` -> `decisions.*`)."""
-    return tuple(rule for rule in RULES if rule.split(".")[0] in groups)
-
-
-REBALANCE_RULES = ("rebalances.unique_dates", "rebalances.week_status_values")
-DECISION_RULES = (*rules_of("decisions"), "rebalances.decisions_join")
-ON_REBALANCES = ("rebalances.decisions_join", "decisions.pending_week_has_no_fill_or_forward_return")
-"""The decision rules that read the rebalance index too."""
-EXPOSURE_RULES = rules_of("exposures")
-LEDGER_RULES = rules_of("ledger")
-PNL_RULES = rules_of("pnl")
-TRADE_RULES = rules_of("trades")
-DESCRIPTION_RULES = tuple(r for r in rules_of("description") if r != "description.json_object")
-"""The rules reading description.json once it is read as an object."""
-TABLE_RULES = ("manifest.kinds_present", *rules_of(*TABLE_RULE_GROUPS))
+from alpha_results_seal.validate import (  # the rules that read no table: not ported, the kit's own
+    DECISION_RULES,
+    EXPOSURE_RULES,
+    LEDGER_RULES,
+    ON_REBALANCES,
+    PNL_RULES,
+    REBALANCE_RULES,
+    SNAKE_CASE,
+    TABLE_RULES,
+    TRADE_RULES,
+    Key,
+    check_description_file,
+    check_kinds_present,
+    check_schemas,
+    check_source_archive,
+    readable_tables,
+)
 
 
 def differs(a: pl.Expr, b: pl.Expr) -> pl.Expr:
@@ -100,21 +83,6 @@ def fail_if_any(
 
 
 # --- the seal, in the order its rules are checked -------------------------------------------------
-
-
-def check_manifest(manifest: dict[str, Any], found: Findings) -> set[str]:
-    """`manifest.fields` (its schema, `alpha_results_seal.manifest`), `manifest.text_bounds` and
-    `manifest.no_bidi_controls`; returns the top-level fields that break `manifest.fields`."""
-    problems = manifest_problems(manifest)
-    if problems:
-        found.add(SealRejected("manifest.fields", "manifest", "; ".join(p.message for p in problems)))
-    check_text(manifest, "manifest", found)
-    return {p.field for p in problems}
-
-
-def readable_tables(seal: Seal, broken_fields: set[str]) -> bool:
-    """Whether the manifest says which tables the seal holds: a benchmark's always does."""
-    return seal.is_benchmark or not broken_fields & set(TABLE_FIELDS)
 
 
 def check_alpha(seal: Seal, found: Findings, broken_fields: set[str]) -> None:
@@ -196,180 +164,6 @@ def check_tables(seal: Seal, found: Findings) -> None:
         on_rebalances = tables.get(rebalances_key, found, ["trades.decision_at_joins_rebalance"])
         unread = {b: why for (k, b), why in refused.items() if k == "trades" and b is not None}
         check_trades(found, trades, on_rebalances, unread)
-
-
-def check_description_file(seal: Seal, found: Findings, broken_fields: set[str]) -> None:
-    """The rules of description.json, when sealed (`description.json_object` is
-    `load_contents`'s: a file it could not read as an object leaves these not checked)."""
-    if DESCRIPTION in seal.unread:
-        not_an_object = any(b.rule == "description.json_object" for b in found.broken)
-        unread = DESCRIPTION_RULES if not_an_object else ("description.json_object", *DESCRIPTION_RULES)
-        found.skip(unread, seal.unread[DESCRIPTION])
-        return
-    description = seal.description
-    if description is None:
-        return
-    check_text(description, "description", found)
-    found.attempt(lambda: check_description(description))
-    if "tldr" in broken_fields:
-        found.skip(["description.tldr_matches_manifest"], "manifest.json's tldr breaks manifest.fields")
-    else:
-        found.attempt(lambda: check_description_tldr(description, seal.manifest))
-
-
-# --- text of manifest.json and description.json ------------------------------------------------
-
-BIDI_CONTROL = re.compile(f"[{S.BIDI_CONTROLS}]")
-
-
-def _texts(value: Any, path: str = "") -> Iterator[tuple[str, str, bool]]:
-    """Every text of a JSON document as (path, text, is_key): `classification.tags[]` for a
-    tag, the key itself for an object's key."""
-    if isinstance(value, str):
-        yield path, value, False
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            inner = f"{path}.{key}" if path else str(key)
-            yield inner, str(key), True
-            yield from _texts(item, inner)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _texts(item, f"{path}[]")
-
-
-def _lists(value: Any, path: str = "") -> Iterator[tuple[str, int]]:
-    """Every list of a JSON document as (path, number of items)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _lists(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list):
-        yield path, len(value)
-        for item in value:
-            yield from _lists(item, f"{path}[]")
-
-
-def check_text(document: dict[str, Any], kind: str, found: Findings) -> None:
-    """`<kind>.text_bounds` and `<kind>.no_bidi_controls` over every text, key and list of
-    manifest.json or description.json (`kind`), bounds from sealkit/src/alpha_results_seal/arrow_schemas.py."""
-    default = S.MANIFEST_TEXT_MAX_CHARS if kind == "manifest" else S.DESCRIPTION_TEXT_MAX_CHARS
-    over: list[dict[str, Any]] = []
-    bidi: list[dict[str, Any]] = []
-    for path, text, is_key in _texts(document):
-        bound = S.KEY_MAX_CHARS if is_key else S.TEXT_MAX_CHARS.get(path, default)
-        if len(text) > bound:
-            over.append(
-                {"path": path, "key" if is_key else "text": text[:60], "chars": len(text), "limit": bound}
-            )
-        control = BIDI_CONTROL.search(text)
-        if control is not None:
-            bidi.append({"path": path, "character": f"U+{ord(control[0]):04X}", "at": control.start()})
-    for path, items in _lists(document):
-        bound = S.LIST_MAX_ITEMS.get(path, S.DEFAULT_LIST_MAX_ITEMS)
-        if items > bound:
-            over.append({"path": path, "items": items, "limit": bound})
-    if over:
-        first = over[0]
-        what = f"{first['items']:,} items" if "items" in first else f"{first['chars']:,} characters"
-        found.add(
-            SealRejected(
-                f"{kind}.text_bounds",
-                kind,
-                f"{len(over)} value(s) over their bound; {first['path']} has {what}, at most "
-                f'{first["limit"]:,} (docs/seal.md "Text")',
-                samples=over,
-            )
-        )
-    if bidi:
-        found.add(
-            SealRejected(
-                f"{kind}.no_bidi_controls",
-                kind,
-                f"{len(bidi)} text(s) hold a bidirectional control character, which would reorder the "
-                f"text shown beside them; {bidi[0]['path']} holds {bidi[0]['character']}",
-                samples=bidi,
-            )
-        )
-
-
-# --- files and schemas ----------------------------------------------------------------------------
-
-
-def check_kinds_present(seal: Seal) -> None:
-    declared = expected_files(seal.manifest)
-    present = {f for f in seal.files if f.endswith(".parquet")}
-    missing = sorted(declared - present)
-    undeclared = sorted(present - declared)
-    extra = sorted(set(seal.files) - present - {MANIFEST, DESCRIPTION, SOURCE_ZIP})
-    if missing or undeclared or extra:
-        parts = []
-        if missing:
-            parts.append(f"declared but absent: {', '.join(missing)}")
-        if undeclared:
-            parts.append(f"present but not declared: {', '.join(undeclared)}")
-        if extra:
-            parts.append(f"unknown files: {', '.join(extra)}")
-        kind = (missing or undeclared or extra)[0].split("/")[0].removesuffix(".parquet")
-        raise SealRejected("manifest.kinds_present", kind, "; ".join(parts))
-
-
-def check_schemas(seal: Seal, found: Findings) -> dict[Key, str]:
-    """`schema.columns`, `schema.not_null` and `schema.date_range` over every table read;
-    returns the tables that break one, and why (no other rule reads them: a date far out of
-    range cannot even be read back)."""
-    refused: dict[Key, str] = {}
-    for (kind, book), table in sorted(seal.tables.items(), key=lambda item: str(item[0])):
-        benchmark = kind == "daily"  # a benchmark's daily.parquet, named kind `benchmark` in reports
-        expected = S.BENCHMARK_DAILY if benchmark else S.KIND_SCHEMAS[kind]
-        named = "benchmark" if benchmark else kind
-        before = len(found.broken)
-        _check_schema(found, table, expected, named, f"{named}/{book}" if book else named)
-        if len(found.broken) > before:
-            name = BENCHMARK_DAILY if benchmark else S.kind_path(kind, book)
-            refused[(kind, book)] = f"{name} breaks {found.broken[before].rule}"
-    return refused
-
-
-def _check_schema(found: Findings, table: pa.Table, expected: pa.Schema, kind: str, where: str) -> None:
-    if not found.attempt(lambda: check_columns(table.schema, expected, kind, where)):
-        return
-    for field in expected:
-        count = table.column(field.name).null_count
-        if not field.nullable and count:
-            found.add(
-                SealRejected(
-                    "schema.not_null",
-                    kind,
-                    f"{where}: {count:,} of {table.num_rows:,} rows have a null {field.name}",
-                )
-            )
-        found.attempt(functools.partial(_check_dates, table.column(field.name), field, kind, where))
-
-
-FIRST_DAY, LAST_DAY = date(1900, 1, 1), date(2199, 12, 31)
-"""The days a seal's dates and instants may fall on. Outside them a value is damage, and one past
-year 9999 cannot even be read back as a date (polars panics, it does not raise)."""
-
-
-def _check_dates(column: pa.ChunkedArray, field: pa.Field, kind: str, where: str) -> None:
-    """Compared as the stored integers (days, or the timestamp's unit since the epoch), never
-    converted to dates before they are known to be in range."""
-    if pa.types.is_date32(field.type):
-        low, high = (pa.scalar(d, pa.date32()).cast(pa.int32()).as_py() for d in (FIRST_DAY, LAST_DAY))
-        values = column.cast(pa.int32())
-    elif pa.types.is_timestamp(field.type):
-        unit = pa.timestamp(field.type.unit)
-        ends = (datetime(1900, 1, 1), datetime(2200, 1, 1))
-        low, high = (pa.scalar(moment, unit).cast(pa.int64()).as_py() for moment in ends)
-        values = column.cast(pa.int64())
-    else:
-        return
-    bounds = pc.min_max(values).as_py()
-    if bounds["min"] is not None and (bounds["min"] < low or bounds["max"] > high):
-        raise SealRejected(
-            "schema.date_range",
-            kind,
-            f"{where}: {field.name} has a value outside {FIRST_DAY.isoformat()}..{LAST_DAY.isoformat()}",
-        )
 
 
 # --- symbols ------------------------------------------------------------------------------------
@@ -781,59 +575,6 @@ def check_trades(
 
 
 # --- description, archive, benchmark -------------------------------------------------------------
-
-
-def check_description(description: dict[str, Any]) -> None:
-    papers = description.get("source_papers") or []
-    if not isinstance(papers, list) or not all(isinstance(p, dict) for p in papers):
-        raise SealRejected(
-            "description.exactly_one_seed", "description", "source_papers must be a list of objects"
-        )
-    if not papers:
-        return
-    roles = [p.get("role") for p in papers]
-    unknown = [r for r in roles if r not in S.CITATION_ROLES]
-    seeds = roles.count("seed")
-    if unknown or seeds != 1:
-        raise SealRejected(
-            "description.exactly_one_seed",
-            "description",
-            f"{seeds} of {len(papers)} citations have role seed (exactly one required)"
-            + (f"; unknown roles {unknown}" if unknown else ""),
-            samples=[{k: p.get(k) for k in ("title", "role")} for p in papers],
-        )
-
-
-def check_description_tldr(description: dict[str, Any], manifest: dict[str, Any]) -> None:
-    """The catalogue (`/v1/alphas`, search) serves the manifest's tldr and the description
-    (`/v1/alphas/{alpha}`) description.json's: a seal carrying two different texts would be served
-    saying both. A description without a tldr (or a null one) takes the manifest's."""
-    written, summary = description.get("tldr"), manifest.get("tldr")
-    if written is None or written == summary:
-        return
-    raise SealRejected(
-        "description.tldr_matches_manifest",
-        "description",
-        f"description.json has tldr {written!r} but manifest.json has {summary!r}; the catalogue "
-        "(/v1/alphas) would serve the manifest's and the description (/v1/alphas/{alpha}) "
-        "description.json's. Seal one text: the same tldr in both files, or none in description.json "
-        "(the description then shows the manifest's)",
-        samples=[{"manifest.tldr": summary, "description.tldr": written}],
-    )
-
-
-def check_source_archive(seal: Seal) -> None:
-    archive = seal.manifest.get("source_archive")
-    if seal.source_zip is None or not archive or archive.get("status") != "ready":
-        return
-    digest = hashlib.sha256(seal.source_zip).hexdigest()
-    if digest != archive["sha256"] or len(seal.source_zip) != archive["size_bytes"]:
-        raise SealRejected(
-            "source.sha256_matches",
-            "source",
-            f"source.zip has {len(seal.source_zip):,} bytes and sha256 {digest}; the manifest records "
-            f"{archive['size_bytes']:,} bytes and {archive['sha256']}",
-        )
 
 
 BENCHMARK_TABLE_RULES = ("schema.not_null", "schema.date_range", "benchmark.dates_ascending_positive_close")
