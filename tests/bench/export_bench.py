@@ -22,7 +22,6 @@ the body size. Both DataFrames must have the same rows and columns, else the run
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -41,9 +40,9 @@ import polars as pl
 import pyarrow as pa
 
 from tests.bench.harness import (
-    REPO,
     BenchError,
     Children,
+    export_bench_args,
     git_revision,
     start_export_server,
 )
@@ -191,17 +190,8 @@ def measure(base_url: str, token: str, alpha: str, runs: int) -> list[str]:
     return lines
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lake", default=str(REPO / "var" / "lake"), help="lake root (default var/lake)")
-    parser.add_argument("--alpha", default="momentum_12_1", help="alpha to read (default momentum_12_1)")
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per path (default 5)")
-    parser.add_argument("--out", type=Path, help="also write the report (markdown) here")
-    return parser.parse_args(argv)
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    args = export_bench_args(argv, __doc__ or "")
     lake = str(Path(args.lake).resolve())
     work = Path(tempfile.mkdtemp(prefix="bench-export-"))
     try:

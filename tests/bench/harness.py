@@ -8,6 +8,7 @@ SIGTERM, then SIGKILL after a grace period. Nothing else is ever signalled.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -334,6 +335,17 @@ function done(summary, latency, requests)
     e.timeout, latency:percentile(50), latency:percentile(90), latency:percentile(99)))
 end
 """
+
+
+def export_bench_args(argv: list[str] | None, doc: str) -> argparse.Namespace:
+    """The options of a bench over `start_export_server` (exports, Delta Sharing): the lake, the
+    alpha, the runs per path and where to write the report; `doc` is the bench module's docstring."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--lake", default=str(REPO / "var" / "lake"), help="lake root (default var/lake)")
+    parser.add_argument("--alpha", default="momentum_12_1", help="alpha to read (default momentum_12_1)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per path (default 5)")
+    parser.add_argument("--out", type=Path, help="also write the report (markdown) here")
+    return parser.parse_args(argv)
 
 
 def start_export_server(children: Children, work: Path, lake: str) -> tuple[Server, BenchKey]:

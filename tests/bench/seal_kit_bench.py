@@ -11,8 +11,6 @@ Prints rows per second (docs/benchmarks.md, "Seal kit").
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import sys
 import tempfile
 import time
@@ -20,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from alpha_results_seal.builders import Book, Facts, build_seal, decisions_table, write_tables
+from alpha_results_seal.builders import build_seal, decisions_table, write_tables
 from alpha_results_seal.demo.corpus import write_corpus
-from tests.sealkit.frames import team_frames
+from tests.sealkit.frames import read_team, team_frames
 
 
 def main() -> int:
@@ -30,25 +28,13 @@ def main() -> int:
         work = Path(folder)
         seal = write_corpus(work / "demo", size="full", seed=7, only=["momentum_12_1"])[0]
         frames = team_frames(seal, work / "frames", "Test_kit_bench")
-        stated = json.loads((frames / "facts.json").read_text())
-        books = {
-            name: Book(
-                *(
-                    pd.read_parquet(frames / f"{name}.{part}.parquet")
-                    for part in ("positions", "pnl", "trades", "sessions")
-                )
-            )
-            for name in stated.pop("books")
-        }
-        stated["started_at"] = dt.datetime.fromisoformat(stated["started_at"])
-        decisions = pd.read_parquet(frames / "decisions.parquet")
-        week_status = pd.read_parquet(frames / "week_status.parquet")
+        facts, books, decisions, week_status = read_team(frames, pd.read_parquet)
         decisions_table(decisions)  # warm
         started = time.perf_counter()
         table = decisions_table(decisions)
         decided = time.perf_counter() - started
         started = time.perf_counter()
-        built = build_seal(Facts(**stated), decisions, books, week_status=week_status)
+        built = build_seal(facts, decisions, books, week_status=week_status)
         building = time.perf_counter() - started
         started = time.perf_counter()
         write_tables(built, str(work / "seal"), check=False)

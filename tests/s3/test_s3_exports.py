@@ -3,27 +3,14 @@ pass through the API), and the file it fetches equals the JSON pages of the same
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
-from serve.app import create_app
-from serve.settings import Settings
-from tests.api.test_exports import ALPHA, TEST_CALLERS, assert_export_equals_json, error, ok
-from tests.callers import authenticator_for
+from tests.api.test_exports import ALPHA, assert_export_equals_json, error, ok
 
 pytestmark = pytest.mark.s3
-
-
-@pytest.fixture
-def s3_client(s3_demo_lake: str, tmp_path: Path) -> Iterator[TestClient[Any]]:
-    settings = Settings(lake=s3_demo_lake, environment="test", serving_cache_dir=str(tmp_path / "cache"))
-    app = create_app(settings, authenticate=authenticator_for(TEST_CALLERS), limiter=None)
-    with TestClient(app=app) as client:
-        yield client
 
 
 @pytest.mark.parametrize("token", ["raw", "plain"])

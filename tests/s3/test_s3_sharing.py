@@ -5,8 +5,6 @@ fsspec's HTTP file system, by byte ranges) reads to the rows of the JSON pages."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,22 +13,11 @@ from delta_sharing.protocol import AddFile
 from delta_sharing.reader import DeltaSharingReader
 from litestar.testing import TestClient
 
-from serve.app import create_app
 from serve.routes.sharing import PREFIX
-from serve.settings import Settings
-from tests.api.test_exports import ALPHA, TEST_CALLERS, json_pages
-from tests.callers import authenticator_for
+from tests.api.test_exports import ALPHA, json_pages
 from tests.e2e.test_delta_sharing_served import json_of
 
 pytestmark = pytest.mark.s3
-
-
-@pytest.fixture
-def s3_client(s3_demo_lake: str, tmp_path: Path) -> Iterator[TestClient[Any]]:
-    settings = Settings(lake=s3_demo_lake, environment="test", serving_cache_dir=str(tmp_path / "cache"))
-    app = create_app(settings, authenticate=authenticator_for(TEST_CALLERS), limiter=None)
-    with TestClient(app=app) as client:
-        yield client
 
 
 @pytest.mark.parametrize(

@@ -3,12 +3,17 @@ kit derives (tests/sealkit)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from alpha_results_seal.builders import DECISIONS_DERIVED
+from alpha_results_seal.builders import DECISIONS_DERIVED, Book, Facts
+
+BOOK_PARTS = ("positions", "pnl", "trades", "sessions")
 
 
 def team_frames(seal: Path, out: Path, alpha_id: str) -> Path:
@@ -45,3 +50,15 @@ def team_frames(seal: Path, out: Path, alpha_id: str) -> Path:
     }
     (out / "facts.json").write_text(json.dumps(facts))
     return out
+
+
+def read_team(frames: Path, read: Callable[[Path], Any]) -> tuple[Facts, dict[str, Book], Any, Any]:
+    """What `team_frames` wrote, read back with `read` (pandas' or polars' `read_parquet`): the
+    facts, each book's frames, the decisions and the week statuses."""
+    stated = json.loads((frames / "facts.json").read_text())
+    books = {
+        name: Book(*(read(frames / f"{name}.{part}.parquet") for part in BOOK_PARTS))
+        for name in stated.pop("books")
+    }
+    facts = Facts(**{**stated, "started_at": dt.datetime.fromisoformat(stated["started_at"])})
+    return facts, books, read(frames / "decisions.parquet"), read(frames / "week_status.parquet")

@@ -22,7 +22,6 @@ from alpha_results_seal.builders import (
     DECISIONS_DERIVED,
     Book,
     BuildError,
-    Facts,
     book_tables,
     decisions_table,
     trades_table,
@@ -31,7 +30,7 @@ from alpha_results_seal.builders import (
 from alpha_results_seal.check import check_seal
 from alpha_results_seal.demo.corpus import write_corpus
 from alpha_results_seal.rules import RELATIVE_TOLERANCE
-from tests.sealkit.frames import team_frames
+from tests.sealkit.frames import read_team, team_frames
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -144,29 +143,11 @@ def test_a_nan_score_is_refused_by_name() -> None:
 
 @pytest.mark.s3
 def test_a_seal_written_to_s3_passes_the_check(demo_seal: Path, s3_bucket: str, tmp_path: Path) -> None:
-    frames = team_frames(demo_seal, tmp_path, "Test_kit_s3")
-    facts = (frames / "facts.json").read_text()
-    import json
-
-    stated = json.loads(facts)
-    books = {
-        name: Book(
-            *(
-                pl.read_parquet(frames / f"{name}.{part}.parquet")
-                for part in ("positions", "pnl", "trades", "sessions")
-            )
-        )
-        for name in stated.pop("books")
-    }
-    stated["started_at"] = dt.datetime.fromisoformat(stated["started_at"])
-    dest = f"s3://{s3_bucket}/seals/Test_kit_s3"
-    report = write_seal(
-        dest,
-        Facts(**stated),
-        pl.read_parquet(frames / "decisions.parquet"),
-        books,
-        week_status=pl.read_parquet(frames / "week_status.parquet"),
+    facts, books, decisions, week_status = read_team(
+        team_frames(demo_seal, tmp_path, "Test_kit_s3"), pl.read_parquet
     )
+    dest = f"s3://{s3_bucket}/seals/Test_kit_s3"
+    report = write_seal(dest, facts, decisions, books, week_status=week_status)
     assert report.ok, report.lines()
     assert check_seal(dest).ok
 
