@@ -20,27 +20,22 @@ must hold the same rows and columns, else the run fails.
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import delta_sharing
 import pandas as pd
 
 from tests.bench.harness import (
     BenchError,
-    Children,
-    export_bench_args,
-    git_revision,
-    start_export_server,
+    BenchKey,
+    Server,
+    export_bench_main,
 )
 
 TARGET_RATIO = 2.0
@@ -109,39 +104,20 @@ def measure(base_url: str, token: str, profile: str, alpha: str, runs: int) -> l
     return lines
 
 
+def measured(server: Server, key: BenchKey, work: Path, args: argparse.Namespace) -> list[str]:
+    profile = work / "bench.share"
+    document = {
+        "shareCredentialsVersion": 1,
+        "endpoint": f"{server.base_url}/delta-sharing",
+        "bearerToken": key.token,
+    }
+    profile.write_text(json.dumps(document))
+    return measure(server.base_url, key.token, str(profile), args.alpha, args.runs)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = export_bench_args(argv, __doc__ or "")
-    lake = str(Path(args.lake).resolve())
-    work = Path(tempfile.mkdtemp(prefix="bench-delta-sharing-"))
-    try:
-        with Children() as children:
-            server, key = start_export_server(children, work, lake)
-            profile = work / "bench.share"
-            document: dict[str, Any] = {
-                "shareCredentialsVersion": 1,
-                "endpoint": f"{server.base_url}/delta-sharing",
-                "bearerToken": key.token,
-            }
-            profile.write_text(json.dumps(document))
-            started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-            table = measure(server.base_url, key.token, str(profile), args.alpha, args.runs)
-    except BenchError as exc:
-        print(f"bench-delta-sharing could not measure: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    report = [
-        f"`python -m tests.bench.delta_sharing_bench --runs {args.runs}` on {started}, commit {git_revision()}, "
-        f"{os.cpu_count()} CPUs (shared machine), alpha `{args.alpha}`, one uvicorn worker, loopback, "
-        "local lake (HMAC-signed export URL on the server's `/downloads/...` route).",
-        "",
-        *table,
-    ]
-    text = "\n".join(report)
-    print("\n" + text)
-    if args.out is not None:
-        args.out.write_text(text + "\n")
-    return 0
+    urls = "HMAC-signed export URL on the server's `/downloads/...` route"
+    return export_bench_main(argv, __doc__ or "", "tests.bench.delta_sharing_bench", measured, urls)
 
 
 if __name__ == "__main__":

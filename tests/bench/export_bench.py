@@ -22,17 +22,14 @@ the body size. Both DataFrames must have the same rows and columns, else the run
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -41,10 +38,9 @@ import pyarrow as pa
 
 from tests.bench.harness import (
     BenchError,
-    Children,
-    export_bench_args,
-    git_revision,
-    start_export_server,
+    BenchKey,
+    Server,
+    export_bench_main,
 )
 
 TARGET_SECONDS = 1.0
@@ -191,31 +187,11 @@ def measure(base_url: str, token: str, alpha: str, runs: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = export_bench_args(argv, __doc__ or "")
-    lake = str(Path(args.lake).resolve())
-    work = Path(tempfile.mkdtemp(prefix="bench-export-"))
-    try:
-        with Children() as children:
-            server, key = start_export_server(children, work, lake)
-            started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-            table = measure(server.base_url, key.token, args.alpha, args.runs)
-    except BenchError as exc:
-        print(f"bench-export could not measure: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    report = [
-        f"`python -m tests.bench.export_bench --runs {args.runs}` on {started}, commit {git_revision()}, "
-        f"{os.cpu_count()} CPUs (shared machine), alpha `{args.alpha}`, one uvicorn worker, loopback, "
-        "local lake (HMAC-signed URL on the server's `/downloads/...` route).",
-        "",
-        *table,
-    ]
-    text = "\n".join(report)
-    print("\n" + text)
-    if args.out is not None:
-        args.out.write_text(text + "\n")
-    return 0
+    def measured(server: Server, key: BenchKey, work: Path, args: argparse.Namespace) -> list[str]:
+        return measure(server.base_url, key.token, args.alpha, args.runs)
+
+    urls = "HMAC-signed URL on the server's `/downloads/...` route"
+    return export_bench_main(argv, __doc__ or "", "tests.bench.export_bench", measured, urls)
 
 
 if __name__ == "__main__":

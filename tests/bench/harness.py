@@ -17,10 +17,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -337,15 +339,49 @@ end
 """
 
 
-def export_bench_args(argv: list[str] | None, doc: str) -> argparse.Namespace:
-    """The options of a bench over `start_export_server` (exports, Delta Sharing): the lake, the
-    alpha, the runs per path and where to write the report; `doc` is the bench module's docstring."""
+def export_bench_main(
+    argv: list[str] | None,
+    doc: str,
+    module: str,
+    measure: Callable[[Server, BenchKey, Path, argparse.Namespace], list[str]],
+    urls: str,
+) -> int:
+    """A bench over `start_export_server` (exports, Delta Sharing), run whole: its options (the
+    lake, the alpha, the runs per path, `--out`), the server in a work folder removed afterwards,
+    `measure(server, key, work, args)`'s table under a line saying when, where and what (`urls`:
+    which signed URLs the files come through), printed and written to `--out`. 2 when it could not
+    measure."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--lake", default=str(REPO / "var" / "lake"), help="lake root (default var/lake)")
     parser.add_argument("--alpha", default="momentum_12_1", help="alpha to read (default momentum_12_1)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per path (default 5)")
     parser.add_argument("--out", type=Path, help="also write the report (markdown) here")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.lake = str(Path(args.lake).resolve())
+    name = module.rsplit(".", 1)[-1].removesuffix("_bench").replace("_", "-")
+    work = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
+    try:
+        with Children() as children:
+            server, key = start_export_server(children, work, args.lake)
+            started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+            table = measure(server, key, work, args)
+    except BenchError as exc:
+        print(f"bench-{name} could not measure: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report = [
+        f"`python -m {module} --runs {args.runs}` on {started}, commit {git_revision()}, "
+        f"{os.cpu_count()} CPUs (shared machine), alpha `{args.alpha}`, one uvicorn worker, loopback, "
+        f"local lake ({urls}).",
+        "",
+        *table,
+    ]
+    text = "\n".join(report)
+    print("\n" + text)
+    if args.out is not None:
+        args.out.write_text(text + "\n")
+    return 0
 
 
 def start_export_server(children: Children, work: Path, lake: str) -> tuple[Server, BenchKey]:
