@@ -191,7 +191,11 @@ def test_cluster_builds_the_local_executors_lake_and_reports_a_refusal_as_it_doe
     refused_seal: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # In a folder of the test's own: the default records database (`var/keys.sqlite3`, relative) is
+    # absent whatever a developer's checkout holds, and no event is written to theirs.
+    monkeypatch.chdir(tmp_path)
     local_lake = tmp_path / "local"
     assert main(["build", str(refused_seal), "--lake", str(local_lake), "--executor", "local"]) == 1
     local_report = refusal_block(capsys.readouterr().out)

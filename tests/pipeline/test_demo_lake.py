@@ -225,10 +225,12 @@ def test_cli_builds_seals_in_parallel_and_again_unchanged(demo_seals: Path, tmp_
     ]
     lake = tmp_path / "lake"
     run = [sys.executable, "-m", "cli.main", "build", *seals, "--lake", str(lake), "--jobs"]
-    first = subprocess.run([*run, "2"], capture_output=True, text=True, check=False)
+    # Run in a folder of the test's own: the default records database (`var/keys.sqlite3`, relative)
+    # is then absent whatever a developer's checkout holds, and no event is written to theirs.
+    first = subprocess.run([*run, "2"], capture_output=True, text=True, check=False, cwd=tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     assert first.stdout.count("published") == len(seals)
-    second = subprocess.run([*run, "1"], capture_output=True, text=True, check=False)
+    second = subprocess.run([*run, "1"], capture_output=True, text=True, check=False, cwd=tmp_path)
     assert second.returncode == 0 and second.stdout.count("unchanged") == len(seals), second.stdout
     show = subprocess.run(
         [sys.executable, "-m", "cli.main", "lake", "show", "--lake", str(lake)],
