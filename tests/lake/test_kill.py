@@ -11,9 +11,12 @@ writing its manifest and switching); once those are older (their manifests' time
 past), it leaves only the named builds.
 
 Kill points are drawn from a seeded generator, stratified over the window in which the process
-does its work (measured by one run that is not killed), so every part of that window is hit:
-writing, the pointer switch, dropping the lease, the prune, and the lake-wide collection. The
-suite kills four times per test, at least once on each side of the switch; `just soak-lake` ten.
+does its work (measured by runs that are not killed), so every part of that window is hit:
+writing, the pointer switch, dropping the lease, the prune, and the lake-wide collection. A
+publish is killed half the time counted from its lease (writing) and half from the switch seen in
+the catalogue index (the prune, the exit), so a killed run faster or slower than the calibration
+still lands on both sides. The suite kills four times per test, at least once on each side of the
+switch; `just soak-lake` ten.
 """
 
 from __future__ import annotations
@@ -160,11 +163,17 @@ def run_cli(*args: str) -> str:
 
 
 def kill_at(
-    process: subprocess.Popen[bytes], started: Callable[[], bool], delay: float
+    process: subprocess.Popen[bytes],
+    started: Callable[[], bool],
+    delay: float,
+    then: Callable[[], bool] | None = None,
 ) -> tuple[float, bool]:
-    """SIGKILL `process` `delay` seconds after `started()` first holds; returns (the time from
-    `started()` to the kill, whether the process was still running when killed)."""
+    """SIGKILL `process` `delay` seconds after `started()` first holds (and then `then()`, if
+    given); returns (the time from the last of them to the kill, whether the process was still
+    running when killed)."""
     wait_until(lambda: started() or process.poll() is not None, "the process starts its work", interval=0.002)
+    if then is not None:
+        wait_until(lambda: then() or process.poll() is not None, "the process reaches the point", interval=0.002)
     begun = time.monotonic()
     time.sleep(delay)
     running = process.poll() is None
@@ -257,48 +266,46 @@ def test_a_killed_publish_never_leaves_a_broken_or_hidden_build(
         process = cli("build", str(seal), "--lake", str(lake.root), "--jobs", "1")
         return process, lambda: bool(lake.lease_names() - before)  # it took its lease: writing now
 
+    def switched_from(served: str) -> Callable[[], bool]:
+        return lambda: indexed(lake.root) != served
+
     # Calibration, twice, not killed: the switch comes `switch` seconds after the lease is taken.
     timings = []
     for run in range(2):
-        served = indexed(lake.root)
-
-        def switched(served: str = served) -> bool:
-            return indexed(lake.root) != served
-
-        timings.append(work_window(*publish(f"calibration{run}"), switched))
+        timings.append(work_window(*publish(f"calibration{run}"), switched_from(indexed(lake.root))))
         check_served(lake, complete_answers, "after a publish that was not killed")
     switch = min(t[0] for t in timings)
-    window = max(max(t[1] for t in timings), 1.5 * switch)
-    # Half the kills while the build is written, half from the switch on (prune, exit).
-    delays = stratified(rng, switch, ROUNDS // 2) + [
-        switch + d for d in stratified(rng, window - switch, ROUNDS // 2)
-    ]
-    rng.shuffle(delays)
+    window = max(max(t[1] - t[0] for t in timings), 0.5 * switch)
+    # Half the kills timed from the lease while the build is written, half from the switch seen
+    # (the prune, the exit): a killed run need not keep the calibration's pace, so the second half
+    # waits for the switch itself rather than for the time it took then.
+    kills = [("lease", d) for d in stratified(rng, switch, ROUNDS // 2)]
+    kills += [("switch", d) for d in stratified(rng, window, ROUNDS // 2)]
+    rng.shuffle(kills)
     seen: dict[str, list[float]] = {"before the switch": [], "after the switch": [], "not running": []}
 
-    def kill_round(round_: int, delay: float) -> None:
+    def kill_round(round_: int, timed_from: str, delay: float) -> None:
         before = indexed(lake.root)
-        waited, running = kill_at(*publish(f"r{round_}"), delay)
+        then = switched_from(before) if timed_from == "switch" else None
+        waited, running = kill_at(*publish(f"r{round_}"), delay, then)
         after = check_served(
-            lake, complete_answers, f"round {round_}, killed {waited:.3f} s into the publish"
+            lake, complete_answers, f"round {round_}, killed {waited:.3f} s after the {timed_from}"
         )
         outcome = (
             "not running" if not running else "after the switch" if after != before else "before the switch"
         )
         seen[outcome].append(delay)
 
-    for round_, delay in enumerate(delays):
-        kill_round(round_, delay)
-    # The calibration runs can differ from the killed ones (a cold first run, a busy machine): when
-    # one side of the switch was missed, aim between the delays seen on either side of it.
+    for round_, (timed_from, delay) in enumerate(kills):
+        kill_round(round_, timed_from, delay)
+    # A killed run faster than the calibration can finish before its delay, or switch before it:
+    # then kill the moment the missed side begins.
     for round_ in range(ROUNDS, ROUNDS + EXTRA_ROUNDS):
         if seen["before the switch"] and seen["after the switch"]:
             break
-        high = min(seen["after the switch"] + seen["not running"], default=window)
-        low = max(seen["before the switch"], default=0.0)
-        kill_round(round_, rng.uniform(low, high) if low < high else rng.uniform(0.0, high))
+        kill_round(round_, "lease" if not seen["before the switch"] else "switch", 0.0)
     outcomes = Counter({outcome: len(at) for outcome, at in seen.items() if at})
-    print(f"\npublish: switch at {switch:.2f} s, exit at {window:.2f} s; kills: {dict(outcomes)}")
+    print(f"\npublish: switch at {switch:.2f} s, exit {window:.2f} s after; kills: {dict(outcomes)}")
     assert outcomes["before the switch"] >= 1 and outcomes["after the switch"] >= 1, outcomes
 
     # A killed publish's folder is kept while its lease lives, and collected once it expired.
