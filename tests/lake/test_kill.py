@@ -173,7 +173,9 @@ def kill_at(
     running when killed)."""
     wait_until(lambda: started() or process.poll() is not None, "the process starts its work", interval=0.002)
     if then is not None:
-        wait_until(lambda: then() or process.poll() is not None, "the process reaches the point", interval=0.002)
+        wait_until(
+            lambda: then() or process.poll() is not None, "the process reaches the point", interval=0.002
+        )
     begun = time.monotonic()
     time.sleep(delay)
     running = process.poll() is None
