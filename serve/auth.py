@@ -261,7 +261,7 @@ async def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: 
     limits = caller_limits(caller)
     # While Redis is unreachable the limiter enforces the limits itself (serve/limits/outage.py);
     # only a key store that cannot record usage makes this fail, as a 503.
-    decision = await services.limiter.hit_async(caller.key_id, limits, datetime.now(UTC))
+    decision = await services.limiter.hit(caller.key_id, limits, datetime.now(UTC))
     if not decision.allowed:
         error_type = {
             "second": errors.RateLimitSecond,

@@ -69,7 +69,13 @@ class MemoryLimiter(Limiter):
     def ping(self) -> None:
         return None
 
-    def _admit(
+    async def _admit(
+        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
+    ) -> tuple[Counts, int | None]:
+        # The floors may be read from a key store over the network: then in a worker thread.
+        return await self._with_ledger(self._count, key_id, limits, windows, now)
+
+    def _count(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         floors = self.floor_of(key_id, windows)

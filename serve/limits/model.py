@@ -159,7 +159,8 @@ class Limiter(ABC):
 
     in_process: bool = False
     """True when counting needs no network I/O (the in-process limiter over an in-process ledger),
-    so `hit` and `usage` may run on the event loop; False means they may wait on a socket."""
+    so `usage` may run on the event loop; False means it may wait on a socket (`hit` never blocks
+    the loop either way)."""
 
     outages: int = 0
     """Times the shared store failed and this worker began counting locally (Redis only; the
@@ -170,15 +171,12 @@ class Limiter(ABC):
         self._stop = threading.Event()
         self._sync_thread: threading.Thread | None = None
 
-    def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
-        """Admit or refuse one request of `key_id` at `now`, counting it only if admitted."""
+    async def hit(self, key_id: str, limits: Limits, now: datetime) -> Decision:
+        """Admit or refuse one request of `key_id` at `now`, counting it only if admitted. On the
+        event loop, never blocking it on a socket: the one way a request is counted (the server's
+        guard, and the tests, which run it on a loop of their own)."""
         windows = current_windows(now)
-        return self._decide(key_id, limits, windows, now, *self._admit(key_id, limits, windows, now))
-
-    async def hit_async(self, key_id: str, limits: Limits, now: datetime) -> Decision:
-        """`hit` for the request path, on the event loop: never blocks it on a socket."""
-        windows = current_windows(now)
-        counted = await self._admit_async(key_id, limits, windows, now)
+        counted = await self._admit(key_id, limits, windows, now)
         return self._decide(key_id, limits, windows, now, *counted)
 
     def _decide(
@@ -193,15 +191,6 @@ class Limiter(ABC):
         if exceeded is None:
             self.floors.touch(key_id, windows[2].start_epoch, windows[3].start_epoch)
         return build_decision(windows, limits, counts, exceeded, now)
-
-    async def _admit_async(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
-        """`_admit` on the event loop when it needs no network I/O, else in a worker thread; the
-        Redis limiter overrides it with its asynchronous client."""
-        if self.in_process:
-            return self._admit(key_id, limits, windows, now)
-        return await to_thread.run_sync(self._admit, key_id, limits, windows, now)
 
     async def _with_ledger(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)`, which reads or writes the ledger: on the event loop when the ledger
@@ -269,10 +258,11 @@ class Limiter(ABC):
         """Release connections held by the backend."""
 
     @abstractmethod
-    def _admit(
+    async def _admit(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
-        """Atomically check every window and count the request only if all admit it.
+        """Atomically check every window and count the request only if all admit it; never
+        blocks the event loop on a socket.
 
         Day and month start from at least `floor_of(key_id, windows)`. Returns the counts after
         the request (unchanged when refused) and the index of the exceeded window, or None when

@@ -173,25 +173,12 @@ class RedisLimiter(Limiter):
             self._async_loop = loop
         return self._async_client
 
-    def _admit(
+    async def _admit(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
         if self._redis_usable():
             try:
-                counted = self._admit_in_redis(key_id, limits, windows, now)
-            except LimiterUnavailable:
-                self._trip()
-            else:
-                self._recovered()
-                return counted
-        return self._outage.admit(key_id, limits, windows, now)
-
-    async def _admit_async(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
-        if self._redis_usable():
-            try:
-                counted = await self._admit_in_redis_async(key_id, limits, windows, now)
+                counted = await self._admit_in_redis(key_id, limits, windows, now)
             except LimiterUnavailable:
                 await self._with_ledger(self._trip)
             else:
@@ -199,32 +186,20 @@ class RedisLimiter(Limiter):
                 return counted
         return await self._with_ledger(self._outage.admit, key_id, limits, windows, now)
 
-    def _admit_in_redis(
+    async def _admit_in_redis(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
-        keys, args = self._script_arguments(key_id, limits, windows, now)
-        floors = self.floor_of(key_id, windows)
-        reply = self._call(self._run_admit_script, keys, [*args, *floors, 0])
-        if int(reply[0]) == -1:
-            # A counter Redis does not hold starts from the ledger as it is now, not from a copy
-            # up to FLOOR_SECONDS old (other workers' counts may have reached it since).
-            fresh = self.floors.read_now(key_id, windows[2].start_epoch, windows[3].start_epoch)
-            reply = self._call(self._run_admit_script, keys, [*args, *fresh, 1])
-        return self._counted(key_id, windows, reply)
-
-    async def _admit_in_redis_async(
-        self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
-    ) -> tuple[Counts, int | None]:
-        """`_admit_in_redis` on the event loop: the same script and arguments, one round trip."""
+        """The script, one round trip on the event loop; once more with the ledger's counts as
+        they are now when Redis holds no counter of the day or month."""
         keys, args = self._script_arguments(key_id, limits, windows, now)
         day_start, month_start = windows[2].start_epoch, windows[3].start_epoch
         floors = self.floors.known(key_id, day_start, month_start)
         if floors is None:
             floors = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
-        reply = await self._call_async(self._run_admit_script_async, keys, [*args, *floors, 0])
+        reply = await self._call_async(self._run_admit_script, keys, [*args, *floors, 0])
         if int(reply[0]) == -1:
             fresh = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
-            reply = await self._call_async(self._run_admit_script_async, keys, [*args, *fresh, 1])
+            reply = await self._call_async(self._run_admit_script, keys, [*args, *fresh, 1])
         return self._counted(key_id, windows, reply)
 
     def _script_arguments(
@@ -242,14 +217,7 @@ class RedisLimiter(Limiter):
         self._seen[key_id] = (windows, (second, minute, day, month))
         return (second, minute, day, month), (exceeded_position - 1 if exceeded_position else None)
 
-    def _run_admit_script(self, keys: list[str], args: list[int]) -> Any:
-        try:
-            return self._client.evalsha(ADMIT_SCRIPT_SHA, len(keys), *keys, *args)
-        except NoScriptError:
-            # First call after a Redis restart or flush: EVAL runs it and caches it for EVALSHA.
-            return self._client.eval(ADMIT_SCRIPT, len(keys), *keys, *args)
-
-    async def _run_admit_script_async(self, keys: list[str], args: list[int]) -> Any:
+    async def _run_admit_script(self, keys: list[str], args: list[int]) -> Any:
         client = self._loop_client()
         try:
             return await client.evalsha(ADMIT_SCRIPT_SHA, len(keys), *keys, *args)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -11,30 +11,29 @@ from tests.health_wait import HANG_LIMIT
 from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS
 
 
-def burst(limiter: Limiter, limits: Limits, now: datetime, threads: int, start: Any) -> list[bool]:
-    """`threads` hits on one key, released together by the barrier `start`; whether each was admitted."""
-    admitted: list[bool] = []
-    lock = threading.Lock()
+def burst(limiter: Limiter, limits: Limits, now: datetime, requests: int, start: Any) -> list[bool]:
+    """`requests` hits on one key, all in flight at once on one event loop, as a worker serves
+    them, after the barrier `start` (the other process may still be starting); whether each was
+    admitted."""
 
-    def one_request() -> None:
-        start.wait(timeout=HANG_LIMIT)  # the other process may still be starting
-        allowed = limiter.hit("shared-key", limits, now).allowed
-        with lock:
-            admitted.append(allowed)
+    async def all_at_once() -> list[bool]:
+        try:
+            decisions = await asyncio.gather(
+                *(limiter.hit("shared-key", limits, now) for _ in range(requests))
+            )
+        finally:
+            await limiter.detach()
+        return [decision.allowed for decision in decisions]
 
-    workers = [threading.Thread(target=one_request) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return admitted
+    start.wait(timeout=HANG_LIMIT)
+    return asyncio.run(all_at_once())
 
 
-def hit_from_threads(
-    url: str, key_prefix: str, limits: Limits, now: datetime, threads: int, start: Any, results: Any
+def hit_from_process(
+    url: str, key_prefix: str, limits: Limits, now: datetime, requests: int, start: Any, results: Any
 ) -> None:
-    """A worker process: one burst from `threads` threads, its admissions put on `results`."""
+    """A worker process: one burst of `requests`, its admissions put on `results`."""
     limiter = open_limiter(url, key_prefix=key_prefix, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
-    admitted = burst(limiter, limits, now, threads, start)
+    admitted = burst(limiter, limits, now, requests, start)
     limiter.close()
     results.put(admitted)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
 import redis
+import redis.asyncio
 
-from serve.limits import Limiter, open_limiter
+from serve.limits import Decision, Limiter, Limits, open_limiter
 from tests.conftest import backend_unavailable
 
 REDIS_TEST_URL = os.environ.get("ALPHA_RESULTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -20,6 +23,19 @@ COUNTING_TIMEOUT_SECONDS = 10.0
 those of a frozen Redis). The server's 0.08 s bounds what a frozen Redis costs a request; on a
 busy machine a Redis that is only waiting for the CPU can take longer, and the limiter would then
 count locally (as designed, but not what these tests count)."""
+
+
+def hit(limiter: Limiter, key_id: str, limits: Limits, now: datetime) -> Decision:
+    """One request counted as the server counts it (`Limiter.hit`, on an event loop), here on a
+    loop of its own; the connections the limiter opened on that loop are released after."""
+
+    async def counted() -> Decision:
+        try:
+            return await limiter.hit(key_id, limits, now)
+        finally:
+            await limiter.detach()
+
+    return asyncio.run(counted())
 
 
 def redis_or_skip() -> str:
@@ -150,15 +166,23 @@ def silent_server() -> Iterator[SilentServer]:
 
 
 class CountedCommands:
-    """Counts the commands a limiter's Redis client sends (each one a contact with Redis)."""
+    """Counts the commands a limiter sends Redis (each one a contact): requests are counted by
+    asyncio clients made per event loop, so every asyncio client is counted; the blocking client
+    (usage, ping) by the limiter's own."""
 
     def __init__(self, limiter: Limiter, monkeypatch: pytest.MonkeyPatch) -> None:
         client = limiter._client  # type: ignore[attr-defined]
         send = client.execute_command
+        send_async = redis.asyncio.Redis.execute_command
         self.count = 0
 
         def counted(*args: Any, **options: Any) -> Any:
             self.count += 1
             return send(*args, **options)
 
+        async def counted_async(self_: redis.asyncio.Redis, *args: Any, **options: Any) -> Any:
+            self.count += 1
+            return await send_async(self_, *args, **options)
+
         monkeypatch.setattr(client, "execute_command", counted)
+        monkeypatch.setattr(redis.asyncio.Redis, "execute_command", counted_async)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from serve.limits import Limiter, Limits, open_limiter
+from tests.limits.conftest import hit
 
 ENVELOPE = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
 WIDE = 10**6  # a limit that never binds in these tests
@@ -24,14 +25,14 @@ def epoch(moment: datetime) -> int:
 
 
 def hits(limiter: Limiter, limits: Limits, now: datetime, count: int, key: str = "k1") -> list[bool]:
-    return [limiter.hit(key, limits, now).allowed for _ in range(count)]
+    return [hit(limiter, key, limits, now).allowed for _ in range(count)]
 
 
 def test_sixth_request_in_one_second_is_refused_and_next_second_admits(limiter: Limiter) -> None:
     now = at(2030, 5, 17, 9, 30, 12) + timedelta(milliseconds=400)
     assert hits(limiter, ENVELOPE, now, 5) == [True] * 5
 
-    refused = limiter.hit("k1", ENVELOPE, now + timedelta(milliseconds=500))
+    refused = hit(limiter, "k1", ENVELOPE, now + timedelta(milliseconds=500))
     assert not refused.allowed
     assert refused.exceeded == "second"
     assert refused.error_code == "rate_limit_second"
@@ -47,7 +48,7 @@ def test_sixth_request_in_one_second_is_refused_and_next_second_admits(limiter: 
         "RateLimit": '"second";r=0;t=1',
     }
 
-    admitted = limiter.hit("k1", ENVELOPE, at(2030, 5, 17, 9, 30, 13))
+    admitted = hit(limiter, "k1", ENVELOPE, at(2030, 5, 17, 9, 30, 13))
     assert admitted.allowed
     assert admitted.exceeded is None
     assert admitted.retry_after == 0
@@ -68,40 +69,40 @@ def test_minute_window_refuses_until_the_next_minute(limiter: Limiter) -> None:
     limits = Limits(per_second=WIDE, per_minute=3, per_day=WIDE, monthly_requests=None)
     start = at(2030, 5, 17, 9, 30, 0)
     for offset in (0, 10, 20):
-        assert limiter.hit("k1", limits, start + timedelta(seconds=offset)).allowed
+        assert hit(limiter, "k1", limits, start + timedelta(seconds=offset)).allowed
 
     late = start + timedelta(seconds=41, milliseconds=700)
-    refused = limiter.hit("k1", limits, late)
+    refused = hit(limiter, "k1", limits, late)
     assert (refused.allowed, refused.exceeded, refused.error_code) == (False, "minute", "rate_limit_minute")
     assert refused.retry_after == 19  # 18.3 s to 09:31:00, rounded up
     assert refused.headers["X-RateLimit-Window"] == "minute"
     assert refused.headers["X-RateLimit-Reset"] == str(epoch(at(2030, 5, 17, 9, 31, 0)))
     assert refused.headers["Retry-After"] == "19"
 
-    assert not limiter.hit("k1", limits, at(2030, 5, 17, 9, 30, 59, 999999)).allowed
-    assert limiter.hit("k1", limits, at(2030, 5, 17, 9, 31, 0)).allowed
+    assert not hit(limiter, "k1", limits, at(2030, 5, 17, 9, 30, 59, 999999)).allowed
+    assert hit(limiter, "k1", limits, at(2030, 5, 17, 9, 31, 0)).allowed
 
 
 def test_day_window_refuses_until_midnight_utc(limiter: Limiter) -> None:
     limits = Limits(per_second=WIDE, per_minute=WIDE, per_day=2, monthly_requests=None)
-    assert limiter.hit("k1", limits, at(2030, 5, 17, 0, 0, 0)).allowed
-    assert limiter.hit("k1", limits, at(2030, 5, 17, 13, 0, 0)).allowed
+    assert hit(limiter, "k1", limits, at(2030, 5, 17, 0, 0, 0)).allowed
+    assert hit(limiter, "k1", limits, at(2030, 5, 17, 13, 0, 0)).allowed
 
-    refused = limiter.hit("k1", limits, at(2030, 5, 17, 18, 0, 0))
+    refused = hit(limiter, "k1", limits, at(2030, 5, 17, 18, 0, 0))
     assert (refused.exceeded, refused.error_code) == ("day", "rate_limit_day")
     assert refused.retry_after == 6 * 3600
     assert refused.headers["X-RateLimit-Reset"] == str(epoch(at(2030, 5, 18)))
 
-    assert limiter.hit("k1", limits, at(2030, 5, 18, 0, 0, 0)).allowed
+    assert hit(limiter, "k1", limits, at(2030, 5, 18, 0, 0, 0)).allowed
 
 
 def test_monthly_quota_rolls_over_from_december_to_january(limiter: Limiter) -> None:
     limits = Limits(per_second=WIDE, per_minute=WIDE, per_day=WIDE, monthly_requests=3)
     for day in (1, 15, 31):
-        assert limiter.hit("k1", limits, at(2030, 12, day, 12, 0, 0)).allowed
+        assert hit(limiter, "k1", limits, at(2030, 12, day, 12, 0, 0)).allowed
 
     now = at(2030, 12, 31, 12, 0, 0)
-    refused = limiter.hit("k1", limits, now)
+    refused = hit(limiter, "k1", limits, now)
     assert (refused.exceeded, refused.error_code) == ("month", "quota_exceeded")
     next_month = at(2031, 1, 1)
     # Independent check of "seconds to 00:00 UTC on the 1st of next month" with numpy.
@@ -112,8 +113,8 @@ def test_monthly_quota_rolls_over_from_december_to_january(limiter: Limiter) -> 
     assert refused.headers["X-RateLimit-Window"] == "month"
     assert refused.headers["X-RateLimit-Reset"] == str(epoch(next_month))
 
-    assert not limiter.hit("k1", limits, at(2030, 12, 31, 23, 59, 59, 999999)).allowed
-    assert limiter.hit("k1", limits, next_month).allowed
+    assert not hit(limiter, "k1", limits, at(2030, 12, 31, 23, 59, 59, 999999)).allowed
+    assert hit(limiter, "k1", limits, next_month).allowed
     assert limiter.usage("k1", limits, next_month)["month"] == 1
 
 
@@ -129,8 +130,8 @@ def test_quota_retry_after_points_at_the_first_of_next_month(
     limiter: Limiter, now: datetime, first_of_next: datetime
 ) -> None:
     limits = Limits(per_second=WIDE, per_minute=WIDE, per_day=WIDE, monthly_requests=1)
-    assert limiter.hit("k1", limits, now).allowed
-    refused = limiter.hit("k1", limits, now)
+    assert hit(limiter, "k1", limits, now).allowed
+    refused = hit(limiter, "k1", limits, now)
     assert refused.exceeded == "month"
     assert refused.retry_after == int((first_of_next - now).total_seconds())
 
@@ -138,7 +139,7 @@ def test_quota_retry_after_points_at_the_first_of_next_month(
 def test_null_monthly_quota_is_unlimited(limiter: Limiter) -> None:
     limits = Limits(per_second=WIDE, per_minute=WIDE, per_day=WIDE, monthly_requests=None)
     now = at(2030, 7, 4, 8, 0, 0)
-    decisions = [limiter.hit("k1", limits, now) for _ in range(250)]
+    decisions = [hit(limiter, "k1", limits, now) for _ in range(250)]
     assert all(d.allowed for d in decisions)
     assert all(d.headers["X-RateLimit-Window"] != "month" for d in decisions)
     usage = limiter.usage("k1", limits, now)
@@ -150,12 +151,12 @@ def test_null_monthly_quota_is_unlimited(limiter: Limiter) -> None:
 def test_refused_requests_do_not_consume_any_window(limiter: Limiter) -> None:
     limits = Limits(per_second=5, per_minute=7, per_day=WIDE, monthly_requests=100)
     first = at(2030, 3, 3, 3, 3, 3)
-    outcomes = [limiter.hit("k1", limits, first) for _ in range(10)]
+    outcomes = [hit(limiter, "k1", limits, first) for _ in range(10)]
     assert [d.allowed for d in outcomes] == [True] * 5 + [False] * 5
     assert {d.exceeded for d in outcomes[5:]} == {"second"}
 
     second = first + timedelta(seconds=1)
-    outcomes = [limiter.hit("k1", limits, second) for _ in range(5)]
+    outcomes = [hit(limiter, "k1", limits, second) for _ in range(5)]
     assert [d.allowed for d in outcomes] == [True, True, False, False, False]
     assert {d.exceeded for d in outcomes[2:]} == {"minute"}
 
@@ -168,19 +169,19 @@ def test_shortest_exhausted_window_is_reported_and_retry_waits_for_all(limiter: 
     limits = Limits(per_second=2, per_minute=WIDE, per_day=2, monthly_requests=None)
     now = at(2030, 6, 1, 20, 0, 0)
     assert hits(limiter, limits, now, 2) == [True, True]
-    refused = limiter.hit("k1", limits, now)
+    refused = hit(limiter, "k1", limits, now)
     assert refused.exceeded == "second"
     assert refused.headers["X-RateLimit-Window"] == "second"
     # Retrying after one second would only meet the day limit, so Retry-After waits for midnight.
     assert refused.retry_after == 4 * 3600
-    later = limiter.hit("k1", limits, now + timedelta(seconds=1))
+    later = hit(limiter, "k1", limits, now + timedelta(seconds=1))
     assert (later.exceeded, later.retry_after) == ("day", 4 * 3600 - 1)
 
 
 def test_headers_name_the_window_with_least_remaining(limiter: Limiter) -> None:
     limits = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=3)
     now = at(2030, 1, 20, 10, 0, 0)
-    first = limiter.hit("k1", limits, now)
+    first = hit(limiter, "k1", limits, now)
     assert first.headers == {
         "X-RateLimit-Limit": "3",
         "X-RateLimit-Remaining": "2",
@@ -191,7 +192,7 @@ def test_headers_name_the_window_with_least_remaining(limiter: Limiter) -> None:
         "RateLimit": f'"month";r=2;t={epoch(at(2030, 2, 1)) - epoch(now)}',
     }
 
-    envelope_first = limiter.hit("other", ENVELOPE, now)
+    envelope_first = hit(limiter, "other", ENVELOPE, now)
     assert envelope_first.headers["X-RateLimit-Window"] == "second"
     assert envelope_first.headers["X-RateLimit-Remaining"] == "4"
     assert envelope_first.headers["X-RateLimit-Reset"] == str(epoch(now) + 1)
@@ -206,7 +207,7 @@ def test_windows_roll_independently(limiter: Limiter) -> None:
     assert (usage["second"], usage["minute"], usage["day"], usage["month"]) == (2, 2, 2, 2)
 
     in_same_day = at(2030, 9, 1, 0, 5, 0)
-    assert limiter.hit("k1", ENVELOPE, in_same_day).allowed
+    assert hit(limiter, "k1", ENVELOPE, in_same_day).allowed
     usage = limiter.usage("k1", ENVELOPE, in_same_day)
     assert (usage["second"], usage["minute"], usage["day"], usage["month"]) == (1, 1, 3, 3)
 
@@ -229,7 +230,7 @@ def test_keys_are_counted_separately(limiter: Limiter) -> None:
 
 def test_a_zero_limit_refuses_everything(limiter: Limiter) -> None:
     limits = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=0)
-    refused = limiter.hit("k1", limits, at(2030, 2, 2))
+    refused = hit(limiter, "k1", limits, at(2030, 2, 2))
     assert (refused.allowed, refused.exceeded) == (False, "month")
     assert limiter.usage("k1", limits, at(2030, 2, 2))["month"] == 0
 
@@ -248,12 +249,12 @@ def test_time_zones_are_read_as_utc(limiter: Limiter) -> None:
     limits = Limits(per_second=WIDE, per_minute=WIDE, per_day=WIDE, monthly_requests=1)
     # 02:00 on 1 January in UTC+05:00 is still 31 December in UTC: the December quota applies.
     local = datetime(2031, 1, 1, 2, 0, 0, tzinfo=timezone(timedelta(hours=5)))
-    assert limiter.hit("k1", limits, at(2030, 12, 5)).allowed
-    refused = limiter.hit("k1", limits, local)
+    assert hit(limiter, "k1", limits, at(2030, 12, 5)).allowed
+    refused = hit(limiter, "k1", limits, local)
     assert refused.exceeded == "month"
     assert refused.retry_after == 3 * 3600
     with pytest.raises(ValueError, match="timezone-aware"):
-        limiter.hit("k1", limits, datetime(2030, 1, 1))
+        hit(limiter, "k1", limits, datetime(2030, 1, 1))
 
 
 def test_reference_model_agrees_over_a_random_request_stream(limiter: Limiter) -> None:
@@ -285,7 +286,7 @@ def test_reference_model_agrees_over_a_random_request_stream(limiter: Limiter) -
             ),
             None,
         )
-        decision = limiter.hit("k1", limits, now)
+        decision = hit(limiter, "k1", limits, now)
         assert decision.exceeded == expected_exceeded, stamp
         seen.add(decision.exceeded)
         if decision.allowed:
@@ -319,11 +320,11 @@ def test_memory_limiter_forgets_ended_windows() -> None:
     limits = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100_000)
     start = datetime(2026, 3, 31, 23, 59, 58, tzinfo=UTC)
     for second in range(3):
-        assert limiter.hit("k", limits, start + timedelta(seconds=second)).allowed
+        assert hit(limiter, "k", limits, start + timedelta(seconds=second)).allowed
     # 3 seconds, 2 minutes, 2 days, 2 months (the last second crossed into April).
     assert limiter.counter_count() == 3 + 2 + 2 + 2
     later = start + timedelta(days=40)
-    assert limiter.hit("k", limits, later).allowed
+    assert hit(limiter, "k", limits, later).allowed
     # Only the windows of the new request remain.
     assert limiter.counter_count() == 4
     assert limiter.usage("k", limits, later)["month"] == 1

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from serve.limits import Limits, RedisLimiter, open_limiter, redis_backend
-from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS
+from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, hit
 
 pytestmark = pytest.mark.redis
 
@@ -37,7 +37,7 @@ def test_counters_use_documented_key_names_and_expire_after_their_window(
     }
     limiter = open_limiter(redis_url, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     try:
-        assert limiter.hit(key_id, ENVELOPE, now).allowed
+        assert hit(limiter, key_id, ENVELOPE, now).allowed
         assert sorted(k.decode() for k in client.scan_iter(match=f"ar:rl:{key_id}:*")) == sorted(
             names.values()
         )
@@ -49,7 +49,7 @@ def test_counters_use_documented_key_names_and_expire_after_their_window(
             ttl = client.ttl(name)
             assert expected[window] - 2 <= ttl <= expected[window], (window, ttl)
         # A refusal leaves the counters and their expiries as they were.
-        limiter.hit(key_id, Limits(1, 1, 1, 1), now)
+        hit(limiter, key_id, Limits(1, 1, 1, 1), now)
         assert all(client.get(name) == b"1" for name in names.values())
     finally:
         client.delete(*names.values())
@@ -65,7 +65,7 @@ def test_script_missing_from_the_cache_falls_back_to_eval(
     limiter = RedisLimiter(redis_url, key_prefix=redis_prefix, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     try:
         now = datetime(2030, 1, 1, tzinfo=UTC)
-        assert [limiter.hit("k", Limits(2, 9, 9, 9), now).allowed for _ in range(3)] == [True, True, False]
+        assert [hit(limiter, "k", Limits(2, 9, 9, 9), now).allowed for _ in range(3)] == [True, True, False]
         # Without the fallback the unknown digest would have surfaced as LimiterUnavailable.
         assert client.script_exists(redis_backend.ADMIT_SCRIPT_SHA) == [False]
     finally:

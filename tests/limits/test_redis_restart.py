@@ -17,7 +17,7 @@ from serve.identity import open_store
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, Limits, open_limiter
 from serve.limits.redis_backend import RETRY_SECONDS
-from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, CountedCommands, RetryClock
+from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, CountedCommands, RetryClock, hit
 from tests.private_redis import PrivateRedis
 
 NOW = datetime(2030, 1, 15, 12, 0, 30, tzinfo=UTC)
@@ -32,7 +32,7 @@ def ledger(tmp_path: Path) -> Iterator[SqlUsageLedger]:
 
 
 def admitted(limiter: Limiter, limits: Limits, count: int, key: str = "k") -> int:
-    return sum(limiter.hit(key, limits, NOW).allowed for _ in range(count))
+    return sum(hit(limiter, key, limits, NOW).allowed for _ in range(count))
 
 
 def test_a_restarted_redis_keeps_the_month(private_redis: PrivateRedis, ledger: SqlUsageLedger) -> None:
@@ -43,7 +43,7 @@ def test_a_restarted_redis_keeps_the_month(private_redis: PrivateRedis, ledger: 
     private_redis.kill()
     private_redis.start()  # empty: no persistence
     assert admitted(limiter, monthly, 20) == 10  # was 20: the month had been reset to 0
-    assert limiter.hit("k", monthly, NOW).error_code == "quota_exceeded"
+    assert hit(limiter, "k", monthly, NOW).error_code == "quota_exceeded"
     # A worker started after the restart (no copy of the floors) reads the ledger.
     fresh = open_limiter(private_redis.url, ledger=ledger, timeout_seconds=COUNTING_TIMEOUT_SECONDS)
     assert fresh.usage("k", monthly, NOW)["month"] == 30
@@ -96,7 +96,7 @@ def test_a_failure_writes_what_redis_last_said_before_counting_locally(
     # Same second: 2 more, not 8 more; then the month ends at exactly 30.
     assert admitted(limiter, limits, 8) == 2
     later = [datetime(2030, 1, 15, 12, 0, 31 + s, tzinfo=UTC) for s in range(5)]
-    total = 8 + sum(sum(limiter.hit("k", limits, t).allowed for _ in range(8)) for t in later)
+    total = 8 + sum(sum(hit(limiter, "k", limits, t).allowed for _ in range(8)) for t in later)
     assert total == 30
     assert ledger.read("k", 1_894_665_600, 1_893_456_000) == (30, 30)
 
@@ -134,7 +134,7 @@ def test_a_frozen_redis_enforces_locally_then_resumes(
     commands = CountedCommands(limiter, monkeypatch)
     private_redis.freeze()
     try:
-        codes = [limiter.hit("k", limits, NOW).error_code for _ in range(20)]
+        codes = [hit(limiter, "k", limits, NOW).error_code for _ in range(20)]
     finally:
         private_redis.thaw()
     assert codes == [None] * 5 + ["rate_limit_second"] * 15
@@ -144,6 +144,6 @@ def test_a_frozen_redis_enforces_locally_then_resumes(
     assert limiter.in_outage  # type: ignore[attr-defined]
     retry_clock.advance(RETRY_SECONDS)
     later = datetime(2030, 1, 15, 12, 0, 31, tzinfo=UTC)
-    assert limiter.hit("k", limits, later).allowed
+    assert hit(limiter, "k", limits, later).allowed
     assert commands.count >= 2  # Redis asked again
     assert not limiter.in_outage  # type: ignore[attr-defined]

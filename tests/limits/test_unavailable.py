@@ -20,7 +20,7 @@ import redis.connection
 from serve.limits import Limiter, LimiterUnavailable, Limits, MemoryLedger, open_limiter
 from serve.limits.redis_backend import DEFAULT_TIMEOUT_SECONDS, RETRY_SECONDS
 from tests.health_wait import returns
-from tests.limits.conftest import RetryClock, SilentServer
+from tests.limits.conftest import RetryClock, SilentServer, hit
 
 ENVELOPE = Limits(per_second=5, per_minute=60, per_day=5000, monthly_requests=100000)
 NOW = datetime(2030, 1, 1, 0, 0, 30, tzinfo=UTC)
@@ -68,7 +68,7 @@ def test_ping_of_a_silent_server_waits_one_timeout(silent_server: SilentServer) 
 
 def hits(limiter: Limiter, limits: Limits, moments: list[datetime]) -> list[str | None]:
     """The error code of each hit (None when admitted)."""
-    return [limiter.hit("k", limits, moment).error_code for moment in moments]
+    return [hit(limiter, "k", limits, moment).error_code for moment in moments]
 
 
 def test_a_dead_redis_still_enforces_second_and_minute_windows(caplog: pytest.LogCaptureFixture) -> None:
@@ -76,7 +76,7 @@ def test_a_dead_redis_still_enforces_second_and_minute_windows(caplog: pytest.Lo
     with caplog.at_level(logging.WARNING, logger="serve.limits"):
         codes = hits(limiter, ENVELOPE, [NOW] * 20)
     assert codes == [None] * 5 + ["rate_limit_second"] * 15  # was: 20 of 20 admitted
-    decision = limiter.hit("k", ENVELOPE, NOW)
+    decision = hit(limiter, "k", ENVELOPE, NOW)
     assert decision.headers["X-RateLimit-Remaining"] == "0" and decision.retry_after == 1
     # 12 more seconds at 5/s reach the minute's 60; the refused ones were not counted.
     later = [NOW + timedelta(seconds=s) for s in range(1, 13) for _ in range(6)]
@@ -92,11 +92,11 @@ def test_a_dead_redis_counts_day_and_month_in_the_shared_ledger() -> None:
     ledger = MemoryLedger()
     workers = [open_limiter("redis://127.0.0.1:1/0", ledger=ledger) for _ in range(2)]
     tight = Limits(per_second=100, per_minute=1000, per_day=7, monthly_requests=None)
-    codes = [workers[i % 2].hit("k", tight, NOW).error_code for i in range(12)]
+    codes = [hit(workers[i % 2], "k", tight, NOW).error_code for i in range(12)]
     assert codes == [None] * 7 + ["rate_limit_day"] * 5  # 7 in all, not 7 per worker
     assert ledger.read("k", START_OF_2030, START_OF_2030) == (7, 7)  # day and month of NOW
     monthly = Limits(per_second=100, per_minute=1000, per_day=1000, monthly_requests=9)
-    codes = [workers[i % 2].hit("m", monthly, NOW).error_code for i in range(12)]
+    codes = [hit(workers[i % 2], "m", monthly, NOW).error_code for i in range(12)]
     assert codes == [None] * 9 + ["quota_exceeded"] * 3
 
 
@@ -110,10 +110,10 @@ def test_a_frozen_redis_is_asked_once_per_retry_interval(
     roomy = Limits(per_second=10**9, per_minute=10**9, per_day=10**9, monthly_requests=None)
     with caplog.at_level(logging.WARNING, logger="serve.limits"):
         for interval in range(1, 5):
-            assert all(limiter.hit("k", roomy, NOW).allowed for _ in range(50))
+            assert all(hit(limiter, "k", roomy, NOW).allowed for _ in range(50))
             assert silent_server.connections() == interval  # one contact for 50 requests
             retry_clock.advance(RETRY_SECONDS * 0.9)
-            assert limiter.hit("k", roomy, NOW).allowed
+            assert hit(limiter, "k", roomy, NOW).allowed
             assert silent_server.connections() == interval  # not yet: still within the interval
             retry_clock.advance(RETRY_SECONDS * 0.1 + 0.001)
     assert limiter.in_outage  # type: ignore[attr-defined]
