@@ -189,8 +189,7 @@ class RedisLimiter(Limiter):
     async def _admit_in_redis(
         self, key_id: str, limits: Limits, windows: tuple[Window, ...], now: datetime
     ) -> tuple[Counts, int | None]:
-        """The script, one round trip on the event loop; once more with the ledger's counts as
-        they are now when Redis holds no counter of the day or month."""
+        """The script, one round trip on the event loop."""
         keys, args = self._script_arguments(key_id, limits, windows, now)
         day_start, month_start = windows[2].start_epoch, windows[3].start_epoch
         floors = self.floors.known(key_id, day_start, month_start)
@@ -198,6 +197,8 @@ class RedisLimiter(Limiter):
             floors = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
         reply = await self._call_async(self._run_admit_script, keys, [*args, *floors, 0])
         if int(reply[0]) == -1:
+            # A counter Redis does not hold starts from the ledger as it is now, not from a copy
+            # up to FLOOR_SECONDS old (other workers' counts may have reached it since).
             fresh = await self._with_ledger(self.floors.read_now, key_id, day_start, month_start)
             reply = await self._call_async(self._run_admit_script, keys, [*args, *fresh, 1])
         return self._counted(key_id, windows, reply)
