@@ -30,8 +30,10 @@ from psycopg.rows import TupleRow
 from records.sql import POSTGRES, Conflict, Database, Rows, Schema, Statement, Unavailable
 
 # Serialises schema creation between processes starting at the same time (CREATE TABLE IF NOT
-# EXISTS alone can race on the catalogue); an arbitrary constant of this project.
+# EXISTS alone can race on the catalogue): an arbitrary constant of this project, hashed with the
+# schema's name, so processes opening different schemas of one database never wait for each other.
 _SCHEMA_LOCK_ID = 0x61725F6B657973
+SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), %s))"
 
 
 STATEMENT_TIMEOUT_MS = 2000
@@ -40,6 +42,11 @@ QUERY_DEADLINE_SECONDS = 3.0
 """Client side: a statement whose answer has not arrived by then is abandoned with its connection
 (covers a server or network path that accepted the query and went silent, where
 `statement_timeout` never fires)."""
+SCHEMA_DEADLINE_SECONDS = 30.0
+"""Both bounds, server and client side, while a process creates or checks the schema as it opens
+the database: it may wait for another process doing the same (serialised by an advisory lock) or
+for a writer on a table its triggers are on, which on a busy machine takes longer than a request
+may wait; a process starting is not a request."""
 LOCK_WAIT_SECONDS = 2.0
 """How long a statement waits for the database's one connection before `Unavailable`."""
 RECONNECT_BACKOFF_SECONDS = 2.0
@@ -67,12 +74,12 @@ def connection_info(url: str) -> str:
 
 
 class _DeadlineConnection(psycopg.Connection[TupleRow]):
-    """A connection whose every wait on the server (query, commit) ends after `QUERY_DEADLINE_SECONDS`."""
+    """A connection whose every wait on the server (query, commit) ends after `deadline` seconds."""
+
+    deadline = QUERY_DEADLINE_SECONDS
 
     def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
-        return super().wait(
-            gen, interval=interval, timeout=QUERY_DEADLINE_SECONDS if timeout is None else timeout
-        )
+        return super().wait(gen, interval=interval, timeout=self.deadline if timeout is None else timeout)
 
 
 _WRITE_ORDER_LOCK_ID = 0x61725F6576656E74
@@ -88,20 +95,24 @@ class PostgresDatabase(Database):
     def __init__(self, url: str, schema: Schema) -> None:
         self._conninfo = connection_info(url)
         self._lock = threading.Lock()
-        self._connection: psycopg.Connection[Any] | None = None
+        self._connection: _DeadlineConnection | None = None
         self._retry_at = 0.0
         with self._lock:
             connection = self._connect()
+            connection.deadline = SCHEMA_DEADLINE_SECONDS
             try:
                 with connection.transaction():
-                    connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK_ID,))
+                    connection.execute(f"SET LOCAL statement_timeout = {int(SCHEMA_DEADLINE_SECONDS * 1000)}")
+                    connection.execute(SCHEMA_LOCK, (_SCHEMA_LOCK_ID,))
                     for statement in schema(POSTGRES):
                         connection.execute(statement)
             except psycopg.OperationalError as exc:
                 connection.close()
                 raise Unavailable("the database refused the schema") from exc
+            finally:
+                del connection.deadline  # the class's, a request's, from now on
 
-    def _connect(self) -> psycopg.Connection[Any]:
+    def _connect(self) -> _DeadlineConnection:
         if self._connection is None or self._connection.closed:
             if time.monotonic() < self._retry_at:
                 raise Unavailable("the last connection attempt failed; waiting before the next")
