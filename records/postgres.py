@@ -83,14 +83,18 @@ class _DeadlineConnection(psycopg.Connection[TupleRow]):
 
 
 _WRITE_ORDER_LOCK_ID = 0x61725F6576656E74
-"""The advisory lock that orders the transactions inserting events (`Database.write_order`)."""
+"""The advisory lock that orders the transactions inserting events (`Database.write_order`),
+hashed with the schema's name like the schema's lock: only writers of one events table wait."""
 
 
 class PostgresDatabase(Database):
     # An identity column numbers a row when it is inserted, not when it commits: two transactions
     # inserting events at once could commit ids 8 then 7, and a reader that had passed 8 would
     # never see 7. Holding this lock from before the insert to the commit orders them.
-    write_order = ("SELECT pg_advisory_xact_lock(?)", (_WRITE_ORDER_LOCK_ID,))
+    write_order = (
+        "SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), ?))",
+        (_WRITE_ORDER_LOCK_ID,),
+    )
 
     def __init__(self, url: str, schema: Schema) -> None:
         self._conninfo = connection_info(url)

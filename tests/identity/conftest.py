@@ -6,6 +6,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import psycopg
@@ -28,6 +29,23 @@ def postgres_or_skip() -> str:
         reason = f"PostgreSQL not reachable at {POSTGRES_TEST_URL} ({str(error).strip()}); start it to run these tests"
         backend_unavailable(reason)
     return POSTGRES_TEST_URL
+
+
+def seconds_waiting_behind(admin: psycopg.Connection[Any], holder_pid: int) -> float | None:
+    """How long a statement has waited for an advisory lock the session `holder_pid` holds, or
+    None when none waits (only that lock: other tests' sessions wait for their own)."""
+    row = admin.execute(
+        """
+        SELECT max(extract(epoch FROM clock_timestamp() - a.query_start))
+        FROM pg_locks h
+        JOIN pg_locks w ON (w.classid, w.objid, w.objsubid) = (h.classid, h.objid, h.objsubid)
+        JOIN pg_stat_activity a ON a.pid = w.pid
+        WHERE h.locktype = 'advisory' AND w.locktype = 'advisory'
+          AND h.pid = %s AND h.granted AND NOT w.granted
+        """,
+        (holder_pid,),
+    ).fetchone()
+    return None if row is None or row[0] is None else float(row[0])
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import time
 
 import psycopg
 import pytest
@@ -12,6 +11,8 @@ import pytest
 from records.events import Event, Reader, Scope, Wanted
 from records.postgres import PostgresDatabase
 from records.store import Records, open_records
+from tests.health_wait import wait_until
+from tests.identity.conftest import seconds_waiting_behind
 
 EVERYTHING = Reader(scopes=(Scope(everything=True),))
 TEST_ONLY = Reader(scopes=(Scope(prefixes=("Test_",)), Scope(prefixes=("Test_",))), key_id="k1")
@@ -110,12 +111,10 @@ def test_on_postgresql_ids_follow_the_commits(postgres_schema_url: str) -> None:
         )
         writer.start()
         with psycopg.connect(postgres_schema_url, autocommit=True) as watch:
-            deadline = time.monotonic() + 60
-            while not watch.execute(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
-            ).fetchone()[0]:
-                assert time.monotonic() < deadline, "the second writer never waited for the first"
-                time.sleep(0.01)
+            wait_until(
+                lambda: seconds_waiting_behind(watch, first.info.backend_pid) is not None,
+                "the second writer to wait for the first",
+            )
         first.commit()
         writer.join(timeout=60)
         assert [e.alpha_id for e in records.events.page(reader, Wanted()).events] == ["a", "b"]
