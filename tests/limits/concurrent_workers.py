@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any
 
 from serve.limits import Limiter, Limits, open_limiter
 from tests.health_wait import HANG_LIMIT
-from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS
+from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, hits_at_once
 
 
-def burst(limiter: Limiter, limits: Limits, now: datetime, requests: int, start: Any) -> list[bool]:
-    """`requests` hits on one key, all in flight at once on one event loop, as a worker serves
-    them, after the barrier `start` (the other process may still be starting); whether each was
-    admitted."""
-
-    async def all_at_once() -> list[bool]:
-        try:
-            decisions = await asyncio.gather(
-                *(limiter.hit("shared-key", limits, now) for _ in range(requests))
-            )
-        finally:
-            await limiter.detach()
-        return [decision.allowed for decision in decisions]
-
-    start.wait(timeout=HANG_LIMIT)
-    return asyncio.run(all_at_once())
+def burst(limiter: Limiter, limits: Limits, now: datetime, requests: int, start: Any = None) -> list[bool]:
+    """`requests` hits on one key, all in flight at once, after the barrier `start` if given (the
+    other process may still be starting); whether each was admitted."""
+    if start is not None:
+        start.wait(timeout=HANG_LIMIT)
+    return [d.allowed for d in hits_at_once(limiter, "shared-key", limits, now, requests)]
 
 
 def hit_from_process(

@@ -25,17 +25,23 @@ busy machine a Redis that is only waiting for the CPU can take longer, and the l
 count locally (as designed, but not what these tests count)."""
 
 
-def hit(limiter: Limiter, key_id: str, limits: Limits, now: datetime) -> Decision:
-    """One request counted as the server counts it (`Limiter.hit`, on an event loop), here on a
-    loop of its own; the connections the limiter opened on that loop are released after."""
+def hits_at_once(limiter: Limiter, key_id: str, limits: Limits, now: datetime, count: int) -> list[Decision]:
+    """`count` requests counted as the server counts them (`Limiter.hit`, on an event loop), all in
+    flight at once as a worker serves them, on a loop of their own; the connections the limiter
+    opened on that loop are released after."""
 
-    async def counted() -> Decision:
+    async def counted() -> list[Decision]:
         try:
-            return await limiter.hit(key_id, limits, now)
+            return list(await asyncio.gather(*(limiter.hit(key_id, limits, now) for _ in range(count))))
         finally:
             await limiter.detach()
 
     return asyncio.run(counted())
+
+
+def hit(limiter: Limiter, key_id: str, limits: Limits, now: datetime) -> Decision:
+    """One request counted as the server counts it (`hits_at_once`)."""
+    return hits_at_once(limiter, key_id, limits, now, 1)[0]
 
 
 def redis_or_skip() -> str:
