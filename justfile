@@ -142,6 +142,10 @@ bench-residual *ARGS:
 bench-app-start *ARGS:
     python -m tests.bench.app_start {{ARGS}}
 
+# A worker's first answer of every route family against the median of its next ten, on the demo lake and bench-catalogue's N alphas (--catalogue 150, built when absent), over --restarts 3 starts of `alpha-results serve --workers 1` (issue 52).
+bench-first-request *ARGS:
+    python -m tests.bench.first_request_bench {{ARGS}}
+
 # The cost of a request before its handler, the whole request and its CPU, in-process, per route family, this tree [against --base CHECKOUT] (issue 34): `just bench-before-handler --base /tmp/base --families me,week100`.
 bench-before-handler *ARGS:
     python -m tests.bench.before_handler {{ARGS}}

@@ -71,6 +71,7 @@ from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
 from serve.settings import Settings
 from serve.sharing import protocol as sharing_protocol
+from serve.warm import ImportWatch, warm
 
 log = logging.getLogger("serve.app")
 
@@ -335,6 +336,7 @@ def create_app(
         metrics=ServerMetrics.for_process() if settings.prometheus else None,
     )
 
+    imports = ImportWatch()
     app = Litestar(
         # `/`, `/docs`, `/openapi.json` and the assets: public, unmetered, outside the registry
         # (serve/routes/developer.py); Litestar's own `/schema` router serves the same document.
@@ -361,10 +363,13 @@ def create_app(
             partial(limit_memory_arenas, settings.malloc_arenas),
             partial(log_open_files_limit, settings.max_open_builds),
             services.reader.start,
+            # Before the worker takes a request: every route then answers at its steady cost.
+            partial(warm, services.reader),
             *metrics_start(services),
             start_health_monitor,
             *usage_sync_start(opened_limiter),
             *([cache.start] if cache is not None else []),
+            imports.ready,  # last: what startup imported is known
         ],
         on_shutdown=[
             *metrics_stop(services),
@@ -380,7 +385,7 @@ def create_app(
     developer.publish(app, openapi_document_of(app))
     # Around the router rather than as route middleware, so unmatched paths are logged too.
     app.asgi_handler = access_log_middleware(
-        health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app),
+        imports.watching(health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app)),
         services.metrics.record_request if services.metrics is not None else None,
     )
     return app
