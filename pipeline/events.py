@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
+from analytics.standings import Standings
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
 from records.events import Event, EventLog, event_of, in_id_order
@@ -247,7 +248,9 @@ def record_run_events(
     """Record the events of `alphas` (this run's targets, or every alpha for `lake index`) and of
     the run's refused seals, then delete the events older than `retention_days`."""
     policy = load_policy(policy_file)
-    figures = Figures.open(lake_root)
+    # The standings in force: the reference set of the checks route (production_correlation, the
+    # residual), so an event's checks are that route's answer.
+    figures = Figures.open(lake_root, Standings.of(records.promotions.standing()))
     events: list[Event] = []
     failed: dict[str, str] = {}
     for alpha in alphas:

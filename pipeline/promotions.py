@@ -71,6 +71,7 @@ def snapshot_of(
             for c in checks.checks
         ],
         verdict=checks.summary.verdict,
+        withheld_reason=None,  # the record keeps everything; a key sees what its grants reach
     )
     return build.build_id, msgspec.to_builtins(snapshot)
 
@@ -88,7 +89,9 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
             raise DecisionRefused(f"the database cannot be used: {exc}") from None
         approved = None if before is None else before.as_of
         try:
-            figures = Figures.open(lake)
+            # The standings in force before the decision: the reference set the checks route reads
+            # (the approved alphas but this one), so the snapshot is that route's answer that day.
+            figures = Figures.open(lake, Standings.of(records.promotions.standing()))
             build_id, snapshot = snapshot_of(
                 figures, decision.alpha_id, decision.as_of, policy_file, approved
             )

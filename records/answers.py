@@ -3,13 +3,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from records.promotions import Promotion
 from schemas.bodies.promotions import Decision, Promotions, Snapshot
 
 
-def decision_of(promotion: Promotion) -> Decision:
+def as_recorded(snapshot: Snapshot) -> Snapshot:
+    return snapshot
+
+
+def decision_of(promotion: Promotion, shown: Callable[[Snapshot], Snapshot] = as_recorded) -> Decision:
+    """The decision, its snapshot as `shown` shows it (as recorded: the command line's; a key's:
+    `serve.event_answers.shown_snapshot`)."""
     return Decision(
         action=promotion.action,
         as_of=promotion.as_of,
@@ -18,16 +26,18 @@ def decision_of(promotion: Promotion) -> Decision:
         build_id=promotion.build_id,
         recorded_at=promotion.recorded_at.isoformat().replace("+00:00", "Z"),
         # Written by `pipeline.promotions.snapshot_of` from the same Structs.
-        snapshot=msgspec.convert(promotion.snapshot, Snapshot),
+        snapshot=shown(msgspec.convert(promotion.snapshot, Snapshot)),
     )
 
 
-def promotions_of(alpha: str, history: list[Promotion]) -> Promotions:
+def promotions_of(
+    alpha: str, history: list[Promotion], shown: Callable[[Snapshot], Snapshot] = as_recorded
+) -> Promotions:
     """`alpha`'s decisions (`history`, oldest first) and where it stands."""
     last = history[-1] if history else None
     return Promotions(
         alpha=alpha,
         standing="never" if last is None else last.action,
         since=None if last is None else last.as_of,
-        decisions=[decision_of(promotion) for promotion in history],
+        decisions=[decision_of(promotion, shown) for promotion in history],
     )

@@ -62,10 +62,20 @@ class Check:
     source: str  # the route the value comes from
     definition: str  # what the checked figure is, with its formula
     meaning: str  # what the value says, in words: the `reason` after the comparison ({names}: the figure's)
+    over_catalogue: bool = False
+    """Computed over the other alphas the reader may read (the trials, the production set): a value
+    recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
+    when the reader reads every alpha (`serve.stored_answers`)."""
 
 
 def _check(
-    id: str, unit: str, source: str, definition: str, meaning: str, **sides: tuple[float, str]
+    id: str,
+    unit: str,
+    source: str,
+    definition: str,
+    meaning: str,
+    over_catalogue: bool = False,
+    **sides: tuple[float, str],
 ) -> Check:
     return Check(
         id,
@@ -75,6 +85,7 @@ def _check(
         source,
         definition,
         meaning,
+        over_catalogue,
     )
 
 
@@ -97,6 +108,7 @@ CHECKS: tuple[Check, ...] = (
         "the probability that the long_short book's Sharpe ratio is above what the best of {trials} trials "
         "without skill would reach by chance (the Deflated Sharpe Ratio)",
         min=(0.95, "min_deflated_sharpe"),
+        over_catalogue=True,
     ),
     _check(
         "turnover",
@@ -158,6 +170,7 @@ CHECKS: tuple[Check, ...] = (
         "the largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of "
         "{compared} compared)",
         max=(0.7, "max_production_correlation"),
+        over_catalogue=True,
     ),
     _check(
         "residual_information_ratio",
@@ -171,6 +184,7 @@ CHECKS: tuple[Check, ...] = (
         "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
         "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag})",
         min=(0.3, "min_residual_information_ratio"),
+        over_catalogue=True,
     ),
     _check(
         "ic_t_stat",

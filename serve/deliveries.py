@@ -48,6 +48,7 @@ from records.sql import Unavailable
 from records.store import Records
 from records.times import stored_time
 from records.webhooks import Lease, Tried, Webhook
+from serve.event_answers import Viewer
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
 from serve.records import reader_of
 from serve.webhooks import (
@@ -446,7 +447,7 @@ class Worker:
             why = access if isinstance(access, str) else "the key may not see this event"
             tried = Tried(webhook.id, event.id, attempt, now, "skipped", error=f"skipped: access ({why})")
             return self._record(self.records.webhooks.finish(self.lease, tried), webhook, event, tried)
-        body = event_body(event, self.records.cursors.write(event.id), access.may_call)
+        body = event_body(event, self.records.cursors.write(event.id), Viewer.of(access))
         headers = self._headers(webhook, event, body, attempt)
         sent = self._post(webhook.url, body, headers, self.options.allow_private, self.options.timeout)
         done = dt.datetime.now(dt.UTC)

@@ -1,43 +1,93 @@
-"""One event as a key receives it, the same on the feed, the stream and a webhook (docs/events.md,
-"What a key sees").
+"""A stored record's figures as a key receives them: one event, the same on the feed, the stream
+and a webhook (docs/events.md, "What a key sees"), and a promotion's snapshot on
+`/v1/alphas/{alpha}/promotions` (docs/events.md, "Promotions").
 
-Whether a key sees an event at all is decided in SQL (`records.events.Reader`); this decides what
-of its `data` it sees. An event carries figures (`schemas.bodies.events.FIGURE_BLOCKS`): the
-headline figures the screener serves and the checks `/analytics/checks` serves. A key sees them as
-those routes would show them: a block whose route it may not call is null and named in
-`data.withheld`; a headline figure built from data it may not read is null (the screener's rule,
-`schemas.wire.SCREEN_WITHHELD_FIELDS`); a check whose source route it may not call keeps its unit
-and is `not_measurable` with its value null (the checks route's `access_limited`). A light module:
-the delivery worker imports it without Litestar or pyarrow.
+Whether a key sees an event at all is decided in SQL (`records.events.Reader`), a decision by the
+alpha's allow-lists; this decides what of the figures it sees. A record carries figures computed
+once by the pipeline, which reads everything (`schemas.bodies.events.FIGURE_BLOCKS`: the headline
+figures the screener serves and the checks `/analytics/checks` serves). A key sees them only as
+its own routes would answer them (docs/security.md, "Stored figures"):
+- a block whose route it may not call is null and named in `data.withheld` (a snapshot's checks
+  and verdict, when it may not call `/analytics/checks`);
+- a headline figure built from data it may not read is null (the screener's rule,
+  `schemas.wire.SCREEN_WITHHELD_FIELDS`);
+- a check whose source route it may not call keeps its unit and is `not_measurable` with its value
+  null (the checks route's `access_limited`); a snapshot's `reason`, which may name a symbol or
+  another alpha, is replaced by the withheld reason;
+- a check computed over the other alphas (`schemas.checks.Check.over_catalogue`: the Deflated
+  Sharpe's trials, the production correlation, the residual against the production set) is the
+  key's own figure only when the key reads every alpha; for any other key it is withheld the same
+  way, never a figure over alphas it may not read.
+A light module: the delivery worker imports it without Litestar or pyarrow.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from analytics.access import Access
 from records.events import Event as Recorded
 from records.times import stored_time
 from schemas.bodies.events import FIGURE_BLOCKS, Event
-from schemas.checks import CHECKS
+from schemas.bodies.promotions import CheckSeen, Snapshot
+from schemas.checks import BY_ID as CHECKS
 from schemas.wire import SCREEN_WITHHELD_FIELDS
 
-CHECK_SOURCES = {check.id: check.source for check in CHECKS}
+if TYPE_CHECKING:
+    from serve.context import Caller
+
+CHECKS_ENDPOINT = FIGURE_BLOCKS["checks"]
+OVER_CATALOGUE = (
+    "access_limited: computed over alphas this key may not read (a key's own /analytics/checks computes "
+    "it over the alphas it may read)"
+)
 
 
-def _check(entry: Any, check_id: Any, may_call: Callable[[str], bool]) -> Any:
+@dataclass(frozen=True)
+class Viewer:
+    """What a key may see of a stored figure: the routes it may call, and whether it reads every
+    alpha (both its alpha and its run allow-lists are `all`)."""
+
+    may_call: Callable[[str], bool]
+    every_alpha: bool
+
+    @classmethod
+    def of(cls, caller: Caller) -> Viewer:
+        return cls(caller.may_call, caller.alphas.mode == "all" and caller.runs.mode == "all")
+
+    def tag(self) -> str:
+        """What of the stored figures this viewer sees, as a short string (part of an ETag): one
+        letter per check and one for the checks route."""
+        return ("c" if self.may_call(CHECKS_ENDPOINT) else "-") + "".join(
+            "-" if withheld_check(check_id, self) else "c" for check_id in CHECKS
+        )
+
+
+EVERYTHING = Viewer(lambda _: True, every_alpha=True)
+"""A viewer that sees every stored figure as recorded (the command line's, an operator's)."""
+
+
+def withheld_check(check_id: Any, viewer: Viewer) -> str | None:
+    """Why `viewer` may not see the stored value of check `check_id`; None when it may."""
+    check = CHECKS.get(check_id) if isinstance(check_id, str) else None
+    if check is None:
+        return None
+    if not viewer.may_call(check.source):
+        return f"access_limited: built from {check.source}, which this key may not call"
+    if check.over_catalogue and not viewer.every_alpha:
+        return OVER_CATALOGUE
+    return None
+
+
+def _check(entry: Any, check_id: Any, viewer: Viewer) -> Any:
     """One check's value and verdict (in `checks`, `changed`' before/after, `failed`), or its
-    withheld form when the key may not call the route the value comes from."""
-    source = CHECK_SOURCES.get(check_id)
-    if not isinstance(entry, dict) or source is None or may_call(source):
+    withheld form."""
+    why = withheld_check(check_id, viewer)
+    if not isinstance(entry, dict) or why is None:
         return entry
-    return {
-        **entry,
-        "value": None,
-        "verdict": "not_measurable",
-        "withheld_reason": f"access_limited: built from {source}, which this key may not call",
-    }
+    return {**entry, "value": None, "verdict": "not_measurable", "withheld_reason": why}
 
 
 def _hidden_figures(may_call: Callable[[str], bool]) -> set[str]:
@@ -45,8 +95,9 @@ def _hidden_figures(may_call: Callable[[str], bool]) -> set[str]:
     return {f for data, fields in SCREEN_WITHHELD_FIELDS.items() if not access.may_read(data) for f in fields}
 
 
-def shown_data(data: dict[str, Any], may_call: Callable[[str], bool]) -> dict[str, Any]:
-    """`data` as a key that may call what `may_call` admits sees it."""
+def shown_data(data: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """`data` as `viewer` sees it."""
+    may_call = viewer.may_call
     shown, withheld = dict(data), {}
     for block, endpoint in FIGURE_BLOCKS.items():
         if block in shown and not may_call(endpoint):
@@ -64,25 +115,25 @@ def shown_data(data: dict[str, Any], may_call: Callable[[str], bool]) -> dict[st
         if isinstance(shown.get("moved"), list):
             shown["moved"] = [k for k in shown["moved"] if k not in hidden]
     if isinstance(shown.get("checks"), dict):
-        shown["checks"] = {k: _check(v, k, may_call) for k, v in shown["checks"].items()}
+        shown["checks"] = {k: _check(v, k, viewer) for k, v in shown["checks"].items()}
     if isinstance(shown.get("changed"), list):
         shown["changed"] = [
             {
                 **c,
-                "before": _check(c.get("before"), c.get("id"), may_call),
-                "after": _check(c.get("after"), c.get("id"), may_call),
+                "before": _check(c.get("before"), c.get("id"), viewer),
+                "after": _check(c.get("after"), c.get("id"), viewer),
             }
             for c in shown["changed"]
             if isinstance(c, dict)
         ]
     if isinstance(shown.get("failed"), list):
-        shown["failed"] = [_check(c, c.get("id"), may_call) for c in shown["failed"] if isinstance(c, dict)]
+        shown["failed"] = [_check(c, c.get("id"), viewer) for c in shown["failed"] if isinstance(c, dict)]
     if withheld:
         shown["withheld"] = withheld
     return shown
 
 
-def event_answer(event: Recorded, cursor: str, may_call: Callable[[str], bool]) -> Event:
+def event_answer(event: Recorded, cursor: str, viewer: Viewer) -> Event:
     """The event as the key receives it (`schemas.bodies.events.Event`)."""
     created_at = stored_time(event.created_at)
     assert created_at is not None  # every event has its time
@@ -91,5 +142,33 @@ def event_answer(event: Recorded, cursor: str, may_call: Callable[[str], bool]) 
         type=event.type,
         alpha=event.alpha_id,
         created_at=created_at,
-        data=shown_data(event.data, may_call),
+        data=shown_data(event.data, viewer),
+    )
+
+
+def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
+    """A promotion's snapshot as `viewer` sees it: its checks and verdict withheld (null, the reason
+    in `withheld_reason`) when it may not call `/analytics/checks`, else each check by the rules
+    above; the policy and the date as recorded."""
+    if not viewer.may_call(CHECKS_ENDPOINT):
+        blocked = f"access_limited: served by {CHECKS_ENDPOINT}, which this key may not call"
+        return Snapshot(
+            as_of=snapshot.as_of, policy=snapshot.policy, checks=[], verdict=None, withheld_reason=blocked
+        )
+    checks, hidden = [], []
+    for check in snapshot.checks:
+        why = withheld_check(check.id, viewer)
+        if why is None:
+            checks.append(check)
+            continue
+        hidden.append(check.id)
+        checks.append(
+            CheckSeen(id=check.id, value=None, unit=check.unit, verdict="not_measurable", reason=why)
+        )
+    if not hidden:
+        return snapshot
+    # The verdict counts every check: not the key's to read when one of them is withheld.
+    counted = f"access_limited: counts checks this key may not see ({', '.join(hidden)})"
+    return Snapshot(
+        as_of=snapshot.as_of, policy=snapshot.policy, checks=checks, verdict=None, withheld_reason=counted
     )

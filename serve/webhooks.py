@@ -40,7 +40,7 @@ from records.times import stored_time
 from records.webhooks import Attempt, State, Webhook
 from schemas.bodies.events import EVENT_TYPES
 from serve.context import Caller
-from serve.event_answers import event_answer
+from serve.event_answers import Viewer, event_answer
 from serve.identity.access import build_caller
 from serve.identity.authenticate import standing_refusal
 from serve.identity.backends import open_store
@@ -85,10 +85,10 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
     return f"t={timestamp},v1={mac}"
 
 
-def event_body(event: Event, cursor: str, may_call: Callable[[str], bool]) -> bytes:
+def event_body(event: Event, cursor: str, viewer: Viewer) -> bytes:
     """The body of a delivery: one event as JSON (UTF-8), the bytes that are signed; the object
     `/v1/events` shows the key (`serve.event_answers.event_answer`)."""
-    return msgspec.json.encode(event_answer(event, cursor, may_call))
+    return msgspec.json.encode(event_answer(event, cursor, viewer))
 
 
 # -- where to -------------------------------------------------------------------------------

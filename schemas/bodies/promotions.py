@@ -29,7 +29,13 @@ class CheckSeen(Body, kw_only=True, frozen=True):
     ]
     unit: Annotated[str, figure("Unit of value.")]
     verdict: Annotated[str, figure("pass, fail or not_measurable.")]
-    reason: Annotated[str, figure("The comparison in words, as /analytics/checks reason.")]
+    reason: Annotated[
+        str,
+        figure(
+            "The comparison in words, as /analytics/checks reason; for a check withheld from this key, why "
+            "(access_limited: ...)."
+        ),
+    ]
 
 
 class PolicySeen(Body, kw_only=True, frozen=True):
@@ -48,9 +54,18 @@ class Snapshot(Body, kw_only=True, frozen=True):
     policy: Annotated[PolicySeen, figure("The operator's policy that day.")]
     checks: Annotated[list[CheckSeen], figure("Every check, in the battery's order.")]
     verdict: Annotated[
-        str,
+        str | None,
         figure(
-            "The overall verdict that day, as /analytics/checks summary.verdict: pass, fail or incomplete."
+            "The overall verdict that day, as /analytics/checks summary.verdict: pass, fail or incomplete; "
+            "null when withheld from this key (withheld_reason says why)."
+        ),
+    ]
+    withheld_reason: Annotated[
+        str | None,
+        figure(
+            "Why the verdict (and, without /analytics/checks, every check) is withheld from this key: the "
+            "checks were computed with the pipeline's view of every alpha, and a key sees only what its own "
+            '/analytics/checks would answer (docs/security.md, "Stored figures"); null when nothing is.'
         ),
     ]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pyarrow as pa
 from litestar import Response
 from litestar.params import FromPath
@@ -16,6 +18,7 @@ from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
 from serve.envelope import single
+from serve.event_answers import Viewer, shown_snapshot
 from serve.readable import admitted_mask, catalogue_tag
 from serve.routes.base import Ctx
 from serve.routes.declare import route
@@ -73,10 +76,14 @@ async def get_promotions(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Si
     build = await ctx.open_alpha(alpha)
     ctx.args()
     history = await ctx.promotions(build.alpha_id)
-    # The answer is the records', not the build's: its tag is the alpha's last decision.
-    ctx.validate_with(f"promotions:{history[-1].id if history else 0}")
+    viewer = Viewer.of(ctx.caller)
+    # The answer is the records', not the build's: its tag is the alpha's last decision and what of
+    # the snapshots' figures the key sees.
+    ctx.validate_with(f"promotions:{history[-1].id if history else 0}:{viewer.tag()}")
+    shown = partial(shown_snapshot, viewer=viewer)
     return single(
-        promotions_of(build.alpha_id, history), ctx.meta(alpha_id=build.alpha_id, source="records:promotions")
+        promotions_of(build.alpha_id, history, shown),
+        ctx.meta(alpha_id=build.alpha_id, source="records:promotions"),
     )
 
 

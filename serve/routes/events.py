@@ -33,7 +33,7 @@ from serve import errors, representation, stopping
 from serve.auth import authenticated, client_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
-from serve.event_answers import event_answer
+from serve.event_answers import Viewer, event_answer
 from serve.exchange import exchange_of
 from serve.records import EventsPage, RecordsSource, reader_of
 from serve.routes.base import Context, Ctx
@@ -100,9 +100,9 @@ async def list_events(ctx: Ctx[EventsQuery]) -> Response[Collection[Event]]:
             page = await source.events_page(reader_of(ctx.caller), args.after, wanted)
         except CursorInvalid:
             raise errors.bad_parameters({"after": CURSOR_RULE}) from None
-    may_call = ctx.caller.may_call
+    viewer = Viewer.of(ctx.caller)
     rows = [
-        event_answer(event, cursor, may_call) for event, cursor in zip(page.events, page.cursors, strict=True)
+        event_answer(event, cursor, viewer) for event, cursor in zip(page.events, page.cursors, strict=True)
     ]
     meta = ctx.meta(
         **({"next_cursor": page.next_cursor} if page.next_cursor else {}), source="records:events"
@@ -203,7 +203,7 @@ class EventMessages:
     ) -> None:
         services = ctx.services
         self.source, self.reader, self.wanted = source, reader, wanted
-        self.may_call = ctx.caller.may_call
+        self.viewer = Viewer.of(ctx.caller)
         """What of an event's data the key sees (`serve.event_answers`), as of its last check."""
         self.position, self.cursor = position, cursor
         self.services = services
@@ -227,7 +227,7 @@ class EventMessages:
             return False
         if not caller.may_call(STREAM_ENDPOINT):
             return False
-        self.reader, self.may_call, self.checked = reader_of(caller), caller.may_call, time.monotonic()
+        self.reader, self.viewer, self.checked = reader_of(caller), Viewer.of(caller), time.monotonic()
         return True
 
     async def messages(self) -> AsyncIterator[bytes]:
@@ -290,8 +290,8 @@ class EventMessages:
         except errors.UpstreamUnavailable:
             return None  # the client reconnects with its Last-Event-ID: nothing is lost
         self.position, self.held = page.read_through, page.held
-        may_call = self.may_call
-        return b"".join(message(event_answer(event, cursor, may_call)) for event, cursor in page.found)
+        viewer = self.viewer
+        return b"".join(message(event_answer(event, cursor, viewer)) for event, cursor in page.found)
 
 
 ROUTES = [list_events, stream_events]

@@ -43,6 +43,16 @@ CALLERS: dict[str, Caller] = {
     "no_portfolio": endpoints_only(NO_PORTFOLIO_IDS),
     "no_signals": endpoints_only(NO_SIGNALS_IDS),
     "no_positions": endpoints_only(NO_POSITIONS_IDS),
+    # One alpha: every data route on momentum_12_1 alone; and its decisions alone (issue 46, item 2).
+    "momentum_only": make_caller(
+        alphas=AllowList.of_ids(["momentum_12_1"]), runs=AllowList.of_ids(["momentum_12_1"])
+    ),
+    "momentum_promotions": make_caller(
+        endpoints=frozenset({"catalog.alphas.promotions", "catalog.alphas.get"}),
+        endpoint_allow=AllowList.of_ids(["catalog.alphas.get", "catalog.alphas.promotions"]),
+        alphas=AllowList.of_ids(["momentum_12_1"]),
+        runs=AllowList.of_ids(["momentum_12_1"]),
+    ),
 }
 
 PRODUCTION = ("momentum_12_1", "value_composite_legacy")

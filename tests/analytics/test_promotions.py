@@ -7,11 +7,14 @@ import json
 import shutil
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from cli.main import main
+from pipeline.events import record_run_events
 from records.events import Reader, Scope, Wanted
 from records.store import open_records
+from schemas.checks import LIVE_CHECKS
 from tests.analytics.conftest import Api
 
 ALPHA = "Test_planted_factor"
@@ -131,3 +134,89 @@ def test_the_history_is_served_to_the_alphas_readers_only(
     hidden = api.get("/v1/alphas/momentum_12_1/promotions", token="testonly")
     assert hidden.status_code == 403 and hidden.json()["error"]["code"] == "alpha_not_allowed"
     assert "decisions" not in hidden.text
+
+
+def long_short_returns(lake: Path, alpha: str) -> pl.DataFrame:
+    """The alpha's daily long_short returns r = ending/starting - 1, read from its served build's
+    ledger with polars (independent of analytics/)."""
+    root = lake / "alphas" / alpha
+    build = json.loads((root / "_current.json").read_text())["build_id"]
+    ledger = pl.read_parquet(root / "builds" / build / "portfolio" / "book=long_short")
+    return ledger.select("date", (pl.col("ending_equity") / pl.col("starting_equity") - 1).alias(alpha))
+
+
+def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_their_day(
+    with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 46, item 1: the snapshot of a second approval measured production_correlation and the
+    residual against the sealed production set, while the route measures them against the approved
+    alphas; and a one-alpha key read them, and the Deflated Sharpe, over alphas it may not read."""
+    api, url, lake = with_records
+    where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
+    assert run(capsys, "promote", ALPHA, "--as-of", "2021-06-30", *where)[0] == 0
+    code, out, err = run(capsys, "promote", "momentum_12_1", "--as-of", "2021-12-31", *where)
+    assert code == 0, err
+    snapshot = json.loads(out)["snapshot"]
+    served = api.ok("/v1/alphas/momentum_12_1/analytics/checks", to="2021-12-31")["data"]
+    # The live checks differ by design: the snapshot's see the approval in force before the
+    # decision (none), the route's this one.
+    assert [c for c in snapshot["checks"] if c["id"] not in LIVE_CHECKS] == [
+        {key: check[key] for key in ("id", "value", "unit", "verdict", "reason")}
+        for check in served["checks"]
+        if check["id"] not in LIVE_CHECKS
+    ]
+    by_id = {check["id"]: check for check in snapshot["checks"]}
+    # Recomputed independently: the approved set is Test_planted_factor alone (momentum excepted),
+    # each correlation over the common sessions of the whole histories.
+    both = long_short_returns(lake, "momentum_12_1").join(long_short_returns(lake, ALPHA), on="date")
+    expected = abs(both.select(pl.corr("momentum_12_1", ALPHA)).item())
+    assert by_id["production_correlation"]["value"] == pytest.approx(expected, abs=1e-9)
+    assert ALPHA in by_id["production_correlation"]["reason"]
+    assert "value_composite_legacy" not in by_id["production_correlation"]["reason"]
+
+    # The build events of a run now: the checks route of today's standings, for a full key.
+    records = open_records(url)
+    try:
+        record_run_events(records, str(lake), ["momentum_12_1"], [], "", 365)
+    finally:
+        records.close()
+    published = [e for e in api.ok("/v1/events", limit=100)["data"] if e["type"] == "alpha.published"]
+    route = api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]
+    assert published[-1]["data"]["checks"] == {
+        c["id"]: {"value": c["value"], "unit": c["unit"], "verdict": c["verdict"]} for c in route
+    }
+
+    # A key of one alpha: no figure computed over the others, on /promotions and on /v1/events.
+    wide = ("deflated_sharpe", "production_correlation", "residual_information_ratio")
+    # Its own route: no production alpha or trial variance it may read; the residual on SPY alone.
+    own = {
+        c["id"]: c
+        for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks", token="momentum_only")["data"]["checks"]
+    }
+    assert own["production_correlation"]["value"] is None and own["deflated_sharpe"]["value"] is None
+    assert own["residual_information_ratio"]["value"] != by_id["residual_information_ratio"]["value"]
+    decisions = api.ok("/v1/alphas/momentum_12_1/promotions", token="momentum_only")["data"]["decisions"]
+    seen = {c["id"]: c for c in decisions[-1]["snapshot"]["checks"]}
+    for check in wide:
+        assert seen[check]["value"] is None and seen[check]["verdict"] == "not_measurable"
+        assert seen[check]["reason"].startswith("access_limited: computed over alphas this key may not read")
+    assert decisions[-1]["snapshot"]["verdict"] is None
+    assert "production_correlation" in decisions[-1]["snapshot"]["withheld_reason"]
+    others = ("value_composite_legacy", ALPHA)
+    text = api.get("/v1/alphas/momentum_12_1/promotions", token="momentum_only").text
+    assert not any(other in text for other in others), text
+    assert {k: v for k, v in seen.items() if k not in wide} == {
+        k: v for k, v in by_id.items() if k not in wide
+    }
+    events = api.ok("/v1/events", token="momentum_only", limit=100)["data"]
+    assert [e["alpha"] for e in events] == ["momentum_12_1"] * len(events)
+    checks = [e["data"]["checks"] for e in events if e["type"] == "alpha.published"][-1]
+    assert {k: (checks[k]["value"], checks[k]["verdict"]) for k in wide} == dict.fromkeys(
+        wide, (None, "not_measurable")
+    )
+    # A key that may read the decisions but not the checks: the decision, no figure of the checks.
+    bare = api.ok("/v1/alphas/momentum_12_1/promotions", token="momentum_promotions")["data"]
+    for decision in bare["decisions"]:
+        assert decision["snapshot"]["checks"] == [] and decision["snapshot"]["verdict"] is None
+        assert "analytics.checks" in decision["snapshot"]["withheld_reason"]
+    assert not any(other in json.dumps(bare) for other in others)

@@ -3,7 +3,7 @@ them would show them to that key."""
 
 from __future__ import annotations
 
-from serve.event_answers import shown_data
+from serve.event_answers import EVERYTHING, OVER_CATALOGUE, Viewer, shown_data
 
 CHECKS = {
     "information_ratio": {"value": 1.2, "unit": "ratio", "verdict": "pass"},  # from portfolio.ledger
@@ -22,12 +22,12 @@ DATA = {
 }
 
 
-def allowed(*ids: str):  # type: ignore[no-untyped-def]
-    return lambda endpoint: endpoint in ids
+def allowed(*ids: str, every_alpha: bool = True) -> Viewer:
+    return Viewer(lambda endpoint: endpoint in ids, every_alpha)
 
 
 def test_everything_for_a_key_that_may_call_every_route() -> None:
-    assert shown_data(DATA, lambda _: True) == DATA
+    assert shown_data(DATA, EVERYTHING) == DATA
 
 
 def test_a_figure_built_from_data_the_key_may_not_read_is_null() -> None:
@@ -58,3 +58,26 @@ def test_a_block_whose_route_the_key_may_not_call_is_null_and_named() -> None:
     assert shown["checks"] == CHECKS
     assert set(shown["withheld"]) == {"headline", "figures", "moved"}
     assert DATA["headline"] == {"information_ratio": 1.2, "sessions": 40}  # the event is not changed
+
+
+def test_a_check_over_the_catalogue_is_withheld_from_a_key_that_does_not_read_every_alpha() -> None:
+    """The production correlation and the residual were computed over every alpha: a key of one
+    alpha would get a figure over alphas it may not read (issue 46, item 2)."""
+    wide = {
+        "production_correlation": {"value": 0.0333, "unit": "correlation", "verdict": "pass"},
+        "residual_information_ratio": {"value": 0.79, "unit": "ratio", "verdict": "pass"},
+        "deflated_sharpe": {"value": 0.99, "unit": "probability", "verdict": "pass"},
+        **CHECKS,
+    }
+    routes = ("analytics.checks", "analytics.correlation", "analytics.residual", "analytics.significance")
+    routes += ("portfolio.ledger", "portfolio.positions")
+    assert shown_data({"checks": wide}, allowed(*routes))["checks"] == wide
+    shown = shown_data({"checks": wide}, allowed(*routes, every_alpha=False))["checks"]
+    for check in ("production_correlation", "residual_information_ratio", "deflated_sharpe"):
+        assert shown[check] == {
+            "value": None,
+            "unit": wide[check]["unit"],
+            "verdict": "not_measurable",
+            "withheld_reason": OVER_CATALOGUE,
+        }
+    assert {k: shown[k] for k in CHECKS} == CHECKS

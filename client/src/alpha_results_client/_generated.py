@@ -644,7 +644,9 @@ class CheckSeen(ApiStruct, kw_only=True, frozen=True):
     """pass, fail or not_measurable."""
 
     reason: str
-    """The comparison in words, as /analytics/checks reason."""
+    """The comparison in words, as /analytics/checks reason; for a check withheld from this key, why
+    (access_limited: ...).
+    """
 
 
 class Snapshot(ApiStruct, kw_only=True, frozen=True):
@@ -659,8 +661,16 @@ class Snapshot(ApiStruct, kw_only=True, frozen=True):
     checks: list[CheckSeen]
     """Every check, in the battery's order."""
 
-    verdict: str
-    """The overall verdict that day, as /analytics/checks summary.verdict: pass, fail or incomplete."""
+    verdict: str | None
+    """The overall verdict that day, as /analytics/checks summary.verdict: pass, fail or incomplete;
+    null when withheld from this key (withheld_reason says why).
+    """
+
+    withheld_reason: str | None
+    """Why the verdict (and, without /analytics/checks, every check) is withheld from this key: the
+    checks were computed with the pipeline's view of every alpha, and a key sees only what its own
+    /analytics/checks would answer (docs/security.md, "Stored figures"); null when nothing is.
+    """
 
 
 class Decision(ApiStruct, kw_only=True, frozen=True):
