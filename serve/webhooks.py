@@ -3,7 +3,8 @@
 
 - **Where to.** `check_url`: https only and public addresses only, checked on the URL and on every
   address its host resolves to (at registration, and again at each delivery, after resolution:
-  a name that later resolves to a private address is refused then, DNS rebinding), unless the
+  a name that later resolves to a private address is refused then, DNS rebinding; an IPv6 address
+  judged by the IPv4 address it carries, 6to4, NAT64, Teredo and the rest), unless the
   setting `webhook_allow_private` allows private, loopback and link-local addresses and plain http
   (development and tests). Never credentials in the URL.
 - **Who may receive what.** `key_access`: the key must exist, be usable (not revoked, suspended or
@@ -100,22 +101,71 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+"""NAT64's well-known prefix (RFC 6052): the IPv4 host of its last 32 bits, reached through a translator."""
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+"""NAT64's local-use prefix (RFC 8215): the operator's own translator, into the operator's own network."""
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+"""`::a.b.c.d` (RFC 4291, deprecated); `::` and `::1` are not (unspecified and loopback)."""
+_IPV4_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")
+"""`::ffff:0:a.b.c.d` (SIIT, RFC 2765)."""
+_ISATAP = 0x00005EFE
+"""The high half of an ISATAP interface identifier (RFC 5214), its u bit (0x02000000) aside."""
+
+
+def _embedded(address: ipaddress.IPv6Address) -> tuple[str, tuple[ipaddress.IPv4Address, ...], bool] | None:
+    """The IPv4 addresses an IPv6 address carries: the form's name (with its article), the
+    addresses, and whether the IPv6 address is only another spelling of its IPv4 host (mapped,
+    NAT64: the connection reaches that host) rather than a tunnel's end behind it (6to4, Teredo,
+    ISATAP, ...). None: it carries none."""
+    value = int(address)
+    last = ipaddress.IPv4Address(value & 0xFFFFFFFF)
+    if address.ipv4_mapped is not None:
+        return "an IPv4-mapped", (address.ipv4_mapped,), True
+    if address in _NAT64:
+        return "a NAT64", (last,), True
+    if address.sixtofour is not None:
+        return "a 6to4", (address.sixtofour,), False
+    if address.teredo is not None:  # (server, client), the client's bits de-obfuscated
+        return "a Teredo", address.teredo, False
+    if address in _IPV4_COMPATIBLE and value > 1:
+        return "an IPv4-compatible", (last,), False
+    if address in _IPV4_TRANSLATED:
+        return "an IPv4-translated", (last,), False
+    if (value >> 32) & 0xFDFFFFFF == _ISATAP:
+        return "an ISATAP", (last,), False
+    return None
+
+
 def address_refusal(address: Address) -> str | None:
-    """Why a destination may not be this address unless private ones are allowed (None: it may)."""
-    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
-    if mapped is not None:  # ::ffff:127.0.0.1 is 127.0.0.1
-        return address_refusal(mapped)
+    """Why a destination may not be this address unless private ones are allowed, as the end of
+    "the host ... is" (None: it may). An IPv6 address that carries an IPv4 one is refused when that
+    IPv4 address would be, whatever Python's `is_global` says of the IPv6 form (it calls
+    2002:7f00:1::1, 6to4 for 127.0.0.1, public); a tunnel's IPv6 address must then pass too."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address in _LOCAL_NAT64:  # where it puts the IPv4 address is the operator's choice
+            return "a local-use NAT64 address (64:ff9b:1::/48: the deployment's own translator)"
+        embedded = _embedded(address)
+        if embedded is not None:
+            form, carried, same_host = embedded
+            for ipv4 in carried:
+                why = address_refusal(ipv4)
+                if why is not None:
+                    return f"{form} address embedding {ipv4}, {why}"
+            if same_host:
+                return None
     for refused, kind in (
-        (address.is_unspecified, "unspecified"),
-        (address.is_loopback, "loopback"),
-        (address.is_link_local, "link-local"),
-        (address.is_multicast, "multicast"),
-        (address.is_private, "private"),
-        (address.is_reserved, "reserved"),
-        (not address.is_global, "not public"),
+        (address.is_unspecified, "an unspecified"),
+        (address.is_loopback, "a loopback"),
+        (address.is_link_local, "a link-local"),
+        (isinstance(address, ipaddress.IPv6Address) and address.is_site_local, "a site-local"),
+        (address.is_multicast, "a multicast"),
+        (address.is_private, "a private"),
+        (address.is_reserved, "a reserved"),
+        (not address.is_global, "a not public"),
     ):
         if refused:
-            return kind
+            return f"{kind} address"
     return None
 
 
@@ -178,11 +228,11 @@ def check_url(url: str, allow_private: bool, resolver: Resolver = resolve) -> Ta
     addresses = _addresses(host, port, resolver)
     if not allow_private:
         for text in addresses:
-            kind = address_refusal(ipaddress.ip_address(text.split("%", 1)[0]))
-            if kind is not None:
+            refused = address_refusal(ipaddress.ip_address(text.split("%", 1)[0]))
+            if refused is not None:
                 where = "is" if text == host else f"resolves to {text}, which is"
                 raise UrlRefused(
-                    f"the host {host} {where} a {kind} address; webhooks go to public addresses "
+                    f"the host {host} {where} {refused}; webhooks go to public addresses "
                     "only (the setting webhook_allow_private lifts this, in development)"
                 )
     path = parts.path or "/"

@@ -62,6 +62,55 @@ def test_refused_destinations(url: str, addresses: tuple[str, ...], says: str) -
         check_url(url, allow_private=False, resolver=resolving(*addresses))
 
 
+@pytest.mark.parametrize(
+    ("address", "says"),
+    [
+        # 6to4 (2002::/16): the IPv4 address of bits 16 to 48, reached through a 6to4 relay.
+        ("2002:7f00:1::1", "a 6to4 address embedding 127.0.0.1, a loopback address"),
+        ("2002:a9fe:a9fe::1", "a 6to4 address embedding 169.254.169.254, a link-local address"),
+        ("2002:a00:1::1", "a 6to4 address embedding 10.0.0.1, a private address"),
+        # Teredo (2001::/32): the server's address, and the client's (its bits inverted).
+        ("2001:0:7f00:1::", "a Teredo address embedding 127.0.0.1, a loopback address"),
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffe", "a Teredo address embedding 10.0.0.1, a private address"),
+        # NAT64: the well-known prefix carries the host in its last 32 bits; the local-use prefix
+        # translates into the deployment's own network, whatever it carries.
+        ("64:ff9b::7f00:1", "a NAT64 address embedding 127.0.0.1, a loopback address"),
+        ("64:ff9b::a9fe:a9fe", "a NAT64 address embedding 169.254.169.254, a link-local address"),
+        (
+            "64:ff9b:1::5db8:d70e",
+            "a local-use NAT64 address (64:ff9b:1::/48: the deployment's own translator)",
+        ),
+        ("::7f00:1", "an IPv4-compatible address embedding 127.0.0.1, a loopback address"),
+        ("::ffff:0:a00:1", "an IPv4-translated address embedding 10.0.0.1, a private address"),
+        ("::ffff:a9fe:a9fe", "an IPv4-mapped address embedding 169.254.169.254, a link-local address"),
+        # ISATAP: any /64, the interface identifier [02]00:5efe:a.b.c.d.
+        ("2606:4700::5efe:a9fe:a9fe", "an ISATAP address embedding 169.254.169.254, a link-local address"),
+        ("2606:4700::200:5efe:7f00:1", "an ISATAP address embedding 127.0.0.1, a loopback address"),
+        ("fec0::1", "a site-local address"),  # deprecated (RFC 3879), routed like a private one
+    ],
+)
+def test_an_ipv6_address_is_judged_by_the_ipv4_address_it_embeds(address: str, says: str) -> None:
+    """Python's `is_global` calls 2002:7f00:1::1, 64:ff9b::7f00:1 and fec0::1 public (issue 48,
+    item 6): each form that carries an IPv4 address is refused by that address, as a URL's host and
+    as an address a name resolves to."""
+    with pytest.raises(UrlRefused) as literal:
+        check_url(f"https://[{address}]/hook", allow_private=False, resolver=resolving())
+    assert f"the host {address} is {says}; webhooks go to public addresses only" in str(literal.value)
+    with pytest.raises(UrlRefused) as resolved:
+        check_url("https://hooks.example.com/hook", False, resolving(PUBLIC, address))
+    assert f"resolves to {address}, which is {says}" in str(resolved.value)
+
+
+def test_an_ipv6_address_embedding_a_public_ipv4_address_is_judged_as_ipv6() -> None:
+    # A 6to4 site and an IPv4 host through NAT64 (the same host, spelt in IPv6) are public.
+    for address in ("2002:5db8:d70e::1", "64:ff9b::5db8:d70e", "::ffff:5db8:d70e"):
+        assert check_url(f"https://[{address}]/hook", False).addresses == (address,)
+    # A Teredo address is refused anyway (2001::/23 is IETF protocol space), as is ::a.b.c.d.
+    for address, says in (("2001:0:4136:e378:8000:63bf:a247:2af1", "private"), ("::5db8:d70e", "reserved")):
+        with pytest.raises(UrlRefused, match=f"is a {says} address"):
+            check_url(f"https://[{address}]/hook", False)
+
+
 def test_public_https_is_admitted_with_the_addresses_it_resolved_to() -> None:
     target = check_url("https://hooks.example.com/in?team=a", False, resolving(PUBLIC, "2606:2800:220:1::"))
     assert (target.scheme, target.host, target.port, target.target) == (
