@@ -32,45 +32,36 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from analytics import (
     attribution,
     capacity,
-    checks,
     comparison,
-    correlation,
     costs,
     drawdowns,
     factors,
     live,
     metrics,
     quantiles,
-    residual,
     risk,
     rolling,
     screen,
     sets,
-    significance,
 )
 from analytics.access import FULL_ACCESS
 from analytics.combined import Combined, combination, combine_weighting
-from analytics.contribution import (
-    contribution_of,
-    contribution_parameters,
-    default_reference,
-    given_reference,
-)
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.inputs import require_built
-from analytics.policy import Policy, load_policy
+from analytics.policy import Policy, default_policy, load_policy
+from analytics.reading import EVERYTHING, Answer, Reading
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.catalogue_snapshot import CatalogueSnapshot
-from datasets.faults import BenchmarkMissing, CatalogueIncomplete
+from datasets.faults import CatalogueIncomplete
 from datasets.queries import Page, page_of
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
@@ -93,6 +84,7 @@ from schemas.query import (
     CapacityQuery,
     ChecksQuery,
     CompareQuery,
+    ContributionQuery,
     CorrelationQuery,
     LiveQuery,
     MetricsQuery,
@@ -107,6 +99,7 @@ from schemas.query import (
 Weights = Mapping[str, float] | Sequence[float]
 """Given weights (`weighting="given"`): one per alpha of the set, in its order, or by alpha."""
 Date = dt.date | None
+T = TypeVar("T")
 
 
 @dataclass
@@ -161,12 +154,8 @@ class Figures:
 
     def significance(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Significance:
         """`/analytics/significance` (`SignificanceQuery`), its catalogue figures over every alpha."""
-        q = SignificanceQuery(**params)
-        view = self._analytics_build(alpha)
-        snapshot = self._catalogue_wide()
-        seen = significance.seen(snapshot.trials(), self._everything(snapshot), view.alpha_id)
-        return significance.significance_payload(
-            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, FULL_ACCESS, warnings or Warnings()
+        return _collected(
+            self.reading().significance(self.build(alpha), SignificanceQuery(**params)), warnings
         )
 
     def costs(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Costs:
@@ -238,12 +227,7 @@ class Figures:
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""
-        q = CorrelationQuery(**params)
-        view = self._analytics_build(alpha)
-        snapshot = self._catalogue_wide()
-        return correlation.correlation_page(
-            snapshot, view.alpha_id, self._everything(snapshot), q.basis, (q.start, q.end), q.limit, q.offset
-        )
+        return self.reading().correlation(self.build(alpha), CorrelationQuery(**params)).data
 
     def drawdowns(self, alpha: str, **params: Any) -> Page:
         """`/analytics/drawdowns` of one book (`BookWindowPageQuery`), deepest first."""
@@ -292,40 +276,7 @@ class Figures:
         q = ChecksQuery(**params)
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
-        thresholds = judged.tightened(q)
-        require_built(view)
-        book = self._book(view, q.book)
-        snapshot = self._catalogue_wide()
-        readable = self._everything(snapshot)
-        seen = significance.seen(snapshot.trials(), readable, view.alpha_id)
-        reference = checks.production_references(
-            snapshot.catalogue, readable, view.alpha_id, self.standings.approved
-        )
-        # Nothing is refused to a caller that reads everything: the production correlation and the
-        # positions are measured.
-        matrix = snapshot.matrix("returns")
-        production = checks.Production(matrix, reference.alphas, None, reference.origin)
-        members = residual.as_reference(reference)
-        try:
-            basis = residual.Basis(matrix, members, self._market())
-        except BenchmarkMissing as exc:  # one check without SPY, not the battery
-            basis = residual.Basis(matrix, members, None, residual.market_missing(exc))
-        window = (q.start, q.end)
-        found = warnings or Warnings()
-        return checks.checks_payload(
-            view,
-            book,
-            window,
-            thresholds,
-            judged,
-            seen,
-            production,
-            FULL_ACCESS,
-            None,
-            found,
-            approved,
-            basis,
-        )
+        return _collected(self.reading(judged).checks(view, q, approved), warnings)
 
     def combine(
         self,
@@ -369,47 +320,26 @@ class Figures:
         does to the `reference` set (None: the default set, the approved alphas of `standings` but
         the alpha, else every production alpha but the alpha), equally weighted as it grew, or
         combined by `weighting` as `combine` combines it."""
-        view = self.build(alpha)
         given = None if reference is None else tuple(reference)
-        window = (start, end)
-        found = contribution_parameters(
-            given, weighting, _weights(weights, given or ()), shrinkage, fit_to, window
+        q = ContributionQuery(
+            reference=given,
+            weights=_weights(weights, given or ()),
+            weighting=weighting,
+            shrinkage=shrinkage,
+            fit_to=fit_to,
+            weight=weight,
+            start=start,
+            end=end,
         )
-        if given is not None:
-            snapshot = self.reader.snapshot()
-            sets.admitted(_anyone, snapshot.catalogue, given, "reference")
-            members = given_reference(view.alpha_id, given, found)
-        else:
-            snapshot = self._catalogue_wide()
-            members = default_reference(
-                snapshot.catalogue, self._everything(snapshot), view.alpha_id, self.standings.approved
-            )
-        return contribution_of(
-            snapshot, view.alpha_id, members, window, found, weight, warnings or Warnings()
-        )
+        return _collected(self.reading().contribution(self.build(alpha), q), warnings)
 
     def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
         """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily
         returns regressed on the `reference` set's long_short returns and SPY's (None: the default
         set, the approved alphas of `standings` but the alpha, else every production alpha but the
         alpha)."""
-        given = None if reference is None else tuple(reference)
-        q = ResidualQuery(reference=given, **params)
-        residual.residual_parameters(q.reference)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        if q.reference is not None:
-            snapshot = self.reader.snapshot()
-            sets.admitted(_anyone, snapshot.catalogue, q.reference, "reference")
-            members = given_reference(view.alpha_id, q.reference, None)
-        else:
-            snapshot = self._catalogue_wide()
-            members = residual.default_set(
-                snapshot.catalogue, self._everything(snapshot), view.alpha_id, self.standings.approved
-            )
-        return residual.residual_payload(
-            view, book, (q.start, q.end), snapshot.matrix("returns"), members, self._market()
-        )
+        q = ResidualQuery(reference=None if reference is None else tuple(reference), **params)
+        return self.reading().residual(self.build(alpha), q).data
 
     def screen(
         self,
@@ -436,6 +366,11 @@ class Figures:
             q, snapshot.catalogue, readable, self.standings.approved, True, warnings or Warnings()
         )
         return screen.screen_page(snapshot, index, q, readable, filters, hidden, self.standings)
+
+    def reading(self, policy: Policy | None = None) -> Reading:
+        """The lake as a reader of everything reads it now, with these standings (`analytics.reading`):
+        the one inputs object every answer over the catalogue is computed from."""
+        return Reading(self.reader, EVERYTHING, lambda: self.standings, policy or default_policy())
 
     def _catalogue_wide(self) -> CatalogueSnapshot:
         """The catalogue snapshot of a figure over every alpha the caller may read, which for a
@@ -465,6 +400,12 @@ class Figures:
 def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:
     if warnings is not None:
         warnings.extend(entries)
+
+
+def _collected(answer: Answer[T], warnings: Warnings | None) -> T:
+    """The answer's Struct, its warnings added to `warnings` (when given), as the API's meta holds them."""
+    _collect(warnings, answer.warnings)
+    return answer.data
 
 
 def _anyone(alpha: str) -> bool:

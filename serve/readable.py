@@ -1,28 +1,19 @@
-"""Which of the catalogue's alphas a caller may read, as the mask the figures take (figures know
-no keys: a readable set is data; `analytics.sets.readable_ids` names its alphas), and the version
-of an answer built from them.
+"""What a key may read, as the figures take it (figures know no keys: a readable set is data):
+the mask of the catalogue's alphas it may read (`analytics.sets.readable_ids` names them) and the
+whole scope an answer is computed in (`scope_of`, `analytics.reading`).
 """
 
 from __future__ import annotations
 
-import hashlib
+from functools import partial
 
 import numpy as np
 import pyarrow.compute as pc
 
-from datasets.faults import CatalogueIncomplete
+from analytics.access import Access
+from analytics.reading import Scope
 from datasets.served import Catalogue
 from serve.context import AllowList, Caller
-
-
-def whole_catalogue(caller: Caller, catalogue: Catalogue) -> None:
-    """Raises 503 when an alpha the key may read is published but unreadable: a catalogue-wide
-    figure without it would be short, never said so. An unreadable alpha the key may not read
-    changes nothing the key is answered (its damage is not the key's to learn; health names it).
-    (A listing, `/v1/alphas` or the screener, leaves it out as the catalogue does.)"""
-    for alpha in catalogue.unreadable:
-        if caller.may_read_alpha(alpha) and caller.may_read_run(alpha):
-            raise CatalogueIncomplete()
 
 
 def readable_mask(caller: Caller, catalogue: Catalogue) -> np.ndarray:
@@ -45,13 +36,14 @@ def admitted_mask(catalogue: Catalogue, *allow_lists: AllowList) -> np.ndarray:
     return np.asarray(pc.fill_null(keep, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
-    """A version of an answer built from the builds of the alphas `mask` (`readable_mask`) admits,
-    in catalogue order, and `parts`: it changes when one of those changes, never with an alpha the
-    key may not read. The one rule for every answer built from many alphas (the catalogue, the
-    screener, correlation)."""
-    listing = catalogue.listing
-    assert listing is not None
-    digest = hashlib.sha256("\x00".join(parts).encode())
-    digest.update(listing.fingerprints[mask].tobytes())
-    return digest.hexdigest()[:24]
+def scope_of(caller: Caller) -> Scope:
+    """What `caller` may read, as the figures take it (`analytics.reading.Scope`): the one place a
+    key becomes a scope."""
+    return Scope(
+        access=Access.of(caller.may_call),
+        may_call=caller.may_call,
+        may_read=caller.may_read,
+        readable=partial(readable_mask, caller),
+        every_alpha=caller.alphas.mode == "all" and caller.runs.mode == "all",
+        raw=caller.expose_raw_book,
+    )

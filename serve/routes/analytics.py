@@ -19,23 +19,20 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import inputs, residual, rolling, sets, significance
+from analytics import inputs, rolling
 from analytics.access import require_readable
 from analytics.attribution import attribution_payload, require_table
 from analytics.capacity import capacity_payload, capital_grid
-from analytics.contribution import given_reference
-from analytics.correlation import BASES, correlation_page
+from analytics.correlation import BASES
 from analytics.costs import costs_payload
 from analytics.drawdowns import drawdown_rows
 from analytics.entries import Warnings
-from analytics.errors import DataNotReadable
 from analytics.factors import factors_payload
 from analytics.live import live_payload, split_of
 from analytics.quantiles import quantiles_payload, readable_score
 from datasets import answers
-from datasets.queries import Window, page_of
+from datasets.queries import page_of
 from datasets.reader import BuildView
-from datasets.series import benchmark_series
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.attribution import Attribution
@@ -47,6 +44,7 @@ from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.residual import Residual
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
+from schemas.bodies.service import Warning
 from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
@@ -61,9 +59,7 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
-from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
-from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
 
@@ -74,11 +70,17 @@ Q = TypeVar("Q", bound=Query)
 
 
 def _meta(
-    ctx: Context, build: BuildView, table: str, kinds: tuple[str, ...], warnings: Warnings, **extra: Any
+    ctx: Context,
+    build: BuildView,
+    table: str,
+    kinds: tuple[str, ...],
+    warnings: Warnings | list[Warning],
+    **extra: Any,
 ) -> EnvelopeMeta[Any]:
     """`meta` with a `kind_missing` warning for each kind the run never sealed (what is built from
     it is empty or null), after the warnings the body raised."""
-    entries = [*warnings.entries, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]
+    raised = warnings.entries if isinstance(warnings, Warnings) else warnings
+    entries = [*raised, *answers.missing_kinds(build, kinds, answers.BUILT_EMPTY)]
     return with_warnings(ctx.run_meta(build, table, **extra), entries)
 
 
@@ -107,26 +109,10 @@ async def get_significance(
     ctx: Ctx[SignificanceQuery], alpha: FromPath[str]
 ) -> Response[Single[Significance]]:
     build, args = await _opened(ctx, alpha)
-    snapshot = ctx.reader.snapshot()
-    whole_catalogue(ctx.caller, snapshot.catalogue)
-    trials = await to_thread.run_sync(snapshot.trials)
-    seen = significance.seen(trials, readable_mask(ctx.caller, snapshot.catalogue), build.alpha_id)
-    # The answer depends on the build and the catalogue figures it is given, nothing else.
-    ctx.validate_with(f"{build.build_id}+{seen.tag()}")
-    warnings = Warnings()
-    data = await to_thread.run_sync(
-        partial(
-            significance.significance_payload,
-            build,
-            (args.start, args.end),
-            args.sr_benchmark,
-            args.trials,
-            seen,
-            ctx.access,
-            warnings,
-        )
-    )
-    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.significance, build, args)
+    ctx.validate_with(answer.version)
+    return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
 
 
 @route(
@@ -140,24 +126,12 @@ async def list_correlation(
     ctx: Ctx[CorrelationQuery], alpha: FromPath[str]
 ) -> Response[Collection[CorrelationRow]]:
     build, args = await _opened(ctx, alpha)
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.correlation, build, args)
+    ctx.validate_with(answer.version)
     basis = BASES[args.basis]
-    require_readable(ctx.access, basis.data)
-    snapshot = ctx.reader.snapshot()
-    whole_catalogue(ctx.caller, snapshot.catalogue)
-    # Only alphas this key may read, and never the alpha itself: nothing else is counted or named.
-    mask = readable_mask(ctx.caller, snapshot.catalogue)
-    window: Window = (args.start, args.end)
-    compute = partial(
-        correlation_page, snapshot, build.alpha_id, mask, args.basis, window, args.limit, args.offset
-    )
-    page = await to_thread.run_sync(compute)
-    # The rows depend on the builds of the alphas the key may read and, on the scores basis, on
-    # the alpha's neighbour list (rewritten under a new name when it changes).
-    listed = snapshot.list_path(build.alpha_id) if args.basis == "scores" else ""
-    tag = catalogue_tag(snapshot.catalogue, mask, args.basis, listed or "")
-    ctx.validate_with(f"{build.build_id}+{tag}")
-    meta = _meta(ctx, build, basis.table, (basis.kind,), Warnings(), basis=args.basis)
-    return ctx.collection(page, args.limit, args.offset, meta)
+    meta = _meta(ctx, build, basis.table, (basis.kind,), answer.warnings, basis=args.basis)
+    return ctx.collection(answer.data, args.limit, args.offset, meta)
 
 
 @route(
@@ -394,54 +368,14 @@ async def get_quantiles(ctx: Ctx[QuantilesQuery], alpha: FromPath[str]) -> Respo
     ),
 )
 async def get_residual(ctx: Ctx[ResidualQuery], alpha: FromPath[str]) -> Response[Single[Residual]]:
-    build, args = await _opened(ctx, alpha)
-    residual.residual_parameters(args.reference)
-    book = ctx.book(build, "portfolio", args.book)
-    # Every figure is a regression of ledger returns on SPY's: without either, none is the key's.
-    require_readable(ctx.access, "ledger")
-    if not ctx.caller.may_call(BENCHMARK_ENDPOINT):
-        raise DataNotReadable(
-            f"These figures are a regression on SPY's daily returns; they need {BENCHMARK_ENDPOINT}.",
-            BENCHMARK_ENDPOINT,
-        )
-    snapshot = ctx.reader.snapshot()
-    catalogue = snapshot.catalogue
-    alpha = build.alpha_id
-    if args.reference is not None:
-        sets.admitted(ctx.caller.may_read, catalogue, args.reference, "reference")
-        reference = given_reference(alpha, args.reference, None)
-    else:
-        whole_catalogue(ctx.caller, catalogue)  # an alpha of the default set it may read could be missing
-        standings = await ctx.standings()
-        reference = residual.default_set(
-            catalogue, readable_mask(ctx.caller, catalogue), alpha, standings.approved
-        )
-    market = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
-    window: Window = (args.start, args.end)
-    # The answer depends on the alpha's build, the set's matrix rows, SPY's build and the parameters.
-    version = catalogue_tag(
-        catalogue,
-        sets.set_mask(catalogue, (alpha, *reference.alphas)),
-        "residual",
-        alpha,
-        book,
-        reference.origin,
-        ",".join(reference.alphas),
-        repr(window),
-        market.build_id,
-        repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
-    )
-    ctx.validate_with("residual:" + version)
-
-    def compute() -> Residual:
-        # In the worker thread: mapping the catalogue's matrix may read files.
-        return residual.residual_payload(build, book, window, snapshot.matrix("returns"), reference, market)
-
-    data = await to_thread.run_sync(compute)
-    source = f"lake:catalogue_index@{version}"
-    return single(
-        data, _meta(ctx, build, "catalogue_index", ("portfolio",), Warnings(), source=source, book=book)
-    )
+    build = await ctx.open_run(alpha)
+    args = ctx.args()
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.residual, build, args)
+    ctx.validate_with("residual:" + answer.version)
+    source = f"lake:catalogue_index@{answer.version}"
+    meta = _meta(ctx, build, "catalogue_index", ("portfolio",), [], source=source, book=args.book)
+    return single(answer.data, meta)
 
 
 ROUTES = [

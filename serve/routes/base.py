@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
-from anyio import to_thread
+from anyio import from_thread, to_thread
 from litestar import Request
 from litestar.params import SkipValidation
 from msgspec import UNSET
 
 from analytics.access import Access
 from analytics.policy import Policy
+from analytics.reading import Reading
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.answers import Answer
@@ -45,6 +47,7 @@ from serve.envelope import (
 )
 from serve.envelope import collection as collection_envelope
 from serve.exchange import exchange_of
+from serve.readable import scope_of
 from serve.records import RecordsSource
 
 Q = TypeVar("Q", bound=Query)
@@ -88,6 +91,15 @@ class Context(Generic[Q]):
         records; 503 when the records cannot be read."""
         source: RecordsSource | None = self.services.records
         return NO_DECISIONS if source is None else await source.standings()
+
+    def reading(self) -> Reading:
+        """The lake as this key reads it now (`analytics.reading`): its scope, its standings and the
+        policy, for an answer over the catalogue, which the handler runs in a worker thread. Asked
+        after the alpha is authorised and found. The standings are read from the records only if
+        the answer needs them (503 when they cannot be read), back on the event loop."""
+        return Reading(
+            self.reader, scope_of(self.caller), partial(from_thread.run, self.standings), self.policy
+        )
 
     async def promotions(self, alpha: str) -> list[Promotion]:
         """Every decision about the alpha, oldest first (none when the app keeps no records); 503

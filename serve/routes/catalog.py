@@ -8,6 +8,7 @@ import pyarrow as pa
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics.reading import catalogue_tag
 from datasets import answers
 from datasets.queries import Page, page_of
 from records.answers import promotions_of
@@ -19,7 +20,7 @@ from schemas.query import CatalogueQuery, NoQuery
 from serve import errors
 from serve.envelope import single
 from serve.event_answers import Viewer, shown_snapshot
-from serve.readable import admitted_mask, catalogue_tag
+from serve.readable import admitted_mask
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 

@@ -26,13 +26,8 @@ from litestar.params import FromPath
 from analytics import sets
 from analytics.access import require_readable
 from analytics.combined import combination, combine_weighting
-from analytics.contribution import (
-    contribution_of,
-    contribution_parameters,
-    default_reference,
-    given_reference,
-)
 from analytics.entries import Warnings, window_echo
+from analytics.reading import catalogue_tag
 from datasets.queries import Page, Window
 from datasets.series import benchmark_series
 from schemas import choices
@@ -43,7 +38,6 @@ from schemas.bodies.rows import CombinedRow
 from schemas.query import CombineQuery, ContributionQuery
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
-from serve.readable import catalogue_tag, readable_mask, whole_catalogue
 from serve.routes.base import Ctx
 from serve.routes.declare import route
 
@@ -128,46 +122,11 @@ async def get_contribution(
 ) -> Response[Single[Contribution]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
-    window: Window = (args.start, args.end)
-    given = args.reference
-    weighting = contribution_parameters(
-        given, args.weighting, args.weights, args.shrinkage, args.fit_to, window
-    )
-    require_readable(ctx.access, "ledger")
-    snapshot = ctx.reader.snapshot()
-    catalogue = snapshot.catalogue
-    alpha = build.alpha_id
-    if given is not None:
-        sets.admitted(ctx.caller.may_read, catalogue, given, "reference")
-        reference = given_reference(alpha, given, weighting)
-    else:
-        whole_catalogue(ctx.caller, catalogue)  # an alpha of the default set it may read could be missing
-        standings = await ctx.standings()
-        reference = default_reference(
-            catalogue, readable_mask(ctx.caller, catalogue), alpha, standings.approved
-        )
-    version = catalogue_tag(
-        catalogue,
-        sets.set_mask(catalogue, (alpha, *reference.alphas)),
-        "contribution",
-        alpha,
-        reference.origin,
-        ",".join(reference.alphas),
-        repr(args.weight),
-        repr(window),
-        repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
-        *(
-            ()
-            if weighting is None
-            else (weighting.method, repr(weighting.given), repr(weighting.shrinkage), repr(weighting.fit_to))
-        ),
-    )
-    ctx.validate_with("contribution:" + version)
-    warnings = Warnings()
-    compute = partial(contribution_of, snapshot, alpha, reference, window, weighting, args.weight, warnings)
-    data = await to_thread.run_sync(compute)
-    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{version}")
-    return single(data, with_warnings(meta, warnings.entries))
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.contribution, build, args)
+    ctx.validate_with("contribution:" + answer.version)
+    meta = ctx.run_meta(build, "catalogue_index", source=f"lake:catalogue_index@{answer.version}")
+    return single(answer.data, with_warnings(meta, answer.warnings))
 
 
 ROUTES = [combine_alphas, get_contribution]

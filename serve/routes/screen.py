@@ -23,6 +23,7 @@ from analytics import screen
 from analytics.access import require_readable
 from analytics.correlation import BASES
 from analytics.entries import Warnings
+from analytics.reading import catalogue_tag
 from datasets.screener import Page
 from schemas.bodies.envelope import Collection
 from schemas.bodies.rows import ScreenRow
@@ -30,7 +31,7 @@ from schemas.query import ScreenQuery
 from schemas.wire import BENCHMARK_ENDPOINT
 from serve import errors
 from serve.envelope import with_warnings
-from serve.readable import catalogue_tag, readable_mask
+from serve.readable import readable_mask
 from serve.resolve import resolve_run
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route

@@ -1,0 +1,331 @@
+"""One reading of the lake: the inputs every answer over the catalogue is computed from, built in
+one place, with the reader's scope in them (issue 46).
+
+An answer over the catalogue (significance, correlation, checks, residual, contribution) reads more
+than its alpha's build: the catalogue snapshot of one generation, the trials, the standings and the
+reference set they make, the market benchmark's series, and what the reader may read. Each is
+assembled here, once, for every surface that asks: a route (the server builds the scope from the
+key: `serve.readable.scope_of`), `analytics.figures.Figures` (a notebook, the pipeline's promotion
+snapshots and events: the scope that reads everything), MCP through the routes. So the same figure
+cannot differ by surface: a surface chooses the scope and the standings, never the reference set or
+the trials.
+
+`Reading.<answer>(view, query)` returns an `Answer`: the Struct, the warnings the API puts in
+`meta.warnings`, and the answer's version (what it depends on, the ETag's material), which changes
+with a build of an alpha the reader may read and never with one it may not.
+
+Figures know no keys: the scope is data (the routes it may call, the alphas it may read as a
+predicate and as a mask over a catalogue), made by the server from a key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Generic, TypeVar
+
+import numpy as np
+
+from analytics import checks, residual, sets, significance
+from analytics.access import FULL_ACCESS, Access, require_readable
+from analytics.contribution import (
+    contribution_of,
+    contribution_parameters,
+    default_reference,
+    given_reference,
+)
+from analytics.correlation import BASES, correlation_page
+from analytics.entries import Warnings
+from analytics.errors import DataNotReadable
+from analytics.inputs import require_built
+from analytics.policy import Policy, default_policy
+from analytics.standings import NO_DECISIONS, Standings
+from datasets import answers
+from datasets.catalogue_snapshot import CatalogueSnapshot
+from datasets.faults import BenchmarkMissing, CatalogueIncomplete
+from datasets.queries import Page, Window
+from datasets.reader import BuildView, LakeReader
+from datasets.series import BenchmarkSeries, benchmark_series
+from datasets.served import Catalogue
+from schemas.bodies.analytics import Significance
+from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.residual import Residual
+from schemas.bodies.service import Warning
+from schemas.query import ChecksQuery, ContributionQuery, CorrelationQuery, ResidualQuery, SignificanceQuery
+from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
+
+T = TypeVar("T")
+
+
+def _everything(catalogue: Catalogue) -> np.ndarray:
+    listing = catalogue.listing
+    assert listing is not None  # every catalogue read from the lake has one
+    return np.ones(len(listing.ids), dtype=bool)
+
+
+def _anything(_: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a reader may read, as data: the data behind a route (`access`), the routes it may call,
+    the alphas it may read (both allow-lists of a key) as a predicate and as a mask over a
+    catalogue's listing, and whether that is every alpha."""
+
+    access: Access
+    may_call: Callable[[str], bool]
+    may_read: Callable[[str], bool]
+    readable: Callable[[Catalogue], np.ndarray]
+    every_alpha: bool
+    raw: bool
+    """Raw books and raw-only fields."""
+
+
+EVERYTHING = Scope(FULL_ACCESS, _anything, _anything, _everything, every_alpha=True, raw=True)
+"""The scope of a notebook and of the pipeline: every route, alpha and dataset."""
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """An answer: its Struct (or page), the warnings of `meta.warnings`, and its version."""
+
+    data: T
+    warnings: list[Warning]
+    version: str
+
+
+def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
+    """A version of an answer built from the builds of the alphas `mask` admits, in catalogue
+    order, and `parts`: it changes when one of those changes, never with an alpha the reader may
+    not read. The one rule for every answer built from many alphas (the catalogue, the screener,
+    correlation, the decision routes)."""
+    listing = catalogue.listing
+    assert listing is not None
+    digest = hashlib.sha256("\x00".join(parts).encode())
+    digest.update(listing.fingerprints[mask].tobytes())
+    return digest.hexdigest()[:24]
+
+
+def matrices_tag(catalogue: Catalogue) -> str:
+    """The catalogue generation's matrix files: part of the version of an answer read from them."""
+    return repr(sorted(catalogue.generation.matrices) if catalogue.generation else None)
+
+
+@dataclass
+class Reading:
+    """The lake as one reader reads it now: its scope, the operator's standings and policy. The
+    snapshot is taken once per reading, so every catalogue figure of an answer is of one
+    generation."""
+
+    reader: LakeReader
+    scope: Scope = EVERYTHING
+    read_standings: Callable[[], Standings] = lambda: NO_DECISIONS
+    """Where every alpha stands, read when an answer needs it (the default reference set, the
+    screener's columns) and then kept: an answer that needs none works while the records cannot be
+    read (the server's reads them from its records, a notebook gives its own)."""
+    policy: Policy = field(default_factory=default_policy)
+    snapshot: CatalogueSnapshot = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.snapshot = self.reader.snapshot()
+
+    @cached_property
+    def standings(self) -> Standings:
+        return self.read_standings()
+
+    # -- the inputs, each built here ------------------------------------------------------------
+
+    def readable(self) -> np.ndarray:
+        """Which of the snapshot's alphas (catalogue order) the reader may read."""
+        return self.scope.readable(self.snapshot.catalogue)
+
+    def whole_catalogue(self) -> None:
+        """`CatalogueIncomplete` (503) when an alpha the reader may read is published but cannot be
+        read: a figure over the catalogue without it would be short, never said so. An unreadable
+        alpha it may not read changes nothing it is answered."""
+        if any(self.scope.may_read(alpha) for alpha in self.snapshot.catalogue.unreadable):
+            raise CatalogueIncomplete()
+
+    def seen(self, alpha: str) -> significance.Seen:
+        """The trials as the reader sees them (the count of the whole catalogue; the variance and
+        the p-values of the alphas it may read)."""
+        return significance.seen(self.snapshot.trials(), self.readable(), alpha)
+
+    def market(self) -> BenchmarkSeries:
+        """The market benchmark's daily series; `BenchmarkMissing` when the lake has none."""
+        view = self.reader.benchmark_view(MARKET_BENCHMARK)
+        assert view is not None  # opened, or BenchmarkMissing raised
+        return benchmark_series(view, MARKET_BENCHMARK)
+
+    def book(self, view: BuildView, book: str) -> str:
+        """`book`, when the reader may read it (raw books only with `scope.raw`); else 400
+        unknown_book naming the books it may."""
+        return answers.checked_book(view, "portfolio", book, self.scope.raw)
+
+    # -- the answers ----------------------------------------------------------------------------
+
+    def significance(self, view: BuildView, q: SignificanceQuery) -> Answer[Significance]:
+        require_built(view)
+        self.whole_catalogue()
+        seen = self.seen(view.alpha_id)
+        warnings = Warnings()
+        data = significance.significance_payload(
+            view, (q.start, q.end), q.sr_benchmark, q.trials, seen, self.scope.access, warnings
+        )
+        # The build and the catalogue figures it is given, nothing else.
+        return Answer(data, warnings.entries, f"{view.build_id}+{seen.tag()}")
+
+    def correlation(self, view: BuildView, q: CorrelationQuery) -> Answer[Page]:
+        require_built(view)
+        require_readable(self.scope.access, BASES[q.basis].data)
+        self.whole_catalogue()
+        # Only alphas the reader may read, and never the alpha itself: nothing else is counted or named.
+        mask = self.readable()
+        snapshot = self.snapshot
+        page = correlation_page(snapshot, view.alpha_id, mask, q.basis, (q.start, q.end), q.limit, q.offset)
+        # The rows depend on the builds of the alphas the reader may read and, on the scores basis,
+        # on the alpha's neighbour list (rewritten under a new name when it changes).
+        listed = snapshot.list_path(view.alpha_id) if q.basis == "scores" else ""
+        tag = catalogue_tag(snapshot.catalogue, mask, q.basis, listed or "")
+        return Answer(page, [], f"{view.build_id}+{tag}")
+
+    def checks(self, view: BuildView, q: ChecksQuery, approved: dt.date | None) -> Answer[Checks]:
+        """The battery of `q.book` against the policy tightened by `q`; `approved`: the as_of of
+        the alpha's latest approval (the live checks' split), None when never approved."""
+        thresholds = self.policy.tightened(q)
+        require_built(view)
+        book = self.book(view, q.book)
+        self.whole_catalogue()
+        access, may_call = self.scope.access, self.scope.may_call
+        seen = self.seen(view.alpha_id)
+        catalogue = self.snapshot.catalogue
+        reference = checks.production_references(
+            catalogue, self.readable(), view.alpha_id, self.standings.approved
+        )
+        warnings = Warnings()
+        refused = checks.production_refused(access, may_call(checks.CORRELATION_ENDPOINT), warnings)
+        positions = checks.positions_refused(may_call(checks.POSITIONS_ENDPOINT), warnings)
+        residual_why = checks.residual_refused(
+            access, may_call(checks.RESIDUAL_ENDPOINT), may_call(BENCHMARK_ENDPOINT), warnings
+        )
+        market = None
+        if residual_why is None:
+            try:
+                market = self.market()
+            except BenchmarkMissing as exc:  # one check without SPY, not the battery
+                residual_why = residual.market_missing(exc)
+        matrix = self.snapshot.matrix("returns") if refused is None or residual_why is None else None
+        production = checks.Production(
+            None if refused else matrix, reference.alphas, refused, reference.origin
+        )
+        basis = residual.Basis(matrix, residual.as_reference(reference), market, residual_why)
+        data = checks.checks_payload(
+            view,
+            book,
+            (q.start, q.end),
+            thresholds,
+            self.policy,
+            seen,
+            production,
+            access,
+            positions,
+            warnings,
+            approved,
+            basis,
+        )
+        # The build, the policy, the trials, the builds of the production alphas the reader may
+        # read, the approval, the market's build and what the reader may read; nothing else.
+        version = "+".join(
+            (
+                view.build_id,
+                self.policy.tag(),
+                seen.tag(),
+                catalogue_tag(catalogue, reference.mask, "checks.production", reference.origin, "returns"),
+                f"approval-{approved}",
+                "market-none" if market is None else f"market-{market.build_id}",
+                f"{int(access.ledger)}{int(access.cross_sections)}{int(refused is None)}"
+                f"{int(positions is None)}{int(residual_why is None)}",
+            )
+        )
+        return Answer(data, warnings.entries, version)
+
+    def residual(self, view: BuildView, q: ResidualQuery) -> Answer[Residual]:
+        require_built(view)
+        residual.residual_parameters(q.reference)
+        book = self.book(view, q.book)
+        # Every figure is a regression of ledger returns on SPY's: without either, none is the reader's.
+        require_readable(self.scope.access, "ledger")
+        if not self.scope.may_call(BENCHMARK_ENDPOINT):
+            raise DataNotReadable(
+                f"These figures are a regression on SPY's daily returns; they need {BENCHMARK_ENDPOINT}.",
+                BENCHMARK_ENDPOINT,
+            )
+        catalogue = self.snapshot.catalogue
+        alpha = view.alpha_id
+        if q.reference is not None:
+            sets.admitted(self.scope.may_read, catalogue, q.reference, "reference")
+            reference = given_reference(alpha, q.reference, None)
+        else:
+            self.whole_catalogue()  # an alpha of the default set it may read could be missing
+            reference = residual.default_set(catalogue, self.readable(), alpha, self.standings.approved)
+        market = self.market()
+        window: Window = (q.start, q.end)
+        # The alpha's build, the set's matrix rows, SPY's build and the parameters.
+        version = catalogue_tag(
+            catalogue,
+            sets.set_mask(catalogue, (alpha, *reference.alphas)),
+            "residual",
+            alpha,
+            book,
+            reference.origin,
+            ",".join(reference.alphas),
+            repr(window),
+            market.build_id,
+            matrices_tag(catalogue),
+        )
+        data = residual.residual_payload(
+            view, book, window, self.snapshot.matrix("returns"), reference, market
+        )
+        return Answer(data, [], version)
+
+    def contribution(self, view: BuildView, q: ContributionQuery) -> Answer[Contribution]:
+        window: Window = (q.start, q.end)
+        given = q.reference
+        weighting = contribution_parameters(given, q.weighting, q.weights, q.shrinkage, q.fit_to, window)
+        require_readable(self.scope.access, "ledger")
+        catalogue = self.snapshot.catalogue
+        alpha = view.alpha_id
+        if given is not None:
+            sets.admitted(self.scope.may_read, catalogue, given, "reference")
+            reference = given_reference(alpha, given, weighting)
+        else:
+            self.whole_catalogue()  # an alpha of the default set it may read could be missing
+            reference = default_reference(catalogue, self.readable(), alpha, self.standings.approved)
+        version = catalogue_tag(
+            catalogue,
+            sets.set_mask(catalogue, (alpha, *reference.alphas)),
+            "contribution",
+            alpha,
+            reference.origin,
+            ",".join(reference.alphas),
+            repr(q.weight),
+            repr(window),
+            matrices_tag(catalogue),
+            *(
+                ()
+                if weighting is None
+                else (
+                    weighting.method,
+                    repr(weighting.given),
+                    repr(weighting.shrinkage),
+                    repr(weighting.fit_to),
+                )
+            ),
+        )
+        warnings = Warnings()
+        data = contribution_of(self.snapshot, alpha, reference, window, weighting, q.weight, warnings)
+        return Answer(data, warnings.entries, version)
