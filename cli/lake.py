@@ -4,7 +4,9 @@
 The executor runs the per-seal builds: `local` (default) a process pool on this machine,
 `dask://HOST:PORT` one task per seal on a Dask cluster (`pipeline.dask_build`, imported only
 then). Both print the same report on stdout, then run the catalogue-wide steps once
-(`pipeline.catalogue_steps`); the Dask executor also prints its progress on stderr.
+(`pipeline.catalogue_steps`); the Dask executor also prints its progress on stderr. Every line is
+printed through `print_lines`, which escapes the control characters a seal's text may hold
+(`alpha_results_seal.printable`): a seal cannot rewrite or add a line of the report.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from alpha_results_seal.printable import print_lines
 
 if TYPE_CHECKING:
     from pipeline.build import SealResult
@@ -132,24 +136,24 @@ def run_build(args: argparse.Namespace) -> int:
     try:
         scheduler = executor_of(args.executor)
     except ValueError as exc:
-        print(f"alpha-results build: {exc}", file=sys.stderr)
+        print_lines([f"alpha-results build: {exc}"], sys.stderr)
         return 2
     try:
         limits = SealLimits.from_env()
     except ValueError as exc:
-        print(f"alpha-results build: {exc}", file=sys.stderr)
+        print_lines([f"alpha-results build: {exc}"], sys.stderr)
         return 2
     seals = list(args.seals)
     for prefix in args.from_prefixes:
         found = expand_seal_prefix(prefix)
         if not found:
-            print(
-                f"alpha-results build: no seal (a folder with manifest.json) under {prefix}", file=sys.stderr
+            print_lines(
+                [f"alpha-results build: no seal (a folder with manifest.json) under {prefix}"], sys.stderr
             )
             return 2
         seals += found
     if not seals:
-        print("alpha-results build: name at least one SEAL or --from PREFIX", file=sys.stderr)
+        print_lines(["alpha-results build: name at least one SEAL or --from PREFIX"], sys.stderr)
         return 2
     if scheduler is None:
         results: list[SealResult] = list(
@@ -161,9 +165,8 @@ def run_build(args: argparse.Namespace) -> int:
         from pipeline.dask_build import PrintedProgress, build_on_dask
 
         if args.jobs is not None:
-            print(
-                "alpha-results build: --jobs is ignored on Dask (the workers' threads decide)",
-                file=sys.stderr,
+            print_lines(
+                ["alpha-results build: --jobs is ignored on Dask (the workers' threads decide)"], sys.stderr
             )
         try:
             run = build_on_dask(
@@ -175,15 +178,17 @@ def run_build(args: argparse.Namespace) -> int:
                 limits=limits,
             )
         except OSError as exc:  # the scheduler cannot be reached (refused, timed out)
-            print(f"alpha-results build: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
+            print_lines([f"alpha-results build: Dask scheduler {scheduler}: {exc}"], sys.stderr)
             return 2
         results = list(run.results)
         failed = print_results(results, lake_root)
         reports = run.catalogue
     if args.defer_index:
-        print(
-            "catalogue index not updated (--defer-index): readers see these builds, and their events "
-            f"are recorded, after `alpha-results lake index --events --lake {lake_root}`"
+        print_lines(
+            [
+                "catalogue index not updated (--defer-index): readers see these builds, and their events "
+                f"are recorded, after `alpha-results lake index --events --lake {lake_root}`"
+            ]
         )
     else:
         alphas = list(dict.fromkeys(r.target for r in results if not r.target.startswith("benchmark:")))
@@ -223,15 +228,15 @@ def print_results(results: Sequence[SealResult], lake_root: str) -> int:
 
     refused = failed = 0
     for result in results:
-        print(result.line())
+        print_lines([result.line()])
         if isinstance(result, Failure):
             failed += 1
         elif result.rejection is not None:
             refused += 1
-            print("  " + SealRejected(**result.rejection).report().replace("\n", "\n  "))
+            print_lines("  " + line for line in SealRejected(**result.rejection).lines())
     built = len(results) - refused - failed
     failures = f", {failed} failed" if failed else ""
-    print(f"{len(results)} seals: {built} built, {refused} refused{failures}  (lake {lake_root})")
+    print_lines([f"{len(results)} seals: {built} built, {refused} refused{failures}  (lake {lake_root})"])
     return refused + failed
 
 
@@ -239,11 +244,10 @@ def print_steps(reports: Sequence[StepReport]) -> int:
     """The catalogue-wide steps' lines; a failed step on stderr. Returns how many failed."""
     failed = 0
     for report in reports:
-        for line in report.lines:
-            print(line)
+        print_lines(report.lines)
         if report.error is not None:
             failed += 1
-            print(f"catalogue step {report.name} failed: {report.error}", file=sys.stderr)
+            print_lines([f"catalogue step {report.name} failed: {report.error}"], sys.stderr)
     return failed
 
 

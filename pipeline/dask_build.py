@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from alpha_results_seal.printable import print_lines
 from alpha_results_seal.seal_limits import SealLimits
 from datasets import catalog
 from pipeline import PIPELINE_VERSION, catalogue_index
@@ -119,7 +120,7 @@ class PrintedProgress(BuildProgress):
         self.started: dict[int, float] = {}
 
     def _print(self, line: str) -> None:
-        print(line, file=self.stream or sys.stderr, flush=True)
+        print_lines([line], self.stream or sys.stderr)  # a seal's target escaped
 
     def connected(self, scheduler: str, workers: int, dashboard: str | None) -> None:
         waiting = "" if workers else " (tasks wait until workers join)"

@@ -32,6 +32,7 @@ from typing import Any
 
 import pyarrow.compute as pc
 
+from alpha_results_seal.printable import bounded
 from analytics.figures import Figures
 from analytics.policy import Policy, load_policy
 from analytics.standings import Standings
@@ -201,24 +202,30 @@ def record_alpha_events(records: Records, figures: Figures, alpha: str, policy: 
     return [event_of(rows[0][0]) for rows in written]
 
 
+SEAL_TEXT_MAX_CHARS = 1_000
+"""The most characters of one seal-supplied text an event carries (a refused seal's folder, its
+target, the rule's kind and message). A seal is refused because it is wrong, so its alpha id may
+be anything: a 900 KB one made one `build.refused` event 901 KB in the administrators' feed, the
+stream and every webhook (issue 48). A refusal's text is a few hundred characters; the report of
+`alpha-results build` and `alpha-results seal check` keeps the whole."""
+
+
 def refused_events(results: Iterable[SealResult]) -> list[tuple[str, dict[str, Any]]]:
-    """`build.refused` of each refused seal: the seal, its target and the rule it broke."""
+    """`build.refused` of each refused seal: the seal, its target and the rule it broke, each
+    text cut to `SEAL_TEXT_MAX_CHARS` (a missing message stays null)."""
     out = []
     for result in results:
         rejection = getattr(result, "rejection", None)
         if getattr(result, "status", None) == "refused" and rejection is not None:
-            out.append(
-                (
-                    REFUSED,
-                    {
-                        "seal": result.seal,
-                        "target": result.target,
-                        "rule": rejection.get("rule"),
-                        "kind": rejection.get("kind"),
-                        "message": rejection.get("message"),
-                    },
-                )
-            )
+            found = {
+                "seal": result.seal,
+                "target": result.target,
+                "rule": rejection.get("rule"),
+                "kind": rejection.get("kind"),
+                "message": rejection.get("message"),
+            }
+            bound = {k: v if v is None else bounded(str(v), SEAL_TEXT_MAX_CHARS) for k, v in found.items()}
+            out.append((REFUSED, bound))
     return out
 
 

@@ -11,6 +11,8 @@ import re
 
 import pyarrow as pa
 
+from alpha_results_seal.printable import BIDI_CONTROLS as BIDI_CONTROLS
+
 SEAL_FORMAT_VERSION = "1"
 
 # Kinds an alpha seal may contain. Book-scoped kinds are sealed once per book, as
@@ -238,7 +240,6 @@ LIST_MAX_ITEMS: dict[str, int] = {"classification.tags": 32}
 DEFAULT_LIST_MAX_ITEMS = 500
 """Any other list (pseudocode lines, validity rules, source papers, parameters)."""
 
-BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-"""Bidirectional formatting characters (ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI,
-PDI): in seal text they reverse or reorder the text shown beside it (a name, a number), so no
-text or key of manifest.json or description.json may hold one."""
+# BIDI_CONTROLS (imported above, declared with what a report escapes): in seal text they reverse
+# or reorder the text shown beside it (a name, a number), so no text or key of manifest.json or
+# description.json may hold one.

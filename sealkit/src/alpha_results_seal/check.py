@@ -77,11 +77,12 @@ class SealReport:
 
     def lines(self) -> list[str]:
         """The seal's part of the readable report: its line, each broken rule with its sample
-        rows (as `alpha-results build` prints a refusal), and the rules not checked, by reason."""
+        rows (as `alpha-results build` prints a refusal), and the rules not checked, by reason.
+        Each line as made: the command escapes a seal's text in it (`printable`) as it prints."""
         status = "OK" if self.ok else "refused"
         lines = [f"{status:<10} {self.target}  ({self.seal})"]
         for broken in self.broken:
-            lines += ["  " + line for line in broken.report().splitlines()]
+            lines += ["  " + line for line in broken.lines()]
         reasons: dict[str, list[str]] = {}
         for skipped in self.not_checked:
             reasons.setdefault(skipped.reason, []).append(skipped.rule)

@@ -4,7 +4,9 @@ The one implementation of the check command: `alpha-results seal check` (the ser
 line, cli/seal.py) registers the same arguments and runs the same `run_check`. What `alpha-results
 build` would refuse, all of it in one run (`alpha_results_seal.check`, the code the publish path
 runs), with nothing written. Exit 0 when every seal holds, 1 when any is refused, 2 for a usage
-error or a seal that could not be read (docs/seal.md, "Checking a seal").
+error or a seal that could not be read (docs/seal.md, "Checking a seal"). Every line of the report
+and of its errors is printed by `alpha_results_seal.printable.print_lines`, its control characters
+escaped: a seal's text cannot rewrite or add a line.
 """
 
 from __future__ import annotations
@@ -52,12 +54,13 @@ CHECK_HELP = "check seal folders against every rule the build applies, without a
 def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") -> int:
     """Checks `args.seals`, prints the report (or `--json`'s document); the exit code."""
     from alpha_results_seal.check import SealReport, check_seal, is_folder
+    from alpha_results_seal.printable import print_lines
     from alpha_results_seal.seal_limits import SealLimits
 
     try:
         limits = SealLimits.from_env()
     except ValueError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+        print_lines([f"{prog}: {exc}"], sys.stderr)
         return 2
     unreachable = storage_errors()
     usage: list[str] = []
@@ -68,14 +71,14 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
         except unreachable as error:
             usage.append(f"{prog}: {path} could not be read: {_cause(error)}")
     if usage:
-        print("\n".join(usage), file=sys.stderr)
+        print_lines(usage, sys.stderr)
         return 2
     reports: list[SealReport] = []
     for path in args.seals:
         try:
             reports.append(check_seal(path, limits))
         except unreachable as error:  # the store failed mid-check: no verdict, not a refusal
-            print(f"{prog}: {path} could not be read: {_cause(error)}", file=sys.stderr)
+            print_lines([f"{prog}: {path} could not be read: {_cause(error)}"], sys.stderr)
             return 2
     refused = sum(not report.ok for report in reports)
     if args.json:
@@ -83,9 +86,9 @@ def run_check(args: argparse.Namespace, prog: str = "alpha-results-seal check") 
         print(json.dumps(document, indent=2, allow_nan=False))
     else:
         for report in reports:
-            print("\n".join(report.lines()))
+            print_lines(report.lines())
         count = f"{len(reports)} seal{'' if len(reports) == 1 else 's'}"
-        print(f"{count}: {len(reports) - refused} OK, {refused} refused")
+        print_lines([f"{count}: {len(reports) - refused} OK, {refused} refused"])
     return 1 if refused else 0
 
 

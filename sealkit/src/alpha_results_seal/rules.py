@@ -116,12 +116,18 @@ class SealRejected(Exception):
     def __reduce__(self) -> tuple[Any, ...]:
         return (SealRejected, (self.rule, self.kind, self.message, self.samples, self.more))
 
-    def report(self) -> str:
-        """This rule's lines, then those of every other broken rule."""
+    def lines(self) -> list[str]:
+        """This rule's lines, then those of every other broken rule: a list, as a message may
+        hold a seal's newline (printed escaped, `alpha_results_seal.printable`, on its line)."""
         lines = [f"refused by rule {self.rule} (kind {self.kind}): {self.message}"]
         lines += [f"  sample: {row}" for row in self.samples]
-        lines += [SealRejected(**other).report() for other in self.more]
-        return "\n".join(lines)
+        for other in self.more:
+            lines += SealRejected(**other).lines()
+        return lines
+
+    def report(self) -> str:
+        """`lines()` as one text (an assertion's message)."""
+        return "\n".join(self.lines())
 
     def as_dict(self) -> dict[str, Any]:
         found = {"rule": self.rule, "kind": self.kind, "message": self.message, "samples": self.samples}

@@ -27,6 +27,7 @@ from alpha_results_seal.bounded_read import (
     parse_json_object,
     read_footer,
 )
+from alpha_results_seal.printable import bounded
 from alpha_results_seal.rules import Findings, SealRejected
 from alpha_results_seal.seal_files import SealFile, SizeLimit, not_owned, read_seal_file, refuse_not_owned
 from alpha_results_seal.seal_limits import (
@@ -127,12 +128,20 @@ def seal_target(seal_path: str, limits: SealLimits | None = None) -> str:
     return target_of(manifest, seal_path)
 
 
+TARGET_MAX_CHARS = 200
+"""A target is cut here, with a marker giving its length (`printable.bounded`): longer than any
+alpha id (128) or `benchmark:<symbol>`, it is a refused seal's, and only a label of its report
+(a 900 KB alpha id was echoed whole on every line naming the seal, and in its event)."""
+
+
 def target_of(manifest: dict[str, Any], seal_path: str) -> str:
     """What a seal with this manifest publishes: its alpha id or `benchmark:<symbol>`, else (no
     alpha id) its folder's name."""
     if manifest.get("type") == "benchmark":
-        return f"benchmark:{manifest.get('symbol')}"
-    return str(manifest.get("alpha_id") or os.path.basename(seal_path.rstrip("/")))
+        target = f"benchmark:{manifest.get('symbol')}"
+    else:
+        target = str(manifest.get("alpha_id") or os.path.basename(seal_path.rstrip("/")))
+    return bounded(target, TARGET_MAX_CHARS)
 
 
 def owned_files(storage: Storage, path: str) -> list[str]:
