@@ -31,6 +31,7 @@ from __future__ import annotations
 import concurrent.futures
 import datetime as dt
 import http.client
+import io
 import itertools
 import logging
 import os
@@ -41,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from records.events import Event
 from records.sql import Unavailable
@@ -127,8 +128,45 @@ class Sent:
 # -- one POST ---------------------------------------------------------------------------------
 
 
+class _HeadLines:
+    """The answer's stream while its head is read (line by line): whether a line came back empty,
+    the end of the stream rather than the head's empty line."""
+
+    def __init__(self, stream: io.BufferedReader) -> None:
+        self._stream = stream
+        self.cut = False
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = self._stream.readline(limit)
+        self.cut = line == b""
+        return line
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class _WholeHead(http.client.HTTPResponse):
+    """An answer whose head must end with its empty line. http.client takes the end of the stream
+    for the end of the headers, so a receiver that sent its status line and stalled read, once the
+    deadline shut the socket, as a complete 200: the event recorded delivered and lost (issue 48,
+    item 7). A head cut short is a failed attempt, retried."""
+
+    def begin(self) -> None:
+        stream = self.fp
+        head = _HeadLines(stream)
+        self.fp = cast(io.BufferedReader, head)  # only readline (and close) while the head is read
+        try:
+            super().begin()
+        finally:
+            self.fp = stream
+        if head.cut:
+            raise http.client.HTTPException("the head ended before its empty line")
+
+
 class _PinnedConnection(http.client.HTTPConnection):
     """Plain HTTP to the one address that was checked (the Host header still names the host)."""
+
+    response_class = _WholeHead
 
     def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
         super().__init__(host, port, timeout=timeout)

@@ -231,6 +231,30 @@ def test_a_receiver_that_fails_then_times_out_is_retried_in_order_until_it_recov
     assert world.webhook(hook["id"])["retrying"] is None
 
 
+def test_a_receiver_that_stalls_its_head_fails_the_attempt_and_the_event_is_retried(world: World) -> None:
+    """Its status line, then a head never finished (issue 48, item 7): http.client read the socket
+    the deadline shut as the end of the headers, and the worker recorded a 200, the event lost."""
+    member = world.key()
+    with receiving() as receiver:
+        receiver.plan.append("stall-head")  # then 200
+        hook = world.add(member.key_id, receiver.url())
+        event = world.append("alpha.published", "Test_a")
+        worker = world.start("--timeout", "2")
+        world.wait_until(
+            lambda: world.webhook(hook["id"])["delivered_through"] == event.id, "the event delivered"
+        )
+        receiver.release()
+        assert world.stop(worker) == 0, world.logs()
+
+    cursor = world.records.cursors.write(event.id)
+    assert delivered_ids(receiver) == [cursor, cursor]
+    attempts = world.attempts(hook["id"])
+    assert [(a["attempt"], a["outcome"], a["http_status"], a["error"]) for a in attempts] == [
+        (1, "failed", None, "answer: timed out after 2 s"),
+        (2, "delivered", 200, None),
+    ]
+
+
 def test_sustained_failure_disables_the_webhook_and_tells_its_key(world: World) -> None:
     member, other = world.key(), world.key()
     with receiving() as receiver:

@@ -171,10 +171,17 @@ class _Answers(BaseHTTPRequestHandler):
                 self.wfile.write(b"\x1b[31mdown\x07 " + b"x" * 1_000_000)
             except OSError:
                 pass
-        elif self.path == "/slow-headers":
-            self.send_response(200)
-            threading.Event().wait(5)
-            self.end_headers()
+        elif self.path in ("/slow-headers", "/cut-head"):
+            # The status line on the wire (send_response would buffer it), then a head never
+            # finished: a header dripped a byte at a time (each read of the sender's gets one, so
+            # only its deadline ends the wait) until the sender closes, or cut short by closing now.
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+            try:
+                while self.path == "/slow-headers":
+                    threading.Event().wait(0.05)
+                    self.wfile.write(b"a")
+            except OSError:
+                pass  # the sender closed
         else:
             self.send_response(204)
             self.end_headers()
@@ -224,8 +231,12 @@ def test_redirects_are_not_followed_and_an_answer_is_read_bounded(answering: int
 
 
 def test_a_receiver_too_slow_or_absent_fails_the_attempt(answering: int) -> None:
+    # Its status line, then nothing: the whole head must arrive within the timeout (http.client
+    # read the socket the deadline shut as the end of the headers: a 200, the event lost).
     slow = post(f"http://127.0.0.1:{answering}/slow-headers", b"{}", HEADERS, True, 0.5)
     assert (slow.status, slow.error) == (None, "answer: timed out after 0.5 s")
+    cut = post(f"http://127.0.0.1:{answering}/cut-head", b"{}", HEADERS, True, 5.0)
+    assert (cut.status, cut.error) == (None, "answer: the head ended before its empty line")
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
     port = server.server_port
     server.server_close()  # nothing listens there now

@@ -18,7 +18,9 @@ from typing import Any
 
 Answer = int | str
 """An HTTP status to answer with, `hang` (answer 200 only once released: longer than the worker's
-timeout) or `hold` (the same, and say that a request is held: the test kills the worker then)."""
+timeout), `hold` (the same, and say that a request is held: the test kills the worker then) or
+`stall-head` (send the status line `200 OK`, then drip a header a byte at a time, never ending the
+head, until released or the worker closes the connection)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ class Receiver:
                     if answer == "hold":
                         receiver.holding += 1
                     receiver._changed.notify_all()
+                if answer == "stall-head":
+                    self.stall_head(receiver._released)
+                    return
                 if answer in ("hang", "hold"):
                     receiver._released.wait(60)
                     answer = 200
@@ -85,6 +90,17 @@ class Receiver:
                     self.wfile.write(b"ok")
                 except OSError:
                     pass  # the worker was killed or gave up waiting
+
+            def stall_head(self, released: threading.Event) -> None:
+                # Each byte answers one read of the worker's, so its socket timeout never fires:
+                # only its deadline on the whole head ends the wait.
+                try:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+                    while not released.wait(0.05):
+                        self.wfile.write(b"a")
+                except OSError:
+                    pass  # the worker gave up and closed the connection
+                self.close_connection = True
 
             def log_message(self, *args: Any) -> None:
                 pass
