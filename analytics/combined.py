@@ -47,7 +47,7 @@ from schemas import choices
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.base import field_names
 from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShrinkage, CombinationWeight
-from schemas.bodies.envelope import CorrelationMatrix, EnvelopeMeta
+from schemas.bodies.envelope import BenchmarkEcho, CorrelationMatrix, EnvelopeMeta
 from schemas.bodies.metrics import TURNOVER_ANNUALISATIONS, UNSEALED_TURNOVER_UNIT
 from schemas.bodies.rows import CombinedRow
 from schemas.query import MAX_SET, MAX_WEIGHT
@@ -370,6 +370,7 @@ class Combined:
     cumulative: np.ndarray
     drawdown_pct: np.ndarray
     benchmark: np.ndarray | None  # the benchmark's cumulative return; None: the key may not read it
+    benchmark_echo: BenchmarkEcho | None  # its symbol and basis (`meta.benchmark`); None as above
     # The combination's own `meta` keys (`EnvelopeMeta` declares them): the set, its weights and fit,
     # the sessions combined, the book's figures and the set's correlations.
     alphas: list[str]
@@ -386,6 +387,7 @@ class Combined:
         combination's."""
         return msgspec.structs.replace(
             request,
+            benchmark=self.benchmark_echo,
             alphas=self.alphas,
             weighting=self.weighting,
             shrinkage=self.shrinkage,
@@ -617,6 +619,7 @@ def combined(
         cumulative,
         drawdown_pct,
         market,
+        None if benchmark is None else BenchmarkEcho(symbol=benchmark.symbol, basis=benchmark.basis),
         alphas=list(judged.ids),
         weighting=weighting.method,
         shrinkage=book.shrinkage,

@@ -34,8 +34,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import numpy as np
-
 from analytics import (
     attribution,
     capacity,
@@ -48,11 +46,9 @@ from analytics import (
     quantiles,
     risk,
     rolling,
-    screen,
-    sets,
 )
 from analytics.access import FULL_ACCESS
-from analytics.combined import Combined, combination, combine_weighting
+from analytics.combined import Combined
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.inputs import require_built
@@ -60,8 +56,6 @@ from analytics.policy import Policy, default_policy, load_policy
 from analytics.reading import EVERYTHING, Answer, Reading
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
-from datasets.catalogue_snapshot import CatalogueSnapshot
-from datasets.faults import CatalogueIncomplete
 from datasets.queries import Page, page_of
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from datasets.series import BenchmarkSeries, benchmark_series
@@ -83,6 +77,7 @@ from schemas.query import (
     BookWindowQuery,
     CapacityQuery,
     ChecksQuery,
+    CombineQuery,
     CompareQuery,
     ContributionQuery,
     CorrelationQuery,
@@ -296,11 +291,16 @@ class Figures:
         series `days`, `period`, `cumulative`, `drawdown_pct` and `benchmark` (the market benchmark's cumulative
         return) as arrays."""
         ids = tuple(alphas)
-        window = (start, end)
-        found = combine_weighting(ids, weighting, _weights(weights, ids), shrinkage, fit_to, window)
-        snapshot = self.reader.snapshot()
-        sets.admitted(_anyone, snapshot.catalogue, ids, "alphas")
-        return combination(snapshot, ids, window, found, self._market(), warnings or Warnings())
+        q = CombineQuery(
+            alphas=ids,
+            weights=_weights(weights, ids),
+            weighting=weighting,
+            shrinkage=shrinkage,
+            fit_to=fit_to,
+            start=start,
+            end=end,
+        )
+        return _collected(self.reading().combine(q), warnings)
 
     def contribution(
         self,
@@ -353,33 +353,14 @@ class Figures:
         row with its alpha's standing (`standings`)."""
         kept = (standing,) if isinstance(standing, str) else tuple(standing)
         q = ScreenQuery(tag=tuple(tag) or None, standing=kept or None, **params)
-        snapshot = self.reader.snapshot()
-        index = screen.require_index(snapshot.catalogue)
-        readable = self._everything(snapshot)
-        named = q.correlated_to if q.max_correlation is not None else None
-        correlated = None if named is None else self._published(named).alpha_id
-        compared = screen.compared_set(snapshot, q, correlated, readable, self.standings.approved)
-        filters = screen.candidate_filters(snapshot, q, correlated, compared)
-        # A caller that reads everything: no field is withheld but the residual figures when the
-        # standings approve other alphas than the index last heard of.
-        hidden = screen.residual_withheld(
-            q, snapshot.catalogue, readable, self.standings.approved, True, warnings or Warnings()
-        )
-        return screen.screen_page(snapshot, index, q, readable, filters, hidden, self.standings)
+        answer = self.reading().screen(q, lambda alpha: self._published(alpha).alpha_id)
+        _collect(warnings, answer.warnings)
+        return answer.data.page
 
     def reading(self, policy: Policy | None = None) -> Reading:
         """The lake as a reader of everything reads it now, with these standings (`analytics.reading`):
         the one inputs object every answer over the catalogue is computed from."""
         return Reading(self.reader, EVERYTHING, lambda: self.standings, policy or default_policy())
-
-    def _catalogue_wide(self) -> CatalogueSnapshot:
-        """The catalogue snapshot of a figure over every alpha the caller may read, which for a
-        notebook is every one: `CatalogueIncomplete` when one is published but cannot be read, as
-        the server refuses (`serve.readable.whole_catalogue`), never a figure over fewer."""
-        snapshot = self.reader.snapshot()
-        if snapshot.catalogue.unreadable:
-            raise CatalogueIncomplete()
-        return snapshot
 
     def _market(self) -> BenchmarkSeries:
         """The market benchmark's daily series (`schemas.wire.MARKET_BENCHMARK`), as the server reads it: `BenchmarkMissing`
@@ -388,13 +369,6 @@ class Figures:
         view = self.reader.benchmark_view(symbol)
         assert view is not None  # opened, or BenchmarkMissing raised
         return benchmark_series(view, symbol)
-
-    @staticmethod
-    def _everything(snapshot: CatalogueSnapshot) -> np.ndarray:
-        """The readable mask of a caller that may read every alpha."""
-        listing = snapshot.catalogue.listing
-        assert listing is not None
-        return np.ones(len(listing.ids), dtype=bool)
 
 
 def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:
@@ -406,11 +380,6 @@ def _collected(answer: Answer[T], warnings: Warnings | None) -> T:
     """The answer's Struct, its warnings added to `warnings` (when given), as the API's meta holds them."""
     _collect(warnings, answer.warnings)
     return answer.data
-
-
-def _anyone(alpha: str) -> bool:
-    """A notebook may read every alpha (`sets.admitted`'s predicate)."""
-    return True
 
 
 def _weights(weights: Weights | None, ids: tuple[str, ...]) -> tuple[float, ...] | None:

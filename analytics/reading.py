@@ -29,8 +29,9 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from analytics import checks, residual, sets, significance
+from analytics import checks, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
+from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
     contribution_of,
     contribution_parameters,
@@ -43,7 +44,7 @@ from analytics.errors import DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
 from analytics.standings import NO_DECISIONS, Standings
-from datasets import answers
+from datasets import answers, screener
 from datasets.catalogue_snapshot import CatalogueSnapshot
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
@@ -54,7 +55,15 @@ from schemas.bodies.analytics import Significance
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.residual import Residual
 from schemas.bodies.service import Warning
-from schemas.query import ChecksQuery, ContributionQuery, CorrelationQuery, ResidualQuery, SignificanceQuery
+from schemas.query import (
+    ChecksQuery,
+    CombineQuery,
+    ContributionQuery,
+    CorrelationQuery,
+    ResidualQuery,
+    ScreenQuery,
+    SignificanceQuery,
+)
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 
 T = TypeVar("T")
@@ -329,3 +338,80 @@ class Reading:
         warnings = Warnings()
         data = contribution_of(self.snapshot, alpha, reference, window, weighting, q.weight, warnings)
         return Answer(data, warnings.entries, version)
+
+    def combine(self, q: CombineQuery) -> Answer[Combined]:
+        window: Window = (q.start, q.end)
+        ids = q.alphas
+        weighting = combine_weighting(ids, q.weighting, q.weights, q.shrinkage, q.fit_to, window)
+        require_readable(self.scope.access, "ledger")
+        catalogue = self.snapshot.catalogue
+        sets.admitted(self.scope.may_read, catalogue, ids, "alphas")
+        market = self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+        # The set's builds (their index rows and matrix rows), the benchmark's build and the
+        # parameters: never another alpha.
+        version = catalogue_tag(
+            catalogue,
+            sets.set_mask(catalogue, ids),
+            "combine",
+            ",".join(ids),
+            weighting.method,
+            repr(weighting.given),
+            repr(weighting.shrinkage),
+            repr(weighting.fit_to),
+            repr(window),
+            "benchmark:" + ("withheld" if market is None else market.build_id),
+            matrices_tag(catalogue),
+        )
+        warnings = Warnings()
+        data = combination(self.snapshot, ids, window, weighting, market, warnings)
+        return Answer(data, warnings.entries, version)
+
+    def screen(self, q: ScreenQuery, resolve: Callable[[str], str]) -> Answer[ScreenPage]:
+        """The screener's page; `resolve`: the caller's authorisation and lookup of the alpha
+        `q.correlated_to` names (its id, or the caller's 403 or 404), asked only with
+        `max_correlation`."""
+        if not self.scope.may_call(screen.FIGURES_ENDPOINT):
+            raise DataNotReadable(
+                f"These rows are the alphas' headline figures; they need {screen.FIGURES_ENDPOINT}.",
+                screen.FIGURES_ENDPOINT,
+            )
+        snapshot = self.snapshot
+        catalogue = snapshot.catalogue
+        index = screen.require_index(catalogue)
+        warnings = Warnings()
+        # Fields built from data the reader may not read: null, with a warning, and no filter or sort on them.
+        hidden = screen.withheld_fields(q, self.scope.access, warnings)
+        readable = self.readable()
+        screen.standings_wanted(q)  # a bad `standing` is a 400 before the records are read
+        standings = self.standings
+        if not set(screen.RESIDUAL_FIELDS) <= hidden.keys():  # not already withheld with the ledger's
+            hidden |= screen.residual_withheld(
+                q, catalogue, readable, standings.approved, self.scope.may_call(BENCHMARK_ENDPOINT), warnings
+            )
+        if q.max_correlation is not None:
+            if not self.scope.may_call(screen.CORRELATION_ENDPOINT):
+                raise DataNotReadable(
+                    f"max_correlation is a correlation figure; it needs {screen.CORRELATION_ENDPOINT}.",
+                    screen.CORRELATION_ENDPOINT,
+                )
+            require_readable(self.scope.access, BASES[q.correlation_basis].data)
+        named = q.correlated_to if q.max_correlation is not None else None
+        correlated = None if named is None else resolve(named)
+        compared = screen.compared_set(snapshot, q, correlated, readable, standings.approved)
+        filters = screen.candidate_filters(snapshot, q, correlated, compared)
+        page = screen.screen_page(snapshot, index, q, readable, filters, hidden, standings)
+        # Every figure, matrix row and position an answer holds is of a build of an alpha the
+        # reader reads: the version names those builds alone, and the standings they have.
+        builds = catalogue_tag(catalogue, readable)
+        version = f"{builds}:{standings.tag(catalogue, readable)}"
+        return Answer(ScreenPage(page, compared, builds), warnings.entries, version)
+
+
+@dataclass(frozen=True)
+class ScreenPage:
+    """The screener's page and the set `max_correlation` compared with (None: no such filter)."""
+
+    page: screener.Page
+    compared: sets.DefaultReference | None
+    builds: str
+    """The version of the builds the rows are of (`meta.source`), the standings aside."""

@@ -34,6 +34,11 @@ from schemas.lake import RESIDUAL_COLUMNS
 from schemas.query import MAX_REFERENCES, ScreenQuery
 from schemas.wire import BENCHMARK_ENDPOINT
 
+FIGURES_ENDPOINT = "performance.metrics"
+"""The route that serves the figures the screener filters on and returns: a reader needs it."""
+CORRELATION_ENDPOINT = "analytics.correlation"
+"""The route that serves the correlations `max_correlation` bounds."""
+
 
 def require_index(catalogue: Catalogue) -> pa.Table:
     """The catalogue index the screener queries; 503 when the lake has none."""

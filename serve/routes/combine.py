@@ -17,26 +17,18 @@ the correlation matrix, which a columnar page could only carry in headers.
 
 from __future__ import annotations
 
-from functools import partial
-
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import sets
-from analytics.access import require_readable
-from analytics.combined import combination, combine_weighting
-from analytics.entries import Warnings, window_echo
-from analytics.reading import catalogue_tag
+from analytics.entries import window_echo
 from datasets.queries import Page, Window
-from datasets.series import benchmark_series
 from schemas import choices
 from schemas.bodies.analytics import SET_SESSIONS
 from schemas.bodies.decisions import Contribution
-from schemas.bodies.envelope import BenchmarkEcho, Collection, Single
+from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.rows import CombinedRow
 from schemas.query import CombineQuery, ContributionQuery
-from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
@@ -65,42 +57,14 @@ BOOK = choices.DEFAULT_BOOK
 )
 async def combine_alphas(ctx: Ctx[CombineQuery]) -> Response[Collection[CombinedRow]]:
     args = ctx.args()
+    reading = ctx.reading()
+    answer = await to_thread.run_sync(reading.combine, args)
+    ctx.validate_with("combine:" + answer.version)
+    found = answer.data
     window: Window = (args.start, args.end)
-    ids = args.alphas
-    weighting = combine_weighting(ids, args.weighting, args.weights, args.shrinkage, args.fit_to, window)
-    require_readable(ctx.access, "ledger")
-    snapshot = ctx.reader.snapshot()
-    catalogue = snapshot.catalogue
-    sets.admitted(ctx.caller.may_read, catalogue, ids, "alphas")
-    warnings = Warnings()
-    market = None
-    if ctx.caller.may_call(BENCHMARK_ENDPOINT):
-        market = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
-    # The answer depends on the set's builds (their index rows and matrix rows), the benchmark's build and
-    # the parameters: never on another alpha.
-    version = catalogue_tag(
-        catalogue,
-        sets.set_mask(catalogue, ids),
-        "combine",
-        ",".join(ids),
-        weighting.method,
-        repr(weighting.given),
-        repr(weighting.shrinkage),
-        repr(weighting.fit_to),
-        repr(window),
-        "benchmark:" + ("withheld" if market is None else market.build_id),
-        repr(sorted(catalogue.generation.matrices) if catalogue.generation else None),
-    )
-    ctx.validate_with("combine:" + version)
-    found = await to_thread.run_sync(partial(combination, snapshot, ids, window, weighting, market, warnings))
-    meta = ctx.meta(
-        source=f"lake:catalogue_index@{version}",
-        book=BOOK,
-        window=window_echo(window),
-        benchmark=None if market is None else BenchmarkEcho(symbol=market.symbol, basis=market.basis),
-    )
+    meta = ctx.meta(source=f"lake:catalogue_index@{answer.version}", book=BOOK, window=window_echo(window))
     page = Page(found.rows(args.limit, args.offset), int(found.days.size))
-    return ctx.collection(page, args.limit, args.offset, with_warnings(found.meta(meta), warnings.entries))
+    return ctx.collection(page, args.limit, args.offset, with_warnings(found.meta(meta), answer.warnings))
 
 
 # -- contribution ---------------------------------------------------------------------------------
