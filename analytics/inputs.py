@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,15 @@ class Ledger:
     risk_free_return: np.ndarray  # what the cash earned per session
 
     def window(self, window: Window) -> Ledger:
-        a, b = window_bounds(self.days, window)
+        return self._rows(*window_bounds(self.days, window))
+
+    def split(self, last: dt.date | None) -> tuple[Ledger, Ledger]:
+        """The sessions on or before `last`, and those after it (None: none after). Cut at a
+        position, never at the day after `last`, which date.max does not have."""
+        cut = window_bounds(self.days, (None, last))[1]
+        return self._rows(0, cut), self._rows(cut, self.days.size)
+
+    def _rows(self, a: int, b: int) -> Ledger:
         return Ledger(*(getattr(self, name)[a:b] for name in Ledger.__dataclass_fields__))
 
     @property

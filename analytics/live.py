@@ -199,12 +199,12 @@ def live_payload(
         reasons["ic"] = "the run sealed no decisions (no weekly IC)"
 
     # The split date closes the in-sample window; the live part is every session after it (none
-    # without a split: dt.date.max holds no session).
+    # without a split, nor after a split past the last session: 9999-12-31 is a what-if of an
+    # alpha not live yet).
     ledgers: list[inputs.Ledger | None] = [None, None]
     if ledger is not None:
         ledger = ledger if end is None else ledger.window((None, end))
-        after = dt.date.max if split.date is None else split.date + dt.timedelta(days=1)
-        ledgers = [ledger.window((None, split.date)), ledger.window((after, None))]
+        ledgers = list(ledger.split(split.date))
     ics: list[np.ndarray | None] = [None, None]
     if series is not None:
         finite = np.isfinite(series.values)
