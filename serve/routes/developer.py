@@ -147,9 +147,8 @@ def routes() -> list[ControllerRouterHandler]:
 
     @get(LLMS_PATH, sync_to_thread=False, include_in_schema=False)
     def llms_txt(request: Request[Any, Any, Any]) -> Response[bytes]:
-        return Response(
-            request.app.state[_LLMS], media_type="text/markdown; charset=utf-8", headers=PAGE_HEADERS
-        )
+        # Litestar adds `; charset=utf-8` to every text/* type: naming it here sent it twice.
+        return Response(request.app.state[_LLMS], media_type="text/markdown", headers=PAGE_HEADERS)
 
     # Only the versioned release folder: its immutable cache is safe there, and nothing else under
     # serve/static (the dashboard's sources, READMEs) gets an address of its own.

@@ -151,6 +151,25 @@ def test_the_start_up_script_is_served_from_this_origin(client: TestClient[Any])
     assert b"SwaggerUIBundle(" in response.content and b"openapi-document" in response.content
 
 
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [
+        (pages.LANDING_PATH, "text/html; charset=utf-8"),
+        (pages.DOCS_PATH, "text/html; charset=utf-8"),
+        (pages.DOCS_INIT_PATH, "text/javascript; charset=utf-8"),
+        (pages.LLMS_PATH, "text/markdown; charset=utf-8"),
+        (pages.OPENAPI_PATH, "application/json"),
+    ],
+)
+def test_each_page_names_its_type_and_charset_once(
+    client: TestClient[Any], path: str, content_type: str
+) -> None:
+    """One Content-Type, its charset once (`/llms.txt` sent `charset=utf-8` twice: issue 48)."""
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response.headers.get_list("content-type") == [content_type]
+
+
 def test_docs_assets_are_the_vendored_files_with_a_year_long_immutable_cache(client: TestClient[Any]) -> None:
     for _, url in parsed(client.get("/docs").text).urls:
         if url == pages.DOCS_INIT_PATH:
