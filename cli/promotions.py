@@ -2,11 +2,15 @@
 and `alpha-results events purge`: the operator's decisions about an alpha, kept as an append-only history in the database the key
 store uses (`--keystore`, else `ALPHA_RESULTS_KEYSTORE_URL`, else `sqlite:///var/keys.sqlite3`).
 
-A decision records the date it takes effect (`--as-of`, default today), who decided (`--by`), why
-(`--note`), and a snapshot of what was seen: the alpha's served build and its checks over its
-history up to that date against the operator's policy (`--policy`, else
-`ALPHA_RESULTS_CHECKS_POLICY_FILE`, else the built-in defaults). It prints the record as JSON.
-Each writes its event (`alpha.approved`, `alpha.retired`) with it, in one transaction.
+A decision records the date it takes effect (`--as-of`, default the alpha's last session), who
+decided (`--by`), why (`--note`), and a snapshot of what was seen: the alpha's served build and its
+checks over its history up to that date against the operator's policy (`--policy`, else
+`ALPHA_RESULTS_CHECKS_POLICY_FILE`, else the built-in defaults). Before anything is written it says
+on stderr the verdict, each failed check, and what the decision changes for the other alphas (the
+approved set their reference set is drawn from, and each check of the live book that flips);
+`--dry-run` stops there. An approval whose checks fail is refused unless `--override "reason"`,
+recorded with it. It prints the record as JSON on stdout. Each writes its event (`alpha.approved`,
+`alpha.retired`) with it, in one transaction.
 """
 
 from __future__ import annotations
@@ -40,8 +44,20 @@ def register(subparsers: Any) -> None:
             "--as-of",
             type=_date,
             default=None,
-            help="the date the decision takes effect (default: today, UTC)",
+            help="the date the decision takes effect (default: the alpha's last session, its data's last day)",
         )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="say the verdict and what the decision would change for the other alphas; record nothing",
+        )
+        if action == "approved":
+            parser.add_argument(
+                "--override",
+                metavar="REASON",
+                default=None,
+                help="approve an alpha whose checks fail, saying why (recorded in the snapshot and the event)",
+            )
         _common(parser)
         parser.set_defaults(handler=_decide, action=action)
     history = subparsers.add_parser("promotions", help="the decisions about an alpha, oldest first")
@@ -74,18 +90,28 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _decide(args: argparse.Namespace) -> int:
-    from pipeline.promotions import Decision, DecisionRefused, as_json, decide
+    from alpha_results_seal.printable import print_lines
+    from pipeline.promotions import Decision, DecisionRefused, as_json, decide, preview
 
     settings = Settings.from_env()
-    as_of = args.as_of or dt.datetime.now(dt.UTC).date()
-    decision = Decision(args.alpha, args.action, as_of, args.by, args.note)
+    override = getattr(args, "override", None)
+    if override is not None and not override.strip():
+        print("error: --override needs a reason", file=sys.stderr)
+        return 2
+    decision = Decision(args.alpha, args.action, args.as_of, args.by, args.note, override)
     policy = settings.checks_policy_file if args.policy is None else args.policy
+    where = (args.lake or settings.lake, args.keystore or settings.keystore_url, policy)
     try:
-        promotion, _ = decide(
-            args.lake or settings.lake, args.keystore or settings.keystore_url, policy, decision
-        )
+        # The verdict and the decision's effects first, before anything is written.
+        found = preview(*where, decision)
+        print_lines(found.lines(), sys.stderr)
+        if args.dry_run:
+            refused = found.refusal()
+            print_lines([f"dry run: nothing recorded{'; ' + refused if refused else ''}"], sys.stderr)
+            return 0
+        promotion, _ = decide(*where, decision)
     except DecisionRefused as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_lines([f"error: {exc}"], sys.stderr)
         return 1
     print(json.dumps(as_json(promotion), indent=2))
     return 0

@@ -24,17 +24,20 @@ from typing import Any
 import msgspec
 
 from alpha_results_seal.storage import Storage
-from analytics.errors import BadParameters
+from analytics import inputs
+from analytics.errors import AnalyticsNotBuilt, BadParameters
 from analytics.figures import Figures
 from analytics.policy import PolicyError, load_policy
 from analytics.standings import Standings
 from datasets import catalogue_index as index_files
+from datasets.faults import LakeUnavailable
 from pipeline import catalogue_index
+from pipeline.events import CHECKS_BOOK
 from records.answers import decision_of
 from records.events import Event
 from records.promotions import Action, Promotion, PromotionRefused
 from records.sql import Unavailable
-from records.store import open_records
+from records.store import Records, open_records
 from schemas.bodies.promotions import CheckSeen, PolicySeen, Snapshot
 
 LOG = logging.getLogger(__name__)
@@ -42,27 +45,141 @@ LOG = logging.getLogger(__name__)
 
 class DecisionRefused(Exception):
     """A decision not recorded, and why: the alpha is not published, the decision does not follow
-    from the last, the checks cannot be measured up to its date, or the database cannot be used."""
+    from the last, the checks cannot be measured up to its date, an approval of an alpha whose
+    checks fail without an override, or the database cannot be used."""
 
 
 @dataclass(frozen=True)
 class Decision:
     alpha_id: str
     action: Action
-    as_of: dt.date
+    as_of: dt.date | None
+    """The date it takes effect; None: the alpha's last session (its served build's long_short
+    ledger), the last day its checks can be measured to."""
     decided_by: str
     note: str
+    override: str | None = None
+    """Why a failing alpha is approved all the same (recorded in the snapshot and the event); an
+    approval whose verdict is fail is refused without one."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A check of another alpha whose value the decision changes (its reference set does)."""
+
+    check: str
+    before: str
+    after: str
+    value_before: float | None
+    value_after: float | None
+
+    @property
+    def flips(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a decision would record and change, before it is recorded (`alpha-results promote
+    --dry-run` prints only this): the verdict, each failed check, and for the other alphas the
+    approved set their default reference set is drawn from, before and after, with the checks of
+    the live book (the approved and the production alphas) that move, and whether they flip."""
+
+    decision: Decision
+    as_of: dt.date
+    approval_before: dt.date | None
+    """The as_of of the alpha's latest approval before the decision (the live checks' split)."""
+    build_id: str
+    snapshot: dict[str, Any]
+    approved_before: tuple[str, ...]
+    approved_after: tuple[str, ...]
+    changes: dict[str, list[Change]]
+    compared: tuple[str, ...]
+    """The alphas whose checks were compared (the live book but the alpha itself)."""
+
+    @property
+    def verdict(self) -> str:
+        return str(self.snapshot["verdict"])
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        return [check for check in self.snapshot["checks"] if check["verdict"] == "fail"]
+
+    def refusal(self) -> str | None:
+        """Why the decision may not be recorded as asked: an approval of a failing alpha without
+        an override."""
+        if self.decision.action != "approved" or self.verdict != "fail" or self.decision.override:
+            return None
+        ids = ", ".join(check["id"] for check in self.failed)
+        return (
+            f"{self.decision.alpha_id} fails {len(self.failed)} check(s) ({ids}) up to {self.as_of}: not approved. "
+            'To approve it all the same, say why: --override "reason" (recorded with the decision)'
+        )
+
+    def lines(self) -> list[str]:
+        """The preview as a person reads it: the verdict first, one line per failed check, then what
+        the decision changes for the other alphas."""
+        d = self.decision
+        verb = "approve" if d.action == "approved" else "retire"
+        out = [
+            f"{verb} {d.alpha_id} as of {self.as_of} (build {self.build_id}): checks {self.verdict.upper()}"
+            + (f", {len(self.failed)} failed" if self.failed else "")
+        ]
+        out += [f"  fail  {check['id']}: {check['reason']}" for check in self.failed]
+        if d.override and self.verdict == "fail":
+            out.append(f"  override: {d.override}")
+        if self.approved_before == self.approved_after:
+            return out
+        before = ", ".join(self.approved_before) or "none (the production alphas stand in)"
+        after = ", ".join(self.approved_after) or "none (the production alphas stand in)"
+        out.append(f"the approved set every other alpha's reference set is drawn from: {before} -> {after}")
+        if not self.compared:
+            out.append("  no other alpha of the live book to compare")
+        for alpha in self.compared:
+            moved = self.changes.get(alpha, [])
+            if not moved:
+                out.append(f"  {alpha}: its checks do not move")
+            for change in moved:
+                verdict = (
+                    f"FLIPS {change.before} -> {change.after}" if change.flips else f"still {change.after}"
+                )
+                out.append(
+                    f"  {alpha}  {change.check}: {_number(change.value_before)} -> "
+                    f"{_number(change.value_after)}, {verdict}"
+                )
+        return out
+
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else f"{value:.4g}"
+
+
+REFERENCE_CHECKS = ("production_correlation", "residual_information_ratio")
+"""The checks whose value depends on the approved set (the default reference set)."""
+
+
+def last_session(figures: Figures, alpha: str) -> dt.date:
+    """The last session of the alpha's served long_short book: the default `as_of`."""
+    ledger = inputs.ledger(figures.build(alpha), CHECKS_BOOK)
+    if ledger is None or ledger.days.size == 0:
+        raise DecisionRefused(f"{alpha} has no long_short ledger: name the decision's date with --as-of")
+    return dt.date(1970, 1, 1) + dt.timedelta(days=int(ledger.days[-1]))
 
 
 def snapshot_of(
-    figures: Figures, alpha: str, as_of: dt.date, policy_file: str, approved: dt.date | None = None
+    figures: Figures,
+    alpha: str,
+    as_of: dt.date,
+    policy_file: str,
+    approved: dt.date | None = None,
+    override: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The served build of `alpha` and what its checks said over its history up to `as_of` (a
     `schemas.bodies.promotions.Snapshot`, as JSON: what the record keeps and the API serves);
     `approved`: the as_of of the alpha's latest approval before this decision (the live checks')."""
     build = figures.build(alpha)
     policy = load_policy(policy_file)
-    checks = figures.checks(alpha, policy, approved=approved, end=as_of)
+    checks = figures.checks(alpha, policy, approved=approved, end=as_of, book=CHECKS_BOOK)
     snapshot = Snapshot(
         as_of=as_of,
         policy=msgspec.convert(msgspec.to_builtins(policy.echo()), PolicySeen),
@@ -72,46 +189,133 @@ def snapshot_of(
         ],
         verdict=checks.summary.verdict,
         withheld_reason=None,  # the record keeps everything; a key sees what its grants reach
+        override=override,
     )
     return build.build_id, msgspec.to_builtins(snapshot)
 
 
-def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
-    """Record `decision` with its snapshot and its event; `DecisionRefused` says why not."""
+def preview(lake: str, records_url: str, policy_file: str, decision: Decision) -> Preview:
+    """What `decision` would record and change (nothing is written); `DecisionRefused` says why it
+    cannot be measured."""
+    records = _opened(records_url)
     try:
-        records = open_records(records_url)
+        return _preview(records, lake, policy_file, decision)
+    except PromotionRefused as exc:
+        raise DecisionRefused(str(exc)) from None
+    except Unavailable as exc:
+        raise DecisionRefused(f"the database cannot be used: {exc}") from None
+    finally:
+        records.close()
+
+
+def _preview(records: Records, lake: str, policy_file: str, decision: Decision) -> Preview:
+    before = records.promotions.approval(decision.alpha_id)
+    approved = None if before is None else before.as_of
+    standings = Standings.of(records.promotions.standing())
+    alpha = decision.alpha_id
+    try:
+        # The standings in force before the decision: the reference set the checks route reads
+        # (the approved alphas but this one), so the snapshot is that route's answer that day.
+        figures = Figures.open(lake, standings)
+        as_of = decision.as_of or last_session(figures, alpha)
+        # A decision that does not follow from the last is refused before any figure is computed.
+        records.promotions.follows(alpha, decision.action, as_of, decision.decided_by)
+        build_id, snapshot = snapshot_of(figures, alpha, as_of, policy_file, approved, decision.override)
+        after = _standings_after(standings, decision, as_of)
+        compared = tuple(a for a in _live_book(figures, standings, after) if a != alpha)
+        changes = {other: _changes(figures, after, other, policy_file) for other in compared}
+    except LakeUnavailable as exc:
+        raise DecisionRefused(f"the lake cannot be read: {exc}") from None
+    except LookupError as exc:
+        raise DecisionRefused(str(exc)) from None
+    except BadParameters as exc:
+        problems = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
+        raise DecisionRefused(f"the checks cannot be measured up to {as_of}: {problems}") from None
+    except PolicyError as exc:
+        raise DecisionRefused(str(exc)) from None
+    return Preview(
+        decision,
+        as_of,
+        approved,
+        build_id,
+        snapshot,
+        tuple(sorted(standings.approved)),
+        tuple(sorted(after.approved)),
+        changes,
+        compared,
+    )
+
+
+def _standings_after(standings: Standings, decision: Decision, as_of: dt.date) -> Standings:
+    approved = dict(standings.approved)
+    if decision.action == "approved":
+        approved[decision.alpha_id] = as_of
+    else:
+        approved.pop(decision.alpha_id, None)
+    retired = standings.retired | ({decision.alpha_id} if decision.action == "retired" else set())
+    return Standings(approved, frozenset(retired))
+
+
+def _live_book(figures: Figures, before: Standings, after: Standings) -> list[str]:
+    """The alphas whose checks a decision is shown against: the approved ones, before and after,
+    and the production ones (the default reference set's fallback): the live book, bounded by it
+    rather than by the catalogue."""
+    index = figures.reader.snapshot().catalogue.index
+    production = (
+        [] if index is None else index.filter(index.column("production")).column("alpha_id").to_pylist()
+    )
+    return sorted({*before.approved, *after.approved, *production})
+
+
+def _changes(figures: Figures, after: Standings, alpha: str, policy_file: str) -> list[Change]:
+    """The reference-set checks of `alpha` whose value or verdict differs with the standings
+    `after`."""
+    policy = load_policy(policy_file)
+    try:
+        now = {c.id: c for c in figures.checks(alpha, policy).checks}
+        then = {c.id: c for c in Figures(figures.reader, after).checks(alpha, policy).checks}
+    except (LookupError, BadParameters, AnalyticsNotBuilt):
+        return []  # an alpha of the live book without checks: nothing of it flips
+    return [
+        Change(check, now[check].verdict, then[check].verdict, now[check].value, then[check].value)
+        for check in REFERENCE_CHECKS
+        if now[check].verdict != then[check].verdict or _moved(now[check].value, then[check].value)
+    ]
+
+
+def _moved(before: float | None, after: float | None) -> bool:
+    """A value that changed beyond rounding (the same figure over a set of the same returns in
+    another order differs in its last bits)."""
+    if before is None or after is None:
+        return before is not after
+    return abs(after - before) > 1e-12 * max(1.0, abs(before))
+
+
+def _opened(records_url: str) -> Records:
+    try:
+        return open_records(records_url)
     except Unavailable as exc:
         raise DecisionRefused(f"the database cannot be opened: {exc}") from None
+
+
+def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
+    """Record `decision` with its snapshot and its event; `DecisionRefused` says why not (an
+    approval of a failing alpha without an override among the reasons)."""
+    records = _opened(records_url)
     try:
-        try:
-            before = records.promotions.approval(decision.alpha_id)
-        except Unavailable as exc:
-            raise DecisionRefused(f"the database cannot be used: {exc}") from None
-        approved = None if before is None else before.as_of
-        try:
-            # The standings in force before the decision: the reference set the checks route reads
-            # (the approved alphas but this one), so the snapshot is that route's answer that day.
-            figures = Figures.open(lake, Standings.of(records.promotions.standing()))
-            build_id, snapshot = snapshot_of(
-                figures, decision.alpha_id, decision.as_of, policy_file, approved
-            )
-        except LookupError as exc:
-            raise DecisionRefused(str(exc)) from None
-        except BadParameters as exc:
-            problems = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
-            raise DecisionRefused(
-                f"the checks cannot be measured up to {decision.as_of}: {problems}"
-            ) from None
-        except PolicyError as exc:
-            raise DecisionRefused(str(exc)) from None
+        found = _preview(records, lake, policy_file, decision)
+        refused = found.refusal()
+        if refused is not None:
+            raise DecisionRefused(refused)
         decided = records.decide(
             decision.alpha_id,
             decision.action,
-            decision.as_of,
+            found.as_of,
             decision.decided_by,
             decision.note,
-            build_id,
-            snapshot,
+            found.build_id,
+            found.snapshot,
+            override=decision.override if found.verdict == "fail" else None,
         )
         try:
             in_force: frozenset[str] | None = frozenset(Standings.of(records.promotions.standing()).approved)
@@ -124,9 +328,8 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
     finally:
         records.close()
     # The approval in force after the decision: this one, or the one a retirement ends.
-    index_follows(
-        lake, decision.alpha_id, decision.as_of if decision.action == "approved" else approved, in_force
-    )
+    approved = found.as_of if decision.action == "approved" else found.approval_before
+    index_follows(lake, decision.alpha_id, approved, in_force)
     return decided
 
 

@@ -25,8 +25,11 @@ def decision_of(promotion: Promotion, shown: Callable[[Snapshot], Snapshot] = as
         note=promotion.note,
         build_id=promotion.build_id,
         recorded_at=promotion.recorded_at.isoformat().replace("+00:00", "Z"),
-        # Written by `pipeline.promotions.snapshot_of` from the same Structs.
-        snapshot=shown(msgspec.convert(promotion.snapshot, Snapshot)),
+        # Written by `pipeline.promotions.snapshot_of` from the same Structs. A record kept before
+        # snapshots said what was withheld, or carried an override, holds neither: nothing was.
+        snapshot=shown(
+            msgspec.convert({"withheld_reason": None, "override": None, **promotion.snapshot}, Snapshot)
+        ),
     )
 
 

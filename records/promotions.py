@@ -96,19 +96,7 @@ class Promotions:
     ) -> Statement:
         """The insert of a decision, checked against the alpha's last one (`PromotionRefused`), to
         run alone or in a transaction with what it causes (`records.store.Records.decide`)."""
-        if action not in ACTIONS:
-            raise PromotionRefused(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
-        if not decided_by.strip():
-            raise PromotionRefused("say who decided (--by)")
-        last = self.latest(alpha_id)
-        if action == "approved" and last is not None and last.action == "approved":
-            raise PromotionRefused(f"{alpha_id} is already approved (as of {last.as_of}); retire it first")
-        if action == "retired" and (last is None or last.action != "approved"):
-            raise PromotionRefused(f"{alpha_id} is not approved: nothing to retire")
-        if last is not None and as_of < last.as_of:
-            raise PromotionRefused(
-                f"as of {as_of} is before the last decision about {alpha_id} ({last.as_of})"
-            )
+        self.follows(alpha_id, action, as_of, decided_by)
         recorded_at = now or dt.datetime.now(dt.UTC)
         return (
             INSERT,
@@ -123,6 +111,23 @@ class Promotions:
                 stored_time(recorded_at),
             ),
         )
+
+    def follows(self, alpha_id: str, action: Action, as_of: dt.date, decided_by: str) -> None:
+        """`PromotionRefused` unless the decision follows from the alpha's last one (asked again
+        by `statement`, in the decision's transaction)."""
+        if action not in ACTIONS:
+            raise PromotionRefused(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
+        if not decided_by.strip():
+            raise PromotionRefused("say who decided (--by)")
+        last = self.latest(alpha_id)
+        if action == "approved" and last is not None and last.action == "approved":
+            raise PromotionRefused(f"{alpha_id} is already approved (as of {last.as_of}); retire it first")
+        if action == "retired" and (last is None or last.action != "approved"):
+            raise PromotionRefused(f"{alpha_id} is not approved: nothing to retire")
+        if last is not None and as_of < last.as_of:
+            raise PromotionRefused(
+                f"as of {as_of} is before the last decision about {alpha_id} ({last.as_of})"
+            )
 
     def history(self, alpha_id: str) -> list[Promotion]:
         """Every decision about `alpha_id`, oldest first."""

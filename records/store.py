@@ -34,6 +34,7 @@ class Records:
         build_id: str,
         snapshot: dict[str, Any],
         now: dt.datetime | None = None,
+        override: str | None = None,
     ) -> tuple[Promotion, Event]:
         """Record a decision and its event (`alpha.approved`, `alpha.retired`) in one transaction:
         both or neither. `PromotionRefused` when it does not follow from the alpha's last one."""
@@ -47,6 +48,8 @@ class Records:
             "decided_by": decided_by,
             "note": note,
             "build_id": build_id,
+            # Why an alpha whose checks failed was approved all the same; absent otherwise.
+            **({"override": override} if override else {}),
         }
         event = self.events.statement(f"alpha.{action}", said, alpha_id=alpha_id, now=moment)
         promotion_rows, event_rows = in_id_order(self.database, [recorded, event])

@@ -153,7 +153,12 @@ def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
     if not viewer.may_call(CHECKS_ENDPOINT):
         blocked = f"access_limited: served by {CHECKS_ENDPOINT}, which this key may not call"
         return Snapshot(
-            as_of=snapshot.as_of, policy=snapshot.policy, checks=[], verdict=None, withheld_reason=blocked
+            as_of=snapshot.as_of,
+            policy=snapshot.policy,
+            checks=[],
+            verdict=None,
+            withheld_reason=blocked,
+            override=snapshot.override,
         )
     checks, hidden = [], []
     for check in snapshot.checks:
@@ -170,5 +175,10 @@ def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
     # The verdict counts every check: not the key's to read when one of them is withheld.
     counted = f"access_limited: counts checks this key may not see ({', '.join(hidden)})"
     return Snapshot(
-        as_of=snapshot.as_of, policy=snapshot.policy, checks=checks, verdict=None, withheld_reason=counted
+        as_of=snapshot.as_of,
+        policy=snapshot.policy,
+        checks=checks,
+        verdict=None,
+        withheld_reason=counted,
+        override=snapshot.override,
     )

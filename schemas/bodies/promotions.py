@@ -69,6 +69,14 @@ class Snapshot(Body, kw_only=True, frozen=True):
         ),
     ]
 
+    override: Annotated[
+        str | None,
+        figure(
+            "Why the alpha was approved although its checks failed (alpha-results promote --override), in the "
+            "operator's words; null when the verdict did not fail or for a retirement."
+        ),
+    ]
+
 
 class Decision(Body, kw_only=True, frozen=True):
     """One decision, as recorded (never changed)."""

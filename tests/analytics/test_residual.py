@@ -470,7 +470,17 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     records = f"sqlite:///{folder / 'records.sqlite3'}"
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
     for alpha in ("Test_small_universe", "Test_low_vol_incomplete"):
-        run_cli("promote", alpha, "--as-of", "2021-10-01", *where, "--note", "residual")
+        run_cli(
+            "promote",
+            alpha,
+            "--as-of",
+            "2021-10-01",
+            *where,
+            "--note",
+            "residual",
+            "--override",
+            "approved in a test whatever its checks",
+        )
     app = create_app(
         Settings(lake=str(lake), environment="test"),
         authenticate=authenticator_for(CALLERS),

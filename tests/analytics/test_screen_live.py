@@ -76,7 +76,17 @@ def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -
         approvals[alpha] = dates[-20] if n == 0 else rng.choice(dates[20 : -MIN_OOS - 5])
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "head of research")
     for alpha, as_of in approvals.items():
-        run_cli("promote", alpha, "--as-of", as_of, *where, "--note", "live")
+        run_cli(
+            "promote",
+            alpha,
+            "--as-of",
+            as_of,
+            *where,
+            "--note",
+            "live",
+            "--override",
+            "approved in a test whatever its checks",
+        )
     retired = ledger_dates(api, RETIRED)[-3]
     run_cli("retire", RETIRED, "--as-of", retired, *where, "--note", "decayed")
     app = create_app(
@@ -304,7 +314,15 @@ def test_a_row_that_cannot_be_written_leaves_the_decision_recorded(
     records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     where = ("--lake", str(world.lake), "--keystore", records, "--policy", "", "--by", "ops", "--note", "n")
     before = index_rows(world.lake)
-    printed = run_cli("promote", "Test_ledger_only", "--as-of", "2021-12-31", *where)
+    printed = run_cli(
+        "promote",
+        "Test_ledger_only",
+        "--as-of",
+        "2021-12-31",
+        *where,
+        "--override",
+        "approved in a test whatever its checks",
+    )
     assert '"action": "approved"' in printed
     assert index_rows(world.lake) == before
     [warning] = [r for r in caplog.records if r.name == "pipeline.promotions"]
@@ -332,7 +350,15 @@ def test_a_republished_approved_alpha_keeps_its_approval_split(tmp_path: Path) -
     records = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     as_of = dt.date(2023, 5, 26)  # 20 of the 40 weeks after it
     where = ("--lake", str(lake), "--keystore", records, "--policy", "", "--by", "ops", "--note", "n")
-    run_cli("promote", alpha, "--as-of", as_of.isoformat(), *where)
+    run_cli(
+        "promote",
+        alpha,
+        "--as-of",
+        as_of.isoformat(),
+        *where,
+        "--override",
+        "approved in a test whatever its checks",
+    )
     first = index_rows(lake)[alpha]
     assert (first["live_split"], first["live_split_origin"]) == (as_of, "approval")
 

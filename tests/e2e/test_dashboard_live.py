@@ -119,6 +119,8 @@ def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         DECIDED_BY,
         "--note",
         f"diversifier {HOSTILE}",
+        "--override",
+        "approved in a test whatever its checks",
         "--lake",
         str(demo_lake),
         "--keystore",

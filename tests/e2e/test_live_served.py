@@ -69,7 +69,20 @@ def test_a_promotion_moves_the_live_checks_and_the_screener_to_the_approval(
     assert ledger is not None
     as_of = ledger["date"].iloc[len(ledger) * 3 // 10]  # its in-sample information ratio is positive
     where = ["--lake", str(lake), "--keystore", url, "--by", "head of research", "--note", "e2e"]
-    assert cli(["promote", ALPHA, "--as-of", as_of, *where]) == 0
+    assert (
+        cli(
+            [
+                "promote",
+                ALPHA,
+                "--as-of",
+                as_of,
+                *where,
+                "--override",
+                "approved in a test whatever its checks",
+            ]
+        )
+        == 0
+    )
 
     # The server reads the records on each request, the new index generation on its next refresh.
     row = wait_until(

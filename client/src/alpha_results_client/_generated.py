@@ -672,6 +672,11 @@ class Snapshot(ApiStruct, kw_only=True, frozen=True):
     /analytics/checks would answer (docs/security.md, "Stored figures"); null when nothing is.
     """
 
+    override: str | None
+    """Why the alpha was approved although its checks failed (alpha-results promote --override), in the
+    operator's words; null when the verdict did not fail or for a retirement.
+    """
+
 
 class Decision(ApiStruct, kw_only=True, frozen=True):
     """One decision, as recorded (never changed)."""
@@ -6605,6 +6610,13 @@ class NotAcceptableError(ApiError):
     status = 406
 
 
+class RequestBodyTimeoutError(ApiError):
+    """408 `request_body_timeout`: The request body did not arrive in time."""
+
+    code = "request_body_timeout"
+    status = 408
+
+
 class RequestHeadTimeoutError(ApiError):
     """408 `request_head_timeout`: The request head did not arrive in time."""
 
@@ -6644,6 +6656,24 @@ class RateLimitSecondError(RateLimitedError):
     """429 `rate_limit_second`: Per-second rate limit exceeded."""
 
     code = "rate_limit_second"
+    status = 429
+
+
+class TooManyRequestBodiesError(RateLimitedError):
+    """429 `too_many_request_bodies`: This key has as many request bodies still arriving as it may;
+    retry shortly.
+    """
+
+    code = "too_many_request_bodies"
+    status = 429
+
+
+class TooManyStreamsError(RateLimitedError):
+    """429 `too_many_streams`: This key holds as many open event streams as it may; retry once one has
+    ended.
+    """
+
+    code = "too_many_streams"
     status = 429
 
 
@@ -6770,12 +6800,15 @@ ERROR_CLASSES: dict[str, type[ApiError]] = {
     "source_not_ready": SourceNotReadyError,
     "source_object_missing": SourceObjectMissingError,
     "not_acceptable": NotAcceptableError,
+    "request_body_timeout": RequestBodyTimeoutError,
     "request_head_timeout": RequestHeadTimeoutError,
     "request_target_too_long": RequestTargetTooLongError,
     "quota_exceeded": QuotaExceededError,
     "rate_limit_day": RateLimitDayError,
     "rate_limit_minute": RateLimitMinuteError,
     "rate_limit_second": RateLimitSecondError,
+    "too_many_request_bodies": TooManyRequestBodiesError,
+    "too_many_streams": TooManyStreamsError,
     "request_head_too_large": RequestHeadTooLargeError,
     "internal_error": InternalError,
     "analytics_not_built": AnalyticsNotBuiltError,
@@ -6985,6 +7018,7 @@ __all__ = [
     "RebalanceIndexRow",
     "RebalanceIndexRowPage",
     "RebalanceNotFoundError",
+    "RequestBodyTimeoutError",
     "RequestHeadTimeoutError",
     "RequestHeadTooLargeError",
     "RequestTargetTooLongError",
@@ -7034,6 +7068,8 @@ __all__ = [
     "TermPoint",
     "Thesis",
     "TooManyConnectionsError",
+    "TooManyRequestBodiesError",
+    "TooManyStreamsError",
     "Totals",
     "TradeRow",
     "TradeRowPage",
