@@ -2,13 +2,15 @@
 worker), over the database the key store uses (`--keystore`, else `ALPHA_RESULTS_KEYSTORE_URL`,
 else `sqlite:///var/keys.sqlite3`). docs/events.md, "Webhooks".
 
-    webhooks add KEY_ID URL [--type T ...] [--alpha A ...] [--note TEXT] [--by NAME]
+    webhooks add KEY_ID URL [--type T ...] [--alpha A ...] [--note TEXT] [--by NAME] [--ed25519]
     webhooks list [--key KEY_ID] [--all]
     webhooks attempts WEBHOOK_ID [--limit N]
+    webhooks rotate-secret WEBHOOK_ID [--keep-old-for DURATION] [--ed25519]
     webhooks disable|enable|remove WEBHOOK_ID
     deliver [--once] [--timeout S] [--retry-first S] [--retry-max S] [--retry-window S] ...
 
-`add` prints the webhook as JSON with its signing secret, the only time the secret is shown.
+`add` prints the webhook as JSON with its signing secret, the only time the secret is shown;
+`rotate-secret` prints the new one, the only time it is shown, the old one signing too meanwhile.
 A refusal (an unknown key or webhook, a URL the rules refuse, an unknown event type) exits 1 with
 the reason on stderr.
 """
@@ -16,8 +18,10 @@ the reason on stderr.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import getpass
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from serve.settings import Settings
 
 if TYPE_CHECKING:
-    from serve.webhooks import Registry
+    from serve.webhooks import Registry, Webhook
 
 
 def _positive(text: str) -> float:
@@ -46,6 +50,17 @@ def _count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"a whole number >= 1; got {text!r}")
     return value
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> dt.timedelta:
+    matched = _DURATION.fullmatch(text.strip())
+    if matched is None:
+        raise argparse.ArgumentTypeError(f"a duration such as 0, 90m, 24h or 7d; got {text!r}")
+    return dt.timedelta(seconds=float(matched[1]) * _UNIT_SECONDS[matched[2]])
 
 
 def _operator() -> str:
@@ -86,6 +101,11 @@ def register(subparsers: Any) -> None:
     )
     add.add_argument("--note", default="", help="what it is for")
     add.add_argument("--by", default=None, help="who registers it (default: the OS user)")
+    add.add_argument(
+        "--ed25519",
+        action="store_true",
+        help="sign with an Ed25519 key too (a v1a signature; its public key is printed)",
+    )
     _keystore(add)
     add.set_defaults(handler=_add)
 
@@ -100,6 +120,24 @@ def register(subparsers: Any) -> None:
     attempts.add_argument("--limit", type=_count, default=50, help="how many (default 50)")
     _keystore(attempts)
     attempts.set_defaults(handler=_attempts)
+
+    rotate = actions.add_parser(
+        "rotate-secret",
+        help="replace a webhook's secret (or Ed25519 key) and print the new one once",
+    )
+    rotate.add_argument("webhook_id")
+    rotate.add_argument(
+        "--keep-old-for",
+        type=_duration,
+        default=dt.timedelta(hours=24),
+        metavar="DURATION",
+        help="the old one signs too for this long (24h; at most 7d; 0 when it leaked)",
+    )
+    rotate.add_argument(
+        "--ed25519", action="store_true", help="replace the Ed25519 key (made if none) instead"
+    )
+    _keystore(rotate)
+    rotate.set_defaults(handler=_rotate)
 
     for name, state, help_text in (
         ("disable", "disabled", "stop delivering to a webhook (its progress is kept)"),
@@ -171,7 +209,7 @@ def _refused(exc: Exception) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from serve.webhooks import as_json, register
+    from serve.webhooks import register
 
     settings = Settings.from_env()
     warnings: list[str] = []
@@ -186,9 +224,10 @@ def _add(args: argparse.Namespace) -> int:
             note=args.note,
             created_by=_operator() if args.by is None else args.by,
             allow_private=settings.webhook_allow_private,
+            ed25519=args.ed25519,
         )
         warnings.extend(registered.warnings)
-        return as_json(registered.webhook, registry.records.cursors, with_secret=True)
+        return _shown(registry, registered.webhook, with_secret=True)
 
     status = _answer(args, add)
     if status == 0:
@@ -201,16 +240,40 @@ def _add(args: argparse.Namespace) -> int:
     return status
 
 
-def _list(args: argparse.Namespace) -> int:
+def _shown(registry: Registry, webhook: Webhook, with_secret: bool = False) -> dict[str, Any]:
+    """A webhook as printed, with the keys its deliveries are signed with now."""
     from serve.webhooks import as_json
 
+    keys = registry.records.webhooks.signing_keys(webhook.id, dt.datetime.now(dt.UTC))
+    return as_json(webhook, registry.records.cursors, keys, with_secret=with_secret)
+
+
+def _list(args: argparse.Namespace) -> int:
     return _answer(
         args,
         lambda registry: [
-            as_json(w, registry.records.cursors)
-            for w in registry.records.webhooks.listed(args.key, include_removed=args.all)
+            _shown(registry, w) for w in registry.records.webhooks.listed(args.key, include_removed=args.all)
         ],
     )
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    from serve.webhooks import rotate
+
+    def rotated(registry: Registry) -> Any:
+        webhook = rotate(registry, args.webhook_id, args.keep_old_for, ed25519=args.ed25519)
+        return _shown(registry, webhook, with_secret=not args.ed25519)
+
+    status = _answer(args, rotated)
+    if status == 0:
+        new = (
+            "The new public key is in signing_keys (v1a, retires_at null)"
+            if args.ed25519
+            else "The new secret is shown this once"
+        )
+        old = "signs each delivery too until its retires_at" if args.keep_old_for else "no longer signs"
+        print(f"{new}: give it to the receiver. The old one {old}.", file=sys.stderr)
+    return status
 
 
 def _attempts(args: argparse.Namespace) -> int:
@@ -228,13 +291,13 @@ def _attempts(args: argparse.Namespace) -> int:
 
 
 def _change(args: argparse.Namespace) -> int:
-    from serve.webhooks import as_json, change_state
+    from serve.webhooks import change_state
 
     def change(registry: Registry) -> Any:
         changed = change_state(
             registry, args.webhook_id, args.state, from_now=getattr(args, "from_now", False)
         )
-        return as_json(changed, registry.records.cursors)
+        return _shown(registry, changed)
 
     return _answer(args, change)
 

@@ -107,6 +107,20 @@ def records_schema(dialect: Dialect) -> tuple[str, ...]:
         """,
         "CREATE INDEX IF NOT EXISTS webhook_attempts_by_webhook ON webhook_attempts (webhook_id, id)",
         "CREATE INDEX IF NOT EXISTS webhook_attempts_by_time ON webhook_attempts (attempted_at)",
+        # A webhook's signing keys besides its current HMAC secret (`webhooks.secret`, records.
+        # webhooks.SigningKey): an HMAC secret (`v1`) replaced by a rotation, which still signs
+        # until `retires_at`, and its Ed25519 private keys (`v1a`: the current one, `retires_at`
+        # NULL, and one being replaced). A table of its own, so a database made before it gains it.
+        f"""
+        CREATE TABLE IF NOT EXISTS webhook_signing_keys (
+            id {dialect.serial},
+            webhook_id TEXT NOT NULL REFERENCES webhooks (id),
+            scheme TEXT NOT NULL CHECK (scheme IN ('v1', 'v1a')),
+            secret TEXT NOT NULL,
+            retires_at TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS webhook_signing_keys_by_webhook ON webhook_signing_keys (webhook_id, id)",
         # Who delivers (records.webhooks.Lease): one row per lease, taken atomically by one worker
         # and renewed by it; another takes it only once it has expired.
         """

@@ -29,6 +29,8 @@ from records.times import read_time, stored_time
 
 State = Literal["active", "disabled", "removed"]
 Outcome = Literal["delivered", "failed", "skipped"]
+Scheme = Literal["v1", "v1a"]
+"""Standard Webhooks' signature schemes: `v1` HMAC-SHA256 with a shared secret, `v1a` Ed25519."""
 
 WEBHOOK_ID_PREFIX = "wh_"
 WEBHOOK_COLUMNS = (
@@ -76,6 +78,17 @@ class Webhook:
     changed_at: dt.datetime | None
     reason: str | None
     progress: Progress
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """One key a delivery is signed with now (`Webhooks.signing_keys`)."""
+
+    scheme: Scheme
+    secret: str
+    """`whsec_...` (v1, the secret the receiver holds too) or `whsk_...` (v1a, the private key)."""
+    retires_at: dt.datetime | None
+    """When a replaced key stops signing; None for the current key of its scheme."""
 
 
 @dataclass(frozen=True)
@@ -214,10 +227,20 @@ class Webhooks:
         note: str,
         created_by: str,
         now: dt.datetime | None = None,
+        private_key: str | None = None,
     ) -> Webhook:
         """A new active webhook, delivering the events appended from now on (its progress starts at
-        the log's newest event)."""
+        the log's newest event), signed with `secret` and, when given, the Ed25519 `private_key`."""
         webhook_id = WEBHOOK_ID_PREFIX + secrets.token_hex(8)
+        asymmetric: list[Statement] = []
+        if private_key is not None:
+            asymmetric.append(
+                (
+                    "INSERT INTO webhook_signing_keys (webhook_id, scheme, secret, retires_at) "
+                    "VALUES (?, 'v1a', ?, NULL)",
+                    (webhook_id, private_key),
+                )
+            )
         self._database.transaction(
             [
                 (
@@ -240,6 +263,7 @@ class Webhooks:
                     "SELECT ?, coalesce(max(id), 0), NULL, 0, NULL, NULL FROM events",
                     (webhook_id,),
                 ),
+                *asymmetric,
             ]
         )
         found = self.get(webhook_id)
@@ -283,6 +307,8 @@ class Webhooks:
                 (state, moment, reason, secrets.token_hex(8), state, webhook_id),
             )
         ]
+        if state == "removed":  # its keys go with its secret
+            statements.append(("DELETE FROM webhook_signing_keys WHERE webhook_id = ?", (webhook_id,)))
         if state == "active":
             statements.append(
                 (
@@ -293,6 +319,69 @@ class Webhooks:
             )
         results = self._database.transaction(statements)
         return results[0][1] == 1
+
+    def signing_keys(self, webhook_id: str, now: dt.datetime) -> list[SigningKey]:
+        """The keys a delivery of the webhook is signed with at `now`, in one read (a rotation is
+        seen whole or not at all): its current HMAC secret, those replaced but not yet retired, and
+        its Ed25519 keys; current keys first. None when the webhook is removed or unknown."""
+        rows, _ = self._database.execute(
+            "SELECT 'v1', secret, NULL, 0 FROM webhooks WHERE id = ? AND state <> 'removed' "
+            "UNION ALL SELECT scheme, secret, retires_at, id FROM webhook_signing_keys "
+            "WHERE webhook_id = ? AND (retires_at IS NULL OR retires_at > ?) "
+            "AND EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND state <> 'removed')",
+            (webhook_id, webhook_id, stored_time(now), webhook_id),
+        )
+        ordered = sorted(rows, key=lambda row: (row[0], row[2] is not None, int(row[3])))
+        return [SigningKey(row[0], row[1], read_time(row[2])) for row in ordered]
+
+    def rotate(
+        self, webhook_id: str, scheme: Scheme, secret: str, old_retires_at: dt.datetime, now: dt.datetime
+    ) -> bool:
+        """Make `secret` the webhook's current key of `scheme`, in one transaction: every key of
+        that scheme it replaces (the current one, and any still retiring from an earlier rotation)
+        signs until `old_retires_at` at the latest, and keys retired by `now` are deleted (those it
+        replaces too, when `old_retires_at` is not after `now`: a leaked key). False when the
+        webhook is removed or unknown (nothing written)."""
+        retire = stored_time(old_retires_at)
+        statements: list[Statement] = [
+            (
+                "UPDATE webhook_signing_keys SET retires_at = ? WHERE webhook_id = ? AND scheme = ? "
+                "AND (retires_at IS NULL OR retires_at > ?)",
+                (retire, webhook_id, scheme, retire),
+            )
+        ]
+        if scheme == "v1":  # the current secret is the webhook's own column: kept here meanwhile
+            statements.append(
+                (
+                    "INSERT INTO webhook_signing_keys (webhook_id, scheme, secret, retires_at) "
+                    "SELECT id, 'v1', secret, ? FROM webhooks WHERE id = ? AND state <> 'removed'",
+                    (retire, webhook_id),
+                )
+            )
+        statements.append(
+            (
+                "DELETE FROM webhook_signing_keys WHERE webhook_id = ? AND retires_at <= ?",
+                (webhook_id, stored_time(now)),
+            )
+        )
+        if scheme == "v1":
+            statements.append(
+                (
+                    "UPDATE webhooks SET secret = ? WHERE id = ? AND state <> 'removed'",
+                    (secret, webhook_id),
+                )
+            )
+        else:
+            statements.append(
+                (
+                    "INSERT INTO webhook_signing_keys (webhook_id, scheme, secret, retires_at) "
+                    "SELECT ?, 'v1a', ?, NULL "
+                    "WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND state <> 'removed')",
+                    (webhook_id, secret, webhook_id),
+                )
+            )
+        results = self._database.transaction(statements)
+        return bool(results[-1][1] == 1)  # the new key written
 
     def skip_to_now(self, webhook_id: str) -> None:
         """Move the progress to the log's newest event (an operator enabling without the backlog)."""

@@ -48,7 +48,7 @@ from records.events import Event
 from records.sql import Unavailable
 from records.store import Records
 from records.times import stored_time
-from records.webhooks import Lease, Tried, Webhook
+from records.webhooks import Lease, SigningKey, Tried, Webhook
 from serve.event_answers import Viewer
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
 from serve.records import reader_of
@@ -56,7 +56,6 @@ from serve.webhooks import (
     ATTEMPT_HEADER,
     EVENT_ID_HEADER,
     EVENT_TYPE_HEADER,
-    SIGNATURE_HEADER,
     WEBHOOK_ID_HEADER,
     Resolver,
     Target,
@@ -65,7 +64,7 @@ from serve.webhooks import (
     event_body,
     key_access,
     resolve,
-    signature,
+    signature_headers,
 )
 
 log = logging.getLogger("serve.deliveries")
@@ -485,8 +484,11 @@ class Worker:
             why = access if isinstance(access, str) else "the key may not see this event"
             tried = Tried(webhook.id, event.id, attempt, now, "skipped", error=f"skipped: access ({why})")
             return self._record(self.records.webhooks.finish(self.lease, tried), webhook, event, tried)
+        keys = self.records.webhooks.signing_keys(webhook.id, now)
+        if not keys:  # removed since it was read
+            return False
         body = event_body(event, self.records.cursors.write(event.id), Viewer.of(access))
-        headers = self._headers(webhook, event, body, attempt)
+        headers = self._headers(webhook, event, body, attempt, keys)
         sent = self._post(webhook.url, body, headers, self.options.allow_private, self.options.timeout)
         done = dt.datetime.now(dt.UTC)
         if sent.delivered:
@@ -508,15 +510,19 @@ class Worker:
         )
         return False
 
-    def _headers(self, webhook: Webhook, event: Event, body: bytes, attempt: int) -> dict[str, str]:
+    def _headers(
+        self, webhook: Webhook, event: Event, body: bytes, attempt: int, keys: list[SigningKey]
+    ) -> dict[str, str]:
+        cursor = self.records.cursors.write(event.id)
         return {
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
-            EVENT_ID_HEADER: self.records.cursors.write(event.id),
+            EVENT_ID_HEADER: cursor,
             EVENT_TYPE_HEADER: event.type,
             WEBHOOK_ID_HEADER: webhook.id,
             ATTEMPT_HEADER: str(attempt),
-            SIGNATURE_HEADER: signature(webhook.secret, int(time.time()), body),
+            # webhook-id is the event's cursor: the same at every attempt, as the standard asks.
+            **signature_headers(keys, cursor, int(time.time()), body),
         }
 
     def _give_up(self, webhook: Webhook, event: Event, tried: Tried, failing_since: dt.datetime) -> None:

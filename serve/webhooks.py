@@ -12,13 +12,17 @@
   `GET /v1/events` would show it to that key (the same reader, `serve.records.reader_of`, and the
   same SQL). Checked by the worker when it delivers (`serve.deliveries`), never cached.
 - **What is sent.** `event_body` (the Struct of `/v1/events`, `schemas.bodies.events.Event`),
-  signed by `signature` (Stripe's scheme: HMAC-SHA256 over `<unix seconds>.<body>`).
-- **The operator's commands** (`alpha-results webhooks ...`): `register`, `listed`, `attempts`,
-  `set_state`, each refusing a mistake with `WebhookRefused` (the CLI prints it, exit 1).
+  signed to the Standard Webhooks specification by `signature_headers`: `webhook-id`,
+  `webhook-timestamp` and `webhook-signature`, one `v1,` HMAC-SHA256 signature per secret that
+  signs now (two while one is rotated) and a `v1a,` Ed25519 signature per private key, if the
+  webhook has one; and, deprecated, kept one release, `Alpha-Results-Signature` (Stripe's scheme).
+- **The operator's commands** (`alpha-results webhooks ...`): `register`, `rotate`, `listed`,
+  `attempts`, `set_state`, each refusing a mistake with `WebhookRefused` (the CLI prints it, exit 1).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import ipaddress
@@ -27,18 +31,20 @@ import socket
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from records.cursors import Cursors
 from records.events import Event
 from records.sql import Unavailable
 from records.store import Records, open_records
 from records.times import stored_time
-from records.webhooks import Attempt, State, Webhook
+from records.webhooks import Attempt, Scheme, SigningKey, State, Webhook
 from schemas.bodies.events import EVENT_TYPES
 from serve.context import Caller
 from serve.event_answers import Viewer, event_answer
@@ -48,10 +54,20 @@ from serve.identity.backends import open_store
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
 
 SECRET_PREFIX = "whsec_"
+PRIVATE_KEY_PREFIX = "whsk_"
+PUBLIC_KEY_PREFIX = "whpk_"
+"""How Standard Webhooks writes an HMAC secret, an Ed25519 private key and its public key: the
+prefix, then the key's bytes in base64."""
+OVERLAP_MAX = timedelta(days=7)
+"""The longest a replaced key may keep signing after a rotation."""
 EVENTS_ENDPOINT = "events.list"
 """The registry id a key must be allowed to call for its webhooks to be delivered to."""
 URL_MAX_LENGTH = 2048
-SIGNATURE_HEADER = "Alpha-Results-Signature"
+ID_HEADER = "webhook-id"
+TIMESTAMP_HEADER = "webhook-timestamp"
+SIGNATURE_HEADER = "webhook-signature"
+LEGACY_SIGNATURE_HEADER = "Alpha-Results-Signature"
+"""Deprecated: sent beside the standard headers for one release, then removed (docs/events.md)."""
 EVENT_ID_HEADER = "Alpha-Results-Event-Id"
 EVENT_TYPE_HEADER = "Alpha-Results-Event-Type"
 WEBHOOK_ID_HEADER = "Alpha-Results-Webhook-Id"
@@ -75,15 +91,65 @@ class UrlRefused(WebhookRefused):
 
 
 def new_secret() -> str:
-    """A signing secret: `whsec_` and 32 random bytes, URL-safe base64 (43 characters)."""
-    return SECRET_PREFIX + secrets.token_urlsafe(32)
+    """An HMAC secret as Standard Webhooks writes one: `whsec_` and the base64 of 32 random bytes
+    (44 characters)."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
 
 
-def signature(secret: str, timestamp: int, body: bytes) -> str:
-    """The `Alpha-Results-Signature` header of `body` sent at `timestamp` (unix seconds):
-    `t=<timestamp>,v1=<hex HMAC-SHA256, key the secret's UTF-8 bytes, message "<timestamp>." + body>`."""
-    mac = hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"t={timestamp},v1={mac}"
+_URL_SAFE_TO_STANDARD = str.maketrans("-_", "+/")
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key a `whsec_` secret stands for: the bytes its base64 encodes. A secret made
+    before the standard headers is 32 random bytes in base64's URL-safe alphabet, unpadded: the
+    same bytes, read in that alphabet (docs/events.md says how a receiver converts one)."""
+    text = secret.removeprefix(SECRET_PREFIX).translate(_URL_SAFE_TO_STANDARD)
+    return base64.b64decode(text + "=" * (-len(text) % 4))
+
+
+def new_private_key() -> str:
+    """An Ed25519 private key: `whsk_` and the base64 of its 32 bytes."""
+    raw = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    return PRIVATE_KEY_PREFIX + base64.b64encode(raw).decode("ascii")
+
+
+def _ed25519(private_key: str) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(
+        base64.b64decode(private_key.removeprefix(PRIVATE_KEY_PREFIX))
+    )
+
+
+def public_key(private_key: str) -> str:
+    """The public key of a `whsk_` private key, as receivers are given it: `whpk_` and base64."""
+    raw = _ed25519(private_key).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return PUBLIC_KEY_PREFIX + base64.b64encode(raw).decode("ascii")
+
+
+def signature_headers(
+    keys: Sequence[SigningKey], message_id: str, timestamp: int, body: bytes
+) -> dict[str, str]:
+    """The headers that sign `body`, sent at `timestamp` (unix seconds) as the message
+    `message_id` (the event's cursor: the same at every attempt, no `.` in it), to the Standard
+    Webhooks specification: `webhook-signature` holds, space separated, `v1,<base64 HMAC-SHA256>`
+    per secret and `v1a,<base64 Ed25519>` per private key, each over `"{id}.{timestamp}." + body`.
+    Beside them the deprecated `Alpha-Results-Signature`: `t=<timestamp>` and one
+    `v1=<hex HMAC-SHA256 keyed by the secret's UTF-8 text, over "{timestamp}." + body>` per secret."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    standard, legacy = [], [f"t={timestamp}"]
+    for key in keys:
+        if key.scheme == "v1":
+            mac = hmac.new(secret_key(key.secret), signed, hashlib.sha256).digest()
+            standard.append("v1," + base64.b64encode(mac).decode("ascii"))
+            old = hmac.new(key.secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256)
+            legacy.append("v1=" + old.hexdigest())
+        else:
+            standard.append("v1a," + base64.b64encode(_ed25519(key.secret).sign(signed)).decode("ascii"))
+    return {
+        ID_HEADER: message_id,
+        TIMESTAMP_HEADER: str(timestamp),
+        SIGNATURE_HEADER: " ".join(standard),
+        LEGACY_SIGNATURE_HEADER: ",".join(legacy),
+    }
 
 
 def event_body(event: Event, cursor: str, viewer: Viewer) -> bytes:
@@ -308,8 +374,10 @@ def register(
     allow_private: bool = False,
     resolver: Resolver = resolve,
     now: datetime | None = None,
+    ed25519: bool = False,
 ) -> Registered:
-    """Register a webhook for `key_id` (its secret on the returned record, shown once)."""
+    """Register a webhook for `key_id` (its secret on the returned record, shown once), its
+    deliveries signed with an Ed25519 key too when `ed25519`."""
     moment = now or datetime.now(UTC)
     unknown = sorted(set(types) - set(EVENT_TYPES))
     if unknown:
@@ -328,7 +396,7 @@ def register(
     warnings = () if isinstance(access, Caller) else (f"nothing is delivered while {access}",)
     webhook = registry.records.webhooks.register(
         key_id, url, new_secret(), tuple(dict.fromkeys(types)), tuple(dict.fromkeys(alphas)),
-        note, created_by, moment,
+        note, created_by, moment, new_private_key() if ed25519 else None,
     )  # fmt: skip
     return Registered(webhook, warnings)
 
@@ -357,8 +425,36 @@ def change_state(registry: Registry, webhook_id: str, state: State, from_now: bo
     return changed
 
 
-def as_json(webhook: Webhook, cursors: Cursors, with_secret: bool = False) -> dict[str, Any]:
-    """A webhook as the command line prints it: never its secret, but once, when it is made."""
+def rotate(
+    registry: Registry,
+    webhook_id: str,
+    keep_old_for: timedelta,
+    ed25519: bool = False,
+    now: datetime | None = None,
+) -> Webhook:
+    """Replace the webhook's HMAC secret (its new one on the returned record, shown once), or with
+    `ed25519` its Ed25519 key (made when it has none). The replaced key keeps signing for
+    `keep_old_for` (at most `OVERLAP_MAX`; zero: not at all, a leaked key), so a receiver that
+    takes the new one in that time misses no delivery."""
+    found(registry, webhook_id)
+    if not timedelta(0) <= keep_old_for <= OVERLAP_MAX:
+        raise WebhookRefused(f"the old key may keep signing for 0 to {OVERLAP_MAX.days} days")
+    moment = now or datetime.now(UTC)
+    scheme: Scheme = "v1a" if ed25519 else "v1"
+    key = new_private_key() if ed25519 else new_secret()
+    if not registry.records.webhooks.rotate(webhook_id, scheme, key, moment + keep_old_for, moment):
+        raise WebhookRefused(f"the webhook {webhook_id} was removed meanwhile")
+    rotated = registry.records.webhooks.get(webhook_id)
+    assert rotated is not None
+    return rotated
+
+
+def as_json(
+    webhook: Webhook, cursors: Cursors, keys: Sequence[SigningKey], with_secret: bool = False
+) -> dict[str, Any]:
+    """A webhook as the command line prints it, with the keys its deliveries are signed with now
+    (`keys`, `records.webhooks.Webhooks.signing_keys`: each Ed25519 one's public key): never a
+    secret, but the current one once, when it is made."""
     progress = webhook.progress
     shown: dict[str, Any] = {
         "id": webhook.id,
@@ -383,6 +479,11 @@ def as_json(webhook: Webhook, cursors: Cursors, with_secret: bool = False) -> di
             "next_attempt_at": stored_time(progress.next_attempt_at),
         },
     }
+    shown["signing_keys"] = [
+        {"scheme": key.scheme, "retires_at": stored_time(key.retires_at)}
+        | ({"public_key": public_key(key.secret)} if key.scheme == "v1a" else {})
+        for key in keys
+    ]
     if with_secret:
         shown["secret"] = webhook.secret
     return shown

@@ -4,9 +4,9 @@ path), since the router's guards admit GET alone and MCP messages are POSTs.
 Every request to `/mcp` is authenticated first, by the guards' own steps (`serve.auth.identify`:
 the bearer key, its IP allow-list, the key-in-URL refusal): no valid key is the API's 401 in the
 spec's envelope, before the SDK reads a byte. The caller is kept on the request's exchange (so the
-access line names its key) for the server's handlers (`serve.mcp.server`). The protocol's own
-messages (initialize, tools/list, prompts) are not metered, like `/docs`; each tool call is, as the
-route it calls.
+access line names its key) for the server's handlers (`serve.mcp.server`). Every message then
+costs the key one request (`serve.mcp.metering`): a tool call as the route it calls, any other
+message here, before the SDK reads it.
 
 The SDK's session manager runs stateless, answering JSON rather than an SSE stream: a message needs
 nothing of an earlier one (the key travels with each), so any worker of a multi-worker server can
@@ -29,6 +29,7 @@ from serve.auth import identify
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
 from serve.identity.authenticate import reject_key_in_query
+from serve.mcp import metering
 from serve.mcp.server import mcp_server
 from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
@@ -97,6 +98,13 @@ class Gone:
 
 
 GONE = Gone()
+        message = metering.read(body)
+        if not message.calls_a_tool:  # a tool's call is counted as its route's request
+            limited = await metering.count_message(scope)
+            if limited is not None:
+                answer = metering.refusal(limited, message.id, request_id_of(scope))
+                await send_json(send, limited.status, answer, request_id_of(scope), raw_headers(limited))
+                return
 
 
 async def bounded_body(scope: Scope, receive: Receive) -> bytes | Gone | None:
@@ -153,8 +161,12 @@ TOO_LARGE = json.dumps(
 
 async def refuse(send: Send, refused: errors.ApiError, request_id: str) -> None:
     """The API's error answer (its status, headers and envelope), sent as the routes send it."""
-    headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()]
-    await send_json(send, refused.status, error_response(refused, request_id).content, request_id, headers)
+    body = error_response(refused, request_id).content
+    await send_json(send, refused.status, body, request_id, raw_headers(refused))
+
+
+def raw_headers(refused: errors.ApiError) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()]
 
 
 async def send_json(

@@ -25,6 +25,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from standardwebhooks import Webhook as StandardWebhook
+from standardwebhooks import WebhookVerificationError
 
 from cli.main import main as cli
 from records.events import Event
@@ -32,10 +34,11 @@ from records.store import Records, open_records
 from serve.context import AllowList
 from serve.identity import Grants, open_store
 from serve.identity.store import SqlKeyStore
+from serve.webhooks import new_secret
 from tests.identity.conftest import postgres_schema_url, store_url
 from tests.lake.conftest import soak_rounds
 from tests.ops.keys import IssuedKey, issue_key
-from tests.ops.webhook_receiver import Receiver, receiving, signature_valid
+from tests.ops.webhook_receiver import Received, Receiver, ed25519_valid, receiving, signature_valid
 
 __all__ = ["postgres_schema_url", "store_url"]
 
@@ -172,7 +175,12 @@ def test_deliveries_are_signed_in_order_and_carry_the_event_as_the_feed_shows_it
     assert len(received) == 3
     for got, event in zip(received, expected, strict=True):
         cursor = world.records.cursors.write(event.id)
-        assert signature_valid(hook["secret"], got.headers["alpha-results-signature"], got.body)
+        # Standard Webhooks, checked by the specification's reference library; the id is the cursor.
+        assert StandardWebhook(hook["secret"]).verify(got.body, got.headers) == json.loads(got.body)
+        with pytest.raises(WebhookVerificationError):
+            StandardWebhook("whsec_" + "x" * 43).verify(got.body, got.headers)
+        assert got.headers["webhook-id"] == cursor
+        assert signature_valid(hook["secret"], got.headers["alpha-results-signature"], got.body)  # deprecated
         assert not signature_valid("whsec_" + "x" * 43, got.headers["alpha-results-signature"], got.body)
         assert got.headers["content-type"] == "application/json"
         assert got.headers["alpha-results-event-id"] == cursor
@@ -253,6 +261,87 @@ def test_a_receiver_that_stalls_its_head_fails_the_attempt_and_the_event_is_retr
         (1, "failed", None, "answer: timed out after 2 s"),
         (2, "delivered", 200, None),
     ]
+
+
+def signed_by(received: Received, secret: str) -> bool:
+    """Whether the reference library of Standard Webhooks accepts the delivery with `secret`."""
+    try:
+        StandardWebhook(secret).verify(received.body, received.headers)
+    except WebhookVerificationError:
+        return False
+    return True
+
+
+def test_a_secret_and_an_ed25519_key_rotate_without_a_delivery_failing_verification(world: World) -> None:
+    """`webhooks rotate-secret`: while the old key keeps signing, each delivery carries a signature
+    by the old key and one by the new, so a receiver holding either accepts it; once it retires (at
+    once with --keep-old-for 0) only the new one signs. Through the running worker, which reads the
+    keys at every attempt."""
+    member = world.key()
+    with receiving() as receiver:
+        hook = world.add(member.key_id, receiver.url(), "--ed25519")
+        first_secret = hook["secret"]
+        (first_public,) = [k["public_key"] for k in hook["signing_keys"] if k["scheme"] == "v1a"]
+        worker = world.start()
+
+        def deliver() -> Received:
+            sent = world.append("alpha.published", "Test_a")
+            cursor = world.records.cursors.write(sent.id)
+            receiver.wait_for(lambda r: cursor in delivered_ids(r), f"event {sent.id} delivered")
+            (got,) = [r for r in receiver.received if r.event_id == cursor]
+            return got
+
+        before = deliver()
+        assert signed_by(before, first_secret) and ed25519_valid(first_public, before.headers, before.body)
+        assert [e.split(",")[0] for e in before.headers["webhook-signature"].split(" ")] == ["v1", "v1a"]
+
+        code, out, err = world.cli("webhooks", "rotate-secret", hook["id"], "--keep-old-for", "1h")
+        assert code == 0, err
+        rotated = json.loads(out)
+        second_secret = rotated["secret"]
+        assert second_secret != first_secret and "shown this once" in err
+        assert [(k["scheme"], k["retires_at"] is None) for k in rotated["signing_keys"]] == [
+            ("v1", True),
+            ("v1", False),
+            ("v1a", True),
+        ]
+        assert "secret" not in world.webhook(hook["id"])  # shown once
+        overlap = deliver()
+        assert signed_by(overlap, first_secret) and signed_by(overlap, second_secret)
+        assert not signed_by(overlap, new_secret())
+        assert ed25519_valid(first_public, overlap.headers, overlap.body)
+        for secret in (first_secret, second_secret):  # the deprecated header, one v1= per secret
+            assert signature_valid(secret, overlap.headers["alpha-results-signature"], overlap.body)
+
+        code, out, err = world.cli(
+            "webhooks", "rotate-secret", hook["id"], "--ed25519", "--keep-old-for", "0"
+        )
+        assert code == 0, err
+        keys = json.loads(out)["signing_keys"]
+        assert "secret" not in json.loads(out)
+        (second_public,) = [k["public_key"] for k in keys if k["scheme"] == "v1a"]
+        assert second_public != first_public
+        code, out, err = world.cli("webhooks", "rotate-secret", hook["id"], "--keep-old-for", "0")
+        assert code == 0, err
+        third_secret = json.loads(out)["secret"]
+        after = deliver()
+        assert signed_by(after, third_secret)
+        assert not signed_by(after, first_secret) and not signed_by(after, second_secret)
+        assert ed25519_valid(second_public, after.headers, after.body)
+        assert not ed25519_valid(first_public, after.headers, after.body)
+        assert [e.split(",")[0] for e in after.headers["webhook-signature"].split(" ")] == ["v1", "v1a"]
+        assert world.stop(worker) == 0, world.logs()
+
+    for args, says in (
+        (("rotate-secret", "wh_nosuch"), "no webhook 'wh_nosuch'"),
+        (("rotate-secret", hook["id"], "--keep-old-for", "8d"), "for 0 to 7 days"),
+    ):
+        code, _, err = world.cli("webhooks", *args)
+        assert code == 1 and says in err, (args, err)
+    refused = io.StringIO()
+    with pytest.raises(SystemExit), contextlib.redirect_stderr(refused):  # argparse's refusal
+        cli(["webhooks", "rotate-secret", hook["id"], "--keep-old-for", "soon", "--keystore", world.url])
+    assert "a duration such as 0, 90m, 24h or 7d; got 'soon'" in refused.getvalue()
 
 
 def test_sustained_failure_disables_the_webhook_and_tells_its_key(world: World) -> None:

@@ -1,9 +1,11 @@
 """A webhook receiver for the delivery tests: a real HTTP server on 127.0.0.1 in a thread, which
-records every request (path, headers, body) and answers as the test plans, and the signature check
-a receiver would run, written here independently of `serve.webhooks`."""
+records every request (path, headers, body) and answers as the test plans, and the signature checks
+a receiver would run, written here independently of `serve.webhooks` (the `v1` signatures of
+Standard Webhooks are checked by its reference library, `standardwebhooks`, in the tests)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -15,6 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 Answer = int | str
 """An HTTP status to answer with, `hang` (answer 200 only once released: longer than the worker's
@@ -41,12 +46,30 @@ class Received:
 
 
 def signature_valid(secret: str, header: str, body: bytes, now: float | None = None) -> bool:
-    """`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." + body, keyed by the secret>`, the timestamp
+    """The deprecated `Alpha-Results-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>." +
+    body, keyed by the secret>` (one `v1=` per secret that signs, any may match), the timestamp
     within five minutes of now: what docs/events.md tells a receiver to check."""
-    fields = dict(part.split("=", 1) for part in header.split(","))
-    expected = hmac.new(secret.encode("utf-8"), fields["t"].encode("ascii") + b"." + body, hashlib.sha256)
-    fresh = abs((now or time.time()) - int(fields["t"])) <= 300
-    return fresh and hmac.compare_digest(expected.hexdigest(), fields["v1"])
+    fields = [part.split("=", 1) for part in header.split(",")]
+    (timestamp,) = [value for name, value in fields if name == "t"]
+    expected = hmac.new(secret.encode("utf-8"), timestamp.encode("ascii") + b"." + body, hashlib.sha256)
+    fresh = abs((now or time.time()) - int(timestamp)) <= 300
+    matched = [hmac.compare_digest(expected.hexdigest(), value) for name, value in fields if name == "v1"]
+    return fresh and any(matched)
+
+
+def ed25519_valid(public: str, headers: dict[str, str], body: bytes) -> bool:
+    """A `v1a` signature by `public` over `"{id}.{timestamp}." + body`, per the specification."""
+    key = Ed25519PublicKey.from_public_bytes(base64.b64decode(public.removeprefix("whpk_")))
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    for entry in headers["webhook-signature"].split(" "):
+        version, _, signature = entry.partition(",")
+        if version == "v1a":
+            try:
+                key.verify(base64.b64decode(signature), signed)
+                return True
+            except InvalidSignature:
+                pass
+    return False
 
 
 class Receiver:

@@ -201,3 +201,52 @@ def test_old_attempts_go_with_the_retention(records: Records) -> None:
 def test_registrations_get_distinct_ids(records: Records) -> None:
     ids = {register(records).id for _ in range(3)}
     assert len(ids) == 3 and all(i.startswith("wh_") for i in ids)
+
+
+def test_a_rotation_keeps_the_old_key_signing_until_it_retires(records: Records) -> None:
+    """The keys a delivery is signed with (`signing_keys`): the current secret, a replaced one
+    until its `retires_at`, the Ed25519 keys; a rotation written whole, a removal taking them all."""
+    webhook = records.webhooks.register(
+        "k1", "https://example.com/hook", "whsec_first", (), (), "", "operator", private_key="whsk_first"
+    )
+    assert [(k.scheme, k.secret, k.retires_at) for k in records.webhooks.signing_keys(webhook.id, T0)] == [
+        ("v1", "whsec_first", None),
+        ("v1a", "whsk_first", None),
+    ]
+    later = T0 + dt.timedelta(hours=1)
+    assert records.webhooks.rotate(webhook.id, "v1", "whsec_second", later, T0)
+    assert records.webhooks.rotate(webhook.id, "v1a", "whsk_second", later, T0)
+    rotated = records.webhooks.get(webhook.id)
+    assert rotated is not None and rotated.secret == "whsec_second"  # the current one, as before
+    assert [(k.scheme, k.secret, k.retires_at) for k in records.webhooks.signing_keys(webhook.id, T0)] == [
+        ("v1", "whsec_second", None),
+        ("v1", "whsec_first", later),
+        ("v1a", "whsk_second", None),
+        ("v1a", "whsk_first", later),
+    ]
+    # Retired: no longer signing, and deleted at the next rotation (an overlap of 0: at once).
+    assert [k.secret for k in records.webhooks.signing_keys(webhook.id, later)] == [
+        "whsec_second",
+        "whsk_second",
+    ]
+    assert records.webhooks.rotate(webhook.id, "v1", "whsec_third", later, later)
+    assert [k.secret for k in records.webhooks.signing_keys(webhook.id, later)] == [
+        "whsec_third",
+        "whsk_second",
+    ]
+    stored, _ = records.database.execute(
+        "SELECT secret FROM webhook_signing_keys WHERE webhook_id = ? ORDER BY id", (webhook.id,)
+    )
+    assert [row[0] for row in stored] == ["whsk_second"]
+    # A webhook without an Ed25519 key gets one by rotating it; a removed one keeps no key.
+    plain = register(records)
+    assert records.webhooks.rotate(plain.id, "v1a", "whsk_new", T0, T0)
+    assert [k.scheme for k in records.webhooks.signing_keys(plain.id, T0)] == ["v1", "v1a"]
+    assert records.webhooks.set_state(webhook.id, "removed", "removed by the operator")
+    assert records.webhooks.signing_keys(webhook.id, T0) == []
+    assert not records.webhooks.rotate(webhook.id, "v1", "whsec_fourth", later, T0)
+    assert not records.webhooks.rotate(webhook.id, "v1a", "whsk_fourth", later, T0)
+    gone, _ = records.database.execute(
+        "SELECT count(*) FROM webhook_signing_keys WHERE webhook_id = ?", (webhook.id,)
+    )
+    assert gone[0][0] == 0
