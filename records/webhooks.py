@@ -69,6 +69,7 @@ class Webhook:
     key_id: str
     url: str
     secret: str
+    """The current HMAC secret (`whsec_`); the other keys are in `webhook_signing_keys`."""
     types: tuple[str, ...]
     alphas: tuple[str, ...]
     note: str
