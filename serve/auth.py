@@ -35,7 +35,7 @@ from datasets.reader import LakeReader
 from schemas.registry import BY_ID
 from serve import errors
 from serve.context import Caller
-from serve.exchange import exchange_of
+from serve.exchange import Exchange, exchange_of
 from serve.identity.authenticate import CHALLENGE, bearer_token, reject_key_in_query
 from serve.identity.tokens import parse_token
 from serve.limits.model import SELF_SERVICE_LIMITS, Limits
@@ -254,10 +254,16 @@ def _limits_of(recorded: tuple[tuple[str, int | None], ...]) -> Limits:
 async def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     if is_public(handler):
         return
-    services = services_of(connection)
+    await count_request(services_of(connection), current_caller(connection), exchange_of(connection.scope))
+
+
+async def count_request(services: Services, caller: Caller, exchange: Exchange) -> None:
+    """Count one request of `caller`'s key in its rate windows and monthly quota, keeping the counts
+    and the `X-RateLimit-*` headers on `exchange`, or raise the 429 of the window it would exceed
+    (nothing counted). The one way anything is metered: a route's request (`apply_limits`) and an MCP
+    message (serve/mcp/metering.py)."""
     if services.limiter is None:
         return
-    caller = current_caller(connection)
     limits = caller_limits(caller)
     # While Redis is unreachable the limiter enforces the limits itself (serve/limits/outage.py);
     # only a key store that cannot record usage makes this fail, as a 503.
@@ -273,6 +279,5 @@ async def apply_limits(connection: ASGIConnection[Any, Any, Any, Any], handler: 
             details={"window": decision.exceeded, "retry_after": decision.retry_after},
             headers=dict(decision.headers),
         )
-    exchange = exchange_of(connection.scope)
     exchange.rate_limit_headers = dict(decision.headers)
     exchange.counted = decision.used

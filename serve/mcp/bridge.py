@@ -90,9 +90,9 @@ PROBE = {
 async def check_key(http: httpx2.AsyncClient, base: str) -> None:
     """One `initialize` at `/mcp` before serving, so that a wrong key or URL is said plainly (the
     server's error code and message) to whoever started the command, rather than as a failed
-    protocol handshake. `/mcp` authenticates the key as every route does (its 401/403 envelope) but
-    meters no protocol message, so the check spends none of the key's requests, and a key whose
-    allow-list lacks a given route, or that is at its rate limit, still starts."""
+    protocol handshake. `/mcp` authenticates the key as every route does (its 401/403 envelope), so
+    a key whose allow-list lacks a given route starts; the probe is one message, metered as every
+    message is, so a key at a limit is told so (the 429's window and when to retry)."""
     shown = without_password(base)
     try:
         answer = await http.post(

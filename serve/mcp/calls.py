@@ -22,6 +22,8 @@ from litestar.types import ASGIApp, Message
 
 from serve import errors
 from serve.envelope import error_response, request_id_of
+from serve.exchange import exchange_of
+from serve.mcp.metering import count_message, summary
 from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, RouteTool
 
 FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
@@ -42,10 +44,14 @@ async def call_route(
     `max_request_target_bytes`, which the request built here must not exceed either."""
     target = tool.target(arguments, target_limit)
     if isinstance(target, errors.ApiError):
-        # No request is built: answered as the route (or the HTTP server) answers such a request,
-        # and not metered, like a request line the HTTP server refuses.
-        body = error_response(target, request_id_of(outer)).content
-        return result_of(tool, arguments, target.status, {}, body)
+        # No request is built: the message is still one request of the key (`serve.mcp.metering`),
+        # answered as the route (or the HTTP server) answers such a request, or, at a limit, with
+        # the window's 429 as the route would answer it.
+        answer = await count_message(outer) or target
+        counted = exchange_of(outer).rate_limit_headers or {}
+        sent = {name.lower(): value for name, value in {**counted, **answer.headers}.items()}
+        body = error_response(answer, request_id_of(outer)).content
+        return result_of(tool, arguments, answer.status, sent, body)
     path, raw_path, query = target
     scope: dict[str, Any] = {
         "type": "http",
@@ -97,14 +103,10 @@ def result_of(
             if isinstance(answer, dict) and "error" in answer
             else unreadable(status, headers.get("x-request-id"))
         )
-        error = envelope["error"]
-        summary = f"HTTP {status} {error.get('code')}: {error.get('message')}"
-        if "retry-after" in headers:
-            summary += f" Retry after {headers['retry-after']} s."
         return types.CallToolResult(
             _meta=rate_limit_meta(headers),
             content=[
-                types.TextContent(text=summary),
+                types.TextContent(text=summary(status, envelope["error"], headers)),
                 types.TextContent(text=body.decode("utf-8", "replace")),
             ],
             structured_content=envelope,

@@ -90,6 +90,13 @@ class McpEndpoint:
         if body is None:
             await send_json(send, 413, TOO_LARGE, request_id_of(scope), [(b"connection", b"close")])
             return
+        message = metering.read(body)
+        if not message.calls_a_tool:  # a tool's call is counted as its route's request
+            limited = await metering.count_message(scope)
+            if limited is not None:
+                answer = metering.refusal(limited, message.id, request_id_of(scope))
+                await send_json(send, limited.status, answer, request_id_of(scope), raw_headers(limited))
+                return
         await self.manager.handle_request(scope, replayed(body, receive), send)  # type: ignore[arg-type]
 
 
@@ -98,13 +105,6 @@ class Gone:
 
 
 GONE = Gone()
-        message = metering.read(body)
-        if not message.calls_a_tool:  # a tool's call is counted as its route's request
-            limited = await metering.count_message(scope)
-            if limited is not None:
-                answer = metering.refusal(limited, message.id, request_id_of(scope))
-                await send_json(send, limited.status, answer, request_id_of(scope), raw_headers(limited))
-                return
 
 
 async def bounded_body(scope: Scope, receive: Receive) -> bytes | Gone | None:

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -360,8 +361,8 @@ def test_a_bad_parameter_is_the_routes_400_naming_it(world: World) -> None:
     assert error_of(pathless)["details"]["parameters"] == [{"name": "alpha", "rule": "is required"}]
 
 
-def test_an_argument_the_tool_refuses_is_one_unmetered_400_or_414(world: World) -> None:
-    key = new_key(world, NARROW, per_day(1))  # one request a day: a refused argument must not spend it
+def test_an_argument_the_tool_refuses_is_one_400_or_414_counted_as_one_message(world: World) -> None:
+    key = new_key(world, NARROW, per_day(100))
     many = {f"x{i}": 1 for i in range(3000)}
     mark = len(world.server.output)
     fmt, named, long_name, typed, long_target, counted = anyio.run(
@@ -389,13 +390,25 @@ def test_an_argument_the_tool_refuses_is_one_unmetered_400_or_414(world: World) 
     # The HTTP server's answer to such a request line: its 414, the same envelope.
     error = error_of(long_target)
     assert (error["code"], error["details"]) == ("request_target_too_long", {"limit_bytes": 8192})
-    # None of the five reached a route (no access line of theirs, the day's one request unspent).
     assert not counted.is_error, counted.structured_content
     assert len(counted.structured_content["data"]) == 2  # type: ignore[index]
+    # None of the five reached a route (no access line of theirs), yet each message was metered,
+    # its result pacing the agent as a route's does.
+    assert all(RATE_LIMIT in (r.meta or {}) for r in (fmt, named, long_name, typed, long_target))
     lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
     assert [line["route"] for line in lines if line["key_id"] == key.key_id and line["route"] != "mcp"] == [
         "catalog.alphas.list"
     ]
+    assert_each_message_cost_one_request(world, key, mark)
+
+
+def assert_each_message_cost_one_request(world: World, key: IssuedKey, mark: int) -> None:
+    """The key's day count is one request per `/mcp` message it sent since `mark` (the handshake
+    and every call; a tool call counted by its route, never twice), plus the `/v1/me` asking."""
+    lines = (json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{"))
+    messages = sum(1 for line in lines if line["key_id"] == key.key_id and line["route"] == "mcp")
+    usage = world.get(key, "/v1/me").json()["data"]["usage"]
+    assert usage["day"] == messages + 1, (usage, messages)
 
 
 async def unknown_names(world: World, key: IssuedKey, name: str) -> list[str]:
@@ -474,24 +487,127 @@ def test_a_call_whose_client_leaves_mid_body_is_not_run(world: World) -> None:
 
 
 def test_a_429_is_a_tool_error_with_its_retry_after(world: World) -> None:
-    # Two requests a day: the third tool call is refused whatever the clock (the day's window).
-    key = new_key(world, NARROW, per_day(2))
+    # Five requests a day: the SDK client's three protocol messages (initialize,
+    # notifications/initialized, and the tools/list it checks a result's schema against) and two
+    # tool calls; the third call is refused whatever the clock (the day's window).
+    key = new_key(world, NARROW, per_day(5))
     first, second, third = anyio.run(call, world, key, *[("meta.me", {})] * 3)
     assert not first.is_error and not second.is_error
     # Each result carries the route's X-RateLimit-* headers: the agent sees the day run out.
     paced = [result.meta[RATE_LIMIT] for result in (first, second, third)]  # type: ignore[index]
-    assert [(m["window"], m["limit"], m["used"], m["remaining"]) for m in paced] == [
-        ("day", 2, 1, 1),
-        ("day", 2, 2, 0),
-        ("day", 2, 2, 0),
-    ]
+    assert [(m["window"], m["limit"]) for m in paced] == [("day", 5)] * 3
+    assert paced[0]["remaining"] > 0
+    assert [(m["used"], m["remaining"]) for m in paced[1:]] == [(5, 0), (5, 0)]
     assert paced[0]["reset"] == paced[2]["reset"] > time.time()
     error = error_of(third)
     assert error["code"] == "rate_limit_day"
     assert error["details"]["window"] == "day" and error["details"]["retry_after"] > 0
     assert any("Retry after" in block.text for block in third.content if isinstance(block, types.TextContent))
-    # The listing and the protocol's messages are not metered: the key still lists its tools.
-    assert [tool.name for tool in anyio.run(listed, world, key)] == ["meta.health", *NARROW]
+
+
+MCP_POST_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+
+
+def post_message(world: World, key: IssuedKey, message: dict[str, Any] | bytes) -> httpx.Response:
+    """One message POSTed to `/mcp` as a client sends it (a dict as JSON, bytes as they are)."""
+    headers = {**key.headers, **MCP_POST_HEADERS, "Content-Type": "application/json"}
+    body = message if isinstance(message, bytes) else json.dumps(message).encode()
+    return httpx.post(world.url + "/mcp", content=body, headers=headers, timeout=30)
+
+
+def test_every_protocol_message_is_metered_as_a_request(world: World) -> None:
+    """Issue 48: `tools/list` and the other protocol messages were free (286 a second on a key
+    limited to 5). Each is one request of the key now, and at a limit it is refused with the
+    window's 429 as a route's request is, its body a JSON-RPC error carrying the API's envelope."""
+    from serve.mcp.metering import REFUSED
+
+    key = new_key(world, NARROW, per_day(3))
+    listing = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    admitted = [post_message(world, key, listing) for _ in range(3)]
+    assert [answer.status_code for answer in admitted] == [200, 200, 200]
+    assert [answer.headers["x-ratelimit-used"] for answer in admitted] == ["1", "2", "3"]
+    assert {answer.headers["x-ratelimit-window"] for answer in admitted} == {"day"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": "init-1",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "metering-test", "version": "1"},
+        },
+    }
+    refused = {
+        "tools/list": (post_message(world, key, listing), 7),
+        "ping": (post_message(world, key, {"jsonrpc": "2.0", "id": 8, "method": "ping"}), 8),
+        "initialize": (post_message(world, key, initialize), "init-1"),
+        "a notification": (
+            post_message(world, key, {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            None,
+        ),
+        "a call naming no tool": (
+            post_message(
+                world,
+                key,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 9,
+                    "method": "tools/call",
+                    "params": {"name": "nope", "arguments": {}},
+                },
+            ),
+            9,
+        ),
+        "a body that is no message": (post_message(world, key, b"[not json"), None),
+    }
+    for what, (answer, message_id) in refused.items():
+        assert answer.status_code == 429, (what, answer.text)
+        assert int(answer.headers["retry-after"]) > 0, what
+        assert answer.headers["x-ratelimit-remaining"] == "0", what
+        reply = answer.json()
+        assert (reply["jsonrpc"], reply["id"], reply["error"]["code"]) == ("2.0", message_id, REFUSED), what
+        envelope = reply["error"]["data"]["error"]
+        assert envelope["code"] == "rate_limit_day", what
+        assert envelope["details"]["window"] == "day" and envelope["details"]["retry_after"] > 0, what
+        assert envelope["request_id"] == answer.headers["x-request-id"], what
+        assert reply["error"]["message"].startswith("HTTP 429 rate_limit_day: "), what
+        assert "Retry after" in reply["error"]["message"], what
+    # A tool's call at the limit is the tool error of a route's 429, whether its arguments make a
+    # request (the route refuses it) or not (refused before any request is built: counted all the same).
+    for arguments in ({}, {"format": "arrow"}):
+        call = {"name": "catalog.alphas.list", "arguments": arguments}
+        answer = post_message(
+            world, key, {"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": call}
+        )
+        result = answer.json()["result"]
+        assert result["isError"] and result["structuredContent"]["error"]["code"] == "rate_limit_day", (
+            arguments
+        )
+        assert result["_meta"][RATE_LIMIT]["remaining"] == 0, arguments
+    # The official client is told the same: its handshake fails with the envelope.
+    error = anyio.run(handshake_error, world, key)
+    assert error.code == REFUSED
+    assert isinstance(error.data, dict) and error.data["error"]["code"] == "rate_limit_day"
+
+
+def leaves(group: BaseExceptionGroup[MCPError]) -> list[MCPError]:
+    return [
+        leaf
+        for exception in group.exceptions
+        for leaf in (leaves(exception) if isinstance(exception, BaseExceptionGroup) else [exception])
+    ]
+
+
+async def handshake_error(world: World, key: IssuedKey) -> types.ErrorData:
+    """The JSON-RPC error the SDK client's `initialize` raises (the session's task group wraps it)."""
+    refusals: list[types.ErrorData] = []
+    try:
+        async with session(world, key):
+            pass
+    except* MCPError as group:
+        refusals += [refused.error for refused in leaves(group)]
+    [error] = refusals
+    return error
 
 
 async def all_pages(world: World, name: str, arguments: dict[str, Any]) -> tuple[list[Any], int]:
@@ -561,8 +677,6 @@ def test_the_stdio_command_serves_the_same_tools_from_the_server(world: World) -
 
 
 def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
-    import subprocess
-
     missing = stdio_command(world, None)
     answer = subprocess.run(
         [missing.command, *missing.args], env=missing.env, capture_output=True, text=True, timeout=60
@@ -597,15 +711,29 @@ def test_the_stdio_command_without_a_usable_key_says_so(world: World) -> None:
 
 
 def test_the_stdio_command_starts_on_a_key_without_meta_me(world: World) -> None:
-    """The start-up check is `/mcp`'s own authentication: a key whose allow-list lacks `meta.me`
-    (or that is at its rate limit) is a valid key, and serves its tools."""
-    key = new_key(world, ("performance.metrics",), per_day(1))
+    """The start-up check is `/mcp`'s own authentication: a key whose allow-list lacks `meta.me` is a
+    valid key, and serves its tools; a key at its limit is told so, as the probe is metered too."""
+    key = new_key(world, ("performance.metrics",), per_day(100))
     alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
-    # The day's one request spent over HTTP: the key is at its limit when the command starts.
-    assert world.get(key, f"/v1/alphas/{alpha}/metrics").status_code == 200
     _, tools, _, result = anyio.run(over_stdio, world, key, "performance.metrics", {"alpha": alpha})
     assert [tool.name for tool in tools] == ["meta.health", "performance.metrics"]
-    assert error_of(result)["code"] == "rate_limit_day"
+    assert not result.is_error
+    spent = new_key(world, ("performance.metrics",), per_day(1))
+    # The day's one request spent over HTTP: the key is at its limit when the command starts.
+    assert world.get(spent, f"/v1/alphas/{alpha}/metrics").status_code == 200
+    command = stdio_command(world, spent.token)
+    answer = subprocess.run(
+        [command.command, *command.args],
+        env=command.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input="",
+    )
+    assert answer.returncode == 1, answer.stderr
+    assert (
+        "HTTP 429" in answer.stderr and "rate_limit_day" in answer.stderr and "Retry after" in answer.stderr
+    )
 
 
 async def revoked_between_calls(world: World, key: IssuedKey, alpha: str) -> list[types.CallToolResult]:
