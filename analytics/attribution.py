@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from analytics import inputs
+from analytics import inputs, shares
 from analytics.access import Access, withheld
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, declared_stat, window_echo
@@ -319,11 +319,12 @@ class _Sums:
         contribution = np.bincount(rows.names, weights=rows.contribution, minlength=size)
         present = np.bincount(rows.names, minlength=size) > 0
         total = float(np.sum(rows.pnl))
-        share_reason = "" if total != 0 else "the names' P&L over the window is 0: no share of it"
-        return cls(pnl, contribution, present, total, "", share_reason)
+        return cls(
+            pnl, contribution, present, total, "", shares.reason(total, "the names' P&L over the window")
+        )
 
     def share(self, value: float) -> float | None:
-        return None if self.share_reason else value / self.total
+        return None if self.share_reason else shares.share(value, self.total)
 
 
 def _contribution_reason(reasons: _Reasons, value: float) -> str:
@@ -531,11 +532,11 @@ def _fragility(
     pnl = ledger.ending_equity - ledger.starting_equity
     total = float(np.sum(pnl))
     by_pnl = np.sort(pnl)[::-1]
-    shares: dict[int, tuple[int, float | None]] = {}
+    day_shares: dict[int, tuple[int, float | None]] = {}
     for percent in DAY_SHARES:
         k = percent_days(int(r.size), percent)
-        shares[percent] = (k, float(np.sum(by_pnl[:k])) / total if total != 0 else None)
-    zero = "the window's P&L is 0: no share of it"
+        day_shares[percent] = (k, shares.share(float(np.sum(by_pnl[:k])), total))
+    zero = shares.reason(total, "the window's P&L")
     return Fragility(
         drop=drop,
         information_ratio=stat(Fragility, "information_ratio", ir, few, **per),
@@ -550,10 +551,10 @@ def _fragility(
         ),
         best_names=best_names,
         best_days=[_best_day(ledger, r, rows, int(i), names_reason, stat) for i in best],
-        top_1pct_days=shares[DAY_SHARES[0]][0],
-        top_1pct_days_share=stat(Fragility, "top_1pct_days_share", shares[DAY_SHARES[0]][1], zero),
-        top_5pct_days=shares[DAY_SHARES[1]][0],
-        top_5pct_days_share=stat(Fragility, "top_5pct_days_share", shares[DAY_SHARES[1]][1], zero),
+        top_1pct_days=day_shares[DAY_SHARES[0]][0],
+        top_1pct_days_share=stat(Fragility, "top_1pct_days_share", day_shares[DAY_SHARES[0]][1], zero),
+        top_5pct_days=day_shares[DAY_SHARES[1]][0],
+        top_5pct_days_share=stat(Fragility, "top_5pct_days_share", day_shares[DAY_SHARES[1]][1], zero),
     )
 
 

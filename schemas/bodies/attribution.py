@@ -39,8 +39,9 @@ RANKING = "names ranked by window P&L (the sum of their net_pnl over the window'
 SHARE_RULE = (
     "the name's window P&L over the names' window P&L (the sum of net_pnl over every name and session of the "
     "window: the ledger's cash carry and rounding adjustment belong to no name and are left out of it, see "
-    "totals); the shares of all names add up to 1, and in a window whose names lost money in sum a name that "
-    "made money has a negative share (it offset part of the loss); not measurable when the names' P&L is 0"
+    "totals); the shares of all names add up to 1; not measurable when the names' P&L is not positive (a share "
+    "of a loss or of nothing is no share: in a losing window a name that made money would have a negative "
+    "'share' and a losing name one above 1)"
 )
 LEG_RULE = (
     "the leg of a P&L row is the sign of the position held at the start of its session (the quantity at the "
@@ -295,7 +296,8 @@ def _days_share(percent: int) -> Meta:
     return figure(
         f"Share of the window's P&L made by its best {percent}% of days: the P&L of the k sessions of largest P&L "
         f"over the window's P&L (totals.pnl), k = ceil({percent} x sessions / 100), at least 1 (15 of 1,406 "
-        "sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in sum)",
+        "sessions for 1%); above 1 when the other days lost in sum; not measurable when the window's P&L is not "
+        "positive (a share of a loss is no share)",
         "sum of the k largest (ending_equity - starting_equity) / sum(ending_equity - starting_equity)",
         unit="ratio",
         source=BOOK_LEDGER,

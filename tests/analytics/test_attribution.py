@@ -92,7 +92,8 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
         k = max(1, math.ceil(Fraction(len(part) * percent, 100)))
         top_pnl = np.sort(day_pnl)[::-1][:k].sum()
         out[f"top_{percent}pct_days"] = k
-        out[f"top_{percent}pct_days_share"] = top_pnl / day_pnl.sum()
+        # A share only of a positive total (issue 47): of a loss, none.
+        out[f"top_{percent}pct_days_share"] = top_pnl / day_pnl.sum() if day_pnl.sum() > 0 else None
 
     held = None
     if positions is not None:
@@ -255,16 +256,16 @@ def assert_matches(data: dict[str, Any], want: dict[str, Any], top: int, drop: i
         for entry, (_, row) in zip(served, frame.iterrows(), strict=True):
             assert close(value(entry["pnl"]), row["pnl"]), entry
             assert close(value(entry["return_contribution"]), row["c"]), entry
-            assert close(value(entry["share"]), row["pnl"] / total), entry
+            assert close(value(entry["share"]), share_of(row["pnl"], total)), entry
     shares = 0.0
     for leg, (pnl, contribution, count) in want["legs"].items():
         part = legs[leg]
         assert close(value(part["pnl"]), pnl), (leg, part, pnl)
         assert close(value(part["return_contribution"]), contribution), (leg, part)
-        assert close(value(part["share"]), pnl / total), (leg, part)
+        assert close(value(part["share"]), share_of(pnl, total)), (leg, part)
         assert part["names"] == count
         shares += value(part["share"]) or 0.0
-    assert close(shares, 1.0)
+    assert close(shares, 1.0 if total > 0 else 0.0)
     sectors = data["by_sector"]
     if "sectors" not in want:
         assert sectors["status"] == "not_measurable" and sectors["sectors"] == [], sectors
@@ -275,7 +276,7 @@ def assert_matches(data: dict[str, Any], want: dict[str, Any], top: int, drop: i
         for part, (_, pnl, contribution, count) in zip(sectors["sectors"], want["sectors"], strict=True):
             assert close(value(part["pnl"]), pnl) and part["names"] == count, (part, pnl, count)
             assert close(value(part["return_contribution"]), contribution), part
-            assert close(value(part["share"]), pnl / total), part
+            assert close(value(part["share"]), share_of(pnl, total)), part
         assert close(sum(value(p["pnl"]) or 0.0 for p in sectors["sectors"]), want["names_pnl"])
     assert fragility["best_names"] == want["best_names"]
     assert close(value(fragility["without_best_names"]), want["without_best_names"])
@@ -579,3 +580,38 @@ def test_tied_detractors_are_listed_by_symbol_ascending() -> None:
     present = np.ones(6, bool)
     assert list(ranked(pnl, present)) == [2, 5, 1, 3, 4, 0]
     assert list(ranked(pnl, present, losses=True)) == [0, 1, 3, 4, 2, 5]
+
+
+def share_of(part: float, total: float) -> float | None:
+    """A part's share of a total, measurable only when the total is positive (issue 47, item 5)."""
+    return part / total if total > 0 else None
+
+
+def test_a_share_of_a_loss_is_not_measurable(api: Api, lake: Lake) -> None:
+    """Issue 47, item 5: over a window the book lost money in, its best 1% of days "made" a negative
+    share of it (value_composite_legacy's whole history on the full demo: -964%) and a winning name
+    a negative share. Every share of a loss is not measurable, with the reason naming the total; the
+    P&L figures themselves stay."""
+    ledger = lake.ledger_in("value_composite_legacy", "long_short", (None, None))
+    assert ledger is not None
+    pnl = (ledger["ending_equity"] - ledger["starting_equity"]).to_numpy()
+    dates = [str(d) for d in ledger["date"]]
+    # The first quarter (63 sessions) the book lost money over.
+    start = next(i for i in range(0, len(pnl) - 63, 21) if pnl[i : i + 63].sum() < 0)
+    window = (dates[start], dates[start + 62])
+    data = api.ok(PATH.format("value_composite_legacy"), "raw", **window_params(window))["data"]
+    assert close(value(data["totals"]["pnl"]), float(pnl[start : start + 63].sum()))
+    fragility = data["fragility"]
+    for percent in (1, 5):
+        entry = fragility[f"top_{percent}pct_days_share"]
+        assert entry["status"] == "not_measurable" and entry["value"] is None, entry
+        assert entry["withheld_reason"].startswith("the window's P&L is -"), entry
+        assert entry["withheld_reason"].endswith("not positive: a share of it is not measurable"), entry
+    names_total = value(data["totals"]["names_pnl"])
+    assert names_total is not None and names_total < 0
+    shares = [n["share"] for side in ("contributors", "detractors") for n in data["by_name"][side]]
+    shares += [
+        part["share"] for part in data["by_leg"].values() if isinstance(part, dict) and "share" in part
+    ]
+    assert shares and all(s["value"] is None and s["status"] == "not_measurable" for s in shares), shares
+    assert all("names' P&L over the window is -" in s["withheld_reason"] for s in shares)
