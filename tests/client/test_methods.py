@@ -73,3 +73,42 @@ def test_performance_and_export_methods(plain: Client) -> None:
     assert ("decisions", None) in listing and ("trades", "long_short") in listing
     parquet = plain.download_export(ALPHA, "equity-curve", "long_short")
     assert pl.read_parquet(io.BytesIO(parquet)).height == plain.equity_curve(ALPHA).total
+
+
+def test_every_route_has_a_method() -> None:
+    """Issue 47, item 8: a route the server declares (the generated ENDPOINTS) without a typed
+    method of its own fails here, by name (the method's body names its registry id)."""
+    import inspect
+
+    import alpha_results_client.client as methods
+    import alpha_results_client.events as events
+
+    # The feed and the stream are read by their own helpers (alpha_results_client.events), by path.
+    by_helper = {"events.list": Client.events, "events.stream": Client.stream_events}
+    named = inspect.getsource(methods)
+    assert [e for e in ENDPOINTS if f'"{e}"' not in named and e not in by_helper] == []
+    assert events.FEED_PATH == ENDPOINTS["events.list"].path
+    assert events.STREAM_PATH == ENDPOINTS["events.stream"].path and all(map(callable, by_helper.values()))
+
+
+def test_the_why_and_decision_methods(plain: Client) -> None:
+    """The typed methods of the routes added after the first client: each answers its route's Struct,
+    with the parameters it takes, as `call` does."""
+    live = plain.live(ALPHA, split="2021-06-30").data
+    assert (live.split_origin, str(live.split_date)) == ("request", "2021-06-30")
+    attribution = plain.attribution(ALPHA, top=3, drop=2).data
+    assert len(attribution.by_name.contributors) <= 3 and attribution.fragility.drop == 2
+    capacity = plain.capacity(ALPHA, capital=1e7, grid=[1e6, 1e7, 1e8]).data
+    assert (
+        capacity
+        == plain.call(
+            "analytics.capacity", alpha=ALPHA, capital=1e7, grid="1000000.0,10000000.0,100000000.0"
+        ).data
+    )
+    assert plain.factors(ALPHA).data == plain.call("analytics.factors", alpha=ALPHA).data
+    quantiles = plain.quantiles(ALPHA, quantiles=4).data
+    assert quantiles == plain.call("analytics.quantiles", alpha=ALPHA, quantiles=4).data
+    residual = plain.residual(ALPHA, reference=["Test_planted_factor"]).data
+    assert residual == plain.call("analytics.residual", alpha=ALPHA, reference="Test_planted_factor").data
+    promotions = plain.promotions(ALPHA).data
+    assert (promotions.alpha, promotions.standing) == (ALPHA, "never")

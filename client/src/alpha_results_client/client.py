@@ -17,8 +17,10 @@ from alpha_results_client._generated import (
     AlphaDescriptionResponse,
     AlphaListRow,
     AnalyticsDocResponse,
+    AttributionResponse,
     BookRow,
     BuildRow,
+    CapacityResponse,
     ChecksResponse,
     CombinedRow,
     ComparisonResponse,
@@ -31,17 +33,22 @@ from alpha_results_client._generated import (
     EquitySummary,
     ExportDownloadResponse,
     ExportRow,
+    FactorsResponse,
     Health,
     KeyInventoryRow,
     KeyUsageResponse,
     LedgerRow,
+    LiveResponse,
     MeResponse,
     MetricsDocResponse,
     MetricsResponse,
     PnlRow,
     PositionRow,
+    PromotionsResponse,
+    QuantilesResponse,
     ReadinessResponse,
     RebalanceIndexRow,
+    ResidualResponse,
     RiskResponse,
     RollingRow,
     ScoreRow,
@@ -552,6 +559,98 @@ class Client(ClientBase):
             start=start,
             end=end,
         )
+
+    def live(self, alpha: str, book: str | None = None, *, split: DateLike | None = None) -> LiveResponse:
+        """The book's in-sample part against its out-of-sample part (live against backtest): each
+        part's figures, the decay ratio and the PSR of the live part. The split is `split`, else
+        the alpha's latest approval, else its seal's research_cutoff, else its first publish date
+        (`data.split_origin` says which)."""
+        return self._single("analytics.live", {"alpha": alpha}, book=book, split=split)
+
+    def attribution(
+        self,
+        alpha: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        top: int | None = None,
+        drop: int | None = None,
+    ) -> AttributionResponse:
+        """Where the book's P&L came from: the `top` contributors and detractors by name, the legs
+        and the sectors, fragility (without the `drop` best days and names) and concentration."""
+        return self._single(
+            "analytics.attribution", {"alpha": alpha}, book=book, start=start, end=end, top=top, drop=drop
+        )
+
+    def capacity(
+        self,
+        alpha: str,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        capital: float | None = None,
+        grid: Iterable[float] | None = None,
+    ) -> CapacityResponse:
+        """Each fill's participation in its name's traded value and the net information ratio as the
+        book's capital grows (`capital`, default 1e8; `grid` the capitals of the curve)."""
+        return self._single(
+            "analytics.capacity",
+            {"alpha": alpha},
+            book=book,
+            start=start,
+            end=end,
+            capital=capital,
+            grid=None if grid is None else [repr(float(c)) for c in grid],
+        )
+
+    def factors(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> FactorsResponse:
+        """Factor attribution of the book (each factor's part of its return, the specific part) and
+        the signal's feature-neutral IC."""
+        return self._single("analytics.factors", {"alpha": alpha}, book=book, start=start, end=end)
+
+    def quantiles(
+        self,
+        alpha: str,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+        *,
+        score: str | None = None,
+        quantiles: int | None = None,
+    ) -> QuantilesResponse:
+        """Forward returns by score quantile (`quantiles` buckets of `score` or `raw_score`), their
+        spread and monotonicity."""
+        return self._single(
+            "analytics.quantiles", {"alpha": alpha}, score=score, quantiles=quantiles, start=start, end=end
+        )
+
+    def residual(
+        self,
+        alpha: str,
+        reference: Iterable[str] | None = None,
+        book: str | None = None,
+        start: DateLike | None = None,
+        end: DateLike | None = None,
+    ) -> ResidualResponse:
+        """The book's daily returns regressed on SPY's and a reference set's (default: the approved
+        alphas the key may read, else the production ones): betas, the intercept and the appraisal
+        ratio of what they do not explain."""
+        return self._single(
+            "analytics.residual",
+            {"alpha": alpha},
+            reference=None if reference is None else list(reference),
+            book=book,
+            start=start,
+            end=end,
+        )
+
+    def promotions(self, alpha: str) -> PromotionsResponse:
+        """The operator's decisions about the alpha, oldest first, each with what its checks said
+        that day (`data.standing`: where it stands now)."""
+        return self._single("catalog.alphas.promotions", {"alpha": alpha})
 
     def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:
         """What every analytics field means (identical for every alpha)."""
