@@ -4,7 +4,10 @@ in its simulation loop, not from the names' rows), and a seal written to S3 (mot
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import json
+import math
 import re
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from alpha_results_seal.builders import (
     Book,
     BuildError,
     book_tables,
+    build_seal,
     decisions_table,
     trades_table,
     write_seal,
@@ -212,3 +216,38 @@ def test_pandas_datetimes_become_dates_and_utc_instants_and_a_wrong_type_is_name
     assert trades.column("execution_cost").to_pylist() == [pytest.approx(-(0.05 + 10 * 0.1))]
     with pytest.raises(BuildError, match=r"decisions\.score must be double"):
         decisions_table(frame.assign(score=["x", "y", "z"]))
+
+
+def test_a_seal_given_no_stored_metrics_gets_them_derived_from_its_own_books(
+    demo_seal: Path, tmp_path: Path
+) -> None:
+    """Issue 47, item 9: a kit-built seal without stored metrics published blank headline figures
+    (every core figure not_measurable). The kit now derives them from the seal's own long_short
+    ledger and cross-sections by the formulas of docs/seal.md: for a demo seal, the very rows the
+    demo engine sealed (its metrics are those formulas), within 1e-9."""
+    facts, books, decisions, week_status = read_team(
+        team_frames(demo_seal, tmp_path, "momentum_12_1"), pl.read_parquet
+    )
+    # The demo engine annualises its ICIR (its manifest's metric_conventions say so).
+    conventions = json.loads((demo_seal / "manifest.json").read_text())["metric_conventions"]
+    facts = dataclasses.replace(facts, icir_annualised=conventions["icir_annualised"])
+    built = build_seal(facts, decisions, books, week_status=week_status)
+    derived = pl.from_arrow(built.tables["metrics.parquet"])
+    sealed = pl.read_parquet(demo_seal / "metrics.parquet")
+    assert isinstance(derived, pl.DataFrame)
+    keys = ["scope", "period", "metric"]
+    assert derived.select(keys).sort(keys).equals(sealed.select(keys).sort(keys))
+    both = derived.join(sealed, on=keys, suffix="_sealed")
+    differ = [
+        (row["scope"], row["period"], row["metric"], row["value"], row["value_sealed"])
+        for row in both.iter_rows(named=True)
+        if not (
+            (row["value"] is None and row["value_sealed"] is None)
+            or (
+                None not in (row["value"], row["value_sealed"])
+                and math.isclose(row["value"], row["value_sealed"], rel_tol=1e-9, abs_tol=1e-12)
+            )
+        )
+    ]
+    assert differ == []
+    assert "metrics" in built.manifest["kinds_sealed"]

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from alpha_results_seal import arrow_schemas as S
 from alpha_results_seal.arrow_logic import group_sums, row_codes, sort_by_date
 from alpha_results_seal.check import SealReport, check_seal
+from alpha_results_seal.demo import metrics as stored
 from alpha_results_seal.demo.calendar import close_instants
 from alpha_results_seal.frames import BuildError, cast_column, day_text, instant_text, to_arrow
 from alpha_results_seal.identifiers import check_alpha_id, join
@@ -554,6 +555,55 @@ def check_book_name(name: object) -> str:
     return name
 
 
+DERIVED_FROM_BOOK = "long_short"
+"""The book whose ledger derived stored metrics are computed from (docs/seal.md, "Stored metrics")."""
+
+
+def derived_metrics(
+    decisions: pa.Table, ledger: pa.Table, icir_annualised: bool, universe_size: int
+) -> pa.Table:
+    """The stored metrics (kind `metrics`) computed from a seal's own long_short `ledger` and
+    `decisions`, by the formulas of docs/seal.md "Stored metrics" (the demo engine's own,
+    `alpha_results_seal.demo.metrics`): what `build_seal` seals when a team gives none."""
+    order = pc.sort_indices(ledger, [("date", "ascending")])
+    ledger = ledger.take(order)
+    book = stored.Ledger(
+        dates=ledger.column("date").to_pylist(),
+        starting_equity=_floats(ledger, "starting_equity"),
+        ending_equity=_floats(ledger, "ending_equity"),
+        risk_free_return=_floats(ledger, "risk_free_return"),
+        turnover=_floats(ledger, "turnover"),
+    )
+    if decisions.num_rows == 0:
+        return stored.metrics_table(stored.stored_metrics(book, None, None, None, None, icir_annualised))
+    weeks = pc.unique(decisions.column("date")).sort()
+    names = pc.unique(decisions.column("symbol"))
+    at = (
+        np.asarray(pc.index_in(decisions.column("date"), value_set=weeks)),
+        np.asarray(pc.index_in(decisions.column("symbol"), value_set=names)),
+    )
+
+    def grid(column: str) -> np.ndarray:
+        out = np.full((len(weeks), len(names)), np.nan)
+        out[at] = _floats(decisions, column)
+        return out
+
+    score, forward = grid("score"), grid("forward_return")
+    rows = stored.stored_metrics(
+        book,
+        weeks.to_pylist(),
+        stored.weekly_ic(score, forward),
+        stored.weekly_ic(grid("pre_smoothing_score"), forward),
+        (~np.isnan(score)).sum(axis=1) / universe_size,
+        icir_annualised,
+    )
+    return stored.metrics_table(rows)
+
+
+def _floats(table: pa.Table, column: str) -> np.ndarray:
+    return np.asarray(pc.fill_null(table.column(column).cast(pa.float64()), np.nan), dtype=np.float64)
+
+
 def build_seal(
     facts: Facts,
     decisions: Any,
@@ -593,6 +643,13 @@ def build_seal(
     if trade_books and len(trade_books) != 3 * len(books):
         raise BuildError("trades are given for some books and not others: give every book's trades or none")
     universe = len(pc.unique(decided.column("symbol")))
+    ledger = tables.get(S.kind_path("portfolio", DERIVED_FROM_BOOK))
+    if metrics is None and ledger is not None and ledger.num_rows:
+        # No stored metrics given: derived from the seal's own long_short ledger and cross-sections
+        # by the formulas of docs/seal.md, so /metrics has its headline figures (issue 47).
+        tables["metrics.parquet"] = derived_metrics(
+            decided, ledger, facts.icir_annualised, facts.universe_size or universe
+        )
     return SealTables(
         tables,
         manifest(facts, tables, list(books), trade_books, universe),

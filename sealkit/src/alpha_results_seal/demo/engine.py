@@ -194,14 +194,6 @@ def _book_tables(
     }
 
 
-def _metrics_table(rows: list[metrics.MetricRow]) -> pa.Table:
-    scope, period, metric, value = zip(*rows, strict=True)
-    return pa.Table.from_pydict(
-        {"scope": list(scope), "period": list(period), "metric": list(metric), "value": list(value)},
-        schema=seal.METRICS,
-    )
-
-
 @dataclass
 class BookRun:
     """What the decision layer and the four book simulations made of one alpha's scores."""
@@ -297,7 +289,7 @@ def seal_tables(
     rows = metrics.stored_metrics(
         ledger, week_dates if has_sections else None, ic, raw_ic, coverage, icir_annualised
     )
-    tables[seal.kind_path("metrics")] = _metrics_table(rows)
+    tables[seal.kind_path("metrics")] = metrics.metrics_table(rows)
     return tables
 
 

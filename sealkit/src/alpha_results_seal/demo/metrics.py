@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
+from alpha_results_seal.arrow_schemas import METRICS
 from alpha_results_seal.ranking import pearson, spearman
 
 WEEKS_PER_YEAR = 52
@@ -143,3 +145,12 @@ def stored_metrics(
             values |= ledger_metrics(ledger, idx)
             rows += [(scope, period, k, v) for k, v in values.items()]
     return rows
+
+
+def metrics_table(rows: list[MetricRow]) -> pa.Table:
+    """The rows as the seal's `metrics.parquet` (long form)."""
+    scope, period, metric, value = zip(*rows, strict=True)
+    return pa.Table.from_pydict(
+        {"scope": list(scope), "period": list(period), "metric": list(metric), "value": list(value)},
+        schema=METRICS,
+    )
