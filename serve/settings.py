@@ -162,6 +162,22 @@ SETTINGS: tuple[Setting, ...] = (
         "Base URL clients reach this server at; signed source-archive URLs of a local lake start with it.",
     ),
     Setting(
+        "mcp_allowed_hosts",
+        "",
+        str,
+        "Host header values /mcp answers besides the server's own (the public base URL's host and the "
+        "bound host and port, loopback names included), comma-separated host[:port]; any other Host is "
+        "403 (DNS rebinding protection).",
+    ),
+    Setting(
+        "mcp_allowed_origins",
+        "",
+        str,
+        "Origin header values /mcp answers besides the server's own origins, comma-separated "
+        "scheme://host[:port]; a request with any other Origin is 403 (one without an Origin is not a "
+        "browser's, and is judged by its Host alone).",
+    ),
+    Setting(
         "signing_key_file",
         "var/signing.key",
         str,
@@ -304,6 +320,8 @@ class Settings:
     hash_bytes_per_pass: int = 256 << 20
     log_level: str = "info"
     public_base_url: str = "http://127.0.0.1:8000"
+    mcp_allowed_hosts: str = ""
+    mcp_allowed_origins: str = ""
     signing_key_file: str = "var/signing.key"
     download_fetch_limit: int = 10
     max_request_target_bytes: int = 8 << 10

@@ -1,7 +1,9 @@
 """`/mcp`: the MCP server over Streamable HTTP, answered before the router (like the health fast
 path), since the router's guards admit GET alone and MCP messages are POSTs.
 
-Every request to `/mcp` is authenticated first, by the guards' own steps (`serve.auth.identify`:
+Every request to `/mcp` must first name this server in its `Host` and, from a browser, an allowed
+`Origin` (`serve.mcp.origins`: DNS rebinding; else a 403 JSON-RPC error). It is then authenticated,
+by the guards' own steps (`serve.auth.identify`:
 the bearer key, its IP allow-list, the key-in-URL refusal): no valid key is the API's 401 in the
 spec's envelope, before the SDK reads a byte. The caller is kept on the request's exchange (so the
 access line names its key) for the server's handlers (`serve.mcp.server`). Every message then
@@ -30,6 +32,7 @@ from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
 from serve.identity.authenticate import reject_key_in_query
 from serve.mcp import metering
+from serve.mcp.origins import Allowed
 from serve.mcp.server import mcp_server
 from serve.pages import MCP_PATH
 from serve.routes.meta import build_version
@@ -44,7 +47,8 @@ for one."""
 class McpEndpoint:
     """The session manager of one app, started and stopped with it."""
 
-    def __init__(self, target_limit: int) -> None:
+    def __init__(self, target_limit: int, allowed: Allowed) -> None:
+        self.allowed = allowed
         self.manager = StreamableHTTPSessionManager(
             app=mcp_server(build_version(), target_limit),
             json_response=True,
@@ -72,6 +76,10 @@ class McpEndpoint:
             await self._task
 
     async def answer(self, scope: Scope, receive: Receive, send: Send) -> None:
+        rebound = self.allowed.refusal(scope["headers"])
+        if rebound is not None:  # before anything else, the key included (serve/mcp/origins.py)
+            await send_json(send, 403, rebound, request_id_of(scope), [])
+            return
         request: Request[Any, Any, Any] = Request(scope, receive)
         try:
             reject_key_in_query(exchange_of(scope).query)
@@ -179,7 +187,8 @@ async def send_json(
 
 def mounted(app: ASGIApp, litestar: Litestar) -> ASGIApp:
     """`app` with `/mcp` answered by the MCP endpoint, whose sessions start and stop with `litestar`."""
-    endpoint = McpEndpoint(litestar.state["services"].settings.max_request_target_bytes)
+    settings = litestar.state["services"].settings
+    endpoint = McpEndpoint(settings.max_request_target_bytes, Allowed.of(settings))
     litestar.on_startup.append(endpoint.start)
     litestar.on_shutdown.insert(0, endpoint.stop)
 

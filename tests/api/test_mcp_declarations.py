@@ -4,6 +4,7 @@ typed client's environment variables. (The server's answers: tests/e2e/test_mcp_
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -160,3 +161,54 @@ def test_the_mcp_body_is_read_whole_refused_over_the_limit_or_dropped_when_the_c
     half = b"x" * (MAX_BODY_BYTES // 2 + 1)
     assert read([], _chunk(half, True), _chunk(half, True)) is None
     assert read([(b"content-length", str(MAX_BODY_BYTES).encode())], _chunk(b"x" * MAX_BODY_BYTES, False))
+
+
+def test_the_hosts_and_origins_mcp_answers_are_the_servers_own_and_the_operators() -> None:
+    from serve.mcp.origins import Allowed
+    from serve.settings import Settings
+
+    allowed = Allowed.of(
+        Settings(
+            public_base_url="https://Results.example.com",
+            host="0.0.0.0",
+            port=8000,
+            mcp_allowed_hosts=" api.internal:8000 ,",
+            mcp_allowed_origins="https://Agent.example/",
+        )
+    )
+    assert allowed.hosts == {
+        "results.example.com",
+        "results.example.com:443",
+        "127.0.0.1:8000",
+        "localhost:8000",
+        "[::1]:8000",
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        "api.internal:8000",
+    }
+    assert allowed.origins == {
+        "https://results.example.com",
+        "http://127.0.0.1:8000",
+        "http://localhost:8000",
+        "http://[::1]:8000",
+        "https://agent.example",
+    }
+    bound = Allowed.of(Settings(public_base_url="http://10.0.0.5:9000", host="10.0.0.5", port=9000))
+    assert {"10.0.0.5:9000", "localhost:9000"} <= bound.hosts and "http://10.0.0.5:9000" in bound.origins
+
+    def answer(*headers: tuple[bytes, bytes]) -> str | None:
+        refused = allowed.refusal([(b"authorization", b"Bearer x"), *headers])
+        return None if refused is None else json.loads(refused)["error"]["data"]["header"]
+
+    assert answer((b"host", b"RESULTS.example.com")) is None
+    assert answer((b"host", b"localhost:8000"), (b"origin", b"http://localhost:8000")) is None
+    assert answer((b"host", b"results.example.com"), (b"origin", b"https://agent.example")) is None
+    # A rebound name, no Host, two Hosts; a foreign, `null` or doubled Origin.
+    assert answer((b"host", b"attacker.example:8000")) == "Host"
+    assert answer() == "Host"
+    assert answer((b"host", b"localhost:8000"), (b"host", b"attacker.example")) == "Host"
+    for origin in (b"http://attacker.example", b"null", b"https://results.example.com.attacker.example"):
+        assert answer((b"host", b"results.example.com"), (b"origin", origin)) == "Origin", origin
+    twice = ((b"origin", b"https://results.example.com"), (b"origin", b"http://attacker.example"))
+    assert answer((b"host", b"results.example.com"), *twice) == "Origin"

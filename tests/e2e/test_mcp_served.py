@@ -94,8 +94,10 @@ def world(shared_server: SharedServer) -> Iterator[World]:
 
 
 @asynccontextmanager
-async def session(world: World, key: IssuedKey | None) -> AsyncIterator[ClientSession]:
-    headers = key.headers if key is not None else {}
+async def session(
+    world: World, key: IssuedKey | None, extra: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    headers = {**(key.headers if key is not None else {}), **(extra or {})}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http,
         streamable_http_client(f"{world.url}/mcp", http_client=http) as (read, write),
@@ -165,6 +167,48 @@ def test_no_valid_key_is_a_401_at_mcp(world: World) -> None:
     assert stream.headers["x-content-type-options"] == "nosniff" and stream.headers["x-request-id"]
 
 
+def test_a_request_from_a_rebound_name_or_a_foreign_origin_is_a_403(world: World) -> None:
+    """DNS rebinding (MCP's Streamable HTTP transport): a page whose name was re-pointed at the
+    server sends its own name as `Host` and its origin as `Origin`. Either is refused 403 with a
+    JSON-RPC error before the key is read (a valid key or none); the server's own names pass."""
+    port = world.server.port
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {**world.member.headers, **MCP_POST_HEADERS}
+
+    def post(extra: dict[str, str], key: bool = True) -> httpx.Response:
+        sent = {**(headers if key else MCP_POST_HEADERS), **extra}
+        return httpx.post(world.url + "/mcp", json=listing, headers=sent, timeout=30)
+
+    refused = {
+        "a rebound Host": post({"Host": f"attacker.example:{port}"}),
+        "a rebound Host, no key": post({"Host": f"attacker.example:{port}"}, key=False),
+        "a foreign Origin": post({"Origin": "http://attacker.example"}),
+        "a foreign Origin, no key": post({"Origin": f"http://attacker.example:{port}"}, key=False),
+        "a null Origin": post({"Origin": "null"}),
+        "another port's Origin": post({"Origin": f"http://127.0.0.1:{port + 1}"}),
+    }
+    for what, answer in refused.items():
+        assert answer.status_code == 403, (what, answer.text)
+        reply = answer.json()
+        assert (reply["jsonrpc"], reply["id"], reply["error"]["code"]) == ("2.0", None, -32600), what
+        assert reply["error"]["message"].startswith("Forbidden: the "), what
+        assert "attacker" not in answer.text, what  # the refused value is not echoed
+    assert refused["a rebound Host"].json()["error"]["data"] == {"header": "Host"}
+    assert refused["a foreign Origin"].json()["error"]["data"] == {"header": "Origin"}
+    # The GET of a stream is refused the same, before its 405.
+    assert httpx.get(world.url + "/mcp", headers={"Origin": "http://attacker.example"}).status_code == 403
+    # The server's own names and origins: the bound address, loopback names, no Origin at all.
+    for extra in (
+        {},
+        {"Origin": f"http://127.0.0.1:{port}"},
+        {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"},
+    ):
+        assert post(extra).status_code == 200, extra
+    # The official client sending a foreign Origin is refused at its handshake, told why.
+    error = anyio.run(handshake_error, world, world.member, {"Origin": "http://attacker.example"})
+    assert error.code == -32600 and "Origin" in error.message
+
+
 def without_volatile(answer: dict[str, Any]) -> dict[str, Any]:
     if "meta" not in answer:  # the health probe's bare body: its `time` is the answer's
         return {k: v for k, v in answer.items() if k != "time"}
@@ -199,6 +243,9 @@ VARYING: dict[str, tuple[str, ...]] = {
     # The key's usage counts, which the tool's own request (and the HTTP one) moved.
     "meta.me": ("usage",),
     "meta.keys": ("usage",),
+    # Another key's (the member's, whose MCP messages are metered): its second and minute windows
+    # may roll over between the tool's request and the HTTP one.
+    "admin.keys.usage": ("usage",),
     # A signed URL is signed anew (its signature and expiry) on every request.
     "catalog.alphas.source.download": ("url",),
     "exports.download": ("url",),
@@ -598,11 +645,13 @@ def leaves(group: BaseExceptionGroup[MCPError]) -> list[MCPError]:
     ]
 
 
-async def handshake_error(world: World, key: IssuedKey) -> types.ErrorData:
+async def handshake_error(
+    world: World, key: IssuedKey, extra: dict[str, str] | None = None
+) -> types.ErrorData:
     """The JSON-RPC error the SDK client's `initialize` raises (the session's task group wraps it)."""
     refusals: list[types.ErrorData] = []
     try:
-        async with session(world, key):
+        async with session(world, key, extra):
             pass
     except* MCPError as group:
         refusals += [refused.error for refused in leaves(group)]
