@@ -64,6 +64,7 @@ from serve.identity.tokens import redact_tokens
 from serve.identity.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, open_limiter
 from serve.mcp.mount import mounted as mcp_mounted
+from serve.mcp.tools import tool_hashes
 from serve.openapi import DeclaredAnswers, openapi_config, served
 from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
@@ -382,7 +383,7 @@ def create_app(
         ],
         debug=False,
     )
-    developer.publish(app, openapi_document_of(app))
+    developer.publish(app, openapi_document_of(app), tool_hashes())
     # Around the router rather than as route middleware, so unmatched paths are logged too.
     app.asgi_handler = access_log_middleware(
         imports.watching(health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app)),

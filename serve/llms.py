@@ -1,6 +1,7 @@
 """`/llms.txt` (the llmstxt.org convention: a Markdown summary for language models), generated from
 the OpenAPI document the app serves (itself made from the endpoint declarations) and the registry:
-each route with its registry id (also its MCP tool's name), summary, caller and parameters.
+each route with its registry id (also its MCP tool's name), summary, caller and parameters, and
+each MCP tool's declaration hash for clients to pin (`serve.mcp.tools.declaration_sha256`).
 
 One generator for both copies: the app serves it from its own document (`serve.routes.developer`),
 and `alpha-results reference` writes docs/llms.txt from the same document as docs/reference.md
@@ -11,6 +12,7 @@ version, so the two are the same text.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from schemas.registry import BY_ID, X_REGISTRY_VERSION
@@ -58,8 +60,21 @@ def _parameter(param: dict[str, Any]) -> str:
     return f"  - `{param['name']}` ({param['in']}, {facts_text})" + (f": {described}" if described else "")
 
 
-def llms_text(document: dict[str, Any]) -> str:
-    """The whole of `/llms.txt` for `document` (the app's OpenAPI document)."""
+TOOL_HASHES = """\
+## MCP tool hashes
+
+The SHA-256 of each MCP tool's declaration as `tools/list` serves it (`name`, `title`,
+`description`, `inputSchema`, `annotations`), over its canonical JSON (RFC 8785: keys sorted, no
+whitespace, UTF-8; the declarations hold no float, so `json.dumps(tool, sort_keys=True,
+separators=(",", ":"), ensure_ascii=False)` writes it). Pin these and refuse a tool whose
+declaration no longer hashes to its pin: docs/integrations.md, "Pinning the tools".
+"""
+
+
+def llms_text(document: dict[str, Any], tool_hashes: Mapping[str, str]) -> str:
+    """The whole of `/llms.txt` for `document` (the app's OpenAPI document) and the MCP tools'
+    declaration hashes (`serve.mcp.tools.tool_hashes`, passed in: this module is the routes', which
+    the tools are made from)."""
     info = document.get("info", {})
     lines = [
         INTRO.format(
@@ -88,4 +103,5 @@ def llms_text(document: dict[str, Any]) -> str:
             f"- [GET {path}]({DOCS_PATH}#/{group}/{endpoint_id}): `{endpoint_id}` ({caller}). {summary}."
         )
         lines += [_parameter(param) for param in operation.get("parameters", [])]
+    lines += ["", TOOL_HASHES, *(f"- `{name}`: `{digest}`" for name, digest in tool_hashes.items())]
     return "\n".join(lines).rstrip() + "\n"

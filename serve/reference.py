@@ -25,6 +25,7 @@ from serve import endpoint_tables
 from serve.app import openapi_document
 from serve.endpoints import registry_version
 from serve.llms import llms_text
+from serve.mcp.tools import tool_hashes
 from serve.openapi.annotations import field_description
 from serve.openapi.jsonschema import without_null
 
@@ -327,7 +328,7 @@ def run(out: Path, check: bool) -> int:
     document = current_document()
     text = reference_markdown(document)
     tables = out.resolve() == REFERENCE_PATH
-    llms = llms_text(document)
+    llms = llms_text(document, tool_hashes())
     if check:
         stale = [
             *([] if out.exists() and out.read_text(encoding="utf-8") == text else [out]),

@@ -4,6 +4,10 @@ the input schema the route's path parameters and its query Struct's fields (`sch
 types, defaults, bounds, enums and descriptions, through the same `param_schema` as the OpenAPI
 document), so nothing a tool says is written twice.
 
+Each tool's declaration (as `tools/list` serves it) has a SHA-256 that `/llms.txt` lists
+(`declaration_sha256`), so a client can pin the tools it approved and notice any change to a
+description or an input schema (a "rug pull"): docs/integrations.md, "Pinning the tools".
+
 A tool call is the route's own request (`serve.mcp.calls`): the arguments become the path and the
 query string here, once they are checked against the input schema the tool publishes (names, JSON
 types, bounds, enums, patterns: one 400 `bad_request` naming each broken parameter and its rule,
@@ -14,6 +18,7 @@ an alpha the key may not read) is the route's own 400 or 403.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -88,6 +93,8 @@ class RouteTool:
     query_names: frozenset[str]
     validator: Draft202012Validator
     """The tool's input schema, compiled once (a call validates against it)."""
+    sha256: str
+    """`declaration_sha256` of the tool: what `/llms.txt` lists for clients to pin."""
 
     def target(self, arguments: Mapping[str, Any], limit: int) -> tuple[str, bytes, bytes] | errors.ApiError:
         """(path, raw path, query string) of the route's request for `arguments`, or the API's error:
@@ -191,7 +198,44 @@ def input_schema(endpoint: Endpoint) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
-    return schema
+    return whole_numbers(schema)
+
+
+def whole_numbers(value: Any) -> Any:
+    """`value` with every integral float written as an integer (`minimum: 0`, not `0.0`): the same
+    JSON Schema, and a declaration without floats, whose canonical JSON any client writes alike
+    (`canonical_json`)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(item) for item in value]
+    return value
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785's canonical JSON (JCS) of a document holding no float: keys sorted, no whitespace,
+    UTF-8 with only the characters JSON requires escaped. Exactly what Python's
+    `json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` writes then; a
+    float is refused, since there the two ways of writing a number part (`1.0` against JCS's `1`)."""
+
+    def check(item: Any) -> None:
+        if isinstance(item, float):
+            raise TypeError(f"no float in a hashed declaration (got {item!r}): write it as an integer")
+        for child in item.values() if isinstance(item, dict) else item if isinstance(item, list) else ():
+            check(child)
+
+    check(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def declaration_sha256(tool: types.Tool) -> str:
+    """The SHA-256 (hex) of the tool's declaration as `tools/list` serves it (`name`, `title`,
+    `description`, `inputSchema`, `annotations`: the SDK's `by_alias`, `exclude_none` JSON), in
+    canonical JSON: stable for as long as the declaration is, whatever the process or machine."""
+    served = tool.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return hashlib.sha256(canonical_json(served)).hexdigest()
 
 
 def path_names(endpoint: Endpoint) -> tuple[str, ...]:
@@ -241,5 +285,10 @@ def route_tools() -> dict[str, RouteTool]:
         names = path_names(endpoint)
         query_names = frozenset(p.name for p in endpoint.params) - WITHOUT - set(names)
         validator = Draft202012Validator(tool.input_schema)
-        out[endpoint_id] = RouteTool(endpoint, tool, names, query_names, validator)
+        out[endpoint_id] = RouteTool(endpoint, tool, names, query_names, validator, declaration_sha256(tool))
     return out
+
+
+def tool_hashes() -> dict[str, str]:
+    """Every tool's `declaration_sha256` by name, in registry order (what `/llms.txt` lists)."""
+    return {name: tool.sha256 for name, tool in route_tools().items()}

@@ -21,6 +21,7 @@ app's path rules (`/docs/` and `/index.html` are 404 `not_found`; HEAD or POST i
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from litestar import Litestar, Request, Response, get
@@ -105,13 +106,14 @@ _LANDING = "landing_page"
 _LLMS = "llms_txt"
 
 
-def publish(app: Litestar, document: dict[str, Any]) -> None:
+def publish(app: Litestar, document: dict[str, Any], tool_hashes: Mapping[str, str]) -> None:
     """Give the pages `app`'s OpenAPI document (built once the app's routes are known), with its
-    JSON encoded once here rather than on every request to `/openapi.json`."""
+    JSON encoded once here rather than on every request to `/openapi.json`, and `/llms.txt` the MCP
+    tools' declaration hashes."""
     app.state[_DOCUMENT] = document
     app.state[_DOCUMENT_JSON] = json_bytes(document)
     app.state[_LANDING] = landing_page(document)
-    app.state[_LLMS] = llms_text(document).encode()
+    app.state[_LLMS] = llms_text(document, tool_hashes).encode()
 
 
 def routes() -> list[ControllerRouterHandler]:

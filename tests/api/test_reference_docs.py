@@ -154,8 +154,11 @@ def test_docs_point_only_inside_the_repository(doc: Path) -> None:
 
 def test_llms_txt_is_current(document: dict[str, Any]) -> None:
     from serve.llms import llms_text
+    from serve.mcp.tools import tool_hashes
 
     committed = reference.LLMS_PATH.read_text(encoding="utf-8")
-    assert committed == llms_text(document), "docs/llms.txt is stale: run `just reference` and commit it"
+    assert committed == llms_text(document, tool_hashes()), (
+        "docs/llms.txt is stale: run `just reference` and commit it"
+    )
     for endpoint_id, endpoint in endpoints().items():
         assert f"`{endpoint_id}`" in committed and endpoint.summary in committed

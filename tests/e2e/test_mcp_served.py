@@ -844,6 +844,38 @@ def test_llms_txt_is_public_and_the_docs_copy(world: World) -> None:
     assert answer.text == LLMS_PATH.read_text(encoding="utf-8")
 
 
+def test_the_tool_hashes_llms_txt_lists_are_those_of_what_tools_list_serves(world: World) -> None:
+    """Pinning: `/llms.txt` lists one SHA-256 per tool, and each is the hash of the tool's declaration
+    exactly as `tools/list` sends it (the raw JSON of the answer, hashed here as a client would: its
+    canonical JSON, keys sorted, no whitespace, UTF-8)."""
+    import hashlib
+
+    text = httpx.get(world.url + "/llms.txt", timeout=30).text
+    listed = dict(
+        re.findall(r"^- `([\w.]+)`: `([0-9a-f]{64})`$", text.split("## MCP tool hashes", 1)[1], re.M)
+    )
+    headers = {**world.admin.headers, **MCP_POST_HEADERS}
+    answer = httpx.post(
+        world.url + "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers=headers,
+        timeout=60,
+    )
+    served = answer.json()["result"]["tools"]
+
+    def canonical(tool: dict[str, Any]) -> bytes:
+        return json.dumps(tool, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+    hashes = {tool["name"]: hashlib.sha256(canonical(tool)).hexdigest() for tool in served}
+    assert len(hashes) == len(set(ALL_IDS) - set(UNSERVED)) == len(listed)
+    assert hashes == listed
+    # The member's listing serves the same declarations: a hash is the tool's, not the key's.
+    member = post_message(world, world.member, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert {
+        t["name"]: hashlib.sha256(canonical(t)).hexdigest() for t in member.json()["result"]["tools"]
+    }.items() <= (listed.items())
+
+
 def test_the_field_policy_is_the_routes(world: World) -> None:
     alpha = world.get(world.admin, "/v1/alphas").json()["data"][0]["alpha_id"]
     books: dict[str, Any] = {}
