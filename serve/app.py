@@ -72,6 +72,7 @@ from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
 from serve.settings import Settings
 from serve.sharing import protocol as sharing_protocol
+from serve.slow_clients import slow_client_budget
 from serve.warm import ImportWatch, warm
 
 log = logging.getLogger("serve.app")
@@ -384,9 +385,11 @@ def create_app(
         debug=False,
     )
     developer.publish(app, openapi_document_of(app), tool_hashes())
-    # Around the router rather than as route middleware, so unmatched paths are logged too.
+    # Around the router rather than as route middleware, so unmatched paths are logged too; the
+    # slow-client budget around everything that may read a body or hold a stream (`/mcp` included).
+    routed = health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app)
     app.asgi_handler = access_log_middleware(
-        imports.watching(health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app)),
+        slow_client_budget(imports.watching(routed), settings),
         services.metrics.record_request if services.metrics is not None else None,
     )
     return app

@@ -195,6 +195,27 @@ class QuotaExceeded(ApiError):
     default_message = "Monthly quota exhausted."
 
 
+# The slow-client budget (serve/slow_clients.py): requests that hold a connection at the client's pace.
+
+
+class TooManyStreams(ApiError):
+    code = "too_many_streams"
+    status = 429
+    default_message = "This key holds as many open event streams as it may; retry once one has ended."
+
+
+class TooManyRequestBodies(ApiError):
+    code = "too_many_request_bodies"
+    status = 429
+    default_message = "This key has as many request bodies still arriving as it may; retry shortly."
+
+
+class RequestBodyTimeout(ApiError):
+    code = "request_body_timeout"
+    status = 408
+    default_message = "The request body did not arrive in time."
+
+
 # The download route outside /v1 (signed local archive URLs); not part of the /v1 vocabulary.
 
 

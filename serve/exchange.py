@@ -7,7 +7,8 @@ The guards, the handlers, the before-send hooks and the access log all read and 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
@@ -36,6 +37,9 @@ class Exchange:
     """The query string's (name, value) pairs, in order, blanks kept: parsed once, when the exchange
     is made, and read by everything that looks at the query (the key-in-URL refusal, the
     representation's `format`, the parameters' parser, the entity tag, the `Link` header)."""
+    held: list[Callable[[], None]] = field(default_factory=list)
+    """What gives back the places the request holds among its key's (an open stream's, a body's
+    still arriving): each called once the request ends, however it ends (serve/slow_clients.py)."""
 
 
 def query_pairs(query_string: bytes) -> tuple[tuple[str, str], ...]:

@@ -10,7 +10,9 @@ service facing hostile clients needs on each connection before any request reach
   byte (of the connection's opening, for the first request), however slowly it trickles: else 408.
   A connection that sent nothing by then is closed without an answer (uvicorn closes an idle
   keep-alive connection after 5 s, and kept a connection that never sent a byte for ever).
-- **No request bodies.** The API reads none; a request that announces one is answered and its
+- **Request bodies close their connection.** Only `/mcp` and Delta Sharing's `query` read a body,
+  under a deadline and a byte-rate floor (serve/slow_clients.py, in the app, so that each surface
+  refuses a late body in its own error shape); every request that announces one is answered and its
   connection closed, so a body trickled after the answer cannot hold the connection.
 - **Connections per worker, idle ones first to go.** A worker holds at most
   `max_connections_per_worker`: each costs a descriptor and some memory, and a worker also needs

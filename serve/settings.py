@@ -247,6 +247,49 @@ SETTINGS: tuple[Setting, ...] = (
         "most about this per round trip.",
     ),
     Setting(
+        "request_body_timeout_seconds",
+        10.0,
+        _positive_seconds,
+        "Time a request body has to arrive, from the request's start, plus 1 s for every "
+        "ALPHA_RESULTS_REQUEST_BODY_MIN_BYTES_PER_SECOND bytes of it received; then 408 "
+        "request_body_timeout and the connection is closed (serve/slow_clients.py).",
+    ),
+    Setting(
+        "request_body_min_bytes_per_second",
+        1024,
+        _positive_int,
+        "The byte-rate floor of a request body: each this many bytes received give it 1 s more, so a "
+        "body arriving faster is never cut and one that stops or trickles slower is.",
+    ),
+    Setting(
+        "max_request_bodies_per_key",
+        8,
+        _positive_int,
+        "Request bodies a worker reads at once for one key (/mcp, Delta Sharing's query); the next is "
+        "429 too_many_request_bodies before a byte of it is read.",
+    ),
+    Setting(
+        "max_request_bodies_per_account",
+        32,
+        _positive_int,
+        "Request bodies a worker reads at once for all the keys of one account; the next is 429 "
+        "too_many_request_bodies.",
+    ),
+    Setting(
+        "max_streams_per_key",
+        8,
+        _positive_int,
+        "Event streams (/v1/events/stream) a worker holds open at once for one key; the next is 429 "
+        "too_many_streams.",
+    ),
+    Setting(
+        "max_streams_per_account",
+        32,
+        _positive_int,
+        "Event streams a worker holds open at once for all the keys of one account; the next is 429 "
+        "too_many_streams.",
+    ),
+    Setting(
         "checks_policy_file",
         "",
         str,
@@ -331,6 +374,12 @@ class Settings:
     max_connections_per_peer: int = 128
     send_timeout_seconds: float = 30.0
     send_buffer_bytes: int = 256 << 10
+    request_body_timeout_seconds: float = 10.0
+    request_body_min_bytes_per_second: int = 1024
+    max_request_bodies_per_key: int = 8
+    max_request_bodies_per_account: int = 32
+    max_streams_per_key: int = 8
+    max_streams_per_account: int = 32
     checks_policy_file: str = ""
     events_retention_days: int = 90
     events_poll_seconds: float = 0.5

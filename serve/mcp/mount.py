@@ -92,7 +92,15 @@ class McpEndpoint:
             # and holds the connection until the client leaves: the transport's other answer, 405.
             await send_json(send, 405, NO_STREAM, request_id_of(scope), [(b"allow", b"POST")])
             return
-        body = await bounded_body(scope, receive)
+        try:
+            body = await bounded_body(scope, receive)
+        except errors.ApiError as refused:
+            # The body's budget (serve/slow_clients.py): too many of the key's still arriving (429),
+            # or this one late (408); answered as a refused message (no message was read), then closed.
+            answer = metering.refusal(refused, None, request_id_of(scope))
+            headers = [*raw_headers(refused), (b"connection", b"close")]
+            await send_json(send, refused.status, answer, request_id_of(scope), headers)
+            return
         if isinstance(body, Gone):
             return  # the client left before its message was whole: nothing is run, nothing answered
         if body is None:

@@ -65,6 +65,11 @@ LIST_ENDPOINT = "exports.list"
 QUERY_ENDPOINT = EXPORT_ENDPOINT
 """`query` hands out signed export URLs, as `exports.download` does (and each fetch needs it)."""
 TABLE = f"{PREFIX}/shares/{{share:str}}/schemas/{{schema:str}}/tables/{{table:str}}"
+MAX_QUERY_BODY_BYTES = 64 << 10
+"""The largest `query` body read (a larger one is 413, `MALFORMED_REQUEST`): the protocol's body is
+a few fields of JSON (this server reads the point in time and ignores the hints), and a bound here
+bounds how long a body arriving at the byte-rate floor may hold its connection (serve/slow_clients.py;
+Litestar's default is 10 MB, hours at the floor)."""
 
 
 NO_SUCH_PATH = "no such path of the sharing server"
@@ -368,7 +373,12 @@ def _only_current(name: str, value: Any, version: int) -> None:
     )
 
 
-@post(f"{TABLE}/query", **_options(QUERY_ENDPOINT, "POST"), status_code=200)
+@post(
+    f"{TABLE}/query",
+    **_options(QUERY_ENDPOINT, "POST"),
+    status_code=200,
+    request_max_body_size=MAX_QUERY_BODY_BYTES,
+)
 async def query_table(
     request: Request[Any, Any, Any],
     share: FromPath[str],
