@@ -38,6 +38,7 @@ from serve.exchange import exchange_of
 from serve.records import EventsPage, RecordsSource, reader_of
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
+from serve.slow_clients import hold_stream
 
 STREAM_ENDPOINT = "events.stream"
 STREAM_BATCH = 500
@@ -163,6 +164,9 @@ async def stream_events(ctx: Ctx[EventStreamQuery]) -> Response[StreamedEvent]:
     args = ctx.args(filter_problems(ctx.query.values, given))
     # A browser's EventSource reconnects to the URL it opened (its `after` too) with the id it saw last.
     start, start_name = (last_event_id, "Last-Event-ID") if last_event_id else (args.after, "after")
+    # A place among the key's and its account's open streams on this worker, held until the
+    # request ends, or 429 too_many_streams: one key's streams cannot fill the worker's connections.
+    hold_stream(ctx.request.scope, ctx.caller, ctx.services.settings)
     source = records_of(ctx)
     reader = reader_of(ctx.caller)
     if source is None:

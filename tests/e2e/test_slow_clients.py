@@ -7,9 +7,9 @@ addresses (each one of 127.0.0.0/8 is a peer of its own):
   closed, where it was held for ever; a body arriving above the byte-rate floor is read whatever it
   takes, one below it is cut;
 - the lock-outs, reproduced small on a worker of 16 places (4 per address): stalled bodies from
-  four addresses, and one key's stalled bodies from four addresses, each filled every place and
-  `/v1/health` answered 503; now the places come back (the deadline) or are never taken (the caps
-  per key and per account, whose refusal is a 429 naming the cap).
+  four addresses, and one key's stalled bodies or event streams from four addresses, each filled
+  every place and `/v1/health` answered 503; now the places come back (the deadline) or are never
+  taken (the caps per key and per account, whose refusal is a 429 naming the cap).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ BYSTANDER = "127.0.0.6"
 BODY_SECONDS = 1.5
 """The body deadline of the `deadline` server: short, so its tests are quick."""
 CAP_PER_KEY, CAP_PER_ACCOUNT = 2, 3
-"""Bodies of one key, and of one account, the `caps` server reads at once."""
+"""Bodies and streams of one key, and of one account, the `caps` server holds at once."""
 SHARING_QUERY = "/delta-sharing/shares/s/schemas/a/tables/t/query"
 
 
@@ -105,6 +105,8 @@ def caps(tmp_module: Path) -> Iterator[Served]:
         request_body_timeout_seconds="600",
         max_request_bodies_per_key=str(CAP_PER_KEY),
         max_request_bodies_per_account=str(CAP_PER_ACCOUNT),
+        max_streams_per_key=str(CAP_PER_KEY),
+        max_streams_per_account=str(CAP_PER_ACCOUNT),
     )
 
 
@@ -126,6 +128,22 @@ def stalled(port: int, key: IssuedKey, source: str = "127.0.0.1", path: str = "/
     peer = Peer(port, source=source)
     peer.send(post_head(path, key, 100) + b"{")
     return peer
+
+
+def stream_request(key: IssuedKey) -> bytes:
+    return (
+        f"GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key.token}\r\n"
+        "Accept: text/event-stream\r\n\r\n"
+    ).encode()
+
+
+def stream_answer(peer: Peer) -> Answer:
+    """The answer to a stream request: a 200's head alone (its body never ends), a refusal whole."""
+    while b"\r\n\r\n" not in peer.buffer:
+        assert peer._fill(), f"the connection closed before an answer: {peer.buffer[:200]!r}"
+    if peer.buffer.startswith(b"HTTP/1.1 200 "):
+        return Answer(200, {}, b"")
+    return peer.answer()
 
 
 def health_status(port: int, source: str = BYSTANDER) -> int:
@@ -250,7 +268,7 @@ def test_stalled_bodies_from_four_addresses_no_longer_lock_out_the_worker(deadli
     assert wait_until(lambda: health_status(deadline.port) == 200, "the bystander's health answered")
 
 
-# -- the caps per key and per account --------------------------------------------------------------
+# -- the caps per key and per account: bodies and streams ----------------------------------------
 
 
 def test_one_key_cannot_fill_a_worker_with_stalled_bodies(caps: Served) -> None:
@@ -295,3 +313,54 @@ def test_one_key_cannot_fill_a_worker_with_stalled_bodies(caps: Served) -> None:
         return status == 200
 
     wait_until(ping_answered, "a body of the key read once its stalled ones left")
+
+
+def test_one_key_cannot_fill_a_worker_with_event_streams(caps: Served) -> None:
+    """One key opened 4 x 128 streams and every other client got 503. A worker now holds at most
+    the key's cap of its streams, and its account's cap of all its keys' streams; the next is 429
+    `too_many_streams` naming the cap, its connection kept (idle, so it makes room for others)."""
+    key = caps.key()
+    peers = [Peer(caps.port, source=source) for source in ATTACKERS for _ in range(PER_ADDRESS)]
+    for peer in peers:
+        peer.send(stream_request(key))
+    answers = [stream_answer(peer) for peer in peers]
+    assert sorted(answer.status for answer in answers) == [200] * CAP_PER_KEY + [429] * (
+        len(peers) - CAP_PER_KEY
+    )
+    for answer in [a for a in answers if a.status == 429]:
+        assert answer.error["code"] == "too_many_streams", answer
+        assert answer.error["details"] == {"limit": CAP_PER_KEY, "per": "key"}
+        assert answer.error["message"] == (
+            f"This key holds {CAP_PER_KEY} open event streams on this server process, the most it "
+            "may; retry once one of them has ended."
+        )
+        assert answer.headers["retry-after"] == "10"
+    assert health_status(caps.port) == 200
+
+    second = caps.key(key.user_id)
+    allowed, over = Peer(caps.port, source=BYSTANDER), Peer(caps.port, source=BYSTANDER)
+    for peer in (allowed, over):
+        peer.send(stream_request(second))
+    assert stream_answer(allowed).status == 200
+    refused = stream_answer(over)
+    assert refused.status == 429 and refused.error["details"] == {"limit": CAP_PER_ACCOUNT, "per": "account"}
+    # Another account's key is not held back by this one's.
+    other = Peer(caps.port, source=BYSTANDER)
+    other.send(stream_request(caps.key()))
+    assert stream_answer(other).status == 200
+
+    # The places come back when the streams' clients leave.
+    for peer, answer in zip(peers, answers, strict=True):
+        if answer.status == 200:
+            peer.close()
+
+    def opens() -> bool:
+        peer = Peer(caps.port)
+        peer.send(stream_request(key))
+        status = stream_answer(peer).status
+        peer.close()
+        return status == 200
+
+    wait_until(opens, "a stream of the key opened once its streams were closed")
+    for peer in [*peers, allowed, over, other]:
+        peer.close()
