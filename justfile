@@ -122,6 +122,10 @@ bench-delta-sharing *ARGS:
 bench-connections *ARGS:
     python -m tests.bench.connections_bench {{ARGS}}
 
+# The slow clients of issue 48 against one worker at the default settings [--bodies 1000] [--streams 1000] [--seconds 20]: one key's stalled /mcp bodies and event-stream attempts from eight loopback addresses, beside a bystander's /v1/health and another key's week page, each of which must be answered 200; bounded in count and time, loopback only (docs/benchmarks.md "Slow clients").
+soak-slow-clients *ARGS:
+    python -m tests.bench.slow_clients_soak {{ARGS}}
+
 # `/analytics/capacity` on the full-size alpha (built once into var/bench-capacity/), one worker: p50/p95 against 50 ms, and the computation in process (issue 36).
 bench-capacity *ARGS:
     python -m tests.bench.capacity_bench {{ARGS}}

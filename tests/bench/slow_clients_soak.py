@@ -1,0 +1,303 @@
+"""`just soak-slow-clients`: the slow-client attacks of issue 48 against `alpha-results serve` at its
+default settings, beside normal traffic (docs/benchmarks.md "Slow clients").
+
+    python -m tests.bench.slow_clients_soak [--bodies 1000] [--streams 1000] [--seconds 20]
+                                            [--lake DIR]
+
+One worker over `--lake` (var/lake, else the small demo corpus built once into var/bench-mcp, as
+`bench-mcp` does) and a key store of its own. One member key attacks, from eight loopback
+addresses in turn, for `--seconds`:
+
+- **Stalled bodies.** `--bodies` connections, each a `POST /mcp` head announcing 100 bytes of body
+  and one byte of it, then nothing: the issue's attack. Each is held until the server answers it
+  (429 at once beyond the key's cap, 408 at the body's deadline) or closes it.
+- **Stream attempts.** `--streams` `GET /v1/events/stream` of the same key; the streams the server
+  opens are kept (read) to the end, a refused attempt's connection is closed once answered.
+
+Both start their attempts at an even pace over `--seconds`, at most 512 of each unanswered at
+once (a worker's places), and wait at most 60 s more for the answers due. Meanwhile a bystander (another address, no key) asks
+`/v1/health` and a normal key (another account) asks a 100-row week page, each on a new
+connection every 0.1 s, from before the attacks start until every attempt was answered: each must
+be answered 200. The server's connections on its port are sampled from the kernel's table
+(/proc/net/tcp). Exit 1 when a bystander request was not answered 200.
+
+Bounded: the counts above, every wait, and the whole run (`--seconds` + 300 s); every address is
+in 127.0.0.0/8 and the server listens on 127.0.0.1 only. The settings are the server's defaults,
+or what `ALPHA_RESULTS_*` variables of the soak's own environment say (to measure without a cap).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import selectors
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from records.store import open_records
+from serve.identity import RateLimit, open_store
+from tests.bench.harness import REPO, BenchError, Children, bounded_run, git_revision, server_env, start_api
+from tests.bench.mcp_bench import lake_of
+from tests.ops.keys import IssuedKey, issue_key
+
+ATTACKERS = [f"127.0.0.{n}" for n in range(2, 10)]
+BYSTANDER, NORMAL = "127.0.0.20", "127.0.0.21"
+IN_FLIGHT = 512
+"""Attempts of one attack unanswered at once: a worker's places, the issue's four addresses x 128."""
+ANSWER_WAIT = 60.0
+"""How long after its last attempt started an attack waits for the answers still due (a body's
+deadline is 10 s): what is left then is counted as never answered."""
+UNTHROTTLED = RateLimit(per_second=100_000, per_minute=1_000_000, per_day=10_000_000, monthly_requests=None)
+"""The attacker's limits: the rate limits are not what this soak measures."""
+TCP_ESTABLISHED = "01"
+
+
+def loopback_only(*addresses: str) -> None:
+    """The soak targets this machine alone: every address it uses is in 127.0.0.0/8."""
+    loopback = ipaddress.ip_network("127.0.0.0/8")
+    for address in addresses:
+        if ipaddress.ip_address(address) not in loopback:
+            raise BenchError(f"{address} is not a loopback address")
+
+
+def head_status(data: bytes) -> int | None:
+    """The status of the answer whose head `data` begins with, once the status line is whole."""
+    line, found, _ = data.partition(b"\r\n")
+    return int(line.split(b" ")[1]) if found else None
+
+
+@dataclass
+class Attempt:
+    sock: socket.socket
+    data: bytes = b""
+
+
+@dataclass
+class Attack:
+    """`total` attempts of `request` on new connections from the attackers' addresses, at an even
+    pace over `seconds`, at most `IN_FLIGHT` unanswered at once. An attempt is done when the server
+    answers it (its status line) or closes it (0); an answered `keep` status stays open, read until
+    the attack is stopped."""
+
+    name: str
+    port: int
+    request: bytes
+    total: int
+    seconds: float
+    keep: int | None = None
+    outcomes: Counter[int] = field(default_factory=Counter)
+    kept: list[socket.socket] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.thread = threading.Thread(target=self.run, name=self.name, daemon=True)
+        self.started = self.finished = 0.0
+
+    def open(self, number: int) -> None:
+        try:
+            sock = socket.create_connection(
+                ("127.0.0.1", self.port), timeout=10, source_address=(ATTACKERS[number % len(ATTACKERS)], 0)
+            )
+            sock.sendall(self.request)
+        except OSError:
+            self.outcomes[0] += 1  # refused at once (a reset): no place for it
+            return
+        sock.setblocking(False)
+        self.selector.register(sock, selectors.EVENT_READ, Attempt(sock))
+
+    def read(self, attempt: Attempt) -> None:
+        try:
+            chunk = attempt.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        attempt.data += chunk
+        status = head_status(attempt.data) if chunk else 0
+        if status is None:
+            return
+        self.outcomes[status] += 1
+        self.selector.unregister(attempt.sock)
+        if status == self.keep:
+            self.kept.append(attempt.sock)
+        else:
+            attempt.sock.close()
+
+    def run(self) -> None:
+        self.started = time.monotonic()
+        opened = 0
+        give_up = self.started + self.seconds + ANSWER_WAIT
+        while sum(self.outcomes.values()) < self.total and time.monotonic() < give_up:
+            due = min(self.total, int((time.monotonic() - self.started) / self.seconds * self.total) + 1)
+            while opened < due and len(self.selector.get_map()) < IN_FLIGHT:
+                self.open(opened)
+                opened += 1
+            for key, _ in self.selector.select(0.05):
+                self.read(key.data)
+        self.finished = time.monotonic()
+        for key in list(self.selector.get_map().values()):
+            self.outcomes[-1] += 1  # never answered: the server still holds it
+            self.kept.append(key.fileobj)  # type: ignore[arg-type]
+            self.selector.unregister(key.fileobj)
+        while not self.stop.wait(0.5):
+            for sock in list(self.kept):  # drain the kept streams' heartbeats
+                try:
+                    sock.setblocking(False)
+                    while sock.recv(65536):
+                        pass
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:
+                    self.kept.remove(sock)
+        for sock in self.kept:
+            sock.close()
+        self.selector.close()
+
+
+@dataclass
+class Bystander:
+    """Requests for `path` on a new connection each from `source` every 0.1 s until stopped: their
+    statuses and wall times."""
+
+    port: int
+    path: str
+    source: str
+    headers: dict[str, str]
+    statuses: Counter[int] = field(default_factory=Counter)
+    seconds: list[float] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        transport = httpx.HTTPTransport(local_address=self.source, retries=0)
+        with httpx.Client(transport=transport, timeout=30, headers=self.headers) as client:
+            while not self.stop.wait(0.1):
+                started = time.monotonic()
+                try:
+                    status = client.get(
+                        f"http://127.0.0.1:{self.port}{self.path}", headers={"Connection": "close"}
+                    ).status_code
+                except httpx.HTTPError:
+                    status = 0
+                self.seconds.append(time.monotonic() - started)
+                self.statuses[status] += 1
+
+    def row(self, what: str) -> str:
+        ms = sorted(s * 1000 for s in self.seconds)
+        p99 = ms[max(0, int(len(ms) * 0.99) - 1)]
+        others = ", ".join(f"{s or 'no answer'}: {n}" for s, n in sorted(self.statuses.items()) if s != 200)
+        return (
+            f"| {what} | {sum(self.statuses.values())} | {self.statuses[200]} | {others or '-'} "
+            f"| {statistics.median(ms):.1f} / {p99:.1f} / {ms[-1]:.1f} |"
+        )
+
+
+def established(port: int) -> int:
+    """The server's established connections on `port` (/proc/net/tcp)."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        _, local, remote, state, *_ = line.split()
+        if state == TCP_ESTABLISHED and int(local.rpartition(":")[2], 16) == port and remote:
+            count += 1
+    return count
+
+
+def keys(keystore_url: str) -> tuple[IssuedKey, IssuedKey]:
+    """The attacker's key and a normal key, members of two accounts."""
+    open_records(keystore_url).close()  # the event tables and the cursors' secret, as a build makes them
+    store = open_store(keystore_url)
+    try:
+        return issue_key(store, rate_limit=UNTHROTTLED), issue_key(store)
+    finally:
+        store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bodies", type=int, default=1000)
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--lake", default=str(REPO / "var" / "lake"))
+    args = parser.parse_args(argv)
+    loopback_only(*ATTACKERS, BYSTANDER, NORMAL)
+    lake = lake_of(args.lake)
+    print(f"soak-slow-clients: {git_revision()}; one worker, default settings, lake {lake}")
+    with (
+        bounded_run(args.seconds + ANSWER_WAIT + 300),
+        Children() as children,
+        tempfile.TemporaryDirectory(prefix="slow-clients-soak-") as folder,
+    ):
+        work = Path(folder)
+        keystore = f"sqlite:///{work}/keys.sqlite3"
+        attacker, normal = keys(keystore)
+        env = server_env(lake, keystore)
+        server = start_api(children, "api", env=env, workers=1, log=work / "api.log")
+        alpha = httpx.get(f"{server.base_url}/v1/alphas", headers=normal.headers, timeout=60).json()["data"][
+            0
+        ]
+        alpha_id = alpha["alpha_id"]
+        weeks = httpx.get(
+            f"{server.base_url}/v1/alphas/{alpha_id}/rebalances", headers=normal.headers, timeout=60
+        )
+        week = weeks.json()["data"][-1]["date"]
+        bystanders = [
+            Bystander(server.port, "/v1/health", BYSTANDER, {}),
+            Bystander(
+                server.port, f"/v1/alphas/{alpha_id}/rebalances/{week}?limit=100", NORMAL, normal.headers
+            ),
+        ]
+        auth = f"Authorization: Bearer {attacker.token}\r\n"
+        body_head = (
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Content-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"
+        ).encode()
+        stream_head = ("GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "\r\n").encode()
+        attacks = [
+            Attack("stalled bodies", server.port, body_head, args.bodies, args.seconds),
+            Attack("stream attempts", server.port, stream_head, args.streams, args.seconds, keep=200),
+        ]
+        for bystander in bystanders:
+            bystander.thread.start()
+        time.sleep(2)  # the bystanders' figures before the attacks
+        for attack in attacks:
+            attack.thread.start()
+        peak = 0
+        while any(attack.finished == 0 for attack in attacks):
+            peak = max(peak, established(server.port))
+            time.sleep(0.25)
+        for each in [*bystanders, *attacks]:
+            each.stop.set()
+            each.thread.join(60)
+        print(f"\n| attack (one key, {len(ATTACKERS)} addresses) | attempts | outcomes | done after |")
+        print("|---|---|---|---|")
+        for attack in attacks:
+            named = {-1: "no answer", 0: "closed"}
+            outcomes = ", ".join(f"{named.get(s, s)}: {n}" for s, n in sorted(attack.outcomes.items()))
+            print(
+                f"| {attack.name} | {attack.total} | {outcomes} | {attack.finished - attack.started:.1f} s |"
+            )
+        print(f"\nserver connections established, peak of samples every 0.25 s: {peak}")
+        print("\n| bystander (new connection every 0.1 s) | requests | 200 | other | ms p50 / p99 / max |")
+        print("|---|---|---|---|---|")
+        print(bystanders[0].row("`/v1/health`, no key"))
+        print(bystanders[1].row(f"week page `{alpha_id}` {week}, 100 rows, another account's key"))
+        failed = sum(n for b in bystanders for s, n in b.statuses.items() if s != 200)
+    if failed:
+        print(f"\nFAILED: {failed} bystander requests not answered 200")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
