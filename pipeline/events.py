@@ -42,6 +42,7 @@ from records.events import Event, EventLog, event_of, in_id_order
 from records.promotions import Promotion
 from records.sql import Statement, Unavailable
 from records.store import Records, open_records
+from schemas.bodies.event_data import recorded
 from schemas.bodies.events import BUILD_REFUSED as REFUSED
 from schemas.bodies.events import CHECKS_CHANGED, DECAY, PUBLISHED, REPUBLISHED
 from schemas.checks import LIVE_CHECKS
@@ -195,7 +196,9 @@ def record_alpha_events(records: Records, figures: Figures, alpha: str, policy: 
     approval = promotion.as_of if promotion is not None and approved else None
     checks = checks_of(figures, alpha, policy, approval)
     found = build_events(alpha, build.build_id, headline_of(row), checks, last, approved)
-    statements: list[Statement] = [EventLog.statement(kind, data, alpha_id=alpha) for kind, data in found]
+    statements: list[Statement] = [
+        EventLog.statement(kind, recorded(kind, data), alpha_id=alpha) for kind, data in found
+    ]
     if not statements:
         return []
     written = in_id_order(records.database, statements)
@@ -268,7 +271,7 @@ def record_run_events(
         except Exception as exc:  # reported; the next run reconciles this alpha
             failed[alpha] = f"{type(exc).__name__}: {exc}"
     for kind, data in refused_events(results):
-        events.append(records.events.append(kind, data, audience="admin"))
+        events.append(records.events.append(kind, recorded(kind, data), audience="admin"))
     moment = now or dt.datetime.now(dt.UTC)
     purged = records.events.purge(moment - dt.timedelta(days=retention_days), keep_latest_of=BUILDS)
     return Recorded(events, purged, failed)

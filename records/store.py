@@ -14,6 +14,7 @@ from records.promotions import Action, Promotion, Promotions, promotion_of
 from records.sql import Database
 from records.tables import records_schema
 from records.webhooks import Webhooks
+from schemas.bodies.event_data import recorded
 
 
 @dataclass(frozen=True)
@@ -39,20 +40,23 @@ class Records:
         """Record a decision and its event (`alpha.approved`, `alpha.retired`) in one transaction:
         both or neither. `PromotionRefused` when it does not follow from the alpha's last one."""
         moment = now or dt.datetime.now(dt.UTC)
-        recorded = self.promotions.statement(
+        decision = self.promotions.statement(
             alpha_id, action, as_of, decided_by, note, build_id, snapshot, moment
         )
-        said = {
-            "action": action,
-            "as_of": as_of.isoformat(),
-            "decided_by": decided_by,
-            "note": note,
-            "build_id": build_id,
-            # Why an alpha whose checks failed was approved all the same; absent otherwise.
-            **({"override": override} if override else {}),
-        }
+        said = recorded(
+            f"alpha.{action}",
+            {
+                "action": action,
+                "as_of": as_of.isoformat(),
+                "decided_by": decided_by,
+                "note": note,
+                "build_id": build_id,
+                # Why an alpha whose checks failed was approved all the same; absent otherwise.
+                **({"override": override} if override else {}),
+            },
+        )
         event = self.events.statement(f"alpha.{action}", said, alpha_id=alpha_id, now=moment)
-        promotion_rows, event_rows = in_id_order(self.database, [recorded, event])
+        promotion_rows, event_rows = in_id_order(self.database, [decision, event])
         return promotion_of(promotion_rows[0][0]), event_of(event_rows[0][0])
 
     def close(self) -> None:

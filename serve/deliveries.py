@@ -49,6 +49,7 @@ from records.sql import Unavailable
 from records.store import Records
 from records.times import stored_time
 from records.webhooks import Lease, SigningKey, Tried, Webhook
+from schemas.bodies.event_data import WEBHOOK_DISABLED, recorded
 from serve.event_answers import Viewer
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
 from serve.records import reader_of
@@ -532,14 +533,17 @@ class Worker:
             f"no 2xx answer for event {cursor} in {failed_for:.0f} s ({tried.attempt} attempts; "
             f"the last: {tried.error})"
         )
-        said = {
-            "webhook_id": webhook.id,
-            "url": webhook.url,
-            "reason": reason,
-            "event": cursor,
-            "attempts": tried.attempt,
-            "failing_since": stored_time(failing_since),
-        }
+        said = recorded(
+            WEBHOOK_DISABLED,
+            {
+                "webhook_id": webhook.id,
+                "url": webhook.url,
+                "reason": reason,
+                "event": cursor,
+                "attempts": tried.attempt,
+                "failing_since": stored_time(failing_since),
+            },
+        )
         disabled = self.records.webhooks.give_up(self.lease, tried, webhook, reason, said)
         self._record(disabled, webhook, event, tried)
         if disabled:

@@ -19,6 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
+from schemas.bodies.event_data import EVENT_DATA
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
 from schemas.registry import BY_ID
 from serve import endpoint_tables
@@ -319,7 +322,38 @@ def reference_markdown(document: dict[str, Any]) -> str:
             lines += [f"## {group}", ""]
             current_group = group
         lines += _operation_section(document, path, method, operation)
+    lines += _events_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _events_section() -> list[str]:
+    """What each event type's `data` holds, from its Struct (`schemas.bodies.event_data`): the
+    events of `/v1/events`, the stream and the webhooks, as recorded (a key receives them with the
+    figures it may not read withheld, docs/events.md "What a key sees")."""
+    _, components = msgspec.json.schema_components(
+        list(EVENT_DATA.values()), ref_template="#/components/schemas/{name}"
+    )
+    document = {"components": {"schemas": components}}
+    lines = [
+        "## Events",
+        "",
+        "The `data` of each event type (`GET /v1/events`, `GET /v1/events/stream`, webhook bodies), "
+        "declared once per type in [schemas/bodies/event_data.py](../schemas/bodies/event_data.py); "
+        "every event a build run, a decision or the delivery worker records is checked against it.",
+        "",
+    ]
+    for event_type, data in EVENT_DATA.items():
+        shown = ", ".join(f"`{key}` from `{route}`" for key, route in data.figures_from.items())
+        lines += [f"### `{event_type}`", "", _cell((data.__doc__ or "").strip().split("\n\n")[0]), ""]
+        if shown:
+            lines += [f"Figures withheld from a key that may not call their route: {shown}.", ""]
+        rows = list(field_rows(document, {"$ref": f"#/components/schemas/{data.__name__}"}))
+        lines += ["| Field | Type | Null or absent | Meaning |", "|---|---|---|---|"]
+        lines += [
+            f"| {_code(r.path)} | {_cell(r.type)} | {_cell(r.null)} | {_cell(r.meaning)} |" for r in rows
+        ]
+        lines.append("")
+    return lines
 
 
 def run(out: Path, check: bool) -> int:

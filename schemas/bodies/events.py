@@ -10,40 +10,23 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar
 
 from schemas.bodies.base import Body
-from schemas.bodies.formats import Timestamp, doc, one_of
-
-PUBLISHED = "alpha.published"
-REPUBLISHED = "alpha.republished"
-CHECKS_CHANGED = "alpha.checks_changed"
-APPROVED = "alpha.approved"
-RETIRED = "alpha.retired"
-DECAY = "alpha.decay"
-BUILD_REFUSED = "build.refused"
-WEBHOOK_DISABLED = "webhook.disabled"
-
-EVENT_TYPES: tuple[str, ...] = (
+from schemas.bodies.event_data import (
+    APPROVED,
+    BUILD_REFUSED,
+    CHECKS_CHANGED,
+    DECAY,
+    EVENT_DATA,
+    FIGURE_BLOCKS,
     PUBLISHED,
     REPUBLISHED,
-    CHECKS_CHANGED,
-    APPROVED,
     RETIRED,
-    DECAY,
-    BUILD_REFUSED,
     WEBHOOK_DISABLED,
 )
-"""Every event type, in documentation order: the values `type=` accepts on the feed and the
-stream (an unknown one is 400 naming `type`)."""
+from schemas.bodies.formats import Timestamp, doc, one_of
 
-FIGURE_BLOCKS: dict[str, str] = {
-    "headline": "analytics.screen",
-    "figures": "analytics.screen",
-    "moved": "analytics.screen",
-    "checks": "analytics.checks",
-    "changed": "analytics.checks",
-    "failed": "analytics.checks",
-}
-"""The keys of an event's `data` that hold figures, and the route that serves them: a key that may
-not call it gets the key null, named in `data.withheld` (docs/events.md, "What a key sees")."""
+EVENT_TYPES: tuple[str, ...] = tuple(EVENT_DATA)
+"""Every event type, in documentation order (`schemas.bodies.event_data`: one Struct per type):
+the values `type=` accepts on the feed and the stream (an unknown one is 400 naming `type`)."""
 
 STREAM_MEDIA_TYPE = "text/event-stream"
 
@@ -87,8 +70,8 @@ class Event(Body, kw_only=True, frozen=True):
     data: Annotated[
         dict[str, Any],
         doc(
-            "What the event says, its keys set by its type (docs/events.md, 'What is recorded'); in "
-            "the CSV, Arrow and Parquet pages one JSON text column."
+            "What the event says, its keys set by its type (docs/events.md, 'What is recorded'; one Struct "
+            "per type, docs/reference.md 'Events'); in the CSV, Arrow and Parquet pages one JSON text column."
         ),
     ]
 
@@ -100,3 +83,17 @@ class StreamedEvent(Event, kw_only=True, frozen=True):
 
     outside_envelope: ClassVar[bool] = True
     media_type: ClassVar[str] = STREAM_MEDIA_TYPE
+
+
+__all__ = [
+    "APPROVED",
+    "BUILD_REFUSED",
+    "CHECKS_CHANGED",
+    "DECAY",
+    "EVENT_TYPES",
+    "FIGURE_BLOCKS",
+    "PUBLISHED",
+    "REPUBLISHED",
+    "RETIRED",
+    "WEBHOOK_DISABLED",
+]

@@ -346,3 +346,31 @@ def test_a_deferred_backfill_records_its_events_with_the_index(
     # Again: nothing new (the log already says this build).
     subprocess.run([*command, "--keystore", url], cwd=REPO, capture_output=True, check=True)
     assert len(events_of(url)) == 1
+
+
+def test_each_event_type_is_one_struct_and_a_producer_cannot_stray_from_it() -> None:
+    """Issue 46, item 5: the types, the figure blocks and the reference's table come from one Struct
+    per type (`schemas.bodies.event_data`); what a producer records is checked against it."""
+    import msgspec
+
+    from schemas.bodies.event_data import EVENT_DATA, FIGURE_BLOCKS, Headline, recorded
+    from schemas.bodies.events import EVENT_TYPES
+
+    assert list(TOLERANCES) == list(Headline.__struct_fields__)  # one list of the headline figures
+
+    assert EVENT_TYPES == tuple(EVENT_DATA) and set(FIGURE_BLOCKS) == {
+        "headline",
+        "checks",
+        "figures",
+        "moved",
+        "changed",
+        "failed",
+    }
+    [(kind, data)] = build_events(ALPHA, "b1", HEADLINE, CHECKS, None, approved=False)
+    assert recorded(kind, data) == data  # what build_events says is what the Struct declares
+    with pytest.raises(msgspec.ValidationError, match="unknown field `sharpe`"):
+        recorded(kind, {**data, "sharpe": 1.0})
+    with pytest.raises(msgspec.ValidationError, match="missing required field `headline`"):
+        recorded(kind, {"build_id": "b1", "checks": None})
+    with pytest.raises(KeyError):
+        recorded("key.note", {})

@@ -1,0 +1,211 @@
+"""What each event says: one Struct per event type, its `data` (issue 46, item 5).
+
+Every event the log records is checked against its type's Struct when it is written
+(`records.events.EventLog.statement`): no producer (a build run, `alpha-results promote`, the
+delivery worker) can record a key its type does not declare, or leave one out. The event types
+(`EVENT_TYPES`), the keys that hold figures and the route each comes from (`FIGURE_BLOCKS`:
+what a key that may not call that route gets withheld, docs/events.md "What a key sees") and the
+table of docs/reference.md, "Events", are derived from these declarations.
+
+The Structs describe the data as recorded; a key receives it with the figures it may not read
+withheld (`serve.event_answers`): a block null and named in `withheld`, a check with its value
+null and a `withheld_reason`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from schemas.bodies.base import Body
+from schemas.bodies.formats import doc
+
+PUBLISHED = "alpha.published"
+REPUBLISHED = "alpha.republished"
+CHECKS_CHANGED = "alpha.checks_changed"
+APPROVED = "alpha.approved"
+RETIRED = "alpha.retired"
+DECAY = "alpha.decay"
+BUILD_REFUSED = "build.refused"
+WEBHOOK_DISABLED = "webhook.disabled"
+
+SCREEN = "analytics.screen"
+CHECKS = "analytics.checks"
+
+
+class Headline(Body, kw_only=True, frozen=True):
+    """A build's headline figures: its catalogue index row as `/v1/analytics/screen` lists it, under
+    the screener's names and units."""
+
+    information_ratio: Annotated[float | None, doc("Annualised information ratio of the long_short book.")]
+    excess_sharpe: Annotated[
+        float | None, doc("Annualised Sharpe ratio of its returns over the risk-free rate.")
+    ]
+    icir: Annotated[float | None, doc("Annualised ICIR of the weekly rank IC.")]
+    mean_ic: Annotated[float | None, doc("Mean weekly rank IC.")]
+    max_drawdown_pct: Annotated[float | None, doc("Largest drawdown, percent of equity.")]
+    turnover: Annotated[float | None, doc("One-way turnover per year.")]
+    sessions: Annotated[int | None, doc("Sessions of the long_short book.")]
+    weeks: Annotated[int | None, doc("Rebalance weeks.")]
+
+
+class CheckSeen(Body, kw_only=True, frozen=True):
+    """One check of `/analytics/checks` as the event recorded it."""
+
+    value: Annotated[float | None, doc("Its value, in its unit; null when not measurable.")]
+    unit: Annotated[str, doc("Unit of value.")]
+    verdict: Annotated[str, doc("pass, fail or not_measurable.")]
+    withheld_reason: Annotated[str, doc("Why the value is withheld from this key (absent: it is not).")] | (
+        UnsetType
+    ) = UNSET
+
+
+class FigureMove(Body, kw_only=True, frozen=True):
+    """One headline figure before and after a republish."""
+
+    before: Annotated[float | int | None, doc("Its value in the previous build.")]
+    after: Annotated[float | int | None, doc("Its value in this build.")]
+    moved: Annotated[bool | None, doc("Beyond its tolerance (docs/events.md, 'Tolerances').")]
+
+
+class CheckFlip(Body, kw_only=True, frozen=True):
+    """A check whose verdict flipped between two builds."""
+
+    id: Annotated[str, doc("The check's id, as /analytics/checks.")]
+    before: Annotated[CheckSeen | None, doc("The check in the previous build (null: not in it).")]
+    after: Annotated[CheckSeen | None, doc("The check in this build.")]
+
+
+class FailedCheck(CheckSeen, kw_only=True, frozen=True):
+    """A live check that newly fails."""
+
+    id: Annotated[str, doc("The check's id (live_information_ratio or decay_ratio).")]
+
+
+class EventData(Body, kw_only=True, frozen=True):
+    """The `data` of an event: one subclass per type (`type`)."""
+
+    type: ClassVar[str]
+    figures_from: ClassVar[dict[str, str]] = {}
+    """The keys holding figures, and the route each comes from (a key that may not call it gets the
+    key null, named in `withheld`)."""
+    withheld: Annotated[dict[str, str], doc("The blocks withheld from this key, and why (absent: none).")] | (
+        UnsetType
+    ) = UNSET
+
+
+class Published(EventData, kw_only=True, frozen=True):
+    """The first build ever recorded of an alpha."""
+
+    type: ClassVar[str] = PUBLISHED
+    figures_from: ClassVar[dict[str, str]] = {"headline": SCREEN, "checks": CHECKS}
+    build_id: Annotated[str, doc("The build now served.")]
+    headline: Annotated[Headline | None, doc("Its headline figures.")]
+    checks: Annotated[dict[str, CheckSeen] | None, doc("Its checks by id, in the battery's order.")]
+
+
+class Republished(Published, kw_only=True, frozen=True):
+    """A later build that changed the alpha's served build."""
+
+    type: ClassVar[str] = REPUBLISHED
+    figures_from: ClassVar[dict[str, str]] = {
+        "headline": SCREEN,
+        "checks": CHECKS,
+        "figures": SCREEN,
+        "moved": SCREEN,
+    }
+    previous_build_id: Annotated[str | None, doc("The build served before.")]
+    figures: Annotated[dict[str, FigureMove] | None, doc("Each headline figure before and after.")]
+    moved: Annotated[list[str] | None, doc("The headline figures that moved beyond their tolerance.")]
+
+
+class ChecksChanged(EventData, kw_only=True, frozen=True):
+    """Checks whose verdict flipped with a republish."""
+
+    type: ClassVar[str] = CHECKS_CHANGED
+    figures_from: ClassVar[dict[str, str]] = {"changed": CHECKS}
+    build_id: Annotated[str, doc("The build now served.")]
+    previous_build_id: Annotated[str | None, doc("The build served before.")]
+    changed: Annotated[list[CheckFlip] | None, doc("Each flipped check.")]
+
+
+class Decay(EventData, kw_only=True, frozen=True):
+    """An approved alpha's live check that newly fails."""
+
+    type: ClassVar[str] = DECAY
+    figures_from: ClassVar[dict[str, str]] = {"failed": CHECKS}
+    build_id: Annotated[str, doc("The build now served.")]
+    failed: Annotated[list[FailedCheck] | None, doc("Each live check that newly fails.")]
+
+
+class Decided(EventData, kw_only=True, frozen=True):
+    """An operator's decision (`alpha-results promote`, `retire`)."""
+
+    type: ClassVar[str] = APPROVED
+    action: Annotated[str, doc("approved or retired.")]
+    as_of: Annotated[str, doc("The date it takes effect (ISO 8601).")]
+    decided_by: Annotated[str, doc("Who decided.")]
+    note: Annotated[str, doc("Why, in the operator's words.")]
+    build_id: Annotated[str, doc("The build served when it was decided.")]
+    override: Annotated[str, doc("Why a failing alpha was approved all the same (absent: it was not).")] | (
+        UnsetType
+    ) = UNSET
+
+
+class Retired(Decided, kw_only=True, frozen=True):
+    """An alpha retired from the live book."""
+
+    type: ClassVar[str] = RETIRED
+
+
+class BuildRefused(EventData, kw_only=True, frozen=True):
+    """A seal a build run refused (administrators only): each text a seal's own, cut at 1,000
+    characters."""
+
+    type: ClassVar[str] = BUILD_REFUSED
+    seal: Annotated[str, doc("Where the seal was read.")]
+    target: Annotated[str | None, doc("The alpha it would have published.")]
+    rule: Annotated[str | None, doc("The first rule it broke (docs/seal.md).")]
+    kind: Annotated[str | None, doc("The kind of the file that broke it.")]
+    message: Annotated[str | None, doc("What was wrong.")]
+
+
+class WebhookDisabled(EventData, kw_only=True, frozen=True):
+    """A webhook the delivery worker disabled (for its key only)."""
+
+    type: ClassVar[str] = WEBHOOK_DISABLED
+    webhook_id: Annotated[str, doc("The webhook.")]
+    url: Annotated[str, doc("Where it pointed.")]
+    reason: Annotated[str, doc("Why it was disabled.")]
+    event: Annotated[str, doc("The cursor of the event it could not deliver.")]
+    attempts: Annotated[int, doc("Attempts made at that event.")]
+    failing_since: Annotated[str, doc("When its deliveries started failing (UTC, ISO 8601).")]
+
+
+EVENT_DATA: dict[str, type[EventData]] = {
+    data.type: data
+    for data in (
+        Published,
+        Republished,
+        ChecksChanged,
+        Decided,
+        Retired,
+        Decay,
+        BuildRefused,
+        WebhookDisabled,
+    )
+}
+"""Every event type and what its `data` holds, in documentation order."""
+
+FIGURE_BLOCKS: dict[str, str] = {
+    key: endpoint for data in EVENT_DATA.values() for key, endpoint in data.figures_from.items()
+}
+"""The keys of an event's `data` that hold figures, and the route that serves them."""
+
+
+def recorded(type: str, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` checked against its type's Struct (a key it does not declare, a key missing, a value
+    of the wrong type: `msgspec.ValidationError`; an unknown type: `KeyError`), as stored."""
+    return msgspec.to_builtins(msgspec.convert(data, EVENT_DATA[type]))
