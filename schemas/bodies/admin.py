@@ -11,7 +11,7 @@ from msgspec import UNSET, UnsetType
 
 from schemas import units
 from schemas.bodies.base import Body
-from schemas.bodies.formats import TEXT, doc
+from schemas.bodies.formats import SEAL_TEXT, TEXT, doc
 from schemas.bodies.identity import EXPIRES_AT, KEY_ID, KEY_NAME, RATE_LIMIT, USAGE, USER_ID, RateLimit, Usage
 
 PIPELINE_VERSION = doc(
@@ -53,7 +53,9 @@ class Readiness(Body, kw_only=True, frozen=True):
     build_id: Annotated[str, doc("The alpha's served build.")]
     pipeline_version: Annotated[str | None, PIPELINE_VERSION]
     engine_version: Annotated[
-        str | None, doc("Version of the engine that produced the seal.", null="Null when not recorded.")
+        str | None,
+        SEAL_TEXT,
+        doc("Version of the engine that produced the seal.", null="Null when not recorded."),
     ]
     built_at: Annotated[str | None, BUILT_AT]
     sealed_at: Annotated[str | None, SEALED_AT]

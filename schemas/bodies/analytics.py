@@ -19,6 +19,7 @@ from msgspec import UNSET, Meta, UnsetType
 from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.figures import Block, figure
+from schemas.bodies.formats import SEAL_TEXT
 
 STATUS = "`available` or `not_measurable` (then `value` is null and `withheld_reason` says why)."
 
@@ -268,7 +269,7 @@ class Significance(Body, kw_only=True, frozen=True):
     """Significance of the long_short Sharpe ratio and of the IC (`/analytics/significance`)."""
 
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
-    alpha_id: Annotated[str, figure("The run's research source id")]
+    alpha_id: Annotated[str, SEAL_TEXT, figure("The run's research source id")]
     book: Annotated[str, figure("Always long_short")]
     window: Annotated[Window, WINDOW_FIELD]
     sessions: Annotated[

@@ -18,6 +18,7 @@ from msgspec import UNSET, Meta, UnsetType
 from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.bodies.formats import SEAL_TEXT
 
 TOP_DEFAULT, TOP_MAX = 10, 50
 """`top`: contributors and detractors listed, each."""
@@ -157,7 +158,9 @@ class ByLeg(Body, kw_only=True, frozen=True):
 class SectorPart(Body, kw_only=True, frozen=True):
     """One sector: `{what}`."""
 
-    sector: Annotated[str | None, figure("The sector as the seal names it; null for the names without one")]
+    sector: Annotated[
+        str | None, SEAL_TEXT, figure("The sector as the seal names it; null for the names without one")
+    ]
     pnl: Annotated[AnalyticsStat, _pnl("{what}")]
     return_contribution: Annotated[AnalyticsStat, _contribution("{what}")]
     share: Annotated[AnalyticsStat, _share("{what}")]

@@ -15,6 +15,7 @@ from typing import Annotated
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas.bodies.base import Body
+from schemas.bodies.formats import SEAL_TEXT
 
 
 class Classification(Body, kw_only=True, frozen=True):
@@ -194,24 +195,29 @@ class AlphaDescription(Body, kw_only=True, frozen=True):
         str, Meta(description="Identical to `algo_id` (the older name, kept for compatibility).")
     ]
     classification: Annotated[
-        Classification, Meta(description="Structure, method, frequency and tags of the alpha.")
+        Classification, SEAL_TEXT, Meta(description="Structure, method, frequency and tags of the alpha.")
     ]
-    copyright: Annotated[str | None, Meta(description="Copyright line.")]
+    copyright: Annotated[str | None, SEAL_TEXT, Meta(description="Copyright line.")]
     data_requirements: Annotated[
         DataRequirements,
+        SEAL_TEXT,
         Meta(description="Universe, granularity, history, adjustment and data fields the alpha needs."),
     ]
-    name: Annotated[str, Meta(description="Display name.")]
+    name: Annotated[str, SEAL_TEXT, Meta(description="Display name.")]
     parameters: Annotated[
-        list[Parameter] | None, Meta(description="The alpha's parameters with their defaults and search.")
+        list[Parameter] | None,
+        SEAL_TEXT,
+        Meta(description="The alpha's parameters with their defaults and search."),
     ]
-    signal: Annotated[Signal, Meta(description="How the score is computed, timed and read.")]
+    signal: Annotated[Signal, SEAL_TEXT, Meta(description="How the score is computed, timed and read.")]
     source_papers: Annotated[
         list[SourcePaper],
+        SEAL_TEXT,
         Meta(description="The papers the alpha cites, exactly one with role `seed`; empty when none sealed."),
     ]
     thesis: Annotated[
         Thesis,
+        SEAL_TEXT,
         Meta(description="Hypothesis, mechanism, who loses, economic rationale and falsification criteria."),
     ]
-    tldr: Annotated[str | None, Meta(description="One-line thesis.")]
+    tldr: Annotated[str | None, SEAL_TEXT, Meta(description="One-line thesis.")]

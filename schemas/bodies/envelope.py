@@ -23,7 +23,7 @@ from msgspec import UNSET, Meta, UnsetType
 from schemas import choices, units
 from schemas.bodies.base import Body, Window
 from schemas.bodies.decisions import BookFigures, CombinationFit, CombinationShrinkage, CombinationWeight
-from schemas.bodies.formats import TEXT, Timestamp, doc, one_of
+from schemas.bodies.formats import SEAL_TEXT, TEXT, Timestamp, doc, one_of
 from schemas.bodies.service import Pagination, Warning
 
 COMBINE_ONLY = "On `/analytics/combine` only."
@@ -86,6 +86,7 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     source_alpha_id: (
         Annotated[
             str,
+            SEAL_TEXT,
             doc(
                 "The research source id of the run.",
                 absent="Present only when the run recorded a research source id.",

@@ -22,7 +22,7 @@ from schemas.bodies.event_data import (
     RETIRED,
     WEBHOOK_DISABLED,
 )
-from schemas.bodies.formats import Timestamp, doc, one_of
+from schemas.bodies.formats import SEAL_TEXT, Timestamp, doc, one_of
 
 EVENT_TYPES: tuple[str, ...] = tuple(EVENT_DATA)
 """Every event type, in documentation order (`schemas.bodies.event_data`: one Struct per type):
@@ -69,6 +69,7 @@ class Event(Body, kw_only=True, frozen=True):
     ]
     data: Annotated[
         dict[str, Any],
+        SEAL_TEXT,  # build.refused quotes the seal it refused
         doc(
             "What the event says, its keys set by its type (docs/events.md, 'What is recorded'; one Struct "
             "per type, docs/reference.md 'Events'); in the CSV, Arrow and Parquet pages one JSON text column."

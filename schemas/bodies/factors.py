@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from schemas.bodies.analytics import WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.bodies.formats import SEAL_TEXT
 
 FACTOR_MIN_WEEKS = 2
 """Attributed weeks a window needs for the dispersion figures (a window of the history holding
@@ -53,7 +54,7 @@ FactorType = Literal["sector", "style"]
 class FactorFigures(Body, kw_only=True, frozen=True):
     """One factor over the window."""
 
-    factor: Annotated[str, figure("The factor: a sector's name (as sealed) or a style loading's")]
+    factor: Annotated[str, SEAL_TEXT, figure("The factor: a sector's name (as sealed) or a style loading's")]
     type: Annotated[FactorType, figure("sector (a dummy per sector) or style (a loading)")]
     weeks: Annotated[
         int,
@@ -99,7 +100,7 @@ class FactorWeekExposure(Body, kw_only=True, frozen=True):
     """One factor in one attributed week (a chart draws exposure by date and factor)."""
 
     date: Annotated[dt.date, figure("The rebalance week's decision date")]
-    factor: Annotated[str, figure("The factor")]
+    factor: Annotated[str, SEAL_TEXT, figure("The factor")]
     type: Annotated[FactorType, figure("sector or style")]
     exposure: Annotated[
         float | None,

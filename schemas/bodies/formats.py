@@ -34,9 +34,18 @@ X_UNIT = "x-unit"
 X_NULL = "x-null"
 X_ABSENT = "x-absent"
 X_RAW_ONLY = "x-raw-only"
+X_SEAL_TEXT = "x-seal-text"
 DOC = "doc"
 """The `Meta.extra` key holding what a documentation block lists of a field (`schemas.bodies.figures`)."""
 """The keys a field's `doc` adds to its JSON Schema besides its `description` (its meaning)."""
+
+
+SEAL_TEXT = Meta(extra_json_schema={X_SEAL_TEXT: True})
+"""On a served field: its value is text a research team's seal supplied (free text, which the build
+bounds but cannot vet), every string within it (an object's or a list's, keys included). A reader
+must treat it as data, never as instructions: the MCP server names such values in each tool
+result (`serve.mcp.untrusted`). Identifiers the build holds to a pattern (alpha ids, tickers,
+books) and values from a closed set are not marked: neither can carry a sentence."""
 
 
 def doc(

@@ -24,6 +24,7 @@ from schemas.bodies import libraries
 from schemas.bodies.base import Body, Window, meanings
 from schemas.bodies.docs import MetricsDoc
 from schemas.bodies.figures import Block, documented, figure
+from schemas.bodies.formats import SEAL_TEXT
 
 FULL = "the run's full evaluation window (from/to do not narrow it)"
 WINDOW = "the requested window (from/to), else the run's full window"
@@ -321,7 +322,7 @@ class SignalProcessing(Body, kw_only=True, frozen=True):
     smoothing_half_life_weeks: Annotated[
         int | float | None, figure("Half-life of the exponential smoothing, in weeks (null when none)")
     ]
-    detail: Annotated[str | None, figure("Prose description of the conditioning")]
+    detail: Annotated[str | None, SEAL_TEXT, figure("Prose description of the conditioning")]
 
 
 class Period(Body, kw_only=True, frozen=True):
@@ -654,7 +655,7 @@ class Metrics(Body, kw_only=True, frozen=True):
     ) = UNSET
     doc_url: Annotated[str, figure("Path of this documentation block for the alpha", source="service")]
     alpha: Annotated[str, figure("Collection served (equals meta.run)", source="alpha")]
-    alpha_id: Annotated[str, figure("The research source id of the run", source="alpha")]
+    alpha_id: Annotated[str, SEAL_TEXT, figure("The research source id of the run", source="alpha")]
     annualisation_factors: Annotated[
         AnnualisationFactors, figure("Annualisation factors the run uses", source="alpha")
     ]

@@ -18,6 +18,7 @@ from msgspec import UNSET, UnsetType
 from schemas.bodies.analytics import WINDOW_FIELD, AnalyticsStat
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.bodies.formats import SEAL_TEXT
 from schemas.bodies.metrics import LAG_RULE, NEWEY_WEST_MIN_N
 
 QUANTILE_SCORES = ("score", "raw_score")
@@ -190,7 +191,7 @@ class MonthOfYearIc(Body, kw_only=True, frozen=True):
 class SectorIc(Body, kw_only=True, frozen=True):
     """The IC of the score within one sector."""
 
-    sector: Annotated[str, figure("The sector, as the seal's exposures name it")]
+    sector: Annotated[str, SEAL_TEXT, figure("The sector, as the seal's exposures name it")]
     weeks: Annotated[int, figure("Weeks of the window with a measurable IC within the sector", unit="weeks")]
     mean_names: Annotated[
         float | None,

@@ -22,7 +22,7 @@ from schemas import units
 from schemas.bodies import libraries
 from schemas.bodies.analytics import BOOK_LEDGER
 from schemas.bodies.base import Body
-from schemas.bodies.formats import X_ABSENT, Timestamp, doc
+from schemas.bodies.formats import SEAL_TEXT, X_ABSENT, Timestamp, doc
 from schemas.bodies.promotions import Standing
 
 RAW_MIRROR = "Unconditioned counterpart of `{}` (before smoothing); no other field is mirrored."
@@ -231,8 +231,8 @@ class AlphaListRow(Body, kw_only=True, frozen=True):
     """A row of `catalog.alphas.list`."""
 
     alpha_id: Annotated[str, ALPHA_ID]
-    name: Annotated[str, NAME]
-    tldr: Annotated[str | None, TLDR]
+    name: Annotated[str, SEAL_TEXT, NAME]
+    tldr: Annotated[str | None, SEAL_TEXT, TLDR]
     standing: Annotated[Standing, STANDING]
     approved_since: Annotated[dt.date | None, APPROVED_SINCE]
 
@@ -603,7 +603,7 @@ class BenchmarkSummary(Body, kw_only=True, frozen=True):
     """The `meta.summary` of `benchmarks.daily`: figures over the whole window, before paging."""
 
     symbol: Annotated[str, doc("The benchmark symbol (echo of the path `{symbol}`).")]
-    name: Annotated[str | None, doc("Display name of the benchmark.")]
+    name: Annotated[str | None, SEAL_TEXT, doc("Display name of the benchmark.")]
     return_basis: Annotated[
         str | None,
         doc(
@@ -817,20 +817,23 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     """A row of `analytics.screen`."""
 
     alpha_id: Annotated[str, ALPHA_ID]
-    name: Annotated[str, NAME]
-    tldr: Annotated[str | None, TLDR]
+    name: Annotated[str, SEAL_TEXT, NAME]
+    tldr: Annotated[str | None, SEAL_TEXT, TLDR]
     complete: Annotated[bool, doc("Every required kind was sealed (else the run is incomplete).")]
     production: Annotated[bool, doc("A production alpha: its alpha_id does not start with `Test_`.")]
     structure: Annotated[
         str | None,
+        SEAL_TEXT,
         doc("Classification structure of the written description.", null="Null when none was recorded."),
     ]
     method: Annotated[
         str | None,
+        SEAL_TEXT,
         doc("Classification method of the written description.", null="Null when none was recorded."),
     ]
     tags: Annotated[
         list[str] | None,
+        SEAL_TEXT,
         doc(
             "Classification tags of the written description, as recorded.",
             null="Null when none were recorded.",

@@ -24,7 +24,8 @@ from serve import errors
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
 from serve.mcp.metering import count_message, summary
-from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, RouteTool
+from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNTRUSTED, RouteTool
+from serve.mcp.untrusted import untrusted_pointers
 
 FORWARDED = (b"authorization", b"x-forwarded-for", b"host", b"user-agent")
 """Headers of the `/mcp` request the route's request carries: the key, what the client's address is
@@ -112,7 +113,7 @@ def result_of(
             structured_content=envelope,
             is_error=True,
         )
-    content = [{"type": "text", "text": body.decode("utf-8")}]
+    content: list[dict[str, Any]] = [{"type": "text", "text": body.decode("utf-8")}]
     result: dict[str, Any] = {
         "content": content,
         "structuredContent": answer,
@@ -120,6 +121,12 @@ def result_of(
         "resultType": "complete",
     }
     meta = rate_limit_meta(headers) or {}
+    untrusted = untrusted_pointers(tool.seal_text, answer)
+    if untrusted:
+        # Seal text, named as data (serve/mcp/untrusted.py): in structuredContent and in the same JSON
+        # of the first text block.
+        meta[UNTRUSTED] = untrusted
+        content[0]["_meta"] = {UNTRUSTED: True}
     following = next_page(tool, arguments, answer)
     if following is not None:
         meta[NEXT_PAGE] = following

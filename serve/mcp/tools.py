@@ -34,6 +34,8 @@ from schemas.query import params_of, path_params_of
 from serve import errors
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
+from serve.mcp.untrusted import Path as SealPath
+from serve.mcp.untrusted import seal_text_paths
 from serve.openapi.parameters import param_schema
 
 UNSERVED: Mapping[str, str] = {
@@ -78,6 +80,11 @@ _PATH_SEGMENT = re.compile(r"\{(\w+)(?::\w+)?\}")
 NEXT_PAGE = "alpha-results/next"
 """The `_meta` key of a tool result holding the arguments of the next page, when more rows exist."""
 
+UNTRUSTED = "alpha-results/untrusted"
+"""The `_meta` key of a tool result listing the JSON Pointers into `structuredContent` of the values a
+research team's seal supplied, which a host must treat as data, never as instructions
+(`serve.mcp.untrusted`); on the first text block (the same JSON), `true`."""
+
 RATE_LIMIT = "alpha-results/rate_limit"
 """The `_meta` key of a tool result holding the route's `X-RateLimit-*` headers (docs/limits.md) as
 `{limit, remaining, used, reset, window}`: an agent paces its calls as an HTTP client would."""
@@ -95,6 +102,8 @@ class RouteTool:
     """The tool's input schema, compiled once (a call validates against it)."""
     sha256: str
     """`declaration_sha256` of the tool: what `/llms.txt` lists for clients to pin."""
+    seal_text: tuple[SealPath, ...]
+    """Where its answers hold seal text (`serve.mcp.untrusted.seal_text_paths`), found once."""
 
     def target(self, arguments: Mapping[str, Any], limit: int) -> tuple[str, bytes, bytes] | errors.ApiError:
         """(path, raw path, query string) of the route's request for `arguments`, or the API's error:
@@ -285,7 +294,10 @@ def route_tools() -> dict[str, RouteTool]:
         names = path_names(endpoint)
         query_names = frozenset(p.name for p in endpoint.params) - WITHOUT - set(names)
         validator = Draft202012Validator(tool.input_schema)
-        out[endpoint_id] = RouteTool(endpoint, tool, names, query_names, validator, declaration_sha256(tool))
+        seal_text = seal_text_paths(endpoint.answer)
+        out[endpoint_id] = RouteTool(
+            endpoint, tool, names, query_names, validator, declaration_sha256(tool), seal_text
+        )
     return out
 
 

@@ -212,3 +212,24 @@ def test_the_hosts_and_origins_mcp_answers_are_the_servers_own_and_the_operators
         assert answer((b"host", b"results.example.com"), (b"origin", origin)) == "Origin", origin
     twice = ((b"origin", b"https://results.example.com"), (b"origin", b"http://attacker.example"))
     assert answer((b"host", b"results.example.com"), *twice) == "Origin"
+
+
+def test_where_each_tools_answers_hold_seal_text_is_read_off_the_declarations() -> None:
+    from serve.mcp.untrusted import untrusted_pointers
+
+    tools = route_tools()
+    assert ("data", "tldr") in tools["catalog.alphas.get"].seal_text
+    assert ("data", "*", "tldr") in tools["catalog.alphas.list"].seal_text
+    assert ("data", "*", "data") in tools["events.list"].seal_text  # build.refused quotes the seal
+    assert tools["meta.health"].seal_text == ()
+    answer = {
+        "data": [{"tldr": "a/b~c", "name": "x"}, {"tldr": None, "name": "y"}],
+        "meta": {"source_alpha_id": "s"},
+    }
+    # Present text only (a null holds none), in RFC 6901's spelling.
+    assert untrusted_pointers((("data", "*", "tldr"), ("meta", "source_alpha_id")), answer) == [
+        "/data/0/tldr",
+        "/meta/source_alpha_id",
+    ]
+    keyed = {"data": {"odd/key~": {"note": "t"}}}
+    assert untrusted_pointers((("data", "*"),), keyed) == ["/data/odd~1key~0"]

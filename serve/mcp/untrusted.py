@@ -1,0 +1,89 @@
+"""Seal text in tool results, named as untrusted data (issue 48: a prompt-injection sentence in a
+seal's tldr came back in a tool result with nothing to tell it from the server's own words).
+
+A research team writes much of what the routes serve: an alpha's name and tldr, its whole written
+description, its sectors, its run's source id and engine version. The build bounds that text but
+cannot vet it, and an agent's model reads tool results in the same context as its instructions.
+So each result names the values a seal supplied: `_meta["alpha-results/untrusted"]` lists the
+JSON Pointers (RFC 6901) into `structuredContent` of every such value present (the first text
+block, the same JSON, is flagged too), and a host can quote, fence or drop them before its model
+reads them. Seal text goes nowhere else: the tools' descriptions, the server's instructions and
+the prompts are written from the declarations and the prompts' own text.
+
+Which values are seal text is declared once, on the response bodies (`SEAL_TEXT`, `x-seal-text` in
+the OpenAPI document): here each tool's answer type is walked for the paths of the marked fields,
+once, and each answer for the values at them. A marked value that is an object or a list is named
+whole: every string within it (keys included) is the seal's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from schemas.bodies.formats import X_SEAL_TEXT
+
+Path = tuple[str, ...]
+"""Keys from an answer's root to a marked field; `*` stands for every item of a list or every
+value of an object."""
+
+EACH = "*"
+
+
+def seal_text_paths(answer_type: Any) -> tuple[Path, ...]:
+    """The paths of the fields marked `SEAL_TEXT` in `answer_type` (an endpoint's declared answer:
+    `Single[Body]`, `Collection[Row]`, ...), in declaration order."""
+    found: dict[Path, None] = {}
+
+    def walk(kind: msgspec.inspect.Type, path: Path, within: frozenset[type]) -> None:
+        if isinstance(kind, msgspec.inspect.Metadata):
+            if (kind.extra_json_schema or {}).get(X_SEAL_TEXT):
+                found[path] = None
+            else:
+                walk(kind.type, path, within)
+        elif isinstance(kind, msgspec.inspect.UnionType):
+            for arm in kind.types:
+                walk(arm, path, within)
+        elif isinstance(
+            kind, msgspec.inspect.ListType | msgspec.inspect.SetType | msgspec.inspect.VarTupleType
+        ):
+            walk(kind.item_type, (*path, EACH), within)
+        elif isinstance(kind, msgspec.inspect.DictType):
+            walk(kind.value_type, (*path, EACH), within)
+        elif isinstance(kind, msgspec.inspect.StructType) and kind.cls not in within:
+            for field in kind.fields:
+                walk(field.type, (*path, field.encode_name), within | {kind.cls})
+
+    walk(msgspec.inspect.type_info(answer_type), (), frozenset())
+    return tuple(found)
+
+
+def untrusted_pointers(paths: tuple[Path, ...], answer: Any) -> list[str]:
+    """The JSON Pointer of every value at `paths` in `answer` that holds text (null and absent
+    values hold none)."""
+    pointers: list[str] = []
+
+    def collect(value: Any, path: Path, pointer: str) -> None:
+        if not path:
+            if value is not None and not isinstance(value, bool | int | float):
+                pointers.append(pointer)
+            return
+        step, rest = path[0], path[1:]
+        if step == EACH and isinstance(value, list):
+            for index, item in enumerate(value):
+                collect(item, rest, f"{pointer}/{index}")
+        elif step == EACH and isinstance(value, dict):
+            for key, item in value.items():
+                collect(item, rest, f"{pointer}/{escaped(key)}")
+        elif isinstance(value, dict) and step in value:
+            collect(value[step], rest, f"{pointer}/{escaped(step)}")
+
+    for path in paths:
+        collect(answer, path, "")
+    return pointers
+
+
+def escaped(key: str) -> str:
+    """A key as a JSON Pointer writes it (RFC 6901: `~` as `~0`, `/` as `~1`)."""
+    return key.replace("~", "~0").replace("/", "~1")
