@@ -42,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=demo_seal,
         help="write only these seals",
     )
+    parser.add_argument(
+        "--lake",
+        default=None,
+        help="then build the seals written into this lake (what `serve --init-demo` runs in the background)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -51,5 +56,12 @@ def run(args: argparse.Namespace) -> int:
     def report(seal_id: str, rows: int, size_bytes: int) -> None:
         print(f"{seal_id}\trows={rows}\tbytes={size_bytes}", flush=True)
 
-    write_corpus(args.out, size=args.size, seed=args.seed, only=args.only, report=report)
-    return 0
+    seals = write_corpus(args.out, size=args.size, seed=args.seed, only=args.only, report=report)
+    if args.lake is None:
+        return 0
+    from pipeline.build import build_many
+
+    outcomes = build_many([str(s) for s in seals], args.lake)
+    for outcome in outcomes:
+        print(f"  {outcome.line()}", flush=True)
+    return 1 if any(o.status in ("refused", "failed") for o in outcomes) else 0

@@ -15,6 +15,13 @@ from cli.main import console_script
 from serve.settings import Settings
 
 DEMO_SEALS = "var/seals"
+"""Where the full demo corpus is written (and built from, in the background: `FullDemo`)."""
+FIRST_DEMO_SEALS = "var/seals-first"
+"""Where the small demo corpus a first `serve --init-demo` answers from is written."""
+FULL_DEMO_PENDING = "var/demo-full.pending"
+"""Present while the full demo corpus has not been published over the small one: each `serve
+--init-demo` starts its build in the background until one finishes."""
+FULL_DEMO_LOG = "var/demo-full.log"
 HTTP_PROTOCOL = "serve.http_protocol:ServiceHttpProtocol"
 """uvicorn's httptools protocol with bounded request heads and connections, refusals in the error
 envelope and TCP_NODELAY on each accepted socket (serve/http_protocol.py)."""
@@ -48,13 +55,75 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # Before anything imports prometheus-client: with one worker this process is the worker.
     with metrics_folder(settings):
+        full = None
         if args.init_demo:
             init_demo(settings)
+            full = FullDemo.start_if_pending(settings.lake)
         import uvicorn
 
-        with terminal_foreground():
-            uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
+        try:
+            with terminal_foreground():
+                uvicorn.run(**uvicorn_options(settings))  # returns after a graceful SIGINT/SIGTERM shutdown
+        finally:
+            if full is not None:
+                full.stop()
     return 0
+
+
+class FullDemo:
+    """The full demo corpus (80 MB of seals, a minute of building on a quiet machine), written and
+    published over the small one by `alpha-results demo --size full --lake LAKE` in a process of its
+    own while the server answers (issue 47: the first `./dev serve` answered after 158 to 205 s on a
+    loaded machine, most of it this build). Each alpha's full build replaces its small one as it is
+    published; the server serves each new build as its reader sees it. Its output goes to
+    `FULL_DEMO_LOG`; when it succeeds it removes `FULL_DEMO_PENDING`. A server that stops first stops
+    it: the next `serve --init-demo` starts it again."""
+
+    def __init__(self, process: Any) -> None:
+        self.process = process
+
+    @classmethod
+    def start_if_pending(cls, lake: str) -> FullDemo | None:
+        import subprocess
+        import threading
+
+        if not Path(FULL_DEMO_PENDING).exists():
+            return None
+        log = open(FULL_DEMO_LOG, "w")
+        argv = [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "demo",
+            "--size",
+            "full",
+            "--out",
+            DEMO_SEALS,
+            "--lake",
+            lake,
+        ]
+        # A session of its own: a Ctrl-C meant for the server does not reach the build, which the
+        # server stops itself (`stop`) after its graceful shutdown.
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        print(
+            f"The full demo corpus is being written and built in the background (pid {process.pid}, "
+            f"output in {FULL_DEMO_LOG}): each alpha's full build replaces its small one as it is published.",
+            flush=True,
+        )
+
+        def finished() -> None:
+            if process.wait() == 0:
+                Path(FULL_DEMO_PENDING).unlink(missing_ok=True)
+            log.close()
+
+        threading.Thread(target=finished, name="full-demo", daemon=True).start()
+        return cls(process)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            with suppress(Exception):
+                self.process.wait(timeout=10)
 
 
 @contextmanager
@@ -177,14 +246,19 @@ def init_demo(settings: Settings) -> None:
         from alpha_results_seal.demo.corpus import write_corpus
         from pipeline.build import build_many
 
+        # The small corpus first (seconds): the server answers on it while the full one is built
+        # in the background (`FullDemo`).
         print(
-            f"The lake {settings.lake} holds no alpha: writing the demo corpus into {DEMO_SEALS} ...",
+            f"The lake {settings.lake} holds no alpha: writing the small demo corpus into {FIRST_DEMO_SEALS} "
+            "(the full one follows in the background) ...",
             flush=True,
         )
-        seals = write_corpus(Path(DEMO_SEALS), size="full")
+        seals = write_corpus(Path(FIRST_DEMO_SEALS), size="small")
         print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
         for outcome in build_many([str(s) for s in seals], settings.lake):
             print(f"  {outcome.line()}", flush=True)
+        Path(FULL_DEMO_PENDING).parent.mkdir(parents=True, exist_ok=True)
+        Path(FULL_DEMO_PENDING).touch()
     else:
         index_if_absent(settings.lake)
     from cli.access import KeyAccess
