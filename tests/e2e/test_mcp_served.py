@@ -719,6 +719,12 @@ def test_the_stdio_command_serves_the_same_tools_from_the_server(world: World) -
     assert not result.is_error
     expected = world.get(world.narrow, f"/v1/alphas/{alpha}/metrics").json()
     assert without_volatile(result.structured_content) == without_volatile(expected)
+    # The seal's values are named through the bridge as by the server (tests/e2e/test_mcp_seal_text.py).
+    from serve.mcp.tools import UNTRUSTED, route_tools
+    from serve.mcp.untrusted import untrusted_pointers
+
+    named = untrusted_pointers(route_tools()["performance.metrics"].seal_text, result.structured_content)
+    assert named and (result.meta or {}).get(UNTRUSTED) == named
     lines = [json.loads(line) for line in world.server.lines_from(mark) if line.startswith("{")]
     assert (world.narrow.key_id, 200) in [
         (x["key_id"], x["status"]) for x in lines if x["route"] == "performance.metrics"
