@@ -22,6 +22,7 @@ FULL_DEMO_PENDING = "var/demo-full.pending"
 """Present while the full demo corpus has not been published over the small one: each `serve
 --init-demo` starts its build in the background until one finishes."""
 FULL_DEMO_LOG = "var/demo-full.log"
+BACKGROUND_NICENESS = 10
 HTTP_PROTOCOL = "serve.http_protocol:ServiceHttpProtocol"
 """uvicorn's httptools protocol with bounded request heads and connections, refusals in the error
 envelope and TCP_NODELAY on each accepted socket (serve/http_protocol.py)."""
@@ -103,8 +104,15 @@ class FullDemo:
             lake,
         ]
         # A session of its own: a Ctrl-C meant for the server does not reach the build, which the
-        # server stops itself (`stop`) after its graceful shutdown.
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        # server stops itself (`stop`) after its graceful shutdown. At a lower priority: the
+        # server's start and its requests come first.
+        process = subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=lambda: os.nice(BACKGROUND_NICENESS),
+        )
         print(
             f"The full demo corpus is being written and built in the background (pid {process.pid}, "
             f"output in {FULL_DEMO_LOG}): each alpha's full build replaces its small one as it is published.",
