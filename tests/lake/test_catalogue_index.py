@@ -353,7 +353,7 @@ def test_a_first_init_demo_says_nothing_of_an_index_before_building_the_lake(
     with pytest.raises(Built):
         init_demo(settings)
     said = capsys.readouterr()
-    assert f"The lake {tmp_path / 'lake'} holds no alpha: writing the demo corpus" in said.out
+    assert f"The lake {tmp_path / 'lake'} holds no alpha: writing the small demo corpus" in said.out
     assert "catalogue index" not in said.out + said.err + caplog.text
 
 

@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from datetime import UTC, datetime
@@ -217,7 +218,7 @@ def test_ctrl_c_while_the_first_serve_builds_the_demo_lake_says_interrupted_once
     said = capsys.readouterr()
     assert code == 130
     assert said.err == "alpha-results serve: interrupted\n"
-    assert "holds no alpha: writing the demo corpus" in said.out
+    assert "holds no alpha: writing the small demo corpus" in said.out
 
 
 def test_a_second_init_demo_names_the_commands_that_make_another_key(
@@ -256,3 +257,65 @@ def test_a_second_init_demo_names_the_commands_that_make_another_key(
         store.close()
     assert caller.may_call("signals.scores") and caller.may_read_alpha("momentum_12_1")
     assert caller.may_read_run("momentum_12_1") and caller.expose_raw_book
+
+
+def test_a_first_serve_answers_from_the_small_corpus_and_publishes_the_full_one_behind_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 47, item 10: the first `serve --init-demo` on an empty lake answered only once the full
+    demo corpus was written and built (158 to 205 s on a loaded machine). It now answers from the
+    small corpus, and the full one is published over it by a process of its own while it serves."""
+    port = free_port()
+    env = serve_env(tmp_path / "lake", tmp_path, port)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", "--init-demo"],
+        cwd=tmp_path,  # var/seals-first, var/seals and the marker are relative, as under ./dev
+        env={**env, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    pending = tmp_path / "var" / "demo-full.pending"
+    try:
+        shown = read_until(server, "Uvicorn running on")
+        # The access lines that follow are read as they come: a pipe nobody reads fills and blocks the server.
+        threading.Thread(target=server.communicate, daemon=True).start()
+        token = next(word for word in shown.split() if word.startswith("ar_live_"))  # the admin's, first
+
+        def weeks() -> int:
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/v1/alphas/momentum_12_1/rebalances?limit=1",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return int(json.load(answer)["pagination"]["total"])
+
+        assert "writing the small demo corpus" in shown and "in the background" in shown, shown
+        first = weeks()
+        assert first < 100, first  # the small corpus answers
+        deadline = time.monotonic() + 20 * HANG_LIMIT  # the full corpus: a minute on a quiet machine
+        while pending.exists() or weeks() == first:
+            assert server.poll() is None, shown
+            assert time.monotonic() < deadline, (tmp_path / "var" / "demo-full.log").read_text()
+            time.sleep(0.5)
+        assert weeks() == 293  # the full corpus, published behind the answering server
+        assert "published  momentum_12_1" in (tmp_path / "var" / "demo-full.log").read_text()
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=HANG_LIMIT)
+    assert server.returncode == 0
+
+
+def read_until(process: subprocess.Popen[str], marker: str) -> str:
+    """What `process` printed, up to and including the line holding `marker`."""
+    seen: list[str] = []
+    deadline = time.monotonic() + 10 * HANG_LIMIT
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line and process.poll() is not None:
+            break
+        seen.append(line)
+        if marker in line:
+            return "".join(seen)
+    raise AssertionError("".join(seen))
