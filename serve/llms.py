@@ -42,6 +42,20 @@ INTRO = """\
 - [API reference]({docs}): every route, its parameters and response fields (interactive)
 - [OpenAPI document]({openapi}): the same, machine-readable
 - [MCP server]({mcp}): the routes as tools, for agents (Streamable HTTP, the same key)
+
+## Other surfaces
+
+- Delta Sharing at `/delta-sharing` (the open protocol's REST API, the same key as a bearer
+  token): each alpha's datasets as shared tables for pandas, Spark, DuckDB and Power BI clients
+  (`delta_sharing.load_as_pandas("profile.share#<share>.<schema>.<table>")`); a key sees the
+  alphas and datasets its grants reach.
+- Events: `GET /v1/events` (the feed, resumed by cursor), `GET /v1/events/stream` (Server-Sent
+  Events) and webhooks an operator registers for a key (`alpha-results webhooks add`): each
+  delivery a POST signed by the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+  `webhook-signature`), verifiable with the `standardwebhooks` library.
+- Downloads: `/v1/alphas/{{alpha}}/source/download` and `/exports/{{dataset}}` answer signed URLs
+  under `/downloads/...` (no key: the signature is the grant, for an hour).
+- The Python client `alpha_results_client` (one typed method per route) and the dashboard at `/ui`.
 """
 
 

@@ -162,3 +162,14 @@ def test_llms_txt_is_current(document: dict[str, Any]) -> None:
     )
     for endpoint_id, endpoint in endpoints().items():
         assert f"`{endpoint_id}`" in committed and endpoint.summary in committed
+
+
+def test_llms_txt_covers_every_surface(document: dict[str, Any]) -> None:
+    """Issue 47, item 6: `/llms.txt` named the routes and MCP but not Delta Sharing, the event feed,
+    the stream, webhooks or the signed downloads an agent meets."""
+    from serve.llms import llms_text
+    from serve.mcp.tools import tool_hashes
+
+    text = llms_text(document, tool_hashes())
+    for surface in ("/mcp", "/delta-sharing", "/v1/events/stream", "webhook-signature", "/downloads/", "/ui"):
+        assert surface in text, surface
