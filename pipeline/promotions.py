@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,15 +199,8 @@ def snapshot_of(
 def preview(lake: str, records_url: str, policy_file: str, decision: Decision) -> Preview:
     """What `decision` would record and change (nothing is written); `DecisionRefused` says why it
     cannot be measured."""
-    records = _opened(records_url)
-    try:
+    with _records(records_url) as records:
         return _preview(records, lake, policy_file, decision)
-    except PromotionRefused as exc:
-        raise DecisionRefused(str(exc)) from None
-    except Unavailable as exc:
-        raise DecisionRefused(f"the database cannot be used: {exc}") from None
-    finally:
-        records.close()
 
 
 def _preview(records: Records, lake: str, policy_file: str, decision: Decision) -> Preview:
@@ -291,18 +286,27 @@ def _moved(before: float | None, after: float | None) -> bool:
     return abs(after - before) > 1e-12 * max(1.0, abs(before))
 
 
-def _opened(records_url: str) -> Records:
+@contextmanager
+def _records(records_url: str) -> Iterator[Records]:
+    """The records, closed after; what cannot be opened, used or decided is `DecisionRefused`."""
     try:
-        return open_records(records_url)
+        records = open_records(records_url)
     except Unavailable as exc:
         raise DecisionRefused(f"the database cannot be opened: {exc}") from None
+    try:
+        yield records
+    except PromotionRefused as exc:
+        raise DecisionRefused(str(exc)) from None
+    except Unavailable as exc:
+        raise DecisionRefused(f"the database cannot be used: {exc}") from None
+    finally:
+        records.close()
 
 
 def decide(lake: str, records_url: str, policy_file: str, decision: Decision) -> tuple[Promotion, Event]:
     """Record `decision` with its snapshot and its event; `DecisionRefused` says why not (an
     approval of a failing alpha without an override among the reasons)."""
-    records = _opened(records_url)
-    try:
+    with _records(records_url) as records:
         found = _preview(records, lake, policy_file, decision)
         refused = found.refusal()
         if refused is not None:
@@ -321,12 +325,6 @@ def decide(lake: str, records_url: str, policy_file: str, decision: Decision) ->
             in_force: frozenset[str] | None = frozenset(Standings.of(records.promotions.standing()).approved)
         except Unavailable:
             in_force = None  # the decision is recorded; the index keeps the set it had
-    except PromotionRefused as exc:
-        raise DecisionRefused(str(exc)) from None
-    except Unavailable as exc:
-        raise DecisionRefused(f"the database cannot be used: {exc}") from None
-    finally:
-        records.close()
     # The approval in force after the decision: this one, or the one a retirement ends.
     approved = found.as_of if decision.action == "approved" else found.approval_before
     index_follows(lake, decision.alpha_id, approved, in_force)
@@ -362,16 +360,8 @@ def index_follows(
 
 def history(records_url: str, alpha: str) -> list[Promotion]:
     """Every decision about `alpha`, oldest first; `DecisionRefused` when the database cannot be used."""
-    try:
-        records = open_records(records_url)
-    except Unavailable as exc:
-        raise DecisionRefused(f"the database cannot be opened: {exc}") from None
-    try:
+    with _records(records_url) as records:
         return records.promotions.history(alpha)
-    except Unavailable as exc:
-        raise DecisionRefused(f"the database cannot be used: {exc}") from None
-    finally:
-        records.close()
 
 
 def as_json(promotion: Promotion) -> dict[str, Any]:

@@ -26,6 +26,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+OVERRIDE = ("--override", "approved in a test whatever its checks")
+
+
+def approve(capsys: pytest.CaptureFixture[str], alpha: str, as_of: str, *where: str) -> tuple[int, str, str]:
+    """`promote` of an alpha whatever its checks (the standings a test needs)."""
+    return run(capsys, "promote", alpha, "--as-of", as_of, *where, *OVERRIDE)
+
+
 def test_a_promotion_keeps_what_the_checks_said_that_day(
     api: Api, demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -85,8 +93,7 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
         "--note",
         "again",
         *where,
-        "--override",
-        "approved in a test whatever its checks",
+        *OVERRIDE,
     )
     assert code == 1 and "already approved" in err
     code, _, err = run(
@@ -132,19 +139,7 @@ def test_the_history_is_served_to_the_alphas_readers_only(
 ) -> None:
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why")
-    assert (
-        run(
-            capsys,
-            "promote",
-            ALPHA,
-            "--as-of",
-            "2021-06-30",
-            *where,
-            "--override",
-            "approved in a test whatever its checks",
-        )[0]
-        == 0
-    )
+    assert approve(capsys, ALPHA, "2021-06-30", *where)[0] == 0
     assert run(capsys, "retire", ALPHA, "--as-of", "2021-09-30", *where)[0] == 0
     printed = json.loads(run(capsys, "promotions", ALPHA, "--keystore", url)[1])
     body = api.get(f"/v1/alphas/{ALPHA}/promotions")
@@ -184,29 +179,8 @@ def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_thei
     alphas; and a one-alpha key read them, and the Deflated Sharpe, over alphas it may not read."""
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
-    assert (
-        run(
-            capsys,
-            "promote",
-            ALPHA,
-            "--as-of",
-            "2021-06-30",
-            *where,
-            "--override",
-            "approved in a test whatever its checks",
-        )[0]
-        == 0
-    )
-    code, out, err = run(
-        capsys,
-        "promote",
-        "momentum_12_1",
-        "--as-of",
-        "2021-12-31",
-        *where,
-        "--override",
-        "approved in a test whatever its checks",
-    )
+    assert approve(capsys, ALPHA, "2021-06-30", *where)[0] == 0
+    code, out, err = approve(capsys, "momentum_12_1", "2021-12-31", *where)
     assert code == 0, err
     snapshot = json.loads(out)["snapshot"]
     served = api.ok("/v1/alphas/momentum_12_1/analytics/checks", to="2021-12-31")["data"]
@@ -283,7 +257,7 @@ def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
     production alphas that moves, as their own checks route answers before and after."""
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
-    override = ("--override", "approved in a test whatever its checks")
+    override = OVERRIDE
     code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
     last = long_short_returns(lake, ALPHA)["date"].max()
     assert code == 0 and f"as of {last}" in err.splitlines()[0], err
