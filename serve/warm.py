@@ -51,7 +51,11 @@ def warm(reader: LakeReader) -> None:
     started = time.perf_counter()
     for name in (*LAZY_MODULES, *SERVER_MODULES):
         importlib.import_module(name)
-    alpha = warm_alpha(reader)
+    try:
+        alpha = warm_alpha(reader)
+    except Exception as exc:  # a reader that fails: its requests say so (500 or 503), not the start
+        log.warning("warm-up: the lake could not be read (%s): imports only", type(exc).__name__)
+        alpha = None
     if alpha is not None:
         for name, figure in figures_of(Figures(reader), alpha).items():
             try:
@@ -70,14 +74,14 @@ def warm_alpha(reader: LakeReader) -> str | None:
     the lake cannot be read now)."""
     try:
         alphas = reader.alphas()
-        for alpha_id in sorted(alphas):
-            try:
-                require_built(reader.view(alphas[alpha_id]))
-            except (AnalyticsNotBuilt, LakeUnavailable, OSError):
-                continue
-            return alpha_id
     except LakeUnavailable:
         return None
+    for alpha_id in sorted(alphas):
+        try:
+            require_built(reader.view(alphas[alpha_id]))
+        except (AnalyticsNotBuilt, LakeUnavailable, OSError):
+            continue
+        return alpha_id
     return None
 
 
