@@ -81,3 +81,30 @@ def test_a_check_over_the_catalogue_is_withheld_from_a_key_that_does_not_read_ev
             "withheld_reason": OVER_CATALOGUE,
         }
     assert {k: shown[k] for k in CHECKS} == CHECKS
+
+
+def test_a_webhook_body_withholds_what_the_feed_does() -> None:
+    """The body of a delivery is the feed's object for the key (`serve.webhooks.event_body`): a key
+    of one alpha gets no check computed over the others."""
+    import datetime as dt
+    import json
+
+    from records.events import Event as Recorded
+    from serve.webhooks import event_body
+
+    data = {
+        "build_id": "b1",
+        "headline": None,
+        "checks": {"production_correlation": {"value": 0.0333, "unit": "correlation", "verdict": "pass"}},
+    }
+    event = Recorded(1, "alpha.published", "momentum_12_1", "readers", None, data, dt.datetime.now(dt.UTC))
+    one_alpha = allowed("analytics.checks", "analytics.correlation", "portfolio.ledger", every_alpha=False)
+    body = json.loads(event_body(event, "c" * 32, one_alpha))
+    assert body["data"]["checks"]["production_correlation"] == {
+        "value": None,
+        "unit": "correlation",
+        "verdict": "not_measurable",
+        "withheld_reason": OVER_CATALOGUE,
+    }
+    every = json.loads(event_body(event, "c" * 32, EVERYTHING))
+    assert every["data"] == data

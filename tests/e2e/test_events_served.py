@@ -784,3 +784,45 @@ def test_an_events_figures_are_shown_as_the_routes_that_serve_them_would(world: 
     finally:
         opened.close()
     assert json.loads(sent.data)["data"] == limited["data"]
+
+
+def test_a_check_over_the_catalogue_reaches_only_a_key_that_reads_every_alpha(world: World) -> None:
+    """Issues 46 and 48: an event's production correlation, residual and Deflated Sharpe were
+    computed by the pipeline over every alpha; a key of the `Test_` alphas alone read them on the
+    feed and the stream. Now each is withheld from it (its own /analytics/checks computes them over
+    the alphas it may read), and shown to a key that reads every alpha."""
+    from serve.event_answers import OVER_CATALOGUE
+
+    alpha = unique()
+    checks = {
+        "information_ratio": {"value": 1.2, "unit": "ratio", "verdict": "pass"},
+        "production_correlation": {"value": 0.0333, "unit": "correlation", "verdict": "pass"},
+        "residual_information_ratio": {"value": 0.79, "unit": "ratio", "verdict": "pass"},
+        "deflated_sharpe": {"value": 0.99, "unit": "probability", "verdict": "pass"},
+    }
+    said = {"build_id": "b1", "headline": None, "checks": checks}
+    first = world.records.events.append("alpha.published", said, alpha_id=alpha)
+    [everything] = feed(world, "member", alpha=alpha)["data"]
+    assert everything["data"]["checks"] == checks
+    wide = ("production_correlation", "residual_information_ratio", "deflated_sharpe")
+    withheld = {
+        **checks,
+        **{
+            check: {
+                **checks[check],
+                "value": None,
+                "verdict": "not_measurable",
+                "withheld_reason": OVER_CATALOGUE,
+            }
+            for check in wide
+        },
+    }
+    [narrow] = feed(world, "narrow", alpha=alpha)["data"]
+    assert narrow["data"]["checks"] == withheld
+    opened = stream(world, "narrow", after=world.cursor(first), alpha=alpha)
+    try:
+        world.records.events.append("alpha.published", said, alpha_id=alpha)
+        [sent] = opened.events(1)
+    finally:
+        opened.close()
+    assert json.loads(sent.data)["data"]["checks"] == withheld
