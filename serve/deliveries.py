@@ -15,7 +15,7 @@ status, a refused or unreachable destination, no answer within `timeout`) is ret
 event has failed for `window` seconds the webhook is disabled and its key told (`webhook.disabled`).
 
 **Only to a key that may see it.** Before each attempt the worker reads the key (`serve.webhooks.
-key_access`) and asks whether `GET /v1/events` would show it the event (`serve.records.reader_of`,
+key_access`) and asks whether `GET /v1/events` would show it the event (`serve.event_answers.reader_of`,
 `records.events.visible_sql`); an event it may not see then is skipped for that webhook (recorded as
 a `skipped` attempt) and never sent later.
 
@@ -50,9 +50,8 @@ from records.store import Records
 from records.times import stored_time
 from records.webhooks import Lease, SigningKey, Tried, Webhook
 from schemas.bodies.event_data import WEBHOOK_DISABLED, recorded
-from serve.event_answers import Viewer
+from serve.event_answers import Viewer, reader_of
 from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
-from serve.records import reader_of
 from serve.webhooks import (
     ATTEMPT_HEADER,
     EVENT_ID_HEADER,

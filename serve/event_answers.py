@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from analytics.access import Access
 from records.events import Event as Recorded
+from records.events import Reader, Scope
 from records.times import stored_time
 from schemas.bodies.events import FIGURE_BLOCKS, Event
 from schemas.bodies.promotions import CheckSeen, Snapshot
@@ -36,7 +37,7 @@ from schemas.checks import BY_ID as CHECKS
 from schemas.wire import SCREEN_WITHHELD_FIELDS
 
 if TYPE_CHECKING:
-    from serve.context import Caller
+    from serve.context import AllowList, Caller
 
 CHECKS_ENDPOINT = FIGURE_BLOCKS["checks"]
 OVER_CATALOGUE = (
@@ -181,4 +182,23 @@ def shown_snapshot(snapshot: Snapshot, viewer: Viewer) -> Snapshot:
         verdict=None,
         withheld_reason=counted,
         override=snapshot.override,
+    )
+
+
+def scope_of(allowed: AllowList) -> Scope:
+    """An allow-list as the event log's SQL reads it."""
+    if allowed.mode == "all":
+        return Scope(everything=True)
+    if allowed.mode == "list":
+        return Scope(ids=allowed.ids)
+    return Scope(prefixes=allowed.prefixes)
+
+
+def reader_of(caller: Caller) -> Reader:
+    """What `caller` may see of the event log now: an alpha's events when both its alpha and its
+    run allow-lists admit the alpha (an event carries the run's figures, which the run-scoped
+    routes serve only then; docs/events.md "What a key sees"), administrators' events when it is
+    an administrator, and the events addressed to its own key."""
+    return Reader(
+        scopes=(scope_of(caller.alphas), scope_of(caller.runs)), admin=caller.is_admin, key_id=caller.key_id
     )

@@ -21,12 +21,11 @@ from typing import TypeVar
 from anyio import to_thread
 
 from analytics.standings import Standings
-from records.events import Event, Reader, Scope, Wanted
+from records.events import Event, Reader, Wanted
 from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
 from serve import stopping
-from serve.context import AllowList, Caller
 from serve.errors import UpstreamUnavailable
 
 T = TypeVar("T")
@@ -184,25 +183,6 @@ class EventsPage:
     has_more: bool
     next_cursor: str
     """Where to resume: the last event's cursor; with none, the `after` given, else the log's start."""
-
-
-def scope_of(allowed: AllowList) -> Scope:
-    """An allow-list as the event log's SQL reads it."""
-    if allowed.mode == "all":
-        return Scope(everything=True)
-    if allowed.mode == "list":
-        return Scope(ids=allowed.ids)
-    return Scope(prefixes=allowed.prefixes)
-
-
-def reader_of(caller: Caller) -> Reader:
-    """What `caller` may see of the event log now: an alpha's events when both its alpha and its
-    run allow-lists admit the alpha (an event carries the run's figures, which the run-scoped
-    routes serve only then; docs/events.md "What a key sees"), administrators' events when it is
-    an administrator, and the events addressed to its own key."""
-    return Reader(
-        scopes=(scope_of(caller.alphas), scope_of(caller.runs)), admin=caller.is_admin, key_id=caller.key_id
-    )
 
 
 class EventsWatch:

@@ -9,7 +9,7 @@
   (development and tests). Never credentials in the URL.
 - **Who may receive what.** `key_access`: the key must exist, be usable (not revoked, suspended or
   expired, its account active) and may call `events.list`; an event is then delivered only if
-  `GET /v1/events` would show it to that key (the same reader, `serve.records.reader_of`, and the
+  `GET /v1/events` would show it to that key (the same reader, `serve.event_answers.reader_of`, and the
   same SQL). Checked by the worker when it delivers (`serve.deliveries`), never cached.
 - **What is sent.** `event_body` (the Struct of `/v1/events`, `schemas.bodies.events.Event`),
   signed to the Standard Webhooks specification by `signature_headers`: `webhook-id`,

@@ -3,7 +3,7 @@
 "The feed" and "The stream".
 
 What a key sees is decided by the records in SQL (`records.events.Reader`, made from the caller by
-`serve.records.reader_of`): the page, `has_more` and every cursor are made of the events it may
+`serve.event_answers.reader_of`): the page, `has_more` and every cursor are made of the events it may
 see, so nothing tells it of another alpha's, not even a count or a gap. A stream re-authenticates
 its key while it is open (at least once per heartbeat interval and before it sends events): a
 revoked key, or one whose allow-lists no longer admit the stream, is cut; narrowed allow-lists
@@ -33,9 +33,9 @@ from serve import errors, representation, stopping
 from serve.auth import authenticated, client_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
-from serve.event_answers import Viewer, event_answer
+from serve.event_answers import Viewer, event_answer, reader_of
 from serve.exchange import exchange_of
-from serve.records import EventsPage, RecordsSource, reader_of
+from serve.records import EventsPage, RecordsSource
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
 from serve.slow_clients import hold_stream

@@ -15,7 +15,8 @@ from records.cursors import CursorInvalid, Cursors
 from records.events import Wanted
 from records.store import Records, open_records
 from serve.context import AllowList
-from serve.records import SETTLE, EventsPage, RecordsSource, reader_of
+from serve.event_answers import reader_of
+from serve.records import SETTLE, EventsPage, RecordsSource
 from tests.callers import make_caller
 
 EVERYONE = make_caller()
