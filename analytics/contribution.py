@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -171,11 +171,15 @@ def contribution_parameters(
 class Reference:
     """The reference set of one contribution: its alphas (the alpha itself never among them), where
     they come from (`origin`: given, or the default set's, approved or production), and whether the
-    alpha was left out of them."""
+    alpha was left out of them. With given weights that name the alpha (`own_weight`), the book
+    after is the set at exactly those weights: the alpha at its own, the others at theirs, which
+    are `rest_weights` (theirs over 1 - w, so that after = (1 - w) before + w a)."""
 
     alphas: tuple[str, ...]
     origin: str
     excluded: bool
+    own_weight: float | None = None
+    rest_weights: tuple[float, ...] | None = None
 
     @property
     def source(self) -> str:
@@ -186,19 +190,37 @@ class Reference:
 
 def given_reference(alpha: str, given: tuple[str, ...], weighting: Weighting | None) -> Reference:
     """The set a request names (admitted: `sets.admitted`), the alpha left out; 400 naming
-    `reference` when nothing else is left, or when given weights would no longer be the set's."""
+    `reference` when nothing else is left.
+
+    With weighting=given a set naming the alpha is a combination that holds it, at the weights
+    given: its `weights` entry is the alpha's weight w after, and the others' book before is theirs
+    scaled by 1 / (1 - w), so that the book after, (1 - w) before + w a, is the set at exactly the
+    weights given ("what does this alpha add to this combination?" asked of the combination as
+    shown). 400 naming `weights` when w is not below 1 or the others have no weight."""
     reference = tuple(a for a in given if a != alpha)
     excluded = len(reference) < len(given)
     if not reference:
         raise BadParameters({"reference": "names only the alpha itself; name at least one other alpha"})
-    if excluded and weighting is not None and weighting.method == "given":
+    if not (excluded and weighting is not None and weighting.method == "given" and weighting.given):
+        return Reference(reference, "given", excluded)
+    at = given.index(alpha)
+    own = weighting.given[at]
+    others = weighting.given[:at] + weighting.given[at + 1 :]
+    if not own < 1.0:
         raise BadParameters(
             {
-                "reference": "names the alpha itself, which weighting=given cannot leave out (the weights "
-                "would no longer be the set's); name the set without it, and its weights"
+                "weights": f"gives the alpha {alpha} the weight {own:g}; named in `reference` with weighting=given, "
+                "its weight is its weight after, which must be below 1 (after = (1 - w) before + w a)"
             }
         )
-    return Reference(reference, "given", excluded)
+    if not any(others):
+        raise BadParameters(
+            {
+                "weights": f"gives every alpha of `reference` but {alpha} a zero weight: there is no book before"
+            }
+        )
+    scale = 1.0 - own
+    return Reference(reference, "given", True, own, tuple(w / scale for w in others))
 
 
 def default_reference(
@@ -239,6 +261,17 @@ def contribution_of(
     production book's are not); with one it is the set combined as /analytics/combine combines it.
     Maps the returns matrix, so the server runs it in a worker thread."""
     alphas = reference.alphas
+    if reference.own_weight is not None and weighting is not None:
+        # Given weights naming the alpha: its own is the weight after, the others' make the book before.
+        if weight is not None:
+            raise BadParameters(
+                {
+                    "weight": f"not with weighting=given and a `reference` naming {alpha}: its weight after is "
+                    "its own in `weights`"
+                }
+            )
+        weighting = replace(weighting, given=reference.rest_weights)
+        weight = reference.own_weight
     if weighting is None:
         found = reference_book(snapshot, alpha, alphas, window)
     else:

@@ -701,7 +701,8 @@ class ContributionQuery(Query, frozen=True):
             tuple[str, ...],
             _alpha_set(
                 f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left "
-                "out); absent: every production alpha the key may read."
+                "out; with weighting=given its entry of `weights` is its weight after, the others' book "
+                "before theirs over 1 - w); absent: every production alpha the key may read."
             ),
         ]
         | None
@@ -738,7 +739,8 @@ class ContributionQuery(Query, frozen=True):
                 ge=0,
                 le=1,
                 description="The alpha's weight in the book after (the set keeps the rest, equally "
-                "weighted); absent: the weight that maximises the information ratio after.",
+                "weighted); absent: the weight that maximises the information ratio after, or with "
+                "weighting=given and `reference` naming the alpha its entry of `weights` (then not with it).",
             ),
         ]
         | None

@@ -566,10 +566,54 @@ def test_an_alpha_trading_on_fewer_sessions_says_so(api: Api, lake: Lake) -> Non
     )
 
 
-def test_with_given_weights_the_alpha_itself_may_not_be_named(api: Api) -> None:
-    given: dict[str, Any] = {"weighting": "given", "weights": "0.5,0.5"}
-    found = rules(api.get(path("momentum_12_1"), reference="momentum_12_1,value_composite_legacy", **given))
-    assert set(found) == {"reference"} and "weighting=given" in found["reference"], found
+@pytest.mark.parametrize("window", WEIGHTED_WINDOWS)
+@pytest.mark.parametrize("weights", ["0.5,0.3,0.2", "0.25,0.25,0.5", "0.7,-0.2,0.4", "1,1,0.5"])
+def test_given_weights_naming_the_alpha_ask_about_the_combination_as_given(
+    api: Api, lake: Lake, weights: str, window: Window
+) -> None:
+    """Issue 47, item 4 (the combine page's before/after at the weights on screen): with
+    weighting=given a `reference` naming the alpha is the combination that holds it at exactly the
+    weights given. `after` is /analytics/combine's figures for that set and those weights, its
+    weight the alpha's own; `before` the others at theirs over 1 - w (recomputed from the ledgers)."""
+    alpha = "value_composite_legacy"  # the last of the combination: the others keep their order
+    given = [float(w) for w in weights.split(",")]
+    meta = combination_of(api, COMBINATION, window, {"weighting": "given", "weights": weights})
+    params: dict[str, Any] = {
+        "reference": ",".join(COMBINATION),
+        "weighting": "given",
+        "weights": weights,
+        **window_params(window),
+    }
+    data = api.ok(path(alpha), **params)["data"]
+    where = (weights, window)
+    own = given[COMBINATION.index(alpha)]
+    others = [a for a in COMBINATION if a != alpha]
+    rest = [w / (1 - own) for a, w in zip(COMBINATION, given, strict=True) if a != alpha]
+    assert data["weight"] == {"value": own, "chosen": "given"}, where
+    assert data["reference"]["alphas"] == others and data["reference"]["alpha_excluded"] is True
+    served_rest = data["reference"]["combination"]["weights"]
+    assert [w["alpha"] for w in served_rest] == others
+    assert all(close(w["weight"], x, rel_tol=1e-15) for w, x in zip(served_rest, rest, strict=True)), where
+    assert data["sessions"] == meta["sessions"], where
+    # After is the combination as given: combine's own figures for it (turnover and diversification too).
+    assert list(data["after"]) == list(meta["figures"])
+    for name, entry in meta["figures"].items():
+        check_stat(data["after"][name], entry["value"], (where, "after", name))
+    # Before: the others at their weights over 1 - w, from the ledgers.
+    returns = common_returns(lake, COMBINATION, window)
+    rf = ledger_risk_free(lake, COMBINATION, returns.index)
+    for name, value in book_figures(returns[others] @ np.array(rest), rf[others] @ np.array(rest)).items():
+        check_stat(data["before"][name], value, (where, "before", name))
+
+
+def test_given_weights_naming_the_alpha_need_its_weight_below_one_and_no_weight(api: Api) -> None:
+    reference = {"reference": "momentum_12_1,value_composite_legacy", "weighting": "given"}
+    found = rules(api.get(path("momentum_12_1"), weights="1,0.5", **reference))
+    assert set(found) == {"weights"} and "below 1" in found["weights"], found
+    found = rules(api.get(path("momentum_12_1"), weights="0.5,0", **reference))
+    assert set(found) == {"weights"} and "no book before" in found["weights"], found
+    found = rules(api.get(path("momentum_12_1"), weights="0.5,0.5", weight=0.3, **reference))
+    assert set(found) == {"weight"} and "its own in `weights`" in found["weight"], found
     # A computed weighting leaves it out and weights the rest, as without a weighting.
     data = api.ok(path("momentum_12_1"), reference="momentum_12_1,value_composite_legacy", weighting="equal")
     assert data["data"]["reference"]["alpha_excluded"] is True
