@@ -37,6 +37,7 @@ from tests.e2e.test_dashboard import (
     check_clean,
     cli,
     error_box,
+    keep_artefact,
     keep_screenshot,
     make_keys,
     open_dashboard,
@@ -272,9 +273,18 @@ edges crossing); on the ground, a vertical grid line, a series' fill (the drawdo
 drawdown can cover a column, so most columns, not all, count."""
 
 
-def assert_shaded_after(page: Any, name: str, split: str) -> None:
+# The part after a split as the pages name it: live only after an approval (issue 47, item 7).
+AFTER_SPLIT = {
+    "approval": "live (out of sample) after {}",
+    "research_cutoff": "out of sample after the research cutoff ({})",
+    "first_published": "out of sample after the first publish ({})",
+    "request": "out of sample after the what-if split ({})",
+}
+
+
+def assert_shaded_after(page: Any, name: str, split: str, origin: str) -> None:
     """The chart's plot area is grey from where the split falls on its own x scale to its right edge,
-    and nowhere before it; its caption names the live part."""
+    and nowhere before it; its caption names the part after it by the split's origin."""
     page.wait_for_selector(f"[data-chart='{name}'][data-drawn][data-live-after='{split}'][data-live-x]")
     found = page.evaluate(SHADING, name)
     span = found["xMax"] - found["xMin"]
@@ -287,13 +297,15 @@ def assert_shaded_after(page: Any, name: str, split: str) -> None:
     assert shaded[-1] >= right - 3, (name, shaded[-1], right)  # and runs to the right edge
     assert len(shaded) >= 0.8 * (right - start), (name, len(shaded), right - start)
     assert all(share <= SHADED for x, share in found["share"] if x < start - 2), name  # nothing before it
-    assert f"live (out of sample) after {split}" in found["caption"]
+    assert AFTER_SPLIT[origin].format(split) in found["caption"], found["caption"]
+    if origin != "approval":
+        assert "live" not in found["caption"].lower(), found["caption"]
 
 
 def assert_not_shaded(page: Any, name: str) -> None:
     page.wait_for_selector(f"[data-chart='{name}'][data-drawn][data-plot-width]")
     found = page.evaluate(SHADING, name)
-    assert found["after"] is None and "live (out of sample)" not in found["caption"], found["caption"]
+    assert found["after"] is None and "out of sample" not in found["caption"], found["caption"]
     assert all(share <= SHADED for _, share in found["share"]), name
 
 
@@ -319,7 +331,9 @@ def test_the_live_panel_shows_the_api_answer_and_every_chart_is_shaded_after_the
     links = page.eval_on_selector_all("#section-nav a", "as => as.map(a => a.dataset.section)")
     assert links.index("live") == links.index("performance") + 1
     for chart in TIME_CHARTS:
-        assert_shaded_after(page, chart, split)
+        assert_shaded_after(page, chart, split, "research_cutoff")
+    # Never approved: the parts' table does not call the part after the cutoff live either.
+    assert "Out of sample (after the research cutoff)" in page.inner_text("#live-table thead")
     keep_screenshot(page, tmp_path, "alpha-live.png")
     page.locator("#live").screenshot(path=str(tmp_path / "live-panel.png"))
     check_clean(site, visit)
@@ -333,10 +347,10 @@ def test_the_live_panel_shows_the_api_answer_and_every_chart_is_shaded_after_the
     assert_live_table(page, asked)
     assert_verdicts(page, asked)
     for chart in TIME_CHARTS:
-        assert_shaded_after(page, chart, what_if)
+        assert_shaded_after(page, chart, what_if, "request")
     page.click("#live-split-own")
     page.wait_for_selector(f"#live-split[data-origin='research_cutoff'][data-split='{split}']")
-    assert_shaded_after(page, "cumulative-return", split)
+    assert_shaded_after(page, "cumulative-return", split, "research_cutoff")
     # The long_only book: its own figures, the same split.
     page.select_option("#live-book", "long_only")
     long_only = site.api(f"/v1/alphas/{ALPHA}/analytics/live", site.keys.full, book="long_only").json()[
@@ -356,7 +370,7 @@ def test_the_live_panel_shows_the_api_answer_and_every_chart_is_shaded_after_the
     legend = sheet.page.eval_on_selector_all(
         "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"
     )
-    assert legend[-1] == f"live (out of sample) after {split}"
+    assert legend[-1] == f"out of sample after the research cutoff ({split})"
     assert_live_table(sheet.page, answer)
     check_clean(site, sheet)
 
@@ -383,9 +397,45 @@ def test_an_approved_alpha_shows_its_standing_and_its_live_part_from_the_approva
     assert page.eval_on_selector_all("#live img, #live script", "nodes => nodes.length") == 0
     assert page.evaluate("window.__pwned") is None
     for chart in TIME_CHARTS:
-        assert_shaded_after(page, chart, APPROVED_ON)
+        assert_shaded_after(page, chart, APPROVED_ON, "approval")
+    assert "Out of sample (live)" in page.inner_text("#live-table thead")
     keep_screenshot(page, tmp_path, "alpha-approved-live.png")
     check_clean(site, visit)
+
+    # Its tear sheet opens with the decision: approved since the approval, by whom (as text), and
+    # the part after it called live (issue 47, items 3 and 7).
+    sheet = open_dashboard(site, tab, site.keys.full, f"#/alphas/{APPROVED}/tearsheet")
+    sheet.page.wait_for_selector("#tearsheet .page-footer .page-number")
+    row = "#decision-summary tr[data-summary='{}']"
+    figure = sheet.page.locator(row.format("standing") + " td.summary-figure")
+    assert (figure.get_attribute("data-standing"), figure.get_attribute("data-since")) == (
+        "approved",
+        APPROVED_ON,
+    )
+    said = sheet.page.inner_text(row.format("standing") + " td.summary-says")
+    assert said.startswith(f"Approved since {standing['since']} by {DECIDED_BY}: “diversifier {HOSTILE}”."), (
+        said
+    )
+    assert sheet.page.inner_text(row.format("live") + " th") == "Live against backtest"
+    live = sheet.page.inner_text(row.format("live") + " td.summary-says")
+    assert live.startswith(f"Live (out of sample) ({APPROVED_ON}: the operator's approval"), live
+    assert sheet.page.inner_text("#page-live > h2") == "Live against backtest"
+    legend = sheet.page.eval_on_selector_all(
+        "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"
+    )
+    assert legend[-1] == f"live (out of sample) after {APPROVED_ON}"
+    assert sheet.page.eval_on_selector_all("#tearsheet img, #tearsheet script", "nodes => nodes.length") == 0
+    sheet.page.locator("#page-summary").screenshot(path=str(tmp_path / "tearsheet-approved-summary.png"))
+    keep_artefact(tmp_path / "tearsheet-approved-summary.png")
+    # With an alpha approved, the checks compare the others with the approved set, and say so.
+    sheet.page.goto(f"{site.base}/ui#/alphas/{ALPHA}/tearsheet")
+    sheet.page.wait_for_selector(f"#tearsheet[data-alpha='{ALPHA}'] .page-footer .page-number")
+    checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", site.keys.full).json()["data"]["checks"]
+    correlation = next(c for c in checks if c["id"] == "production_correlation")
+    assert correlation["reference"] == "approved" and correlation["nearest"] == APPROVED
+    assert sheet.page.inner_text(row.format("correlation") + " th") == "Correlation to the approved set"
+    assert sheet.page.inner_text(row.format("correlation") + " td.summary-says") == correlation["reason"]
+    check_clean(site, sheet)
 
 
 def test_an_alpha_whose_split_is_after_its_last_session_is_not_shaded(

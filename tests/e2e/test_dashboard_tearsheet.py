@@ -34,6 +34,7 @@ import pypdf
 import pytest
 
 import tests.e2e.test_dashboard as shared
+from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
 
 site = shared.site
@@ -42,6 +43,7 @@ tab = shared.tab
 pytestmark = pytest.mark.e2e
 
 TOPICS = [
+    "summary",
     "overview",
     "drawdowns",
     "monthly",
@@ -68,7 +70,7 @@ REPORTED = (
     "Test_planted_factor",
     "Test_short_term_reversal",
 )  # the last trades on 151 of 296 sessions
-REPORT_TOPICS = ["figures", "curves", "correlation"]
+REPORT_TOPICS = ["summary", "figures", "risk", "curves", "correlation"]
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 BETA_WINDOW, BETA_LEAST = 126, 63
 PRINTABLE_WIDTH_PX = 703  # 186 mm at 96 px an inch: the width A4 and Letter share inside 12 mm margins
@@ -218,6 +220,275 @@ def assert_printed(
     keep_pdf(tmp_path, name, page.pdf(format="A4"))
 
 
+SUMMARY_ROWS = ["standing", "checks", "live", "capacity", "fragility", "costs", "correlation"]
+
+
+def squeezed(text: str) -> str:
+    """The text without any white space (ligatures spelled out): a printed line may wrap anywhere."""
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def printed_page_text(tmp_path: Path, pdf: Path, page_number: int) -> str:
+    """One page of a PDF as pdftotext reads it (poppler-utils), and that page as a PNG kept beside it."""
+    if not (shutil.which("pdftotext") and shutil.which("pdftoppm")):
+        backend_unavailable(
+            "pdftotext and pdftoppm are not installed (apt-get install poppler-utils; .ci/run does)"
+        )
+    page = str(page_number)
+    text = subprocess.run(
+        ["pdftotext", "-f", page, "-l", page, str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    png = tmp_path / f"{pdf.stem}-page{page}"
+    subprocess.run(
+        ["pdftoppm", "-r", "90", "-f", page, "-l", page, "-singlefile", "-png", str(pdf), str(png)],
+        check=True,
+    )
+    keep_artefact(png.with_suffix(".png"))
+    return text
+
+
+def summary_of(site: Site, alpha: str, token: str) -> dict[str, Any]:
+    """The answers the decision summary is drawn from, as the routes serve them."""
+
+    def data(suffix: str, **params: Any) -> Any:
+        response = site.api(f"/v1/alphas/{alpha}{suffix}", token, **params)
+        assert response.status_code == 200, (suffix, response.text)
+        return response.json()["data"]
+
+    return {
+        "promotions": data("/promotions"),
+        "checks": data("/analytics/checks"),
+        "live": data("/analytics/live"),
+        "capacity": data("/analytics/capacity"),
+        "attribution": data("/analytics/attribution", top=10, drop=5),
+        "costs": data("/analytics/costs"),
+    }
+
+
+def served_or_none(text: str | None) -> float | None:
+    return float(text) if text else None
+
+
+def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_it(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """Issue 47, items 3 and 7: page 1 is the decision a head of research signs, every figure the
+    routes' answer: the standing and since when, the checks' verdict with each failed (and not
+    measurable) check and its reason, the part after the split against the backtest, called live
+    only after an approval (momentum_12_1 was never approved: out of sample after the research
+    cutoff), capacity at the reference capital, fragility, the costs and the correlation to the
+    reference set. Printed by Chromium, the PDF's first page (read by pdftotext) says the same."""
+    visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}/tearsheet")
+    page = visit.page
+    page.wait_for_selector("#tearsheet .page-footer .page-number")
+    got = summary_of(site, ALPHA, site.keys.full)
+    assert page.eval_on_selector("#tearsheet > .sheet-page", "p => p.dataset.topic") == "summary"
+    assert page.inner_text("#page-summary > h2") == "Decision summary"
+    rows = page.eval_on_selector_all("#decision-summary tbody tr", "trs => trs.map(tr => tr.dataset.summary)")
+    assert rows == SUMMARY_ROWS
+    assert not page.query_selector("#page-summary .error")
+
+    def row(name: str) -> str:
+        return f"#decision-summary tr[data-summary='{name}']"
+
+    def figure(name: str) -> float | None:
+        return served_or_none(page.get_attribute(f"{row(name)} td.summary-figure", "data-value"))
+
+    def says(name: str) -> str:
+        text: str = page.inner_text(f"{row(name)} td.summary-says")
+        return text
+
+    def topic(name: str) -> str:
+        text: str = page.inner_text(f"{row(name)} th")
+        return text
+
+    # The standing and since when (never approved: no date).
+    standing = got["promotions"]
+    assert standing["standing"] == "never" and standing["since"] is None
+    cell = f"{row('standing')} td.summary-figure"
+    assert (
+        page.get_attribute(cell, "data-standing") == "never" and page.get_attribute(cell, "data-since") == ""
+    )
+    assert page.inner_text(cell) == "Never approved"
+    assert f"alpha-results promote {ALPHA} --dry-run" in says("standing")
+
+    # The verdict, then every check that did not pass with the route's own reason, in the route's order.
+    checks = got["checks"]
+    summary = checks["summary"]
+    assert summary["verdict"] == "fail" and summary["failed"] >= 3
+    assert page.get_attribute(f"{row('checks')} td.summary-figure", "data-verdict") == "fail"
+    verdict = page.inner_text(f"{row('checks')} td.summary-figure")
+    assert verdict.startswith("FAIL") and (
+        f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} not measurable"
+        in " ".join(verdict.split())
+    )
+    listed = page.eval_on_selector_all(
+        "#decision-summary ul.summary-checks li",
+        "lis => lis.map(li => [li.dataset.check, li.dataset.verdict, li.querySelector('.why').textContent,"
+        " li.querySelector('.badge').textContent])",
+    )
+    unpassed = [c for c in checks["checks"] if c["verdict"] != "pass"]
+    assert [(i, v, why) for i, v, why, _ in listed] == [
+        (c["id"], c["verdict"], c["reason"]) for c in unpassed
+    ]
+    assert [badge for *_, badge in listed] == [
+        {"fail": "FAIL"}.get(c["verdict"], "NOT MEASURABLE") for c in unpassed
+    ]
+    assert sum(c["verdict"] == "fail" for c in unpassed) == summary["failed"]
+
+    # Never approved: the part after the research cutoff is out of sample, and nothing calls it live.
+    live = got["live"]
+    assert live["split_origin"] == "research_cutoff" and live["out_of_sample"]["sessions"] > 0
+    assert topic("live") == "Out of sample against backtest"
+    assert says("live").startswith(f"Out of sample after the research cutoff ({live['split_date']}: ")
+    assert "live" not in (topic("live") + says("live")).lower()
+    assert page.get_attribute(f"{row('live')} td.summary-figure", "data-origin") == "research_cutoff"
+    assert close(figure("live"), live["out_of_sample"]["information_ratio"]["value"])
+    assert f"{live['out_of_sample']['sessions']} sessions" in says("live")
+    # The same words on the sheet's own page of it and in its charts' legends.
+    assert page.inner_text("#page-live > h2") == "Out of sample after the research cutoff, against backtest"
+    assert "Out of sample (after the research cutoff)" in page.inner_text("#page-live table.live thead")
+    legend = page.eval_on_selector_all(
+        "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"
+    )
+    assert legend[-1] == f"out of sample after the research cutoff ({live['split_date']})"
+    assert not [t for t in legend if "live" in t.lower()]
+
+    # Capacity at the reference capital, fragility, costs: the served figure, and the sentence names it.
+    capacity = got["capacity"]
+    assert capacity["capital"] == 1e8
+    assert close(figure("capacity"), capacity["net_information_ratio"]["value"])
+    assert says("capacity").startswith("At the reference capital K0 = 100 m: net information ratio ")
+    fragility = got["attribution"]["fragility"]
+    assert close(figure("fragility"), fragility["best_days_kept"]["value"])
+    assert all(name in says("fragility") for name in fragility["best_names"])
+    assert f"without the {fragility['drop']} best days" in says("fragility")
+    costs = got["costs"]
+    assert close(figure("costs"), costs["break_even_multiple"]["value"])
+    assert "× the modelled cost" in page.inner_text(f"{row('costs')} td.summary-figure")
+
+    # The correlation to the reference set the checks compare with, and its reason as served.
+    correlation = next(c for c in checks["checks"] if c["id"] == "production_correlation")
+    assert close(figure("correlation"), correlation["value"])
+    assert says("correlation") == correlation["reason"]
+    assert (
+        topic("correlation")
+        == {
+            "approved": "Correlation to the approved set",
+            "production": "Correlation to the production set (no other alpha is approved)",
+        }[correlation["reference"]]
+    )
+    page.locator("#page-summary").screenshot(path=str(tmp_path / "tearsheet-summary.png"))
+    keep_artefact(tmp_path / "tearsheet-summary.png")
+
+    # Printed: the PDF's first page is the summary, read back by pdftotext.
+    pdf = keep_pdf(tmp_path, "tearsheet-summary.pdf", page.pdf(format="A4"))
+    first = squeezed(printed_page_text(tmp_path, pdf, 1))
+    name = site.api(f"/v1/alphas/{ALPHA}", site.keys.full).json()["data"]["name"]
+    for part in [
+        "Decision summary",
+        name,
+        "Never approved",
+        f"page 1 of {len(TOPICS)}",
+        f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} not measurable",
+        f"Out of sample after the research cutoff ({live['split_date']}",
+        "At the reference capital K0 = 100 m",
+        correlation["reason"],
+        *(c["reason"] for c in unpassed),
+    ]:
+        assert squeezed(part) in first, part
+    assert first.count("FAIL") >= summary["failed"] + 1  # the verdict and each failed check
+    assert squeezed("Headline metrics") not in first  # the performance page comes after it
+    check_clean(site, visit)
+
+
+def test_the_report_opens_with_one_summary_row_per_alpha_of_the_lake(
+    site: Site, tab: Any, tmp_path: Path
+) -> None:
+    """Issue 47, item 3: the comparison report opens as the tear sheet does, one row an alpha, each
+    cell the routes' answer; every alpha of the demo lake on one printed page."""
+    token = site.keys.full
+    every = [r["alpha_id"] for r in site.api("/v1/alphas", token, limit=100).json()["data"]]
+    assert 2 < len(every) <= 10
+    visit = open_dashboard(site, tab, token, f"#/report?alphas={','.join(every)}")
+    page = visit.page
+    page.wait_for_selector("#report .page-footer .page-number")
+    assert (
+        page.eval_on_selector_all("#report > .sheet-page", "ps => ps.map(p => p.dataset.topic)")
+        == REPORT_TOPICS
+    )
+    assert page.inner_text("#page-summary > h2") == f"Decision summary of {len(every)} alphas"
+    shown = page.eval_on_selector_all(
+        "#report-summary tbody th[data-alpha]", "ths => ths.map(th => th.dataset.alpha)"
+    )
+    assert shown == every
+    for alpha in every:
+        got = summary_of(site, alpha, token)
+        line = f"#report-summary tr:has(th[data-alpha='{alpha}'])"
+
+        def cell(name: str, line: str = line) -> str:
+            return f"{line} td[data-summary='{name}']"
+
+        def value(name: str, line: str = line) -> float | None:
+            return served_or_none(page.get_attribute(f"{line} td[data-summary='{name}']", "data-value"))
+
+        standing = got["promotions"]
+        words = {"never": "Never approved", "approved": "Approved", "retired": "Retired"}[
+            standing["standing"]
+        ]
+        assert page.inner_text(cell("standing")) == words + (
+            f" since {standing['since']}" if standing["since"] else ""
+        )
+        checks = got["checks"]
+        text = " ".join(page.inner_text(cell("checks")).split())
+        summary = checks["summary"]
+        assert text.startswith(
+            f"{ {'pass': 'PASS', 'fail': 'FAIL'}.get(summary['verdict'], 'NOT MEASURABLE') } "
+            f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} n/m"
+        ), (alpha, text)
+        # Beneath the figures, the table's width: the checks that failed and those not measurable, by name.
+        unpassed = [c for c in checks["checks"] if c["verdict"] != "pass"]
+        beneath = f"#report-summary tr.summary-unpassed[data-alpha='{alpha}']"
+        assert page.locator(beneath).count() == (1 if unpassed else 0)
+        if unpassed:
+            listed = page.inner_text(f"{beneath} td.summary-failed")
+            failed = [c for c in unpassed if c["verdict"] == "fail"]
+            assert listed.startswith("Failed: ") == bool(failed), listed
+            unmeasured = len(unpassed) - len(failed)
+            assert ("Not measurable: " in listed) == bool(unmeasured), listed
+            # One name a check, "; " between them.
+            assert listed.count("; ") == max(len(failed) - 1, 0) + max(unmeasured - 1, 0), listed
+        assert page.get_attribute(cell("checks"), "title") == "\n".join(
+            f"{c['id']}: {c['reason']}" for c in unpassed
+        )
+        live = got["live"]
+        said = page.inner_text(cell("live"))
+        if live["split_origin"] == "approval":
+            assert said.startswith(f"Live (out of sample) ({live['split_date']})"), said
+        else:
+            assert "live" not in said.lower(), (alpha, said)
+            assert said.startswith(
+                f"Out of sample after the {live['split_origin'].replace('_', ' ').replace('first published', 'first publish')}"
+            ), said
+        assert close(value("live"), live["out_of_sample"]["information_ratio"]["value"])
+        assert close(value("capacity"), got["capacity"]["net_information_ratio"]["value"])
+        assert close(value("fragility"), got["attribution"]["fragility"]["best_days_kept"]["value"])
+        assert close(value("costs"), got["costs"]["information_ratio"]["net"]["value"])
+        correlation = next(c for c in checks["checks"] if c["id"] == "production_correlation")
+        assert close(value("correlation"), correlation["value"])
+        if correlation.get("nearest"):
+            assert f"with {correlation['nearest']}" in page.inner_text(cell("correlation"))
+    assert not page.query_selector("#report-summary .error-inline")
+    keep_screenshot(page, tmp_path, "report-summary.png")
+    assert nothing_cut_off(page, "#report") == []
+    pdf = keep_pdf(tmp_path, "report-summary.pdf", page.pdf(format="A4"))
+    first = squeezed(printed_page_text(tmp_path, pdf, 1))
+    assert squeezed(f"Decision summary of {len(every)} alphas") in first
+    assert all(squeezed(alpha) in first for alpha in every)
+    assert squeezed(f"page 1 of {len(REPORT_TOPICS)}") in first
+    check_clean(site, visit)
+
+
 def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
     """The factor pages hold the route's answer."""
     shown = dict(
@@ -252,11 +523,27 @@ def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
     for factor in data["factors"]:
         if factor["part"]["value"] is not None:
             assert close(float(parts[factor["factor"]]), factor["part"]["value"]), factor["factor"]
-    styles = [f["factor"] for f in data["factors"] if f["type"] == "style"]
+    # Small multiples: one chart a style factor, each its weekly exposures and, dashed, its mean.
+    styles = [f for f in data["factors"] if f["type"] == "style"]
     dates = sorted({e["date"] for e in data["exposures"]})
     at = {(e["date"], e["factor"]): e["exposure"] for e in data["exposures"]}
+    assert page.eval_on_selector_all(
+        "#tearsheet #factor-exposure-multiples svg.svg-chart", "ss => ss.map(s => s.dataset.chart)"
+    ) == [f"factor-exposure-{f['factor']}" for f in styles]
     for style in styles:
-        all_close(path_values(page, "factor-exposures", style), [at.get((d, style)) for d in dates])
+        chart = f"factor-exposure-{style['factor']}"
+        all_close(
+            path_values(page, chart, f"{style['factor']}, weekly"),
+            [at.get((d, style["factor"])) for d in dates],
+        )
+        mean = style["mean_exposure"]["value"]
+        lines: list[list[Any]] = page.eval_on_selector_all(
+            f"svg[data-chart='{chart}'] path[data-series^='mean ']",
+            "ps => ps.map(p => [p.dataset.series, JSON.parse(p.dataset.values)])",
+        )
+        assert len(lines) == 1 and mean is not None, (chart, lines)
+        assert math.isclose(float(lines[0][0].removeprefix("mean ")), mean, abs_tol=6e-4), lines[0][0]
+        all_close(lines[0][1], [mean] * len(dates))
     neutral = dict(
         page.eval_on_selector_all(
             "#tearsheet table.neutral-ic tbody tr",
@@ -281,16 +568,29 @@ def cell_value(page: Any, selector: str) -> float | None:
     return float(value) if value else None
 
 
+def bar_order(page: Any, chart: str) -> list[tuple[str, str]]:
+    """A horizontal bar chart's bars from the top down: (label, value)."""
+    bars: list[list[str]] = page.eval_on_selector_all(
+        f"svg[data-chart='{chart}'] rect.bar",
+        "rs => rs.map(r => [r.dataset.label, r.dataset.value, Number(r.getAttribute('y'))])"
+        ".sort((a, b) => a[2] - b[2]).map(r => [r[0], r[1]])",
+    )
+    return [(label, value) for label, value in bars]
+
+
 def assert_attribution_shown(page: Any, data: dict[str, Any]) -> None:
     """The attribution pages hold the route's answer: each name's figures, the bars, legs, sectors,
     fragility and concentration; a part not measurable shows its reason."""
     by_name = data["by_name"]
-    bars = dict(
-        page.eval_on_selector_all(
-            "svg[data-chart='attribution-names'] rect.bar",
-            "rs => rs.map(r => [r.dataset.label, r.dataset.value])",
-        )
-    )
+    drawn = bar_order(page, "attribution-names")
+    bars = dict(drawn)
+    # The bars show the return contribution, so they stand in its order (the tables keep the route's,
+    # by P&L): the largest at the top.
+    listed = by_name["contributors"] + by_name["detractors"]
+    assert [label for label, _ in drawn] == [
+        n["symbol"] for n in sorted(listed, key=lambda n: -n["return_contribution"]["value"])
+    ]
+    assert [float(v) for _, v in drawn] == sorted((float(v) for _, v in drawn), reverse=True)
     for kind in ("contributors", "detractors"):
         shown = page.eval_on_selector_all(
             f"#tearsheet table.attribution-{kind} tbody th", "ths => ths.map(th => th.dataset.symbol)"
@@ -310,12 +610,10 @@ def assert_attribution_shown(page: Any, data: dict[str, Any]) -> None:
     if sectors["status"] == "not_measurable":
         assert sectors["withheld_reason"] in page.inner_text("#sheet-attribution-sectors")
     else:
-        values = dict(
-            page.eval_on_selector_all(
-                "svg[data-chart='attribution-sectors'] rect.bar",
-                "rs => rs.map(r => [r.dataset.label, r.dataset.value])",
-            )
-        )
+        drawn = bar_order(page, "attribution-sectors")
+        values = dict(drawn)
+        assert [float(v) for _, v in drawn] == sorted((float(v) for _, v in drawn), reverse=True)
+        assert len(drawn) == len(sectors["sectors"])
         for part in sectors["sectors"]:
             label = part["sector"] if part["sector"] is not None else "no sector sealed"
             assert close(float(values[label]), part["return_contribution"]["value"]), label
@@ -791,8 +1089,8 @@ def test_seal_text_with_markup_is_shown_as_text_on_the_tear_sheet_and_the_report
     page.fill("#api-key", site.keys.full)
     page.click("#sign-in button[type=submit]")
     page.wait_for_selector("#tearsheet .page-footer .page-number")
-    assert page.inner_text("#page-overview h1") == HOSTILE
-    assert "<script>window.__pwned = 2</script>thesis" in page.inner_text("#page-overview .subtitle")
+    assert page.inner_text("#page-summary h1") == HOSTILE
+    assert "<script>window.__pwned = 2</script>thesis" in page.inner_text("#page-summary .subtitle")
     assert page.locator("#tearsheet img, #tearsheet script, #tearsheet b").count() == 0
     # A name and a sector of the seal, in the tables and in the charts' labels.
     assert page.inner_text("#tearsheet table.attribution-contributors tbody th") == HOSTILE

@@ -46,6 +46,12 @@ export async function loadAttribution(body, alpha, { signal }) {
 
 const contribution = (v) => pct(v, 1);
 
+/** `rows` in the order of the value their bars show, highest first, a row without one last. */
+function byValue(rows, value) {
+  const key = (row) => (Number.isFinite(value(row)) ? value(row) : -Infinity);
+  return [...rows].sort((a, b) => key(b) - key(a));
+}
+
 /** A part the route could not measure: its reason, as served. */
 const withheld = (part, what) => notMeasurable(what, part.withheld_reason);
 
@@ -68,8 +74,9 @@ export function namesBlock(answer) {
   const data = answer.data;
   const byName = data.by_name;
   if (byName.status === "not_measurable") return [totalsLine(data), withheld(byName, "By name")];
-  // Largest contribution at the top, largest loss at the bottom.
-  const shown = [...byName.contributors, ...[...byName.detractors].reverse()];
+  // The bars show the return contribution, so they stand in its order: the largest at the top, the
+  // largest loss at the bottom (the route ranks the names by P&L, the tables keep its order).
+  const shown = byValue([...byName.contributors, ...byName.detractors], (n) => n.return_contribution.value);
   const headers = ["Name", "P&L", "Contribution", "Share"];
   return [
     totalsLine(data),
@@ -94,7 +101,7 @@ export function namesBlock(answer) {
       h("div", {}, h("h4", {}, `Top ${byName.detractors.length} detractors`), table(headers, nameRows(byName.detractors), { className: "data compact attribution-detractors" })),
     ),
     note(
-      `${int(byName.names)} names with P&L in the window, ranked by their window P&L (the sum of their net_pnl: market P&L, execution cost and borrow), in × starting equity; contribution: the return contribution, % of equity summed over the sessions; share: of the names' P&L (a ratio: the shares of every name add up to 1).`,
+      `${int(byName.names)} names with P&L in the window, ranked in the tables by their window P&L (the sum of their net_pnl: market P&L, execution cost and borrow), in × starting equity, and in the bars by what they show; contribution: the return contribution, % of equity summed over the sessions; share: of the names' P&L (a ratio).`,
       "caption",
     ),
   ];
@@ -120,12 +127,13 @@ export function sectorsBlock(answer) {
   const sectors = answer.data.by_sector;
   if (sectors.status === "not_measurable") return [withheld(sectors, "By sector")];
   const label = (s) => (s.sector == null ? "no sector sealed" : s.sector);
+  const bars = byValue(sectors.sectors, (s) => s.return_contribution.value); // in the order of what they show
   return [
     hbarChartSvg({
       name: "attribution-sectors",
       title: "Return contribution by sector (%)",
-      labels: sectors.sectors.map(label),
-      values: sectors.sectors.map((s) => s.return_contribution.value),
+      labels: bars.map(label),
+      values: bars.map((s) => s.return_contribution.value),
       format: contribution,
       xLabel: "Return contribution over the window (% of equity, summed over sessions)",
       yLabel: "Sector",

@@ -8,7 +8,8 @@
 //
 // A time chart can shade its out-of-sample part (`shadeAfter`): everything after the alpha's split
 // date (/analytics/live `split_date`, the last in-sample session) on a grey ground (labels.js), under the grid
-// and the series, with "live (out of sample)" and the date in its caption. The wrapper then carries
+// and the series, with the part's name and the date in its caption ("live (out of sample)" after an
+// approval, else "out of sample after the research cutoff", ...: labels.js `outOfSample`). The wrapper then carries
 // `data-live-after` (the split date) and, once painted, where the shading starts and the plot area
 // in canvas pixels (`data-live-x`; `data-plot-left`, `-top`, `-width`, `-height`) and the x scale in
 // seconds (`data-x-min`, `data-x-max`), which the browser tests check against the pixels.
@@ -16,7 +17,7 @@
 import uPlot from "./vendor/uplot/uPlot.esm.js";
 import { add, h } from "./dom.js";
 import { DASH, dateSeconds } from "./format.js";
-import { LIVE_LABEL, LIVE_SHADE } from "./labels.js";
+import { LIVE_SHADE, outOfSample } from "./labels.js";
 
 export const COLORS = {
   alpha: "#1f5fbf",
@@ -115,7 +116,7 @@ export function timeChart(container, { name, title, x, series, format, height = 
  * the shading (`split` null). Nothing is shaded, and no label is shown, when no session of the
  * chart is after the split.
  */
-export function shadeAfter(plot, split) {
+export function shadeAfter(plot, split, origin = null) {
   const wrapper = plot.root.closest("figure.chart");
   const xs = plot.data[0];
   const shaded = split && xs.length > 0 && xs[xs.length - 1] > dateSeconds(split) ? split : null;
@@ -128,7 +129,7 @@ export function shadeAfter(plot, split) {
     wrapper
       .querySelector("figcaption")
       .append(
-        h("span", { class: "live-key" }, h("span", { class: "live-swatch", "aria-hidden": "true" }), `${LIVE_LABEL} after ${shaded}`),
+        h("span", { class: "live-key" }, h("span", { class: "live-swatch", "aria-hidden": "true" }), outOfSample(origin).after(shaded)),
       );
   }
   plot.redraw(false, false);

@@ -10,7 +10,7 @@ import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { fixed, int, pct } from "./format.js";
 import { entryCell, entryTable } from "./stat_entry.js";
-import { DASHES, hbarChartSvg, legendSvg, lineChartSvg, PALETTE, signKey } from "./svg.js";
+import { hbarChartSvg, legendSvg, lineChartSvg, PALETTE, signKey } from "./svg.js";
 
 export async function loadFactors(body, alpha, { signal }) {
   let answer;
@@ -86,21 +86,51 @@ export function factorReturnsBlock(answer) {
   ];
 }
 
+/**
+ * Small multiples: one chart a style factor, each on its own scale, of the book's weekly exposure
+ * (the route's `exposures`) with its mean over the window (the route's `mean_exposure`, dashed), so
+ * a factor whose exposure is a tenth of another's is still read, and none hides behind another.
+ */
+function exposureMultiples(data, beside) {
+  const styles = (data.factors || []).filter((f) => f.type === "style");
+  const dates = [...new Set((data.exposures || []).map((e) => e.date))].sort();
+  const at = new Map((data.exposures || []).map((e) => [`${e.date}|${e.factor}`, e.exposure]));
+  if (!styles.length || !dates.length) return [note("No style exposure: the seal carries no style loading, or no week is attributed.", "not-measurable"), beside];
+  return h(
+    "div",
+    { class: "small-multiples", id: "factor-exposure-multiples" },
+    styles.map((f, k) => {
+      const color = PALETTE[k % PALETTE.length];
+      const mean = f.mean_exposure;
+      const series = [{ label: `${f.factor}, weekly`, values: dates.map((d) => at.get(`${d}|${f.factor}`) ?? null), color, dash: null }];
+      if (mean && Number.isFinite(mean.value)) series.push({ label: `mean ${fixed(mean.value, 3)}`, values: dates.map(() => mean.value), color: "#555", dash: "4 3", width: 1 });
+      return h(
+        "figure",
+        { class: "multiple", "data-factor": f.factor },
+        legendSvg(series, 360),
+        lineChartSvg({ name: `factor-exposure-${f.factor}`, title: `The book's exposure to ${f.factor}, week by week`, yLabel: "Exposure (ratio)", xLabel: "Week", dates, series, format: (v) => fixed(v, 2), width: 360, height: 122, compact: true }),
+      );
+    }),
+    h("div", { class: "multiple beside" }, beside), // the grid's free cell
+  );
+}
+
 /** The book's weekly exposure to each style factor, each factor's figures, and the neutral IC. */
 export function factorExposuresBlock(answer) {
   const data = answer.data;
-  const styles = (data.factors || []).filter((f) => f.type === "style").map((f) => f.factor);
-  const dates = [...new Set((data.exposures || []).map((e) => e.date))].sort();
-  const at = new Map((data.exposures || []).map((e) => [`${e.date}|${e.factor}`, e.exposure]));
-  const series = styles.map((factor, k) => ({ label: factor, values: dates.map((d) => at.get(`${d}|${factor}`) ?? null), color: PALETTE[k % PALETTE.length], dash: DASHES[k % DASHES.length] }));
   const ic = data.ic;
+  const neutral = [
+    h("h4", {}, "The signal's IC and its feature-neutral IC"),
+    entryTable(
+      [
+        ["mean_ic", ic.mean_ic],
+        ["mean_neutral_ic", ic.mean_neutral_ic],
+      ],
+      { className: "data entries neutral-ic" },
+    ),
+  ];
   return [
-    series.length && dates.length
-      ? [
-          legendSvg(series),
-          lineChartSvg({ name: "factor-exposures", title: "The book's exposure to each style factor, week by week", yLabel: "Exposure (weight × loading)", dates, series, format: (v) => fixed(v, 2), height: 200 }),
-        ]
-      : note("No style exposure: the seal carries no style loading, or no week is attributed.", "not-measurable"),
+    exposureMultiples(data, neutral),
     table(
       ["Factor", "Type", "Mean exposure", "Factor return (%, summed)", "Part of the book's return (%)", "Weeks"],
       (data.factors || []).map((f) => [
@@ -113,14 +143,6 @@ export function factorExposuresBlock(answer) {
       ]),
       { className: "data compact factor-table" },
     ),
-    h("h4", {}, "The signal's IC and its feature-neutral IC"),
-    entryTable(
-      [
-        ["mean_ic", ic.mean_ic],
-        ["mean_neutral_ic", ic.mean_neutral_ic],
-      ],
-      { className: "data entries neutral-ic" },
-    ),
-    note(`A sector's exposure is the net weight of its names, a style's the weight-weighted loading; the neutral IC ranks the score residualised on the week's loadings (${ic.signal} signal).`, "caption"),
+    note(`One chart a style factor, each on its own scale, its mean over the window dashed. A sector's exposure is the net weight of its names, a style's the weight-weighted loading (a ratio); the neutral IC ranks the score residualised on the week's loadings (${ic.signal} signal).`, "caption"),
   ];
 }

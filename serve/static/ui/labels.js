@@ -23,6 +23,37 @@ const PER_YEAR = "per year";
 export const LIVE_LABEL = "live (out of sample)";
 export const LIVE_SHADE = "rgba(96, 108, 122, 0.16)";
 
+// "Live" only after an approval: the part after any other split is out of sample, named by what the
+// split is (/analytics/live `split_origin`): the research cutoff, the first publish, a what-if.
+const OUT_OF_SAMPLE = {
+  approval: { part: "live (out of sample)", after: (date) => `${LIVE_LABEL} after ${date}`, column: "Out of sample (live)", title: "Live against backtest" },
+  research_cutoff: {
+    part: "out of sample after the research cutoff",
+    after: (date) => `out of sample after the research cutoff (${date})`,
+    column: "Out of sample (after the research cutoff)",
+    title: "Out of sample after the research cutoff, against backtest",
+  },
+  first_published: {
+    part: "out of sample after the first publish",
+    after: (date) => `out of sample after the first publish (${date})`,
+    column: "Out of sample (after the first publish)",
+    title: "Out of sample after the first publish, against backtest",
+  },
+  request: {
+    part: "out of sample after the what-if split",
+    after: (date) => `out of sample after the what-if split (${date})`,
+    column: "Out of sample (after the what-if split)",
+    title: "Out of sample after a what-if split, against backtest",
+  },
+};
+const UNNAMED_SPLIT = { part: "out of sample", after: (date) => `out of sample after ${date}`, column: "Out of sample", title: "Out of sample against backtest" };
+
+/** How the part after a split of `origin` is named: `part` (in a sentence), `after(date)` (a chart's
+ * caption or legend), `column` (the parts' table), `title` (a page or panel). */
+export function outOfSample(origin) {
+  return OUT_OF_SAMPLE[origin] || UNNAMED_SPLIT;
+}
+
 // The API's unit codes: how a value is shown (`show`) and the unit written beside it (`text`).
 // Turnover has one basis on every page, per year: a per-session or per-week figure is annualised
 // as the API annualises (x 252, x 52) before it is shown.

@@ -8,7 +8,7 @@
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { DASH, int } from "./format.js";
-import { figureName, inUnit, LIVE_LABEL, unitText } from "./labels.js";
+import { figureName, inUnit, outOfSample as afterSplit, unitText } from "./labels.js";
 import { entryCell, figureHeader } from "./stat_entry.js";
 
 const BOOKS = ["long_short", "long_only"];
@@ -89,7 +89,7 @@ export function loadLive(body, alpha, { signal, split }) {
     }
     if (ticket !== latest) return null;
     renderLive(content, answer);
-    split?.publish(answer.data.split_date);
+    split?.publish(answer.data.split_date, answer.data.split_origin);
     return answer;
   }
 }
@@ -103,7 +103,7 @@ export function renderLive(content, answer, { charts = "the charts of this page 
     content,
     warningList(answer.meta && answer.meta.warnings),
     splitLine(data, charts),
-    partsTable(inSample, outOfSample),
+    partsTable(inSample, outOfSample, data.split_origin),
     h(
       "dl",
       { class: "facts live-verdicts" },
@@ -131,12 +131,12 @@ function splitLine(data, charts) {
     h("strong", { id: "live-split-date" }, data.split_date),
     ", from ",
     h("code", { id: "live-split-origin" }, data.split_origin),
-    ` (${ORIGINS[data.split_origin] || "as the server states it"}). Sessions on or before it are in sample, those after it out of sample; ${charts} ("${LIVE_LABEL}").`,
+    ` (${ORIGINS[data.split_origin] || "as the server states it"}). Sessions on or before it are in sample, those after it ${afterSplit(data.split_origin).part}; ${charts} ("${afterSplit(data.split_origin).after(data.split_date)}").`,
     out.sessions === 0 ? ` No session is after the split yet: the out-of-sample part is empty.` : "",
   );
 }
 
-function partsTable(inSample, outOfSample) {
+function partsTable(inSample, outOfSample, origin) {
   const period = (part) => (part.first_session ? `${part.first_session} to ${part.last_session}` : DASH);
   const count = (value, unit) => h("td", { class: "number", "data-value": value == null ? "" : String(value) }, inUnit(value, unit));
   const rows = [
@@ -168,11 +168,14 @@ function partsTable(inSample, outOfSample) {
       ),
     ),
   ];
-  const grid = table(["Figure", "In sample (backtest)", "Out of sample (live)", "Unit"], [], { className: "data live", caption: null });
+  // "Live" only after an approval; after any other split the part is out of sample, named by its origin.
+  const grid = table(["Figure", "In sample (backtest)", outOfSampleColumn(origin), "Unit"], [], { className: "data live", caption: null });
   grid.id = "live-table";
   grid.querySelector("tbody").append(...rows);
   return grid;
 }
+
+const outOfSampleColumn = (origin) => afterSplit(origin).column;
 
 /** An entry's value (coloured as labels.js declares the figure), with the reason when not measured. */
 function partCell(entry, name) {

@@ -8,20 +8,22 @@ import { shadeAfter } from "./charts.js";
 
 export function splitFollower() {
   let split; // undefined: not known yet; null: no split
+  let origin = null; // where the split comes from (split_origin): names the part after it
   const plots = new Set();
   return {
-    /** The split of the answer now shown ("YYYY-MM-DD" or null). */
-    publish(date) {
+    /** The split of the answer now shown ("YYYY-MM-DD" or null) and its `split_origin`. */
+    publish(date, from = null) {
       split = date || null;
+      origin = from;
       for (const plot of plots) {
-        if (plot.root.isConnected) shadeAfter(plot, split);
+        if (plot.root.isConnected) shadeAfter(plot, split, origin);
         else plots.delete(plot); // a chart replaced since (another book, another window)
       }
     },
     /** Shade `plot` after the split, now and whenever it changes; returns `plot`. */
     follow(plot) {
       plots.add(plot);
-      if (split !== undefined) shadeAfter(plot, split);
+      if (split !== undefined) shadeAfter(plot, split, origin);
       return plot;
     },
     get split() {

@@ -1,12 +1,17 @@
 // A comparison report of up to ten alphas (#/report?alphas=a,b,c), printable as the tear sheet is:
 // one topic a page (print_pages.js), each page ending with the provenance (the alphas and their
-// builds, data as of, the checks policy) and "page n of m". The pages: the headline figures side by
-// side (/metrics core, /analytics/risk, /analytics/checks of each alpha, whole histories), the
+// builds, data as of, the checks policy) and "page n of m". It opens as the tear sheet does, with
+// the decision: one summary row per alpha (decision_summary.js: standing and since when, the checks'
+// verdict and what failed, the part after the split against the backtest, capacity at the reference
+// capital, fragility, costs, the correlation to the reference set). Then the headline figures side
+// by side (/metrics core, /analytics/risk, /analytics/checks of each alpha, whole histories), the
 // cumulative returns compounded over the sessions every alpha holds, with the market benchmark over
 // the same sessions, and the correlation matrix of their daily returns (/analytics/correlation, each
 // pair over its own common sessions). "Download HTML" saves it as one self-contained file.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
+import { attributionParams } from "./attribution_panel.js";
+import { SUMMARY_COLUMNS, summaryRows } from "./decision_summary.js";
 import { fragmentQuery, readableAlphas } from "./alpha_picker.js";
 import { errorBox, fill, h, note, numberCell, showError, table } from "./dom.js";
 import { DASH, fixed, int, pct } from "./format.js";
@@ -104,17 +109,23 @@ async function readAll(alphas, signal) {
   const perAlpha = await Promise.all(
     alphas.map(async (alpha) => {
       const get = (suffix, params) => settle(apiGet(alphaPath(alpha, suffix), params, { signal }));
-      const [metrics, risk, checks, equity, correlation] = await Promise.all([
+      const [metrics, risk, checks, equity, correlation, promotions, live, capacity, attribution, costs] = await Promise.all([
         get("/metrics", { granularity: "overall" }),
         get("/analytics/risk", { book: "long_short" }),
         get("/analytics/checks", { book: "long_short" }),
         settle(apiGetAll(alphaPath(alpha, "/equity-curve"), { book: "long_short" }, { limit: 500, signal })),
         settle(correlationsWith(alpha, alphas.filter((other) => other !== alpha), signal)),
+        // The decision summary's answers, as the tear sheet reads them.
+        get("/promotions", {}),
+        get("/analytics/live", { book: "long_short" }),
+        get("/analytics/capacity", { book: "long_short" }),
+        get("/analytics/attribution", attributionParams()),
+        get("/analytics/costs", { book: "long_short" }),
       ]);
-      return { alpha, metrics, risk, checks, equity, correlation };
+      return { alpha, metrics, risk, checks, equity, correlation, promotions, live, capacity, attribution, costs };
     }),
   );
-  const outcomes = perAlpha.flatMap((a) => [a.metrics, a.risk, a.checks, a.equity, a.correlation]);
+  const outcomes = perAlpha.flatMap((a) => [a.metrics, a.risk, a.checks, a.equity, a.correlation, a.promotions, a.live, a.capacity, a.attribution, a.costs]);
   if (outcomes.some((o) => o.status === "rejected" && isAbort(o.reason))) return null;
   const aligned = alignedCurves(perAlpha.filter((a) => answered(a.equity)).map((a) => a.equity.value.data));
   let benchmark = null;
@@ -149,12 +160,23 @@ function drawReport(sheet, chosen, names, answers) {
   fill(
     sheet,
     sheetPage(
+      "summary",
+      `Decision summary of ${chosen.length} alphas`,
+      h("p", { class: "subtitle" }, "One row an alpha: where it stands, what its checks say, and the figures a decision rests on (long_short books; each alpha's tear sheet gives every reason)."),
+      h("section", { class: "sheet-block", id: "report-summary" }, summaryTable(answers)),
+    ),
+    sheetPage(
       "figures",
       `Comparison of ${chosen.length} alphas`,
       h("p", { class: "subtitle" }, "Whole histories, long_short books, each alpha over its own sessions."),
       provenanceTable(answers, names),
       h("section", { class: "sheet-block", id: "report-headline" }, h("h3", {}, "Headline figures (/metrics core)"), headlineTable(answers)),
-      h("section", { class: "sheet-block", id: "report-risk" }, h("h3", {}, `Against ${BENCHMARK}, and the checks (/analytics/risk, /analytics/checks)`), riskTable(answers)),
+    ),
+    // A page of its own, so ten alphas' rows fit each page.
+    sheetPage(
+      "risk",
+      `Against ${BENCHMARK}, and the checks`,
+      h("section", { class: "sheet-block", id: "report-risk" }, h("h3", {}, "Beta, tracking error, CAGR and Sortino ratio (/analytics/risk), the checks' verdict (/analytics/checks)"), riskTable(answers)),
     ),
     sheetPage("curves", "Cumulative returns on common sessions", h("section", { class: "sheet-block", id: "report-curves" }, curves(answers))),
     sheetPage("correlation", "Correlation of daily returns", h("section", { class: "sheet-block", id: "report-correlation" }, correlationMatrix(answers))),
@@ -206,6 +228,24 @@ function provenanceTable(answers, names) {
     }),
     { className: "data compact report-alphas" },
   );
+}
+
+/** The summary's table: an alpha's figures on a row, the checks it failed beneath them. */
+function summaryGrid(answers) {
+  const grid = table(["Alpha", ...SUMMARY_COLUMNS], [], { className: "data compact report-summary" });
+  grid.querySelector("tbody").append(...answers.alphas.flatMap((a) => summaryRows(a.alpha, alphaHeader(a.alpha), a)));
+  return grid;
+}
+
+/** The decision summary, one row an alpha (decision_summary.js `summaryRows`). */
+function summaryTable(answers) {
+  return [
+    summaryGrid(answers),
+    note(
+      "Standing: /promotions. Checks: /analytics/checks (each reason in the cell's title and on the tear sheet). After the split: /analytics/live, live only after an approval. Capacity: /analytics/capacity, the net information ratio at the reference capital K0 and the capital at which the modelled costs halve it. Fragility: /analytics/attribution, the share of the information ratio kept without the 5 best days. Costs: /analytics/costs, before and after costs, and the break-even cost over the modelled one. Correlation: the checks' production_correlation, with the alpha nearest. n/m: not measurable (the reason in the cell's title).",
+      "caption",
+    ),
+  ];
 }
 
 function headlineTable(answers) {

@@ -68,8 +68,9 @@ function dateTicks(t0, t1) {
  * split date) shades what comes after it, as the alpha page's charts do (charts.js `shadeAfter`).
  * Each path carries its values (`data-values`, JSON), the figures the tests compare with the API.
  */
-export function lineChartSvg({ name, title, dates, series, format, yLabel = title, xLabel = "Date", width = 760, height = 240, liveAfter = null, span = null }) {
-  const pad = { left: 78, right: 14, top: 12, bottom: 42 };
+export function lineChartSvg({ name, title, dates, series, format, yLabel = title, xLabel = "Date", width = 760, height = 240, liveAfter = null, span = null, compact = false }) {
+  // `compact`: the narrower margins of a small multiple, so its plot keeps the height its axis title needs.
+  const pad = compact ? { left: 60, right: 8, top: 6, bottom: 34 } : { left: 78, right: 14, top: 12, bottom: 42 };
   const values = series.flatMap((x) => x.values).filter((v) => Number.isFinite(v));
   // Zero is always on the axis; the extremes keep a little room, so no line runs along the frame.
   const room = (Math.max(0, ...values) - Math.min(0, ...values)) * 0.04;

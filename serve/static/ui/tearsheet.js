@@ -1,13 +1,17 @@
 // A printable tear sheet of one alpha (#/alphas/{alpha}/tearsheet), to attach to an investment memo:
 // one topic a printed page (print_pages.js), each page ending with the provenance (the alpha, its
-// build, data as of, the checks policy) and "page n of m". The pages: the headline figures and the
-// cumulative return against the market benchmark; the underwater curve and the deepest drawdowns;
-// the monthly returns as a year × month heatmap; the rolling information ratio and beta; where the
-// P&L came from (names, legs, sectors, fragility, concentration); factor attribution and exposures;
-// quantile returns; the signal's IC by month and by sector; live against backtest; risk; checks
-// with the reason of every verdict; significance; costs; capacity. Its charts are SVG with axes,
-// units and a legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML"
-// saves it as one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
+// build, data as of, the checks policy) and "page n of m". It opens with the decision
+// (decision_summary.js): the standing and since when, the checks' verdict with each failed check
+// and its reason, the part after the split against the backtest (live only after an approval),
+// capacity at the reference capital, fragility, the costs and the correlation to the reference set.
+// Then: the headline figures and the cumulative return against the market benchmark; the underwater
+// curve and the deepest drawdowns; the monthly returns as a year × month heatmap; the rolling
+// information ratio and beta; where the P&L came from (names, legs, sectors, fragility,
+// concentration); factor attribution and exposures (one small chart a style factor); quantile
+// returns; the signal's IC by month and by sector; live against backtest; risk; checks with the
+// reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a
+// legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
+// one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, namesBlock, sectorsBlock } from "./attribution_panel.js";
@@ -15,11 +19,12 @@ import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
 import { costFigures } from "./costs_panel.js";
+import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { add, errorBox, fill, h, note } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
-import { LIVE_LABEL } from "./labels.js";
+import { outOfSample } from "./labels.js";
 import { renderLive } from "./live_panel.js";
 import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBlock, quantileCurvesBlock, quantileParams } from "./quantiles_panel.js";
 import { BENCHMARK } from "./market.js";
@@ -54,6 +59,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
   const all = (suffix, params) => apiGetAll(alphaPath(alpha, suffix), params, { limit: 500, signal });
   const asked = {
     description: get(""),
+    promotions: get("/promotions"),
     metrics: get("/metrics", { granularity: "overall" }),
     equity: all("/equity-curve", { book: "long_short" }),
     drawdowns: all("/analytics/drawdowns", { book: "long_short" }),
@@ -134,14 +140,16 @@ function marketOf(equity, benchmark) {
 function drawSheet(sheet, alpha, got) {
   const described = answered(got.description);
   const equity = answered(got.equity);
-  const split = answered(got.live) ? got.live.value.data.split_date : null;
+  const live = answered(got.live);
+  const split = live ? live.data.split_date : null;
+  const origin = live ? live.data.split_origin : null; // names the part after the split: live only after an approval
   const market = equity && equity.data.length ? marketOf(equity, got.benchmark) : null;
   const provenance = provenanceOf(alpha, got, equity);
   const span = market ? [market.dates[0], market.dates[market.dates.length - 1]] : null; // the rolling charts' date axis
   const pages = [
     sheetPage(
-      "overview",
-      `Performance against ${BENCHMARK}`,
+      "summary",
+      "Decision summary",
       h(
         "header",
         { class: "sheet-header" },
@@ -149,13 +157,18 @@ function drawSheet(sheet, alpha, got) {
         h("p", { class: "subtitle" }, h("code", { class: "sheet-alpha" }, alpha), described && described.data.tldr ? ` · ${described.data.tldr}` : ""),
         provenanceList(provenance),
       ),
+      h("section", { class: "sheet-block", id: "sheet-summary" }, decisionSummary(alpha, got)),
+    ),
+    sheetPage(
+      "overview",
+      `Performance against ${BENCHMARK}`,
       block("headline", "Headline metrics", got.metrics, (body, answer) => add(body, headlineTable(answer))),
-      block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body) => drawEquity(body, alpha, equity, market, got.benchmark, split)),
+      block("equity", `Cumulative return against ${BENCHMARK}`, got.equity, (body) => drawEquity(body, alpha, equity, market, got.benchmark, split, origin)),
     ),
     sheetPage(
       "drawdowns",
       "Drawdowns",
-      block("underwater", "Underwater curve", got.equity, (body) => drawUnderwater(body, alpha, equity, market, split)),
+      block("underwater", "Underwater curve", got.equity, (body) => drawUnderwater(body, alpha, equity, market, split, origin)),
       block("drawdowns", "Deepest drawdown episodes", got.drawdowns, (body, answer) =>
         add(body, drawdownTable(answer.data, DEEPEST), note(`${int(answer.data.length)} episodes in all; the ${Math.min(DEEPEST, answer.data.length)} deepest shown (GET …/analytics/drawdowns).`, "caption")),
       ),
@@ -168,8 +181,8 @@ function drawSheet(sheet, alpha, got) {
     sheetPage(
       "rolling",
       `Rolling information ratio and beta to ${BENCHMARK}`,
-      block("rolling-ir", `Information ratio, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIr(body, answer, split, span)),
-      block("rolling-beta", `Beta to ${BENCHMARK}, trailing ${BETA_WINDOW} sessions`, got.equity, (body) => drawRollingBeta(body, alpha, equity, market, got.benchmark, split)),
+      block("rolling-ir", `Information ratio, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIr(body, answer, split, origin, span)),
+      block("rolling-beta", `Beta to ${BENCHMARK}, trailing ${BETA_WINDOW} sessions`, got.equity, (body) => drawRollingBeta(body, alpha, equity, market, got.benchmark, split, origin)),
     ),
     sheetPage(
       "attribution",
@@ -197,10 +210,10 @@ function drawSheet(sheet, alpha, got) {
       "Signal: IC by month",
       block("ic-monthly", "By calendar month", got.quantiles, (body, answer) => add(body, icByMonthBlock(answer))),
       block("ic-month-of-year", "By month of the year", got.quantiles, (body, answer) => add(body, icByMonthOfYearBlock(answer))),
-      block("rolling-ic", `Mean IC, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIc(body, answer, split, span)),
+      block("rolling-ic", `Mean IC, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIc(body, answer, split, origin, span)),
     ),
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
-    sheetPage("live", "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
+    sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
@@ -273,16 +286,16 @@ function headlineTable(answer) {
   return grid;
 }
 
-/** A chart and its legend (the live part's ground named when the chart shades it). */
-function chartWithLegend(chart, series) {
+/** A chart and its legend (the part after the split named, by its origin, when the chart shades it). */
+function chartWithLegend(chart, series, origin) {
   const shaded = chart.getAttribute("data-live-after");
-  return [legendSvg(shaded ? [...series, { label: `${LIVE_LABEL} after ${shaded}`, shade: true }] : series), chart];
+  return [legendSvg(shaded ? [...series, { label: outOfSample(origin).after(shaded), shade: true }] : series), chart];
 }
 
 const percent = (v) => (v == null ? null : v * 100);
 const axisPercent = (v) => `${fixed(v, Math.abs(v) < 10 && v !== Math.round(v) ? 1 : 0)}%`;
 
-function drawEquity(body, alpha, equity, market, benchmark, split) {
+function drawEquity(body, alpha, equity, market, benchmark, split, origin) {
   if (equity.data.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
@@ -300,13 +313,13 @@ function drawEquity(body, alpha, equity, market, benchmark, split) {
       `${pct(summary.total_return)} over ${summary.sessions} sessions (${summary.first_date} to ${summary.last_date}); max drawdown ${pp(summary.max_drawdown_pct)}.`,
       market.bench ? ` ${market.label} over the same sessions: ${pct(benchTotal)}.` : "",
     ),
-    chartWithLegend(chart, series),
+    chartWithLegend(chart, series, origin),
     note("Each line compounds its daily returns from the book's first session: the book's cumulative_return of /equity-curve, the benchmark's of /v1/benchmarks daily, from that session (its base, 0).", "caption"),
     benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, `${BENCHMARK} could not be read`) : null,
   );
 }
 
-function drawUnderwater(body, alpha, equity, market, split) {
+function drawUnderwater(body, alpha, equity, market, split, origin) {
   if (equity.data.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
@@ -317,7 +330,7 @@ function drawUnderwater(body, alpha, equity, market, split) {
   const summary = equity.meta.summary || {};
   add(
     body,
-    chartWithLegend(chart, series),
+    chartWithLegend(chart, series, origin),
     note(`How far each book stands below its highest equity so far (drawdown_pct of /equity-curve, drawn below zero). Deepest: ${pp(summary.max_drawdown_pct)} on ${summary.max_drawdown_date ?? DASH}.`, "caption"),
   );
 }
@@ -374,7 +387,7 @@ function drawMonthly(body, equity, market) {
   );
 }
 
-function drawRollingIr(body, answer, split, span) {
+function drawRollingIr(body, answer, split, origin, span) {
   const rows = answer.data;
   if (rows.length === 0) {
     add(body, note(`No week has ${ROLLING_WEEKS} trailing weeks yet.`));
@@ -384,12 +397,12 @@ function drawRollingIr(body, answer, split, span) {
   const chart = lineChartSvg({ name: "sheet-rolling-ir", title: "Rolling information ratio (annualised)", yLabel: "Information ratio (annualised)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 1), liveAfter: split, height: 220, span });
   add(
     body,
-    chartWithLegend(chart, series),
+    chartWithLegend(chart, series, origin),
     note(`Each point: the mean over the standard deviation of the book's weekly returns over the ${answer.meta.window_weeks} weeks up to its date, × √52 (GET …/analytics/rolling; null with fewer than half the window's weeks). ${int(rows.length)} weeks.`, "caption"),
   );
 }
 
-function drawRollingIc(body, answer, split, span) {
+function drawRollingIc(body, answer, split, origin, span) {
   const rows = answer.data;
   if (rows.length === 0) {
     add(body, note(`No week has ${ROLLING_WEEKS} trailing weeks yet.`));
@@ -397,10 +410,10 @@ function drawRollingIc(body, answer, split, span) {
   }
   const series = [{ label: `mean IC, trailing ${answer.meta.window_weeks} weeks (${answer.meta.signal} signal)`, values: rows.map((r) => r.mean_ic), color: COLORS.ic, dash: null }];
   const chart = lineChartSvg({ name: "sheet-rolling-ic", title: "Rolling mean IC", yLabel: "Mean rank IC (correlation)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 200, span });
-  add(body, chartWithLegend(chart, series), note("The mean weekly rank IC over the trailing weeks (GET …/analytics/rolling).", "caption"));
+  add(body, chartWithLegend(chart, series, origin), note("The mean weekly rank IC over the trailing weeks (GET …/analytics/rolling).", "caption"));
 }
 
-function drawRollingBeta(body, alpha, equity, market, benchmark, split) {
+function drawRollingBeta(body, alpha, equity, market, benchmark, split, origin) {
   if (equity.data.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
@@ -419,7 +432,7 @@ function drawRollingBeta(body, alpha, equity, market, benchmark, split) {
   const chart = lineChartSvg({ name: "sheet-rolling-beta", title: `Rolling beta to ${BENCHMARK}`, yLabel: `Beta to ${BENCHMARK} (ratio)`, dates: market.dates, series, format: (v) => fixed(v, 2), liveAfter: split, height: 220 });
   add(
     body,
-    chartWithLegend(chart, series),
+    chartWithLegend(chart, series, origin),
     note(
       `Each point: the OLS slope, with an intercept, of the book's daily returns on ${market.label}'s over the ${BETA_WINDOW} sessions up to its date, cov(r, b) / var(b), as /analytics/risk's benchmark.beta over a window (at least ${BETA_MIN_OBSERVATIONS} sessions with both returns). Computed on this page from the served daily returns; the whole history's beta is on the risk page.`,
       "caption",

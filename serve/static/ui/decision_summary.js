@@ -1,0 +1,330 @@
+// The decision first: what a head of research reads before signing, drawn from the routes' answers
+// and nothing else (docs/dashboard.md "The decision summary"). The tear sheet's first page
+// (`decisionSummary`) and the comparison report's first page, one row per alpha (`summaryRow`),
+// show the same facts:
+//
+// - the standing and since when (GET /v1/alphas/{alpha}/promotions `standing`, `since`);
+// - the checks' verdict, with every failed check and every one not measurable, each with the
+//   reason the route words (/analytics/checks);
+// - the part after the split against the backtest (/analytics/live): called live only after an
+//   approval, else out of sample after the research cutoff or the first publish, as `split_origin`
+//   says (labels.js `outOfSample`);
+// - capacity at the reference capital (/analytics/capacity `capital`, `net_information_ratio`,
+//   `capacity`, `participation_capacity`);
+// - fragility (/analytics/attribution `fragility`);
+// - the costs (/analytics/costs: gross and net P&L, the execution cost, the information ratio before
+//   and after costs, the break-even cost against the modelled one);
+// - the correlation to the reference set the checks compare with, approved or production (the
+//   checks' `production_correlation`: value, verdict, reason).
+//
+// A figure a route does not measure is its reason; a refused route is its error, in its row only.
+
+import { add, errorBox, h } from "./dom.js";
+import { DASH, int } from "./format.js";
+import { figureName, inUnit, outOfSample, unitText } from "./labels.js";
+import { ORIGINS } from "./live_panel.js";
+import { entryText, verdictBadge } from "./stat_entry.js";
+
+/** The answers the summary is drawn from, by the names the tear sheet and the report read them under. */
+export const SUMMARY_ANSWERS = ["promotions", "checks", "live", "capacity", "attribution", "costs"];
+
+const CORRELATION_CHECK = "production_correlation";
+
+/** A stat entry's value as shown, or "not measurable (reason)". */
+function measured(entry) {
+  if (!entry) return "not served";
+  if (entry.status === "not_measurable" || entry.value == null) return `not measurable (${entry.withheld_reason || "no reason given"})`;
+  return entryText(entry);
+}
+
+/** `measured` for the figures of one sentence: a reason already given in it is not repeated. */
+function measurer() {
+  const given = new Set();
+  return (entry) => {
+    if (!entry || entry.value != null) return measured(entry);
+    const reason = entry.withheld_reason || "no reason given";
+    if (given.has(reason)) return "not measurable (as above)";
+    given.add(reason);
+    return measured(entry);
+  };
+}
+
+/** The figure column's text: the value, or "not measurable" (its reason is in the sentence beside it). */
+const figureText = (entry) => (entry && entry.value != null ? entryText(entry) : "not measurable");
+
+/** A cell carrying the exact value it shows (`data-value`, empty when not measured): the tests read it. */
+function figureCell(text, value, extra = {}) {
+  return h("td", { class: "summary-figure", "data-value": Number.isFinite(value) ? String(value) : "", ...extra }, text);
+}
+
+const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+// -- the facts, one function each --------------------------------------------------------------
+
+function standingOf(answer) {
+  const data = answer.data;
+  const decisions = data.decisions || [];
+  const last = decisions[decisions.length - 1];
+  const word = { approved: "Approved", retired: "Retired", never: "Never approved" }[data.standing] || String(data.standing);
+  const by = last ? [" by ", h("span", { class: "decided-by" }, last.decided_by), last.note ? [": “", h("span", { class: "decision-note" }, last.note), "”"] : null] : null;
+  const since = data.since ? [` since ${data.since}`, by] : null;
+  return { word, since, data };
+}
+
+function checksOf(answer) {
+  const data = answer.data;
+  const summary = data.summary || {};
+  const listed = (data.checks || []).filter((c) => c.verdict === "fail" || c.verdict === "not_measurable");
+  const policy = data.policy && data.policy.origin ? data.policy.origin : DASH;
+  return { summary, listed, policy, correlation: (data.checks || []).find((c) => c.id === CORRELATION_CHECK) };
+}
+
+const counts = (summary) => `${summary.passed ?? DASH} passed, ${summary.failed ?? DASH} failed, ${summary.not_measurable ?? DASH} not measurable`;
+
+/** The set the correlation check compared with, as its `reference` names it (approved or production). */
+function referenceSet(check) {
+  if (!check || !check.reference) return "the reference set";
+  return check.reference === "approved" ? "the approved set" : `the ${check.reference} set (no other alpha is approved)`;
+}
+
+function liveTitle(data) {
+  return data.split_date && data.split_origin === "approval" ? "Live against backtest" : "Out of sample against backtest";
+}
+
+function liveSentence(data, m) {
+  if (!data.split_date) return "No split: the alpha was never approved, its seal names no research cutoff and no first publish is recorded, so its whole history is in sample (the backtest).";
+  const part = outOfSample(data.split_origin);
+  const inside = data.in_sample;
+  const outside = data.out_of_sample;
+  const where = `${capitalised(part.part)} (${data.split_date}: ${ORIGINS[data.split_origin] || data.split_origin})`;
+  if (!outside.sessions) return `${where}: no session is after it yet; the backtest holds ${int(inside.sessions)} sessions, information ratio ${measured(inside.information_ratio)}.`;
+  return `${where}: ${int(outside.sessions)} sessions, information ratio ${m(outside.information_ratio)} against ${m(inside.information_ratio)} over the backtest's ${int(inside.sessions)}; decay ratio ${m(data.decay_ratio)}.`;
+}
+
+const consistencyBadge = (consistency) => {
+  const text = { consistent: "CONSISTENT", inconsistent: "INCONSISTENT" }[consistency.verdict] || "NOT MEASURABLE";
+  const className = { consistent: "verdict-pass", inconsistent: "verdict-fail" }[consistency.verdict] || "verdict-not_measurable";
+  return h("span", { class: `badge ${className}`, "data-verdict": consistency.verdict }, text);
+};
+
+function capacitySentence(data) {
+  const m = measurer();
+  return `At the reference capital K0 = ${inUnit(data.capital, "base_currency")}: net information ratio ${m(data.net_information_ratio)}; the modelled costs halve it at ${m(data.capacity)}; the 95th-percentile fill takes 10% of its name's average daily traded value at ${m(data.participation_capacity)}.`;
+}
+
+function fragilitySentence(f) {
+  const m = measurer();
+  return (
+    `Information ratio ${m(f.information_ratio)}; without the ${f.drop} best days ${m(f.without_best_days)} (share kept ${m(f.best_days_kept)}), ` +
+    `without the ${f.drop} best names (${f.best_names && f.best_names.length ? f.best_names.join(", ") : DASH}) ${m(f.without_best_names)}; ` +
+    `share of the P&L made on the best 1% of days (${int(f.top_1pct_days)} sessions) ${m(f.top_1pct_days_share)}, on the best 5% ${m(f.top_5pct_days_share)}.`
+  );
+}
+
+/** The break-even multiple with its unit written ("2.262 × the modelled cost"), or why not measured. */
+const timesModelled = (entry) => (entry && entry.value != null ? `${entryText(entry)} ${unitText(entry.unit)}` : "not measurable");
+
+function costsSentence(data) {
+  const ir = data.information_ratio || {};
+  const m = measurer();
+  return (
+    `The break-even cost, ${m(data.break_even_bps)}, is ${timesModelled(data.break_even_multiple)} (${m(data.modelled_cost_bps)}): ` +
+    `the execution cost took ${m(data.execution_cost)} × starting equity of a gross P&L of ${m(data.gross_pnl)} (net ${m(data.net_pnl)}); ` +
+    `information ratio ${m(ir.gross)} before costs, ${m(ir.net)} after.`
+  );
+}
+
+// -- the tear sheet's page ---------------------------------------------------------------------
+
+/** A row of the summary: its topic, the figure that sums it up, and what the route says. */
+function row(id, topic, outcome, draw) {
+  const th = h("th", { scope: "row" }, topic);
+  if (!outcome) return h("tr", { "data-summary": id }, th, figureCell(DASH, null), h("td", { class: "summary-says" }, "Not read."));
+  if (outcome.status === "rejected") {
+    return h("tr", { "data-summary": id, class: "refused" }, th, figureCell(DASH, null), h("td", { class: "summary-says" }, errorBox(outcome.reason, `${topic} could not be read`)));
+  }
+  const [figure, says, title] = draw(outcome.value);
+  if (title) th.textContent = title;
+  return h("tr", { "data-summary": id }, th, figure, h("td", { class: "summary-says" }, says));
+}
+
+/** The tear sheet's first page: the decision's facts, one row each (`got`: the settled answers). */
+export function decisionSummary(alpha, got) {
+  const checks = got.checks;
+  const rows = [
+    row("standing", "Standing", got.promotions, (answer) => {
+      const { word, since, data } = standingOf(answer);
+      const decisions = data.decisions || [];
+      return [
+        figureCell(h("strong", {}, word), null, { "data-standing": data.standing, "data-since": data.since || "" }),
+        [
+          since ? [word, since, "."] : "No promotion is recorded for this alpha.",
+          decisions.length ? ` ${decisions.length} decision${decisions.length === 1 ? "" : "s"} recorded.` : "",
+          " ",
+          h("span", { class: "muted" }, "The operator records a decision: ", h("code", {}, `alpha-results promote ${alpha} --dry-run`), " says what it would change."),
+        ],
+      ];
+    }),
+    row("checks", "Checks against the policy", checks, (answer) => {
+      const { summary, listed, policy } = checksOf(answer);
+      return [
+        figureCell([verdictBadge(summary.verdict), h("div", { class: "muted" }, `${counts(summary)}; policy: ${policy}`)], null, { "data-verdict": summary.verdict || "" }),
+        [
+          listed.length ? null : "Every check passed.",
+          listed.length
+            ? h(
+                "ul",
+                { class: "summary-checks" },
+                listed.map((c) => h("li", { "data-check": c.id, "data-verdict": c.verdict }, verdictBadge(c.verdict), " ", h("strong", {}, figureName(c.id)), ": ", h("span", { class: "why" }, c.reason || DASH))),
+              )
+            : null,
+
+        ],
+      ];
+    }),
+    row("live", "Live against backtest", got.live, (answer) => {
+      const data = answer.data;
+      const outside = data.out_of_sample || {};
+      const m = measurer(); // a reason given once in the row
+      return [
+        figureCell(figureText(outside.information_ratio), outside.information_ratio ? outside.information_ratio.value : null, { "data-origin": data.split_origin || "", "data-split": data.split_date || "" }),
+        [liveSentence(data, m), data.split_date && outside.sessions ? [" Consistency: ", consistencyBadge(data.consistency), `, PSR ${m(data.consistency.probability)}.`] : null],
+        liveTitle(data),
+      ];
+    }),
+    row("capacity", "Capacity at the reference capital", got.capacity, (answer) => [
+      figureCell(figureText(answer.data.net_information_ratio), answer.data.net_information_ratio.value),
+      capacitySentence(answer.data),
+    ]),
+    row("fragility", "Fragility", got.attribution, (answer) => {
+      const f = answer.data.fragility;
+      return [figureCell(figureText(f.best_days_kept), f.best_days_kept.value), fragilitySentence(f)];
+    }),
+    row("costs", "Costs", got.costs, (answer) => [figureCell(timesModelled(answer.data.break_even_multiple), answer.data.break_even_multiple.value), costsSentence(answer.data)]),
+    row("correlation", "Correlation to the approved set", checks, (answer) => {
+      const check = checksOf(answer).correlation;
+      if (!check) return [figureCell(DASH, null), "The checks served no production_correlation.", null];
+      return [
+        figureCell([check.value == null ? DASH : inUnit(check.value, check.unit), " ", verdictBadge(check.verdict)], check.value),
+        h("span", { class: "why" }, check.reason || DASH),
+        `Correlation to ${referenceSet(check)}`,
+      ];
+    }),
+  ];
+  const grid = h(
+    "table",
+    { class: "data decision-summary", id: "decision-summary" },
+    h("thead", {}, h("tr", {}, ["", "Figure", "What the routes say"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, rows),
+  );
+  return grid;
+}
+
+// -- the report's row ---------------------------------------------------------------------------
+
+/** A stat entry's value as shown, or "n/m" (not measurable): the report's cells are narrow, the
+ * reason stands in the cell's title and on the alpha's tear sheet. */
+function brief(entry) {
+  if (!entry || entry.status === "not_measurable" || entry.value == null) return "n/m";
+  return entryText(entry);
+}
+
+/** A cell of the report's summary row: the figure, or the refusal of the route it comes from. */
+function cell(id, outcome, draw) {
+  if (!outcome) return h("td", { "data-summary": id }, DASH);
+  if (outcome.status === "rejected") {
+    const e = outcome.reason;
+    return h("td", { "data-summary": id, class: "refused" }, h("span", { class: "error-inline", "data-error-code": e.code || "error" }, `${e.status || ""} ${e.code || "error"}`.trim()));
+  }
+  const td = h("td", { "data-summary": id });
+  const [content, value, why] = draw(outcome.value);
+  td.setAttribute("data-value", Number.isFinite(value) ? String(value) : "");
+  if (why) td.title = why;
+  return add(td, content);
+}
+
+/** The report's summary columns, in order. */
+export const SUMMARY_COLUMNS = ["Standing", "Checks", "After the split: information ratio against before it", "Capacity at K0", "Fragility", "Costs: information ratio", "Correlation to the reference set"];
+
+/** Why an entry is not measured, for a cell's title. */
+const whyNot = (...entries) => entries.filter((e) => e && e.status === "not_measurable").map((e) => e.withheld_reason).filter(Boolean).join("; ");
+
+/**
+ * One alpha's rows of the report's summary page (`got`: its settled answers, as the tear sheet's):
+ * its figures, then beneath them, the table's width, the checks that failed and those not measurable.
+ */
+export function summaryRows(alpha, alphaHeader, got) {
+  const facts = h("tr", { class: "summary-facts", "data-alpha": alpha }, summaryCells(alphaHeader, got));
+  const checks = answeredChecks(got.checks);
+  if (!checks) return [facts];
+  const { listed } = checksOf(checks);
+  if (!listed.length) return [facts];
+  const named = (verdict) => listed.filter((c) => c.verdict === verdict).map((c) => figureName(c.id)).join("; ");
+  return [
+    facts,
+    h(
+      "tr",
+      { class: "summary-unpassed", "data-alpha": alpha },
+      h("td", {}),
+      h(
+        "td",
+        { colspan: SUMMARY_COLUMNS.length, class: "summary-failed" },
+        named("fail") ? [h("strong", {}, "Failed: "), named("fail"), ". "] : null,
+        named("not_measurable") ? [h("strong", {}, "Not measurable: "), named("not_measurable"), "."] : null,
+      ),
+    ),
+  ];
+}
+
+const answeredChecks = (outcome) => (outcome && outcome.status === "fulfilled" ? outcome.value : null);
+
+function summaryCells(alphaHeader, got) {
+  return [
+    alphaHeader,
+    cell("standing", got.promotions, (answer) => {
+      const { word, data } = standingOf(answer);
+      return [[h("strong", {}, word), data.since ? ` since ${data.since}` : null], null];
+    }),
+    cell("checks", got.checks, (answer) => {
+      const { summary, listed } = checksOf(answer);
+      const brief = `${summary.passed ?? DASH} passed, ${summary.failed ?? DASH} failed, ${summary.not_measurable ?? DASH} n/m`;
+      return [[verdictBadge(summary.verdict), ` ${brief}`], null, listed.map((c) => `${c.id}: ${c.reason}`).join("\n")];
+    }),
+    cell("live", got.live, (answer) => {
+      const data = answer.data;
+      if (!data.split_date) return ["No split: all in sample", null];
+      const inside = data.in_sample;
+      const outside = data.out_of_sample;
+      return [
+        [
+          h("div", {}, `${capitalised(outOfSample(data.split_origin).part)} (${data.split_date})`),
+          outside.sessions ? `${int(outside.sessions)} sessions: ${brief(outside.information_ratio)} against ${brief(inside.information_ratio)}` : "no session after it yet",
+        ],
+        outside.information_ratio ? outside.information_ratio.value : null,
+        whyNot(outside.information_ratio, inside.information_ratio),
+      ];
+    }),
+    cell("capacity", got.capacity, (answer) => {
+      const d = answer.data;
+      return [`${brief(d.net_information_ratio)} at ${inUnit(d.capital, "base_currency")}; halved at ${brief(d.capacity)}`, d.net_information_ratio.value, whyNot(d.net_information_ratio, d.capacity)];
+    }),
+    cell("fragility", got.attribution, (answer) => {
+      const f = answer.data.fragility;
+      return [`${brief(f.best_days_kept)} kept`, f.best_days_kept.value, whyNot(f.best_days_kept)];
+    }),
+    cell("costs", got.costs, (answer) => {
+      const d = answer.data;
+      const ir = d.information_ratio || {};
+      return [`${brief(ir.gross)} before, ${brief(ir.net)} after; break-even ${brief(d.break_even_multiple)} ×`, ir.net ? ir.net.value : null, whyNot(ir.gross, ir.net, d.break_even_multiple)];
+    }),
+    cell("correlation", got.checks, (answer) => {
+      const check = checksOf(answer).correlation;
+      if (!check) return ["not served", null];
+      return [
+        [check.value == null ? DASH : inUnit(check.value, check.unit), " ", verdictBadge(check.verdict), check.nearest ? h("div", { class: "muted" }, `with ${check.nearest}`) : null],
+        check.value,
+        check.reason,
+      ];
+    }),
+  ];
+}
