@@ -315,16 +315,32 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
     # What adding one more alpha does to the combination built above: "Before" is that combination
     # (the same set, weighting, weights and window), so its figures are the ones shown above it.
     assert not page.query_selector(f"#contribution-alpha option[value='{ALPHA}']")  # already in it
-    contribution = contribution_shown(page, OTHER)
     query.pop("alphas")
-    response = site.api(
-        f"/v1/alphas/{OTHER}/analytics/contribution", site.keys.full, reference=",".join(COMBINED), **query
+    asked = {"reference": ",".join(COMBINED), **query}
+    optimal = site.api(f"/v1/alphas/{OTHER}/analytics/contribution", site.keys.full, **asked).json()["data"]
+    best = optimal["weight"]["value"]
+    assert 0 < best < 1 and optimal["weight"]["chosen"] == "optimal", optimal["weight"]
+    # No weight on screen yet (issue 47, item 4): Before alone, and the optimal weight only as a
+    # suggestion, named and apart; no book after is drawn at a weight the page chose.
+    before_only = contribution_shown(page, OTHER)
+    assert page.get_attribute("#contribution-summary", "data-weight") == ""
+    assert all(len(cells) == 1 for cells in before_only.values()), before_only
+    assert_contribution_shown(page, before_only, optimal, before_only=True)
+    assert close(float(page.get_attribute("#contribution-suggestion", "data-weight")), best)
+    suggestion = page.inner_text("#contribution-suggestion")
+    assert (
+        suggestion.startswith("Suggestion: ")
+        and "maximises the information ratio after (optimal)" in suggestion
     )
+    keep_screenshot(page, tmp_path, "combine-contribution-suggestion.png")
+    # A weight typed beside the alpha: the book after at exactly that weight.
+    contribution = contribution_shown(page, OTHER, "0.2")
+    response = site.api(f"/v1/alphas/{OTHER}/analytics/contribution", site.keys.full, weight=0.2, **asked)
     assert response.status_code == 200, response.text
     data = response.json()["data"]
+    assert data["weight"] == {"value": 0.2, "chosen": "given"}
     assert data["reference"]["combination"]["weights"] == meta["weights"]
     assert data["sessions"] == data["reference"]["combination"]["sessions"] == meta["sessions"]
-    assert 0 < data["weight"]["value"] < 1 and data["weight"]["chosen"] == "optimal", data["weight"]
     assert_contribution_shown(page, contribution, data)
     assert list(data["before"]) == list(meta["figures"])
     for name, entry in meta["figures"].items():
@@ -335,17 +351,35 @@ def test_a_combination_shows_its_curve_weights_figures_and_correlations(
             assert not close(after, entry["value"], 1e-6), (name, after, entry)
     assert "over its 296 sessions" in page.inner_text("#contribution-sessions")
     summary = page.inner_text("#contribution-summary")
-    assert f"({data['weight']['chosen']})" in summary and "—" not in summary.split(";")[0], summary
+    assert summary.startswith(f"Weight of {OTHER} after: 20.00% (the weight on screen)"), summary
+    # The suggestion beside it names the information ratio at each weight, both as served.
+    suggested = float(page.get_attribute("#contribution-suggestion", "data-information-ratio"))
+    assert close(suggested, optimal["after"]["information_ratio"]["value"])
+    assert "at the weight on screen" in page.inner_text("#contribution-suggestion")
     reference = page.inner_text("#contribution-reference")
     assert reference.startswith(f"{data['reference']['members_in_window']} of {data['reference']['count']}")
     page.locator("#contribution").scroll_into_view_if_needed()
     keep_screenshot(page, tmp_path, "combine-contribution.png")
+    # The suggestion used only when asked: the book after at the optimal weight, as the route serves it.
+    page.click("#contribution-use-suggestion")
+    page.wait_for_function(
+        "w => { const s = document.querySelector('#contribution-summary');"
+        " return s && s.dataset.chosen === 'given' && Number(s.dataset.weight) === w; }",
+        arg=best,
+    )
+    assert close(float(page.input_value("#contribution-weight")), best)
+    used = contribution_rows(page)
+    assert_contribution_shown(page, used, optimal)
 
     # An alpha trading on fewer of the combination's sessions: Before is the combination over those
     # sessions, and the page says so.
-    shorter = contribution_shown(page, SHORT)
+    shorter = contribution_shown(page, SHORT, "0.25")
     response = site.api(
-        f"/v1/alphas/{SHORT}/analytics/contribution", site.keys.full, reference=",".join(COMBINED), **query
+        f"/v1/alphas/{SHORT}/analytics/contribution",
+        site.keys.full,
+        reference=",".join(COMBINED),
+        weight=0.25,
+        **query,
     )
     data = response.json()["data"]
     assert data["sessions"] < data["reference"]["combination"]["sessions"] == meta["sessions"]
@@ -419,26 +453,39 @@ def test_a_max_ir_combination_warns_it_is_in_sample_and_fits_out_of_sample(
     check_clean(site, visit, allowed_statuses=())
 
 
-def contribution_shown(page: Any, alpha: str) -> dict[str, list[str]]:
-    """Adds `alpha` in the contribution panel: figure -> [before, after] as the cells carry them."""
+def contribution_rows(page: Any) -> dict[str, list[str]]:
+    """The before/after table: figure -> [before, after] as the cells carry them ([before] alone
+    while no weight is on screen)."""
+    rows: list[list[str]] = page.eval_on_selector_all(
+        "#contribution-results table.contribution tbody tr",
+        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure,"
+        " ...[...tr.querySelectorAll('td')].slice(0, 2).map(td => td.dataset.value)])",
+    )
+    return {name: cells for name, *cells in rows}
+
+
+def contribution_shown(page: Any, alpha: str, weight: str = "") -> dict[str, list[str]]:
+    """Adds `alpha` in the contribution panel at `weight` (none: the route's suggestion alone):
+    figure -> [before, after] as the cells carry them."""
     page.select_option("#contribution-alpha", alpha)
+    page.fill("#contribution-weight", weight)
     page.click("#contribution-form button[type=submit]")
     page.wait_for_function(
-        "(alpha) => document.querySelector('#contribution-summary')?.innerText.includes(`Weight of ${alpha} `)",
-        arg=alpha,
+        "([alpha, weight]) => { const s = document.querySelector('#contribution-summary');"
+        " return s && s.innerText.includes(`Weight of ${alpha} `) && s.dataset.weight === weight"
+        " && document.querySelector('#contribution-suggestion'); }",
+        arg=[alpha, str(float(weight)) if weight else ""],
     )
-    rows: list[list[str]] = page.eval_on_selector_all(
-        "#contribution-results tbody tr",
-        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
-        " tr.children[2].dataset.value])",
-    )
-    return {name: [before, after] for name, before, after in rows}
+    return contribution_rows(page)
 
 
-def assert_contribution_shown(page: Any, shown: dict[str, list[str]], data: dict[str, Any]) -> None:
+def assert_contribution_shown(
+    page: Any, shown: dict[str, list[str]], data: dict[str, Any], before_only: bool = False
+) -> None:
     assert list(shown) == list(data["before"])
     for name, texts in shown.items():
-        for text, entry in zip(texts, (data["before"][name], data["after"][name]), strict=True):
+        served = (data["before"][name],) if before_only else (data["before"][name], data["after"][name])
+        for text, entry in zip(texts, served, strict=True):
             assert (text == "") if entry["value"] is None else close(float(text), entry["value"]), (
                 name,
                 entry,
@@ -720,10 +767,24 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
     check_clean(site, visit)
 
 
+def assert_after_is_the_combination(shown: dict[str, list[str]], figures: dict[str, Any]) -> None:
+    """The before/after's After column is the combination's figures (/analytics/combine meta.figures)."""
+    assert list(shown) == list(figures)
+    for name, entry in figures.items():
+        after = shown[name][1]
+        assert (after == "") if entry["value"] is None else close(float(after), entry["value"], 1e-9), (
+            name,
+            after,
+            entry,
+        )
+
+
 @pytest.mark.e2e
 def test_the_combine_link_adds_the_alpha_to_a_production_alpha(site: Site, tab: Any, tmp_path: Path) -> None:
     """`Combine…` on an alpha's page opens the combination of that alpha with the first production
-    alpha of the catalogue, and the before/after with the alpha as the one added."""
+    alpha of the catalogue, and the before/after with the alpha as the one added. One combination is
+    shown (issue 47, item 4): After is the combination on screen, the alpha at its weight there (50%),
+    Before it without the alpha; the weight that maximises the information ratio is a suggestion apart."""
     visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{OTHER}")
     page = visit.page
     assert page.get_attribute("#open-combine", "href") == f"#/combine?add={OTHER}"
@@ -731,26 +792,61 @@ def test_the_combine_link_adds_the_alpha_to_a_production_alpha(site: Site, tab: 
     partner = next(r["alpha_id"] for r in production if r["alpha_id"] != OTHER)
     page.click("#open-combine")
     page.wait_for_function(
-        "(alpha) => document.querySelector('#contribution-summary')?.innerText.includes(`Weight of ${alpha} `)",
+        "(alpha) => document.querySelector('#contribution-summary')?.innerText.includes(`Weight of ${alpha} `)"
+        " && document.querySelector('#contribution-suggestion')",
         arg=OTHER,
     )
     fragment = page.evaluate("location.hash")
     query = dict(httpx.QueryParams(fragment.split("?", 1)[1]))
     assert query["alphas"] == f"{partner},{OTHER}" and query["add"] == OTHER, fragment
-    # The weights come with the combination's own answer, which may arrive after the contribution's.
+    # The weights come with the combination's own answer.
     page.wait_for_function("() => document.querySelectorAll('table.combine-weights tbody th').length > 0")
     assert cell_texts(page, "table.combine-weights tbody th") == [partner, OTHER]
     assert page.input_value("#contribution-alpha") == OTHER
+    combined = site.api(
+        "/v1/analytics/combine", site.keys.full, alphas=f"{partner},{OTHER}", weighting="equal", limit=5000
+    ).json()
+    meta = combined["meta"]
+    assert [w["weight"] for w in meta["weights"]] == [0.5, 0.5]
+    # The before/after asked at the weights on screen, over the combination's sessions.
     data = site.api(
+        f"/v1/alphas/{OTHER}/analytics/contribution",
+        site.keys.full,
+        reference=f"{partner},{OTHER}",
+        weighting="given",
+        weights="0.5,0.5",
+        **{"from": combined["data"][0]["date"], "to": combined["data"][-1]["date"]},
+    ).json()["data"]
+    assert data["reference"]["alphas"] == [partner] and data["reference"]["alpha_excluded"]
+    assert data["weight"] == {"value": 0.5, "chosen": "given"}
+    shown = contribution_rows(page)
+    assert_contribution_shown(page, shown, data)
+    assert_after_is_the_combination(shown, meta["figures"])
+    assert page.get_attribute("#contribution-summary", "data-weight") == "0.5"
+    summary = page.inner_text("#contribution-summary")
+    assert summary.startswith(f"Weight of {OTHER} after: 50.00% (its weight in the combination above)"), (
+        summary
+    )
+    assert (
+        f"After is the combination above, at its weights, over its {meta['sessions']} sessions"
+        in page.inner_text("#contribution-sessions")
+    )
+    # The optimal weight: the route's answer for the rest with the alpha, named, apart, not drawn.
+    optimal = site.api(
         f"/v1/alphas/{OTHER}/analytics/contribution", site.keys.full, reference=partner, weighting="equal"
     ).json()["data"]
-    assert data["reference"]["alphas"] == [partner] and not data["reference"]["alpha_excluded"]
-    rows = page.eval_on_selector_all(
-        "#contribution-results tbody tr",
-        "trs => trs.map(tr => [tr.querySelector('th').dataset.figure, tr.children[1].dataset.value,"
-        " tr.children[2].dataset.value])",
+    assert optimal["weight"]["chosen"] == "optimal" and not close(optimal["weight"]["value"], 0.5, 1e-3)
+    assert close(
+        float(page.get_attribute("#contribution-suggestion", "data-weight")), optimal["weight"]["value"]
     )
-    assert_contribution_shown(page, {name: [before, after] for name, before, after in rows}, data)
+    assert close(
+        float(page.get_attribute("#contribution-suggestion", "data-information-ratio")),
+        optimal["after"]["information_ratio"]["value"],
+    )
+    assert not close(
+        float(shown["information_ratio"][1]), optimal["after"]["information_ratio"]["value"], 1e-9
+    )
+    assert not page.query_selector("#contribution-use-suggestion")  # the combination's weights are above
     # A smaller drawdown is the better change (green), a larger one the worse.
     change = data["change"]["max_drawdown_pct"]["value"]
     assert tone(page, "#contribution-results [data-figure='max_drawdown_pct'] ~ td:nth-child(4)") == {
@@ -758,7 +854,52 @@ def test_the_combine_link_adds_the_alpha_to_a_production_alpha(site: Site, tab: 
     }
     assert tone(page, "#contribution-results [data-figure='volatility'] ~ td:nth-child(4)") == set()
     assert not [r.url for r in visit.responses if r.status >= 400]
+    page.locator("#contribution").scroll_into_view_if_needed()
     keep_screenshot(page, tmp_path, "combine-from-alpha.png")
+    check_clean(site, visit)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    "weighting",
+    [{"weighting": "given", "weights": "0.5,0.3,0.2"}, {"weighting": "max_ir", "fit_to": "2021-06-30"}],
+    ids=["given", "max_ir-fit_to"],
+)
+def test_the_alpha_added_is_shown_at_its_weight_in_the_combination_on_screen(
+    site: Site, tab: Any, tmp_path: Path, weighting: dict[str, str]
+) -> None:
+    """Whatever the weighting, After is the combination drawn above (its figures to 1e-9, over its
+    sessions, after fit_to when its weights were fitted up to a date): the alpha at the weight the
+    combination route served for it."""
+    members = [ALPHA, "Test_small_universe", OTHER]
+    query = {"alphas": ",".join(members), "add": OTHER, **weighting}
+    visit = open_dashboard(site, tab, site.keys.full, f"#/combine?{httpx.QueryParams(query)}")
+    page = visit.page
+    page.wait_for_selector("#combine-results table.combine-weights")
+    page.wait_for_function(
+        "() => document.querySelector('#contribution-summary')?.dataset.chosen === 'given'"
+        " && document.querySelector('#contribution-suggestion')"
+    )
+    combined = site.api(
+        "/v1/analytics/combine", site.keys.full, alphas=",".join(members), limit=5000, **weighting
+    ).json()
+    meta = combined["meta"]
+    served = {w["alpha"]: w["weight"] for w in meta["weights"]}
+    shown = contribution_rows(page)
+    assert_after_is_the_combination(shown, meta["figures"])
+    assert close(float(page.get_attribute("#contribution-summary", "data-weight")), served[OTHER])
+    data = site.api(
+        f"/v1/alphas/{OTHER}/analytics/contribution",
+        site.keys.full,
+        reference=",".join(w["alpha"] for w in meta["weights"]),
+        weighting="given",
+        weights=",".join(repr(w["weight"]) for w in meta["weights"]),
+        **{"from": combined["data"][0]["date"], "to": combined["data"][-1]["date"]},
+    ).json()["data"]
+    assert data["sessions"] == meta["sessions"]
+    assert_contribution_shown(page, shown, data)
+    page.locator("#contribution").scroll_into_view_if_needed()
+    keep_screenshot(page, tmp_path, f"combine-added-{weighting['weighting']}.png")
     check_clean(site, visit)
 
 

@@ -5,10 +5,11 @@
 // combined curve against the market benchmark, with the weights, which sessions fitted them, the figures, the
 // correlation matrix as a heatmap and the diversification ratio; the answer's warnings (in-sample
 // weights, a weighting that shorts an alpha) head it. Beneath, what adding one more alpha does to that
-// combination: the same set, weighting, weights, fit_to and window (contribution_panel.js).
+// combination, at the weights on screen (contribution_panel.js): one combination is shown.
 //
-// `add=x` (the "Combine…" link of x's page) makes x the alpha added: the before/after adds x to the
-// rest of the combination, and shows it at once. Alone (`#/combine?add=x`), x is combined with the
+// `add=x` (the "Combine…" link of x's page) makes x the alpha added: the before/after is the
+// combination without x against the combination shown (x at its weight above), shown at once, and
+// the weight of x that maximises the information ratio is a suggestion beside it. Alone (`#/combine?add=x`), x is combined with the
 // first production alpha of the catalogue the key may read (GET /v1/analytics/screen?production=true),
 // or, for a key without the screener, the first other alpha of the listing.
 
@@ -108,16 +109,21 @@ export async function renderCombine(main, context) {
   const combination = { weighting, ...span };
   if (weighting === "given") combination.weights = given.join(",");
   if (fitTo) combination.fit_to = fitTo;
+  const params = { alphas: chosen.join(","), ...combination };
+  // One request of the combination: drawn above, and its served weights and sessions are those the
+  // before/after of the alpha it holds is asked at.
+  const combined = chosen.length ? apiGetAll("/v1/analytics/combine", params, { limit: 500, signal }) : null;
   contribution.hidden = false;
-  if (added && chosen.includes(added)) {
-    // The before/after adds `added` to the rest: the rest keeps its own weights.
-    const rest = chosen.filter((a) => a !== added);
-    const restCombination = { ...combination };
-    if (weighting === "given") restCombination.weights = given.filter((_, i) => chosen[i] !== added).join(",");
-    renderContribution(contribution, alphas, rest, context, restCombination, added);
-  } else {
-    renderContribution(contribution, alphas, chosen, context, chosen.length ? combination : null);
-  }
+  const holds = Boolean(added) && chosen.includes(added);
+  // Where the suggested weight of `added` comes from: the rest of the combination, weighted as above.
+  const rest = holds ? { reference: chosen.filter((a) => a !== added), params: { ...combination } } : null;
+  if (rest && weighting === "given") rest.params.weights = given.filter((_, i) => chosen[i] !== added).join(",");
+  renderContribution(
+    contribution,
+    alphas,
+    { chosen, combination: chosen.length ? combination : null, added: holds ? added : "", combined: combined ? combined.catch(() => null) : null, rest },
+    context,
+  );
   if (chosen.length === 0) {
     fill(results, note("Tick two alphas or more."));
     return;
@@ -127,10 +133,9 @@ export async function renderCombine(main, context) {
     const report = h("a", { href: `#/report?${new URLSearchParams({ alphas: chosen.join(",") })}`, id: "combine-report" }, "Printable report comparing these alphas");
     form.append(h("p", {}, report));
   }
-  const params = { alphas: chosen.join(","), ...combination };
   let answer;
   try {
-    answer = await apiGetAll("/v1/analytics/combine", params, { limit: 500, signal });
+    answer = await combined;
   } catch (error) {
     showError(results, error, "The combination could not be read");
     return;
