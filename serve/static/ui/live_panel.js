@@ -219,7 +219,7 @@ function consistencyText(consistency) {
     h("span", { class: `badge ${verdict.className}`, id: "live-verdict", "data-verdict": consistency.verdict }, verdict.text),
     " ",
     h("code", {}, consistency.test),
-    `: the ${lowerFirst(figureName("psr"))} (PSR) of the out-of-sample daily returns against the in-sample Sharpe ratio, the probability that the live part's true Sharpe ratio is at least the in-sample one. `,
+    `: the ${lowerFirst(figureName("psr"))} (PSR) of the out-of-sample daily returns against the in-sample Sharpe ratio, the probability that the out-of-sample part's true Sharpe ratio is at least the in-sample one. `,
     probability && probability.value != null
       ? h(
           "span",
