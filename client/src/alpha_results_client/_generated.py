@@ -2727,8 +2727,9 @@ class NameAttribution(ApiStruct, kw_only=True, frozen=True):
     """Share of the names' window P&L made by the name: the name's window P&L over the names' window
     P&L (the sum of net_pnl over every name and session of the window: the ledger's cash carry and
     rounding adjustment belong to no name and are left out of it, see totals); the shares of all
-    names add up to 1, and in a window whose names lost money in sum a name that made money has a
-    negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    names add up to 1; not measurable when the names' P&L is not positive (a share of a loss or of
+    nothing is no share: in a losing window a name that made money would have a negative 'share' and
+    a losing name one above 1)
     """
 
 
@@ -2778,8 +2779,9 @@ class LegPart(ApiStruct, kw_only=True, frozen=True):
     """Share of the names' window P&L made by the series tested: the name's window P&L over the names'
     window P&L (the sum of net_pnl over every name and session of the window: the ledger's cash
     carry and rounding adjustment belong to no name and are left out of it, see totals); the shares
-    of all names add up to 1, and in a window whose names lost money in sum a name that made money
-    has a negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    of all names add up to 1; not measurable when the names' P&L is not positive (a share of a loss
+    or of nothing is no share: in a losing window a name that made money would have a negative
+    'share' and a losing name one above 1)
     """
 
     names: int | None
@@ -2826,8 +2828,9 @@ class SectorPart(ApiStruct, kw_only=True, frozen=True):
     """Share of the names' window P&L made by the series tested: the name's window P&L over the names'
     window P&L (the sum of net_pnl over every name and session of the window: the ledger's cash
     carry and rounding adjustment belong to no name and are left out of it, see totals); the shares
-    of all names add up to 1, and in a window whose names lost money in sum a name that made money
-    has a negative share (it offset part of the loss); not measurable when the names' P&L is 0
+    of all names add up to 1; not measurable when the names' P&L is not positive (a share of a loss
+    or of nothing is no share: in a losing window a name that made money would have a negative
+    'share' and a losing name one above 1)
     """
 
     names: int | None
@@ -2921,8 +2924,8 @@ class Fragility(ApiStruct, kw_only=True, frozen=True):
     top_1pct_days_share: AnalyticsStat
     """Share of the window's P&L made by its best 1% of days: the P&L of the k sessions of largest P&L
     over the window's P&L (totals.pnl), k = ceil(1 x sessions / 100), at least 1 (15 of 1,406
-    sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in
-    sum)
+    sessions for 1%); above 1 when the other days lost in sum; not measurable when the window's P&L
+    is not positive (a share of a loss is no share)
     """
 
     top_5pct_days: int | None
@@ -2931,8 +2934,8 @@ class Fragility(ApiStruct, kw_only=True, frozen=True):
     top_5pct_days_share: AnalyticsStat
     """Share of the window's P&L made by its best 5% of days: the P&L of the k sessions of largest P&L
     over the window's P&L (totals.pnl), k = ceil(5 x sessions / 100), at least 1 (15 of 1,406
-    sessions for 1%); not measurable when the window's P&L is 0 (above 1 when the other days lost in
-    sum)
+    sessions for 1%); above 1 when the other days lost in sum; not measurable when the window's P&L
+    is not positive (a share of a loss is no share)
     """
 
 
@@ -5412,8 +5415,8 @@ class Event(ApiStruct, kw_only=True, frozen=True):
     """
 
     data: dict[str, Any]
-    """What the event says, its keys set by its type (docs/events.md, 'What is recorded'); in the CSV,
-    Arrow and Parquet pages one JSON text column.
+    """What the event says, its keys set by its type (docs/events.md, 'What is recorded'; one Struct
+    per type, docs/reference.md 'Events'); in the CSV, Arrow and Parquet pages one JSON text column.
     """
 
 
@@ -5464,8 +5467,8 @@ class StreamedEvent(ApiStruct, kw_only=True, frozen=True):
     """
 
     data: dict[str, Any]
-    """What the event says, its keys set by its type (docs/events.md, 'What is recorded'); in the CSV,
-    Arrow and Parquet pages one JSON text column.
+    """What the event says, its keys set by its type (docs/events.md, 'What is recorded'; one Struct
+    per type, docs/reference.md 'Events'); in the CSV, Arrow and Parquet pages one JSON text column.
     """
 
 
