@@ -89,6 +89,9 @@ export function loadLive(body, alpha, { signal, split }) {
     }
     if (ticket !== latest) return null;
     renderLive(content, answer);
+    // The panel is named by its split: "live" only after an approval (issue 47).
+    const heading = body.closest("section")?.querySelector("h2");
+    if (heading) heading.textContent = afterSplit(answer.data.split_origin).title;
     split?.publish(answer.data.split_date, answer.data.split_origin);
     return answer;
   }
