@@ -19,39 +19,39 @@ import pytest
 from serve.identity import open_store
 from serve.warm import ImportWatch
 from tests.bench.first_request_bench import families
+from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key
-from tests.shared_servers import SharedServer
 
 IMPORTED = "after the worker was ready"
 
 
-def test_no_request_of_any_route_family_imports_a_module(
-    shared_server: SharedServer, demo_lake: Path
-) -> None:
-    store = open_store(shared_server.keystore_url)
+def test_no_request_of_any_route_family_imports_a_module(demo_lake: Path, tmp_path: Path) -> None:
+    # A server of its own: every route family's first request after the start is this test's (a
+    # shared server's earlier requests, by other tests, would have made them already).
+    keystore_url = f"sqlite:///{tmp_path}/keys.sqlite3"
+    store = open_store(keystore_url)
     try:
         admin = issue_key(store, role="admin")
     finally:
         store.close()
     alphas = sorted(p.name for p in (demo_lake / "alphas").iterdir() if (p / "_current.json").exists())
     asked = {}
-    with httpx.Client(
-        base_url=f"http://127.0.0.1:{shared_server.port}", headers=admin.headers, timeout=60
-    ) as c:
-        # Each alpha in turn (the warm-up computed one of them): a figure's first use on any build.
-        for alpha, other in zip(alphas, alphas[1:] + alphas[:1], strict=True):
-            for family, path in families(alpha, other).items():
-                response = c.get(path)
-                asked[f"{family} {alpha}"] = response.status_code
-    answered = {k: status for k, status in asked.items() if status == 200}
-    # Nearly every family answers 200 on the demo lake (a few refuse an alpha without analytics
-    # tables or a ledger with a 4xx, which exercises their refusal path instead).
-    assert len(answered) >= 0.8 * len(asked), {k: s for k, s in asked.items() if s != 200}
-    warned = [line for line in shared_server.output if IMPORTED in line]
-    assert warned == [], "\n".join(warned)
-    # The watch is live: the server said it warmed, with the figures of one of the lake's alphas.
-    warmed = [line for line in shared_server.output if "serve.warm" in line and "warmed in" in line]
-    assert warmed and any(alpha in warmed[0] for alpha in alphas), shared_server.output[:20]
+    with serving(demo_lake, keystore_url, workers=1) as (port, output):
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=admin.headers, timeout=60) as c:
+            # Each alpha in turn (the warm-up computed one of them): a figure's first use on any build.
+            for alpha, other in zip(alphas, alphas[1:] + alphas[:1], strict=True):
+                for family, path in families(alpha, other).items():
+                    response = c.get(path)
+                    asked[f"{family} {alpha}"] = response.status_code
+        answered = {k: status for k, status in asked.items() if status == 200}
+        # Nearly every family answers 200 on the demo lake (a few refuse an alpha without analytics
+        # tables or a ledger with a 4xx, which exercises their refusal path instead).
+        assert len(answered) >= 0.8 * len(asked), {k: s for k, s in asked.items() if s != 200}
+        warned = [line for line in output if IMPORTED in line]
+        assert warned == [], "\n".join(warned)
+        # The watch is live: the server said it warmed, with the figures of one of the lake's alphas.
+        warmed = [line for line in output if "serve.warm" in line and "warmed in" in line]
+        assert warmed and any(alpha in warmed[0] for alpha in alphas), output[:20]
 
 
 def test_the_watch_names_a_module_a_request_imported(
