@@ -205,6 +205,8 @@ export const FIGURES = {
   p_value: { name: "p-value", better: "lower" },
   decay_ratio: { name: "Decay ratio", better: "higher" },
   fragility: { name: "Information ratio kept without the best 5 days", better: "higher" },
+  // /analytics/residual's own figures: another definition, another name (issue 46).
+  "residual.information_ratio": { name: "Appraisal ratio (beyond SPY and the reference set)", better: "higher", signed: true },
   residual_information_ratio: { name: "Information ratio beyond the reference set and SPY", better: "higher" },
   residual_t_stat: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },
 };

@@ -28,7 +28,7 @@ export function residualBlock(answer) {
   return [
     warningList(answer.meta && answer.meta.warnings),
     summary,
-    entryTable(entriesOf(data), { className: "data entries residual" }),
+    entryTable(entriesOf(data), { className: "data entries residual", answer: "residual" }),
     betas.length ? table(["Reference alpha", "Beta"], betas, { className: "data residual-betas" }) : null,
   ].filter(Boolean);
 }

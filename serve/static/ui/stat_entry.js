@@ -49,18 +49,20 @@ export function entriesOf(object, prefix = "") {
 }
 
 /** The row header of a figure: its name (labels.js) and the key the API serves it under. */
-export function figureHeader(name, entry) {
+export function figureHeader(name, entry, answer = "") {
   // An ICIR says its basis, read off its entry (annualised, or per week as /metrics may serve it).
-  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(name);
+  // `answer` names the route when a field's name means something else there ("residual.
+  // information_ratio" is an appraisal ratio): one name, one meaning on a page.
+  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(answer ? `${answer}.${name}` : name);
   return h("th", { scope: "row", "data-figure": name }, label, " ", h("code", {}, name));
 }
 
 /** A table of named entries: figure, value, unit (as shown), status (with the reason when withheld). */
-export function entryTable(named, { className = "data entries" } = {}) {
+export function entryTable(named, { className = "data entries", answer = "" } = {}) {
   return table(
     ["Figure", "Value", "Unit", "Status"],
     named.map(([name, entry]) => [
-      figureHeader(name, entry),
+      figureHeader(name, entry, answer),
       entryCell(entry, name),
       entry ? unitText(entry.unit) : DASH,
       [statusText(entry), detailOf(entry)].filter(Boolean).join(" · "),
