@@ -58,8 +58,7 @@ from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers
 from datasets.queries import Page, page_of
 from datasets.reader import AlphaBuild, BuildView, LakeReader
-from datasets.series import BenchmarkSeries, benchmark_series
-from schemas import choices, wire
+from schemas import choices
 from schemas.bodies.analytics import Costs, Significance
 from schemas.bodies.attribution import Attribution
 from schemas.bodies.capacity import Capacity
@@ -166,7 +165,7 @@ class Figures:
         view = self._analytics_build(alpha)
         book = self._book(view, q.book)
         return risk.risk_payload(
-            view, book, (q.start, q.end), FULL_ACCESS, self._market(), warnings or Warnings()
+            view, book, (q.start, q.end), FULL_ACCESS, self.reading().market(), warnings or Warnings()
         )
 
     def live(
@@ -361,14 +360,6 @@ class Figures:
         """The lake as a reader of everything reads it now, with these standings (`analytics.reading`):
         the one inputs object every answer over the catalogue is computed from."""
         return Reading(self.reader, EVERYTHING, lambda: self.standings, policy or default_policy())
-
-    def _market(self) -> BenchmarkSeries:
-        """The market benchmark's daily series (`schemas.wire.MARKET_BENCHMARK`), as the server reads it: `BenchmarkMissing`
-        when the lake does not publish it."""
-        symbol = wire.MARKET_BENCHMARK
-        view = self.reader.benchmark_view(symbol)
-        assert view is not None  # opened, or BenchmarkMissing raised
-        return benchmark_series(view, symbol)
 
 
 def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:
