@@ -19,18 +19,18 @@ from typing import Any
 
 from cli.access import KeyAccess, clamp_warning
 from cli.main import console_script
-from serve.context import AllowList
-from serve.identity.access import callable_endpoints, clamp, endpoint_allow
-from serve.identity.backends import open_store
-from serve.identity.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
-from serve.identity.store import (
+from core.context import AllowList
+from access.access import callable_endpoints, clamp, endpoint_allow
+from access.backends import open_store
+from access.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
+from access.store import (
     DEFAULT_KEYSTORE_URL,
     IdentityError,
     KeyStoreUnavailable,
     SqlKeyStore,
 )
-from serve.identity.tokens import ENVIRONMENTS, display_prefix
-from serve.settings import Settings
+from access.tokens import ENVIRONMENTS, display_prefix
+from core.settings import Settings
 
 # -- argument syntax ----------------------------------------------------------------------
 

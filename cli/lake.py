@@ -206,7 +206,7 @@ def record_events(
 ) -> StepReport:
     """The run's events (`pipeline.events`), into the deployment's records (docs/events.md)."""
     from pipeline.events import events_step
-    from serve.settings import ENV_PREFIX, Settings
+    from core.settings import ENV_PREFIX, Settings
 
     settings = Settings.from_env()
     named = args.keystore is not None or f"{ENV_PREFIX}KEYSTORE_URL" in os.environ

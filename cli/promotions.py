@@ -21,7 +21,7 @@ import json
 import sys
 from typing import Any
 
-from serve.settings import Settings
+from core.settings import Settings
 
 
 def _date(text: str) -> dt.date:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.main import console_script
-from serve.settings import Settings
+from core.settings import Settings
 
 DEMO_SEALS = "var/seals"
 """Where the full demo corpus is written (and built from, in the background: `FullDemo`)."""
@@ -215,7 +215,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
 def keys_exist_message() -> str:
     """What a later `serve --init-demo` says: the demo tokens are not shown again, and the commands
     that make another key (README.md, "Create your own key")."""
-    from serve.identity.demo import DEMO_ADMIN_EMAIL
+    from access.demo import DEMO_ADMIN_EMAIL
 
     cli = console_script()
     return "\n".join(
@@ -270,8 +270,8 @@ def init_demo(settings: Settings) -> None:
     else:
         index_if_absent(settings.lake)
     from cli.access import KeyAccess
-    from serve.identity import ensure_demo_identities, open_store
-    from serve.identity.demo import DEMO_IDENTITIES, limits_text
+    from access import ensure_demo_identities, open_store
+    from access.demo import DEMO_IDENTITIES, limits_text
 
     store = open_store(settings.keystore_url)
     try:

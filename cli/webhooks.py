@@ -26,10 +26,10 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from serve.settings import Settings
+from core.settings import Settings
 
 if TYPE_CHECKING:
-    from serve.webhooks import Registry, Webhook
+    from delivery.webhooks import Registry, Webhook
 
 
 def _positive(text: str) -> float:
@@ -187,7 +187,7 @@ def _answer(args: argparse.Namespace, work: Callable[[Registry], Any]) -> int:
     """Open the registry (`--keystore`, else the server's), print `work(registry)` as JSON and
     close it; a refusal (`WebhookRefused`: the database, an unknown key or webhook, a URL) is one
     line on stderr and exit 1."""
-    from serve.webhooks import WebhookRefused, open_registry
+    from delivery.webhooks import WebhookRefused, open_registry
 
     try:
         registry = open_registry(args.keystore or Settings.from_env().keystore_url)
@@ -209,7 +209,7 @@ def _refused(exc: Exception) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from serve.webhooks import register
+    from delivery.webhooks import register
 
     settings = Settings.from_env()
     warnings: list[str] = []
@@ -242,7 +242,7 @@ def _add(args: argparse.Namespace) -> int:
 
 def _shown(registry: Registry, webhook: Webhook, with_secret: bool = False) -> dict[str, Any]:
     """A webhook as printed, with the keys its deliveries are signed with now."""
-    from serve.webhooks import as_json
+    from delivery.webhooks import as_json
 
     keys = registry.records.webhooks.signing_keys(webhook.id, dt.datetime.now(dt.UTC))
     return as_json(webhook, registry.records.cursors, keys, with_secret=with_secret)
@@ -258,7 +258,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _rotate(args: argparse.Namespace) -> int:
-    from serve.webhooks import rotate
+    from delivery.webhooks import rotate
 
     def rotated(registry: Registry) -> Any:
         webhook = rotate(registry, args.webhook_id, args.keep_old_for, ed25519=args.ed25519)
@@ -277,7 +277,7 @@ def _rotate(args: argparse.Namespace) -> int:
 
 
 def _attempts(args: argparse.Namespace) -> int:
-    from serve.webhooks import attempt_json, found
+    from delivery.webhooks import attempt_json, found
 
     def attempts(registry: Registry) -> Any:
         if registry.records.webhooks.get(args.webhook_id) is None:  # a removed one keeps its attempts
@@ -291,7 +291,7 @@ def _attempts(args: argparse.Namespace) -> int:
 
 
 def _change(args: argparse.Namespace) -> int:
-    from serve.webhooks import change_state
+    from delivery.webhooks import change_state
 
     def change(registry: Registry) -> Any:
         changed = change_state(
@@ -303,7 +303,7 @@ def _change(args: argparse.Namespace) -> int:
 
 
 def _deliver(args: argparse.Namespace) -> int:
-    from serve.deliveries import Options, Schedule, run_worker
+    from delivery.deliveries import Options, Schedule, run_worker
 
     settings = Settings.from_env()
     options = Options(

@@ -17,7 +17,7 @@ def as_recorded(snapshot: Snapshot) -> Snapshot:
 
 def decision_of(promotion: Promotion, shown: Callable[[Snapshot], Snapshot] = as_recorded) -> Decision:
     """The decision, its snapshot as `shown` shows it (as recorded: the command line's; a key's:
-    `serve.event_answers.shown_snapshot`)."""
+    `delivery.event_answers.shown_snapshot`)."""
     return Decision(
         action=promotion.action,
         as_of=promotion.as_of,

@@ -10,7 +10,7 @@ never hangs it: `Unavailable` (503 `upstream_unavailable` on a request).
 
 `ChangeListener` is a second connection of a process's own that LISTENs on a channel and says
 whether it can vouch for having heard every notification (the server's identity cache,
-serve/identity/cache.py).
+access/cache.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One SQL database, SQLite or PostgreSQL, behind one call: `execute(sql, params)`.
 
-The key store (serve/identity/) and the records (promotions, events, webhooks: this package) keep
+The key store (access/) and the records (promotions, events, webhooks: this package) keep
 their tables in the same database, named by one URL (`keystore_url`): `sqlite:///relative/path`,
 `sqlite:////absolute/path`, `sqlite:///:memory:` or `postgresql://...`. A store builds on a
 `Database` and states its rules once; the backends here only open connections, create tables and

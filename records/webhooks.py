@@ -1,9 +1,9 @@
 """Webhooks: where a key's events are pushed, how far each delivery has come, every attempt, and
 the lease that makes one worker the deliverer.
 
-A webhook is registered by the operator for one key (`serve/webhooks.py`, `alpha-results webhooks
+A webhook is registered by the operator for one key (`delivery/webhooks.py`, `alpha-results webhooks
 add`) and receives, in order, the events that key may see when each is delivered (the delivery
-worker, `serve/deliveries.py`, decides that; this module only stores). Its progress is durable:
+worker, `delivery/deliveries.py`, decides that; this module only stores). Its progress is durable:
 every event up to `delivered_through` is done, so a worker that restarts resumes where the last
 one stopped, and re-delivers an event whose delivery it never recorded (at least once).
 
@@ -439,7 +439,7 @@ class Webhooks:
 
     def event_ids_after(self, after: int, limit: int) -> list[tuple[int, dt.datetime]]:
         """The ids of the events after `after` and when each was created, in order (the worker's
-        horizon, `serve.deliveries`)."""
+        horizon, `delivery.deliveries`)."""
         rows, _ = self._database.execute(
             "SELECT id, created_at FROM events WHERE id > ? ORDER BY id LIMIT ?", (after, limit)
         )

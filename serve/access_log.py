@@ -32,7 +32,7 @@ from litestar.utils import normalize_path
 
 from serve.auth import OTHER_METHODS
 from serve.exchange import exchange_of
-from serve.identity.tokens import redact_tokens
+from access.tokens import redact_tokens
 
 log = logging.getLogger("serve.access")
 _encode = msgspec.json.Encoder().encode

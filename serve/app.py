@@ -35,7 +35,7 @@ from analytics.policy import load_policy
 from datasets import answers
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.reader import LakeReader, LakeUnavailable
-from serve import errors
+from core import errors
 from serve.access_log import access_log_middleware
 from serve.analytics_doc import shared_analytics_doc
 from serve.auth import (
@@ -47,7 +47,7 @@ from serve.auth import (
 )
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
-from serve.deferred_store import open_store_or_defer
+from access.deferred_store import open_store_or_defer
 from serve.endpoints import registry_version
 from serve.envelope import (
     CONTENT_TYPE_OPTIONS,
@@ -58,10 +58,10 @@ from serve.envelope import (
 )
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
-from serve.identity.authenticate import authenticate_async
-from serve.identity.cache import IdentityCache, identity_cache
-from serve.identity.tokens import redact_tokens
-from serve.identity.usage_ledger import SqlUsageLedger
+from access.authenticate import authenticate_async
+from access.cache import IdentityCache, identity_cache
+from access.tokens import redact_tokens
+from access.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, open_limiter
 from serve.mcp.mount import mounted as mcp_mounted
 from serve.mcp.tools import tool_hashes
@@ -70,7 +70,7 @@ from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
-from serve.settings import Settings
+from core.settings import Settings
 from serve.sharing import protocol as sharing_protocol
 from serve.slow_clients import slow_client_budget
 from serve.warm import ImportWatch, warm
@@ -295,7 +295,7 @@ def create_app(
     records (promotions, events) from the key store's database. An app given `authenticate` or a
     `store` keeps the `records` it is given (none: no alpha is approved, no decision served). The
     store the app opens is read through the identity cache that the store's changes invalidate
-    (serve/identity/cache.py); a store passed in is read on every request.
+    (access/cache.py); a store passed in is read on every request.
     """
     settings = settings or Settings.from_env()
     opened_limiter: Any = None  # a limiter passed in belongs to the caller, who starts and closes it

@@ -36,9 +36,9 @@ from litestar.datastructures import State
 from alpha_results_seal.storage import Storage
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
-from serve import errors
+from core import errors
 from serve.auth import services_of
-from serve.identity.tokens import KEY_ID_LENGTH
+from access.tokens import KEY_ID_LENGTH
 
 log = logging.getLogger("serve.archives")
 

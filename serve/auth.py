@@ -3,7 +3,7 @@
 The router has already answered unknown paths; these guards run in order on a matched route:
 1. `only_get`: any method other than GET is 404 `method_not_allowed` before a key is read;
 2. `authenticate_caller`: a key in the query string is refused (401 `missing_api_key`), then the
-   bearer key becomes a `Caller` (serve.identity), then the endpoint allow-list by registry id
+   bearer key becomes a `Caller` (access), then the endpoint allow-list by registry id
    (403 `endpoint_not_allowed`);
 3. `apply_limits`: the key's rate envelope and monthly quota (serve.limits); `/v1/health` is
    never metered.
@@ -33,20 +33,20 @@ from litestar.handlers.base import BaseRouteHandler
 from analytics.policy import Policy, default_policy
 from datasets.reader import LakeReader
 from schemas.registry import BY_ID
-from serve import errors
-from serve.context import Caller
+from core import errors
+from core.context import Caller
 from serve.exchange import Exchange, exchange_of
-from serve.identity.authenticate import CHALLENGE, bearer_token, reject_key_in_query
-from serve.identity.tokens import parse_token
+from access.authenticate import CHALLENGE, bearer_token, reject_key_in_query
+from access.tokens import parse_token
 from serve.limits.model import SELF_SERVICE_LIMITS, Limits
-from serve.settings import Settings
+from core.settings import Settings
 
 log = logging.getLogger("serve.auth")
 
 T = TypeVar("T")
 
 Authenticator = Callable[[str | None, str, datetime], Caller | Awaitable[Caller]]
-"""(Authorization header, client address, now) -> Caller, or raises a serve.errors error. The app's
+"""(Authorization header, client address, now) -> Caller, or raises a core.errors error. The app's
 own (over the key store, `serve.app.default_authenticator`) is a coroutine function; tests pass
 plain functions, which run on the event loop."""
 
@@ -61,7 +61,7 @@ class Services:
     registry_version: str  # of the endpoints the app mounts (serve.endpoints), for /v1/health and /v1/me
     analytics_doc: Mapping[str, Any]  # the `/analytics/_doc` block, derived from the declarations
     limiter: Any | None = None  # serve.limits.Limiter
-    store: Any | None = None  # serve.identity key store
+    store: Any | None = None  # access key store
     checks_policy: Policy = field(default_factory=default_policy)  # /analytics/checks' thresholds
     records: Any | None = None  # serve.records.RecordsSource: promotions and events; None: none kept
     metrics: Any | None = None  # serve.prometheus.ServerMetrics when ALPHA_RESULTS_PROMETHEUS is on

@@ -17,12 +17,12 @@ from litestar import Request
 from litestar.di import Provide
 
 from datasets.reader import LakeReader
-from serve import errors
+from core import errors
 from serve.archives import ArchiveSigner, signer_of
 from serve.auth import call_backends, services_of
-from serve.identity import KeyRecord
+from access import KeyRecord
 from serve.limits import WINDOW_NAMES, Limits
-from serve.settings import Settings
+from core.settings import Settings
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ T = TypeVar("T")
 class KeyBackends:
     """The key store and the limiter, as the routes that read keys and usage see them."""
 
-    store: Any | None  # serve.identity key store; None only in a test app with its own authenticator
+    store: Any | None  # access key store; None only in a test app with its own authenticator
     limiter: Any | None  # serve.limits.Limiter; None: nothing is metered
 
     def required_store(self) -> Any:

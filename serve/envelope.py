@@ -17,9 +17,9 @@ from litestar import Response
 from schemas.bodies.base import Body
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.service import Error, ErrorBody, Pagination, Warning
-from serve import errors
+from core import errors
 from serve.exchange import exchange_of
-from serve.identity.tokens import redact_tokens
+from access.tokens import redact_tokens
 
 JSON = "application/json"
 REQUEST_ID_HEADER = "X-Request-ID"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from serve.context import Caller
+from core.context import Caller
 
 if TYPE_CHECKING:
     from serve.limits.windows import WindowName

@@ -28,9 +28,9 @@ from datasets.exports import INDEX_PATH, index_entries
 from datasets.reader import BuildView
 from schemas import exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
-from serve import errors
+from core import errors
 from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
-from serve.context import Caller
+from core.context import Caller
 
 log = logging.getLogger("serve.exports")
 

@@ -73,7 +73,7 @@ class HealthMonitor:
         self.deadline = deadline
         self._clock = clock
         probes: dict[str, Callable[[], Any]] = {"lake": lambda: reader.health()}
-        # Looked up per probe: a store opened on first use (serve/deferred_store.py) has no `ping` yet.
+        # Looked up per probe: a store opened on first use (access/deferred_store.py) has no `ping` yet.
         if store is not None:
             probes["keystore"] = lambda: store.ping()
         if limiter is not None:

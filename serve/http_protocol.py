@@ -79,9 +79,10 @@ import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
-from serve import errors, stopping
+from core import errors
+from serve import stopping
 from serve.envelope import CONTENT_TYPE_OPTIONS, JSON, REQUEST_ID_HEADER, error_response, request_id_of
-from serve.settings import Settings
+from core.settings import Settings
 
 log = logging.getLogger("serve.http")
 

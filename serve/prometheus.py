@@ -209,7 +209,7 @@ class Sampler:
     metrics: ServerMetrics
     reader: Any
     limiter: Any | None
-    cache: Any | None  # serve.identity.cache.IdentityCache
+    cache: Any | None  # access.cache.IdentityCache
 
     def __post_init__(self) -> None:
         self._seen: dict[str, int] = {}

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from analytics.access import Access
 from analytics.reading import Scope
 from datasets.served import Catalogue
-from serve.context import AllowList, Caller
+from core.context import AllowList, Caller
 
 
 def readable_mask(caller: Caller, catalogue: Catalogue) -> np.ndarray:

@@ -26,7 +26,7 @@ from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
 from serve import stopping
-from serve.errors import UpstreamUnavailable
+from core.errors import UpstreamUnavailable
 
 T = TypeVar("T")
 log = logging.getLogger("serve.records")

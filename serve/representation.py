@@ -32,7 +32,7 @@ from schemas.bodies.base import field_names
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.service import Pagination
 from schemas.choices import REPRESENTATIONS
-from serve import errors
+from core import errors
 from serve.envelope import Encoded
 from serve.params import chosen_value
 from serve.weights import weighted_members

@@ -15,8 +15,8 @@ from anyio import to_thread
 
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
-from serve import errors
-from serve.context import Caller
+from core import errors
+from core.context import Caller
 
 
 def resolve_alpha(caller: Caller, reader: LakeReader, alpha: str) -> AlphaBuild:

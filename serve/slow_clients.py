@@ -49,10 +49,10 @@ from typing import Any
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from serve import errors
-from serve.context import Caller
+from core import errors
+from core.context import Caller
 from serve.exchange import exchange_of
-from serve.settings import Settings
+from core.settings import Settings
 
 log = logging.getLogger("serve.http")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from analytics.policy import PolicyError, load_policy
 from serve.scrape_token import TokenFileRefused, read_scrape_token
-from serve.settings import Settings
+from core.settings import Settings
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """Where prometheus-client's multiprocess mode keeps each worker's values (serve/prometheus.py)."""

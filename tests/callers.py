@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
-from serve import errors
+from core import errors
 from serve.auth import Authenticator
-from serve.context import AllowList, Caller
+from core.context import AllowList, Caller
 
 DATA_IDS = frozenset(i for i in ALL_IDS if i not in ADMIN_IDS)
 

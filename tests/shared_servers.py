@@ -35,7 +35,7 @@ class SharedServer:
 
     def key(self) -> IssuedKey:
         """A new member key (an account of its own) in the server's key store."""
-        from serve.identity import open_store
+        from access import open_store
         from tests.ops.keys import issue_key
 
         store = open_store(self.keystore_url)
@@ -70,7 +70,7 @@ def short_head_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shar
 
 @pytest.fixture(scope="session")
 def shared_server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
-    from serve.identity import open_store
+    from access import open_store
     from tests.e2e.test_serve_stack import serving
 
     keystore_url = f"sqlite:///{tmp_path_factory.mktemp('shared_server')}/keys.sqlite3"
@@ -83,7 +83,7 @@ def shared_server(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 def two_workers(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
     """`--workers 2` over the demo lake with a malloc arena cap of 3 (not the default 2, so a test
     sees the setting read): the tests of what each worker process does share it."""
-    from serve.identity import open_store
+    from access import open_store
     from tests.e2e.test_serve_stack import serving
 
     keystore_url = f"sqlite:///{tmp_path_factory.mktemp('two_workers')}/keys.sqlite3"

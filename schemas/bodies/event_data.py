@@ -8,7 +8,7 @@ what a key that may not call that route gets withheld, docs/events.md "What a ke
 table of docs/reference.md, "Events", are derived from these declarations.
 
 The Structs describe the data as recorded; a key receives it with the figures it may not read
-withheld (`serve.event_answers`): a block null and named in `withheld`, a check with its value
+withheld (`delivery.event_answers`): a block null and named in `withheld`, a check with its value
 null and a `withheld_reason`.
 """
 

@@ -1,5 +1,5 @@
 """`GET /v1/me` (`Me`) and the rows of `GET /v1/me/keys` (`KeyInventoryRow`), as
-serve/identity/payloads.py builds them, and the envelope and live usage the administrative key
+access/payloads.py builds them, and the envelope and live usage the administrative key
 usage route shares with them. Never a secret or its hash."""
 
 from __future__ import annotations

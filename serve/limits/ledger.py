@@ -2,7 +2,7 @@
 
 The counters that enforce the limits (in-process or Redis) are fast and volatile. The ledger
 keeps each key's day and month counts where credentials already live (the key store, see
-`serve.identity.usage_ledger`), so that:
+`access.usage_ledger`), so that:
 - a restarted Redis (or worker) starts each counter from the ledger instead of from zero;
 - while Redis is unreachable, day and month admissions are counted in the ledger itself, shared
   by every worker;

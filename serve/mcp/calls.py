@@ -20,7 +20,7 @@ import mcp_types as types
 import msgspec
 from litestar.types import ASGIApp, Message
 
-from serve import errors
+from core import errors
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
 from serve.mcp.metering import count_message, summary

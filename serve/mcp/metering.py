@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from serve import errors
+from core import errors
 from serve.auth import count_request
 from serve.envelope import error_response
 from serve.exchange import exchange_of

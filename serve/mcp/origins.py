@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from serve.settings import Settings
+from core.settings import Settings
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")

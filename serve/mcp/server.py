@@ -16,7 +16,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from serve.context import Caller
+from core.context import Caller
 from serve.exchange import exchange_of
 from serve.mcp import prompts
 from serve.mcp.calls import call_route

@@ -31,7 +31,7 @@ import mcp_types as types
 from jsonschema import Draft202012Validator, ValidationError
 
 from schemas.query import params_of, path_params_of
-from serve import errors
+from core import errors
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
 from serve.mcp.untrusted import Path as SealPath

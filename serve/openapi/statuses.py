@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from serve import endpoints, errors
+from core import errors
+from serve import endpoints
 
 ERROR_STATUSES = {
     "400": "Invalid parameters (bad_request, unknown_book)",
@@ -139,7 +140,7 @@ X_CODES = "x-codes"
 
 
 def error_codes() -> dict[str, dict[str, Any]]:
-    """Every error code of `serve.errors` with its HTTP status and default message, by status
+    """Every error code of `core.errors` with its HTTP status and default message, by status
     then code (a generated client makes one exception class of each)."""
     classes = {
         cls.code: cls

@@ -8,7 +8,7 @@
 - `GET /v1/admin/builds` (`admin.builds.list`): every build kept in the lake, current and retained
   previous ones, of every alpha and benchmark.
 
-The endpoint allow-list never opens these ids to a member's key (`serve.identity.access`); the
+The endpoint allow-list never opens these ids to a member's key (`access.access`); the
 handlers check `is_admin` again so a mistake there cannot expose them.
 """
 
@@ -25,11 +25,11 @@ from datasets.queries import page_of
 from schemas.bodies.admin import BuildRow, KeyUsage, Readiness, SourceArchiveState, TableSize
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
-from serve import errors
+from core import errors
 from serve.auth import endpoint_of, limits_from_wire
 from serve.envelope import single
-from serve.identity.payloads import key_usage as key_usage_of
-from serve.identity.payloads import zero_usage
+from access.payloads import key_usage as key_usage_of
+from access.payloads import zero_usage
 from serve.resolve import resolve_alpha
 from serve.routes.base import Context, Ctx, Q
 from serve.routes.declare import route

@@ -34,7 +34,7 @@ from serve import representation, resolve
 from serve.archives import ArchiveSigner, signer_of
 from serve.auth import Services, current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
-from serve.context import Caller
+from core.context import Caller
 from serve.declaration import Handled
 from serve.dependencies import KeyBackends
 from serve.envelope import (

@@ -17,9 +17,9 @@ from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.promotions import Promotions
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
-from serve import errors
+from core import errors
 from serve.envelope import single
-from serve.event_answers import Viewer, shown_snapshot
+from delivery.event_answers import Viewer, shown_snapshot
 from serve.readable import admitted_mask
 from serve.routes.base import Ctx
 from serve.routes.declare import route

@@ -25,7 +25,8 @@ from schemas.bodies.analytics import WINDOW
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import EnvelopeMeta, Single
 from schemas.query import CompareQuery
-from serve import errors, resolve
+from core import errors
+from serve import resolve
 from serve.envelope import single, with_warnings
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route

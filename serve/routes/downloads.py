@@ -13,7 +13,7 @@ with `details.reason`, the code that key gets on the API), nor one that may no l
 file with its grants of now: call the route that signed the URL, read the alpha and its run, call
 the JSON route of an export's rows, and for a raw file read raw books (`grants_refusal`). Each URL answers with the file at most
 `download_fetch_limit` times (a key's URL is its own, and so is its count); the next fetch is 403
-`download_url_expired` with `details.fetch_limit` (serve.identity.download_fetches counts them in
+`download_url_expired` with `details.fetch_limit` (access.download_fetches counts them in
 the key store's database, so every worker and machine shares one count). A fetch is counted
 once the file is open and the answer is about to be the file: a refused or failing fetch before
 that consumes nothing; a transfer broken after the 200 began is counted (see `download_archive`).
@@ -46,7 +46,7 @@ from litestar.response import Stream
 from datasets import layout
 from datasets.faults import BuildDamaged, LakeUnavailable
 from datasets.reader import LakeReader
-from serve import errors
+from core import errors
 from serve.archives import (
     ARCHIVE_OBJECT_PATH,
     DOWNLOAD_ROUTE_PREFIX,
@@ -58,16 +58,16 @@ from serve.archives import (
 from serve.auth import OTHER_METHODS
 from serve.byte_ranges import ByteRange, Unsatisfiable, requested_range
 from serve.compression import SKIP_COMPRESSION
-from serve.context import Caller
+from core.context import Caller
 from serve.dependencies import DEPENDENCIES, KeyBackends
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
-from serve.identity import open_store
-from serve.identity.access import build_caller
-from serve.identity.authenticate import standing_refusal
-from serve.identity.download_fetches import FETCH_UNITS, DownloadFetches, range_units
-from serve.identity.records import AccountRecord, KeyRecord
-from serve.identity.store import KeyStoreUnavailable
-from serve.settings import Settings
+from access import open_store
+from access.access import build_caller
+from access.authenticate import standing_refusal
+from access.download_fetches import FETCH_UNITS, DownloadFetches, range_units
+from access.records import AccountRecord, KeyRecord
+from access.store import KeyStoreUnavailable
+from core.settings import Settings
 
 log = logging.getLogger("serve.downloads")
 
@@ -191,7 +191,7 @@ def _count_fetch(
 
 
 def holder_refusal(key: KeyRecord | None, account: AccountRecord | None, now: datetime) -> str | None:
-    """The error code the holder's key would get on an API request (`serve.identity.authenticate`,
+    """The error code the holder's key would get on an API request (`access.authenticate`,
     in its order), None when it may still make requests."""
     if key is None or account is None:
         return errors.InvalidApiKey.code
@@ -333,7 +333,7 @@ def download_archive(
     # on completion: a count taken after the transfer would let any number of parallel fetches
     # pass the check before the first one finished. A transfer broken after this point counts (the
     # server cannot tell how much the client kept); the limit leaves room for such retries. A
-    # range counts its share of the file (serve.identity.download_fetches).
+    # range counts its share of the file (access.download_fetches).
     units = FETCH_UNITS if wanted is None else range_units(wanted.length, size)
     try:
         _count_fetch(fetches, signature, expires, now, target.unavailable, units)

@@ -3,7 +3,7 @@
 "The feed" and "The stream".
 
 What a key sees is decided by the records in SQL (`records.events.Reader`, made from the caller by
-`serve.event_answers.reader_of`): the page, `has_more` and every cursor are made of the events it may
+`delivery.event_answers.reader_of`): the page, `has_more` and every cursor are made of the events it may
 see, so nothing tells it of another alpha's, not even a count or a gap. A stream re-authenticates
 its key while it is open (at least once per heartbeat interval and before it sends events): a
 revoked key, or one whose allow-lists no longer admit the stream, is cut; narrowed allow-lists
@@ -29,11 +29,12 @@ from records.events import Reader, Wanted
 from schemas.bodies.envelope import Collection
 from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
-from serve import errors, representation, stopping
+from core import errors
+from serve import representation, stopping
 from serve.auth import authenticated, client_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
-from serve.event_answers import Viewer, event_answer, reader_of
+from delivery.event_answers import Viewer, event_answer, reader_of
 from serve.exchange import exchange_of
 from serve.records import EventsPage, RecordsSource
 from serve.routes.base import Context, Ctx
@@ -208,7 +209,7 @@ class EventMessages:
         services = ctx.services
         self.source, self.reader, self.wanted = source, reader, wanted
         self.viewer = Viewer.of(ctx.caller)
-        """What of an event's data the key sees (`serve.event_answers`), as of its last check."""
+        """What of an event's data the key sees (`delivery.event_answers`), as of its last check."""
         self.position, self.cursor = position, cursor
         self.services = services
         self.heartbeat = services.settings.events_heartbeat_seconds

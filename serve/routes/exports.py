@@ -28,7 +28,7 @@ from schemas import choices, exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
-from serve import errors
+from core import errors
 from serve.envelope import single
 from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run

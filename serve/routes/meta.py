@@ -1,7 +1,7 @@
 """Meta routes: `/v1/health` (public, never metered), `/v1/me` and `/v1/me/keys`.
 
 `/v1/health` answers from the health monitor's last state (serve/health.py), on the event loop.
-`/v1/me` answers on the event loop: its key from the identity cache (serve/identity/cache.py; a
+`/v1/me` answers on the event loop: its key from the identity cache (access/cache.py; a
 miss reads the store, in a worker thread on PostgreSQL), its usage from the limiter's answer to
 this request's own hit (`Exchange.counted`), so the numbers are those of the `X-RateLimit-*`
 headers of the same response. `/v1/me/keys` reads the store and the limiter on the event loop
@@ -25,7 +25,7 @@ from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.identity import KeyInventoryRow, Me
 from schemas.bodies.service import Health, HealthLake
 from schemas.query import NoQuery, PageQuery
-from serve import errors
+from core import errors
 from serve.auth import (
     caller_limits,
     limits_from_wire,
@@ -33,12 +33,12 @@ from serve.auth import (
 from serve.envelope import Encoded, json_response, now_iso, single
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
-from serve.identity import key_inventory_row, me_payload
+from access import key_inventory_row, me_payload
 from serve.limits.model import Limits, build_usage
 from serve.params import QueryParams
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
-from serve.settings import Settings
+from core.settings import Settings
 
 
 @cache

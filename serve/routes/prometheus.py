@@ -21,11 +21,11 @@ from anyio import to_thread
 from litestar import Request, Response, get
 from litestar.types import ControllerRouterHandler
 
-from serve import errors
+from core import errors
 from serve.auth import services_of
 from serve.prometheus import backlog_families, read_events_backlog
 from serve.scrape_token import matches, presented, read_scrape_token
-from serve.settings import Settings
+from core.settings import Settings
 
 log = logging.getLogger("serve.prometheus")
 

@@ -34,14 +34,14 @@ from litestar.types import ControllerRouterHandler
 
 from datasets.faults import LakeUnavailable
 from datasets.reader import BuildView, LakeReader
-from serve import errors
+from core import errors
 from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 from serve.auth import OTHER_METHODS, current_caller
-from serve.context import Caller
+from core.context import Caller
 from serve.dependencies import DEPENDENCIES
 from serve.envelope import request_id_of
 from serve.exports import EXPORT_ENDPOINT, sign
-from serve.identity.tokens import redact_tokens
+from access.tokens import redact_tokens
 from serve.resolve import open_view
 from serve.sharing import protocol
 from serve.sharing.protocol import SharingError

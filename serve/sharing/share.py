@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from datasets import layout
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
-from serve.context import Caller
+from core.context import Caller
 from serve.exports import ExportFile, alpha_exports
 
 SHARE_NAME = "alpha_results"

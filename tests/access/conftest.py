@@ -28,13 +28,13 @@ import serve.auth
 import serve.routes.meta
 from schemas.registry import META_IDS
 from serve.app import create_app
-from serve.context import AllowList
+from core.context import AllowList
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
-from serve.identity import Grants, RateLimit, open_store
-from serve.identity.store import SqlKeyStore
+from access import Grants, RateLimit, open_store
+from access.store import SqlKeyStore
 from serve.limits import MemoryLimiter
-from serve.settings import Settings
+from core.settings import Settings
 from tests.conftest import backend_unavailable
 
 POSTGRES_TEST_URL = os.environ.get(

@@ -8,7 +8,7 @@ import pytest
 
 from schemas.registry import ADMIN_IDS
 from serve.endpoints import endpoints
-from serve.identity.tokens import BASE62, generate_token, parse_token
+from access.tokens import BASE62, generate_token, parse_token
 from tests.access.conftest import (
     ALPHA,
     CLIENT_IP,

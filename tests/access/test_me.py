@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from serve.identity import RateLimit
+from access import RateLimit
 from serve.limits import Limits
 from tests.access.conftest import ALPHA, CLIENT_IP, EVERYTHING, World
 from tests.representation_rows import rows_of

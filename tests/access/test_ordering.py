@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from serve.endpoints import endpoints
-from serve.identity.authenticate import QUERY_KEY_PARAMETERS
-from serve.identity.tokens import hash_secret, parse_token
+from access.authenticate import QUERY_KEY_PARAMETERS
+from access.tokens import hash_secret, parse_token
 from tests.access.conftest import PRODUCTION_ALPHA, World, endpoint_path, mounted_ids
 
 

@@ -169,7 +169,7 @@ def test_an_unidentified_key_is_not_named(world: World, caplog: pytest.LogCaptur
 
 
 def test_a_rate_limited_key_is_named(make_world: Any, caplog: pytest.LogCaptureFixture) -> None:
-    from serve.identity import RateLimit
+    from access import RateLimit
 
     world = make_world(populated=False)
     world.account("tight")

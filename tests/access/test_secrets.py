@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cli.main import main
-from serve.identity.tokens import hash_secret, parse_token
+from access.tokens import hash_secret, parse_token
 from tests.access.conftest import World, endpoint_path, mounted_ids
 from tests.access.test_matrix import checksum_typo
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from serve.context import AllowList, Caller
+from core.context import AllowList, Caller
 from tests.analytics.reference import Lake
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 
@@ -140,7 +140,7 @@ def lake(demo_lake: Path) -> Lake:
 def serving(demo_lake: Path, callers: dict[str, Caller], **settings: Any) -> Iterator[Api]:
     """An app over the demo lake answering `callers`' tokens, with `settings` beside the lake."""
     from serve.app import create_app
-    from serve.settings import Settings
+    from core.settings import Settings
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test", **settings),
@@ -164,7 +164,7 @@ def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str, Pa
     copy, which a decision writes to (it records the alpha's catalogue index row again)."""
     from serve.app import create_app
     from serve.records import RecordsSource
-    from serve.settings import Settings
+    from core.settings import Settings
 
     url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))

@@ -20,7 +20,7 @@ import statsmodels.api as sm
 from litestar.testing import TestClient
 
 from schemas.query import ChecksQuery, params_of
-from serve.context import AllowList
+from core.context import AllowList
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
     ALPHAS,
@@ -171,7 +171,7 @@ def loose_api(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 def app_with_policy(demo_lake: Path, path: Path) -> Any:
     from serve.app import create_app
-    from serve.settings import Settings
+    from core.settings import Settings
 
     return create_app(
         Settings(lake=str(demo_lake), environment="test", checks_policy_file=str(path)),

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from scipy import linalg
 
-from serve.context import AllowList
+from core.context import AllowList
 from tests.analytics.conftest import ALPHAS, CALLERS, Api, Window, random_windows, serving, window_params
 from tests.analytics.helpers import check_stat, close
 from tests.analytics.reference import Lake

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy import optimize
 
-from serve.context import AllowList
+from core.context import AllowList
 from tests.analytics.conftest import (
     ALPHAS,
     CALLERS,

@@ -58,7 +58,7 @@ class World:
 def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     from serve.app import create_app
     from serve.records import RecordsSource
-    from serve.settings import Settings
+    from core.settings import Settings
 
     folder = tmp_path_factory.mktemp("live_checks")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pytest
 from litestar.testing import TestClient
 
-from serve.context import AllowList
+from core.context import AllowList
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
     ALPHAS,
@@ -463,7 +463,7 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     line: the default set is now those two, and every index row's residual columns follow."""
     from serve.app import create_app
     from serve.records import RecordsSource
-    from serve.settings import Settings
+    from core.settings import Settings
 
     folder = tmp_path_factory.mktemp("residual_decided")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))

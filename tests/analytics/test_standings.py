@@ -139,7 +139,7 @@ def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     then retired), and a notebook's `Figures` given the same standings."""
     from serve.app import create_app
     from serve.records import RecordsSource
-    from serve.settings import Settings
+    from core.settings import Settings
     from tests.callers import authenticator_for
 
     url = f"sqlite:///{tmp_path_factory.mktemp('standings') / 'records.sqlite3'}"
@@ -217,7 +217,7 @@ def test_records_that_cannot_be_read_are_a_503_where_they_are_needed(demo_lake: 
     been decided; a contribution to a named set needs no records."""
     from serve.app import create_app
     from serve.records import RecordsSource
-    from serve.settings import Settings
+    from core.settings import Settings
     from tests.callers import authenticator_for
 
     app = create_app(

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from litestar.testing import TestClient
 
-from serve.context import AllowList, Caller
+from core.context import AllowList, Caller
 from tests.analytics import reference as ref
 from tests.analytics.conftest import ALPHAS, PRODUCTION, Api
 from tests.callers import authenticator_for, make_caller
@@ -49,7 +49,7 @@ HIDDEN = {
 @pytest.fixture(scope="module")
 def api(demo_lake: Path) -> Iterator[Api]:
     from serve.app import create_app
-    from serve.settings import Settings
+    from core.settings import Settings
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from serve.context import AllowList
+from core.context import AllowList
 
 IDS = ["Test_a", "Test_b", "prod_x", "Testing", "", "prod_Test_y", "é_alpha"]
 

@@ -285,11 +285,11 @@ def live(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
     from records.store import open_records
     from serve.app import create_app
-    from serve.context import AllowList
-    from serve.identity import Grants, RateLimit, open_store
+    from core.context import AllowList
+    from access import Grants, RateLimit, open_store
     from serve.limits import MemoryLimiter
     from serve.records import RecordsSource
-    from serve.settings import Settings
+    from core.settings import Settings
     from tests.ops.keys import issue_key
 
     folder = tmp_path_factory.mktemp("live_bodies")
@@ -436,7 +436,7 @@ def test_a_degraded_health_body_round_trips() -> None:
     """Every optional key of `/v1/health`, as `health_body` writes a degraded state."""
     from serve.health import HealthState
     from serve.routes.meta import health_body
-    from serve.settings import Settings
+    from core.settings import Settings
 
     state = HealthState(
         down=("lake",), degraded_alphas={"momentum_12_1": "missing_file"}, worker="out of maps"

@@ -22,7 +22,7 @@ from schemas.query import Book, NoQuery, Query, RiskQuery, WeekQuery, params_of
 from serve.app import ROUTE_HANDLERS
 from serve.declaration import Handled
 from serve.endpoints import collected, endpoints
-from serve.errors import BadRequest
+from core.errors import BadRequest
 from serve.exchange import query_pairs
 from serve.params import QueryParams
 from serve.routes.base import Ctx

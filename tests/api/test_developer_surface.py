@@ -22,7 +22,7 @@ from serve.auth import is_public
 from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import developer
-from serve.settings import Settings
+from core.settings import Settings
 
 ASSETS = pages.STATIC_DIR / "swagger-ui" / pages.SWAGGER_UI_VERSION
 

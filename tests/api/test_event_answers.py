@@ -1,9 +1,9 @@
-"""What of an event's data a key sees (serve/event_answers.py): figures as the routes that serve
+"""What of an event's data a key sees (delivery/event_answers.py): figures as the routes that serve
 them would show them to that key."""
 
 from __future__ import annotations
 
-from serve.event_answers import EVERYTHING, OVER_CATALOGUE, Viewer, shown_data
+from delivery.event_answers import EVERYTHING, OVER_CATALOGUE, Viewer, shown_data
 
 CHECKS = {
     "information_ratio": {"value": 1.2, "unit": "ratio", "verdict": "pass"},  # from portfolio.ledger
@@ -84,13 +84,13 @@ def test_a_check_over_the_catalogue_is_withheld_from_a_key_that_does_not_read_ev
 
 
 def test_a_webhook_body_withholds_what_the_feed_does() -> None:
-    """The body of a delivery is the feed's object for the key (`serve.webhooks.event_body`): a key
+    """The body of a delivery is the feed's object for the key (`delivery.webhooks.event_body`): a key
     of one alpha gets no check computed over the others."""
     import datetime as dt
     import json
 
     from records.events import Event as Recorded
-    from serve.webhooks import event_body
+    from delivery.webhooks import event_body
 
     data = {
         "build_id": "b1",

@@ -28,7 +28,7 @@ from schemas import exports
 from schemas.query import LIMIT_MAX
 from serve.app import create_app
 from serve.archives import HmacSigner
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import CALLERS
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 

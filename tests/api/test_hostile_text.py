@@ -27,7 +27,7 @@ import pytest
 from litestar.testing import TestClient
 
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.hostile_lake import (
     DECISION_REASON,

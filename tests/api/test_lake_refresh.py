@@ -23,7 +23,7 @@ from datasets.reader import LakeReader, LakeUnavailable
 from pipeline import catalogue_index
 from pipeline.publish import publish_seal
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 
 RAW = {"Authorization": "Bearer raw"}

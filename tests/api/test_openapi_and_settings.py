@@ -19,7 +19,7 @@ from serve.openapi import SCHEMA_PATH
 from serve.openapi.downloads import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH
 from serve.openapi.statuses import NOT_FOUND_ENDPOINTS, RATE_LIMIT_HEADERS, error_statuses
 from serve.routes import dashboard, developer, sharing
-from serve.settings import SETTINGS, Settings
+from core.settings import SETTINGS, Settings
 from tests.api.conftest import Api, fake_authenticate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ from schemas.query import (
     params_of,
     path_params_of,
 )
-from serve import errors
+from core import errors
 from serve.endpoints import endpoints
 from serve.exchange import query_pairs
 from serve.params import QueryParams

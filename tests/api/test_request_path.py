@@ -11,7 +11,7 @@ from datasets.reader import LakeUnavailable
 from schemas.query import OFFSET_MAX
 from serve.app import create_app
 from serve.endpoints import endpoints
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import Api, fake_authenticate
 
 DATA_PATHS = {

@@ -48,8 +48,8 @@ def bench_token() -> str:
     """A fresh admin key whose rate envelope does not throttle the measurement."""
     import uuid
 
-    from serve.identity import ADMIN_CEILING, RateLimit, open_store
-    from serve.settings import Settings
+    from access import ADMIN_CEILING, RateLimit, open_store
+    from core.settings import Settings
 
     store = open_store(Settings.from_env().keystore_url)
     account = store.create_account(f"bench-{uuid.uuid4().hex[:8]}@example.com", role="admin")

@@ -5,7 +5,7 @@ log line (serve/access_log.py) written to a stream.
     python -m tests.bench.auth_bench [--calls 20000]
 
 Each call builds a fresh request scope (as uvicorn would) for `/v1/me` with a real key in a
-temporary SQLite store, authenticated as the app does (serve/identity/cache.py: the change counter
+temporary SQLite store, authenticated as the app does (access/cache.py: the change counter
 read from the store, the key and its account from the identity cache), and counts one hit. The
 guards are coroutines; over these embedded backends they never wait, so each call runs one to its
 end without an event loop. Prints the median and p90 of each part in microseconds.
@@ -29,10 +29,10 @@ from litestar.datastructures import State
 from serve.access_log import access_record, log_access
 from serve.app import default_authenticator
 from serve.auth import Services, apply_limits, authenticate_caller
-from serve.identity import ADMIN_CEILING, RateLimit, open_store
-from serve.identity.cache import CountedCache
+from access import ADMIN_CEILING, RateLimit, open_store
+from access.cache import CountedCache
 from serve.limits import MemoryLimiter
-from serve.settings import Settings
+from core.settings import Settings
 
 WARM_UP_CALLS = 500
 

@@ -181,7 +181,7 @@ def publish_and_record(seal: Path, lake: str, url: str) -> tuple[Any, float, flo
     from pipeline.catalogue_steps import run_catalogue_steps
     from pipeline.events import events_step
     from pipeline.publish import publish_seal
-    from serve.settings import Settings
+    from core.settings import Settings
 
     settings = Settings.from_env()
     outcome = publish_seal(str(seal), lake)

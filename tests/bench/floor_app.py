@@ -35,7 +35,7 @@ def create_app() -> Litestar:
 def uvicorn_run_options(host: str, port: int, workers: int) -> tuple[dict[str, Any], str]:
     """The keyword arguments `alpha-results serve` hands to `uvicorn.run`, and where they came from."""
     from cli import serve as commands
-    from serve.settings import Settings
+    from core.settings import Settings
 
     settings = Settings.from_env(host=host, port=port, workers=workers)
     shared = getattr(commands, "uvicorn_options", None)

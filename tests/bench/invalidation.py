@@ -1,5 +1,5 @@
 """How long a suspension takes to reach every worker of a served deployment (`just bench-load`'s
-shared section; serve/identity/cache.py).
+shared section; access/cache.py).
 
 One keep-alive connection is held to each worker (which worker answered a connection is read from
 its access line, by `X-Request-ID`). Each trial caches an active key in both workers, sends the
@@ -56,7 +56,7 @@ class InvalidationProbe:
     def __init__(self, server: Server, keystore_url: str, workers: int) -> None:
         import psycopg
 
-        from serve.identity import RateLimit, open_store
+        from access import RateLimit, open_store
 
         store = open_store(keystore_url)
         try:
@@ -128,7 +128,7 @@ class InvalidationProbe:
             first: dict[str, float] = {}
             for text in self._server.log.read_text(errors="replace").splitlines():
                 if marker in text:
-                    # "2026-11-26 01:41:39,007 INFO serve.identity [20894] identity cache: ..."
+                    # "2026-11-26 01:41:39,007 INFO access [20894] identity cache: ..."
                     stamp = datetime.strptime(text[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
                     pid = text.split("[", 1)[1].split("]", 1)[0]
                     if stamp >= since_wall - 0.002 and pid not in first:  # ms stamps: round down

@@ -51,7 +51,7 @@ PROBE = r"""
 import asyncio, json, sys, time
 
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 
 keystore, lake, token, rounds, requests = sys.argv[1], sys.argv[2], sys.argv[3].encode(), *map(int, sys.argv[4:6])
 apps = {name: create_app(Settings(lake=lake, keystore_url=keystore, prometheus=name == "on")) for name in ("off", "on")}

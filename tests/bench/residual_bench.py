@@ -56,7 +56,7 @@ def client_over(lake: Path) -> Any:
     from litestar.testing import TestClient
 
     from serve.app import create_app
-    from serve.settings import Settings
+    from core.settings import Settings
     from tests.callers import authenticator_for, make_caller
 
     app = create_app(

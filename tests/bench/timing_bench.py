@@ -23,9 +23,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from serve import errors
-from serve.identity import authenticate, open_store
-from serve.identity.tokens import generate_token, hash_secret
+from core import errors
+from access import authenticate, open_store
+from access.tokens import generate_token, hash_secret
 from tests.ops.keys import issue_key
 
 MAX_MEDIAN_GAP_SECONDS = 10e-6

@@ -73,7 +73,7 @@ def test_the_generator_reads_nothing_of_the_server_but_its_document() -> None:
 def test_every_endpoint_is_declared_to_the_client_and_every_error_code_a_class() -> None:
     """Every endpoint is in the generated declarations, which `Client.call` reaches
     (tests/client/test_call.py); a named method in client.py is optional sugar."""
-    from serve import errors
+    from core import errors
     from serve.endpoints import endpoints, registry_version
 
     assert _generated.REGISTRY_VERSION == registry_version()

@@ -43,7 +43,7 @@ from serve.auth import is_public
 from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import dashboard
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.test_developer_surface import NeverCalled, parsed
 from tests.e2e.browser import chromium_or_skip
 

@@ -33,9 +33,9 @@ from records.cursors import Cursors
 from records.events import Event as Recorded
 from records.store import Records, open_records
 from schemas.bodies.events import StreamedEvent
-from serve.context import AllowList
+from core.context import AllowList
 from serve.endpoints import endpoints
-from serve.identity import Grants, RateLimit, open_store
+from access import Grants, RateLimit, open_store
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import IssuedKey, issue_key
 
@@ -791,7 +791,7 @@ def test_a_check_over_the_catalogue_reaches_only_a_key_that_reads_every_alpha(wo
     computed by the pipeline over every alpha; a key of the `Test_` alphas alone read them on the
     feed and the stream. Now each is withheld from it (its own /analytics/checks computes them over
     the alphas it may read), and shown to a key that reads every alpha."""
-    from serve.event_answers import OVER_CATALOGUE
+    from delivery.event_answers import OVER_CATALOGUE
 
     alpha = unique()
     checks = {

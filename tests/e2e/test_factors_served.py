@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from analytics.figures import Figures
-from serve.identity import open_store
+from access import open_store
 from tests.lake.conftest import Http, Served, serving
 from tests.ops.keys import issue_key
 

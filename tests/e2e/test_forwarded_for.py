@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from serve.identity import open_store
+from access import open_store
 from tests.e2e.test_serve_stack import serving
 from tests.ops.keys import issue_key
 from tests.shared_servers import SharedServer

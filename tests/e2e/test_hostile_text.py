@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from schemas.wire import REBALANCE_INDEX_FIELDS
-from serve.identity import open_store
+from access import open_store
 from tests.e2e.browser import chromium_or_skip
 from tests.hostile_lake import HOSTILE, HYPERLINK, OLD_BUILD, build_hostile_lake
 from tests.lake.conftest import Served, serving

@@ -1,4 +1,4 @@
-"""The identity cache through the real `alpha-results serve --workers 2` (serve/identity/cache.py).
+"""The identity cache through the real `alpha-results serve --workers 2` (access/cache.py).
 
 PostgreSQL (a private database, whose connections the tests may block) and the Redis limiter:
 a suspension, a revocation (with the operator command) and a deactivation reach every worker; a
@@ -29,8 +29,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from psycopg import sql
 
-from serve.identity import RateLimit, open_store
-from serve.identity.cache import LISTENER_APPLICATION_NAME
+from access import RateLimit, open_store
+from access.cache import LISTENER_APPLICATION_NAME
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key

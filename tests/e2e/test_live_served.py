@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cli.main import main as cli
-from serve.identity import open_store
+from access import open_store
 from tests.analytics.reference import Lake
 from tests.health_wait import wait_until
 from tests.lake.conftest import Served, serving

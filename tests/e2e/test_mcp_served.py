@@ -31,8 +31,8 @@ from mcp.shared.exceptions import MCPError
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
-from serve.context import AllowList
-from serve.identity import Grants, RateLimit, open_store
+from core.context import AllowList
+from access import Grants, RateLimit, open_store
 from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from cli.main import main as cli
-from serve.context import AllowList
-from serve.identity import Grants, open_store
+from core.context import AllowList
+from access import Grants, open_store
 from tests.lake.conftest import Http, Served, serving
 from tests.ops.keys import IssuedKey, issue_key
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from serve.identity import RateLimit, open_store
+from access import RateLimit, open_store
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import issue_key

@@ -23,7 +23,7 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def server(shared_server: SharedServer) -> dict[str, Any]:
     """The shared server, with the demo's keys added to its key store."""
-    from serve.identity import ensure_demo_identities, open_store
+    from access import ensure_demo_identities, open_store
 
     store = open_store(shared_server.keystore_url)
     try:

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from records.store import open_records
-from serve.identity import open_store
+from access import open_store
 from tests.e2e.test_connection_limits import HEALTH, Answer, Peer
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import HANG_LIMIT, wait_until

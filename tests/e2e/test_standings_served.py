@@ -21,8 +21,8 @@ from urllib.parse import urlencode
 import pytest
 
 from cli.main import main as cli
-from serve.context import AllowList
-from serve.identity import ADMIN_CEILING, Grants, open_store
+from core.context import AllowList
+from access import ADMIN_CEILING, Grants, open_store
 from tests.analytics.conftest import ALPHAS, PRODUCTION, Api
 from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, series_corr

@@ -28,8 +28,8 @@ from litestar.testing import TestClient
 
 from schemas.registry import META_IDS
 from serve.app import create_app
-from serve.context import AllowList, Caller
-from serve.settings import Settings
+from core.context import AllowList, Caller
+from core.settings import Settings
 from tests.callers import authenticator_for, make_caller
 from tests.equality.requests import Request, generate
 

@@ -28,7 +28,7 @@ import schemathesis
 
 from schemas.wire import BASE_BOOKS
 from serve.params import parse_date
-from serve.settings import Settings
+from core.settings import Settings
 
 BOOKS_FILE = "FUZZ_BOOKS_FILE"
 ALPHAS_FILE = "FUZZ_ALPHAS_FILE"

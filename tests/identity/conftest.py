@@ -12,8 +12,8 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-from serve.identity import open_store
-from serve.identity.store import SqlKeyStore
+from access import open_store
+from access.store import SqlKeyStore
 from tests.conftest import backend_unavailable
 
 POSTGRES_TEST_URL = os.environ.get(

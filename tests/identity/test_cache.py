@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from serve.identity import open_store
-from serve.identity.cache import NotifiedCache
-from serve.identity.tokens import hash_secret, parse_token
+from access import open_store
+from access.cache import NotifiedCache
+from access.tokens import hash_secret, parse_token
 from tests.ops.keys import issue_key
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from cli.main import main
 from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
-from serve import errors
-from serve.identity import authenticate, open_store
-from serve.identity.tokens import hash_secret, parse_token
+from core import errors
+from access import authenticate, open_store
+from access.tokens import hash_secret, parse_token
 
 NOW = datetime(2025, 6, 2, tzinfo=UTC)
 

@@ -9,10 +9,10 @@ import pytest
 
 from cli.serve import init_demo
 from schemas.registry import ALL_IDS, META_IDS
-from serve.identity import authenticate, open_store
-from serve.identity.demo import DEMO_IDENTITIES, limits_text
-from serve.identity.tokens import parse_token
-from serve.settings import Settings
+from access import authenticate, open_store
+from access.demo import DEMO_IDENTITIES, limits_text
+from access.tokens import parse_token
+from core.settings import Settings
 
 
 def test_the_banner_states_each_demo_key_and_its_limits(

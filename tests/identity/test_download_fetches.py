@@ -9,15 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from serve.identity import open_store
-from serve.identity.download_fetches import (
+from access import open_store
+from access.download_fetches import (
     FETCH_UNITS,
     PURGE_GRACE_SECONDS,
     PURGE_INTERVAL_SECONDS,
     DownloadFetches,
     range_units,
 )
-from serve.identity.store import SqlKeyStore
+from access.store import SqlKeyStore
 
 NOW = 1_750_000_000.0
 EXPIRES = int(NOW) + 3600

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from records import postgres
-from serve.identity import open_store
+from access import open_store
 from tests.health_wait import wait_until
 from tests.identity.conftest import seconds_waiting_behind
 

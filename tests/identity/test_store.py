@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from serve.context import AllowList
+from core.context import AllowList
 from serve.endpoints import registry_version
-from serve.identity import (
+from access import (
     DEFAULT_RATE_LIMIT,
     SELF_SERVICE_GRANTS,
     authenticate,
@@ -20,10 +20,10 @@ from serve.identity import (
     me_payload,
     zero_usage,
 )
-from serve.identity.demo import LOCAL_RATE_LIMIT
-from serve.identity.records import DEFAULT_KEY_GRANTS, RateLimit
-from serve.identity.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
-from serve.identity.tokens import parse_token
+from access.demo import LOCAL_RATE_LIMIT
+from access.records import DEFAULT_KEY_GRANTS, RateLimit
+from access.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
+from access.tokens import parse_token
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from serve import errors
-from serve.identity.tokens import (
+from core import errors
+from access.tokens import (
     BASE62,
     assemble_token,
     display_prefix,

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from serve.identity import RateLimit
-from serve.identity.records import SELF_SERVICE_GRANTS
-from serve.identity.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
+from access import RateLimit
+from access.records import SELF_SERVICE_GRANTS
+from access.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
 from tests.identity.test_cli import Cli
 
 

@@ -12,11 +12,11 @@ from litestar.testing import TestClient
 
 from records.postgres import PostgresDatabase
 from serve.app import create_app
-from serve.deferred_store import RETRY_OPEN_AFTER_SECONDS
-from serve.identity import KeyStoreUnavailable, open_store
-from serve.identity.tokens import generate_token
+from access.deferred_store import RETRY_OPEN_AFTER_SECONDS
+from access import KeyStoreUnavailable, open_store
+from access.tokens import generate_token
 from serve.limits import MemoryLimiter
-from serve.settings import Settings
+from core.settings import Settings
 from tests.health_wait import down_is, health_when, is_ok, wait_until
 
 from .conftest import POSTGRES_TEST_URL

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from serve.identity import open_store
-from serve.identity.usage_ledger import SqlUsageLedger
+from access import open_store
+from access.usage_ledger import SqlUsageLedger
 from serve.limits import MemoryLedger
 
 DAY, NEXT_DAY, MONTH = 1_893_456_000, 1_893_542_400, 1_893_456_000

@@ -31,7 +31,7 @@ from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for, publish_seal
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.health_wait import wait_for_start
 from tests.ops.keys import issue_key
@@ -212,7 +212,7 @@ class Served:
 @pytest.fixture
 def api_key(tmp_path: Path) -> tuple[str, dict[str, str]]:
     """A SQLite key store holding one member key: (keystore URL, request headers)."""
-    from serve.identity import open_store
+    from access import open_store
 
     url = f"sqlite:///{tmp_path}/keys.sqlite3"
     return url, issue_key(open_store(url)).headers

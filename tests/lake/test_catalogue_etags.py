@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from pipeline.publish import publish_seal
-from serve.context import AllowList
-from serve.identity import Grants, open_store
+from core.context import AllowList
+from access import Grants, open_store
 from tests.health_wait import wait_until
 from tests.lake.conftest import serving
 from tests.ops.keys import issue_key

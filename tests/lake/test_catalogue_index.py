@@ -25,7 +25,7 @@ from pipeline import catalogue_index as rows
 from pipeline.publish import publish_seal
 from schemas.lake import SCORE_NEIGHBOURS
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.pipeline.factory import write_factory_seal
 

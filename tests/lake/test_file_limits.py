@@ -25,7 +25,7 @@ from datasets.integrity import sha256_of
 from pipeline import catalogue_index
 from pipeline.catalogue_neighbours import NEIGHBOURS
 from pipeline.publish import publish_seal
-from serve.identity import ADMIN_CEILING
+from access import ADMIN_CEILING
 from tests.lake.conftest import serving, soak_rounds
 from tests.ops.keys import issue_key
 from tests.pipeline.factory import write_factory_seal
@@ -90,7 +90,7 @@ def worker_resources(pid: int, lake: Path) -> tuple[int, int, int]:
 def test_a_worker_under_1024_open_files_serves_a_catalogue_of_alphas(
     catalogue: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
-    from serve.identity import open_store
+    from access import open_store
 
     lake, alphas = catalogue
     url = f"sqlite:///{tmp_path}/keys.sqlite3"

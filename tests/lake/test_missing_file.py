@@ -30,7 +30,7 @@ from datasets import layout
 from datasets.local_cache import RECENT_SECONDS
 from pipeline.publish import publish_seal
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.health_wait import wait_until
 from tests.lake.conftest import (
@@ -328,7 +328,7 @@ the app in this process shows."""
 @pytest.fixture(scope="module")
 def live(template_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, Path]]:
     """One `alpha-results serve` (one worker) over a lake copy, shared by the faults in turn."""
-    from serve.identity import open_store
+    from access import open_store
     from tests.ops.keys import issue_key
 
     folder = tmp_path_factory.mktemp("missing_file_server")

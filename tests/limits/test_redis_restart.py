@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from serve.identity import open_store
-from serve.identity.usage_ledger import SqlUsageLedger
+from access import open_store
+from access.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, Limits, open_limiter
 from serve.limits.redis_backend import RETRY_SECONDS
 from tests.limits.conftest import COUNTING_TIMEOUT_SECONDS, CountedCommands, RetryClock, hit

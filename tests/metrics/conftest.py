@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from serve.context import AllowList, Caller
+from core.context import AllowList, Caller
 from tests.callers import authenticator_for, make_caller
 
 METRICS_IDS = frozenset({"performance.metrics", "performance.metrics.doc"})
@@ -55,7 +55,7 @@ class Api:
 @pytest.fixture(scope="session")
 def api(demo_lake: Path) -> Iterator[Api]:
     from serve.app import create_app
-    from serve.settings import Settings
+    from core.settings import Settings
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"), authenticate=fake_authenticate, limiter=None

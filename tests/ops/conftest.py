@@ -19,9 +19,9 @@ from litestar.testing import TestClient
 
 from schemas.registry import ALL_IDS
 from serve.app import create_app
-from serve.context import Caller
-from serve.identity import open_store
-from serve.settings import Settings
+from core.context import Caller
+from access import open_store
+from core.settings import Settings
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 from tests.lake.conftest import serving
 from tests.ops.keys import issue_key

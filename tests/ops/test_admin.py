@@ -16,9 +16,9 @@ from litestar.testing import TestClient
 
 from schemas.registry import ADMIN_IDS
 from serve.app import create_app
-from serve.identity import RateLimit, open_store
+from access import RateLimit, open_store
 from serve.limits import MemoryLimiter
-from serve.settings import Settings
+from core.settings import Settings
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.keys import issue_key
 from tests.representation_rows import filled, rows_of

@@ -19,8 +19,8 @@ from litestar.testing import TestClient
 
 from pipeline import catalogue_index
 from serve.app import create_app
-from serve.context import AllowList
-from serve.settings import Settings
+from core.context import AllowList
+from core.settings import Settings
 from tests.callers import authenticator_for, make_caller
 
 CALLERS = {

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from serve.identity import open_store
+from access import open_store
 from tests.health_wait import wait_until
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import issue_key

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from serve.identity import KeyStoreUnavailable
-from serve.settings import Settings
+from access import KeyStoreUnavailable
+from core.settings import Settings
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.test_source_local import BASE, SOURCE, local_path, source_record
 

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from serve.identity import open_store
+from access import open_store
 from tests.lake.conftest import Http, Served
 from tests.ops.conftest import signed_downloads_server
 from tests.ops.keys import IssuedKey, issue_key

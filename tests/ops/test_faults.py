@@ -19,10 +19,10 @@ from s3fs import S3FileSystem
 
 from pipeline import catalogue_index
 from serve.app import create_app
-from serve.identity import open_store
-from serve.identity.tokens import generate_token
+from access import open_store
+from access.tokens import generate_token
 from serve.limits import MemoryLimiter, open_limiter
-from serve.settings import Settings
+from core.settings import Settings
 from tests.conftest import backend_unavailable
 from tests.health_wait import down_is, health_when, is_ok, returns
 from tests.ops.conftest import AppFactory, assert_error, bearer, refresh_lake
@@ -178,8 +178,8 @@ def test_redis_down_still_enforces_limits_and_answers_usage(lake_copy: Path, tmp
     """Decision (docs/limits.md): an unreachable Redis no longer lifts the limits. The quota is
     counted in the key store meanwhile, `/v1/me` and the admin usage route answer from it, and
     `/v1/health` names the limiter down."""
-    from serve.identity import RateLimit
-    from serve.identity.usage_ledger import SqlUsageLedger
+    from access import RateLimit
+    from access.usage_ledger import SqlUsageLedger
 
     store = open_store(f"sqlite:///{tmp_path}/keys.sqlite3")
     tight = issue_key(

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from serve.identity import open_store
+from access import open_store
 from serve.warm import ImportWatch
 from tests.bench.first_request_bench import families
 from tests.e2e.test_serve_stack import serving

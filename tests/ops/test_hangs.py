@@ -24,10 +24,10 @@ import pytest
 from litestar.testing import TestClient
 
 from serve.app import create_app
-from serve.identity import open_store
-from serve.identity.tokens import generate_token
+from access import open_store
+from access.tokens import generate_token
 from serve.limits import MemoryLimiter
-from serve.settings import Settings
+from core.settings import Settings
 from tests.health_wait import down_is, health_when, returns, wait_until
 from tests.ops.conftest import assert_error
 from tests.ops.keys import issue_key

@@ -31,8 +31,8 @@ import pytest
 
 from cli.main import main as cli
 from cli.serve import init_demo
-from serve.identity import authenticate, open_store
-from serve.settings import Settings
+from access import authenticate, open_store
+from core.settings import Settings
 from tests.health_wait import HANG_LIMIT
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ import httpx
 import psycopg
 import pytest
 
-from serve.identity import RateLimit, open_store
+from access import RateLimit, open_store
 from tests.health_wait import wait_for_start, wait_until, workers_ready
 from tests.ops.keys import IssuedKey, issue_key
 from tests.ops.proxy import closed_port

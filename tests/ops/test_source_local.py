@@ -139,7 +139,7 @@ def test_no_signing_key_is_not_configured(make_client: AppFactory, lake_copy: Pa
 def test_authorisation_runs_before_lookup(client) -> None:
     from dataclasses import replace
 
-    from serve.context import AllowList
+    from core.context import AllowList
     from tests.ops.conftest import CALLERS
 
     CALLERS["testonly_src"] = replace(CALLERS["member"], runs=AllowList.of_prefixes(["Test_"]))

@@ -31,10 +31,10 @@ from standardwebhooks import WebhookVerificationError
 from cli.main import main as cli
 from records.events import Event
 from records.store import Records, open_records
-from serve.context import AllowList
-from serve.identity import Grants, open_store
-from serve.identity.store import SqlKeyStore
-from serve.webhooks import new_secret
+from core.context import AllowList
+from access import Grants, open_store
+from access.store import SqlKeyStore
+from delivery.webhooks import new_secret
 from tests.identity.conftest import postgres_schema_url, store_url
 from tests.lake.conftest import soak_rounds
 from tests.ops.keys import IssuedKey, issue_key
@@ -550,8 +550,8 @@ def test_the_worker_delivers_no_event_past_a_missing_id_until_it_commits_or_sett
     postgres_schema_url: str,
 ) -> None:
     """PostgreSQL numbers an event at its insert: one committed after a later one must not be
-    passed over (the worker's horizon, serve.deliveries)."""
-    from serve.deliveries import Options, Worker
+    passed over (the worker's horizon, delivery.deliveries)."""
+    from delivery.deliveries import Options, Worker
 
     records, store = open_records(postgres_schema_url), open_store(postgres_schema_url)
     try:

@@ -20,7 +20,7 @@ from standardwebhooks import Webhook as StandardWebhook
 from standardwebhooks import WebhookVerificationError
 
 from records.webhooks import SigningKey
-from serve.webhooks import (
+from delivery.webhooks import (
     new_private_key,
     new_secret,
     public_key,

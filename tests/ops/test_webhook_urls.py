@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from serve.deliveries import Schedule, post
-from serve.webhooks import UrlRefused, check_url
+from delivery.deliveries import Schedule, post
+from delivery.webhooks import UrlRefused, check_url
 
 PUBLIC = "93.184.215.14"
 

@@ -1,6 +1,6 @@
 """A webhook receiver for the delivery tests: a real HTTP server on 127.0.0.1 in a thread, which
 records every request (path, headers, body) and answers as the test plans, and the signature checks
-a receiver would run, written here independently of `serve.webhooks` (the `v1` signatures of
+a receiver would run, written here independently of `delivery.webhooks` (the `v1` signatures of
 Standard Webhooks are checked by its reference library, `standardwebhooks`, in the tests)."""
 
 from __future__ import annotations

@@ -30,11 +30,12 @@ from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.validate import SNAKE_CASE
 from datasets import layout
 from pipeline.publish import publish_seal
-from serve import archives, byte_ranges, errors, params, scrape_token, weights
+from core import errors
+from serve import archives, byte_ranges, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
-from serve.identity import tokens
-from serve.identity.tokens import generate_token, parse_token
+from access import tokens
+from access.tokens import generate_token, parse_token
 from serve.sharing import protocol as sharing_protocol
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 
@@ -73,8 +74,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "scrape token": (scrape_token.TOKEN_SHAPE, "s3cr3t-TOKEN_0~", " "),
 }
 SEARCHING = {
-    "serve.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
-    "serve.identity.tokens.TOKEN_LIKE": "finds token-shaped text inside request input, to redact it",
+    "delivery.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
+    "access.tokens.TOKEN_LIKE": "finds token-shaped text inside request input, to redact it",
     "serve.app._NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",

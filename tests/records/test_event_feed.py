@@ -14,8 +14,8 @@ import pytest
 from records.cursors import CursorInvalid, Cursors
 from records.events import Wanted
 from records.store import Records, open_records
-from serve.context import AllowList
-from serve.event_answers import reader_of
+from core.context import AllowList
+from delivery.event_answers import reader_of
 from serve.records import SETTLE, EventsPage, RecordsSource
 from tests.callers import make_caller
 

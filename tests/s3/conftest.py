@@ -10,7 +10,7 @@ import pytest
 from litestar.testing import TestClient
 
 from serve.app import create_app
-from serve.settings import Settings
+from core.settings import Settings
 from tests.api.test_exports import TEST_CALLERS
 from tests.callers import authenticator_for
 

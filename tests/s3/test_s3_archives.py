@@ -10,7 +10,7 @@ import pytest
 
 from alpha_results_seal.storage import Storage
 from datasets import catalog
-from serve import errors
+from core import errors
 from serve.archives import URL_LIFETIME_SECONDS, S3Signer, source_download
 
 pytestmark = pytest.mark.s3

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import httpx
 
-from serve.context import AllowList
-from serve.identity import DEFAULT_RATE_LIMIT, Grants, KeyStore, RateLimit, open_store
-from serve.identity.tokens import assemble_token
+from core.context import AllowList
+from access import DEFAULT_RATE_LIMIT, Grants, KeyStore, RateLimit, open_store
+from access.tokens import assemble_token
 from tests.bench.harness import (
     BenchError,
     Children,

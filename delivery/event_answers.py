@@ -37,7 +37,7 @@ from schemas.checks import BY_ID as CHECKS
 from schemas.wire import SCREEN_WITHHELD_FIELDS
 
 if TYPE_CHECKING:
-    from serve.context import AllowList, Caller
+    from core.context import AllowList, Caller
 
 CHECKS_ENDPOINT = FIGURE_BLOCKS["checks"]
 OVER_CATALOGUE = (

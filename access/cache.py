@@ -9,7 +9,7 @@ secret's hash differs from the one kept reads the store too. Usage counts are no
 limiter counts them (serve/limits). At most `MAX_ENTRIES` keys are kept per worker, the oldest
 dropped first.
 
-How a change reaches the cache (the triggers of serve/identity/tables.py signal every INSERT,
+How a change reaches the cache (the triggers of access/tables.py signal every INSERT,
 UPDATE and DELETE of `accounts` and `api_keys`, in the writing transaction):
 - PostgreSQL (`NotifiedCache`): a connection of the worker's own LISTENs (records.postgres
   `ChangeListener`); each notification drops the key or the account's keys it names. While that
@@ -32,10 +32,10 @@ from typing import Any
 
 from anyio import to_thread
 
-from serve.identity.records import Credentials, KeyRecord
-from serve.identity.tables import CHANGES_CHANNEL
+from access.records import Credentials, KeyRecord
+from access.tables import CHANGES_CHANNEL
 
-log = logging.getLogger("serve.identity")
+log = logging.getLogger("access")
 
 MAX_ENTRIES = 10_000
 """Keys kept per worker; past it, the oldest kept is dropped for each new one."""

@@ -1,17 +1,17 @@
 """Identity and access: API key tokens, the key store, authentication and allow-list clamping.
 
-The app uses `open_store(url)`, the identity cache over it (`serve.identity.cache`) with
-`serve.identity.authenticate.authenticate_async`, `reject_key_in_query`, `me_payload`,
+The app uses `open_store(url)`, the identity cache over it (`access.cache`) with
+`access.authenticate.authenticate_async`, `reject_key_in_query`, `me_payload`,
 `key_inventory_row` and `ensure_demo_identities`; `authenticate(store, header, client_ip, now)`
 reads a store directly. See docs/access.md.
 """
 
-from serve.identity.access import build_caller, callable_endpoints, clamp, ip_allowed
-from serve.identity.authenticate import authenticate, bearer_token, reject_key_in_query
-from serve.identity.backends import open_store
-from serve.identity.demo import DEMO_ADMIN_EMAIL, DEMO_MEMBER_EMAIL, ensure_demo_identities
-from serve.identity.payloads import key_inventory_row, me_payload, zero_usage
-from serve.identity.records import (
+from access.access import build_caller, callable_endpoints, clamp, ip_allowed
+from access.authenticate import authenticate, bearer_token, reject_key_in_query
+from access.backends import open_store
+from access.demo import DEMO_ADMIN_EMAIL, DEMO_MEMBER_EMAIL, ensure_demo_identities
+from access.payloads import key_inventory_row, me_payload, zero_usage
+from access.records import (
     ADMIN_CEILING,
     DEFAULT_RATE_LIMIT,
     SELF_SERVICE_GRANTS,
@@ -20,7 +20,7 @@ from serve.identity.records import (
     KeyRecord,
     RateLimit,
 )
-from serve.identity.store import (
+from access.store import (
     DEFAULT_KEYSTORE_URL,
     IdentityError,
     KeyStore,

@@ -87,7 +87,7 @@ class DownloadFetches:
 
         Raises `KeyStoreUnavailable` when the database cannot be reached (nothing is counted)."""
         self._purge_expired_when_due(now)
-        # `_execute` is the store's one-statement primitive (serve/identity/store.py); this module
+        # `_execute` is the store's one-statement primitive (access/store.py); this module
         # is the identity package's own, like the backends.
         parameters = (signature_digest(signature), expires, units, units, units, self.limit * FETCH_UNITS)
         rows, _ = self.store._execute(COUNT_FETCH, parameters)

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from schemas.registry import ADMIN_IDS, ALL_IDS
-from serve.context import AllowList, Caller
-from serve.identity.records import AccountRecord, Grants, KeyRecord
+from core.context import AllowList, Caller
+from access.records import AccountRecord, Grants, KeyRecord
 
 
 def clamp(key_grants: Grants, account: AccountRecord) -> Grants:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from records.databases import open_database
 from records.sql import Unavailable
-from serve.identity.store import DEFAULT_KEYSTORE_URL, KeyStoreUnavailable, SqlKeyStore
-from serve.identity.tables import key_store_schema
+from access.store import DEFAULT_KEYSTORE_URL, KeyStoreUnavailable, SqlKeyStore
+from access.tables import key_store_schema
 
 
 def open_store(url: str | None = None, create: bool = True) -> SqlKeyStore:

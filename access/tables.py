@@ -1,5 +1,5 @@
 """The key store's tables, declared once for SQLite and PostgreSQL, and the triggers that signal
-every change of a key or an account to the servers' identity caches (serve/identity/cache.py).
+every change of a key or an account to the servers' identity caches (access/cache.py).
 
 The dialect's `flag` is its type of a 0/1 column and `bigint` its 64-bit integer type (SQLite's
 INTEGER is both).
@@ -117,7 +117,7 @@ def _tables(dialect: Dialect) -> tuple[str, ...]:
         "CREATE INDEX IF NOT EXISTS api_keys_by_user ON api_keys (user_id, created_at)",
         # E-mails are stored lower-cased; the index also keeps older mixed-case rows unique.
         "CREATE UNIQUE INDEX IF NOT EXISTS accounts_email_lower ON accounts (lower(email))",
-        # Durable day and month request counts per key (serve.identity.usage_ledger).
+        # Durable day and month request counts per key (access.usage_ledger).
         f"""
         CREATE TABLE IF NOT EXISTS key_usage (
             key_id TEXT NOT NULL,
@@ -127,7 +127,7 @@ def _tables(dialect: Dialect) -> tuple[str, ...]:
             PRIMARY KEY (key_id, period, period_start)
         )
         """,
-        # Fetches of each signed download URL (serve.identity.download_fetches), in thousandths of
+        # Fetches of each signed download URL (access.download_fetches), in thousandths of
         # a fetch (a byte range counts its share), keyed by the SHA-256 of its signature. Not the
         # `download_fetches` table of earlier releases, which counted whole fetches: a worker of
         # this release reading those counts as thousandths would allow a URL 1000 times its limit

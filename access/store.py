@@ -1,11 +1,11 @@
 """The key store: the `KeyStore` interface and the rules shared by every backend (`open_store`, in
-serve/identity/backends.py, picks a backend; the backends import this module, never the reverse).
+access/backends.py, picks a backend; the backends import this module, never the reverse).
 
 The database (`records.sql`: SQLite or PostgreSQL, shared with the records) only opens
 connections, creates tables and runs one parameterised statement at a time; every rule (who may be
 changed, what a new key gets) lives here so both behave identically. The store caches nothing:
 every read goes to the database. The server keeps keys and accounts it authenticated in a cache of
-its own (serve/identity/cache.py), which the tables' triggers (serve/identity/tables.py) invalidate
+its own (access/cache.py), which the tables' triggers (access/tables.py) invalidate
 on every change.
 
 Timestamps are stored as fixed-width UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) in both backends,
@@ -26,9 +26,9 @@ from typing import Any, Protocol
 from records import sql as sql_backend
 from records.sql import Database, Rows
 from records.times import read_time, stored_time
-from serve import errors
-from serve.context import AllowList
-from serve.identity.records import (
+from core import errors
+from core.context import AllowList
+from access.records import (
     ACCOUNT_STATUSES,
     DEFAULT_KEY_GRANTS,
     DEFAULT_RATE_LIMIT,
@@ -41,9 +41,9 @@ from serve.identity.records import (
     KeyRecord,
     RateLimit,
 )
-from serve.identity.tokens import BASE62, IssuedToken, generate_token
+from access.tokens import BASE62, IssuedToken, generate_token
 
-log = logging.getLogger("serve.identity")
+log = logging.getLogger("access")
 
 DEFAULT_KEYSTORE_URL = "sqlite:///var/keys.sqlite3"
 
@@ -274,7 +274,7 @@ class SqlKeyStore:
 
     def identity_version(self) -> int:
         """SQLite: how many changes `accounts` and `api_keys` have seen (a trigger counts each,
-        serve/identity/tables.py); what a server's identity cache is checked against."""
+        access/tables.py); what a server's identity cache is checked against."""
         rows, _ = self._execute("SELECT version FROM identity_version")
         return int(rows[0][0])
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from serve.identity.store import SqlKeyStore
+from access.store import SqlKeyStore
 
 ROWS_PER_STATEMENT = 200
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from records.times import as_utc
 from schemas.registry import META_IDS
-from serve.context import AllowList
+from core.context import AllowList
 
 ROLES: tuple[str, ...] = ("admin", "member")
 ACCOUNT_STATUSES: tuple[str, ...] = ("active", "deactivated", "deleted")

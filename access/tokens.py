@@ -22,7 +22,7 @@ import secrets
 import zlib
 from dataclasses import dataclass, field
 
-from serve import errors
+from core import errors
 
 TOKEN_PREFIX = "ar"
 ENVIRONMENTS = ("live", "test")

@@ -14,8 +14,8 @@ status, a refused or unreachable destination, no answer within `timeout`) is ret
 `first_retry` seconds, doubling to at most `max_retry`, and the events after it wait; when an
 event has failed for `window` seconds the webhook is disabled and its key told (`webhook.disabled`).
 
-**Only to a key that may see it.** Before each attempt the worker reads the key (`serve.webhooks.
-key_access`) and asks whether `GET /v1/events` would show it the event (`serve.event_answers.reader_of`,
+**Only to a key that may see it.** Before each attempt the worker reads the key (`delivery.webhooks.
+key_access`) and asks whether `GET /v1/events` would show it the event (`delivery.event_answers.reader_of`,
 `records.events.visible_sql`); an event it may not see then is skipped for that webhook (recorded as
 a `skipped` attempt) and never sent later.
 
@@ -50,9 +50,9 @@ from records.store import Records
 from records.times import stored_time
 from records.webhooks import Lease, SigningKey, Tried, Webhook
 from schemas.bodies.event_data import WEBHOOK_DISABLED, recorded
-from serve.event_answers import Viewer, reader_of
-from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
-from serve.webhooks import (
+from delivery.event_answers import Viewer, reader_of
+from access.store import KeyStoreUnavailable, SqlKeyStore
+from delivery.webhooks import (
     ATTEMPT_HEADER,
     EVENT_ID_HEADER,
     EVENT_TYPE_HEADER,
@@ -67,7 +67,7 @@ from serve.webhooks import (
     signature_headers,
 )
 
-log = logging.getLogger("serve.deliveries")
+log = logging.getLogger("delivery.deliveries")
 
 USER_AGENT = "alpha-results-webhooks/1"
 EXCERPT_BYTES = 1024
@@ -576,7 +576,7 @@ def run_worker(url: str, options: Options, once: bool = False) -> int:
     import sys
 
     from records.store import open_records
-    from serve.identity.backends import open_store
+    from access.backends import open_store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from serve.identity.records import ADMIN_CEILING, DEFAULT_RATE_LIMIT, SELF_SERVICE_GRANTS, Grants, RateLimit
-from serve.identity.store import DuplicateEmail, KeyStore
+from access.records import ADMIN_CEILING, DEFAULT_RATE_LIMIT, SELF_SERVICE_GRANTS, Grants, RateLimit
+from access.store import DuplicateEmail, KeyStore
 
 DEMO_ADMIN_EMAIL = "demo-admin@example.com"
 DEMO_MEMBER_EMAIL = "demo@example.com"

@@ -4,7 +4,7 @@ Check order (the first failure wins):
 missing → shape and checksum → lookup by key_id and the secret's SHA-256 → constant-time secret
 comparison → revoked → suspended → expired → account inactive → IP allow-list.
 Key and account come from the store; the server's request path asks its identity cache
-(serve/identity/cache.py, `authenticate_async`), which every change of a key or an account
+(access/cache.py, `authenticate_async`), which every change of a key or an account
 invalidates.
 """
 
@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from serve import errors
-from serve.context import Caller
-from serve.identity.access import build_caller, ip_allowed
-from serve.identity.records import AccountRecord, Credentials, KeyRecord, as_utc
-from serve.identity.store import KeyStore
-from serve.identity.tokens import (
+from core import errors
+from core.context import Caller
+from access.access import build_caller, ip_allowed
+from access.records import AccountRecord, Credentials, KeyRecord, as_utc
+from access.store import KeyStore
+from access.tokens import (
     TOKEN_LIKE,
     ParsedToken,
     hash_secret,
@@ -30,9 +30,9 @@ from serve.identity.tokens import (
 )
 
 if TYPE_CHECKING:
-    from serve.identity.cache import IdentityCache
+    from access.cache import IdentityCache
 
-log = logging.getLogger("serve.identity")
+log = logging.getLogger("access")
 
 CHALLENGE = {"WWW-Authenticate": "Bearer"}
 

@@ -15,10 +15,10 @@ import msgspec
 from schemas.bodies.admin import KeyUsage
 from schemas.bodies.identity import Allow, FieldPolicy, KeyInventoryRow, Me, Usage
 from schemas.bodies.identity import RateLimit as RateLimitBody
-from serve.context import Caller
-from serve.identity.access import clamp
-from serve.identity.records import AccountRecord, KeyRecord, RateLimit, iso
-from serve.identity.tokens import display_prefix
+from core.context import Caller
+from access.access import clamp
+from access.records import AccountRecord, KeyRecord, RateLimit, iso
+from access.tokens import display_prefix
 
 USAGE_FIELDS = (
     "second",

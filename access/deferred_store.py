@@ -13,9 +13,9 @@ import threading
 import time
 from typing import Any
 
-from serve.identity import KeyStoreUnavailable, open_store
+from access import KeyStoreUnavailable, open_store
 
-log = logging.getLogger("serve.identity")
+log = logging.getLogger("access")
 
 LOCK_WAIT_SECONDS = 2.0
 """How long a request waits for another request's attempt to open the store."""

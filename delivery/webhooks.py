@@ -9,8 +9,8 @@
   (development and tests). Never credentials in the URL.
 - **Who may receive what.** `key_access`: the key must exist, be usable (not revoked, suspended or
   expired, its account active) and may call `events.list`; an event is then delivered only if
-  `GET /v1/events` would show it to that key (the same reader, `serve.event_answers.reader_of`, and the
-  same SQL). Checked by the worker when it delivers (`serve.deliveries`), never cached.
+  `GET /v1/events` would show it to that key (the same reader, `delivery.event_answers.reader_of`, and the
+  same SQL). Checked by the worker when it delivers (`delivery.deliveries`), never cached.
 - **What is sent.** `event_body` (the Struct of `/v1/events`, `schemas.bodies.events.Event`),
   signed to the Standard Webhooks specification by `signature_headers`: `webhook-id`,
   `webhook-timestamp` and `webhook-signature`, one `v1,` HMAC-SHA256 signature per secret that
@@ -46,12 +46,12 @@ from records.store import Records, open_records
 from records.times import stored_time
 from records.webhooks import Attempt, Scheme, SigningKey, State, Webhook
 from schemas.bodies.events import EVENT_TYPES
-from serve.context import Caller
-from serve.event_answers import Viewer, event_answer
-from serve.identity.access import build_caller
-from serve.identity.authenticate import standing_refusal
-from serve.identity.backends import open_store
-from serve.identity.store import KeyStoreUnavailable, SqlKeyStore
+from core.context import Caller
+from delivery.event_answers import Viewer, event_answer
+from access.access import build_caller
+from access.authenticate import standing_refusal
+from access.backends import open_store
+from access.store import KeyStoreUnavailable, SqlKeyStore
 
 SECRET_PREFIX = "whsec_"
 PRIVATE_KEY_PREFIX = "whsk_"
@@ -154,7 +154,7 @@ def signature_headers(
 
 def event_body(event: Event, cursor: str, viewer: Viewer) -> bytes:
     """The body of a delivery: one event as JSON (UTF-8), the bytes that are signed; the object
-    `/v1/events` shows the key (`serve.event_answers.event_answer`)."""
+    `/v1/events` shows the key (`delivery.event_answers.event_answer`)."""
     return msgspec.json.encode(event_answer(event, cursor, viewer))
 
 
