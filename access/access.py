@@ -12,9 +12,9 @@ import ipaddress
 from collections.abc import Iterable
 from functools import lru_cache
 
-from schemas.registry import ADMIN_IDS, ALL_IDS
-from core.context import AllowList, Caller
 from access.records import AccountRecord, Grants, KeyRecord
+from core.context import AllowList, Caller
+from schemas.registry import ADMIN_IDS, ALL_IDS
 
 
 def clamp(key_grants: Grants, account: AccountRecord) -> Grants:

@@ -15,8 +15,6 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from core import errors
-from core.context import Caller
 from access.access import build_caller, ip_allowed
 from access.records import AccountRecord, Credentials, KeyRecord, as_utc
 from access.store import KeyStore
@@ -28,6 +26,8 @@ from access.tokens import (
     redact_tokens,
     secret_matches,
 )
+from core import errors
+from core.context import Caller
 
 if TYPE_CHECKING:
     from access.cache import IdentityCache

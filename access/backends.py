@@ -3,10 +3,10 @@ if absent."""
 
 from __future__ import annotations
 
-from records.databases import open_database
-from records.sql import Unavailable
 from access.store import DEFAULT_KEYSTORE_URL, KeyStoreUnavailable, SqlKeyStore
 from access.tables import key_store_schema
+from records.databases import open_database
+from records.sql import Unavailable
 
 
 def open_store(url: str | None = None, create: bool = True) -> SqlKeyStore:

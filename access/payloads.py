@@ -12,13 +12,13 @@ from typing import Any, Literal, cast
 
 import msgspec
 
-from schemas.bodies.admin import KeyUsage
-from schemas.bodies.identity import Allow, FieldPolicy, KeyInventoryRow, Me, Usage
-from schemas.bodies.identity import RateLimit as RateLimitBody
-from core.context import Caller
 from access.access import clamp
 from access.records import AccountRecord, KeyRecord, RateLimit, iso
 from access.tokens import display_prefix
+from core.context import Caller
+from schemas.bodies.admin import KeyUsage
+from schemas.bodies.identity import Allow, FieldPolicy, KeyInventoryRow, Me, Usage
+from schemas.bodies.identity import RateLimit as RateLimitBody
 
 USAGE_FIELDS = (
     "second",

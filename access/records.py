@@ -8,9 +8,9 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from core.context import AllowList
 from records.times import as_utc
 from schemas.registry import META_IDS
-from core.context import AllowList
 
 ROLES: tuple[str, ...] = ("admin", "member")
 ACCOUNT_STATUSES: tuple[str, ...] = ("active", "deactivated", "deleted")

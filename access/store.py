@@ -23,11 +23,6 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Protocol
 
-from records import sql as sql_backend
-from records.sql import Database, Rows
-from records.times import read_time, stored_time
-from core import errors
-from core.context import AllowList
 from access.records import (
     ACCOUNT_STATUSES,
     DEFAULT_KEY_GRANTS,
@@ -42,6 +37,11 @@ from access.records import (
     RateLimit,
 )
 from access.tokens import BASE62, IssuedToken, generate_token
+from core import errors
+from core.context import AllowList
+from records import sql as sql_backend
+from records.sql import Database, Rows
+from records.times import read_time, stored_time
 
 log = logging.getLogger("access")
 

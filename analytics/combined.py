@@ -18,6 +18,7 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from datasets.series import BenchmarkSeries
 from msgspec import UNSET, UnsetType
 
 from analytics import sets
@@ -41,7 +42,6 @@ from analytics.returns import BookFigures as BookFiguresOf
 from analytics.returns import book_figures
 from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
 from datasets.queries import Window
-from datasets.series import BenchmarkSeries
 from datasets.served import Catalogue
 from schemas import choices
 from schemas.bodies.analytics import AnalyticsStat

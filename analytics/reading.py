@@ -28,6 +28,7 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 import numpy as np
+from datasets.series import BenchmarkSeries, benchmark_series
 
 from analytics import checks, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
@@ -49,7 +50,6 @@ from datasets.catalogue_snapshot import CatalogueSnapshot
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
-from datasets.series import BenchmarkSeries, benchmark_series
 from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
 from schemas.bodies.decisions import Checks, Contribution

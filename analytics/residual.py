@@ -29,6 +29,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from datasets.series import BenchmarkSeries
 
 from analytics import inputs, sets
 from analytics.contribution import Reference
@@ -41,7 +42,6 @@ from datasets.catalogue_snapshot import Matrix
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.queries import Window
 from datasets.reader import BuildView
-from datasets.series import BenchmarkSeries
 from datasets.served import Catalogue
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.residual import (

@@ -35,6 +35,7 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
+from datasets.series import BenchmarkSeries
 
 from analytics import inputs
 from analytics.access import Access, withheld
@@ -44,7 +45,6 @@ from analytics.variance import measurable_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import EPOCH
-from datasets.series import BenchmarkSeries
 from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk, RiskBenchmark
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.context import AllowList
 from access.access import callable_endpoints, clamp
 from access.records import ADMIN_CEILING, AccountRecord, Grants, KeyRecord
+from core.context import AllowList
 
 
 def allow_argument(allow: AllowList, endpoints: bool = False) -> str:

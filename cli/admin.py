@@ -17,9 +17,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from cli.access import KeyAccess, clamp_warning
-from cli.main import console_script
-from core.context import AllowList
 from access.access import callable_endpoints, clamp, endpoint_allow
 from access.backends import open_store
 from access.records import AccountRecord, Grants, KeyRecord, RateLimit, iso
@@ -30,6 +27,9 @@ from access.store import (
     SqlKeyStore,
 )
 from access.tokens import ENVIRONMENTS, display_prefix
+from cli.access import KeyAccess, clamp_warning
+from cli.main import console_script
+from core.context import AllowList
 from core.settings import Settings
 
 # -- argument syntax ----------------------------------------------------------------------

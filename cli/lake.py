@@ -205,8 +205,8 @@ def record_events(
     args: argparse.Namespace, lake_root: str, alphas: Sequence[str], results: Sequence[SealResult]
 ) -> StepReport:
     """The run's events (`pipeline.events`), into the deployment's records (docs/events.md)."""
-    from pipeline.events import events_step
     from core.settings import ENV_PREFIX, Settings
+    from pipeline.events import events_step
 
     settings = Settings.from_env()
     named = args.keystore is not None or f"{ENV_PREFIX}KEYSTORE_URL" in os.environ

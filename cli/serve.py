@@ -269,9 +269,9 @@ def init_demo(settings: Settings) -> None:
         Path(FULL_DEMO_PENDING).touch()
     else:
         index_if_absent(settings.lake)
-    from cli.access import KeyAccess
     from access import ensure_demo_identities, open_store
     from access.demo import DEMO_IDENTITIES, limits_text
+    from cli.access import KeyAccess
 
     store = open_store(settings.keystore_url)
     try:

@@ -44,14 +44,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from records.events import Event
-from records.sql import Unavailable
-from records.store import Records
-from records.times import stored_time
-from records.webhooks import Lease, SigningKey, Tried, Webhook
-from schemas.bodies.event_data import WEBHOOK_DISABLED, recorded
-from delivery.event_answers import Viewer, reader_of
 from access.store import KeyStoreUnavailable, SqlKeyStore
+from delivery.event_answers import Viewer, reader_of
 from delivery.webhooks import (
     ATTEMPT_HEADER,
     EVENT_ID_HEADER,
@@ -66,6 +60,12 @@ from delivery.webhooks import (
     resolve,
     signature_headers,
 )
+from records.events import Event
+from records.sql import Unavailable
+from records.store import Records
+from records.times import stored_time
+from records.webhooks import Lease, SigningKey, Tried, Webhook
+from schemas.bodies.event_data import WEBHOOK_DISABLED, recorded
 
 log = logging.getLogger("delivery.deliveries")
 
@@ -575,8 +575,8 @@ def run_worker(url: str, options: Options, once: bool = False) -> int:
     import signal
     import sys
 
-    from records.store import open_records
     from access.backends import open_store
+    from records.store import open_records
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:

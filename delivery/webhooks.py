@@ -39,6 +39,12 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
+from access.access import build_caller
+from access.authenticate import standing_refusal
+from access.backends import open_store
+from access.store import KeyStoreUnavailable, SqlKeyStore
+from core.context import Caller
+from delivery.event_answers import Viewer, event_answer
 from records.cursors import Cursors
 from records.events import Event
 from records.sql import Unavailable
@@ -46,12 +52,6 @@ from records.store import Records, open_records
 from records.times import stored_time
 from records.webhooks import Attempt, Scheme, SigningKey, State, Webhook
 from schemas.bodies.events import EVENT_TYPES
-from core.context import Caller
-from delivery.event_answers import Viewer, event_answer
-from access.access import build_caller
-from access.authenticate import standing_refusal
-from access.backends import open_store
-from access.store import KeyStoreUnavailable, SqlKeyStore
 
 SECRET_PREFIX = "whsec_"
 PRIVATE_KEY_PREFIX = "whsk_"

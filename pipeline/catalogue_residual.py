@@ -22,13 +22,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from datasets.series import BenchmarkSeries, benchmark_returns
 
 from alpha_results_seal.storage import Storage
 from analytics.residual import index_figures
 from datasets import layout
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
-from datasets.series import BenchmarkSeries, benchmark_returns
 from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS
 from schemas.wire import MARKET_BENCHMARK
 

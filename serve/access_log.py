@@ -30,9 +30,9 @@ import msgspec
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils import normalize_path
 
+from access.tokens import redact_tokens
 from serve.auth import OTHER_METHODS
 from serve.exchange import exchange_of
-from access.tokens import redact_tokens
 
 log = logging.getLogger("serve.access")
 _encode = msgspec.json.Encoder().encode

@@ -30,12 +30,18 @@ from litestar.types import (
 )
 from litestar.utils import normalize_path
 
+from access.authenticate import authenticate_async
+from access.cache import IdentityCache, identity_cache
+from access.deferred_store import open_store_or_defer
+from access.tokens import redact_tokens
+from access.usage_ledger import SqlUsageLedger
 from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable, NotReadable
 from analytics.policy import load_policy
+from core import errors
+from core.settings import Settings
 from datasets import answers
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.reader import LakeReader, LakeUnavailable
-from core import errors
 from serve.access_log import access_log_middleware
 from serve.analytics_doc import shared_analytics_doc
 from serve.auth import (
@@ -47,7 +53,6 @@ from serve.auth import (
 )
 from serve.compression import COMPRESSION
 from serve.conditional import conditional_response
-from access.deferred_store import open_store_or_defer
 from serve.endpoints import registry_version
 from serve.envelope import (
     CONTENT_TYPE_OPTIONS,
@@ -58,10 +63,6 @@ from serve.envelope import (
 )
 from serve.exchange import exchange_of
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
-from access.authenticate import authenticate_async
-from access.cache import IdentityCache, identity_cache
-from access.tokens import redact_tokens
-from access.usage_ledger import SqlUsageLedger
 from serve.limits import Limiter, open_limiter
 from serve.mcp.mount import mounted as mcp_mounted
 from serve.mcp.tools import tool_hashes
@@ -70,7 +71,6 @@ from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
-from core.settings import Settings
 from serve.sharing import protocol as sharing_protocol
 from serve.slow_clients import slow_client_budget
 from serve.warm import ImportWatch, warm

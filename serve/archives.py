@@ -33,12 +33,12 @@ from urllib.parse import quote, urlencode
 from litestar import Request
 from litestar.datastructures import State
 
+from access.tokens import KEY_ID_LENGTH
 from alpha_results_seal.storage import Storage
+from core import errors
 from datasets import layout
 from schemas.bodies.downloads import SourceDownload
-from core import errors
 from serve.auth import services_of
-from access.tokens import KEY_ID_LENGTH
 
 log = logging.getLogger("serve.archives")
 

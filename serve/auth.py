@@ -30,16 +30,16 @@ from anyio import to_thread
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
-from analytics.policy import Policy, default_policy
-from datasets.reader import LakeReader
-from schemas.registry import BY_ID
-from core import errors
-from core.context import Caller
-from serve.exchange import Exchange, exchange_of
 from access.authenticate import CHALLENGE, bearer_token, reject_key_in_query
 from access.tokens import parse_token
-from serve.limits.model import SELF_SERVICE_LIMITS, Limits
+from analytics.policy import Policy, default_policy
+from core import errors
+from core.context import Caller
 from core.settings import Settings
+from datasets.reader import LakeReader
+from schemas.registry import BY_ID
+from serve.exchange import Exchange, exchange_of
+from serve.limits.model import SELF_SERVICE_LIMITS, Limits
 
 log = logging.getLogger("serve.auth")
 

@@ -16,13 +16,13 @@ from typing import Any, TypeVar
 from litestar import Request
 from litestar.di import Provide
 
-from datasets.reader import LakeReader
+from access import KeyRecord
 from core import errors
+from core.settings import Settings
+from datasets.reader import LakeReader
 from serve.archives import ArchiveSigner, signer_of
 from serve.auth import call_backends, services_of
-from access import KeyRecord
 from serve.limits import WINDOW_NAMES, Limits
-from core.settings import Settings
 
 T = TypeVar("T")
 

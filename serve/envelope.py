@@ -14,12 +14,12 @@ from urllib.parse import quote, urlencode
 import msgspec
 from litestar import Response
 
+from access.tokens import redact_tokens
+from core import errors
 from schemas.bodies.base import Body
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.service import Error, ErrorBody, Pagination, Warning
-from core import errors
 from serve.exchange import exchange_of
-from access.tokens import redact_tokens
 
 JSON = "application/json"
 REQUEST_ID_HEADER = "X-Request-ID"

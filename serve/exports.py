@@ -23,14 +23,14 @@ import re
 import time
 from dataclasses import dataclass
 
+from core import errors
+from core.context import Caller
 from datasets import layout
 from datasets.exports import INDEX_PATH, index_entries
 from datasets.reader import BuildView
 from schemas import exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
-from core import errors
 from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
-from core.context import Caller
 
 log = logging.getLogger("serve.exports")
 

@@ -80,9 +80,9 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
 from core import errors
+from core.settings import Settings
 from serve import stopping
 from serve.envelope import CONTENT_TYPE_OPTIONS, JSON, REQUEST_ID_HEADER, error_response, request_id_of
-from core.settings import Settings
 
 log = logging.getLogger("serve.http")
 

@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from core import errors
 from schemas import query as declared
 from schemas.query import ITEM_LIST, MAX_SYMBOLS, SYMBOL_LIST, Param, Query, params_of, path_params_of
-from core import errors
 
 SYMBOL_LIST_PATTERN = re.compile(SYMBOL_LIST)
 ITEM_LIST_PATTERN = re.compile(ITEM_LIST)

@@ -12,8 +12,8 @@ import pyarrow.compute as pc
 
 from analytics.access import Access
 from analytics.reading import Scope
-from datasets.served import Catalogue
 from core.context import AllowList, Caller
+from datasets.served import Catalogue
 
 
 def readable_mask(caller: Caller, catalogue: Catalogue) -> np.ndarray:

@@ -21,12 +21,12 @@ from typing import TypeVar
 from anyio import to_thread
 
 from analytics.standings import Standings
+from core.errors import UpstreamUnavailable
 from records.events import Event, Reader, Wanted
 from records.promotions import Promotion
 from records.sql import Unavailable
 from records.store import Records, open_records
 from serve import stopping
-from core.errors import UpstreamUnavailable
 
 T = TypeVar("T")
 log = logging.getLogger("serve.records")

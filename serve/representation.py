@@ -26,13 +26,13 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from litestar import Request, Response
 
+from core import errors
 from datasets.queries import Paged
 from schemas import wire
 from schemas.bodies.base import field_names
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.service import Pagination
 from schemas.choices import REPRESENTATIONS
-from core import errors
 from serve.envelope import Encoded
 from serve.params import chosen_value
 from serve.weights import weighted_members

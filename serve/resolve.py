@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from anyio import to_thread
 
-from datasets.reader import BuildView, LakeReader
-from datasets.served import AlphaBuild
 from core import errors
 from core.context import Caller
+from datasets.reader import BuildView, LakeReader
+from datasets.served import AlphaBuild
 
 
 def resolve_alpha(caller: Caller, reader: LakeReader, alpha: str) -> AlphaBuild:

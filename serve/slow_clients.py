@@ -51,8 +51,8 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from core import errors
 from core.context import Caller
-from serve.exchange import exchange_of
 from core.settings import Settings
+from serve.exchange import exchange_of
 
 log = logging.getLogger("serve.http")
 

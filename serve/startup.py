@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from analytics.policy import PolicyError, load_policy
-from serve.scrape_token import TokenFileRefused, read_scrape_token
 from core.settings import Settings
+from serve.scrape_token import TokenFileRefused, read_scrape_token
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """Where prometheus-client's multiprocess mode keeps each worker's values (serve/prometheus.py)."""

@@ -11,10 +11,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from schemas.registry import ADMIN_IDS, ALL_IDS
 from core import errors
-from serve.auth import Authenticator
 from core.context import AllowList, Caller
+from schemas.registry import ADMIN_IDS, ALL_IDS
+from serve.auth import Authenticator
 
 DATA_IDS = frozenset(i for i in ALL_IDS if i not in ADMIN_IDS)
 

@@ -25,12 +25,12 @@ from litestar import Litestar, Request
 from litestar.types import ASGIApp, Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from access.authenticate import reject_key_in_query
 from core import errors
 from serve.access_log import ROUTE_NAME
 from serve.auth import identify
 from serve.envelope import error_response, request_id_of
 from serve.exchange import exchange_of
-from access.authenticate import reject_key_in_query
 from serve.mcp import metering
 from serve.mcp.origins import Allowed
 from serve.mcp.server import mcp_server

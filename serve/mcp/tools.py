@@ -30,8 +30,8 @@ from urllib.parse import quote, unquote, urlencode
 import mcp_types as types
 from jsonschema import Draft202012Validator, ValidationError
 
-from schemas.query import params_of, path_params_of
 from core import errors
+from schemas.query import params_of, path_params_of
 from serve.declaration import Endpoint
 from serve.endpoints import endpoints
 from serve.mcp.untrusted import Path as SealPath

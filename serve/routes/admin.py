@@ -21,15 +21,15 @@ import msgspec
 from litestar import Response
 from litestar.params import FromPath
 
+from access.payloads import key_usage as key_usage_of
+from access.payloads import zero_usage
+from core import errors
 from datasets.queries import page_of
 from schemas.bodies.admin import BuildRow, KeyUsage, Readiness, SourceArchiveState, TableSize
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import NoQuery, PageQuery
-from core import errors
 from serve.auth import endpoint_of, limits_from_wire
 from serve.envelope import single
-from access.payloads import key_usage as key_usage_of
-from access.payloads import zero_usage
 from serve.resolve import resolve_alpha
 from serve.routes.base import Context, Ctx, Q
 from serve.routes.declare import route

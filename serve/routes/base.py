@@ -21,6 +21,7 @@ from analytics.access import Access
 from analytics.policy import Policy
 from analytics.reading import Reading
 from analytics.standings import NO_DECISIONS, Standings
+from core.context import Caller
 from datasets import answers
 from datasets.answers import Answer
 from datasets.queries import Paged, TablePage
@@ -34,7 +35,6 @@ from serve import representation, resolve
 from serve.archives import ArchiveSigner, signer_of
 from serve.auth import Services, current_caller, services_of
 from serve.conditional import entity_tag, set_entity_tag
-from core.context import Caller
 from serve.declaration import Handled
 from serve.dependencies import KeyBackends
 from serve.envelope import (

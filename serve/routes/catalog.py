@@ -9,17 +9,17 @@ from litestar import Response
 from litestar.params import FromPath
 
 from analytics.reading import catalogue_tag
+from core import errors
 from datasets import answers
 from datasets.queries import Page, page_of
+from delivery.event_answers import Viewer, shown_snapshot
 from records.answers import promotions_of
 from schemas.bodies.description import AlphaDescription
 from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.promotions import Promotions
 from schemas.bodies.rows import AlphaListRow
 from schemas.query import CatalogueQuery, NoQuery
-from core import errors
 from serve.envelope import single
-from delivery.event_answers import Viewer, shown_snapshot
 from serve.readable import admitted_mask
 from serve.routes.base import Ctx
 from serve.routes.declare import route

@@ -19,13 +19,13 @@ from litestar.params import FromPath
 from analytics import inputs
 from analytics.comparison import compare_payload, require_book, require_other
 from analytics.entries import Warnings
+from core import errors
 from datasets import answers
 from datasets.reader import BuildView
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import EnvelopeMeta, Single
 from schemas.query import CompareQuery
-from core import errors
 from serve import resolve
 from serve.envelope import single, with_warnings
 from serve.routes.base import Context, Ctx

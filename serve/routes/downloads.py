@@ -43,10 +43,18 @@ from litestar.enums import HttpMethod
 from litestar.params import FromPath, SkipValidation
 from litestar.response import Stream
 
+from access import open_store
+from access.access import build_caller
+from access.authenticate import standing_refusal
+from access.download_fetches import FETCH_UNITS, DownloadFetches, range_units
+from access.records import AccountRecord, KeyRecord
+from access.store import KeyStoreUnavailable
+from core import errors
+from core.context import Caller
+from core.settings import Settings
 from datasets import layout
 from datasets.faults import BuildDamaged, LakeUnavailable
 from datasets.reader import LakeReader
-from core import errors
 from serve.archives import (
     ARCHIVE_OBJECT_PATH,
     DOWNLOAD_ROUTE_PREFIX,
@@ -58,16 +66,8 @@ from serve.archives import (
 from serve.auth import OTHER_METHODS
 from serve.byte_ranges import ByteRange, Unsatisfiable, requested_range
 from serve.compression import SKIP_COMPRESSION
-from core.context import Caller
 from serve.dependencies import DEPENDENCIES, KeyBackends
 from serve.exports import EXPORT_OBJECT_PATH, PARQUET, export_filename, export_needs
-from access import open_store
-from access.access import build_caller
-from access.authenticate import standing_refusal
-from access.download_fetches import FETCH_UNITS, DownloadFetches, range_units
-from access.records import AccountRecord, KeyRecord
-from access.store import KeyStoreUnavailable
-from core.settings import Settings
 
 log = logging.getLogger("serve.downloads")
 

@@ -23,18 +23,18 @@ import pyarrow as pa
 from litestar import Response
 from litestar.response import Stream
 
+from core import errors
 from datasets.queries import Page
+from delivery.event_answers import Viewer, event_answer, reader_of
 from records.cursors import CURSOR, CursorInvalid
 from records.events import Reader, Wanted
 from schemas.bodies.envelope import Collection
 from schemas.bodies.events import EVENT_TYPES, STREAM_MEDIA_TYPE, Event, StreamedEvent
 from schemas.query import EventsQuery, EventStreamQuery, items
-from core import errors
 from serve import representation, stopping
 from serve.auth import authenticated, client_ip
 from serve.envelope import collection as collection_envelope
 from serve.envelope import json_bytes, pagination
-from delivery.event_answers import Viewer, event_answer, reader_of
 from serve.exchange import exchange_of
 from serve.records import EventsPage, RecordsSource
 from serve.routes.base import Context, Ctx

@@ -21,6 +21,7 @@ from litestar import Response
 from litestar.params import FromPath
 from msgspec import UNSET
 
+from core import errors
 from datasets.faults import BenchmarkMissing
 from datasets.queries import page_of
 from datasets.reader import BuildView
@@ -28,7 +29,6 @@ from schemas import choices, exports, wire
 from schemas.bodies.downloads import ExportDownload, ExportRow
 from schemas.bodies.envelope import Collection, Single
 from schemas.query import BOOK_REQUIRED, ExportQuery, PageQuery
-from core import errors
 from serve.envelope import single
 from serve.exports import EXPORT_ENDPOINT, ExportFile, alpha_exports, benchmark_exports, sign
 from serve.resolve import open_run

@@ -20,12 +20,14 @@ from litestar import Request, Response
 from litestar.params import SkipValidation
 from msgspec import UNSET
 
+from access import key_inventory_row, me_payload
+from core import errors
+from core.settings import Settings
 from datasets.queries import Page
 from schemas.bodies.envelope import Collection, Single
 from schemas.bodies.identity import KeyInventoryRow, Me
 from schemas.bodies.service import Health, HealthLake
 from schemas.query import NoQuery, PageQuery
-from core import errors
 from serve.auth import (
     caller_limits,
     limits_from_wire,
@@ -33,12 +35,10 @@ from serve.auth import (
 from serve.envelope import Encoded, json_response, now_iso, single
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
-from access import key_inventory_row, me_payload
 from serve.limits.model import Limits, build_usage
 from serve.params import QueryParams
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
-from core.settings import Settings
 
 
 @cache

@@ -22,10 +22,10 @@ from litestar import Request, Response, get
 from litestar.types import ControllerRouterHandler
 
 from core import errors
+from core.settings import Settings
 from serve.auth import services_of
 from serve.prometheus import backlog_families, read_events_backlog
 from serve.scrape_token import matches, presented, read_scrape_token
-from core.settings import Settings
 
 log = logging.getLogger("serve.prometheus")
 

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from anyio import to_thread
+from datasets.series import benchmark_series
 from litestar import Response
 from litestar.params import FromPath
 
@@ -20,7 +21,6 @@ from analytics import inputs
 from analytics.entries import Warnings
 from analytics.risk import risk_payload
 from datasets import answers
-from datasets.series import benchmark_series
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.bodies.envelope import Single

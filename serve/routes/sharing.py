@@ -32,16 +32,16 @@ from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFou
 from litestar.params import FromPath, SkipValidation
 from litestar.types import ControllerRouterHandler
 
+from access.tokens import redact_tokens
+from core import errors
+from core.context import Caller
 from datasets.faults import LakeUnavailable
 from datasets.reader import BuildView, LakeReader
-from core import errors
 from serve.archives import URL_LIFETIME_SECONDS, ArchiveSigner
 from serve.auth import OTHER_METHODS, current_caller
-from core.context import Caller
 from serve.dependencies import DEPENDENCIES
 from serve.envelope import request_id_of
 from serve.exports import EXPORT_ENDPOINT, sign
-from access.tokens import redact_tokens
 from serve.resolve import open_view
 from serve.sharing import protocol
 from serve.sharing.protocol import SharingError

@@ -31,10 +31,10 @@ from datetime import datetime
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from core.context import Caller
 from datasets import layout
 from datasets.reader import BuildView, LakeReader
 from datasets.served import AlphaBuild
-from core.context import Caller
 from serve.exports import ExportFile, alpha_exports
 
 SHARE_NAME = "alpha_results"

@@ -26,15 +26,15 @@ from litestar.testing import TestClient
 
 import serve.auth
 import serve.routes.meta
-from schemas.registry import META_IDS
-from serve.app import create_app
-from core.context import AllowList
-from serve.declaration import Endpoint
-from serve.endpoints import endpoints
 from access import Grants, RateLimit, open_store
 from access.store import SqlKeyStore
-from serve.limits import MemoryLimiter
+from core.context import AllowList
 from core.settings import Settings
+from schemas.registry import META_IDS
+from serve.app import create_app
+from serve.declaration import Endpoint
+from serve.endpoints import endpoints
+from serve.limits import MemoryLimiter
 from tests.conftest import backend_unavailable
 
 POSTGRES_TEST_URL = os.environ.get(

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from access.tokens import BASE62, generate_token, parse_token
 from schemas.registry import ADMIN_IDS
 from serve.endpoints import endpoints
-from access.tokens import BASE62, generate_token, parse_token
 from tests.access.conftest import (
     ALPHA,
     CLIENT_IP,

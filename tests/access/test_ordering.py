@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from serve.endpoints import endpoints
 from access.authenticate import QUERY_KEY_PARAMETERS
 from access.tokens import hash_secret, parse_token
+from serve.endpoints import endpoints
 from tests.access.conftest import PRODUCTION_ALPHA, World, endpoint_path, mounted_ids
 
 

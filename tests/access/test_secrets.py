@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
 from access.tokens import hash_secret, parse_token
+from cli.main import main
 from tests.access.conftest import World, endpoint_path, mounted_ids
 from tests.access.test_matrix import checksum_typo
 

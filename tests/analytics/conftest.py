@@ -139,8 +139,8 @@ def lake(demo_lake: Path) -> Lake:
 @contextmanager
 def serving(demo_lake: Path, callers: dict[str, Caller], **settings: Any) -> Iterator[Api]:
     """An app over the demo lake answering `callers`' tokens, with `settings` beside the lake."""
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test", **settings),
@@ -162,9 +162,9 @@ def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str, Pa
     """An app over a copy of the demo lake keeping its records (promotions, events) in a SQLite
     file of its own, not created until the command line first writes it; that file's URL; and the
     copy, which a decision writes to (it records the alpha's catalogue index row again)."""
+    from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
-    from core.settings import Settings
 
     url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
     lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))

@@ -19,8 +19,8 @@ import pytest
 import statsmodels.api as sm
 from litestar.testing import TestClient
 
-from schemas.query import ChecksQuery, params_of
 from core.context import AllowList
+from schemas.query import ChecksQuery, params_of
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
     ALPHAS,
@@ -170,8 +170,8 @@ def loose_api(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def app_with_policy(demo_lake: Path, path: Path) -> Any:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     return create_app(
         Settings(lake=str(demo_lake), environment="test", checks_policy_file=str(path)),

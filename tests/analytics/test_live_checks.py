@@ -56,9 +56,9 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
-    from core.settings import Settings
 
     folder = tmp_path_factory.mktemp("live_checks")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))

@@ -461,9 +461,9 @@ def run_cli(*argv: str) -> None:
 def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Decided]:
     """A copy of the demo lake on which an operator approved two alphas with the real command
     line: the default set is now those two, and every index row's residual columns follow."""
+    from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
-    from core.settings import Settings
 
     folder = tmp_path_factory.mktemp("residual_decided")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))

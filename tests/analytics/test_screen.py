@@ -26,12 +26,12 @@ import pytest
 from litestar.testing import TestClient
 
 from alpha_results_seal.storage import Storage
+from core.context import AllowList, Caller
 from datasets import catalogue_index
 from datasets.reader import LakeReader
 from datasets.screener import KEEP_VERSIONS, Screen, Screener, statement
 from schemas import choices, lake, wire
 from schemas.query import ScreenQuery
-from core.context import AllowList, Caller
 from tests.analytics import reference as ref
 from tests.analytics.conftest import CALLERS, PRODUCTION, Api, endpoints_only
 from tests.analytics.helpers import close as ref_close
@@ -59,8 +59,8 @@ READABLE: dict[str, Callable[[str], bool]] = {
 
 @pytest.fixture(scope="module")
 def screen_api(demo_lake: Path) -> Iterator[Api]:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"),
@@ -535,8 +535,8 @@ def test_max_correlation_combines_with_the_other_filters(
 
 
 def test_max_correlation_needs_the_correlation_route_and_the_data(demo_lake: Path) -> None:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     callers = {
         "no_correlation": endpoints_only(frozenset(i for i in DATA_IDS if i != "analytics.correlation")),
@@ -691,8 +691,8 @@ def symlinked_lake(source: Path, target: Path, copy_catalogue: bool) -> Path:
 
 
 def test_a_new_catalogue_version_is_screened_at_once(demo_lake: Path, tmp_path: Path) -> None:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     root = str(symlinked_lake(demo_lake, tmp_path / "lake", copy_catalogue=True))
     reader = LakeReader(root, refresh_seconds=60.0)
@@ -741,8 +741,8 @@ def test_an_index_written_before_the_one_icir_basis_serves_no_icir(demo_lake: Pa
     """A generation written before `icir_annualised` held `icir` as each run sealed it (per week or
     annualised): the server reads no such column as the annualised one. Its ICIR and flag are null
     (not measurable) until `lake index` rewrites the rows; every other figure is served."""
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     root = str(symlinked_lake(demo_lake, tmp_path / "lake", copy_catalogue=True))
 
@@ -769,8 +769,8 @@ def test_an_index_written_before_the_one_icir_basis_serves_no_icir(demo_lake: Pa
 
 
 def test_a_lake_without_an_index_answers_503(demo_lake: Path, tmp_path: Path) -> None:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     root = str(symlinked_lake(demo_lake, tmp_path / "lake", copy_catalogue=False))
     app = create_app(

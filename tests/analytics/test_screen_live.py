@@ -61,9 +61,9 @@ def ledger_dates(api: Api, alpha: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def world(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory, api: Api) -> Iterator[World]:
+    from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
-    from core.settings import Settings
 
     folder = tmp_path_factory.mktemp("screen_live")
     lake = Path(shutil.copytree(demo_lake, folder / "lake"))
@@ -293,8 +293,8 @@ def test_an_index_written_before_the_live_columns_serves_them_null(world: World,
 
 
 def _app(lake: Path) -> Any:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     return create_app(
         Settings(lake=str(lake), environment="test"), authenticate=authenticator_for(CALLERS), limiter=None

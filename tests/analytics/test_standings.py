@@ -137,9 +137,9 @@ APPROVED = {"Test_planted_factor": dt.date(2021, 9, 30), "value_composite_legacy
 def decided(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, Figures]]:
     """An app keeping records in which APPROVED are approved (and Test_small_universe approved,
     then retired), and a notebook's `Figures` given the same standings."""
+    from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
-    from core.settings import Settings
     from tests.callers import authenticator_for
 
     url = f"sqlite:///{tmp_path_factory.mktemp('standings') / 'records.sqlite3'}"
@@ -215,9 +215,9 @@ def test_records_that_cannot_be_read_are_a_503_where_they_are_needed(demo_lake: 
     """A records database the server cannot open: 503 upstream_unavailable on the catalogue, the
     screener and every default reference set, never a column or a set computed as if nothing had
     been decided; a contribution to a named set needs no records."""
+    from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
-    from core.settings import Settings
     from tests.callers import authenticator_for
 
     app = create_app(

@@ -48,8 +48,8 @@ HIDDEN = {
 
 @pytest.fixture(scope="module")
 def api(demo_lake: Path) -> Iterator[Api]:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"),

@@ -283,13 +283,13 @@ def live(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     and prefixed allow-lists, a monthly quota and an expiry."""
     from litestar.testing import TestClient
 
+    from access import Grants, RateLimit, open_store
+    from core.context import AllowList
+    from core.settings import Settings
     from records.store import open_records
     from serve.app import create_app
-    from core.context import AllowList
-    from access import Grants, RateLimit, open_store
     from serve.limits import MemoryLimiter
     from serve.records import RecordsSource
-    from core.settings import Settings
     from tests.ops.keys import issue_key
 
     folder = tmp_path_factory.mktemp("live_bodies")
@@ -434,9 +434,9 @@ def test_live_envelopes_round_trip(live: tuple[Any, dict[str, Any]]) -> None:
 
 def test_a_degraded_health_body_round_trips() -> None:
     """Every optional key of `/v1/health`, as `health_body` writes a degraded state."""
+    from core.settings import Settings
     from serve.health import HealthState
     from serve.routes.meta import health_body
-    from core.settings import Settings
 
     state = HealthState(
         down=("lake",), degraded_alphas={"momentum_12_1": "missing_file"}, worker="out of maps"

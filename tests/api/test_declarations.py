@@ -13,6 +13,7 @@ import pytest
 from litestar import Response
 from litestar.params import FromPath
 
+from core.errors import BadRequest
 from schemas.bodies.decisions import Risk
 from schemas.bodies.envelope import Collection, Series, Single
 from schemas.bodies.rows import DecisionRow, EquityRow, EquitySummary
@@ -22,7 +23,6 @@ from schemas.query import Book, NoQuery, Query, RiskQuery, WeekQuery, params_of
 from serve.app import ROUTE_HANDLERS
 from serve.declaration import Handled
 from serve.endpoints import collected, endpoints
-from core.errors import BadRequest
 from serve.exchange import query_pairs
 from serve.params import QueryParams
 from serve.routes.base import Ctx

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from serve import pages
 from serve.app import create_app, openapi_document
 from serve.auth import is_public
 from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import developer
-from core.settings import Settings
 
 ASSETS = pages.STATIC_DIR / "swagger-ui" / pages.SWAGGER_UI_VERSION
 

@@ -89,8 +89,8 @@ def test_a_webhook_body_withholds_what_the_feed_does() -> None:
     import datetime as dt
     import json
 
-    from records.events import Event as Recorded
     from delivery.webhooks import event_body
+    from records.events import Event as Recorded
 
     data = {
         "build_id": "b1",

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets import layout
 from datasets.reader import LakeReader
 from pipeline import PIPELINE_VERSION, catalogue_index
@@ -28,7 +29,6 @@ from schemas import exports
 from schemas.query import LIMIT_MAX
 from serve.app import create_app
 from serve.archives import HmacSigner
-from core.settings import Settings
 from tests.api.conftest import CALLERS
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 

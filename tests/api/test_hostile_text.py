@@ -26,8 +26,8 @@ import pyarrow as pa
 import pytest
 from litestar.testing import TestClient
 
-from serve.app import create_app
 from core.settings import Settings
+from serve.app import create_app
 from tests.api.conftest import fake_authenticate
 from tests.hostile_lake import (
     DECISION_REASON,

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets import catalog, queries
 from datasets import catalogue_index as catalogue_index_reader
 from datasets.reader import LakeReader, LakeUnavailable
 from pipeline import catalogue_index
 from pipeline.publish import publish_seal
 from serve.app import create_app
-from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 
 RAW = {"Authorization": "Bearer raw"}

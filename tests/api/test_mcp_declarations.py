@@ -12,9 +12,9 @@ import pytest
 
 from alpha_results_client import config
 from cli import mcp as command
+from core import errors
 from schemas.query import params_of
 from schemas.registry import ALL_IDS
-from core import errors
 from serve.endpoints import endpoints
 from serve.mcp import prompts
 from serve.mcp.calls import result_of
@@ -164,8 +164,8 @@ def test_the_mcp_body_is_read_whole_refused_over_the_limit_or_dropped_when_the_c
 
 
 def test_the_hosts_and_origins_mcp_answers_are_the_servers_own_and_the_operators() -> None:
-    from serve.mcp.origins import Allowed
     from core.settings import Settings
+    from serve.mcp.origins import Allowed
 
     allowed = Allowed.of(
         Settings(

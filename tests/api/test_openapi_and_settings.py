@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import SETTINGS, Settings
 from schemas.query import OFFSET_MAX
 from serve.app import MOUNTED_ENDPOINTS as SERVED
 from serve.app import create_app
@@ -19,7 +20,6 @@ from serve.openapi import SCHEMA_PATH
 from serve.openapi.downloads import DOWNLOAD_PATH, EXPORT_DOWNLOAD_PATH
 from serve.openapi.statuses import NOT_FOUND_ENDPOINTS, RATE_LIMIT_HEADERS, error_statuses
 from serve.routes import dashboard, developer, sharing
-from core.settings import SETTINGS, Settings
 from tests.api.conftest import Api, fake_authenticate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,6 +8,7 @@ import re
 import msgspec
 import pytest
 
+from core import errors
 from schemas.query import (
     BenchmarkQuery,
     MetricsQuery,
@@ -18,7 +19,6 @@ from schemas.query import (
     params_of,
     path_params_of,
 )
-from core import errors
 from serve.endpoints import endpoints
 from serve.exchange import query_pairs
 from serve.params import QueryParams

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets.reader import LakeUnavailable
 from schemas.query import OFFSET_MAX
 from serve.app import create_app
 from serve.endpoints import endpoints
-from core.settings import Settings
 from tests.api.conftest import Api, fake_authenticate
 
 DATA_PATHS = {

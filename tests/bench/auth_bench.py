@@ -26,13 +26,13 @@ from typing import Any
 from litestar import Litestar, Request, get
 from litestar.datastructures import State
 
+from access import ADMIN_CEILING, RateLimit, open_store
+from access.cache import CountedCache
+from core.settings import Settings
 from serve.access_log import access_record, log_access
 from serve.app import default_authenticator
 from serve.auth import Services, apply_limits, authenticate_caller
-from access import ADMIN_CEILING, RateLimit, open_store
-from access.cache import CountedCache
 from serve.limits import MemoryLimiter
-from core.settings import Settings
 
 WARM_UP_CALLS = 500
 

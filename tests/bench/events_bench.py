@@ -178,10 +178,10 @@ def publish_and_record(seal: Path, lake: str, url: str) -> tuple[Any, float, flo
     """What `alpha-results build SEAL --keystore URL --jobs 1` does, in this process: the publish
     (`publish_seal`, the pointer switch and the catalogue index), the catalogue steps, then the
     events step with the server's settings. (outcome, publish returned, events written, report)."""
+    from core.settings import Settings
     from pipeline.catalogue_steps import run_catalogue_steps
     from pipeline.events import events_step
     from pipeline.publish import publish_seal
-    from core.settings import Settings
 
     settings = Settings.from_env()
     outcome = publish_seal(str(seal), lake)

@@ -55,8 +55,8 @@ def percentiles(values: list[float]) -> dict[str, float]:
 def client_over(lake: Path) -> Any:
     from litestar.testing import TestClient
 
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
     from tests.callers import authenticator_for, make_caller
 
     app = create_app(
@@ -150,9 +150,9 @@ def synthetic_figure(n: int, sessions: int, rng: random.Random, approved: int) -
     alpha's length; the corpus's are 300): each alpha starts at a random session of the first 40%
     and returns 0.3 SPY plus noise; every alpha production."""
     import pyarrow as pa
+    from datasets.series import BenchmarkSeries
 
     from datasets.catalogue_snapshot import Matrix
-    from datasets.series import BenchmarkSeries
 
     gen = np.random.default_rng(rng.randrange(2**32))
     days = np.arange(18_000, 18_000 + sessions, dtype=np.int32)

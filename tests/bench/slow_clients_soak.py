@@ -42,8 +42,8 @@ from pathlib import Path
 
 import httpx
 
-from records.store import open_records
 from access import RateLimit, open_store
+from records.store import open_records
 from tests.bench.harness import REPO, BenchError, Children, bounded_run, git_revision, server_env, start_api
 from tests.bench.mcp_bench import lake_of
 from tests.ops.keys import IssuedKey, issue_key

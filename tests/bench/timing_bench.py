@@ -23,9 +23,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core import errors
 from access import authenticate, open_store
 from access.tokens import generate_token, hash_secret
+from core import errors
 from tests.ops.keys import issue_key
 
 MAX_MEDIAN_GAP_SECONDS = 10e-6

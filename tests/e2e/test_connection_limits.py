@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
+from core.settings import Settings
 from serve.http_protocol import ConnectionLimits
 from serve.routes.developer import STATIC_DIR, SWAGGER_UI_URL, SWAGGER_UI_VERSION
-from core.settings import Settings
 from tests.bench.connections_bench import Hostile
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import HANG_LIMIT, wait_until

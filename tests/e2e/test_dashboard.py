@@ -38,12 +38,12 @@ import pytest
 from litestar.testing import TestClient
 
 import tests.e2e.test_serve_stack as serve_stack
+from core.settings import Settings
 from serve.app import create_app, openapi_document
 from serve.auth import is_public
 from serve.endpoints import endpoints
 from serve.envelope import json_bytes
 from serve.routes import dashboard
-from core.settings import Settings
 from tests.api.test_developer_surface import NeverCalled, parsed
 from tests.e2e.browser import chromium_or_skip
 

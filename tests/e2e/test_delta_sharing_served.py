@@ -30,11 +30,11 @@ import pyarrow.parquet as pq
 import pytest
 from requests import HTTPError
 
-from pipeline.publish import publish_seal
-from schemas.query import LIMIT_MAX
-from core.context import AllowList
 from access import open_store
 from access.records import Grants
+from core.context import AllowList
+from pipeline.publish import publish_seal
+from schemas.query import LIMIT_MAX
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import DATA_GRANTS, ROOMY, IssuedKey, issue_key

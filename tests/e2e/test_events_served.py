@@ -29,13 +29,13 @@ import pyarrow.ipc
 import pyarrow.parquet as pq
 import pytest
 
+from access import Grants, RateLimit, open_store
+from core.context import AllowList
 from records.cursors import Cursors
 from records.events import Event as Recorded
 from records.store import Records, open_records
 from schemas.bodies.events import StreamedEvent
-from core.context import AllowList
 from serve.endpoints import endpoints
-from access import Grants, RateLimit, open_store
 from tests.lake.conftest import Served, serving
 from tests.ops.keys import IssuedKey, issue_key
 

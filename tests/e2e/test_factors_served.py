@@ -15,8 +15,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from analytics.figures import Figures
 from access import open_store
+from analytics.figures import Figures
 from tests.lake.conftest import Http, Served, serving
 from tests.ops.keys import issue_key
 

@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 import pytest
 
-from schemas.wire import REBALANCE_INDEX_FIELDS
 from access import open_store
+from schemas.wire import REBALANCE_INDEX_FIELDS
 from tests.e2e.browser import chromium_or_skip
 from tests.hostile_lake import HOSTILE, HYPERLINK, OLD_BUILD, build_hostile_lake
 from tests.lake.conftest import Served, serving

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from cli.main import main as cli
 from access import open_store
+from cli.main import main as cli
 from tests.analytics.reference import Lake
 from tests.health_wait import wait_until
 from tests.lake.conftest import Served, serving

@@ -29,10 +29,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from access import Grants, RateLimit, open_store
+from core.context import AllowList
 from schemas.registry import ADMIN_IDS, ALL_IDS
 from schemas.wire import BENCHMARK_SYMBOLS
-from core.context import AllowList
-from access import Grants, RateLimit, open_store
 from serve.mcp.tools import NEXT_PAGE, RATE_LIMIT, UNSERVED
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from access import Grants, open_store
 from cli.main import main as cli
 from core.context import AllowList
-from access import Grants, open_store
 from tests.lake.conftest import Http, Served, serving
 from tests.ops.keys import IssuedKey, issue_key
 

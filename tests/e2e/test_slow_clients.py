@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from records.store import open_records
 from access import open_store
+from records.store import open_records
 from tests.e2e.test_connection_limits import HEALTH, Answer, Peer
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import HANG_LIMIT, wait_until

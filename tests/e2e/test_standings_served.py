@@ -20,9 +20,9 @@ from urllib.parse import urlencode
 
 import pytest
 
+from access import ADMIN_CEILING, Grants, open_store
 from cli.main import main as cli
 from core.context import AllowList
-from access import ADMIN_CEILING, Grants, open_store
 from tests.analytics.conftest import ALPHAS, PRODUCTION, Api
 from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, series_corr

@@ -26,10 +26,10 @@ from typing import Any
 
 from litestar.testing import TestClient
 
-from schemas.registry import META_IDS
-from serve.app import create_app
 from core.context import AllowList, Caller
 from core.settings import Settings
+from schemas.registry import META_IDS
+from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
 from tests.equality.requests import Request, generate
 

@@ -29,9 +29,9 @@ from typing import Any
 
 import httpx
 
-from core.context import AllowList
 from access import open_store
 from access.records import ADMIN_CEILING, SELF_SERVICE_GRANTS, RateLimit
+from core.context import AllowList
 from tests.e2e.test_server import free_port
 from tests.fuzz import hooks
 

@@ -26,9 +26,9 @@ from urllib.parse import quote_plus, urlencode
 
 import schemathesis
 
+from core.settings import Settings
 from schemas.wire import BASE_BOOKS
 from serve.params import parse_date
-from core.settings import Settings
 
 BOOKS_FILE = "FUZZ_BOOKS_FILE"
 ALPHAS_FILE = "FUZZ_ALPHAS_FILE"

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemas.registry import ADMIN_IDS, ALL_IDS
-from core.context import AllowList
 from access.access import callable_endpoints, clamp, ip_allowed
 from access.records import ADMIN_CEILING, SELF_SERVICE_GRANTS, AccountRecord, Grants
+from core.context import AllowList
+from schemas.registry import ADMIN_IDS, ALL_IDS
 
 SAMPLE_IDS = [
     "Test_",

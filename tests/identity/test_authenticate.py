@@ -7,12 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core import errors
-from core.context import AllowList
 from access import authenticate, open_store, reject_key_in_query
 from access.records import SELF_SERVICE_GRANTS
 from access.store import SqlKeyStore
 from access.tokens import generate_token
+from core import errors
+from core.context import AllowList
 
 NOW = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 IP = "203.0.113.9"

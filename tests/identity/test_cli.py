@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cli.main import main
-from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
-from core import errors
 from access import authenticate, open_store
 from access.tokens import hash_secret, parse_token
+from cli.main import main
+from core import errors
+from schemas.registry import ADMIN_IDS, ALL_IDS, META_IDS
 
 NOW = datetime(2025, 6, 2, tzinfo=UTC)
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from cli.serve import init_demo
-from schemas.registry import ALL_IDS, META_IDS
 from access import authenticate, open_store
 from access.demo import DEMO_IDENTITIES, limits_text
 from access.tokens import parse_token
+from cli.serve import init_demo
 from core.settings import Settings
+from schemas.registry import ALL_IDS, META_IDS
 
 
 def test_the_banner_states_each_demo_key_and_its_limits(

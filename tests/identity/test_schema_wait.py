@@ -15,8 +15,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from records import postgres
 from access import open_store
+from records import postgres
 from tests.health_wait import wait_until
 from tests.identity.conftest import seconds_waiting_behind
 

@@ -9,8 +9,6 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from core.context import AllowList
-from serve.endpoints import registry_version
 from access import (
     DEFAULT_RATE_LIMIT,
     SELF_SERVICE_GRANTS,
@@ -24,6 +22,8 @@ from access.demo import LOCAL_RATE_LIMIT
 from access.records import DEFAULT_KEY_GRANTS, RateLimit
 from access.store import DuplicateEmail, IdentityError, InvalidTransition, SqlKeyStore, UnknownAccount
 from access.tokens import parse_token
+from core.context import AllowList
+from serve.endpoints import registry_version
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 

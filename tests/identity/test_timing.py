@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from core import errors
 from access import authenticate, open_store
 from access import tokens as token_module
 from access.tokens import generate_token, hash_secret
+from core import errors
 from tests.ops.keys import issue_key
 
 

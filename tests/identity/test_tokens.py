@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from core import errors
 from access.tokens import (
     BASE62,
     assemble_token,
@@ -18,6 +17,7 @@ from access.tokens import (
     parse_token,
     secret_matches,
 )
+from core import errors
 
 FIXED_RANDOM = "k7QpZ3mN8xYb"
 FIXED_SECRET = "Qm9ndXNTZWNyZXRGb3JUZXN0c09ubHlfXzEyMzQ1Njc"  # 43 chars

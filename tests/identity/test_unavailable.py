@@ -10,13 +10,13 @@ import psycopg
 import pytest
 from litestar.testing import TestClient
 
+from access import KeyStoreUnavailable, open_store
+from access.deferred_store import RETRY_OPEN_AFTER_SECONDS
+from access.tokens import generate_token
+from core.settings import Settings
 from records.postgres import PostgresDatabase
 from serve.app import create_app
-from access.deferred_store import RETRY_OPEN_AFTER_SECONDS
-from access import KeyStoreUnavailable, open_store
-from access.tokens import generate_token
 from serve.limits import MemoryLimiter
-from core.settings import Settings
 from tests.health_wait import down_is, health_when, is_ok, wait_until
 
 from .conftest import POSTGRES_TEST_URL

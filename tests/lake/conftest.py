@@ -29,9 +29,9 @@ from litestar.testing import TestClient
 
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
+from core.settings import Settings
 from pipeline.publish import content_id_for, publish_seal
 from serve.app import create_app
-from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.health_wait import wait_for_start
 from tests.ops.keys import issue_key

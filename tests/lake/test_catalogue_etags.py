@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pipeline.publish import publish_seal
-from core.context import AllowList
 from access import Grants, open_store
+from core.context import AllowList
+from pipeline.publish import publish_seal
 from tests.health_wait import wait_until
 from tests.lake.conftest import serving
 from tests.ops.keys import issue_key

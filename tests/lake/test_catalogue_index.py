@@ -19,13 +19,13 @@ import pytest
 from litestar.testing import TestClient
 
 from alpha_results_seal.storage import Storage
+from core.settings import Settings
 from datasets import catalog, catalogue_index, layout
 from datasets.reader import LakeReader
 from pipeline import catalogue_index as rows
 from pipeline.publish import publish_seal
 from schemas.lake import SCORE_NEIGHBOURS
 from serve.app import create_app
-from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.pipeline.factory import write_factory_seal
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from access import ADMIN_CEILING
 from datasets.integrity import sha256_of
 from pipeline import catalogue_index
 from pipeline.catalogue_neighbours import NEIGHBOURS
 from pipeline.publish import publish_seal
-from access import ADMIN_CEILING
 from tests.lake.conftest import serving, soak_rounds
 from tests.ops.keys import issue_key
 from tests.pipeline.factory import write_factory_seal

@@ -38,12 +38,12 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets import layout
 from datasets.build_view import local_sizes, manifest_problem
 from pipeline.catalogue_index import current_rows
 from pipeline.publish import publish_seal
 from serve.app import create_app
-from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.health_wait import wait_until
 from tests.lake.conftest import (

@@ -26,11 +26,11 @@ import pyarrow.parquet as pq
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets import layout
 from datasets.local_cache import RECENT_SECONDS
 from pipeline.publish import publish_seal
 from serve.app import create_app
-from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.health_wait import wait_until
 from tests.lake.conftest import (

@@ -21,9 +21,9 @@ import pyarrow as pa
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets import build_view
 from serve.app import create_app
-from core.settings import Settings
 from tests.api.conftest import fake_authenticate
 from tests.lake.conftest import ALPHA, FULL_REQUESTS, OTHER, comparable
 from tests.lake.test_missing_file import lake_copy

@@ -54,8 +54,8 @@ class Api:
 
 @pytest.fixture(scope="session")
 def api(demo_lake: Path) -> Iterator[Api]:
-    from serve.app import create_app
     from core.settings import Settings
+    from serve.app import create_app
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"), authenticate=fake_authenticate, limiter=None

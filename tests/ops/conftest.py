@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from access import open_store
+from core.context import Caller
+from core.settings import Settings
 from schemas.registry import ALL_IDS
 from serve.app import create_app
-from core.context import Caller
-from access import open_store
-from core.settings import Settings
 from tests.callers import DATA_IDS, authenticator_for, make_caller
 from tests.lake.conftest import serving
 from tests.ops.keys import issue_key

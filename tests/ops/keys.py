@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.context import AllowList
 from access import ADMIN_CEILING, Grants, RateLimit
+from core.context import AllowList
 
 DATA_GRANTS = Grants(AllowList.all(), AllowList.all(), AllowList.all(), expose_raw_book=False)
 ROOMY = RateLimit(per_second=1000, per_minute=100_000, per_day=1_000_000, monthly_requests=None)

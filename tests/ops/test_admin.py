@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from access import RateLimit, open_store
+from core.settings import Settings
 from schemas.registry import ADMIN_IDS
 from serve.app import create_app
-from access import RateLimit, open_store
 from serve.limits import MemoryLimiter
-from core.settings import Settings
 from tests.ops.conftest import AppFactory, assert_error, bearer
 from tests.ops.keys import issue_key
 from tests.representation_rows import filled, rows_of

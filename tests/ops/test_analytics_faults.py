@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from pipeline import catalogue_index
-from serve.app import create_app
 from core.context import AllowList
 from core.settings import Settings
+from pipeline import catalogue_index
+from serve.app import create_app
 from tests.callers import authenticator_for, make_caller
 
 CALLERS = {

@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from schemas.registry import ENDPOINTS
-from core.context import AllowList
 from access import Grants, open_store
+from core.context import AllowList
+from schemas.registry import ENDPOINTS
 from tests.lake.conftest import Http, Served
 from tests.ops.conftest import signed_downloads_server
 from tests.ops.keys import ROOMY, IssuedKey, issue_key

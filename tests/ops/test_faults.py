@@ -17,12 +17,12 @@ import pytest
 from litestar.testing import TestClient
 from s3fs import S3FileSystem
 
-from pipeline import catalogue_index
-from serve.app import create_app
 from access import open_store
 from access.tokens import generate_token
-from serve.limits import MemoryLimiter, open_limiter
 from core.settings import Settings
+from pipeline import catalogue_index
+from serve.app import create_app
+from serve.limits import MemoryLimiter, open_limiter
 from tests.conftest import backend_unavailable
 from tests.health_wait import down_is, health_when, is_ok, returns
 from tests.ops.conftest import AppFactory, assert_error, bearer, refresh_lake

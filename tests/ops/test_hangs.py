@@ -23,11 +23,11 @@ import psycopg
 import pytest
 from litestar.testing import TestClient
 
-from serve.app import create_app
 from access import open_store
 from access.tokens import generate_token
-from serve.limits import MemoryLimiter
 from core.settings import Settings
+from serve.app import create_app
+from serve.limits import MemoryLimiter
 from tests.health_wait import down_is, health_when, returns, wait_until
 from tests.ops.conftest import assert_error
 from tests.ops.keys import issue_key

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from core.settings import Settings
 from datasets.reader import LakeHealth, LakeReader
 from serve.app import create_app
 from serve.health import REFRESH_SECONDS, HealthMonitor
-from core.settings import Settings
 from tests.health_wait import down_is, health_when, is_ok, returns, wait_until
 from tests.ops.conftest import fake_authenticate
 

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from access import RateLimit, open_store
 from cli.main import main
 from records.store import open_records
 from records.webhooks import Lease, Tried
-from access import RateLimit, open_store
 from tests.e2e.test_serve_stack import serving
 from tests.health_wait import wait_until
 from tests.ops.keys import IssuedKey, issue_key

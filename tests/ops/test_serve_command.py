@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
+from access import authenticate, open_store
 from cli.main import main as cli
 from cli.serve import init_demo
-from access import authenticate, open_store
 from core.settings import Settings
 from tests.health_wait import HANG_LIMIT
 

@@ -28,13 +28,13 @@ import pytest
 from standardwebhooks import Webhook as StandardWebhook
 from standardwebhooks import WebhookVerificationError
 
-from cli.main import main as cli
-from records.events import Event
-from records.store import Records, open_records
-from core.context import AllowList
 from access import Grants, open_store
 from access.store import SqlKeyStore
+from cli.main import main as cli
+from core.context import AllowList
 from delivery.webhooks import new_secret
+from records.events import Event
+from records.store import Records, open_records
 from tests.identity.conftest import postgres_schema_url, store_url
 from tests.lake.conftest import soak_rounds
 from tests.ops.keys import IssuedKey, issue_key

@@ -19,7 +19,6 @@ import pytest
 from standardwebhooks import Webhook as StandardWebhook
 from standardwebhooks import WebhookVerificationError
 
-from records.webhooks import SigningKey
 from delivery.webhooks import (
     new_private_key,
     new_secret,
@@ -27,6 +26,7 @@ from delivery.webhooks import (
     secret_key,
     signature_headers,
 )
+from records.webhooks import SigningKey
 from tests.ops.webhook_receiver import ed25519_valid, signature_valid
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "events.md"

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
+from datasets.series import BenchmarkSeries
 
 from datasets.catalogue_index import conformed
-from datasets.series import BenchmarkSeries
 from pipeline import catalogue_residual
 
 IDS = ["prod_a", "prod_b", "Test_c", "Test_d", "Test_e"]

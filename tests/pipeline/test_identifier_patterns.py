@@ -24,18 +24,18 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from access import tokens
+from access.tokens import generate_token, parse_token
 from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.manifest import BOOK_NAME, SHA256_HEX
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.validate import SNAKE_CASE
+from core import errors
 from datasets import layout
 from pipeline.publish import publish_seal
-from core import errors
 from serve import archives, byte_ranges, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
-from access import tokens
-from access.tokens import generate_token, parse_token
 from serve.sharing import protocol as sharing_protocol
 from tests.pipeline.factory import write_benchmark_seal, write_factory_seal
 

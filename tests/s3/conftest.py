@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from serve.app import create_app
 from core.settings import Settings
+from serve.app import create_app
 from tests.api.test_exports import TEST_CALLERS
 from tests.callers import authenticator_for
 

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from alpha_results_seal.storage import Storage
-from datasets import catalog
 from core import errors
+from datasets import catalog
 from serve.archives import URL_LIFETIME_SECONDS, S3Signer, source_download
 
 pytestmark = pytest.mark.s3

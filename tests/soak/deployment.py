@@ -21,9 +21,9 @@ from pathlib import Path
 
 import httpx
 
-from core.context import AllowList
 from access import DEFAULT_RATE_LIMIT, Grants, KeyStore, RateLimit, open_store
 from access.tokens import assemble_token
+from core.context import AllowList
 from tests.bench.harness import (
     BenchError,
     Children,

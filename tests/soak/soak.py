@@ -55,11 +55,11 @@ from typing import Any
 
 import httpx
 
+from access import RateLimit
 from alpha_results_seal.seal import open_seal
 from alpha_results_seal.storage import Storage
 from pipeline.publish import content_id_for
 from schemas.registry import ALL_IDS
-from access import RateLimit
 from serve.limits.ledger import SYNC_SECONDS
 from tests.bench.harness import (
     REPO,
