@@ -170,7 +170,7 @@ def contribution_parameters(
 @dataclass(frozen=True)
 class Reference:
     """The reference set of one contribution: its alphas (the alpha itself never among them), where
-    they come from (`origin`: given, or the default set's, approved or production), and whether the
+    they come from (`origin`: given, or the default set's, approved), and whether the
     alpha was left out of them. With given weights that name the alpha (`own_weight`), the book
     after is the set at exactly those weights: the alpha at its own, the others at theirs, which
     are `rest_weights` (theirs over 1 - w, so that after = (1 - w) before + w a)."""
@@ -180,11 +180,12 @@ class Reference:
     excluded: bool
     own_weight: float | None = None
     rest_weights: tuple[float, ...] | None = None
+    empty_reason: str | None = None  # why a default set is empty (`sets.NO_APPROVED`)
 
     @property
     def source(self) -> str:
-        """given or production (any default set): the answer's `reference.source`, as it was before
-        the default set could be the approved alphas (`origin` says which)."""
+        """given or production (the default set: the production alphas are the approved ones, as
+        `origin` says): the answer's `reference.source`."""
         return "given" if self.origin == "given" else "production"
 
 
@@ -227,8 +228,8 @@ def default_reference(
     catalogue: Catalogue, readable: np.ndarray, alpha: str, approved: Collection[str] = ()
 ) -> Reference:
     """The default reference set (`sets.default_reference`: the `approved` alphas `readable`, the
-    caller's readable mask, admits, else its production alphas), the alpha excepted; 400 asking
-    for `reference` beyond MAX_REFERENCES or when there is none."""
+    caller's readable mask, admits), the alpha excepted; 400 asking for `reference` beyond
+    MAX_REFERENCES or when there is none (saying why it is empty)."""
     if catalogue.index is None:
         raise CatalogueIncomplete(
             "The lake has no catalogue index, which the contribution is read from; an operator writes it with "
@@ -243,7 +244,7 @@ def default_reference(
             }
         )
     if not found.alphas:
-        raise BadParameters({"reference": "required here: you may read no production alpha besides this one"})
+        raise BadParameters({"reference": f"required here: the default reference set is empty: {found.empty_reason}"})
     return Reference(tuple(found.alphas), found.origin, found.excluded)
 
 

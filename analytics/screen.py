@@ -87,12 +87,10 @@ def residual_withheld(
     them is then 403 naming it, as for the ledger's fields), or when the default reference set
     this caller's `/analytics/residual` uses is not the one the index computed them against (a
     filter or sort on them is then a 400 naming it). The index's set is the `approved` alphas it
-    records, else the production ones, each row's alpha excepted; the caller's is the records'
-    `approved` alphas it may read (`readable`), else the production ones it may read
-    (`sets.default_reference`). They are the same for every row when the approved alphas it may
-    read are the index's, and, where a row's set falls back to the production alphas (fewer than
-    two approved), when it may read every production alpha. So a key never reads a figure built
-    from an alpha it may not read."""
+    records, each row's alpha excepted; the caller's is the records' `approved` alphas it may read
+    (`readable`, `sets.default_reference`). They are the same for every row when the approved
+    alphas it may read are the index's. So a key never reads a figure built from an alpha it may
+    not read."""
     asked = [name for name in _asked(args) if name in RESIDUAL_FIELDS]
     if not market:
         if asked:
@@ -109,11 +107,7 @@ def residual_withheld(
             recorded = index.filter(flags).column("alpha_id").to_pylist()
         theirs = sets.set_mask(catalogue, recorded)
         mine = readable & sets.set_mask(catalogue, tuple(approved))
-        production = sets.production_mask(catalogue)
-        same = np.array_equal(mine, theirs) and (
-            int(np.count_nonzero(theirs)) >= 2 or not (production & ~readable).any()
-        )
-        if same:
+        if np.array_equal(mine, theirs):
             return {}
         if asked:
             raise BadParameters(
@@ -169,8 +163,8 @@ def compared_set(
     """The set `max_correlation` compares with when no `correlated_to` is named (`correlated`: the
     alpha it names, authorised and found by the caller): the default reference set
     (`sets.default_reference`: the `approved` alphas `readable`, the caller's readable mask,
-    admits, else its production alphas), at most MAX_REFERENCES of them; None when the request
-    compares with no such set."""
+    admits: empty, with its reason, when none is), at most MAX_REFERENCES of them; None when the
+    request compares with no such set."""
     if args.max_correlation is None or correlated is not None:
         return None
     found = sets.default_reference(snapshot.catalogue, readable, approved)
@@ -250,6 +244,9 @@ def screen_page(
     wanted = standings_wanted(args)
     if wanted is not None:
         readable = readable & standings.mask(catalogue, wanted)
+    if args.production is not None:  # production: approved (the `standing` column), one standing
+        approved = standings.mask(catalogue, ("approved",))
+        readable = readable & (approved if args.production else ~approved)
     # Every alpha of the index for a caller that reads them all: the statement needs no candidates.
     candidates = None if readable.all() else sets.readable_ids(catalogue, readable)
     if not filters:
@@ -281,7 +278,6 @@ def _screen(args: ScreenQuery, candidates: pa.Array | list[str] | None) -> Scree
         structure=args.structure,
         method=args.method,
         complete_only=args.complete_only,
-        production=args.production,
         ic_reproduces=args.ic_reproduces,
         ranges=tuple(r for r in ranges if r[1] is not None or r[2] is not None),
         sort=None if sort is None else sort.removeprefix("-"),

@@ -89,19 +89,14 @@ def readable_ids(catalogue: Catalogue, mask: np.ndarray) -> pa.Array:
     return listing.ids if mask.all() else listing.ids.filter(pa.array(mask))
 
 
-def production_mask(catalogue: Catalogue) -> np.ndarray:
-    """Which of the catalogue's alphas (catalogue order, as a readable mask) the index marks as
-    production."""
-    listing, index = catalogue.listing, catalogue.index
-    assert listing is not None and index is not None  # the caller read the index
-    rows = pc.index_in(listing.ids, value_set=index.column("alpha_id"))
-    flags = pc.fill_null(pc.take(index.column("production"), rows), False)
-    return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
+DEFAULT_ORIGINS = ("approved",)
+"""Where a default reference set comes from (`default_reference`): the approved alphas, the one
+meaning of "production"; a set the request names is `given`."""
 
-
-DEFAULT_ORIGINS = ("approved", "production")
-"""Where a default reference set comes from (`default_reference`); a set the request names is
-`given`."""
+NO_APPROVED = "no approved alpha other than this one is readable by this key (alpha-results promote)"
+"""Why a default reference set is empty: no alpha the caller may read, the one asked about
+excepted, stands approved. There is no other default: an alpha's id prefix says how it was sealed
+and who may read it, not that it is in the live book."""
 
 
 @dataclass(frozen=True)
@@ -110,40 +105,34 @@ class DefaultReference:
 
     alphas: list[str]  # catalogue order, the alpha asked about never among them
     mask: np.ndarray  # the same alphas, as a readable mask (what the answer's version is built from)
-    origin: str  # approved or production (DEFAULT_ORIGINS)
+    origin: str  # approved (DEFAULT_ORIGINS)
     excluded: bool  # the alpha asked about is of that set and was left out
+    empty_reason: str | None = None  # why the set is empty (NO_APPROVED); None when it is not
 
 
 def default_reference(
     catalogue: Catalogue, readable: np.ndarray, approved: Collection[str], alpha: str | None = None
 ) -> DefaultReference:
     """The one rule of the default reference set (docs/analytics.md, "The reference set"): the
-    alphas in force in the live book (`approved`: the ids approved by the operator, from the
-    deployment's records) that `readable` (the caller's readable mask) admits, `alpha` excepted;
-    when there is none, the production alphas (no `Test_` prefix: the index's flag) it admits,
-    `alpha` excepted. A caller learns nothing of an approved alpha it may not read: for it, that
+    alphas in force in the live book (`approved`: the ids approved by the operator, or by a seal
+    at its first publish, from the deployment's records) that `readable` (the caller's readable
+    mask) admits, `alpha` excepted; when there is none, the set is empty and says why
+    (`empty_reason`). A caller learns nothing of an approved alpha it may not read: for it, that
     alpha is not approved."""
     listing = catalogue.listing
     assert listing is not None
     other = np.ones(len(listing.ids), dtype=bool) if alpha is None else ~set_mask(catalogue, (alpha,))
-    chosen, origin, excluded = default_members(
-        readable & set_mask(catalogue, tuple(approved)), readable & production_mask(catalogue), other
-    )
-    return DefaultReference(readable_ids(catalogue, chosen).to_pylist(), chosen, origin, excluded)
+    chosen, origin, excluded = default_members(readable & set_mask(catalogue, tuple(approved)), other)
+    found = readable_ids(catalogue, chosen).to_pylist()
+    return DefaultReference(found, chosen, origin, excluded, None if found else NO_APPROVED)
 
 
-def default_members(
-    approved: np.ndarray, production: np.ndarray, other: np.ndarray
-) -> tuple[np.ndarray, str, bool]:
+def default_members(approved: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, str, bool]:
     """`default_reference`'s rule on masks over any one order of alphas (the catalogue's, or the
     index rows the pipeline computes the screener's residual columns over): the `approved` alphas
-    the caller may read that `other` admits (every alpha but the one asked about), else its
-    readable `production` alphas that `other` admits. (the set's mask, its origin, whether the
-    alpha asked about was of it)."""
-    members, origin = approved, "approved"
-    if not (members & other).any():
-        members, origin = production, "production"
-    return members & other, origin, bool((members & ~other).any())
+    the caller may read that `other` admits (every alpha but the one asked about). (the set's mask,
+    its origin, whether the alpha asked about was of it)."""
+    return approved & other, "approved", bool((approved & ~other).any())
 
 
 def set_mask(catalogue: Catalogue, ids: tuple[str, ...] | list[str]) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from alpha_results_seal.demo.sizes import SIZES
@@ -64,4 +65,9 @@ def run(args: argparse.Namespace) -> int:
     outcomes = build_many([str(s) for s in seals], args.lake)
     for outcome in outcomes:
         print(f"  {outcome.line()}", flush=True)
+    from cli.serve import record_demo_events
+    from core.settings import Settings
+
+    # Into the deployment's records when there are some (`serve --init-demo` created them).
+    record_demo_events(replace(Settings.from_env(), lake=args.lake), outcomes, create=False)
     return 1 if any(o.status in ("refused", "failed") for o in outcomes) else 0

@@ -80,7 +80,6 @@ class Screen:
     structure: str | None = None  # matched casefolded
     method: str | None = None  # matched casefolded
     complete_only: bool = False
-    production: bool | None = None
     ic_reproduces: bool | None = None  # the flag's value; a null flag matches neither
     ranges: tuple[tuple[str, float | None, float | None], ...] = ()  # (column of RANGES, min, max)
     sort: str | None = None  # a column of SORTS; None: catalogue order
@@ -111,9 +110,6 @@ def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, 
             values.append(value.casefold())
     if screen.complete_only:
         where.append("complete")
-    if screen.production is not None:
-        where.append("production = ?")
-        values.append(screen.production)
     if screen.ic_reproduces is not None:
         where.append("ic_reproduces = ?")
         values.append(screen.ic_reproduces)

@@ -154,7 +154,6 @@ def build_row(view: BuildView, scores: bool = True, approved: date | None = None
         "tldr": entry.get("tldr"),
         "started_at": None if entry.get("started_at") is None else str(entry["started_at"]),
         "complete": bool(entry.get("complete", False)),
-        "production": not view.alpha_id.startswith("Test_"),
         "structure": _text(classification.get("structure")),
         "method": _text(classification.get("method")),
         "tags": [str(t) for t in tags] if isinstance(tags, list) else None,

@@ -38,6 +38,7 @@ from analytics.policy import Policy, load_policy
 from analytics.standings import Standings
 from pipeline.build import SealResult
 from pipeline.catalogue_steps import StepReport
+from pipeline.seal_approvals import seed_approvals
 from records.events import Event, EventLog, event_of, in_id_order
 from records.promotions import Promotion
 from records.sql import Statement, Unavailable
@@ -258,11 +259,20 @@ def record_run_events(
     """Record the events of `alphas` (this run's targets, or every alpha for `lake index`) and of
     the run's refused seals, then delete the events older than `retention_days`."""
     policy = load_policy(policy_file)
+    failed: dict[str, str] = {}
+    # A sealed production alpha's first publish is its seal's approval (`pipeline.seal_approvals`),
+    # recorded before its build event, whose checks then judge its live part.
+    try:
+        seeded = seed_approvals(records, lake_root, alphas, policy)
+    except Unavailable:
+        raise
+    except Exception as exc:  # reported; the next run seeds what this one could not
+        seeded = []
+        failed["seal approvals"] = f"{type(exc).__name__}: {exc}"
     # The standings in force: the reference set of the checks route (production_correlation, the
     # residual), so an event's checks are that route's answer.
     figures = Figures.open(lake_root, Standings.of(records.promotions.standing()))
-    events: list[Event] = []
-    failed: dict[str, str] = {}
+    events: list[Event] = [event for _, event in seeded]
     for alpha in alphas:
         try:
             events += record_alpha_events(records, figures, alpha, policy)

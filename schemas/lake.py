@@ -353,7 +353,6 @@ CATALOGUE_INDEX = pa.schema(
         ("tldr", pa.string()),
         ("started_at", pa.string()),  # as sealed (ISO 8601), null when the run has none
         ("complete", pa.bool_()),
-        ("production", pa.bool_()),  # not a `Test_` alpha
         ("structure", pa.string()),
         ("method", pa.string()),
         ("tags", pa.list_(pa.string())),

@@ -24,9 +24,9 @@ from schemas.checks import BY_ID, CHECKS, LIVE_CHECKS, MAX, MIN, MIN_OVERLAP, RE
 
 DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
 REFERENCE_ORIGINS = (
-    "approved (the alphas in force in the live book, alpha-results promote, that the key may read, the alpha "
-    "itself excepted) or, when there is none, production (the production alphas, no Test_ prefix, that the key "
-    "may read, the alpha itself excepted)"
+    "approved (the production alphas: those in force in the live book, approved by alpha-results promote or by "
+    "their seal at their first publish, that the key may read, the alpha itself excepted; empty, saying why, "
+    "when there is none)"
 )
 """The default reference set of the decision routes, as their answers' `origin` names it
 (`analytics.sets.default_reference`)."""
@@ -391,7 +391,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
                 "production_correlation only: how many alphas the reference set (see reference) holds, the alpha "
                 "excluded (compared is below it when some have too little overlap with the alpha); null as compared",
                 unit="alphas",
-                source="catalogue_index:production",
+                source="records:promotions",
             ),
         ]
         | UnsetType

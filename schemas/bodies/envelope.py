@@ -204,12 +204,12 @@ class EnvelopeMeta(Body, Generic[Summary], kw_only=True, frozen=True):
     ) = UNSET
     reference: (
         Annotated[
-            Literal["approved", "production"],
+            Literal["approved"],
             TEXT,
             doc(
                 "The set `max_correlation` compared with, no `correlated_to` being named: approved (the alphas "
-                "in force in the live book that the key may read) or, when there is none, production (the "
-                "production alphas, no Test_ prefix, that the key may read).",
+                "in force in the live book, the production alphas, that the key may read; none when it may read "
+                "none, and then no candidate is compared with anything).",
                 absent="On `/analytics/screen` with `max_correlation` and without `correlated_to` only.",
             ),
         ]

@@ -14,7 +14,7 @@
 // - fragility (/analytics/attribution `fragility`);
 // - the costs (/analytics/costs: gross and net P&L, the execution cost, the information ratio before
 //   and after costs, the break-even cost against the modelled one);
-// - the correlation to the reference set the checks compare with, approved or production (the
+// - the correlation to the reference set the checks compare with, the approved alphas (the
 //   checks' `production_correlation`: value, verdict, reason).
 //
 // A figure a route does not measure is its reason; a refused route is its error, in its row only.
@@ -81,7 +81,7 @@ function checksOf(answer) {
 
 const counts = (summary) => `${summary.passed ?? DASH} passed, ${summary.failed ?? DASH} failed, ${summary.not_measurable ?? DASH} not measurable`;
 
-/** The set the correlation check compared with, as its `reference` names it (approved or production). */
+/** The set the correlation check compared with, as its `reference` names it (approved: the production alphas). */
 function referenceSet(check) {
   if (!check || !check.reference) return "the reference set";
   return check.reference === "approved" ? "the approved set" : `the ${check.reference} set (no other alpha is approved)`;
