@@ -343,7 +343,7 @@ def _totals(
             "pnl",
             "cash_carry",
             "rounding_adjustment",
-            "return_sum",
+            "sum_of_daily_returns",
             "cash_carry_return_contribution",
             "rounding_return_contribution",
         )
@@ -356,7 +356,7 @@ def _totals(
             "pnl": float(np.sum(ledger.ending_equity - start)),
             "cash_carry": float(np.sum(cash.cash_carry)),
             "rounding_adjustment": float(np.sum(cash.rounding_adjustment)),
-            "return_sum": float(np.sum(ledger.returns)),
+            "sum_of_daily_returns": float(np.sum(ledger.returns)),
             "cash_carry_return_contribution": float(np.sum(cash.cash_carry * per_equity)),
             "rounding_return_contribution": float(np.sum(cash.rounding_adjustment * per_equity)),
         }
@@ -367,7 +367,7 @@ def _totals(
         names_pnl=stat(Totals, "names_pnl", None if sums.reason else sums.total, sums.reason),
         cash_carry=stat(Totals, "cash_carry", values["cash_carry"], reason),
         rounding_adjustment=stat(Totals, "rounding_adjustment", values["rounding_adjustment"], reason),
-        return_sum=stat(Totals, "return_sum", values["return_sum"], reason or no_equity),
+        sum_of_daily_returns=stat(Totals, "sum_of_daily_returns", values["sum_of_daily_returns"], reason or no_equity),
         names_return_contribution=stat(
             Totals, "names_return_contribution", contribution, _contribution_reason(reasons, contribution)
         ),

@@ -526,7 +526,7 @@ def production_refused(access: Access, may_call: bool, warnings: Warnings) -> st
 
 
 def _residual(view: BuildView, book: str, window: Window, basis: residual.Basis | None) -> Figure:
-    """`/analytics/residual` information_ratio of the book over the window against the default
+    """`/analytics/residual` appraisal_ratio of the book over the window against the default
     reference set (`residual.residual_of`, the route's computation): the reason carries the
     regression's own figures."""
     if basis is None:
@@ -541,14 +541,14 @@ def _residual(view: BuildView, book: str, window: Window, basis: residual.Basis 
     )
     fit = found.fit
     if fit is None or not math.isfinite(fit.information_ratio):
-        return Figure(None, why or (fit.why.get("information_ratio", "") if fit else ""), book, WINDOW, extra)
+        return Figure(None, why or (fit.why.get("appraisal_ratio", "") if fit else ""), book, WINDOW, extra)
     regressed = int(found.regressed.size)
     context = {
         "regressed": f"{regressed:,} alpha{'' if regressed == 1 else 's'}",
         "reference": f"the {origin} set",
         "sessions": found.sessions,
         "intercept": f"{fit.intercept * per_year * 100:.3g}%",
-        "t_stat": f"{fit.t_stat:.3g}" if math.isfinite(fit.t_stat) else "n/a",
+        "t_statistic": f"{fit.t_statistic:.3g}" if math.isfinite(fit.t_statistic) else "n/a",
         "lag": found.lag,
     }
     return Figure(fit.information_ratio, "", book, WINDOW, extra, context)
@@ -572,7 +572,7 @@ def residual_refused(access: Access, may_call: bool, market: bool, warnings: War
 
 
 def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
-    """`/metrics` nwt.ic t_stat: the Newey-West t-statistic of the mean weekly IC of the whole
+    """`/metrics` nwt.ic t_statistic: the Newey-West t-statistic of the mean weekly IC of the whole
     history (the conditioned signal, not a book's)."""
     if not access.cross_sections:
         return Figure(None, withheld("cross_sections", "checks.ic_t_stat", warnings), None, WHOLE)
@@ -581,7 +581,7 @@ def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
         own = Warnings()
         block = nwt_ic_block(metrics_inputs(view), access, own)
         if block is not None:
-            return float(block.t_stat), ""
+            return float(block.t_statistic), ""
         why = "; ".join(f"{w.code}: {w.message}" for w in own.entries) or "nwt.ic is null on /metrics"
         return None, why
 

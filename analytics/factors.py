@@ -366,9 +366,9 @@ def factors_payload(
         book=book,
         window=window_echo(window),
         weeks=None if book_reason else n,
-        book_return=book_stat("book_return", total("book_return")),
-        common_return=book_stat("common_return", total("common_return")),
-        specific_return=book_stat("specific_return", total("specific_return")),
+        sum_of_weekly_returns=book_stat("sum_of_weekly_returns", total("book_return")),
+        sum_of_weekly_common_returns=book_stat("sum_of_weekly_common_returns", total("common_return")),
+        sum_of_weekly_specific_returns=book_stat("sum_of_weekly_specific_returns", total("specific_return")),
         specific_information_ratio=book_stat(
             "specific_information_ratio", ir, few, periods_per_year=per_year
         ),

@@ -35,7 +35,7 @@ class NeweyWest:
     n: int
     mean: float
     standard_error: float
-    t_stat: float
+    t_statistic: float
     p_value: float
 
     def as_dict(self) -> dict[str, float | int]:
@@ -44,7 +44,7 @@ class NeweyWest:
             "n": self.n,
             "mean": self.mean,
             "standard_error": self.standard_error,
-            "t_stat": self.t_stat,
+            "t_statistic": self.t_statistic,
             "p_value": self.p_value,
         }
 
@@ -87,6 +87,6 @@ def newey_west_mean(values: np.ndarray, min_lag: int = 0) -> NeweyWest:
     if not long_run > 0.0 or float(np.ptp(y)) == 0.0:
         raise NonpositiveVariance(f"long-run variance {long_run!r} over {n} observations")
     standard_error = math.sqrt(long_run) / n
-    t_stat = mean / standard_error
-    p_value = math.erfc(abs(t_stat) / math.sqrt(2.0))
-    return NeweyWest(lag, n, mean, standard_error, t_stat, p_value)
+    t_statistic = mean / standard_error
+    p_value = math.erfc(abs(t_statistic) / math.sqrt(2.0))
+    return NeweyWest(lag, n, mean, standard_error, t_statistic, p_value)

@@ -295,8 +295,8 @@ def _spread(q: int, means: np.ndarray, reason: str, context: dict[str, str]) -> 
             test_reason,
             context,
         ),
-        t_stat=declared_stat(
-            QuantileSpread, "t_stat", None if test is None else test.t_stat, test_reason, context
+        t_statistic=declared_stat(
+            QuantileSpread, "t_statistic", None if test is None else test.t_statistic, test_reason, context
         ),
         lag=None if test is None else test.lag,
         cumulative_return=None if reason else _compounded(weekly).tolist(),

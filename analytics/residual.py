@@ -169,7 +169,7 @@ class Fit:
     """The regression's figures (NaN where not measurable, `why` says why by name)."""
 
     intercept: float  # per session
-    t_stat: float
+    t_statistic: float
     p_value: float
     information_ratio: float  # annualised
     r_squared: float
@@ -263,17 +263,17 @@ def regress(panel: Panel, per_year: int) -> Found:
     lag = lag_rule(n)
     variance = long_run_sum((x @ w) * residual, lag)
     why: dict[str, str] = {}
-    t_stat = p_value = math.nan
+    t_statistic = p_value = math.nan
     if variance > 0:
-        t_stat = intercept / math.sqrt(variance)
-        p_value = math.erfc(abs(t_stat) / math.sqrt(2.0))
+        t_statistic = intercept / math.sqrt(variance)
+        p_value = math.erfc(abs(t_statistic) / math.sqrt(2.0))
     else:
-        why["intercept_t_stat"] = why["intercept_p_value"] = (
+        why["intercept_t_statistic"] = why["intercept_p_value"] = (
             "the intercept's Newey-West variance is not positive"
         )
     ratio = information_ratio(intercept + residual, per_year)
     if not math.isfinite(ratio):
-        why["information_ratio"] = (
+        why["appraisal_ratio"] = (
             "what is left has no variance: the set and SPY explain the alpha's returns exactly on these sessions"
         )
     spread = y - y.mean()
@@ -283,7 +283,7 @@ def regress(panel: Panel, per_year: int) -> Found:
     r_squared = 1.0 - float(residual @ residual) / total if measured else math.nan
     if not measured:
         why["r_squared"] = "the alpha's returns are constant on these sessions"
-    fit = Fit(intercept, t_stat, p_value, ratio, r_squared, float(coefficients[1]), coefficients[2:], why)
+    fit = Fit(intercept, t_statistic, p_value, ratio, r_squared, float(coefficients[1]), coefficients[2:], why)
     return Found(base, panel.coverage, regressed, collinear, n, lag, fit, "")
 
 
@@ -368,7 +368,7 @@ def _body(
     betas = None
     if fit is not None:
         betas = [
-            ResidualBeta(alpha=reference.alphas[position], beta=float(beta))
+            ResidualBeta(alpha=reference.alphas[position], partial_beta=float(beta))
             for position, beta in zip(found.regressed.tolist(), fit.betas, strict=True)
         ]
     return Residual(
@@ -386,17 +386,17 @@ def _body(
         benchmark=ResidualBenchmark(
             symbol=MARKET_BENCHMARK,
             return_basis=basis,
-            beta=stat("beta", value(lambda f: f.market_beta), ResidualBenchmark),
+            partial_beta=stat("partial_beta", value(lambda f: f.market_beta), ResidualBenchmark),
         ),
         base_sessions=found.base_sessions,
         sessions=found.sessions,
         session_rule=SESSION_RULE,
         newey_west_lag=found.lag,
-        information_ratio=stat(
-            "information_ratio", value(lambda f: f.information_ratio), periods_per_year=per_year
+        appraisal_ratio=stat(
+            "appraisal_ratio", value(lambda f: f.information_ratio), periods_per_year=per_year
         ),
         intercept=stat("intercept", value(lambda f: f.intercept * per_year), periods_per_year=per_year),
-        intercept_t_stat=stat("intercept_t_stat", value(lambda f: f.t_stat)),
+        intercept_t_statistic=stat("intercept_t_statistic", value(lambda f: f.t_statistic)),
         intercept_p_value=stat("intercept_p_value", value(lambda f: f.p_value)),
         r_squared=stat("r_squared", value(lambda f: f.r_squared)),
         betas=betas,
@@ -453,6 +453,6 @@ def index_figures(
                 out[row] = (None, None)
                 continue
             out[row] = tuple(  # type: ignore[assignment]
-                v if math.isfinite(v) else None for v in (fit.information_ratio, fit.t_stat)
+                v if math.isfinite(v) else None for v in (fit.information_ratio, fit.t_statistic)
             )
     return out

@@ -182,7 +182,7 @@ CHECKS: tuple[Check, ...] = (
         "intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below "
         f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",
         "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
-        "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag})",
+        "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag})",
         min=(0.3, "min_residual_information_ratio"),
         over_catalogue=True,
     ),
@@ -190,7 +190,7 @@ CHECKS: tuple[Check, ...] = (
         "ic_t_stat",
         "t_statistic",
         "performance.metrics",
-        "/metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
+        "/metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
         "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
         "distinguishable from 0?)",
         min=(2.0, "min_ic_t_stat"),

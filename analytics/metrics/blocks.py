@@ -454,7 +454,7 @@ def _hac_block(
         n=estimate.n,
         mean=estimate.mean,
         standard_error=estimate.standard_error,
-        t_stat=estimate.t_stat,
+        t_statistic=estimate.t_statistic,
         p_value=estimate.p_value,
         **extra,
     )

@@ -223,7 +223,7 @@ class Totals(Body, kw_only=True, frozen=True):
             source=BOOK_LEDGER,
         ),
     ]
-    return_sum: Annotated[
+    sum_of_daily_returns: Annotated[
         AnalyticsStat,
         figure(
             "Sum of the book's daily returns over the window (not compounded): what the return contributions add "

@@ -219,17 +219,18 @@ class Factors(Body, kw_only=True, frozen=True):
             unit="weeks",
         ),
     ]
-    book_return: Annotated[
+    sum_of_weekly_returns: Annotated[
         AnalyticsStat,
         figure(
-            "The book's return over the window's attributed weeks, summed (arithmetic, as the parts are): each "
+            "The book's weekly returns over the window's attributed weeks, summed (arithmetic, as the parts are; not "
+            "compounded, and not the daily returns summed, /analytics/attribution totals.sum_of_daily_returns): each "
             "week " + HOLDING_PERIOD,
             "sum_t (prod(1 + r) - 1)",
             unit="fraction",
             source=BOOK_SOURCE,
         ),
     ]
-    common_return: Annotated[
+    sum_of_weekly_common_returns: Annotated[
         AnalyticsStat,
         figure(
             "The factors' part of it (the sum of every factor's part)",
@@ -238,11 +239,11 @@ class Factors(Body, kw_only=True, frozen=True):
             source=BOOK_SOURCE,
         ),
     ]
-    specific_return: Annotated[
+    sum_of_weekly_specific_returns: Annotated[
         AnalyticsStat,
         figure(
             "What the factors leave of it: the return of what the loadings do not describe",
-            "book_return - common_return",
+            "sum_of_weekly_returns - sum_of_weekly_common_returns",
             unit="fraction",
             source=BOOK_SOURCE,
         ),

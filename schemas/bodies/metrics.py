@@ -424,7 +424,7 @@ class NeweyWest(Body, kw_only=True, frozen=True):
             unit="ratio",
         ),
     ]
-    t_stat: Annotated[float, figure("mean / standard_error")]
+    t_statistic: Annotated[float, figure("mean / standard_error")]
     p_value: Annotated[float, figure("Two-sided p-value from the standard normal", "erfc(|t| / sqrt(2))")]
     source: (
         Annotated[str, Meta(description="What the series is read from (the test's `keys` in /metrics/_doc).")]

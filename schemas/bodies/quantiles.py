@@ -136,13 +136,13 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             source=SOURCE,
         ),
     ]
-    t_stat: Annotated[
+    t_statistic: Annotated[
         AnalyticsStat,
         figure(
             "Newey-West t-statistic of the mean spread (mean / standard_error); not measurable below "
             f"{NEWEY_WEST_MIN_N} weeks or without variance",
             "mean / standard_error",
-            unit="statistic",
+            unit="t_statistic",
             annualisation="not_annualisable",
             source=SOURCE,
         ),

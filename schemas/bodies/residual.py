@@ -105,10 +105,11 @@ class ResidualBenchmark(Body, kw_only=True, frozen=True):
             source="benchmark:SPY",
         ),
     ]
-    beta: Annotated[
+    partial_beta: Annotated[
         AnalyticsStat,
         figure(
-            "SPY's coefficient in the regression (its beta, holding the reference alphas' returns fixed); "
+            "SPY's coefficient in the regression (its partial beta, holding the reference alphas' returns fixed: "
+            "not /analytics/risk's benchmark.beta, the slope on SPY alone); "
             + MEASURABLE,
             "b_SPY of r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
             unit="ratio",
@@ -121,7 +122,7 @@ class ResidualBeta(Body, kw_only=True, frozen=True):
     """One reference alpha's coefficient."""
 
     alpha: Annotated[str, figure("The reference alpha")]
-    beta: Annotated[
+    partial_beta: Annotated[
         float,
         figure(
             "Its coefficient b_i in the regression (the alpha's exposure to it, holding SPY's and the other "
@@ -174,7 +175,7 @@ class Residual(Body, kw_only=True, frozen=True):
             unit="sessions",
         ),
     ]
-    information_ratio: Annotated[
+    appraisal_ratio: Annotated[
         AnalyticsStat,
         figure(
             "Annualised information ratio of what the reference set and SPY leave of the alpha's daily returns, the "
@@ -202,7 +203,7 @@ class Residual(Body, kw_only=True, frozen=True):
             keys=PER_YEAR,
         ),
     ]
-    intercept_t_stat: Annotated[
+    intercept_t_statistic: Annotated[
         AnalyticsStat,
         figure(
             "t-statistic of the intercept with Newey-West (HAC, Bartlett kernel, lag newey_west_lag, no "
@@ -219,7 +220,7 @@ class Residual(Body, kw_only=True, frozen=True):
     intercept_p_value: Annotated[
         AnalyticsStat,
         figure(
-            "Two-sided p-value of intercept_t_stat against the standard normal (statsmodels' default for a HAC "
+            "Two-sided p-value of intercept_t_statistic against the standard normal (statsmodels' default for a HAC "
             "covariance, use_t=False)",
             "erfc(|t| / sqrt(2))",
             unit="probability",

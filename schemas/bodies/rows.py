@@ -1001,7 +1001,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     residual_t_stat: Annotated[
         float | None,
         doc(
-            "Newey-West t-statistic of the same regression's intercept (`/analytics/residual` `intercept_t_stat` "
+            "Newey-West t-statistic of the same regression's intercept (`/analytics/residual` `intercept_t_statistic` "
             "with no parameter), which says whether the return beyond the set and SPY is distinguishable from 0.",
             unit=units.T_STATISTIC,
             null=RESIDUAL_NOT_MEASURED,

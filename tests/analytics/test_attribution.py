@@ -76,7 +76,7 @@ def expected(lake: Lake, alpha: str, book: str, window: Window, top: int, drop: 
         "pnl": day_pnl.sum(),
         "cash_carry": part["cash_carry"].sum(),
         "rounding_adjustment": part["rounding_adjustment"].sum(),
-        "return_sum": r.sum(),
+        "sum_of_daily_returns": r.sum(),
         "cash_carry_return_contribution": (part["cash_carry"] / part["starting_equity"]).sum(),
         "rounding_return_contribution": (part["rounding_adjustment"] / part["starting_equity"]).sum(),
         "information_ratio": ratio(r),
@@ -207,7 +207,7 @@ def assert_matches(data: dict[str, Any], want: dict[str, Any], top: int, drop: i
         "pnl",
         "cash_carry",
         "rounding_adjustment",
-        "return_sum",
+        "sum_of_daily_returns",
         "cash_carry_return_contribution",
         "rounding_return_contribution",
     ):
@@ -247,7 +247,7 @@ def assert_matches(data: dict[str, Any], want: dict[str, Any], top: int, drop: i
     parts = ("names_pnl", "cash_carry", "rounding_adjustment")
     assert close(sum(value(totals[p]) or 0.0 for p in parts), value(totals["pnl"]))
     parts = ("names_return_contribution", "cash_carry_return_contribution", "rounding_return_contribution")
-    assert close(sum(value(totals[p]) or 0.0 for p in parts), value(totals["return_sum"]))
+    assert close(sum(value(totals[p]) or 0.0 for p in parts), value(totals["sum_of_daily_returns"]))
     assert by_name["status"] == "available" and by_name["names"] == want["names"]
     total = want["names_total"]
     for side in ("contributors", "detractors"):

@@ -354,7 +354,11 @@ def test_a_window_sums_its_weeks(api: Api, lake: Lake, alpha: str) -> None:
             e for e in whole["exposures"] if e["date"] in {w["date"] for w in weekly}
         ]
         frame = pd.DataFrame(weekly)
-        for name in ("book_return", "common_return", "specific_return"):
+        for name, total in (
+            ("book_return", "sum_of_weekly_returns"),
+            ("common_return", "sum_of_weekly_common_returns"),
+            ("specific_return", "sum_of_weekly_specific_returns"),
+        ):
             expected = float(frame[name].sum()) if weekly else None
             assert close(data[name]["value"], expected), (window, name)
         if len(weekly) >= 2:
@@ -391,9 +395,9 @@ def stats_of(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out = {
         name: data[name]
         for name in (
-            "book_return",
-            "common_return",
-            "specific_return",
+            "sum_of_weekly_returns",
+            "sum_of_weekly_common_returns",
+            "sum_of_weekly_specific_returns",
             "specific_information_ratio",
             "variance_explained",
         )

@@ -114,7 +114,7 @@ def expected(lake: Lake, alpha: str, score: str, q: int, window: Window) -> dict
             "mean": float(finite.mean()) if finite.size else None,
             "lag": None if test is None else test[0],
             "standard_error": None if test is None else test[1],
-            "t_stat": None if test is None else test[2],
+            "t_statistic": None if test is None else test[2],
             "cumulative_return": (performance.cumulative_returns(spread) - 1.0).tolist(),
         },
         "ic": ic,
@@ -139,7 +139,7 @@ def assert_reproduces(data: dict[str, Any], want: dict[str, Any], where: Any) ->
         assert all(map(close, got["cumulative_return"], bucket["cumulative_return"])), (where, got["label"])
     spread, want_spread = data["spread"], want["spread"]
     assert spread["weeks"] == want_spread["weeks"] and spread["lag"] == want_spread["lag"], where
-    for name in ("mean", "standard_error", "t_stat"):
+    for name in ("mean", "standard_error", "t_statistic"):
         assert close(spread[name]["value"], want_spread[name]), (where, name, spread[name], want_spread[name])
     assert all(map(close, spread["cumulative_return"], want_spread["cumulative_return"])), where
     # The IC by calendar month: alphalens' month-end resample of the weekly IC.
@@ -337,7 +337,7 @@ def test_a_key_without_the_cross_sections_sees_every_figure_withheld(api: Api) -
         assert bucket["mean_forward_return"]["status"] == "not_measurable"
         assert bucket["mean_forward_return"]["withheld_reason"].startswith("access_limited")
         assert bucket["cumulative_return"] is None and bucket["weeks"] is None
-    assert data["spread"]["t_stat"]["withheld_reason"].startswith("access_limited")
+    assert data["spread"]["t_statistic"]["withheld_reason"].startswith("access_limited")
     assert data["ic_by_sector"]["status"] == "not_measurable"
     assert data["ic_by_sector"]["withheld_reason"].startswith("access_limited")
     assert any(w["code"] == "access_limited" and w["block"] == "quantiles" for w in warnings_)

@@ -46,7 +46,7 @@ PATH = "/v1/alphas/{alpha}/analytics/residual"
 SCREEN = "/v1/analytics/screen"
 P = 252
 RESTRICTED = ("momentum_12_1", "Test_planted_factor", "Test_small_universe")
-FIGURES = ("information_ratio", "intercept", "intercept_t_stat", "intercept_p_value", "r_squared")
+FIGURES = ("appraisal_ratio", "intercept", "intercept_t_statistic", "intercept_p_value", "r_squared")
 
 
 def path(alpha: str) -> str:
@@ -97,26 +97,26 @@ def check_against_statsmodels(
             entry = data[name]
             assert entry["value"] is None and entry["status"] == "not_measurable", (where, entry)
             assert entry["withheld_reason"], (where, entry)
-        assert data["benchmark"]["beta"]["value"] is None and data["betas"] is None, where
+        assert data["benchmark"]["partial_beta"]["value"] is None and data["betas"] is None, where
         assert data["newey_west_lag"] is None, where
         return found
     assert data["sessions"] == found.sessions and data["newey_west_lag"] == found.lag, where
     expected = {
-        "information_ratio": found.information_ratio,
+        "appraisal_ratio": found.information_ratio,
         "intercept": float(fit.params[0]) * P,
-        "intercept_t_stat": float(fit.tvalues[0]),
+        "intercept_t_statistic": float(fit.tvalues[0]),
         "intercept_p_value": float(fit.pvalues[0]),
         "r_squared": float(fit.rsquared),
     }
     for name, value in expected.items():
         entry = data[name]
         assert entry["status"] == "available" and close(entry["value"], value), (where, name, entry, value)
-    assert close(data["benchmark"]["beta"]["value"], float(fit.params[1])), where
+    assert close(data["benchmark"]["partial_beta"]["value"], float(fit.params[1])), where
     betas = data["betas"]
     assert [b["alpha"] for b in betas] == found.kept, where
     for beta, value in zip(betas, fit.params[2:], strict=True):
-        assert close(beta["beta"], float(value)), (where, beta, value)
-    assert data["information_ratio"]["periods_per_year"] == P and data["intercept"]["periods_per_year"] == P
+        assert close(beta["partial_beta"], float(value)), (where, beta, value)
+    assert data["appraisal_ratio"]["periods_per_year"] == P and data["intercept"]["periods_per_year"] == P
     return found
 
 
@@ -221,7 +221,7 @@ def test_a_collinear_member_is_dropped_and_changes_nothing_else() -> None:
     without = regress(panel_of(matrix, np.array([1, 2]), days, own, market), P)
     assert every.fit is not None and without.fit is not None
     assert every.collinear.tolist() == [2] and every.regressed.tolist() == [0, 1]
-    for name in ("intercept", "t_stat", "information_ratio", "r_squared"):
+    for name in ("intercept", "t_statistic", "information_ratio", "r_squared"):
         assert math.isclose(getattr(every.fit, name), getattr(without.fit, name), rel_tol=1e-9), name
 
 
@@ -370,8 +370,8 @@ def test_the_screener_column_is_the_routes_answer_for_the_default_set(residual_a
     for alpha, row in rows.items():
         data = residual(residual_api, alpha)
         # The same computation over the same bytes: equal to the last bit.
-        assert row["residual_information_ratio"] == data["information_ratio"]["value"], alpha
-        assert row["residual_t_stat"] == data["intercept_t_stat"]["value"], alpha
+        assert row["residual_information_ratio"] == data["appraisal_ratio"]["value"], alpha
+        assert row["residual_t_stat"] == data["intercept_t_statistic"]["value"], alpha
     ordered = list(screened(residual_api, sort="-residual_information_ratio"))
     values = [rows[a]["residual_information_ratio"] for a in ordered]
     assert values == sorted(values, reverse=True)
@@ -412,11 +412,11 @@ def test_the_check_passes_and_fails_with_its_reason(residual_api: Api) -> None:
         data = residual(residual_api, alpha)
         checks = residual_api.ok(f"/v1/alphas/{alpha}/analytics/checks", "raw")["data"]
         (entry,) = [c for c in checks["checks"] if c["id"] == "residual_information_ratio"]
-        value = data["information_ratio"]["value"]
+        value = data["appraisal_ratio"]["value"]
         assert entry["value"] == value and entry["reference"] == "production", entry
         assert entry["verdict"] == ("pass" if value >= 0.3 else "fail"), entry
         regressed = data["reference"]["regressed"]
-        t = data["intercept_t_stat"]["value"]
+        t = data["intercept_t_statistic"]["value"]
         assert entry["reason"].startswith(f"{value:.3g} {'>=' if value >= 0.3 else '<'} 0.3: "), entry
         assert (
             f"SPY and {regressed} alpha{'' if regressed == 1 else 's'} (the production set)"
@@ -501,8 +501,8 @@ def test_after_a_decision_the_columns_follow_the_approved_set(decided: Decided) 
         data = residual(decided.api, alpha)
         assert data["reference"]["origin"] == "approved", (alpha, data["reference"])
         assert sorted(data["reference"]["alphas"]) == [a for a in approved if a != alpha], alpha
-        assert row["residual_information_ratio"] == data["information_ratio"]["value"], alpha
-        assert row["residual_t_stat"] == data["intercept_t_stat"]["value"], alpha
+        assert row["residual_information_ratio"] == data["appraisal_ratio"]["value"], alpha
+        assert row["residual_t_stat"] == data["intercept_t_statistic"]["value"], alpha
     # The index keeps the set: `lake index` computes every row against it again, to the same bits.
     columns = ["alpha_id", "approved", "residual_information_ratio", "residual_t_stat"]
     before = current_rows(str(decided.lake))

@@ -826,7 +826,7 @@ def test_an_alpha_page_draws_every_chart_from_every_page_of_its_series(
     )
     for (name, block), row in zip(metrics["nwt"].items(), nwt_rows, strict=True):
         assert f"nwt.{name}" in row[0]
-        assert row[3] == f"{block['t_stat']:.2f}" and row[5] == str(block["lag"]), (name, row)
+        assert row[3] == f"{block['t_statistic']:.2f}" and row[5] == str(block["lag"]), (name, row)
     # The deciles are the ten buckets; the term structure and autocorrelation their horizons and lags.
     assert len(metrics["ic_deciles"]["buckets"]) == 10
     term_rows = cell_texts(

@@ -498,9 +498,9 @@ def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
         )
     )
     for key in (
-        "book_return",
-        "common_return",
-        "specific_return",
+        "sum_of_weekly_returns",
+        "sum_of_weekly_common_returns",
+        "sum_of_weekly_specific_returns",
         "specific_information_ratio",
         "variance_explained",
     ):
@@ -510,8 +510,8 @@ def assert_factors_shown(page: Any, data: dict[str, Any]) -> None:
         return
     # The running sums end at the window's sums, as the route sums the weekly parts.
     for series, key in (
-        ("book (summed weekly returns)", "book_return"),
-        ("common: the factors' parts", "common_return"),
+        ("book (summed weekly returns)", "sum_of_weekly_returns"),
+        ("common: the factors' parts", "sum_of_weekly_common_returns"),
     ):
         values = [v for v in path_values(page, "factor-returns", series) if v is not None]
         assert close(values[-1], data[key]["value"] * 100, 1e-9), key
@@ -825,9 +825,9 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     )
     # One name, one meaning on the sheet (issue 46): the residual's information ratio is an
     # appraisal ratio, never labelled as the headline's "Information ratio".
-    label = page.inner_text("#tearsheet table.residual th[data-figure='information_ratio']")
+    label = page.inner_text("#tearsheet table.residual th[data-figure='appraisal_ratio']")
     assert label.startswith("Appraisal ratio (beyond SPY and the reference set)"), label
-    for key in ("information_ratio", "intercept", "intercept_t_stat", "r_squared"):
+    for key in ("appraisal_ratio", "intercept", "intercept_t_statistic", "r_squared"):
         entry = residual[key]
         value = shown_residual[key]
         assert (value == "") if entry["value"] is None else close(float(value), entry["value"]), key
@@ -835,7 +835,7 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
         "#tearsheet table.residual-betas tbody tr",
         "trs => trs.map(tr => [tr.querySelector('th').textContent, tr.children[1].dataset.value])",
     )
-    served_betas = [(b["alpha"], b["beta"]) for b in residual["betas"] or []]
+    served_betas = [(b["alpha"], b["partial_beta"]) for b in residual["betas"] or []]
     assert [a for a, _ in shown_betas] == [a for a, _ in served_betas]
     for (_, shown), (alpha, value) in zip(shown_betas, served_betas, strict=True):
         assert (shown == "") if value is None else close(float(shown), value), alpha

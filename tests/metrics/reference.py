@@ -50,7 +50,7 @@ def hac(values: list[float], lag: int) -> dict[str, float]:
     return {
         "mean": float(fit.params[0]),
         "standard_error": float(fit.bse[0]),
-        "t_stat": float(fit.tvalues[0]),
+        "t_statistic": float(fit.tvalues[0]),
         "p_value": float(fit.pvalues[0]),
     }
 

@@ -37,7 +37,7 @@ def test_matches_statsmodels_hac(n: int, min_lag: int) -> None:
     assert ours.n == n
     assert ours.mean == pytest.approx(mean, rel=1e-12)
     assert ours.standard_error == pytest.approx(se, rel=1e-9)
-    assert ours.t_stat == pytest.approx(t, rel=1e-9)
+    assert ours.t_statistic == pytest.approx(t, rel=1e-9)
     assert ours.p_value == pytest.approx(p, rel=1e-9)
 
 

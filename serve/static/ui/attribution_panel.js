@@ -61,7 +61,7 @@ function totalsLine(data) {
     "p",
     { class: "summary attribution-totals" },
     `${data.book}, ${int(data.sessions)} sessions. The book's P&L ${entryText(t.pnl)} × starting equity: the names' ${entryText(t.names_pnl)}, the cash carry ${entryText(t.cash_carry)}, rounding ${entryText(t.rounding_adjustment)}. `,
-    `Return contributions add up to the sum of the daily returns, ${entryText(t.return_sum)} (not the compounded return): the names' ${entryText(t.names_return_contribution)}, the cash carry's ${entryText(t.cash_carry_return_contribution)}.`,
+    `Return contributions add up to the sum of the daily returns, ${entryText(t.sum_of_daily_returns)} (not the compounded return): the names' ${entryText(t.names_return_contribution)}, the cash carry's ${entryText(t.cash_carry_return_contribution)}.`,
   );
 }
 

@@ -31,15 +31,15 @@ export function factorReturnsBlock(answer) {
   const weekly = data.weekly || [];
   const summary = entryTable(
     [
-      ["book_return", data.book_return],
-      ["common_return", data.common_return],
-      ["specific_return", data.specific_return],
+      ["sum_of_weekly_returns", data.sum_of_weekly_returns],
+      ["sum_of_weekly_common_returns", data.sum_of_weekly_common_returns],
+      ["sum_of_weekly_specific_returns", data.sum_of_weekly_specific_returns],
       ["specific_information_ratio", data.specific_information_ratio],
       ["variance_explained", data.variance_explained],
     ],
     { className: "data entries factor-summary" },
   );
-  if (weekly.length === 0) return [summary, note(`Not measurable over weeks: ${data.book_return.withheld_reason || "no week is attributed"}.`, "not-measurable")];
+  if (weekly.length === 0) return [summary, note(`Not measurable over weeks: ${data.sum_of_weekly_returns.withheld_reason || "no week is attributed"}.`, "not-measurable")];
   // Running sums of the weekly parts, as the route sums them over the window (arithmetic, not compounded).
   const running = (pick) => {
     let total = 0;

@@ -163,7 +163,7 @@ export const FIGURES = {
   names_pnl: { name: "P&L of the names", better: "higher", signed: true },
   cash_carry: { name: "Cash carry", better: "higher", signed: true },
   rounding_adjustment: { name: "Rounding adjustment" },
-  return_sum: { name: "Sum of daily returns", better: "higher", signed: true },
+  sum_of_daily_returns: { name: "Sum of daily returns", better: "higher", signed: true },
   names_return_contribution: { name: "Return contribution of the names", better: "higher", signed: true },
   cash_carry_return_contribution: { name: "Return contribution of the cash carry", better: "higher", signed: true },
   rounding_return_contribution: { name: "Return contribution of the rounding" },
@@ -179,7 +179,10 @@ export const FIGURES = {
   weight: { name: "Largest realised weight" },
   day_return: { name: "Return that day", better: "higher", signed: true },
   // Factor attribution (/analytics/factors).
-  book_return: { name: "Book's return over the attributed weeks (summed)", better: "higher", signed: true },
+  book_return: { name: "Book's return that week", better: "higher", signed: true },
+  sum_of_weekly_returns: { name: "Sum of the book's weekly returns (attributed weeks)", better: "higher", signed: true },
+  sum_of_weekly_common_returns: { name: "Sum of the weekly common returns (the factors' parts)", signed: true },
+  sum_of_weekly_specific_returns: { name: "Sum of the weekly specific returns", better: "higher", signed: true },
   common_return: { name: "Common return: the factors' part", signed: true },
   specific_return: { name: "Specific return: what the factors leave", better: "higher", signed: true },
   specific_information_ratio: { name: "Specific information ratio", better: "higher", signed: true },
@@ -206,7 +209,10 @@ export const FIGURES = {
   decay_ratio: { name: "Decay ratio", better: "higher" },
   fragility: { name: "Information ratio kept without the best 5 days", better: "higher" },
   // /analytics/residual's own figures: another definition, another name (issue 46).
-  "residual.information_ratio": { name: "Appraisal ratio (beyond SPY and the reference set)", better: "higher", signed: true },
+  appraisal_ratio: { name: "Appraisal ratio (beyond SPY and the reference set)", better: "higher", signed: true },
+  partial_beta: { name: `Partial beta to ${BENCHMARK} (the reference set held fixed)`, signed: true },
+  intercept_t_statistic: { name: "t-statistic of the intercept (Newey-West)", better: "higher", signed: true },
+  t_statistic: { name: "t-statistic (Newey-West)", signed: true },
   residual_information_ratio: { name: "Information ratio beyond the reference set and SPY", better: "higher" },
   residual_t_stat: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },
 };

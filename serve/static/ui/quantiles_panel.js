@@ -52,7 +52,7 @@ export function quantileBarsBlock(answer) {
       "p",
       { class: "summary", id: "quantiles-summary" },
       `${data.quantiles} quantiles of the ${data.signal} score (${data.score_field}); ${int(data.bucketed_weeks)} of ${int(data.weeks)} weeks bucketed, ${int(data.skipped_weeks)} skipped. `,
-      `Top minus bottom: ${entryText(spread.mean)} a week (Newey-West t-statistic ${entryText(spread.t_stat)}, lag ${spread.lag ?? DASH}, over ${int(spread.weeks)} weeks).`,
+      `Top minus bottom: ${entryText(spread.mean)} a week (Newey-West t-statistic ${entryText(spread.t_statistic)}, lag ${spread.lag ?? DASH}, over ${int(spread.weeks)} weeks).`,
     ),
     barChartSvg({
       name: "quantile-returns",

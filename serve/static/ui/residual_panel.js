@@ -1,8 +1,8 @@
 // What is new in the book against the catalogue (GET /v1/alphas/{alpha}/analytics/residual): its daily
 // returns regressed on the reference set's and SPY's. The set it was regressed on (its origin, the
 // alphas kept and dropped), then every stat entry the answer holds in the order served (information
-// ratio of intercept plus residual, intercept and its Newey-West t-statistic, R², SPY's beta), then
-// each reference alpha's beta: nothing is computed here, a figure not measured shows its reason.
+// ratio of intercept plus residual, intercept and its Newey-West t-statistic, R², SPY's partial beta), then
+// each reference alpha's partial beta: nothing is computed here, a figure not measured shows its reason.
 
 import { h, numberCell, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
@@ -19,16 +19,16 @@ export function residualBlock(answer) {
     dropped.count ? ` (${int(dropped.count)} dropped: ${dropped.alphas.map((d) => `${d.alpha}, ${d.reason}`).join("; ")})` : "",
     ` and ${data.benchmark ? data.benchmark.symbol : "SPY"}, over ${int(data.sessions)} sessions; Newey-West lag ${int(data.newey_west_lag)}.`,
   );
-  // A reference alpha's beta is a plain coefficient (ratio), not a stat entry.
+  // A reference alpha's partial beta is a plain coefficient (ratio), not a stat entry.
   const betas = (data.betas || []).map((b) => {
-    const cell = numberCell(fixed(b.beta, 3), b.beta);
-    cell.dataset.value = String(b.beta);
+    const cell = numberCell(fixed(b.partial_beta, 3), b.partial_beta);
+    cell.dataset.value = String(b.partial_beta);
     return [h("th", { scope: "row" }, b.alpha), cell];
   });
   return [
     warningList(answer.meta && answer.meta.warnings),
     summary,
     entryTable(entriesOf(data), { className: "data entries residual", answer: "residual" }),
-    betas.length ? table(["Reference alpha", "Beta"], betas, { className: "data residual-betas" }) : null,
+    betas.length ? table(["Reference alpha", "Partial beta"], betas, { className: "data residual-betas" }) : null,
   ].filter(Boolean);
 }

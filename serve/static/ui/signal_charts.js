@@ -119,7 +119,7 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
             `${t.horizon_weeks} w`,
             numberCell(num(t.mean_ic), t.mean_ic, { tone: valueTone("mean_ic", t.mean_ic) }),
             numberCell(int(t.weeks), t.weeks),
-            numberCell(fixed(nw.t_stat, 2), nw.t_stat),
+            numberCell(fixed(nw.t_statistic, 2), nw.t_statistic),
             numberCell(fixed(nw.p_value, 3), nw.p_value),
             numberCell(int(nw.lag), nw.lag),
           ];
