@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import attribution, inputs, live, residual, sets, significance
+from analytics import attribution, compounding, inputs, live, residual, sets, significance
 from analytics.access import Access, withheld
 from analytics.correlation import pearson_between
 from analytics.costs import information_ratio
@@ -81,11 +81,10 @@ def positive_years(
     since 1970, ascending, one per return."""
     finite = np.isfinite(returns)
     years = days[finite].astype("datetime64[D]").astype("datetime64[Y]").astype(np.int64)
-    growth = np.log1p(returns[finite])
-    labels, index, counts = np.unique(years, return_inverse=True, return_counts=True)
-    log_growth = np.bincount(index, weights=growth, minlength=labels.size)
+    starts, growth = compounding.period_growth(returns[finite], years)
+    counts = np.diff(np.append(starts, years.size))
     counted = counts >= min_sessions
-    return int(np.count_nonzero(log_growth[counted] > 0)), int(np.count_nonzero(counted))
+    return int(np.count_nonzero(growth[counted] > 1.0)), int(np.count_nonzero(counted))
 
 
 def share(part: int, whole: int) -> float:

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from analytics.compounding import drawdown_pct, equity_from_one
 from analytics.returns import mean_over_std
 from analytics.variance import ROUNDING, measurable_std, variance_floor
 from schemas.query import MIN_SET_SESSIONS
@@ -117,9 +118,8 @@ def equity(returns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the first session: level_t = prod_{s<=t} (1 + r_s), peak_t = max(1, level_1..t) (the opening
     equity counts, as on the equity curve), drawdown_pct_t = (peak_t - level_t) / peak_t x 100
     (positive below the peak, as the equity curve's)."""
-    level = np.cumprod(1.0 + returns)
-    peak = np.maximum.accumulate(np.maximum(level, 1.0))
-    return level - 1.0, (peak - level) / peak * 100.0
+    level, peak = equity_from_one(returns)
+    return level - 1.0, drawdown_pct(peak, level)
 
 
 def first_wipeout(returns: np.ndarray) -> int | None:

@@ -18,10 +18,9 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from datasets.series import BenchmarkSeries
 from msgspec import UNSET, UnsetType
 
-from analytics import sets
+from analytics import compounding, sets
 from analytics.combination import (
     MIN_SESSIONS,
     SESSIONS_PER_YEAR,
@@ -40,6 +39,7 @@ from analytics.entries import Warnings, analytics_stat, day_bounds, declared_sta
 from analytics.errors import BadParameters
 from analytics.returns import BookFigures as BookFiguresOf
 from analytics.returns import book_figures
+from analytics.series import BenchmarkSeries
 from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
 from datasets.queries import Window
 from datasets.served import Catalogue
@@ -423,10 +423,7 @@ def _nullable(values: np.ndarray) -> list[float | None]:
 def benchmark_cumulative(benchmark: BenchmarkSeries, days: np.ndarray) -> np.ndarray:
     """The benchmark's returns on the combined book's sessions, compounded from the first (a
     session it lacks counts as 0, null until its first known return, as the equity curve does)."""
-    returns = benchmark.on(days)
-    known = np.isfinite(returns)
-    growth = np.cumprod(np.where(known, 1.0 + returns, 1.0))
-    return np.where(np.cumsum(known) > 0, growth - 1.0, np.nan)
+    return compounding.cumulative(benchmark.on(days))
 
 
 def _require_solvent(period: np.ndarray, days: np.ndarray, weighting: Weighting, name: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from msgspec import UNSET
 
-from analytics import inputs
+from analytics import compounding, inputs
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, analytics_stat, conventions, declared_stat, number, window_echo
 from analytics.errors import BadParameters
@@ -167,7 +167,7 @@ def rolling_pearson(x: np.ndarray, y: np.ndarray, window: int) -> np.ndarray:
 
 def cumulative_returns(r: np.ndarray) -> np.ndarray:
     """prod(1 + r) - 1 from the first observation to each one."""
-    return np.cumprod(1.0 + r) - 1.0
+    return compounding.growth(r) - 1.0
 
 
 def return_figures(r: np.ndarray, per_year: int) -> BookFigures:

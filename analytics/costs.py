@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import inputs
+from analytics import compounding, inputs
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, day_bounds, declared_stat, number, window_echo
 from analytics.metrics.blocks import BUCKET_COUNT
@@ -64,8 +64,7 @@ def information_ratio(returns: np.ndarray, periods_per_year: int) -> float:
 
 def compounded_growth(gross: np.ndarray, cost_rate: np.ndarray, multiple: float) -> float:
     """log of prod(1 + g_t - m k_t); -inf once a session loses everything."""
-    factors = 1.0 + gross - multiple * cost_rate
-    return float(np.sum(np.log(factors))) if np.all(factors > 0) else -math.inf
+    return compounding.log_growth(gross - multiple * cost_rate)
 
 
 def break_even_multiple(gross: np.ndarray, cost_rate: np.ndarray) -> float:

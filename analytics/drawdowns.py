@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from analytics import inputs
+from analytics import compounding, inputs
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import date_text, shape_of
@@ -55,7 +55,7 @@ def episodes(level: np.ndarray) -> list[Episode]:
     level = level[:usable]
     if level.size < 2:
         return found
-    running = np.maximum.accumulate(level)
+    running = compounding.running_peak(level)
     under = level < running
     i = 1
     n = level.size

@@ -25,9 +25,10 @@ import numpy as np
 
 from analytics import inputs, significance
 from analytics.access import FULL_ACCESS, Access, withheld
+from analytics.compounding import max_drawdown_fraction
 from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, declared_stat
-from analytics.returns import max_drawdown_fraction, mean_over_std
+from analytics.returns import mean_over_std
 from datasets.reader import BuildView
 from datasets.rows import date_at, day_number
 from schemas.bodies.analytics import AnalyticsStat

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from analytics import compounding
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, declared_stat, number, window_echo
 from analytics.errors import AnalyticsNotBuilt, BadParameters
@@ -211,7 +212,7 @@ def _dates(days: np.ndarray) -> np.ndarray:
 def _compounded(weekly: np.ndarray) -> np.ndarray:
     """prod(1 + r) - 1 up to each week (down axis 0), a week without a value adding nothing
     (empyrical's cum_returns, which alphalens' cumulative_returns calls)."""
-    return np.cumprod(np.where(np.isnan(weekly), 1.0, 1.0 + weekly), axis=0) - 1.0
+    return compounding.growth(weekly, axis=0) - 1.0
 
 
 def _grouped(groups: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

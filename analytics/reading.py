@@ -28,7 +28,6 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 import numpy as np
-from datasets.series import BenchmarkSeries, benchmark_series
 
 from analytics import checks, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
@@ -44,6 +43,7 @@ from analytics.entries import Warnings
 from analytics.errors import DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
+from analytics.series import BenchmarkSeries, benchmark_series
 from analytics.standings import NO_DECISIONS, Standings
 from datasets import answers, screener
 from datasets.catalogue_snapshot import CatalogueSnapshot

@@ -29,7 +29,6 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from datasets.series import BenchmarkSeries
 
 from analytics import inputs, sets
 from analytics.contribution import Reference
@@ -37,6 +36,7 @@ from analytics.costs import information_ratio
 from analytics.entries import conventions, declared_stat, window_echo
 from analytics.errors import BadParameters
 from analytics.newey_west import lag_rule, long_run_sum
+from analytics.series import BenchmarkSeries
 from analytics.variance import variance_floor
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytics.compounding import max_drawdown_fraction
 from analytics.variance import measurable_std
 
 
@@ -24,17 +25,6 @@ def mean_over_std(values: np.ndarray) -> float:
     x = values[np.isfinite(values)]
     sd = measurable_std(x)
     return float(np.mean(x)) / sd if math.isfinite(sd) else math.nan
-
-
-def max_drawdown_fraction(returns: np.ndarray) -> float:
-    """The deepest fall of the compounded equity from its running peak, as a positive fraction of
-    the peak (0.25 = 25%; the server serves it x 100 as `max_drawdown_pct`, percentage points):
-    max_t (1 - E_t / max_{s<=t} E_s), E the equity (1 + r).cumprod() with the start at 1.0
-    included (a first losing session is a drawdown). NaN without a session; 0 without a fall."""
-    if returns.size == 0:
-        return math.nan
-    equity = np.concatenate([[1.0], np.cumprod(1.0 + returns)])
-    return float(np.max(1.0 - equity / np.maximum.accumulate(equity)))
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,12 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
-from datasets.series import BenchmarkSeries
 
 from analytics import inputs
 from analytics.access import Access, withheld
+from analytics.compounding import max_drawdown_fraction, period_growth, total_growth
 from analytics.entries import Warnings, conventions, declared_stat, window_echo
-from analytics.returns import max_drawdown_fraction
+from analytics.series import BenchmarkSeries
 from analytics.variance import measurable_std
 from datasets.queries import Window
 from datasets.reader import BuildView
@@ -125,14 +125,14 @@ def sortino(r: np.ndarray, per_year: int) -> Figure:
 def cagr(r: np.ndarray, per_year: int) -> Figure:
     if r.size < MIN_SESSIONS:
         return _missing(_fewer(MIN_SESSIONS, "sessions"))
-    growth = float(np.prod(1.0 + r))
+    growth = total_growth(r)
     if not growth > 0:
         return _missing("the book lost all its equity in the window")
     return Figure(growth ** (per_year / r.size) - 1.0)
 
 
 def max_drawdown_pct(r: np.ndarray) -> Figure:
-    """`analytics.returns.max_drawdown_fraction` x 100: percentage points of the running peak."""
+    """`analytics.compounding.max_drawdown_fraction` x 100: percentage points of the running peak."""
     if r.size == 0:
         return _missing("the window holds no session of this book")
     return Figure(max_drawdown_fraction(r) * 100.0)
@@ -187,11 +187,8 @@ def extremes(r: np.ndarray, days: np.ndarray, keys: np.ndarray | None) -> Extrem
     if r.size == 0:
         none = Period(math.nan, -1, 0, "the window holds no session of this book")
         return Extremes(none, none)
-    if keys is None:
-        starts = np.arange(r.size)
-    else:
-        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    returns = np.multiply.reduceat(1.0 + r, starts) - 1.0
+    starts, growth = period_growth(r, keys)
+    returns = growth - 1.0
     ends = np.append(starts[1:], r.size)
 
     def at(i: int) -> Period:

@@ -1,8 +1,12 @@
-"""The financial window queries: an equity curve of a book and a benchmark series, over a window.
+"""The financial series over a window: a book's equity curve and a benchmark's daily series, each
+rebased to the window's first session (`/equity-curve`, `/v1/benchmarks/{symbol}/daily`, their
+Parquet exports over the whole history, and the market series every figure against a benchmark
+reads).
 
-Returns, running peaks and drawdowns are computed over the whole window before paging, so every
-page shares the window's baseline (the spec's rule). The window is one slice of a date-sorted
-serving table, so the work is a few numpy passes over at most one row per session.
+Returns, running peaks and drawdowns (`analytics.compounding`) are computed over the whole window
+before paging, so every page shares the window's baseline (the spec's rule). The window is one
+slice of a date-sorted serving table (read by the lake), so the work is a few numpy passes over at
+most one row per session.
 
 Conventions (docs/api.md): `period_return` is null where the starting equity is missing or zero;
 `cumulative_return` is the running product of `1 + period_return` (null returns count as 0)
@@ -12,7 +16,6 @@ is null where the peak is not positive. Aggregates of the summary skip nulls.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -20,11 +23,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from analytics.compounding import cumulative, drawdown_pct, running_peak
+from datasets import answers
 from datasets.build_view import BuildView
 from datasets.faults import BenchmarkMissing, LakeUnavailable
 from datasets.queries import Page, Window, day_numbers, window_bounds
 from datasets.rows import column_values, date_at, floats, shape_of
 from schemas import wire
+from schemas.query import SeriesQuery
 
 
 def _last_known(values: np.ndarray) -> float | None:
@@ -43,38 +49,25 @@ def _nanmax(values: np.ndarray) -> float | None:
     return float(np.nanmax(values))
 
 
-def _deepest(days: np.ndarray, drawdown_pct: np.ndarray) -> date | None:
+def _deepest(days: np.ndarray, drawdown: np.ndarray) -> date | None:
     """Date of the largest positive drawdown_pct, the earliest on a tie."""
-    deep = np.where(drawdown_pct > 0, drawdown_pct, -np.inf)
+    deep = np.where(drawdown > 0, drawdown, -np.inf)
     if deep.size == 0 or not np.isfinite(deep.max()):
         return None
     return date_at(days, int(np.argmax(deep)))
 
 
-def _running(values: np.ndarray) -> np.ndarray:
-    """Running maximum, skipping nulls (NaN until the first known value)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        result: np.ndarray = np.fmax.accumulate(values) if values.size else values
-    return result
-
-
-def _drawdown_pct(peak: np.ndarray, level: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(peak > 0, (peak - level) / peak * 100, np.nan)
-
-
-def _window_summary(days: np.ndarray, cumulative: np.ndarray, drawdown_pct: np.ndarray) -> dict[str, Any]:
+def _window_summary(days: np.ndarray, cumulative_return: np.ndarray, drawdown: np.ndarray) -> dict[str, Any]:
     """What the equity curve's and the benchmark's summaries share, over the whole window."""
-    total_return = _last_known(cumulative)
+    total_return = _last_known(cumulative_return)
     return {
         "first_date": date_at(days, 0),
         "last_date": date_at(days, days.size - 1),
         "sessions": int(days.size),
         "total_return": total_return,
         "cumulative_return_pct": None if total_return is None else total_return * 100,
-        "max_drawdown_pct": _nanmax(drawdown_pct),
-        "max_drawdown_date": _deepest(days, drawdown_pct),
+        "max_drawdown_pct": _nanmax(drawdown),
+        "max_drawdown_date": _deepest(days, drawdown),
     }
 
 
@@ -96,17 +89,15 @@ def _equity(rows: pa.Table) -> dict[str, np.ndarray]:
     start, end = floats(rows.column("starting_equity")), floats(rows.column("ending_equity"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.where(np.isnan(start) | (start == 0), np.nan, (end - start) / start)
-    growth = np.cumprod(np.where(np.isnan(period), 1.0, 1.0 + period))
-    cumulative = np.where(np.cumsum(~np.isnan(period)) > 0, growth - 1.0, np.nan)
-    peak = _running(np.fmax(start, end))
+    peak = running_peak(np.fmax(start, end))
     return {
         "starting_equity": start,
         "ending_equity": end,
         "period_return": period,
-        "cumulative_return": cumulative,
+        "cumulative_return": cumulative(period),
         "peak_equity": peak,
         "drawdown": peak - end,
-        "drawdown_pct": _drawdown_pct(peak, end),
+        "drawdown_pct": drawdown_pct(peak, end),
     }
 
 
@@ -147,6 +138,24 @@ def equity_curve(
     return Page(page_rows, int(days.size)), {name: summary[name] for name in wire.EQUITY_SUMMARY_FIELDS}
 
 
+def equity_curve_answer(build: BuildView, args: SeriesQuery, raw: bool) -> answers.Answer:
+    """`/equity-curve`: the book's equity series in the window, with the window's summary in
+    `meta.summary` (a run without a ledger: an empty page that says so)."""
+    name = answers.checked_book(build, "portfolio", args.book, raw)
+    result = (
+        equity_curve(build, name, (args.start, args.end), args.limit, args.offset)
+        if "portfolio" in build.kinds_present
+        else None
+    )
+    if result is None:
+        summary = {key: None for key in wire.EQUITY_SUMMARY_FIELDS} | {"book": name, "sessions": 0}
+        return answers.page_answer(
+            None, "portfolio", args, wire.EQUITY_CURVE_FIELDS, book=name, summary=summary
+        )
+    page, summary = result
+    return answers.page_answer(page, "portfolio", args, wire.EQUITY_CURVE_FIELDS, book=name, summary=summary)
+
+
 def equity_curve_table(ledger: pa.Table) -> pa.Table:
     """The whole equity curve of one book's ledger rows (date order) as an Arrow table of
     `wire.EQUITY_CURVE_FIELDS`: what `equity_curve` pages over the book's whole window."""
@@ -171,13 +180,12 @@ def _benchmark(rows: pa.Table) -> tuple[str, dict[str, np.ndarray]]:
     price = close if basis == "close" else floats(rows.column("adjusted_close"))
     with np.errstate(divide="ignore", invalid="ignore"):
         period = np.concatenate([[np.nan], (price[1:] - price[:-1]) / price[:-1]]) if price.size else price
-        cumulative = price / price[0] - 1 if price.size else price
-    drawdown_pct = _drawdown_pct(_running(price), price)
+        rebased = price / price[0] - 1 if price.size else price
     return basis, {
         "close": close,
         "period_return": period,
-        "cumulative_return": cumulative,
-        "drawdown_pct": drawdown_pct,
+        "cumulative_return": rebased,
+        "drawdown_pct": drawdown_pct(running_peak(price), price),
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from datasets import layout, queries, series
+from datasets import layout, queries
 from datasets.build_view import BuildView
 from datasets.faults import BuildDamaged
 from datasets.queries import Page, Paged
@@ -29,7 +29,6 @@ from schemas.query import (
     LedgerQuery,
     PageQuery,
     ScoresQuery,
-    SeriesQuery,
     TradesQuery,
     WeekQuery,
     WindowPageQuery,
@@ -115,7 +114,9 @@ class Paging(Protocol):
     def offset(self) -> int: ...
 
 
-def _answer(page: Paged | None, table: str, args: Paging, columns: tuple[str, ...], **meta: Any) -> Answer:
+def page_answer(
+    page: Paged | None, table: str, args: Paging, columns: tuple[str, ...], **meta: Any
+) -> Answer:
     """The page; or, when the run never sealed `table`, an empty page of `columns` that says so."""
     if page is not None:
         return Answer(page, table, args.limit, args.offset, meta)
@@ -133,7 +134,7 @@ def rebalances(build: BuildView, args: WindowPageQuery) -> Answer:
         if "rebalances" in build.kinds_present
         else None
     )
-    return _answer(page, "rebalances", args, wire.REBALANCE_INDEX_FIELDS)
+    return page_answer(page, "rebalances", args, wire.REBALANCE_INDEX_FIELDS)
 
 
 def week(build: BuildView, args: WeekQuery, raw: bool) -> Answer:
@@ -167,7 +168,7 @@ def week(build: BuildView, args: WeekQuery, raw: bool) -> Answer:
         if "decisions" in build.kinds_present
         else None
     )
-    return _answer(page, "decisions", args, columns, **meta)
+    return page_answer(page, "decisions", args, columns, **meta)
 
 
 def scores(build: BuildView, args: ScoresQuery, raw: bool) -> Answer:
@@ -185,7 +186,7 @@ def scores(build: BuildView, args: ScoresQuery, raw: bool) -> Answer:
         if "decisions" in build.kinds_present
         else None
     )
-    return _answer(page, "decisions", args, columns, fields=args.fields)
+    return page_answer(page, "decisions", args, columns, fields=args.fields)
 
 
 # -- books ----------------------------------------------------------------------------------------
@@ -245,19 +246,4 @@ def book(build: BuildView, kind: str, args: BookQuery | LedgerQuery | TradesQuer
         if kind in build.kinds_present
         else None
     )
-    return _answer(page, kind, args, BOOK_COLUMNS[kind], book=name)
-
-
-def equity_curve(build: BuildView, args: SeriesQuery, raw: bool) -> Answer:
-    """The book's equity series in the window, with the window's summary in `meta.summary`."""
-    name = checked_book(build, "portfolio", args.book, raw)
-    result = (
-        series.equity_curve(build, name, (args.start, args.end), args.limit, args.offset)
-        if "portfolio" in build.kinds_present
-        else None
-    )
-    if result is None:
-        summary = {key: None for key in wire.EQUITY_SUMMARY_FIELDS} | {"book": name, "sessions": 0}
-        return _answer(None, "portfolio", args, wire.EQUITY_CURVE_FIELDS, book=name, summary=summary)
-    page, summary = result
-    return _answer(page, "portfolio", args, wire.EQUITY_CURVE_FIELDS, book=name, summary=summary)
+    return page_answer(page, kind, args, BOOK_COLUMNS[kind], book=name)

@@ -4,7 +4,7 @@ Every dataset of `schemas.exports` becomes one Parquet file per book (`exports/{
 [.raw].parquet`, `datasets.layout`), holding exactly the rows and columns its JSON route returns
 when paged from start to end: the same serving tables in the same order, the same field sets, the
 equity curve and the benchmark series computed over the whole window by the functions that
-compute the JSON pages (`datasets.series`). A dataset with raw-only columns (decisions) is written
+compute the JSON pages (`analytics.series`, handed in by the pipeline: the lake computes no figure). A dataset with raw-only columns (decisions) is written
 twice: without them (audience `plain`) and with them (`raw`); a `raw_` book's files are `raw`.
 
 Column types: dates are Parquet dates; timestamps are UTC timestamps in milliseconds (Parquet's
@@ -19,14 +19,14 @@ other file of the build.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from datasets import layout, series
+from datasets import layout
 from datasets.writer import COMPRESSION, BuildWriter
 from schemas import exports, lake, wire
 
@@ -98,10 +98,13 @@ def write_alpha_exports(
     kinds_present: Iterable[str],
     served: dict[str, pa.Table],
     book_ranges: dict[str, dict[str, list[int]]],
+    computed: Mapping[str, Callable[[pa.Table], pa.Table]],
 ) -> None:
     """Writes `exports/` of one alpha build from its serving tables (`served`, by table name, with
-    each book table's row ranges in `book_ranges`). Only datasets of kinds the run sealed are
-    written: the JSON routes answer an empty page with `kind_missing` for the others."""
+    each book table's row ranges in `book_ranges`). A dataset named in `computed` is its function
+    of one book's serving rows (the equity curve: `analytics.series.equity_curve_table`). Only
+    datasets of kinds the run sealed are written: the JSON routes answer an empty page with
+    `kind_missing` for the others."""
     present = frozenset(kinds_present)
     entries: list[dict[str, Any]] = []
     for dataset in exports.DATASETS:
@@ -115,16 +118,17 @@ def write_alpha_exports(
         for book in wire.books_in_order(list(ranges)):
             start, stop = ranges[book]
             rows = table.slice(start, stop - start)
-            if dataset.name == "equity-curve":
-                rows = series.equity_curve_table(rows)
+            if dataset.name in computed:
+                rows = computed[dataset.name](rows)
             entries += _write(writer, build_dir, dataset, rows, book)
     write_index(writer, build_dir, entries)
 
 
-def write_benchmark_exports(writer: BuildWriter, build_dir: str, daily: pa.Table) -> None:
-    """Writes `exports/` of one benchmark build from its serving table (date order)."""
+def write_benchmark_exports(writer: BuildWriter, build_dir: str, series: pa.Table) -> None:
+    """Writes `exports/` of one benchmark build from its whole series (date order, the rows of
+    `analytics.series.benchmark_table`)."""
     dataset = exports.BY_NAME[exports.BENCHMARK_DATASET]
-    entries = _write(writer, build_dir, dataset, series.benchmark_table(daily), None)
+    entries = _write(writer, build_dir, dataset, series, None)
     write_index(writer, build_dir, entries)
 
 

@@ -2,7 +2,7 @@
 
 A background thread (`refresh`, every `refresh_seconds`) re-reads the pointers, so requests never
 touch the lake to find a build: `alpha(alpha_id)` is a dictionary lookup. A request then takes
-one `BuildView` (`view`) and reads only from it (`datasets.queries`, `datasets.series`), so it
+one `BuildView` (`view`) and reads only from it (`datasets.queries`; the series over a window are computed from its rows by `analytics.series`), so it
 is answered from one build from start to end. Views are opened on first use; on a local lake the
 build folder is mapped in place, on S3 its serving files are fetched once into a bounded local
 cache (`datasets.local_cache`) and mapped from there.

@@ -22,10 +22,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from datasets.series import BenchmarkSeries, benchmark_returns
 
 from alpha_results_seal.storage import Storage
 from analytics.residual import index_figures
+from analytics.series import BenchmarkSeries, benchmark_returns
 from datasets import layout
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
@@ -45,7 +45,7 @@ def approved_in(index: pa.Table | None) -> frozenset[str]:
 
 def market_series(storage: Storage, root: str, build_id: str | None) -> BenchmarkSeries | None:
     """SPY's daily returns from its build `build_id` (None: none published, or unreadable), as the
-    server reads them (`datasets.series.benchmark_returns`)."""
+    server reads them (`analytics.series.benchmark_returns`)."""
     if build_id is None:
         return None
     build = layout.benchmark_build_dir(root, MARKET_BENCHMARK, build_id)

@@ -35,6 +35,7 @@ from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.seal import Seal, open_seal
 from alpha_results_seal.seal_limits import SealLimits
 from alpha_results_seal.storage import Storage
+from analytics.series import benchmark_table, equity_curve_table
 from datasets import catalog, layout, retention
 from datasets.exports import write_alpha_exports, write_benchmark_exports
 from datasets.serving_layout import write_alpha_serving, write_benchmark_serving
@@ -198,7 +199,9 @@ def write_tables(writer: BuildWriter, build_dir: str, derived: DerivedAlpha, kin
                 layout.book_partition_path(build_dir, table, book), data, lake.TABLE_SCHEMAS[table], table
             )
     served, book_ranges = write_alpha_serving(writer, build_dir, single, decisions, books)
-    write_alpha_exports(writer, build_dir, kinds_sealed, served, book_ranges)
+    write_alpha_exports(
+        writer, build_dir, kinds_sealed, served, book_ranges, {"equity-curve": equity_curve_table}
+    )
 
 
 def write_source(
@@ -359,7 +362,7 @@ def publish_benchmark(
             layout.join(build_dir, layout.BENCHMARK_DAILY), daily_table, lake.BENCHMARK_DAILY, "daily"
         )
         served = write_benchmark_serving(writer, build_dir, daily_table)
-        write_benchmark_exports(writer, build_dir, served)
+        write_benchmark_exports(writer, build_dir, benchmark_table(served))
         info = {k: seal.manifest.get(k) for k in ("symbol", "name", "currency")}
         info |= {
             "build_id": build_id,

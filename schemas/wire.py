@@ -150,7 +150,7 @@ COMPUTED_FIELD_TYPES: dict[str, pa.DataType] = {
     "approved_since": pa.date32(),
 }
 """Wire types of the served fields no lake column carries: the catalogue's `tldr` and what
-`datasets.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as
+`analytics.series` computes (curve and benchmark rows, their `meta.summary`); dates are served as
 YYYY-MM-DD strings. Every served field is typed by `schemas.lake` or here (serve/openapi/bodies.py
 declares the OpenAPI types from both and refuses a field typed by neither)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from litestar import Response
 
-from datasets import series
+from analytics import series
 from datasets.faults import BenchmarkMissing, LakeUnavailable
 from schemas.bodies.envelope import Series
 from schemas.bodies.rows import BenchmarkRow, BenchmarkSummary

@@ -5,6 +5,7 @@ from __future__ import annotations
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics import series
 from datasets import answers
 from schemas.bodies.envelope import Collection, Series
 from schemas.bodies.rows import BookRow, EquityRow, EquitySummary, LedgerRow, PnlRow, PositionRow, TradeRow
@@ -73,7 +74,7 @@ async def get_equity_curve(
     ctx: Ctx[SeriesQuery], alpha: FromPath[str]
 ) -> Response[Series[EquityRow, EquitySummary]]:
     build = await ctx.open_run(alpha)
-    return ctx.answer(build, answers.equity_curve(build, ctx.args(), ctx.raw))
+    return ctx.answer(build, series.equity_curve_answer(build, ctx.args(), ctx.raw))
 
 
 ROUTES = [list_books, get_portfolio, list_positions, list_pnl, list_trades, get_equity_curve]

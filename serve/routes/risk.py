@@ -13,13 +13,13 @@ from functools import partial
 from typing import Any
 
 from anyio import to_thread
-from datasets.series import benchmark_series
 from litestar import Response
 from litestar.params import FromPath
 
 from analytics import inputs
 from analytics.entries import Warnings
 from analytics.risk import risk_payload
+from analytics.series import benchmark_series
 from datasets import answers
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk

@@ -150,8 +150,8 @@ def synthetic_figure(n: int, sessions: int, rng: random.Random, approved: int) -
     alpha's length; the corpus's are 300): each alpha starts at a random session of the first 40%
     and returns 0.3 SPY plus noise; every alpha production."""
     import pyarrow as pa
-    from datasets.series import BenchmarkSeries
 
+    from analytics.series import BenchmarkSeries
     from datasets.catalogue_snapshot import Matrix
 
     gen = np.random.default_rng(rng.randrange(2**32))

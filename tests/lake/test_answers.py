@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from analytics import series
 from datasets import answers
 from datasets.build_view import BuildView
 from datasets.reader import LakeReader
@@ -120,6 +121,6 @@ def test_a_date_that_is_not_a_rebalance_names_its_neighbours(reader: LakeReader)
 
 def test_the_equity_curve_pages_the_window_and_its_summary_counts_every_session(reader: LakeReader) -> None:
     build = view(reader, "momentum_12_1")
-    curve = answers.equity_curve(build, SeriesQuery(limit=5), raw=False)
+    curve = series.equity_curve_answer(build, SeriesQuery(limit=5), raw=False)
     assert curve.page.total > 5 and len(curve.page.rows) == 5 and not curve.warnings
     assert curve.meta["book"] == "long_short" and curve.meta["summary"]["sessions"] == curve.page.total

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
-from datasets.series import BenchmarkSeries
 
+from analytics.series import BenchmarkSeries
 from datasets.catalogue_index import conformed
 from pipeline import catalogue_residual
 
