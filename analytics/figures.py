@@ -35,28 +35,16 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from analytics import (
-    attribution,
-    capacity,
     comparison,
-    costs,
-    drawdowns,
-    factors,
-    live,
-    metrics,
-    quantiles,
-    risk,
-    rolling,
 )
-from analytics.access import FULL_ACCESS
+from analytics.answer import Answer
 from analytics.combined import Combined
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
-from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy, load_policy
-from analytics.reading import EVERYTHING, Answer, Reading
+from analytics.reading import EVERYTHING, Reading
 from analytics.standings import NO_DECISIONS, Standings
-from datasets import answers
-from datasets.queries import Page, page_of
+from datasets.queries import Page
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from schemas import choices
 from schemas.bodies.analytics import Costs, Significance
@@ -126,25 +114,9 @@ class Figures:
             raise LookupError(f"no alpha {alpha!r} in {self.reader.root}")
         return found
 
-    def _analytics_build(self, alpha: str) -> BuildView:
-        view = self.build(alpha)
-        require_built(view)
-        return view
-
-    def _book(self, view: BuildView, book: str) -> str:
-        try:
-            return answers.checked_book(view, "portfolio", book, raw=True)
-        except answers.NoSuchBook as exc:
-            raise LookupError(f"no book {book!r}: {', '.join(exc.available)}") from exc
-
     def metrics(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Metrics:
         """`/v1/alphas/{alpha}/metrics`; `params` those of `MetricsQuery` (`doc` aside)."""
-        q = MetricsQuery(**params)
-        found, entries = metrics.compute_metrics(
-            metrics.metrics_inputs(self.build(alpha)), q.granularity, q.start, q.end, q.panel, FULL_ACCESS
-        )
-        _collect(warnings, entries)
-        return found
+        return _collected(self.reading().metrics(self.build(alpha), MetricsQuery(**params)), warnings)
 
     def significance(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Significance:
         """`/analytics/significance` (`SignificanceQuery`), its catalogue figures over every alpha."""
@@ -154,19 +126,11 @@ class Figures:
 
     def costs(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Costs:
         """`/analytics/costs` of one book (`BookWindowQuery`)."""
-        q = BookWindowQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        return costs.costs_payload(view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings())
+        return _collected(self.reading().costs(self.build(alpha), BookWindowQuery(**params)), warnings)
 
     def risk(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Risk:
         """`/analytics/risk` of one book against the market benchmark (`RiskQuery`)."""
-        q = RiskQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        return risk.risk_payload(
-            view, book, (q.start, q.end), FULL_ACCESS, self.reading().market(), warnings or Warnings()
-        )
+        return _collected(self.reading().risk(self.build(alpha), RiskQuery(**params)), warnings)
 
     def live(
         self, alpha: str, warnings: Warnings | None = None, approved: dt.date | None = None, **params: Any
@@ -175,49 +139,27 @@ class Figures:
         approval, which the server reads from its records (`records.store.open_records(url)
         .promotions.approval(alpha)`): none by default, so the split is the request's, the seal's
         research_cutoff or the first publish date."""
-        q = LiveQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        split = live.split_of(view, approved, q.split)
-        return live.live_payload(view, book, split, FULL_ACCESS, warnings or Warnings())
+        return _collected(self.reading().live(self.build(alpha), LiveQuery(**params), approved), warnings)
 
     def attribution(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Attribution:
         """`/analytics/attribution` of one book (`AttributionQuery`: `book`, `start`, `end`, `top`,
         `drop`): by name, leg and sector, fragility and concentration."""
-        q = AttributionQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        attribution.require_table(view)
-        return attribution.attribution_payload(
-            view, book, (q.start, q.end), q.top, q.drop, FULL_ACCESS, warnings or Warnings()
-        )
+        return _collected(self.reading().attribution(self.build(alpha), AttributionQuery(**params)), warnings)
 
     def capacity(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Capacity:
         """`/analytics/capacity` of one book (`CapacityQuery`: `book`, `start`, `end`, `capital`, and
         `grid` as a sequence of capitals)."""
         q = CapacityQuery(**{**params, "grid": None if params.get("grid") is None else tuple(params["grid"])})
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        return capacity.capacity_payload(
-            view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings(), q.capital, q.grid
-        )
+        return _collected(self.reading().capacity(self.build(alpha), q), warnings)
 
     def factors(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Factors:
         """`/analytics/factors` of one book (`BookWindowQuery`): factor attribution and the
         feature-neutral IC."""
-        q = BookWindowQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        return factors.factors_payload(view, book, (q.start, q.end), FULL_ACCESS, warnings or Warnings())
+        return _collected(self.reading().factors(self.build(alpha), BookWindowQuery(**params)), warnings)
 
     def quantiles(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Quantiles:
         """`/analytics/quantiles` (`QuantilesQuery`: `score`, `quantiles`, `start`, `end`)."""
-        q = QuantilesQuery(**params)
-        view = self._analytics_build(alpha)
-        score = quantiles.readable_score(q.score, raw=True)
-        return quantiles.quantiles_payload(
-            view, score, q.quantiles, (q.start, q.end), FULL_ACCESS, warnings or Warnings()
-        )
+        return _collected(self.reading().quantiles(self.build(alpha), QuantilesQuery(**params)), warnings)
 
     def correlation(self, alpha: str, **params: Any) -> Page:
         """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""
@@ -225,17 +167,11 @@ class Figures:
 
     def drawdowns(self, alpha: str, **params: Any) -> Page:
         """`/analytics/drawdowns` of one book (`BookWindowPageQuery`), deepest first."""
-        q = BookWindowPageQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        return page_of(drawdowns.drawdown_rows(view, book, (q.start, q.end)), q.limit, q.offset)
+        return self.reading().drawdowns(self.build(alpha), BookWindowPageQuery(**params)).data
 
     def rolling(self, alpha: str, **params: Any) -> Page:
         """`/analytics/rolling` of one book (`RollingQuery`)."""
-        q = RollingQuery(**params)
-        view = self._analytics_build(alpha)
-        book = self._book(view, q.book)
-        return rolling.rolling_page(view, book, int(q.window), (q.start, q.end), q.limit, q.offset)
+        return self.reading().rolling(self.build(alpha), RollingQuery(**params)).data
 
     def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
         """`/analytics/compare` of `alpha` with `other` (the route's `with`) over one book
@@ -243,14 +179,7 @@ class Figures:
         q = CompareQuery(other=other, **params)
         a = self.build(alpha)
         comparison.require_other(a.alpha_id, q.other)
-        b = self.build(q.other)
-        book = self._book(a, q.book)
-        comparison.require_book(b, book, answers.readable_books(b, "portfolio", raw=True))
-        require_built(a)
-        require_built(b)
-        return comparison.compare_payload(
-            a, b, book, (q.start, q.end), int(q.window), FULL_ACCESS, warnings or Warnings()
-        )
+        return _collected(self.reading().compare(a, self.build(q.other), q), warnings)
 
     def checks(
         self,

@@ -25,12 +25,13 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Generic, TypeVar
 
 import numpy as np
 
 from analytics import checks, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
+from analytics.answer import Answer
+from analytics.build_answers import BuildAnswers
 from analytics.combined import Combined, combination, combine_weighting
 from analytics.contribution import (
     contribution_of,
@@ -54,7 +55,6 @@ from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.residual import Residual
-from schemas.bodies.service import Warning
 from schemas.query import (
     ChecksQuery,
     CombineQuery,
@@ -65,8 +65,6 @@ from schemas.query import (
     SignificanceQuery,
 )
 from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
-
-T = TypeVar("T")
 
 
 def _everything(catalogue: Catalogue) -> np.ndarray:
@@ -98,15 +96,6 @@ EVERYTHING = Scope(FULL_ACCESS, _anything, _anything, _everything, every_alpha=T
 """The scope of a notebook and of the pipeline: every route, alpha and dataset."""
 
 
-@dataclass(frozen=True)
-class Answer(Generic[T]):
-    """An answer: its Struct (or page), the warnings of `meta.warnings`, and its version."""
-
-    data: T
-    warnings: list[Warning]
-    version: str
-
-
 def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
     """A version of an answer built from the builds of the alphas `mask` admits, in catalogue
     order, and `parts`: it changes when one of those changes, never with an alpha the reader may
@@ -125,7 +114,7 @@ def matrices_tag(catalogue: Catalogue) -> str:
 
 
 @dataclass
-class Reading:
+class Reading(BuildAnswers):
     """The lake as one reader reads it now: its scope, the operator's standings and policy. The
     snapshot is taken once per reading, so every catalogue figure of an answer is of one
     generation."""
@@ -137,10 +126,12 @@ class Reading:
     screener's columns) and then kept: an answer that needs none works while the records cannot be
     read (the server's reads them from its records, a notebook gives its own)."""
     policy: Policy = field(default_factory=default_policy)
-    snapshot: CatalogueSnapshot = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.snapshot = self.reader.snapshot()
+    @cached_property
+    def snapshot(self) -> CatalogueSnapshot:
+        """The catalogue of one generation, taken when an answer first needs it (an answer of one
+        build never does) and kept for every later figure of this reading."""
+        return self.reader.snapshot()
 
     @cached_property
     def standings(self) -> Standings:

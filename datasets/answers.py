@@ -100,7 +100,7 @@ class NoSuchBook(LookupError):
     """The book is not one the caller may read for the kind; `available` lists those it may."""
 
     def __init__(self, book: str, kind: str, available: list[str]) -> None:
-        super().__init__(book)
+        super().__init__(f"no book {book!r}: {', '.join(available)}")
         self.book, self.kind, self.available = book, kind, available
 
 

@@ -12,26 +12,16 @@ figures, pairings) runs in a worker thread.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, TypeVar
 
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import inputs, rolling
-from analytics.access import require_readable
-from analytics.attribution import attribution_payload, require_table
-from analytics.capacity import capacity_payload, capital_grid
+from analytics import rolling
 from analytics.correlation import BASES
-from analytics.costs import costs_payload
-from analytics.drawdowns import drawdown_rows
 from analytics.entries import Warnings
-from analytics.factors import factors_payload
-from analytics.live import live_payload, split_of
-from analytics.quantiles import quantiles_payload, readable_score
 from datasets import answers
-from datasets.queries import page_of
 from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
@@ -84,19 +74,11 @@ def _meta(
     return with_warnings(ctx.run_meta(build, table, **extra), entries)
 
 
-async def _opened(ctx: Context[Q], alpha: str) -> tuple[BuildView, Q]:
-    """The build (authorised first, then found, then checked for the analytics tables) and the
-    parsed parameters (a 400 comes before a 503 about the build's age)."""
+async def _args(ctx: Context[Q], alpha: str) -> tuple[BuildView, Q]:
+    """The build (authorised first, then found) and the parsed parameters (a 400 comes before a
+    503 about the build's age, which the answer checks)."""
     build = await ctx.open_run(alpha)
-    args = ctx.args()
-    inputs.require_built(build)
-    return build, args
-
-
-async def _book_scoped(ctx: Context[BookArgs], alpha: str) -> tuple[BuildView, BookArgs, str]:
-    """`_opened`, with the checked book of a book-scoped analytics route."""
-    build, args = await _opened(ctx, alpha)
-    return build, args, ctx.book(build, "portfolio", args.book)
+    return build, ctx.args()
 
 
 @route(
@@ -108,7 +90,7 @@ async def _book_scoped(ctx: Context[BookArgs], alpha: str) -> tuple[BuildView, B
 async def get_significance(
     ctx: Ctx[SignificanceQuery], alpha: FromPath[str]
 ) -> Response[Single[Significance]]:
-    build, args = await _opened(ctx, alpha)
+    build, args = await _args(ctx, alpha)
     reading = ctx.reading()
     answer = await to_thread.run_sync(reading.significance, build, args)
     ctx.validate_with(answer.version)
@@ -125,7 +107,7 @@ async def get_significance(
 async def list_correlation(
     ctx: Ctx[CorrelationQuery], alpha: FromPath[str]
 ) -> Response[Collection[CorrelationRow]]:
-    build, args = await _opened(ctx, alpha)
+    build, args = await _args(ctx, alpha)
     reading = ctx.reading()
     answer = await to_thread.run_sync(reading.correlation, build, args)
     ctx.validate_with(answer.version)
@@ -143,11 +125,10 @@ async def list_correlation(
 async def list_drawdowns(
     ctx: Ctx[BookWindowPageQuery], alpha: FromPath[str]
 ) -> Response[Collection[DrawdownRow]]:
-    build, args, book = await _book_scoped(ctx, alpha)
-    require_readable(ctx.access, "ledger")
-    page = page_of(drawdown_rows(build, book, (args.start, args.end)), args.limit, args.offset)
-    meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), Warnings(), book=book)
-    return ctx.collection(page, args.limit, args.offset, meta)
+    build, args = await _args(ctx, alpha)
+    answer = ctx.reading().drawdowns(build, args)
+    meta = _meta(ctx, build, "analytics_drawdowns", ("portfolio",), answer.warnings, book=args.book)
+    return ctx.collection(answer.data, args.limit, args.offset, meta)
 
 
 @route(
@@ -163,24 +144,20 @@ async def list_drawdowns(
     ),
 )
 async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response[Collection[RollingRow]]:
-    build, args, book = await _book_scoped(ctx, alpha)
-    access = ctx.access
-    require_readable(access, "ledger")
-    require_readable(access, "cross_sections")
-    window_weeks = int(args.window)
-    page = rolling.rolling_page(build, book, window_weeks, (args.start, args.end), args.limit, args.offset)
-    signal = "raw" if wire.is_raw_book(book) else "conditioned"
+    build, args = await _args(ctx, alpha)
+    answer = ctx.reading().rolling(build, args)
+    signal = "raw" if wire.is_raw_book(args.book) else "conditioned"
     meta = _meta(
         ctx,
         build,
         "analytics_rolling",
         ("rebalances", "portfolio"),
-        Warnings(),
-        book=book,
-        window_weeks=window_weeks,
+        answer.warnings,
+        book=args.book,
+        window_weeks=int(args.window),
         signal=signal,
     )
-    return ctx.collection(page, args.limit, args.offset, meta)
+    return ctx.collection(answer.data, args.limit, args.offset, meta)
 
 
 @route(
@@ -194,12 +171,11 @@ async def list_rolling(ctx: Ctx[RollingQuery], alpha: FromPath[str]) -> Response
     ),
 )
 async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Costs]]:
-    build, args, book = await _book_scoped(ctx, alpha)
-    warnings = Warnings()
+    build, args = await _args(ctx, alpha)
     # Under a millisecond of numpy on the full-size alpha: answered on the event loop, as the
     # ledger pages are, where a thread hop would cost as much as the work.
-    data = costs_payload(build, book, (args.start, args.end), ctx.access, warnings)
-    return single(data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), warnings))
+    answer = ctx.reading().costs(build, args)
+    return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
 
 
 @route(
@@ -228,20 +204,14 @@ def get_analytics_doc(ctx: Ctx[NoQuery], alpha: FromPath[str]) -> Response[Singl
     ),
 )
 async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single[Live]]:
-    build = await ctx.open_run(alpha)
-    args = ctx.args()
-    inputs.require_built(build)
-    book = ctx.book(build, "portfolio", args.book)
+    build, args = await _args(ctx, alpha)
     approval = await ctx.approval(build.alpha_id)
-    if approval is not None:
-        # The answer depends on the build and on the approval (replaces the tag open_run set).
-        ctx.validate_with(f"{build.build_id}+approval-{approval.id}")
-    split = split_of(build, None if approval is None else approval.as_of, args.split)
-    warnings = Warnings()
-    compute = partial(live_payload, build, book, split, ctx.access, warnings)
-    data = await to_thread.run_sync(compute)
-    entries = [*warnings.entries, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
-    return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
+    approved = None if approval is None else approval.as_of
+    answer = await to_thread.run_sync(ctx.reading().live, build, args, approved)
+    # The answer depends on the build and on the approval (replaces the tag open_run set).
+    ctx.validate_with(answer.version)
+    entries = [*answer.warnings, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
+    return single(answer.data, with_warnings(ctx.run_meta(build, "portfolio", book=args.book), entries))
 
 
 @route(
@@ -261,17 +231,10 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
     ),
 )
 async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> Response[Single[Attribution]]:
-    build, args, book = await _book_scoped(ctx, alpha)
-    require_table(build)
-    warnings = Warnings()
-    compute = partial(
-        attribution_payload, build, book, (args.start, args.end), args.top, args.drop, ctx.access, warnings
-    )
-    data = await to_thread.run_sync(compute)
-    return single(
-        data,
-        _meta(ctx, build, "portfolio", ("portfolio", "pnl", "positions", "exposures"), warnings, book=book),
-    )
+    build, args = await _args(ctx, alpha)
+    answer = await to_thread.run_sync(ctx.reading().attribution, build, args)
+    kinds = ("portfolio", "pnl", "positions", "exposures")
+    return single(answer.data, _meta(ctx, build, "portfolio", kinds, answer.warnings, book=args.book))
 
 
 @route(
@@ -290,15 +253,10 @@ async def get_attribution(ctx: Ctx[AttributionQuery], alpha: FromPath[str]) -> R
     ),
 )
 async def get_capacity(ctx: Ctx[CapacityQuery], alpha: FromPath[str]) -> Response[Single[Capacity]]:
-    build, args, book = await _book_scoped(ctx, alpha)
-    capital_grid(args.capital, args.grid)  # its 400 before any figure is computed
-    warnings = Warnings()
-    compute = partial(
-        capacity_payload, build, book, (args.start, args.end), ctx.access, warnings, args.capital, args.grid
-    )
-    data = await to_thread.run_sync(compute)
+    build, args = await _args(ctx, alpha)
+    answer = await to_thread.run_sync(ctx.reading().capacity, build, args)
     kinds = ("portfolio", "trades", "exposures")
-    return single(data, _meta(ctx, build, "portfolio", kinds, warnings, book=book))
+    return single(answer.data, _meta(ctx, build, "portfolio", kinds, answer.warnings, book=args.book))
 
 
 @route(
@@ -319,14 +277,13 @@ async def get_capacity(ctx: Ctx[CapacityQuery], alpha: FromPath[str]) -> Respons
     ),
 )
 async def get_factors(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[Factors]]:
-    build, args, book = await _book_scoped(ctx, alpha)
-    warnings = Warnings()
+    build, args = await _args(ctx, alpha)
     # A build's first answer reads its factor tables and makes the whole history's rows (about 0.2 s
     # on the full-size alpha); later ones slice them: a worker thread, off the event loop.
-    compute = partial(factors_payload, build, book, (args.start, args.end), ctx.access, warnings)
-    data = await to_thread.run_sync(compute)
+    answer = await to_thread.run_sync(ctx.reading().factors, build, args)
     kinds = ("exposures", "decisions", "portfolio", "positions")
-    return single(data, _meta(ctx, build, "analytics_factor_attribution", kinds, warnings, book=book))
+    meta = _meta(ctx, build, "analytics_factor_attribution", kinds, answer.warnings, book=args.book)
+    return single(answer.data, meta)
 
 
 @route(
@@ -345,12 +302,12 @@ async def get_factors(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Respon
     ),
 )
 async def get_quantiles(ctx: Ctx[QuantilesQuery], alpha: FromPath[str]) -> Response[Single[Quantiles]]:
-    build, args = await _opened(ctx, alpha)
-    score = readable_score(args.score, ctx.raw)
-    warnings = Warnings()
+    build, args = await _args(ctx, alpha)
     # Numpy over at most a few thousand precomputed weekly means: on the event loop, as costs is.
-    data = quantiles_payload(build, score, args.quantiles, (args.start, args.end), ctx.access, warnings)
-    return single(data, _meta(ctx, build, "analytics_quantiles", ("decisions", "exposures"), warnings))
+    answer = ctx.reading().quantiles(build, args)
+    return single(
+        answer.data, _meta(ctx, build, "analytics_quantiles", ("decisions", "exposures"), answer.warnings)
+    )
 
 
 @route(

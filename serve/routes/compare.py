@@ -9,22 +9,20 @@ alpha (or it is the path alpha). The book must exist in both builds.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import inputs
-from analytics.comparison import compare_payload, require_book, require_other
-from analytics.entries import Warnings
+from analytics.comparison import require_other
 from core import errors
 from datasets import answers
 from datasets.reader import BuildView
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.comparison import Comparison
 from schemas.bodies.envelope import EnvelopeMeta, Single
+from schemas.bodies.service import Warning
 from schemas.query import CompareQuery
 from serve import resolve
 from serve.envelope import single, with_warnings
@@ -47,11 +45,11 @@ async def _other(ctx: Context, alpha: str, other: str) -> BuildView:
     return await resolve.open_view(ctx.reader, found)
 
 
-def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: Warnings) -> EnvelopeMeta[Any]:
+def _meta(ctx: Context, a: BuildView, b: BuildView, book: str, warnings: list[Warning]) -> EnvelopeMeta[Any]:
     """`meta` with a `kind_missing` warning for each kind either run never sealed (what is built
     from it is empty or null), after the warnings the body raised."""
     entries = [
-        *warnings.entries,
+        *warnings,
         *answers.missing_kinds(a, KINDS, answers.BUILT_EMPTY),
         *answers.missing_kinds(b, KINDS, answers.BUILT_EMPTY, about=f"{b.alpha_id} (with): "),
     ]
@@ -75,20 +73,12 @@ async def get_compare(ctx: Ctx[CompareQuery], alpha: FromPath[str]) -> Response[
     a = await ctx.open_run(alpha)
     args = ctx.args()
     b = await _other(ctx, a.alpha_id, args.other)
-    book = ctx.book(a, "portfolio", args.book)
-    require_book(b, book, ctx.readable_books(b, "portfolio"))
-    inputs.require_built(a)
-    inputs.require_built(b)
-    # The answer depends on both builds (and the query and key, which the tag includes).
-    ctx.validate_with(f"{a.build_id}+{b.build_id}")
-    warnings = Warnings()
     # A row per common session in three series: milliseconds over a long history, so in a worker
     # thread, as significance's bootstrap.
-    compute = partial(
-        compare_payload, a, b, book, (args.start, args.end), int(args.window), ctx.access, warnings
-    )
-    data = await to_thread.run_sync(compute)
-    return single(data, _meta(ctx, a, b, book, warnings))
+    answer = await to_thread.run_sync(ctx.reading().compare, a, b, args)
+    # The answer depends on both builds (and the query and key, which the tag includes).
+    ctx.validate_with(answer.version)
+    return single(answer.data, _meta(ctx, a, b, args.book, answer.warnings))
 
 
 ROUTES: list[Any] = [get_compare]

@@ -6,7 +6,6 @@ import msgspec
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics.metrics import compute_metrics, metrics_inputs
 from schemas.bodies.docs import MetricsDoc
 from schemas.bodies.envelope import Single
 from schemas.bodies.metrics import Metrics
@@ -25,17 +24,9 @@ from serve.routes.declare import route
 async def get_metrics(ctx: Ctx[MetricsQuery], alpha: FromPath[str]) -> Response[Single[Metrics]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
-    data, warnings = compute_metrics(
-        metrics_inputs(build),
-        args.granularity,
-        args.start,
-        args.end,
-        args.panel,
-        ctx.access,
-    )
-    if args.doc:
-        data = msgspec.structs.replace(data, doc=shared_metrics_doc())
-    return single(data, with_warnings(ctx.run_meta(build, "metrics"), warnings))
+    answer = ctx.reading().metrics(build, args)
+    data = msgspec.structs.replace(answer.data, doc=shared_metrics_doc()) if args.doc else answer.data
+    return single(data, with_warnings(ctx.run_meta(build, "metrics"), answer.warnings))
 
 
 @route(

@@ -9,23 +9,18 @@ depends on both builds.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
-from analytics import inputs
-from analytics.entries import Warnings
-from analytics.risk import risk_payload
-from analytics.series import benchmark_series
 from datasets import answers
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import RISK_MIN_SESSIONS, RISK_MIN_TAIL_SESSIONS, Risk
 from schemas.bodies.envelope import Single
 from schemas.query import RiskQuery
-from schemas.wire import BENCHMARK_ENDPOINT, MARKET_BENCHMARK
+from schemas.wire import MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
@@ -48,20 +43,13 @@ from serve.routes.declare import route
 async def get_risk(ctx: Ctx[RiskQuery], alpha: FromPath[str]) -> Response[Single[Risk]]:
     build = await ctx.open_run(alpha)
     args = ctx.args()
-    inputs.require_built(build)
-    book = ctx.book(build, "portfolio", args.book)
-    bench = None
-    if ctx.caller.may_call(BENCHMARK_ENDPOINT):
-        bench = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
-        # The answer depends on the run's build and the benchmark's (replaces the tag open_run set).
-        ctx.validate_with(f"{build.build_id}+{bench.build_id}")
-    warnings = Warnings()
     # About 2.5 ms of numpy over ten years of sessions (measured on a loaded machine): in a worker
     # thread, as significance, not on the event loop.
-    compute = partial(risk_payload, build, book, (args.start, args.end), ctx.access, bench, warnings)
-    data = await to_thread.run_sync(compute)
-    entries = [*warnings.entries, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
-    return single(data, with_warnings(ctx.run_meta(build, "portfolio", book=book), entries))
+    answer = await to_thread.run_sync(ctx.reading().risk, build, args)
+    # The answer depends on the run's build and, for a key that may read it, the benchmark's.
+    ctx.validate_with(answer.version)
+    entries = [*answer.warnings, *answers.missing_kinds(build, ("portfolio",), answers.BUILT_EMPTY)]
+    return single(answer.data, with_warnings(ctx.run_meta(build, "portfolio", book=args.book), entries))
 
 
 ROUTES: list[Any] = [get_risk]

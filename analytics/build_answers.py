@@ -1,0 +1,179 @@
+"""The answers of one alpha's build (issue 46): metrics, costs, drawdowns, rolling, risk, live,
+attribution, capacity, factors, quantiles and the comparison of two builds, each declared once.
+
+Each answer checks what its figures need in the order every surface gives it (the build's analytics
+tables, then the book, then what the reader may read), reads its inputs from the build through
+`inputs`, and returns an `Answer`: the Struct (or page), the warnings of `meta.warnings` and the
+version its ETag is made from. `Reading` holds these answers beside the catalogue's, so a route
+(`ctx.reading()`), `Figures` (a notebook, the pipeline's snapshots and events) and MCP (through the
+routes) ask the same one in their own scope: the server names the reader's scope, never a figure's
+inputs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from analytics import (
+    attribution,
+    capacity,
+    comparison,
+    costs,
+    drawdowns,
+    factors,
+    live,
+    metrics,
+    quantiles,
+    risk,
+    rolling,
+)
+from analytics.access import require_readable
+from analytics.answer import Answer
+from analytics.entries import Warnings
+from analytics.inputs import require_built
+from datasets import answers
+from datasets.queries import Page, Window, page_of
+from datasets.reader import BuildView
+from schemas.bodies.analytics import Costs
+from schemas.bodies.attribution import Attribution
+from schemas.bodies.capacity import Capacity
+from schemas.bodies.comparison import Comparison
+from schemas.bodies.decisions import Risk
+from schemas.bodies.factors import Factors
+from schemas.bodies.live import Live
+from schemas.bodies.metrics import Metrics
+from schemas.bodies.quantiles import Quantiles
+from schemas.query import (
+    AttributionQuery,
+    BookWindowPageQuery,
+    BookWindowQuery,
+    CapacityQuery,
+    CompareQuery,
+    LiveQuery,
+    MetricsQuery,
+    QuantilesQuery,
+    RiskQuery,
+    RollingQuery,
+)
+from schemas.wire import BENCHMARK_ENDPOINT
+
+if TYPE_CHECKING:
+    from analytics.reading import Scope
+    from analytics.series import BenchmarkSeries
+
+
+class BuildAnswers:
+    """The answers of one build, in a reader's scope; mixed into `analytics.reading.Reading`, which
+    gives `scope`, `book` and `market`."""
+
+    scope: Scope
+
+    # What `Reading` gives (the one place the reader's books and the market are read).
+    def book(self, view: BuildView, book: str) -> str:
+        raise NotImplementedError
+
+    def market(self) -> BenchmarkSeries:
+        raise NotImplementedError
+
+    @staticmethod
+    def _answer(data: Any, warnings: Warnings, version: str) -> Answer[Any]:
+        return Answer(data, warnings.entries, version)
+
+    def _book(self, view: BuildView, book: str) -> str:
+        """The build's analytics tables (503 while they are being made), then the book (400)."""
+        require_built(view)
+        return self.book(view, book)
+
+    def metrics(self, view: BuildView, q: MetricsQuery) -> Answer[Metrics]:
+        """`/metrics`: the sealed headline figures and the series computed from the build."""
+        data, entries = metrics.compute_metrics(
+            metrics.metrics_inputs(view), q.granularity, q.start, q.end, q.panel, self.scope.access
+        )
+        warnings = Warnings()
+        warnings.extend(entries)
+        return self._answer(data, warnings, view.build_id)
+
+    def costs(self, view: BuildView, q: BookWindowQuery) -> Answer[Costs]:
+        book = self._book(view, q.book)
+        warnings = Warnings()
+        data = costs.costs_payload(view, book, (q.start, q.end), self.scope.access, warnings)
+        return self._answer(data, warnings, view.build_id)
+
+    def drawdowns(self, view: BuildView, q: BookWindowPageQuery) -> Answer[Page]:
+        """Every episode of the window, deepest first (the page is cut by the caller's limit)."""
+        book = self._book(view, q.book)
+        require_readable(self.scope.access, "ledger")
+        page = page_of(drawdowns.drawdown_rows(view, book, (q.start, q.end)), q.limit, q.offset)
+        return self._answer(page, Warnings(), view.build_id)
+
+    def rolling(self, view: BuildView, q: RollingQuery) -> Answer[Page]:
+        book = self._book(view, q.book)
+        require_readable(self.scope.access, "ledger")
+        require_readable(self.scope.access, "cross_sections")
+        page = rolling.rolling_page(view, book, int(q.window), (q.start, q.end), q.limit, q.offset)
+        return self._answer(page, Warnings(), view.build_id)
+
+    def risk(self, view: BuildView, q: RiskQuery) -> Answer[Risk]:
+        """Against the market benchmark when the reader may call its series (its figures are
+        withheld otherwise); the version then names both builds."""
+        book = self._book(view, q.book)
+        market = self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+        warnings = Warnings()
+        data = risk.risk_payload(view, book, (q.start, q.end), self.scope.access, market, warnings)
+        version = view.build_id if market is None else f"{view.build_id}+{market.build_id}"
+        return self._answer(data, warnings, version)
+
+    def live(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Live]:
+        """`approved`: the as_of of the alpha's latest approval (the split when the query names
+        none), None when never approved."""
+        book = self._book(view, q.book)
+        split = live.split_of(view, approved, q.split)
+        warnings = Warnings()
+        data = live.live_payload(view, book, split, self.scope.access, warnings)
+        return self._answer(data, warnings, f"{view.build_id}+approval-{approved}")
+
+    def attribution(self, view: BuildView, q: AttributionQuery) -> Answer[Attribution]:
+        book = self._book(view, q.book)
+        attribution.require_table(view)
+        warnings = Warnings()
+        window: Window = (q.start, q.end)
+        data = attribution.attribution_payload(view, book, window, q.top, q.drop, self.scope.access, warnings)
+        return self._answer(data, warnings, view.build_id)
+
+    def capacity(self, view: BuildView, q: CapacityQuery) -> Answer[Capacity]:
+        book = self._book(view, q.book)
+        capacity.capital_grid(q.capital, q.grid)  # its 400 before any figure is computed
+        warnings = Warnings()
+        data = capacity.capacity_payload(
+            view, book, (q.start, q.end), self.scope.access, warnings, q.capital, q.grid
+        )
+        return self._answer(data, warnings, view.build_id)
+
+    def factors(self, view: BuildView, q: BookWindowQuery) -> Answer[Factors]:
+        book = self._book(view, q.book)
+        warnings = Warnings()
+        data = factors.factors_payload(view, book, (q.start, q.end), self.scope.access, warnings)
+        return self._answer(data, warnings, view.build_id)
+
+    def quantiles(self, view: BuildView, q: QuantilesQuery) -> Answer[Quantiles]:
+        require_built(view)
+        score = quantiles.readable_score(q.score, self.scope.raw)
+        warnings = Warnings()
+        data = quantiles.quantiles_payload(
+            view, score, q.quantiles, (q.start, q.end), self.scope.access, warnings
+        )
+        return self._answer(data, warnings, view.build_id)
+
+    def compare(self, a: BuildView, b: BuildView, q: CompareQuery) -> Answer[Comparison]:
+        """`a` against `b` (`q.other`, found and authorised by the caller) over one book both
+        builds hold."""
+        book = self.book(a, q.book)
+        comparison.require_book(b, book, answers.readable_books(b, "portfolio", self.scope.raw))
+        require_built(a)
+        require_built(b)
+        warnings = Warnings()
+        data = comparison.compare_payload(
+            a, b, book, (q.start, q.end), int(q.window), self.scope.access, warnings
+        )
+        return self._answer(data, warnings, f"{a.build_id}+{b.build_id}")
