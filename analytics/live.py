@@ -161,14 +161,14 @@ def _part(
         weeks=None if ic is None or reasons.get("ic") else int(ic.size),
         information_ratio=stat("information_ratio", ir, ledger_reason or few, periods_per_year=per_year),
         excess_sharpe=stat("excess_sharpe", excess, ledger_reason or few, periods_per_year=per_year),
-        mean_ic=stat("mean_ic", mean_ic, ic_reason),
-        icir=stat(
-            "icir",
+        rebuilt_mean_ic=stat("rebuilt_mean_ic", mean_ic, ic_reason),
+        rebuilt_icir=stat(
+            "rebuilt_icir",
             icir,
             ic_reason or "fewer than 2 weekly ICs with variance in the part",
             periods_per_year=weeks_per_year,
         ),
-        hit_rate=stat("hit_rate", hit_rate, ic_reason),
+        rebuilt_hit_rate=stat("rebuilt_hit_rate", hit_rate, ic_reason),
         max_drawdown_pct=stat("max_drawdown_pct", drawdown, ledger_reason),
         turnover=stat(
             "turnover",

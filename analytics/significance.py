@@ -243,8 +243,8 @@ def _bootstrap(
         figures: dict[str, AnalyticsStat] = {}
         for stream, (name, series, statistic, scale, why) in enumerate(
             (
-                ("mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, ic_reason),
-                ("icir", ic_values, bootstrap.ratio_of_rows, annualisation_factor(weeks_per_year), ic_reason),
+                ("rebuilt_mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, ic_reason),
+                ("rebuilt_icir", ic_values, bootstrap.ratio_of_rows, annualisation_factor(weeks_per_year), ic_reason),
                 (
                     "information_ratio",
                     np.empty(0) if returns is None else returns,
@@ -273,8 +273,8 @@ def _bootstrap(
             resamples=bootstrap.RESAMPLES,
             seed=bootstrap.SEED,
             block_length_rule="mean block length round(n^(1/3)), at least 1, n = observations of the series",
-            streams="each statistic its own generator: PCG64(SeedSequence([seed, stream])), stream 0 mean_ic, "
-            "1 icir, 2 information_ratio",
+            streams="each statistic its own generator: PCG64(SeedSequence([seed, stream])), stream 0 rebuilt_mean_ic, "
+            "1 rebuilt_icir, 2 information_ratio",
             **figures,
         )
 
@@ -292,7 +292,7 @@ def _warn_if_ic_does_not_reproduce(view: BuildView, warnings: Warnings) -> None:
     if mismatch is not None:
         warnings.add(
             "ic_reproduction_mismatch",
-            f"{mismatch}; bootstrap.mean_ic and bootstrap.icir are computed from that rebuilt weekly IC, "
+            f"{mismatch}; bootstrap.rebuilt_mean_ic and bootstrap.rebuilt_icir are computed from that rebuilt weekly IC, "
             "and multiple_testing has no nwt.ic p-value to adjust.",
             block="significance.bootstrap",
         )

@@ -260,8 +260,8 @@ def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> RankIc | None:
             coverage=metric(RankIcConditioned, "coverage", "coverage", conditioned),
         ),
         raw=RankIcRaw(
-            ic=metric(RankIcRaw, "ic", "raw_mean_ic", raw),
-            icir=metric(RankIcRaw, "icir", "raw_icir", raw, **_icir_facts(inputs.conventions)),
+            raw_mean_ic=metric(RankIcRaw, "raw_mean_ic", "raw_mean_ic", raw),
+            raw_icir=metric(RankIcRaw, "raw_icir", "raw_icir", raw, **_icir_facts(inputs.conventions)),
         ),
     )
 

@@ -207,15 +207,21 @@ class Bootstrap(Body, kw_only=True, frozen=True):
     streams: Annotated[
         str, figure("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))")
     ]
-    mean_ic: Annotated[
-        AnalyticsStat,
-        interval("Mean weekly conditioned IC", "mean of weekly_signal.ic", "per_period", "weekly_signal"),
-    ]
-    icir: Annotated[
+    rebuilt_mean_ic: Annotated[
         AnalyticsStat,
         interval(
-            "Weekly IC information ratio, annualised with the run's weeks_per_year (52), bounds included: the "
-            "basis of every icir but /metrics core.icir (served as the run sealed it, per week or annualised)",
+            "Mean weekly conditioned IC rebuilt from the rebalance cross-sections (not the run's sealed /metrics "
+            "core.ic)",
+            "mean of weekly_signal.ic",
+            "per_period",
+            "weekly_signal",
+        ),
+    ]
+    rebuilt_icir: Annotated[
+        AnalyticsStat,
+        interval(
+            "Information ratio of the rebuilt weekly IC, annualised with the run's weeks_per_year (52), bounds "
+            "included (not the run's sealed /metrics core.icir)",
             "mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
             "annualised",
             "weekly_signal",

@@ -78,20 +78,22 @@ class LivePart(Body, kw_only=True, frozen=True):
             keys=PER_YEAR,
         ),
     ]
-    mean_ic: Annotated[
+    rebuilt_mean_ic: Annotated[
         AnalyticsStat,
         figure(
-            "Mean of the weekly rank IC over {what}'s weeks",
+            "Mean of the weekly rank IC rebuilt from the rebalance cross-sections over {what}'s weeks (not the run's "
+            "sealed mean IC, /metrics core.ic)",
             "mean(ic)",
             unit="ratio",
             annualisation="per_period",
             source=WEEKLY_IC,
         ),
     ]
-    icir: Annotated[
+    rebuilt_icir: Annotated[
         AnalyticsStat,
         figure(
-            "ICIR over {what}'s weeks, annualised (the one basis of every icir outside /metrics core.icir)",
+            "ICIR of the weekly rank IC rebuilt from the rebalance cross-sections over {what}'s weeks, annualised "
+            "(not the run's sealed /metrics core.icir)",
             "mean(ic) / std(ic, ddof=1) * sqrt(52)",
             unit="ratio",
             annualisation="annualised",
@@ -99,10 +101,11 @@ class LivePart(Body, kw_only=True, frozen=True):
             keys=WEEKS_PER_YEAR,
         ),
     ]
-    hit_rate: Annotated[
+    rebuilt_hit_rate: Annotated[
         AnalyticsStat,
         figure(
-            "Share of {what}'s weeks with IC > 0, as /metrics rank_ic.conditioned.hit_rate",
+            "Share of {what}'s weeks whose rebuilt IC is > 0 (not the run's sealed /metrics "
+            "rank_ic.conditioned.hit_rate)",
             "count(ic > 0) / count(ic)",
             unit="ratio",
             annualisation="not_annualisable",

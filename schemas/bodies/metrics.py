@@ -280,7 +280,7 @@ class RankIcConditioned(Body, kw_only=True, frozen=True):
 class RankIcRaw(Body, kw_only=True, frozen=True):
     """`rank_ic.raw` of the metrics object."""
 
-    ic: Annotated[
+    raw_mean_ic: Annotated[
         Stat,
         figure(
             "Mean weekly Spearman(raw_score, forward_return)",
@@ -289,7 +289,7 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
             annualisation="per_period",
         ),
     ]
-    icir: Annotated[
+    raw_icir: Annotated[
         Stat,
         figure(
             "Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised",

@@ -123,7 +123,7 @@ def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
 CONVENTIONS = {
     "significance.sharpe": ("sqrt(252)", "not in excess of the risk-free rate"),
     "significance.bootstrap.information_ratio": ("sqrt(252)", "rolling's is weekly times sqrt(52)"),
-    "significance.bootstrap.icir": ("annualised with the run's weeks_per_year", "/metrics core.icir"),
+    "significance.bootstrap.rebuilt_icir": ("annualised with the run's weeks_per_year", "/metrics core.icir"),
     "rolling[].information_ratio": ("sqrt(52)", "daily times sqrt(252)"),
     "rolling[].icir": ("annualised with the run's weeks_per_year", "`/metrics` `core.icir`"),
     "compare.figures.icir": ("annualised with the path alpha's weeks_per_year", "/metrics core.icir"),

@@ -69,9 +69,9 @@ def part_of(ledger: pd.DataFrame | None, ic: pd.Series | None) -> dict[str, Any]
         values = ic.to_numpy(float)
         out |= {
             "weeks": int(values.size),
-            "mean_ic": float(values.mean()) if values.size else None,
-            "icir": ratio(values, math.sqrt(52)),
-            "hit_rate": float((values > 0).sum()) / values.size if values.size else None,
+            "rebuilt_mean_ic": float(values.mean()) if values.size else None,
+            "rebuilt_icir": ratio(values, math.sqrt(52)),
+            "rebuilt_hit_rate": float((values > 0).sum()) / values.size if values.size else None,
         }
     return out
 
@@ -204,12 +204,12 @@ def test_a_key_without_the_ledger_or_the_cross_sections_sees_those_figures_withh
         assert data[side]["sessions"] is None
         assert data[side]["information_ratio"]["status"] == "not_measurable"
         assert data[side]["information_ratio"]["withheld_reason"].startswith("access_limited")
-        assert data[side]["mean_ic"]["status"] == "available"
+        assert data[side]["rebuilt_mean_ic"]["status"] == "available"
     assert data["consistency"]["sessions"] is None
     assert any(w["code"] == "access_limited" and w["block"] == "live" for w in warnings)
     no_signals = api.ok(PATH.format("Test_planted_factor"), token="no_signals")["data"]
     assert no_signals["in_sample"]["weeks"] is None
-    assert no_signals["in_sample"]["icir"]["withheld_reason"].startswith("access_limited")
+    assert no_signals["in_sample"]["rebuilt_icir"]["withheld_reason"].startswith("access_limited")
     assert no_signals["in_sample"]["information_ratio"]["status"] == "available"
 
 

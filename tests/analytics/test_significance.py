@@ -135,7 +135,7 @@ def test_bootstrap_is_deterministic(api: Api, window: Window) -> None:
 def test_bootstrap_differs_with_the_window(api: Api) -> None:
     a = significance(api, "momentum_12_1", ("2021-03-01", "2021-12-31"))["bootstrap"]
     b = significance(api, "momentum_12_1", ("2021-03-01", "2022-01-31"))["bootstrap"]
-    for name in ("mean_ic", "icir", "information_ratio"):
+    for name in ("rebuilt_mean_ic", "rebuilt_icir", "information_ratio"):
         assert (a[name]["lower"], a[name]["upper"]) != (b[name]["lower"], b[name]["upper"]), name
 
 
@@ -256,9 +256,9 @@ def test_served_bootstrap_bounds_are_the_quantiles_of_the_resamples(
     returns = lake.returns(alpha, "long_short", window).to_numpy()
     for stream, (name, series, statistic, scale) in enumerate(
         (
-            ("mean_ic", ic, resample_means, 1.0),
+            ("rebuilt_mean_ic", ic, resample_means, 1.0),
             (
-                "icir",
+                "rebuilt_icir",
                 ic,
                 resample_ratios,
                 math.sqrt(ref.WEEKS_PER_YEAR),
@@ -299,13 +299,13 @@ def test_bootstrap_of_three_observations_ignores_resamples_of_one_value(
             math.sqrt(ref.SESSIONS_PER_YEAR),
         ),
         (
-            "icir",
+            "rebuilt_icir",
             lambda w: lake.ic(alpha, w).to_numpy(),
             three_value_windows(list(weeks.index)),
             math.sqrt(ref.WEEKS_PER_YEAR),
         ),
     ):
-        stream = {"icir": 1, "information_ratio": 2}[name]
+        stream = {"rebuilt_icir": 1, "information_ratio": 2}[name]
         for window in windows[::3]:
             boot = significance(api, alpha, window)["bootstrap"]
             entry = boot[name]
@@ -466,9 +466,9 @@ def test_significance_warns_where_metrics_says_the_ic_does_not_reproduce(api: Ap
         reason = metrics[0]["message"].removesuffix("; nwt.ic is null.")
         assert served[0]["block"] == "significance.bootstrap"
         assert served[0]["message"].startswith(reason + ";"), served
-        assert "bootstrap.mean_ic" in served[0]["message"]
+        assert "bootstrap.rebuilt_mean_ic" in served[0]["message"]
         # The figures stay served: the warning says what they are computed from.
-        assert body["data"]["bootstrap"]["mean_ic"]["status"] == "available"
+        assert body["data"]["bootstrap"]["rebuilt_mean_ic"]["status"] == "available"
     # A key that may not read the cross-sections gets them withheld, and no mismatch warning.
     if alpha in PRODUCTION:
         assert mismatch_warnings(api.ok(PATH.format(alpha=alpha), "no_signals")) == []

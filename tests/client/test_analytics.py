@@ -62,7 +62,7 @@ def test_the_single_objects_equal_their_raw_routes(api: Api, plain_key: Key, pla
     assert figures.alpha == ALPHA and figures.book == "long_short"
     assert figures.psr.status == "available" and 0.0 <= (figures.psr.value or -1) <= 1.0
     assert figures.dsr.trials and figures.dsr.trials.count_source == "catalogue"
-    assert figures.bootstrap.mean_ic.lower is not None
+    assert figures.bootstrap.rebuilt_mean_ic.lower is not None
     assert costs.data.book == "long_short" and long_only.data.book == "long_only"
     deciles = long_only.data.turnover_by_decile
     assert deciles is not None and [b.bucket for b in deciles.buckets] == [f"Q{q}" for q in range(1, 11)]

@@ -55,9 +55,9 @@ TIME_CHARTS = ("cumulative-return", "drawdown", "ic-weekly", "rolling-ic", "roll
 PART_FIGURES = (
     "information_ratio",
     "excess_sharpe",
-    "mean_ic",
-    "icir",
-    "hit_rate",
+    "rebuilt_mean_ic",
+    "rebuilt_icir",
+    "rebuilt_hit_rate",
     "max_drawdown_pct",
     "turnover",
 )
@@ -211,8 +211,8 @@ def assert_live_table(page: Any, data: dict[str, Any]) -> None:
     # The names the API's docs use, one per figure (labels.js).
     assert rows["information_ratio"]["header"].startswith("Information ratio")
     assert rows["excess_sharpe"]["header"].startswith("Excess Sharpe ratio")
-    assert rows["mean_ic"]["header"].startswith("Mean IC")
-    assert rows["icir"]["header"].startswith("ICIR (annualised)")
+    assert rows["rebuilt_mean_ic"]["header"].startswith("Rebuilt mean IC")
+    assert rows["rebuilt_icir"]["header"].startswith("Rebuilt ICIR (annualised)")
     assert rows["max_drawdown_pct"]["header"].startswith("Max drawdown")
 
 

@@ -157,6 +157,10 @@ export const FIGURES = {
   traded_notional: { name: "Traded notional" },
   holding_period: { name: "Holding period" },
   hit_rate: { name: "Hit rate (share of weeks with IC above 0)", better: "higher" },
+  // Rebuilt from the rebalance cross-sections: not the run's sealed figures /metrics serves (issue 46).
+  rebuilt_mean_ic: { name: "Rebuilt mean IC", better: "higher", signed: true },
+  rebuilt_icir: { name: "Rebuilt ICIR (annualised)", better: "higher", signed: true },
+  rebuilt_hit_rate: { name: "Rebuilt hit rate (share of weeks with IC above 0)", better: "higher" },
   // Where the P&L came from (/analytics/attribution).
   return_contribution: { name: "Return contribution", better: "higher", signed: true },
   share: { name: "Share of the names' P&L", better: "higher", signed: true },

@@ -14,7 +14,7 @@ import { entryCell, figureHeader } from "./stat_entry.js";
 const BOOKS = ["long_short", "long_only"];
 
 // Each part's stat entries, in the order docs/analytics.md lists them.
-export const PART_FIGURES = ["information_ratio", "excess_sharpe", "mean_ic", "icir", "hit_rate", "max_drawdown_pct", "turnover"];
+export const PART_FIGURES = ["information_ratio", "excess_sharpe", "rebuilt_mean_ic", "rebuilt_icir", "rebuilt_hit_rate", "max_drawdown_pct", "turnover"];
 
 // Where a split comes from (`split_origin`), in the words of docs/analytics.md.
 export const ORIGINS = {

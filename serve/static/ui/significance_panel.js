@@ -5,13 +5,13 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, int, num } from "./format.js";
-import { entryCell, entryTable, icirLabel } from "./stat_entry.js";
+import { entryCell, entryTable } from "./stat_entry.js";
 import { intervalSvg } from "./svg.js";
 
 const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr"];
 const BOOTSTRAP = [
-  ["mean_ic", "Mean weekly IC"],
-  ["icir", "ICIR"], // labelled with the basis its entry states (icirLabel)
+  ["rebuilt_mean_ic", "Rebuilt mean weekly IC"],
+  ["rebuilt_icir", "Rebuilt ICIR (annualised)"],
   ["information_ratio", "Information ratio (annualised)"],
 ];
 const ADJUSTED = [
@@ -80,7 +80,7 @@ function bootstrapTable(bootstrap) {
       const ends = [lower, upper, entry && entry.value, 0].filter(Number.isFinite);
       const scale = [Math.min(...ends), Math.max(...ends)];
       return [
-        h("th", { scope: "row", "data-figure": key }, key === "icir" ? icirLabel(entry) : label),
+        h("th", { scope: "row", "data-figure": key }, label),
         entryCell(entry, key),
         numberCell(num(lower), lower),
         numberCell(num(upper), upper),
