@@ -37,7 +37,9 @@ from typing import Any, TypeVar
 from analytics import (
     comparison,
 )
+from analytics.access import FULL_ACCESS
 from analytics.answer import Answer
+from analytics.book_returns import returns_payload
 from analytics.combined import Combined
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
@@ -57,6 +59,7 @@ from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.residual import Residual
+from schemas.bodies.returns import BookReturns
 from schemas.bodies.service import Warning
 from schemas.query import (
     AttributionQuery,
@@ -127,6 +130,16 @@ class Figures:
     def costs(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Costs:
         """`/analytics/costs` of one book (`BookWindowQuery`)."""
         return _collected(self.reading().costs(self.build(alpha), BookWindowQuery(**params)), warnings)
+
+    def returns(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> BookReturns:
+        """`/analytics/returns` of one book (`BookWindowQuery`): its monthly and yearly returns and
+        its trailing beta to the market benchmark."""
+        view, q, reading = self.build(alpha), BookWindowQuery(**params), self.reading()
+        found = Warnings()
+        book = reading.book(view, q.book)
+        data = returns_payload(view, book, (q.start, q.end), FULL_ACCESS, reading.market(), found)
+        _collect(warnings, found.entries)
+        return data
 
     def risk(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Risk:
         """`/analytics/risk` of one book against the market benchmark (`RiskQuery`)."""

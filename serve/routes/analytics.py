@@ -12,6 +12,7 @@ figures, pairings) runs in a worker thread.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, TypeVar
 
 from anyio import to_thread
@@ -19,8 +20,10 @@ from litestar import Response
 from litestar.params import FromPath
 
 from analytics import rolling
+from analytics.book_returns import returns_payload
 from analytics.correlation import BASES
 from analytics.entries import Warnings
+from analytics.series import benchmark_series
 from datasets import answers
 from datasets.reader import BuildView
 from schemas import wire
@@ -33,6 +36,7 @@ from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
 from schemas.bodies.live import LIVE_MIN_SESSIONS, Live
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.residual import Residual
+from schemas.bodies.returns import BookReturns
 from schemas.bodies.rows import CorrelationRow, DrawdownRow, RollingRow
 from schemas.bodies.service import Warning
 from schemas.query import (
@@ -49,6 +53,7 @@ from schemas.query import (
     RollingQuery,
     SignificanceQuery,
 )
+from schemas.wire import MARKET_BENCHMARK
 from serve.envelope import single, with_warnings
 from serve.routes.base import Context, Ctx, documentation_block
 from serve.routes.declare import route
@@ -176,6 +181,34 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
     # ledger pages are, where a thread hop would cost as much as the work.
     answer = ctx.reading().costs(build, args)
     return single(answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings))
+
+
+@route(
+    "analytics.returns",
+    "/v1/alphas/{alpha:str}/analytics/returns",
+    "Monthly and yearly returns of a book and its trailing beta to " + MARKET_BENCHMARK,
+    documented=(
+        "The book's daily returns compounded by calendar month and year, beside "
+        + MARKET_BENCHMARK
+        + "'s year over the book's sessions, and its beta to "
+        + MARKET_BENCHMARK
+        + " over a trailing window, session by session, over "
+        + WINDOW
+        + "; needs portfolio.ledger, the benchmark's figures also benchmarks.daily"
+    ),
+)
+async def get_returns(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[BookReturns]]:
+    build, args = await _args(ctx, alpha)
+    book = ctx.book(build, "portfolio", args.book)
+    bench = None
+    if ctx.caller.may_call(wire.BENCHMARK_ENDPOINT):
+        bench = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
+        # The answer depends on the run's build and the benchmark's (replaces the tag open_run set).
+        ctx.validate_with(f"{build.build_id}+{bench.build_id}")
+    warnings = Warnings()
+    compute = partial(returns_payload, build, book, (args.start, args.end), ctx.access, bench, warnings)
+    data = await to_thread.run_sync(compute)  # numpy over every session: in a worker thread, as risk
+    return single(data, _meta(ctx, build, "portfolio", ("portfolio",), warnings))
 
 
 @route(
@@ -341,6 +374,7 @@ ROUTES = [
     list_drawdowns,
     list_rolling,
     get_costs,
+    get_returns,
     get_live,
     get_attribution,
     get_capacity,

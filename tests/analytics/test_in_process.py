@@ -71,6 +71,7 @@ CASES: list[Case] = [
     ("analytics/significance", lambda f: f.significance, {"trials": 12}),
     *(("analytics/costs", (lambda f: f.costs), {"book": book}) for book in BOOKS),
     *(("analytics/risk", (lambda f: f.risk), {"book": book}) for book in BOOKS[:2]),
+    ("analytics/returns", lambda f: f.returns, {"book": "long_only"}),
     *(
         ("analytics/correlation", (lambda f: f.correlation), {"basis": b})
         for b in ("returns", "ic", "scores")
@@ -413,4 +414,4 @@ def test_every_analytics_route_has_its_figures_method() -> None:
         and not endpoint_id.endswith("doc")
     ]
     missing = [i for i in figure_ids if not callable(getattr(Figures, i.rsplit(".", 1)[-1], None))]
-    assert len(figure_ids) == 18 and not missing, (figure_ids, missing)
+    assert len(figure_ids) == 19 and not missing, (figure_ids, missing)

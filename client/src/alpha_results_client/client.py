@@ -18,6 +18,7 @@ from alpha_results_client._generated import (
     AlphaListRow,
     AnalyticsDocResponse,
     AttributionResponse,
+    BookReturnsResponse,
     BookRow,
     BuildRow,
     CapacityResponse,
@@ -436,6 +437,13 @@ class Client(ClientBase):
         Calmar, CAGR, tail ratio, 95% VaR and CVaR, best and worst day, week and month) of a book.
         `.data.to_polars()` (`to_pandas`, `to_arrow`) is one row per figure with its stat entry."""
         return self._single("analytics.risk", {"alpha": alpha}, book=book, start=start, end=end)
+
+    def returns(
+        self, alpha: str, book: str | None = None, start: DateLike | None = None, end: DateLike | None = None
+    ) -> BookReturnsResponse:
+        """Monthly and yearly returns of a book (default long_short), SPY's year over the book's
+        sessions, and the book's trailing 126-session beta to SPY, session by session."""
+        return self._single("analytics.returns", {"alpha": alpha}, book=book, start=start, end=end)
 
     def checks(
         self,
