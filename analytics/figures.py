@@ -57,6 +57,7 @@ from schemas.bodies.decisions import Checks, Contribution, Risk
 from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
+from schemas.bodies.promotions import DecisionAction, PromotionPreview
 from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.residual import Residual
 from schemas.bodies.returns import BookReturns
@@ -73,6 +74,7 @@ from schemas.query import (
     CorrelationQuery,
     LiveQuery,
     MetricsQuery,
+    PromotionPreviewQuery,
     QuantilesQuery,
     ResidualQuery,
     RiskQuery,
@@ -213,6 +215,31 @@ class Figures:
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
         return _collected(self.reading(judged).checks(view, q, approved), warnings)
+
+    def promotion_preview(
+        self,
+        alpha: str,
+        policy: Policy | str | os.PathLike[str] | None = None,
+        warnings: Warnings | None = None,
+        *,
+        action: DecisionAction | None = None,
+        approved: dt.date | None = None,
+        last_decided: dt.date | None = None,
+        **params: Any,
+    ) -> PromotionPreview:
+        """`/analytics/promotion_preview` (`PromotionPreviewQuery`: `as_of`) with these standings:
+        what approving the alpha (retiring it, when the standings hold it approved; or `action`)
+        would record and change, its checks judged against `policy` (as `checks`). `approved`: the
+        as_of of its latest approval (the live checks' split); `last_decided`: the as_of of its
+        latest decision, which the decision may not precede. `alpha-results promote --dry-run`
+        prints this answer."""
+        q = PromotionPreviewQuery(**params)
+        view = self.build(alpha)
+        judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
+        if action is None:
+            action = "retired" if alpha in self.standings.approved else "approved"
+        answer = self.reading(judged).promotion_preview(view, q, action, approved, last_decided)
+        return _collected(answer, warnings)
 
     def combine(
         self,

@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, residual, screen, sets, significance
+from analytics import checks, promotion, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
 from analytics.answer import Answer
 from analytics.build_answers import BuildAnswers
@@ -41,7 +41,7 @@ from analytics.contribution import (
 )
 from analytics.correlation import BASES, correlation_page
 from analytics.entries import Warnings
-from analytics.errors import DataNotReadable
+from analytics.errors import AnalyticsNotBuilt, BadParameters, DataNotReadable
 from analytics.inputs import require_built
 from analytics.policy import Policy, default_policy
 from analytics.series import BenchmarkSeries, benchmark_series
@@ -54,12 +54,19 @@ from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
 from schemas.bodies.decisions import Checks, Contribution
+from schemas.bodies.promotions import (
+    CheckChange,
+    DecisionAction,
+    OtherAlpha,
+    PromotionPreview,
+)
 from schemas.bodies.residual import Residual
 from schemas.query import (
     ChecksQuery,
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    PromotionPreviewQuery,
     ResidualQuery,
     ScreenQuery,
     SignificanceQuery,
@@ -252,6 +259,88 @@ class Reading(BuildAnswers):
             )
         )
         return Answer(data, warnings.entries, version)
+
+    def promotion_preview(
+        self,
+        view: BuildView,
+        q: PromotionPreviewQuery,
+        action: DecisionAction,
+        approved: dt.date | None,
+        last_decided: dt.date | None = None,
+    ) -> Answer[PromotionPreview]:
+        """What `action` about the alpha as of `q.as_of` (else its last session) would record and
+        change (`analytics.promotion`): its checks of the long_short book up to that date, and the
+        reference-set checks of the other alphas of the live book the reader may read, before and
+        after (the others counted, never named). `approved`: the as_of of the alpha's latest
+        approval before the decision; `last_decided`: the as_of of its latest decision, which the
+        decision may not precede. The standings are the reader's before the decision."""
+        require_built(view)
+        alpha = view.alpha_id
+        as_of = q.as_of or promotion.last_session(view)
+        if as_of is None:
+            raise BadParameters(
+                {
+                    "as_of": f"is needed: {alpha} has no {promotion.DECISION_BOOK} ledger to take its last session from"
+                }
+            )
+        if last_decided is not None and as_of < last_decided:
+            raise BadParameters({"as_of": f"is before the last decision about {alpha} ({last_decided})"})
+        try:
+            own = self.checks(view, ChecksQuery(book=promotion.DECISION_BOOK, end=as_of), approved)
+        except BadParameters as exc:  # the checks' window ends at as_of: its rule is as_of's
+            rules = "; ".join(f"{name} {rule}" for name, rule in exc.problems.items())
+            raise BadParameters({"as_of": f"leaves the checks unmeasurable: {rules}"}) from None
+        before = self.standings
+        after = promotion.standings_after(before, alpha, action, as_of)
+        then = Reading(self.reader, self.scope, lambda: after, self.policy)
+        then.snapshot = self.snapshot  # one generation for both sides
+        others: list[OtherAlpha] = []
+        versions = [own.version]
+        not_shown = 0
+        for other in promotion.live_book(self.snapshot.catalogue, before, after):
+            if other == alpha:
+                continue
+            if not self.scope.may_read(other):
+                not_shown += 1  # counted, never named
+                continue
+            moved, version = self._moved(then, other)
+            others.append(OtherAlpha(alpha_id=other, changes=moved))
+            versions.append(version)
+        verdict = own.data.summary.verdict
+        failed = [c for c in own.data.checks if c.verdict == "fail"]
+        readable = self.scope.may_read
+        data = PromotionPreview(
+            alpha=alpha,
+            action=action,
+            as_of=as_of,
+            approval_before=approved,
+            build_id=view.build_id,
+            verdict=verdict,
+            refused=promotion.refusal(alpha, action, verdict, failed, as_of),
+            policy=own.data.policy,
+            checks=own.data.checks,
+            approved_before=sorted(a for a in before.approved if readable(a)),
+            approved_after=sorted(a for a in after.approved if readable(a)),
+            others=others,
+            others_not_shown=not_shown,
+            command=promotion.command(alpha, action, as_of, verdict),
+        )
+        digest = hashlib.sha256("\x00".join((action, str(as_of), str(not_shown), *versions)).encode())
+        return Answer(data, own.warnings, digest.hexdigest()[:24])
+
+    def _moved(self, then: Reading, alpha: str) -> tuple[list[CheckChange], str]:
+        """The reference-set checks of `alpha` that move between this reading's standings and
+        `then`'s, and the version of both answers; none for an alpha without checks."""
+        found = self.reader.alpha(alpha)
+        if found is None:
+            return [], f"{alpha}-none"
+        try:
+            view = self.reader.view(found)
+            now = self.checks(view, ChecksQuery(), None)
+            later = then.checks(view, ChecksQuery(), None)
+        except (LookupError, BadParameters, AnalyticsNotBuilt):
+            return [], f"{alpha}-none"  # an alpha of the live book without checks: nothing of it moves
+        return promotion.changes(now.data, later.data), f"{now.version}/{later.version}"
 
     def residual(self, view: BuildView, q: ResidualQuery) -> Answer[Residual]:
         require_built(view)

@@ -26,21 +26,21 @@ from typing import Any
 import msgspec
 
 from alpha_results_seal.storage import Storage
-from analytics import inputs
-from analytics.errors import AnalyticsNotBuilt, BadParameters
+from analytics import promotion
+from analytics.errors import BadParameters
 from analytics.figures import Figures
-from analytics.policy import PolicyError, load_policy
+from analytics.policy import PolicyError
 from analytics.standings import Standings
 from datasets import catalogue_index as index_files
 from datasets.faults import LakeUnavailable
 from pipeline import catalogue_index
-from pipeline.events import CHECKS_BOOK
 from records.answers import decision_of
 from records.events import Event
 from records.promotions import Action, Promotion, PromotionRefused
 from records.sql import Unavailable
 from records.store import Records, open_records
-from schemas.bodies.promotions import CheckSeen, PolicySeen, Snapshot
+from schemas.bodies.decisions import CheckResult
+from schemas.bodies.promotions import CheckSeen, PolicySeen, PromotionPreview, Snapshot
 
 LOG = logging.getLogger(__name__)
 
@@ -66,87 +66,87 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class Change:
-    """A check of another alpha whose value the decision changes (its reference set does)."""
-
-    check: str
-    before: str
-    after: str
-    value_before: float | None
-    value_after: float | None
-
-    @property
-    def flips(self) -> bool:
-        return self.before != self.after
-
-
-@dataclass(frozen=True)
 class Preview:
     """What a decision would record and change, before it is recorded (`alpha-results promote
-    --dry-run` prints only this): the verdict, each failed check, and for the other alphas the
-    approved set their default reference set is drawn from, before and after, with the checks of
-    the live book (the approved and the production alphas) that move, and whether they flip."""
+    --dry-run` prints only this): `analytics.promotion`'s answer, the one computation the API's
+    `/analytics/promotion_preview` serves, read by the pipeline with the scope that reads everything
+    (the verdict, each failed check, and for the other alphas the approved set their default
+    reference set is drawn from, before and after, with the checks of the live book that move, and
+    whether they flip)."""
 
     decision: Decision
-    as_of: dt.date
-    approval_before: dt.date | None
-    """The as_of of the alpha's latest approval before the decision (the live checks' split)."""
-    build_id: str
-    snapshot: dict[str, Any]
-    approved_before: tuple[str, ...]
-    approved_after: tuple[str, ...]
-    changes: dict[str, list[Change]]
-    compared: tuple[str, ...]
-    """The alphas whose checks were compared (the live book but the alpha itself)."""
+    found: PromotionPreview
+
+    @property
+    def as_of(self) -> dt.date:
+        return self.found.as_of
+
+    @property
+    def approval_before(self) -> dt.date | None:
+        """The as_of of the alpha's latest approval before the decision (the live checks' split)."""
+        return self.found.approval_before
+
+    @property
+    def build_id(self) -> str:
+        return self.found.build_id
 
     @property
     def verdict(self) -> str:
-        return str(self.snapshot["verdict"])
+        return self.found.verdict
 
     @property
-    def failed(self) -> list[dict[str, Any]]:
-        return [check for check in self.snapshot["checks"] if check["verdict"] == "fail"]
+    def failed(self) -> list[CheckResult]:
+        return [check for check in self.found.checks if check.verdict == "fail"]
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        """What the record keeps (a `schemas.bodies.promotions.Snapshot`, as JSON)."""
+        snapshot = Snapshot(
+            as_of=self.as_of,
+            policy=msgspec.convert(msgspec.to_builtins(self.found.policy), PolicySeen),
+            checks=[
+                CheckSeen(id=c.id, value=c.value, unit=c.unit, verdict=c.verdict, reason=c.reason)
+                for c in self.found.checks
+            ],
+            verdict=self.verdict,
+            withheld_reason=None,  # the record keeps everything; a key sees what its grants reach
+            override=self.decision.override,
+        )
+        return msgspec.to_builtins(snapshot)  # type: ignore[no-any-return]
 
     def refusal(self) -> str | None:
         """Why the decision may not be recorded as asked: an approval of a failing alpha without
         an override."""
-        if self.decision.action != "approved" or self.verdict != "fail" or self.decision.override:
-            return None
-        ids = ", ".join(check["id"] for check in self.failed)
-        return (
-            f"{self.decision.alpha_id} fails {len(self.failed)} check(s) ({ids}) up to {self.as_of}: not approved. "
-            'To approve it all the same, say why: --override "reason" (recorded with the decision)'
-        )
+        return None if self.decision.override else self.found.refused
 
     def lines(self) -> list[str]:
         """The preview as a person reads it: the verdict first, one line per failed check, then what
         the decision changes for the other alphas."""
-        d = self.decision
+        d, found = self.decision, self.found
         verb = "approve" if d.action == "approved" else "retire"
         out = [
             f"{verb} {d.alpha_id} as of {self.as_of} (build {self.build_id}): checks {self.verdict.upper()}"
             + (f", {len(self.failed)} failed" if self.failed else "")
         ]
-        out += [f"  fail  {check['id']}: {check['reason']}" for check in self.failed]
+        out += [f"  fail  {check.id}: {check.reason}" for check in self.failed]
         if d.override and self.verdict == "fail":
             out.append(f"  override: {d.override}")
-        if self.approved_before == self.approved_after:
+        if found.approved_before == found.approved_after:
             return out
-        before = ", ".join(self.approved_before) or "none (the production alphas stand in)"
-        after = ", ".join(self.approved_after) or "none (the production alphas stand in)"
+        before = ", ".join(found.approved_before) or "none (the production alphas stand in)"
+        after = ", ".join(found.approved_after) or "none (the production alphas stand in)"
         out.append(f"the approved set every other alpha's reference set is drawn from: {before} -> {after}")
-        if not self.compared:
+        if not found.others:
             out.append("  no other alpha of the live book to compare")
-        for alpha in self.compared:
-            moved = self.changes.get(alpha, [])
-            if not moved:
-                out.append(f"  {alpha}: its checks do not move")
-            for change in moved:
+        for other in found.others:
+            if not other.changes:
+                out.append(f"  {other.alpha_id}: its checks do not move")
+            for change in other.changes:
                 verdict = (
                     f"FLIPS {change.before} -> {change.after}" if change.flips else f"still {change.after}"
                 )
                 out.append(
-                    f"  {alpha}  {change.check}: {_number(change.value_before)} -> "
+                    f"  {other.alpha_id}  {change.check}: {_number(change.value_before)} -> "
                     f"{_number(change.value_after)}, {verdict}"
                 )
         return out
@@ -154,46 +154,6 @@ class Preview:
 
 def _number(value: float | None) -> str:
     return "null" if value is None else f"{value:.4g}"
-
-
-REFERENCE_CHECKS = ("production_correlation", "residual_information_ratio")
-"""The checks whose value depends on the approved set (the default reference set)."""
-
-
-def last_session(figures: Figures, alpha: str) -> dt.date:
-    """The last session of the alpha's served long_short book: the default `as_of`."""
-    ledger = inputs.ledger(figures.build(alpha), CHECKS_BOOK)
-    if ledger is None or ledger.days.size == 0:
-        raise DecisionRefused(f"{alpha} has no long_short ledger: name the decision's date with --as-of")
-    return dt.date(1970, 1, 1) + dt.timedelta(days=int(ledger.days[-1]))
-
-
-def snapshot_of(
-    figures: Figures,
-    alpha: str,
-    as_of: dt.date,
-    policy_file: str,
-    approved: dt.date | None = None,
-    override: str | None = None,
-) -> tuple[str, dict[str, Any]]:
-    """The served build of `alpha` and what its checks said over its history up to `as_of` (a
-    `schemas.bodies.promotions.Snapshot`, as JSON: what the record keeps and the API serves);
-    `approved`: the as_of of the alpha's latest approval before this decision (the live checks')."""
-    build = figures.build(alpha)
-    policy = load_policy(policy_file)
-    checks = figures.checks(alpha, policy, approved=approved, end=as_of, book=CHECKS_BOOK)
-    snapshot = Snapshot(
-        as_of=as_of,
-        policy=msgspec.convert(msgspec.to_builtins(policy.echo()), PolicySeen),
-        checks=[
-            CheckSeen(id=c.id, value=c.value, unit=c.unit, verdict=c.verdict, reason=c.reason)
-            for c in checks.checks
-        ],
-        verdict=checks.summary.verdict,
-        withheld_reason=None,  # the record keeps everything; a key sees what its grants reach
-        override=override,
-    )
-    return build.build_id, msgspec.to_builtins(snapshot)
 
 
 def preview(lake: str, records_url: str, policy_file: str, decision: Decision) -> Preview:
@@ -206,19 +166,21 @@ def preview(lake: str, records_url: str, policy_file: str, decision: Decision) -
 def _preview(records: Records, lake: str, policy_file: str, decision: Decision) -> Preview:
     before = records.promotions.approval(decision.alpha_id)
     approved = None if before is None else before.as_of
-    standings = Standings.of(records.promotions.standing())
     alpha = decision.alpha_id
+    as_of = decision.as_of
     try:
         # The standings in force before the decision: the reference set the checks route reads
         # (the approved alphas but this one), so the snapshot is that route's answer that day.
-        figures = Figures.open(lake, standings)
-        as_of = decision.as_of or last_session(figures, alpha)
+        figures = Figures.open(lake, Standings.of(records.promotions.standing()))
+        view = figures.build(alpha)
+        as_of = as_of or promotion.last_session(view)
+        if as_of is None:
+            raise DecisionRefused(f"{alpha} has no long_short ledger: name the decision's date with --as-of")
         # A decision that does not follow from the last is refused before any figure is computed.
         records.promotions.follows(alpha, decision.action, as_of, decision.decided_by)
-        build_id, snapshot = snapshot_of(figures, alpha, as_of, policy_file, approved, decision.override)
-        after = _standings_after(standings, decision, as_of)
-        compared = tuple(a for a in _live_book(figures, standings, after) if a != alpha)
-        changes = {other: _changes(figures, after, other, policy_file) for other in compared}
+        found = figures.promotion_preview(
+            alpha, policy_file, action=decision.action, approved=approved, as_of=as_of
+        )
     except LakeUnavailable as exc:
         raise DecisionRefused(f"the lake cannot be read: {exc}") from None
     except LookupError as exc:
@@ -228,62 +190,7 @@ def _preview(records: Records, lake: str, policy_file: str, decision: Decision) 
         raise DecisionRefused(f"the checks cannot be measured up to {as_of}: {problems}") from None
     except PolicyError as exc:
         raise DecisionRefused(str(exc)) from None
-    return Preview(
-        decision,
-        as_of,
-        approved,
-        build_id,
-        snapshot,
-        tuple(sorted(standings.approved)),
-        tuple(sorted(after.approved)),
-        changes,
-        compared,
-    )
-
-
-def _standings_after(standings: Standings, decision: Decision, as_of: dt.date) -> Standings:
-    approved = dict(standings.approved)
-    if decision.action == "approved":
-        approved[decision.alpha_id] = as_of
-    else:
-        approved.pop(decision.alpha_id, None)
-    retired = standings.retired | ({decision.alpha_id} if decision.action == "retired" else set())
-    return Standings(approved, frozenset(retired))
-
-
-def _live_book(figures: Figures, before: Standings, after: Standings) -> list[str]:
-    """The alphas whose checks a decision is shown against: the approved ones, before and after,
-    and the production ones (the default reference set's fallback): the live book, bounded by it
-    rather than by the catalogue."""
-    index = figures.reader.snapshot().catalogue.index
-    production = (
-        [] if index is None else index.filter(index.column("production")).column("alpha_id").to_pylist()
-    )
-    return sorted({*before.approved, *after.approved, *production})
-
-
-def _changes(figures: Figures, after: Standings, alpha: str, policy_file: str) -> list[Change]:
-    """The reference-set checks of `alpha` whose value or verdict differs with the standings
-    `after`."""
-    policy = load_policy(policy_file)
-    try:
-        now = {c.id: c for c in figures.checks(alpha, policy).checks}
-        then = {c.id: c for c in Figures(figures.reader, after).checks(alpha, policy).checks}
-    except (LookupError, BadParameters, AnalyticsNotBuilt):
-        return []  # an alpha of the live book without checks: nothing of it flips
-    return [
-        Change(check, now[check].verdict, then[check].verdict, now[check].value, then[check].value)
-        for check in REFERENCE_CHECKS
-        if now[check].verdict != then[check].verdict or _moved(now[check].value, then[check].value)
-    ]
-
-
-def _moved(before: float | None, after: float | None) -> bool:
-    """A value that changed beyond rounding (the same figure over a set of the same returns in
-    another order differs in its last bits)."""
-    if before is None or after is None:
-        return before is not after
-    return abs(after - before) > 1e-12 * max(1.0, abs(before))
+    return Preview(decision, found)
 
 
 @contextmanager

@@ -1101,3 +1101,18 @@ def _declared(query: type[Query]) -> tuple[Param, ...]:
             )
         )
     return tuple(params)
+
+
+class PromotionPreviewQuery(Query, frozen=True):
+    """`/analytics/promotion_preview`: what the alpha's next decision would record and change."""
+
+    as_of: (
+        Annotated[
+            dt.date,
+            Meta(
+                description="The date the decision would take effect (YYYY-MM-DD): the checks are measured up to it. "
+                "Absent: the alpha's last session (the last day of its long_short ledger), as alpha-results promote.",
+            ),
+        ]
+        | None
+    ) = None

@@ -53,6 +53,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.combine"),
     Endpoint("analytics.contribution"),
     Endpoint("analytics.checks"),
+    Endpoint("analytics.promotion_preview"),
     Endpoint("analytics.compare"),
     Endpoint("analytics.risk"),
     Endpoint("analytics.live"),

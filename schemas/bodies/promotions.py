@@ -12,6 +12,7 @@ import datetime as dt
 from typing import Annotated, Literal, get_args
 
 from schemas.bodies.base import Body
+from schemas.bodies.decisions import CheckResult, Policy
 from schemas.bodies.figures import figure
 
 Standing = Literal["approved", "retired", "never"]
@@ -106,3 +107,104 @@ class Promotions(Body, kw_only=True, frozen=True):
     ]
     since: Annotated[dt.date | None, figure("as_of of the latest decision; null when never decided.")]
     decisions: Annotated[list[Decision], figure("Every decision, oldest first.")]
+
+
+DecisionAction = Literal["approved", "retired"]
+
+
+class CheckChange(Body, kw_only=True, frozen=True):
+    """A check of another alpha whose value the decision changes (its default reference set does)."""
+
+    check: Annotated[str, figure("The check's id, as /analytics/checks (a check over the reference set).")]
+    before: Annotated[str, figure("Its verdict with the standings before the decision.")]
+    after: Annotated[str, figure("Its verdict with the standings after the decision.")]
+    value_before: Annotated[
+        float | None, figure("Its value before, in the check's unit; null when not measurable.")
+    ]
+    value_after: Annotated[
+        float | None, figure("Its value after, in the check's unit; null when not measurable.")
+    ]
+    flips: Annotated[bool, figure("Whether the verdict changes (before differs from after).")]
+
+
+class OtherAlpha(Body, kw_only=True, frozen=True):
+    """Another alpha of the live book, and what the decision changes of its checks."""
+
+    alpha_id: Annotated[str, figure("The other alpha (one the caller may read).")]
+    changes: Annotated[
+        list[CheckChange],
+        figure("Its reference-set checks whose value or verdict moves; empty: its checks do not move."),
+    ]
+
+
+class PromotionPreview(Body, kw_only=True, frozen=True):
+    """What the alpha's next decision would record and change, before anything is recorded: what
+    `alpha-results promote --dry-run` (or `retire --dry-run`) says, in the caller's scope."""
+
+    alpha: Annotated[str, figure("The alpha.")]
+    action: Annotated[
+        DecisionAction,
+        figure(
+            "The decision previewed: approved (promote) when the alpha is not approved, retired when it is "
+            "(the only decision that follows from its last)."
+        ),
+    ]
+    as_of: Annotated[
+        dt.date,
+        figure("The date the decision would take effect: as_of asked, else the alpha's last session."),
+    ]
+    approval_before: Annotated[
+        dt.date | None,
+        figure(
+            "as_of of the alpha's latest approval before the decision (where its live checks start); null when "
+            "never approved."
+        ),
+    ]
+    build_id: Annotated[str, figure("The build the catalogue serves, which the decision would record.")]
+    verdict: Annotated[
+        str,
+        figure(
+            "The checks' overall verdict up to as_of, as /analytics/checks summary.verdict of the long_short "
+            "book for this caller: pass, fail or incomplete."
+        ),
+    ]
+    refused: Annotated[
+        str | None,
+        figure(
+            "Why the decision would be refused as previewed (an approval of a failing alpha without "
+            "--override); null when it would be recorded."
+        ),
+    ]
+    policy: Annotated[Policy, figure("The operator's policy the checks are judged against.")]
+    checks: Annotated[
+        list[CheckResult],
+        figure(
+            "Every check up to as_of, in the battery's order (the failed ones are those with verdict fail)."
+        ),
+    ]
+    approved_before: Annotated[
+        list[str],
+        figure(
+            "The approved alphas the caller may read before the decision: the set every other alpha's default "
+            "reference set is drawn from (empty: the production alphas stand in)."
+        ),
+    ]
+    approved_after: Annotated[list[str], figure("The same set after the decision.")]
+    others: Annotated[
+        list[OtherAlpha],
+        figure(
+            "The other alphas of the live book (approved before or after, and the production ones) the "
+            "caller may read, in id order, each with the reference-set checks the decision moves."
+        ),
+    ]
+    others_not_shown: Annotated[
+        int,
+        figure("How many other alphas of the live book the caller may not read: their checks are not shown."),
+    ]
+    command: Annotated[
+        str,
+        figure(
+            "The command an operator runs to record the decision (who decided and why to fill in; "
+            "--override when the verdict is fail)."
+        ),
+    ]

@@ -1,6 +1,7 @@
 """`/analytics/checks`: pass/fail checks of one alpha and book against the operator's policy
 (docs/analytics.md "Checks"; the battery in `analytics.checks`, the policy in
-`analytics.policy`).
+`analytics.policy`); `/analytics/promotion_preview`: what the alpha's next decision would record
+and change (`analytics.promotion`, the computation `alpha-results promote --dry-run` prints).
 
 Authorised and resolved first, as every run-scoped route; then the parameters; then the answer,
 `analytics.reading.Reading.checks` in the key's scope (a bound looser than the policy is a 400; the
@@ -14,11 +15,13 @@ from anyio import to_thread
 from litestar import Response
 from litestar.params import FromPath
 
+from analytics.promotion import next_action
 from datasets import answers
 from schemas.bodies.analytics import WINDOW
 from schemas.bodies.decisions import Checks
 from schemas.bodies.envelope import Single
-from schemas.query import ChecksQuery
+from schemas.bodies.promotions import PromotionPreview
+from schemas.query import ChecksQuery, PromotionPreviewQuery
 from serve.envelope import single, with_warnings
 from serve.routes.base import Ctx
 from serve.routes.declare import route
@@ -50,4 +53,43 @@ async def get_checks(ctx: Ctx[ChecksQuery], alpha: FromPath[str]) -> Response[Si
     return single(answer.data, meta)
 
 
-ROUTES = [get_checks]
+@route(
+    "analytics.promotion_preview",
+    "/v1/alphas/{alpha:str}/analytics/promotion_preview",
+    "What approving (or retiring) the alpha would record and change, read-only",
+    documented=(
+        "What the alpha's next decision (alpha-results promote, or retire when it stands approved) would "
+        "record and change, before anything is recorded: the verdict of its long_short checks up to as_of, "
+        "each check and why, and for the other alphas of the live book the approved set their default "
+        "reference set is drawn from, before and after, with each reference-set check that moves or flips; "
+        "in the key's scope (other alphas it may not read are counted, never named). Read-only: the "
+        "decision is recorded by the command it names"
+    ),
+)
+async def get_promotion_preview(
+    ctx: Ctx[PromotionPreviewQuery], alpha: FromPath[str]
+) -> Response[Single[PromotionPreview]]:
+    build = await ctx.open_run(alpha)
+    args = ctx.args()
+    reading = ctx.reading()
+    history = await ctx.promotions(build.alpha_id)
+    latest = history[-1] if history else None
+    approvals = [decision for decision in history if decision.action == "approved"]
+    approved = approvals[-1].as_of if approvals else None
+    answer = await to_thread.run_sync(
+        reading.promotion_preview,
+        build,
+        args,
+        next_action(latest),
+        approved,
+        None if latest is None else latest.as_of,
+    )
+    ctx.validate_with(answer.version)
+    missing = answers.missing_kinds(
+        build, ("portfolio", "positions", "decisions"), "what is built from it is null"
+    )
+    meta = with_warnings(ctx.run_meta(build, "portfolio"), [*answer.warnings, *missing])
+    return single(answer.data, meta)
+
+
+ROUTES = [get_checks, get_promotion_preview]

@@ -179,6 +179,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "compare": _generated.Comparison,
         "risk": _generated.Risk,
         "live": _generated.Live,
+        "promotion_preview": _generated.PromotionPreview,
         "attribution": _generated.Attribution,
         "capacity": _generated.Capacity,
         "factors": _generated.Factors,

@@ -65,6 +65,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.screen": re.compile(r"/v1/analytics/screen"),
     "analytics.contribution": re.compile(r"/v1/alphas/[^/]+/analytics/contribution"),
     "analytics.checks": re.compile(r"/v1/alphas/[^/]+/analytics/checks"),
+    "analytics.promotion_preview": re.compile(r"/v1/alphas/[^/]+/analytics/promotion_preview"),
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
@@ -907,7 +908,27 @@ class Generator:
         # Added with issue 36's residual against the catalogue, last, likewise.
         for alpha in self.facts.alphas:
             self.residual(alpha)
+        # Issue 47's promotion preview, last, with a generator of its own (as capacity).
+        self.promotion_preview()
         return self.requests
+
+    def promotion_preview(self) -> None:
+        """Issue 47's `/analytics/promotion_preview` per alpha (an app without records: every alpha
+        previewed for approval): as of its last session, and as of a random session; its bad input
+        (not a date, a date before the alpha's history)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:promotion_preview")
+        try:
+            for alpha in self.facts.alphas:
+                path = f"/v1/alphas/{alpha.alpha_id}/analytics/promotion_preview"
+                self.add(path, TOKENS)
+                if alpha.sessions:
+                    as_of = self.rng.choice(alpha.sessions).isoformat()
+                    self.add(path + query([("as_of", as_of)]), self.data_tokens(alpha.alpha_id))
+            path = "/v1/alphas/momentum_12_1/analytics/promotion_preview"
+            for bad in ("as_of=2021-02-30", "as_of=2001-01-05"):
+                self.add(f"{path}?{bad}", ["raw"])
+        finally:
+            self.rng = shared
 
     def residual(self, alpha: AlphaFacts) -> None:
         """Issue 36's /analytics/residual over one alpha: the default set (and the screener's residual

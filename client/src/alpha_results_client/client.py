@@ -45,6 +45,7 @@ from alpha_results_client._generated import (
     MetricsResponse,
     PnlRow,
     PositionRow,
+    PromotionPreviewResponse,
     PromotionsResponse,
     QuantilesResponse,
     ReadinessResponse,
@@ -574,6 +575,14 @@ class Client(ClientBase):
         the alpha's latest approval, else its seal's research_cutoff, else its first publish date
         (`data.split_origin` says which)."""
         return self._single("analytics.live", {"alpha": alpha}, book=book, split=split)
+
+    def promotion_preview(self, alpha: str, as_of: DateLike | None = None) -> PromotionPreviewResponse:
+        """What the alpha's next decision (`alpha-results promote`, or `retire` when it stands
+        approved) would record and change, read-only: the verdict of its long_short checks up to
+        `as_of` (default: its last session), each check, and for the other alphas of the live book
+        this key may read the reference-set checks that move or flip (the others counted in
+        `data.others_not_shown`), with the command that records it (`data.command`)."""
+        return self._single("analytics.promotion_preview", {"alpha": alpha}, as_of=as_of)
 
     def attribution(
         self,

@@ -1,5 +1,5 @@
 // The decision analytics on an alpha's page: significance, drawdown episodes, rolling figures,
-// costs, risk and checks, each a panel of its own that loads on its own (a refusal, say a key
+// costs, risk, checks and the promote preview, each a panel of its own that loads on its own (a refusal, say a key
 // without `analytics.risk`, shows the server's message in that panel and the others still draw).
 
 import { h, panel } from "./dom.js";
@@ -8,6 +8,7 @@ import { loadQuantiles } from "./quantiles_panel.js";
 import { loadCapacity } from "./capacity_panel.js";
 import { loadFactors } from "./factors_panel.js";
 import { loadChecks } from "./checks_panel.js";
+import { loadPromotionPreview } from "./promotion_panel.js";
 import { loadCosts } from "./costs_panel.js";
 import { loadDrawdowns } from "./drawdowns_panel.js";
 import { loadRisk } from "./risk_panel.js";
@@ -18,6 +19,7 @@ import { BENCHMARK } from "./market.js";
 const PANELS = [
   ["significance", "Significance", "GET /v1/alphas/{alpha}/analytics/significance", loadSignificance],
   ["checks", "Checks against the policy", "GET /v1/alphas/{alpha}/analytics/checks", loadChecks],
+  ["promote-preview", "Promote preview", "GET /v1/alphas/{alpha}/analytics/promotion_preview (read-only: what alpha-results promote would record and change)", loadPromotionPreview],
   ["risk", `Risk against ${BENCHMARK}`, "GET /v1/alphas/{alpha}/analytics/risk", loadRisk],
   ["drawdown-episodes", "Drawdown episodes", "GET /v1/alphas/{alpha}/analytics/drawdowns, every page", loadDrawdowns],
   ["rolling", "Rolling IC and information ratio", "GET /v1/alphas/{alpha}/analytics/rolling?window=…, every page", loadRolling],

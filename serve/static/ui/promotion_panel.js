@@ -1,0 +1,103 @@
+// Promote preview on an alpha's page (GET /v1/alphas/{alpha}/analytics/promotion_preview, docs/dashboard.md
+// "Promote preview"): what the alpha's next decision (approve, or retire when it stands approved) would record
+// and change, as `alpha-results promote --dry-run` says it: the verdict, each failed check and why, the
+// approved set every other alpha's reference set is drawn from (before and after), each check of the other
+// alphas this key may read that moves or flips, how many others are not shown, and the command an operator
+// runs. Read-only: the page draws what the server computed and offers no button that writes.
+
+import { alphaPath, apiGet } from "./api.js";
+import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
+import { DASH } from "./format.js";
+import { figureName, inUnit } from "./labels.js";
+import { verdictBadge } from "./stat_entry.js";
+
+const VERBS = { approved: "Approve", retired: "Retire" };
+
+export async function loadPromotionPreview(body, alpha, { signal }) {
+  let answer;
+  try {
+    answer = await apiGet(alphaPath(alpha, "/analytics/promotion_preview"), {}, { signal });
+  } catch (error) {
+    showError(body, error, "The promote preview could not be read");
+    return null;
+  }
+  renderPromotionPreview(body, answer);
+  return answer;
+}
+
+export function renderPromotionPreview(body, answer) {
+  const data = answer.data;
+  const units = Object.fromEntries((data.checks || []).map((check) => [check.id, check.unit]));
+  const failed = (data.checks || []).filter((check) => check.verdict === "fail");
+  const verdict = h(
+    "p",
+    { class: "summary", id: "promote-verdict", "data-verdict": data.verdict, "data-action": data.action },
+    `${VERBS[data.action] || data.action} as of ${data.as_of} (build `,
+    h("code", {}, data.build_id),
+    "): checks ",
+    verdictBadge(data.verdict),
+    failed.length ? `, ${failed.length} failed` : "",
+    data.approval_before ? `; its approval before: ${data.approval_before}` : "",
+    ".",
+  );
+  const failures = failed.length
+    ? h(
+        "ul",
+        { id: "promote-failed", class: "failed-checks" },
+        failed.map((check) =>
+          h("li", { "data-check": check.id }, h("strong", {}, figureName(check.id)), " ", h("code", {}, check.id), ": ", check.reason || DASH),
+        ),
+      )
+    : null;
+  const refused = data.refused ? h("p", { id: "promote-refused", class: "warning" }, data.refused) : null;
+  const set = h(
+    "p",
+    { id: "promote-set" },
+    "The approved set every other alpha's reference set is drawn from: ",
+    h("span", { "data-set": "before" }, data.approved_before.length ? data.approved_before.join(", ") : "none"),
+    " → ",
+    h("span", { "data-set": "after" }, data.approved_after.length ? data.approved_after.join(", ") : "none"),
+    ".",
+  );
+  const rows = data.others.flatMap((other) =>
+    other.changes.length
+      ? other.changes.map((change) => {
+          const unit = units[change.check];
+          return h(
+            "tr",
+            { "data-alpha": other.alpha_id, "data-check": change.check, "data-flips": String(change.flips) },
+            h("th", { scope: "row" }, other.alpha_id),
+            h("td", {}, figureName(change.check), " ", h("code", {}, change.check)),
+            numberCell(change.value_before == null ? DASH : inUnit(change.value_before, unit), change.value_before),
+            numberCell(change.value_after == null ? DASH : inUnit(change.value_after, unit), change.value_after),
+            h(
+              "td",
+              {},
+              change.flips ? [h("strong", {}, "FLIPS "), verdictBadge(change.before), " → ", verdictBadge(change.after)] : ["still ", verdictBadge(change.after)],
+            ),
+          );
+        })
+      : [h("tr", { "data-alpha": other.alpha_id }, h("th", { scope: "row" }, other.alpha_id), h("td", { colspan: 4, class: "muted" }, "its checks do not move"))],
+  );
+  const others = rows.length
+    ? table(["Other alpha", "Check", "Before", "After", "Verdict"], [], { className: "data promote-others" })
+    : note("No other alpha of the live book this key may read.", "muted");
+  if (rows.length) others.querySelector("tbody").append(...rows);
+  others.id = "promote-others";
+  const hidden = data.others_not_shown
+    ? note(`${data.others_not_shown} other alpha${data.others_not_shown === 1 ? "'s" : "s'"} checks not shown (this key may not read ${data.others_not_shown === 1 ? "it" : "them"}).`, "muted")
+    : null;
+  if (hidden) hidden.id = "promote-not-shown";
+  fill(
+    body,
+    warningList(answer.meta && answer.meta.warnings),
+    verdict,
+    failures,
+    refused,
+    set,
+    others,
+    hidden,
+    h("p", {}, "To record the decision, an operator runs (read-only here; fill in who and why):"),
+    h("pre", { id: "promote-command", class: "command" }, h("code", {}, data.command)),
+  );
+}
