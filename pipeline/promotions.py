@@ -112,7 +112,7 @@ class Preview:
             withheld_reason=None,  # the record keeps everything; a key sees what its grants reach
             override=self.decision.override,
         )
-        return msgspec.to_builtins(snapshot)  # type: ignore[no-any-return]
+        return msgspec.to_builtins(snapshot)
 
     def refusal(self) -> str | None:
         """Why the decision may not be recorded as asked: an approval of a failing alpha without
