@@ -1,5 +1,5 @@
-"""The answers of one alpha's build (issue 46): metrics, costs, drawdowns, rolling, risk, live,
-attribution, capacity, factors, quantiles and the comparison of two builds, each declared once.
+"""The answers of one alpha's build (issue 46): metrics, costs, drawdowns, rolling, risk, returns,
+live, attribution, capacity, factors, quantiles and the comparison of two builds, each declared once.
 
 Each answer checks what its figures need in the order every surface gives it (the build's analytics
 tables, then the book, then what the reader may read), reads its inputs from the build through
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from analytics import (
     attribution,
+    book_returns,
     capacity,
     comparison,
     costs,
@@ -44,6 +45,7 @@ from schemas.bodies.factors import Factors
 from schemas.bodies.live import Live
 from schemas.bodies.metrics import Metrics
 from schemas.bodies.quantiles import Quantiles
+from schemas.bodies.returns import BookReturns
 from schemas.query import (
     AttributionQuery,
     BookWindowPageQuery,
@@ -121,6 +123,17 @@ class BuildAnswers:
         market = self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
         warnings = Warnings()
         data = risk.risk_payload(view, book, (q.start, q.end), self.scope.access, market, warnings)
+        version = view.build_id if market is None else f"{view.build_id}+{market.build_id}"
+        return self._answer(data, warnings, version)
+
+    def returns(self, view: BuildView, q: BookWindowQuery) -> Answer[BookReturns]:
+        """Monthly and yearly returns and the trailing beta, against the market benchmark when the
+        reader may call its series (withheld otherwise); the version then names both builds."""
+        book = self._book(view, q.book)
+        market = self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+        warnings = Warnings()
+        window: Window = (q.start, q.end)
+        data = book_returns.returns_payload(view, book, window, self.scope.access, market, warnings)
         version = view.build_id if market is None else f"{view.build_id}+{market.build_id}"
         return self._answer(data, warnings, version)
 

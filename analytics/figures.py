@@ -24,22 +24,31 @@ would put in `meta.warnings` are collected in `warnings` when one is given. A ba
 the domain error the API answers 400 for (`analytics.errors.BadParameters`); an unknown alpha or
 book raises `LookupError`; a lake that cannot answer raises the lake's fault
 (`datasets.faults.CatalogueIncomplete`, `BenchmarkMissing`).
+
+The answers of one alpha asked as (build, query) (`metrics`, `risk`, `costs`, `correlation`, ...:
+`ASKED`) are not written here: each is a method derived from its declaration on `Reading`
+(`analytics.build_answers`), named as it, taking its query Struct's fields as keywords (its
+signature and `help()` say which), so a new answer reaches a notebook without a line here. Those
+with more than a query (the live split's approval, a policy, another alpha, a set, weights) are
+written below.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import os
-from collections.abc import Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+import msgspec
 
 from analytics import (
     comparison,
 )
-from analytics.access import FULL_ACCESS
 from analytics.answer import Answer
-from analytics.book_returns import returns_payload
 from analytics.combined import Combined
 from analytics.entries import Warnings
 from analytics.errors import BadParameters
@@ -49,38 +58,22 @@ from analytics.standings import NO_DECISIONS, Standings
 from datasets.queries import Page
 from datasets.reader import AlphaBuild, BuildView, LakeReader
 from schemas import choices
-from schemas.bodies.analytics import Costs, Significance
-from schemas.bodies.attribution import Attribution
-from schemas.bodies.capacity import Capacity
 from schemas.bodies.comparison import Comparison
-from schemas.bodies.decisions import Checks, Contribution, Risk
-from schemas.bodies.factors import Factors
+from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.live import Live
-from schemas.bodies.metrics import Metrics
 from schemas.bodies.promotions import DecisionAction, PromotionPreview
-from schemas.bodies.quantiles import Quantiles
 from schemas.bodies.residual import Residual
-from schemas.bodies.returns import BookReturns
 from schemas.bodies.service import Warning
 from schemas.query import (
-    AttributionQuery,
-    BookWindowPageQuery,
-    BookWindowQuery,
-    CapacityQuery,
     ChecksQuery,
     CombineQuery,
     CompareQuery,
     ContributionQuery,
-    CorrelationQuery,
     LiveQuery,
-    MetricsQuery,
     PromotionPreviewQuery,
-    QuantilesQuery,
+    Query,
     ResidualQuery,
-    RiskQuery,
-    RollingQuery,
     ScreenQuery,
-    SignificanceQuery,
 )
 
 Weights = Mapping[str, float] | Sequence[float]
@@ -119,34 +112,6 @@ class Figures:
             raise LookupError(f"no alpha {alpha!r} in {self.reader.root}")
         return found
 
-    def metrics(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Metrics:
-        """`/v1/alphas/{alpha}/metrics`; `params` those of `MetricsQuery` (`doc` aside)."""
-        return _collected(self.reading().metrics(self.build(alpha), MetricsQuery(**params)), warnings)
-
-    def significance(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Significance:
-        """`/analytics/significance` (`SignificanceQuery`), its catalogue figures over every alpha."""
-        return _collected(
-            self.reading().significance(self.build(alpha), SignificanceQuery(**params)), warnings
-        )
-
-    def costs(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Costs:
-        """`/analytics/costs` of one book (`BookWindowQuery`)."""
-        return _collected(self.reading().costs(self.build(alpha), BookWindowQuery(**params)), warnings)
-
-    def returns(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> BookReturns:
-        """`/analytics/returns` of one book (`BookWindowQuery`): its monthly and yearly returns and
-        its trailing beta to the market benchmark."""
-        view, q, reading = self.build(alpha), BookWindowQuery(**params), self.reading()
-        found = Warnings()
-        book = reading.book(view, q.book)
-        data = returns_payload(view, book, (q.start, q.end), FULL_ACCESS, reading.market(), found)
-        _collect(warnings, found.entries)
-        return data
-
-    def risk(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Risk:
-        """`/analytics/risk` of one book against the market benchmark (`RiskQuery`)."""
-        return _collected(self.reading().risk(self.build(alpha), RiskQuery(**params)), warnings)
-
     def live(
         self, alpha: str, warnings: Warnings | None = None, approved: dt.date | None = None, **params: Any
     ) -> Live:
@@ -155,38 +120,6 @@ class Figures:
         .promotions.approval(alpha)`): none by default, so the split is the request's, the seal's
         research_cutoff or the first publish date."""
         return _collected(self.reading().live(self.build(alpha), LiveQuery(**params), approved), warnings)
-
-    def attribution(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Attribution:
-        """`/analytics/attribution` of one book (`AttributionQuery`: `book`, `start`, `end`, `top`,
-        `drop`): by name, leg and sector, fragility and concentration."""
-        return _collected(self.reading().attribution(self.build(alpha), AttributionQuery(**params)), warnings)
-
-    def capacity(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Capacity:
-        """`/analytics/capacity` of one book (`CapacityQuery`: `book`, `start`, `end`, `capital`, and
-        `grid` as a sequence of capitals)."""
-        q = CapacityQuery(**{**params, "grid": None if params.get("grid") is None else tuple(params["grid"])})
-        return _collected(self.reading().capacity(self.build(alpha), q), warnings)
-
-    def factors(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Factors:
-        """`/analytics/factors` of one book (`BookWindowQuery`): factor attribution and the
-        feature-neutral IC."""
-        return _collected(self.reading().factors(self.build(alpha), BookWindowQuery(**params)), warnings)
-
-    def quantiles(self, alpha: str, warnings: Warnings | None = None, **params: Any) -> Quantiles:
-        """`/analytics/quantiles` (`QuantilesQuery`: `score`, `quantiles`, `start`, `end`)."""
-        return _collected(self.reading().quantiles(self.build(alpha), QuantilesQuery(**params)), warnings)
-
-    def correlation(self, alpha: str, **params: Any) -> Page:
-        """`/analytics/correlation` (`CorrelationQuery`): against every other alpha of the lake."""
-        return self.reading().correlation(self.build(alpha), CorrelationQuery(**params)).data
-
-    def drawdowns(self, alpha: str, **params: Any) -> Page:
-        """`/analytics/drawdowns` of one book (`BookWindowPageQuery`), deepest first."""
-        return self.reading().drawdowns(self.build(alpha), BookWindowPageQuery(**params)).data
-
-    def rolling(self, alpha: str, **params: Any) -> Page:
-        """`/analytics/rolling` of one book (`RollingQuery`)."""
-        return self.reading().rolling(self.build(alpha), RollingQuery(**params)).data
 
     def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
         """`/analytics/compare` of `alpha` with `other` (the route's `with`) over one book
@@ -329,6 +262,65 @@ class Figures:
         """The lake as a reader of everything reads it now, with these standings (`analytics.reading`):
         the one inputs object every answer over the catalogue is computed from."""
         return Reading(self.reader, EVERYTHING, lambda: self.standings, policy or default_policy())
+
+
+def _asked_answers() -> dict[str, type[Query]]:
+    """`Reading`'s answers of one alpha asked as (build, query): name -> its query Struct."""
+    found: dict[str, type[Query]] = {}
+    for name, member in inspect.getmembers(Reading, inspect.isfunction):
+        parameters = list(inspect.signature(member).parameters)
+        if name.startswith("_") or parameters != ["self", "view", "q"]:
+            continue
+        query = typing.get_type_hints(member)["q"]
+        if isinstance(query, type) and issubclass(query, Query):
+            found[name] = query
+    return found
+
+
+def _asking(name: str, query: type[Query]) -> Callable[..., Any]:
+    """`Figures.<name>(alpha, warnings=None, **params)`: `Reading.<name>` of the alpha's build with
+    `query(**params)` (a sequence given for a tuple field made one), its warnings collected."""
+    answer = typing.get_type_hints(getattr(Reading, name))["return"]
+
+    def ask(self: Figures, alpha: str, warnings: Warnings | None = None, **params: Any) -> Any:
+        q = query(**{k: tuple(v) if isinstance(v, list) else v for k, v in params.items()})
+        return _collected(getattr(self.reading(), name)(self.build(alpha), q), warnings)
+
+    fields = msgspec.structs.fields(query)
+    keywords = [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None if f.default is msgspec.NODEFAULT else f.default,
+            annotation=f.type,
+        )
+        for f in fields
+    ]
+    ask.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter("alpha", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str),
+            inspect.Parameter(
+                "warnings", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Warnings | None
+            ),
+            *keywords,
+        ],
+        return_annotation=typing.get_args(answer)[0] if typing.get_args(answer) else Any,
+    )
+    ask.__name__ = ask.__qualname__ = name
+    ask.__doc__ = (
+        f"The `{name}` answer of `alpha` (`Reading.{name}`), as its route serves it to a key that "
+        f"reads everything; keywords: `{query.__name__}`'s fields "
+        f"({', '.join(f.name for f in fields)}).\n\n{inspect.getdoc(getattr(Reading, name)) or ''}"
+    ).strip()
+    return ask
+
+
+ASKED: dict[str, type[Query]] = _asked_answers()
+"""The answers `Figures` derives from `Reading` (name -> query Struct)."""
+for _name, _query in ASKED.items():
+    if _name not in vars(Figures):  # written by hand: the answer takes more than a query
+        setattr(Figures, _name, _asking(_name, _query))
 
 
 def _collect(warnings: Warnings | None, entries: list[Warning]) -> None:

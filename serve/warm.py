@@ -28,13 +28,14 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from analytics import LAZY_MODULES
 from analytics.errors import AnalyticsNotBuilt
-from analytics.figures import Figures
+from analytics.figures import ASKED, Figures
 from analytics.inputs import require_built
 from datasets.reader import LakeReader, LakeUnavailable
 from serve.access_log import route_of
@@ -90,22 +91,15 @@ def figures_of(figures: Figures, alpha: str) -> dict[str, Callable[[], Any]]:
     figures with `alpha` and one other published alpha when there is one."""
     others = sorted(a for a in figures.reader.alphas() if a != alpha)
     pair = (alpha, others[0]) if others else (alpha,)
-    return {
-        "metrics": lambda: figures.metrics(alpha),
-        "significance": lambda: figures.significance(alpha),
-        "costs": lambda: figures.costs(alpha),
-        "risk": lambda: figures.risk(alpha),
+    asked: dict[str, Callable[[], Any]] = {
+        name: partial(getattr(figures, name), alpha) for name in ASKED if name not in vars(Figures)
+    }
+    return asked | {
         "live": lambda: figures.live(alpha),
-        "attribution": lambda: figures.attribution(alpha),
-        "capacity": lambda: figures.capacity(alpha),
-        "factors": lambda: figures.factors(alpha),
-        "quantiles": lambda: figures.quantiles(alpha),
-        "correlation": lambda: figures.correlation(alpha),
-        "drawdowns": lambda: figures.drawdowns(alpha),
-        "rolling": lambda: figures.rolling(alpha),
         "checks": lambda: figures.checks(alpha),
         "residual": lambda: figures.residual(alpha),
         "contribution": lambda: figures.contribution(alpha),
+        "promotion_preview": lambda: figures.promotion_preview(alpha),
         "screen": lambda: figures.screen(),
         "combine": lambda: figures.combine(pair),
         "compare": lambda: figures.compare(alpha, pair[-1]) if len(pair) > 1 else None,

@@ -12,7 +12,6 @@ figures, pairings) runs in a worker thread.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, TypeVar
 
 from anyio import to_thread
@@ -20,10 +19,8 @@ from litestar import Response
 from litestar.params import FromPath
 
 from analytics import rolling
-from analytics.book_returns import returns_payload
 from analytics.correlation import BASES
 from analytics.entries import Warnings
-from analytics.series import benchmark_series
 from datasets import answers
 from datasets.reader import BuildView
 from schemas import wire
@@ -199,16 +196,12 @@ async def get_costs(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response
 )
 async def get_returns(ctx: Ctx[BookWindowQuery], alpha: FromPath[str]) -> Response[Single[BookReturns]]:
     build, args = await _args(ctx, alpha)
-    book = ctx.book(build, "portfolio", args.book)
-    bench = None
-    if ctx.caller.may_call(wire.BENCHMARK_ENDPOINT):
-        bench = benchmark_series(await ctx.open_benchmark(MARKET_BENCHMARK), MARKET_BENCHMARK)
-        # The answer depends on the run's build and the benchmark's (replaces the tag open_run set).
-        ctx.validate_with(f"{build.build_id}+{bench.build_id}")
-    warnings = Warnings()
-    compute = partial(returns_payload, build, book, (args.start, args.end), ctx.access, bench, warnings)
-    data = await to_thread.run_sync(compute)  # numpy over every session: in a worker thread, as risk
-    return single(data, _meta(ctx, build, "portfolio", ("portfolio",), warnings))
+    answer = await to_thread.run_sync(ctx.reading().returns, build, args)  # numpy over every session, as risk
+    # The answer depends on the run's build and, for a key that may read it, the benchmark's.
+    ctx.validate_with(answer.version)
+    return single(
+        answer.data, _meta(ctx, build, "portfolio", ("portfolio",), answer.warnings, book=args.book)
+    )
 
 
 @route(
