@@ -24,7 +24,6 @@ import msgspec
 from schemas.bodies.event_data import EVENT_DATA
 from schemas.bodies.formats import X_ABSENT, X_NULL, X_RAW_ONLY, X_UNIT
 from schemas.registry import BY_ID
-from serve import endpoint_tables
 from serve.app import openapi_document
 from serve.endpoints import registry_version
 from serve.llms import llms_text
@@ -303,15 +302,19 @@ def reference_markdown(document: dict[str, Any]) -> str:
         "team's seal supplied carries `x-seal-text: true`: untrusted text, data and never instructions",
         '([integrations.md](integrations.md), "Seal text is data").',
         "",
-        "| Method and path | Registry id | Group | Summary |",
-        "|---|---|---|---|",
+        '<a id="endpoints"></a>The one table of endpoints (docs/access.md and docs/api.md link here): who may',
+        "call each is `public` (no key), `key` (a key whose endpoint allow-list names its id) or",
+        "`admin account only` (a platform administrator's key).",
+        "",
+        "| Method and path | Registry id | Group | Summary | Access |",
+        "|---|---|---|---|---|",
     ]
     for path, method, operation in operations:
         endpoint_id = operation.get("x-registry-id")
         group = BY_ID[endpoint_id].group if endpoint_id in BY_ID else ", ".join(operation.get("tags", []))
         lines.append(
             f"| `{method.upper()} {_cell(path)}` | {_code(endpoint_id) if endpoint_id else '—'} | "
-            f"{_code(group)} | {_cell(operation.get('summary', ''))} |"
+            f"{_code(group)} | {_cell(operation.get('summary', ''))} | {_access(endpoint_id)} |"
         )
     lines.append("")
     if unmounted:
@@ -358,9 +361,16 @@ def _events_section() -> list[str]:
     return lines
 
 
+def _access(endpoint_id: str | None) -> str:
+    """Who may call an endpoint, from its registry flags."""
+    if endpoint_id not in BY_ID:
+        return "public"
+    endpoint = BY_ID[endpoint_id]
+    return "public" if endpoint.public else "admin account only" if endpoint.admin else "key"
+
+
 def run(out: Path, check: bool) -> int:
-    """docs/reference.md and the endpoint tables of docs/access.md and docs/api.md; with another
-    `out`, that file alone (the tables stay where the docs are)."""
+    """docs/reference.md (and docs/llms.txt beside it); with another `out`, that file alone."""
     document = current_document()
     text = reference_markdown(document)
     tables = out.resolve() == REFERENCE_PATH
@@ -368,7 +378,6 @@ def run(out: Path, check: bool) -> int:
     if check:
         stale = [
             *([] if out.exists() and out.read_text(encoding="utf-8") == text else [out]),
-            *(endpoint_tables.stale() if tables else []),
             *([LLMS_PATH] if tables and not _same(LLMS_PATH, llms) else []),
         ]
         for path in stale:
@@ -376,8 +385,6 @@ def run(out: Path, check: bool) -> int:
         return 1 if stale else 0
     out.write_text(text, encoding="utf-8")
     print(f"wrote {out} ({len(text.splitlines())} lines)")
-    for path in endpoint_tables.write() if tables else []:
-        print(f"wrote the endpoint table of {path}")
     if tables:
         LLMS_PATH.write_text(llms, encoding="utf-8")
         print(f"wrote {LLMS_PATH}")

@@ -1,33 +1,32 @@
-"""docs/access.md and docs/api.md list every registry id with its group, path and summary, as the
-route declarations state them (written by `just reference`), and nothing else."""
+"""docs/reference.md holds the one table of endpoints: every registry id with its path, group,
+summary and who may call it, as the route declarations state them (written by `just reference`);
+docs/access.md and docs/api.md link to it rather than keep copies."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-import pytest
-
-from serve import endpoint_tables
 from serve.endpoints import endpoints
 
-
-def test_the_endpoint_tables_are_current() -> None:
-    assert endpoint_tables.stale() == [], "run `just reference` and commit the docs it rewrites"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def test_the_access_table_lists_every_endpoint_once_with_its_group_path_and_summary() -> None:
-    text = (endpoint_tables.DOCS / "access.md").read_text()
-    rows = re.findall(r"^\| `([a-z_.]+)` \| ([a-z]+) \| `(/v1[^`]*)` \| ([^|]+) \|", text, flags=re.M)
-    expected = [(e.id, e.group, e.openapi_path, e.summary) for e in endpoints().values()]
-    assert [(i, g, p, w.strip()) for i, g, p, w in rows] == expected
+def test_the_reference_lists_every_endpoint_once_with_its_group_summary_and_access() -> None:
+    text = (DOCS / "reference.md").read_text()
+    rows = re.findall(
+        r"^\| `GET ([^`]*)` \| `([a-z_.]+)` \| `([a-z]+)` \| ([^|]+) \| ([a-z ]+) \|$", text, flags=re.M
+    )
+    access = {True: "public", False: "key"}
+    expected = [
+        (e.openapi_path, e.id, e.group, e.summary, "admin account only" if e.admin else access[e.public])
+        for e in endpoints().values()
+    ]
+    found = [(p, i, g, w.strip(), a) for p, i, g, w, a in rows if i in {e.id for e in endpoints().values()}]
+    assert sorted(found) == sorted(expected)
 
 
-def test_a_table_whose_markers_are_missing_is_refused() -> None:
-    with pytest.raises(ValueError, match="markers"):
-        endpoint_tables.refreshed("| id |\n", endpoint_tables.access_table())
-
-
-def test_a_stale_table_is_rewritten_between_its_markers_only() -> None:
-    text = f"before\n{endpoint_tables.BEGIN}\n| old |\n{endpoint_tables.END}\nafter\n"
-    out = endpoint_tables.refreshed(text, ["| new |"])
-    assert out == f"before\n{endpoint_tables.BEGIN}\n| new |\n{endpoint_tables.END}\nafter\n"
+def test_access_and_api_link_to_the_one_table() -> None:
+    for name in ("access.md", "api.md"):
+        text = (DOCS / name).read_text()
+        assert "reference.md#endpoints" in text and "<!-- endpoints:" not in text, name

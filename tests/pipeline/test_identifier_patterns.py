@@ -79,7 +79,6 @@ SEARCHING = {
     "serve.app._NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
-    "serve.endpoint_tables.GENERATED": "finds the generated endpoint table inside a document of docs/",
     "alpha_results_seal.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",
     "serve.representation._LINE_SEPARATORS": "finds U+2028 and U+2029 inside an NDJSON body, to escape them",
     "serve.prometheus._LIVE_GAUGE_FILE": "finds the worker pid in the name of a metrics file the server wrote",
