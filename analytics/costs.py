@@ -222,21 +222,29 @@ def _turnover(
     per_week_turnover = np.bincount(week_index, weights=turnover, minlength=weeks.size)
     per_week_gross = np.bincount(week_index, weights=gross, minlength=weeks.size)
     bucketed_weeks = np.unique(week[bucket > 0]).size
+    per_year = conventions(view).weeks_per_year
     deciles = []
     for q in range(1, BUCKET_COUNT + 1):
         mine = bucket == q
         mean = float(np.sum(turnover[mine]) / bucketed_weeks) if bucketed_weeks else math.nan
         deciles.append(
             TurnoverBucket(
-                bucket=f"Q{q}", rank=q, weeks=int(np.count_nonzero(mine)), mean_turnover=number(mean)
+                bucket=f"Q{q}",
+                rank=q,
+                weeks=int(np.count_nonzero(mine)),
+                mean_turnover=number(mean),
+                annual_turnover=number(mean * per_year),
             )
         )
+    mean_weekly = float(np.mean(per_week_turnover))
     by_decile = TurnoverByDecile(
         score_field=wire.traded_score(book),
         weight_field=f"{book}_target_weight",
         weeks=int(weeks.size),
         bucketed_weeks=int(bucketed_weeks),
-        mean_weekly_turnover=number(float(np.mean(per_week_turnover))),
+        mean_weekly_turnover=number(mean_weekly),
+        weeks_per_year=per_year,
+        mean_annual_turnover=number(mean_weekly * per_year),
         unbucketed_mean_turnover=number(float(np.sum(turnover[bucket == 0]) / weeks.size)),
         buckets=deciles,
     )

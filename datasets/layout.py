@@ -25,6 +25,7 @@ from alpha_results_seal.identifiers import ALPHA_ID_PATTERN as ALPHA_ID_PATTERN
 from alpha_results_seal.identifiers import BENCHMARK_SYMBOL_PATTERN as BENCHMARK_SYMBOL_PATTERN
 from alpha_results_seal.identifiers import check_alpha_id as check_alpha_id
 from alpha_results_seal.identifiers import join as join
+from schemas.lake import tables_laid
 
 POINTER_FILE = "_current.json"
 
@@ -32,29 +33,10 @@ POINTER_FILE = "_current.json"
 ALPHA_JSON = "alpha.json"  # catalogue entry: identity, completeness, kinds, books, build facts
 DESCRIPTION_JSON = "description.json"  # normalised written description (absent when none sealed)
 SOURCE_JSON = "source.json"  # source archive record (absent when none recorded)
-SINGLE_FILE_TABLES = (
-    "rebalances",  # date, week_status, n_symbols, cohort_size
-    "books",  # book, kind, raw, sessions, rows, from, to
-    "metrics_stored",  # scope, period, metric, value (as sealed)
-    "exposures",  # per week and name: sector, style loadings, adv (as sealed, the optional kind)
-    "weekly_signal",  # per week: ic, raw_ic, n obs, coverage, decile spread
-    "weekly_deciles",  # per week and bucket Q1..Q10 on raw_score
-    "weekly_term",  # per week and horizon (1, 2, 4, 8 weeks): ic on compounded forward returns
-    "weekly_autocorr",  # per week and lag (1..8): rank autocorrelation of raw_score
-    "analytics_drawdowns",  # per book: drawdown episodes over the whole history
-    "analytics_rolling",  # per book, window (13, 26, 52 weeks) and week: trailing IC and return figures
-    "analytics_turnover",  # per book, week and score decile: one-way turnover of target weights
-    "analytics_attribution",  # per book, session and name: net P&L, leg, return contribution, realised weight
-    "analytics_capacity",  # per ledger book and fill: notional, modelled cost, its impact part, adv
-    "analytics_factor_weeks",  # per week: the factor regression's names and R^2, the feature-neutral ICs
-    "analytics_factor_returns",  # per week and factor: the estimated factor return
-    "analytics_factor_exposures",  # per book, week and factor: exposure and its part of the return
-    "analytics_factor_attribution",  # per book and week: book, common and specific return
-    "analytics_quantiles",  # per score, quantile count (2..10), week and quantile: names, mean forward return
-    "analytics_sector_ic",  # per score, week and sector of the exposures: rank IC within the sector, names
-)
-YEAR_PARTITIONED_TABLES = ("decisions",)  # decisions/year=YYYY/part-0.parquet
-BOOK_PARTITIONED_TABLES = ("portfolio", "positions", "pnl", "trades")  # <t>/book=<b>/part-0.parquet
+# The tables are declared once, with their schema and serving file, in `schemas.lake.TABLES`.
+SINGLE_FILE_TABLES = tables_laid("single")  # {table}.parquet
+YEAR_PARTITIONED_TABLES = tables_laid("year")  # decisions/year=YYYY/part-0.parquet
+BOOK_PARTITIONED_TABLES = tables_laid("book")  # <t>/book=<b>/part-0.parquet
 PART_FILE = "part-0.parquet"
 
 # The serving layout (internal): what the server maps, written next to the analysts' Parquet.

@@ -40,25 +40,8 @@ BOOK_TABLE_ORDERS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 """Physical order inside one book: the endpoint's default order."""
 
-SMALL_TABLES = (
-    "books",
-    "metrics_stored",
-    "weekly_signal",
-    "weekly_deciles",
-    "weekly_term",
-    "weekly_autocorr",
-    "analytics_drawdowns",
-    "analytics_rolling",
-    "analytics_turnover",
-    "analytics_attribution",
-    "analytics_capacity",
-    "analytics_factor_weeks",
-    "analytics_factor_returns",
-    "analytics_factor_exposures",
-    "analytics_factor_attribution",
-    "analytics_quantiles",
-    "analytics_sector_ic",
-)
+SMALL_TABLES = tuple(t.name for t in lake.TABLES if t.small)
+"""The tables served as they are (`schemas.lake.TABLES`, serving "as_is")."""
 
 
 def timestamps_as_text(table: pa.Table) -> pa.Table:

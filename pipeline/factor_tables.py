@@ -22,6 +22,7 @@ import polars as pl
 
 from alpha_results_seal.arrow_schemas import STYLE_FACTORS
 from analytics import factor_model
+from analytics.compounding import total_growth
 from analytics.ranks import spearman_by
 from schemas import wire
 
@@ -128,7 +129,7 @@ def holding_periods(weeks: pl.DataFrame, ledger: pl.DataFrame) -> pl.DataFrame:
     start = ordered["starting_equity"].cast(pl.Float64).to_numpy()
     end = ordered["ending_equity"].cast(pl.Float64).to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
-        growth = np.where(start != 0, end / start, np.nan)
+        returns = np.where(start != 0, end / start - 1.0, np.nan)
     rows: dict[str, list[object]] = {"date": [], "first_session": [], "sessions": [], "book_return": []}
     for day, following in weeks.select("date", "next_date").iter_rows():
         if following is None:
@@ -140,7 +141,7 @@ def holding_periods(weeks: pl.DataFrame, ledger: pl.DataFrame) -> pl.DataFrame:
         rows["date"].append(day)
         rows["first_session"].append(days[a].item())
         rows["sessions"].append(b - a)
-        rows["book_return"].append(float(np.prod(growth[a:b])) - 1.0)
+        rows["book_return"].append(total_growth(returns[a:b]) - 1.0)
     return pl.DataFrame(
         rows,
         schema={"date": pl.Date, "first_session": pl.Date, "sessions": pl.Int32, "book_return": pl.Float64},

@@ -6,6 +6,9 @@ path, not in the files. docs/lake.md documents the same tables for analysts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 import pyarrow as pa
 
 from alpha_results_seal.arrow_schemas import STYLE_FACTORS
@@ -442,29 +445,158 @@ SCORE_NEIGHBOURS = pa.schema(
 """One alpha's nearest neighbours on the scores basis, nearest first:
 `{root}/catalogue/neighbours/{alpha_id}/{token}.parquet` (pipeline/catalogue_neighbours.py)."""
 
-TABLE_SCHEMAS: dict[str, pa.Schema] = {
-    "rebalances": REBALANCES,
-    "decisions": DECISIONS,
-    "books": BOOKS,
-    "portfolio": PORTFOLIO,
-    "positions": POSITIONS,
-    "pnl": PNL,
-    "trades": TRADES,
-    "metrics_stored": METRICS_STORED,
-    "exposures": EXPOSURES,
-    "weekly_signal": WEEKLY_SIGNAL,
-    "weekly_deciles": WEEKLY_DECILES,
-    "weekly_term": WEEKLY_TERM,
-    "weekly_autocorr": WEEKLY_AUTOCORR,
-    "analytics_drawdowns": ANALYTICS_DRAWDOWNS,
-    "analytics_rolling": ANALYTICS_ROLLING,
-    "analytics_turnover": ANALYTICS_TURNOVER,
-    "analytics_attribution": ANALYTICS_ATTRIBUTION,
-    "analytics_capacity": ANALYTICS_CAPACITY,
-    "analytics_factor_weeks": ANALYTICS_FACTOR_WEEKS,
-    "analytics_factor_returns": ANALYTICS_FACTOR_RETURNS,
-    "analytics_factor_exposures": ANALYTICS_FACTOR_EXPOSURES,
-    "analytics_factor_attribution": ANALYTICS_FACTOR_ATTRIBUTION,
-    "analytics_quantiles": ANALYTICS_QUANTILES,
-    "analytics_sector_ic": ANALYTICS_SECTOR_IC,
-}
+Layout = Literal["single", "year", "book"]
+"""How a table's Parquet lies in a build: one file (`{table}.parquet`), partitioned by year
+(`{table}/year=YYYY/part-0.parquet`) or by book (`{table}/book=<b>/part-0.parquet`)."""
+Serving = Literal["as_is", "rebalances", "decisions", "books", "none"]
+"""How `serving/` holds it (datasets/serving_layout.py): a small table as it is, the rebalance index
+with each week's decision rows, the decisions in `/scores` order, every book in one file with its
+row ranges, or not at all (read from the Parquet only)."""
+
+
+@dataclass(frozen=True)
+class LakeTable:
+    """One table of an alpha build: its name, Arrow schema, Parquet layout and serving file."""
+
+    name: str
+    schema: pa.Schema
+    layout: Layout
+    serving: Serving
+    about: str
+
+    @property
+    def small(self) -> bool:
+        """Served as it is: a small table a worker maps whole."""
+        return self.serving == "as_is"
+
+
+TABLES: tuple[LakeTable, ...] = (
+    LakeTable("rebalances", REBALANCES, "single", "rebalances", "date, week_status, n_symbols, cohort_size"),
+    LakeTable("decisions", DECISIONS, "year", "decisions", "per week and name: the sealed decision rows"),
+    LakeTable("books", BOOKS, "single", "as_is", "book, kind, raw, sessions, rows, from, to"),
+    LakeTable("portfolio", PORTFOLIO, "book", "books", "per book and session: the ledger"),
+    LakeTable("positions", POSITIONS, "book", "books", "per book, session and name: the positions"),
+    LakeTable("pnl", PNL, "book", "books", "per book, session and name: the P&L"),
+    LakeTable("trades", TRADES, "book", "books", "per book and fill: the trades"),
+    LakeTable(
+        "metrics_stored", METRICS_STORED, "single", "as_is", "scope, period, metric, value (as sealed)"
+    ),
+    LakeTable(
+        "exposures",
+        EXPOSURES,
+        "single",
+        "none",
+        "per week and name: sector, style loadings, adv (as sealed, the optional kind)",
+    ),
+    LakeTable(
+        "weekly_signal",
+        WEEKLY_SIGNAL,
+        "single",
+        "as_is",
+        "per week: ic, raw_ic, n obs, coverage, decile spread",
+    ),
+    LakeTable(
+        "weekly_deciles", WEEKLY_DECILES, "single", "as_is", "per week and bucket Q1..Q10 on raw_score"
+    ),
+    LakeTable(
+        "weekly_term",
+        WEEKLY_TERM,
+        "single",
+        "as_is",
+        "per week and horizon (1, 2, 4, 8 weeks): ic on compounded forward returns",
+    ),
+    LakeTable(
+        "weekly_autocorr",
+        WEEKLY_AUTOCORR,
+        "single",
+        "as_is",
+        "per week and lag (1..8): rank autocorrelation of raw_score",
+    ),
+    LakeTable(
+        "analytics_drawdowns",
+        ANALYTICS_DRAWDOWNS,
+        "single",
+        "as_is",
+        "per book: drawdown episodes over the whole history",
+    ),
+    LakeTable(
+        "analytics_rolling",
+        ANALYTICS_ROLLING,
+        "single",
+        "as_is",
+        "per book, window (13, 26, 52 weeks) and week: trailing IC and return figures",
+    ),
+    LakeTable(
+        "analytics_turnover",
+        ANALYTICS_TURNOVER,
+        "single",
+        "as_is",
+        "per book, week and score decile: one-way turnover of target weights",
+    ),
+    LakeTable(
+        "analytics_attribution",
+        ANALYTICS_ATTRIBUTION,
+        "single",
+        "as_is",
+        "per book, session and name: net P&L, leg, return contribution, realised weight",
+    ),
+    LakeTable(
+        "analytics_capacity",
+        ANALYTICS_CAPACITY,
+        "single",
+        "as_is",
+        "per ledger book and fill: notional, modelled cost, its impact part, adv",
+    ),
+    LakeTable(
+        "analytics_factor_weeks",
+        ANALYTICS_FACTOR_WEEKS,
+        "single",
+        "as_is",
+        "per week: the factor regression's names and R^2, the feature-neutral ICs",
+    ),
+    LakeTable(
+        "analytics_factor_returns",
+        ANALYTICS_FACTOR_RETURNS,
+        "single",
+        "as_is",
+        "per week and factor: the estimated factor return",
+    ),
+    LakeTable(
+        "analytics_factor_exposures",
+        ANALYTICS_FACTOR_EXPOSURES,
+        "single",
+        "as_is",
+        "per book, week and factor: exposure and its part of the return",
+    ),
+    LakeTable(
+        "analytics_factor_attribution",
+        ANALYTICS_FACTOR_ATTRIBUTION,
+        "single",
+        "as_is",
+        "per book and week: book, common and specific return",
+    ),
+    LakeTable(
+        "analytics_quantiles",
+        ANALYTICS_QUANTILES,
+        "single",
+        "as_is",
+        "per score, quantile count (2..10), week and quantile: names, mean forward return",
+    ),
+    LakeTable(
+        "analytics_sector_ic",
+        ANALYTICS_SECTOR_IC,
+        "single",
+        "as_is",
+        "per score, week and sector of the exposures: rank IC within the sector, names",
+    ),
+)
+"""Every table of an alpha build, declared once: the layout's lists (`datasets.layout`
+`SINGLE_FILE_TABLES`, `YEAR_PARTITIONED_TABLES`, `BOOK_PARTITIONED_TABLES`), the serving layout's
+small tables (`datasets.serving_layout.SMALL_TABLES`) and `TABLE_SCHEMAS` derive from it, in its order."""
+
+TABLE_SCHEMAS: dict[str, pa.Schema] = {t.name: t.schema for t in TABLES}
+
+
+def tables_laid(layout: Layout) -> tuple[str, ...]:
+    """The names of the tables of one Parquet layout, in `TABLES` order."""
+    return tuple(t.name for t in TABLES if t.layout == layout)

@@ -436,6 +436,15 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
             unit="ratio",
         ),
     ]
+    annual_turnover: Annotated[
+        float | None,
+        figure(
+            "The decile's mean weekly one-way turnover annualised: mean_turnover x the run's weeks per year "
+            "(turnover_by_decile.weeks_per_year), the dashboard's one turnover basis",
+            "mean_turnover * weeks_per_year",
+            unit="per_year",
+        ),
+    ]
 
 
 class TurnoverByDecile(Body, kw_only=True, frozen=True):
@@ -458,6 +467,17 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
             "Mean over weeks of the whole book's one-way turnover",
             "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
             unit="ratio",
+        ),
+    ]
+    weeks_per_year: Annotated[
+        int, figure("Weeks per year the annual figures are annualised with (the run's, 52)", unit="weeks")
+    ]
+    mean_annual_turnover: Annotated[
+        float | None,
+        figure(
+            "The book's mean weekly one-way turnover annualised: mean_weekly_turnover x weeks_per_year",
+            "mean_weekly_turnover * weeks_per_year",
+            unit="per_year",
         ),
     ]
     unbucketed_mean_turnover: Annotated[

@@ -801,8 +801,10 @@ def test_an_alpha_page_draws_every_chart_from_every_page_of_its_series(
     assert sum("benchmarks/SPY" in url for url in paged) == -(-len(spy["data"]) // SMALL_PAGE)
     assert all(f"from={first}" in url and f"to={last}" in url for url in paged if "benchmarks" in url)
 
-    # The returns table is the equity curve's daily returns compounded by month and year: every
-    # month of every page is there, to the digit shown.
+    # The returns table is /analytics/returns as served, to the digit shown; that answer is the
+    # equity curve's daily returns compounded by month and year: every month of every page is there.
+    served = site.api(f"/v1/alphas/{ALPHA}/analytics/returns", site.keys.full).json()["data"]
+    served_months = {m["month"]: m["book_return"] for m in served["months"]}
     growth: dict[str, float] = {}
     for row in equity["data"]:
         if row["period_return"] is not None:
@@ -816,6 +818,12 @@ def test_an_alpha_page_draws_every_chart_from_every_page_of_its_series(
         for index, text in enumerate(row[1:13]):
             month = f"{row[0]}-{index + 1:02d}"
             assert text == (f"{(growth[month] - 1) * 100:.1f}%" if month in growth else "—"), (month, text)
+            assert text == (f"{served_months[month] * 100:.1f}%" if month in served_months else "—"), (
+                month,
+                text,
+            )
+        year = next(y for y in served["years"] if str(y["year"]) == row[0])
+        assert row[13] == f"{year['book_return'] * 100:.2f}%", (row[0], row[13])
     total = equity["meta"]["summary"]["total_return"]
     assert f"{total * 100:.2f}%" in page.inner_text("#equity-summary")
 
@@ -936,7 +944,11 @@ def test_the_benchmark_shows_the_price_basis_of_its_window(site: Site, tab: Any,
         for chart, series in (("cumulative-return", label), ("drawdown", f"{label} drawdown")):
             legend = cell_texts(page, f"[data-chart='{chart}'] .u-legend .u-series .u-label")
             assert series in legend, (chart, legend)
-        assert cell_texts(page, "table.returns thead th")[-1] == label
+        # The returns table's SPY year is /analytics/returns', on the basis that answer states.
+        served = site.api(f"/v1/alphas/{alpha}/analytics/returns", site.keys.full).json()["data"]
+        assert (
+            cell_texts(page, "table.returns thead th")[-1] == f"SPY ({BASIS_LABELS[served['return_basis']]})"
+        )
     assert bases == {"close", "adjusted_close"}
     keep_screenshot(page, tmp_path, "benchmark-basis.png")
     check_clean(site, visit)

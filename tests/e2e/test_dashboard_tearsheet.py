@@ -670,17 +670,26 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
         rel=1e-9,
     )
 
-    # The monthly heatmap: each month's daily returns compounded (pandas here).
+    # The monthly heatmap draws /analytics/returns as served, cell by cell; that answer is each
+    # month's daily returns compounded (pandas here).
+    served = site.api(f"/v1/alphas/{ALPHA}/analytics/returns", token, book="long_short").json()["data"]
+    cells = heatmap(page, "sheet-monthly")
+    spy_year = f"SPY ({served['return_basis'].replace('_', ' ')})"
+    for m in served["months"]:
+        year, month = m["month"].split("-")
+        assert cells[(year, MONTHS[int(month) - 1])] == m["book_return"], m
+    for y in served["years"]:
+        assert cells[(str(y["year"]), "Year")] == y["book_return"], y
+        assert cells[(str(y["year"]), spy_year)] == y["benchmark_return"], y
+    assert sum(v is not None for (_, column), v in cells.items() if column in MONTHS) == len(served["months"])
     returns = pd.Series({r["date"]: r["period_return"] for r in equity}, dtype=float)
     returns.index = pd.to_datetime(returns.index)
     monthly = (1 + returns).groupby([returns.index.year, returns.index.month]).prod() - 1
     yearly = (1 + returns).groupby(returns.index.year).prod() - 1
-    cells = heatmap(page, "sheet-monthly")
     for (year, month), value in monthly.items():
         assert close(cells[(str(year), MONTHS[month - 1])], float(value), 1e-12), (year, month)
     for year, value in yearly.items():
         assert close(cells[(str(year), "Year")], float(value), 1e-12), year
-    assert sum(v is not None for (_, column), v in cells.items() if column in MONTHS) == len(monthly)
     # The benchmark's year over the book's sessions, its return on each (read from before the first).
     wide, _ = rows_of(site, "/v1/benchmarks/SPY/daily", token, **{"from": "2020-12-01", "to": last})
     spy_returns = pd.Series({r["date"]: r["period_return"] for r in wide}, dtype=float).reindex(
@@ -690,7 +699,7 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     for year, value in (
         (1 + spy_returns.dropna()).groupby(spy_returns.dropna().index.year).prod() - 1
     ).items():
-        assert close(cells[(str(year), spy_name)], float(value), 1e-12), year
+        assert close(cells[(str(year), spy_year)], float(value), 1e-12), year
 
     # Rolling information ratio and mean IC: /analytics/rolling as served.
     rolling, rolling_meta = rows_of(
@@ -700,7 +709,13 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     all_close(path_values(page, "sheet-rolling-ir"), [r["information_ratio"] for r in rolling])
     all_close(path_values(page, "sheet-rolling-ic"), [r["mean_ic"] for r in rolling])
 
-    # The rolling beta, recomputed with numpy: cov / var over each trailing 126 sessions with both returns.
+    # The rolling beta draws /analytics/returns' beta.points as served; those are cov / var over each
+    # trailing 126 sessions with both returns (numpy here).
+    points = served["beta"]["points"]
+    assert [p["date"] for p in points] == [r["date"] for r in equity]
+    assert served["beta"]["window_sessions"] == BETA_WINDOW
+    assert served["beta"]["min_observations"] == BETA_LEAST
+    all_close(path_values(page, "sheet-rolling-beta"), [p["beta"] for p in points], rel=0)
     r = returns.to_numpy()
     b = spy_returns.to_numpy()
     expected: list[float | None] = []
@@ -715,17 +730,6 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
             float(np.cov(x, y, ddof=1)[0, 1] / np.var(y, ddof=1)) if len(x) >= BETA_LEAST else None
         )
     all_close(path_values(page, "sheet-rolling-beta"), expected, rel=1e-9)
-    # The page's beta is the risk route's convention: over the whole history it is /analytics/risk's.
-    risk = site.api(f"/v1/alphas/{ALPHA}/analytics/risk", token).json()["data"]
-    whole = page.evaluate(
-        """async ([r, b]) => {
-          const base = document.querySelector("script[type=module]").src.replace(/app\\.js$/, "");
-          const { beta } = await import(`${base}series_figures.js`);
-          return beta(r.map((x, i) => [x, b[i]]).filter(([x, y]) => x !== null && y !== null));
-        }""",
-        [[None if np.isnan(v) else float(v) for v in r], [None if np.isnan(v) else float(v) for v in b]],
-    )
-    assert close(whole, risk["benchmark"]["beta"]["value"], 1e-9), (whole, risk["benchmark"]["beta"])
 
     # Quantile returns and IC by month and sector: /analytics/quantiles as served; its IC by month is the
     # mean of each month's weekly ICs of /metrics panel.ic_weekly (pandas here).

@@ -60,6 +60,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.drawdowns": re.compile(r"/v1/alphas/[^/]+/analytics/drawdowns"),
     "analytics.rolling": re.compile(r"/v1/alphas/[^/]+/analytics/rolling"),
     "analytics.costs": re.compile(r"/v1/alphas/[^/]+/analytics/costs"),
+    "analytics.returns": re.compile(r"/v1/alphas/[^/]+/analytics/returns"),
     "analytics.doc": re.compile(r"/v1/alphas/[^/]+/analytics/_doc"),
     "analytics.combine": re.compile(r"/v1/analytics/combine"),
     "analytics.screen": re.compile(r"/v1/analytics/screen"),
@@ -910,7 +911,29 @@ class Generator:
             self.residual(alpha)
         # Issue 47's promotion preview, last, with a generator of its own (as capacity).
         self.promotion_preview()
+        # Issue 46's calendar returns and trailing beta, last, with a generator of its own (as capacity).
+        self.calendar_returns()
         return self.requests
+
+    def calendar_returns(self) -> None:
+        """Issue 46's `/analytics/returns` per alpha: whole history (every token: a key without
+        benchmarks.daily gets the book's figures without SPY's), each book over a random window, and
+        bad input (an unknown book, a window that is not one, an unknown alpha)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:calendar_returns")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/returns"
+                self.add(base, TOKENS)
+                for book in self.book_choices(alpha, "portfolio"):
+                    params = [("book", book), *self.window(alpha.sessions)]
+                    self.add(base + query(self.shuffled(params)), ["raw"])
+            path = f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/returns"
+            for bad in ("book=nope", "from=2022-02-30", "limit=5"):
+                self.add(f"{path}?{bad}", ["raw", "plain"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/returns", TOKENS)
+        finally:
+            self.rng = shared
 
     def promotion_preview(self) -> None:
         """Issue 47's `/analytics/promotion_preview` per alpha (an app without records: every alpha

@@ -1,12 +1,12 @@
 // Costs (GET /v1/alphas/{alpha}/analytics/costs): the break-even cost against the modelled one,
 // the information ratio before and after costs, P&L gross and net, and turnover by score decile
-// (weekly one-way turnover, annualised x 52 to the page's one turnover basis, per year).
+// (per year, the page's one turnover basis, as the route annualises it: `annual_turnover`).
 
 import { alphaPath, apiGet } from "./api.js";
 import { COLORS, categoryChart } from "./charts.js";
 import { fill, h, note, showError, warningList } from "./dom.js";
 import { int, num } from "./format.js";
-import { inUnit, WEEKS_PER_YEAR } from "./labels.js";
+import { inUnit } from "./labels.js";
 import { entryTable } from "./stat_entry.js";
 
 const FIGURES = [
@@ -23,7 +23,11 @@ const FIGURES = [
 ];
 
 export function costFigures(data) {
-  const pick = (path) => path.split(".").reduce((o, k) => (o ? o[k] : undefined), data);
+  const pick = (path) => {
+    let found = data;
+    for (const key of path.split(".")) found = found ? found[key] : undefined;
+    return found;
+  };
   return FIGURES.map((path) => [path, pick(path)]);
 }
 
@@ -49,7 +53,7 @@ export async function loadCosts(body, alpha, { signal }) {
       name: "turnover-deciles",
       title: "Mean turnover by score decile (per year)",
       labels: deciles.buckets.map((b) => b.bucket),
-      values: deciles.buckets.map((b) => (b.mean_turnover == null ? null : b.mean_turnover * WEEKS_PER_YEAR)),
+      values: deciles.buckets.map((b) => b.annual_turnover),
       color: COLORS.deciles,
       format: num,
       axis: "Decile",
@@ -57,7 +61,7 @@ export async function loadCosts(body, alpha, { signal }) {
     });
     chart.append(
       note(
-        `${int(deciles.bucketed_weeks)} of ${int(deciles.weeks)} weeks bucketed by ${deciles.score_field}; the book's mean turnover ${inUnit(deciles.mean_weekly_turnover, "per_week")} (${deciles.weight_field}; weekly one-way turnover x ${WEEKS_PER_YEAR}).`,
+        `${int(deciles.bucketed_weeks)} of ${int(deciles.weeks)} weeks bucketed by ${deciles.score_field}; the book's mean turnover ${inUnit(deciles.mean_annual_turnover, "per_year")} (${deciles.weight_field}; weekly one-way turnover x ${int(deciles.weeks_per_year)}, annual_turnover of GET …/analytics/costs).`,
         "caption",
       ),
     );

@@ -1,8 +1,8 @@
 // Cumulative return of a book against the market benchmark, its drawdown beneath, and the table of
 // monthly and yearly returns. Every row of /v1/alphas/{alpha}/equity-curve and of the benchmark's
-// (over the same dates) is read, page by page.
+// (over the same dates) is read, page by page; the table is /analytics/returns as served.
 
-import { alphaPath, apiGetAll, isAbort } from "./api.js";
+import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
 import { COLORS, timeChart } from "./charts.js";
 import { errorBox, fill, h, note, showError, warningList } from "./dom.js";
 import { dateSeconds, pct, pp } from "./format.js";
@@ -37,6 +37,11 @@ export function renderPerformance(body, alpha, { signal, split = NO_SPLIT }) {
   async function load(bookName) {
     const ticket = ++latest;
     fill(content, note("Loading…"));
+    // Asked at once; its refusal shows in the table's place only.
+    const calendar = apiGet(alphaPath(alpha, "/analytics/returns"), { book: bookName }, { signal }).then(
+      (answer) => ({ answer }),
+      (error) => ({ error }),
+    );
     let equity;
     try {
       equity = await apiGetAll(alphaPath(alpha, "/equity-curve"), { book: bookName }, { limit: 500, signal });
@@ -63,11 +68,13 @@ export function renderPerformance(body, alpha, { signal, split = NO_SPLIT }) {
       if (isAbort(error)) return;
       benchmarkError = error;
     }
+    const returned = await calendar;
+    if (returned.error && isAbort(returned.error)) return;
     if (ticket !== latest) return;
-    draw(equity, benchmark, benchmarkError, bookName);
+    draw(equity, benchmark, benchmarkError, bookName, returned);
   }
 
-  function draw(equity, benchmark, benchmarkError, bookName) {
+  function draw(equity, benchmark, benchmarkError, bookName, returned) {
     const summary = equity.meta.summary || {};
     const bench = benchmark ? benchmark.data : [];
     const dates = [...new Set([...equity.data.map((r) => r.date), ...bench.map((r) => r.date)])].sort();
@@ -110,7 +117,7 @@ export function renderPerformance(body, alpha, { signal, split = NO_SPLIT }) {
       charts,
       h("h3", {}, "Monthly and yearly returns"),
       note(
-        `Compounded from the daily period_return of the ${bookName} equity curve (${benchName}: of its daily series, from its first session in the window).`,
+        `The ${bookName} book's daily returns compounded by calendar month and year, and ${BENCHMARK}'s year over the book's sessions (GET /v1/alphas/{alpha}/analytics/returns).`,
         "muted",
       ),
       returns,
@@ -157,6 +164,12 @@ export function renderPerformance(body, alpha, { signal, split = NO_SPLIT }) {
       zeroLine: false,
     });
     split.follow(drawdown);
-    renderReturnsTable(returns, equity.data, bench, benchName);
+    if (returned.error) showError(returns, returned.error, "The monthly and yearly returns could not be read");
+    else {
+      const served = returned.answer.data;
+      // The basis of SPY's years as the route states it (it compounds SPY's daily returns of its whole history).
+      const yearName = served.return_basis ? `${BENCHMARK} (${(BASES[served.return_basis] || { label: served.return_basis }).label})` : BENCHMARK;
+      renderReturnsTable(returns, served, yearName);
+    }
   }
 }

@@ -131,7 +131,7 @@ export function icByMonthBlock(answer) {
         { text: "no week", fill: divergingFill(null, scale) },
       ],
     }),
-    note(`Each cell: the mean of the weekly rank ICs (the IC /metrics uses, ${answer.data.signal} signal) of the weeks dated in that month (ic_by_month). ${int(months.reduce((s, m) => s + m.weeks, 0))} weeks.`, "caption"),
+    note(`Each cell: the mean of the weekly rank ICs (the IC /metrics uses, ${answer.data.signal} signal) of the weeks dated in that month (ic_by_month). ${int(months.length)} months with a measurable IC.`, "caption"),
   ];
 }
 

@@ -6,7 +6,9 @@
 // capital, fragility, costs, the correlation to the reference set). Then the headline figures side
 // by side (/metrics core, /analytics/risk, /analytics/checks of each alpha, whole histories), the
 // cumulative returns compounded over the sessions every alpha holds, with the market benchmark over
-// the same sessions, and the correlation matrix of their daily returns (/analytics/correlation, each
+// the same sessions (GET /v1/analytics/combine of the set, one request an alpha, each weighting that
+// alpha alone: the route serves each curve on the set's common sessions; one alpha alone: its
+// /equity-curve and SPY's daily series from its first session), and the correlation matrix of their daily returns (/analytics/correlation, each
 // pair over its own common sessions). "Download HTML" saves it as one self-contained file.
 
 import { alphaPath, apiGet, apiGetAll, isAbort } from "./api.js";
@@ -17,8 +19,7 @@ import { errorBox, fill, h, note, numberCell, showError, table } from "./dom.js"
 import { DASH, fixed, int, pct } from "./format.js";
 import { figureName, unitText } from "./labels.js";
 import { BENCHMARK } from "./market.js";
-import { BENCHMARK_LEAD_DAYS, answered, buildOf, generatedAt, paginate, policyOf, sheetPage, shiftDays } from "./print_pages.js";
-import { alignedCurves } from "./series_figures.js";
+import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { entryCell, icirLabel, verdictBadge } from "./stat_entry.js";
 import { DASHES, divergingFill, heatmapSvg, legendSvg, lineChartSvg, PALETTE, POSITIVE } from "./svg.js";
 import { downloadSheet } from "./tearsheet_export.js";
@@ -127,14 +128,55 @@ async function readAll(alphas, signal) {
   );
   const outcomes = perAlpha.flatMap((a) => [a.metrics, a.risk, a.checks, a.equity, a.correlation, a.promotions, a.live, a.capacity, a.attribution, a.costs]);
   if (outcomes.some((o) => o.status === "rejected" && isAbort(o.reason))) return null;
-  const aligned = alignedCurves(perAlpha.filter((a) => answered(a.equity)).map((a) => a.equity.value.data));
+  const books = perAlpha.filter((a) => answered(a.equity));
+  let combined = [];
   let benchmark = null;
-  if (aligned.dates.length) {
-    const from = shiftDays(aligned.dates[0], -BENCHMARK_LEAD_DAYS);
-    benchmark = await settle(apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from, to: aligned.dates[aligned.dates.length - 1] }, { limit: 500, signal }));
+  if (books.length >= 2) {
+    // Each alpha weighted alone over the set: the combined book is that alpha's, on the set's common sessions.
+    const set = books.map((a) => a.alpha).join(",");
+    combined = await Promise.all(
+      books.map((_, k) => {
+        const weights = books.map((__, j) => (j === k ? "1" : "0")).join(",");
+        return settle(apiGetAll("/v1/analytics/combine", { alphas: set, weighting: "given", weights }, { limit: 500, signal }));
+      }),
+    );
+    if (combined.some((o) => o.status === "rejected" && isAbort(o.reason))) return null;
+  } else if (books.length === 1 && books[0].equity.value.data.length) {
+    const rows = books[0].equity.value.data;
+    benchmark = await settle(apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from: rows[0].date, to: rows[rows.length - 1].date }, { limit: 500, signal }));
     if (benchmark.status === "rejected" && isAbort(benchmark.reason)) return null;
   }
-  return { alphas: perAlpha, benchmark };
+  return { alphas: perAlpha, books: books.map((a) => a.alpha), combined, benchmark };
+}
+
+const BASIS_LABELS = { adjusted_close: "adjusted close", close: "close" };
+
+/** The curves the report draws, as served: { dates, lines: [{alpha, values}], benchmark: {label, values} | null, refused }. */
+function alignedOf(answers) {
+  const byAlpha = new Map(answers.alphas.map((a) => [a.alpha, a]));
+  if (answers.books.length === 0) return { dates: [], lines: [], benchmark: null, refused: null };
+  if (answers.books.length === 1) {
+    const rows = byAlpha.get(answers.books[0]).equity.value.data;
+    const dates = rows.map((r) => r.date);
+    const bench = answered(answers.benchmark);
+    const spy = bench ? new Map(bench.data.map((r) => [r.date, r.cumulative_return])) : null;
+    const basis = bench && bench.meta.summary ? bench.meta.summary.return_basis : null;
+    return {
+      dates,
+      lines: [{ alpha: answers.books[0], values: rows.map((r) => r.cumulative_return) }],
+      benchmark: spy ? { label: `${BENCHMARK} (${BASIS_LABELS[basis] || basis})`, values: dates.map((d) => spy.get(d) ?? null) } : null,
+      refused: answers.benchmark && answers.benchmark.status === "rejected" ? answers.benchmark.reason : null,
+    };
+  }
+  const served = answers.combined.map(answered);
+  const first = served.find(Boolean);
+  const refusal = answers.combined.find((o) => o.status === "rejected");
+  if (!first) return { dates: [], lines: [], benchmark: null, refused: refusal ? refusal.reason : null };
+  const dates = first.data.map((r) => r.date);
+  const lines = answers.books.map((alpha, k) => ({ alpha, values: served[k] ? served[k].data.map((r) => r.cumulative_return) : null })).filter((l) => l.values);
+  const echo = first.meta.benchmark;
+  const benchmark = echo ? { label: `${echo.symbol} (${BASIS_LABELS[echo.basis] || echo.basis})`, values: first.data.map((r) => r.benchmark_cumulative_return) } : null;
+  return { dates, lines, benchmark, refused: refusal ? refusal.reason : null };
 }
 
 /**
@@ -293,34 +335,15 @@ function riskTable(answers) {
 }
 
 function curves(answers) {
-  const books = answers.alphas.filter((a) => answered(a.equity));
   const left = answers.alphas.filter((a) => !answered(a.equity));
-  const { dates, curves: values } = alignedCurves(books.map((a) => a.equity.value.data));
-  if (dates.length === 0) return note("No session is common to every alpha: there is no aligned curve.", "not-measurable");
-  const series = books.map((a, k) => ({
-    label: a.alpha,
-    values: values[k].map((v) => v * 100),
-    color: PALETTE[k % PALETTE.length],
-    dash: DASHES[k % DASHES.length],
-  }));
-  const bench = answered(answers.benchmark);
-  let benchLabel = null;
-  if (bench) {
-    const returns = new Map(bench.data.map((r) => [r.date, r.period_return]));
-    const basis = bench.meta.summary ? bench.meta.summary.return_basis : null;
-    benchLabel = `${BENCHMARK} (${basis === "adjusted_close" ? "adjusted close" : "close"})`;
-    let growth = 1;
-    series.push({
-      label: benchLabel,
-      values: dates.map((d) => {
-        growth *= 1 + (returns.get(d) ?? 0);
-        return returns.has(d) ? (growth - 1) * 100 : null;
-      }),
-      color: "#111",
-      dash: "3 3",
-      width: 1.2,
-    });
+  const { dates, lines, benchmark, refused } = alignedOf(answers);
+  if (dates.length === 0) {
+    return refused ? errorBox(refused, "The common sessions could not be read") : note("No session is common to every alpha: there is no aligned curve.", "not-measurable");
   }
+  const percent = (v) => (v == null ? null : v * 100); // the chart's unit
+  const drawn = lines.map((line, k) => ({ ...line, label: line.alpha, color: PALETTE[k % PALETTE.length], dash: DASHES[k % DASHES.length] }));
+  if (benchmark) drawn.push({ ...benchmark, color: "#111", dash: "3 3", width: 1.2 });
+  const series = drawn.map((line) => ({ label: line.label, values: line.values.map(percent), color: line.color, dash: line.dash, width: line.width }));
   const chart = lineChartSvg({
     name: "report-curves",
     title: "Cumulative return on the common sessions (%)",
@@ -332,25 +355,28 @@ function curves(answers) {
   });
   const totals = table(
     ["Alpha", "Cumulative return over the common sessions"],
-    series.map((line) => {
+    drawn.map((line) => {
       const last = line.values[line.values.length - 1];
-      const cell = numberCell(pct(last == null ? null : last / 100), last);
-      cell.setAttribute("data-value", last == null ? "" : String(last / 100));
+      const cell = numberCell(pct(last), last);
+      cell.setAttribute("data-value", last == null ? "" : String(last));
       return [h("th", { scope: "row", "data-alpha": line.label }, line.label), cell];
     }),
     { className: "data compact report-totals" },
   );
+  const many = answers.books.length > 1;
   return [
-    h("p", { class: "summary", id: "report-common" }, `${int(dates.length)} sessions common to ${books.length === 1 ? "the alpha" : `all ${books.length} alphas`}, ${dates[0]} to ${dates[dates.length - 1]}.`),
+    h("p", { class: "summary", id: "report-common" }, `${int(dates.length)} sessions common to ${many ? `all ${answers.books.length} alphas` : "the alpha"}, ${dates[0]} to ${dates[dates.length - 1]}.`),
     legendSvg(series),
     chart,
     note(
-      `Each curve compounds its book's daily returns (period_return of /equity-curve, long_short, after costs) over the sessions every alpha holds, from the first of them: Π(1 + r) − 1, as /analytics/compare compounds two. A session one alpha lacks is left out of every curve. ${benchLabel ? `${benchLabel} compounds its daily returns over the same sessions.` : ""}`,
+      many
+        ? `Each curve compounds its book's daily long_short returns (after costs) over the sessions every alpha holds, from the first of them: Π(1 + r) − 1, as /analytics/compare compounds two; a session one alpha lacks is left out of every curve. Served by GET /v1/analytics/combine of the set with each alpha weighted alone (weighting=given), its cumulative_return${benchmark ? `; ${benchmark.label} its benchmark_cumulative_return over the same sessions` : ""}.`
+        : `The book's cumulative_return of /equity-curve (long_short, after costs), from its first session${benchmark ? `; ${benchmark.label} from that session (its base, 0), as /v1/benchmarks daily serves it` : ""}.`,
       "caption",
     ),
     left.length ? h("p", { class: "error" }, `Left out (their equity curve could not be read): ${left.map((a) => `${a.alpha} (${a.equity.reason.code})`).join(", ")}.`) : null,
     totals,
-    answers.benchmark && answers.benchmark.status === "rejected" ? errorBox(answers.benchmark.reason, `${BENCHMARK} could not be read`) : null,
+    refused ? errorBox(refused, many ? "A curve could not be read" : `${BENCHMARK} could not be read`) : null,
   ];
 }
 

@@ -1,29 +1,21 @@
-// Monthly and yearly returns: the daily `period_return` of the equity curve compounded per
-// calendar month and year, Π(1 + r) − 1 (nulls skipped), beside the benchmark's year.
+// Monthly and yearly returns as GET /v1/alphas/{alpha}/analytics/returns serves them: each month's
+// and year's compounded return of the book, and SPY's year over the book's sessions. Drawn only.
 
 import { fill, h, numberCell, table } from "./dom.js";
 import { DASH, MONTHS, pct } from "./format.js";
 import { valueTone } from "./labels.js";
-import { monthlyGrowth as compound, yearlyGrowth as yearly } from "./series_figures.js";
 
-const returnCell = (growth, digits) => numberCell(pct(growth - 1, digits), growth - 1, { tone: valueTone("period_return", growth - 1) });
+const returnCell = (value, digits) =>
+  value == null ? numberCell(DASH, null) : numberCell(pct(value, digits), value, { tone: valueTone("period_return", value) });
 
-export function renderReturnsTable(target, equityRows, benchmarkRows, benchmarkName) {
-  const months = compound(equityRows);
-  const years = yearly(months);
-  const benchmarkYears = yearly(compound(benchmarkRows));
-  const rows = [...years.keys()].sort().map((year) => [
-    h("th", { scope: "row" }, year),
-    ...MONTHS.map((_, i) => {
-      const growth = months.get(`${year}-${String(i + 1).padStart(2, "0")}`);
-      return growth === undefined
-        ? numberCell(DASH, null)
-        : returnCell(growth, 1);
-    }),
-    returnCell(years.get(year), 2),
-    benchmarkYears.has(year)
-      ? returnCell(benchmarkYears.get(year), 2)
-      : numberCell(DASH, null),
+/** The year × month table of `returns` (the data of /analytics/returns), `benchmarkName` heading SPY's year. */
+export function renderReturnsTable(target, returns, benchmarkName) {
+  const months = new Map(returns.months.map((m) => [m.month, m.book_return]));
+  const rows = returns.years.map((year) => [
+    h("th", { scope: "row" }, String(year.year)),
+    ...MONTHS.map((_, i) => returnCell(months.get(`${year.year}-${String(i + 1).padStart(2, "0")}`), 1)),
+    returnCell(year.book_return, 2),
+    returnCell(year.benchmark_return, 2),
   ]);
   fill(target, table(["Year", ...MONTHS, "Full year", benchmarkName], rows, { className: "data returns" }));
 }

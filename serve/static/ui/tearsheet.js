@@ -21,16 +21,15 @@ import { residualBlock } from "./residual_panel.js";
 import { costFigures } from "./costs_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
-import { add, errorBox, fill, h, note } from "./dom.js";
+import { add, errorBox, fill, h, note, warningList } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
 import { outOfSample } from "./labels.js";
 import { renderLive } from "./live_panel.js";
 import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBlock, quantileCurvesBlock, quantileParams } from "./quantiles_panel.js";
 import { BENCHMARK } from "./market.js";
-import { BENCHMARK_LEAD_DAYS, answered, buildOf, generatedAt, paginate, policyOf, sheetPage, shiftDays } from "./print_pages.js";
+import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
 import { renderRisk } from "./risk_panel.js";
-import { BETA_MIN_OBSERVATIONS, BETA_WINDOW, monthlyGrowth, rollingBeta, yearlyGrowth } from "./series_figures.js";
 import { renderSignificance } from "./significance_panel.js";
 import { entryTable, unreproducedBadge } from "./stat_entry.js";
 import { divergingFill, heatmapSvg, legendSvg, lineChartSvg } from "./svg.js";
@@ -62,6 +61,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     promotions: get("/promotions"),
     metrics: get("/metrics", { granularity: "overall" }),
     equity: all("/equity-curve", { book: "long_short" }),
+    returns: get("/analytics/returns", { book: "long_short" }),
     drawdowns: all("/analytics/drawdowns", { book: "long_short" }),
     rolling: all("/analytics/rolling", { book: "long_short", window: ROLLING_WEEKS }),
     risk: get("/analytics/risk", { book: "long_short" }),
@@ -84,8 +84,8 @@ export async function renderTearsheet(main, alpha, { signal }) {
   if (equity && equity.data.length) {
     const [first, last] = [equity.data[0].date, equity.data[equity.data.length - 1].date];
     try {
-      const from = shiftDays(first, -BENCHMARK_LEAD_DAYS);
-      benchmark = { status: "fulfilled", value: await apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from, to: last }, { limit: 500, signal }) };
+      // From the book's first session: the route serves its cumulative return and drawdown from there (its base, 0).
+      benchmark = { status: "fulfilled", value: await apiGetAll(`/v1/benchmarks/${BENCHMARK}/daily`, { from: first, to: last }, { limit: 500, signal }) };
     } catch (error) {
       if (isAbort(error)) return;
       benchmark = { status: "rejected", reason: error };
@@ -112,29 +112,16 @@ function block(id, title, outcome, draw) {
   return section;
 }
 
-/** The rows of the book and of the benchmark on the book's sessions, and the benchmark's label. */
+/** The benchmark's rows on the book's sessions, and its label: its cumulative return and drawdown
+ * as /v1/benchmarks/{symbol}/daily serves them for the window from the book's first session. */
 function marketOf(equity, benchmark) {
   const bench = answered(benchmark);
   const dates = equity.data.map((r) => r.date);
   const rows = new Map((bench ? bench.data : []).map((r) => [r.date, r]));
   const basis = bench && bench.meta.summary ? bench.meta.summary.return_basis : null;
   const label = `${BENCHMARK} (${basis === "adjusted_close" ? "adjusted close" : "close"})`;
-  // The benchmark's cumulative return from the book's first session (its base, 0), as
-  // /v1/benchmarks/{symbol}/daily serves it for a window starting there.
-  const base = rows.get(dates[0]);
-  const cumulative = dates.map((d) =>
-    rows.has(d) && base && rows.get(d).cumulative_return != null ? (1 + rows.get(d).cumulative_return) / (1 + base.cumulative_return) - 1 : null,
-  );
-  const returns = dates.map((d) => (rows.has(d) ? rows.get(d).period_return : null));
-  // Its drawdown from its running peak over those sessions, the first one's level (its base) included,
-  // in % of the peak: as the route serves drawdown_pct for that window.
-  let peak = -Infinity;
-  const drawdown = cumulative.map((c) => {
-    if (c == null) return null;
-    peak = Math.max(peak, 1 + c);
-    return (1 - (1 + c) / peak) * 100;
-  });
-  return { bench, dates, label, cumulative, returns, drawdown, rows };
+  const column = (field) => dates.map((d) => (rows.has(d) ? rows.get(d)[field] : null));
+  return { bench, dates, label, cumulative: column("cumulative_return"), drawdown: column("drawdown_pct") };
 }
 
 function drawSheet(sheet, alpha, got) {
@@ -176,13 +163,13 @@ function drawSheet(sheet, alpha, got) {
     sheetPage(
       "monthly",
       "Monthly returns",
-      block("monthly", null, got.equity, (body) => drawMonthly(body, equity, market)),
+      block("monthly", null, got.returns, (body, answer) => drawMonthly(body, answer)),
     ),
     sheetPage(
       "rolling",
       `Rolling information ratio and beta to ${BENCHMARK}`,
       block("rolling-ir", `Information ratio, trailing ${ROLLING_WEEKS} weeks`, got.rolling, (body, answer) => drawRollingIr(body, answer, split, origin, span)),
-      block("rolling-beta", `Beta to ${BENCHMARK}, trailing ${BETA_WINDOW} sessions`, got.equity, (body) => drawRollingBeta(body, alpha, equity, market, got.benchmark, split, origin)),
+      block("rolling-beta", `Beta to ${BENCHMARK} over a trailing window`, got.returns, (body, answer) => drawRollingBeta(body, alpha, answer, split, origin)),
     ),
     sheetPage(
       "attribution",
@@ -232,7 +219,7 @@ function drawSheet(sheet, alpha, got) {
  * the policy the checks applied, and when the sheet was drawn.
  */
 function provenanceOf(alpha, got, equity) {
-  const builds = [...new Set(["description", "metrics", "equity", "risk", "checks", "costs", "live", "attribution", "capacity", "factors", "quantiles"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
+  const builds = [...new Set(["description", "metrics", "equity", "returns", "risk", "checks", "costs", "live", "attribution", "capacity", "factors", "quantiles"].map((n) => buildOf(answered(got[n]))).filter(Boolean))];
   const summary = equity && equity.meta.summary ? equity.meta.summary : {};
   const checks = answered(got.checks);
   const policy = policyOf(checks) || (got.checks && got.checks.status === "rejected" ? `not read (${got.checks.reason.code})` : null);
@@ -304,7 +291,7 @@ function drawEquity(body, alpha, equity, market, benchmark, split, origin) {
   if (market.bench) series.push({ label: market.label, values: market.cumulative.map(percent), color: COLORS.benchmark, dash: "6 3" });
   const summary = equity.meta.summary || {};
   const chart = lineChartSvg({ name: "sheet-equity", title: "Cumulative return (%)", yLabel: "Cumulative return (%)", dates: market.dates, series, format: axisPercent, liveAfter: split });
-  const benchTotal = market.bench ? lastFinite(market.cumulative) : null;
+  const benchTotal = market.bench && market.bench.meta.summary ? market.bench.meta.summary.total_return : null;
   add(
     body,
     h(
@@ -335,30 +322,26 @@ function drawUnderwater(body, alpha, equity, market, split, origin) {
   );
 }
 
-function lastFinite(values) {
-  for (let i = values.length - 1; i >= 0; i -= 1) if (Number.isFinite(values[i])) return values[i];
-  return null;
-}
+const BASIS_LABELS = { adjusted_close: "adjusted close", close: "close" };
 
-/** The year × month grid of the book's compounded monthly returns, its year, and the benchmark's year. */
-function drawMonthly(body, equity, market) {
-  if (equity.data.length === 0) {
+/** The year × month grid of the book's compounded monthly returns, its year, and the benchmark's
+ * year over the book's sessions: /analytics/returns as served. */
+function drawMonthly(body, answer) {
+  const data = answer.data;
+  if (data.months.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
   }
-  const months = monthlyGrowth(equity.data);
-  const years = yearlyGrowth(months);
-  // The benchmark's years over the book's sessions only, its return on each of them included.
-  const benchYears = market.bench ? yearlyGrowth(monthlyGrowth(market.dates.map((date, i) => ({ date, period_return: market.returns[i] })))) : new Map();
-  const rows = [...years.keys()].sort();
-  const monthly = [...months.values()].map((g) => Math.abs(g - 1));
-  const scale = Math.max(...monthly, 1e-12);
-  const cell = (growth) =>
-    growth === undefined ? { value: null, text: DASH } : { value: growth - 1, text: pct(growth - 1, 1), fill: divergingFill(growth - 1, scale) };
-  const cells = rows.map((year) => [
-    ...MONTHS.map((_, i) => cell(months.get(`${year}-${String(i + 1).padStart(2, "0")}`))),
-    cell(years.get(year)),
-    market.bench ? cell(benchYears.get(year)) : { value: null, text: DASH },
+  const benchName = data.return_basis ? `${data.benchmark} (${BASIS_LABELS[data.return_basis] || data.return_basis})` : data.benchmark;
+  const months = new Map(data.months.map((m) => [m.month, m.book_return]));
+  // The colour scale only: the largest monthly move shown, so the strongest cell is fully tinted.
+  const scale = Math.max(...data.months.map((m) => Math.abs(m.book_return)), 1e-12);
+  const cell = (value) => (value == null ? { value: null, text: DASH } : { value, text: pct(value, 1), fill: divergingFill(value, scale) });
+  const rows = data.years.map((y) => String(y.year));
+  const cells = data.years.map((y) => [
+    ...MONTHS.map((_, i) => cell(months.get(`${y.year}-${String(i + 1).padStart(2, "0")}`))),
+    cell(y.book_return),
+    data.return_basis ? cell(y.benchmark_return) : { value: null, text: DASH },
   ]);
   add(
     body,
@@ -366,7 +349,7 @@ function drawMonthly(body, equity, market) {
       name: "sheet-monthly",
       title: "Monthly returns of the long_short book (%)",
       rows,
-      columns: [...MONTHS, "Year", market.bench ? market.label : BENCHMARK],
+      columns: [...MONTHS, "Year", benchName],
       cells,
       xLabel: "Calendar month (return in %, compounded)",
       yLabel: "Year",
@@ -381,7 +364,7 @@ function drawMonthly(body, equity, market) {
       ],
     }),
     note(
-      `Each cell is the book's return over the calendar month: its daily returns (period_return of /equity-curve, after costs) compounded, Π(1 + r) − 1, which equals the month's last ending_equity over its first starting_equity, minus 1. "Year" compounds the year's months; ${market.bench ? market.label : BENCHMARK} compounds its daily returns over the book's sessions of the year. A month is dated by its sessions (UTC dates); the first and last months may be partial.`,
+      `Each cell is the book's return over the calendar month: its daily returns (after costs) compounded, Π(1 + r) − 1, which equals the month's last ending_equity over its first starting_equity, minus 1. "Year" compounds the year's sessions; ${benchName} compounds its daily returns over the book's sessions of the year. A month is dated by its sessions (UTC dates); the first and last months may be partial (GET …/analytics/returns, months and years).`,
       "caption",
     ),
   );
@@ -413,28 +396,30 @@ function drawRollingIc(body, answer, split, origin, span) {
   add(body, chartWithLegend(chart, series, origin), note("The mean weekly rank IC over the trailing weeks (GET …/analytics/rolling).", "caption"));
 }
 
-function drawRollingBeta(body, alpha, equity, market, benchmark, split, origin) {
-  if (equity.data.length === 0) {
+function drawRollingBeta(body, alpha, answer, split, origin) {
+  const data = answer.data;
+  const trailing = data.beta;
+  if (data.months.length === 0) {
     body.append(note("This run has no long_short ledger."));
     return;
   }
-  if (!market.bench) {
-    body.append(benchmark && benchmark.status === "rejected" ? errorBox(benchmark.reason, `${BENCHMARK} could not be read`) : note(`${BENCHMARK} was not read.`));
+  if (trailing.points == null) {
+    add(body, warningList(answer.meta.warnings), note(`${data.benchmark} was not read: the key may not read its daily series.`));
     return;
   }
-  const betas = rollingBeta(equity.data.map((r) => r.period_return), market.returns);
-  const measured = betas.filter(Number.isFinite).length;
-  if (measured === 0) {
-    add(body, note(`Not measurable: the history holds ${int(equity.data.length)} sessions; a trailing beta needs ${BETA_WINDOW}.`, "not-measurable"));
+  const betas = trailing.points.map((p) => p.beta);
+  if (!betas.some((v) => v != null)) {
+    add(body, note(`Not measurable: the history holds ${int(trailing.points.length)} sessions; a trailing beta needs ${int(trailing.window_sessions)}.`, "not-measurable"));
     return;
   }
-  const series = [{ label: `beta of ${alpha} to ${market.label}, trailing ${BETA_WINDOW} sessions`, values: betas, color: COLORS.beta, dash: null }];
-  const chart = lineChartSvg({ name: "sheet-rolling-beta", title: `Rolling beta to ${BENCHMARK}`, yLabel: `Beta to ${BENCHMARK} (ratio)`, dates: market.dates, series, format: (v) => fixed(v, 2), liveAfter: split, height: 220 });
+  const benchName = data.return_basis ? `${data.benchmark} (${BASIS_LABELS[data.return_basis] || data.return_basis})` : data.benchmark;
+  const series = [{ label: `beta of ${alpha} to ${benchName}, trailing ${trailing.window_sessions} sessions`, values: betas, color: COLORS.beta, dash: null }];
+  const chart = lineChartSvg({ name: "sheet-rolling-beta", title: `Rolling beta to ${data.benchmark}`, yLabel: `Beta to ${data.benchmark} (ratio)`, dates: trailing.points.map((p) => p.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 220 });
   add(
     body,
     chartWithLegend(chart, series, origin),
     note(
-      `Each point: the OLS slope, with an intercept, of the book's daily returns on ${market.label}'s over the ${BETA_WINDOW} sessions up to its date, cov(r, b) / var(b), as /analytics/risk's benchmark.beta over a window (at least ${BETA_MIN_OBSERVATIONS} sessions with both returns). Computed on this page from the served daily returns; the whole history's beta is on the risk page.`,
+      `Each point: the OLS slope, with an intercept, of the book's daily returns on ${benchName}'s over the ${int(trailing.window_sessions)} sessions up to its date, cov(r, b) / var(b), as /analytics/risk's benchmark.beta over a window (at least ${int(trailing.min_observations)} sessions with both returns; GET …/analytics/returns, beta). The whole history's beta is on the risk page.`,
       "caption",
     ),
   );
