@@ -154,12 +154,13 @@ APPROVAL_SPLIT = "approval_split"
 @dataclass(frozen=True)
 class Production:
     """What the production correlation is computed from: the catalogue's returns matrix and the
-    reference set (`production_references`: this one excluded), or why it is not measurable."""
+    reference set (`production_references`: the approved alphas, this one excluded), or why it is
+    not measurable."""
 
     matrix: Matrix | None
     references: list[str]
     why_not: str | None
-    origin: str = "production"  # where the references come from: approved or production
+    origin: str = "approved"  # where the references come from (`sets.DEFAULT_ORIGINS`)
 
 
 @dataclass(frozen=True)
@@ -449,9 +450,9 @@ def _max_weight(view: BuildView, book: str, window: Window, refused: str | None)
 
 
 def _production_correlation(view: BuildView, production: Production, warnings: Warnings) -> Figure:
-    """The largest |Pearson| of the alpha's daily long_short returns with each production alpha
-    the key may read (this one excluded), each over their common sessions of the whole history:
-    the correlation route's returns basis, from the catalogue's matrix. A production alpha without
+    """The largest |Pearson| of the alpha's daily long_short returns with each production
+    (approved) alpha the key may read (this one excluded), each over their common sessions of the
+    whole history: the correlation route's returns basis, from the catalogue's matrix. One without
     a correlation (fewer than MIN_OVERLAP common sessions, or a side constant on them) is not
     compared; the entry says how many were (`compared`) of how many the key may read (`of`), and
     which gives the value (`nearest`), so a maximum over fewer alphas than asked is never silent."""
@@ -467,7 +468,7 @@ def _production_correlation(view: BuildView, production: Production, warnings: W
     matrix = production.matrix
     assert matrix is not None
     if not production.references:
-        return figure(None, "no production alpha other than this one is readable by this key", 0, None)
+        return figure(None, sets.NO_APPROVED, 0, None)
     if any(alpha not in matrix.rows for alpha in (view.alpha_id, *production.references)):
         raise CatalogueIncomplete(
             "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
@@ -494,7 +495,7 @@ def production_references(
 ) -> sets.DefaultReference:
     """The alphas the production correlation compares with: the default reference set
     (`sets.default_reference`: the `approved` alphas `readable`, the caller's readable mask,
-    admits, else its production alphas), `alpha` excepted."""
+    admits, `alpha` excepted; empty, with its reason, when there is none)."""
     return sets.default_reference(catalogue, readable, approved, alpha)
 
 

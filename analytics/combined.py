@@ -559,10 +559,13 @@ def combination_weights(ids: tuple[str, ...], weights: np.ndarray) -> list[Combi
 
 
 def production_of(catalogue: Catalogue, ids: tuple[str, ...]) -> frozenset[str]:
-    """Which of `ids` the catalogue index marks as production alphas."""
+    """Which of `ids` are production alphas: approved, as the catalogue index last heard of the
+    standings (its `approved` column; an index written before it knows of none)."""
     index = catalogue.index
     assert index is not None  # the returns matrix was read from it
-    flags = pc.fill_null(index.column("production"), False)
+    if "approved" not in index.column_names:
+        return frozenset()
+    flags = pc.fill_null(index.column("approved"), False)
     produced = index.filter(flags).column("alpha_id").to_pylist()
     return frozenset(produced) & frozenset(ids)
 

@@ -86,8 +86,8 @@ def default_set(
     catalogue: Catalogue, readable: np.ndarray, alpha: str, approved: Collection[str] = ()
 ) -> Reference:
     """The default reference set (`sets.default_reference`: the `approved` alphas the caller may
-    read, else its production alphas, `alpha` excepted). Unlike a contribution's, it may be empty
-    (the alpha is then regressed on SPY alone, and `reference.count` says 0) and is not capped: a
+    read, `alpha` excepted). Unlike a contribution's, it may be empty (the alpha is then regressed
+    on SPY alone, `reference.count` says 0 and `reference.empty_reason` why) and is not capped: a
     set larger than the sessions allow is not measurable, which the answer says."""
     if catalogue.index is None:
         raise CatalogueIncomplete(
@@ -99,7 +99,7 @@ def default_set(
 
 def as_reference(found: sets.DefaultReference) -> Reference:
     """A default reference set as the regression takes it (the checks hold theirs as found)."""
-    return Reference(tuple(found.alphas), found.origin, found.excluded)
+    return Reference(tuple(found.alphas), found.origin, found.excluded, empty_reason=found.empty_reason)
 
 
 @dataclass(frozen=True)
@@ -376,7 +376,8 @@ def _body(
         book=book,
         window=window_echo(window),
         reference=ResidualReference(
-            origin=reference.origin,  # type: ignore[arg-type]  # given, approved or production
+            origin=reference.origin,  # type: ignore[arg-type]  # given or approved
+            empty_reason=reference.empty_reason,
             alphas=list(reference.alphas),
             count=len(reference.alphas),
             alpha_excluded=reference.excluded,
@@ -409,7 +410,6 @@ def _body(
 def index_figures(
     matrix: Matrix,
     approved: np.ndarray,
-    production: np.ndarray,
     per_year: np.ndarray,
     market: BenchmarkSeries | None,
     rows: Iterable[int],
@@ -417,7 +417,7 @@ def index_figures(
     """The catalogue index's residual columns of the alphas at `rows` of `matrix` (the
     generation's returns matrix, its rows the index's): each one's whole-history long_short
     returns against its default reference set as a key reading every alpha has it (the `approved`
-    alphas, else the `production` ones, itself excepted: masks over the matrix's rows), as
+    alphas, itself excepted: a mask over the matrix's rows), as
     `/analytics/residual` answers it with no parameter; `per_year`, each row's sessions per
     year. row -> (residual_information_ratio, residual_t_stat), None where not measurable or
     without SPY (`market` None)."""
@@ -437,7 +437,7 @@ def index_figures(
         for row, counts in zip(block, covered, strict=True):
             other = everyone.copy()
             other[row] = False
-            chosen, _, _ = sets.default_members(approved, production, other)
+            chosen, _, _ = sets.default_members(approved, other)
             members = np.flatnonzero(chosen)
             own = presence[row] > 0
             panel = panel_of(

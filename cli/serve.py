@@ -6,13 +6,16 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.main import console_script
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from pipeline.build import SealResult
 
 DEMO_SEALS = "var/seals"
 """Where the full demo corpus is written (and built from, in the background: `FullDemo`)."""
@@ -243,6 +246,27 @@ def index_if_absent(lake: str) -> None:
         print(f"  catalogue index generation {rebuild(lake)}", flush=True)
 
 
+def record_demo_events(settings: Settings, outcomes: Sequence[SealResult], create: bool) -> None:
+    """The demo build's events into the deployment's records (`pipeline.events`), the seal's
+    approvals of its production alphas first (`pipeline.seal_approvals`): so the demo's
+    momentum_12_1 and value_composite_legacy stand approved, with a history. `create`: the records
+    database is created when absent (else a lake without one records nothing)."""
+    from pipeline.events import events_step
+
+    alphas = list(dict.fromkeys(o.target for o in outcomes if not o.target.startswith("benchmark:")))
+    report = events_step(
+        settings.keystore_url,
+        create,
+        settings.lake,
+        alphas,
+        outcomes,
+        settings.checks_policy_file,
+        settings.events_retention_days,
+    )
+    for line in [*report.lines, *([] if report.error is None else [f"events not recorded: {report.error}"])]:
+        print(f"  {line}", flush=True)
+
+
 def init_demo(settings: Settings) -> None:
     from pipeline.lake_upkeep import holds_alphas
     from serve.archives import ensure_signing_key
@@ -263,8 +287,10 @@ def init_demo(settings: Settings) -> None:
         )
         seals = write_corpus(Path(FIRST_DEMO_SEALS), size="small")
         print(f"Building {len(seals)} seals into {settings.lake} ...", flush=True)
-        for outcome in build_many([str(s) for s in seals], settings.lake):
+        outcomes = build_many([str(s) for s in seals], settings.lake)
+        for outcome in outcomes:
             print(f"  {outcome.line()}", flush=True)
+        record_demo_events(settings, outcomes, create=True)
         Path(FULL_DEMO_PENDING).parent.mkdir(parents=True, exist_ok=True)
         Path(FULL_DEMO_PENDING).touch()
     else:

@@ -3,10 +3,10 @@ default reference set, as `/analytics/residual` answers it with no parameter to 
 every alpha (docs/analytics.md, "Residual against the catalogue"), computed over the generation's
 returns matrix by `analytics.residual.index_figures`, the route's own computation.
 
-Every row's figure depends on the others: the default set is the approved alphas, else the
-production ones, and their returns and SPY's are the regressors. So a commit computes a row again
-when its set moved (the approved alphas, which `alpha-results promote` and `retire` hand in after a
-decision; the production alphas where the set falls back on them; a build of an alpha of the set),
+Every row's figure depends on the others: the default set is the approved alphas (the production
+ones), and their returns and SPY's are the regressors. So a commit computes a row again when its
+set moved (the approved alphas, which `alpha-results promote` and `retire`, and a seal's approval at
+its first publish, hand in after a decision; a build of an alpha of the set),
 every row when SPY's build moved or the index was written before these columns, and its own rows
 always (`_wanted`). The approved alphas live in the deployment's records, which the pipeline does not read:
 the index keeps them as the last decision handed them in (the `approved` column), so a publish and
@@ -93,9 +93,6 @@ def with_residuals(
         figures = index_figures(
             matrix,
             _mask(table, now),
-            np.asarray(
-                pc.fill_null(table.column("production"), False).to_numpy(zero_copy_only=False), dtype=bool
-            ),
             _sessions_per_year(table),
             market_series(storage, root, market_build),
             wanted,
@@ -121,15 +118,10 @@ def _wanted(
     market_moved: bool,
 ) -> list[int]:
     """The rows whose residual figures a commit computes again. A row's set is the approved
-    alphas but itself, or the production alphas but itself when no other alpha is approved (every
-    row when none is, the lone approved alpha's own row when one is): a row is computed again when
-    its set gained or lost an alpha, or an alpha of it was republished (its returns changed), and
-    the fresh rows always (their own build is new). Every row when SPY's build moved or `previous`
-    was written before these columns. One shortcut: when nothing is approved and the production
-    alphas only grew by first publishes (the common publish of a catalogue without decisions), a
-    row that had no figure keeps none, since every reason a regression is not measurable only holds
-    more with more reference alphas (more coefficients for the same sessions, fewer sessions shared
-    by all)."""
+    alphas but itself (empty when no other alpha is approved): a row is computed again when its set
+    gained or lost an alpha, or an alpha of it was republished (its returns changed), and the fresh
+    rows always (their own build is new). Every row when SPY's build moved or `previous` was
+    written before these columns."""
     every = list(range(len(ids)))
     if (
         previous is None
@@ -146,28 +138,7 @@ def _wanted(
     republished = {alpha for alpha in fresh if alpha in known}
     if republished & approved_now:
         return every
-    production_now, production_before = _production(table), _production(previous)
-    moved = production_now != production_before or bool(republished & (production_now | production_before))
-    own = [row for row, alpha in enumerate(ids) if alpha in fresh]
-    if len(approved_now) >= 2 or not moved:
-        return own
-    if len(approved_now) == 1:  # the lone approved alpha's own set is the production alphas
-        return sorted({*own, ids.index(next(iter(approved_now)))})
-    if republished & (production_now | production_before) or not production_before <= production_now:
-        return every
-    had = {
-        alpha
-        for alpha, ratio, t_stat in zip(
-            *(previous.column(n).to_pylist() for n in ("alpha_id", *RESIDUAL_COLUMNS)), strict=True
-        )
-        if ratio is not None or t_stat is not None
-    }
-    return [row for row, alpha in enumerate(ids) if alpha in fresh or alpha in had]
-
-
-def _production(table: pa.Table) -> frozenset[str]:
-    production = table.filter(pc.fill_null(table.column("production"), False))
-    return frozenset(production.column("alpha_id").to_pylist())
+    return [row for row, alpha in enumerate(ids) if alpha in fresh]
 
 
 def _sessions_per_year(table: pa.Table) -> np.ndarray:

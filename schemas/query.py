@@ -414,7 +414,12 @@ class ScreenQuery(Query, frozen=True):
     complete_only: CompleteOnly = False
     production: (
         Annotated[
-            bool, Meta(description="true: production alphas only; false: Test_ alphas only; absent: both.")
+            bool,
+            Meta(
+                description="true: production alphas only, those standing approved (the `standing` column: "
+                "approved by alpha-results promote, or by their seal at their first publish); false: the others "
+                "(never approved, or retired); absent: both."
+            ),
         ]
         | None
     ) = None

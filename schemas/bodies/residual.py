@@ -79,11 +79,18 @@ class ResidualReference(Body, kw_only=True, frozen=True):
     """`reference` of the residual object: the set the alpha is regressed on."""
 
     origin: Annotated[
-        Literal["given", "approved", "production"],
+        Literal["given", "approved"],
         REFERENCE_ORIGIN_FIELD,
     ]
     alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
     count: Annotated[int, figure("How many reference alphas the set holds", unit="alphas")]
+    empty_reason: Annotated[
+        str | None,
+        figure(
+            "Why the default set is empty (no approved alpha other than this one is readable by this key): the "
+            "alpha is then regressed on SPY alone. Null when the set holds an alpha, or was given"
+        ),
+    ]
     alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     regressed: Annotated[
         int,

@@ -820,7 +820,6 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     name: Annotated[str, SEAL_TEXT, NAME]
     tldr: Annotated[str | None, SEAL_TEXT, TLDR]
     complete: Annotated[bool, doc("Every required kind was sealed (else the run is incomplete).")]
-    production: Annotated[bool, doc("A production alpha: its alpha_id does not start with `Test_`.")]
     structure: Annotated[
         str | None,
         SEAL_TEXT,
