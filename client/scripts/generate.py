@@ -17,6 +17,11 @@ What it reads from the document:
 - the error envelope's `code`: `x-codes`, every error code with its status and message;
 - `info.x-registry-version`.
 
+From the operations it also writes `GeneratedMethods`, the typed method of every route that
+`alpha_results_client.Client` inherits (named after the registry id's last segment, its
+parameters the operation's, with their served defaults and choices; `METHODS` maps each id to its
+method), so a new route has its method once this runs, and nothing in client.py is edited.
+
 Every class derives from `alpha_results_client._struct.ApiStruct` (a msgspec Struct whose repr
 omits the fields the server did not send). tests/client/test_generated.py fails when the committed
 module differs from what this writes from the document the test server serves.
@@ -50,6 +55,53 @@ MIXINS = {
     "Risk": "RiskTables",
 }
 """Generated classes that gain the client's table methods (`alpha_results_client.tables`)."""
+
+METHOD_NAMES = {
+    "catalog.alphas.list": "alphas",
+    "catalog.alphas.get": "alpha",
+    "catalog.alphas.source.download": "source_download",
+    "signals.rebalances.list": "rebalances",
+    "signals.rebalances.get": "cross_section",
+    "portfolio.ledger": "portfolio",
+    "performance.metrics.doc": "metrics_doc",
+    "analytics.doc": "analytics_doc",
+    "benchmarks.daily": "benchmark",
+    "exports.list": "exports",
+    "exports.download": "export",
+    "admin.alphas.readiness": "admin_readiness",
+    "admin.keys.usage": "admin_key_usage",
+    "admin.builds.list": "admin_builds",
+    "events.list": "events",
+    "events.stream": "stream_events",
+}
+"""The methods named, before they were generated, otherwise than after their id's last segment
+(`analytics.risk` -> `risk`); frozen: a new route takes its last segment, and the generator
+refuses a name two routes (or the client's own attributes) would share."""
+
+RESERVED_NAMES = frozenset(
+    {"call", "close", "rate_limit", "base_url", "page_size", "progress", "use_exports"}
+)
+"""`ClientBase`'s own attributes, which no generated method may shadow."""
+
+WINDOW_PARAMS = ("book", "from", "to")
+"""The book and window every book route shares: positional after the path parameters and the
+required query parameters (`client.risk(alpha, "long_only", "2021-01-01")`), as the methods
+written before generation took them; every other optional parameter is keyword-only."""
+
+POSITIONAL = {
+    "catalog.alphas.list": ("search", "complete_only"),
+    "analytics.screen": ("search",),
+    "analytics.correlation": ("basis",),
+    "analytics.contribution": ("reference",),
+    "analytics.residual": ("reference",),
+    "analytics.promotion_preview": ("as_of",),
+}
+"""Parameters, beyond the rule above, that the methods written before generation took
+positionally (before `book`, `from`, `to`); kept so existing calls bind. Frozen: a new route
+needs no entry."""
+
+UNSENT_PARAMS = frozenset({"limit", "offset", "format"})
+"""Query parameters a collection sets itself (its pages and their representation): no method takes them."""
 
 RETRYABLE_STATUS = 503
 RETRYABLE_SUFFIX = "_unavailable"
@@ -267,6 +319,108 @@ def query_params(operation: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in operation.get("parameters", []) if p.get("in") == "query"]
 
 
+def method_name(endpoint_id: str) -> str:
+    return METHOD_NAMES.get(endpoint_id, endpoint_id.rsplit(".", 1)[-1])
+
+
+def is_list(param: dict[str, Any]) -> bool:
+    """A parameter that takes several values, comma-separated (a pattern that repeats after a comma,
+    or a description that says so)."""
+    schema = param["schema"]
+    return "(?:," in schema.get("pattern", "") or "comma-separated" in param.get("description", "")
+
+
+def param_annotation(param: dict[str, Any]) -> str:
+    """The Python type of a path or query parameter: its choices as a `Literal` (an integer choice
+    also as an int), a date as a date or its ISO string, a list as a comma-separated string or an
+    iterable of its values."""
+    schema = param["schema"]
+    if "enum" in schema:
+        values: list[Any] = list(schema["enum"])
+        values += [int(v) for v in schema["enum"] if isinstance(v, str) and re.fullmatch(r"-?[0-9]+", v)]
+        return f"Literal[{', '.join(repr(v) for v in values)}]"
+    if schema.get("format") == "date":
+        return "dt.date | str"
+    kind = schema.get("type", "string")
+    if kind == "integer":
+        return "int"
+    if kind == "number":
+        return "float"
+    if kind == "boolean":
+        return "bool"
+    if is_list(param):
+        return (
+            "str | Iterable[float]" if "decimals" in param.get("description", "") else "str | Iterable[str]"
+        )
+    return "str"
+
+
+def method_doc(summary: str, path: str, endpoint_id: str, params: list[dict[str, Any]]) -> list[str]:
+    """The method's docstring: the operation's summary, its route, and each parameter's meaning."""
+    indent = "        "
+    paragraphs = [summary.rstrip(".") + ".", f"`GET {path}` (`{endpoint_id}`)."]
+    for param in params:
+        attr = param.get("x-python-name", param["name"])
+        text = param.get("description") or ""
+        if param["in"] == "path" and not text:
+            continue
+        paragraphs.append(f"`{attr}`: {text}")
+    width = WIDTH - len(indent) - 6
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        text = " ".join(paragraph.replace('"""', "'''").replace("\\", "\\\\").split())
+        if lines:
+            lines.append("")
+        lines += textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+    return [
+        f'{indent}"""{lines[0]}',
+        *(f"{indent}{line}" if line else "" for line in lines[1:]),
+        f'{indent}"""',
+    ]
+
+
+def render_method(
+    endpoint_id: str, path: str, operation: dict[str, Any], returns: str
+) -> tuple[str, list[str]]:
+    """The method of one operation: its name and source lines."""
+    name = method_name(endpoint_id)
+    declared = operation.get("parameters", [])
+    path_params = [p for p in declared if p.get("in") == "path"]
+    query = [p for p in query_params(operation) if p["name"] not in UNSENT_PARAMS]
+    by_name = {p["name"]: p for p in query}
+    required = [p for p in query if p.get("required")]
+    legacy = [by_name[n] for n in POSITIONAL.get(endpoint_id, ()) if n in by_name and n not in required]
+    window = [by_name[n] for n in WINDOW_PARAMS if n in by_name and by_name[n] not in [*required, *legacy]]
+    positional = [*path_params, *required, *legacy, *window]
+    keyword = [p for p in query if p not in positional]
+
+    def declaration(param: dict[str, Any]) -> str:
+        attr = python_name(param.get("x-python-name", param["name"]))
+        annotation = param_annotation(param)
+        if param.get("required") or param.get("in") == "path":
+            return f"{attr}: {annotation}"
+        default = param["schema"].get("default")
+        if default is None:
+            return f"{attr}: {annotation} | None = None"
+        return f"{attr}: {annotation} = {default!r}"
+
+    arguments = [
+        "self",
+        *map(declaration, positional),
+        *(["*", *map(declaration, keyword)] if keyword else []),
+    ]
+    path_values = ", ".join(f'"{p["name"]}": {python_name(p["name"])}' for p in path_params)
+    values = ", ".join(
+        f'"{attr}": {python_name(attr)}'
+        for p in [*required, *legacy, *window, *keyword]
+        if (attr := p.get("x-python-name", p["name"]))
+    )
+    lines = [f"    def {name}({', '.join(arguments)}) -> {returns}:"]
+    lines += method_doc(operation.get("summary", ""), path, endpoint_id, [*positional, *keyword])
+    lines.append(f'        return self._answer("{endpoint_id}", {{{path_values}}}, {{{values}}})')
+    return name, lines
+
+
 def render(document: dict[str, Any]) -> str:
     """The source of `_generated.py`, from the served OpenAPI `document`."""
     families = status_families()
@@ -294,6 +448,9 @@ def render(document: dict[str, Any]) -> str:
     meta_names: dict[str, str] = {}
     envelope_names: dict[str, str] = {}
     collections: dict[str, bool] = {}
+    returns: dict[str, str] = {}  # the return type of each route's method
+    streams: set[str] = set()
+    series: set[str] = set()
     common_meta: list[StructField] | None = None
     for endpoint_id, path, _ in routes:
         schema = success_schema(document, path)
@@ -302,12 +459,15 @@ def render(document: dict[str, Any]) -> str:
                 "Health", emitter.resolve(schema), doc="The body of `GET /v1/health` (no envelope)."
             )
             envelope_names[endpoint_id] = "Health"
+            returns[endpoint_id] = "Health"
             continue
         if "$ref" in schema:  # a stream: its messages' `data:` (the client reads it: events.py)
             name = schema["$ref"].rsplit("/", 1)[1]
             doc = f"One message's `data:` of `GET {path}` ({endpoint_id}), Server-Sent Events."
             emitter.struct(name, emitter.resolve(schema), doc=doc)
             envelope_names[endpoint_id] = name
+            returns[endpoint_id] = f"Iterator[{name}]"
+            streams.add(endpoint_id)
             continue
         data_schema = schema["properties"]["data"]
         collection = data_schema.get("type") == "array"
@@ -333,6 +493,14 @@ def render(document: dict[str, Any]) -> str:
             meta_names[endpoint_id] = meta_name
         envelope = f"{data_name}{'Page' if collection else 'Response'}"
         envelope_names[endpoint_id] = envelope
+        summary = next((f.annotation for f in meta_fields if f.wire == "summary"), None)
+        if not collection:
+            returns[endpoint_id] = envelope
+        elif summary is None:
+            returns[endpoint_id] = f"Collection[{data_name}]"
+        else:  # a dated series with `meta.summary` of its whole window
+            returns[endpoint_id] = f"Series[{data_name}, {summary.removesuffix(' | None')}]"
+            series.add(endpoint_id)
         data_type = f"list[{data_name}]" if collection else data_name
         envelope_fields = [StructField("data", data_type, False, "")]
         if collection:
@@ -350,8 +518,9 @@ def render(document: dict[str, Any]) -> str:
         "",
         "import datetime as dt",
         "import string",
+        "from collections.abc import Iterable, Iterator",
         "from dataclasses import dataclass",
-        "from typing import Any",
+        "from typing import TYPE_CHECKING, Any, Literal",
         "from urllib.parse import quote",
         "",
         "import msgspec",
@@ -399,6 +568,10 @@ def render(document: dict[str, Any]) -> str:
         "    response: type[Any]",
         "    collection: bool",
         "    admin: bool = False",
+        "    series: bool = False",
+        '    """A collection whose `meta.summary` covers the whole window (a `Series`)."""',
+        "    stream: bool = False",
+        '    """Server-Sent Events (`text/event-stream`): `response` is one message\'s `data:`."""',
         "",
         "    def url_path(self, **values: str) -> str:",
         '        """The path with each `{name}` filled in, percent-encoded (a `/` too)."""',
@@ -425,6 +598,8 @@ def render(document: dict[str, Any]) -> str:
             f"        {envelope_names[endpoint_id]},",
             f"        collection={collections.get(endpoint_id, False)!r},",
             *(["        admin=True,"] if admin else []),
+            *(["        series=True,"] if endpoint_id in series else []),
+            *(["        stream=True,"] if endpoint_id in streams else []),
             "    ),",
         ]
         sets = [p["x-columns"] for p in declared if "x-columns" in p]
@@ -440,6 +615,7 @@ def render(document: dict[str, Any]) -> str:
         '"""The columns each value of a column-set parameter (`fields=` on /scores) serves."""',
         "",
     ]
+    out += render_methods(routes, returns)
 
     out += ["", "# -- error codes " + "-" * 83]
     codes = error_body["properties"]["code"]["x-codes"]
@@ -460,7 +636,51 @@ def render(document: dict[str, Any]) -> str:
     out += ["}", '"""The exception class of each error code the server declares."""', ""]
     exported = [*emitter.order, *error_names.values()]
     out += ["__all__ = [", *(f'    "{name}",' for name in sorted(exported)), "]", ""]
+    out += [
+        "# The lazy collections of the methods' answers: paging.py imports the types above, so it is",
+        "# imported once they exist.",
+        "from alpha_results_client.paging import Collection, Series  # noqa: E402",
+        "",
+    ]
     return formatted("\n".join(out))
+
+
+def render_methods(routes: list[tuple[str, str, dict[str, Any]]], returns: dict[str, str]) -> list[str]:
+    """`METHODS` and `GeneratedMethods`: the typed method of every route."""
+    names: dict[str, str] = {}
+    methods: list[str] = []
+    for endpoint_id, path, operation in routes:
+        name, lines = render_method(endpoint_id, path, operation, returns[endpoint_id])
+        if name in RESERVED_NAMES or name in names.values() or keyword.iskeyword(name):
+            clash = next((other for other, taken in names.items() if taken == name), "the client")
+            raise ValueError(f"{endpoint_id}: its method {name!r} is taken by {clash}: rename the route")
+        names[endpoint_id] = name
+        methods += ["", *lines]
+    return [
+        "",
+        "# -- methods " + "-" * 88,
+        "",
+        "METHODS: dict[str, str] = {",
+        *(f'    "{endpoint_id}": "{name}",' for endpoint_id, name in names.items()),
+        "}",
+        '"""The method of `GeneratedMethods` (and so of `Client`) of each route, by registry id."""',
+        "",
+        "",
+        "class GeneratedMethods:",
+        '    """The typed method of every route, generated from its operation: positional path parameters',
+        "    (then the required query parameters, and `book`, `start`, `end` where the route takes them),",
+        "    every other parameter keyword-only with its served default and choices; `None` means not",
+        "    sent. A collection comes back as a lazy `Collection` (a `Series` with its `.summary`), a",
+        "    single object as its typed 200 body. `alpha_results_client.Client` inherits it.",
+        '    """',
+        "",
+        "    if TYPE_CHECKING:",
+        "",
+        "        def _answer(self, endpoint_id: str, path_values: dict[str, Any], values: dict[str, Any]) -> Any:",
+        '            """The request of one route (`ClientBase._answer`)."""',
+        *methods,
+        "",
+    ]
 
 
 def formatted(source: str) -> str:

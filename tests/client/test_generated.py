@@ -95,6 +95,128 @@ def test_every_endpoint_is_declared_to_the_client_and_every_error_code_a_class()
     }
 
 
+def test_a_route_added_to_the_document_gets_its_typed_method() -> None:
+    """Issue 47, item 6: the methods are generated from the document alone, so a route added to it
+    (here a copy of the risk operation at a new path and id) has its method, named after the id's
+    last segment, with its parameters, defaults, summary and answer, and nothing else is edited."""
+    import copy
+    import inspect
+
+    from serve.app import openapi_document
+
+    document = copy.deepcopy(openapi_document())
+    operation = copy.deepcopy(document["paths"]["/v1/alphas/{alpha}/analytics/risk"]["get"])
+    operation.update({"x-registry-id": "analytics.skew", "operationId": "analytics.skew"})
+    operation["summary"] = "Skew of one book"
+    operation["parameters"].append(
+        {
+            "name": "tail",
+            "in": "query",
+            "required": False,
+            "description": "The tail to measure.",
+            "schema": {"type": "string", "default": "left", "enum": ["left", "right"]},
+        }
+    )
+    document["paths"]["/v1/alphas/{alpha}/analytics/skew"] = {"get": operation}
+    namespace: dict[str, Any] = {}
+    exec(compile(load_generator().render(document), "<generated>", "exec"), namespace)
+    assert namespace["METHODS"]["analytics.skew"] == "skew"
+    assert list(namespace["METHODS"]) == list(namespace["ENDPOINTS"])
+    skew = namespace["GeneratedMethods"].skew
+    assert str(inspect.signature(skew)) == (
+        "(self, alpha: 'str', book: 'str' = 'long_short', start: 'dt.date | str | None' = None, "
+        "end: 'dt.date | str | None' = None, *, tail: \"Literal['left', 'right']\" = 'left') -> 'RiskResponse'"
+    )
+    assert skew.__doc__.startswith("Skew of one book.")
+    assert "`GET /v1/alphas/{alpha}/analytics/skew` (`analytics.skew`)" in skew.__doc__
+
+    asked: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+
+    class Probe(namespace["GeneratedMethods"]):  # type: ignore[misc]
+        def _answer(self, endpoint_id: str, path_values: dict[str, Any], values: dict[str, Any]) -> Any:
+            asked.append((endpoint_id, path_values, values))
+
+    Probe().skew("momentum_12_1", "long_only", tail="right")
+    assert asked == [
+        (
+            "analytics.skew",
+            {"alpha": "momentum_12_1"},
+            {"book": "long_only", "start": None, "end": None, "tail": "right"},
+        )
+    ]
+    with pytest.raises(ValueError, match="'risk' is taken by analytics.risk"):
+        clash = copy.deepcopy(document)
+        clash["paths"]["/v1/alphas/{alpha}/analytics/skew"]["get"]["x-registry-id"] = "other.risk"
+        load_generator().render(clash)
+
+
+LEGACY_CALLS = {
+    "alphas": (("momentum", True), {}),
+    "rebalances": (("a", "2021-01-01", "2021-12-31"), {}),
+    "cross_section": (
+        ("a", "2021-01-08"),
+        dict(symbol=["X"], direction=1, min_abs_weight=0.1, book="long_only", sort="rank", order="asc"),
+    ),
+    "scores": (("a", "2021-01-01", "2021-12-31"), dict(symbol="X", fields="all")),
+    "portfolio": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "positions": (("a", "long_only", "2021-01-01", "2021-12-31"), dict(symbol="X")),
+    "pnl": (("a", "long_only", "2021-01-01", "2021-12-31"), dict(symbol="X")),
+    "trades": (("a", "long_short", "2021-01-01", "2021-12-31"), dict(symbol="X")),
+    "equity_curve": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "metrics": (("a", "2021-01-01", "2021-12-31"), dict(granularity="yearly", doc=True, panel=True)),
+    "significance": (("a", "2021-01-01", "2021-12-31"), dict(sr_benchmark=0.5, trials=3)),
+    "correlation": (("a", "ic", "2021-01-01", "2021-12-31"), {}),
+    "drawdowns": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "rolling": (("a", "long_only", "2021-01-01", "2021-12-31"), dict(window=13)),
+    "costs": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "risk": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "returns": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "factors": (("a", "long_only", "2021-01-01", "2021-12-31"), {}),
+    "screen": (
+        ("momentum",),
+        dict(tag=["momentum"], structure="s", method="m", complete_only=True, production=True)
+        | dict(ic_reproduces=True, min_information_ratio=0.5, max_sessions=9, sort="-icir"),
+    ),
+    "checks": (
+        ("a", "long_only", "2021-01-01", "2021-12-31"),
+        dict(min_information_ratio=1.0, min_deflated_sharpe=0.5, max_turnover=2.0, min_ic_t_stat=2.0),
+    ),
+    "compare": (("a", "b", "long_short", "2021-01-01", "2021-12-31"), dict(window=63)),
+    "combine": (
+        (["a", "b"], "long_short"),
+        dict(weighting="given", weights=[0.5, 0.5], shrinkage=0.1, fit_to="2021-06-30", start="2021-01-01"),
+    ),
+    "contribution": (
+        ("a", ["b"], "2021-01-01", "2021-12-31"),
+        dict(weight=0.1, weighting="max_ir", weights=[1.0], shrinkage=0.1, fit_to="2021-06-30"),
+    ),
+    "live": (("a", "long_short"), dict(split="2021-06-30")),
+    "promotion_preview": (("a", "2021-06-30"), {}),
+    "attribution": (("a", "long_short", "2021-01-01", "2021-12-31"), dict(top=3, drop=2)),
+    "capacity": (("a", "long_short", "2021-01-01", "2021-12-31"), dict(capital=1e7, grid=[1e6, 1e7])),
+    "quantiles": (("a", "2021-01-01", "2021-12-31"), dict(score="raw_score", quantiles=4)),
+    "residual": (("a", ["b"], "long_short", "2021-01-01", "2021-12-31"), {}),
+    "export": (("a", "trades", "long_short"), {}),
+    "benchmark": (("SPY", "2021-01-01", "2021-12-31"), {}),
+    "events": (("cursor",), dict(type=["alpha.decay"], alpha="a", page_size=10)),
+    "stream_events": (("cursor",), dict(type="alpha.decay", alpha=["a"], read_timeout=5.0)),
+    **{name: (("a",), {}) for name in ("alpha", "source_download", "books", "promotions", "exports")},
+    **{name: (("a",), {}) for name in ("metrics_doc", "analytics_doc", "admin_readiness", "download_source")},
+    **{name: ((), {}) for name in ("health", "me", "keys", "admin_builds")},
+    "admin_key_usage": (("key",), {}),
+    "download_export": (("a", "trades", "long_short"), {}),
+}
+"""The calls the methods written by hand before generation took (docs/client.md "Methods"): each
+must still bind, positional parameters and names alike."""
+
+
+def test_the_calls_of_the_methods_written_before_generation_still_bind() -> None:
+    import inspect
+
+    for name, (args, kwargs) in LEGACY_CALLS.items():
+        inspect.signature(getattr(Client, name)).bind(object(), *args, **kwargs)
+
+
 def test_the_client_imports_no_server_package() -> None:
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -185,6 +307,7 @@ def test_the_analytics_models_have_every_path_the_server_documents() -> None:
         "factors": _generated.Factors,
         "quantiles": _generated.Quantiles,
         "residual": _generated.Residual,
+        "returns": _generated.BookReturns,
     }
     paths = list(shared_analytics_doc()["fields"])
     assert len(paths) > 100

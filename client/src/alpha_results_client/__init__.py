@@ -12,7 +12,7 @@ See docs/client.md.
 
 from alpha_results_client import _generated, log_redaction
 from alpha_results_client._generated import *  # noqa: F403 - every row, object and error type
-from alpha_results_client._generated import ENDPOINTS, REGISTRY_VERSION
+from alpha_results_client._generated import ENDPOINTS, METHODS, REGISTRY_VERSION
 from alpha_results_client._version import __version__
 from alpha_results_client.client import Client
 from alpha_results_client.config import NO_RETRIES, RetryPolicy, Timeouts
@@ -45,6 +45,7 @@ from alpha_results_client.ratelimit import RateLimitStatus
 
 __all__ = [
     "ENDPOINTS",
+    "METHODS",
     "NO_RETRIES",
     "REGISTRY_VERSION",
     "AlphaResultsError",

@@ -1,5 +1,6 @@
 """What every endpoint method of `Client` shares: the connection, and turning Python arguments
-into one request of a declared endpoint (`_generated.ENDPOINTS`)."""
+into one request of a declared endpoint (`_generated.ENDPOINTS`): `_answer`, which every
+generated method (`_generated.GeneratedMethods`) calls."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import msgspec
 from alpha_results_client._generated import COLUMN_SETS, ENDPOINTS, Endpoint
 from alpha_results_client.config import MAX_PAGE_SIZE, RetryPolicy, Timeouts, resolve_base_url, resolve_token
 from alpha_results_client.exports import ExportReader, ExportTarget
-from alpha_results_client.paging import Collection, Query
+from alpha_results_client.paging import Collection, Query, Series
 from alpha_results_client.ratelimit import RateLimitStatus
 from alpha_results_client.transport import Transport
 
@@ -22,6 +23,19 @@ PAGING = frozenset({"limit", "offset"})
 UNNARROWING = frozenset({"book", "fields"})
 """Parameters that pick what a whole-dataset read is of (a book, a column set), never which rows:
 any other value sent (a window, a symbol filter) makes the read not equal to an export."""
+EXPORTED = {
+    "signals.rebalances.list": "rebalances",
+    "signals.scores": "decisions",
+    "portfolio.ledger": "portfolio",
+    "portfolio.positions": "positions",
+    "portfolio.pnl": "pnl",
+    "portfolio.trades": "trades",
+    "portfolio.equity_curve": "equity-curve",
+}
+"""The Parquet export (docs/api.md "Parquet exports") equal, row for row, to the whole collection
+of a route (of the book served): a whole read of it (`to_polars()`, ...) reads the file instead of
+paging. The served document does not link a route to its export, so the client keeps it here; a
+route without one pages, as every new route does until it is added."""
 DateLike = dt.date | str
 Symbols = str | Iterable[str]
 
@@ -110,6 +124,7 @@ class ClientBase:
         endpoint = ENDPOINTS.get(endpoint_id)
         if endpoint is None:
             raise ValueError(f"no endpoint {endpoint_id!r}; the API declares {', '.join(ENDPOINTS)}")
+        _refuse_stream(endpoint)
         names = endpoint.path_names()
         missing = [name for name in names if values.get(name) is None]
         if missing:
@@ -118,6 +133,25 @@ class ClientBase:
         if endpoint.collection:
             return self._collection(endpoint_id, path_values, **values)
         return self._single(endpoint_id, path_values, **values)
+
+    def _answer(self, endpoint_id: str, path_values: dict[str, Any], values: dict[str, Any]) -> Any:
+        """The answer of a generated method: `path_values` fill the path, `values` (Python names)
+        are the query, a value equal to the served default or None is not sent (the server applies
+        its default: the request is the one a call without it makes). A collection is lazy, with
+        the export of `EXPORTED` for whole reads, a `Series` when its meta has the window's summary."""
+        endpoint = ENDPOINTS[endpoint_id]
+        _refuse_stream(endpoint)
+        defaults = {param.attr: param.default for param in endpoint.params}
+        sent = {
+            attr: value
+            for attr, value in values.items()
+            if value is not None and not _is_default(value, defaults.get(attr))
+        }
+        filled = {name: wire_value(value) for name, value in path_values.items()}
+        if not endpoint.collection:
+            return self._single(endpoint_id, filled, **sent)
+        kind: type[Collection[Any]] = Series if endpoint.series else Collection
+        return self._collection(endpoint_id, filled, export=EXPORTED.get(endpoint_id), kind=kind, **sent)
 
     def _single(self, endpoint_id: str, path_values: dict[str, str], **values: Any) -> Any:
         endpoint = ENDPOINTS[endpoint_id]
@@ -168,6 +202,21 @@ class ClientBase:
             progress=self.progress,
             use_exports=self.use_exports,
         )
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether `value` is sent as the served default is (`26` and `"26"` alike)."""
+    if default is None:
+        return False
+    try:
+        return wire_value(value) == wire_value(default)
+    except TypeError:
+        return False
+
+
+def _refuse_stream(endpoint: Endpoint) -> None:
+    if endpoint.stream:
+        raise TypeError(f"{endpoint.id} is a stream of Server-Sent Events: read it with Client.stream_events")
 
 
 def _row_type_of(page_type: type[Any]) -> type[Any]:

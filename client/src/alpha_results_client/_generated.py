@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import msgspec
@@ -33,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-b15ba4f456d4"
+REGISTRY_VERSION = "r-7aaf589a6bea"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -1632,6 +1633,13 @@ class CoreStats(ApiStruct, kw_only=True, frozen=True):
     (ratio), mean_turnover (per_session), total_turnover (period_sum)
     """
 
+    annual_turnover: Stat
+    """Turnover of the long_short book per year: the mean session turnover times 252, whichever
+    turnover the run sealed (turnover in its sealed unit); not measurable when the run sealed only a
+    turnover ratio (no period to annualise it by) or none, and for a summed turnover when the key
+    may not read the ledger (its sessions are counted there)
+    """
+
     tenure: Tenure | None
     """How long the run has been live inside the window; null when neither a rebalance index nor a
     readable ledger exists
@@ -1654,10 +1662,10 @@ class RankIcConditioned(ApiStruct, kw_only=True, frozen=True):
 class RankIcRaw(ApiStruct, kw_only=True, frozen=True):
     """`rank_ic.raw` of the metrics object."""
 
-    ic: Stat
+    raw_mean_ic: Stat
     """Mean weekly Spearman(raw_score, forward_return)"""
 
-    icir: Stat
+    raw_icir: Stat
     """Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised"""
 
 
@@ -1791,7 +1799,7 @@ class NeweyWest(ApiStruct, kw_only=True, frozen=True):
     ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))
     """
 
-    t_stat: float
+    t_statistic: float
     """mean / standard_error"""
 
     p_value: float
@@ -1901,6 +1909,14 @@ class Panel(ApiStruct, kw_only=True, frozen=True):
 
     ic_weekly: list[WeeklyIc]
     """Weekly conditioned IC, weeks with a computable IC; over the full window its mean is core.ic"""
+
+    rebuilt_mean_ic: float | None
+    """Mean of the ic_weekly values served beside it: the weekly conditioned IC rebuilt from the
+    rebalance cross-sections, over the window's weeks with a computable IC
+    (/analytics/significance's bootstrap.rebuilt_mean_ic over the same window; not the sealed
+    core.ic, which it equals over the full window only when the run's IC reproduces); null when no
+    week has one
+    """
 
     decile_spread_weekly: list[WeeklySpread]
     """Weekly Q10 minus Q1 mean forward return (eligible weeks)"""
@@ -2165,12 +2181,14 @@ class Bootstrap(ApiStruct, kw_only=True, frozen=True):
     streams: str
     """The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"""
 
-    mean_ic: AnalyticsStat
-    """Mean weekly conditioned IC"""
+    rebuilt_mean_ic: AnalyticsStat
+    """Mean weekly conditioned IC rebuilt from the rebalance cross-sections (not the run's sealed
+    /metrics core.ic)
+    """
 
-    icir: AnalyticsStat
-    """Weekly IC information ratio, annualised with the run's weeks_per_year (52), bounds included: the
-    basis of every icir but /metrics core.icir (served as the run sealed it, per week or annualised)
+    rebuilt_icir: AnalyticsStat
+    """Information ratio of the rebuilt weekly IC, annualised with the run's weeks_per_year (52),
+    bounds included (not the run's sealed /metrics core.icir)
     """
 
     information_ratio: AnalyticsStat
@@ -2462,6 +2480,11 @@ class TurnoverBucket(ApiStruct, kw_only=True, frozen=True):
     mean_turnover: float | None
     """Mean over bucketed weeks of the decile's one-way turnover"""
 
+    annual_turnover: float | None
+    """The decile's mean weekly one-way turnover annualised: mean_turnover x the run's weeks per year
+    (turnover_by_decile.weeks_per_year), the dashboard's one turnover basis
+    """
+
 
 class TurnoverByDecile(ApiStruct, kw_only=True, frozen=True):
     """`turnover_by_decile` of the costs object."""
@@ -2480,6 +2503,12 @@ class TurnoverByDecile(ApiStruct, kw_only=True, frozen=True):
 
     mean_weekly_turnover: float | None
     """Mean over weeks of the whole book's one-way turnover"""
+
+    weeks_per_year: int
+    """Weeks per year the annual figures are annualised with (the run's, 52)"""
+
+    mean_annual_turnover: float | None
+    """The book's mean weekly one-way turnover annualised: mean_weekly_turnover x weeks_per_year"""
 
     unbucketed_mean_turnover: float | None
     """Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the
@@ -2552,6 +2581,101 @@ class CostsResponse(ApiStruct, kw_only=True, frozen=True):
     meta: Meta
 
 
+class MonthReturn(ApiStruct, kw_only=True, frozen=True):
+    """One calendar month of the book."""
+
+    month: str
+    """The calendar month, YYYY-MM (UTC session dates)"""
+
+    sessions: int
+    """Sessions of the month with a return"""
+
+    book_return: float
+    """The book's return over the month, compounded"""
+
+
+class YearReturn(ApiStruct, kw_only=True, frozen=True):
+    """One calendar year of the book, beside the market benchmark's."""
+
+    year: int
+    """The calendar year"""
+
+    sessions: int
+    """Sessions of the year with a return"""
+
+    book_return: float
+    """The book's return over the year, compounded (its months compounded)"""
+
+    benchmark_return: float | None
+    """SPY's return over the book's sessions of the year, compounded (a session without a SPY return
+    adds nothing); null without one, or for a key without benchmarks.daily
+    """
+
+
+class BetaPoint(ApiStruct, kw_only=True, frozen=True):
+    """The trailing beta on one session of the book."""
+
+    date: dt.date
+    """The session (the last of the trailing window)"""
+
+    beta: float | None
+    """OLS slope, with an intercept, of the book's daily returns on SPY's over the 126 sessions up to
+    this one, as /analytics/risk's benchmark.beta over a window; null before the window is full,
+    with fewer than 63 sessions with both returns, or when SPY's returns have no measurable variance
+    """
+
+
+class TrailingBeta(ApiStruct, kw_only=True, frozen=True):
+    """The book's beta to SPY over a trailing window, session by session."""
+
+    window_sessions: int
+    """Sessions of the trailing window"""
+
+    min_observations: int
+    """Sessions with both returns a beta needs"""
+
+    points: list[BetaPoint] | None
+    """One per session of the book in the window; null for a key without benchmarks.daily"""
+
+
+class BookReturns(ApiStruct, kw_only=True, frozen=True):
+    """A book's calendar returns and trailing beta to SPY (`/analytics/returns`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book measured"""
+
+    window: Window
+    """The window echoed: from and to, null when open"""
+
+    benchmark: str
+    """The benchmark: SPY"""
+
+    return_basis: str | None
+    """SPY's return basis (as /v1/benchmarks/SPY/daily period_return); null for a key without
+    benchmarks.daily
+    """
+
+    months: list[MonthReturn]
+    """Each calendar month holding a session with a return, in order"""
+
+    years: list[YearReturn]
+    """Each calendar year holding a session with a return, in order"""
+
+    beta: TrailingBeta
+    """The trailing beta to SPY"""
+
+
+class BookReturnsResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/returns` (analytics.returns)."""
+
+    data: BookReturns
+
+    meta: Meta
+
+
 class LivePart(ApiStruct, kw_only=True, frozen=True):
     """One side of the split: `{what}` is the in-sample or the out-of-sample part."""
 
@@ -2580,16 +2704,20 @@ class LivePart(ApiStruct, kw_only=True, frozen=True):
     return the ledger accrued each session
     """
 
-    mean_ic: AnalyticsStat
-    """Mean of the weekly rank IC over the series tested's weeks"""
-
-    icir: AnalyticsStat
-    """ICIR over the series tested's weeks, annualised (the one basis of every icir outside /metrics
-    core.icir)
+    rebuilt_mean_ic: AnalyticsStat
+    """Mean of the weekly rank IC rebuilt from the rebalance cross-sections over the series tested's
+    weeks (not the run's sealed mean IC, /metrics core.ic)
     """
 
-    hit_rate: AnalyticsStat
-    """Share of the series tested's weeks with IC > 0, as /metrics rank_ic.conditioned.hit_rate"""
+    rebuilt_icir: AnalyticsStat
+    """ICIR of the weekly rank IC rebuilt from the rebalance cross-sections over the series tested's
+    weeks, annualised (not the run's sealed /metrics core.icir)
+    """
+
+    rebuilt_hit_rate: AnalyticsStat
+    """Share of the series tested's weeks whose rebuilt IC is > 0 (not the run's sealed /metrics
+    rank_ic.conditioned.hit_rate)
+    """
 
     max_drawdown_pct: AnalyticsStat
     """Deepest fall of the compounded equity over the series tested from its running peak (the part's
@@ -2686,7 +2814,7 @@ class Totals(ApiStruct, kw_only=True, frozen=True):
     rounding_adjustment: AnalyticsStat
     """The ledger's rounding adjustments over the window: no name's"""
 
-    return_sum: AnalyticsStat
+    sum_of_daily_returns: AnalyticsStat
     """Sum of the book's daily returns over the window (not compounded): what the return contributions
     add up to
     """
@@ -3247,6 +3375,27 @@ class FactorWeek(ApiStruct, kw_only=True, frozen=True):
     """What the factors leave of it"""
 
 
+class FactorRunningSums(ApiStruct, kw_only=True, frozen=True):
+    """The window's weekly returns summed up to and including one attributed week (the last week's are
+    the window's sums).
+    """
+
+    date: dt.date
+    """The attributed week's decision date (weekly[].date)"""
+
+    sum_of_weekly_returns: float | None
+    """The book's weekly returns summed over the window's attributed weeks up to and including this one
+    (arithmetic, as the route's sum_of_weekly_returns; a week without a return adds nothing); null
+    when this week has none
+    """
+
+    sum_of_weekly_common_returns: float | None
+    """The factors' parts summed the same way (sum_of_weekly_common_returns up to this week)"""
+
+    sum_of_weekly_specific_returns: float | None
+    """The specific returns summed the same way (sum_of_weekly_specific_returns up to this week)"""
+
+
 class FactorWeekExposure(ApiStruct, kw_only=True, frozen=True):
     """One factor in one attributed week (a chart draws exposure by date and factor)."""
 
@@ -3327,18 +3476,19 @@ class Factors(ApiStruct, kw_only=True, frozen=True):
     factor estimate and a holding period in the ledger); null when not measurable
     """
 
-    book_return: AnalyticsStat
-    """The book's return over the window's attributed weeks, summed (arithmetic, as the parts are):
-    each week the book's return compounded over the ledger sessions after the decision up to and
-    including the next decision session: it differs from the forward return's period (open after the
-    decision to the open after the next decision) by the decision day's overnight move, which lands
-    in the specific part
+    sum_of_weekly_returns: AnalyticsStat
+    """The book's weekly returns over the window's attributed weeks, summed (arithmetic, as the parts
+    are; not compounded, and not the daily returns summed, /analytics/attribution
+    totals.sum_of_daily_returns): each week the book's return compounded over the ledger sessions
+    after the decision up to and including the next decision session: it differs from the forward
+    return's period (open after the decision to the open after the next decision) by the decision
+    day's overnight move, which lands in the specific part
     """
 
-    common_return: AnalyticsStat
+    sum_of_weekly_common_returns: AnalyticsStat
     """The factors' part of it (the sum of every factor's part)"""
 
-    specific_return: AnalyticsStat
+    sum_of_weekly_specific_returns: AnalyticsStat
     """What the factors leave of it: the return of what the loadings do not describe"""
 
     specific_information_ratio: AnalyticsStat
@@ -3359,6 +3509,11 @@ class Factors(ApiStruct, kw_only=True, frozen=True):
 
     weekly: list[FactorWeek]
     """The attributed weeks, in date order"""
+
+    running_sums: list[FactorRunningSums]
+    """The book's, common and specific weekly returns summed from the window's first attributed week up
+    to each one, a row per week of weekly (what the dashboard draws as the summed returns)
+    """
 
     exposures: list[FactorWeekExposure]
     """The weekly exposures and parts, by date then factor (the factors' order)"""
@@ -3431,7 +3586,7 @@ class QuantileSpread(ApiStruct, kw_only=True, frozen=True):
     (statsmodels OLS(s, ones) HAC, maxlags = lag); not measurable below 10 weeks
     """
 
-    t_stat: AnalyticsStat
+    t_statistic: AnalyticsStat
     """Newey-West t-statistic of the mean spread (mean / standard_error); not measurable below 10 weeks
     or without variance
     """
@@ -3606,10 +3761,9 @@ class ResidualReference(ApiStruct, kw_only=True, frozen=True):
 
     origin: str
     """Where the reference alphas come from: given (the request's reference), or the default set,
-    approved (the alphas in force in the live book, alpha-results promote, that the key may read,
-    the alpha itself excepted) or, when there is none, production (the production alphas, no Test_
-    prefix, that the key may read, the alpha itself excepted) (docs/analytics.md, "The reference
-    set")
+    approved (the production alphas: those in force in the live book, approved by alpha-results
+    promote or by their seal at their first publish, that the key may read, the alpha itself
+    excepted; empty, saying why, when there is none) (docs/analytics.md, "The reference set")
     """
 
     alphas: list[str]
@@ -3617,6 +3771,11 @@ class ResidualReference(ApiStruct, kw_only=True, frozen=True):
 
     count: int
     """How many reference alphas the set holds"""
+
+    empty_reason: str | None
+    """Why the default set is empty (no approved alpha other than this one is readable by this key):
+    the alpha is then regressed on SPY alone. Null when the set holds an alpha, or was given
+    """
 
     alpha_excluded: bool
     """The alpha was in the set named (or in the default set origin names) and was left out"""
@@ -3640,10 +3799,10 @@ class ResidualBenchmark(ApiStruct, kw_only=True, frozen=True):
     /v1/benchmarks/SPY/daily period_return and /analytics/risk
     """
 
-    beta: AnalyticsStat
-    """SPY's coefficient in the regression (its beta, holding the reference alphas' returns fixed); not
-    measurable below 63 sessions or below 10 sessions per coefficient (a set larger than the
-    sessions allow)
+    partial_beta: AnalyticsStat
+    """SPY's coefficient in the regression (its partial beta, holding the reference alphas' returns
+    fixed: not /analytics/risk's benchmark.beta, the slope on SPY alone); not measurable below 63
+    sessions or below 10 sessions per coefficient (a set larger than the sessions allow)
     """
 
 
@@ -3653,7 +3812,7 @@ class ResidualBeta(ApiStruct, kw_only=True, frozen=True):
     alpha: str
     """The reference alpha"""
 
-    beta: float
+    partial_beta: float
     """Its coefficient b_i in the regression (the alpha's exposure to it, holding SPY's and the other
     reference alphas' returns fixed)
     """
@@ -3700,7 +3859,7 @@ class Residual(ApiStruct, kw_only=True, frozen=True):
     capped at n - 1; null when not measurable
     """
 
-    information_ratio: AnalyticsStat
+    appraisal_ratio: AnalyticsStat
     """Annualised information ratio of what the reference set and SPY leave of the alpha's daily
     returns, the intercept plus the residual (the appraisal ratio of Treynor and Black): the return
     the alpha adds, per unit of the risk it adds, beyond any mix of the set and the market. Adding
@@ -3714,7 +3873,7 @@ class Residual(ApiStruct, kw_only=True, frozen=True):
     the alpha makes beyond its betas to the set and SPY, not in excess of the risk-free rate
     """
 
-    intercept_t_stat: AnalyticsStat
+    intercept_t_statistic: AnalyticsStat
     """t-statistic of the intercept with Newey-West (HAC, Bartlett kernel, lag newey_west_lag, no
     small-sample correction) standard errors: is the return beyond the set and the market
     distinguishable from 0? As statsmodels OLS(...).fit(cov_type='HAC', cov_kwds={'maxlags': L,
@@ -3722,8 +3881,8 @@ class Residual(ApiStruct, kw_only=True, frozen=True):
     """
 
     intercept_p_value: AnalyticsStat
-    """Two-sided p-value of intercept_t_stat against the standard normal (statsmodels' default for a
-    HAC covariance, use_t=False)
+    """Two-sided p-value of intercept_t_statistic against the standard normal (statsmodels' default for
+    a HAC covariance, use_t=False)
     """
 
     r_squared: AnalyticsStat
@@ -3817,9 +3976,6 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
 
     complete: bool
     """Every required kind was sealed (else the run is incomplete)."""
-
-    production: bool
-    """A production alpha: its alpha_id does not start with `Test_`."""
 
     structure: str | None
     """Classification structure of the written description. Null when none was recorded."""
@@ -3960,8 +4116,8 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
 
     residual_t_stat: float | None
     """Newey-West t-statistic of the same regression's intercept (`/analytics/residual`
-    `intercept_t_stat` with no parameter), which says whether the return beyond the set and SPY is
-    distinguishable from 0. Unit: t-statistic. Null where `/analytics/residual` serves it
+    `intercept_t_statistic` with no parameter), which says whether the return beyond the set and SPY
+    is distinguishable from 0. Unit: t-statistic. Null where `/analytics/residual` serves it
     not_measurable (too few sessions, a set larger than the sessions allow, no SPY series), in an
     index written before the residual columns, and for a key whose default reference set is not the
     one the column was computed against (it may not read an alpha of that set, or the records
@@ -3986,9 +4142,9 @@ class ScreenRowMeta(Meta, kw_only=True, frozen=True):
 
     reference: str | UnsetType = UNSET
     """The set `max_correlation` compared with, no `correlated_to` being named: approved (the alphas in
-    force in the live book that the key may read) or, when there is none, production (the production
-    alphas, no Test_ prefix, that the key may read). On `/analytics/screen` with `max_correlation`
-    and without `correlated_to` only.
+    force in the live book, the production alphas, that the key may read; none when it may read
+    none, and then no candidate is compared with anything). On `/analytics/screen` with
+    `max_correlation` and without `correlated_to` only.
     """
 
 
@@ -4263,10 +4419,9 @@ class ContributionReference(ApiStruct, kw_only=True, frozen=True):
 
     origin: str
     """Where the reference alphas come from: given (the request's reference), or the default set,
-    approved (the alphas in force in the live book, alpha-results promote, that the key may read,
-    the alpha itself excepted) or, when there is none, production (the production alphas, no Test_
-    prefix, that the key may read, the alpha itself excepted) (docs/analytics.md, "The reference
-    set")
+    approved (the production alphas: those in force in the live book, approved by alpha-results
+    promote or by their seal at their first publish, that the key may read, the alpha itself
+    excepted; empty, saying why, when there is none) (docs/analytics.md, "The reference set")
     """
 
     alphas: list[str]
@@ -4463,9 +4618,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     else the production ones, the alpha excepted): the book's daily returns regressed by OLS on the
     set's daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual,
     times sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per
-    coefficient; ic_t_stat: /metrics nwt.ic t_stat: Newey-West t-statistic of the mean weekly IC
-    (conditioned signal, whole history); fragility: the share of the book's information ratio over
-    the window that its information ratio without the window's 5 best sessions keeps:
+    coefficient; ic_t_stat: /metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly
+    IC (conditioned signal, whole history); fragility: the share of the book's information ratio
+    over the window that its information ratio without the window's 5 best sessions keeps:
     /analytics/attribution fragility.best_days_kept with drop=5, without_best_days /
     information_ratio (both as information_ratio, the best sessions those of largest daily return,
     dropped); not measurable while the information ratio is not positive; live_information_ratio:
@@ -4540,7 +4695,7 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
     {compared} compared); residual_information_ratio: the book's annualised information ratio beyond
     what SPY and {regressed} ({reference}) explain over {sessions} sessions: its intercept
-    {intercept} a year, t-statistic {t_stat} (Newey-West, lag {lag}); ic_t_stat: the Newey-West
+    {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag}); ic_t_stat: the Newey-West
     t-statistic of the signal's mean weekly IC over the whole history (is the IC distinguishable
     from 0?); fragility: the share of its information ratio ({information_ratio}) the book keeps
     without its best {days} days ({without}); live_information_ratio: the book's annualised
@@ -4572,10 +4727,9 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
 
     reference: str | UnsetType = UNSET
     """production_correlation and residual_information_ratio only: the reference set compared with
-    (regressed on), approved (the alphas in force in the live book, alpha-results promote, that the
-    key may read, the alpha itself excepted) or, when there is none, production (the production
-    alphas, no Test_ prefix, that the key may read, the alpha itself excepted) (docs/analytics.md,
-    "The reference set")
+    (regressed on), approved (the production alphas: those in force in the live book, approved by
+    alpha-results promote or by their seal at their first publish, that the key may read, the alpha
+    itself excepted; empty, saying why, when there is none) (docs/analytics.md, "The reference set")
     """
 
     symbol: str | None | UnsetType = UNSET
@@ -4650,6 +4804,110 @@ class ChecksResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/checks` (analytics.checks)."""
 
     data: Checks
+
+    meta: Meta
+
+
+class CheckChange(ApiStruct, kw_only=True, frozen=True):
+    """A check of another alpha whose value the decision changes (its default reference set does)."""
+
+    check: str
+    """The check's id, as /analytics/checks (a check over the reference set)."""
+
+    before: str
+    """Its verdict with the standings before the decision."""
+
+    after: str
+    """Its verdict with the standings after the decision."""
+
+    value_before: float | None
+    """Its value before, in the check's unit; null when not measurable."""
+
+    value_after: float | None
+    """Its value after, in the check's unit; null when not measurable."""
+
+    flips: bool
+    """Whether the verdict changes (before differs from after)."""
+
+
+class OtherAlpha(ApiStruct, kw_only=True, frozen=True):
+    """Another alpha of the live book, and what the decision changes of its checks."""
+
+    alpha_id: str
+    """The other alpha (one the caller may read)."""
+
+    changes: list[CheckChange]
+    """Its reference-set checks whose value or verdict moves; empty: its checks do not move."""
+
+
+class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
+    """What the alpha's next decision would record and change, before anything is recorded: what
+    `alpha-results promote --dry-run` (or `retire --dry-run`) says, in the caller's scope.
+    """
+
+    alpha: str
+    """The alpha."""
+
+    action: str
+    """The decision previewed: approved (promote) when the alpha is not approved, retired when it is
+    (the only decision that follows from its last).
+    """
+
+    as_of: dt.date
+    """The date the decision would take effect: as_of asked, else the alpha's last session."""
+
+    approval_before: dt.date | None
+    """as_of of the alpha's latest approval before the decision (where its live checks start); null
+    when never approved.
+    """
+
+    build_id: str
+    """The build the catalogue serves, which the decision would record."""
+
+    verdict: str
+    """The checks' overall verdict up to as_of, as /analytics/checks summary.verdict of the long_short
+    book for this caller: pass, fail or incomplete.
+    """
+
+    refused: str | None
+    """Why the decision would be refused as previewed (an approval of a failing alpha without
+    --override); null when it would be recorded.
+    """
+
+    policy: Policy
+    """The operator's policy the checks are judged against."""
+
+    checks: list[CheckResult]
+    """Every check up to as_of, in the battery's order (the failed ones are those with verdict fail)."""
+
+    approved_before: list[str]
+    """The approved alphas the caller may read before the decision: the set every other alpha's default
+    reference set is drawn from (empty: the production alphas stand in).
+    """
+
+    approved_after: list[str]
+    """The same set after the decision."""
+
+    others: list[OtherAlpha]
+    """The other alphas of the live book (approved before or after, and the production ones) the caller
+    may read, in id order, each with the reference-set checks the decision moves.
+    """
+
+    others_not_shown: int
+    """How many other alphas of the live book the caller may not read: their checks are not shown."""
+
+    command: str
+    """The command an operator runs to record the decision (who decided and why to fill in; --override
+    when the verdict is fail).
+    """
+
+
+class PromotionPreviewResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/promotion_preview`
+    (analytics.promotion_preview).
+    """
+
+    data: PromotionPreview
 
     meta: Meta
 
@@ -5497,6 +5755,10 @@ class Endpoint:
     response: type[Any]
     collection: bool
     admin: bool = False
+    series: bool = False
+    """A collection whose `meta.summary` covers the whole window (a `Series`)."""
+    stream: bool = False
+    """Server-Sent Events (`text/event-stream`): `response` is one message's `data:`."""
 
     def url_path(self, **values: str) -> str:
         """The path with each `{name}` filled in, percent-encoded (a `/` too)."""
@@ -5774,6 +6036,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         EquityRowPage,
         collection=True,
+        series=True,
     ),
     "performance.metrics": Endpoint(
         "performance.metrics",
@@ -5887,6 +6150,17 @@ ENDPOINTS: dict[str, Endpoint] = {
             Param("to", "end", "date", None, required=False, enum=None),
         ),
         CostsResponse,
+        collection=False,
+    ),
+    "analytics.returns": Endpoint(
+        "analytics.returns",
+        "/v1/alphas/{alpha}/analytics/returns",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("from", "start", "date", None, required=False, enum=None),
+            Param("to", "end", "date", None, required=False, enum=None),
+        ),
+        BookReturnsResponse,
         collection=False,
     ),
     "analytics.live": Endpoint(
@@ -6234,6 +6508,13 @@ ENDPOINTS: dict[str, Endpoint] = {
         ChecksResponse,
         collection=False,
     ),
+    "analytics.promotion_preview": Endpoint(
+        "analytics.promotion_preview",
+        "/v1/alphas/{alpha}/analytics/promotion_preview",
+        (Param("as_of", "as_of", "date", None, required=False, enum=None),),
+        PromotionPreviewResponse,
+        collection=False,
+    ),
     "analytics.compare": Endpoint(
         "analytics.compare",
         "/v1/alphas/{alpha}/analytics/compare",
@@ -6277,6 +6558,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         BenchmarkRowPage,
         collection=True,
+        series=True,
     ),
     "catalog.alphas.source.download": Endpoint(
         "catalog.alphas.source.download",
@@ -6375,6 +6657,7 @@ ENDPOINTS: dict[str, Endpoint] = {
         ),
         StreamedEvent,
         collection=False,
+        stream=True,
     ),
 }
 """Every route of the registry, by registry id."""
@@ -6424,6 +6707,1299 @@ COLUMN_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 """The columns each value of a column-set parameter (`fields=` on /scores) serves."""
+
+
+# -- methods ----------------------------------------------------------------------------------------
+
+METHODS: dict[str, str] = {
+    "meta.health": "health",
+    "meta.me": "me",
+    "meta.keys": "keys",
+    "catalog.alphas.list": "alphas",
+    "catalog.alphas.get": "alpha",
+    "catalog.alphas.promotions": "promotions",
+    "signals.rebalances.list": "rebalances",
+    "signals.rebalances.get": "cross_section",
+    "signals.scores": "scores",
+    "portfolio.books": "books",
+    "portfolio.ledger": "portfolio",
+    "portfolio.positions": "positions",
+    "portfolio.pnl": "pnl",
+    "portfolio.trades": "trades",
+    "portfolio.equity_curve": "equity_curve",
+    "performance.metrics": "metrics",
+    "performance.metrics.doc": "metrics_doc",
+    "analytics.significance": "significance",
+    "analytics.correlation": "correlation",
+    "analytics.drawdowns": "drawdowns",
+    "analytics.rolling": "rolling",
+    "analytics.costs": "costs",
+    "analytics.returns": "returns",
+    "analytics.live": "live",
+    "analytics.attribution": "attribution",
+    "analytics.capacity": "capacity",
+    "analytics.factors": "factors",
+    "analytics.quantiles": "quantiles",
+    "analytics.residual": "residual",
+    "analytics.doc": "analytics_doc",
+    "analytics.screen": "screen",
+    "analytics.combine": "combine",
+    "analytics.contribution": "contribution",
+    "analytics.checks": "checks",
+    "analytics.promotion_preview": "promotion_preview",
+    "analytics.compare": "compare",
+    "analytics.risk": "risk",
+    "benchmarks.daily": "benchmark",
+    "catalog.alphas.source.download": "source_download",
+    "exports.list": "exports",
+    "exports.download": "export",
+    "admin.alphas.readiness": "admin_readiness",
+    "admin.keys.usage": "admin_key_usage",
+    "admin.builds.list": "admin_builds",
+    "events.list": "events",
+    "events.stream": "stream_events",
+}
+"""The method of `GeneratedMethods` (and so of `Client`) of each route, by registry id."""
+
+
+class GeneratedMethods:
+    """The typed method of every route, generated from its operation: positional path parameters
+    (then the required query parameters, and `book`, `start`, `end` where the route takes them),
+    every other parameter keyword-only with its served default and choices; `None` means not
+    sent. A collection comes back as a lazy `Collection` (a `Series` with its `.summary`), a
+    single object as its typed 200 body. `alpha_results_client.Client` inherits it.
+    """
+
+    if TYPE_CHECKING:
+
+        def _answer(self, endpoint_id: str, path_values: dict[str, Any], values: dict[str, Any]) -> Any:
+            """The request of one route (`ClientBase._answer`)."""
+
+    def health(self) -> Health:
+        """Health probe.
+
+        `GET /v1/health` (`meta.health`).
+        """
+        return self._answer("meta.health", {}, {})
+
+    def me(self) -> MeResponse:
+        """Identity, limits and usage of the calling key.
+
+        `GET /v1/me` (`meta.me`).
+        """
+        return self._answer("meta.me", {}, {})
+
+    def keys(self) -> Collection[KeyInventoryRow]:
+        """Inventory of the caller's keys.
+
+        `GET /v1/me/keys` (`meta.keys`).
+        """
+        return self._answer("meta.keys", {}, {})
+
+    def alphas(self, search: str | None = None, complete_only: bool = False) -> Collection[AlphaListRow]:
+        """List of alphas.
+
+        `GET /v1/alphas` (`catalog.alphas.list`).
+
+        `search`: Case-insensitive substring over alpha_id, name and tldr.
+
+        `complete_only`: Omit alphas still missing required kinds.
+        """
+        return self._answer("catalog.alphas.list", {}, {"search": search, "complete_only": complete_only})
+
+    def alpha(self, alpha: str) -> AlphaDescriptionResponse:
+        """Written description of one alpha.
+
+        `GET /v1/alphas/{alpha}` (`catalog.alphas.get`).
+        """
+        return self._answer("catalog.alphas.get", {"alpha": alpha}, {})
+
+    def promotions(self, alpha: str) -> PromotionsResponse:
+        """The operator's decisions about one alpha.
+
+        `GET /v1/alphas/{alpha}/promotions` (`catalog.alphas.promotions`).
+        """
+        return self._answer("catalog.alphas.promotions", {"alpha": alpha}, {})
+
+    def rebalances(
+        self, alpha: str, start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> Collection[RebalanceIndexRow]:
+        """Rebalance index.
+
+        `GET /v1/alphas/{alpha}/rebalances` (`signals.rebalances.list`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("signals.rebalances.list", {"alpha": alpha}, {"start": start, "end": end})
+
+    def cross_section(
+        self,
+        alpha: str,
+        date: dt.date | str,
+        book: Literal["long_short", "long_only"] = "long_short",
+        *,
+        symbol: str | Iterable[str] | None = None,
+        direction: Literal["1", "long", "-1", "short", "0", "flat", "neutral", 1, -1, 0] | None = None,
+        min_abs_weight: float | None = None,
+        sort: Literal["score", "rank", "symbol", "weight"] = "score",
+        order: Literal["asc", "desc"] | None = None,
+    ) -> Collection[DecisionRow]:
+        """Cross-section of one rebalance week.
+
+        `GET /v1/alphas/{alpha}/rebalances/{date}` (`signals.rebalances.get`).
+
+        `date`: The rebalance week: a date of the rebalance index.
+
+        `book`: Target-weight column for min_abs_weight and sort=weight.
+
+        `symbol`: One ticker or a comma-separated list (matched upper-cased).
+
+        `direction`: Keep one side (case-insensitive; neutral is a synonym of flat).
+
+        `min_abs_weight`: Drop names whose absolute target weight (column chosen by book) is below
+        it.
+
+        `sort`: Sort key (rank sorts on average_rank, weight on the book column).
+
+        `order`: desc for score and weight, asc for rank and symbol; ticker tiebreak.
+        """
+        return self._answer(
+            "signals.rebalances.get",
+            {"alpha": alpha, "date": date},
+            {
+                "book": book,
+                "symbol": symbol,
+                "direction": direction,
+                "min_abs_weight": min_abs_weight,
+                "sort": sort,
+                "order": order,
+            },
+        )
+
+    def scores(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        symbol: str | Iterable[str] | None = None,
+        fields: Literal["core", "all"] = "core",
+    ) -> Collection[ScoreRow]:
+        """Per-symbol per-week score panel.
+
+        `GET /v1/alphas/{alpha}/scores` (`signals.scores`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `symbol`: One ticker or a comma-separated list (matched upper-cased).
+
+        `fields`: Column set: core or all.
+        """
+        return self._answer(
+            "signals.scores",
+            {"alpha": alpha},
+            {"start": start, "end": end, "symbol": symbol, "fields": fields},
+        )
+
+    def books(self, alpha: str) -> Collection[BookRow]:
+        """Books and kinds written.
+
+        `GET /v1/alphas/{alpha}/books` (`portfolio.books`).
+        """
+        return self._answer("portfolio.books", {"alpha": alpha}, {})
+
+    def portfolio(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> Collection[LedgerRow]:
+        """Daily ledger of a book.
+
+        `GET /v1/alphas/{alpha}/portfolio` (`portfolio.ledger`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("portfolio.ledger", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+
+    def positions(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        symbol: str | Iterable[str] | None = None,
+    ) -> Collection[PositionRow]:
+        """Daily positions.
+
+        `GET /v1/alphas/{alpha}/positions` (`portfolio.positions`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `symbol`: One ticker or a comma-separated list (matched upper-cased).
+        """
+        return self._answer(
+            "portfolio.positions",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "symbol": symbol},
+        )
+
+    def pnl(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        symbol: str | Iterable[str] | None = None,
+    ) -> Collection[PnlRow]:
+        """Daily per-symbol P&L.
+
+        `GET /v1/alphas/{alpha}/pnl` (`portfolio.pnl`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `symbol`: One ticker or a comma-separated list (matched upper-cased).
+        """
+        return self._answer(
+            "portfolio.pnl", {"alpha": alpha}, {"book": book, "start": start, "end": end, "symbol": symbol}
+        )
+
+    def trades(
+        self,
+        alpha: str,
+        book: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        symbol: str | Iterable[str] | None = None,
+    ) -> Collection[TradeRow]:
+        """Fills of a book.
+
+        `GET /v1/alphas/{alpha}/trades` (`portfolio.trades`).
+
+        `book`: Book to serve (required; see /books).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `symbol`: One ticker or a comma-separated list (matched upper-cased).
+        """
+        return self._answer(
+            "portfolio.trades", {"alpha": alpha}, {"book": book, "start": start, "end": end, "symbol": symbol}
+        )
+
+    def equity_curve(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> Series[EquityRow, EquitySummary]:
+        """Equity curve of a book.
+
+        `GET /v1/alphas/{alpha}/equity-curve` (`portfolio.equity_curve`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer(
+            "portfolio.equity_curve", {"alpha": alpha}, {"book": book, "start": start, "end": end}
+        )
+
+    def metrics(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        granularity: Literal["overall", "yearly", "monthly"] = "overall",
+        doc: bool = False,
+        panel: bool = False,
+    ) -> MetricsResponse:
+        """Metrics.
+
+        `GET /v1/alphas/{alpha}/metrics` (`performance.metrics`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `granularity`: overall, or yearly/monthly to add periods.
+
+        `doc`: Embed the documentation block under data.doc.
+
+        `panel`: Add the weekly panel block (data.panel).
+        """
+        return self._answer(
+            "performance.metrics",
+            {"alpha": alpha},
+            {"start": start, "end": end, "granularity": granularity, "doc": doc, "panel": panel},
+        )
+
+    def metrics_doc(self, alpha: str) -> MetricsDocResponse:
+        """Metrics documentation block.
+
+        `GET /v1/alphas/{alpha}/metrics/_doc` (`performance.metrics.doc`).
+        """
+        return self._answer("performance.metrics.doc", {"alpha": alpha}, {})
+
+    def significance(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        sr_benchmark: float = 0.0,
+        trials: int | None = None,
+    ) -> SignificanceResponse:
+        """Significance of the long_short Sharpe ratio and the IC, corrected for the catalogue's
+        trials.
+
+        `GET /v1/alphas/{alpha}/analytics/significance` (`analytics.significance`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `sr_benchmark`: Annualised Sharpe ratio the PSR and MinTRL test against (per session: /
+        sqrt(252)).
+
+        `trials`: Number of trials for the Deflated Sharpe Ratio; default: the published
+        catalogue's.
+        """
+        return self._answer(
+            "analytics.significance",
+            {"alpha": alpha},
+            {"start": start, "end": end, "sr_benchmark": sr_benchmark, "trials": trials},
+        )
+
+    def correlation(
+        self,
+        alpha: str,
+        basis: Literal["returns", "ic", "scores"] = "returns",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> Collection[CorrelationRow]:
+        """Correlation with every other alpha the key may read.
+
+        `GET /v1/alphas/{alpha}/analytics/correlation` (`analytics.correlation`).
+
+        `basis`: returns (daily long_short), ic (weekly IC) or scores (weekly cross-sections).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer(
+            "analytics.correlation", {"alpha": alpha}, {"basis": basis, "start": start, "end": end}
+        )
+
+    def drawdowns(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> Collection[DrawdownRow]:
+        """Drawdown episodes of a book.
+
+        `GET /v1/alphas/{alpha}/analytics/drawdowns` (`analytics.drawdowns`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer(
+            "analytics.drawdowns", {"alpha": alpha}, {"book": book, "start": start, "end": end}
+        )
+
+    def rolling(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        window: Literal["13", "26", "52", 13, 26, 52] = "26",
+    ) -> Collection[RollingRow]:
+        """Trailing-window IC and return figures per rebalance week.
+
+        `GET /v1/alphas/{alpha}/analytics/rolling` (`analytics.rolling`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `window`: Trailing window in weeks.
+        """
+        return self._answer(
+            "analytics.rolling",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "window": window},
+        )
+
+    def costs(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> CostsResponse:
+        """Break-even cost, turnover by score decile and holding period of a book.
+
+        `GET /v1/alphas/{alpha}/analytics/costs` (`analytics.costs`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.costs", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+
+    def returns(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> BookReturnsResponse:
+        """Monthly and yearly returns of a book and its trailing beta to SPY.
+
+        `GET /v1/alphas/{alpha}/analytics/returns` (`analytics.returns`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.returns", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+
+    def live(
+        self, alpha: str, book: str = "long_short", *, split: dt.date | str | None = None
+    ) -> LiveResponse:
+        """In-sample against out-of-sample of a book (live against backtest).
+
+        `GET /v1/alphas/{alpha}/analytics/live` (`analytics.live`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `split`: The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are
+        out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
+        research_cutoff, else the date the catalogue first published it (the answer's split_origin
+        says which).
+        """
+        return self._answer("analytics.live", {"alpha": alpha}, {"book": book, "split": split})
+
+    def attribution(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        top: int = 10,
+        drop: int = 5,
+    ) -> AttributionResponse:
+        """Where a book's P&L came from: by name, leg and sector; fragility; concentration.
+
+        `GET /v1/alphas/{alpha}/analytics/attribution` (`analytics.attribution`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `top`: Contributors and detractors listed, each (names of largest and smallest window P&L).
+
+        `drop`: N of the fragility figures: the information ratio without the N best days and
+        without the N best names.
+        """
+        return self._answer(
+            "analytics.attribution",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "top": top, "drop": drop},
+        )
+
+    def capacity(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        capital: float = 100000000.0,
+        grid: str | Iterable[float] | None = None,
+    ) -> CapacityResponse:
+        """Participation and net information ratio of a book against its capital.
+
+        `GET /v1/alphas/{alpha}/analytics/capacity` (`analytics.capacity`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `capital`: The reference capital K0: the book's size at inception in its own currency (the
+        seal's ledger is normalised to 1.0 and states none); the seal's modelled costs are taken as
+        the costs at it. Default 1e+08.
+
+        `grid`: The capitals to show the book at: comma-separated decimals (1e9 is accepted), at
+        most 25, each in [1, 1e+15]. Default: 1e6 to 1e10 in half-decades.
+        """
+        return self._answer(
+            "analytics.capacity",
+            {"alpha": alpha},
+            {"book": book, "start": start, "end": end, "capital": capital, "grid": grid},
+        )
+
+    def factors(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> FactorsResponse:
+        """Factor attribution of a book and the signal's feature-neutral IC.
+
+        `GET /v1/alphas/{alpha}/analytics/factors` (`analytics.factors`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.factors", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+
+    def quantiles(
+        self,
+        alpha: str,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        score: Literal["score", "raw_score"] = "score",
+        quantiles: int = 5,
+    ) -> QuantilesResponse:
+        """Mean forward return by score quantile, the top-minus-bottom spread, and the IC by month and
+        sector.
+
+        `GET /v1/alphas/{alpha}/analytics/quantiles` (`analytics.quantiles`).
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `score`: The score bucketed: score (the conditioned signal) or raw_score (keys with raw-book
+        access only).
+
+        `quantiles`: Number of score quantiles per week (2..10; alphalens' default 5).
+        """
+        return self._answer(
+            "analytics.quantiles",
+            {"alpha": alpha},
+            {"start": start, "end": end, "score": score, "quantiles": quantiles},
+        )
+
+    def residual(
+        self,
+        alpha: str,
+        reference: str | Iterable[str] | None = None,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> ResidualResponse:
+        """What is new in a book against the catalogue: its daily returns regressed on a reference
+        set's and SPY's.
+
+        `GET /v1/alphas/{alpha}/analytics/residual` (`analytics.residual`).
+
+        `reference`: The reference set: up to 50 ids the key may read (the alpha itself is left
+        out); absent: the default reference set (the approved alphas the key may read, else the
+        production ones).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer(
+            "analytics.residual",
+            {"alpha": alpha},
+            {"reference": reference, "book": book, "start": start, "end": end},
+        )
+
+    def analytics_doc(self, alpha: str) -> AnalyticsDocResponse:
+        """Analytics documentation block.
+
+        `GET /v1/alphas/{alpha}/analytics/_doc` (`analytics.doc`).
+        """
+        return self._answer("analytics.doc", {"alpha": alpha}, {})
+
+    def screen(
+        self,
+        search: str | None = None,
+        *,
+        tag: str | Iterable[str] | None = None,
+        structure: str | None = None,
+        method: str | None = None,
+        complete_only: bool = False,
+        production: bool | None = None,
+        standing: str | Iterable[str] | None = None,
+        ic_reproduces: bool | None = None,
+        min_information_ratio: float | None = None,
+        max_information_ratio: float | None = None,
+        min_excess_sharpe: float | None = None,
+        max_excess_sharpe: float | None = None,
+        min_mean_ic: float | None = None,
+        max_mean_ic: float | None = None,
+        min_icir: float | None = None,
+        max_icir: float | None = None,
+        min_max_drawdown_pct: float | None = None,
+        max_max_drawdown_pct: float | None = None,
+        min_turnover: float | None = None,
+        max_turnover: float | None = None,
+        min_sessions: int | None = None,
+        max_sessions: int | None = None,
+        min_live_information_ratio: float | None = None,
+        max_live_information_ratio: float | None = None,
+        min_backtest_information_ratio: float | None = None,
+        max_backtest_information_ratio: float | None = None,
+        min_decay_ratio: float | None = None,
+        max_decay_ratio: float | None = None,
+        min_live_sessions: int | None = None,
+        max_live_sessions: int | None = None,
+        min_residual_information_ratio: float | None = None,
+        max_residual_information_ratio: float | None = None,
+        min_residual_t_stat: float | None = None,
+        max_residual_t_stat: float | None = None,
+        max_correlation: float | None = None,
+        correlated_to: str | None = None,
+        correlation_basis: Literal["returns", "ic"] = "returns",
+        sort: Literal[
+            "alpha_id",
+            "-alpha_id",
+            "name",
+            "-name",
+            "information_ratio",
+            "-information_ratio",
+            "excess_sharpe",
+            "-excess_sharpe",
+            "mean_ic",
+            "-mean_ic",
+            "icir",
+            "-icir",
+            "max_drawdown_pct",
+            "-max_drawdown_pct",
+            "turnover",
+            "-turnover",
+            "sessions",
+            "-sessions",
+            "live_information_ratio",
+            "-live_information_ratio",
+            "backtest_information_ratio",
+            "-backtest_information_ratio",
+            "decay_ratio",
+            "-decay_ratio",
+            "live_sessions",
+            "-live_sessions",
+            "residual_information_ratio",
+            "-residual_information_ratio",
+            "residual_t_stat",
+            "-residual_t_stat",
+            "weeks",
+            "-weeks",
+            "first_date",
+            "-first_date",
+            "last_date",
+            "-last_date",
+            "live_split",
+            "-live_split",
+        ]
+        | None = None,
+    ) -> Collection[ScreenRow]:
+        """Alphas the key may read, filtered and sorted on their headline figures and classification.
+
+        `GET /v1/analytics/screen` (`analytics.screen`).
+
+        `search`: Case-insensitive substring over alpha_id, name and tldr.
+
+        `tag`: Keep alphas carrying every tag listed: comma-separated, or the parameter repeated
+        (case-insensitive, whole tags).
+
+        `structure`: Keep alphas of this classification structure (case-insensitive, whole value).
+
+        `method`: Keep alphas of this classification method (case-insensitive, whole value).
+
+        `complete_only`: Omit alphas still missing required kinds.
+
+        `production`: true: production alphas only, those standing approved (the `standing` column:
+        approved by alpha-results promote, or by their seal at their first publish); false: the
+        others (never approved, or retired); absent: both.
+
+        `standing`: Keep alphas standing as one of these after the operator's decisions (the
+        `standing` column): approved, retired, never; comma-separated, or the parameter repeated.
+        Absent: every alpha.
+
+        `ic_reproduces`: true: alphas whose sealed mean IC the weekly IC rebuilt from their
+        cross-sections reproduces; false: those whose does not (the `ic_reproduces` flag); absent:
+        both. An alpha with nothing to check (`ic_reproduces` null) passes neither. Needs the
+        cross-sections (signals.rebalances.get or signals.scores).
+
+        `min_information_ratio`: Keep alphas whose information_ratio is at least this (annualised
+        ratio, inclusive); a null information_ratio fails it.
+
+        `max_information_ratio`: Keep alphas whose information_ratio is at most this (annualised
+        ratio, inclusive); a null information_ratio fails it.
+
+        `min_excess_sharpe`: Keep alphas whose excess_sharpe is at least this (annualised ratio,
+        inclusive); a null excess_sharpe fails it.
+
+        `max_excess_sharpe`: Keep alphas whose excess_sharpe is at most this (annualised ratio,
+        inclusive); a null excess_sharpe fails it.
+
+        `min_mean_ic`: Keep alphas whose mean_ic is at least this (ratio, inclusive); a null mean_ic
+        fails it.
+
+        `max_mean_ic`: Keep alphas whose mean_ic is at most this (ratio, inclusive); a null mean_ic
+        fails it.
+
+        `min_icir`: Keep alphas whose icir is at least this (annualised ratio, inclusive); a null
+        icir fails it.
+
+        `max_icir`: Keep alphas whose icir is at most this (annualised ratio, inclusive); a null
+        icir fails it.
+
+        `min_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at least this (percentage
+        points, inclusive); a null max_drawdown_pct fails it.
+
+        `max_max_drawdown_pct`: Keep alphas whose max_drawdown_pct is at most this (percentage
+        points, inclusive); a null max_drawdown_pct fails it.
+
+        `min_turnover`: Keep alphas whose turnover is at least this (turnover_unit, inclusive); a
+        null turnover fails it.
+
+        `max_turnover`: Keep alphas whose turnover is at most this (turnover_unit, inclusive); a
+        null turnover fails it.
+
+        `min_sessions`: Keep alphas whose sessions is at least this (trading sessions, inclusive); a
+        null sessions fails it.
+
+        `max_sessions`: Keep alphas whose sessions is at most this (trading sessions, inclusive); a
+        null sessions fails it.
+
+        `min_live_information_ratio`: Keep alphas whose live_information_ratio is at least this
+        (annualised ratio, inclusive); a null live_information_ratio fails it.
+
+        `max_live_information_ratio`: Keep alphas whose live_information_ratio is at most this
+        (annualised ratio, inclusive); a null live_information_ratio fails it.
+
+        `min_backtest_information_ratio`: Keep alphas whose backtest_information_ratio is at least
+        this (annualised ratio, inclusive); a null backtest_information_ratio fails it.
+
+        `max_backtest_information_ratio`: Keep alphas whose backtest_information_ratio is at most
+        this (annualised ratio, inclusive); a null backtest_information_ratio fails it.
+
+        `min_decay_ratio`: Keep alphas whose decay_ratio is at least this (ratio, inclusive); a null
+        decay_ratio fails it.
+
+        `max_decay_ratio`: Keep alphas whose decay_ratio is at most this (ratio, inclusive); a null
+        decay_ratio fails it.
+
+        `min_live_sessions`: Keep alphas whose live_sessions is at least this (trading sessions,
+        inclusive); a null live_sessions fails it.
+
+        `max_live_sessions`: Keep alphas whose live_sessions is at most this (trading sessions,
+        inclusive); a null live_sessions fails it.
+
+        `min_residual_information_ratio`: Keep alphas whose residual_information_ratio is at least
+        this (annualised ratio, inclusive); a null residual_information_ratio fails it.
+
+        `max_residual_information_ratio`: Keep alphas whose residual_information_ratio is at most
+        this (annualised ratio, inclusive); a null residual_information_ratio fails it.
+
+        `min_residual_t_stat`: Keep alphas whose residual_t_stat is at least this (t-statistic,
+        inclusive); a null residual_t_stat fails it.
+
+        `max_residual_t_stat`: Keep alphas whose residual_t_stat is at most this (t-statistic,
+        inclusive); a null residual_t_stat fails it.
+
+        `max_correlation`: Keep alphas whose absolute Pearson correlation, over the whole history,
+        to `correlated_to` (default: the approved alphas the key may read, or when there is none
+        every production alpha it may read, the alpha itself excepted; `meta.reference` says which)
+        is at most this (inclusive); an alpha with no defined correlation to any of them fails it.
+
+        `correlated_to`: The alpha `max_correlation` compares with (absent: the default reference
+        set); it is never in the answer.
+
+        `correlation_basis`: The series `max_correlation` correlates: returns (daily long_short) or
+        ic (weekly IC).
+
+        `sort`: Sort column, - first for descending; nulls last, ties by alpha_id; default:
+        catalogue order.
+        """
+        return self._answer(
+            "analytics.screen",
+            {},
+            {
+                "search": search,
+                "tag": tag,
+                "structure": structure,
+                "method": method,
+                "complete_only": complete_only,
+                "production": production,
+                "standing": standing,
+                "ic_reproduces": ic_reproduces,
+                "min_information_ratio": min_information_ratio,
+                "max_information_ratio": max_information_ratio,
+                "min_excess_sharpe": min_excess_sharpe,
+                "max_excess_sharpe": max_excess_sharpe,
+                "min_mean_ic": min_mean_ic,
+                "max_mean_ic": max_mean_ic,
+                "min_icir": min_icir,
+                "max_icir": max_icir,
+                "min_max_drawdown_pct": min_max_drawdown_pct,
+                "max_max_drawdown_pct": max_max_drawdown_pct,
+                "min_turnover": min_turnover,
+                "max_turnover": max_turnover,
+                "min_sessions": min_sessions,
+                "max_sessions": max_sessions,
+                "min_live_information_ratio": min_live_information_ratio,
+                "max_live_information_ratio": max_live_information_ratio,
+                "min_backtest_information_ratio": min_backtest_information_ratio,
+                "max_backtest_information_ratio": max_backtest_information_ratio,
+                "min_decay_ratio": min_decay_ratio,
+                "max_decay_ratio": max_decay_ratio,
+                "min_live_sessions": min_live_sessions,
+                "max_live_sessions": max_live_sessions,
+                "min_residual_information_ratio": min_residual_information_ratio,
+                "max_residual_information_ratio": max_residual_information_ratio,
+                "min_residual_t_stat": min_residual_t_stat,
+                "max_residual_t_stat": max_residual_t_stat,
+                "max_correlation": max_correlation,
+                "correlated_to": correlated_to,
+                "correlation_basis": correlation_basis,
+                "sort": sort,
+            },
+        )
+
+    def combine(
+        self,
+        alphas: str | Iterable[str],
+        book: Literal["long_short"] = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        weighting: Literal["equal", "given", "inverse_volatility", "max_ir"] = "equal",
+        weights: str | Iterable[float] | None = None,
+        shrinkage: float | None = None,
+        fit_to: dt.date | str | None = None,
+    ) -> Collection[CombinedRow]:
+        """A weighted combination of alphas: its daily series, figures, weights and correlations.
+
+        `GET /v1/analytics/combine` (`analytics.combine`).
+
+        `alphas`: The alphas to combine: 2 to 50 ids, comma-separated or the parameter repeated,
+        each one the key may read; no id twice.
+
+        `book`: The book of each alpha combined. The catalogue index holds every alpha's long_short
+        daily returns, so only long_short can be combined.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `weighting`: How the weights are chosen (docs/analytics.md).
+
+        `weights`: With weighting=given: one weight per alpha, in the order of `alphas`,
+        comma-separated decimals (fractions of the book's capital, used as given), each in [-10, 10]
+        and not all zero (sum |w| > 0). Weights under which the combined book loses all its equity
+        on a session (a daily return <= -100%) are refused.
+
+        `shrinkage`: With weighting=max_ir: the weight of the diagonal target in the shrunk
+        covariance; absent: the Ledoit-Wolf estimate.
+
+        `fit_to`: With weighting=inverse_volatility or max_ir: fit the weights on the set's common
+        sessions of the window up to and including this date (YYYY-MM-DD), and judge them (rows,
+        figures, correlations) on those after it; each side needs at least 20 sessions, and it must
+        lie in the window (on or after `from`, before `to`). Absent: the weights are fitted on the
+        sessions they are judged on (in-sample, warned as `in_sample_weights`).
+        """
+        return self._answer(
+            "analytics.combine",
+            {},
+            {
+                "alphas": alphas,
+                "book": book,
+                "start": start,
+                "end": end,
+                "weighting": weighting,
+                "weights": weights,
+                "shrinkage": shrinkage,
+                "fit_to": fit_to,
+            },
+        )
+
+    def contribution(
+        self,
+        alpha: str,
+        reference: str | Iterable[str] | None = None,
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        weighting: Literal["equal", "given", "inverse_volatility", "max_ir"] | None = None,
+        weights: str | Iterable[float] | None = None,
+        shrinkage: float | None = None,
+        fit_to: dt.date | str | None = None,
+        weight: float | None = None,
+    ) -> ContributionResponse:
+        """What adding the alpha does to a reference set's figures.
+
+        `GET /v1/alphas/{alpha}/analytics/contribution` (`analytics.contribution`).
+
+        `reference`: The reference set: up to 50 ids the key may read (the alpha itself is left out;
+        with weighting=given its entry of `weights` is its weight after, the others' book before
+        theirs over 1 - w); absent: every production alpha the key may read.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `weighting`: How the reference set is weighted, as /analytics/combine weights its `alphas`
+        (needs `reference`): `before` is then that combination, at its weights. Absent: the equally
+        weighted book as it grew (docs/analytics.md).
+
+        `weights`: With weighting=given: one weight per alpha of `reference`, in its order, as
+        /analytics/combine's `weights` (comma-separated decimals, fractions of the book's capital
+        used as given, each in [-10, 10], not all zero; a book that loses all its equity on a
+        session is refused).
+
+        `shrinkage`: With weighting=max_ir: the weight of the diagonal target in the shrunk
+        covariance; absent: the Ledoit-Wolf estimate.
+
+        `fit_to`: With weighting=inverse_volatility or max_ir: fit the weights on the set's common
+        sessions of the window up to and including this date (YYYY-MM-DD), and judge them (rows,
+        figures, correlations) on those after it; each side needs at least 20 sessions, and it must
+        lie in the window (on or after `from`, before `to`). Absent: the weights are fitted on the
+        sessions they are judged on (in-sample, warned as `in_sample_weights`).
+
+        `weight`: The alpha's weight in the book after (the set keeps the rest, equally weighted);
+        absent: the weight that maximises the information ratio after, or with weighting=given and
+        `reference` naming the alpha its entry of `weights` (then not with it).
+        """
+        return self._answer(
+            "analytics.contribution",
+            {"alpha": alpha},
+            {
+                "reference": reference,
+                "start": start,
+                "end": end,
+                "weighting": weighting,
+                "weights": weights,
+                "shrinkage": shrinkage,
+                "fit_to": fit_to,
+                "weight": weight,
+            },
+        )
+
+    def checks(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        min_information_ratio: float | None = None,
+        min_deflated_sharpe: float | None = None,
+        min_turnover: float | None = None,
+        max_turnover: float | None = None,
+        max_weight: float | None = None,
+        min_recent_information_ratio: float | None = None,
+        min_yearly_consistency: float | None = None,
+        min_stressed_net_information_ratio: float | None = None,
+        max_production_correlation: float | None = None,
+        min_residual_information_ratio: float | None = None,
+        min_ic_t_stat: float | None = None,
+        min_fragility: float | None = None,
+        min_live_information_ratio: float | None = None,
+        min_decay_ratio: float | None = None,
+    ) -> ChecksResponse:
+        """Pass/fail checks of a book against the operator's policy.
+
+        `GET /v1/alphas/{alpha}/analytics/checks` (`analytics.checks`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `min_information_ratio`: Tighten the `information_ratio` check: pass only at least this
+        (ratio); it may not be looser than the operator's policy (400).
+
+        `min_deflated_sharpe`: Tighten the `deflated_sharpe` check: pass only at least this
+        (probability); it may not be looser than the operator's policy (400).
+
+        `min_turnover`: Tighten the `turnover` check: pass only at least this (per year); it may not
+        be looser than the operator's policy (400).
+
+        `max_turnover`: Tighten the `turnover` check: pass only at most this (per year); it may not
+        be looser than the operator's policy (400).
+
+        `max_weight`: Tighten the `max_weight` check: pass only at most this (fraction); it may not
+        be looser than the operator's policy (400).
+
+        `min_recent_information_ratio`: Tighten the `recent_information_ratio` check: pass only at
+        least this (ratio); it may not be looser than the operator's policy (400).
+
+        `min_yearly_consistency`: Tighten the `yearly_consistency` check: pass only at least this
+        (fraction of years); it may not be looser than the operator's policy (400).
+
+        `min_stressed_net_information_ratio`: Tighten the `stressed_net_information_ratio` check:
+        pass only at least this (ratio); it may not be looser than the operator's policy (400).
+
+        `max_production_correlation`: Tighten the `production_correlation` check: pass only at most
+        this (correlation); it may not be looser than the operator's policy (400).
+
+        `min_residual_information_ratio`: Tighten the `residual_information_ratio` check: pass only
+        at least this (ratio); it may not be looser than the operator's policy (400).
+
+        `min_ic_t_stat`: Tighten the `ic_t_stat` check: pass only at least this (t-statistic); it
+        may not be looser than the operator's policy (400).
+
+        `min_fragility`: Tighten the `fragility` check: pass only at least this (ratio); it may not
+        be looser than the operator's policy (400).
+
+        `min_live_information_ratio`: Tighten the `live_information_ratio` check: pass only at least
+        this (ratio); it may not be looser than the operator's policy (400).
+
+        `min_decay_ratio`: Tighten the `decay_ratio` check: pass only at least this (ratio); it may
+        not be looser than the operator's policy (400).
+        """
+        return self._answer(
+            "analytics.checks",
+            {"alpha": alpha},
+            {
+                "book": book,
+                "start": start,
+                "end": end,
+                "min_information_ratio": min_information_ratio,
+                "min_deflated_sharpe": min_deflated_sharpe,
+                "min_turnover": min_turnover,
+                "max_turnover": max_turnover,
+                "max_weight": max_weight,
+                "min_recent_information_ratio": min_recent_information_ratio,
+                "min_yearly_consistency": min_yearly_consistency,
+                "min_stressed_net_information_ratio": min_stressed_net_information_ratio,
+                "max_production_correlation": max_production_correlation,
+                "min_residual_information_ratio": min_residual_information_ratio,
+                "min_ic_t_stat": min_ic_t_stat,
+                "min_fragility": min_fragility,
+                "min_live_information_ratio": min_live_information_ratio,
+                "min_decay_ratio": min_decay_ratio,
+            },
+        )
+
+    def promotion_preview(self, alpha: str, as_of: dt.date | str | None = None) -> PromotionPreviewResponse:
+        """What approving (or retiring) the alpha would record and change, read-only.
+
+        `GET /v1/alphas/{alpha}/analytics/promotion_preview` (`analytics.promotion_preview`).
+
+        `as_of`: The date the decision would take effect (YYYY-MM-DD): the checks are measured up to
+        it. Absent: the alpha's last session (the last day of its long_short ledger), as
+        alpha-results promote.
+        """
+        return self._answer("analytics.promotion_preview", {"alpha": alpha}, {"as_of": as_of})
+
+    def compare(
+        self,
+        alpha: str,
+        other: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+        *,
+        window: Literal["21", "63", "126", "252", 21, 63, 126, 252] = "63",
+    ) -> ComparisonResponse:
+        """Two alphas side by side: curves, rolling correlations and the significance of differences.
+
+        `GET /v1/alphas/{alpha}/analytics/compare` (`analytics.compare`).
+
+        `other`: The alpha to compare with (one the key may read, not this one).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+
+        `window`: Trailing sessions of the rolling return correlation (the weekly IC's is the same
+        span in weeks: 21 -> 4, 63 -> 13, 126 -> 26, 252 -> 52).
+        """
+        return self._answer(
+            "analytics.compare",
+            {"alpha": alpha},
+            {"other": other, "book": book, "start": start, "end": end, "window": window},
+        )
+
+    def risk(
+        self,
+        alpha: str,
+        book: str = "long_short",
+        start: dt.date | str | None = None,
+        end: dt.date | str | None = None,
+    ) -> RiskResponse:
+        """Benchmark-relative and tail figures of a book against SPY.
+
+        `GET /v1/alphas/{alpha}/analytics/risk` (`analytics.risk`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("analytics.risk", {"alpha": alpha}, {"book": book, "start": start, "end": end})
+
+    def benchmark(
+        self, symbol: Literal["SPY"], start: dt.date | str | None = None, end: dt.date | str | None = None
+    ) -> Series[BenchmarkRow, BenchmarkSummary]:
+        """Daily benchmark series.
+
+        `GET /v1/benchmarks/{symbol}/daily` (`benchmarks.daily`).
+
+        `symbol`: A served benchmark.
+
+        `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
+
+        `end`: Last trading day, inclusive (YYYY-MM-DD); default: the window end.
+        """
+        return self._answer("benchmarks.daily", {"symbol": symbol}, {"start": start, "end": end})
+
+    def source_download(self, alpha: str) -> SourceDownloadResponse:
+        """Signed download URL of the alpha's source archive.
+
+        `GET /v1/alphas/{alpha}/source/download` (`catalog.alphas.source.download`).
+        """
+        return self._answer("catalog.alphas.source.download", {"alpha": alpha}, {})
+
+    def exports(self, alpha: str) -> Collection[ExportRow]:
+        """Parquet exports of the alpha's datasets.
+
+        `GET /v1/alphas/{alpha}/exports` (`exports.list`).
+        """
+        return self._answer("exports.list", {"alpha": alpha}, {})
+
+    def export(self, alpha: str, dataset: str, book: str | None = None) -> ExportDownloadResponse:
+        """Signed download URL of one dataset as a Parquet file.
+
+        `GET /v1/alphas/{alpha}/exports/{dataset}` (`exports.download`).
+
+        `book`: Book of a book dataset (portfolio, positions, pnl, trades, equity-curve; see
+        /books): default long_short, required for trades; not accepted by the other datasets.
+        """
+        return self._answer("exports.download", {"alpha": alpha, "dataset": dataset}, {"book": book})
+
+    def admin_readiness(self, alpha: str) -> ReadinessResponse:
+        """Readiness of one alpha.
+
+        `GET /v1/admin/alphas/{alpha}/readiness` (`admin.alphas.readiness`).
+        """
+        return self._answer("admin.alphas.readiness", {"alpha": alpha}, {})
+
+    def admin_key_usage(self, key_id: str) -> KeyUsageResponse:
+        """Usage of one key.
+
+        `GET /v1/admin/keys/{key_id}/usage` (`admin.keys.usage`).
+        """
+        return self._answer("admin.keys.usage", {"key_id": key_id}, {})
+
+    def admin_builds(self) -> Collection[BuildRow]:
+        """Catalogue of published builds.
+
+        `GET /v1/admin/builds` (`admin.builds.list`).
+        """
+        return self._answer("admin.builds.list", {}, {})
+
+    def events(
+        self,
+        *,
+        after: str | None = None,
+        type: str | Iterable[str] | None = None,
+        alpha: str | Iterable[str] | None = None,
+    ) -> Collection[Event]:
+        """Events after a cursor, oldest first.
+
+        `GET /v1/events` (`events.list`).
+
+        `after`: Resume after this event: a cursor the service wrote (an event's `id`, or
+        `meta.next_cursor` of a page). Absent: from the oldest event kept. A cursor older than the
+        retention resumes at the oldest event kept.
+
+        `type`: Only events of these types: comma-separated or the parameter repeated, each one of
+        alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
+        alpha.decay, build.refused, webhook.disabled. Absent: every type.
+
+        `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
+        the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
+        the key may read (and the events about no alpha it may see).
+        """
+        return self._answer("events.list", {}, {"after": after, "type": type, "alpha": alpha})
+
+    def stream_events(
+        self,
+        *,
+        after: str | None = None,
+        type: str | Iterable[str] | None = None,
+        alpha: str | Iterable[str] | None = None,
+    ) -> Iterator[StreamedEvent]:
+        """Events as they are recorded (Server-Sent Events).
+
+        `GET /v1/events/stream` (`events.stream`).
+
+        `after`: Start after this event (a cursor, as on /v1/events); the `Last-Event-ID` header
+        wins over it. Neither: only events recorded from now on.
+
+        `type`: Only events of these types: comma-separated or the parameter repeated, each one of
+        alpha.published, alpha.republished, alpha.checks_changed, alpha.approved, alpha.retired,
+        alpha.decay, build.refused, webhook.disabled. Absent: every type.
+
+        `alpha`: Only events about these alphas: comma-separated or the parameter repeated. An alpha
+        the key may not read gives no event, exactly as one that does not exist. Absent: every alpha
+        the key may read (and the events about no alpha it may see).
+        """
+        return self._answer("events.stream", {}, {"after": after, "type": type, "alpha": alpha})
 
 
 # -- error codes -----------------------------------------------------------------------------------
@@ -6856,7 +8432,10 @@ __all__ = [
     "BenchmarkSummary",
     "BenchmarkUnavailableError",
     "BestDay",
+    "BetaPoint",
     "BookFigures",
+    "BookReturns",
+    "BookReturnsResponse",
     "BookRow",
     "BookRowPage",
     "Bootstrap",
@@ -6870,6 +8449,7 @@ __all__ = [
     "CapacityParticipation",
     "CapacityPoint",
     "CapacityResponse",
+    "CheckChange",
     "CheckResult",
     "CheckSeen",
     "Checks",
@@ -6934,6 +8514,7 @@ __all__ = [
     "ExportRowPage",
     "ExportsNotBuiltError",
     "FactorFigures",
+    "FactorRunningSums",
     "FactorWeek",
     "FactorWeekExposure",
     "Factors",
@@ -6983,6 +8564,7 @@ __all__ = [
     "Monotonicity",
     "MonthIc",
     "MonthOfYearIc",
+    "MonthReturn",
     "MultipleTesting",
     "NameAttribution",
     "NeutralIc",
@@ -6991,6 +8573,7 @@ __all__ = [
     "NeweyWestTests",
     "NotAcceptableError",
     "NotFoundError",
+    "OtherAlpha",
     "Pagination",
     "Panel",
     "Parameter",
@@ -7002,6 +8585,8 @@ __all__ = [
     "PolicyThresholds",
     "PositionRow",
     "PositionRowPage",
+    "PromotionPreview",
+    "PromotionPreviewResponse",
     "Promotions",
     "PromotionsResponse",
     "QuantileBucket",
@@ -7076,6 +8661,7 @@ __all__ = [
     "Totals",
     "TradeRow",
     "TradeRowPage",
+    "TrailingBeta",
     "TurnoverBucket",
     "TurnoverByDecile",
     "UnknownBookError",
@@ -7085,4 +8671,9 @@ __all__ = [
     "WeeklyIc",
     "WeeklySpread",
     "Window",
+    "YearReturn",
 ]
+
+# The lazy collections of the methods' answers: paging.py imports the types above, so it is
+# imported once they exist.
+from alpha_results_client.paging import Collection, Series  # noqa: E402
