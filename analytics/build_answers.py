@@ -82,6 +82,10 @@ class BuildAnswers:
     def _answer(data: Any, warnings: Warnings, version: str) -> Answer[Any]:
         return Answer(data, warnings.entries, version)
 
+    def _readable_market(self) -> BenchmarkSeries | None:
+        """The market benchmark's series when the reader may call it; None: its figures withheld."""
+        return self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+
     def _book(self, view: BuildView, book: str) -> str:
         """The build's analytics tables (503 while they are being made), then the book (400)."""
         require_built(view)
@@ -120,22 +124,20 @@ class BuildAnswers:
         """Against the market benchmark when the reader may call its series (its figures are
         withheld otherwise); the version then names both builds."""
         book = self._book(view, q.book)
-        market = self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+        market = self._readable_market()
         warnings = Warnings()
         data = risk.risk_payload(view, book, (q.start, q.end), self.scope.access, market, warnings)
-        version = view.build_id if market is None else f"{view.build_id}+{market.build_id}"
-        return self._answer(data, warnings, version)
+        return self._answer(data, warnings, _with_market(view, market))
 
     def returns(self, view: BuildView, q: BookWindowQuery) -> Answer[BookReturns]:
         """Monthly and yearly returns and the trailing beta, against the market benchmark when the
         reader may call its series (withheld otherwise); the version then names both builds."""
         book = self._book(view, q.book)
-        market = self.market() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
+        market = self._readable_market()
         warnings = Warnings()
         window: Window = (q.start, q.end)
         data = book_returns.returns_payload(view, book, window, self.scope.access, market, warnings)
-        version = view.build_id if market is None else f"{view.build_id}+{market.build_id}"
-        return self._answer(data, warnings, version)
+        return self._answer(data, warnings, _with_market(view, market))
 
     def live(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Live]:
         """`approved`: the as_of of the alpha's latest approval (the split when the query names
@@ -190,3 +192,8 @@ class BuildAnswers:
             a, b, book, (q.start, q.end), int(q.window), self.scope.access, warnings
         )
         return self._answer(data, warnings, f"{a.build_id}+{b.build_id}")
+
+
+def _with_market(view: BuildView, market: BenchmarkSeries | None) -> str:
+    """The version of an answer read from the build and, when read, the market benchmark's."""
+    return view.build_id if market is None else f"{view.build_id}+{market.build_id}"
