@@ -29,7 +29,10 @@ class DsrTrials(Body, kw_only=True, frozen=True):
 
     count: int
     count_source: Annotated[
-        str, Meta(description="`catalogue`, or `request` when `trials=` overrode the count.")
+        str,
+        Meta(
+            description="`catalogue`, or `request` when `trials=` overrode the count."
+        ),
     ]
     sharpe_variance: Annotated[
         float | None,
@@ -40,7 +43,10 @@ class DsrTrials(Body, kw_only=True, frozen=True):
     ]
     sharpe_variance_unit: Literal["per_session_squared"] = "per_session_squared"
     sharpe_variance_alphas: Annotated[
-        int | None, Meta(description="How many Sharpe ratios V is over (null without ledger access).")
+        int | None,
+        Meta(
+            description="How many Sharpe ratios V is over (null without ledger access)."
+        ),
     ]
     expected_max_sharpe: float | None
     expected_max_sharpe_unit: Literal["annualised"] = "annualised"
@@ -49,56 +55,87 @@ class DsrTrials(Body, kw_only=True, frozen=True):
 class AnalyticsStat(Body, kw_only=True, frozen=True):
     """One analytics figure: a value with its unit, or `not_measurable` with a null value and a reason."""
 
-    value: Annotated[float | None, Meta(description="The figure; null when not_measurable")]
+    value: Annotated[
+        float | None, Meta(description="The figure; null when not_measurable")
+    ]
     unit: Annotated[str, Meta(description="Unit of value")]
     status: Annotated[str, Meta(description=STATUS)]
     withheld_reason: (
-        Annotated[str, Meta(description="Why the figure is not measurable (present only then)")] | UnsetType
+        Annotated[
+            str,
+            Meta(description="Why the figure is not measurable (present only then)"),
+        ]
+        | UnsetType
     ) = UNSET
     source: Annotated[str, Meta(description="What the figure is computed from")]
-    annualisation: Annotated[str, Meta(description="`annualised`, `per_period` or `not_annualisable`.")]
+    annualisation: Annotated[
+        str, Meta(description="`annualised`, `per_period` or `not_annualisable`.")
+    ]
     approximation: (
-        Annotated[str, Meta(description="`combine` turnover: how it is approximated.")] | UnsetType
+        Annotated[str, Meta(description="`combine` turnover: how it is approximated.")]
+        | UnsetType
     ) = UNSET
     periods_per_year: (
         Annotated[
             int,
-            Meta(description="`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."),
+            Meta(
+                description="`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."
+            ),
         ]
         | UnsetType
     ) = UNSET
     confidence: (
         Annotated[
-            float, Meta(description="`min_track_record`: the confidence the track record reaches (0.95).")
+            float,
+            Meta(
+                description="`min_track_record`: the confidence the track record reaches (0.95)."
+            ),
         ]
         | UnsetType
     ) = UNSET
     sr_benchmark: (
         Annotated[
-            float, Meta(description="`psr`, `min_track_record`: the request's `sr_benchmark` (annualised).")
+            float,
+            Meta(
+                description="`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."
+            ),
         ]
         | UnsetType
     ) = UNSET
-    years: Annotated[float | None, Meta(description="`min_track_record` in years.")] | UnsetType = UNSET
+    years: (
+        Annotated[float | None, Meta(description="`min_track_record` in years.")]
+        | UnsetType
+    ) = UNSET
     horizon_sessions: (
         Annotated[
-            int, Meta(description="`risk.var_95`, `risk.cvar_95`: sessions the loss is measured over (1).")
+            int,
+            Meta(
+                description="`risk.var_95`, `risk.cvar_95`: sessions the loss is measured over (1)."
+            ),
         ]
         | UnsetType
     ) = UNSET
     trials: (
         Annotated[
             DsrTrials,
-            Meta(description="`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."),
+            Meta(
+                description="`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."
+            ),
         ]
         | UnsetType
     ) = UNSET
     lower: (
-        Annotated[float | None, Meta(description="Bootstrap figures: the lower bound of the interval.")]
+        Annotated[
+            float | None,
+            Meta(description="Bootstrap figures: the lower bound of the interval."),
+        ]
         | UnsetType
     ) = UNSET
     upper: (
-        Annotated[float | None, Meta(description="Bootstrap figures: the upper bound of the interval.")]
+        Annotated[
+            float | None,
+            Meta(description="Bootstrap figures: the upper bound of the interval."),
+        ]
         | UnsetType
     ) = UNSET
     observations: int | UnsetType = UNSET
@@ -117,52 +154,63 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
     date: (
         Annotated[
             dt.date | None,
-            Meta(description="`risk.best_*`, `risk.worst_*`: the last session of the day, week or month."),
+            Meta(
+                description="`risk.best_*`, `risk.worst_*`: the last session of the day, week or month."
+            ),
         ]
         | UnsetType
     ) = UNSET
     sessions: (
         Annotated[
             int | None,
-            Meta(description="`risk.best_*`, `risk.worst_*`: sessions of the window in that period."),
+            Meta(
+                description="`risk.best_*`, `risk.worst_*`: sessions of the window in that period."
+            ),
         ]
         | UnsetType
     ) = UNSET
     alpha: (
         Annotated[
-            str | None, Meta(description="`contribution.max_correlation_to_member`: the member it is with.")
+            str | None,
+            Meta(
+                description="`contribution.max_correlation_to_member`: the member it is with."
+            ),
         ]
         | UnsetType
     ) = UNSET
     members: (
         Annotated[
             int,
-            Meta(description="`contribution.mean_correlation_to_member`: the members with a correlation."),
+            Meta(
+                description="`contribution.mean_correlation_to_member`: the members with a correlation."
+            ),
         ]
         | UnsetType
     ) = UNSET
 
 
 WINDOW = "the requested window (from/to), else the whole history"
-SET_SESSIONS = "over the window's sessions on which every alpha of the set has a long_short return"
+SET_SESSIONS = (
+    "over the window's sessions on which every alpha of the set has a long_short return"
+)
 """The sessions a combination of alphas is measured over (`/analytics/combine`)."""
 WINDOW_ECHO = "The window echoed: from and to, null when open"
 WINDOW_FIELD = figure(WINDOW_ECHO)
 """The `window` echo of every analytics object."""
 BOOK_LEDGER = "portfolio:{book}"
 """The `source` of a figure read from the requested book's ledger."""
-PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise", unit="sessions")}
+PER_YEAR = {"periods_per_year": figure("Sessions per year used to annualise")}
 """The key an annualised figure adds: the sessions per year it was annualised with."""
 WEEKS_PER_YEAR = {
     "periods_per_year": figure(
-        "Weeks per year used to annualise (the run's weeks_per_year, 52)", unit="weeks"
+        "Weeks per year used to annualise (the run's weeks_per_year, 52)",
+        term="weeks_per_year",
     )
 }
 """The key an annualised figure of weekly values (the ICIR) adds: the weeks per year it was annualised with."""
 FAMILY_SIZE = figure(
     "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one "
     "included)",
-    unit="hypotheses",
     source="catalogue",
 )
 
@@ -172,14 +220,18 @@ def interval(meaning: str, formula: str, annualisation: str, source: str) -> Met
     return figure(
         meaning,
         formula,
-        unit="ratio",
-        annualisation=annualisation,
         source=source,
         keys={
-            "lower": figure("Lower bound: the 2.5% quantile of the resampled statistic", unit="ratio"),
-            "upper": figure("Upper bound: the 97.5% quantile of the resampled statistic", unit="ratio"),
-            "observations": figure("Observations of the series in the window", unit="observations"),
-            "block_length": figure("Mean block length used: round(n^(1/3)), at least 1", unit="observations"),
+            "lower": figure(
+                "Lower bound: the 2.5% quantile of the resampled statistic"
+            ),
+            "upper": figure(
+                "Upper bound: the 97.5% quantile of the resampled statistic"
+            ),
+            "observations": figure("Observations of the series in the window"),
+            "block_length": figure(
+                "Mean block length used: round(n^(1/3)), at least 1"
+            ),
         },
     )
 
@@ -188,8 +240,6 @@ LEDGER = "portfolio:long_short"
 """The `source` of a significance figure read from the long_short ledger."""
 SR_BENCHMARK = figure(
     "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
-    unit="ratio",
-    annualisation="annualised",
     source="request",
 )
 
@@ -198,14 +248,20 @@ class Bootstrap(Body, kw_only=True, frozen=True):
     """Stationary block-bootstrap confidence intervals (seeded: the same request, the same answer)."""
 
     method: Annotated[str, figure("The resampling scheme and the interval")]
-    confidence: Annotated[float, figure("Confidence level of the intervals", unit="probability")]
-    resamples: Annotated[int, figure("Number of resamples", unit="resamples")]
+    confidence: Annotated[float, figure("Confidence level of the intervals")]
+    resamples: Annotated[int, figure("Number of resamples")]
     seed: Annotated[
-        int, figure("Seed of numpy's PCG64 generator: the same request always gives the same answer")
+        int,
+        figure(
+            "Seed of numpy's PCG64 generator: the same request always gives the same answer"
+        ),
     ]
     block_length_rule: Annotated[str, figure("How the mean block length is chosen")]
     streams: Annotated[
-        str, figure("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))")
+        str,
+        figure(
+            "The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"
+        ),
     ]
     rebuilt_mean_ic: Annotated[
         AnalyticsStat,
@@ -247,7 +303,6 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Two-sided Newey-West p-value of the mean weekly IC (as /metrics nwt.ic.p_value)",
-            unit="probability",
             source="nwt.ic",
         ),
     ]
@@ -256,7 +311,6 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
         figure(
             "Holm step-down adjusted p-value within the family",
             "max over j <= k of min(1, (m - j + 1) p_(j)), k this alpha's rank",
-            unit="probability",
             keys={"family_size": FAMILY_SIZE},
         ),
     ]
@@ -265,7 +319,6 @@ class MultipleTesting(Body, kw_only=True, frozen=True):
         figure(
             "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
             "min over j >= k of min(1, m / j p_(j))",
-            unit="probability",
             keys={"family_size": FAMILY_SIZE},
         ),
     ]
@@ -284,7 +337,6 @@ class Significance(Body, kw_only=True, frozen=True):
             "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 "
             "daily returns with variance); null for a key that may not read the ledger (a count of it, withheld "
             "as its figures are)",
-            unit="sessions",
             source=LEDGER,
         ),
     ]
@@ -294,8 +346,6 @@ class Significance(Body, kw_only=True, frozen=True):
             "Sharpe ratio of daily long_short total returns, after costs and not in excess of the risk-free rate: "
             f"the /metrics core.information_ratio convention (daily, times sqrt(252)), {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of ending/starting - 1, times sqrt(252)",
-            unit="ratio",
-            annualisation="annualised",
             source=LEDGER,
             keys=PER_YEAR,
         ),
@@ -305,7 +355,6 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "Sample skewness of the daily returns",
             "m3 / m2^(3/2) (biased moments)",
-            unit="ratio",
             source=LEDGER,
         ),
     ]
@@ -314,7 +363,6 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "Sample kurtosis of the daily returns, not in excess (3 for a normal)",
             "m4 / m2^2 (biased moments)",
-            unit="ratio",
             source=LEDGER,
         ),
     ]
@@ -323,7 +371,6 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "Probabilistic Sharpe Ratio: the probability that the true Sharpe ratio exceeds sr_benchmark",
             "Phi((SR - SR*) sqrt(n - 1) / sqrt(1 - skew SR + (kurt - 1) / 4 SR^2)), SR per session",
-            unit="probability",
             keys={"sr_benchmark": SR_BENCHMARK},
         ),
     ]
@@ -332,11 +379,10 @@ class Significance(Body, kw_only=True, frozen=True):
         figure(
             "Minimum track record length for PSR(sr_benchmark) to reach the confidence",
             "1 + (1 - skew SR + (kurt - 1) / 4 SR^2) (z_0.95 / (SR - SR*))^2; not measurable when SR <= SR*",
-            unit="sessions",
             keys={
-                "confidence": figure("Confidence of the minimum track record (0.95)", unit="probability"),
+                "confidence": figure("Confidence of the minimum track record (0.95)"),
                 "sr_benchmark": SR_BENCHMARK,
-                "years": figure("min_track_record in years (sessions / 252)", unit="years"),
+                "years": figure("min_track_record in years (sessions / 252)"),
             },
         ),
     ]
@@ -346,7 +392,6 @@ class Significance(Body, kw_only=True, frozen=True):
             "Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials",
             "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))), gamma the "
             "Euler-Mascheroni constant",
-            unit="probability",
             keys={
                 "trials": figure(
                     "The trials behind SR0: the catalogue's count, and the Sharpe variance over the alphas the key "
@@ -355,35 +400,38 @@ class Significance(Body, kw_only=True, frozen=True):
                 "trials.count": figure(
                     "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the "
                     "request's trials",
-                    unit="trials",
                     source="catalogue",
                 ),
-                "trials.count_source": figure("catalogue, or request when trials= overrides the count"),
+                "trials.count_source": figure(
+                    "catalogue, or request when trials= overrides the count"
+                ),
                 "trials.sharpe_variance": figure(
                     "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read "
                     "(the whole catalogue's for a key that reads it all), each over its whole history; not "
                     "measurable below 2 of them; null for a key that may not read the ledger",
-                    unit="per_session_squared",
                     source="catalogue",
                 ),
                 "trials.sharpe_variance_unit": figure("Unit of sharpe_variance"),
                 "trials.sharpe_variance_alphas": figure(
                     "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe "
                     "ratio; null for a key that may not read the ledger",
-                    unit="alphas",
                     source="catalogue",
                 ),
                 "trials.expected_max_sharpe": figure(
                     "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
-                    unit="ratio",
-                    annualisation="annualised",
                 ),
-                "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
+                "trials.expected_max_sharpe_unit": figure(
+                    "Unit of expected_max_sharpe"
+                ),
             },
         ),
     ]
     bootstrap: Annotated[
-        Bootstrap, figure("Stationary block-bootstrap confidence intervals (at `confidence`) over " + WINDOW)
+        Bootstrap,
+        figure(
+            "Stationary block-bootstrap confidence intervals (at `confidence`) over "
+            + WINDOW
+        ),
     ]
     multiple_testing: Annotated[
         MultipleTesting,
@@ -399,8 +447,6 @@ def side(meaning: str, formula: str) -> Meta:
     return figure(
         f"Information ratio of daily returns {meaning}, daily times sqrt(252): {libraries.INFORMATION_RATIO}",
         f"mean / std(ddof=1) times sqrt(252) of {formula}",
-        unit="ratio",
-        annualisation="annualised",
         source=BOOK_LEDGER,
         keys=PER_YEAR,
     )
@@ -410,7 +456,10 @@ class InformationRatioSides(Body, kw_only=True, frozen=True):
     """`information_ratio` of the costs object."""
 
     gross: Annotated[
-        AnalyticsStat, side("before execution costs", "daily g = r - execution_cost / starting_equity")
+        AnalyticsStat,
+        side(
+            "before execution costs", "daily g = r - execution_cost / starting_equity"
+        ),
     ]
     net: Annotated[
         AnalyticsStat,
@@ -427,13 +476,12 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
 
     bucket: Annotated[str, figure("Q1 .. Q10")]
     rank: Annotated[int, figure("1 .. 10")]
-    weeks: Annotated[int, figure("Bucketed weeks the decile held names", unit="weeks")]
+    weeks: Annotated[int, figure("Bucketed weeks the decile held names")]
     mean_turnover: Annotated[
         float | None,
         figure(
             "Mean over bucketed weeks of the decile's one-way turnover",
             "sum over bucketed weeks of 1/2 sum_{i in decile} |w_t,i - w_t-1,i|, divided by bucketed_weeks",
-            unit="ratio",
         ),
     ]
     annual_turnover: Annotated[
@@ -442,7 +490,6 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
             "The decile's mean weekly one-way turnover annualised: mean_turnover x the run's weeks per year "
             "(turnover_by_decile.weeks_per_year), the dashboard's one turnover basis",
             "mean_turnover * weeks_per_year",
-            unit="per_year",
         ),
     ]
 
@@ -450,15 +497,17 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
 class TurnoverByDecile(Body, kw_only=True, frozen=True):
     """`turnover_by_decile` of the costs object."""
 
-    score_field: Annotated[str, figure("Score bucketed: score, or raw_score for raw_ books")]
+    score_field: Annotated[
+        str, figure("Score bucketed: score, or raw_score for raw_ books")
+    ]
     weight_field: Annotated[str, figure("Decision column of the book's target weight")]
     weeks: Annotated[
-        int, figure("Weeks in the window with a previous week (turnover needs one)", unit="weeks")
+        int, figure("Weeks in the window with a previous week (turnover needs one)")
     ]
     bucketed_weeks: Annotated[
         int,
         figure(
-            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)", unit="weeks"
+            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"
         ),
     ]
     mean_weekly_turnover: Annotated[
@@ -466,25 +515,23 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
         figure(
             "Mean over weeks of the whole book's one-way turnover",
             "mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
-            unit="ratio",
         ),
     ]
     weeks_per_year: Annotated[
-        int, figure("Weeks per year the annual figures are annualised with (the run's, 52)", unit="weeks")
+        int,
+        figure("Weeks per year the annual figures are annualised with (the run's, 52)"),
     ]
     mean_annual_turnover: Annotated[
         float | None,
         figure(
             "The book's mean weekly one-way turnover annualised: mean_weekly_turnover x weeks_per_year",
             "mean_weekly_turnover * weeks_per_year",
-            unit="per_year",
         ),
     ]
     unbucketed_mean_turnover: Annotated[
         float | None,
         figure(
             "Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
-            unit="ratio",
         ),
     ]
     buckets: Annotated[list[TurnoverBucket], figure("Q1 (lowest score) .. Q10")]
@@ -497,31 +544,33 @@ class Costs(Body, kw_only=True, frozen=True):
     book: Annotated[str, figure("The book measured")]
     window: Annotated[Window, WINDOW_FIELD]
     sessions: Annotated[
-        int, figure("Sessions of the book in the window", unit="sessions", source=BOOK_LEDGER)
+        int, figure("Sessions of the book in the window", source=BOOK_LEDGER)
     ]
     net_pnl: Annotated[
         AnalyticsStat,
         figure(
             "Net P&L, every flow included",
             "sum(ending_equity - starting_equity)",
-            unit="equity",
             source=BOOK_LEDGER,
         ),
     ]
     execution_cost: Annotated[
         AnalyticsStat,
-        figure("Modelled execution cost paid", "-sum(execution_cost)", unit="equity", source=BOOK_LEDGER),
+        figure(
+            "Modelled execution cost paid", "-sum(execution_cost)", source=BOOK_LEDGER
+        ),
     ]
     gross_pnl: Annotated[
         AnalyticsStat,
-        figure("P&L before execution costs", "net_pnl + execution_cost", unit="equity", source=BOOK_LEDGER),
+        figure(
+            "P&L before execution costs", "net_pnl + execution_cost", source=BOOK_LEDGER
+        ),
     ]
     traded_notional: Annotated[
         AnalyticsStat,
         figure(
             "Notional traded, in equity units",
             "sum(turnover_notional / equity_basis)",
-            unit="equity",
             source=BOOK_LEDGER,
         ),
     ]
@@ -532,7 +581,6 @@ class Costs(Body, kw_only=True, frozen=True):
             "measurable when the book loses before costs or paid none",
             "root of prod_t(1 + g_t - m k_t) = 1 (Brent's method), g_t the gross daily return, k_t = "
             "-execution_cost_t / starting_equity_t",
-            unit="multiple",
         ),
     ]
     break_even_bps: Annotated[
@@ -540,7 +588,6 @@ class Costs(Body, kw_only=True, frozen=True):
         figure(
             "Cost per unit of traded notional at which the window's compounded net return is zero",
             "break_even_multiple * modelled_cost_bps",
-            unit="bps",
         ),
     ]
     modelled_cost_bps: Annotated[
@@ -548,7 +595,6 @@ class Costs(Body, kw_only=True, frozen=True):
         figure(
             "The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)",
             "execution_cost / traded_notional * 10^4 (both in equity units)",
-            unit="bps",
         ),
     ]
     information_ratio: Annotated[
@@ -572,13 +618,19 @@ class Costs(Body, kw_only=True, frozen=True):
         figure(
             "Average holding period of a position",
             "mean_t sum_i |w_t,i| / mean_t 1/2 sum_i |w_t,i - w_t-1,i|",
-            unit="weeks",
             source="decisions",
         ),
     ]
 
 
-ANALYTICS_STAT_KEYS = ("value", "unit", "status", "source", "annualisation", "withheld_reason")
+ANALYTICS_STAT_KEYS = (
+    "value",
+    "unit",
+    "status",
+    "source",
+    "annualisation",
+    "withheld_reason",
+)
 """The keys `/analytics/_doc` documents under every figure."""
 _STAT_MEANINGS = meanings(AnalyticsStat)
 
@@ -586,8 +638,14 @@ _STAT_MEANINGS = meanings(AnalyticsStat)
 def _stat_entries(path: str, entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """A figure's standard keys: `value` carries the figure's formula, unit, annualisation and
     source; the others mean what `AnalyticsStat` says of them."""
-    plain = {key: None for key in entry} | {"annualisation": "not_annualisable", "source": "computed"}
-    out = {f"{path}.{key}": {**plain, "meaning": _STAT_MEANINGS[key]} for key in ANALYTICS_STAT_KEYS}
+    plain = {key: None for key in entry} | {
+        "annualisation": "not_annualisable",
+        "source": "computed",
+    }
+    out = {
+        f"{path}.{key}": {**plain, "meaning": _STAT_MEANINGS[key]}
+        for key in ANALYTICS_STAT_KEYS
+    }
     out[f"{path}.value"] = {**entry, "meaning": _STAT_MEANINGS["value"]}
     return out
 

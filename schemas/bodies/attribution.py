@@ -60,7 +60,6 @@ def _pnl(what: str) -> Meta:
     return figure(
         f"Net P&L of {what} over the window (market P&L, execution cost and borrow), in normalised equity",
         "sum of net_pnl over the window's sessions",
-        unit="equity",
         source=PNL,
     )
 
@@ -71,8 +70,6 @@ def _contribution(what: str) -> Meta:
         "summed over the window's sessions (additive: the contributions of every name, the cash carry and the "
         "rounding add up to the sum of the book's daily returns, not to the compounded return)",
         CONTRIBUTION,
-        unit="fraction",
-        annualisation="not_annualisable",
         source=PNL_AND_LEDGER,
     )
 
@@ -81,7 +78,6 @@ def _share(what: str) -> Meta:
     return figure(
         f"Share of the names' window P&L made by {what}: " + SHARE_RULE,
         "pnl / sum of net_pnl over every name and session of the window",
-        unit="ratio",
         source=PNL,
     )
 
@@ -109,7 +105,7 @@ class ByName(Body, kw_only=True, frozen=True):
     withheld_reason: Annotated[str, WITHHELD] | UnsetType = UNSET
     names: Annotated[
         int | None,
-        figure("Names with a P&L row in the window; null when not measurable", unit="names", source=PNL),
+        figure("Names with a P&L row in the window; null when not measurable", source=PNL),
     ]
     contributors: Annotated[
         list[NameAttribution],
@@ -135,7 +131,7 @@ class LegPart(Body, kw_only=True, frozen=True):
     share: Annotated[AnalyticsStat, _share("{what}")]
     names: Annotated[
         int | None,
-        figure("Distinct names with a P&L row in {what}; null when not measurable", unit="names", source=PNL),
+        figure("Distinct names with a P&L row in {what}; null when not measurable", source=PNL),
     ]
 
 
@@ -164,7 +160,7 @@ class SectorPart(Body, kw_only=True, frozen=True):
     pnl: Annotated[AnalyticsStat, _pnl("{what}")]
     return_contribution: Annotated[AnalyticsStat, _contribution("{what}")]
     share: Annotated[AnalyticsStat, _share("{what}")]
-    names: Annotated[int | None, figure("Distinct names with a P&L row in {what}", unit="names", source=PNL)]
+    names: Annotated[int | None, figure("Distinct names with a P&L row in {what}", source=PNL)]
 
 
 class BySector(Body, kw_only=True, frozen=True):
@@ -192,7 +188,6 @@ class Totals(Body, kw_only=True, frozen=True):
         figure(
             "The book's P&L over the window, from the ledger: names_pnl + cash_carry + rounding_adjustment",
             "sum(ending_equity - starting_equity) over the window's sessions",
-            unit="equity",
             source=BOOK_LEDGER,
         ),
     ]
@@ -201,7 +196,6 @@ class Totals(Body, kw_only=True, frozen=True):
         figure(
             "The names' P&L over the window: the denominator of every share",
             "sum of net_pnl over every name and session of the window",
-            unit="equity",
             source=PNL,
         ),
     ]
@@ -210,7 +204,6 @@ class Totals(Body, kw_only=True, frozen=True):
         figure(
             "Interest the book's cash earned over the window: the ledger's, no name's",
             "sum(cash_carry)",
-            unit="equity",
             source=BOOK_LEDGER,
         ),
     ]
@@ -219,7 +212,6 @@ class Totals(Body, kw_only=True, frozen=True):
         figure(
             "The ledger's rounding adjustments over the window: no name's",
             "sum(rounding_adjustment)",
-            unit="equity",
             source=BOOK_LEDGER,
         ),
     ]
@@ -229,7 +221,6 @@ class Totals(Body, kw_only=True, frozen=True):
             "Sum of the book's daily returns over the window (not compounded): what the return contributions add "
             "up to",
             "sum(r), r = ending_equity / starting_equity - 1",
-            unit="fraction",
             source=BOOK_LEDGER,
         ),
     ]
@@ -239,7 +230,6 @@ class Totals(Body, kw_only=True, frozen=True):
         figure(
             "Return contribution of the cash carry",
             "sum(cash_carry / starting_equity)",
-            unit="fraction",
             source=BOOK_LEDGER,
         ),
     ]
@@ -248,7 +238,6 @@ class Totals(Body, kw_only=True, frozen=True):
         figure(
             "Return contribution of the rounding adjustments",
             "sum(rounding_adjustment / starting_equity)",
-            unit="fraction",
             source=BOOK_LEDGER,
         ),
     ]
@@ -263,7 +252,6 @@ class BestDay(Body, kw_only=True, frozen=True):
         figure(
             "The book's return that session",
             "ending_equity / starting_equity - 1",
-            unit="fraction",
             source=BOOK_LEDGER,
         ),
     ]
@@ -272,7 +260,6 @@ class BestDay(Body, kw_only=True, frozen=True):
         figure(
             "The book's P&L that session",
             "ending_equity - starting_equity",
-            unit="equity",
             source=BOOK_LEDGER,
         ),
     ]
@@ -289,7 +276,6 @@ class BestDay(Body, kw_only=True, frozen=True):
             "That name's return contribution that session: its net P&L over the session's starting equity (of "
             "day_return, the rest is the other names', the cash carry and the rounding)",
             "net_pnl / starting_equity",
-            unit="fraction",
             source=PNL_AND_LEDGER,
         ),
     ]
@@ -302,7 +288,6 @@ def _days_share(percent: int) -> Meta:
         "sessions for 1%); above 1 when the other days lost in sum; not measurable when the window's P&L is not "
         "positive (a share of a loss is no share)",
         "sum of the k largest (ending_equity - starting_equity) / sum(ending_equity - starting_equity)",
-        unit="ratio",
         source=BOOK_LEDGER,
     )
 
@@ -322,8 +307,6 @@ class Fragility(Body, kw_only=True, frozen=True):
         figure(
             "Information ratio of the book's daily returns over the window, " + IR,
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -334,8 +317,6 @@ class Fragility(Body, kw_only=True, frozen=True):
             "Information ratio of the window's daily returns without its N best sessions (largest r, ties by "
             "date, earliest first; best_days): those sessions dropped, " + IR,
             "information_ratio of r with the N largest returns removed",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -346,7 +327,6 @@ class Fragility(Body, kw_only=True, frozen=True):
             "The share of the information ratio kept without the N best days (the fragility check's figure with "
             "N = 5): not measurable when the information ratio is not positive",
             "without_best_days / information_ratio",
-            unit="ratio",
             source=BOOK_LEDGER,
         ),
     ]
@@ -356,8 +336,6 @@ class Fragility(Body, kw_only=True, frozen=True):
             "Information ratio of the window's daily returns without the N best names (best_names): each session's "
             "return less those names' return contributions that session, " + IR,
             "information_ratio of r_t - sum over the N names of net_pnl_t / starting_equity_t",
-            unit="ratio",
-            annualisation="annualised",
             source=PNL_AND_LEDGER,
             keys=PER_YEAR,
         ),
@@ -377,7 +355,6 @@ class Fragility(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "k for the best 1% of days: ceil(sessions / 100), at least 1; null when not measurable",
-            unit="sessions",
         ),
     ]
     top_1pct_days_share: Annotated[AnalyticsStat, _days_share(DAY_SHARES[0])]
@@ -385,7 +362,6 @@ class Fragility(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "k for the best 5% of days: ceil(5 x sessions / 100), at least 1; null when not measurable",
-            unit="sessions",
         ),
     ]
     top_5pct_days_share: Annotated[AnalyticsStat, _days_share(DAY_SHARES[1])]
@@ -401,7 +377,6 @@ class LargestWeight(Body, kw_only=True, frozen=True):
             "weight = signed_notional / ending_equity), not the decisions' target weight; the first in date and "
             "symbol order on a tie; as the max_weight check",
             "max |weight| over the window's positions",
-            unit="fraction",
             source=POSITIONS,
         ),
     ]
@@ -423,7 +398,6 @@ class Concentration(Body, kw_only=True, frozen=True):
         figure(
             "Distinct names the book held a position in at a session's close in the window",
             "count of distinct symbols with weight != 0",
-            unit="names",
             source=POSITIONS,
         ),
     ]
@@ -432,7 +406,6 @@ class Concentration(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of the window with at least one position at the close: what the two means are over; null "
             "when not measurable",
-            unit="sessions",
             source=POSITIONS,
         ),
     ]
@@ -441,7 +414,6 @@ class Concentration(Body, kw_only=True, frozen=True):
         figure(
             "Mean number of names held at the close, over the sessions with a position",
             "mean over sessions_held of the count of names with weight != 0",
-            unit="names",
             source=POSITIONS,
         ),
     ]
@@ -451,7 +423,6 @@ class Concentration(Body, kw_only=True, frozen=True):
             "Effective number of names: per session, one over the sum of the squared gross-normalised weights (N "
             "for N equal positions, 1 for one), averaged over the sessions with a position",
             "mean over sessions_held of 1 / sum_i (|w_i| / sum_j |w_j|)^2 = (sum |w|)^2 / sum w^2",
-            unit="names",
             source=POSITIONS,
         ),
     ]
@@ -467,7 +438,6 @@ class Attribution(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Sessions of the book in the window (its ledger rows); null for a key that may not read the ledger",
-            unit="sessions",
             source=BOOK_LEDGER,
         ),
     ]

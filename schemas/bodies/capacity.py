@@ -61,7 +61,6 @@ def _share_above(threshold: float) -> Meta:
         f"Share of the window's fills with an adv whose participation at the reference capital is above "
         f"{threshold:.0%} of adv",
         f"count(p_i > {threshold:g}) / count(p_i)",
-        unit="fraction",
         source=FILLS_ADV,
     )
 
@@ -74,22 +73,19 @@ class LargestFill(Body, kw_only=True, frozen=True):
     symbol: Annotated[str, figure("The name traded")]
     participation: Annotated[
         float,
-        figure(
-            "Its participation at the reference capital: " + PARTICIPATION, unit="fraction", source=FILLS_ADV
-        ),
+        figure("Its participation at the reference capital: " + PARTICIPATION, source=FILLS_ADV),
     ]
     notional: Annotated[
         float,
         figure(
             "Its traded value at the reference capital",
             "|quantity x fill_price| / equity_basis x K0",
-            unit=CURRENCY,
             source=FILLS,
         ),
     ]
     adv: Annotated[
         float,
-        figure("The name's average daily traded value at the decision", unit=CURRENCY, source="exposures"),
+        figure("The name's average daily traded value at the decision", source="exposures"),
     ]
 
 
@@ -102,7 +98,6 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
         figure(
             "Median participation of the window's fills at the reference capital (a fraction of adv: 0.01 is 1%)",
             "percentile(p, 50), linear interpolation; p_i = " + PARTICIPATION,
-            unit="fraction",
             source=FILLS_ADV,
         ),
     ]
@@ -111,7 +106,6 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
         figure(
             "95th percentile of the window's fills' participation at the reference capital",
             "percentile(p, 95), linear interpolation (numpy's and pandas' default)",
-            unit="fraction",
             source=FILLS_ADV,
         ),
     ]
@@ -120,7 +114,6 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
         figure(
             "Largest participation of a fill of the window at the reference capital",
             "max(p)",
-            unit="fraction",
             source=FILLS_ADV,
         ),
     ]
@@ -138,16 +131,12 @@ class CapacityParticipation(Body, kw_only=True, frozen=True):
 class CapacityPoint(Body, kw_only=True, frozen=True):
     """The book at one capital of the grid."""
 
-    capital: Annotated[
-        float, figure("The capital K: the book's size at inception", unit=CURRENCY, source="request")
-    ]
+    capital: Annotated[float, figure("The capital K: the book's size at inception", source="request")]
     net_information_ratio: Annotated[
         AnalyticsStat,
         figure(
             "Information ratio of the book's daily returns at capital K, its modelled costs scaled as cost_model says",
             "mean(r(K)) / std(r(K), ddof=1) * sqrt(252); " + COST_MODEL_FORMULA,
-            unit="ratio",
-            annualisation="annualised",
             source=LEDGER_AND_FILLS,
             keys=PER_YEAR,
         ),
@@ -159,8 +148,6 @@ class CapacityPoint(Body, kw_only=True, frozen=True):
             "arithmetic",
             "mean_t(k_t + (sqrt(K/K0) - 1) x slippage_t / starting_equity_t) * 252, k_t = -execution_cost_t / "
             "starting_equity_t",
-            unit="fraction",
-            annualisation="annualised",
             source=LEDGER_AND_FILLS,
             keys=PER_YEAR,
         ),
@@ -170,7 +157,6 @@ class CapacityPoint(Body, kw_only=True, frozen=True):
         figure(
             "95th percentile of the window's fills' participation at capital K (K / K0 times the reference's)",
             "percentile(p(K), 95), p_i(K) = " + PARTICIPATION,
-            unit="fraction",
             source=FILLS_ADV,
         ),
     ]
@@ -188,7 +174,6 @@ class Capacity(Body, kw_only=True, frozen=True):
             "The reference capital K0: the book's size in its currency at inception, which the seal does not "
             "state (its ledger is normalised to 1.0): the request's `capital`, default 1e8. The seal's modelled "
             "execution costs are taken as the costs at K0, so every capital figure of the answer scales with it",
-            unit=CURRENCY,
             source="request",
         ),
     ]
@@ -206,7 +191,6 @@ class Capacity(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Sessions of the book in the window; null for a key that may not read the ledger",
-            unit="sessions",
             source=BOOK_LEDGER,
         ),
     ]
@@ -214,7 +198,6 @@ class Capacity(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Fills of the book in the window; null for a key that may not read the trades",
-            unit="fills",
             source=FILLS,
         ),
     ]
@@ -223,7 +206,6 @@ class Capacity(Body, kw_only=True, frozen=True):
         figure(
             "Fills of the window whose name has an adv at its decision (an exposures row with adv): those the "
             "participation figures are over; null for a key that may not read the trades",
-            unit="fills",
             source=FILLS_ADV,
         ),
     ]
@@ -236,8 +218,6 @@ class Capacity(Body, kw_only=True, frozen=True):
             "Net information ratio at the reference capital: the ledger's own, as /analytics/costs "
             "information_ratio.net over the same window",
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -251,7 +231,6 @@ class Capacity(Body, kw_only=True, frozen=True):
             "not positive, or when it never falls to half",
             "K0 (1 + a)^2, a the smallest root > 0 of mean(r - a x) / std(r - a x) = mean(r) / std(r) / 2, "
             "x_t = slippage_t / starting_equity_t",
-            unit=CURRENCY,
             source=LEDGER_AND_FILLS,
         ),
     ]
@@ -261,7 +240,6 @@ class Capacity(Body, kw_only=True, frozen=True):
             f"The capital at which the 95th-percentile fill of the window takes {PARTICIPATION_LIMIT:.0%} of its "
             "name's adv (participation grows in proportion to capital); does not depend on K0",
             f"{PARTICIPATION_LIMIT:g} / percentile(|quantity x fill_price| / equity_basis / adv, 95)",
-            unit=CURRENCY,
             source=FILLS_ADV,
         ),
     ]

@@ -10,21 +10,25 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from schemas.bodies import libraries
-from schemas.bodies.analytics import BOOK_LEDGER, PER_YEAR, WEEKS_PER_YEAR, WINDOW_FIELD, AnalyticsStat
+from schemas.bodies.analytics import (
+    BOOK_LEDGER,
+    PER_YEAR,
+    WEEKS_PER_YEAR,
+    WINDOW_FIELD,
+    AnalyticsStat,
+)
 from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
+from schemas.vocabulary import VOCABULARY
 
 COMMON = "over the common sessions (dates both books hold in the window), each side's figure included"
-COMMON_WEEKS = (
-    "over the common weeks (weeks both alphas have a weekly IC in the window), each side's figure included"
-)
+COMMON_WEEKS = "over the common weeks (weeks both alphas have a weekly IC in the window), each side's figure included"
 
 
 def compared(
     meaning: str,
     formula: str,
-    unit: str,
-    annualisation: str,
+    term: str,
     source: str,
     common: str,
     test: str | None = None,
@@ -33,17 +37,17 @@ def compared(
 ) -> Meta:
     """A headline figure of both alphas: each side's figure, the difference, and its paired test
     (`test`, the test's formula) or why none is stated (`untested`); an annualised one states
-    `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR)."""
-    per_year = annualised_with if annualisation == "annualised" else {}
+    `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR); `term` is the figure's
+    (`schemas.vocabulary`), the unit and annualisation of both sides and the difference."""
+    per_year = annualised_with if VOCABULARY[term].annualisation == "annualised" else {}
 
     def side(who: str) -> Meta:
         return figure(
             f"{meaning}, of {who}",
             formula,
-            unit=unit,
-            annualisation=annualisation,
             source=source,
             keys=per_year,
+            term=term,
         )
 
     tested = (
@@ -51,9 +55,11 @@ def compared(
             f"The two-sided test of the difference: {test}",
             keys={
                 "statistic": figure(
-                    "The test statistic (t or z); null when the test cannot run", test, unit="statistic"
+                    "The test statistic (t or z); null when the test cannot run",
+                    test,
+                    term="statistic",
                 ),
-                "p_value": figure("Two-sided p-value; null when the test cannot run", unit="probability"),
+                "p_value": figure("Two-sided p-value; null when the test cannot run"),
             },
         )
         if test is not None
@@ -67,8 +73,7 @@ def compared(
             "difference": figure(
                 "alpha minus with; null when either is not measurable",
                 "alpha.value - with.value",
-                unit=unit,
-                annualisation=annualisation,
+                term=term,
             ),
             "test": tested,
         },
@@ -85,11 +90,21 @@ class DifferenceTest(Body, kw_only=True, frozen=True):
             "Jobson-Korkie test with Memmel's correction (information ratio)"
         ),
     ]
-    statistic: Annotated[float | None, figure("The test statistic (t or z); null when the test cannot run")]
-    p_value: Annotated[float | None, figure("Two-sided p-value; null when the test cannot run")]
-    significant: Annotated[bool | None, figure("p_value < level; null when the test cannot run")]
-    level: Annotated[float, figure("The significance level the test is read at (0.05)", unit="probability")]
-    withheld_reason: Annotated[str, figure("Why the test cannot run (present only then)")] | UnsetType = UNSET
+    statistic: Annotated[
+        float | None,
+        figure("The test statistic (t or z); null when the test cannot run"),
+    ]
+    p_value: Annotated[
+        float | None, figure("Two-sided p-value; null when the test cannot run")
+    ]
+    significant: Annotated[
+        bool | None, figure("p_value < level; null when the test cannot run")
+    ]
+    level: Annotated[float, figure("The significance level the test is read at (0.05)")]
+    withheld_reason: (
+        Annotated[str, figure("Why the test cannot run (present only then)")]
+        | UnsetType
+    ) = UNSET
 
 
 class ComparedFigure(Body, kw_only=True, frozen=True):
@@ -97,15 +112,18 @@ class ComparedFigure(Body, kw_only=True, frozen=True):
     means is declared where the figure is (`compared`)."""
 
     alpha: Annotated[AnalyticsStat, Meta(description="The figure of the path alpha.")]
-    with_: Annotated[AnalyticsStat, Meta(description="The figure of the alpha `with` names.")] = (
-        msgspec.field(name="with")
-    )
+    with_: Annotated[
+        AnalyticsStat, Meta(description="The figure of the alpha `with` names.")
+    ] = msgspec.field(name="with")
     difference: Annotated[
-        float | None, Meta(description="alpha - with; null where either side is not measurable.")
+        float | None,
+        Meta(description="alpha - with; null where either side is not measurable."),
     ]
     test: Annotated[
         DifferenceTest | None,
-        Meta(description="Null for volatility, max_drawdown_pct and icir (no test is stated for them)."),
+        Meta(
+            description="Null for volatility, max_drawdown_pct and icir (no test is stated for them)."
+        ),
     ]
 
 
@@ -118,8 +136,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "Information ratio of daily book returns (after costs, not in excess of the risk-free rate), daily "
             f"times sqrt(252) as /metrics core.information_ratio: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of r = ending/starting - 1, times sqrt(252)",
-            "ratio",
-            "annualised",
+            "information_ratio",
             BOOK_LEDGER,
             COMMON,
             test="Jobson-Korkie test with Memmel's (2003) correction: SR per session, rho the Pearson correlation, "
@@ -132,8 +149,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             f"Mean daily book return, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
-            "fraction",
-            "annualised",
+            "annualised_return",
             BOOK_LEDGER,
             COMMON,
             test="Paired t-test of the daily return differences d = r_alpha - r_with (scipy.stats.ttest_rel): "
@@ -145,8 +161,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             "Volatility of daily book returns, annualised",
             "std(r, ddof=1) * sqrt(252)",
-            "fraction",
-            "annualised",
+            "volatility",
             BOOK_LEDGER,
             COMMON,
             untested="no test is stated: the paired test of two variances (Pitman-Morgan) assumes normal "
@@ -159,8 +174,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "Largest fall of the compounded equity from a running peak, in percentage points of the peak (20.0 "
             "is 20%), as /metrics core.max_drawdown_pct",
             "max_t (1 - E_t / max_{s<=t} E_s) * 100, E_0 = 1 before the first common session, E_t = prod(1 + r)",
-            "percentage_points",
-            "not_annualisable",
+            "max_drawdown_pct",
             BOOK_LEDGER,
             COMMON,
             untested="no test is stated: a path statistic with no standard sampling distribution (a test would "
@@ -172,8 +186,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         compared(
             "Mean weekly conditioned IC (weekly_signal.ic, whatever the book)",
             "mean of the weekly IC",
-            "ratio",
-            "per_period",
+            "mean_ic",
             "weekly_signal",
             COMMON_WEEKS,
             test="Paired t-test of the weekly IC differences (scipy.stats.ttest_rel): t = mean(d) / (std(d, "
@@ -187,8 +200,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             "weeks_per_year (52) on both sides: the screener's basis (/metrics core.icir is served as sealed, "
             "per week or annualised)",
             "mean / std(ddof=1) of the weekly IC, times sqrt(weeks_per_year)",
-            "ratio",
-            "annualised",
+            "icir",
             "weekly_signal",
             COMMON_WEEKS,
             untested="no test is stated: the weekly IC difference is tested on mean_ic, and a ratio test over a "
@@ -207,7 +219,6 @@ class CompareEquityRow(Body, kw_only=True, frozen=True):
         figure(
             "The path alpha's compounded return to this session",
             "prod(1 + r) - 1",
-            unit="ratio",
             source=BOOK_LEDGER,
         ),
     ]
@@ -216,13 +227,12 @@ class CompareEquityRow(Body, kw_only=True, frozen=True):
         figure(
             "The compared alpha's compounded return to this session",
             "prod(1 + r) - 1",
-            unit="ratio",
             source=BOOK_LEDGER,
         ),
     ]
     difference: Annotated[
         float | None,
-        figure("cumulative_return_alpha - cumulative_return_with", unit="ratio", source=BOOK_LEDGER),
+        figure("cumulative_return_alpha - cumulative_return_with", source=BOOK_LEDGER),
     ]
 
 
@@ -230,10 +240,15 @@ class RollingCorrelationRow(Body, kw_only=True, frozen=True):
     """An entry of `rolling_return_correlation` or `rolling_ic_correlation`; what each means is
     declared where the series is."""
 
-    date: Annotated[dt.date, Meta(description="The common session or week ending the trailing window.")]
+    date: Annotated[
+        dt.date,
+        Meta(description="The common session or week ending the trailing window."),
+    ]
     correlation: Annotated[
         float | None,
-        Meta(description="Null until the trailing window is full, or where a side is constant over it."),
+        Meta(
+            description="Null until the trailing window is full, or where a side is constant over it."
+        ),
     ]
 
 
@@ -243,7 +258,7 @@ class RollingWindow(Body, kw_only=True, frozen=True):
     sessions: Annotated[
         int,
         figure(
-            "Trailing common sessions of rolling_return_correlation (the request's window)", unit="sessions"
+            "Trailing common sessions of rolling_return_correlation (the request's window)"
         ),
     ]
     weeks: Annotated[
@@ -251,7 +266,6 @@ class RollingWindow(Body, kw_only=True, frozen=True):
         figure(
             "Trailing common weeks of rolling_ic_correlation: the same span (21 -> 4, 63 -> 13, 126 -> 26, "
             "252 -> 52)",
-            unit="weeks",
         ),
     ]
 
@@ -260,16 +274,19 @@ class Comparison(Body, kw_only=True, frozen=True):
     """Two alphas side by side over their common sessions (`/analytics/compare`)."""
 
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
-    with_: Annotated[str, figure("The alpha compared with")] = msgspec.field(name="with")
+    with_: Annotated[str, figure("The alpha compared with")] = msgspec.field(
+        name="with"
+    )
     book: Annotated[str, figure("The book of both alphas compared")]
     window: Annotated[Window, WINDOW_FIELD]
-    rolling_window: Annotated[RollingWindow, figure("The trailing windows of the rolling correlations")]
+    rolling_window: Annotated[
+        RollingWindow, figure("The trailing windows of the rolling correlations")
+    ]
     sessions: Annotated[
         int | None,
         figure(
             "Common sessions: dates both books hold in the window with a daily return on each side; null for a "
             "key that may not read the ledger",
-            unit="sessions",
             source=BOOK_LEDGER,
         ),
     ]
@@ -278,7 +295,6 @@ class Comparison(Body, kw_only=True, frozen=True):
         figure(
             "Common weeks: weeks both alphas have a weekly IC in the window; null for a key that may not read the "
             "rebalance cross-sections",
-            unit="weeks",
             source="weekly_signal",
         ),
     ]
@@ -300,7 +316,6 @@ class Comparison(Body, kw_only=True, frozen=True):
                     "Pearson correlation; null until the window is full (its first rolling_window.sessions - 1 "
                     "entries) or when a side is constant over it",
                     "corr(r_alpha, r_with) over the trailing window",
-                    unit="ratio",
                     source=BOOK_LEDGER,
                 ),
             },
@@ -317,7 +332,6 @@ class Comparison(Body, kw_only=True, frozen=True):
                 "correlation": figure(
                     "Pearson correlation; null until the window is full or when a side is constant over it",
                     "corr(ic_alpha, ic_with) over the trailing window",
-                    unit="ratio",
                     source="weekly_signal",
                 ),
             },
@@ -329,7 +343,6 @@ class Comparison(Body, kw_only=True, frozen=True):
             "Pearson correlation of the two books' daily returns over the window's common sessions (at least 3, "
             "neither side constant)",
             "corr(r_alpha, r_with)",
-            unit="ratio",
             source=BOOK_LEDGER,
         ),
     ]
@@ -339,7 +352,6 @@ class Comparison(Body, kw_only=True, frozen=True):
             "Pearson correlation of the two weekly conditioned IC series over the window's common weeks (at "
             "least 3, neither side constant)",
             "corr(ic_alpha, ic_with)",
-            unit="ratio",
             source="weekly_signal",
         ),
     ]

@@ -20,9 +20,19 @@ from schemas.bodies.base import Body, Window
 from schemas.bodies.figures import figure
 from schemas.bodies.formats import TEXT
 from schemas.bodies.live import LIVE_MIN_SESSIONS
-from schemas.checks import BY_ID, CHECKS, LIVE_CHECKS, MAX, MIN, MIN_OVERLAP, RECENT_SESSIONS
+from schemas.checks import (
+    BY_ID,
+    CHECKS,
+    LIVE_CHECKS,
+    MAX,
+    MIN,
+    MIN_OVERLAP,
+    RECENT_SESSIONS,
+)
 
-DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
+DRAWDOWN_PCT = (
+    "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
+)
 REFERENCE_ORIGINS = (
     "approved (the production alphas: those in force in the live book, approved by alpha-results promote or by "
     "their seal at their first publish, that the key may read, the alpha itself excepted; empty, saying why, "
@@ -36,7 +46,9 @@ REFERENCE_ORIGIN_FIELD = figure(
     + ' (docs/analytics.md, "The reference set")',
     source="records:promotions",
 )
-REFERENCE_ALPHAS_FIELD = figure("The reference alphas, the alpha itself never among them")
+REFERENCE_ALPHAS_FIELD = figure(
+    "The reference alphas, the alpha itself never among them"
+)
 REFERENCE_EXCLUDED_FIELD = figure(
     "The alpha was in the set named (or in the default set origin names) and was left out"
 )
@@ -52,13 +64,12 @@ RELATIVE = "portfolio:{book}+benchmark:SPY"
 SESSIONS = figure(
     "Sessions of the book in the window; null for a key that may not read the ledger (a count of it, withheld "
     "as its figures are)",
-    unit="sessions",
     source=BOOK_LEDGER,
 )
 """`sessions` of the risk and checks objects."""
 TAIL = {
-    "confidence": figure("Confidence level: 0.95", unit="probability"),
-    "horizon_sessions": figure("Horizon of the loss: one session", unit="sessions"),
+    "confidence": figure("Confidence level: 0.95"),
+    "horizon_sessions": figure("Horizon of the loss: one session"),
 }
 
 
@@ -67,14 +78,16 @@ def extreme(pick: str, period: str, elsewhere: str | None = None) -> Meta:
     same-named figures differ)."""
     return figure(
         f"The {pick} compounded return of a {period} over the window's sessions (the first and last periods "
-        "may be cut by the window); the earliest on a tie" + ("" if elsewhere is None else f"; {elsewhere}"),
+        "may be cut by the window); the earliest on a tie"
+        + ("" if elsewhere is None else f"; {elsewhere}"),
         "prod(1 + r) - 1 over the period's sessions",
-        unit="fraction",
         source=BOOK_LEDGER,
         keys={
-            "date": figure("The period's last session in the window; null when not measurable"),
+            "date": figure(
+                "The period's last session in the window; null when not measurable"
+            ),
             "sessions": figure(
-                "Sessions of the window in the period; null when not measurable", unit="sessions"
+                "Sessions of the window in the period; null when not measurable"
             ),
         },
     )
@@ -100,8 +113,8 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of the window with both a book and a SPY return, the sessions the figures are over; null "
             "when withheld",
-            unit="sessions",
             source=RELATIVE,
+            term="observed_sessions",
         ),
     ]
     beta: Annotated[
@@ -110,7 +123,6 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             f"OLS slope of the book's daily returns on SPY's, with an intercept; needs {RISK_MIN_SESSIONS} common "
             "sessions and a SPY series with variance",
             "cov(r, b) / var(b) over the common sessions",
-            unit="ratio",
             source=RELATIVE,
         ),
     ]
@@ -120,8 +132,6 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             "The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded): "
             f"the return per year beyond beta times SPY's, not in excess of the risk-free rate; {libraries.ALPHA}",
             "(mean(r) - beta mean(b)) * 252",
-            unit="fraction",
-            annualisation="annualised",
             source=RELATIVE,
             keys=PER_YEAR,
         ),
@@ -132,8 +142,6 @@ class RiskBenchmark(Body, kw_only=True, frozen=True):
             f"Annualised standard deviation of the book's daily return in excess of SPY's; needs "
             f"{RISK_MIN_SESSIONS} common sessions",
             "std(r - b, ddof=1) * sqrt(252)",
-            unit="fraction",
-            annualisation="annualised",
             source=RELATIVE,
             keys=PER_YEAR,
         ),
@@ -160,8 +168,6 @@ class Risk(Body, kw_only=True, frozen=True):
             "Sortino ratio with required return 0 (empyrical's convention); not measurable without a losing "
             "session",
             "mean(r) * 252 / (sqrt(mean(min(r, 0)^2)) * sqrt(252))",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -171,8 +177,6 @@ class Risk(Body, kw_only=True, frozen=True):
         figure(
             "Compound annual growth rate of the book over the window's sessions",
             "prod(1 + r)^(252 / n) - 1, n the sessions",
-            unit="fraction",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -184,7 +188,6 @@ class Risk(Body, kw_only=True, frozen=True):
             "percentage points of the peak (25.0 is 25%; 0 without a fall), as /metrics core.max_drawdown_pct; "
             f"{libraries.MAX_DRAWDOWN}",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
-            unit="percentage_points",
             source=BOOK_LEDGER,
         ),
     ]
@@ -193,8 +196,6 @@ class Risk(Body, kw_only=True, frozen=True):
         figure(
             "Calmar ratio over the window; not measurable without a drawdown",
             "cagr / (max_drawdown_pct / 100)",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -205,7 +206,6 @@ class Risk(Body, kw_only=True, frozen=True):
             f"Right tail over left tail of daily returns (empyrical's convention); needs {RISK_MIN_TAIL_SESSIONS} "
             "sessions, not measurable when the 5th percentile is 0",
             "|percentile(r, 95)| / |percentile(r, 5)|, numpy's linear interpolation",
-            unit="ratio",
             source=BOOK_LEDGER,
         ),
     ]
@@ -215,7 +215,6 @@ class Risk(Body, kw_only=True, frozen=True):
             f"Historical value at risk at 95% over one session, as a return (negative = a loss); needs "
             f"{RISK_MIN_TAIL_SESSIONS} sessions; {libraries.VALUE_AT_RISK}",
             "percentile(r, 5), numpy's linear interpolation",
-            unit="fraction",
             source=BOOK_LEDGER,
             keys=TAIL,
         ),
@@ -226,17 +225,24 @@ class Risk(Body, kw_only=True, frozen=True):
             "Historical conditional value at risk (expected shortfall) at 95% over one session, as a return; "
             f"needs {RISK_MIN_TAIL_SESSIONS} sessions; {libraries.CONDITIONAL_VALUE_AT_RISK}",
             "mean(r | r <= var_95)",
-            unit="fraction",
             source=BOOK_LEDGER,
             keys=TAIL,
         ),
     ]
     best_day: Annotated[AnalyticsStat, extreme("highest", "session")]
     worst_day: Annotated[AnalyticsStat, extreme("lowest", "session")]
-    best_week: Annotated[AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK)]
-    worst_week: Annotated[AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK)]
-    best_month: Annotated[AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH)]
-    worst_month: Annotated[AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH)]
+    best_week: Annotated[
+        AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK)
+    ]
+    worst_week: Annotated[
+        AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK)
+    ]
+    best_month: Annotated[
+        AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH)
+    ]
+    worst_month: Annotated[
+        AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH)
+    ]
 
 
 # -- /analytics/checks ------------------------------------------------------------------------------
@@ -254,7 +260,11 @@ def policy_bounds(check_id: str) -> Meta:
     check = BY_ID[check_id]
     word = {MIN: "Least", MAX: "Largest"}
     sides = {
-        side: figure(f"{word[side]} value of {check.id} that passes", unit=check.unit, source="policy")
+        side: figure(
+            f"{word[side]} value of {check.id} that passes",
+            source="policy",
+            term=check.id,
+        )
         for side in check.defaults
     }
     return figure(f"The policy's thresholds of {check.id}", keys=sides)
@@ -267,11 +277,17 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     deflated_sharpe: Annotated[Bound, policy_bounds("deflated_sharpe")]
     turnover: Annotated[Bound, policy_bounds("turnover")]
     max_weight: Annotated[Bound, policy_bounds("max_weight")]
-    recent_information_ratio: Annotated[Bound, policy_bounds("recent_information_ratio")]
+    recent_information_ratio: Annotated[
+        Bound, policy_bounds("recent_information_ratio")
+    ]
     yearly_consistency: Annotated[Bound, policy_bounds("yearly_consistency")]
-    stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
+    stressed_net_information_ratio: Annotated[
+        Bound, policy_bounds("stressed_net_information_ratio")
+    ]
     production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
-    residual_information_ratio: Annotated[Bound, policy_bounds("residual_information_ratio")]
+    residual_information_ratio: Annotated[
+        Bound, policy_bounds("residual_information_ratio")
+    ]
     ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
@@ -287,7 +303,10 @@ class Policy(Body, kw_only=True, frozen=True):
             "defaults (the documented thresholds) or operator (the file of the checks_policy_file setting)"
         ),
     ]
-    thresholds: Annotated[PolicyThresholds, figure("Check id -> its policy thresholds: {min}, {max} or both")]
+    thresholds: Annotated[
+        PolicyThresholds,
+        figure("Check id -> its policy thresholds: {min}, {max} or both"),
+    ]
 
 
 def _listed(attribute: str) -> str:
@@ -298,15 +317,24 @@ class CheckResult(Body, kw_only=True, frozen=True):
     """One check: its value against the threshold applied (the policy's, tightened by the request)."""
 
     id: Annotated[
-        str, figure("The check: " + "; ".join(f"{check.id}: {check.definition}" for check in CHECKS))
+        str,
+        figure(
+            "The check: "
+            + "; ".join(f"{check.id}: {check.definition}" for check in CHECKS)
+        ),
     ]
     value: Annotated[
         float | None,
-        figure("The checked figure (see id), in its unit (see unit); null when not_measurable", "see id"),
+        figure(
+            "The checked figure (see id), in its unit (see unit); null when not_measurable",
+            "see id",
+        ),
     ]
     unit: Annotated[
         str,
-        figure(f"Unit of value: {_listed('unit')} (per_session: a fraction of equity traded per session)"),
+        figure(
+            f"Unit of value: {_listed('unit')} (per_session: a fraction of equity traded per session)"
+        ),
     ]
     threshold: Annotated[
         Bound,
@@ -336,9 +364,14 @@ class CheckResult(Body, kw_only=True, frozen=True):
         ),
     ]
     verdict: Annotated[
-        str, figure("pass (within threshold), fail, or not_measurable (value null, reason says why)")
+        str,
+        figure(
+            "pass (within threshold), fail, or not_measurable (value null, reason says why)"
+        ),
     ]
-    source: Annotated[str, figure(f"The route that serves the figure: {_listed('source')}")]
+    source: Annotated[
+        str, figure(f"The route that serves the figure: {_listed('source')}")
+    ]
     book: Annotated[
         str | None,
         figure(
@@ -378,7 +411,6 @@ class CheckResult(Body, kw_only=True, frozen=True):
                 "maximum over, those with a "
                 f"correlation with the alpha (at least {MIN_OVERLAP} common sessions, variance on both sides); the "
                 "others are not compared. Null when the key may not have the figure",
-                unit="alphas",
                 source="catalogue:returns",
             ),
         ]
@@ -390,7 +422,6 @@ class CheckResult(Body, kw_only=True, frozen=True):
             figure(
                 "production_correlation only: how many alphas the reference set (see reference) holds, the alpha "
                 "excluded (compared is below it when some have too little overlap with the alpha); null as compared",
-                unit="alphas",
                 source="records:promotions",
             ),
         ]
@@ -411,7 +442,9 @@ class CheckResult(Body, kw_only=True, frozen=True):
             str,
             figure(
                 "production_correlation and residual_information_ratio only: the reference set compared with "
-                "(regressed on), " + REFERENCE_ORIGINS + ' (docs/analytics.md, "The reference set")',
+                "(regressed on), "
+                + REFERENCE_ORIGINS
+                + ' (docs/analytics.md, "The reference set")',
                 source="records:promotions",
             ),
         ]
@@ -453,12 +486,12 @@ class CheckResult(Body, kw_only=True, frozen=True):
 class ChecksSummary(Body, kw_only=True, frozen=True):
     """`summary` of the checks object."""
 
-    passed: Annotated[int, figure("Checks that pass", unit="checks")]
-    failed: Annotated[int, figure("Checks that fail", unit="checks")]
+    passed: Annotated[int, figure("Checks that pass")]
+    failed: Annotated[int, figure("Checks that fail")]
     not_measurable: Annotated[
         int,
         figure(
-            "Checks without a value (the live checks of an alpha not measured live included)", unit="checks"
+            "Checks without a value (the live checks of an alpha not measured live included)"
         ),
     ]
     verdict: Annotated[
@@ -480,13 +513,21 @@ class Checks(Body, kw_only=True, frozen=True):
     window: Annotated[Window, WINDOW_FIELD]
     sessions: Annotated[int | None, SESSIONS]
     policy: Annotated[
-        Policy, figure("The operator's policy, echoed (the request's bounds are in each check's threshold)")
+        Policy,
+        figure(
+            "The operator's policy, echoed (the request's bounds are in each check's threshold)"
+        ),
     ]
     checks: Annotated[
         list[CheckResult],
-        figure("The checks, in the documented order: " + ", ".join(check.id for check in CHECKS)),
+        figure(
+            "The checks, in the documented order: "
+            + ", ".join(check.id for check in CHECKS)
+        ),
     ]
-    summary: Annotated[ChecksSummary, figure("Counts of the verdicts and the overall verdict")]
+    summary: Annotated[
+        ChecksSummary, figure("Counts of the verdicts and the overall verdict")
+    ]
 
 
 # -- /analytics/contribution ------------------------------------------------------------------------
@@ -494,9 +535,9 @@ class Checks(Body, kw_only=True, frozen=True):
 
 RETURNS = "catalogue:returns"
 """The `source` of a figure read from the catalogue's returns matrix."""
-PER_YEAR_252 = {"periods_per_year": figure("Sessions per year used to annualise (252)", unit="sessions")}
+PER_YEAR_252 = {"periods_per_year": figure("Sessions per year used to annualise (252)")}
 TURNOVER_PER_YEAR = figure(
-    "Sessions per year of a per_year turnover (252); absent for any other unit", unit="sessions"
+    "Sessions per year of a per_year turnover (252); absent for any other unit"
 )
 
 
@@ -510,8 +551,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "Information ratio of {what}'s daily returns (not in excess of the risk-free rate), daily times "
             f"sqrt(252) as /metrics core.information_ratio: {libraries.INFORMATION_RATIO}",
             "mean(r) / std(r, ddof=1) * sqrt(252)",
-            unit="ratio",
-            annualisation="annualised",
             source=RETURNS,
             keys=PER_YEAR_252,
         ),
@@ -523,8 +562,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "accrued, weighted as the returns are; not_measurable on a catalogue index written before it held "
             f"risk-free returns; {libraries.EXCESS_SHARPE}",
             "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = sum_i w_i rf_i",
-            unit="ratio",
-            annualisation="annualised",
             source="catalogue:returns,risk_free",
             keys=PER_YEAR_252,
         ),
@@ -535,7 +572,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
             "Deepest fall of {what}'s compounded equity from its running peak (the opening 1.0 counts), in "
             "percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct",
             "max over sessions of (peak - level) / peak * 100, level = prod(1 + r)",
-            unit="percentage_points",
             source=RETURNS,
         ),
     ]
@@ -544,8 +580,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
         figure(
             f"Mean daily return of {{what}}, annualised: {libraries.ANNUALISED_RETURN}",
             "mean(r) * 252",
-            unit="fraction",
-            annualisation="annualised",
             source=RETURNS,
             keys=PER_YEAR_252,
         ),
@@ -555,8 +589,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
         figure(
             "Volatility of {what}'s daily returns, annualised",
             "std(r, ddof=1) * sqrt(252)",
-            unit="fraction",
-            annualisation="annualised",
             source=RETURNS,
             keys=PER_YEAR_252,
         ),
@@ -568,7 +600,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
                 "Approximate turnover of {what}, in the alphas' common turnover_unit; not_measurable when an "
                 "alpha has none or their units differ",
                 "sum_i |w_i| turnover_i, turnover_i the alpha's whole-history /metrics core.turnover",
-                unit="turnover_unit",
                 source="catalogue_index:turnover",
                 keys={
                     "approximation": figure(
@@ -577,6 +608,7 @@ class BookFigures(Body, kw_only=True, frozen=True):
                     "periods_per_year": TURNOVER_PER_YEAR,
                 },
                 where={"change.": {"keys": {"periods_per_year": TURNOVER_PER_YEAR}}},
+                term="approximate_turnover",
             ),
         ]
         | UnsetType
@@ -588,7 +620,6 @@ class BookFigures(Body, kw_only=True, frozen=True):
                 "Weighted volatility of the alphas over {what}'s: 1 when they move together, above 1 the more "
                 "their risks offset",
                 "sum_i |w_i| sigma_i / sigma_c (std ddof 1)",
-                unit="ratio",
                 source=RETURNS,
             ),
         ]
@@ -603,7 +634,7 @@ CONTRIBUTION_MAX_LISTED = 50
 class ContributionAbsent(Body, kw_only=True, frozen=True):
     """Reference alphas without a return on any session counted (history outside the window, or no ledger)."""
 
-    count: Annotated[int, figure("How many (count - members_in_window)", unit="alphas")]
+    count: Annotated[int, figure("How many (count - members_in_window)")]
     alphas: Annotated[
         list[str],
         figure(
@@ -624,7 +655,7 @@ class CombinationShrinkage(Body, kw_only=True, frozen=True):
             "+ d diag(S)",
             "given, or the Ledoit-Wolf (2004) intensity: sum_{i!=j} pi_ij / sum_{i!=j} s_ij^2 / T, clipped to "
             "[0, 1]",
-            unit="ratio",
+            term="shrinkage_intensity",
         ),
     ]
     source: Annotated[
@@ -647,7 +678,6 @@ class CombinationWeight(Body, kw_only=True, frozen=True):
             "to fit_to when it is given)",
             "1/n (equal), as given (never renormalised), (1/sigma_i) / sum_j (1/sigma_j) "
             "(inverse_volatility), Sigma_d^-1 mu scaled to sum |w| = 1 (max_ir)",
-            unit="fraction",
         ),
     ]
 
@@ -672,8 +702,10 @@ class CombinationFit(Body, kw_only=True, frozen=True):
             "fitted on the sessions up to fit_to, the figures over those after it"
         ),
     ]
-    sessions: Annotated[int, figure("The sessions the weights are fitted on", unit="sessions")]
-    rule: Annotated[str, figure("Which sessions fit the weights and which judge them, in words")]
+    sessions: Annotated[int, figure("The sessions the weights are fitted on")]
+    rule: Annotated[
+        str, figure("Which sessions fit the weights and which judge them, in words")
+    ]
 
 
 class ContributionCombination(Body, kw_only=True, frozen=True):
@@ -686,7 +718,8 @@ class ContributionCombination(Body, kw_only=True, frozen=True):
         figure("max_ir only (null otherwise): the shrinkage of the covariance used"),
     ]
     weights: Annotated[
-        list[CombinationWeight], figure("The set's weights, one per alpha in the order of reference.alphas")
+        list[CombinationWeight],
+        figure("The set's weights, one per alpha in the order of reference.alphas"),
     ]
     fit: Annotated[
         CombinationFit | None,
@@ -701,7 +734,6 @@ class ContributionCombination(Body, kw_only=True, frozen=True):
             "The set's common sessions of the window judged (combine's meta.sessions: after fit_to when it is "
             "given); sessions is below it when the alpha has no return on some of them, and before is then over "
             "those the alpha trades",
-            unit="sessions",
         ),
     ]
 
@@ -721,14 +753,13 @@ class ContributionReference(Body, kw_only=True, frozen=True):
         REFERENCE_ORIGIN_FIELD,
     ]
     alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
-    count: Annotated[int, figure("How many reference alphas were named or considered", unit="alphas")]
+    count: Annotated[int, figure("How many reference alphas were named or considered")]
     alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     members_in_window: Annotated[
         int,
         figure(
             "How many reference alphas have a return on at least one of the sessions counted: the figures are "
             "over these (below count when some have none)",
-            unit="alphas",
         ),
     ]
     without_returns: Annotated[
@@ -759,7 +790,7 @@ class ContributionWeight(Body, kw_only=True, frozen=True):
             "w: the request's weight, or the w in [0, 1] that maximises the information ratio after",
             "tangency w* = u_a / (u_a + u_b), u_a = var_b mu_a - cov mu_b, u_b = var_a mu_b - cov mu_a, kept when "
             "in (0, 1); the best of w*, 0 and 1",
-            unit="fraction",
+            term="contribution_weight",
         ),
     ]
     chosen: Annotated[str, figure("given or optimal")]
@@ -770,11 +801,18 @@ class Contribution(Body, kw_only=True, frozen=True):
     combined at a `weighting` (`/contribution`)."""
 
     alpha: Annotated[str, figure("The alpha added")]
-    book: Annotated[str, figure("Always long_short: the catalogue's returns matrix holds that book alone")]
+    book: Annotated[
+        str,
+        figure(
+            "Always long_short: the catalogue's returns matrix holds that book alone"
+        ),
+    ]
     reference: Annotated[ContributionReference, figure("The reference set")]
     window: Annotated[Window, WINDOW_FIELD]
-    weight: Annotated[ContributionWeight, figure("The alpha's weight w in the book after")]
-    sessions: Annotated[int, figure("The sessions the figures are over", unit="sessions")]
+    weight: Annotated[
+        ContributionWeight, figure("The alpha's weight w in the book after")
+    ]
+    sessions: Annotated[int, figure("The sessions the figures are over")]
     session_rule: Annotated[
         str,
         figure(
@@ -814,7 +852,6 @@ class Contribution(Body, kw_only=True, frozen=True):
         figure(
             "Pearson correlation of the alpha's daily returns with the before book's",
             "corr(a, before)",
-            unit="ratio",
             source=RETURNS,
         ),
     ]
@@ -824,7 +861,6 @@ class Contribution(Body, kw_only=True, frozen=True):
             "The Pearson correlation of the alpha with the reference alpha it correlates with most in absolute "
             "value (the signed value), each over the sessions both have a return",
             "corr(a, r_k), k = argmax_i |corr(a, r_i)|",
-            unit="ratio",
             source=RETURNS,
             keys={"alpha": figure("That reference alpha")},
         ),
@@ -835,13 +871,11 @@ class Contribution(Body, kw_only=True, frozen=True):
             "Mean Pearson correlation of the alpha with each reference alpha, each over the sessions both have a "
             "return",
             "mean_i corr(a, r_i) over the members with a correlation",
-            unit="ratio",
             source=RETURNS,
             keys={
                 "members": figure(
                     f"Reference alphas with a correlation (none below {MIN_OVERLAP} sessions in common with the "
                     "alpha, or with a side without variance)",
-                    unit="alphas",
                 )
             },
         ),

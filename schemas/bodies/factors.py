@@ -60,7 +60,6 @@ class FactorFigures(Body, kw_only=True, frozen=True):
         int,
         figure(
             "Weeks of the window in which the factor was estimated (a sector: held by the regression's names)",
-            unit="weeks",
         ),
     ]
     mean_exposure: Annotated[
@@ -71,7 +70,6 @@ class FactorFigures(Body, kw_only=True, frozen=True):
             "loading",
             "mean_t sum_i w_t,i L_t,i,f; w the realised weight (positions.weight) on the first session after the "
             "decision, L the week's loading (a sector: 1 for its names)",
-            unit="ratio",
             source=BOOK_SOURCE,
         ),
     ]
@@ -81,7 +79,6 @@ class FactorFigures(Body, kw_only=True, frozen=True):
             "The factor's return over the window: the sum of its weekly estimates (arithmetic; pyfolio's "
             "perf_attrib summary compounds, cum_returns_final)",
             "sum_t f_t,f over the window's estimated weeks",
-            unit="fraction",
             source=FACTOR_SOURCE,
         ),
     ]
@@ -90,7 +87,6 @@ class FactorFigures(Body, kw_only=True, frozen=True):
         figure(
             "The factor's part of the book's return over the window: the sum of its weekly parts",
             "sum_t X_t,f * f_t,f, X the exposure",
-            unit="fraction",
             source=BOOK_SOURCE,
         ),
     ]
@@ -104,17 +100,15 @@ class FactorWeekExposure(Body, kw_only=True, frozen=True):
     type: Annotated[FactorType, figure("sector or style")]
     exposure: Annotated[
         float | None,
-        figure("The book's exposure that week", "sum_i w_i L_i,f", unit="ratio", source=BOOK_SOURCE),
+        figure("The book's exposure that week", "sum_i w_i L_i,f", source=BOOK_SOURCE),
     ]
     factor_return: Annotated[
         float | None,
-        figure("The factor's return that week (the OLS estimate)", unit="fraction", source=FACTOR_SOURCE),
+        figure("The factor's return that week (the OLS estimate)", source=FACTOR_SOURCE),
     ]
     part: Annotated[
         float | None,
-        figure(
-            "The factor's part of the book's return that week", "exposure * factor_return", unit="fraction"
-        ),
+        figure("The factor's part of the book's return that week", "exposure * factor_return"),
     ]
 
 
@@ -123,27 +117,26 @@ class FactorWeek(Body, kw_only=True, frozen=True):
 
     date: Annotated[dt.date, figure("The rebalance week's decision date")]
     next_date: Annotated[dt.date, figure("The next decision date: the holding period ends at its close")]
-    sessions: Annotated[int, figure("Ledger sessions of the holding period", unit="sessions")]
-    names: Annotated[int, figure("Names in the week's regression", unit="names")]
+    sessions: Annotated[int, figure("Ledger sessions of the holding period")]
+    names: Annotated[int, figure("Names in the week's regression")]
     r_squared: Annotated[
         float | None,
         figure(
             "Centred R^2 of the week's regression (the sector dummies span the constant)",
             "1 - SSR / sum (r - mean r)^2",
-            unit="ratio",
             source=FACTOR_SOURCE,
         ),
     ]
     book_return: Annotated[
         float | None,
-        figure("The book's return that week: " + HOLDING_PERIOD, "prod(1 + r) - 1", unit="fraction"),
+        figure("The book's return that week: " + HOLDING_PERIOD, "prod(1 + r) - 1"),
     ]
     common_return: Annotated[
         float | None,
-        figure("The factors' parts that week", "sum_f exposure_f * factor_return_f", unit="fraction"),
+        figure("The factors' parts that week", "sum_f exposure_f * factor_return_f"),
     ]
     specific_return: Annotated[
-        float | None, figure("What the factors leave of it", "book_return - common_return", unit="fraction")
+        float | None, figure("What the factors leave of it", "book_return - common_return")
     ]
 
 
@@ -153,7 +146,7 @@ class NeutralIcWeek(Body, kw_only=True, frozen=True):
     date: Annotated[dt.date, figure("The rebalance week's decision date")]
     ic: Annotated[
         float | None,
-        figure("The week's rank IC (weekly_signal ic, raw_ic for raw books)", unit="ratio", source=IC_SOURCE),
+        figure("The week's rank IC (weekly_signal ic, raw_ic for raw books)", source=IC_SOURCE),
     ]
     neutral_ic: Annotated[
         float | None,
@@ -161,13 +154,12 @@ class NeutralIcWeek(Body, kw_only=True, frozen=True):
             "The week's feature-neutral IC: Spearman of the score residualised on the week's loadings with the "
             "forward return",
             "spearman(s - X b, forward_return), b the OLS of s on X (sector dummies + styles)",
-            unit="ratio",
             source=FACTOR_SOURCE,
         ),
     ]
     names: Annotated[
         int | None,
-        figure("Names the neutral IC ranks (residual and forward return both present)", unit="names"),
+        figure("Names the neutral IC ranks (residual and forward return both present)"),
     ]
 
 
@@ -182,8 +174,6 @@ class NeutralIc(Body, kw_only=True, frozen=True):
         figure(
             "Mean weekly rank IC over the window's weeks with a measurable IC, as /metrics rank_ic",
             "mean(ic)",
-            unit="ratio",
-            annualisation="per_period",
             source=IC_SOURCE,
         ),
     ]
@@ -194,8 +184,6 @@ class NeutralIc(Body, kw_only=True, frozen=True):
             "predicts beyond the sectors and styles (Numerai's feature-neutral correlation, but fully neutralised "
             "and ranked with Spearman)",
             "mean_t spearman(s_t - X_t b_t, forward_return_t)",
-            unit="ratio",
-            annualisation="per_period",
             source=FACTOR_SOURCE,
         ),
     ]
@@ -216,7 +204,6 @@ class Factors(Body, kw_only=True, frozen=True):
             + WEEK_RULE
             + ", with a factor estimate and a holding period in the "
             "ledger); null when not measurable",
-            unit="weeks",
         ),
     ]
     sum_of_weekly_returns: Annotated[
@@ -226,7 +213,6 @@ class Factors(Body, kw_only=True, frozen=True):
             "compounded, and not the daily returns summed, /analytics/attribution totals.sum_of_daily_returns): each "
             "week " + HOLDING_PERIOD,
             "sum_t (prod(1 + r) - 1)",
-            unit="fraction",
             source=BOOK_SOURCE,
         ),
     ]
@@ -235,7 +221,6 @@ class Factors(Body, kw_only=True, frozen=True):
         figure(
             "The factors' part of it (the sum of every factor's part)",
             "sum_t sum_f X_t,f * f_t,f",
-            unit="fraction",
             source=BOOK_SOURCE,
         ),
     ]
@@ -244,7 +229,6 @@ class Factors(Body, kw_only=True, frozen=True):
         figure(
             "What the factors leave of it: the return of what the loadings do not describe",
             "sum_of_weekly_returns - sum_of_weekly_common_returns",
-            unit="fraction",
             source=BOOK_SOURCE,
         ),
     ]
@@ -254,8 +238,6 @@ class Factors(Body, kw_only=True, frozen=True):
             "Information ratio of the weekly specific returns, annualised (pyfolio's perf_attrib summary shows "
             "empyrical's sharpe_ratio of them, which annualises with sqrt(252) whatever their frequency)",
             "mean(s) / std(s, ddof=1) * sqrt(52)",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_SOURCE,
             keys=WEEKS_PER_YEAR,
         ),
@@ -266,7 +248,6 @@ class Factors(Body, kw_only=True, frozen=True):
             "Share of the variance of the book's weekly returns the factors explain (below 0 when the specific "
             "returns vary more than the book's)",
             "1 - var(specific_return) / var(book_return), over the attributed weeks",
-            unit="fraction",
             source=BOOK_SOURCE,
         ),
     ]

@@ -1,9 +1,11 @@
 """A single-object body's documentation, declared on its fields and read back by path.
 
-`figure(meaning, formula, unit=..., horizon=..., ...)` is a field's `msgspec.Meta`: its meaning is
-the field's `description` (what the OpenAPI document and the generated client say), its unit the
-`x-unit`, and the facts a documentation block lists (`/metrics/_doc`: horizon, granularity, source,
-signal, availability) ride in `Meta.extra`. `documented(Body, block)` walks the Struct and its
+`figure(meaning, formula, horizon=..., ...)` is a field's `msgspec.Meta`: its meaning is the field's
+`description` (what the OpenAPI document and the generated client say), and the facts a
+documentation block lists (`/metrics/_doc`: horizon, granularity, source, signal, availability)
+ride in `Meta.extra`. Its unit and annualisation are its term's (`schemas.vocabulary`: the term of
+its served name, or the one it names with `term=`), read here when the field is read
+(`field_facts`, `documented`) and written as the OpenAPI `x-unit` by `term_units`. `documented(Body, block)` walks the Struct and its
 Structs and returns the block's `fields`: one entry per dotted path (`core.ic`, `periods[].core.ic`,
 array elements written `name[]`), so the block is derived from the declaration, never written
 beside it.
@@ -27,10 +29,13 @@ from typing import Any
 import msgspec
 from msgspec import Meta
 
-from schemas.bodies.formats import DOC, X_UNIT
+from schemas.bodies.formats import DOC
+from schemas.vocabulary import term_for
 
 FIGURE = "figure"
 """Set in the facts `_facts` reads from a `figure` (not from a plain `Meta` description)."""
+BY_FIGURE = "by_figure"
+"""Set in the facts of a `figure` (not of a row's `doc`, which states its own unit): it has a term."""
 
 
 def figure(meaning: str, formula: str | None = None, **facts: Any) -> Meta:
@@ -38,15 +43,50 @@ def figure(meaning: str, formula: str | None = None, **facts: Any) -> Meta:
     them at this path only; `what` fills `{what}` in the meanings of the fields it contains;
     `where` maps a path prefix (`periods[]`) to the facts that differ under it; `lead` is written
     before the meanings of the fields it holds directly (a difference of each figure: "after - before: ");
-    `leaf=True` documents the field but not what it contains. A fact given as None is stated as
-    none (a contained field does not inherit it)."""
-    unit, availability = facts.get("unit"), facts.get("availability")
+    `leaf=True` documents the field but not what it contains; `term` names the field's term where
+    its served name is a generic key or still has two meanings (`schemas.vocabulary`). A fact given
+    as None is stated as none (a contained field does not inherit it). Its unit and annualisation
+    are its term's, never written here."""
+    availability = facts.get("availability")
     described = meaning.replace("{what}", facts.get("what", "the series tested"))
     return Meta(
         description=f"{described} (availability: {availability})" if availability else described,
-        extra_json_schema={X_UNIT: unit} if unit else None,
-        extra={DOC: {"meaning": meaning, "formula": formula, **facts}},
+        extra={DOC: {"meaning": meaning, "formula": formula, **facts, BY_FIGURE: True}},
     )
+
+
+def _holds_figure(held: msgspec.inspect.Type) -> bool:
+    """Whether a field holding `held` is a figure: a number, or a stat entry (a Struct with a value
+    and its unit)."""
+    if isinstance(held, (msgspec.inspect.IntType, msgspec.inspect.FloatType)):
+        return True
+    if isinstance(held, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+        return _holds_figure(_facts(held.item_type)[1])
+    if isinstance(held, msgspec.inspect.StructType):
+        return {"value", "unit"} <= {field.encode_name for field in msgspec.structs.fields(held.cls)}
+    return False
+
+
+def with_term(facts: Mapping[str, Any], name: str, holds_figure: bool) -> dict[str, Any]:
+    """A `figure`'s facts with its term's (`schemas.vocabulary.term_for`): its unit and
+    annualisation; a row's `doc` states its own and is returned as it is."""
+    if not facts.get(BY_FIGURE):
+        return dict(facts)
+    term = term_for(name, facts.get("term"), holds_figure)
+    return dict(facts) if term is None else {**term.facts(), **facts}
+
+
+def term_units(cls: type[msgspec.Struct]) -> dict[str, str]:
+    """The unit of each field of `cls` that has a term, by served name: its OpenAPI `x-unit`."""
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    out = {}
+    for declared in info.fields:
+        facts, held = _facts(declared.type)
+        unit = with_term(facts, declared.encode_name, _holds_figure(held)).get("unit")
+        if unit:
+            out[declared.encode_name] = unit
+    return out
 
 
 @dataclass(frozen=True)
@@ -99,7 +139,8 @@ def field_facts(body: type[msgspec.Struct], name: str) -> Mapping[str, Any]:
     assert isinstance(info, msgspec.inspect.StructType)
     for declared in info.fields:
         if declared.name == name:
-            return MappingProxyType(_facts(declared.type)[0])
+            facts, held = _facts(declared.type)
+            return MappingProxyType(with_term(facts, declared.encode_name, _holds_figure(held)))
     raise KeyError(f"{body.__name__} declares no field {name!r}")
 
 
@@ -107,7 +148,7 @@ def key_facts(body: type[msgspec.Struct], name: str, key: str) -> Mapping[str, A
     """The facts of `key`, a child the field `name` of `body` documents in its `keys`."""
     meta: Meta = field_facts(body, name)["keys"][key]
     assert meta.extra is not None
-    return MappingProxyType(meta.extra[DOC])
+    return MappingProxyType(with_term(meta.extra[DOC], key, holds_figure=True))
 
 
 def _contents(held: msgspec.inspect.Type) -> tuple[type | None, bool]:
@@ -147,6 +188,7 @@ def _walk(
             continue  # its description, if any, is the OpenAPI document's; the block names it by path
         elif "meaning" not in facts:
             raise ValueError(f"{cls.__name__}.{declared.name} declares no meaning")
+        facts = with_term(facts, declared.encode_name, _holds_figure(held))
         path = prefix + declared.encode_name
         for within, variant in facts.get("where", {}).items():
             if path.startswith(within):
@@ -162,7 +204,7 @@ def _walk(
             _check_named(contained, {name.split(".")[0]: meta for name, meta in named_below.items()})
             out.update(block.stat(path, out[path]))
             for name, meta in named_below.items():
-                out[f"{path}.{name}"] = _entry(meta.extra[DOC], inner, block)[0]
+                out[f"{path}.{name}"] = _entry(with_term(meta.extra[DOC], name, True), inner, block)[0]
             continue
         below = f"{path}[]." if array else f"{path}."
         _walk(contained, below, inner, named_below, block, out, facts.get("lead", ""))

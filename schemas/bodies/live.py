@@ -41,7 +41,6 @@ class LivePart(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Sessions of the book in {what}; null for a key that may not read the ledger",
-            unit="sessions",
             source=BOOK_LEDGER,
         ),
     ]
@@ -50,7 +49,6 @@ class LivePart(Body, kw_only=True, frozen=True):
         figure(
             "Weeks with a measurable IC in {what} (" + WEEK_RULE + "); null for a key that may not read the "
             "rebalance cross-sections",
-            unit="weeks",
             source=WEEKLY_IC,
         ),
     ]
@@ -60,8 +58,6 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Information ratio of the book's daily returns over {what} (not in excess of the risk-free rate), "
             "as /analytics/checks information_ratio",
             "mean(r) / std(r, ddof=1) * sqrt(252), r = ending_equity / starting_equity - 1",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -72,8 +68,6 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Sharpe ratio of the book's daily returns over {what} in excess of the risk-free return the ledger "
             "accrued each session",
             "mean(r - rf) / std(r - rf, ddof=1) * sqrt(252), rf = risk_free_return",
-            unit="ratio",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -84,8 +78,6 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Mean of the weekly rank IC rebuilt from the rebalance cross-sections over {what}'s weeks (not the run's "
             "sealed mean IC, /metrics core.ic)",
             "mean(ic)",
-            unit="ratio",
-            annualisation="per_period",
             source=WEEKLY_IC,
         ),
     ]
@@ -95,8 +87,6 @@ class LivePart(Body, kw_only=True, frozen=True):
             "ICIR of the weekly rank IC rebuilt from the rebalance cross-sections over {what}'s weeks, annualised "
             "(not the run's sealed /metrics core.icir)",
             "mean(ic) / std(ic, ddof=1) * sqrt(52)",
-            unit="ratio",
-            annualisation="annualised",
             source=WEEKLY_IC,
             keys=WEEKS_PER_YEAR,
         ),
@@ -107,8 +97,6 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Share of {what}'s weeks whose rebuilt IC is > 0 (not the run's sealed /metrics "
             "rank_ic.conditioned.hit_rate)",
             "count(ic > 0) / count(ic)",
-            unit="ratio",
-            annualisation="not_annualisable",
             source=WEEKLY_IC,
         ),
     ]
@@ -118,8 +106,6 @@ class LivePart(Body, kw_only=True, frozen=True):
             "Deepest fall of the compounded equity over {what} from its running peak (the part's start at 1.0), "
             "in percentage points of the peak (25.0 is 25%), as /metrics core.max_drawdown_pct",
             "max(1 - E / cummax(E)) * 100, E = (1, cumprod(1 + r))",
-            unit="percentage_points",
-            annualisation="not_annualisable",
             source=BOOK_LEDGER,
         ),
     ]
@@ -128,8 +114,6 @@ class LivePart(Body, kw_only=True, frozen=True):
         figure(
             "Mean one-way turnover of {what}'s sessions, annualised, as /analytics/checks turnover",
             "mean(turnover) * 252",
-            unit="per_year",
-            annualisation="annualised",
             source=BOOK_LEDGER,
             keys=PER_YEAR,
         ),
@@ -157,22 +141,17 @@ class LiveConsistency(Body, kw_only=True, frozen=True):
             "PSR(SR* = the in-sample Sharpe ratio) of the out-of-sample daily returns; not measurable while the "
             f"out-of-sample part holds fewer than {LIVE_MIN_SESSIONS} sessions",
             "Phi((SR_oos - SR_is) * sqrt(n - 1) / sqrt(1 - skew * SR_oos + (kurt - 1) / 4 * SR_oos^2)), per session",
-            unit="probability",
-            annualisation="not_annualisable",
             source=BOOK_LEDGER,
         ),
     ]
     sessions: Annotated[
         int | None,
-        figure(
-            "Out-of-sample sessions the test is over; null when withheld", unit="sessions", source=BOOK_LEDGER
-        ),
+        figure("Out-of-sample sessions the test is over; null when withheld", source=BOOK_LEDGER),
     ]
     level: Annotated[
         float,
         figure(
             f"The probability below which the parts are called inconsistent ({LIVE_CONSISTENCY_LEVEL})",
-            unit="probability",
         ),
     ] = LIVE_CONSISTENCY_LEVEL
     verdict: Annotated[
@@ -213,8 +192,6 @@ class Live(Body, kw_only=True, frozen=True):
             f"not measurable while the out-of-sample part holds fewer than {LIVE_MIN_SESSIONS} sessions or the "
             "in-sample information ratio is not positive",
             "out_of_sample.information_ratio / in_sample.information_ratio",
-            unit="ratio",
-            annualisation="not_annualisable",
             source=BOOK_LEDGER,
         ),
     ]

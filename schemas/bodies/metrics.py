@@ -99,12 +99,11 @@ class Tenure(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Rebalance dates in the window, pending and skipped weeks included; null with source portfolio",
-            unit="weeks",
         ),
     ]
     traded_weeks: Annotated[
         int | None,
-        figure("Rebalance dates with week_status traded; null with source portfolio", unit="weeks"),
+        figure("Rebalance dates with week_status traded; null with source portfolio"),
     ]
     first_rebalance: Annotated[
         dt.date | None, figure("First rebalance date in the window; null with source portfolio")
@@ -118,10 +117,9 @@ class Tenure(Body, kw_only=True, frozen=True):
             "Elapsed days between the first and last rebalance (or, with source "
             "portfolio, the first and last ledger session)",
             "last - first",
-            unit="days",
         ),
     ]
-    years: Annotated[float | None, figure("calendar_days in years", "calendar_days / 365.25", unit="years")]
+    years: Annotated[float | None, figure("calendar_days in years", "calendar_days / 365.25")]
     source: Annotated[
         str,
         figure(
@@ -141,8 +139,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "ic_reproduction_mismatch warning says when the weekly IC rebuilt from its cross-sections does not "
             "reproduce it; the screener's ic_reproduces is that flag)",
             "mean over weeks of Spearman(score, forward_return) (stored metric mean_ic)",
-            unit="ratio",
-            annualisation="per_period",
             signal="conditioned",
         ),
     ]
@@ -153,7 +149,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "conventions annualise it (annualisation says which); every other icir (the screener, /analytics "
             "compare, rolling, significance) is annualised for every run",
             "mean(weekly IC) / std(weekly IC, ddof=1), times sqrt(52) when annualised (stored metric icir)",
-            unit="ratio",
             signal="conditioned",
         ),
     ]
@@ -165,8 +160,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "/analytics rolling's is weekly times sqrt(52), and /analytics costs' gross is before costs. "
             f"Elsewhere: {libraries.INFORMATION_RATIO}",
             "mean / std(ddof=1) of daily returns ending/starting - 1, times sqrt(252)",
-            unit="ratio",
-            annualisation="annualised",
         ),
     ]
     excess_sharpe: Annotated[
@@ -174,14 +167,11 @@ class CoreStats(Body, kw_only=True, frozen=True):
         figure(
             f"Sharpe ratio of the long_short book net of the risk-free rate: {libraries.EXCESS_SHARPE}",
             "mean / std(ddof=1) of daily (return - risk_free_return), times sqrt(252)",
-            unit="ratio",
-            annualisation="annualised",
             keys={
                 "risk_free_rate": figure(
                     "Annual risk-free rate the excess return is measured against (the run's, sealed overall)",
                     "mean session risk_free_return x 252",
                     horizon=FULL,
-                    unit="per_year",
                 ),
                 "risk_free_rate_unit": figure("Unit of risk_free_rate (per_year)", horizon=FULL),
                 "risk_free_rate_source": figure(
@@ -197,8 +187,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
         figure(
             "Deprecated alias of core.information_ratio (same value)",
             "equals information_ratio",
-            unit="ratio",
-            annualisation="annualised",
             keys={
                 "deprecated": figure("Always true: sharpe is kept for compatibility"),
                 "superseded_by": figure("Path of the field to use instead (core.information_ratio)"),
@@ -211,8 +199,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Profit and loss of the long_short book over the run, in units of its starting capital "
             "(the ledger is normalised to 1.0 at inception)",
             "last ending_equity - 1.0 (stored metric pnl, scope overall)",
-            unit="ratio",
-            annualisation="not_annualisable",
             where={
                 "periods[]": {
                     "meaning": "Equity change of the long_short book over the period, in units of the book's "
@@ -221,6 +207,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
                     "(stored metric pnl, scope yearly or monthly)",
                 }
             },
+            term="sealed_pnl",
         ),
     ]
     max_drawdown: Annotated[
@@ -229,8 +216,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
             "Largest fall from a running equity peak (opening equity counts), in equity units (starting capital "
             f"1.0); {libraries.MAX_DRAWDOWN}",
             "max over sessions of (peak_equity - ending_equity)",
-            unit="ratio",
-            annualisation="not_annualisable",
         ),
     ]
     max_drawdown_pct: Annotated[
@@ -238,8 +223,6 @@ class CoreStats(Body, kw_only=True, frozen=True):
         figure(
             f"Largest drawdown as a percentage of its peak, positive; {libraries.MAX_DRAWDOWN}",
             "max over sessions of 100 * (peak_equity - ending_equity) / peak_equity",
-            unit="percentage_points",
-            annualisation="not_annualisable",
         ),
     ]
     turnover: Annotated[
@@ -249,7 +232,7 @@ class CoreStats(Body, kw_only=True, frozen=True):
             + ", ".join(f"{name} ({unit})" for name, unit, _ in TURNOVERS),
             "annualised = mean session turnover x 252; total = sum of session turnover; "
             "session turnover = half the sum of absolute weight changes",
-            unit="see unit on the entry",
+            term="sealed_turnover",
         ),
     ]
     tenure: Annotated[
@@ -267,13 +250,11 @@ class CoreStats(Body, kw_only=True, frozen=True):
 class RankIcConditioned(Body, kw_only=True, frozen=True):
     """`rank_ic.conditioned` of the metrics object."""
 
-    hit_rate: Annotated[Stat, figure("Share of weeks with IC > 0", "stored metric ic_hit_rate", unit="ratio")]
-    dispersion: Annotated[
-        Stat, figure("Standard deviation of the weekly IC", "stored metric ic_dispersion", unit="ratio")
-    ]
+    hit_rate: Annotated[Stat, figure("Share of weeks with IC > 0", "stored metric ic_hit_rate")]
+    dispersion: Annotated[Stat, figure("Standard deviation of the weekly IC", "stored metric ic_dispersion")]
     coverage: Annotated[
         Stat,
-        figure("Mean over weeks of scored names / universe size", "stored metric coverage", unit="ratio"),
+        figure("Mean over weeks of scored names / universe size", "stored metric coverage"),
     ]
 
 
@@ -285,8 +266,6 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
         figure(
             "Mean weekly Spearman(raw_score, forward_return)",
             "stored metric raw_mean_ic",
-            unit="ratio",
-            annualisation="per_period",
         ),
     ]
     raw_icir: Annotated[
@@ -294,7 +273,6 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
         figure(
             "Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised",
             "stored metric raw_icir",
-            unit="ratio",
         ),
     ]
 
@@ -340,24 +318,20 @@ class DecileBucket(Body, kw_only=True, frozen=True):
 
     bucket: Annotated[str, figure("Q1 (lowest raw_score) .. Q10 (highest)")]
     rank: Annotated[int, figure("Bucket index 1..10")]
-    weeks: Annotated[int, figure("Weeks contributing to the bucket", unit="weeks")]
-    mean_n_symbols: Annotated[float | None, figure("Mean names per week in the bucket", unit="names")]
-    mean_score: Annotated[float | None, figure("Mean of weekly mean raw_score", unit="score units")]
-    mean_score_z: Annotated[float | None, figure("Mean of weekly mean raw_score_z", unit="ratio")]
-    mean_long_short_weight: Annotated[
-        float | None, figure("Mean of weekly mean long_short target weight", unit="ratio")
-    ]
-    mean_long_only_weight: Annotated[
-        float | None, figure("Mean of weekly mean long_only target weight", unit="ratio")
-    ]
+    weeks: Annotated[int, figure("Weeks contributing to the bucket")]
+    mean_n_symbols: Annotated[float | None, figure("Mean names per week in the bucket")]
+    mean_score: Annotated[float | None, figure("Mean of weekly mean raw_score")]
+    mean_score_z: Annotated[float | None, figure("Mean of weekly mean raw_score_z")]
+    mean_long_short_weight: Annotated[float | None, figure("Mean of weekly mean long_short target weight")]
+    mean_long_only_weight: Annotated[float | None, figure("Mean of weekly mean long_only target weight")]
     mean_forward_return: Annotated[
-        float | None, figure("Mean of weekly mean forward return (names with a forward return)", unit="ratio")
+        float | None, figure("Mean of weekly mean forward return (names with a forward return)")
     ]
     ic: Annotated[
         float | None,
-        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket", unit="ratio"),
+        figure("Mean of the weekly Spearman(raw_score, forward_return) inside the bucket"),
     ]
-    n_return_obs: Annotated[int, figure("Forward-return observations summed over weeks", unit="names")]
+    n_return_obs: Annotated[int, figure("Forward-return observations summed over weeks")]
 
 
 class Monotonicity(Body, kw_only=True, frozen=True):
@@ -365,16 +339,13 @@ class Monotonicity(Body, kw_only=True, frozen=True):
 
     spearman_bucket_vs_mean_forward_return: Annotated[
         float | None,
-        figure(
-            "Spearman correlation of bucket index 1..10 with the bucket mean forward return", unit="ratio"
-        ),
+        figure("Spearman correlation of bucket index 1..10 with the bucket mean forward return"),
     ]
     top_minus_bottom: Annotated[
         float | None,
         figure(
             "Mean forward return of Q10 minus that of Q1",
             "buckets[Q10].mean_forward_return - buckets[Q1].mean_forward_return",
-            unit="ratio",
         ),
     ]
 
@@ -389,7 +360,6 @@ class IcDeciles(Body, kw_only=True, frozen=True):
         int,
         figure(
             "Weeks used: at least 20 scored names, at least 2 distinct raw_score values, and forward returns",
-            unit="weeks",
         ),
     ]
     buckets: Annotated[list[DecileBucket], figure("One entry per bucket, Q1..Q10")]
@@ -400,7 +370,6 @@ class IcDeciles(Body, kw_only=True, frozen=True):
         figure(
             "Weeks in the window not bucketed: fewer than 20 scored names, or fewer than 2 distinct "
             "raw_score values (every raw_score equal)",
-            unit="weeks",
         ),
     ]
 
@@ -414,14 +383,14 @@ class NeweyWest(Body, kw_only=True, frozen=True):
     n: Annotated[
         int, figure(f"Observations (finite values, date order); at least {NEWEY_WEST_MIN_N} are required")
     ]
-    mean: Annotated[float, figure("Mean of {what}", unit="ratio")]
+    mean: Annotated[float, figure("Mean of {what}", term="newey_west_mean")]
     standard_error: Annotated[
         float,
         figure(
             "HAC standard error of the mean, no small-sample correction (equals statsmodels "
             "OLS(y, ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))",
             "sqrt(sum e_t^2 + 2 sum_j (1 - j/(lag+1)) sum_t e_t e_{t-j}) / n, e = y - mean",
-            unit="ratio",
+            term="newey_west_standard_error",
         ),
     ]
     t_statistic: Annotated[float, figure("mean / standard_error")]
@@ -493,28 +462,27 @@ class WeeklyIc(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_weekly`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    ic: Annotated[float, figure("Spearman(score, forward_return) that week", unit="ratio")]
+    ic: Annotated[float, figure("Spearman(score, forward_return) that week")]
 
 
 class WeeklySpread(Body, kw_only=True, frozen=True):
     """An entry of `panel.decile_spread_weekly`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    spread: Annotated[float, figure("Q10 mean forward return - Q1 mean forward return", unit="ratio")]
+    spread: Annotated[float, figure("Q10 mean forward return - Q1 mean forward return")]
 
 
 class TermPoint(Body, kw_only=True, frozen=True):
     """An entry of `panel.ic_term_structure`."""
 
-    horizon_weeks: Annotated[int, figure("Horizon h in weeks", unit="weeks")]
+    horizon_weeks: Annotated[int, figure("Horizon h in weeks")]
     mean_ic: Annotated[
         float | None,
         figure(
             "Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns)",
-            unit="ratio",
         ),
     ]
-    weeks: Annotated[int, figure("Weeks with a computable h-week IC", unit="weeks")]
+    weeks: Annotated[int, figure("Weeks with a computable h-week IC")]
     newey_west: Annotated[
         NeweyWest | None,
         newey_west(
@@ -530,22 +498,21 @@ class TermPoint(Body, kw_only=True, frozen=True):
 class AutocorrelationPoint(Body, kw_only=True, frozen=True):
     """An entry of `panel.rank_autocorrelation`."""
 
-    lag_weeks: Annotated[int, figure("Lag in weeks (1..8)", unit="weeks")]
+    lag_weeks: Annotated[int, figure("Lag in weeks (1..8)")]
     rho: Annotated[
         float | None,
         figure(
             "Mean over weeks of Spearman(raw_score at t, raw_score at t - lag) over names scored both weeks",
-            unit="ratio",
         ),
     ]
-    weeks: Annotated[int, figure("Weeks with a computable correlation", unit="weeks")]
+    weeks: Annotated[int, figure("Weeks with a computable correlation")]
 
 
 class WeeklyCoverage(Body, kw_only=True, frozen=True):
     """An entry of `panel.coverage`."""
 
     date: Annotated[dt.date, figure("Rebalance date")]
-    coverage: Annotated[float, figure("cohort_size / universe size", unit="ratio")]
+    coverage: Annotated[float, figure("cohort_size / universe size")]
 
 
 class Panel(Body, kw_only=True, frozen=True):

@@ -54,7 +54,6 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
         int | None,
         figure(
             "Bucketed weeks of the window in which the quantile held names; null when withheld",
-            unit="weeks",
             source=SOURCE,
         ),
     ]
@@ -63,7 +62,6 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
         figure(
             "Mean over those weeks of the names in the quantile; null when it held none or withheld",
             "mean_t n_t",
-            unit="names",
             source=SOURCE,
         ),
     ]
@@ -74,8 +72,6 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             + PER_WEEK_MEAN
             + " (alphalens mean_return_by_quantile(demeaned=False))",
             "mean_t m_t, m_t = mean_{i in quantile at t} forward_return_i",
-            unit="fraction",
-            annualisation="per_period",
             source=SOURCE,
         ),
     ]
@@ -85,8 +81,6 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             "Standard error of mean_forward_return over the weeks (alphalens' std_error_ret); not measurable "
             "below 2 weeks",
             "std(m_t, ddof=1) / sqrt(weeks)",
-            unit="fraction",
-            annualisation="per_period",
             source=SOURCE,
         ),
     ]
@@ -97,8 +91,6 @@ class QuantileBucket(Body, kw_only=True, frozen=True):
             "that week's forward return (realised by the next rebalance); a week the quantile held no name adds "
             "nothing; null when withheld",
             "prod_{s <= t} (1 + m_s) - 1",
-            unit="fraction",
-            annualisation="not_annualisable",
             source=SOURCE,
         ),
     ]
@@ -111,7 +103,7 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
     bottom: Annotated[int, figure("The bottom quantile (1)")]
     weeks: Annotated[
         int | None,
-        figure("Bucketed weeks of the window with both quantiles held; null when withheld", unit="weeks"),
+        figure("Bucketed weeks of the window with both quantiles held; null when withheld"),
     ]
     mean: Annotated[
         AnalyticsStat,
@@ -120,9 +112,8 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             "quantiles' weekly means, as /metrics' decile spread (alphalens compute_mean_returns_spread halves it: "
             "a book 50% long, 50% short)",
             "mean_t (m_top,t - m_bottom,t)",
-            unit="fraction",
-            annualisation="per_period",
             source=SOURCE,
+            term="mean_spread",
         ),
     ]
     standard_error: Annotated[
@@ -131,8 +122,6 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             "Newey-West (Bartlett kernel) standard error of the mean spread, no small-sample correction "
             f"(statsmodels OLS(s, ones) HAC, maxlags = lag); not measurable below {NEWEY_WEST_MIN_N} weeks",
             "sqrt(sum e_t^2 + 2 sum_j (1 - j/(lag+1)) sum_t e_t e_{t-j}) / n, e = s - mean(s)",
-            unit="fraction",
-            annualisation="per_period",
             source=SOURCE,
         ),
     ]
@@ -142,8 +131,6 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             "Newey-West t-statistic of the mean spread (mean / standard_error); not measurable below "
             f"{NEWEY_WEST_MIN_N} weeks or without variance",
             "mean / standard_error",
-            unit="t_statistic",
-            annualisation="not_annualisable",
             source=SOURCE,
         ),
     ]
@@ -154,8 +141,6 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
             "The weekly spread compounded (long the top quantile, short the bottom, each week's pair of means), "
             "one value per entry of dates; a week without both adds nothing; null when withheld",
             "prod_{s <= t} (1 + m_top,s - m_bottom,s) - 1",
-            unit="fraction",
-            annualisation="not_annualisable",
             source=SOURCE,
         ),
     ]
@@ -164,8 +149,6 @@ class QuantileSpread(Body, kw_only=True, frozen=True):
 MEAN_WEEKLY_IC = figure(
     "Mean of those weeks' IC; null when none has one",
     "mean(ic)",
-    unit="ratio",
-    annualisation="per_period",
     source=WEEKLY_IC,
 )
 """`mean_ic` of a month's and of a month of the year's weeks."""
@@ -175,7 +158,7 @@ class MonthIc(Body, kw_only=True, frozen=True):
     """The weekly IC of one calendar month of the window."""
 
     month: Annotated[str, figure("The calendar month (YYYY-MM) of the weeks' rebalance dates")]
-    weeks: Annotated[int, figure("Weeks of the month with a measurable IC", unit="weeks")]
+    weeks: Annotated[int, figure("Weeks of the month with a measurable IC")]
     mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
@@ -183,8 +166,8 @@ class MonthOfYearIc(Body, kw_only=True, frozen=True):
     """The weekly IC of one month of the year, pooled across the window's years."""
 
     month: Annotated[int, figure("The month of the year (1 = January .. 12)")]
-    years: Annotated[int, figure("Calendar years of the window holding a week of that month", unit="years")]
-    weeks: Annotated[int, figure("Weeks of that month with a measurable IC, every year", unit="weeks")]
+    years: Annotated[int, figure("Calendar years of the window holding a week of that month")]
+    weeks: Annotated[int, figure("Weeks of that month with a measurable IC, every year")]
     mean_ic: Annotated[float | None, MEAN_WEEKLY_IC]
 
 
@@ -192,12 +175,11 @@ class SectorIc(Body, kw_only=True, frozen=True):
     """The IC of the score within one sector."""
 
     sector: Annotated[str, SEAL_TEXT, figure("The sector, as the seal's exposures name it")]
-    weeks: Annotated[int, figure("Weeks of the window with a measurable IC within the sector", unit="weeks")]
+    weeks: Annotated[int, figure("Weeks of the window with a measurable IC within the sector")]
     mean_names: Annotated[
         float | None,
         figure(
             "Mean over those weeks of the sector's names with a score and a forward return; null without a week",
-            unit="names",
             source=SECTOR_SOURCE,
         ),
     ]
@@ -207,8 +189,6 @@ class SectorIc(Body, kw_only=True, frozen=True):
             "Mean over the window's weeks of the rank IC within the sector (alphalens mean_information_coefficient "
             "(by_group=True, group_adjust=False))",
             "mean_t Spearman(score, forward_return | sector, week t)",
-            unit="ratio",
-            annualisation="per_period",
             source=SECTOR_SOURCE,
         ),
     ]
@@ -251,22 +231,18 @@ class Quantiles(Body, kw_only=True, frozen=True):
         figure(
             "Rebalance weeks of the window with at least one name holding a score and a forward return; null "
             "when withheld",
-            unit="weeks",
             source=SOURCE,
         ),
     ]
     bucketed_weeks: Annotated[
         int | None,
-        figure(
-            "Of them, the weeks bucketed (see assignment); null when withheld", unit="weeks", source=SOURCE
-        ),
+        figure("Of them, the weeks bucketed (see assignment); null when withheld", source=SOURCE),
     ]
     skipped_weeks: Annotated[
         int | None,
         figure(
             "Of them, the weeks not bucketed: fewer names than quantiles, or tied scores across an edge; null when "
             "withheld",
-            unit="weeks",
             source=SOURCE,
         ),
     ]

@@ -57,7 +57,6 @@ class ResidualDrop(Body, kw_only=True, frozen=True):
         int,
         figure(
             "Sessions of base_sessions on which it has a long_short return",
-            unit="sessions",
             source="catalogue:returns",
         ),
     ]
@@ -66,7 +65,7 @@ class ResidualDrop(Body, kw_only=True, frozen=True):
 class ResidualDropped(Body, kw_only=True, frozen=True):
     """The reference alphas left out of the regression."""
 
-    count: Annotated[int, figure("How many (count - regressed)", unit="alphas")]
+    count: Annotated[int, figure("How many (count - regressed)")]
     alphas: Annotated[
         list[ResidualDrop],
         figure(
@@ -83,7 +82,7 @@ class ResidualReference(Body, kw_only=True, frozen=True):
         REFERENCE_ORIGIN_FIELD,
     ]
     alphas: Annotated[list[str], REFERENCE_ALPHAS_FIELD]
-    count: Annotated[int, figure("How many reference alphas the set holds", unit="alphas")]
+    count: Annotated[int, figure("How many reference alphas the set holds")]
     empty_reason: Annotated[
         str | None,
         figure(
@@ -94,7 +93,7 @@ class ResidualReference(Body, kw_only=True, frozen=True):
     alpha_excluded: Annotated[bool, REFERENCE_EXCLUDED_FIELD]
     regressed: Annotated[
         int,
-        figure("How many reference alphas the regression holds (count - dropped.count)", unit="alphas"),
+        figure("How many reference alphas the regression holds (count - dropped.count)"),
     ]
     dropped: Annotated[ResidualDropped, figure("The reference alphas left out of the regression, and why")]
 
@@ -116,10 +115,8 @@ class ResidualBenchmark(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "SPY's coefficient in the regression (its partial beta, holding the reference alphas' returns fixed: "
-            "not /analytics/risk's benchmark.beta, the slope on SPY alone); "
-            + MEASURABLE,
+            "not /analytics/risk's benchmark.beta, the slope on SPY alone); " + MEASURABLE,
             "b_SPY of r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
-            unit="ratio",
             source=RESIDUAL_SOURCE,
         ),
     ]
@@ -134,7 +131,6 @@ class ResidualBeta(Body, kw_only=True, frozen=True):
         figure(
             "Its coefficient b_i in the regression (the alpha's exposure to it, holding SPY's and the other "
             "reference alphas' returns fixed)",
-            unit="ratio",
             source="catalogue:returns",
         ),
     ]
@@ -160,7 +156,6 @@ class Residual(Body, kw_only=True, frozen=True):
         figure(
             "Sessions of the window on which the alpha's book and SPY both have a daily return: what each "
             "reference alpha's overlap is counted against",
-            unit="sessions",
             source="portfolio:{book}+benchmark:SPY",
         ),
     ]
@@ -169,7 +164,6 @@ class Residual(Body, kw_only=True, frozen=True):
         figure(
             "Sessions the regression is over (see session_rule), or would be when it is not measurable for want "
             "of them; 0 when not counted (too few base_sessions)",
-            unit="sessions",
         ),
     ]
     session_rule: Annotated[str, figure("Which sessions and which reference alphas the regression holds")]
@@ -179,7 +173,6 @@ class Residual(Body, kw_only=True, frozen=True):
             "Lag L of the Newey-West (Bartlett kernel) standard error of the intercept, from the sessions n of "
             "the regression: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994, the rule of /metrics nwt), capped "
             "at n - 1; null when not measurable",
-            unit="sessions",
         ),
     ]
     appraisal_ratio: Annotated[
@@ -192,8 +185,6 @@ class Residual(Body, kw_only=True, frozen=True):
             "(Gibbons, Ross and Shanken 1989), in sample. " + MEASURABLE,
             "mean(a + e) / std(a + e, ddof=1) * sqrt(252) = a / std(e, ddof=1) * sqrt(252), a and e the OLS "
             "intercept and residuals of r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
-            unit="ratio",
-            annualisation="annualised",
             source=RESIDUAL_SOURCE,
             keys=PER_YEAR,
         ),
@@ -204,8 +195,6 @@ class Residual(Body, kw_only=True, frozen=True):
             "The OLS intercept, annualised arithmetically (times 252, not compounded): the return per year the "
             "alpha makes beyond its betas to the set and SPY, not in excess of the risk-free rate",
             "a * 252",
-            unit="fraction",
-            annualisation="annualised",
             source=RESIDUAL_SOURCE,
             keys=PER_YEAR,
         ),
@@ -219,8 +208,6 @@ class Residual(Body, kw_only=True, frozen=True):
             "'kernel': 'bartlett', 'use_correction': False}).tvalues[0]",
             "a / sqrt([(X'X)^-1 S (X'X)^-1]_00), S = sum_t u_t u_t' + sum_{j=1..L} (1 - j/(L+1)) sum_t "
             "(u_t u_{t-j}' + u_{t-j} u_t'), u_t = x_t e_t",
-            unit="t_statistic",
-            annualisation="not_annualisable",
             source=RESIDUAL_SOURCE,
         ),
     ]
@@ -230,8 +217,6 @@ class Residual(Body, kw_only=True, frozen=True):
             "Two-sided p-value of intercept_t_statistic against the standard normal (statsmodels' default for a HAC "
             "covariance, use_t=False)",
             "erfc(|t| / sqrt(2))",
-            unit="probability",
-            annualisation="not_annualisable",
             source=RESIDUAL_SOURCE,
         ),
     ]
@@ -241,8 +226,6 @@ class Residual(Body, kw_only=True, frozen=True):
             "Share of the variance of the alpha's daily returns the set and SPY explain (centred, with the "
             "intercept), as statsmodels' rsquared",
             "1 - sum(e^2) / sum((r - mean(r))^2)",
-            unit="ratio",
-            annualisation="not_annualisable",
             source=RESIDUAL_SOURCE,
         ),
     ]

@@ -26,14 +26,10 @@ class MonthReturn(Body, kw_only=True, frozen=True):
     """One calendar month of the book."""
 
     month: Annotated[str, figure("The calendar month, YYYY-MM (UTC session dates)")]
-    sessions: Annotated[
-        int, figure("Sessions of the month with a return", unit="sessions", source=BOOK_LEDGER)
-    ]
+    sessions: Annotated[int, figure("Sessions of the month with a return", source=BOOK_LEDGER)]
     book_return: Annotated[
         float,
-        figure(
-            "The book's return over the month, compounded", COMPOUNDED, unit="fraction", source=BOOK_LEDGER
-        ),
+        figure("The book's return over the month, compounded", COMPOUNDED, source=BOOK_LEDGER),
     ]
 
 
@@ -41,15 +37,12 @@ class YearReturn(Body, kw_only=True, frozen=True):
     """One calendar year of the book, beside the market benchmark's."""
 
     year: Annotated[int, figure("The calendar year")]
-    sessions: Annotated[
-        int, figure("Sessions of the year with a return", unit="sessions", source=BOOK_LEDGER)
-    ]
+    sessions: Annotated[int, figure("Sessions of the year with a return", source=BOOK_LEDGER)]
     book_return: Annotated[
         float,
         figure(
             "The book's return over the year, compounded (its months compounded)",
             COMPOUNDED,
-            unit="fraction",
             source=BOOK_LEDGER,
         ),
     ]
@@ -59,7 +52,6 @@ class YearReturn(Body, kw_only=True, frozen=True):
             "SPY's return over the book's sessions of the year, compounded (a session without a SPY "
             "return adds nothing); null without one, or for a key without benchmarks.daily",
             "prod(1 + b) - 1 over the book's sessions of the year, b SPY's period_return",
-            unit="fraction",
             source="benchmark:SPY",
         ),
     ]
@@ -77,7 +69,6 @@ class BetaPoint(Body, kw_only=True, frozen=True):
             f"the window is full, with fewer than {BETA_MIN_OBSERVATIONS} sessions with both returns, or "
             "when SPY's returns have no measurable variance",
             "sum (b - mean b)(r - mean r) / sum (b - mean b)^2 over the sessions with both returns",
-            unit="ratio",
         ),
     ]
 
@@ -85,8 +76,8 @@ class BetaPoint(Body, kw_only=True, frozen=True):
 class TrailingBeta(Body, kw_only=True, frozen=True):
     """The book's beta to SPY over a trailing window, session by session."""
 
-    window_sessions: Annotated[int, figure("Sessions of the trailing window", unit="sessions")]
-    min_observations: Annotated[int, figure("Sessions with both returns a beta needs", unit="sessions")]
+    window_sessions: Annotated[int, figure("Sessions of the trailing window")]
+    min_observations: Annotated[int, figure("Sessions with both returns a beta needs")]
     points: Annotated[
         list[BetaPoint] | None,
         figure("One per session of the book in the window; null for a key without benchmarks.daily"),

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from schemas.bodies.figures import term_units
 from serve.analytics_doc import shared_analytics_doc
 from serve.endpoints import endpoint, endpoints
 from serve.metrics_doc import shared_metrics_doc
@@ -45,7 +46,38 @@ def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]
     reference written `#/components/schemas/{name}`: the one place the document's components are
     made from Structs (the bodies here; the shared components, serve.openapi.bodies)."""
     _, components = msgspec.json.schema_components(list(structs), ref_template=REF_TEMPLATE)
+    for cls in _held_structs(structs):
+        for name, unit in term_units(cls).items():
+            prop = components.get(cls.__name__, {}).get("properties", {}).get(name)
+            if prop is not None and "x-unit" not in prop:
+                prop["x-unit"] = unit  # a figure's unit is its term's (schemas.vocabulary)
     return components
+
+
+def _held_structs(structs: Iterable[type[msgspec.Struct]]) -> list[type[msgspec.Struct]]:
+    """`structs` and every Struct they hold, each once."""
+    seen: dict[type[msgspec.Struct], None] = {}
+
+    def visit(t: msgspec.inspect.Type) -> None:
+        if isinstance(t, msgspec.inspect.StructType):
+            if t.cls in seen:
+                return
+            seen[t.cls] = None
+            for field in t.fields:
+                visit(field.type)
+        elif isinstance(t, msgspec.inspect.Metadata):
+            visit(t.type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            for arm in t.types:
+                visit(arm)
+        elif isinstance(t, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType, msgspec.inspect.SetType)):
+            visit(t.item_type)
+        elif isinstance(t, msgspec.inspect.DictType):
+            visit(t.value_type)
+
+    for info in msgspec.inspect.multi_type_info(list(structs)):
+        visit(info)
+    return list(seen)
 
 
 def _fields(doc_route: str) -> dict[str, dict[str, Any]]:

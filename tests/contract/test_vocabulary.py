@@ -1,0 +1,115 @@
+"""The vocabulary registry (schemas/vocabulary.py) is the only place a figure's unit and
+annualisation are written (issue 46, item 3): every figure field of every served Struct finds a
+term, every term is used, and no `figure(...)` writes a unit or an annualisation itself."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import msgspec
+
+from schemas.bodies.envelope import EnvelopeMeta
+from schemas.bodies.figures import BY_FIGURE, _facts, _holds_figure
+from schemas.bodies.formats import DOC
+from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, term_for
+from serve.endpoints import endpoints
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _served_structs() -> list[type[msgspec.Struct]]:
+    seen: dict[type[msgspec.Struct], None] = {}
+
+    def visit(t: msgspec.inspect.Type) -> None:
+        if isinstance(t, msgspec.inspect.StructType):
+            if t.cls not in seen:
+                seen[t.cls] = None
+                for field in t.fields:
+                    visit(field.type)
+        elif isinstance(t, msgspec.inspect.Metadata):
+            visit(t.type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            for arm in t.types:
+                visit(arm)
+        elif isinstance(t, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+            visit(t.item_type)
+        elif isinstance(t, msgspec.inspect.DictType):
+            visit(t.value_type)
+
+    roots = [s for e in endpoints().values() for s in (e.body, e.rows) if s is not None] + [EnvelopeMeta]
+    for info in msgspec.inspect.multi_type_info(roots):
+        visit(info)
+    return list(seen)
+
+
+def _figure_fields() -> list[tuple[str, str, dict, bool]]:
+    """(where, served name, facts, holds a figure) of every `figure(...)` of the served Structs,
+    the children its `keys` documents included."""
+    out = []
+
+    def keyed(where: str, facts: dict) -> None:
+        for key, meta in facts.get("keys", {}).items():
+            child = meta.extra[DOC]
+            out.append((f"{where}{{{key}}}", key, child, True))
+            keyed(f"{where}{{{key}}}", child)
+
+    for cls in _served_structs():
+        for field in msgspec.structs.fields(cls):
+            facts, held = _facts(_inspect(cls, field.name))
+            if facts.get(BY_FIGURE):
+                where = f"{cls.__module__}.{cls.__name__}.{field.encode_name}"
+                out.append((where, field.encode_name, facts, _holds_figure(held)))
+                keyed(where, facts)
+    return out
+
+
+def _inspect(cls: type[msgspec.Struct], name: str) -> msgspec.inspect.Type:
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return next(f.type for f in info.fields if f.name == name)
+
+
+def test_every_figure_that_states_a_unit_has_a_term() -> None:
+    """A number or a stat entry declared with `figure` takes its unit from a term (a figure stating
+    a unit of its own, still allowed while it is moved, is listed as well)."""
+    missing = sorted(
+        where
+        for where, name, facts, holds in _figure_fields()
+        if term_for(name, facts.get("term"), holds) is None
+        and (holds and ("unit" in facts or "annualisation" in facts))
+    )
+    assert not missing, f"figure fields without a term in schemas/vocabulary.py: {missing}"
+
+
+def test_a_named_term_is_for_a_generic_key_or_a_name_with_two_meanings() -> None:
+    odd = sorted(
+        f"{where} -> {facts['term']}"
+        for where, name, facts, _ in _figure_fields()
+        if facts.get("term") not in (None, name) and name not in GENERIC_KEYS | set(STILL_TWO_MEANINGS)
+    )
+    assert not odd, f"a field names another term than its served name without a reason: {odd}"
+
+
+def test_every_term_is_used() -> None:
+    used = {
+        term.name
+        for _, name, facts, holds in _figure_fields()
+        if (term := term_for(name, facts.get("term"), holds)) is not None
+    }
+    assert not sorted(set(VOCABULARY) - used), f"terms no served field uses: {sorted(set(VOCABULARY) - used)}"
+
+
+def test_no_figure_writes_a_unit() -> None:
+    """The registry is the only place: `figure(...)` in the contract never passes `unit=` or
+    `annualisation=` (a row's `doc(...)` still states its own unit)."""
+    written = []
+    for path in sorted((ROOT / "schemas").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "figure":
+                written += [
+                    f"{path.relative_to(ROOT)}:{node.lineno} {k.arg}="
+                    for k in node.keywords
+                    if k.arg in ("unit", "annualisation")
+                ]
+    assert not written, f"figure(...) writing a unit or annualisation (the vocabulary's): {written}"
