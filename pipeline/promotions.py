@@ -133,8 +133,8 @@ class Preview:
             out.append(f"  override: {d.override}")
         if found.approved_before == found.approved_after:
             return out
-        before = ", ".join(found.approved_before) or "none (the production alphas stand in)"
-        after = ", ".join(found.approved_after) or "none (the production alphas stand in)"
+        before = ", ".join(found.approved_before) or "none (the default set is empty)"
+        after = ", ".join(found.approved_after) or "none (the default set is empty)"
         out.append(f"the approved set every other alpha's reference set is drawn from: {before} -> {after}")
         if not found.others:
             out.append("  no other alpha of the live book to compare")

@@ -80,18 +80,37 @@ def full_demo_seals(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "full_demo_seals", lambda out: write_corpus(out, size="full", seed=7))
 
 
+def records_of(lake: Path) -> Path:
+    """The SQLite records (promotions, events) kept beside a demo lake built by `demo_lake`."""
+    return lake.with_name(f"{lake.name}.records.sqlite3")
+
+
 @pytest.fixture(scope="session")
 def demo_lake(tmp_path_factory: pytest.TempPathFactory, demo_seals: Path) -> Path:
-    """The small corpus built into a local lake, once per run (tests copy it before changing it)."""
+    """The small corpus built into a local lake, once per run (tests copy it before changing it),
+    with its records beside it (`demo_records`): as `alpha-results demo --lake` and `serve
+    --init-demo` build it, the run's events recorded, the seal's approvals of its production alphas
+    (momentum_12_1, value_composite_legacy) first, and the catalogue index rows after them."""
     from pipeline.build import build_many
+    from pipeline.events import events_step
 
     def build(lake: Path) -> None:
         seals = sorted(str(p) for p in demo_seals.iterdir() if (p / "manifest.json").exists())
         outcomes = build_many(seals, str(lake), jobs=2)
         refused = [o for o in outcomes if o.status == "refused"]
         assert not refused, refused
+        records_of(lake).unlink(missing_ok=True)  # a build that failed half-way
+        alphas = list(dict.fromkeys(o.target for o in outcomes if not o.target.startswith("benchmark:")))
+        report = events_step(f"sqlite:///{records_of(lake)}", True, str(lake), alphas, outcomes, "", 3650)
+        assert report.error is None, report.error
 
     return built_once(tmp_path_factory, "demo_lake", build)
+
+
+@pytest.fixture(scope="session")
+def demo_records(demo_lake: Path) -> Path:
+    """The demo lake's records (a SQLite file): read them, or copy them before writing."""
+    return records_of(demo_lake)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -186,7 +186,7 @@ class PromotionPreview(Body, kw_only=True, frozen=True):
         list[str],
         figure(
             "The approved alphas the caller may read before the decision: the set every other alpha's default "
-            "reference set is drawn from (empty: the production alphas stand in)."
+            "reference set is drawn from (empty: the default reference set is empty)."
         ),
     ]
     approved_after: Annotated[list[str], figure("The same set after the decision.")]

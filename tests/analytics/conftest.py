@@ -23,6 +23,7 @@ from litestar.testing import TestClient
 from core.context import AllowList, Caller
 from tests.analytics.reference import Lake
 from tests.callers import DATA_IDS, authenticator_for, make_caller
+from tests.conftest import records_of
 
 NO_ANALYTICS_IDS = frozenset(i for i in DATA_IDS if not i.startswith("analytics."))
 NO_PORTFOLIO_IDS = frozenset(i for i in DATA_IDS if not i.startswith("portfolio."))
@@ -138,14 +139,19 @@ def lake(demo_lake: Path) -> Lake:
 
 @contextmanager
 def serving(demo_lake: Path, callers: dict[str, Caller], **settings: Any) -> Iterator[Api]:
-    """An app over the demo lake answering `callers`' tokens, with `settings` beside the lake."""
+    """An app over the demo lake answering `callers`' tokens, with `settings` beside the lake; its
+    records are the lake's (`tests.conftest.records_of`: the seal's approvals of the demo's
+    production alphas) when it has them, else it has none (no alpha stands approved)."""
     from core.settings import Settings
     from serve.app import create_app
+    from serve.records import RecordsSource
 
+    records = records_of(demo_lake)
     app = create_app(
         Settings(lake=str(demo_lake), environment="test", **settings),
         authenticate=authenticator_for(callers),
         limiter=None,
+        records=RecordsSource(f"sqlite:///{records}") if records.exists() else None,
     )
     with TestClient(app=app) as client:
         yield Api(client)
@@ -160,13 +166,15 @@ def api(demo_lake: Path) -> Iterator[Api]:
 @pytest.fixture
 def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str, Path]]:
     """An app over a copy of the demo lake keeping its records (promotions, events) in a SQLite
-    file of its own, not created until the command line first writes it; that file's URL; and the
-    copy, which a decision writes to (it records the alpha's catalogue index row again)."""
+    file of its own, a copy of the lake's (the seal's approvals of momentum_12_1 and
+    value_composite_legacy, the build events); that file's URL; and the copy, which a decision
+    writes to (it records the alpha's catalogue index row again)."""
     from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
 
     url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
+    shutil.copyfile(records_of(demo_lake), tmp_path / "records.sqlite3")
     lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
     app = create_app(
         Settings(lake=str(lake), environment="test"),

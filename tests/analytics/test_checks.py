@@ -19,6 +19,7 @@ import pytest
 import statsmodels.api as sm
 from litestar.testing import TestClient
 
+from analytics.sets import NO_APPROVED
 from core.context import AllowList
 from schemas.query import ChecksQuery, params_of
 from tests.analytics import reference as ref
@@ -224,7 +225,8 @@ def max_weight(lake: ref.Lake, alpha: str, book: str, window: Window) -> float |
 
 
 def production_correlations(lake: ref.Lake, alpha: str, readable: Any = lambda a: True) -> dict[str, float]:
-    """|Pearson| of the whole long_short histories with each production alpha readable, itself excluded."""
+    """|Pearson| of the whole long_short histories with each production alpha readable (the demo's
+    two, approved by their seal), itself excluded."""
     mine = lake.returns(alpha, "long_short", (None, None))
     out = {}
     for other in PRODUCTION:
@@ -706,9 +708,9 @@ def test_a_restricted_key_correlates_only_with_production_alphas_it_may_read(
         own["production_correlation"]["value"],
         production_correlations(lake, "momentum_12_1")["value_composite_legacy"],
     )
-    # A key that may read no production alpha has nothing to compare with.
+    # A key that may read no production (approved) alpha has nothing to compare with, and says so.
     none = by_id(checks(api, alpha, "testonly"))["production_correlation"]
-    assert none["verdict"] == "not_measurable" and not none["reason"].startswith("access_limited"), none
+    assert none["verdict"] == "not_measurable" and none["reason"] == NO_APPROVED, none
 
 
 PRODUCTION_KEYS = ["compared", "of", "nearest", "reference"]
@@ -727,9 +729,7 @@ def test_the_production_correlation_says_how_many_it_compared_and_which_is_neare
         assert tail == expected.get(entry["id"], []), entry
     entry = by_id(data)["production_correlation"]
     assert list(entry)[-4:] == PRODUCTION_KEYS, entry
-    assert entry["reference"] == "production", (
-        entry
-    )  # nothing approved here (tests/e2e/test_standings_served.py)
+    assert entry["reference"] == "approved", entry  # the demo's production alphas, approved by their seal
     each = production_correlations(lake, alpha)
     readable = [p for p in PRODUCTION if p != alpha]
     assert (entry["compared"], entry["of"]) == (len(each), len(readable)), entry
@@ -748,7 +748,7 @@ def test_the_production_correlation_withheld_counts_nothing(loose_api: Api) -> N
     for token in ("no_correlation", "no_portfolio"):
         entry = by_id(checks(loose_api, "Test_planted_factor", token))["production_correlation"]
         assert entry["reason"].startswith("access_limited"), entry
-        assert [entry[key] for key in PRODUCTION_KEYS] == [None, None, None, "production"], entry
+        assert [entry[key] for key in PRODUCTION_KEYS] == [None, None, None, "approved"], entry
 
 
 def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so() -> None:
@@ -775,7 +775,7 @@ def test_a_production_alpha_with_too_little_overlap_is_not_compared_and_said_so(
     )
     view: Any = SimpleNamespace(alpha_id="alpha")
     found = _production_correlation(view, Production(matrix, ["brief", "flat", "near"], None), Warnings())
-    assert found.extra == {"compared": 1, "of": 3, "nearest": "near", "reference": "production"}
+    assert found.extra == {"compared": 1, "of": 3, "nearest": "near", "reference": "approved"}
     assert found.value is not None and close(found.value, abs(float(np.corrcoef(mine, near)[0, 1])))
     none = _production_correlation(view, Production(matrix, ["brief", "flat"], None, "approved"), Warnings())
     assert none.value is None and none.extra == {

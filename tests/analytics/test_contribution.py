@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy import optimize
 
+from analytics.sets import NO_APPROVED
 from core.context import AllowList
 from tests.analytics.conftest import (
     ALPHAS,
@@ -131,7 +132,7 @@ def check_contribution(
     alpha and at least one member have a return; the reference book on each the mean of the
     members with one (their risk-free returns likewise); each member correlated over the
     sessions it shares with the alpha. Returns the body's data (or {} for a 400). `origin`: the
-    default set's, when not the production set (tests/e2e/test_standings_served.py)."""
+    default set's, when not the approved set."""
     returns = window_returns(lake, [alpha, *reference], window)
     counted = returns[alpha].notna() & returns[reference].notna().any(axis=1)
     returns = returns[counted]
@@ -174,7 +175,7 @@ def check_contribution(
     assert data["reference"]["members_in_window"] == len(held)
     assert data["reference"]["without_returns"] == {"count": len(absent), "alphas": absent}
     assert data["reference"]["source"] == ("given" if given else "production")
-    assert data["reference"]["origin"] == ("given" if given else origin or "production")
+    assert data["reference"]["origin"] == ("given" if given else origin or "approved")
     assert data["window"] == {"from": window[0], "to": window[1]}
     assert data["sessions"] == len(returns)
     expected_before = book_figures(before, rf_before)
@@ -220,7 +221,7 @@ def test_the_production_default(api: Api, lake: Lake, alpha: str) -> None:
     data = api.ok(path(alpha))["data"]
     assert data["reference"] == {
         "source": "production",
-        "origin": "production",  # an app without records: nothing is approved
+        "origin": "approved",  # the demo's production alphas, approved by their seal
         "alphas": list(PRODUCTION),
         "count": 2,
         "alpha_excluded": False,
@@ -350,9 +351,10 @@ def test_a_restricted_key_gets_only_the_production_alphas_it_may_read(
     response = restricted_api.get(path("momentum_12_1"), "restricted")
     assert response.status_code == 400
     assert response.json()["error"]["details"]["parameters"][0]["name"] == "reference"
-    # A key reading no production alpha at all: the same 400.
+    # A key reading no production alpha at all: the same 400, saying why the default set is empty.
     response = restricted_api.get(path("Test_planted_factor"), "testonly")
     assert response.status_code == 400 and "reference" in response.text
+    assert NO_APPROVED in response.json()["error"]["details"]["parameters"][0]["rule"]
 
 
 @pytest.mark.parametrize("other", ["value_composite_legacy", "prod_no_such_alpha"])

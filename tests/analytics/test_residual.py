@@ -23,6 +23,7 @@ import pyarrow as pa
 import pytest
 from litestar.testing import TestClient
 
+from analytics.sets import NO_APPROVED
 from core.context import AllowList
 from tests.analytics import reference as ref
 from tests.analytics.conftest import (
@@ -144,10 +145,12 @@ def test_every_figure_is_statsmodels_ols_with_hac(residual_api: Api, lake: ref.L
         data = residual(residual_api, alpha, token, **params)
         assert data["reference"]["origin"] == "given" and data["reference"]["alpha_excluded"] is False
         check_against_statsmodels(data, lake, alpha, book, window, reference)
-    # The default set: the production alphas but the alpha itself (nothing is approved here).
+    # The default set: the approved alphas (the demo's production ones, approved by their seal at
+    # their first publish) but the alpha itself.
     data = residual(residual_api, alpha)
     default = [p for p in PRODUCTION if p != alpha]
-    assert data["reference"]["origin"] == "production"
+    assert data["reference"]["origin"] == "approved"
+    assert data["reference"]["empty_reason"] is None
     assert data["reference"]["alpha_excluded"] is (alpha in PRODUCTION)
     found = check_against_statsmodels(data, lake, alpha, "long_short", (None, None), default)
     assert found.fit is not None, alpha
@@ -252,8 +255,8 @@ def test_too_few_common_sessions_is_not_measurable() -> None:
 
 
 def test_a_restricted_key_never_sees_an_alpha_it_may_not_read(residual_api: Api, lake: ref.Lake) -> None:
-    """Its default set is the production alphas it may read: value_composite_legacy is neither
-    named, counted nor regressed on; a key reading none regresses on SPY alone."""
+    """Its default set is the approved alphas it may read: value_composite_legacy is neither
+    named, counted nor regressed on; a key reading none regresses on SPY alone, and says why."""
     for alpha in ("Test_planted_factor", "Test_small_universe"):
         data = residual(residual_api, alpha, "restricted")
         assert data["reference"]["alphas"] == ["momentum_12_1"] and data["reference"]["count"] == 1
@@ -261,9 +264,11 @@ def test_a_restricted_key_never_sees_an_alpha_it_may_not_read(residual_api: Api,
         check_against_statsmodels(data, lake, alpha, "long_short", (None, None), ["momentum_12_1"])
     alone = residual(residual_api, "momentum_12_1", "restricted")
     assert alone["reference"]["alphas"] == [] and alone["reference"]["alpha_excluded"] is True
+    assert alone["reference"]["empty_reason"] == NO_APPROVED
     check_against_statsmodels(alone, lake, "momentum_12_1", "long_short", (None, None), [])
     spy_only = residual(residual_api, "Test_planted_factor", "testonly")
     assert spy_only["reference"]["alphas"] == [] and spy_only["betas"] == []
+    assert spy_only["reference"]["empty_reason"] == NO_APPROVED
     check_against_statsmodels(spy_only, lake, "Test_planted_factor", "long_short", (None, None), [])
 
 
@@ -340,12 +345,19 @@ def test_the_etag_follows_the_set_and_the_window(residual_api: Api) -> None:
     assert windowed.headers["etag"] != first.headers["etag"]
 
 
-def test_figures_residual_is_the_served_answer(residual_api: Api, demo_lake: Path) -> None:
+def test_figures_residual_is_the_served_answer(
+    residual_api: Api, demo_lake: Path, demo_records: Path
+) -> None:
     import msgspec
 
     from analytics.figures import Figures
+    from analytics.standings import Standings
+    from records.store import open_records
 
-    figures = Figures.open(str(demo_lake))
+    records = open_records(f"sqlite:///{demo_records}", create=False)
+    standings = Standings.of(records.promotions.standing())  # the server's: the seal's approvals
+    records.close()
+    figures = Figures.open(str(demo_lake), standings)
     for alpha, params in (
         ("Test_planted_factor", {}),
         ("momentum_12_1", {"reference": ["Test_ledger_only"]}),
@@ -413,14 +425,13 @@ def test_the_check_passes_and_fails_with_its_reason(residual_api: Api) -> None:
         checks = residual_api.ok(f"/v1/alphas/{alpha}/analytics/checks", "raw")["data"]
         (entry,) = [c for c in checks["checks"] if c["id"] == "residual_information_ratio"]
         value = data["appraisal_ratio"]["value"]
-        assert entry["value"] == value and entry["reference"] == "production", entry
+        assert entry["value"] == value and entry["reference"] == "approved", entry
         assert entry["verdict"] == ("pass" if value >= 0.3 else "fail"), entry
         regressed = data["reference"]["regressed"]
         t = data["intercept_t_statistic"]["value"]
         assert entry["reason"].startswith(f"{value:.3g} {'>=' if value >= 0.3 else '<'} 0.3: "), entry
         assert (
-            f"SPY and {regressed} alpha{'' if regressed == 1 else 's'} (the production set)"
-            in entry["reason"]
+            f"SPY and {regressed} alpha{'' if regressed == 1 else 's'} (the approved set)" in entry["reason"]
         )
         assert f"over {data['sessions']:,} sessions" in entry["reason"], entry
         assert f"t-statistic {t:.3g} (Newey-West, lag {data['newey_west_lag']})" in entry["reason"], entry

@@ -58,14 +58,17 @@ READABLE: dict[str, Callable[[str], bool]] = {
 
 
 @pytest.fixture(scope="module")
-def screen_api(demo_lake: Path) -> Iterator[Api]:
+def screen_api(demo_lake: Path, demo_records: Path) -> Iterator[Api]:
+    """An app over the demo lake and its records (the seal's approvals of its production alphas)."""
     from core.settings import Settings
     from serve.app import create_app
+    from serve.records import RecordsSource
 
     app = create_app(
         Settings(lake=str(demo_lake), environment="test"),
         authenticate=authenticator_for(SCREEN_CALLERS),
         limiter=None,
+        records=RecordsSource(f"sqlite:///{demo_records}"),
     )
     with TestClient(app=app) as client:
         yield Api(client)
@@ -86,8 +89,28 @@ def as_screened(index: pa.Table) -> pl.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def index(demo_lake: Path) -> pl.DataFrame:
-    return as_screened(pq.read_table(index_path(demo_lake)))
+def index(demo_lake: Path, demo_records: Path) -> pl.DataFrame:
+    """The demo's index as the screener serves it, with where each alpha stands read from the
+    records directly (`standing`, `approved_since`: the seal approved momentum_12_1 and
+    value_composite_legacy at their first publish)."""
+    from records.store import open_records
+
+    records = open_records(f"sqlite:///{demo_records}", create=False)
+    try:
+        decided = records.promotions.standing()
+    finally:
+        records.close()
+    frame = as_screened(pq.read_table(index_path(demo_lake)))
+    standing = {a: p.action for a, p in decided.items()}
+    since = {a: p.as_of.isoformat() for a, p in decided.items() if p.action == "approved"}
+    assert sorted(a for a, s in standing.items() if s == "approved") == [
+        "momentum_12_1",
+        "value_composite_legacy",
+    ]
+    return frame.with_columns(
+        pl.Series("standing", [standing.get(a, "never") for a in frame["alpha_id"]], dtype=pl.String),
+        pl.Series("approved_since", [since.get(a) for a in frame["alpha_id"]], dtype=pl.String),
+    )
 
 
 # -- the independent recomputation ------------------------------------------------------------------
@@ -126,8 +149,9 @@ def expected_rows(
             df = df.filter(pl.Series(same, dtype=pl.Boolean))
     if params.get("complete_only") == "true":
         df = df.filter(pl.col("complete"))
-    if "production" in params:
-        df = df.filter(pl.col("production") == (params["production"] == "true"))
+    if "production" in params:  # production: standing approved (an index alone: none is)
+        approved = pl.col("standing") == "approved" if "standing" in df.columns else pl.lit(False)
+        df = df.filter(approved == (params["production"] == "true"))
     if "ic_reproduces" in params:  # a null flag matches neither value
         df = df.filter(pl.col("ic_reproduces") == (params["ic_reproduces"] == "true"))
     for column in choices.SCREEN_RANGES:
@@ -139,8 +163,12 @@ def expected_rows(
     if sort is not None:
         column = sort.removeprefix("-")
         df = df.sort([column, "alpha_id"], descending=[sort.startswith("-"), False], nulls_last=True)
-    # An app without records: every alpha never decided (tests/e2e/test_standings_served.py serves them).
-    rows = [row | wire.SCREEN_RECORD_FIELDS for row in df.select(wire.SCREEN_INDEX_FIELDS).to_dicts()]
+    # Where each alpha stands, from the records (`index`); an index alone: every alpha never decided.
+    record_fields = [f for f in wire.SCREEN_RECORD_FIELDS if f in df.columns]
+    rows = [
+        wire.SCREEN_RECORD_FIELDS | row
+        for row in df.select([*wire.SCREEN_INDEX_FIELDS, *record_fields]).to_dicts()
+    ]
     for row in rows:
         for key in ("first_date", "last_date", "live_split"):
             row[key] = None if row[key] is None else row[key].isoformat()
@@ -273,6 +301,15 @@ def test_each_filter_alone(screen_api: Api, index: pl.DataFrame) -> None:
         assert body["pagination"]["total"] == len(expected)
     # The demo exercises what these rules are about.
     assert [r["alpha_id"] for r in screen_api.ok(PATH, tag="momentum,price")["data"]] == ["momentum_12_1"]
+    # production=true is the approved set: the demo's production alphas, approved by their seal.
+    approved = screen_api.ok(PATH, production="true", limit=100)["data"]
+    assert sorted((r["alpha_id"], r["standing"]) for r in approved) == [
+        ("momentum_12_1", "approved"),
+        ("value_composite_legacy", "approved"),
+    ]
+    assert all(r["approved_since"] is not None for r in approved)
+    others = screen_api.ok(PATH, production="false", limit=100)["data"]
+    assert {r["standing"] for r in others} == {"never"} and len(others) == len(index) - 2
     nulls = screen_api.ok(PATH, sort="-mean_ic")["data"]
     assert nulls[-1]["mean_ic"] is None and nulls[0]["mean_ic"] is not None
     ties = screen_api.ok(PATH, sort="-sessions")["data"]
@@ -502,9 +539,10 @@ def expected_within(
 def test_max_correlation_reproduces_pair_by_pair(
     screen_api: Api, lake: ref.Lake, index: pl.DataFrame, basis: str, key: str
 ) -> None:
-    """To a named alpha and to the production set the key may read, at bounds spread over [0, 1]."""
+    """To a named alpha and to the production (approved) set the key may read, at bounds spread
+    over [0, 1]."""
     listed = [r["alpha_id"] for r in expected_rows(index, READABLE[key], {})]
-    production = [a for a in listed if not a.startswith("Test_")]
+    production = [r["alpha_id"] for r in expected_rows(index, READABLE[key], {"production": "true"})]
     named = [a for a in ("Test_planted_factor", "Test_small_universe", "momentum_12_1") if a in listed]
     checked = 0
     for reference in [None, *named]:
@@ -527,7 +565,7 @@ def test_max_correlation_combines_with_the_other_filters(
     params = {"production": "false", "sort": "-information_ratio", "max_correlation": "0.5"}
     rows = screen_api.all_rows(PATH, **params)
     readable = [r["alpha_id"] for r in expected_rows(index, READABLE["raw"], {})]
-    production = [a for a in readable if not a.startswith("Test_")]
+    production = [r["alpha_id"] for r in expected_rows(index, READABLE["raw"], {"production": "true"})]
     within = set(expected_within(lake, readable, production, "returns", 0.5) or [])
     sorted_rows = expected_rows(index, READABLE["raw"], {"production": "false", "sort": "-information_ratio"})
     assert [r["alpha_id"] for r in rows] == [r["alpha_id"] for r in sorted_rows if r["alpha_id"] in within]
@@ -813,7 +851,6 @@ def synthetic_index(seed: int, size: int = 400) -> pa.Table:
             "name": maybe(" ".join(words)),
             "tldr": maybe(f"{rng.choice(WORDS)} tilt on {rng.choice(WORDS).lower()}"),
             "complete": rng.random() < 0.8,
-            "production": not alpha.startswith("Test_"),
             "structure": maybe(rng.choice(["cross_sectional", "Time_Series", "pairs"])),
             "method": maybe(rng.choice(["momentum", "Straße", "value"])),
             "tags": maybe(rng.sample(WORDS, rng.randint(0, 3)), 0.2),
@@ -849,7 +886,9 @@ def random_screen(rng: random.Random, frame: pl.DataFrame) -> tuple[list[str], d
     """Random candidates (the key's readable alphas, as the route passes them) and parameters."""
     readable = frame.filter(pl.col("unreadable").is_null())["alpha_id"].to_list()
     candidates = [a for a in readable if rng.random() < rng.choice([0.2, 0.7, 1.0])]
-    return candidates, random_params(rng, frame.filter(pl.col("unreadable").is_null()))
+    params = random_params(rng, frame.filter(pl.col("unreadable").is_null()))
+    params.pop("production", None)  # a standing: the route narrows the candidates by it, not the engine
+    return candidates, params
 
 
 def screen_from(params: dict[str, Any], candidates: list[str]) -> Screen:
@@ -868,7 +907,6 @@ def screen_from(params: dict[str, Any], candidates: list[str]) -> Screen:
         structure=params.get("structure"),
         method=params.get("method"),
         complete_only=params.get("complete_only") == "true",
-        production=None if "production" not in params else params["production"] == "true",
         ic_reproduces=None if "ic_reproduces" not in params else params["ic_reproduces"] == "true",
         ranges=tuple(ranges),
         sort=None if sort is None else sort.removeprefix("-"),

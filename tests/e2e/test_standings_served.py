@@ -1,9 +1,11 @@
 """Where each alpha stands, served by the real `alpha-results serve` as `alpha-results promote` and
 `retire` record it (issue 35, item 1): the catalogue's and the screener's `standing` and
-`approved_since`, the screener's `standing` filter, the answers' ETags, and the decision routes'
-default reference set, which moves from the production alphas to the approved ones the key may
-read and says so (`origin`). A key that may not read an approved alpha gets the approved alphas it
-may read, else today's default, and nothing in any answer names or counts the other.
+`approved_since`, the screener's `standing` and `production` filters, the answers' ETags, and the
+decision routes' default reference set: the approved alphas the key may read (`origin` approved),
+empty with its reason while there is none. Here the records start empty (a key store that did not
+hear of the seals' approvals, `pipeline.seal_approvals`), so nothing is approved until the
+operator decides. A key that may not read an approved alpha gets the approved alphas it may read,
+else an empty set, and nothing in any answer names or counts the other.
 
 The figures over the new reference set are recomputed from the lake's files (pandas, numpy), as
 tests/analytics does, within 1e-9."""
@@ -21,9 +23,10 @@ from urllib.parse import urlencode
 import pytest
 
 from access import ADMIN_CEILING, Grants, open_store
+from analytics.sets import NO_APPROVED
 from cli.main import main as cli
 from core.context import AllowList
-from tests.analytics.conftest import ALPHAS, PRODUCTION, Api
+from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.helpers import close
 from tests.analytics.reference import Lake, series_corr
 from tests.analytics.test_contribution import check_contribution
@@ -162,7 +165,29 @@ def check_correlation(
     assert close(entry["value"], each[entry["nearest"]]), (entry, each)
 
 
-def test_1_before_any_decision_every_alpha_stands_never_and_the_default_is_production(
+def empty_default(api: ServedApi, alpha: str, token: str = "raw") -> None:
+    """No approved alpha the key may read but `alpha`: the default reference set is empty, and each
+    answer says why (never a set made of the ids' prefix)."""
+    answer = api.get(f"/v1/alphas/{alpha}/analytics/contribution", token)
+    assert answer.status_code == 400, answer.text
+    (problem,) = answer.json()["error"]["details"]["parameters"]
+    assert problem["name"] == "reference" and NO_APPROVED in problem["rule"], problem
+    entry = correlation_check(api, alpha, token)
+    assert (entry["verdict"], entry["reason"], entry["reference"]) == (
+        "not_measurable",
+        NO_APPROVED,
+        "approved",
+    )
+    assert (entry["compared"], entry["of"], entry["nearest"]) == (0, 0, None), entry
+    reference = api.ok(f"/v1/alphas/{alpha}/analytics/residual", token)["data"]["reference"]
+    assert (reference["origin"], reference["alphas"], reference["empty_reason"]) == (
+        "approved",
+        [],
+        NO_APPROVED,
+    )
+
+
+def test_1_before_any_decision_every_alpha_stands_never_and_the_default_is_empty(
     world: tuple[ServedApi, str], lake: Lake
 ) -> None:
     api, _ = world
@@ -171,16 +196,11 @@ def test_1_before_any_decision_every_alpha_stands_never_and_the_default_is_produ
     page = screened(api, standing="approved")
     assert (page["data"], page["pagination"]["total"]) == ([], 0)
     assert screened(api, standing="never")["pagination"]["total"] == len(ALPHAS)
-    data = contribution(api, "Test_small_universe")
-    assert (data["reference"]["source"], data["reference"]["origin"]) == ("production", "production")
-    assert data["reference"]["alphas"] == list(PRODUCTION)
-    check_correlation(
-        correlation_check(api, "Test_small_universe"),
-        lake,
-        "Test_small_universe",
-        list(PRODUCTION),
-        "production",
-    )
+    # production=true is the approved set: none yet, whatever the ids' prefix.
+    assert screened(api, production="true")["pagination"]["total"] == 0
+    assert screened(api, production="false")["pagination"]["total"] == len(ALPHAS)
+    for alpha in ("Test_small_universe", "momentum_12_1"):
+        empty_default(api, alpha)
 
 
 def test_2_a_promotion_is_a_column_a_filter_and_a_new_etag(
@@ -263,7 +283,7 @@ def test_4_the_default_reference_set_is_the_approved_alphas_the_key_may_read(
     )
 
 
-def test_5_a_key_gets_the_approved_alphas_it_may_read_else_the_production_default(
+def test_5_a_key_gets_the_approved_alphas_it_may_read_else_an_empty_set(
     world: tuple[ServedApi, str], lake: Lake
 ) -> None:
     api, _ = world
@@ -285,24 +305,14 @@ def test_5_a_key_gets_the_approved_alphas_it_may_read_else_the_production_defaul
     check_correlation(entry, lake, alpha, [REVERSAL], "approved")
     for answer in (data, entry):
         assert PLANTED not in json.dumps(answer)
-    # Reads neither: today's default, as if nothing were approved.
-    data = check_contribution(
-        api,
-        lake,
-        alpha,
-        ["value_composite_legacy"],
-        (None, None),
-        None,
-        "no_approved",
-        given=False,
-    )
-    assert data["reference"]["origin"] == "production"
-    check_correlation(
-        correlation_check(api, alpha, "no_approved"), lake, alpha, list(PRODUCTION), "production"
-    )
-    # The reversal alpha itself, for the key reading no other approved alpha: the production set.
-    data = contribution(api, REVERSAL, "no_planted")
-    assert (data["reference"]["origin"], data["reference"]["alphas"]) == ("production", list(PRODUCTION))
+    # Reads neither: an empty set, as if nothing were approved, and why.
+    empty_default(api, alpha, "no_approved")
+    # The reversal alpha itself, for the key reading no other approved alpha: the same.
+    empty_default(api, REVERSAL, "no_planted")
+    # production=true is the approved set the key may read.
+    assert [r["alpha_id"] for r in screened(api, production="true")["data"]] == ORDER
+    assert [r["alpha_id"] for r in screened(api, "no_planted", production="true")["data"]] == [REVERSAL]
+    assert screened(api, "no_approved", production="true")["pagination"]["total"] == 0
 
 
 def test_6_the_screeners_max_correlation_compares_with_the_approved_set(
@@ -313,7 +323,7 @@ def test_6_the_screeners_max_correlation_compares_with_the_approved_set(
     for token, references, origin in (
         ("raw", ORDER, "approved"),
         ("no_planted", [REVERSAL], "approved"),
-        ("no_approved", list(PRODUCTION), "production"),
+        ("no_approved", [], "approved"),  # an empty set: nothing is within a bound of it
     ):
         page = screened(api, token, max_correlation=bound)
         assert page["meta"]["reference"] == origin, page["meta"]
@@ -351,9 +361,5 @@ def test_7_a_retirement_leaves_the_live_book(
         origin="approved",
     )
     assert data["reference"]["alphas"] == [PLANTED]
-    # The key that may not read the one alpha still approved: today's default again.
-    data = contribution(api, "momentum_12_1", "no_planted")
-    assert (data["reference"]["origin"], data["reference"]["alphas"]) == (
-        "production",
-        ["value_composite_legacy"],
-    )
+    # The key that may not read the one alpha still approved: an empty set again.
+    empty_default(api, "momentum_12_1", "no_planted")

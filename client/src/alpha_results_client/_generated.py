@@ -1589,9 +1589,17 @@ class CoreStats(ApiStruct, kw_only=True, frozen=True):
     """
 
     icir: Stat
-    """Information ratio of the weekly IC, as the run sealed it: per week, times sqrt(52) only when the
-    run's conventions annualise it (annualisation says which); every other icir (the screener,
-    /analytics compare, rolling, significance) is annualised for every run
+    """Information ratio of the weekly IC, annualised for every run (times sqrt(52), the run's
+    weeks_per_year), as every served icir is (the screener, /analytics compare, rolling,
+    significance): the sealed value where the run's conventions annualise it (source_kind metric),
+    else the sealed per-week ratio times sqrt(52) (source_kind derived); icir_per_week is the
+    per-week ratio
+    """
+
+    icir_per_week: Stat
+    """Information ratio of the weekly IC per week (not annualised): the sealed value where the run
+    sealed it per week (source_kind metric), else the sealed annualised icir divided by sqrt(52)
+    (source_kind derived); icir is this times sqrt(52)
     """
 
     information_ratio: Stat
@@ -1666,7 +1674,10 @@ class RankIcRaw(ApiStruct, kw_only=True, frozen=True):
     """Mean weekly Spearman(raw_score, forward_return)"""
 
     raw_icir: Stat
-    """Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised"""
+    """Mean / std(ddof=1) of the raw weekly IC, annualised for every run as core.icir is: the sealed
+    value where the run's conventions annualise its ICIR, else the sealed per-week ratio times
+    sqrt(52)
+    """
 
 
 class RankIc(ApiStruct, kw_only=True, frozen=True):
@@ -4114,7 +4125,7 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     access_limited warning says so).
     """
 
-    residual_t_stat: float | None
+    residual_t_statistic: float | None
     """Newey-West t-statistic of the same regression's intercept (`/analytics/residual`
     `intercept_t_statistic` with no parameter), which says whether the return beyond the set and SPY
     is distinguishable from 0. Unit: t-statistic. Null where `/analytics/residual` serves it
@@ -4566,8 +4577,8 @@ class PolicyThresholds(ApiStruct, kw_only=True, frozen=True):
     residual_information_ratio: Bound
     """The policy's thresholds of residual_information_ratio"""
 
-    ic_t_stat: Bound
-    """The policy's thresholds of ic_t_stat"""
+    ic_t_statistic: Bound
+    """The policy's thresholds of ic_t_statistic"""
 
     fragility: Bound
     """The policy's thresholds of fragility"""
@@ -4613,14 +4624,14 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     daily long_short returns with each production alpha the key may read (itself excluded), each
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
-    many were compared; residual_information_ratio: /analytics/residual information_ratio of the
-    book over the window against the default reference set (the approved alphas the key may read,
-    else the production ones, the alpha excepted): the book's daily returns regressed by OLS on the
-    set's daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual,
-    times sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per
-    coefficient; ic_t_stat: /metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly
-    IC (conditioned signal, whole history); fragility: the share of the book's information ratio
-    over the window that its information ratio without the window's 5 best sessions keeps:
+    many were compared; residual_information_ratio: /analytics/residual appraisal_ratio of the book
+    over the window against the default reference set (the approved alphas the key may read, else
+    the production ones, the alpha excepted): the book's daily returns regressed by OLS on the set's
+    daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual, times
+    sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per
+    coefficient; ic_t_statistic: /metrics nwt.ic t_statistic: Newey-West t-statistic of the mean
+    weekly IC (conditioned signal, whole history); fragility: the share of the book's information
+    ratio over the window that its information ratio without the window's 5 best sessions keeps:
     /analytics/attribution fragility.best_days_kept with drop=5, without_best_days /
     information_ratio (both as information_ratio, the best sessions those of largest daily return,
     dropped); not measurable while the information ratio is not positive; live_information_ratio:
@@ -4641,8 +4652,18 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     """Unit of value: information_ratio ratio, deflated_sharpe probability, turnover per_year,
     max_weight fraction, recent_information_ratio ratio, yearly_consistency fraction,
     stressed_net_information_ratio ratio, production_correlation correlation,
-    residual_information_ratio ratio, ic_t_stat t_statistic, fragility ratio, live_information_ratio
-    ratio, decay_ratio ratio (per_session: a fraction of equity traded per session)
+    residual_information_ratio ratio, ic_t_statistic t_statistic, fragility ratio,
+    live_information_ratio ratio, decay_ratio ratio (per_session: a fraction of equity traded per
+    session)
+    """
+
+    annualisation: str
+    """Whether value is annualised, from the check's declaration: annualised (times sqrt(252) for an
+    information ratio, 252 for the turnover: information_ratio, turnover, recent_information_ratio,
+    stressed_net_information_ratio, residual_information_ratio, live_information_ratio) or
+    not_annualisable (a probability, a share, a weight, a correlation, a t-statistic or a ratio of
+    two annualised figures: deflated_sharpe, max_weight, yearly_consistency, production_correlation,
+    ic_t_statistic, fragility, decay_ratio)
     """
 
     threshold: Bound
@@ -4661,21 +4682,22 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     analytics.significance, turnover portfolio.ledger, max_weight portfolio.positions,
     recent_information_ratio portfolio.ledger, yearly_consistency portfolio.ledger,
     stressed_net_information_ratio analytics.costs, production_correlation analytics.correlation,
-    residual_information_ratio analytics.residual, ic_t_stat performance.metrics, fragility
+    residual_information_ratio analytics.residual, ic_t_statistic performance.metrics, fragility
     analytics.attribution, live_information_ratio analytics.live, decay_ratio analytics.live
     """
 
     book: str | None
     """The book whose figures the value is built from: the requested book (the live checks too),
     long_short for deflated_sharpe and production_correlation (as significance and correlation serve
-    them), null for ic_t_stat (the conditioned signal)
+    them), null for ic_t_statistic (the conditioned signal)
     """
 
     horizon: str
     """What the value is over: window, window_last_504_sessions (recent_information_ratio),
-    whole_history (production_correlation, ic_t_stat: from/to do not narrow them) or approval_split
-    (live_information_ratio, decay_ratio: the history split at the approval, in-sample every session
-    up to it, out-of-sample those after it up to `to`; from does not narrow it)
+    whole_history (production_correlation, ic_t_statistic: from/to do not narrow them) or
+    approval_split (live_information_ratio, decay_ratio: the history split at the approval,
+    in-sample every session up to it, out-of-sample those after it up to `to`; from does not narrow
+    it)
     """
 
     reason: str
@@ -4695,14 +4717,14 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of
     {compared} compared); residual_information_ratio: the book's annualised information ratio beyond
     what SPY and {regressed} ({reference}) explain over {sessions} sessions: its intercept
-    {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag}); ic_t_stat: the Newey-West
-    t-statistic of the signal's mean weekly IC over the whole history (is the IC distinguishable
-    from 0?); fragility: the share of its information ratio ({information_ratio}) the book keeps
-    without its best {days} days ({without}); live_information_ratio: the book's annualised
-    information ratio over the {sessions} sessions after its approval on {split_date}; decay_ratio:
-    the share of its in-sample information ratio ({backtest}) the book kept over the {sessions}
-    sessions after its approval on {split_date} ({live} live) ({names} are the figure's own:
-    sessions counted, trials, the symbol and date held, the nearest production alpha, the live
+    {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag}); ic_t_statistic: the
+    Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC
+    distinguishable from 0?); fragility: the share of its information ratio ({information_ratio})
+    the book keeps without its best {days} days ({without}); live_information_ratio: the book's
+    annualised information ratio over the {sessions} sessions after its approval on {split_date};
+    decay_ratio: the share of its in-sample information ratio ({backtest}) the book kept over the
+    {sessions} sessions after its approval on {split_date} ({live} live) ({names} are the figure's
+    own: sessions counted, trials, the symbol and date held, the nearest production alpha, the live
     part's sessions and split date). not_measurable: why there is no value; starts with
     access_limited when the key may not read the data it is built from, not_applicable for a live
     check of an alpha never approved
@@ -4792,7 +4814,7 @@ class Checks(ApiStruct, ChecksTables, kw_only=True, frozen=True):
     checks: list[CheckResult]
     """The checks, in the documented order: information_ratio, deflated_sharpe, turnover, max_weight,
     recent_information_ratio, yearly_consistency, stressed_net_information_ratio,
-    production_correlation, residual_information_ratio, ic_t_stat, fragility,
+    production_correlation, residual_information_ratio, ic_t_statistic, fragility,
     live_information_ratio, decay_ratio
     """
 
@@ -4882,7 +4904,7 @@ class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
 
     approved_before: list[str]
     """The approved alphas the caller may read before the decision: the set every other alpha's default
-    reference set is drawn from (empty: the production alphas stand in).
+    reference set is drawn from (empty: the default reference set is empty).
     """
 
     approved_after: list[str]
@@ -4961,7 +4983,14 @@ class DifferenceTest(ApiStruct, kw_only=True, frozen=True):
     """
 
     statistic: float | None
-    """The test statistic (t or z); null when the test cannot run"""
+    """The test statistic, a t-statistic or a z-statistic as statistic_kind says; null when the test
+    cannot run
+    """
+
+    statistic_kind: str
+    """What statistic is: t (a paired t-test's t-statistic, n - 1 degrees of freedom) or z (the
+    Jobson-Korkie-Memmel z-statistic, read against the normal distribution)
+    """
 
     p_value: float | None
     """Two-sided p-value; null when the test cannot run"""
@@ -4992,6 +5021,20 @@ class ComparedFigure(ApiStruct, kw_only=True, frozen=True):
 
     test: DifferenceTest | None
     """Null for volatility, max_drawdown_pct and icir (no test is stated for them)."""
+
+    common_sessions: int | None | UnsetType = UNSET
+    """The return figures (information_ratio, annualised_return, volatility, max_drawdown_pct): the
+    common sessions both sides are over (the answer's sessions); null for a key that may not read
+    the ledger.
+    """
+
+    common_weeks: int | None | UnsetType = UNSET
+    """The IC figures (mean_ic, icir): the common weeks both sides are over (the answer's weeks). Both
+    are rebuilt from the cross-sections (weekly_signal.ic) over these weeks only, so they differ on
+    purpose from each alpha's /metrics core.ic and core.icir and the screener's mean_ic and icir
+    (the run's sealed figures, over all its weeks). Null for a key that may not read the rebalance
+    cross-sections.
+    """
 
 
 class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
@@ -5024,14 +5067,19 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
 
     mean_ic: ComparedFigure
     """Mean weekly conditioned IC (weekly_signal.ic, whatever the book): both alphas over the common
-    weeks (weeks both alphas have a weekly IC in the window), each side's figure included
+    weeks (weeks both alphas have a weekly IC in the window, common_weeks), each side's figure
+    included: rebuilt from the cross-sections over those weeks only, so it differs on purpose from
+    /metrics core.ic and core.icir and the screener's mean_ic and icir (each run's sealed figures
+    over all its weeks)
     """
 
     icir: ComparedFigure
     """Weekly IC information ratio (conditioned IC, whatever the book), annualised with the path
     alpha's weeks_per_year (52) on both sides: the screener's basis (/metrics core.icir is served as
     sealed, per week or annualised): both alphas over the common weeks (weeks both alphas have a
-    weekly IC in the window), each side's figure included
+    weekly IC in the window, common_weeks), each side's figure included: rebuilt from the
+    cross-sections over those weeks only, so it differs on purpose from /metrics core.ic and
+    core.icir and the screener's mean_ic and icir (each run's sealed figures over all its weeks)
     """
 
 
@@ -6323,8 +6371,22 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
-            Param("min_residual_t_stat", "min_residual_t_stat", "number", None, required=False, enum=None),
-            Param("max_residual_t_stat", "max_residual_t_stat", "number", None, required=False, enum=None),
+            Param(
+                "min_residual_t_statistic",
+                "min_residual_t_statistic",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
+            Param(
+                "max_residual_t_statistic",
+                "max_residual_t_statistic",
+                "number",
+                None,
+                required=False,
+                enum=None,
+            ),
             Param("max_correlation", "max_correlation", "number", None, required=False, enum=None),
             Param("correlated_to", "correlated_to", "string", None, required=False, enum=None),
             Param(
@@ -6370,8 +6432,8 @@ ENDPOINTS: dict[str, Endpoint] = {
                     "-live_sessions",
                     "residual_information_ratio",
                     "-residual_information_ratio",
-                    "residual_t_stat",
-                    "-residual_t_stat",
+                    "residual_t_statistic",
+                    "-residual_t_statistic",
                     "weeks",
                     "-weeks",
                     "first_date",
@@ -6493,7 +6555,7 @@ ENDPOINTS: dict[str, Endpoint] = {
                 required=False,
                 enum=None,
             ),
-            Param("min_ic_t_stat", "min_ic_t_stat", "number", None, required=False, enum=None),
+            Param("min_ic_t_statistic", "min_ic_t_statistic", "number", None, required=False, enum=None),
             Param("min_fragility", "min_fragility", "number", None, required=False, enum=None),
             Param(
                 "min_live_information_ratio",
@@ -7402,8 +7464,8 @@ class GeneratedMethods:
         max_live_sessions: int | None = None,
         min_residual_information_ratio: float | None = None,
         max_residual_information_ratio: float | None = None,
-        min_residual_t_stat: float | None = None,
-        max_residual_t_stat: float | None = None,
+        min_residual_t_statistic: float | None = None,
+        max_residual_t_statistic: float | None = None,
         max_correlation: float | None = None,
         correlated_to: str | None = None,
         correlation_basis: Literal["returns", "ic"] = "returns",
@@ -7436,8 +7498,8 @@ class GeneratedMethods:
             "-live_sessions",
             "residual_information_ratio",
             "-residual_information_ratio",
-            "residual_t_stat",
-            "-residual_t_stat",
+            "residual_t_statistic",
+            "-residual_t_statistic",
             "weeks",
             "-weeks",
             "first_date",
@@ -7549,11 +7611,11 @@ class GeneratedMethods:
         `max_residual_information_ratio`: Keep alphas whose residual_information_ratio is at most
         this (annualised ratio, inclusive); a null residual_information_ratio fails it.
 
-        `min_residual_t_stat`: Keep alphas whose residual_t_stat is at least this (t-statistic,
-        inclusive); a null residual_t_stat fails it.
+        `min_residual_t_statistic`: Keep alphas whose residual_t_statistic is at least this
+        (t-statistic, inclusive); a null residual_t_statistic fails it.
 
-        `max_residual_t_stat`: Keep alphas whose residual_t_stat is at most this (t-statistic,
-        inclusive); a null residual_t_stat fails it.
+        `max_residual_t_statistic`: Keep alphas whose residual_t_statistic is at most this
+        (t-statistic, inclusive); a null residual_t_statistic fails it.
 
         `max_correlation`: Keep alphas whose absolute Pearson correlation, over the whole history,
         to `correlated_to` (default: the approved alphas the key may read, or when there is none
@@ -7605,8 +7667,8 @@ class GeneratedMethods:
                 "max_live_sessions": max_live_sessions,
                 "min_residual_information_ratio": min_residual_information_ratio,
                 "max_residual_information_ratio": max_residual_information_ratio,
-                "min_residual_t_stat": min_residual_t_stat,
-                "max_residual_t_stat": max_residual_t_stat,
+                "min_residual_t_statistic": min_residual_t_statistic,
+                "max_residual_t_statistic": max_residual_t_statistic,
                 "max_correlation": max_correlation,
                 "correlated_to": correlated_to,
                 "correlation_basis": correlation_basis,
@@ -7750,7 +7812,7 @@ class GeneratedMethods:
         min_stressed_net_information_ratio: float | None = None,
         max_production_correlation: float | None = None,
         min_residual_information_ratio: float | None = None,
-        min_ic_t_stat: float | None = None,
+        min_ic_t_statistic: float | None = None,
         min_fragility: float | None = None,
         min_live_information_ratio: float | None = None,
         min_decay_ratio: float | None = None,
@@ -7795,8 +7857,8 @@ class GeneratedMethods:
         `min_residual_information_ratio`: Tighten the `residual_information_ratio` check: pass only
         at least this (ratio); it may not be looser than the operator's policy (400).
 
-        `min_ic_t_stat`: Tighten the `ic_t_stat` check: pass only at least this (t-statistic); it
-        may not be looser than the operator's policy (400).
+        `min_ic_t_statistic`: Tighten the `ic_t_statistic` check: pass only at least this
+        (t-statistic); it may not be looser than the operator's policy (400).
 
         `min_fragility`: Tighten the `fragility` check: pass only at least this (ratio); it may not
         be looser than the operator's policy (400).
@@ -7824,7 +7886,7 @@ class GeneratedMethods:
                 "min_stressed_net_information_ratio": min_stressed_net_information_ratio,
                 "max_production_correlation": max_production_correlation,
                 "min_residual_information_ratio": min_residual_information_ratio,
-                "min_ic_t_stat": min_ic_t_stat,
+                "min_ic_t_statistic": min_ic_t_statistic,
                 "min_fragility": min_fragility,
                 "min_live_information_ratio": min_live_information_ratio,
                 "min_decay_ratio": min_decay_ratio,
