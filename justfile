@@ -165,3 +165,11 @@ bench-events *ARGS:
 # MCP (issue 38), one worker [--lake DIR] [--rounds N] [--calls N]: a tool call against the route it wraps (performance.metrics of one alpha, a week page), interleaved on one connection, p50 and ratio (target at most 1.5x); tools/list for a key with every endpoint (target under 20 ms); the official SDK client's call_tool beside the route.
 bench-mcp *ARGS:
     python -m tests.bench.mcp_bench {{ARGS}}
+
+# Issue 51: a catalogue of N synthetic alphas written directly beside 20 real small demo alphas (--n, default 100,000; var/bench-synthetic/N/lake): index, matrices, trials columns, correlation index.
+synthetic-catalogue *ARGS:
+    python -m tests.bench.synthetic_catalogue {{ARGS}}
+
+# Issue 51 at scale, in one process over the synthetic catalogue (written when absent): listing, screener, max_correlation, correlation top 50 p50/p95 and CPU, recall against brute force, memory (docs/benchmarks.md "Issue 51").
+bench-synthetic *ARGS:
+    python -m tests.bench.synthetic_bench {{ARGS}}

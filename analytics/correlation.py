@@ -29,6 +29,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analytics import nearest
 from analytics.entries import day_bounds
 from analytics.ranks import MIN_PAIRS, spearman_by
 from datasets.catalogue_snapshot import CatalogueSnapshot, Matrix
@@ -270,44 +271,103 @@ def correlation_page(
     series."""
     listing = snapshot.catalogue.listing
     assert listing is not None
+    low, high = day_bounds(window)
+    if basis != "scores":
+        return _series_page(
+            snapshot.matrix(basis), listing.ids, alpha, readable, basis, low, high, limit, offset
+        )
     others = listing.ids.filter(pa.array(readable))
     others = others.filter(pc.not_equal(others, alpha))
-    low, high = day_bounds(window)
-    if basis == "scores":
-        listed = snapshot.score_neighbours(alpha) or []
-        readable_listed = _positions(pa.array([entry.alpha_id for entry in listed], pa.string()), others) >= 0
-        rows = [
-            correlation_row(
-                entry.alpha_id, basis, Pairing(entry.days, entry.rho, entry.names).correlate(low, high)
-            )
-            for entry, ok in zip(listed, readable_listed, strict=True)
-            if ok and snapshot.build_id(entry.alpha_id) == entry.build_id
-        ]
-        rows.sort(key=_row_order)
-        return page_of(rows, limit, offset)
-    matrix = snapshot.matrix(basis)
-    first, last = np.searchsorted(matrix.days, low, "left"), np.searchsorted(matrix.days, high, "right")
-    matrix_rows = _positions(others, matrix.ids)
-    if alpha not in matrix.rows or (matrix_rows < 0).any():
-        raise CatalogueIncomplete(
-            "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
-            "retry with backoff."
+    neighbours = snapshot.score_neighbours(alpha) or []
+    readable_listed = _positions(pa.array([entry.alpha_id for entry in neighbours], pa.string()), others) >= 0
+    rows = [
+        correlation_row(
+            entry.alpha_id, basis, Pairing(entry.days, entry.rho, entry.names).correlate(low, high)
         )
+        for entry, ok in zip(neighbours, readable_listed, strict=True)
+        if ok and snapshot.build_id(entry.alpha_id) == entry.build_id
+    ]
+    rows.sort(key=_row_order)
+    return page_of(rows, limit, offset)
+
+
+def _series_page(
+    matrix: Matrix,
+    listed: pa.Array,
+    alpha: str,
+    readable: np.ndarray,
+    basis: str,
+    low: int,
+    high: int,
+    limit: int,
+    offset: int,
+) -> Page:
+    """`correlation_page` on a series basis (returns, ic): `listed` the listing's alpha ids."""
+    first = int(np.searchsorted(matrix.days, low, "left"))
+    last = int(np.searchsorted(matrix.days, high, "right"))
+    target = matrix.rows.get(alpha)
+    found_page = None
+    if target is not None:
+        found_page = _indexed_page(matrix, target, readable, first, last, limit, offset)
+    if found_page is not None and target is not None:
+        names, page_rows, total = found_page
+    else:
+        others = listed.filter(pa.array(readable))
+        others = others.filter(pc.not_equal(others, alpha))
+        matrix_rows = _positions(others, matrix.ids)
+        if target is None or (matrix_rows < 0).any():
+            raise CatalogueIncomplete(
+                "The catalogue's correlation matrices do not hold every alpha of the catalogue yet; "
+                "retry with backoff."
+            )
+        window_values = matrix.values[:, first:last]
+        found, _ = pearson_against(window_values, target)
+        ordered = _order(others, found[matrix_rows])
+        page = ordered[offset : offset + limit]
+        names, page_rows, total = others.take(pa.array(page)).to_pylist(), matrix_rows[page], len(ordered)
     window_values = matrix.values[:, first:last]
-    target = matrix.rows[alpha]
-    found, _ = pearson_against(window_values, target)
-    ordered = _order(others, found[matrix_rows])
-    page = ordered[offset : offset + limit]
     pearson, spearman, overlap = correlate_rows(
-        np.asarray(window_values[target]), np.asarray(window_values[matrix_rows[page]])
+        np.asarray(window_values[target]), np.asarray(window_values[np.asarray(page_rows, dtype=np.int64)])
     )
     rows = [
         correlation_row(name, basis, Correlation(float(p), float(s), int(n), math.nan))
-        for name, p, s, n in zip(
-            others.take(pa.array(page)).to_pylist(), pearson, spearman, overlap, strict=True
-        )
+        for name, p, s, n in zip(names, pearson, spearman, overlap, strict=True)
     ]
-    return Page(rows=rows, total=len(ordered))
+    return Page(rows=rows, total=total)
+
+
+TOP = 1_000
+"""The deepest row (offset + limit) a page answered from the correlation index may reach."""
+
+
+def _indexed_page(
+    matrix: Matrix, target: int, readable: np.ndarray, first: int, last: int, limit: int, offset: int
+) -> tuple[list[str], np.ndarray, int] | None:
+    """(alpha ids, matrix rows, total) of the page, from the catalogue's correlation index
+    (`analytics.nearest`): the readable rows whose sketches are nearest the target's are correlated
+    exactly and ordered as the whole catalogue's pass orders them. None, and the caller makes its
+    pass over every row, where the index does not apply: below `nearest.APPROXIMATE_FROM` rows, a
+    generation without an index, a window (the sketches are of the whole history), a page deeper
+    than TOP, or fewer rows with a correlation among the candidates than the page needs (the rows
+    without one are ordered by alpha id among every row)."""
+    sketch, listed = matrix.sketch, matrix.listed
+    count = matrix.values.shape[0]
+    if sketch is None or listed is None or count < nearest.APPROXIMATE_FROM or sketch.shape[0] != count:
+        return None
+    if first != 0 or last != matrix.days.size or offset + limit > TOP or (listed < 0).any():
+        return None
+    allowed = np.zeros(count, dtype=bool)
+    allowed[listed[np.asarray(readable, dtype=bool)]] = True
+    allowed[target] = False
+    total = int(np.count_nonzero(allowed))
+    candidates = np.sort(nearest.ranked(sketch, target, allowed, nearest.CANDIDATES))
+    found, _ = pearson_between(matrix.values[candidates], matrix.values[[target]])
+    correlations = found[:, 0]
+    if np.count_nonzero(np.isfinite(correlations)) < min(offset + limit, total):
+        return None
+    ids = matrix.ids.take(pa.array(candidates))
+    page = _order(ids, correlations)[offset : offset + limit]
+    return ids.take(pa.array(page)).to_pylist(), candidates[page], total
 
 
 def within_correlation(
@@ -328,6 +388,9 @@ def within_correlation(
         )
     rows = [matrix.rows[alpha] for alpha in candidates]
     columns = [matrix.rows[alpha] for alpha in references]
+    if _indexable(matrix, len(rows)):
+        kept = _within_indexed(matrix, np.array(rows, dtype=np.int64), columns, bound)
+        return [alpha for alpha, ok in zip(candidates, kept, strict=True) if ok]
     found, _ = pearson_between(matrix.values[rows], matrix.values[columns])
     magnitude = np.abs(found)
     magnitude[np.equal.outer(np.array(rows), np.array(columns))] = math.nan  # an alpha with itself
@@ -335,3 +398,62 @@ def within_correlation(
         largest = np.fmax.reduce(magnitude, axis=1)  # NaN only where every pair is
         kept = largest <= bound  # NaN fails
     return [alpha for alpha, ok in zip(candidates, kept, strict=True) if ok]
+
+
+def _indexable(matrix: Matrix, candidates: int) -> bool:
+    """Whether `within_correlation` prunes with the correlation index: a large catalogue, an index
+    of this generation, and more candidates than a top-k request computes exactly."""
+    return (
+        matrix.sketch is not None
+        and matrix.present is not None
+        and matrix.values.shape[0] >= nearest.APPROXIMATE_FROM
+        and matrix.sketch.shape[0] == matrix.values.shape[0]
+        and candidates > nearest.CANDIDATES
+    )
+
+
+def _within_indexed(matrix: Matrix, rows: np.ndarray, columns: list[int], bound: float) -> np.ndarray:
+    """`within_correlation`'s verdict for each of `rows` (matrix rows), the index pruning: for each
+    reference, the candidates nearest it by their sketches (`nearest.ranked`) are correlated exactly,
+    CANDIDATES of them, twice as many again while the exactly correlated tail (the last quarter by
+    sketch) still holds a correlation above `bound` (past SCAN_LIMIT, every candidate exactly); a
+    candidate beyond is taken to be within the bound, with a correlation where the two share
+    MIN_OVERLAP dates (counted exactly from the presence bits) and neither is constant. What that
+    may get wrong is measured against the exact filter (docs/benchmarks.md "Issue 51")."""
+    assert matrix.sketch is not None and matrix.present is not None
+    count = matrix.values.shape[0]
+    allowed = np.zeros(count, dtype=bool)
+    allowed[rows] = True
+    varies = np.any(np.asarray(matrix.sketch) != 0, axis=1)  # a constant row's sketch is zero
+    largest = np.full(count, np.nan)
+    for column in columns:
+        magnitude = np.full(count, np.nan)
+        shared = nearest.overlaps(matrix.present, column)
+        beyond = (shared >= MIN_OVERLAP) & varies & bool(varies[column])
+        magnitude[beyond] = 0.0  # within the bound unless computed below
+        size = nearest.CANDIDATES
+        while True:
+            near = nearest.ranked(matrix.sketch, column, allowed, size)
+            ordered = np.sort(near)
+            found, _ = pearson_between(matrix.values[ordered], matrix.values[[column]])
+            exact = np.abs(found[:, 0])
+            magnitude[ordered] = exact
+            tail = exact[np.searchsorted(ordered, near[-(near.size // 4 or 1) :])] if near.size else exact
+            settled = not (np.nanmax(tail, initial=-1.0) > bound)
+            if settled or near.size >= int(np.count_nonzero(allowed)) - 1:
+                break
+            if size >= SCAN_LIMIT:  # every candidate exactly
+                ordered = np.flatnonzero(allowed)
+                found, _ = pearson_between(matrix.values[ordered], matrix.values[[column]])
+                magnitude[ordered] = np.abs(found[:, 0])
+                break
+            size *= 2
+        magnitude[column] = np.nan  # an alpha with itself
+        largest = np.fmax(largest, magnitude)
+    with np.errstate(invalid="ignore"):
+        kept: np.ndarray = largest[rows] <= bound  # NaN fails
+    return kept
+
+
+SCAN_LIMIT = 48_000
+"""Candidates `_within_indexed` correlates exactly by sketch order before it correlates them all."""

@@ -67,6 +67,11 @@ class Matrix:
     ids: pa.Array  # alpha_id of each row
     days: np.ndarray
     values: np.ndarray
+    # The matrix's correlation index (analytics/nearest.py), None in a generation written before it:
+    # each row's sketch (rank + 1 float32) and the dates it holds (bits)
+    sketch: np.ndarray | None = None
+    present: np.ndarray | None = None
+    listed: np.ndarray | None = None  # the row of each alpha of the listing (catalogue order)
 
     def series(self, alpha: str) -> tuple[np.ndarray, np.ndarray]:
         """(days, values) where the alpha has a finite value."""
@@ -154,7 +159,17 @@ class CatalogueSnapshot:
             )
         ids = index.column("alpha_id").combine_chunks()
         rows = {alpha: row for row, alpha in enumerate(ids.to_pylist())}
-        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values)
+        assert generation is not None
+        try:
+            sketch = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_sketch")
+            present = catalogue_index.read_matrix(self.storage, self.root, generation, f"{basis}_present")
+        except (OSError, LakeUnavailable) as exc:
+            raise CatalogueIncomplete() from exc
+        listed = None
+        if catalogue.listing is not None:
+            positions = pc.fill_null(pc.index_in(catalogue.listing.ids, value_set=ids), -1)
+            listed = np.asarray(positions.to_numpy(zero_copy_only=False), dtype=np.int64)
+        found = Matrix(catalogue.version, rows, ids, np.asarray(days), values, sketch, present, listed)
         with cache.lock:
             cache.matrices[basis] = found
         return found

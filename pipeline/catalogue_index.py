@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from alpha_results_seal.storage import Storage
-from analytics import live
+from analytics import live, nearest
 from analytics.access import FULL_ACCESS
 from analytics.correlation import Pairing
 from analytics.entries import Warnings
@@ -326,6 +326,8 @@ def _matrices(
                 "from; run `alpha-results lake index` once"
             )
         found[f"{basis}_days"], found[basis] = aligned(order, fresh, previous)
+        if basis in nearest.INDEXED_BASES:  # the correlation index (analytics/nearest.py)
+            found.update(nearest.index_matrices(basis, found[basis]))
     return found
 
 
