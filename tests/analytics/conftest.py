@@ -164,17 +164,22 @@ def api(demo_lake: Path) -> Iterator[Api]:
 
 
 @pytest.fixture
-def with_records(demo_lake: Path, tmp_path: Path) -> Iterator[tuple[Api, str, Path]]:
+def with_records(
+    demo_lake: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[Api, str, Path]]:
     """An app over a copy of the demo lake keeping its records (promotions, events) in a SQLite
     file of its own, a copy of the lake's (the seal's approvals of momentum_12_1 and
-    value_composite_legacy, the build events); that file's URL; and the copy, which a decision
-    writes to (it records the alpha's catalogue index row again)."""
+    value_composite_legacy, the build events), or, parametrized indirectly with "empty", none
+    until the command line first writes it (records that never heard of the seals); that file's
+    URL; and the copy, which a decision writes to (it records the alpha's catalogue index row
+    again)."""
     from core.settings import Settings
     from serve.app import create_app
     from serve.records import RecordsSource
 
     url = f"sqlite:///{tmp_path / 'records.sqlite3'}"
-    shutil.copyfile(records_of(demo_lake), tmp_path / "records.sqlite3")
+    if getattr(request, "param", "seeded") == "seeded":
+        shutil.copyfile(records_of(demo_lake), tmp_path / "records.sqlite3")
     lake = Path(shutil.copytree(demo_lake, tmp_path / "lake"))
     app = create_app(
         Settings(lake=str(lake), environment="test"),

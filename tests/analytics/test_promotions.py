@@ -35,9 +35,10 @@ def approve(capsys: pytest.CaptureFixture[str], alpha: str, as_of: str, *where: 
 
 
 def test_a_promotion_keeps_what_the_checks_said_that_day(
-    api: Api, demo_lake: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    api: Api, demo_lake: Path, demo_records: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     keystore = f"sqlite:///{tmp_path}/records.sqlite3"
+    shutil.copyfile(demo_records, tmp_path / "records.sqlite3")  # the server's: the seal's approvals
     copy = shutil.copytree(demo_lake, tmp_path / "lake")  # a decision records its index row again
     where = ("--lake", str(copy), "--keystore", keystore, "--policy", "")
     asked = ("promote", ALPHA, "--by", "head of research", "--note", "diversifier", "--as-of", "2021-12-31")
@@ -79,9 +80,12 @@ def test_a_promotion_keeps_what_the_checks_said_that_day(
         events = records.events.page(Reader(scopes=(Scope(everything=True),)), Wanted()).events
     finally:
         records.close()
-    assert [(e.type, e.alpha_id, e.data["as_of"], e.data["override"]) for e in events] == [
-        ("alpha.approved", ALPHA, "2021-12-31", "the diversifier we lack")
-    ]
+    # (the records also hold the demo build's events and the seal's approvals of its production alphas)
+    assert [
+        (e.type, e.alpha_id, e.data["as_of"], e.data["override"])
+        for e in events
+        if (e.alpha_id, e.type) == (ALPHA, "alpha.approved")
+    ] == [("alpha.approved", ALPHA, "2021-12-31", "the diversifier we lack")]
 
     # A decision that does not follow from the last is refused, and nothing is written.
     code, _, err = run(
@@ -154,8 +158,16 @@ def test_the_history_is_served_to_the_alphas_readers_only(
     assert approved["snapshot"]["verdict"] == checks["summary"]["verdict"]
     assert [c["verdict"] for c in approved["snapshot"]["checks"]] == [c["verdict"] for c in checks["checks"]]
     # Never decided: standing never, no decisions.
-    never = api.ok("/v1/alphas/momentum_12_1/promotions")["data"]
+    never = api.ok("/v1/alphas/Test_small_universe/promotions")["data"]
     assert (never["standing"], never["since"], never["decisions"]) == ("never", None, [])
+    # Sealed as production: approved by its seal at its first publish, as of its research cutoff.
+    sealed = api.ok("/v1/alphas/momentum_12_1/promotions")["data"]
+    assert sealed["standing"] == "approved" and [d["action"] for d in sealed["decisions"]] == ["approved"]
+    assert (sealed["decisions"][0]["decided_by"], sealed["decisions"][0]["note"]) == (
+        "seal",
+        "sealed as production",
+    )
+    assert sealed["since"] == sealed["decisions"][0]["as_of"]
     # A key that may not read the alpha learns nothing about its decisions, not even that there are any.
     hidden = api.get("/v1/alphas/momentum_12_1/promotions", token="testonly")
     assert hidden.status_code == 403 and hidden.json()["error"]["code"] == "alpha_not_allowed"
@@ -171,6 +183,7 @@ def long_short_returns(lake: Path, alpha: str) -> pl.DataFrame:
     return ledger.select("date", (pl.col("ending_equity") / pl.col("starting_equity") - 1).alias(alpha))
 
 
+@pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records without the seals'
 def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_their_day(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -261,12 +274,21 @@ def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
     code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
     last = long_short_returns(lake, ALPHA)["date"].max()
     assert code == 0 and f"as of {last}" in err.splitlines()[0], err
-    assert "none (the production alphas stand in) -> Test_planted_factor" in err
+    (moves,) = [line for line in err.splitlines() if line.startswith("the approved set every")]
+    before_set, after_set = moves.split(": ", 1)[1].split(" -> ")
+    assert before_set == "momentum_12_1, value_composite_legacy", moves  # the seal's approvals
+    assert set(after_set.split(", ")) == {"momentum_12_1", "value_composite_legacy", ALPHA}, moves
     before = {c["id"]: c for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]}
     code, out, err = run(capsys, "promote", ALPHA, *where, *override)
     assert code == 0 and json.loads(out)["as_of"] == str(last)
     after = {c["id"]: c for c in api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]}
-    for check in ("production_correlation", "residual_information_ratio"):
+    moving = [
+        c
+        for c in ("production_correlation", "residual_information_ratio")
+        if f"{before[c]['value']:.4g}" != f"{after[c]['value']:.4g}"
+    ]
+    assert "residual_information_ratio" in moving  # a check whose value stays is not listed
+    for check in moving:
         moved = f"  momentum_12_1  {check}: {before[check]['value']:.4g} -> {after[check]['value']:.4g}, "
         assert any(line.startswith(moved) for line in err.splitlines()), (moved, err)
     # A decision that does not follow from the last is refused before any figure is computed.
