@@ -204,7 +204,7 @@ def checks_payload(
         "deflated_sharpe": _deflated_sharpe(view, window, seen, access, warnings),
         "max_weight": _max_weight(view, book, window, positions),
         "production_correlation": _production_correlation(view, production, warnings),
-        "ic_t_stat": _ic_t_stat(view, access, warnings),
+        "ic_t_statistic": _ic_t_statistic(view, access, warnings),
         **_live_figures(view, book, approved, window[1], access, warnings),
         "fragility": _fragility(view, book, window, access, warnings),
         "residual_information_ratio": _residual(view, book, window, residual_basis),
@@ -243,6 +243,7 @@ def _entry(
         id=check_id,
         value=value,
         unit=check.unit,
+        annualisation=check.annualisation,
         threshold=Bound(**bound),
         policy_threshold=Bound(**policy.thresholds[check_id]),
         verdict=verdict_,
@@ -571,11 +572,11 @@ def residual_refused(access: Access, may_call: bool, market: bool, warnings: War
     return f"access_limited: {why}"
 
 
-def _ic_t_stat(view: BuildView, access: Access, warnings: Warnings) -> Figure:
+def _ic_t_statistic(view: BuildView, access: Access, warnings: Warnings) -> Figure:
     """`/metrics` nwt.ic t_statistic: the Newey-West t-statistic of the mean weekly IC of the whole
     history (the conditioned signal, not a book's)."""
     if not access.cross_sections:
-        return Figure(None, withheld("cross_sections", "checks.ic_t_stat", warnings), None, WHOLE)
+        return Figure(None, withheld("cross_sections", "checks.ic_t_statistic", warnings), None, WHOLE)
 
     def compute() -> tuple[float | None, str]:
         own = Warnings()

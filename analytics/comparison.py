@@ -360,11 +360,13 @@ def _figure(
 
     alpha, other = entry(value_a), entry(value_b)
     x, y = alpha.value, other.value
+    common = None if side.withheld else (0 if side.pairs is None else side.pairs.size)
     return ComparedFigure(
         alpha=alpha,
         with_=other,
         difference=None if x is None or y is None else number(x - y),
         test=_test(name, side, unit_of_count),
+        **{f"common_{unit_of_count}": common},
     )
 
 
@@ -384,6 +386,7 @@ def _test(name: str, side: Side, unit_of_count: str) -> DifferenceTestBody | Non
     return DifferenceTestBody(
         name=found.name,
         statistic=number(found.statistic),
+        statistic_kind="z" if how == "sharpe" else "t",
         p_value=p_value,
         significant=found.significant,
         level=LEVEL,

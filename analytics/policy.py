@@ -22,7 +22,7 @@ from analytics import correlation
 from analytics.errors import BadParameters
 from schemas.bodies.decisions import Bound, PolicyThresholds
 from schemas.bodies.decisions import Policy as PolicyEcho
-from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP
+from schemas.checks import BY_ID, CHECKS, MAX, MIN, MIN_OVERLAP, RENAMED
 from schemas.query import ChecksQuery
 
 SETTING = "ALPHA_RESULTS_CHECKS_POLICY_FILE"
@@ -122,6 +122,11 @@ def _thresholds(document: dict[str, Any]) -> Thresholds:
     merged: dict[str, dict[str, float]] = {c.id: dict(c.defaults) for c in CHECKS}
     for check_id, sides in given.items():
         check = BY_ID.get(check_id)
+        if check_id in RENAMED:
+            raise PolicyError(
+                f'checks.{check_id}: the check is now named {RENAMED[check_id]} (docs/analytics.md, "Renamed"): '
+                f"write [checks.{RENAMED[check_id]}]"
+            )
         if check is None:
             raise PolicyError(f"checks.{check_id}: unknown check (known: {', '.join(BY_ID)})")
         if not isinstance(sides, dict):

@@ -19,7 +19,7 @@ sessions per coefficient (a set larger than the sessions allow).
 
 One computation (`regress`) serves the route (`residual_payload`), the checks
 (`residual_information_ratio`) and the pipeline's catalogue index columns (`index_figures`, over
-the generation's matrices: the screener's `residual_information_ratio` and `residual_t_stat`).
+the generation's matrices: the screener's `residual_information_ratio` and `residual_t_statistic`).
 """
 
 from __future__ import annotations
@@ -419,7 +419,7 @@ def index_figures(
     returns against its default reference set as a key reading every alpha has it (the `approved`
     alphas, itself excepted: a mask over the matrix's rows), as
     `/analytics/residual` answers it with no parameter; `per_year`, each row's sessions per
-    year. row -> (residual_information_ratio, residual_t_stat), None where not measurable or
+    year. row -> (residual_information_ratio, residual_t_statistic), None where not measurable or
     without SPY (`market` None)."""
     out: dict[int, tuple[float | None, float | None]] = {}
     wanted = list(rows)

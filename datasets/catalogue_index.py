@@ -187,8 +187,8 @@ def conformed(index: pa.Table) -> pa.Table:
     """`index` with the columns of `CATALOGUE_INDEX`, in its order and types: null where an index
     written by an older pipeline lacks one (until `alpha-results lake index` rewrites the rows), and
     without a column the schema no longer has (`icir`, the ICIR as each run sealed it, before
-    `icir_annualised` put every run on one basis). So no reader meets a missing column, and none
-    reads an old column as if it meant what a new one means."""
+    `icir_annualised` put every run on one basis; `residual_t_stat`, now `residual_t_statistic`). So no
+    reader meets a missing column, and none reads an old column as if it meant what a new one means."""
     return pa.table(
         [
             index.column(f.name).cast(f.type)

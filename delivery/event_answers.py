@@ -34,6 +34,7 @@ from records.times import stored_time
 from schemas.bodies.events import FIGURE_BLOCKS, Event
 from schemas.bodies.promotions import CheckSeen, Snapshot
 from schemas.checks import BY_ID as CHECKS
+from schemas.checks import RENAMED as RENAMED_CHECKS
 from schemas.wire import SCREEN_WITHHELD_FIELDS
 
 if TYPE_CHECKING:
@@ -72,7 +73,8 @@ EVERYTHING = Viewer(lambda _: True, every_alpha=True)
 
 def withheld_check(check_id: Any, viewer: Viewer) -> str | None:
     """Why `viewer` may not see the stored value of check `check_id`; None when it may."""
-    check = CHECKS.get(check_id) if isinstance(check_id, str) else None
+    # a decision recorded before a check was renamed holds its old id
+    check = CHECKS.get(RENAMED_CHECKS.get(check_id, check_id)) if isinstance(check_id, str) else None
     if check is None:
         return None
     if not viewer.may_call(check.source):

@@ -34,7 +34,6 @@ from analytics import live, nearest
 from analytics.access import FULL_ACCESS
 from analytics.correlation import Pairing
 from analytics.entries import Warnings
-from analytics.ic import icir_on_one_basis
 from analytics.metrics.blocks import core_stats, ic_reproduction_mismatch, nwt_ic_block
 from analytics.metrics.inputs import MetricsInputs, metrics_inputs
 from analytics.returns import daily_returns
@@ -163,9 +162,7 @@ def build_row(view: BuildView, scores: bool = True, approved: date | None = None
         "information_ratio": _value(core.information_ratio),
         "excess_sharpe": _value(core.excess_sharpe),
         "mean_ic": _value(core.ic),
-        "icir_annualised": icir_on_one_basis(
-            _value(core.icir), inputs.conventions.icir_annualised, inputs.conventions.weeks_per_year
-        ),
+        "icir_annualised": _value(core.icir),  # /metrics serves it annualised for every run (analytics/ic.py)
         "ic_reproduces": _ic_reproduces(inputs, _value(core.ic)),
         "max_drawdown_pct": _value(core.max_drawdown_pct),
         "turnover": _value(core.turnover),

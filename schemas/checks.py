@@ -62,6 +62,7 @@ class Check:
     source: str  # the route the value comes from
     definition: str  # what the checked figure is, with its formula
     meaning: str  # what the value says, in words: the `reason` after the comparison ({names}: the figure's)
+    annualisation: str  # annualised (times the periods per year of its basis) or not_annualisable
     over_catalogue: bool = False
     """Computed over the other alphas the reader may read (the trials, the production set): a value
     recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
@@ -74,6 +75,7 @@ def _check(
     source: str,
     definition: str,
     meaning: str,
+    annualisation: str,
     over_catalogue: bool = False,
     **sides: tuple[float, str],
 ) -> Check:
@@ -85,6 +87,7 @@ def _check(
         source,
         definition,
         meaning,
+        annualisation,
         over_catalogue,
     )
 
@@ -97,6 +100,7 @@ CHECKS: tuple[Check, ...] = (
         "information ratio of the book's daily returns r = ending/starting - 1 over the window: mean / "
         "std(ddof=1) times sqrt(252), as /metrics core.information_ratio",
         "the book's annualised information ratio over the window's {sessions} sessions",
+        annualisation="annualised",
         min=(1.0, "min_information_ratio"),
     ),
     _check(
@@ -107,6 +111,7 @@ CHECKS: tuple[Check, ...] = (
         "(the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
         "the probability that the long_short book's Sharpe ratio is above what the best of {trials} trials "
         "without skill would reach by chance (the Deflated Sharpe Ratio)",
+        annualisation="not_annualisable",
         min=(0.95, "min_deflated_sharpe"),
         over_catalogue=True,
     ),
@@ -118,6 +123,7 @@ CHECKS: tuple[Check, ...] = (
         "1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as mean_turnover), times "
         "the run's sessions per year (252), the basis of /metrics core.turnover",
         "the fraction of the book's equity it trades in a year (one way), from its {sessions} sessions",
+        annualisation="annualised",
         min=(2.5, "min_turnover"),
         max=(175.0, "max_turnover"),
     ),
@@ -131,6 +137,7 @@ CHECKS: tuple[Check, ...] = (
         "the position",
         "the largest absolute weight the book held, {symbol} at the close of {date} (its realised weight, not "
         "a target)",
+        annualisation="not_annualisable",
         max=(0.10, "max_weight"),
     ),
     _check(
@@ -139,6 +146,7 @@ CHECKS: tuple[Check, ...] = (
         "portfolio.ledger",
         f"information_ratio over the window's last {RECENT_SESSIONS} sessions (all of them when fewer)",
         "the book's annualised information ratio over the window's last {sessions} sessions",
+        annualisation="annualised",
         min=(0.5, "min_recent_information_ratio"),
     ),
     _check(
@@ -148,6 +156,7 @@ CHECKS: tuple[Check, ...] = (
         "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the "
         f"years with at least {MIN_YEAR_SESSIONS} sessions of the book",
         "the share of the window's calendar years in which the book made money ({positive} of {years})",
+        annualisation="not_annualisable",
         min=(0.6, "min_yearly_consistency"),
     ),
     _check(
@@ -157,6 +166,7 @@ CHECKS: tuple[Check, ...] = (
         f"information ratio of the daily returns paying {STRESS_MULTIPLE:g} times the modelled execution cost: "
         "r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
         f"the book's annualised information ratio paying {STRESS_MULTIPLE:g} times its modelled execution cost",
+        annualisation="annualised",
         min=(0.5, "min_stressed_net_information_ratio"),
     ),
     _check(
@@ -169,6 +179,7 @@ CHECKS: tuple[Check, ...] = (
         "compared/of say how many were compared",
         "the largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of "
         "{compared} compared)",
+        annualisation="not_annualisable",
         max=(0.7, "max_production_correlation"),
         over_catalogue=True,
     ),
@@ -176,24 +187,26 @@ CHECKS: tuple[Check, ...] = (
         "residual_information_ratio",
         "ratio",
         "analytics.residual",
-        "/analytics/residual information_ratio of the book over the window against the default reference set "
+        "/analytics/residual appraisal_ratio of the book over the window against the default reference set "
         "(the approved alphas the key may read, else the production ones, the alpha excepted): the book's daily "
         "returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the "
         "intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below "
         f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",
         "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
         "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag})",
+        annualisation="annualised",
         min=(0.3, "min_residual_information_ratio"),
         over_catalogue=True,
     ),
     _check(
-        "ic_t_stat",
+        "ic_t_statistic",
         "t_statistic",
         "performance.metrics",
         "/metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
         "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
         "distinguishable from 0?)",
-        min=(2.0, "min_ic_t_stat"),
+        annualisation="not_annualisable",
+        min=(2.0, "min_ic_t_statistic"),
     ),
     _check(
         "fragility",
@@ -206,6 +219,7 @@ CHECKS: tuple[Check, ...] = (
         "positive",
         "the share of its information ratio ({information_ratio}) the book keeps without its best {days} days "
         "({without})",
+        annualisation="not_annualisable",
         min=(0.5, "min_fragility"),
     ),
     _check(
@@ -217,6 +231,7 @@ CHECKS: tuple[Check, ...] = (
         "information_ratio (x sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not "
         f"narrow it); measured once {LIVE_MIN_SESSIONS} sessions follow the approval",
         "the book's annualised information ratio over the {sessions} sessions after its approval on {split_date}",
+        annualisation="annualised",
         min=(0.0, "min_live_information_ratio"),
     ),
     _check(
@@ -230,8 +245,13 @@ CHECKS: tuple[Check, ...] = (
         "positive",
         "the share of its in-sample information ratio ({backtest}) the book kept over the {sessions} sessions "
         "after its approval on {split_date} ({live} live)",
+        annualisation="not_annualisable",
         min=(0.25, "min_decay_ratio"),
     ),
 )
 """The battery, in the order every answer lists it."""
 BY_ID = {check.id: check for check in CHECKS}
+RENAMED = MappingProxyType({"ic_t_stat": "ic_t_statistic"})
+"""Check ids renamed (issue 46, item 3: one name, one meaning), old -> new: a policy file naming the old
+id stops the server with an error naming the new one (no alias: a file is fixed once); a decision
+recorded before the rename keeps the old id, and is withheld from a key as the new id's check is."""

@@ -54,7 +54,7 @@ SCREEN_RANGES = (
     "decay_ratio",
     "live_sessions",
     "residual_information_ratio",
-    "residual_t_stat",
+    "residual_t_statistic",
 )
 """Columns of the catalogue index `/analytics/screen` bounds with `min_<column>` and `max_<column>`
 (its headline figures, as `/metrics` core serves them, the ledger's sessions, live against

@@ -361,9 +361,9 @@ CATALOGUE_INDEX = pa.schema(
         ("tags", pa.list_(pa.string())),
         ("pipeline_version", pa.string()),
         ("built_at", pa.string()),
-        # headline figures, as /metrics serves them (core, overall; null where not measurable), but
-        # the ICIR on one basis: core.icir annualised, times sqrt(weeks_per_year) where the run
-        # sealed it per week (analytics/ic.py; a generation written before held `icir` as sealed)
+        # headline figures, as /metrics serves them (core, overall; null where not measurable); the
+        # ICIR is core.icir, annualised for every run (analytics/ic.py; a generation written before
+        # `icir_annualised` held `icir` as each run sealed it)
         ("information_ratio", pa.float64()),
         ("excess_sharpe", pa.float64()),
         ("mean_ic", pa.float64()),
@@ -390,8 +390,8 @@ CATALOGUE_INDEX = pa.schema(
         # the alpha against its default reference set (analytics/residual.py: /analytics/residual's figures
         # with no parameter, for a key reading every alpha): the whole-history long_short returns regressed
         # on the set's and SPY's; null where not measurable (RESIDUAL_COLUMNS)
-        ("residual_information_ratio", pa.float64()),  # information_ratio
-        ("residual_t_stat", pa.float64()),  # intercept_t_stat
+        ("residual_information_ratio", pa.float64()),  # appraisal_ratio
+        ("residual_t_statistic", pa.float64()),  # intercept_t_statistic
         # whether the operator's latest decision about the alpha, as `alpha-results promote` or `retire`
         # last handed it to the index, is an approval: the residual columns' default set (the screener's
         # `standing` is read from the records)
@@ -427,7 +427,7 @@ LIVE_COLUMNS = (
 """The catalogue index's live columns (`analytics.live.index_columns`), added after the index first
 shipped: null in a generation written before them until `alpha-results lake index` rewrites it."""
 
-RESIDUAL_COLUMNS = ("residual_information_ratio", "residual_t_stat")
+RESIDUAL_COLUMNS = ("residual_information_ratio", "residual_t_statistic")
 """The catalogue index's residual columns (`pipeline.catalogue_residual`), added after the index
 first shipped: null in a generation written before them until a commit computes them (every row,
 the first time)."""

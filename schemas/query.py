@@ -509,11 +509,11 @@ class ScreenQuery(Query, frozen=True):
         Annotated[float, Meta(description=_bound("max", "residual_information_ratio", "annualised ratio"))]
         | None
     ) = None
-    min_residual_t_stat: (
-        Annotated[float, Meta(description=_bound("min", "residual_t_stat", "t-statistic"))] | None
+    min_residual_t_statistic: (
+        Annotated[float, Meta(description=_bound("min", "residual_t_statistic", "t-statistic"))] | None
     ) = None
-    max_residual_t_stat: (
-        Annotated[float, Meta(description=_bound("max", "residual_t_stat", "t-statistic"))] | None
+    max_residual_t_statistic: (
+        Annotated[float, Meta(description=_bound("max", "residual_t_statistic", "t-statistic"))] | None
     ) = None
     max_correlation: (
         Annotated[
@@ -783,7 +783,7 @@ class ChecksQuery(Query, frozen=True):
     min_residual_information_ratio: (
         Annotated[float, _threshold("min", "residual_information_ratio", "ratio")] | None
     ) = None
-    min_ic_t_stat: Annotated[float, _threshold("min", "ic_t_stat", "t-statistic")] | None = None
+    min_ic_t_statistic: Annotated[float, _threshold("min", "ic_t_statistic", "t-statistic")] | None = None
     min_fragility: Annotated[float, _threshold("min", "fragility", "ratio")] | None = None
     min_live_information_ratio: (
         Annotated[float, _threshold("min", "live_information_ratio", "ratio")] | None

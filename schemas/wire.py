@@ -101,7 +101,7 @@ SCREEN_WITHHELD_FIELDS: dict[str, tuple[str, ...]] = {
         "decay_ratio",
         "live_sessions",
         "residual_information_ratio",
-        "residual_t_stat",
+        "residual_t_statistic",
     ),
     "cross_sections": ("ic_reproduces",),
 }

@@ -110,8 +110,8 @@ _ENDPOINT: dict[str, str] = {
     "name_conventions": "Same names, different conventions: information_ratio is daily returns times sqrt(252) in "
     "/metrics core and significance, weekly returns times sqrt(52) in rolling; gross is before costs in costs "
     "(gross of the risk-free rate in /metrics, where no figure is before costs); icir is annualised (the per-week "
-    "ratio times sqrt(weeks_per_year)) on every route but /metrics, whose core.icir is as the run sealed it: per "
-    "week unless the run's conventions annualise it (annualisation says which).",
+    "ratio times sqrt(weeks_per_year)) on every route, /metrics core.icir included (a run's per-week seal times "
+    "sqrt(52)); /metrics core.icir_per_week is the per-week ratio.",
     "min_overlap": f"A correlation needs {correlation.MIN_OVERLAP} common observations and both sides non-constant.",
     "not_measurable": "A figure that cannot be measured is {status: not_measurable, value: null, "
     "withheld_reason}, never zero.",
@@ -163,6 +163,29 @@ _SCOPES: dict[str, tuple[str, str]] = {
     "correlation": (WINDOW, "one row per other alpha"),
     "drawdowns": (WINDOW + "; the peak restarts at the window's start", "one row per episode"),
     "rolling": ("the trailing window_weeks rebalance weeks ending at date", "one row per rebalance week"),
+    # /analytics/live takes no from/to: its parts are the book's whole history cut at the split
+    "live": (
+        "the book's whole history (live takes no from/to), cut at split_date: the split or the alpha's own",
+        "overall",
+    ),
+    "live.in_sample": (
+        "in-sample: the book's sessions on or before split_date (live takes no from/to)",
+        "overall",
+    ),
+    "live.out_of_sample": (
+        "out-of-sample: the book's sessions after split_date (live takes no from/to)",
+        "overall",
+    ),
+    "live.decay_ratio": (
+        "both parts: out_of_sample's information ratio over in_sample's, split at split_date (live takes no "
+        "from/to)",
+        "overall",
+    ),
+    "live.consistency": (
+        "both parts: the out-of-sample sessions against the in-sample ones, split at split_date (live takes no "
+        "from/to)",
+        "overall",
+    ),
     "costs.turnover_by_decile": (WINDOW, "weekly, averaged over the window's weeks"),
     "costs.holding_period": (WINDOW, "weekly, averaged over the window's weeks"),
     "combine": (

@@ -19,6 +19,7 @@ from msgspec import UNSET
 
 from analytics.access import Access
 from analytics.entries import DateWindow, Warnings, number
+from analytics.ic import annualisation_factor, annualised_icir
 from analytics.metrics.inputs import Columns, Conventions, MetricsInputs
 from analytics.newey_west import InsufficientData, NonpositiveVariance, newey_west_mean
 from schemas.bodies.base import Body
@@ -130,11 +131,37 @@ def _turnover(metrics: StoredValues | None, conventions: Conventions) -> Stat:
     )
 
 
-def _icir_facts(conventions: Conventions) -> dict[str, Any]:
-    """The ICIR's annualisation, as the run's conventions say (weekly, times sqrt(52) or not)."""
-    if conventions.icir_annualised:
-        return {"annualisation": "annualised", "periods_per_year": conventions.weeks_per_year}
-    return {"annualisation": "per_period"}
+def annualised_icir_stat(
+    body: type[Body],
+    field: str,
+    metrics: StoredValues | None,
+    name: str,
+    conventions: Conventions,
+    signal: str | None = None,
+) -> Stat:
+    """An ICIR served annualised for every run (analytics/ic.py): the sealed value where the run's
+    conventions annualise it, else the sealed per-week ratio times sqrt(weeks_per_year) (derived)."""
+    sealed = declared_metric(body, field, metrics, name, signal, periods_per_year=conventions.weeks_per_year)
+    if conventions.icir_annualised or sealed.value is None:
+        return sealed
+    return msgspec.structs.replace(
+        sealed,
+        value=number(annualised_icir(sealed.value, conventions.weeks_per_year)),
+        source_kind="derived",
+    )
+
+
+def icir_per_week_stat(metrics: StoredValues | None, conventions: Conventions) -> Stat:
+    """`core.icir_per_week`: the sealed ICIR per week (divided by sqrt(weeks_per_year) where the run
+    sealed it annualised)."""
+    sealed = declared_metric(CoreStats, "icir_per_week", metrics, "icir")
+    if not conventions.icir_annualised or sealed.value is None:
+        return sealed
+    return msgspec.structs.replace(
+        sealed,
+        value=number(sealed.value / annualisation_factor(conventions.weeks_per_year)),
+        source_kind="derived",
+    )
 
 
 def core_stats(
@@ -156,7 +183,8 @@ def core_stats(
     excess = metric("excess_sharpe", "excess_sharpe", periods_per_year=per_year)
     return CoreStats(
         ic=metric("ic", "mean_ic"),
-        icir=metric("icir", "icir", **_icir_facts(conventions)),
+        icir=annualised_icir_stat(CoreStats, "icir", metrics, "icir", conventions),
+        icir_per_week=icir_per_week_stat(metrics, conventions),
         information_ratio=information_ratio,
         excess_sharpe=msgspec.structs.replace(
             excess,
@@ -261,7 +289,9 @@ def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> RankIc | None:
         ),
         raw=RankIcRaw(
             raw_mean_ic=metric(RankIcRaw, "raw_mean_ic", "raw_mean_ic", raw),
-            raw_icir=metric(RankIcRaw, "raw_icir", "raw_icir", raw, **_icir_facts(inputs.conventions)),
+            raw_icir=annualised_icir_stat(
+                RankIcRaw, "raw_icir", overall, "raw_icir", inputs.conventions, raw
+            ),
         ),
     )
 

@@ -22,7 +22,11 @@ from schemas.bodies.figures import figure
 from schemas.vocabulary import VOCABULARY
 
 COMMON = "over the common sessions (dates both books hold in the window), each side's figure included"
-COMMON_WEEKS = "over the common weeks (weeks both alphas have a weekly IC in the window), each side's figure included"
+COMMON_WEEKS = (
+    "over the common weeks (weeks both alphas have a weekly IC in the window, common_weeks), each side's figure "
+    "included: rebuilt from the cross-sections over those weeks only, so it differs on purpose from /metrics "
+    "core.ic and core.icir and the screener's mean_ic and icir (each run's sealed figures over all its weeks)"
+)
 
 
 def compared(
@@ -34,10 +38,12 @@ def compared(
     test: str | None = None,
     untested: str | None = None,
     annualised_with: dict[str, Meta] = PER_YEAR,
+    kind: str = "t",
 ) -> Meta:
     """A headline figure of both alphas: each side's figure, the difference, and its paired test
     (`test`, the test's formula) or why none is stated (`untested`); an annualised one states
-    `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR); `term` is the figure's
+    `periods_per_year` (`annualised_with`: sessions, or weeks for the ICIR); `kind` is the test's
+    statistic_kind (t, or z for Jobson-Korkie-Memmel); `term` is the figure's
     (`schemas.vocabulary`), the unit and annualisation of both sides and the difference."""
     per_year = annualised_with if VOCABULARY[term].annualisation == "annualised" else {}
 
@@ -55,10 +61,11 @@ def compared(
             f"The two-sided test of the difference: {test}",
             keys={
                 "statistic": figure(
-                    "The test statistic (t or z); null when the test cannot run",
+                    f"The test statistic, a {kind}-statistic (statistic_kind {kind}); null when the test cannot run",
                     test,
                     term="statistic",
                 ),
+                "statistic_kind": figure(f"What statistic is: {kind}"),
                 "p_value": figure("Two-sided p-value; null when the test cannot run"),
             },
         )
@@ -76,6 +83,22 @@ def compared(
                 term=term,
             ),
             "test": tested,
+            **(
+                {
+                    "common_weeks": figure(
+                        "The common weeks the figure is over (the answer's weeks): rebuilt from the cross-sections "
+                        "over these weeks only, it differs on purpose from /metrics and the screener; null for a "
+                        "key that may not read the rebalance cross-sections"
+                    )
+                }
+                if common == COMMON_WEEKS
+                else {
+                    "common_sessions": figure(
+                        "The common sessions the figure is over (the answer's sessions); null for a key that may "
+                        "not read the ledger"
+                    )
+                }
+            ),
         },
     )
 
@@ -92,7 +115,17 @@ class DifferenceTest(Body, kw_only=True, frozen=True):
     ]
     statistic: Annotated[
         float | None,
-        figure("The test statistic (t or z); null when the test cannot run"),
+        figure(
+            "The test statistic, a t-statistic or a z-statistic as statistic_kind says; null when the test "
+            "cannot run"
+        ),
+    ]
+    statistic_kind: Annotated[
+        str,
+        figure(
+            "What statistic is: t (a paired t-test's t-statistic, n - 1 degrees of freedom) or z (the "
+            "Jobson-Korkie-Memmel z-statistic, read against the normal distribution)"
+        ),
     ]
     p_value: Annotated[
         float | None, figure("Two-sided p-value; null when the test cannot run")
@@ -125,6 +158,30 @@ class ComparedFigure(Body, kw_only=True, frozen=True):
             description="Null for volatility, max_drawdown_pct and icir (no test is stated for them)."
         ),
     ]
+    common_sessions: (
+        Annotated[
+            int | None,
+            Meta(
+                description="The return figures (information_ratio, annualised_return, volatility, "
+                "max_drawdown_pct): the common sessions both sides are over (the answer's sessions); null for a "
+                "key that may not read the ledger."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    common_weeks: (
+        Annotated[
+            int | None,
+            Meta(
+                description="The IC figures (mean_ic, icir): the common weeks both sides are over (the answer's "
+                "weeks). Both are rebuilt from the cross-sections (weekly_signal.ic) over these weeks only, so "
+                "they differ on purpose from each alpha's /metrics core.ic and core.icir and the screener's "
+                "mean_ic and icir (the run's sealed figures, over all its weeks). Null for a key that may not "
+                "read the rebalance cross-sections."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class ComparedFigures(Body, kw_only=True, frozen=True):
@@ -142,6 +199,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
             test="Jobson-Korkie test with Memmel's (2003) correction: SR per session, rho the Pearson correlation, "
             "z = (SR_a - SR_b) / sqrt((2 - 2 rho + (SR_a^2 + SR_b^2) / 2 - SR_a SR_b rho^2) / n), p = 2 (1 - "
             "Phi(|z|))",
+            kind="z",
         ),
     ]
     annualised_return: Annotated[
@@ -197,8 +255,7 @@ class ComparedFigures(Body, kw_only=True, frozen=True):
         ComparedFigure,
         compared(
             "Weekly IC information ratio (conditioned IC, whatever the book), annualised with the path alpha's "
-            "weeks_per_year (52) on both sides: the screener's basis (/metrics core.icir is served as sealed, "
-            "per week or annualised)",
+            "weeks_per_year (52) on both sides, the basis of every icir (/metrics core.icir and the screener's)",
             "mean / std(ddof=1) of the weekly IC, times sqrt(weeks_per_year)",
             "icir",
             "weekly_signal",

@@ -288,7 +288,7 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     residual_information_ratio: Annotated[
         Bound, policy_bounds("residual_information_ratio")
     ]
-    ic_t_stat: Annotated[Bound, policy_bounds("ic_t_stat")]
+    ic_t_statistic: Annotated[Bound, policy_bounds("ic_t_statistic")]
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
     decay_ratio: Annotated[Bound, policy_bounds("decay_ratio")]
@@ -336,6 +336,18 @@ class CheckResult(Body, kw_only=True, frozen=True):
             f"Unit of value: {_listed('unit')} (per_session: a fraction of equity traded per session)"
         ),
     ]
+    annualisation: Annotated[
+        str,
+        figure(
+            "Whether value is annualised, from the check's declaration: annualised (times sqrt(252) for an "
+            "information ratio, 252 for the turnover: "
+            + ", ".join(c.id for c in CHECKS if c.annualisation == "annualised")
+            + ") or not_annualisable (a probability, a share, a weight, a correlation, a t-statistic or a ratio "
+            "of two annualised figures: "
+            + ", ".join(c.id for c in CHECKS if c.annualisation != "annualised")
+            + ")"
+        ),
+    ]
     threshold: Annotated[
         Bound,
         figure(
@@ -377,14 +389,14 @@ class CheckResult(Body, kw_only=True, frozen=True):
         figure(
             "The book whose figures the value is built from: the requested book (the live checks too), long_short "
             "for deflated_sharpe and production_correlation (as significance and correlation serve them), null for "
-            "ic_t_stat (the conditioned signal)"
+            "ic_t_statistic (the conditioned signal)"
         ),
     ]
     horizon: Annotated[
         str,
         figure(
             f"What the value is over: window, window_last_{RECENT_SESSIONS}_sessions (recent_information_ratio), "
-            "whole_history (production_correlation, ic_t_stat: from/to do not narrow them) or approval_split "
+            "whole_history (production_correlation, ic_t_statistic: from/to do not narrow them) or approval_split "
             "(live_information_ratio, decay_ratio: the history split at the approval, in-sample every session up "
             "to it, out-of-sample those after it up to `to`; from does not narrow it)"
         ),

@@ -145,10 +145,23 @@ class CoreStats(Body, kw_only=True, frozen=True):
     icir: Annotated[
         Stat,
         figure(
-            "Information ratio of the weekly IC, as the run sealed it: per week, times sqrt(52) only when the run's "
-            "conventions annualise it (annualisation says which); every other icir (the screener, /analytics "
-            "compare, rolling, significance) is annualised for every run",
-            "mean(weekly IC) / std(weekly IC, ddof=1), times sqrt(52) when annualised (stored metric icir)",
+            "Information ratio of the weekly IC, annualised for every run (times sqrt(52), the run's "
+            "weeks_per_year), as every served icir is (the screener, /analytics compare, rolling, significance): "
+            "the sealed value where the run's conventions annualise it (source_kind metric), else the sealed "
+            "per-week ratio times sqrt(52) (source_kind derived); icir_per_week is the per-week ratio",
+            "mean(weekly IC) / std(weekly IC, ddof=1) * sqrt(52) (stored metric icir, times sqrt(52) where the "
+            "run sealed it per week)",
+            signal="conditioned",
+        ),
+    ]
+    icir_per_week: Annotated[
+        Stat,
+        figure(
+            "Information ratio of the weekly IC per week (not annualised): the sealed value where the run sealed "
+            "it per week (source_kind metric), else the sealed annualised icir divided by sqrt(52) (source_kind "
+            "derived); icir is this times sqrt(52)",
+            "mean(weekly IC) / std(weekly IC, ddof=1) (stored metric icir, divided by sqrt(52) where the run "
+            "sealed it annualised)",
             signal="conditioned",
         ),
     ]
@@ -271,8 +284,9 @@ class RankIcRaw(Body, kw_only=True, frozen=True):
     raw_icir: Annotated[
         Stat,
         figure(
-            "Mean / std(ddof=1) of the raw weekly IC, times sqrt(52) when annualised",
-            "stored metric raw_icir",
+            "Mean / std(ddof=1) of the raw weekly IC, annualised for every run as core.icir is: the sealed value "
+            "where the run's conventions annualise its ICIR, else the sealed per-week ratio times sqrt(52)",
+            "stored metric raw_icir, times sqrt(52) where the run sealed it per week",
         ),
     ]
 

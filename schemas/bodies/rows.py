@@ -753,7 +753,7 @@ class RollingRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir` but `/metrics` `core.icir` (served as the run sealed it). The lake's analytics_rolling stores it per week.",
+            "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week.",
             formula="mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
             unit=units.RATIO,
             null=BELOW_HALF,
@@ -867,10 +867,10 @@ class ScreenRow(Body, kw_only=True, frozen=True):
     icir: Annotated[
         float | None,
         doc(
-            "Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for every alpha: `/metrics` `core.icir` (overall, the whole history) where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52). One basis, so alphas rank and bound alike; `core.icir` itself is served as sealed, its `annualisation` saying which.",
+            "Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for every alpha: `/metrics` `core.icir` (overall, the whole history) as served, the sealed value where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52). One basis, so alphas rank and bound alike.",
             unit=units.RATIO,
             null=NOT_MEASURED,
-            formula="core.icir if annualised, else core.icir * sqrt(weeks_per_year)",
+            formula="/metrics core.icir (the sealed icir, times sqrt(weeks_per_year) where sealed per week)",
             annualisation="annualised",
         ),
     ]
@@ -997,7 +997,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             annualisation="annualised",
         ),
     ]
-    residual_t_stat: Annotated[
+    residual_t_statistic: Annotated[
         float | None,
         doc(
             "Newey-West t-statistic of the same regression's intercept (`/analytics/residual` `intercept_t_statistic` "

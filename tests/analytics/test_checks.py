@@ -52,7 +52,7 @@ ORDER = [
     "stressed_net_information_ratio",
     "production_correlation",
     "residual_information_ratio",
-    "ic_t_stat",
+    "ic_t_statistic",
     "fragility",
     "live_information_ratio",
     "decay_ratio",
@@ -69,7 +69,7 @@ DEFAULTS = {
     "yearly_consistency": {"min": 0.6},
     "stressed_net_information_ratio": {"min": 0.5},
     "production_correlation": {"max": 0.7},
-    "ic_t_stat": {"min": 2.0},
+    "ic_t_statistic": {"min": 2.0},
     "live_information_ratio": {"min": 0.0},
     "decay_ratio": {"min": 0.25},
     "fragility": {"min": 0.5},
@@ -85,7 +85,7 @@ PARAMETERS = {
     ("yearly_consistency", "min"): "min_yearly_consistency",
     ("stressed_net_information_ratio", "min"): "min_stressed_net_information_ratio",
     ("production_correlation", "max"): "max_production_correlation",
-    ("ic_t_stat", "min"): "min_ic_t_stat",
+    ("ic_t_statistic", "min"): "min_ic_t_statistic",
     ("live_information_ratio", "min"): "min_live_information_ratio",
     ("decay_ratio", "min"): "min_decay_ratio",
     ("fragility", "min"): "min_fragility",
@@ -100,12 +100,23 @@ SOURCES = {
     "yearly_consistency": "portfolio.ledger",
     "stressed_net_information_ratio": "analytics.costs",
     "production_correlation": "analytics.correlation",
-    "ic_t_stat": "performance.metrics",
+    "ic_t_statistic": "performance.metrics",
     "live_information_ratio": "analytics.live",
     "decay_ratio": "analytics.live",
     "fragility": "analytics.attribution",
     "residual_information_ratio": "analytics.residual",
 }
+ANNUALISED = {
+    "information_ratio",
+    "turnover",
+    "recent_information_ratio",
+    "stressed_net_information_ratio",
+    "residual_information_ratio",
+    "live_information_ratio",
+}
+"""The six checks whose value is annualised (each check's `annualisation`); the others are not
+annualisable (a probability, a weight, a share, a correlation, a t-statistic, a ratio of two
+annualised figures)."""
 PORTFOLIO_CHECKS = {
     "information_ratio",
     "deflated_sharpe",
@@ -119,7 +130,7 @@ PORTFOLIO_CHECKS = {
     "residual_information_ratio",
 }
 """Built from the ledger, and max_weight from the positions: withheld from a key without portfolio.*."""
-CROSS_SECTION_CHECKS = {"ic_t_stat"}
+CROSS_SECTION_CHECKS = {"ic_t_statistic"}
 # A loose operator policy: every measurable value of the demo passes it, so each check can be
 # tightened from pass to fail.
 LOOSE = {
@@ -131,7 +142,7 @@ LOOSE = {
     "yearly_consistency": {"min": 0.0},
     "stressed_net_information_ratio": {"min": -50.0},
     "production_correlation": {"max": 1.0},
-    "ic_t_stat": {"min": -50.0},
+    "ic_t_statistic": {"min": -50.0},
     "live_information_ratio": {"min": -50.0},
     "decay_ratio": {"min": -50.0},
     "fragility": {"min": -50.0},
@@ -238,7 +249,7 @@ def production_correlations(lake: ref.Lake, alpha: str, readable: Any = lambda a
     return out
 
 
-def ic_t_stat(lake: ref.Lake, alpha: str) -> float | None:
+def ic_t_statistic(lake: ref.Lake, alpha: str) -> float | None:
     """Newey-West t of the mean weekly IC (statsmodels, Bartlett lag floor(4 (n/100)^(2/9))); None
     without cross-sections, when the rebuilt mean misses the sealed mean IC by over 1e-6, or below
     10 weeks."""
@@ -275,7 +286,7 @@ def expected_values(
         "yearly_consistency": yearly(ledger),
         "stressed_net_information_ratio": ratio(r - k),
         "production_correlation": max(correlations.values()) if correlations else None,
-        "ic_t_stat": ic_t_stat(lake, alpha),
+        "ic_t_statistic": ic_t_statistic(lake, alpha),
         "live_information_ratio": None,  # never approved here
         "decay_ratio": None,
         "fragility": fragility(ledger),
@@ -321,6 +332,8 @@ def assert_consistent(data: dict[str, Any], policy: dict[str, dict[str, float]],
     for entry in data["checks"]:
         assert entry["policy_threshold"] == policy[entry["id"]], (where, entry)
         assert entry["source"] == SOURCES[entry["id"]], (where, entry)
+        wanted = "annualised" if entry["id"] in ANNUALISED else "not_annualisable"
+        assert entry["annualisation"] == wanted, (where, entry)
         assert entry["verdict"] == verdict_of(entry["value"], entry["threshold"]), (where, entry)
         assert isinstance(entry["reason"], str) and entry["reason"], (where, entry)
         if entry["verdict"] != "not_measurable":
@@ -413,7 +426,7 @@ def test_every_value_reproduces_over_random_windows_and_books(api: Api, lake: re
             assert f"{held[1]} at the close of {held[2]}" in weight["reason"], (where, weight)
         assert served["deflated_sharpe"]["book"] == "long_short"
         assert served["information_ratio"]["book"] == book
-        assert served["ic_t_stat"]["book"] is None
+        assert served["ic_t_statistic"]["book"] is None
         assert served["production_correlation"]["horizon"] == "whole_history"
 
 
@@ -511,11 +524,11 @@ def test_the_policy_file_is_read_and_echoed(loose_api: Api, lake: ref.Lake) -> N
 
 def test_a_partial_policy_file_keeps_the_other_defaults(demo_lake: Path, tmp_path: Path) -> None:
     path = tmp_path / "partial.toml"
-    path.write_text("[checks.turnover]\nmax = 126\n\n[checks.ic_t_stat]\nmin = 3\n")
+    path.write_text("[checks.turnover]\nmax = 126\n\n[checks.ic_t_statistic]\nmin = 3\n")
     with TestClient(app=app_with_policy(demo_lake, path)) as client:
         body = Api(client).ok(PATH.format(alpha="momentum_12_1"))
     thresholds = body["data"]["policy"]["thresholds"]
-    assert thresholds == DEFAULTS | {"turnover": {"min": 2.5, "max": 126.0}, "ic_t_stat": {"min": 3.0}}
+    assert thresholds == DEFAULTS | {"turnover": {"min": 2.5, "max": 126.0}, "ic_t_statistic": {"min": 3.0}}
 
 
 @pytest.mark.parametrize(
@@ -525,7 +538,8 @@ def test_a_partial_policy_file_keeps_the_other_defaults(demo_lake: Path, tmp_pat
         ("[checks.information_ratio]\nmax = 3.0\n", "checks.information_ratio.max"),
         ('[checks.max_weight]\nmax = "0.1"\n', "checks.max_weight.max"),
         ("[checks.max_weight]\nmax = true\n", "checks.max_weight.max"),
-        ("[checks.ic_t_stat]\nmin = nan\n", "checks.ic_t_stat.min"),
+        ("[checks.ic_t_statistic]\nmin = nan\n", "checks.ic_t_statistic.min"),
+        ("[checks.ic_t_stat]\nmin = 2\n", "checks.ic_t_stat: the check is now named ic_t_statistic"),
         ("[checks.turnover]\nmin = 200\n", "checks.turnover"),
         ("[checks.turnover]\nmin = 126\nmax = 50\n", "checks.turnover"),
         ("[limits]\nx = 1\n", "limits"),
@@ -641,7 +655,9 @@ def test_authorisation_runs_before_lookup(api: Api) -> None:
     error_of(api.get(PATH.format(alpha="Test_no_such_alpha"), "testonly"), 404, "run_not_found")
     # Before the parameters too: a loosened bound on an alpha the key may not read is a 403.
     error_of(
-        api.get(PATH.format(alpha="momentum_12_1"), "testonly", min_ic_t_stat="0"), 403, "run_not_allowed"
+        api.get(PATH.format(alpha="momentum_12_1"), "testonly", min_ic_t_statistic="0"),
+        403,
+        "run_not_allowed",
     )
     error_of(api.get(PATH.format(alpha="momentum_12_1"), "no_analytics"), 403, "endpoint_not_allowed")
     error_of(api.get(PATH.format(alpha="momentum_12_1"), "plain", book="raw_long_short"), 400, "unknown_book")

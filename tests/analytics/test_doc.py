@@ -65,6 +65,19 @@ def test_doc_is_identical_for_every_alpha_and_cacheable(api: Api) -> None:
     assert api.get(doc_path("Test_planted_factor"), "testonly").content in contents
 
 
+def test_live_states_its_own_horizon(api: Api) -> None:
+    """/analytics/live takes no from/to: none of its entries says it is over the requested window; the
+    in-sample part is the sessions up to the split, the out-of-sample part those after it."""
+    fields = api.ok(doc_path("momentum_12_1"))["data"]["fields"]
+    live = {path: entry for path, entry in fields.items() if path.startswith("live.")}
+    assert live
+    for path, entry in live.items():
+        assert "requested window" not in entry["horizon"], (path, entry["horizon"])
+        assert "live takes no from/to" in entry["horizon"], (path, entry["horizon"])
+    assert "on or before split_date" in fields["live.in_sample.information_ratio"]["horizon"]
+    assert "after split_date" in fields["live.out_of_sample.information_ratio"]["horizon"]
+
+
 def test_doc_has_the_shape_of_the_metrics_doc(api: Api) -> None:
     doc = api.ok(doc_path("momentum_12_1"))["data"]
     assert set(doc) == TOP_LEVEL
@@ -135,7 +148,11 @@ CONVENTIONS = {
 }
 METRICS_CONVENTIONS = {
     "core.information_ratio": ("gross of the risk-free rate", "weekly times sqrt(52)", "before costs"),
-    "core.icir": ("per week", "only when the run's conventions annualise it", "every other icir"),
+    "core.icir": (
+        "annualised for every run",
+        "per-week ratio times sqrt(52)",
+        "icir_per_week is the per-week ratio",
+    ),
 }
 
 

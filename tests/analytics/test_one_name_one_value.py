@@ -10,7 +10,11 @@ How an answer is flattened (`leaves`):
 - a stat entry (`value` beside `status`) is its field's name with its value; the keys it adds
   (a bootstrap's `lower`, a check's `threshold`) are flattened under it;
 - rows of a list (a series, a table) are scoped by their row and are not compared, except the
-  checks (`id` names the figure each check judges: checks[id].value is that figure);
+  checks (`id` names the figure each check judges: checks[id].value is that figure). A row's name
+  is one row's value over the row's own span (`/analytics/rolling`'s `mean_ic` and `icir` over the
+  trailing window ending at its `date`, `factors`' `weekly[].book_return` one week's): a series
+  carries one value per row by nature, so its rows are left out on purpose (docs/analytics.md,
+  "Renamed", says which row names were kept and why);
 - a name in `QUALIFIED` means nothing without its parent (the `alpha` side of a comparison, a
   bootstrap's `lower`, a test's `p_value`): it is compared as `parent.name`, the parent itself
   qualified the same way (`mean_ic.test.p_value`);
@@ -39,7 +43,7 @@ QUALIFIED = {
     "mean": "nwt: the mean of the series the block tests",
     "standard_error": "nwt and spreads: the standard error of its mean",
     "t_statistic": "the t-statistic of the test it sits in",
-    "statistic": "compare's test: the statistic of the test named beside it (t or z)",
+    "statistic": "compare's test: the statistic of the test named beside it (statistic_kind: t or z)",
     "p_value": "the p-value of the test it sits in",
     "observations": "the observations of the figure it sits in",
     "block_length": "a bootstrap's block length",

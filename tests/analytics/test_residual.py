@@ -383,7 +383,7 @@ def test_the_screener_column_is_the_routes_answer_for_the_default_set(residual_a
         data = residual(residual_api, alpha)
         # The same computation over the same bytes: equal to the last bit.
         assert row["residual_information_ratio"] == data["appraisal_ratio"]["value"], alpha
-        assert row["residual_t_stat"] == data["intercept_t_statistic"]["value"], alpha
+        assert row["residual_t_statistic"] == data["intercept_t_statistic"]["value"], alpha
     ordered = list(screened(residual_api, sort="-residual_information_ratio"))
     values = [rows[a]["residual_information_ratio"] for a in ordered]
     assert values == sorted(values, reverse=True)
@@ -398,12 +398,13 @@ def test_a_key_whose_default_set_differs_gets_the_columns_withheld(residual_api:
     null, and a 403 naming benchmarks.daily for a filter."""
     body = residual_api.ok(SCREEN, "restricted")
     assert all(
-        row["residual_information_ratio"] is None and row["residual_t_stat"] is None for row in body["data"]
+        row["residual_information_ratio"] is None and row["residual_t_statistic"] is None
+        for row in body["data"]
     )
     warned = [w for w in body["meta"]["warnings"] if w["code"] == "access_limited"]
-    assert [w["block"] for w in warned] == ["residual_information_ratio, residual_t_stat"], warned
+    assert [w["block"] for w in warned] == ["residual_information_ratio, residual_t_statistic"], warned
     assert "value_composite_legacy" not in repr(body)
-    error = error_of(residual_api.get(SCREEN, "restricted", sort="residual_t_stat"), 400, "bad_request")
+    error = error_of(residual_api.get(SCREEN, "restricted", sort="residual_t_statistic"), 400, "bad_request")
     assert [p["name"] for p in error["details"]["parameters"]] == ["sort"]
     body = residual_api.ok(SCREEN, "no_benchmark")
     assert all(row["residual_information_ratio"] is None for row in body["data"])
@@ -414,7 +415,7 @@ def test_a_key_whose_default_set_differs_gets_the_columns_withheld(residual_api:
     )
     assert error["details"]["endpoint"] == "benchmarks.daily"
     error = error_of(
-        residual_api.get(SCREEN, "no_portfolio", min_residual_t_stat="0"), 403, "endpoint_not_allowed"
+        residual_api.get(SCREEN, "no_portfolio", min_residual_t_statistic="0"), 403, "endpoint_not_allowed"
     )
     assert error["details"]["endpoint"] == "portfolio.ledger"
 
@@ -513,9 +514,9 @@ def test_after_a_decision_the_columns_follow_the_approved_set(decided: Decided) 
         assert data["reference"]["origin"] == "approved", (alpha, data["reference"])
         assert sorted(data["reference"]["alphas"]) == [a for a in approved if a != alpha], alpha
         assert row["residual_information_ratio"] == data["appraisal_ratio"]["value"], alpha
-        assert row["residual_t_stat"] == data["intercept_t_statistic"]["value"], alpha
+        assert row["residual_t_statistic"] == data["intercept_t_statistic"]["value"], alpha
     # The index keeps the set: `lake index` computes every row against it again, to the same bits.
-    columns = ["alpha_id", "approved", "residual_information_ratio", "residual_t_stat"]
+    columns = ["alpha_id", "approved", "residual_information_ratio", "residual_t_statistic"]
     before = current_rows(str(decided.lake))
     assert before is not None
     run_cli("lake", "index", "--lake", str(decided.lake))

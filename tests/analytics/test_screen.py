@@ -48,7 +48,7 @@ SCREEN_CALLERS: dict[str, Caller] = {
     "no_metrics": endpoints_only(frozenset(i for i in DATA_IDS if i != "performance.metrics")),
     "nothing": make_caller(alphas=AllowList.of_ids(["Prod_never_published"])),
 }
-RESIDUAL = ("residual_information_ratio", "residual_t_stat")
+RESIDUAL = ("residual_information_ratio", "residual_t_statistic")
 READABLE: dict[str, Callable[[str], bool]] = {
     "raw": lambda a: True,
     "testonly": lambda a: a.startswith("Test_"),
@@ -873,7 +873,7 @@ def synthetic_index(seed: int, size: int = 400) -> pa.Table:
             "decay_ratio": maybe(rng.gauss(0.5, 1), 0.3),
             "live_sessions": maybe(rng.choice([0, 63, rng.randrange(300)])),
             "residual_information_ratio": maybe(rng.gauss(0, 1)),
-            "residual_t_stat": maybe(rng.choice([0.0, rng.gauss(0, 2)])),
+            "residual_t_statistic": maybe(rng.choice([0.0, rng.gauss(0, 2)])),
             "unreadable": None,
         }
         if rng.random() < 0.03:

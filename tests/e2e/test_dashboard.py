@@ -695,11 +695,11 @@ def test_the_catalogue_shows_one_icir_basis_and_flags_an_ic_that_does_not_reprod
     assert flagged == ["value_composite_legacy"]
     legacy_row = next(r for r in shown if r["alpha"] == "value_composite_legacy")
     legacy = float(legacy_row["cells"][icir_at]["text"].split()[0])
-    sealed = site.api("/v1/alphas/value_composite_legacy/metrics", site.keys.full).json()["data"]["core"][
-        "icir"
-    ]
-    assert sealed["annualisation"] == "per_period"  # sealed per week, shown annualised
-    assert legacy == float(f"{sealed['value'] * 52**0.5:.4g}")
+    core = site.api("/v1/alphas/value_composite_legacy/metrics", site.keys.full).json()["data"]["core"]
+    # sealed per week: /metrics serves it annualised too (icir_per_week the sealed ratio), one basis
+    assert core["icir"]["annualisation"] == "annualised" and core["icir"]["source_kind"] == "derived"
+    assert legacy == float(f"{core['icir']['value']:.4g}")
+    assert legacy == float(f"{core['icir_per_week']['value'] * 52**0.5:.4g}")
 
     page.select_option("#catalogue-ic-reproduces", "false")
     page.click("#catalogue-form button[type=submit]")
@@ -710,7 +710,7 @@ def test_the_catalogue_shows_one_icir_basis_and_flags_an_ic_that_does_not_reprod
     wait_for_ids(page, [a for a, r in served.items() if r["ic_reproduces"] is True])
     keep_screenshot(page, tmp_path, "catalogue-ic-flag.png")
 
-    # The alpha's own metrics table: the sealed figures flagged, the ICIR's basis as sealed.
+    # The alpha's own metrics table: the sealed figures flagged, the ICIR annualised.
     page.evaluate("location.hash = '#/alphas/value_composite_legacy'")
     page.wait_for_selector("#metrics table.metrics-core")
     core_rows = page.eval_on_selector_all(
@@ -725,9 +725,10 @@ def test_the_catalogue_shows_one_icir_basis_and_flags_an_ic_that_does_not_reprod
     assert {row["path"]: row["flag"] for row in core_rows if row["flag"]} == {
         "core.ic": mismatch,
         "core.icir": mismatch,
+        "core.icir_per_week": mismatch,
     }
     [icir_row] = [row for row in core_rows if row["path"] == "core.icir"]
-    assert icir_row["label"].startswith("ICIR (per week)"), icir_row
+    assert icir_row["label"].startswith("ICIR (annualised)"), icir_row
     check_clean(site, visit)
 
 

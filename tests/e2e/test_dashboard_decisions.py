@@ -228,8 +228,9 @@ def test_two_alphas_ticked_in_the_screener_are_compared(site: Site, tab: Any, tm
     rows = page.eval_on_selector_all(
         "#compare-results table.compare-figures tbody tr",
         "trs => trs.map(tr => ({figure: tr.dataset.figure, a: tr.children[1].dataset.value,"
-        " b: tr.children[2].dataset.value, diff: tr.children[3].dataset.value, test: tr.children[4].innerText,"
-        " p: tr.children[6].innerText, significant: tr.children[7].innerText}))",
+        " b: tr.children[2].dataset.value, diff: tr.children[3].dataset.value, over: tr.children[4].innerText,"
+        " test: tr.children[5].innerText, statistic: tr.children[6].innerText, p: tr.children[7].innerText,"
+        " significant: tr.children[8].innerText}))",
     )
     assert [r["figure"] for r in rows] == list(answer["figures"])
     for row in rows:
@@ -242,11 +243,18 @@ def test_two_alphas_ticked_in_the_screener_are_compared(site: Site, tab: Any, tm
             if figure["difference"] is None
             else close(float(row["diff"]), figure["difference"])
         )
+        # each figure says what it is over: the common sessions, or the common weeks of the rebuilt IC
+        if "common_weeks" in figure:
+            assert row["over"] == f"{figure['common_weeks']} common weeks (rebuilt IC)", row
+        else:
+            assert row["over"] == f"{figure['common_sessions']} common sessions", row
         test = figure["test"]
         if test is None:
             assert row["test"] == "no test stated" and row["significant"] == "—"
         else:
             assert row["test"] == test["name"]
+            if test["statistic"] is not None:
+                assert row["statistic"].startswith(f"{test['statistic_kind']} = "), row
             if test["p_value"] is not None:
                 four_digits(row["p"], test["p_value"])
                 assert row["significant"].startswith("yes" if test["significant"] else "no")
@@ -255,6 +263,7 @@ def test_two_alphas_ticked_in_the_screener_are_compared(site: Site, tab: Any, tm
     assert page.inner_text("#compare-results tr[data-figure='icir'] th").startswith("ICIR (annualised)")
     summary = page.inner_text("#compare-summary")
     assert f"{answer['sessions']} common sessions" in summary
+    assert f"rebuilt from the cross-sections over the {answer['weeks']} common weeks only" in summary
     assert_named_as_shown(page, "#compare-results")
     for chart in ("compare-curves", "compare-difference", "compare-rolling-returns", "compare-rolling-ic"):
         assert_drawn(page, chart)

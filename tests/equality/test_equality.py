@@ -177,7 +177,7 @@ only added checks, fields and meanings; no figure and no verdict changed (every 
 answered again; each differing `/analytics/checks` record is the recorded one with the additions
 merged in, every other value as recorded, floats included):
 - the 33 `/analytics/checks` 200s: the battery gained `live_information_ratio` and `decay_ratio`
-  after `ic_t_stat`, both `not_measurable` (`not_applicable`: the recording's app keeps no
+  after `ic_t_stat` (now `ic_t_statistic`), both `not_measurable` (`not_applicable`: the recording's app keeps no
   records, so no alpha is approved) with `split_date` null; `policy.thresholds` gained their
   bounds (min 0.0 and 0.25); `summary.not_measurable` counts them (+2), and `summary.verdict`,
   `passed` and `failed` are as recorded (a live check without a value leaves the verdict alone);
@@ -193,7 +193,7 @@ merged in, every other value as recorded, floats included):
 Issue 36 (why it works) replaced 40 answers and appended 413 requests (`python -m tests.equality.update
 --write`, after a report run listing every differing path first):
 - the 33 `/analytics/checks` 200s: the battery gained `residual_information_ratio` after
-  `production_correlation` and `fragility` after `ic_t_stat`, so every later entry moved two places
+  `production_correlation` and `fragility` after `ic_t_stat` (now `ic_t_statistic`), so every later entry moved two places
   (the differing `id`, `value`, `verdict`, `reason` paths are those shifts: entry by entry, each
   check that was recorded is answered as recorded); `policy.thresholds` gained their bounds (min 0.3
   and 0.5); `summary` counts the two new verdicts;

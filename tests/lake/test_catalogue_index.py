@@ -137,13 +137,15 @@ def test_index_rows_carry_what_metrics_serves(seals: list[Path], tmp_path: Path)
                 ("turnover", "turnover"),
             ):
                 assert row[column] == core[stat]["value"], column  # the same function, same bytes
-            # The ICIR on one basis: as sealed when annualised, else the per-week value times sqrt(52).
+            # The ICIR on one basis: /metrics serves core.icir annualised for every run, and the index
+            # holds it as served (not annualised twice); icir_per_week is it over sqrt(52).
             icir = core["icir"]
-            scale = 1.0 if icir["annualisation"] == "annualised" else math.sqrt(52)
-            if icir["value"] is None:
-                assert row["icir_annualised"] is None
-            else:
-                assert row["icir_annualised"] == pytest.approx(icir["value"] * scale, rel=1e-12)
+            assert icir["annualisation"] == "annualised"
+            assert row["icir_annualised"] == icir["value"]
+            if icir["value"] is not None:
+                per_week = core["icir_per_week"]
+                assert per_week["annualisation"] == "per_period"
+                assert icir["value"] == pytest.approx(per_week["value"] * math.sqrt(52), rel=1e-12)
             # The flag is /metrics' rule: false exactly where it warns that the IC does not reproduce.
             codes = {w["code"] for w in metrics["meta"]["warnings"]}
             checked = core["ic"]["value"] is not None and "ic_family_mismatch" not in codes

@@ -34,7 +34,7 @@ def index(approved: list[str] | None, figures: float | None = None) -> pa.Table:
                     [None] * n if approved is None else [a in approved for a in IDS], pa.bool_()
                 ),
                 "residual_information_ratio": pa.array([figures] * n, pa.float64()),
-                "residual_t_stat": pa.array([figures] * n, pa.float64()),
+                "residual_t_statistic": pa.array([figures] * n, pa.float64()),
             }
         )
     )
@@ -90,7 +90,7 @@ def test_a_publish_outside_the_set_computes_its_own_row(asked: list[list[int]]) 
     table = commit(before, before, ["Test_d"])
     assert asked == [[3]]
     assert table.column("residual_information_ratio").to_pylist() == [0.5, 0.5, 0.5, 1.0, 0.5]
-    assert table.column("residual_t_stat").to_pylist() == [0.5, 0.5, 0.5, 2.0, 0.5]
+    assert table.column("residual_t_statistic").to_pylist() == [0.5, 0.5, 0.5, 2.0, 0.5]
     assert table.column("approved").to_pylist() == [False] * 5
 
 

@@ -4,8 +4,8 @@
 // runs and the bounds of a few figures. A key the screener refuses (403 endpoint_not_allowed), or a
 // lake without a catalogue index (503 upstream_unavailable), gets the plain listing of /v1/alphas
 // (search and complete runs only), as before. Paged either way.
-// The ICIR column is the screener's, annualised for every alpha (a run that sealed it per week is
-// converted: docs/analytics.md "Screener"); a mean IC (and the ICIR sealed with it) that the run's
+// The ICIR column is the screener's, annualised for every alpha as /metrics core.icir is (a run that
+// sealed it per week is converted: docs/analytics.md "Screener"); a mean IC (and the ICIR sealed with it) that the run's
 // own cross-sections do not reproduce (`ic_reproduces` false) is flagged, never shown in green.
 
 import { apiGet } from "./api.js";

@@ -9,7 +9,7 @@ import { COLORS, timeChart } from "./charts.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, dateSeconds, fixed, int, num, pct, pp } from "./format.js";
 import { changeTone, inUnit } from "./labels.js";
-import { entryCell, entryText, figureHeader } from "./stat_entry.js";
+import { entryCell, entryText, figureHeader, unreproducedBadge } from "./stat_entry.js";
 
 const WINDOWS = ["63", "21", "126", "252"];
 
@@ -60,16 +60,20 @@ export async function renderCompare(main, { signal }) {
   }
   fill(results, note("Loading…"));
   let answer;
+  // Each alpha's /metrics warnings: whether its sealed mean IC is reproduced by its cross-sections (a
+  // refusal leaves the flag out, never the comparison).
+  const sealed = [a, b].map((alpha) => apiGet(alphaPath(alpha, "/metrics"), { granularity: "overall" }, { signal }).catch(() => null));
   try {
     answer = await apiGet(alphaPath(a, "/analytics/compare"), { with: b, window }, { signal });
   } catch (error) {
     showError(results, error, "The comparison could not be read");
     return;
   }
-  drawComparison(results, answer);
+  const metrics = await Promise.all(sealed);
+  drawComparison(results, answer, metrics.map((m) => (m ? m.meta.warnings : null)));
 }
 
-function drawComparison(results, answer) {
+function drawComparison(results, answer, sealedWarnings = [null, null]) {
   const data = answer.data;
   const charts = h("div", { class: "stacked-charts" });
   const rolling = h("div", { class: "chart-grid" });
@@ -81,9 +85,10 @@ function drawComparison(results, answer) {
       { class: "summary", id: "compare-summary" },
       `${data.alpha} against ${data.with}, ${data.book}: ${int(data.sessions)} common sessions, ${int(data.weeks)} common weeks. `,
       `Correlation of daily returns ${entryText(data.return_correlation)}, of weekly IC ${entryText(data.ic_correlation)}. `,
+      `Mean IC and ICIR here are rebuilt from the cross-sections over the ${int(data.weeks)} common weeks only: they differ on purpose from each alpha's /metrics and catalogue figures (the run's sealed ones, over all its weeks). `,
       h("a", { href: `#/report?${new URLSearchParams({ alphas: `${data.alpha},${data.with}` })}`, id: "compare-report" }, "Printable report of the two"),
     ),
-    figuresTable(data),
+    figuresTable(data, sealedWarnings),
     charts,
     h("h3", {}, "Rolling correlations"),
     rolling,
@@ -140,10 +145,21 @@ function drawComparison(results, answer) {
   }
 }
 
-function figuresTable(data) {
+/** The sides whose sealed mean IC /metrics flags as not reproduced: a badge naming each, or null. */
+function unreproducedNote(data, sealedWarnings) {
+  const flagged = [data.alpha, data.with].filter((_, i) => unreproducedBadge(sealedWarnings[i]));
+  if (!flagged.length) return null;
+  const badge = unreproducedBadge(sealedWarnings[[data.alpha, data.with].indexOf(flagged[0])]);
+  badge.title = `${flagged.join(" and ")}: the sealed mean IC of /metrics is not reproduced by the cross-sections (ic_reproduction_mismatch); the figure here is rebuilt from them`;
+  badge.setAttribute("data-alphas", flagged.join(","));
+  return badge;
+}
+
+function figuresTable(data, sealedWarnings = [null, null]) {
   const figures = Object.entries(data.figures || {});
+  const flag = unreproducedNote(data, sealedWarnings);
   const grid = table(
-    ["Figure", data.alpha, data.with, "Difference", "Test", "Statistic", "p-value", "Significant"],
+    ["Figure", data.alpha, data.with, "Difference", "Over", "Test", "Statistic", "p-value", "Significant"],
     [],
     { className: "data compare-figures" },
   );
@@ -154,15 +170,22 @@ function figuresTable(data) {
       const significant = test && test.p_value != null ? (test.significant ? "yes" : "no") : DASH;
       const diff = numberCell(figure.difference == null ? DASH : inUnit(figure.difference, unit), figure.difference, { tone: changeTone(name, figure.difference) });
       diff.setAttribute("data-value", figure.difference == null ? "" : String(figure.difference));
+      const header = figureHeader(name, figure.alpha);
+      if (flag && "common_weeks" in figure) header.append(" ", flag.cloneNode(true));
+      const over =
+        "common_weeks" in figure
+          ? `${figure.common_weeks == null ? DASH : int(figure.common_weeks)} common weeks (rebuilt IC)`
+          : `${figure.common_sessions == null ? DASH : int(figure.common_sessions)} common sessions`;
       return h(
         "tr",
         { "data-figure": name },
-        figureHeader(name, figure.alpha),
+        header,
         entryCell(figure.alpha, name),
         entryCell(figure.with, name),
         diff,
+        h("td", { class: "over" }, over),
         h("td", {}, test ? test.name : "no test stated"),
-        numberCell(test ? num(test.statistic) : DASH, null),
+        numberCell(test && test.statistic != null ? `${test.statistic_kind} = ${num(test.statistic)}` : DASH, null),
         numberCell(test ? num(test.p_value) : DASH, null),
         h("td", { class: `significance sig-${significant}`, title: test && test.withheld_reason ? test.withheld_reason : "" }, test && test.level ? `${significant} (at ${pct(test.level, 0)})` : significant),
       );

@@ -107,6 +107,7 @@ export const FIGURES = {
   ic: { name: "Mean IC", better: "higher", signed: true },
   mean_ic: { name: "Mean IC", better: "higher", signed: true },
   icir: { name: "ICIR", better: "higher", signed: true },
+  icir_per_week: { name: "ICIR per week", better: "higher", signed: true },
   information_ratio: { name: "Information ratio", better: "higher", signed: true },
   "information_ratio.gross": { name: "Information ratio before costs", better: "higher", signed: true },
   "information_ratio.net": { name: "Information ratio after costs", better: "higher", signed: true },
@@ -145,7 +146,7 @@ export const FIGURES = {
   dsr: { name: "Deflated Sharpe ratio", better: "higher" },
   deflated_sharpe: { name: "Deflated Sharpe ratio", better: "higher" },
   min_track_record: { name: "Minimum track record length", better: "lower" },
-  ic_t_stat: { name: "t-statistic of mean IC", better: "higher", signed: true },
+  ic_t_statistic: { name: "t-statistic of mean IC", better: "higher", signed: true },
   max_weight: { name: "Largest weight" },
   yearly_consistency: { name: "Share of years with a gain", better: "higher" },
   production_correlation: { name: "Largest correlation to a production alpha", better: "lower" },
@@ -218,7 +219,7 @@ export const FIGURES = {
   intercept_t_statistic: { name: "t-statistic of the intercept (Newey-West)", better: "higher", signed: true },
   t_statistic: { name: "t-statistic (Newey-West)", signed: true },
   residual_information_ratio: { name: "Information ratio beyond the reference set and SPY", better: "higher" },
-  residual_t_stat: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },
+  residual_t_statistic: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },
 };
 
 // Words written in capitals in a name the table does not hold (a figure added later).

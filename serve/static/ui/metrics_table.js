@@ -9,7 +9,7 @@ import { DASH, fixed, int, num } from "./format.js";
 import { figureName, unitText, valueTone } from "./labels.js";
 import { entryCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
 
-const CORE = ["ic", "icir", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "turnover"];
+const CORE = ["ic", "icir", "icir_per_week", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "turnover"];
 // core.sharpe is the information ratio under its former name (docs/api.md).
 const ALIASES = { sharpe: "deprecated alias of the information ratio" };
 const NWT = [
@@ -35,7 +35,7 @@ function statusText(entry) {
 }
 
 // The sealed IC figures, flagged when the cross-sections do not reproduce the sealed mean IC.
-const SEALED_IC = new Set(["ic", "icir"]);
+const SEALED_IC = new Set(["ic", "icir", "icir_per_week"]);
 
 function coreTable(core, warnings) {
   return table(
@@ -104,7 +104,7 @@ function nwtTable(nwt, warnings) {
         h("span", {}, label, " ", h("code", {}, `nwt.${key}`)),
         numberCell(num(block.mean), block.mean),
         numberCell(num(block.standard_error), block.standard_error),
-        numberCell(fixed(block.t_stat, 2), block.t_stat, { tone: valueTone("ic_t_stat", block.t_stat) }),
+        numberCell(fixed(block.t_statistic, 2), block.t_statistic, { tone: valueTone("ic_t_statistic", block.t_statistic) }),
         numberCell(fixed(block.p_value, 3), block.p_value),
         numberCell(int(block.lag), block.lag),
         numberCell(int(block.n), block.n),

@@ -20,7 +20,7 @@ import { DASH, fixed, int, pct } from "./format.js";
 import { figureName, unitText } from "./labels.js";
 import { BENCHMARK } from "./market.js";
 import { answered, buildOf, generatedAt, paginate, policyOf, sheetPage } from "./print_pages.js";
-import { entryCell, icirLabel, verdictBadge } from "./stat_entry.js";
+import { entryCell, unreproducedBadge, verdictBadge } from "./stat_entry.js";
 import { DASHES, divergingFill, heatmapSvg, legendSvg, lineChartSvg, PALETTE, POSITIVE } from "./svg.js";
 import { downloadSheet } from "./tearsheet_export.js";
 
@@ -291,18 +291,23 @@ function summaryTable(answers) {
 }
 
 function headlineTable(answers) {
-  const headers = CORE.map((key) => (key === "icir" ? "ICIR (basis as sealed)" : figureName(key)));
+  const headers = CORE.map((key) => (key === "icir" ? "ICIR (annualised)" : figureName(key)));
   const rows = answers.alphas.map((a) => {
     const metrics = answered(a.metrics);
     if (!metrics) return [alphaHeader(a.alpha), h("td", { colspan: CORE.length }, refusal(a.metrics))];
     const core = metrics.data.core;
+    // The sealed IC figures flagged when /metrics warns that the cross-sections do not reproduce them.
+    const flag = unreproducedBadge(metrics.meta.warnings);
     return [
       alphaHeader(a.alpha),
       ...CORE.map((key) => {
         const cell = entryCell(core[key], key);
         cell.setAttribute("data-figure", key);
-        // Each run seals its ICIR per week or annualised: the basis stands in the cell.
-        if (key === "icir" && core[key]) cell.append(h("span", { class: "basis" }, ` ${icirLabel(core[key]).replace("ICIR ", "")}`));
+        if (flag && (key === "ic" || key === "icir")) {
+          cell.classList.remove("better", "worse"); // a flagged figure is not coloured as a gain
+          cell.classList.add("ic-unreproduced");
+          cell.append(" ", flag.cloneNode(true));
+        }
         return cell;
       }),
     ];

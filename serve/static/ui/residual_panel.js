@@ -28,7 +28,7 @@ export function residualBlock(answer) {
   return [
     warningList(answer.meta && answer.meta.warnings),
     summary,
-    entryTable(entriesOf(data), { className: "data entries residual", answer: "residual" }),
+    entryTable(entriesOf(data), { className: "data entries residual" }),
     betas.length ? table(["Reference alpha", "Partial beta"], betas, { className: "data residual-betas" }) : null,
   ].filter(Boolean);
 }

@@ -49,20 +49,18 @@ export function entriesOf(object, prefix = "") {
 }
 
 /** The row header of a figure: its name (labels.js) and the key the API serves it under. */
-export function figureHeader(name, entry, answer = "") {
-  // An ICIR says its basis, read off its entry (annualised, or per week as /metrics may serve it).
-  // `answer` names the route when a field's name means something else there ("residual.
-  // information_ratio" is an appraisal ratio): one name, one meaning on a page.
-  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(answer ? `${answer}.${name}` : name);
+export function figureHeader(name, entry) {
+  // An ICIR says its basis, read off its entry (annualised on every route).
+  const label = entry && name.split(".").pop() === "icir" ? icirLabel(entry) : figureName(name);
   return h("th", { scope: "row", "data-figure": name }, label, " ", h("code", {}, name));
 }
 
 /** A table of named entries: figure, value, unit (as shown), status (with the reason when withheld). */
-export function entryTable(named, { className = "data entries", answer = "" } = {}) {
+export function entryTable(named, { className = "data entries" } = {}) {
   return table(
     ["Figure", "Value", "Unit", "Status"],
     named.map(([name, entry]) => [
-      figureHeader(name, entry, answer),
+      figureHeader(name, entry),
       entryCell(entry, name),
       entry ? unitText(entry.unit) : DASH,
       [statusText(entry), detailOf(entry)].filter(Boolean).join(" · "),
@@ -86,8 +84,8 @@ export function verdictBadge(verdict) {
   return h("span", { class: `badge verdict-${known}`, "data-verdict": verdict }, text);
 }
 
-/** "ICIR" with its basis, read off the entry: the screener and compare serve it annualised, /metrics
- * `core.icir` as the run sealed it (`annualisation` says which; per_period is per week). */
+/** "ICIR" with its basis, read off the entry: every route serves it annualised (/metrics
+ * `core.icir_per_week` is the per-week ratio, its `annualisation` per_period). */
 export function icirLabel(entry) {
   const basis = { annualised: "annualised", per_period: "per week" }[entry ? entry.annualisation : ""];
   return basis ? `ICIR (${basis})` : "ICIR";
