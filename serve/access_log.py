@@ -18,21 +18,24 @@ uvicorn's own access log off (this one replaces it).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
+import threading
 import time
-from collections.abc import Callable
+import weakref
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Scope
 from litestar.utils import normalize_path
 
 from access.tokens import redact_tokens
 from serve.auth import OTHER_METHODS
 from serve.exchange import exchange_of
+from serve.http_protocol import worker_connections
 
 log = logging.getLogger("serve.access")
 _encode = msgspec.json.Encoder().encode
@@ -74,10 +77,12 @@ def _get_handler_at(scope: Scope) -> Any:
     return routed[1]
 
 
-def access_record(scope: Scope, status: int, duration_ms: float) -> dict[str, Any]:
+def access_record(
+    scope: Scope, status: int, duration_ms: float, at: datetime | None = None
+) -> dict[str, Any]:
     exchange = exchange_of(scope)
     return {
-        "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "time": (at or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "request_id": exchange.request_id,
         "key_id": exchange.key_id,
         "route": route_of(scope),
@@ -95,48 +100,64 @@ def log_access(scope: Scope, status: int, duration_ms: float) -> None:
         log.info(_encode(access_record(scope, status, duration_ms)).decode())
 
 
-CLIENT_CLOSED_REQUEST = 499
-"""The status logged (and counted) for a request whose client disconnected before any response."""
+class AccessQueue:
+    """The access log off the request's path (issue 49, item 1): a request's end appends its scope,
+    status, duration and time; the lines are made and written as one logging record of the lines
+    joined by newlines (on stdout the same bytes as one record per line: one write and one pass of
+    the logging machinery per batch instead of per request). While other connections of the worker
+    are busy (requests read or being answered: `serve.http_protocol.HeldConnections.busy`), the
+    write waits until the event loop has run the work ready now (`call_soon`), so under load a
+    batch holds every request answered in one pass over the ready connections; otherwise (one
+    request at a time, or an app driven in process by a test) the line is written as its request
+    ends. The fields are `access_record`'s, the time being the request's end. What waits is written
+    at shutdown too, and `flush_access_logs` writes it at once."""
 
+    def __init__(self) -> None:
+        self._waiting: list[tuple[Scope, int, float, float]] = []
+        self._lock = threading.Lock()  # `flush_access_logs` may run on another thread
+        self._scheduled = False
+        self._connections = worker_connections()
+        _QUEUES.add(self)
 
-def access_log_middleware(
-    app: ASGIApp, observe: Callable[[Scope, int, float], None] | None = None
-) -> ASGIApp:
-    """Wraps the app; logs after the response is sent (or failed to be), and hands the request's
-    scope, status and seconds to `observe` (the Prometheus metrics, when they are on)."""
+    def put(self, scope: Scope, status: int, seconds: float) -> None:
+        with self._lock:
+            self._waiting.append((scope, status, seconds, time.time()))
+            if self._scheduled:
+                return
+            deferred = self._scheduled = self._connections.busy() > 0
+        if deferred:
+            asyncio.get_running_loop().call_soon(self.flush)
+        else:
+            self.flush()
 
-    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
+    def flush(self) -> None:
+        with self._lock:
+            waiting, self._waiting, self._scheduled = self._waiting, [], False
+        if not waiting or not log.isEnabledFor(logging.INFO):
             return
-        started = time.perf_counter()
-        status = 500  # what the client sees if the app dies before starting a response
-        responded = False
+        log.info(
+            "\n".join(
+                _encode(
+                    access_record(scope, status, seconds * 1000, datetime.fromtimestamp(at, UTC))
+                ).decode()
+                for scope, status, seconds, at in waiting
+            )
+        )
 
-        async def send_wrapper(message: Message) -> None:
-            nonlocal status, responded
-            if message["type"] == "http.response.start":
-                status, responded = int(message["status"]), True
-            await send(message)
 
-        async def receive_wrapper() -> Any:
-            nonlocal status
-            message = await receive()
-            if message["type"] == "http.disconnect" and not responded:
-                # The client left before any answer (mid-body, say): nginx's 499, not a server
-                # error (a 5xx would count towards the error-rate alert).
-                status = CLIENT_CLOSED_REQUEST
-            return message
+_QUEUES: weakref.WeakSet[AccessQueue] = weakref.WeakSet()
 
-        try:
-            await app(scope, receive_wrapper, send_wrapper)
-        finally:
-            seconds = time.perf_counter() - started
-            if observe is not None:
-                observe(scope, status, seconds)
-            log_access(scope, status, seconds * 1000)
 
-    return middleware
+def flush_access_logs() -> None:
+    """Write every app's waiting access lines now (a test reading `serve.access` in process calls
+    it after its requests: a line is otherwise written once the app's event loop comes round)."""
+    for queue in list(_QUEUES):
+        queue.flush()
+
+
+CLIENT_CLOSED_REQUEST = 499
+"""The status logged (and counted) for a request whose client disconnected before any response
+(serve/front.py `Cycle`)."""
 
 
 SERVER_LOGGER = "serve.server"

@@ -1,34 +1,23 @@
 """The Litestar app: settings read once, backends opened once, one error path for every failure.
 
-Request path (DESIGN.md): canonical path check (a trailing slash or an empty segment → 404
-`not_found`; Litestar would otherwise normalise `/v1/me/` and `/v1//me` to `/v1/me`) → router
-(unknown path → 404 `not_found`) → `only_get` (other methods →
-404 `method_not_allowed`, before any key is read) → `authenticate_caller` (key, then endpoint
-allow-list) → `apply_limits` → handler (resolve the alpha, validate parameters, one reader call)
-→ envelope → msgspec JSON. Every response carries `X-Request-ID` and
-`X-Content-Type-Options: nosniff`.
+Request path (DESIGN.md), run by the one-pass layer in front of the router (serve/front.py):
+canonical path check (a trailing slash or an empty segment → 404 `not_found`; Litestar would
+otherwise normalise `/v1/me/` and `/v1//me` to `/v1/me`) → `/v1/health` from the monitor's state →
+router (unknown path → 404 `not_found`) → the method (others → 404 `method_not_allowed`, before any
+key is read) → the key in the URL, the key, the endpoint allow-list → the limiter → handler (resolve
+the alpha, validate parameters, one reader call) → envelope → msgspec JSON. Every response carries
+`X-Request-ID` and `X-Content-Type-Options: nosniff`.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from functools import partial
 from typing import Any
 
 from litestar import Litestar, Request, Response
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
-from litestar.types import (
-    ASGIApp,
-    HTTPResponseBodyEvent,
-    HTTPResponseStartEvent,
-    Message,
-    Receive,
-    Scope,
-    Send,
-)
-from litestar.utils import normalize_path
 
 from access.authenticate import authenticate_async
 from access.cache import IdentityCache, identity_cache
@@ -42,26 +31,20 @@ from core.settings import Settings
 from datasets import answers
 from datasets.faults import BenchmarkMissing, CatalogueIncomplete
 from datasets.reader import LakeReader, LakeUnavailable
-from serve.access_log import access_log_middleware
+from serve.access_log import AccessQueue
 from serve.analytics_doc import shared_analytics_doc
 from serve.auth import (
     Authenticator,
     Services,
-    apply_limits,
-    authenticate_caller,
-    only_get,
 )
 from serve.compression import COMPRESSION
-from serve.conditional import conditional_response
 from serve.endpoints import registry_version
 from serve.envelope import (
-    CONTENT_TYPE_OPTIONS,
-    REQUEST_ID_HEADER,
     error_response,
     json_bytes,
     request_id_of,
 )
-from serve.exchange import exchange_of
+from serve.front import Front
 from serve.health import monitor_of, start_health_monitor, stop_health_monitor
 from serve.limits import Limiter, open_limiter
 from serve.mcp.mount import mounted as mcp_mounted
@@ -71,8 +54,6 @@ from serve.prometheus import ServerMetrics, forget_dead_workers, worker_stopped
 from serve.records import RecordsSource
 from serve.resources import limit_memory_arenas, log_open_files_limit
 from serve.routes import ROUTE_HANDLERS, dashboard, developer, meta, prometheus, sharing
-from serve.sharing import protocol as sharing_protocol
-from serve.slow_clients import slow_client_budget
 from serve.warm import ImportWatch, warm
 
 log = logging.getLogger("serve.app")
@@ -167,111 +148,6 @@ def handle_exception(request: Request[Any, Any, Any], exc: Exception) -> Respons
     return error_response(error, request_id)
 
 
-_REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
-_NOSNIFF = (CONTENT_TYPE_OPTIONS[0].lower().encode(), CONTENT_TYPE_OPTIONS[1].encode())
-
-
-async def add_response_headers(message: Message, scope: Scope) -> None:
-    """The request id (replacing any), `nosniff` and the limiter's headers (each unless the
-    response set it) on every response: the raw header list read once, the names compared as
-    lower-case bytes (Litestar's `MutableScopeHeaders` scans and decodes the list per name, a
-    tenth of a small route's time)."""
-    if message["type"] != "http.response.start":
-        return
-    exchange = exchange_of(scope)
-    headers = [(name, value) for name, value in message.get("headers", ()) if name.lower() != _REQUEST_ID]
-    present = {name.lower() for name, _ in headers}
-    headers.append((_REQUEST_ID, exchange.request_id.encode("latin-1")))
-    if _NOSNIFF[0] not in present:
-        headers.append(_NOSNIFF)
-    for name, value in (exchange.rate_limit_headers or {}).items():
-        key = name.lower().encode("latin-1")
-        if key not in present:
-            headers.append((key, value.encode("latin-1")))
-    message["headers"] = headers
-
-
-_NONCANONICAL_ESCAPE = re.compile(rb"%(2[dDeEfF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])")
-"""A percent-encoded `/` (%2F) or unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`)."""
-
-
-async def send_json(send: Send, status: int, body: bytes, request_id: str) -> None:
-    """A whole JSON response sent straight to the ASGI server (for answers given before routing)."""
-    start: HTTPResponseStartEvent = {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (REQUEST_ID_HEADER.lower().encode(), request_id.encode()),
-            _NOSNIFF,
-        ],
-    }
-    end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
-    await send(start)
-    await send(end)
-
-
-def canonical_paths_only(app: ASGIApp) -> ASGIApp:
-    """Answer 404 `not_found` for a path the router would only match after normalising it.
-
-    The spec knows `/v1/me`, not `/v1/me/` or `/v1//me`; serving those as `/v1/me` would give every
-    route several addresses (and caches, allow-lists by path, logs several spellings). The same
-    holds for the raw path's percent-encodings: an encoded `/` would join two segments into one
-    (`Test_x%2Fbooks` as an alpha id), and an encoded unreserved character (`%54est_x`) is a second
-    spelling of a plain one (RFC 3986 2.3); both are 404 before any key is read.
-    """
-
-    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        raw = scope.get("raw_path") or b""
-        if scope["type"] != "http" or (normalize_path(path) == path and not _NONCANONICAL_ESCAPE.search(raw)):
-            await app(scope, receive, send)
-            return
-        request_id = request_id_of(scope)
-        if sharing.is_sharing_path(path):  # a protocol client reads the protocol's error body
-            body = sharing_protocol.error_body(sharing_protocol.RESOURCE_DOES_NOT_EXIST, sharing.NO_SUCH_PATH)
-            await send_json(send, 404, body, request_id)
-            return
-        error = errors.NotFound(f"No such path: {path}", details={"path": path})
-        await send_json(send, error.status, error_response(error, request_id).content, request_id)
-
-    return guard
-
-
-def health_fast_path(app: ASGIApp, litestar: Litestar) -> ASGIApp:
-    """`GET /v1/health` (no query string) answered before routing, from the monitor's last state.
-
-    Health is public, unmetered and probed often; answered past the router it costs a fraction of
-    a routed request, so a flood of probes takes little from keyed requests on the same worker.
-    The body is `meta.health_body`, as the routed handler (kept for the rest: a query string is
-    400, another method 404) answers it; the access line names the route as usual.
-    """
-    services: Services = litestar.state["services"]
-
-    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
-        routed = scope["type"] != "http" or scope.get("method") != "GET" or scope.get("query_string")
-        if routed or scope["path"] != "/v1/health":
-            await app(scope, receive, send)
-            return
-        scope["route_handler"] = meta.health  # for the access line
-        body = json_bytes(
-            meta.health_body(services.settings, services.registry_version, monitor_of(litestar).current())
-        )
-        await send_json(send, 200, body, request_id_of(scope))
-
-    return answer
-
-
-async def request_guards(connection: Any, handler: Any) -> None:
-    """The guard steps (`only_get`, `authenticate_caller`, `apply_limits`) as one async guard, on
-    the event loop (Litestar runs every sync guard in a worker thread, a hop each). What may wait
-    on the network leaves the loop by itself: a key store read in a worker thread, the Redis
-    limiter on its asyncio client (serve/auth.py)."""
-    only_get(connection, handler)
-    await authenticate_caller(connection, handler)
-    await apply_limits(connection, handler)
-
-
 def default_authenticator(store: IdentityCache) -> Authenticator:
     async def run(authorization: str | None, client_ip: str, now: Any) -> Any:
         return await authenticate_async(store, authorization, client_ip, now)
@@ -351,9 +227,7 @@ def create_app(
             *prometheus.routes(settings),
             *sharing.routes(),  # `/delta-sharing`: the protocol's own paths, methods and errors
         ],
-        guards=[request_guards],
         exception_handlers={Exception: handle_exception},
-        before_send=[add_response_headers, conditional_response],
         compression_config=COMPRESSION,
         **document_options(),
         # Logging is configured by whoever runs the app (uvicorn, pytest); the app only emits records.
@@ -385,14 +259,30 @@ def create_app(
         debug=False,
     )
     developer.publish(app, openapi_document_of(app), tool_hashes())
-    # Around the router rather than as route middleware, so unmatched paths are logged too; the
-    # slow-client budget around everything that may read a body or hold a stream (`/mcp` included).
-    routed = health_fast_path(canonical_paths_only(mcp_mounted(app.asgi_handler, app)), app)
-    app.asgi_handler = access_log_middleware(
-        slow_client_budget(imports.watching(routed), settings),
+    # Every HTTP request passes the one-pass layer (serve/front.py): the request's exchange, the
+    # canonical path, health, routing, the guard steps, the standard headers and the access line;
+    # `/mcp` and what the router refuses go on to the app's own handler (behind the MCP mount).
+    access = AccessQueue()
+    app.on_shutdown.append(access.flush)
+    app.asgi_handler = Front(
+        app,
+        mcp_mounted(app.asgi_handler, app),
+        services,
+        imports,
+        access,
         services.metrics.record_request if services.metrics is not None else None,
+        partial(health_bytes, app, services),
     )
     return app
+
+
+def health_bytes(app: Litestar, services: Services) -> bytes:
+    """`/v1/health`'s body from the monitor's last state (`meta.health_body`, as the routed
+    handler answers it): answered before routing, so a flood of probes takes little from keyed
+    requests on the same worker."""
+    return json_bytes(
+        meta.health_body(services.settings, services.registry_version, monitor_of(app).current())
+    )
 
 
 def metrics_start(services: Services) -> list[Any]:

@@ -1,14 +1,17 @@
 """The guard steps of the request path: method, authentication with the endpoint allow-list, limits.
 
-The router has already answered unknown paths; these guards run in order on a matched route:
-1. `only_get`: any method other than GET is 404 `method_not_allowed` before a key is read;
-2. `authenticate_caller`: a key in the query string is refused (401 `missing_api_key`), then the
-   bearer key becomes a `Caller` (access), then the endpoint allow-list by registry id
+The one-pass layer (serve/front.py `Front.admit`) runs them on a matched route, in order, before
+the route's handler:
+1. the method: any other than GET is 404 `method_not_allowed` before a key is read (`only_get`);
+2. a key in the query string is refused (401 `missing_api_key`), then the bearer key becomes a
+   `Caller` (`identify_presented`: access), then the endpoint allow-list by registry id
    (403 `endpoint_not_allowed`);
-3. `apply_limits`: the key's rate envelope and monthly quota (serve.limits); `/v1/health` is
+3. the key's rate envelope and monthly quota (`count_request`, serve.limits); `/v1/health` is
    never metered.
+`authenticate_caller` and `apply_limits` are steps 2 and 3 over a Litestar connection (the
+in-process benchmark of them, tests/bench/auth_bench.py).
 
-Both run on the event loop: the key and its account come from the identity cache without I/O
+All run on the event loop: the key and its account come from the identity cache without I/O
 (a miss reads the store, in a worker thread when it is PostgreSQL), and the Redis limiter sends
 its one script with an asyncio client, so a request needs no thread hop.
 """
@@ -99,10 +102,16 @@ def client_ip(connection: ASGIConnection[Any, Any, Any, Any], trusted_proxy_hops
     peer = connection.client.host if connection.client else "0.0.0.0"
     if trusted_proxy_hops <= 0:
         return peer
+    return address_of(peer, connection.headers.getall("x-forwarded-for", []), trusted_proxy_hops)
+
+
+def address_of(peer: str, forwarded_lines: list[str], trusted_proxy_hops: int) -> str:
+    """The caller's address from the socket peer and every X-Forwarded-For line, in order."""
+    if trusted_proxy_hops <= 0:
+        return peer
     # Several X-Forwarded-For lines are one list, in order (RFC 9110 5.3): reading only the first
     # line would let a client put its own line before the proxy's and choose its address.
-    lines = connection.headers.getall("x-forwarded-for", [])
-    forwarded = [p.strip() for p in ",".join(lines).split(",") if p.strip()]
+    forwarded = [p.strip() for p in ",".join(forwarded_lines).split(",") if p.strip()]
     # Each trusted proxy appended the address it saw; the client is `hops` entries from the right.
     chain = [*forwarded, peer]
     index = max(0, len(chain) - 1 - trusted_proxy_hops)
@@ -186,10 +195,16 @@ def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
 
 async def identify(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
     """Authenticate this request's bearer key, and keep the caller on its exchange."""
-    exchange = exchange_of(connection.scope)
     services = services_of(connection)
     ip = client_ip(connection, services.settings.trusted_proxy_hops)
     presented = connection.headers.getall("authorization", [])
+    return await identify_presented(services, exchange_of(connection.scope), presented, ip)
+
+
+async def identify_presented(services: Services, exchange: Exchange, presented: list[str], ip: str) -> Caller:
+    """The caller of the `Authorization` header lines `presented` from address `ip`, kept on the
+    request's exchange (the one-pass layer, serve/front.py, reads the lines with the rest of the
+    head; `identify` reads them from a Litestar connection)."""
     if len(presented) > 1:
         # Which one a proxy, a cache or this server would pick differs: refuse rather than guess.
         raise errors.MalformedApiKey(

@@ -24,7 +24,7 @@ from serve.exchange import exchange_of
 JSON = "application/json"
 REQUEST_ID_HEADER = "X-Request-ID"
 CONTENT_TYPE_OPTIONS = ("X-Content-Type-Options", "nosniff")
-"""On every response (`serve.app.add_response_headers` and `send_json`, the protocol's refusals):
+"""On every response (`serve.front.finish_headers`, the protocol's refusals):
 no body of this service is to be read as another type than it says (a JSON 404 echoing the path
 must never be sniffed into HTML)."""
 

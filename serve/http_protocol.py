@@ -184,13 +184,21 @@ class HeldConnections:
         self.per_peer: Counter[str] = Counter()
         self.idle: OrderedDict[ServiceHttpProtocol, None] = OrderedDict()
         self.idle_per_peer: dict[str, OrderedDict[ServiceHttpProtocol, None]] = {}
+        self.held = 0
+
+    def busy(self) -> int:
+        """How many held connections are busy: a request being read or answered, or an answer
+        being sent (the access log writes at once when only the caller's own is: serve/access_log.py)."""
+        return self.held - len(self.idle)
 
     def hold(self, connection: ServiceHttpProtocol) -> None:
+        self.held += 1
         self.per_peer[connection.peer] += 1
         self.mark_idle(connection)
 
     def release(self, connection: ServiceHttpProtocol) -> None:
         self.mark_busy(connection)
+        self.held -= 1
         self.per_peer[connection.peer] -= 1
         if not self.per_peer[connection.peer]:
             del self.per_peer[connection.peer]

@@ -32,22 +32,20 @@ the cap in all. A count shared through Redis would have to outlive a worker kill
 open (leases renewed while a stream lives), and would bound nothing that a worker's places need.
 
 **Held until the request ends.** A place is given back when its request's ASGI call returns,
-however it ends (answered, cut by the deadline, the client gone, an exception), by the wrapper
-below: a stream whose client leaves before its body's first byte is never iterated, so a release
+however it ends (answered, cut by the deadline, the client gone, an exception), by the one-pass
+layer every request passes (serve/front.py, whose `Cycle` also reads the body under its deadline): a stream whose client leaves before its body's first byte is never iterated, so a release
 in the stream's own code would leak its place. Everything here runs on the worker's event loop:
 no lock is needed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Scope
 
 from core import errors
 from core.context import Caller
@@ -147,65 +145,3 @@ def body_timeout(limits: BodyLimits, received: int) -> errors.ApiError:
             "received_bytes": received,
         },
     )
-
-
-class ArrivingBody:
-    """One request's `receive` and `send` as the app sees them: the body under its deadline and in
-    its place among its key's bodies, until it is whole or the answer begins."""
-
-    def __init__(self, scope: Scope, receive: Receive, send: Send, limits: BodyLimits) -> None:
-        self.scope, self.inner_receive, self.inner_send = scope, receive, send
-        self.limits = limits
-        self.started = asyncio.get_running_loop().time()
-        self.received = 0
-        self.done = False  # the body is whole (or the client left), or the answer began
-        self.give_back: Callable[[], None] | None = None  # the body's place, once taken
-
-    async def send(self, message: Message) -> None:
-        if message["type"] == "http.response.start":
-            self.done = True
-        await self.inner_send(message)
-
-    async def receive(self) -> Any:
-        if self.done:
-            return await self.inner_receive()
-        exchange = exchange_of(self.scope)
-        if self.give_back is None and exchange.caller is not None:
-            # At the body's first read: both surfaces that read one know the key by then.
-            self.give_back = BODIES.take(exchange.caller, self.limits.caps)
-            exchange.held.append(self.give_back)
-        limits = self.limits
-        deadline = self.started + limits.timeout_seconds + self.received / limits.min_bytes_per_second
-        try:
-            # Each chunk that arrives returns from here, and the next read's deadline has its credit.
-            async with asyncio.timeout_at(deadline):
-                message: Any = await self.inner_receive()
-        except TimeoutError:
-            log.info("refused a request body after %d bytes (request_body_timeout)", self.received)
-            self.done = True
-            raise body_timeout(limits, self.received) from None
-        self.received += len(message.get("body", b""))
-        if message["type"] != "http.request" or not message.get("more_body", False):
-            self.done = True
-            if self.give_back is not None:
-                self.give_back()  # whole (or the client left): the place is free before the answer
-        return message
-
-
-def slow_client_budget(app: ASGIApp, settings: Settings) -> ASGIApp:
-    """`app` with every request's body under its deadline and its caps, and every place a request
-    holds (a stream's, a body's) given back when the request ends."""
-    limits = BodyLimits.of(settings)
-
-    async def budgeted(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
-            return
-        body = ArrivingBody(scope, receive, send, limits)
-        try:
-            await app(scope, body.receive, body.send)
-        finally:
-            for give_back in exchange_of(scope).held:
-                give_back()
-
-    return budgeted

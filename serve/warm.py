@@ -130,6 +130,14 @@ class ImportWatch:
 
         return watched
 
+    def changed(self) -> bool:
+        """Whether a module was imported since the last check (one `len`)."""
+        return len(sys.modules) != self._count
+
+    def check_scope(self, scope: Scope) -> None:
+        """`check` for the request of `scope` (the one-pass layer, serve/front.py)."""
+        self.check(route_of(scope))
+
     def check(self, route: str | None) -> None:
         if len(sys.modules) == self._count:
             return

@@ -22,9 +22,10 @@ from msgspec import UNSET
 
 from access import key_inventory_row, me_payload
 from core import errors
+from core.context import Caller
 from core.settings import Settings
 from datasets.queries import Page
-from schemas.bodies.envelope import Collection, Single
+from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.identity import KeyInventoryRow, Me
 from schemas.bodies.service import Health, HealthLake
 from schemas.query import NoQuery, PageQuery
@@ -32,10 +33,12 @@ from serve.auth import (
     caller_limits,
     limits_from_wire,
 )
-from serve.envelope import Encoded, json_response, now_iso, single
+from serve.dependencies import KeyBackends
+from serve.envelope import Encoded, json_response, now_iso
 from serve.exchange import exchange_of
 from serve.health import HealthState, monitor_of
 from serve.limits.model import Limits, build_usage
+from serve.limits.windows import WindowName
 from serve.params import QueryParams
 from serve.routes.base import Context, Ctx
 from serve.routes.declare import route
@@ -72,7 +75,7 @@ def health(
     settings: SkipValidation[Settings],
     registry_version: SkipValidation[str],
 ) -> Response[Health]:
-    """A request with a query string (400 for any parameter) or reached past `health_fast_path`."""
+    """A request with a query string (400 for any parameter) or not answered before routing (serve/front.py)."""
     QueryParams(exchange_of(request.scope).query, ()).parse(NoQuery)
     return json_response(health_body(settings, registry_version, monitor_of(request.app).current()))
 
@@ -89,18 +92,33 @@ def _envelope(limits: Limits) -> dict[str, int | None]:
 @route("meta.me", "/v1/me", "Identity, limits and usage of the calling key", meta=("key_id",))
 async def me(ctx: Ctx[NoQuery]) -> Response[Single[Me]]:
     ctx.args()
-    keys = ctx.keys
-    key_record = await keys.key_record(ctx.caller.key_id)
+    exchange = exchange_of(ctx.request.scope)
+    return json_response(
+        await me_answer(ctx.keys, ctx.caller, exchange.counted, ctx.registry_version, ctx.request_id)
+    )
+
+
+async def me_answer(
+    keys: KeyBackends,
+    caller: Caller,
+    counted: dict[WindowName, int] | None,
+    registry_version: str,
+    request_id: str,
+) -> Single[Me]:
+    """`/v1/me`'s answer: the handler's, and the one-pass layer's for a request without a query
+    string (serve/front.py), the same body."""
+    key_record = await keys.key_record(caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
-    limits = caller_limits(ctx.caller)
-    counted = exchange_of(ctx.request.scope).counted
+    limits = caller_limits(caller)
     if counted is not None:  # the limiter's answer to this request's own hit
         usage = build_usage(limits, (counted["second"], counted["minute"], counted["day"], counted["month"]))
     else:  # nothing is metered
-        usage = keys.usage(ctx.caller.key_id, limits, datetime.now(UTC))
-    data = me_payload(ctx.caller, key_record, usage, _envelope(limits), ctx.registry_version)
-    return single(data, ctx.meta(key_id=ctx.caller.key_id))
+        usage = keys.usage(caller.key_id, limits, datetime.now(UTC))
+    data = me_payload(caller, key_record, usage, _envelope(limits), registry_version)
+    return Single(
+        data=data, meta=EnvelopeMeta(key_id=caller.key_id, request_id=request_id, generated_at=now_iso())
+    )
 
 
 @route("meta.keys", "/v1/me/keys", "Inventory of the caller's keys", meta=("key_id",))

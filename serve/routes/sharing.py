@@ -74,7 +74,7 @@ Litestar's default is 10 MB, hours at the floor)."""
 
 NO_SUCH_PATH = "no such path of the sharing server"
 """The message of a 404 for a path under `/delta-sharing` that no route answers (or that is not
-written canonically: `serve.app.canonical_paths_only`)."""
+written canonically: serve/front.py)."""
 
 
 def is_sharing_path(path: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from serve.app import _NONCANONICAL_ESCAPE
+from serve.front import NONCANONICAL_ESCAPE
 from tests.shared_servers import SharedServer
 
 pytestmark = pytest.mark.e2e
@@ -23,7 +23,7 @@ def test_the_refused_escapes_are_exactly_slash_and_the_unreserved_characters() -
     for byte in range(256):
         refused = chr(byte) in UNRESERVED or chr(byte) == "/"
         for escape in (f"%{byte:02X}", f"%{byte:02x}"):
-            assert bool(_NONCANONICAL_ESCAPE.search(escape.encode())) == refused, escape
+            assert bool(NONCANONICAL_ESCAPE.search(escape.encode())) == refused, escape
 
 
 def get(port: int, raw_path: str, token: str | None) -> tuple[int, dict[str, Any]]:

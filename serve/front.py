@@ -1,0 +1,361 @@
+"""The keyed path as one layer (issue 49, item 1): every HTTP request passes one ASGI callable that
+does, in one pass and before any Litestar object is made, what the request path needs before a
+handler: the request's exchange (its id, its query read once), the canonical path check, the
+health fast path, routing (Litestar's own routing trie, once), the method, the key in the URL,
+authentication, the endpoint allow-list, the limiter, then the route itself; on the way out one
+send wrapper sets the standard headers (the request id, `nosniff`, the limiter's headers, the
+entity tag or its 304) and the access line is queued (serve/access_log.py `AccessQueue`), written
+in batches off the request's path.
+
+What it replaces: five ASGI wrappers around the app (the access log, the slow-client budget, the
+import watch, the health fast path, the canonical path check), Litestar's router called a second
+time, the guard Litestar ran per request (`authorize_connection`, which copies the route handler
+for each guard call), the headers read through Litestar's `Headers` (a scan and a decode per name)
+and the two `before_send` hooks. The checks are the same functions in the same order
+(docs/limits.md "Which requests count", docs/security.md), so every refusal, header and log field
+is what it was: a refusal raised here is answered by the route's own middleware (compression, the
+exception handler, `serve.app.handle_exception`), exactly as when the guard raised it.
+
+`/v1/me` without a query string is answered here (`serve.routes.meta.me_answer`, the handler's own
+body): no `Request`, dependency or `Response` object is made for it; the route's handler answers
+every other `/v1/me` (a query string is its 400).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from litestar import Litestar
+from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.utils import normalize_path
+from litestar.utils.scope.state import ScopeState
+
+from access.authenticate import reject_key_in_query
+from core import errors
+from schemas.registry import BY_ID
+from serve.access_log import CLIENT_CLOSED_REQUEST, AccessQueue
+from serve.auth import (
+    OTHER_METHODS,
+    Services,
+    address_of,
+    count_request,
+    endpoint_of,
+    identify_presented,
+)
+from serve.compression import COMPRESSION, negotiated_coding
+from serve.conditional import conditional_response
+from serve.dependencies import KeyBackends
+from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes
+from serve.exchange import _STATE_KEY, Exchange, query_pairs
+from serve.pages import MCP_PATH
+from serve.routes import meta, sharing
+from serve.sharing import protocol as sharing_protocol
+from serve.slow_clients import BODIES, BodyLimits, body_timeout
+from serve.slow_clients import log as body_log
+from serve.warm import ImportWatch
+
+_REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
+_NOSNIFF_NAME = b"x-content-type-options"
+_NOSNIFF = (_NOSNIFF_NAME, b"nosniff")
+_JSON_HEAD = (b"content-type", b"application/json")
+_REFUSAL = "front_refusal"
+_ANSWER = "front_answer"
+_ME = "meta.me"
+NONCANONICAL_ESCAPE = re.compile(rb"%(2[dDeEfF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])")
+"""A percent-encoded `/` (%2F) or unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`)."""
+
+
+def finish_headers(message: Any, exchange: Exchange) -> None:
+    """The request id (replacing any), `nosniff` and the limiter's headers (each unless the
+    response set it) on a response's start: its raw header list read once."""
+    headers = [(name, value) for name, value in message.get("headers", ()) if name.lower() != _REQUEST_ID]
+    present = {name.lower() for name, _ in headers}
+    headers.append((_REQUEST_ID, exchange.request_id.encode("latin-1")))
+    if _NOSNIFF_NAME not in present:
+        headers.append(_NOSNIFF)
+    for name, value in (exchange.rate_limit_headers or {}).items():
+        key = name.lower().encode("latin-1")
+        if key not in present:
+            headers.append((key, value.encode("latin-1")))
+    message["headers"] = headers
+
+
+class Cycle:
+    """One request's `send` and `receive` as the app sees them: the status the access line logs
+    (499 when the client left before any answer), the standard headers, the conditional answer,
+    and the request body under its deadline and in its place among its key's bodies
+    (serve/slow_clients.py) until it is whole or the answer begins."""
+
+    __slots__ = (
+        "scope",
+        "exchange",
+        "inner_send",
+        "inner_receive",
+        "limits",
+        "started",
+        "received",
+        "done",
+        "give_back",
+        "status",
+        "responded",
+    )
+
+    def __init__(
+        self, scope: Scope, exchange: Exchange, receive: Receive, send: Send, limits: BodyLimits
+    ) -> None:
+        self.scope, self.exchange = scope, exchange
+        self.inner_receive, self.inner_send = receive, send
+        self.limits = limits
+        self.started = asyncio.get_running_loop().time()
+        self.received = 0
+        self.done = False  # the body is whole (or the client left), or the answer began
+        self.give_back: Callable[[], None] | None = None  # the body's place, once taken
+        self.status = 500  # what the client sees if the app dies before starting a response
+        self.responded = False
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status, self.responded, self.done = int(message["status"]), True, True
+            finish_headers(message, self.exchange)
+            if self.exchange.entity_tag is not None:
+                await conditional_response(message, self.scope)
+        elif self.exchange.not_modified and message["type"] == "http.response.body":
+            message["body"] = b""
+        await self.inner_send(message)
+
+    async def receive(self) -> Any:
+        if self.done:
+            message: Any = await self.inner_receive()
+        else:
+            message = await self._body_part()
+        if message["type"] == "http.disconnect" and not self.responded:
+            # The client left before any answer (mid-body, say): nginx's 499, not a server error
+            # (a 5xx would count towards the error-rate alert).
+            self.status = CLIENT_CLOSED_REQUEST
+        return message
+
+    async def _body_part(self) -> Any:
+        exchange = self.exchange
+        if self.give_back is None and exchange.caller is not None:
+            # At the body's first read: both surfaces that read one know the key by then.
+            self.give_back = BODIES.take(exchange.caller, self.limits.caps)
+            exchange.held.append(self.give_back)
+        limits = self.limits
+        deadline = self.started + limits.timeout_seconds + self.received / limits.min_bytes_per_second
+        try:
+            # Each chunk that arrives returns from here, and the next read's deadline has its credit.
+            async with asyncio.timeout_at(deadline):
+                message: Any = await self.inner_receive()
+        except TimeoutError:
+            body_log.info("refused a request body after %d bytes (request_body_timeout)", self.received)
+            self.done = True
+            raise body_timeout(limits, self.received) from None
+        self.received += len(message.get("body", b""))
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.done = True
+            if self.give_back is not None:
+                self.give_back()  # whole (or the client left): the place is free before the answer
+        return message
+
+
+class Front:
+    """The one layer (the module's docstring). `rest` answers what the layer does not route itself
+    (`/mcp`, paths the router refuses): the app's ASGI handler as Litestar built it, behind the
+    MCP mount."""
+
+    def __init__(
+        self,
+        litestar: Litestar,
+        rest: ASGIApp,
+        services: Services,
+        imports: ImportWatch,
+        access: AccessQueue,
+        observe: Callable[[Scope, int, float], None] | None,
+        health: Callable[[], bytes],
+    ) -> None:
+        self.litestar = litestar
+        self.router = litestar.asgi_router
+        self.rest = rest
+        self.services = services
+        self.settings = services.settings
+        self.hops = services.settings.trusted_proxy_hops
+        self.limits = BodyLimits.of(services.settings)
+        self.imports = imports
+        self.access = access
+        self.observe = observe
+        self.health = health
+        self.keys = KeyBackends(services.store, services.limiter)
+        # A refusal of the layer is raised inside the middleware a route's own refusal passed
+        # through (compression, then Litestar's exception handler calling `handle_exception`).
+        self.refuse = COMPRESSION.middleware_class(
+            app=wrap_in_exception_handler(_raise_refusal), config=COMPRESSION
+        )
+        self.compressed = COMPRESSION.middleware_class(
+            app=wrap_in_exception_handler(_send_answer), config=COMPRESSION
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.rest(scope, receive, send)
+            return
+        started = time.perf_counter()
+        exchange = Exchange(request_id="req_" + uuid.uuid4().hex, query=query_pairs(scope["query_string"]))
+        scope["state"][_STATE_KEY] = exchange
+        cycle = Cycle(scope, exchange, receive, send, self.limits)
+        try:
+            await self.dispatch(scope, exchange, cycle.receive, cycle.send)
+        finally:
+            for give_back in exchange.held:
+                give_back()
+            if self.imports.changed():
+                self.imports.check_scope(scope)
+            seconds = time.perf_counter() - started
+            if self.observe is not None:
+                self.observe(scope, cycle.status, seconds)
+            self.access.put(scope, cycle.status, seconds)
+
+    async def dispatch(self, scope: Any, exchange: Exchange, receive: Receive, send: Send) -> None:
+        path: str = scope["path"]
+        method = scope["method"]
+        if normalize_path(path) != path or NONCANONICAL_ESCAPE.search(scope.get("raw_path") or b""):
+            await _noncanonical(path, exchange, send)
+            return
+        if path == "/v1/health" and method == "GET" and not scope["query_string"]:
+            scope["route_handler"] = meta.health  # for the access line
+            await _send_json(send, 200, self.health(), exchange.request_id)
+            return
+        if path == MCP_PATH:
+            await self.rest(scope, receive, send)
+            return
+        # The head read once: what authentication, the address and the coding need.
+        authorization: list[str] = []
+        forwarded: list[str] = []
+        accept_encoding: list[bytes] = []
+        host: bytes | None = None
+        for name, value in scope["headers"]:
+            lowered = name.lower()
+            if lowered == b"authorization":
+                authorization.append(value.decode("latin-1"))
+            elif lowered == b"x-forwarded-for":
+                forwarded.append(value.decode("latin-1"))
+            elif lowered == b"accept-encoding":
+                accept_encoding.append(value)
+            elif lowered == b"host" and host is None:
+                host = value
+        if host is not None and not _valid_host(host):
+            await self.rest(scope, receive, send)  # Litestar's router answers it, as before
+            return
+        try:
+            app, handler, scope["path"], scope["path_params"], template = self.router.handle_routing(
+                path, method
+            )
+        except Exception:  # an unknown path or another method: the router refuses it (404) as before
+            await self.rest(scope, receive, send)
+            return
+        ScopeState.from_scope(scope).exception_handlers = handler.resolve_exception_handlers()
+        scope["route_handler"] = handler
+        scope["path_template"] = template
+        try:
+            caller = await self.admit(scope, exchange, handler, authorization, forwarded)
+            if caller is not None and handler.opt["endpoint"] == _ME and not scope["query_string"]:
+                body = json_bytes(
+                    await meta.me_answer(
+                        self.keys,
+                        caller,
+                        exchange.counted,
+                        self.services.registry_version,
+                        exchange.request_id,
+                    )
+                )
+                answer: Message = {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [_JSON_HEAD, (b"content-length", str(len(body)).encode())],
+                }
+                if accept_encoding and negotiated_coding(b",".join(accept_encoding).decode("latin-1")):
+                    scope["state"][_ANSWER] = (answer, body)
+                    await self.compressed(scope, receive, send)
+                    return
+                await send(answer)
+                await send({"type": "http.response.body", "body": body, "more_body": False})
+                return
+        except errors.ApiError as refusal:
+            scope["state"][_REFUSAL] = refusal
+            await self.refuse(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    async def admit(
+        self, scope: Any, exchange: Exchange, handler: Any, authorization: list[str], forwarded: list[str]
+    ) -> Any:
+        """The guard steps in their order (docs/limits.md "Which requests count"): the method
+        (another than GET is 404 `method_not_allowed` before a key is read), then on a keyed route
+        the key in the URL, the key, the endpoint allow-list and the limits. The caller, or None
+        on a public route."""
+        method = scope["method"]
+        if method != "GET" and method not in handler.opt.get(OTHER_METHODS, ()):
+            raise errors.MethodNotAllowed(details={"method": method, "allowed": ["GET"]})
+        endpoint = endpoint_of(handler)
+        if endpoint is None or BY_ID[endpoint].public:
+            return None
+        # Before the header is read: a key sent in a URL is refused even next to a valid header.
+        reject_key_in_query(exchange.query)
+        client = scope.get("client")
+        peer = client[0] if client else "0.0.0.0"
+        ip = address_of(peer, forwarded, self.hops) if self.hops > 0 else peer
+        caller = await identify_presented(self.services, exchange, authorization, ip)
+        if not caller.may_call(endpoint):
+            raise errors.EndpointNotAllowed(
+                f"This key may not call {endpoint}.", details={"endpoint": endpoint}
+            )
+        await count_request(self.services, caller, exchange)
+        return caller
+
+
+async def _raise_refusal(scope: Scope, receive: Receive, send: Send) -> None:
+    raise scope["state"].pop(_REFUSAL)
+
+
+async def _send_answer(scope: Scope, receive: Receive, send: Send) -> None:
+    start, body = scope["state"].pop(_ANSWER)
+    await send(start)
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def _send_json(send: Send, status: int, body: bytes, request_id: str) -> None:
+    """A whole JSON response sent straight to the ASGI server (for answers given before routing)."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [_JSON_HEAD, (_REQUEST_ID, request_id.encode()), _NOSNIFF],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def _noncanonical(path: str, exchange: Exchange, send: Send) -> None:
+    """404 `not_found` for a path the router would only match after normalising it: the spec
+    knows `/v1/me`, not `/v1/me/` or `/v1//me`; serving those as `/v1/me` would give every route
+    several addresses (and caches, allow-lists by path, logs several spellings). The same holds for
+    the raw path's percent-encodings: an encoded `/` would join two segments into one
+    (`Test_x%2Fbooks` as an alpha id), and an encoded unreserved character (`%54est_x`) is a second
+    spelling of a plain one (RFC 3986 2.3); both are 404 before any key is read."""
+    if sharing.is_sharing_path(path):  # a protocol client reads the protocol's error body
+        body = sharing_protocol.error_body(sharing_protocol.RESOURCE_DOES_NOT_EXIST, sharing.NO_SUCH_PATH)
+        await _send_json(send, 404, body, exchange.request_id)
+        return
+    error = errors.NotFound(f"No such path: {path}", details={"path": path})
+    await _send_json(
+        send, error.status, error_response(error, exchange.request_id).content, exchange.request_id
+    )
+
+
+def _valid_host(host: bytes) -> bool:
+    return bool(is_valid_host(host))
