@@ -117,4 +117,4 @@ def admit(parsed: ParsedToken, credentials: Credentials | None, client_ip: str, 
         raise refused()
     if not ip_allowed(key.ip_allow, client_ip):
         raise errors.IpNotAllowed(details={"ip": client_ip})
-    return build_caller(key, account, client_ip)
+    return credentials.caller(client_ip, build_caller)

@@ -8,6 +8,7 @@ gives the documented shape for a key with no traffic.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 import msgspec
@@ -15,7 +16,7 @@ import msgspec
 from access.access import clamp
 from access.records import AccountRecord, KeyRecord, RateLimit, iso
 from access.tokens import display_prefix
-from core.context import Caller
+from core.context import AllowList, Caller
 from schemas.bodies.admin import KeyUsage
 from schemas.bodies.identity import Allow, FieldPolicy, KeyInventoryRow, Me, Usage
 from schemas.bodies.identity import RateLimit as RateLimitBody
@@ -66,6 +67,24 @@ def _rate_limit(rate_limit: Mapping[str, int | None]) -> RateLimitBody:
     return msgspec.convert(rate_limit, RateLimitBody)
 
 
+# The parts of `/v1/me` that are a function of the key's allow-lists and envelope, made once per
+# value (frozen Structs and a tuple, shared by the answers that hold them): every request of a key
+# asks the same ones (issue 49, item 1).
+@lru_cache(maxsize=1024)
+def _allow_of(endpoints: AllowList, alphas: AllowList, runs: AllowList) -> Allow:
+    return _allow({"endpoints": endpoints.to_wire(), "alphas": alphas.to_wire(), "runs": runs.to_wire()})
+
+
+@lru_cache(maxsize=1024)
+def _rate_limit_of(rate_limit: tuple[tuple[str, int | None], ...]) -> RateLimitBody:
+    return _rate_limit(dict(rate_limit))
+
+
+@lru_cache(maxsize=1024)
+def _sorted_endpoints(endpoints: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(endpoints))
+
+
 def me_payload(
     caller: Caller,
     key_record: KeyRecord,
@@ -81,17 +100,13 @@ def me_payload(
         email=caller.email,
         role=cast(Role, caller.role),  # one of ROLES: the store refuses any other
         is_admin=caller.is_admin,
-        allow=_allow(
-            {
-                "endpoints": caller.endpoint_allow.to_wire(),
-                "alphas": caller.alphas.to_wire(),
-                "runs": caller.runs.to_wire(),
-            }
-        ),
+        allow=_allow_of(caller.endpoint_allow, caller.alphas, caller.runs),
         field_policy=FieldPolicy(expose_raw_book=caller.expose_raw_book),
-        rate_limit=_rate_limit(rate_limit if rate_limit is not None else key_record.rate_limit.to_wire()),
+        rate_limit=_rate_limit_of(
+            tuple((rate_limit if rate_limit is not None else key_record.rate_limit.to_wire()).items())
+        ),
         usage=_usage(usage),
-        callable_endpoints=sorted(caller.endpoints),
+        callable_endpoints=list(_sorted_endpoints(caller.endpoints)),
         registry_version=registry_version,
         ip=caller.ip,
     )

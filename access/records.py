@@ -121,6 +121,10 @@ class KeyRecord:
         return self.expires_at is not None and self.expires_at <= as_utc(now)
 
 
+CALLERS_KEPT = 16
+"""Callers kept per credentials, one per client address (`Credentials.caller`)."""
+
+
 class Credentials:
     """What authentication needs in one read: the secret's hash, then the key and its owner.
 
@@ -140,6 +144,20 @@ class Credentials:
 
     def __repr__(self) -> str:
         return "Credentials(...)"  # never the hash
+
+    def caller(self, client_ip: str, build: Callable[[KeyRecord, AccountRecord, str], Any]) -> Any:
+        """`build(key, account, client_ip)`, the caller these credentials make from that address,
+        made once per address (a value of what was read, like the key and the account: kept
+        credentials are dropped whole when the key or its account changes, access/cache.py). At
+        most `CALLERS_KEPT` addresses are kept, the oldest dropped first."""
+        callers: dict[str, Any] = self.__dict__.setdefault("_callers", {})
+        made = callers.get(client_ip)
+        if made is None:
+            made = build(self.key, self.account, client_ip)
+            if len(callers) >= CALLERS_KEPT:
+                del callers[next(iter(callers))]
+            callers[client_ip] = made
+        return made
 
     @cached_property
     def key(self) -> KeyRecord:

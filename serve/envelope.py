@@ -6,6 +6,7 @@ bytes, so no framework serialiser walks the rows again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -36,8 +37,20 @@ def request_id_of(scope: Any) -> str:
     return exchange_of(scope).request_id
 
 
+_now_text: tuple[int, str] = (0, "")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    """The time now, to the second, as ISO 8601 UTC (`2026-11-26T19:58:17Z`): made once per second
+    (every answer's `meta.generated_at`)."""
+    global _now_text
+    second = int(time.time())
+    if _now_text[0] != second:
+        _now_text = (
+            second,
+            datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        )
+    return _now_text[1]
 
 
 def pagination(limit: int, offset: int, returned: int, total: int) -> Pagination:

@@ -26,14 +26,13 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from litestar import Litestar
 from litestar._asgi.utils import is_valid_host, wrap_in_exception_handler
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from litestar.utils import normalize_path
 from litestar.utils.scope.state import ScopeState
 
 from access.authenticate import reject_key_in_query
@@ -52,7 +51,7 @@ from serve.compression import COMPRESSION, negotiated_coding
 from serve.conditional import conditional_response
 from serve.dependencies import KeyBackends
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes
-from serve.exchange import _STATE_KEY, Exchange, query_pairs
+from serve.exchange import _STATE_KEY, Exchange, query_pairs, request_id
 from serve.pages import MCP_PATH
 from serve.routes import meta, sharing
 from serve.sharing import protocol as sharing_protocol
@@ -164,6 +163,16 @@ class Cycle:
         return message
 
 
+@dataclass(frozen=True, slots=True)
+class RouteFacts:
+    """What the layer reads of one route handler, read once (`Front.learn`)."""
+
+    exception_handlers: Any
+    methods: frozenset[str]  # GET and the `OTHER_METHODS` it declares
+    keyed: str | None  # its registry id when a key is needed
+    me: bool  # `/v1/me`, answered by the layer when it has no query string
+
+
 class Front:
     """The one layer (the module's docstring). `rest` answers what the layer does not route itself
     (`/mcp`, paths the router refuses): the app's ASGI handler as Litestar built it, behind the
@@ -191,6 +200,7 @@ class Front:
         self.observe = observe
         self.health = health
         self.keys = KeyBackends(services.store, services.limiter)
+        self.facts: dict[int, RouteFacts] = {}
         # A refusal of the layer is raised inside the middleware a route's own refusal passed
         # through (compression, then Litestar's exception handler calling `handle_exception`).
         self.refuse = COMPRESSION.middleware_class(
@@ -205,11 +215,12 @@ class Front:
             await self.rest(scope, receive, send)
             return
         started = time.perf_counter()
-        exchange = Exchange(request_id="req_" + uuid.uuid4().hex, query=query_pairs(scope["query_string"]))
+        query = scope["query_string"]
+        exchange = Exchange(request_id=request_id(), query=query_pairs(query) if query else ())
         scope["state"][_STATE_KEY] = exchange
         cycle = Cycle(scope, exchange, receive, send, self.limits)
         try:
-            await self.dispatch(scope, exchange, cycle.receive, cycle.send)
+            await self.dispatch(scope, exchange, cycle)
         finally:
             for give_back in exchange.held:
                 give_back()
@@ -220,10 +231,13 @@ class Front:
                 self.observe(scope, cycle.status, seconds)
             self.access.put(scope, cycle.status, seconds)
 
-    async def dispatch(self, scope: Any, exchange: Exchange, receive: Receive, send: Send) -> None:
+    async def dispatch(self, scope: Any, exchange: Exchange, cycle: Cycle) -> None:
+        receive, send = cycle.receive, cycle.send
         path: str = scope["path"]
         method = scope["method"]
-        if normalize_path(path) != path or NONCANONICAL_ESCAPE.search(scope.get("raw_path") or b""):
+        # `litestar.utils.normalize_path(path) == path`, without building the normalised text.
+        canonical = path == "/" or (path[:1] == "/" and path[-1:] != "/" and "//" not in path)
+        if not canonical or NONCANONICAL_ESCAPE.search(scope.get("raw_path") or b""):
             await _noncanonical(path, exchange, send)
             return
         if path == "/v1/health" and method == "GET" and not scope["query_string"]:
@@ -258,12 +272,13 @@ class Front:
         except Exception:  # an unknown path or another method: the router refuses it (404) as before
             await self.rest(scope, receive, send)
             return
-        ScopeState.from_scope(scope).exception_handlers = handler.resolve_exception_handlers()
+        facts = self.facts.get(id(handler)) or self.learn(handler)
+        ScopeState.from_scope(scope).exception_handlers = facts.exception_handlers
         scope["route_handler"] = handler
         scope["path_template"] = template
         try:
-            caller = await self.admit(scope, exchange, handler, authorization, forwarded)
-            if caller is not None and handler.opt["endpoint"] == _ME and not scope["query_string"]:
+            caller = await self.admit(scope, exchange, facts, authorization, forwarded)
+            if facts.me and caller is not None and not scope["query_string"]:
                 body = json_bytes(
                     await meta.me_answer(
                         self.keys,
@@ -282,8 +297,11 @@ class Front:
                     scope["state"][_ANSWER] = (answer, body)
                     await self.compressed(scope, receive, send)
                     return
-                await send(answer)
-                await send({"type": "http.response.body", "body": body, "more_body": False})
+                # Sent as `Cycle.send` sends a start, its headers set in the same way.
+                cycle.status, cycle.responded, cycle.done = 200, True, True
+                finish_headers(answer, exchange)
+                await cycle.inner_send(answer)
+                await cycle.inner_send({"type": "http.response.body", "body": body, "more_body": False})
                 return
         except errors.ApiError as refusal:
             scope["state"][_REFUSAL] = refusal
@@ -291,18 +309,35 @@ class Front:
             return
         await app(scope, receive, send)
 
+    def learn(self, handler: Any) -> RouteFacts:
+        """What the layer reads of a route handler, once per handler."""
+        endpoint = endpoint_of(handler)
+        facts = RouteFacts(
+            exception_handlers=handler.resolve_exception_handlers(),
+            methods=frozenset(("GET", *handler.opt.get(OTHER_METHODS, ()))),
+            keyed=None if endpoint is None or BY_ID[endpoint].public else endpoint,
+            me=endpoint == _ME,
+        )
+        self.facts[id(handler)] = facts
+        return facts
+
     async def admit(
-        self, scope: Any, exchange: Exchange, handler: Any, authorization: list[str], forwarded: list[str]
+        self,
+        scope: Any,
+        exchange: Exchange,
+        facts: RouteFacts,
+        authorization: list[str],
+        forwarded: list[str],
     ) -> Any:
         """The guard steps in their order (docs/limits.md "Which requests count"): the method
         (another than GET is 404 `method_not_allowed` before a key is read), then on a keyed route
         the key in the URL, the key, the endpoint allow-list and the limits. The caller, or None
         on a public route."""
         method = scope["method"]
-        if method != "GET" and method not in handler.opt.get(OTHER_METHODS, ()):
+        if method not in facts.methods:
             raise errors.MethodNotAllowed(details={"method": method, "allowed": ["GET"]})
-        endpoint = endpoint_of(handler)
-        if endpoint is None or BY_ID[endpoint].public:
+        endpoint = facts.keyed
+        if endpoint is None:
             return None
         # Before the header is read: a key sent in a URL is refused even next to a valid header.
         reject_key_in_query(exchange.query)

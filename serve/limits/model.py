@@ -92,28 +92,35 @@ def build_decision(
     windows: tuple[Window, ...], limits: Limits, counts: Counts, exceeded: int | None, now: datetime
 ) -> Decision:
     """The answer for one request, given the counts after it was (or was not) counted."""
-    limit_values = limits.as_tuple()
-    limited = [(i, limit) for i, limit in enumerate(limit_values) if limit is not None]
     # Binding window: least remaining; on a tie the shorter window, so a refusal names the
-    # same window in the headers as in the error code.
-    binding, binding_limit = min(limited, key=lambda pair: (_remaining(counts[pair[0]], pair[1]), pair[0]))
+    # same window in the headers as in the error code. (One pass, no key function: every metered
+    # request makes one, issue 49.)
+    binding, binding_limit, left = -1, 0, 0
+    for index, limit in enumerate(limits.as_tuple()):
+        if limit is None:
+            continue
+        remaining = _remaining(counts[index], limit)
+        if binding < 0 or remaining < left:
+            binding, binding_limit, left = index, limit, remaining
     window = windows[binding]
     headers = {
         "X-RateLimit-Limit": str(binding_limit),
-        "X-RateLimit-Remaining": str(_remaining(counts[binding], binding_limit)),
+        "X-RateLimit-Remaining": str(left),
         "X-RateLimit-Used": str(counts[binding]),
         "X-RateLimit-Reset": str(window.reset_epoch),
         "X-RateLimit-Window": window.name,
+        "RateLimit-Policy": rate_limit_policy(windows, limits),
+        "RateLimit": f'"{window.name}";r={left};t={window.seconds_until_reset(now)}',
     }
-    headers["RateLimit-Policy"] = rate_limit_policy(windows, limits)
-    headers["RateLimit"] = (
-        f'"{window.name}";r={_remaining(counts[binding], binding_limit)};t={window.seconds_until_reset(now)}'
-    )
     retry_after = 0
     if exceeded is not None:
         # The code names the shortest exhausted window, but a retry only succeeds once every
         # exhausted window has rolled over, so Retry-After waits for the last of them.
-        retry_after = max(windows[i].seconds_until_reset(now) for i, limit in limited if counts[i] >= limit)
+        retry_after = max(
+            windows[i].seconds_until_reset(now)
+            for i, limit in enumerate(limits.as_tuple())
+            if limit is not None and counts[i] >= limit
+        )
         headers["Retry-After"] = str(retry_after)
     return Decision(
         allowed=exceeded is None,

@@ -75,10 +75,15 @@ def current_windows(now: datetime) -> tuple[Window, Window, Window, Window]:
     microseconds on every metered request rather than a dozen datetime constructions.
     """
     utc = as_utc(now)
-    second = (utc - EPOCH) // ONE_SECOND
+    return _windows_at((utc - EPOCH) // ONE_SECOND, utc.year, utc.month)
+
+
+@lru_cache(maxsize=8)
+def _windows_at(second: int, year: int, month: int) -> tuple[Window, Window, Window, Window]:
+    """The windows of one second (made once per second: every request in it asks the same)."""
     minute = second - second % 60
     day = second - second % 86_400
-    month_start, month_reset = month_bounds(utc.year, utc.month)
+    month_start, month_reset = month_bounds(year, month)
     return (
         Window("second", second, second + 1),
         Window("minute", minute, minute + 60),
