@@ -12,7 +12,7 @@ route; null when no route matched),
 `status`, `duration_ms`, `pid` (the worker process). Nothing else of the request is logged.
 
 `LOG_CONFIG` is the logging set-up `alpha-results serve` hands to uvicorn: the access line as is
-on stdout, the service's other records (`serve.*`, `datasets.*`) with level and logger name, and
+on stdout, the service's other records (`serve.*`, `datasets.*`, `access.*`) with level and logger name, and
 uvicorn's own access log off (this one replaces it).
 """
 
@@ -196,6 +196,9 @@ LOG_CONFIG: dict[str, Any] = {
         "serve.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
         "serve": {"handlers": ["service"], "level": "INFO", "propagate": False},
         "datasets": {"handlers": ["service"], "level": "INFO", "propagate": False},
+        # Keys and the identity cache (`access`, serve/identity before issue 46's house move, when
+        # `serve` covered it): its change lines name when each worker dropped a key.
+        "access": {"handlers": ["service"], "level": "INFO", "propagate": False},
         "uvicorn": {"handlers": ["server"], "level": "INFO", "propagate": False},
         "uvicorn.error": {"level": "INFO"},
         "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
@@ -206,6 +209,6 @@ LOG_CONFIG: dict[str, Any] = {
 def log_config(level: str) -> dict[str, Any]:
     """`LOG_CONFIG` with the service loggers at `level` (access lines stay at INFO)."""
     config = json.loads(json.dumps(LOG_CONFIG))
-    for name in ("serve", "datasets", "uvicorn"):
+    for name in ("serve", "datasets", "access", "uvicorn"):
         config["loggers"][name]["level"] = level.upper()
     return config
