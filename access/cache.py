@@ -116,6 +116,14 @@ class IdentityCache:
             return found
         return await to_thread.run_sync(self._store.get_key, key_id)
 
+    def just_authenticated(self, key_id: str) -> KeyRecord | None:
+        """The key as kept, without reading the change counter again: for an answer made on the
+        event loop right after this request's authentication vouched for the cache (the one-pass
+        layer's `/v1/me`, serve/front.py), which read it in the same stretch of work, with no
+        await between. None when it is not kept (then the caller reads it)."""
+        kept = self._entries.get(key_id)
+        return kept.key if kept is not None else None
+
     def _kept(self, key_id: str, secret_sha256: str, generation: int | None) -> Credentials | None:
         if generation is None:
             return None

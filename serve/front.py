@@ -201,6 +201,11 @@ class Front:
         self.health = health
         self.keys = KeyBackends(services.store, services.limiter)
         self.facts: dict[int, RouteFacts] = {}
+        # The key as this request's authentication read it, from the identity cache (none for a
+        # store without one, or an authenticator of tests).
+        self.just_authenticated: Callable[[str], Any] | None = getattr(
+            services.store, "just_authenticated", None
+        )
         # A refusal of the layer is raised inside the middleware a route's own refusal passed
         # through (compression, then Litestar's exception handler calling `handle_exception`).
         self.refuse = COMPRESSION.middleware_class(
@@ -286,6 +291,7 @@ class Front:
                         exchange.counted,
                         self.services.registry_version,
                         exchange.request_id,
+                        self.just_authenticated(caller.key_id) if self.just_authenticated else None,
                     )
                 )
                 answer: Message = {

@@ -20,7 +20,7 @@ from litestar import Request, Response
 from litestar.params import SkipValidation
 from msgspec import UNSET
 
-from access import key_inventory_row, me_payload
+from access import KeyRecord, key_inventory_row, me_payload
 from core import errors
 from core.context import Caller
 from core.settings import Settings
@@ -104,10 +104,13 @@ async def me_answer(
     counted: dict[WindowName, int] | None,
     registry_version: str,
     request_id: str,
+    key_record: KeyRecord | None = None,
 ) -> Single[Me]:
     """`/v1/me`'s answer: the handler's, and the one-pass layer's for a request without a query
-    string (serve/front.py), the same body."""
-    key_record = await keys.key_record(caller.key_id)
+    string (serve/front.py), the same body. `key_record`: the key as this request's authentication
+    read it (the layer's), else it is read."""
+    if key_record is None:
+        key_record = await keys.key_record(caller.key_id)
     if key_record is None:  # deleted between authentication and now; answer as for any unknown key
         raise errors.InvalidApiKey()
     limits = caller_limits(caller)
