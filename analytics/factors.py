@@ -41,6 +41,7 @@ from schemas.bodies.factors import (
     FACTOR_MIN_WEEKS,
     MARGIN,
     FactorFigures,
+    FactorRunningSums,
     Factors,
     FactorType,
     FactorWeek,
@@ -273,6 +274,29 @@ def book_table(view: BuildView, book: str, factors: FactorTable) -> BookTable | 
     return view.memo(f"analytics:factors:book:{book}", read)
 
 
+def _running(values: np.ndarray) -> list[float | None]:
+    """Sums of the finite values up to each one (null where the value is not finite)."""
+    finite = np.isfinite(values)
+    return _nullable(np.where(finite, np.cumsum(np.where(finite, values, 0.0)), np.nan))
+
+
+def _running_sums(rows: BookTable, attributed: slice) -> list[FactorRunningSums]:
+    """The window's weekly book, common and specific returns summed up to each attributed week."""
+    return [
+        FactorRunningSums(
+            date=d, sum_of_weekly_returns=b, sum_of_weekly_common_returns=c, sum_of_weekly_specific_returns=x
+        )
+        for d, b, c, x in zip(
+            _dated(rows.week_days[attributed]),
+            *(
+                _running(getattr(rows, name)[attributed])
+                for name in ("book_return", "common_return", "specific_return")
+            ),
+            strict=True,
+        )
+    ]
+
+
 def _sums(code: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Per factor code: the sum of the finite values and how many there are."""
     finite = np.isfinite(values)
@@ -375,6 +399,7 @@ def factors_payload(
         variance_explained=book_stat("variance_explained", share, few),
         factors=_factor_entries(weeks, window, table, rows, book_reason, context),
         weekly=[] if rows is None else rows.weekly[attributed],
+        running_sums=[] if rows is None else _running_sums(rows, attributed),
         exposures=[] if rows is None else rows.exposures[_span(weeks.inside(rows.days, window))],
         ic=_neutral_ic(view, book, weeks, table, window, ic_reason, factor_reason, context),
     )

@@ -131,6 +131,61 @@ def _turnover(metrics: StoredValues | None, conventions: Conventions) -> Stat:
     )
 
 
+def annual_turnover(
+    metrics: StoredValues | None, conventions: Conventions, sessions: int | None, sessions_reason: str
+) -> Stat:
+    """`core.annual_turnover`: the long_short book's turnover per year, the mean session turnover times
+    sessions_per_year, from whichever turnover the run sealed (TURNOVERS, in order). A summed turnover
+    (`period_sum`) is spread over `sessions`, the ledger sessions of the span it sums (`sessions_reason`
+    says why they are unknown); a turnover `ratio` has no period to annualise it by."""
+    per_year = conventions.sessions_per_year
+    value: float | None = None
+    reason = "the run sealed none of " + ", ".join(n for n, _, _ in TURNOVERS)
+    for name, unit, _ in TURNOVERS:
+        sealed = None if metrics is None else metrics.get(name)
+        if sealed is None:
+            continue
+        if unit == "per_year":
+            value, reason = sealed, ""
+        elif unit == "per_session":
+            value, reason = sealed * per_year, ""
+        elif unit == "period_sum" and sessions:
+            value, reason = sealed / sessions * per_year, ""
+        elif unit == "period_sum":
+            reason = sessions_reason or "the summed turnover's span has no ledger session"
+        else:
+            reason = (
+                f"the run sealed its turnover as a {unit} ({name}), which has no period to annualise it by"
+            )
+        break
+    if not reason and number(value) is None:
+        reason = "the sealed turnover is not finite"
+    facts = field_facts(CoreStats, "annual_turnover")
+    return Stat(
+        value=None if reason else value,
+        unit=facts["unit"],
+        status="not_measurable" if reason else "available",
+        withheld_reason=reason or UNSET,
+        source="metrics",
+        source_kind="derived",
+        annualisation=facts["annualisation"],
+        periods_per_year=per_year,
+    )
+
+
+def ledger_sessions(inputs: MetricsInputs, window: DateWindow, access: Access) -> tuple[int | None, str]:
+    """The long_short ledger's sessions in `window` (what a summed turnover is spread over), or why
+    they are unknown."""
+    if not access.ledger:
+        return None, (
+            "access_limited: the sessions a summed turnover spans are counted on the ledger, which this key "
+            "may not read (portfolio.ledger)"
+        )
+    if inputs.ledger is None:
+        return None, "the run sealed no long_short ledger to count the summed turnover's sessions on"
+    return int(inputs.ledger["date"][window.mask_sorted(inputs.ledger["date"])].size), ""
+
+
 def annualised_icir_stat(
     body: type[Body],
     field: str,
@@ -169,10 +224,12 @@ def core_stats(
     conventions: Conventions,
     risk_free: StoredValues | None,
     tenure: Tenure | None = None,
+    sessions: tuple[int | None, str] = (None, "the sessions of the summed turnover's span were not counted"),
 ) -> CoreStats:
     """`core` (overall or one period) from its stored metrics.
 
     `risk_free` is the overall stored metrics: the run's risk-free rate is sealed once, overall.
+    `sessions`: the ledger sessions of the span (or why none), for a summed turnover per year.
     """
     per_year = conventions.sessions_per_year
 
@@ -199,6 +256,7 @@ def core_stats(
         max_drawdown=metric("max_drawdown", "max_drawdown"),
         max_drawdown_pct=metric("max_drawdown_pct", "max_drawdown_pct"),
         turnover=_turnover(metrics, conventions),
+        annual_turnover=annual_turnover(metrics, conventions, *sessions),
         tenure=tenure,
     )
 
@@ -260,7 +318,9 @@ def core_block(inputs: MetricsInputs, window: DateWindow, access: Access, warnin
     overall = None if inputs.stored is None else inputs.stored.get("overall", {}).get("")
     if inputs.stored is None:
         warnings.add("missing_kind", "The run sealed no stored metrics.", block="core", kind="metrics")
-    core = core_stats(overall, inputs.conventions, overall)
+    core = core_stats(
+        overall, inputs.conventions, overall, sessions=ledger_sessions(inputs, DateWindow(None, None), access)
+    )
     missing = [name for name, entry in _core_entries(core) if entry.status != "available"]
     if missing:
         warnings.add(
@@ -333,7 +393,13 @@ def periods_block(
         if inside.start is not None and inside.end is not None and inside.start > inside.end:
             continue
         stored = inputs.stored[granularity][period]
-        core = core_stats(stored, inputs.conventions, overall, tenure(inputs, inside, access, warnings))
+        core = core_stats(
+            stored,
+            inputs.conventions,
+            overall,
+            tenure(inputs, inside, access, warnings),
+            ledger_sessions(inputs, bounds, access),  # the whole period: its sum is sealed over all of it
+        )
         out.append(Period(period=period, core=core))
     return out
 
@@ -632,9 +698,11 @@ def panel_block(inputs: MetricsInputs, window: DateWindow, warnings: Warnings) -
                 lag_weeks=lag, rho=number(rho.mean()) if rho.size else None, weeks=int(rho.size)
             )
         )
+    ic_weekly = series("ic")
     return Panel(
         signal="raw",
-        ic_weekly=[WeeklyIc(date=d, ic=v) for d, v in series("ic")],
+        ic_weekly=[WeeklyIc(date=d, ic=v) for d, v in ic_weekly],
+        rebuilt_mean_ic=number(np.mean([v for _, v in ic_weekly])) if ic_weekly else None,
         decile_spread_weekly=[WeeklySpread(date=d, spread=v) for d, v in series("decile_spread")],
         ic_term_structure=term_structure,
         rank_autocorrelation=autocorrelation,

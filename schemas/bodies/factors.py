@@ -140,6 +140,39 @@ class FactorWeek(Body, kw_only=True, frozen=True):
     ]
 
 
+class FactorRunningSums(Body, kw_only=True, frozen=True):
+    """The window's weekly returns summed up to and including one attributed week (the last week's are
+    the window's sums)."""
+
+    date: Annotated[dt.date, figure("The attributed week's decision date (weekly[].date)")]
+    sum_of_weekly_returns: Annotated[
+        float | None,
+        figure(
+            "The book's weekly returns summed over the window's attributed weeks up to and including this one "
+            "(arithmetic, as the route's sum_of_weekly_returns; a week without a return adds nothing); null "
+            "when this week has none",
+            "sum_{s <= t} book_return_s",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    sum_of_weekly_common_returns: Annotated[
+        float | None,
+        figure(
+            "The factors' parts summed the same way (sum_of_weekly_common_returns up to this week)",
+            "sum_{s <= t} common_return_s",
+            source=BOOK_SOURCE,
+        ),
+    ]
+    sum_of_weekly_specific_returns: Annotated[
+        float | None,
+        figure(
+            "The specific returns summed the same way (sum_of_weekly_specific_returns up to this week)",
+            "sum_{s <= t} specific_return_s",
+            source=BOOK_SOURCE,
+        ),
+    ]
+
+
 class NeutralIcWeek(Body, kw_only=True, frozen=True):
     """One week's IC and feature-neutral IC."""
 
@@ -258,6 +291,13 @@ class Factors(Body, kw_only=True, frozen=True):
         ),
     ]
     weekly: Annotated[list[FactorWeek], figure("The attributed weeks, in date order")]
+    running_sums: Annotated[
+        list[FactorRunningSums],
+        figure(
+            "The book's, common and specific weekly returns summed from the window's first attributed week up to "
+            "each one, a row per week of weekly (what the dashboard draws as the summed returns)"
+        ),
+    ]
     exposures: Annotated[
         list[FactorWeekExposure],
         figure("The weekly exposures and parts, by date then factor (the factors' order)"),

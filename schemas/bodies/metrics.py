@@ -248,6 +248,24 @@ class CoreStats(Body, kw_only=True, frozen=True):
             term="sealed_turnover",
         ),
     ]
+    annual_turnover: Annotated[
+        Stat,
+        figure(
+            "Turnover of the long_short book per year: the mean session turnover times 252, whichever "
+            "turnover the run sealed (turnover in its sealed unit); not measurable when the run sealed only "
+            "a turnover ratio (no period to annualise it by) or none, and for a summed turnover when the key "
+            "may not read the ledger (its sessions are counted there)",
+            "annualised_turnover as sealed; else mean_turnover x 252; else total_turnover / (ledger sessions of "
+            "its span) x 252 (the run's whole ledger overall, the period's sessions in periods[])",
+            where={
+                "periods[]": {
+                    "meaning": "Turnover of the long_short book per year over the period: the period's summed "
+                    "turnover over its ledger sessions, times 252 (the whole period, as its sum is sealed, "
+                    "whatever the requested window)",
+                }
+            },
+        ),
+    ]
     tenure: Annotated[
         Tenure | None,
         figure(
@@ -537,6 +555,17 @@ class Panel(Body, kw_only=True, frozen=True):
         list[WeeklyIc],
         figure(
             "Weekly conditioned IC, weeks with a computable IC; over the full window its mean is core.ic",
+            signal="conditioned",
+        ),
+    ]
+    rebuilt_mean_ic: Annotated[
+        float | None,
+        figure(
+            "Mean of the ic_weekly values served beside it: the weekly conditioned IC rebuilt from the rebalance "
+            "cross-sections, over the window's weeks with a computable IC (/analytics/significance's "
+            "bootstrap.rebuilt_mean_ic over the same window; not the sealed core.ic, which it equals over the full "
+            "window only when the run's IC reproduces); null when no week has one",
+            "mean(ic_weekly[].ic)",
             signal="conditioned",
         ),
     ]

@@ -360,7 +360,7 @@ def test_a_window_sums_its_weeks(api: Api, lake: Lake, alpha: str) -> None:
             ("specific_return", "sum_of_weekly_specific_returns"),
         ):
             expected = float(frame[name].sum()) if weekly else None
-            assert close(data[name]["value"], expected), (window, name)
+            assert close(data[total]["value"], expected), (window, total)
         if len(weekly) >= 2:
             s, r = frame["specific_return"].to_numpy(), frame["book_return"].to_numpy()
             ir = s.mean() / s.std(ddof=1) * math.sqrt(WEEKS_PER_YEAR)
@@ -580,3 +580,31 @@ def test_forward_returns_equal_up_to_rounding_have_no_r_squared() -> None:
     assert fitted is not None and math.isnan(fitted.r_squared)
     moving = factor_model.fit(rng.normal(0, 0.02, 40), found)
     assert moving is not None and 0.0 <= moving.r_squared <= 1.0
+
+
+@pytest.mark.parametrize("alpha", EXPOSED)
+def test_the_running_sums_are_the_windows_weekly_returns_summed_to_date(api: Api, alpha: str) -> None:
+    """running_sums[]: the book's, common and specific weekly returns of the window summed up to each
+    attributed week (pandas' cumsum over the served weekly rows; a null week adds nothing and is null),
+    the last row the window's sums."""
+    for window in random_windows(f"factors/running/{alpha}", count=3):
+        response = api.get(
+            PATH.format(alpha), "raw", book="long_short", **{"from": window[0], "to": window[1]}
+        )
+        if response.status_code == 400:  # too few weeks in the window
+            continue
+        data = response.json()["data"]
+        weekly = pd.DataFrame(data["weekly"])
+        sums = pd.DataFrame(data["running_sums"])
+        assert list(sums["date"]) == list(weekly["date"]), window
+        for part, total in (
+            ("book_return", "sum_of_weekly_returns"),
+            ("common_return", "sum_of_weekly_common_returns"),
+            ("specific_return", "sum_of_weekly_specific_returns"),
+        ):
+            values = weekly[part].astype(float)
+            expected = values.cumsum().where(values.notna())  # pandas skips NaN in cumsum
+            served = sums[total].astype(float)
+            assert np.allclose(served, expected, rtol=1e-12, atol=1e-15, equal_nan=True), (window, total)
+            if data[total]["value"] is not None:
+                assert math.isclose(served.iloc[-1], data[total]["value"], rel_tol=1e-12, abs_tol=1e-15)

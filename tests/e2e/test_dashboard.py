@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -343,9 +344,13 @@ def data_endpoints(but: str) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     executable, sync_playwright = chromium_or_skip()
     folder = tmp_path_factory.mktemp("dashboard")
+    # The records and the keys in one database, as `serve --init-demo` keeps them: the demo's events
+    # and the seal's approvals of momentum_12_1 and value_composite_legacy (the approved set: the
+    # default reference set, the screener's production filter).
+    shutil.copyfile(demo_records, folder / "keys.sqlite3")
     keystore = f"sqlite:///{folder / 'keys.sqlite3'}"
     keys = make_keys(keystore)
     signing_key = folder / "signing.key"
@@ -882,6 +887,7 @@ def test_the_weekly_ic_caption_is_the_mean_of_the_bars_shown(
     fetched = visit.response_to(f"/v1/alphas/{alpha}/metrics").json()
     bars = [row["ic"] for row in fetched["data"]["panel"]["ic_weekly"] if row["ic"] is not None]
     mean = sum(bars) / len(bars)
+    assert math.isclose(fetched["data"]["panel"]["rebuilt_mean_ic"], mean, rel_tol=1e-12)  # served, drawn
     matched = IC_CAPTION.match(caption)
     assert matched, caption
     assert int(matched[1].replace(",", "")) == len(bars)

@@ -98,10 +98,9 @@ def assert_entries(shown: dict[str, tuple[str, str]], served: dict[str, Any]) ->
                 assert text == f"{entry['value'] * 100:.2f}%".replace("-0.00%", "0.00%"), (name, text, entry)
             elif entry["unit"] == "percentage_points":
                 assert text == f"{entry['value']:.2f}%".replace("-0.00%", "0.00%"), (name, text, entry)
-            elif entry["unit"] in ("per_year", "per_session"):
-                per_year = entry["value"] * (252 if entry["unit"] == "per_session" else 1)
+            elif entry["unit"] == "per_year":
                 assert text.endswith(" per year"), (name, text, entry)  # one turnover basis, per year
-                four_digits(text, per_year)
+                four_digits(text, entry["value"])
             else:
                 four_digits(text, entry["value"])
 
@@ -683,7 +682,7 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
         page.wait_for_selector(f"#{table}")
     text = page.inner_text("main")
     assert_named_as_shown(page, "main")
-    for right in ("Mean IC", "ICIR", "t-statistic of mean IC", "CAGR", "VaR 95 %", "CVaR 95 %"):
+    for right in ("Mean IC", "ICIR", "IC t-statistic", "CAGR", "VaR 95 %", "CVaR 95 %"):
         assert right in text, right
     assert page.inner_text("#checks tr[data-check='deflated_sharpe'] th").startswith("Deflated Sharpe ratio")
     assert page.inner_text("#significance [data-figure='dsr']").startswith("Deflated Sharpe ratio")
@@ -714,15 +713,15 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
         "#risk [data-figure='max_drawdown_pct'] + td",
         "#costs [data-figure='execution_cost'] + td",
         "#costs [data-figure='traded_notional'] + td",
-        "#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)",
+        "#metrics table.metrics-core tr:has([data-figure='core.annual_turnover']) td:nth-child(2)",
     ):
         assert tone(page, cell) == set(), cell
 
     # One turnover basis on the page, per year: the checks serve their turnover annualised, as
-    # /metrics serves core.turnover (x 252 sessions), and the page shows both as served.
+    # /metrics serves core.annual_turnover (x 252 sessions), and the page shows both as served.
     metrics = site.api(f"/v1/alphas/{ALPHA}/metrics", token).json()["data"]
     assert metrics["annualisation_factors"]["daily"] == 252
-    core = metrics["core"]["turnover"]
+    core = metrics["core"]["annual_turnover"]
     assert core["unit"] == "per_year" and core["periods_per_year"] == 252
     checks = site.api(f"/v1/alphas/{ALPHA}/analytics/checks", token).json()["data"]["checks"]
     turnover = next(c for c in checks if c["id"] == "turnover")
@@ -731,7 +730,9 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
     assert shown.endswith(" per year")
     four_digits(shown, turnover["value"])
     four_digits(
-        page.inner_text("#metrics table.metrics-core tr:has([data-figure='core.turnover']) td:nth-child(2)"),
+        page.inner_text(
+            "#metrics table.metrics-core tr:has([data-figure='core.annual_turnover']) td:nth-child(2)"
+        ),
         core["value"],
     )
     bounds = page.inner_text("#checks tr[data-check='turnover'] td.threshold")

@@ -220,6 +220,31 @@ def test_turnover_preference_order(present: tuple[str, ...], unit: str) -> None:
     data, _ = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
     assert data["core"]["turnover"]["unit"] == unit
     assert data["core"]["turnover"]["value"] == overall[present[0]]
+    # Per year whatever the run sealed: the mean session turnover x 252 (a sum over the ledger's sessions).
+    sessions = inputs.ledger["date"].size  # type: ignore[index]
+    expected = overall[present[0]] * (252 if unit == "per_session" else 252 / sessions)
+    served = data["core"]["annual_turnover"]
+    assert served["unit"] == "per_year" and served["value"] == pytest.approx(expected, rel=1e-12)
+    without_ledger = dataclasses.replace(ALL_ACCESS, ledger=False)
+    limited, _ = metrics_json(inputs, "overall", None, None, False, without_ledger)
+    annual = limited["core"]["annual_turnover"]
+    if unit == "period_sum":  # its sessions are counted on the ledger
+        assert annual["value"] is None and annual["withheld_reason"].startswith("access_limited")
+    else:
+        assert annual["value"] == served["value"]
+
+
+def test_a_turnover_ratio_has_no_basis_per_year() -> None:
+    inputs = make_inputs()
+    overall = inputs.stored["overall"][""]  # type: ignore[index]
+    for name in ("annualised_turnover", "mean_turnover", "total_turnover"):
+        overall.pop(name, None)
+    overall["turnover"] = 0.4
+    data, _ = metrics_json(inputs, "overall", None, None, False, ALL_ACCESS)
+    assert data["core"]["turnover"]["unit"] == "ratio"
+    annual = data["core"]["annual_turnover"]
+    assert annual["status"] == "not_measurable" and annual["value"] is None
+    assert "no period to annualise" in annual["withheld_reason"]
 
 
 def test_periods_overlap_the_window_and_tenure_is_narrowed() -> None:

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analytics.newey_west import lag_rule
@@ -106,6 +107,11 @@ def test_stored_core_reproduces_from_served_data(served: Served) -> None:
     turnover = np.array([r["turnover"] for r in served.ledger])
     assert core["turnover"]["unit"] == "per_year"
     assert close(core["turnover"]["value"], float(turnover.mean() * 252))
+    assert (
+        core["annual_turnover"]["unit"] == "per_year" and core["annual_turnover"]["periods_per_year"] == 252
+    )
+    assert close(core["annual_turnover"]["value"], float(turnover.mean() * 252))
+    assert close(body["data"]["panel"]["rebuilt_mean_ic"], float(np.mean(values)))
     assert body["data"]["panel"]["ic_weekly"] == [
         {"date": d, "ic": pytest.approx(v, rel=REL)} for d, v in ic.items()
     ]
@@ -130,6 +136,8 @@ def test_derived_blocks_reproduce_over_random_windows(served: Served) -> None:
 
         ic = ref.weekly_ic(weeks, "score")
         assert [p["date"] for p in data["panel"]["ic_weekly"]] == list(ic)
+        # The mean of the bars the dashboard draws, served beside them (the window's weekly IC).
+        assert close(data["panel"]["rebuilt_mean_ic"], float(np.mean(list(ic.values())))), (start, end)
 
         assert len(weeks) >= 20, (start, end)
         ledger = ledger_in(served.ledger, start, end)
@@ -197,6 +205,10 @@ def test_every_period_reproduces_from_its_ledger_slice(served: Served, granulari
         assert close(core["excess_sharpe"]["value"], ref.annualised_ratio(returns - risk_free, 252)), name
         assert core["turnover"]["unit"] == "period_sum"
         assert close(core["turnover"]["value"], sum(r["turnover"] for r in ledger)), name
+        # Per year: the period's mean session turnover x 252, as the overall annualised_turnover.
+        sessions = pd.Series([r["turnover"] for r in ledger], dtype=float)
+        assert core["annual_turnover"]["unit"] == "per_year", name
+        assert close(core["annual_turnover"]["value"], float(sessions.mean() * 252)), name
         weekly = np.array([v for d, v in ic.items() if d.startswith(name)])
         if len(weekly) >= 2:
             assert close(core["ic"]["value"], float(weekly.mean())), name

@@ -56,24 +56,7 @@ DISPLAY = {
 }
 """Display-only lines outside the layout modules, each with its reason."""
 
-PENDING = {
-    ("factors_panel.js", "total += v;"): (
-        "the running sums of the weekly book, common and specific returns: to be served on "
-        "/analytics/factors' weekly rows"
-    ),
-    ("labels.js", "SESSIONS_PER_YEAR = 252"): "per_session values shown per year (below)",
-    ("labels.js", "WEEKS_PER_YEAR = 52"): "per_week values shown per year (below)",
-    ("labels.js", "num(v * SESSIONS_PER_YEAR)"): (
-        "a per_session value (the screener's and periods' turnover) shown per year: to be served per year"
-    ),
-    ("labels.js", "num(v * WEEKS_PER_YEAR)"): "a per_week value shown per year: to be served per year",
-    ("metrics_table.js", "entry.value / years"): (
-        "a period's summed turnover per year over its span: to be served on /metrics periods[]"
-    ),
-    ("signal_charts.js", "plotted.reduce((sum, ic) => sum + ic, 0) / plotted.length"): (
-        "the mean of the weekly IC bars in the caption: to be served beside /metrics panel.ic_weekly"
-    ),
-}
+PENDING: dict[tuple[str, str], str] = {}
 """Figures still computed on the page, each with the served field that is to replace it."""
 
 

@@ -40,20 +40,13 @@ export function factorReturnsBlock(answer) {
     { className: "data entries factor-summary" },
   );
   if (weekly.length === 0) return [summary, note(`Not measurable over weeks: ${data.sum_of_weekly_returns.withheld_reason || "no week is attributed"}.`, "not-measurable")];
-  // Running sums of the weekly parts, as the route sums them over the window (arithmetic, not compounded).
-  const running = (pick) => {
-    let total = 0;
-    return weekly.map((w) => {
-      const v = pick(w);
-      if (v == null) return null;
-      total += v;
-      return total * 100;
-    });
-  };
+  // The running sums of the weekly parts, as the route serves them (`running_sums`: arithmetic, not compounded).
+  const sums = data.running_sums || [];
+  const running = (key) => sums.map((row) => (row[key] == null ? null : row[key] * 100));
   const series = [
-    { label: "book (summed weekly returns)", values: running((w) => w.book_return), color: "#1f5fbf", dash: null },
-    { label: "common: the factors' parts", values: running((w) => w.common_return), color: "#e07b00", dash: "6 3" },
-    { label: "specific: what the factors leave", values: running((w) => w.specific_return), color: "#2e8b57", dash: "2 2" },
+    { label: "book (summed weekly returns)", values: running("sum_of_weekly_returns"), color: "#1f5fbf", dash: null },
+    { label: "common: the factors' parts", values: running("sum_of_weekly_common_returns"), color: "#e07b00", dash: "6 3" },
+    { label: "specific: what the factors leave", values: running("sum_of_weekly_specific_returns"), color: "#2e8b57", dash: "2 2" },
   ];
   const factors = data.factors || [];
   return [
@@ -63,7 +56,7 @@ export function factorReturnsBlock(answer) {
       name: "factor-returns",
       title: "The book's weekly return split into its common and specific parts, summed (%)",
       yLabel: "Summed weekly return (%)",
-      dates: weekly.map((w) => w.date),
+      dates: sums.map((row) => row.date),
       series,
       format: (v) => `${fixed(v, 0)}%`,
       height: 210,

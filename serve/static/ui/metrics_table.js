@@ -1,7 +1,7 @@
 // The metrics table of /v1/alphas/{alpha}/metrics: core statistics, rank IC, Newey-West t-stats with
 // their lags (nwt), and per-period statistics at the chosen granularity (periods). Names, units and
-// colours are labels.js's; a period's turnover (summed over the period) is shown per year, the
-// page's one turnover basis, over the period's span (`tenure.years`).
+// colours are labels.js's; turnover is drawn per year, the page's one turnover basis, as served
+// (`core.annual_turnover`, and a period's over its sessions, `periods[].core.annual_turnover`).
 
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
@@ -9,7 +9,7 @@ import { DASH, fixed, int, num } from "./format.js";
 import { figureName, unitText, valueTone } from "./labels.js";
 import { entryCell, icirLabel, unreproducedBadge } from "./stat_entry.js";
 
-const CORE = ["ic", "icir", "icir_per_week", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "turnover"];
+const CORE = ["ic", "icir", "icir_per_week", "information_ratio", "excess_sharpe", "sharpe", "pnl", "max_drawdown", "max_drawdown_pct", "annual_turnover"];
 // core.sharpe is the information ratio under its former name (docs/api.md).
 const ALIASES = { sharpe: "deprecated alias of the information ratio" };
 const NWT = [
@@ -17,15 +17,7 @@ const NWT = [
   ["ic_score_panel", "Mean IC of the raw score panel"],
   ["ir", "Mean daily return of the long/short book"],
 ];
-const PERIOD_COLUMNS = ["ic", "icir", "information_ratio", "excess_sharpe", "pnl", "max_drawdown_pct", "turnover"];
-
-/** A period's turnover (`period_sum`) per year over the period's span; other units as served. */
-function perYear(entry, tenure) {
-  if (!entry || entry.unit !== "period_sum" || entry.value == null) return entry;
-  const years = tenure ? tenure.years : null;
-  const value = Number.isFinite(years) && years > 0 ? entry.value / years : null;
-  return { ...entry, value, unit: "per_year", status: value == null ? "not_measurable" : entry.status };
-}
+const PERIOD_COLUMNS = ["ic", "icir", "information_ratio", "excess_sharpe", "pnl", "max_drawdown_pct", "annual_turnover"];
 
 function statusText(entry) {
   if (!entry) return "not served";
@@ -122,13 +114,13 @@ function periodsTable(periods) {
     [
       "Period",
       ...PERIOD_COLUMNS.map((key) =>
-        key === "turnover" ? `${figureName(key)} (per year)` : key === "icir" ? icirLabel(periods[0].core.icir) : figureName(key),
+        key === "icir" ? icirLabel(periods[0].core.icir) : figureName(key),
       ),
       "Weeks",
     ],
     periods.map((p) => [
       h("th", { scope: "row" }, p.period),
-      ...PERIOD_COLUMNS.map((key) => entryCell(key === "turnover" ? perYear(p.core[key], p.core.tenure) : p.core[key], key)),
+      ...PERIOD_COLUMNS.map((key) => entryCell(p.core[key], key)),
       numberCell(p.core.tenure && p.core.tenure.weeks != null ? int(p.core.tenure.weeks) : DASH, null),
     ]),
     { className: "data periods" },

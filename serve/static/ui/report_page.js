@@ -25,7 +25,7 @@ import { DASHES, divergingFill, heatmapSvg, legendSvg, lineChartSvg, PALETTE, PO
 import { downloadSheet } from "./tearsheet_export.js";
 
 export const MAX_ALPHAS = 10;
-const CORE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "turnover"];
+const CORE = ["information_ratio", "excess_sharpe", "ic", "icir", "max_drawdown_pct", "annual_turnover"];
 const RISK = [
   ["benchmark.beta", (d) => d.benchmark && d.benchmark.beta],
   ["benchmark.tracking_error", (d) => d.benchmark && d.benchmark.tracking_error],

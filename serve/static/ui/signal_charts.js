@@ -32,8 +32,7 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
     const cell = h("div", { class: "chart-cell" });
     add(grid, cell);
     const series = panelData.ic_weekly;
-    const plotted = series.map((r) => r.ic).filter(Number.isFinite);
-    const mean = plotted.length ? plotted.reduce((sum, ic) => sum + ic, 0) / plotted.length : null;
+    const plotted = series.filter((r) => Number.isFinite(r.ic));
     const weekly = timeChart(cell, {
       name: "ic-weekly",
       title: "Weekly rank IC (conditioned score)",
@@ -51,7 +50,7 @@ export function renderSignal(body, metrics, split = NO_SPLIT) {
       h(
         "p",
         { class: "caption", id: "ic-weekly-caption" },
-        `Mean of the ${int(plotted.length)} weekly ICs shown: ${num(mean)}.`,
+        `Mean of the ${int(plotted.length)} weekly ICs shown: ${num(panelData.rebuilt_mean_ic)}.`,
       ),
       mismatch.length ? h("div", { id: "ic-weekly-warning" }, warningList(mismatch)) : null,
     );
