@@ -15,7 +15,32 @@ from schemas.registry import META_IDS
 ROLES: tuple[str, ...] = ("admin", "member")
 ACCOUNT_STATUSES: tuple[str, ...] = ("active", "deactivated", "deleted")
 KEY_STATUSES: tuple[str, ...] = ("active", "suspended")
-TEST_ALPHA_PREFIX = "Test_"
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """The spec's access rule: an alpha whose id does not start with `open_prefix` is *restricted*,
+    a key reads it only by an administrator's grant (a new account's ceiling and a key created
+    without grants read the open alphas alone: `SELF_SERVICE_GRANTS`, `DEFAULT_KEY_GRANTS`).
+
+    Access only: it says nothing of an alpha's standing. The production alphas are the approved
+    set (`analytics.standings`; docs/analytics.md, "The reference set"), whatever their id; a
+    seal's id without the prefix is also its production flag, which approves it once, at its
+    first publish (`pipeline.seal_approvals`)."""
+
+    open_prefix: str
+
+    def __contains__(self, alpha_id: object) -> bool:
+        """Whether `alpha_id` is restricted: its id does not start with the open prefix."""
+        return isinstance(alpha_id, str) and not alpha_id.startswith(self.open_prefix)
+
+    def open_alphas(self) -> AllowList:
+        """The allow-list of the alphas (or runs) that are not restricted: `prefix:Test_`."""
+        return AllowList.of_prefixes([self.open_prefix])
+
+
+RESTRICTED = Restriction(open_prefix="Test_")
+"""The restricted alphas: ids not starting with `Test_` (docs/access.md, "Defaults")."""
 
 
 @dataclass(frozen=True)
@@ -37,16 +62,16 @@ class Grants:
 
 SELF_SERVICE_GRANTS = Grants(
     endpoints=AllowList.of_ids(META_IDS),
-    alphas=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
-    runs=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
+    alphas=RESTRICTED.open_alphas(),
+    runs=RESTRICTED.open_alphas(),
     expose_raw_book=False,
 )
 """The ceiling of a new account."""
 
 DEFAULT_KEY_GRANTS = Grants(
     endpoints=AllowList.all(),
-    alphas=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
-    runs=AllowList.of_prefixes([TEST_ALPHA_PREFIX]),
+    alphas=RESTRICTED.open_alphas(),
+    runs=RESTRICTED.open_alphas(),
     expose_raw_book=False,
 )
 """The grants of a key created without any. Endpoints `all` means the account ceiling as-is (spec:

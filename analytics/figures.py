@@ -91,7 +91,7 @@ class Figures:
     """Where each alpha stands after the operator's decisions, which the server reads from its
     records: none decided by default. It feeds the screener's `standing` columns and filter and the
     default reference set of `checks` (production_correlation) and `contribution`: the approved
-    alphas, else the production ones (`analytics.sets.default_reference`)."""
+    alphas (the production ones: `analytics.sets.default_reference`), empty when none is."""
 
     @classmethod
     def open(cls, root: str, standings: Standings = NO_DECISIONS) -> Figures:
@@ -219,7 +219,7 @@ class Figures:
     ) -> Contribution:
         """`/analytics/contribution`: what adding `alpha` at `weight` (None: the optimal weight)
         does to the `reference` set (None: the default set, the approved alphas of `standings` but
-        the alpha, else every production alpha but the alpha), equally weighted as it grew, or
+        the alpha: a 400 when there is none), equally weighted as it grew, or
         combined by `weighting` as `combine` combines it."""
         given = None if reference is None else tuple(reference)
         q = ContributionQuery(
@@ -237,8 +237,7 @@ class Figures:
     def residual(self, alpha: str, reference: Sequence[str] | None = None, **params: Any) -> Residual:
         """`/analytics/residual` of one book (`ResidualQuery`: `book`, `start`, `end`): its daily
         returns regressed on the `reference` set's long_short returns and SPY's (None: the default
-        set, the approved alphas of `standings` but the alpha, else every production alpha but the
-        alpha)."""
+        set, the approved alphas of `standings` but the alpha: SPY alone when there is none)."""
         q = ResidualQuery(reference=None if reference is None else tuple(reference), **params)
         return self.reading().residual(self.build(alpha), q).data
 

@@ -16,12 +16,9 @@ import datetime as dt
 import shlex
 from collections.abc import Collection
 
-import numpy as np
-
 from analytics import inputs
 from analytics.standings import Decided, Standings
 from datasets.reader import BuildView
-from datasets.served import Catalogue
 from schemas.bodies.decisions import CheckResult, Checks
 from schemas.bodies.promotions import CheckChange, DecisionAction
 
@@ -66,16 +63,10 @@ def standings_after(standings: Standings, alpha: str, action: DecisionAction, as
     return Standings(approved, frozenset(retired))
 
 
-def live_book(catalogue: Catalogue, before: Standings, after: Standings) -> list[str]:
-    """The alphas a decision is shown against: the approved ones, before and after, and those the
-    index marks as production: the live book, bounded by it rather than by the catalogue (in id
-    order)."""
-    index = catalogue.index
-    production: list[str] = []
-    if index is not None and "production" in index.column_names:
-        flags = np.asarray(index.column("production").fill_null(False).to_numpy(zero_copy_only=False), bool)
-        production = [a for a, flag in zip(index.column("alpha_id").to_pylist(), flags, strict=True) if flag]
-    return sorted({*before.approved, *after.approved, *production})
+def live_book(before: Standings, after: Standings) -> list[str]:
+    """The alphas a decision is shown against: the approved ones (the production alphas), before
+    and after: the live book, bounded by it rather than by the catalogue (in id order)."""
+    return sorted({*before.approved, *after.approved})
 
 
 def changes(now: Checks, then: Checks) -> list[CheckChange]:

@@ -297,7 +297,7 @@ class Reading(BuildAnswers):
         others: list[OtherAlpha] = []
         versions = [own.version]
         not_shown = 0
-        for other in promotion.live_book(self.snapshot.catalogue, before, after):
+        for other in promotion.live_book(before, after):
             if other == alpha:
                 continue
             if not self.scope.may_read(other):

@@ -15,7 +15,7 @@ its own routes would answer them (docs/security.md, "Stored figures"):
   null (the checks route's `access_limited`); a snapshot's `reason`, which may name a symbol or
   another alpha, is replaced by the withheld reason;
 - a check computed over the other alphas (`schemas.checks.Check.over_catalogue`: the Deflated
-  Sharpe's trials, the production correlation, the residual against the production set) is the
+  Sharpe's trials, the production correlation, the residual against the approved set) is the
   key's own figure only when the key reads every alpha; for any other key it is withheld the same
   way, never a figure over alphas it may not read.
 A light module: the delivery worker imports it without Litestar or pyarrow.

@@ -27,6 +27,7 @@ from typing import Any
 
 import msgspec
 
+from access.records import RESTRICTED
 from alpha_results_seal.storage import Storage
 from analytics.figures import Figures
 from analytics.live import split_of
@@ -42,9 +43,6 @@ from schemas.bodies.promotions import CheckSeen, PolicySeen, Snapshot
 
 LOG = logging.getLogger(__name__)
 
-TEST_PREFIX = "Test_"
-"""The prefix of a test alpha's id; an id without it is sealed as production (for access, the
-same id is restricted: a key reads it only by an administrator's grant, `access.records.TEST_ALPHA_PREFIX`)."""
 SEAL_DECIDER = "seal"
 SEAL_NOTE = "sealed as production"
 BOOK = "long_short"
@@ -54,8 +52,11 @@ BUILDS = (PUBLISHED, REPUBLISHED)
 
 
 def sealed_as_production(alpha: str) -> bool:
-    """The seal's flag: an alpha id without the `Test_` prefix."""
-    return not alpha.startswith(TEST_PREFIX)
+    """The seal's flag: an alpha id without the `Test_` prefix, the same ids access calls
+    restricted (`access.records.RESTRICTED`: a key reads them only by an administrator's grant).
+    The flag approves the alpha once, here; from then on only its standing says whether it is a
+    production alpha."""
+    return alpha in RESTRICTED
 
 
 def to_seed(records: Records, alphas: Sequence[str]) -> list[str]:
@@ -128,4 +129,3 @@ def _index_follows(lake_root: str, records: Records, seeded: list[Promotion]) ->
             type(exc).__name__,
             exc,
         )
-

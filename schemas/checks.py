@@ -64,7 +64,7 @@ class Check:
     meaning: str  # what the value says, in words: the `reason` after the comparison ({names}: the figure's)
     annualisation: str  # annualised (times the periods per year of its basis) or not_annualisable
     over_catalogue: bool = False
-    """Computed over the other alphas the reader may read (the trials, the production set): a value
+    """Computed over the other alphas the reader may read (the trials, the approved set): a value
     recorded with the pipeline's full view (a promotion snapshot, an event) is the reader's own only
     when the reader reads every alpha (`serve.stored_answers`)."""
 
@@ -188,7 +188,7 @@ CHECKS: tuple[Check, ...] = (
         "ratio",
         "analytics.residual",
         "/analytics/residual appraisal_ratio of the book over the window against the default reference set "
-        "(the approved alphas the key may read, else the production ones, the alpha excepted): the book's daily "
+        "(the approved alphas the key may read, the alpha excepted; SPY alone when none is): the book's daily "
         "returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the "
         "intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below "
         f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",

@@ -522,10 +522,9 @@ class ScreenQuery(Query, frozen=True):
                 ge=0,
                 le=1,
                 description="Keep alphas whose absolute Pearson correlation, over the whole history, "
-                "to `correlated_to` (default: the approved alphas the key may read, or when there is none "
-                "every production alpha it may read, the alpha itself excepted; `meta.reference` says "
-                "which) is at most this (inclusive); an alpha with no defined correlation to any of them "
-                "fails it.",
+                "to `correlated_to` (default: the approved alphas the key may read, the alpha itself excepted; "
+                "`meta.reference` says which, and why when there is none) is at most this (inclusive); an "
+                "alpha with no defined correlation to any of them fails it.",
             ),
         ]
         | None
@@ -600,7 +599,7 @@ class BookWindowQuery(Query, frozen=True):
 MAX_SET = 50
 """Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
 MAX_REFERENCES = 1_000
-"""The most alphas `max_correlation` compares each candidate with (the production set a key may
+"""The most alphas `max_correlation` compares each candidate with (the approved set a key may
 read): its cost is one block of matrix products, candidates x references x dates."""
 MIN_SET_SESSIONS = 20
 """Common sessions a combination needs (its covariance has n(n+1)/2 entries to estimate), and each
@@ -707,7 +706,7 @@ class ContributionQuery(Query, frozen=True):
             _alpha_set(
                 f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left "
                 "out; with weighting=given its entry of `weights` is its weight after, the others' book "
-                "before theirs over 1 - w); absent: every production alpha the key may read."
+                "before theirs over 1 - w); absent: every approved alpha the key may read (a 400 when none is)."
             ),
         ]
         | None
@@ -929,7 +928,7 @@ class ResidualQuery(Query, frozen=True):
             tuple[str, ...],
             _alpha_set(
                 f"The reference set: up to {MAX_SET} ids the key may read (the alpha itself is left out); absent: "
-                "the default reference set (the approved alphas the key may read, else the production ones)."
+                "the default reference set (the approved alphas the key may read, empty when none is)."
             ),
         ]
         | None

@@ -1446,7 +1446,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "residual_information_ratio",
         "Residual information ratio",
-        "/analytics/residual appraisal_ratio of the book over the window against the default reference set (the approved alphas the key may read, else the production ones, the alpha excepted): the book's daily returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per coefficient",
+        "/analytics/residual appraisal_ratio of the book over the window against the default reference set (the approved alphas the key may read, the alpha excepted; SPY alone when none is): the book's daily returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per coefficient",
         "ratio",
     ),
     Term(

@@ -193,7 +193,7 @@ class PromotionPreview(Body, kw_only=True, frozen=True):
     others: Annotated[
         list[OtherAlpha],
         figure(
-            "The other alphas of the live book (approved before or after, and the production ones) the "
+            "The other alphas of the live book (the approved ones, before or after: the production alphas) the "
             "caller may read, in id order, each with the reference-set checks the decision moves."
         ),
     ]

@@ -990,7 +990,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "Annualised information ratio of what the default reference set and SPY leave of the alpha's whole-history "
             "long_short daily returns, the OLS intercept plus the residual (`/analytics/residual` "
             "`information_ratio` with no parameter, for a key that reads every alpha): the default set is the "
-            "approved alphas, else the production ones, the alpha excepted.",
+            "approved alphas, the alpha excepted (SPY alone when none is).",
             unit=units.RATIO,
             null=RESIDUAL_NOT_MEASURED,
             formula="mean(a + e) / std(a + e, ddof=1) * sqrt(252), r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",

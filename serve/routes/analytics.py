@@ -344,8 +344,8 @@ async def get_quantiles(ctx: Ctx[QuantilesQuery], alpha: FromPath[str]) -> Respo
         "The book's daily returns over "
         + WINDOW
         + " regressed by OLS, with an intercept, on the same sessions' daily long_short returns of a reference "
-        "set (`reference`, else the default set: the approved alphas the key may read, else the production ones, "
-        "the alpha excepted) and SPY's: the information ratio of the intercept plus the residual, the intercept "
+        "set (`reference`, else the default set: the approved alphas the key may read, "
+        "the alpha excepted, SPY alone when none is) and SPY's: the information ratio of the intercept plus the residual, the intercept "
         "annualised and its Newey-West t-statistic, R^2, the betas, and the reference alphas dropped. Needs "
         "portfolio.ledger and benchmarks.daily"
     ),

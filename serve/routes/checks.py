@@ -5,7 +5,7 @@ and change (`analytics.promotion`, the computation `alpha-results promote --dry-
 
 Authorised and resolved first, as every run-scoped route; then the parameters; then the answer,
 `analytics.reading.Reading.checks` in the key's scope (a bound looser than the policy is a 400; the
-DSR's trials, the production alphas the key may read, SPY's series), given the alpha's latest
+DSR's trials, the approved alphas the key may read, SPY's series), given the alpha's latest
 approval, where the live checks' part starts (as `/analytics/live`'s split).
 """
 

@@ -27,6 +27,7 @@ def served(api: Api, path: str, token: str = "raw", **params: str) -> PromotionP
     )
 
 
+@pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records that never heard of the seals
 def test_the_route_answers_what_the_dry_run_prints(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -61,6 +62,7 @@ def test_the_route_answers_what_the_dry_run_prints(
     assert [p["alpha_id"] for p in json.loads(run(capsys, "promotions", ASKED, "--keystore", url)[1])] == []
 
 
+@pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records that never heard of the seals
 def test_a_one_alpha_key_sees_its_own_verdict_and_no_other_name(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -97,9 +99,20 @@ def test_a_bad_as_of_is_a_400_naming_it(
     assert [p["name"] for p in parameters] == ["as_of"], parameters
 
 
-def test_without_records_every_alpha_is_previewed_for_approval_as_of_its_last_session(
+def test_the_seals_approvals_are_previewed_for_retirement_the_others_for_approval(
     api: Api, demo_lake: Path
 ) -> None:
+    """Over the demo's records (issue 47, item 1: the seal approved its restricted alphas at their
+    first publish), momentum_12_1's next decision is a retirement from the approval its seal
+    recorded, a `Test_` alpha's an approval; each as of the alpha's last session."""
     found = served(api, PATH)
-    assert found.action == "approved" and found.approval_before is None and found.approved_before == []
+    history = api.ok(f"/v1/alphas/{ASKED}/promotions")["data"]
+    assert (history["standing"], history["decisions"][-1]["decided_by"]) == ("approved", "seal")
+    assert found.action == "retired" and str(found.approval_before) == history["since"]
+    assert found.approved_before == ["momentum_12_1", "value_composite_legacy"]
+    assert found.approved_after == ["value_composite_legacy"]
     assert found.as_of == long_short_returns(demo_lake, ASKED)["date"].max()
+    fresh = served(api, f"/v1/alphas/{ALPHA}/analytics/promotion_preview")
+    assert fresh.action == "approved" and fresh.approval_before is None
+    assert fresh.approved_after == sorted([ALPHA, "momentum_12_1", "value_composite_legacy"])
+    assert fresh.as_of == long_short_returns(demo_lake, ALPHA)["date"].max()

@@ -10,12 +10,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from access.records import RESTRICTED
 from cli.main import main
 from pipeline.events import record_run_events
 from records.events import Reader, Scope, Wanted
 from records.store import open_records
 from schemas.checks import LIVE_CHECKS
-from tests.analytics.conftest import Api
+from tests.analytics.conftest import ALPHAS, Api
 
 ALPHA = "Test_planted_factor"
 
@@ -266,8 +267,8 @@ def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
 ) -> None:
     """Issue 47: `--as-of` defaults to the alpha's last session (was today: after the data, every
     live figure not measurable), and a decision says what it changes for the live book: the
-    approved set every reference set is drawn from, and each reference-set check of the approved and
-    production alphas that moves, as their own checks route answers before and after."""
+    approved set every reference set is drawn from, and each reference-set check of the approved
+    alphas (the production ones) that moves, as their own checks route answers before and after."""
     api, url, lake = with_records
     where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
     override = OVERRIDE
@@ -295,4 +296,44 @@ def test_a_decision_takes_effect_on_the_last_session_and_says_what_it_moves(
     code, _, err = run(capsys, "promote", ALPHA, *where, *override, "--dry-run")
     assert code == 1 and err.splitlines() == [
         f"error: {ALPHA} is already approved (as of {last}); retire it first"
+    ]
+
+
+def test_the_catalogue_shows_each_alphas_standing_and_since_when(
+    api: Api, demo_seals: Path, demo_lake: Path
+) -> None:
+    """Issue 47, item 1: one standing per alpha, shown where the alphas are listed. `/v1/alphas`
+    says of every alpha where it stands and since when, as its `/promotions` does: the demo's
+    restricted alphas (sealed as production) approved by their seal at their first publish, as of
+    their research cutoff, the `Test_` alphas never decided; a key reading `Test_` alphas alone
+    sees their rows only, the same."""
+    rows = {row["alpha_id"]: row for row in api.all_rows("/v1/alphas")}
+    assert sorted(rows) == sorted(ALPHAS)
+    for alpha, row in rows.items():
+        history = api.ok(f"/v1/alphas/{alpha}/promotions")["data"]
+        decided = [(d["action"], d["as_of"], d["decided_by"], d["note"]) for d in history["decisions"]]
+        if alpha in RESTRICTED:
+            # As of its research cutoff, else of its first publish (after its last session).
+            cutoff = json.loads((demo_seals / alpha / "manifest.json").read_text())["research_cutoff"]
+            since = row["approved_since"]
+            assert row["standing"] == "approved" and since == (cutoff or since), row
+            assert cutoff is not None or since > str(long_short_returns(demo_lake, alpha)["date"].max())
+            assert decided == [("approved", since, "seal", "sealed as production")], decided
+        else:
+            assert (row["standing"], row["approved_since"], decided) == ("never", None, []), (row, decided)
+        assert (history["standing"], history["since"]) == (row["standing"], row["approved_since"])
+    # The screener's standing column says the same, and its production filter is the approved set.
+    screened = {
+        r["alpha_id"]: (r["standing"], r["approved_since"]) for r in api.all_rows("/v1/analytics/screen")
+    }
+    assert screened == {a: (r["standing"], r["approved_since"]) for a, r in rows.items()}
+    production = {r["alpha_id"] for r in api.all_rows("/v1/analytics/screen", production="true")}
+    assert (
+        production
+        == {a for a, r in rows.items() if r["standing"] == "approved"}
+        == set(filter(RESTRICTED.__contains__, ALPHAS))
+    )
+    tested = api.all_rows("/v1/alphas", "testonly")
+    assert [(r["alpha_id"], r["standing"], r["approved_since"]) for r in tested] == [
+        (r["alpha_id"], "never", None) for r in rows.values() if r["alpha_id"] not in RESTRICTED
     ]

@@ -344,9 +344,13 @@ def data_endpoints(but: str) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def site(demo_lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(demo_lake: Path, demo_records: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     executable, sync_playwright = chromium_or_skip()
     folder = tmp_path_factory.mktemp("dashboard")
+    # The records and the keys in one database, as `serve --init-demo` keeps them: the demo's events
+    # and the seal's approvals of momentum_12_1 and value_composite_legacy (the approved set: the
+    # default reference set, the screener's production filter).
+    shutil.copyfile(demo_records, folder / "keys.sqlite3")
     keystore = f"sqlite:///{folder / 'keys.sqlite3'}"
     keys = make_keys(keystore)
     signing_key = folder / "signing.key"

@@ -387,7 +387,7 @@ def test_an_approved_alpha_shows_its_standing_and_its_live_part_from_the_approva
     assert (answer["split_date"], answer["split_origin"]) == (APPROVED_ON, "approval")
     assert answer["consistency"]["verdict"] != "not_measurable"  # long enough to be judged
     assert page.inner_text("#live-split-date") == APPROVED_ON
-    assert "the operator's approval" in page.inner_text("#live-split")
+    assert "the approval (its as_of: an operator's" in page.inner_text("#live-split")
     assert_live_table(page, answer)
     assert_verdicts(page, answer)
     # The standing, with who decided and why as text (their markup is not parsed).
@@ -420,7 +420,7 @@ def test_an_approved_alpha_shows_its_standing_and_its_live_part_from_the_approva
     )
     assert sheet.page.inner_text(row.format("live") + " th") == "Live against backtest"
     live = sheet.page.inner_text(row.format("live") + " td.summary-says")
-    assert live.startswith(f"Live (out of sample) ({APPROVED_ON}: the operator's approval"), live
+    assert live.startswith(f"Live (out of sample) ({APPROVED_ON}: the approval (its as_of"), live
     assert sheet.page.inner_text("#page-live > h2") == "Live against backtest"
     legend = sheet.page.eval_on_selector_all(
         "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"

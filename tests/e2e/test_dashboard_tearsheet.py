@@ -275,9 +275,9 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     """Issue 47, items 3 and 7: page 1 is the decision a head of research signs, every figure the
     routes' answer: the standing and since when, the checks' verdict with each failed (and not
     measurable) check and its reason, the part after the split against the backtest, called live
-    only after an approval (momentum_12_1 was never approved: out of sample after the research
-    cutoff), capacity at the reference capital, fragility, the costs and the correlation to the
-    reference set. Printed by Chromium, the PDF's first page (read by pdftotext) says the same."""
+    only after an approval (momentum_12_1 is approved by its seal at its first publish, as of its
+    research cutoff: live after it), capacity at the reference capital, fragility, the costs and
+    the correlation to the reference set. Printed by Chromium, the PDF's first page (read by pdftotext) says the same."""
     visit = open_dashboard(site, tab, site.keys.full, f"#/alphas/{ALPHA}/tearsheet")
     page = visit.page
     page.wait_for_selector("#tearsheet .page-footer .page-number")
@@ -302,15 +302,18 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
         text: str = page.inner_text(f"{row(name)} th")
         return text
 
-    # The standing and since when (never approved: no date).
+    # The standing and since when: approved by its seal (issue 47, item 1), as of its research cutoff.
     standing = got["promotions"]
-    assert standing["standing"] == "never" and standing["since"] is None
+    assert standing["standing"] == "approved" and standing["since"] is not None
+    assert [(d["action"], d["decided_by"]) for d in standing["decisions"]] == [("approved", "seal")]
     cell = f"{row('standing')} td.summary-figure"
-    assert (
-        page.get_attribute(cell, "data-standing") == "never" and page.get_attribute(cell, "data-since") == ""
+    assert (page.get_attribute(cell, "data-standing"), page.get_attribute(cell, "data-since")) == (
+        "approved",
+        standing["since"],
     )
-    assert page.inner_text(cell) == "Never approved"
-    assert f"alpha-results promote {ALPHA} --dry-run" in says("standing")
+    assert page.inner_text(cell) == "Approved"
+    assert says("standing").startswith(f"Approved since {standing['since']} by seal: “sealed as production”.")
+    assert f"alpha-results retire {ALPHA} --dry-run" in says("standing")
 
     # The verdict, then every check that did not pass with the route's own reason, in the route's order.
     checks = got["checks"]
@@ -336,23 +339,22 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     ]
     assert sum(c["verdict"] == "fail" for c in unpassed) == summary["failed"]
 
-    # Never approved: the part after the research cutoff is out of sample, and nothing calls it live.
+    # Approved: the part after the approval (its seal's, as of the research cutoff) is live.
     live = got["live"]
-    assert live["split_origin"] == "research_cutoff" and live["out_of_sample"]["sessions"] > 0
-    assert topic("live") == "Out of sample against backtest"
-    assert says("live").startswith(f"Out of sample after the research cutoff ({live['split_date']}: ")
-    assert "live" not in (topic("live") + says("live")).lower()
-    assert page.get_attribute(f"{row('live')} td.summary-figure", "data-origin") == "research_cutoff"
+    assert (live["split_origin"], live["split_date"]) == ("approval", standing["since"])
+    assert live["out_of_sample"]["sessions"] > 0
+    assert topic("live") == "Live against backtest"
+    assert says("live").startswith(f"Live (out of sample) ({live['split_date']}: the approval"), says("live")
+    assert page.get_attribute(f"{row('live')} td.summary-figure", "data-origin") == "approval"
     assert close(figure("live"), live["out_of_sample"]["information_ratio"]["value"])
     assert f"{live['out_of_sample']['sessions']} sessions" in says("live")
     # The same words on the sheet's own page of it and in its charts' legends.
-    assert page.inner_text("#page-live > h2") == "Out of sample after the research cutoff, against backtest"
-    assert "Out of sample (after the research cutoff)" in page.inner_text("#page-live table.live thead")
+    assert page.inner_text("#page-live > h2") == "Live against backtest"
+    assert "Out of sample (live)" in page.inner_text("#page-live table.live thead")
     legend = page.eval_on_selector_all(
         "#sheet-equity svg.svg-legend text", "ts => ts.map(t => t.textContent)"
     )
-    assert legend[-1] == f"out of sample after the research cutoff ({live['split_date']})"
-    assert not [t for t in legend if "live" in t.lower()]
+    assert legend[-1] == f"live (out of sample) after {live['split_date']}"
 
     # Capacity at the reference capital, fragility, costs: the served figure, and the sentence names it.
     capacity = got["capacity"]
@@ -371,13 +373,9 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     correlation = next(c for c in checks["checks"] if c["id"] == "production_correlation")
     assert close(figure("correlation"), correlation["value"])
     assert says("correlation") == correlation["reason"]
-    assert (
-        topic("correlation")
-        == {
-            "approved": "Correlation to the approved set",
-            "production": "Correlation to the production set (no other alpha is approved)",
-        }[correlation["reference"]]
-    )
+    # The set is the approved one (value_composite_legacy, approved by its seal), the alpha excepted.
+    assert correlation["reference"] == "approved" and correlation["nearest"] == "value_composite_legacy"
+    assert topic("correlation") == "Correlation to the approved set"
     page.locator("#page-summary").screenshot(path=str(tmp_path / "tearsheet-summary.png"))
     keep_artefact(tmp_path / "tearsheet-summary.png")
 
@@ -388,10 +386,10 @@ def test_the_tear_sheet_opens_with_the_decision_and_its_printed_first_page_says_
     for part in [
         "Decision summary",
         name,
-        "Never approved",
+        f"Approved since {standing['since']} by seal",
         f"page 1 of {len(TOPICS)}",
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['not_measurable']} not measurable",
-        f"Out of sample after the research cutoff ({live['split_date']}",
+        f"Live (out of sample) ({live['split_date']}",
         "At the reference capital K0 = 100 m",
         correlation["reason"],
         *(c["reason"] for c in unpassed),

@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from access.access import callable_endpoints, clamp, ip_allowed
-from access.records import ADMIN_CEILING, SELF_SERVICE_GRANTS, AccountRecord, Grants
+from access.records import (
+    ADMIN_CEILING,
+    DEFAULT_KEY_GRANTS,
+    RESTRICTED,
+    SELF_SERVICE_GRANTS,
+    AccountRecord,
+    Grants,
+)
 from core.context import AllowList
+from pipeline.seal_approvals import sealed_as_production
 from schemas.registry import ADMIN_IDS, ALL_IDS
 
 SAMPLE_IDS = [
@@ -190,3 +199,35 @@ def test_callable_endpoints_are_sorted_registry_ids() -> None:
 )
 def test_ip_allowed(allow: tuple[str, ...] | None, ip: str, expected: bool) -> None:
     assert ip_allowed(allow, ip) is expected
+
+
+@pytest.mark.parametrize(
+    ("alpha", "restricted"),
+    [
+        ("momentum_12_1", True),
+        ("value_composite_legacy", True),
+        ("Test_planted_factor", False),
+        ("test_x", True),
+    ],
+)
+def test_restricted_alphas_are_those_without_the_open_prefix(alpha: str, restricted: bool) -> None:
+    """The spec's access rule has its own name (issue 47, item 1): an id not starting with `Test_`
+    is restricted, read only by an administrator's grant; a new account's ceiling and a key created
+    without grants admit exactly the others. The seal's production flag is the same id test, and
+    only that: production is the approved standing (docs/analytics.md, "The reference set")."""
+    assert (alpha in RESTRICTED) is restricted
+    for grants in (SELF_SERVICE_GRANTS, DEFAULT_KEY_GRANTS):
+        assert grants.alphas == grants.runs == RESTRICTED.open_alphas()
+        assert grants.alphas.permits(alpha) is not restricted
+    assert sealed_as_production(alpha) is restricted
+
+
+def test_the_access_docs_name_restricted_alphas_never_production() -> None:
+    """docs/access.md and docs/security.md call the prefix rule "restricted alphas": "production"
+    is the approved set, not an access rule."""
+    docs = Path(__file__).parents[2] / "docs"
+    access = (docs / "access.md").read_text()
+    assert "**Restricted alphas** (ids not starting with `Test_`: `access.records.RESTRICTED`)" in access
+    for name in ("access.md", "security.md"):
+        text = (docs / name).read_text()
+        assert "Production alphas (ids" not in text and "sealed production set" not in text, name

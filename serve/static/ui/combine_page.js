@@ -10,7 +10,8 @@
 // `add=x` (the "Combine…" link of x's page) makes x the alpha added: the before/after is the
 // combination without x against the combination shown (x at its weight above), shown at once, and
 // the weight of x that maximises the information ratio is a suggestion beside it. Alone (`#/combine?add=x`), x is combined with the
-// first production alpha of the catalogue the key may read (GET /v1/analytics/screen?production=true),
+// first approved alpha of the catalogue the key may read (GET /v1/analytics/screen?production=true:
+// the approved standing),
 // or, for a key without the screener, the first other alpha of the listing.
 
 import { apiGet, apiGetAll, isAbort } from "./api.js";
@@ -143,11 +144,11 @@ export async function renderCombine(main, context) {
   drawCombination(results, answer);
 }
 
-/** The partner `alpha` is combined with when it comes alone: a production alpha, else any other. */
+/** The partner `alpha` is combined with when it comes alone: an approved alpha, else any other. */
 async function partnerOf(alpha, alphas, signal) {
   try {
-    const production = await apiGet("/v1/analytics/screen", { production: "true", limit: 100 }, { signal });
-    const first = production.data.map((r) => r.alpha_id).find((a) => a !== alpha);
+    const approved = await apiGet("/v1/analytics/screen", { production: "true", limit: 100 }, { signal });
+    const first = approved.data.map((r) => r.alpha_id).find((a) => a !== alpha);
     if (first) return first;
   } catch (error) {
     if (isAbort(error) || !["endpoint_not_allowed", "upstream_unavailable"].includes(error.code)) throw error;

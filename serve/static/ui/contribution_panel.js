@@ -12,8 +12,9 @@
 //
 // The weight that maximises the information ratio after (the route's answer without `weight`) is
 // a separate suggestion, named as one, with the information ratio it gives; it is never used
-// unless chosen ("Use this weight"). Nothing ticked: the set is every production alpha the key
-// may read, equally weighted as the book grew.
+// unless chosen ("Use this weight"). Nothing ticked: the set is the default reference set, every
+// approved alpha the key may read (the production alphas), equally weighted as the book grew; none
+// approved, the route's 400 says why.
 
 import { alphaPath, apiGet, isAbort } from "./api.js";
 import { alphaSelect } from "./alpha_picker.js";
@@ -23,7 +24,7 @@ import { changeTone } from "./labels.js";
 import { entryCell, entryText, figureHeader, isEntry } from "./stat_entry.js";
 
 /**
- * The panel in `section`. `chosen`: the combination's alphas in order (empty: the production set);
+ * The panel in `section`. `chosen`: the combination's alphas in order (empty: the approved set, the route's default);
  * `combination`: its parameters (weighting, weights, fit_to, from, to; null without one); `added`:
  * the alpha the page was opened for when the combination holds it; `combined`: a promise of the
  * combination route's answer (its served weights and sessions), or null.
@@ -51,7 +52,7 @@ export function renderContribution(section, alphas, { chosen, combination, added
     note(
       chosen.length
         ? "GET /v1/alphas/{alpha}/analytics/contribution with the combination above at the weights on screen; the weight that maximises the information ratio after is only a suggestion, shown apart."
-        : "GET /v1/alphas/{alpha}/analytics/contribution?reference=(every production alpha), at the weight typed; the weight that maximises the information ratio after is a suggestion, shown apart.",
+        : "GET /v1/alphas/{alpha}/analytics/contribution without reference (the default set: every approved alpha you may read), at the weight typed; the weight that maximises the information ratio after is a suggestion, shown apart.",
       "intro",
     ),
     h(

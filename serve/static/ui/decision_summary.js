@@ -81,10 +81,10 @@ function checksOf(answer) {
 
 const counts = (summary) => `${summary.passed ?? DASH} passed, ${summary.failed ?? DASH} failed, ${summary.not_measurable ?? DASH} not measurable`;
 
-/** The set the correlation check compared with, as its `reference` names it (approved: the production alphas). */
+/** The set the correlation check compared with, as its `reference` names it (approved: the production alphas, the only default). */
 function referenceSet(check) {
   if (!check || !check.reference) return "the reference set";
-  return check.reference === "approved" ? "the approved set" : `the ${check.reference} set (no other alpha is approved)`;
+  return check.reference === "approved" ? "the approved set" : `the ${check.reference} set`;
 }
 
 function liveTitle(data) {
@@ -161,7 +161,7 @@ export function decisionSummary(alpha, got) {
           since ? [word, since, "."] : "No promotion is recorded for this alpha.",
           decisions.length ? ` ${decisions.length} decision${decisions.length === 1 ? "" : "s"} recorded.` : "",
           " ",
-          h("span", { class: "muted" }, "The operator records a decision: ", h("code", {}, `alpha-results promote ${alpha} --dry-run`), " says what it would change."),
+          h("span", { class: "muted" }, "The operator records a decision: ", h("code", {}, `alpha-results ${data.standing === "approved" ? "retire" : "promote"} ${alpha} --dry-run`), " says what it would change."),
         ],
       ];
     }),

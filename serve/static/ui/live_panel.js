@@ -18,7 +18,7 @@ export const PART_FIGURES = ["information_ratio", "excess_sharpe", "rebuilt_mean
 
 // Where a split comes from (`split_origin`), in the words of docs/analytics.md.
 export const ORIGINS = {
-  approval: "the operator's approval (its as_of): the live part starts after the day it was approved",
+  approval: "the approval (its as_of: an operator's, or the seal's at the alpha's first publish): the live part starts after the day it was approved",
   research_cutoff: "the seal's research_cutoff: the last date the research looked at",
   first_published: "the date the catalogue first published the alpha",
   request: "the what-if split asked here (split=), not the alpha's own",
