@@ -173,3 +173,11 @@ synthetic-catalogue *ARGS:
 # Issue 51 at scale, in one process over the synthetic catalogue (written when absent): listing, screener, max_correlation, correlation top 50 p50/p95 and CPU, recall against brute force, memory (docs/benchmarks.md "Issue 51").
 bench-synthetic *ARGS:
     python -m tests.bench.synthetic_bench {{ARGS}}
+
+# Issue 51, item 3: the catalogue step of one publish of a small demo alpha onto the synthetic catalogue of each --n (default 1,000 10,000 100,000; written when absent), wall and CPU, then a compaction (docs/benchmarks.md "Issue 51").
+bench-publish *ARGS:
+    python -m tests.bench.publish_bench {{ARGS}}
+
+# Issue 51, item 4: `lake index` locally and on a Dask LocalCluster of --workers (default 1 2 4) over bench-catalogue's --n real alphas (default 200), each phase and task timed, and a model of more machines from the tasks measured on one.
+bench-index-dask *ARGS:
+    python -m tests.bench.dask_index_bench {{ARGS}}

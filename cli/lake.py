@@ -276,13 +276,14 @@ def run_index(args: argparse.Namespace) -> int:
         print(f"alpha-results lake index: {exc}", file=sys.stderr)
         return 2
     started = time.monotonic()
+    phases: dict[str, float] = {}
     if scheduler is None:
-        number = catalogue_index.rebuild(lake_root)
+        number = catalogue_index.rebuild(lake_root, timings=phases)
     else:
         from pipeline.dask_build import rebuild_index_on_dask
 
         try:
-            number = rebuild_index_on_dask(lake_root, scheduler)
+            number = rebuild_index_on_dask(lake_root, scheduler, phases)
         except OSError as exc:
             print(f"alpha-results lake index: Dask scheduler {scheduler}: {exc}", file=sys.stderr)
             return 2
@@ -292,6 +293,7 @@ def run_index(args: argparse.Namespace) -> int:
         f"catalogue index generation {number}: {count} alphas in {time.monotonic() - started:.1f} s"
         f"  (lake {lake_root})"
     )
+    print("phases  " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases.items()))
     if args.events:
         alphas = [] if rows is None else [str(a) for a in rows.column("alpha_id").to_pylist()]
         return 1 if print_steps([record_events(args, lake_root, alphas, [])]) else 0

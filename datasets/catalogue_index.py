@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from alpha_results_seal.storage import Storage
@@ -74,9 +75,11 @@ class Generation:
     changes: list[dict[str, Any]] = field(default_factory=list)  # alpha_id, build_id, previous
     matrices: dict[str, str] = field(default_factory=dict)  # name -> .npy path in the catalogue folder
     retired: list[str] = field(default_factory=list)  # files (catalogue folder) this one no longer names
+    delta: Delta | None = None  # the rows this generation changes over its base's files (`index`, `matrices`)
+    trials: dict[str, Any] | None = None  # the trials' exact sums (`TrialSums.document`)
 
     def document(self) -> dict[str, Any]:
-        return {
+        found = {
             "generation": self.number,
             "index": self.index,
             "written_at": self.written_at,
@@ -85,6 +88,52 @@ class Generation:
             "matrices": self.matrices,
             "retired": self.retired,
         }
+        if self.delta is not None:
+            found["delta"] = self.delta.document()
+        if self.trials is not None:
+            found["trials"] = self.trials
+        return found
+
+    @property
+    def base(self) -> int:
+        """The number of the generation whose full index and matrices this one names."""
+        return self.number if self.delta is None else self.delta.base
+
+
+@dataclass(frozen=True)
+class Delta:
+    """What a delta generation changes over the full files of its base generation (docs/lake.md,
+    "Delta generations"): `index`, the changed alphas' whole rows (every alpha changed since the
+    base: deltas are cumulative, so a reader merges one base and one delta), each with the position
+    in the base before which it goes (`_position`); `removed`, the alphas of the base no longer
+    indexed; `matrices`, the changed rows of each matrix on their own dates (`{basis}_days`) and
+    their sketches on the base's directions (`{basis}_sketch`); `lists`, the score neighbour list
+    each alpha whose list changed since the base names now (its row otherwise unchanged)."""
+
+    base: int
+    index: str
+    removed: list[str] = field(default_factory=list)
+    matrices: dict[str, str] = field(default_factory=dict)
+    lists: dict[str, str | None] = field(default_factory=dict)
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "index": self.index,
+            "removed": self.removed,
+            "matrices": self.matrices,
+            "lists": self.lists,
+        }
+
+    @staticmethod
+    def parse(document: dict[str, Any]) -> Delta:
+        return Delta(
+            base=int(document["base"]),
+            index=str(document["index"]),
+            removed=[str(a) for a in document.get("removed") or []],
+            matrices={str(k): str(v) for k, v in (document.get("matrices") or {}).items()},
+            lists={str(k): None if v is None else str(v) for k, v in (document.get("lists") or {}).items()},
+        )
 
 
 def _parse(number: int, payload: bytes, path: str) -> Generation:
@@ -98,6 +147,8 @@ def _parse(number: int, payload: bytes, path: str) -> Generation:
             changes=list(document.get("changes") or []),
             matrices={str(k): str(v) for k, v in (document.get("matrices") or {}).items()},
             retired=[str(path) for path in document.get("retired") or []],
+            delta=None if document.get("delta") is None else Delta.parse(document["delta"]),
+            trials=document.get("trials"),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise CorruptLakeFile(f"{path} is not a catalogue generation: {exc}") from exc
@@ -165,22 +216,100 @@ def _age(generation: Generation) -> float:
     return datetime.now(UTC).timestamp() - written.timestamp()
 
 
-def read_index(
-    storage: Storage, root: str, generation: Generation, columns: list[str] | None = None
-) -> pa.Table:
-    """The generation's index (only `columns`, those of them it has, when given), with the
-    columns of `CATALOGUE_INDEX` (`conformed`) when read whole."""
-    path = layout.join(catalogue_dir(root), generation.index)
+def _read_parquet(storage: Storage, root: str, relative: str, columns: list[str] | None) -> pa.Table:
+    path = layout.join(catalogue_dir(root), relative)
     try:
         # One thread: Arrow's pool threads would release the buffer over Python bytes, which at
         # interpreter exit cannot take the GIL (the process aborts).
         file = pq.ParquetFile(pa.BufferReader(storage.read_bytes(path)))
         if columns is not None:
             columns = [c for c in columns if c in file.schema_arrow.names]
-            return file.read(columns=columns, use_threads=False)
-        return conformed(file.read(use_threads=False))
+        return file.read(columns=columns, use_threads=False)
     except (pa.ArrowException, ValueError) as exc:
         raise CorruptLakeFile(f"{path} is not a catalogue index: {exc}") from exc
+
+
+def read_index(
+    storage: Storage, root: str, generation: Generation, columns: list[str] | None = None
+) -> pa.Table:
+    """The generation's index (only `columns`, those of them it has, when given), with the
+    columns of `CATALOGUE_INDEX` (`conformed`) when read whole. A delta generation's is its base's
+    index with the delta's rows merged in (`Delta`), in catalogue order."""
+    delta = generation.delta
+    if delta is None:
+        found = _read_parquet(storage, root, generation.index, columns)
+        return found if columns is not None else conformed(found)
+    wanted = None if columns is None else list(dict.fromkeys(["alpha_id", *columns]))
+    base = _read_parquet(storage, root, generation.index, wanted)
+    changed = _read_parquet(storage, root, delta.index, None if wanted is None else [*wanted, POSITION])
+    if columns is None:
+        base, rows = conformed(base), conformed(changed)
+    else:
+        names = [c for c in wanted or [] if c in base.column_names]
+        base = base.select(names)
+        rows = pa.table(
+            [
+                changed.column(c).cast(base.schema.field(c).type)
+                if c in changed.column_names
+                else pa.nulls(changed.num_rows, base.schema.field(c).type)
+                for c in names
+            ],
+            schema=base.schema,
+        )
+    keep, order = _merge_order(base.column("alpha_id"), changed, delta)
+    merged = _spliced(base, rows, np.flatnonzero(keep), order)
+    if delta.lists and "score_neighbours" in merged.column_names:
+        ids = merged.column("alpha_id")
+        overridden = pc.fill_null(pc.is_in(ids, value_set=pa.array(list(delta.lists), pa.string())), False)
+        positions = np.flatnonzero(np.asarray(overridden.to_numpy(zero_copy_only=False)))
+        if positions.size:
+            paths = pa.array([delta.lists[ids[int(row)].as_py()] for row in positions], pa.string())
+            where = merged.schema.get_field_index("score_neighbours")
+            column = pc.replace_with_mask(
+                merged.column(where).combine_chunks(), overridden.combine_chunks(), paths
+            )
+            merged = merged.set_column(where, merged.schema.field(where), column)
+    if columns is not None:
+        merged = merged.select([c for c in merged.column_names if c in columns])
+    return merged
+
+
+def _spliced(base: pa.Table, rows: pa.Table, kept: np.ndarray, order: np.ndarray) -> pa.Table:
+    """[base rows `kept`, `rows`] in `order`, as slices of the two tables (no row copied): the base's
+    kept rows are runs between the delta's rows, so the merge costs O(the delta), not O(N)."""
+    sources = np.asarray(order, dtype=np.int64)
+    if sources.size == 0:
+        return base.slice(0, 0)
+    from_base = sources < kept.size
+    position = np.where(
+        from_base, kept[np.minimum(sources, max(kept.size - 1, 0))] if kept.size else 0, sources - kept.size
+    )
+    breaks = np.flatnonzero((from_base[1:] != from_base[:-1]) | (position[1:] != position[:-1] + 1)) + 1
+    starts = np.concatenate([[0], breaks])
+    stops = np.concatenate([breaks, [sources.size]])
+    pieces = [
+        (base if from_base[start] else rows).slice(int(position[start]), int(stop - start))
+        for start, stop in zip(starts.tolist(), stops.tolist(), strict=True)
+    ]
+    return pa.concat_tables(pieces)
+
+
+POSITION = "_position"
+"""A delta row's column: the row of its base's index before which it goes (catalogue order)."""
+
+
+def _merge_order(base_ids: pa.ChunkedArray, changed: pa.Table, delta: Delta) -> tuple[np.ndarray, np.ndarray]:
+    """(which base rows are kept, the order of [kept base rows, delta rows] in catalogue order):
+    a base row goes when the delta replaces or removes its alpha; a delta row (stored in catalogue
+    order) goes before the base row at its position, after the delta rows before it."""
+    gone = pa.array([*changed.column("alpha_id").to_pylist(), *delta.removed], pa.string())
+    keep = ~np.asarray(pc.fill_null(pc.is_in(base_ids, value_set=gone), False).to_numpy(zero_copy_only=False))
+    kept = np.flatnonzero(keep)
+    positions = np.asarray(changed.column(POSITION).to_numpy(zero_copy_only=False), dtype=np.int64)
+    primary = np.concatenate([kept, positions])
+    secondary = np.concatenate([np.ones(kept.size, np.int8), np.zeros(positions.size, np.int8)])
+    third = np.concatenate([np.zeros(kept.size, np.int64), np.arange(positions.size, dtype=np.int64)])
+    return keep, np.lexsort((third, secondary, primary))
 
 
 def conformed(index: pa.Table) -> pa.Table:
@@ -247,17 +376,14 @@ class Next:
     matrices: dict[str, np.ndarray] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     retired: list[str] = field(default_factory=list)
+    trials: dict[str, Any] | None = None  # the trials' exact sums (`TrialSums.document`)
 
 
 Update = Callable[[Generation | None, pa.Table | None], Next]
 """(newest generation or None, its index or None) -> what to commit as the next generation."""
 
 
-def read_matrix(
-    storage: Storage, root: str, generation: Generation, name: str, mmap: bool = True
-) -> np.ndarray | None:
-    """Matrix `name` of a generation (memory-mapped on a local lake); None when it has none."""
-    relative = generation.matrices.get(name)
+def _load(storage: Storage, root: str, relative: str | None, mmap: bool) -> np.ndarray | None:
     if relative is None:
         return None
     path = layout.join(catalogue_dir(root), relative)
@@ -268,6 +394,120 @@ def read_matrix(
             found = np.load(io.BytesIO(storage.read_bytes(path)), allow_pickle=False)
     except ValueError as exc:
         raise CorruptLakeFile(f"{path} is not a catalogue matrix: {exc}") from exc
+    return found
+
+
+def read_matrix(
+    storage: Storage, root: str, generation: Generation, name: str, mmap: bool = True
+) -> np.ndarray | None:
+    """Matrix `name` of a generation (memory-mapped on a local lake); None when it has none. A
+    delta generation's is its base's with the delta's rows merged in, in the index's order, on the
+    dates either holds (`merged_matrix`)."""
+    if generation.delta is None:
+        return _load(storage, root, generation.matrices.get(name), mmap)
+    return merged_matrix(storage, root, generation, name)
+
+
+_MERGED: dict[tuple[str, int], dict[str, np.ndarray | None]] = {}
+"""The merged matrices of the last delta generations read (root, number) -> name -> array."""
+
+
+def merged_matrix(storage: Storage, root: str, generation: Generation, name: str) -> np.ndarray | None:
+    delta = generation.delta
+    assert delta is not None
+    key = (root, generation.number)
+    cache = _MERGED.get(key)
+    if cache is None:
+        while len(_MERGED) >= 2:
+            _MERGED.pop(next(iter(_MERGED)))
+        cache = _MERGED[key] = {}
+    if name in cache:
+        return cache[name]
+    suffix = next((s for s in ("_days", "_sketch", "_axes", "_present") if name.endswith(s)), "")
+    basis = name.removesuffix(suffix)
+    base_days = _load(storage, root, generation.matrices.get(f"{basis}_days"), True)
+    own_days = _load(storage, root, delta.matrices.get(f"{basis}_days"), True)
+    if base_days is None and own_days is None:
+        cache[name] = None
+        return None
+    parts = [d for d in (base_days, own_days) if d is not None]
+    days = np.unique(np.concatenate(parts)).astype(np.int32)
+    found: np.ndarray | None
+    if suffix == "_days":
+        found = days
+    elif suffix == "_present":
+        values = merged_matrix(storage, root, generation, basis)
+        found = None if values is None or f"{basis}_present" not in generation.matrices else _presence(values)
+    elif suffix == "_axes":
+        axes = _load(storage, root, generation.matrices.get(name), True)
+        found = None
+        if axes is not None and base_days is not None:
+            found = np.zeros((axes.shape[0], days.size), np.float32)
+            found[:, np.searchsorted(days, base_days)] = axes
+    else:
+        base = _load(storage, root, generation.matrices.get(name), True)
+        own = _load(storage, root, delta.matrices.get(name), True)
+        found = _merged_rows(
+            storage, root, generation, base, own, base_days, own_days, days, suffix == "_sketch"
+        )
+    cache[name] = found
+    return found
+
+
+def _presence(values: np.ndarray) -> np.ndarray:
+    """(rows x words) uint64: bit d of a row set where it has a finite value at date column d, the
+    layout `analytics.nearest.presence` writes (datasets may not import analytics: the same lines)."""
+    words = max(1, -(-values.shape[1] // 64))
+    found = np.zeros((values.shape[0], words), np.uint64)
+    for start in range(0, values.shape[0], 8_192):
+        finite = np.isfinite(np.asarray(values[start : start + 8_192]))
+        padded = np.zeros((finite.shape[0], words * 64), bool)
+        padded[:, : finite.shape[1]] = finite
+        found[start : start + finite.shape[0]] = np.packbits(padded, axis=1, bitorder="little").view("<u8")
+    return found
+
+
+def _merged_rows(
+    storage: Storage,
+    root: str,
+    generation: Generation,
+    base: np.ndarray | None,
+    own: np.ndarray | None,
+    base_days: np.ndarray | None,
+    own_days: np.ndarray | None,
+    days: np.ndarray,
+    sketch: bool,
+) -> np.ndarray | None:
+    """The merged rows of one matrix: the base's kept rows and the delta's, in the index's order."""
+    delta = generation.delta
+    assert delta is not None
+    if sketch and (base is None or own is None):
+        return None
+    ids = _read_parquet(storage, root, generation.index, ["alpha_id"]).column("alpha_id")
+    changed = _read_parquet(storage, root, delta.index, ["alpha_id", POSITION])
+    keep, order = _merge_order(ids, changed, delta)
+    kept = np.flatnonzero(keep)
+    rows = kept.size + changed.num_rows
+    where = np.empty(rows, np.int64)
+    where[order] = np.arange(rows)
+    if sketch:
+        assert base is not None and own is not None
+        found = np.zeros((rows, base.shape[1]), np.float32)
+        found[where[: kept.size]] = np.asarray(base)[kept] if kept.size else 0
+        found[where[kept.size :]] = own
+        return found
+    found = np.full((rows, days.size), np.nan)
+    for source, source_days, targets, picked in (
+        (base, base_days, where[: kept.size], kept),
+        (own, own_days, where[kept.size :], None),
+    ):
+        if source is None or source_days is None or targets.size == 0:
+            continue
+        block = np.asarray(source) if picked is None else np.asarray(source)[picked]
+        if source_days.size == days.size:
+            found[targets] = block
+        else:
+            found[np.ix_(targets, np.searchsorted(days, source_days))] = block
     return found
 
 
@@ -307,8 +547,9 @@ def neighbour_entries(
 
 
 def commit(storage: Storage, root: str, update: Update) -> Generation:
-    """Writes the next generation from the newest one; retried on the generation a concurrent
-    writer created first. `update` runs once per attempt and must not depend on anything but its
+    """Writes the next generation from the newest one, whole (its index and matrices in full: a
+    base for the delta generations that follow); retried on the generation a concurrent writer
+    created first. `update` runs once per attempt and must not depend on anything but its
     arguments and the lake (it is handed the winner's index after a lost race)."""
     while True:
         current = newest(storage, root)
@@ -317,39 +558,126 @@ def commit(storage: Storage, root: str, update: Update) -> Generation:
         number = 1 if current is None else current.number + 1
         token = f"{number:012d}-{uuid.uuid4().hex[:8]}"
         relative = f"index/{token}.parquet"
-        sink = pa.BufferOutputStream()
-        pq.write_table(following.index, sink, compression="zstd")
         written = [layout.join(catalogue_dir(root), relative)]
-        storage.write_bytes(written[0], sink.getvalue().to_pybytes())
+        storage.write_bytes(written[0], _parquet(following.index))
         matrices = {}
         for name, array in following.matrices.items():
             matrices[name] = f"matrices/{token}/{name}.npy"
-            buffer = io.BytesIO()
-            np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
-            written.append(layout.join(catalogue_dir(root), matrices[name]))
-            storage.write_bytes(written[-1], buffer.getvalue())
-        files = {layout.join(catalogue_dir(root), path): payload for path, payload in following.files.items()}
-        written += files
-        with ThreadPoolExecutor(WRITERS) as pool:  # on S3 a PUT each: side by side
-            list(pool.map(storage.write_bytes, files, files.values()))
+            written.append(_write_matrix(storage, root, matrices[name], array))
         generation = Generation(
-            number, relative, _now(), following.benchmarks, following.changes, matrices, following.retired
+            number,
+            relative,
+            _now(),
+            following.benchmarks,
+            following.changes,
+            matrices,
+            following.retired,
+            None,
+            following.trials,
         )
-        payload = json.dumps(generation.document(), indent=1).encode()
-        try:
-            # A writer slower than the collection (RETENTION_SECONDS and KEEP_GENERATIONS newer
-            # generations) would find its number free again, the generation it follows collected:
-            # the hint, written by every winner after its generation, says it lost.
-            if _hint(storage, root) >= number:
-                raise FileExistsError(generation_path(root, number))
-            storage.create_exclusive(generation_path(root, number), payload)
-        except FileExistsError:
-            for path in written:  # lost the race: redo on the winner's generation
-                storage.delete_file(path)
-            continue
-        storage.replace_atomically(latest_path(root), json.dumps({"generation": number}).encode())
-        collect(storage, root, number)
-        return generation
+        if _created(storage, root, generation, written, following.files):
+            return generation
+
+
+@dataclass(frozen=True)
+class NextDelta:
+    """What a publish commits as a delta generation over `base` (`Delta`): the changed alphas'
+    rows (`schemas.lake.CATALOGUE_INDEX` and POSITION, in catalogue order), the removed alphas,
+    the changed rows' matrices by name, the lists overridden, and as `Next` the benchmarks, the
+    changes, the new files, the retired ones and the trials' sums."""
+
+    base: Generation
+    rows: pa.Table
+    removed: list[str]
+    matrices: dict[str, np.ndarray]
+    lists: dict[str, str | None]
+    benchmarks: dict[str, str]
+    changes: list[dict[str, Any]]
+    files: dict[str, bytes] = field(default_factory=dict)
+    retired: list[str] = field(default_factory=list)
+    trials: dict[str, Any] | None = None
+
+
+DeltaUpdate = Callable[[Generation], NextDelta | None]
+"""(newest generation) -> the delta to commit over it, or None: commit a whole generation instead."""
+
+
+def commit_delta(storage: Storage, root: str, update: DeltaUpdate, whole: Update) -> Generation:
+    """Writes the next generation as a delta over the newest one's base (O(the rows changed since
+    that base), not O(the catalogue)), or, when `update` says None (no generation yet, a change of
+    every row, a delta grown past `COMPACT_ROWS`), whole with `whole` (`commit`). Retried on the
+    generation a concurrent writer created first, like `commit`."""
+    while True:
+        current = newest(storage, root)
+        following = None if current is None else update(current)
+        if following is None:
+            return commit(storage, root, whole)
+        assert current is not None
+        number = current.number + 1
+        token = f"{number:012d}-{uuid.uuid4().hex[:8]}"
+        relative = f"index/{token}.delta.parquet"
+        written = [layout.join(catalogue_dir(root), relative)]
+        storage.write_bytes(written[0], _parquet(following.rows))
+        matrices = {}
+        for name, array in following.matrices.items():
+            matrices[name] = f"matrices/{token}.delta/{name}.npy"
+            written.append(_write_matrix(storage, root, matrices[name], array))
+        base = following.base
+        delta = Delta(base.base, relative, following.removed, matrices, following.lists)
+        generation = Generation(
+            number,
+            base.index,
+            _now(),
+            following.benchmarks,
+            following.changes,
+            base.matrices,
+            following.retired,
+            delta,
+            following.trials,
+        )
+        if _created(storage, root, generation, written, following.files):
+            return generation
+
+
+def _parquet(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _write_matrix(storage: Storage, root: str, relative: str, array: np.ndarray) -> str:
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    path = layout.join(catalogue_dir(root), relative)
+    storage.write_bytes(path, buffer.getvalue())
+    return path
+
+
+def _created(
+    storage: Storage, root: str, generation: Generation, written: list[str], files: dict[str, bytes]
+) -> bool:
+    """Writes `files` and creates `generation` exclusively; False (its files deleted) when another
+    writer created that number first."""
+    number = generation.number
+    named = {layout.join(catalogue_dir(root), path): payload for path, payload in files.items()}
+    written = [*written, *named]
+    with ThreadPoolExecutor(WRITERS) as pool:  # on S3 a PUT each: side by side
+        list(pool.map(storage.write_bytes, named, named.values()))
+    payload = json.dumps(generation.document(), indent=1).encode()
+    try:
+        # A writer slower than the collection (RETENTION_SECONDS and KEEP_GENERATIONS newer
+        # generations) would find its number free again, the generation it follows collected:
+        # the hint, written by every winner after its generation, says it lost.
+        if _hint(storage, root) >= number:
+            raise FileExistsError(generation_path(root, number))
+        storage.create_exclusive(generation_path(root, number), payload)
+    except FileExistsError:
+        for path in written:  # lost the race: redo on the winner's generation
+            storage.delete_file(path)
+        return False
+    storage.replace_atomically(latest_path(root), json.dumps({"generation": number}).encode())
+    collect(storage, root, number)
+    return True
 
 
 def collect(storage: Storage, root: str, newest_number: int) -> None:
@@ -370,10 +698,19 @@ def collect(storage: Storage, root: str, newest_number: int) -> None:
         if stamp is None or now - stamp < RETENTION_SECONDS:
             limit = number
             break
+    # The oldest generation kept names the oldest base still read (bases only move forward): its
+    # full files stay; every other file older than `limit` goes (deltas, and bases no one names).
+    try:
+        kept = read_generation(storage, root, limit)
+    except CorruptLakeFile:
+        kept = None
+    base = None if kept is None else kept.base  # unknown: every full file stays this time
     for folder in ("index", "matrices"):
         for number, name in _listed(storage, root, folder):
             if number >= limit:
                 break
+            if ".delta" not in name and (base is None or number == base):
+                continue
             path = layout.join(catalogue_dir(root), folder, name)
             if folder == "matrices":
                 storage.delete_tree(path)

@@ -28,6 +28,7 @@ from datasets import catalogue_index
 from datasets.faults import CatalogueIncomplete, CorruptLakeFile, LakeUnavailable
 from datasets.screener import Screener
 from datasets.served import Catalogue
+from datasets.trial_sums import TrialSums
 from schemas.lake import SCORE_NEIGHBOURS
 
 NEIGHBOUR_LISTS = 256
@@ -55,6 +56,7 @@ class Trials:
     sharpes: np.ndarray  # per-session Sharpe of each alpha's whole long_short history; NaN: none
     p_values: np.ndarray  # nwt.ic p-value of each alpha; NaN where not measurable
     count: int  # alphas with a measurable Sharpe ratio, and the unreadable ones
+    sums: TrialSums | None = None  # the generation's exact sums of those Sharpe ratios (trial_sums)
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,10 @@ class CatalogueSnapshot:
         index = catalogue.index
         rows = pc.index_in(listing.ids, value_set=index.column("alpha_id")).to_numpy(zero_copy_only=False)
         sharpes = _floats(index.column("sharpe_per_session"))[rows]
+        generation = catalogue.generation
+        sums = None if generation is None else TrialSums.parse(generation.trials)
+        if sums is not None and sums.count != int(np.count_nonzero(np.isfinite(sharpes))):
+            sums = None  # not the listing's (never expected): the pass over the column serves
         found = Trials(
             catalogue.version,
             {alpha: row for row, alpha in enumerate(listing.ids.to_pylist())},
@@ -133,6 +139,7 @@ class CatalogueSnapshot:
             # An unreadable alpha was run too: counted as a trial (deflating by fewer trials than
             # were run would flatter), and a key that may not read it sees N as it was.
             int(np.count_nonzero(np.isfinite(sharpes))) + len(catalogue.unreadable),
+            sums,
         )
         with cache.lock:
             cache.trials = found

@@ -15,9 +15,13 @@ a row recorded or rebuilt later keeps the approval split its previous row had (`
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import tempfile
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -36,15 +40,17 @@ from analytics.correlation import Pairing
 from analytics.entries import Warnings
 from analytics.metrics.blocks import core_stats, ic_reproduction_mismatch, nwt_ic_block
 from analytics.metrics.inputs import MetricsInputs, metrics_inputs
+from analytics.residual import index_figures
 from analytics.returns import daily_returns
 from analytics.significance import moments
-from datasets import catalog, catalogue_index, layout
+from datasets import catalog, catalogue_index, layout, trial_sums
 from datasets.build_view import BuildView
+from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
 from datasets.local_cache import LocalCache
 from pipeline import catalogue_neighbours, catalogue_residual
 from schemas.bodies.metrics import Stat
-from schemas.lake import CATALOGUE_INDEX, SCORE_NEIGHBOURS
+from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS, SCORE_NEIGHBOURS
 
 SERIES = "_series"
 """A row's dated series (basis -> (days since 1970, values)), which go into the matrices, not the table."""
@@ -355,6 +361,7 @@ def _approvals_of(
     )
     if "live_split_origin" not in index.column_names:
         return {}  # written before the live columns
+    index = index.filter(pc.fill_null(pc.equal(index.column("live_split_origin"), "approval"), False))
     return {
         alpha: split
         for alpha, split, origin in zip(
@@ -397,8 +404,10 @@ def record(
     storage = Storage(root)
     newest = catalogue_index.newest(storage, root)
     indexed: dict[str, str | None] = {}
+    named_first = [*alpha_ids, *(approvals or {})]
     if newest is not None:
-        index = catalogue_index.read_index(storage, root, newest).select(["alpha_id", "build_id"])
+        index = catalogue_index.read_index(storage, root, newest, ["alpha_id", "build_id"])
+        index = index.filter(pc.is_in(index.column("alpha_id"), value_set=pa.array(named_first, pa.string())))
         indexed = dict(zip(*(index.column(n).to_pylist() for n in ("alpha_id", "build_id")), strict=True))
     in_force = None if in_force is None else frozenset(in_force)
     approved_before: frozenset[str] = frozenset()
@@ -497,20 +506,32 @@ def record(
             catalogue_neighbours.NEIGHBOURS,
             catalogue_neighbours.CANDIDATES,
         )
+        table = _with_list_paths(table, lists)
         return catalogue_index.Next(
-            _with_list_paths(table, lists), known, changes, matrices, lists.files, lists.retired
+            table, known, changes, matrices, lists.files, lists.retired, _sums_of(table)
         )
 
-    return catalogue_index.commit(storage, root, update).number
+    if approvals or moved or in_force is not None:
+        # A decision (every row's residual set or live split may move) or SPY's new build: whole.
+        return catalogue_index.commit(storage, root, update).number
+    delta = partial(_delta_update, storage, root, rows)
+    return catalogue_index.commit_delta(storage, root, delta, update).number
 
 
 def rebuild(
-    root: str, rows: Iterable[dict[str, Any] | None] | None = None, pair_all: PairAll | None = None
+    root: str,
+    rows: Iterable[dict[str, Any] | None] | None = None,
+    pair_all: PairAll | None = None,
+    candidates_of: catalogue_neighbours.Candidates | None = None,
+    timings: dict[str, float] | None = None,
 ) -> int:
     """Commits an index of every published alpha and every published benchmark, every score
     neighbours list made anew; returns the generation number. The rows and the pairings are computed
     here unless given (by Dask tasks: `rows`, `pair_all`), once: a publish that commits meanwhile
-    makes the commit retry on its generation, and its alpha keeps the row (and list) it committed."""
+    makes the commit retry on its generation, and its alpha keeps the row (and list) it committed.
+    `candidates_of` computes the plan's candidates (Dask tasks over blocks of rows); `timings`
+    receives each phase's seconds."""
+    clock = _Clock(timings)
     storage = Storage(root)
     alphas = catalog.published_alpha_ids(root, storage)
     approved = _approvals_of(storage, root, catalogue_index.newest(storage, root))
@@ -534,9 +555,21 @@ def rebuild(
     matrices = _matrices(
         storage, root, [row["alpha_id"] for row in ordered], {r["alpha_id"]: r for r in ordered}, None, None
     )
-    plan = catalogue_neighbours.plan(ordered, matrices, eligible, catalogue_neighbours.CANDIDATES)
+    clock("rows_and_matrices")
+    plan = catalogue_neighbours.plan(
+        ordered,
+        matrices,
+        eligible,
+        catalogue_neighbours.CANDIDATES,
+        candidates_of or catalogue_neighbours.candidate_block,
+    )
+    clock("plan")
     found = (pair_all or pair_locally)(root, plan)
-    found += (pair_all or pair_locally)(root, catalogue_neighbours.second_hop(ordered, eligible, found))
+    clock("pairs")
+    hop = catalogue_neighbours.second_hop(ordered, eligible, found)
+    clock("second_hop_plan")
+    found += (pair_all or pair_locally)(root, hop)
+    clock("second_hop_pairs")
 
     def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
         benchmarks = {s: b for s in symbols if (b := _benchmark_build(storage, root, s)) is not None}
@@ -558,7 +591,10 @@ def rebuild(
             row["score_neighbours"] = _list_of(winner.get(row["alpha_id"]), row)
         every = _ordered([*(_replacing(row, winner.get(row["alpha_id"])) for row in kept), *carried])
         fresh = {row["alpha_id"]: row for row in every}
-        following = _matrices(storage, root, [row["alpha_id"] for row in every], fresh, None, None)
+        if [row["alpha_id"] for row in every] == [row["alpha_id"] for row in ordered]:
+            following = matrices  # the same rows (their series) as computed above: not again
+        else:
+            following = _matrices(storage, root, [row["alpha_id"] for row in every], fresh, None, None)
         table = catalogue_residual.with_residuals(
             storage,
             root,
@@ -575,16 +611,33 @@ def rebuild(
         lists = catalogue_neighbours.assembled(
             kept, kept_eligible, found, before, catalogue_neighbours.NEIGHBOURS
         )
+        table = _with_list_paths(table, lists)
         return catalogue_index.Next(
-            _with_list_paths(table, lists),
+            table,
             benchmarks,
             [{"rebuilt": len(kept)}],
             following,
             lists.files,
             lists.retired,
+            _sums_of(table),
         )
 
-    return catalogue_index.commit(storage, root, update).number
+    number = catalogue_index.commit(storage, root, update).number
+    clock("commit")
+    return number
+
+
+class _Clock:
+    """Seconds of each phase of a rebuild, into `timings` when given (docs/benchmarks.md)."""
+
+    def __init__(self, timings: dict[str, float] | None) -> None:
+        self.timings, self.last = timings, time.perf_counter()
+
+    def __call__(self, phase: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings[phase] = self.timings.get(phase, 0.0) + now - self.last
+        self.last = now
 
 
 def _replacing(row: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -623,16 +676,36 @@ def pair_locally(
     for alpha, build, others in plan:
         builds[alpha] = build
         builds.update(others)
-    cache: dict[str, pl.DataFrame | None] = {}
 
     def read(alpha: str) -> pl.DataFrame | None:
-        if alpha not in cache:
-            cache[alpha] = read_scores(storage, root, alpha, builds[alpha])
-        return cache[alpha]
+        key = (root, alpha, builds[alpha])  # a build never changes: its scores are kept by id
+        with _SCORES_LOCK:
+            if key in _SCORES:
+                _SCORES.move_to_end(key)
+                return _SCORES[key][0]
+        frame = read_scores(storage, root, alpha, builds[alpha])
+        size = 0 if frame is None else int(frame.estimated_size())
+        with _SCORES_LOCK:
+            global _SCORES_BYTES
+            _SCORES[key] = (frame, size)
+            _SCORES_BYTES += size
+            while _SCORES_BYTES > SCORES_KEPT_BYTES and len(_SCORES) > 1:
+                _, (_, dropped) = _SCORES.popitem(last=False)
+                _SCORES_BYTES -= dropped
+        return frame
 
     return [
         (alpha, catalogue_neighbours.pair_task(alpha, build, others, read)) for alpha, build, others in plan
     ]
+
+
+SCORES_KEPT_BYTES = 512 << 20
+"""The scores a process keeps across a rebuild's pairing tasks (least recently used dropped): a
+Dask worker runs many chunks of one plan, whose candidates overlap, and reads each build's scores
+once instead of once per chunk (a finer partition then costs no more reading)."""
+_SCORES: OrderedDict[tuple[str, str, str], tuple[pl.DataFrame | None, int]] = OrderedDict()
+_SCORES_BYTES = 0
+_SCORES_LOCK = threading.Lock()
 
 
 def pair_chunk(
@@ -690,3 +763,341 @@ def _benchmark_build(storage: Storage, root: str, symbol: str) -> str | None:
     except CorruptLakeFile:
         return None
     return None if current is None else current.build_id
+
+
+# -- delta generations (issue 51, item 3; docs/lake.md "Delta generations") --------------------------
+
+COMPACT_ROWS = 2_000
+"""A publish writes a whole generation instead of a delta when the delta (every row changed since
+its base) would exceed this many rows or list changes: a delta costs O(its rows), the whole O(N)."""
+COMPACT_AFTER = 256
+"""`compact` (a catalogue step of every `alpha-results build` run, after its publishes) rewrites the
+catalogue whole once the delta holds this many rows or list changes."""
+SLIM = [
+    "alpha_id",
+    "build_id",
+    "started_at",
+    "score_neighbours",
+    "approved",
+    "previous_build_id",
+    "replaced_at",
+    "sharpe_per_session",
+]
+"""The index columns a delta publish reads for every alpha (the rest only for its own rows)."""
+
+
+def _sums_of(table: pa.Table) -> dict[str, Any]:
+    """The trials' exact sums over an index's Sharpe ratios (`datasets.trial_sums`)."""
+    values = np.asarray(
+        pc.fill_null(table.column("sharpe_per_session").cast(pa.float64()), math.nan).to_numpy(
+            zero_copy_only=False
+        )
+    )
+    return trial_sums.of_column(values).document()
+
+
+class _Ordered:
+    """The base's catalogue order keys, evaluated only where a binary search looks."""
+
+    def __init__(self, started: pa.ChunkedArray, ids: pa.ChunkedArray) -> None:
+        self.started, self.ids = started, ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, row: int) -> tuple[bool, float, str]:
+        return catalog.catalogue_order(
+            {"started_at": self.started[row].as_py(), "alpha_id": self.ids[row].as_py()}
+        )
+
+
+def _gathered(
+    storage: Storage, root: str, current: catalogue_index.Generation, name: str, positions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(days, rows) of matrix `name` at `positions` of the generation's merged index (its base's
+    rows read from the mapped file, the delta's from its own), on every date either file holds."""
+    delta = current.delta
+    base_days = catalogue_index._load(storage, root, current.matrices.get(f"{name}_days"), True)
+    base = catalogue_index._load(storage, root, current.matrices.get(name), True)
+    if base is None or base_days is None:
+        return None
+    if delta is None:
+        return np.asarray(base_days), np.asarray(base[positions]) if positions.size else np.empty(
+            (0, base_days.size)
+        )
+    own_days = catalogue_index._load(storage, root, delta.matrices.get(f"{name}_days"), True)
+    own = catalogue_index._load(storage, root, delta.matrices.get(name), True)
+    days = np.unique(np.concatenate([d for d in (base_days, own_days) if d is not None])).astype(np.int32)
+    ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id"]).column("alpha_id")
+    changed = catalogue_index._read_parquet(
+        storage, root, delta.index, ["alpha_id", catalogue_index.POSITION]
+    )
+    keep, order = catalogue_index._merge_order(ids, changed, delta)
+    kept = np.flatnonzero(keep)
+    sources = order[positions]  # into [kept base rows, delta rows]
+    found = np.full((positions.size, days.size), np.nan)
+    from_base = sources < kept.size
+    if from_base.any():
+        found[np.ix_(np.flatnonzero(from_base), np.searchsorted(days, base_days))] = np.asarray(
+            base[kept[sources[from_base]]]
+        )
+    if (~from_base).any() and own is not None and own_days is not None:
+        found[np.ix_(np.flatnonzero(~from_base), np.searchsorted(days, own_days))] = np.asarray(
+            own[sources[~from_base] - kept.size]
+        )
+    return days, found
+
+
+def _delta_update(
+    storage: Storage,
+    root: str,
+    rows: Mapping[str, dict[str, Any] | None],
+    current: catalogue_index.Generation,
+) -> catalogue_index.NextDelta | None:
+    """The delta generation over `current` that commits `rows` (alpha -> its row, None: no longer
+    published), or None when a whole generation is due: no matrices or correlation index to keep,
+    a residual set that moved (every row), or a delta past COMPACT_ROWS. Reads a few columns of
+    every alpha (SLIM), the rows and matrix rows it changes, those of the approved alphas and of the
+    alphas with score neighbour lists (the candidates), never the whole index or matrices."""
+    wanted_names = {*MATRIX_BASES, *(f"{b}_days" for b in MATRIX_BASES)}
+    wanted_names |= {f"{b}_{k}" for b in nearest.INDEXED_BASES for k in ("sketch", "axes", "present")}
+    if not wanted_names <= set(current.matrices):
+        return None
+    slim = catalogue_index.read_index(storage, root, current, SLIM)
+    if slim.num_rows == 0 or slim.column("approved").null_count > 0:
+        return None
+    delta = current.delta
+    base_ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id", "started_at"])
+    prior = (
+        CATALOGUE_INDEX.empty_table().append_column(catalogue_index.POSITION, pa.array([], pa.int64()))
+        if delta is None
+        else catalogue_index._read_parquet(storage, root, delta.index, None)
+    )
+    previous = {
+        row["alpha_id"]: row
+        for row in slim.filter(
+            pc.is_in(slim.column("alpha_id"), value_set=pa.array(list(rows), pa.string()))
+        ).to_pylist()
+    }
+    committed: dict[str, dict[str, Any]] = {}
+    removed: list[str] = []
+    changes: list[dict[str, Any]] = []
+    for alpha, row in rows.items():
+        if not _current(row, storage, root, alpha):
+            continue  # a newer publish of this alpha commits its own row
+        before_row = previous.get(alpha)
+        if row is not None:
+            committed[alpha] = _replacing(row, before_row)
+        elif before_row is not None:
+            removed.append(alpha)
+        changes.append(
+            {
+                "alpha_id": alpha,
+                "build_id": None if row is None else row.get("build_id"),
+                "previous": None if before_row is None else before_row.get("build_id"),
+            }
+        )
+    if not changes:
+        return None
+    # The residual set: the approved alphas; a republished approved alpha moves every row's.
+    # Only the rows of the approved alphas and of the alphas with lists (the candidates) are turned
+    # into Python objects (vectorised over the N others).
+    leaving = set(committed) | set(removed)
+    approved_mask = np.asarray(
+        pc.fill_null(slim.column("approved"), False).to_numpy(zero_copy_only=False), bool
+    )
+    has_list = np.asarray(pc.is_valid(slim.column("score_neighbours")).to_numpy(zero_copy_only=False), bool)
+    gone = np.asarray(
+        pc.fill_null(
+            pc.is_in(slim.column("alpha_id"), value_set=pa.array(list(leaving), pa.string())), False
+        ).to_numpy(zero_copy_only=False),
+        bool,
+    )
+    if (approved_mask & gone).any():
+        return None
+    chosen = np.flatnonzero((approved_mask | has_list) & ~gone)
+    picked = slim.take(pa.array(chosen))
+    chosen_ids = picked.column("alpha_id").to_pylist()
+    position = dict(zip(chosen_ids, chosen.tolist(), strict=True))
+    listed_of = dict(zip(chosen_ids, picked.column("score_neighbours").to_pylist(), strict=True))
+    build_of = dict(zip(chosen_ids, picked.column("build_id").to_pylist(), strict=True))
+    approved_ids = {a for a, ok in zip(chosen_ids, approved_mask[chosen], strict=True) if ok}
+    keys = {alpha: catalog.catalogue_order(row) for alpha, row in committed.items()}
+    # Where each committed row goes among the others (merged order): binary search on the keys.
+    others = list(zip(chosen.tolist(), chosen_ids, strict=True))
+    subset: list[tuple[float, str]] = [(float(r), a) for r, a in others]
+    merged_keys = _Ordered(slim.column("started_at"), slim.column("alpha_id"))
+    for alpha, key in keys.items():
+        subset.append((bisect.bisect_left(merged_keys, key) - 0.5, alpha))
+    subset.sort(key=lambda item: (item[0], keys.get(item[1], (False, 0.0, ""))))
+    order = [alpha for _, alpha in subset]
+    sub_rows = [
+        {"alpha_id": a, "build_id": committed[a]["build_id"] if a in committed else build_of[a]}
+        for a in order
+    ]
+    # Matrix rows of the subset: the others' gathered, the committed ones' from their series.
+    sub_matrices: dict[str, np.ndarray] = {}
+    other_positions = np.array([position[a] for a in order if a not in committed], dtype=np.int64)
+    other_ids = [a for a in order if a not in committed]
+    for basis in ("returns", "ic"):
+        gathered = _gathered(storage, root, current, basis, other_positions)
+        if gathered is None:
+            return None
+        fresh = {a: r[SERIES][basis] for a, r in committed.items() if basis in r.get(SERIES, {})}
+        sub_matrices[f"{basis}_days"], sub_matrices[basis] = aligned(order, fresh, (other_ids, *gathered))
+    # Residuals of the committed rows against the approved alphas: `catalogue_residual`'s figures
+    # over the rows of the approved alphas (the only ones a residual set reads) and its own.
+    at = {alpha: row for row, alpha in enumerate(order)}
+    if committed:
+        matrix = Matrix(
+            "", at, pa.array(order, pa.string()), sub_matrices["returns_days"], sub_matrices["returns"]
+        )
+        per_year = np.full(len(order), catalogue_residual.DEFAULT_SESSIONS_PER_YEAR, dtype=np.int64)
+        for alpha in committed:
+            per_year[at[alpha]] = catalogue_residual._sessions_per_year(_table([committed[alpha]]))[0]
+        figures = index_figures(
+            matrix,
+            np.array([a in approved_ids for a in order], dtype=bool),
+            per_year,
+            catalogue_residual.market_series(
+                storage, root, catalogue_residual.current_market(current.benchmarks)
+            ),
+            [at[alpha] for alpha in committed],
+        )
+        for alpha in committed:
+            for name, value in zip(RESIDUAL_COLUMNS, figures[at[alpha]], strict=True):
+                committed[alpha][name] = value
+    for alpha in committed:
+        committed[alpha]["approved"] = alpha in approved_ids
+    # Score neighbours over the alphas with lists (the candidates) and the committed ones.
+    eligible_order = [a for a in order if a in committed or listed_of[a] is not None]
+    pick = np.array([at[a] for a in eligible_order], dtype=np.int64)
+    before = {a: listed_of[a] for a in eligible_order if a not in committed}
+    before.update({a: previous[a]["score_neighbours"] for a in committed if a in previous})
+    before.update({a: previous[a]["score_neighbours"] for a in removed if a in previous})
+    lists = catalogue_neighbours.update(
+        [sub_rows[i] for i in pick],
+        {name: sub_matrices[name][pick] for name in ("returns", "ic")},
+        {alpha: row.get(SCORES) for alpha, row in committed.items()},
+        before,
+        partial(_read_list, storage, root),
+        _score_reader(storage, root, [sub_rows[i] for i in pick]),
+        catalogue_neighbours.NEIGHBOURS,
+        catalogue_neighbours.CANDIDATES,
+    )
+    for alpha, path in lists.paths.items():
+        if alpha in committed:
+            committed[alpha]["score_neighbours"] = path
+    overridden = {} if delta is None else dict(delta.lists)
+    for alpha in leaving:
+        overridden.pop(alpha, None)
+    overridden.update({a: p for a, p in lists.paths.items() if a not in leaving})
+    # The delta's rows: the earlier delta's, those replaced or removed now gone, the committed ones.
+    kept = prior.filter(
+        pc.invert(pc.is_in(prior.column("alpha_id"), value_set=pa.array(list(leaving), pa.string())))
+    )
+    new_rows = _table(_ordered(list(committed.values())))
+    base_order = _Ordered(base_ids.column("started_at"), base_ids.column("alpha_id"))
+    new_positions = [
+        bisect.bisect_left(base_order, catalog.catalogue_order(row)) for row in new_rows.to_pylist()
+    ]
+    new_rows = new_rows.append_column(catalogue_index.POSITION, pa.array(new_positions, pa.int64()))
+    every = pa.concat_tables(
+        [
+            catalogue_index.conformed(kept).append_column(
+                catalogue_index.POSITION, kept.column(catalogue_index.POSITION)
+            ),
+            new_rows,
+        ]
+    )
+    every = _in_catalogue_order(every)
+    in_base = pc.is_in(pa.array(removed, pa.string()), value_set=base_ids.column("alpha_id")).to_pylist()
+    base_removed = sorted(
+        {*(delta.removed if delta else []), *(a for a, there in zip(removed, in_base, strict=True) if there)}
+        - set(committed)
+    )
+    if every.num_rows > COMPACT_ROWS or len(overridden) > COMPACT_ROWS:
+        return None
+    # The delta's matrices: its rows' series, on the dates they hold; sketches on the base's axes.
+    matrices: dict[str, np.ndarray] = {}
+    delta_ids = every.column("alpha_id").to_pylist()
+    for basis in MATRIX_BASES:
+        fresh = {a: r[SERIES][basis] for a, r in committed.items() if basis in r.get(SERIES, {})}
+        earlier = None
+        if delta is not None:
+            days = catalogue_index._load(storage, root, delta.matrices.get(f"{basis}_days"), False)
+            values = catalogue_index._load(storage, root, delta.matrices.get(basis), False)
+            if days is not None and values is not None:
+                earlier = (prior.column("alpha_id").to_pylist(), days, values)
+        matrices[f"{basis}_days"], matrices[basis] = aligned(delta_ids, fresh, earlier)
+        if basis in nearest.INDEXED_BASES:
+            axes = catalogue_index._load(storage, root, current.matrices[f"{basis}_axes"], True)
+            base_days = catalogue_index._load(storage, root, current.matrices[f"{basis}_days"], True)
+            assert axes is not None and base_days is not None
+            days = np.unique(np.concatenate([base_days, matrices[f"{basis}_days"]])).astype(np.int32)
+            extended = np.zeros((axes.shape[0], days.size), np.float32)
+            extended[:, np.searchsorted(days, base_days)] = axes
+            values = np.full((len(delta_ids), days.size), np.nan)
+            values[:, np.searchsorted(days, matrices[f"{basis}_days"])] = matrices[basis]
+            matrices[f"{basis}_sketch"] = nearest.sketch(values, extended)
+    # The trials' sums: the replaced Sharpe ratios out, the new ones in (exact).
+    sums = trial_sums.TrialSums.parse(current.trials)
+    if sums is None:
+        sums = trial_sums.of_column(
+            np.asarray(
+                pc.fill_null(slim.column("sharpe_per_session").cast(pa.float64()), math.nan).to_numpy(
+                    zero_copy_only=False
+                )
+            )
+        )
+    sums = sums.minus(previous[a].get("sharpe_per_session") for a in leaving if a in previous)
+    sums = sums.plus(committed[a].get("sharpe_per_session") for a in committed)
+    return catalogue_index.NextDelta(
+        current,
+        every,
+        base_removed,
+        matrices,
+        overridden,
+        dict(current.benchmarks),
+        changes,
+        lists.files,
+        lists.retired,
+        sums.document(),
+    )
+
+
+def compact(root: str, force: bool = False) -> int | None:
+    """Rewrites the catalogue whole (a new base, the delta folded in) when the newest generation's
+    delta holds COMPACT_AFTER rows or list changes (any, with `force`); returns the new generation's
+    number, None when nothing was due. Every row and matrix row as the delta holds it."""
+    storage = Storage(root)
+    newest = catalogue_index.newest(storage, root)
+    if newest is None or newest.delta is None:
+        return None
+    if not force:
+        size = len(newest.delta.lists)
+        size += catalogue_index._read_parquet(storage, root, newest.delta.index, ["alpha_id"]).num_rows
+        if size < COMPACT_AFTER:
+            return None
+
+    def update(current: catalogue_index.Generation | None, index: pa.Table | None) -> catalogue_index.Next:
+        assert current is not None and index is not None
+        matrices: dict[str, np.ndarray] = {}
+        for name in current.matrices:
+            found = catalogue_index.read_matrix(storage, root, current, name)
+            if found is not None and not name.endswith(("_sketch", "_axes", "_present")):
+                matrices[name] = found
+        for basis in nearest.INDEXED_BASES:
+            if basis in matrices:
+                matrices.update(nearest.index_matrices(basis, matrices[basis]))
+        return catalogue_index.Next(
+            index,
+            dict(current.benchmarks),
+            [{"compacted": current.number}],
+            matrices,
+            {},
+            [],
+            current.trials if current.trials is not None else _sums_of(index),
+        )
+
+    return catalogue_index.commit(storage, root, update).number

@@ -272,16 +272,34 @@ def pair_task(
     return [] if scores is None else paired(scores, others, read_scores)
 
 
+def candidate_block(
+    matrices: Mapping[str, np.ndarray], block: list[int], eligible: np.ndarray, candidate_count: int
+) -> list[list[int]]:
+    """`candidates` of each row of `block`: a part of a rebuild's plan, as a task of its own (on
+    Dask, one per block of rows: the plan's correlations are O(N^2) and partition by rows)."""
+    return [candidates(matrices, row, eligible, candidate_count) for row in block]
+
+
+Candidates = Callable[[Mapping[str, np.ndarray], list[int], np.ndarray, int], list[list[int]]]
+"""(matrices, rows, eligible, count) -> each row's candidates, in the rows' order (`candidate_block`,
+or Dask tasks running it on blocks of rows)."""
+
+
 def plan(
-    rows: list[dict[str, Any]], matrices: Mapping[str, np.ndarray], eligible: np.ndarray, candidate_count: int
+    rows: list[dict[str, Any]],
+    matrices: Mapping[str, np.ndarray],
+    eligible: np.ndarray,
+    candidate_count: int,
+    candidates_of: Candidates = candidate_block,
 ) -> list[tuple[str, str, list[tuple[str, str]]]]:
     """A whole rebuild's pairings: (alpha, build, the candidates it pairs) per eligible alpha, each
     unordered pair of an alpha and one of its candidates once."""
     seen: set[tuple[int, int]] = set()
     tasks = []
-    for row in np.flatnonzero(eligible):
+    chosen = [int(row) for row in np.flatnonzero(eligible)]
+    for row, found in zip(chosen, candidates_of(matrices, chosen, eligible, candidate_count), strict=True):
         others = []
-        for other in candidates(matrices, int(row), eligible, candidate_count):
+        for other in found:
             pair = (min(int(row), other), max(int(row), other))
             if pair not in seen:
                 seen.add(pair)

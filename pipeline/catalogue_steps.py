@@ -60,8 +60,21 @@ def collect_run_garbage(lake_root: str, results: Sequence[SealResult]) -> list[s
 
 GARBAGE_STEP = CatalogueStep("gc", collect_run_garbage)
 
+
+def compact_catalogue(lake_root: str, results: Sequence[SealResult]) -> list[str]:
+    """The catalogue's delta folded into a whole generation once it holds
+    `catalogue_index.COMPACT_AFTER` rows or list changes (docs/lake.md "Delta generations"): after
+    the run's publishes, which are visible from their own delta generations already."""
+    from pipeline import catalogue_index  # the publish's own module; imported when the step runs
+
+    number = catalogue_index.compact(lake_root)
+    return [] if number is None else [f"compacted  the catalogue index into generation {number}"]
+
+
+COMPACT_STEP = CatalogueStep("compact", compact_catalogue)
+
 # In the order they run. Garbage collection last: a step before it may still read any build.
-CATALOGUE_STEPS: tuple[CatalogueStep, ...] = (GARBAGE_STEP,)
+CATALOGUE_STEPS: tuple[CatalogueStep, ...] = (COMPACT_STEP, GARBAGE_STEP)
 
 
 def run_catalogue_steps(

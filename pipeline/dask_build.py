@@ -49,7 +49,7 @@ from typing import IO, Any
 from alpha_results_seal.printable import print_lines
 from alpha_results_seal.seal_limits import SealLimits
 from datasets import catalog
-from pipeline import PIPELINE_VERSION, catalogue_index
+from pipeline import PIPELINE_VERSION, catalogue_index, catalogue_neighbours
 from pipeline.build import Failure, SealResult, build_one, chains_by_target, seal_target
 from pipeline.catalogue_steps import StepReport, run_catalogue_steps
 
@@ -345,25 +345,68 @@ def _result(future: Any, seal: str, target: str) -> SealResult:
     return Failure(seal, target, f"the task ended {future.status} (the scheduler lost it)")
 
 
-def rebuild_index_on_dask(lake_root: str, scheduler: str) -> int:
-    """`lake index --executor dask://...`: every published alpha's catalogue index row, one Dask
-    task per alpha, then the score pairings of the rebuild's plan, one task per chunk of
-    PAIR_CHUNK alphas; this process commits them as one generation."""
+def rebuild_index_on_dask(
+    lake_root: str, scheduler: str, timings: dict[str, float] | None = None, parts_for: int | None = None
+) -> int:
+    """`lake index --executor dask://...`: the rebuild partitioned over the cluster's workers
+    (docs/lake.md "The whole rebuild on a cluster"): every published alpha's catalogue index row,
+    one task per alpha; the pairing plan's candidates (two correlations of each alpha with every
+    other: O(N^2)), one task per block of rows, the matrices scattered to the workers once; the
+    score pairings of the plan and of its second hop, one task per chunk of alphas. Blocks and
+    chunks are sized to give each worker about TASKS_PER_WORKER tasks per phase, so a slow task
+    holds the phase back less. This process commits them as one generation; `timings` receives the
+    seconds of each phase. `parts_for`: size the parts for that many workers instead of the
+    cluster's (a benchmark measures on one worker the tasks a larger cluster would run)."""
     from distributed import Client  # the optional `dask` extra
 
     root = shared_path(lake_root)
     alphas = catalog.published_alpha_ids(root)
     with Client(scheduler, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False) as client:
+        workers = parts_for or max(1, len(client.scheduler_info().get("workers", {})))
+        started = time.perf_counter()
         futures = client.map(catalogue_index.row_task, [root] * len(alphas), alphas, pure=False)
         rows: list[dict[str, Any] | None] = client.gather(futures)
+        if timings is not None:
+            timings["row_tasks"] = time.perf_counter() - started
+
+        passes = iter(range(1, 1_000))
 
         def pair_all(root: str, plan: list[Any]) -> list[Any]:
-            chunks = [plan[start : start + PAIR_CHUNK] for start in range(0, len(plan), PAIR_CHUNK)]
-            pairing = client.map(catalogue_index.pair_chunk, [root] * len(chunks), chunks, pure=False)
+            size = parts_of(len(plan), workers, PAIR_CHUNK)
+            chunks = [plan[start : start + size] for start in range(0, len(plan), size)]
+            run = f"pair_chunk-pass{next(passes)}-{uuid.uuid4().hex[:8]}"
+            keys = [f"{run}-{n}" for n in range(len(chunks))]  # the pass in each task's name
+            pairing = client.map(catalogue_index.pair_chunk, [root] * len(chunks), chunks, key=keys)
             return [found for part in client.gather(pairing) for found in part]
 
-        return catalogue_index.rebuild(root, rows, pair_all)
+        def candidates_of(matrices: Any, chosen: list[int], eligible: Any, count: int) -> list[list[int]]:
+            proxies = {basis: matrices[basis] for basis in catalogue_neighbours.PROXY_BASES}
+            shared = client.scatter(proxies, broadcast=True)
+            size = parts_of(len(chosen), workers, CANDIDATE_BLOCK)
+            blocks = [chosen[start : start + size] for start in range(0, len(chosen), size)]
+            found = client.map(
+                catalogue_neighbours.candidate_block,
+                [shared] * len(blocks),
+                blocks,
+                [eligible] * len(blocks),
+                [count] * len(blocks),
+                pure=False,
+            )
+            return [row for part in client.gather(found) for row in part]
+
+        return catalogue_index.rebuild(root, rows, pair_all, candidates_of, timings)
 
 
 PAIR_CHUNK = 64
-"""Alphas per pairing task of a rebuild on Dask (each task reads its alphas' and candidates' scores)."""
+"""Alphas per pairing task of a rebuild on Dask at most (each task reads its alphas' and candidates'
+scores)."""
+CANDIDATE_BLOCK = 512
+"""Rows per candidates task of a rebuild on Dask at most."""
+TASKS_PER_WORKER = 4
+"""Tasks per worker a phase is cut into (fewer, larger ones when the cap above is reached)."""
+
+
+def parts_of(items: int, workers: int, most: int) -> int:
+    """The size of each part when `items` are cut into about TASKS_PER_WORKER parts per worker,
+    at most `most` items each (at least one)."""
+    return max(1, min(most, -(-items // (TASKS_PER_WORKER * workers))))

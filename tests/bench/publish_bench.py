@@ -1,0 +1,141 @@
+"""The catalogue step of one publish at 10^3, 10^4 and 10^5 alphas (issue 51, item 3): `just bench-publish`.
+
+`python -m tests.bench.publish_bench --n 1000 10000 100000 [--publishes 3] [--out FILE]` takes the
+synthetic catalogue of each N (`tests/bench/synthetic_catalogue.py`, written when absent, beside
+bench-catalogue's 20 small demo alphas), copies its lake (hard links) and publishes new small demo
+alphas into it one at a time through the real pipeline (`alpha-results build SEAL --jobs 1` in a
+child process), timing the catalogue step (`pipeline.catalogue_index.record`: the alpha's row, its
+score neighbours, the matrices, the residual and trials figures, the generation's commit) in wall
+and CPU seconds, then, after the last, a compaction of the delta they left (`pipeline.catalogue_index.compact`), with
+the load average at each measure (the machine is shared). Prints one JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+SYNTHETIC = REPO / "var" / "bench-synthetic"
+MARK = "PUBLISH_STEP "
+
+
+def child(seal: str, lake: str, compact_after: str = "0") -> None:
+    """In a child process: `alpha-results build SEAL --jobs 1`, the catalogue step timed (wall and
+    this process's CPU), then (with `compact_after` "1") the delta compacted, timed likewise.
+    scipy.stats is imported first and timed apart: the first step of a process that computes a
+    Sharpe ratio imports it (about 1 s), once per process, whichever step that is. Prints one MARK
+    line."""
+    from cli.main import main as cli_main
+    from pipeline import catalogue_index
+
+    times: dict[str, Any] = {}
+    wall, cpu = time.perf_counter(), time.process_time()
+    import scipy.stats  # noqa: F401
+
+    times["scipy_import_wall"] = round(time.perf_counter() - wall, 4)
+    times["scipy_import_cpu"] = round(time.process_time() - cpu, 4)
+    record = catalogue_index.record
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            return record(*args, **kwargs)
+        finally:
+            times["record_wall"] = round(time.perf_counter() - wall, 4)
+            times["record_cpu"] = round(time.process_time() - cpu, 4)
+            times["load_average"] = os.getloadavg()[0]
+
+    catalogue_index.record = timed
+    code = cli_main(["build", seal, "--lake", lake, "--jobs", "1"])
+    compact = getattr(catalogue_index, "compact", None)
+    if compact is not None and compact_after == "1":
+        wall, cpu = time.perf_counter(), time.process_time()
+        compact(lake, force=True)
+        times["compact_wall"] = round(time.perf_counter() - wall, 4)
+        times["compact_cpu"] = round(time.process_time() - cpu, 4)
+    from alpha_results_seal.storage import Storage
+    from datasets import catalogue_index as stored
+
+    newest = stored.newest(Storage(lake), lake)
+    times["generation"] = None if newest is None else newest.number
+    times["delta_base"] = None if newest is None else newest.base
+    times["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    print(MARK + json.dumps({"code": code, **times}), flush=True)
+
+
+def publish(seal: Path, lake: Path, compact_after: bool) -> dict[str, Any]:
+    code = "import sys; from tests.bench.publish_bench import child; child(*sys.argv[1:])"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "ALPHA_RESULTS_LOG_LEVEL": "WARNING"}
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(seal), str(lake), "1" if compact_after else "0"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+    )
+    lines = [line for line in out.stdout.splitlines() if line.startswith(MARK)]
+    if not lines:
+        raise SystemExit(
+            f"the publish of {seal.name} printed no times:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+        )
+    found = json.loads(lines[-1].removeprefix(MARK))
+    return {"alpha": seal.name, "wall_seconds": round(time.monotonic() - started, 2), **found}
+
+
+def synthetic_lake(n: int) -> Path:
+    lake = SYNTHETIC / str(n) / "lake"
+    if not (SYNTHETIC / str(n) / "synthetic.json").exists():
+        subprocess.run(
+            [sys.executable, "-m", "tests.bench.synthetic_catalogue", "--n", str(n)], cwd=REPO, check=True
+        )
+    return lake
+
+
+def extra_seals(count: int) -> list[Path]:
+    from tests.bench import catalogue_bench as cb
+
+    corpus = cb.ensure_corpus(20, 1, 1, False, cb.DEFAULT_CACHE)
+    return cb.ensure_extra_seals(corpus, 1, count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--publishes", type=int, default=3)
+    parser.add_argument("--out", help="also write the JSON here")
+    args = parser.parse_args(argv)
+    seals = extra_seals(args.publishes)
+    results: dict[str, Any] = {"cpus": os.cpu_count(), "runs": []}
+    for n in args.n:
+        lake = synthetic_lake(n)
+        with tempfile.TemporaryDirectory(prefix="bench-publish-", dir=SYNTHETIC) as work:
+            copy = Path(work) / "lake"
+            subprocess.run(["cp", "-al", str(lake), str(copy)], check=True)
+            for number, seal in enumerate(seals):
+                found = publish(seal, copy, number == len(seals) - 1)
+                found["n"] = n
+                results["runs"].append(found)
+                print(json.dumps(found), flush=True)
+            shutil.rmtree(copy, ignore_errors=True)
+    text = json.dumps(results, indent=1)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""Delta generations (issue 51, items 3 and 5): a publish commits the rows it changes over the
+newest generation's base, and every answer a worker serves from that delta generation equals the
+answer served after a whole `lake index` rebuild of the same lake; the trials' exact sums kept by
+the publishes equal the rebuild's, and the variance they give equals numpy's pass within 1e-12.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from litestar.testing import TestClient
+
+from alpha_results_seal.storage import Storage
+from analytics import significance
+from core.settings import Settings
+from datasets import catalogue_index
+from datasets.trial_sums import TrialSums, of_column
+from pipeline import catalogue_index as rows
+from pipeline.publish import publish_seal
+from serve.app import create_app
+from tests.api.conftest import fake_authenticate
+from tests.pipeline.factory import write_factory_seal
+
+VOLATILE = ("built_at", "indexed_at", "replaced_at", "score_neighbours", "previous_build_id")
+"""Index columns that say when a row was written and which list file it names (the lists' rows
+are compared), not what is served."""
+META_VOLATILE = ("generated_at", "request_id", "catalogue", "version", "etag", "elapsed_ms")
+CATALOGUE_TAG = "lake:catalogue_index@"
+"""An answer over the index is tagged by the rows it read, each `build@indexed_at`: a rebuild indexes
+every row again (a new `indexed_at`), so its tags differ while every figure is the same."""
+MATRICES = ("returns", "returns_days", "ic", "ic_days", "risk_free", "risk_free_days")
+
+
+def renamed(seals: Path, alpha: str, folder: Path) -> Path:
+    """A copy of `alpha`'s demo seal under another name: a new build of the same data."""
+    seal = folder / alpha
+    shutil.copytree(seals / alpha, seal)
+    manifest = seal / "manifest.json"
+    document = json.loads(manifest.read_text())
+    document["name"] = f"{document['name']} (again)"
+    manifest.write_text(json.dumps(document))
+    return seal
+
+
+def newest(root: str) -> catalogue_index.Generation:
+    found = catalogue_index.newest(Storage(root), root)
+    assert found is not None
+    return found
+
+
+def stripped(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: "lake:catalogue_index@<tag>"
+            if k == "source" and str(v).startswith(CATALOGUE_TAG)
+            else stripped(v)
+            for k, v in value.items()
+            if k not in META_VOLATILE
+        }
+    if isinstance(value, list):
+        return [stripped(v) for v in value]
+    return value
+
+
+def served(root: str, alphas: list[str]) -> dict[str, Any]:
+    """Every catalogue-wide answer a worker serves over the lake's newest generation."""
+    app = create_app(Settings(lake=root, environment="test"), authenticate=fake_authenticate, limiter=None)
+    paths = [
+        "/v1/alphas?limit=100",
+        "/v1/alphas?limit=100&search=Test",
+        "/v1/analytics/screen?limit=100",
+        "/v1/analytics/screen?limit=100&sort=-information_ratio&min_sessions=10",
+    ]
+    for alpha in alphas:
+        base = f"/v1/alphas/{alpha}/analytics"
+        paths += [
+            f"{base}/correlation?basis=returns",
+            f"{base}/correlation?basis=ic",
+            f"{base}/correlation?basis=scores",
+            f"{base}/significance",
+            f"{base}/residual",
+            f"/v1/analytics/screen?limit=100&max_correlation=0.5&correlated_to={alpha}",
+        ]
+    found = {}
+    with TestClient(app=app) as client:
+        for path in paths:
+            response = client.get(path, headers={"Authorization": "Bearer raw"})
+            body = (
+                response.json()
+                if response.headers.get("content-type", "").startswith("application/json")
+                else response.text
+            )
+            found[path] = (response.status_code, stripped(body))
+    return found
+
+
+def test_a_delta_generation_serves_what_a_rebuild_serves(
+    demo_lake: Path, demo_seals: Path, tmp_path: Path
+) -> None:
+    root = str(tmp_path / "lake")
+    shutil.copytree(demo_lake, root)
+    storage = Storage(root)
+    first = newest(root)
+    seals = [
+        write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_delta_{n}", seed=60 + n, weeks=10)
+        for n in range(3)
+    ]
+    for seal in seals:  # new alphas (their own dates: the delta's matrices extend the days)
+        assert publish_seal(str(seal), root).status == "published"
+    # A republish of a published alpha that is not approved (a delta), then another new alpha.
+    again = renamed(demo_seals, "Test_planted_factor", tmp_path / "again")
+    assert publish_seal(str(again), root).status == "published"
+    incremental = newest(root)
+    assert incremental.delta is not None, "publishes commit deltas"
+    assert incremental.base <= first.number + 1 < incremental.number
+    index = catalogue_index.read_index(storage, root, incremental)
+    alphas = index.column("alpha_id").to_pylist()
+    assert len(alphas) == len(set(alphas)) == catalogue_index.read_index(storage, root, first).num_rows + 3
+    before = served(root, alphas)
+    matrices = {
+        name: np.asarray(catalogue_index.read_matrix(storage, root, incremental, name)) for name in MATRICES
+    }
+    lists = {
+        a: _list(storage, root, p)
+        for a, p in zip(alphas, index.column("score_neighbours").to_pylist(), strict=True)
+    }
+    sums = TrialSums.parse(incremental.trials)
+
+    rows.rebuild(root)
+    rebuilt = newest(root)
+    assert rebuilt.delta is None
+    rebuilt_index = catalogue_index.read_index(storage, root, rebuilt)
+    assert index.drop(list(VOLATILE)).equals(rebuilt_index.drop(list(VOLATILE)))
+    for name in MATRICES:
+        np.testing.assert_array_equal(
+            matrices[name], np.asarray(catalogue_index.read_matrix(storage, root, rebuilt, name))
+        )
+    assert lists == {
+        a: _list(storage, root, p)
+        for a, p in zip(alphas, rebuilt_index.column("score_neighbours").to_pylist(), strict=True)
+    }
+    # The trials' sums, kept publish by publish, are the rebuild's exactly (integers).
+    assert sums is not None and sums == TrialSums.parse(rebuilt.trials)
+    column = np.asarray(
+        pa.array(rebuilt_index.column("sharpe_per_session").to_pylist(), pa.float64()).to_numpy(
+            zero_copy_only=False
+        )
+    )
+    assert sums == of_column(np.where(np.isnan(column), np.nan, column))
+    after = served(root, alphas)
+    differing = [path for path in before if before[path] != after[path]]
+    if differing:
+        import difflib
+
+        for path in differing[:3]:
+            a = json.dumps(before[path], indent=1, sort_keys=True).splitlines()
+            b = json.dumps(after[path], indent=1, sort_keys=True).splitlines()
+            print(path, "\n".join(list(difflib.unified_diff(a, b, lineterm=""))[:40]))
+    assert not differing, differing[:5]
+    assert sum(status == 200 for status, _ in before.values()) >= len(before) - len(
+        alphas
+    )  # answers, not refusals
+
+
+def _list(storage: Storage, root: str, path: str | None) -> list[dict[str, Any]] | None:
+    if path is None:
+        return None
+    from schemas.lake import SCORE_NEIGHBOURS
+
+    return catalogue_index.read_table(storage, root, path, SCORE_NEIGHBOURS).to_pylist()
+
+
+def test_compaction_folds_the_delta_into_the_same_catalogue(demo_lake: Path, tmp_path: Path) -> None:
+    root = str(tmp_path / "lake")
+    shutil.copytree(demo_lake, root)
+    storage = Storage(root)
+    for n in range(2):
+        seal = write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_compact_{n}", seed=70 + n)
+        publish_seal(str(seal), root)
+    delta = newest(root)
+    assert delta.delta is not None
+    assert rows.compact(root) is None  # below COMPACT_AFTER
+    number = rows.compact(root, force=True)
+    whole = newest(root)
+    assert number == whole.number and whole.delta is None and whole.base == whole.number
+    assert catalogue_index.read_index(storage, root, delta).equals(
+        catalogue_index.read_index(storage, root, whole)
+    )
+    for name in (*MATRICES, "returns_present", "ic_present"):
+        np.testing.assert_array_equal(
+            np.asarray(catalogue_index.read_matrix(storage, root, delta, name)),
+            np.asarray(catalogue_index.read_matrix(storage, root, whole, name)),
+        )
+    assert whole.trials == delta.trials
+
+
+def test_the_served_trials_from_the_sums_equal_the_pass(
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key reading every alpha is answered V from the generation's sums (from INCREMENTAL_FROM
+    alphas; here from any): the DSR and its trials figures equal the pass over the column's within
+    1e-12, for a key that may not read every alpha the pass is served as before."""
+    root = str(tmp_path / "lake")
+    shutil.copytree(demo_lake, root)
+    seal = write_factory_seal(tmp_path / "seals" / "f", alpha_id="Test_trials_0", seed=80)
+    publish_seal(str(seal), root)
+    assert newest(root).trials is not None
+    app = create_app(Settings(lake=root, environment="test"), authenticate=fake_authenticate, limiter=None)
+    path = "/v1/alphas/momentum_12_1/analytics/significance"
+    with TestClient(app=app) as client:
+        by_pass = client.get(path, headers={"Authorization": "Bearer raw"}).json()["data"]
+        monkeypatch.setattr(significance, "INCREMENTAL_FROM", 0)
+        by_sums = client.get(path, headers={"Authorization": "Bearer raw"}).json()["data"]
+    dsr_pass, dsr_sums = by_pass["dsr"], by_sums["dsr"]
+    assert dsr_sums["trials"]["count"] == dsr_pass["trials"]["count"]
+    assert dsr_sums["trials"]["sharpe_variance_alphas"] == dsr_pass["trials"]["sharpe_variance_alphas"]
+    for figure in ("sharpe_variance", "expected_max_sharpe"):
+        a, b = dsr_pass["trials"].get(figure), dsr_sums["trials"].get(figure)
+        if isinstance(a, dict):
+            a, b = a.get("value"), b.get("value")
+        assert a is not None and math.isclose(a, b, rel_tol=0, abs_tol=1e-12), figure
+    assert math.isclose(dsr_pass["value"], dsr_sums["value"], rel_tol=0, abs_tol=1e-12)
