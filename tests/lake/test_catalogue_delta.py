@@ -227,3 +227,26 @@ def test_the_served_trials_from_the_sums_equal_the_pass(
             a, b = a.get("value"), b.get("value")
         assert a is not None and math.isclose(a, b, rel_tol=0, abs_tol=1e-12), figure
     assert math.isclose(dsr_pass["value"], dsr_sums["value"], rel_tol=0, abs_tol=1e-12)
+
+
+def test_collection_keeps_the_base_the_kept_deltas_name(
+    demo_lake: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Old generations go with their delta files, never the base a kept generation still names."""
+    monkeypatch.setattr(catalogue_index, "RETENTION_SECONDS", 0)
+    monkeypatch.setattr(catalogue_index, "KEEP_GENERATIONS", 1)
+    root = str(tmp_path / "lake")
+    shutil.copytree(demo_lake, root)
+    storage = Storage(root)
+    for n in range(4):
+        seal = write_factory_seal(tmp_path / "seals" / f"f{n}", alpha_id=f"Test_collect_{n}", seed=90 + n)
+        publish_seal(str(seal), root)
+    last = newest(root)
+    assert last.delta is not None and last.base < last.number - 1
+    index_files = storage.list_names(f"{root}/catalogue/index")
+    assert any(name.startswith(f"{last.base:012d}-") and ".delta" not in name for name in index_files)
+    deltas = sorted(name for name in index_files if ".delta" in name)
+    assert all(int(name[:12]) >= last.number - 1 for name in deltas), deltas  # older deltas collected
+    read = catalogue_index.read_index(storage, root, last)
+    assert {f"Test_collect_{n}" for n in range(4)} <= set(read.column("alpha_id").to_pylist())
+    assert catalogue_index.read_matrix(storage, root, last, "returns") is not None
