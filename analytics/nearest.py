@@ -32,7 +32,11 @@ SAMPLE = 20_000
 APPROXIMATE_FROM = 20_000
 """Rows of a matrix from which a request uses the index; below, every row is computed exactly."""
 CANDIDATES = 6_000
-"""Rows a top-k request computes exactly, ranked first by their sketches."""
+"""Rows a top-k request ranks first by their sketches (and the screener's filter computes exactly)."""
+EXACT = 1_000
+"""Rows of those a top-50 request computes exactly, chosen by their corrected sketched correlation
+(`refined`); a deeper page computes EXACT_PER_ROW per row it reaches, up to CANDIDATES."""
+EXACT_PER_ROW = 20
 BLOCK = 8_192
 """Rows z-normalised and projected at once (the temporaries are a few blocks of rows x dates)."""
 
@@ -139,3 +143,55 @@ def ranked(sketches: np.ndarray, target: int, allowed: np.ndarray | None, count:
         return np.empty(0, np.int64)
     chosen = np.argpartition(-scores, count - 1)[:count] if count < scores.size else np.arange(scores.size)
     return chosen[np.argsort(-scores[chosen], kind="stable")].astype(np.int64)
+
+
+def exact_count(depth: int) -> int:
+    """Rows computed exactly for a page reaching row `depth` (offset + limit): EXACT for a top 50,
+    EXACT_PER_ROW per row deeper, at most CANDIDATES (issue 51: recall measured for the top 50)."""
+    return min(CANDIDATES, max(EXACT, EXACT_PER_ROW * depth))
+
+
+def refined(
+    sketches: np.ndarray, present: np.ndarray, target: int, rows: np.ndarray, count: int
+) -> np.ndarray:
+    """The `count` of `rows` (best first by sketch, `ranked`) whose sketched correlation with row
+    `target`, corrected for the dates the two share, is largest (in `rows`' order).
+
+    A sketch is of the row z-normalised over its own dates; two rows sharing only part of them
+    correlate over the common dates by about their inner product divided by the share of each one's
+    norm on those dates (about common / own dates each): dividing by sqrt(common^2 / (own_a own_b))
+    ranks a short history against a long one as the exact pass does. Rows sharing fewer than
+    three dates (no correlation) come last. Only orders candidates: the values served are exact."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.size <= count:
+        return rows
+    bits = np.asarray(present)
+    chosen = bits[rows]
+    common = np.bitwise_count(chosen & bits[target][None, :]).sum(axis=1, dtype=np.int64)
+    own = np.bitwise_count(chosen).sum(axis=1, dtype=np.int64)
+    mine = int(np.bitwise_count(bits[target]).sum())
+    scores = corrected(np.asarray(sketches[rows]), np.asarray(sketches[target]), own, mine, common)
+    kept = np.sort(np.argpartition(-scores, count - 1)[:count])
+    found: np.ndarray = rows[kept]
+    return found
+
+
+def corrected(
+    sketches: np.ndarray, target: np.ndarray, own: np.ndarray, mine: int, common: np.ndarray
+) -> np.ndarray:
+    """The absolute sketched correlation of each of `sketches` (rows x rank+1) with the `target`
+    sketch, corrected for the dates they share (`common`; `own`, `mine`: the dates each holds):
+    -1 where they share fewer than three (`refined`)."""
+    rank = sketches.shape[1] - 1
+    scores = np.abs(
+        np.asarray(sketches[:, :rank], dtype=np.float64) @ np.asarray(target[:rank], dtype=np.float64)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = scores * np.sqrt(own.astype(np.float64) * mine) / common
+    scores[~np.isfinite(scores) | (common < 3)] = -1.0
+    return scores
+
+
+def held(present: np.ndarray) -> np.ndarray:
+    """The dates each row holds (int64), from the presence bits."""
+    return np.bitwise_count(np.asarray(present)).sum(axis=1, dtype=np.int64)

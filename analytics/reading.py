@@ -111,7 +111,7 @@ def catalogue_tag(catalogue: Catalogue, mask: np.ndarray, *parts: str) -> str:
     listing = catalogue.listing
     assert listing is not None
     digest = hashlib.sha256("\x00".join(parts).encode())
-    digest.update(listing.fingerprints[mask].tobytes())
+    digest.update(listing.digest_of(mask))  # of the admitted fingerprints, kept per mask
     return digest.hexdigest()[:24]
 
 

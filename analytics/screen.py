@@ -12,15 +12,15 @@ another alpha.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
 
 import msgspec
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analytics import sets
 from analytics.access import Access, require_readable, withheld
-from analytics.correlation import within_correlation
+from analytics.correlation import within_correlation_rows
 from analytics.entries import Warnings
 from analytics.errors import BadParameters, DataNotReadable
 from analytics.standings import NO_DECISIONS, Standings
@@ -104,7 +104,7 @@ def residual_withheld(
         recorded: list[str] = []
         if "approved" in index.column_names:
             flags = index.column("approved").fill_null(False)
-            recorded = index.filter(flags).column("alpha_id").to_pylist()
+            recorded = pc.filter(index.column("alpha_id"), flags).to_pylist()  # not every column
         theirs = sets.set_mask(catalogue, recorded)
         mine = readable & sets.set_mask(catalogue, tuple(approved))
         if np.array_equal(mine, theirs):
@@ -200,9 +200,10 @@ def candidate_filters(
         references = compared.alphas
     basis = args.correlation_basis
 
-    def within(candidates: list[str]) -> list[str]:
+    def within(candidates: np.ndarray) -> np.ndarray:
         # Called in the worker thread the statement runs in: mapping the matrix may read files.
-        return within_correlation(candidates, snapshot.matrix(basis), references, bound)
+        # The candidates are rows of the catalogue index, the matrix's rows (one generation).
+        return within_correlation_rows(candidates, snapshot.matrix(basis), references, bound)
 
     return (within,)
 
@@ -252,15 +253,13 @@ def screen_page(
     if not filters:
         page = screener.page(version, index, _screen(args, candidates))
     else:
-        matched = screener.matching(version, index, _screen(args, candidates))
-        kept = matched
+        # Rows of the index end to end (issue 51): DuckDB's positions as one numpy array, each
+        # filter keeping some in order, the page's rows read by position.
+        kept = screener.matching(version, index, _screen(args, candidates))
         for keep in filters:
             kept = keep(kept)
-        keeping = set(kept)
-        ordered = [alpha for alpha in matched if alpha in keeping]
-        chosen = ordered[args.offset : args.offset + args.limit]
-        selected = replace(_screen(args, chosen), limit=max(len(chosen), 1), offset=0)
-        page = Page(screener.page(version, index, selected).rows, len(ordered))
+        chosen = kept[args.offset : args.offset + args.limit]
+        page = Page(screener.rows_at(version, index, chosen), len(kept))
     rows = [msgspec.structs.replace(row, **hidden, **standings.columns(row.alpha_id)) for row in page.rows]
     return Page(rows, page.total)
 

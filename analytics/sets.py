@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from analytics.errors import BadParameters, NotReadable
 from datasets.catalogue_snapshot import Matrix
@@ -140,5 +139,4 @@ def set_mask(catalogue: Catalogue, ids: tuple[str, ...] | list[str]) -> np.ndarr
     from their builds alone is tagged by (`entries.catalogue_tag`)."""
     listing = catalogue.listing
     assert listing is not None
-    found = pc.is_in(listing.ids, value_set=pa.array(list(ids), pa.string()))
-    return np.asarray(pc.fill_null(found, False).to_numpy(zero_copy_only=False), dtype=bool)
+    return listing.member_mask(ids).copy()  # kept per set by the listing (issue 51)

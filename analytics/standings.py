@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from datasets.served import Catalogue
+from datasets.served import Catalogue, Listing
 from schemas.bodies.promotions import Standing
 
 
@@ -42,6 +42,11 @@ class Standings:
 
     approved: Mapping[str, dt.date | None] = field(default_factory=dict)
     retired: frozenset[str] = frozenset()
+    # Which listed alphas are approved, retired or either, for the listing last asked about (its
+    # catalogue version): a request reads them without a pass over every alpha id (issue 51).
+    _members: dict[str, tuple[Listing, np.ndarray]] = field(
+        default_factory=dict, init=False, compare=False, hash=False, repr=False
+    )
 
     @classmethod
     def of(cls, latest: Mapping[str, Decided]) -> Standings:
@@ -79,8 +84,8 @@ class Standings:
         assert listing is not None
         chosen = set(wanted)
         keep = np.zeros(len(listing.ids), dtype=bool)
-        approved = _member(listing.ids, self.approved)
-        retired = _member(listing.ids, self.retired)
+        approved = self._member(catalogue, "approved")
+        retired = self._member(catalogue, "retired")
         if "approved" in chosen:
             keep |= approved
         if "retired" in chosen:
@@ -94,11 +99,29 @@ class Standings:
         with a decision about one of them, never with one about an alpha the caller may not read."""
         listing = catalogue.listing
         assert listing is not None
-        decided = _member(listing.ids, {*self.approved, *self.retired}) & readable
+        decided = self._member(catalogue, "decided") & readable
         digest = hashlib.sha256()
         for alpha in listing.ids.filter(pa.array(decided)).to_pylist():
             digest.update(f"{alpha}\x00{self.standing(alpha)}\x00{self.approved_since(alpha)}\x00".encode())
         return digest.hexdigest()[:16]
+
+    def _member(self, catalogue: Catalogue, which: str) -> np.ndarray:
+        """Which listed alphas of `catalogue` are `which` (approved, retired, decided: either),
+        computed once per listing (read only, shared by requests)."""
+        listing = catalogue.listing
+        assert listing is not None
+        known = self._members.get(which)
+        if known is not None and known[0] is listing:
+            return known[1]
+        alphas = {
+            "approved": self.approved.keys(),
+            "retired": self.retired,
+            "decided": {*self.approved, *self.retired},
+        }[which]
+        found = _member(listing.ids, alphas)
+        found.setflags(write=False)
+        self._members[which] = (listing, found)  # the listing of one catalogue version at a time
+        return found
 
 
 NO_DECISIONS = Standings()

@@ -42,7 +42,7 @@ import resource
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -338,8 +338,8 @@ class LakeReader:
             return
         self._bug = None
         self._catalogue = catalogue
-        if previous is not None and catalogue.failure is None:
-            _log_new_builds(previous, catalogue)
+        if previous is not None and catalogue.failure is None and catalogue is not previous:
+            _log_new_builds(previous, catalogue)  # a pass that found no new generation logs nothing
         if catalogue.failure is None:
             self._follow(catalogue)
 
@@ -603,8 +603,7 @@ class LakeReader:
         """Drops views of builds no longer current; checks a bounded part of the rest (hashes of
         newly opened builds, the sizes of `scrub_builds_per_pass` open builds); re-opens repaired
         builds."""
-        current: dict[str, AlphaBuild | BenchmarkBuild] = {b.key: b for b in catalogue.alphas.values()}
-        current.update({b.key: b for b in catalogue.benchmarks.values()})
+        current = _Served(catalogue)  # no dict of the whole catalogue per pass (issue 51)
         with self._lock:
             for key in list(self._views):
                 if key not in current or current[key].build_id != self._views[key].build_id:
@@ -625,7 +624,7 @@ class LakeReader:
                 self._checked(key, scrubbed, partial(self._scrub, scrubbed))
         self._hash_budget = self.hash_bytes_per_pass  # after the scrub: hashes what it found changed
         self._verify_opened()
-        self._archives.recheck({alpha: build.build_id for alpha, build in catalogue.alphas.items()})
+        self._archives.recheck(_ServedBuilds(catalogue.alphas))
         for _, view in views:
             if view.damage is None:
                 view.release_pages()
@@ -782,3 +781,39 @@ def _log_new_builds(previous: Catalogue, catalogue: Catalogue) -> None:
                 "serving build %s of %s (was %s)",
                 build.build_id, alpha_id, before.build_id if before else "not served",
             )  # fmt: skip
+
+
+class _Served(Mapping[str, "AlphaBuild | BenchmarkBuild"]):
+    """The served builds of `catalogue` by view key (alpha id, `benchmark:` + symbol), looked up in
+    its own dicts: a refresh pass touches the views it holds, not every alpha of the catalogue."""
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self._alphas, self._benchmarks = catalogue.alphas, catalogue.benchmarks
+
+    def __getitem__(self, key: str) -> AlphaBuild | BenchmarkBuild:
+        if key.startswith(BENCHMARK_KEY):
+            return self._benchmarks[key[len(BENCHMARK_KEY) :]]
+        return self._alphas[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._alphas
+        yield from (BENCHMARK_KEY + symbol for symbol in self._benchmarks)
+
+    def __len__(self) -> int:
+        return len(self._alphas) + len(self._benchmarks)
+
+
+class _ServedBuilds(Mapping[str, str]):
+    """alpha_id -> its served build id, read from the catalogue's dict when asked."""
+
+    def __init__(self, alphas: Mapping[str, AlphaBuild]) -> None:
+        self._alphas = alphas
+
+    def __getitem__(self, alpha_id: str) -> str:
+        return self._alphas[alpha_id].build_id
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._alphas)
+
+    def __len__(self) -> int:
+        return len(self._alphas)

@@ -30,6 +30,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -38,10 +39,12 @@ from schemas import choices, lake, wire
 from schemas.bodies.rows import ScreenRow
 
 T = TypeVar("T")
-CandidateFilter = Callable[[list[str]], list[str]]
+CandidateFilter = Callable[[np.ndarray], np.ndarray]
 """A filter the index's columns cannot express (`max_correlation` reads the catalogue's
-matrices): given candidate ids, in order, it returns those it keeps. Filters run in turn on what
-the statement's own filters kept (`analytics/screen.py`, `screen_page`)."""
+matrices): given candidates as rows of the catalogue index (int64, in the statement's order; the
+rows of the catalogue's matrices too), it returns those it keeps, in the same order. Filters run in
+turn on what the statement's own filters kept (`analytics/screen.py`, `screen_page`): rows travel
+as one numpy array from DuckDB to the filter and back (no Python object per candidate)."""
 
 
 KEEP_VERSIONS = 4
@@ -88,9 +91,13 @@ class Screen:
     offset: int = 0
 
 
-def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, list[Any], str, list[Any]]:
-    """(the page's SQL, its parameters, the count's SQL, its parameters) of `screen` on `table`;
-    with `ids_only`, the first selects the alpha id of every row that matches, in order."""
+def statement(table: str, screen: Screen, rows_only: bool = False) -> tuple[str, list[Any], str, list[Any]]:
+    """(the page's SQL, its parameters, the count's SQL, its parameters) of `screen` on `table`.
+    The page selects the `position` (the row of the catalogue index) of the page's rows, in order:
+    a top-N of one integer column, whose fields `Installed.at` then reads for those rows alone (issue
+    51: sorting every matching row with all its fields, and counting them in a window, cost 26 ms
+    at 100,000 alphas against 3 ms); with `rows_only`, the position of every row that matches, in
+    order (no page)."""
     where = ["true"]
     values: list[Any] = []
     if screen.candidates is not None:
@@ -129,15 +136,13 @@ def statement(table: str, screen: Screen, ids_only: bool = False) -> tuple[str, 
             raise ValueError(f"{screen.sort!r} is not a sort column")
         direction = "DESC" if screen.descending else "ASC"
         order = f"{quoted(screen.sort)} {direction} NULLS LAST, alpha_id ASC"
-    selected = ", ".join(quoted(column) for column in FIELDS)
     condition = " AND ".join(where)
     # Identifiers from the whitelists and this module's table names only; every value is a `?`.
     count = f"SELECT count(*) FROM {table} WHERE {condition}"  # noqa: S608
-    if ids_only:
-        return f"SELECT alpha_id FROM {table} WHERE {condition} ORDER BY {order}", values, count, values  # noqa: S608
-    page = f"SELECT {selected}, count(*) OVER () AS total FROM {table} WHERE {condition} ORDER BY {order}"  # noqa: S608
-    page += " LIMIT ? OFFSET ?"
-    return page, [*values, screen.limit, screen.offset], count, values
+    matching = f"SELECT position FROM {table} WHERE {condition} ORDER BY {order}"  # noqa: S608
+    if rows_only:
+        return matching, values, count, values
+    return f"{matching} LIMIT ? OFFSET ?", [*values, screen.limit, screen.offset], count, values
 
 
 def _folded(values: list[Any]) -> list[str | None]:
@@ -171,6 +176,33 @@ def _table(index: pa.Table) -> pa.Table:
     return pa.table({**columns, **folded})
 
 
+@dataclass(frozen=True)
+class Installed:
+    """A catalogue version's table: its name in the database, and its rows as Arrow (the same
+    columns, in the same order), whose `position` column is ascending."""
+
+    name: str
+    rows: pa.Table
+    positions: np.ndarray  # the `position` column (int64, ascending)
+
+    def at(self, positions: list[int] | np.ndarray) -> list[ScreenRow]:
+        """The screener rows of the catalogue index's rows `positions` (rows of this table), in
+        that order: taken from the Arrow rows the table was made from, not by a statement (a
+        statement picking 100 rows by position scanned the table: 15 ms at 100,000 alphas)."""
+        wanted = np.asarray(positions, dtype=np.int64)
+        if not wanted.size:
+            return []
+        places = np.searchsorted(self.positions, wanted)
+        if (places >= self.positions.size).any() or (self.positions[places] != wanted).any():
+            raise KeyError("a position that is not a row of the screened table")
+        columns = self.rows.select(list(FIELDS)).take(pa.array(places)).to_pydict()
+        undecided = wire.SCREEN_RECORD_FIELDS  # the records' fields, set by the caller
+        return [
+            ScreenRow(**dict(zip(FIELDS, values, strict=True)), **undecided)  # type: ignore[arg-type]
+            for values in zip(*(columns[name] for name in FIELDS), strict=True)
+        ]
+
+
 class Screener:
     """One per worker: the DuckDB database and the tables of the catalogue versions it screened."""
 
@@ -178,6 +210,7 @@ class Screener:
         self._lock = threading.Lock()
         self._connection: duckdb.DuckDBPyConnection | None = None
         self._tables: OrderedDict[str, str] = OrderedDict()  # catalogue version -> table name
+        self._arrows: dict[str, Installed] = {}  # table name -> its rows as Arrow
         self._numbers = itertools.count(1)
 
     def page(self, version: str, index: pa.Table, screen: Screen) -> Page:
@@ -186,16 +219,36 @@ class Screener:
             return Page([], 0)  # nothing the key may read: no statement needed
         return self._on(version, index, screen, partial(self._run, screen=screen))
 
-    def matching(self, version: str, index: pa.Table, screen: Screen) -> list[str]:
-        """The alpha id of every row `screen` selects, in its order (no page)."""
+    def matching(self, version: str, index: pa.Table, screen: Screen) -> np.ndarray:
+        """The row of the catalogue index (int64) of every row `screen` selects, in its order (no
+        page): one numpy array out of DuckDB."""
         if screen.candidates is not None and not len(screen.candidates):
+            return np.empty(0, np.int64)
+
+        def rows(cursor: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
+            sql, values, _, _ = statement(table, screen, rows_only=True)
+            found = cursor.execute(sql, values).fetchnumpy()["position"]
+            return np.asarray(found, dtype=np.int64)
+
+        return self._on(version, index, screen, rows)
+
+    def rows_at(self, version: str, index: pa.Table, positions: np.ndarray) -> list[ScreenRow]:
+        """The screener rows of the catalogue index's rows `positions`, in that order."""
+        if not len(positions):
             return []
+        return self._on(
+            version,
+            index,
+            Screen(candidates=None),
+            lambda cursor, table: self._installed(table).at(positions),
+        )
 
-        def ids(cursor: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-            sql, values, _, _ = statement(table, screen, ids_only=True)
-            return [str(row[0]) for row in cursor.execute(sql, values).fetchall()]
-
-        return self._on(version, index, screen, ids)
+    def _installed(self, table: str) -> Installed:
+        with self._lock:
+            found = self._arrows.get(table)
+        if found is None:  # dropped meanwhile: as a statement on it would
+            raise duckdb.CatalogException(f"{table} is no longer installed")
+        return found
 
     def _on(
         self,
@@ -226,17 +279,15 @@ class Screener:
         finally:
             cursor.close()
 
-    @staticmethod
-    def _run(cursor: duckdb.DuckDBPyConnection, table: str, *, screen: Screen) -> Page:
+    def _run(self, cursor: duckdb.DuckDBPyConnection, table: str, *, screen: Screen) -> Page:
         sql, values, count_sql, count_values = statement(table, screen)
-        found = cursor.execute(sql, values).fetchall()
-        undecided = wire.SCREEN_RECORD_FIELDS  # the records' fields, set by the caller
-        rows = [ScreenRow(**dict(zip(FIELDS, row[:-1], strict=True)), **undecided) for row in found]  # type: ignore[arg-type]
-        if found:
-            total = int(found[0][-1])
-        elif screen.offset == 0:
+        positions = [int(row[0]) for row in cursor.execute(sql, values).fetchall()]
+        rows = self._installed(table).at(positions)
+        if positions and len(positions) < screen.limit:
+            total = screen.offset + len(positions)  # the last page: every match is before its end
+        elif not positions and screen.offset == 0:
             total = 0
-        else:  # a page past the end: the count alone
+        else:  # a full page, or one past the end: the count
             counted = cursor.execute(count_sql, count_values).fetchone()
             total = 0 if counted is None else int(counted[0])
         return Page(rows, total)
@@ -259,6 +310,7 @@ class Screener:
                 while len(self._tables) > KEEP_VERSIONS:
                     _, old = self._tables.popitem(last=False)
                     connection.execute(f"DROP TABLE IF EXISTS {old}")
+                    self._arrows.pop(old, None)
             else:
                 self._tables.move_to_end(version)
             cursor = connection.cursor()
@@ -270,11 +322,14 @@ class Screener:
         """A new table holding `index`'s screened columns (a copy: cursors do not see a view
         registered on another connection)."""
         name = f"screen_{next(self._numbers)}"
-        connection.register("screen_incoming", _table(index))
+        rows = _table(index)
+        connection.register("screen_incoming", rows)
         try:
             connection.execute(f"CREATE TABLE {name} AS SELECT * FROM screen_incoming")  # noqa: S608 (our name)
         finally:
             connection.unregister("screen_incoming")
+        positions = np.asarray(rows.column("position").to_numpy(), dtype=np.int64)
+        self._arrows[name] = Installed(name, rows, positions)
         return name
 
     def tables(self) -> list[str]:

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from datasets import catalogue_index
+from datasets.text_search import TrigramIndex
 
 BENCHMARK_KEY = "benchmark:"
 
@@ -77,6 +78,11 @@ class Listing:
     tldrs: pa.Array  # tldr (null when none)
     complete: pa.Array  # bool
     text: pa.Array  # alpha_id, name and tldr, casefolded, joined by NUL
+    search: TrigramIndex | None = None  # over `text` (`datasets.text_search`): the search's candidates
+    # The digest of the fingerprints of the alphas a mask admits, by the mask's own digest (a few
+    # masks per catalogue: every alpha, each key's allow-lists): `digest_of`.
+    _digests: dict[bytes, bytes] = field(default_factory=dict, compare=False, repr=False)
+    _members: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -90,6 +96,7 @@ class Listing:
             SEPARATOR.join(v.casefold() for v in (alpha, name, tldr or ""))
             for alpha, name, tldr in zip(ids, names, tldrs, strict=True)
         ]
+        text = pa.array(texts, pa.string())
         return cls(
             pa.array(ids, pa.string()),
             np.array(
@@ -98,8 +105,36 @@ class Listing:
             pa.array(names, pa.string()),
             pa.array(tldrs, pa.string()),
             pa.array([bool(c) for c in complete], pa.bool_()),
-            pa.array(texts, pa.string()),
+            text,
+            TrigramIndex.of(text),
         )
+
+    def member_mask(self, ids: tuple[str, ...] | list[str]) -> np.ndarray:
+        """Which alphas (catalogue order) are among `ids` (read only); kept for a set of at most
+        MEMBER_SETS ids, the sets requests name again (the approved alphas, a reference set)."""
+        key = tuple(ids)
+        found = self._members.get(key) if len(key) <= MEMBER_SETS else None
+        if found is None:
+            matched = pc.is_in(self.ids, value_set=pa.array(list(key), pa.string()))
+            found = np.asarray(pc.fill_null(matched, False).to_numpy(zero_copy_only=False), dtype=bool)
+            found.setflags(write=False)
+            if len(key) <= MEMBER_SETS:
+                if len(self._members) >= DIGESTS:
+                    self._members.clear()
+                self._members[key] = found
+        return found
+
+    def digest_of(self, mask: np.ndarray) -> bytes:
+        """SHA-256 of the fingerprints of the alphas `mask` admits (catalogue order), kept per mask:
+        a request's version costs a digest of its mask's bits, not of every fingerprint (issue 51)."""
+        key = hashlib.sha256(np.packbits(mask).tobytes() + len(mask).to_bytes(8, "big")).digest()
+        found = self._digests.get(key)
+        if found is None:
+            found = hashlib.sha256(self.fingerprints[mask].tobytes()).digest()
+            if len(self._digests) >= DIGESTS:
+                self._digests.clear()  # a few masks are asked for; a burst of others starts again
+            self._digests[key] = found
+        return found
 
     def rows(self, positions: Sequence[int] | np.ndarray) -> list[dict[str, Any]]:
         """`/v1/alphas` rows of the alphas at `positions`."""
@@ -122,6 +157,15 @@ class Listing:
         if needle is not None:
             if SEPARATOR in needle:
                 return range(0)  # no field holds the separator
+            if self.search is not None:
+                # The rows holding every trigram of the needle, matched as below (issue 51).
+                rows = self.search.find(self.text, needle)
+                if keep is not None:
+                    admitted = np.asarray(
+                        pc.fill_null(keep, False).to_numpy(zero_copy_only=False), dtype=bool
+                    )
+                    rows = rows[admitted[rows]]
+                return rows
             found = pc.match_substring(self.text, needle)
             keep = found if keep is None else pc.and_(keep, found)
         if keep is None:
@@ -131,6 +175,11 @@ class Listing:
 
 
 SEPARATOR = "\x00"
+DIGESTS = 64
+"""Masks whose fingerprint digests a listing keeps (`Listing.digest_of`), and sets of ids whose
+masks it keeps (`Listing.member_mask`)."""
+MEMBER_SETS = 1_000
+"""The largest set of ids whose mask a listing keeps."""
 
 
 def fingerprint(alpha_id: str, version: str) -> int:

@@ -129,3 +129,47 @@ def test_max_correlation_pruned_by_the_index_keeps_what_the_exact_filter_keeps(
         indexed = within_correlation(candidates, matrix, [reference], bound)
         exact = within_correlation(candidates, exact_matrix, [reference], bound)
         assert indexed == exact
+
+
+def test_the_corrected_second_stage_keeps_the_true_50_nearest(
+    catalogue: tuple[Matrix, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`nearest.refined`: of 600 candidates by sketch, the 150 with the largest sketched correlation
+    corrected for the dates each shares with the target hold the true 50 nearest (half the alphas
+    start late, so the correction matters); the page computed from them is the exact one."""
+    matrix, _ = catalogue
+    assert matrix.sketch is not None and matrix.present is not None
+    recalls = []
+    for target in np.random.default_rng(4).choice(N, 25, replace=False):
+        truth = set(_exact_top(matrix, int(target)).tolist())
+        near = nearest.ranked(matrix.sketch, int(target), None, 600)
+        kept = nearest.refined(matrix.sketch, matrix.present, int(target), near, 150)
+        assert kept.size == 150 and set(kept.tolist()) <= set(near.tolist())
+        recalls.append(len(truth & set(kept.tolist())) / len(truth))
+    assert np.mean(recalls) >= 0.95, recalls
+    monkeypatch.setattr(nearest, "APPROXIMATE_FROM", 1_000)
+    monkeypatch.setattr(nearest, "CANDIDATES", 600)
+    monkeypatch.setattr(nearest, "EXACT", 150)
+    monkeypatch.setattr(nearest, "EXACT_PER_ROW", 3)
+    assert (
+        nearest.exact_count(50) == 150 and nearest.exact_count(100) == 300 and nearest.exact_count(900) == 600
+    )
+    readable = np.ones(N, dtype=bool)
+    exact_matrix = Matrix(matrix.version, matrix.rows, matrix.ids, matrix.days, matrix.values)
+    for target in np.random.default_rng(5).choice(N, 8, replace=False):
+        alpha = f"a{int(target):05d}"
+        indexed = _series_page(matrix, matrix.ids, alpha, readable, "returns", *WHOLE, 50, 0)
+        exact = {
+            row.alpha: row
+            for row in _series_page(exact_matrix, matrix.ids, alpha, readable, "returns", *WHOLE, 50, 0).rows
+        }
+        assert sum(row.alpha in exact for row in indexed.rows) >= 47
+        assert all(row == exact[row.alpha] for row in indexed.rows if row.alpha in exact)
+
+
+def test_refined_keeps_every_row_when_asked_for_as_many() -> None:
+    sketches = np.random.default_rng(6).standard_normal((40, 5)).astype(np.float32)
+    present = np.full((40, 1), np.uint64(2**20 - 1))
+    rows = np.array([5, 3, 9], dtype=np.int64)
+    assert nearest.refined(sketches, present, 0, rows, 3).tolist() == [5, 3, 9]
+    assert nearest.refined(sketches, present, 0, rows, 2).tolist() in ([5, 3], [5, 9], [3, 9])

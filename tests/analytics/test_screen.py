@@ -14,11 +14,13 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Collection, Iterator
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -1002,3 +1004,23 @@ def test_concurrent_requests_on_changing_versions_each_see_their_own() -> None:
         thread.join()
     assert failures == []
     assert len(screener.tables()) <= KEEP_VERSIONS
+
+
+def test_rows_by_position_are_the_statements_rows() -> None:
+    """Issue 51: the screener's rows travel as positions (rows of the catalogue index) from DuckDB
+    to the candidate filters and back; the rows read by position from the table's Arrow copy are
+    the rows DuckDB selects, field for field, and `matching` is the page's order."""
+    table = synthetic_index(12)
+    frame = as_screened(table)
+    screener = Screener()
+    rng = random.Random("screen:positions")
+    for _ in range(60):
+        candidates, params = random_screen(rng, frame)
+        screen = screen_from(params, candidates)
+        whole = screener.page("g1", table, replace(screen, limit=10_000, offset=0))
+        positions = screener.matching("g1", table, screen)
+        assert positions.dtype == np.int64 and len(positions) == whole.total
+        by_position = screener.rows_at("g1", table, positions)
+        assert msgspec.json.encode(by_position) == msgspec.json.encode(whole.rows)
+        ids = table.column("alpha_id").to_pylist()
+        assert [ids[p] for p in positions.tolist()] == [row.alpha_id for row in whole.rows]

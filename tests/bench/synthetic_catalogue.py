@@ -24,12 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import resource
 import shutil
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -64,28 +65,31 @@ def synthetic_series(
     seed: int = 51,
     clusters: int | None = None,
     duplicate_share: float = 0.02,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Series:
+    """`out`: the (n x sessions, n x weeks) float64 arrays to fill (memory-mapped files at 10^6:
+    the series are made a block of rows at a time, never a whole matrix of temporaries)."""
     rng = np.random.default_rng(seed)
     clusters = clusters or max(4, n // 200)
     cluster = rng.integers(0, clusters, n)
 
-    def model(length: int, scale: float) -> np.ndarray:
+    def model(length: int, scale: float, found: np.ndarray, shift: float, factor: float) -> np.ndarray:
         factors = rng.standard_normal((length, FACTORS)) * scale
         centres = rng.standard_normal((clusters, FACTORS))
         own = rng.standard_normal((clusters, length)) * scale * 0.6
-        found = np.empty((n, length))
         for start in range(0, n, 16_384):  # a block at a time: the temporaries stay small
             part = cluster[start : start + 16_384]
             size = part.size
             loads = centres[part] + 0.5 * rng.standard_normal((size, FACTORS))
             noise = rng.uniform(0.3, 1.5, size)[:, None] * scale * rng.standard_normal((size, length))
-            found[start : start + size] = (
-                loads @ factors.T + own[part] * rng.uniform(0.5, 1.5, size)[:, None] + noise
-            )
+            block = loads @ factors.T + own[part] * rng.uniform(0.5, 1.5, size)[:, None] + noise
+            found[start : start + size] = block * factor + shift if factor != 1.0 else block + shift
         return found
 
-    returns = model(sessions, 0.01) + 0.0003  # a small positive drift: a catalogue of kept alphas
-    ic = model(weeks, 0.03) * 0.5 + 0.01
+    returns_out, ic_out = out if out is not None else (np.empty((n, sessions)), np.empty((n, weeks)))
+    # a small positive drift: a catalogue of kept alphas
+    returns = model(sessions, 0.01, returns_out, 0.0003, 1.0)
+    ic = model(weeks, 0.03, ic_out, 0.01, 0.5)
     duplicates = np.full(n, -1)
     planted = int(n * duplicate_share)
     if planted:
@@ -98,14 +102,38 @@ def synthetic_series(
     start_week = np.where(rng.random(n) < 0.5, 0, rng.integers(0, max(1, weeks // 2), n))
     start_week[duplicates >= 0] = start_week[duplicates[duplicates >= 0]]
     per_week = max(1, sessions // max(weeks, 1))
-    returns[np.arange(sessions)[None, :] < (start_week * per_week)[:, None]] = np.nan
-    ic[np.arange(weeks)[None, :] < start_week[:, None]] = np.nan
+    for start in range(0, n, 65_536):
+        weeks_of = start_week[start : start + 65_536]
+        returns[start : start + weeks_of.size][
+            np.arange(sessions)[None, :] < (weeks_of * per_week)[:, None]
+        ] = np.nan
+        ic[start : start + weeks_of.size][np.arange(weeks)[None, :] < weeks_of[:, None]] = np.nan
     return Series(returns, ic, cluster, duplicates)
 
 
 def _figures(series: Series, sessions_per_year: int = 252, weeks_per_year: int = 52) -> dict[str, np.ndarray]:
-    """The index's figures of each synthetic alpha, from its series (nan where not measurable)."""
-    r, ic = series.returns, series.ic
+    """The index's figures of each synthetic alpha, from its series (nan where not measurable), a
+    block of rows at a time."""
+    n = series.returns.shape[0]
+    found: dict[str, np.ndarray] = {}
+    for start in range(0, n, BLOCK):
+        part = Series(
+            series.returns[start : start + BLOCK],
+            series.ic[start : start + BLOCK],
+            series.clusters,
+            series.duplicates,
+        )
+        for key, column in _block_figures(part, sessions_per_year, weeks_per_year).items():
+            found.setdefault(key, np.empty(n, dtype=column.dtype))[start : start + column.size] = column
+    return found
+
+
+BLOCK = 32_768
+"""Rows the generator works on at once (its temporaries: a few blocks of rows x sessions)."""
+
+
+def _block_figures(series: Series, sessions_per_year: int, weeks_per_year: int) -> dict[str, np.ndarray]:
+    r, ic = np.asarray(series.returns), np.asarray(series.ic)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean, std = np.nanmean(r, axis=1), np.nanstd(r, axis=1, ddof=1)
         sharpe = mean / std
@@ -129,64 +157,127 @@ def _figures(series: Series, sessions_per_year: int = 252, weeks_per_year: int =
     }
 
 
-def _rows(series: Series, base: pa.Table, days: np.ndarray, seed: int) -> pa.Table:
-    """The index rows of the synthetic alphas (catalogue order is made by the caller)."""
+SLIM_DROPS = ("tables", "books", "source_archive", "signal_processing", "metric_conventions")
+"""The keys of the base's alpha.json a synthetic alpha's entry leaves out with `--slim-entries`
+(about 2.6 of its 3.9 KB: at 10^6 alphas the entries alone are 3.9 GB of index and worker memory)."""
+
+
+def _rows(series: Series, base: pa.Table, days: np.ndarray, seed: int, slim: bool = False) -> pa.Table:
+    """The index rows of the synthetic alphas (catalogue order is made by the caller), built a
+    column at a time (no Python dict per alpha: 10^6 rows in seconds)."""
     from schemas.lake import CATALOGUE_INDEX
 
     rng = np.random.default_rng(seed + 1)
     n = series.returns.shape[0]
     template = json.loads(base.column("entry")[0].as_py())
+    if slim:  # no manifest of a build's files and contents (a synthetic alpha has no build)
+        template = {key: value for key, value in template.items() if key not in SLIM_DROPS}
     figures = _figures(series)
-    first_column = np.argmax(np.isfinite(series.returns), axis=1)
+    first_column = np.empty(n, dtype=np.int64)
+    for start in range(0, n, BLOCK):
+        first_column[start : start + BLOCK] = np.argmax(
+            np.isfinite(series.returns[start : start + BLOCK]), axis=1
+        )
     now = datetime.now(UTC)
     started = datetime(2026, 1, 1, tzinfo=UTC)
-    columns: dict[str, list[object]] = {name: [] for name in CATALOGUE_INDEX.names}
-    for i in range(n):
-        alpha = f"syn{i:07d}"
-        words = [WORDS[w] for w in rng.choice(len(WORDS), 3, replace=False)]
-        name = f"{words[0].replace('_', ' ').title()} {words[1].replace('_', ' ')} #{i}"
-        build = f"synthetic{i:011d}-{seed:08x}"
-        begun = (started - timedelta(minutes=int(i))).isoformat()
-        entry = dict(
-            template, alpha_id=alpha, name=name, build_id=build, started_at=begun, tldr=" ".join(words)
-        )
-        values = {
-            "alpha_id": alpha,
-            "build_id": build,
-            "name": name,
-            "tldr": f"Synthetic alpha of cluster {int(series.clusters[i])}: {' '.join(words)}.",
-            "started_at": begun,
-            "complete": bool(rng.random() < 0.9),
-            "structure": STRUCTURES[int(rng.integers(len(STRUCTURES)))],
-            "method": METHODS[int(rng.integers(len(METHODS)))],
-            "tags": words,
-            "pipeline_version": template.get("pipeline_version"),
-            "built_at": now.isoformat(),
-            "ic_reproduces": bool(rng.random() < 0.95),
-            "turnover": float(rng.uniform(1, 30)),
-            "turnover_unit": "per_year",
-            "first_date": date(1970, 1, 1) + timedelta(days=int(days[first_column[i]])),
-            "last_date": date(1970, 1, 1) + timedelta(days=int(days[-1])),
-            "approved": False,
-            "indexed_at": now,
-            "replaced_at": now.replace(microsecond=0),
-            "entry": json.dumps(entry, sort_keys=True),
-        }
-        for key, column in figures.items():
-            value = column[i]
-            values[key] = (
-                int(value) if key in ("sessions", "weeks") else (float(value) if np.isfinite(value) else None)
+    chosen = np.argsort(rng.random((n, len(WORDS))), axis=1)[:, :3]  # three distinct words each
+    words = np.array(WORDS, dtype=object)[chosen]
+    numbers = [str(i) for i in range(n)]
+    alphas = [f"syn{i:07d}" for i in range(n)]
+    builds = [f"synthetic{i:011d}-{seed:08x}" for i in range(n)]
+    begun_at = [(started - timedelta(minutes=i)).isoformat() for i in range(n)]
+    titled = {w: w.replace("_", " ").title() for w in WORDS}
+    spaced = {w: w.replace("_", " ") for w in WORDS}
+    names = [
+        f"{titled[a]} {spaced[b]} #{i}" for a, b, i in zip(words[:, 0], words[:, 1], numbers, strict=True)
+    ]
+    joined = [" ".join(row) for row in words.tolist()]
+    tldrs = [
+        f"Synthetic alpha of cluster {c}: {text}."
+        for c, text in zip(series.clusters.tolist(), joined, strict=True)
+    ]
+    # alpha.json of each: the base's, its own id, name, build, start and tldr (as one json.dumps
+    # of each would write it, sort_keys: the template's text with the five values put in).
+    marks = {
+        "alpha_id": "\x01A",
+        "name": "\x01N",
+        "build_id": "\x01B",
+        "started_at": "\x01S",
+        "tldr": "\x01T",
+    }
+    text = json.dumps(dict(template, **marks), sort_keys=True)
+    pieces = text.replace(json.dumps(marks["alpha_id"]), "\x02A\x02")
+    for key in ("name", "build_id", "started_at", "tldr"):
+        pieces = pieces.replace(json.dumps(marks[key]), f"\x02{key[0].upper()}\x02")
+    parts = pieces.split("\x02")
+    slots = {"A": alphas, "N": names, "B": builds, "S": begun_at, "T": joined}
+    columns_of = [slots[p] if p in slots and len(p) == 1 else None for p in parts]
+    entries = pa.chunked_array(
+        [
+            pa.array(
+                [
+                    "".join(
+                        part if column is None else json.dumps(column[i])
+                        for part, column in zip(parts, columns_of, strict=True)
+                    )
+                    for i in range(start, min(n, start + BLOCK))
+                ],
+                pa.string(),
             )
-        for name_ in CATALOGUE_INDEX.names:
-            columns[name_].append(values.get(name_))
-    return pa.table(
-        {name: pa.array(columns[name], CATALOGUE_INDEX.field(name).type) for name in CATALOGUE_INDEX.names}
+            for start in range(0, n, BLOCK)
+        ],
+        pa.string(),
     )
+    dates = np.datetime64("1970-01-01") + days[first_column].astype("timedelta64[D]")
+    values: dict[str, object] = {
+        "alpha_id": alphas,
+        "build_id": builds,
+        "name": names,
+        "tldr": tldrs,
+        "started_at": begun_at,
+        "complete": rng.random(n) < 0.9,
+        "structure": np.array(STRUCTURES, dtype=object)[rng.integers(len(STRUCTURES), size=n)].tolist(),
+        "method": np.array(METHODS, dtype=object)[rng.integers(len(METHODS), size=n)].tolist(),
+        "tags": words.tolist(),
+        "pipeline_version": [template.get("pipeline_version")] * n,
+        "built_at": [now.isoformat()] * n,
+        "ic_reproduces": rng.random(n) < 0.95,
+        "turnover": rng.uniform(1, 30, n),
+        "turnover_unit": ["per_year"] * n,
+        "first_date": dates,
+        "last_date": np.full(n, np.datetime64("1970-01-01") + np.timedelta64(int(days[-1]), "D")),
+        "approved": np.zeros(n, dtype=bool),
+        "indexed_at": [now] * n,
+        "replaced_at": [now.replace(microsecond=0)] * n,
+        "entry": entries,
+    }
+    for key, column in figures.items():
+        values[key] = (
+            column.astype(np.int64)
+            if key in ("sessions", "weeks")
+            else pa.array(column, mask=~np.isfinite(column))
+        )
+    arrays = {}
+    for name in CATALOGUE_INDEX.names:
+        kind = CATALOGUE_INDEX.field(name).type
+        given = values.get(name)
+        if given is None:
+            arrays[name] = pa.nulls(n, kind)
+        elif isinstance(given, (pa.Array, pa.ChunkedArray)):
+            arrays[name] = given.cast(kind)
+        else:
+            arrays[name] = pa.array(given, kind)
+    return pa.table(arrays)
 
 
-def write(base_root: str, out_root: str, n: int, seed: int = 51) -> dict[str, object]:
+def write(base_root: str, out_root: str, n: int, seed: int = 51, slim: bool = False) -> dict[str, object]:
     """Copies the lake `base_root` to `out_root` (hard links) and commits a generation of its
-    alphas and `n` synthetic ones; returns what it did and how long each step took."""
+    alphas and `n` synthetic ones; returns what it did and how long each step took. The series and
+    the ordered matrices are memory-mapped files beside the lake, written a block of rows at a time
+    (`BLOCK`): what stays in memory is the index's columns and, while the commit writes it, one
+    matrix's .npy bytes (`datasets.catalogue_index.commit` writes each from memory)."""
+    from numpy.lib.format import open_memmap
+
     from alpha_results_seal.storage import Storage
     from analytics import nearest
     from datasets import catalogue_index
@@ -197,6 +288,9 @@ def write(base_root: str, out_root: str, n: int, seed: int = 51) -> dict[str, ob
     shutil.rmtree(out_root, ignore_errors=True)
     subprocess.run(["cp", "-al", base_root, out_root], check=True)
     timings["copy_base_seconds"] = time.monotonic() - started
+    scratch = Path(out_root).parent / "scratch"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
     storage = Storage(out_root)
     generation = catalogue_index.newest(storage, out_root)
     if generation is None:
@@ -206,30 +300,45 @@ def write(base_root: str, out_root: str, n: int, seed: int = 51) -> dict[str, ob
         name: np.asarray(catalogue_index.read_matrix(storage, out_root, generation, name, mmap=False))
         for name in ("returns", "returns_days", "ic", "ic_days", "risk_free", "risk_free_days")
     }
+    sessions, weeks = matrices["returns_days"].size, matrices["ic_days"].size
     clock = time.monotonic()
-    series = synthetic_series(n, matrices["returns_days"].size, matrices["ic_days"].size, seed)
+    own = {
+        "returns": open_memmap(scratch / "returns.npy", "w+", np.float64, (n, sessions)),
+        "ic": open_memmap(scratch / "ic.npy", "w+", np.float64, (n, weeks)),
+    }
+    series = synthetic_series(n, sessions, weeks, seed, out=(own["returns"], own["ic"]))
     timings["series_seconds"] = time.monotonic() - clock
     clock = time.monotonic()
-    synthetic = _rows(series, base, matrices["returns_days"], seed)
+    synthetic = _rows(series, base, matrices["returns_days"], seed, slim)
     timings["rows_seconds"] = time.monotonic() - clock
     clock = time.monotonic()
-    both = pa.concat_tables([base, synthetic])
+    both = pa.concat_tables([base, synthetic.cast(base.schema)])
+    del synthetic
     marked = both.append_column("_row", pa.array(np.arange(both.num_rows), pa.int64()))
     ordered = _in_catalogue_order(marked)
     order = ordered.column("_row").to_numpy()
     index = ordered.drop_columns(["_row"])
+    del both, marked, ordered
+    timings["order_seconds"] = time.monotonic() - clock
+    clock = time.monotonic()
     found: dict[str, np.ndarray] = {}
     risk_free_row = matrices["risk_free"][0] if matrices["risk_free"].shape[0] else None
-    for basis, own in (("returns", series.returns), ("ic", series.ic), ("risk_free", None)):
+    for basis in ("returns", "ic", "risk_free"):
         before = matrices[basis]
-        if own is None:
-            own = np.broadcast_to(
-                risk_free_row if risk_free_row is not None else np.nan, (n, before.shape[1])
-            )
-        values = np.empty((index.num_rows, before.shape[1]))
-        real = order < base.num_rows
-        values[real] = before[order[real]]
-        values[~real] = own[order[~real] - base.num_rows]
+        values = open_memmap(
+            scratch / f"{basis}_ordered.npy", "w+", np.float64, (index.num_rows, before.shape[1])
+        )
+        for first in range(0, index.num_rows, BLOCK):
+            rows = order[first : first + BLOCK]
+            real = rows < base.num_rows
+            block = np.empty((rows.size, before.shape[1]))
+            block[real] = before[rows[real]]
+            if basis == "risk_free":
+                block[~real] = risk_free_row if risk_free_row is not None else np.nan
+            else:
+                block[~real] = own[basis][rows[~real] - base.num_rows]
+            values[first : first + rows.size] = block
+        values.flush()
         found[basis], found[f"{basis}_days"] = values, matrices[f"{basis}_days"]
         if basis in nearest.INDEXED_BASES:
             found.update(nearest.index_matrices(basis, values))
@@ -241,20 +350,23 @@ def write(base_root: str, out_root: str, n: int, seed: int = 51) -> dict[str, ob
     clock = time.monotonic()
     written = catalogue_index.commit(storage, out_root, update)
     timings["commit_seconds"] = time.monotonic() - clock
-    positions = np.empty(order.size, dtype=np.int64)
-    positions[order] = np.arange(order.size)
+    found.clear()
+    own.clear()
+    shutil.rmtree(scratch, ignore_errors=True)
     planted = np.flatnonzero(series.duplicates >= 0)
     return {
         "n_synthetic": n,
         "n_real": base.num_rows,
         "generation": written.number,
-        "sessions": int(matrices["returns_days"].size),
-        "weeks": int(matrices["ic_days"].size),
+        "sessions": int(sessions),
+        "weeks": int(weeks),
+        "slim_entries": slim,
         "real_alphas": base.column("alpha_id").to_pylist(),
         "planted": [[f"syn{int(c):07d}", f"syn{int(series.duplicates[c]):07d}"] for c in planted[:200]],
         "bytes": sum(p.stat().st_size for p in (Path(out_root) / "catalogue").rglob("*") if p.is_file()),
         **{k: round(v, 2) for k, v in timings.items()},
         "total_seconds": round(time.monotonic() - started, 2),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
 
 
@@ -275,11 +387,16 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=None, help="the lake written (default var/bench-synthetic/N/lake)"
     )
     parser.add_argument("--seed", type=int, default=51)
+    parser.add_argument(
+        "--slim-entries",
+        action="store_true",
+        help=f"synthetic alpha.json entries without {', '.join(SLIM_DROPS)} (for 10^6)",
+    )
     args = parser.parse_args(argv)
     base = args.base or default_base()
     out = args.out or DEFAULT_OUT / str(args.n) / "lake"
     out.parent.mkdir(parents=True, exist_ok=True)
-    facts = write(str(base), str(out), args.n, args.seed)
+    facts = write(str(base), str(out), args.n, args.seed, args.slim_entries)
     (out.parent / "synthetic.json").write_text(json.dumps(facts, indent=1) + "\n")
     print(json.dumps({k: v for k, v in facts.items() if k not in ("planted", "real_alphas")}, indent=1))
     print(f"written: {out}")

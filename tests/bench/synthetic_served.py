@@ -1,0 +1,197 @@
+"""Issue 51 through a served worker: `just bench-synthetic-served --n 100000`.
+
+`alpha-results serve --workers 1` over the synthetic catalogue of `tests/bench/synthetic_catalogue.py`
+(written when absent), an admin key made with the operator CLI (a temporary SQLite key store), one
+keep-alive connection asking one request at a time: p50 / p95 of the wall time each request takes
+as the client sees it, and the worker's CPU time per request (the sum over its threads of
+/proc/<pid>/task/*/schedstat's time on a CPU, read before and after each request: nanoseconds, so a
+per-request figure, not a 10 ms tick). Routes: the listing page with and without a search, the
+screener with three filters and a sort, the screener with `max_correlation` to an alpha, the
+correlation of an alpha to the catalogue (top 50, returns and ic). Each route's first request
+(the worker's first use of a structure: the screener's table, the matrices mapped) is reported
+apart and left out of the percentiles. Then the worker's resident memory, and `--restarts` times: a
+fresh worker, and as soon as `/v1/health` answers, the wall time of its first significance (the
+trials' columns read on first use) and of its first correlation.
+
+The machine is shared: the load average before and after is recorded, and the CPU figures are
+the better estimate of a quiet worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from tests.bench.harness import (
+    Children,
+    create_admin_key,
+    git_revision,
+    memory_mib,
+    server_env,
+    start_api,
+    worker_pids,
+)
+from tests.bench.synthetic_catalogue import DEFAULT_OUT
+
+NEEDLES = ["momentum", "value", "carry", "cluster 1", "syn00012", "reversal", "#99", "lowvol momentum"]
+SORTS = ["information_ratio", "-excess_sharpe", "mean_ic", "-icir", "-max_drawdown_pct"]
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time of every thread of `pid` so far, in nanoseconds."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "p50_ms": round(1000 * ordered[len(ordered) // 2], 2),
+        "p95_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+    }
+
+
+def _load() -> list[str]:
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+def requests_of(rng: random.Random, alphas: list[str], real: list[str]) -> dict[str, str]:
+    """One request of each measured route, its parameters drawn from `rng`."""
+    sort = rng.choice(SORTS)
+    screen = {
+        "complete_only": "true",
+        "min_information_ratio": f"{rng.uniform(-1, 0.5):.4f}",
+        "max_mean_ic": f"{rng.uniform(0.0, 0.03):.4f}",
+        "sort": sort,
+        "limit": "100",
+    }
+    target = rng.choice(alphas)
+    own = rng.choice(real)  # the per-alpha routes open the alpha's build: a real one
+    return {
+        "alphas?limit=100&search": "/v1/alphas?" + urlencode({"limit": 100, "search": rng.choice(NEEDLES)}),
+        "alphas?limit=100": "/v1/alphas?limit=100",
+        "screen, three filters and a sort": "/v1/analytics/screen?" + urlencode(screen),
+        "screen with max_correlation to an alpha (returns)": "/v1/analytics/screen?"
+        + urlencode(
+            {**screen, "max_correlation": rng.choice(["0.2", "0.3", "0.5"]), "correlated_to": target}
+        ),
+        "correlation top 50, whole history (returns)": f"/v1/alphas/{own}/analytics/correlation?"
+        + urlencode({"basis": "returns", "limit": 50}),
+        "correlation top 50, whole history (ic)": f"/v1/alphas/{own}/analytics/correlation?"
+        + urlencode({"basis": "ic", "limit": 50}),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--lake", type=Path, default=None, help="default var/bench-synthetic/N/lake")
+    parser.add_argument("--calls", type=int, default=60, help="requests of each route")
+    parser.add_argument("--restarts", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    lake = args.lake or DEFAULT_OUT / str(args.n) / "lake"
+    if not lake.is_dir():
+        from tests.bench import synthetic_catalogue
+
+        synthetic_catalogue.main(["--n", str(args.n), "--out", str(lake)])
+    facts = json.loads((lake.parent / "synthetic.json").read_text())
+    real = list(facts["real_alphas"])
+    rng = random.Random(args.seed)
+    alphas = real + [f"syn{rng.randrange(args.n):07d}" for _ in range(200)]
+    result: dict[str, Any] = {
+        "n_synthetic": args.n,
+        "revision": git_revision(),
+        "load_average_at_start": _load(),
+    }
+    with tempfile.TemporaryDirectory(prefix="synthetic-served-") as scratch, Children() as children:
+        work = Path(scratch)
+        keystore = f"sqlite:///{work / 'keys.sqlite3'}"
+        env = server_env(str(lake), keystore)
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", ALPHA_RESULTS_LOG_LEVEL="WARNING")
+        key = create_admin_key(keystore, env)
+        headers = {"Authorization": f"Bearer {key.token}"}
+        started = time.monotonic()
+        api = start_api(children, "api", env=env, workers=1, log=work / "api.log")
+        result["start_to_health_seconds"] = round(time.monotonic() - started, 2)
+        worker = worker_pids(api.proc.pid)[0]
+        result["rss_at_start_mib"] = round(memory_mib(worker)[0])
+        walls: dict[str, list[float]] = {}
+        cpus: dict[str, list[float]] = {}
+        firsts: dict[str, dict[str, float]] = {}
+        with httpx.Client(base_url=api.base_url, headers=headers, timeout=600) as client:
+            for call in range(args.calls + 1):
+                for name, path in requests_of(rng, alphas, real).items():
+                    before, clock = cpu_ns(worker), time.perf_counter()
+                    answer = client.get(path)
+                    wall, cpu = time.perf_counter() - clock, (cpu_ns(worker) - before) / 1e9
+                    if answer.status_code != 200:
+                        raise SystemExit(f"{path}: {answer.status_code} {answer.text[:400]}")
+                    if call == 0:
+                        firsts[name] = {"wall_ms": round(1000 * wall, 1), "cpu_ms": round(1000 * cpu, 1)}
+                        continue
+                    walls.setdefault(name, []).append(wall)
+                    cpus.setdefault(name, []).append(cpu)
+        result["routes"] = {
+            name: {
+                "wall": _percentiles(walls[name]),
+                "cpu": _percentiles(cpus[name]),
+                "first": firsts[name],
+                "calls": len(walls[name]),
+            }
+            for name in walls
+        }
+        rss, pss = memory_mib(worker)
+        result["rss_after_routes_mib"], result["pss_after_routes_mib"] = round(rss), round(pss)
+        children.stop(api.proc)
+        restarts = []
+        for number in range(args.restarts):
+            clock = time.monotonic()
+            api = start_api(children, f"api{number}", env=env, workers=1, log=work / f"api{number}.log")
+            up = time.monotonic() - clock
+            worker = worker_pids(api.proc.pid)[0]
+            alpha = real[(number * 7 + 3) % len(real)]
+            seen: dict[str, float] = {"health_after_s": round(up, 2)}
+            with httpx.Client(base_url=api.base_url, headers=headers, timeout=600) as client:
+                for name, path in (
+                    ("significance", f"/v1/alphas/{alpha}/analytics/significance"),
+                    ("correlation", f"/v1/alphas/{alpha}/analytics/correlation?basis=returns&limit=50"),
+                    ("screen", "/v1/analytics/screen?complete_only=true&min_information_ratio=0&sort=-icir"),
+                    ("search", "/v1/alphas?limit=100&search=momentum"),
+                ):
+                    before, started_at = cpu_ns(worker), time.perf_counter()
+                    answer = client.get(path)
+                    seen[f"first_{name}_ms"] = round(1000 * (time.perf_counter() - started_at), 1)
+                    seen[f"first_{name}_cpu_ms"] = round((cpu_ns(worker) - before) / 1e6, 1)
+                    if answer.status_code != 200:
+                        raise SystemExit(f"{path}: {answer.status_code} {answer.text[:400]}")
+            seen["rss_mib"] = round(memory_mib(worker)[0])
+            restarts.append(seen)
+            children.stop(api.proc)
+        result["restarts"] = restarts
+    result["load_average_at_end"] = _load()
+    out = args.out or lake.parent / "served.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    sys.exit(main())
