@@ -22,6 +22,7 @@ import io
 import json
 import logging
 import math
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -409,20 +410,24 @@ def read_matrix(
 
 
 _MERGED: dict[tuple[str, int], dict[str, np.ndarray | None]] = {}
-"""The merged matrices of the last delta generations read (root, number) -> name -> array."""
+"""The merged matrices of the last delta generation read, (root, number) -> name -> array: its
+presence bits are computed from its merged values, which are merged once. One generation only (at
+100,000 alphas its returns are 240 MB of the process's own memory; a reader's snapshot holds the
+current one anyway)."""
+_MERGED_LOCK = threading.Lock()
 
 
 def merged_matrix(storage: Storage, root: str, generation: Generation, name: str) -> np.ndarray | None:
     delta = generation.delta
     assert delta is not None
     key = (root, generation.number)
-    cache = _MERGED.get(key)
-    if cache is None:
-        while len(_MERGED) >= 2:
-            _MERGED.pop(next(iter(_MERGED)))
-        cache = _MERGED[key] = {}
-    if name in cache:
-        return cache[name]
+    with _MERGED_LOCK:  # routes compute in worker threads
+        cache = _MERGED.get(key)
+        if cache is None:
+            _MERGED.clear()
+            cache = _MERGED[key] = {}
+        if name in cache:
+            return cache[name]
     suffix = next((s for s in ("_days", "_sketch", "_axes", "_present") if name.endswith(s)), "")
     basis = name.removesuffix(suffix)
     base_days = _load(storage, root, generation.matrices.get(f"{basis}_days"), True)
@@ -450,7 +455,8 @@ def merged_matrix(storage: Storage, root: str, generation: Generation, name: str
         found = _merged_rows(
             storage, root, generation, base, own, base_days, own_days, days, suffix == "_sketch"
         )
-    cache[name] = found
+    with _MERGED_LOCK:
+        cache[name] = found
     return found
 
 
