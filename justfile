@@ -174,6 +174,10 @@ synthetic-catalogue *ARGS:
 bench-synthetic *ARGS:
     python -m tests.bench.synthetic_bench {{ARGS}}
 
+# Issue 51 through `alpha-results serve --workers 1` over the synthetic catalogue (--n, written when absent): the listing with and without a search, the screener, max_correlation, correlation top 50, p50/p95 wall and the worker's CPU per request, the first significance after restarts, worker memory (docs/benchmarks.md "Issue 51").
+bench-synthetic-served *ARGS:
+    python -m tests.bench.synthetic_served {{ARGS}}
+
 # Issue 51, item 3: the catalogue step of one publish of a small demo alpha onto the synthetic catalogue of each --n (default 1,000 10,000 100,000; written when absent), wall and CPU, then a compaction (docs/benchmarks.md "Issue 51").
 bench-publish *ARGS:
     python -m tests.bench.publish_bench {{ARGS}}

@@ -34,11 +34,14 @@ import httpx
 
 from tests.bench.harness import (
     Children,
+    Server,
+    cli,
     create_admin_key,
+    free_port,
     git_revision,
     memory_mib,
     server_env,
-    start_api,
+    start_server,
     worker_pids,
 )
 from tests.bench.synthetic_catalogue import DEFAULT_OUT
@@ -64,6 +67,19 @@ def _percentiles(values: list[float]) -> dict[str, float]:
         "p50_ms": round(1000 * ordered[len(ordered) // 2], 2),
         "p95_ms": round(1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
     }
+
+
+def start_api(children: Children, name: str, *, env: dict[str, str], workers: int, log: Path) -> Server:
+    """`alpha-results serve` on a free port, waited for up to START_TIMEOUT (a worker reads the
+    whole catalogue before it answers: minutes at 10^6)."""
+    port = free_port()
+    argv = [*cli(), "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+    return start_server(
+        children, name, argv, env=env, port=port, ready_path="/v1/health", log=log, timeout=START_TIMEOUT
+    )
+
+
+START_TIMEOUT = 1_800.0
 
 
 def _load() -> list[str]:
