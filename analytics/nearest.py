@@ -10,10 +10,11 @@ norm beside them (column RANK: zero for a constant row); and which dates each ro
 `{basis}_axes`, `{basis}_present`, `index_matrices`).
 
 A request then ranks the catalogue by the sketches' inner products (RANK numbers per alpha, not the
-series: at 100,000 alphas 13 MB instead of 240 MB), keeps the CANDIDATES best, and computes those
-exactly (`analytics.correlation.pearson_between`): the approximate stage only prunes, every figure
-served is exact, and what it may miss is measured against brute force (docs/benchmarks.md "Issue
-51"). Chosen by measurement over random projections (recall of the true 50 nearest 0.56-0.78 with
+series: at 100,000 alphas 13 MB instead of 240 MB), keeps the CANDIDATES best, ranks those again by
+the sketched correlation corrected for the dates each shares with the target (`refined`, from the
+presence bits) and computes the best EXACT of them exactly (`analytics.correlation.pearson_between`):
+the approximate stages only prune, every figure served is exact, and what they may miss is measured
+against brute force (docs/benchmarks.md "Issue 51"). Chosen by measurement over random projections (recall of the true 50 nearest 0.56-0.78 with
 32-64 numbers per alpha and 1,000 candidates: a factor model's correlations crowd together, and a
 random projection's error, about 1/sqrt(dimensions), is larger than their gaps) and over the
 z-normalised series scanned whole (recall 1.00 but 120 MB read per request at 100,000 alphas).

@@ -1,6 +1,7 @@
 """`alpha-results reference`: write docs/reference.md, docs/llms.txt and the endpoint tables of
 docs/access.md and docs/api.md from the declarations (`serve.reference` generates them), and the JSON Schemas of a
-seal's manifest.json and description.json in docs/schemas/ (`pipeline.seal_schemas`)."""
+seal's manifest.json and description.json in docs/schemas/ (`pipeline.seal_schemas`), and what the vocabulary
+registry makes (`serve.vocabulary_docs`: docs/analytics.md's Vocabulary table, serve/static/ui/vocabulary.js)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def register(sub: Any) -> None:
         type=Path,
         default=None,
         help="file to write (docs/reference.md; the endpoint tables of docs/access.md and docs/api.md, "
-        "and docs/schemas/, are written with it)",
+        "docs/schemas/, docs/analytics.md's Vocabulary table and serve/static/ui/vocabulary.js are written with it)",
     )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
     parser.set_defaults(handler=run)
@@ -25,16 +26,16 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from pipeline import seal_schemas
-    from serve import reference
+    from serve import reference, vocabulary_docs
 
     status = reference.run(args.out or reference.REFERENCE_PATH, args.check)
     if args.out is not None:  # that file alone
         return status
     if args.check:
-        stale = seal_schemas.stale()
+        stale = [*seal_schemas.stale(), *vocabulary_docs.stale()]
         for path in stale:
             print(f"{path} is stale: run `just reference` (alpha-results reference)", file=sys.stderr)
         return 1 if stale else status
-    for path in seal_schemas.write():
+    for path in [*seal_schemas.write(), *vocabulary_docs.write()]:
         print(f"wrote {path}")
     return status

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
-Basis = Literal["per session", "per week", "per year"]
+Basis = Literal["per session", "per week", "per month", "per year"]
 Annualisation = Literal["annualised", "per_period", "not_annualisable"]
 
-NOT_MEASURABLE = "a stat entry: value null, status not_measurable and a withheld_reason when it cannot be measured, never zero"
+NOT_MEASURABLE = "when it cannot be measured: a stat entry with value null, status not_measurable and its withheld_reason (never zero)"
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,10 @@ class Term:
     definition: str
     unit: str
     basis: Basis | None = None
-    """The period one value describes or is expressed per: per session, per week, per year; None for a
-    figure with no period (a count, a share, a level)."""
+    """The period one value describes or is expressed per: per session (a statistic of daily returns, a
+    session's value), per week (of the weekly IC or weekly returns, a week's value), per month, per year
+    (annualised); None for a figure with no period (a count, a share, a probability, a level, a total
+    over the window)."""
     annualisation: Annualisation | None = None
     """As a stat entry states it (None: the entry states none, and `/analytics/_doc` writes its default)."""
     window: str | None = None
@@ -81,11 +83,12 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "icir_per_week",
-        "ICIR per week",
+        "ICIR per week (not annualised)",
         "Information ratio of the weekly IC per week (not annualised): icir divided by sqrt(weeks_per_year)",
         "ratio",
         basis="per week",
         annualisation="per_period",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -108,10 +111,11 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "risk_free_rate",
-        "Risk free rate",
+        "Risk-free rate",
         "Annual risk-free rate the excess return is measured against (the run's, sealed overall)",
         "per_year",
         basis="per year",
+        window="the run's, sealed (from/to do not narrow it)",
     ),
     Term(
         "sharpe",
@@ -128,6 +132,7 @@ TERMS: tuple[Term, ...] = (
         "Profit and loss of the long_short book over the run, in units of its starting capital (the ledger is normalised to 1.0 at inception)",
         "ratio",
         annualisation="not_annualisable",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -136,6 +141,7 @@ TERMS: tuple[Term, ...] = (
         "Largest fall from a running equity peak (opening equity counts), in equity units (starting capital 1.0); quantstats' and empyrical's max_drawdown are the same fall as a negative fraction of the peak",
         "ratio",
         annualisation="not_annualisable",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -148,9 +154,10 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "sealed_turnover",
-        "Sealed turnover",
+        "Turnover (as sealed)",
         "Turnover of the long_short book; the first sealed of annualised_turnover (per_year), turnover (ratio), mean_turnover (per_session), total_turnover (period_sum)",
         "see unit on the entry",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -181,29 +188,34 @@ TERMS: tuple[Term, ...] = (
         "Weeks",
         "Rebalance dates in the window, pending and skipped weeks included; null with source portfolio",
         "weeks",
-        basis="per week",
     ),
     Term(
         "traded_weeks",
         "Traded weeks",
         "Rebalance dates with week_status traded; null with source portfolio",
         "weeks",
-        basis="per week",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
     ),
     Term(
         "calendar_days",
         "Calendar days",
         "Elapsed days between the first and last rebalance (or, with source portfolio, the first and last ledger session)",
         "days",
-        basis="per session",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
     ),
-    Term("years", "Years", "calendar_days in years", "years"),
+    Term(
+        "years",
+        "Years",
+        "calendar_days in years",
+        "years",
+    ),
     Term(
         "hit_rate",
         "Hit rate (share of weeks with IC above 0)",
         "Share of weeks with IC > 0",
         "ratio",
         basis="per week",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -212,6 +224,7 @@ TERMS: tuple[Term, ...] = (
         "Standard deviation of the weekly IC",
         "ratio",
         basis="per week",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -224,11 +237,12 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "raw_mean_ic",
-        "Raw mean IC",
+        "Mean IC of the raw score",
         "Mean weekly Spearman(raw_score, forward_return)",
         "ratio",
         basis="per week",
         annualisation="per_period",
+        window="the run's whole history, as sealed (/metrics core: from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -240,19 +254,37 @@ TERMS: tuple[Term, ...] = (
         annualisation="annualised",
         null=NOT_MEASURABLE,
     ),
-    Term("mean_n_symbols", "Mean n symbols", "Mean names per week in the bucket", "names", basis="per week"),
-    Term("mean_score", "Mean score", "Mean of weekly mean raw_score", "score units", basis="per week"),
-    Term("mean_score_z", "Mean score z", "Mean of weekly mean raw_score_z", "ratio", basis="per week"),
+    Term(
+        "mean_n_symbols",
+        "Names in the decile, on average",
+        "Mean names per week in the bucket",
+        "names",
+        basis="per week",
+    ),
+    Term(
+        "mean_score",
+        "Mean raw score",
+        "Mean of weekly mean raw_score",
+        "score units",
+        basis="per week",
+    ),
+    Term(
+        "mean_score_z",
+        "Mean z-scored raw score",
+        "Mean of weekly mean raw_score_z",
+        "ratio",
+        basis="per week",
+    ),
     Term(
         "mean_long_short_weight",
-        "Mean long short weight",
+        "Mean long-short target weight",
         "Mean of weekly mean long_short target weight",
         "ratio",
         basis="per week",
     ),
     Term(
         "mean_long_only_weight",
-        "Mean long only weight",
+        "Mean long-only target weight",
         "Mean of weekly mean long_only target weight",
         "ratio",
         basis="per week",
@@ -268,29 +300,38 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "n_return_obs",
-        "N return obs",
+        "Forward-return observations",
         "Forward-return observations summed over weeks",
         "names",
-        basis="per week",
     ),
     Term(
         "spearman_bucket_vs_mean_forward_return",
-        "Spearman bucket vs mean forward return",
+        "Monotonicity (Spearman of decile vs mean forward return)",
         "Spearman correlation of bucket index 1..10 with the bucket mean forward return",
         "ratio",
     ),
-    Term("top_minus_bottom", "Top minus bottom", "Mean forward return of Q10 minus that of Q1", "ratio"),
+    Term(
+        "top_minus_bottom",
+        "Top minus bottom decile forward return",
+        "Mean forward return of Q10 minus that of Q1",
+        "ratio",
+        basis="per week",
+    ),
     Term(
         "weeks_skipped",
         "Weeks skipped",
         "Weeks in the window not bucketed: fewer than 20 scored names, or fewer than 2 distinct raw_score values (every raw_score equal)",
         "weeks",
-        basis="per week",
     ),
-    Term("newey_west_mean", "Newey west mean", "Mean of the book", "ratio"),
+    Term(
+        "newey_west_mean",
+        "Mean of the tested series",
+        "Mean of the book",
+        "ratio",
+    ),
     Term(
         "newey_west_standard_error",
-        "Newey west standard error",
+        "Newey-West standard error of the mean",
         "HAC standard error of the mean, no small-sample correction (equals statsmodels OLS(y, ones).fit(cov_type='HAC', cov_kwds={'maxlags': lag}))",
         "ratio",
     ),
@@ -303,8 +344,19 @@ TERMS: tuple[Term, ...] = (
         annualisation="per_period",
         null=NOT_MEASURABLE,
     ),
-    Term("spread", "Spread", "Q10 mean forward return - Q1 mean forward return", "ratio"),
-    Term("horizon_weeks", "Horizon weeks", "Horizon h in weeks", "weeks", basis="per week"),
+    Term(
+        "spread",
+        "Top minus bottom decile spread",
+        "Q10 mean forward return - Q1 mean forward return",
+        "ratio",
+        basis="per week",
+    ),
+    Term(
+        "horizon_weeks",
+        "Horizon (weeks)",
+        "Horizon h in weeks",
+        "weeks",
+    ),
     Term(
         "mean_ic",
         "Mean IC",
@@ -314,10 +366,15 @@ TERMS: tuple[Term, ...] = (
         annualisation="per_period",
         null=NOT_MEASURABLE,
     ),
-    Term("lag_weeks", "Lag weeks", "Lag in weeks (1..8)", "weeks", basis="per week"),
+    Term(
+        "lag_weeks",
+        "Lag (weeks)",
+        "Lag in weeks (1..8)",
+        "weeks",
+    ),
     Term(
         "rho",
-        "Rho",
+        "Score autocorrelation (Spearman)",
         "Mean over weeks of Spearman(raw_score at t, raw_score at t - lag) over names scored both weeks",
         "ratio",
         basis="per week",
@@ -327,14 +384,12 @@ TERMS: tuple[Term, ...] = (
         "Sessions",
         "Sessions of the long_short book in the window, as /portfolio and costs count them (the figures need 3 daily returns with variance); null for a key that may not read the ledger (a count of it, withheld as its figures are)",
         "sessions",
-        basis="per session",
     ),
     Term(
         "periods_per_year",
         "Periods per year",
         "Sessions per year used to annualise",
         "sessions",
-        basis="per session",
     ),
     Term(
         "skewness",
@@ -361,7 +416,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "sr_benchmark",
-        "Sr benchmark",
+        "Benchmark Sharpe ratio (SR*)",
         "The request's sr_benchmark (annualised); per session it is sr_benchmark / sqrt(252)",
         "ratio",
         basis="per year",
@@ -374,7 +429,12 @@ TERMS: tuple[Term, ...] = (
         "sessions",
         null=NOT_MEASURABLE,
     ),
-    Term("confidence", "Confidence", "Confidence of the minimum track record (0.95)", "probability"),
+    Term(
+        "confidence",
+        "Confidence level",
+        "Confidence of the minimum track record (0.95)",
+        "probability",
+    ),
     Term(
         "dsr",
         "Deflated Sharpe ratio",
@@ -384,37 +444,59 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "trials.count",
-        "Trials.count",
+        "Trials (N)",
         "N: alphas of the published catalogue with a measurable long_short Sharpe ratio, or the request's trials",
         "trials",
+        window="whole history (from/to do not narrow it)",
     ),
     Term(
         "trials.sharpe_variance",
-        "Trials.sharpe variance",
+        "Variance of the trials' Sharpe ratios (V)",
         "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read (the whole catalogue's for a key that reads it all), each over its whole history; not measurable below 2 of them; null for a key that may not read the ledger",
         "per_session_squared",
         basis="per session",
+        window="each alpha's whole history",
     ),
     Term(
         "trials.sharpe_variance_alphas",
-        "Trials.sharpe variance alphas",
+        "Alphas the Sharpe variance is over",
         "How many Sharpe ratios V is over: the alphas the key may read with a measurable Sharpe ratio; null for a key that may not read the ledger",
         "alphas",
+        window="whole history (from/to do not narrow it)",
     ),
     Term(
         "trials.expected_max_sharpe",
-        "Trials.expected max sharpe",
+        "Expected maximum Sharpe ratio of the trials (SR0)",
         "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
         "ratio",
         basis="per year",
         annualisation="annualised",
+        window="each alpha's whole history",
     ),
-    Term("resamples", "Resamples", "Number of resamples", "resamples"),
-    Term("lower", "Lower", "Lower bound: the 2.5% quantile of the resampled statistic", "ratio"),
-    Term("upper", "Upper", "Upper bound: the 97.5% quantile of the resampled statistic", "ratio"),
+    Term(
+        "resamples",
+        "Bootstrap resamples",
+        "Number of resamples",
+        "resamples",
+    ),
+    Term(
+        "lower",
+        "Lower bound (2.5%)",
+        "Lower bound: the 2.5% quantile of the resampled statistic",
+        "ratio",
+    ),
+    Term(
+        "upper",
+        "Upper bound (97.5%)",
+        "Upper bound: the 97.5% quantile of the resampled statistic",
+        "ratio",
+    ),
     Term("observations", "Observations", "Observations of the series in the window", "observations"),
     Term(
-        "block_length", "Block length", "Mean block length used: round(n^(1/3)), at least 1", "observations"
+        "block_length",
+        "Mean block length",
+        "Mean block length used: round(n^(1/3)), at least 1",
+        "observations",
     ),
     Term(
         "rebuilt_icir",
@@ -435,22 +517,25 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "holm",
-        "Holm",
+        "Holm-adjusted p-value",
         "Holm step-down adjusted p-value within the family",
         "probability",
+        window="whole history (from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
         "family_size",
-        "Family size",
+        "Family size (hypotheses)",
         "The family adjusted over: the published alphas the key may read whose nwt.ic is measurable (this one included)",
         "hypotheses",
+        window="whole history (from/to do not narrow it)",
     ),
     Term(
         "benjamini_hochberg",
-        "Benjamini hochberg",
+        "Benjamini-Hochberg-adjusted p-value",
         "Benjamini-Hochberg adjusted p-value (false discovery rate) within the family",
         "probability",
+        window="whole history (from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term("net_pnl", "Net P&L", "Net P&L, every flow included", "equity", null=NOT_MEASURABLE),
@@ -486,7 +571,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "gross",
-        "Gross",
+        "Information ratio before costs",
         "Information ratio of daily returns before execution costs, daily times sqrt(252): quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not annualised",
         "ratio",
         basis="per year",
@@ -495,7 +580,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "net",
-        "Net",
+        "Information ratio after costs",
         "Information ratio of daily returns after execution costs, with the convention of /metrics core.information_ratio but over the window (/metrics never narrows core: its figure is the whole history's, so the two agree only there), daily times sqrt(252): quantstats' sharpe(r) and empyrical's sharpe_ratio, risk-free rate 0; not quantstats' information_ratio(r, benchmark), the mean over the standard deviation of r - benchmark, not annualised",
         "ratio",
         basis="per year",
@@ -507,7 +592,6 @@ TERMS: tuple[Term, ...] = (
         "Bucketed weeks",
         "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)",
         "weeks",
-        basis="per week",
     ),
     Term(
         "mean_weekly_turnover",
@@ -521,25 +605,24 @@ TERMS: tuple[Term, ...] = (
         "Weeks per year",
         "Weeks per year the annual figures are annualised with (the run's, 52)",
         "weeks",
-        basis="per week",
     ),
     Term(
         "mean_annual_turnover",
-        "Mean annual turnover",
+        "Mean turnover per year",
         "The book's mean weekly one-way turnover annualised: mean_weekly_turnover x weeks_per_year",
         "per_year",
         basis="per year",
     ),
     Term(
         "unbucketed_mean_turnover",
-        "Unbucketed mean turnover",
+        "Mean weekly turnover outside the deciles",
         "Mean weekly turnover of names in no decile at t (unbucketed weeks, names that left the cross-section)",
         "ratio",
         basis="per week",
     ),
     Term(
         "mean_turnover",
-        "Mean turnover",
+        "Mean weekly turnover of the decile",
         "Mean over bucketed weeks of the decile's one-way turnover",
         "ratio",
         basis="per week",
@@ -556,40 +639,41 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "benchmark_return",
-        "Benchmark return",
+        "SPY's return",
         "SPY's return over the book's sessions of the year, compounded (a session without a SPY return adds nothing); null without one, or for a key without benchmarks.daily",
         "fraction",
-        basis="per session",
     ),
     Term(
         "window_sessions",
-        "Window sessions",
+        "Trailing window (sessions)",
         "Sessions of the trailing window",
         "sessions",
-        basis="per session",
     ),
     Term(
         "min_observations",
-        "Min observations",
+        "Minimum sessions for a beta",
         "Sessions with both returns a beta needs",
         "sessions",
-        basis="per session",
     ),
     Term(
         "beta",
-        "Beta",
+        "Beta to SPY",
         "OLS slope, with an intercept, of the book's daily returns on SPY's over the 126 sessions up to this one, as /analytics/risk's benchmark.beta over a window; null before the window is full, with fewer than 63 sessions with both returns, or when SPY's returns have no measurable variance",
         "ratio",
         basis="per session",
         null=NOT_MEASURABLE,
     ),
-    Term("count", "Count", "How many reference alphas were named or considered", "alphas"),
+    Term(
+        "count",
+        "Reference alphas",
+        "How many reference alphas were named or considered",
+        "alphas",
+    ),
     Term(
         "members_in_window",
-        "Members in window",
+        "Reference alphas with a return in the window",
         "How many reference alphas have a return on at least one of the sessions counted: the figures are over these (below count when some have none)",
         "alphas",
-        basis="per session",
     ),
     Term(
         "shrinkage_intensity",
@@ -607,7 +691,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "contribution_weight",
-        "Contribution weight",
+        "Weight of the alpha added",
         "w: the request's weight, or the w in [0, 1] that maximises the information ratio after",
         "fraction",
     ),
@@ -645,7 +729,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "correlation_to_set",
-        "Correlation to set",
+        "Correlation to the set",
         "Pearson correlation of the alpha's daily returns with the before book's",
         "ratio",
         basis="per session",
@@ -653,7 +737,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "max_correlation_to_member",
-        "Max correlation to member",
+        "Largest correlation to a reference alpha",
         "The Pearson correlation of the alpha with the reference alpha it correlates with most in absolute value (the signed value), each over the sessions both have a return",
         "ratio",
         basis="per session",
@@ -661,7 +745,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "mean_correlation_to_member",
-        "Mean correlation to member",
+        "Mean correlation to the reference alphas",
         "Mean Pearson correlation of the alpha with each reference alpha, each over the sessions both have a return",
         "ratio",
         basis="per session",
@@ -669,53 +753,72 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "members",
-        "Members",
+        "Reference alphas correlated",
         "Reference alphas with a correlation (none below 3 sessions in common with the alpha, or with a side without variance)",
         "alphas",
-        basis="per session",
     ),
     Term(
         "compared",
-        "Compared",
+        "Production alphas compared",
         "production_correlation only: how many alphas of the reference set (see reference) value is the maximum over, those with a correlation with the alpha (at least 3 common sessions, variance on both sides); the others are not compared",
         "alphas",
-        basis="per session",
+        window="whole history (from/to do not narrow it)",
     ),
     Term(
         "of",
-        "Of",
+        "Production alphas in the reference set",
         "production_correlation only: how many alphas the reference set (see reference) holds, the alpha excluded (compared is below it when some have too little overlap with the alpha); null as compared",
         "alphas",
+        window="whole history (from/to do not narrow it)",
     ),
-    Term("passed", "Passed", "Checks that pass", "checks"),
-    Term("failed", "Failed", "Checks that fail", "checks"),
+    Term(
+        "passed",
+        "Checks passed",
+        "Checks that pass",
+        "checks",
+    ),
+    Term(
+        "failed",
+        "Checks failed",
+        "Checks that fail",
+        "checks",
+    ),
     Term(
         "not_measurable",
-        "Not measurable",
+        "Checks not measurable",
         "Checks without a value (the live checks of an alpha not measured live included)",
         "checks",
     ),
     Term(
         "cumulative_return_alpha",
-        "Cumulative return alpha",
+        "Cumulative return of the alpha",
         "The path alpha's compounded return to this session",
         "ratio",
         basis="per session",
+        window="from the window's first common session to this one",
     ),
     Term(
         "cumulative_return_with",
-        "Cumulative return with",
+        "Cumulative return of the compared alpha",
         "The compared alpha's compounded return to this session",
         "ratio",
         basis="per session",
+        window="from the window's first common session to this one",
     ),
-    Term("difference", "Difference", "cumulative_return_alpha - cumulative_return_with", "ratio"),
+    Term(
+        "difference",
+        "Difference of the cumulative returns",
+        "cumulative_return_alpha - cumulative_return_with",
+        "ratio",
+        basis="per session",
+    ),
     Term(
         "correlation",
-        "Correlation",
+        "Rolling correlation",
         "Pearson correlation; null until the window is full (its first rolling_window.sessions - 1 entries) or when a side is constant over it",
         "ratio",
         basis="per session",
+        window="trailing rolling_window.sessions sessions (or weeks) up to this one",
     ),
     Term(
         "return_correlation",
@@ -733,17 +836,21 @@ TERMS: tuple[Term, ...] = (
         basis="per week",
         null=NOT_MEASURABLE,
     ),
-    Term("level", "Level", "The significance level the test is read at (0.05)", "probability"),
+    Term(
+        "level",
+        "Significance level",
+        "The significance level the test is read at (0.05)",
+        "probability",
+    ),
     Term(
         "observed_sessions",
-        "Observed sessions",
+        "Sessions with a book and a SPY return",
         "Sessions of the window with both a book and a SPY return, the sessions the figures are over; null when withheld",
         "sessions",
-        basis="per session",
     ),
     Term(
         "alpha",
-        "Alpha",
+        "Alpha against SPY",
         "The OLS intercept of the same regression, annualised arithmetically (times 252, not compounded): the return per year beyond beta times SPY's, not in excess of the risk-free rate; arithmetic, as quantstats' greeks(r, b) alpha; empyrical's alpha(r, b) compounds the daily intercept, (1 + a)^252 - 1",
         "fraction",
         basis="per year",
@@ -804,10 +911,9 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "horizon_sessions",
-        "Horizon sessions",
+        "Horizon (sessions)",
         "Horizon of the loss: one session",
         "sessions",
-        basis="per session",
     ),
     Term(
         "cvar_95",
@@ -854,7 +960,7 @@ TERMS: tuple[Term, ...] = (
         "Best month",
         "The highest compounded return of a calendar month over the window's sessions (the first and last periods may be cut by the window); the earliest on a tie; as quantstats' best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each calendar month across years, and 'M' aggregates nothing (days)",
         "fraction",
-        basis="per session",
+        basis="per month",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -862,7 +968,7 @@ TERMS: tuple[Term, ...] = (
         "Worst month",
         "The lowest compounded return of a calendar month over the window's sessions (the first and last periods may be cut by the window); the earliest on a tie; as quantstats' best/worst(aggregate='ME') (its report's Best and Worst Month); its aggregate='month' pools each calendar month across years, and 'M' aggregates nothing (days)",
         "fraction",
-        basis="per session",
+        basis="per month",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -888,13 +994,13 @@ TERMS: tuple[Term, ...] = (
         "Decay ratio",
         "Out-of-sample information ratio over the in-sample one: 1 holds up, 0 nothing left, below 0 reversed; not measurable while the out-of-sample part holds fewer than 63 sessions or the in-sample information ratio is not positive",
         "ratio",
-        basis="per session",
         annualisation="not_annualisable",
+        window="the history split at the approval (from does not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
         "probability",
-        "Probability",
+        "Probability the live Sharpe ratio is as good as the backtest's",
         "PSR(SR* = the in-sample Sharpe ratio) of the out-of-sample daily returns; not measurable while the out-of-sample part holds fewer than 63 sessions",
         "probability",
         basis="per session",
@@ -934,7 +1040,6 @@ TERMS: tuple[Term, ...] = (
         "Sum of daily returns",
         "Sum of the book's daily returns over the window (not compounded): what the return contributions add up to",
         "fraction",
-        basis="per session",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -960,7 +1065,12 @@ TERMS: tuple[Term, ...] = (
         "fraction",
         null=NOT_MEASURABLE,
     ),
-    Term("names", "Names", "Names with a P&L row in the window; null when not measurable", "names"),
+    Term(
+        "names",
+        "Names",
+        "Names with a P&L row in the window; null when not measurable",
+        "names",
+    ),
     Term(
         "return_contribution",
         "Return contribution",
@@ -1021,10 +1131,9 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "top_1pct_days",
-        "Top 1pct days",
+        "Best 1% of days (sessions)",
         "k for the best 1% of days: ceil(sessions / 100), at least 1; null when not measurable",
         "sessions",
-        basis="per session",
     ),
     Term(
         "top_1pct_days_share",
@@ -1036,10 +1145,9 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "top_5pct_days",
-        "Top 5pct days",
+        "Best 5% of days (sessions)",
         "k for the best 5% of days: ceil(5 x sessions / 100), at least 1; null when not measurable",
         "sessions",
-        basis="per session",
     ),
     Term(
         "top_5pct_days_share",
@@ -1054,15 +1162,13 @@ TERMS: tuple[Term, ...] = (
         "Names held",
         "Distinct names the book held a position in at a session's close in the window",
         "names",
-        basis="per session",
         null=NOT_MEASURABLE,
     ),
     Term(
         "sessions_held",
-        "Sessions held",
+        "Sessions with a position",
         "Sessions of the window with at least one position at the close: what the two means are over; null when not measurable",
         "sessions",
-        basis="per session",
     ),
     Term(
         "mean_names_per_session",
@@ -1100,21 +1206,21 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "median",
-        "Median",
+        "Participation of the median fill (of adv)",
         "Median participation of the window's fills at the reference capital (a fraction of adv: 0.01 is 1%)",
         "fraction",
         null=NOT_MEASURABLE,
     ),
     Term(
         "p95",
-        "P95",
+        "Participation of the 95th-percentile fill (of adv)",
         "95th percentile of the window's fills' participation at the reference capital",
         "fraction",
         null=NOT_MEASURABLE,
     ),
     Term(
         "max",
-        "Max",
+        "Largest participation of a fill (of adv)",
         "Largest participation of a fill of the window at the reference capital",
         "fraction",
         null=NOT_MEASURABLE,
@@ -1142,12 +1248,17 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "participation",
-        "Participation",
+        "Participation (of adv)",
         "Its participation at the reference capital: |quantity x fill_price| / equity_basis x K / adv, adv the exposures' average daily traded value of the fill's name at its decision (trades.decision_at)",
         "fraction",
         basis="per session",
     ),
-    Term("notional", "Notional", "Its traded value at the reference capital", "base_currency"),
+    Term(
+        "notional",
+        "Traded value at the reference capital",
+        "Its traded value at the reference capital",
+        "base_currency",
+    ),
     Term(
         "adv",
         "ADV",
@@ -1157,7 +1268,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "net_information_ratio",
-        "Net information ratio",
+        "Information ratio after costs at the capital",
         "Net information ratio at the reference capital: the ledger's own, as /analytics/costs information_ratio.net over the same window",
         "ratio",
         basis="per year",
@@ -1246,7 +1357,6 @@ TERMS: tuple[Term, ...] = (
         "Factor return",
         "The factor's return over the window: the sum of its weekly estimates (arithmetic; pyfolio's perf_attrib summary compounds, cum_returns_final)",
         "fraction",
-        basis="per week",
         null=NOT_MEASURABLE,
     ),
     Term(
@@ -1254,12 +1364,11 @@ TERMS: tuple[Term, ...] = (
         "Part of the book's return",
         "The factor's part of the book's return over the window: the sum of its weekly parts",
         "fraction",
-        basis="per week",
         null=NOT_MEASURABLE,
     ),
     Term(
         "r_squared",
-        "R squared",
+        "R²",
         "Centred R^2 of the week's regression (the sector dummies span the constant)",
         "ratio",
         basis="per week",
@@ -1291,7 +1400,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "neutral_ic",
-        "Neutral IC",
+        "Feature-neutral IC",
         "The week's feature-neutral IC: Spearman of the score residualised on the week's loadings with the forward return",
         "ratio",
         basis="per week",
@@ -1301,11 +1410,10 @@ TERMS: tuple[Term, ...] = (
         "Skipped weeks",
         "Of them, the weeks not bucketed: fewer names than quantiles, or tied scores across an edge; null when withheld",
         "weeks",
-        basis="per week",
     ),
     Term(
         "mean_names",
-        "Mean names",
+        "Names in the quantile, on average",
         "Mean over those weeks of the names in the quantile; null when it held none or withheld",
         "names",
         basis="per week",
@@ -1326,6 +1434,7 @@ TERMS: tuple[Term, ...] = (
         "fraction",
         basis="per week",
         annualisation="not_annualisable",
+        window="from the window's first rebalance to this date",
     ),
     Term(
         "mean_spread",
@@ -1347,7 +1456,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "regressed",
-        "Regressed",
+        "Reference alphas regressed",
         "How many reference alphas the regression holds (count - dropped.count)",
         "alphas",
     ),
@@ -1361,17 +1470,15 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "base_sessions",
-        "Base sessions",
+        "Sessions with a book and a SPY return",
         "Sessions of the window on which the alpha's book and SPY both have a daily return: what each reference alpha's overlap is counted against",
         "sessions",
-        basis="per session",
     ),
     Term(
         "newey_west_lag",
-        "Newey west lag",
+        "Newey-West lag (sessions)",
         "Lag L of the Newey-West (Bartlett kernel) standard error of the intercept, from the sessions n of the regression: L = floor(4 * (n/100)^(2/9)) (Newey and West 1994, the rule of /metrics nwt), capped at n - 1; null when not measurable",
         "sessions",
-        basis="per session",
     ),
     Term(
         "appraisal_ratio",
@@ -1384,7 +1491,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "intercept",
-        "Intercept",
+        "Intercept (annualised)",
         "The OLS intercept, annualised arithmetically (times 252, not compounded): the return per year the alpha makes beyond its betas to the set and SPY, not in excess of the risk-free rate",
         "fraction",
         basis="per year",
@@ -1401,7 +1508,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "intercept_p_value",
-        "Intercept p value",
+        "p-value of the intercept",
         "Two-sided p-value of intercept_t_statistic against the standard normal (statsmodels' default for a HAC covariance, use_t=False)",
         "probability",
         annualisation="not_annualisable",
@@ -1409,39 +1516,45 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "deflated_sharpe",
-        "Deflated sharpe",
-        "the long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
+        "Deflated Sharpe ratio",
+        "The long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
         "probability",
     ),
     Term(
         "max_weight",
-        "Max weight",
-        "largest |weight| the book held in the window's sessions: its positions' weight = signed_notional / ending_equity at each session's close (the realised weight, as the ledger's largest_abs_weight; not the decisions' target weights, which the book drifts from between rebalances); symbol and date name the position",
+        "Largest weight",
+        "Largest |weight| the book held in the window's sessions: its positions' weight = signed_notional / ending_equity at each session's close (the realised weight, as the ledger's largest_abs_weight; not the decisions' target weights, which the book drifts from between rebalances); symbol and date name the position",
         "fraction",
     ),
     Term(
         "recent_information_ratio",
-        "Recent information ratio",
-        "information_ratio over the window's last 504 sessions (all of them when fewer)",
+        "Information ratio, last 504 sessions",
+        "Information_ratio over the window's last 504 sessions (all of them when fewer)",
         "ratio",
+        basis="per year",
+        annualisation="annualised",
+        window="the window's last 504 sessions (all of them when fewer)",
     ),
     Term(
         "yearly_consistency",
-        "Yearly consistency",
-        "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book",
+        "Share of years with a gain",
+        "Share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book",
         "fraction",
     ),
     Term(
         "stressed_net_information_ratio",
-        "Stressed net information ratio",
-        "information ratio of the daily returns paying 2 times the modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
+        "Information ratio at twice the modelled cost",
+        "Information ratio of the daily returns paying 2 times the modelled execution cost: r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
         "ratio",
+        basis="per year",
+        annualisation="annualised",
     ),
     Term(
         "production_correlation",
-        "Production correlation",
-        "largest |Pearson| of the alpha's daily long_short returns with each production alpha the key may read (itself excluded), each over their common sessions of the whole histories, as /analytics/correlation basis=returns; a production alpha without a correlation (too little overlap) is left out, and compared/of say how many were compared",
+        "Largest correlation to a production alpha",
+        "Largest |Pearson| of the alpha's daily long_short returns with each production alpha the key may read (itself excluded), each over their common sessions of the whole histories, as /analytics/correlation basis=returns; a production alpha without a correlation (too little overlap) is left out, and compared/of say how many were compared",
         "correlation",
+        window="whole history (from/to do not narrow it)",
     ),
     Term(
         "residual_information_ratio",
@@ -1457,15 +1570,18 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "fragility",
-        "Fragility",
-        "the share of the book's information ratio over the window that its information ratio without the window's 5 best sessions keeps: /analytics/attribution fragility.best_days_kept with drop=5, without_best_days / information_ratio (both as information_ratio, the best sessions those of largest daily return, dropped); not measurable while the information ratio is not positive",
+        "Information ratio kept without the best 5 days",
+        "The share of the book's information ratio over the window that its information ratio without the window's 5 best sessions keeps: /analytics/attribution fragility.best_days_kept with drop=5, without_best_days / information_ratio (both as information_ratio, the best sessions those of largest daily return, dropped); not measurable while the information ratio is not positive",
         "ratio",
     ),
     Term(
         "live_information_ratio",
         "Live information ratio",
-        "information ratio of the book's daily returns after the alpha's latest approval (in force or since retired): /analytics/live out_of_sample.information_ratio at the approval's as_of, annualised as information_ratio (x sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not narrow it); measured once 63 sessions follow the approval",
+        "Information ratio of the book's daily returns after the alpha's latest approval (in force or since retired): /analytics/live out_of_sample.information_ratio at the approval's as_of, annualised as information_ratio (x sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not narrow it); measured once 63 sessions follow the approval",
         "ratio",
+        basis="per year",
+        annualisation="annualised",
+        window="the sessions after the latest approval up to `to` (from does not narrow it)",
     ),
     Term(
         "statistic", "Test statistic", "The statistic of a paired test of a difference (t or z)", "statistic"

@@ -360,7 +360,7 @@ def test_a_window_sums_its_weeks(api: Api, lake: Lake, alpha: str) -> None:
             ("specific_return", "sum_of_weekly_specific_returns"),
         ):
             expected = float(frame[name].sum()) if weekly else None
-            assert close(data[name]["value"], expected), (window, name)
+            assert close(data[total]["value"], expected), (window, total)
         if len(weekly) >= 2:
             s, r = frame["specific_return"].to_numpy(), frame["book_return"].to_numpy()
             ir = s.mean() / s.std(ddof=1) * math.sqrt(WEEKS_PER_YEAR)

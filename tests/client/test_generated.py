@@ -179,7 +179,7 @@ LEGACY_CALLS = {
     ),
     "checks": (
         ("a", "long_only", "2021-01-01", "2021-12-31"),
-        dict(min_information_ratio=1.0, min_deflated_sharpe=0.5, max_turnover=2.0, min_ic_t_stat=2.0),
+        dict(min_information_ratio=1.0, min_deflated_sharpe=0.5, max_turnover=2.0, min_ic_t_statistic=2.0),
     ),
     "compare": (("a", "b", "long_short", "2021-01-01", "2021-12-31"), dict(window=63)),
     "combine": (
@@ -412,7 +412,7 @@ def test_every_demo_payload_round_trips_through_the_types(
             ("analytics.risk", body(f"{base}/risk", book="long_only", **{"from": "2021-06-01"})),
             ("analytics.checks", body(f"{base}/checks")),
             ("analytics.compare", body(f"{base}/compare", **{"with": other(each)})),
-            ("analytics.contribution", body(f"{base}/contribution")),
+            ("analytics.contribution", body(f"{base}/contribution", reference=other(each))),
             (
                 "analytics.combine",
                 body("/v1/analytics/combine", alphas=f"{each},{other(each)}", weighting="max_ir"),

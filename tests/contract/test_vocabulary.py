@@ -113,3 +113,41 @@ def test_no_figure_writes_a_unit() -> None:
                     if k.arg in ("unit", "annualisation")
                 ]
     assert not written, f"figure(...) writing a unit or annualisation (the vocabulary's): {written}"
+
+
+def test_generated_from_the_registry_is_current() -> None:
+    """docs/analytics.md's Vocabulary table and serve/static/ui/vocabulary.js (the dashboard's labels)
+    are what the registry makes: `alpha-results reference` rewrites them."""
+    from serve import vocabulary_docs
+
+    stale = [str(path.relative_to(ROOT)) for path in vocabulary_docs.stale()]
+    assert not stale, f"stale, run `just reference` (alpha-results reference): {stale}"
+
+
+def test_the_dashboard_names_figures_from_the_registry() -> None:
+    """labels.js's FIGURES holds presentation: a name only for a key the registry has no term for,
+    and every term it names exists."""
+    import re
+
+    source = (ROOT / "serve" / "static" / "ui" / "labels.js").read_text(encoding="utf-8")
+    table = source[source.index("export const FIGURES = {") :]
+    table = table[: table.index("\n};")]
+    entries = re.findall(r'^\s+"?([\w.]+)"?: \{(.*)\},$', table, re.M)
+    named = [key for key, body in entries if "name:" in body and key.split(".")[-1] in VOCABULARY]
+    assert not named, f"labels.js names figures the registry labels (give the term's label instead): {named}"
+    unknown = [t for _, body in entries for t in re.findall(r'term: "([\w.]+)"', body) if t not in VOCABULARY]
+    assert not unknown, f"labels.js names terms schemas/vocabulary.py lacks: {unknown}"
+
+
+def test_a_check_states_its_terms_unit() -> None:
+    """Each check's unit (and its annualisation where the term states one) is its term's: the check id
+    is the served name of its value (schemas/checks.py still writes them: to be read from the term)."""
+    from schemas.checks import CHECKS
+
+    odd = [
+        f"{c.id}: {c.unit} against {VOCABULARY[c.id].unit}"
+        for c in CHECKS
+        if VOCABULARY[c.id].unit != c.unit
+        or VOCABULARY[c.id].annualisation not in (None, getattr(c, "annualisation", None))
+    ]
+    assert not odd, f"a check's unit differs from its term's: {odd}"

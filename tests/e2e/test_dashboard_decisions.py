@@ -682,7 +682,7 @@ def test_figures_carry_their_names_units_and_colours_and_the_page_its_sections(
         page.wait_for_selector(f"#{table}")
     text = page.inner_text("main")
     assert_named_as_shown(page, "main")
-    for right in ("Mean IC", "ICIR", "t-statistic of mean IC", "CAGR", "VaR 95 %", "CVaR 95 %"):
+    for right in ("Mean IC", "ICIR", "IC t-statistic", "CAGR", "VaR 95 %", "CVaR 95 %"):
         assert right in text, right
     assert page.inner_text("#checks tr[data-check='deflated_sharpe'] th").startswith("Deflated Sharpe ratio")
     assert page.inner_text("#significance [data-figure='dsr']").startswith("Deflated Sharpe ratio")

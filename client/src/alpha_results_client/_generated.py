@@ -2400,9 +2400,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     icir: float | None
     """Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with
     the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every
-    `icir` but `/metrics` `core.icir` (served as the run sealed it). The lake's analytics_rolling
-    stores it per week. Unit: ratio. Null when fewer than half the window's weeks carry a value (the
-    standard deviation also needs 2).
+    `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week. Unit:
+    ratio. Null when fewer than half the window's weeks carry a value (the standard deviation also
+    needs 2).
     """
 
     n_return_weeks: int | None
@@ -4020,10 +4020,10 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
 
     icir: float | None
     """Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for
-    every alpha: `/metrics` `core.icir` (overall, the whole history) where the run sealed it
-    annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52).
-    One basis, so alphas rank and bound alike; `core.icir` itself is served as sealed, its
-    `annualisation` saying which. Unit: ratio. Null where `/metrics` serves it not_measurable.
+    every alpha: `/metrics` `core.icir` (overall, the whole history) as served, the sealed value
+    where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the
+    run's conventions (52). One basis, so alphas rank and bound alike. Unit: ratio. Null where
+    `/metrics` serves it not_measurable.
     """
 
     ic_reproduces: bool | None
@@ -4117,7 +4117,7 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     """Annualised information ratio of what the default reference set and SPY leave of the alpha's
     whole-history long_short daily returns, the OLS intercept plus the residual
     (`/analytics/residual` `information_ratio` with no parameter, for a key that reads every alpha):
-    the default set is the approved alphas, else the production ones, the alpha excepted. Unit:
+    the default set is the approved alphas, the alpha excepted (SPY alone when none is). Unit:
     ratio. Null where `/analytics/residual` serves it not_measurable (too few sessions, a set larger
     than the sessions allow, no SPY series), in an index written before the residual columns, and
     for a key whose default reference set is not the one the column was computed against (it may not
@@ -4625,8 +4625,8 @@ class CheckResult(ApiStruct, kw_only=True, frozen=True):
     over their common sessions of the whole histories, as /analytics/correlation basis=returns; a
     production alpha without a correlation (too little overlap) is left out, and compared/of say how
     many were compared; residual_information_ratio: /analytics/residual appraisal_ratio of the book
-    over the window against the default reference set (the approved alphas the key may read, else
-    the production ones, the alpha excepted): the book's daily returns regressed by OLS on the set's
+    over the window against the default reference set (the approved alphas the key may read, the
+    alpha excepted; SPY alone when none is): the book's daily returns regressed by OLS on the set's
     daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual, times
     sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per
     coefficient; ic_t_statistic: /metrics nwt.ic t_statistic: Newey-West t-statistic of the mean
@@ -4911,8 +4911,8 @@ class PromotionPreview(ApiStruct, kw_only=True, frozen=True):
     """The same set after the decision."""
 
     others: list[OtherAlpha]
-    """The other alphas of the live book (approved before or after, and the production ones) the caller
-    may read, in id order, each with the reference-set checks the decision moves.
+    """The other alphas of the live book (the approved ones, before or after: the production alphas)
+    the caller may read, in id order, each with the reference-set checks the decision moves.
     """
 
     others_not_shown: int
@@ -5075,11 +5075,11 @@ class ComparedFigures(ApiStruct, kw_only=True, frozen=True):
 
     icir: ComparedFigure
     """Weekly IC information ratio (conditioned IC, whatever the book), annualised with the path
-    alpha's weeks_per_year (52) on both sides: the screener's basis (/metrics core.icir is served as
-    sealed, per week or annualised): both alphas over the common weeks (weeks both alphas have a
-    weekly IC in the window, common_weeks), each side's figure included: rebuilt from the
-    cross-sections over those weeks only, so it differs on purpose from /metrics core.ic and
-    core.icir and the screener's mean_ic and icir (each run's sealed figures over all its weeks)
+    alpha's weeks_per_year (52) on both sides, the basis of every icir (/metrics core.icir and the
+    screener's): both alphas over the common weeks (weeks both alphas have a weekly IC in the
+    window, common_weeks), each side's figure included: rebuilt from the cross-sections over those
+    weeks only, so it differs on purpose from /metrics core.ic and core.icir and the screener's
+    mean_ic and icir (each run's sealed figures over all its weeks)
     """
 
 
@@ -7407,8 +7407,8 @@ class GeneratedMethods:
         `GET /v1/alphas/{alpha}/analytics/residual` (`analytics.residual`).
 
         `reference`: The reference set: up to 50 ids the key may read (the alpha itself is left
-        out); absent: the default reference set (the approved alphas the key may read, else the
-        production ones).
+        out); absent: the default reference set (the approved alphas the key may read, empty when
+        none is).
 
         `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
 
@@ -7618,9 +7618,9 @@ class GeneratedMethods:
         (t-statistic, inclusive); a null residual_t_statistic fails it.
 
         `max_correlation`: Keep alphas whose absolute Pearson correlation, over the whole history,
-        to `correlated_to` (default: the approved alphas the key may read, or when there is none
-        every production alpha it may read, the alpha itself excepted; `meta.reference` says which)
-        is at most this (inclusive); an alpha with no defined correlation to any of them fails it.
+        to `correlated_to` (default: the approved alphas the key may read, the alpha itself
+        excepted; `meta.reference` says which, and why when there is none) is at most this
+        (inclusive); an alpha with no defined correlation to any of them fails it.
 
         `correlated_to`: The alpha `max_correlation` compares with (absent: the default reference
         set); it is never in the answer.
@@ -7752,7 +7752,7 @@ class GeneratedMethods:
 
         `reference`: The reference set: up to 50 ids the key may read (the alpha itself is left out;
         with weighting=given its entry of `weights` is its weight after, the others' book before
-        theirs over 1 - w); absent: every production alpha the key may read.
+        theirs over 1 - w); absent: every approved alpha the key may read (a 400 when none is).
 
         `start`: First trading day, inclusive (YYYY-MM-DD); default: the window start.
 

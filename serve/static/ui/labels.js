@@ -4,11 +4,11 @@
 //
 // Units are not listed per figure: each value carries the unit the API declares for it (a stat
 // entry's `unit`, a check's `unit`, the screener's `turnover_unit`; /v1/.../_doc and the OpenAPI
-// `x-unit` document the same), and UNITS says how a value in that unit is shown. The API declares
-// no display names, so FIGURES names them here, once.
+// `x-unit` document the same), and UNITS says how a value in that unit is shown. A figure's name is
+// its label in the vocabulary registry (vocabulary.js, generated from schemas/vocabulary.py).
 
 import { DASH, fixed, int, num, pct, pp } from "./format.js";
-import { BENCHMARK } from "./market.js";
+import { GENERIC_KEYS, TERMS } from "./vocabulary.js";
 
 const PER_YEAR = "per year";
 
@@ -95,127 +95,131 @@ export function unitText(unit) {
   return UNITS[unit] ? UNITS[unit].text : String(unit).replaceAll("_", " ");
 }
 
-// Figures by the key the API serves them under (a full path like `benchmark.alpha` first, else the
-// last segment). `better`: "higher" or "lower" when one direction is better, so a difference or a
-// change is coloured; `signed`: the value's own sign is a gain or a loss (green above zero, red
-// below). A figure with neither is never coloured (kurtosis, beta, volatility, turnover, costs).
+// How a figure is shown, by the key the API serves it under (a full path like `benchmark.alpha`
+// first, else the last segment): presentation only. Its name is its term's label in the vocabulary
+// registry (schemas/vocabulary.py, generated into vocabulary.js): the key's own term, or the one
+// `term` names where the key is a path to a generic name (`information_ratio.gross`, `benchmark.alpha`);
+// `name` only for a key the registry has no term for (a row's field). `better`: "higher" or "lower"
+// when one direction is better, so a difference or a change is coloured; `signed`: the value's own
+// sign is a gain or a loss (green above zero, red below). A figure with neither is never coloured
+// (kurtosis, beta, volatility, turnover, costs).
 export const FIGURES = {
-  ic: { name: "Mean IC", better: "higher", signed: true },
-  mean_ic: { name: "Mean IC", better: "higher", signed: true },
-  icir: { name: "ICIR", better: "higher", signed: true },
-  icir_per_week: { name: "ICIR per week", better: "higher", signed: true },
-  information_ratio: { name: "Information ratio", better: "higher", signed: true },
-  "information_ratio.gross": { name: "Information ratio before costs", better: "higher", signed: true },
-  "information_ratio.net": { name: "Information ratio after costs", better: "higher", signed: true },
-  recent_information_ratio: { name: "Information ratio, last 504 sessions", better: "higher", signed: true },
-  stressed_net_information_ratio: { name: "Information ratio at twice the modelled cost", better: "higher", signed: true },
-  excess_sharpe: { name: "Excess Sharpe ratio", better: "higher", signed: true },
-  sharpe: { name: "Sharpe ratio", better: "higher", signed: true },
-  sortino: { name: "Sortino ratio", better: "higher", signed: true },
-  calmar: { name: "Calmar ratio", better: "higher", signed: true },
-  pnl: { name: "P&L", better: "higher", signed: true },
-  gross_pnl: { name: "Gross P&L", better: "higher", signed: true },
-  net_pnl: { name: "Net P&L", better: "higher", signed: true },
-  annualised_return: { name: "Annualised return", better: "higher", signed: true },
+  ic: { better: "higher", signed: true },
+  mean_ic: { better: "higher", signed: true },
+  icir: { better: "higher", signed: true },
+  icir_per_week: { better: "higher", signed: true },
+  information_ratio: { better: "higher", signed: true },
+  "information_ratio.gross": { term: "gross", better: "higher", signed: true },
+  "information_ratio.net": { term: "net", better: "higher", signed: true },
+  recent_information_ratio: { better: "higher", signed: true },
+  stressed_net_information_ratio: { better: "higher", signed: true },
+  excess_sharpe: { better: "higher", signed: true },
+  sharpe: { better: "higher", signed: true },
+  sortino: { better: "higher", signed: true },
+  calmar: { better: "higher", signed: true },
+  pnl: { better: "higher", signed: true },
+  gross_pnl: { better: "higher", signed: true },
+  net_pnl: { better: "higher", signed: true },
+  annualised_return: { better: "higher", signed: true },
   period_return: { name: "Return", better: "higher", signed: true },
-  cagr: { name: "CAGR", better: "higher", signed: true },
-  "benchmark.alpha": { name: `Alpha against ${BENCHMARK}`, better: "higher", signed: true },
-  "benchmark.beta": { name: `Beta to ${BENCHMARK}` },
-  "benchmark.tracking_error": { name: "Tracking error" },
-  max_drawdown: { name: "Max drawdown (fraction of the peak)", better: "lower" },
-  max_drawdown_pct: { name: "Max drawdown", better: "lower" },
+  cagr: { better: "higher", signed: true },
+  "benchmark.alpha": { term: "alpha", better: "higher", signed: true },
+  "benchmark.beta": { term: "beta" },
+  "benchmark.tracking_error": { term: "tracking_error" },
+  max_drawdown: { better: "lower" },
+  max_drawdown_pct: { better: "lower" },
   depth_pct: { name: "Depth", better: "lower" },
-  volatility: { name: "Volatility" },
-  turnover: { name: "Turnover" },
-  annual_turnover: { name: "Turnover per year" },
-  tail_ratio: { name: "Tail ratio", better: "higher" },
-  var_95: { name: "VaR 95 %", better: "higher" },
-  cvar_95: { name: "CVaR 95 %", better: "higher" },
-  best_day: { name: "Best day" },
-  worst_day: { name: "Worst day" },
-  best_week: { name: "Best week" },
-  worst_week: { name: "Worst week" },
-  best_month: { name: "Best month" },
-  worst_month: { name: "Worst month" },
-  skewness: { name: "Skewness" },
-  kurtosis: { name: "Kurtosis (not excess)" },
-  psr: { name: "Probabilistic Sharpe ratio", better: "higher" },
-  dsr: { name: "Deflated Sharpe ratio", better: "higher" },
-  deflated_sharpe: { name: "Deflated Sharpe ratio", better: "higher" },
-  min_track_record: { name: "Minimum track record length", better: "lower" },
-  ic_t_statistic: { name: "t-statistic of mean IC", better: "higher", signed: true },
-  max_weight: { name: "Largest weight" },
-  yearly_consistency: { name: "Share of years with a gain", better: "higher" },
-  production_correlation: { name: "Largest correlation to a production alpha", better: "lower" },
-  diversification_ratio: { name: "Diversification ratio", better: "higher" },
-  break_even_bps: { name: "Break-even cost", better: "higher" },
-  modelled_cost_bps: { name: "Modelled cost" },
-  break_even_multiple: { name: "Break-even cost over the modelled cost", better: "higher" },
-  execution_cost: { name: "Execution cost" },
-  traded_notional: { name: "Traded notional" },
-  holding_period: { name: "Holding period" },
-  hit_rate: { name: "Hit rate (share of weeks with IC above 0)", better: "higher" },
+  volatility: {},
+  turnover: {},
+  annual_turnover: {},
+  tail_ratio: { better: "higher" },
+  var_95: { better: "higher" },
+  cvar_95: { better: "higher" },
+  best_day: {},
+  worst_day: {},
+  best_week: {},
+  worst_week: {},
+  best_month: {},
+  worst_month: {},
+  skewness: {},
+  kurtosis: {},
+  psr: { better: "higher" },
+  dsr: { better: "higher" },
+  deflated_sharpe: { better: "higher" },
+  min_track_record: { better: "lower" },
+  ic_t_statistic: { better: "higher", signed: true },
+  max_weight: {},
+  yearly_consistency: { better: "higher" },
+  production_correlation: { better: "lower" },
+  diversification_ratio: { better: "higher" },
+  break_even_bps: { better: "higher" },
+  modelled_cost_bps: {},
+  break_even_multiple: { better: "higher" },
+  execution_cost: {},
+  traded_notional: {},
+  holding_period: {},
+  hit_rate: { better: "higher" },
   // Rebuilt from the rebalance cross-sections: not the run's sealed figures /metrics serves (issue 46).
-  rebuilt_mean_ic: { name: "Rebuilt mean IC", better: "higher", signed: true },
-  rebuilt_icir: { name: "Rebuilt ICIR (annualised)", better: "higher", signed: true },
-  rebuilt_hit_rate: { name: "Rebuilt hit rate (share of weeks with IC above 0)", better: "higher" },
+  rebuilt_mean_ic: { better: "higher", signed: true },
+  rebuilt_icir: { better: "higher", signed: true },
+  rebuilt_hit_rate: { better: "higher" },
   // Where the P&L came from (/analytics/attribution).
-  return_contribution: { name: "Return contribution", better: "higher", signed: true },
-  share: { name: "Share of the names' P&L", better: "higher", signed: true },
-  names_pnl: { name: "P&L of the names", better: "higher", signed: true },
-  cash_carry: { name: "Cash carry", better: "higher", signed: true },
-  rounding_adjustment: { name: "Rounding adjustment" },
-  sum_of_daily_returns: { name: "Sum of daily returns", better: "higher", signed: true },
-  names_return_contribution: { name: "Return contribution of the names", better: "higher", signed: true },
-  cash_carry_return_contribution: { name: "Return contribution of the cash carry", better: "higher", signed: true },
-  rounding_return_contribution: { name: "Return contribution of the rounding" },
-  "fragility.information_ratio": { name: "Information ratio", better: "higher", signed: true },
-  without_best_days: { name: "Information ratio without the best days", better: "higher", signed: true },
-  best_days_kept: { name: "Share of the information ratio kept without the best days", better: "higher" },
-  without_best_names: { name: "Information ratio without the best names", better: "higher", signed: true },
-  top_1pct_days_share: { name: "Share of the P&L made on the best 1% of days", better: "lower" },
-  top_5pct_days_share: { name: "Share of the P&L made on the best 5% of days", better: "lower" },
-  names_held: { name: "Names held" },
-  mean_names_per_session: { name: "Names held at a close, on average" },
-  effective_names: { name: "Effective number of names", better: "higher" },
-  weight: { name: "Largest realised weight" },
-  day_return: { name: "Return that day", better: "higher", signed: true },
+  return_contribution: { better: "higher", signed: true },
+  share: { better: "higher", signed: true },
+  names_pnl: { better: "higher", signed: true },
+  cash_carry: { better: "higher", signed: true },
+  rounding_adjustment: {},
+  sum_of_daily_returns: { better: "higher", signed: true },
+  names_return_contribution: { better: "higher", signed: true },
+  cash_carry_return_contribution: { better: "higher", signed: true },
+  rounding_return_contribution: {},
+  "fragility.information_ratio": { term: "information_ratio", better: "higher", signed: true },
+  without_best_days: { better: "higher", signed: true },
+  best_days_kept: { better: "higher" },
+  without_best_names: { better: "higher", signed: true },
+  top_1pct_days_share: { better: "lower" },
+  top_5pct_days_share: { better: "lower" },
+  names_held: {},
+  mean_names_per_session: {},
+  effective_names: { better: "higher" },
+  weight: {},
+  day_return: { better: "higher", signed: true },
   // Factor attribution (/analytics/factors).
-  book_return: { name: "Book's return that week", better: "higher", signed: true },
-  sum_of_weekly_returns: { name: "Sum of the book's weekly returns (attributed weeks)", better: "higher", signed: true },
-  sum_of_weekly_common_returns: { name: "Sum of the weekly common returns (the factors' parts)", signed: true },
-  sum_of_weekly_specific_returns: { name: "Sum of the weekly specific returns", better: "higher", signed: true },
-  common_return: { name: "Common return: the factors' part", signed: true },
-  specific_return: { name: "Specific return: what the factors leave", better: "higher", signed: true },
-  specific_information_ratio: { name: "Specific information ratio", better: "higher", signed: true },
-  variance_explained: { name: "Share of the variance the factors explain" },
-  mean_exposure: { name: "Mean exposure" },
-  factor_return: { name: "Factor return" },
-  part: { name: "Part of the book's return", signed: true },
-  mean_neutral_ic: { name: "Mean feature-neutral IC", better: "higher", signed: true },
+  book_return: { better: "higher", signed: true },
+  sum_of_weekly_returns: { better: "higher", signed: true },
+  sum_of_weekly_common_returns: { signed: true },
+  sum_of_weekly_specific_returns: { better: "higher", signed: true },
+  common_return: { signed: true },
+  specific_return: { better: "higher", signed: true },
+  specific_information_ratio: { better: "higher", signed: true },
+  variance_explained: {},
+  mean_exposure: {},
+  factor_return: {},
+  part: { signed: true },
+  mean_neutral_ic: { better: "higher", signed: true },
   // Capacity (/analytics/capacity).
-  capacity: { name: "Capacity: capital at which costs halve the net information ratio", better: "higher" },
-  participation_capacity: { name: "Capital at which the 95th-percentile fill takes 10% of adv", better: "higher" },
-  "participation.median": { name: "Participation of the median fill (of adv)", better: "lower" },
-  "participation.p95": { name: "Participation of the 95th-percentile fill (of adv)", better: "lower" },
-  "participation.max": { name: "Largest participation of a fill (of adv)", better: "lower" },
-  above_1pct: { name: "Share of fills above 1% of adv", better: "lower" },
-  above_5pct: { name: "Share of fills above 5% of adv", better: "lower" },
-  above_10pct: { name: "Share of fills above 10% of adv", better: "lower" },
-  cost_drag: { name: "Cost drag", better: "lower" },
-  participation_p95: { name: "Participation of the 95th-percentile fill (of adv)", better: "lower" },
-  top_contribution: { name: "Its top name's return contribution", better: "higher", signed: true },
-  dispersion: { name: "IC dispersion" },
-  coverage: { name: "Coverage" },
-  p_value: { name: "p-value", better: "lower" },
-  decay_ratio: { name: "Decay ratio", better: "higher" },
-  fragility: { name: "Information ratio kept without the best 5 days", better: "higher" },
+  capacity: { better: "higher" },
+  participation_capacity: { better: "higher" },
+  "participation.median": { term: "median", better: "lower" },
+  "participation.p95": { term: "p95", better: "lower" },
+  "participation.max": { term: "max", better: "lower" },
+  above_1pct: { better: "lower" },
+  above_5pct: { better: "lower" },
+  above_10pct: { better: "lower" },
+  cost_drag: { better: "lower" },
+  participation_p95: { better: "lower" },
+  top_contribution: { better: "higher", signed: true },
+  dispersion: {},
+  coverage: {},
+  p_value: { better: "lower" },
+  decay_ratio: { better: "higher" },
+  fragility: { better: "higher" },
   // /analytics/residual's own figures: another definition, another name (issue 46).
-  appraisal_ratio: { name: "Appraisal ratio (beyond SPY and the reference set)", better: "higher", signed: true },
-  partial_beta: { name: `Partial beta to ${BENCHMARK} (the reference set held fixed)`, signed: true },
-  intercept_t_statistic: { name: "t-statistic of the intercept (Newey-West)", better: "higher", signed: true },
-  t_statistic: { name: "t-statistic (Newey-West)", signed: true },
-  residual_information_ratio: { name: "Information ratio beyond the reference set and SPY", better: "higher" },
+  appraisal_ratio: { better: "higher", signed: true },
+  partial_beta: { signed: true },
+  intercept_t_statistic: { better: "higher", signed: true },
+  t_statistic: { signed: true },
+  residual_information_ratio: { better: "higher" },
   residual_t_statistic: { name: "t-statistic of the intercept beyond the reference set and SPY", better: "higher", signed: true },
 };
 
@@ -227,13 +231,39 @@ function figure(key) {
   return FIGURES[name] || FIGURES[name.split(".").pop()] || null;
 }
 
-/** The name a reader sees for a figure served under `key` ("core.icir" → "ICIR"). */
+/** The registry's term of a figure served under `key`: for a key FIGURES lists (a full path first,
+ * then its last segment), the term its entry names or the key's own; else the key's own, never a
+ * generic key's (a stat's `value`, a side `alpha` or `with`, a bound `min` or `max`: positions, not
+ * figures). */
+function termOf(key) {
+  const name = String(key);
+  const last = name.split(".").pop();
+  const listed = FIGURES[name] ? name : FIGURES[last] ? last : null;
+  if (listed) return TERMS[FIGURES[listed].term || listed] || null;
+  return GENERIC_KEYS.includes(last) ? null : TERMS[name] || TERMS[last] || null;
+}
+
+/** The name a reader sees for a figure served under `key` ("core.icir" → "ICIR"): its term's label. */
 export function figureName(key) {
   const known = figure(key);
-  if (known) return known.name;
+  if (known && known.name) return known.name;
+  const term = termOf(key);
+  if (term) return term.label;
   const words = String(key).split(".").pop().split("_").map((w) => ACRONYMS[w] || w);
   const text = words.join(" ");
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// How a term's basis is written beside its name: an annualised figure says so.
+const BASIS_TEXT = { "per year": "annualised", "per month": "per month", "per week": "per week", "per session": "per session" };
+
+/** The name with the basis the registry states for it ("Information ratio (annualised)", "ICIR per
+ * week" as it is): for a label that must say what period the value is per. */
+export function figureNameWithBasis(key) {
+  const term = termOf(key);
+  const name = figureName(key);
+  const basis = term && BASIS_TEXT[term.basis];
+  return basis && !name.includes(basis) ? `${name} (${basis})` : name;
 }
 
 /** "better", "worse" or "" for a value of `key`: only for a figure whose sign is a gain or a loss. */

@@ -5,19 +5,17 @@
 import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, numberCell, showError, table, warningList } from "./dom.js";
 import { DASH, int, num } from "./format.js";
+import { figureName, figureNameWithBasis } from "./labels.js";
 import { entryCell, entryTable } from "./stat_entry.js";
 import { intervalSvg } from "./svg.js";
 
 const HEADLINE = ["sharpe", "skewness", "kurtosis", "psr", "min_track_record", "dsr"];
-const BOOTSTRAP = [
-  ["rebuilt_mean_ic", "Rebuilt mean weekly IC"],
-  ["rebuilt_icir", "Rebuilt ICIR (annualised)"],
-  ["information_ratio", "Information ratio (annualised)"],
-];
+// Named by the vocabulary registry (labels.js), with the basis where it is a period.
+const BOOTSTRAP = ["rebuilt_mean_ic", "rebuilt_icir", "information_ratio"].map((key) => [key, figureNameWithBasis(key)]);
 const ADJUSTED = [
-  ["p_value", "p-value of nwt.ic"],
-  ["holm", "Holm"],
-  ["benjamini_hochberg", "Benjamini-Hochberg"],
+  ["p_value", `${figureName("p_value")} of nwt.ic`],
+  ["holm", figureName("holm")],
+  ["benjamini_hochberg", figureName("benjamini_hochberg")],
 ];
 
 export async function loadSignificance(body, alpha, { signal }) {

@@ -24,7 +24,7 @@ import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
-import { outOfSample } from "./labels.js";
+import { figureName, figureNameWithBasis, outOfSample } from "./labels.js";
 import { renderLive } from "./live_panel.js";
 import { icByMonthBlock, icByMonthOfYearBlock, icBySectorBlock, quantileBarsBlock, quantileCurvesBlock, quantileParams } from "./quantiles_panel.js";
 import { BENCHMARK } from "./market.js";
@@ -377,7 +377,7 @@ function drawRollingIr(body, answer, split, origin, span) {
     return;
   }
   const series = [{ label: `information ratio, trailing ${answer.meta.window_weeks} weeks`, values: rows.map((r) => r.information_ratio), color: COLORS.alpha, dash: null }];
-  const chart = lineChartSvg({ name: "sheet-rolling-ir", title: "Rolling information ratio (annualised)", yLabel: "Information ratio (annualised)", dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 1), liveAfter: split, height: 220, span });
+  const chart = lineChartSvg({ name: "sheet-rolling-ir", title: `Rolling ${figureNameWithBasis("information_ratio").toLowerCase()}`, yLabel: figureNameWithBasis("information_ratio"), dates: rows.map((r) => r.date), series, format: (v) => fixed(v, 1), liveAfter: split, height: 220, span });
   add(
     body,
     chartWithLegend(chart, series, origin),
@@ -414,7 +414,7 @@ function drawRollingBeta(body, alpha, answer, split, origin) {
   }
   const benchName = data.return_basis ? `${data.benchmark} (${BASIS_LABELS[data.return_basis] || data.return_basis})` : data.benchmark;
   const series = [{ label: `beta of ${alpha} to ${benchName}, trailing ${trailing.window_sessions} sessions`, values: betas, color: COLORS.beta, dash: null }];
-  const chart = lineChartSvg({ name: "sheet-rolling-beta", title: `Rolling beta to ${data.benchmark}`, yLabel: `Beta to ${data.benchmark} (ratio)`, dates: trailing.points.map((p) => p.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 220 });
+  const chart = lineChartSvg({ name: "sheet-rolling-beta", title: `Rolling beta to ${data.benchmark}`, yLabel: `${figureName("beta")} (ratio)`, dates: trailing.points.map((p) => p.date), series, format: (v) => fixed(v, 2), liveAfter: split, height: 220 });
   add(
     body,
     chartWithLegend(chart, series, origin),
