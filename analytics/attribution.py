@@ -367,7 +367,9 @@ def _totals(
         names_pnl=stat(Totals, "names_pnl", None if sums.reason else sums.total, sums.reason),
         cash_carry=stat(Totals, "cash_carry", values["cash_carry"], reason),
         rounding_adjustment=stat(Totals, "rounding_adjustment", values["rounding_adjustment"], reason),
-        sum_of_daily_returns=stat(Totals, "sum_of_daily_returns", values["sum_of_daily_returns"], reason or no_equity),
+        sum_of_daily_returns=stat(
+            Totals, "sum_of_daily_returns", values["sum_of_daily_returns"], reason or no_equity
+        ),
         names_return_contribution=stat(
             Totals, "names_return_contribution", contribution, _contribution_reason(reasons, contribution)
         ),

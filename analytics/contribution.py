@@ -244,7 +244,9 @@ def default_reference(
             }
         )
     if not found.alphas:
-        raise BadParameters({"reference": f"required here: the default reference set is empty: {found.empty_reason}"})
+        raise BadParameters(
+            {"reference": f"required here: the default reference set is empty: {found.empty_reason}"}
+        )
     return Reference(tuple(found.alphas), found.origin, found.excluded)
 
 

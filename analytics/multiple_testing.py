@@ -68,3 +68,28 @@ def _benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
     adjusted = np.empty(m)
     adjusted[order] = np.minimum.accumulate(stepped[::-1])[::-1]
     return adjusted
+
+
+def holm_at(p_values: np.ndarray, index: int) -> float:
+    """`holm(p_values)[index]` without the permutation: the adjusted values depend on the sorted
+    values alone (a tie's stepped values fall along its block, so every tied hypothesis takes the
+    value at the block's first place), so one sort of the values (no argsort: 10 ms at 10^6
+    against 150) and a pass over the prefix up to the hypothesis's first tie give it, with the
+    same floating-point operations."""
+    values = np.asarray(p_values, dtype=np.float64)
+    ordered = np.sort(values)
+    m = ordered.size
+    first = int(np.searchsorted(ordered, values[index], "left"))
+    stepped = np.minimum(1.0, (m - np.arange(first + 1)) * ordered[: first + 1])
+    return float(np.max(stepped))
+
+
+def benjamini_hochberg_at(p_values: np.ndarray, index: int) -> float:
+    """`benjamini_hochberg(p_values)[index]` without the permutation (as `holm_at`): the minimum of
+    the stepped values from the hypothesis's last tie on."""
+    values = np.asarray(p_values, dtype=np.float64)
+    ordered = np.sort(values)
+    m = ordered.size
+    last = int(np.searchsorted(ordered, values[index], "right")) - 1
+    stepped = np.minimum(1.0, m / np.arange(1, m + 1)[last:] * ordered[last:])
+    return float(np.min(stepped))

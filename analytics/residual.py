@@ -283,7 +283,9 @@ def regress(panel: Panel, per_year: int) -> Found:
     r_squared = 1.0 - float(residual @ residual) / total if measured else math.nan
     if not measured:
         why["r_squared"] = "the alpha's returns are constant on these sessions"
-    fit = Fit(intercept, t_statistic, p_value, ratio, r_squared, float(coefficients[1]), coefficients[2:], why)
+    fit = Fit(
+        intercept, t_statistic, p_value, ratio, r_squared, float(coefficients[1]), coefficients[2:], why
+    )
     return Found(base, panel.coverage, regressed, collinear, n, lag, fit, "")
 
 

@@ -253,7 +253,13 @@ def _bootstrap(
         for stream, (name, series, statistic, scale, why) in enumerate(
             (
                 ("rebuilt_mean_ic", ic_values, bootstrap.mean_of_rows, 1.0, ic_reason),
-                ("rebuilt_icir", ic_values, bootstrap.ratio_of_rows, annualisation_factor(weeks_per_year), ic_reason),
+                (
+                    "rebuilt_icir",
+                    ic_values,
+                    bootstrap.ratio_of_rows,
+                    annualisation_factor(weeks_per_year),
+                    ic_reason,
+                ),
                 (
                     "information_ratio",
                     np.empty(0) if returns is None else returns,

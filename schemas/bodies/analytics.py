@@ -30,9 +30,7 @@ class DsrTrials(Body, kw_only=True, frozen=True):
     count: int
     count_source: Annotated[
         str,
-        Meta(
-            description="`catalogue`, or `request` when `trials=` overrode the count."
-        ),
+        Meta(description="`catalogue`, or `request` when `trials=` overrode the count."),
     ]
     sharpe_variance: Annotated[
         float | None,
@@ -44,9 +42,7 @@ class DsrTrials(Body, kw_only=True, frozen=True):
     sharpe_variance_unit: Literal["per_session_squared"] = "per_session_squared"
     sharpe_variance_alphas: Annotated[
         int | None,
-        Meta(
-            description="How many Sharpe ratios V is over (null without ledger access)."
-        ),
+        Meta(description="How many Sharpe ratios V is over (null without ledger access)."),
     ]
     expected_max_sharpe: float | None
     expected_max_sharpe_unit: Literal["annualised"] = "annualised"
@@ -55,9 +51,7 @@ class DsrTrials(Body, kw_only=True, frozen=True):
 class AnalyticsStat(Body, kw_only=True, frozen=True):
     """One analytics figure: a value with its unit, or `not_measurable` with a null value and a reason."""
 
-    value: Annotated[
-        float | None, Meta(description="The figure; null when not_measurable")
-    ]
+    value: Annotated[float | None, Meta(description="The figure; null when not_measurable")]
     unit: Annotated[str, Meta(description="Unit of value")]
     status: Annotated[str, Meta(description=STATUS)]
     withheld_reason: (
@@ -68,59 +62,43 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
         | UnsetType
     ) = UNSET
     source: Annotated[str, Meta(description="What the figure is computed from")]
-    annualisation: Annotated[
-        str, Meta(description="`annualised`, `per_period` or `not_annualisable`.")
-    ]
+    annualisation: Annotated[str, Meta(description="`annualised`, `per_period` or `not_annualisable`.")]
     approximation: (
-        Annotated[str, Meta(description="`combine` turnover: how it is approximated.")]
-        | UnsetType
+        Annotated[str, Meta(description="`combine` turnover: how it is approximated.")] | UnsetType
     ) = UNSET
     periods_per_year: (
         Annotated[
             int,
-            Meta(
-                description="`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."
-            ),
+            Meta(description="`sharpe`, `costs.information_ratio.*`: sessions per year used to annualise."),
         ]
         | UnsetType
     ) = UNSET
     confidence: (
         Annotated[
             float,
-            Meta(
-                description="`min_track_record`: the confidence the track record reaches (0.95)."
-            ),
+            Meta(description="`min_track_record`: the confidence the track record reaches (0.95)."),
         ]
         | UnsetType
     ) = UNSET
     sr_benchmark: (
         Annotated[
             float,
-            Meta(
-                description="`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."
-            ),
+            Meta(description="`psr`, `min_track_record`: the request's `sr_benchmark` (annualised)."),
         ]
         | UnsetType
     ) = UNSET
-    years: (
-        Annotated[float | None, Meta(description="`min_track_record` in years.")]
-        | UnsetType
-    ) = UNSET
+    years: Annotated[float | None, Meta(description="`min_track_record` in years.")] | UnsetType = UNSET
     horizon_sessions: (
         Annotated[
             int,
-            Meta(
-                description="`risk.var_95`, `risk.cvar_95`: sessions the loss is measured over (1)."
-            ),
+            Meta(description="`risk.var_95`, `risk.cvar_95`: sessions the loss is measured over (1)."),
         ]
         | UnsetType
     ) = UNSET
     trials: (
         Annotated[
             DsrTrials,
-            Meta(
-                description="`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."
-            ),
+            Meta(description="`dsr`: the catalogue's trials behind the expected maximum Sharpe ratio."),
         ]
         | UnsetType
     ) = UNSET
@@ -154,45 +132,35 @@ class AnalyticsStat(Body, kw_only=True, frozen=True):
     date: (
         Annotated[
             dt.date | None,
-            Meta(
-                description="`risk.best_*`, `risk.worst_*`: the last session of the day, week or month."
-            ),
+            Meta(description="`risk.best_*`, `risk.worst_*`: the last session of the day, week or month."),
         ]
         | UnsetType
     ) = UNSET
     sessions: (
         Annotated[
             int | None,
-            Meta(
-                description="`risk.best_*`, `risk.worst_*`: sessions of the window in that period."
-            ),
+            Meta(description="`risk.best_*`, `risk.worst_*`: sessions of the window in that period."),
         ]
         | UnsetType
     ) = UNSET
     alpha: (
         Annotated[
             str | None,
-            Meta(
-                description="`contribution.max_correlation_to_member`: the member it is with."
-            ),
+            Meta(description="`contribution.max_correlation_to_member`: the member it is with."),
         ]
         | UnsetType
     ) = UNSET
     members: (
         Annotated[
             int,
-            Meta(
-                description="`contribution.mean_correlation_to_member`: the members with a correlation."
-            ),
+            Meta(description="`contribution.mean_correlation_to_member`: the members with a correlation."),
         ]
         | UnsetType
     ) = UNSET
 
 
 WINDOW = "the requested window (from/to), else the whole history"
-SET_SESSIONS = (
-    "over the window's sessions on which every alpha of the set has a long_short return"
-)
+SET_SESSIONS = "over the window's sessions on which every alpha of the set has a long_short return"
 """The sessions a combination of alphas is measured over (`/analytics/combine`)."""
 WINDOW_ECHO = "The window echoed: from and to, null when open"
 WINDOW_FIELD = figure(WINDOW_ECHO)
@@ -222,16 +190,10 @@ def interval(meaning: str, formula: str, annualisation: str, source: str) -> Met
         formula,
         source=source,
         keys={
-            "lower": figure(
-                "Lower bound: the 2.5% quantile of the resampled statistic"
-            ),
-            "upper": figure(
-                "Upper bound: the 97.5% quantile of the resampled statistic"
-            ),
+            "lower": figure("Lower bound: the 2.5% quantile of the resampled statistic"),
+            "upper": figure("Upper bound: the 97.5% quantile of the resampled statistic"),
             "observations": figure("Observations of the series in the window"),
-            "block_length": figure(
-                "Mean block length used: round(n^(1/3)), at least 1"
-            ),
+            "block_length": figure("Mean block length used: round(n^(1/3)), at least 1"),
         },
     )
 
@@ -252,16 +214,12 @@ class Bootstrap(Body, kw_only=True, frozen=True):
     resamples: Annotated[int, figure("Number of resamples")]
     seed: Annotated[
         int,
-        figure(
-            "Seed of numpy's PCG64 generator: the same request always gives the same answer"
-        ),
+        figure("Seed of numpy's PCG64 generator: the same request always gives the same answer"),
     ]
     block_length_rule: Annotated[str, figure("How the mean block length is chosen")]
     streams: Annotated[
         str,
-        figure(
-            "The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"
-        ),
+        figure("The generator stream of each statistic (PCG64(SeedSequence([seed, stream])))"),
     ]
     rebuilt_mean_ic: Annotated[
         AnalyticsStat,
@@ -402,9 +360,7 @@ class Significance(Body, kw_only=True, frozen=True):
                     "request's trials",
                     source="catalogue",
                 ),
-                "trials.count_source": figure(
-                    "catalogue, or request when trials= overrides the count"
-                ),
+                "trials.count_source": figure("catalogue, or request when trials= overrides the count"),
                 "trials.sharpe_variance": figure(
                     "V: sample variance (ddof=1) of the per-session Sharpe ratios of the alphas the key may read "
                     "(the whole catalogue's for a key that reads it all), each over its whole history; not "
@@ -420,18 +376,13 @@ class Significance(Body, kw_only=True, frozen=True):
                 "trials.expected_max_sharpe": figure(
                     "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
                 ),
-                "trials.expected_max_sharpe_unit": figure(
-                    "Unit of expected_max_sharpe"
-                ),
+                "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
             },
         ),
     ]
     bootstrap: Annotated[
         Bootstrap,
-        figure(
-            "Stationary block-bootstrap confidence intervals (at `confidence`) over "
-            + WINDOW
-        ),
+        figure("Stationary block-bootstrap confidence intervals (at `confidence`) over " + WINDOW),
     ]
     multiple_testing: Annotated[
         MultipleTesting,
@@ -457,9 +408,7 @@ class InformationRatioSides(Body, kw_only=True, frozen=True):
 
     gross: Annotated[
         AnalyticsStat,
-        side(
-            "before execution costs", "daily g = r - execution_cost / starting_equity"
-        ),
+        side("before execution costs", "daily g = r - execution_cost / starting_equity"),
     ]
     net: Annotated[
         AnalyticsStat,
@@ -497,18 +446,12 @@ class TurnoverBucket(Body, kw_only=True, frozen=True):
 class TurnoverByDecile(Body, kw_only=True, frozen=True):
     """`turnover_by_decile` of the costs object."""
 
-    score_field: Annotated[
-        str, figure("Score bucketed: score, or raw_score for raw_ books")
-    ]
+    score_field: Annotated[str, figure("Score bucketed: score, or raw_score for raw_ books")]
     weight_field: Annotated[str, figure("Decision column of the book's target weight")]
-    weeks: Annotated[
-        int, figure("Weeks in the window with a previous week (turnover needs one)")
-    ]
+    weeks: Annotated[int, figure("Weeks in the window with a previous week (turnover needs one)")]
     bucketed_weeks: Annotated[
         int,
-        figure(
-            "Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"
-        ),
+        figure("Of them, weeks bucketed into deciles (at least 20 scored names, not all equal)"),
     ]
     mean_weekly_turnover: Annotated[
         float | None,
@@ -543,9 +486,7 @@ class Costs(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha served")]
     book: Annotated[str, figure("The book measured")]
     window: Annotated[Window, WINDOW_FIELD]
-    sessions: Annotated[
-        int, figure("Sessions of the book in the window", source=BOOK_LEDGER)
-    ]
+    sessions: Annotated[int, figure("Sessions of the book in the window", source=BOOK_LEDGER)]
     net_pnl: Annotated[
         AnalyticsStat,
         figure(
@@ -556,15 +497,11 @@ class Costs(Body, kw_only=True, frozen=True):
     ]
     execution_cost: Annotated[
         AnalyticsStat,
-        figure(
-            "Modelled execution cost paid", "-sum(execution_cost)", source=BOOK_LEDGER
-        ),
+        figure("Modelled execution cost paid", "-sum(execution_cost)", source=BOOK_LEDGER),
     ]
     gross_pnl: Annotated[
         AnalyticsStat,
-        figure(
-            "P&L before execution costs", "net_pnl + execution_cost", source=BOOK_LEDGER
-        ),
+        figure("P&L before execution costs", "net_pnl + execution_cost", source=BOOK_LEDGER),
     ]
     traded_notional: Annotated[
         AnalyticsStat,
@@ -642,10 +579,7 @@ def _stat_entries(path: str, entry: dict[str, Any]) -> dict[str, dict[str, Any]]
         "annualisation": "not_annualisable",
         "source": "computed",
     }
-    out = {
-        f"{path}.{key}": {**plain, "meaning": _STAT_MEANINGS[key]}
-        for key in ANALYTICS_STAT_KEYS
-    }
+    out = {f"{path}.{key}": {**plain, "meaning": _STAT_MEANINGS[key]} for key in ANALYTICS_STAT_KEYS}
     out[f"{path}.value"] = {**entry, "meaning": _STAT_MEANINGS["value"]}
     return out
 

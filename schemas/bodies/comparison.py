@@ -127,17 +127,10 @@ class DifferenceTest(Body, kw_only=True, frozen=True):
             "Jobson-Korkie-Memmel z-statistic, read against the normal distribution)"
         ),
     ]
-    p_value: Annotated[
-        float | None, figure("Two-sided p-value; null when the test cannot run")
-    ]
-    significant: Annotated[
-        bool | None, figure("p_value < level; null when the test cannot run")
-    ]
+    p_value: Annotated[float | None, figure("Two-sided p-value; null when the test cannot run")]
+    significant: Annotated[bool | None, figure("p_value < level; null when the test cannot run")]
     level: Annotated[float, figure("The significance level the test is read at (0.05)")]
-    withheld_reason: (
-        Annotated[str, figure("Why the test cannot run (present only then)")]
-        | UnsetType
-    ) = UNSET
+    withheld_reason: Annotated[str, figure("Why the test cannot run (present only then)")] | UnsetType = UNSET
 
 
 class ComparedFigure(Body, kw_only=True, frozen=True):
@@ -145,18 +138,16 @@ class ComparedFigure(Body, kw_only=True, frozen=True):
     means is declared where the figure is (`compared`)."""
 
     alpha: Annotated[AnalyticsStat, Meta(description="The figure of the path alpha.")]
-    with_: Annotated[
-        AnalyticsStat, Meta(description="The figure of the alpha `with` names.")
-    ] = msgspec.field(name="with")
+    with_: Annotated[AnalyticsStat, Meta(description="The figure of the alpha `with` names.")] = (
+        msgspec.field(name="with")
+    )
     difference: Annotated[
         float | None,
         Meta(description="alpha - with; null where either side is not measurable."),
     ]
     test: Annotated[
         DifferenceTest | None,
-        Meta(
-            description="Null for volatility, max_drawdown_pct and icir (no test is stated for them)."
-        ),
+        Meta(description="Null for volatility, max_drawdown_pct and icir (no test is stated for them)."),
     ]
     common_sessions: (
         Annotated[
@@ -303,9 +294,7 @@ class RollingCorrelationRow(Body, kw_only=True, frozen=True):
     ]
     correlation: Annotated[
         float | None,
-        Meta(
-            description="Null until the trailing window is full, or where a side is constant over it."
-        ),
+        Meta(description="Null until the trailing window is full, or where a side is constant over it."),
     ]
 
 
@@ -314,9 +303,7 @@ class RollingWindow(Body, kw_only=True, frozen=True):
 
     sessions: Annotated[
         int,
-        figure(
-            "Trailing common sessions of rolling_return_correlation (the request's window)"
-        ),
+        figure("Trailing common sessions of rolling_return_correlation (the request's window)"),
     ]
     weeks: Annotated[
         int,
@@ -331,14 +318,10 @@ class Comparison(Body, kw_only=True, frozen=True):
     """Two alphas side by side over their common sessions (`/analytics/compare`)."""
 
     alpha: Annotated[str, figure("The alpha served (meta.run)")]
-    with_: Annotated[str, figure("The alpha compared with")] = msgspec.field(
-        name="with"
-    )
+    with_: Annotated[str, figure("The alpha compared with")] = msgspec.field(name="with")
     book: Annotated[str, figure("The book of both alphas compared")]
     window: Annotated[Window, WINDOW_FIELD]
-    rolling_window: Annotated[
-        RollingWindow, figure("The trailing windows of the rolling correlations")
-    ]
+    rolling_window: Annotated[RollingWindow, figure("The trailing windows of the rolling correlations")]
     sessions: Annotated[
         int | None,
         figure(

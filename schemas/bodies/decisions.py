@@ -30,9 +30,7 @@ from schemas.checks import (
     RECENT_SESSIONS,
 )
 
-DRAWDOWN_PCT = (
-    "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
-)
+DRAWDOWN_PCT = "Percentage points of the peak (25.0 = 25%), as `/metrics` `core.max_drawdown_pct`."
 REFERENCE_ORIGINS = (
     "approved (the production alphas: those in force in the live book, approved by alpha-results promote or by "
     "their seal at their first publish, that the key may read, the alpha itself excepted; empty, saying why, "
@@ -46,9 +44,7 @@ REFERENCE_ORIGIN_FIELD = figure(
     + ' (docs/analytics.md, "The reference set")',
     source="records:promotions",
 )
-REFERENCE_ALPHAS_FIELD = figure(
-    "The reference alphas, the alpha itself never among them"
-)
+REFERENCE_ALPHAS_FIELD = figure("The reference alphas, the alpha itself never among them")
 REFERENCE_EXCLUDED_FIELD = figure(
     "The alpha was in the set named (or in the default set origin names) and was left out"
 )
@@ -78,17 +74,12 @@ def extreme(pick: str, period: str, elsewhere: str | None = None) -> Meta:
     same-named figures differ)."""
     return figure(
         f"The {pick} compounded return of a {period} over the window's sessions (the first and last periods "
-        "may be cut by the window); the earliest on a tie"
-        + ("" if elsewhere is None else f"; {elsewhere}"),
+        "may be cut by the window); the earliest on a tie" + ("" if elsewhere is None else f"; {elsewhere}"),
         "prod(1 + r) - 1 over the period's sessions",
         source=BOOK_LEDGER,
         keys={
-            "date": figure(
-                "The period's last session in the window; null when not measurable"
-            ),
-            "sessions": figure(
-                "Sessions of the window in the period; null when not measurable"
-            ),
+            "date": figure("The period's last session in the window; null when not measurable"),
+            "sessions": figure("Sessions of the window in the period; null when not measurable"),
         },
     )
 
@@ -231,18 +222,10 @@ class Risk(Body, kw_only=True, frozen=True):
     ]
     best_day: Annotated[AnalyticsStat, extreme("highest", "session")]
     worst_day: Annotated[AnalyticsStat, extreme("lowest", "session")]
-    best_week: Annotated[
-        AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK)
-    ]
-    worst_week: Annotated[
-        AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK)
-    ]
-    best_month: Annotated[
-        AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH)
-    ]
-    worst_month: Annotated[
-        AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH)
-    ]
+    best_week: Annotated[AnalyticsStat, extreme("highest", WEEK, libraries.BEST_WORST_WEEK)]
+    worst_week: Annotated[AnalyticsStat, extreme("lowest", WEEK, libraries.BEST_WORST_WEEK)]
+    best_month: Annotated[AnalyticsStat, extreme("highest", "calendar month", libraries.BEST_WORST_MONTH)]
+    worst_month: Annotated[AnalyticsStat, extreme("lowest", "calendar month", libraries.BEST_WORST_MONTH)]
 
 
 # -- /analytics/checks ------------------------------------------------------------------------------
@@ -277,17 +260,11 @@ class PolicyThresholds(Body, kw_only=True, frozen=True):
     deflated_sharpe: Annotated[Bound, policy_bounds("deflated_sharpe")]
     turnover: Annotated[Bound, policy_bounds("turnover")]
     max_weight: Annotated[Bound, policy_bounds("max_weight")]
-    recent_information_ratio: Annotated[
-        Bound, policy_bounds("recent_information_ratio")
-    ]
+    recent_information_ratio: Annotated[Bound, policy_bounds("recent_information_ratio")]
     yearly_consistency: Annotated[Bound, policy_bounds("yearly_consistency")]
-    stressed_net_information_ratio: Annotated[
-        Bound, policy_bounds("stressed_net_information_ratio")
-    ]
+    stressed_net_information_ratio: Annotated[Bound, policy_bounds("stressed_net_information_ratio")]
     production_correlation: Annotated[Bound, policy_bounds("production_correlation")]
-    residual_information_ratio: Annotated[
-        Bound, policy_bounds("residual_information_ratio")
-    ]
+    residual_information_ratio: Annotated[Bound, policy_bounds("residual_information_ratio")]
     ic_t_statistic: Annotated[Bound, policy_bounds("ic_t_statistic")]
     fragility: Annotated[Bound, policy_bounds("fragility")]
     live_information_ratio: Annotated[Bound, policy_bounds("live_information_ratio")]
@@ -318,10 +295,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
 
     id: Annotated[
         str,
-        figure(
-            "The check: "
-            + "; ".join(f"{check.id}: {check.definition}" for check in CHECKS)
-        ),
+        figure("The check: " + "; ".join(f"{check.id}: {check.definition}" for check in CHECKS)),
     ]
     value: Annotated[
         float | None,
@@ -332,9 +306,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
     ]
     unit: Annotated[
         str,
-        figure(
-            f"Unit of value: {_listed('unit')} (per_session: a fraction of equity traded per session)"
-        ),
+        figure(f"Unit of value: {_listed('unit')} (per_session: a fraction of equity traded per session)"),
     ]
     annualisation: Annotated[
         str,
@@ -377,13 +349,9 @@ class CheckResult(Body, kw_only=True, frozen=True):
     ]
     verdict: Annotated[
         str,
-        figure(
-            "pass (within threshold), fail, or not_measurable (value null, reason says why)"
-        ),
+        figure("pass (within threshold), fail, or not_measurable (value null, reason says why)"),
     ]
-    source: Annotated[
-        str, figure(f"The route that serves the figure: {_listed('source')}")
-    ]
+    source: Annotated[str, figure(f"The route that serves the figure: {_listed('source')}")]
     book: Annotated[
         str | None,
         figure(
@@ -454,9 +422,7 @@ class CheckResult(Body, kw_only=True, frozen=True):
             str,
             figure(
                 "production_correlation and residual_information_ratio only: the reference set compared with "
-                "(regressed on), "
-                + REFERENCE_ORIGINS
-                + ' (docs/analytics.md, "The reference set")',
+                "(regressed on), " + REFERENCE_ORIGINS + ' (docs/analytics.md, "The reference set")',
                 source="records:promotions",
             ),
         ]
@@ -502,9 +468,7 @@ class ChecksSummary(Body, kw_only=True, frozen=True):
     failed: Annotated[int, figure("Checks that fail")]
     not_measurable: Annotated[
         int,
-        figure(
-            "Checks without a value (the live checks of an alpha not measured live included)"
-        ),
+        figure("Checks without a value (the live checks of an alpha not measured live included)"),
     ]
     verdict: Annotated[
         str,
@@ -526,20 +490,13 @@ class Checks(Body, kw_only=True, frozen=True):
     sessions: Annotated[int | None, SESSIONS]
     policy: Annotated[
         Policy,
-        figure(
-            "The operator's policy, echoed (the request's bounds are in each check's threshold)"
-        ),
+        figure("The operator's policy, echoed (the request's bounds are in each check's threshold)"),
     ]
     checks: Annotated[
         list[CheckResult],
-        figure(
-            "The checks, in the documented order: "
-            + ", ".join(check.id for check in CHECKS)
-        ),
+        figure("The checks, in the documented order: " + ", ".join(check.id for check in CHECKS)),
     ]
-    summary: Annotated[
-        ChecksSummary, figure("Counts of the verdicts and the overall verdict")
-    ]
+    summary: Annotated[ChecksSummary, figure("Counts of the verdicts and the overall verdict")]
 
 
 # -- /analytics/contribution ------------------------------------------------------------------------
@@ -548,9 +505,7 @@ class Checks(Body, kw_only=True, frozen=True):
 RETURNS = "catalogue:returns"
 """The `source` of a figure read from the catalogue's returns matrix."""
 PER_YEAR_252 = {"periods_per_year": figure("Sessions per year used to annualise (252)")}
-TURNOVER_PER_YEAR = figure(
-    "Sessions per year of a per_year turnover (252); absent for any other unit"
-)
+TURNOVER_PER_YEAR = figure("Sessions per year of a per_year turnover (252); absent for any other unit")
 
 
 class BookFigures(Body, kw_only=True, frozen=True):
@@ -715,9 +670,7 @@ class CombinationFit(Body, kw_only=True, frozen=True):
         ),
     ]
     sessions: Annotated[int, figure("The sessions the weights are fitted on")]
-    rule: Annotated[
-        str, figure("Which sessions fit the weights and which judge them, in words")
-    ]
+    rule: Annotated[str, figure("Which sessions fit the weights and which judge them, in words")]
 
 
 class ContributionCombination(Body, kw_only=True, frozen=True):
@@ -815,15 +768,11 @@ class Contribution(Body, kw_only=True, frozen=True):
     alpha: Annotated[str, figure("The alpha added")]
     book: Annotated[
         str,
-        figure(
-            "Always long_short: the catalogue's returns matrix holds that book alone"
-        ),
+        figure("Always long_short: the catalogue's returns matrix holds that book alone"),
     ]
     reference: Annotated[ContributionReference, figure("The reference set")]
     window: Annotated[Window, WINDOW_FIELD]
-    weight: Annotated[
-        ContributionWeight, figure("The alpha's weight w in the book after")
-    ]
+    weight: Annotated[ContributionWeight, figure("The alpha's weight w in the book after")]
     sessions: Annotated[int, figure("The sessions the figures are over")]
     session_rule: Annotated[
         str,

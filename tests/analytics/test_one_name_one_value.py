@@ -102,8 +102,18 @@ ANSWERS = {
 }
 """Every answer the tear sheet and the comparison report draw their figures from."""
 
-WINDOWED = {"risk", "checks", "significance", "costs", "attribution", "capacity", "factors",
-            "quantiles", "residual", "compare"}
+WINDOWED = {
+    "risk",
+    "checks",
+    "significance",
+    "costs",
+    "attribution",
+    "capacity",
+    "factors",
+    "quantiles",
+    "residual",
+    "compare",
+}
 """The answers asked over each window. /metrics (its core is never narrowed) and live (it takes no
 window) are asked over the whole history only."""
 
@@ -114,12 +124,27 @@ def is_stat(node: Any) -> bool:
     return isinstance(node, dict) and "value" in node and "status" in node
 
 
-STAT_KEYS = {"value", "status", "unit", "source", "source_kind", "annualisation", "withheld_reason", "signal",
-             "deprecated", "superseded_by"}
+STAT_KEYS = {
+    "value",
+    "status",
+    "unit",
+    "source",
+    "source_kind",
+    "annualisation",
+    "withheld_reason",
+    "signal",
+    "deprecated",
+    "superseded_by",
+}
 
 
-def leaves(node: Any, parent: str = "", prefix: str = "", out: list[tuple[str, Any, str]] | None = None,
-           path: str = "") -> list[tuple[str, Any, str]]:
+def leaves(
+    node: Any,
+    parent: str = "",
+    prefix: str = "",
+    out: list[tuple[str, Any, str]] | None = None,
+    path: str = "",
+) -> list[tuple[str, Any, str]]:
     """(name, value, path) of every numeric leaf of `node`, named as the module's docstring says."""
     out = [] if out is None else out
     if isinstance(node, dict):
@@ -192,6 +217,8 @@ def test_one_name_one_value(api: Api, window: Window) -> None:
         compared.append(f"{alpha}: {names} names over {len(answers)} answers ({', '.join(answers)})")
         for name, where in sorted(bad.items()):
             shown = "; ".join(f"{path}={value}" for path, value in where)
-            failures.append(f"{alpha} {window}: {name!r} carries {len({repr(v) for _, v in where})} values: {shown}")
+            failures.append(
+                f"{alpha} {window}: {name!r} carries {len({repr(v) for _, v in where})} values: {shown}"
+            )
     print("\n".join(["compared, per alpha:", *compared]))
     assert not failures, "\n".join(failures)

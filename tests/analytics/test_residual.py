@@ -323,7 +323,9 @@ def test_every_served_path_is_documented(residual_api: Api) -> None:
     served: set[str] = set()
     for params in ({}, {"reference": "Test_short_term_reversal,Test_small_universe,Test_ledger_only"}):
         served |= paths(residual(residual_api, "Test_planted_factor", **params), "residual")
-    assert "residual.reference.dropped.alphas[].reason" in served and "residual.betas[].partial_beta" in served
+    assert (
+        "residual.reference.dropped.alphas[].reason" in served and "residual.betas[].partial_beta" in served
+    )
     undocumented = sorted(served - set(fields))
     assert not undocumented, undocumented
 
