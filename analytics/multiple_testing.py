@@ -1,58 +1,20 @@
 """Adjusted p-values of one hypothesis within a family: Holm (1979) step-down and
 Benjamini-Hochberg (1995) step-up. Ties give tied hypotheses the same adjusted value.
 
-A significance answer adjusts its alpha's p-value within the catalogue's family (every readable
-alpha's nwt.ic p-value): a sort of the whole family, 100,000 values at 100,000 alphas (25 ms) and
-a million at 10^6. The adjusted values of the last FAMILIES families asked are kept, by a digest
-of the family's bytes (issue 51): the same family is answered without sorting it again, and the
-values are those the sort gives (read only)."""
+A significance answer adjusts one alpha's p-value within the catalogue's family (every readable
+alpha's nwt.ic p-value: a million at 10^6 alphas). `adjusted_at` gives that one value without the
+family's permutation (issue 51): the adjusted values depend on the sorted values alone, so one sort
+of the values (no stable argsort: 15 ms at 10^6 against about 200 ms per method) and a pass over a
+prefix or a suffix give exactly what `holm` and `benjamini_hochberg` give at that place, with the
+same floating-point operations (tests/analytics/test_multiple_testing_kept.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
-
 import numpy as np
-
-FAMILIES = 2
-"""Families whose adjusted p-values are kept (each method), the least recently asked going first."""
-_KEPT: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
-_LOCK = threading.Lock()
-
-
-def _kept(method: str, p_values: np.ndarray, adjust: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    values = np.ascontiguousarray(p_values, dtype=np.float64)
-    key = (
-        method,
-        hashlib.blake2b(values.tobytes(), digest_size=16).digest() + values.size.to_bytes(8, "big"),
-    )
-    with _LOCK:
-        found = _KEPT.get(key)
-        if found is not None:
-            _KEPT.move_to_end(key)
-            return found
-    found = adjust(values)
-    found.setflags(write=False)
-    with _LOCK:
-        _KEPT[key] = found
-        while len(_KEPT) > 2 * FAMILIES:
-            _KEPT.popitem(last=False)
-    return found
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
     """Holm adjusted p-values, in the order given: max over j <= k of min(1, (m - j + 1) p_(j))."""
-    return _kept("holm", p_values, _holm)
-
-
-def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
-    """BH adjusted p-values, in the order given: min over j >= k of min(1, m / j p_(j))."""
-    return _kept("bh", p_values, _benjamini_hochberg)
-
-
-def _holm(p_values: np.ndarray) -> np.ndarray:
     order = np.argsort(p_values, kind="stable")
     m = p_values.size
     stepped = np.minimum(1.0, (m - np.arange(m)) * p_values[order])
@@ -61,7 +23,8 @@ def _holm(p_values: np.ndarray) -> np.ndarray:
     return adjusted
 
 
-def _benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+    """BH adjusted p-values, in the order given: min over j >= k of min(1, m / j p_(j))."""
     order = np.argsort(p_values, kind="stable")
     m = p_values.size
     stepped = np.minimum(1.0, m / np.arange(1, m + 1) * p_values[order])
@@ -70,26 +33,16 @@ def _benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
     return adjusted
 
 
-def holm_at(p_values: np.ndarray, index: int) -> float:
-    """`holm(p_values)[index]` without the permutation: the adjusted values depend on the sorted
-    values alone (a tie's stepped values fall along its block, so every tied hypothesis takes the
-    value at the block's first place), so one sort of the values (no argsort: 10 ms at 10^6
-    against 150) and a pass over the prefix up to the hypothesis's first tie give it, with the
-    same floating-point operations."""
+def adjusted_at(p_values: np.ndarray, index: int) -> tuple[float, float]:
+    """(`holm(p_values)[index]`, `benjamini_hochberg(p_values)[index]`) from one sort of the
+    values. A tie's stepped values fall along its block (Holm's (m - j + 1) p and BH's m / j p
+    both decrease with j at one p), so every tied hypothesis takes Holm's maximum over the prefix
+    up to the block's first place and BH's minimum over the suffix from its last place."""
     values = np.asarray(p_values, dtype=np.float64)
     ordered = np.sort(values)
     m = ordered.size
     first = int(np.searchsorted(ordered, values[index], "left"))
-    stepped = np.minimum(1.0, (m - np.arange(first + 1)) * ordered[: first + 1])
-    return float(np.max(stepped))
-
-
-def benjamini_hochberg_at(p_values: np.ndarray, index: int) -> float:
-    """`benjamini_hochberg(p_values)[index]` without the permutation (as `holm_at`): the minimum of
-    the stepped values from the hypothesis's last tie on."""
-    values = np.asarray(p_values, dtype=np.float64)
-    ordered = np.sort(values)
-    m = ordered.size
     last = int(np.searchsorted(ordered, values[index], "right")) - 1
-    stepped = np.minimum(1.0, m / np.arange(1, m + 1)[last:] * ordered[last:])
-    return float(np.min(stepped))
+    holm_stepped = np.minimum(1.0, (m - np.arange(first + 1)) * ordered[: first + 1])
+    bh_stepped = np.minimum(1.0, m / np.arange(1, m + 1)[last:] * ordered[last:])
+    return float(np.max(holm_stepped)), float(np.min(bh_stepped))

@@ -321,8 +321,7 @@ def _multiple_testing(seen: Seen, access: Access, warnings: Warnings) -> Multipl
         reason = "nwt.ic of this alpha is not measurable (see /metrics), so there is no p-value to adjust"
     if access.cross_sections and seen.own is not None:
         own = float(seen.family[seen.own])
-        holm = float(multiple_testing.holm(seen.family)[seen.own])
-        bh = float(multiple_testing.benjamini_hochberg(seen.family)[seen.own])
+        holm, bh = multiple_testing.adjusted_at(seen.family, seen.own)  # one sort, no argsort
     size = int(seen.family.size) if access.cross_sections else None
     return MultipleTesting(
         p_value=declared_stat(MultipleTesting, "p_value", own, reason),
