@@ -283,6 +283,10 @@ class Reading(BuildAnswers):
                     "as_of": f"is needed: {alpha} has no {promotion.DECISION_BOOK} ledger to take its last session from"
                 }
             )
+        if q.as_of is None and last_decided is not None and as_of < last_decided:
+            # A decision as of a date after the data's last session (a seal's approval as of its
+            # first publish): the next one defaults to that date, never a 400 the reader did not ask.
+            as_of = last_decided
         if last_decided is not None and as_of < last_decided:
             raise BadParameters({"as_of": f"is before the last decision about {alpha} ({last_decided})"})
         try:

@@ -389,7 +389,11 @@ def open_dashboard(site: Site, context: Any, token: str | None, fragment: str = 
 
     def console(message: Any) -> None:
         if message.type == "error":
-            visit.problems.append(message.text)
+            # A failed load names its URL (the console's text does not): the answers that failed.
+            failing = [f"{r.status} {r.url}" for r in visit.responses if r.status >= 400]
+            visit.problems.append(
+                f"{message.text} {failing}" if "Failed to load" in message.text else message.text
+            )
 
     page.on("console", console)
     page.on("pageerror", lambda error: visit.problems.append(str(error)))
