@@ -173,7 +173,7 @@ def test_significance_without_the_ledger(api: Api, alpha: str, params: dict[str,
     assert ir["lower"] is None and ir["upper"] is None
     assert access_blocks(body) == {"significance", "significance.bootstrap"}
     # What is built from the cross-sections is served as to any key.
-    for name in ("mean_ic", "icir"):
+    for name in ("rebuilt_mean_ic", "rebuilt_icir"):
         assert data["bootstrap"][name] == full["data"]["bootstrap"][name], name
     assert data["multiple_testing"] == full["data"]["multiple_testing"]
     assert access_blocks(full) == set()
@@ -185,7 +185,7 @@ def test_significance_without_cross_sections(api: Api, alpha: str, params: dict[
     full = api.ok(path(alpha, "significance"), "plain", **params)["data"]
     body = api.ok(path(alpha, "significance"), "no_signals", **params)
     data = body["data"]
-    for name in ("mean_ic", "icir"):
+    for name in ("rebuilt_mean_ic", "rebuilt_icir"):
         entry = data["bootstrap"][name]
         check_withheld(entry, f"bootstrap.{name}")
         assert entry["lower"] is None and entry["upper"] is None

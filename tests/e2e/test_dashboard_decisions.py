@@ -136,7 +136,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
         "#significance table.bootstrap tbody tr",
         "trs => trs.map(tr => [...tr.children].map(c => c.innerText.trim()))",
     )
-    for row, key in zip(bootstrap, ("mean_ic", "icir", "information_ratio"), strict=True):
+    for row, key in zip(bootstrap, ("rebuilt_mean_ic", "rebuilt_icir", "information_ratio"), strict=True):
         served = significance["bootstrap"][key]
         four_digits(row[1], served["value"])
         four_digits(row[2], served["lower"])

@@ -966,7 +966,9 @@ def test_the_comparison_report_sets_the_alphas_side_by_side_and_prints_a_page_pe
                 key,
             )
         # the sealed mean IC and the ICIR sealed with it flagged where /metrics warns they do not reproduce
-        unreproduced = any(w["code"] == "ic_reproduction_mismatch" for w in metrics["meta"]["warnings"])
+        unreproduced = any(
+            w["code"] == "ic_reproduction_mismatch" for w in metrics["meta"].get("warnings", [])
+        )
         for key in ("ic", "icir"):
             badge = page.query_selector(
                 f"#report-headline tr:has(th[data-alpha='{alpha}']) td[data-figure='{key}'] .badge.ic-unreproduced"
