@@ -325,8 +325,8 @@ def bootstrap_points(lake: Lake, alpha: str, window: Window) -> dict[str, tuple[
         return float(x.mean() / sd * scale) if sd > 0 else None
 
     return {
-        "mean_ic": (float(ic.mean()) if ic.size >= 3 else None, int(ic.size)),
-        "icir": (ratio(ic, math.sqrt(WEEKS_PER_YEAR)), int(ic.size)),
+        "rebuilt_mean_ic": (float(ic.mean()) if ic.size >= 3 else None, int(ic.size)),
+        "rebuilt_icir": (ratio(ic, math.sqrt(WEEKS_PER_YEAR)), int(ic.size)),
         "information_ratio": (ratio(r, math.sqrt(SESSIONS_PER_YEAR)), int(r.size)),
     }
 
