@@ -46,7 +46,7 @@ def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]
     reference written `#/components/schemas/{name}`: the one place the document's components are
     made from Structs (the bodies here; the shared components, serve.openapi.bodies)."""
     _, components = msgspec.json.schema_components(list(structs), ref_template=REF_TEMPLATE)
-    for cls in _held_structs(structs):
+    for cls in held_structs(structs):
         for name, unit in term_units(cls).items():
             prop = components.get(cls.__name__, {}).get("properties", {}).get(name)
             if prop is not None and "x-unit" not in prop:
@@ -54,7 +54,7 @@ def struct_components(structs: Iterable[type[msgspec.Struct]]) -> dict[str, Any]
     return components
 
 
-def _held_structs(structs: Iterable[type[msgspec.Struct]]) -> list[type[msgspec.Struct]]:
+def held_structs(structs: Iterable[type[msgspec.Struct]]) -> list[type[msgspec.Struct]]:
     """`structs` and every Struct they hold, each once."""
     seen: dict[type[msgspec.Struct], None] = {}
 

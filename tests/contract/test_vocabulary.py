@@ -14,33 +14,15 @@ from schemas.bodies.figures import BY_FIGURE, _facts, _holds_figure
 from schemas.bodies.formats import DOC
 from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, term_for
 from serve.endpoints import endpoints
+from serve.openapi.declared import held_structs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _served_structs() -> list[type[msgspec.Struct]]:
-    seen: dict[type[msgspec.Struct], None] = {}
-
-    def visit(t: msgspec.inspect.Type) -> None:
-        if isinstance(t, msgspec.inspect.StructType):
-            if t.cls not in seen:
-                seen[t.cls] = None
-                for field in t.fields:
-                    visit(field.type)
-        elif isinstance(t, msgspec.inspect.Metadata):
-            visit(t.type)
-        elif isinstance(t, msgspec.inspect.UnionType):
-            for arm in t.types:
-                visit(arm)
-        elif isinstance(t, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
-            visit(t.item_type)
-        elif isinstance(t, msgspec.inspect.DictType):
-            visit(t.value_type)
-
+    """Every Struct a route serves, and what they hold (the OpenAPI document's own walk)."""
     roots = [s for e in endpoints().values() for s in (e.body, e.rows) if s is not None] + [EnvelopeMeta]
-    for info in msgspec.inspect.multi_type_info(roots):
-        visit(info)
-    return list(seen)
+    return held_structs(roots)
 
 
 def _figure_fields() -> list[tuple[str, str, dict, bool]]:
