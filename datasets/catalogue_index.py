@@ -552,6 +552,23 @@ def neighbour_entries(
         )
 
 
+def _write_generation(
+    storage: Storage, root: str, number: int, kind: str, index: pa.Table, arrays: dict[str, np.ndarray]
+) -> tuple[str, dict[str, str], list[str]]:
+    """Writes generation `number`'s index table and matrices under a fresh token (`kind`: "" for a
+    whole generation, ".delta" for a delta): the index's path relative to the catalogue, the
+    matrices' by name, and every file written (what a lost race deletes)."""
+    token = f"{number:012d}-{uuid.uuid4().hex[:8]}"
+    relative = f"index/{token}{kind}.parquet"
+    written = [layout.join(catalogue_dir(root), relative)]
+    storage.write_bytes(written[0], _parquet(index))
+    matrices = {}
+    for name, array in arrays.items():
+        matrices[name] = f"matrices/{token}{kind}/{name}.npy"
+        written.append(_write_matrix(storage, root, matrices[name], array))
+    return relative, matrices, written
+
+
 def commit(storage: Storage, root: str, update: Update) -> Generation:
     """Writes the next generation from the newest one, whole (its index and matrices in full: a
     base for the delta generations that follow); retried on the generation a concurrent writer
@@ -562,14 +579,9 @@ def commit(storage: Storage, root: str, update: Update) -> Generation:
         index = None if current is None else read_index(storage, root, current)
         following = update(current, index)
         number = 1 if current is None else current.number + 1
-        token = f"{number:012d}-{uuid.uuid4().hex[:8]}"
-        relative = f"index/{token}.parquet"
-        written = [layout.join(catalogue_dir(root), relative)]
-        storage.write_bytes(written[0], _parquet(following.index))
-        matrices = {}
-        for name, array in following.matrices.items():
-            matrices[name] = f"matrices/{token}/{name}.npy"
-            written.append(_write_matrix(storage, root, matrices[name], array))
+        relative, matrices, written = _write_generation(
+            storage, root, number, "", following.index, following.matrices
+        )
         generation = Generation(
             number,
             relative,
@@ -620,14 +632,9 @@ def commit_delta(storage: Storage, root: str, update: DeltaUpdate, whole: Update
             return commit(storage, root, whole)
         assert current is not None
         number = current.number + 1
-        token = f"{number:012d}-{uuid.uuid4().hex[:8]}"
-        relative = f"index/{token}.delta.parquet"
-        written = [layout.join(catalogue_dir(root), relative)]
-        storage.write_bytes(written[0], _parquet(following.rows))
-        matrices = {}
-        for name, array in following.matrices.items():
-            matrices[name] = f"matrices/{token}.delta/{name}.npy"
-            written.append(_write_matrix(storage, root, matrices[name], array))
+        relative, matrices, written = _write_generation(
+            storage, root, number, ".delta", following.rows, following.matrices
+        )
         base = following.base
         delta = Delta(base.base, relative, following.removed, matrices, following.lists)
         generation = Generation(
