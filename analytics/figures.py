@@ -106,6 +106,11 @@ class Figures:
         """The served build of `alpha`; `LookupError` when the lake publishes none."""
         return self.reader.view(self._published(alpha))
 
+    def _approved(self, alpha: str, given: dt.date | None) -> dt.date | None:
+        """The approval a live figure splits at: the one given, else the one in force in `standings`
+        (the one place a notebook's answers take it from the standings, as the server's do)."""
+        return given if given is not None else self.standings.approved.get(alpha)
+
     def _published(self, alpha: str) -> AlphaBuild:
         found = self.reader.alpha(alpha)
         if found is None:
@@ -117,9 +122,13 @@ class Figures:
     ) -> Live:
         """`/analytics/live` of one book (`LiveQuery`); `approved` is the as_of of the alpha's latest
         approval, which the server reads from its records (`records.store.open_records(url)
-        .promotions.approval(alpha)`): none by default, so the split is the request's, the seal's
+        .promotions.approval(alpha)`); None: the approval in force in `standings`, if any (as the
+        server answers an approved alpha), else the split is the request's, the seal's
         research_cutoff or the first publish date."""
-        return _collected(self.reading().live(self.build(alpha), LiveQuery(**params), approved), warnings)
+        q = LiveQuery(**params)
+        return _collected(
+            self.reading().live(self.build(alpha), q, self._approved(alpha, approved)), warnings
+        )
 
     def compare(self, alpha: str, other: str, warnings: Warnings | None = None, **params: Any) -> Comparison:
         """`/analytics/compare` of `alpha` with `other` (the route's `with`) over one book
@@ -142,12 +151,12 @@ class Figures:
         path of a policy file (what the server's `checks_policy_file` names, read by the same
         `analytics.policy.load_policy`), or None, the built-in defaults. `approved` is the as_of of
         the alpha's latest approval, as for `live`: the live checks (live_information_ratio,
-        decay_ratio) measure the sessions after it; None, never approved: they are not_measurable
-        (not_applicable)."""
+        decay_ratio) measure the sessions after it; None: the approval in force in `standings`, and
+        without one they are not_measurable (not_applicable)."""
         q = ChecksQuery(**params)
         view = self.build(alpha)
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
-        return _collected(self.reading(judged).checks(view, q, approved), warnings)
+        return _collected(self.reading(judged).checks(view, q, self._approved(alpha, approved)), warnings)
 
     def promotion_preview(
         self,
@@ -171,7 +180,9 @@ class Figures:
         judged = policy if isinstance(policy, Policy) else load_policy(os.fspath(policy or ""))
         if action is None:
             action = "retired" if alpha in self.standings.approved else "approved"
-        answer = self.reading(judged).promotion_preview(view, q, action, approved, last_decided)
+        answer = self.reading(judged).promotion_preview(
+            view, q, action, self._approved(alpha, approved), last_decided
+        )
         return _collected(answer, warnings)
 
     def combine(

@@ -26,6 +26,8 @@ from analytics.entries import Warnings
 from analytics.errors import BadParameters
 from analytics.figures import ASKED, Figures
 from analytics.policy import default_policy, load_policy
+from analytics.standings import Standings
+from records.store import open_records
 from schemas import choices
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.registry import BY_ID
@@ -39,13 +41,20 @@ from tests.analytics.conftest import (
     serving,
     window_params,
 )
+from tests.conftest import records_of
 
 RawData = dict[str, msgspec.Raw]
 
 
 @pytest.fixture(scope="module")
-def figures(demo_lake: Path) -> Iterator[Figures]:
-    found = Figures.open(str(demo_lake))
+def figures(demo_lake: Path, demo_records: Path) -> Iterator[Figures]:
+    """A notebook's `Figures` with the standings the server reads (the seal's approvals)."""
+    records = open_records(f"sqlite:///{demo_records}", create=False)
+    try:
+        standings = Standings.of(records.promotions.standing())
+    finally:
+        records.close()
+    found = Figures.open(str(demo_lake), standings)
     yield found
     found.reader.close()
 
@@ -367,8 +376,11 @@ def notebook_examples() -> list[str]:
 
 
 def run_example(code: str, demo_lake: Path) -> dict[str, Any]:
+    """The example over the demo lake and its records (`tests.conftest.records_of`)."""
     names: dict[str, Any] = {}
-    exec(compile(code.replace('"var/lake"', repr(str(demo_lake))), str(DOC), "exec"), names)
+    code = code.replace('"var/lake"', repr(str(demo_lake)))
+    code = code.replace('"sqlite:///var/keys.sqlite3"', repr(f"sqlite:///{records_of(demo_lake)}"))
+    exec(compile(code, str(DOC), "exec"), names)
     return names
 
 
