@@ -1592,6 +1592,10 @@ VOCABULARY: MappingProxyType[str, Term] = MappingProxyType({term.name: term for 
 
 STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
     {
+        "ic": "/metrics core.ic is the sealed mean IC of the score; rank_ic.raw.ic the raw score's (raw_mean_ic): "
+        "the spec names both ic",
+        "icir": "/metrics core.icir is the score's ICIR; rank_ic.raw.icir the raw score's (raw_icir): the spec "
+        "names both icir",
         "pnl": "/metrics core.pnl is served in ratio units (sealed_pnl); /analytics/attribution's pnl in equity units",
         "turnover": "/metrics core.turnover is the first sealed turnover in its own unit (sealed_turnover); combine "
         "and contribution serve the alphas' common turnover unit (approximate_turnover); live serves per year",

@@ -43,6 +43,8 @@ class Exchange:
 
 
 def query_pairs(query_string: bytes) -> tuple[tuple[str, str], ...]:
+    if not query_string:  # most requests have none: no decode, no parse
+        return ()
     return tuple(parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
 
 

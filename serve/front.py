@@ -51,7 +51,7 @@ from serve.compression import COMPRESSION, negotiated_coding
 from serve.conditional import conditional_response
 from serve.dependencies import KeyBackends
 from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes
-from serve.exchange import _STATE_KEY, Exchange, query_pairs, request_id
+from serve.exchange import Exchange, exchange_of
 from serve.pages import MCP_PATH
 from serve.routes import meta, sharing
 from serve.sharing import protocol as sharing_protocol
@@ -220,9 +220,7 @@ class Front:
             await self.rest(scope, receive, send)
             return
         started = time.perf_counter()
-        query = scope["query_string"]
-        exchange = Exchange(request_id=request_id(), query=query_pairs(query) if query else ())
-        scope["state"][_STATE_KEY] = exchange
+        exchange = exchange_of(scope)  # the one way a request's exchange is made
         cycle = Cycle(scope, exchange, receive, send, self.limits)
         try:
             await self.dispatch(scope, exchange, cycle)

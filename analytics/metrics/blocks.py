@@ -348,10 +348,8 @@ def rank_ic_block(inputs: MetricsInputs, warnings: Warnings) -> RankIc | None:
             coverage=metric(RankIcConditioned, "coverage", "coverage", conditioned),
         ),
         raw=RankIcRaw(
-            raw_mean_ic=metric(RankIcRaw, "raw_mean_ic", "raw_mean_ic", raw),
-            raw_icir=annualised_icir_stat(
-                RankIcRaw, "raw_icir", overall, "raw_icir", inputs.conventions, raw
-            ),
+            ic=metric(RankIcRaw, "ic", "raw_mean_ic", raw),
+            icir=annualised_icir_stat(RankIcRaw, "icir", overall, "raw_icir", inputs.conventions, raw),
         ),
     )
 

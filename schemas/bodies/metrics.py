@@ -292,19 +292,24 @@ class RankIcConditioned(Body, kw_only=True, frozen=True):
 class RankIcRaw(Body, kw_only=True, frozen=True):
     """`rank_ic.raw` of the metrics object."""
 
-    raw_mean_ic: Annotated[
+    # The spec names these `ic` and `icir` (api.md, `rank_ic`); a `raw_` name would also read as a
+    # raw-only field, which the spec strips from keys without raw-book access. Their terms say what
+    # they are: the raw score's, not core's.
+    ic: Annotated[
         Stat,
         figure(
             "Mean weekly Spearman(raw_score, forward_return)",
             "stored metric raw_mean_ic",
+            term="raw_mean_ic",
         ),
     ]
-    raw_icir: Annotated[
+    icir: Annotated[
         Stat,
         figure(
             "Mean / std(ddof=1) of the raw weekly IC, annualised for every run as core.icir is: the sealed value "
             "where the run's conventions annualise its ICIR, else the sealed per-week ratio times sqrt(52)",
             "stored metric raw_icir, times sqrt(52) where the run sealed it per week",
+            term="raw_icir",
         ),
     ]
 

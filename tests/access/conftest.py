@@ -54,6 +54,8 @@ EXTRA_QUERY = {
     "portfolio.trades": {"book": "long_short"},
     "analytics.compare": {"with": "Test_short_term_reversal"},
     "analytics.combine": {"alphas": "Test_planted_factor,Test_small_universe"},
+    # This world keeps no records, so no alpha is approved and the default reference set is empty.
+    "analytics.contribution": {"reference": "Test_small_universe"},
 }
 """Parameters an endpoint requires to answer 200 (so a granted key sees a success)."""
 

@@ -3,7 +3,7 @@
 Checked independently of analytics/: the sealed ICIR is read from each build's
 `metrics_stored.parquet` and its basis from `alpha.json`'s `metric_conventions` with pyarrow and
 json, and annualised here (times sqrt(weeks_per_year) where the run sealed it per week). `/metrics`
-`core.icir` (overall and each period), `rank_ic.raw.raw_icir` and the screener's `icir` must equal
+`core.icir` (overall and each period), `rank_ic.raw.icir` and the screener's `icir` must equal
 it, and `core.icir_per_week` the per-week value; none annualised twice.
 """
 
@@ -62,7 +62,7 @@ def test_icir_annualised_everywhere(api: Api, lake: Lake, alpha: str) -> None:
     per_week = values.get(("overall", "", "icir"))
     expect(core["icir_per_week"], None if per_week is None else per_week * scale / math.sqrt(weeks))
     if data.get("rank_ic"):
-        raw = data["rank_ic"]["raw"]["raw_icir"]
+        raw = data["rank_ic"]["raw"]["icir"]
         assert raw["annualisation"] == "annualised"
         expect(raw, yearly("overall", "", "raw_icir"))
     for period in data.get("periods") or []:

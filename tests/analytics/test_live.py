@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from access.records import RESTRICTED
 from cli.main import main as cli
 from tests.analytics.conftest import ALPHAS, Api
 from tests.analytics.reference import Lake
@@ -185,7 +186,10 @@ def test_the_split_is_the_seals_research_cutoff_else_the_first_publish(api: Api,
         build = json.loads((demo_lake / "alphas" / alpha / "_current.json").read_text())["build_id"]
         entry = json.loads((demo_lake / "alphas" / alpha / "builds" / build / "alpha.json").read_text())
         data = api.ok(PATH.format(alpha))["data"]
-        if entry.get("research_cutoff"):
+        sealed = entry.get("research_cutoff") or entry["first_published_at"][:10]
+        if alpha in RESTRICTED:  # approved by its seal at its first publish, as of that date
+            assert (data["split_origin"], data["split_date"]) == ("approval", sealed)
+        elif entry.get("research_cutoff"):
             assert (data["split_origin"], data["split_date"]) == ("research_cutoff", entry["research_cutoff"])
         else:
             assert data["split_origin"] == "first_published"
@@ -227,8 +231,8 @@ def test_an_approval_recorded_by_the_cli_becomes_the_split(
     ledger = lake.ledger("Test_planted_factor", "long_short")
     assert ledger is not None
     as_of = ledger["date"].iloc[len(ledger) // 2]
-    # No approval yet (the records database exists once the CLI opened it; before, a 503).
-    assert api.get(PATH.format("Test_planted_factor")).status_code == 503
+    # No approval of it yet (the records hold the seal's of the restricted alphas): its cutoff.
+    assert api.ok(PATH.format("Test_planted_factor"))["data"]["split_origin"] == "research_cutoff"
     args = ["--lake", str(copy), "--keystore", url, "--by", "head of research", "--note", "n"]
     assert (
         cli(

@@ -69,8 +69,9 @@ SCOPES = {
     "long": "attribution.by_leg: the long leg",
     "short": "attribution.by_leg: the short leg",
     "neither": "attribution.by_leg: names in neither leg",
+    "raw": "/metrics rank_ic.raw: the raw (unconditioned) score's IC figures, which the spec names ic and icir",
 }
-"""Containers whose figures are over another sample than the answer's: kept as a prefix."""
+"""Containers whose figures are over another sample or score than the answer's: kept as a prefix."""
 
 PER_ANSWER = {
     "sessions": "each answer's sessions: its book's, its window's, its part's",

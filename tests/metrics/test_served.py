@@ -87,8 +87,8 @@ def test_stored_core_reproduces_from_served_data(served: Served) -> None:
     assert close(core["ic"]["value"], values.mean())
     assert close(core["icir"]["value"], ref.annualised_ratio(values, 52))
     raw = np.array(list(ref.weekly_ic(served.weeks, "raw_score").values()))
-    assert close(body["data"]["rank_ic"]["raw"]["raw_mean_ic"]["value"], raw.mean())
-    assert close(body["data"]["rank_ic"]["raw"]["raw_icir"]["value"], ref.annualised_ratio(raw, 52))
+    assert close(body["data"]["rank_ic"]["raw"]["ic"]["value"], raw.mean())
+    assert close(body["data"]["rank_ic"]["raw"]["icir"]["value"], ref.annualised_ratio(raw, 52))
     conditioned = body["data"]["rank_ic"]["conditioned"]
     assert close(conditioned["hit_rate"]["value"], float((values > 0).mean()))
     assert close(conditioned["dispersion"]["value"], float(values.std(ddof=1)))

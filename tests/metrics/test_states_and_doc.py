@@ -91,7 +91,7 @@ def test_a_metrics_only_key_gets_access_limited_blocks(api: Api) -> None:
 
 def test_annualised_icir_entries_state_their_periods_per_year(api: Api) -> None:
     data = metrics(api, "momentum_12_1")["data"]
-    for entry in (data["core"]["icir"], data["rank_ic"]["raw"]["raw_icir"]):
+    for entry in (data["core"]["icir"], data["rank_ic"]["raw"]["icir"]):
         assert entry["annualisation"] == "annualised"
         assert entry["periods_per_year"] == 52
 

@@ -76,7 +76,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
 SEARCHING = {
     "delivery.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
     "access.tokens.TOKEN_LIKE": "finds token-shaped text inside request input, to redact it",
-    "serve.app._NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
+    "serve.front.NONCANONICAL_ESCAPE": "finds needless percent-escapes inside a raw path",
     "alpha_results_client.ratelimit._RATELIMIT_FIELD": "reads the fields of a RateLimit header",
     "alpha_results_client.log_redaction.SIGNATURE": "finds signed-URL secrets inside log text",
     "alpha_results_seal.validate.BIDI_CONTROL": "finds a bidirectional control character inside seal text, to refuse it",

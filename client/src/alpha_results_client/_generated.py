@@ -1670,10 +1670,10 @@ class RankIcConditioned(ApiStruct, kw_only=True, frozen=True):
 class RankIcRaw(ApiStruct, kw_only=True, frozen=True):
     """`rank_ic.raw` of the metrics object."""
 
-    raw_mean_ic: Stat
+    ic: Stat
     """Mean weekly Spearman(raw_score, forward_return)"""
 
-    raw_icir: Stat
+    icir: Stat
     """Mean / std(ddof=1) of the raw weekly IC, annualised for every run as core.icir is: the sealed
     value where the run's conventions annualise its ICIR, else the sealed per-week ratio times
     sqrt(52)
