@@ -1,8 +1,9 @@
 """Which rows a commit of the catalogue index computes the residual columns of
 (`pipeline.catalogue_residual.with_residuals`): every row when the default reference set's inputs
-moved (the approved alphas a decision hands in, the production alphas, a build of an alpha of the
-set, SPY's build, an index written before the columns), only the published rows otherwise, the
-other rows' figures kept; and the `approved` column kept from the index it follows."""
+moved (the approved alphas a decision hands in, a build of an alpha of the set, SPY's build, an
+index written before the columns), only the published rows otherwise, the other rows' figures
+kept; and the `approved` column kept from the index it follows. The set is the approved alphas
+alone (issue 47): no prefix rule stands in when none is."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ IDS = ["prod_a", "prod_b", "Test_c", "Test_d", "Test_e"]
 
 
 def index(approved: list[str] | None, figures: float | None = None) -> pa.Table:
-    """An index of IDS (production: no Test_ prefix) whose `approved` column names `approved`
+    """An index of IDS whose `approved` column names `approved`
     (None: a column of nulls, as an index written before it), each row's residual figures
     `figures`."""
     n = len(IDS)
@@ -28,7 +29,6 @@ def index(approved: list[str] | None, figures: float | None = None) -> pa.Table:
         pa.table(
             {
                 "alpha_id": IDS,
-                "production": [not a.startswith("Test_") for a in IDS],
                 "entry": ['{"metric_conventions": {"sessions_per_year": 252}}'] * n,
                 "approved": pa.array(
                     [None] * n if approved is None else [a in approved for a in IDS], pa.bool_()
@@ -46,9 +46,7 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     series a synthetic one."""
     calls: list[list[int]] = []
 
-    def figures(
-        matrix: Any, approved: np.ndarray, production: np.ndarray, per_year: Any, market: Any, rows: Any
-    ) -> Any:
+    def figures(matrix: Any, approved: np.ndarray, per_year: Any, market: Any, rows: Any) -> Any:
         wanted = list(rows)
         calls.append(wanted)
         return dict.fromkeys(wanted, (1.0, 2.0))
@@ -97,7 +95,6 @@ def test_a_publish_outside_the_set_computes_its_own_row(asked: list[list[int]]) 
 @pytest.mark.parametrize(
     ("case", "fresh", "approved", "spy", "previous"),
     [
-        ("a production alpha republished (the set while nothing is approved)", ["prod_a"], None, "spy1", []),
         ("an approved alpha republished", ["Test_c"], None, "spy1", ["Test_c", "Test_d"]),
         ("a decision approves an alpha", [], ["Test_c"], "spy1", []),
         ("a decision retires the last approved alpha", [], [], "spy1", ["Test_c"]),
@@ -121,17 +118,14 @@ def test_when_the_set_moves_every_row_is_computed(
     assert table.column("approved").to_pylist() == [a in kept for a in IDS], case
 
 
-def test_a_new_production_alpha_moves_the_set(asked: list[list[int]]) -> None:
-    """While nothing is approved the set is the production alphas: a first publish of one is a new
-    set for every row; of a Test_ alpha, its own row alone."""
+def test_while_nothing_is_approved_a_publish_computes_its_own_row_alone(asked: list[list[int]]) -> None:
+    """Nothing approved: every row's set is empty (SPY alone), whatever an alpha's prefix, so a first
+    publish of any alpha, restricted or Test_, moves no other row's set."""
     now = index([], figures=0.5)
-    without = now.filter(pa.array([a != "prod_b" for a in IDS]))
-    commit(now, without, ["prod_b"])
-    assert asked == [list(range(len(IDS)))]
-    asked.clear()
-    without = now.filter(pa.array([a != "Test_e" for a in IDS]))
-    commit(now, without, ["Test_e"])
-    assert asked == [[4]]
+    for fresh, row in (("prod_b", 1), ("Test_e", 4)):
+        asked.clear()
+        commit(now, now.filter(pa.array([a != fresh for a in IDS])), [fresh])
+        assert asked == [[row]], fresh
 
 
 def test_the_approved_set_is_kept_from_the_index_it_follows(asked: list[list[int]]) -> None:
@@ -141,27 +135,10 @@ def test_the_approved_set_is_kept_from_the_index_it_follows(asked: list[list[int
     assert table.column("approved").to_pylist() == [False, True, False, True, False]
 
 
-def test_a_new_production_alpha_without_decisions_leaves_rows_without_a_figure(
-    asked: list[list[int]],
-) -> None:
-    """Nothing approved: a first publish of a production alpha grows every row's set; a row that
-    had no figure keeps none (more reference alphas only make a regression less measurable)."""
-    now = index([], figures=None)
-    previous = now.filter(pa.array([a != "prod_b" for a in IDS]))
-    values = [0.5, 0.25, None, None]  # prod_a and Test_c had figures, Test_d and Test_e none
-    previous = previous.set_column(
-        previous.schema.get_field_index("residual_information_ratio"),
-        "residual_information_ratio",
-        pa.array(values, pa.float64()),
-    )
-    commit(now, previous, ["prod_b"])
-    assert asked == [[0, 1, 2]]  # prod_a, prod_b (fresh), Test_c
-
-
-def test_the_lone_approved_alphas_set_is_the_production_one(asked: list[list[int]]) -> None:
-    """With one alpha approved, the others' set is that alpha, and its own set the production
-    alphas: a new production alpha moves its row alone (and the fresh one)."""
+def test_a_lone_approved_alphas_own_set_is_empty(asked: list[list[int]]) -> None:
+    """With one alpha approved, the others' set is that alpha and its own set is empty: a new
+    restricted alpha, not approved, moves no set but its own row."""
     now = index(["Test_c"], figures=0.5)
     previous = now.filter(pa.array([a != "prod_b" for a in IDS]))
     commit(now, previous, ["prod_b"])
-    assert asked == [[1, 2]]  # prod_b (fresh), Test_c (its set gained prod_b)
+    assert asked == [[1]]  # prod_b (fresh) alone
