@@ -80,4 +80,4 @@ def test_concurrent_first_answers_are_the_notebooks_bytes(server: Served, demo_l
     planted = json.loads(expected[path_of(*CASES[0])])
     assert planted["weeks"] > 0 and planted["exposures"]
     legacy = json.loads(expected[path_of(*CASES[-1])])
-    assert legacy["specific_return"]["withheld_reason"].startswith("missing_kind: ")
+    assert legacy["sum_of_weekly_specific_returns"]["withheld_reason"].startswith("missing_kind: ")
