@@ -228,6 +228,11 @@ def test_an_approval_recorded_by_the_cli_becomes_the_split(
     with_records: tuple[Api, str, Path], lake: Lake, capsys: pytest.CaptureFixture[str]
 ) -> None:
     api, url, copy = with_records
+
+    def split_of_other() -> tuple[str, str]:
+        other = api.ok(PATH.format("momentum_12_1"))["data"]
+        return other["split_origin"], other["split_date"]
+
     ledger = lake.ledger("Test_planted_factor", "long_short")
     assert ledger is not None
     as_of = ledger["date"].iloc[len(ledger) // 2]
@@ -251,6 +256,8 @@ def test_an_approval_recorded_by_the_cli_becomes_the_split(
     first = api.get(PATH.format("Test_planted_factor"))
     data = first.json()["data"]
     assert (data["split_origin"], data["split_date"]) == ("approval", as_of)
+    other_before = split_of_other()
+    assert other_before[0] == "approval"
     assert_reproduces(data, expected(lake, "Test_planted_factor", "long_short", as_of), as_of)
     # Retired since: the latest approval still starts the live part.
     retired = ledger["date"].iloc[len(ledger) // 2 + 10]
@@ -275,8 +282,8 @@ def test_an_approval_recorded_by_the_cli_becomes_the_split(
     second = api.get(PATH.format("Test_planted_factor"))
     assert second.json()["data"]["split_date"] == later
     assert second.headers["etag"] != first.headers["etag"]
-    # Another alpha, never approved, keeps its own split.
-    assert api.ok(PATH.format("momentum_12_1"))["data"]["split_origin"] == "research_cutoff"
+    # Another alpha keeps its own split (momentum_12_1: its seal's approval at its research cutoff).
+    assert split_of_other() == other_before
     capsys.readouterr()
 
 

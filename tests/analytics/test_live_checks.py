@@ -333,11 +333,18 @@ def test_the_notebooks_checks_take_the_approval(world: World) -> None:
     figures = Figures.open(str(world.lake), standings)
     try:
         found = figures.checks(MEASURED, world.policy, approved=as_of, book="long_only")
-        unapproved = figures.checks(MEASURED, world.policy, book="long_only")
+        # Without `approved=`, Figures takes the approval from the standings it was opened with.
+        assert figures.checks(MEASURED, world.policy, book="long_only") == found
     finally:
         figures.reader.close()
     served = world.api.ok(PATH.format(MEASURED), book="long_only")["data"]
     assert json.loads(msgspec.json.encode(found)) == served
+    # Opened without the records' standings, nothing is approved: the live checks do not apply.
+    bare = Figures.open(str(world.lake))
+    try:
+        unapproved = bare.checks(MEASURED, world.policy, book="long_only")
+    finally:
+        bare.reader.close()
     assert by_id(json.loads(msgspec.json.encode(unapproved)))["decay_ratio"]["reason"].startswith(
         "not_applicable"
     )

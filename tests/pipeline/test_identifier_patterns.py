@@ -18,6 +18,7 @@ import ast
 import importlib
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,11 @@ from alpha_results_seal import arrow_schemas as seal
 from alpha_results_seal.manifest import BOOK_NAME, SHA256_HEX
 from alpha_results_seal.rules import SealRejected
 from alpha_results_seal.validate import SNAKE_CASE
+from cli import webhooks as cli_webhooks
 from core import errors
 from datasets import layout
 from pipeline.publish import publish_seal
+from records import cursors
 from serve import archives, byte_ranges, params, scrape_token, weights
 from serve.archives import ARCHIVE_OBJECT_PATH
 from serve.exports import EXPORT_OBJECT_PATH
@@ -72,6 +75,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
     "sector": (seal.SECTOR_PATTERN, "Health Care", "!"),
     # The /metrics bearer token an operator writes in its token file: printable ASCII, no space.
     "scrape token": (scrape_token.TOKEN_SHAPE, "s3cr3t-TOKEN_0~", " "),
+    # An event cursor (/v1/events?after=): 16 hex of the id, 16 of its tag.
+    "event cursor": (cursors.CURSOR, "0123456789abcdef" * 2, "0"),
+    # An operator's duration on the command line (webhooks replay --since 90m).
+    "cli duration": (cli_webhooks._DURATION, "1.5h", "x"),
 }
 SEARCHING = {
     "delivery.deliveries._PRINTABLE": "finds unprintable runs in a webhook receiver's answer, to quote it in an attempt",
@@ -87,11 +94,17 @@ SEARCHING = {
 }
 """Declared patterns that search inside a text rather than match a whole value, and why."""
 MODULE_ROOTS = {
-    **{package: REPO for package in ("pipeline", "serve", "datasets", "schemas", "analytics")},
+    **{
+        package.removesuffix("*"): REPO
+        for package in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+            "packages"
+        ]["find"]["include"]
+    },
     "alpha_results_client": REPO / "client" / "src",
     "alpha_results_seal": REPO / "sealkit" / "src",
 }
-"""The project's packages (pyproject.toml) and the folder each is imported from."""
+"""The project's packages (pyproject.toml's own list, so a moved or new package is read too) and
+the folder each is imported from."""
 
 
 @pytest.mark.parametrize("name", sorted(PATTERNS))
