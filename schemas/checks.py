@@ -1,4 +1,5 @@
-"""The battery of `/analytics/checks`: each check's id, unit, the route its figure comes from, the
+"""The battery of `/analytics/checks`: each check's id (its unit and annualisation are its term's in
+schemas/vocabulary.py), the route its figure comes from, the
 sides it is bounded on with their documented defaults and the request parameter that tightens
 each, what its figure is, and what it means in words. Declared once: the operator's policy
 (analytics/policy.py), the checks object's documentation (`schemas.bodies.decisions`),
@@ -14,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+
+from schemas.vocabulary import VOCABULARY
 
 MIN, MAX = "min", "max"
 
@@ -71,23 +74,26 @@ class Check:
 
 def _check(
     id: str,
-    unit: str,
     source: str,
     definition: str,
     meaning: str,
-    annualisation: str,
     over_catalogue: bool = False,
     **sides: tuple[float, str],
 ) -> Check:
+    """A check whose value is served under its id: its unit and annualisation are its term's
+    (schemas/vocabulary.py, the only place they are written)."""
+    term = VOCABULARY[id]
+    if term.annualisation is None:
+        raise ValueError(f"the term {id!r} of a check must state its annualisation")
     return Check(
         id,
         MappingProxyType({side: value for side, (value, _) in sides.items()}),
         MappingProxyType({side: parameter for side, (_, parameter) in sides.items()}),
-        unit,
+        term.unit,
         source,
         definition,
         meaning,
-        annualisation,
+        term.annualisation,
         over_catalogue,
     )
 
@@ -95,41 +101,34 @@ def _check(
 CHECKS: tuple[Check, ...] = (
     _check(
         "information_ratio",
-        "ratio",
         "portfolio.ledger",
         "information ratio of the book's daily returns r = ending/starting - 1 over the window: mean / "
         "std(ddof=1) times sqrt(252), as /metrics core.information_ratio",
         "the book's annualised information ratio over the window's {sessions} sessions",
-        annualisation="annualised",
         min=(1.0, "min_information_ratio"),
     ),
     _check(
         "deflated_sharpe",
-        "probability",
         "analytics.significance",
         "the long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it "
         "(the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
         "the probability that the long_short book's Sharpe ratio is above what the best of {trials} trials "
         "without skill would reach by chance (the Deflated Sharpe Ratio)",
-        annualisation="not_annualisable",
         min=(0.95, "min_deflated_sharpe"),
         over_catalogue=True,
     ),
     _check(
         "turnover",
-        "per_year",
         "portfolio.ledger",
         "the book's one-way ledger turnover over the window, annualised: the mean over the window's sessions of "
         "1/2 sum |quantity x mid| / starting_equity (the column whose mean the run seals as mean_turnover), times "
         "the run's sessions per year (252), the basis of /metrics core.turnover",
         "the fraction of the book's equity it trades in a year (one way), from its {sessions} sessions",
-        annualisation="annualised",
         min=(2.5, "min_turnover"),
         max=(175.0, "max_turnover"),
     ),
     _check(
         "max_weight",
-        "fraction",
         "portfolio.positions",
         "largest |weight| the book held in the window's sessions: its positions' weight = signed_notional / "
         "ending_equity at each session's close (the realised weight, as the ledger's largest_abs_weight; not "
@@ -137,41 +136,33 @@ CHECKS: tuple[Check, ...] = (
         "the position",
         "the largest absolute weight the book held, {symbol} at the close of {date} (its realised weight, not "
         "a target)",
-        annualisation="not_annualisable",
         max=(0.10, "max_weight"),
     ),
     _check(
         "recent_information_ratio",
-        "ratio",
         "portfolio.ledger",
         f"information_ratio over the window's last {RECENT_SESSIONS} sessions (all of them when fewer)",
         "the book's annualised information ratio over the window's last {sessions} sessions",
-        annualisation="annualised",
         min=(0.5, "min_recent_information_ratio"),
     ),
     _check(
         "yearly_consistency",
-        "fraction",
         "portfolio.ledger",
         "share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the "
         f"years with at least {MIN_YEAR_SESSIONS} sessions of the book",
         "the share of the window's calendar years in which the book made money ({positive} of {years})",
-        annualisation="not_annualisable",
         min=(0.6, "min_yearly_consistency"),
     ),
     _check(
         "stressed_net_information_ratio",
-        "ratio",
         "analytics.costs",
         f"information ratio of the daily returns paying {STRESS_MULTIPLE:g} times the modelled execution cost: "
         "r - k, k = -execution_cost / starting_equity (r is already net of it once; /analytics/costs' cost rate)",
         f"the book's annualised information ratio paying {STRESS_MULTIPLE:g} times its modelled execution cost",
-        annualisation="annualised",
         min=(0.5, "min_stressed_net_information_ratio"),
     ),
     _check(
         "production_correlation",
-        "correlation",
         "analytics.correlation",
         "largest |Pearson| of the alpha's daily long_short returns with each production alpha the key may read "
         "(itself excluded), each over their common sessions of the whole histories, as /analytics/correlation "
@@ -179,13 +170,11 @@ CHECKS: tuple[Check, ...] = (
         "compared/of say how many were compared",
         "the largest |correlation| of the alpha's daily returns with a production alpha's, {nearest}'s (of "
         "{compared} compared)",
-        annualisation="not_annualisable",
         max=(0.7, "max_production_correlation"),
         over_catalogue=True,
     ),
     _check(
         "residual_information_ratio",
-        "ratio",
         "analytics.residual",
         "/analytics/residual appraisal_ratio of the book over the window against the default reference set "
         "(the approved alphas the key may read, the alpha excepted; SPY alone when none is): the book's daily "
@@ -194,23 +183,19 @@ CHECKS: tuple[Check, ...] = (
         f"{RESIDUAL_MIN_SESSIONS} sessions or {RESIDUAL_PER_COEFFICIENT} sessions per coefficient",
         "the book's annualised information ratio beyond what SPY and {regressed} ({reference}) explain over "
         "{sessions} sessions: its intercept {intercept} a year, t-statistic {t_statistic} (Newey-West, lag {lag})",
-        annualisation="annualised",
         min=(0.3, "min_residual_information_ratio"),
         over_catalogue=True,
     ),
     _check(
         "ic_t_statistic",
-        "t_statistic",
         "performance.metrics",
         "/metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
         "the Newey-West t-statistic of the signal's mean weekly IC over the whole history (is the IC "
         "distinguishable from 0?)",
-        annualisation="not_annualisable",
         min=(2.0, "min_ic_t_statistic"),
     ),
     _check(
         "fragility",
-        "ratio",
         "analytics.attribution",
         f"the share of the book's information ratio over the window that its information ratio without the "
         f"window's {FRAGILITY_DAYS} best sessions keeps: /analytics/attribution fragility.best_days_kept with "
@@ -219,24 +204,20 @@ CHECKS: tuple[Check, ...] = (
         "positive",
         "the share of its information ratio ({information_ratio}) the book keeps without its best {days} days "
         "({without})",
-        annualisation="not_annualisable",
         min=(0.5, "min_fragility"),
     ),
     _check(
         "live_information_ratio",
-        "ratio",
         "analytics.live",
         "information ratio of the book's daily returns after the alpha's latest approval (in force or since "
         "retired): /analytics/live out_of_sample.information_ratio at the approval's as_of, annualised as "
         "information_ratio (x sqrt(252)), over the sessions after it up to the window's `to` (its `from` does not "
         f"narrow it); measured once {LIVE_MIN_SESSIONS} sessions follow the approval",
         "the book's annualised information ratio over the {sessions} sessions after its approval on {split_date}",
-        annualisation="annualised",
         min=(0.0, "min_live_information_ratio"),
     ),
     _check(
         "decay_ratio",
-        "ratio",
         "analytics.live",
         "/analytics/live decay_ratio at the approval's as_of: the information ratio after the approval (up to the "
         "window's `to`) over the information ratio up to it (1 held up, 0 nothing left, below 0 reversed); "
@@ -245,7 +226,6 @@ CHECKS: tuple[Check, ...] = (
         "positive",
         "the share of its in-sample information ratio ({backtest}) the book kept over the {sessions} sessions "
         "after its approval on {split_date} ({live} live)",
-        annualisation="not_annualisable",
         min=(0.25, "min_decay_ratio"),
     ),
 )

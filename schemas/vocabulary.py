@@ -1519,12 +1519,14 @@ TERMS: tuple[Term, ...] = (
         "Deflated Sharpe ratio",
         "The long_short book's Deflated Sharpe Ratio over the window, as /analytics/significance dsr serves it (the catalogue's trial count, the Sharpe variance of the alphas the key may read)",
         "probability",
+        annualisation="not_annualisable",
     ),
     Term(
         "max_weight",
         "Largest weight",
         "Largest |weight| the book held in the window's sessions: its positions' weight = signed_notional / ending_equity at each session's close (the realised weight, as the ledger's largest_abs_weight; not the decisions' target weights, which the book drifts from between rebalances); symbol and date name the position",
         "fraction",
+        annualisation="not_annualisable",
     ),
     Term(
         "recent_information_ratio",
@@ -1540,6 +1542,7 @@ TERMS: tuple[Term, ...] = (
         "Share of years with a gain",
         "Share of the window's calendar years whose compounded return prod(1 + r) - 1 is above 0, over the years with at least 20 sessions of the book",
         "fraction",
+        annualisation="not_annualisable",
     ),
     Term(
         "stressed_net_information_ratio",
@@ -1554,6 +1557,7 @@ TERMS: tuple[Term, ...] = (
         "Largest correlation to a production alpha",
         "Largest |Pearson| of the alpha's daily long_short returns with each production alpha the key may read (itself excluded), each over their common sessions of the whole histories, as /analytics/correlation basis=returns; a production alpha without a correlation (too little overlap) is left out, and compared/of say how many were compared",
         "correlation",
+        annualisation="not_annualisable",
         window="whole history (from/to do not narrow it)",
     ),
     Term(
@@ -1561,18 +1565,22 @@ TERMS: tuple[Term, ...] = (
         "Residual information ratio",
         "/analytics/residual appraisal_ratio of the book over the window against the default reference set (the approved alphas the key may read, the alpha excepted; SPY alone when none is): the book's daily returns regressed by OLS on the set's daily long_short returns and SPY's, mean / std(ddof=1) of the intercept plus the residual, times sqrt(252) (the appraisal ratio); not measurable below 63 sessions or 10 sessions per coefficient",
         "ratio",
+        basis="per year",
+        annualisation="annualised",
     ),
     Term(
         "ic_t_statistic",
         "IC t-statistic",
         "/metrics nwt.ic t_statistic: Newey-West t-statistic of the mean weekly IC (conditioned signal, whole history)",
         "t_statistic",
+        annualisation="not_annualisable",
     ),
     Term(
         "fragility",
         "Information ratio kept without the best 5 days",
         "The share of the book's information ratio over the window that its information ratio without the window's 5 best sessions keeps: /analytics/attribution fragility.best_days_kept with drop=5, without_best_days / information_ratio (both as information_ratio, the best sessions those of largest daily return, dropped); not measurable while the information ratio is not positive",
         "ratio",
+        annualisation="not_annualisable",
     ),
     Term(
         "live_information_ratio",

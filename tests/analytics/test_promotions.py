@@ -337,3 +337,60 @@ def test_the_catalogue_shows_each_alphas_standing_and_since_when(
     assert [(r["alpha_id"], r["standing"], r["approved_since"]) for r in tested] == [
         (r["alpha_id"], "never", None) for r in rows.values() if r["alpha_id"] not in RESTRICTED
     ]
+
+
+@pytest.mark.parametrize(
+    "with_records", ["empty"], indirect=True
+)  # no seal approvals: the sets are the test's
+def test_after_a_retirement_a_snapshot_measures_the_set_of_its_day(
+    with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 46, done means: after approvals and a retirement, a snapshot's production_correlation and
+    residual information ratio are recomputed independently (polars for the correlation, statsmodels
+    for the residual: tests/analytics/reference.py) over the approved set of its day, the retired
+    alpha left out, and equal the checks route asked for that day."""
+    from tests.analytics import reference as ref
+
+    api, url, lake = with_records
+    where = ("--lake", str(lake), "--keystore", url, "--by", "ops", "--note", "why", "--policy", "")
+    for alpha, as_of in ((ALPHA, "2021-06-30"), ("value_composite_legacy", "2021-09-30")):
+        assert approve(capsys, alpha, as_of, *where)[0] == 0
+    assert run(capsys, "retire", ALPHA, "--as-of", "2021-11-30", *where)[0] == 0
+    code, out, err = approve(capsys, "momentum_12_1", "2021-12-31", *where)
+    assert code == 0, err
+    by_id = {check["id"]: check for check in json.loads(out)["snapshot"]["checks"]}
+    served = api.ok("/v1/alphas/momentum_12_1/analytics/checks", to="2021-12-31")["data"]["checks"]
+    assert [c for c in by_id.values() if c["id"] not in LIVE_CHECKS] == [
+        {key: check[key] for key in ("id", "value", "unit", "verdict", "reason")}
+        for check in served
+        if check["id"] not in LIVE_CHECKS
+    ]
+    # The set of 2021-12-31: value_composite_legacy alone (Test_planted_factor retired a month before).
+    both = long_short_returns(lake, "momentum_12_1").join(
+        long_short_returns(lake, "value_composite_legacy"), on="date"
+    )
+    expected = abs(both.select(pl.corr("momentum_12_1", "value_composite_legacy")).item())
+    assert by_id["production_correlation"]["value"] == pytest.approx(expected, abs=1e-9)
+    assert "value_composite_legacy" in by_id["production_correlation"]["reason"]
+    assert ALPHA not in by_id["production_correlation"]["reason"]
+    window = (None, "2021-12-31")
+    residual = ref.residual(ref.Lake(lake), "momentum_12_1", "long_short", window, ["value_composite_legacy"])
+    assert by_id["residual_information_ratio"]["value"] == pytest.approx(residual.information_ratio, abs=1e-9)
+    # Measured against the retired alpha too, it would differ: the set is what the test pins.
+    with_retired = ref.residual(
+        ref.Lake(lake), "momentum_12_1", "long_short", window, [ALPHA, "value_composite_legacy"]
+    )
+    assert with_retired.information_ratio != pytest.approx(residual.information_ratio, abs=1e-6)
+    # A build event now carries the checks of today's standings: the same set, the whole history.
+    records = open_records(url)
+    try:
+        record_run_events(records, str(lake), ["momentum_12_1"], [], "", 365)
+    finally:
+        records.close()
+    published = [e for e in api.ok("/v1/events", limit=100)["data"] if e["type"] == "alpha.published"]
+    checks = published[-1]["data"]["checks"]
+    assert checks["production_correlation"]["value"] == pytest.approx(expected, abs=1e-9)
+    whole = ref.residual(
+        ref.Lake(lake), "momentum_12_1", "long_short", (None, None), ["value_composite_legacy"]
+    )
+    assert checks["residual_information_ratio"]["value"] == pytest.approx(whole.information_ratio, abs=1e-9)

@@ -119,17 +119,3 @@ def test_the_dashboard_names_figures_from_the_registry() -> None:
     assert not named, f"labels.js names figures the registry labels (give the term's label instead): {named}"
     unknown = [t for _, body in entries for t in re.findall(r'term: "([\w.]+)"', body) if t not in VOCABULARY]
     assert not unknown, f"labels.js names terms schemas/vocabulary.py lacks: {unknown}"
-
-
-def test_a_check_states_its_terms_unit() -> None:
-    """Each check's unit (and its annualisation where the term states one) is its term's: the check id
-    is the served name of its value (schemas/checks.py still writes them: to be read from the term)."""
-    from schemas.checks import CHECKS
-
-    odd = [
-        f"{c.id}: {c.unit} against {VOCABULARY[c.id].unit}"
-        for c in CHECKS
-        if VOCABULARY[c.id].unit != c.unit
-        or VOCABULARY[c.id].annualisation not in (None, getattr(c, "annualisation", None))
-    ]
-    assert not odd, f"a check's unit differs from its term's: {odd}"

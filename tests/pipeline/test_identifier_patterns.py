@@ -96,9 +96,9 @@ SEARCHING = {
 MODULE_ROOTS = {
     **{
         package.removesuffix("*"): REPO
-        for package in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
-            "packages"
-        ]["find"]["include"]
+        for package in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"][
+            "find"
+        ]["include"]
     },
     "alpha_results_client": REPO / "client" / "src",
     "alpha_results_seal": REPO / "sealkit" / "src",

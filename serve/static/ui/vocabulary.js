@@ -151,7 +151,7 @@ export const TERMS = Object.freeze({
   "recent_information_ratio": {"label": "Information ratio, last 504 sessions", "unit": "ratio", "basis": "per year"},
   "regressed": {"label": "Reference alphas regressed", "unit": "alphas", "basis": null},
   "resamples": {"label": "Bootstrap resamples", "unit": "resamples", "basis": null},
-  "residual_information_ratio": {"label": "Residual information ratio", "unit": "ratio", "basis": null},
+  "residual_information_ratio": {"label": "Residual information ratio", "unit": "ratio", "basis": "per year"},
   "return_contribution": {"label": "Return contribution", "unit": "fraction", "basis": "per session"},
   "return_correlation": {"label": "Return correlation", "unit": "ratio", "basis": "per session"},
   "rho": {"label": "Score autocorrelation (Spearman)", "unit": "ratio", "basis": "per week"},
