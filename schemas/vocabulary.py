@@ -1616,6 +1616,31 @@ STILL_TWO_MEANINGS: MappingProxyType[str, str] = MappingProxyType(
         "periods_per_year": "sessions for a daily figure, weeks (weeks_per_year) for a weekly one: the figure's basis",
     }
 )
+
+
+COLUMNS_UNDER_A_TERMS_NAME: MappingProxyType[str, str] = MappingProxyType(
+    {
+        "DecisionRow.confidence": "the spec's decisions column, in the alpha's own score units",
+        "BookRow.sessions": "the spec's books column: sessions of the book's ledger",
+        "LedgerRow.execution_cost": "the spec's ledger column, in normalised equity",
+        "LedgerRow.cash_carry": "the spec's ledger column, in normalised equity",
+        "LedgerRow.rounding_adjustment": "the spec's ledger column, in normalised equity",
+        "LedgerRow.turnover": "the spec's ledger column: that session's one-way turnover (the checks' turnover "
+        "annualises its mean)",
+        "PositionRow.weight": "the spec's positions column: a position's weight at that close",
+        "PnlRow.execution_cost": "the spec's P&L column, in base currency",
+        "PnlRow.net_pnl": "the spec's P&L column, in base currency",
+        "TradeRow.execution_cost": "the spec's trades column, in base currency",
+        "EquityRow.turnover": "the spec's equity-curve column: the period's one-way turnover",
+        "RollingRow.hit_rate": "the share of the trailing window's weeks with a positive book return, not of weeks "
+        "with a positive IC (a name kept from the lake's analytics_rolling table; to be renamed with it)",
+        "ScreenRow.turnover": "/metrics core.turnover as sealed, in its turnover_unit (sealed_turnover)",
+        "EnvelopeMeta.sessions": "a count of the page's sessions, not a figure",
+    }
+)
+"""Row columns (`doc(unit=...)`) whose served name is a term's but which are not that figure: stored
+columns of the spec's tables, and what is still named so. Every other row column named as a term
+takes the term (`doc(term=...)`): tests/contract/test_vocabulary.py holds the two lists exhaustive."""
 """Served names that a field names another term for because the name still carries two meanings
 (issue 46, item 3: each is to be renamed); the reason says which."""
 

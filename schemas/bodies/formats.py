@@ -13,6 +13,8 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from schemas.vocabulary import VOCABULARY
+
 TEXT = Meta(extra_json_schema={"type": "string"})
 """On a `Literal` of strings: the `type` msgspec leaves out of an enum's schema."""
 
@@ -56,6 +58,7 @@ def doc(
     absent: str | None = None,
     raw_only: bool = False,
     formula: str | None = None,
+    term: str | None = None,
     **facts: str,
 ) -> Meta:
     """A response field's meaning, declared on the field: its unit (`schemas.units`), when and why
@@ -63,7 +66,14 @@ def doc(
     whether only a key with raw-book access sees it. serve/openapi/ composes the document's
     description from these. `formula` and `facts` (`annualisation`, `source`) are what a
     documentation block lists beside them (`schemas.bodies.figures.documented` reads them; its
-    meaning there is the meaning followed by the null rule)."""
+    meaning there is the meaning followed by the null rule). A row's figure names its `term`
+    (`schemas.vocabulary`) instead of a unit: its unit and annualisation are the term's, written there
+    alone."""
+    if term is not None:
+        if unit is not None or "annualisation" in facts:
+            raise ValueError(f"a field of the term {term!r} takes its unit and annualisation from it")
+        facts = {**VOCABULARY[term].facts(), **facts}
+        unit = facts.pop("unit")
     extra: dict[str, object] = {
         key: value for key, value in ((X_UNIT, unit), (X_NULL, null), (X_ABSENT, absent)) if value
     }

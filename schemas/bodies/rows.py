@@ -488,7 +488,7 @@ class EquityRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Running product of `(1 + period_return)` minus 1 within the window; its base (0) is the window's opening equity.",
-            unit=units.FRACTION,
+            term="cumulative_return",
             null="Null until the window's first known `period_return`.",
         ),
     ]
@@ -586,7 +586,7 @@ class BenchmarkRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same name and units as the equity curve, so the two join on `date`.",
-            unit=units.FRACTION,
+            term="cumulative_return",
         ),
     ]
     drawdown_pct: Annotated[
@@ -639,7 +639,7 @@ class CorrelationRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "The sort key: `pearson` for basis returns and ic, `spearman` for scores.",
-            unit=units.RATIO,
+            term="correlation",
             null=NO_CORRELATION,
         ),
     ]
@@ -744,9 +744,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
             "Mean weekly IC over the trailing window: conditioned (weekly_signal.ic) on base books, raw "
             "(raw_ic) on raw_ books (the family in `meta.signal`).",
             formula="mean of the weekly IC",
-            unit=units.RATIO,
+            term="mean_ic",
             null=BELOW_HALF,
-            annualisation="per_period",
             source="weekly_signal",
         ),
     ]
@@ -755,9 +754,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
         doc(
             "Mean / standard deviation (ddof 1) of the weekly IC over the trailing window, annualised with the run's weeks_per_year (times sqrt(52)), as the row's information ratio is: the basis of every `icir`, `/metrics` `core.icir` included. The lake's analytics_rolling stores it per week.",
             formula="mean / std(ddof=1) of weekly IC, times sqrt(weeks_per_year)",
-            unit=units.RATIO,
+            term="icir",
             null=BELOW_HALF,
-            annualisation="annualised",
             source="weekly_signal",
         ),
     ]
@@ -771,9 +769,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
             f"Mean weekly book return, annualised (times 52): {libraries.ANNUALISED_RETURN}.",
             formula="mean(R) * 52, R_k = E(date_k) / E(date_k-1) - 1, E(d) the ending equity of the last session "
             "on or before d",
-            unit=units.FRACTION,
+            term="annualised_return",
             null=BELOW_HALF,
-            annualisation="annualised",
             source=BOOK_LEDGER,
         ),
     ]
@@ -782,9 +779,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
         doc(
             "Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)).",
             formula="std(R, ddof=1) * sqrt(52)",
-            unit=units.FRACTION,
+            term="volatility",
             null=BELOW_HALF,
-            annualisation="annualised",
             source=BOOK_LEDGER,
         ),
     ]
@@ -795,9 +791,8 @@ class RollingRow(Body, kw_only=True, frozen=True):
             "`core.information_ratio` and significance's are daily times sqrt(252)): "
             f"{libraries.information_ratio(52)}.",
             formula="mean(R) / std(R, ddof=1) * sqrt(52)",
-            unit=units.RATIO,
+            term="information_ratio",
             null=BELOW_HALF,
-            annualisation="annualised",
             source=BOOK_LEDGER,
         ),
     ]
@@ -843,7 +838,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "Annualised information ratio of the long_short book (daily returns after costs, not in excess of the risk-free rate, times sqrt(252)), as `/metrics` serves `core.information_ratio` (overall, the whole history): "
             f"{libraries.INFORMATION_RATIO}.",
-            unit=units.RATIO,
+            term="information_ratio",
             null=NOT_MEASURED,
         ),
     ]
@@ -852,7 +847,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "Annualised Sharpe ratio in excess of the risk-free rate, as `/metrics` serves `core.excess_sharpe` (overall, the whole history): "
             f"{libraries.EXCESS_SHARPE}.",
-            unit=units.RATIO,
+            term="excess_sharpe",
             null=NOT_MEASURED,
         ),
     ]
@@ -860,7 +855,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out.",
-            unit=units.RATIO,
+            term="mean_ic",
             null=NOT_MEASURED,
         ),
     ]
@@ -868,10 +863,9 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean / standard deviation (ddof 1) of the weekly IC of the conditioned score, annualised for every alpha: `/metrics` `core.icir` (overall, the whole history) as served, the sealed value where the run sealed it annualised, else that per-week ratio times sqrt(`weeks_per_year`) of the run's conventions (52). One basis, so alphas rank and bound alike.",
-            unit=units.RATIO,
+            term="icir",
             null=NOT_MEASURED,
             formula="/metrics core.icir (the sealed icir, times sqrt(weeks_per_year) where sealed per week)",
-            annualisation="annualised",
         ),
     ]
     ic_reproduces: Annotated[
@@ -885,7 +879,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Deepest drawdown of the long_short book, as `/metrics` serves `core.max_drawdown_pct` (overall, the whole history).",
-            unit=units.PERCENTAGE_POINTS,
+            term="max_drawdown_pct",
             null=NOT_MEASURED,
         ),
     ]
@@ -904,8 +898,8 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             null="Null when the run sealed no turnover.",
         ),
     ]
-    sessions: Annotated[int, doc("Sessions of the long_short ledger.", unit=units.SESSIONS)]
-    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", unit=units.WEEKS)]
+    sessions: Annotated[int, doc("Sessions of the long_short ledger.", term="sessions")]
+    weeks: Annotated[int, doc("Rebalance weeks of the rebalance index.", term="weeks")]
     first_date: Annotated[
         dt.date | None,
         doc(
@@ -947,10 +941,9 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "Annualised information ratio of the long_short book's sessions after `live_split` (`/analytics/live` "
             "`out_of_sample.information_ratio`): daily returns after costs, not in excess of the risk-free rate, "
             "times sqrt(252), as `information_ratio`.",
-            unit=units.RATIO,
+            term="live_information_ratio",
             null=LIVE_NOT_MEASURED,
             formula="mean(r) / std(r, ddof=1) * sqrt(252) over the sessions after live_split",
-            annualisation="annualised",
         ),
     ]
     backtest_information_ratio: Annotated[
@@ -969,11 +962,10 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         doc(
             "`live_information_ratio / backtest_information_ratio` (`/analytics/live` `decay_ratio`): 1 held up, "
             "0 nothing left, below 0 reversed.",
-            unit=units.RATIO,
+            term="decay_ratio",
             null="Null while fewer than 63 sessions follow `live_split` or the backtest information ratio is not "
             f"positive (`/analytics/live` serves it not_measurable then), {OLD_INDEX}.",
             formula="live_information_ratio / backtest_information_ratio",
-            annualisation="not_annualisable",
         ),
     ]
     live_sessions: Annotated[
@@ -991,10 +983,9 @@ class ScreenRow(Body, kw_only=True, frozen=True):
             "long_short daily returns, the OLS intercept plus the residual (`/analytics/residual` "
             "`information_ratio` with no parameter, for a key that reads every alpha): the default set is the "
             "approved alphas, the alpha excepted (SPY alone when none is).",
-            unit=units.RATIO,
+            term="residual_information_ratio",
             null=RESIDUAL_NOT_MEASURED,
             formula="mean(a + e) / std(a + e, ddof=1) * sqrt(252), r_t = a + b_SPY m_t + sum_i b_i r_i,t + e_t",
-            annualisation="annualised",
         ),
     ]
     residual_t_statistic: Annotated[
@@ -1036,7 +1027,7 @@ class CombinedRow(Body, kw_only=True, frozen=True):
         doc(
             "`prod (1 + period_return) - 1`, compounded from 1.0 before the window's first common session.",
             formula="prod(1 + period_return) - 1",
-            unit=units.FRACTION,
+            term="cumulative_return",
         ),
     ]
     drawdown_pct: Annotated[

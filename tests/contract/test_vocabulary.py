@@ -12,7 +12,13 @@ import msgspec
 from schemas.bodies.envelope import EnvelopeMeta
 from schemas.bodies.figures import BY_FIGURE, _facts, _holds_figure
 from schemas.bodies.formats import DOC
-from schemas.vocabulary import GENERIC_KEYS, STILL_TWO_MEANINGS, VOCABULARY, term_for
+from schemas.vocabulary import (
+    COLUMNS_UNDER_A_TERMS_NAME,
+    GENERIC_KEYS,
+    STILL_TWO_MEANINGS,
+    VOCABULARY,
+    term_for,
+)
 from serve.endpoints import endpoints
 from serve.openapi.declared import held_structs
 
@@ -84,7 +90,7 @@ def test_every_term_is_used() -> None:
 
 def test_no_figure_writes_a_unit() -> None:
     """The registry is the only place: `figure(...)` in the contract never passes `unit=` or
-    `annualisation=` (a row's `doc(...)` still states its own unit)."""
+    `annualisation=` (a row column named as a term names it: `doc(term=...)`)."""
     written = []
     for path in sorted((ROOT / "schemas").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -119,3 +125,34 @@ def test_the_dashboard_names_figures_from_the_registry() -> None:
     assert not named, f"labels.js names figures the registry labels (give the term's label instead): {named}"
     unknown = [t for _, body in entries for t in re.findall(r'term: "([\w.]+)"', body) if t not in VOCABULARY]
     assert not unknown, f"labels.js names terms schemas/vocabulary.py lacks: {unknown}"
+
+
+def test_a_row_column_named_as_a_term_takes_it() -> None:
+    """A row column (`doc(...)`) whose served name is a term's states the term (its unit and
+    annualisation then come from the registry), or is declared a column that is not that figure."""
+    written = sorted(
+        where
+        for cls in _served_structs()
+        for field in msgspec.structs.fields(cls)
+        for facts, held in [_facts(_inspect(cls, field.name))]
+        if not facts.get(BY_FIGURE)
+        and facts.get("unit")
+        and field.encode_name in VOCABULARY
+        and _holds_figure(held)
+        and "term" not in facts
+        and (where := f"{cls.__name__}.{field.encode_name}") not in COLUMNS_UNDER_A_TERMS_NAME
+    )
+    assert not written, f"row columns writing a unit of their own under a term's name: {written}"
+    stale = sorted(
+        where
+        for where in COLUMNS_UNDER_A_TERMS_NAME
+        if not any(
+            f"{cls.__name__}.{field.encode_name}" == where
+            and "term" not in _facts(_inspect(cls, field.name))[0]
+            for cls in _served_structs()
+            for field in msgspec.structs.fields(cls)
+        )
+    )
+    assert not stale, (
+        f"COLUMNS_UNDER_A_TERMS_NAME names what no row column is (or one that takes its term): {stale}"
+    )

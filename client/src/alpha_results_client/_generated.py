@@ -1389,7 +1389,7 @@ class EquityRow(ApiStruct, kw_only=True, frozen=True):
 
     cumulative_return: float | None
     """Running product of `(1 + period_return)` minus 1 within the window; its base (0) is the window's
-    opening equity. Unit: fraction (0.01 = 1%). Null until the window's first known `period_return`.
+    opening equity. Unit: fraction. Null until the window's first known `period_return`.
     """
 
     peak_equity: float | None
@@ -2410,14 +2410,14 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
 
     annualised_return: float | None
     """Mean weekly book return, annualised (times 52): arithmetic; empyrical's annual_return and
-    quantstats' cagr compound (the risk route's cagr). Unit: fraction (0.01 = 1%). Null when fewer
-    than half the window's weeks carry a value (the standard deviation also needs 2).
+    quantstats' cagr compound (the risk route's cagr). Unit: fraction. Null when fewer than half the
+    window's weeks carry a value (the standard deviation also needs 2).
     """
 
     volatility: float | None
-    """Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)). Unit: fraction
-    (0.01 = 1%). Null when fewer than half the window's weeks carry a value (the standard deviation
-    also needs 2).
+    """Standard deviation (ddof 1) of weekly book returns, annualised (times sqrt(52)). Unit: fraction.
+    Null when fewer than half the window's weeks carry a value (the standard deviation also needs
+    2).
     """
 
     information_ratio: float | None
@@ -4037,8 +4037,7 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
 
     max_drawdown_pct: float | None
     """Deepest drawdown of the long_short book, as `/metrics` serves `core.max_drawdown_pct` (overall,
-    the whole history). Unit: percentage points (1.0 = 1%). Null where `/metrics` serves it
-    not_measurable.
+    the whole history). Unit: percentage_points. Null where `/metrics` serves it not_measurable.
     """
 
     turnover: float | None
@@ -4052,7 +4051,7 @@ class ScreenRow(ApiStruct, kw_only=True, frozen=True):
     """
 
     sessions: int
-    """Sessions of the long_short ledger. Unit: trading sessions."""
+    """Sessions of the long_short ledger. Unit: sessions."""
 
     weeks: int
     """Rebalance weeks of the rebalance index. Unit: weeks."""
@@ -4184,7 +4183,7 @@ class CombinedRow(ApiStruct, kw_only=True, frozen=True):
 
     cumulative_return: float | None
     """`prod (1 + period_return) - 1`, compounded from 1.0 before the window's first common session.
-    Unit: fraction (0.01 = 1%).
+    Unit: fraction.
     """
 
     drawdown_pct: float | None
@@ -5321,7 +5320,7 @@ class BenchmarkRow(ApiStruct, kw_only=True, frozen=True):
 
     cumulative_return: float | None
     """Running product of `(1 + period_return)` from the first row, minus 1; first row is 0.0; same
-    name and units as the equity curve, so the two join on `date`. Unit: fraction (0.01 = 1%).
+    name and units as the equity curve, so the two join on `date`. Unit: fraction.
     """
 
     drawdown_pct: float | None
