@@ -104,6 +104,7 @@ def rolling_page(
         return Page([], 0)
     a, b = window_bounds(day_numbers(table), window)
     page = _icir_annualised(table.slice(a, b - a).slice(offset, limit), conventions(view).weeks_per_year)
+    page = page.rename_columns([wire.ROLLING_SERVED_AS.get(name, name) for name in page.column_names])
     return Page(shape_of(wire.ROLLING_FIELDS).rows(page), b - a)
 
 

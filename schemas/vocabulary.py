@@ -1592,6 +1592,15 @@ TERMS: tuple[Term, ...] = (
         window="the sessions after the latest approval up to `to` (from does not narrow it)",
     ),
     Term(
+        "return_hit_rate",
+        "Hit rate of weekly returns",
+        "Share of weeks with a positive book return, R_k = E(date_k) / E(date_k-1) - 1 (not hit_rate, the share of weeks with a positive IC)",
+        "fraction",
+        basis="per week",
+        annualisation="not_annualisable",
+        window="the row's trailing window",
+    ),
+    Term(
         "statistic", "Test statistic", "The statistic of a paired test of a difference (t or z)", "statistic"
     ),
 )
@@ -1632,8 +1641,6 @@ COLUMNS_UNDER_A_TERMS_NAME: MappingProxyType[str, str] = MappingProxyType(
         "PnlRow.net_pnl": "the spec's P&L column, in base currency",
         "TradeRow.execution_cost": "the spec's trades column, in base currency",
         "EquityRow.turnover": "the spec's equity-curve column: the period's one-way turnover",
-        "RollingRow.hit_rate": "the share of the trailing window's weeks with a positive book return, not of weeks "
-        "with a positive IC (a name kept from the lake's analytics_rolling table; to be renamed with it)",
         "ScreenRow.turnover": "/metrics core.turnover as sealed, in its turnover_unit (sealed_turnover)",
         "EnvelopeMeta.sessions": "a count of the page's sessions, not a figure",
     }

@@ -58,7 +58,12 @@ BENCHMARK_FIELDS = field_names(rows.BenchmarkRow)
 BENCHMARK_SUMMARY_FIELDS = field_names(rows.BenchmarkSummary)
 
 DRAWDOWN_FIELDS = tuple(f for f in lake.ANALYTICS_DRAWDOWNS.names if f != "book")
-ROLLING_FIELDS = tuple(f for f in lake.ANALYTICS_ROLLING.names if f not in ("book", "window_weeks"))
+ROLLING_SERVED_AS = {"hit_rate": "return_hit_rate"}
+"""analytics_rolling columns served under another name: the lake's `hit_rate` (weeks with a positive
+book return) is not /metrics' hit_rate (weeks with a positive IC): one name, one meaning."""
+ROLLING_FIELDS = tuple(
+    ROLLING_SERVED_AS.get(f, f) for f in lake.ANALYTICS_ROLLING.names if f not in ("book", "window_weeks")
+)
 CORRELATION_FIELDS = field_names(rows.CorrelationRow)
 
 COMBINED_FIELDS = field_names(rows.CombinedRow)

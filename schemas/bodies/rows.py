@@ -796,12 +796,13 @@ class RollingRow(Body, kw_only=True, frozen=True):
             source=BOOK_LEDGER,
         ),
     ]
-    hit_rate: Annotated[
+    return_hit_rate: Annotated[
         float | None,
         doc(
-            "Share of the trailing window's weeks with a positive book return.",
+            "Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling "
+            "column hit_rate; not /metrics' hit_rate, the share of weeks with a positive IC).",
             formula="count(R > 0) / count(R)",
-            unit=units.FRACTION,
+            term="return_hit_rate",
             null=BELOW_HALF,
             source=BOOK_LEDGER,
         ),

@@ -508,7 +508,7 @@ def rolling_rows(
                 "information_ratio": finite(mean_r[k] / std_r[k] * math.sqrt(WEEKS_PER_YEAR))
                 if std_r[k] > 0
                 else None,
-                "hit_rate": finite(hits[k]),
+                "return_hit_rate": finite(hits[k]),
             }
         )
     return rows

@@ -125,7 +125,7 @@ def test_the_walk_reaches_the_nested_entries(api: Api) -> None:
         "significance.min_track_record.withheld_reason",
         "correlation[].alpha",
         "drawdowns[].recovery_date",
-        "rolling[].hit_rate",
+        "rolling[].return_hit_rate",
         "costs.turnover_by_decile.buckets[].mean_turnover",
         "costs.information_ratio.gross.periods_per_year",
     ):

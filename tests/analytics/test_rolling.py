@@ -21,7 +21,7 @@ FIELDS = {
     "annualised_return",
     "volatility",
     "information_ratio",
-    "hit_rate",
+    "return_hit_rate",
 }
 
 

@@ -2429,8 +2429,9 @@ class RollingRow(ApiStruct, kw_only=True, frozen=True):
     2).
     """
 
-    hit_rate: float | None
-    """Share of the trailing window's weeks with a positive book return. Unit: fraction (0.01 = 1%).
+    return_hit_rate: float | None
+    """Share of the trailing window's weeks with a positive book return (the lake's analytics_rolling
+    column hit_rate; not /metrics' hit_rate, the share of weeks with a positive IC). Unit: fraction.
     Null when fewer than half the window's weeks carry a value (the standard deviation also needs
     2).
     """

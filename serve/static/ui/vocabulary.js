@@ -154,6 +154,7 @@ export const TERMS = Object.freeze({
   "residual_information_ratio": {"label": "Residual information ratio", "unit": "ratio", "basis": "per year"},
   "return_contribution": {"label": "Return contribution", "unit": "fraction", "basis": "per session"},
   "return_correlation": {"label": "Return correlation", "unit": "ratio", "basis": "per session"},
+  "return_hit_rate": {"label": "Hit rate of weekly returns", "unit": "fraction", "basis": "per week"},
   "rho": {"label": "Score autocorrelation (Spearman)", "unit": "ratio", "basis": "per week"},
   "risk_free_rate": {"label": "Risk-free rate", "unit": "per_year", "basis": "per year"},
   "rounding_adjustment": {"label": "Rounding adjustment", "unit": "equity", "basis": null},
