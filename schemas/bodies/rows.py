@@ -856,7 +856,7 @@ class ScreenRow(Body, kw_only=True, frozen=True):
         float | None,
         doc(
             "Mean weekly IC of the conditioned score, as `/metrics` serves `core.ic` (overall, the whole history): the run's sealed figure, per week; `ic_reproduces` says whether its cross-sections bear it out.",
-            term="mean_ic",
+            term="ic",
             null=NOT_MEASURED,
         ),
     ]
