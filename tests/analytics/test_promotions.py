@@ -184,6 +184,16 @@ def long_short_returns(lake: Path, alpha: str) -> pl.DataFrame:
     return ledger.select("date", (pl.col("ending_equity") / pl.col("starting_equity") - 1).alias(alpha))
 
 
+def publish_now(api: Api, url: str, lake: Path, alpha: str) -> list[dict]:
+    """The build events a run of `alpha` records now (the checks of today's standings), as served."""
+    records = open_records(url)
+    try:
+        record_run_events(records, str(lake), [alpha], [], "", 365)
+    finally:
+        records.close()
+    return [e for e in api.ok("/v1/events", limit=100)["data"] if e["type"] == "alpha.published"]
+
+
 @pytest.mark.parametrize("with_records", ["empty"], indirect=True)  # records without the seals'
 def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_their_day(
     with_records: tuple[Api, str, Path], capsys: pytest.CaptureFixture[str]
@@ -215,12 +225,7 @@ def test_a_snapshot_and_an_event_are_the_checks_route_with_the_standings_of_thei
     assert "value_composite_legacy" not in by_id["production_correlation"]["reason"]
 
     # The build events of a run now: the checks route of today's standings, for a full key.
-    records = open_records(url)
-    try:
-        record_run_events(records, str(lake), ["momentum_12_1"], [], "", 365)
-    finally:
-        records.close()
-    published = [e for e in api.ok("/v1/events", limit=100)["data"] if e["type"] == "alpha.published"]
+    published = publish_now(api, url, lake, "momentum_12_1")
     route = api.ok("/v1/alphas/momentum_12_1/analytics/checks")["data"]["checks"]
     assert published[-1]["data"]["checks"] == {
         c["id"]: {"value": c["value"], "unit": c["unit"], "verdict": c["verdict"]} for c in route
@@ -382,12 +387,7 @@ def test_after_a_retirement_a_snapshot_measures_the_set_of_its_day(
     )
     assert with_retired.information_ratio != pytest.approx(residual.information_ratio, abs=1e-6)
     # A build event now carries the checks of today's standings: the same set, the whole history.
-    records = open_records(url)
-    try:
-        record_run_events(records, str(lake), ["momentum_12_1"], [], "", 365)
-    finally:
-        records.close()
-    published = [e for e in api.ok("/v1/events", limit=100)["data"] if e["type"] == "alpha.published"]
+    published = publish_now(api, url, lake, "momentum_12_1")
     checks = published[-1]["data"]["checks"]
     assert checks["production_correlation"]["value"] == pytest.approx(expected, abs=1e-9)
     whole = ref.residual(
