@@ -10,6 +10,7 @@ from typing import Any
 
 from core.context import AllowList
 from records.times import as_utc
+from schemas.alpha_ids import TEST_PREFIX
 from schemas.registry import META_IDS
 
 ROLES: tuple[str, ...] = ("admin", "member")
@@ -39,7 +40,7 @@ class Restriction:
         return AllowList.of_prefixes([self.open_prefix])
 
 
-RESTRICTED = Restriction(open_prefix="Test_")
+RESTRICTED = Restriction(open_prefix=TEST_PREFIX)
 """The restricted alphas: ids not starting with `Test_` (docs/access.md, "Defaults")."""
 
 

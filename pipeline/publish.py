@@ -28,7 +28,6 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from access.records import RESTRICTED
 from alpha_results_seal import arrow_schemas as seal_schema
 from alpha_results_seal.check import SealCheck
 from alpha_results_seal.description import normalise_description
@@ -44,6 +43,7 @@ from datasets.writer import BuildWriter, dumps
 from pipeline import PIPELINE_VERSION, catalogue_index
 from pipeline.derive import DerivedAlpha, derive
 from schemas import lake
+from schemas.alpha_ids import is_test_alpha
 
 
 @dataclass
@@ -263,7 +263,7 @@ def alpha_entry(
         "source_alpha_id": manifest["source_alpha_id"],
         "name": manifest.get("name") or manifest["alpha_id"],
         "tldr": manifest.get("tldr"),
-        "is_test": manifest["alpha_id"] not in RESTRICTED,  # the seal's flag: not production, open to keys
+        "is_test": is_test_alpha(manifest["alpha_id"]),  # the seal's flag: not production, open to keys
         "started_at": manifest["started_at"],
         "sealed_at": manifest["sealed_at"],
         "engine_version": manifest["engine_version"],

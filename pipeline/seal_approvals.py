@@ -27,7 +27,6 @@ from typing import Any
 
 import msgspec
 
-from access.records import RESTRICTED
 from alpha_results_seal.storage import Storage
 from analytics.figures import Figures
 from analytics.live import split_of
@@ -38,6 +37,7 @@ from pipeline import catalogue_index
 from records.events import Event
 from records.promotions import Promotion
 from records.store import Records
+from schemas.alpha_ids import is_test_alpha
 from schemas.bodies.events import PUBLISHED, REPUBLISHED
 from schemas.bodies.promotions import CheckSeen, PolicySeen, Snapshot
 
@@ -53,10 +53,10 @@ BUILDS = (PUBLISHED, REPUBLISHED)
 
 def sealed_as_production(alpha: str) -> bool:
     """The seal's flag: an alpha id without the `Test_` prefix, the same ids access calls
-    restricted (`access.records.RESTRICTED`: a key reads them only by an administrator's grant).
+    restricted (`schemas.alpha_ids`; `access.records.RESTRICTED`: a key reads them only by an administrator's grant).
     The flag approves the alpha once, here; from then on only its standing says whether it is a
     production alpha."""
-    return alpha in RESTRICTED
+    return not is_test_alpha(alpha)
 
 
 def to_seed(records: Records, alphas: Sequence[str]) -> list[str]:
