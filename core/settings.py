@@ -124,6 +124,14 @@ SETTINGS: tuple[Setting, ...] = (
         "S3 lake only: size of that folder before least recently used builds are removed (bytes).",
     ),
     Setting(
+        "answer_cache_bytes",
+        64 << 20,
+        _non_negative_int,
+        "Bytes of encoded collection pages a worker keeps to answer again without computing them "
+        "(a run's pages: per build, query, representation and key scope; least recently used out; "
+        "0: none kept). docs/operations.md, 'Answers made once'.",
+    ),
+    Setting(
         "max_open_builds",
         64,
         _positive_int,
@@ -357,6 +365,7 @@ class Settings:
     lake_refresh_seconds: float = 2.0
     serving_cache_dir: str = "var/cache/serving"
     serving_cache_bytes: int = 8 << 30
+    answer_cache_bytes: int = 64 << 20
     max_open_builds: int = 64
     malloc_arenas: int = 2
     scrub_builds_per_pass: int = 8

@@ -33,6 +33,9 @@ class Exchange:
     entity_tag: str | None = None
     """The digest the answer is validated by (serve/conditional.py); set by data routes only."""
     not_modified: bool = False
+    made_once: bool = False
+    """The answer is a function of its inputs alone (`Context.answer`, a run's collection page): its
+    200 may be kept and answered again (serve/answer_cache.py)."""
     query: tuple[tuple[str, str], ...] = ()
     """The query string's (name, value) pairs, in order, blanks kept: parsed once, when the exchange
     is made, and read by everything that looks at the query (the key-in-URL refusal, the

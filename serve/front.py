@@ -37,8 +37,10 @@ from litestar.utils.scope.state import ScopeState
 
 from access.authenticate import reject_key_in_query
 from core import errors
+from datasets.faults import LakeUnavailable
 from schemas.registry import BY_ID
 from serve.access_log import CLIENT_CLOSED_REQUEST, AccessQueue
+from serve.answer_cache import AnswerCache, Entry, Key, entry_of
 from serve.auth import (
     OTHER_METHODS,
     Services,
@@ -48,9 +50,9 @@ from serve.auth import (
     identify_presented,
 )
 from serve.compression import COMPRESSION, negotiated_coding
-from serve.conditional import conditional_response
+from serve.conditional import conditional_response, normalised_query
 from serve.dependencies import KeyBackends
-from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes
+from serve.envelope import REQUEST_ID_HEADER, error_response, json_bytes, now_iso
 from serve.exchange import Exchange, exchange_of
 from serve.pages import MCP_PATH
 from serve.routes import meta, sharing
@@ -214,6 +216,9 @@ class Front:
         self.compressed = COMPRESSION.middleware_class(
             app=wrap_in_exception_handler(_send_answer), config=COMPRESSION
         )
+        limit = services.settings.answer_cache_bytes
+        self.answers = AnswerCache(limit) if limit > 0 else None
+        self.made_once: set[int] = set()  # handlers whose answers said they may be kept (learned)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -311,7 +316,74 @@ class Front:
             scope["state"][_REFUSAL] = refusal
             await self.refuse(scope, receive, send)
             return
+        if self.answers is not None and caller is not None and id(handler) in self.made_once:
+            key = self.answer_key(scope, exchange, caller, handler)
+            if key is not None and method == "GET":
+                await self.answer_once(app, scope, receive, cycle, key, accept_encoding)
+                return
         await app(scope, receive, send)
+        if exchange.made_once:
+            self.made_once.add(id(handler))
+
+    def answer_key(self, scope: Any, exchange: Exchange, caller: Any, handler: Any) -> Key | None:
+        """What an answer kept for this request must have been made from (serve/answer_cache.py);
+        None when the lake cannot say (the route answers, its 503 included)."""
+        reader = self.services.reader
+        try:
+            version = reader.catalogue().version
+            alpha = scope["path_params"].get("alpha")
+            build = reader.alpha(alpha) if isinstance(alpha, str) else None
+        except LakeUnavailable:
+            return None
+        accept = tuple(value for name, value in scope["headers"] if name.lower() == b"accept")
+        return (
+            id(handler),
+            scope["path"],
+            normalised_query(exchange.query),
+            accept,
+            caller.field_policy,
+            version,
+            None if build is None else build.build_id,
+        )
+
+    async def answer_once(
+        self, app: ASGIApp, scope: Any, receive: Receive, cycle: Cycle, key: Key, accept_encoding: list[bytes]
+    ) -> None:
+        """The kept answer of `key`, made for this request; else the route's, kept when it may be.
+        The route answers uncompressed (its `Accept-Encoding` lines withheld from it) and the
+        answer is compressed here as the route would have (the same middleware, `self.compressed`)."""
+        assert self.answers is not None
+        exchange = cycle.exchange
+        entry = self.answers.get(key)
+        if entry is None:
+            head = scope["headers"]
+            scope["headers"] = [(name, value) for name, value in head if name.lower() != b"accept-encoding"]
+            sent: list[Any] = []  # the route's messages: a start, then its body
+
+            async def kept(message: Message) -> None:
+                sent.append(message)
+
+            try:
+                await app(scope, receive, kept)
+            finally:
+                scope["headers"] = head
+            if not sent:
+                return
+            start, body = sent[0], b"".join(m.get("body", b"") for m in sent[1:])
+            if start["status"] == 200 and exchange.made_once:
+                made = entry_of(
+                    list(start.get("headers", ())), body, exchange.request_id, now_iso(), exchange.entity_tag
+                )
+                if made is not None:
+                    self.answers.put(key, made)
+        else:
+            start, body = _start_of(entry, exchange)
+        if accept_encoding and negotiated_coding(b",".join(accept_encoding).decode("latin-1")):
+            scope["state"][_ANSWER] = (start, body)
+            await self.compressed(scope, receive, cycle.send)
+            return
+        await cycle.send(start)
+        await cycle.send({"type": "http.response.body", "body": body, "more_body": False})
 
     def learn(self, handler: Any) -> RouteFacts:
         """What the layer reads of a route handler, once per handler."""
@@ -355,6 +427,13 @@ class Front:
             )
         await count_request(self.services, caller, exchange)
         return caller
+
+
+def _start_of(entry: Entry, exchange: Exchange) -> tuple[Message, bytes]:
+    """A kept answer's status line and body for this request, its entity tag the request's."""
+    headers, body = entry.made_for(exchange.request_id, now_iso())
+    exchange.entity_tag = entry.entity_tag
+    return {"type": "http.response.start", "status": 200, "headers": headers}, body
 
 
 async def _raise_refusal(scope: Scope, receive: Receive, send: Send) -> None:

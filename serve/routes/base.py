@@ -186,7 +186,10 @@ class Context(Generic[Q]):
         return representation.columnar_response(name, body, link)
 
     def answer(self, build: BuildView, answer: Answer) -> Encoded:
-        """A run's collection answer (`datasets.answers`), with the run's identity and source in meta."""
+        """A run's collection answer (`datasets.answers`), with the run's identity and source in meta:
+        a function of the build, the query, the representation and the caller's field policy alone,
+        so the layer may keep its bytes (serve/answer_cache.py)."""
+        exchange_of(self.request.scope).made_once = True
         meta = with_warnings(self.run_meta(build, answer.table, **answer.meta), answer.warnings)
         return self.collection(answer.page, answer.limit, answer.offset, meta)
 
