@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import bootstrap, inputs, multiple_testing
+from analytics import bootstrap, inputs, multiple_testing, trial_clusters
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat, number, window_echo
 from analytics.ic import annualisation_factor
@@ -126,13 +126,17 @@ class Seen:
     sharpe_variance_alphas: int  # how many Sharpe ratios V is over
     family: np.ndarray  # the readable alphas' measurable nwt.ic p-values
     own: int | None  # this alpha's position in `family` (None: its p-value is not measurable)
+    # The effective number of trials (analytics/trial_clusters.py): the clusters of the readable
+    # trials, each trial the key may not read one cluster of its own; None when the generation
+    # records no links
+    effective: int | None = None
 
     def tag(self) -> str:
         """A digest of every catalogue figure above: with the alpha's build it is all a
         significance answer depends on, so another alpha's republish that leaves them equal
         leaves the answer's ETag as it was."""
         digest = hashlib.sha256(
-            f"{self.count};{self.sharpe_variance!r};{self.sharpe_variance_alphas};{self.own}".encode()
+            f"{self.count};{self.sharpe_variance!r};{self.sharpe_variance_alphas};{self.own};{self.effective}".encode()
         )
         digest.update(np.ascontiguousarray(self.family, dtype=np.float64).tobytes())
         return digest.hexdigest()[:24]
@@ -145,13 +149,42 @@ def seen(trials: Trials, readable: np.ndarray, alpha: str) -> Seen:
     row = trials.rows.get(alpha)
     own = None if row is None or not family_mask[row] else int(np.count_nonzero(family_mask[:row]))
     sums = trials.sums
-    if sums is not None and readable.size >= INCREMENTAL_FROM and readable.all():
+    every = readable.size >= INCREMENTAL_FROM and bool(readable.all())
+    if sums is not None and every:
         # Every alpha readable: the generation's exact sums (datasets.trial_sums), no pass.
-        return Seen(trials.count, sums.variance(), sums.count, trials.p_values[family_mask], own)
+        return Seen(
+            trials.count,
+            sums.variance(),
+            sums.count,
+            trials.p_values[family_mask],
+            own,
+            trials.clusters if trials.clusters is not None else effective_trials(trials, readable),
+        )
     sharpes = trials.sharpes[readable]
     sharpes = sharpes[np.isfinite(sharpes)]
     variance = float(np.var(sharpes, ddof=1)) if sharpes.size >= 2 else math.nan
-    return Seen(trials.count, variance, int(sharpes.size), trials.p_values[family_mask], own)
+    return Seen(
+        trials.count,
+        variance,
+        int(sharpes.size),
+        trials.p_values[family_mask],
+        own,
+        effective_trials(trials, readable),
+    )
+
+
+def effective_trials(trials: Trials, readable: np.ndarray) -> int | None:
+    """The effective number of trials a key that may read the alphas of `readable` is answered:
+    the clusters of the readable trials (single linkage over the generation's links,
+    `analytics.trial_clusters`) and every other trial (N counts them: unreadable, or not the key's)
+    one cluster each. Over the readable alphas only, as V: whether an alpha the key may not read
+    links two readable ones is a fact about its returns. Never below the catalogue's own clusters
+    (a trial split off its cluster only adds one), so it never flatters. None without links."""
+    if trials.links is None:
+        return None
+    rows = np.flatnonzero(readable & np.isfinite(trials.sharpes))
+    a, b = trials.links
+    return trial_clusters.effective_count(rows, a, b, trials.count - int(rows.size))
 
 
 def significance_payload(
@@ -179,11 +212,21 @@ def significance_payload(
     trl = math.nan if m is None else min_track_record(m, benchmark)
     expected = expected_max_sharpe(n_trials, variance)
     dsr_reason = reason
+    effective = seen.effective if access.ledger else None
+    effective_reason = reason
+    if m is not None and effective is None:
+        effective_reason = (
+            "the catalogue generation records no correlation links of its trials (written before them, "
+            "or too large to link at a publish); an operator writes them with `alpha-results lake index`"
+        )
+    elif m is not None and effective is not None and effective < 2:
+        effective_reason = "fewer than 2 effective trials: no expected maximum Sharpe ratio"
     if m is not None and not math.isfinite(variance):
         dsr_reason = (
             "fewer than 2 alphas this key may read have a measurable Sharpe ratio, so the variance of the "
             "trials' Sharpe ratios is unknown"
         )
+        effective_reason = dsr_reason
     return Significance(
         alpha=view.alpha_id,
         alpha_id=str(view.entry.get("source_alpha_id") or view.alpha_id),
@@ -226,7 +269,14 @@ def significance_payload(
                 sharpe_variance=number(variance) if access.ledger else None,
                 sharpe_variance_alphas=seen.sharpe_variance_alphas if access.ledger else None,
                 expected_max_sharpe=number(expected * math.sqrt(per_year)) if access.ledger else None,
+                effective_count=effective,
             ),
+        ),
+        effective_dsr=declared_stat(
+            Significance,
+            "effective_dsr",
+            None if m is None or effective is None else dsr(m, effective, variance),
+            effective_reason,
         ),
         bootstrap=_bootstrap(view, window, returns if access.ledger else None, access, warnings),
         multiple_testing=_multiple_testing(seen, access, warnings),

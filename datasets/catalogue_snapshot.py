@@ -29,7 +29,7 @@ from datasets.faults import CatalogueIncomplete, CorruptLakeFile, LakeUnavailabl
 from datasets.screener import Screener
 from datasets.served import Catalogue
 from datasets.trial_sums import TrialSums
-from schemas.lake import SCORE_NEIGHBOURS
+from schemas.lake import SCORE_NEIGHBOURS, TRIAL_LINKS
 
 NEIGHBOUR_LISTS = 256
 """Score neighbour lists a worker keeps (each a few tens of KiB: 50 pairings of weekly series)."""
@@ -57,6 +57,13 @@ class Trials:
     p_values: np.ndarray  # nwt.ic p-value of each alpha; NaN where not measurable
     count: int  # alphas with a measurable Sharpe ratio, and the unreadable ones
     sums: TrialSums | None = None  # the generation's exact sums of those Sharpe ratios (trial_sums)
+    # The links of the trials' clustering (analytics/trial_clusters.py) as rows of the listing, both
+    # ends listed; None when the generation records none (written before them, or too large to link
+    # from scratch at a publish: `alpha-results lake index` writes them)
+    links: tuple[np.ndarray, np.ndarray] | None = None
+    # The generation's clusters of its trials, kept by every publish, and the unreadable alphas one
+    # each; None when not recorded or not over the listing's trials
+    clusters: int | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,7 @@ class CatalogueSnapshot:
         sums = None if generation is None else TrialSums.parse(generation.trials)
         if sums is not None and sums.count != int(np.count_nonzero(np.isfinite(sharpes))):
             sums = None  # not the listing's (never expected): the pass over the column serves
+        links, clusters = self._links(generation, listing.ids, sharpes)
         found = Trials(
             catalogue.version,
             {alpha: row for row, alpha in enumerate(listing.ids.to_pylist())},
@@ -140,10 +148,36 @@ class CatalogueSnapshot:
             # were run would flatter), and a key that may not read it sees N as it was.
             int(np.count_nonzero(np.isfinite(sharpes))) + len(catalogue.unreadable),
             sums,
+            links,
+            None if clusters is None else clusters + len(catalogue.unreadable),
         )
         with cache.lock:
             cache.trials = found
         return found
+
+    def _links(
+        self, generation: catalogue_index.Generation | None, ids: pa.Array, sharpes: np.ndarray
+    ) -> tuple[tuple[np.ndarray, np.ndarray] | None, int | None]:
+        """The generation's trial links as listing rows, and its recorded clusters (None unless
+        recorded over exactly the listing's trials)."""
+        document = None if generation is None else generation.trials
+        path = None if not document else document.get("links")
+        if path is None or document is None:
+            return None, None
+        try:
+            table = catalogue_index.read_table(self.storage, self.root, str(path), TRIAL_LINKS)
+        except (OSError, CorruptLakeFile) as exc:
+            raise CatalogueIncomplete() from exc
+        a = pc.index_in(table.column("alpha_a"), value_set=ids)
+        b = pc.index_in(table.column("alpha_b"), value_set=ids)
+        listed = pc.and_(pc.is_valid(a), pc.is_valid(b))
+        rows_a = np.asarray(pc.filter(a, listed).to_numpy(zero_copy_only=False), dtype=np.int64)
+        rows_b = np.asarray(pc.filter(b, listed).to_numpy(zero_copy_only=False), dtype=np.int64)
+        clusters = document.get("clusters")
+        clustered = document.get("clustered")
+        if not isinstance(clusters, int) or clustered != int(np.count_nonzero(np.isfinite(sharpes))):
+            clusters = None
+        return (rows_a, rows_b), clusters
 
     def matrix(self, basis: str) -> Matrix:
         """The catalogue's matrix of `basis` (returns, ic), mapped once per catalogue generation."""

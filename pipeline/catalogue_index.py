@@ -48,7 +48,7 @@ from datasets.build_view import BuildView
 from datasets.catalogue_snapshot import Matrix
 from datasets.faults import CorruptLakeFile
 from datasets.local_cache import LocalCache
-from pipeline import catalogue_neighbours, catalogue_residual
+from pipeline import catalogue_neighbours, catalogue_residual, trial_links
 from schemas.bodies.metrics import Stat
 from schemas.lake import CATALOGUE_INDEX, RESIDUAL_COLUMNS, SCORE_NEIGHBOURS
 
@@ -507,8 +507,25 @@ def record(
             catalogue_neighbours.CANDIDATES,
         )
         table = _with_list_paths(table, lists)
+        links = _links_of_whole(
+            storage,
+            root,
+            current,
+            ordered,
+            matrices,
+            {a: r for a, r in fresh.items() if r is not None},
+            {c["alpha_id"] for c in changes if c.get("build_id") != c.get("previous")},
+        )
         return catalogue_index.Next(
-            table, known, changes, matrices, lists.files, lists.retired, _sums_of(table)
+            table,
+            known,
+            changes,
+            matrices,
+            lists.files | links.files,
+            lists.retired + links.retired,
+            trial_links.document(
+                _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+            ),
         )
 
     if approvals or moved or in_force is not None:
@@ -612,19 +629,86 @@ def rebuild(
             kept, kept_eligible, found, before, catalogue_neighbours.NEIGHBOURS
         )
         table = _with_list_paths(table, lists)
+        # Every pair linked anew (O(N^2) rows, as the plan's candidates), the old links retired.
+        linked = None if current is None else trial_links.read(storage, root, current.trials)
+        links = trial_links.from_scratch(table.column("alpha_id").to_pylist(), following["returns"])
         return catalogue_index.Next(
             table,
             benchmarks,
             [{"rebuilt": len(kept)}],
             following,
-            lists.files,
-            lists.retired,
-            _sums_of(table),
+            lists.files | links.files,
+            lists.retired + ([] if linked is None else [linked[1]]),
+            trial_links.document(
+                _sums_of(table), links, table.column("alpha_id"), trial_links.sharpes_of(table)
+            ),
         )
 
     number = catalogue_index.commit(storage, root, update).number
     clock("commit")
     return number
+
+
+def _links_of_whole(
+    storage: Storage,
+    root: str,
+    current: catalogue_index.Generation | None,
+    ordered: list[dict[str, Any]],
+    matrices: Mapping[str, np.ndarray],
+    fresh: Mapping[str, dict[str, Any]],
+    leaving: set[str],
+) -> trial_links.Kept:
+    """A whole generation's trial links (`pipeline.trial_links`): the current generation's, those
+    of `leaving` dropped and the `fresh` rows' added (each against the full returns matrix); from
+    scratch when the current one has none and the catalogue is small enough; else none."""
+    ids = [row["alpha_id"] for row in ordered]
+    before = None if current is None else trial_links.read(storage, root, current.trials)
+    if before is None:
+        if len(ids) <= trial_links.FROM_SCRATCH_UP_TO:
+            return trial_links.from_scratch(ids, matrices["returns"])
+        return trial_links.Kept(None)
+    series = {a: r[SERIES]["returns"] for a, r in fresh.items() if "returns" in r.get(SERIES, {})}
+    skip = np.array([a in fresh for a in ids], dtype=bool)
+    source = (ids, matrices["returns_days"], matrices["returns"], skip)
+    return trial_links.kept(before, leaving, trial_links.new_links([source], series))
+
+
+def _links_of_delta(
+    storage: Storage,
+    root: str,
+    current: catalogue_index.Generation,
+    base_ids: pa.ChunkedArray,
+    prior_ids: list[str],
+    leaving: set[str],
+    committed: Mapping[str, dict[str, Any]],
+) -> trial_links.Kept:
+    """A delta's trial links: the current generation's (`before`), those of `leaving` dropped and
+    the committed rows' added, each correlated with the base's rows still current (read from the
+    mapped matrix, no copy) and the earlier delta's."""
+    before = trial_links.read(storage, root, current.trials)
+    if before is None:
+        return trial_links.Kept(None)
+    sources: list[trial_links.Source] = []
+    delta = current.delta
+    base_days = catalogue_index._load(storage, root, current.matrices.get("returns_days"), True)
+    base = catalogue_index._load(storage, root, current.matrices.get("returns"), True)
+    assert base is not None and base_days is not None
+    stale = {*prior_ids, *(delta.removed if delta else []), *leaving}
+    skip = np.asarray(
+        pc.fill_null(pc.is_in(base_ids, value_set=pa.array(list(stale), pa.string())), False).to_numpy(
+            zero_copy_only=False
+        ),
+        bool,
+    )
+    sources.append((base_ids.to_pylist(), np.asarray(base_days), base, skip))
+    if delta is not None:
+        own_days = catalogue_index._load(storage, root, delta.matrices.get("returns_days"), True)
+        own = catalogue_index._load(storage, root, delta.matrices.get("returns"), True)
+        if own is not None and own_days is not None:
+            own_skip = np.array([a in leaving for a in prior_ids], dtype=bool)
+            sources.append((prior_ids, np.asarray(own_days), own, own_skip))
+    series = {a: r[SERIES]["returns"] for a, r in committed.items() if "returns" in r.get(SERIES, {})}
+    return trial_links.kept(before, leaving, trial_links.new_links(sources, series))
 
 
 class _Clock:
@@ -866,6 +950,8 @@ def _delta_update(
     slim = catalogue_index.read_index(storage, root, current, SLIM)
     if slim.num_rows == 0 or slim.column("approved").null_count > 0:
         return None
+    if not (current.trials or {}).get("links") and slim.num_rows <= trial_links.FROM_SCRATCH_UP_TO:
+        return None  # no links yet, and few enough alphas to link every pair: a whole generation
     delta = current.delta
     base_ids = catalogue_index._read_parquet(storage, root, current.index, ["alpha_id", "started_at"])
     prior = (
@@ -1052,6 +1138,35 @@ def _delta_update(
         )
     sums = sums.minus(previous[a].get("sharpe_per_session") for a in leaving if a in previous)
     sums = sums.plus(committed[a].get("sharpe_per_session") for a in committed)
+    # The trials' links and clusters (pipeline/trial_links.py): the changed alphas' dropped, the
+    # committed ones' added; the clusters counted over the trials after this change.
+    links = _links_of_delta(
+        storage,
+        root,
+        current,
+        base_ids.column("alpha_id"),
+        prior.column("alpha_id").to_pylist(),
+        leaving,
+        committed,
+    )
+    after_ids = pa.concat_arrays(
+        [
+            pc.filter(slim.column("alpha_id"), pa.array(~gone)).combine_chunks(),
+            pa.array(list(committed), pa.string()),
+        ]
+    )
+    after_sharpes = np.concatenate(
+        [
+            trial_links.sharpes_of(slim)[~gone],
+            np.array(
+                [
+                    math.nan if (v := committed[a].get("sharpe_per_session")) is None else float(v)
+                    for a in committed
+                ],
+                dtype=np.float64,
+            ),
+        ]
+    )
     return catalogue_index.NextDelta(
         current,
         every,
@@ -1060,9 +1175,9 @@ def _delta_update(
         overridden,
         dict(current.benchmarks),
         changes,
-        lists.files,
-        lists.retired,
-        sums.document(),
+        lists.files | links.files,
+        lists.retired + links.retired,
+        trial_links.document(sums.document(), links, after_ids, after_sharpes),
     )
 
 

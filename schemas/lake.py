@@ -445,6 +445,17 @@ SCORE_NEIGHBOURS = pa.schema(
 """One alpha's nearest neighbours on the scores basis, nearest first:
 `{root}/catalogue/neighbours/{alpha_id}/{token}.parquet` (pipeline/catalogue_neighbours.py)."""
 
+TRIAL_LINKS = pa.schema(
+    [
+        pa.field("alpha_a", pa.string(), nullable=False),
+        pa.field("alpha_b", pa.string(), nullable=False),  # alpha_a < alpha_b, each pair once
+        pa.field("correlation", pa.float64(), nullable=False),  # whole-history returns Pearson
+    ]
+)
+"""The links of the trials' clustering (analytics/trial_clusters.py): every pair of published alphas
+whose whole-history daily returns correlate at least LINK_CORRELATION,
+`{root}/catalogue/links/{token}.parquet`, named by a generation's `trials.links`."""
+
 Layout = Literal["single", "year", "book"]
 """How a table's Parquet lies in a build: one file (`{table}.parquet`), partitioned by year
 (`{table}/year=YYYY/part-0.parquet`) or by book (`{table}/book=<b>/part-0.parquet`)."""

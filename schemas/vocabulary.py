@@ -474,6 +474,20 @@ TERMS: tuple[Term, ...] = (
         window="each alpha's whole history",
     ),
     Term(
+        "trials.effective_count",
+        "Effective number of trials (K)",
+        "The effective number of trials: the clusters of the trials linked when their whole-history daily long_short returns correlate at least 0.9 (single linkage: connected components), over the alphas the key may read, every other trial of N one cluster of its own; null for a key that may not read the ledger or when the catalogue generation records no links",
+        "trials",
+        window="each alpha's whole history",
+    ),
+    Term(
+        "effective_dsr",
+        "Deflated Sharpe ratio over the effective trials",
+        "Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of trials (dsr.trials.effective_count in place of N; V as dsr's)",
+        "probability",
+        null=NOT_MEASURABLE,
+    ),
+    Term(
         "resamples",
         "Bootstrap resamples",
         "Number of resamples",

@@ -46,6 +46,13 @@ class DsrTrials(Body, kw_only=True, frozen=True):
     ]
     expected_max_sharpe: float | None
     expected_max_sharpe_unit: Literal["annualised"] = "annualised"
+    effective_count: Annotated[
+        int | None,
+        Meta(
+            description="The effective number of trials: the clusters of the trials by the correlation of their "
+            "daily returns (null without ledger access, or when the catalogue records no links)."
+        ),
+    ]
 
 
 class AnalyticsStat(Body, kw_only=True, frozen=True):
@@ -377,7 +384,23 @@ class Significance(Body, kw_only=True, frozen=True):
                     "SR0 annualised (times sqrt(252)); null for a key that may not read the ledger",
                 ),
                 "trials.expected_max_sharpe_unit": figure("Unit of expected_max_sharpe"),
+                "trials.effective_count": figure(
+                    "The effective number of trials: the clusters of the trials linked when their whole-history "
+                    "daily long_short returns correlate at least 0.9 (single linkage: connected components), "
+                    "over the alphas the key may read, every other trial of N one cluster of its own; null for "
+                    "a key that may not read the ledger or when the catalogue generation records no links",
+                    source="catalogue",
+                ),
             },
+        ),
+    ]
+    effective_dsr: Annotated[
+        AnalyticsStat,
+        figure(
+            "Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of trials "
+            "(dsr.trials.effective_count in place of N; V as dsr's)",
+            "PSR(SR0), SR0 = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/K) + gamma Phi^-1(1 - 1/(K e))), K the effective "
+            "number of trials",
         ),
     ]
     bootstrap: Annotated[

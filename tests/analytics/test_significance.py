@@ -434,9 +434,12 @@ def test_only_the_catalogue_figures_depend_on_the_key(api: Api, lake: ref.Lake) 
         raw = api.ok(path, "raw")["data"]
         assert api.ok(path, "plain")["data"] == raw
         testonly = api.ok(path, "testonly")["data"]
-        assert {k: v for k, v in testonly.items() if k not in ("dsr", "multiple_testing")} == {
-            k: v for k, v in raw.items() if k not in ("dsr", "multiple_testing")
+        catalogue = ("dsr", "effective_dsr", "multiple_testing")  # V and the family: the key's
+        assert {k: v for k, v in testonly.items() if k not in catalogue} == {
+            k: v for k, v in raw.items() if k not in catalogue
         }
+        # The effective trials: the 5 Test_ alphas' clusters, the 2 others one each (7: none linked).
+        assert testonly["dsr"]["trials"]["effective_count"] == raw["dsr"]["trials"]["effective_count"] == 7
         assert testonly["dsr"]["trials"]["count"] == raw["dsr"]["trials"]["count"] == 7
         expected = ref.significance(lake, alpha, (None, None), readable=lambda a: a.startswith("Test_"))
         check_significance(testonly, expected, (alpha, "testonly"))

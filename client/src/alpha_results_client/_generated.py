@@ -2098,6 +2098,11 @@ class DsrTrials(ApiStruct, kw_only=True, frozen=True):
     expected_max_sharpe_unit: str
     """Unit of expected_max_sharpe"""
 
+    effective_count: int | None
+    """The effective number of trials: the clusters of the trials by the correlation of their daily
+    returns (null without ledger access, or when the catalogue records no links).
+    """
+
 
 class AnalyticsStat(ApiStruct, kw_only=True, frozen=True):
     """One analytics figure: a value with its unit, or `not_measurable` with a null value and a reason."""
@@ -2266,6 +2271,11 @@ class Significance(ApiStruct, kw_only=True, frozen=True):
 
     dsr: AnalyticsStat
     """Deflated Sharpe Ratio: PSR against the expected maximum Sharpe ratio of the catalogue's trials"""
+
+    effective_dsr: AnalyticsStat
+    """Deflated Sharpe Ratio against the expected maximum Sharpe ratio of the effective number of
+    trials (dsr.trials.effective_count in place of N; V as dsr's)
+    """
 
     bootstrap: Bootstrap
     """Stationary block-bootstrap confidence intervals (at `confidence`) over the requested window
