@@ -369,7 +369,10 @@ class Front:
                 scope["headers"] = head
             if not sent:
                 return
-            start, body = sent[0], b"".join(m.get("body", b"") for m in sent[1:])
+            start = sent[0]
+            body = (
+                sent[1].get("body", b"") if len(sent) == 2 else b"".join(m.get("body", b"") for m in sent[1:])
+            )
             if start["status"] == 200 and exchange.made_once:
                 made = entry_of(
                     list(start.get("headers", ())), body, exchange.request_id, now_iso(), exchange.entity_tag

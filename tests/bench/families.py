@@ -3,7 +3,8 @@
 The facts (rebalance weeks, rows per week, sessions, position rows per session) are read from
 the alpha's current build with polars, as an analyst would (docs/lake.md), so every path names a
 week, window and offset that exists, and a run draws each request from thousands of different
-paths: nothing is answered twice from a cache.
+paths: nothing is answered twice from a cache, but by `week100first` (each week's first page, the
+page a dashboard asks), which measures the answers kept by a worker (serve/answer_cache.py).
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def week_page(f: LakeFacts, rng: random.Random) -> str:
     return _path(
         f"/v1/alphas/{f.alpha}/rebalances/{rng.choice(f.weeks)}", limit=100, offset=rng.randint(0, 400)
     )
+
+
+def first_week_page(f: LakeFacts, rng: random.Random) -> str:
+    """A random week's first page of default fields: what a dashboard asks of each week, the page
+    most asked (issue 49, item 2), and the one family whose paths repeat within a run."""
+    return _path(f"/v1/alphas/{f.alpha}/rebalances/{rng.choice(f.weeks)}", limit=100)
 
 
 def filtered_week_page(f: LakeFacts, rng: random.Random) -> str:
@@ -257,6 +264,7 @@ class Family:
 
 FAMILIES: tuple[Family, ...] = (
     Family("week100", "random 100-row week page", 0.25, True, week_page),
+    Family("week100first", "a random week's first 100-row page (repeats)", 0.25, True, first_week_page),
     Family("filtered", "filtered/sorted week page", 0.25, True, filtered_week_page),
     Family("week5000", "5,000-row week page", 0.04, True, big_week_page),
     Family("scores5000", "5,000-row `/scores` window", 0.03, True, scores_window),
