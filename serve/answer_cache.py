@@ -87,7 +87,12 @@ def entry_of(
 
 class AnswerCache:
     """At most `limit` bytes of entries, least recently used first out; an entry above a
-    sixteenth of the limit is not kept (one large page must not empty the cache)."""
+    sixteenth of the limit is not kept (one large page must not empty the cache). An answer is kept
+    the second time its key is asked (`wanted`: the keys asked once are remembered by their hash,
+    up to `SEEN`, then forgotten together): pages asked once, as most of a random scan is, cost no
+    copy kept and none dropped later (measured: docs/benchmarks.md "Answers made once")."""
+
+    SEEN = 1 << 16
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -96,6 +101,17 @@ class AnswerCache:
         self.hits = 0
         self.misses = 0
         self._entries: OrderedDict[Key, Entry] = OrderedDict()
+        self._seen: set[int] = set()
+
+    def wanted(self, key: Key) -> bool:
+        """Whether an answer of `key` is worth keeping: its key was asked before."""
+        digest = hash(key)
+        if digest in self._seen:
+            return True
+        if len(self._seen) >= self.SEEN:
+            self._seen.clear()
+        self._seen.add(digest)
+        return False
 
     def __len__(self) -> int:
         return len(self._entries)

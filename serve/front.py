@@ -355,6 +355,9 @@ class Front:
         assert self.answers is not None
         exchange = cycle.exchange
         entry = self.answers.get(key)
+        if entry is None and not self.answers.wanted(key):
+            await app(scope, receive, cycle.send)  # asked once so far: answered as if not kept
+            return
         if entry is None:
             head = scope["headers"]
             scope["headers"] = [(name, value) for name, value in head if name.lower() != b"accept-encoding"]
