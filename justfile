@@ -90,6 +90,10 @@ bench-load *ARGS:
 bench-ab *ARGS:
     python -m tests.bench.ab_bench {{ARGS}}
 
+# What the answers a worker keeps cost in memory: RSS per ALPHA_RESULTS_ANSWER_CACHE_BYTES after filling it twice over [--limits 0,16777216,67108864] [--pages N].
+bench-answer-cache *ARGS:
+    python -m tests.bench.answer_cache_bench {{ARGS}}
+
 # Wire size and added server time of gzip and zstd on 100- and 5,000-row pages, against a running server.
 bench-compression:
     python -m tests.bench.compression_bench
