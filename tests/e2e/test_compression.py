@@ -138,3 +138,35 @@ def test_representations_over_the_wire(shared_server: SharedServer) -> None:
         )["error"]["code"]
         == "not_acceptable"
     )
+
+
+def test_a_kept_answer_over_the_wire_is_the_routes_for_each_request(shared_server: SharedServer) -> None:
+    """Answers made once (serve/answer_cache.py) through uvicorn: a page asked again is answered
+    from the worker's kept bytes, made for each request (its own request id in the body and the
+    head, the same length, the coding asked for), and equals the first, routed answer."""
+    key, port = shared_server.key(), shared_server.port
+    auth = {"Authorization": f"Bearer {key.token}"}
+    page = "/v1/alphas/Test_planted_factor/rebalances?limit=50&offset=3"
+    answers = []
+    for accept in ("identity", "gzip", "zstd") * 3:  # each kept on its second ask, then answered kept
+        status, headers, body = fetch(port, page, {**auth, "Accept-Encoding": accept})
+        assert status == 200 and int(headers["content-length"]) == len(body)
+        if accept == "gzip":
+            body = gzip.decompress(body)
+        elif accept == "zstd":
+            body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
+        else:
+            assert "content-encoding" not in headers
+        decoded = json.loads(body)
+        assert decoded["meta"]["request_id"] == headers["x-request-id"]
+        answers.append((headers["etag"].split("-")[0].strip('"'), decoded))
+    tags = {tag for tag, _ in answers}
+    assert len(tags) == 1  # one answer, whatever the coding
+    ids = {decoded["meta"]["request_id"] for _, decoded in answers}
+    assert len(ids) == len(answers)
+    first = answers[0][1]
+    for _, decoded in answers[1:]:
+        assert decoded["data"] == first["data"] and decoded["pagination"] == first["pagination"]
+        assert {k: v for k, v in decoded["meta"].items() if k not in ("request_id", "generated_at")} == {
+            k: v for k, v in first["meta"].items() if k not in ("request_id", "generated_at")
+        }
