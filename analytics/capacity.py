@@ -28,10 +28,9 @@ import pyarrow as pa
 
 from analytics import inputs
 from analytics.access import Access, withheld
-from analytics.costs import information_ratio
 from analytics.entries import Warnings, conventions, day_bounds, declared_stat, number, window_echo
 from analytics.errors import BadParameters
-from analytics.returns import mean_over_std
+from analytics.returns import information_ratio, mean_over_std
 from datasets.queries import Window
 from datasets.reader import BuildView
 from datasets.rows import floats
@@ -147,15 +146,16 @@ def half_ratio_multiple(r: np.ndarray, x: np.ndarray) -> float:
 
 
 @dataclass(frozen=True)
-class _Window:
+class Aligned:
     """The window's sessions and fills, aligned."""
 
     returns: np.ndarray  # the ledger's net daily returns r_t (finite sessions)
     cost_rate: np.ndarray  # k_t = -execution_cost_t / starting_equity_t
     slippage: np.ndarray  # x_t: the session's fills' cost beyond their fees / starting_equity_t
+    slippage_total: float  # sum of those sessions' fills' cost beyond their fees, equity units
 
 
-def _sessions(ledger: inputs.Ledger, days: np.ndarray, impact: np.ndarray) -> _Window:
+def aligned_sessions(ledger: inputs.Ledger, days: np.ndarray, impact: np.ndarray) -> Aligned:
     """The window's finite sessions with each session's slippage (a fill on a date the ledger has
     no session of is left out: it has no equity to be a fraction of)."""
     slot = np.searchsorted(ledger.days, days)
@@ -168,7 +168,46 @@ def _sessions(ledger: inputs.Ledger, days: np.ndarray, impact: np.ndarray) -> _W
         k = np.where(start != 0, -ledger.execution_cost / start, np.nan)
     r = ledger.returns
     keep = np.isfinite(r) & np.isfinite(x) & np.isfinite(k)
-    return _Window(r[keep], k[keep], x[keep])
+    return Aligned(r[keep], k[keep], x[keep], float(np.sum(per_session[keep])))
+
+
+def fill_span(found: Fills | None, window: Window) -> tuple[int, int]:
+    """The positions [a, b) of the window's fills in the book's rows (date order)."""
+    low, high = day_bounds(window)
+    a, b = (0, 0) if found is None else np.searchsorted(found.days, [low, high + 1])
+    return int(a), int(b)
+
+
+def fill_reason(
+    view: BuildView,
+    found: Fills | None,
+    span: tuple[int, int],
+    measured: np.ndarray,
+    access: Access,
+    warnings: Warnings,
+    block: str,
+) -> str:
+    """Why the fill figures (participation, and what the fills' slippage scales) are not measurable
+    ("" when they are), in the order a reader would fix it; `measured` the window's fills'
+    participation per unit of capital with an adv; `block` the answer's block a key without the
+    trades is told of."""
+    if not access.trades:
+        return withheld("trades", block, warnings)
+    if "exposures" not in view.kinds_present:
+        return (
+            "the seal has no exposures (kind missing): no average daily traded value (adv) to measure "
+            "participation against"
+        )
+    if found is None:
+        return (
+            f"the build {view.build_id} was published before the capacity table; an operator rebuilds it "
+            "with `alpha-results build`"
+        )
+    if span[0] == span[1]:
+        return "the book has no fill in the window"
+    if measured.size == 0:
+        return "no fill of the window has an adv: the exposures hold none for its names and weeks"
+    return ""
 
 
 def capacity_payload(
@@ -194,32 +233,14 @@ def capacity_payload(
         inputs.require_window_sessions(
             part.days.size, ledger.days.size, window, MIN_WINDOW_SESSIONS, f"sessions of the {book} book"
         )
-    low, high = day_bounds(window)
-    a, b = (0, 0) if found is None else np.searchsorted(found.days, [low, high + 1])
-    a, b = int(a), int(b)
+    a, b = fill_span(found, window)
     per_capital = np.empty(0) if found is None else found.per_capital[a:b]
     measured = per_capital[np.isfinite(per_capital)]
 
     # Why the fill figures (participation) and the ledger figures (the information ratios) are not
     # measurable, in the order a reader would fix them.
-    fill_reason = ""
-    if not access.trades:
-        fill_reason = withheld("trades", "capacity.participation", warnings)
-    elif "exposures" not in view.kinds_present:
-        fill_reason = (
-            "the seal has no exposures (kind missing): no average daily traded value (adv) to measure "
-            "participation against"
-        )
-    elif found is None:
-        fill_reason = (
-            f"the build {view.build_id} was published before the capacity table; an operator rebuilds it "
-            "with `alpha-results build`"
-        )
-    elif a == b:
-        fill_reason = "the book has no fill in the window"
-    elif measured.size == 0:
-        fill_reason = "no fill of the window has an adv: the exposures hold none for its names and weeks"
-    ledger_reason = fill_reason
+    fills_why = fill_reason(view, found, (a, b), measured, access, warnings, "capacity.participation")
+    ledger_reason = fills_why
     if not access.ledger:
         ledger_reason = withheld("ledger", "capacity.grid", warnings)
     elif part is None:
@@ -232,7 +253,7 @@ def capacity_payload(
     aligned = None
     if not ledger_reason:
         assert found is not None and part is not None
-        aligned = _sessions(part, found.days[a:b], found.impact[a:b])
+        aligned = aligned_sessions(part, found.days[a:b], found.impact[a:b])
         net = information_ratio(aligned.returns, per_year)
 
     def ir_entry(body: type, value: float | None, reason: str) -> AnalyticsStat:
@@ -264,7 +285,7 @@ def capacity_payload(
                     periods_per_year=per_year,
                 ),
                 participation_p95=declared_stat(
-                    CapacityPoint, "participation_p95", None if fill_reason else k * q95, fill_reason, context
+                    CapacityPoint, "participation_p95", None if fills_why else k * q95, fills_why, context
                 ),
             )
         )
@@ -276,14 +297,14 @@ def capacity_payload(
         sessions=sessions,
         fills=b - a if access.trades else None,
         fills_with_adv=int(measured.size) if access.trades else None,
-        participation=_participation(found, a, b, capital, (q50, q95), fill_reason, context),
+        participation=_participation(found, a, b, capital, (q50, q95), fills_why, context),
         net_information_ratio=ir_entry(Capacity, net, ledger_reason),
         capacity=_capacity(aligned, net, capital, ledger_reason, context),
         participation_capacity=declared_stat(
             Capacity,
             "participation_capacity",
-            None if fill_reason or not q95 > 0 else PARTICIPATION_LIMIT / q95,
-            fill_reason or "the 95th-percentile fill of the window traded nothing",
+            None if fills_why or not q95 > 0 else PARTICIPATION_LIMIT / q95,
+            fills_why or "the 95th-percentile fill of the window traded nothing",
             context,
         ),
         grid=points,
@@ -291,7 +312,7 @@ def capacity_payload(
 
 
 def _capacity(
-    aligned: _Window | None, net: float | None, capital: float, reason: str, context: dict[str, str]
+    aligned: Aligned | None, net: float | None, capital: float, reason: str, context: dict[str, str]
 ) -> AnalyticsStat:
     value = None
     if not reason:

@@ -10,7 +10,15 @@ equity at inception); notional columns are in base currency, and `equity_basis` 
 - break-even multiple m*: the multiple of the modelled cost at which the window's compounded net
   return is zero, prod(1 + g_t - m* k_t) = 1 (the root of a decreasing function of m, found by
   Brent's method); in basis points of traded notional, m* times the modelled rate
-  cost / (sum(turnover_notional / equity_basis)) * 10^4.
+  cost / (sum(turnover_notional / equity_basis)) * 10^4;
+- break-even cost of the information ratio: the multiple m° of the modelled cost at which the
+  window's net information ratio is 0, i.e. mean(r_t - (m° - 1) k_t) = 0, m° = mean(g) / mean(k)
+  (an arithmetic mean, where m* compounds: m° >= m* as a rule), in bps m° times the modelled rate;
+- the curve of the net information ratio against the cost level c (bps): IR of r_t - (m - 1) k_t,
+  m = c / modelled rate, on a fixed grid with the modelled and break-even levels; and tied to
+  capacity, at each capital K of /analytics/capacity's default grid (K0 its default), the net
+  return r_t - (sqrt(K/K0) - 1) x_t of `analytics.capacity` (x_t the session's slippage rate), the
+  cost per traded notional it implies and the fills' 95th-percentile participation at K.
 
 `costs_payload` is `/analytics/costs` of one book over a window.
 """
@@ -22,21 +30,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import compounding, inputs
+from analytics import capacity, compounding, inputs
 from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, day_bounds, declared_stat, number, window_echo
 from analytics.metrics.blocks import BUCKET_COUNT
-from analytics.returns import daily_returns, mean_over_std
+from analytics.returns import daily_returns, information_ratio
 from datasets.queries import Window
 from datasets.reader import BuildView
 from schemas import wire
 from schemas.bodies.analytics import (
+    COST_GRID_BPS,
     AnalyticsStat,
+    CostAtCapital,
+    CostLevel,
+    CostLevelKind,
     Costs,
     InformationRatioSides,
     TurnoverBucket,
     TurnoverByDecile,
 )
+from schemas.bodies.capacity import CAPITAL_DEFAULT, GRID_DEFAULT
 
 BPS = 10_000.0
 MAX_MULTIPLE = 1e6  # beyond this, costs are immaterial: reported as not measurable
@@ -55,11 +68,11 @@ class CostFigures:
     net_information_ratio: float
     gross_information_ratio: float
     why_not: str | None  # why the break-even figures are not measurable
-
-
-def information_ratio(returns: np.ndarray, periods_per_year: int) -> float:
-    """mean / std(ddof=1) of the finite returns times sqrt(periods_per_year)."""
-    return mean_over_std(returns) * math.sqrt(periods_per_year)
+    break_even_cost_multiple: float  # m° with mean(g - m° k) = 0; NaN when not measurable
+    break_even_cost_bps: float
+    why_not_ratio: str | None  # why the break-even of the information ratio is not measurable
+    net_returns: np.ndarray  # r_t, the window's sessions in date order
+    cost_rate: np.ndarray  # k_t
 
 
 def compounded_growth(gross: np.ndarray, cost_rate: np.ndarray, multiple: float) -> float:
@@ -83,6 +96,20 @@ def break_even_multiple(gross: np.ndarray, cost_rate: np.ndarray) -> float:
     from scipy import optimize  # when used: ~1 s to import (development.md)
 
     return float(optimize.brentq(growth, 0.0, high, xtol=1e-14, rtol=4 * np.finfo(float).eps))
+
+
+def mean_break_even_multiple(gross: np.ndarray, cost_rate: np.ndarray) -> float:
+    """m° with mean(g_t - m° k_t) = 0, the multiple of the modelled cost at which the mean daily net
+    return, and so the net information ratio, is 0: mean(g) / mean(k)."""
+    return float(np.mean(gross)) / float(np.mean(cost_rate))
+
+
+def net_ratio_at_multiple(
+    net_returns: np.ndarray, cost_rate: np.ndarray, multiple: float, per_year: int
+) -> float:
+    """The information ratio of r_t - (m - 1) k_t: every session's modelled cost scaled by m (the
+    ledger's own net returns at m = 1, the gross ones at m = 0)."""
+    return information_ratio(net_returns - (multiple - 1.0) * cost_rate, per_year)
 
 
 def cost_figures(
@@ -114,6 +141,21 @@ def cost_figures(
     if why_not is None and not math.isfinite(multiple):
         why_not = f"the book still pays at {MAX_MULTIPLE:g} times its modelled costs"
     modelled_bps = cost / traded * BPS if traded > 0 and cost >= 0 else math.nan
+    why_not_ratio = None
+    if not cost > 0 or not float(np.mean(cost_rate)) > 0:
+        why_not_ratio = "the book paid no modelled execution cost in the window"
+    elif not traded > 0:
+        why_not_ratio = "the book traded nothing in the window"
+    elif not np.all(usable):
+        why_not_ratio = "a session of the window has no starting equity, so its return is undefined"
+    elif gross_returns.size < 2:
+        why_not_ratio = "fewer than 2 daily returns in the window: no information ratio"
+    elif not float(np.mean(gross_returns)) > 0:
+        why_not_ratio = (
+            "the book's mean daily return before costs is not positive in the window: its net information "
+            "ratio is not positive at any cost"
+        )
+    ratio_multiple = math.nan if why_not_ratio else mean_break_even_multiple(gross_returns, cost_rate)
     return CostFigures(
         sessions=int(ending_equity.size),
         net_pnl=net,
@@ -126,6 +168,11 @@ def cost_figures(
         net_information_ratio=information_ratio(net_returns, periods_per_year),
         gross_information_ratio=information_ratio(gross_returns, periods_per_year),
         why_not=why_not,
+        break_even_cost_multiple=ratio_multiple,
+        break_even_cost_bps=ratio_multiple * modelled_bps,
+        why_not_ratio=why_not_ratio,
+        net_returns=net_returns,
+        cost_rate=cost_rate,
     )
 
 
@@ -151,6 +198,10 @@ def costs_payload(view: BuildView, book: str, window: Window, access: Access, wa
     elif part.days.size == 0:
         reason = "the window holds no session of this book"
     else:
+        reason = ""
+    ledger_reason = reason
+    if not reason:
+        assert part is not None
         f = cost_figures(
             part.starting_equity,
             part.ending_equity,
@@ -185,15 +236,124 @@ def costs_payload(view: BuildView, book: str, window: Window, access: Access, wa
         traded_notional=flow("traded_notional", None if f is None else f.traded_notional),
         break_even_multiple=entry("break_even_multiple", None if f is None else f.break_even_multiple),
         break_even_bps=entry("break_even_bps", None if f is None else f.break_even_bps),
+        break_even_cost_bps=entry(
+            "break_even_cost_bps",
+            None if f is None else f.break_even_cost_bps,
+            reason if f is None else f.why_not_ratio or "",
+        ),
         modelled_cost_bps=entry(
             "modelled_cost_bps",
             None if f is None else f.modelled_cost_bps,
             reason if f is None else "the book traded nothing in the window",
         ),
         information_ratio=InformationRatioSides(gross=ir("gross"), net=ir("net")),
+        net_ir_by_cost=_by_cost(f, ledger_reason, context, per_year),
+        net_ir_by_capital=_by_capital(view, book, window, access, warnings, part, f, ledger_reason, per_year),
         turnover_by_decile=turnover_by_decile,
         holding_period=holding_period,
     )
+
+
+def _by_cost(f: CostFigures | None, reason: str, context: dict[str, str], per_year: int) -> list[CostLevel]:
+    """`net_ir_by_cost`: the fixed grid's levels, with the modelled and break-even ones when measurable,
+    in ascending cost (a tie in the grid's place first)."""
+    modelled = math.nan if f is None else f.modelled_cost_bps
+    priced = math.isfinite(modelled) and modelled > 0
+    levels: list[tuple[float, CostLevelKind]] = [(c, "grid") for c in COST_GRID_BPS]
+    if f is not None and priced:
+        levels.append((modelled, "modelled"))
+        if math.isfinite(f.break_even_cost_bps):
+            levels.append((f.break_even_cost_bps, "break_even"))
+    why = reason or (
+        "the book paid no modelled execution cost or traded nothing in the window: a cost level is no multiple "
+        "of its modelled cost"
+        if not priced
+        else "fewer than 2 daily returns with variance in the window"
+    )
+    rows = []
+    for cost, kind in sorted(levels, key=lambda level: level[0]):
+        multiple = cost / modelled if priced else None
+        value = None
+        if f is not None and multiple is not None:
+            # At the break-even the mean, and so the ratio, is 0 by definition (not its rounding).
+            value = (
+                0.0
+                if kind == "break_even"
+                else net_ratio_at_multiple(f.net_returns, f.cost_rate, multiple, per_year)
+            )
+        rows.append(
+            CostLevel(
+                cost_bps=cost,
+                cost_multiple=multiple,
+                level=kind,
+                net_information_ratio_at_cost=declared_stat(
+                    CostLevel, "net_information_ratio_at_cost", value, why, context, periods_per_year=per_year
+                ),
+            )
+        )
+    return rows
+
+
+def _by_capital(
+    view: BuildView,
+    book: str,
+    window: Window,
+    access: Access,
+    warnings: Warnings,
+    part: inputs.Ledger | None,
+    f: CostFigures | None,
+    reason: str,
+    per_year: int,
+) -> list[CostAtCapital]:
+    """`net_ir_by_capital`: the book at each capital of /analytics/capacity's default grid, its
+    reference capital the route's default, with `analytics.capacity`'s own model and figures (the
+    same information ratios and participation as that route's grid)."""
+    context = {"book": book}
+    found = capacity.fills(view, book)
+    a, b = capacity.fill_span(found, window)
+    per_capital = np.empty(0) if found is None else found.per_capital[a:b]
+    measured = per_capital[np.isfinite(per_capital)]
+    fills_why = capacity.fill_reason(
+        view, found, (a, b), measured, access, warnings, "costs.net_ir_by_capital"
+    )
+    ledger_why = reason or fills_why
+    aligned = None
+    if not ledger_why:
+        assert found is not None and part is not None
+        aligned = capacity.aligned_sessions(part, found.days[a:b], found.impact[a:b])
+    q95 = float(np.percentile(measured, [50.0, capacity.PERCENTILE])[1]) if measured.size else math.nan
+    traded = math.nan if f is None else f.traded_notional
+    rows = []
+    for k in GRID_DEFAULT:
+        extra = math.sqrt(k / CAPITAL_DEFAULT) - 1.0
+        ratio = cost = None
+        if aligned is not None and f is not None:
+            ratio = information_ratio(aligned.returns - extra * aligned.slippage, per_year)
+            cost = (f.execution_cost + extra * aligned.slippage_total) / traded * BPS if traded > 0 else None
+        rows.append(
+            CostAtCapital(
+                capital=k,
+                cost_bps=declared_stat(
+                    CostAtCapital,
+                    "cost_bps",
+                    cost,
+                    ledger_why or "the book traded nothing in the window",
+                    context,
+                ),
+                participation_p95=declared_stat(
+                    CostAtCapital, "participation_p95", None if fills_why else k * q95, fills_why, context
+                ),
+                net_information_ratio=declared_stat(
+                    CostAtCapital,
+                    "net_information_ratio",
+                    ratio,
+                    ledger_why or "fewer than 2 daily returns with variance in the window",
+                    context,
+                    periods_per_year=per_year,
+                ),
+            )
+        )
+    return rows
 
 
 def _turnover(

@@ -27,6 +27,12 @@ def mean_over_std(values: np.ndarray) -> float:
     return float(np.mean(x)) / sd if math.isfinite(sd) else math.nan
 
 
+def information_ratio(returns: np.ndarray, periods_per_year: int) -> float:
+    """mean / std(ddof=1) of the finite returns times sqrt(periods_per_year) (the costs route's, and
+    every route's that serves an information ratio of daily returns)."""
+    return mean_over_std(returns) * math.sqrt(periods_per_year)
+
+
 @dataclass(frozen=True)
 class BookFigures:
     """A book's figures over the common sessions (NaN: not measurable)."""

@@ -503,6 +503,94 @@ class TurnoverByDecile(Body, kw_only=True, frozen=True):
     buckets: Annotated[list[TurnoverBucket], figure("Q1 (lowest score) .. Q10")]
 
 
+COST_GRID_BPS = (0.0, 5.0, 10.0, 20.0, 30.0, 50.0, 75.0, 100.0)
+"""The fixed cost levels of `net_ir_by_cost`, in basis points of traded notional."""
+CostLevelKind = Literal["grid", "modelled", "break_even"]
+
+
+class CostLevel(Body, kw_only=True, frozen=True):
+    """An entry of `net_ir_by_cost` of the costs object: the book at one cost level."""
+
+    cost_bps: Annotated[
+        float,
+        figure(
+            "The cost level: execution cost per unit of traded notional, in basis points (a level of the fixed "
+            "grid 0, 5, 10, 20, 30, 50, 75, 100, the modelled cost, or the break-even cost)",
+            "cost_multiple * modelled_cost_bps",
+        ),
+    ]
+    cost_multiple: Annotated[
+        float | None,
+        figure(
+            "The multiple m of the modelled execution cost that costs cost_bps (every session's modelled cost "
+            "scaled by m); null when the modelled cost is not measurable",
+            "cost_bps / modelled_cost_bps",
+        ),
+    ]
+    level: Annotated[
+        CostLevelKind,
+        figure(
+            "grid (a level of the fixed grid), modelled (modelled_cost_bps) or break_even (break_even_cost_bps)"
+        ),
+    ]
+    net_information_ratio_at_cost: Annotated[
+        AnalyticsStat,
+        figure(
+            "Information ratio of the book's daily returns with every modelled cost scaled to cost_bps: "
+            "information_ratio.gross at 0 bps, information_ratio.net at the modelled cost, 0 at the break-even",
+            "mean / std(ddof=1) times sqrt(252) of r_t - (m - 1) k_t, m = cost_multiple, r_t = ending / starting - "
+            "1, k_t = -execution_cost_t / starting_equity_t",
+            source=BOOK_LEDGER,
+            keys=PER_YEAR,
+        ),
+    ]
+
+
+class CostAtCapital(Body, kw_only=True, frozen=True):
+    """An entry of `net_ir_by_capital` of the costs object: the book at one capital, its cost rising
+    with its participation as /analytics/capacity models it."""
+
+    capital: Annotated[
+        float,
+        figure(
+            "The capital K: the book's size at inception in its currency (the grid of /analytics/capacity's "
+            "default, 1e6 to 1e10 in half-decades, the seal's modelled costs taken as the costs at its default "
+            "reference capital K0 = 1e8)"
+        ),
+    ]
+    cost_bps: Annotated[
+        AnalyticsStat,
+        figure(
+            "The book's execution cost per unit of traded notional at capital K, its fees in proportion to "
+            "capital and its slippage as a square-root impact on participation (/analytics/capacity's cost_model, "
+            "fee_linear_slippage_square_root): modelled_cost_bps at K0",
+            "(execution_cost + (sqrt(K/K0) - 1) x slippage) / traded_notional * 10^4, slippage the window's fills' "
+            "cost beyond their fees on the ledger's sessions",
+            source="portfolio:{book}, trades:{book}",
+        ),
+    ]
+    participation_p95: Annotated[
+        AnalyticsStat,
+        figure(
+            "95th percentile of the window's fills' participation at capital K, as /analytics/capacity "
+            "grid[].participation_p95 (K / K0 times the reference's)",
+            "percentile(p(K), 95), p_i(K) = |quantity x fill_price| / equity_basis x K / adv_i",
+            source="trades:{book}, exposures.adv",
+        ),
+    ]
+    net_information_ratio: Annotated[
+        AnalyticsStat,
+        figure(
+            "Information ratio of the book's daily returns at capital K, as /analytics/capacity "
+            "grid[].net_information_ratio at capital=1e8",
+            "mean(r(K)) / std(r(K), ddof=1) * sqrt(252), r_t(K) = r_t - (sqrt(K/K0) - 1) x slippage_t / "
+            "starting_equity_t",
+            source="portfolio:{book}, trades:{book}",
+            keys=PER_YEAR,
+        ),
+    ]
+
+
 class Costs(Body, kw_only=True, frozen=True):
     """What a book's modelled execution costs take (`/analytics/costs`), flows in normalised equity."""
 
@@ -557,11 +645,40 @@ class Costs(Body, kw_only=True, frozen=True):
             "execution_cost / traded_notional * 10^4 (both in equity units)",
         ),
     ]
+    break_even_cost_bps: Annotated[
+        AnalyticsStat,
+        figure(
+            "Execution cost per unit of traded notional at which the book's net information ratio over the window "
+            "is 0: every session's modelled cost scaled by the multiple m at which the mean daily net return is 0, "
+            "in bps as modelled_cost_bps (an arithmetic mean, so above break_even_bps, where the compounded return "
+            "is 0); not measurable when the mean daily return before costs is not positive, the book paid no cost or "
+            "traded nothing",
+            "mean(g) / mean(k) * modelled_cost_bps, g_t = r_t + k_t the gross daily return, k_t = -execution_cost_t "
+            "/ starting_equity_t",
+            source=BOOK_LEDGER,
+        ),
+    ]
     information_ratio: Annotated[
         InformationRatioSides,
         figure(
             "Information ratio before (gross) and after (net) execution costs, side by side; gross here means "
             "before costs, not the /metrics sense (not in excess of the risk-free rate: neither side is)"
+        ),
+    ]
+    net_ir_by_cost: Annotated[
+        list[CostLevel],
+        figure(
+            "The curve of the net information ratio against the cost level: the fixed grid (0, 5, 10, 20, 30, 50, 75 and "
+            "100 bps), the modelled cost and the break-even cost, in ascending cost (the modelled and break-even "
+            "levels only when measurable)"
+        ),
+    ]
+    net_ir_by_capital: Annotated[
+        list[CostAtCapital],
+        figure(
+            "The same curve tied to capacity: at each capital of /analytics/capacity's default grid the cost rises "
+            "with the fills' participation (fees in proportion, slippage as a square-root impact), with the cost "
+            "per traded notional, the 95th-percentile participation and the net information ratio it gives"
         ),
     ]
     turnover_by_decile: Annotated[

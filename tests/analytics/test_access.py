@@ -223,7 +223,14 @@ def test_costs_without_the_ledger(api: Api, alpha: str, book: str) -> None:
         check_withheld(data[name], name)
     for side in ("gross", "net"):
         check_withheld(data["information_ratio"][side], side)
-    assert access_blocks(body) == {"costs"}
+    check_withheld(data["break_even_cost_bps"], "break_even_cost_bps")
+    for row in data["net_ir_by_cost"]:
+        check_withheld(row["net_information_ratio_at_cost"], row["cost_bps"])
+    for row in data["net_ir_by_capital"]:
+        for name in ("cost_bps", "participation_p95", "net_information_ratio"):
+            check_withheld(row[name], (row["capital"], name))
+    # The curve tied to capacity is built from the trades too (no portfolio.* here): its own block.
+    assert access_blocks(body) == {"costs", "costs.net_ir_by_capital"}
     assert data["turnover_by_decile"] == full["turnover_by_decile"] is not None
     assert data["holding_period"] == full["holding_period"]
 

@@ -115,6 +115,39 @@ def flat_entries(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def assert_cost_curves(page: Any, scope: str, costs: dict[str, Any]) -> None:
+    """The costs' curves as served (issue 50, item 6): a bar per measured level of `net_ir_by_cost`
+    and per measured capital of `net_ir_by_capital`, each the served net information ratio, the
+    levels in the served order, and the break-even stated with its served value."""
+
+    def bars(chart: str) -> list[float]:
+        found: list[float] = page.eval_on_selector_all(
+            f"{scope} svg[data-chart='{chart}'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
+        )
+        return found
+
+    def measured(values: list[float | None]) -> list[float]:
+        return [v for v in values if v is not None]
+
+    levels = costs["net_ir_by_cost"]
+    drawn = bars("cost-curve")
+    served = measured([row["net_information_ratio_at_cost"]["value"] for row in levels])
+    assert len(drawn) == len(served) and all(close(a, b) for a, b in zip(drawn, served, strict=True))
+    shown = page.eval_on_selector_all(
+        f"{scope} table.cost-curve tbody th",
+        "ths => ths.map(th => [Number(th.dataset.cost), th.dataset.level])",
+    )
+    assert [level for _, level in shown] == [row["level"] for row in levels]
+    assert all(close(a, row["cost_bps"]) for (a, _), row in zip(shown, levels, strict=True))
+    found = costs["break_even_cost_bps"]["value"]
+    text = page.inner_text(f"{scope} #cost-break-even")
+    assert (f"{found:.1f} bps" in text) if found is not None else ("no break-even" in text), text
+    capitals = costs["net_ir_by_capital"]
+    served = measured([row["net_information_ratio"]["value"] for row in capitals])
+    drawn = bars("cost-capital")
+    assert len(drawn) == len(served) and all(close(a, b) for a, b in zip(drawn, served, strict=True))
+
+
 @pytest.mark.e2e
 def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_checks(
     site: Site, tab: Any, tmp_path: Path
@@ -170,6 +203,7 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     assert_entries(entry_values(page, "#costs table.costs"), flat_entries(costs))
     assert entry_values(page, "#costs table.costs")["break_even_bps"][0].endswith(" bps")
     assert_drawn(page, "turnover-deciles")
+    assert_cost_curves(page, "#costs", costs)
 
     page.wait_for_selector("#risk table.risk")
     risk = site.api(f"{base}/risk", token).json()["data"]

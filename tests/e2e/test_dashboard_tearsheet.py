@@ -36,6 +36,7 @@ import pytest
 import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
+from tests.e2e.test_dashboard_decisions import assert_cost_curves
 
 site = shared.site
 tab = shared.tab
@@ -62,6 +63,8 @@ TOPICS = [
     "checks",
     "significance",
     "costs",
+    "cost-curve",
+    "cost-capital",
     "capacity",
     "capacity-grid",
 ]
@@ -820,6 +823,10 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
         "svg[data-chart='capacity-grid'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
     )
     assert all_measured(grid_bars, [p["net_information_ratio"]["value"] for p in capacity["grid"]])
+
+    # Costs: the break-even and the curves of the net information ratio as served (issue 50, item 6).
+    costs = site.api(f"/v1/alphas/{ALPHA}/analytics/costs", token).json()["data"]
+    assert_cost_curves(page, "#tearsheet", costs)
 
     # What is new against the catalogue: /analytics/residual's figures and betas as served.
     residual = site.api(f"/v1/alphas/{ALPHA}/analytics/residual", token).json()["data"]

@@ -2487,6 +2487,59 @@ class InformationRatioSides(ApiStruct, kw_only=True, frozen=True):
     """
 
 
+class CostLevel(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `net_ir_by_cost` of the costs object: the book at one cost level."""
+
+    cost_bps: float
+    """The cost level: execution cost per unit of traded notional, in basis points (a level of the
+    fixed grid 0, 5, 10, 20, 30, 50, 75, 100, the modelled cost, or the break-even cost)
+    """
+
+    cost_multiple: float | None
+    """The multiple m of the modelled execution cost that costs cost_bps (every session's modelled cost
+    scaled by m); null when the modelled cost is not measurable
+    """
+
+    level: str
+    """grid (a level of the fixed grid), modelled (modelled_cost_bps) or break_even
+    (break_even_cost_bps)
+    """
+
+    net_information_ratio_at_cost: AnalyticsStat
+    """Information ratio of the book's daily returns with every modelled cost scaled to cost_bps:
+    information_ratio.gross at 0 bps, information_ratio.net at the modelled cost, 0 at the
+    break-even
+    """
+
+
+class CostAtCapital(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `net_ir_by_capital` of the costs object: the book at one capital, its cost rising
+    with its participation as /analytics/capacity models it.
+    """
+
+    capital: float
+    """The capital K: the book's size at inception in its currency (the grid of /analytics/capacity's
+    default, 1e6 to 1e10 in half-decades, the seal's modelled costs taken as the costs at its
+    default reference capital K0 = 1e8)
+    """
+
+    cost_bps: AnalyticsStat
+    """The book's execution cost per unit of traded notional at capital K, its fees in proportion to
+    capital and its slippage as a square-root impact on participation (/analytics/capacity's
+    cost_model, fee_linear_slippage_square_root): modelled_cost_bps at K0
+    """
+
+    participation_p95: AnalyticsStat
+    """95th percentile of the window's fills' participation at capital K, as /analytics/capacity
+    grid[].participation_p95 (K / K0 times the reference's)
+    """
+
+    net_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns at capital K, as /analytics/capacity
+    grid[].net_information_ratio at capital=1e8
+    """
+
+
 class TurnoverBucket(ApiStruct, kw_only=True, frozen=True):
     """An entry of `turnover_by_decile.buckets` of the costs object."""
 
@@ -2579,9 +2632,30 @@ class Costs(ApiStruct, kw_only=True, frozen=True):
     modelled_cost_bps: AnalyticsStat
     """The modelled cost per unit of traded notional (break_even_bps / break_even_multiple)"""
 
+    break_even_cost_bps: AnalyticsStat
+    """Execution cost per unit of traded notional at which the book's net information ratio over the
+    window is 0: every session's modelled cost scaled by the multiple m at which the mean daily net
+    return is 0, in bps as modelled_cost_bps (an arithmetic mean, so above break_even_bps, where the
+    compounded return is 0); not measurable when the mean daily return before costs is not positive,
+    the book paid no cost or traded nothing
+    """
+
     information_ratio: InformationRatioSides
     """Information ratio before (gross) and after (net) execution costs, side by side; gross here means
     before costs, not the /metrics sense (not in excess of the risk-free rate: neither side is)
+    """
+
+    net_ir_by_cost: list[CostLevel]
+    """The curve of the net information ratio against the cost level: the fixed grid (0, 5, 10, 20, 30,
+    50, 75 and 100 bps), the modelled cost and the break-even cost, in ascending cost (the modelled
+    and break-even levels only when measurable)
+    """
+
+    net_ir_by_capital: list[CostAtCapital]
+    """The same curve tied to capacity: at each capital of /analytics/capacity's default grid the cost
+    rises with the fills' participation (fees in proportion, slippage as a square-root impact), with
+    the cost per traded notional, the 95th-percentile participation and the net information ratio it
+    gives
     """
 
     turnover_by_decile: TurnoverByDecile | None
@@ -8552,6 +8626,8 @@ __all__ = [
     "CorrelationRow",
     "CorrelationRowMeta",
     "CorrelationRowPage",
+    "CostAtCapital",
+    "CostLevel",
     "Costs",
     "CostsResponse",
     "DataField",

@@ -1,15 +1,19 @@
 // Costs (GET /v1/alphas/{alpha}/analytics/costs): the break-even cost against the modelled one,
-// the information ratio before and after costs, P&L gross and net, and turnover by score decile
-// (per year, the page's one turnover basis, as the route annualises it: `annual_turnover`).
+// the information ratio before and after costs, P&L gross and net, the curve of the net information
+// ratio against the cost level (`net_ir_by_cost`) and tied to capacity (`net_ir_by_capital`: the
+// cost rising with participation), and turnover by score decile (per year, the page's one turnover
+// basis, as the route annualises it: `annual_turnover`). Every point drawn is a served figure.
 
 import { alphaPath, apiGet } from "./api.js";
 import { COLORS, categoryChart } from "./charts.js";
-import { fill, h, note, showError, warningList } from "./dom.js";
-import { int, num } from "./format.js";
+import { fill, h, note, showError, table, warningList } from "./dom.js";
+import { fixed, int, num } from "./format.js";
 import { inUnit } from "./labels.js";
-import { entryTable } from "./stat_entry.js";
+import { entryCell, entryTable, notMeasurable } from "./stat_entry.js";
+import { barChartSvg, signKey } from "./svg.js";
 
 const FIGURES = [
+  "break_even_cost_bps",
   "break_even_bps",
   "modelled_cost_bps",
   "break_even_multiple",
@@ -31,6 +35,85 @@ export function costFigures(data) {
   return FIGURES.map((path) => [path, pick(path)]);
 }
 
+const LEVEL_TEXT = { grid: "", modelled: " (modelled)", break_even: " (break-even)" };
+
+/** The break-even of the net information ratio, stated with the served figures. */
+function breakEvenText(data) {
+  const found = data.break_even_cost_bps;
+  if (found.value == null) return `The net information ratio has no break-even cost: ${found.withheld_reason}.`;
+  return `The net information ratio reaches 0 at ${fixed(found.value, 1)} bps of traded notional (break_even_cost_bps), against a modelled cost of ${fixed(data.modelled_cost_bps.value, 1)} bps; the compounded net return reaches 0 at ${data.break_even_bps.value == null ? "no cost" : `${fixed(data.break_even_bps.value, 1)} bps`} (break_even_bps).`;
+}
+
+/** The break-even and the curve of the net information ratio against the cost level. */
+export function costCurveBlock(answer) {
+  const data = answer.data;
+  const levels = data.net_ir_by_cost || [];
+  const levelLabel = (row) => `${fixed(row.cost_bps, 1)} bps${LEVEL_TEXT[row.level]}`;
+  const byCost = levels.every((row) => row.net_information_ratio_at_cost.value == null)
+    ? notMeasurable("The curve of the net information ratio against the cost", levels.length ? levels[0].net_information_ratio_at_cost.withheld_reason : "no cost level", { id: "cost-curve-withheld" })
+    : [
+        barChartSvg({
+          name: "cost-curve",
+          title: "Net information ratio at each cost level",
+          labels: levels.map(levelLabel),
+          values: levels.map((row) => row.net_information_ratio_at_cost.value),
+          format: (v) => fixed(v, 2),
+          yLabel: "Net information ratio (annualised)",
+          xLabel: "Execution cost (bps of traded notional; every modelled cost scaled)",
+          height: 230,
+          key: signKey("net information ratio"),
+        }),
+        table(
+          ["Cost (bps of traded notional)", "× the modelled cost", "Net information ratio"],
+          levels.map((row) => [
+            h("th", { scope: "row", "data-cost": String(row.cost_bps), "data-level": row.level }, levelLabel(row)),
+            h("td", { "data-value": row.cost_multiple == null ? "" : String(row.cost_multiple) }, row.cost_multiple == null ? "—" : fixed(row.cost_multiple, 3)),
+            entryCell(row.net_information_ratio_at_cost, "net_information_ratio_at_cost"),
+          ]),
+          { className: "data compact cost-curve" },
+        ),
+      ];
+  return [
+    h("p", { class: "summary", id: "cost-break-even" }, breakEvenText(data)),
+    byCost,
+    note("Each level scales every session's modelled cost by the same multiple (information ratio before costs at 0 bps, after the modelled costs at the modelled level, 0 at the break-even); a figure not measurable is a dash, its reason in the Status column.", "caption"),
+  ];
+}
+
+/** The same tied to capacity: the net information ratio as the cost rises with participation. */
+export function costCapitalBlock(answer) {
+  const capitals = answer.data.net_ir_by_capital || [];
+  const byCapital = capitals.length && capitals.every((row) => row.net_information_ratio.value == null)
+    ? notMeasurable("The curve tied to capacity", capitals[0].net_information_ratio.withheld_reason, { id: "cost-capital-withheld" })
+    : [
+        barChartSvg({
+          name: "cost-capital",
+          title: "Net information ratio as the cost rises with participation",
+          labels: capitals.map((row) => inUnit(row.capital, "base_currency")),
+          values: capitals.map((row) => row.net_information_ratio.value),
+          format: (v) => fixed(v, 2),
+          yLabel: "Net information ratio (annualised)",
+          xLabel: "Capital at inception (the book's currency)",
+          height: 230,
+          key: signKey("net information ratio"),
+        }),
+        table(
+          ["Capital", "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
+          capitals.map((row) => [
+            h("th", { scope: "row", "data-capital": String(row.capital) }, inUnit(row.capital, "base_currency")),
+            entryCell(row.cost_bps, "cost_bps"),
+            entryCell(row.participation_p95, "participation_p95"),
+            entryCell(row.net_information_ratio, "net_information_ratio"),
+          ]),
+          { className: "data compact cost-capital" },
+        ),
+      ];
+  return [
+    byCapital,
+    note("At each capital the fills' fees grow in proportion and their slippage as a square-root impact on participation (GET …/analytics/capacity's cost model, reference capital 1e8): the cost per traded notional and the net information ratio it gives.", "caption"),
+  ];
+}
+
 export async function loadCosts(body, alpha, { signal }) {
   let answer;
   try {
@@ -46,6 +129,10 @@ export async function loadCosts(body, alpha, { signal }) {
     body,
     warningList(answer.meta.warnings),
     entryTable(costFigures(data), { className: "data entries costs" }),
+    h("h3", {}, "Net information ratio against the cost"),
+    costCurveBlock(answer),
+    h("h3", {}, "Tied to capacity: the cost rising with participation"),
+    costCapitalBlock(answer),
     chart,
   );
   if (deciles && deciles.buckets && deciles.buckets.length) {

@@ -18,7 +18,7 @@ import { attributionParams, concentrationBlock, fragilityBlock, legsBlock, names
 import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
-import { costFigures } from "./costs_panel.js";
+import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
@@ -206,6 +206,8 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
     sheetPage("costs", "Costs", block("costs", null, got.costs, (body, answer) => add(body, entryTable(costFigures(answer.data), { className: "data entries costs" })))),
+    sheetPage("cost-curve", "Costs: the net information ratio against the cost", block("cost-curve", null, got.costs, (body, answer) => add(body, costCurveBlock(answer)))),
+    sheetPage("cost-capital", "Costs rising with participation", block("cost-capital", null, got.costs, (body, answer) => add(body, costCapitalBlock(answer)))),
     sheetPage("capacity", "Capacity", block("capacity", null, got.capacity, (body, answer) => add(body, capacityBlock(answer)))),
     sheetPage("capacity-grid", "Capacity over a grid of capitals", block("capacity-grid", null, got.capacity, (body, answer) => add(body, capacityGridBlock(answer)))),
   ];
