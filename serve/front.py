@@ -327,12 +327,16 @@ class Front:
 
     def answer_key(self, scope: Any, exchange: Exchange, caller: Any, handler: Any) -> Key | None:
         """What an answer kept for this request must have been made from (serve/answer_cache.py);
-        None when the lake cannot say (the route answers, its 503 included)."""
+        None when the lake cannot say (the route answers, its 503 included): the lake unreadable,
+        the alpha's build damaged since (a kept answer is never served from a build that now fails
+        loud) or not open in this worker (the route opens it)."""
         reader = self.services.reader
         try:
             version = reader.catalogue().version
             alpha = scope["path_params"].get("alpha")
             build = reader.alpha(alpha) if isinstance(alpha, str) else None
+            if build is not None and reader.ready_view(build) is None:
+                return None
         except LakeUnavailable:
             return None
         accept = tuple(value for name, value in scope["headers"] if name.lower() == b"accept")
