@@ -61,6 +61,22 @@ export function capacityBlock(answer) {
 }
 
 /** The net information ratio, the cost drag and the participation at each capital of the grid. */
+/** The net information ratio at each capital of `rows` (each row a `capital` and its
+ * `net_information_ratio` entry, as served): the capacity grid and the costs' curve tied to it. */
+export function netIrByCapitalChart(rows, name, title, height) {
+  return barChartSvg({
+    name,
+    title,
+    labels: rows.map((row) => inUnit(row.capital, "base_currency")),
+    values: rows.map((row) => row.net_information_ratio.value),
+    format: (v) => fixed(v, 2),
+    yLabel: "Net information ratio (annualised)",
+    xLabel: "Capital at inception (the book's currency)",
+    height,
+    key: signKey("net information ratio"),
+  });
+}
+
 export function capacityGridBlock(answer) {
   const grid = answer.data.grid || [];
   return [
@@ -68,17 +84,7 @@ export function capacityGridBlock(answer) {
       ? notMeasurable("The grid of capitals", grid[0].net_information_ratio.withheld_reason, { id: "capacity-grid-withheld" })
       : grid.length
       ? [
-          barChartSvg({
-            name: "capacity-grid",
-            title: "Net information ratio at each capital of the grid",
-            labels: grid.map((p) => inUnit(p.capital, "base_currency")),
-            values: grid.map((p) => p.net_information_ratio.value),
-            format: (v) => fixed(v, 2),
-            yLabel: "Net information ratio (annualised)",
-            xLabel: "Capital at inception (the book's currency)",
-            height: 250,
-            key: signKey("net information ratio"),
-          }),
+          netIrByCapitalChart(grid, "capacity-grid", "Net information ratio at each capital of the grid", 250),
           table(
             ["Capital", "Net information ratio", "Cost drag (% of equity a year)", "95th-percentile participation (% of adv)"],
             grid.map((p) => [

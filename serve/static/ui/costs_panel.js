@@ -5,6 +5,7 @@
 // basis, as the route annualises it: `annual_turnover`). Every point drawn is a served figure.
 
 import { alphaPath, apiGet } from "./api.js";
+import { netIrByCapitalChart } from "./capacity_panel.js";
 import { COLORS, categoryChart } from "./charts.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { fixed, int, num } from "./format.js";
@@ -86,17 +87,7 @@ export function costCapitalBlock(answer) {
   const byCapital = capitals.length && capitals.every((row) => row.net_information_ratio.value == null)
     ? notMeasurable("The curve tied to capacity", capitals[0].net_information_ratio.withheld_reason, { id: "cost-capital-withheld" })
     : [
-        barChartSvg({
-          name: "cost-capital",
-          title: "Net information ratio as the cost rises with participation",
-          labels: capitals.map((row) => inUnit(row.capital, "base_currency")),
-          values: capitals.map((row) => row.net_information_ratio.value),
-          format: (v) => fixed(v, 2),
-          yLabel: "Net information ratio (annualised)",
-          xLabel: "Capital at inception (the book's currency)",
-          height: 230,
-          key: signKey("net information ratio"),
-        }),
+        netIrByCapitalChart(capitals, "cost-capital", "Net information ratio as the cost rises with participation", 230),
         table(
           ["Capital", "Cost (bps of traded notional)", "95th-percentile participation (% of adv)", "Net information ratio"],
           capitals.map((row) => [
