@@ -378,6 +378,10 @@ def without_new_rules(found: Findings) -> Findings:
     )
 
 
+SCHEMA_REFUSALS = ("schema.columns", "schema.not_null", "schema.date_range")
+"""The rules whose break refuses a table to every later rule (`validate.check_schemas`)."""
+
+
 def non_finite_tables(tables: dict[tuple[str, str | None], pa.Table]) -> set[str]:
     """Where `schema.finite_numbers` must report, by numpy: each table (but exposures, held by
     its own rule) with an infinity in a number column, or a NaN in one that takes no null."""
@@ -464,7 +468,10 @@ def test_a_damaged_seal_gets_the_same_findings(data: st.DataObject) -> None:
     ported, reference = Findings(), Findings()
     port.check_alpha(damaged, ported, set())
     finite = [b for b in ported.broken if b.rule == "schema.finite_numbers"]
-    assert {b.message.split(": ")[1] for b in finite} == non_finite_tables(damaged.tables)
+    # A table a schema rule refused is read by no other rule (validate.check_tables): a damage that
+    # left a null where none may be is reported as that, and its infinities are not looked at.
+    refused = {b.message.split(": ")[0] for b in ported.broken if b.rule in SCHEMA_REFUSALS}
+    assert {b.message.split(": ")[1] for b in finite} == non_finite_tables(damaged.tables) - refused
     try:
         oracle.check_alpha(damaged, reference, set())
     except pl.exceptions.InvalidOperationError as crash:
