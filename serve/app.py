@@ -294,7 +294,10 @@ def metrics_start(services: Services) -> list[Any]:
         return []
 
     def attach_sampler(app: Litestar) -> None:
-        monitor_of(app).observers.append(metrics.sampler(services.reader, services.limiter, services.store))
+        answers = getattr(app.asgi_handler, "answers", None)  # the one-pass layer's (serve/front.py)
+        monitor_of(app).observers.append(
+            metrics.sampler(services.reader, services.limiter, services.store, answers)
+        )
 
     return [forget_dead_workers, attach_sampler]
 

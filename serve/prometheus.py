@@ -135,10 +135,27 @@ class ServerMetrics:
             registry=registry,
             multiprocess_mode="livemax",
         )
+        self.answer_cache_bytes = Gauge(
+            PREFIX + "answer_cache_bytes",
+            "Bytes of answers the live workers keep to answer again, summed (each at most "
+            'ALPHA_RESULTS_ANSWER_CACHE_BYTES; docs/operations.md "Answers made once").',
+            registry=registry,
+            multiprocess_mode="livesum",
+        )
         self.counters = {
             name: Counter(PREFIX + metric, _sentence(READER_COUNTS[name]), registry=registry)
             for name, metric in READER_COUNTERS.items()
         }
+        self.counters["answer_hits"] = Counter(
+            PREFIX + "answer_cache_hits",
+            "Requests answered from an answer a worker kept (a run's collection page asked before).",
+            registry=registry,
+        )
+        self.counters["answer_misses"] = Counter(
+            PREFIX + "answer_cache_misses",
+            "Requests of a run's collection page no kept answer had: answered by the route.",
+            registry=registry,
+        )
         self.counters["outages"] = Counter(
             PREFIX + "limiter_outages",
             "Times a worker found the rate limiter's Redis failing and began counting limits locally.",
@@ -169,8 +186,8 @@ class ServerMetrics:
         children[0].inc()
         children[1].observe(seconds)
 
-    def sampler(self, reader: Any, limiter: Any | None, cache: Any | None) -> Sampler:
-        return Sampler(self, reader, limiter, cache)
+    def sampler(self, reader: Any, limiter: Any | None, cache: Any | None, answers: Any | None) -> Sampler:
+        return Sampler(self, reader, limiter, cache, answers)
 
     def exposition(self, extra: Iterable[Metric], accept: str | None) -> tuple[bytes, str]:
         """The text a scrape receives (Prometheus text format, or OpenMetrics when `accept` asks for
@@ -210,6 +227,7 @@ class Sampler:
     reader: Any
     limiter: Any | None
     cache: Any | None  # access.cache.IdentityCache
+    answers: Any | None  # serve.answer_cache.AnswerCache (None: none kept)
 
     def __post_init__(self) -> None:
         self._seen: dict[str, int] = {}
@@ -225,6 +243,9 @@ class Sampler:
         metrics.damaged_builds.set(self.reader.damaged_builds())
         metrics.degraded_alphas.set(len(state.degraded_alphas))
         counts = {**self.reader.counts.snapshot(), "outages": getattr(self.limiter, "outages", 0)}
+        if self.answers is not None:
+            metrics.answer_cache_bytes.set(self.answers.used)
+            counts |= {"answer_hits": self.answers.hits, "answer_misses": self.answers.misses}
         for name, value in counts.items():
             grown = value - self._seen.get(name, 0)
             if grown > 0:

@@ -195,6 +195,21 @@ def test_the_workers_report_their_backends(server: Server) -> None:
         assert sample(samples, f"alpha_results_{name}") == 1, name
     assert sample(samples, "alpha_results_lake_damaged_builds") == 0
     assert sample(samples, "alpha_results_lake_integrity_checks_total") >= 1  # each build opened is checked
+    # Answers made once: one page asked ten times over two workers, so one worker asks it at least
+    # five times: kept on its second ask, answered kept from its third.
+    page = f"/v1/alphas/{alpha}/rebalances?limit=7"
+    for _ in range(10):
+        assert get(server.port, page, server.roomy.token)[0] == 200
+    kept = wait_until(
+        lambda: (
+            (found := scrape(server))
+            and (sample(found, "alpha_results_answer_cache_hits_total") or 0) >= 1
+            and found
+        ),
+        "a kept answer counted",
+    )
+    assert sample(kept, "alpha_results_answer_cache_misses_total") >= 2
+    assert sample(kept, "alpha_results_answer_cache_bytes") > 0
     # One series per gauge, whatever the number of workers: a gauge says how workers merge.
     assert not any(label == "pid" for _, labels in samples for label, _ in labels)
 
