@@ -15,15 +15,16 @@ The statement only sees the `candidates` it is given: the alphas the key may rea
 computes them from the allow-lists), narrowed by any `CandidateFilter` first. So its total and its
 rows count and name nothing the key may not read, and no filter value can reach another alpha.
 
-A version's table stays while it is among the last `KEEP_VERSIONS` installed; a request that looks
-up a table the moment it is dropped installs it again (`_run`).
+A version's table stays while it is among the last `KEEP_VERSIONS` installed, and while a request
+reads it: a table evicted while requests hold it is dropped by the last of them (`_release`), so no
+statement ever meets a table dropped under it, however many versions arrive meanwhile.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -212,6 +213,8 @@ class Screener:
         self._tables: OrderedDict[str, str] = OrderedDict()  # catalogue version -> table name
         self._arrows: dict[str, Installed] = {}  # table name -> its rows as Arrow
         self._numbers = itertools.count(1)
+        self._holders: Counter[str] = Counter()  # table name -> the requests reading it now
+        self._evicted: set[str] = set()  # tables out of `_tables` that requests still read
 
     def page(self, version: str, index: pa.Table, screen: Screen) -> Page:
         """The page `screen` asks for over `index`, the catalogue index of `version`."""
@@ -244,11 +247,9 @@ class Screener:
         )
 
     def _installed(self, table: str) -> Installed:
+        """The Arrow rows of `table`, which the asking request holds (so it is not dropped)."""
         with self._lock:
-            found = self._arrows.get(table)
-        if found is None:  # dropped meanwhile: as a statement on it would
-            raise duckdb.CatalogException(f"{table} is no longer installed")
-        return found
+            return self._arrows[table]
 
     def _on(
         self,
@@ -268,16 +269,26 @@ class Screener:
         table, cursor = self._cursor(version, index, candidates)
         try:
             return run(cursor, table)
-        except duckdb.CatalogException:
-            # The table was dropped between the look-up and the statement (KEEP_VERSIONS newer
-            # versions arrived meanwhile): install it again and run once more.
-            cursor.close()
-            with self._lock:
-                self._tables.pop(version, None)
-            table, cursor = self._cursor(version, index, candidates)
-            return run(cursor, table)
         finally:
             cursor.close()
+            self._release(table)
+
+    def _release(self, table: str) -> None:
+        """A request done with `table`: dropped now when it was evicted and this was its last reader."""
+        with self._lock:
+            self._holders[table] -= 1
+            if self._holders[table] > 0:
+                return
+            del self._holders[table]
+            if table in self._evicted:
+                self._evicted.discard(table)
+                self._drop(table)
+
+    def _drop(self, table: str) -> None:
+        """Under the lock: `table` and its Arrow rows gone."""
+        assert self._connection is not None
+        self._connection.execute(f"DROP TABLE IF EXISTS {table}")
+        self._arrows.pop(table, None)
 
     def _run(self, cursor: duckdb.DuckDBPyConnection, table: str, *, screen: Screen) -> Page:
         sql, values, count_sql, count_values = statement(table, screen)
@@ -309,13 +320,21 @@ class Screener:
                 self._tables[version] = table
                 while len(self._tables) > KEEP_VERSIONS:
                     _, old = self._tables.popitem(last=False)
-                    connection.execute(f"DROP TABLE IF EXISTS {old}")
-                    self._arrows.pop(old, None)
+                    if self._holders[old]:
+                        self._evicted.add(old)  # its last reader drops it
+                    else:
+                        self._drop(old)
             else:
                 self._tables.move_to_end(version)
+            self._holders[table] += 1
             cursor = connection.cursor()
         if candidates is not None:
-            cursor.register(CANDIDATES, candidates)
+            try:
+                cursor.register(CANDIDATES, candidates)
+            except BaseException:
+                cursor.close()
+                self._release(table)
+                raise
         return table, cursor
 
     def _install(self, connection: duckdb.DuckDBPyConnection, index: pa.Table) -> str:

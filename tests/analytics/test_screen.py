@@ -976,7 +976,7 @@ def test_versions_are_installed_once_and_old_ones_dropped() -> None:
 def test_concurrent_requests_on_changing_versions_each_see_their_own() -> None:
     """Threads screen alternating versions (each installing and evicting the others' tables) and
     every answer is its own version's."""
-    tables = {f"g{n}": synthetic_index(100 + n, 120) for n in range(KEEP_VERSIONS + 2)}
+    tables = {f"g{n}": synthetic_index(100 + n, 120) for n in range(KEEP_VERSIONS + 4)}
     frames = {v: as_screened(t) for v, t in tables.items()}
     screener = Screener()
     failures: list[Any] = []
@@ -997,7 +997,7 @@ def test_concurrent_requests_on_changing_versions_each_see_their_own() -> None:
             except Exception as exc:  # any failure in a thread is a failure of the test
                 failures.append((version, params, repr(exc)))
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(6)]
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
