@@ -33,6 +33,7 @@ from analytics import (
 )
 from analytics.access import require_readable
 from analytics.answer import Answer
+from analytics.costs import DayFilter, every_day
 from analytics.entries import Warnings
 from analytics.errors import DataNotReadable
 from analytics.inputs import require_built
@@ -132,11 +133,11 @@ class BuildAnswers:
         """The market benchmark's regimes when the reader may call its series; None: withheld."""
         return self.market_regimes() if self.scope.may_call(BENCHMARK_ENDPOINT) else None
 
-    def _regime_filter(self, view: BuildView, regime: str | None) -> tuple[costs.DayFilter, str]:
+    def _regime_filter(self, view: BuildView, regime: str | None) -> tuple[DayFilter, str]:
         """The days `regime` keeps and the answer's version. A regime is a label of the benchmark's
         series: a key that may not read it may not filter by it (403 naming its route)."""
         if regime is None:
-            return costs.every_day, view.build_id
+            return every_day, view.build_id
         if not self.scope.may_call(BENCHMARK_ENDPOINT):
             raise DataNotReadable(
                 f"regime splits sessions by labels of {MARKET_BENCHMARK}'s daily series; it needs {BENCHMARK_ENDPOINT}.",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -45,6 +46,7 @@ from schemas.bodies.regimes import (
     DRAWDOWN_THRESHOLD,
     TREND_SESSIONS,
     VOLATILITY_SESSIONS,
+    Dimension,
     RegimeRow,
     Regimes,
 )
@@ -77,7 +79,10 @@ def regime_table(daily: pa.Table, sessions_per_year: int = 252) -> pa.Table:
     peak = np.fmax.accumulate(price) if n else price
     with np.errstate(divide="ignore", invalid="ignore"):
         drawdown = 1.0 - price / peak
-    trend = [None if not math.isfinite(a) else ("up" if p > a else "down") for p, a in zip(price, average)]
+    trend = [
+        None if not math.isfinite(a) else ("up" if p > a else "down")
+        for p, a in zip(price, average, strict=True)
+    ]
     tercile = [
         None if not math.isfinite(v) else ("low" if v <= low else "mid" if v <= high else "high")
         for v in volatility
@@ -220,7 +225,7 @@ def regimes_payload(
         )
 
     def row(
-        dimension: str, label: str, keep_sessions: np.ndarray | None, keep_weeks: np.ndarray | None
+        dimension: Dimension, label: str, keep_sessions: np.ndarray | None, keep_weeks: np.ndarray | None
     ) -> RegimeRow:
         r = None if part is None or keep_sessions is None else part.returns[keep_sessions]
         ic = None if weekly is None or keep_weeks is None else weekly.values[keep_weeks]
@@ -278,7 +283,7 @@ def regimes_payload(
                 continue
             rows.append(
                 row(
-                    dimension,
+                    cast(Dimension, dimension),
                     label,
                     None if session_labels is None else session_labels == label,
                     None if week_labels is None else week_labels == label,
