@@ -241,8 +241,8 @@ def regimes_payload(
             regime="all" if dimension == "all" else f"{dimension}:{label}",
             dimension=dimension,
             label=label,
-            sessions=None if r is None else int(r.size),
-            weeks=None if ic is None else int(ic.size),
+            regime_sessions=None if r is None else int(r.size),
+            regime_weeks=None if ic is None else int(ic.size),
             information_ratio=declared_stat(
                 RegimeRow,
                 "information_ratio",

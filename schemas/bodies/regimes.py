@@ -49,22 +49,20 @@ class RegimeRow(Body, kw_only=True, frozen=True):
             "this dimension, or does not have); all for the window. " + LABELS
         ),
     ]
-    sessions: Annotated[
+    regime_sessions: Annotated[
         int | None,
         figure(
             "Sessions of the book in the window in this regime; a dimension's rows add up to row all's; null "
             "when the ledger or the benchmark is withheld",
             source=BOOK_LEDGER,
-            term="regime_sessions",
         ),
     ]
-    weeks: Annotated[
+    regime_weeks: Annotated[
         int | None,
         figure(
             "Weeks of the window with a measurable IC whose rebalance date is in this regime; a dimension's rows "
             "add up to row all's; null when the cross-sections or the benchmark are withheld",
             source=WEEKLY_IC,
-            term="regime_weeks",
         ),
     ]
     information_ratio: Annotated[

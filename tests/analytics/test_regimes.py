@@ -127,7 +127,9 @@ def test_the_stored_labels_are_pandas_labels(lake: ref.Lake, labels: pd.DataFram
 # -- the per-regime table -------------------------------------------------------------------------
 
 
-def expected_rows(lake: ref.Lake, labels: pd.DataFrame, alpha: str, window: ref.Window) -> dict[str, dict[str, Any]]:
+def expected_rows(
+    lake: ref.Lake, labels: pd.DataFrame, alpha: str, window: ref.Window
+) -> dict[str, dict[str, Any]]:
     r = lake.returns(alpha, "long_short", window)
     ic = lake.ic(alpha, window).dropna()
     sealed_ic = lake.weekly_signal(alpha) is not None
@@ -145,8 +147,8 @@ def expected_rows(lake: ref.Lake, labels: pd.DataFrame, alpha: str, window: ref.
 def figures(r: np.ndarray, ic: np.ndarray, sealed_ic: bool) -> dict[str, Any]:
     """`sealed_ic`: the run sealed decisions (else no week is counted, not even 0)."""
     return {
-        "sessions": int(r.size),
-        "weeks": int(ic.size) if sealed_ic else None,
+        "regime_sessions": int(r.size),
+        "regime_weeks": int(ic.size) if sealed_ic else None,
         "information_ratio": ratio(r),
         "rebuilt_mean_ic": float(ic.mean()) if ic.size else None,
         "rebuilt_hit_rate": float((ic > 0).sum()) / ic.size if ic.size else None,
@@ -163,11 +165,16 @@ def test_each_regime_reproduces(
     want = expected_rows(lake, labels, alpha, window)
     assert [row["regime"] for row in data["rows"]] == ["all", *ALL_REGIMES]
     low, high = labels.attrs["cuts"]
-    assert close(data["volatility_low_cut"]["value"], low) and close(data["volatility_high_cut"]["value"], high)
+    assert close(data["volatility_low_cut"]["value"], low) and close(
+        data["volatility_high_cut"]["value"], high
+    )
     for row in data["rows"]:
         expected = want[row["regime"]]
         where = (alpha, window, row["regime"])
-        assert row["sessions"] == expected["sessions"] and row["weeks"] == expected["weeks"], where
+        assert (
+            row["regime_sessions"] == expected["regime_sessions"]
+            and row["regime_weeks"] == expected["regime_weeks"]
+        ), where
         for name in ("information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"):
             assert close(row[name]["value"], expected[name]), (where, name, row[name], expected[name])
 
@@ -183,14 +190,18 @@ def test_the_regimes_add_back_up_to_the_window(
     rows = {row["regime"]: row for row in data["rows"]}
     whole = rows["all"]
     costs = regimes_api.ok(COSTS.format(alpha), "plain", **window_params(window))["data"]
-    assert whole["sessions"] == costs["sessions"]
+    assert whole["regime_sessions"] == costs["sessions"]
     assert close(whole["information_ratio"]["value"], costs["information_ratio"]["net"]["value"])
     r = lake.returns(alpha, "long_short", window)
     ic = lake.ic(alpha, window).dropna()
     for dimension, names in DIMENSIONS.items():
-        assert sum(rows[f"{dimension}:{n}"]["sessions"] for n in names) == whole["sessions"], dimension
-        if whole["weeks"] is not None:
-            assert sum(rows[f"{dimension}:{n}"]["weeks"] for n in names) == whole["weeks"], dimension
+        assert sum(rows[f"{dimension}:{n}"]["regime_sessions"] for n in names) == whole["regime_sessions"], (
+            dimension
+        )
+        if whole["regime_weeks"] is not None:
+            assert sum(rows[f"{dimension}:{n}"]["regime_weeks"] for n in names) == whole["regime_weeks"], (
+                dimension
+            )
         on_sessions = label_of(labels, pd.Index(r.index), dimension)
         on_weeks = label_of(labels, pd.Index(ic.index), dimension)
         union_r = np.concatenate([r.to_numpy(float)[on_sessions == n] for n in names])
@@ -203,9 +214,9 @@ def test_the_demo_exercises_the_regimes(regimes_api: Api) -> None:
     """The small demo's history holds sessions labelled in every dimension and unlabelled ones (a
     test over empty regimes only would prove nothing)."""
     rows = {r["regime"]: r for r in regimes_api.ok(PATH.format("momentum_12_1"), "plain")["data"]["rows"]}
-    assert rows["trend:up"]["sessions"] > 20 and rows["trend:unlabelled"]["sessions"] > 20
-    assert min(rows[f"volatility:{n}"]["sessions"] for n in ("low", "mid", "high")) > 20
-    assert rows["drawdown:out"]["sessions"] > 20
+    assert rows["trend:up"]["regime_sessions"] > 20 and rows["trend:unlabelled"]["regime_sessions"] > 20
+    assert min(rows[f"volatility:{n}"]["regime_sessions"] for n in ("low", "mid", "high")) > 20
+    assert rows["drawdown:out"]["regime_sessions"] > 20
 
 
 def test_regime_keeps_one_row(regimes_api: Api) -> None:
@@ -231,7 +242,9 @@ def test_costs_over_a_regime_reproduce_and_add_up(
         sessions = net = cost = 0.0
         for name in names:
             regime = f"{dimension}:{name}"
-            data = regimes_api.ok(COSTS.format(alpha), "plain", regime=regime, **window_params(window))["data"]
+            data = regimes_api.ok(COSTS.format(alpha), "plain", regime=regime, **window_params(window))[
+                "data"
+            ]
             want = ref.cost_figures(ledger[on == name].reset_index(drop=True))
             assert data["sessions"] == want["sessions"], regime
             for key in ("net_pnl", "execution_cost", "gross_pnl", "traded_notional", "modelled_cost_bps"):
@@ -243,7 +256,9 @@ def test_costs_over_a_regime_reproduce_and_add_up(
             net += data["net_pnl"]["value"] or 0.0
             cost += data["execution_cost"]["value"] or 0.0
         assert sessions == whole["sessions"], dimension
-        assert close(net, whole["net_pnl"]["value"]) and close(cost, whole["execution_cost"]["value"]), dimension
+        assert close(net, whole["net_pnl"]["value"]) and close(cost, whole["execution_cost"]["value"]), (
+            dimension
+        )
 
 
 # -- bad input, scope, old lakes ---------------------------------------------------------------------
@@ -265,7 +280,7 @@ def test_a_key_without_spy_sees_no_figure_split_by_its_regimes(regimes_api: Api)
     data = body["data"]
     assert data["rows"][0] == full["data"]["rows"][0]  # the window's own figures: no SPY in them
     for row in data["rows"][1:]:
-        assert row["sessions"] is None and row["weeks"] is None, row
+        assert row["regime_sessions"] is None and row["regime_weeks"] is None, row
         for name in ("information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"):
             check_withheld(row[name], (row["regime"], name))
             assert "benchmarks.daily" in row[name]["withheld_reason"]
