@@ -113,24 +113,31 @@ def regime_table(daily: pa.Table, sessions_per_year: int = 252) -> pa.Table:
 
 @dataclass(frozen=True)
 class MarketRegimes:
-    """A benchmark build's sessions (days since 1970, ascending) and each dimension's label."""
+    """A benchmark build's sessions (days since 1970, ascending) and each dimension's label, as its
+    position in `schemas.choices.REGIME_LABELS` (small integers: a filter over a book's 100,000
+    fills compares integers, not strings)."""
 
     symbol: str
     build_id: str
     days: np.ndarray
-    labels: dict[str, np.ndarray]  # dimension -> label per session (`unlabelled` where none)
+    codes: dict[str, np.ndarray]  # dimension -> label code per session (`unlabelled`'s where none)
     low_cut: float
     high_cut: float
 
     def on(self, days: np.ndarray, dimension: str) -> np.ndarray:
-        """The label of `dimension` on each of `days` (`unlabelled` where the benchmark has no session)."""
+        """The label code of `dimension` on each of `days` (`unlabelled`'s where the benchmark has no
+        session that day)."""
         at = np.searchsorted(self.days, days)
         inside = at < self.days.size
         hit = inside.copy()
         hit[inside] = self.days[at[inside]] == days[inside]
-        found = np.full(days.shape, UNLABELLED, dtype=object)
-        found[hit] = self.labels[dimension][at[hit]]
+        found = np.full(days.shape, code_of(dimension, UNLABELLED), dtype=np.int8)
+        found[hit] = self.codes[dimension][at[hit]]
         return found
+
+
+def code_of(dimension: str, label: str) -> int:
+    return REGIME_LABELS[dimension].index(label)
 
 
 def market_regimes(view: BuildView, symbol: str) -> MarketRegimes:
@@ -141,15 +148,16 @@ def market_regimes(view: BuildView, symbol: str) -> MarketRegimes:
         table = view.table("regimes")
         if table is None:
             return None
-        labels = {
-            dimension: np.asarray(
-                table.column(column).fill_null(UNLABELLED).to_numpy(zero_copy_only=False), dtype=object
-            )
-            for dimension, column in COLUMNS.items()
-        }
+        codes = {}
+        for dimension, column in COLUMNS.items():
+            text = table.column(column).fill_null(UNLABELLED).to_numpy(zero_copy_only=False)
+            found = np.full(text.shape, -1, dtype=np.int8)
+            for code, label in enumerate(REGIME_LABELS[dimension]):
+                found[text == label] = code
+            codes[dimension] = found
         cuts = floats(table.column("volatility_low_cut")), floats(table.column("volatility_high_cut"))
         low, high = (float(c[0]) if c.size else math.nan for c in cuts)
-        return MarketRegimes(symbol, view.build_id, day_numbers(table), labels, low, high)
+        return MarketRegimes(symbol, view.build_id, day_numbers(table), codes, low, high)
 
     try:
         found = view.memo("benchmark:regimes", read)
@@ -175,7 +183,7 @@ def session_filter(market: MarketRegimes, regime: str | None, days: np.ndarray) 
     if regime is None:
         return np.ones(days.shape, dtype=bool)
     dimension, label = parse(regime)
-    return np.asarray(market.on(days, dimension) == label, dtype=bool)
+    return np.asarray(market.on(days, dimension) == code_of(dimension, label), dtype=bool)
 
 
 def benchmark_withheld(symbol: str, warnings: Warnings) -> str:
@@ -278,15 +286,15 @@ def regimes_payload(
     for dimension, labels in REGIME_LABELS.items():
         session_labels = None if market is None or part is None else market.on(part.days, dimension)
         week_labels = None if market is None or weekly is None else market.on(weekly.days, dimension)
-        for label in labels:
+        for code, label in enumerate(labels):
             if wanted is not None and wanted != (dimension, label):
                 continue
             rows.append(
                 row(
                     cast(Dimension, dimension),
                     label,
-                    None if session_labels is None else session_labels == label,
-                    None if week_labels is None else week_labels == label,
+                    None if session_labels is None else session_labels == code,
+                    None if week_labels is None else week_labels == code,
                 )
             )
     where = {"symbol": symbol}
