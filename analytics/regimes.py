@@ -319,7 +319,7 @@ def regimes_payload(
             cut_reason,
             where,
         ),
-        rows=rows,
+        by_regime=rows,
     )
 
 

@@ -122,7 +122,7 @@ class Regimes(Body, kw_only=True, frozen=True):
             source=BENCHMARK_REGIMES,
         ),
     ]
-    rows: Annotated[
+    by_regime: Annotated[
         list[RegimeRow],
         figure(
             "Row all (the window), then each regime of trend, volatility and drawdown with its unlabelled "

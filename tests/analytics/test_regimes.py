@@ -163,12 +163,12 @@ def test_each_regime_reproduces(
     body = regimes_api.ok(PATH.format(alpha), "plain", **window_params(window))
     data = body["data"]
     want = expected_rows(lake, labels, alpha, window)
-    assert [row["regime"] for row in data["rows"]] == ["all", *ALL_REGIMES]
+    assert [row["regime"] for row in data["by_regime"]] == ["all", *ALL_REGIMES]
     low, high = labels.attrs["cuts"]
     assert close(data["volatility_low_cut"]["value"], low) and close(
         data["volatility_high_cut"]["value"], high
     )
-    for row in data["rows"]:
+    for row in data["by_regime"]:
         expected = want[row["regime"]]
         where = (alpha, window, row["regime"])
         assert (
@@ -187,7 +187,7 @@ def test_the_regimes_add_back_up_to_the_window(
     """Per dimension: sessions and weeks add up to row all's; the figures over the union of the
     regimes' sessions (pandas, concatenated) are the unfiltered ones, /analytics/costs' included."""
     data = regimes_api.ok(PATH.format(alpha), "plain", **window_params(window))["data"]
-    rows = {row["regime"]: row for row in data["rows"]}
+    rows = {row["regime"]: row for row in data["by_regime"]}
     whole = rows["all"]
     costs = regimes_api.ok(COSTS.format(alpha), "plain", **window_params(window))["data"]
     assert whole["regime_sessions"] == costs["sessions"]
@@ -213,17 +213,19 @@ def test_the_regimes_add_back_up_to_the_window(
 def test_the_demo_exercises_the_regimes(regimes_api: Api) -> None:
     """The small demo's history holds sessions labelled in every dimension and unlabelled ones (a
     test over empty regimes only would prove nothing)."""
-    rows = {r["regime"]: r for r in regimes_api.ok(PATH.format("momentum_12_1"), "plain")["data"]["rows"]}
+    rows = {
+        r["regime"]: r for r in regimes_api.ok(PATH.format("momentum_12_1"), "plain")["data"]["by_regime"]
+    }
     assert rows["trend:up"]["regime_sessions"] > 20 and rows["trend:unlabelled"]["regime_sessions"] > 20
     assert min(rows[f"volatility:{n}"]["regime_sessions"] for n in ("low", "mid", "high")) > 20
     assert rows["drawdown:out"]["regime_sessions"] > 20
 
 
 def test_regime_keeps_one_row(regimes_api: Api) -> None:
-    full = regimes_api.ok(PATH.format("momentum_12_1"), "plain")["data"]["rows"]
+    full = regimes_api.ok(PATH.format("momentum_12_1"), "plain")["data"]["by_regime"]
     one = regimes_api.ok(PATH.format("momentum_12_1"), "plain", regime="Volatility:High")["data"]
     assert one["regime"] == "volatility:high"  # matched case-insensitively, echoed as declared
-    assert one["rows"] == [full[0], next(r for r in full if r["regime"] == "volatility:high")]
+    assert one["by_regime"] == [full[0], next(r for r in full if r["regime"] == "volatility:high")]
 
 
 # -- regime= on /analytics/costs -------------------------------------------------------------------
@@ -278,8 +280,8 @@ def test_a_key_without_spy_sees_no_figure_split_by_its_regimes(regimes_api: Api)
     full = regimes_api.ok(PATH.format("momentum_12_1"), "plain")
     body = regimes_api.ok(PATH.format("momentum_12_1"), "no_benchmark")
     data = body["data"]
-    assert data["rows"][0] == full["data"]["rows"][0]  # the window's own figures: no SPY in them
-    for row in data["rows"][1:]:
+    assert data["by_regime"][0] == full["data"]["by_regime"][0]  # the window's own figures: no SPY in them
+    for row in data["by_regime"][1:]:
         assert row["regime_sessions"] is None and row["regime_weeks"] is None, row
         for name in ("information_ratio", "rebuilt_mean_ic", "rebuilt_hit_rate"):
             check_withheld(row[name], (row["regime"], name))

@@ -2748,7 +2748,7 @@ class Regimes(ApiStruct, kw_only=True, frozen=True):
     volatility_high_cut: AnalyticsStat
     """The benchmark's realised volatility at its second tercile: high above it"""
 
-    rows: list[RegimeRow]
+    by_regime: list[RegimeRow]
     """Row all (the window), then each regime of trend, volatility and drawdown with its unlabelled
     sessions, in that order
     """
