@@ -317,3 +317,25 @@ def test_a_spy_build_without_regimes_is_a_503(old_lake: Api) -> None:
         error = response.json()["error"]
         assert error["code"] == "analytics_not_built" and error["details"]["symbol"] == "SPY"
     assert old_lake.get(COSTS.format("momentum_12_1"), "plain").status_code == 200
+
+
+@pytest.mark.parametrize("sessions", (0, 1, 5, 63, 64, 200))
+def test_a_short_series_is_labelled_where_it_can_be(sessions: int) -> None:
+    """A benchmark with too little history for a label has none in that dimension (and no cut points
+    without one volatility); never an error at publish."""
+    import datetime as dt
+
+    from analytics.regimes import regime_table
+
+    days = [dt.date(2021, 1, 4) + dt.timedelta(days=i) for i in range(sessions)]
+    price = 100.0 * np.cumprod(1.0 + 0.01 * np.sin(np.arange(sessions)))
+    daily = pa.table(
+        {"date": pa.array(days, pa.date32()), "close": pa.array(price), "adjusted_close": pa.array(price)}
+    )
+    table = regime_table(daily).to_pandas()
+    assert len(table) == sessions
+    assert table["trend"].notna().sum() == max(0, sessions - 199)
+    assert table["volatility"].notna().sum() == max(0, sessions - 63)
+    assert (table["drawdown_regime"].isin(["in", "out"])).all()
+    if sessions <= 63:
+        assert table["volatility_low_cut"].isna().all()
