@@ -165,8 +165,9 @@ def market_regimes(view: BuildView, symbol: str) -> MarketRegimes:
         raise BenchmarkMissing(symbol, configured=True) from exc
     if found is None:
         raise AnalyticsNotBuilt(
-            f"The served build {view.build_id} of benchmark {symbol} was published before its regime labels; "
-            "an operator publishes the benchmark's seal again (`alpha-results build`) to label them.",
+            f"The served build {view.build_id} of benchmark {symbol} was published before its regime labels "
+            '(docs/analytics.md "Regimes"); an operator publishes its seal again with a pipeline that labels '
+            "them (`alpha-results build`: a pipeline version that has not built this seal yet).",
             details={"symbol": symbol, "build": view.build_id},
         )
     return found
