@@ -242,6 +242,7 @@ def test_costs_over_a_regime_reproduce_and_add_up(
     for dimension, names in DIMENSIONS.items():
         on = label_of(labels, pd.Index(ledger["date"]), dimension)
         sessions = net = cost = 0.0
+        weeks = 0  # rebalance weeks of turnover_by_decile, split by their date's label
         for name in names:
             regime = f"{dimension}:{name}"
             data = regimes_api.ok(COSTS.format(alpha), "plain", regime=regime, **window_params(window))[
@@ -255,9 +256,11 @@ def test_costs_over_a_regime_reproduce_and_add_up(
                 got = data["information_ratio"][side]["value"]
                 assert close(got, want[f"information_ratio.{side}"]), (regime, side)
             sessions += data["sessions"]
+            weeks += 0 if data["turnover_by_decile"] is None else data["turnover_by_decile"]["weeks"]
             net += data["net_pnl"]["value"] or 0.0
             cost += data["execution_cost"]["value"] or 0.0
         assert sessions == whole["sessions"], dimension
+        assert weeks == whole["turnover_by_decile"]["weeks"] > 0, dimension
         assert close(net, whole["net_pnl"]["value"]) and close(cost, whole["execution_cost"]["value"]), (
             dimension
         )
