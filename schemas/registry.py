@@ -62,6 +62,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.factors"),
     Endpoint("analytics.quantiles"),
     Endpoint("analytics.residual"),
+    Endpoint("analytics.regimes"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),

@@ -21,6 +21,7 @@ import { residualBlock } from "./residual_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
+import { regimesBlock } from "./regimes_panel.js";
 import { add, errorBox, fill, h, note, warningList } from "./dom.js";
 import { DEEPEST, drawdownTable } from "./drawdowns_panel.js";
 import { DASH, fixed, int, MONTHS, pct, pp } from "./format.js";
@@ -74,6 +75,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     factors: get("/analytics/factors", { book: "long_short" }),
     quantiles: get("/analytics/quantiles", quantileParams()),
     residual: get("/analytics/residual", { book: "long_short" }),
+    regimes: get("/analytics/regimes", { book: "long_short" }),
   };
   const names = Object.keys(asked);
   const settled = await Promise.allSettled(Object.values(asked));
@@ -202,6 +204,7 @@ function drawSheet(sheet, alpha, got) {
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
+    sheetPage("regimes", `By regime of ${BENCHMARK}`, block("regimes", null, got.regimes, (body, answer) => add(body, regimesBlock(answer)))),
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
     sheetPage("checks", "Checks against the policy", block("checks", null, got.checks, (body, answer) => renderChecks(body, answer, { reasonRows: true }))),
     sheetPage("significance", "Significance", block("significance", null, got.significance, (body, answer) => renderSignificance(body, answer))),
