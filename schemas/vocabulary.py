@@ -1087,11 +1087,11 @@ TERMS: tuple[Term, ...] = (
     Term(
         "backtest_information_ratio",
         "Backtest information ratio",
-        "/analytics/decay: information ratio of the book's daily returns on or before its split (the approval, else the seal's research_cutoff, else the first publish, or the request's split), as /analytics/live in_sample.information_ratio, daily times sqrt(252)",
+        "Information ratio of the book's daily returns on or before the alpha's split (its latest approval, else the seal's research_cutoff, else the first publish; /analytics/decay: or the request's split), as /analytics/live in_sample.information_ratio, daily times sqrt(252), not in excess of the risk-free rate; the screener's is the long_short book's",
         "ratio",
         basis="per year",
         annualisation="annualised",
-        window="the book's sessions on or before the split (decay takes no from/to)",
+        window="the book's sessions on or before the split (from/to do not narrow it)",
         null=NOT_MEASURABLE,
     ),
     Term(
