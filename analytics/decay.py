@@ -110,13 +110,18 @@ def term_means(view: BuildView) -> dict[int, float | None]:
 
 
 def ic_decay(view: BuildView, access: Access, warnings: Warnings) -> IcDecay:
-    means: dict[int, float | None] = dict.fromkeys(DECAY_HORIZONS)
-    reason = ""
+    """The IC's decay of `view`'s build: computed once per build (it depends on nothing else), or
+    withheld from a reader without the cross-sections."""
     if not access.cross_sections:
-        reason = withheld("cross_sections", "decay.ic_decay", warnings)
-    elif metrics_inputs(view).weekly_term is None:
+        return _ic_decay(view, withheld("cross_sections", "decay.ic_decay", warnings))
+    return view.memo("ic_decay", lambda: _ic_decay(view, ""))
+
+
+def _ic_decay(view: BuildView, reason: str) -> IcDecay:
+    means: dict[int, float | None] = dict.fromkeys(DECAY_HORIZONS)
+    if not reason and metrics_inputs(view).weekly_term is None:
         reason = "the run sealed no decisions (no IC term structure)"
-    else:
+    elif not reason:
         means = term_means(view)
     measured = [h for h in DECAY_HORIZONS if means[h] is not None]
     if not reason and len(measured) < 3:
@@ -223,10 +228,11 @@ def calibrate(records: Records) -> Calibrated:
     return Calibrated("catalogue", retention, standard_error, rmse)
 
 
-def haircut(records: Records | None, access: Access, warnings: Warnings) -> tuple[LiveHaircut, float | None, str]:
-    """The haircut object, the retention and why it is not measurable ("" when it is)."""
-    if records is None or not access.ledger:
-        reason = withheld("ledger", "decay.haircut", warnings)
+def haircut(records: Records | None, withheld_reason: str | None) -> tuple[LiveHaircut, float | None, str]:
+    """The haircut object, the retention and why it is not measurable ("" when it is);
+    `withheld_reason`: why the ledgers are withheld from the reader (None: they are not)."""
+    if records is None or withheld_reason is not None:
+        reason = withheld_reason or "not measurable"
         none = dict.fromkeys(("retention", "haircut", "haircut_standard_error", "calibration_rmse"))
         stats = {name: declared_stat(LiveHaircut, name, none[name], reason) for name in none}
         return LiveHaircut(calibration="literature", calibration_alphas=0, **stats), None, reason
@@ -265,9 +271,10 @@ def decay_payload(
     """`/analytics/decay` of `book` at `split`; `records`: the calibration alphas (None: the reader
     may not read the ledgers they are measured from)."""
     context = {"book": book}
-    found = live.live_payload(view, book, split, access, Warnings())  # its warnings are the ones below
-    cut, retention, cut_reason = haircut(records, access, warnings)
-    backtest = found.in_sample.information_ratio
+    # Every ledger figure (the backtest, the calibration's ledgers, the expectation): one warning.
+    ledger_reason = None if access.ledger else withheld("ledger", "decay", warnings)
+    cut, retention, cut_reason = haircut(records, ledger_reason)
+    backtest = live.backtest_part(view, book, split, ledger_reason).information_ratio
     expected = None
     reason = backtest.withheld_reason or cut_reason
     if backtest.value is not None and retention is not None:

@@ -319,7 +319,7 @@ def test_without_the_ledger_the_haircut_is_withheld(world: World) -> None:
     assert data["expected_live_information_ratio"]["value"] is None
     assert data["backtest_information_ratio"]["value"] is None
     assert data["ic_decay"]["decay_rate"]["value"] == decay(world, "momentum_12_1")["data"]["ic_decay"]["decay_rate"]["value"]
-    assert {w["block"] for w in body["meta"]["warnings"] if w["code"] == "access_limited"} == {"decay.haircut"}
+    assert {w["block"] for w in body["meta"]["warnings"] if w["code"] == "access_limited"} == {"decay"}
 
 
 def test_without_the_cross_sections_the_ic_decay_is_withheld(world: World) -> None:

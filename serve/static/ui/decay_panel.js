@@ -7,7 +7,7 @@ import { alphaPath, apiGet } from "./api.js";
 import { fill, h, note, showError, table, warningList } from "./dom.js";
 import { fixed, int } from "./format.js";
 import { entryCell, entryTable, notMeasurable } from "./stat_entry.js";
-import { barChartSvg } from "./svg.js";
+import { barChartSvg, signKey } from "./svg.js";
 
 const HAIRCUT_FIGURES = [
   "expected_live_information_ratio",
@@ -62,9 +62,10 @@ export function icDecayBlock(answer) {
           labels: points.map(label),
           values: points.map((p) => p.mean_ic),
           format: (v) => fixed(v, 3),
-          yLabel: "Mean IC",
+          yLabel: "Mean IC (rank correlation, per week)",
           xLabel: "Horizon (weeks)",
-          height: 200,
+          height: 220,
+          key: signKey("mean IC"),
         })
       : notMeasurable("The IC term structure", fit.decay_rate.withheld_reason, { id: "ic-decay-withheld" }),
     table(
