@@ -34,6 +34,7 @@ from analytics.access import Access, withheld
 from analytics.entries import Warnings, conventions, declared_stat
 from analytics.metrics.inputs import metrics_inputs
 from datasets.reader import BuildView
+from schemas.bodies.analytics import AnalyticsStat
 from schemas.bodies.decay import (
     CALIBRATION_MIN_ALPHAS,
     CALIBRATION_MIN_SESSIONS,
@@ -48,7 +49,13 @@ from schemas.bodies.decay import (
     LiveHaircut,
 )
 
-INDEX_COLUMNS = ("alpha_id", "live_split_origin", "live_sessions", "backtest_information_ratio", "live_information_ratio")
+INDEX_COLUMNS = (
+    "alpha_id",
+    "live_split_origin",
+    "live_sessions",
+    "backtest_information_ratio",
+    "live_information_ratio",
+)
 """What the calibration reads of the catalogue index."""
 BOUND_TOLERANCE = 1e-6
 """A fitted rate this close to a bound of DECAY_RATE_BOUNDS is the bound's."""
@@ -131,15 +138,18 @@ def _ic_decay(view: BuildView, reason: str) -> IcDecay:
         reason = "the 1-week mean IC is not positive: no IC to decay"
     fit = None
     if not reason:
-        h = np.array(measured, dtype=float)
-        fit = fit_decay(h, np.array([means[k] for k in measured], dtype=float))
+        fit = fit_decay(np.array(measured, dtype=float), np.array([means[k] for k in measured], dtype=float))
         low, high = DECAY_RATE_BOUNDS
         if not low + BOUND_TOLERANCE < fit.rate < high - BOUND_TOLERANCE:
             # A rate on the search's bound is the bound's, not the data's: the term structure falls
             # faster than its horizons resolve (reversing, at `high`) or grows (at `low`).
             reason = (
                 f"the fit reached the bound of its search ({fit.rate:.3g} per week, searched in [{low:g}, {high:g}]): "
-                + ("the IC falls or reverses within the first week" if fit.rate > 0 else "the IC grows with the horizon")
+                + (
+                    "the IC falls or reverses within the first week"
+                    if fit.rate > 0
+                    else "the IC grows with the horizon"
+                )
             )
             fit = None
     half_life = None
@@ -233,9 +243,19 @@ def haircut(records: Records | None, withheld_reason: str | None) -> tuple[LiveH
     `withheld_reason`: why the ledgers are withheld from the reader (None: they are not)."""
     if records is None or withheld_reason is not None:
         reason = withheld_reason or "not measurable"
-        none = dict.fromkeys(("retention", "haircut", "haircut_standard_error", "calibration_rmse"))
-        stats = {name: declared_stat(LiveHaircut, name, none[name], reason) for name in none}
-        return LiveHaircut(calibration="literature", calibration_alphas=0, **stats), None, reason
+
+        def none(name: str) -> AnalyticsStat:
+            return declared_stat(LiveHaircut, name, None, reason)
+
+        withheld_cut = LiveHaircut(
+            calibration=None,
+            calibration_alphas=0,
+            retention=none("retention"),
+            haircut=none("haircut"),
+            haircut_standard_error=none("haircut_standard_error"),
+            calibration_rmse=none("calibration_rmse"),
+        )
+        return withheld_cut, None, reason
     found = calibrate(records)
     literature = f"the literature prior ({LITERATURE}) is not fitted to this catalogue"
     return (

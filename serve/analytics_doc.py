@@ -189,7 +189,10 @@ _SCOPES: dict[str, tuple[str, str]] = {
     # /analytics/decay takes no from/to: its IC term structure is the whole history's, its backtest the
     # book's sessions up to the split, its calibration the other alphas' index rows
     "decay": ("the book's whole history (decay takes no from/to)", "overall"),
-    "decay.ic_decay": ("the whole history's rebalance weeks (decay takes no from/to)", "weekly, averaged per horizon"),
+    "decay.ic_decay": (
+        "the whole history's rebalance weeks (decay takes no from/to)",
+        "weekly, averaged per horizon",
+    ),
     "decay.backtest_information_ratio": (
         "the backtest: the book's sessions on or before split_date (decay takes no from/to)",
         "overall",

@@ -79,7 +79,7 @@ class IcDecay(Body, kw_only=True, frozen=True):
             "The fit: the marginal IC of the k-th week's return is ic_1 * exp(-decay_rate * (k - 1)); the h-week IC "
             "(of the compounded h-week return) is then the sum of weeks 1..h over sqrt(h) (weekly returns of equal "
             "variance, uncorrelated); ic_1 and decay_rate minimise the squared error of sqrt(h) * mean_ic over the "
-            "measured horizons (ic_1 in closed form for each rate, the rate by bounded Brent search in [-1, 5])"
+            "measured horizons (ic_1 in closed form for each rate, the rate by bounded Brent search in [-1, 5], then the root of the derivative of the squared error)"
         ),
     ] = "nonlinear_least_squares_on_sqrt_h_ic"
     decay_rate: Annotated[
@@ -119,11 +119,11 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
     """How much of the backtest's information ratio the live book keeps, calibrated."""
 
     calibration: Annotated[
-        Calibration,
+        Calibration | None,
         figure(
             f"catalogue when at least {CALIBRATION_MIN_ALPHAS} alphas the key may read (this one excepted) were "
             f"approved and hold {CALIBRATION_MIN_SESSIONS} sessions after the approval with a positive backtest "
-            f"information ratio; else literature ({LITERATURE})"
+            f"information ratio; else literature ({LITERATURE}); null for a key that may not read the ledger"
         ),
     ]
     calibration_alphas: Annotated[
@@ -153,7 +153,9 @@ class LiveHaircut(Body, kw_only=True, frozen=True):
     ]
     haircut: Annotated[
         AnalyticsStat,
-        figure("Share of the backtest information ratio lost live", "1 - retention", source=CALIBRATION_SOURCE),
+        figure(
+            "Share of the backtest information ratio lost live", "1 - retention", source=CALIBRATION_SOURCE
+        ),
     ]
     haircut_standard_error: Annotated[
         AnalyticsStat,

@@ -265,7 +265,8 @@ async def get_decay(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Singl
     # The build, the approval and the index rows of the alphas the key may read.
     ctx.validate_with(answer.version)
     return single(
-        answer.data, _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings, book=args.book)
+        answer.data,
+        _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings, book=args.book),
     )
 
 

@@ -166,8 +166,13 @@ def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
     fit = entry_values(page, f"{scope} table.decay-fit")
     assert set(fit) == {"ic_decay.half_life_weeks", "ic_decay.decay_rate", "ic_decay.ic_1"}
     assert_entries(fit, {name: served[name] for name in fit})
-    assert page.get_attribute(f"{scope} #decay-calibration", "data-calibration") == decay["haircut"]["calibration"]
-    assert f"{decay['haircut']['calibration_alphas']} approved alphas" in page.inner_text(f"{scope} #decay-calibration")
+    assert (
+        page.get_attribute(f"{scope} #decay-calibration", "data-calibration")
+        == decay["haircut"]["calibration"]
+    )
+    assert f"{decay['haircut']['calibration_alphas']} approved alphas" in page.inner_text(
+        f"{scope} #decay-calibration"
+    )
     bars: list[float] = page.eval_on_selector_all(
         f"{scope} svg[data-chart='ic-decay'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
     )
