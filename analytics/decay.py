@@ -186,10 +186,10 @@ class Records:
     live: np.ndarray
 
 
-def calibration_records(index: pa.Table | None, readable: set[str], alpha: str) -> Records:
+def calibration_records(index: pa.Table | None, readable: set[str] | None, alpha: str) -> Records:
     """The index rows the calibration is over: approved (their live split an approval, in force or
-    retired since), readable, not `alpha`, at least CALIBRATION_MIN_SESSIONS sessions after the
-    approval, both information ratios measured and the backtest one positive."""
+    retired since), `readable` (None: every alpha), not `alpha`, at least CALIBRATION_MIN_SESSIONS
+    sessions after the approval, both information ratios measured and the backtest one positive."""
     if index is None or "live_split_origin" not in index.column_names:
         return Records([], np.empty(0), np.empty(0))
     rows = index.select(list(INDEX_COLUMNS)).filter(
@@ -202,7 +202,7 @@ def calibration_records(index: pa.Table | None, readable: set[str], alpha: str) 
     keep = [
         i
         for i, a in enumerate(ids)
-        if a in readable
+        if (readable is None or a in readable)
         and a != alpha
         and sessions[i] is not None
         and sessions[i] >= CALIBRATION_MIN_SESSIONS

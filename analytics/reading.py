@@ -274,7 +274,8 @@ class Reading(BuildAnswers):
             self.whole_catalogue()  # an approved alpha it may read could be missing
             catalogue = self.snapshot.catalogue
             mask = self.readable()
-            readable = set(sets.readable_ids(catalogue, mask).to_pylist())
+            # Only the approved rows are read one by one: a reader of every alpha needs no id set.
+            readable = None if self.scope.every_alpha else set(sets.readable_ids(catalogue, mask).to_pylist())
             records = decay.calibration_records(catalogue.index, readable, view.alpha_id)
             # Any readable alpha's index row may become a calibration record (approved, or live long
             # enough): the version is of every readable alpha's row.
