@@ -297,7 +297,12 @@ def decay_payload(
     backtest = live.backtest_part(view, book, split, ledger_reason).information_ratio
     expected = None
     reason = backtest.withheld_reason or cut_reason
-    if backtest.value is not None and retention is not None:
+    if not reason and backtest.value is not None and not backtest.value > 0:
+        # The retention is measured on positive backtests: applied to a loss it would shrink it.
+        reason = (
+            "the backtest information ratio is not positive: the haircut is calibrated on positive backtests"
+        )
+    if not reason and backtest.value is not None and retention is not None:
         expected = backtest.value * retention
     facts = conventions(view)
     return Decay(

@@ -1097,7 +1097,7 @@ TERMS: tuple[Term, ...] = (
     Term(
         "expected_live_information_ratio",
         "Expected live information ratio",
-        "/analytics/decay: the ex-ante expected information ratio of the book live, backtest_information_ratio times the retention (1 - the haircut) calibrated on the catalogue's approved alphas the key may read, or the literature's (McLean and Pontiff 2016: 26% lower out of sample) below 5 of them",
+        "/analytics/decay: the ex-ante expected information ratio of the book live, backtest_information_ratio times the retention (1 - the haircut) calibrated on the catalogue's approved alphas the key may read, or the literature's (McLean and Pontiff 2016: 26% lower out of sample) below 5 of them; not measurable when the backtest information ratio is not positive",
         "ratio",
         basis="per year",
         annualisation="annualised",

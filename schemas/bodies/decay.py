@@ -210,7 +210,8 @@ class Decay(Body, kw_only=True, frozen=True):
         AnalyticsStat,
         figure(
             "Ex-ante expected information ratio of the book live: its backtest information ratio less the haircut "
-            "(calibration says from where); not measurable with either",
+            "(calibration says from where); not measurable with either, or when the backtest information ratio is not "
+            "positive (the haircut is calibrated on positive backtests)",
             "backtest_information_ratio * haircut.retention",
             source=BOOK_LEDGER + ", " + CALIBRATION_SOURCE,
             keys=PER_YEAR,

@@ -3024,7 +3024,8 @@ class Decay(ApiStruct, kw_only=True, frozen=True):
 
     expected_live_information_ratio: AnalyticsStat
     """Ex-ante expected information ratio of the book live: its backtest information ratio less the
-    haircut (calibration says from where); not measurable with either
+    haircut (calibration says from where); not measurable with either, or when the backtest
+    information ratio is not positive (the haircut is calibrated on positive backtests)
     """
 
 
