@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from analytics import checks, promotion, residual, screen, sets, significance
+from analytics import checks, decay, live, promotion, residual, screen, sets, significance
 from analytics.access import FULL_ACCESS, Access, require_readable
 from analytics.answer import Answer
 from analytics.build_answers import BuildAnswers
@@ -54,6 +54,7 @@ from datasets.queries import Page, Window
 from datasets.reader import BuildView, LakeReader
 from datasets.served import Catalogue
 from schemas.bodies.analytics import Significance
+from schemas.bodies.decay import Decay
 from schemas.bodies.decisions import Checks, Contribution
 from schemas.bodies.promotions import (
     CheckChange,
@@ -67,6 +68,7 @@ from schemas.query import (
     CombineQuery,
     ContributionQuery,
     CorrelationQuery,
+    LiveQuery,
     PromotionPreviewQuery,
     ResidualQuery,
     ScreenQuery,
@@ -266,6 +268,29 @@ class Reading(BuildAnswers):
                 f"{int(positions is None)}{int(residual_why is None)}",
             )
         )
+        return Answer(data, warnings.entries, version)
+
+    def decay(self, view: BuildView, q: LiveQuery, approved: dt.date | None) -> Answer[Decay]:
+        """`/analytics/decay` of `q.book` (its backtest ends at `q.split`, else the alpha's own split:
+        `approved`, the as_of of its latest approval, None when never approved), the haircut
+        calibrated on the approved alphas the reader may read, this one excepted."""
+        book = self._book(view, q.book)
+        split = live.split_of(view, approved, q.split)
+        records = None
+        catalogue_part = "ledger-withheld"
+        if self.scope.access.ledger:
+            self.whole_catalogue()  # an approved alpha it may read could be missing
+            catalogue = self.snapshot.catalogue
+            mask = self.readable()
+            # Only the approved rows are read one by one: a reader of every alpha needs no id set.
+            readable = None if self.scope.every_alpha else set(sets.readable_ids(catalogue, mask).to_pylist())
+            records = decay.calibration_records(catalogue.index, readable, view.alpha_id)
+            # Any readable alpha's index row may become a calibration record (approved, or live long
+            # enough): the version is of every readable alpha's row.
+            catalogue_part = catalogue_tag(catalogue, mask, "decay")
+        warnings = Warnings()
+        data = decay.decay_payload(view, book, split, records, self.scope.access, warnings)
+        version = "+".join((view.build_id, f"approval-{approved}", catalogue_part))
         return Answer(data, warnings.entries, version)
 
     def promotion_preview(

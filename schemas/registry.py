@@ -57,6 +57,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.compare"),
     Endpoint("analytics.risk"),
     Endpoint("analytics.live"),
+    Endpoint("analytics.decay"),
     Endpoint("analytics.attribution"),
     Endpoint("analytics.capacity"),
     Endpoint("analytics.factors"),

@@ -27,6 +27,7 @@ from schemas import wire
 from schemas.bodies.analytics import WINDOW, Costs, Significance
 from schemas.bodies.attribution import Attribution
 from schemas.bodies.capacity import Capacity
+from schemas.bodies.decay import CALIBRATION_MIN_ALPHAS, CALIBRATION_MIN_SESSIONS, LITERATURE_HAIRCUT, Decay
 from schemas.bodies.docs import AnalyticsDoc
 from schemas.bodies.envelope import Collection, EnvelopeMeta, Single
 from schemas.bodies.factors import FACTOR_MIN_WEEKS, Factors
@@ -276,6 +277,35 @@ async def get_live(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single
 
 
 @route(
+    "analytics.decay",
+    "/v1/alphas/{alpha:str}/analytics/decay",
+    "The IC's half-life by forecast horizon and the book's expected live information ratio",
+    documented=(
+        "The IC's decay with the forecast horizon: the marginal IC of the k-th week's return fitted as "
+        "ic_1 * exp(-decay_rate * (k - 1)) to the IC term structure (1, 2, 4, 8 weeks, /metrics "
+        "panel.ic_term_structure, whole history), its half-life ln(2) / decay_rate; and the book's expected live "
+        "information ratio, its backtest information ratio (/analytics/live in_sample at the same split) times the "
+        "retention the approved alphas the key may read show live (this one excepted: the least-squares slope "
+        f"of their live on their backtest information ratios, each with {CALIBRATION_MIN_SESSIONS} sessions "
+        f"after its approval), with its standard error and leave-one-out RMSE; below {CALIBRATION_MIN_ALPHAS} "
+        f"such alphas, the literature's haircut ({LITERATURE_HAIRCUT:.0%}, McLean and Pontiff 2016). IC figures "
+        "need signals.rebalances.get or signals.scores, ledger figures portfolio.ledger"
+    ),
+)
+async def get_decay(ctx: Ctx[LiveQuery], alpha: FromPath[str]) -> Response[Single[Decay]]:
+    build, args = await _args(ctx, alpha)
+    approval = await ctx.approval(build.alpha_id)
+    approved = None if approval is None else approval.as_of
+    answer = await to_thread.run_sync(ctx.reading().decay, build, args, approved)
+    # The build, the approval and the index rows of the alphas the key may read.
+    ctx.validate_with(answer.version)
+    return single(
+        answer.data,
+        _meta(ctx, build, "portfolio", ("portfolio", "decisions"), answer.warnings, book=args.book),
+    )
+
+
+@route(
     "analytics.attribution",
     "/v1/alphas/{alpha:str}/analytics/attribution",
     "Where a book's P&L came from: by name, leg and sector; fragility; concentration",
@@ -405,6 +435,7 @@ ROUTES = [
     get_regimes,
     get_returns,
     get_live,
+    get_decay,
     get_attribution,
     get_capacity,
     get_factors,

@@ -173,6 +173,38 @@ def assert_regimes(page: Any, scope: str, regimes: dict[str, Any]) -> None:
     )
 
 
+def assert_decay(page: Any, scope: str, decay: dict[str, Any]) -> None:
+    """Decay as served (issue 50, item 7): the expected live information ratio, the backtest's and
+    the haircut's figures, the calibration named as served, the fit's figures, and a bar per
+    horizon with a mean IC, each the served value."""
+    served = flat_entries(decay)
+    haircut = entry_values(page, f"{scope} table.decay-haircut")
+    assert set(haircut) == {
+        "expected_live_information_ratio",
+        "backtest_information_ratio",
+        "haircut.retention",
+        "haircut.haircut",
+        "haircut.haircut_standard_error",
+        "haircut.calibration_rmse",
+    }
+    assert_entries(haircut, {name: served[name] for name in haircut})
+    fit = entry_values(page, f"{scope} table.decay-fit")
+    assert set(fit) == {"ic_decay.half_life_weeks", "ic_decay.decay_rate", "ic_decay.ic_1"}
+    assert_entries(fit, {name: served[name] for name in fit})
+    assert (
+        page.get_attribute(f"{scope} #decay-calibration", "data-calibration")
+        == decay["haircut"]["calibration"]
+    )
+    assert f"{decay['haircut']['calibration_alphas']} approved alphas" in page.inner_text(
+        f"{scope} #decay-calibration"
+    )
+    bars: list[float] = page.eval_on_selector_all(
+        f"{scope} svg[data-chart='ic-decay'] rect.bar", "rs => rs.map(r => Number(r.dataset.value))"
+    )
+    means = [p["mean_ic"] for p in decay["ic_decay"]["term_structure"] if p["mean_ic"] is not None]
+    assert len(bars) == len(means) > 0 and all(close(a, b) for a, b in zip(bars, means, strict=True))
+
+
 @pytest.mark.e2e
 def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_checks(
     site: Site, tab: Any, tmp_path: Path
@@ -230,6 +262,9 @@ def test_an_alpha_page_shows_significance_drawdowns_rolling_costs_risk_and_check
     assert_drawn(page, "turnover-deciles")
     assert_cost_curves(page, "#costs", costs)
     assert_regimes(page, "#regimes", site.api(f"{base}/regimes", token).json()["data"])
+
+    page.wait_for_selector("#decay table.decay-haircut")
+    assert_decay(page, "#decay", site.api(f"{base}/decay", token).json()["data"])
 
     page.wait_for_selector("#risk table.risk")
     risk = site.api(f"{base}/risk", token).json()["data"]

@@ -36,7 +36,7 @@ import pytest
 import tests.e2e.test_dashboard as shared
 from tests.conftest import backend_unavailable
 from tests.e2e.test_dashboard import ALPHA, Site, check_clean, keep_artefact, keep_screenshot, open_dashboard
-from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_regimes
+from tests.e2e.test_dashboard_decisions import assert_cost_curves, assert_decay, assert_regimes
 
 site = shared.site
 tab = shared.tab
@@ -58,6 +58,8 @@ TOPICS = [
     "signal",
     "sector-ic",
     "live",
+    "decay",
+    "ic-decay",
     "risk",
     "regimes",
     "residual",
@@ -833,6 +835,9 @@ def test_the_tear_sheet_has_a_page_per_topic_whose_charts_read_and_agree_with_th
     assert_regimes(
         page, "#sheet-regimes", site.api(f"/v1/alphas/{ALPHA}/analytics/regimes", token).json()["data"]
     )
+    # Decay: the expected live information ratio and the IC's half-life as served (issue 50, item 7).
+    decay = site.api(f"/v1/alphas/{ALPHA}/analytics/decay", token).json()["data"]
+    assert_decay(page, "#tearsheet", decay)
 
     # What is new against the catalogue: /analytics/residual's figures and betas as served.
     residual = site.api(f"/v1/alphas/{ALPHA}/analytics/residual", token).json()["data"]

@@ -72,6 +72,7 @@ ENDPOINT_PATTERNS: dict[str, re.Pattern[str]] = {
     "analytics.compare": re.compile(r"/v1/alphas/[^/]+/analytics/compare"),
     "analytics.risk": re.compile(r"/v1/alphas/[^/]+/analytics/risk"),
     "analytics.live": re.compile(r"/v1/alphas/[^/]+/analytics/live"),
+    "analytics.decay": re.compile(r"/v1/alphas/[^/]+/analytics/decay"),
     "analytics.attribution": re.compile(r"/v1/alphas/[^/]+/analytics/attribution"),
     "analytics.capacity": re.compile(r"/v1/alphas/[^/]+/analytics/capacity"),
     "analytics.factors": re.compile(r"/v1/alphas/[^/]+/analytics/factors"),
@@ -920,6 +921,8 @@ class Generator:
         self.first_pages()
         # Issue 50's regimes of SPY, last, with a generator of its own (as capacity).
         self.regimes()
+        # Issue 50's decay and expected live haircut, last, with a generator of its own (as capacity).
+        self.decay()
         return self.requests
 
     def first_pages(self) -> None:
@@ -957,6 +960,29 @@ class Generator:
             path = f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics"
             for bad in ("regimes?regime=trend", "regimes?regime=trend:sideways", "costs?regime=up"):
                 self.add(f"{path}/{bad}", ["raw", "plain"])
+        finally:
+            self.rng = shared
+
+    def decay(self) -> None:
+        """Issue 50 item 7's `/analytics/decay` per alpha: at a random split per book (never the
+        first-publish default: the date the lake was built), the default split of the alphas whose
+        seals carry a research_cutoff (every token: the calibration counts the alphas each reads),
+        and bad input (a split that is no date, an unknown book, an unknown alpha)."""
+        shared, self.rng = self.rng, random.Random(f"{self.seed}:decay")
+        try:
+            for alpha in self.facts.alphas:
+                base = f"/v1/alphas/{alpha.alpha_id}/analytics/decay"
+                sessions = alpha.sessions or [date(2021, 6, 30)]
+                for book in self.book_choices(alpha, "portfolio"):
+                    params = [("book", book), ("split", self.rng.choice(sessions).isoformat())]
+                    self.add(base + query(self.shuffled(params)), self.data_tokens(alpha.alpha_id))
+                if alpha.alpha_id in ("momentum_12_1", "Test_planted_factor"):  # a sealed research_cutoff
+                    self.add(base, TOKENS)
+            path = f"/v1/alphas/{self.facts.alphas[0].alpha_id}/analytics/decay"
+            for bad in ("split=2021-02-30", "book=nope"):
+                self.add(f"{path}?{bad}", ["raw"])
+            for missing in (UNKNOWN_ALPHA, UNKNOWN_TEST_ALPHA):
+                self.add(f"/v1/alphas/{missing}/analytics/decay", TOKENS)
         finally:
             self.rng = shared
 

@@ -34,7 +34,7 @@ from alpha_results_client.tables import (
     RiskTables,
 )
 
-REGISTRY_VERSION = "r-68f427e4a53f"
+REGISTRY_VERSION = "r-496597a42f3a"
 """The endpoint registry these types were generated from (`registry_version` of /v1/health)."""
 
 
@@ -2976,6 +2976,148 @@ class LiveResponse(ApiStruct, kw_only=True, frozen=True):
     """The 200 body of `GET /v1/alphas/{alpha}/analytics/live` (analytics.live)."""
 
     data: Live
+
+    meta: Meta
+
+
+class DecayPoint(ApiStruct, kw_only=True, frozen=True):
+    """An entry of `ic_decay.term_structure`: one horizon, measured and fitted."""
+
+    horizon_weeks: int
+    """Horizon h in weeks"""
+
+    mean_ic: float | None
+    """Mean over weeks of Spearman(raw_score, prod(1 + r) - 1 over the next h weekly forward returns),
+    as /metrics panel.ic_term_structure[].mean_ic over the whole history; null when no week has it
+    or for a key that may not read the rebalance cross-sections
+    """
+
+    fitted_ic: float | None
+    """The fit's IC at h weeks: the sum of the fitted marginal ICs of weeks 1..h over sqrt(h); null
+    when the fit is not measurable
+    """
+
+    marginal_ic: float | None
+    """The fitted IC of the h-th week's return alone (the marginal IC): ic_1 at h = 1; null when the
+    fit is not measurable
+    """
+
+
+class IcDecay(ApiStruct, kw_only=True, frozen=True):
+    """The IC's decay with the forecast horizon, fitted to the IC term structure."""
+
+    method: str
+    """The fit: the marginal IC of the k-th week's return is ic_1 * exp(-decay_rate * (k - 1)); the
+    h-week IC (of the compounded h-week return) is then the sum of weeks 1..h over sqrt(h) (weekly
+    returns of equal variance, uncorrelated); ic_1 and decay_rate minimise the squared error of
+    sqrt(h) * mean_ic over the measured horizons (ic_1 in closed form for each rate, the rate by
+    bounded Brent search in [-1, 5], then the root of the derivative of the squared error)
+    """
+
+    decay_rate: AnalyticsStat
+    """Fitted decay rate of the marginal IC per week of horizon (lambda); below 0 the marginal IC grows
+    with the horizon; not measurable with fewer than 3 measured horizons, a 1-week mean IC not
+    positive, or for a key that may not read the rebalance cross-sections
+    """
+
+    half_life_weeks: AnalyticsStat
+    """Weeks of horizon over which the marginal IC halves; not measurable when decay_rate is, or when
+    it is not positive (the IC does not decay over 1 to 8 weeks)
+    """
+
+    ic_1: AnalyticsStat
+    """The fitted marginal IC of the first week's return (the fit's scale); not measurable with
+    decay_rate
+    """
+
+    term_structure: list[DecayPoint]
+    """The horizons fitted (1, 2, 4, 8 weeks), measured and fitted"""
+
+
+class LiveHaircut(ApiStruct, kw_only=True, frozen=True):
+    """How much of the backtest's information ratio the live book keeps, calibrated."""
+
+    calibration: str | None
+    """catalogue when at least 5 alphas the key may read (this one excepted) were approved and hold 63
+    sessions after the approval with a positive backtest information ratio; else literature (McLean,
+    R. D. and Pontiff, J. (2016), Does Academic Research Destroy Stock Return Predictability?,
+    Journal of Finance 71(1), 5-32: returns 26% lower out of sample); null for a key that may not
+    read the ledger
+    """
+
+    calibration_alphas: int
+    """The alphas the calibration is over: those the key may read, this one excepted, approved (in
+    force or retired since) with at least 63 sessions after their approval and a positive backtest
+    information ratio (null figures of their index rows left out); counted, not used, under
+    literature; 0 for a key that may not read the ledger
+    """
+
+    min_alphas: int
+    """K: the alphas the catalogue needs before its own calibration is used"""
+
+    min_live_sessions: int
+    """M: the sessions after its approval an alpha needs to count in the calibration"""
+
+    retention: AnalyticsStat
+    """Share of the backtest information ratio the live book keeps: the least-squares slope through the
+    origin of the calibration alphas' live information ratios on their backtest ones (catalogue), or
+    1 - 0.26 (literature)
+    """
+
+    haircut: AnalyticsStat
+    """Share of the backtest information ratio lost live"""
+
+    haircut_standard_error: AnalyticsStat
+    """Standard error of the haircut (of the slope) across the calibration alphas; not measurable under
+    literature (the prior is not fitted to this catalogue)
+    """
+
+    calibration_rmse: AnalyticsStat
+    """Root mean squared error of the expected live information ratio against the realised one over the
+    calibration alphas, each predicted out of sample: by the slope fitted without it (leave-one-out,
+    catalogue) or by the prior (literature); not measurable without a calibration alpha
+    """
+
+
+class Decay(ApiStruct, kw_only=True, frozen=True):
+    """The IC's decay by horizon and the expected live information ratio (`/analytics/decay`)."""
+
+    alpha: str
+    """The alpha served"""
+
+    book: str
+    """The book whose expected live information ratio is served"""
+
+    split_date: dt.date | None
+    """The split its backtest ends at, as /analytics/live: sessions on or before it are the backtest;
+    null when the alpha has none (the whole history is the backtest)
+    """
+
+    split_origin: str | None
+    """Where the split comes from, as /analytics/live split_origin"""
+
+    ic_decay: IcDecay
+    """The IC's decay with the forecast horizon"""
+
+    haircut: LiveHaircut
+    """The haircut from backtest to live and its calibration"""
+
+    backtest_information_ratio: AnalyticsStat
+    """Information ratio of the book's daily returns over its backtest: /analytics/live
+    in_sample.information_ratio at the same split
+    """
+
+    expected_live_information_ratio: AnalyticsStat
+    """Ex-ante expected information ratio of the book live: its backtest information ratio less the
+    haircut (calibration says from where); not measurable with either, or when the backtest
+    information ratio is not positive (the haircut is calibrated on positive backtests)
+    """
+
+
+class DecayResponse(ApiStruct, kw_only=True, frozen=True):
+    """The 200 body of `GET /v1/alphas/{alpha}/analytics/decay` (analytics.decay)."""
+
+    data: Decay
 
     meta: Meta
 
@@ -6439,6 +6581,16 @@ ENDPOINTS: dict[str, Endpoint] = {
         LiveResponse,
         collection=False,
     ),
+    "analytics.decay": Endpoint(
+        "analytics.decay",
+        "/v1/alphas/{alpha}/analytics/decay",
+        (
+            Param("book", "book", "string", "long_short", required=False, enum=None),
+            Param("split", "split", "date", None, required=False, enum=None),
+        ),
+        DecayResponse,
+        collection=False,
+    ),
     "analytics.attribution": Endpoint(
         "analytics.attribution",
         "/v1/alphas/{alpha}/analytics/attribution",
@@ -7017,6 +7169,7 @@ METHODS: dict[str, str] = {
     "analytics.regimes": "regimes",
     "analytics.returns": "returns",
     "analytics.live": "live",
+    "analytics.decay": "decay",
     "analytics.attribution": "attribution",
     "analytics.capacity": "capacity",
     "analytics.factors": "factors",
@@ -7558,6 +7711,22 @@ class GeneratedMethods:
         says which).
         """
         return self._answer("analytics.live", {"alpha": alpha}, {"book": book, "split": split})
+
+    def decay(
+        self, alpha: str, book: str = "long_short", *, split: dt.date | str | None = None
+    ) -> DecayResponse:
+        """The IC's half-life by forecast horizon and the book's expected live information ratio.
+
+        `GET /v1/alphas/{alpha}/analytics/decay` (`analytics.decay`).
+
+        `book`: Book to serve (see /books); unknown or invisible books are 400 unknown_book.
+
+        `split`: The last in-sample date (YYYY-MM-DD), a what-if: sessions after it are
+        out-of-sample. Absent: the alpha's own split, its approval's as_of, else its seal's
+        research_cutoff, else the date the catalogue first published it (the answer's split_origin
+        says which).
+        """
+        return self._answer("analytics.decay", {"alpha": alpha}, {"book": book, "split": split})
 
     def attribution(
         self,
@@ -8826,6 +8995,9 @@ __all__ = [
     "CostsResponse",
     "DataField",
     "DataRequirements",
+    "Decay",
+    "DecayPoint",
+    "DecayResponse",
     "DecileBucket",
     "Decision",
     "DecisionRow",
@@ -8867,6 +9039,7 @@ __all__ = [
     "Health",
     "HealthLake",
     "IcBySector",
+    "IcDecay",
     "IcDeciles",
     "InformationRatioSides",
     "InternalError",
@@ -8889,6 +9062,7 @@ __all__ = [
     "LegPart",
     "Live",
     "LiveConsistency",
+    "LiveHaircut",
     "LivePart",
     "LiveResponse",
     "MalformedApiKeyError",

@@ -8,7 +8,8 @@
 // curve and the deepest drawdowns; the monthly returns as a year × month heatmap; the rolling
 // information ratio and beta; where the P&L came from (names, legs, sectors, fragility,
 // concentration); factor attribution and exposures (one small chart a style factor); quantile
-// returns; the signal's IC by month and by sector; live against backtest; risk; checks with the
+// returns; the signal's IC by month and by sector; live against backtest; the expected live
+// information ratio and the IC's half-life by horizon (decay); risk; checks with the
 // reason of every verdict; significance; costs; capacity. Its charts are SVG with axes, units and a
 // legend, so the page prints as shown (print CSS in dashboard.css) and "Download HTML" saves it as
 // one self-contained file (tearsheet_export.js). A page whose request fails shows the error in its place.
@@ -19,6 +20,7 @@ import { renderChecks } from "./checks_panel.js";
 import { capacityBlock, capacityGridBlock } from "./capacity_panel.js";
 import { residualBlock } from "./residual_panel.js";
 import { costCapitalBlock, costCurveBlock, costFigures } from "./costs_panel.js";
+import { haircutBlock, icDecayBlock } from "./decay_panel.js";
 import { decisionSummary } from "./decision_summary.js";
 import { factorExposuresBlock, factorReturnsBlock } from "./factors_panel.js";
 import { regimesBlock } from "./regimes_panel.js";
@@ -70,6 +72,7 @@ export async function renderTearsheet(main, alpha, { signal }) {
     significance: get("/analytics/significance"),
     costs: get("/analytics/costs", { book: "long_short" }),
     live: get("/analytics/live", { book: "long_short" }),
+    decay: get("/analytics/decay", { book: "long_short" }),
     attribution: get("/analytics/attribution", attributionParams()),
     capacity: get("/analytics/capacity", { book: "long_short" }),
     factors: get("/analytics/factors", { book: "long_short" }),
@@ -203,6 +206,8 @@ function drawSheet(sheet, alpha, got) {
     ),
     sheetPage("sector-ic", "Signal: IC by sector", block("ic-sectors", null, got.quantiles, (body, answer) => add(body, icBySectorBlock(answer)))),
     sheetPage("live", live && split ? outOfSample(origin).title : "Live against backtest", block("live", null, got.live, (body, answer) => renderLive(body, answer, { charts: "the charts of this sheet are shaded after it" }))),
+    sheetPage("decay", "Expected live information ratio", block("decay", null, got.decay, (body, answer) => add(body, haircutBlock(answer)))),
+    sheetPage("ic-decay", "Signal: the IC's half-life by horizon", block("ic-decay", null, got.decay, (body, answer) => add(body, icDecayBlock(answer)))),
     sheetPage("risk", `Risk against ${BENCHMARK}`, block("risk", null, got.risk, (body, answer) => renderRisk(body, answer))),
     sheetPage("regimes", `By regime of ${BENCHMARK}`, block("regimes", null, got.regimes, (body, answer) => add(body, regimesBlock(answer)))),
     sheetPage("residual", "What is new against the catalogue", block("residual", null, got.residual, (body, answer) => add(body, residualBlock(answer)))),
