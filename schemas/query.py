@@ -596,6 +596,13 @@ class BookWindowQuery(Query, frozen=True):
     end: To = END
 
 
+class WindowQuery(Query, frozen=True):
+    """A window of weeks (`/analytics/mmc`, `/analytics/crowding`: over the approved alphas' long_short books)."""
+
+    start: From = START
+    end: To = END
+
+
 MAX_SET = 50
 """Most alphas a combination (`alphas`) or a contribution's `reference` list may name."""
 MAX_REFERENCES = 1_000

@@ -62,6 +62,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("analytics.factors"),
     Endpoint("analytics.quantiles"),
     Endpoint("analytics.residual"),
+    Endpoint("analytics.mmc"),
+    Endpoint("analytics.crowding"),
     Endpoint("analytics.doc"),
     Endpoint("exports.list"),
     Endpoint("exports.download"),
